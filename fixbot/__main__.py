@@ -1,0 +1,5 @@
+"""Allow ``python -m fixbot``."""
+
+from fixbot.cli import main
+
+raise SystemExit(main())

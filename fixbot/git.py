@@ -1,0 +1,156 @@
+"""The git adapter: thin wrappers over the `git` command, run in the repository.
+
+Every function takes the repository root and raises `GitError` (with git's own message) when
+git fails. Nothing here rewrites history: no reset, no rebase, no force.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message holds the command and git's stderr."""
+
+
+def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+    """Run `git <args>` in `repo` and return stdout (text, stripped of the final newline)."""
+    done = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **(env or {})},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout.rstrip("\n")
+
+
+def toplevel(path: Path) -> Path | None:
+    """The root of the git work tree containing `path`, or None when it is not in one."""
+    try:
+        return Path(run(path, "rev-parse", "--show-toplevel"))
+    except (GitError, FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def head_sha(repo: Path) -> str:
+    """The full sha of HEAD."""
+    return run(repo, "rev-parse", "HEAD")
+
+
+def current_branch(repo: Path) -> str | None:
+    """The checked-out branch name, or None on a detached HEAD."""
+    name = run(repo, "rev-parse", "--abbrev-ref", "HEAD")
+    return None if name == "HEAD" else name
+
+
+def status_lines(repo: Path) -> list[str]:
+    """`git status --porcelain` lines (untracked files included, ignored ones not)."""
+    out = run(repo, "status", "--porcelain", "--untracked-files=all")
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def exclude_path(repo: Path, pattern: str) -> None:
+    """Add `pattern` to `.git/info/exclude` once, so fixbot's state is never committed."""
+    exclude = Path(run(repo, "rev-parse", "--git-path", "info/exclude"))
+    if not exclude.is_absolute():
+        exclude = repo / exclude
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    lines = exclude.read_text(encoding="utf-8").splitlines() if exclude.exists() else []
+    if pattern not in lines:
+        with exclude.open("a", encoding="utf-8") as handle:
+            handle.write(("\n" if lines and lines[-1] else "") + pattern + "\n")
+
+
+def _changed_paths(repo: Path) -> list[str]:
+    out = run(repo, "ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard")
+    return sorted({p for p in out.split("\0") if p})
+
+
+def tree_fingerprint(repo: Path) -> dict[str, str | None]:
+    """Content hashes of every file that differs from the index (None for deleted files)."""
+    prints: dict[str, str | None] = {}
+    for rel in _changed_paths(repo):
+        path = repo / rel
+        if path.is_file() and not path.is_symlink():
+            prints[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        elif path.is_symlink():
+            prints[rel] = "link:" + os.readlink(path)
+        else:
+            prints[rel] = None
+    return prints
+
+
+def changed_since(repo: Path, before: dict[str, str | None]) -> list[str]:
+    """Paths whose content changed since the `tree_fingerprint` `before` was taken."""
+    after = tree_fingerprint(repo)
+    return sorted(p for p in set(before) | set(after) if before.get(p, "=") != after.get(p, "="))
+
+
+def worktree_tree(repo: Path) -> str:
+    """The tree sha of the working tree (tracked and untracked, not ignored), via a temp index.
+
+    The real index is not touched.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        run(repo, "read-tree", "HEAD", env=env)
+        run(repo, "add", "-A", "--", ".", env=env)
+        return run(repo, "write-tree", env=env)
+
+
+def snapshot(repo: Path, ref: str, message: str) -> str:
+    """Record the working tree (tracked and untracked, not ignored) as a commit at `ref`.
+
+    HEAD, the index and the working tree are left alone; the commit's parent is HEAD. Returns the
+    commit sha. Used to keep every attempt's tree so the best one can be published.
+    """
+    sha = run(repo, "commit-tree", worktree_tree(repo), "-p", "HEAD", "-m", message, env=_identity_env(repo))
+    run(repo, "update-ref", ref, sha)
+    return sha
+
+
+def _identity_env(repo: Path) -> dict[str, str]:
+    """A committer identity when the repository has none (fresh CI machines)."""
+    if run(repo, "config", "user.email", check=False):
+        return {}
+    return {
+        "GIT_AUTHOR_NAME": "fixbot",
+        "GIT_AUTHOR_EMAIL": "fixbot@users.noreply.github.com",
+        "GIT_COMMITTER_NAME": "fixbot",
+        "GIT_COMMITTER_EMAIL": "fixbot@users.noreply.github.com",
+    }
+
+
+def commit_all(repo: Path, message: str) -> str | None:
+    """Stage every change (respecting ignores) and commit; return the sha, or None if clean."""
+    run(repo, "add", "-A", "--", ".")
+    if not run(repo, "diff", "--cached", "--name-only"):
+        return None
+    run(repo, "commit", "--no-verify", "-q", "-m", message, env=_identity_env(repo))
+    return head_sha(repo)
+
+
+def diff_since(repo: Path, base: str, max_bytes: int = 200_000) -> str:
+    """The diff of the working tree (untracked files included) against `base`, bounded."""
+    text = run(repo, "diff", base, worktree_tree(repo))
+    return text if len(text) <= max_bytes else text[:max_bytes] + "\n[diff truncated]\n"
+
+
+def diff_lines(repo: Path, base: str) -> int:
+    """Lines added plus deleted in the working tree against `base` (untracked files included)."""
+    total = 0
+    for line in run(repo, "diff", "--numstat", base, worktree_tree(repo)).splitlines():
+        added, deleted, _ = line.split("\t", 2)
+        total += int(added) if added.isdigit() else 0
+        total += int(deleted) if deleted.isdigit() else 0
+    return total

@@ -1,0 +1,265 @@
+"""The data that crosses module boundaries: check results, failures, attempts, outcomes.
+
+Every decision module (classify, signature, breaker, publish plan) takes and returns these
+models; only the adapters at the edges (runner, git, litellm, GitHub) do I/O.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorClass(StrEnum):
+    """How a failing check should be handled."""
+
+    TRANSIENT = "transient"  # re-run after backoff, no fixer
+    FIXABLE = "fixable"  # a code change can fix it
+    PERMANENT = "permanent"  # no code change can fix it: escalate at once
+
+
+class BreakerState(StrEnum):
+    """The circuit breaker: CLOSED lets the loop go on, OPEN stops it."""
+
+    CLOSED = "closed"
+    OPEN = "open"
+
+
+class OutcomeKind(StrEnum):
+    """How a run ended; see `Outcome.exit_code` for the process exit code of each."""
+
+    PASSED = "passed"
+    FIXED = "fixed"
+    ESCALATED = "escalated"
+    REFUSED = "refused"
+    ERROR = "error"
+
+
+class Phase(StrEnum):
+    """What an attempt was for."""
+
+    CHECK = "check"  # the initial check run, no fix
+    FIX = "fix"  # fix a failing check
+    REVIEW = "review"  # fix blocker/major findings of the self-review
+    THREADS = "threads"  # address open pull request review threads
+
+
+class Severity(StrEnum):
+    """Severity of a review finding; blocker and major findings are fixed, minor ones reported."""
+
+    BLOCKER = "blocker"
+    MAJOR = "major"
+    MINOR = "minor"
+
+
+class CheckResult(BaseModel):
+    """One run of the check command.
+
+    `duration_s` is wall time in seconds; `output_bytes` counts every byte the command wrote to
+    stdout and stderr (merged, in order) into `log_path`; `tail` is the decoded last bytes of the
+    output (bounded, see `fixbot.runner`).
+    """
+
+    command: str
+    exit_code: int | None  # None when killed on timeout or by a signal before exiting
+    timed_out: bool = False
+    duration_s: float
+    log_path: Path
+    output_bytes: int
+    tail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when the command exited 0 within its timeout."""
+        return self.exit_code == 0 and not self.timed_out
+
+
+class Counts(BaseModel):
+    """Test/diagnostic counts the runner reported in its summary line; None where not reported."""
+
+    passed: int | None = None
+    failed: int | None = None
+    errors: int | None = None
+    skipped: int | None = None
+
+    @property
+    def problems(self) -> int | None:
+        """Failed plus errors, or None when the runner reported neither."""
+        if self.failed is None and self.errors is None:
+            return None
+        return (self.failed or 0) + (self.errors or 0)
+
+
+class Location(BaseModel):
+    """A `path:line[:column]` the failure output points at (path as printed, maybe relative)."""
+
+    path: str
+    line: int
+    column: int | None = None
+
+
+class Classification(BaseModel):
+    """The class and category of a failure, and the name of the rule that decided it."""
+
+    error_class: ErrorClass
+    category: str
+    rule: str
+
+
+class Failure(BaseModel):
+    """A failing check, digested: what the fixer and the breaker look at.
+
+    `condensed` is bounded (see `fixbot.condense.MAX_CONDENSED_BYTES`); `signature` is a hex
+    SHA-256 of the normalized failure (see `fixbot.signature`).
+    """
+
+    condensed: str
+    signature: str
+    classification: Classification
+    counts: Counts = Field(default_factory=Counts)
+    locations: list[Location] = Field(default_factory=list)
+    failing_tests: list[str] = Field(default_factory=list)
+
+
+class Finding(BaseModel):
+    """One self-review finding (the `submit_review` tool's item)."""
+
+    path: str
+    line: int | None = None
+    severity: Severity
+    message: str
+
+
+class ReviewThread(BaseModel):
+    """An unresolved, not outdated pull request review thread (untrusted text)."""
+
+    id: str
+    path: str
+    line: int | None = None
+    author: str
+    body: str
+    url: str | None = None
+
+
+class FixContext(BaseModel):
+    """Everything a fixer is given for one attempt.
+
+    `attempt` is 1-based; `history` holds every earlier attempt of this run (and of earlier
+    runs on the same pull request); `oscillation` is True when the failure returned to an earlier
+    signature after a different one; `findings` are set in the review phase, `threads` in the
+    review-thread phase.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    repo: Path
+    attempt: int
+    max_attempts: int
+    phase: Phase = Phase.FIX
+    failure: Failure | None = None
+    history: list[Attempt] = Field(default_factory=list)
+    start_sha: str
+    desired: str | None = None
+    hint: str | None = None
+    oscillation: bool = False
+    findings: list[Finding] = Field(default_factory=list)
+    threads: list[ReviewThread] = Field(default_factory=list)
+    tokens_used: int = 0
+    cost_used_usd: float = 0.0
+
+
+class FixResult(BaseModel):
+    """What a fixer did in one attempt.
+
+    `files_changed` are repository-relative POSIX paths; `tokens` counts prompt plus completion
+    tokens; `cost_usd` is None when the price is unknown; `refused` lists edits that were refused
+    (with the reason given to the model); `error` is set when the fixer hit a permanent error (for
+    example a model authentication failure) and the run must escalate.
+    """
+
+    fixer: str
+    files_changed: list[str] = Field(default_factory=list)
+    summary: str = ""
+    diagnosis: str | None = None
+    tokens: int = 0
+    cost_usd: float | None = None
+    cost_known: bool = True
+    refused: list[str] = Field(default_factory=list)
+    error: str | None = None
+    resolved_thread_ids: list[str] = Field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        """True when the fixer changed at least one file."""
+        return bool(self.files_changed)
+
+
+class Attempt(BaseModel):
+    """One row of the run's history.
+
+    Number 0 is the initial check (phase CHECK, no fixer). Number n >= 1 is the n-th fix attempt:
+    the fixer fields say what was changed, the check fields describe the check run that verified
+    it. `done` is False while the attempt is in progress (a resumed run finishes it).
+    Durations are seconds; `tokens` and `cost_usd` are the fixer's model usage.
+    """
+
+    number: int
+    phase: Phase = Phase.FIX
+    done: bool = False
+    fixer: str | None = None
+    files_changed: list[str] = Field(default_factory=list)
+    summary: str = ""
+    diagnosis: str | None = None
+    refused: list[str] = Field(default_factory=list)
+    tokens: int = 0
+    cost_usd: float | None = None
+    fix_duration_s: float = 0.0
+    fix_error: str | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    passed: bool | None = None
+    signature: str | None = None
+    error_class: ErrorClass | None = None
+    category: str | None = None
+    counts: Counts = Field(default_factory=Counts)
+    check_duration_s: float = 0.0
+    transient_retries: int = 0
+    log_path: str | None = None
+    snapshot_sha: str | None = None  # a commit object of the working tree after the fix
+    commit_sha: str | None = None  # set when this attempt's changes were committed
+
+
+class ReviewResult(BaseModel):
+    """What a self-review returned: findings (empty means clean) and the model usage."""
+
+    findings: list[Finding] = Field(default_factory=list)
+    tokens: int = 0
+    cost_usd: float | None = None
+    error: str | None = None
+
+    @property
+    def blocking(self) -> list[Finding]:
+        """Blocker and major findings: the ones a review round fixes."""
+        return [f for f in self.findings if f.severity is not Severity.MINOR]
+
+
+class Outcome(BaseModel):
+    """How a run ended, with the same names as the Action's outputs (`fixbot run --json`)."""
+
+    outcome: OutcomeKind
+    reason: str
+    attempts: int = 0
+    commit_sha: str | None = None
+    pr_url: str | None = None
+    report_path: str | None = None
+    cost_usd: float | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 for passed/fixed/refused, 1 for escalated, 2 for error."""
+        return {OutcomeKind.ESCALATED: 1, OutcomeKind.ERROR: 2}.get(self.outcome, 0)
+
+
+FixContext.model_rebuild()
