@@ -114,7 +114,16 @@ def snapshot(repo: Path, ref: str, message: str) -> str:
     HEAD, the index and the working tree are left alone; the commit's parent is HEAD. Returns the
     commit sha. Used to keep every attempt's tree so the best one can be published.
     """
-    sha = run(repo, "commit-tree", worktree_tree(repo), "-p", "HEAD", "-m", message, env=_identity_env(repo))
+    sha = run(
+        repo,
+        "commit-tree",
+        worktree_tree(repo),
+        "-p",
+        "HEAD",
+        "-m",
+        message,
+        env=_identity_env(repo),
+    )
     run(repo, "update-ref", ref, sha)
     return sha
 

@@ -227,6 +227,7 @@ class Attempt(BaseModel):
     check_duration_s: float = 0.0
     transient_retries: int = 0
     log_path: str | None = None
+    excerpt: str = ""  # the first lines of the condensed failure, redacted, for the report
     snapshot_sha: str | None = None  # a commit object of the working tree after the fix
     commit_sha: str | None = None  # set when this attempt's changes were committed
 

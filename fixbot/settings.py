@@ -78,7 +78,9 @@ class Settings(BaseModel):
     circuit_breaker: int = Field(
         3, ge=2, le=20, description="Same failure this many times in a row opens the breaker."
     )
-    max_transient_retries: int = Field(3, ge=0, le=10, description="Re-runs of a transient failure.")
+    max_transient_retries: int = Field(
+        3, ge=0, le=10, description="Re-runs of a transient failure."
+    )
     max_duration: float | None = Field(None, gt=0, description="Wall-time budget, seconds.")
     fix_commands: list[str] = Field(
         default_factory=list, description="Deterministic fix commands, run before the model."
@@ -95,7 +97,9 @@ class Settings(BaseModel):
     temperature: float = Field(0.0, ge=0, le=2, description="Model sampling temperature.")
     edit_protocol: EditProtocol = Field(EditProtocol.AUTO, description="auto, tools or text.")
     max_tool_calls: int = Field(30, ge=1, le=200, description="Tool calls per attempt.")
-    max_diff_lines: int = Field(500, ge=1, description="Diff size since start that opens the breaker.")
+    max_diff_lines: int = Field(
+        500, ge=1, description="Diff size since start that opens the breaker."
+    )
     protected_paths: list[str] = Field(
         default_factory=lambda: [".github/workflows/**"],
         description="Glob patterns the model may never edit.",
@@ -169,7 +173,9 @@ def read_file_layer(path: Path, table: tuple[str, ...]) -> tuple[dict[str, Any],
     return values, problems
 
 
-def read_env_layer(env: Mapping[str, str], prefix: str = "FIXBOT_") -> tuple[dict[str, Any], list[str]]:
+def read_env_layer(
+    env: Mapping[str, str], prefix: str = "FIXBOT_"
+) -> tuple[dict[str, Any], list[str]]:
     """Read `FIXBOT_<NAME>` variables; list values are newline-separated or a JSON list."""
     values: dict[str, Any] = {}
     problems: list[str] = []

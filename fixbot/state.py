@@ -39,8 +39,10 @@ class RunState(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     breaker: BreakerState = BreakerState.CLOSED
     breaker_reason: str | None = None
-    oscillations: int = 0
+    oscillated: list[int] = Field(default_factory=list)  # attempt numbers that oscillated
     review_rounds: int = 0
+    review_done: bool = False
+    pending_findings: list[Finding] = Field(default_factory=list)  # blocker/major, being fixed
     minor_findings: list[Finding] = Field(default_factory=list)
     tokens: int = 0
     cost_usd: float = 0.0
@@ -88,7 +90,8 @@ def load_state(state_dir: Path) -> RunState | None:
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ConfigError([f"{path}: unreadable state ({exc}); run with --fresh to start over"])
+        problem = f"{path}: unreadable state ({exc}); run with --fresh to start over"
+        raise ConfigError([problem]) from exc
     version = raw.get("version") if isinstance(raw, dict) else None
     if isinstance(version, int) and version > STATE_VERSION:
         raise ConfigError(
@@ -100,4 +103,5 @@ def load_state(state_dir: Path) -> RunState | None:
     try:
         return RunState.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError([f"{path}: invalid state ({exc.error_count()} errors); use --fresh"])
+        problem = f"{path}: invalid state ({exc.error_count()} errors); run with --fresh"
+        raise ConfigError([problem]) from exc

@@ -1,0 +1,13 @@
+import os
+import sys
+from typing import List
+
+
+def mean(values: List[float]) -> float:
+    if len(values) == 0:
+        raise ValueError(f"mean of nothing")
+    return sum(values) / len(values)
+
+
+def describe(values):
+    return f"{len(values)} values, mean {mean(values):.2f}"

@@ -1,0 +1,103 @@
+"""Progress output: live rich status in a terminal, plain lines when `CI` is set, and
+`::group::` blocks when `GITHUB_ACTIONS` is set (GitHub's workflow commands:
+https://docs.github.com/actions/reference/workflow-commands-for-github-actions#grouping-log-lines).
+
+Progress goes to stderr so `fixbot run --json` keeps stdout for the JSON outcome.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from rich.status import Status
+
+
+class Progress:
+    """Plain progress lines: `[attempt 2/5] verify (12.3 s)`."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        """Seconds since this progress was created."""
+        return time.monotonic() - self.started
+
+    def phase(self, attempt: int, max_attempts: int, text: str) -> None:
+        """Announce a phase of an attempt (0 is the initial check)."""
+        label = "initial check" if attempt == 0 else f"attempt {attempt}/{max_attempts}"
+        self.line(f"[{label}] {text} ({self.elapsed():.1f} s)")
+
+    def line(self, text: str) -> None:
+        """Print one line."""
+        print(text, file=self.stream, flush=True)
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """A titled block (plain: just the title)."""
+        self.line(title)
+        yield
+
+    def close(self) -> None:
+        """Stop any live display."""
+
+
+class GitHubProgress(Progress):
+    """Plain lines inside collapsible `::group::` blocks in a GitHub Actions log."""
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """Wrap the block in `::group::title` / `::endgroup::`."""
+        self.line(f"::group::{title}")
+        try:
+            yield
+        finally:
+            self.line("::endgroup::")
+
+
+class RichProgress(Progress):
+    """A live status line (spinner, attempt n/m, phase, elapsed) for an interactive terminal."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__(stream)
+        self._status: Status | None = None
+        self._console: Any = None
+
+    def _ensure(self) -> Status:
+        if self._status is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.stream)
+            self._status = self._console.status("starting")
+            self._status.start()
+        return self._status
+
+    def phase(self, attempt: int, max_attempts: int, text: str) -> None:
+        """Update the live status and keep a line of history above it."""
+        label = "initial check" if attempt == 0 else f"attempt {attempt}/{max_attempts}"
+        self._ensure().update(f"[bold]{label}[/] {text} [dim]{self.elapsed():.1f} s[/]")
+
+    def line(self, text: str) -> None:
+        """Print a line above the live status."""
+        self._ensure()
+        self._console.print(text, markup=False, highlight=False)
+
+    def close(self) -> None:
+        """Stop the live status."""
+        if self._status is not None:
+            self._status.stop()
+
+
+def make_progress(env: Mapping[str, str], stream: TextIO | None = None) -> Progress:
+    """Choose the progress style from the environment and whether stderr is a terminal."""
+    stream = stream or sys.stderr
+    if env.get("GITHUB_ACTIONS") == "true":
+        return GitHubProgress(stream)
+    if env.get("CI") or not stream.isatty():
+        return Progress(stream)
+    return RichProgress(stream)

@@ -1,0 +1,115 @@
+"""The report: `.fixbot/report.md`, for a success and for an escalation.
+
+Rendered from `fixbot/templates/report.md.j2`; the whole text passes through the redactor.
+The failure chart is a Mermaid `xychart-beta`, which GitHub renders in Markdown
+(https://docs.github.com/get-started/writing-on-github/working-with-advanced-formatting/creating-diagrams).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from fixbot.models import Attempt, OutcomeKind
+from fixbot.redact import Redactor
+from fixbot.settings import Settings
+from fixbot.state import RunState
+
+NEXT_STEPS = {
+    "timeout": "The check ran past --timeout. Look for a hang or raise --timeout.",
+    "network": "The check needs the network. Check the service it calls, or mock it in tests.",
+    "rate_limit": "A service rate-limited the check. Retry later or reduce parallel jobs.",
+    "auth": "Credentials are missing or wrong: set the secret the check needs. Code can't fix it.",
+    "permission": "The environment refused an operation: check file modes and job permissions.",
+    "command_not_found": "The check command was not found: install the tool, or fix --check.",
+}
+DEFAULT_STEPS = (
+    "Read the repeated error below and the diagnoses in the attempts table; the fix likely needs "
+    "context the model did not have (a design decision, a dependency, a fixture)."
+)
+
+
+class Row(BaseModel):
+    """One row of the attempts table."""
+
+    number: int
+    phase: str
+    exit_code: str
+    klass: str
+    signature: str
+    fixer: str
+    files: str
+    duration: str
+    problems: int | None
+    diagnosis: str
+
+
+def row(a: Attempt) -> Row:
+    """Format an attempt for the table."""
+    exit_code = "timeout" if a.timed_out else ("-" if a.exit_code is None else str(a.exit_code))
+    files = ", ".join(f"`{f}`" for f in a.files_changed[:5])
+    if len(a.files_changed) > 5:
+        files += f" (+{len(a.files_changed) - 5})"
+    return Row(
+        number=a.number,
+        phase=a.phase.value,
+        exit_code=exit_code if a.done else "(not run)",
+        klass="passed" if a.passed else f"{a.error_class or '-'}/{a.category or '-'}",
+        signature=(a.signature or "")[:12] or "-",
+        fixer=a.fixer or "-",
+        files=files or "-",
+        duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
+        problems=a.counts.problems,
+        diagnosis=(a.diagnosis or a.summary or "").replace("\n", " ").replace("|", "\\|")[:200],
+    )
+
+
+def repeated_error(state: RunState) -> Attempt | None:
+    """The attempt whose signature occurred most often among the failing checks, if any repeated."""
+    failing = [a for a in state.attempts if a.done and not a.passed and a.signature]
+    if not failing:
+        return None
+    signature, count = Counter(a.signature for a in failing).most_common(1)[0]
+    if count < 2 and state.outcome and state.outcome.outcome is not OutcomeKind.ESCALATED:
+        return None
+    return next(a for a in reversed(failing) if a.signature == signature)
+
+
+def retry_command(settings: Settings) -> str:
+    """The command line that continues or repeats this run."""
+    more = settings.max_attempts + 3
+    return f"fixbot run --check {shlex.quote(settings.check)} --max-attempts {more}"
+
+
+def render_report(state: RunState, settings: Settings) -> str:
+    """Render the report markdown for the run's state (not yet redacted)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(
+        loader=PackageLoader("fixbot", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    rows = [row(a) for a in state.attempts]
+    last = state.attempts[-1] if state.attempts else None
+    category = last.category if last is not None and not last.passed else None
+    return env.get_template("report.md.j2").render(
+        state=state,
+        outcome=state.outcome,
+        settings=settings,
+        rows=rows,
+        chart=[r for r in rows if r.problems is not None],
+        repeated=repeated_error(state),
+        next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
+        retry=retry_command(settings),
+    )
+
+
+def write_report(path: Path, state: RunState, settings: Settings, redactor: Redactor) -> None:
+    """Render, redact and write the report to `path` (parents created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(redactor.redact(render_report(state, settings)), encoding="utf-8")

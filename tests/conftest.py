@@ -1,0 +1,37 @@
+"""Shared pytest set-up: an isolated git identity and home, no network-bound litellm start-up."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.repo import GIT_IDENTITY
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Give every test a git identity and a throw-away HOME, so no developer config leaks in."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    for name, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(name, value)
+    for name in ("CI", "GITHUB_ACTIONS", "GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name in [n for n in __import__("os").environ if n.startswith(("FIXBOT_", "INPUT_"))]:
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """An empty git repository with one commit, in a temporary folder."""
+    from tests.fakes.repo import make_repo
+
+    return make_repo(tmp_path / "repo", {"README.md": "demo\n"})

@@ -1,0 +1,73 @@
+"""Real temporary git repositories for tests, and a helper to run the fixbot CLI as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Test Author",
+    "GIT_AUTHOR_EMAIL": "author@example.invalid",
+    "GIT_COMMITTER_NAME": "Test Author",
+    "GIT_COMMITTER_EMAIL": "author@example.invalid",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in `repo` (raising on failure) and return stdout."""
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write `files` (relative path -> text) under `root`."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def make_repo(path: Path, files: dict[str, str], branch: str = "main") -> Path:
+    """Create a git repository at `path` holding `files` in one commit; return the path."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", branch)
+    write_files(path, files)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "initial")
+    return path
+
+
+@dataclass
+class CliResult:
+    """A finished `fixbot` subprocess: exit code, stdout, stderr, and stdout parsed as JSON."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        """The last line of stdout parsed as the JSON outcome."""
+        return dict(json.loads(self.stdout.strip().splitlines()[-1]))
+
+
+def run_fixbot(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> CliResult:
+    """Run `python -m fixbot ARGS` with the current environment plus `env`."""
+    full_env = {**os.environ, **(env or {})}
+    tools = str(Path(sys.executable).parent)
+    full_env["PATH"] = tools + os.pathsep + full_env.get("PATH", "")
+    done = subprocess.run(
+        [sys.executable, "-m", "fixbot", *args],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return CliResult(done.returncode, done.stdout, done.stderr)
