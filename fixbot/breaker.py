@@ -116,6 +116,7 @@ def decide(
             last.error_class is ErrorClass.PERMANENT,
             f"permanent error ({last.category}): no code change can fix it",
         ),
+        (_no_change_twice(attempts), "two attempts in a row changed nothing"),
         (
             repeats(sigs) >= limits.threshold,
             f"the same failure occurred {repeats(sigs)} times in a row",
@@ -124,7 +125,6 @@ def decide(
             oscillating and oscillations + 1 >= OSCILLATIONS_TO_OPEN,
             "the failure oscillates: fixes keep bringing back an earlier failure",
         ),
-        (_no_change_twice(attempts), "two attempts in a row changed nothing"),
     ]
     for hit, reason in checks:
         if hit:
@@ -139,5 +139,5 @@ def backoff_wait(initial_s: float) -> wait_exponential_jitter:
     """Tenacity wait for transient re-runs: `initial_s` doubling per retry, plus up to
     `initial_s` of random jitter, capped at 60 s."""
     return wait_exponential_jitter(
-        initial=initial_s, max=BACKOFF_CAP_S, exp_base=2, jitter=initial_s
+        multiplier=initial_s, max=BACKOFF_CAP_S, exp_base=2, jitter=initial_s
     )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import Any, cast
+from typing import Any
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
@@ -240,9 +240,8 @@ class Run:
 
     def verify(self, attempt: Attempt) -> None:
         """Run the check (re-running transient failures after backoff) and record the result."""
-        if attempt.fix_error is not None:
-            attempt.done = True
-            self.save()
+        if attempt.fix_error is not None or (attempt.number > 0 and not attempt.files_changed):
+            self.carry_over(attempt)
             return
         self.progress.phase(attempt.number, self.settings.max_attempts, "run the check")
         failure = self.check_with_retries(attempt)
@@ -258,6 +257,18 @@ class Run:
         self.report_check(attempt, failure)
         self.save()
 
+    def carry_over(self, attempt: Attempt) -> None:
+        """Nothing changed (or the fixer failed): the previous check result stands, no re-run."""
+        previous = self.state.attempts[-2]
+        keep = ("exit_code", "timed_out", "passed", "signature", "error_class", "category")
+        for name in (*keep, "counts", "excerpt", "log_path"):
+            setattr(attempt, name, getattr(previous, name))
+        if previous.number in self.failures:
+            self.failures[attempt.number] = self.failures[previous.number]
+        attempt.done = True
+        self.progress.line("  nothing changed: the previous check result stands (not re-run)")
+        self.save()
+
     def check_with_retries(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently."""
         tries = itertools.count()
@@ -268,8 +279,8 @@ class Run:
             sleep=self.sleep,
             retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         )
-        failure = retrying(lambda: self.run_check_once(attempt, next(tries)))
-        return cast("Failure | None", failure)
+        failure: Failure | None = retrying(lambda: self.run_check_once(attempt, next(tries)))
+        return failure
 
     def run_check_once(self, attempt: Attempt, retry_index: int) -> Failure | None:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
@@ -385,10 +396,15 @@ class Run:
             tokens=self.state.tokens,
             cost_usd=self.state.cost_usd if self.state.cost_known else None,
             elapsed_s=self.state.elapsed_s + (time.monotonic() - self.clock),
-            diff_lines=git.diff_lines(self.repo, self.state.start_sha)
-            if self.state.fix_attempts
-            else 0,
+            diff_lines=self.diff_lines(),
         )
+
+    def diff_lines(self) -> int:
+        """Diff size since the start, from the last attempt's snapshot when there is one."""
+        if not self.state.fix_attempts:
+            return 0
+        snapshot = self.state.attempts[-1].snapshot_sha
+        return git.diff_lines(self.repo, self.state.start_sha, snapshot)
 
     def limits(self) -> breaker.Limits:
         """The budget from the settings."""

@@ -65,7 +65,9 @@ class FixCommandFixer:
         for command in self.commands:
             notes.append(self._run(command, ctx.repo))
         changed = git.changed_since(ctx.repo, before)
-        return FixResult(fixer=self.name, files_changed=changed, summary="; ".join(notes))
+        ran = ", ".join(f"`{command}`" for command in self.commands)
+        summary = f"ran {ran}\n" + "\n".join(notes)
+        return FixResult(fixer=self.name, files_changed=changed, summary=summary)
 
     def _run(self, command: str, repo: Path) -> str:
         started = time.monotonic()

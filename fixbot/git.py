@@ -155,10 +155,11 @@ def diff_since(repo: Path, base: str, max_bytes: int = 200_000) -> str:
     return text if len(text) <= max_bytes else text[:max_bytes] + "\n[diff truncated]\n"
 
 
-def diff_lines(repo: Path, base: str) -> int:
-    """Lines added plus deleted in the working tree against `base` (untracked files included)."""
+def diff_lines(repo: Path, base: str, target: str | None = None) -> int:
+    """Lines added plus deleted from `base` to `target` (a commit or tree; default: the working
+    tree, untracked files included)."""
     total = 0
-    for line in run(repo, "diff", "--numstat", base, worktree_tree(repo)).splitlines():
+    for line in run(repo, "diff", "--numstat", base, target or worktree_tree(repo)).splitlines():
         added, deleted, _ = line.split("\t", 2)
         total += int(added) if added.isdigit() else 0
         total += int(deleted) if deleted.isdigit() else 0

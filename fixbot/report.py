@@ -63,7 +63,7 @@ def row(a: Attempt) -> Row:
         files=files or "-",
         duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
         problems=a.counts.problems,
-        diagnosis=(a.diagnosis or a.summary or "").replace("\n", " ").replace("|", "\\|")[:200],
+        diagnosis=(a.diagnosis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
     )
 
 

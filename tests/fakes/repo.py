@@ -71,3 +71,12 @@ def run_fixbot(*args: str, env: dict[str, str] | None = None, timeout: float = 1
         check=False,
     )
     return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+def pid_alive(pid: int) -> bool:
+    """True while `pid` runs; a zombie (exited, not yet reaped by a non-reaping PID 1) is dead."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2 :].split()[0] not in "ZX"

@@ -1,0 +1,64 @@
+"""Scripted in-process fixer and reviewer that record every context they were given."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixbot.models import Finding, FixContext, FixResult, ReviewResult
+
+Edit = dict[str, str] | Callable[[Path], dict[str, str]]
+
+
+@dataclass
+class ScriptedFixer:
+    """Applies scripted file contents per attempt; `history` keeps every FixContext it was given.
+
+    An empty edit (`{}`) changes nothing. When the script runs out, the last edit repeats.
+    """
+
+    script: list[Edit] = field(default_factory=list)
+    name: str = "scripted"
+    tokens_per_fix: int = 0
+    history: list[FixContext] = field(default_factory=list)
+
+    def enqueue(self, *edits: Edit) -> ScriptedFixer:
+        """Append edits to the script; returns self for chaining."""
+        self.script.extend(edits)
+        return self
+
+    def fix(self, ctx: FixContext) -> FixResult:
+        """Write the next scripted files into `ctx.repo`."""
+        self.history.append(ctx)
+        edit = self.script[min(len(self.history), len(self.script)) - 1] if self.script else {}
+        files = edit(ctx.repo) if callable(edit) else edit
+        changed = []
+        for rel, text in files.items():
+            path = ctx.repo / rel
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                changed.append(rel)
+        return FixResult(
+            fixer=self.name,
+            files_changed=sorted(changed),
+            summary=f"scripted edit {len(self.history)}",
+            diagnosis=f"hypothesis {len(self.history)}",
+            tokens=self.tokens_per_fix,
+            cost_usd=0.0,
+        )
+
+
+@dataclass
+class ScriptedReviewer:
+    """Returns the enqueued review findings in turn (then a clean review); records contexts."""
+
+    rounds: list[list[Finding]] = field(default_factory=list)
+    history: list[FixContext] = field(default_factory=list)
+
+    def review(self, ctx: FixContext) -> ReviewResult:
+        """The next scripted list of findings."""
+        self.history.append(ctx)
+        index = len(self.history) - 1
+        return ReviewResult(findings=self.rounds[index] if index < len(self.rounds) else [])

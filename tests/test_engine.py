@@ -1,0 +1,180 @@
+"""The loop, in-process, with a real check subprocess in a real repository and a scripted fixer."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixbot import engine
+from fixbot.engine import Agents
+from fixbot.models import Finding, OutcomeKind, Phase, Severity
+from fixbot.settings import ConfigError, Settings
+from fixbot.state import load_state
+from tests.fakes.fixer import ScriptedFixer, ScriptedReviewer
+from tests.fakes.repo import git, make_repo
+
+CHECK_PY = """\
+import pathlib, sys
+value = pathlib.Path("value.txt").read_text().strip()
+if value == "ok":
+    print("3 passed in 0.01s")
+    sys.exit(0)
+failing = value.split(",")
+for name in failing:
+    print(f"FAILED test_value.py::test_{name} - AssertionError: {name} is wrong")
+print(f"{len(failing)} failed, 1 passed in 0.02s")
+sys.exit(1)
+"""
+CHECK = f"{sys.executable} check.py"
+
+
+def value_repo(tmp_path: Path, value: str) -> Path:
+    """A repository whose check fails on the tests named in value.txt (or passes on 'ok')."""
+    return make_repo(tmp_path / "repo", {"check.py": CHECK_PY, "value.txt": value + "\n"})
+
+
+def settle(
+    repo: Path, fixer: ScriptedFixer, reviewer: ScriptedReviewer | None = None, **kw: object
+):  # type: ignore[no-untyped-def]
+    """Run the engine with the scripted fixer; sleeping is recorded, not done."""
+    settings = Settings(check=CHECK, **kw)  # type: ignore[arg-type]
+    sleeps: list[float] = []
+    outcome, state = engine.run(
+        settings, repo, env={}, agents=Agents(fixer, reviewer), sleep=sleeps.append
+    )
+    return outcome, state, sleeps
+
+
+def test_already_green_is_passed_without_fixing(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    fixer = ScriptedFixer()
+    outcome, _, _ = settle(repo, fixer)
+    assert outcome.outcome is OutcomeKind.PASSED and outcome.exit_code == 0
+    assert fixer.history == [] and outcome.attempts == 0
+    assert git(repo, "log", "--oneline").count("\n") == 0  # no new commit
+
+
+def test_fixed_after_two_attempts_commits_once_and_reports(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a,b")
+    fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
+    outcome, state, _ = settle(repo, fixer)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert outcome.attempts == 2
+    assert outcome.commit_sha == git(repo, "rev-parse", "HEAD")
+    assert git(repo, "log", "-1", "--format=%s").startswith("fixbot: scripted edit 2")
+    assert [a.counts.failed for a in state.attempts] == [2, 1, None]
+    assert fixer.history[0].failure is not None and fixer.history[0].attempt == 1
+    assert "test_a" in fixer.history[0].failure.condensed
+    report = Path(outcome.report_path or "").read_text()
+    assert "# fixbot report: fixed" in report and "| 2 | fix |" in report
+    assert "xychart-beta" in report  # failure counts chart
+    assert ".fixbot" not in git(repo, "show", "--name-only", "--format=", "HEAD")
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_same_failure_opens_the_breaker(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(lambda root: {"noise.txt": str(len(fixer.history))})
+    outcome, _, _ = settle(repo, fixer, circuit_breaker=3)
+    assert outcome.outcome is OutcomeKind.ESCALATED and outcome.exit_code == 1
+    assert "same failure occurred 3 times" in outcome.reason
+    assert outcome.attempts == 2  # initial + 2 attempts = 3 identical failures
+    report = Path(outcome.report_path or "").read_text()
+    assert "The repeated error" in report and "test_value.py::test_a" in report
+    assert "**OPEN**" in report
+
+
+def test_oscillation_is_told_to_the_fixer_then_opens(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(
+        {"value.txt": "b\n"}, {"value.txt": "a\n"}, {"value.txt": "b\n"}, {"value.txt": "a\n"}
+    )
+    outcome, state, _ = settle(repo, fixer, max_attempts=10)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert "oscillates" in outcome.reason
+    assert [c.oscillation for c in fixer.history] == [False, False, True]
+    assert state.oscillated == [2, 3]
+
+
+def test_two_attempts_without_changes_open_the_breaker(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    outcome, _, _ = settle(repo, ScriptedFixer().enqueue({}))
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert outcome.reason == "two attempts in a row changed nothing"
+
+
+def test_max_attempts_is_respected(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(
+        {"value.txt": "b\n"}, {"value.txt": "c\n"}, {"value.txt": "d\n"}
+    )
+    outcome, _, _ = settle(repo, fixer, max_attempts=3)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert "all 3 fix attempts" in outcome.reason and len(fixer.history) == 3
+
+
+def test_transient_failure_is_rerun_with_backoff_and_no_fixer(tmp_path: Path) -> None:
+    flaky = (
+        "import pathlib, sys\n"
+        "p = pathlib.Path('count.txt'); n = int(p.read_text()) if p.exists() else 0\n"
+        "p.write_text(str(n + 1))\n"
+        "if n < 2:\n"
+        "    print('requests.exceptions.ConnectionError: [Errno 111] Connection refused')\n"
+        "    sys.exit(1)\n"
+        "print('1 passed')\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"check.py": flaky, ".gitignore": "count.txt\n"})
+    fixer = ScriptedFixer()
+    outcome, state, sleeps = settle(repo, fixer, backoff=2)
+    assert outcome.outcome is OutcomeKind.PASSED
+    assert fixer.history == []
+    assert state.attempts[0].transient_retries == 2
+    assert len(sleeps) == 2 and 2 <= sleeps[0] <= 4 and 4 <= sleeps[1] <= 6
+
+
+def test_permanent_error_escalates_without_fixing(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="no-such-command-fixbot --run")
+    outcome, state = engine.run(settings, repo, env={}, agents=Agents(fixer))
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert state.attempts[0].category == "command_not_found"
+    assert fixer.history == []
+
+
+def test_review_blocker_is_fixed_and_minor_reported(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"}, {"note.txt": "reviewed\n"})
+    blocker = Finding(path="value.txt", line=1, severity=Severity.BLOCKER, message="hard-coded")
+    minor = Finding(path="check.py", severity=Severity.MINOR, message="naming")
+    reviewer = ScriptedReviewer(rounds=[[blocker, minor], []])
+    outcome, state, _ = settle(repo, fixer, reviewer)
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert [a.phase for a in state.attempts] == [Phase.CHECK, Phase.FIX, Phase.REVIEW]
+    assert fixer.history[1].findings == [blocker]
+    assert state.minor_findings == [minor]
+    assert "naming" in Path(outcome.report_path or "").read_text()
+    assert git(repo, "log", "--format=%s").count("fixbot:") == 2
+
+
+def test_dirty_tree_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    (repo / "value.txt").write_text("changed\n")
+    with pytest.raises(ConfigError) as caught:
+        settle(repo, ScriptedFixer())
+    message = caught.value.problems[0]
+    assert "git stash" in message and "--allow-dirty" in message and "value.txt" in message
+
+
+def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a,b")
+    first = ScriptedFixer().enqueue({"value.txt": "b\n"}, {})
+    settle(repo, first, max_attempts=1)  # escalates after one attempt: a finished run
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    outcome, state, _ = settle(repo, fixer, allow_dirty=True)
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert len(state.attempts) == 2  # a finished run is not resumed: a new run started
+    saved = load_state(repo / ".fixbot")
+    assert saved is not None and saved.outcome == outcome
