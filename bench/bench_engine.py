@@ -7,6 +7,7 @@ and the fixer, under 50 ms. Results are written down in bench/README.md.
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -45,7 +46,7 @@ def bench_loop() -> tuple[float, int]:
         fixer = ScriptedFixer().enqueue(lambda root: {"value.txt": f"{next(counter)}\n"})
         settings = Settings(check=check, max_attempts=ITERATIONS, circuit_breaker=ITERATIONS + 1)
         started = time.perf_counter()
-        _, state = engine.run(settings, repo, env={}, agents=Agents(fixer))
+        _, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
         wall = time.perf_counter() - started
     spent = sum(a.check_duration_s + a.fix_duration_s for a in state.attempts)
     iterations = len(state.attempts)

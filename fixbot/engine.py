@@ -40,6 +40,37 @@ from fixbot.settings import ConfigError, Settings
 from fixbot.state import RunState, load_state, save_state
 
 EXCERPT_LINES = 25
+# Never handed to the check or the fix commands, which run the repository's (and the model's) code:
+# the Action's inputs (the GitHub token among them), GitHub's own tokens, and model provider keys.
+SCRUBBED_PREFIXES = ("INPUT_", "FIXBOT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
+SCRUBBED_NAMES = frozenset(
+    {
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "GEMINI_API_KEY",
+        "AZURE_API_KEY",
+        "AZURE_OPENAI_API_KEY",
+        "MISTRAL_API_KEY",
+        "GROQ_API_KEY",
+        "DEEPSEEK_API_KEY",
+        "COHERE_API_KEY",
+        "OPENROUTER_API_KEY",
+        "TOGETHERAI_API_KEY",
+        "XAI_API_KEY",
+        "FIREWORKS_AI_API_KEY",
+    }
+)
+
+
+def check_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the variables the check and fix commands must never see."""
+    return {
+        name: value
+        for name, value in env.items()
+        if name not in SCRUBBED_NAMES and not name.startswith(SCRUBBED_PREFIXES)
+    }
 
 
 def is_transient(failure: Failure | None) -> bool:
@@ -71,7 +102,7 @@ def build_agents(settings: Settings, env: Mapping[str, str]) -> Agents:
     """Fix commands first, then the model agent when `settings.model` is set."""
     fixers: list[Fixer] = []
     if settings.fix_commands:
-        fixers.append(FixCommandFixer(settings.fix_commands))
+        fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env)))
     if not settings.model:
         note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note])
@@ -124,6 +155,7 @@ class Run:
         self.progress = progress
         self.redactor = redactor
         self.env = dict(env)
+        self.check_env = check_environment(env)
         self.hint = hint
         self.sleep = sleep
         self.state_dir = repo / settings.state_dir
@@ -160,9 +192,11 @@ class Run:
 
     def finish_attempt(self, attempt: Attempt) -> None:
         """Apply the fix (unless already applied) and verify it by running the check."""
-        if attempt.number > 0 and attempt.fixer is None:
-            self.apply_fix(attempt)
-        self.verify(attempt)
+        title = "initial check" if attempt.number == 0 else f"attempt {attempt.number}"
+        with self.progress.group(f"fixbot: {title} ({attempt.phase.value})"):
+            if attempt.number > 0 and attempt.fixer is None:
+                self.apply_fix(attempt)
+            self.verify(attempt)
 
     def after_failure(self, attempt: Attempt) -> Outcome | None:
         """Ask the breaker; escalate when OPEN, otherwise queue the next fix attempt."""
@@ -290,7 +324,9 @@ class Run:
             / f"{attempt.number:03d}"
             / ("check.log" if retry_index == 0 else f"check-retry{retry_index}.log")
         )
-        result = run_check(self.settings.check, self.repo, log, self.settings.timeout)
+        result = run_check(
+            self.settings.check, self.repo, log, self.settings.timeout, env=self.check_env
+        )
         attempt.exit_code, attempt.timed_out, attempt.passed = (
             result.exit_code,
             result.timed_out,

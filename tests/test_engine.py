@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def settle(
     settings = Settings(check=CHECK, **kw)  # type: ignore[arg-type]
     sleeps: list[float] = []
     outcome, state = engine.run(
-        settings, repo, env={}, agents=Agents(fixer, reviewer), sleep=sleeps.append
+        settings, repo, env=dict(os.environ), agents=Agents(fixer, reviewer), sleep=sleeps.append
     )
     return outcome, state, sleeps
 
@@ -138,7 +139,7 @@ def test_permanent_error_escalates_without_fixing(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
     settings = Settings(check="no-such-command-fixbot --run")
-    outcome, state = engine.run(settings, repo, env={}, agents=Agents(fixer))
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
     assert outcome.outcome is OutcomeKind.ESCALATED
     assert state.attempts[0].category == "command_not_found"
     assert fixer.history == []
@@ -178,3 +179,26 @@ def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
     assert len(state.attempts) == 2  # a finished run is not resumed: a new run started
     saved = load_state(repo / ".fixbot")
     assert saved is not None and saved.outcome == outcome
+
+
+def test_check_never_sees_tokens_or_model_keys(tmp_path: Path) -> None:
+    probe = (
+        "import os\n"
+        "print(sorted(k for k in os.environ if 'TOKEN' in k or 'KEY' in k or 'INPUT_' in k))\n"
+        "raise SystemExit(1)\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"probe.py": probe})
+    env = {
+        **os.environ,
+        "GITHUB_TOKEN": "ghs_secret_value_123456",
+        "INPUT_GITHUB-TOKEN": "ghs_secret_value_123456",
+        "OPENAI_API_KEY": "sk-test-value-1234567890",
+        "DATABASE_KEY_FOR_TESTS": "kept-for-the-check",
+    }
+    settings = Settings(check=f"{sys.executable} probe.py")
+    outcome, state = engine.run(settings, repo, env=env, agents=Agents(None))
+    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    assert "DATABASE_KEY_FOR_TESTS" in log
+    for name in ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "OPENAI_API_KEY"):
+        assert name not in log
+    assert outcome.outcome is OutcomeKind.ESCALATED
