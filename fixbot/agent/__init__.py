@@ -1,0 +1,61 @@
+"""The model agent: fix, self-review and escalation analysis through litellm.
+
+`build_agent(settings, env)` returns None when no model is configured (the run then uses the fix
+commands only). litellm is imported lazily, on the first model call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from fixbot.agent.fixer import ModelFixer
+from fixbot.agent.review import ModelReviewer
+from fixbot.agent.runtime import Runtime
+from fixbot.models import FixContext, FixResult, ReviewResult
+from fixbot.redact import Redactor
+from fixbot.settings import Settings
+
+NO_MODEL = (
+    "no model is set: fixbot runs the fix commands only; pass --model (e.g. "
+    "anthropic/claude-sonnet-4-5 or openai/gpt-4o) or set FIXBOT_MODEL to let a model fix the code"
+)
+
+
+class Agent:
+    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.fixers`."""
+
+    name = "model"
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.fixer = ModelFixer(runtime)
+        self.reviewer = ModelReviewer(runtime)
+
+    def fix(self, ctx: FixContext) -> FixResult:
+        """One fix attempt (see `ModelFixer.fix`)."""
+        return self.fixer.fix(ctx)
+
+    def review(self, ctx: FixContext) -> ReviewResult:
+        """Self-review of the diff since the start sha (see `ModelReviewer.review`)."""
+        return self.reviewer.review(ctx)
+
+    def analyze(self, ctx: FixContext) -> FixResult:
+        """The escalation analysis for the human (see `ModelReviewer.analyze`)."""
+        return self.reviewer.analyze(ctx)
+
+
+def build_agent(
+    settings: Settings, env: Mapping[str, str], sleep: Callable[[float], Any] = time.sleep
+) -> Agent | None:
+    """The agent for `settings`, or None when `settings.model` is not set (see `NO_MODEL`).
+
+    `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait.
+    """
+    if not settings.model:
+        return None
+    return Agent(Runtime(settings, Redactor.from_env(env), sleep))
+
+
+__all__ = ["NO_MODEL", "Agent", "build_agent"]

@@ -1,0 +1,155 @@
+"""The evidence given to the model up front, within a token budget.
+
+Sections, highest priority first: the condensed log (with signature and counts), snippets around
+every `file:line` of the failure, the diff since the start sha, what earlier attempts tried,
+and (from attempt 2) recent commits touching the failing files. Each section is cut to its share
+of the budget; tokens are estimated as characters / 4 (about right for English and code with
+OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fixbot import git
+from fixbot.agent import paths
+from fixbot.agent.editblocks import EditError
+from fixbot.agent.tools import read_text
+from fixbot.condense import condense_text
+from fixbot.models import Attempt, FixContext, Location
+
+DEFAULT_BUDGET_TOKENS = 6_000
+SNIPPET_RADIUS = 6
+MAX_SNIPPET_FILES = 8
+LOG_MAX_BYTES = 4_000  # the log is re-condensed to this: error lines first, then the tail
+SHARES = {"log": 0.4, "snippets": 0.3, "diff": 0.15, "commits": 0.05}
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count: one token per four characters."""
+    return len(text) // 4 + 1
+
+
+def cut(text: str, tokens: int) -> str:
+    """`text` within `tokens`, keeping the head and the tail (errors show at both ends)."""
+    limit = tokens * 4
+    if len(text) <= limit:
+        return text
+    half = max(0, limit // 2 - 40)
+    return text[:half] + f"\n[... {len(text) - 2 * half} characters cut ...]\n" + text[-half:]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The rendered sections of the first prompt (each already within its budget)."""
+
+    log: str
+    signature: str
+    counts: str
+    snippets: str
+    diff: str
+    history: str
+    commits: str
+
+
+def _merge(locations: list[Location], repo: Path) -> dict[str, list[int]]:
+    by_file: dict[str, list[int]] = {}
+    for loc in locations:
+        try:
+            target = paths.resolve(repo, _relative_to_repo(loc.path, repo))
+        except paths.PathRefused:
+            continue
+        if target.is_file():
+            by_file.setdefault(paths.relative(repo, target), []).append(loc.line)
+    return dict(list(by_file.items())[:MAX_SNIPPET_FILES])
+
+
+def _relative_to_repo(path: str, repo: Path) -> str:
+    pure = Path(path)
+    if pure.is_absolute() and pure.is_relative_to(repo.resolve()):
+        return pure.relative_to(repo.resolve()).as_posix()
+    return path
+
+
+def _windows(lines: list[int], total: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for line in sorted(set(lines)):
+        lo, hi = max(1, line - SNIPPET_RADIUS), min(total, line + SNIPPET_RADIUS)
+        if spans and lo <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(hi, spans[-1][1]))
+        else:
+            spans.append((lo, hi))
+    return spans
+
+
+def snippet(repo: Path, rel: str, lines: list[int]) -> str:
+    """Numbered lines around each of `lines` in `rel` (merged windows), '' when unreadable."""
+    try:
+        content = read_text(repo / rel) or ""
+    except EditError:
+        return ""
+    text = content.splitlines()
+    parts = []
+    for lo, hi in _windows(lines, len(text)):
+        body = "\n".join(f"{n:>5}| {text[n - 1]}" for n in range(lo, hi + 1))
+        parts.append(f"--- {rel} lines {lo}-{hi}\n{body}")
+    return "\n".join(parts)
+
+
+def snippets(repo: Path, locations: list[Location]) -> str:
+    """Snippets around every `file:line` inside the repository."""
+    found = (snippet(repo, rel, lines) for rel, lines in _merge(locations, repo).items())
+    return "\n".join(s for s in found if s)
+
+
+def history_text(history: list[Attempt]) -> str:
+    """What each earlier fix attempt tried and how it ended, one paragraph per attempt."""
+    rows = []
+    for a in history:
+        if a.number < 1:
+            continue
+        result = "check passed" if a.passed else f"check still failing (exit {a.exit_code})"
+        if a.fix_error:
+            result = f"fixer error: {a.fix_error}"
+        files = ", ".join(a.files_changed) or "no files changed"
+        refused = f"; refused edits: {'; '.join(a.refused)}" if a.refused else ""
+        rows.append(
+            f"Attempt {a.number} ({a.phase}): {a.summary or 'no summary'} [{files}] -> {result}"
+            f"{'; diagnosis: ' + a.diagnosis if a.diagnosis else ''}{refused}"
+        )
+    return "\n".join(rows)
+
+
+def recent_commits(repo: Path, files: list[str], count: int = 5) -> str:
+    """`git log` one-liners of the last commits touching `files` (empty when git fails)."""
+    if not files:
+        return ""
+    try:
+        return git.run(
+            repo, "log", f"-n{count}", "--format=%h %ad %s", "--date=short", "--", *files
+        )
+    except git.GitError:
+        return ""
+
+
+def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
+    """Collect and cut every section of the evidence for `ctx` within `budget` tokens."""
+    failure = ctx.failure
+    log_bytes = LOG_MAX_BYTES * budget // DEFAULT_BUDGET_TOKENS
+    log = condense_text(failure.condensed, max_bytes=log_bytes, tail_lines=15) if failure else ""
+    locations = failure.locations if failure else []
+    snips = snippets(ctx.repo, locations)
+    diff = git.diff_since(ctx.repo, ctx.start_sha) if ctx.start_sha else ""
+    files = sorted({loc.path for loc in locations})
+    commits = recent_commits(ctx.repo, files) if ctx.attempt >= 2 else ""
+    counts = failure.counts.model_dump_json(exclude_none=True) if failure else "{}"
+    return Evidence(
+        log=cut(log, int(budget * SHARES["log"])),
+        signature=failure.signature[:16] if failure else "",
+        counts=counts,
+        snippets=cut(snips, int(budget * SHARES["snippets"])),
+        diff=cut(diff, int(budget * SHARES["diff"])),
+        history=cut(history_text(ctx.history), int(budget * 0.1)),
+        commits=cut(commits, int(budget * SHARES["commits"])),
+    )

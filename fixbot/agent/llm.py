@@ -1,0 +1,220 @@
+"""The litellm adapter: one `complete` call with tools, fallback models and cost accounting.
+
+litellm is imported lazily (it takes ~2.5 s) with `LITELLM_LOCAL_MODEL_COST_MAP=True` so it never
+downloads its price map. litellm's own retries are off (`num_retries=0`, `max_retries=0`): the
+tenacity policy of `fixbot.agent.errors` is the only one. Every message is redacted before it
+leaves the process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fixbot.agent import errors
+from fixbot.redact import Redactor
+from fixbot.settings import Settings
+
+Message = dict[str, Any]
+REQUEST_TIMEOUT_S = 180.0
+
+
+class ModelError(RuntimeError):
+    """A model call failed for good; the message says what the user should do."""
+
+
+class ContextTooLong(ModelError):
+    """The prompt is longer than the model's context window: rebuild it smaller."""
+
+
+def litellm_module() -> Any:
+    """Import litellm without a network download of its price map."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One function call of the model: `arguments` is the raw JSON text the model wrote."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def parsed(self) -> dict[str, Any]:
+        """The arguments as a dict; `ValueError` with a message for the model when not JSON."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"the arguments of {self.name} are not valid JSON ({exc}); resend"
+            ) from exc
+        if not isinstance(value, dict):
+            raise ValueError(f"the arguments of {self.name} must be a JSON object")
+        return value
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model reply: text, tool calls and usage (`tokens` prompt+completion, `cost_usd` USD)."""
+
+    content: str
+    tool_calls: list[ToolCall]
+    model: str
+    tokens: int
+    cost_usd: float | None
+
+    def message(self) -> Message:
+        """The assistant message to append to the conversation."""
+        msg: Message = {"role": "assistant", "content": self.content or None}
+        if self.tool_calls:
+            msg["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in self.tool_calls
+            ]
+        return msg
+
+
+def models_for(settings: Settings, attempt: int) -> list[str]:
+    """The models to try in order: the escalation model from attempt 2 on, then the fallbacks."""
+    first = (
+        settings.escalation_model if attempt >= 2 and settings.escalation_model else settings.model
+    )
+    ordered = [m for m in [first, *settings.fallback_models] if m]
+    return list(dict.fromkeys(ordered))
+
+
+def supports_tools(model: str) -> bool:
+    """litellm's capability data for function calling (False for unknown models)."""
+    try:
+        return bool(litellm_module().supports_function_calling(model=model))
+    except Exception as exc:  # litellm raises bare Exception for unmapped providers
+        if "not mapped" in str(exc).lower() or "provider" in str(exc).lower():
+            return False
+        raise
+
+
+@dataclass
+class LLM:
+    """Talks to the models in order; `notes` collects fallbacks and unknown prices."""
+
+    models: list[str]
+    redactor: Redactor
+    api_base: str | None = None
+    temperature: float = 0.0
+    sleep: Callable[[float], Any] = time.sleep
+    tries_per_model: int = 4
+    notes: list[str] = field(default_factory=list)
+    active: int = 0  # index of the model that answered last: later calls start there
+
+    @property
+    def current(self) -> str:
+        """The model in use (the first one until a fallback took over)."""
+        return self.models[self.active]
+
+    def complete(
+        self, messages: Sequence[Message], tools: list[dict[str, Any]] | None = None
+    ) -> Reply:
+        """One completion; raises `ContextTooLong`, or `ModelError` when every model failed."""
+        clean = [self._redact(m) for m in messages]
+        last: BaseException | None = None
+        for index in range(self.active, len(self.models)):
+            model = self.models[index]
+            try:
+                reply = self._with_policy(model, clean, tools)
+                self.active = index
+                return reply
+            except Exception as exc:
+                self._raise_unless_fallback(model, exc)
+                last = exc
+                self.notes.append(
+                    f"{model} unavailable ({type(exc).__name__}); trying the next model"
+                )
+        raise ModelError(
+            f"every model failed ({', '.join(self.models)}); last error: {last}. "
+            "Check the provider status, or add --fallback-models"
+        )
+
+    def _raise_unless_fallback(self, model: str, exc: Exception) -> None:
+        rule = errors.rule_for(exc)
+        if rule is None:
+            raise exc
+        if type(exc).__name__ == "AuthenticationError":
+            raise ModelError(errors.auth_message(model, exc)) from exc
+        if rule.disposition is errors.Disposition.SHRINK:
+            raise ContextTooLong(f"{model}: prompt longer than its context window") from exc
+        if not rule.fallback:
+            raise ModelError(
+                f"{model} refused the request ({type(exc).__name__}: {exc}); "
+                "check --model and --api-base"
+            ) from exc
+
+    def _with_policy(
+        self, model: str, messages: list[Message], tools: list[dict[str, Any]] | None
+    ) -> Reply:
+        reply: Reply = errors.policy(self.sleep, self.tries_per_model)(
+            self._call, model, messages, tools
+        )
+        return reply
+
+    def _call(
+        self, model: str, messages: list[Message], tools: list[dict[str, Any]] | None
+    ) -> Reply:
+        litellm = litellm_module()
+        extra: dict[str, Any] = {"tools": tools} if tools else {}
+        response = litellm.completion(
+            model=model,
+            messages=messages,
+            temperature=self.temperature,
+            api_base=self.api_base,
+            num_retries=0,
+            max_retries=0,
+            timeout=REQUEST_TIMEOUT_S,
+            **extra,
+        )
+        return self._reply(litellm, model, response)
+
+    def _reply(self, litellm: Any, model: str, response: Any) -> Reply:
+        message = response.choices[0].message
+        calls = [
+            ToolCall(c.id, c.function.name, c.function.arguments or "{}")
+            for c in (getattr(message, "tool_calls", None) or [])
+        ]
+        usage = getattr(response, "usage", None)
+        tokens = int(getattr(usage, "total_tokens", 0) or 0)
+        return Reply(
+            message.content or "", calls, model, tokens, self._cost(litellm, model, response)
+        )
+
+    def _cost(self, litellm: Any, model: str, response: Any) -> float | None:
+        try:
+            return float(litellm.completion_cost(completion_response=response, model=model))
+        except Exception as exc:  # litellm raises bare Exception for models without a price
+            note = f"no price known for {model}: counting tokens only ({type(exc).__name__})"
+            if note not in self.notes:
+                self.notes.append(note)
+            return None
+
+    def _redact(self, message: Message) -> Message:
+        out = dict(message)
+        if isinstance(out.get("content"), str):
+            out["content"] = self.redactor.redact(out["content"])
+        if out.get("tool_calls"):
+            out["tool_calls"] = [self._redact_call(c) for c in out["tool_calls"]]
+        return out
+
+    def _redact_call(self, call: dict[str, Any]) -> dict[str, Any]:
+        function = dict(call["function"])
+        function["arguments"] = self.redactor.redact(function.get("arguments") or "")
+        return {**call, "function": function}

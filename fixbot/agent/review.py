@@ -1,0 +1,133 @@
+"""The self-review of the whole diff (`submit_review`) and the escalation analysis."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from fixbot import git
+from fixbot.agent import context, prompts
+from fixbot.agent.llm import ModelError, Reply
+from fixbot.agent.runtime import Runtime, Usage
+from fixbot.agent.tools import REVIEW_SCHEMA
+from fixbot.models import Finding, FixContext, FixResult, ReviewResult
+
+FINDINGS = TypeAdapter(list[Finding])
+RETRY_ASK = "Submit the review now: call submit_review (an empty list when the change is clean)."
+
+
+def parse_findings(reply: Reply) -> list[Finding]:
+    """Findings from a `submit_review` call, or from a JSON list in the text.
+
+    Raises `ValueError` (message for the model) when neither is present or valid.
+    """
+    for call in reply.tool_calls:
+        if call.name == "submit_review":
+            return _validate(call.parsed().get("findings", []))
+    text = reply.content.strip()
+    start, end = text.find("["), text.rfind("]")
+    if start < 0 or end < start:
+        raise ValueError("no review found: " + RETRY_ASK)
+    try:
+        return _validate(json.loads(text[start : end + 1]))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the findings are not valid JSON ({exc}): {RETRY_ASK}") from exc
+
+
+def _validate(raw: Any) -> list[Finding]:
+    try:
+        return FINDINGS.validate_python(raw)
+    except ValidationError as exc:
+        raise ValueError(
+            f"the findings do not match the schema ({exc.error_count()} errors)"
+        ) from exc
+
+
+class ModelReviewer:
+    """The `Reviewer` and `Analyst` backed by the configured model."""
+
+    name = "model"
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    def review(self, ctx: FixContext) -> ReviewResult:
+        """Review the diff since `ctx.start_sha`; an empty diff is clean without a model call."""
+        diff = git.diff_since(ctx.repo, ctx.start_sha)
+        if not diff.strip():
+            return ReviewResult()
+        llm = self.runtime.llm(ctx.attempt)
+        protocol = self.runtime.protocol(llm.models[0])
+        s = self.runtime.settings
+        prompt = prompts.render(
+            "review.j2",
+            check=s.check,
+            protocol=protocol,
+            desired=ctx.desired or s.desired,
+            diff=diff,
+        )
+        messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        tools = [REVIEW_SCHEMA] if protocol == "tools" else None
+        usage, error = Usage(), "the review was not submitted"
+        for _ in range(2):
+            if self.runtime.budget_problem(ctx, usage):
+                return ReviewResult(
+                    tokens=usage.tokens,
+                    cost_usd=usage.cost_usd,
+                    error="no budget left for the review",
+                )
+            try:
+                reply = llm.complete(messages, tools)
+            except ModelError as exc:
+                return ReviewResult(tokens=usage.tokens, cost_usd=usage.cost_usd, error=str(exc))
+            usage.add(reply)
+            try:
+                findings = [self._clean(f) for f in parse_findings(reply)]
+                return ReviewResult(findings=findings, tokens=usage.tokens, cost_usd=usage.cost_usd)
+            except ValueError as exc:
+                error = str(exc)
+                messages += [reply.message(), *_answers(reply, error)]
+        return ReviewResult(
+            tokens=usage.tokens, cost_usd=usage.cost_usd, error=f"review failed: {error}"
+        )
+
+    def _clean(self, finding: Finding) -> Finding:
+        return finding.model_copy(update={"message": self.runtime.redactor.redact(finding.message)})
+
+    def analyze(self, ctx: FixContext) -> FixResult:
+        """Write the escalation analysis (markdown in `summary`) when budget remains."""
+        llm = self.runtime.llm(ctx.attempt)
+        usage = Usage()
+        name = f"analysis:{llm.models[0]}"
+        problem = self.runtime.budget_problem(ctx, usage)
+        if problem:
+            return FixResult(fixer=name, error=f"no escalation analysis: {problem}")
+        prompt = prompts.render(
+            "analysis.j2",
+            check=self.runtime.settings.check,
+            reason=ctx.reason,
+            ev=context.gather(ctx),
+        )
+        try:
+            reply = llm.complete([{"role": "user", "content": prompt}])
+        except ModelError as exc:
+            return FixResult(fixer=name, error=f"no escalation analysis: {exc}")
+        usage.add(reply)
+        return FixResult(
+            fixer=name,
+            summary=self.runtime.redactor.redact(reply.content),
+            tokens=usage.tokens,
+            cost_usd=usage.cost_usd,
+            cost_known=usage.cost_usd is not None,
+        )
+
+
+def _answers(reply: Reply, error: str) -> list[dict[str, Any]]:
+    """Tool results for every call of `reply` (the API requires them), then the retry request."""
+    results = [
+        {"role": "tool", "tool_call_id": c.id, "content": f"Error: {error}"}
+        for c in reply.tool_calls
+    ]
+    return [*results, {"role": "user", "content": RETRY_ASK}]

@@ -1,0 +1,61 @@
+"""What the fixer, reviewer and analyst share: settings, the redactor, models and budgets."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
+from fixbot.models import FixContext
+from fixbot.redact import Redactor
+from fixbot.settings import EditProtocol, Settings
+
+
+@dataclass
+class Usage:
+    """Model usage: tokens (prompt+completion) and USD (None once a price is unknown)."""
+
+    tokens: int = 0
+    cost_usd: float | None = 0.0
+
+    def add(self, reply: Reply) -> None:
+        """Count one reply."""
+        self.tokens += reply.tokens
+        if self.cost_usd is not None and reply.cost_usd is not None:
+            self.cost_usd += reply.cost_usd
+        else:
+            self.cost_usd = None
+
+
+@dataclass
+class Runtime:
+    """Builds the LLM for an attempt and answers budget and protocol questions."""
+
+    settings: Settings
+    redactor: Redactor
+    sleep: Callable[[float], Any] = time.sleep
+    notes: list[str] = field(default_factory=list)
+
+    def llm(self, attempt: int) -> LLM:
+        """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
+        s = self.settings
+        return LLM(models_for(s, attempt), self.redactor, s.api_base, s.temperature, self.sleep)
+
+    def protocol(self, model: str) -> str:
+        """'tools' or 'text' for `model`: the explicit setting, else litellm's capability data."""
+        chosen = self.settings.edit_protocol
+        if chosen is EditProtocol.AUTO:
+            return "tools" if supports_tools(model) else "text"
+        return chosen.value
+
+    def budget_problem(self, ctx: FixContext, usage: Usage) -> str | None:
+        """Why no further model call fits the run's budget, or None when it does."""
+        s = self.settings
+        if s.max_tokens_per_run and ctx.tokens_used + usage.tokens >= s.max_tokens_per_run:
+            return f"token budget spent ({s.max_tokens_per_run} tokens per run)"
+        spent = ctx.cost_used_usd + (usage.cost_usd or 0.0)
+        if s.max_cost_usd and spent >= s.max_cost_usd:
+            return f"cost budget spent (${s.max_cost_usd:.2f} per run)"
+        return None

@@ -1,0 +1,112 @@
+"""Helpers for the agent tests: a small real git repository with a bug, and its FixContext."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixbot.models import Classification, Counts, ErrorClass, Failure, FixContext, Location
+from fixbot.settings import Settings
+
+CALC = '''def total(items):
+    """Sum the prices of items."""
+    return sum(item["price"] for item in items[1:])
+
+
+def mean(items):
+    return total(items) / len(items)
+'''
+TEST_CALC = """from calc import mean, total
+
+
+def test_total():
+    assert total([{"price": 2}, {"price": 3}]) == 5
+
+
+def test_mean():
+    assert mean([{"price": 2}, {"price": 4}]) == 3
+"""
+LOG = """============================= FAILURES =============================
+___________________________ test_total ___________________________
+    def test_total():
+>       assert total([{"price": 2}, {"price": 3}]) == 5
+E       assert 3 == 5
+tests/test_calc.py:5: AssertionError
+calc.py:3: in total
+FAILED tests/test_calc.py::test_total - assert 3 == 5
+FAILED tests/test_calc.py::test_mean - assert 2.0 == 3
+2 failed in 0.02s
+"""
+FIXED_LINE = '    return sum(item["price"] for item in items)\n'
+BUGGY_LINE = '    return sum(item["price"] for item in items[1:])\n'
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in `repo` with a fixed identity; stdout."""
+    env_args = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(
+        ["git", *env_args, *args], cwd=repo, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def make_repo(root: Path, files: dict[str, str] | None = None) -> Path:
+    """A git repository at `root` with `files` (default: the buggy calc project), committed."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in (files or {"calc.py": CALC, "tests/test_calc.py": TEST_CALC}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(content)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def failure(log: str = LOG) -> Failure:
+    """The digested failure of the calc project's check."""
+    return Failure(
+        condensed=log,
+        signature="ab" * 32,
+        classification=Classification(
+            error_class=ErrorClass.FIXABLE, category="assertion", rule="pytest"
+        ),
+        counts=Counts(failed=2),
+        locations=[Location(path="tests/test_calc.py", line=5), Location(path="calc.py", line=3)],
+        failing_tests=["tests/test_calc.py::test_total", "tests/test_calc.py::test_mean"],
+    )
+
+
+def fix_context(repo: Path, **changes: Any) -> FixContext:
+    """A FixContext for attempt 1 of the calc failure; `changes` override fields."""
+    values: dict[str, Any] = {
+        "repo": repo,
+        "attempt": 1,
+        "max_attempts": 5,
+        "failure": failure(),
+        "start_sha": git(repo, "rev-parse", "HEAD"),
+    }
+    values.update(changes)
+    return FixContext(**values)
+
+
+def model_settings(api_base: str, **changes: Any) -> Settings:
+    """Settings pointing at the fake server through the tools protocol."""
+    values: dict[str, Any] = {
+        "check": "python -m pytest -q",
+        "model": "openai/fake",
+        "api_base": api_base,
+        "edit_protocol": "tools",
+    }
+    values.update(changes)
+    return Settings(**values)
+
+
+@pytest.fixture
+def model_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The environment litellm needs for the fake server (key, local price map)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-key-for-tests")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    return {"OPENAI_API_KEY": "sk-fake-key-for-tests"}

@@ -1,0 +1,216 @@
+"""A fake OpenAI-compatible chat completions server on 127.0.0.1 that plays a script.
+
+Tests point litellm at it (`openai/<name>` with `api_base=server.url`) so litellm's real HTTP
+path runs. Each request takes the next scripted response (FIFO) and is recorded in `requests`
+(the JSON body, the path and the headers). When the script runs out the server answers 400 with
+"script exhausted", which litellm raises at once as a permanent error.
+
+    with FakeModelServer() as server:
+        server.enqueue(tool_call("read_file", path="app.py"), tool_call("finish", summary="ok"))
+
+Standalone (for end-to-end tests of `fixbot run` in a subprocess):
+
+    python -m tests.fakes.model_server --script script.json --port-file port.txt \
+        [--record rec.jsonl]
+
+`script.json` holds a JSON list of responses as built by the helpers below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_ids = itertools.count(1)
+
+
+def tool_call(name: str, **arguments: Any) -> dict[str, Any]:
+    """A response whose assistant message calls one tool."""
+    return tool_calls((name, arguments))
+
+
+def tool_calls(*calls: tuple[str, dict[str, Any]], content: str | None = None) -> dict[str, Any]:
+    """A response whose assistant message calls several tools, in order."""
+    return {"kind": "tools", "content": content, "calls": [[n, a] for n, a in calls]}
+
+
+def text(content: str) -> dict[str, Any]:
+    """A plain text response."""
+    return {"kind": "text", "content": content}
+
+
+def error(
+    status: int, message: str, headers: dict[str, str] | None = None, code: str | None = None
+) -> dict[str, Any]:
+    """An HTTP error response in OpenAI's error shape, with optional headers (e.g. Retry-After)."""
+    return {
+        "kind": "error",
+        "status": status,
+        "message": message,
+        "headers": headers or {},
+        "code": code,
+    }
+
+
+def _usage(body: dict[str, Any], completion: str) -> dict[str, int]:
+    prompt = max(1, len(json.dumps(body.get("messages", []))) // 4)
+    done = max(1, len(completion) // 4)
+    return {"prompt_tokens": prompt, "completion_tokens": done, "total_tokens": prompt + done}
+
+
+def _message(item: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    if item["kind"] == "text":
+        return {"role": "assistant", "content": item["content"]}, "stop"
+    calls = [
+        {
+            "id": f"call_{next(_ids)}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        for name, args in item["calls"]
+    ]
+    return {"role": "assistant", "content": item.get("content"), "tool_calls": calls}, "tool_calls"
+
+
+def completion_body(item: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body of a successful chat completion for the scripted `item`."""
+    message, reason = _message(item)
+    return {
+        "id": f"chatcmpl-{next(_ids)}",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": request.get("model", "fake"),
+        "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+        "usage": _usage(request, json.dumps(message)),
+    }
+
+
+class FakeModelServer:
+    """The server: `enqueue` responses, read `requests`; start/stop or use as a context manager."""
+
+    def __init__(
+        self, script: list[dict[str, Any]] | None = None, record: Path | None = None
+    ) -> None:
+        self.queue: deque[dict[str, Any]] = deque(script or [])
+        self.requests: list[dict[str, Any]] = []
+        self.record = record
+        self.lock = threading.Lock()
+        self.httpd: ThreadingHTTPServer | None = None
+        self.thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        assert self.httpd is not None, "start the server first"
+        return int(self.httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        """The api_base to give litellm (ends in /v1)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def enqueue(self, *items: dict[str, Any]) -> None:
+        """Append scripted responses."""
+        with self.lock:
+            self.queue.extend(items)
+
+    def bodies(self) -> list[dict[str, Any]]:
+        """The JSON bodies of every recorded request."""
+        return [r["body"] for r in self.requests]
+
+    def all_text(self) -> str:
+        """Every recorded request body as one string (to assert what reached the server)."""
+        return "\n".join(json.dumps(b) for b in self.bodies())
+
+    def next_item(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        with self.lock:
+            self.requests.append(request)
+            if self.record:
+                with self.record.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(request) + "\n")
+            return self.queue.popleft() if self.queue else None
+
+    def start(self) -> FakeModelServer:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self.httpd:
+            self.httpd.shutdown()
+            self.httpd.server_close()
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            return
+
+        def _send(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(length) or b"{}")
+            request = {"path": self.path, "body": body, "headers": dict(self.headers)}
+            item = server.next_item(request)
+            if item is None:
+                message = "fake model server: script exhausted"
+                self._send(
+                    400, {"error": {"message": message, "type": "invalid_request_error"}}, {}
+                )
+            elif item["kind"] == "error":
+                err = {"message": item["message"], "type": "error", "code": item.get("code")}
+                self._send(item["status"], {"error": err}, item["headers"])
+            else:
+                self._send(200, completion_body(item, body), {})
+
+    return Handler
+
+
+@pytest.fixture
+def model_server() -> Iterator[FakeModelServer]:
+    """A running FakeModelServer, stopped after the test."""
+    with FakeModelServer() as server:
+        yield server
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve a script until killed; write the port to --port-file once listening."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--script", type=Path, required=True)
+    parser.add_argument("--port-file", type=Path, required=True)
+    parser.add_argument("--record", type=Path)
+    args = parser.parse_args(argv)
+    server = FakeModelServer(json.loads(args.script.read_text()), record=args.record).start()
+    tmp = args.port_file.with_suffix(".tmp")
+    tmp.write_text(str(server.port))
+    tmp.replace(args.port_file)
+    assert server.thread is not None
+    server.thread.join()
+
+
+if __name__ == "__main__":
+    main()
