@@ -174,9 +174,9 @@ def command_run(args: argparse.Namespace) -> int:
             raise ConfigError(
                 [f"{directory} is not a git repository: run fixbot inside a clone, or pass -C DIR"]
             )
-        settings = load_settings(root, flags_from(args), os.environ, names)
+        settings = load_settings(directory, flags_from(args), os.environ, names)
         outcome, _ = engine.run(
-            settings, root, env=os.environ, progress=make_progress(os.environ), hint=args.hint
+            settings, directory, env=os.environ, progress=make_progress(os.environ), hint=args.hint
         )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))

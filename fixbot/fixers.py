@@ -54,16 +54,19 @@ class FixCommandFixer:
 
     name = "fix-commands"
 
-    def __init__(self, commands: list[str], env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, commands: list[str], env: Mapping[str, str] | None = None, cwd: Path | None = None
+    ) -> None:
         self.commands = list(commands)
         self.env = dict(env) if env is not None else None
+        self.cwd = cwd
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed."""
         before = git.tree_fingerprint(ctx.repo)
         notes: list[str] = []
         for command in self.commands:
-            notes.append(self._run(command, ctx.repo))
+            notes.append(self._run(command, self.cwd or ctx.repo))
         changed = git.changed_since(ctx.repo, before)
         ran = ", ".join(f"`{command}`" for command in self.commands)
         summary = f"ran {ran}\n" + "\n".join(notes)

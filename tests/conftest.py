@@ -9,6 +9,8 @@ import pytest
 
 from tests.fakes.repo import GIT_IDENTITY
 
+pytest_plugins = ("tests.fakes.github_server", "tests.fakes.model_server", "tests.fakes.agent_repo")
+
 
 @pytest.fixture(autouse=True)
 def isolated_env(

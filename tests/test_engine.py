@@ -202,3 +202,16 @@ def test_check_never_sees_tokens_or_model_keys(tmp_path: Path) -> None:
     for name in ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "OPENAI_API_KEY"):
         assert name not in log
     assert outcome.outcome is OutcomeKind.ESCALATED
+
+
+def test_monorepo_package_check_runs_in_its_folder(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "repo",
+        {"pkg/check.py": CHECK_PY, "pkg/value.txt": "a\n", "README.md": "root\n"},
+    )
+    fixer = ScriptedFixer().enqueue({"pkg/value.txt": "ok\n"})
+    settings = Settings(check=CHECK)
+    outcome, state = engine.run(settings, repo / "pkg", env=dict(os.environ), agents=Agents(fixer))
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert fixer.history[0].repo == repo.resolve()  # the model sees the whole repository
+    assert (repo / ".fixbot" / "state.json").exists() and state.attempts[1].passed

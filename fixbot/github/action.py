@@ -1,0 +1,284 @@
+"""`fixbot action`: the wiring of the Docker container action.
+
+Reads the event and inputs, applies the gates, switches to the branch to fix, runs the engine,
+publishes by the plan, and writes the job summary, annotations and step outputs. Exit code: 0
+for passed/fixed/refused (and escalated with `fail-on-escalation: false`), 1 for escalated, 2
+for errors (bad configuration, or a result that could not be published).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from fixbot import engine, git
+from fixbot.github import checkout, gates, render, workflow
+from fixbot.github.event import Event, load_event
+from fixbot.github.inputs import Inputs, read_inputs, variable
+from fixbot.github.plan import Plan, PlanInput, make_plan
+from fixbot.github.rest import GitHub, GitHubError
+from fixbot.models import Outcome, OutcomeKind
+from fixbot.settings import ConfigError, Settings, load_settings
+from fixbot.state import RunState
+
+Connect = Callable[[str, str, str], GitHub]
+HIDDEN_FROM_CHECK = (
+    variable("github-token"),
+    "GITHUB_TOKEN",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+)
+
+
+@dataclass
+class Context:
+    """The run's environment, resolved once in `main`."""
+
+    env: Mapping[str, str]
+    inputs: Inputs
+    out: TextIO
+    connect: Connect
+    workspace: Path
+    run_url: str
+    notes: list[str] = field(default_factory=list)
+    fail_on_escalation: bool = True
+
+    @property
+    def git_env(self) -> dict[str, str]:
+        """Environment for git commands that reach the remote."""
+        return checkout.auth_env(self.inputs.token)
+
+    @property
+    def check_env(self) -> dict[str, str]:
+        """Environment for the engine and the check: the tokens are left out."""
+        return {k: v for k, v in self.env.items() if k not in HIDDEN_FROM_CHECK}
+
+
+def _context(env: Mapping[str, str], out: TextIO, connect: Connect) -> Context:
+    server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    run_url = (
+        f"{server}/{env.get('GITHUB_REPOSITORY', '')}/actions/runs/{env.get('GITHUB_RUN_ID', '')}"
+    )
+    inputs = read_inputs(env)
+    return Context(
+        env, inputs, out, connect, Path(env.get("GITHUB_WORKSPACE") or Path.cwd()), run_url
+    )
+
+
+def main(
+    env: Mapping[str, str], *, out: TextIO | None = None, connect: Connect = GitHub.connect
+) -> int:
+    """Run the Action in the environment `env` (the runner's variables); return the exit code."""
+    ctx = _context(env, out or sys.stdout, connect)
+    workflow.mask(ctx.inputs.token, ctx.out)
+    scrub_process_env()
+    try:
+        data = _run(ctx)
+    except ConfigError as exc:
+        data = _bare(ctx, OutcomeKind.ERROR, "; ".join(exc.problems))
+    except (git.GitError, GitHubError) as exc:
+        data = _bare(ctx, OutcomeKind.ERROR, str(exc))
+    return _finish(ctx, data)
+
+
+def scrub_process_env() -> None:
+    """Remove the tokens from this process's environment, which the check command inherits.
+
+    The token stays in `Context.inputs` for git and the REST client only.
+    """
+    for name in HIDDEN_FROM_CHECK:
+        os.environ.pop(name, None)
+
+
+def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
+    return render.Report(
+        outcome=Outcome(outcome=kind, reason=reason),
+        notes=ctx.notes,
+        links=render.Links(run_url=ctx.run_url),
+    )
+
+
+def _run(ctx: Context) -> render.Report:
+    event = load_event(ctx.env)
+    verdict = gates.gate_event(event, ctx.inputs.allow_forks)
+    if not verdict.allowed:
+        return _bare(ctx, OutcomeKind.REFUSED, verdict.reason)
+    checkout.configure(ctx.workspace)
+    _switch(ctx, event)
+    author, subject = checkout.head_commit(ctx.workspace)
+    head_verdict = gates.gate_head(author, subject)
+    if not head_verdict.allowed:
+        return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
+    repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
+    settings = load_settings(repo, ctx.inputs.flags, ctx.check_env, ctx.inputs.names)
+    ctx.fail_on_escalation = settings.fail_on_escalation
+    workflow.group("fixbot run", ctx.out)
+    try:
+        outcome, state = engine.run(settings, repo, env=ctx.check_env)
+    finally:
+        workflow.endgroup(ctx.out)
+    return _publish(ctx, event, settings, outcome, state, verdict.patch_only)
+
+
+def _switch(ctx: Context, event: Event) -> None:
+    pr = event.pull_request
+    if event.fork and pr is not None:
+        checkout.switch(
+            ctx.workspace,
+            f"refs/pull/{pr.number}/head",
+            f"fixbot/pr-{pr.number}",
+            pr.head_sha,
+            ctx.git_env,
+        )
+    else:
+        checkout.switch(
+            ctx.workspace, f"refs/heads/{event.branch}", str(event.branch), event.sha, ctx.git_env
+        )
+
+
+def _publish(
+    ctx: Context,
+    event: Event,
+    settings: Settings,
+    outcome: Outcome,
+    state: RunState,
+    patch_only: bool,
+) -> render.Report:
+    root = ctx.workspace
+    plan = make_plan(
+        PlanInput(
+            event=event,
+            outcome=outcome.outcome,
+            on_success=settings.on_success,
+            on_escalation=settings.on_escalation,
+            patch_only=patch_only,
+            has_commits=checkout.commits_since(root, state.start_sha) > 0,
+            best_snapshot=state.best_snapshot,
+            run_id=ctx.env.get("GITHUB_RUN_ID", "0"),
+        )
+    )
+    ctx.notes.extend(plan.notes)
+    data = render.Report(
+        outcome=outcome,
+        report=_read_report(outcome),
+        notes=ctx.notes,
+        patch=checkout.patch(root, state.start_sha) if plan.patch else None,
+        links=render.Links(run_url=ctx.run_url),
+    )
+    data = _push(ctx, plan, data, state)
+    return _write_github(ctx, event, plan, data)
+
+
+def _read_report(outcome: Outcome) -> str:
+    if not outcome.report_path:
+        return ""
+    path = Path(outcome.report_path)
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+def _commit_url(ctx: Context, sha: str) -> str:
+    server = ctx.env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    return f"{server}/{ctx.env.get('GITHUB_REPOSITORY', '')}/commit/{sha}"
+
+
+def _push(ctx: Context, plan: Plan, data: render.Report, state: RunState) -> render.Report:
+    branch = plan.push_branch or plan.new_branch
+    if not branch or not plan.source:
+        return data
+    sha = state.best_snapshot if plan.source == "snapshot" else git.head_sha(ctx.workspace)
+    checkout.push(ctx.workspace, str(sha), branch, ctx.git_env)
+    links = data.links.model_copy(
+        update={
+            "commit_url": _commit_url(ctx, str(sha)),
+            "branch": branch,
+            "pushed_with_github_token": plan.push_branch is not None,
+        }
+    )
+    outcome = data.outcome.model_copy(update={"commit_sha": data.outcome.commit_sha or sha})
+    return data.model_copy(update={"links": links, "outcome": outcome})
+
+
+def _title(data: render.Report, branch: str) -> str:
+    if data.outcome.outcome is OutcomeKind.ESCALATED:
+        return f"fixbot: best attempt at fixing {branch} (does not pass the check)"
+    return f"fixbot: fix the check on {branch}"
+
+
+def _write_github(ctx: Context, event: Event, plan: Plan, data: render.Report) -> render.Report:
+    if plan.pull_request is None and plan.comment_pr is None and plan.issue_branch is None:
+        return data
+    gh = ctx.connect(
+        ctx.inputs.token, ctx.env.get("GITHUB_API_URL", "https://api.github.com"), event.repository
+    )
+    if plan.pull_request is not None:
+        url = gh.open_pull_request(
+            plan.pull_request, _title(data, plan.pull_request.base), render.pull_request_body(data)
+        )
+        data = data.model_copy(
+            update={
+                "links": data.links.model_copy(update={"pr_url": url}),
+                "outcome": data.outcome.model_copy(update={"pr_url": url}),
+            }
+        )
+    if plan.issue_branch is not None:
+        url = gh.upsert_issue(
+            plan.issue_branch,
+            render.issue_title(plan.issue_branch),
+            render.issue_body(data, plan.issue_branch),
+        )
+        data = data.model_copy(update={"links": data.links.model_copy(update={"issue_url": url})})
+    if plan.comment_pr is not None:
+        gh.upsert_status_comment(
+            plan.comment_pr, render.status_comment(data), create=plan.comment_create
+        )
+    return data
+
+
+def _finish(ctx: Context, data: render.Report) -> int:
+    out = data.outcome
+    ctx.out.write(f"fixbot: {out.outcome.value}: {out.reason}\n")
+    if out.outcome is OutcomeKind.ERROR:
+        workflow.error(out.reason, ctx.out, title="fixbot")
+    if out.outcome is OutcomeKind.ESCALATED:
+        _annotate(ctx, out)
+    if summary := ctx.env.get("GITHUB_STEP_SUMMARY"):
+        workflow.write_summary(
+            Path(summary), render.summary(data), f"See the run log: {ctx.run_url}"
+        )
+    if output := ctx.env.get("GITHUB_OUTPUT"):
+        workflow.write_outputs(Path(output), outputs(out))
+    if out.outcome is OutcomeKind.ESCALATED and not ctx.fail_on_escalation:
+        return 0
+    return out.exit_code
+
+
+def outputs(outcome: Outcome) -> dict[str, str]:
+    """The step outputs (action.yml `outputs:`), empty strings where unknown."""
+    cost = "" if outcome.cost_usd is None else f"{outcome.cost_usd:.6f}"
+    return {
+        "outcome": outcome.outcome.value,
+        "reason": outcome.reason,
+        "attempts": str(outcome.attempts),
+        "commit-sha": outcome.commit_sha or "",
+        "pr-url": outcome.pr_url or "",
+        "report-path": outcome.report_path or "",
+        "cost-usd": cost,
+    }
+
+
+def _annotate(ctx: Context, outcome: Outcome) -> None:
+    state_log = _last_log(ctx.workspace)
+    if state_log is None:
+        return
+    text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
+    for note in workflow.find_annotations(text, checkout.tracked_files(ctx.workspace)):
+        workflow.annotate(note, ctx.out)
+
+
+def _last_log(root: Path) -> Path | None:
+    logs = sorted((root / ".fixbot" / "attempts").glob("*/check.log"))
+    return logs[-1] if logs else None

@@ -1,0 +1,111 @@
+"""Git work of the Action: identity, safe.directory, switching to the branch to fix, pushing.
+
+Thin wrappers over `fixbot.git.run`. Nothing here force-pushes or rewrites a remote branch. The
+token reaches git through a credential helper reading an environment variable, so it is never
+written into `.git/config`, a command line or a log.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot import git
+from fixbot.github.gates import BOT_EMAIL, BOT_LOGIN
+
+TOKEN_VARIABLE = "FIXBOT_GIT_TOKEN"
+_HELPER = (
+    '!f() { test "$1" = get && echo username=x-access-token && '
+    f'echo "password=${TOKEN_VARIABLE}"; }}; f'
+)
+PATCH_LIMIT_CHARS = 40_000
+
+
+def auth_env(token: str) -> dict[str, str]:
+    """Environment for git commands that talk to the remote: a credential helper for `token`.
+
+    The first `credential.helper` entry clears inherited helpers; `GIT_TERMINAL_PROMPT=0` makes a
+    refused token fail at once instead of prompting.
+    """
+    env = {"GIT_TERMINAL_PROMPT": "0"}
+    if token:
+        env.update(
+            {
+                TOKEN_VARIABLE: token,
+                "GIT_CONFIG_COUNT": "2",
+                "GIT_CONFIG_KEY_0": "credential.helper",
+                "GIT_CONFIG_VALUE_0": "",
+                "GIT_CONFIG_KEY_1": "credential.helper",
+                "GIT_CONFIG_VALUE_1": _HELPER,
+            }
+        )
+    return env
+
+
+def configure(workspace: Path) -> None:
+    """Trust the workspace (`safe.directory`) and commit as github-actions[bot], globally.
+
+    In the container the workspace belongs to another uid than root, so git refuses it unless
+    it is listed in `safe.directory` (git 2.35.2+).
+    """
+    git.run(workspace, "config", "--global", "--add", "safe.directory", str(workspace))
+    git.run(workspace, "config", "--global", "user.name", BOT_LOGIN)
+    git.run(workspace, "config", "--global", "user.email", BOT_EMAIL)
+
+
+def switch(repo: Path, remote_ref: str, local: str, sha: str | None, env: dict[str, str]) -> str:
+    """Fetch `remote_ref` from origin and check it out as branch `local`; return HEAD's sha.
+
+    `sha` (the event's head commit) is checked out when it is present after the fetch, else the
+    fetched tip. actions/checkout leaves a pull request's merge commit detached: this puts the
+    PR's head branch in its place.
+    """
+    tracking = f"refs/remotes/origin/fixbot-source/{local}"
+    git.run(repo, "fetch", "--no-tags", "--quiet", "origin", f"+{remote_ref}:{tracking}", env=env)
+    target = sha if sha and _has_commit(repo, sha) else tracking
+    git.run(repo, "checkout", "--quiet", "-B", local, target)
+    return git.head_sha(repo)
+
+
+def _has_commit(repo: Path, sha: str) -> bool:
+    return bool(git.run(repo, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}", check=False))
+
+
+def head_commit(repo: Path) -> tuple[str, str]:
+    """(author email, subject) of HEAD."""
+    email, _, subject = git.run(repo, "log", "-1", "--format=%ae%x00%s").partition("\0")
+    return email, subject
+
+
+def commits_since(repo: Path, start: str) -> int:
+    """How many commits HEAD is ahead of `start`."""
+    return int(git.run(repo, "rev-list", "--count", f"{start}..HEAD"))
+
+
+def push(repo: Path, source: str, branch: str, env: dict[str, str]) -> None:
+    """Push commit `source` to `refs/heads/<branch>` on origin; never forced.
+
+    Raises `git.GitError` with the next step: a rejected push means the branch moved while
+    fixbot ran; a refused one means the token lacks `contents: write`.
+    """
+    try:
+        git.run(repo, "push", "--quiet", "origin", f"{source}:refs/heads/{branch}", env=env)
+    except git.GitError as exc:
+        text = str(exc)
+        if "rejected" in text or "non-fast-forward" in text or "fetch first" in text:
+            hint = f"`{branch}` moved while fixbot ran; re-run the workflow on the new head"
+        else:
+            hint = "check that the job has `permissions: contents: write` and the token may push"
+        raise git.GitError(f"pushing to {branch} failed: {hint}.\n{text}") from exc
+
+
+def patch(repo: Path, start: str) -> str:
+    """The diff from `start` to HEAD, bounded to `PATCH_LIMIT_CHARS`."""
+    text = git.run(repo, "diff", "--binary", start, "HEAD")
+    if len(text) > PATCH_LIMIT_CHARS:
+        return text[:PATCH_LIMIT_CHARS] + "\n[patch truncated: see the job summary]\n"
+    return text
+
+
+def tracked_files(repo: Path) -> list[str]:
+    """Repository-relative paths of tracked files."""
+    return git.run(repo, "ls-files").splitlines()

@@ -1,0 +1,163 @@
+"""The event that started the workflow, parsed from `GITHUB_EVENT_PATH` into an `Event`.
+
+Payload shapes: https://docs.github.com/en/webhooks/webhook-events-and-payloads (examples in
+the npm package `@octokit/webhooks-examples`). Only the fields fixbot decides on are kept.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from fixbot.settings import ConfigError
+
+SUPPORTED = (
+    "pull_request",
+    "push",
+    "workflow_dispatch",
+    "schedule",
+    "workflow_run",
+    "issue_comment",
+)
+
+
+class PullRequest(BaseModel):
+    """The pull request an event is about; `head_repo` is None when the fork was deleted."""
+
+    number: int
+    state: str
+    head_ref: str
+    head_sha: str
+    head_repo: str | None
+    base_ref: str
+
+
+class Event(BaseModel):
+    """What fixbot needs from the event payload and the `GITHUB_*` variables.
+
+    `branch` and `sha` are what to fix (a PR's head, a pushed branch, a failed run's head);
+    `head_repo` is the repository holding `branch` (differs from `repository` for forks).
+    """
+
+    name: str
+    action: str | None = None
+    repository: str
+    default_branch: str | None = None
+    branch: str | None = None
+    sha: str | None = None
+    head_repo: str | None = None
+    pull_request: PullRequest | None = None
+    run_conclusion: str | None = None  # workflow_run only
+    comment_issue: int | None = None  # issue_comment only
+
+    @property
+    def fork(self) -> bool:
+        """True when the code to fix lives in another repository (a fork)."""
+        return self.head_repo is not None and self.head_repo.lower() != self.repository.lower()
+
+
+def _pull_request(raw: Mapping[str, Any], repository: str) -> PullRequest:
+    head, base = raw.get("head") or {}, raw.get("base") or {}
+    head_repo = head.get("repo") or None
+    full = head_repo.get("full_name") if head_repo else None
+    if head_repo and not full:  # workflow_run's pull_requests carry repo urls, not names
+        full = "/".join(str(head_repo.get("url", "")).rstrip("/").split("/")[-2:])
+    return PullRequest(
+        number=int(raw["number"]),
+        state=str(raw.get("state", "open")),
+        head_ref=str(head.get("ref", "")),
+        head_sha=str(head.get("sha", "")),
+        head_repo=full or (None if head_repo is None else repository),
+        base_ref=str(base.get("ref", "")),
+    )
+
+
+def _branch_of(ref: str | None) -> str | None:
+    if ref and ref.startswith("refs/heads/"):
+        return ref.removeprefix("refs/heads/")
+    return None
+
+
+def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
+    """Build the `Event` of workflow event `name` from its webhook `payload`.
+
+    `env` supplies `GITHUB_REPOSITORY`, `GITHUB_REF` and `GITHUB_SHA` where the payload has
+    none (schedule). Raises `ConfigError` when the payload lacks what the event must carry.
+    """
+    repo_raw = payload.get("repository") or {}
+    repository = str(repo_raw.get("full_name") or env.get("GITHUB_REPOSITORY", ""))
+    if not repository:
+        raise ConfigError(["no repository in the event payload or GITHUB_REPOSITORY"])
+    base = Event(
+        name=name,
+        action=payload.get("action"),
+        repository=repository,
+        default_branch=repo_raw.get("default_branch"),
+        branch=_branch_of(payload.get("ref") or env.get("GITHUB_REF")),
+        sha=payload.get("after") or env.get("GITHUB_SHA") or None,
+        head_repo=repository,
+    )
+    try:
+        return _specialize(base, payload, repository)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(
+            [f"the {name} event payload lacks {exc}; is GITHUB_EVENT_PATH right?"]
+        ) from exc
+
+
+def _specialize(base: Event, payload: Mapping[str, Any], repository: str) -> Event:
+    if base.name == "pull_request":
+        pr = _pull_request(payload["pull_request"], repository)
+        return base.model_copy(
+            update={
+                "pull_request": pr,
+                "branch": pr.head_ref,
+                "sha": pr.head_sha,
+                "head_repo": pr.head_repo,
+            }
+        )
+    if base.name == "workflow_run":
+        return _workflow_run(base, payload["workflow_run"], repository)
+    if base.name == "issue_comment":
+        return base.model_copy(update={"comment_issue": int(payload["issue"]["number"])})
+    return base
+
+
+def _workflow_run(base: Event, run: Mapping[str, Any], repository: str) -> Event:
+    head_repo = (run.get("head_repository") or {}).get("full_name") or repository
+    pulls = [_pull_request(raw, repository) for raw in run.get("pull_requests") or []]
+    return base.model_copy(
+        update={
+            "branch": run["head_branch"],
+            "sha": run["head_sha"],
+            "head_repo": head_repo,
+            "run_conclusion": run.get("conclusion"),
+            "pull_request": pulls[0] if pulls and head_repo == repository else None,
+        }
+    )
+
+
+def load_event(env: Mapping[str, str]) -> Event:
+    """Read `GITHUB_EVENT_NAME` and the JSON at `GITHUB_EVENT_PATH`; `ConfigError` if absent."""
+    name = env.get("GITHUB_EVENT_NAME", "")
+    path = env.get("GITHUB_EVENT_PATH", "")
+    if not name or not path:
+        raise ConfigError(
+            [
+                "GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set: run `fixbot action` "
+                "in GitHub Actions, or `fixbot run` locally"
+            ]
+        )
+    try:
+        payload = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ConfigError(
+            [f"GITHUB_EVENT_PATH {path}: cannot read the event payload ({exc})"]
+        ) from exc
+    if not isinstance(payload, dict):
+        raise ConfigError([f"GITHUB_EVENT_PATH {path}: the payload is not a JSON object"])
+    return parse_event(name, payload, env)

@@ -1,0 +1,135 @@
+"""The publish plan: a pure decision of where a run's result goes.
+
+Rules (issue 4): a verified fix on a same-repository PR is pushed to its head branch (never
+forced); elsewhere it goes to a new `fixbot/<branch>-<run id>` branch and a pull request into
+the original branch; nothing is pushed straight to the default branch. An escalation opens a
+draft pull request holding the best attempt, or, with nothing worth keeping, puts the report in
+the PR's status comment (PR events) or in one `fixbot` issue per branch (other events). A fork
+PR only ever gets a comment (with the patch).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from fixbot.github.event import Event
+from fixbot.github.gates import gate_default_branch_push
+from fixbot.models import OutcomeKind
+from fixbot.settings import OnEscalation, OnSuccess
+
+LABEL = "fixbot"
+
+
+class PullRequestPlan(BaseModel):
+    """A pull request to open from `head` into `base`."""
+
+    base: str
+    head: str
+    draft: bool = False
+
+
+class Plan(BaseModel):
+    """What to publish. `source` is `head` (the fixed HEAD) or `snapshot` (the best attempt).
+
+    `push_branch` is an existing branch to fast-forward; `new_branch` a branch to create;
+    `comment_pr` the PR whose status comment is written (`comment_create` False: only edit an
+    existing one); `issue_branch` the branch whose escalation issue is created or updated;
+    `patch` asks for the diff in the comment (forks).
+    """
+
+    source: str | None = None
+    push_branch: str | None = None
+    new_branch: str | None = None
+    pull_request: PullRequestPlan | None = None
+    comment_pr: int | None = None
+    comment_create: bool = True
+    issue_branch: str | None = None
+    patch: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+
+class PlanInput(BaseModel):
+    """The facts the plan is decided from."""
+
+    event: Event
+    outcome: OutcomeKind
+    on_success: OnSuccess
+    on_escalation: OnEscalation
+    patch_only: bool
+    has_commits: bool  # HEAD is ahead of the start sha
+    best_snapshot: str | None
+    run_id: str
+
+
+def fixbot_branch(branch: str, run_id: str) -> str:
+    """The branch fixbot publishes to: `fixbot/<branch>-<run id>`."""
+    return f"fixbot/{branch}-{run_id}"
+
+
+def make_plan(facts: PlanInput) -> Plan:
+    """Decide where the result of a finished run goes (see the module docstring)."""
+    if facts.outcome in (OutcomeKind.REFUSED, OutcomeKind.ERROR):
+        return Plan()
+    pr = facts.event.pull_request
+    base = Plan(comment_pr=pr.number if pr else None)
+    if facts.outcome is OutcomeKind.FIXED and facts.has_commits:
+        return _fixed(facts, base)
+    if facts.outcome is OutcomeKind.ESCALATED:
+        return _escalated(facts, base)
+    return base.model_copy(update={"comment_create": False})
+
+
+def _fixed(facts: PlanInput, plan: Plan) -> Plan:
+    event, branch = facts.event, facts.event.branch or ""
+    if facts.patch_only:
+        return plan.model_copy(
+            update={
+                "patch": True,
+                "notes": ["the fix is offered as a patch: fixbot never pushes to a fork"],
+            }
+        )
+    mode = facts.on_success
+    if mode is OnSuccess.NONE:
+        return plan.model_copy(update={"notes": ["`on-success: none`: the fix was not published"]})
+    if mode is OnSuccess.AUTO:
+        mode = OnSuccess.PUSH if event.pull_request else OnSuccess.PULL_REQUEST
+    if mode is OnSuccess.PUSH and gate_default_branch_push(branch, event.default_branch):
+        plan = plan.model_copy(
+            update={
+                "notes": [
+                    f"`{branch}` is the default branch: a pull request is opened instead of a push"
+                ]
+            }
+        )
+        mode = OnSuccess.PULL_REQUEST
+    if mode is OnSuccess.PUSH:
+        return plan.model_copy(update={"source": "head", "push_branch": branch})
+    head = fixbot_branch(branch, facts.run_id)
+    return plan.model_copy(
+        update={
+            "source": "head",
+            "new_branch": head,
+            "pull_request": PullRequestPlan(base=branch, head=head),
+        }
+    )
+
+
+def _escalated(facts: PlanInput, plan: Plan) -> Plan:
+    branch = facts.event.branch or ""
+    mode = facts.on_escalation
+    if mode is OnEscalation.NONE:
+        return plan.model_copy(
+            update={
+                "comment_create": False,
+                "notes": ["`on-escalation: none`: the report is only in this summary"],
+            }
+        )
+    if mode is OnEscalation.PULL_REQUEST and facts.best_snapshot and not facts.patch_only:
+        head = fixbot_branch(branch, facts.run_id)
+        pull = PullRequestPlan(base=branch, head=head, draft=True)
+        return plan.model_copy(
+            update={"source": "snapshot", "new_branch": head, "pull_request": pull}
+        )
+    if plan.comment_pr is not None:
+        return plan
+    return plan.model_copy(update={"issue_branch": branch})

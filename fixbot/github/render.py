@@ -1,0 +1,146 @@
+"""Markdown bodies fixbot writes on GitHub: the status comment, PR and issue bodies, the summary.
+
+All pure. Bodies stay under GitHub's 65,536-character limit for issue, pull request and comment
+bodies (the REST API answers 422 "body is too long" beyond it), cut with a pointer to the job
+summary where the whole report is.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from fixbot.models import Outcome, OutcomeKind
+
+BODY_LIMIT = 65_536
+STATUS_MARKER = "<!-- fixbot:status -->"
+TOKEN_NOTE = (
+    "Commits pushed with the workflow's `GITHUB_TOKEN` do not start new workflow runs, so the "
+    "checks of this pull request will not re-run by themselves: push an empty commit, re-run the "
+    "workflow, or give fixbot a GitHub App token or a fine-grained PAT (`github-token:` input)."
+)
+TITLES = {
+    OutcomeKind.PASSED: "✅ fixbot: the check passes",
+    OutcomeKind.FIXED: "🔧 fixbot fixed the check",
+    OutcomeKind.ESCALATED: "🛑 fixbot could not fix the check",
+    OutcomeKind.REFUSED: "⏭️ fixbot did not run",
+    OutcomeKind.ERROR: "⚠️ fixbot hit an error",
+}
+
+
+class Links(BaseModel):
+    """URLs of what a run published, and of the run itself."""
+
+    run_url: str
+    commit_url: str | None = None
+    pr_url: str | None = None
+    issue_url: str | None = None
+    branch: str | None = None
+    pushed_with_github_token: bool = False
+
+
+class Report(BaseModel):
+    """What the bodies show: the outcome, the engine's markdown report, notes, a patch."""
+
+    outcome: Outcome
+    report: str = ""
+    notes: list[str] = Field(default_factory=list)
+    patch: str | None = None
+    links: Links
+
+
+def issue_marker(branch: str) -> str:
+    """The hidden marker identifying the one escalation issue of `branch`."""
+    return f"<!-- fixbot:escalation branch={branch} -->"
+
+
+def bound(body: str, run_url: str, limit: int = BODY_LIMIT) -> str:
+    """Cut `body` to fit `limit` characters, ending with a pointer to the run's summary."""
+    if len(body) <= limit:
+        return body
+    tail = (
+        f"\n\n… truncated: GitHub limits bodies to {limit:,} characters; "
+        f"the full report is in the [job summary]({run_url}).\n"
+    )
+    return body[: limit - len(tail)] + tail
+
+
+def _facts(data: Report) -> list[str]:
+    out, links = data.outcome, data.links
+    lines = [f"**{out.outcome.value}**: {out.reason}", ""]
+    lines.append(f"- attempts: {out.attempts}")
+    if out.cost_usd is not None:
+        lines.append(f"- model cost: ${out.cost_usd:.4f}")
+    for label, url in (
+        ("commit", links.commit_url),
+        ("pull request", links.pr_url),
+        ("issue", links.issue_url),
+    ):
+        if url:
+            lines.append(f"- {label}: {url}")
+    if links.branch:
+        lines.append(f"- branch: `{links.branch}`")
+    lines.append(f"- run: {links.run_url}")
+    lines.extend(f"- note: {note}" for note in data.notes)
+    return lines
+
+
+def _details(title: str, text: str, fence: str = "") -> list[str]:
+    if not text.strip():
+        return []
+    body = f"```{fence}\n{text.rstrip()}\n```" if fence else text.rstrip()
+    return ["", f"<details><summary>{title}</summary>", "", body, "", "</details>"]
+
+
+def status_comment(data: Report) -> str:
+    """The one status comment of a pull request (found again by `STATUS_MARKER`)."""
+    lines = [STATUS_MARKER, f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    if data.links.pushed_with_github_token:
+        lines += ["", f"> {TOKEN_NOTE}"]
+    if data.patch:
+        lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
+        lines += _details("patch", data.patch, "diff")
+    lines += _details("report", data.report)
+    return bound("\n".join(lines) + "\n", data.links.run_url)
+
+
+def pull_request_body(data: Report) -> str:
+    """The body of the pull request fixbot opens (a fix, or a draft escalation)."""
+    lines = [f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    if data.outcome.outcome is OutcomeKind.ESCALATED:
+        lines += [
+            "",
+            "This draft holds fixbot's best attempt (fewest failures); it does not pass the check.",
+            "",
+        ]
+        lines.append(data.report)
+    else:
+        lines += ["", f"> {TOKEN_NOTE}", *_details("report", data.report)]
+    return bound("\n".join(lines) + "\n", data.links.run_url)
+
+
+def issue_title(branch: str) -> str:
+    """The title of the escalation issue of `branch`."""
+    return f"fixbot: the check fails on `{branch}`"
+
+
+def issue_body(data: Report, branch: str) -> str:
+    """The body of the escalation issue of `branch` (replaced on every escalated run)."""
+    lines = [
+        issue_marker(branch),
+        f"### {TITLES[data.outcome.outcome]}",
+        "",
+        *_facts(data),
+        "",
+        data.report,
+    ]
+    return bound("\n".join(lines) + "\n", data.links.run_url)
+
+
+def summary(data: Report) -> str:
+    """The job summary (bounded to 1 MiB by `workflow.write_summary`)."""
+    lines = [f"## {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    if data.patch:
+        lines += ["", "### Patch", "", f"```diff\n{data.patch.rstrip()}\n```"]
+    if data.report.strip():
+        lines += ["", "### Report", "", data.report]
+    return "\n".join(lines) + "\n"

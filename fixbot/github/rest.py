@@ -1,0 +1,160 @@
+"""The GitHub REST adapter (PyGithub): pull requests, the status comment, escalation issues.
+
+Base URL from `GITHUB_API_URL` (GitHub Enterprise Server and local test servers work). 5xx
+answers, 429 and secondary rate limits are retried with exponential backoff by PyGithub's
+`GithubRetry` (a urllib3 `Retry`), which honours `Retry-After` and, for the primary rate limit,
+`x-ratelimit-reset` (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
+401/403/404 become `GitHubError` naming the permission the job needs.
+
+Routes called (checked against @octokit/openapi in tests/test_github_routes.py):
+POST /repos/{owner}/{repo}/pulls, POST /repos/{owner}/{repo}/issues/{issue_number}/labels,
+GET|POST /repos/{owner}/{repo}/issues/{issue_number}/comments,
+PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}, GET|POST /repos/{owner}/{repo}/issues,
+PATCH /repos/{owner}/{repo}/issues/{issue_number}.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from github import Auth, Github, GithubException, GithubRetry
+from github.Repository import Repository
+from urllib3 import Retry
+
+from fixbot.github.plan import LABEL, PullRequestPlan
+from fixbot.github.render import STATUS_MARKER, issue_marker
+
+CONTENTS = "contents: write"
+PULLS = "pull-requests: write"
+ISSUES = "issues: write"
+CREATE_PR_SETTING = (
+    'enable "Allow GitHub Actions to create and approve pull requests" under the repository\'s '
+    "(or organization's) Settings > Actions > General > Workflow permissions, or pass a GitHub "
+    "App token / PAT as `github-token`"
+)
+
+
+class GitHubError(RuntimeError):
+    """A GitHub API call failed for good; the message says what to change."""
+
+
+def default_retry(backoff_factor: float = 1.0, secondary_rate_wait: float = 60.0) -> Retry:
+    """Retry policy: 5 retries of 429/5xx/rate-limited 403 on GET, POST and PATCH.
+
+    Waits `backoff_factor * 2**n` seconds, or `Retry-After`, or until `x-ratelimit-reset`
+    (capped at 600 s); secondary limits without `Retry-After` wait `secondary_rate_wait` s.
+    """
+    return GithubRetry(
+        total=5,
+        backoff_factor=backoff_factor,
+        secondary_rate_wait=secondary_rate_wait,
+        max_rate_limit_wait=600,
+        status_forcelist=[429, *range(500, 600)],
+        allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
+    )
+
+
+def explain(exc: GithubException, action: str, permission: str) -> str:
+    """Turn an API error into a message naming the missing permission or setting."""
+    message = (
+        str((exc.data or {}).get("message", "")) if isinstance(exc.data, dict) else str(exc.data)
+    )
+    if exc.status == 401:
+        return (
+            f"GitHub refused the token (401) to {action}: check the `github-token` input "
+            "(expired or revoked?)"
+        )
+    if exc.status == 403 and "create or approve pull requests" in message:
+        return f"GitHub Actions may not {action} here (403: {message}): {CREATE_PR_SETTING}"
+    if exc.status in (403, 404):
+        return (
+            f"GitHub answered {exc.status} to {action} ({message}): the job needs "
+            f"`permissions: {permission}` (and the token must reach this repository)"
+        )
+    return f"GitHub answered {exc.status} to {action}: {message}; re-run the job, or report a bug"
+
+
+@contextmanager
+def mapped(action: str, permission: str) -> Iterator[None]:
+    """Raise `GitHubError` with `explain`'s message for any `GithubException` inside."""
+    try:
+        yield
+    except GithubException as exc:
+        raise GitHubError(explain(exc, action, permission)) from exc
+
+
+class GitHub:
+    """The repository's REST API. `repo` is a lazy PyGithub `Repository` (no request made)."""
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    @classmethod
+    def connect(
+        cls, token: str, api_url: str, repository: str, retry: Retry | None = None
+    ) -> GitHub:
+        """Client for `repository` (`owner/name`) at `api_url`; no request is made here.
+
+        PyGithub's client-side throttling is off: fixbot makes a handful of writes per run and
+        relies on the retry policy for secondary rate limits.
+        """
+        client = Github(
+            auth=Auth.Token(token),
+            base_url=api_url.rstrip("/"),
+            retry=retry or default_retry(),
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+            user_agent="fixbot",
+            lazy=True,
+        )
+        return cls(client.get_repo(repository))
+
+    def open_pull_request(self, plan: PullRequestPlan, title: str, body: str) -> str:
+        """Open the PR (labelled `fixbot`) and return its html URL."""
+        with mapped("open a pull request", PULLS):
+            pull = self.repo.create_pull(
+                base=plan.base, head=plan.head, title=title, body=body, draft=plan.draft
+            )
+        with mapped("label the pull request", ISSUES):
+            pull.add_to_labels(LABEL)
+        return str(pull.html_url)
+
+    def upsert_status_comment(self, number: int, body: str, create: bool = True) -> str | None:
+        """Edit fixbot's status comment on PR `number` (found by its marker), or create it.
+
+        With `create` False only an existing comment is edited. Returns the comment's URL, or
+        None when nothing was written.
+        """
+        issue = self.repo.get_issue(number)
+        with mapped("list the pull request's comments", ISSUES):
+            found = next(
+                (c for c in issue.get_comments() if c.body.startswith(STATUS_MARKER)), None
+            )
+        if found is not None:
+            with mapped("edit fixbot's status comment", ISSUES):
+                found.edit(body)
+            return str(found.html_url)
+        if not create:
+            return None
+        with mapped("comment on the pull request", ISSUES):
+            return str(issue.create_comment(body).html_url)
+
+    def upsert_issue(self, branch: str, title: str, body: str) -> str:
+        """Update the open `fixbot` issue of `branch` (found by its marker), or open one."""
+        marker = issue_marker(branch)
+        with mapped("list fixbot issues", ISSUES):
+            issues = self.repo.get_issues(state="open", labels=[LABEL])
+            found = next(
+                (i for i in issues if i.pull_request is None and (i.body or "").startswith(marker)),
+                None,
+            )
+        if found is not None:
+            with mapped("update the escalation issue", ISSUES):
+                found.edit(title=title, body=body)
+            return str(found.html_url)
+        with mapped("open an escalation issue", ISSUES):
+            return str(self.repo.create_issue(title=title, body=body, labels=[LABEL]).html_url)
+
+
+Connector = Callable[[str, str, str], GitHub]

@@ -1,0 +1,134 @@
+"""Workflow commands and files of a GitHub Actions step: outputs, summary, annotations, masks.
+
+Source: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands
+(`GITHUB_OUTPUT` with a heredoc delimiter for multiline values, `GITHUB_STEP_SUMMARY` limited to
+1 MiB per step, `::error file=,line=::`, `::add-mask::`, `::group::`).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from pydantic import BaseModel
+
+SUMMARY_LIMIT_BYTES = 1024 * 1024  # GitHub refuses a step summary over 1 MiB
+SUMMARY_MARGIN_BYTES = 4096  # room for the truncation note
+MAX_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations per step
+_LOCATION = re.compile(r"^(?P<path>[\w./-]+\.\w+):(?P<line>\d+)(?::(?P<col>\d+))?:?\s*(?P<msg>.*)$")
+
+
+class Annotation(BaseModel):
+    """An `::error::` annotation; `path` is relative to the repository root."""
+
+    path: str
+    line: int
+    column: int | None = None
+    message: str
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def mask(value: str, out: TextIO) -> None:
+    """Ask the runner to hide `value` in every later log line (`::add-mask::`)."""
+    if value:
+        out.write(f"::add-mask::{_escape_data(value)}\n")
+
+
+def error(message: str, out: TextIO, title: str | None = None) -> None:
+    """Write an `::error::` annotation without a location."""
+    prop = f" title={_escape_property(title)}" if title else ""
+    out.write(f"::error{prop}::{_escape_data(message)}\n")
+
+
+def annotate(annotation: Annotation, out: TextIO) -> None:
+    """Write an `::error file=,line=[,col=]::` annotation."""
+    props = f"file={_escape_property(annotation.path)},line={annotation.line}"
+    if annotation.column is not None:
+        props += f",col={annotation.column}"
+    out.write(f"::error {props}::{_escape_data(annotation.message)}\n")
+
+
+def group(title: str, out: TextIO) -> None:
+    """Open a collapsible log group (`::group::`); close it with `endgroup`."""
+    out.write(f"::group::{_escape_data(title)}\n")
+
+
+def endgroup(out: TextIO) -> None:
+    """Close the log group opened by `group`."""
+    out.write("::endgroup::\n")
+
+
+def format_outputs(values: Mapping[str, str]) -> str:
+    """Render outputs for `GITHUB_OUTPUT`, each as `name<<DELIM ... DELIM` (multiline-safe).
+
+    The delimiter is random and checked not to occur in the value, as GitHub advises.
+    """
+    parts: list[str] = []
+    for name, value in values.items():
+        delimiter = f"ghadelimiter_{secrets.token_hex(8)}"
+        while delimiter in value:  # pragma: no cover - 64 random bits
+            delimiter = f"ghadelimiter_{secrets.token_hex(8)}"
+        parts.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    return "".join(parts)
+
+
+def write_outputs(path: Path, values: Mapping[str, str]) -> None:
+    """Append the outputs to the `GITHUB_OUTPUT` file at `path`."""
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(format_outputs(values))
+
+
+def bound_summary(markdown: str, pointer: str, limit: int = SUMMARY_LIMIT_BYTES) -> str:
+    """Cut `markdown` so that it fits `limit` bytes (UTF-8), ending with `pointer` when cut."""
+    data = markdown.encode("utf-8")
+    if len(data) <= limit:
+        return markdown
+    keep = data[: limit - SUMMARY_MARGIN_BYTES].decode("utf-8", errors="ignore")
+    return keep + f"\n\n**[truncated: the summary is limited to 1 MiB]** {pointer}\n"
+
+
+def write_summary(path: Path, markdown: str, pointer: str) -> None:
+    """Append `markdown` to the `GITHUB_STEP_SUMMARY` file at `path`, bounded to 1 MiB in all."""
+    used = path.stat().st_size if path.exists() else 0
+    text = bound_summary(
+        markdown, pointer, max(SUMMARY_MARGIN_BYTES * 2, SUMMARY_LIMIT_BYTES - used)
+    )
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def find_annotations(
+    log: str, known_paths: Iterable[str], limit: int = MAX_ANNOTATIONS
+) -> list[Annotation]:
+    """Annotations for lines of a check log that start with `path:line[:col]:`.
+
+    Only paths in `known_paths` (repository-relative, e.g. `git ls-files`) are kept, so a path
+    inside a virtualenv or the standard library never becomes an annotation. Duplicates are
+    dropped; at most `limit` are returned.
+    """
+    known = set(known_paths)
+    found: list[Annotation] = []
+    seen: set[tuple[str, int]] = set()
+    for raw in log.splitlines():
+        match = _LOCATION.match(raw.strip())
+        if not match or match["path"].removeprefix("./") not in known:
+            continue
+        key = (match["path"].removeprefix("./"), int(match["line"]))
+        if key in seen:
+            continue
+        seen.add(key)
+        col = int(match["col"]) if match["col"] else None
+        found.append(Annotation(path=key[0], line=key[1], column=col, message=match["msg"] or raw))
+        if len(found) >= limit:
+            break
+    return found

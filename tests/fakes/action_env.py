@@ -1,0 +1,195 @@
+"""A GitHub-Actions-like sandbox for end-to-end tests of `fixbot action` in a subprocess.
+
+`ActionSandbox` builds a bare `origin` repository, a workspace cloned from it the way
+actions/checkout leaves it (a PR's merge commit detached, or the pushed branch), an event
+payload from `tests/data/events/` adjusted to the sandbox, and the runner's variables
+(`GITHUB_*`, `INPUT_*`, `GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`, an isolated `HOME`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.repo import git, write_files
+
+EVENTS = Path(__file__).resolve().parent.parent / "data" / "events"
+REPOSITORY = "Codertocat/Hello-World"
+ACTION_YML = Path(__file__).resolve().parent.parent.parent / "action.yml"
+TOKEN = "ghs_0123456789abcdefFAKEtoken"
+RUN_ID = "77"
+
+
+def action_inputs() -> dict[str, Any]:
+    """The `inputs:` of action.yml (name -> its mapping: description, required, default)."""
+    data = yaml.safe_load(ACTION_YML.read_text(encoding="utf-8"))
+    return dict(data["inputs"])
+
+
+def load_event(name: str) -> dict[str, Any]:
+    """A vendored webhook payload (see tests/data/README.md)."""
+    data: dict[str, Any] = json.loads((EVENTS / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def parse_outputs(text: str) -> dict[str, str]:
+    """Parse a `GITHUB_OUTPUT` file written with `name<<DELIM` heredocs."""
+    found: dict[str, str] = {}
+    for match in re.finditer(r"^([\w-]+)<<(\S+)\n(.*?)\n\2$", text, re.S | re.M):
+        found[match[1]] = match[3]
+    return found
+
+
+@dataclass
+class ActionRun:
+    """A finished `fixbot action` subprocess and the files it wrote."""
+
+    code: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]
+    summary: str
+
+
+class ActionSandbox:
+    """Repositories, an event and an environment under `root`, against `github`."""
+
+    def __init__(self, root: Path, github: FakeGitHub) -> None:
+        self.root = root
+        self.github = github
+        self.origin = root / "origin.git"
+        self.seed = root / "seed"
+        self.runs = 0
+        git(root, "init", "-q", "--bare", "-b", "main", str(self.origin))
+        git(root, "clone", "-q", str(self.origin), str(self.seed))
+
+    def commit(self, branch: str, files: dict[str, str], message: str, base: str = "main") -> str:
+        """Commit `files` on `branch` (created from `base` when new) and push it to origin."""
+        git(self.seed, "fetch", "-q", "origin")
+        if self.origin_sha(branch):
+            git(self.seed, "checkout", "-q", "-B", branch, f"origin/{branch}")
+        elif self.origin_sha(base):
+            git(self.seed, "checkout", "-q", "-B", branch, f"origin/{base}")
+        else:
+            git(self.seed, "checkout", "-q", "--orphan", branch)
+        write_files(self.seed, files)
+        git(self.seed, "add", "-A")
+        git(self.seed, "commit", "-q", "-m", message)
+        git(self.seed, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
+        return git(self.seed, "rev-parse", "HEAD")
+
+    def origin_sha(self, branch: str) -> str | None:
+        """The sha of `branch` in origin, or None."""
+        out = git(self.origin, "for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}")
+        return out or None
+
+    def workspace(self, branch: str, merge_into: str | None = None) -> Path:
+        """A fresh clone set up like actions/checkout: `branch`, or its merge into `merge_into`."""
+        self.runs += 1
+        path = self.root / f"workspace{self.runs}"
+        git(self.root, "clone", "-q", str(self.origin), str(path))
+        if merge_into is None:
+            git(path, "checkout", "-q", branch)
+            return path
+        git(path, "checkout", "-q", "--detach", f"origin/{merge_into}")
+        git(path, "merge", "-q", "--no-ff", "-m", "Merge into merge ref", f"origin/{branch}")
+        return path
+
+    def pull_request_event(
+        self, branch: str, sha: str, head_repo: str = REPOSITORY, number: int = 2
+    ) -> dict[str, Any]:
+        """pull_request.opened adjusted: head `branch`@`sha` from `head_repo`, base main."""
+        event = load_event("pull_request.opened")
+        event["repository"]["default_branch"] = "main"
+        event["number"] = number
+        pr = event["pull_request"]
+        pr.update({"number": number, "state": "open"})
+        pr["head"].update(
+            {"ref": branch, "sha": sha, "label": f"{head_repo.split('/')[0]}:{branch}"}
+        )
+        pr["head"]["repo"]["full_name"] = head_repo
+        pr["base"]["ref"] = "main"
+        state = self.github.repo(REPOSITORY)
+        if not any(i["number"] == number for i in state.issues):
+            state.issues.append(
+                self.github.issue_json(state, number, {"title": "Update the README"}, pull=True)
+            )
+        return event
+
+    def push_event(self, branch: str, sha: str) -> dict[str, Any]:
+        """push adjusted: `branch`@`sha`, default branch main."""
+        event = load_event("push")
+        event.update({"ref": f"refs/heads/{branch}", "after": sha})
+        event["repository"]["default_branch"] = "main"
+        return event
+
+    def env(
+        self, event_name: str, event: dict[str, Any], workspace: Path, inputs: dict[str, str]
+    ) -> dict[str, str]:
+        """The runner's variables for one step: every action.yml input is set, to its default
+        (`${{ github.token }}` becomes `TOKEN`) unless `inputs` gives it."""
+        n = self.runs
+        event_path = self.root / f"event{n}.json"
+        event_path.write_text(json.dumps(event), encoding="utf-8")
+        home = self.root / f"home{n}"
+        home.mkdir(exist_ok=True)
+        base = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("GIT_", "INPUT_", "GITHUB_", "FIXBOT_"))
+        }
+        env = {
+            **base,
+            "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": event_name,
+            "GITHUB_EVENT_PATH": str(event_path),
+            "GITHUB_REPOSITORY": REPOSITORY,
+            "GITHUB_WORKSPACE": str(workspace),
+            "GITHUB_API_URL": self.github.url,
+            "GITHUB_GRAPHQL_URL": self.github.url + "/graphql",
+            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_RUN_ID": RUN_ID,
+            "GITHUB_OUTPUT": str(self.root / f"output{n}"),
+            "GITHUB_STEP_SUMMARY": str(self.root / f"summary{n}.md"),
+        }
+        for name, spec in action_inputs().items():
+            default = str(spec.get("default", ""))
+            env["INPUT_" + name.upper()] = TOKEN if "github.token" in default else default
+        env.update({"INPUT_" + k.upper(): v for k, v in inputs.items()})
+        return env
+
+    def run(self, env: dict[str, str], timeout: float = 120) -> ActionRun:
+        """Run `python -m fixbot action` in the workspace with `env`."""
+        done = subprocess.run(
+            [sys.executable, "-m", "fixbot", "action"],
+            cwd=env["GITHUB_WORKSPACE"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        output = Path(env["GITHUB_OUTPUT"])
+        summary = Path(env["GITHUB_STEP_SUMMARY"])
+        return ActionRun(
+            done.returncode,
+            done.stdout,
+            done.stderr,
+            parse_outputs(output.read_text(encoding="utf-8")) if output.exists() else {},
+            summary.read_text(encoding="utf-8") if summary.exists() else "",
+        )

@@ -1,0 +1,380 @@
+"""A fake GitHub REST server on 127.0.0.1: pull requests, issues, comments and labels.
+
+It keeps state per repository (`FakeGitHub.repos["owner/name"]`), records every request in
+`requests` (method, path, matched route template, query, JSON body, headers) and answers 404 to
+any route it does not know (recorded in `unmatched`). Route templates are written exactly as in
+GitHub's OpenAPI description so tests can check them against `tests/data/github-rest-routes.txt`.
+`fail(method, route, status, times, headers, body)` makes the next `times` matching requests fail.
+
+    with FakeGitHub() as gh:
+        env["GITHUB_API_URL"] = gh.url
+        ...
+        assert gh.repo("o/r").pulls[0]["head"]["ref"] == "fixbot/main-1"
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+Json = dict[str, Any]
+
+
+@dataclass
+class Recorded:
+    """One request the server received."""
+
+    method: str
+    path: str
+    route: str | None  # the matched "METHOD /template", None when unmatched
+    query: dict[str, list[str]]
+    body: Any
+    headers: dict[str, str]
+
+
+@dataclass
+class Failure:
+    """A scripted failure for the next `times` requests to `method route`."""
+
+    method: str
+    route: str
+    status: int
+    times: int
+    headers: dict[str, str]
+    body: Json
+
+
+@dataclass
+class RepoState:
+    """A repository's pull requests, issues (sharing one number space), comments and labels."""
+
+    name: str
+    pulls: list[Json] = field(default_factory=list)
+    issues: list[Json] = field(default_factory=list)
+    comments: list[Json] = field(default_factory=list)
+    next_number: int = 100
+
+
+class FakeGitHub:
+    """The server; `url` is its base URL (use it as `GITHUB_API_URL`)."""
+
+    def __init__(self) -> None:
+        self.repos: dict[str, RepoState] = {}
+        self.requests: list[Recorded] = []
+        self.unmatched: list[Recorded] = []
+        self.failures: list[Failure] = []
+        self.ids = iter(range(1000, 10**9))
+        self.lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeGitHub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def repo(self, name: str) -> RepoState:
+        """The state of repository `owner/name`, created empty on first use."""
+        return self.repos.setdefault(name.lower(), RepoState(name))
+
+    def fail(
+        self,
+        method: str,
+        route: str,
+        status: int,
+        times: int = 1,
+        headers: dict[str, str] | None = None,
+        body: Json | None = None,
+    ) -> None:
+        """Answer the next `times` requests to `method route` with `status`."""
+        message = {"message": f"scripted {status}"} if body is None else body
+        self.failures.append(Failure(method, route, status, times, headers or {}, message))
+
+    def routes_called(self) -> set[str]:
+        """`METHOD /route/template` of every matched request."""
+        return {r.route for r in self.requests if r.route}
+
+    # ---- helpers used by the handlers
+
+    def _base(self, repo: RepoState) -> str:
+        return f"{self.url}/repos/{repo.name}"
+
+    def _html(self, repo: RepoState, kind: str, number: int) -> str:
+        return f"https://github.example/{repo.name}/{kind}/{number}"
+
+    def _number(self, repo: RepoState) -> int:
+        repo.next_number += 1
+        return repo.next_number
+
+    def issue_json(self, repo: RepoState, number: int, body: Json, pull: bool = False) -> Json:
+        """A new issue (or a pull request's issue side) as the REST API shapes it."""
+        base = self._base(repo)
+        item: Json = {
+            "id": next(self.ids),
+            "node_id": f"I_{number}",
+            "number": number,
+            "url": f"{base}/issues/{number}",
+            "html_url": self._html(repo, "pull" if pull else "issues", number),
+            "comments_url": f"{base}/issues/{number}/comments",
+            "labels_url": f"{base}/issues/{number}/labels{{/name}}",
+            "title": body.get("title", ""),
+            "body": body.get("body"),
+            "state": "open",
+            "labels": [{"name": name} for name in body.get("labels", [])],
+            "user": {"login": "github-actions[bot]", "type": "Bot"},
+        }
+        if pull:
+            item["pull_request"] = {"url": f"{base}/pulls/{number}"}
+        return item
+
+
+Handler = Callable[
+    [FakeGitHub, RepoState, dict[str, str], Json, dict[str, list[str]]], tuple[int, Any]
+]
+
+
+def _find(items: list[Json], number: int) -> Json | None:
+    return next((i for i in items if i["number"] == number), None)
+
+
+def _create_pull(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    for key in ("base", "head", "title"):
+        if not body.get(key):
+            return 422, {
+                "message": "Validation Failed",
+                "errors": [{"field": key, "code": "missing_field"}],
+            }
+    if any(p["head"]["ref"] == body["head"] and p["state"] == "open" for p in repo.pulls):
+        return 422, {"message": f"A pull request already exists for {body['head']}."}
+    number = gh._number(repo)
+    issue = gh.issue_json(repo, number, body, pull=True)
+    repo.issues.append(issue)
+    pull = {
+        **issue,
+        "url": f"{gh._base(repo)}/pulls/{number}",
+        "issue_url": f"{gh._base(repo)}/issues/{number}",
+        "draft": bool(body.get("draft", False)),
+        "head": {"ref": body["head"], "label": body["head"], "sha": "0" * 40},
+        "base": {"ref": body["base"], "label": body["base"], "sha": "0" * 40},
+    }
+    repo.pulls.append(pull)
+    return 201, pull
+
+
+def _list_pulls(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    state = q.get("state", ["open"])[0]
+    return 200, [p for p in repo.pulls if state == "all" or p["state"] == state]
+
+
+def _get_pull(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    pull = _find(repo.pulls, int(args["pull_number"]))
+    return (200, pull) if pull else (404, {"message": "Not Found"})
+
+
+def _get_issue(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    issue = _find(repo.issues, int(args["issue_number"]))
+    return (200, issue) if issue else (404, {"message": "Not Found"})
+
+
+def _edit_issue(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    issue = _find(repo.issues, int(args["issue_number"]))
+    if issue is None:
+        return 404, {"message": "Not Found"}
+    issue.update({k: v for k, v in body.items() if k in ("title", "body", "state")})
+    return 200, issue
+
+
+def _list_issues(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    state = q.get("state", ["open"])[0]
+    wanted = set(filter(None, q.get("labels", [""])[0].split(",")))
+    found = [
+        i
+        for i in repo.issues
+        if (state == "all" or i["state"] == state)
+        and wanted <= {lab["name"] for lab in i["labels"]}
+    ]
+    return 200, found
+
+
+def _create_issue(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    if not body.get("title"):
+        return 422, {"message": "Validation Failed"}
+    issue = gh.issue_json(repo, gh._number(repo), body)
+    repo.issues.append(issue)
+    return 201, issue
+
+
+def _add_labels(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    issue = _find(repo.issues, int(args["issue_number"]))
+    if issue is None:
+        return 404, {"message": "Not Found"}
+    given = body if isinstance(body, list) else body.get("labels", [])  # OpenAPI: oneOf both
+    names = {lab["name"] for lab in issue["labels"]} | {str(n) for n in given}
+    issue["labels"] = [{"name": name} for name in sorted(names)]
+    for pull in repo.pulls:
+        if pull["number"] == issue["number"]:
+            pull["labels"] = issue["labels"]
+    return 200, issue["labels"]
+
+
+def _list_comments(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    number = int(args["issue_number"])
+    if _find(repo.issues, number) is None:
+        return 404, {"message": "Not Found"}
+    return 200, [c for c in repo.comments if c["issue_number"] == number]
+
+
+def _create_comment(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    number = int(args["issue_number"])
+    if _find(repo.issues, number) is None:
+        return 404, {"message": "Not Found"}
+    if len(body.get("body", "")) > 65_536:
+        return 422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
+    cid = next(gh.ids)
+    comment = {
+        "id": cid,
+        "issue_number": number,
+        "url": f"{gh._base(repo)}/issues/comments/{cid}",
+        "html_url": f"{gh._html(repo, 'pull', number)}#issuecomment-{cid}",
+        "body": body.get("body", ""),
+        "user": {"login": "github-actions[bot]", "type": "Bot"},
+    }
+    repo.comments.append(comment)
+    return 201, comment
+
+
+def _edit_comment(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    comment = next((c for c in repo.comments if c["id"] == int(args["comment_id"])), None)
+    if comment is None:
+        return 404, {"message": "Not Found"}
+    if len(body.get("body", "")) > 65_536:
+        return 422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
+    comment["body"] = body.get("body", "")
+    return 200, comment
+
+
+ROUTES: dict[str, Handler] = {
+    "GET /repos/{owner}/{repo}/pulls": _list_pulls,
+    "POST /repos/{owner}/{repo}/pulls": _create_pull,
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}": _get_pull,
+    "GET /repos/{owner}/{repo}/issues": _list_issues,
+    "POST /repos/{owner}/{repo}/issues": _create_issue,
+    "GET /repos/{owner}/{repo}/issues/{issue_number}": _get_issue,
+    "PATCH /repos/{owner}/{repo}/issues/{issue_number}": _edit_issue,
+    "POST /repos/{owner}/{repo}/issues/{issue_number}/labels": _add_labels,
+    "GET /repos/{owner}/{repo}/issues/{issue_number}/comments": _list_comments,
+    "POST /repos/{owner}/{repo}/issues/{issue_number}/comments": _create_comment,
+    "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}": _edit_comment,
+}
+
+
+def _pattern(route: str) -> re.Pattern[str]:
+    method, path = route.split(" ", 1)
+    regex = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", path)
+    return re.compile(f"^{method} {regex}$")
+
+
+_COMPILED = [(route, _pattern(route), handler) for route, handler in ROUTES.items()]
+
+
+def match(method: str, path: str) -> tuple[str, dict[str, str], Handler] | None:
+    """The route template, path arguments and handler for a request, or None."""
+    for route, pattern, handler in _COMPILED:
+        found = pattern.match(f"{method} {path}")
+        if found:
+            return route, found.groupdict(), handler
+    return None
+
+
+def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def _serve(self) -> None:
+            parts = urlsplit(self.path)
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            body = json.loads(raw) if raw else {}
+            found = match(self.command, parts.path)
+            record = Recorded(
+                self.command,
+                parts.path,
+                found[0] if found else None,
+                parse_qs(parts.query),
+                body,
+                dict(self.headers.items()),
+            )
+            with gh.lock:
+                gh.requests.append(record)
+                status, payload, headers = _answer(gh, found, record)
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+    return Handler
+
+
+def _answer(gh: FakeGitHub, found: Any, record: Recorded) -> tuple[int, Any, dict[str, str]]:
+    if found is None:
+        gh.unmatched.append(record)
+        return 404, {"message": "Not Found (fake GitHub has no such route)"}, {}
+    route, args, handler = found
+    for failure in gh.failures:
+        if failure.times > 0 and route == f"{failure.method} {failure.route}":
+            failure.times -= 1
+            return failure.status, failure.body, failure.headers
+    repo = gh.repo(f"{args['owner']}/{args['repo']}")
+    try:
+        status, payload = handler(gh, repo, args, record.body, record.query)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a bad request body
+        return 400, {"message": f"fake GitHub could not handle the request: {exc!r}"}, {}
+    return status, payload, {}
+
+
+@pytest.fixture
+def github_server() -> Iterator[FakeGitHub]:
+    """A running `FakeGitHub`, shut down after the test."""
+    with FakeGitHub() as server:
+        yield server
