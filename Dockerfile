@@ -5,7 +5,7 @@ FROM python:3.11-slim-bookworm
 
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install --yes --no-install-recommends git ca-certificates \
+    && apt-get install --yes --no-install-recommends git ca-certificates tini \
     && rm -rf /var/lib/apt/lists/*
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -20,4 +20,6 @@ COPY fixbot ./fixbot
 RUN pip install --constraint constraints.txt . \
     && fixbot --version
 
-ENTRYPOINT ["fixbot", "action"]
+# tini runs as PID 1 and reaps orphaned grandchildren of the check, which fixbot (not PID 1)
+# kills but cannot reap.
+ENTRYPOINT ["/usr/bin/tini", "--", "fixbot", "action"]

@@ -34,7 +34,7 @@ from fixbot.models import (
     Phase,
 )
 from fixbot.progress import Progress
-from fixbot.redact import Redactor
+from fixbot.redact import Redactor, redact_file
 from fixbot.report import write_report
 from fixbot.runner import run_check
 from fixbot.settings import ConfigError, Settings
@@ -338,6 +338,7 @@ class Run:
         attempt.check_duration_s += result.duration_s
         attempt.transient_retries = retry_index
         attempt.log_path = str(log.relative_to(self.repo))
+        redact_file(log, self.redactor)
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             self.failures.pop(attempt.number, None)

@@ -12,9 +12,11 @@ Two sources of secrets are masked with `[REDACTED]`:
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 MASK = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
@@ -57,3 +59,24 @@ class Redactor:
     def redact(self, text: str) -> str:
         """`text` with every secret value and token shape replaced by `[REDACTED]`."""
         return self.pattern.sub(MASK, text)
+
+
+def redact_file(path: Path, redactor: Redactor) -> bool:
+    """Redact `path` in place, streaming line by line (bounded memory for any size).
+
+    Bytes that are not UTF-8 are kept as they are (surrogateescape). The file is replaced
+    atomically and only when something was redacted. Returns True when it was.
+    """
+    changed = False
+    tmp = path.with_name(path.name + ".redacting")
+    with path.open("rb") as source, tmp.open("wb") as target:
+        for raw in source:
+            line = raw.decode("utf-8", "surrogateescape")
+            clean = redactor.redact(line)
+            changed = changed or clean != line
+            target.write(clean.encode("utf-8", "surrogateescape"))
+    if changed:
+        os.replace(tmp, path)
+    else:
+        tmp.unlink()
+    return changed

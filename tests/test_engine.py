@@ -215,3 +215,16 @@ def test_monorepo_package_check_runs_in_its_folder(tmp_path: Path) -> None:
     assert outcome.outcome is OutcomeKind.FIXED
     assert fixer.history[0].repo == repo.resolve()  # the model sees the whole repository
     assert (repo / ".fixbot" / "state.json").exists() and state.attempts[1].passed
+
+
+def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: Path) -> None:
+    secret = "s3cr3t-value-for-tests"
+    script = "import os\nprint('AssertionError: token is ' + os.environ['DEPLOY_TOKEN'])\nexit(1)\n"
+    repo = make_repo(tmp_path / "repo", {"leak.py": script})
+    env = {**os.environ, "DEPLOY_TOKEN": secret}
+    settings = Settings(check=f"{sys.executable} leak.py")
+    outcome, state = engine.run(settings, repo, env=env, agents=Agents(None))
+    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    assert secret not in log and "token is [REDACTED]" in log
+    assert secret not in Path(outcome.report_path or "").read_text()
+    assert secret not in (repo / ".fixbot" / "state.json").read_text()

@@ -1,4 +1,6 @@
-from fixbot.redact import MASK, Redactor, secret_values
+from pathlib import Path
+
+from fixbot.redact import MASK, Redactor, redact_file, secret_values
 
 
 def test_values_of_secret_looking_variables_are_masked() -> None:
@@ -34,3 +36,14 @@ def test_longer_secret_wins_over_its_prefix() -> None:
 def test_github_token_and_extra_values() -> None:
     red = Redactor.from_env({"GITHUB_TOKEN": "v1.0123456789abcdef"}, extra=["custom-secret-1"])
     assert red.redact("v1.0123456789abcdef custom-secret-1") == f"{MASK} {MASK}"
+
+
+def test_redact_file_streams_and_keeps_other_bytes(tmp_path: Path) -> None:
+    log = tmp_path / "check.log"
+    log.write_bytes(b"ok \xff\xfe line\ntoken=ghp_" + b"a" * 36 + b" end\nplain\n")
+    assert redact_file(log, Redactor.from_env({}))
+    assert log.read_bytes() == b"ok \xff\xfe line\ntoken=[REDACTED] end\nplain\n"
+    clean = tmp_path / "clean.log"
+    clean.write_bytes(b"nothing secret\n")
+    assert not redact_file(clean, Redactor.from_env({}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["check.log", "clean.log"]

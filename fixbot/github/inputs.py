@@ -73,7 +73,8 @@ def read_inputs(env: Mapping[str, str]) -> Inputs:
     return Inputs(
         flags=flags,
         names=names,
-        token=env.get(variable("github-token"), "").strip(),
+        # `uses: docker://...` skips action.yml's defaults: fall back to a GITHUB_TOKEN in `env:`.
+        token=(env.get(variable("github-token"), "") or env.get("GITHUB_TOKEN", "")).strip(),
         working_directory=env.get(variable("working-directory"), "").strip() or ".",
         allow_forks=env.get(variable("allow-forks"), "").strip().lower() in TRUE,
     )
