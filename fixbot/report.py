@@ -62,7 +62,7 @@ def row(a: Attempt) -> Row:
         fixer=a.fixer or "-",
         files=files or "-",
         duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
-        problems=a.counts.problems,
+        problems=0 if a.passed else a.counts.problems,
         diagnosis=(a.diagnosis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
     )
 

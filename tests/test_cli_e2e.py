@@ -184,3 +184,17 @@ def test_sigterm_kills_the_check_saves_state_and_exits_fast(tmp_path: Path) -> N
     assert not pid_alive(check_pid)
     state = state_of(repo)
     assert state["attempts"][0]["number"] == 0 and state["outcome"] is None
+
+
+@pytest.mark.slow
+def test_the_readme_demo_runs_the_whole_loop() -> None:
+    demo = Path(__file__).resolve().parent.parent / "demo" / "run.py"
+    done = subprocess.run(
+        [sys.executable, str(demo)], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "fixable/lint" in done.stderr and "fixable/assertion" in done.stderr
+    assert "fixbot: fixed: the check passes after 2 fix attempts" in out
+    assert "fixbot: accumulate the values in mean()" in out  # the model's verified commit
+    assert "describe() has no type hints" in out  # the self-review's minor finding, reported

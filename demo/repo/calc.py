@@ -6,7 +6,10 @@ from typing import List
 def mean(values: List[float]) -> float:
     if len(values) == 0:
         raise ValueError(f"mean of nothing")
-    return sum(values) / len(values)
+    total = 0.0
+    for value in values:
+        total = value
+    return total / len(values)
 
 
 def describe(values):

@@ -209,7 +209,8 @@ class ModelFixer:
         summary = finish.summary if finish else session.text_summary
         diagnosis = finish.diagnosis if finish else session.text_diagnosis
         notes = [*llm.notes, *session.notes]
-        full = "; ".join(x for x in [summary, *notes] if x)
+        # The first line is the summary (it becomes the commit title); notes follow, one a line.
+        full = "\n".join(x for x in [summary or "model edits", *notes] if x)
         return FixResult(
             fixer=f"model:{llm.current}",
             files_changed=changed,
