@@ -18,19 +18,12 @@ import pytest
 from fixbot.digest import digest
 from fixbot.models import ErrorClass
 from fixbot.runner import kill_group, run_check
+from tests.fakes.repo import pid_alive
 
 
 def is_dead(pid: int) -> bool:
     """True when `pid` is gone or a zombie (this sandbox's PID 1 does not reap orphans)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")
-    try:
-        return stat.read_text().rsplit(")", 1)[1].split()[0] in "ZX"
-    except (FileNotFoundError, IndexError):
-        return True
+    return not pid_alive(pid)
 
 
 def wait_for_file(path: Path, seconds: float = 5.0) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,8 @@ import pytest
 
 from fixbot.models import Classification, Counts, ErrorClass, Failure, FixContext, Location
 from fixbot.settings import Settings
+from tests.fakes.repo import git
+from tests.fakes.repo import make_repo as make_git_repo
 
 CALC = '''def total(items):
     """Sum the prices of items."""
@@ -44,25 +45,9 @@ FIXED_LINE = '    return sum(item["price"] for item in items)\n'
 BUGGY_LINE = '    return sum(item["price"] for item in items[1:])\n'
 
 
-def git(repo: Path, *args: str) -> str:
-    """Run git in `repo` with a fixed identity; stdout."""
-    env_args = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    done = subprocess.run(
-        ["git", *env_args, *args], cwd=repo, check=True, capture_output=True, text=True
-    )
-    return done.stdout.strip()
-
-
 def make_repo(root: Path, files: dict[str, str] | None = None) -> Path:
     """A git repository at `root` with `files` (default: the buggy calc project), committed."""
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, content in (files or {"calc.py": CALC, "tests/test_calc.py": TEST_CALC}).items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(content)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
+    return make_git_repo(root, files or {"calc.py": CALC, "tests/test_calc.py": TEST_CALC})
 
 
 def failure(log: str = LOG) -> Failure:
