@@ -189,6 +189,8 @@ class Run:
                 if self.wants_review_round():
                     continue
                 return self.succeed()
+            if attempt.phase is Phase.REVIEW:
+                return self.undo_review_fix(attempt)
             outcome = self.after_failure(attempt)
             if outcome is not None:
                 return outcome
@@ -438,6 +440,23 @@ class Run:
         self.state.attempts.append(Attempt(number=last.number + 1, phase=Phase.REVIEW))
         self.save()
         return True
+
+    def undo_review_fix(self, attempt: Attempt) -> Outcome:
+        """A review fix broke the check: restore the last green tree and finish as fixed.
+
+        What was verified stays; the findings the fix was for are reported as not fixed.
+        """
+        green = next(a for a in reversed(self.state.attempts) if a.passed and a.snapshot_sha)
+        git.restore_worktree(self.repo, green.snapshot_sha or "")
+        self.state.notes.append(
+            f"attempt {attempt.number} (a fix for review findings) made the check fail; "
+            f"it was undone and the verified tree of attempt {green.number} kept"
+        )
+        self.state.minor_findings.extend(self.state.pending_findings)
+        self.state.pending_findings = []
+        self.state.review_done = True
+        self.save()
+        return self.succeed()
 
     # -- ending ------------------------------------------------------------------------------
 

@@ -164,3 +164,18 @@ def diff_lines(repo: Path, base: str, target: str | None = None) -> int:
         total += int(added) if added.isdigit() else 0
         total += int(deleted) if deleted.isdigit() else 0
     return total
+
+
+def restore_worktree(repo: Path, commit: str) -> None:
+    """Make the working tree's files equal to `commit`'s tree; HEAD and the index are untouched.
+
+    Files that exist now but not in `commit` are deleted (ignored files are left alone).
+    """
+    current = worktree_tree(repo)
+    added = run(repo, "diff", "--name-only", "-z", "--diff-filter=A", commit, current)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        run(repo, "read-tree", commit, env=env)
+        run(repo, "checkout-index", "--all", "--force", env=env)
+    for rel in filter(None, added.split("\0")):
+        (repo / rel).unlink(missing_ok=True)

@@ -43,7 +43,7 @@ class RunState(BaseModel):
     review_rounds: int = 0
     review_done: bool = False
     pending_findings: list[Finding] = Field(default_factory=list)  # blocker/major, being fixed
-    minor_findings: list[Finding] = Field(default_factory=list)
+    minor_findings: list[Finding] = Field(default_factory=list)  # reported, not fixed
     tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True

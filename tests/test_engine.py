@@ -228,3 +228,17 @@ def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: 
     assert secret not in log and "token is [REDACTED]" in log
     assert secret not in Path(outcome.report_path or "").read_text()
     assert secret not in (repo / ".fixbot" / "state.json").read_text()
+
+
+def test_a_review_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(
+        {"value.txt": "ok\n"}, {"value.txt": "broken\n", "extra.txt": "new file\n"}
+    )
+    blocker = Finding(path="value.txt", severity=Severity.MAJOR, message="rename it")
+    outcome, state, _ = settle(repo, fixer, ScriptedReviewer(rounds=[[blocker]]))
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert (repo / "value.txt").read_text() == "ok\n" and not (repo / "extra.txt").exists()
+    assert git(repo, "status", "--porcelain") == ""  # back to the verified, committed tree
+    assert state.minor_findings == [blocker]  # reported as not fixed
+    assert "was undone" in Path(outcome.report_path or "").read_text()
