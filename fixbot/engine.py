@@ -413,7 +413,19 @@ class Run:
             f"Verified by `{self.settings.check}` "
             f"(attempt {attempt.number}, fixer {attempt.fixer})."
         )
-        attempt.commit_sha = git.commit_all(self.repo, f"fixbot: {title}\n\n{body}\n")
+        message = f"fixbot: {title}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
+        attempt.commit_sha = git.commit_all(self.repo, message) or self.committed_before(attempt)
+
+    def committed_before(self, attempt: Attempt) -> str | None:
+        """HEAD, when a run killed right after committing `attempt` left it unrecorded."""
+        trailer = git.run(
+            self.repo, "log", "-1", "--format=%(trailers:key=fixbot-attempt,valueonly)"
+        )
+        recorded = {a.commit_sha for a in self.state.attempts}
+        head = git.head_sha(self.repo)
+        if trailer.strip() == str(attempt.number) and head not in recorded:
+            return head
+        return None
 
     # -- review ------------------------------------------------------------------------------
 

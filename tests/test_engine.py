@@ -12,7 +12,7 @@ from fixbot import engine
 from fixbot.engine import Agents
 from fixbot.models import Finding, OutcomeKind, Phase, Severity
 from fixbot.settings import ConfigError, Settings
-from fixbot.state import load_state
+from fixbot.state import load_state, save_state
 from tests.fakes.fixer import ScriptedFixer, ScriptedReviewer
 from tests.fakes.repo import git, make_repo
 
@@ -242,3 +242,16 @@ def test_a_review_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""  # back to the verified, committed tree
     assert state.minor_findings == [blocker]  # reported as not fixed
     assert "was undone" in Path(outcome.report_path or "").read_text()
+
+
+def test_a_commit_made_just_before_a_kill_is_recorded_on_resume(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    outcome, state, _ = settle(repo, fixer)
+    committed = outcome.commit_sha
+    # Simulate the kill: the state as it was saved before the verified check finished.
+    state.attempts[-1].done, state.attempts[-1].commit_sha, state.outcome = False, None, None
+    save_state(repo / ".fixbot", state)
+    resumed, _, _ = settle(repo, ScriptedFixer())
+    assert resumed.outcome is OutcomeKind.FIXED and resumed.commit_sha == committed
+    assert git(repo, "rev-list", "--count", "HEAD") == "2"  # no second, empty commit
