@@ -119,7 +119,6 @@ class Settings(BaseModel):
     )
     allow_forks: bool = Field(False, description="Run on fork pull requests (patch only).")
     fail_on_escalation: bool = Field(True, description="Fail the step when fixbot gives up.")
-    max_threads: int = Field(20, ge=0, le=100, description="Review threads addressed per run.")
 
     @field_validator("check")
     @classmethod
