@@ -592,20 +592,32 @@ def prepare_state(settings: Settings, repo: Path) -> RunState:
         and previous.settings_digest == settings.digest()
     ):
         return previous
+    unfinished = previous is not None and previous.outcome is None
     dirty = git.status_lines(repo)
     if dirty and not settings.allow_dirty:
         shown = "\n    ".join(dirty[:10])
+        why = (
+            "  (an unfinished run with other settings left them: rerun it with the same "
+            "settings to resume it)\n"
+            if unfinished
+            else ""
+        )
         raise ConfigError(
             [
-                "the working tree has uncommitted changes:\n    " + shown + "\n"
-                "  commit them (git commit -am ...), stash them (git stash -u), "
+                "the working tree has uncommitted changes:\n    "
+                + shown
+                + "\n"
+                + why
+                + "  commit them (git commit -am ...), stash them (git stash -u), "
                 "or pass --allow-dirty to let fixbot work on top of them"
             ]
         )
+    notes = ["an unfinished run with other settings was discarded"] if unfinished else []
     return RunState(
         settings_digest=settings.digest(),
         check=settings.check,
         start_sha=head,
+        notes=notes,
         branch=git.current_branch(repo),
     )
 
