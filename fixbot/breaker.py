@@ -116,6 +116,11 @@ def decide(
             last.error_class is ErrorClass.PERMANENT,
             f"permanent error ({last.category}): no code change can fix it",
         ),
+        (
+            last.error_class is ErrorClass.TRANSIENT,
+            f"the failure stayed transient ({last.category}) after "
+            f"{last.transient_retries} re-runs: retry later, no code change was tried",
+        ),
         (_no_change_twice(attempts), "two attempts in a row changed nothing"),
         (
             repeats(sigs) >= limits.threshold,

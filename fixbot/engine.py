@@ -157,7 +157,6 @@ class Run:
         self.agents = agents
         self.progress = progress
         self.redactor = redactor
-        self.env = dict(env)
         self.check_env = check_environment(env)
         self.hint = hint
         self.sleep = sleep
@@ -213,8 +212,7 @@ class Run:
             return self.escalate(decision.reason or "the circuit breaker opened")
         if self.agents.fixer is None:
             return self.escalate("no fixer is configured: set --model or add --fix-command")
-        phase = Phase.REVIEW if attempt.phase is Phase.REVIEW else Phase.FIX
-        self.state.attempts.append(Attempt(number=attempt.number + 1, phase=phase))
+        self.state.attempts.append(Attempt(number=attempt.number + 1, phase=Phase.FIX))
         self.save()
         return None
 
@@ -299,8 +297,10 @@ class Run:
     def carry_over(self, attempt: Attempt) -> None:
         """Nothing changed (or the fixer failed): the previous check result stands, no re-run."""
         previous = self.state.attempts[-2]
-        keep = ("exit_code", "timed_out", "passed", "signature", "error_class", "category")
-        for name in (*keep, "counts", "excerpt", "log_path"):
+        for name in (
+            *("exit_code", "timed_out", "passed", "signature", "error_class", "category"),
+            *("counts", "excerpt", "log_path"),
+        ):
             setattr(attempt, name, getattr(previous, name))
         if previous.number in self.failures:
             self.failures[attempt.number] = self.failures[previous.number]

@@ -106,3 +106,11 @@ def test_backoff_doubles_with_jitter_and_is_capped() -> None:
     assert max(delays) == 60.0  # the cap
     jittered = {round(wait(SimpleNamespace(attempt_number=2)), 6) for _ in range(20)}  # type: ignore[arg-type]
     assert len(jittered) > 1  # jitter actually varies
+
+
+def test_a_failure_still_transient_after_its_reruns_opens() -> None:
+    flaky = check(0, "A", transient_retries=3)
+    flaky.error_class, flaky.category = ErrorClass.TRANSIENT, "network"
+    decision = decide([flaky], Usage(), LIMITS, 0)
+    assert decision.state is BreakerState.OPEN
+    assert "stayed transient (network) after 3 re-runs" in (decision.reason or "")

@@ -255,3 +255,19 @@ def test_a_commit_made_just_before_a_kill_is_recorded_on_resume(tmp_path: Path) 
     resumed, _, _ = settle(repo, ScriptedFixer())
     assert resumed.outcome is OutcomeKind.FIXED and resumed.commit_sha == committed
     assert git(repo, "rev-list", "--count", "HEAD") == "2"  # no second, empty commit
+
+
+def test_a_persistent_transient_failure_escalates_without_fixing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    fixer = ScriptedFixer().enqueue({"a.txt": "y\n"})
+    settings = Settings(
+        check="echo 'curl: (7) Failed to connect: Connection refused'; exit 7",
+        max_transient_retries=2,
+    )
+    sleeps: list[float] = []
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(fixer), sleep=sleeps.append
+    )
+    assert outcome.outcome is OutcomeKind.ESCALATED and "stayed transient" in outcome.reason
+    assert len(sleeps) == 2 and fixer.history == []
+    assert state.attempts[0].transient_retries == 2
