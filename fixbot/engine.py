@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import signal
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -32,6 +32,7 @@ from fixbot.models import (
     Outcome,
     OutcomeKind,
     Phase,
+    ReviewThread,
 )
 from fixbot.progress import Progress
 from fixbot.redact import Redactor, redact_file
@@ -92,11 +93,13 @@ class Agents:
         reviewer: Reviewer | None = None,
         analyst: Analyst | None = None,
         notes: list[str] | None = None,
+        threads: bool = True,
     ) -> None:
         self.fixer = fixer
         self.reviewer = reviewer
         self.analyst = analyst
         self.notes = notes or []
+        self.threads = threads  # whether the fixer can address review threads (a model can)
 
 
 def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
@@ -106,7 +109,7 @@ def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | Non
         fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env), workdir))
     if not settings.model:
         note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
-        return Agents(ChainFixer(fixers) if fixers else None, notes=[note])
+        return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
     from fixbot.agent import build_agent
 
     agent: Any = build_agent(settings, env)
@@ -149,6 +152,7 @@ class Run:
         hint: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
         workdir: Path | None = None,
+        threads: Sequence[ReviewThread] = (),
     ) -> None:
         self.settings = settings
         self.repo = repo
@@ -159,6 +163,7 @@ class Run:
         self.redactor = redactor
         self.check_env = check_environment(env)
         self.hint = hint
+        self.threads = list(threads)
         self.sleep = sleep
         self.state_dir = repo / settings.state_dir
         self.failures: dict[int, Failure] = {}
@@ -185,11 +190,11 @@ class Run:
             if not attempt.done:
                 self.finish_attempt(attempt)
             if attempt.passed:
-                if self.wants_review_round():
+                if self.wants_review_round() or self.wants_thread_round():
                     continue
                 return self.succeed()
-            if attempt.phase is Phase.REVIEW:
-                return self.undo_review_fix(attempt)
+            if attempt.phase in (Phase.REVIEW, Phase.THREADS):
+                return self.undo_fix(attempt)
             outcome = self.after_failure(attempt)
             if outcome is not None:
                 return outcome
@@ -247,8 +252,9 @@ class Run:
             attempt.number, self.settings.max_attempts, f"fix ({self.agents.fixer.name})"
         )
         findings = self.state.pending_findings if attempt.phase is Phase.REVIEW else []
+        threads = self.threads if attempt.phase is Phase.THREADS else []
         started = time.monotonic()
-        result = self.agents.fixer.fix(self.context(attempt, findings=findings))
+        result = self.agents.fixer.fix(self.context(attempt, findings=findings, threads=threads))
         self.record_fix(attempt, result, time.monotonic() - started)
 
     def record_fix(self, attempt: Attempt, result: FixResult, seconds: float) -> None:
@@ -261,6 +267,7 @@ class Run:
         attempt.tokens = result.tokens
         attempt.cost_usd = result.cost_usd
         attempt.fix_error = result.error
+        attempt.resolved_thread_ids = list(result.resolved_thread_ids)
         attempt.fix_duration_s = seconds
         self.add_usage(result.tokens, result.cost_usd, result.cost_known)
         changed = ", ".join(result.files_changed) or "nothing"
@@ -453,15 +460,36 @@ class Run:
         self.save()
         return True
 
-    def undo_review_fix(self, attempt: Attempt) -> Outcome:
-        """A review fix broke the check: restore the last green tree and finish as fixed.
+    def wants_thread_round(self) -> bool:
+        """After green (and review): one attempt at the open review threads, if any."""
+        if not self.threads or self.state.threads_done:
+            return False
+        self.state.threads_done = True
+        if self.agents.fixer is None or not self.agents.threads:
+            self.state.notes.append(
+                f"{len(self.threads)} open review threads were not addressed: no model is set"
+            )
+            self.save()
+            return False
+        last = self.state.attempts[-1]
+        self.state.attempts.append(Attempt(number=last.number + 1, phase=Phase.THREADS))
+        self.save()
+        return True
 
-        What was verified stays; the findings the fix was for are reported as not fixed.
+    def undo_fix(self, attempt: Attempt) -> Outcome:
+        """A review or threads fix broke the check: restore the last green tree, finish green.
+
+        What was verified stays; what the fix was for is reported as not done.
         """
-        green = next(a for a in reversed(self.state.attempts) if a.passed and a.snapshot_sha)
-        git.restore_worktree(self.repo, green.snapshot_sha or "")
+        green = next(a for a in reversed(self.state.attempts) if a.passed and not a.undone)
+        if green.snapshot_sha:
+            git.restore_worktree(self.repo, green.snapshot_sha)
+        else:  # the initial check passed: its tree is the start commit
+            git.restore_worktree(self.repo, self.state.start_sha)
+        attempt.undone = True
+        what = "review findings" if attempt.phase is Phase.REVIEW else "review threads"
         self.state.notes.append(
-            f"attempt {attempt.number} (a fix for review findings) made the check fail; "
+            f"attempt {attempt.number} (a fix for {what}) made the check fail; "
             f"it was undone and the verified tree of attempt {green.number} kept"
         )
         self.state.minor_findings.extend(self.state.pending_findings)
@@ -502,11 +530,11 @@ class Run:
         )
 
     def succeed(self) -> Outcome:
-        """The check is green: passed (no fix needed) or fixed."""
-        fixes = self.state.fix_attempts
-        if not fixes:
-            return self.finish(OutcomeKind.PASSED, "the check passed; nothing to fix")
-        n = len(fixes)
+        """The check is green: passed (nothing kept changed) or fixed."""
+        kept = [a for a in self.state.fix_attempts if a.files_changed and not a.undone]
+        if not kept:
+            return self.finish(OutcomeKind.PASSED, "the check passes; nothing was changed")
+        n = len(self.state.fix_attempts)
         return self.finish(
             OutcomeKind.FIXED, f"the check passes after {n} fix attempt{'s' * (n != 1)}"
         )
@@ -631,11 +659,14 @@ def run(
     hint: str | None = None,
     agents: Agents | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    threads: Sequence[ReviewThread] = (),
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
     `repo` may be a folder inside the work tree (a monorepo's package): the check and the fix
     commands run there, while git, the state folder and the model's file access use the root.
+    `threads` are open pull request review threads (untrusted text): once the check is green, one
+    attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
 
     Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
     SIGTERM arrives (the check's process group is killed and the state saved first).
@@ -663,6 +694,7 @@ def run(
         hint=hint,
         sleep=sleep,
         workdir=workdir,
+        threads=threads,
     )
     with sigterm_cancels():
         try:

@@ -119,6 +119,9 @@ class Settings(BaseModel):
     )
     allow_forks: bool = Field(False, description="Run on fork pull requests (patch only).")
     fail_on_escalation: bool = Field(True, description="Fail the step when fixbot gives up.")
+    max_threads: int = Field(
+        20, ge=0, le=100, description="Open review threads given to the model (0: none)."
+    )
 
     @field_validator("check")
     @classmethod

@@ -42,6 +42,7 @@ class RunState(BaseModel):
     oscillated: list[int] = Field(default_factory=list)  # attempt numbers that oscillated
     review_rounds: int = 0
     review_done: bool = False
+    threads_done: bool = False
     pending_findings: list[Finding] = Field(default_factory=list)  # blocker/major, being fixed
     minor_findings: list[Finding] = Field(default_factory=list)  # reported, not fixed
     tokens: int = 0

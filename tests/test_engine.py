@@ -10,10 +10,10 @@ import pytest
 
 from fixbot import engine
 from fixbot.engine import Agents
-from fixbot.models import Finding, OutcomeKind, Phase, Severity
+from fixbot.models import Finding, OutcomeKind, Phase, ReviewThread, Severity
 from fixbot.settings import ConfigError, Settings
 from fixbot.state import load_state, save_state
-from tests.fakes.fixer import ScriptedFixer, ScriptedReviewer
+from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
 from tests.fakes.repo import git, make_repo
 
 CHECK_PY = """\
@@ -271,3 +271,49 @@ def test_a_persistent_transient_failure_escalates_without_fixing(tmp_path: Path)
     assert outcome.outcome is OutcomeKind.ESCALATED and "stayed transient" in outcome.reason
     assert len(sleeps) == 2 and fixer.history == []
     assert state.attempts[0].transient_retries == 2
+
+
+THREADS = [
+    ReviewThread(id="T1", path="value.txt", line=1, author="alice", body="use ok"),
+    ReviewThread(id="T2", path="check.py", line=2, author="bob", body="rename"),
+]
+
+
+def test_threads_get_one_attempt_after_green_with_claims_recorded(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    fixer = ClaimingFixer().enqueue({"value.txt": "ok\n\n"})
+    settings = Settings(check=CHECK)
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(fixer), threads=THREADS
+    )
+    assert outcome.outcome is OutcomeKind.FIXED and outcome.commit_sha
+    threads_attempt = state.attempts[-1]
+    assert threads_attempt.phase is Phase.THREADS and threads_attempt.passed
+    assert threads_attempt.resolved_thread_ids == ["T1", "T2"]
+    assert threads_attempt.files_changed == ["value.txt"]
+    assert [t.id for t in fixer.history[0].threads] == ["T1", "T2"]
+
+
+def test_a_threads_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    fixer = ClaimingFixer().enqueue({"value.txt": "broken\n"})
+    outcome, state = engine.run(
+        Settings(check=CHECK), repo, env=dict(os.environ), agents=Agents(fixer), threads=THREADS
+    )
+    assert outcome.outcome is OutcomeKind.PASSED  # nothing kept
+    assert state.attempts[-1].undone and (repo / "value.txt").read_text() == "ok\n"
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    agents = engine.build_agents(Settings(check=CHECK, fix_commands=["true"]), {})
+    outcome, state = engine.run(
+        Settings(check=CHECK, fix_commands=["true"]),
+        repo,
+        env=dict(os.environ),
+        agents=agents,
+        threads=THREADS,
+    )
+    assert outcome.outcome is OutcomeKind.PASSED and len(state.attempts) == 1
+    assert "2 open review threads were not addressed: no model is set" in state.notes

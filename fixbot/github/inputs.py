@@ -34,6 +34,7 @@ SETTINGS_INPUTS: dict[str, str] = {
     "allow-forks": "allow_forks",
     "max-cost-usd": "max_cost_usd",
     "fail-on-escalation": "fail_on_escalation",
+    "max-threads": "max_threads",
 }
 OTHER_INPUTS = ("github-token", "working-directory")
 TRUE = ("true", "yes", "1", "on")

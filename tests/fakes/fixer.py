@@ -62,3 +62,13 @@ class ScriptedReviewer:
         self.history.append(ctx)
         index = len(self.history) - 1
         return ReviewResult(findings=self.rounds[index] if index < len(self.rounds) else [])
+
+
+@dataclass
+class ClaimingFixer(ScriptedFixer):
+    """A ScriptedFixer that claims every review thread it was given as resolved."""
+
+    def fix(self, ctx: FixContext) -> FixResult:
+        """Apply the scripted edit and claim `ctx.threads`."""
+        result = super().fix(ctx)
+        return result.model_copy(update={"resolved_thread_ids": [t.id for t in ctx.threads]})
