@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from fixbot.github.render import STATUS_MARKER
-from tests.fakes.action_env import REPOSITORY, TOKEN, ActionSandbox
+from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
+from tests.fakes.model_server import FakeModelServer, tool_call
 from tests.fakes.repo import git
 
 pytestmark = pytest.mark.slow
@@ -124,3 +125,103 @@ def test_fork_pull_request_is_refused_without_side_effects(
     assert "fork" in run.summary
     assert sandbox.origin_sha("changes") == sha
     assert github_server.requests == []
+
+
+def run_with_threads(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> tuple[ActionRun, str, list[str]]:
+    """A PR whose check passes, with 3 open threads (app.py, lib.py, check.py) and a resolved
+    one; the model edits app.py and claims the app.py and lib.py threads.
+
+    Returns the run, the PR's head sha before the run, and the open thread ids in that order.
+    """
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "add lib")
+    event = sandbox.pull_request_event("changes", sha)
+    ids = [
+        github_server.add_thread(REPOSITORY, 2, path, body)
+        for path, body in [
+            ("app.py", "Say hello, not hi."),
+            ("lib.py", "Call it ONE."),
+            ("check.py", "Explain this."),
+        ]
+    ]
+    github_server.add_thread(REPOSITORY, 2, "app.py", "Old remark.", resolved=True)
+    model_server.enqueue(
+        tool_call("replace_in_file", path="app.py", old="print('hi')", new="print('hello')"),
+        tool_call("finish", summary="greet with hello", resolved_thread_ids=ids[:2]),
+        tool_call("submit_review", findings=[]),
+    )
+    inputs = {
+        "check-command": "python app.py",
+        "model": "openai/fake",
+        "api-base": model_server.url,
+    }
+    ws = sandbox.workspace("changes", merge_into="main")
+    env = sandbox.env("pull_request", event, ws, inputs)
+    env.update({"FIXBOT_EDIT_PROTOCOL": "tools", "OPENAI_API_KEY": "sk-fake"})
+    return sandbox.run(env), sha, ids
+
+
+def test_review_threads_only_the_claimed_and_touched_one_is_resolved(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    run, sha, (edited, claimed_untouched, unclaimed) = run_with_threads(
+        sandbox, github_server, model_server
+    )
+
+    assert run.code == 0, run.stdout + run.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert pushed != sha and run.outputs["commit-sha"] == pushed
+    assert git(sandbox.origin, "show", f"{pushed}:app.py") == "print('hello')"
+    assert "Old remark" not in model_server.all_text()  # a resolved thread is out of scope
+    assert all(tid in model_server.all_text() for tid in (edited, claimed_untouched, unclaimed))
+    assert github_server.mutations == [
+        ("resolveReviewThread", {"threadId": edited}),
+        ("addPullRequestReviewThreadReply", github_server.mutations[1][1]),
+    ]
+    reply = github_server.mutations[1][1]
+    assert reply["pullRequestReviewThreadId"] == edited and pushed[:12] in reply["body"]
+    assert github_server.review_thread(edited)["isResolved"] is True
+    for tid in (claimed_untouched, unclaimed):
+        left = github_server.review_thread(tid)
+        assert left["isResolved"] is False and len(left["comments"]) == 1
+    comment = github_server.repo(REPOSITORY).comments[0]["body"]
+    addressed, left_open = comment.split("Addressed")[1].split("Not addressed")
+    assert "`app.py:1`" in addressed and "lib.py" not in addressed
+    assert "`lib.py:1`" in left_open and "`check.py:1`" in left_open
+    assert "Not addressed, left open (2)" in run.summary
+    assert github_server.unmatched == []
+
+
+def test_a_refused_resolve_leaves_the_thread_open_and_names_the_permission(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    github_server.fail_graphql(
+        "resolveReviewThread", "FORBIDDEN", "Resource not accessible by integration"
+    )
+    run, sha, (edited, _, _) = run_with_threads(sandbox, github_server, model_server)
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    assert sandbox.origin_sha("changes") == run.outputs["commit-sha"] != sha
+    thread = github_server.review_thread(edited)
+    assert thread["isResolved"] is False and len(thread["comments"]) == 1  # no reply either
+    comment = github_server.repo(REPOSITORY).comments[0]["body"]
+    assert "Not addressed, left open (3)" in comment
+    assert "review threads were not all resolved" in comment
+    assert "`permissions: pull-requests: write`" in comment
+
+
+def test_unreadable_threads_are_a_note_and_the_fix_still_lands(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    github_server.fail_graphql("reviewThreads", "FORBIDDEN", "Resource not accessible")
+    sha = sandbox.commit("changes", {"app.py": "import os\nprint('hi')\n"}, "break it")
+    ws = sandbox.workspace("changes", merge_into="main")
+    run = sandbox.run(
+        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, RUFF)
+    )
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    assert "review threads were not read" in run.summary
+    assert "`permissions: pull-requests: read`" in run.summary
+    assert github_server.mutations == []

@@ -16,16 +16,18 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot import engine, git
-from fixbot.github import checkout, gates, render, workflow
+from fixbot.github import checkout, gates, render, threads, workflow
 from fixbot.github.event import Event, load_event
+from fixbot.github.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan
 from fixbot.github.rest import GitHub, GitHubError
-from fixbot.models import Outcome, OutcomeKind
+from fixbot.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.settings import ConfigError, Settings, load_settings
 from fixbot.state import RunState
 
 Connect = Callable[[str, str, str], GitHub]
+ConnectGraphQL = Callable[[str, str], GraphQL]
 HIDDEN_FROM_CHECK = (
     variable("github-token"),
     "GITHUB_TOKEN",
@@ -46,16 +48,32 @@ class Context:
     run_url: str
     notes: list[str] = field(default_factory=list)
     fail_on_escalation: bool = True
+    connect_graphql: ConnectGraphQL = GraphQL.connect
 
     @property
     def git_env(self) -> dict[str, str]:
         """Environment for git commands that reach the remote."""
         return checkout.auth_env(self.inputs.token)
 
+    def graphql(self) -> GraphQL:
+        """The GraphQL client at `GITHUB_GRAPHQL_URL` (no request made here)."""
+        return self.connect_graphql(
+            self.inputs.token, self.env.get("GITHUB_GRAPHQL_URL") or DEFAULT_URL
+        )
+
     @property
     def check_env(self) -> dict[str, str]:
         """Environment for the engine and the check: the tokens are left out."""
         return {k: v for k, v in self.env.items() if k not in HIDDEN_FROM_CHECK}
+
+
+@dataclass(frozen=True)
+class Finished:
+    """What the engine returned, and the review threads it was given."""
+
+    outcome: Outcome
+    state: RunState
+    threads: list[ReviewThread]
 
 
 def _context(env: Mapping[str, str], out: TextIO, connect: Connect) -> Context:
@@ -116,12 +134,33 @@ def _run(ctx: Context) -> render.Report:
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     settings = load_settings(repo, ctx.inputs.flags, ctx.check_env, ctx.inputs.names)
     ctx.fail_on_escalation = settings.fail_on_escalation
+    open_threads = _fetch_threads(ctx, event, settings)
     workflow.group("fixbot run", ctx.out)
     try:
-        outcome, state = engine.run(settings, repo, env=ctx.check_env)
+        outcome, state = engine.run(settings, repo, env=ctx.check_env, threads=open_threads)
     finally:
         workflow.endgroup(ctx.out)
-    return _publish(ctx, event, settings, outcome, state, verdict.patch_only)
+    return _publish(
+        ctx, event, settings, Finished(outcome, state, open_threads), verdict.patch_only
+    )
+
+
+def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> list[ReviewThread]:
+    """The open review threads of a same-repository pull_request event (up to `max-threads`).
+
+    A refusal (missing `pull-requests: read`) is a note: the check is fixed without threads.
+    """
+    pr = event.pull_request
+    if event.name != "pull_request" or pr is None or event.fork or settings.max_threads <= 0:
+        return []
+    owner, name = event.repository.split("/", 1)
+    try:
+        found = ctx.graphql().fetch_threads(owner, name, pr.number, settings.max_threads)
+    except GitHubError as exc:
+        ctx.notes.append(f"review threads were not read: {exc}")
+        return []
+    ctx.out.write(f"fixbot: {len(found)} open review thread(s) given to the model\n")
+    return found
 
 
 def _switch(ctx: Context, event: Event) -> None:
@@ -144,10 +183,10 @@ def _publish(
     ctx: Context,
     event: Event,
     settings: Settings,
-    outcome: Outcome,
-    state: RunState,
+    result: Finished,
     patch_only: bool,
 ) -> render.Report:
+    outcome, state, open_threads = result.outcome, result.state, result.threads
     root = ctx.workspace
     plan = make_plan(
         PlanInput(
@@ -170,7 +209,53 @@ def _publish(
         links=render.Links(run_url=ctx.run_url),
     )
     data = _push(ctx, plan, data, state)
+    data = _address_threads(ctx, event, data, state, open_threads)
     return _write_github(ctx, event, plan, data)
+
+
+def _address_threads(
+    ctx: Context,
+    event: Event,
+    data: render.Report,
+    state: RunState,
+    open_threads: list[ReviewThread],
+) -> render.Report:
+    """Reply in and resolve the threads the intersection rule allows, once the fix is pushed
+    to the pull request's own branch; record every thread's fate in `data.threads`."""
+    if not open_threads:
+        return data
+    sha, branch = data.outcome.commit_sha, data.links.branch
+    if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
+        note = "no fix was pushed to this pull request's branch, so no thread was resolved"
+        return data.model_copy(update={"threads": threads.report(open_threads, [], note)})
+    touched = git.run(ctx.workspace, "diff", "--name-only", "--no-renames", state.start_sha, sha)
+    targets = threads.resolvable(open_threads, state.attempts, touched.splitlines())
+    done, why = _resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
+    return data.model_copy(update={"threads": threads.report(open_threads, done, why)})
+
+
+def _resolve_all(
+    ctx: Context, targets: list[ReviewThread], reply: str
+) -> tuple[list[ReviewThread], str | None]:
+    """Resolve each of `targets`, then reply in it; stop at the first refusal and say why.
+
+    Resolving first means a refused resolve leaves no reply claiming the thread is resolved.
+    """
+    done: list[ReviewThread] = []
+    if not targets:
+        return done, None
+    client = ctx.graphql()
+    for thread in targets:
+        try:
+            client.resolve(thread.id)
+        except GitHubError as exc:
+            return done, f"review threads were not all resolved: {exc}"
+        done.append(thread)
+        try:
+            client.reply(thread.id, reply)
+        except GitHubError as exc:
+            return done, f"a resolved thread got no reply: {exc}"
+    return done, None
 
 
 def _read_report(outcome: Outcome) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from fixbot.models import Outcome, OutcomeKind
+from fixbot.github.threads import ThreadsReport
+from fixbot.models import Outcome, OutcomeKind, ReviewThread
 
 BODY_LIMIT = 65_536
 STATUS_MARKER = "<!-- fixbot:status -->"
@@ -39,13 +40,15 @@ class Links(BaseModel):
 
 
 class Report(BaseModel):
-    """What the bodies show: the outcome, the engine's markdown report, notes, a patch."""
+    """What the bodies show: the outcome, the engine's markdown report, notes, a patch, and the
+    pull request's review threads (None when none were given to the model)."""
 
     outcome: Outcome
     report: str = ""
     notes: list[str] = Field(default_factory=list)
     patch: str | None = None
     links: Links
+    threads: ThreadsReport | None = None
 
 
 def issue_marker(branch: str) -> str:
@@ -84,6 +87,32 @@ def _facts(data: Report) -> list[str]:
     return lines
 
 
+def _thread_line(thread: ReviewThread) -> str:
+    where = f"{thread.path}:{thread.line}" if thread.line else thread.path
+    label = f"`{where.replace('`', '')}`"
+    link = f"[{label}]({thread.url})" if thread.url else label
+    return f"- {link} by @{thread.author}"
+
+
+def threads_section(threads: ThreadsReport | None, heading: str = "####") -> list[str]:
+    """The review threads fixbot addressed (replied to and resolved) and those it left open.
+
+    Only paths, lines, links and authors are shown: the thread bodies are untrusted text.
+    """
+    if threads is None or not (threads.resolved or threads.open):
+        return []
+    lines = ["", f"{heading} Review threads", ""]
+    if threads.resolved:
+        lines.append(f"Addressed, replied to and resolved ({len(threads.resolved)}):")
+        lines += [_thread_line(t) for t in threads.resolved]
+    if threads.open:
+        lines.append(f"Not addressed, left open ({len(threads.open)}):")
+        lines += [_thread_line(t) for t in threads.open]
+    if threads.note:
+        lines += ["", f"> {threads.note}"]
+    return lines
+
+
 def _details(title: str, text: str, fence: str = "") -> list[str]:
     if not text.strip():
         return []
@@ -96,6 +125,7 @@ def status_comment(data: Report) -> str:
     lines = [STATUS_MARKER, f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
     if data.links.pushed_with_github_token:
         lines += ["", f"> {TOKEN_NOTE}"]
+    lines += threads_section(data.threads)
     if data.patch:
         lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
         lines += _details("patch", data.patch, "diff")
@@ -139,6 +169,7 @@ def issue_body(data: Report, branch: str) -> str:
 def summary(data: Report) -> str:
     """The job summary (bounded to 1 MiB by `workflow.write_summary`)."""
     lines = [f"## {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    lines += threads_section(data.threads, "###")
     if data.patch:
         lines += ["", "### Patch", "", f"```diff\n{data.patch.rstrip()}\n```"]
     if data.report.strip():

@@ -6,6 +6,10 @@ any route it does not know (recorded in `unmatched`). Route templates are writte
 GitHub's OpenAPI description so tests can check them against `tests/data/github-rest-routes.txt`.
 `fail(method, route, status, times, headers, body)` makes the next `times` matching requests fail.
 
+`POST /graphql` runs GraphQL against GitHub's schema (see `tests.fakes.github_graphql`): review
+threads per pull request (`add_thread`, `RepoState.threads`), the reply and resolve mutations
+(recorded in `mutations`), and scripted GraphQL errors (`fail_graphql`).
+
     with FakeGitHub() as gh:
         env["GITHUB_API_URL"] = gh.url
         ...
@@ -25,7 +29,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tests.fakes import github_graphql
+
 Json = dict[str, Any]
+GRAPHQL_ROUTE = "POST /graphql"
 
 
 @dataclass
@@ -53,6 +60,15 @@ class Failure:
 
 
 @dataclass
+class GraphQLFailure:
+    """Scripted GraphQL `errors` for the next `times` requests whose document names `field`."""
+
+    field: str
+    errors: list[Json]
+    times: int
+
+
+@dataclass
 class RepoState:
     """A repository's pull requests, issues (sharing one number space), comments and labels."""
 
@@ -60,6 +76,7 @@ class RepoState:
     pulls: list[Json] = field(default_factory=list)
     issues: list[Json] = field(default_factory=list)
     comments: list[Json] = field(default_factory=list)
+    threads: dict[int, list[Json]] = field(default_factory=dict)  # PR number -> review threads
     next_number: int = 100
 
 
@@ -71,6 +88,8 @@ class FakeGitHub:
         self.requests: list[Recorded] = []
         self.unmatched: list[Recorded] = []
         self.failures: list[Failure] = []
+        self.graphql_failures: list[GraphQLFailure] = []
+        self.mutations: list[tuple[str, Json]] = []  # (root field, input) of each mutation
         self.ids = iter(range(1000, 10**9))
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -101,6 +120,35 @@ class FakeGitHub:
         """Answer the next `times` requests to `method route` with `status`."""
         message = {"message": f"scripted {status}"} if body is None else body
         self.failures.append(Failure(method, route, status, times, headers or {}, message))
+
+    def fail_graphql(self, field: str, kind: str, message: str, times: int = 1) -> None:
+        """Answer the next `times` GraphQL requests naming `field` with a GitHub-style error."""
+        errors = [{"type": kind, "message": message, "path": [field]}]
+        self.graphql_failures.append(GraphQLFailure(field, errors, times))
+
+    def add_thread(
+        self,
+        repo: str,
+        number: int,
+        path: str,
+        body: str,
+        *,
+        line: int | None = 1,
+        author: str = "octocat",
+        resolved: bool = False,
+        outdated: bool = False,
+    ) -> str:
+        """Add a review thread on `path` to PR `number` of `repo`; return its node id."""
+        threads = self.repo(repo).threads.setdefault(number, [])
+        thread_id = f"PRRT_{next(self.ids)}"
+        threads.append(
+            github_graphql.thread_json(thread_id, path, line, body, author, resolved, outdated)
+        )
+        return thread_id
+
+    def review_thread(self, thread_id: str) -> Json:
+        """The stored review thread `thread_id` (its comments include fixbot's replies)."""
+        return github_graphql.find_thread(self, thread_id)[1]
 
     def routes_called(self) -> set[str]:
         """`METHOD /route/template` of every matched request."""
@@ -311,8 +359,16 @@ def _pattern(route: str) -> re.Pattern[str]:
 _COMPILED = [(route, _pattern(route), handler) for route, handler in ROUTES.items()]
 
 
+def _graphql(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    return github_graphql.answer(gh, body)
+
+
 def match(method: str, path: str) -> tuple[str, dict[str, str], Handler] | None:
     """The route template, path arguments and handler for a request, or None."""
+    if f"{method} {path}" == GRAPHQL_ROUTE:
+        return GRAPHQL_ROUTE, {}, _graphql
     for route, pattern, handler in _COMPILED:
         found = pattern.match(f"{method} {path}")
         if found:
@@ -365,7 +421,7 @@ def _answer(gh: FakeGitHub, found: Any, record: Recorded) -> tuple[int, Any, dic
         if failure.times > 0 and route == f"{failure.method} {failure.route}":
             failure.times -= 1
             return failure.status, failure.body, failure.headers
-    repo = gh.repo(f"{args['owner']}/{args['repo']}")
+    repo = gh.repo(f"{args['owner']}/{args['repo']}") if args else RepoState("")
     try:
         status, payload = handler(gh, repo, args, record.body, record.query)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a bad request body

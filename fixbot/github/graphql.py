@@ -1,0 +1,196 @@
+"""The GitHub GraphQL adapter (gql): a pull request's review threads, replies, resolving.
+
+Endpoint from `GITHUB_GRAPHQL_URL` (default https://api.github.com/graphql; GitHub Enterprise
+Server and local test servers work), bearer token. The documents are package files under
+`fixbot/github/queries/`, validated against GitHub's public schema in the tests
+(https://docs.github.com/en/graphql/reference). 429 and 502/503/504 answers are retried by the
+requests transport (urllib3 `Retry`, exponential backoff). Errors become `GitHubError` naming
+the permission the job needs: reading threads needs `pull-requests: read`, replying and
+resolving `pull-requests: write`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from importlib import resources
+from typing import Any
+
+import requests
+from gql import Client, GraphQLRequest
+from gql.transport.exceptions import (
+    TransportConnectionFailed,
+    TransportError,
+    TransportQueryError,
+    TransportServerError,
+)
+from gql.transport.requests import RequestsHTTPTransport
+
+from fixbot.github.rest import GitHubError
+from fixbot.github.threads import ThreadNode, in_scope
+from fixbot.models import ReviewThread
+
+DEFAULT_URL = "https://api.github.com/graphql"
+READ = "pull-requests: read"
+WRITE = "pull-requests: write"
+TIMEOUT_S = 30
+
+
+@functools.cache
+def document(name: str) -> str:
+    """The text of `fixbot/github/queries/<name>.graphql` (read once, on first use)."""
+    return (resources.files("fixbot.github") / "queries" / f"{name}.graphql").read_text("utf-8")
+
+
+def _messages(errors: list[Any] | None) -> tuple[str, set[str]]:
+    items = [e for e in errors or [] if isinstance(e, Mapping)]
+    text = "; ".join(str(e.get("message", "")) for e in items) or "no message"
+    return text, {str(e.get("type", "")) for e in items}
+
+
+def _explain_query(exc: TransportQueryError, action: str, permission: str) -> str:
+    text, types = _messages(exc.errors)
+    if "FORBIDDEN" in types or "not accessible" in text:
+        return (
+            f"GitHub refused to {action} ({text}): the job needs `permissions: {permission}` "
+            "(a fine-grained PAT or GitHub App token needs the Pull requests permission)"
+        )
+    if "NOT_FOUND" in types:
+        return (
+            f"GitHub found nothing to {action} ({text}): the thread or pull request may be gone, "
+            f"or the token cannot reach it (`permissions: {permission}`)"
+        )
+    if "RATE_LIMITED" in types:
+        return f"GitHub's GraphQL rate limit is spent ({text}): re-run the job later to {action}"
+    return f"GitHub could not {action} ({text}); re-run the job, or report a bug"
+
+
+def explain(exc: TransportError, action: str, permission: str) -> str:
+    """Turn a gql transport error into a message naming the missing permission or setting.
+
+    GitHub answers 200 with `errors[].type` FORBIDDEN / NOT_FOUND / RATE_LIMITED for most
+    GraphQL failures and HTTP 401 for a bad token
+    (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+    """
+    if isinstance(exc, TransportServerError) and exc.code == 401:
+        return (
+            f"GitHub refused the token (401) to {action}: check the `github-token` input "
+            "(expired or revoked?)"
+        )
+    if isinstance(exc, TransportQueryError):
+        return _explain_query(exc, action, permission)
+    if isinstance(exc, TransportServerError) and exc.code in (403, 404):
+        return f"GitHub answered {exc.code} to {action}: the job needs `permissions: {permission}`"
+    return f"GitHub's GraphQL API failed to {action} ({exc}); re-run the job, or report a bug"
+
+
+@contextmanager
+def mapped(action: str, permission: str, url: str) -> Iterator[None]:
+    """Raise `GitHubError` for any gql or connection error inside."""
+    try:
+        yield
+    except (TransportConnectionFailed, requests.RequestException) as exc:
+        raise GitHubError(
+            f"could not reach GitHub's GraphQL API at {url} to {action} ({exc}): "
+            "check GITHUB_GRAPHQL_URL, the network and https://www.githubstatus.com, "
+            "then re-run the job"
+        ) from exc
+    except TransportError as exc:
+        raise GitHubError(explain(exc, action, permission)) from exc
+
+
+def _node(raw: Mapping[str, Any]) -> ThreadNode:
+    comments = (raw.get("comments") or {}).get("nodes") or []
+    first = comments[0] if comments else {}
+    thread = ReviewThread(
+        id=str(raw["id"]),
+        path=str(raw["path"]),
+        line=raw.get("line"),
+        author=str((first.get("author") or {}).get("login") or "ghost"),
+        body=str(first.get("body") or ""),
+        url=first.get("url"),
+    )
+    return ThreadNode(
+        thread=thread, resolved=bool(raw["isResolved"]), outdated=bool(raw["isOutdated"])
+    )
+
+
+class GraphQL:
+    """GitHub's GraphQL API at `url`; `client` is a `gql.Client` (no request made until used)."""
+
+    def __init__(self, client: Client, url: str) -> None:
+        self.client = client
+        self.url = url
+
+    @classmethod
+    def connect(cls, token: str, url: str = DEFAULT_URL, retries: int = 3) -> GraphQL:
+        """Client for `url` with a bearer `token`; no request is made here."""
+        transport = RequestsHTTPTransport(
+            url=url,
+            headers={"Authorization": f"bearer {token}", "User-Agent": "fixbot"},
+            timeout=TIMEOUT_S,
+            retries=retries,
+            retry_backoff_factor=1.0,
+            retry_status_forcelist=(429, 502, 503, 504),
+        )
+        return cls(Client(transport=transport, fetch_schema_from_transport=False), url)
+
+    def execute(self, name: str, variables: dict[str, Any], action: str, permission: str) -> Any:
+        """Run the document `name` with `variables`; return its `data` (a JSON object)."""
+        request = GraphQLRequest(document(name), variable_values=variables)
+        with mapped(action, permission, self.url):
+            return self.client.execute(request)
+
+    def thread_pages(self, owner: str, name: str, number: int) -> Iterator[list[ThreadNode]]:
+        """Pages (50 threads each) of every review thread of pull request `number`."""
+        cursor: str | None = None
+        while True:
+            data = self.execute(
+                "review_threads",
+                {"owner": owner, "name": name, "number": number, "cursor": cursor},
+                "read the pull request's review threads",
+                READ,
+            )
+            pull = (data.get("repository") or {}).get("pullRequest")
+            if pull is None:
+                raise GitHubError(
+                    f"GitHub found no pull request #{number} in {owner}/{name}: check the event "
+                    f"and that the token can read the repository (`permissions: {READ}`)"
+                )
+            connection = pull["reviewThreads"]
+            yield [_node(raw) for raw in connection["nodes"] or [] if raw]
+            cursor = connection["pageInfo"]["endCursor"]
+            if not connection["pageInfo"]["hasNextPage"] or not cursor:
+                return
+
+    def fetch_threads(self, owner: str, name: str, number: int, limit: int) -> list[ReviewThread]:
+        """The first `limit` unresolved, not outdated review threads of pull request `number`.
+
+        Pages are fetched until `limit` threads are found or the list ends; `limit` 0 makes no
+        request. Raises `GitHubError` naming `pull-requests: read` when GitHub refuses.
+        """
+        found: list[ThreadNode] = []
+        if limit <= 0:
+            return []
+        for page in self.thread_pages(owner, name, number):
+            found.extend(page)
+            if len(in_scope(found, limit)) >= limit:
+                break
+        return in_scope(found, limit)
+
+    def reply(self, thread_id: str, body: str) -> str | None:
+        """Reply `body` (markdown) in review thread `thread_id`; return the reply's URL."""
+        data = self.execute(
+            "add_thread_reply",
+            {"threadId": thread_id, "body": body},
+            "reply in a review thread",
+            WRITE,
+        )
+        comment = (data.get("addPullRequestReviewThreadReply") or {}).get("comment") or {}
+        url = comment.get("url")
+        return str(url) if url else None
+
+    def resolve(self, thread_id: str) -> None:
+        """Mark review thread `thread_id` resolved."""
+        self.execute("resolve_thread", {"threadId": thread_id}, "resolve a review thread", WRITE)

@@ -1,0 +1,92 @@
+"""Pull request review threads: which ones the model sees, and which ones fixbot may resolve.
+
+All pure. The intersection rule (see DESIGN.md, "GitHub"): a thread is resolved only when it was
+in scope (given to the model), a verified attempt of the thread phase claimed it, and the pushed
+diff touched its file. fixbot never resolves a thread it did not address.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+
+from pydantic import BaseModel, Field
+
+from fixbot.models import Attempt, Phase, ReviewThread
+
+REPLY_MARKER = "<!-- fixbot:thread-reply -->"
+
+
+class ThreadNode(BaseModel):
+    """A review thread as GitHub lists it, before the scope filter.
+
+    Source: the `PullRequestReviewThread` object,
+    https://docs.github.com/en/graphql/reference/objects#pullrequestreviewthread
+    """
+
+    thread: ReviewThread
+    resolved: bool
+    outdated: bool
+
+
+class ThreadsReport(BaseModel):
+    """The threads of one run for the status comment and the summary.
+
+    `resolved`: replied to and resolved; `open`: given to the model but left open; `note`: why
+    nothing was resolved, when a reason applies (for example the fix went to another branch).
+    """
+
+    resolved: list[ReviewThread] = Field(default_factory=list)
+    open: list[ReviewThread] = Field(default_factory=list)
+    note: str | None = None
+
+
+def in_scope(nodes: Iterable[ThreadNode], limit: int) -> list[ReviewThread]:
+    """The first `limit` threads that are neither resolved nor outdated, in GitHub's order."""
+    kept = [n.thread for n in nodes if not n.resolved and not n.outdated]
+    return kept[: max(limit, 0)]
+
+
+def claimed_ids(attempts: Iterable[Attempt]) -> set[str]:
+    """Thread ids claimed by finished, not undone, not failed attempts of the thread phase."""
+    return {
+        thread_id
+        for a in attempts
+        if a.phase is Phase.THREADS and a.done and not a.undone and a.passed is not False
+        for thread_id in a.resolved_thread_ids
+    }
+
+
+def resolvable(
+    threads: Sequence[ReviewThread],
+    attempts: Iterable[Attempt],
+    touched_files: Collection[str],
+) -> list[ReviewThread]:
+    """The intersection rule: in scope AND claimed AND its file touched by the pushed diff.
+
+    `threads` are the in-scope threads given to the model; `touched_files` the repository-
+    relative POSIX paths the pushed diff changed (both sides of a rename).
+    """
+    claimed = claimed_ids(attempts)
+    touched = set(touched_files)
+    return [t for t in threads if t.id in claimed and t.path in touched]
+
+
+def report(
+    threads: Sequence[ReviewThread], resolved: Sequence[ReviewThread], note: str | None = None
+) -> ThreadsReport:
+    """Split the in-scope `threads` into resolved and left open."""
+    done = {t.id for t in resolved}
+    return ThreadsReport(
+        resolved=[t for t in threads if t.id in done],
+        open=[t for t in threads if t.id not in done],
+        note=note,
+    )
+
+
+def reply_text(sha: str, commit_url: str | None) -> str:
+    """The reply fixbot posts in a thread it resolves, naming the commit `sha`."""
+    where = f"[`{sha[:12]}`]({commit_url})" if commit_url else f"`{sha}`"
+    return (
+        f"{REPLY_MARKER}\nfixbot addressed this in {where}; the check passes with it. "
+        "The thread is resolved: unresolve it if the change is not what you asked for."
+    )
