@@ -71,6 +71,25 @@ def test_pull_request_fix_is_pushed_and_the_comment_edited_on_the_next_run(
     assert github_server.unmatched == []
 
 
+def test_a_rejected_push_keeps_the_fix_on_a_new_branch_with_a_pull_request(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    sha = sandbox.commit("changes", {"app.py": "import os\nprint('hi')\n"}, "break it")
+    ws = sandbox.workspace("changes", merge_into="main")
+    moved = sandbox.commit("changes", {"notes.txt": "pushed meanwhile\n"}, "someone pushed")
+    run = sandbox.run(
+        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, RUFF)
+    )
+
+    assert run.code == 0, run.stdout + run.stderr
+    assert sandbox.origin_sha("changes") == moved  # the branch that moved is left alone
+    rescue = "fixbot/changes-77"
+    assert sandbox.origin_sha(rescue) == run.outputs["commit-sha"]
+    pulls = github_server.repo(REPOSITORY).pulls
+    assert [(p["head"]["ref"], p["base"]["ref"]) for p in pulls] == [(rescue, "changes")]
+    assert "nothing is lost" in run.summary
+
+
 def test_push_event_opens_a_pull_request_from_a_new_branch(
     sandbox: ActionSandbox, github_server: FakeGitHub
 ) -> None:

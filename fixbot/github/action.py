@@ -20,7 +20,7 @@ from fixbot.github import checkout, gates, render, threads, workflow
 from fixbot.github.event import Event, load_event
 from fixbot.github.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.inputs import Inputs, read_inputs, variable
-from fixbot.github.plan import Plan, PlanInput, make_plan
+from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub, GitHubError
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.settings import ConfigError, Settings, load_settings
@@ -208,7 +208,19 @@ def _publish(
         patch=checkout.patch(root, state.start_sha) if plan.patch else None,
         links=render.Links(run_url=ctx.run_url),
     )
-    data = _push(ctx, plan, data, state)
+    try:
+        data = _push(ctx, plan, data, state)
+    except git.GitError as exc:
+        if not plan.push_branch:
+            raise
+        plan = rescue_plan(plan, ctx.env.get("GITHUB_RUN_ID", "0"))
+        note = (
+            f"pushing to `{plan.pull_request.base if plan.pull_request else ''}` failed "
+            f"({str(exc).splitlines()[0]}); the verified fix went to `{plan.new_branch}` "
+            "with a pull request instead, so nothing is lost"
+        )
+        ctx.notes.append(note)
+        data = _push(ctx, plan, data.model_copy(update={"notes": [*data.notes, note]}), state)
     data = _address_threads(ctx, event, data, state, open_threads)
     return _write_github(ctx, event, plan, data)
 

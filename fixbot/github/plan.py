@@ -133,3 +133,17 @@ def _escalated(facts: PlanInput, plan: Plan) -> Plan:
     if plan.comment_pr is not None:
         return plan
     return plan.model_copy(update={"issue_branch": branch})
+
+
+def rescue_plan(plan: Plan, run_id: str) -> Plan:
+    """The plan after a push to `plan.push_branch` failed: keep the verified commits on a new
+    `fixbot/<branch>-<run id>` branch with a pull request into the branch, so nothing is lost."""
+    branch = plan.push_branch or ""
+    head = fixbot_branch(branch, run_id)
+    return plan.model_copy(
+        update={
+            "push_branch": None,
+            "new_branch": head,
+            "pull_request": PullRequestPlan(base=branch, head=head),
+        }
+    )
