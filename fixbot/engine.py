@@ -19,6 +19,7 @@ from typing import Any
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
 from fixbot import breaker, git
+from fixbot.agent.errors import KEY_VARIABLES
 from fixbot.digest import digest
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
 from fixbot.models import (
@@ -45,24 +46,11 @@ EXCERPT_LINES = 25
 # Never handed to the check or the fix commands, which run the repository's (and the model's) code:
 # the Action's inputs (the GitHub token among them), GitHub's own tokens, and model provider keys.
 SCRUBBED_PREFIXES = ("INPUT_", "FIXBOT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
+# The model provider keys (`fixbot.agent.errors.KEY_VARIABLES`, the `*_API_KEY` ones: cloud
+# credentials such as AWS_* stay, the check may need them) and GitHub's tokens.
 SCRUBBED_NAMES = frozenset(
-    {
-        "GITHUB_TOKEN",
-        "GH_TOKEN",
-        "OPENAI_API_KEY",
-        "ANTHROPIC_API_KEY",
-        "GEMINI_API_KEY",
-        "AZURE_API_KEY",
-        "AZURE_OPENAI_API_KEY",
-        "MISTRAL_API_KEY",
-        "GROQ_API_KEY",
-        "DEEPSEEK_API_KEY",
-        "COHERE_API_KEY",
-        "OPENROUTER_API_KEY",
-        "TOGETHERAI_API_KEY",
-        "XAI_API_KEY",
-        "FIREWORKS_AI_API_KEY",
-    }
+    {"GITHUB_TOKEN", "GH_TOKEN", "AZURE_OPENAI_API_KEY"}
+    | {name for name in KEY_VARIABLES.values() if name.endswith("_API_KEY")}
 )
 
 
