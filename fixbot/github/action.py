@@ -28,7 +28,9 @@ from fixbot.state import RunState
 
 Connect = Callable[[str, str, str], GitHub]
 ConnectGraphQL = Callable[[str, str], GraphQL]
-HIDDEN_FROM_CHECK = (
+# Removed from this process's environment once read. The check never sees them either way:
+# the engine gives it `engine.check_environment(env)` (no inputs, tokens or model keys).
+TOKEN_VARIABLES = (
     variable("github-token"),
     "GITHUB_TOKEN",
     "ACTIONS_RUNTIME_TOKEN",
@@ -61,11 +63,6 @@ class Context:
             self.inputs.token, self.env.get("GITHUB_GRAPHQL_URL") or DEFAULT_URL
         )
 
-    @property
-    def check_env(self) -> dict[str, str]:
-        """Environment for the engine and the check: the tokens are left out."""
-        return {k: v for k, v in self.env.items() if k not in HIDDEN_FROM_CHECK}
-
 
 @dataclass(frozen=True)
 class Finished:
@@ -83,7 +80,7 @@ def _context(env: Mapping[str, str], out: TextIO, connect: Connect) -> Context:
     )
     inputs = read_inputs(env)
     return Context(
-        env, inputs, out, connect, Path(env.get("GITHUB_WORKSPACE") or Path.cwd()), run_url
+        dict(env), inputs, out, connect, Path(env.get("GITHUB_WORKSPACE") or Path.cwd()), run_url
     )
 
 
@@ -104,11 +101,12 @@ def main(
 
 
 def scrub_process_env() -> None:
-    """Remove the tokens from this process's environment, which the check command inherits.
+    """Remove the tokens from this process's environment, so nothing it starts inherits them.
 
-    The token stays in `Context.inputs` for git and the REST client only.
+    The token stays in `Context.inputs` for git and the REST client, and in `Context.env` (a
+    copy) so the engine's redactor knows its exact value.
     """
-    for name in HIDDEN_FROM_CHECK:
+    for name in TOKEN_VARIABLES:
         os.environ.pop(name, None)
 
 
@@ -132,12 +130,12 @@ def _run(ctx: Context) -> render.Report:
     if not head_verdict.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
-    settings = load_settings(repo, ctx.inputs.flags, ctx.check_env, ctx.inputs.names)
+    settings = load_settings(repo, ctx.inputs.flags, ctx.env, ctx.inputs.names)
     ctx.fail_on_escalation = settings.fail_on_escalation
     open_threads = _fetch_threads(ctx, event, settings)
     workflow.group("fixbot run", ctx.out)
     try:
-        outcome, state = engine.run(settings, repo, env=ctx.check_env, threads=open_threads)
+        outcome, state = engine.run(settings, repo, env=ctx.env, threads=open_threads)
     finally:
         workflow.endgroup(ctx.out)
     return _publish(
