@@ -25,6 +25,9 @@ NEXT_STEPS = {
     "auth": "Credentials are missing or wrong: set the secret the check needs. Code can't fix it.",
     "permission": "The environment refused an operation: check file modes and job permissions.",
     "command_not_found": "The check command was not found: install the tool, or fix --check.",
+    "server_error": "A service the check calls answered 5xx. Retry later, or mock it in tests.",
+    "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
+    "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
 }
 DEFAULT_STEPS = (
     "Read the repeated error below and the diagnoses in the attempts table; the fix likely needs "

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from fixbot import engine
+from fixbot.classify import RULES
 from fixbot.engine import Agents
-from fixbot.models import Finding, OutcomeKind, Phase, ReviewThread, Severity
+from fixbot.models import ErrorClass, Finding, OutcomeKind, Phase, ReviewThread, Severity
+from fixbot.report import NEXT_STEPS
 from fixbot.settings import ConfigError, Settings
 from fixbot.state import load_state, save_state
 from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
@@ -317,3 +319,8 @@ def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> N
     )
     assert outcome.outcome is OutcomeKind.PASSED and len(state.attempts) == 1
     assert "2 open review threads were not addressed: no model is set" in state.notes
+
+
+def test_every_category_no_code_change_fixes_has_its_own_next_step() -> None:
+    unfixable = {r.category for r in RULES if r.error_class is not ErrorClass.FIXABLE}
+    assert unfixable - set(NEXT_STEPS) == set()
