@@ -254,7 +254,7 @@ class Run:
         attempt.refused = [self.redactor.redact(r) for r in result.refused]
         attempt.tokens = result.tokens
         attempt.cost_usd = result.cost_usd
-        attempt.fix_error = result.error
+        attempt.fix_error = self.redactor.redact(result.error) if result.error else None
         attempt.resolved_thread_ids = list(result.resolved_thread_ids)
         attempt.fix_duration_s = seconds
         self.add_usage(result.tokens, result.cost_usd, result.cost_known)

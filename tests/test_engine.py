@@ -324,3 +324,26 @@ def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> N
 def test_every_category_no_code_change_fixes_has_its_own_next_step() -> None:
     unfixable = {r.category for r in RULES if r.error_class is not ErrorClass.FIXABLE}
     assert unfixable - set(NEXT_STEPS) == set()
+
+
+def test_secrets_in_what_a_fixer_reports_are_redacted_before_recording(tmp_path: Path) -> None:
+    token = "ghp_" + "x1" * 18
+    repo = value_repo(tmp_path, "a")
+
+    class Leaky(ScriptedFixer):
+        def fix(self, ctx):  # type: ignore[no-untyped-def]
+            result = super().fix(ctx)
+            return result.model_copy(
+                update={"summary": f"used {token}", "diagnosis": token, "refused": [token]}
+            )
+
+    outcome, _ = engine.run(
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(Leaky().enqueue({"value.txt": "ok\n"})),
+    )
+    assert outcome.outcome is OutcomeKind.FIXED
+    for path in (repo / ".fixbot" / "state.json", Path(outcome.report_path or "")):
+        assert token not in path.read_text()
+    assert token not in git(repo, "log", "-1", "--format=%B")

@@ -144,7 +144,7 @@ class ModelFixer:
             args = call.parsed()
         except ValueError as exc:
             return f"Error: {exc}"
-        return self.runtime.redactor.redact(session.box.call(call.name, args))
+        return session.box.call(call.name, args)  # redacted by `LLM` when sent
 
     def _nudge(
         self, ctx: FixContext, session: Session, messages: list[Message], protocol: str
@@ -204,7 +204,7 @@ class ModelFixer:
     def _result(
         self, ctx: FixContext, session: Session, llm: LLM, error: str | None, changed: list[str]
     ) -> FixResult:
-        red = self.runtime.redactor.redact
+        # Not redacted here: `LLM` redacts everything sent, the engine everything it records.
         finish = session.box.finished
         summary = finish.summary if finish else session.text_summary
         diagnosis = finish.diagnosis if finish else session.text_diagnosis
@@ -214,13 +214,13 @@ class ModelFixer:
         return FixResult(
             fixer=f"model:{llm.current}",
             files_changed=changed,
-            summary=red(full),
-            diagnosis=red(diagnosis) if diagnosis else None,
+            summary=full,
+            diagnosis=diagnosis,
             tokens=session.usage.tokens,
             cost_usd=session.usage.cost_usd,
             cost_known=session.usage.cost_usd is not None,
-            refused=[red(r) for r in session.box.refused],
-            error=red(error) if error else None,
+            refused=list(session.box.refused),
+            error=error,
             resolved_thread_ids=finish.resolved_thread_ids if finish else [],
         )
 

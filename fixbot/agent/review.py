@@ -117,7 +117,7 @@ class ModelReviewer:
         usage.add(reply)
         return FixResult(
             fixer=name,
-            summary=self.runtime.redactor.redact(reply.content),
+            summary=reply.content,  # the engine redacts the analysis it records
             tokens=usage.tokens,
             cost_usd=usage.cost_usd,
             cost_known=usage.cost_usd is not None,
