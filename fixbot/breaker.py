@@ -76,14 +76,21 @@ def repeats(signatures: Sequence[str | None]) -> int:
     return count
 
 
-def _budget_reason(usage: Usage, limits: Limits) -> str | None:
-    if usage.fix_attempts >= limits.max_attempts:
-        return f"all {limits.max_attempts} fix attempts were used"
+def model_budget_spent(usage: Usage, limits: Limits) -> str | None:
+    """Why the model budget (tokens or USD) is spent, or None while some is left."""
     if limits.max_tokens is not None and usage.tokens >= limits.max_tokens:
         return f"token budget spent ({usage.tokens} of {limits.max_tokens} tokens)"
     cost = usage.cost_usd
     if limits.max_cost_usd is not None and cost is not None and cost >= limits.max_cost_usd:
         return f"cost budget spent (${cost:.4f} of ${limits.max_cost_usd:.2f})"
+    return None
+
+
+def _budget_reason(usage: Usage, limits: Limits) -> str | None:
+    if usage.fix_attempts >= limits.max_attempts:
+        return f"all {limits.max_attempts} fix attempts were used"
+    if spent := model_budget_spent(usage, limits):
+        return spent
     if limits.max_duration_s is not None and usage.elapsed_s >= limits.max_duration_s:
         return f"time budget spent ({usage.elapsed_s:.0f} s of {limits.max_duration_s:.0f} s)"
     if limits.max_diff_lines is not None and usage.diff_lines > limits.max_diff_lines:

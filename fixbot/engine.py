@@ -533,7 +533,8 @@ class Run:
         self.state.breaker_reason = reason
         self.state.best_snapshot = best_snapshot(self.state.attempts)
         analyst = self.agents.analyst
-        if analyst is not None and self.state.analysis is None and not self.budget_spent():
+        spent = breaker.model_budget_spent(self.usage(), self.limits())
+        if analyst is not None and self.state.analysis is None and not spent:
             self.progress.phase(
                 self.state.attempts[-1].number, self.settings.max_attempts, "escalation analysis"
             )
@@ -541,16 +542,6 @@ class Run:
             self.add_usage(result.tokens, result.cost_usd, result.cost_known)
             self.state.analysis = self.redactor.redact(result.summary) if not result.error else None
         return self.finish(OutcomeKind.ESCALATED, reason)
-
-    def budget_spent(self) -> bool:
-        """True when tokens or cost are at or over their budget."""
-        usage, limits = self.usage(), self.limits()
-        over_tokens = limits.max_tokens is not None and usage.tokens >= limits.max_tokens
-        cost = usage.cost_usd
-        over_cost = (
-            limits.max_cost_usd is not None and cost is not None and cost >= limits.max_cost_usd
-        )
-        return over_tokens or over_cost
 
     def finish(self, kind: OutcomeKind, reason: str) -> Outcome:
         """Record the outcome, write the report, save."""
