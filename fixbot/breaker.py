@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from tenacity import wait_exponential_jitter
 
 from fixbot.models import Attempt, BreakerState, ErrorClass, Phase
+from fixbot.settings import Settings
 
 BACKOFF_CAP_S = 60.0
 OSCILLATIONS_TO_OPEN = 2
@@ -37,6 +38,18 @@ class Limits(BaseModel):
     max_cost_usd: float | None = None
     max_duration_s: float | None = None
     max_diff_lines: int | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Limits:
+        """The budget a run's settings give."""
+        return cls(
+            max_attempts=settings.max_attempts,
+            threshold=settings.circuit_breaker,
+            max_tokens=settings.max_tokens_per_run,
+            max_cost_usd=settings.max_cost_usd,
+            max_duration_s=settings.max_duration,
+            max_diff_lines=settings.max_diff_lines,
+        )
 
 
 class Decision(BaseModel):

@@ -507,15 +507,7 @@ class Run:
 
     def limits(self) -> breaker.Limits:
         """The budget from the settings."""
-        s = self.settings
-        return breaker.Limits(
-            max_attempts=s.max_attempts,
-            threshold=s.circuit_breaker,
-            max_tokens=s.max_tokens_per_run,
-            max_cost_usd=s.max_cost_usd,
-            max_duration_s=s.max_duration,
-            max_diff_lines=s.max_diff_lines,
-        )
+        return breaker.Limits.from_settings(self.settings)
 
     def succeed(self) -> Outcome:
         """The check is green: passed (nothing kept changed) or fixed."""

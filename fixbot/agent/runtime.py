@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fixbot import breaker
 from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
 from fixbot.models import FixContext
 from fixbot.redact import Redactor
@@ -52,10 +53,8 @@ class Runtime:
 
     def budget_problem(self, ctx: FixContext, usage: Usage) -> str | None:
         """Why no further model call fits the run's budget, or None when it does."""
-        s = self.settings
-        if s.max_tokens_per_run and ctx.tokens_used + usage.tokens >= s.max_tokens_per_run:
-            return f"token budget spent ({s.max_tokens_per_run} tokens per run)"
-        spent = ctx.cost_used_usd + (usage.cost_usd or 0.0)
-        if s.max_cost_usd and spent >= s.max_cost_usd:
-            return f"cost budget spent (${s.max_cost_usd:.2f} per run)"
-        return None
+        used = breaker.Usage(
+            tokens=ctx.tokens_used + usage.tokens,
+            cost_usd=ctx.cost_used_usd + (usage.cost_usd or 0.0),
+        )
+        return breaker.model_budget_spent(used, breaker.Limits.from_settings(self.settings))
