@@ -145,11 +145,19 @@ def _key(name: str) -> str:
     return name.strip().replace("-", "_").lower()
 
 
-def _split_list(value: str) -> list[str]:
+def split_list(value: str) -> list[str]:
+    """A list setting from text: a JSON list of strings, or else one item per non-blank line.
+
+    Text that merely starts with `[` (a shell test such as `[ -f x ] && ...`) is one item a line.
+    """
     text = value.strip()
     if text.startswith("["):
-        parsed = json.loads(text)
-        return [str(item) for item in parsed]
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(item) for item in parsed]
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
@@ -175,25 +183,17 @@ def read_file_layer(path: Path, table: tuple[str, ...]) -> tuple[dict[str, Any],
     return values, problems
 
 
-def read_env_layer(
-    env: Mapping[str, str], prefix: str = "FIXBOT_"
-) -> tuple[dict[str, Any], list[str]]:
-    """Read `FIXBOT_<NAME>` variables; list values are newline-separated or a JSON list."""
+def read_env_layer(env: Mapping[str, str], prefix: str = "FIXBOT_") -> dict[str, Any]:
+    """Read `FIXBOT_<NAME>` variables; list values are a JSON list or one item per line."""
     values: dict[str, Any] = {}
-    problems: list[str] = []
     for name, raw in env.items():
         if not name.startswith(prefix) or raw == "":
             continue
         key = _key(name[len(prefix) :])
         if key not in FIELDS:
             continue  # FIXBOT_* variables of other tools or later versions are not ours to judge
-        try:
-            value: Any = _split_list(raw) if key in LIST_FIELDS else raw
-        except json.JSONDecodeError as exc:
-            problems.append(f"{name}: not a JSON list ({exc}); use one item per line")
-            continue
-        values[key] = (value, name)
-    return values, problems
+        values[key] = (split_list(raw) if key in LIST_FIELDS else raw, name)
+    return values
 
 
 def load_settings(
@@ -214,10 +214,10 @@ def load_settings(
     for layer, found in (
         read_file_layer(repo / "pyproject.toml", ("tool", "fixbot")),
         read_file_layer(repo / ".fixbot.toml", ()),
-        read_env_layer(env),
     ):
         merged.update(layer)
         problems.extend(found)
+    merged.update(read_env_layer(env))
     names = flag_names or {}
     for key, value in flags.items():
         if value is not None:

@@ -56,12 +56,12 @@ def test_invalid_toml_is_reported(tmp_path: Path) -> None:
     assert "not valid TOML" in caught.value.problems[0]
 
 
-def test_json_list_in_env_and_bad_json(tmp_path: Path) -> None:
+def test_lists_in_env_are_json_or_one_item_a_line(tmp_path: Path) -> None:
     ok = load_settings(tmp_path, {"check": "true"}, {"FIXBOT_PROTECTED_PATHS": '["a/**", "b"]'})
     assert ok.protected_paths == ["a/**", "b"]
-    with pytest.raises(ConfigError) as caught:
-        load_settings(tmp_path, {"check": "true"}, {"FIXBOT_FALLBACK_MODELS": "[oops"})
-    assert "FIXBOT_FALLBACK_MODELS" in caught.value.problems[0]
+    shell = "[ -f setup.py ] && ruff check --fix .\nruff format ."
+    lines = load_settings(tmp_path, {"check": "true"}, {"FIXBOT_FIX_COMMANDS": shell})
+    assert lines.fix_commands == ["[ -f setup.py ] && ruff check --fix .", "ruff format ."]
 
 
 def test_digest_ignores_resume_and_changes_with_the_check() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from fixbot.settings import LIST_FIELDS
+from fixbot.settings import LIST_FIELDS, split_list
 
 SETTINGS_INPUTS: dict[str, str] = {
     "check-command": "check",
@@ -57,9 +57,7 @@ class Inputs(BaseModel):
 
 
 def _value(field: str, raw: str) -> Any:
-    if field in LIST_FIELDS:
-        return [line.strip() for line in raw.splitlines() if line.strip()]
-    return raw.strip()
+    return split_list(raw) if field in LIST_FIELDS else raw.strip()
 
 
 def read_inputs(env: Mapping[str, str]) -> Inputs:
