@@ -35,7 +35,7 @@ from fixbot.models import (
     Phase,
     ReviewThread,
 )
-from fixbot.progress import Progress
+from fixbot.progress import Progress, attempt_label
 from fixbot.redact import Redactor, redact_file
 from fixbot.report import write_report
 from fixbot.runner import run_check
@@ -189,7 +189,7 @@ class Run:
 
     def finish_attempt(self, attempt: Attempt) -> None:
         """Apply the fix (unless already applied) and verify it by running the check."""
-        title = "initial check" if attempt.number == 0 else f"attempt {attempt.number}"
+        title = attempt_label(attempt.number)
         with self.progress.group(f"fixbot: {title} ({attempt.phase.value})"):
             if attempt.number > 0 and attempt.fixer is None:
                 self.apply_fix(attempt)

@@ -17,6 +17,13 @@ if TYPE_CHECKING:
     from rich.status import Status
 
 
+def attempt_label(attempt: int, max_attempts: int | None = None) -> str:
+    """`initial check` for attempt 0, else `attempt n` or `attempt n/m`."""
+    if attempt == 0:
+        return "initial check"
+    return f"attempt {attempt}" + (f"/{max_attempts}" if max_attempts else "")
+
+
 class Progress:
     """Plain progress lines: `[attempt 2/5] verify (12.3 s)`."""
 
@@ -30,8 +37,7 @@ class Progress:
 
     def phase(self, attempt: int, max_attempts: int, text: str) -> None:
         """Announce a phase of an attempt (0 is the initial check)."""
-        label = "initial check" if attempt == 0 else f"attempt {attempt}/{max_attempts}"
-        self.line(f"[{label}] {text} ({self.elapsed():.1f} s)")
+        self.line(f"[{attempt_label(attempt, max_attempts)}] {text} ({self.elapsed():.1f} s)")
 
     def line(self, text: str) -> None:
         """Print one line."""
@@ -79,7 +85,7 @@ class RichProgress(Progress):
 
     def phase(self, attempt: int, max_attempts: int, text: str) -> None:
         """Update the live status and keep a line of history above it."""
-        label = "initial check" if attempt == 0 else f"attempt {attempt}/{max_attempts}"
+        label = attempt_label(attempt, max_attempts)
         self._ensure().update(f"[bold]{label}[/] {text} [dim]{self.elapsed():.1f} s[/]")
 
     def line(self, text: str) -> None:
