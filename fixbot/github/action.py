@@ -366,7 +366,9 @@ def outputs(outcome: Outcome) -> dict[str, str]:
 
 
 def _annotate(ctx: Context, outcome: Outcome) -> None:
-    state_log = _last_log(ctx.workspace)
+    if not outcome.report_path:
+        return
+    state_log = _last_log(Path(outcome.report_path).parent)  # the report sits in the state dir
     if state_log is None:
         return
     text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
@@ -374,6 +376,6 @@ def _annotate(ctx: Context, outcome: Outcome) -> None:
         workflow.annotate(note, ctx.out)
 
 
-def _last_log(root: Path) -> Path | None:
-    logs = sorted((root / ".fixbot" / "attempts").glob("*/check.log"))
+def _last_log(state_dir: Path) -> Path | None:
+    logs = sorted((state_dir / "attempts").glob("*/check.log"))
     return logs[-1] if logs else None
