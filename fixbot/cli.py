@@ -1,7 +1,7 @@
 """The command line: `fixbot run` (the loop on this machine) and `fixbot action` (in a workflow).
 
-Only argparse is imported at start-up so `fixbot --help` answers fast; pydantic, litellm and
-PyGithub are imported when a command runs.
+Only argparse (and, to derive the `run` options from `fixbot.settings`, pydantic) is imported at
+start-up so `fixbot --help` answers fast; litellm and PyGithub are imported when a command runs.
 """
 
 from __future__ import annotations
@@ -16,101 +16,51 @@ from typing import Any
 
 from fixbot import __version__
 
-EXIT_CANCELLED = 143  # 128 + SIGTERM, as a shell reports it
 
-# (flag, settings field, help, extra argparse keywords)
-RUN_OPTIONS: list[tuple[str, str, str, dict[str, Any]]] = [
-    ("--check", "check", "the check command, run with the shell (required)", {}),
-    ("--desired", "desired", "what 'fixed' means, in words, for the model", {}),
-    ("--max-attempts", "max_attempts", "fix attempts before giving up (default 5)", {}),
-    ("--timeout", "timeout", "seconds allowed for one check run (default 600)", {}),
-    (
-        "--backoff",
-        "backoff",
-        "first backoff before re-running a transient failure, seconds (default 1)",
-        {},
-    ),
-    (
-        "--circuit-breaker",
-        "circuit_breaker",
-        "same failure this many times in a row stops (default 3)",
-        {},
-    ),
-    (
-        "--max-transient-retries",
-        "max_transient_retries",
-        "re-runs of a transient failure (default 3)",
-        {},
-    ),
-    ("--max-duration", "max_duration", "wall-time budget for the run, seconds", {}),
-    (
-        "--fix-command",
-        "fix_commands",
-        "a deterministic fix command, e.g. 'ruff check --fix' (repeatable)",
-        {"action": "append"},
-    ),
-    (
-        "--model",
-        "model",
-        "litellm model string, e.g. anthropic/claude-sonnet-4-5 or openai/gpt-4o",
-        {},
-    ),
-    ("--api-base", "api_base", "base URL of an OpenAI-compatible server", {}),
-    (
-        "--fallback-model",
-        "fallback_models",
-        "model tried when the model is unavailable (repeatable)",
-        {"action": "append"},
-    ),
-    ("--escalation-model", "escalation_model", "model used from attempt 2 on", {}),
-    ("--max-tokens-per-run", "max_tokens_per_run", "token budget for the run", {}),
-    ("--max-cost-usd", "max_cost_usd", "cost budget for the run, USD", {}),
-    ("--temperature", "temperature", "model sampling temperature (default 0)", {}),
-    ("--edit-protocol", "edit_protocol", "auto | tools | text (default auto)", {}),
-    ("--max-tool-calls", "max_tool_calls", "model tool calls per attempt (default 30)", {}),
-    (
-        "--max-diff-lines",
-        "max_diff_lines",
-        "diff size since the start that stops the run (default 500)",
-        {},
-    ),
-    (
-        "--protected-path",
-        "protected_paths",
-        "glob the model may never edit (repeatable; default .github/workflows/**)",
-        {"action": "append"},
-    ),
-    (
-        "--allow-test-edits",
-        "allow_test_edits",
-        "allow deleting or skipping tests",
-        {"action": argparse.BooleanOptionalAction},
-    ),
-    (
-        "--review",
-        "review",
-        "self-review the diff once green (default on)",
-        {"action": argparse.BooleanOptionalAction},
-    ),
-    ("--max-review-rounds", "max_review_rounds", "review fix rounds (default 2)", {}),
-    ("--state-dir", "state_dir", "state folder inside the repository (default .fixbot)", {}),
-    (
-        "--commit",
-        "commit",
-        "commit each verified fix as 'fixbot: <summary>' (default on)",
-        {"action": argparse.BooleanOptionalAction},
-    ),
-    (
-        "--allow-dirty",
-        "allow_dirty",
-        "start on a working tree with uncommitted changes",
-        {"action": "store_const", "const": True},
-    ),
-]
+def _help(item: Any) -> str:
+    """Help text with the default and an example, as `--help` shows it."""
+    from fixbot.settings import shown_default
+
+    parts: list[str] = [str(item.help).rstrip(".")]
+    default = shown_default(item.default).replace("\n", ", ")
+    extra = [f"default: {default}"] if default and not item.is_bool else []
+    if item.surface.example:
+        extra.append(f"e.g. {item.surface.example!r}")
+    if item.is_list:
+        extra.append("repeatable")
+    return parts[0] + (f" ({'; '.join(extra)})" if extra else "")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser for every subcommand."""
+def add_setting_options(run: argparse.ArgumentParser) -> None:
+    """One option per setting with a CLI surface, derived from its `Settings` declaration."""
+    from fixbot.settings import specs
+
+    group = run.add_argument_group("settings (also FIXBOT_<NAME> or [tool.fixbot] keys)")
+    for item in specs():
+        if not item.surface.cli:
+            continue
+        extra: dict[str, Any] = {"metavar": item.surface.metavar}
+        if item.is_bool:
+            extra = {"action": argparse.BooleanOptionalAction}
+        elif item.is_list:
+            extra["action"] = "append"
+        group.add_argument(*item.flags, dest=item.field, default=None, help=_help(item), **extra)
+        if item.surface.off_flag:
+            group.add_argument(
+                f"--{item.surface.off_flag}",
+                dest=item.field,
+                action="store_const",
+                const=False,
+                help=f"the opposite of --{item.name}",
+            )
+
+
+def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
+    """The argument parser for every subcommand.
+
+    `run_options` False leaves out the settings of `fixbot run` (deriving them imports pydantic),
+    so `fixbot --help` and `fixbot action` start fast.
+    """
     parser = argparse.ArgumentParser(
         prog="fixbot",
         description="Turn a red check green: run the check, fix, verify, and stop honestly.",
@@ -121,29 +71,16 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run the check and fix it in a git repository on this machine",
         description="Run the check; when it fails, fix, verify and repeat until green or the "
-        "circuit breaker opens. Every option can also be set as FIXBOT_<NAME> or in "
+        "circuit breaker opens. Every setting can also be set as FIXBOT_<NAME> or in "
         "[tool.fixbot] of pyproject.toml / .fixbot.toml (flags beat env beats file).",
-    )
-    for flag, field, text, extra in RUN_OPTIONS:
-        run.add_argument(flag, dest=field, help=text, default=None, **extra)
-    run.add_argument(
-        "--resume",
-        dest="resume",
-        action="store_const",
-        const=True,
-        default=None,
-        help="continue an unfinished run from its state file (default)",
+        epilog='example: fixbot run --check "pytest -q" --model anthropic/claude-sonnet-4-5',
     )
     run.add_argument(
-        "--fresh",
-        dest="resume",
-        action="store_const",
-        const=False,
-        help="discard any earlier state and start over",
+        "-C", dest="directory", default=".", metavar="DIR", help="the repository (default: .)"
     )
-    run.add_argument("--hint", help="a hint for the model (untrusted text, like a PR comment)")
-    run.add_argument("-C", dest="directory", default=".", help="run in this repository (default .)")
     run.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    if run_options:
+        add_setting_options(run)
     commands.add_parser(
         "action",
         help="run as the GitHub Action (reads INPUT_* and GITHUB_* variables)",
@@ -154,35 +91,42 @@ def build_parser() -> argparse.ArgumentParser:
 
 def flags_from(args: argparse.Namespace) -> dict[str, Any]:
     """The settings fields given on the command line (None where not given)."""
-    fields = [field for _, field, _, _ in RUN_OPTIONS] + ["resume"]
-    return {field: getattr(args, field) for field in fields}
+    from fixbot.settings import specs
+
+    return {item.field: getattr(args, item.field, None) for item in specs() if item.surface.cli}
 
 
 def command_run(args: argparse.Namespace) -> int:
     """`fixbot run`: load settings, run the loop, print the outcome; return the exit code."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from fixbot import engine, git
+    from fixbot.config import load_settings
+    from fixbot.errors import EXIT_CANCELLED, ConfigError
     from fixbot.models import Outcome, OutcomeKind
     from fixbot.progress import make_progress
-    from fixbot.settings import ConfigError, load_settings
 
     directory = Path(args.directory).resolve()
-    names = {field: flag for flag, field, _, _ in RUN_OPTIONS}
     try:
         root = git.toplevel(directory) if directory.is_dir() else None
         if root is None:
             raise ConfigError(
                 [f"{directory} is not a git repository: run fixbot inside a clone, or pass -C DIR"]
             )
-        settings = load_settings(directory, flags_from(args), os.environ, names)
+        settings = load_settings(directory, flags_from(args), os.environ)
         outcome, _ = engine.run(
-            settings, directory, env=os.environ, progress=make_progress(os.environ), hint=args.hint
+            settings,
+            directory,
+            env=os.environ,
+            progress=make_progress(os.environ),
+            hint=settings.hint,
         )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))
         print("fixbot: configuration error:", file=sys.stderr)
         for problem in exc.problems:
             print(f"  - {problem}", file=sys.stderr)
+        if not args.json:
+            return outcome.exit_code  # the problems above are the whole message: print them once
     except engine.Cancelled:
         print(
             "fixbot: cancelled; state saved, continue with the same command (it resumes)",
@@ -214,8 +158,9 @@ def command_action(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the subcommand; return the process exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(run_options=words[:1] == ["run"])
+    args = parser.parse_args(words)
     if args.command == "run":
         return command_run(args)
     if args.command == "action":

@@ -21,6 +21,7 @@ from tenacity import Retrying, retry_if_result, stop_after_attempt
 from fixbot import breaker, git
 from fixbot.agent.errors import KEY_VARIABLES
 from fixbot.digest import digest
+from fixbot.errors import ConfigError
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
 from fixbot.models import (
     Attempt,
@@ -39,7 +40,7 @@ from fixbot.progress import Progress, attempt_label
 from fixbot.redact import Redactor, redact_file
 from fixbot.report import write_report
 from fixbot.runner import run_check
-from fixbot.settings import ConfigError, Settings
+from fixbot.settings import Settings
 from fixbot.state import RunState, load_state, save_state
 
 EXCERPT_LINES = 25

@@ -12,9 +12,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from fixbot.errors import GitError
 
-class GitError(RuntimeError):
-    """A git command failed; the message holds the command and git's stderr."""
+__all__ = ["GitError"]
 
 
 def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:

@@ -1,35 +1,32 @@
-"""Settings: one validated model, layered from defaults, files, environment and flags.
+"""Settings: every setting of `fixbot run` and `fixbot action`, each declared once.
 
-Precedence (lowest first): defaults < `[tool.fixbot]` in pyproject.toml < `.fixbot.toml`
-< environment `FIXBOT_<NAME>` < command-line flags / Action inputs.
-
-Keys may be written `max-attempts` or `max_attempts` in TOML. Every problem from every layer is
-collected and raised together as one `ConfigError`, each naming where the bad value came from.
-
-The layering is done here rather than by pydantic-settings' sources because the file locations
-depend on `-C DIR` and every error must name its source (flag, variable or file key).
+A `Settings` field is the single declaration of a setting: its type, default, bounds and help
+text, plus a `Surface` in its `Annotated` metadata saying how it appears on every surface. Every
+surface is derived from it (see `spec`): the CLI flag `--<name>` (with aliases such as `--check`),
+the Action input `<name>` (`INPUT_<NAME>`), the variables `FIXBOT_<NAME>` and the
+`[tool.fixbot]` / `.fixbot.toml` keys (`name` or `name_with_underscores`). `action.yml`, the
+README's settings table and `docs/action.md` are generated from these declarations by
+`scripts/gen_settings.py`, and a test fails when they drift. Layering lives in `fixbot.config`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tomllib
-from collections.abc import Mapping
+import math
+import re
+from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
-from typing import Any
+from pathlib import PurePosixPath
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.fields import FieldInfo
 
+from fixbot.errors import ConfigError
 
-class ConfigError(Exception):
-    """Bad configuration or usage; `problems` lists every problem found, each with its fix."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("\n".join(problems))
-        self.problems = problems
+__all__ = ["ConfigError", "EditProtocol", "OnEscalation", "OnSuccess", "Settings", "Spec", "spec"]
 
 
 class EditProtocol(StrEnum):
@@ -57,70 +54,182 @@ class OnEscalation(StrEnum):
     NONE = "none"
 
 
-LIST_FIELDS = ("fix_commands", "fallback_models", "protected_paths")
+@dataclass(frozen=True)
+class Surface:
+    """How a setting appears to users; put in a `Settings` field's `Annotated` metadata.
+
+    `name` is the one public name (the Action input and the flag `--<name>`; default: the field
+    name with hyphens); `aliases` are further accepted names (a short flag such as `check`).
+    `cli` / `action`: whether `fixbot run` has a flag and action.yml an input for it.
+    `trust`: in the Action only the workflow (inputs, `FIXBOT_*`) may set it, never a file from
+    the pull request (see DESIGN.md, "Trust"). `secret`: its value is masked and redacted.
+    `action_default`: the default in the Action when it differs from the CLI's.
+    `off_flag`: an extra flag that sets a boolean to false (`--fresh` for `resume`).
+    """
+
+    metavar: str | None = None
+    example: str | None = None
+    name: str | None = None
+    aliases: tuple[str, ...] = ()
+    cli: bool = True
+    action: bool = True
+    trust: bool = False
+    secret: bool = False
+    action_default: Any = None
+    off_flag: str | None = None
+
+
+def _s(**kwargs: Any) -> Surface:
+    return Surface(**kwargs)
 
 
 class Settings(BaseModel):
-    """Every setting of `fixbot run` and `fixbot action`.
+    """Every setting of `fixbot run` and `fixbot action` (see the module docstring).
 
-    Units: `timeout`, `backoff` and `max_duration` are seconds; `max_cost_usd` is USD;
-    `max_tokens_per_run` counts prompt plus completion tokens over the whole run.
+    Units: `timeout`, `setup_timeout`, `fix_command_timeout`, `backoff` and `max_duration` are
+    seconds; `max_cost_usd` is USD; `max_tokens_per_run` counts prompt plus completion tokens
+    over the whole run.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # the check and the loop
-    check: str = Field(min_length=1, description="The check command, run with the shell.")
-    desired: str | None = Field(None, description="What 'fixed' means, in words, for the model.")
-    max_attempts: int = Field(5, ge=1, le=50, description="Fix attempts before giving up.")
-    timeout: float = Field(600, gt=0, description="Seconds allowed for one check run.")
-    backoff: float = Field(1.0, ge=0, le=60, description="First transient backoff, seconds.")
-    circuit_breaker: int = Field(
-        3, ge=2, le=20, description="Same failure this many times in a row opens the breaker."
+    # -- the check and the loop ------------------------------------------------------------------
+    check: Annotated[
+        str, _s(metavar="CMD", example="pytest -q", name="check-command", aliases=("check",))
+    ] = Field(min_length=1, description="The check command, run with the shell.")
+    setup: Annotated[
+        str | None,
+        _s(metavar="CMD", example="pip install -e '.[test]'", name="setup-command"),
+    ] = Field(
+        None,
+        description="Shell command that prepares the environment, run once before the first "
+        "check (and again when a fix changes a dependency manifest).",
     )
-    max_transient_retries: int = Field(
+    setup_timeout: Annotated[float, _s(metavar="S")] = Field(
+        900, gt=0, allow_inf_nan=False, description="Seconds allowed for the set-up command."
+    )
+    fix_commands: Annotated[
+        list[str], _s(metavar="CMD", example="ruff check --fix .", aliases=("fix-command",))
+    ] = Field(
+        default_factory=list,
+        description="Deterministic fix commands, run before the model, one per line.",
+    )
+    fix_command_timeout: Annotated[float, _s(metavar="S")] = Field(
+        300, gt=0, allow_inf_nan=False, description="Seconds allowed for each fix command."
+    )
+    desired: Annotated[str | None, _s(metavar="TEXT")] = Field(
+        None, description="What 'fixed' means, in words, for the model."
+    )
+    hint: Annotated[str | None, _s(metavar="TEXT")] = Field(
+        None, description="A hint for the model (untrusted text, like a pull request comment)."
+    )
+    max_attempts: Annotated[int, _s(metavar="N", trust=True)] = Field(
+        5, ge=1, le=50, description="Fix attempts before giving up."
+    )
+    timeout: Annotated[float, _s(metavar="S")] = Field(
+        600, gt=0, allow_inf_nan=False, description="Seconds allowed for one check run."
+    )
+    backoff: Annotated[float, _s(metavar="S")] = Field(
+        1.0,
+        ge=0,
+        le=60,
+        description="First wait before re-running a transient failure, seconds (doubles, "
+        "with jitter, up to 60 s).",
+    )
+    circuit_breaker: Annotated[int, _s(metavar="N")] = Field(
+        3, ge=2, le=20, description="The same failure this many times in a row opens the breaker."
+    )
+    max_transient_retries: Annotated[int, _s(metavar="N")] = Field(
         3, ge=0, le=10, description="Re-runs of a transient failure."
     )
-    max_duration: float | None = Field(None, gt=0, description="Wall-time budget, seconds.")
-    fix_commands: list[str] = Field(
-        default_factory=list, description="Deterministic fix commands, run before the model."
+    max_duration: Annotated[float | None, _s(metavar="S", trust=True, action_default=1200)] = Field(
+        None, gt=0, allow_inf_nan=False, description="Wall-time budget for the run, seconds."
     )
-    # the model
-    model: str | None = Field(None, description="litellm model string, e.g. openai/gpt-4o.")
-    api_base: str | None = Field(None, description="Base URL of an OpenAI-compatible server.")
-    fallback_models: list[str] = Field(
-        default_factory=list, description="Models tried in order when the model is unavailable."
+    max_diff_lines: Annotated[int, _s(metavar="N", trust=True)] = Field(
+        500, ge=1, description="Diff size since the start that opens the breaker, in lines."
     )
-    escalation_model: str | None = Field(None, description="Model used from attempt 2 on.")
-    max_tokens_per_run: int | None = Field(None, gt=0, description="Token budget for the run.")
-    max_cost_usd: float | None = Field(None, gt=0, description="Cost budget for the run, USD.")
-    temperature: float = Field(0.0, ge=0, le=2, description="Model sampling temperature.")
-    edit_protocol: EditProtocol = Field(EditProtocol.AUTO, description="auto, tools or text.")
-    max_tool_calls: int = Field(30, ge=1, le=200, description="Tool calls per attempt.")
-    max_diff_lines: int = Field(
-        500, ge=1, description="Diff size since start that opens the breaker."
+    # -- the model --------------------------------------------------------------------------------
+    model: Annotated[str | None, _s(metavar="MODEL", example="openai/gpt-4o", trust=True)] = Field(
+        None, description="litellm model string; without it only the fix commands run."
     )
-    protected_paths: list[str] = Field(
+    api_base: Annotated[
+        str | None,
+        _s(metavar="URL", example="http://localhost:8000/v1", trust=True, secret=True),
+    ] = Field(None, description="Base URL of an OpenAI-compatible server.")
+    fallback_models: Annotated[
+        list[str], _s(metavar="MODEL", aliases=("fallback-model",), trust=True)
+    ] = Field(
+        default_factory=list,
+        description="Models tried in order when the model is unavailable, one per line.",
+    )
+    escalation_model: Annotated[str | None, _s(metavar="MODEL", trust=True)] = Field(
+        None, description="A stronger model used from fix attempt 2 on."
+    )
+    max_tokens_per_run: Annotated[int | None, _s(metavar="N", trust=True)] = Field(
+        None, gt=0, description="Token budget for the run (prompt plus completion)."
+    )
+    max_cost_usd: Annotated[float | None, _s(metavar="USD", trust=True)] = Field(
+        None, gt=0, allow_inf_nan=False, description="Model cost budget for the run, USD."
+    )
+    temperature: Annotated[float, _s(metavar="T")] = Field(
+        0.0, ge=0, le=2, allow_inf_nan=False, description="Model sampling temperature."
+    )
+    edit_protocol: Annotated[EditProtocol, _s(metavar="auto|tools|text")] = Field(
+        EditProtocol.AUTO,
+        description="How the model edits: `tools` (function calling), `text` (SEARCH/REPLACE "
+        "blocks) or `auto` (litellm's capability data).",
+    )
+    max_tool_calls: Annotated[int, _s(metavar="N", trust=True)] = Field(
+        30, ge=1, le=200, description="Model tool calls per attempt."
+    )
+    protected_paths: Annotated[
+        list[str],
+        _s(metavar="GLOB", example="migrations/**", aliases=("protected-path",), trust=True),
+    ] = Field(
         default_factory=lambda: [".github/workflows/**"],
-        description="Glob patterns the model may never edit.",
+        description="Glob patterns the model may never edit, one per line.",
     )
-    allow_test_edits: bool = Field(False, description="Allow deleting or skipping tests.")
-    review: bool = Field(True, description="Self-review the diff once the check is green.")
-    max_review_rounds: int = Field(2, ge=0, le=5, description="Review fix rounds.")
-    # the run
-    state_dir: str = Field(".fixbot", description="State folder, relative to the repository.")
-    resume: bool = Field(True, description="Continue an unfinished run from its state file.")
-    commit: bool = Field(True, description="Commit each verified fix as 'fixbot: <summary>'.")
-    allow_dirty: bool = Field(False, description="Start on a working tree with changes.")
-    # the Action
-    on_success: OnSuccess = Field(OnSuccess.AUTO, description="push, pull-request or none.")
-    on_escalation: OnEscalation = Field(
-        OnEscalation.PULL_REQUEST, description="pull-request, comment or none."
+    allow_test_edits: Annotated[bool, _s(trust=True)] = Field(
+        False, description="Allow the model to delete, skip or weaken tests."
     )
-    allow_forks: bool = Field(False, description="Run on fork pull requests (patch only).")
-    fail_on_escalation: bool = Field(True, description="Fail the step when fixbot gives up.")
-    max_threads: int = Field(
-        20, ge=0, le=100, description="Open review threads given to the model (0: none)."
+    review: Annotated[bool, _s()] = Field(
+        True, description="Self-review the diff once the check is green."
+    )
+    max_review_rounds: Annotated[int, _s(metavar="N")] = Field(
+        2, ge=0, le=5, description="Fix rounds for blocker/major self-review findings."
+    )
+    # -- the run ----------------------------------------------------------------------------------
+    state_dir: Annotated[str, _s(metavar="DIR", trust=True)] = Field(
+        ".fixbot", description="State folder for logs and the report, relative to the repository."
+    )
+    resume: Annotated[bool, _s(action=False, off_flag="fresh")] = Field(
+        True, description="Continue an unfinished run from its state file (`--fresh` starts over)."
+    )
+    commit: Annotated[bool, _s(action=False)] = Field(
+        True, description="Commit each verified fix as 'fixbot: <summary>'."
+    )
+    allow_dirty: Annotated[bool, _s(action=False)] = Field(
+        False, description="Start on a working tree with uncommitted changes."
+    )
+    # -- the Action -------------------------------------------------------------------------------
+    on_success: Annotated[OnSuccess, _s(metavar="MODE", cli=False)] = Field(
+        OnSuccess.AUTO,
+        description="What to do with a verified fix: `push`, `pull-request` or `none`; `auto` "
+        "pushes on a same-repository pull request and opens a pull request otherwise.",
+    )
+    on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False)] = Field(
+        OnEscalation.PULL_REQUEST,
+        description="What to do when fixbot gives up: a draft `pull-request` with the best "
+        "attempt, a `comment` (or issue), or `none`.",
+    )
+    allow_forks: Annotated[bool, _s(cli=False, trust=True)] = Field(
+        False, description="Run on fork pull requests; the fix is only offered as a patch."
+    )
+    fail_on_escalation: Annotated[bool, _s(cli=False)] = Field(
+        True, description="Fail the step when fixbot gives up (a refusal never fails it)."
+    )
+    max_threads: Annotated[int, _s(metavar="N", cli=False)] = Field(
+        20, ge=0, le=100, description="Open review threads given to the model; 0 turns them off."
     )
 
     @field_validator("check")
@@ -130,113 +239,143 @@ class Settings(BaseModel):
             raise ValueError("the check command is empty: pass --check 'pytest -q'")
         return value
 
+    @field_validator("state_dir")
+    @classmethod
+    def _state_dir_inside(cls, value: str) -> str:
+        return check_state_dir(value)
+
     def digest(self) -> str:
         """Hex SHA-256 of the settings that change what a run does (resume compares it)."""
         keep = self.model_dump(
-            mode="json", exclude={"resume", "allow_dirty", "state_dir", "max_attempts"}
+            mode="json", exclude={"resume", "allow_dirty", "state_dir", "max_attempts", "hint"}
         )
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()
 
 
-FIELDS = tuple(Settings.model_fields)
+UNSAFE_STATE_DIR = re.compile(r"[\x00-\x1f*?\[\]!\\]")
 
 
-def _key(name: str) -> str:
-    return name.strip().replace("-", "_").lower()
+def check_state_dir(value: str) -> str:
+    """`value` when it is a safe state folder, else ValueError saying what to use.
 
-
-def split_list(value: str) -> list[str]:
-    """A list setting from text: a JSON list of strings, or else one item per non-blank line.
-
-    Text that merely starts with `[` (a shell test such as `[ -f x ] && ...`) is one item a line.
+    Safe: a relative path inside the repository, without `..`, control characters (a newline
+    would write a second pattern into `.git/info/exclude`), glob characters or backslashes,
+    and not `.git` itself.
     """
-    text = value.strip()
-    if text.startswith("["):
-        try:
-            parsed = json.loads(text)
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, list):
-            return [str(item) for item in parsed]
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def read_file_layer(path: Path, table: tuple[str, ...]) -> tuple[dict[str, Any], list[str]]:
-    """Read the `table` of a TOML file; return (values by field name, problems)."""
-    if not path.is_file():
-        return {}, []
-    try:
-        data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return {}, [f"{path}: not valid TOML ({exc}); fix the syntax"]
-    for part in table:
-        data = data.get(part, {}) if isinstance(data, dict) else {}
-    where = f"{path.name} [{'.'.join(table)}]" if table else path.name
-    values: dict[str, Any] = {}
-    problems: list[str] = []
-    for raw_key, value in data.items():
-        key = _key(raw_key)
-        if key not in FIELDS:
-            problems.append(f"{where}: unknown key '{raw_key}'; known keys: {', '.join(FIELDS)}")
-        else:
-            values[key] = (value, f"{where} {raw_key}")
-    return values, problems
-
-
-def read_env_layer(env: Mapping[str, str], prefix: str = "FIXBOT_") -> dict[str, Any]:
-    """Read `FIXBOT_<NAME>` variables; list values are a JSON list or one item per line."""
-    values: dict[str, Any] = {}
-    for name, raw in env.items():
-        if not name.startswith(prefix) or raw == "":
-            continue
-        key = _key(name[len(prefix) :])
-        if key not in FIELDS:
-            continue  # FIXBOT_* variables of other tools or later versions are not ours to judge
-        values[key] = (split_list(raw) if key in LIST_FIELDS else raw, name)
-    return values
-
-
-def load_settings(
-    repo: Path,
-    flags: Mapping[str, Any],
-    env: Mapping[str, str] | None = None,
-    flag_names: Mapping[str, str] | None = None,
-) -> Settings:
-    """Build `Settings` for the repository at `repo`.
-
-    `flags` maps field names to values given on the command line (or as Action inputs); None
-    values are skipped. `flag_names` maps field names to how the user wrote them (`--max-attempts`,
-    `INPUT_MAX-ATTEMPTS`) for error messages. Raises `ConfigError` listing every problem.
-    """
-    env = os.environ if env is None else env
-    merged: dict[str, tuple[Any, str]] = {}
-    problems: list[str] = []
-    for layer, found in (
-        read_file_layer(repo / "pyproject.toml", ("tool", "fixbot")),
-        read_file_layer(repo / ".fixbot.toml", ()),
+    text = value.strip().rstrip("/")
+    pure = PurePosixPath(text)
+    if (
+        not text
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or UNSAFE_STATE_DIR.search(text)
+        or pure.parts[0].lower() == ".git"
     ):
-        merged.update(layer)
-        problems.extend(found)
-    merged.update(read_env_layer(env))
-    names = flag_names or {}
-    for key, value in flags.items():
-        if value is not None:
-            merged[key] = (value, names.get(key, "--" + key.replace("_", "-")))
-    if "check" not in merged:
-        problems.append(
-            "no check command: pass --check 'pytest -q', set FIXBOT_CHECK, "
-            "or add check = '...' under [tool.fixbot] in pyproject.toml"
+        raise ValueError(
+            "the state folder must be a relative path inside the repository, without '..', "
+            "'.git', control or glob characters (e.g. .fixbot)"
         )
-    try:
-        settings = Settings.model_validate({k: v for k, (v, _) in merged.items()})
-    except ValidationError as exc:
-        for error in exc.errors():
-            field = str(error["loc"][0]) if error["loc"] else "?"
-            source = merged.get(field, (None, field))[1]
-            if error["type"] == "missing":
-                continue  # reported above with the fix
-            problems.append(f"{source}: {error['msg']} (got {error.get('input')!r})")
-        raise ConfigError(problems) from exc
-    if problems:
-        raise ConfigError(problems)
-    return settings
+    return pure.as_posix()
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Everything a surface needs to know of one setting, derived from its declaration."""
+
+    field: str
+    name: str  # the public name: Action input, `--<name>`
+    names: tuple[str, ...]  # every accepted name, the public one first
+    help: str
+    default: Any
+    required: bool
+    is_list: bool
+    is_bool: bool
+    surface: Surface
+
+    @property
+    def flags(self) -> list[str]:
+        """The CLI flags: `--<name>` then one per alias."""
+        return [f"--{n}" for n in self.names]
+
+    @property
+    def variables(self) -> list[str]:
+        """The `FIXBOT_*` environment variables that set it."""
+        return [f"FIXBOT_{n.replace('-', '_').upper()}" for n in self.names]
+
+    @property
+    def input_variable(self) -> str:
+        """The variable the runner sets for its Action input (upper case, hyphens kept)."""
+        return "INPUT_" + self.name.upper()
+
+    @property
+    def action_default(self) -> Any:
+        """The default in the Action."""
+        override = self.surface.action_default
+        return self.default if override is None else override
+
+
+def _default(info: FieldInfo) -> Any:
+    if info.default_factory is not None:
+        return info.default_factory()  # type: ignore[call-arg]
+    return None if info.is_required() else info.default
+
+
+def _unwrap(annotation: Any) -> Any:
+    """`X` for `X | None`, else the annotation itself."""
+    if get_origin(annotation) not in (Union, UnionType):
+        return annotation
+    args = [a for a in get_args(annotation) if a is not type(None)]
+    return args[0] if len(args) == 1 else annotation
+
+
+def _spec(field: str, info: FieldInfo) -> Spec:
+    surface = next((m for m in info.metadata if isinstance(m, Surface)), Surface())
+    name = surface.name or field.replace("_", "-")
+    names = tuple(dict.fromkeys([name, *surface.aliases, field.replace("_", "-")]))
+    inner = _unwrap(info.annotation)
+    return Spec(
+        field=field,
+        name=name,
+        names=names,
+        help=info.description or "",
+        default=_default(info),
+        required=info.is_required(),
+        is_list=get_origin(inner) is list,
+        is_bool=inner is bool,
+        surface=surface,
+    )
+
+
+def specs() -> list[Spec]:
+    """The `Spec` of every setting, in declaration order."""
+    return [_spec(field, info) for field, info in Settings.model_fields.items()]
+
+
+def spec(field: str) -> Spec:
+    """The `Spec` of one setting by field name; KeyError for an unknown one."""
+    return _spec(field, Settings.model_fields[field])
+
+
+def by_name() -> dict[str, Spec]:
+    """Every accepted name (hyphens or underscores, any case) -> its Spec."""
+    found: dict[str, Spec] = {}
+    for item in specs():
+        for name in item.names:
+            found[name] = item
+            found[name.replace("-", "_")] = item
+    return found
+
+
+def shown_default(value: Any) -> str:
+    """A default as documentation writes it: `5`, `true`, `.github/workflows/**`, or ''."""
+    if value is None or value == []:
+        return ""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, list):
+        return "\n".join(str(item) for item in value)
+    if isinstance(value, float):
+        return f"{value:g}" if math.isfinite(value) else str(value)
+    return str(value)

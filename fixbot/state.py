@@ -14,8 +14,8 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from fixbot import __version__
+from fixbot.errors import ConfigError
 from fixbot.models import Attempt, BreakerState, Finding, Outcome
-from fixbot.settings import ConfigError
 
 STATE_VERSION = 1
 STATE_FILE = "state.json"

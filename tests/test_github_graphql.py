@@ -9,8 +9,8 @@ from importlib import resources
 import pytest
 from graphql import parse, validate
 
+from fixbot.errors import GitHubError
 from fixbot.github.graphql import GraphQL, document
-from fixbot.github.rest import GitHubError
 from tests.fakes.github_graphql import schema
 from tests.fakes.github_server import FakeGitHub
 

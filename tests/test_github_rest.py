@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.errors import GitHubError
 from fixbot.github.plan import PullRequestPlan
 from fixbot.github.render import STATUS_MARKER
-from fixbot.github.rest import GitHub, GitHubError, default_retry
+from fixbot.github.rest import GitHub, default_retry
 from tests.fakes.github_server import ROUTES, FakeGitHub
 
 REPO = "octo/app"

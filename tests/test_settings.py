@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.settings import ConfigError, Settings, load_settings
+from fixbot.config import load_settings
+from fixbot.errors import ConfigError
+from fixbot.settings import Settings
 
 
 def test_precedence_flags_beat_env_beat_files(tmp_path: Path) -> None:
@@ -45,7 +47,7 @@ def test_every_problem_is_listed_at_once(tmp_path: Path) -> None:
 def test_missing_check_says_how_to_set_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings(tmp_path, {}, {})
-    assert "--check" in caught.value.problems[0]
+    assert "--check-command" in caught.value.problems[0]
     assert "FIXBOT_CHECK" in caught.value.problems[0]
 
 

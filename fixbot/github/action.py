@@ -16,14 +16,16 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot import engine, git
+from fixbot.config import load_settings, workflow_value
+from fixbot.errors import ConfigError, GitHubError
 from fixbot.github import checkout, gates, render, threads, workflow
 from fixbot.github.event import Event, load_event
 from fixbot.github.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
-from fixbot.github.rest import GitHub, GitHubError
+from fixbot.github.rest import GitHub
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
-from fixbot.settings import ConfigError, Settings, load_settings
+from fixbot.settings import Settings
 from fixbot.state import RunState
 
 Connect = Callable[[str, str, str], GitHub]
@@ -120,7 +122,7 @@ def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
 
 def _run(ctx: Context) -> render.Report:
     event = load_event(ctx.env)
-    verdict = gates.gate_event(event, ctx.inputs.allow_forks)
+    verdict = gates.gate_event(event, bool(workflow_value(ctx.env, "allow_forks")))
     if not verdict.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, verdict.reason)
     checkout.configure(ctx.workspace)
@@ -130,12 +132,18 @@ def _run(ctx: Context) -> render.Report:
     if not head_verdict.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
-    settings = load_settings(repo, ctx.inputs.flags, ctx.env, ctx.inputs.names)
+    warnings: list[str] = []
+    settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
+    for warning in warnings:
+        workflow.warning(warning, ctx.out)
+    ctx.notes.extend(warnings)
     ctx.fail_on_escalation = settings.fail_on_escalation
     open_threads = _fetch_threads(ctx, event, settings)
     workflow.group("fixbot run", ctx.out)
     try:
-        outcome, state = engine.run(settings, repo, env=ctx.env, threads=open_threads)
+        outcome, state = engine.run(
+            settings, repo, env=ctx.env, threads=open_threads, hint=settings.hint
+        )
     finally:
         workflow.endgroup(ctx.out)
     return _publish(

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from fixbot.settings import ConfigError
+from fixbot.errors import ConfigError
 
 SUPPORTED = (
     "pull_request",

@@ -27,7 +27,7 @@ from gql.transport.exceptions import (
 )
 from gql.transport.requests import RequestsHTTPTransport
 
-from fixbot.github.rest import GitHubError
+from fixbot.errors import GitHubError
 from fixbot.github.threads import ThreadNode, in_scope
 from fixbot.models import ReviewThread
 

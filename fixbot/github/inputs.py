@@ -1,43 +1,41 @@
-"""The Action's inputs, read from `INPUT_<NAME>` variables (uppercase, hyphens kept).
+"""The Action's inputs that are not settings: the token and the working directory.
 
-The runner sets every input declared in action.yml, empty when the workflow gives none; an
-empty input means "not given", so `[tool.fixbot]`, `.fixbot.toml` and `FIXBOT_*` still apply.
-Source: https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax
-("the runner sets INPUT_<VARIABLE_NAME>, converting the name to upper case").
+Every other input is a setting: it is declared once in `fixbot.settings.Settings` and read by
+`fixbot.config.load_settings(..., action=True)`. The runner sets `INPUT_<NAME>` (upper case,
+hyphens kept) for every input in action.yml. Source:
+https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel
 
-from fixbot.settings import LIST_FIELDS, split_list
 
-SETTINGS_INPUTS: dict[str, str] = {
-    "check-command": "check",
-    "model": "model",
-    "api-base": "api_base",
-    "fallback-models": "fallback_models",
-    "desired": "desired",
-    "max-attempts": "max_attempts",
-    "timeout": "timeout",
-    "backoff": "backoff",
-    "circuit-breaker": "circuit_breaker",
-    "fix-commands": "fix_commands",
-    "review": "review",
-    "on-success": "on_success",
-    "on-escalation": "on_escalation",
-    "protected-paths": "protected_paths",
-    "allow-test-edits": "allow_test_edits",
-    "allow-forks": "allow_forks",
-    "max-cost-usd": "max_cost_usd",
-    "fail-on-escalation": "fail_on_escalation",
-    "max-threads": "max_threads",
-}
-OTHER_INPUTS = ("github-token", "working-directory")
-TRUE = ("true", "yes", "1", "on")
+class ExtraInput(BaseModel):
+    """An Action input that is not a setting (declared here, rendered into action.yml)."""
+
+    name: str
+    description: str
+    default: str
+
+
+EXTRA_INPUTS = (
+    ExtraInput(
+        name="working-directory",
+        description="Folder of the project inside the repository (monorepos).",
+        default=".",
+    ),
+    ExtraInput(
+        name="github-token",
+        description="Token for pushing and the GitHub API. Pushes made with the default "
+        "GITHUB_TOKEN do not start new workflow runs; use a GitHub App token or a PAT when CI "
+        "must re-run. With `uses: docker://...` action.yml's defaults do not apply: pass it "
+        "explicitly (or set `GITHUB_TOKEN` in `env:`).",
+        default="${{ github.token }}",
+    ),
+)
 
 
 def variable(name: str) -> str:
@@ -46,34 +44,16 @@ def variable(name: str) -> str:
 
 
 class Inputs(BaseModel):
-    """The inputs: `flags` (Settings field -> raw value, only those given), `names` (field ->
-    variable name, for error messages), the token and the working directory."""
+    """The non-setting inputs: the token and the working directory (relative to the workspace)."""
 
-    flags: dict[str, Any]
-    names: dict[str, str]
     token: str
     working_directory: str
-    allow_forks: bool
-
-
-def _value(field: str, raw: str) -> Any:
-    return split_list(raw) if field in LIST_FIELDS else raw.strip()
 
 
 def read_inputs(env: Mapping[str, str]) -> Inputs:
-    """Read every input from `env`; values are validated later by `load_settings`."""
-    flags: dict[str, Any] = {}
-    names: dict[str, str] = {}
-    for name, field in SETTINGS_INPUTS.items():
-        raw = env.get(variable(name), "")
-        if raw.strip():
-            flags[field] = _value(field, raw)
-            names[field] = f"input `{name}` ({variable(name)})"
+    """Read the token and the working directory from `env`."""
     return Inputs(
-        flags=flags,
-        names=names,
         # `uses: docker://...` skips action.yml's defaults: fall back to a GITHUB_TOKEN in `env:`.
         token=(env.get(variable("github-token"), "") or env.get("GITHUB_TOKEN", "")).strip(),
         working_directory=env.get(variable("working-directory"), "").strip() or ".",
-        allow_forks=env.get(variable("allow-forks"), "").strip().lower() in TRUE,
     )

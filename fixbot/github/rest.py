@@ -22,6 +22,7 @@ from github import Auth, Github, GithubException, GithubRetry
 from github.Repository import Repository
 from urllib3 import Retry
 
+from fixbot.errors import GitHubError
 from fixbot.github.plan import LABEL, PullRequestPlan
 from fixbot.github.render import STATUS_MARKER, issue_marker
 
@@ -33,10 +34,6 @@ CREATE_PR_SETTING = (
     "(or organization's) Settings > Actions > General > Workflow permissions, or pass a GitHub "
     "App token / PAT as `github-token`"
 )
-
-
-class GitHubError(RuntimeError):
-    """A GitHub API call failed for good; the message says what to change."""
 
 
 def default_retry(backoff_factor: float = 1.0, secondary_rate_wait: float = 60.0) -> Retry:

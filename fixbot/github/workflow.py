@@ -50,6 +50,12 @@ def error(message: str, out: TextIO, title: str | None = None) -> None:
     out.write(f"::error{prop}::{_escape_data(message)}\n")
 
 
+def warning(message: str, out: TextIO, title: str | None = None) -> None:
+    """Write a `::warning::` annotation without a location."""
+    prop = f" title={_escape_property(title)}" if title else ""
+    out.write(f"::warning{prop}::{_escape_data(message)}\n")
+
+
 def annotate(annotation: Annotation, out: TextIO) -> None:
     """Write an `::error file=,line=[,col=]::` annotation."""
     props = f"file={_escape_property(annotation.path)},line={annotation.line}"

@@ -1,0 +1,158 @@
+"""Generate every settings surface that lives in a file from the `Settings` declarations.
+
+Writes the `inputs:` of action.yml (and of runner/action.yml when it exists), and the settings
+tables of README.md and docs/action.md (between `<!-- settings:start -->` and
+`<!-- settings:end -->`). `--check` writes nothing and exits 1 when a file is out of date
+(tests/test_settings_surfaces.py runs the same check).
+
+Usage: .venv/bin/python scripts/gen_settings.py [--check]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fixbot.github.inputs import EXTRA_INPUTS  # noqa: E402
+from fixbot.settings import Spec, shown_default, specs  # noqa: E402
+
+ACTIONS = [ROOT / "action.yml", ROOT / "runner" / "action.yml"]
+TABLES = [ROOT / "README.md", ROOT / "docs" / "action.md"]
+START, END = "<!-- settings:start -->", "<!-- settings:end -->"
+
+
+def _yaml_string(text: str) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def input_description(item: Spec) -> str:
+    """The action.yml description of a setting's input."""
+    text = item.help
+    if item.is_list:
+        text += " A list: one item per line (or a JSON list)."
+    if item.surface.trust:
+        text += " Read from the workflow only, never from the repository's files."
+    return text
+
+
+def inputs_block() -> str:
+    """The `inputs:` section of action.yml, from the settings and the extra inputs."""
+    lines = ["inputs:"]
+    for item in specs():
+        if not item.surface.action:
+            continue
+        lines += [f"  {item.name}:", f"    description: {_yaml_string(input_description(item))}"]
+        if item.required:
+            lines.append("    required: true")
+            continue
+        lines += ["    required: false", f"    default: {_yaml_string(default_text(item))}"]
+    for extra in EXTRA_INPUTS:
+        lines += [
+            f"  {extra.name}:",
+            f"    description: {_yaml_string(extra.description)}",
+            "    required: false",
+            f"    default: {_yaml_string(extra.default)}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def default_text(item: Spec) -> str:
+    """The Action's default of a setting as an input value (lists one item per line)."""
+    return shown_default(item.action_default)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def _where(item: Spec) -> str:
+    if not item.surface.cli:
+        return "Action only"
+    if not item.surface.action:
+        return "`fixbot run` only"
+    return ""
+
+
+def _default_cell(item: Spec) -> str:
+    if item.required:
+        return "required"
+    cli, action = shown_default(item.default), shown_default(item.action_default)
+    shown = ", ".join(f"`{part}`" for part in cli.split("\n")) if cli else "unset"
+    if action != cli:
+        shown += f" (Action: `{action}`)" if action else " (Action: unset)"
+    return shown
+
+
+def settings_table() -> str:
+    """The markdown table of every setting (one row each) with its names on every surface."""
+    rows = [
+        "| setting | flag / variable | default | description |",
+        "|---|---|---|---|",
+    ]
+    for item in specs():
+        flags = [f"`{f}`" for f in item.flags] if item.surface.cli else []
+        names = ", ".join([*flags, f"`{item.variables[0]}`"])
+        notes = [n for n in [_where(item)] if n]
+        if item.surface.trust:
+            notes.append("workflow only in the Action")
+        note = f" ({'; '.join(notes)})" if notes else ""
+        rows.append(
+            f"| `{item.name}` | {names} | {_default_cell(item)} | {_cell(item.help)}{note} |"
+        )
+    for extra in EXTRA_INPUTS:
+        rows.append(
+            f"| `{extra.name}` | Action only | `{extra.default}` | {_cell(extra.description)} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def render_action(text: str) -> str:
+    """`text` (an action.yml) with its `inputs:` section regenerated."""
+    found = re.search(r"^inputs:\n.*?(?=^\S)", text, re.S | re.M)
+    if not found:
+        raise SystemExit("action.yml has no top-level `inputs:` section")
+    return text[: found.start()] + inputs_block() + "\n" + text[found.end() :]
+
+
+def render_table(text: str) -> str:
+    """`text` (markdown) with the settings table between the markers regenerated."""
+    if START not in text or END not in text:
+        return text
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    return f"{head}{START}\n{settings_table()}{END}{tail}"
+
+
+def generated() -> dict[Path, str]:
+    """Every generated file that exists, with its wanted content."""
+    out: dict[Path, str] = {}
+    for path in ACTIONS:
+        if path.exists():
+            out[path] = render_action(path.read_text(encoding="utf-8"))
+    for path in TABLES:
+        if path.exists():
+            out[path] = render_table(path.read_text(encoding="utf-8"))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """Write the files (or, with --check, report the ones that are out of date)."""
+    stale = [p for p, text in generated().items() if p.read_text(encoding="utf-8") != text]
+    if "--check" in argv:
+        for path in stale:
+            print(f"{path.relative_to(ROOT)} is out of date: run scripts/gen_settings.py")
+        return 1 if stale else 0
+    for path in stale:
+        path.write_text(generated()[path], encoding="utf-8")
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
