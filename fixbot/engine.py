@@ -10,21 +10,19 @@ loses no attempt.
 from __future__ import annotations
 
 import dataclasses
-import signal
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from fixbot import breaker, git, loop, outcome
 from fixbot.agents import Agents, build_agents, check_environment
+from fixbot.cancel import Cancelled, sigterm_cancels
 from fixbot.models import (
     Attempt,
     BreakerState,
     FixContext,
-    FixResult,
     Outcome,
     OutcomeKind,
     Phase,
@@ -48,28 +46,6 @@ __all__ = [
     "prepare_state",
     "run",
 ]
-
-
-class Cancelled(Exception):
-    """Raised in the main thread by the SIGTERM handler: the run stops, its state is saved."""
-
-
-@contextmanager
-def sigterm_cancels() -> Iterator[None]:
-    """While active, SIGTERM raises `Cancelled` in the main thread (a cancelled workflow)."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise Cancelled(f"received signal {signum}")
-
-    try:
-        previous = signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 class Run:
@@ -183,21 +159,8 @@ class Run:
         threads = self.threads if phase is Phase.THREADS else []
         started = time.monotonic()
         result = fixer.fix(self.context(attempt, findings=findings, threads=threads))
-        self.record_fix(attempt, result, time.monotonic() - started)
-
-    def record_fix(self, attempt: Attempt, result: FixResult, seconds: float) -> None:
-        """Copy a FixResult into the attempt (redacted) and the run totals."""
-        redact = self.redactor.redact
-        attempt.fixer = result.fixer
-        attempt.files_changed = result.files_changed
-        attempt.summary = redact(result.summary)
-        attempt.diagnosis = redact(result.diagnosis) if result.diagnosis else None
-        attempt.refused = [redact(r) for r in result.refused]
-        attempt.tokens, attempt.cost_usd = result.tokens, result.cost_usd
-        attempt.fix_error = redact(result.error) if result.error else None
-        attempt.resolved_thread_ids = list(result.resolved_thread_ids)
-        attempt.fix_duration_s = seconds
-        self.add_usage(result.tokens, result.cost_usd, result.cost_known)
+        attempt.record_fix(result, time.monotonic() - started, self.redactor.redact)
+        self.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
         changed = ", ".join(result.files_changed) or "nothing"
         self.progress.line(f"  {result.fixer} changed {changed}")
 
@@ -242,12 +205,6 @@ class Run:
             **extra,
         )
 
-    def add_usage(self, tokens: int, cost: float | None, known: bool) -> None:
-        """Add model usage to the run totals."""
-        self.state.tokens += tokens
-        self.state.cost_usd += cost or 0.0
-        self.state.cost_known = self.state.cost_known and known
-
     # -- review and the end ------------------------------------------------------------------
 
     def review(self, after: int) -> None:
@@ -257,7 +214,7 @@ class Run:
         last = self.state.attempts[-1]
         self.progress.phase(last.number, self.settings.max_attempts, "self-review of the diff")
         result = reviewer.review(self.context(last))
-        self.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
+        self.state.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
         self.state.minor_findings.extend(f for f in result.findings if f not in result.blocking)
         if result.error:
             self.state.notes.append(f"review skipped: {result.error}")
@@ -274,7 +231,7 @@ class Run:
         if analyze and analyst is not None:
             self.progress.phase(last.number, self.settings.max_attempts, "escalation analysis")
             result = analyst.analyze(self.context(last, reason=reason))
-            self.add_usage(result.tokens, result.cost_usd, result.cost_known)
+            self.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
             self.state.analysis = self.redactor.redact(result.summary) if not result.error else None
         self.finish(OutcomeKind.ESCALATED, reason)
 

@@ -6,6 +6,7 @@ models; only the adapters at the edges (runner, git, litellm, GitHub) do I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
@@ -251,6 +252,17 @@ class Attempt(BaseModel):
         (`max_attempts`), the outcome's and the Action's `attempts`, the report and the CLI;
         fix attempts are numbered 1, 2, ... in order, so `number` is also their count so far."""
         return self.phase is not Phase.CHECK
+
+    def record_fix(self, result: FixResult, seconds: float, redact: Callable[[str], str]) -> None:
+        """Copy what the fixer did (`seconds` of wall time) into the attempt, text redacted."""
+        self.fixer, self.files_changed = result.fixer, result.files_changed
+        self.summary = redact(result.summary)
+        self.diagnosis = redact(result.diagnosis) if result.diagnosis else None
+        self.refused = [redact(r) for r in result.refused]
+        self.tokens, self.cost_usd = result.tokens, result.cost_usd
+        self.fix_error = redact(result.error) if result.error else None
+        self.resolved_thread_ids = list(result.resolved_thread_ids)
+        self.fix_duration_s = seconds
 
     def carry_check(self, previous: Attempt) -> None:
         """Take `previous`'s check result (`CHECK_FIELDS`): nothing changed, it still stands."""

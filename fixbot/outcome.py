@@ -64,7 +64,7 @@ def best_snapshot(attempts: list[Attempt]) -> str | None:
     Only attempts that changed files and whose failure counts are known compete; an attempt
     whose counts are unknown is kept only when nothing else qualifies.
     """
-    tried = [a for a in attempts if a.number > 0 and a.snapshot_sha and a.done]
+    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done]
     with_changes = [a for a in tried if a.files_changed or a.number > 1]
     if not with_changes:
         return None

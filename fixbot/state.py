@@ -51,6 +51,12 @@ class RunState(BaseModel):
     best_snapshot: str | None = None
     outcome: Outcome | None = None
 
+    def add_usage(self, tokens: int, cost_usd: float | None, known: bool) -> None:
+        """Add model usage (tokens, USD; `known` False once a price is unknown) to the totals."""
+        self.tokens += tokens
+        self.cost_usd += cost_usd or 0.0
+        self.cost_known = self.cost_known and known
+
     @property
     def fix_attempts(self) -> list[Attempt]:
         """The fix attempts made (`Attempt.is_fix`): what "attempts" counts everywhere."""
