@@ -19,22 +19,27 @@ The phases and their steps:
 `TABLE` lists the transitions in order, one row each (name, rule); the first rule that returns a
 step wins. tests/test_loop.py has one row per transition.
 
-Adding a phase is one new step type and one row in `TABLE` (plus its executor in the engine),
-never a new flag: the row derives "is this phase due?" from what the state records. The two
-phases planned next:
+Adding a phase is one new step type, one row in `TABLE` (a rule: "when the state shows the
+phase is due -> its step") and one `case` in `fixbot.engine.Run.execute` that runs it and records
+its result in the state. Never a flag: the row derives "is it due?" from the recorded results,
+so a resumed run neither skips nor repeats it. The two phases planned next:
 
 - SETUP (run the project's set-up command once before the initial check, and again before
-  verifying a fix that changed a dependency manifest): a `Setup(number)` step whose executor
-  records each run on the state (e.g. `RunState.setups: list[SetupRun]`, with the attempt number
-  it prepared: 0 for the initial check). One row, placed before `check`: "no set-up recorded for
-  the pending attempt n, and (n == 0 or attempt n changed a manifest) -> Setup(n)"; the rows
-  after it (`check`, `verify`) then run unchanged because a set-up is recorded. A failed set-up
-  is a permanent error: the same row (or its neighbour) returns `Escalate`.
+  verifying a fix that changed a dependency manifest). Step `Setup(number)`: prepare the tree
+  attempt `number` is checked on (0: the initial check). Its executor runs the command and records
+  the run, e.g. `RunState.setups: list[SetupRun]` with the attempt number. Its row goes right
+  after `done` (before `check`): "a set-up command is configured (`Observation.setup`, a means
+  like `fixer`), and no set-up is recorded for the attempt about to be checked: attempt 0 when
+  nothing is checked yet, or the unverified attempt whose fixer reported a changed manifest ->
+  Setup(n)". Once recorded, `check` and `verify` match as today. If a failed set-up must end the
+  run, that is one more row after it: "the last set-up failed -> Escalate(...)".
 - DIAGNOSE (after a failed verify, one model call producing a structured diagnosis for the next
-  attempt): a `Diagnose(number)` step whose executor stores the diagnosis with attempt n (e.g.
-  `Attempt.analysis`). One row, placed between `no_fixer` and `fix_again`: "attempt n failed,
-  the breaker is CLOSED, a model is set and attempt n has no diagnosis -> Diagnose(n)"; once
-  the diagnosis is recorded that row no longer matches and `fix_again` follows.
+  attempt). Step `Diagnose(number)`: its executor asks the model and stores the diagnosis with
+  attempt `number` (e.g. `Attempt.analysis`), and `Run.context` hands it to the next fixer. Its
+  row goes between `no_fixer` and `fix_again`: "attempt n failed, the breaker is CLOSED (the rows
+  above did not match), a model is set (`Observation.analyst`) and attempt n has no diagnosis ->
+  Diagnose(n)". Once it is recorded, the breaker is asked again (the call may have spent the
+  budget) and `fix_again` follows.
 """
 
 from __future__ import annotations
