@@ -23,6 +23,7 @@ from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub, GitHubError
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.secrets import secret_values
 from fixbot.settings import ConfigError, Settings, load_settings
 from fixbot.state import RunState
 
@@ -89,7 +90,8 @@ def main(
 ) -> int:
     """Run the Action in the environment `env` (the runner's variables); return the exit code."""
     ctx = _context(env, out or sys.stdout, connect)
-    workflow.mask(ctx.inputs.token, ctx.out)
+    for value in [ctx.inputs.token, *secret_values(env)]:  # every secret of the environment
+        workflow.mask(value, ctx.out)
     scrub_process_env()
     try:
         data = _run(ctx)
