@@ -76,13 +76,14 @@ def test_adding_a_new_test_is_allowed() -> None:
         tampering("tests/test_app.py", TEST, TEST + "\ndef test_mul():\n    assert 2 * 2 == 4\n")
         is None
     )
-    assert tampering("tests/test_new.py", None, "def test_x():\n    assert True\n") is None
+    new_test = "def test_x():\n    assert add(2, 2) == 4\n"
+    assert tampering("tests/test_new.py", None, new_test) is None
 
 
 def test_pytest_config_changes_are_refused() -> None:
     old = '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
     new = old.replace('"-q"', '"-q --deselect tests/test_app.py::test_sub"')
-    assert "pytest configuration" in (tampering("pyproject.toml", old, new) or "")
+    assert "test or lint configuration" in (tampering("pyproject.toml", old, new) or "")
     assert tampering("pyproject.toml", old, old.replace('"x"', '"y"')) is None
 
 
