@@ -337,7 +337,7 @@ def _write_github(ctx: Context, event: Event, plan: Plan, data: render.Report) -
 
 def _finish(ctx: Context, data: render.Report) -> int:
     out = data.outcome
-    ctx.out.write(f"fixbot: {out.outcome.value}: {out.reason}\n")
+    ctx.out.write(workflow.plain_line(f"fixbot: {out.outcome.value}: {out.reason}") + "\n")
     if out.outcome is OutcomeKind.ERROR:
         workflow.error(out.reason, ctx.out, title="fixbot")
     if out.outcome is OutcomeKind.ESCALATED:
