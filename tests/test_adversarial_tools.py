@@ -64,6 +64,7 @@ def unchanged(box: Toolbox) -> bool:
         ".fixbot/state.json",
         ".FIXBOT/state.json",
         "calc.py\0.txt",
+        "x\n::add-mask::abc",
         "",
     ],
 )

@@ -115,13 +115,44 @@ def _check_test_file(path: str, old: str, new: str) -> str | None:
     return None
 
 
+_SAME = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
+_SAME_CALLS = {"assertEqual", "assertIs", "assertLessEqual", "assertGreaterEqual", "assertEquals"}
+
+
+def _cannot_fail(node: ast.AST) -> bool:
+    """True for `assert x == x`, `assert <truthy constant>`, `self.assertEqual(a, a)`."""
+    if isinstance(node, ast.Assert):
+        test = node.test
+        if isinstance(test, ast.Constant):
+            return bool(test.value)
+        return (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], _SAME)
+            and ast.dump(test.left) == ast.dump(test.comparators[0])
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        name, args = node.func.attr, node.args
+        if name in _SAME_CALLS and len(args) >= 2:
+            return ast.dump(args[0]) == ast.dump(args[1])
+        return name == "assertTrue" and isinstance(args[0], ast.Constant) and bool(args[0].value)
+    return False
+
+
+def _vacuous_count(text: str) -> int:
+    """How many assertions in `text` cannot fail (Python by its syntax tree, else by pattern)."""
+    try:
+        return sum(_cannot_fail(node) for node in ast.walk(ast.parse(text)))
+    except (SyntaxError, ValueError):
+        return _count(SELF_COMPARE, text) + _count(ALWAYS_TRUE, text)
+
+
 def _vacuous(path: str, old: str, new: str) -> str | None:
-    for pattern in (SELF_COMPARE, ALWAYS_TRUE):
-        if _count(pattern, new) > _count(pattern, old):
-            return (
-                f"Refused: this edit adds an assertion that cannot fail to {path} "
-                "(a value compared with itself, or a constant)."
-            )
+    if _vacuous_count(new) > _vacuous_count(old):
+        return (
+            f"Refused: this edit adds an assertion that cannot fail to {path} "
+            "(a value compared with itself, or a constant)."
+        )
     return None
 
 

@@ -1,8 +1,8 @@
 """Path safety: every path a model names is resolved against the repository root.
 
-Refused, for reading and writing: absolute paths (`/x`, `~`, `C:`), `..`, NUL bytes, anything
-that resolves outside the repository (through a symlink, or a symlink loop), `.git/`, the state
-folder (the configured `state-dir` and the default `.fixbot`) and secret files (`.env*`, keys,
+Refused, for reading and writing: absolute paths (`/x`, `~`, `C:`), `..`, NUL bytes and line
+breaks (a file name must not carry a log line), anything that resolves outside the repository
+(through a symlink, or a symlink loop), `.git/`, the state folder (the configured `state-dir` and the default `.fixbot`) and secret files (`.env*`, keys,
 `.netrc`, `.npmrc`, ...: `fixbot.secrets.is_secret_file`). Refused for writing only: the
 `protected-paths` globs. Folder names and globs are compared case-insensitively: on a
 case-insensitive file system (macOS, Windows) `.GIT/hooks` is `.git/hooks`. Refusals raise
@@ -19,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from fixbot.secrets import DEFAULT_STATE_DIR, is_secret_file
 
 GIT_DIR = ".git"
+CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
 class PathRefused(ValueError):
@@ -81,6 +82,10 @@ def private_part(rel: PurePosixPath, dirs: Iterable[str]) -> str | None:
 def _lexical(raw: str) -> PurePosixPath:
     if "\0" in raw:
         raise PathRefused("the path contains a NUL byte: give a plain relative path")
+    if CONTROL.search(raw):
+        raise PathRefused(
+            "the path contains a line break or control character: give a plain relative path"
+        )
     text = raw.strip().replace("\\", "/")
     if not text or text in (".", "./"):
         raise PathRefused(
