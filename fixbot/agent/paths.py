@@ -2,11 +2,12 @@
 
 Refused, for reading and writing: absolute paths (`/x`, `~`, `C:`), `..`, NUL bytes and line
 breaks (a file name must not carry a log line), anything that resolves outside the repository
-(through a symlink, or a symlink loop), `.git/`, the state folder (the configured `state-dir` and the default `.fixbot`) and secret files (`.env*`, keys,
-`.netrc`, `.npmrc`, ...: `fixbot.secrets.is_secret_file`). Refused for writing only: the
-`protected-paths` globs. Folder names and globs are compared case-insensitively: on a
-case-insensitive file system (macOS, Windows) `.GIT/hooks` is `.git/hooks`. Refusals raise
-`PathRefused` with a message the model can act on.
+(through a symlink, or a symlink loop), `.git/`, the state folder (the configured `state-dir`
+and the default `.fixbot`) and secret files (`.env*`, keys, `.netrc`, `.npmrc`, ...:
+`fixbot.secrets.is_secret_file`). Refused for writing only: the `protected-paths` globs.
+Folder names and globs are compared case-insensitively: on a case-insensitive file system
+(macOS, Windows) `.GIT/hooks` is `.git/hooks`. Refusals raise `PathRefused` with a message the
+model can act on.
 """
 
 from __future__ import annotations
