@@ -283,3 +283,17 @@ def test_malformed_calls_from_the_model_do_not_end_the_run(
     assert result.summary.startswith("done")
     answers = [m["content"] for m in model_server.bodies()[-1]["messages"] if m["role"] == "tool"]
     assert sum(a.startswith("Error: bad arguments") for a in answers) == 4
+
+
+def test_the_fixer_keeps_the_model_out_of_the_configured_state_folder(
+    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    repo = make_repo(tmp_path / "r")
+    model_server.enqueue(
+        tool_call("write_file", path="var/fixbot/state.json", content="{}"),
+        tool_call("write_file", path=".fixbot/state.json", content="{}"),
+        tool_call("finish", summary="tried"),
+    )
+    result = agent(model_server, model_env, state_dir="var/fixbot").fix(fix_context(repo))
+    assert len(result.refused) == 2 and all("never reads or edits" in r for r in result.refused)
+    assert not (repo / "var").exists() and not (repo / ".fixbot" / "state.json").exists()

@@ -69,3 +69,19 @@ def test_a_multiline_secret_is_masked_line_by_line() -> None:
     lines = out.getvalue().splitlines()
     assert "::add-mask::abc123" in lines and "::add-mask::-----BEGIN KEY-----" in lines
     assert all(line.startswith("::add-mask::") for line in lines)
+
+
+def test_the_action_masks_every_secret_of_its_environment(tmp_path: Path) -> None:
+    from fixbot.github import action
+
+    out = io.StringIO()
+    env = {
+        "HF_TOKEN": "hf_secretvalue123",
+        "DATABASE_URL": "postgres://app:pw-long-secret@db/app",
+        "DEPLOY_SECRET": "multi\nline-secret-value",
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    action.main(env, out=out)  # fails later (no event): the masks come first
+    lines = out.getvalue().splitlines()
+    for value in ("hf_secretvalue123", "pw-long-secret", "line-secret-value"):
+        assert f"::add-mask::{value}" in lines
