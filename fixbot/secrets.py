@@ -86,7 +86,8 @@ KEY_SUFFIX = re.compile(
 )
 # Values of variables named like this are redacted (never scrubbed for that alone).
 SECRET_NAME = re.compile(
-    r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE",
+    r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL"
+    r"|(?:^|_)(?:AUTH|PRIVATE|SESSION|COOKIE)(?:_|$)",
     re.IGNORECASE,
 )
 # A URL's password: `scheme://user:PASSWORD@host` (DATABASE_URL, PIP_INDEX_URL).

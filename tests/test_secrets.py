@@ -90,6 +90,7 @@ def test_secret_values_include_url_passwords_and_provider_keys() -> None:
         "DATABASE_URL": "postgres://app:s3cr%40tpass@db:5432/app",
         "HF_TOKEN": "hf_abcdefghijklmnop",
         "MODEL": "gpt-4o-mini-long",
+        "GIT_AUTHOR_NAME": "Fixbot Tester",
         "SHORT_TOKEN": "abc",
         "MAX_TOKENS": "123456789",
     }

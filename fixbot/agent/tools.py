@@ -198,6 +198,8 @@ class Toolbox:
 
     def tool_list_files(self, args: ListArgs) -> str:
         root = self._root(args.path)
+        if root.is_file():
+            return f"Error: {args.path} is a file, not a folder: read it with read_file"
         if not root.is_dir():
             return self.missing(args.path, "list_files takes a folder; try '.'")
         entries = [paths.relative(self.repo, p) for p in self.visible(root)]
