@@ -71,11 +71,21 @@ def _mask(match: re.Match[str]) -> str:
     return re.sub(r"[^\r\n]+", MASK, match.group(0))
 
 
+SHAPES = re.compile("|".join(TOKEN_SHAPES))
+NOTHING = re.compile(r"(?!)")
+
+
 @dataclass(frozen=True)
 class Redactor:
-    """Replace secrets in text by `[REDACTED]`; build it with `Redactor.from_env(os.environ)`."""
+    """Replace secrets in text by `[REDACTED]`; build it with `Redactor.from_env(os.environ)`.
+
+    `pattern` matches the known secret values in all their forms, `shapes` the token shapes;
+    they are two expressions because one alternation of both is about four times slower
+    (an alternative starting with `\\b` stops `re` from skipping ahead by first characters).
+    """
 
     pattern: re.Pattern[str]
+    shapes: re.Pattern[str] = SHAPES
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
@@ -84,12 +94,12 @@ class Redactor:
         forms = sorted({f for v in values for f in encodings(v)} - values, key=len, reverse=True)
         plain = sorted(values, key=len, reverse=True)
         parts = [_wrappable(v) for v in plain] + [re.escape(f) for f in forms]
-        return cls(re.compile("|".join([*parts, *TOKEN_SHAPES])))
+        return cls(re.compile("|".join(parts)) if parts else NOTHING)
 
     def redact(self, text: str) -> str:
         """`text` with every secret, URL password and token shape replaced by `[REDACTED]`."""
         text = URL_PASSWORD.sub(lambda m: m.group(1) + MASK + m.group(3), text)
-        return self.pattern.sub(_mask, text)
+        return self.shapes.sub(MASK, self.pattern.sub(_mask, text))
 
 
 def _redacted_lines(lines: Iterable[str], redactor: Redactor) -> Iterator[tuple[str, str]]:
