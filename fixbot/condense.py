@@ -13,9 +13,9 @@ nothing is decoded until it is kept) finds three kinds of key lines:
 Each key line brings the two lines after it as context (source excerpts, carets). The last
 `tail_lines` lines are always candidates. When the candidates exceed `max_bytes`, they are kept by
 priority (error and summary lines, then markers, then the tail, then context; earliest first
-within a priority, the tail from the end) and printed in their original order, with `...` where
-lines were left out. Memory is bounded: at most `max_bytes` of candidates per priority are kept
-while streaming, plus one block.
+within a priority, the tail from the end) and printed in their original order; where lines were
+left out a marker says how many (`… 212 lines cut`). Memory is bounded: at most `max_bytes` of
+candidates per priority are kept while streaming, plus one block.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ MAX_CONDENSED_BYTES = 12_000
 BLOCK_BYTES = 4 * 1024 * 1024  # bytes read per block
 MAX_LINE_BYTES = 500  # a kept line is cut to this many bytes
 CONTEXT_AFTER = 2  # lines kept after each key line
-GAP = "..."
+GAP_BYTES = 24  # UTF-8 bytes reserved for one gap marker
 CUT = " [...]"
 
 ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*+"
@@ -206,34 +206,45 @@ class _Collector:
     def result(self) -> str:
         for number, raw in self.tail:
             self.add(number, TAIL, raw)
-        return render(self.kept.values(), self.max_bytes)
+        return render(self.kept.values(), self.max_bytes, total=self.lines)
 
 
-def render(candidates: Iterable[Line], max_bytes: int) -> str:
-    """Pick candidates by priority within `max_bytes` UTF-8 bytes; print them in log order."""
+def gap(count: int) -> str:
+    """The marker standing for `count` lines left out."""
+    return f"… {count} line{'s' if count != 1 else ''} cut"
+
+
+def render(candidates: Iterable[Line], max_bytes: int, *, total: int | None = None) -> str:
+    """Pick candidates by priority within `max_bytes` UTF-8 bytes; print them in log order.
+
+    `total` is the number of lines the candidates were taken from: when given, lines cut after
+    the last one kept are marked too. Each gap is marked with `gap` (how many lines were cut).
+    """
     pool = sorted(
         candidates, key=lambda c: (c.priority, -c.number if c.priority == TAIL else c.number)
     )
     chosen: list[Line] = []
-    used = 0
+    used = GAP_BYTES if total is not None else 0
     for line in pool:
-        cost = line.size + len(GAP) + 1  # the line and, at worst, a gap marker before it
+        cost = line.size + GAP_BYTES  # the line and, at worst, a gap marker before it
         if used + cost <= max_bytes:
             chosen.append(line)
             used += cost
-    return "\n".join(_with_gaps(sorted(chosen, key=lambda c: c.number)))
+    return "\n".join(_with_gaps(sorted(chosen, key=lambda c: c.number), total))
 
 
-def _with_gaps(lines: list[Line]) -> Iterator[str]:
+def _with_gaps(lines: list[Line], total: int | None) -> Iterator[str]:
     previous = -1
     for line in lines:
         if line.number != previous + 1:
-            yield GAP
+            yield gap(line.number - previous - 1)
         yield line.text
         previous = line.number
+    if total is not None and total > previous + 1:
+        yield gap(total - previous - 1)
 
 
-def _blocks(stream: BinaryIO) -> Iterator[bytes]:
+def blocks(stream: BinaryIO) -> Iterator[bytes]:
     """Blocks of whole lines (each ending with a newline); a huge line may be split."""
     carry = b""
     while chunk := stream.read(BLOCK_BYTES):
@@ -256,7 +267,7 @@ def condense_stream(
 ) -> str:
     """Condense a binary stream (read once, in blocks of BLOCK_BYTES); see the module doc."""
     collector = _Collector(max_bytes, tail_lines)
-    for data in _blocks(stream):
+    for data in blocks(stream):
         collector.block(data)
     return collector.result()
 

@@ -108,6 +108,20 @@ class Classification(BaseModel):
     rule: str
 
 
+class FailureGroup(BaseModel):
+    """Failures with the same normalised error lines (see `fixbot.facts.group_key`).
+
+    `text` is the first one's failure block, bounded (its header, repository frames, error
+    lines, compared values and captured output, cuts marked); `tests` names the failing tests
+    in the group, bounded (`count` is the full number).
+    """
+
+    test: str
+    text: str
+    count: int = 1
+    tests: list[str] = Field(default_factory=list)
+
+
 class Failure(BaseModel):
     """A failing check, digested: what the fixer and the breaker look at.
 
@@ -121,6 +135,14 @@ class Failure(BaseModel):
     counts: Counts = Field(default_factory=Counts)
     locations: list[Location] = Field(default_factory=list)
     failing_tests: list[str] = Field(default_factory=list)
+    # Facts from the whole log (`fixbot.facts`), not only from `condensed`:
+    summary: list[str] = Field(default_factory=list)  # the runners' summary lines, last ones
+    failing_total: int = 0  # distinct failing test ids in the whole log (`failing_tests` is
+    # bounded)
+    diagnostics: list[str] = Field(default_factory=list)  # compiler/linter `path:line`, bounded
+    diagnostics_total: int = 0
+    groups: list[FailureGroup] = Field(default_factory=list)  # distinct failures, in order
+    other_groups: int = 0  # failures of further distinct kinds, not kept
 
 
 class Finding(BaseModel):

@@ -1,7 +1,8 @@
 """The evidence given to the model up front, within a token budget.
 
-Sections, highest priority first: the condensed log (with signature and counts), snippets around
-every `file:line` of the failure, the diff since the start sha, what earlier attempts tried,
+Sections, highest priority first: the failure evidence (`fixbot.evidence`: summary lines and
+counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
+condensed log), snippets around the `file:line`s of the failure that recur most across failures, the diff since the start sha, what earlier attempts tried,
 and (from attempt 2) recent commits touching the failing files. Each section is cut to its share
 of the budget; tokens are estimated as characters / 4 (about right for English and code with
 OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
@@ -16,13 +17,13 @@ from fixbot import git
 from fixbot.agent import paths
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import read_text
-from fixbot.condense import condense_text
+from fixbot import evidence
 from fixbot.models import Attempt, FixContext, Location
 
 DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
-LOG_MAX_BYTES = 4_000  # the log is re-condensed to this: error lines first, then the tail
+MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
 SHARES = {"log": 0.4, "snippets": 0.3, "diff": 0.15, "commits": 0.05}
 
 
@@ -60,8 +61,9 @@ def _merge(locations: list[Location], repo: Path) -> dict[str, list[int]]:
             target = paths.resolve(repo, _relative_to_repo(loc.path, repo))
         except paths.PathRefused:
             continue
-        if target.is_file():
-            by_file.setdefault(paths.relative(repo, target), []).append(loc.line)
+        lines = by_file.setdefault(paths.relative(repo, target), []) if target.is_file() else None
+        if lines is not None and len(lines) < MAX_SNIPPET_LINES:
+            lines.append(loc.line)
     return dict(list(by_file.items())[:MAX_SNIPPET_FILES])
 
 
@@ -136,8 +138,8 @@ def recent_commits(repo: Path, files: list[str], count: int = 5) -> str:
 def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
     """Collect and cut every section of the evidence for `ctx` within `budget` tokens."""
     failure = ctx.failure
-    log_bytes = LOG_MAX_BYTES * budget // DEFAULT_BUDGET_TOKENS
-    log = condense_text(failure.condensed, max_bytes=log_bytes, tail_lines=15) if failure else ""
+    log_chars = int(budget * SHARES["log"]) * 4
+    log = evidence.render(failure, log_chars) if failure else ""
     locations = failure.locations if failure else []
     snips = snippets(ctx.repo, locations)
     diff = git.diff_since(ctx.repo, ctx.start_sha) if ctx.start_sha else ""
