@@ -223,14 +223,16 @@ def render(candidates: Iterable[Line], max_bytes: int, *, total: int | None = No
     pool = sorted(
         candidates, key=lambda c: (c.priority, -c.number if c.priority == TAIL else c.number)
     )
-    chosen: list[Line] = []
+    chosen: dict[int, Line] = {}
     used = GAP_BYTES if total is not None else 0
     for line in pool:
-        cost = line.size + GAP_BYTES  # the line and, at worst, a gap marker before it
+        # the line, and a gap marker before it unless the line before is kept already (a gap
+        # that a later line fills stays paid for: the sum never falls short of the output)
+        cost = line.size + (0 if line.number - 1 in chosen else GAP_BYTES)
         if used + cost <= max_bytes:
-            chosen.append(line)
+            chosen[line.number] = line
             used += cost
-    return "\n".join(_with_gaps(sorted(chosen, key=lambda c: c.number), total))
+    return "\n".join(_with_gaps(sorted(chosen.values(), key=lambda c: c.number), total))
 
 
 def _with_gaps(lines: list[Line], total: int | None) -> Iterator[str]:

@@ -28,7 +28,7 @@ NAMES_SHARE = 0.15  # of max_bytes, for the list of failing tests
 GROUPS_SHARE = 0.5  # of max_bytes, for the distinct failures
 GROUP_SHARES = (0.5, 0.3, 0.2)  # of the groups' share, for the first, second, third kind
 MIN_LOG_BYTES = 1_000
-MAX_LOG_BYTES = 4_000  # the condensed log's part, at most
+LOG_SHARE = 0.5  # of max_bytes, at most, for the condensed log (4,800 at the default budget)
 
 
 def file_of(test: str) -> str:
@@ -138,7 +138,8 @@ def render(failure: Failure, max_bytes: int) -> str:
     A log that fits whole (nothing was cut from it) is given whole after its summary: the
     grouped parts would only repeat it.
     """
-    if len(failure.condensed.encode()) <= min(max_bytes, MAX_LOG_BYTES) and not CUT_RE.search(
+    log_bytes = int(max_bytes * LOG_SHARE)
+    if len(failure.condensed.encode()) <= log_bytes and not CUT_RE.search(
         failure.condensed
     ):
         return "\n\n".join(p for p in (summary_text(failure), failure.condensed) if p)
@@ -152,6 +153,6 @@ def render(failure: Failure, max_bytes: int) -> str:
     )
     parts.append(groups_text(failure, int(max_bytes * GROUPS_SHARE)))
     head = "\n\n".join(p for p in parts if p)
-    room = min(MAX_LOG_BYTES, max(MIN_LOG_BYTES, max_bytes - len(head.encode()) - 60))
+    room = min(log_bytes, max(MIN_LOG_BYTES, max_bytes - len(head.encode()) - 60))
     log = condense_text(failure.condensed, max_bytes=room, tail_lines=15)
     return f"{head}\n\nCondensed log (error lines first, then the end of the log):\n{log}".lstrip()
