@@ -29,6 +29,7 @@ from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.runtime import Runtime
 from fixbot.condense import condense_text, error_lines
 from fixbot.digest import from_facts
+from fixbot.evidence import MAX_SHOWN
 from fixbot.facts import QUOTED_RE, collect_stream
 from fixbot.models import CheckResult, FixContext
 from fixbot.redact import Redactor
@@ -89,20 +90,25 @@ def fixbot_prompt(case: Path, log: str) -> str:
 
 
 def missing_key_lines(log: str, prompt: str, repo: Path) -> list[str]:
-    """The key lines of `log` (see the module doc) that `prompt` lacks, as shapes or facts."""
+    """The key lines of `log` that `prompt` lacks (see the module doc)."""
     facts = collect_stream(io.BytesIO(log.encode()))
     missing = [line for line in facts.summary if line.strip() not in prompt]
     tests = facts.failing_tests()
-    if tests and not any(test in prompt for test in tests):
+    if tests and not any(test.rsplit("::", 1)[-1].rsplit(".", 1)[-1] in prompt for test in tests):
         missing.append("a failing test id")
-    located = [f"{loc.path}:{loc.line}" for loc in parse_locations(log, repo)]
-    frames = [f'{loc.path}", line {loc.line}' for loc in parse_locations(log, repo)]
+    located = parse_locations(log, repo)
     if located and not any(
-        a in prompt or b in prompt for a, b in zip(located, frames, strict=True)
+        f"{loc.path}:{loc.line}" in prompt or f'{loc.path}", line {loc.line}' in prompt
+        for loc in located
     ):
         missing.append("a file:line")
     kept = {shape(line) for line in prompt.splitlines()}
-    shapes = {shape(line): line for line in error_lines(log)}
+    if facts.groups:  # many failures: the error lines of the distinct failures shown in full
+        shown = list(facts.groups.values())[:MAX_SHOWN]
+        lines = [line for group in shown for line in error_lines(group.text)]
+    else:
+        lines = error_lines(log)
+    shapes = {shape(line): line for line in lines}
     return missing + [line for key, line in shapes.items() if key not in kept]
 
 

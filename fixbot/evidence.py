@@ -139,9 +139,7 @@ def render(failure: Failure, max_bytes: int) -> str:
     grouped parts would only repeat it.
     """
     log_bytes = int(max_bytes * LOG_SHARE)
-    if len(failure.condensed.encode()) <= log_bytes and not CUT_RE.search(
-        failure.condensed
-    ):
+    if len(failure.condensed.encode()) <= log_bytes and not CUT_RE.search(failure.condensed):
         return "\n\n".join(p for p in (summary_text(failure), failure.condensed) if p)
     parts = [summary_text(failure)]
     names_budget = int(max_bytes * NAMES_SHARE)
