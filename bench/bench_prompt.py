@@ -21,7 +21,6 @@ from __future__ import annotations
 import gzip
 import io
 import os
-import re
 import sys
 from pathlib import Path
 
@@ -30,16 +29,15 @@ from fixbot.agent.runtime import Runtime
 from fixbot.condense import condense_text, error_lines
 from fixbot.digest import from_facts
 from fixbot.evidence import MAX_SHOWN
-from fixbot.facts import QUOTED_RE, collect_stream
+from fixbot.facts import collect_stream, shape
 from fixbot.models import CheckResult, FixContext
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
-from fixbot.signature import parse_locations, without_line_numbers
+from fixbot.signature import parse_locations
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 NAIVE_LOG_BYTES = 200_000
 SMALL_PROMPT_CHARS = 16_000
-TEST_ID_RE = re.compile(r"\S+::\S+|\w+ \([\w.]+\)|(?<=: )Test\w+|(?<=● ).+")
 
 
 def read_log(case: Path) -> str:
@@ -48,12 +46,6 @@ def read_log(case: Path) -> str:
     if plain.is_file():
         return plain.read_text()
     return gzip.decompress((case / "log.txt.gz").read_bytes()).decode()
-
-
-def shape(line: str) -> str:
-    """`line` with test ids, quoted values, numbers and line numbers replaced by placeholders."""
-    line = TEST_ID_RE.sub("<test>", line.strip()[:200])
-    return QUOTED_RE.sub("<v>", without_line_numbers(line))
 
 
 def count(text: str) -> int:

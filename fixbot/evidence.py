@@ -8,7 +8,9 @@
 3. the distinct failures: the first failure of each kind in full (its header, repository
    frames, error lines, compared values and captured output, cuts marked), with the number of
    other tests that failed the same way, the later kinds shorter;
-4. the condensed log (error lines first, then the tail), in what is left.
+4. when failures were grouped: the error lines of the condensed log that no failure shown has
+   (one per shape, `fixbot.facts.shape`) and the end of the log; otherwise the condensed log
+   (error lines first, then the tail), in what is left.
 
 Every cut says what was cut and how much; nothing is left out silently.
 """
@@ -17,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from fixbot.condense import condense_text
-from fixbot.facts import render_block
+from fixbot.condense import condense_text, error_lines
+from fixbot.facts import render_block, shape
 from fixbot.models import Failure, FailureGroup
 
 CUT_RE = re.compile(r"^… \d+ lines? cut$", re.MULTILINE)  # `fixbot.condense.gap`
@@ -28,6 +30,7 @@ NAMES_SHARE = 0.15  # of max_bytes, for the list of failing tests
 GROUPS_SHARE = 0.5  # of max_bytes, for the distinct failures
 GROUP_SHARES = (0.5, 0.3, 0.2)  # of the groups' share, for the first, second, third kind
 MIN_LOG_BYTES = 1_000
+TAIL_LINES = 15
 LOG_SHARE = 0.5  # of max_bytes, at most, for the condensed log (4,800 at the default budget)
 
 
@@ -135,11 +138,16 @@ def summary_text(failure: Failure) -> str:
 def render(failure: Failure, max_bytes: int) -> str:
     """The evidence text for `failure` within about `max_bytes` characters (see the module doc).
 
-    A log that fits whole (nothing was cut from it) is given whole after its summary: the
-    grouped parts would only repeat it.
+    A log that fits whole (nothing was cut from it) and repeats no failure is given whole after
+    its summary: the grouped parts would only repeat it.
     """
     log_bytes = int(max_bytes * LOG_SHARE)
-    if len(failure.condensed.encode()) <= log_bytes and not CUT_RE.search(failure.condensed):
+    repeated = any(group.count > 1 for group in failure.groups)
+    if (
+        not repeated
+        and len(failure.condensed.encode()) <= log_bytes
+        and not CUT_RE.search(failure.condensed)
+    ):
         return "\n\n".join(p for p in (summary_text(failure), failure.condensed) if p)
     parts = [summary_text(failure)]
     names_budget = int(max_bytes * NAMES_SHARE)
@@ -152,5 +160,40 @@ def render(failure: Failure, max_bytes: int) -> str:
     parts.append(groups_text(failure, int(max_bytes * GROUPS_SHARE)))
     head = "\n\n".join(p for p in parts if p)
     room = min(log_bytes, max(MIN_LOG_BYTES, max_bytes - len(head.encode()) - 60))
-    log = condense_text(failure.condensed, max_bytes=room, tail_lines=15)
+    if failure.groups:
+        return f"{head}\n\n{rest_of_log(failure, room)}"
+    log = condense_text(failure.condensed, max_bytes=room, tail_lines=TAIL_LINES)
     return f"{head}\n\nCondensed log (error lines first, then the end of the log):\n{log}".lstrip()
+
+
+def _bounded(lines: list[str], max_bytes: int, what: str) -> str:
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > max_bytes:
+            kept.append(f"… {len(lines) - len(kept)} more {what} cut")
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return "\n".join(kept)
+
+
+def rest_of_log(failure: Failure, max_bytes: int) -> str:
+    """The condensed log's error lines whose shape no failure shown has (one per shape), and
+    the end of the condensed log, within `max_bytes`."""
+    shown = {
+        shape(line) for group in failure.groups[:MAX_SHOWN] for line in group.text.splitlines()
+    }
+    other: dict[str, str] = {}
+    for line in error_lines(failure.condensed):
+        other.setdefault(shape(line), line)
+    extra = [line for key, line in other.items() if key not in shown]
+    tail = failure.condensed.splitlines()[-TAIL_LINES:]
+    parts = []
+    if extra:
+        parts.append(
+            "Other error lines of the log (one of each kind):\n"
+            + _bounded(extra, max_bytes // 2, "error lines")
+        )
+    parts.append("End of the log:\n" + _bounded(tail, max_bytes // 2, "lines of the end"))
+    return "\n\n".join(parts)

@@ -131,6 +131,16 @@ def group_key(lines: list[str], test: str) -> str:
     return "\n".join(sorted(keyed))
 
 
+TEST_ID_RE = re.compile(r"\S+::\S+|\w+ \([\w.]+\)|(?<=--- FAIL: )\S+|(?<=\u25cf ).+")
+
+
+def shape(line: str) -> str:
+    """`line` (stripped, its first 200 characters) with test ids, quoted values, numbers and
+    line numbers replaced by placeholders: the same failure in another test has the same shape."""
+    line = TEST_ID_RE.sub("<test>", line.strip()[:200])
+    return QUOTED_RE.sub("<v>", without_line_numbers(line))
+
+
 def is_repository_frame(path: str) -> bool:
     """True unless `path` is inside an installed library or the interpreter's own files."""
     return LIBRARY_RE.search(path) is None

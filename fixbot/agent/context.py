@@ -2,8 +2,9 @@
 
 Sections, highest priority first: the failure evidence (`fixbot.evidence`: summary lines and
 counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
-condensed log), snippets around the `file:line`s of the failure that recur most across failures, the diff since the start sha, what earlier attempts tried,
-and (from attempt 2) recent commits touching the failing files. Each section is cut to its share
+condensed log), snippets around the `file:line`s that recur most across failures, the diff
+since the start sha, what earlier attempts tried, and (from attempt 2) recent commits touching
+the failing files. Each section is cut to its share
 of the budget; tokens are estimated as characters / 4 (about right for English and code with
 OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
 """
@@ -13,11 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixbot import git
+from fixbot import evidence, git
 from fixbot.agent import paths
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import read_text
-from fixbot import evidence
 from fixbot.models import Attempt, FixContext, Location
 
 DEFAULT_BUDGET_TOKENS = 6_000
