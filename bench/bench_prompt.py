@@ -26,10 +26,10 @@ from pathlib import Path
 
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.runtime import Runtime
-from fixbot.condense import condense_text, error_lines
+from fixbot.condense import condense_stream, condense_text, error_lines
 from fixbot.digest import from_facts
 from fixbot.evidence import MAX_SHOWN
-from fixbot.facts import collect_stream, shape
+from fixbot.facts import LogFacts, collect_stream, shape
 from fixbot.models import CheckResult, FixContext
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
@@ -72,7 +72,10 @@ def fixbot_prompt(case: Path, log: str) -> str:
         log_path=case / "log.txt",
         output_bytes=len(data),
     )
-    failure = from_facts(result, condense_text(log), collect_stream(io.BytesIO(data)), repo)
+    facts = LogFacts()
+    condense_stream(io.BytesIO(data), max_bytes=0, on_diagnostic=facts.add_diagnostic)
+    collect_stream(io.BytesIO(data), facts)
+    failure = from_facts(result, condense_text(log), facts, repo)
     check = (case / "check.txt").read_text().strip()
     settings = Settings(check=check, model="openai/bench", edit_protocol="tools")
     ctx = FixContext(repo=repo, attempt=1, max_attempts=5, failure=failure, start_sha="")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -153,8 +153,11 @@ def is_summary(line: str) -> bool:
 class _Collector:
     """Streaming state: bounded candidates per priority, pending context, the tail ring."""
 
-    def __init__(self, max_bytes: int, tail_lines: int) -> None:
+    def __init__(
+        self, max_bytes: int, tail_lines: int, on_diagnostic: Callable[[bytes], None] | None
+    ) -> None:
         self.max_bytes = max_bytes
+        self.on_diagnostic = on_diagnostic
         self.kept: dict[int, Line] = {}
         self.used = [0, 0, 0, 0]
         self.tail: deque[tuple[int, bytes]] = deque(maxlen=max(tail_lines, 0))
@@ -183,6 +186,8 @@ class _Collector:
             counted += scan.count(b"\n", at, start + 1)
             at = start + 1
             end = scan.find(b"\n", start + 1)
+            if match.lastgroup == "perror" and self.on_diagnostic is not None:
+                self.on_diagnostic(scan[start + 1 : end])
             self.add(base + counted, PRIORITY[match.lastgroup or "marker"], scan[start + 1 : end])
             self.pending = self._context(scan, base + counted + 1, end + 1, CONTEXT_AFTER)
         self.lines = base + data.count(b"\n")
@@ -265,27 +270,45 @@ def blocks(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def condense_stream(
-    stream: BinaryIO, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines: int = 40
+    stream: BinaryIO,
+    *,
+    max_bytes: int = MAX_CONDENSED_BYTES,
+    tail_lines: int = 40,
+    on_diagnostic: Callable[[bytes], None] | None = None,
 ) -> str:
-    """Condense a binary stream (read once, in blocks of BLOCK_BYTES); see the module doc."""
-    collector = _Collector(max_bytes, tail_lines)
+    """Condense a binary stream (read once, in blocks of BLOCK_BYTES); see the module doc.
+
+    `on_diagnostic` is called with every `path:line[:col]: error` line of a compiler, type
+    checker or linter (raw bytes), in the whole stream, so `fixbot.facts` needs no second scan
+    for them."""
+    collector = _Collector(max_bytes, tail_lines, on_diagnostic)
     for data in blocks(stream):
         collector.block(data)
     return collector.result()
 
 
 def condense_file(
-    log_path: Path, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines: int = 40
+    log_path: Path,
+    *,
+    max_bytes: int = MAX_CONDENSED_BYTES,
+    tail_lines: int = 40,
+    on_diagnostic: Callable[[bytes], None] | None = None,
 ) -> str:
     """Condense the log at `log_path` to at most `max_bytes` UTF-8 bytes (streamed, see above).
 
     A log no larger than `max_bytes` is returned whole (ANSI removed). Raises OSError when the
-    file cannot be read.
+    file cannot be read. `on_diagnostic`: see `condense_stream` (called for small logs too).
     """
     with log_path.open("rb") as stream:
-        if log_path.stat().st_size <= max_bytes:
+        if log_path.stat().st_size <= max_bytes and on_diagnostic is None:
             return _whole(stream.read(), max_bytes, tail_lines)
-        return condense_stream(stream, max_bytes=max_bytes, tail_lines=tail_lines)
+        if log_path.stat().st_size <= max_bytes:
+            data = stream.read()
+            condense_stream(io.BytesIO(data), max_bytes=0, on_diagnostic=on_diagnostic)
+            return _whole(data, max_bytes, tail_lines)
+        return condense_stream(
+            stream, max_bytes=max_bytes, tail_lines=tail_lines, on_diagnostic=on_diagnostic
+        )
 
 
 def condense_text(text: str, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines: int = 40) -> str:

@@ -28,8 +28,9 @@ def digest(result: CheckResult, repo: Path | None = None) -> Failure:
     the signature, so the same failure has the same signature in another checkout. A timed-out
     run gets `timeout_signature`. Raises OSError when the log cannot be read.
     """
-    condensed = condense_file(result.log_path)
-    facts = collect_file(result.log_path)
+    facts = LogFacts()
+    condensed = condense_file(result.log_path, on_diagnostic=facts.add_diagnostic)
+    collect_file(result.log_path, facts)
     return from_facts(result, condensed, facts, repo)
 
 

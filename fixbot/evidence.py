@@ -65,15 +65,16 @@ def _short(name: str, path: str) -> str:
 
 def names_text(title: str, names: list[str], total: int, max_bytes: int) -> str:
     """`title`, then one line per file: `path (N): name, name, …`; bounded to MAX_NAMES names
-    and `max_bytes`, the rest counted."""
+    (shared among the files, at least three each) and `max_bytes`, the rest counted."""
     if not names:
         return ""
     total = max(total, len(names))
     grouped = by_file(names)
     lines = [f"{title}: {total} in {len(grouped)} file{'s' if len(grouped) != 1 else ''}"]
     shown, used, files_cut = 0, len(lines[0]), 0
+    per_file = max(3, MAX_NAMES // len(grouped))  # every file named, up to MAX_NAMES names
     for path, members in grouped.items():
-        room = MAX_NAMES - shown if used < max_bytes else 0
+        room = min(MAX_NAMES - shown, per_file) if used < max_bytes else 0
         picked = [_short(n, path) for n in members[: max(room, 0)]]
         files_cut += len(picked) < len(members)
         if not picked:

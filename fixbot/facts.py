@@ -9,8 +9,9 @@ blocks of whole lines, with one line-anchored regular expression, and keeps boun
   `3 failing`, ...): the last `MAX_SUMMARY_LINES`;
 - failing test ids, in order of first appearance: pytest `FAILED path::name`, unittest
   `FAIL: name (module.Class)`, jest `●`, go `--- FAIL:`, cargo `test name ... FAILED`, TAP
-  `not ok`, mocha `1) name` after `N failing`, and the `path:line` of compiler and linter
-  diagnostics (`x.c:3:5: error: ...`, `x.py:3: error: ...`);
+  `not ok`, mocha `1) name` after `N failing`; and the `path:line` of compiler and linter
+  diagnostics (`x.c:3:5: error: ...`, `x.py:3: error: ...`), which the condensing pass finds
+  and hands over (`add_diagnostic`), so this pass does not look for them again;
 - failure blocks: the text from one failure header (pytest `____ test_x ____`, unittest
   `FAIL:`/`ERROR:`, jest `●`, go `--- FAIL:`, cargo `---- name stdout ----`, mocha `1) name`)
   to the next header or section end. Each block is grouped by its normalised error lines
@@ -98,8 +99,6 @@ ID_SOURCES = (
     r"(?:FAILED|ERROR) (?P<pyid>\S+::[^\s]+)",
     r"test (?P<cargoid>\S+) \.\.\. FAILED",
     r"not ok \d+ - (?P<tapid>[^\n#]+?)[ \t]*(?:#[^\n]*)?(?=\n)",
-    rf"(?P<diag>{PATH}:\d+)(?::\d+)?:? (?:fatal )?error\b",  # gcc/clang, mypy, javac
-    rf"(?P<ruff>{PATH}:\d+):\d+: [A-Z]{{1,4}}\d{{1,4}}\b",  # ruff/flake8 concise
 )
 
 
@@ -113,6 +112,7 @@ FACT_RE = re.compile(
         rf"|{_named('id', ID_SOURCES)}|{_named('end', END_SOURCES)})"
     ).encode()
 )
+DIAGNOSTIC_RE = re.compile(rf"\s*(?P<path>{PATH})(?::(?P<line>\d+)|\((?P<tscline>\d+),\d+\))")
 FRAME_HINT_RE = re.compile(r"\.\w+:\d")
 QUOTED_RE = re.compile(r"""'(?:[^'\\\n]|\\.)*(?:'|$)|"(?:[^"\\\n]|\\.)*(?:"|$)|\b\d+(?:\.\d+)?\b""")
 
@@ -208,8 +208,13 @@ class LogFacts:
         if len(self.tests) < MAX_TESTS:
             self.tests[name] = None
 
-    def add_diagnostic(self, where: str) -> None:
-        """Remember a compiler or linter diagnostic's `path:line` (bounded, like `add_test`)."""
+    def add_diagnostic(self, line: bytes) -> None:
+        """Remember the `path:line` of a compiler or linter diagnostic line (bounded, like
+        `add_test`); `fixbot.condense` finds them while condensing (its `on_diagnostic`)."""
+        match = DIAGNOSTIC_RE.match(clean(line))
+        if match is None:
+            return
+        where = f"{match['path']}:{match['line'] or match['tscline']}"
         if where in self.diagnostics:
             return
         self.diagnostics_total += 1
@@ -266,12 +271,8 @@ class LogFacts:
         self.mocha = self.mocha or (match.group("mochaword") == b"failing")
 
     def _test_id(self, match: re.Match[bytes]) -> None:
-        for kind in ("pyid", "cargoid", "tapid"):
-            value = match.group(kind)
-            if value:
-                self.add_test(clean(value))
-                return
-        self.add_diagnostic(clean(match.group("diag") or match.group("ruff")))
+        value = match.group("pyid") or match.group("cargoid") or match.group("tapid")
+        self.add_test(clean(value))
 
     def _close(self) -> None:
         block, self.open = self.open, None
@@ -348,16 +349,18 @@ def render_block(text: str, max_bytes: int, *, cut_lines: int = 0) -> str:
     return out
 
 
-def collect_stream(stream: BinaryIO) -> LogFacts:
-    """Scan a binary stream once, in blocks (see `fixbot.condense.blocks`)."""
-    facts = LogFacts()
+def collect_stream(stream: BinaryIO, facts: LogFacts | None = None) -> LogFacts:
+    """Scan a binary stream once, in blocks (see `fixbot.condense.blocks`), into `facts` (new
+    when None). Diagnostics are not scanned here: see `LogFacts.add_diagnostic`."""
+    facts = facts or LogFacts()
     for data in blocks(stream):
         facts.scan(data)
     facts.finish()
     return facts
 
 
-def collect_file(log_path: Path) -> LogFacts:
-    """The facts of the log at `log_path`. Raises OSError when it cannot be read."""
+def collect_file(log_path: Path, facts: LogFacts | None = None) -> LogFacts:
+    """The facts of the log at `log_path` (into `facts` when given). Raises OSError when it
+    cannot be read."""
     with log_path.open("rb") as stream:
-        return collect_stream(stream)
+        return collect_stream(stream, facts)

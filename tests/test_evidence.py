@@ -13,10 +13,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from fixbot.condense import condense_text
+from fixbot.condense import condense_stream, condense_text
 from fixbot.digest import digest, from_facts
 from fixbot.evidence import NAMES_SHARE, render
-from fixbot.facts import collect_stream
+from fixbot.facts import LogFacts, collect_stream
 from fixbot.models import CheckResult, Failure
 
 BOUND = 9_600  # characters: the log's share of the default budget (see fixbot.agent.context)
@@ -90,7 +90,10 @@ def evidence(log: str) -> tuple[Failure, str]:
     result = CheckResult(
         command="check", exit_code=1, duration_s=1.0, log_path=Path("x"), output_bytes=len(data)
     )
-    failure = from_facts(result, condense_text(log), collect_stream(io.BytesIO(data)))
+    facts = LogFacts()
+    condensed = condense_text(log)
+    condense_stream(io.BytesIO(data), max_bytes=0, on_diagnostic=facts.add_diagnostic)
+    failure = from_facts(result, condensed, collect_stream(io.BytesIO(data), facts))
     return failure, render(failure, BOUND)
 
 
@@ -160,3 +163,21 @@ def test_distinct_failures_are_shown_once_each_and_cuts_are_counted() -> None:
     assert "further kind(s) of failure not shown" in text
     assert "Failing tests: 50 in 1 file" in text and "… and 20 more" in text
     assert "\n...\n" not in text and " lines cut" in text
+
+
+def test_diagnostics_of_checkers_are_grouped_by_file(tmp_path: Path) -> None:
+    message = "error: Incompatible types in assignment (expression has type str) " + "x" * 80
+    lines = [f"src/app/mod_{i % 3}.py:{10 + i}: {message}" for i in range(90)]
+    log = "\n".join(lines) + "\nFound 90 errors in 3 files (checked 12 source files)\n"
+    path = tmp_path / "check.log"
+    path.write_text(log)  # over 12 KB: condensed, not returned whole
+    result = CheckResult(
+        command="mypy", exit_code=1, duration_s=1.0, log_path=path, output_bytes=len(log)
+    )
+    failure = digest(result, tmp_path)
+    assert failure.diagnostics[:2] == ["src/app/mod_0.py:10", "src/app/mod_1.py:11"]
+    assert failure.diagnostics_total == 90
+    assert failure.counts.errors == 90
+    text = render(failure, BOUND)
+    assert "Diagnostics: 90 in 3 files" in text and "… and 60 more in 3 files" in text
+    assert "Found 90 errors in 3 files" in text
