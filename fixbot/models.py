@@ -101,11 +101,13 @@ class Location(BaseModel):
 
 
 class Classification(BaseModel):
-    """The class and category of a failure, and the name of the rule that decided it."""
+    """The class and category of a failure, the name of the rule that decided it, and a note
+    when a rule that matched was overruled (see `fixbot.classify`)."""
 
     error_class: ErrorClass
     category: str
     rule: str
+    note: str = ""  # why, when the decision is not the first rule that matched
 
 
 class FailureGroup(BaseModel):
