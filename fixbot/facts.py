@@ -85,6 +85,8 @@ END_SOURCES = (
 )
 SUMMARY_SOURCES = (
     r"=+ (?:\d+ \w+|no tests ran)[^\n]* in [\d.]+s[^\n]*",
+    r"\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)\b"
+    r"[^\n]* in [\d.]+s[^\n]*",  # pytest -q
     r"Ran \d+ tests? in [^\n]*",
     r"(?:FAILED|OK)(?: \([^)\n]*\))?[ \t]*(?=\n)",
     r"Tests?:[ \t]+\d+[^\n]*|Test Suites:[ \t]+\d+[^\n]*",
@@ -259,7 +261,8 @@ class LogFacts:
         else:
             key = next(k for k in ("pytest", "jest", "go", "cargo", "mocha") if k in groups)
             name = groups[key]
-            self.go["FAIL"] += key == "go"
+            if key == "go":
+                self.go["FAIL"] += 1
         name = clean(name.encode())
         if "pytest" not in groups:
             self.add_test(name)
