@@ -25,8 +25,9 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, Field
 
-from fixbot import runner
+from fixbot import git, runner
 from fixbot.errors import SetupError
+from fixbot.models import Attempt
 from fixbot.redact import Redactor, redact_file
 
 SETUP_LOG = "setup.log"
@@ -198,6 +199,30 @@ def run_setup(
     )
 
 
+def untracked(repo: Path) -> set[str]:
+    """The untracked, not ignored entries of the work tree; a new folder is one entry ending in
+    `/` (`git ls-files --others --exclude-standard --directory`). Raises GitError."""
+    out = git.run(repo, "ls-files", "-z", "--others", "--exclude-standard", "--directory")
+    return {path for path in out.split("\0") if path}
+
+
+def exclude_pattern(path: str) -> str:
+    """A `.git/info/exclude` line matching exactly `path` (relative to the root; see gitignore(5):
+    a leading `/` anchors it, a backslash escapes `*?[\\` and trailing spaces)."""
+    escaped = re.sub(r"([*?\[\\])", r"\\\1", path)
+    stripped = escaped.rstrip(" ")
+    return "/" + stripped + "\\ " * (len(escaped) - len(stripped))
+
+
+def exclude_created(repo: Path, before: set[str]) -> list[str]:
+    """Add what the set-up created (untracked entries not in `before`) to `.git/info/exclude`,
+    so a `.venv`, `node_modules` or `*.egg-info` it made is never committed; return them."""
+    created = sorted(untracked(repo) - before)
+    for path in created:
+        git.exclude_path(repo, exclude_pattern(path))
+    return created
+
+
 def last_lines(text: str, count: int) -> str:
     """The last `count` lines of `text`, without the trailing newline."""
     lines = text.rstrip("\n").splitlines()
@@ -262,3 +287,16 @@ def missing_tool_hint(category: str | None, exit_code: int | None, runtime: str 
             "(actions/setup-python, setup-node, ...) or with `setup-command`"
         )
     return ""
+
+
+def missing_tool_notes(attempts: Sequence[Attempt], runtime: str | None) -> list[str]:
+    """A note naming the likely cause when the run's last check could not find a command.
+
+    `runtime` as for `missing_tool_hint` (the Action reads it from `FIXBOT_RUNTIME`, which the
+    image and runner/action.yml set). Empty when the last check passed or failed otherwise.
+    """
+    last = attempts[-1] if attempts else None
+    if last is None or not last.done or last.passed:
+        return []
+    hint = missing_tool_hint(last.category, last.exit_code, runtime)
+    return [f"the check could not find a command (exit {last.exit_code}): {hint}"] if hint else []

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.errors import EXIT_ERROR, SetupError
+from fixbot.models import Attempt
 from fixbot.redact import Redactor
 from fixbot.setup import (
     NEXT_STEP,
@@ -15,15 +16,19 @@ from fixbot.setup import (
     SetupReason,
     SetupRun,
     changed_manifests,
+    exclude_created,
     failure_details,
     failure_reason,
     is_manifest,
     log_path,
     missing_tool_hint,
+    missing_tool_notes,
     raise_for,
     run_setup,
     setup_due,
+    untracked,
 )
+from tests.fakes.repo import git
 
 
 @pytest.mark.parametrize(
@@ -204,3 +209,33 @@ def test_missing_tool_hint_depends_on_where_the_check_ran() -> None:
     assert "earlier step" in missing_tool_hint(None, 127, "runner")
     assert missing_tool_hint("command_not_found", 127, None) == ""
     assert missing_tool_hint("assertion", 1, "container") == ""
+
+
+def test_what_the_set_up_creates_is_excluded_from_git(repo: Path) -> None:
+    (repo / "notes.txt").write_text("the user's own untracked file\n")
+    before = untracked(repo)
+    for path in [".venv/bin/python", "pkg.egg-info/PKG-INFO", "we*ird [x].txt", "node_modules/a"]:
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text("made by the set-up\n")
+
+    created = exclude_created(repo, before)
+
+    assert created == [".venv/", "node_modules/", "pkg.egg-info/", "we*ird [x].txt"]
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == "?? notes.txt"
+    (repo / "weird.txt").write_text("not matched by the escaped pattern\n")
+    assert "weird.txt" in git(repo, "status", "--porcelain")
+
+
+def test_missing_tool_notes_read_the_last_check_only() -> None:
+    missing = Attempt(
+        number=0, done=True, passed=False, exit_code=127, category="command_not_found"
+    )
+    notes = missing_tool_notes([missing], "container")
+    assert notes == [
+        "the check could not find a command (exit 127): the check runs inside fixbot's "
+        "container; install your tools with `setup-command`, or use the runner mode "
+        "(`uses: <owner>/fixbot/runner@v1`)"
+    ]
+    green = Attempt(number=1, done=True, passed=True, exit_code=0)
+    assert missing_tool_notes([missing, green], "container") == []
+    assert missing_tool_notes([], "container") == []
