@@ -84,6 +84,7 @@ def test_runner_mode_installs_fixbot_apart_and_fixes_with_the_jobs_tools(
     assert git(box.origin, "show", f"{pushed}:app.py") == "print('hello')"
     installed = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import fixbot, sys; print(fixbot.__file__)"],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         check=True,
