@@ -139,16 +139,17 @@ def changed_manifests(paths: Iterable[str]) -> list[str]:
 
 
 def setup_due(
-    command: str | None, runs: Sequence[SetupRun], attempt: int, files_changed: Sequence[str]
+    configured: bool, runs: Sequence[SetupRun], attempt: int, files_changed: Sequence[str]
 ) -> SetupDue | None:
     """Whether the set-up must run before the check of attempt number `attempt`, and why.
 
-    Due before the initial check (attempt 0) when a command is set and it has not run yet; due
-    before the check of a fix attempt when that fix changed a dependency manifest and the
-    set-up has not run yet for that attempt. `runs` are the set-up runs recorded so far, so a
-    resumed run never repeats one.
+    `configured`: a set-up command is set. Due before the initial check (attempt 0) when it
+    has not run yet; due before the check of a fix attempt when that fix changed a dependency
+    manifest (`files_changed`) and the set-up has not run yet for that attempt. `runs` are the
+    set-up runs recorded so far, so a resumed run never repeats one that succeeded (one that
+    failed ended its run; a run resumed after it was killed runs it again).
     """
-    if not command or any(run.attempt == attempt for run in runs):
+    if not configured or any(run.attempt == attempt and run.ok for run in runs):
         return None
     if attempt == 0:
         return SetupDue(reason=SetupReason.INITIAL, attempt=0)
@@ -221,6 +222,36 @@ def exclude_created(repo: Path, before: set[str]) -> list[str]:
     for path in created:
         git.exclude_path(repo, exclude_pattern(path))
     return created
+
+
+def prepare(
+    command: str,
+    due: SetupDue,
+    *,
+    repo: Path,
+    workdir: Path,
+    state_dir: Path,
+    timeout: float,
+    env: Mapping[str, str],
+    redactor: Redactor,
+) -> SetupRun:
+    """Run the set-up (`run_setup`, same arguments) and exclude from git what it created.
+
+    Raises OSError (the log) and GitError (listing or excluding untracked files).
+    """
+    before = untracked(repo)
+    run = run_setup(
+        command,
+        due,
+        repo=repo,
+        workdir=workdir,
+        state_dir=state_dir,
+        timeout=timeout,
+        env=env,
+        redactor=redactor,
+    )
+    exclude_created(repo, before)
+    return run
 
 
 def last_lines(text: str, count: int) -> str:

@@ -83,7 +83,7 @@ def test_changed_manifests_keeps_only_manifests_sorted_once() -> None:
 def test_source_files_never_trigger_a_second_set_up() -> None:
     paths = ["app.py", "src/lib/setup.js", "tests/test_setup.py", "docs/package.md", "main.rs"]
     assert changed_manifests(paths) == []
-    assert setup_due("make deps", [run_record(0)], 3, paths) is None
+    assert setup_due(True, [run_record(0)], 3, paths) is None
 
 
 def run_record(attempt: int, exit_code: int | None = 0) -> SetupRun:
@@ -100,22 +100,23 @@ def run_record(attempt: int, exit_code: int | None = 0) -> SetupRun:
 
 
 def test_set_up_is_due_once_before_the_initial_check() -> None:
-    due = setup_due("make deps", [], 0, [])
+    due = setup_due(True, [], 0, [])
     assert due == SetupDue(reason=SetupReason.INITIAL, attempt=0)
-    assert setup_due("make deps", [run_record(0)], 0, []) is None  # a resumed run: done already
+    assert setup_due(True, [run_record(0)], 0, []) is None  # a resumed run: done already
+    assert setup_due(True, [run_record(0, exit_code=1)], 0, []) == due  # failed: run it again
 
 
 def test_no_command_means_no_set_up() -> None:
-    assert setup_due(None, [], 0, []) is None
-    assert setup_due("", [], 2, ["pyproject.toml"]) is None
+    assert setup_due(False, [], 0, []) is None
+    assert setup_due(False, [], 2, ["pyproject.toml"]) is None
 
 
 def test_set_up_runs_again_only_for_a_fix_that_changed_a_manifest() -> None:
     runs = [run_record(0)]
-    assert setup_due("make deps", runs, 1, ["app.py"]) is None
-    due = setup_due("make deps", runs, 2, ["app.py", "requirements.txt"])
+    assert setup_due(True, runs, 1, ["app.py"]) is None
+    due = setup_due(True, runs, 2, ["app.py", "requirements.txt"])
     assert due == SetupDue(reason=SetupReason.MANIFEST, attempt=2, manifests=["requirements.txt"])
-    assert setup_due("make deps", [*runs, run_record(2)], 2, ["requirements.txt"]) is None
+    assert setup_due(True, [*runs, run_record(2)], 2, ["requirements.txt"]) is None
 
 
 def test_log_paths_initial_and_rerun(tmp_path: Path) -> None:
