@@ -19,8 +19,7 @@ from typing import Any
 from fixbot import breaker, git, loop, outcome, setup
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
-from fixbot.errors import SetupError
-from fixbot.errors import ConfigError
+from fixbot.errors import ConfigError, SetupError
 from fixbot.models import (
     Attempt,
     BreakerState,

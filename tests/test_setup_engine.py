@@ -11,8 +11,8 @@ from pathlib import Path
 from fixbot import engine
 from fixbot.engine import Agents
 from fixbot.models import OutcomeKind
-from fixbot.settings import Settings
 from fixbot.redact import Redactor
+from fixbot.settings import Settings
 from fixbot.setup import SetupDue, SetupReason, prepare
 from fixbot.state import load_state, prepare_state, save_state
 from tests.fakes.fixer import ScriptedFixer
@@ -126,7 +126,7 @@ def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None
 
 
 def test_a_failed_set_up_ends_the_run_as_an_error_before_any_check_or_fix(tmp_path: Path) -> None:
-    repo, installed, runs = project(tmp_path)
+    repo, installed, _ = project(tmp_path)
     settings = Settings(
         check=f"{sys.executable} check.py {installed}",
         setup="echo 'resolver: lib==1 not found' >&2; exit 7",
