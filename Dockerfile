@@ -2,10 +2,12 @@
 # mounted at /github/workspace); see
 # https://docs.github.com/en/actions/sharing-automations/creating-actions/dockerfile-support-for-github-actions
 #
-# What the check finds here: Python 3.11 with pip, uv (any other Python version through
-# `uv python install` / `uv venv --python 3.12`), git, and nothing of the project: `setup-command`
-# installs the rest (`pip install -e '.[test]'`, `uv pip install --system -r requirements.txt`,
-# `apt-get update && apt-get install -y nodejs npm && npm ci`). Size: see README, "Installation".
+# What the check finds here: Python 3.11 with pip in an empty virtual environment of its own
+# (/opt/venv, first on PATH), uv (any other Python version through `uv venv --python 3.12`), git,
+# and nothing of the project: `setup-command` installs the rest (`pip install -e '.[test]'`,
+# `uv pip install -r requirements-dev.txt`, `apt-get update && apt-get install -y nodejs npm &&
+# npm ci`). fixbot itself lives in /usr/local, apart: what the set-up installs never replaces
+# fixbot's own dependencies. Size: see README, "Installation".
 FROM python:3.11-slim-bookworm
 
 # uv from PyPI (a wheel that carries the binary): the fast installer for set-up commands.
@@ -18,9 +20,12 @@ RUN apt-get update \
 
 # An unprivileged user for the repository's commands (the check, the set-up, the fix commands);
 # uid 1001 is the GitHub-hosted runner's user, who owns the mounted workspace.
-# uv installs other Python versions into /opt/uv/python, usable by root and by that user.
+# The project's virtual environment, and uv's other Python versions (/opt/uv/python), are
+# writable by root and by that user.
 RUN useradd --create-home --uid 1001 --shell /bin/bash fixbot \
-    && install --directory --owner fixbot /opt/uv /opt/uv/python
+    && install --directory --owner fixbot /opt/uv /opt/uv/python \
+    && python -m venv /opt/venv \
+    && chown -R fixbot /opt/venv
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -28,17 +33,21 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
     UV_PYTHON_INSTALL_DIR=/opt/uv/python \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH \
     LITELLM_LOCAL_MODEL_COST_MAP=True \
     FIXBOT_RUNTIME=container
 
 WORKDIR /opt/fixbot
 COPY constraints.txt pyproject.toml README.md ./
 COPY fixbot ./fixbot
-RUN pip install --constraint constraints.txt . "uv==${UV_VERSION}" \
-    && fixbot --version \
+# Into /usr/local (not the project's /opt/venv, which is first on PATH from here on).
+RUN /usr/local/bin/python -m pip install --constraint constraints.txt . "uv==${UV_VERSION}" \
+    && /usr/local/bin/fixbot --version \
+    && test ! -e /opt/venv/bin/fixbot \
     && uv --version \
     && git --version
 
 # tini runs as PID 1 and reaps orphaned grandchildren of the check, which fixbot (not PID 1)
 # kills but cannot reap.
-ENTRYPOINT ["/usr/bin/tini", "--", "fixbot", "action"]
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]
