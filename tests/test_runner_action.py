@@ -4,6 +4,10 @@ into its own virtual environment by runner/install.sh, keyed on constraints.txt.
 
 from __future__ import annotations
 
+import re
+import runpy
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -59,10 +63,32 @@ def test_it_is_a_composite_action_running_fixbot_from_its_own_virtual_environmen
     assert step("Run fixbot")["run"].strip("'") == '"${VENV}/bin/fixbot" action'
 
 
-def test_the_cache_is_keyed_on_the_constraints_and_the_source() -> None:
-    assert step("Restore fixbot's virtual environment")["uses"].startswith("actions/cache@")
-    key = step("Cache key of fixbot's virtual environment")["run"]
-    assert "constraints.txt" in key and "pyproject.toml" in key and "fixbot" in key
+def test_the_cache_is_keyed_on_the_constraints_and_the_source(tmp_path: Path) -> None:
+    cache = step("Restore fixbot's virtual environment")
+    assert cache["uses"].startswith("actions/cache@")
+    assert cache["with"]["key"] == "${{ steps.key.outputs.key }}"
+    assert "cache_key.py" in step("Cache key of fixbot's virtual environment")["run"]
+    tool = runpy.run_path(str(ROOT / "runner" / "cache_key.py"))
+    for name in ("constraints.txt", "pyproject.toml", "fixbot/__init__.py", "fixbot/t/a.j2"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("v1\n")
+    first = tool["cache_key"](tmp_path, "p")
+    assert first.startswith("p-") and len(first) == 22
+    (tmp_path / "fixbot" / "__pycache__").mkdir()
+    (tmp_path / "fixbot" / "__pycache__" / "x.pyc").write_bytes(b"\0")
+    assert tool["cache_key"](tmp_path, "p") == first  # compiled files do not count
+    for name in ("constraints.txt", "fixbot/t/a.j2"):
+        (tmp_path / name).write_text("v2\n")
+        changed = tool["cache_key"](tmp_path, "p")
+        assert changed != first
+        first = changed
+    real = subprocess.run(
+        [sys.executable, str(ROOT / "runner" / "cache_key.py"), "fixbot-venv-Linux"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert re.fullmatch(r"fixbot-venv-Linux-[0-9a-f]{20}", real)
 
 
 def test_install_script_pins_with_the_constraints() -> None:
