@@ -202,7 +202,8 @@ def run_setup(
 
 def untracked(repo: Path) -> set[str]:
     """The untracked, not ignored entries of the work tree; a new folder is one entry ending in
-    `/` (`git ls-files --others --exclude-standard --directory`). Raises GitError."""
+    `/` (`git ls-files` of the others, standard excludes applied, folders collapsed). Raises
+    GitError."""
     out = git.run(repo, "ls-files", "-z", "--others", "--exclude-standard", "--directory")
     return {path for path in out.split("\0") if path}
 
@@ -288,7 +289,8 @@ def failure_details(run: SetupRun) -> str:
         "",
         f"Last lines of its output:\n\n{fence}text\n{run.tail}\n{fence}",
         "",
-        f"Next step: {NEXT_STEP}. No model was called and nothing was pushed.",
+        f"Next step: {NEXT_STEP} (`setup-command`; `--setup` for `fixbot run`). "
+        "No model was called and nothing was pushed.",
     ]
     return "\n".join(lines) + "\n"
 
