@@ -145,3 +145,26 @@ def test_a_failed_set_up_ends_the_run_as_an_error_before_any_check_or_fix(tmp_pa
     assert "the setup command failed; fix it in the workflow" in report
     assert "## Attempts" not in report
     assert git(repo, "log", "--oneline").count("\n") == 0  # nothing committed
+
+
+def test_a_fix_whose_manifest_breaks_the_set_up_ends_the_run_without_committing(
+    tmp_path: Path,
+) -> None:
+    repo, installed, runs = project(tmp_path)
+    settings = Settings(
+        check=f"{sys.executable} check.py {installed}",
+        setup=f"echo ran >> {runs}; cp requirements.txt {installed}; "
+        "! grep -q nothere requirements.txt",
+    )
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n", "requirements.txt": "nothere==9\n"})
+
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+
+    assert outcome.outcome is OutcomeKind.ERROR
+    assert outcome.reason.endswith(
+        "after fix attempt 1 changed requirements.txt; the setup command failed; fix it in the "
+        "workflow"
+    )
+    assert runs.read_text().splitlines() == ["ran", "ran"]
+    assert not state.attempts[-1].done  # the fix was never verified, so never committed
+    assert git(repo, "log", "--oneline").count("\n") == 0
