@@ -19,12 +19,14 @@ actionlint .github/workflows/*.yml
 check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 check-jsonschema --builtin-schema vendor.github-actions action.yml runner/action.yml
 # actionlint reads workflows only: lint the composite action's steps as a workflow_call workflow
-# with its inputs (expressions, step outputs, action versions, shell scripts).
+# with its inputs (expressions, step outputs, action versions, shell scripts), and the README's
+# example workflows.
 composite="$(mktemp -d)"
 trap 'rm -rf "$composite"' EXIT
 mkdir -p "$composite/.github/workflows"
-"${PYTHON:-.venv/bin/python}" scripts/composite_workflow.py runner/action.yml \
+.venv/bin/python scripts/composite_workflow.py runner/action.yml \
   >"$composite/.github/workflows/runner-action.yml"
-(cd "$composite" && actionlint .github/workflows/runner-action.yml)
+.venv/bin/python scripts/readme_workflows.py "$composite/.github/workflows" >/dev/null
+(cd "$composite" && actionlint .github/workflows/*.yml)
 hadolint Dockerfile
-echo "lint: action.yml, runner/action.yml, workflows and Dockerfile are clean"
+echo "lint: action.yml, runner/action.yml, workflows, README examples and Dockerfile are clean"
