@@ -96,7 +96,8 @@ class SetupRun(BaseModel):
 
     `exit_code` is None on a timeout; `duration_s` is wall time in seconds; `log_path` is
     relative to the repository root; `tail` holds the last `TAIL_LINES` lines of the output,
-    redacted.
+    redacted; `changed_tracked` the tracked files the set-up modified (a lock file rewritten by
+    `npm install`, say), reported because they would show in the diff.
     """
 
     command: str
@@ -109,6 +110,7 @@ class SetupRun(BaseModel):
     duration_s: float
     log_path: str
     tail: str = ""
+    changed_tracked: list[str] = Field(default_factory=list)  # tracked files it modified
 
     @property
     def ok(self) -> bool:
@@ -236,11 +238,12 @@ def prepare(
     env: Mapping[str, str],
     redactor: Redactor,
 ) -> SetupRun:
-    """Run the set-up (`run_setup`, same arguments) and exclude from git what it created.
+    """Run the set-up (`run_setup`, same arguments), exclude from git what it created, and
+    record the tracked files it modified.
 
-    Raises OSError (the log) and GitError (listing or excluding untracked files).
+    Raises OSError (the log) and GitError (listing or excluding files).
     """
-    before = untracked(repo)
+    before, modified = untracked(repo), modified_tracked(repo)
     run = run_setup(
         command,
         due,
@@ -252,7 +255,13 @@ def prepare(
         redactor=redactor,
     )
     exclude_created(repo, before)
-    return run
+    return run.model_copy(update={"changed_tracked": sorted(modified_tracked(repo) - modified)})
+
+
+def modified_tracked(repo: Path) -> set[str]:
+    """Tracked files whose working-tree content differs from the index. Raises GitError."""
+    out = git.run(repo, "diff", "--name-only", "-z", "--no-renames")
+    return {path for path in out.split("\0") if path}
 
 
 def last_lines(text: str, count: int) -> str:

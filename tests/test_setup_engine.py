@@ -168,3 +168,18 @@ def test_a_fix_whose_manifest_breaks_the_set_up_ends_the_run_without_committing(
     assert runs.read_text().splitlines() == ["ran", "ran"]
     assert not state.attempts[-1].done  # the fix was never verified, so never committed
     assert git(repo, "log", "--oneline").count("\n") == 0
+
+
+def test_tracked_files_the_set_up_rewrites_are_reported(tmp_path: Path) -> None:
+    repo, installed, runs = project(tmp_path)
+    settings = settings_for(installed, runs).model_copy(
+        update={"setup": f"cp requirements.txt {installed} && echo '# pinned' >> requirements.txt"}
+    )
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(ScriptedFixer())
+    )
+
+    assert outcome.outcome is OutcomeKind.ESCALATED  # the check wants the unmodified pin
+    assert state.setups[0].changed_tracked == ["requirements.txt"]
+    report = (repo / ".fixbot" / "report.md").read_text()
+    assert 'it changed tracked files: "requirements.txt"' in report
