@@ -23,6 +23,7 @@ from pathlib import Path
 from fixbot import git
 from fixbot.agent.errors import KEY_VARIABLES
 from fixbot.settings import Settings
+from fixbot.setup import missing_tool_hint
 
 # Builtins: the simple command starts no program. Keywords: the program follows them.
 # Wrappers: the program follows them and their options (`timeout 60 pytest`).
@@ -70,8 +71,8 @@ def programs(command: str) -> Iterator[str]:
                 words = words[1:]
             while words and ASSIGNMENT.match(words[0]):
                 words = words[1:]
-        if not words or words[0] in BUILTINS:
-            continue
+        if not words or words[0] in BUILTINS or words[0].startswith("-"):
+            continue  # a builtin, or the rest of a `$(...)` substitution
         if Path(words[0]).name in ("sh", "bash", "dash", "zsh") and "-c" in words:
             at = words.index("-c")
             if at + 1 < len(words):
@@ -148,9 +149,13 @@ def _keys(settings: Settings, env: Mapping[str, str]) -> list[str]:
 def _programs(settings: Settings, workdir: Path, env: Mapping[str, str]) -> list[str]:
     if settings.setup:
         return []  # the set-up command may install them
+    # In the Action, where the check runs says what to do (FIXBOT_RUNTIME: fixbot.setup).
+    fix = missing_tool_hint("command_not_found", 127, env.get("FIXBOT_RUNTIME")) or (
+        "install it, fix the check command, or set --setup-command to install it first"
+    )
     return [
         f"`{program}` (from the check command `{settings.check}`) is not installed or not on "
-        "PATH: install it, fix the check command, or set --setup-command to install it first"
+        f"PATH: {fix}"
         for program in missing_programs(settings.check, workdir, env)
     ]
 
@@ -169,11 +174,15 @@ def _repository(workdir: Path) -> list[str]:
     return []
 
 
-def preflight(settings: Settings, workdir: Path, env: Mapping[str, str]) -> list[str]:
+def preflight(
+    settings: Settings, workdir: Path, env: Mapping[str, str], *, fixer_given: bool = False
+) -> list[str]:
     """Every problem that would make the run fail before it could fix anything, with its fix.
 
-    `workdir` is where the check runs; `env` the environment fixbot was started with.
+    `workdir` is where the check runs; `env` the environment fixbot was started with;
+    `fixer_given` when the caller brings its own fixers (tests, embedding).
     """
     where = _repository(workdir)
     programs_missing = _programs(settings, workdir, env) if not where else []
-    return [*where, *_fixer(settings), *_keys(settings, env), *programs_missing]
+    fixer = [] if fixer_given else _fixer(settings)
+    return [*where, *fixer, *_keys(settings, env), *programs_missing]

@@ -130,19 +130,36 @@ def test_a_failed_setup_is_an_error_with_its_output_and_no_model_call(
     assert branches.splitlines() == ["refs/heads/changes", "refs/heads/main"]
 
 
-def test_a_missing_check_tool_in_the_container_names_the_likely_cause(
+HINT = (
+    "the check runs inside fixbot's container; install your tools with `setup-command`, "
+    "or use the runner mode"
+)
+
+
+def test_a_check_tool_missing_from_the_container_is_named_before_the_run(
     sandbox: ActionSandbox, github_server: FakeGitHub, tmp_path: Path
 ) -> None:
     sha = sandbox.commit("changes", FILES, "lower the level")
-    env = action_env(sandbox, tmp_path, sha, {"check-command": "project-check -q"})
+    inputs = {"check-command": "project-check -q", "fix-commands": "sh ci/bump.sh"}
+    run = sandbox.run(action_env(sandbox, tmp_path, sha, inputs))
 
-    run = sandbox.run(env)
+    assert run.code == 2, run.stdout + run.stderr
+    assert run.outputs["outcome"] == "error"
+    assert "`project-check` (from the check command `project-check -q`)" in run.summary
+    assert HINT in run.summary and HINT in run.outputs["reason"]
+
+
+def test_a_check_that_exits_127_in_the_container_names_the_likely_cause(
+    sandbox: ActionSandbox, github_server: FakeGitHub, tmp_path: Path
+) -> None:
+    # The missing tool hides in a script, out of the preflight's sight: the check exits 127.
+    files = {**FILES, "ci/check.sh": "project-check -q\n"}
+    sha = sandbox.commit("changes", files, "lower the level")
+    inputs = {"check-command": "sh ci/check.sh", "fix-commands": "sh ci/bump.sh"}
+    run = sandbox.run(action_env(sandbox, tmp_path, sha, inputs))
 
     assert run.code == 1, run.stdout + run.stderr
     assert run.outputs["outcome"] == "escalated"
-    hint = (
-        "the check runs inside fixbot's container; install your tools with `setup-command`, "
-        "or use the runner mode"
-    )
-    assert hint in run.summary
-    assert hint in github_server.repo(REPOSITORY).comments[0]["body"]
+    assert "the check could not find a command (exit 127)" in run.summary
+    assert HINT in run.summary
+    assert HINT in github_server.repo(REPOSITORY).comments[0]["body"]
