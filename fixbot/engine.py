@@ -16,10 +16,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fixbot import breaker, git, loop, outcome
+from fixbot import breaker, git, loop, outcome, setup
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
-from fixbot.errors import ConfigError, Interrupted
+from fixbot.errors import ConfigError, Interrupted, SetupError
 from fixbot.lock import run_lock
 from fixbot.models import (
     Attempt,
@@ -82,6 +82,7 @@ class Run:
             analyst=agents.analyst is not None,
             threads=len(self.threads),
             threads_fixer=agents.threads,
+            setup=bool(settings.setup),
         )
 
     def save(self) -> None:
@@ -100,7 +101,10 @@ class Run:
         """Execute steps until `next_step` says Done; save the state after each."""
         with self.groups:
             while not isinstance(step := loop.next_step(self.state, self.observe()), loop.Done):
-                self.execute(step)
+                try:
+                    self.execute(step)
+                except SetupError as exc:  # not a code failure: no fixer runs, nothing is kept
+                    self.finish(OutcomeKind.ERROR, str(exc))
                 self.save()
         assert self.state.outcome is not None
         return self.state.outcome
@@ -109,6 +113,8 @@ class Run:
         """Run one step (see `fixbot.loop` for what each one means)."""
         self.group(step)
         match step:
+            case loop.Setup(number, manifests):
+                self.prepare(number, manifests)
             case loop.Check():
                 self.initial_check()
             case loop.Fix(number, phase):
@@ -128,9 +134,11 @@ class Run:
     def group(self, step: loop.Step) -> None:
         """Keep the steps of one attempt (check or fix, then verify) in one progress group."""
         title = None
-        if isinstance(step, loop.Check):
+        if isinstance(step, loop.Setup) and step.number == 0:
+            title = "fixbot: set-up"
+        elif isinstance(step, loop.Check):
             title = f"fixbot: {attempt_label(0)} ({Phase.CHECK.value})"
-        elif isinstance(step, loop.Fix | loop.Verify):
+        elif isinstance(step, loop.Fix | loop.Verify | loop.Setup):
             phase = step.phase if isinstance(step, loop.Fix) else self.state.attempts[-1].phase
             title = f"fixbot: {attempt_label(step.number)} ({phase.value})"
         if title == self.group_title:
@@ -141,6 +149,29 @@ class Run:
             self.groups.enter_context(self.progress.group(title))
 
     # -- check, fix, verify ----------------------------------------------------------------
+
+    def prepare(self, number: int, manifests: tuple[str, ...]) -> None:
+        """Run the set-up command before attempt `number`'s check and record it (saved before a
+        failure raises `SetupError`)."""
+        assert self.settings.setup is not None
+        reason = setup.SetupReason.INITIAL if number == 0 else setup.SetupReason.MANIFEST
+        due = setup.SetupDue(reason=reason, attempt=number, manifests=list(manifests))
+        why = f" ({', '.join(manifests)} changed)" if manifests else ""
+        self.progress.phase(number, self.settings.max_attempts, f"set-up{why}")
+        run = setup.prepare(
+            self.settings.setup,
+            due,
+            repo=self.repo,
+            workdir=self.checker.workdir,
+            state_dir=self.state_dir,
+            timeout=self.settings.setup_timeout,
+            env=self.checker.env,
+            redactor=self.redactor,
+        )
+        self.state.setups.append(run)
+        self.save()
+        self.progress.line(f"  set-up exit {run.exit_code} ({run.duration_s:.1f} s)")
+        setup.raise_for(run)
 
     def initial_check(self) -> None:
         """Record attempt 0 (saved before the check runs) and run the check."""

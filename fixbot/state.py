@@ -18,6 +18,7 @@ from fixbot.breaker import oscillations
 from fixbot.errors import ConfigError
 from fixbot.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
 from fixbot.settings import Settings
+from fixbot.setup import SetupRun
 
 STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.loop`), no phase flags
 STATE_FILE = "state.json"
@@ -34,6 +35,7 @@ class RunState(BaseModel):
     `started_at` is a Unix time in seconds; `elapsed_s` accumulates wall time across resumed
     processes; `tokens` and `cost_usd` total the model usage (cost None where a price is unknown).
     `reviews` are the self-reviews in order; `minor_findings` are reported, not fixed.
+    `setups` are the runs of the set-up command in order (`fixbot.setup`).
     """
 
     version: int = STATE_VERSION
@@ -46,6 +48,7 @@ class RunState(BaseModel):
     started_at: float = Field(default_factory=time.time)
     elapsed_s: float = 0.0
     attempts: list[Attempt] = Field(default_factory=list)
+    setups: list[SetupRun] = Field(default_factory=list)
     breaker: BreakerState = BreakerState.CLOSED
     breaker_reason: str | None = None
     reviews: list[ReviewRound] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from fixbot import engine, git
+from fixbot import engine, git, setup
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
 from fixbot.github import checkout, gates, render, threads, workflow
@@ -149,6 +149,7 @@ def _run(ctx: Context) -> render.Report:
         )
     finally:
         workflow.endgroup(ctx.out)
+    ctx.notes.extend(setup.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
     return _publish(
         ctx, event, settings, Finished(outcome, state, open_threads), verdict.patch_only
     )
