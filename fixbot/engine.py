@@ -8,6 +8,7 @@ run killed at any point continues with `--resume` and loses no attempt.
 from __future__ import annotations
 
 import itertools
+import os
 import signal
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,8 +19,9 @@ from typing import Any
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
-from fixbot import breaker, git
+from fixbot import breaker, git, sandbox
 from fixbot.agent.errors import KEY_VARIABLES
+from fixbot.commands import Launcher
 from fixbot.digest import digest
 from fixbot.errors import ConfigError
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
@@ -37,9 +39,8 @@ from fixbot.models import (
     ReviewThread,
 )
 from fixbot.progress import Progress, attempt_label
-from fixbot.redact import Redactor, redact_file
+from fixbot.redact import Redactor
 from fixbot.report import write_report
-from fixbot.runner import run_check
 from fixbot.settings import Settings
 from fixbot.state import RunState, load_state, save_state
 
@@ -91,11 +92,26 @@ class Agents:
         self.threads = threads  # whether the fixer can address review threads (a model can)
 
 
-def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
-    """Fix commands (run in `workdir`) first, then the model agent when `settings.model` is set."""
+def build_agents(
+    settings: Settings,
+    env: Mapping[str, str],
+    workdir: Path | None = None,
+    launcher: Launcher | None = None,
+) -> Agents:
+    """Fix commands (run in `workdir` by `launcher`) first, then the model agent when
+    `settings.model` is set."""
     fixers: list[Fixer] = []
     if settings.fix_commands:
-        fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env), workdir))
+        launcher = launcher or Launcher(workdir or Path.cwd(), check_environment(env))
+        fixers.append(
+            FixCommandFixer(
+                settings.fix_commands,
+                launcher,
+                workdir,
+                timeout=settings.fix_command_timeout,
+                state_dir=settings.state_dir,
+            )
+        )
     if not settings.model:
         note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
@@ -142,6 +158,7 @@ class Run:
         sleep: Callable[[float], None] = time.sleep,
         workdir: Path | None = None,
         threads: Sequence[ReviewThread] = (),
+        launcher: Launcher | None = None,
     ) -> None:
         self.settings = settings
         self.repo = repo
@@ -151,6 +168,7 @@ class Run:
         self.progress = progress
         self.redactor = redactor
         self.check_env = check_environment(env)
+        self.launcher = launcher or Launcher(repo, self.check_env, redact=redactor.redact)
         self.hint = hint
         self.threads = list(threads)
         self.sleep = sleep
@@ -325,9 +343,7 @@ class Run:
             / f"{attempt.number:03d}"
             / ("check.log" if retry_index == 0 else f"check-retry{retry_index}.log")
         )
-        result = run_check(
-            self.settings.check, self.workdir, log, self.settings.timeout, env=self.check_env
-        )
+        result = self.launcher.run(self.settings.check, self.workdir, log, self.settings.timeout)
         attempt.exit_code, attempt.timed_out, attempt.passed = (
             result.exit_code,
             result.timed_out,
@@ -336,7 +352,6 @@ class Run:
         attempt.check_duration_s += result.duration_s
         attempt.transient_retries = retry_index
         attempt.log_path = str(log.relative_to(self.repo))
-        redact_file(log, self.redactor)
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             self.failures.pop(attempt.number, None)
@@ -651,23 +666,39 @@ def run(
     root = top.resolve()
     state = prepare_state(settings, root)
     workdir = repo.resolve()
-    agents = agents or build_agents(settings, env, workdir)
-    progress = progress or Progress()
-    for note in agents.notes:
-        progress.line(f"note: {note}")
-    this = Run(
-        settings,
-        root,
-        state,
-        agents,
-        progress,
-        Redactor.from_env(env),
-        env=env,
-        hint=hint,
-        sleep=sleep,
-        workdir=workdir,
-        threads=threads,
-    )
+    identity, who_note = sandbox.choose(settings.run_as, os.geteuid())
+    with sandbox.confine(root, identity, settings.state_dir) as who:
+        redactor = Redactor.from_env(env)
+        launcher = Launcher(
+            root,
+            check_environment(env),
+            who,
+            redactor.redact,
+            settings.max_log_bytes,
+            sandbox.private_names(settings.state_dir),
+        )
+        agents = agents or build_agents(settings, env, workdir, launcher)
+        progress = progress or Progress()
+        for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
+            progress.line(f"note: {note}")
+        this = Run(
+            settings,
+            root,
+            state,
+            agents,
+            progress,
+            redactor,
+            env=env,
+            hint=hint,
+            sleep=sleep,
+            workdir=workdir,
+            threads=threads,
+            launcher=launcher,
+        )
+        return _loop(this, progress)
+
+
+def _loop(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
     with sigterm_cancels():
         try:
             return this.loop(), this.state

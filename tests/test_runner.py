@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -154,7 +155,7 @@ print(json.dumps({"extra_kb": after - before, "bytes": result.output_bytes,
 """
 
 
-def test_200_mb_of_output_keeps_memory_bounded(tmp_path: Path) -> None:
+def test_200_mb_of_output_keeps_memory_and_disk_bounded(tmp_path: Path) -> None:
     size = 200_000_000
     command = f"yes 'E   assert something went wrong here' | head -c {size}; exit 1"
     done = subprocess.run(
@@ -166,8 +167,16 @@ def test_200_mb_of_output_keeps_memory_bounded(tmp_path: Path) -> None:
     )
     figures = json.loads(done.stdout)
     assert figures == {**figures, "bytes": size, "tail": 64 * 1024, "code": 1}
-    assert figures["extra_kb"] < 32 * 1024
-    assert (tmp_path / "big.log").stat().st_size == size
+    assert figures["extra_kb"] < 48 * 1024
+    log = tmp_path / "big.log"
+    assert 16 * 2**20 <= log.stat().st_size < 16 * 2**20 + 4096  # max-log-bytes, plus the notes
+    with log.open("rb") as handle:
+        handle.seek(8 * 2**20 - 100)
+        middle = handle.read(400).decode()
+    note = re.search(r"\n(\[fixbot\] (\d+) bytes of output dropped here[^\n]*\n)", middle)
+    assert note is not None
+    kept = log.stat().st_size - len(note.group(1)) - 1  # the note and the newline before it
+    assert int(note.group(2)) == size - kept  # every byte is either kept or counted
 
 
 # --- digest: real check runs --------------------------------------------------------------
