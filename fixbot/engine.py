@@ -302,6 +302,7 @@ class Run:
                 self.repo,
                 f"refs/fixbot/attempt-{attempt.number}",
                 f"fixbot attempt {attempt.number}",
+                paths=self.changed_paths(),
             )
         if attempt.passed and attempt.number > 0:
             self.commit(attempt)
@@ -425,7 +426,14 @@ class Run:
             f"(attempt {attempt.number}, fixer {attempt.fixer})."
         )
         message = f"fixbot: {title}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
-        attempt.commit_sha = git.commit_all(self.repo, message) or self.committed_before(attempt)
+        attempt.commit_sha = git.commit_paths(
+            self.repo, self.changed_paths(), message
+        ) or self.committed_before(attempt)
+
+    def changed_paths(self) -> list[str]:
+        """Every path a fixer changed in this run: the only paths fixbot commits or snapshots,
+        never what the check leaves behind."""
+        return sorted({p for a in self.state.attempts for p in a.files_changed})
 
     def committed_before(self, attempt: Attempt) -> str | None:
         """HEAD, when a run killed right after committing `attempt` left it unrecorded."""

@@ -24,6 +24,7 @@ from fixbot.github.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub
+from fixbot.leakscan import LeakRefused, known_secrets
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.settings import Settings
 from fixbot.state import RunState
@@ -99,6 +100,8 @@ def main(
         data = _bare(ctx, OutcomeKind.ERROR, "; ".join(exc.problems))
     except (git.GitError, GitHubError) as exc:
         data = _bare(ctx, OutcomeKind.ERROR, str(exc))
+    except LeakRefused as exc:  # a secret in the diff: nothing pushed, a human looks
+        data = _bare(ctx, OutcomeKind.ESCALATED, str(exc))
     return _finish(ctx, data)
 
 
@@ -211,7 +214,7 @@ def _publish(
         outcome=outcome,
         report=_read_report(outcome),
         notes=ctx.notes,
-        patch=checkout.patch(root, state.start_sha) if plan.patch else None,
+        patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
         links=render.Links(run_url=ctx.run_url),
     )
     try:
@@ -293,7 +296,9 @@ def _push(ctx: Context, plan: Plan, data: render.Report, state: RunState) -> ren
     if not branch or not plan.source:
         return data
     sha = state.best_snapshot if plan.source == "snapshot" else git.head_sha(ctx.workspace)
-    checkout.push(ctx.workspace, str(sha), branch, ctx.git_env)
+    checkout.push(
+        ctx.workspace, str(sha), branch, ctx.git_env, base=state.start_sha, secrets=_secrets(ctx)
+    )
     links = data.links.model_copy(
         update={
             "commit_url": _commit_url(ctx, str(sha)),
@@ -303,6 +308,10 @@ def _push(ctx: Context, plan: Plan, data: render.Report, state: RunState) -> ren
     )
     outcome = data.outcome.model_copy(update={"commit_sha": data.outcome.commit_sha or sha})
     return data.model_copy(update={"links": links, "outcome": outcome})
+
+
+def _secrets(ctx: Context) -> dict[str, str]:
+    return known_secrets(ctx.env, github_token=ctx.inputs.token)
 
 
 def _title(data: render.Report, branch: str) -> str:
