@@ -89,13 +89,10 @@ def _lookup(name: str, lookup: Lookup, *, strict: bool) -> Identity | None:
 
 @dataclass
 class Workspace:
-    """How `confine` changed the work tree, to be undone: `.git`'s and the root's old owners."""
+    """How `confine` found the work tree: its root's owner and mode, restored afterwards."""
 
     root: Path
-    identity: Identity
-    git_owner: tuple[int, int]
     root_stat: os.stat_result
-    private: tuple[str, ...] = (".git",)
 
 
 @contextmanager
@@ -104,20 +101,20 @@ def confine(root: Path, identity: Identity | None, state_dir: str) -> Iterator[I
 
     The files of the work tree (not `.git`, not the state folder `state_dir`'s first component)
     become the identity's, so the check can write build outputs and fix commands can edit;
-    `.git` and the state folder become root's and read-only to others;
-    the root folder becomes root's with the sticky bit (mode 1777), so the identity can create
-    files there but not rename or replace `.git`. A private HOME is created. All of it is undone
-    on exit (owners restored). Yields the identity with its `home` set; with None, does nothing.
-    Raises `ConfigError` when the identity cannot reach the work tree (a parent folder it may
-    not enter).
+    `.git` and the state folder become root's and read-only to others; the root folder becomes
+    root's with the sticky bit (mode 1777), so the identity can create files there but not
+    rename or replace `.git`. A private HOME is created. All of it is undone on exit: every
+    file is given back to the owner of the work tree's root (a checkout's files all belong to
+    the runner's user, who must be able to clean them up). Yields the identity with its `home`
+    set; with None, does nothing. Raises `ConfigError` when the identity cannot reach the work
+    tree (a parent folder it may not enter).
     """
     if identity is None:
         yield None
         return
     _check_reachable(root)
-    gitdir = root / ".git"
     private = private_names(state_dir)
-    saved = Workspace(root, identity, _owner(gitdir), root.stat(), private)
+    saved = Workspace(root, root.stat())
     home = Path(tempfile.mkdtemp(prefix="fixbot-home-"))
     os.chown(home, identity.uid, identity.gid)
     try:
@@ -152,11 +149,6 @@ def claim(root: Path, identity: Identity, private: tuple[str, ...] = (".git",)) 
                 os.lchown(path, identity.uid, identity.gid)
 
 
-def _owner(path: Path) -> tuple[int, int]:
-    info = path.lstat()
-    return info.st_uid, info.st_gid
-
-
 def _chown_tree(path: Path, uid: int, gid: int) -> None:
     if not path.is_dir() or path.is_symlink():
         return
@@ -168,10 +160,8 @@ def _chown_tree(path: Path, uid: int, gid: int) -> None:
 
 def _restore(saved: Workspace) -> None:
     info = saved.root_stat
-    os.chown(saved.root, info.st_uid, info.st_gid)
+    _chown_tree(saved.root, info.st_uid, info.st_gid)
     os.chmod(saved.root, stat.S_IMODE(info.st_mode))
-    for name in saved.private:
-        _chown_tree(saved.root / name, *saved.git_owner)
 
 
 def _check_reachable(root: Path) -> None:
