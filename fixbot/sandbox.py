@@ -222,11 +222,12 @@ def scrubbed_exec(
     os.execve(sys.executable, [sys.executable, *argv], clean)
 
 
-def restore_secrets(environ: dict[str, str] | os._Environ[str]) -> None:
-    """Read the secrets `scrubbed_exec` passed (if any) into `environ`; close the pipe."""
+def restore_secrets(environ: dict[str, str] | os._Environ[str]) -> bool:
+    """Read the secrets `scrubbed_exec` passed (if any) into `environ`, close the pipe; True
+    when this process is such a re-execution."""
     fd_text = environ.pop(SECRETS_FD_VARIABLE, None)
     if fd_text is None or not fd_text.isdigit():
-        return
+        return False
     fd = int(fd_text)
     chunks = []
     while chunk := os.read(fd, 65536):
@@ -236,3 +237,4 @@ def restore_secrets(environ: dict[str, str] | os._Environ[str]) -> None:
         name, sep, value = item.partition("=")
         if sep:
             environ[name] = value
+    return True

@@ -232,3 +232,28 @@ def test_secrets_moved_out_of_the_environment_come_back_in_memory(tmp_path: Path
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert done.stdout.splitlines() == [GITHUB_SECRET, "0"]
+
+
+def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path: Path) -> None:
+    """Runner mode without root: the check shares fixbot's uid, so fixbot's own environ must
+    hold no secret. (The uid is faked so the test runs the non-root path as any user.)"""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    wrapper = tmp_path / "as_user.py"
+    wrapper.write_text(
+        "import os, sys\nos.geteuid = lambda: 1000\nfrom fixbot.cli import main\n"
+        "sys.argv[0] = 'fixbot'\nraise SystemExit(main())\n"
+    )
+    check = "cat /proc/$PPID/environ > parent-env.txt; echo $PPID > parent.pid"
+    env = {**secret_env("self"), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run(
+        [sys.executable, str(wrapper), "run", "--check", check, "-C", str(repo), "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
+    seen = (repo / "parent-env.txt").read_bytes()
+    assert b"PATH=" in seen  # fixbot's environ was read ...
+    assert GITHUB_SECRET.encode() not in seen and MODEL_KEY.encode() not in seen  # ... empty
