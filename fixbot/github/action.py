@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot import engine, git
+from fixbot.boundedlog import read_tail
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
 from fixbot.github import checkout, gates, render, threads, workflow
@@ -388,7 +389,7 @@ def _annotate(ctx: Context, outcome: Outcome) -> None:
     state_log = _last_log(Path(outcome.report_path).parent)  # the report sits in the state dir
     if state_log is None:
         return
-    text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
+    text = read_tail(state_log, 200_000)  # bounded read, whatever the log's size
     for note in workflow.find_annotations(text, checkout.tracked_files(ctx.workspace)):
         workflow.annotate(note, ctx.out)
 
