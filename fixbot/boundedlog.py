@@ -17,7 +17,6 @@ from typing import BinaryIO
 
 Redact = Callable[[str], str]
 DEFAULT_MAX_LINE = 64 * 1024  # bytes of one line kept before the line is cut
-BLOCK = 1024 * 1024  # bytes read at once when streaming a file
 NOTE_PREFIX = "[fixbot]"
 
 
@@ -50,7 +49,7 @@ class LineWriter:
                 if at < 0:
                     self.cut_bytes += len(view)
                     return
-                self.cut_bytes += at + 1
+                self.cut_bytes += at  # the newline itself ends the cut line
                 view = view[at + 1 :]
                 self.skipping = False
                 continue
@@ -160,27 +159,6 @@ class BoundedLog:
         self.writer.close()
         self.dropped = max(0, middle) + self.writer.cut_bytes
         self.tail = bytearray()
-
-
-def redact_file(path: Path, redact: Redact, max_line: int = DEFAULT_MAX_LINE) -> None:
-    """Redact `path` in place in one streaming pass (memory bounded by `max_line` and `BLOCK`).
-
-    Lines longer than `max_line` bytes are cut. The file is replaced atomically.
-    Raises OSError when it cannot be read or written.
-    """
-    tmp = path.with_name(path.name + ".redacting")
-    with path.open("rb") as source, tmp.open("wb") as target:
-        writer = LineWriter(target, redact, max_line)
-        while block := source.read(BLOCK):
-            writer.write(block)
-        writer.close()
-    os.replace(tmp, path)
-
-
-def read_head(path: Path, size: int) -> str:
-    """The first `size` bytes of `path`, decoded as UTF-8 with errors replaced."""
-    with path.open("rb") as handle:
-        return handle.read(max(0, size)).decode("utf-8", errors="replace")
 
 
 def read_tail(path: Path, size: int) -> str:
