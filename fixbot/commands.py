@@ -3,7 +3,8 @@
 One object holds how a project command runs — the scrubbed environment, the unprivileged user
 (see `fixbot.sandbox`), the redactor applied to its log and the log bound — and runs it with
 `fixbot.runner.run_command`. Before each command the work tree's new files are given to the
-user; after it, `.git` is checked to still be root's.
+user; after it, processes that escaped the group are killed (the dedicated user only) and
+`.git` is checked to still be root's.
 """
 
 from __future__ import annotations
@@ -53,4 +54,5 @@ class Launcher:
                 max_log_bytes=self.max_log_bytes,
             )
         finally:
+            sandbox.kill_leftovers(self.identity)
             sandbox.check_git_intact(self.root, self.identity)

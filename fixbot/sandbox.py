@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -174,6 +175,30 @@ def _check_reachable(root: Path) -> None:
                     "repository where other users may enter, or set run-as: self"
                 ]
             )
+
+
+DEDICATED = "fixbot"  # the image's user: no other process runs as it
+
+
+def kill_leftovers(identity: Identity | None) -> int:
+    """SIGKILL every process still running as the dedicated user `fixbot` after a command
+    (one that called `setsid()` escaped its process group); return how many were signalled.
+
+    Only for `DEDICATED`: other users (`nobody`) may run unrelated daemons.
+    """
+    if identity is None or identity.name != DEDICATED:
+        return 0
+    killed = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == identity.uid:
+                os.kill(int(entry.name), signal.SIGKILL)
+                killed += 1
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+    return killed
 
 
 def check_git_intact(root: Path, identity: Identity | None) -> None:

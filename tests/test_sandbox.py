@@ -27,7 +27,7 @@ from fixbot.commands import Launcher
 from fixbot.errors import ConfigError
 from tests.fakes.action_env import TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import git, make_repo, pid_alive
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0,
@@ -257,3 +257,17 @@ def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path
     seen = (repo / "parent-env.txt").read_bytes()
     assert b"PATH=" in seen  # fixbot's environ was read ...
     assert GITHUB_SECRET.encode() not in seen and MODEL_KEY.encode() not in seen  # ... empty
+
+
+@needs_root
+def test_a_process_that_left_the_group_dies_with_the_command(open_dir: Path) -> None:
+    """`setsid` escapes process-group kills; as the image's dedicated user it dies anyway, so
+    nothing of the project's code runs between fixbot's steps (e.g. editing a verified file)."""
+    repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
+    dedicated = sandbox.Identity(54321, 54321, sandbox.DEDICATED)  # no passwd entry needed
+    escapee = "setsid sh -c 'echo $$ > escapee.pid; exec sleep 1000' & sleep 0.5; exit 0"
+    with sandbox.confine(repo, dedicated, ".fixbot") as who:
+        launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, who)
+        assert launcher.run(escapee, repo, open_dir / "c.log", 30).exit_code == 0
+        pid = int((repo / "escapee.pid").read_text())
+    assert not pid_alive(pid)
