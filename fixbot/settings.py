@@ -123,9 +123,9 @@ class Settings(BaseModel):
         "user, `fixbot` else `nobody`, when fixbot runs as root; fixbot's own user otherwise), "
         "`self`, or a user name (fixbot must be root).",
     )
-    max_log_bytes: Annotated[int, _s(metavar="BYTES")] = Field(
+    max_log_bytes: Annotated[int, _s(metavar="BYTES", example="1048576")] = Field(
         16 * 1024 * 1024,
-        ge=4096,
+        ge=1,
         le=1024**3,
         description="Output of one command kept in its log: the first and last halves, with the "
         "count of the bytes dropped between them.",
