@@ -146,7 +146,8 @@ def test_commands_cannot_touch_git_or_the_state_but_can_edit_the_work_tree(
     attack = (
         "echo hacked > .git/hooks/post-commit; echo '[core] fsmonitor = evil' >> .git/config; "
         "echo forged > .fixbot/state.json; mv .git .git-moved; "
-        "echo y = 2 >> app.py && echo build > build-info.txt && echo $HOME > home.txt"
+        "echo y = 2 >> app.py && echo build > build-info.txt && echo $HOME > home.txt; "
+        "git status --porcelain > git-status.txt"  # the project's own git still works
     )
     with sandbox.confine(repo, identity, ".fixbot") as who:
         assert who is not None
@@ -170,6 +171,7 @@ def test_commands_cannot_touch_git_or_the_state_but_can_edit_the_work_tree(
     assert (repo / ".git").is_dir() and not (repo / ".git-moved").exists()
     assert (repo / "app.py").read_text() == "x = 1\ny = 2\n"
     assert (repo / "model_wrote.py").read_text() == "z = 3\nw\n"
+    assert " M app.py" in (repo / "git-status.txt").read_text()
     assert not home.exists()  # the private HOME is gone after the run
     assert repo.stat().st_uid == 0 and stat.S_IMODE(repo.stat().st_mode) == 0o755
     assert git(repo, "status", "--porcelain")  # git still works on the restored tree
