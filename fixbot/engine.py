@@ -21,7 +21,8 @@ from fixbot import breaker, git, loop, outcome, sandbox
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
 from fixbot.commands import Launcher
-from fixbot.errors import ConfigError
+from fixbot.errors import ConfigError, Interrupted
+from fixbot.lock import run_lock
 from fixbot.models import (
     Attempt,
     BreakerState,
@@ -33,6 +34,7 @@ from fixbot.models import (
     ReviewThread,
 )
 from fixbot.outcome import best_snapshot
+from fixbot.preflight import preflight
 from fixbot.progress import Progress, attempt_label
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
@@ -269,15 +271,36 @@ def run(
     `threads` are open pull request review threads (untrusted text): once the check is green, one
     attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
 
-    Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
-    SIGTERM arrives (the check's process group is killed and the state saved first).
+    Before anything runs, `fixbot.preflight` checks the set-up (a fixer, the model keys, the
+    check's programs, a repository with a commit) and the repository's run lock is taken (one
+    run per repository, `fixbot.lock`).
+
+    Raises `ConfigError` for bad configuration (listing every problem), `Cancelled` when
+    SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
+    state saved first, so the same command resumes).
     """
+    problems = preflight(settings, repo, env, fixer_given=agents is not None)
+    if problems:
+        raise ConfigError(problems)
     top = git.toplevel(repo)
-    if top is None:
-        raise ConfigError(
-            [f"{repo} is not inside a git repository: run fixbot in a clone (or git init)"]
-        )
+    assert top is not None  # preflight checked it
     root = top.resolve()
+    with run_lock(root / settings.state_dir):
+        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads)
+
+
+def _run_locked(
+    settings: Settings,
+    root: Path,
+    repo: Path,
+    env: Mapping[str, str],
+    progress: Progress | None,
+    hint: str | None,
+    agents: Agents | None,
+    sleep: Callable[[float], None],
+    threads: Sequence[ReviewThread],
+) -> tuple[Outcome, RunState]:
+    """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
     identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
@@ -311,5 +334,8 @@ def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
         except Cancelled:
             this.save()
             raise
+        except KeyboardInterrupt:
+            this.save()
+            raise Interrupted("interrupted; the state is saved: run again to continue") from None
         finally:
             progress.close()

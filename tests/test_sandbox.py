@@ -92,7 +92,9 @@ def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
 ) -> None:
     repo = make_repo(open_dir / "repo", {"walk.sh": WALK})
     out = fixbot_under_a_parent(
-        ["run", "--check", "sh walk.sh", "-C", str(repo), "--json"], open_dir, secret_env("auto")
+        ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
+        open_dir,
+        secret_env("auto"),
     )
     assert '"outcome": "passed"' in out, out
     leak = (repo / "leak.txt").read_text(errors="replace")
@@ -107,7 +109,9 @@ def test_with_run_as_self_the_same_check_reads_the_token(open_dir: Path) -> None
     """The attack is real: without the unprivileged user, fixbot's own environ leaks."""
     repo = make_repo(open_dir / "repo", {"walk.sh": WALK})
     out = fixbot_under_a_parent(
-        ["run", "--check", "sh walk.sh", "-C", str(repo), "--json"], open_dir, secret_env("self")
+        ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
+        open_dir,
+        secret_env("self"),
     )
     assert '"outcome": "passed"' in out, out
     assert GITHUB_SECRET in (repo / "leak.txt").read_text(errors="replace")
@@ -121,7 +125,10 @@ def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
     sha = box.commit("main", {"walk.sh": WALK}, "initial")
     ws = box.workspace("main")
     env = box.env(
-        "push", box.push_event("main", sha), ws, {"check-command": "sh walk.sh", "run-as": "auto"}
+        "push",
+        box.push_event("main", sha),
+        ws,
+        {"check-command": "sh walk.sh", "fix-commands": "true", "run-as": "auto"},
     )
     env["OPENAI_API_KEY"] = MODEL_KEY
     env["FIXBOT_RUN_AS"] = "auto"
@@ -247,8 +254,9 @@ def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path
     )
     check = "cat /proc/$PPID/environ > parent-env.txt; echo $PPID > parent.pid"
     env = {**secret_env("self"), "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    args = ["run", "--check", check, "--fix-commands", "true", "-C", str(repo), "--json"]
     done = subprocess.run(
-        [sys.executable, str(wrapper), "run", "--check", check, "-C", str(repo), "--json"],
+        [sys.executable, str(wrapper), *args],
         env=env,
         capture_output=True,
         text=True,
