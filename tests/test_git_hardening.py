@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -127,3 +128,26 @@ def test_the_engine_never_commits_what_the_check_leaves_behind(tmp_path: Path) -
     ).decode()
     snapshot = state.attempts[-1].snapshot_sha
     assert snapshot and "build-info.txt" not in raw_git(repo, "ls-tree", "--name-only", snapshot)
+
+
+def credential_fill(repo: Path, env: dict[str, str], host: str) -> str:
+    """What fixbot's credential helper answers git for `host` (git credential fill)."""
+    done = subprocess.run(
+        ["git", "credential", "fill"],
+        cwd=repo,
+        input=f"protocol=https\nhost={host}\n\n",
+        env={"PATH": os.environ["PATH"], "HOME": str(repo), **env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout
+
+
+def test_the_token_is_given_only_to_the_servers_host(tmp_path: Path) -> None:
+    """A check that rewrote the remote URL (runner mode shares fixbot's uid) gets no token."""
+    repo = make_repo(tmp_path / "repo", {"app.py": "x = 1\n"})
+    env = checkout.auth_env(TOKEN, checkout.server_host({"GITHUB_SERVER_URL": "https://ghe.co"}))
+    assert f"password={TOKEN}" in credential_fill(repo, env, "ghe.co")
+    assert TOKEN not in credential_fill(repo, env, "attacker.example")
+    assert f"password={TOKEN}" in credential_fill(repo, checkout.auth_env(TOKEN), "any.host")

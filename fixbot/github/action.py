@@ -59,7 +59,7 @@ class Context:
     @property
     def git_env(self) -> dict[str, str]:
         """Environment for git commands that reach the remote."""
-        return checkout.auth_env(self.inputs.token)
+        return checkout.auth_env(self.inputs.token, checkout.server_host(self.env))
 
     def graphql(self) -> GraphQL:
         """The GraphQL client at `GITHUB_GRAPHQL_URL` (no request made here)."""

@@ -12,30 +12,39 @@ import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from fixbot import git
 from fixbot.github.gates import BOT_EMAIL, BOT_LOGIN
 from fixbot.leakscan import refuse_if_leaking
 
 TOKEN_VARIABLE = "FIXBOT_GIT_TOKEN"
+HOST_VARIABLE = "FIXBOT_GIT_HOST"
+# git's credential protocol (https://git-scm.com/docs/git-credential): the request arrives on
+# stdin as key=value lines; the token is given only for `get` and only to the expected host, so
+# a rewritten remote URL (`url.*.insteadOf`, `remote.origin.url`) never receives it.
 _HELPER = (
-    '!f() { test "$1" = get && echo username=x-access-token && '
-    f'echo "password=${TOKEN_VARIABLE}"; }}; f'
+    '!f() { test "$1" = get || exit 0; h=; while IFS= read -r l && test -n "$l"; do '
+    'case "$l" in host=*) h="${l#host=}";; esac; done; '
+    f'if test -z "${HOST_VARIABLE}" || test "$h" = "${HOST_VARIABLE}"; then '
+    f'echo username=x-access-token; echo "password=${TOKEN_VARIABLE}"; fi; }}; f'
 )
 PATCH_LIMIT_CHARS = 40_000
 
 
-def auth_env(token: str) -> dict[str, str]:
+def auth_env(token: str, host: str | None = None) -> dict[str, str]:
     """Environment for git commands that talk to the remote: a credential helper for `token`.
 
-    The first `credential.helper` entry clears inherited helpers; `GIT_TERMINAL_PROMPT=0` makes a
-    refused token fail at once instead of prompting.
+    With `host` (`github.com`, a GitHub Enterprise host), the helper answers only requests for
+    that host. The first `credential.helper` entry clears inherited helpers;
+    `GIT_TERMINAL_PROMPT=0` makes a refused token fail at once instead of prompting.
     """
     env = {"GIT_TERMINAL_PROMPT": "0"}
     if token:
         env.update(
             {
                 TOKEN_VARIABLE: token,
+                HOST_VARIABLE: host or "",
                 "GIT_CONFIG_COUNT": "2",
                 "GIT_CONFIG_KEY_0": "credential.helper",
                 "GIT_CONFIG_VALUE_0": "",
@@ -44,6 +53,11 @@ def auth_env(token: str) -> dict[str, str]:
             }
         )
     return env
+
+
+def server_host(env: Mapping[str, str]) -> str:
+    """The host of `GITHUB_SERVER_URL` (`github.com` by default), with its port if any."""
+    return urlsplit(env.get("GITHUB_SERVER_URL") or "https://github.com").netloc
 
 
 def configure(workspace: Path) -> None:
