@@ -16,12 +16,14 @@ group and is out of reach; that is the documented limit of process groups (see s
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import select
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO
 
@@ -37,6 +39,7 @@ AFTER_KILL_WAIT_S = 2.0  # how long to wait for a SIGKILLed group to vanish, sec
 DRAIN_S = 1.0  # how long to keep reading output after the group was killed, seconds
 READ_BYTES = 1024 * 1024  # one read from the pipe
 DEFAULT_MAX_LOG_BYTES = 16 * 1024 * 1024
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
 def run_command(
@@ -104,7 +107,8 @@ def _spawn(
         environment["LOGNAME"] = identity.name
         environment.update(_trust_every_directory(environment))
     return subprocess.Popen(
-        ["/bin/sh", "-c", command],
+        ["/bin/sh", "-c", exec_simple(command)],
+        preexec_fn=_die_with_parent(),
         cwd=cwd,
         env=environment,
         stdin=subprocess.DEVNULL,
@@ -115,6 +119,94 @@ def _spawn(
         group=None if identity is None else identity.gid,
         extra_groups=None if identity is None else [],
     )
+
+
+SHELL_SYNTAX = frozenset(";&|<>()`$\\\n*?[]{}~#'\"=")
+# Reserved words and builtins that have no program of their own: `exec` would change them.
+SHELL_WORDS = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "case",
+        "esac",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "!",
+        "{",
+        "}",
+        "cd",
+        "export",
+        "exit",
+        "set",
+        "unset",
+        "alias",
+        "unalias",
+        "eval",
+        "exec",
+        "trap",
+        "wait",
+        "read",
+        "shift",
+        "source",
+        ".",
+        "return",
+        "break",
+        "continue",
+        "ulimit",
+        "umask",
+        "times",
+        "type",
+        "hash",
+        "command",
+        "local",
+        "readonly",
+        "getopts",
+        "jobs",
+        "fg",
+        "bg",
+        ":",
+    }
+)
+
+
+def exec_simple(command: str) -> str:
+    """`exec <command>` for a simple command (a program and plain words), else `command`.
+
+    dash does not replace itself with the last command of `sh -c`: with `exec` the program is
+    the shell's process and inherits its parent-death signal (`_die_with_parent`), so it dies
+    with fixbot. Commands with shell syntax keep the shell (their children are out of reach
+    of that signal; the process group kill still covers them while fixbot lives).
+    """
+    words = command.split()
+    if not words or SHELL_SYNTAX & set(command) or words[0] in SHELL_WORDS:
+        return command
+    return "exec " + command
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A pre-exec hook giving the shell SIGKILL when fixbot dies (prctl(2) PR_SET_PDEATHSIG).
+
+    The shell runs in a session of its own, so a SIGKILLed fixbot (which cannot clean up) would
+    leave it running: a fix command would go on editing files after fixbot's state was saved.
+    Linux only (None elsewhere); the hook runs after the change of user, which would clear it.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl, parent = libc.prctl, os.getpid()
+
+    def hook() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # fixbot died between fork and prctl
+            os._exit(1)
+
+    return hook
 
 
 def _trust_every_directory(env: Mapping[str, str]) -> dict[str, str]:

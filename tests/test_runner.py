@@ -244,3 +244,28 @@ def test_digest_of_a_missing_command(tmp_path: Path) -> None:
     assert result.exit_code == 127
     assert failure.classification.error_class is ErrorClass.PERMANENT
     assert failure.classification.category == "command_not_found"
+
+
+PARENT = """
+import sys
+from pathlib import Path
+from fixbot.runner import run_command
+run_command(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "c.log", 60)
+"""
+
+
+def test_a_sigkilled_fixbot_takes_its_command_with_it(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled: the command (in a session of its own) must still not outlive
+    fixbot, or a fix command would edit files after the state was saved."""
+    pid_file = tmp_path / "command.pid"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, f"echo $$ > {pid_file}; exec sleep 1000", str(tmp_path)],
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    command = int(wait_for_file(pid_file))
+    parent.kill()
+    parent.wait(10)
+    deadline = time.monotonic() + 5
+    while not is_dead(command) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert is_dead(command)
