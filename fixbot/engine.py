@@ -10,15 +10,17 @@ loses no attempt.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fixbot import breaker, git, loop, outcome, setup
+from fixbot import breaker, git, loop, outcome, sandbox, setup
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
+from fixbot.commands import Launcher
 from fixbot.errors import ConfigError, Interrupted, SetupError
 from fixbot.lock import run_lock
 from fixbot.models import (
@@ -167,6 +169,7 @@ class Run:
             timeout=self.settings.setup_timeout,
             env=self.checker.env,
             redactor=self.redactor,
+            launcher=self.checker.launcher,
         )
         self.state.setups.append(run)
         self.save()
@@ -209,7 +212,8 @@ class Run:
             if attempt.is_fix:
                 ref = f"refs/fixbot/attempt-{attempt.number}"
                 message = f"fixbot attempt {attempt.number}"
-                attempt.snapshot_sha = git.snapshot(self.repo, ref, message)
+                paths = outcome.changed_paths(self.state)
+                attempt.snapshot_sha = git.snapshot(self.repo, ref, message, paths=paths)
             if attempt.passed and attempt.is_fix:
                 outcome.commit(self.repo, self.settings, self.state, attempt)
         if attempt.is_fix:
@@ -336,16 +340,31 @@ def _run_locked(
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
-    agents = agents or build_agents(settings, env, workdir)
-    progress = progress or Progress()
-    for note in agents.notes:
-        progress.line(f"note: {note}")
-    redactor = Redactor.from_env(env)
-    state_dir = root / settings.state_dir
-    checker = Checker(
-        settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
-    )
-    this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+    identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
+    with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
+        redactor = Redactor.from_env(env)
+        launcher = Launcher(
+            root,
+            check_environment(env),
+            who,
+            redactor.redact,
+            settings.max_log_bytes,
+            sandbox.private_names(settings.state_dir),
+        )
+        agents = agents or build_agents(settings, env, workdir, launcher)
+        progress = progress or Progress()
+        for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
+            progress.line(f"note: {note}")
+        state_dir = root / settings.state_dir
+        checker = Checker(
+            settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
+        )
+        checker.launcher = launcher
+        this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+        return _drive(this, progress)
+
+
+def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
     with sigterm_cancels():
         try:
             return this.drive(), this.state

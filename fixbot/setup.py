@@ -26,6 +26,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import BaseModel, Field
 
 from fixbot import git, runner
+from fixbot.commands import Launcher
 from fixbot.errors import SetupError
 from fixbot.models import Attempt
 from fixbot.redact import Redactor, redact_file
@@ -178,16 +179,23 @@ def run_setup(
     timeout: float,
     env: Mapping[str, str],
     redactor: Redactor,
+    launcher: Launcher | None = None,
 ) -> SetupRun:
     """Run the set-up `command` in `workdir` with `env` (the check's scrubbed environment).
+
+    With a `launcher` (the run's, see `fixbot.commands`) it runs like the check: as the
+    unprivileged user, its log bounded and redacted while it is written.
 
     `timeout` is seconds; the output goes to `log_path(state_dir, due)` and is redacted in
     place. Returns the record to keep in the run's state (a failure is returned, not raised:
     see `raise_for`). Raises OSError when the log cannot be written or `workdir` is missing.
     """
     log = log_path(state_dir, due)
-    result = runner.run_check(command, workdir, log, timeout, env=env)
-    redact_file(log, redactor)
+    if launcher is not None:
+        result = launcher.run(command, workdir, log, timeout)
+    else:
+        result = runner.run_check(command, workdir, log, timeout, env=env)
+        redact_file(log, redactor)
     return SetupRun(
         command=command,
         reason=due.reason,
@@ -237,6 +245,7 @@ def prepare(
     timeout: float,
     env: Mapping[str, str],
     redactor: Redactor,
+    launcher: Launcher | None = None,
 ) -> SetupRun:
     """Run the set-up (`run_setup`, same arguments), exclude from git what it created, and
     record the tracked files it modified.
@@ -253,6 +262,7 @@ def prepare(
         timeout=timeout,
         env=env,
         redactor=redactor,
+        launcher=launcher,
     )
     exclude_created(repo, before)
     return run.model_copy(update={"changed_tracked": sorted(modified_tracked(repo) - modified)})
