@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot import breaker
-from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
+from fixbot.agent.llm import LLM, Reply, models_for, quiet, supports_tools
 from fixbot.models import FixContext
 from fixbot.redact import Redactor
 from fixbot.settings import EditProtocol, Settings
@@ -38,11 +38,21 @@ class Runtime:
     redactor: Redactor
     sleep: Callable[[float], Any] = time.sleep
     notes: list[str] = field(default_factory=list)
+    notify: Callable[[str], None] = quiet  # one progress line per retry, fallback or stop
 
     def llm(self, attempt: int) -> LLM:
         """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
         s = self.settings
-        return LLM(models_for(s, attempt), self.redactor, s.api_base, s.temperature, self.sleep)
+        return LLM(
+            models_for(s, attempt),
+            self.redactor,
+            s.api_base,
+            s.temperature,
+            self.sleep,
+            max_output_tokens=s.max_output_tokens,
+            request_timeout=s.request_timeout,
+            notify=self.notify,
+        )
 
     def protocol(self, model: str) -> str:
         """'tools' or 'text' for `model`: the explicit setting, else litellm's capability data."""
