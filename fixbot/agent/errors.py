@@ -171,6 +171,11 @@ REASONS = {
     "InternalServerError": "server error",
     "BadGatewayError": "bad gateway",
     "APIResponseValidationError": "malformed reply",
+    "NotFoundError": "model not found",
+    "BadRequestError": "bad request",
+    "AuthenticationError": "credentials rejected",
+    "PermissionDeniedError": "permission denied",
+    "ContentPolicyViolationError": "content policy",
 }
 
 

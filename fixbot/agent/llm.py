@@ -253,6 +253,9 @@ class LLM:
                 num_retries=0,
                 max_retries=0,
                 timeout=seconds,
+                # litellm imports its MCP gateway (and the `mcp` package) whenever tools are
+                # passed, unless told to skip it; fixbot sends plain function tools only.
+                _skip_mcp_handler=True,
                 **extra,
             )
 

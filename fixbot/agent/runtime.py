@@ -39,6 +39,7 @@ class Runtime:
     sleep: Callable[[float], Any] = time.sleep
     notes: list[str] = field(default_factory=list)
     notify: Callable[[str], None] = quiet  # one progress line per retry, fallback or stop
+    text_only: set[str] = field(default_factory=set)  # models that would not call tools
 
     def llm(self, attempt: int) -> LLM:
         """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
@@ -57,6 +58,8 @@ class Runtime:
     def protocol(self, model: str) -> str:
         """'tools' or 'text' for `model`: the explicit setting, else litellm's capability data."""
         chosen = self.settings.edit_protocol
+        if chosen is EditProtocol.AUTO and model in self.text_only:
+            return "text"
         if chosen is EditProtocol.AUTO:
             return "tools" if supports_tools(model) else "text"
         return chosen.value
