@@ -6,7 +6,7 @@ is the environment they get, without the Action's inputs, GitHub's tokens and mo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +38,16 @@ class Agents:
         self.threads = threads  # whether the fixer can address review threads (a model can)
 
 
-def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
-    """Fix commands (run in `workdir`) first, then the model agent when `settings.model` is set."""
+def build_agents(
+    settings: Settings,
+    env: Mapping[str, str],
+    workdir: Path | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Agents:
+    """Fix commands (run in `workdir`) first, then the model agent when `settings.model` is set.
+
+    `notify` receives the model agent's progress lines (retries, fallbacks) as they happen.
+    """
     fixers: list[Fixer] = []
     if settings.fix_commands:
         fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env), workdir))
@@ -48,7 +56,7 @@ def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | Non
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
     from fixbot.agent import build_agent
 
-    agent: Any = build_agent(settings, env)
+    agent: Any = build_agent(settings, env, notify=notify)
     fixers.append(agent)
     reviewer = agent if settings.review else None
     return Agents(ChainFixer(fixers), reviewer, agent)

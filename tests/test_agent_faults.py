@@ -182,3 +182,17 @@ def test_the_output_cap_follows_litellm_model_data(model_env: dict[str, str]) ->
     assert output_cap("openai/gpt-4o", None) == known
     assert output_cap("openai/not-a-real-model", None) == DEFAULT_OUTPUT_TOKENS
     assert output_cap("openai/gpt-4o", 100) == 100
+
+
+def test_the_run_wall_time_budget_shortens_a_request(
+    model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    model_server.enqueue(trickle(OK, interval=0.2))
+    rec = Recorder()
+    started = time.monotonic()
+    model = llm(
+        model_server.url, rec, request_timeout=60, deadline=started + 1.0, tries_per_model=1
+    )
+    with pytest.raises(ModelError, match="--max-duration"):
+        ask(model)
+    assert time.monotonic() - started < 5

@@ -160,8 +160,9 @@ class LLM:
     """Talks to the models in order; `notes` collects fallbacks and unknown prices.
 
     `max_output_tokens` (None: `output_cap`'s default) caps each reply; `request_timeout`
-    (seconds) bounds each request from sending to the whole reply; `notify` receives one line per
-    retry wait and fallback, as they happen.
+    (seconds) bounds each request from sending to the whole reply, and `deadline` (the end of
+    the run's wall-time budget) shortens it; `notify` receives one line per retry wait and
+    fallback, as they happen.
     """
 
     models: list[str]
@@ -175,6 +176,7 @@ class LLM:
     max_output_tokens: int | None = None
     request_timeout: float = REQUEST_TIMEOUT_S
     notify: Callable[[str], None] = quiet
+    deadline: float | None = None  # the run's wall-time budget ends (time.monotonic seconds)
 
     @property
     def current(self) -> str:
@@ -241,7 +243,9 @@ class LLM:
     ) -> Reply:
         litellm = litellm_module()
         extra: dict[str, Any] = {"tools": tools} if tools else {}
-        seconds = self.request_timeout
+        seconds, flag = self.request_timeout, "--request-timeout"
+        if self.deadline is not None and self.deadline - time.monotonic() < seconds:
+            seconds, flag = max(1.0, self.deadline - time.monotonic()), "--max-duration"
 
         def request() -> Any:
             return litellm.completion(
@@ -260,7 +264,7 @@ class LLM:
             )
 
         def timed_out() -> Exception:
-            message = f"no complete reply within {seconds:g} s (--request-timeout); abandoned"
+            message = f"no complete reply within {seconds:.0f} s ({flag}); abandoned"
             provider = model.split("/", 1)[0] if "/" in model else "openai"
             timeout: Exception = litellm.Timeout(
                 message=message, model=model, llm_provider=provider
