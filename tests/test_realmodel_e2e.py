@@ -39,7 +39,7 @@ GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MAX_ATTEMPTS = 2
 MAX_TOOL_CALLS = 6
 REQUEST_TIMEOUT_S = 60
-MAX_DURATION_S = 150
+MAX_DURATION_S = 120
 # Per attempt: at most MAX_TOOL_CALLS + 2 requests (tools; the text protocol has 3 rounds), plus
 # the self-review (and its fix rounds) or the escalation analysis.
 MAX_REQUESTS = MAX_ATTEMPTS * (MAX_TOOL_CALLS + 2) + 4
