@@ -159,7 +159,7 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
     assert outcome["outcome"] in expected_exit, shown
     assert done.returncode == expected_exit[outcome["outcome"]], shown
     assert 1 <= outcome["attempts"] <= MAX_ATTEMPTS
-    assert 1 <= requests <= MAX_REQUESTS, shown
+    assert requests <= MAX_REQUESTS, shown  # answered ones: under load there may be none
     assert seconds < MAX_SECONDS, shown
 
     assert git(repo, "status", "--porcelain", "--untracked-files=no") == "", shown
