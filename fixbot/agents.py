@@ -6,7 +6,7 @@ is the environment they get, without the Action's inputs, GitHub's tokens and mo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,9 +44,13 @@ def build_agents(
     env: Mapping[str, str],
     workdir: Path | None = None,
     launcher: Launcher | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Agents:
     """Fix commands (run in `workdir` by `launcher`, the one way fixbot runs a project command)
-    first, then the model agent when `settings.model` is set."""
+    first, then the model agent when `settings.model` is set.
+
+    `notify` receives the model agent's progress lines (retries, fallbacks) as they happen.
+    """
     fixers: list[Fixer] = []
     if settings.fix_commands:
         launcher = launcher or Launcher(workdir or Path.cwd(), check_environment(env))
@@ -64,7 +68,7 @@ def build_agents(
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
     from fixbot.agent import build_agent
 
-    agent: Any = build_agent(settings, env)
+    agent: Any = build_agent(settings, env, notify=notify)
     fixers.append(agent)
     reviewer = agent if settings.review else None
     return Agents(ChainFixer(fixers), reviewer, agent)

@@ -35,7 +35,7 @@ from fixbot.models import (
 )
 from fixbot.outcome import best_snapshot
 from fixbot.preflight import preflight
-from fixbot.progress import Progress, attempt_label
+from fixbot.progress import Progress, attempt_label, fix_line
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
 from fixbot.state import RunState, prepare_state, save_state
@@ -198,8 +198,7 @@ class Run:
         result = fixer.fix(self.context(attempt, findings=findings, threads=threads))
         attempt.record_fix(result, time.monotonic() - started, self.redactor.redact)
         self.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
-        changed = ", ".join(result.files_changed) or "nothing"
-        self.progress.line(f"  {result.fixer} changed {changed}")
+        self.progress.line(fix_line(result))
 
     def verify(self, attempt: Attempt, rerun: bool) -> None:
         """Run the check on the attempt's tree (or carry the previous result over), snapshot
@@ -351,8 +350,8 @@ def _run_locked(
             settings.max_log_bytes,
             sandbox.private_names(settings.state_dir),
         )
-        agents = agents or build_agents(settings, env, workdir, launcher)
         progress = progress or Progress()
+        agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
         state_dir = root / settings.state_dir

@@ -19,6 +19,9 @@ from fixbot.github import workflow
 
 if TYPE_CHECKING:
     from rich.status import Status
+    from rich.text import Text
+
+    from fixbot.models import FixResult
 
 
 def attempt_label(attempt: int, max_attempts: int | None = None) -> str:
@@ -28,8 +31,19 @@ def attempt_label(attempt: int, max_attempts: int | None = None) -> str:
     return f"attempt {attempt}" + (f"/{max_attempts}" if max_attempts else "")
 
 
+def fix_line(result: FixResult) -> str:
+    """The progress line for a fixer's result: the files it changed, `changed nothing`, or
+    `no reply from the model` when a model fixer never got an answer (an error, or 0 tokens)."""
+    if result.files_changed:
+        return f"  {result.fixer} changed {', '.join(result.files_changed)}"
+    if result.fixer.startswith("model") and (result.error or not result.tokens):
+        why = f": {result.error.splitlines()[0]}" if result.error else ""
+        return f"  {result.fixer}: no reply from the model{why}"
+    return f"  {result.fixer} changed nothing"
+
+
 class Progress:
-    """Plain progress lines: `[attempt 2/5] verify (12.3 s)`."""
+    """Plain progress lines: `[attempt 2/5] verify (12.3 s)`, one line a step or event."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         self.stream = stream or sys.stderr
@@ -42,6 +56,10 @@ class Progress:
     def phase(self, attempt: int, max_attempts: int, text: str) -> None:
         """Announce a phase of an attempt (0 is the initial check)."""
         self.line(f"[{attempt_label(attempt, max_attempts)}] {text} ({self.elapsed():.1f} s)")
+
+    def event(self, text: str) -> None:
+        """Show something that happened inside a step (a retry, a fallback) as it happens."""
+        self.line(f"  {text}")
 
     def line(self, text: str) -> None:
         """Print one line (line breaks inside `text` shown as `\\n`, no workflow command)."""
@@ -72,6 +90,23 @@ class GitHubProgress(Progress):
             self.stream.flush()
 
 
+class _Clock:
+    """The live status text; rendered on each of rich's refreshes (12.5 a second), so the
+    elapsed seconds keep ticking during a long model call or check."""
+
+    def __init__(self, progress: Progress, label: str, text: str) -> None:
+        self.progress, self.label, self.text = progress, label, text
+
+    def __rich__(self) -> Text:
+        from rich.text import Text
+
+        out = Text()
+        out.append(self.label, style="bold")
+        out.append(f" {self.text} ")
+        out.append(f"{self.progress.elapsed():.1f} s", style="dim")
+        return out
+
+
 class RichProgress(Progress):
     """A live status line (spinner, attempt n/m, phase, elapsed) for an interactive terminal."""
 
@@ -90,9 +125,8 @@ class RichProgress(Progress):
         return self._status
 
     def phase(self, attempt: int, max_attempts: int, text: str) -> None:
-        """Update the live status and keep a line of history above it."""
-        label = attempt_label(attempt, max_attempts)
-        self._ensure().update(f"[bold]{label}[/] {text} [dim]{self.elapsed():.1f} s[/]")
+        """Update the live status; its clock ticks until the next phase."""
+        self._ensure().update(_Clock(self, attempt_label(attempt, max_attempts), text))
 
     def line(self, text: str) -> None:
         """Print a line above the live status."""

@@ -86,9 +86,9 @@ def _s(**kwargs: Any) -> Surface:
 class Settings(BaseModel):
     """Every setting of `fixbot run` and `fixbot action` (see the module docstring).
 
-    Units: `timeout`, `setup_timeout`, `fix_command_timeout`, `backoff` and `max_duration` are
-    seconds; `max_cost_usd` is USD; `max_tokens_per_run` counts prompt plus completion tokens
-    over the whole run.
+    Units: `timeout`, `setup_timeout`, `fix_command_timeout`, `backoff`, `max_duration` and
+    `request_timeout` are seconds; `max_cost_usd` is USD; `max_tokens_per_run` counts prompt plus
+    completion tokens over the whole run, `max_output_tokens` completion tokens per request.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -201,6 +201,19 @@ class Settings(BaseModel):
     )
     max_tool_calls: Annotated[int, _s(metavar="N", trust=True)] = Field(
         30, ge=1, le=200, description="Model tool calls per attempt."
+    )
+    max_output_tokens: Annotated[int | None, _s(metavar="N", trust=True)] = Field(
+        None,
+        gt=0,
+        description="Output tokens allowed per model request (sent as `max_tokens`); default: "
+        "the model's limit from litellm's model data, else 4096.",
+    )
+    request_timeout: Annotated[float, _s(metavar="S", trust=True)] = Field(
+        180,
+        gt=0,
+        allow_inf_nan=False,
+        description="Seconds allowed for one model request, from sending it to the whole reply; "
+        "then it is abandoned and retried.",
     )
     protected_paths: Annotated[
         list[str],

@@ -11,5 +11,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install --quiet --disable-pip-version-check \
     -c constraints.txt -e '.[test,lint]'
+  # The real-model test's extra: llama-cpp-python is built once and its wheel cached.
+  bash scripts/realmodel.sh
   touch "$stamp"
 fi

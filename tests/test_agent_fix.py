@@ -320,7 +320,8 @@ def test_fallback_model_takes_over(
         fix_context(repo)
     )
     assert [b["model"] for b in model_server.bodies()] == ["fake", "backup", "backup"]
-    assert result.changed and "openai/fake unavailable (NotFoundError)" in result.summary
+    assert result.changed
+    assert "openai/fake unavailable (NotFoundError: 404 model not found)" in result.summary
 
 
 def test_text_protocol_for_models_without_function_calling(
@@ -438,3 +439,68 @@ def test_request_carries_no_litellm_retries(
     assert len(model_server.requests) == 1  # permanent: no retry by litellm or by fixbot
     assert result.error is not None and "check --model and --api-base" in result.error
     json.dumps(result.model_dump(mode="json"))
+
+
+def test_a_model_that_never_calls_tools_ends_the_attempt_after_two_replies(
+    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    repo = make_repo(tmp_path / "r")
+    model_server.enqueue(text("The bug is in calc.py."), text("Change items[1:] to items."))
+    lines: list[str] = []
+    built = build_agent(model_settings(model_server.url), model_env, [].append, lines.append)
+    assert built is not None
+    result = built.fix(fix_context(repo))
+    assert len(model_server.requests) == 2  # not the whole max-tool-calls budget
+    assert "Call a tool now" in model_server.bodies()[1]["messages"][-1]["content"]
+    assert not result.changed
+    assert "answered 2 times without calling a tool" in result.summary
+    assert any("attempt ended" in line for line in lines)
+
+
+def test_with_auto_protocol_a_toolless_model_gets_the_text_protocol_next(
+    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    repo = make_repo(tmp_path / "r")
+    # gpt-4o supports function calling in litellm's data, so `auto` starts with tools.
+    fixer = agent(model_server, model_env, model="openai/gpt-4o", edit_protocol="auto")
+    model_server.enqueue(text("no tools from me"), text("still none"))
+    first = fixer.fix(fix_context(repo))
+    assert "later attempts use the text protocol" in first.summary
+    model_server.enqueue(text("SUMMARY: nothing to do"), text("SUMMARY: still nothing"))
+    fixer.fix(fix_context(repo, attempt=2))
+    assert all("tools" in b for b in model_server.bodies()[:2])
+    assert all("tools" not in b for b in model_server.bodies()[2:])
+
+
+NO_MCP = """
+import sys
+sys.modules["mcp"] = None  # any `import mcp` now raises ImportError, as in a venv without it
+from fixbot.agent.llm import LLM
+from fixbot.agent.tools import TOOL_SCHEMAS
+from fixbot.redact import Redactor
+reply = LLM(["openai/fake"], Redactor.from_env({}), sys.argv[1]).complete(
+    [{"role": "user", "content": "fix it"}], TOOL_SCHEMAS
+)
+print(reply.tool_calls[0].name)
+"""
+
+
+def test_tool_calls_need_no_mcp_package(
+    model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    """litellm imports its MCP gateway when tools are passed unless told to skip it; fixbot
+    skips it, so its tool calls work in a venv without `mcp` (whatever this venv holds)."""
+    import subprocess
+    import sys
+
+    model_server.enqueue(tool_call("finish", summary="ok"))
+    done = subprocess.run(
+        [sys.executable, "-c", NO_MCP, model_server.url],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, **model_env},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "finish"

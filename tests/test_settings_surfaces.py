@@ -37,7 +37,7 @@ def sample(item: Spec) -> tuple[str, Any]:
         return "custom-state", "custom-state"
     if isinstance(default, float) or item.field in ("max_duration", "max_cost_usd"):
         return "1.5", 1.5
-    if isinstance(default, int) or item.field == "max_tokens_per_run":
+    if isinstance(default, int) or item.field in ("max_tokens_per_run", "max_output_tokens"):
         return "4", 4
     return "some text", "some text"
 

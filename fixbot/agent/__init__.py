@@ -47,15 +47,22 @@ class Agent:
 
 
 def build_agent(
-    settings: Settings, env: Mapping[str, str], sleep: Callable[[float], Any] = time.sleep
+    settings: Settings,
+    env: Mapping[str, str],
+    sleep: Callable[[float], Any] = time.sleep,
+    notify: Callable[[str], None] | None = None,
 ) -> Agent | None:
     """The agent for `settings`, or None when `settings.model` is not set (see `NO_MODEL`).
 
-    `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait.
+    `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait; `notify`
+    receives one progress line per retry wait, fallback and early stop, as they happen.
     """
     if not settings.model:
         return None
-    return Agent(Runtime(settings, Redactor.from_env(env), sleep))
+    runtime = Runtime(settings, Redactor.from_env(env), sleep)
+    if notify is not None:
+        runtime.notify = notify
+    return Agent(runtime)
 
 
 __all__ = ["NO_MODEL", "Agent", "build_agent"]

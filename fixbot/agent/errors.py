@@ -150,13 +150,89 @@ def wait_seconds(state: RetryCallState) -> float:
     return min(2.0 ** (state.attempt_number - 1) + random.uniform(0, 0.5), MAX_WAIT_S)
 
 
-def policy(sleep: Callable[[float], Any] = time.sleep, attempts: int = 4) -> Retrying:
-    """The tenacity policy for one model: retry RETRY errors `attempts` times, then re-raise."""
+# Causes below litellm (Python, httpx, openai), most specific first: litellm reports a refused
+# connection as `InternalServerError` with status 500 ("Connection error."), so the chain of
+# causes tells the truth where the class does not (observed with litellm 1.106).
+CAUSES = {
+    "ConnectionRefusedError": "connection refused",
+    "gaierror": "host not found",
+    "RemoteProtocolError": "connection closed mid-reply",
+    "ConnectError": "could not connect",
+    "APIConnectionError": "could not connect",
+    "ReadTimeout": "timed out",
+    "APITimeoutError": "timed out",
+    "JSONDecodeError": "malformed reply",
+}
+REASONS = {
+    "RateLimitError": "rate limited",
+    "Timeout": "timed out",
+    "APIConnectionError": "could not connect",
+    "ServiceUnavailableError": "service unavailable",
+    "InternalServerError": "server error",
+    "BadGatewayError": "bad gateway",
+    "APIResponseValidationError": "malformed reply",
+    "NotFoundError": "model not found",
+    "BadRequestError": "bad request",
+    "AuthenticationError": "credentials rejected",
+    "PermissionDeniedError": "permission denied",
+    "ContentPolicyViolationError": "content policy",
+}
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    link: BaseException | None = exc
+    while link is not None and link not in chain and len(chain) < 10:
+        chain.append(link)
+        link = link.__cause__ or link.__context__
+    return chain
+
+
+def reason(exc: BaseException) -> str:
+    """A short, true reason for a failed call: `429 rate limited`, `timed out`, `500 server error`,
+    `connection refused`.
+
+    The cause chain is read first (see `CAUSES`); else the litellm class names it, with the HTTP
+    status from litellm's `status_code` attribute.
+    """
+    for link in reversed(_causes(exc)):
+        for klass in type(link).__mro__:
+            if klass.__name__ in CAUSES:
+                return CAUSES[klass.__name__]
+    status = getattr(exc, "status_code", None)
+    name = next(
+        (REASONS[k.__name__] for k in type(exc).__mro__ if k.__name__ in REASONS),
+        type(exc).__name__,
+    )
+    if isinstance(status, int) and name != "timed out":
+        return f"{status} {name}"
+    return name
+
+
+def retry_notice(model: str, state: RetryCallState) -> str:
+    """The line shown before a backoff wait: `openai/x: retrying in 4 s (429 rate limited)`."""
+    exc = state.outcome.exception() if state.outcome else None
+    wait = state.next_action.sleep if state.next_action else 0.0
+    why = reason(exc) if exc else "failed"
+    return f"{model}: retrying in {wait:.0f} s ({why})"
+
+
+def policy(
+    sleep: Callable[[float], Any] = time.sleep,
+    attempts: int = 4,
+    notify: Callable[[RetryCallState], None] | None = None,
+) -> Retrying:
+    """The tenacity policy for one model: retry RETRY errors `attempts` times, then re-raise.
+
+    `notify` is tenacity's `before_sleep` hook: called before each backoff wait, so the user sees
+    the retry as it happens (see `retry_notice`).
+    """
     return Retrying(
         retry=retry_if_exception(is_retryable),
         wait=wait_seconds,
         stop=stop_after_attempt(attempts),
         sleep=sleep,
+        before_sleep=notify,
         reraise=True,
     )
 

@@ -1,5 +1,9 @@
 """The model fixer: one attempt as a bounded tool loop (or SEARCH/REPLACE text for models
 without function calling), with one nudge when the model finishes without changing anything.
+
+A model that answers `TOOLLESS_LIMIT` times without the tool call the tools protocol needs ends
+the attempt (with `--edit-protocol auto`, later attempts use the text protocol), and the attempt's
+notes say so: such a model must not burn the attempt's whole tool-call budget.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from fixbot.agent.llm import LLM, ContextTooLong, ModelError, Reply
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import TOOL_SCHEMAS, Toolbox, read_text
 from fixbot.models import FixContext, FixResult
+from fixbot.settings import EditProtocol
 
 SHRINKS = 2
 TEXT_ROUNDS = 3
+TOOLLESS_LIMIT = 2
 Message = dict[str, Any]
 
 
@@ -30,6 +36,7 @@ class Session:
     notes: list[str] = field(default_factory=list)
     nudged: bool = False
     calls: int = 0
+    toolless: int = 0  # replies without a tool call
     text_summary: str = ""
     text_diagnosis: str | None = None
 
@@ -126,15 +133,34 @@ class ModelFixer:
             reply = self._ask(ctx, session, llm, messages, tools=True)
             if reply is None:
                 return
+            if not reply.tool_calls:
+                if self._toolless(session, llm):
+                    return
+                messages.append({"role": "user", "content": prompts.render("use_tools.j2")})
+                continue
             for call in reply.tool_calls:
                 messages.append(
                     {"role": "tool", "tool_call_id": call.id, "content": self._run(session, call)}
                 )
-            if (session.box.finished or not reply.tool_calls) and not self._nudge(
-                ctx, session, messages, "tools"
-            ):
+            if session.box.finished and not self._nudge(ctx, session, messages, "tools"):
                 return
         session.notes.append(f"stopped after {limit} tool calls (max-tool-calls)")
+
+    def _toolless(self, session: Session, llm: LLM) -> bool:
+        """Count a reply without a tool call; True when the attempt should end."""
+        session.toolless += 1
+        if session.toolless < TOOLLESS_LIMIT:
+            return False
+        note = (
+            f"{llm.current} answered {session.toolless} times without calling a tool "
+            "(the tools protocol needs tool calls): attempt ended"
+        )
+        if self.runtime.settings.edit_protocol is EditProtocol.AUTO:
+            self.runtime.text_only.add(llm.current)
+            note += "; later attempts use the text protocol"
+        session.notes.append(note)
+        self.runtime.notify(note)
+        return True
 
     def _run(self, session: Session, call: Any) -> str:
         session.calls += 1

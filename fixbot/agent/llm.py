@@ -4,12 +4,18 @@ litellm is imported lazily (it takes ~2.5 s) with `LITELLM_LOCAL_MODEL_COST_MAP=
 downloads its price map. litellm's own retries are off (`num_retries=0`, `max_retries=0`): the
 tenacity policy of `fixbot.agent.errors` is the only one. Every message is redacted before it
 leaves the process.
+
+Every request is bounded: `max_tokens` caps its output, and `within` its wall time. litellm's
+`timeout` alone does not: the openai client (and httpx under it) applies it to each socket read,
+so a server that keeps sending a byte now and then (or a reply of thousands of tokens arriving
+slowly) holds the call open far longer (observed: 460 s with `timeout=180`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +28,7 @@ from fixbot.settings import Settings
 
 Message = dict[str, Any]
 REQUEST_TIMEOUT_S = 180.0
+DEFAULT_OUTPUT_TOKENS = 4096
 
 
 class ModelError(RuntimeError):
@@ -47,7 +54,9 @@ CONNECTION_ERRORS = ("APIConnectionError",)
 def unreachable(exc: BaseException) -> bool:
     """True when `exc` says the provider's host could not be reached at all (litellm maps the
     openai client's connection errors to `InternalServerError` "Connection error.")."""
-    return type(exc).__name__ in CONNECTION_ERRORS or "Connection error" in str(exc)
+    if type(exc).__name__ in CONNECTION_ERRORS or "Connection error" in str(exc):
+        return True
+    return errors.reason(exc) in ("connection refused", "host not found", "could not connect")
 
 
 def host_of(model: str, api_base: str | None) -> str:
@@ -142,9 +151,58 @@ def supports_tools(model: str) -> bool:
         raise
 
 
+def output_cap(model: str, setting: int | None) -> int:
+    """Output tokens per request for `model`: `setting`, else litellm's `max_output_tokens`
+    for the model (litellm's model data), else `DEFAULT_OUTPUT_TOKENS`."""
+    if setting:
+        return setting
+    litellm = litellm_module()
+    try:
+        info = litellm.get_model_info(model)
+    except litellm.exceptions.ModelNotMappedError:
+        return DEFAULT_OUTPUT_TOKENS
+    value = info.get("max_output_tokens") or info.get("max_tokens")
+    return int(value) if value else DEFAULT_OUTPUT_TOKENS
+
+
+def within(seconds: float, call: Callable[[], Any], on_timeout: Callable[[], Exception]) -> Any:
+    """`call()`, or raise `on_timeout()` once `seconds` have passed without it returning.
+
+    The call runs in a daemon thread so the wait ends on time whatever the HTTP client does; a
+    call still running then is abandoned (its reply, if one comes, is dropped).
+    """
+    done = threading.Event()
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller below
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="fixbot-model-request", daemon=True).start()
+    if not done.wait(seconds):
+        raise on_timeout()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def quiet(text: str) -> None:
+    """Drop a progress line (the default `notify`)."""
+
+
 @dataclass
 class LLM:
-    """Talks to the models in order; `notes` collects fallbacks and unknown prices."""
+    """Talks to the models in order; `notes` collects fallbacks and unknown prices.
+
+    `max_output_tokens` (None: `output_cap`'s default) caps each reply; `request_timeout`
+    (seconds) bounds each request from sending to the whole reply, and `deadline` (the end of
+    the run's wall-time budget) shortens it; `notify` receives one line per retry wait and
+    fallback, as they happen.
+    """
 
     models: list[str]
     redactor: Redactor
@@ -154,6 +212,10 @@ class LLM:
     tries_per_model: int = 4
     notes: list[str] = field(default_factory=list)
     active: int = 0  # index of the model that answered last: later calls start there
+    max_output_tokens: int | None = None
+    request_timeout: float = REQUEST_TIMEOUT_S
+    notify: Callable[[str], None] = quiet
+    deadline: float | None = None  # the run's wall-time budget ends (time.monotonic seconds)
 
     @property
     def current(self) -> str:
@@ -176,17 +238,24 @@ class LLM:
                 self._raise_unless_fallback(model, exc)
                 last = exc
                 self.notes.append(
-                    f"{model} unavailable ({type(exc).__name__}); trying the next model"
+                    f"{model} unavailable ({type(exc).__name__}: {errors.reason(exc)}); "
+                    "trying the next model"
                 )
+                if index + 1 < len(self.models):
+                    self.notify(
+                        f"{model} unavailable ({errors.reason(exc)}): "
+                        f"falling back to {self.models[index + 1]}"
+                    )
         if last is not None and unreachable(last):
             hosts = ", ".join(dict.fromkeys(host_of(m, self.api_base) for m in self.models))
             raise ModelConfigError(
                 f"could not reach the model provider's host ({hosts}) for "
-                f"{', '.join(self.models)}: is this machine online, or behind a proxy "
-                "(HTTPS_PROXY)? Check --api-base, or add --fallback-models"
+                f"{', '.join(self.models)} ({errors.reason(last)}): is this machine online, or "
+                "behind a proxy (HTTPS_PROXY)? Check --api-base, or add --fallback-models"
             )
+        why = errors.reason(last) if last else "no model"
         raise ModelError(
-            f"every model failed ({', '.join(self.models)}); last error: {last}. "
+            f"every model failed ({', '.join(self.models)}): {why}; last error: {last}. "
             "Check the provider status, or add --fallback-models"
         )
 
@@ -207,7 +276,10 @@ class LLM:
     def _with_policy(
         self, model: str, messages: list[Message], tools: list[dict[str, Any]] | None
     ) -> Reply:
-        reply: Reply = errors.policy(self.sleep, self.tries_per_model)(
+        def before_sleep(state: Any) -> None:
+            self.notify(errors.retry_notice(model, state))
+
+        reply: Reply = errors.policy(self.sleep, self.tries_per_model, before_sleep)(
             self._call, model, messages, tools
         )
         return reply
@@ -217,16 +289,36 @@ class LLM:
     ) -> Reply:
         litellm = litellm_module()
         extra: dict[str, Any] = {"tools": tools} if tools else {}
-        response = litellm.completion(
-            model=model,
-            messages=messages,
-            temperature=self.temperature,
-            api_base=self.api_base,
-            num_retries=0,
-            max_retries=0,
-            timeout=REQUEST_TIMEOUT_S,
-            **extra,
-        )
+        seconds, flag = self.request_timeout, "--request-timeout"
+        if self.deadline is not None and self.deadline - time.monotonic() < seconds:
+            seconds, flag = max(1.0, self.deadline - time.monotonic()), "--max-duration"
+
+        def request() -> Any:
+            return litellm.completion(
+                model=model,
+                messages=messages,
+                temperature=self.temperature,
+                api_base=self.api_base,
+                max_tokens=output_cap(model, self.max_output_tokens),
+                num_retries=0,
+                max_retries=0,
+                timeout=seconds,
+                # litellm imports its MCP gateway (and the `mcp` package) whenever tools are
+                # passed, unless told to skip it; fixbot sends plain function tools only.
+                _skip_mcp_handler=True,
+                **extra,
+            )
+
+        def timed_out() -> Exception:
+            message = f"no complete reply within {seconds:.0f} s ({flag}); abandoned"
+            provider = model.split("/", 1)[0] if "/" in model else "openai"
+            timeout: Exception = litellm.Timeout(
+                message=message, model=model, llm_provider=provider
+            )
+            return timeout
+
+        # A little slack so that litellm's own per-read timeout, when it fires, wins the race.
+        response = within(seconds + 1.0, request, timed_out)
         return self._reply(litellm, model, response)
 
     def _reply(self, litellm: Any, model: str, response: Any) -> Reply:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot import breaker
-from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
+from fixbot.agent.llm import LLM, Reply, models_for, quiet, supports_tools
 from fixbot.models import FixContext
 from fixbot.redact import Redactor
 from fixbot.settings import EditProtocol, Settings
@@ -38,21 +38,44 @@ class Runtime:
     redactor: Redactor
     sleep: Callable[[float], Any] = time.sleep
     notes: list[str] = field(default_factory=list)
+    notify: Callable[[str], None] = quiet  # one progress line per retry, fallback or stop
+    text_only: set[str] = field(default_factory=set)  # models that would not call tools
+    started: float = field(default_factory=time.monotonic)  # for max-duration (monotonic s)
+
+    def deadline(self) -> float | None:
+        """When the run's wall-time budget (`max_duration`) ends, in `time.monotonic` seconds."""
+        limit = self.settings.max_duration
+        return None if limit is None else self.started + limit
 
     def llm(self, attempt: int) -> LLM:
         """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
         s = self.settings
-        return LLM(models_for(s, attempt), self.redactor, s.api_base, s.temperature, self.sleep)
+        return LLM(
+            models_for(s, attempt),
+            self.redactor,
+            s.api_base,
+            s.temperature,
+            self.sleep,
+            max_output_tokens=s.max_output_tokens,
+            request_timeout=s.request_timeout,
+            notify=self.notify,
+            deadline=self.deadline(),
+        )
 
     def protocol(self, model: str) -> str:
         """'tools' or 'text' for `model`: the explicit setting, else litellm's capability data."""
         chosen = self.settings.edit_protocol
+        if chosen is EditProtocol.AUTO and model in self.text_only:
+            return "text"
         if chosen is EditProtocol.AUTO:
             return "tools" if supports_tools(model) else "text"
         return chosen.value
 
     def budget_problem(self, ctx: FixContext, usage: Usage) -> str | None:
-        """Why no further model call fits the run's budget, or None when it does."""
+        """Why no further model call fits the run's budget (tokens, USD, wall time), or None."""
+        deadline = self.deadline()
+        if deadline is not None and time.monotonic() >= deadline:
+            return f"time budget spent (max-duration {self.settings.max_duration:g} s)"
         used = breaker.Usage(
             tokens=ctx.tokens_used + usage.tokens,
             cost_usd=ctx.cost_used_usd + (usage.cost_usd or 0.0),

@@ -14,6 +14,12 @@ Standalone (for end-to-end tests of `fixbot run` in a subprocess):
         [--record rec.jsonl]
 
 `script.json` holds a JSON list of responses as built by the helpers below.
+
+Fault modes (issue 11), each bounded in time and ended by `stop()`: `error` (any status, with
+headers such as Retry-After), `hang` (say nothing for a while, then close), `trickle` (a valid
+reply sent a few bytes at a time, to outlast a per-read timeout), `truncated_json` (a complete
+HTTP reply whose body is not JSON), `cut` (the connection closes half-way through the body);
+`refused_url()` names a port nobody listens on.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import socket
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -59,6 +66,34 @@ def error(
         "headers": headers or {},
         "code": code,
     }
+
+
+def hang(seconds: float) -> dict[str, Any]:
+    """Send nothing for `seconds` (or until the server stops), then close the connection."""
+    return {"kind": "hang", "seconds": seconds}
+
+
+def trickle(item: dict[str, Any], interval: float, chunk: int = 1) -> dict[str, Any]:
+    """Answer `item` with status 200 and full headers, then `chunk` bytes every `interval` s."""
+    return {"kind": "trickle", "item": item, "interval": interval, "chunk": chunk}
+
+
+def truncated_json() -> dict[str, Any]:
+    """A complete 200 reply whose body is JSON cut short (not parseable)."""
+    return {"kind": "raw", "status": 200, "body": '{"id": "chatcmpl-cut", "choices": [{"ind'}
+
+
+def cut(item: dict[str, Any]) -> dict[str, Any]:
+    """Announce the full reply for `item` (Content-Length), send half of it, close the socket."""
+    return {"kind": "cut", "item": item}
+
+
+def refused_url() -> str:
+    """An api_base on 127.0.0.1 where nothing listens (connection refused)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
 
 
 def _usage(body: dict[str, Any], completion: str) -> dict[str, int]:
@@ -106,6 +141,7 @@ class FakeModelServer:
         self.lock = threading.Lock()
         self.httpd: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
+        self.stopping = threading.Event()
 
     @property
     def port(self) -> int:
@@ -145,6 +181,7 @@ class FakeModelServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()
         if self.httpd:
             self.httpd.shutdown()
             self.httpd.server_close()
@@ -161,15 +198,47 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             return
 
-        def _send(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
-            data = json.dumps(body).encode()
+        def _head(self, status: int, length: int, headers: dict[str, str]) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Content-Length", str(length))
             for key, value in headers.items():
                 self.send_header(key, value)
             self.end_headers()
+
+        def _send(self, status: int, body: dict[str, Any], headers: dict[str, str]) -> None:
+            data = json.dumps(body).encode()
+            self._head(status, len(data), headers)
             self.wfile.write(data)
+
+        def _fault(self, item: dict[str, Any], request: dict[str, Any]) -> None:
+            kind = item["kind"]
+            if kind == "hang":
+                server.stopping.wait(item["seconds"])
+                self.close_connection = True
+                return
+            if kind == "raw":
+                data = item["body"].encode()
+                self._head(item["status"], len(data), {})
+                self.wfile.write(data)
+                return
+            data = json.dumps(completion_body(item["item"], request)).encode()
+            self._head(200, len(data), {})
+            self.close_connection = True
+            if kind == "cut":
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
+            step = int(item["chunk"])
+            for start in range(0, len(data), step):  # trickle
+                if server.stopping.wait(item["interval"]):
+                    return
+                try:
+                    self.wfile.write(data[start : start + step])
+                    self.wfile.flush()
+                except OSError:  # the client gave up: stop sending
+                    return
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
@@ -184,6 +253,8 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             elif item["kind"] == "error":
                 err = {"message": item["message"], "type": "error", "code": item.get("code")}
                 self._send(item["status"], {"error": err}, item["headers"])
+            elif item["kind"] in ("hang", "trickle", "raw", "cut"):
+                self._fault(item, body)
             else:
                 self._send(200, completion_body(item, body), {})
 
