@@ -19,7 +19,7 @@ from fixbot import __version__
 
 def _help(item: Any) -> str:
     """Help text with the default and an example, as `--help` shows it."""
-    from fixbot.settings import shown_default
+    from fixbot.surfaces import shown_default
 
     parts: list[str] = [str(item.help).rstrip(".")]
     default = shown_default(item.default).replace("\n", ", ")
@@ -33,7 +33,7 @@ def _help(item: Any) -> str:
 
 def add_setting_options(run: argparse.ArgumentParser) -> None:
     """One option per setting with a CLI surface, derived from its `Settings` declaration."""
-    from fixbot.settings import specs
+    from fixbot.surfaces import specs
 
     group = run.add_argument_group("settings (also FIXBOT_<NAME> or [tool.fixbot] keys)")
     for item in specs():
@@ -91,7 +91,7 @@ def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
 
 def flags_from(args: argparse.Namespace) -> dict[str, Any]:
     """The settings fields given on the command line (None where not given)."""
-    from fixbot.settings import specs
+    from fixbot.surfaces import specs
 
     return {item.field: getattr(args, item.field, None) for item in specs() if item.surface.cli}
 

@@ -27,7 +27,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from fixbot.errors import ConfigError
-from fixbot.settings import Settings, Spec, by_name, shown_default, spec, specs
+from fixbot.settings import Settings
+from fixbot.surfaces import Spec, by_name, shown_default, spec, specs
 
 Layer = dict[str, tuple[Any, str]]  # field -> (raw value, where it came from)
 

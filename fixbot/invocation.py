@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fixbot.settings import Settings, shown_default, specs
+from fixbot.settings import Settings
+from fixbot.surfaces import shown_default, specs
 
 SKIPPED = {"resume", "allow_dirty", "discard", "hint"}
 

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fixbot.github.inputs import EXTRA_INPUTS  # noqa: E402
-from fixbot.settings import Spec, shown_default, specs  # noqa: E402
+from fixbot.surfaces import Spec, shown_default, specs  # noqa: E402
 
 ACTION = ROOT / "action.yml"
 RUNNER_ACTION = ROOT / "runner" / "action.yml"

@@ -16,7 +16,8 @@ import yaml
 from fixbot.cli import build_parser, flags_from, main
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError
-from fixbot.settings import Spec, check_state_dir, shown_default, spec, specs
+from fixbot.settings import check_state_dir
+from fixbot.surfaces import Spec, shown_default, spec, specs
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
