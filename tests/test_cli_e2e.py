@@ -373,3 +373,20 @@ def test_an_unreachable_provider_is_an_error_not_an_escalation(tmp_path: Path) -
     assert result.code == 2 and result.json["outcome"] == "error", result.stderr
     assert f"could not reach the model provider's host (127.0.0.1:{port})" in result.json["reason"]
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("case", ["empty repository", "missing folder", "not a repository"])
+def test_ordinary_situations_are_one_line_not_a_traceback(tmp_path: Path, case: str) -> None:
+    where = tmp_path / "project"
+    if case != "missing folder":
+        where.mkdir()
+    if case == "empty repository":
+        subprocess.run(["git", "init", "-q", str(where)], check=True)
+    result = run_fixbot("run", "--check", "true", "--fix-command", "true", "-C", str(where))
+    assert result.code == 2 and "Traceback" not in result.stderr
+    said = {
+        "empty repository": "no commits yet: commit first",
+        "missing folder": "does not exist",
+        "not a repository": "is not a git repository",
+    }[case]
+    assert said in result.stderr
