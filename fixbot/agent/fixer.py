@@ -14,7 +14,7 @@ from fixbot.agent.editblocks import EditError, apply_block, parse_blocks
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError, Reply
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import TOOL_SCHEMAS, Toolbox, read_text
-from fixbot.models import FixContext, FixResult
+from fixbot.models import FixContext, FixResult, Phase
 
 SHRINKS = 2
 TEXT_ROUNDS = 3
@@ -149,8 +149,12 @@ class ModelFixer:
     def _nudge(
         self, ctx: FixContext, session: Session, messages: list[Message], protocol: str
     ) -> bool:
-        """Nudge once when the model stops without a change; True when the loop should go on."""
-        if session.box.changed or session.nudged:
+        """Nudge once when the model stops without a change; True when the loop should go on.
+
+        Never in the threads phase: the check passes there, and a `finish` without edits
+        (the earlier fix already did what the reviewer asked) is a valid answer.
+        """
+        if session.box.changed or session.nudged or ctx.phase is Phase.THREADS:
             return False
         session.nudged = True
         session.box.finished = None
