@@ -217,7 +217,7 @@ def test_review_threads_only_the_collaborators_claimed_and_touched_one_is_resolv
         f"/repos/{REPOSITORY}/collaborators/mallory/permission",
     ]  # one request per distinct author
     comment = github_server.repo(REPOSITORY).comments[0]["body"]
-    addressed, left_open = comment.split("Addressed")[1].split("Not addressed", 1)
+    addressed = comment.split("Addressed")[1].split("Not addressed", 1)[0]
     assert "`app.py:1`" in addressed and "lib.py" not in addressed
     for text in (run.summary, comment):
         assert "Not addressed, left open (1):\n- [`lib.py:1`]" in text
@@ -260,3 +260,61 @@ def test_unreadable_threads_are_a_note_and_the_fix_still_lands(
     assert "review threads were not read" in run.summary
     assert "`permissions: pull-requests: read`" in run.summary
     assert github_server.mutations == []
+
+
+def model_inputs(model_server: FakeModelServer, check: str) -> dict[str, str]:
+    return {"check-command": check, "model": "openai/fake", "api-base": model_server.url}
+
+
+def with_model(env: dict[str, str]) -> dict[str, str]:
+    env.update({"FIXBOT_EDIT_PROTOCOL": "tools", "OPENAI_API_KEY": "sk-fake"})
+    return env
+
+
+def test_a_review_on_a_green_pull_request_is_addressed_pushed_replied_and_resolved(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "add lib")
+    github_server.repo(REPOSITORY).permissions["alice"] = "write"
+    event = sandbox.review_event("changes", sha, reviewer="alice")
+    tid = github_server.add_thread(REPOSITORY, 2, "app.py", "Say hello.", author="alice")
+    model_server.enqueue(
+        tool_call("replace_in_file", path="app.py", old="print('hi')", new="print('hello')"),
+        tool_call("finish", summary="greet with hello", resolved_thread_ids=[tid]),
+        tool_call("submit_review", findings=[]),
+    )
+    ws = sandbox.workspace("changes", merge_into="main")
+    env = with_model(
+        sandbox.env("pull_request_review", event, ws, model_inputs(model_server, "python app.py"))
+    )
+    run = sandbox.run(env)
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert pushed != sha and git(sandbox.origin, "show", f"{pushed}:app.py") == "print('hello')"
+    first_prompt = model_server.bodies()[0]["messages"][1]["content"]
+    assert "The check passes. Address these pull request review comments" in first_prompt
+    assert "Condensed check output" not in first_prompt  # the check passed: no empty block
+    thread = github_server.review_thread(tid)
+    assert thread["isResolved"] and str(pushed)[:12] in thread["comments"][1]["body"]
+    assert github_server.unmatched == []
+
+
+def test_a_review_by_someone_with_read_access_is_refused_without_side_effects(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "add lib")
+    github_server.repo(REPOSITORY).permissions["mallory"] = "read"
+    event = sandbox.review_event("changes", sha, reviewer="mallory")
+    github_server.add_thread(REPOSITORY, 2, "app.py", INJECTION, author="mallory")
+    ws = sandbox.workspace("changes", merge_into="main")
+    env = with_model(
+        sandbox.env("pull_request_review", event, ws, model_inputs(model_server, "python app.py"))
+    )
+    run = sandbox.run(env)
+
+    assert run.code == 0 and run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    assert "@mallory has read access" in run.outputs["reason"]
+    assert model_server.requests == [] and github_server.mutations == []
+    assert [r.method for r in github_server.requests] == ["GET"]  # the permission lookup only
+    assert sandbox.origin_sha("changes") == sha
