@@ -3,10 +3,12 @@ workspace cloned from a local bare `origin`, and the fake GitHub server on 127.0
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
+from fixbot.github import memory
 from fixbot.github.render import STATUS_MARKER
 from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -318,3 +320,188 @@ def test_a_review_by_someone_with_read_access_is_refused_without_side_effects(
     assert model_server.requests == [] and github_server.mutations == []
     assert [r.method for r in github_server.requests] == ["GET"]  # the permission lookup only
     assert sandbox.origin_sha("changes") == sha
+
+
+CALC = {"app.py": "VALUE = 2\n", "check.py": "import app\nassert app.VALUE == 3, 'app.py:1'\n"}
+HINT = "use the new parser API"
+
+
+def comment_run(
+    sandbox: ActionSandbox,
+    body: str,
+    login: str,
+    inputs: dict[str, str],
+    run_id: str = "78",
+) -> tuple[ActionRun, int]:
+    """An issue_comment run on PR #2 (the workflow runs on the default branch, shallow);
+    returns the run and the command comment's id."""
+    event = sandbox.comment_event(body, login)
+    ws = sandbox.workspace("main", shallow=True)
+    env = with_model(sandbox.env("issue_comment", event, ws, inputs))
+    env["GITHUB_RUN_ID"] = run_id
+    return sandbox.run(env), int(event["comment"]["id"])
+
+
+def reactions(github_server: FakeGitHub, comment_id: int) -> list[str]:
+    found = next(c for c in github_server.repo(REPOSITORY).comments if c["id"] == comment_id)
+    return list(found["reactions"])
+
+
+def status_comments(github_server: FakeGitHub) -> list[str]:
+    return [
+        c["body"]
+        for c in github_server.repo(REPOSITORY).comments
+        if c["body"].startswith(STATUS_MARKER)
+    ]
+
+
+def test_an_escalation_then_a_retry_with_a_hint_ends_fixed(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", CALC, "value")
+    sandbox.register_pull("changes", sha)
+    github_server.repo(REPOSITORY).permissions["alice"] = "maintain"
+    stuck = {**STUCK, "check-command": "python check.py", "on-escalation": "comment"}
+    ws = sandbox.workspace("changes", merge_into="main")
+    first = sandbox.run(
+        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, stuck)
+    )
+    assert first.outputs["outcome"] == "escalated", first.stdout + first.stderr
+    assert len(status_comments(github_server)) == 1
+
+    model_server.enqueue(
+        tool_call("replace_in_file", path="app.py", old="VALUE = 2", new="VALUE = 3"),
+        tool_call("finish", summary="set VALUE to 3"),
+        tool_call("submit_review", findings=[]),
+    )
+    inputs = model_inputs(model_server, "python check.py")
+    run, comment_id = comment_run(sandbox, f"Thanks!\n\n/FixBot retry {HINT}", "alice", inputs)
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert pushed != sha and git(sandbox.origin, "show", f"{pushed}:app.py") == "VALUE = 3"
+    sent = model_server.all_text()
+    assert HINT in sent
+    assert "Already tried in earlier runs" in sent and "run 77 attempt 1" in sent
+    bodies = status_comments(github_server)
+    assert len(bodies) == 1  # edited, not duplicated
+    assert "fixbot fixed the check" in bodies[0] and str(pushed) in bodies[0]
+    history = memory.decode(bodies[0])
+    assert [(r.run, r.kind, r.out) for r in history.runs] == [
+        ("77", "fix", "escalated"),
+        ("78", "retry", "fixed"),
+    ]
+    assert reactions(github_server, comment_id) == ["eyes", "rocket"]
+    assert github_server.unmatched == []
+
+
+def test_a_command_from_someone_with_read_access_gets_a_polite_refusal(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", CALC, "value")
+    sandbox.register_pull("changes", sha)
+    github_server.repo(REPOSITORY).permissions["mallory"] = "read"
+    inputs = model_inputs(model_server, "python check.py")
+    run, comment_id = comment_run(sandbox, "/fixbot retry", "mallory", inputs)
+
+    assert run.code == 0 and run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    replies = github_server.repo(REPOSITORY).comments[1:]
+    assert len(replies) == 1 and "Thanks @mallory" in replies[0]["body"]
+    assert "nothing was run" in replies[0]["body"]
+    assert reactions(github_server, comment_id) == ["confused"]
+    assert model_server.requests == [] and sandbox.origin_sha("changes") == sha
+
+
+@pytest.mark.parametrize(
+    ("body", "login", "action"),
+    [
+        ("/fixbot retry", "dependabot[bot]", "created"),
+        ("/fixbot retry", "alice", "edited"),
+        ("> /fixbot retry\n\n```\n/fixbot retry\n```", "alice", "created"),
+    ],
+)
+def test_bots_edits_and_quoted_commands_are_ignored_without_side_effects(
+    sandbox: ActionSandbox,
+    github_server: FakeGitHub,
+    model_server: FakeModelServer,
+    body: str,
+    login: str,
+    action: str,
+) -> None:
+    event = sandbox.comment_event(body, login, action=action)
+    ws = sandbox.workspace("main", shallow=True)
+    run = sandbox.run(with_model(sandbox.env("issue_comment", event, ws, RUFF)))
+
+    assert run.code == 0 and run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    assert github_server.requests == [] and model_server.requests == []
+
+
+def test_help_and_status_are_answered(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    github_server.repo(REPOSITORY).permissions["alice"] = "admin"
+    sandbox.pull_request_event("changes", "0" * 40)  # the PR's issue side
+    github_server.add_comment(REPOSITORY, 2, f"{STATUS_MARKER}\nspoofed report", "mallory")
+    run, comment_id = comment_run(sandbox, "/fixbot frobnicate", "alice", RUFF)
+    assert run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    status, _ = comment_run(sandbox, "/fixbot status", "alice", RUFF, run_id="79")
+
+    replies = [
+        c["body"]
+        for c in github_server.repo(REPOSITORY).comments
+        if c["user"]["login"] == "github-actions[bot]"
+    ]
+    assert replies[0].startswith("fixbot does not know `frobnicate`")
+    assert "`/fixbot retry [hint]`" in replies[0]
+    assert "has not reported on this pull request yet" in replies[1]  # not mallory's comment
+    assert reactions(github_server, comment_id) == ["eyes"]
+    assert status.code == 0 and model_server.requests == []
+
+
+def seed_history(github_server: FakeGitHub, runs: list[memory.RunRecord]) -> None:
+    block = memory.encode(memory.History(runs=runs))
+    github_server.add_comment(
+        REPOSITORY, 2, f"{STATUS_MARKER}\nearlier report\n{block}", "github-actions[bot]"
+    )
+
+
+def test_a_retry_while_a_run_is_in_progress_answers_already_running(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", CALC, "value")
+    sandbox.register_pull("changes", sha)
+    state = github_server.repo(REPOSITORY)
+    state.permissions["alice"] = "write"
+    state.runs[60] = "in_progress"
+    seed_history(github_server, [memory.RunRecord(run="60", at=int(time.time()), kind="retry")])
+    run, comment_id = comment_run(
+        sandbox, "/fixbot retry", "alice", model_inputs(model_server, "python check.py")
+    )
+
+    assert run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    assert "already running" in run.outputs["reason"]
+    assert "already running" in state.comments[-1]["body"]
+    assert reactions(github_server, comment_id) == ["eyes", "confused"]
+    assert model_server.requests == [] and sandbox.origin_sha("changes") == sha
+
+
+def test_the_daily_limit_stops_a_retry(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", CALC, "value")
+    sandbox.register_pull("changes", sha)
+    github_server.repo(REPOSITORY).permissions["alice"] = "write"
+    now = int(time.time())
+    seed_history(
+        github_server,
+        [
+            memory.RunRecord(run=str(i), at=now - 60 * i, kind="fix", out="escalated")
+            for i in range(3)
+        ],
+    )
+    inputs = {**model_inputs(model_server, "python check.py"), "max-runs-per-day": "3"}
+    run, _ = comment_run(sandbox, "/fixbot retry", "alice", inputs)
+
+    assert run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    assert "`max-runs-per-day`" in run.outputs["reason"]
+    assert model_server.requests == []
