@@ -94,17 +94,25 @@ def _encode(history: History) -> str:
     return "<!-- fixbot:memory " + text.replace(">", "\\u003e") + " -->"
 
 
+def _gist(run: RunRecord) -> RunRecord:
+    sigs = sorted({a.sig for a in run.attempts if a.sig})
+    gist = f"{len(run.attempts)} attempt(s), signatures {', '.join(sigs) or 'none'}"
+    return run.model_copy(update={"attempts": [], "gist": gist})
+
+
 def _squeeze(history: History) -> History | None:
-    """One step smaller: summarise the oldest run that still lists attempts, else drop the
-    oldest run; None when nothing is left to drop."""
+    """One step smaller: summarise the oldest earlier run that still lists attempts; then drop
+    the oldest run; the newest run is summarised last. None when nothing is left to cut."""
     runs = list(history.runs)
-    for i, run in enumerate(runs):
+    for i, run in enumerate(runs[:-1]):
         if run.attempts:
-            sigs = sorted({a.sig for a in run.attempts if a.sig})
-            gist = f"{len(run.attempts)} attempt(s), signatures {', '.join(sigs) or 'none'}"
-            runs[i] = run.model_copy(update={"attempts": [], "gist": gist})
+            runs[i] = _gist(run)
             return History(runs=runs)
-    return History(runs=runs[1:]) if runs else None
+    if len(runs) > 1:
+        return History(runs=runs[1:])
+    if runs and runs[0].attempts:
+        return History(runs=[_gist(runs[0])])
+    return None
 
 
 def encode(history: History, limit: int = MEMORY_LIMIT) -> str:
