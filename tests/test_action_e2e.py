@@ -3,6 +3,9 @@ workspace cloned from a local bare `origin`, and the fake GitHub server on 127.0
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -505,3 +508,67 @@ def test_the_daily_limit_stops_a_retry(
     assert run.outputs["outcome"] == "refused", run.stdout + run.stderr
     assert "`max-runs-per-day`" in run.outputs["reason"]
     assert model_server.requests == []
+
+
+def run_cli(cwd: Path, args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fixbot", "run", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def test_fixbot_run_pr_addresses_threads_locally_and_pushes_only_with_push(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "add lib")
+    sandbox.register_pull("changes", sha)
+    github_server.repo(REPOSITORY).permissions.update({"alice": "admin", "mallory": "read"})
+    tid = github_server.add_thread(REPOSITORY, 2, "app.py", "Say hello.", author="alice")
+    github_server.add_thread(REPOSITORY, 2, "app.py", INJECTION, author="mallory")
+    reply = [
+        tool_call("replace_in_file", path="app.py", old="print('hi')", new="print('hello')"),
+        tool_call("finish", summary="greet with hello", resolved_thread_ids=[tid]),
+        tool_call("submit_review", findings=[]),
+    ]
+    clone = sandbox.workspace("changes")
+    env = sandbox.env("pull_request", {}, clone, {})
+    env = {k: v for k, v in env.items() if not k.startswith(("INPUT_", "GITHUB_"))}
+    env.update(
+        {
+            "GH_TOKEN": TOKEN,
+            "GITHUB_API_URL": github_server.url,
+            "GITHUB_GRAPHQL_URL": github_server.url + "/graphql",
+            "OPENAI_API_KEY": "sk-fake",
+        }
+    )
+    flags = [
+        *("--pr", "2", "--repo", REPOSITORY, "--check", "python app.py", "--model", "openai/fake"),
+        *("--api-base", model_server.url, "--edit-protocol", "tools", "--json"),
+    ]
+
+    model_server.enqueue(*reply)
+    local = run_cli(clone, flags, env)
+    assert local.returncode == 0, local.stdout + local.stderr
+    assert json.loads(local.stdout)["outcome"] == "fixed"
+    assert git(clone, "show", "HEAD:app.py") == "print('hello')"
+    assert sandbox.origin_sha("changes") == sha and github_server.mutations == []
+    assert "by @mallory: author has read access" in local.stderr
+    assert INJECTION not in model_server.all_text()
+
+    clone2 = sandbox.workspace("changes")
+    model_server.enqueue(*reply)
+    pushed = run_cli(clone2, [*flags, "--push"], {**env, "GITHUB_WORKSPACE": str(clone2)})
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    head = git(clone2, "rev-parse", "HEAD")
+    assert sandbox.origin_sha("changes") == head != sha
+    assert github_server.review_thread(tid)["isResolved"] is True
+    assert [m[0] for m in github_server.mutations] == [
+        "resolveReviewThread",
+        "addPullRequestReviewThreadReply",
+    ]
