@@ -63,8 +63,10 @@ class Run:
         *,
         hint: str | None = None,
         threads: Sequence[ReviewThread] = (),
+        tried: Sequence[str] = (),
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
+        self.tried = list(tried)  # earlier runs' attempts on this pull request (a retry)
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
@@ -200,6 +202,7 @@ class Run:
             start_sha=self.state.start_sha,
             desired=self.settings.desired,
             hint=self.hint,
+            tried=self.tried,
             oscillation=previous is not None and previous.number in self.state.oscillated,
             tokens_used=self.state.tokens,
             cost_used_usd=self.state.cost_usd,
@@ -258,6 +261,7 @@ def run(
     agents: Agents | None = None,
     sleep: Callable[[float], None] = time.sleep,
     threads: Sequence[ReviewThread] = (),
+    tried: Sequence[str] = (),
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
@@ -265,6 +269,8 @@ def run(
     commands run there, while git, the state folder and the model's file access use the root.
     `threads` are open pull request review threads (untrusted text): once the check is green, one
     attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
+    `tried` are one-line accounts of earlier runs' attempts (a `/fixbot retry`), shown to the
+    model as "already tried, do not repeat".
 
     Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
     SIGTERM arrives (the check's process group is killed and the state saved first).
@@ -286,7 +292,9 @@ def run(
     checker = Checker(
         settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
     )
-    this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+    this = Run(
+        settings, root, state, agents, progress, checker, hint=hint, threads=threads, tried=tried
+    )
     with sigterm_cancels():
         try:
             return this.drive(), this.state

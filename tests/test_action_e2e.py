@@ -383,9 +383,12 @@ def test_an_escalation_then_a_retry_with_a_hint_ends_fixed(
     assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
     pushed = sandbox.origin_sha("changes")
     assert pushed != sha and git(sandbox.origin, "show", f"{pushed}:app.py") == "VALUE = 3"
-    sent = model_server.all_text()
-    assert HINT in sent
-    assert "Already tried in earlier runs" in sent and "run 77 attempt 1" in sent
+    prompt = model_server.bodies()[0]["messages"][1]["content"]
+    hint_block = prompt.split('<untrusted-data source="user hint">')[1].split("</untrusted")[0]
+    tried_block = prompt.split('<untrusted-data source="earlier runs">')[1].split("</untrusted")[0]
+    assert hint_block.strip() == HINT
+    assert "- run 77 attempt 1 [" in tried_block and "check still failed" in tried_block
+    assert "do not repeat these" in prompt
     bodies = status_comments(github_server)
     assert len(bodies) == 1  # edited, not duplicated
     assert "fixbot fixed the check" in bodies[0] and str(pushed) in bodies[0]

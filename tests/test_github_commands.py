@@ -159,14 +159,16 @@ def test_running_runs_and_the_daily_count() -> None:
     assert memory.runs_since(kept, now=90_200) == 2
 
 
-def test_the_retry_brief_lists_what_was_tried_and_the_hint() -> None:
-    brief = memory.retry_brief(history(1, attempts=2), "use the new parser API")
-    assert brief is not None
-    assert (
-        "do not repeat" in brief and "run 100 attempt 2 [fixable/assertion abababababab]" in brief
+def test_a_retry_is_told_what_earlier_runs_tried() -> None:
+    lines = memory.already_tried(history(1, attempts=2))
+    assert lines[1] == (
+        "- run 100 attempt 2 [fixable/assertion abababababab]: "
+        + "x" * 150
+        + " on app.py -> check still failed"
     )
-    assert "-> check still failed" in brief and brief.endswith("use the new parser API")
-    assert memory.retry_brief(memory.History(), None) is None
+    squeezed = memory.decode(memory.encode(history(30), limit=3_000))
+    assert memory.already_tried(squeezed)[0].startswith("- run ")
+    assert memory.already_tried(memory.History()) == []
 
 
 def comment_event(body: str, login: str = "alice", action: str = "created", on_pr: bool = True):  # type: ignore[no-untyped-def]

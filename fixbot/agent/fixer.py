@@ -100,6 +100,7 @@ class ModelFixer:
             oscillation=ctx.oscillation,
             desired=ctx.desired or s.desired,
             hint=ctx.hint,
+            tried=ctx.tried,
             findings=ctx.findings,
             threads=ctx.threads,
             ev=context.gather(ctx, budget),

@@ -161,10 +161,14 @@ def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
         conversation.reply(ctx, event, f"fixbot did not run: {reason}.")
         conversation.react(ctx, event, "confused")
         return _bare(ctx, OutcomeKind.REFUSED, reason)
-    brief = memory.retry_brief(talk.history, command.hint)
+    tried = memory.already_tried(talk.history)
     conversation.begin(ctx, talk, "retry", number, write=True)
     retry = Intent(kind=IntentKind.FIX, patch_only=verdict.patch_only)
-    data = _fix(ctx, pulled, retry, talk, brief=brief, fresh=True)
+    try:
+        data = _fix(ctx, pulled, retry, talk, hint=command.hint, tried=tried)
+    except (ConfigError, git.GitError, GitHubError):
+        conversation.react(ctx, event, "confused")
+        raise
     conversation.react_to_outcome(ctx, event, data.outcome.outcome)
     return data
 
@@ -175,13 +179,14 @@ def _fix(
     chosen: Intent,
     talk: Conversation,
     *,
-    brief: str | None = None,
-    fresh: bool = False,
+    hint: str | None = None,
+    tried: list[str] | None = None,
 ) -> render.Report:
     """Switch to the branch, run the engine (check, fix, threads), publish.
 
-    `brief` (a retry's earlier attempts and hint) joins the `hint` setting; `fresh` starts
-    with a new breaker and budget even when a state folder is found.
+    A retry passes its comment's `hint` (joining the `hint` setting) and the earlier runs'
+    attempts (`tried`); it starts with a new breaker and budget even when a state folder is
+    found.
     """
     checkout.configure(ctx.workspace)
     _switch(ctx, event)
@@ -192,7 +197,7 @@ def _fix(
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
     settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
-    if fresh:
+    if tried is not None:  # a retry: fresh breaker and budget
         settings = settings.model_copy(update={"resume": False})
     for warning in warnings:
         workflow.warning(warning, ctx.out)
@@ -200,10 +205,12 @@ def _fix(
     ctx.fail_on_escalation = settings.fail_on_escalation
     scope = _fetch_threads(ctx, event, settings)
     talk.left_out = scope.left_out
-    hint = "\n\n".join(x for x in (settings.hint, brief) if x) or None
+    hint = "\n\n".join(x for x in (settings.hint, hint) if x) or None
     workflow.group("fixbot run", ctx.out)
     try:
-        outcome, state = engine.run(settings, repo, env=ctx.env, threads=scope.threads, hint=hint)
+        outcome, state = engine.run(
+            settings, repo, env=ctx.env, threads=scope.threads, hint=hint, tried=tried or ()
+        )
     finally:
         workflow.endgroup(ctx.out)
     result = Finished(outcome, state, scope.threads)

@@ -162,32 +162,18 @@ def runs_since(history: History, now: float, window_s: int = DAY_S) -> int:
 
 
 def already_tried(history: History) -> list[str]:
-    """One line per earlier attempt (or squeezed run), oldest first, for the model."""
+    """One line per earlier attempt (or squeezed run), oldest first: what a retry tells the
+    model not to repeat (`engine.run(tried=...)`)."""
     lines: list[str] = []
     for run in history.runs:
         if run.gist:
-            lines.append(f"run {run.run} ({run.out}): {run.gist}")
+            lines.append(f"- run {run.run} ({run.out}): {run.gist}")
         for a in run.attempts:
             where = f" on {', '.join(a.files)}" if a.files else ""
             result = {True: "check passed", False: "check still failed", None: "not verified"}
             failure = f" [{a.cls} {a.sig}]" if a.sig else ""
             lines.append(
-                f"run {run.run} attempt {a.n}{failure}: {a.tried or 'no summary'}{where}"
+                f"- run {run.run} attempt {a.n}{failure}: {a.tried or 'no summary'}{where}"
                 f" -> {result[a.ok]}"
             )
     return lines
-
-
-def retry_brief(history: History, hint: str | None) -> str | None:
-    """The text a retry gives the model: the earlier attempts ("already tried, do not repeat")
-    and the maintainer's hint. None when there is neither."""
-    tried = already_tried(history)
-    parts: list[str] = []
-    if tried:
-        parts.append(
-            "Already tried in earlier runs on this pull request (do not repeat these):\n"
-            + "\n".join(f"- {line}" for line in tried)
-        )
-    if hint:
-        parts.append(f"The maintainer's hint for this retry: {hint}")
-    return "\n\n".join(parts) or None
