@@ -575,3 +575,15 @@ def test_fixbot_run_pr_addresses_threads_locally_and_pushes_only_with_push(
         "resolveReviewThread",
         "addPullRequestReviewThreadReply",
     ]
+
+
+def test_a_retry_that_hits_an_error_is_marked_confused(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    sha = sandbox.commit("changes", CALC, "value")
+    sandbox.register_pull("changes", sha)
+    github_server.repo(REPOSITORY).permissions["alice"] = "write"
+    run, comment_id = comment_run(sandbox, "/fixbot retry", "alice", {"max-attempts": "0"})
+
+    assert run.code == 2 and run.outputs["outcome"] == "error", run.stdout + run.stderr
+    assert reactions(github_server, comment_id) == ["eyes", "confused"]
