@@ -289,7 +289,7 @@ def run(
     assert top is not None  # preflight checked it
     root = top.resolve()
     with run_lock(root / settings.state_dir):
-        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads)
+        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads, tried)
 
 
 def _run_locked(
@@ -302,6 +302,7 @@ def _run_locked(
     agents: Agents | None,
     sleep: Callable[[float], None],
     threads: Sequence[ReviewThread],
+    tried: Sequence[str] = (),
 ) -> tuple[Outcome, RunState]:
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
