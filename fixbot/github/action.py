@@ -36,6 +36,7 @@ from fixbot.github.permission import Level
 from fixbot.github.publish import Conversation, publish
 from fixbot.github.rest import GitHub
 from fixbot.models import Outcome, OutcomeKind
+from fixbot.secrets import secret_values
 from fixbot.settings import Settings, ThreadAuthors
 
 __all__ = ["Context", "main", "outputs", "scrub_process_env"]
@@ -61,7 +62,8 @@ def main(
 ) -> int:
     """Run the Action in the environment `env` (the runner's variables); return the exit code."""
     ctx = make_context(env, out or sys.stdout, connect)
-    workflow.mask(ctx.inputs.token, ctx.out)
+    for value in [ctx.inputs.token, *secret_values(env)]:  # every secret of the environment
+        workflow.mask(value, ctx.out)
     scrub_process_env()
     try:
         data = _run(ctx)
@@ -260,7 +262,7 @@ def _switch(ctx: Context, event: Event) -> None:
 
 def _finish(ctx: Context, data: render.Report) -> int:
     out = data.outcome
-    ctx.out.write(f"fixbot: {out.outcome.value}: {out.reason}\n")
+    ctx.out.write(workflow.plain_line(f"fixbot: {out.outcome.value}: {out.reason}") + "\n")
     if out.outcome is OutcomeKind.ERROR:
         workflow.error(out.reason, ctx.out, title="fixbot")
     if out.outcome is OutcomeKind.ESCALATED:
