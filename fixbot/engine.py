@@ -208,6 +208,7 @@ class Run:
             oscillation=previous is not None and previous.number in self.state.oscillated,
             tokens_used=self.state.tokens,
             cost_used_usd=self.state.cost_usd,
+            state_dir=self.settings.state_dir,
             **extra,
         )
 
@@ -243,6 +244,9 @@ class Run:
 
     def finish(self, kind: OutcomeKind, reason: str) -> None:
         """Record the outcome and write the report (the loop saves the state)."""
+        now = time.monotonic()  # the report shows the wall time up to this moment
+        self.state.elapsed_s += now - self.clock
+        self.clock = now
         outcome.finish(
             self.state,
             kind,
@@ -250,6 +254,7 @@ class Run:
             settings=self.settings,
             state_dir=self.state_dir,
             redactor=self.redactor,
+            repo=self.repo,
         )
 
 

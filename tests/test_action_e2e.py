@@ -299,7 +299,7 @@ def test_a_review_on_a_green_pull_request_is_addressed_pushed_replied_and_resolv
     assert pushed != sha and git(sandbox.origin, "show", f"{pushed}:app.py") == "print('hello')"
     first_prompt = model_server.bodies()[0]["messages"][1]["content"]
     assert "The check passes. Address these pull request review comments" in first_prompt
-    assert "Condensed check output" not in first_prompt  # the check passed: no empty block
+    assert 'source="check output"' not in first_prompt  # the check passed: no empty block
     thread = github_server.review_thread(tid)
     assert thread["isResolved"] and str(pushed)[:12] in thread["comments"][1]["body"]
     assert github_server.unmatched == []

@@ -179,8 +179,8 @@ def test_a_threads_phase_finish_without_edits_keeps_its_claim_and_is_not_nudged(
 
     assert result.resolved_thread_ids == ["PRRT_1"] and result.files_changed == []
     assert len(model_server.requests) == 1  # no "the check still fails" nudge
-    prompt = model_server.all_text()
-    assert "Condensed check output" not in prompt and "still fails" not in prompt
+    prompt = model_server.bodies()[0]["messages"][1]["content"]
+    assert 'source="check output"' not in prompt and "still fails" not in model_server.all_text()
     assert "Sum every item." in prompt
 
 

@@ -36,6 +36,7 @@ from fixbot.github.permission import Level
 from fixbot.github.publish import Conversation, publish
 from fixbot.github.rest import GitHub
 from fixbot.models import Outcome, OutcomeKind
+from fixbot.outcome import state_dir_of
 from fixbot.secrets import secret_values
 from fixbot.settings import Settings, ThreadAuthors
 
@@ -295,7 +296,7 @@ def outputs(outcome: Outcome) -> dict[str, str]:
 def _annotate(ctx: Context, outcome: Outcome) -> None:
     if not outcome.report_path:
         return
-    state_log = _last_log(Path(outcome.report_path).parent)  # the report sits in the state dir
+    state_log = _last_log(state_dir_of(Path(outcome.report_path)))
     if state_log is None:
         return
     text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
