@@ -12,9 +12,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fixbot import __version__
+
+if TYPE_CHECKING:
+    from fixbot.models import Outcome
 
 
 def _help(item: Any) -> str:
@@ -55,6 +58,28 @@ def add_setting_options(run: argparse.ArgumentParser) -> None:
             )
 
 
+def add_pull_request_options(run: argparse.ArgumentParser) -> None:
+    """`--pr`, `--repo` and `--push`: address a pull request's review threads locally."""
+    group = run.add_argument_group(
+        "pull request (needs GITHUB_TOKEN or GH_TOKEN; see `fixbot.github.local`)"
+    )
+    group.add_argument(
+        "--pr",
+        type=int,
+        metavar="N",
+        help="also address the review threads of pull request N (check out its branch first)",
+    )
+    group.add_argument(
+        "--repo", metavar="OWNER/NAME", help="the pull request's repository (default: origin)"
+    )
+    group.add_argument(
+        "--push",
+        action="store_true",
+        help="with --pr: push the verified commits to the pull request's branch, reply in and "
+        "resolve the addressed threads",
+    )
+
+
 def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
     """The argument parser for every subcommand.
 
@@ -79,6 +104,7 @@ def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
         "-C", dest="directory", default=".", metavar="DIR", help="the repository (default: .)"
     )
     run.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    add_pull_request_options(run)
     if run_options:
         add_setting_options(run)
     commands.add_parser(
@@ -114,13 +140,18 @@ def command_run(args: argparse.Namespace) -> int:
         if not directory.is_dir():
             raise ConfigError([f"{directory} does not exist: pass -C with the repository's folder"])
         settings = load_settings(directory, flags_from(args), os.environ)
-        outcome, _ = engine.run(
-            settings,
-            directory,
-            env=os.environ,
-            progress=make_progress(os.environ),
-            hint=settings.hint,
-        )
+        if getattr(args, "pr", None) is not None:
+            outcome = _run_pull_request(args, settings, directory)
+        else:
+            if getattr(args, "push", False):
+                raise ConfigError(["--push needs --pr N (the pull request to push to)"])
+            outcome, _ = engine.run(
+                settings,
+                directory,
+                env=os.environ,
+                progress=make_progress(os.environ),
+                hint=settings.hint,
+            )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))
         print("fixbot: cannot run; fix these first:", file=sys.stderr)
@@ -136,6 +167,29 @@ def command_run(args: argparse.Namespace) -> int:
         return Interrupted.exit_code
     print_outcome(outcome, as_json=args.json)
     return outcome.exit_code
+
+
+def _run_pull_request(args: argparse.Namespace, settings: Any, directory: Path) -> Outcome:
+    """`fixbot run --pr N`: GitHub errors become an `error` outcome with their message."""
+    from fixbot.errors import GitHubError
+    from fixbot.github.local import run_pull_request
+    from fixbot.models import Outcome, OutcomeKind
+    from fixbot.progress import make_progress
+
+    try:
+        return run_pull_request(
+            settings,
+            directory,
+            args.pr,
+            env=os.environ,
+            repo=args.repo,
+            push=args.push,
+            progress=make_progress(os.environ),
+            out=sys.stderr,
+        )
+    except GitHubError as exc:
+        print(f"fixbot: {exc}", file=sys.stderr)
+        return Outcome(outcome=OutcomeKind.ERROR, reason=str(exc))
 
 
 def print_outcome(outcome: Any, *, as_json: bool) -> None:

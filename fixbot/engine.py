@@ -67,8 +67,10 @@ class Run:
         *,
         hint: str | None = None,
         threads: Sequence[ReviewThread] = (),
+        tried: Sequence[str] = (),
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
+        self.tried = list(tried)  # earlier runs' attempts on this pull request (a retry)
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
@@ -236,6 +238,7 @@ class Run:
             start_sha=self.state.start_sha,
             desired=self.settings.desired,
             hint=self.hint,
+            tried=self.tried,
             oscillation=previous is not None and previous.number in self.state.oscillated,
             tokens_used=self.state.tokens,
             cost_used_usd=self.state.cost_usd,
@@ -299,6 +302,7 @@ def run(
     agents: Agents | None = None,
     sleep: Callable[[float], None] = time.sleep,
     threads: Sequence[ReviewThread] = (),
+    tried: Sequence[str] = (),
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
@@ -306,6 +310,8 @@ def run(
     commands run there, while git, the state folder and the model's file access use the root.
     `threads` are open pull request review threads (untrusted text): once the check is green, one
     attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
+    `tried` are one-line accounts of earlier runs' attempts (a `/fixbot retry`), shown to the
+    model as "already tried, do not repeat".
 
     Before anything runs, `fixbot.preflight` checks the set-up (a fixer, the model keys, the
     check's programs, a repository with a commit) and the repository's run lock is taken (one
@@ -322,7 +328,7 @@ def run(
     assert top is not None  # preflight checked it
     root = top.resolve()
     with run_lock(root / settings.state_dir):
-        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads)
+        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads, tried)
 
 
 def _run_locked(
@@ -335,6 +341,7 @@ def _run_locked(
     agents: Agents | None,
     sleep: Callable[[float], None],
     threads: Sequence[ReviewThread],
+    tried: Sequence[str] = (),
 ) -> tuple[Outcome, RunState]:
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
@@ -359,7 +366,17 @@ def _run_locked(
             settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
         )
         checker.launcher = launcher
-        this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+        this = Run(
+            settings,
+            root,
+            state,
+            agents,
+            progress,
+            checker,
+            hint=hint,
+            threads=threads,
+            tried=tried,
+        )
         return _drive(this, progress)
 
 

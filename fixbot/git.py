@@ -255,3 +255,13 @@ def restore_worktree(repo: Path, commit: str) -> None:
         run(repo, "checkout-index", "--all", "--force", env=env)
     for rel in filter(None, added.split("\0")):
         (repo / rel).unlink(missing_ok=True)
+
+
+def changed_files(repo: Path, base: str, target: str) -> list[str]:
+    """Repository-relative paths changed from `base` to `target` (renames as delete + add)."""
+    return run(repo, "diff", "--name-only", "--no-renames", base, target).splitlines()
+
+
+def is_shallow(repo: Path) -> bool:
+    """True when the clone is shallow (actions/checkout's default `fetch-depth: 1`)."""
+    return run(repo, "rev-parse", "--is-shallow-repository") == "true"

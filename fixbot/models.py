@@ -188,6 +188,7 @@ class FixContext(BaseModel):
     start_sha: str
     desired: str | None = None
     hint: str | None = None
+    tried: list[str] = Field(default_factory=list)  # earlier runs' attempts (a retry's memory)
     oscillation: bool = False
     findings: list[Finding] = Field(default_factory=list)
     threads: list[ReviewThread] = Field(default_factory=list)

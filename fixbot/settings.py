@@ -52,6 +52,22 @@ class OnEscalation(StrEnum):
     NONE = "none"
 
 
+class ThreadAuthors(StrEnum):
+    """Whose review threads reach the model."""
+
+    COLLABORATORS = "collaborators"  # write, maintain or admin permission on the repository
+    ANY = "any"
+
+
+class CommandPermission(StrEnum):
+    """The least repository permission that may give `/fixbot` commands."""
+
+    TRIAGE = "triage"
+    WRITE = "write"
+    MAINTAIN = "maintain"
+    ADMIN = "admin"
+
+
 @dataclass(frozen=True)
 class Surface:
     """How a setting appears to users; put in a `Settings` field's `Annotated` metadata.
@@ -266,6 +282,27 @@ class Settings(BaseModel):
     )
     max_threads: Annotated[int, _s(metavar="N", cli=False)] = Field(
         20, ge=0, le=100, description="Open review threads given to the model; 0 turns them off."
+    )
+    thread_authors: Annotated[ThreadAuthors, _s(metavar="collaborators|any", trust=True)] = Field(
+        ThreadAuthors.COLLABORATORS,
+        description="Whose review threads reach the model: `collaborators` (write, maintain or "
+        "admin permission) or `any` (for private repositories).",
+    )
+    thread_bots: Annotated[
+        list[str], _s(metavar="LOGIN", example="coderabbitai[bot]", trust=True)
+    ] = Field(
+        default_factory=list,
+        description="Bot logins whose review threads reach the model, one per line.",
+    )
+    command_permission: Annotated[CommandPermission, _s(metavar="LEVEL", cli=False, trust=True)] = (
+        Field(
+            CommandPermission.WRITE,
+            description="The permission a commenter needs for `/fixbot` commands: `triage`, "
+            "`write`, `maintain` or `admin`.",
+        )
+    )
+    max_runs_per_day: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
+        10, ge=1, le=1000, description="fixbot runs per pull request in 24 hours."
     )
 
     @field_validator("check")

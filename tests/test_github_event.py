@@ -61,11 +61,19 @@ def test_workflow_run_fixes_the_runs_head_and_only_failed_runs() -> None:
     assert failed.pull_request is not None and failed.pull_request.number == 2
 
 
-def test_closed_pull_requests_and_comments_are_refused() -> None:
+def test_closed_pull_requests_are_refused() -> None:
     closed = parse_event("pull_request", payload("pull_request.closed"), ENV)
     assert "closed" in gate_event(closed, allow_forks=False).reason
-    comment = parse_event("issue_comment", payload("issue_comment.created"), ENV)
-    assert "not supported yet" in gate_event(comment, allow_forks=False).reason
+
+
+def test_a_deleted_fork_is_not_taken_for_the_same_repository() -> None:
+    raw = payload("pull_request.opened")
+    raw["pull_request"]["head"]["repo"] = None  # GitHub sends null once the fork is deleted
+    event = parse_event("pull_request", raw, ENV)
+    assert event.head_deleted and not event.fork
+    for allow_forks in (False, True):
+        verdict = gate_event(event, allow_forks=allow_forks)
+        assert not verdict.allowed and "was deleted" in verdict.reason
 
 
 def test_dispatch_and_schedule_take_the_branch_from_the_payload_or_env() -> None:

@@ -126,3 +126,48 @@ def test_every_route_called_is_in_githubs_openapi_description(github_server: Fak
 
 def test_the_fake_servers_routes_are_githubs() -> None:
     assert set(ROUTES) <= openapi_routes()
+
+
+def test_the_tokens_login_is_the_user_or_the_actions_bot(github_server: FakeGitHub) -> None:
+    assert client(github_server).login() == "github-actions[bot]"  # GITHUB_TOKEN: 403
+    github_server.token_login = "fixbot-maintainer"
+    assert client(github_server).login() == "fixbot-maintainer"
+
+
+def test_the_status_comment_is_found_by_marker_and_fixbots_login(
+    github_server: FakeGitHub,
+) -> None:
+    seed_pr(github_server)
+    spoof = github_server.add_comment(REPO, 7, STATUS_MARKER + "\nfake history", "mallory")
+    gh = client(github_server)
+    assert gh.status_comment(7, "github-actions[bot]") is None
+    gh.upsert_status_comment(7, STATUS_MARKER + "\nreal", login="github-actions[bot]")
+    gh.upsert_status_comment(7, STATUS_MARKER + "\nreal again", login="github-actions[bot]")
+    comments = github_server.repo(REPO).comments
+    assert spoof["body"].endswith("fake history")  # never edited
+    assert [c["body"].split("\n")[1] for c in comments] == ["fake history", "real again"]
+    found = gh.status_comment(7, "GitHub-Actions[bot]")
+    assert found is not None and found[0] == comments[1]["id"]
+
+
+def test_reactions_runs_permissions_and_pull_requests(github_server: FakeGitHub) -> None:
+    seed_pr(github_server)
+    state = github_server.repo(REPO)
+    state.pulls.append({"number": 7, "state": "open", "head": {"ref": "x", "sha": "1"}})
+    state.runs[5] = "in_progress"
+    state.permissions["ann"] = "maintain"
+    comment = github_server.add_comment(REPO, 7, "/fixbot retry", "ann")
+    gh = client(github_server)
+    gh.react(comment["id"], "eyes")
+    gh.react(comment["id"], "rocket")
+    assert comment["reactions"] == ["eyes", "rocket"]
+    with pytest.raises(ValueError):
+        gh.react(comment["id"], "heart")
+    assert gh.run_status("5") == "in_progress"
+    assert gh.permission("ann").value == "maintain" and gh.permission("zed").value == "none"
+    assert gh.pull_request(7)["head"]["ref"] == "x"
+    gh.comment(7, "a reply")
+    assert github_server.unmatched == []
+    assert github_server.routes_called() <= openapi_routes()
+    with pytest.raises(GitHubError, match="actions: read"):
+        gh.run_status("6")

@@ -115,3 +115,20 @@ def test_summary_lists_the_threads_too() -> None:
 def test_no_threads_section_without_threads() -> None:
     data = report_with_threads().model_copy(update={"threads": None})
     assert "Review threads" not in render.status_comment(data) + render.summary(data)
+
+
+def test_threads_left_out_are_listed_with_their_reason_and_without_their_text() -> None:
+    left = [threads.LeftOut(thread=thread("M", "app.py"), reason="author has read access")]
+    data = report_with_threads().model_copy(
+        update={"threads": threads.report([A], [A], None, left)}
+    )
+    for text in (render.status_comment(data), render.summary(data)):
+        assert "Not given to the model, left open (1):" in text
+        assert "[`app.py:3`](u/M) by @alice: author has read access" in text
+        assert "please fix M" not in text
+
+
+def test_only_left_out_threads_still_make_a_section() -> None:
+    left = [threads.LeftOut(thread=thread("M", "app.py"), reason="outdated")]
+    data = report_with_threads().model_copy(update={"threads": threads.report([], [], None, left)})
+    assert "Review threads" in render.summary(data)

@@ -18,7 +18,7 @@ from fixbot.agent.editblocks import EditError, apply_block, parse_blocks
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError, Reply
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import TOOL_SCHEMAS, Toolbox, read_text
-from fixbot.models import FixContext, FixResult
+from fixbot.models import FixContext, FixResult, Phase
 from fixbot.settings import EditProtocol
 
 SHRINKS = 2
@@ -107,6 +107,7 @@ class ModelFixer:
             oscillation=ctx.oscillation,
             desired=ctx.desired or s.desired,
             hint=ctx.hint,
+            tried=ctx.tried,
             findings=ctx.findings,
             threads=ctx.threads,
             ev=context.gather(ctx, budget),
@@ -175,8 +176,12 @@ class ModelFixer:
     def _nudge(
         self, ctx: FixContext, session: Session, messages: list[Message], protocol: str
     ) -> bool:
-        """Nudge once when the model stops without a change; True when the loop should go on."""
-        if session.box.changed or session.nudged:
+        """Nudge once when the model stops without a change; True when the loop should go on.
+
+        Never in the threads phase: the check passes there, and a `finish` without edits
+        (the earlier fix already did what the reviewer asked) is a valid answer.
+        """
+        if session.box.changed or session.nudged or ctx.phase is Phase.THREADS:
             return False
         session.nudged = True
         session.box.finished = None

@@ -1,17 +1,17 @@
 """`fixbot action`: the wiring of the Docker container action.
 
-Reads the event and inputs, applies the gates, switches to the branch to fix, runs the engine,
-publishes by the plan, and writes the job summary, annotations and step outputs. Exit code: 0
-for passed/fixed/refused (and escalated with `fail-on-escalation: false`), 1 for escalated, 2
-for errors (bad configuration, or a result that could not be published).
+Reads the event, decides its intent (`intent`), checks the actor's permission (`permission`),
+answers comment commands (`conversation`), switches to the branch to fix, runs the engine,
+publishes by the plan (`publish`), and writes the job summary, annotations and step outputs.
+Exit code: 0 for passed/fixed/refused (and escalated with `fail-on-escalation: false`), 1 for
+escalated, 2 for errors (bad configuration, or a result that could not be published).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -19,21 +19,30 @@ from fixbot import engine, git, setup
 from fixbot.boundedlog import read_tail
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
-from fixbot.github import checkout, gates, render, threads, workflow
-from fixbot.github.event import Event, load_event
-from fixbot.github.graphql import DEFAULT_URL, GraphQL
-from fixbot.github.inputs import Inputs, read_inputs, variable
-from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
+from fixbot.github import (
+    checkout,
+    commands,
+    conversation,
+    gates,
+    memory,
+    render,
+    threads,
+    workflow,
+)
+from fixbot.github.context import Connect, Context, Finished, make_context
+from fixbot.github.event import PULL_REQUEST_EVENTS, Event, EventName, load_event, pull_request_of
+from fixbot.github.inputs import variable
+from fixbot.github.intent import Intent, IntentKind, authorize, decide
+from fixbot.github.permission import Level
+from fixbot.github.publish import Conversation, publish
 from fixbot.github.rest import GitHub
-from fixbot.leakscan import LeakRefused, known_secrets
-from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.leakscan import LeakRefused
+from fixbot.models import Outcome, OutcomeKind
 from fixbot.outcome import state_dir_of
 from fixbot.secrets import secret_values
-from fixbot.settings import Settings
-from fixbot.state import RunState
+from fixbot.settings import Settings, ThreadAuthors
 
-Connect = Callable[[str, str, str], GitHub]
-ConnectGraphQL = Callable[[str, str], GraphQL]
+__all__ = ["Context", "main", "outputs", "scrub_process_env"]
 # Removed from this process's environment once read. The check never sees them either way:
 # the engine gives it `engine.check_environment(env)` (no inputs, tokens or model keys).
 TOKEN_VARIABLES = (
@@ -42,59 +51,20 @@ TOKEN_VARIABLES = (
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 )
-
-
-@dataclass
-class Context:
-    """The run's environment, resolved once in `main`."""
-
-    env: Mapping[str, str]
-    inputs: Inputs
-    out: TextIO
-    connect: Connect
-    workspace: Path
-    run_url: str
-    notes: list[str] = field(default_factory=list)
-    fail_on_escalation: bool = True
-    connect_graphql: ConnectGraphQL = GraphQL.connect
-
-    @property
-    def git_env(self) -> dict[str, str]:
-        """Environment for git commands that reach the remote."""
-        return checkout.auth_env(self.inputs.token, checkout.server_host(self.env))
-
-    def graphql(self) -> GraphQL:
-        """The GraphQL client at `GITHUB_GRAPHQL_URL` (no request made here)."""
-        return self.connect_graphql(
-            self.inputs.token, self.env.get("GITHUB_GRAPHQL_URL") or DEFAULT_URL
-        )
-
-
-@dataclass(frozen=True)
-class Finished:
-    """What the engine returned, and the review threads it was given."""
-
-    outcome: Outcome
-    state: RunState
-    threads: list[ReviewThread]
-
-
-def _context(env: Mapping[str, str], out: TextIO, connect: Connect) -> Context:
-    server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-    run_url = (
-        f"{server}/{env.get('GITHUB_REPOSITORY', '')}/actions/runs/{env.get('GITHUB_RUN_ID', '')}"
-    )
-    inputs = read_inputs(env)
-    return Context(
-        dict(env), inputs, out, connect, Path(env.get("GITHUB_WORKSPACE") or Path.cwd()), run_url
-    )
+THREAD_EVENTS = (*PULL_REQUEST_EVENTS, EventName.ISSUE_COMMENT)
+# A person asked for these runs: the head commit may be fixbot's own (no self-trigger loop).
+ASKED_EVENTS = (
+    EventName.PULL_REQUEST_REVIEW,
+    EventName.PULL_REQUEST_REVIEW_COMMENT,
+    EventName.ISSUE_COMMENT,
+)
 
 
 def main(
     env: Mapping[str, str], *, out: TextIO | None = None, connect: Connect = GitHub.connect
 ) -> int:
     """Run the Action in the environment `env` (the runner's variables); return the exit code."""
-    ctx = _context(env, out or sys.stdout, connect)
+    ctx = make_context(env, out or sys.stdout, connect)
     for value in [ctx.inputs.token, *secret_values(env)]:  # every secret of the environment
         workflow.mask(value, ctx.out)
     scrub_process_env()
@@ -129,51 +99,154 @@ def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
 
 def _run(ctx: Context) -> render.Report:
     event = load_event(ctx.env)
-    verdict = gates.gate_event(event, bool(workflow_value(ctx.env, "allow_forks")))
-    if not verdict.allowed:
-        return _bare(ctx, OutcomeKind.REFUSED, verdict.reason)
+    chosen = _decide(ctx, event)
+    if chosen.kind is IntentKind.REFUSE:
+        return _bare(ctx, OutcomeKind.REFUSED, chosen.reason)
+    if chosen.kind is IntentKind.COMMAND:
+        return _command(ctx, event, chosen)
+    talk = Conversation()
+    pr = event.pull_request
+    if pr is not None and not event.fork and event.name in THREAD_EVENTS:
+        try:
+            talk, busy = conversation.open_history(
+                ctx, pr.number, workflow_value(ctx.env, "max_runs_per_day")
+            )
+        except GitHubError as exc:
+            ctx.notes.append(f"the run history was not read: {exc}")
+            busy = None
+        if busy:
+            return _bare(ctx, OutcomeKind.REFUSED, busy)
+        conversation.begin(ctx, talk, chosen.kind.value, pr.number, write=False)
+    return _fix(ctx, event, chosen, talk)
+
+
+def _decide(ctx: Context, event: Event) -> Intent:
+    """The event's intent, with the actor's permission checked when it needs one."""
+    bots = workflow_value(ctx.env, "thread_bots")
+    chosen = decide(event, bool(workflow_value(ctx.env, "allow_forks")), bots)
+    login = chosen.ask_permission
+    if login is None:
+        return chosen
+    if chosen.kind is IntentKind.COMMAND:
+        minimum = Level(workflow_value(ctx.env, "command_permission").value)
+    elif workflow_value(ctx.env, "thread_authors") is ThreadAuthors.ANY:
+        minimum = Level.NONE
+    else:
+        minimum = threads.TRUSTED
+    level = ctx.permissions().level(login)
+    decided = authorize(chosen, login, level, minimum)
+    if decided.reply:  # the polite refusal a commenter sees
+        text = commands.refusal_reply(login, level.value, minimum.value)
+        conversation.reply(ctx, event, text)
+        conversation.react(ctx, event, "confused")
+        return decided.model_copy(update={"reply": False})
+    return decided
+
+
+def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
+    """Answer `/fixbot help` or `status`, or run `/fixbot retry` on the pull request."""
+    command, number = chosen.command, event.comment_issue
+    assert command is not None and number is not None
+    conversation.react(ctx, event, "eyes")
+    if command.kind is commands.CommandKind.HELP:
+        conversation.reply(ctx, event, conversation.help_text(command))
+        return _bare(ctx, OutcomeKind.REFUSED, "answered `/fixbot help`; nothing was run")
+    if command.kind is commands.CommandKind.STATUS:
+        conversation.reply(ctx, event, conversation.status_text(ctx, number))
+        return _bare(ctx, OutcomeKind.REFUSED, "answered `/fixbot status`; nothing was run")
+    pulled = event.with_pull_request(
+        pull_request_of(ctx.rest().pull_request(number), event.repository)
+    )
+    verdict = gates.gate_event(pulled, bool(workflow_value(ctx.env, "allow_forks")))
+    talk, busy = Conversation(), None
+    if verdict.allowed:
+        talk, busy = conversation.open_history(
+            ctx, number, workflow_value(ctx.env, "max_runs_per_day")
+        )
+    reason = busy or ("" if verdict.allowed else verdict.reason)
+    if reason:
+        conversation.reply(ctx, event, f"fixbot did not run: {reason}.")
+        conversation.react(ctx, event, "confused")
+        return _bare(ctx, OutcomeKind.REFUSED, reason)
+    tried = memory.already_tried(talk.history)
+    conversation.begin(ctx, talk, "retry", number, write=True)
+    retry = Intent(kind=IntentKind.FIX, patch_only=verdict.patch_only)
+    try:
+        data = _fix(ctx, pulled, retry, talk, hint=command.hint, tried=tried)
+    except (ConfigError, git.GitError, GitHubError):
+        conversation.react(ctx, event, "confused")
+        raise
+    conversation.react_to_outcome(ctx, event, data.outcome.outcome)
+    return data
+
+
+def _fix(
+    ctx: Context,
+    event: Event,
+    chosen: Intent,
+    talk: Conversation,
+    *,
+    hint: str | None = None,
+    tried: list[str] | None = None,
+) -> render.Report:
+    """Switch to the branch, run the engine (check, fix, threads), publish.
+
+    A retry passes its comment's `hint` (joining the `hint` setting) and the earlier runs'
+    attempts (`tried`); it starts with a new breaker and budget even when a state folder is
+    found.
+    """
     checkout.configure(ctx.workspace)
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
     head_verdict = gates.gate_head(author, subject)
-    if not head_verdict.allowed:
+    if not head_verdict.allowed and event.name not in ASKED_EVENTS:
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
     settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
+    if tried is not None:  # a retry: fresh breaker and budget
+        settings = settings.model_copy(update={"resume": False})
     for warning in warnings:
         workflow.warning(warning, ctx.out)
     ctx.notes.extend(warnings)
     ctx.fail_on_escalation = settings.fail_on_escalation
-    open_threads = _fetch_threads(ctx, event, settings)
+    scope = _fetch_threads(ctx, event, settings)
+    talk.left_out = scope.left_out
+    hint = "\n\n".join(x for x in (settings.hint, hint) if x) or None
     workflow.group("fixbot run", ctx.out)
     try:
         outcome, state = engine.run(
-            settings, repo, env=ctx.env, threads=open_threads, hint=settings.hint
+            settings, repo, env=ctx.env, threads=scope.threads, hint=hint, tried=tried or ()
         )
     finally:
         workflow.endgroup(ctx.out)
     ctx.notes.extend(setup.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
-    return _publish(
-        ctx, event, settings, Finished(outcome, state, open_threads), verdict.patch_only
-    )
+    result = Finished(outcome, state, scope.threads)
+    return publish(ctx, event, settings, result, chosen.patch_only, talk)
 
 
-def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> list[ReviewThread]:
-    """The open review threads of a same-repository pull_request event (up to `max-threads`).
+def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Scope:
+    """The review threads of a same-repository pull request, split into those in scope (up to
+    `max-threads`) and those left out with the reason.
 
-    A refusal (missing `pull-requests: read`) is a note: the check is fixed without threads.
+    A refusal (missing `pull-requests: read`, a permission lookup that fails) is a note: the
+    check is fixed without threads.
     """
     pr = event.pull_request
-    if event.name != "pull_request" or pr is None or event.fork or settings.max_threads <= 0:
-        return []
+    if event.name not in THREAD_EVENTS or pr is None or event.fork or settings.max_threads <= 0:
+        return threads.Scope()
     owner, name = event.repository.split("/", 1)
+    level_of = None if settings.thread_authors is ThreadAuthors.ANY else ctx.permissions().level
     try:
-        found = ctx.graphql().fetch_threads(owner, name, pr.number, settings.max_threads)
+        nodes = ctx.graphql().fetch_nodes(owner, name, pr.number)
+        found = threads.scope(nodes, settings.max_threads, level_of, settings.thread_bots)
     except GitHubError as exc:
         ctx.notes.append(f"review threads were not read: {exc}")
-        return []
-    ctx.out.write(f"fixbot: {len(found)} open review thread(s) given to the model\n")
+        return threads.Scope()
+    ctx.out.write(
+        f"fixbot: {len(found.threads)} open review thread(s) given to the model, "
+        f"{len(found.left_out)} left out\n"
+    )
     return found
 
 
@@ -191,168 +264,6 @@ def _switch(ctx: Context, event: Event) -> None:
         checkout.switch(
             ctx.workspace, f"refs/heads/{event.branch}", str(event.branch), event.sha, ctx.git_env
         )
-
-
-def _publish(
-    ctx: Context,
-    event: Event,
-    settings: Settings,
-    result: Finished,
-    patch_only: bool,
-) -> render.Report:
-    outcome, state, open_threads = result.outcome, result.state, result.threads
-    root = ctx.workspace
-    plan = make_plan(
-        PlanInput(
-            event=event,
-            outcome=outcome.outcome,
-            on_success=settings.on_success,
-            on_escalation=settings.on_escalation,
-            patch_only=patch_only,
-            has_commits=checkout.commits_since(root, state.start_sha) > 0,
-            best_snapshot=state.best_snapshot,
-            run_id=ctx.env.get("GITHUB_RUN_ID", "0"),
-        )
-    )
-    ctx.notes.extend(plan.notes)
-    data = render.Report(
-        outcome=outcome,
-        report=_read_report(outcome),
-        notes=ctx.notes,
-        patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
-        links=render.Links(run_url=ctx.run_url),
-    )
-    try:
-        data = _push(ctx, plan, data, state)
-    except git.GitError as exc:
-        if not plan.push_branch:
-            raise
-        plan = rescue_plan(plan, ctx.env.get("GITHUB_RUN_ID", "0"))
-        note = (
-            f"pushing to `{plan.pull_request.base if plan.pull_request else ''}` failed "
-            f"({str(exc).splitlines()[0]}); the verified fix went to `{plan.new_branch}` "
-            "with a pull request instead, so nothing is lost"
-        )
-        ctx.notes.append(note)
-        data = _push(ctx, plan, data.model_copy(update={"notes": [*data.notes, note]}), state)
-    data = _address_threads(ctx, event, data, state, open_threads)
-    return _write_github(ctx, event, plan, data)
-
-
-def _address_threads(
-    ctx: Context,
-    event: Event,
-    data: render.Report,
-    state: RunState,
-    open_threads: list[ReviewThread],
-) -> render.Report:
-    """Reply in and resolve the threads the intersection rule allows, once the fix is pushed
-    to the pull request's own branch; record every thread's fate in `data.threads`."""
-    if not open_threads:
-        return data
-    sha, branch = data.outcome.commit_sha, data.links.branch
-    if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
-        note = "no fix was pushed to this pull request's branch, so no thread was resolved"
-        return data.model_copy(update={"threads": threads.report(open_threads, [], note)})
-    touched = git.run(ctx.workspace, "diff", "--name-only", "--no-renames", state.start_sha, sha)
-    targets = threads.resolvable(open_threads, state.attempts, touched.splitlines())
-    done, why = _resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
-    return data.model_copy(update={"threads": threads.report(open_threads, done, why)})
-
-
-def _resolve_all(
-    ctx: Context, targets: list[ReviewThread], reply: str
-) -> tuple[list[ReviewThread], str | None]:
-    """Resolve each of `targets`, then reply in it; stop at the first refusal and say why.
-
-    Resolving first means a refused resolve leaves no reply claiming the thread is resolved.
-    """
-    done: list[ReviewThread] = []
-    if not targets:
-        return done, None
-    client = ctx.graphql()
-    for thread in targets:
-        try:
-            client.resolve(thread.id)
-        except GitHubError as exc:
-            return done, f"review threads were not all resolved: {exc}"
-        done.append(thread)
-        try:
-            client.reply(thread.id, reply)
-        except GitHubError as exc:
-            return done, f"a resolved thread got no reply: {exc}"
-    return done, None
-
-
-def _read_report(outcome: Outcome) -> str:
-    if not outcome.report_path:
-        return ""
-    path = Path(outcome.report_path)
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
-
-
-def _commit_url(ctx: Context, sha: str) -> str:
-    server = ctx.env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-    return f"{server}/{ctx.env.get('GITHUB_REPOSITORY', '')}/commit/{sha}"
-
-
-def _push(ctx: Context, plan: Plan, data: render.Report, state: RunState) -> render.Report:
-    branch = plan.push_branch or plan.new_branch
-    if not branch or not plan.source:
-        return data
-    sha = state.best_snapshot if plan.source == "snapshot" else git.head_sha(ctx.workspace)
-    checkout.push(
-        ctx.workspace, str(sha), branch, ctx.git_env, base=state.start_sha, secrets=_secrets(ctx)
-    )
-    links = data.links.model_copy(
-        update={
-            "commit_url": _commit_url(ctx, str(sha)),
-            "branch": branch,
-            "pushed_with_github_token": plan.push_branch is not None,
-        }
-    )
-    outcome = data.outcome.model_copy(update={"commit_sha": data.outcome.commit_sha or sha})
-    return data.model_copy(update={"links": links, "outcome": outcome})
-
-
-def _secrets(ctx: Context) -> dict[str, str]:
-    return known_secrets(ctx.env, github_token=ctx.inputs.token)
-
-
-def _title(data: render.Report, branch: str) -> str:
-    if data.outcome.outcome is OutcomeKind.ESCALATED:
-        return f"fixbot: best attempt at fixing {branch} (does not pass the check)"
-    return f"fixbot: fix the check on {branch}"
-
-
-def _write_github(ctx: Context, event: Event, plan: Plan, data: render.Report) -> render.Report:
-    if plan.pull_request is None and plan.comment_pr is None and plan.issue_branch is None:
-        return data
-    gh = ctx.connect(
-        ctx.inputs.token, ctx.env.get("GITHUB_API_URL", "https://api.github.com"), event.repository
-    )
-    if plan.pull_request is not None:
-        url = gh.open_pull_request(
-            plan.pull_request, _title(data, plan.pull_request.base), render.pull_request_body(data)
-        )
-        data = data.model_copy(
-            update={
-                "links": data.links.model_copy(update={"pr_url": url}),
-                "outcome": data.outcome.model_copy(update={"pr_url": url}),
-            }
-        )
-    if plan.issue_branch is not None:
-        url = gh.upsert_issue(
-            plan.issue_branch,
-            render.issue_title(plan.issue_branch),
-            render.issue_body(data, plan.issue_branch),
-        )
-        data = data.model_copy(update={"links": data.links.model_copy(update={"issue_url": url})})
-    if plan.comment_pr is not None:
-        gh.upsert_status_comment(
-            plan.comment_pr, render.status_comment(data), create=plan.comment_create
-        )
-    return data
 
 
 def _finish(ctx: Context, data: render.Report) -> int:

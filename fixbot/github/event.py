@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,26 @@ from pydantic import BaseModel
 
 from fixbot.errors import ConfigError
 
-SUPPORTED = (
-    "pull_request",
-    "push",
-    "workflow_dispatch",
-    "schedule",
-    "workflow_run",
-    "issue_comment",
+
+class EventName(StrEnum):
+    """The workflow events fixbot handles (`GITHUB_EVENT_NAME`)."""
+
+    PULL_REQUEST = "pull_request"
+    PUSH = "push"
+    WORKFLOW_DISPATCH = "workflow_dispatch"
+    SCHEDULE = "schedule"
+    WORKFLOW_RUN = "workflow_run"
+    PULL_REQUEST_REVIEW = "pull_request_review"
+    PULL_REQUEST_REVIEW_COMMENT = "pull_request_review_comment"
+    ISSUE_COMMENT = "issue_comment"
+
+
+SUPPORTED = tuple(EventName)
+# Events whose payload carries the pull request in `pull_request`.
+PULL_REQUEST_EVENTS = (
+    EventName.PULL_REQUEST,
+    EventName.PULL_REQUEST_REVIEW,
+    EventName.PULL_REQUEST_REVIEW_COMMENT,
 )
 
 
@@ -36,6 +50,26 @@ class PullRequest(BaseModel):
     base_ref: str
 
 
+class Actor(BaseModel):
+    """Who wrote the comment or review that started the run; `bot` from the user's `type`."""
+
+    login: str
+    bot: bool = False
+
+
+class Comment(BaseModel):
+    """The comment (issue_comment) or review (pull_request_review[_comment]) of the event.
+
+    `id` is the REST id of an issue comment (for reactions), 0 for a review; `state` is a
+    review's state (`commented`, `changes_requested`, `approved`, ...), None otherwise.
+    """
+
+    id: int = 0
+    body: str = ""
+    author: Actor
+    state: str | None = None
+
+
 class Event(BaseModel):
     """What fixbot needs from the event payload and the `GITHUB_*` variables.
 
@@ -43,7 +77,7 @@ class Event(BaseModel):
     `head_repo` is the repository holding `branch` (differs from `repository` for forks).
     """
 
-    name: str
+    name: str  # an `EventName` value when supported; kept as given so a refusal can name it
     action: str | None = None
     repository: str
     default_branch: str | None = None
@@ -53,11 +87,31 @@ class Event(BaseModel):
     pull_request: PullRequest | None = None
     run_conclusion: str | None = None  # workflow_run only
     comment_issue: int | None = None  # issue_comment only
+    on_pull_request: bool = False  # issue_comment only: the issue is a pull request
+    comment: Comment | None = None  # issue_comment, pull_request_review[_comment]
+    head_deleted: bool = False  # a pull request whose head repository (a fork) was deleted
 
     @property
     def fork(self) -> bool:
         """True when the code to fix lives in another repository (a fork)."""
         return self.head_repo is not None and self.head_repo.lower() != self.repository.lower()
+
+    def with_pull_request(self, pr: PullRequest) -> Event:
+        """This event, now about pull request `pr`: its head branch, sha and repository."""
+        return self.model_copy(
+            update={
+                "pull_request": pr,
+                "branch": pr.head_ref,
+                "sha": pr.head_sha,
+                "head_repo": pr.head_repo,
+                "head_deleted": pr.head_repo is None,
+            }
+        )
+
+
+def pull_request_of(raw: Mapping[str, Any], repository: str) -> PullRequest:
+    """A `PullRequest` from a payload's (or the REST API's) pull request object."""
+    return _pull_request(raw, repository)
 
 
 def _pull_request(raw: Mapping[str, Any], repository: str) -> PullRequest:
@@ -109,21 +163,44 @@ def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -
         ) from exc
 
 
+def _actor(user: Mapping[str, Any] | None) -> Actor:
+    user = user or {}
+    login = str(user.get("login") or "ghost")
+    return Actor(login=login, bot=user.get("type") == "Bot" or login.endswith("[bot]"))
+
+
 def _specialize(base: Event, payload: Mapping[str, Any], repository: str) -> Event:
-    if base.name == "pull_request":
-        pr = _pull_request(payload["pull_request"], repository)
+    if base.name in PULL_REQUEST_EVENTS:
+        event = base.with_pull_request(_pull_request(payload["pull_request"], repository))
+        if base.name == EventName.PULL_REQUEST_REVIEW:
+            review = payload["review"]
+            comment = Comment(
+                body=str(review.get("body") or ""),
+                author=_actor(review.get("user")),
+                state=str(review.get("state") or "").lower(),
+            )
+            return event.model_copy(update={"comment": comment})
+        if base.name == EventName.PULL_REQUEST_REVIEW_COMMENT:
+            raw = payload["comment"]
+            comment = Comment(body=str(raw.get("body") or ""), author=_actor(raw.get("user")))
+            return event.model_copy(update={"comment": comment})
+        return event
+    if base.name == EventName.WORKFLOW_RUN:
+        return _workflow_run(base, payload["workflow_run"], repository)
+    if base.name == EventName.ISSUE_COMMENT:
+        issue, raw = payload["issue"], payload["comment"]
+        comment = Comment(
+            id=int(raw["id"]), body=str(raw.get("body") or ""), author=_actor(raw.get("user"))
+        )
         return base.model_copy(
             update={
-                "pull_request": pr,
-                "branch": pr.head_ref,
-                "sha": pr.head_sha,
-                "head_repo": pr.head_repo,
+                "comment_issue": int(issue["number"]),
+                "on_pull_request": bool(issue.get("pull_request")),
+                "comment": comment,
+                "branch": None,
+                "sha": None,
             }
         )
-    if base.name == "workflow_run":
-        return _workflow_run(base, payload["workflow_run"], repository)
-    if base.name == "issue_comment":
-        return base.model_copy(update={"comment_issue": int(payload["issue"]["number"])})
     return base
 
 

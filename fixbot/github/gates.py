@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from fixbot.github.event import SUPPORTED, Event
+from fixbot.github.event import SUPPORTED, Event, EventName
 
 BOT_LOGIN = "github-actions[bot]"
 BOT_EMAIL = "41898+github-actions[bot]@users.noreply.github.com"
@@ -35,15 +35,9 @@ def gate_event(event: Event, allow_forks: bool) -> Verdict:
     """Decide from the event alone (before anything is checked out or changed)."""
     if event.name not in SUPPORTED:
         return refuse(
-            f"fixbot does not handle `{event.name}` events; trigger it on "
-            f"{', '.join(SUPPORTED[:-1])}"
+            f"fixbot does not handle `{event.name}` events; trigger it on {', '.join(SUPPORTED)}"
         )
-    if event.name == "issue_comment":
-        return refuse(
-            "pull request comment commands (`/fixbot retry`) are not supported yet; "
-            "nothing was done. Re-run the workflow instead."
-        )
-    if event.name == "workflow_run" and event.run_conclusion not in FAILED_CONCLUSIONS:
+    if event.name == EventName.WORKFLOW_RUN and event.run_conclusion not in FAILED_CONCLUSIONS:
         return refuse(
             f"the triggering run ended `{event.run_conclusion}`, not failed: nothing to fix"
         )
@@ -56,6 +50,12 @@ def gate_event(event: Event, allow_forks: bool) -> Verdict:
 
 
 def _gate_fork(event: Event, allow_forks: bool) -> Verdict:
+    if event.head_deleted:
+        number = event.pull_request.number if event.pull_request else "?"
+        return refuse(
+            f"the head repository of pull request #{number} was deleted (a removed fork): "
+            "fixbot can neither fetch its branch safely nor push to it; nothing was done"
+        )
     if not event.fork:
         return ALLOW
     if not allow_forks:

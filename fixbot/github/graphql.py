@@ -28,6 +28,7 @@ from gql.transport.exceptions import (
 from gql.transport.requests import RequestsHTTPTransport
 
 from fixbot.errors import GitHubError
+from fixbot.github import batch
 from fixbot.github.threads import ThreadNode, in_scope
 from fixbot.models import ReviewThread
 
@@ -35,6 +36,7 @@ DEFAULT_URL = "https://api.github.com/graphql"
 READ = "pull-requests: read"
 WRITE = "pull-requests: write"
 TIMEOUT_S = 30
+MAX_PAGES = 10  # 500 threads: more than any pull request a person reviews
 
 
 @functools.cache
@@ -112,7 +114,10 @@ def _node(raw: Mapping[str, Any]) -> ThreadNode:
         url=first.get("url"),
     )
     return ThreadNode(
-        thread=thread, resolved=bool(raw["isResolved"]), outdated=bool(raw["isOutdated"])
+        thread=thread,
+        resolved=bool(raw["isResolved"]),
+        outdated=bool(raw["isOutdated"]),
+        bot=(first.get("author") or {}).get("__typename") == "Bot",
     )
 
 
@@ -179,18 +184,39 @@ class GraphQL:
                 break
         return in_scope(found, limit)
 
-    def reply(self, thread_id: str, body: str) -> str | None:
-        """Reply `body` (markdown) in review thread `thread_id`; return the reply's URL."""
-        data = self.execute(
-            "add_thread_reply",
-            {"threadId": thread_id, "body": body},
-            "reply in a review thread",
-            WRITE,
-        )
-        comment = (data.get("addPullRequestReviewThreadReply") or {}).get("comment") or {}
-        url = comment.get("url")
-        return str(url) if url else None
+    def fetch_nodes(self, owner: str, name: str, number: int) -> list[ThreadNode]:
+        """Every review thread of pull request `number` (up to `MAX_PAGES` pages of 50), in
+        GitHub's order, before any scope filter. Raises `GitHubError` naming
+        `pull-requests: read` when GitHub refuses."""
+        found: list[ThreadNode] = []
+        for _, page in zip(range(MAX_PAGES), self.thread_pages(owner, name, number), strict=False):
+            found.extend(page)
+        return found
 
-    def resolve(self, thread_id: str) -> None:
-        """Mark review thread `thread_id` resolved."""
-        self.execute("resolve_thread", {"threadId": thread_id}, "resolve a review thread", WRITE)
+    def resolve_and_reply(
+        self, thread_ids: list[str], body: str
+    ) -> tuple[batch.BatchResult, str | None]:
+        """Resolve each thread and reply `body` in it, `batch.BATCH` threads per request.
+
+        Returns what was done and, when GitHub refused part of it, why (the batches after a
+        refusal are not sent). Within a batch a thread is resolved before its reply is posted.
+        """
+        done = batch.BatchResult()
+        for chunk in batch.chunks(thread_ids):
+            request = GraphQLRequest(
+                batch.document(len(chunk)), variable_values=batch.variables(chunk, body)
+            )
+            try:
+                with mapped("resolve and reply in review threads", WRITE, self.url):
+                    data = self.client.execute(request)
+            except GitHubError as exc:
+                cause = exc.__cause__
+                partial = cause.data if isinstance(cause, TransportQueryError) else None
+                got = batch.result(chunk, partial)
+                done.resolved += got.resolved
+                done.replied += got.replied
+                return done, f"review threads were not all resolved: {exc}"
+            got = batch.result(chunk, data)
+            done.resolved += got.resolved
+            done.replied += got.replied
+        return done, None

@@ -11,6 +11,8 @@ nothing and says why in the status comment.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from pydantic import BaseModel, Field
 
 from fixbot.github.event import Event
@@ -19,6 +21,13 @@ from fixbot.models import OutcomeKind
 from fixbot.settings import OnEscalation, OnSuccess
 
 LABEL = "fixbot"
+
+
+class Source(StrEnum):
+    """What is published: the fixed HEAD, or the best attempt's snapshot commit."""
+
+    HEAD = "head"
+    SNAPSHOT = "snapshot"
 
 
 class PullRequestPlan(BaseModel):
@@ -30,7 +39,7 @@ class PullRequestPlan(BaseModel):
 
 
 class Plan(BaseModel):
-    """What to publish. `source` is `head` (the fixed HEAD) or `snapshot` (the best attempt).
+    """What to publish. `source` is HEAD (the fixed HEAD) or SNAPSHOT (the best attempt).
 
     `push_branch` is an existing branch to fast-forward; `new_branch` a branch to create;
     `comment_pr` the PR whose status comment is written (`comment_create` False: only edit an
@@ -38,7 +47,7 @@ class Plan(BaseModel):
     `patch` asks for the diff in the comment (forks).
     """
 
-    source: str | None = None
+    source: Source | None = None
     push_branch: str | None = None
     new_branch: str | None = None
     pull_request: PullRequestPlan | None = None
@@ -106,11 +115,11 @@ def _fixed(facts: PlanInput, plan: Plan) -> Plan:
         )
         mode = OnSuccess.PULL_REQUEST
     if mode is OnSuccess.PUSH:
-        return plan.model_copy(update={"source": "head", "push_branch": branch})
+        return plan.model_copy(update={"source": Source.HEAD, "push_branch": branch})
     head = fixbot_branch(branch, facts.run_id)
     return plan.model_copy(
         update={
-            "source": "head",
+            "source": Source.HEAD,
             "new_branch": head,
             "pull_request": PullRequestPlan(base=branch, head=head),
         }
@@ -131,7 +140,7 @@ def _escalated(facts: PlanInput, plan: Plan) -> Plan:
         head = fixbot_branch(branch, facts.run_id)
         pull = PullRequestPlan(base=branch, head=head, draft=True)
         return plan.model_copy(
-            update={"source": "snapshot", "new_branch": head, "pull_request": pull}
+            update={"source": Source.SNAPSHOT, "new_branch": head, "pull_request": pull}
         )
     if plan.comment_pr is not None:
         return plan

@@ -99,7 +99,7 @@ def threads_section(threads: ThreadsReport | None, heading: str = "####") -> lis
 
     Only paths, lines, links and authors are shown: the thread bodies are untrusted text.
     """
-    if threads is None or not (threads.resolved or threads.open):
+    if threads is None or not (threads.resolved or threads.open or threads.left_out):
         return []
     lines = ["", f"{heading} Review threads", ""]
     if threads.resolved:
@@ -108,6 +108,9 @@ def threads_section(threads: ThreadsReport | None, heading: str = "####") -> lis
     if threads.open:
         lines.append(f"Not addressed, left open ({len(threads.open)}):")
         lines += [_thread_line(t) for t in threads.open]
+    if threads.left_out:
+        lines.append(f"Not given to the model, left open ({len(threads.left_out)}):")
+        lines += [f"{_thread_line(item.thread)}: {item.reason}" for item in threads.left_out]
     if threads.note:
         lines += ["", f"> {threads.note}"]
     return lines
@@ -120,8 +123,9 @@ def _details(title: str, text: str, fence: str = "") -> list[str]:
     return ["", f"<details><summary>{title}</summary>", "", body, "", "</details>"]
 
 
-def status_comment(data: Report) -> str:
-    """The one status comment of a pull request (found again by `STATUS_MARKER`)."""
+def status_comment(data: Report, memory: str = "") -> str:
+    """The one status comment of a pull request (found again by `STATUS_MARKER` and fixbot's
+    login), ending with the hidden run history block `memory`; within `BODY_LIMIT` in all."""
     lines = [STATUS_MARKER, f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
     if data.links.pushed_with_github_token:
         lines += ["", f"> {TOKEN_NOTE}"]
@@ -130,7 +134,8 @@ def status_comment(data: Report) -> str:
         lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
         lines += _details("patch", data.patch, "diff")
     lines += _details("report", data.report)
-    return bound("\n".join(lines) + "\n", data.links.run_url)
+    tail = f"\n{memory}\n" if memory else ""
+    return bound("\n".join(lines) + "\n", data.links.run_url, BODY_LIMIT - len(tail)) + tail
 
 
 def pull_request_body(data: Report) -> str:

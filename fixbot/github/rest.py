@@ -10,25 +10,35 @@ Routes called (checked against @octokit/openapi in tests/test_github_routes.py):
 POST /repos/{owner}/{repo}/pulls, POST /repos/{owner}/{repo}/issues/{issue_number}/labels,
 GET|POST /repos/{owner}/{repo}/issues/{issue_number}/comments,
 PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}, GET|POST /repos/{owner}/{repo}/issues,
-PATCH /repos/{owner}/{repo}/issues/{issue_number}.
+PATCH /repos/{owner}/{repo}/issues/{issue_number}, GET /repos/{owner}/{repo}/pulls/{pull_number},
+POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions, GET /user,
+GET /repos/{owner}/{repo}/collaborators/{username}/permission,
+GET /repos/{owner}/{repo}/actions/runs/{run_id}.
 """
 
 from __future__ import annotations
 
+import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from github import Auth, Github, GithubException, GithubRetry
 from github.Repository import Repository
 from urllib3 import Retry
 
 from fixbot.errors import GitHubError
+from fixbot.github.gates import BOT_LOGIN
+from fixbot.github.permission import Level, level_of
 from fixbot.github.plan import LABEL, PullRequestPlan
 from fixbot.github.render import STATUS_MARKER, issue_marker
 
 CONTENTS = "contents: write"
 PULLS = "pull-requests: write"
 ISSUES = "issues: write"
+READ_PULLS = "pull-requests: read"
+ACTIONS = "actions: read"
+REACTIONS = ("eyes", "rocket", "confused")
 CREATE_PR_SETTING = (
     'enable "Allow GitHub Actions to create and approve pull requests" under the repository\'s '
     "(or organization's) Settings > Actions > General > Workflow permissions, or pass a GitHub "
@@ -84,8 +94,9 @@ def mapped(action: str, permission: str) -> Iterator[None]:
 class GitHub:
     """The repository's REST API. `repo` is a lazy PyGithub `Repository` (no request made)."""
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Repository, client: Github | None = None) -> None:
         self.repo = repo
+        self.client = client
 
     @classmethod
     def connect(
@@ -105,7 +116,7 @@ class GitHub:
             user_agent="fixbot",
             lazy=True,
         )
-        return cls(client.get_repo(repository))
+        return cls(client.get_repo(repository), client)
 
     def open_pull_request(self, plan: PullRequestPlan, title: str, body: str) -> str:
         """Open the PR (labelled `fixbot`) and return its html URL."""
@@ -117,21 +128,88 @@ class GitHub:
             pull.add_to_labels(LABEL)
         return str(pull.html_url)
 
-    def upsert_status_comment(self, number: int, body: str, create: bool = True) -> str | None:
-        """Edit fixbot's status comment on PR `number` (found by its marker), or create it.
+    def _json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        _, data = self.repo.requester.requestJsonAndCheck(method, url, input=body)
+        return data
+
+    def login(self) -> str:
+        """The login the token acts as: `GET /user`, or `github-actions[bot]` when GitHub
+        answers 403 (the workflow's GITHUB_TOKEN is an installation token without a user)."""
+        try:
+            data = self._json("GET", f"{self.repo.requester.base_url}/user")
+        except GithubException as exc:
+            if exc.status == 403:
+                return BOT_LOGIN
+            raise GitHubError(explain(exc, "read the token's user", "(none)")) from exc
+        return str(data["login"])
+
+    def permission(self, login: str) -> Level:
+        """`login`'s permission on the repository (NONE for unknown users: 404)."""
+        quoted = urllib.parse.quote(login, safe="")
+        try:
+            data = self._json("GET", f"{self.repo.url}/collaborators/{quoted}/permission")
+        except GithubException as exc:
+            if exc.status == 404:
+                return Level.NONE
+            raise GitHubError(
+                explain(exc, f"read @{login}'s permission on the repository", "contents: read")
+            ) from exc
+        return level_of(data.get("role_name"), data.get("permission"))
+
+    def pull_request(self, number: int) -> dict[str, Any]:
+        """Pull request `number` as the REST API returns it (head, base, state)."""
+        with mapped(f"read pull request #{number}", READ_PULLS):
+            data: dict[str, Any] = self._json("GET", f"{self.repo.url}/pulls/{number}")
+        return data
+
+    def run_status(self, run_id: str) -> str:
+        """The `status` of workflow run `run_id` (queued, in_progress, completed, ...)."""
+        with mapped(f"read workflow run {run_id}", ACTIONS):
+            data = self._json("GET", f"{self.repo.url}/actions/runs/{int(run_id)}")
+        return str(data.get("status") or "")
+
+    def react(self, comment_id: int, content: str) -> None:
+        """Add reaction `content` (eyes, rocket, confused) to issue comment `comment_id`."""
+        if content not in REACTIONS:
+            raise ValueError(f"unknown reaction {content!r}")
+        with mapped("react to the comment", ISSUES):
+            self._json(
+                "POST",
+                f"{self.repo.url}/issues/comments/{comment_id}/reactions",
+                {"content": content},
+            )
+
+    def comment(self, number: int, body: str) -> str:
+        """Post a new comment `body` on issue or pull request `number`; return its URL."""
+        with mapped("comment on the pull request", ISSUES):
+            return str(self.repo.get_issue(number).create_comment(body).html_url)
+
+    def status_comment(self, number: int, login: str) -> tuple[int, str] | None:
+        """(id, body) of fixbot's status comment on PR `number`: the first comment that starts
+        with the marker AND was written by `login` (fixbot's own); None when there is none."""
+        issue = self.repo.get_issue(number)
+        with mapped("list the pull request's comments", ISSUES):
+            for c in issue.get_comments():
+                if c.body.startswith(STATUS_MARKER) and c.user.login.lower() == login.lower():
+                    return int(c.id), str(c.body)
+        return None
+
+    def upsert_status_comment(
+        self, number: int, body: str, create: bool = True, login: str = BOT_LOGIN
+    ) -> str | None:
+        """Edit fixbot's status comment on PR `number` (its marker, written by `login`), or
+        create it.
 
         With `create` False only an existing comment is edited. Returns the comment's URL, or
         None when nothing was written.
         """
         issue = self.repo.get_issue(number)
-        with mapped("list the pull request's comments", ISSUES):
-            found = next(
-                (c for c in issue.get_comments() if c.body.startswith(STATUS_MARKER)), None
-            )
+        found = self.status_comment(number, login)
         if found is not None:
             with mapped("edit fixbot's status comment", ISSUES):
-                found.edit(body)
-            return str(found.html_url)
+                comment = issue.get_comment(found[0])
+                comment.edit(body)
+            return str(comment.html_url)
         if not create:
             return None
         with mapped("comment on the pull request", ISSUES):

@@ -92,10 +92,15 @@ class ActionSandbox:
         out = git(self.origin, "for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}")
         return out or None
 
-    def workspace(self, branch: str, merge_into: str | None = None) -> Path:
-        """A fresh clone set up like actions/checkout: `branch`, or its merge into `merge_into`."""
+    def workspace(self, branch: str, merge_into: str | None = None, shallow: bool = False) -> Path:
+        """A fresh clone set up like actions/checkout: `branch`, or its merge into `merge_into`;
+        `shallow` clones `branch` alone at depth 1 (actions/checkout's default)."""
         self.runs += 1
         path = self.root / f"workspace{self.runs}"
+        if shallow:
+            source = self.origin.as_uri()
+            git(self.root, "clone", "-q", "--depth", "1", "-b", branch, source, str(path))
+            return path
         git(self.root, "clone", "-q", str(self.origin), str(path))
         if merge_into is None:
             git(path, "checkout", "-q", branch)
@@ -123,6 +128,42 @@ class ActionSandbox:
             state.issues.append(
                 self.github.issue_json(state, number, {"title": "Update the README"}, pull=True)
             )
+        return event
+
+    def review_event(
+        self, branch: str, sha: str, reviewer: str, state: str = "changes_requested"
+    ) -> dict[str, Any]:
+        """pull_request_review.submitted adjusted: PR #2 `branch`@`sha` reviewed by `reviewer`."""
+        event = load_event("pull_request_review.submitted")
+        pr_part = self.pull_request_event(branch, sha)
+        event["pull_request"] = pr_part["pull_request"]
+        event["repository"] = pr_part["repository"]
+        event["review"]["state"] = state
+        event["review"]["user"].update({"login": reviewer, "type": "User"})
+        return event
+
+    def register_pull(self, branch: str, sha: str, number: int = 2, state: str = "open") -> None:
+        """Make PR `number` (head `branch`@`sha`, base main) known to `GET .../pulls/{n}`."""
+        raw = self.pull_request_event(branch, sha, number=number)["pull_request"]
+        raw["state"] = state
+        repo = self.github.repo(REPOSITORY)
+        repo.pulls = [p for p in repo.pulls if p["number"] != number] + [raw]
+
+    def comment_event(
+        self, body: str, login: str, number: int = 2, action: str = "created"
+    ) -> dict[str, Any]:
+        """issue_comment adjusted: `login` commented `body` on PR `number` (the comment is
+        stored in the fake, so reactions land on it)."""
+        event = load_event("issue_comment.created")
+        event["action"] = action
+        event["repository"]["default_branch"] = "main"
+        event["issue"]["number"] = number
+        event["issue"]["pull_request"] = {
+            "url": f"https://api.github.com/repos/{REPOSITORY}/pulls/{number}"
+        }
+        comment = self.github.add_comment(REPOSITORY, number, body, login)
+        event["comment"].update({"id": comment["id"], "body": body})
+        event["comment"]["user"].update({"login": login, "type": comment["user"]["type"]})
         return event
 
     def push_event(self, branch: str, sha: str) -> dict[str, Any]:

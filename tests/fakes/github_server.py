@@ -6,6 +6,12 @@ any route it does not know (recorded in `unmatched`). Route templates are writte
 GitHub's OpenAPI description so tests can check them against `tests/data/github-rest-routes.txt`.
 `fail(method, route, status, times, headers, body)` makes the next `times` matching requests fail.
 
+People and runs: `GET /user` answers `token_login` (403 like an installation token when None),
+`RepoState.permissions` maps logins to roles for the collaborator permission route (unknown
+logins answer 404), `RepoState.runs` maps workflow run ids to their status, and reactions on
+issue comments are kept in each comment's `reactions` list. Comments are written as
+`token_login` (or github-actions[bot]); `add_comment` adds one by someone else.
+
 `POST /graphql` runs GraphQL against GitHub's schema (see `tests.fakes.github_graphql`): review
 threads per pull request (`add_thread`, `RepoState.threads`), the reply and resolve mutations
 (recorded in `mutations`), and scripted GraphQL errors (`fail_graphql`).
@@ -77,6 +83,8 @@ class RepoState:
     issues: list[Json] = field(default_factory=list)
     comments: list[Json] = field(default_factory=list)
     threads: dict[int, list[Json]] = field(default_factory=dict)  # PR number -> review threads
+    permissions: dict[str, str] = field(default_factory=dict)  # login -> role name
+    runs: dict[int, str] = field(default_factory=dict)  # workflow run id -> status
     next_number: int = 100
 
 
@@ -91,6 +99,7 @@ class FakeGitHub:
         self.graphql_failures: list[GraphQLFailure] = []
         self.mutations: list[tuple[str, Json]] = []  # (root field, input) of each mutation
         self.ids = iter(range(1000, 10**9))
+        self.token_login: str | None = None  # None: GET /user answers 403 (GITHUB_TOKEN)
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -145,6 +154,22 @@ class FakeGitHub:
             github_graphql.thread_json(thread_id, path, line, body, author, resolved, outdated)
         )
         return thread_id
+
+    def add_comment(self, repo: str, number: int, body: str, login: str) -> Json:
+        """A comment by `login` on issue or pull request `number` (for commands and spoofs)."""
+        state = self.repo(repo)
+        cid = next(self.ids)
+        comment = {
+            "id": cid,
+            "issue_number": number,
+            "url": f"{self._base(state)}/issues/comments/{cid}",
+            "html_url": f"{self._html(state, 'pull', number)}#issuecomment-{cid}",
+            "body": body,
+            "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
+            "reactions": [],
+        }
+        state.comments.append(comment)
+        return comment
 
     def review_thread(self, thread_id: str) -> Json:
         """The stored review thread `thread_id` (its comments include fixbot's replies)."""
@@ -317,7 +342,8 @@ def _create_comment(
         "url": f"{gh._base(repo)}/issues/comments/{cid}",
         "html_url": f"{gh._html(repo, 'pull', number)}#issuecomment-{cid}",
         "body": body.get("body", ""),
-        "user": {"login": "github-actions[bot]", "type": "Bot"},
+        "user": {"login": gh.token_login or "github-actions[bot]", "type": "Bot"},
+        "reactions": [],
     }
     repo.comments.append(comment)
     return 201, comment
@@ -335,7 +361,62 @@ def _edit_comment(
     return 200, comment
 
 
+def _user(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    if gh.token_login is None:
+        return 403, {"message": "Resource not accessible by integration"}
+    return 200, {"login": gh.token_login, "type": "User"}
+
+
+CLASSIC = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read"}
+
+
+def _permission(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    role = repo.permissions.get(args["username"])
+    if role is None:
+        return 404, {"message": "Not Found"}
+    user = {"login": args["username"], "type": "User"}
+    return 200, {"permission": CLASSIC.get(role, role), "role_name": role, "user": user}
+
+
+def _workflow_run(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    status = repo.runs.get(int(args["run_id"]))
+    if status is None:
+        return 404, {"message": "Not Found"}
+    return 200, {"id": int(args["run_id"]), "status": status}
+
+
+def _react(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    comment = next((c for c in repo.comments if c["id"] == int(args["comment_id"])), None)
+    if comment is None:
+        return 404, {"message": "Not Found"}
+    if body.get("content") not in (
+        "+1",
+        "-1",
+        "laugh",
+        "confused",
+        "heart",
+        "hooray",
+        "rocket",
+        "eyes",
+    ):
+        return 422, {"message": "Validation Failed"}
+    comment.setdefault("reactions", []).append(body["content"])
+    return 201, {"id": next(gh.ids), "content": body["content"]}
+
+
 ROUTES: dict[str, Handler] = {
+    "GET /user": _user,
+    "GET /repos/{owner}/{repo}/collaborators/{username}/permission": _permission,
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}": _workflow_run,
+    "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions": _react,
     "GET /repos/{owner}/{repo}/pulls": _list_pulls,
     "POST /repos/{owner}/{repo}/pulls": _create_pull,
     "GET /repos/{owner}/{repo}/pulls/{pull_number}": _get_pull,

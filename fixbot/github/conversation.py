@@ -1,0 +1,97 @@
+"""Talking on the pull request: command replies, reactions, and the run's place in the history.
+
+Thin I/O around the pure modules `commands` (parser and texts) and `memory` (the history):
+reactions on the command comment (eyes when accepted, rocket when the run ends fixed or
+passing, confused when it escalates or is refused), replies, the "already running" and daily
+limit refusals, and the `running` record a retry writes before it starts.
+"""
+
+from __future__ import annotations
+
+import time
+
+from fixbot.errors import GitHubError
+from fixbot.github import commands, memory, render
+from fixbot.github.context import Context
+from fixbot.github.event import Event
+from fixbot.github.publish import Conversation
+from fixbot.models import OutcomeKind
+
+ACTIVE = ("queued", "in_progress", "waiting", "requested", "pending")
+FINE = (OutcomeKind.FIXED, OutcomeKind.PASSED)
+
+
+def react(ctx: Context, event: Event, content: str) -> None:
+    """React with `content` on the command comment; a refusal is a note, not a failure."""
+    if event.comment is None or not event.comment.id:
+        return
+    try:
+        ctx.rest().react(event.comment.id, content)
+    except GitHubError as exc:
+        ctx.notes.append(f"no {content} reaction on the comment: {exc}")
+
+
+def reply(ctx: Context, event: Event, text: str) -> None:
+    """Answer on the pull request (or issue) the event is about."""
+    number = event.comment_issue or (event.pull_request.number if event.pull_request else None)
+    if number is not None:
+        ctx.rest().comment(number, text)
+
+
+def react_to_outcome(ctx: Context, event: Event, outcome: OutcomeKind) -> None:
+    """Rocket when the retry ended fixed or passing, confused otherwise."""
+    react(ctx, event, "rocket" if outcome in FINE else "confused")
+
+
+def status_text(ctx: Context, number: int) -> str:
+    """The reply to `/fixbot status`: the last report in the status comment."""
+    found = ctx.rest().status_comment(number, ctx.login())
+    if found is None:
+        return (
+            "fixbot has not reported on this pull request yet. Comment `/fixbot retry` to run it."
+        )
+    visible = memory.strip(found[1]).removeprefix(render.STATUS_MARKER).strip()
+    return f"The last fixbot report on this pull request:\n\n{visible}\n"
+
+
+def open_history(ctx: Context, number: int, max_runs: int) -> tuple[Conversation, str | None]:
+    """Read the history of PR `number`; return it with a refusal reason when a run of this
+    pull request is still in progress or `max_runs` runs started in the last 24 hours."""
+    talk = Conversation()
+    found = ctx.rest().status_comment(number, ctx.login())
+    if found is not None:
+        try:
+            talk.history = memory.decode(found[1])
+        except ValueError as exc:
+            ctx.notes.append(f"{exc}; this run starts a new history")
+    busy = memory.running(talk.history, ctx.run_id)
+    if busy is not None and ctx.rest().run_status(busy.run) in ACTIVE:
+        return talk, (
+            f"fixbot is already running on this pull request (run {busy.run}); "
+            "wait for it to finish, then comment again"
+        )
+    if memory.runs_since(talk.history, time.time()) >= max_runs:
+        return talk, (
+            f"fixbot already ran {max_runs} times on this pull request in the last 24 hours "
+            "(`max-runs-per-day`); try again later"
+        )
+    return talk, None
+
+
+def begin(ctx: Context, talk: Conversation, kind: str, number: int | None, write: bool) -> None:
+    """Add this run to the history as `running`; with `write`, record it in the status
+    comment now, so a second command sees it (the body says fixbot is running)."""
+    talk.record = memory.RunRecord(run=ctx.run_id, at=int(time.time()), kind=kind)
+    if not write or number is None:
+        return
+    block = memory.encode(memory.add(talk.history, talk.record))
+    body = (
+        f"{render.STATUS_MARKER}\n### ⏳ fixbot is running\n\n"
+        f"Started by a `/fixbot retry` comment; follow it in {ctx.run_url}\n\n{block}\n"
+    )
+    ctx.rest().upsert_status_comment(number, body, create=True, login=ctx.login())
+
+
+def help_text(command: commands.Command) -> str:
+    """The reply to `/fixbot help` or an unknown subcommand."""
+    return commands.help_reply(command)

@@ -1,0 +1,139 @@
+"""`fixbot run --pr N`: a pull request's review threads on a maintainer's machine.
+
+Reads the pull request and its in-scope review threads with `GITHUB_TOKEN` / `GH_TOKEN`
+(`GITHUB_API_URL` and `GITHUB_GRAPHQL_URL` for GitHub Enterprise Server), runs the engine on the
+checked-out branch (check, fix, verify, threads, commit), and with `--push` pushes the verified
+commits to the pull request's branch with the user's own git credentials, then replies in and
+resolves the threads the intersection rule allows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+from fixbot import engine, git
+from fixbot.errors import ConfigError
+from fixbot.github import checkout, threads
+from fixbot.github.event import pull_request_of
+from fixbot.github.graphql import DEFAULT_URL, GraphQL
+from fixbot.github.permission import Permissions
+from fixbot.github.rest import GitHub
+from fixbot.leakscan import known_secrets
+from fixbot.models import Outcome, OutcomeKind
+from fixbot.progress import Progress
+from fixbot.settings import Settings, ThreadAuthors
+from fixbot.state import RunState
+
+REMOTE = re.compile(r"(?:github\.com|[\w.-]+)[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
+
+
+def token_from(env: Mapping[str, str]) -> str:
+    """`GITHUB_TOKEN` or `GH_TOKEN`; ConfigError saying how to get one when neither is set."""
+    token = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
+    if not token:
+        raise ConfigError(
+            [
+                "--pr needs a GitHub token: set GITHUB_TOKEN or GH_TOKEN "
+                "(for example `export GH_TOKEN=$(gh auth token)`)"
+            ]
+        )
+    return token
+
+
+def repository_from(root: Path, given: str | None) -> str:
+    """`owner/name`: `given` (--repo), else parsed from the `origin` remote's URL."""
+    if given:
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", given):
+            raise ConfigError([f"--repo {given!r}: write it as owner/name"])
+        return given
+    url = git.run(root, "remote", "get-url", "origin", check=False)
+    found = REMOTE.search(url)
+    if not found:
+        raise ConfigError(
+            [f"cannot tell the repository from the origin remote ({url or 'none'}): pass --repo"]
+        )
+    return f"{found[1]}/{found[2]}"
+
+
+def run_pull_request(
+    settings: Settings,
+    directory: Path,
+    number: int,
+    *,
+    env: Mapping[str, str],
+    repo: str | None,
+    push: bool,
+    progress: Progress,
+    out: TextIO,
+) -> Outcome:
+    """Fix the check and address PR `number`'s in-scope threads in `directory`; see the module
+    docstring. Raises ConfigError for a closed PR, a fork with `--push`, or the wrong branch."""
+    token = token_from(env)
+    root = git.toplevel(directory) or directory
+    repository = repository_from(root, repo)
+    api = env.get("GITHUB_API_URL") or "https://api.github.com"
+    gh = GitHub.connect(token, api, repository)
+    pr = pull_request_of(gh.pull_request(number), repository)
+    if pr.state != "open":
+        raise ConfigError([f"pull request #{number} of {repository} is {pr.state}"])
+    if push and (pr.head_repo or "").lower() != repository.lower():
+        raise ConfigError([f"pull request #{number} comes from a fork: fixbot never pushes there"])
+    branch = git.current_branch(root)
+    if push and branch != pr.head_ref:
+        raise ConfigError(
+            [
+                f"--push needs the pull request's branch `{pr.head_ref}` checked out, not "
+                f"`{branch}`: run `gh pr checkout {number}` first"
+            ]
+        )
+    graphql = GraphQL.connect(token, env.get("GITHUB_GRAPHQL_URL") or DEFAULT_URL)
+    owner, name = repository.split("/", 1)
+    nodes = graphql.fetch_nodes(owner, name, number)
+    ask = None if settings.thread_authors is ThreadAuthors.ANY else Permissions(gh.permission).level
+    scope = threads.scope(nodes, settings.max_threads, ask, settings.thread_bots)
+    out.write(f"fixbot: {len(scope.threads)} review thread(s) of #{number} given to the model\n")
+    for item in scope.left_out:
+        out.write(f"  left out: {item.thread.path} by @{item.thread.author}: {item.reason}\n")
+    outcome, state = engine.run(
+        settings, directory, env=env, progress=progress, hint=settings.hint, threads=scope.threads
+    )
+    if not push:
+        if outcome.outcome is OutcomeKind.FIXED:
+            out.write("fixbot: committed locally; rerun with --push to push, reply and resolve\n")
+        return outcome
+    return _push(root, pr.head_ref, outcome, state, scope, graphql, out, known_secrets(env))
+
+
+def _push(
+    root: Path,
+    branch: str,
+    outcome: Outcome,
+    state: RunState,
+    scope: threads.Scope,
+    graphql: GraphQL,
+    out: TextIO,
+    secrets: dict[str, str],
+) -> Outcome:
+    if (
+        outcome.outcome is not OutcomeKind.FIXED
+        or checkout.commits_since(root, state.start_sha) == 0
+    ):
+        out.write("fixbot: nothing verified to push\n")
+        return outcome
+    sha = git.head_sha(root)
+    env = {"GIT_TERMINAL_PROMPT": "0"}
+    checkout.push(root, sha, branch, env, base=state.start_sha, secrets=secrets)
+    out.write(f"fixbot: pushed {sha[:12]} to {branch}\n")
+    touched = git.changed_files(root, state.start_sha, sha)
+    targets = threads.resolvable(scope.threads, state.attempts, touched)
+    if targets:
+        done, why = graphql.resolve_and_reply(
+            [t.id for t in targets], threads.reply_text(sha, None)
+        )
+        out.write(f"fixbot: resolved {len(done.resolved)} review thread(s)\n")
+        if why:
+            out.write(f"fixbot: {why}\n")
+    return outcome

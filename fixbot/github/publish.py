@@ -1,0 +1,195 @@
+"""Publishing a finished run: one plan (pure, `fixbot.github.plan`) carried out here.
+
+Pushes the fix (or the best attempt), rescues a rejected push onto a new branch, replies in and
+resolves the review threads the intersection rule allows (batched GraphQL mutations), opens the
+pull request or escalation issue, and writes the status comment with the run history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixbot import git
+from fixbot.github import checkout, memory, render, threads
+from fixbot.github.context import Context, Finished
+from fixbot.github.event import Event
+from fixbot.github.plan import Plan, PlanInput, Source, make_plan, rescue_plan
+from fixbot.github.threads import LeftOut
+from fixbot.leakscan import known_secrets
+from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.settings import Settings
+
+
+@dataclass
+class Conversation:
+    """The pull request's side of a run: the history read from the status comment, this run's
+    record in it, and the review threads left out of scope (with reasons)."""
+
+    history: memory.History = field(default_factory=memory.History)
+    record: memory.RunRecord | None = None
+    left_out: list[LeftOut] = field(default_factory=list)
+
+
+def publish(
+    ctx: Context,
+    event: Event,
+    settings: Settings,
+    result: Finished,
+    patch_only: bool,
+    talk: Conversation,
+) -> render.Report:
+    """Carry out the publish plan of `result`; return what the summary shows."""
+    outcome, state = result.outcome, result.state
+    root = ctx.workspace
+    plan = make_plan(
+        PlanInput(
+            event=event,
+            outcome=outcome.outcome,
+            on_success=settings.on_success,
+            on_escalation=settings.on_escalation,
+            patch_only=patch_only,
+            has_commits=checkout.commits_since(root, state.start_sha) > 0,
+            best_snapshot=state.best_snapshot,
+            run_id=ctx.run_id,
+        )
+    )
+    ctx.notes.extend(plan.notes)
+    data = render.Report(
+        outcome=outcome,
+        report=read_report(outcome),
+        notes=ctx.notes,
+        patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
+        links=render.Links(run_url=ctx.run_url),
+    )
+    try:
+        data = _push(ctx, plan, data, state.best_snapshot, state.start_sha)
+    except git.GitError as exc:
+        if not plan.push_branch:
+            raise
+        plan = rescue_plan(plan, ctx.run_id)
+        note = (
+            f"pushing to `{plan.pull_request.base if plan.pull_request else ''}` failed "
+            f"({str(exc).splitlines()[0]}); the verified fix went to `{plan.new_branch}` "
+            "with a pull request instead, so nothing is lost"
+        )
+        ctx.notes.append(note)
+        retried = data.model_copy(update={"notes": [*data.notes, note]})
+        data = _push(ctx, plan, retried, None, state.start_sha)
+    data = address_threads(ctx, event, data, result, talk.left_out)
+    return _write_github(ctx, plan, data, result, talk)
+
+
+def address_threads(
+    ctx: Context,
+    event: Event,
+    data: render.Report,
+    result: Finished,
+    left_out: list[LeftOut],
+) -> render.Report:
+    """Reply in and resolve the threads the intersection rule allows, once the fix is pushed
+    to the pull request's own branch; record every thread's fate in `data.threads`."""
+    given = result.threads
+    if not given:
+        if left_out:
+            return data.model_copy(update={"threads": threads.report([], [], None, left_out)})
+        return data
+    sha, branch = data.outcome.commit_sha, data.links.branch
+    if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
+        note = "no fix was pushed to this pull request's branch, so no thread was resolved"
+        return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
+    touched = git.changed_files(ctx.workspace, result.state.start_sha, sha)
+    targets = threads.resolvable(given, result.state.attempts, touched)
+    done, why = resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
+    return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
+
+
+def resolve_all(
+    ctx: Context, targets: list[ReviewThread], reply: str
+) -> tuple[list[ReviewThread], str | None]:
+    """Resolve `targets` and reply in each, in batches; return the resolved ones and, when
+    GitHub refused part of it, why."""
+    if not targets:
+        return [], None
+    result, why = ctx.graphql().resolve_and_reply([t.id for t in targets], reply)
+    resolved = set(result.resolved)
+    unanswered = [t for t in targets if t.id in resolved and t.id not in result.replied]
+    if unanswered and why is None:
+        why = f"{len(unanswered)} resolved thread(s) got no reply"
+    return [t for t in targets if t.id in resolved], why
+
+
+def read_report(outcome: Outcome) -> str:
+    """The engine's markdown report, or '' when it wrote none."""
+    if not outcome.report_path:
+        return ""
+    path = Path(outcome.report_path)
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+def _secrets(ctx: Context) -> dict[str, str]:
+    """Every secret fixbot knows (name -> value), for the scan before a push or a patch."""
+    return known_secrets(ctx.env, github_token=ctx.inputs.token)
+
+
+def _push(
+    ctx: Context, plan: Plan, data: render.Report, snapshot: str | None, start: str
+) -> render.Report:
+    """Push the fix (or the best attempt) after scanning `start..sha` for secrets."""
+    branch = plan.push_branch or plan.new_branch
+    if not branch or not plan.source:
+        return data
+    sha = snapshot if plan.source is Source.SNAPSHOT else git.head_sha(ctx.workspace)
+    checkout.push(ctx.workspace, str(sha), branch, ctx.git_env, base=start, secrets=_secrets(ctx))
+    links = data.links.model_copy(
+        update={
+            "commit_url": ctx.commit_url(str(sha)),
+            "branch": branch,
+            "pushed_with_github_token": plan.push_branch is not None,
+        }
+    )
+    outcome = data.outcome.model_copy(update={"commit_sha": data.outcome.commit_sha or sha})
+    return data.model_copy(update={"links": links, "outcome": outcome})
+
+
+def _title(data: render.Report, branch: str) -> str:
+    if data.outcome.outcome is OutcomeKind.ESCALATED:
+        return f"fixbot: best attempt at fixing {branch} (does not pass the check)"
+    return f"fixbot: fix the check on {branch}"
+
+
+def _write_github(
+    ctx: Context, plan: Plan, data: render.Report, result: Finished, talk: Conversation
+) -> render.Report:
+    if plan.pull_request is None and plan.comment_pr is None and plan.issue_branch is None:
+        return data
+    gh = ctx.rest()
+    if plan.pull_request is not None:
+        url = gh.open_pull_request(
+            plan.pull_request, _title(data, plan.pull_request.base), render.pull_request_body(data)
+        )
+        data = data.model_copy(
+            update={
+                "links": data.links.model_copy(update={"pr_url": url}),
+                "outcome": data.outcome.model_copy(update={"pr_url": url}),
+            }
+        )
+    if plan.issue_branch is not None:
+        url = gh.upsert_issue(
+            plan.issue_branch,
+            render.issue_title(plan.issue_branch),
+            render.issue_body(data, plan.issue_branch),
+        )
+        data = data.model_copy(update={"links": data.links.model_copy(update={"issue_url": url})})
+    if plan.comment_pr is not None:
+        block = ""
+        if talk.record is not None:
+            history = memory.finish(talk.history, talk.record, data.outcome, result.state.attempts)
+            block = memory.encode(history)
+        gh.upsert_status_comment(
+            plan.comment_pr,
+            render.status_comment(data, block),
+            create=plan.comment_create,
+            login=ctx.login(),
+        )
+    return data
