@@ -18,7 +18,7 @@ from typing import TextIO
 from fixbot import engine, git
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
-from fixbot.github import checkout, gates, render, threads, workflow
+from fixbot.github import checkout, cifail, gates, render, threads, workflow
 from fixbot.github.event import Event, load_event
 from fixbot.github.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.inputs import Inputs, read_inputs, variable
@@ -131,6 +131,11 @@ def _run(ctx: Context) -> render.Report:
     head_verdict = gates.gate_head(author, subject)
     if not head_verdict.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
+    where = (ctx.env, ctx.workspace, ctx.inputs.token, ctx.connect, ctx.out, ctx.git_env)
+    ci = cifail.prepare(cifail.Where(*where, ctx.run_url), event)  # issue 17: gates, run logs
+    if ci.refusal is not None:
+        return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
+    ctx.notes.extend(ci.notes)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
     settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
