@@ -6,6 +6,10 @@ any route it does not know (recorded in `unmatched`). Route templates are writte
 GitHub's OpenAPI description so tests can check them against `tests/data/github-rest-routes.txt`.
 `fail(method, route, status, times, headers, body)` makes the next `times` matching requests fail.
 
+Workflow runs (`add_run`): the run, its jobs, each job's log (a 302 to a plain-text download
+under `/_blob/`, as GitHub redirects to its storage), and re-running the failed jobs (recorded
+in `RepoState.reruns`). `add_pull` stores a pull request with an author, labels and a draft flag.
+
 `POST /graphql` runs GraphQL against GitHub's schema (see `tests.fakes.github_graphql`): review
 threads per pull request (`add_thread`, `RepoState.threads`), the reply and resolve mutations
 (recorded in `mutations`), and scripted GraphQL errors (`fail_graphql`).
@@ -78,6 +82,23 @@ class RepoState:
     comments: list[Json] = field(default_factory=list)
     threads: dict[int, list[Json]] = field(default_factory=dict)  # PR number -> review threads
     next_number: int = 100
+    runs: dict[int, Json] = field(default_factory=dict)  # run id -> workflow run
+    jobs: dict[int, list[Json]] = field(default_factory=dict)  # run id -> its jobs
+    reruns: list[int] = field(default_factory=list)  # run ids whose failed jobs were re-run
+
+
+@dataclass
+class Redirect:
+    """A handler's answer that redirects (302) to `url`."""
+
+    url: str
+
+
+@dataclass
+class Text:
+    """A handler's plain-text answer (a log download)."""
+
+    text: str
 
 
 class FakeGitHub:
@@ -90,6 +111,7 @@ class FakeGitHub:
         self.failures: list[Failure] = []
         self.graphql_failures: list[GraphQLFailure] = []
         self.mutations: list[tuple[str, Json]] = []  # (root field, input) of each mutation
+        self.logs: dict[int, str] = {}  # job id -> its log text, served under BLOB_PREFIX
         self.ids = iter(range(1000, 10**9))
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -145,6 +167,78 @@ class FakeGitHub:
             github_graphql.thread_json(thread_id, path, line, body, author, resolved, outdated)
         )
         return thread_id
+
+    def add_run(
+        self,
+        repo: str,
+        run_id: int,
+        head_sha: str,
+        branch: str,
+        jobs: list[tuple[str, str, list[tuple[str, str]], str]],
+        attempt: int = 1,
+    ) -> Json:
+        """Add a completed, failed workflow run; `jobs` are (name, conclusion, steps as (name,
+        conclusion), log text). Returns the run as the REST API shapes it."""
+        state = self.repo(repo)
+        base = f"{self._base(state)}/actions"
+        run: Json = {
+            "id": run_id,
+            "name": "CI",
+            "head_sha": head_sha,
+            "head_branch": branch,
+            "run_attempt": attempt,
+            "status": "completed",
+            "conclusion": "failure",
+            "url": f"{base}/runs/{run_id}",
+            "jobs_url": f"{base}/runs/{run_id}/jobs",
+            "html_url": f"https://github.example/{state.name}/actions/runs/{run_id}",
+        }
+        state.runs[run_id] = run
+        state.jobs[run_id] = []
+        for name, conclusion, steps, log in jobs:
+            job_id = next(self.ids)
+            self.logs[job_id] = log
+            state.jobs[run_id].append(
+                {
+                    "id": job_id,
+                    "run_id": run_id,
+                    "name": name,
+                    "status": "completed",
+                    "conclusion": conclusion,
+                    "url": f"{base}/jobs/{job_id}",
+                    "html_url": f"https://github.example/{state.name}/actions/runs/{run_id}/job/{job_id}",
+                    "steps": [
+                        {"number": n, "name": step, "status": "completed", "conclusion": result}
+                        for n, (step, result) in enumerate(steps, start=1)
+                    ],
+                }
+            )
+        return run
+
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        head: tuple[str, str],
+        author: str = "octocat",
+        labels: tuple[str, ...] = (),
+        draft: bool = False,
+        base: str = "main",
+    ) -> Json:
+        """Add an open pull request `number` from branch `head` = (ref, sha) into `base`."""
+        state = self.repo(repo)
+        issue = self.issue_json(state, number, {"title": "a change", "labels": list(labels)}, True)
+        issue["user"] = {"login": author, "type": "Bot" if author.endswith("[bot]") else "User"}
+        state.issues.append(issue)
+        pull = {
+            **issue,
+            "url": f"{self._base(state)}/pulls/{number}",
+            "draft": draft,
+            "head": {"ref": head[0], "sha": head[1], "label": head[0]},
+            "base": {"ref": base, "sha": "0" * 40, "label": base},
+        }
+        state.pulls.append(pull)
+        return pull
 
     def review_thread(self, thread_id: str) -> Json:
         """The stored review thread `thread_id` (its comments include fixbot's replies)."""
@@ -335,6 +429,41 @@ def _edit_comment(
     return 200, comment
 
 
+def _get_run(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    run = repo.runs.get(int(args["run_id"]))
+    return (200, run) if run else (404, {"message": "Not Found"})
+
+
+def _list_jobs(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    jobs = repo.jobs.get(int(args["run_id"]))
+    if jobs is None:
+        return 404, {"message": "Not Found"}
+    return 200, {"total_count": len(jobs), "jobs": jobs}
+
+
+def _job_logs(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    job_id = int(args["job_id"])
+    if job_id not in gh.logs:
+        return 404, {"message": "Not Found"}
+    return 302, Redirect(f"{gh.url}{BLOB_PREFIX}{job_id}?sig=fake")
+
+
+def _rerun_failed_jobs(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    run_id = int(args["run_id"])
+    if run_id not in repo.runs:
+        return 404, {"message": "Not Found"}
+    repo.reruns.append(run_id)
+    return 201, {}
+
+
 ROUTES: dict[str, Handler] = {
     "GET /repos/{owner}/{repo}/pulls": _list_pulls,
     "POST /repos/{owner}/{repo}/pulls": _create_pull,
@@ -347,7 +476,12 @@ ROUTES: dict[str, Handler] = {
     "GET /repos/{owner}/{repo}/issues/{issue_number}/comments": _list_comments,
     "POST /repos/{owner}/{repo}/issues/{issue_number}/comments": _create_comment,
     "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}": _edit_comment,
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}": _get_run,
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs": _list_jobs,
+    "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs": _job_logs,
+    "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs": _rerun_failed_jobs,
 }
+BLOB_PREFIX = "/_blob/job-logs/"  # the log storage GitHub redirects to (not an API route)
 
 
 def _pattern(route: str) -> re.Pattern[str]:
@@ -365,10 +499,19 @@ def _graphql(
     return github_graphql.answer(gh, body)
 
 
+def _blob(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    text = gh.logs.get(int(args["job_id"]))
+    return (200, Text(text)) if text is not None else (404, {"message": "Not Found"})
+
+
 def match(method: str, path: str) -> tuple[str, dict[str, str], Handler] | None:
     """The route template, path arguments and handler for a request, or None."""
     if f"{method} {path}" == GRAPHQL_ROUTE:
         return GRAPHQL_ROUTE, {}, _graphql
+    if method == "GET" and path.startswith(BLOB_PREFIX):
+        return f"GET {BLOB_PREFIX}", {"job_id": path.removeprefix(BLOB_PREFIX)}, _blob
     for route, pattern, handler in _COMPILED:
         found = pattern.match(f"{method} {path}")
         if found:
@@ -398,9 +541,15 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             with gh.lock:
                 gh.requests.append(record)
                 status, payload, headers = _answer(gh, found, record)
-            data = json.dumps(payload).encode()
+            kind = "application/json"
+            if isinstance(payload, Redirect):
+                headers, payload = {**headers, "Location": payload.url}, {}
+            if isinstance(payload, Text):
+                data, kind = payload.text.encode(), "text/plain"
+            else:
+                data = json.dumps(payload).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -421,7 +570,7 @@ def _answer(gh: FakeGitHub, found: Any, record: Recorded) -> tuple[int, Any, dic
         if failure.times > 0 and route == f"{failure.method} {failure.route}":
             failure.times -= 1
             return failure.status, failure.body, failure.headers
-    repo = gh.repo(f"{args['owner']}/{args['repo']}") if args else RepoState("")
+    repo = gh.repo(f"{args['owner']}/{args['repo']}") if "owner" in args else RepoState("")
     try:
         status, payload = handler(gh, repo, args, record.body, record.query)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a bad request body
