@@ -57,7 +57,7 @@ def test_gh_run_view_log_failed_columns_give_the_job_and_step() -> None:
         "test\tRun tests\t2026-11-20T10:00:00.1000000Z pytest -q\n"
         "test\tRun tests\t2026-11-20T10:00:00.2000000Z ##[endgroup]\n"
         "test\tRun tests\t2026-11-20T10:00:01.0000000Z E   assert 1 == 2\n"
-        "test\tRun tests\t2026-11-20T10:00:01.1000000Z ##[error]Process completed with exit code 2.\n"
+        "test\tRun tests\t2026-11-20T10:00:01.1000000Z ##[error]Process completed with exit code 2."
     )
     log = clean_log(raw)
     assert log.text == "Run pytest -q\npytest -q\nE   assert 1 == 2"
