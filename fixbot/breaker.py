@@ -20,7 +20,8 @@ OSCILLATIONS_TO_OPEN = 2
 
 
 class Usage(BaseModel):
-    """What the run has spent: fix attempts, tokens, USD (None if unknown), seconds, diff lines."""
+    """What the run has spent: fix attempts (`Attempt.is_fix`), tokens, USD (None if unknown),
+    wall seconds, and diff lines since the start."""
 
     fix_attempts: int = 0
     tokens: int = 0
@@ -89,6 +90,19 @@ def repeats(signatures: Sequence[str | None]) -> int:
     return count
 
 
+def oscillations(attempts: Sequence[Attempt]) -> list[int]:
+    """The numbers of the finished, failing attempts the breaker judged (the initial check and
+    FIX attempts) whose failure was an oscillation (A-B-A) of the failures before them."""
+    return [
+        a.number
+        for i, a in enumerate(attempts)
+        if a.done
+        and not a.passed
+        and a.phase in (Phase.CHECK, Phase.FIX)
+        and is_oscillation(failing_signatures(attempts[: i + 1]))
+    ]
+
+
 def model_budget_spent(usage: Usage, limits: Limits) -> str | None:
     """Why the model budget (tokens or USD) is spent, or None while some is left."""
     if limits.max_tokens is not None and usage.tokens >= limits.max_tokens:
@@ -115,7 +129,7 @@ def _budget_reason(usage: Usage, limits: Limits) -> str | None:
 
 
 def _no_change_twice(attempts: Sequence[Attempt]) -> bool:
-    fixes = [a for a in attempts if a.number >= 1 and a.phase is not Phase.CHECK]
+    fixes = [a for a in attempts if a.is_fix]
     return len(fixes) >= 2 and not fixes[-1].files_changed and not fixes[-2].files_changed
 
 

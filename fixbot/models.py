@@ -6,6 +6,7 @@ models; only the adapters at the edges (runner, git, litellm, GitHub) do I/O.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
@@ -197,13 +198,22 @@ class FixResult(BaseModel):
         return bool(self.files_changed)
 
 
+# The fields that describe the check run that verified an attempt (see `Attempt.carry_check`).
+CHECK_FIELDS = (
+    *("exit_code", "timed_out", "passed", "signature", "error_class", "category", "counts"),
+    *("excerpt", "log_path"),
+)
+
+
 class Attempt(BaseModel):
     """One row of the run's history.
 
-    Number 0 is the initial check (phase CHECK, no fixer). Number n >= 1 is the n-th fix attempt:
-    the fixer fields say what was changed, the check fields describe the check run that verified
-    it. `done` is False while the attempt is in progress (a resumed run finishes it).
-    Durations are seconds; `tokens` and `cost_usd` are the fixer's model usage.
+    Number 0 is the initial check (phase CHECK, no fixer). Number n >= 1 is the n-th fix attempt
+    (see `is_fix`, the one definition of "an attempt"): the fixer fields say what was changed,
+    the check fields (`CHECK_FIELDS`) describe the check run that verified it. `done` is False
+    while the attempt is in progress (a resumed run finishes it). Durations are seconds; `tokens`
+    and `cost_usd` are the fixer's model usage; `diff_lines` counts the lines added plus deleted
+    since the run's start sha once the attempt is verified.
     """
 
     number: int
@@ -233,6 +243,31 @@ class Attempt(BaseModel):
     undone: bool = False  # a review/threads fix that broke the check and was reverted
     snapshot_sha: str | None = None  # a commit object of the working tree after the fix
     commit_sha: str | None = None  # set when this attempt's changes were committed
+    diff_lines: int = 0
+
+    @property
+    def is_fix(self) -> bool:
+        """True for a fix attempt: a fixer ran (phase FIX, REVIEW or THREADS), so not the
+        initial check. This is what "attempts" means everywhere: the breaker's budget
+        (`max_attempts`), the outcome's and the Action's `attempts`, the report and the CLI;
+        fix attempts are numbered 1, 2, ... in order, so `number` is also their count so far."""
+        return self.phase is not Phase.CHECK
+
+    def record_fix(self, result: FixResult, seconds: float, redact: Callable[[str], str]) -> None:
+        """Copy what the fixer did (`seconds` of wall time) into the attempt, text redacted."""
+        self.fixer, self.files_changed = result.fixer, result.files_changed
+        self.summary = redact(result.summary)
+        self.diagnosis = redact(result.diagnosis) if result.diagnosis else None
+        self.refused = [redact(r) for r in result.refused]
+        self.tokens, self.cost_usd = result.tokens, result.cost_usd
+        self.fix_error = redact(result.error) if result.error else None
+        self.resolved_thread_ids = list(result.resolved_thread_ids)
+        self.fix_duration_s = seconds
+
+    def carry_check(self, previous: Attempt) -> None:
+        """Take `previous`'s check result (`CHECK_FIELDS`): nothing changed, it still stands."""
+        for name in CHECK_FIELDS:
+            setattr(self, name, getattr(previous, name))
 
 
 class ReviewResult(BaseModel):
@@ -247,6 +282,24 @@ class ReviewResult(BaseModel):
     def blocking(self) -> list[Finding]:
         """Blocker and major findings: the ones a review round fixes."""
         return [f for f in self.findings if f.severity is not Severity.MINOR]
+
+
+class ReviewRound(BaseModel):
+    """A self-review recorded in the run's state: of the tree verified by attempt `after`.
+
+    `blocking` are the blocker/major findings the next (REVIEW) attempt fixes; `error` is set
+    when the review could not be done. A review with no blocking finding or with an error ends
+    the review phase.
+    """
+
+    after: int
+    blocking: list[Finding] = Field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def final(self) -> bool:
+        """True when no review fix follows: the review was clean or failed."""
+        return self.error is not None or not self.blocking
 
 
 class Outcome(BaseModel):

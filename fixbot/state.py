@@ -13,19 +13,22 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from fixbot import __version__
+from fixbot import __version__, git
+from fixbot.breaker import oscillations
 from fixbot.errors import ConfigError
-from fixbot.models import Attempt, BreakerState, Finding, Outcome
+from fixbot.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
+from fixbot.settings import Settings
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.loop`), no phase flags
 STATE_FILE = "state.json"
 
 
 class RunState(BaseModel):
-    """Everything a run has done so far.
+    """Everything a run has done so far; where it goes next is `fixbot.loop.next_step` of it.
 
     `started_at` is a Unix time in seconds; `elapsed_s` accumulates wall time across resumed
     processes; `tokens` and `cost_usd` total the model usage (cost None where a price is unknown).
+    `reviews` are the self-reviews in order; `minor_findings` are reported, not fixed.
     """
 
     version: int = STATE_VERSION
@@ -39,12 +42,8 @@ class RunState(BaseModel):
     attempts: list[Attempt] = Field(default_factory=list)
     breaker: BreakerState = BreakerState.CLOSED
     breaker_reason: str | None = None
-    oscillated: list[int] = Field(default_factory=list)  # attempt numbers that oscillated
-    review_rounds: int = 0
-    review_done: bool = False
-    threads_done: bool = False
-    pending_findings: list[Finding] = Field(default_factory=list)  # blocker/major, being fixed
-    minor_findings: list[Finding] = Field(default_factory=list)  # reported, not fixed
+    reviews: list[ReviewRound] = Field(default_factory=list)
+    minor_findings: list[Finding] = Field(default_factory=list)
     tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
@@ -53,10 +52,26 @@ class RunState(BaseModel):
     best_snapshot: str | None = None
     outcome: Outcome | None = None
 
+    def add_usage(self, tokens: int, cost_usd: float | None, known: bool) -> None:
+        """Add model usage (tokens, USD; `known` False once a price is unknown) to the totals."""
+        self.tokens += tokens
+        self.cost_usd += cost_usd or 0.0
+        self.cost_known = self.cost_known and known
+
     @property
     def fix_attempts(self) -> list[Attempt]:
-        """Attempts that ran a fixer (number >= 1)."""
-        return [a for a in self.attempts if a.number >= 1]
+        """The fix attempts made (`Attempt.is_fix`): what "attempts" counts everywhere."""
+        return [a for a in self.attempts if a.is_fix]
+
+    @property
+    def review_rounds(self) -> int:
+        """How many review fix attempts were made (bounded by `max_review_rounds`)."""
+        return sum(1 for a in self.attempts if a.phase is Phase.REVIEW)
+
+    @property
+    def oscillated(self) -> list[int]:
+        """The numbers of the attempts whose failure oscillated (see `breaker.oscillations`)."""
+        return oscillations(self.attempts)
 
 
 def state_path(state_dir: Path) -> Path:
@@ -106,3 +121,50 @@ def load_state(state_dir: Path) -> RunState | None:
     except ValidationError as exc:
         problem = f"{path}: invalid state ({exc.error_count()} errors); run with --fresh"
         raise ConfigError([problem]) from exc
+
+
+def prepare_state(settings: Settings, repo: Path) -> RunState:
+    """Resume an unfinished run with the same settings (and state version), or start a new one.
+
+    Raises `ConfigError` when the working tree is dirty on a fresh start (unless
+    `allow_dirty`), or the state file is unreadable or from a newer fixbot.
+    """
+    state_dir = repo / settings.state_dir
+    git.exclude_path(repo, f"/{settings.state_dir.strip('/')}/")
+    previous = load_state(state_dir) if settings.resume else None
+    head = git.head_sha(repo)
+    unfinished = previous is not None and previous.outcome is None
+    older = previous is not None and previous.version < STATE_VERSION
+    same = previous is not None and previous.settings_digest == settings.digest()
+    if previous is not None and unfinished and not older and same:
+        return previous
+    dirty = git.status_lines(repo)
+    if dirty and not settings.allow_dirty:
+        shown = "\n    ".join(dirty[:10])
+        why = ""
+        if unfinished and older:
+            why = "  (an unfinished run of an older fixbot left them: it cannot be resumed)\n"
+        elif unfinished:
+            why = (
+                "  (an unfinished run with other settings left them: rerun it with the same "
+                "settings to resume it)\n"
+            )
+        raise ConfigError(
+            [
+                "the working tree has uncommitted changes:\n    "
+                + shown
+                + "\n"
+                + why
+                + "  commit them (git commit -am ...), stash them (git stash -u), "
+                "or pass --allow-dirty to let fixbot work on top of them"
+            ]
+        )
+    discarded = "of an older fixbot" if older else "with other settings"
+    notes = [f"an unfinished run {discarded} was discarded"] if unfinished else []
+    return RunState(
+        settings_digest=settings.digest(),
+        check=settings.check,
+        start_sha=head,
+        notes=notes,
+        branch=git.current_branch(repo),
+    )

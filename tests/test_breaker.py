@@ -5,7 +5,15 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from fixbot.breaker import Limits, Usage, backoff_wait, decide, is_oscillation, repeats
+from fixbot.breaker import (
+    Limits,
+    Usage,
+    backoff_wait,
+    decide,
+    is_oscillation,
+    oscillations,
+    repeats,
+)
 from fixbot.models import Attempt, BreakerState, ErrorClass, Phase
 
 LIMITS = Limits(max_attempts=5, threshold=3)
@@ -55,6 +63,21 @@ def test_is_oscillation_needs_a_different_failure_between() -> None:
     assert not is_oscillation(["A", "B", "C"])
     assert not is_oscillation(["A", "B", None])
     assert repeats(["B", "A", "A"]) == 2
+
+
+def test_oscillations_are_derived_from_the_judged_failures_in_order() -> None:
+    attempts = [check(0, "A"), check(1, "B"), check(2, "A"), check(3, "B"), check(4, None)]
+    assert oscillations(attempts) == [2, 3]
+    # A failing review fix is undone, not judged by the breaker: never an oscillation.
+    review = check(2, "A").model_copy(update={"phase": Phase.REVIEW})
+    assert oscillations([check(0, "A"), check(1, None), review]) == []
+
+
+def test_only_fix_attempts_count_as_changing_nothing() -> None:
+    initial = check(0, "A")  # the initial check never changes anything: not an attempt
+    assert decide([initial, check(1, "B", files=[])], Usage(), LIMITS, 0).state is (
+        BreakerState.CLOSED
+    )
 
 
 def test_opens_after_two_attempts_that_change_nothing() -> None:

@@ -1,0 +1,67 @@
+"""The diagnostic reflection: one model call after a failed fix attempt (see fixbot.diagnosis).
+
+Counted in the run's budget and skipped when it is spent; a malformed or missing answer yields
+no diagnosis (the caller notes it), never an exception.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fixbot.agent import context, prompts
+from fixbot.agent.llm import ModelError
+from fixbot.agent.runtime import Runtime, Usage
+from fixbot.diagnosis import DIAGNOSIS_SCHEMA, Diagnosis, RootCauseCategory, parse_diagnosis
+from fixbot.models import FixContext
+
+
+class DiagnosisResult:
+    """A diagnosis (None when the model gave none), why not, and the model usage."""
+
+    def __init__(
+        self, diagnosis: Diagnosis | None, usage: Usage, problem: str | None = None
+    ) -> None:
+        self.diagnosis = diagnosis
+        self.usage = usage
+        self.problem = problem
+
+
+def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
+    """Ask the model why attempt `ctx.attempt` failed; `tried` is the attempt's summary."""
+    usage = Usage()
+    problem = runtime.budget_problem(ctx, usage)
+    if problem:
+        return DiagnosisResult(None, usage, f"no diagnosis: {problem}")
+    llm = runtime.llm(ctx.attempt)
+    protocol = runtime.protocol(llm.models[0])
+    prompt = prompts.render(
+        "diagnose.j2",
+        attempt=ctx.attempt,
+        check=runtime.settings.check,
+        categories=[c.value for c in RootCauseCategory],
+        protocol=protocol,
+        tried=tried,
+        ev=context.gather(ctx),
+    )
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    try:
+        reply = llm.complete(messages, [DIAGNOSIS_SCHEMA] if protocol == "tools" else None)
+    except ModelError as exc:
+        return DiagnosisResult(None, usage, f"no diagnosis: {exc}")
+    usage.add(reply)
+    arguments = next((c.arguments for c in reply.tool_calls if c.name == "submit_diagnosis"), None)
+    found = parse_diagnosis(arguments, reply.content)
+    if found is None:
+        return DiagnosisResult(None, usage, "the model's diagnosis was malformed; going on without")
+    redact = runtime.redactor.redact
+    clean = found.model_copy(
+        update={
+            "why": [redact(line) for line in found.why],
+            "evidence": [redact(line) for line in found.evidence],
+            "next_step": redact(found.next_step),
+            "root_cause": found.root_cause.model_copy(
+                update={"description": redact(found.root_cause.description)}
+            ),
+        }
+    )
+    return DiagnosisResult(clean, usage)

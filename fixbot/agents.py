@@ -1,0 +1,68 @@
+"""The agents a run uses (fixer chain, reviewer, analyst) and the environment they may see.
+
+The check and the fix commands run the repository's (and the model's) code: `check_environment`
+is the environment they get, without the Action's inputs, GitHub's tokens and model keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fixbot.agent.errors import KEY_VARIABLES
+from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
+from fixbot.settings import Settings
+
+# Never handed to the check or the fix commands, which run the repository's (and the model's) code:
+# the Action's inputs (the GitHub token among them), GitHub's own tokens, and model provider keys.
+SCRUBBED_PREFIXES = ("INPUT_", "FIXBOT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
+# The model provider keys (`fixbot.agent.errors.KEY_VARIABLES`, the `*_API_KEY` ones: cloud
+# credentials such as AWS_* stay, the check may need them) and GitHub's tokens.
+SCRUBBED_NAMES = frozenset(
+    {"GITHUB_TOKEN", "GH_TOKEN", "AZURE_OPENAI_API_KEY"}
+    | {name for name in KEY_VARIABLES.values() if name.endswith("_API_KEY")}
+)
+
+
+def check_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the variables the check and fix commands must never see."""
+    return {
+        name: value
+        for name, value in env.items()
+        if name not in SCRUBBED_NAMES and not name.startswith(SCRUBBED_PREFIXES)
+    }
+
+
+class Agents:
+    """The fixer chain, reviewer and analyst a run uses (None where not configured)."""
+
+    def __init__(
+        self,
+        fixer: Fixer | None,
+        reviewer: Reviewer | None = None,
+        analyst: Analyst | None = None,
+        notes: list[str] | None = None,
+        threads: bool = True,
+    ) -> None:
+        self.fixer = fixer
+        self.reviewer = reviewer
+        self.analyst = analyst
+        self.notes = notes or []
+        self.threads = threads  # whether the fixer can address review threads (a model can)
+
+
+def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
+    """Fix commands (run in `workdir`) first, then the model agent when `settings.model` is set."""
+    fixers: list[Fixer] = []
+    if settings.fix_commands:
+        fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env), workdir))
+    if not settings.model:
+        note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
+        return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
+    from fixbot.agent import build_agent
+
+    agent: Any = build_agent(settings, env)
+    fixers.append(agent)
+    reviewer = agent if settings.review else None
+    return Agents(ChainFixer(fixers), reviewer, agent)

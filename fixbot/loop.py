@@ -1,0 +1,305 @@
+"""The loop as data: the next step is a pure function of the run's state and an observation.
+
+`next_step(state, observation)` does no I/O. `fixbot.engine` executes the step it returns (runs
+the check, a fixer, the reviewer, git), records the result in the `RunState`, saves the state and
+asks again, until `Done`. Because the position is derived from the saved state alone (the
+attempts and the reviews), a run killed at any point resumes where it stopped.
+
+The phases and their steps:
+
+    check   Check()               run the check on the tree as it is (attempt 0)
+    fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
+    verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
+                                  nothing or the fixer failed, the previous result stands)
+    review  Review(after=n)       self-review the diff of the tree attempt n verified
+    threads Fix(n, THREADS)       one attempt at the open pull request review threads
+    undo    Undo(n)               a REVIEW/THREADS attempt broke the check: restore the green tree
+    done    Succeed(kind, reason) / Escalate(reason) record the outcome; then Done()
+
+`TABLE` lists the transitions in order, one row each (name, rule); the first rule that returns a
+step wins. tests/test_loop.py has one row per transition.
+
+Adding a phase is one new step type, one row in `TABLE` (a rule: "when the state shows the
+phase is due -> its step") and one `case` in `fixbot.engine.Run.execute` that runs it and records
+its result in the state. Never a flag: the row derives "is it due?" from the recorded results,
+so a resumed run neither skips nor repeats it. The two phases planned next:
+
+- SETUP (run the project's set-up command once before the initial check, and again before
+  verifying a fix that changed a dependency manifest). Step `Setup(number)`: prepare the tree
+  attempt `number` is checked on (0: the initial check). Its executor runs the command and records
+  the run, e.g. `RunState.setups: list[SetupRun]` with the attempt number. Its row goes right
+  after `done` (before `check`): "a set-up command is configured (`Observation.setup`, a means
+  like `fixer`), and no set-up is recorded for the attempt about to be checked: attempt 0 when
+  nothing is checked yet, or the unverified attempt whose fixer reported a changed manifest ->
+  Setup(n)". Once recorded, `check` and `verify` match as today. If a failed set-up must end the
+  run, that is one more row after it: "the last set-up failed -> Escalate(...)".
+- DIAGNOSE (after a failed verify, one model call producing a structured diagnosis for the next
+  attempt). Step `Diagnose(number)`: its executor asks the model and stores the diagnosis with
+  attempt `number` (e.g. `Attempt.analysis`), and `Run.context` hands it to the next fixer. Its
+  row goes between `no_fixer` and `fix_again`: "attempt n failed, the breaker is CLOSED (the rows
+  above did not match), a model is set (`Observation.analyst`) and attempt n has no diagnosis ->
+  Diagnose(n)". Once it is recorded, the breaker is asked again (the call may have spent the
+  budget) and `fix_again` follows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fixbot import breaker
+from fixbot.models import Attempt, BreakerState, OutcomeKind, Phase
+from fixbot.state import RunState
+
+NO_FIXER = "no fixer is configured: set --model or add --fix-command"
+
+
+@dataclass(frozen=True)
+class Check:
+    """Run the check on the tree as it is: the initial check, attempt 0 (recorded if missing)."""
+
+
+@dataclass(frozen=True)
+class Fix:
+    """Start attempt `number` for `phase` (unless recorded) and run the fixer, unless it ran.
+
+    FIX gets the last failure, REVIEW the last review's blocking findings, THREADS the run's open
+    review threads.
+    """
+
+    number: int
+    phase: Phase
+
+
+@dataclass(frozen=True)
+class Verify:
+    """Run the check on attempt `number`'s tree (rerun=False: carry the previous result over)."""
+
+    number: int
+    rerun: bool = True
+
+
+@dataclass(frozen=True)
+class Review:
+    """Self-review the diff since the start sha of the tree attempt `after` verified."""
+
+    after: int
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Attempt `number` (a REVIEW or THREADS fix) broke the check: restore the last green tree."""
+
+    number: int
+
+
+@dataclass(frozen=True)
+class Succeed:
+    """Record a green outcome (PASSED or FIXED) with `reason`; `note` goes into the report."""
+
+    outcome: OutcomeKind
+    reason: str
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Escalate:
+    """Open the breaker for `reason`, keep the best attempt; `analyze`: ask for an analysis."""
+
+    reason: str
+    analyze: bool = False
+
+
+@dataclass(frozen=True)
+class Done:
+    """The outcome is recorded: nothing is left to do (publishing is the caller's)."""
+
+
+Step = Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What the executor knows that the state does not: the run's means and the time spent.
+
+    `elapsed_s` is the run's wall time in seconds (across resumed processes); `fixer`,
+    `reviewer`, `analyst` say which agents are configured; `threads` counts the open review
+    threads given to the run and `threads_fixer` whether the fixer can address them (a model).
+    """
+
+    limits: breaker.Limits
+    elapsed_s: float = 0.0
+    max_review_rounds: int = 2
+    fixer: bool = True
+    reviewer: bool = False
+    analyst: bool = False
+    threads: int = 0
+    threads_fixer: bool = False
+
+
+Rule = Callable[[RunState, Observation], Step | None]
+
+
+def usage(state: RunState, seen: Observation) -> breaker.Usage:
+    """What the run has spent: its fix attempts, model usage, wall time and diff size."""
+    return breaker.Usage(
+        fix_attempts=len(state.fix_attempts),
+        tokens=state.tokens,
+        cost_usd=state.cost_usd if state.cost_known else None,
+        elapsed_s=seen.elapsed_s,
+        diff_lines=state.attempts[-1].diff_lines if state.attempts else 0,
+    )
+
+
+def _last(state: RunState) -> Attempt:
+    return state.attempts[-1]
+
+
+def _failed(state: RunState) -> bool:
+    """The last attempt is verified, red, and one the breaker judges (the check or a FIX)."""
+    last = _last(state)
+    return last.done and not last.passed and last.phase in (Phase.CHECK, Phase.FIX)
+
+
+def _green(state: RunState) -> bool:
+    return _last(state).done and bool(_last(state).passed)
+
+
+def _threads_due(state: RunState, seen: Observation) -> bool:
+    done = any(a.phase is Phase.THREADS for a in state.attempts)
+    return _green(state) and seen.threads > 0 and not done
+
+
+def escalation(state: RunState, seen: Observation, reason: str) -> Escalate:
+    """Escalate for `reason`; ask the analyst once, while the model budget lasts."""
+    spent = breaker.model_budget_spent(usage(state, seen), seen.limits)
+    return Escalate(reason, analyze=seen.analyst and state.analysis is None and spent is None)
+
+
+def success(state: RunState, note: str | None = None) -> Succeed:
+    """PASSED when no kept attempt changed a file, else FIXED after n fix attempts."""
+    kept = [a for a in state.fix_attempts if a.files_changed and not a.undone]
+    if not kept:
+        return Succeed(OutcomeKind.PASSED, "the check passes; nothing was changed", note)
+    n = len(state.fix_attempts)
+    reason = f"the check passes after {n} fix attempt{'s' * (n != 1)}"
+    return Succeed(OutcomeKind.FIXED, reason, note)
+
+
+# -- the rows ---------------------------------------------------------------------------------
+
+
+def done(state: RunState, seen: Observation) -> Step | None:
+    """The outcome is recorded -> Done."""
+    return Done() if state.outcome is not None else None
+
+
+def check(state: RunState, seen: Observation) -> Step | None:
+    """Nothing checked yet (or the initial check was cut short) -> Check."""
+    return Check() if not state.attempts or not state.attempts[0].done else None
+
+
+def fix(state: RunState, seen: Observation) -> Step | None:
+    """A fix attempt is recorded but its fixer has not reported (a resumed run) -> Fix(n)."""
+    last = _last(state)
+    return Fix(last.number, last.phase) if not last.done and last.fixer is None else None
+
+
+def verify(state: RunState, seen: Observation) -> Step | None:
+    """The fixer reported -> Verify(n); no re-run when it changed nothing or failed."""
+    last = _last(state)
+    if last.done:
+        return None
+    return Verify(last.number, rerun=last.fix_error is None and bool(last.files_changed))
+
+
+def undo(state: RunState, seen: Observation) -> Step | None:
+    """A REVIEW or THREADS attempt made the check fail -> Undo(n)."""
+    last = _last(state)
+    red = last.done and last.passed is False and not last.undone
+    return Undo(last.number) if red and last.phase in (Phase.REVIEW, Phase.THREADS) else None
+
+
+def breaker_open(state: RunState, seen: Observation) -> Step | None:
+    """The check failed and the circuit breaker is OPEN -> Escalate(its reason)."""
+    if not _failed(state):
+        return None
+    before = sum(1 for n in state.oscillated if n < _last(state).number)
+    decision = breaker.decide(state.attempts, usage(state, seen), seen.limits, before)
+    if decision.state is BreakerState.CLOSED:
+        return None
+    return escalation(state, seen, decision.reason or "the circuit breaker opened")
+
+
+def no_fixer(state: RunState, seen: Observation) -> Step | None:
+    """The check failed, the breaker is CLOSED, but nothing can fix it -> Escalate."""
+    return escalation(state, seen, NO_FIXER) if _failed(state) and not seen.fixer else None
+
+
+def fix_again(state: RunState, seen: Observation) -> Step | None:
+    """The check failed and the breaker is CLOSED -> Fix(n + 1, FIX)."""
+    return Fix(_last(state).number + 1, Phase.FIX) if _failed(state) else None
+
+
+def review_fix(state: RunState, seen: Observation) -> Step | None:
+    """The review of the green tree found blocker/major findings -> Fix(n + 1, REVIEW)."""
+    last = _last(state)
+    review = state.reviews[-1] if state.reviews else None
+    if not _green(state) or review is None or review.after != last.number or review.final:
+        return None
+    return Fix(last.number + 1, Phase.REVIEW)
+
+
+def review(state: RunState, seen: Observation) -> Step | None:
+    """Green after a fix, a reviewer is set, no review ended the phase, rounds left -> Review."""
+    if not _green(state) or not seen.reviewer or not state.fix_attempts:
+        return None
+    ended = any(r.final for r in state.reviews)
+    if ended or state.review_rounds >= seen.max_review_rounds:
+        return None
+    return Review(after=_last(state).number)
+
+
+def threads(state: RunState, seen: Observation) -> Step | None:
+    """Green, open review threads, none addressed yet, a model is set -> Fix(n + 1, THREADS)."""
+    if not _threads_due(state, seen) or not (seen.fixer and seen.threads_fixer):
+        return None
+    return Fix(_last(state).number + 1, Phase.THREADS)
+
+
+def threads_unaddressed(state: RunState, seen: Observation) -> Step | None:
+    """Green, open review threads, but no model to address them -> Succeed with a note."""
+    if not _threads_due(state, seen):
+        return None
+    return success(state, f"{seen.threads} open review threads were not addressed: no model is set")
+
+
+def succeed(state: RunState, seen: Observation) -> Step | None:
+    """Green (or a broken review/threads fix undone), nothing else due -> Succeed."""
+    return success(state)
+
+
+TABLE: tuple[tuple[str, Rule], ...] = (
+    ("done", done),
+    ("check", check),
+    ("fix", fix),
+    ("verify", verify),
+    ("undo", undo),
+    ("breaker_open", breaker_open),
+    ("no_fixer", no_fixer),
+    ("fix_again", fix_again),
+    ("review_fix", review_fix),
+    ("review", review),
+    ("threads", threads),
+    ("threads_unaddressed", threads_unaddressed),
+    ("succeed", succeed),
+)
+
+
+def next_step(state: RunState, seen: Observation) -> Step:
+    """The step that comes next for `state`: the first row of `TABLE` that matches (pure)."""
+    for _, rule in TABLE:
+        step = rule(state, seen)
+        if step is not None:
+            return step
+    raise AssertionError("unreachable: the last row always matches")  # pragma: no cover

@@ -1,0 +1,142 @@
+"""Verify an attempt: run the check (transient failures re-run after backoff), digest the
+failure, and record the result in the attempt.
+
+The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), redacted in
+place; the digested `Failure` of each attempt is kept in memory and re-digested from its log after
+a resume.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tenacity import Retrying, retry_if_result, stop_after_attempt
+
+from fixbot import breaker
+from fixbot.digest import digest
+from fixbot.models import Attempt, CheckResult, ErrorClass, Failure
+from fixbot.progress import Progress
+from fixbot.redact import Redactor, redact_file
+from fixbot.runner import run_check
+from fixbot.settings import Settings
+
+EXCERPT_LINES = 25
+
+
+def is_transient(failure: Failure | None) -> bool:
+    """True for a failure the loop re-runs after backoff instead of fixing."""
+    return failure is not None and failure.classification.error_class is ErrorClass.TRANSIENT
+
+
+@dataclass
+class Checker:
+    """Runs the check for attempts of one run: `repo` is the work tree's root (logs and paths are
+    relative to it), `workdir` the folder the check runs in, `env` the check's environment."""
+
+    settings: Settings
+    repo: Path
+    workdir: Path
+    state_dir: Path
+    redactor: Redactor
+    progress: Progress
+    env: Mapping[str, str]
+    sleep: Callable[[float], None] = time.sleep
+    failures: dict[int, Failure] = field(default_factory=dict)
+
+    def check(self, attempt: Attempt) -> Failure | None:
+        """Run the check up to 1 + max_transient_retries times while it fails transiently;
+        record the last run in `attempt` and return its Failure (None when green)."""
+        tries = itertools.count()
+        retrying = Retrying(
+            stop=stop_after_attempt(self.settings.max_transient_retries + 1),
+            wait=breaker.backoff_wait(self.settings.backoff),
+            retry=retry_if_result(is_transient),
+            sleep=self.sleep,
+            retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
+        )
+        failure: Failure | None = retrying(lambda: self.run_once(attempt, next(tries)))
+        self.report(attempt, failure)
+        return failure
+
+    def run_once(self, attempt: Attempt, retry_index: int) -> Failure | None:
+        """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
+        name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
+        log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
+        s = self.settings
+        result = run_check(s.check, self.workdir, log, s.timeout, env=self.env)
+        attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
+        attempt.passed = result.passed
+        attempt.check_duration_s += result.duration_s
+        attempt.transient_retries = retry_index
+        attempt.log_path = str(log.relative_to(self.repo))
+        redact_file(log, self.redactor)
+        if result.passed:
+            attempt.signature = attempt.error_class = attempt.category = None
+            self.failures.pop(attempt.number, None)
+            return None
+        failure = self.digest(result)
+        self.failures[attempt.number] = failure
+        attempt.signature = failure.signature
+        attempt.error_class = failure.classification.error_class
+        attempt.category = failure.classification.category
+        attempt.counts = failure.counts
+        excerpt = "\n".join(failure.condensed.splitlines()[:EXCERPT_LINES])
+        attempt.excerpt = self.redactor.redact(excerpt)
+        if failure.classification.error_class is ErrorClass.TRANSIENT:
+            category = failure.classification.category
+            self.progress.line(f"  transient failure ({category}), will re-run")
+        return failure
+
+    def carry_over(self, attempt: Attempt, previous: Attempt) -> None:
+        """Nothing changed (or the fixer failed): `previous`'s check result stands, no re-run."""
+        attempt.carry_check(previous)
+        if previous.number in self.failures:
+            self.failures[attempt.number] = self.failures[previous.number]
+        self.progress.line("  nothing changed: the previous check result stands (not re-run)")
+
+    def digest(self, result: CheckResult) -> Failure:
+        """Digest a failed check; locations become relative to the repository root."""
+        failure = digest(result, self.workdir)
+        if self.workdir == self.repo:
+            return failure
+        prefix = self.workdir.relative_to(self.repo)
+        moved = [
+            loc.model_copy(update={"path": (prefix / loc.path).as_posix()})
+            if not Path(loc.path).is_absolute() and (self.workdir / loc.path).exists()
+            else loc
+            for loc in failure.locations
+        ]
+        return failure.model_copy(update={"locations": moved})
+
+    def failure_of(self, attempt: Attempt) -> Failure | None:
+        """The Failure of a finished attempt, re-digested from its log after a resume."""
+        if attempt.passed or attempt.log_path is None:
+            return None
+        if attempt.number not in self.failures:
+            log = self.repo / attempt.log_path
+            result = CheckResult(
+                command=self.settings.check,
+                exit_code=attempt.exit_code,
+                timed_out=attempt.timed_out,
+                duration_s=attempt.check_duration_s,
+                log_path=log,
+                output_bytes=log.stat().st_size if log.exists() else 0,
+            )
+            self.failures[attempt.number] = self.digest(result)
+        return self.failures[attempt.number]
+
+    def report(self, attempt: Attempt, failure: Failure | None) -> None:
+        """One progress line for a finished check."""
+        if failure is None:
+            self.progress.line(f"  check passed ({attempt.check_duration_s:.1f} s)")
+            return
+        counts = failure.counts.problems
+        self.progress.line(
+            f"  check failed: exit {attempt.exit_code}, {attempt.error_class}/{attempt.category}, "
+            f"signature {(attempt.signature or '')[:12]}"
+            + (f", {counts} failing" if counts is not None else "")
+        )
