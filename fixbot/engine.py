@@ -33,6 +33,7 @@ from fixbot.models import (
 from fixbot.outcome import best_snapshot
 from fixbot.progress import Progress, attempt_label
 from fixbot.redact import Redactor
+from fixbot.runlog import FirstFailure
 from fixbot.settings import Settings
 from fixbot.state import RunState, prepare_state, save_state
 from fixbot.verify import Checker
@@ -63,8 +64,10 @@ class Run:
         *,
         hint: str | None = None,
         threads: Sequence[ReviewThread] = (),
+        first: FirstFailure | None = None,
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
+        self.first = first  # a failure log from elsewhere: attempt 0, no initial check
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
@@ -80,6 +83,7 @@ class Run:
             analyst=agents.analyst is not None,
             threads=len(self.threads),
             threads_fixer=agents.threads,
+            seeded=first is not None,
         )
 
     def save(self) -> None:
@@ -107,6 +111,8 @@ class Run:
         """Run one step (see `fixbot.loop` for what each one means)."""
         self.group(step)
         match step:
+            case loop.Seed():
+                self.seed()
             case loop.Check():
                 self.initial_check()
             case loop.Fix(number, phase):
@@ -126,7 +132,7 @@ class Run:
     def group(self, step: loop.Step) -> None:
         """Keep the steps of one attempt (check or fix, then verify) in one progress group."""
         title = None
-        if isinstance(step, loop.Check):
+        if isinstance(step, loop.Check | loop.Seed):
             title = f"fixbot: {attempt_label(0)} ({Phase.CHECK.value})"
         elif isinstance(step, loop.Fix | loop.Verify):
             phase = step.phase if isinstance(step, loop.Fix) else self.state.attempts[-1].phase
@@ -146,6 +152,17 @@ class Run:
             self.state.attempts.append(Attempt(number=0, phase=Phase.CHECK))
             self.save()
         self.verify(self.state.attempts[0], rerun=True)
+
+    def seed(self) -> None:
+        """Record attempt 0 from the given failure log (saved first); no check is run."""
+        assert self.first is not None
+        if not self.state.attempts:
+            self.state.attempts.append(Attempt(number=0, phase=Phase.CHECK))
+            self.save()
+        self.progress.phase(0, self.settings.max_attempts, f"the log of {self.first.source}")
+        self.checker.seed(self.state.attempts[0], self.first)
+        self.state.attempts[0].done = True
+        self.state.notes.append(seeded_note(self.first))
 
     def fix(self, number: int, phase: Phase) -> None:
         """Record attempt `number` (saved before the fixer runs), run the fixer, record it."""
@@ -248,6 +265,14 @@ class Run:
         )
 
 
+def seeded_note(first: FirstFailure) -> str:
+    """The report's line about a run that started from a failure log instead of a check."""
+    return (
+        f"the first failing run is the log of {first.source}: no initial check was run "
+        "(one full check saved); every fix was verified by the check command"
+    )
+
+
 def run(
     settings: Settings,
     repo: Path,
@@ -258,6 +283,7 @@ def run(
     agents: Agents | None = None,
     sleep: Callable[[float], None] = time.sleep,
     threads: Sequence[ReviewThread] = (),
+    first_failure: FirstFailure | None = None,
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
@@ -265,6 +291,8 @@ def run(
     commands run there, while git, the state folder and the model's file access use the root.
     `threads` are open pull request review threads (untrusted text): once the check is green, one
     attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
+    `first_failure` is a failure log from elsewhere (a failed CI run, `--from-log`): it is the
+    first failing run, so the initial check is skipped; every fix is still verified.
 
     Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
     SIGTERM arrives (the check's process group is killed and the state saved first).
@@ -286,7 +314,17 @@ def run(
     checker = Checker(
         settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
     )
-    this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+    this = Run(
+        settings,
+        root,
+        state,
+        agents,
+        progress,
+        checker,
+        hint=hint,
+        threads=threads,
+        first=first_failure,
+    )
     with sigterm_cancels():
         try:
             return this.drive(), this.state

@@ -7,6 +7,8 @@ attempts and the reviews), a run killed at any point resumes where it stopped.
 
 The phases and their steps:
 
+    seed    Seed()                attempt 0 from a failure log given from elsewhere (a failed
+                                  CI run's job log, `--from-log`): no check is run
     check   Check()               run the check on the tree as it is (attempt 0)
     fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
     verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
@@ -57,6 +59,12 @@ NO_FIXER = "no fixer is configured: set --model or add --fix-command"
 @dataclass(frozen=True)
 class Check:
     """Run the check on the tree as it is: the initial check, attempt 0 (recorded if missing)."""
+
+
+@dataclass(frozen=True)
+class Seed:
+    """Record attempt 0 from the given failure log (`Observation.seeded`) instead of running the
+    check: the first failing run comes from elsewhere, and every fix is still verified."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +123,7 @@ class Done:
     """The outcome is recorded: nothing is left to do (publishing is the caller's)."""
 
 
-Step = Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
+Step = Seed | Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,8 @@ class Observation:
 
     `elapsed_s` is the run's wall time in seconds (across resumed processes); `fixer`,
     `reviewer`, `analyst` say which agents are configured; `threads` counts the open review
-    threads given to the run and `threads_fixer` whether the fixer can address them (a model).
+    threads given to the run and `threads_fixer` whether the fixer can address them (a model);
+    `seeded` says a failure log was given as the first failing run (see `Seed`).
     """
 
     limits: breaker.Limits
@@ -135,6 +144,7 @@ class Observation:
     analyst: bool = False
     threads: int = 0
     threads_fixer: bool = False
+    seeded: bool = False
 
 
 Rule = Callable[[RunState, Observation], Step | None]
@@ -192,6 +202,11 @@ def success(state: RunState, note: str | None = None) -> Succeed:
 def done(state: RunState, seen: Observation) -> Step | None:
     """The outcome is recorded -> Done."""
     return Done() if state.outcome is not None else None
+
+
+def seed(state: RunState, seen: Observation) -> Step | None:
+    """A failure log was given and attempt 0 is not recorded yet -> Seed (no initial check)."""
+    return Seed() if seen.seeded and (not state.attempts or not state.attempts[0].done) else None
 
 
 def check(state: RunState, seen: Observation) -> Step | None:
@@ -281,6 +296,7 @@ def succeed(state: RunState, seen: Observation) -> Step | None:
 
 TABLE: tuple[tuple[str, Rule], ...] = (
     ("done", done),
+    ("seed", seed),
     ("check", check),
     ("fix", fix),
     ("verify", verify),

@@ -126,7 +126,7 @@ def test_a_failed_run_is_fixed_from_its_job_log_with_one_check(scene: Scene) -> 
     pushed = scene.box.origin_sha("changes")
     assert pushed == run.outputs["commit-sha"] != scene.sha
     assert git(scene.box.origin, "show", f"{pushed}:calc.py").endswith("return sum(xs)")
-    assert "job `test`, step `Run tests` of run 4242" in run.summary
+    assert "log of job `test`, step `Run tests` of run 4242 (attempt 1)" in run.summary
     assert "one full check saved" in run.summary
     assert scene.github.unmatched == []
 

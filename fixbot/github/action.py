@@ -147,7 +147,12 @@ def _run(ctx: Context) -> render.Report:
     workflow.group("fixbot run", ctx.out)
     try:
         outcome, state = engine.run(
-            settings, repo, env=ctx.env, threads=open_threads, hint=settings.hint
+            settings,
+            repo,
+            env=ctx.env,
+            threads=open_threads,
+            hint=settings.hint,
+            first_failure=ci.first,
         )
     finally:
         workflow.endgroup(ctx.out)

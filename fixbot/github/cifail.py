@@ -215,15 +215,7 @@ def from_run(where: Where, event: Event) -> Prepared:
     hiccup = transient(first, jobs)
     if hiccup is not None:
         return Prepared(refusal=flake(where, event, run, hiccup))
-    return Prepared(first=first, notes=[*problems, seeded_note(first)])
-
-
-def seeded_note(first: FirstFailure) -> str:
-    """The summary's line about starting from a log: where from, and the check saved."""
-    return (
-        f"started from the failed {first.source}: no initial check was run (one full check "
-        "saved); every fix was still verified by the check command"
-    )
+    return Prepared(first=first, notes=problems)  # the engine's report says where it started
 
 
 def prepare(where: Where, event: Event) -> Prepared:
