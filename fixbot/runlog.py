@@ -1,21 +1,29 @@
 """Clean a CI job log into the failing step's output: the first failing run of a loop seeded
 from a log (`fixbot run --from-log FILE`, `--from-run`, and the Action on `workflow_run`).
 
-Pure functions over text, no I/O. GitHub Actions job logs (the REST API's
-`GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs`, the web UI's raw log) prefix every line
-with an ISO 8601 timestamp (`2024-03-01T10:00:12.1234567Z `), mark steps and folds with workflow
-commands (`##[group]Run pytest -q`, `##[endgroup]`, `##[error]...`, `##[warning]...`) and end
-with post-job clean-up steps; `gh run view --log-failed` adds a `job<TAB>step<TAB>` prefix
-(https://cli.github.com/manual/gh_run_view). `clean_log` keeps the failing step's own output
-without that noise; a log from anywhere else (a terminal, another CI) passes through unchanged
-but for trailing whitespace.
+Pure functions over text, but `read_log` (it reads the file or standard input). GitHub Actions
+job logs (the REST API's `GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs`, the web UI's
+raw log) prefix every line with an ISO 8601 timestamp (`2024-03-01T10:00:12.1234567Z `), mark
+steps and folds with workflow commands (`##[group]Run pytest -q`, `##[endgroup]`, `##[error]...`,
+`##[warning]...`) and end with post-job clean-up steps; the GitHub CLI's failed-jobs log adds
+a `job<TAB>step<TAB>` prefix (https://cli.github.com/manual/gh_run_view). `clean_log` keeps the
+failing step's own output without that noise; a log from anywhere else (a terminal, another CI)
+passes through unchanged but for trailing whitespace.
 """
 
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
+from typing import TextIO
 
 from pydantic import BaseModel
+
+from fixbot.classify import classify
+from fixbot.condense import condense_text
+from fixbot.errors import ConfigError
+from fixbot.models import Classification
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?")
 GH_PREFIX_RE = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?=\d{4}-\d{2}-\d{2}T)")
@@ -30,7 +38,7 @@ class CleanLog(BaseModel):
     """A job log cleaned to the failing step's output.
 
     `text` has no timestamps or `##[...]` markers; `job` and `step` are the names the log itself
-    carries (`gh run view --log-failed`'s columns), `command` the failing step's `Run ...`
+    carries (the GitHub CLI's failed-jobs log columns), `command` the failing step's `Run ...`
     header, `exit_code` the runner's "Process completed with exit code N"; None where absent.
     `dropped_lines` counts the lines left out (set-up, earlier steps, markers, clean-up).
     """
@@ -142,3 +150,25 @@ def from_text(raw: str, source: str) -> FirstFailure:
     return FirstFailure(
         text=log.text, source=source, job=log.job, step=log.step, exit_code=log.exit_code
     )
+
+
+def read_log(path: str, stdin: TextIO | None = None) -> FirstFailure:
+    """The `FirstFailure` of `--from-log PATH` (`-`: standard input). Raises `ConfigError`."""
+    try:
+        if path == "-":
+            raw = (stdin or sys.stdin).read()
+        else:
+            raw = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(
+            [f"--from-log {path}: cannot read the log ({exc.strerror or exc})"]
+        ) from exc
+    first = from_text(raw, "standard input" if path == "-" else f"`{path}`")
+    if not first.text.strip():
+        raise ConfigError([f"--from-log {path}: the log is empty; pass the failed run's output"])
+    return first
+
+
+def classify_first(first: FirstFailure) -> Classification:
+    """Classify a given failure log like a check's (`fixbot.condense`, `fixbot.classify`)."""
+    return classify(condense_text(first.text), exit_code=first.exit_code, timed_out=False)

@@ -23,8 +23,6 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot import git
-from fixbot.classify import classify
-from fixbot.condense import condense_text
 from fixbot.config import workflow_value
 from fixbot.errors import GitHubError
 from fixbot.github import prgates, render, workflow
@@ -33,7 +31,7 @@ from fixbot.github.gates import Verdict
 from fixbot.github.rest import Connector, GitHub, mapped
 from fixbot.github.runs import Job, RunFacts, Runs, first_failure
 from fixbot.models import Classification, ErrorClass, Outcome, OutcomeKind
-from fixbot.runlog import FirstFailure
+from fixbot.runlog import FirstFailure, classify_first
 
 # Signs in a job log that the runner, not the code, failed (GitHub's own messages).
 RUNNER_LOST_RE = re.compile(
@@ -172,7 +170,7 @@ def transient(first: FirstFailure, jobs: list[Job]) -> Classification | None:
             return Classification(
                 error_class=ErrorClass.TRANSIENT, category="timeout", rule="setup_timeout"
             )
-    found = classify(condense_text(first.text), exit_code=first.exit_code, timed_out=False)
+    found = classify_first(first)
     return found if found.error_class is ErrorClass.TRANSIENT else None
 
 
