@@ -232,9 +232,7 @@ class Settings(BaseModel):
         20, ge=0, le=100, description="Open review threads given to the model; 0 turns them off."
     )
     allow_bots: Annotated[bool, _s(cli=False, trust=True)] = Field(
-        False,
-        description="Fix pull requests opened by bots (`dependabot[bot]`, any `[bot]` login); "
-        "fixbot's own never.",
+        False, description="Fix pull requests opened by bots (any `[bot]` login but fixbot's own)."
     )
     skip_label: Annotated[str, _s(metavar="LABEL", cli=False, trust=True)] = Field(
         "no-fixbot", min_length=1, description="fixbot leaves pull requests with this label alone."
@@ -247,11 +245,7 @@ class Settings(BaseModel):
         description="Fix draft pull requests too (the `require-label` label also opts one in).",
     )
     max_fixes_per_pr: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
-        3,
-        ge=1,
-        le=100,
-        description="fixbot's fix commits on one pull request (counted from their "
-        "`fixbot-attempt:` trailers) after which it stops and comments.",
+        3, ge=1, le=100, description="fixbot's fix commits on one pull request before it stops."
     )
 
     @field_validator("check")

@@ -9,6 +9,7 @@ from fixbot.github.prgates import (
     Policy,
     PullFacts,
     fix_commits,
+    gate_actor,
     gate_budget,
     gate_moved_head,
     gate_pull_request,
@@ -92,3 +93,22 @@ def test_the_budget_counts_fixbots_commits(limit: int, allowed: bool) -> None:
         assert f"`max-fixes-per-pr` limit ({limit})" in verdict.reason
         assert "111111111111 fixbot: add the missing import (attempt 1)" in verdict.reason
         assert "555555555555 fixbot: handle None (attempt 2)" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("actor", "policy", "allowed"),
+    [
+        (None, Policy(), True),
+        ("octocat", Policy(), True),
+        ("renovate[bot]", Policy(), False),
+        ("renovate[bot]", Policy(allow_bots=True), True),
+        (BOT_LOGIN, Policy(allow_bots=True), False),
+    ],
+)
+def test_a_run_without_a_pull_request_is_gated_on_its_actor(
+    actor: str | None, policy: Policy, allowed: bool
+) -> None:
+    verdict = gate_actor(actor, policy)
+    assert verdict.allowed is allowed
+    if not allowed:
+        assert f"started by the bot {actor}" in verdict.reason

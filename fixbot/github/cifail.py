@@ -139,8 +139,10 @@ def gates(where: Where, event: Event) -> Verdict | None:
     facts = pull_facts(where, event)
     if facts is not None:
         verdict = prgates.gate_pull_request(facts, rules)
-        if not verdict.allowed:
-            return verdict
+    else:
+        verdict = prgates.gate_actor(event.run_actor, rules)
+    if not verdict.allowed:
+        return verdict
     if event.name == "workflow_run" and event.branch:
         verdict = prgates.gate_moved_head(event.sha, source_tip(where.workspace, event.branch))
         if not verdict.allowed:

@@ -67,6 +67,16 @@ def gate_author(pr: PullFacts, policy: Policy) -> Verdict:
     return ALLOW
 
 
+def gate_actor(actor: str | None, policy: Policy) -> Verdict:
+    """For a failed run with no pull request: refuse a run a bot started, unless `allow-bots`."""
+    if actor and (actor == BOT_LOGIN or (is_bot(actor) and not policy.allow_bots)):
+        return refuse(
+            f"the failed run was started by the bot {actor}: fixbot does not fix bots' pushes "
+            "(set `allow-bots: true` to let it; fixbot's own, never)"
+        )
+    return ALLOW
+
+
 def gate_labels(pr: PullFacts, policy: Policy) -> Verdict:
     """Refuse the opt-out label; without the opt-in label (when one is required) refuse too."""
     names = {label.lower() for label in pr.labels}
