@@ -203,3 +203,15 @@ def test_the_fourth_fix_on_a_pull_request_is_refused_with_a_comment(scene: Scene
     scene.model.enqueue(*FIX)  # the limit is the workflow's to raise
     raised = scene.run(scene.event(), **{"max-fixes-per-pr": "4"})
     assert raised.outputs.get("outcome") == "fixed", raised.stdout + raised.stderr
+
+
+def test_a_refused_re_run_names_the_permission(scene: Scene) -> None:
+    scene.failed_run("network-failure.log")
+    scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    route = "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
+    scene.github.fail("POST", route, 403, body={"message": "Resource not accessible"})
+    run = scene.run(scene.event())
+
+    assert run.code == 2 and run.outputs["outcome"] == "error", run.stdout + run.stderr
+    assert "`permissions: actions: write`" in run.outputs["reason"]
+    assert scene.checks == 0 and scene.model.bodies() == []
