@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.errors import ConfigError, GitHubError
+from fixbot.github.fromrun import api_url, repository_from_remote
 from fixbot.github.rest import GitHub, default_retry
 from fixbot.github.runs import Job, JobLog, RunFacts, Runs, Step, first_failure, parse_run_ref
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
@@ -134,3 +135,30 @@ def test_parse_run_ref(value: str, expected: tuple[str | None, int]) -> None:
 def test_a_bad_run_ref_says_what_to_pass() -> None:
     with pytest.raises(ConfigError, match="expected a run id"):
         parse_run_ref("https://github.com/o/r/pull/3")
+
+
+@pytest.mark.parametrize(
+    ("remote", "expected"),
+    [
+        ("https://github.com/octo/app.git", "octo/app"),
+        ("https://github.com/octo/app", "octo/app"),
+        ("git@github.com:octo/app.git", "octo/app"),
+        ("ssh://git@ghe.example.com/octo/app.git", "octo/app"),
+        ("/srv/git/app.git", None),
+    ],
+)
+def test_repository_from_remote(remote: str, expected: str | None) -> None:
+    assert repository_from_remote(remote) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "env", "expected"),
+    [
+        ("123", {}, "https://api.github.com"),
+        ("https://github.com/o/r/actions/runs/1", {}, "https://api.github.com"),
+        ("https://ghe.example.com/o/r/actions/runs/1", {}, "https://ghe.example.com/api/v3"),
+        ("https://ghe.example.com/o/r/actions/runs/1", {"GITHUB_API_URL": "http://x"}, "http://x"),
+    ],
+)
+def test_api_url(value: str, env: dict[str, str], expected: str) -> None:
+    assert api_url(value, env) == expected
