@@ -14,9 +14,10 @@ import pytest
 
 from fixbot.github.render import STATUS_MARKER
 from tests.fakes.action_env import REPOSITORY, ActionRun, ActionSandbox, load_event
-from tests.fakes.github_server import FakeGitHub
+from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.model_server import FakeModelServer, tool_call
 from tests.fakes.repo import git
+from tests.test_github_rest import openapi_routes
 
 pytestmark = pytest.mark.slow
 JOBLOGS = Path(__file__).parent / "data" / "joblogs"
@@ -129,6 +130,9 @@ def test_a_failed_run_is_fixed_from_its_job_log_with_one_check(scene: Scene) -> 
     assert "log of job `test`, step `Run tests` of run 4242 (attempt 1)" in run.summary
     assert "one full check saved" in run.summary
     assert scene.github.unmatched == []
+    called = scene.github.routes_called() - {f"GET {BLOB_PREFIX}"}
+    assert "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs" in called
+    assert called - {"POST /graphql"} <= openapi_routes()
 
 
 def test_a_network_failure_is_re_run_once_without_a_model_call(scene: Scene) -> None:

@@ -9,7 +9,16 @@ import pytest
 from fixbot.errors import ConfigError, GitHubError
 from fixbot.github.fromrun import api_url, repository_from_remote
 from fixbot.github.rest import GitHub, default_retry
-from fixbot.github.runs import Job, JobLog, RunFacts, Runs, Step, first_failure, parse_run_ref
+from fixbot.github.runs import (
+    Job,
+    JobLog,
+    RunFacts,
+    Runs,
+    Step,
+    download,
+    first_failure,
+    parse_run_ref,
+)
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.test_github_rest import openapi_routes
 
@@ -54,6 +63,12 @@ def test_the_failed_jobs_logs_are_read_through_the_redirect_without_the_token(
     assert len(blob) == 1 and "Authorization" not in blob[0].headers
     api = [r for r in github_server.requests if not r.path.startswith(BLOB_PREFIX)]
     assert all(r.headers["Authorization"] == "token ghs_token" for r in api)
+
+
+def test_a_long_log_keeps_its_last_bytes(github_server: FakeGitHub) -> None:
+    github_server.logs[1] = "".join(f"line {n}\n" for n in range(10_000))
+    text = download(f"{github_server.url}{BLOB_PREFIX}1", limit=1000)
+    assert len(text.encode()) == 1000 and text.endswith("line 9999\n")
 
 
 def test_rerun_failed_jobs_posts_once(github_server: FakeGitHub) -> None:
