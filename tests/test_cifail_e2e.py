@@ -15,7 +15,7 @@ import pytest
 from fixbot.github.render import STATUS_MARKER
 from tests.fakes.action_env import REPOSITORY, ActionRun, ActionSandbox, load_event
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
-from tests.fakes.model_server import FakeModelServer, tool_call
+from tests.fakes.model_server import FakeModelServer, text
 from tests.fakes.repo import git
 from tests.test_github_rest import openapi_routes
 
@@ -36,10 +36,13 @@ if total([1, 2]) != 3:
     raise SystemExit(1)
 print("1 passed")
 """
+# The text edit protocol (SEARCH/REPLACE blocks), then a clean self-review (a JSON list).
 FIX = (
-    tool_call("replace_in_file", path="calc.py", old="sum(xs) - 1", new="sum(xs)"),
-    tool_call("finish", summary="drop the off-by-one"),
-    tool_call("submit_review", findings=[]),
+    text(
+        "calc.py\n<<<<<<< SEARCH\n    return sum(xs) - 1\n=======\n    return sum(xs)\n"
+        ">>>>>>> REPLACE\n\nSUMMARY: drop the off-by-one"
+    ),
+    text("[]"),
 )
 STEPS = [("Set up job", "success"), ("Run tests", "failure"), ("Post job cleanup", "success")]
 
@@ -98,7 +101,7 @@ class Scene:
             **inputs,
         }
         env = self.box.env("workflow_run", event, ws, settings)
-        env.update({"FIXBOT_EDIT_PROTOCOL": "tools", "OPENAI_API_KEY": "sk-fake"})
+        env.update({"FIXBOT_EDIT_PROTOCOL": "text", "OPENAI_API_KEY": "sk-fake"})
         return self.box.run(env)
 
     def nothing_done(self, run: ActionRun, why: str) -> None:
