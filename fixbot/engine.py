@@ -19,7 +19,8 @@ from typing import Any
 from fixbot import breaker, git, loop, outcome
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
-from fixbot.errors import ConfigError
+from fixbot.errors import ConfigError, Interrupted
+from fixbot.lock import run_lock
 from fixbot.models import (
     Attempt,
     BreakerState,
@@ -31,6 +32,7 @@ from fixbot.models import (
     ReviewThread,
 )
 from fixbot.outcome import best_snapshot
+from fixbot.preflight import preflight
 from fixbot.progress import Progress, attempt_label
 from fixbot.redact import Redactor
 from fixbot.runlog import FirstFailure
@@ -294,15 +296,36 @@ def run(
     `first_failure` is a failure log from elsewhere (a failed CI run, `--from-log`): it is the
     first failing run, so the initial check is skipped; every fix is still verified.
 
-    Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
-    SIGTERM arrives (the check's process group is killed and the state saved first).
+    Before anything runs, `fixbot.preflight` checks the set-up (a fixer, the model keys, the
+    check's programs, a repository with a commit) and the repository's run lock is taken (one
+    run per repository, `fixbot.lock`).
+
+    Raises `ConfigError` for bad configuration (listing every problem), `Cancelled` when
+    SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
+    state saved first, so the same command resumes).
     """
+    problems = preflight(settings, repo, env, fixer_given=agents is not None)
+    if problems:
+        raise ConfigError(problems)
     top = git.toplevel(repo)
-    if top is None:
-        raise ConfigError(
-            [f"{repo} is not inside a git repository: run fixbot in a clone (or git init)"]
-        )
+    assert top is not None  # preflight checked it
     root = top.resolve()
+    with run_lock(root / settings.state_dir):
+        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads)
+
+
+def _run_locked(
+    settings: Settings,
+    root: Path,
+    repo: Path,
+    env: Mapping[str, str],
+    progress: Progress | None,
+    hint: str | None,
+    agents: Agents | None,
+    sleep: Callable[[float], None],
+    threads: Sequence[ReviewThread],
+) -> tuple[Outcome, RunState]:
+    """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
     agents = agents or build_agents(settings, env, workdir)
@@ -331,5 +354,8 @@ def run(
         except Cancelled:
             this.save()
             raise
+        except KeyboardInterrupt:
+            this.save()
+            raise Interrupted("interrupted; the state is saved: run again to continue") from None
         finally:
             progress.close()
