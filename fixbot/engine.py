@@ -311,7 +311,9 @@ def run(
     assert top is not None  # preflight checked it
     root = top.resolve()
     with run_lock(root / settings.state_dir):
-        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads)
+        return _run_locked(
+            settings, root, repo, env, progress, hint, agents, sleep, threads, first_failure
+        )
 
 
 def _run_locked(
@@ -324,6 +326,7 @@ def _run_locked(
     agents: Agents | None,
     sleep: Callable[[float], None],
     threads: Sequence[ReviewThread],
+    first_failure: FirstFailure | None,
 ) -> tuple[Outcome, RunState]:
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)

@@ -246,8 +246,7 @@ class Settings(BaseModel):
         None, description="When set, fixbot only acts on pull requests with this label."
     )
     allow_drafts: Annotated[bool, _s(cli=False, trust=True)] = Field(
-        False,
-        description="Fix draft pull requests too (the `require-label` label also opts one in).",
+        False, description="Fix draft pull requests too (so does the `require-label` label)."
     )
     max_fixes_per_pr: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
         3, ge=1, le=100, description="fixbot's fix commits on one pull request before it stops."
