@@ -10,28 +10,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fixbot.agent.errors import KEY_VARIABLES
+from fixbot import secrets
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
 from fixbot.settings import Settings
 
-# Never handed to the check or the fix commands, which run the repository's (and the model's) code:
-# the Action's inputs (the GitHub token among them), GitHub's own tokens, and model provider keys.
-SCRUBBED_PREFIXES = ("INPUT_", "FIXBOT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
-# The model provider keys (`fixbot.agent.errors.KEY_VARIABLES`, the `*_API_KEY` ones: cloud
-# credentials such as AWS_* stay, the check may need them) and GitHub's tokens.
-SCRUBBED_NAMES = frozenset(
-    {"GITHUB_TOKEN", "GH_TOKEN", "AZURE_OPENAI_API_KEY"}
-    | {name for name in KEY_VARIABLES.values() if name.endswith("_API_KEY")}
-)
-
 
 def check_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` without the variables the check and fix commands must never see."""
-    return {
-        name: value
-        for name, value in env.items()
-        if name not in SCRUBBED_NAMES and not name.startswith(SCRUBBED_PREFIXES)
-    }
+    """`env` without the variables the check and fix commands must never see (`fixbot.secrets`)."""
+    return secrets.check_environment(env)
 
 
 class Agents:

@@ -222,6 +222,7 @@ class Run:
             oscillation=previous is not None and previous.number in self.state.oscillated,
             tokens_used=self.state.tokens,
             cost_used_usd=self.state.cost_usd,
+            state_dir=self.settings.state_dir,
             **extra,
         )
 

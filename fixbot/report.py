@@ -28,6 +28,7 @@ NEXT_STEPS = {
     "server_error": "A service the check calls answered 5xx. Retry later, or mock it in tests.",
     "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
     "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
+    "schema": "The data broke a schema or constraint: fix the data or migration, not the code.",
 }
 DEFAULT_STEPS = (
     "Read the repeated error below and the diagnoses in the attempts table; the fix likely needs "
