@@ -133,8 +133,7 @@ def _run(ctx: Context) -> render.Report:
     head_verdict = gates.gate_head(author, subject)
     if not head_verdict.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
-    where = (ctx.env, ctx.workspace, ctx.inputs.token, ctx.connect, ctx.out, ctx.git_env)
-    ci = cifail.prepare(cifail.Where(*where, ctx.run_url), event)  # issue 17: gates, run logs
+    ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
     if ci.refusal is not None:
         return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
     ctx.notes.extend(ci.notes)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Protocol, TextIO
 
 from fixbot import git
 from fixbot.config import workflow_value
@@ -28,6 +28,7 @@ from fixbot.errors import GitHubError
 from fixbot.github import prgates, render, workflow
 from fixbot.github.event import Event
 from fixbot.github.gates import Verdict
+from fixbot.github.inputs import Inputs
 from fixbot.github.rest import Connector, GitHub, mapped
 from fixbot.github.runs import Job, RunFacts, Runs, first_failure
 from fixbot.models import Classification, ErrorClass, Outcome, OutcomeKind
@@ -42,22 +43,28 @@ RUNNER_LOST_RE = re.compile(
 SETUP_STEP_RE = re.compile(r"^(?:Set up job|Set up |Initialize containers|Run actions/)")
 
 
-@dataclass
-class Where:
-    """The Action's environment as `prepare` needs it (resolved by `fixbot.github.action`)."""
+class Where(Protocol):
+    """What `prepare` needs of the Action's run (`fixbot.github.action.Context` has it)."""
 
     env: Mapping[str, str]
     workspace: Path
-    token: str
-    connect: Connector
+    inputs: Inputs
     out: TextIO
-    git_env: dict[str, str]
     run_url: str
 
-    def github(self, repository: str) -> GitHub:
-        """The REST client for `repository` (no request made)."""
-        api = self.env.get("GITHUB_API_URL", "https://api.github.com")
-        return self.connect(self.token, api, repository)
+    @property
+    def connect(self) -> Connector:
+        """Makes the REST client: (token, API URL, `owner/name`) -> `GitHub`."""
+
+    @property
+    def git_env(self) -> dict[str, str]:
+        """Environment for git commands that reach the remote."""
+
+
+def github(where: Where, repository: str) -> GitHub:
+    """The REST client for `repository` at `GITHUB_API_URL` (no request made)."""
+    api = where.env.get("GITHUB_API_URL", "https://api.github.com")
+    return where.connect(where.inputs.token, api, repository)
 
 
 @dataclass
@@ -94,7 +101,7 @@ def pull_facts(where: Where, event: Event) -> prgates.PullFacts | None:
             head_sha=pr.head_sha,
         )
     with mapped(f"read pull request #{pr.number}", "pull-requests: read"):
-        pull = where.github(event.repository).repo.get_pull(pr.number)
+        pull = github(where, event.repository).repo.get_pull(pr.number)
         return prgates.PullFacts(
             number=pr.number,
             author=pull.user.login,
@@ -127,7 +134,7 @@ def comment(where: Where, event: Event, number: int, kind: OutcomeKind, reason: 
         outcome=Outcome(outcome=kind, reason=reason), links=render.Links(run_url=where.run_url)
     )
     try:
-        where.github(event.repository).upsert_status_comment(number, render.status_comment(data))
+        github(where, event.repository).upsert_status_comment(number, render.status_comment(data))
     except GitHubError as exc:
         return f"the pull request's status comment was not written: {exc}"
     return ""
@@ -180,7 +187,7 @@ def flake(where: Where, event: Event, run: RunFacts, why: Classification) -> str
     """Re-run the failed jobs on the first attempt; report a flake after that. The reason."""
     kind = f"a transient failure ({why.category})"
     if run.attempt <= 1:
-        Runs(where.github(event.repository)).rerun_failed_jobs(run.id)
+        Runs(github(where, event.repository)).rerun_failed_jobs(run.id)
         return (
             f"run {run.id} failed with {kind}, not a code problem: its failed jobs were re-run "
             "once (attempt 2); no model call, no edit"
@@ -201,7 +208,7 @@ def from_run(where: Where, event: Event) -> Prepared:
     """The failed jobs' logs of the triggering run: a flake re-run, or the first failure."""
     assert event.run_id is not None
     run = RunFacts(id=event.run_id, attempt=event.run_attempt or 1, head_sha=event.sha)
-    runs = Runs(where.github(event.repository))
+    runs = Runs(github(where, event.repository))
     try:
         jobs = runs.jobs(run.id)
         logs = [runs.log(job) for job in jobs if job.failed]
