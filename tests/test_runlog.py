@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fixbot.classify import classify
 from fixbot.condense import condense_text
@@ -95,6 +97,21 @@ def test_a_log_without_error_markers_is_kept_whole() -> None:
     ],
 )
 def test_plain_text_from_anywhere_passes_through(text: str) -> None:
+    expected = [line.rstrip() for line in text.splitlines()]
+    while expected and not expected[-1].strip():
+        expected.pop()
+    assert clean_log(text).text == "\n".join(expected)
+
+
+# A line of text from anywhere: no timestamp in front, no `##[` marker, no byte-order mark.
+PLAIN_LINE = st.text(
+    alphabet=st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp")), max_size=40
+).filter(lambda line: not line.startswith(("##[", "\ufeff")) and not line[:1].isdigit())
+
+
+@given(st.lists(PLAIN_LINE, max_size=20))
+def test_any_plain_text_passes_through_but_for_trailing_space(lines: list[str]) -> None:
+    text = "\n".join(lines)
     expected = [line.rstrip() for line in text.splitlines()]
     while expected and not expected[-1].strip():
         expected.pop()
