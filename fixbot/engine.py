@@ -258,6 +258,9 @@ class Run:
 
     def finish(self, kind: OutcomeKind, reason: str) -> None:
         """Record the outcome and write the report (the loop saves the state)."""
+        now = time.monotonic()  # the report shows the wall time up to this moment
+        self.state.elapsed_s += now - self.clock
+        self.clock = now
         outcome.finish(
             self.state,
             kind,
@@ -265,6 +268,7 @@ class Run:
             settings=self.settings,
             state_dir=self.state_dir,
             redactor=self.redactor,
+            repo=self.repo,
         )
 
 

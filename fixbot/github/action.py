@@ -25,6 +25,7 @@ from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.outcome import state_dir_of
 from fixbot.secrets import secret_values
 from fixbot.settings import Settings
 from fixbot.state import RunState
@@ -387,7 +388,7 @@ def outputs(outcome: Outcome) -> dict[str, str]:
 def _annotate(ctx: Context, outcome: Outcome) -> None:
     if not outcome.report_path:
         return
-    state_log = _last_log(Path(outcome.report_path).parent)  # the report sits in the state dir
+    state_log = _last_log(state_dir_of(Path(outcome.report_path)))
     if state_log is None:
         return
     text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
