@@ -10,16 +10,18 @@ loses no attempt.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fixbot import breaker, git, loop, outcome
+from fixbot import breaker, git, loop, outcome, sandbox, setup
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
-from fixbot.errors import ConfigError, Interrupted
+from fixbot.commands import Launcher
+from fixbot.errors import ConfigError, Interrupted, SetupError
 from fixbot.lock import run_lock
 from fixbot.models import (
     Attempt,
@@ -85,6 +87,7 @@ class Run:
             analyst=agents.analyst is not None,
             threads=len(self.threads),
             threads_fixer=agents.threads,
+            setup=bool(settings.setup),
             seeded=first is not None,
         )
 
@@ -104,7 +107,10 @@ class Run:
         """Execute steps until `next_step` says Done; save the state after each."""
         with self.groups:
             while not isinstance(step := loop.next_step(self.state, self.observe()), loop.Done):
-                self.execute(step)
+                try:
+                    self.execute(step)
+                except SetupError as exc:  # not a code failure: no fixer runs, nothing is kept
+                    self.finish(OutcomeKind.ERROR, str(exc))
                 self.save()
         assert self.state.outcome is not None
         return self.state.outcome
@@ -113,6 +119,8 @@ class Run:
         """Run one step (see `fixbot.loop` for what each one means)."""
         self.group(step)
         match step:
+            case loop.Setup(number, manifests):
+                self.prepare(number, manifests)
             case loop.Seed():
                 self.seed()
             case loop.Check():
@@ -134,9 +142,11 @@ class Run:
     def group(self, step: loop.Step) -> None:
         """Keep the steps of one attempt (check or fix, then verify) in one progress group."""
         title = None
-        if isinstance(step, loop.Check | loop.Seed):
+        if isinstance(step, loop.Setup) and step.number == 0:
+            title = "fixbot: set-up"
+        elif isinstance(step, loop.Check | loop.Seed):
             title = f"fixbot: {attempt_label(0)} ({Phase.CHECK.value})"
-        elif isinstance(step, loop.Fix | loop.Verify):
+        elif isinstance(step, loop.Fix | loop.Verify | loop.Setup):
             phase = step.phase if isinstance(step, loop.Fix) else self.state.attempts[-1].phase
             title = f"fixbot: {attempt_label(step.number)} ({phase.value})"
         if title == self.group_title:
@@ -147,6 +157,30 @@ class Run:
             self.groups.enter_context(self.progress.group(title))
 
     # -- check, fix, verify ----------------------------------------------------------------
+
+    def prepare(self, number: int, manifests: tuple[str, ...]) -> None:
+        """Run the set-up command before attempt `number`'s check and record it (saved before a
+        failure raises `SetupError`)."""
+        assert self.settings.setup is not None
+        reason = setup.SetupReason.INITIAL if number == 0 else setup.SetupReason.MANIFEST
+        due = setup.SetupDue(reason=reason, attempt=number, manifests=list(manifests))
+        why = f" ({', '.join(manifests)} changed)" if manifests else ""
+        self.progress.phase(number, self.settings.max_attempts, f"set-up{why}")
+        run = setup.prepare(
+            self.settings.setup,
+            due,
+            repo=self.repo,
+            workdir=self.checker.workdir,
+            state_dir=self.state_dir,
+            timeout=self.settings.setup_timeout,
+            env=self.checker.env,
+            redactor=self.redactor,
+            launcher=self.checker.launcher,
+        )
+        self.state.setups.append(run)
+        self.save()
+        self.progress.line(f"  set-up exit {run.exit_code} ({run.duration_s:.1f} s)")
+        setup.raise_for(run)
 
     def initial_check(self) -> None:
         """Record attempt 0 (saved before the check runs) and run the check."""
@@ -195,7 +229,8 @@ class Run:
             if attempt.is_fix:
                 ref = f"refs/fixbot/attempt-{attempt.number}"
                 message = f"fixbot attempt {attempt.number}"
-                attempt.snapshot_sha = git.snapshot(self.repo, ref, message)
+                paths = outcome.changed_paths(self.state)
+                attempt.snapshot_sha = git.snapshot(self.repo, ref, message, paths=paths)
             if attempt.passed and attempt.is_fix:
                 outcome.commit(self.repo, self.settings, self.state, attempt)
         if attempt.is_fix:
@@ -336,26 +371,41 @@ def _run_locked(
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
-    agents = agents or build_agents(settings, env, workdir)
-    progress = progress or Progress()
-    for note in agents.notes:
-        progress.line(f"note: {note}")
-    redactor = Redactor.from_env(env)
-    state_dir = root / settings.state_dir
-    checker = Checker(
-        settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
-    )
-    this = Run(
-        settings,
-        root,
-        state,
-        agents,
-        progress,
-        checker,
-        hint=hint,
-        threads=threads,
-        first=first_failure,
-    )
+    identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
+    with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
+        redactor = Redactor.from_env(env)
+        launcher = Launcher(
+            root,
+            check_environment(env),
+            who,
+            redactor.redact,
+            settings.max_log_bytes,
+            sandbox.private_names(settings.state_dir),
+        )
+        agents = agents or build_agents(settings, env, workdir, launcher)
+        progress = progress or Progress()
+        for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
+            progress.line(f"note: {note}")
+        state_dir = root / settings.state_dir
+        checker = Checker(
+            settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
+        )
+        checker.launcher = launcher
+        this = Run(
+            settings,
+            root,
+            state,
+            agents,
+            progress,
+            checker,
+            hint=hint,
+            threads=threads,
+            first=first_failure,
+        )
+        return _drive(this, progress)
+
+
+def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
     with sigterm_cancels():
         try:
             return this.drive(), this.state

@@ -1,9 +1,9 @@
 """Verify an attempt: run the check (transient failures re-run after backoff), digest the
 failure, and record the result in the attempt.
 
-The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), redacted in
-place; the digested `Failure` of each attempt is kept in memory and re-digested from its log after
-a resume.
+The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), bounded
+and redacted as they are written (`fixbot.commands.Launcher`); the digested `Failure` of each
+attempt is kept in memory and re-digested from its log after a resume.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from pathlib import Path
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
 from fixbot import breaker
+from fixbot.commands import Launcher
 from fixbot.digest import digest
 from fixbot.models import Attempt, CheckResult, ErrorClass, Failure
 from fixbot.progress import Progress
-from fixbot.redact import Redactor, redact_file
+from fixbot.redact import Redactor
 from fixbot.runlog import FirstFailure
-from fixbot.runner import run_check
 from fixbot.settings import Settings
 
 EXCERPT_LINES = 25
@@ -47,6 +47,12 @@ class Checker:
     env: Mapping[str, str]
     sleep: Callable[[float], None] = time.sleep
     failures: dict[int, Failure] = field(default_factory=dict)
+    launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
+
+    def run_command(self, log: Path) -> CheckResult:
+        """Run the check through the launcher (the one way a project command runs)."""
+        launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
+        return launcher.run(self.settings.check, self.workdir, log, self.settings.timeout)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;
@@ -67,14 +73,12 @@ class Checker:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
         name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
-        s = self.settings
-        result = run_check(s.check, self.workdir, log, s.timeout, env=self.env)
+        result = self.run_command(log)
         attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
         attempt.passed = result.passed
         attempt.check_duration_s += result.duration_s
         attempt.transient_retries = retry_index
         attempt.log_path = str(log.relative_to(self.repo))
-        redact_file(log, self.redactor)
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             self.failures.pop(attempt.number, None)
@@ -86,8 +90,7 @@ class Checker:
         becomes the attempt's `check.log` (redacted) and is digested; nothing is run."""
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / "check.log"
         log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(first.text + "\n", encoding="utf-8")
-        redact_file(log, self.redactor)
+        log.write_text(self.redactor.redact(first.text) + "\n", encoding="utf-8")
         code = first.exit_code or 1  # a log given as failed is failed, whatever it says
         attempt.exit_code, attempt.timed_out, attempt.passed = code, False, False
         attempt.log_path = str(log.relative_to(self.repo))
