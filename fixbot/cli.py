@@ -105,6 +105,19 @@ def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
     )
     run.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
     add_pull_request_options(run)
+    source = run.add_mutually_exclusive_group()  # the first failing run, from elsewhere
+    source.add_argument(
+        "--from-log",
+        metavar="FILE",
+        help="a failure log from elsewhere (- for standard input) is the first failing run: no "
+        "initial check; every fix is still verified by the check",
+    )
+    source.add_argument(
+        "--from-run",
+        metavar="RUN",
+        help="a failed GitHub Actions run (its id or URL; token in GITHUB_TOKEN or GH_TOKEN): "
+        "its failed jobs' logs are the first failing run",
+    )
     if run_options:
         add_setting_options(run)
     commands.add_parser(
@@ -151,6 +164,7 @@ def command_run(args: argparse.Namespace) -> int:
                 env=os.environ,
                 progress=make_progress(os.environ),
                 hint=settings.hint,
+                first_failure=first_failure(args, directory),
             )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))
@@ -167,6 +181,35 @@ def command_run(args: argparse.Namespace) -> int:
         return Interrupted.exit_code
     print_outcome(outcome, as_json=args.json)
     return outcome.exit_code
+
+
+def first_failure(args: argparse.Namespace, directory: Path) -> Any:
+    """The `FirstFailure` given by `--from-log` / `--from-run`, or None; notes go to stderr.
+
+    A log that shows a transient failure (network, rate limit, ...) is not a code problem: the
+    check is run instead. Raises `ConfigError` for an unreadable log or run.
+    """
+    if not (args.from_log or args.from_run):
+        return None
+    from fixbot.models import ErrorClass
+    from fixbot.runlog import classify_first, read_log
+
+    notes: list[str] = []
+    if args.from_log:
+        first = read_log(args.from_log)
+    else:
+        from fixbot.github.fromrun import fetch
+
+        first, notes = fetch(args.from_run, os.environ, directory)
+    found = classify_first(first)
+    if found.error_class is ErrorClass.TRANSIENT:
+        notes.append(
+            f"the log of {first.source} shows a transient failure ({found.category}), not a "
+            "code problem: the check is run instead"
+        )
+    for note in notes:
+        print(f"fixbot: note: {note}", file=sys.stderr)
+    return None if found.error_class is ErrorClass.TRANSIENT else first
 
 
 def _run_pull_request(args: argparse.Namespace, settings: Any, directory: Path) -> Outcome:

@@ -37,6 +37,7 @@ from fixbot.outcome import best_snapshot
 from fixbot.preflight import preflight
 from fixbot.progress import Progress, attempt_label, fix_line
 from fixbot.redact import Redactor
+from fixbot.runlog import FirstFailure
 from fixbot.settings import Settings
 from fixbot.state import RunState, prepare_state, save_state
 from fixbot.verify import Checker
@@ -68,9 +69,11 @@ class Run:
         hint: str | None = None,
         threads: Sequence[ReviewThread] = (),
         tried: Sequence[str] = (),
+        first: FirstFailure | None = None,
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
         self.tried = list(tried)  # earlier runs' attempts on this pull request (a retry)
+        self.first = first  # a failure log from elsewhere: attempt 0, no initial check
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
@@ -87,6 +90,7 @@ class Run:
             threads=len(self.threads),
             threads_fixer=agents.threads,
             setup=bool(settings.setup),
+            seeded=first is not None,
         )
 
     def save(self) -> None:
@@ -119,6 +123,8 @@ class Run:
         match step:
             case loop.Setup(number, manifests):
                 self.prepare(number, manifests)
+            case loop.Seed():
+                self.seed()
             case loop.Check():
                 self.initial_check()
             case loop.Fix(number, phase):
@@ -140,7 +146,7 @@ class Run:
         title = None
         if isinstance(step, loop.Setup) and step.number == 0:
             title = "fixbot: set-up"
-        elif isinstance(step, loop.Check):
+        elif isinstance(step, loop.Check | loop.Seed):
             title = f"fixbot: {attempt_label(0)} ({Phase.CHECK.value})"
         elif isinstance(step, loop.Fix | loop.Verify | loop.Setup):
             phase = step.phase if isinstance(step, loop.Fix) else self.state.attempts[-1].phase
@@ -184,6 +190,17 @@ class Run:
             self.state.attempts.append(Attempt(number=0, phase=Phase.CHECK))
             self.save()
         self.verify(self.state.attempts[0], rerun=True)
+
+    def seed(self) -> None:
+        """Record attempt 0 from the given failure log (saved first); no check is run."""
+        assert self.first is not None
+        if not self.state.attempts:
+            self.state.attempts.append(Attempt(number=0, phase=Phase.CHECK))
+            self.save()
+        self.progress.phase(0, self.settings.max_attempts, f"the log of {self.first.source}")
+        self.checker.seed(self.state.attempts[0], self.first)
+        self.state.attempts[0].done = True
+        self.state.notes.append(seeded_note(self.first))
 
     def fix(self, number: int, phase: Phase) -> None:
         """Record attempt `number` (saved before the fixer runs), run the fixer, record it."""
@@ -292,6 +309,14 @@ class Run:
         )
 
 
+def seeded_note(first: FirstFailure) -> str:
+    """The report's line about a run that started from a failure log instead of a check."""
+    return (
+        f"the first failing run is the log of {first.source}: no initial check was run "
+        "(one full check saved); every fix was verified by the check command"
+    )
+
+
 def run(
     settings: Settings,
     repo: Path,
@@ -303,6 +328,7 @@ def run(
     sleep: Callable[[float], None] = time.sleep,
     threads: Sequence[ReviewThread] = (),
     tried: Sequence[str] = (),
+    first_failure: FirstFailure | None = None,
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
@@ -312,6 +338,8 @@ def run(
     attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
     `tried` are one-line accounts of earlier runs' attempts (a `/fixbot retry`), shown to the
     model as "already tried, do not repeat".
+    `first_failure` is a failure log from elsewhere (a failed CI run, `--from-log`): it is the
+    first failing run, so the initial check is skipped; every fix is still verified.
 
     Before anything runs, `fixbot.preflight` checks the set-up (a fixer, the model keys, the
     check's programs, a repository with a commit) and the repository's run lock is taken (one
@@ -328,7 +356,9 @@ def run(
     assert top is not None  # preflight checked it
     root = top.resolve()
     with run_lock(root / settings.state_dir):
-        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads, tried)
+        return _run_locked(
+            settings, root, repo, env, progress, hint, agents, sleep, threads, tried, first_failure
+        )
 
 
 def _run_locked(
@@ -342,6 +372,7 @@ def _run_locked(
     sleep: Callable[[float], None],
     threads: Sequence[ReviewThread],
     tried: Sequence[str] = (),
+    first_failure: FirstFailure | None = None,
 ) -> tuple[Outcome, RunState]:
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
@@ -376,6 +407,7 @@ def _run_locked(
             hint=hint,
             threads=threads,
             tried=tried,
+            first=first_failure,
         )
         return _drive(this, progress)
 

@@ -9,6 +9,8 @@ The phases and their steps:
 
     setup   Setup(n, manifests)   run the set-up command before the check of attempt n (0: the
                                   initial check; n > 0: its fix changed a dependency manifest)
+    seed    Seed()                attempt 0 from a failure log given from elsewhere (a failed
+                                  CI run's job log, `--from-log`): no check is run
     check   Check()               run the check on the tree as it is (attempt 0)
     fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
     verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
@@ -63,6 +65,12 @@ class Setup:
 @dataclass(frozen=True)
 class Check:
     """Run the check on the tree as it is: the initial check, attempt 0 (recorded if missing)."""
+
+
+@dataclass(frozen=True)
+class Seed:
+    """Record attempt 0 from the given failure log (`Observation.seeded`) instead of running the
+    check: the first failing run comes from elsewhere, and every fix is still verified."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,7 @@ class Done:
     """The outcome is recorded: nothing is left to do (publishing is the caller's)."""
 
 
-Step = Setup | Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
+Step = Setup | Seed | Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
 
 
 @dataclass(frozen=True)
@@ -131,7 +139,8 @@ class Observation:
     `elapsed_s` is the run's wall time in seconds (across resumed processes); `fixer`,
     `reviewer`, `analyst` say which agents are configured; `threads` counts the open review
     threads given to the run and `threads_fixer` whether the fixer can address them (a model);
-    `setup` whether a set-up command is configured.
+    `setup` whether a set-up command is configured;
+    `seeded` says a failure log was given as the first failing run (see `Seed`).
     """
 
     limits: breaker.Limits
@@ -143,6 +152,7 @@ class Observation:
     threads: int = 0
     threads_fixer: bool = False
     setup: bool = False
+    seeded: bool = False
 
 
 Rule = Callable[[RunState, Observation], Step | None]
@@ -214,6 +224,11 @@ def prepare(state: RunState, seen: Observation) -> Step | None:
         number, changed = last.number, last.files_changed
     due = setup.setup_due(seen.setup, state.setups, number, changed)
     return Setup(due.attempt, tuple(due.manifests)) if due is not None else None
+
+
+def seed(state: RunState, seen: Observation) -> Step | None:
+    """A failure log was given and attempt 0 is not recorded yet -> Seed (no initial check)."""
+    return Seed() if seen.seeded and (not state.attempts or not state.attempts[0].done) else None
 
 
 def check(state: RunState, seen: Observation) -> Step | None:
@@ -304,6 +319,7 @@ def succeed(state: RunState, seen: Observation) -> Step | None:
 TABLE: tuple[tuple[str, Rule], ...] = (
     ("done", done),
     ("setup", prepare),
+    ("seed", seed),
     ("check", check),
     ("fix", fix),
     ("verify", verify),

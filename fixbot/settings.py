@@ -304,6 +304,21 @@ class Settings(BaseModel):
     max_runs_per_day: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
         10, ge=1, le=1000, description="fixbot runs per pull request in 24 hours."
     )
+    allow_bots: Annotated[bool, _s(cli=False, trust=True)] = Field(
+        False, description="Fix pull requests opened by bots (any `[bot]` login but fixbot's own)."
+    )
+    skip_label: Annotated[str, _s(metavar="LABEL", cli=False, trust=True)] = Field(
+        "no-fixbot", min_length=1, description="fixbot leaves pull requests with this label alone."
+    )
+    require_label: Annotated[str | None, _s(metavar="LABEL", cli=False, trust=True)] = Field(
+        None, description="When set, fixbot only acts on pull requests with this label."
+    )
+    allow_drafts: Annotated[bool, _s(cli=False, trust=True)] = Field(
+        False, description="Fix draft pull requests too (so does the `require-label` label)."
+    )
+    max_fixes_per_pr: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
+        3, ge=1, le=100, description="fixbot's fix commits on one pull request before it stops."
+    )
 
     @field_validator("check")
     @classmethod

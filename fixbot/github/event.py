@@ -48,6 +48,9 @@ class PullRequest(BaseModel):
     head_sha: str
     head_repo: str | None
     base_ref: str
+    author: str | None = None  # None where the payload omits it (workflow_run's pull_requests)
+    labels: list[str] | None = None
+    draft: bool | None = None
 
 
 class Actor(BaseModel):
@@ -86,6 +89,9 @@ class Event(BaseModel):
     head_repo: str | None = None
     pull_request: PullRequest | None = None
     run_conclusion: str | None = None  # workflow_run only
+    run_id: int | None = None  # workflow_run only: the failed run, its attempt (1-based), actor
+    run_attempt: int | None = None
+    run_actor: str | None = None
     comment_issue: int | None = None  # issue_comment only
     on_pull_request: bool = False  # issue_comment only: the issue is a pull request
     comment: Comment | None = None  # issue_comment, pull_request_review[_comment]
@@ -127,6 +133,9 @@ def _pull_request(raw: Mapping[str, Any], repository: str) -> PullRequest:
         head_sha=str(head.get("sha", "")),
         head_repo=full or (None if head_repo is None else repository),
         base_ref=str(base.get("ref", "")),
+        author=(raw.get("user") or {}).get("login"),
+        labels=[str(lab.get("name", "")) for lab in raw["labels"]] if "labels" in raw else None,
+        draft=raw.get("draft"),
     )
 
 
@@ -213,6 +222,9 @@ def _workflow_run(base: Event, run: Mapping[str, Any], repository: str) -> Event
             "sha": run["head_sha"],
             "head_repo": head_repo,
             "run_conclusion": run.get("conclusion"),
+            "run_id": run.get("id"),
+            "run_attempt": run.get("run_attempt"),
+            "run_actor": (run.get("triggering_actor") or run.get("actor") or {}).get("login"),
             "pull_request": pulls[0] if pulls and head_repo == repository else None,
         }
     )

@@ -11,6 +11,9 @@ People and runs: `GET /user` answers `token_login` (403 like an installation tok
 logins answer 404), `RepoState.runs` maps workflow run ids to their status, and reactions on
 issue comments are kept in each comment's `reactions` list. Comments are written as
 `token_login` (or github-actions[bot]); `add_comment` adds one by someone else.
+Workflow runs (`add_run`): the run, its jobs, each job's log (a 302 to a plain-text download
+under `/_blob/`, as GitHub redirects to its storage), and re-running the failed jobs (recorded
+in `RepoState.reruns`). `add_pull` stores a pull request with an author, labels and a draft flag.
 
 `POST /graphql` runs GraphQL against GitHub's schema (see `tests.fakes.github_graphql`): review
 threads per pull request (`add_thread`, `RepoState.threads`), the reply and resolve mutations
@@ -84,8 +87,25 @@ class RepoState:
     comments: list[Json] = field(default_factory=list)
     threads: dict[int, list[Json]] = field(default_factory=dict)  # PR number -> review threads
     permissions: dict[str, str] = field(default_factory=dict)  # login -> role name
-    runs: dict[int, str] = field(default_factory=dict)  # workflow run id -> status
     next_number: int = 100
+    # run id -> the workflow run (`add_run`), or only its status ("in_progress")
+    runs: dict[int, Json | str] = field(default_factory=dict)
+    jobs: dict[int, list[Json]] = field(default_factory=dict)  # run id -> its jobs
+    reruns: list[int] = field(default_factory=list)  # run ids whose failed jobs were re-run
+
+
+@dataclass
+class Redirect:
+    """A handler's answer that redirects (302) to `url`."""
+
+    url: str
+
+
+@dataclass
+class Text:
+    """A handler's plain-text answer (a log download)."""
+
+    text: str
 
 
 class FakeGitHub:
@@ -98,6 +118,7 @@ class FakeGitHub:
         self.failures: list[Failure] = []
         self.graphql_failures: list[GraphQLFailure] = []
         self.mutations: list[tuple[str, Json]] = []  # (root field, input) of each mutation
+        self.logs: dict[int, str] = {}  # job id -> its log text, served under BLOB_PREFIX
         self.ids = iter(range(1000, 10**9))
         self.token_login: str | None = None  # None: GET /user answers 403 (GITHUB_TOKEN)
         self.lock = threading.Lock()
@@ -170,6 +191,78 @@ class FakeGitHub:
         }
         state.comments.append(comment)
         return comment
+
+    def add_run(
+        self,
+        repo: str,
+        run_id: int,
+        head_sha: str,
+        branch: str,
+        jobs: list[tuple[str, str, list[tuple[str, str]], str]],
+        attempt: int = 1,
+    ) -> Json:
+        """Add a completed, failed workflow run; `jobs` are (name, conclusion, steps as (name,
+        conclusion), log text). Returns the run as the REST API shapes it."""
+        state = self.repo(repo)
+        base = f"{self._base(state)}/actions"
+        run: Json = {
+            "id": run_id,
+            "name": "CI",
+            "head_sha": head_sha,
+            "head_branch": branch,
+            "run_attempt": attempt,
+            "status": "completed",
+            "conclusion": "failure",
+            "url": f"{base}/runs/{run_id}",
+            "jobs_url": f"{base}/runs/{run_id}/jobs",
+            "html_url": f"https://github.example/{state.name}/actions/runs/{run_id}",
+        }
+        state.runs[run_id] = run
+        state.jobs[run_id] = []
+        for name, conclusion, steps, log in jobs:
+            job_id = next(self.ids)
+            self.logs[job_id] = log
+            state.jobs[run_id].append(
+                {
+                    "id": job_id,
+                    "run_id": run_id,
+                    "name": name,
+                    "status": "completed",
+                    "conclusion": conclusion,
+                    "url": f"{base}/jobs/{job_id}",
+                    "html_url": f"https://github.example/{state.name}/actions/runs/{run_id}/job/{job_id}",
+                    "steps": [
+                        {"number": n, "name": step, "status": "completed", "conclusion": result}
+                        for n, (step, result) in enumerate(steps, start=1)
+                    ],
+                }
+            )
+        return run
+
+    def add_pull(
+        self,
+        repo: str,
+        number: int,
+        head: tuple[str, str],
+        author: str = "octocat",
+        labels: tuple[str, ...] = (),
+        draft: bool = False,
+        base: str = "main",
+    ) -> Json:
+        """Add an open pull request `number` from branch `head` = (ref, sha) into `base`."""
+        state = self.repo(repo)
+        issue = self.issue_json(state, number, {"title": "a change", "labels": list(labels)}, True)
+        issue["user"] = {"login": author, "type": "Bot" if author.endswith("[bot]") else "User"}
+        state.issues.append(issue)
+        pull = {
+            **issue,
+            "url": f"{self._base(state)}/pulls/{number}",
+            "draft": draft,
+            "head": {"ref": head[0], "sha": head[1], "label": head[0]},
+            "base": {"ref": base, "sha": "0" * 40, "label": base},
+        }
+        state.pulls.append(pull)
+        return pull
 
     def review_thread(self, thread_id: str) -> Json:
         """The stored review thread `thread_id` (its comments include fixbot's replies)."""
@@ -382,15 +475,6 @@ def _permission(
     return 200, {"permission": CLASSIC.get(role, role), "role_name": role, "user": user}
 
 
-def _workflow_run(
-    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
-) -> tuple[int, Any]:
-    status = repo.runs.get(int(args["run_id"]))
-    if status is None:
-        return 404, {"message": "Not Found"}
-    return 200, {"id": int(args["run_id"]), "status": status}
-
-
 def _react(
     gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
 ) -> tuple[int, Any]:
@@ -412,10 +496,46 @@ def _react(
     return 201, {"id": next(gh.ids), "content": body["content"]}
 
 
+def _get_run(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    run = repo.runs.get(int(args["run_id"]))
+    if isinstance(run, str):  # only a status was recorded (the "already running" check)
+        return 200, {"id": int(args["run_id"]), "status": run}
+    return (200, run) if run else (404, {"message": "Not Found"})
+
+
+def _list_jobs(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    jobs = repo.jobs.get(int(args["run_id"]))
+    if jobs is None:
+        return 404, {"message": "Not Found"}
+    return 200, {"total_count": len(jobs), "jobs": jobs}
+
+
+def _job_logs(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    job_id = int(args["job_id"])
+    if job_id not in gh.logs:
+        return 404, {"message": "Not Found"}
+    return 302, Redirect(f"{gh.url}{BLOB_PREFIX}{job_id}?sig=fake")
+
+
+def _rerun_failed_jobs(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    run_id = int(args["run_id"])
+    if run_id not in repo.runs:
+        return 404, {"message": "Not Found"}
+    repo.reruns.append(run_id)
+    return 201, {}
+
+
 ROUTES: dict[str, Handler] = {
     "GET /user": _user,
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission": _permission,
-    "GET /repos/{owner}/{repo}/actions/runs/{run_id}": _workflow_run,
     "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions": _react,
     "GET /repos/{owner}/{repo}/pulls": _list_pulls,
     "POST /repos/{owner}/{repo}/pulls": _create_pull,
@@ -428,7 +548,12 @@ ROUTES: dict[str, Handler] = {
     "GET /repos/{owner}/{repo}/issues/{issue_number}/comments": _list_comments,
     "POST /repos/{owner}/{repo}/issues/{issue_number}/comments": _create_comment,
     "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}": _edit_comment,
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}": _get_run,
+    "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs": _list_jobs,
+    "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs": _job_logs,
+    "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs": _rerun_failed_jobs,
 }
+BLOB_PREFIX = "/_blob/job-logs/"  # the log storage GitHub redirects to (not an API route)
 
 
 def _pattern(route: str) -> re.Pattern[str]:
@@ -446,10 +571,19 @@ def _graphql(
     return github_graphql.answer(gh, body)
 
 
+def _blob(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    text = gh.logs.get(int(args["job_id"]))
+    return (200, Text(text)) if text is not None else (404, {"message": "Not Found"})
+
+
 def match(method: str, path: str) -> tuple[str, dict[str, str], Handler] | None:
     """The route template, path arguments and handler for a request, or None."""
     if f"{method} {path}" == GRAPHQL_ROUTE:
         return GRAPHQL_ROUTE, {}, _graphql
+    if method == "GET" and path.startswith(BLOB_PREFIX):
+        return f"GET {BLOB_PREFIX}", {"job_id": path.removeprefix(BLOB_PREFIX)}, _blob
     for route, pattern, handler in _COMPILED:
         found = pattern.match(f"{method} {path}")
         if found:
@@ -479,9 +613,15 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             with gh.lock:
                 gh.requests.append(record)
                 status, payload, headers = _answer(gh, found, record)
-            data = json.dumps(payload).encode()
+            kind = "application/json"
+            if isinstance(payload, Redirect):
+                headers, payload = {**headers, "Location": payload.url}, {}
+            if isinstance(payload, Text):
+                data, kind = payload.text.encode(), "text/plain"
+            else:
+                data = json.dumps(payload).encode()
             self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -502,7 +642,7 @@ def _answer(gh: FakeGitHub, found: Any, record: Recorded) -> tuple[int, Any, dic
         if failure.times > 0 and route == f"{failure.method} {failure.route}":
             failure.times -= 1
             return failure.status, failure.body, failure.headers
-    repo = gh.repo(f"{args['owner']}/{args['repo']}") if args else RepoState("")
+    repo = gh.repo(f"{args['owner']}/{args['repo']}") if "owner" in args else RepoState("")
     try:
         status, payload = handler(gh, repo, args, record.body, record.query)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a bad request body

@@ -56,8 +56,10 @@ class CliResult:
         return dict(json.loads(self.stdout.strip().splitlines()[-1]))
 
 
-def run_fixbot(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> CliResult:
-    """Run `python -m fixbot ARGS` with the current environment plus `env`."""
+def run_fixbot(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120, stdin: str | None = None
+) -> CliResult:
+    """Run `python -m fixbot ARGS` with the current environment plus `env` (and `stdin`)."""
     full_env = {**os.environ, **(env or {})}
     tools = str(Path(sys.executable).parent)
     full_env["PATH"] = tools + os.pathsep + full_env.get("PATH", "")
@@ -67,8 +69,8 @@ def run_fixbot(*args: str, env: dict[str, str] | None = None, timeout: float = 1
         capture_output=True,
         text=True,
         timeout=timeout,
-        stdin=subprocess.DEVNULL,
         check=False,
+        **({"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}),
     )
     return CliResult(done.returncode, done.stdout, done.stderr)
 

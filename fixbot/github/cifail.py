@@ -1,0 +1,238 @@
+"""Before the engine, on a pull request or a failed `workflow_run`: the gates of issue 17, then
+the failed run's own log as the first failing run (no initial check), or a re-run of a flake.
+
+`prepare` is called by `fixbot.github.action` once the branch is checked out. Order:
+1. pull request gates (`fixbot.github.prgates`: bots, labels, drafts), from the event payload
+   or, for `workflow_run` (whose `pull_requests` carry no author or labels), from
+   `GET /repos/{owner}/{repo}/pulls/{pull_number}`;
+2. `workflow_run` only: the head moved past the failed commit;
+3. the per-pull-request budget, counted from fixbot's commit trailers in `base..HEAD`; past it
+   the status comment says so;
+4. `workflow_run` only: the failed jobs' logs. A transient failure (`fixbot.classify`, plus the
+   runner's own signs) on the run's first attempt re-runs the failed jobs once, with no model
+   call and no edit; on a later attempt it is reported as flaky. Any other failure becomes the
+   loop's first failing run, which saves one full check; every fix is still verified by it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, TextIO
+
+from fixbot import git
+from fixbot.config import workflow_value
+from fixbot.errors import GitHubError
+from fixbot.github import prgates, render, workflow
+from fixbot.github.event import Event
+from fixbot.github.gates import Verdict
+from fixbot.github.inputs import Inputs
+from fixbot.github.rest import Connector, GitHub, mapped
+from fixbot.github.runs import Job, RunFacts, Runs, first_failure
+from fixbot.models import Classification, ErrorClass, Outcome, OutcomeKind
+from fixbot.runlog import FirstFailure, classify_first
+
+# Signs in a job log that the runner, not the code, failed (GitHub's own messages).
+RUNNER_LOST_RE = re.compile(
+    r"runner has received a shutdown signal|lost communication with the server"
+    r"|The hosted runner encountered an error|Unable to (?:download|resolve) action",
+    re.IGNORECASE,
+)
+SETUP_STEP_RE = re.compile(r"^(?:Set up job|Set up |Initialize containers|Run actions/)")
+
+
+class Where(Protocol):
+    """What `prepare` needs of the Action's run (`fixbot.github.action.Context` has it)."""
+
+    env: Mapping[str, str]
+    workspace: Path
+    inputs: Inputs
+    out: TextIO
+    run_url: str
+
+    @property
+    def connect(self) -> Connector:
+        """Makes the REST client: (token, API URL, `owner/name`) -> `GitHub`."""
+
+    @property
+    def git_env(self) -> dict[str, str]:
+        """Environment for git commands that reach the remote."""
+
+
+def github(where: Where, repository: str) -> GitHub:
+    """The REST client for `repository` at `GITHUB_API_URL` (no request made)."""
+    api = where.env.get("GITHUB_API_URL", "https://api.github.com")
+    return where.connect(where.inputs.token, api, repository)
+
+
+@dataclass
+class Prepared:
+    """`refusal` ends the run (outcome `refused`); else `first` seeds the loop (may be None)."""
+
+    refusal: str | None = None
+    first: FirstFailure | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def policy(env: Mapping[str, str]) -> prgates.Policy:
+    """The gate settings as the workflow alone sets them (inputs, `FIXBOT_*`): trust-bearing."""
+    return prgates.Policy(
+        allow_bots=bool(workflow_value(env, "allow_bots")),
+        skip_label=workflow_value(env, "skip_label"),
+        require_label=workflow_value(env, "require_label"),
+        allow_drafts=bool(workflow_value(env, "allow_drafts")),
+        max_fixes_per_pr=int(workflow_value(env, "max_fixes_per_pr")),
+    )
+
+
+def pull_facts(where: Where, event: Event) -> prgates.PullFacts | None:
+    """The event's pull request for the gates (read through REST when the payload lacks it)."""
+    pr = event.pull_request
+    if pr is None:
+        return None
+    if pr.author is not None and pr.labels is not None:
+        return prgates.PullFacts(
+            number=pr.number,
+            author=pr.author,
+            labels=pr.labels,
+            draft=bool(pr.draft),
+            head_sha=pr.head_sha,
+        )
+    with mapped(f"read pull request #{pr.number}", "pull-requests: read"):
+        pull = github(where, event.repository).repo.get_pull(pr.number)
+        return prgates.PullFacts(
+            number=pr.number,
+            author=pull.user.login,
+            labels=[label.name for label in pull.labels],
+            draft=bool(pull.draft),
+            head_sha=pull.head.sha,
+        )
+
+
+def source_tip(repo: Path, branch: str) -> str | None:
+    """The branch's tip as `fixbot.github.checkout.switch` fetched it, or None."""
+    ref = f"refs/remotes/origin/fixbot-source/{branch}"
+    return git.run(repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip() or None
+
+
+def fix_commits(where: Where, base: str) -> list[prgates.FixCommit]:
+    """fixbot's commits on HEAD since the pull request's `base` branch (fetched first)."""
+    ref = f"refs/remotes/origin/fixbot-base/{base}"
+    spec = f"+refs/heads/{base}:{ref}"
+    git.run(where.workspace, "fetch", "--no-tags", "--quiet", "origin", spec, env=where.git_env)
+    fmt = "%H%x00%s%x00%(trailers:key=fixbot-attempt,valueonly,separator=%x2C)%x1e"
+    out = git.run(where.workspace, "log", f"--format={fmt}", f"{ref}..HEAD")
+    rows = [entry.strip("\n").split("\0") for entry in out.split("\x1e") if entry.strip()]
+    return prgates.fix_commits([(r[0], r[1], r[2]) for r in rows if len(r) == 3])
+
+
+def comment(where: Where, event: Event, number: int, kind: OutcomeKind, reason: str) -> str:
+    """Write `reason` into the pull request's status comment; a note when that fails."""
+    data = render.Report(
+        outcome=Outcome(outcome=kind, reason=reason), links=render.Links(run_url=where.run_url)
+    )
+    try:
+        github(where, event.repository).upsert_status_comment(number, render.status_comment(data))
+    except GitHubError as exc:
+        return f"the pull request's status comment was not written: {exc}"
+    return ""
+
+
+def gates(where: Where, event: Event) -> Verdict | None:
+    """The pull request, moved-head and budget gates; the first refusal, else None."""
+    rules = policy(where.env)
+    facts = pull_facts(where, event)
+    if facts is not None:
+        verdict = prgates.gate_pull_request(facts, rules)
+    else:
+        verdict = prgates.gate_actor(event.run_actor, rules)
+    if not verdict.allowed:
+        return verdict
+    if event.name == "workflow_run" and event.branch:
+        verdict = prgates.gate_moved_head(event.sha, source_tip(where.workspace, event.branch))
+        if not verdict.allowed:
+            return verdict
+    if facts is not None and event.pull_request is not None and event.pull_request.base_ref:
+        done = fix_commits(where, event.pull_request.base_ref)
+        verdict = prgates.gate_budget(facts.number, done, rules)
+        if not verdict.allowed:
+            note = comment(where, event, facts.number, OutcomeKind.REFUSED, verdict.reason)
+            return verdict.model_copy(
+                update={"reason": "; ".join(filter(None, [verdict.reason, note]))}
+            )
+    return None
+
+
+def transient(first: FirstFailure, jobs: list[Job]) -> Classification | None:
+    """The transient classification of a failed run's log, or None when code may be at fault.
+
+    Transient: `fixbot.classify` says so (network, rate limit, server error, ...), the runner
+    was lost, or a job timed out in a set-up step.
+    """
+    if RUNNER_LOST_RE.search(first.text) or any(j.failed and not j.failed_step for j in jobs):
+        return Classification(error_class=ErrorClass.TRANSIENT, category="runner", rule="runner")
+    for job in jobs:
+        step = job.failed_step
+        if job.conclusion == "timed_out" and step and SETUP_STEP_RE.match(step.name):
+            return Classification(
+                error_class=ErrorClass.TRANSIENT, category="timeout", rule="setup_timeout"
+            )
+    found = classify_first(first)
+    return found if found.error_class is ErrorClass.TRANSIENT else None
+
+
+def flake(where: Where, event: Event, run: RunFacts, why: Classification) -> str:
+    """Re-run the failed jobs on the first attempt; report a flake after that. The reason."""
+    kind = f"a transient failure ({why.category})"
+    if run.attempt <= 1:
+        Runs(github(where, event.repository)).rerun_failed_jobs(run.id)
+        return (
+            f"run {run.id} failed with {kind}, not a code problem: its failed jobs were re-run "
+            "once (attempt 2); no model call, no edit"
+        )
+    reason = (
+        f"run {run.id} failed with {kind} again on attempt {run.attempt}: the failure is flaky "
+        "(network, rate limit or the runner), not the code; fixbot neither re-runs it again "
+        "nor edits anything"
+    )
+    workflow.warning(reason, where.out, title="fixbot: flaky run")
+    if event.pull_request is not None:
+        note = comment(where, event, event.pull_request.number, OutcomeKind.REFUSED, reason)
+        return "; ".join(filter(None, [reason, note]))
+    return reason
+
+
+def from_run(where: Where, event: Event) -> Prepared:
+    """The failed jobs' logs of the triggering run: a flake re-run, or the first failure."""
+    assert event.run_id is not None
+    run = RunFacts(id=event.run_id, attempt=event.run_attempt or 1, head_sha=event.sha)
+    runs = Runs(github(where, event.repository))
+    try:
+        jobs = runs.jobs(run.id)
+        logs = [runs.log(job) for job in jobs if job.failed]
+    except GitHubError as exc:
+        return Prepared(notes=[f"the failed run's logs were not read ({exc}); ran the check"])
+    problems = [f"job `{log.job.name}`: {log.problem}" for log in logs if log.problem]
+    first = first_failure(run, logs)
+    if first is None:
+        why = "; ".join(problems) or f"run {run.id} has no failed job with a log"
+        return Prepared(notes=[f"the failed run's logs were not read ({why}); ran the check"])
+    hiccup = transient(first, jobs)
+    if hiccup is not None:
+        return Prepared(refusal=flake(where, event, run, hiccup))
+    return Prepared(first=first, notes=problems)  # the engine's report says where it started
+
+
+def prepare(where: Where, event: Event) -> Prepared:
+    """Gates, then (on `workflow_run`) the failed run's logs; see the module docstring.
+
+    Raises `GitHubError` when the pull request cannot be read or a re-run is refused.
+    """
+    verdict = gates(where, event)
+    if verdict is not None:
+        return Prepared(refusal=verdict.reason)
+    if event.name != "workflow_run" or event.run_id is None:
+        return Prepared()
+    return from_run(where, event)

@@ -1,0 +1,96 @@
+"""`fixbot run --from-run <run id | URL>`: a failed GitHub Actions run's failed jobs' logs as
+the first failing run on this machine (see `fixbot.github.runs`).
+
+The token comes from `GITHUB_TOKEN` or `GH_TOKEN` (e.g. `GH_TOKEN=$(gh auth token)`), the
+repository from the URL, `GITHUB_REPOSITORY` or the `origin` remote, the API from
+`GITHUB_API_URL` (for a GitHub Enterprise Server URL: `https://HOST/api/v3`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from fixbot import git
+from fixbot.errors import ConfigError, GitHubError
+from fixbot.github.rest import GitHub
+from fixbot.github.runs import FAILED, Runs, first_failure, parse_run_ref
+from fixbot.runlog import FirstFailure
+
+REMOTE_RE = re.compile(
+    r"^(?:https?://[^/]+/|[\w.-]+@[^:]+:|ssh://[^/]+/)([^/]+/[^/]+?)(?:\.git)?/?$"
+)
+DEFAULT_API = "https://api.github.com"
+
+
+def repository_from_remote(url: str) -> str | None:
+    """`owner/name` of a git remote URL (https, ssh or scp-like), or None."""
+    found = REMOTE_RE.match(url.strip())
+    return found[1] if found else None
+
+
+def api_url(value: str, env: Mapping[str, str]) -> str:
+    """The REST API base for `--from-run value`: `GITHUB_API_URL`, else from the URL's host."""
+    if env.get("GITHUB_API_URL"):
+        return env["GITHUB_API_URL"]
+    host = urlsplit(value.strip()).hostname
+    if host and host != "github.com":
+        return f"https://{host}/api/v3"
+    return DEFAULT_API
+
+
+def _repository(named: str | None, env: Mapping[str, str], repo: Path) -> str:
+    if named:
+        return named
+    if env.get("GITHUB_REPOSITORY"):
+        return env["GITHUB_REPOSITORY"]
+    remote = git.run(repo, "remote", "get-url", "origin", check=False).strip()
+    found = repository_from_remote(remote) if remote else None
+    if found is None:
+        raise ConfigError(
+            [
+                "--from-run: which repository? pass the run's URL "
+                "(https://github.com/OWNER/REPO/actions/runs/ID) or set GITHUB_REPOSITORY"
+            ]
+        )
+    return found
+
+
+def fetch(value: str, env: Mapping[str, str], repo: Path) -> tuple[FirstFailure, list[str]]:
+    """The first failure of run `value` and notes (unreadable jobs, a head that differs).
+
+    Raises `ConfigError` without a token, for a run that did not fail, or when no failed job's
+    log can be read; the messages say what to do.
+    """
+    named, run_id = parse_run_ref(value)
+    token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
+    if not token:
+        raise ConfigError(
+            [
+                "--from-run needs a token with `actions: read`: set GITHUB_TOKEN or GH_TOKEN "
+                "(e.g. GH_TOKEN=$(gh auth token))"
+            ]
+        )
+    repository = _repository(named, env, repo)
+    runs = Runs(GitHub.connect(token, api_url(value, env), repository))
+    try:
+        run = runs.run(run_id)
+        logs = runs.failed_logs(run_id) if run.conclusion in FAILED else []
+    except GitHubError as exc:
+        raise ConfigError([f"--from-run {value}: {exc}"]) from exc
+    if run.conclusion not in FAILED:
+        raise ConfigError([f"--from-run: run {run_id} ended `{run.conclusion}`: nothing to fix"])
+    notes = [f"job `{log.job.name}`: {log.problem}" for log in logs if log.problem]
+    first = first_failure(run, logs)
+    if first is None:
+        why = "; ".join(notes) or "no job failed"
+        raise ConfigError([f"--from-run: no failed job's log of run {run_id} was read ({why})"])
+    head = git.head_sha(repo)
+    if run.head_sha and run.head_sha != head:
+        notes.append(
+            f"run {run_id} checked {run.head_sha[:12]}, this checkout is at {head[:12]}: "
+            "the fixes are verified here"
+        )
+    return first, notes

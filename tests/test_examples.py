@@ -1,0 +1,55 @@
+"""The example workflows: what they trigger on, the permissions they ask for, the inputs they
+pass (scripts/lint.sh runs actionlint and GitHub's workflow schema on them too)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.fakes.action_env import action_inputs
+
+ROOT = Path(__file__).resolve().parent.parent
+ON_CI_FAILURE = ROOT / "examples" / "fixbot-on-ci-failure.yml"
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_on_ci_failure_triggers_on_completed_ci_runs_only() -> None:
+    workflow = load(ON_CI_FAILURE)
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as a boolean
+    assert triggers == {"workflow_run": {"workflows": ["CI"], "types": ["completed"]}}
+    job = workflow["jobs"]["fixbot"]
+    assert "github.event.workflow_run.conclusion" in job["if"]
+    assert "head_repository.full_name == github.repository" in job["if"]  # no fork code
+
+
+def test_on_ci_failure_asks_for_the_permissions_it_needs_and_nothing_more() -> None:
+    workflow = load(ON_CI_FAILURE)
+    assert workflow["permissions"] == {}
+    assert workflow["jobs"]["fixbot"]["permissions"] == {
+        "contents": "write",
+        "pull-requests": "write",
+        "issues": "write",
+        "actions": "write",
+    }
+
+
+def test_on_ci_failure_has_one_concurrency_group_per_head_branch() -> None:
+    group = load(ON_CI_FAILURE)["concurrency"]["group"]
+    assert "github.event.workflow_run.head_branch" in group
+
+
+def test_on_ci_failure_passes_only_real_inputs() -> None:
+    steps = load(ON_CI_FAILURE)["jobs"]["fixbot"]["steps"]
+    fixbot = next(s for s in steps if "fixbot" in s.get("uses", ""))
+    assert set(fixbot["with"]) <= set(action_inputs())
+
+
+def test_the_readme_shows_the_example_as_it_is() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"```yaml\n{ON_CI_FAILURE.read_text(encoding='utf-8')}```" in readme
