@@ -1,4 +1,5 @@
-"""The agents a run uses (fixer chain, reviewer, analyst) and the environment they may see.
+"""The agents a run uses (fixer chain, reviewer, analyst, diagnoser) and the environment they
+may see.
 
 The check and the fix commands run the repository's (and the model's) code: `check_environment`
 is the environment they get, without the Action's inputs, GitHub's tokens and model keys.
@@ -8,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fixbot.agent.errors import KEY_VARIABLES
+from fixbot.diagnosis import DiagnosisResult
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
+from fixbot.models import FixContext
 from fixbot.settings import Settings
 
 # Never handed to the check or the fix commands, which run the repository's (and the model's) code:
@@ -34,8 +37,16 @@ def check_environment(env: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+class Diagnoser(Protocol):
+    """Something that says, structured, why a fix attempt did not make the check pass."""
+
+    def diagnose(self, ctx: FixContext, tried: str) -> DiagnosisResult:
+        """Diagnose `ctx.failure` after attempt `ctx.attempt`, which did `tried` (its summary)."""
+        ...
+
+
 class Agents:
-    """The fixer chain, reviewer and analyst a run uses (None where not configured)."""
+    """The fixer chain, reviewer, analyst and diagnoser a run uses (None where not configured)."""
 
     def __init__(
         self,
@@ -44,12 +55,14 @@ class Agents:
         analyst: Analyst | None = None,
         notes: list[str] | None = None,
         threads: bool = True,
+        diagnoser: Diagnoser | None = None,
     ) -> None:
         self.fixer = fixer
         self.reviewer = reviewer
         self.analyst = analyst
         self.notes = notes or []
         self.threads = threads  # whether the fixer can address review threads (a model can)
+        self.diagnoser = diagnoser
 
 
 def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
@@ -65,4 +78,4 @@ def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | Non
     agent: Any = build_agent(settings, env)
     fixers.append(agent)
     reviewer = agent if settings.review else None
-    return Agents(ChainFixer(fixers), reviewer, agent)
+    return Agents(ChainFixer(fixers), reviewer, agent, diagnoser=agent)

@@ -11,6 +11,9 @@ The phases and their steps:
     fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
     verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
                                   nothing or the fixer failed, the previous result stands)
+    diverge Restore(n, to)        attempts n-1 and n made the failure worse than the best tree:
+                                  restore attempt `to`'s tree (a second time: Escalate)
+    diagnose Diagnose(n)          one model call: why attempt n failed (`fixbot.diagnosis`)
     review  Review(after=n)       self-review the diff of the tree attempt n verified
     threads Fix(n, THREADS)       one attempt at the open pull request review threads
     undo    Undo(n)               a REVIEW/THREADS attempt broke the check: restore the green tree
@@ -33,13 +36,9 @@ so a resumed run neither skips nor repeats it. The two phases planned next:
   nothing is checked yet, or the unverified attempt whose fixer reported a changed manifest ->
   Setup(n)". Once recorded, `check` and `verify` match as today. If a failed set-up must end the
   run, that is one more row after it: "the last set-up failed -> Escalate(...)".
-- DIAGNOSE (after a failed verify, one model call producing a structured diagnosis for the next
-  attempt). Step `Diagnose(number)`: its executor asks the model and stores the diagnosis with
-  attempt `number` (e.g. `Attempt.analysis`), and `Run.context` hands it to the next fixer. Its
-  row goes between `no_fixer` and `fix_again`: "attempt n failed, the breaker is CLOSED (the rows
-  above did not match), a model is set (`Observation.analyst`) and attempt n has no diagnosis ->
-  Diagnose(n)". Once it is recorded, the breaker is asked again (the call may have spent the
-  budget) and `fix_again` follows.
+- DIAGNOSE (done): `Diagnose(n)` after a failed FIX attempt; its executor stores
+  `Attempt.diagnosis` (or `diagnosis_problem`), and `Run.context` hands it to the next fixer.
+  Once recorded, the breaker is asked again (the call may have spent the budget).
 """
 
 from __future__ import annotations
@@ -47,8 +46,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fixbot import breaker
-from fixbot.models import Attempt, BreakerState, OutcomeKind, Phase
+from fixbot import breaker, divergence
+from fixbot.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
 from fixbot.state import RunState
 
 NO_FIXER = "no fixer is configured: set --model or add --fix-command"
@@ -77,6 +76,22 @@ class Verify:
 
     number: int
     rerun: bool = True
+
+
+@dataclass(frozen=True)
+class Diagnose:
+    """Diagnose why attempt `number` (a FIX) failed, or let an earlier diagnosis of the same
+    failure stand (no model call)."""
+
+    number: int
+
+
+@dataclass(frozen=True)
+class Restore:
+    """Attempt `number` diverged: restore the tree of attempt `to` (0: the start), the best."""
+
+    number: int
+    to: int
 
 
 @dataclass(frozen=True)
@@ -115,7 +130,7 @@ class Done:
     """The outcome is recorded: nothing is left to do (publishing is the caller's)."""
 
 
-Step = Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
+Step = Check | Fix | Verify | Diagnose | Restore | Review | Undo | Succeed | Escalate | Done
 
 
 @dataclass(frozen=True)
@@ -123,8 +138,8 @@ class Observation:
     """What the executor knows that the state does not: the run's means and the time spent.
 
     `elapsed_s` is the run's wall time in seconds (across resumed processes); `fixer`,
-    `reviewer`, `analyst` say which agents are configured; `threads` counts the open review
-    threads given to the run and `threads_fixer` whether the fixer can address them (a model).
+    `reviewer`, `analyst`, `diagnoser` say which agents are configured; `threads` counts the open
+    review threads given to the run and `threads_fixer` whether the fixer can address them.
     """
 
     limits: breaker.Limits
@@ -133,6 +148,7 @@ class Observation:
     fixer: bool = True
     reviewer: bool = False
     analyst: bool = False
+    diagnoser: bool = False
     threads: int = 0
     threads_fixer: bool = False
 
@@ -170,10 +186,32 @@ def _threads_due(state: RunState, seen: Observation) -> bool:
     return _green(state) and seen.threads > 0 and not done
 
 
+def counts(state: RunState) -> list[int | None]:
+    """Failing tests plus errors of every verified check the breaker judges (the initial check
+    and the FIX attempts), in order; 0 for a green check, None where no counts were printed."""
+    return [0 if a.passed else a.counts.problems for a in _judged(state)]
+
+
+def _judged(state: RunState) -> list[Attempt]:
+    """The verified initial check and FIX attempts; they come first, so index == number."""
+    return [a for a in state.attempts if a.done and a.phase in (Phase.CHECK, Phase.FIX)]
+
+
+def restores(state: RunState) -> list[Attempt]:
+    """The attempts that diverged and had the best tree restored after them."""
+    return [a for a in state.attempts if a.restored_to is not None]
+
+
 def escalation(state: RunState, seen: Observation, reason: str) -> Escalate:
-    """Escalate for `reason`; ask the analyst once, while the model budget lasts."""
+    """Escalate for `reason`; ask the analyst once, while the model budget lasts, when code could
+    fix the failure (a failure code cannot fix gets the deterministic recovery plan instead) and
+    no diagnosis of the same failure already explains it."""
     spent = breaker.model_budget_spent(usage(state, seen), seen.limits)
-    return Escalate(reason, analyze=seen.analyst and state.analysis is None and spent is None)
+    last = _last(state)
+    explained = any(a.diagnosis and a.signature == last.signature for a in state.attempts)
+    code = last.error_class not in (ErrorClass.PERMANENT, ErrorClass.TRANSIENT)
+    wanted = seen.analyst and state.analysis is None and spent is None
+    return Escalate(reason, analyze=wanted and code and not explained)
 
 
 def success(state: RunState, note: str | None = None) -> Succeed:
@@ -236,6 +274,31 @@ def no_fixer(state: RunState, seen: Observation) -> Step | None:
     return escalation(state, seen, NO_FIXER) if _failed(state) and not seen.fixer else None
 
 
+def diverging(state: RunState, seen: Observation) -> Step | None:
+    """Two FIX attempts in a row failed worse than the best tree so far -> Restore(n, best);
+    when the best tree was restored once already -> Escalate("diverging")."""
+    if not _failed(state) or _last(state).phase is not Phase.FIX:
+        return None
+    found = counts(state)
+    done = restores(state)
+    since = max((a.number + 1 for a in done), default=0)
+    if not divergence.diverged(found, since):
+        return None
+    if done:
+        return escalation(state, seen, divergence.REASON)
+    best = divergence.best_index(found)
+    return Restore(_last(state).number, _judged(state)[best or 0].number)
+
+
+def diagnose(state: RunState, seen: Observation) -> Step | None:
+    """A FIX attempt failed, a model is set, no diagnosis is recorded for it -> Diagnose(n)."""
+    last = _last(state)
+    if not _failed(state) or last.phase is not Phase.FIX or not seen.diagnoser:
+        return None
+    recorded = last.diagnosis is not None or last.diagnosis_problem is not None
+    return None if recorded or last.restored_to is not None else Diagnose(last.number)
+
+
 def fix_again(state: RunState, seen: Observation) -> Step | None:
     """The check failed and the breaker is CLOSED -> Fix(n + 1, FIX)."""
     return Fix(_last(state).number + 1, Phase.FIX) if _failed(state) else None
@@ -287,6 +350,8 @@ TABLE: tuple[tuple[str, Rule], ...] = (
     ("undo", undo),
     ("breaker_open", breaker_open),
     ("no_fixer", no_fixer),
+    ("diverging", diverging),
+    ("diagnose", diagnose),
     ("fix_again", fix_again),
     ("review_fix", review_fix),
     ("review", review),

@@ -38,11 +38,13 @@ def run_check(
     env: Mapping[str, str] | None = None,
     grace: float = 5.0,
     tail_bytes: int = 64 * 1024,
+    stdin_path: Path | None = None,
 ) -> CheckResult:
     """Run `command` with `/bin/sh -c` in `cwd`, writing its merged output to `log_path`.
 
     `timeout` and `grace` are seconds; `env` is the complete environment (None: inherit ours);
-    `tail_bytes` bounds `CheckResult.tail`. A timeout gives `timed_out=True, exit_code=None`; a
+    `tail_bytes` bounds `CheckResult.tail`; `stdin_path` is a file fed to the command's standard
+    input (None: stdin is closed, /dev/null). A timeout gives `timed_out=True, exit_code=None`; a
     shell killed by signal N gives `exit_code=128+N` (the shell's own convention). Either case is
     noted on the last line of the log (`[fixbot] ...`), after the command's `output_bytes`.
     Raises OSError when the log cannot be written or `cwd` does not exist; any exception while
@@ -50,12 +52,13 @@ def run_check(
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    with log_path.open("wb") as log:
+    with log_path.open("wb") as log, contextlib.ExitStack() as inputs:
+        stdin = inputs.enter_context(stdin_path.open("rb")) if stdin_path else subprocess.DEVNULL
         proc = subprocess.Popen(
             ["/bin/sh", "-c", command],
             cwd=cwd,
             env=None if env is None else dict(env),
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

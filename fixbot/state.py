@@ -9,12 +9,14 @@ import json
 import os
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
 from fixbot import __version__, git
 from fixbot.breaker import oscillations
+from fixbot.diagnosis import RecoveryPlan
 from fixbot.errors import ConfigError
 from fixbot.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
 from fixbot.settings import Settings
@@ -29,10 +31,14 @@ class RunState(BaseModel):
     `started_at` is a Unix time in seconds; `elapsed_s` accumulates wall time across resumed
     processes; `tokens` and `cost_usd` total the model usage (cost None where a price is unknown).
     `reviews` are the self-reviews in order; `minor_findings` are reported, not fixed.
+    `run_id` names the run in the event log (`log.jsonl`; a resumed run keeps it); `recovery` is
+    the deterministic plan for a failure code cannot fix; `kept` says which tree an escalated
+    run left in the working directory.
     """
 
     version: int = STATE_VERSION
     fixbot_version: str = __version__
+    run_id: str = Field(default_factory=lambda: uuid.uuid4().hex[:16])
     settings_digest: str
     check: str
     start_sha: str
@@ -48,8 +54,10 @@ class RunState(BaseModel):
     cost_usd: float = 0.0
     cost_known: bool = True
     analysis: str | None = None
+    recovery: RecoveryPlan | None = None
     notes: list[str] = Field(default_factory=list)
     best_snapshot: str | None = None
+    kept: str | None = None
     outcome: Outcome | None = None
 
     def add_usage(self, tokens: int, cost_usd: float | None, known: bool) -> None:

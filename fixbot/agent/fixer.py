@@ -38,7 +38,8 @@ def earlier_approaches(ctx: FixContext) -> list[str]:
     """One line per earlier fix attempt: what it tried (for 'do not repeat these')."""
     return [
         f"attempt {a.number}: {a.summary or 'no summary'}"
-        + (f" (diagnosis: {a.diagnosis})" if a.diagnosis else "")
+        + (f" (hypothesis: {a.hypothesis})" if a.hypothesis else "")
+        + (f" (root cause: {a.diagnosis.root_cause.description})" if a.diagnosis else "")
         for a in ctx.history
         if a.number >= 1
     ]
@@ -102,6 +103,8 @@ class ModelFixer:
             hint=ctx.hint,
             findings=ctx.findings,
             threads=ctx.threads,
+            opening=ctx.diagnosis.opening() if ctx.diagnosis else None,
+            diverged=ctx.diverged,
             ev=context.gather(ctx, budget),
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -1,0 +1,73 @@
+"""After a failed attempt: record its diagnosis, or the recovery plan of a failure code cannot fix.
+
+The executor (`fixbot.engine`) calls these with the run's state and its agents; the decisions
+themselves (`fixbot.diagnosis`) are pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fixbot.agents import Diagnoser
+from fixbot.diagnosis import RecoveryPlan, recovery_plan
+from fixbot.models import Attempt, Failure, FixContext
+from fixbot.settings import Settings
+from fixbot.state import RunState
+
+
+def standing_diagnosis(state: RunState, attempt: Attempt) -> bool:
+    """Let the earlier diagnosis of `attempt`'s failure (same signature) stand, marked
+    `repeated` ("the attempt did not change the failure"); False when there is none."""
+    earlier = next(
+        (a.diagnosis for a in state.attempts if a.diagnosis and a.signature == attempt.signature),
+        None,
+    )
+    if earlier is None:
+        return False
+    attempt.diagnosis = earlier.model_copy(update={"repeated": True})
+    return True
+
+
+def ask(
+    state: RunState,
+    attempt: Attempt,
+    diagnoser: Diagnoser,
+    ctx: FixContext,
+    redact: Callable[[str], str],
+) -> None:
+    """One diagnostic call for `attempt` (its failure in `ctx`); the usage joins the run's
+    totals. No diagnosis (malformed, no budget, a model error) is recorded and noted."""
+    result = diagnoser.diagnose(ctx, attempt.summary)
+    state.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
+    if result.diagnosis is not None:
+        attempt.diagnosis = result.diagnosis.redacted(redact)
+        return
+    problem = redact(result.problem or "no diagnosis was given")
+    attempt.diagnosis_problem = problem
+    state.notes.append(f"attempt {attempt.number}: {problem}")
+
+
+def diagnosis_event(attempt: Attempt) -> dict[str, Any]:
+    """The fields of the `diagnosis` event for `attempt`."""
+    d = attempt.diagnosis
+    return {
+        "category": d.root_cause.category.value if d else None,
+        "confidence": d.root_cause.confidence if d else None,
+        "repeated": d.repeated if d else False,
+        "problem": attempt.diagnosis_problem,
+    }
+
+
+def plan(
+    state: RunState, attempt: Attempt, failure: Failure | None, settings: Settings, in_action: bool
+) -> RecoveryPlan | None:
+    """Record and return the recovery plan for `attempt`'s failure when code cannot fix it (a
+    missing program, credentials, a timeout, ...): pure, no model call. `in_action` names the
+    Action's inputs instead of the CLI flags."""
+    if failure is None:
+        return None
+    measured = attempt.check_duration_s / (attempt.transient_retries + 1)
+    found = recovery_plan(failure, settings.timeout, in_action=in_action, measured_s=measured)
+    state.recovery = found
+    return found
