@@ -220,7 +220,7 @@ def _candidates(
     where = "the `setup-command` input" if in_action else "--setup-command"
     program = missing_program(failure.condensed) or "the check's program"
     name = program.removeprefix("python module ")
-    ran = f"it ran {measured_s:.0f} s before it was stopped" if measured_s else "it was stopped"
+    ran = f"it ran {measured_s:.1f} s before it was stopped" if measured_s else "it was stopped"
     table: dict[str, list[Strategy]] = {
         "command_not_found": [
             Strategy(

@@ -93,7 +93,7 @@ def test_a_missing_program_is_named_and_the_plan_says_how_to_install_it() -> Non
 def test_a_timeout_plan_names_the_timeout_and_code_failures_have_none() -> None:
     plan = recovery_plan(failure("timeout", error_class=ErrorClass.TRANSIENT), 120, measured_s=121)
     assert plan is not None and "raise --timeout above 120 s" in plan.chosen.action
-    assert "it ran 121 s before it was stopped" in plan.chosen.action
+    assert "it ran 121.0 s before it was stopped" in plan.chosen.action
     assert any("narrow the check" in s.action for s in plan.alternatives)
     assert recovery_plan(failure("assertion", error_class=ErrorClass.FIXABLE), 600) is None
 
