@@ -18,6 +18,7 @@ from typing import TextIO
 from fixbot import engine, git
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
+from fixbot.eventlog import LOG_FILE, EventLog
 from fixbot.github import checkout, gates, render, threads, workflow
 from fixbot.github.event import Event, load_event
 from fixbot.github.graphql import DEFAULT_URL, GraphQL
@@ -228,7 +229,11 @@ def _publish(
         ctx.notes.append(note)
         data = _push(ctx, plan, data.model_copy(update={"notes": [*data.notes, note]}), state)
     data = _address_threads(ctx, event, data, state, open_threads)
-    return _write_github(ctx, event, plan, data)
+    data = _write_github(ctx, event, plan, data)
+    if outcome.report_path:  # the event log sits next to the report, in the state folder
+        log = EventLog(Path(outcome.report_path).parent / LOG_FILE, state.run_id)
+        log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
+    return data
 
 
 def _address_threads(
