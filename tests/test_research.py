@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from fixbot import engine
 from fixbot.agent.research import MAX_CHARS, Research, read_dependency
-from tests.fakes.model_server import FakeModelServer, raw
+from fixbot.models import OutcomeKind
+from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
+from tests.fakes.agent_repo import make_repo as make_calc_repo
+from tests.fakes.model_server import FakeModelServer, raw, tool_call, tool_calls
 from tests.fakes.packages import install_tiny_package, make_venv
 from tests.fakes.repo import write_files
+from tests.test_agent_diagnose import ANSWER
 
 
 @pytest.fixture(scope="module")
@@ -91,3 +97,38 @@ def test_web_search_goes_through_litellms_search_api(
     [request] = model_server.requests
     assert request["path"] == "/search" and request["body"]["query"] == "E123 error"
     assert Research(Path("."), "").call("search_web", {"query": "q"}) is None  # no provider
+
+
+def test_attempt_2_reads_a_dependency_and_the_report_lists_the_source(
+    tmp_path: Path,
+    venv: tuple[str, Path],
+    model_server: FakeModelServer,
+    model_env: dict[str, str],
+) -> None:
+    path, _ = venv
+    repo = make_calc_repo(tmp_path / "calc")
+    worse = BUGGY_LINE.replace("items[1:]", "items[2:]")
+    model_server.enqueue(
+        tool_call("replace_in_file", path="calc.py", old=BUGGY_LINE, new=worse),
+        tool_call("finish", summary="skip less"),
+        tool_call("submit_diagnosis", **ANSWER),
+        tool_calls(("read_dependency", {"name": "tinydep", "path": "tinydep/__init__.py"})),
+        tool_call("replace_in_file", path="calc.py", old=worse, new=FIXED_LINE),
+        tool_call("finish", summary="sum every item"),
+        tool_call("submit_review", findings=[]),
+    )
+    check = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+    settings = model_settings(model_server.url, check=check)
+    env = {**os.environ, **model_env, "PATH": path}
+    outcome, state = engine.run(settings, repo, env=env)
+    assert outcome.outcome is OutcomeKind.FIXED and outcome.attempts == 2, outcome.reason
+    bodies = model_server.bodies()
+    tools = [[t["function"]["name"] for t in b["tools"]] for b in bodies]
+    assert "read_dependency" not in tools[0] and "read_dependency" in tools[3]
+    assert "search_web" not in tools[3]  # no search provider configured
+    answer = bodies[4]["messages"][-1]
+    assert answer["role"] == "tool" and "    3|     return 41" in answer["content"]
+    source = "python package tinydep 0.3.1: tinydep/__init__.py"
+    assert state.attempts[2].sources == [source]
+    report = Path(outcome.report_path or "").read_text()
+    assert f"## Research sources\n\n- {source}" in report

@@ -62,7 +62,7 @@ def build_agent(
     """
     if not settings.model:
         return None
-    return Agent(Runtime(settings, Redactor.from_env(env), sleep))
+    return Agent(Runtime(settings, Redactor.from_env(env), sleep, search_path=env.get("PATH", "")))
 
 
 __all__ = ["NO_MODEL", "Agent", "build_agent"]

@@ -12,11 +12,13 @@ from fixbot import git
 from fixbot.agent import context, paths, prompts
 from fixbot.agent.editblocks import EditError, apply_block, parse_blocks
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError, Reply
+from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import TOOL_SCHEMAS, Toolbox, read_text
 from fixbot.models import FixContext, FixResult
 
 SHRINKS = 2
+RESEARCH_FROM = 2  # the attempt from which the research tools are offered
 TEXT_ROUNDS = 3
 Message = dict[str, Any]
 
@@ -32,6 +34,7 @@ class Session:
     calls: int = 0
     text_summary: str = ""
     text_diagnosis: str | None = None
+    research: Research | None = None  # read_dependency / search_web, from attempt 2 on
 
 
 def earlier_approaches(ctx: FixContext) -> list[str]:
@@ -58,6 +61,9 @@ class ModelFixer:
         s = self.runtime.settings
         box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits)
         session, llm = Session(box), self.runtime.llm(ctx.attempt)
+        if ctx.attempt >= RESEARCH_FROM:
+            provider = s.search_provider
+            session.research = Research(ctx.repo, self.runtime.search_path, provider)
         before = git.tree_fingerprint(ctx.repo)
         error = self._attempt(ctx, session, llm)
         return self._result(ctx, session, llm, error, git.changed_since(ctx.repo, before))
@@ -116,7 +122,8 @@ class ModelFixer:
         if problem:
             session.notes.append(f"stopped: {problem}")
             return None
-        reply = llm.complete(messages, TOOL_SCHEMAS if tools else None)
+        research = session.research.schemas() if session.research else []
+        reply = llm.complete(messages, [*TOOL_SCHEMAS, *research] if tools else None)
         session.usage.add(reply)
         messages.append(reply.message())
         return reply
@@ -147,6 +154,9 @@ class ModelFixer:
             args = call.parsed()
         except ValueError as exc:
             return f"Error: {exc}"
+        found = session.research.call(call.name, args) if session.research else None
+        if found is not None:
+            return found
         return session.box.call(call.name, args)  # redacted by `LLM` when sent
 
     def _nudge(
@@ -225,6 +235,7 @@ class ModelFixer:
             refused=list(session.box.refused),
             error=error,
             resolved_thread_ids=finish.resolved_thread_ids if finish else [],
+            sources=list(session.research.sources) if session.research else [],
         )
 
 

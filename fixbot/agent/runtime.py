@@ -38,6 +38,7 @@ class Runtime:
     redactor: Redactor
     sleep: Callable[[float], Any] = time.sleep
     notes: list[str] = field(default_factory=list)
+    search_path: str = ""  # the check environment's PATH: where research finds its Python
 
     def llm(self, attempt: int) -> LLM:
         """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
