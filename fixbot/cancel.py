@@ -17,7 +17,9 @@ def sigterm_cancels() -> Iterator[None]:
     """While active, SIGTERM raises `Cancelled` in the main thread (a cancelled workflow)."""
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        raise Cancelled(f"received signal {signum}")
+        raise Cancelled(
+            f"cancelled (signal {signum}); the state is saved: run the same command to continue"
+        )
 
     try:
         previous = signal.signal(signal.SIGTERM, handler)

@@ -97,21 +97,22 @@ def flags_from(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    """`fixbot run`: load settings, run the loop, print the outcome; return the exit code."""
+    """`fixbot run`: load settings, run the loop, print the outcome; return the exit code.
+
+    Ordinary situations (bad configuration, Ctrl-C, SIGTERM) end with one line each and their
+    exit code (2, 130, 143), never a traceback.
+    """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from fixbot import engine, git
+    from fixbot import engine
     from fixbot.config import load_settings
-    from fixbot.errors import EXIT_CANCELLED, ConfigError
+    from fixbot.errors import Cancelled, ConfigError, Interrupted
     from fixbot.models import Outcome, OutcomeKind
     from fixbot.progress import make_progress
 
     directory = Path(args.directory).resolve()
     try:
-        root = git.toplevel(directory) if directory.is_dir() else None
-        if root is None:
-            raise ConfigError(
-                [f"{directory} is not a git repository: run fixbot inside a clone, or pass -C DIR"]
-            )
+        if not directory.is_dir():
+            raise ConfigError([f"{directory} does not exist: pass -C with the repository's folder"])
         settings = load_settings(directory, flags_from(args), os.environ)
         outcome, _ = engine.run(
             settings,
@@ -122,17 +123,17 @@ def command_run(args: argparse.Namespace) -> int:
         )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))
-        print("fixbot: configuration error:", file=sys.stderr)
+        print("fixbot: cannot run; fix these first:", file=sys.stderr)
         for problem in exc.problems:
             print(f"  - {problem}", file=sys.stderr)
         if not args.json:
             return outcome.exit_code  # the problems above are the whole message: print them once
-    except engine.Cancelled:
-        print(
-            "fixbot: cancelled; state saved, continue with the same command (it resumes)",
-            file=sys.stderr,
-        )
-        return EXIT_CANCELLED
+    except (Cancelled, Interrupted) as exc:
+        print(f"fixbot: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("fixbot: interrupted before the run started; nothing was changed", file=sys.stderr)
+        return Interrupted.exit_code
     print_outcome(outcome, as_json=args.json)
     return outcome.exit_code
 

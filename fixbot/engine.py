@@ -19,8 +19,9 @@ from typing import Any
 from fixbot import breaker, git, loop, outcome, reflect
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
-from fixbot.errors import ConfigError
+from fixbot.errors import ConfigError, Interrupted
 from fixbot.eventlog import LOG_FILE, EventLog
+from fixbot.lock import run_lock
 from fixbot.models import (
     Attempt,
     BreakerState,
@@ -32,6 +33,7 @@ from fixbot.models import (
     ReviewThread,
 )
 from fixbot.outcome import best_snapshot
+from fixbot.preflight import preflight
 from fixbot.progress import Progress, attempt_label
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
@@ -64,13 +66,12 @@ class Run:
         *,
         hint: str | None = None,
         threads: Sequence[ReviewThread] = (),
-        in_action: bool = False,
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
-        self.in_action = in_action  # name the Action's inputs in recovery plans
+        self.in_action = checker.env.get("GITHUB_ACTIONS") == "true"  # for recovery plans
         self.state_dir = repo / settings.state_dir
         self.events = EventLog(
             self.state_dir / LOG_FILE,
@@ -184,17 +185,8 @@ class Run:
         self.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
         changed = ", ".join(result.files_changed) or "nothing"
         self.progress.line(f"  {result.fixer} changed {changed}")
-        self.events.emit(
-            "threads" if phase is Phase.THREADS else "fix",
-            number,
-            phase=phase.value,
-            fixer=attempt.fixer,
-            files_changed=attempt.files_changed,
-            tokens=attempt.tokens,
-            error=attempt.fix_error,
-            sources=attempt.sources,
-            duration_ms=round(attempt.fix_duration_s * 1000),
-        )
+        event = "threads" if phase is Phase.THREADS else "fix"
+        self.events.emit(event, number, **reflect.fix_event(attempt))
 
     def verify(self, attempt: Attempt, rerun: bool) -> None:
         """Run the check on the attempt's tree (or carry the previous result over), snapshot
@@ -342,15 +334,36 @@ def run(
     `threads` are open pull request review threads (untrusted text): once the check is green, one
     attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
 
-    Raises `ConfigError` for bad configuration (listing every problem) and `Cancelled` when
-    SIGTERM arrives (the check's process group is killed and the state saved first).
+    Before anything runs, `fixbot.preflight` checks the set-up (a fixer, the model keys, the
+    check's programs, a repository with a commit) and the repository's run lock is taken (one
+    run per repository, `fixbot.lock`).
+
+    Raises `ConfigError` for bad configuration (listing every problem), `Cancelled` when
+    SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
+    state saved first, so the same command resumes).
     """
+    problems = preflight(settings, repo, env, fixer_given=agents is not None)
+    if problems:
+        raise ConfigError(problems)
     top = git.toplevel(repo)
-    if top is None:
-        raise ConfigError(
-            [f"{repo} is not inside a git repository: run fixbot in a clone (or git init)"]
-        )
+    assert top is not None  # preflight checked it
     root = top.resolve()
+    with run_lock(root / settings.state_dir):
+        return _run_locked(settings, root, repo, env, progress, hint, agents, sleep, threads)
+
+
+def _run_locked(
+    settings: Settings,
+    root: Path,
+    repo: Path,
+    env: Mapping[str, str],
+    progress: Progress | None,
+    hint: str | None,
+    agents: Agents | None,
+    sleep: Callable[[float], None],
+    threads: Sequence[ReviewThread],
+) -> tuple[Outcome, RunState]:
+    """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
     agents = agents or build_agents(settings, env, workdir)
@@ -363,23 +376,15 @@ def run(
         settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
     )
     checker.stdin_path = inputs_path(settings, workdir)
-    in_action = env.get("GITHUB_ACTIONS") == "true"
-    this = Run(
-        settings,
-        root,
-        state,
-        agents,
-        progress,
-        checker,
-        hint=hint,
-        threads=threads,
-        in_action=in_action,
-    )
+    this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
     with sigterm_cancels():
         try:
             return this.drive(), this.state
         except Cancelled:
             this.save()
             raise
+        except KeyboardInterrupt:
+            this.save()
+            raise Interrupted("interrupted; the state is saved: run again to continue") from None
         finally:
             progress.close()

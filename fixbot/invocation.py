@@ -15,7 +15,7 @@ from typing import Any
 
 from fixbot.settings import Settings, shown_default, specs
 
-SKIPPED = {"resume", "allow_dirty", "hint"}
+SKIPPED = {"resume", "allow_dirty", "discard", "hint"}
 
 
 def _flag(name: str, value: Any, is_bool: bool) -> list[str]:

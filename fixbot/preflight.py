@@ -70,8 +70,8 @@ def programs(command: str) -> Iterator[str]:
                 words = words[1:]
             while words and ASSIGNMENT.match(words[0]):
                 words = words[1:]
-        if not words or words[0] in BUILTINS:
-            continue
+        if not words or words[0] in BUILTINS or words[0].startswith("-"):
+            continue  # a builtin, or the rest of a `$(...)` substitution
         if Path(words[0]).name in ("sh", "bash", "dash", "zsh") and "-c" in words:
             at = words.index("-c")
             if at + 1 < len(words):
@@ -169,11 +169,15 @@ def _repository(workdir: Path) -> list[str]:
     return []
 
 
-def preflight(settings: Settings, workdir: Path, env: Mapping[str, str]) -> list[str]:
+def preflight(
+    settings: Settings, workdir: Path, env: Mapping[str, str], *, fixer_given: bool = False
+) -> list[str]:
     """Every problem that would make the run fail before it could fix anything, with its fix.
 
-    `workdir` is where the check runs; `env` the environment fixbot was started with.
+    `workdir` is where the check runs; `env` the environment fixbot was started with;
+    `fixer_given` when the caller brings its own fixers (tests, embedding).
     """
     where = _repository(workdir)
     programs_missing = _programs(settings, workdir, env) if not where else []
-    return [*where, *_fixer(settings), *_keys(settings, env), *programs_missing]
+    fixer = [] if fixer_given else _fixer(settings)
+    return [*where, *fixer, *_keys(settings, env), *programs_missing]

@@ -48,6 +48,19 @@ def ask(
     state.notes.append(f"attempt {attempt.number}: {problem}")
 
 
+def fix_event(attempt: Attempt) -> dict[str, Any]:
+    """The fields of the `fix` (or `threads`) event for `attempt` once its fixer reported."""
+    return {
+        "phase": attempt.phase.value,
+        "fixer": attempt.fixer,
+        "files_changed": attempt.files_changed,
+        "tokens": attempt.tokens,
+        "error": attempt.fix_error,
+        "sources": attempt.sources,
+        "duration_ms": round(attempt.fix_duration_s * 1000),
+    }
+
+
 def diagnosis_event(attempt: Attempt) -> dict[str, Any]:
     """The fields of the `diagnosis` event for `attempt`."""
     d = attempt.diagnosis

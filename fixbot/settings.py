@@ -225,6 +225,11 @@ class Settings(BaseModel):
     allow_dirty: Annotated[bool, _s(action=False)] = Field(
         False, description="Start on a working tree with uncommitted changes."
     )
+    discard: Annotated[bool, _s(action=False)] = Field(
+        False,
+        description="Remove the uncommitted changes fixbot's last run left (only when the "
+        "working tree is exactly what that run left) and start again.",
+    )
     # -- the Action -------------------------------------------------------------------------------
     on_success: Annotated[OnSuccess, _s(metavar="MODE", cli=False)] = Field(
         OnSuccess.AUTO,
@@ -261,7 +266,8 @@ class Settings(BaseModel):
     def digest(self) -> str:
         """Hex SHA-256 of the settings that change what a run does (resume compares it)."""
         keep = self.model_dump(
-            mode="json", exclude={"resume", "allow_dirty", "state_dir", "max_attempts", "hint"}
+            mode="json",
+            exclude={"resume", "allow_dirty", "discard", "state_dir", "max_attempts", "hint"},
         )
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()
 

@@ -131,24 +131,69 @@ def load_state(state_dir: Path) -> RunState | None:
         raise ConfigError([problem]) from exc
 
 
+def leftovers(repo: Path, previous: RunState | None) -> bool:
+    """True when the working tree is exactly one an attempt of `previous` left (fixbot's own
+    uncommitted changes), so they may be discarded without losing anyone's work."""
+    if previous is None:
+        return False
+    snapshots = [a.snapshot_sha for a in previous.attempts if a.snapshot_sha]
+    if not snapshots:
+        return False
+    current = git.worktree_tree(repo)
+    trees = {
+        git.run(repo, "rev-parse", "--verify", "--quiet", f"{s}^{{tree}}", check=False)
+        for s in snapshots
+    }
+    return current in trees
+
+
+def _readable(state_dir: Path) -> RunState | None:
+    try:
+        return load_state(state_dir)
+    except ConfigError:
+        return None
+
+
+def _dirty_message(dirty: list[str], why: str, ours: bool, report: str) -> str:
+    shown = "\n    ".join(dirty[:10])
+    if ours:
+        return (
+            "the working tree has uncommitted changes:\n    " + shown + "\n"
+            f"  these are fixbot's own: the tree its last run left (report: {report}).\n"
+            "  pass --discard to remove them and start again, or commit them to keep them"
+        )
+    return (
+        "the working tree has uncommitted changes:\n    "
+        + shown
+        + "\n"
+        + why
+        + "  commit them (git commit -am ...), stash them (git stash -u), "
+        "or pass --allow-dirty to let fixbot work on top of them"
+    )
+
+
 def prepare_state(settings: Settings, repo: Path) -> RunState:
     """Resume an unfinished run with the same settings (and state version), or start a new one.
 
-    Raises `ConfigError` when the working tree is dirty on a fresh start (unless
-    `allow_dirty`), or the state file is unreadable or from a newer fixbot.
+    A working tree left exactly as fixbot's last run left it is recognised; `settings.discard`
+    restores HEAD's files first. Raises `ConfigError` when the working tree is dirty on a fresh
+    start (unless `allow_dirty`), or the state file is unreadable or from a newer fixbot.
     """
     state_dir = repo / settings.state_dir
     git.exclude_path(repo, f"/{settings.state_dir.strip('/')}/")
-    previous = load_state(state_dir) if settings.resume else None
+    previous = load_state(state_dir) if settings.resume else _readable(state_dir)
     head = git.head_sha(repo)
     unfinished = previous is not None and previous.outcome is None
     older = previous is not None and previous.version < STATE_VERSION
     same = previous is not None and previous.settings_digest == settings.digest()
-    if previous is not None and unfinished and not older and same:
+    if settings.resume and previous is not None and unfinished and not older and same:
         return previous
     dirty = git.status_lines(repo)
+    ours = bool(dirty) and leftovers(repo, previous)
+    if ours and settings.discard:
+        git.restore_worktree(repo, "HEAD")
+        dirty = git.status_lines(repo)
     if dirty and not settings.allow_dirty:
-        shown = "\n    ".join(dirty[:10])
         why = ""
         if unfinished and older:
             why = "  (an unfinished run of an older fixbot left them: it cannot be resumed)\n"
@@ -157,18 +202,14 @@ def prepare_state(settings: Settings, repo: Path) -> RunState:
                 "  (an unfinished run with other settings left them: rerun it with the same "
                 "settings to resume it)\n"
             )
-        raise ConfigError(
-            [
-                "the working tree has uncommitted changes:\n    "
-                + shown
-                + "\n"
-                + why
-                + "  commit them (git commit -am ...), stash them (git stash -u), "
-                "or pass --allow-dirty to let fixbot work on top of them"
-            ]
-        )
+        report = str(state_dir / "report.md")
+        raise ConfigError([_dirty_message(dirty, why, ours, report)])
     discarded = "of an older fixbot" if older else "with other settings"
     notes = [f"an unfinished run {discarded} was discarded"] if unfinished else []
+    if ours and settings.discard:
+        notes.append(
+            "fixbot's own uncommitted changes from its last run were discarded (--discard)"
+        )
     return RunState(
         settings_digest=settings.digest(),
         check=settings.check,

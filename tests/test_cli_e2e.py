@@ -80,14 +80,16 @@ def test_not_a_git_repository(tmp_path: Path) -> None:
     assert "not a git repository" in result.json["reason"]
 
 
-def test_no_fixer_escalates_and_says_so(tmp_path: Path) -> None:
+def test_no_fixer_is_a_configuration_error_before_the_check(tmp_path: Path) -> None:
+    """The README's first example without a model: exit 2 at once, naming the flag to set."""
     repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
-    result = run_fixbot(
-        "run", "--check", "echo 'AssertionError: boom'; exit 1", "-C", str(repo), "--json"
-    )
-    assert result.code == 1 and result.json["outcome"] == "escalated"
-    assert "no model is set" in result.stderr
+    marker = tmp_path / "check-ran"
+    result = run_fixbot("run", "--check", f"touch {marker}; exit 1", "-C", str(repo), "--json")
+    assert result.code == 2 and result.json["outcome"] == "error"
     assert "no fixer is configured" in result.json["reason"]
+    assert "--model" in result.json["reason"] and "--fix-commands" in result.json["reason"]
+    assert not marker.exists()  # nothing was run
+    assert "Traceback" not in result.stderr
 
 
 SLOW_CHECK = """\
@@ -161,8 +163,21 @@ def test_resume_after_sigkill_loses_no_attempt(tmp_path: Path) -> None:
     assert final["start_sha"] == killed["start_sha"]
 
 
+FIX_TRUE = ("--fix-command", "true")
+
+
 @pytest.mark.slow
-def test_sigterm_kills_the_check_saves_state_and_exits_fast(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("sig", "code", "said"),
+    [
+        (signal.SIGTERM, 143, "fixbot: cancelled (signal 15); the state is saved"),
+        (signal.SIGINT, 130, "fixbot: interrupted; the state is saved: run again to continue"),
+    ],
+)
+def test_a_signal_kills_the_check_saves_state_and_exits_fast(
+    tmp_path: Path, sig: signal.Signals, code: int, said: str
+) -> None:
+    """A cancelled workflow (SIGTERM) or Ctrl-C (SIGINT): one line, its exit code, no traceback."""
     pidfile = tmp_path / "check.pid"
     check = (
         f"{sys.executable} -c \"import os, time; open('{pidfile}', 'w').write(str(os.getpid())); "
@@ -170,17 +185,19 @@ def test_sigterm_kills_the_check_saves_state_and_exits_fast(tmp_path: Path) -> N
     )
     repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "fixbot", "run", "--check", check, "-C", str(repo)],
+        [sys.executable, "-m", "fixbot", "run", "--check", check, *FIX_TRUE, "-C", str(repo)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        text=True,
     )
     wait_for(lambda: pidfile.exists() and pidfile.read_text().strip() != "", 30)
     check_pid = int(pidfile.read_text())
     sent = time.monotonic()
-    proc.send_signal(signal.SIGTERM)
-    proc.wait(10)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=10)
     assert time.monotonic() - sent < 5
-    assert proc.returncode == 143
+    assert proc.returncode == code
+    assert said in err and "Traceback" not in err
     assert not pid_alive(check_pid)
     state = state_of(repo)
     assert state["attempts"][0]["number"] == 0 and state["outcome"] is None
@@ -198,3 +215,66 @@ def test_the_readme_demo_runs_the_whole_loop() -> None:
     assert "fixbot: fixed: the check passes after 2 fix attempts" in out
     assert "fixbot: accumulate the values in mean()" in out  # the model's verified commit
     assert "describe() has no type hints" in out  # the self-review's minor finding, reported
+
+
+COUNTING_CHECK = """\
+import pathlib, sys
+failing = {"a": 3, "b": 2}.get(pathlib.Path("value.txt").read_text().strip(), 0)
+if failing:
+    print(f"FAILED test_v.py::test_v - AssertionError: value\\n{failing} failed, 1 passed in 0.01s")
+    sys.exit(1)
+"""
+ONE_STEP = """\
+import pathlib
+p = pathlib.Path("value.txt")
+if p.read_text().strip() == "a":
+    p.write_text("b\\n")
+"""
+
+
+def test_fixbots_own_leftovers_are_recognised_and_discarded(tmp_path: Path) -> None:
+    """After an escalation that kept its best attempt, a new run names the changes as fixbot's
+    own and `--discard` removes them; someone else's changes are never discarded."""
+    files = {"check.py": COUNTING_CHECK, "fix.py": ONE_STEP, "value.txt": "a\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    args = ["run", "--check", f"{sys.executable} check.py", "--fix-command"]
+    args += [f"{sys.executable} fix.py", "-C", str(repo), "--json"]
+    first = run_fixbot(*args)
+    assert first.json["outcome"] == "escalated", first.stderr
+    assert (repo / "value.txt").read_text() == "b\n"  # the best attempt: 2 failing instead of 3
+    again = run_fixbot(*args, "--fresh")
+    assert again.code == 2 and "these are fixbot's own" in again.json["reason"]
+    assert "--discard" in again.json["reason"]
+    discarded = run_fixbot(*args, "--discard")
+    assert discarded.json["outcome"] == "escalated", discarded.stderr
+    state = json.loads((repo / ".fixbot" / "state.json").read_text())
+    assert any("--discard" in note for note in state["notes"])
+    (repo / "value.txt").write_text("someone else's\n")
+    mine = run_fixbot(*args, "--discard")
+    assert mine.code == 2 and "these are fixbot's own" not in mine.json["reason"]
+    assert (repo / "value.txt").read_text() == "someone else's\n"
+
+
+def test_a_second_run_on_the_same_repository_stops_at_once(tmp_path: Path) -> None:
+    started = tmp_path / "started"
+    check = f"touch {started}; sleep 20; exit 1"
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    args = ["run", "--check", check, "--fix-command", "true", "-C", str(repo)]
+    first = subprocess.Popen(
+        [sys.executable, "-m", "fixbot", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        wait_for(started.exists, 30)
+        began = time.monotonic()
+        second = run_fixbot(*args, "--json")
+        assert time.monotonic() - began < 15
+        assert second.code == 2
+        assert f"another fixbot run (PID {first.pid}, started at" in second.json["reason"]
+    finally:
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait(10)
+    resumed = run_fixbot("run", "--check", "true", "--fix-command", "true", "-C", str(repo))
+    assert resumed.code == 0, resumed.stderr  # the killed holder's lock does not block

@@ -11,9 +11,10 @@ import pytest
 from fixbot import engine
 from fixbot.classify import RULES
 from fixbot.engine import Agents
+from fixbot.errors import ConfigError
 from fixbot.models import ErrorClass, Finding, OutcomeKind, Phase, ReviewThread, Severity
 from fixbot.report import NEXT_STEPS
-from fixbot.settings import ConfigError, Settings
+from fixbot.settings import Settings
 from fixbot.state import load_state, save_state
 from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
 from tests.fakes.repo import git, make_repo
@@ -140,11 +141,23 @@ def test_transient_failure_is_rerun_with_backoff_and_no_fixer(tmp_path: Path) ->
 def test_permanent_error_escalates_without_fixing(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
-    settings = Settings(check="no-such-command-fixbot --run")
+    # `$(...)` hides the program from the preflight: the shell itself reports it missing (127).
+    settings = Settings(check="$(echo no-such-command-fixbot) --run")
     outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
     assert outcome.outcome is OutcomeKind.ESCALATED
     assert state.attempts[0].category == "command_not_found"
     assert fixer.history == []
+
+
+def test_preflight_stops_a_missing_program_before_the_check(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="no-such-command-fixbot --run")
+    with pytest.raises(ConfigError) as caught:
+        engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+    assert "`no-such-command-fixbot`" in caught.value.problems[0]
+    assert "--setup-command" in caught.value.problems[0]
+    assert fixer.history == [] and not (repo / ".fixbot" / "state.json").exists()
 
 
 def test_review_blocker_is_fixed_and_minor_reported(tmp_path: Path) -> None:

@@ -19,22 +19,28 @@ if answer != "yes":
 """
 
 
+NO_OP_FIX = ("--fix-command", "true")  # a fixer that changes nothing (the run needs one)
+
+
 def test_the_inputs_file_feeds_the_check_and_without_it_stdin_is_closed(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"ask.py": ASKS, "answers.txt": "yes\n"})
     check = f"{sys.executable} ask.py"
-    fed = run_fixbot("run", "--check", check, "--inputs", "answers.txt", "-C", str(repo), "--json")
+    fed = run_fixbot(
+        "run", "--check", check, *NO_OP_FIX, "--inputs", "answers.txt", "-C", str(repo), "--json"
+    )
     assert fed.code == 0 and fed.json["outcome"] == "passed", fed.stdout + fed.stderr
     log = (repo / ".fixbot" / "attempts" / "000" / "check.log").read_text()
     assert "got 'yes'" in log
-    closed = run_fixbot("run", "--check", check, "--fresh", "-C", str(repo), "--json")
+    closed = run_fixbot("run", "--check", check, *NO_OP_FIX, "--fresh", "-C", str(repo), "--json")
     assert closed.json["outcome"] == "escalated"
     assert "got ''" in (repo / ".fixbot" / "attempts" / "000" / "check.log").read_text()
 
 
 def test_a_missing_inputs_file_is_a_configuration_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"ask.py": ASKS})
+    check = f"{sys.executable} ask.py"
     result = run_fixbot(
-        "run", "--check", f"{sys.executable} ask.py", "--inputs", "nope.txt", "-C", str(repo)
+        "run", "--check", check, *NO_OP_FIX, "--inputs", "nope.txt", "-C", str(repo)
     )
     assert result.code == 2
     assert "inputs-file nope.txt: no such file" in result.stderr and "--inputs" in result.stderr
