@@ -1,6 +1,6 @@
 """Research for the fix attempts from 2 on: the installed source and metadata of a dependency
 (`read_dependency`, no network) and, when the user configured a search provider, the web
-(`search_web`, through litellm's search API).
+(`search_web`, through litellm's search API, https://docs.litellm.ai/docs/search).
 
 Python packages are found in the site-packages of the check's own interpreter: the first
 `python3` (or `python`) on the check environment's PATH, which is not fixbot's. It runs with
