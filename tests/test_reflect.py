@@ -19,7 +19,7 @@ from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
 from tests.fakes.agent_repo import make_repo as make_calc_repo
 from tests.fakes.fixer import ScriptedAnalyst, ScriptedDiagnoser, ScriptedFixer
 from tests.fakes.model_server import FakeModelServer, tool_call
-from tests.fakes.repo import git
+from tests.fakes.repo import git, make_repo
 from tests.test_agent_diagnose import ANSWER
 from tests.test_engine import CHECK, value_repo
 
@@ -230,3 +230,23 @@ def test_a_missing_check_program_makes_no_model_request(
     assert model_server.requests == []
     assert "fixbot_missing_runner_xyz" in outcome.reason and "--setup-command" in outcome.reason
     assert state.analysis is None and state.tokens == 0
+
+
+BIG = """\
+import sys
+for i in range(64):
+    print(f"___ test_{i} ___")
+    for j in range(60):
+        print(f"E   assert something {i} {j} " + "x" * 80)
+    print(f"tests/test_x.py:{i + 10}: AssertionError")
+for i in range(64):
+    print(f"FAILED tests/test_x.py::test_{i} - AssertionError: bad {i}")
+print("64 failed, 3 passed in 1.23s")
+sys.exit(1)
+"""
+
+
+def test_counts_survive_an_output_too_long_for_the_condensed_log(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"big.py": BIG})
+    _, state = run(repo, Agents(None), check=f"{sys.executable} big.py")
+    assert state.attempts[0].counts.failed == 64 and state.attempts[0].counts.passed == 3
