@@ -11,29 +11,29 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from fixbot.agent.errors import KEY_VARIABLES
+from fixbot import secrets
 from fixbot.diagnosis import DiagnosisResult
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
 from fixbot.models import FixContext
 from fixbot.settings import Settings
 
-# Never handed to the check or the fix commands, which run the repository's (and the model's) code:
-# the Action's inputs (the GitHub token among them), GitHub's own tokens, and model provider keys.
-SCRUBBED_PREFIXES = ("INPUT_", "FIXBOT_", "ACTIONS_RUNTIME_", "ACTIONS_ID_TOKEN_")
-# The model provider keys (`fixbot.agent.errors.KEY_VARIABLES`, the `*_API_KEY` ones: cloud
-# credentials such as AWS_* stay, the check may need them) and GitHub's tokens.
-SCRUBBED_NAMES = frozenset(
-    {"GITHUB_TOKEN", "GH_TOKEN", "AZURE_OPENAI_API_KEY"}
-    | {name for name in KEY_VARIABLES.values() if name.endswith("_API_KEY")}
+# The web search providers of litellm's search API (https://docs.litellm.ai/docs/search): their
+# keys (`TAVILY_API_KEY`, `EXA_API_KEY`, ...) serve fixbot's research, never the check.
+SEARCH_KEY_PREFIXES = (
+    *("PERPLEXITY", "TAVILY", "PARALLEL", "EXA_", "BRAVE", "GOOGLE_PSE", "DATAFORSEO"),
+    *("FIRECRAWL", "FASTCRW", "SEARXNG", "LINKUP", "SEARCHAPI", "SERPER", "YOU_COM"),
+    *("APISERPENT", "TINYFISH", "NIMBLE"),
 )
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "LOGIN")
 
 
 def check_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` without the variables the check and fix commands must never see."""
+    """`env` without the variables the check and fix commands must never see (`fixbot.secrets`,
+    and the web search providers' keys)."""
     return {
         name: value
-        for name, value in env.items()
-        if name not in SCRUBBED_NAMES and not name.startswith(SCRUBBED_PREFIXES)
+        for name, value in secrets.check_environment(env).items()
+        if not (name.startswith(SEARCH_KEY_PREFIXES) and any(w in name for w in SECRET_WORDS))
     }
 
 

@@ -2,7 +2,9 @@
 `::group::` blocks when `GITHUB_ACTIONS` is set (GitHub's workflow commands:
 https://docs.github.com/actions/reference/workflow-commands-for-github-actions#grouping-log-lines).
 
-Progress goes to stderr so `fixbot run --json` keeps stdout for the JSON outcome.
+Progress goes to stderr so `fixbot run --json` keeps stdout for the JSON outcome. Lines name
+files and quote the model, so the plain styles print them through `workflow.plain_line`: a
+file named `a.py\n::add-mask::x` never becomes a workflow command in a GitHub Actions log.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
+
+from fixbot.github import workflow
 
 if TYPE_CHECKING:
     from rich.status import Status
@@ -40,8 +44,8 @@ class Progress:
         self.line(f"[{attempt_label(attempt, max_attempts)}] {text} ({self.elapsed():.1f} s)")
 
     def line(self, text: str) -> None:
-        """Print one line."""
-        print(text, file=self.stream, flush=True)
+        """Print one line (line breaks inside `text` shown as `\\n`, no workflow command)."""
+        print(workflow.plain_line(text), file=self.stream, flush=True)
 
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
@@ -58,12 +62,14 @@ class GitHubProgress(Progress):
 
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
-        """Wrap the block in `::group::title` / `::endgroup::`."""
-        self.line(f"::group::{title}")
+        """Wrap the block in `::group::title` / `::endgroup::` (the title escaped)."""
+        workflow.group(title, self.stream)
+        self.stream.flush()
         try:
             yield
         finally:
-            self.line("::endgroup::")
+            workflow.endgroup(self.stream)
+            self.stream.flush()
 
 
 class RichProgress(Progress):

@@ -200,7 +200,7 @@ class Settings(BaseModel):
         list[str],
         _s(metavar="GLOB", example="migrations/**", aliases=("protected-path",), trust=True),
     ] = Field(
-        default_factory=lambda: [".github/workflows/**"],
+        default_factory=lambda: [".github/**"],
         description="Glob patterns the model may never edit, one per line.",
     )
     allow_test_edits: Annotated[bool, _s(trust=True)] = Field(

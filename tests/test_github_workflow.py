@@ -53,3 +53,35 @@ def test_bodies_are_cut_under_githubs_limit_with_a_pointer() -> None:
         assert len(body) <= render.BODY_LIMIT
         assert body.rstrip().endswith("(https://github.example/o/r/actions/runs/1).")
     assert render.status_comment(data).startswith(render.STATUS_MARKER)
+
+
+def test_plain_lines_never_become_workflow_commands() -> None:
+    assert workflow.plain_line("fixbot: escalated: a.py\n::error::pwned") == (
+        "fixbot: escalated: a.py\\n::error::pwned"
+    )
+    assert workflow.plain_line("  ::add-mask::abc") == ">   ::add-mask::abc"
+    assert workflow.plain_line("ok: 50% done") == "ok: 50% done"
+
+
+def test_a_multiline_secret_is_masked_line_by_line() -> None:
+    out = io.StringIO()
+    workflow.mask("-----BEGIN KEY-----\nabc123\n-----END KEY-----", out)
+    lines = out.getvalue().splitlines()
+    assert "::add-mask::abc123" in lines and "::add-mask::-----BEGIN KEY-----" in lines
+    assert all(line.startswith("::add-mask::") for line in lines)
+
+
+def test_the_action_masks_every_secret_of_its_environment(tmp_path: Path) -> None:
+    from fixbot.github import action
+
+    out = io.StringIO()
+    env = {
+        "HF_TOKEN": "hf_secretvalue123",
+        "DATABASE_URL": "postgres://app:pw-long-secret@db/app",
+        "DEPLOY_SECRET": "multi\nline-secret-value",
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
+    action.main(env, out=out)  # fails later (no event): the masks come first
+    lines = out.getvalue().splitlines()
+    for value in ("hf_secretvalue123", "pw-long-secret", "line-secret-value"):
+        assert f"::add-mask::{value}" in lines

@@ -76,13 +76,14 @@ def test_adding_a_new_test_is_allowed() -> None:
         tampering("tests/test_app.py", TEST, TEST + "\ndef test_mul():\n    assert 2 * 2 == 4\n")
         is None
     )
-    assert tampering("tests/test_new.py", None, "def test_x():\n    assert True\n") is None
+    new_test = "def test_x():\n    assert add(2, 2) == 4\n"
+    assert tampering("tests/test_new.py", None, new_test) is None
 
 
 def test_pytest_config_changes_are_refused() -> None:
     old = '[project]\nname = "x"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
     new = old.replace('"-q"', '"-q --deselect tests/test_app.py::test_sub"')
-    assert "pytest configuration" in (tampering("pyproject.toml", old, new) or "")
+    assert "test or lint configuration" in (tampering("pyproject.toml", old, new) or "")
     assert tampering("pyproject.toml", old, old.replace('"x"', '"y"')) is None
 
 
@@ -97,3 +98,105 @@ def test_conftest_deselect_hook_is_refused() -> None:
 )
 def test_ci_and_runner_config_is_refused(path: str) -> None:
     assert tampering(path, "a: 1\n", "a: 2\n") is not None
+
+
+FORCE_EXIT_ZERO = [
+    "def pytest_sessionfinish(session, exitstatus):\n    session.exitstatus = 0\n",
+    "import pytest\n\n@pytest.hookimpl(hookwrapper=True)\n"
+    "def pytest_runtest_makereport(item, call):\n    outcome = yield\n"
+    "    outcome.get_result().outcome = 'passed'\n",
+    "import os\n\ndef pytest_unconfigure(config):\n    os._exit(0)\n",
+    "collect_ignore = ['test_app.py']\n",
+    "pytest_plugins = ['no_fail']\n",
+]
+
+
+@pytest.mark.parametrize("new", FORCE_EXIT_ZERO)
+def test_conftest_tricks_that_force_a_green_run_are_refused(new: str) -> None:
+    for path in ("conftest.py", "tests/conftest.py", "tests/CONFTEST.py"):
+        assert "hook" in (tampering(path, "import pytest\n", "import pytest\n" + new) or "")
+
+
+def test_changing_an_existing_conftest_hook_body_is_refused() -> None:
+    old = "def pytest_collection_modifyitems(config, items):\n    items.sort()\n"
+    new = "def pytest_collection_modifyitems(config, items):\n    items.clear()\n"
+    assert tampering("conftest.py", old, new) is not None
+
+
+def test_fixture_edits_in_conftest_are_allowed() -> None:
+    old = "import pytest\n\n@pytest.fixture\ndef rate():\n    return 1\n"
+    assert tampering("tests/conftest.py", old, old.replace("return 1", "return 2")) is None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "pytest.py",
+        "unittest.py",
+        "src/pytest.py",
+        "pytest/__init__.py",
+        "_pytest/main.py",
+        "sitecustomize.py",
+        "usercustomize.py",
+        "evil.pth",
+        "PyTest.py",
+    ],
+)
+def test_modules_shadowing_the_test_runner_are_refused(path: str) -> None:
+    reason = tampering(path, None, "def main():\n    raise SystemExit(0)\n")
+    assert reason is not None and "shadow" in reason
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("    assert add(1, 2) == 3", "    assert add(1, 2) == add(1, 2)"),
+        ("    assert add(1, 2) == 3", "    result = add(1, 2)\n    assert result == result"),
+        ("    assert add(1, 2) == 3", "    assert True"),
+        ("    assert add(1, 2) == 3", "    assert 1, 'always'"),
+        ("    assert add(1, 2) == 3", "    self.assertEqual(x, x)"),
+    ],
+)
+def test_assertions_that_cannot_fail_are_refused(old: str, new: str) -> None:
+    reason = tampering("tests/test_app.py", TEST, TEST.replace(old, new))
+    assert reason is not None and "cannot fail" in reason
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "ruff.toml",
+        ".ruff.toml",
+        "mypy.ini",
+        ".flake8",
+        "Makefile",
+        "makefile",
+        "GNUmakefile",
+        ".github/actions/setup/action.yml",
+        ".github/dependabot.yml",
+        ".GitHub/Workflows/ci.yml",
+        "jest.config.js",
+        "vitest.config.ts",
+        ".eslintrc.json",
+        "eslint.config.mjs",
+        "noxfile.py",
+        ".pre-commit-config.yaml",
+    ],
+)
+def test_test_and_ci_configuration_is_protected_by_default(path: str) -> None:
+    assert "controls how the check runs" in (tampering(path, "a = 1\n", "a = 2\n") or "")
+
+
+def test_lint_sections_of_pyproject_and_package_scripts_are_protected() -> None:
+    old = '[project]\nname = "x"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\n'
+    assert tampering("pyproject.toml", old, old.replace('["E", "F"]', "[]")) is not None
+    assert tampering("pyproject.toml", old, old + "\n[tool.mypy]\nignore_errors = true\n")
+    package = '{"name": "x", "scripts": {"test": "jest"}, "dependencies": {"a": "1"}}'
+    assert tampering("package.json", package, package.replace('"jest"', '"true"')) is not None
+    assert tampering("package.json", package, package.replace('"1"', '"2"')) is None
+
+
+def test_allowed_edits_stay_allowed() -> None:
+    assert tampering("src/makefile_parser.py", "x = 1\n", "x = 2\n") is None
+    assert tampering("docs/pytest.md", "a\n", "b\n") is None
+    assert tampering("src/app.py", "assert x == y\n", "assert x == z\n") is None

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import re
+
+import pytest
 
 from fixbot.progress import GitHubProgress, Progress, RichProgress, make_progress
 
@@ -41,3 +44,27 @@ def test_rich_progress_prints_history_lines_to_its_stream() -> None:
     progress.line("  check failed: exit 1")
     progress.close()
     assert "check failed: exit 1" in out.getvalue()
+
+
+COMMAND_LINE = re.compile(r"^\s*::")
+EVIL_NAMES = [
+    "x\n::add-mask::abc",
+    "a.py\n::error::pwned",
+    "b.py\r::warning::x",
+    "c\u2028::debug::",
+]
+
+
+@pytest.mark.parametrize("style", [Progress, GitHubProgress])
+def test_file_names_cannot_inject_workflow_commands(style: type[Progress]) -> None:
+    out = io.StringIO()
+    progress = style(out)
+    with progress.group("fixbot: attempt 1 (fix)\n::error::title"):
+        progress.line(f"  model changed {', '.join(EVIL_NAMES)}")
+        progress.line("::stop-commands::abc")
+    commands = [
+        line for line in re.split(r"\r\n|\r|\n", out.getvalue()) if COMMAND_LINE.match(line)
+    ]
+    allowed = {"::group::fixbot: attempt 1 (fix)%0A::error::title", "::endgroup::"}
+    assert set(commands) <= allowed
+    assert "add-mask::abc" in out.getvalue()  # still visible to the reader, as text

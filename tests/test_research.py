@@ -13,6 +13,7 @@ import pytest
 
 from fixbot import engine
 from fixbot.agent.research import MAX_CHARS, Research, read_dependency
+from fixbot.agents import check_environment
 from fixbot.models import OutcomeKind
 from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
 from tests.fakes.agent_repo import make_repo as make_calc_repo
@@ -68,6 +69,11 @@ def test_no_code_of_the_project_environment_runs(tmp_path: Path, venv: tuple[str
     assert not marker.exists()
 
 
+def test_search_keys_never_reach_the_check() -> None:
+    env = {"TAVILY_API_KEY": "k", "EXA_API_KEY": "k", "PATH": "/bin", "EXAMPLE_DIR": "x"}
+    assert check_environment(env) == {"PATH": "/bin", "EXAMPLE_DIR": "x"}
+
+
 def test_a_javascript_package_from_node_modules_is_bounded(tmp_path: Path) -> None:
     manifest = {"name": "left-pad", "version": "1.3.0", "description": "pad", "dependencies": {}}
     write_files(
@@ -96,7 +102,11 @@ def test_web_search_goes_through_litellms_search_api(
     assert research.sources == ["https://example.org/e123"]
     [request] = model_server.requests
     assert request["path"] == "/search" and request["body"]["query"] == "E123 error"
-    assert Research(Path("."), "").call("search_web", {"query": "q"}) is None  # no provider
+    unset = Research(Path("."), "").call("search_web", {"query": "q"})
+    assert unset is not None and "not configured" in unset
+    assert Research(Path("."), "").call("read_file", {"path": "a"}) is None  # not research
+    bad = research.call("read_dependency", {"name": 3})
+    assert bad is not None and bad.startswith("Error: bad arguments")
 
 
 def test_attempt_2_reads_a_dependency_and_the_report_lists_the_source(

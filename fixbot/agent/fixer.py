@@ -59,7 +59,7 @@ class ModelFixer:
     def fix(self, ctx: FixContext) -> FixResult:
         """Run one attempt in `ctx.repo`; `error` is set for permanent model errors."""
         s = self.runtime.settings
-        box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits)
+        box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits, s.state_dir)
         session, llm = Session(box), self.runtime.llm(ctx.attempt)
         if ctx.attempt >= RESEARCH_FROM:
             provider = s.search_provider
@@ -200,16 +200,12 @@ class ModelFixer:
         problems = []
         for block in blocks:
             try:
-                current = read_text(
-                    paths.resolve(ctx.repo, block.path, session.box.protected, write=True)
-                )
+                current = read_text(session.box.resolve(block.path, write=True))
                 result = session.box.write(block.path, apply_block(current, block))
-            except (paths.PathRefused, EditError) as exc:
-                result = (
-                    session.box.refuse(str(exc))
-                    if isinstance(exc, paths.PathRefused)
-                    else f"Error: {exc}"
-                )
+            except paths.PathRefused as exc:
+                result = session.box.refuse(str(exc))
+            except (EditError, OSError) as exc:  # the model's text never ends the run
+                result = f"Error: {exc}"
             if result.startswith("Error"):
                 problems.append(f"{block.path}: {result}")
         return problems

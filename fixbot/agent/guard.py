@@ -1,14 +1,26 @@
 """The test-tampering guard: pure checks over a file's old and new text.
 
-Unless `allow-test-edits` is set, an edit is refused when it deletes a test file or a test
-function, adds a skip/xfail marker, removes an assert from a test, or changes how the check runs
-(pytest `addopts` / `[tool.pytest...]` / `[pytest]` sections, `conftest.py` hooks that
-deselect or skip, CI configuration). The returned reason is written for the model to read.
+Unless `allow-test-edits` is set, an edit is refused when it
+- deletes a test file or a test function, adds a skip/xfail marker, removes an assert from a
+  test, or adds an assertion that cannot fail (`assert x == x`, `assert True`);
+- touches how the check runs: CI configuration (`.github/**`, `.gitlab-ci.yml`, ...), the
+  test runners' and linters' configuration (`pytest.ini`, `tox.ini`, `noxfile.py`,
+  `jest.config.*`, `vitest.config.*`, `ruff.toml`, `mypy.ini`, `.eslintrc*`, `Makefile`, ...),
+  their sections in `pyproject.toml` / `setup.cfg` and the `scripts` of `package.json`;
+- changes a `conftest.py` hook (`pytest_*` functions: `pytest_sessionfinish` setting
+  `session.exitstatus = 0`) or adds exit-status, collection or plugin tricks to it;
+- creates or edits a module that shadows a test runner or runs at interpreter start
+  (`pytest.py`, `unittest.py`, `pytest/`, `sitecustomize.py`, `*.pth`).
+This protection is always on, whatever `protected-paths` says. File names are compared
+case-insensitively. The returned reason is written for the model to read.
 """
 
 from __future__ import annotations
 
+import ast
+import json
 import re
+import tomllib
 from pathlib import PurePosixPath
 
 ADVICE = (
@@ -26,21 +38,60 @@ ASSERTION = re.compile(
     r"^\s*assert\b|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(|\bexpect\s*\(|\bt\.(?:Error|Fatal)\w*\(",
     re.M,
 )
-CONFTEST_HOOK = re.compile(
-    r"pytest_collection_modifyitems|pytest_ignore_collect|collect_ignore|pytest_deselected"
-    r"|pytest_runtest_setup|pytest_configure|deselect|addopts"
+# Assertions that cannot fail: `assert x == x`, `assert True`, `self.assertEqual(a, a)`.
+SELF_COMPARE = re.compile(
+    r"^\s*assert\s+(?P<a>[^=!<>,#]+?)\s*(?:==|<=|>=|\bis\b)\s*(?P=a)\s*(?:[,#].*)?$"
+    r"|\bassert(?:Equal|Is|LessEqual|GreaterEqual)\s*\(\s*(?P<b>[^,()]+?)\s*,\s*(?P=b)\s*[,)]"
+    r"|\bexpect\s*\(\s*(?P<c>[^()]+?)\s*\)\s*\.\s*to(?:Be|Equal|StrictEqual)\s*\(\s*(?P=c)\s*\)",
+    re.M,
+)
+ALWAYS_TRUE = re.compile(
+    r"^\s*assert\s+(?:True|1|not\s+(?:False|None|0)|\"[^\"]+\"|'[^']+')\s*(?:[,#].*)?$"
+    r"|\bself\.assertTrue\s*\(\s*(?:True|1)\s*[,)]|\bexpect\s*\(\s*true\s*\)\s*\.\s*toBe\s*\(\s*true",
+    re.M,
+)
+CONFTEST_TRICK = re.compile(
+    r"exitstatus|os\._exit|sys\.exit|SystemExit|force_result|force_exception|\.outcome\s*="
+    r"|collect_ignore|addopts|deselect|pytest_plugins|no:|\bdef\s+pytest_\w+"
 )
 CI_FILES = re.compile(
-    r"^(\.github/workflows/|\.gitlab-ci\.yml$|\.circleci/|Jenkinsfile$|azure-pipelines\.yml$"
-    r"|\.travis\.yml$|tox\.ini$|noxfile\.py$|pytest\.ini$|\.pre-commit-config\.yaml$)"
+    r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|jenkinsfile$|azure-pipelines\.yml$"
+    r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
+    re.I,
 )
-PYTEST_SECTION = re.compile(r"^\[(?:tool\.pytest[^\]]*|pytest|tool:pytest)\][^\[]*", re.M)
+RUNNER_CONFIG = re.compile(
+    r"^(?:pytest\.ini|tox\.ini|noxfile\.py|\.coveragerc"
+    r"|(?:jest|vitest|karma|playwright|cypress|ava)\.config\.[cm]?[jt]s(?:on)?"
+    r"|jest\.config\.json|\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s"
+    r"|g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk"
+    r"|\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json|\.golangci\.ya?ml"
+    r"|\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|\.stylelintrc(?:\.\w+)?"
+    r"|phpunit\.xml(?:\.dist)?|\.rspec)$",
+    re.I,
+)
+# A new module by one of these names would replace the test runner (or run at start-up).
+SHADOW_NAMES = re.compile(
+    r"^(?:pytest|_pytest|py|unittest|nose2?|doctest|hypothesis|sitecustomize|usercustomize"
+    r"|tox|nox|coverage)\.py$|^.*\.pth$",
+    re.I,
+)
+SHADOW_PACKAGES = {"pytest", "_pytest", "unittest", "nose", "nose2", "doctest"}
+INI_SECTION = re.compile(
+    r"^\[(?:tool:pytest|pytest|flake8|pycodestyle|mypy[^\]]*|coverage:[^\]]*|pylint[^\]]*"
+    r"|tool:isort|isort)\][^\[]*",
+    re.M | re.I,
+)
+PYPROJECT_TOOLS = ("pytest", "ruff", "mypy", "coverage", "pyright", "tox", "pylint")
+PYPROJECT_SECTION = re.compile(
+    r"^\[+tool\.(?:" + "|".join(PYPROJECT_TOOLS) + r")\b[^\n]*\][^\[]*", re.M
+)
+PACKAGE_KEYS = ("scripts", "jest", "mocha", "ava", "vitest", "c8", "nyc", "eslintConfig")
 
 
 def is_test_file(path: str) -> bool:
     """True for test modules (`test_*.py`, `*_test.py`, `*.test.ts`, ...) and files under tests/."""
     pure = PurePosixPath(path)
-    in_tests = any(part in ("tests", "test", "__tests__") for part in pure.parts[:-1])
+    in_tests = any(part.lower() in ("tests", "test", "__tests__") for part in pure.parts[:-1])
     return bool(TEST_NAME.match(pure.name)) or (in_tests and pure.suffix in (".py", ".js", ".ts"))
 
 
@@ -64,16 +115,105 @@ def _check_test_file(path: str, old: str, new: str) -> str | None:
     return None
 
 
+_SAME = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
+_SAME_CALLS = {"assertEqual", "assertIs", "assertLessEqual", "assertGreaterEqual", "assertEquals"}
+
+
+def _cannot_fail(node: ast.AST) -> bool:
+    """True for `assert x == x`, `assert <truthy constant>`, `self.assertEqual(a, a)`."""
+    if isinstance(node, ast.Assert):
+        test = node.test
+        if isinstance(test, ast.Constant):
+            return bool(test.value)
+        return (
+            isinstance(test, ast.Compare)
+            and len(test.ops) == 1
+            and isinstance(test.ops[0], _SAME)
+            and ast.dump(test.left) == ast.dump(test.comparators[0])
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        name, args = node.func.attr, node.args
+        if name in _SAME_CALLS and len(args) >= 2:
+            return ast.dump(args[0]) == ast.dump(args[1])
+        return name == "assertTrue" and isinstance(args[0], ast.Constant) and bool(args[0].value)
+    return False
+
+
+def _vacuous_count(text: str) -> int:
+    """How many assertions in `text` cannot fail (Python by its syntax tree, else by pattern)."""
+    try:
+        return sum(_cannot_fail(node) for node in ast.walk(ast.parse(text)))
+    except (SyntaxError, ValueError):
+        return _count(SELF_COMPARE, text) + _count(ALWAYS_TRUE, text)
+
+
+def _vacuous(path: str, old: str, new: str) -> str | None:
+    if _vacuous_count(new) > _vacuous_count(old):
+        return (
+            f"Refused: this edit adds an assertion that cannot fail to {path} "
+            "(a value compared with itself, or a constant)."
+        )
+    return None
+
+
+def _hooks(text: str) -> dict[str, str] | None:
+    """The `pytest_*` functions of a conftest, as AST dumps; None when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    return {
+        node.name: ast.dump(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.name.startswith("pytest_")
+    }
+
+
+def _check_conftest(path: str, old: str, new: str) -> str | None:
+    if _hooks(old) != _hooks(new) or _count(CONFTEST_TRICK, new) > _count(CONFTEST_TRICK, old):
+        return (
+            f"Refused: this edit changes a pytest hook, the exit status, collection or plugins "
+            f"in {path}; only fixtures may change there."
+        )
+    return None
+
+
+def _toml_tools(text: str) -> object:
+    try:
+        tool = tomllib.loads(text).get("tool", {})
+    except tomllib.TOMLDecodeError:
+        return PYPROJECT_SECTION.findall(text)
+    return {name: tool.get(name) for name in PYPROJECT_TOOLS}
+
+
+def _package_keys(text: str) -> object:
+    try:
+        data = json.loads(text or "{}")
+    except ValueError:
+        return text
+    return {key: data.get(key) for key in PACKAGE_KEYS} if isinstance(data, dict) else data
+
+
 def _check_config(path: str, old: str, new: str) -> str | None:
-    name = PurePosixPath(path).name
-    if name == "conftest.py" and _count(CONFTEST_HOOK, new) > _count(CONFTEST_HOOK, old):
-        return f"Refused: this edit adds a collection/deselection hook or option to {path}."
-    if name in ("pyproject.toml", "setup.cfg") and (
-        PYTEST_SECTION.findall(old) != PYTEST_SECTION.findall(new)
-    ):
-        return f"Refused: this edit changes the pytest configuration in {path}."
-    if CI_FILES.match(path):
+    pure = PurePosixPath(path)
+    name = pure.name.lower()
+    if name == "conftest.py":
+        return _check_conftest(path, old, new)
+    if name == "pyproject.toml" and _toml_tools(old) != _toml_tools(new):
+        return f"Refused: this edit changes the test or lint configuration in {path}."
+    if name == "setup.cfg" and INI_SECTION.findall(old) != INI_SECTION.findall(new):
+        return f"Refused: this edit changes the test or lint configuration in {path}."
+    if name == "package.json" and _package_keys(old) != _package_keys(new):
+        return f"Refused: this edit changes the scripts or test configuration in {path}."
+    if CI_FILES.match(path) or RUNNER_CONFIG.match(name):
         return f"Refused: {path} controls how the check runs; fixbot does not change it."
+    lowered = {part.lower() for part in pure.parts[:-1]}
+    if SHADOW_NAMES.match(name) or lowered & SHADOW_PACKAGES:
+        return (
+            f"Refused: {path} would shadow a test runner or run at interpreter start-up; "
+            "give the module another name."
+        )
     return None
 
 
@@ -83,11 +223,11 @@ def tampering(path: str, old: str | None, new: str | None) -> str | None:
     `old` is None for a new file, `new` is None for a deletion; `path` is repository-relative.
     """
     if new is None:
-        if is_test_file(path) or PurePosixPath(path).name == "conftest.py":
+        if is_test_file(path) or PurePosixPath(path).name.lower() == "conftest.py":
             return f"Refused: deleting the test file {path}." + ADVICE
         new = ""
     before = old or ""
-    reason = _check_config(path, before, new)
+    reason = _check_config(path, before, new) or _vacuous(path, before, new)
     if reason is None and is_test_file(path):
         reason = _check_test_file(path, before, new)
     return None if reason is None else reason + ADVICE

@@ -267,14 +267,18 @@ class Research:
 
     def call(self, name: str, args: dict[str, Any]) -> str | None:
         """Run research tool `name`; None when `name` is not one of them."""
+        if name not in ("read_dependency", "search_web"):
+            return None
+        if not isinstance(args, dict) or not all(isinstance(v, str) for v in args.values()):
+            return f"Error: bad arguments for {name}: give strings (see the tool's parameters)"
         if name == "read_dependency":
             text, source = read_dependency(
-                self.repo, self.search_path, str(args.get("name", "")), args.get("path")
+                self.repo, self.search_path, args.get("name", ""), args.get("path") or None
             )
             self.sources.extend([source] if source else [])
             return text
-        if name == "search_web" and self.provider:
-            text, urls = search_web(self.provider, str(args.get("query", "")))
-            self.sources.extend(urls)
-            return text
-        return None
+        if not self.provider:
+            return "Error: web search is not configured (search-provider)"
+        text, urls = search_web(self.provider, args.get("query", ""))
+        self.sources.extend(urls)
+        return text

@@ -26,6 +26,7 @@ from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.secrets import secret_values
 from fixbot.settings import Settings
 from fixbot.state import RunState
 
@@ -92,7 +93,8 @@ def main(
 ) -> int:
     """Run the Action in the environment `env` (the runner's variables); return the exit code."""
     ctx = _context(env, out or sys.stdout, connect)
-    workflow.mask(ctx.inputs.token, ctx.out)
+    for value in [ctx.inputs.token, *secret_values(env)]:  # every secret of the environment
+        workflow.mask(value, ctx.out)
     scrub_process_env()
     try:
         data = _run(ctx)
@@ -348,7 +350,7 @@ def _write_github(ctx: Context, event: Event, plan: Plan, data: render.Report) -
 
 def _finish(ctx: Context, data: render.Report) -> int:
     out = data.outcome
-    ctx.out.write(f"fixbot: {out.outcome.value}: {out.reason}\n")
+    ctx.out.write(workflow.plain_line(f"fixbot: {out.outcome.value}: {out.reason}") + "\n")
     if out.outcome is OutcomeKind.ERROR:
         workflow.error(out.reason, ctx.out, title="fixbot")
     if out.outcome is OutcomeKind.ESCALATED:

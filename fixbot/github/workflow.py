@@ -3,6 +3,12 @@
 Source: https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands
 (`GITHUB_OUTPUT` with a heredoc delimiter for multiline values, `GITHUB_STEP_SUMMARY` limited to
 1 MiB per step, `::error file=,line=::`, `::add-mask::`, `::group::`).
+
+The runner reads every line of a step's stdout and stderr that starts with `::` (after
+whitespace) as a command, so untrusted text (file names, check output, model summaries) is
+never printed raw: command data and properties are escaped (`%25`, `%0D`, `%0A`; `%3A`, `%2C`
+in properties) and a plain log line goes through `plain_line` (line breaks shown as `\n`, a
+leading `::` defused). fixbot never copies the check's output to the log (it goes to a file).
 """
 
 from __future__ import annotations
@@ -38,10 +44,28 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+# Where .NET's `ReadLine` (the runner) or Python's `splitlines` may start a new line.
+_BREAKS = {ord(c): c.encode("unicode_escape").decode("ascii") for c in "\r\n\v\f\x1c\x1d\x1e\x85"}
+_BREAKS.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
+
+
+def plain_line(text: str) -> str:
+    """`text` as one log line the runner never reads as a workflow command.
+
+    Line breaks become visible escapes (`\\n`); a line that would start with `::` gets `> `.
+    """
+    flat = text.translate(_BREAKS)
+    return "> " + flat if flat.lstrip().startswith("::") else flat
+
+
 def mask(value: str, out: TextIO) -> None:
-    """Ask the runner to hide `value` in every later log line (`::add-mask::`)."""
-    if value:
-        out.write(f"::add-mask::{_escape_data(value)}\n")
+    """Ask the runner to hide `value` in every later log line (`::add-mask::`).
+
+    A multi-line value is masked line by line, as GitHub advises (the log is matched per line).
+    """
+    for line in dict.fromkeys([value, *value.splitlines()]):
+        if line.strip():
+            out.write(f"::add-mask::{_escape_data(line)}\n")
 
 
 def error(message: str, out: TextIO, title: str | None = None) -> None:
