@@ -123,12 +123,8 @@ class Settings(BaseModel):
     hint: Annotated[str | None, _s(metavar="TEXT")] = Field(
         None, description="A hint for the model (untrusted text, like a pull request comment)."
     )
-    inputs_file: Annotated[
-        str | None, _s(metavar="FILE", example="answers.txt", aliases=("inputs",), trust=True)
-    ] = Field(
-        None,
-        description="File fed to the check's standard input (relative to the repository "
-        "folder); without it standard input is closed.",
+    inputs_file: Annotated[str | None, _s(metavar="FILE", aliases=("inputs",), trust=True)] = Field(
+        None, description="File fed to the check's stdin (else stdin is closed)."
     )
     max_attempts: Annotated[int, _s(metavar="N", trust=True)] = Field(
         5, ge=1, le=50, description="Fix attempts before giving up."
@@ -189,8 +185,7 @@ class Settings(BaseModel):
     search_provider: Annotated[str | None, _s(metavar="NAME", example="tavily", trust=True)] = (
         Field(
             None,
-            description="litellm search provider (its key in the environment, e.g. "
-            "TAVILY_API_KEY) that fix attempts from 2 on may use to search the web.",
+            description="litellm web search provider for attempts 2+ (key: e.g. TAVILY_API_KEY).",
         )
     )
     max_tool_calls: Annotated[int, _s(metavar="N", trust=True)] = Field(

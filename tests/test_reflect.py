@@ -250,3 +250,12 @@ def test_counts_survive_an_output_too_long_for_the_condensed_log(tmp_path: Path)
     repo = make_repo(tmp_path / "repo", {"big.py": BIG})
     _, state = run(repo, Agents(None), check=f"{sys.executable} big.py")
     assert state.attempts[0].counts.failed == 64 and state.attempts[0].counts.passed == 3
+
+
+def test_a_state_with_the_old_text_diagnosis_loads_it_as_the_hypothesis() -> None:
+    from fixbot.models import Attempt
+
+    old = Attempt.model_validate({"number": 1, "diagnosis": "the slice is off"})
+    assert old.hypothesis == "the slice is off" and old.diagnosis is None
+    new = Attempt.model_validate({"number": 1, "diagnosis": WHY.model_dump(mode="json")})
+    assert new.diagnosis == WHY and new.hypothesis is None
