@@ -249,6 +249,7 @@ class Run:
             failure = self.checker.failure_of(attempt)
             ctx = self.context(attempt, failure=failure, diagnosis=None, diverged=None)
             reflect.ask(self.state, attempt, self.agents.diagnoser, ctx, self.redactor.redact)
+        self.progress.line(f"  {reflect.summary(attempt)}")
         self.events.emit("diagnosis", attempt.number, **reflect.diagnosis_event(attempt))
 
     # -- review and the end ------------------------------------------------------------------

@@ -48,6 +48,16 @@ def ask(
     state.notes.append(f"attempt {attempt.number}: {problem}")
 
 
+def summary(attempt: Attempt) -> str:
+    """One progress line for `attempt`'s diagnosis (or why there is none)."""
+    d = attempt.diagnosis
+    if d is None:
+        return f"no diagnosis: {attempt.diagnosis_problem}"
+    same = "; the attempt did not change the failure" if d.repeated else ""
+    cause = d.root_cause
+    return f"diagnosis: {cause.category.value} ({cause.confidence:.1f}) {cause.description}{same}"
+
+
 def fix_event(attempt: Attempt) -> dict[str, Any]:
     """The fields of the `fix` (or `threads`) event for `attempt` once its fixer reported."""
     return {
