@@ -25,6 +25,17 @@ errors (fixable: syntax, import, name, type, assertion, compile, lint) before in
 hiccups (transient: rate limit, server error, network) before generic failures (fixable:
 an uncaught exception, failing tests) before `unknown`.
 
+Every phrase of the design's three lists has a rule: transient (timeout, ETIMEDOUT, timed out,
+connection refused, ECONNREFUSED, 503, 429, network error, socket hang up), fixable
+(SyntaxError, TypeError, Cannot read property, undefined is not, ImportError,
+ModuleNotFoundError, ReferenceError, is not defined, NullPointerException) and permanent
+(authentication failed, 401, permission denied, 403, invalid API key, token expired, schema
+violation, constraint violation); `tests/test_classify.py` holds the table.
+
+A permanent phrase that stands only inside a failing test's own report (a pytest, jest or
+unittest failure block, or a pytest `E` line) is overruled: the test failure wins, and the
+`Classification.note` says why. So `E  assert 401 == 200` is an assertion, not an auth error.
+
 Decisions worth knowing:
 - A missing module (`ModuleNotFoundError`, `Cannot find module`) is fixable ("import"): it is
   often a typo or a module the code must add, and a missing dependency can be declared in the
@@ -34,8 +45,12 @@ Decisions worth knowing:
   permanent.
 - `PermissionError` raised by the code under test is fixable; the shell failing to execute the
   command ("Permission denied", exit 126), EACCES and HTTP 403 are permanent.
-- HTTP status words count only with context ("401 Unauthorized", "status code 503"), so a test
-  asserting `assert 401 == 200` stays an assertion.
+- A bare HTTP status (401, 403, 429, 503) counts when it stands alone, not inside a number or a
+  dotted version; a test asserting `assert 401 == 200` stays an
+  assertion (fixable rules precede transient ones, and a test's own report overrules
+  permanent ones).
+- "permission denied" counts in any case, except Python's `[Errno 13] Permission denied` (a
+  `PermissionError` raised by the code under test is fixable).
 """
 
 from __future__ import annotations
@@ -87,15 +102,18 @@ RULES: tuple[Rule, ...] = (
         P,
         rf"\b401 Unauthorized|{HTTP}401\b|\b401 Client Error|Bad credentials"
         r"|[Aa]uthentication (?:failed|required)|[Ii]nvalid (?:API|api)[ _-]?key"
-        r"|Incorrect API key|Permission denied \(publickey|npm (?:ERR!|error) code E401",
+        r"|Incorrect API key|Permission denied \(publickey|npm (?:ERR!|error) code E401"
+        r"|(?<![\w.])401(?![\w.])|\b[Tt]oken (?:has )?expired\b",
     ),
     _rule(
         "permission",
         P,
         rf"{SHELL}\S+: Permission denied|\bEACCES\b|\b403 Forbidden|{HTTP}403\b"
-        r"|Resource not accessible by integration|npm (?:ERR!|error) code E403",
+        r"|Resource not accessible by integration|npm (?:ERR!|error) code E403"
+        r"|(?<!\] )\b[Pp]ermission denied\b|(?<![\w.])403(?![\w.])(?![^\n]*[Rr]ate[ -]?limit)",
         126,
     ),
+    _rule("schema", P, r"\b[Ss]chema violation|\b[Cc]onstraint violation"),
     _rule(
         "disk_full",
         P,
@@ -124,12 +142,13 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "name",
         F,
-        r"\b(?:NameError|UnboundLocalError)\b|ReferenceError: \S+ is not defined|Undefined name",
+        r"\b(?:NameError|UnboundLocalError|ReferenceError)\b|\bis not defined\b|Undefined name",
     ),
     _rule(
         "type",
         F,
-        r"\bTypeError\b|\.pyi?:\d+(?::\d+)?: error:|\berror TS\d+|\.tsx?:\d+:\d+ - error\b",
+        r"\bTypeError\b|\.pyi?:\d+(?::\d+)?: error:|\berror TS\d+|\.tsx?:\d+:\d+ - error\b"
+        r"|Cannot read propert(?:y|ies)\b|\bundefined is not\b|\bNullPointerException\b",
     ),
     _rule(
         "assertion",
@@ -153,13 +172,15 @@ RULES: tuple[Rule, ...] = (
     _rule(
         "rate_limit",
         T,
-        rf"Too Many Requests|[Rr]ate[ -]?limit|RateLimitError|{HTTP}429\b|\b429 Client Error",
+        rf"Too Many Requests|[Rr]ate[ -]?limit|RateLimitError|{HTTP}429\b|\b429 Client Error"
+        r"|(?<![\w.])429(?![\w.])",
     ),
     _rule(
         "server_error",
         T,
         r"\b50[234] (?:Bad Gateway|Service Unavailable|Gateway Time-?out|Server Error)"
-        rf"|Bad Gateway|Service (?:Temporarily )?Unavailable|Gateway Time-?out|{HTTP}50[234]\b",
+        rf"|Bad Gateway|Service (?:Temporarily )?Unavailable|Gateway Time-?out|{HTTP}50[234]\b"
+        r"|(?<![\w.])503(?![\w.])",
     ),
     _rule(
         "network",
@@ -169,7 +190,13 @@ RULES: tuple[Rule, ...] = (
         r"|\bE(?:CONNREFUSED|CONNRESET|TIMEDOUT|NOTFOUND|AI_AGAIN)\b|Network is unreachable"
         r"|Could not resolve host|i/o timeout|TLS handshake timeout|Read timed out"
         r"|RemoteDisconnected|Failed to establish a new connection"
-        r"|requests\.exceptions\.ConnectionError",
+        r"|requests\.exceptions\.ConnectionError|[Nn]etwork error|[Ss]ocket hang up",
+    ),
+    Rule(
+        "timed_out",
+        ErrorClass.TRANSIENT,
+        "timeout",
+        re.compile(r"\b[Tt]imed out\b|\b[Tt]ime-?out\b|\bTIMEOUT\b", re.MULTILINE),
     ),
     _generic(
         "exception",
@@ -199,15 +226,89 @@ SPECIFIC_FIXABLE = tuple(rule for rule in SPECIFIC if rule.error_class is ErrorC
 GENERIC = tuple(rule for rule in RULES if rule.generic and rule.name != "unknown")
 
 
+REPORT_HEAD_RE = re.compile(
+    r"^(?:_{3,} (?P<pytest>.+?) _{3,}|\s*\u25cf (?P<jest>.+)"
+    r"|(?:FAIL|ERROR): (?P<ut>\w+ \(.+\)))\s*$",
+    re.MULTILINE,
+)
+REPORT_END_RE = re.compile(r"^(?:={5,}|Test Suites:|Ran \d+ tests? in )", re.MULTILINE)
+PYTEST_E_RE = re.compile(r"E\s")
+
+
+def _report_spans(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, test name) of each failing test's own report in `text`: from a pytest
+    `____ test ____` header, a jest `●` line or a unittest `FAIL:` line to the next one or to a
+    section end (`=====`, `Test Suites:`, `Ran N tests`)."""
+    heads = list(REPORT_HEAD_RE.finditer(text))
+    spans = []
+    for index, head in enumerate(heads):
+        limit = heads[index + 1].start() if index + 1 < len(heads) else len(text)
+        end = REPORT_END_RE.search(text, head.end(), limit)
+        name = head["pytest"] or head["jest"] or head["ut"]
+        spans.append((head.start(), end.start() if end else limit, name.strip()))
+    return spans
+
+
+def _only_in_reports(text: str, rule: Rule) -> tuple[str, str] | None:
+    """(phrase, test) when every match of `rule` in `text` stands inside a failing test's own
+    report (or on a pytest `E` line); None when one stands outside."""
+    spans = _report_spans(text)
+    found: tuple[str, str] | None = None
+    for match in rule.pattern.finditer(text):
+        if not match.group():
+            continue
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        span = next((s for s in spans if s[0] <= match.start() < s[1]), None)
+        if span is None and not PYTEST_E_RE.match(text, line_start):
+            return None
+        found = found or (match.group(), span[2] if span else "a failing test")
+    return found
+
+
+def _decide(text: str, rules: tuple[Rule, ...]) -> Rule | None:
+    """The first rule of `rules` that matches, by the steps of the module doc."""
+    errors = "\n".join(error_lines(text))
+    specific = tuple(r for r in SPECIFIC if r in rules)
+    steps = (
+        (errors, specific),
+        (text, tuple(r for r in specific if r.error_class is ErrorClass.FIXABLE)),
+        (errors, GENERIC),
+        (text, tuple(r for r in RULES[:-1] if r in rules)),
+    )
+    return next(filter(None, (_first_match(scope, rs) for scope, rs in steps)), None)
+
+
 def classify(condensed: str, *, exit_code: int | None, timed_out: bool) -> Classification:
-    """Classify a condensed failure log (see the module doc for the steps and precedence)."""
+    """Classify a condensed failure log (see the module doc for the steps and precedence).
+
+    A permanent rule whose every match stands inside a failing test's own report (a pytest,
+    jest or unittest failure block, or a pytest `E` line) is overruled: the test failure wins
+    (fixable), and the `note` says which phrase was found where.
+    """
     if timed_out:
         return _result(BY_NAME["timeout"])
     by_code = next((r for r in RULES if exit_code in r.exit_codes), None)
     if by_code is not None:
         return _result(by_code)
     text = ANSI_RE.sub("", condensed)
-    errors = "\n".join(error_lines(text))
-    steps = ((errors, SPECIFIC), (text, SPECIFIC_FIXABLE), (errors, GENERIC), (text, RULES[:-1]))
-    rule = next(filter(None, (_first_match(scope, rules) for scope, rules in steps)), None)
+    rule = _decide(text, RULES)
+    if rule is not None and rule.error_class is ErrorClass.PERMANENT:
+        inside = _only_in_reports(text, rule)
+        if inside is not None:
+            return _test_failure_wins(text, rule, *inside)
     return _result(rule or BY_NAME["unknown"])
+
+
+def _test_failure_wins(text: str, permanent: Rule, phrase: str, test: str) -> Classification:
+    """The fixable decision for `text` without permanent rules, with a note on why."""
+    rest = tuple(r for r in RULES if r.error_class is not ErrorClass.PERMANENT)
+    rule = _decide(text, rest)
+    if rule is None or rule.error_class is not ErrorClass.FIXABLE:
+        rule = BY_NAME["test_failure"]
+    note = (
+        f"{permanent.name} phrase {phrase!r} stands inside the failure report of {test}: "
+        "the test failure wins"
+    )
+    return Classification(
+        error_class=rule.error_class, category=rule.category, rule=rule.name, note=note
+    )

@@ -13,9 +13,9 @@ nothing is decoded until it is kept) finds three kinds of key lines:
 Each key line brings the two lines after it as context (source excerpts, carets). The last
 `tail_lines` lines are always candidates. When the candidates exceed `max_bytes`, they are kept by
 priority (error and summary lines, then markers, then the tail, then context; earliest first
-within a priority, the tail from the end) and printed in their original order, with `...` where
-lines were left out. Memory is bounded: at most `max_bytes` of candidates per priority are kept
-while streaming, plus one block.
+within a priority, the tail from the end) and printed in their original order; where lines were
+left out a marker says how many (`… 212 lines cut`). Memory is bounded: at most `max_bytes` of
+candidates per priority are kept while streaming, plus one block.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import io
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -32,7 +32,7 @@ MAX_CONDENSED_BYTES = 12_000
 BLOCK_BYTES = 4 * 1024 * 1024  # bytes read per block
 MAX_LINE_BYTES = 500  # a kept line is cut to this many bytes
 CONTEXT_AFTER = 2  # lines kept after each key line
-GAP = "..."
+GAP_BYTES = 24  # UTF-8 bytes reserved for one gap marker
 CUT = " [...]"
 
 ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*+"
@@ -153,8 +153,11 @@ def is_summary(line: str) -> bool:
 class _Collector:
     """Streaming state: bounded candidates per priority, pending context, the tail ring."""
 
-    def __init__(self, max_bytes: int, tail_lines: int) -> None:
+    def __init__(
+        self, max_bytes: int, tail_lines: int, on_diagnostic: Callable[[bytes], None] | None
+    ) -> None:
         self.max_bytes = max_bytes
+        self.on_diagnostic = on_diagnostic
         self.kept: dict[int, Line] = {}
         self.used = [0, 0, 0, 0]
         self.tail: deque[tuple[int, bytes]] = deque(maxlen=max(tail_lines, 0))
@@ -183,6 +186,8 @@ class _Collector:
             counted += scan.count(b"\n", at, start + 1)
             at = start + 1
             end = scan.find(b"\n", start + 1)
+            if match.lastgroup == "perror" and self.on_diagnostic is not None:
+                self.on_diagnostic(scan[start + 1 : end])
             self.add(base + counted, PRIORITY[match.lastgroup or "marker"], scan[start + 1 : end])
             self.pending = self._context(scan, base + counted + 1, end + 1, CONTEXT_AFTER)
         self.lines = base + data.count(b"\n")
@@ -206,34 +211,47 @@ class _Collector:
     def result(self) -> str:
         for number, raw in self.tail:
             self.add(number, TAIL, raw)
-        return render(self.kept.values(), self.max_bytes)
+        return render(self.kept.values(), self.max_bytes, total=self.lines)
 
 
-def render(candidates: Iterable[Line], max_bytes: int) -> str:
-    """Pick candidates by priority within `max_bytes` UTF-8 bytes; print them in log order."""
+def gap(count: int) -> str:
+    """The marker standing for `count` lines left out."""
+    return f"… {count} line{'s' if count != 1 else ''} cut"
+
+
+def render(candidates: Iterable[Line], max_bytes: int, *, total: int | None = None) -> str:
+    """Pick candidates by priority within `max_bytes` UTF-8 bytes; print them in log order.
+
+    `total` is the number of lines the candidates were taken from: when given, lines cut after
+    the last one kept are marked too. Each gap is marked with `gap` (how many lines were cut).
+    """
     pool = sorted(
         candidates, key=lambda c: (c.priority, -c.number if c.priority == TAIL else c.number)
     )
-    chosen: list[Line] = []
-    used = 0
+    chosen: dict[int, Line] = {}
+    used = GAP_BYTES if total is not None else 0
     for line in pool:
-        cost = line.size + len(GAP) + 1  # the line and, at worst, a gap marker before it
+        # the line, and a gap marker before it unless the line before is kept already (a gap
+        # that a later line fills stays paid for: the sum never falls short of the output)
+        cost = line.size + (0 if line.number - 1 in chosen else GAP_BYTES)
         if used + cost <= max_bytes:
-            chosen.append(line)
+            chosen[line.number] = line
             used += cost
-    return "\n".join(_with_gaps(sorted(chosen, key=lambda c: c.number)))
+    return "\n".join(_with_gaps(sorted(chosen.values(), key=lambda c: c.number), total))
 
 
-def _with_gaps(lines: list[Line]) -> Iterator[str]:
+def _with_gaps(lines: list[Line], total: int | None) -> Iterator[str]:
     previous = -1
     for line in lines:
         if line.number != previous + 1:
-            yield GAP
+            yield gap(line.number - previous - 1)
         yield line.text
         previous = line.number
+    if total is not None and total > previous + 1:
+        yield gap(total - previous - 1)
 
 
-def _blocks(stream: BinaryIO) -> Iterator[bytes]:
+def blocks(stream: BinaryIO) -> Iterator[bytes]:
     """Blocks of whole lines (each ending with a newline); a huge line may be split."""
     carry = b""
     while chunk := stream.read(BLOCK_BYTES):
@@ -252,27 +270,45 @@ def _blocks(stream: BinaryIO) -> Iterator[bytes]:
 
 
 def condense_stream(
-    stream: BinaryIO, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines: int = 40
+    stream: BinaryIO,
+    *,
+    max_bytes: int = MAX_CONDENSED_BYTES,
+    tail_lines: int = 40,
+    on_diagnostic: Callable[[bytes], None] | None = None,
 ) -> str:
-    """Condense a binary stream (read once, in blocks of BLOCK_BYTES); see the module doc."""
-    collector = _Collector(max_bytes, tail_lines)
-    for data in _blocks(stream):
+    """Condense a binary stream (read once, in blocks of BLOCK_BYTES); see the module doc.
+
+    `on_diagnostic` is called with every `path:line[:col]: error` line of a compiler, type
+    checker or linter (raw bytes), in the whole stream, so `fixbot.facts` needs no second scan
+    for them."""
+    collector = _Collector(max_bytes, tail_lines, on_diagnostic)
+    for data in blocks(stream):
         collector.block(data)
     return collector.result()
 
 
 def condense_file(
-    log_path: Path, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines: int = 40
+    log_path: Path,
+    *,
+    max_bytes: int = MAX_CONDENSED_BYTES,
+    tail_lines: int = 40,
+    on_diagnostic: Callable[[bytes], None] | None = None,
 ) -> str:
     """Condense the log at `log_path` to at most `max_bytes` UTF-8 bytes (streamed, see above).
 
     A log no larger than `max_bytes` is returned whole (ANSI removed). Raises OSError when the
-    file cannot be read.
+    file cannot be read. `on_diagnostic`: see `condense_stream` (called for small logs too).
     """
     with log_path.open("rb") as stream:
-        if log_path.stat().st_size <= max_bytes:
+        if log_path.stat().st_size <= max_bytes and on_diagnostic is None:
             return _whole(stream.read(), max_bytes, tail_lines)
-        return condense_stream(stream, max_bytes=max_bytes, tail_lines=tail_lines)
+        if log_path.stat().st_size <= max_bytes:
+            data = stream.read()
+            condense_stream(io.BytesIO(data), max_bytes=0, on_diagnostic=on_diagnostic)
+            return _whole(data, max_bytes, tail_lines)
+        return condense_stream(
+            stream, max_bytes=max_bytes, tail_lines=tail_lines, on_diagnostic=on_diagnostic
+        )
 
 
 def condense_text(text: str, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines: int = 40) -> str:

@@ -237,6 +237,7 @@ class Run:
             cost_used_usd=self.state.cost_usd,
             diagnosis=source.diagnosis if source is previous and source is not None else None,
             diverged=outcome.diverged_note(self.state, previous),
+            state_dir=self.settings.state_dir,
         )
         return FixContext(**(values | extra))
 
@@ -307,6 +308,9 @@ class Run:
     def finish(self, kind: OutcomeKind, reason: str) -> None:
         """Record the outcome and write the report (the loop saves the state)."""
         self.events.emit("outcome", None, outcome=kind.value, reason=reason, kept=self.state.kept)
+        now = time.monotonic()  # the report shows the wall time up to this moment
+        self.state.elapsed_s += now - self.clock
+        self.clock = now
         outcome.finish(
             self.state,
             kind,
@@ -314,6 +318,7 @@ class Run:
             settings=self.settings,
             state_dir=self.state_dir,
             redactor=self.redactor,
+            repo=self.repo,
         )
 
 

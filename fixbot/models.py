@@ -105,11 +105,27 @@ class Location(BaseModel):
 
 
 class Classification(BaseModel):
-    """The class and category of a failure, and the name of the rule that decided it."""
+    """The class and category of a failure, the name of the rule that decided it, and a note
+    when a rule that matched was overruled (see `fixbot.classify`)."""
 
     error_class: ErrorClass
     category: str
     rule: str
+    note: str = ""  # why, when the decision is not the first rule that matched
+
+
+class FailureGroup(BaseModel):
+    """Failures with the same normalised error lines (see `fixbot.facts.group_key`).
+
+    `text` is the first one's failure block, bounded (its header, repository frames, error
+    lines, compared values and captured output, cuts marked); `tests` names the failing tests
+    in the group, bounded (`count` is the full number).
+    """
+
+    test: str
+    text: str
+    count: int = 1
+    tests: list[str] = Field(default_factory=list)
 
 
 class Failure(BaseModel):
@@ -125,6 +141,14 @@ class Failure(BaseModel):
     counts: Counts = Field(default_factory=Counts)
     locations: list[Location] = Field(default_factory=list)
     failing_tests: list[str] = Field(default_factory=list)
+    # Facts from the whole log (`fixbot.facts`), not only from `condensed`:
+    summary: list[str] = Field(default_factory=list)  # the runners' summary lines, last ones
+    failing_total: int = 0  # distinct failing test ids in the whole log (`failing_tests` is
+    # bounded)
+    diagnostics: list[str] = Field(default_factory=list)  # compiler/linter `path:line`, bounded
+    diagnostics_total: int = 0
+    groups: list[FailureGroup] = Field(default_factory=list)  # distinct failures, in order
+    other_groups: int = 0  # failures of further distinct kinds, not kept
 
 
 class Finding(BaseModel):
@@ -175,6 +199,7 @@ class FixContext(BaseModel):
     reason: str | None = None  # why the circuit breaker opened (for the escalation analysis)
     diagnosis: Diagnosis | None = None  # why the previous attempt failed (its prompt opens so)
     diverged: str | None = None  # the earlier attempts made the failure worse: the tree restored
+    state_dir: str = ".fixbot"  # fixbot's state folder (repository-relative), never shown
 
 
 class FixResult(BaseModel):

@@ -5,6 +5,7 @@ working directory), and the recorded outcome with its report.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from fixbot import git
@@ -134,6 +135,16 @@ def best_snapshot(attempts: list[Attempt]) -> str | None:
     return best.snapshot_sha
 
 
+def report_file(state_dir: Path, run_id: str) -> Path:
+    """Where run `run_id` keeps its report: `<state_dir>/runs/<run_id>/report.md`."""
+    return state_dir / "runs" / run_id / "report.md"
+
+
+def state_dir_of(report: Path) -> Path:
+    """The state folder of a report written by `finish` (the inverse of `report_file`)."""
+    return report.parent.parent.parent
+
+
 def finish(
     state: RunState,
     kind: OutcomeKind,
@@ -142,14 +153,17 @@ def finish(
     settings: Settings,
     state_dir: Path,
     redactor: Redactor,
+    repo: Path | None = None,
 ) -> Outcome:
-    """Record the outcome in `state` and write the report (`<state_dir>/report.md`).
+    """Record the outcome in `state` and write the report.
 
-    `attempts` is the number of fix attempts (`RunState.fix_attempts`); `cost_usd` is None
-    when a price was unknown. Raises OSError when the report cannot be written.
+    Each run's report is kept in `<state_dir>/runs/<run id>/report.md` (the outcome's
+    `report_path`) and the latest is also `<state_dir>/report.md`. `attempts` is the number of
+    fix attempts (`RunState.fix_attempts`); `cost_usd` is None when a price was unknown. Raises
+    OSError when the report cannot be written.
     """
     commits = [a.commit_sha for a in state.attempts if a.commit_sha]
-    report = state_dir / "report.md"
+    report = report_file(state_dir, state.run_id)
     outcome = Outcome(
         outcome=kind,
         reason=reason,
@@ -159,5 +173,7 @@ def finish(
         cost_usd=round(state.cost_usd, 6) if state.cost_known else None,
     )
     state.outcome = outcome
-    write_report(report, state, settings, redactor)
+    diffstat = git.run(repo, "diff", "--stat", state.start_sha, "HEAD") if repo and commits else ""
+    write_report(report, state, settings, redactor, diffstat=diffstat)
+    shutil.copyfile(report, state_dir / "report.md")
     return outcome

@@ -7,12 +7,12 @@ The failure chart is a Mermaid `xychart-beta`, which GitHub renders in Markdown
 
 from __future__ import annotations
 
-import shlex
 from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel
 
+from fixbot.invocation import command_line
 from fixbot.models import Attempt, OutcomeKind
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
@@ -28,6 +28,7 @@ NEXT_STEPS = {
     "server_error": "A service the check calls answered 5xx. Retry later, or mock it in tests.",
     "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
     "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
+    "schema": "The data broke a schema or constraint: fix the data or migration, not the code.",
 }
 DEFAULT_STEPS = (
     "Read the repeated error below and the diagnoses in the attempts table; the fix likely needs "
@@ -82,12 +83,25 @@ def repeated_error(state: RunState) -> Attempt | None:
 
 
 def retry_command(settings: Settings) -> str:
-    """The command line that continues or repeats this run."""
-    more = settings.max_attempts + 3
-    return f"fixbot run --check {shlex.quote(settings.check)} --max-attempts {more}"
+    """The command line that repeats this run with three more attempts: every setting the user
+    gave comes back (`fixbot.invocation`), secrets as variables."""
+    return command_line(settings, overrides={"max_attempts": settings.max_attempts + 3})
 
 
-def render_report(state: RunState, settings: Settings) -> str:
+def review_summary(state: RunState) -> str:
+    """One sentence on the self-review: clean, findings fixed, or skipped and why."""
+    if not state.reviews:
+        return "not run"
+    last = state.reviews[-1]
+    if last.error:
+        return f"skipped ({last.error})"
+    fixed = sum(len(r.blocking) for r in state.reviews[:-1])
+    if last.blocking:
+        return f"{len(last.blocking)} blocking finding(s) left after {len(state.reviews)} rounds"
+    return "clean" + (f" after fixing {fixed} blocking finding(s)" if fixed else "")
+
+
+def render_report(state: RunState, settings: Settings, diffstat: str = "") -> str:
     """Render the report markdown for the run's state (not yet redacted)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -112,10 +126,16 @@ def render_report(state: RunState, settings: Settings) -> str:
         repeated=repeated_error(state),
         next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
         retry=retry_command(settings),
+        diffstat=diffstat,
+        review=review_summary(state),
     )
 
 
-def write_report(path: Path, state: RunState, settings: Settings, redactor: Redactor) -> None:
-    """Render, redact and write the report to `path` (parents created)."""
+def write_report(
+    path: Path, state: RunState, settings: Settings, redactor: Redactor, diffstat: str = ""
+) -> None:
+    """Render, redact and write the report to `path` (parents created); `diffstat` is
+    `git diff --stat` of what the run committed (shown for a fixed run)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(redactor.redact(render_report(state, settings)), encoding="utf-8")
+    text = render_report(state, settings, diffstat)
+    path.write_text(redactor.redact(text), encoding="utf-8")

@@ -169,10 +169,17 @@ class Settings(BaseModel):
         None, description="A stronger model used from fix attempt 2 on."
     )
     max_tokens_per_run: Annotated[int | None, _s(metavar="N", trust=True)] = Field(
-        None, gt=0, description="Token budget for the run (prompt plus completion)."
+        500_000,
+        gt=0,
+        description="Token budget for the run (prompt plus completion); the demo's run takes "
+        "about 5,400 (bench/RESULTS-cost.md).",
     )
     max_cost_usd: Annotated[float | None, _s(metavar="USD", trust=True)] = Field(
-        None, gt=0, allow_inf_nan=False, description="Model cost budget for the run, USD."
+        2.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="Model cost budget for the run, USD (the demo's run costs about $0.02 with "
+        "gpt-4o); where a model's price is unknown only the token budget applies.",
     )
     temperature: Annotated[float, _s(metavar="T")] = Field(
         0.0, ge=0, le=2, allow_inf_nan=False, description="Model sampling temperature."

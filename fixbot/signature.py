@@ -32,7 +32,7 @@ NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(
             r"(?:/private)?/var/folders/[^\s'\"):]+|/tmp/[^\s'\"):]+"
-            r"|[^\s'\"():]*pytest-of-[^/\s]+/pytest-\d+(?:/[^\s'\"():]*)?"
+            r"|(?<![^\s'\"():])[^\s'\"():]*pytest-of-[^/\s]+/pytest-\d+(?:/[^\s'\"():]*)?"
         ),
         "<tmp>",
     ),
@@ -67,7 +67,8 @@ def normalize(text: str, *, repo: Path | None = None) -> str:
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
-def _without_line_numbers(line: str) -> str:
+def without_line_numbers(line: str) -> str:
+    """`line` with line (and column) numbers replaced by `<n>`."""
     for pattern, replacement in LINE_NUMBERS:
         line = pattern.sub(replacement, line)
     return line
@@ -82,28 +83,39 @@ def _last_lines(text: str, count: int, repo: Path | None) -> list[str]:
         for line in lines
         if not PROGRESS_RE.match(line) and not is_summary(line) and not line.startswith("[fixbot]")
     ]
-    return [_without_line_numbers(normalize(line, repo=repo)) for line in kept[-count:]]
+    return [without_line_numbers(normalize(line, repo=repo)) for line in kept[-count:]]
 
 
-def essence(condensed: str, *, repo: Path | None = None) -> list[str]:
+def essence(
+    condensed: str, *, repo: Path | None = None, tests: Iterable[str] | None = None
+) -> list[str]:
     """The normalized lines a signature is computed from (sorted; see the module doc).
 
-    When no test id and no error line is found, the last ten lines that are neither progress
-    nor summary lines stand in, so an unrecognized failure still gets a stable signature.
+    `tests` are the failing test ids found in the whole log (`fixbot.facts`); without them the
+    ids in `condensed` are used. When no test id and no error line is found, the last ten lines
+    that are neither progress nor summary lines stand in, so an unrecognized failure still gets
+    a stable signature.
     """
     clean = normalize(condensed, repo=repo)
-    tests = [f"test {name}" for name in failing_tests(clean)]
-    errors = sorted({_without_line_numbers(line.strip()) for line in error_lines(clean)})
-    return tests + errors if tests or errors else _last_lines(condensed, 10, repo)
+    if tests is None:
+        ids = failing_tests(clean)
+    else:
+        ids = sorted({normalize(name, repo=repo) for name in tests})
+    named = [f"test {name}" for name in ids]
+    errors = sorted({without_line_numbers(line.strip()) for line in error_lines(clean)})
+    return named + errors if named or errors else _last_lines(condensed, 10, repo)
 
 
 def _sha256(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def failure_signature(condensed: str, *, repo: Path | None = None) -> str:
-    """Hex SHA-256 of `essence(condensed)`: equal for noisy re-runs of the same failure."""
-    return _sha256(essence(condensed, repo=repo))
+def failure_signature(
+    condensed: str, *, repo: Path | None = None, tests: Iterable[str] | None = None
+) -> str:
+    """Hex SHA-256 of `essence(condensed, tests=tests)`: equal for noisy re-runs of the same
+    failure."""
+    return _sha256(essence(condensed, repo=repo, tests=tests))
 
 
 def timeout_signature(condensed: str, *, repo: Path | None = None) -> str:
@@ -127,6 +139,7 @@ CARGO_BUILD_RE = re.compile(r"^error: could not compile .* due to (\d+) previous
 FOUND_RE = re.compile(r"^Found (\d+) errors?\b", re.MULTILINE)  # mypy, ruff, tsc
 CLEAN_RE = re.compile(r"^(?:Success: no issues found|All checks passed!)", re.MULTILINE)
 TAP_RE = re.compile(r"^# (pass|fail|skipped) (\d+)$", re.MULTILINE)
+MOCHA_RE = re.compile(r"^\s*(\d+) (passing|failing|pending)\b", re.MULTILINE)
 ESLINT_RE = re.compile(r"^\u2716 \d+ problems? \((\d+) errors?, \d+ warnings?\)", re.MULTILINE)
 
 PYTEST_WORDS = {
@@ -139,7 +152,7 @@ PYTEST_WORDS = {
 }
 
 
-def _merge(parts: Iterable[Counts]) -> Counts:
+def merge_counts(parts: Iterable[Counts]) -> Counts:
     """Sum each field over `parts`; a field stays None when no part reported it."""
     total: dict[str, int | None] = dict.fromkeys(Counts.model_fields)
     for part in parts:
@@ -218,6 +231,17 @@ def _tap(text: str) -> list[Counts]:
     ]
 
 
+def _mocha(text: str) -> list[Counts]:
+    words = {word: int(n) for n, word in MOCHA_RE.findall(text)}
+    if not words:
+        return []
+    return [
+        Counts(
+            passed=words.get("passing"), failed=words.get("failing"), skipped=words.get("pending")
+        )
+    ]
+
+
 PARSERS: tuple[Callable[[str], list[Counts]], ...] = (
     _pytest,
     _unittest,
@@ -226,14 +250,15 @@ PARSERS: tuple[Callable[[str], list[Counts]], ...] = (
     _cargo,
     _checkers,
     _tap,
+    _mocha,
 )
 
 
 def parse_counts(text: str) -> Counts:
     """Counts from every summary line found (pytest, unittest, jest, go, cargo, mypy, ruff, tsc,
-    eslint, TAP), summed over tools; a field is None when no tool reported it."""
+    eslint, TAP, mocha), summed over tools; a field is None when no tool reported it."""
     text = ANSI_RE.sub("", text)
-    return _merge(counts for parser in PARSERS for counts in parser(text))
+    return merge_counts(counts for parser in PARSERS for counts in parser(text))
 
 
 # --- locations and test ids -------------------------------------------------------------------
@@ -245,16 +270,18 @@ SOURCE_EXTENSIONS = (
 )
 LOCATION_RES = (
     re.compile(
-        rf"(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS})):(?P<line>\d+)(?::(?P<col>\d+))?\b"
+        rf"(?<![\w./\\~+-])(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS}))"
+        r":(?P<line>\d+)(?::(?P<col>\d+))?\b"
     ),
     re.compile(rf'File "(?P<path>[^"\n]+\.(?:{SOURCE_EXTENSIONS}))", line (?P<line>\d+)'),
     re.compile(
-        rf"(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS}))\((?P<line>\d+),(?P<col>\d+)\)"
+        rf"(?<![\w./\\~+-])(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS}))"
+        r"\((?P<line>\d+),(?P<col>\d+)\)"
     ),
 )
 
 
-def _relative(path: str, repo: Path | None) -> str:
+def relative_path(path: str, repo: Path | None) -> str:
     """`path` relative to `repo` when it is an absolute path inside it, else as printed."""
     if repo is None or not path.startswith("/"):
         return path.removeprefix("./")
@@ -272,7 +299,11 @@ def parse_locations(text: str, repo: Path | None = None) -> list[Location]:
     for pattern in LOCATION_RES:
         for match in pattern.finditer(text):
             col = match.groupdict().get("col")
-            key = (_relative(match["path"], repo), int(match["line"]), int(col) if col else None)
+            key = (
+                relative_path(match["path"], repo),
+                int(match["line"]),
+                int(col) if col else None,
+            )
             found.setdefault(key, match.start())
     ordered = sorted(found.items(), key=lambda item: item[1])
     return [Location(path=p, line=line, column=c) for (p, line, c), _ in ordered]

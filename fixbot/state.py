@@ -9,7 +9,6 @@ import json
 import os
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
@@ -25,6 +24,11 @@ STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.loop`), no phase
 STATE_FILE = "state.json"
 
 
+def new_run_id() -> str:
+    """A run id: UTC start time and 4 random hex digits, e.g. `20261123-142930-a1b2`."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + os.urandom(2).hex()
+
+
 class RunState(BaseModel):
     """Everything a run has done so far; where it goes next is `fixbot.loop.next_step` of it.
 
@@ -38,7 +42,7 @@ class RunState(BaseModel):
 
     version: int = STATE_VERSION
     fixbot_version: str = __version__
-    run_id: str = Field(default_factory=lambda: uuid.uuid4().hex[:16])
+    run_id: str = Field(default_factory=new_run_id)  # names runs/<run_id>/ in the state folder
     settings_digest: str
     check: str
     start_sha: str

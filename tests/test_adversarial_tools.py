@@ -297,3 +297,23 @@ def test_the_fixer_keeps_the_model_out_of_the_configured_state_folder(
     result = agent(model_server, model_env, state_dir="var/fixbot").fix(fix_context(repo))
     assert len(result.refused) == 2 and all("never reads or edits" in r for r in result.refused)
     assert not (repo / "var").exists() and not (repo / ".fixbot" / "state.json").exists()
+
+
+def test_the_evidence_never_quotes_an_ignored_or_private_file(tmp_path: Path) -> None:
+    """A failure log naming `.env:1` or a state-folder file must not put its lines in a prompt."""
+    from fixbot.agent.context import snippets
+    from fixbot.models import Location
+    from tests.fakes.repo import make_repo
+
+    repo = make_repo(tmp_path / "r", {".gitignore": "local.cfg\n", "app.py": "x = 1\n"})
+    (repo / "local.cfg").write_text("TOKEN=hunter2hunter2\n")
+    (repo / "state").mkdir()
+    (repo / "state" / "log.txt").write_text("private\n")
+    locations = [
+        Location(path="local.cfg", line=1),
+        Location(path="state/log.txt", line=1),
+        Location(path="app.py", line=1),
+    ]
+    shown = snippets(repo, locations, state_dir="state")
+    assert "app.py" in shown
+    assert "hunter2" not in shown and "private" not in shown

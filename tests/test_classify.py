@@ -17,6 +17,8 @@ EXPECTED_CLASS = {
     "rate_limit": ErrorClass.TRANSIENT,
     "server_error": ErrorClass.TRANSIENT,
     "network": ErrorClass.TRANSIENT,
+    "timed_out": ErrorClass.TRANSIENT,
+    "schema": ErrorClass.PERMANENT,
     "command_not_found": ErrorClass.PERMANENT,
     "auth": ErrorClass.PERMANENT,
     "permission": ErrorClass.PERMANENT,
@@ -128,3 +130,95 @@ def test_an_empty_log_is_unknown_and_fixable() -> None:
 def test_rule_names_are_unique() -> None:
     assert len({rule.name for rule in RULES}) == len(RULES)
     assert RULES[-1].name == "unknown"
+
+
+DESIGN_PHRASES = [
+    *[
+        (p, ErrorClass.TRANSIENT)
+        for p in (
+            "timeout",
+            "ETIMEDOUT",
+            "timed out",
+            "connection refused",
+            "ECONNREFUSED",
+            "503",
+            "429",
+            "network error",
+            "socket hang up",
+        )
+    ],
+    *[
+        (p, ErrorClass.FIXABLE)
+        for p in (
+            "SyntaxError",
+            "TypeError",
+            "Cannot read property",
+            "undefined is not",
+            "ImportError",
+            "ModuleNotFoundError",
+            "ReferenceError",
+            "is not defined",
+            "NullPointerException",
+        )
+    ],
+    *[
+        (p, ErrorClass.PERMANENT)
+        for p in (
+            "authentication failed",
+            "401",
+            "permission denied",
+            "403",
+            "invalid API key",
+            "token expired",
+            "schema violation",
+            "constraint violation",
+        )
+    ],
+]
+
+
+@pytest.mark.parametrize(("phrase", "expected"), DESIGN_PHRASES)
+def test_every_phrase_of_the_design_classifies_as_it_says(
+    phrase: str, expected: ErrorClass
+) -> None:
+    for line in (f"Error: {phrase}\n", f"request failed: {phrase}\n"):
+        assert classify(line, exit_code=1, timed_out=False).error_class is expected, line
+
+
+PERMANENT_PHRASES = [p for p, c in DESIGN_PHRASES if c is ErrorClass.PERMANENT]
+
+
+@pytest.mark.parametrize("phrase", PERMANENT_PHRASES)
+def test_a_permanent_phrase_inside_a_test_report_loses_to_the_test_failure(phrase: str) -> None:
+    pytest_log = (
+        "=================================== FAILURES ===================================\n"
+        "_________________________________ test_login __________________________________\n"
+        "    def test_login():\n"
+        ">       assert api.login('x') == 'ok'\n"
+        f"E       AssertionError: assert '{phrase}' == 'ok'\n"
+        "tests/test_api.py:9: AssertionError\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED tests/test_api.py::test_login - AssertionError\n"
+        "============================== 1 failed in 0.12s ===============================\n"
+    )
+    jest_log = (
+        "  \u25cf api \u203a rejects a bad login\n\n"
+        "    expect(received).toBe(expected)\n\n"
+        f'    Expected: "ok"\n    Received: "{phrase}"\n\n'
+        "Test Suites: 1 failed, 1 total\n"
+    )
+    for log in (pytest_log, jest_log):
+        result = classify(log, exit_code=1, timed_out=False)
+        assert result.error_class is ErrorClass.FIXABLE
+        assert phrase in result.note and "the test failure wins" in result.note
+
+
+def test_a_permanent_phrase_outside_any_test_report_stays_permanent() -> None:
+    log = (
+        "_________________________________ test_login __________________________________\n"
+        "E       AssertionError\n"
+        "=========================== short test summary info ============================\n"
+        "fatal: Authentication failed for 'https://github.com/o/r.git/'\n"
+    )
+    result = classify(log, exit_code=1, timed_out=False)
+    assert (result.error_class, result.rule, result.note) == (ErrorClass.PERMANENT, "auth", "")

@@ -278,3 +278,59 @@ def test_a_second_run_on_the_same_repository_stops_at_once(tmp_path: Path) -> No
         first.wait(10)
     resumed = run_fixbot("run", "--check", "true", "--fix-command", "true", "-C", str(repo))
     assert resumed.code == 0, resumed.stderr  # the killed holder's lock does not block
+
+
+def test_each_runs_report_is_kept_and_its_retry_command_works_when_pasted(tmp_path: Path) -> None:
+    """An escalation's report offers a retry command with every flag the user gave; pasted into
+    a shell it runs (not `no fixer is configured`); every run keeps its own report."""
+    files = {"check.py": COUNTING_CHECK, "fix.py": ONE_STEP, "value.txt": "a\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    args = ["run", "--check", f"{sys.executable} check.py", "--fix-command"]
+    args += [f"{sys.executable} fix.py", "--timeout", "77", "-C", str(repo), "--json"]
+    first = run_fixbot(*args)
+    assert first.json["outcome"] == "escalated", first.stderr
+    report = Path(first.json["report_path"])
+    assert report.parent.parent.name == "runs" and report.is_file()
+    text = report.read_text()
+    assert (repo / ".fixbot" / "report.md").read_text() == text
+    assert "Wall time: 0.0 s" not in text
+    assert "/fixbot retry" not in text  # offered only where it is supported (the Action)
+    retry = next(
+        line.split("`")[1] for line in text.splitlines() if "Retry with more attempts" in line
+    )
+    assert "--fix-commands" in retry and "--timeout 77" in retry and "--max-attempts 8" in retry
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
+    pasted = subprocess.run(
+        f"{retry} --discard --json",
+        shell=True,
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert pasted.returncode == 1, pasted.stderr  # escalated again: it ran, with its fixer
+    again = json.loads(pasted.stdout)
+    assert again["outcome"] == "escalated" and again["report_path"] != str(report)
+    assert report.read_text() == text  # the first run's record is still there
+    assert len(list((repo / ".fixbot" / "runs").iterdir())) == 2
+
+
+def test_a_fixed_runs_report_shows_the_diff_stat_and_the_review(tmp_path: Path) -> None:
+    files = {"check.py": COUNTING_CHECK, "fix.py": FIX, "value.txt": "a\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    result = run_fixbot(
+        "run",
+        "--check",
+        f"{sys.executable} check.py",
+        "--fix-command",
+        f"{sys.executable} fix.py",
+        "-C",
+        str(repo),
+        "--json",
+    )
+    assert result.json["outcome"] == "fixed", result.stderr
+    text = Path(result.json["report_path"]).read_text()
+    assert "## What changed" in text and "value.txt | 2 +-" in text
+    assert "- Self-review: not run" in text  # no model: no self-review

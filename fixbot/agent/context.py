@@ -1,8 +1,10 @@
 """The evidence given to the model up front, within a token budget.
 
-Sections, highest priority first: the condensed log (with signature and counts), snippets around
-every `file:line` of the failure, the diff since the start sha, what earlier attempts tried,
-and (from attempt 2) recent commits touching the failing files. Each section is cut to its share
+Sections, highest priority first: the failure evidence (`fixbot.evidence`: summary lines and
+counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
+condensed log), snippets around the `file:line`s that recur most across failures, the diff
+since the start sha, what earlier attempts tried, and (from attempt 2) recent commits touching
+the failing files. Each section is cut to its share
 of the budget; tokens are estimated as characters / 4 (about right for English and code with
 OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
 """
@@ -12,17 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixbot import git
+from fixbot import evidence, git
 from fixbot.agent import paths
 from fixbot.agent.editblocks import EditError
-from fixbot.agent.tools import read_text
-from fixbot.condense import condense_text
+from fixbot.agent.tools import Toolbox, read_text
 from fixbot.models import Attempt, FixContext, Location
 
 DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
-LOG_MAX_BYTES = 4_000  # the log is re-condensed to this: error lines first, then the tail
+MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
 SHARES = {"log": 0.4, "snippets": 0.3, "diff": 0.15, "commits": 0.05}
 
 
@@ -53,15 +54,21 @@ class Evidence:
     commits: str
 
 
-def _merge(locations: list[Location], repo: Path) -> dict[str, list[int]]:
+def _merge(locations: list[Location], repo: Path, state_dir: str) -> dict[str, list[int]]:
+    """Lines by file for the snippets: only files the model could read with its own tools
+    (inside the repository, not private, not secret, not git-ignored)."""
+    box = Toolbox(repo, state_dir=state_dir)
     by_file: dict[str, list[int]] = {}
     for loc in locations:
         try:
-            target = paths.resolve(repo, _relative_to_repo(loc.path, repo))
+            target = paths.resolve(repo, _relative_to_repo(loc.path, repo), state_dir=state_dir)
         except paths.PathRefused:
             continue
-        if target.is_file():
-            by_file.setdefault(paths.relative(repo, target), []).append(loc.line)
+        if target.is_file() and box.ignored(target):
+            continue
+        lines = by_file.setdefault(paths.relative(repo, target), []) if target.is_file() else None
+        if lines is not None and len(lines) < MAX_SNIPPET_LINES:
+            lines.append(loc.line)
     return dict(list(by_file.items())[:MAX_SNIPPET_FILES])
 
 
@@ -97,9 +104,10 @@ def snippet(repo: Path, rel: str, lines: list[int]) -> str:
     return "\n".join(parts)
 
 
-def snippets(repo: Path, locations: list[Location]) -> str:
-    """Snippets around every `file:line` inside the repository."""
-    found = (snippet(repo, rel, lines) for rel, lines in _merge(locations, repo).items())
+def snippets(repo: Path, locations: list[Location], state_dir: str = ".fixbot") -> str:
+    """Snippets around every `file:line` inside the repository that the model may read."""
+    merged = _merge(locations, repo, state_dir)
+    found = (snippet(repo, rel, lines) for rel, lines in merged.items())
     return "\n".join(s for s in found if s)
 
 
@@ -136,10 +144,10 @@ def recent_commits(repo: Path, files: list[str], count: int = 5) -> str:
 def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
     """Collect and cut every section of the evidence for `ctx` within `budget` tokens."""
     failure = ctx.failure
-    log_bytes = LOG_MAX_BYTES * budget // DEFAULT_BUDGET_TOKENS
-    log = condense_text(failure.condensed, max_bytes=log_bytes, tail_lines=15) if failure else ""
+    log_chars = int(budget * SHARES["log"]) * 4
+    log = evidence.render(failure, log_chars) if failure else ""
     locations = failure.locations if failure else []
-    snips = snippets(ctx.repo, locations)
+    snips = snippets(ctx.repo, locations, ctx.state_dir)
     diff = git.diff_since(ctx.repo, ctx.start_sha) if ctx.start_sha else ""
     files = sorted({loc.path for loc in locations})
     commits = recent_commits(ctx.repo, files) if ctx.attempt >= 2 else ""

@@ -26,6 +26,7 @@ from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.outcome import state_dir_of
 from fixbot.secrets import secret_values
 from fixbot.settings import Settings
 from fixbot.state import RunState
@@ -232,8 +233,8 @@ def _publish(
         data = _push(ctx, plan, data.model_copy(update={"notes": [*data.notes, note]}), state)
     data = _address_threads(ctx, event, data, state, open_threads)
     data = _write_github(ctx, event, plan, data)
-    if outcome.report_path:  # the event log sits next to the report, in the state folder
-        log = EventLog(Path(outcome.report_path).parent / LOG_FILE, state.run_id)
+    if outcome.report_path:  # the event log is in the state folder
+        log = EventLog(state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id)
         log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
     return data
 
@@ -383,7 +384,7 @@ def outputs(outcome: Outcome) -> dict[str, str]:
 def _annotate(ctx: Context, outcome: Outcome) -> None:
     if not outcome.report_path:
         return
-    state_log = _last_log(Path(outcome.report_path).parent)  # the report sits in the state dir
+    state_log = _last_log(state_dir_of(Path(outcome.report_path)))
     if state_log is None:
         return
     text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
