@@ -135,7 +135,7 @@ def write_report(
     path: Path, state: RunState, settings: Settings, redactor: Redactor, diffstat: str = ""
 ) -> None:
     """Render, redact and write the report to `path` (parents created); `diffstat` is
-    `git diff --stat` of what the run committed (shown for a fixed run)."""
+    the `git diff` stat summary of what the run committed (shown for a fixed run)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = render_report(state, settings, diffstat)
     path.write_text(redactor.redact(text), encoding="utf-8")
