@@ -1,25 +1,53 @@
 # fixbot as a Docker container action. GitHub runs container actions as root (the workspace is
 # mounted at /github/workspace); see
 # https://docs.github.com/en/actions/sharing-automations/creating-actions/dockerfile-support-for-github-actions
+#
+# What the check finds here: Python 3.11 with pip in an empty virtual environment of its own
+# (/opt/venv, first on PATH), uv (any other Python version through `uv venv --python 3.12`), git,
+# and nothing of the project: `setup-command` installs the rest (`pip install -e '.[test]'`,
+# `uv pip install -r requirements-dev.txt`, `apt-get update && apt-get install -y nodejs npm &&
+# npm ci`). fixbot itself lives in /usr/local, apart: what the set-up installs never replaces
+# fixbot's own dependencies. Size: see README, "Installation".
 FROM python:3.11-slim-bookworm
+
+# uv from PyPI (a wheel that carries the binary): the fast installer for set-up commands.
+ARG UV_VERSION=0.13.9
 
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install --yes --no-install-recommends git ca-certificates tini \
     && rm -rf /var/lib/apt/lists/*
 
+# An unprivileged user for the repository's commands (the check, the set-up, the fix commands);
+# uid 1001 is the GitHub-hosted runner's user, who owns the mounted workspace.
+# The project's virtual environment, and uv's other Python versions (/opt/uv/python), are
+# writable by root and by that user.
+RUN useradd --create-home --uid 1001 --shell /bin/bash fixbot \
+    && install --directory --owner fixbot /opt/uv /opt/uv/python \
+    && python -m venv /opt/venv \
+    && chown -R fixbot /opt/venv
+
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    LITELLM_LOCAL_MODEL_COST_MAP=True
+    PIP_ROOT_USER_ACTION=ignore \
+    UV_PYTHON_INSTALL_DIR=/opt/uv/python \
+    VIRTUAL_ENV=/opt/venv \
+    PATH=/opt/venv/bin:$PATH \
+    LITELLM_LOCAL_MODEL_COST_MAP=True \
+    FIXBOT_RUNTIME=container
 
 WORKDIR /opt/fixbot
 COPY constraints.txt pyproject.toml README.md ./
 COPY fixbot ./fixbot
-RUN pip install --constraint constraints.txt . \
-    && fixbot --version
+# Into /usr/local (not the project's /opt/venv, which is first on PATH from here on).
+RUN /usr/local/bin/python -m pip install --constraint constraints.txt . "uv==${UV_VERSION}" \
+    && /usr/local/bin/fixbot --version \
+    && test ! -e /opt/venv/bin/fixbot \
+    && uv --version \
+    && git --version
 
 # tini runs as PID 1 and reaps orphaned grandchildren of the check, which fixbot (not PID 1)
 # kills but cannot reap.
-ENTRYPOINT ["/usr/bin/tini", "--", "fixbot", "action"]
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]

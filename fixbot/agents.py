@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fixbot import secrets
+from fixbot.commands import Launcher
 from fixbot.diagnosis import DiagnosisResult
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
 from fixbot.models import FixContext
@@ -65,11 +66,26 @@ class Agents:
         self.diagnoser = diagnoser
 
 
-def build_agents(settings: Settings, env: Mapping[str, str], workdir: Path | None = None) -> Agents:
-    """Fix commands (run in `workdir`) first, then the model agent when `settings.model` is set."""
+def build_agents(
+    settings: Settings,
+    env: Mapping[str, str],
+    workdir: Path | None = None,
+    launcher: Launcher | None = None,
+) -> Agents:
+    """Fix commands (run in `workdir` by `launcher`, the one way fixbot runs a project command)
+    first, then the model agent when `settings.model` is set."""
     fixers: list[Fixer] = []
     if settings.fix_commands:
-        fixers.append(FixCommandFixer(settings.fix_commands, check_environment(env), workdir))
+        launcher = launcher or Launcher(workdir or Path.cwd(), check_environment(env))
+        fixers.append(
+            FixCommandFixer(
+                settings.fix_commands,
+                launcher,
+                workdir,
+                timeout=settings.fix_command_timeout,
+                state_dir=settings.state_dir,
+            )
+        )
     if not settings.model:
         note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)

@@ -160,6 +160,8 @@ def command_action(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the subcommand; return the process exit code."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and words[:1] in (["run"], ["action"]):
+        _without_secrets_in_environ(words)
     parser = build_parser(run_options=words[:1] == ["run"])
     args = parser.parse_args(words)
     if args.command == "run":
@@ -168,3 +170,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command_action(args)
     parser.print_help()
     return 2
+
+
+def _without_secrets_in_environ(words: list[str]) -> None:
+    """Not root: re-execute fixbot with its secrets in memory only, not in its environ.
+
+    The project's commands then share fixbot's uid and can read `/proc/<fixbot>/environ`; after
+    this it holds no token and no model key (see `fixbot.sandbox.scrubbed_exec`).
+    """
+    from fixbot import engine, sandbox
+
+    if sandbox.restore_secrets(os.environ) or os.geteuid() == 0:
+        return  # re-executed already, or the project's commands run as another user
+    secret = set(os.environ) - set(engine.check_environment(os.environ))
+    sandbox.scrubbed_exec(dict(os.environ), secret, ["-m", "fixbot", *words])

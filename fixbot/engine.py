@@ -10,17 +10,18 @@ loses no attempt.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fixbot import breaker, git, loop, outcome, reflect
+from fixbot import breaker, git, loop, outcome, reflect, sandbox, setup
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
-from fixbot.errors import ConfigError, Interrupted
-from fixbot.eventlog import LOG_FILE, EventLog
+from fixbot.commands import Launcher
+from fixbot.errors import ConfigError, Interrupted, SetupError
 from fixbot.lock import run_lock
 from fixbot.models import (
     Attempt,
@@ -73,13 +74,7 @@ class Run:
         self.threads = list(threads)
         self.in_action = checker.env.get("GITHUB_ACTIONS") == "true"  # for recovery plans
         self.state_dir = repo / settings.state_dir
-        self.events = EventLog(
-            self.state_dir / LOG_FILE,
-            state.run_id,
-            elapsed_s=state.elapsed_s,
-            redact=self.redactor.redact,
-        )
-        checker.events = self.events
+        self.events = checker.events = reflect.event_log(self.state_dir, state, self.redactor)
         self.clock = time.monotonic()
         self.groups = ExitStack()  # the open `progress.group` of the attempt being worked on
         self.group_title: str | None = None
@@ -92,6 +87,7 @@ class Run:
             diagnoser=agents.diagnoser is not None,
             threads=len(self.threads),
             threads_fixer=agents.threads,
+            setup=bool(settings.setup),
         )
 
     def save(self) -> None:
@@ -110,7 +106,10 @@ class Run:
         """Execute steps until `next_step` says Done; save the state after each."""
         with self.groups:
             while not isinstance(step := loop.next_step(self.state, self.observe()), loop.Done):
-                self.execute(step)
+                try:
+                    self.execute(step)
+                except SetupError as exc:  # not a code failure: no fixer runs, nothing is kept
+                    self.finish(OutcomeKind.ERROR, str(exc))
                 self.save()
         assert self.state.outcome is not None
         return self.state.outcome
@@ -119,6 +118,8 @@ class Run:
         """Run one step (see `fixbot.loop` for what each one means)."""
         self.group(step)
         match step:
+            case loop.Setup(number, manifests):
+                self.prepare(number, manifests)
             case loop.Check():
                 self.initial_check()
             case loop.Fix(number, phase):
@@ -130,9 +131,7 @@ class Run:
             case loop.Restore(number, to):
                 note = outcome.restore(self.repo, self.state, self.state.attempts[-1], to)
                 self.progress.line(f"  diverging: {note}")
-                self.events.emit(
-                    "divergence", number, restored_to=to, counts=loop.counts(self.state)
-                )
+                self.events.emit("divergence", number, restored_to=to)
             case loop.Review(after):
                 self.review(after)
             case loop.Undo(number):
@@ -147,9 +146,11 @@ class Run:
     def group(self, step: loop.Step) -> None:
         """Keep the steps of one attempt (check or fix, then verify) in one progress group."""
         title = None
-        if isinstance(step, loop.Check):
+        if isinstance(step, loop.Setup) and step.number == 0:
+            title = "fixbot: set-up"
+        elif isinstance(step, loop.Check):
             title = f"fixbot: {attempt_label(0)} ({Phase.CHECK.value})"
-        elif isinstance(step, loop.Fix | loop.Verify):
+        elif isinstance(step, loop.Fix | loop.Verify | loop.Setup):
             phase = step.phase if isinstance(step, loop.Fix) else self.state.attempts[-1].phase
             title = f"fixbot: {attempt_label(step.number)} ({phase.value})"
         if title == self.group_title:
@@ -160,6 +161,30 @@ class Run:
             self.groups.enter_context(self.progress.group(title))
 
     # -- check, fix, verify ----------------------------------------------------------------
+
+    def prepare(self, number: int, manifests: tuple[str, ...]) -> None:
+        """Run the set-up command before attempt `number`'s check and record it (saved before a
+        failure raises `SetupError`)."""
+        assert self.settings.setup is not None
+        reason = setup.SetupReason.INITIAL if number == 0 else setup.SetupReason.MANIFEST
+        due = setup.SetupDue(reason=reason, attempt=number, manifests=list(manifests))
+        why = f" ({', '.join(manifests)} changed)" if manifests else ""
+        self.progress.phase(number, self.settings.max_attempts, f"set-up{why}")
+        run = setup.prepare(
+            self.settings.setup,
+            due,
+            repo=self.repo,
+            workdir=self.checker.workdir,
+            state_dir=self.state_dir,
+            timeout=self.settings.setup_timeout,
+            env=self.checker.env,
+            redactor=self.redactor,
+            launcher=self.checker.launcher,
+        )
+        self.state.setups.append(run)
+        self.save()
+        self.progress.line(f"  set-up exit {run.exit_code} ({run.duration_s:.1f} s)")
+        setup.raise_for(run)
 
     def initial_check(self) -> None:
         """Record attempt 0 (saved before the check runs) and run the check."""
@@ -199,7 +224,8 @@ class Run:
             if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
                 ref = f"refs/fixbot/attempt-{attempt.number}"
                 message = f"fixbot attempt {attempt.number}"
-                attempt.snapshot_sha = git.snapshot(self.repo, ref, message)
+                paths = outcome.changed_paths(self.state)
+                attempt.snapshot_sha = git.snapshot(self.repo, ref, message, paths=paths)
             if attempt.passed and attempt.is_fix:
                 outcome.commit(self.repo, self.settings, self.state, attempt)
         if attempt.is_fix:
@@ -266,13 +292,7 @@ class Run:
         self.state.minor_findings.extend(f for f in result.findings if f not in result.blocking)
         if result.error:
             self.state.notes.append(f"review skipped: {result.error}")
-        self.events.emit(
-            "review",
-            last.number,
-            findings=len(result.findings),
-            blocking=len(result.blocking),
-            error=result.error,
-        )
+        self.events.emit("review", last.number, **reflect.review_event(result))
         self.state.reviews.append(
             ReviewRound(after=after, blocking=result.blocking, error=result.error)
         )
@@ -284,7 +304,11 @@ class Run:
         self.state.breaker_reason = reason
         self.state.best_snapshot = best_snapshot(self.state.attempts)
         outcome.keep_best(self.repo, self.state)
-        reason = self.recover(reason)
+        last = self.state.attempts[-1]
+        failure = None if last.passed else self.checker.failure_of(last)
+        reason = reflect.recover(
+            self.state, failure, self.settings, self.in_action, self.events, reason
+        )
         analyst, last = self.agents.analyst, self.state.attempts[-1]
         if analyze and analyst is not None:
             self.progress.phase(last.number, self.settings.max_attempts, "escalation analysis")
@@ -292,18 +316,6 @@ class Run:
             self.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
             self.state.analysis = self.redactor.redact(result.summary) if not result.error else None
         self.finish(OutcomeKind.ESCALATED, reason)
-
-    def recover(self, reason: str) -> str:
-        """For a failure code cannot fix: record the recovery plan (no model call) and return
-        `reason` with its chosen action; else `reason` as it is."""
-        last = self.state.attempts[-1]
-        failure = None if last.passed else self.checker.failure_of(last)
-        plan = reflect.plan(self.state, last, failure, self.settings, self.in_action)
-        if plan is None:
-            return reason
-        alternatives = [s.action for s in plan.alternatives]
-        self.events.emit("recovery", last.number, chosen=plan.chosen.action, others=alternatives)
-        return f"{reason}; {plan.chosen.action}"
 
     def finish(self, kind: OutcomeKind, reason: str) -> None:
         """Record the outcome and write the report (the loop saves the state)."""
@@ -372,17 +384,32 @@ def _run_locked(
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
-    agents = agents or build_agents(settings, env, workdir)
-    progress = progress or Progress()
-    for note in agents.notes:
-        progress.line(f"note: {note}")
-    redactor = Redactor.from_env(env)
-    state_dir = root / settings.state_dir
-    checker = Checker(
-        settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
-    )
-    checker.stdin_path = inputs_path(settings, workdir)
-    this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+    identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
+    with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
+        redactor = Redactor.from_env(env)
+        launcher = Launcher(
+            root,
+            check_environment(env),
+            who,
+            redactor.redact,
+            settings.max_log_bytes,
+            sandbox.private_names(settings.state_dir),
+        )
+        agents = agents or build_agents(settings, env, workdir, launcher)
+        progress = progress or Progress()
+        for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
+            progress.line(f"note: {note}")
+        state_dir = root / settings.state_dir
+        checker = Checker(
+            settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
+        )
+        checker.launcher = launcher
+        checker.stdin_path = inputs_path(settings, workdir)
+        this = Run(settings, root, state, agents, progress, checker, hint=hint, threads=threads)
+        return _drive(this, progress)
+
+
+def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
     with sigterm_cancels():
         try:
             return this.drive(), this.state

@@ -6,13 +6,11 @@ re-running the check. Fixers never commit and never run the check themselves.
 
 from __future__ import annotations
 
-import subprocess
-import time
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Protocol
 
 from fixbot import git
+from fixbot.commands import Launcher
 from fixbot.models import FixContext, FixResult, ReviewResult
 
 
@@ -42,53 +40,53 @@ class Analyst(Protocol):
         ...
 
 
-FIX_COMMAND_TIMEOUT_S = 300.0
-
-
 class FixCommandFixer:
     """Run each `--fix-command` in order (e.g. `ruff check --fix`) and keep what they changed.
 
-    A command's exit code is recorded in the summary but does not stop the others: linters exit
-    non-zero when problems remain after fixing. Each command gets `FIX_COMMAND_TIMEOUT_S` seconds.
+    Each command runs through `launcher` (the one way fixbot runs a project command: own process
+    group killed on timeout, scrubbed environment, unprivileged user, bounded redacted log) in
+    `cwd` (default: the repository), for at most `timeout` seconds; its log is
+    `<state_dir>/attempts/NNN/fix-command-N.log`. A command's exit code is recorded in the
+    summary but does not stop the others: linters exit non-zero when problems remain after
+    fixing. `files_changed` are the files whose content differs after the commands (measured
+    before and after them), never anything under the state folder.
     """
 
     name = "fix-commands"
 
     def __init__(
-        self, commands: list[str], env: Mapping[str, str] | None = None, cwd: Path | None = None
+        self,
+        commands: list[str],
+        launcher: Launcher,
+        cwd: Path | None = None,
+        *,
+        timeout: float = 300.0,
+        state_dir: str = ".fixbot",
     ) -> None:
         self.commands = list(commands)
-        self.env = dict(env) if env is not None else None
+        self.launcher = launcher
         self.cwd = cwd
+        self.timeout = timeout
+        self.state_dir = state_dir
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed."""
         before = git.tree_fingerprint(ctx.repo)
-        notes: list[str] = []
-        for command in self.commands:
-            notes.append(self._run(command, self.cwd or ctx.repo))
-        changed = git.changed_since(ctx.repo, before)
+        notes = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
+        prefix = self.state_dir.rstrip("/") + "/"
+        changed = [p for p in git.changed_since(ctx.repo, before) if not p.startswith(prefix)]
         ran = ", ".join(f"`{command}`" for command in self.commands)
         summary = f"ran {ran}\n" + "\n".join(notes)
         return FixResult(fixer=self.name, files_changed=changed, summary=summary)
 
-    def _run(self, command: str, repo: Path) -> str:
-        started = time.monotonic()
-        try:
-            done = subprocess.run(
-                command,
-                shell=True,
-                cwd=repo,
-                env=self.env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=FIX_COMMAND_TIMEOUT_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            return f"`{command}` timed out after {FIX_COMMAND_TIMEOUT_S:.0f} s"
-        return f"`{command}` exit {done.returncode} ({time.monotonic() - started:.1f} s)"
+    def _run(self, ctx: FixContext, number: int, command: str) -> str:
+        folder = ctx.repo / self.state_dir / "attempts" / f"{ctx.attempt:03d}"
+        log = folder / f"fix-command-{number}.log"
+        result = self.launcher.run(command, self.cwd or ctx.repo, log, self.timeout)
+        where = log.relative_to(ctx.repo).as_posix()
+        if result.timed_out:
+            return f"`{command}` timed out after {self.timeout:g} s (log: {where})"
+        return f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
 
 
 class ChainFixer:

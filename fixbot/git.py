@@ -2,6 +2,13 @@
 
 Every function takes the repository root and raises `GitError` (with git's own message) when
 git fails. Nothing here rewrites history: no reset, no rebase, no force.
+
+fixbot's git never runs the repository's code and never holds a secret it does not need: hooks
+are off (`core.hooksPath=/dev/null`, so `pre-push`, `post-commit`, `reference-transaction` and
+the rest never run; `--no-verify` alone skips only pre-commit and commit-msg), `core.fsmonitor`
+is off, and the environment is minimal (`PASSED_VARIABLES` plus the `GIT_*` fixbot sets). The
+token reaches git only through the credential helper of `fixbot.github.checkout.auth_env`, for
+the commands that talk to the remote.
 """
 
 from __future__ import annotations
@@ -10,6 +17,7 @@ import hashlib
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from fixbot.errors import GitError
@@ -17,12 +25,31 @@ from fixbot.errors import GitError
 __all__ = ["GitError"]
 
 
+# What fixbot's git inherits from fixbot's environment: the user's git identity and config file,
+# locale, temp folder, proxies and CA bundles. Nothing else (no token, no model key, no
+# GIT_CONFIG_COUNT/GIT_SSH_COMMAND/GIT_ASKPASS from outside).
+PASSED_VARIABLES = frozenset(
+    {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+    | {"http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"}
+    | {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_SSL_CAINFO"}
+    | {"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"}
+)
+SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
+def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of fixbot's git: `PASSED_VARIABLES` of ours, then `extra`."""
+    base = {k: v for k, v in os.environ.items() if k in PASSED_VARIABLES}
+    return {**base, **(extra or {})}
+
+
 def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    """Run `git <args>` in `repo` and return stdout (text, stripped of the final newline)."""
+    """Run `git <args>` in `repo` (hooks and fsmonitor off, minimal environment plus `env`) and
+    return stdout (text, stripped of the final newline)."""
     done = subprocess.run(
-        ["git", *args],
+        ["git", *SAFE_CONFIG, *args],
         cwd=repo,
-        env={**os.environ, **(env or {})},
+        env=git_environment(env),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -108,16 +135,19 @@ def worktree_tree(repo: Path) -> str:
         return run(repo, "write-tree", env=env)
 
 
-def snapshot(repo: Path, ref: str, message: str) -> str:
+def snapshot(repo: Path, ref: str, message: str, paths: Sequence[str] | None = None) -> str:
     """Record the working tree (tracked and untracked, not ignored) as a commit at `ref`.
 
-    HEAD, the index and the working tree are left alone; the commit's parent is HEAD. Returns the
-    commit sha. Used to keep every attempt's tree so the best one can be published.
+    With `paths`, only those paths change from HEAD's tree (the files the fixers changed, never
+    what the check left behind). HEAD, the index and the working tree are left alone; the
+    commit's parent is HEAD. Returns the commit sha. Used to keep every attempt's tree so the
+    best one can be published.
     """
+    tree = worktree_tree(repo) if paths is None else paths_tree(repo, paths)
     sha = run(
         repo,
         "commit-tree",
-        worktree_tree(repo),
+        tree,
         "-p",
         "HEAD",
         "-m",
@@ -147,6 +177,52 @@ def commit_all(repo: Path, message: str) -> str | None:
         return None
     run(repo, "commit", "--no-verify", "-q", "-m", message, env=_identity_env(repo))
     return head_sha(repo)
+
+
+LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+
+
+def committable(repo: Path, paths: Sequence[str], env: dict[str, str] | None = None) -> list[str]:
+    """Those of `paths` that differ from the index (`env` may name another) and are not ignored,
+    deleted ones included."""
+    if not paths:
+        return []
+    out = run(
+        repo,
+        *("ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard", "--"),
+        *paths,
+        env={**(env or {}), **LITERAL},
+    )
+    return sorted({p for p in out.split("\0") if p})
+
+
+def commit_paths(repo: Path, paths: Sequence[str], message: str) -> str | None:
+    """Commit exactly `paths` (the files the fixers changed), nothing else the working tree
+    holds; return the sha, or None when none of them differs from HEAD."""
+    chosen = committable(repo, paths)
+    if chosen:
+        run(repo, "add", "-A", "--", *chosen, env=LITERAL)
+    staged = run(repo, "diff", "--cached", "--name-only", "-z", "--", *paths, env=LITERAL)
+    if not staged.strip("\0"):
+        return None
+    run(
+        repo,
+        *("commit", "--no-verify", "-q", "--only", "-m", message, "--"),
+        *staged.strip("\0").split("\0"),
+        env={**_identity_env(repo), **LITERAL},
+    )
+    return head_sha(repo)
+
+
+def paths_tree(repo: Path, paths: Sequence[str]) -> str:
+    """The tree sha of HEAD with `paths` taken from the working tree (via a temp index)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL}
+        run(repo, "read-tree", "HEAD", env=env)
+        chosen = committable(repo, paths, env)
+        if chosen:
+            run(repo, "add", "-A", "--", *chosen, env=env)
+        return run(repo, "write-tree", env=env)
 
 
 def diff_since(repo: Path, base: str, max_bytes: int = 200_000) -> str:

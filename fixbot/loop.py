@@ -7,6 +7,8 @@ attempts and the reviews), a run killed at any point resumes where it stopped.
 
 The phases and their steps:
 
+    setup   Setup(n, manifests)   run the set-up command before the check of attempt n (0: the
+                                  initial check; n > 0: its fix changed a dependency manifest)
     check   Check()               run the check on the tree as it is (attempt 0)
     fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
     verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
@@ -25,17 +27,11 @@ step wins. tests/test_loop.py has one row per transition.
 Adding a phase is one new step type, one row in `TABLE` (a rule: "when the state shows the
 phase is due -> its step") and one `case` in `fixbot.engine.Run.execute` that runs it and records
 its result in the state. Never a flag: the row derives "is it due?" from the recorded results,
-so a resumed run neither skips nor repeats it. The two phases planned next:
+so a resumed run neither skips nor repeats it. SETUP was added that way: step `Setup(n)`, row
+`setup` right after `done` ("a set-up command is configured and no successful set-up is recorded
+for the attempt about to be checked -> Setup(n)"), the runs recorded in `RunState.setups`; a
+failed set-up raises `SetupError`, which the engine records as the outcome `error`. Planned next:
 
-- SETUP (run the project's set-up command once before the initial check, and again before
-  verifying a fix that changed a dependency manifest). Step `Setup(number)`: prepare the tree
-  attempt `number` is checked on (0: the initial check). Its executor runs the command and records
-  the run, e.g. `RunState.setups: list[SetupRun]` with the attempt number. Its row goes right
-  after `done` (before `check`): "a set-up command is configured (`Observation.setup`, a means
-  like `fixer`), and no set-up is recorded for the attempt about to be checked: attempt 0 when
-  nothing is checked yet, or the unverified attempt whose fixer reported a changed manifest ->
-  Setup(n)". Once recorded, `check` and `verify` match as today. If a failed set-up must end the
-  run, that is one more row after it: "the last set-up failed -> Escalate(...)".
 - DIAGNOSE (done): `Diagnose(n)` after a failed FIX attempt; its executor stores
   `Attempt.diagnosis` (or `diagnosis_problem`), and `Run.context` hands it to the next fixer.
   Once recorded, the breaker is asked again (the call may have spent the budget).
@@ -46,11 +42,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fixbot import breaker, divergence
+from fixbot import breaker, divergence, setup
 from fixbot.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
 from fixbot.state import RunState
 
 NO_FIXER = "no fixer is configured: set --model or add --fix-command"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Run the set-up command before the check of attempt `number` (0: the initial check);
+    `manifests` are the dependency manifests attempt `number`'s fix changed (see
+    `fixbot.setup`). A failed set-up ends the run with the outcome `error`."""
+
+    number: int
+    manifests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,7 +136,7 @@ class Done:
     """The outcome is recorded: nothing is left to do (publishing is the caller's)."""
 
 
-Step = Check | Fix | Verify | Diagnose | Restore | Review | Undo | Succeed | Escalate | Done
+Step = Setup | Check | Fix | Verify | Diagnose | Restore | Review | Undo | Succeed | Escalate | Done
 
 
 @dataclass(frozen=True)
@@ -139,7 +145,8 @@ class Observation:
 
     `elapsed_s` is the run's wall time in seconds (across resumed processes); `fixer`,
     `reviewer`, `analyst`, `diagnoser` say which agents are configured; `threads` counts the open
-    review threads given to the run and `threads_fixer` whether the fixer can address them.
+    review threads given to the run and `threads_fixer` whether the fixer can address them (a
+    model); `setup` whether a set-up command is configured.
     """
 
     limits: breaker.Limits
@@ -151,6 +158,7 @@ class Observation:
     diagnoser: bool = False
     threads: int = 0
     threads_fixer: bool = False
+    setup: bool = False
 
 
 Rule = Callable[[RunState, Observation], Step | None]
@@ -230,6 +238,20 @@ def success(state: RunState, note: str | None = None) -> Succeed:
 def done(state: RunState, seen: Observation) -> Step | None:
     """The outcome is recorded -> Done."""
     return Done() if state.outcome is not None else None
+
+
+def prepare(state: RunState, seen: Observation) -> Step | None:
+    """A set-up command is set and has not run for the attempt about to be checked: attempt 0
+    before the initial check, or a fix that changed a dependency manifest -> Setup(n)."""
+    if not state.attempts or not state.attempts[0].done:
+        number, changed = 0, []
+    else:
+        last = _last(state)
+        if last.done or last.fixer is None or last.fix_error is not None:
+            return None
+        number, changed = last.number, last.files_changed
+    due = setup.setup_due(seen.setup, state.setups, number, changed)
+    return Setup(due.attempt, tuple(due.manifests)) if due is not None else None
 
 
 def check(state: RunState, seen: Observation) -> Step | None:
@@ -344,6 +366,7 @@ def succeed(state: RunState, seen: Observation) -> Step | None:
 
 TABLE: tuple[tuple[str, Rule], ...] = (
     ("done", done),
+    ("setup", prepare),
     ("check", check),
     ("fix", fix),
     ("verify", verify),

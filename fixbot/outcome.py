@@ -27,8 +27,14 @@ def commit(repo: Path, settings: Settings, state: RunState, attempt: Attempt) ->
     """Commit a verified fix when `--commit` is on; record the sha in `attempt`."""
     if not settings.commit:
         return
-    made = git.commit_all(repo, commit_message(settings, attempt))
+    made = git.commit_paths(repo, changed_paths(state), commit_message(settings, attempt))
     attempt.commit_sha = made or committed_before(repo, state, attempt)
+
+
+def changed_paths(state: RunState) -> list[str]:
+    """Every path a fixer changed in this run: the only paths fixbot commits or snapshots,
+    never what the check leaves behind (issue 14)."""
+    return sorted({path for a in state.attempts for path in a.files_changed})
 
 
 def committed_before(repo: Path, state: RunState, attempt: Attempt) -> str | None:

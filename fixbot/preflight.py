@@ -23,6 +23,7 @@ from pathlib import Path
 from fixbot import git
 from fixbot.agent.errors import KEY_VARIABLES
 from fixbot.settings import Settings
+from fixbot.setup import missing_tool_hint
 
 # Builtins: the simple command starts no program. Keywords: the program follows them.
 # Wrappers: the program follows them and their options (`timeout 60 pytest`).
@@ -148,9 +149,13 @@ def _keys(settings: Settings, env: Mapping[str, str]) -> list[str]:
 def _programs(settings: Settings, workdir: Path, env: Mapping[str, str]) -> list[str]:
     if settings.setup:
         return []  # the set-up command may install them
+    # In the Action, where the check runs says what to do (FIXBOT_RUNTIME: fixbot.setup).
+    fix = missing_tool_hint("command_not_found", 127, env.get("FIXBOT_RUNTIME")) or (
+        "install it, fix the check command, or set --setup-command to install it first"
+    )
     return [
         f"`{program}` (from the check command `{settings.check}`) is not installed or not on "
-        "PATH: install it, fix the check command, or set --setup-command to install it first"
+        f"PATH: {fix}"
         for program in missing_programs(settings.check, workdir, env)
     ]
 

@@ -7,11 +7,14 @@ themselves (`fixbot.diagnosis`) are pure.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from fixbot.agents import Diagnoser
 from fixbot.diagnosis import RecoveryPlan, recovery_plan
-from fixbot.models import Attempt, Failure, FixContext
+from fixbot.eventlog import LOG_FILE, EventLog
+from fixbot.models import Attempt, Failure, FixContext, ReviewResult
+from fixbot.redact import Redactor
 from fixbot.settings import Settings
 from fixbot.state import RunState
 
@@ -80,6 +83,40 @@ def diagnosis_event(attempt: Attempt) -> dict[str, Any]:
         "repeated": d.repeated if d else False,
         "problem": attempt.diagnosis_problem,
     }
+
+
+def event_log(state_dir: Path, state: RunState, redactor: Redactor) -> EventLog:
+    """The run's event log, `<state_dir>/log.jsonl`, its times counted from the run's start."""
+    path = state_dir / LOG_FILE
+    return EventLog(path, state.run_id, elapsed_s=state.elapsed_s, redact=redactor.redact)
+
+
+def review_event(result: ReviewResult) -> dict[str, Any]:
+    """The fields of the `review` event."""
+    return {
+        "findings": len(result.findings),
+        "blocking": len(result.blocking),
+        "error": result.error,
+    }
+
+
+def recover(
+    state: RunState,
+    failure: Failure | None,
+    settings: Settings,
+    in_action: bool,
+    events: EventLog,
+    reason: str,
+) -> str:
+    """For a failure code cannot fix: record the recovery plan (no model call), log it and
+    return `reason` with its chosen action; else `reason` as it is."""
+    last = state.attempts[-1]
+    found = plan(state, last, failure, settings, in_action)
+    if found is None:
+        return reason
+    others = [s.action for s in found.alternatives]
+    events.emit("recovery", last.number, chosen=found.chosen.action, others=others)
+    return f"{reason}; {found.chosen.action}"
 
 
 def plan(

@@ -16,6 +16,7 @@ from fixbot.invocation import command_line
 from fixbot.models import Attempt, OutcomeKind
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
+from fixbot.setup import failure_details
 from fixbot.state import RunState
 
 NEXT_STEPS = {
@@ -82,6 +83,13 @@ def repeated_error(state: RunState) -> Attempt | None:
     return next(a for a in reversed(failing) if a.signature == signature)
 
 
+def setup_failure(state: RunState) -> str:
+    """The markdown section of a failed set-up that ended the run (command, exit code, last
+    lines of its output, next step), or '' (see `fixbot.setup.failure_details`)."""
+    last = state.setups[-1] if state.setups else None
+    return failure_details(last) if last is not None and not last.ok else ""
+
+
 def retry_command(settings: Settings) -> str:
     """The command line that repeats this run with three more attempts: every setting the user
     gave comes back (`fixbot.invocation`), secrets as variables."""
@@ -126,6 +134,7 @@ def render_report(state: RunState, settings: Settings, diffstat: str = "") -> st
         repeated=repeated_error(state),
         next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
         retry=retry_command(settings),
+        setup_failure=setup_failure(state),
         diffstat=diffstat,
         review=review_summary(state),
     )

@@ -117,6 +117,19 @@ class Settings(BaseModel):
     fix_command_timeout: Annotated[float, _s(metavar="S")] = Field(
         300, gt=0, allow_inf_nan=False, description="Seconds allowed for each fix command."
     )
+    run_as: Annotated[str, _s(metavar="USER", trust=True)] = Field(
+        "auto",
+        description="The user the check, set-up and fix commands run as: `auto` (an unprivileged "
+        "user, `fixbot` else `nobody`, when fixbot runs as root; fixbot's own user otherwise), "
+        "`self`, or a user name (fixbot must be root).",
+    )
+    max_log_bytes: Annotated[int, _s(metavar="BYTES", example="1048576")] = Field(
+        16 * 1024 * 1024,
+        ge=1,
+        le=1024**3,
+        description="Output of one command kept in its log: the first and last halves, with the "
+        "count of the bytes dropped between them.",
+    )
     desired: Annotated[str | None, _s(metavar="TEXT")] = Field(
         None, description="What 'fixed' means, in words, for the model."
     )

@@ -19,6 +19,7 @@ from fixbot.diagnosis import RecoveryPlan
 from fixbot.errors import ConfigError
 from fixbot.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
 from fixbot.settings import Settings
+from fixbot.setup import SetupRun
 
 STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.loop`), no phase flags
 STATE_FILE = "state.json"
@@ -37,7 +38,8 @@ class RunState(BaseModel):
     `reviews` are the self-reviews in order; `minor_findings` are reported, not fixed.
     `run_id` names the run in the event log (`log.jsonl`; a resumed run keeps it); `recovery` is
     the deterministic plan for a failure code cannot fix; `kept` says which tree an escalated
-    run left in the working directory.
+    run left in the working directory. `setups` are the runs of the set-up command in order
+    (`fixbot.setup`).
     """
 
     version: int = STATE_VERSION
@@ -50,6 +52,7 @@ class RunState(BaseModel):
     started_at: float = Field(default_factory=time.time)
     elapsed_s: float = 0.0
     attempts: list[Attempt] = Field(default_factory=list)
+    setups: list[SetupRun] = Field(default_factory=list)
     breaker: BreakerState = BreakerState.CLOSED
     breaker_reason: str | None = None
     reviews: list[ReviewRound] = Field(default_factory=list)
@@ -135,6 +138,50 @@ def load_state(state_dir: Path) -> RunState | None:
         raise ConfigError([problem]) from exc
 
 
+def tracked_state(repo: Path, state_dir: str) -> list[str]:
+    """Files of the state folder that git tracks: a state committed in the repository (or the
+    pull request), which fixbot never reads (it writes its state untracked, excluded)."""
+    out = git.run(repo, "ls-files", "-z", "--", state_dir.rstrip("/") + "/")
+    return [p for p in out.split("\0") if p]
+
+
+def stray_paths(state: RunState, repo: Path, state_dir: Path) -> list[str]:
+    """The paths fixbot reads back from `state` (the attempts' logs) that are not inside
+    `state_dir` once resolved (`..`, absolute paths, symlinks out): a forged state would make
+    fixbot read them and send them to the model. (The report's path is written, never read.)"""
+    inside = state_dir.resolve()
+    recorded = [a.log_path for a in state.attempts if a.log_path]
+    stray = []
+    for text in recorded:
+        path = (repo / text).resolve()
+        if path != inside and inside not in path.parents:
+            stray.append(text)
+    return stray
+
+
+def _resumable(settings: Settings, repo: Path) -> tuple[RunState | None, list[str]]:
+    """The saved state to consider resuming (None: start fresh) and notes on why not."""
+    tracked = tracked_state(repo, settings.state_dir)
+    if tracked:
+        return None, [
+            f"the state folder {settings.state_dir}/ is tracked by git ({tracked[0]}): a "
+            "committed state is never read; this run started fresh"
+        ]
+    state_dir = repo / settings.state_dir
+    previous = load_state(state_dir) if settings.resume else _readable(state_dir)
+    if previous is not None and settings.resume:
+        stray = stray_paths(previous, repo, repo / settings.state_dir)
+        if stray:
+            raise ConfigError(
+                [
+                    f"{state_path(repo / settings.state_dir)} names files outside the state "
+                    f"folder ({', '.join(stray[:3])}): it was not written by fixbot; run with "
+                    "--fresh to start over"
+                ]
+            )
+    return previous, []
+
+
 def leftovers(repo: Path, previous: RunState | None) -> bool:
     """True when the working tree is exactly one an attempt of `previous` left (fixbot's own
     uncommitted changes), so they may be discarded without losing anyone's work."""
@@ -180,12 +227,14 @@ def prepare_state(settings: Settings, repo: Path) -> RunState:
     """Resume an unfinished run with the same settings (and state version), or start a new one.
 
     A working tree left exactly as fixbot's last run left it is recognised; `settings.discard`
-    restores HEAD's files first. Raises `ConfigError` when the working tree is dirty on a fresh
-    start (unless `allow_dirty`), or the state file is unreadable or from a newer fixbot.
+    restores HEAD's files first. A state folder tracked by git is never read (a note says so);
+    a state naming files outside the state folder is refused. Raises `ConfigError` when the
+    working tree is dirty on a fresh start (unless `allow_dirty`), or the state file is
+    unreadable, from a newer fixbot, or names files outside the state folder.
     """
     state_dir = repo / settings.state_dir
     git.exclude_path(repo, f"/{settings.state_dir.strip('/')}/")
-    previous = load_state(state_dir) if settings.resume else _readable(state_dir)
+    previous, refused = _resumable(settings, repo)
     head = git.head_sha(repo)
     unfinished = previous is not None and previous.outcome is None
     older = previous is not None and previous.version < STATE_VERSION
@@ -214,6 +263,7 @@ def prepare_state(settings: Settings, repo: Path) -> RunState:
         notes.append(
             "fixbot's own uncommitted changes from its last run were discarded (--discard)"
         )
+    notes += refused
     return RunState(
         settings_digest=settings.digest(),
         check=settings.check,

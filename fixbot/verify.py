@@ -1,9 +1,9 @@
 """Verify an attempt: run the check (transient failures re-run after backoff), digest the
 failure, and record the result in the attempt.
 
-The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), redacted in
-place; the digested `Failure` of each attempt is kept in memory and re-digested from its log after
-a resume.
+The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), bounded
+and redacted as they are written (`fixbot.commands.Launcher`); the digested `Failure` of each
+attempt is kept in memory and re-digested from its log after a resume.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from pathlib import Path
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
 from fixbot import breaker
+from fixbot.commands import Launcher
 from fixbot.diagnosis import check_program_missing
 from fixbot.digest import digest
 from fixbot.errors import ConfigError
 from fixbot.eventlog import EventLog
 from fixbot.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.progress import Progress
-from fixbot.redact import Redactor, redact_file
-from fixbot.runner import run_check
+from fixbot.redact import Redactor
 from fixbot.settings import Settings
 from fixbot.signature import parse_counts
 
@@ -83,6 +83,13 @@ class Checker:
     failures: dict[int, Failure] = field(default_factory=dict)
     events: EventLog | None = None
     stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
+    launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
+
+    def run_command(self, log: Path) -> CheckResult:
+        """Run the check through the launcher (the one way a project command runs)."""
+        launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
+        s = self.settings
+        return launcher.run(s.check, self.workdir, log, s.timeout, stdin_path=self.stdin_path)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;
@@ -103,16 +110,12 @@ class Checker:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
         name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
-        s = self.settings
-        result = run_check(
-            s.check, self.workdir, log, s.timeout, env=self.env, stdin_path=self.stdin_path
-        )
+        result = self.run_command(log)
         attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
         attempt.passed = result.passed
         attempt.check_duration_s += result.duration_s
         attempt.transient_retries = retry_index
         attempt.log_path = str(log.relative_to(self.repo))
-        redact_file(log, self.redactor)
         self.emit("check", attempt, result, retry_index)
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None

@@ -2,7 +2,10 @@
 
 Writes the `inputs:` of action.yml (and of runner/action.yml when it exists), and the settings
 tables of README.md and docs/action.md (between `<!-- settings:start -->` and
-`<!-- settings:end -->`). `--check` writes nothing and exits 1 when a file is out of date
+`<!-- settings:end -->`). For runner/action.yml (the composite action of the runner mode) it also
+writes the `INPUT_*` variables of its "Run fixbot" step (between `# inputs-env:start` and
+`# inputs-env:end`: composite actions do not set them) and its `outputs:`, copied from
+action.yml's with a `value:` each. `--check` writes nothing and exits 1 when a file is out of date
 (tests/test_settings_surfaces.py runs the same check).
 
 Usage: .venv/bin/python scripts/gen_settings.py [--check]
@@ -21,9 +24,12 @@ sys.path.insert(0, str(ROOT))
 from fixbot.github.inputs import EXTRA_INPUTS  # noqa: E402
 from fixbot.settings import Spec, shown_default, specs  # noqa: E402
 
-ACTIONS = [ROOT / "action.yml", ROOT / "runner" / "action.yml"]
+ACTION = ROOT / "action.yml"
+RUNNER_ACTION = ROOT / "runner" / "action.yml"
+ACTIONS = [ACTION, RUNNER_ACTION]
 TABLES = [ROOT / "README.md", ROOT / "docs" / "action.md"]
 START, END = "<!-- settings:start -->", "<!-- settings:end -->"
+ENV_START, ENV_END = "# inputs-env:start", "# inputs-env:end"
 
 
 def _yaml_string(text: str) -> str:
@@ -60,6 +66,57 @@ def inputs_block() -> str:
             f"    default: {_yaml_string(extra.default)}",
         ]
     return "\n".join(lines) + "\n"
+
+
+def input_names() -> list[str]:
+    """Every Action input, in action.yml's order."""
+    names = [item.name for item in specs() if item.surface.action]
+    return names + [extra.name for extra in EXTRA_INPUTS]
+
+
+def inputs_env_block(indent: str) -> str:
+    """The `INPUT_<NAME>: ${{ inputs.<name> }}` lines of runner/action.yml's "Run fixbot" step.
+
+    The name is upper case with hyphens kept, as the runner names a container action's inputs
+    (`fixbot.github.inputs.variable`).
+    """
+    return "".join(
+        f"{indent}INPUT_{name.upper()}: ${{{{ inputs.{name} }}}}\n" for name in input_names()
+    )
+
+
+def outputs_of(action_text: str) -> list[tuple[str, str]]:
+    """(name, description line) of each output in action.yml's `outputs:` section."""
+    found = re.search(r"^outputs:\n(.*?)(?=^\S)", action_text, re.S | re.M)
+    if not found:
+        raise SystemExit("action.yml has no top-level `outputs:` section")
+    pairs = re.findall(r"^  ([\w-]+):\n    (description: .*)$", found[1], re.M)
+    return [(name, description) for name, description in pairs]
+
+
+def runner_outputs_block(action_text: str) -> str:
+    """runner/action.yml's `outputs:`: action.yml's, each with the "Run fixbot" step's value."""
+    lines = ["outputs:"]
+    for name, description in outputs_of(action_text):
+        value = f"${{{{ steps.fixbot.outputs.{name} }}}}"
+        lines += [f"  {name}:", f"    {description}", f"    value: {value}"]
+    return "\n".join(lines) + "\n"
+
+
+def render_runner(text: str, action_text: str) -> str:
+    """runner/action.yml (`text`) with its outputs and the step's INPUT_* variables regenerated."""
+    found = re.search(r"^outputs:\n.*?(?=^\S)", text, re.S | re.M)
+    if not found:
+        raise SystemExit("runner/action.yml has no top-level `outputs:` section")
+    text = text[: found.start()] + runner_outputs_block(action_text) + "\n" + text[found.end() :]
+    marked = re.search(
+        rf"^( *){re.escape(ENV_START)}\n.*?^ *{re.escape(ENV_END)}\n", text, re.S | re.M
+    )
+    if not marked:
+        raise SystemExit(f"runner/action.yml has no `{ENV_START}` ... `{ENV_END}` markers")
+    indent = marked[1]
+    block = f"{indent}{ENV_START}\n{inputs_env_block(indent)}{indent}{ENV_END}\n"
+    return text[: marked.start()] + block + text[marked.end() :]
 
 
 def default_text(item: Spec) -> str:
@@ -135,6 +192,8 @@ def generated() -> dict[Path, str]:
     for path in ACTIONS:
         if path.exists():
             out[path] = render_action(path.read_text(encoding="utf-8"))
+    if RUNNER_ACTION in out:
+        out[RUNNER_ACTION] = render_runner(out[RUNNER_ACTION], ACTION.read_text(encoding="utf-8"))
     for path in TABLES:
         if path.exists():
             out[path] = render_table(path.read_text(encoding="utf-8"))

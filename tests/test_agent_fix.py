@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from fixbot.agent import Agent, build_agent
+from fixbot.agent.llm import ModelConfigError
 from fixbot.models import Attempt
 from tests.fakes.agent_repo import (
     BUGGY_LINE,
@@ -247,14 +248,39 @@ def test_server_errors_back_off_exponentially(
     assert result.changed
 
 
-def test_authentication_error_ends_the_attempt_naming_the_variable(
+def test_authentication_error_ends_the_run_naming_the_variable(
     tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:
+    """A rejected key is a configuration error (exit 2), not an escalation: no retry, no
+    fallback, and no later review or analysis call swallows it."""
     repo = make_repo(tmp_path / "r")
     model_server.enqueue(error(401, "Incorrect API key provided"))
-    result = agent(model_server, model_env, fallback_models=["openai/other"]).fix(fix_context(repo))
-    assert result.error is not None and "OPENAI_API_KEY" in result.error
+    with pytest.raises(ModelConfigError) as caught:
+        agent(model_server, model_env, fallback_models=["openai/other"]).fix(fix_context(repo))
+    assert "set OPENAI_API_KEY" in caught.value.problems[0]
     assert len(model_server.requests) == 1  # no retry, no fallback
+
+
+def test_an_unreachable_provider_names_its_host(tmp_path: Path, model_env: dict[str, str]) -> None:
+    """A real connection refused on 127.0.0.1 (nothing listens): the run ends as a configuration
+    error naming the host and the likely cause, after the retries."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: connections are refused
+    repo = make_repo(tmp_path / "r")
+    sleeps: list[float] = []
+    built = build_agent(
+        model_settings(f"http://127.0.0.1:{port}/v1"), model_env, sleep=sleeps.append
+    )
+    assert built is not None
+    with pytest.raises(ModelConfigError) as caught:
+        built.fix(fix_context(repo))
+    problem = caught.value.problems[0]
+    assert f"could not reach the model provider's host (127.0.0.1:{port})" in problem
+    assert "proxy" in problem and "--fallback-models" in problem
+    assert len(sleeps) == 3  # retried with backoff before giving up
 
 
 def test_context_window_error_rebuilds_a_smaller_prompt(

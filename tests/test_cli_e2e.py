@@ -334,3 +334,42 @@ def test_a_fixed_runs_report_shows_the_diff_stat_and_the_review(tmp_path: Path) 
     text = Path(result.json["report_path"]).read_text()
     assert "## What changed" in text and "value.txt | 2 +-" in text
     assert "- Self-review: not run" in text  # no model: no self-review
+
+
+MODEL_ARGS = ("--model", "anthropic/claude-sonnet-4-5")
+
+
+def test_a_missing_key_stops_before_the_check(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    marker = tmp_path / "check-ran"
+    env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
+    began = time.monotonic()
+    check = f"touch {marker}; exit 1"
+    done = subprocess.run(
+        [sys.executable, "-m", "fixbot", "run", "--check", check, *MODEL_ARGS, "-C", str(repo)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2 and time.monotonic() - began < 20  # no model, no check
+    assert "ANTHROPIC_API_KEY is not set (needed by anthropic/claude-sonnet-4-5)" in done.stderr
+    assert not marker.exists() and "Traceback" not in done.stderr
+
+
+def test_an_unreachable_provider_is_an_error_not_an_escalation(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    result = run_fixbot(
+        "run", "--check", "echo 'AssertionError: boom'; exit 1", "--model", "openai/m",
+        "--api-base", f"http://127.0.0.1:{port}/v1", "--edit-protocol", "tools",
+        "-C", str(repo), "--json", env={"OPENAI_API_KEY": "sk-test-not-a-real-key"},
+    )  # fmt: skip
+    assert result.code == 2 and result.json["outcome"] == "error", result.stderr
+    assert f"could not reach the model provider's host (127.0.0.1:{port})" in result.json["reason"]
+    assert "Traceback" not in result.stderr

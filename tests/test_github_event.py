@@ -151,3 +151,13 @@ def test_fork_fix_is_only_a_patch_and_passed_only_edits_an_existing_comment() ->
     assert fork.patch and fork.push_branch is None and fork.new_branch is None
     passed = make_plan(_plan("pull_request", pr, OutcomeKind.PASSED, has_commits=False))
     assert passed.comment_pr == 2 and not passed.comment_create and passed.source is None
+
+
+def test_an_error_outcome_pushes_nothing_and_only_comments() -> None:
+    pr = payload("pull_request.opened")
+    plan = make_plan(_plan("pull_request", pr, OutcomeKind.ERROR, best_snapshot="f" * 40))
+    assert plan.comment_pr == 2 and plan.comment_create
+    assert (plan.source, plan.push_branch, plan.new_branch, plan.pull_request) == (None,) * 4
+    assert make_plan(_plan("push", payload("push"), OutcomeKind.ERROR)) == make_plan(
+        _plan("push", payload("push"), OutcomeKind.REFUSED)
+    )

@@ -21,6 +21,7 @@ from fixbot.loop import (
     Observation,
     Restore,
     Review,
+    Setup,
     Step,
     Succeed,
     Undo,
@@ -38,6 +39,7 @@ from fixbot.models import (
     ReviewRound,
     Severity,
 )
+from fixbot.setup import SetupReason, SetupRun
 from fixbot.state import RunState
 
 SEEN = Observation(limits=Limits(max_attempts=5, threshold=3), fixer=True)
@@ -86,12 +88,46 @@ THREADS_NOTE = "2 open review threads were not addressed: no model is set"
 CLEAN = ReviewRound(after=1)
 REVIEWER, THREADS = replace(SEEN, reviewer=True), replace(SEEN, threads=2, threads_fixer=True)
 
+SETUP = replace(SEEN, setup=True)
+
+
+def ran(number: int, exit_code: int = 0) -> SetupRun:
+    """A recorded run of the set-up command before attempt `number`'s check."""
+    reason = SetupReason.INITIAL if number == 0 else SetupReason.MANIFEST
+    return SetupRun(
+        command="make deps",
+        reason=reason,
+        attempt=number,
+        exit_code=exit_code,
+        timeout_s=900,
+        duration_s=1.0,
+        log_path=".fixbot/setup.log",
+    )
+
+
+def fixed_files(number: int, *files: str) -> Attempt:
+    """Attempt `number` whose fixer reported changing `files`, not verified yet."""
+    return Attempt(number=number, fixer="scripted", files_changed=list(files))
+
+
 # (rule of TABLE that fires, what the row shows, state, observation, the step expected)
 # fmt: off
 ROWS: list[tuple[str, str, RunState, Observation, Step]] = [
     ("done", "the outcome is recorded",
      state(green(0), outcome=Outcome(outcome=OutcomeKind.PASSED, reason="r")), SEEN, Done()),
+    ("setup", "a fresh run with a set-up command", state(), SETUP, Setup(0)),
+    ("setup", "a resumed run whose set-up failed before its outcome was saved",
+     state(setups=[ran(0, exit_code=1)]), SETUP, Setup(0)),
+    ("setup", "a fix changed a dependency manifest",
+     state(red(0), fixed_files(1, "app.py", "requirements.txt"), setups=[ran(0)]), SETUP,
+     Setup(1, ("requirements.txt",))),
     ("check", "a fresh run", state(), SEEN, Check()),
+    ("check", "the set-up ran (a resumed run does not repeat it)",
+     state(setups=[ran(0)]), SETUP, Check()),
+    ("verify", "a fix that changed only code: no second set-up",
+     state(red(0), fixed_files(1, "app.py"), setups=[ran(0)]), SETUP, Verify(1)),
+    ("verify", "a manifest fix after its set-up",
+     state(red(0), fixed_files(1, "go.mod"), setups=[ran(0), ran(1)]), SETUP, Verify(1)),
     ("check", "a resumed run whose initial check was cut short",
      state(Attempt(number=0, phase=Phase.CHECK)), SEEN, Check()),
     ("fix", "a resumed run whose fixer had not reported",

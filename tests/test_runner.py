@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -154,7 +155,7 @@ print(json.dumps({"extra_kb": after - before, "bytes": result.output_bytes,
 """
 
 
-def test_200_mb_of_output_keeps_memory_bounded(tmp_path: Path) -> None:
+def test_200_mb_of_output_keeps_memory_and_disk_bounded(tmp_path: Path) -> None:
     size = 200_000_000
     command = f"yes 'E   assert something went wrong here' | head -c {size}; exit 1"
     done = subprocess.run(
@@ -166,8 +167,16 @@ def test_200_mb_of_output_keeps_memory_bounded(tmp_path: Path) -> None:
     )
     figures = json.loads(done.stdout)
     assert figures == {**figures, "bytes": size, "tail": 64 * 1024, "code": 1}
-    assert figures["extra_kb"] < 32 * 1024
-    assert (tmp_path / "big.log").stat().st_size == size
+    assert figures["extra_kb"] < 48 * 1024
+    log = tmp_path / "big.log"
+    assert 16 * 2**20 <= log.stat().st_size < 16 * 2**20 + 4096  # max-log-bytes, plus the notes
+    with log.open("rb") as handle:
+        handle.seek(8 * 2**20 - 100)
+        middle = handle.read(400).decode()
+    note = re.search(r"\n(\[fixbot\] (\d+) bytes of output dropped here[^\n]*\n)", middle)
+    assert note is not None
+    kept = log.stat().st_size - len(note.group(1)) - 1  # the note and the newline before it
+    assert int(note.group(2)) == size - kept  # every byte is either kept or counted
 
 
 # --- digest: real check runs --------------------------------------------------------------
@@ -235,3 +244,28 @@ def test_digest_of_a_missing_command(tmp_path: Path) -> None:
     assert result.exit_code == 127
     assert failure.classification.error_class is ErrorClass.PERMANENT
     assert failure.classification.category == "command_not_found"
+
+
+PARENT = """
+import sys
+from pathlib import Path
+from fixbot.runner import run_command
+run_command(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "c.log", 60)
+"""
+
+
+def test_a_sigkilled_fixbot_takes_its_command_with_it(tmp_path: Path) -> None:
+    """SIGKILL cannot be handled: the command (in a session of its own) must still not outlive
+    fixbot, or a fix command would edit files after the state was saved."""
+    pid_file = tmp_path / "command.pid"
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT, f"echo $$ > {pid_file}; exec sleep 1000", str(tmp_path)],
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    command = int(wait_for_file(pid_file))
+    parent.kill()
+    parent.wait(10)
+    deadline = time.monotonic() + 5
+    while not is_dead(command) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert is_dead(command)

@@ -191,6 +191,7 @@ NOT_OURS = {
     "no-verify",  # git commit --no-verify, in a docstring
     "test",  # `node --test`
     "force",  # "never --force", in docs
+    "stat",  # `git diff --stat`
 }
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import errors
+from fixbot.errors import ConfigError
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
 
@@ -29,6 +30,42 @@ class ModelError(RuntimeError):
 
 class ContextTooLong(ModelError):
     """The prompt is longer than the model's context window: rebuild it smaller."""
+
+
+class ModelConfigError(ConfigError):
+    """No model can be used as configured (a rejected key, an unreachable host): the run ends
+    with `error` (exit 2), not an escalation, and no further model call is made. Not a
+    `ModelError`, so no fixer, reviewer or analyst swallows it."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__([message])
+
+
+CONNECTION_ERRORS = ("APIConnectionError",)
+
+
+def unreachable(exc: BaseException) -> bool:
+    """True when `exc` says the provider's host could not be reached at all (litellm maps the
+    openai client's connection errors to `InternalServerError` "Connection error.")."""
+    return type(exc).__name__ in CONNECTION_ERRORS or "Connection error" in str(exc)
+
+
+def host_of(model: str, api_base: str | None) -> str:
+    """The host a model's requests go to: `api_base`'s, else litellm's default for the provider."""
+    from urllib.parse import urlsplit
+
+    base = api_base
+    if not base:
+        try:
+            _, provider, _, base = litellm_module().get_llm_provider(model=model)
+        except Exception:  # litellm raises bare Exception for unmapped providers
+            provider, base = model.split("/", 1)[0], None
+        base = base or {
+            "openai": "https://api.openai.com",
+            "anthropic": "https://api.anthropic.com",
+            "gemini": "https://generativelanguage.googleapis.com",
+        }.get(provider)
+    return urlsplit(base).netloc or str(base) if base else f"the {model.split('/')[0]} API"
 
 
 def litellm_module() -> Any:
@@ -141,6 +178,13 @@ class LLM:
                 self.notes.append(
                     f"{model} unavailable ({type(exc).__name__}); trying the next model"
                 )
+        if last is not None and unreachable(last):
+            hosts = ", ".join(dict.fromkeys(host_of(m, self.api_base) for m in self.models))
+            raise ModelConfigError(
+                f"could not reach the model provider's host ({hosts}) for "
+                f"{', '.join(self.models)}: is this machine online, or behind a proxy "
+                "(HTTPS_PROXY)? Check --api-base, or add --fallback-models"
+            )
         raise ModelError(
             f"every model failed ({', '.join(self.models)}); last error: {last}. "
             "Check the provider status, or add --fallback-models"
@@ -151,7 +195,7 @@ class LLM:
         if rule is None:
             raise exc
         if type(exc).__name__ == "AuthenticationError":
-            raise ModelError(errors.auth_message(model, exc)) from exc
+            raise ModelConfigError(errors.auth_message(model, exc)) from exc
         if rule.disposition is errors.Disposition.SHRINK:
             raise ContextTooLong(f"{model}: prompt longer than its context window") from exc
         if not rule.fallback:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from fixbot import engine, git
+from fixbot import engine, git, setup
+from fixbot.boundedlog import read_tail
 from fixbot.config import load_settings, workflow_value
 from fixbot.errors import ConfigError, GitHubError
 from fixbot.eventlog import LOG_FILE, EventLog
@@ -25,6 +26,7 @@ from fixbot.github.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.inputs import Inputs, read_inputs, variable
 from fixbot.github.plan import Plan, PlanInput, make_plan, rescue_plan
 from fixbot.github.rest import GitHub
+from fixbot.leakscan import LeakRefused, known_secrets
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.outcome import state_dir_of
 from fixbot.secrets import secret_values
@@ -60,7 +62,7 @@ class Context:
     @property
     def git_env(self) -> dict[str, str]:
         """Environment for git commands that reach the remote."""
-        return checkout.auth_env(self.inputs.token)
+        return checkout.auth_env(self.inputs.token, checkout.server_host(self.env))
 
     def graphql(self) -> GraphQL:
         """The GraphQL client at `GITHUB_GRAPHQL_URL` (no request made here)."""
@@ -103,6 +105,8 @@ def main(
         data = _bare(ctx, OutcomeKind.ERROR, "; ".join(exc.problems))
     except (git.GitError, GitHubError) as exc:
         data = _bare(ctx, OutcomeKind.ERROR, str(exc))
+    except LeakRefused as exc:  # a secret in the diff: nothing pushed, a human looks
+        data = _bare(ctx, OutcomeKind.ESCALATED, str(exc))
     return _finish(ctx, data)
 
 
@@ -150,6 +154,7 @@ def _run(ctx: Context) -> render.Report:
         )
     finally:
         workflow.endgroup(ctx.out)
+    ctx.notes.extend(setup.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
     return _publish(
         ctx, event, settings, Finished(outcome, state, open_threads), verdict.patch_only
     )
@@ -215,7 +220,7 @@ def _publish(
         outcome=outcome,
         report=_read_report(outcome),
         notes=ctx.notes,
-        patch=checkout.patch(root, state.start_sha) if plan.patch else None,
+        patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
         links=render.Links(run_url=ctx.run_url),
     )
     try:
@@ -301,7 +306,9 @@ def _push(ctx: Context, plan: Plan, data: render.Report, state: RunState) -> ren
     if not branch or not plan.source:
         return data
     sha = state.best_snapshot if plan.source == "snapshot" else git.head_sha(ctx.workspace)
-    checkout.push(ctx.workspace, str(sha), branch, ctx.git_env)
+    checkout.push(
+        ctx.workspace, str(sha), branch, ctx.git_env, base=state.start_sha, secrets=_secrets(ctx)
+    )
     links = data.links.model_copy(
         update={
             "commit_url": _commit_url(ctx, str(sha)),
@@ -311,6 +318,10 @@ def _push(ctx: Context, plan: Plan, data: render.Report, state: RunState) -> ren
     )
     outcome = data.outcome.model_copy(update={"commit_sha": data.outcome.commit_sha or sha})
     return data.model_copy(update={"links": links, "outcome": outcome})
+
+
+def _secrets(ctx: Context) -> dict[str, str]:
+    return known_secrets(ctx.env, github_token=ctx.inputs.token)
 
 
 def _title(data: render.Report, branch: str) -> str:
@@ -387,7 +398,7 @@ def _annotate(ctx: Context, outcome: Outcome) -> None:
     state_log = _last_log(state_dir_of(Path(outcome.report_path)))
     if state_log is None:
         return
-    text = state_log.read_text(encoding="utf-8", errors="replace")[-200_000:]
+    text = read_tail(state_log, 200_000)  # bounded read, whatever the log's size
     for note in workflow.find_annotations(text, checkout.tracked_files(ctx.workspace)):
         workflow.annotate(note, ctx.out)
 

@@ -5,7 +5,8 @@ forced); elsewhere it goes to a new `fixbot/<branch>-<run id>` branch and a pull
 the original branch; nothing is pushed straight to the default branch. An escalation opens a
 draft pull request holding the best attempt, or, with nothing worth keeping, puts the report in
 the PR's status comment (PR events) or in one `fixbot` issue per branch (other events). A fork
-PR only ever gets a comment (with the patch).
+PR only ever gets a comment (with the patch). A run that ended in error (a failed set-up) pushes
+nothing and says why in the status comment.
 """
 
 from __future__ import annotations
@@ -68,10 +69,12 @@ def fixbot_branch(branch: str, run_id: str) -> str:
 
 def make_plan(facts: PlanInput) -> Plan:
     """Decide where the result of a finished run goes (see the module docstring)."""
-    if facts.outcome in (OutcomeKind.REFUSED, OutcomeKind.ERROR):
+    if facts.outcome is OutcomeKind.REFUSED:
         return Plan()
     pr = facts.event.pull_request
     base = Plan(comment_pr=pr.number if pr else None)
+    if facts.outcome is OutcomeKind.ERROR:  # a run that ended in error (a failed set-up): say so
+        return base
     if facts.outcome is OutcomeKind.FIXED and facts.has_commits:
         return _fixed(facts, base)
     if facts.outcome is OutcomeKind.ESCALATED:

@@ -169,13 +169,16 @@ class ActionSandbox:
         for name, spec in action_inputs().items():
             default = str(spec.get("default", ""))
             env["INPUT_" + name.upper()] = TOKEN if "github.token" in default else default
+        env["INPUT_RUN-AS"] = "self"  # the suite's Python is out of other users' reach (conftest)
         env.update({"INPUT_" + k.upper(): v for k, v in inputs.items()})
         return env
 
-    def run(self, env: dict[str, str], timeout: float = 120) -> ActionRun:
-        """Run `python -m fixbot action` in the workspace with `env`."""
+    def run(
+        self, env: dict[str, str], timeout: float = 120, command: list[str] | None = None
+    ) -> ActionRun:
+        """Run `python -m fixbot action` (or `command`) in the workspace with `env`."""
         done = subprocess.run(
-            [sys.executable, "-m", "fixbot", "action"],
+            command or [sys.executable, "-m", "fixbot", "action"],
             cwd=env["GITHUB_WORKSPACE"],
             env=env,
             capture_output=True,

@@ -1,0 +1,46 @@
+"""The Dockerfile's promises that no linter checks (no Docker engine runs here): the tools the
+check finds, the unprivileged user, fixbot kept apart from the project's environment, and the
+marker that tells fixbot it runs in the container."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+
+
+def instructions(name: str) -> list[str]:
+    """The arguments of every `name` instruction, continuation lines joined."""
+    joined = re.sub(r"\\\n\s*", " ", DOCKERFILE)
+    return [line.split(None, 1)[1] for line in joined.splitlines() if line.startswith(name + " ")]
+
+
+def test_git_and_a_pinned_uv_are_installed() -> None:
+    runs = " ".join(instructions("RUN"))
+    assert "apt-get install --yes --no-install-recommends git" in runs
+    assert re.search(r"ARG UV_VERSION=\d+\.\d+\.\d+", DOCKERFILE)
+    assert '"uv==${UV_VERSION}"' in runs and "uv --version" in runs
+
+
+def test_the_unprivileged_user_is_fixbot_with_uid_1001() -> None:
+    assert "useradd --create-home --uid 1001 --shell /bin/bash fixbot" in " ".join(
+        instructions("RUN")
+    )
+    assert not instructions("USER")  # GitHub runs container actions as root
+
+
+def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> None:
+    env = " ".join(instructions("ENV"))
+    assert "VIRTUAL_ENV=/opt/venv" in env and "PATH=/opt/venv/bin:$PATH" in env
+    install = next(r for r in instructions("RUN") if "pip install" in r)
+    assert install.startswith("/usr/local/bin/python -m pip install --constraint constraints.txt")
+    assert "test ! -e /opt/venv/bin/fixbot" in install
+    assert instructions("ENTRYPOINT") == [
+        '["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]'
+    ]
+
+
+def test_fixbot_knows_it_runs_in_the_container() -> None:
+    assert "FIXBOT_RUNTIME=container" in " ".join(instructions("ENV"))
