@@ -1,4 +1,5 @@
-"""The agents a run uses (fixer chain, reviewer, analyst) and the environment they may see.
+"""The agents a run uses (fixer chain, reviewer, analyst, diagnoser) and the environment they
+may see.
 
 The check and the fix commands run the repository's (and the model's) code: `check_environment`
 is the environment they get, without the Action's inputs, GitHub's tokens and model keys.
@@ -8,21 +9,45 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fixbot import secrets
 from fixbot.commands import Launcher
+from fixbot.diagnosis import DiagnosisResult
 from fixbot.fixers import Analyst, ChainFixer, FixCommandFixer, Fixer, Reviewer
+from fixbot.models import FixContext
 from fixbot.settings import Settings
+
+# The web search providers of litellm's search API (https://docs.litellm.ai/docs/search): their
+# keys (`TAVILY_API_KEY`, `EXA_API_KEY`, ...) serve fixbot's research, never the check.
+SEARCH_KEY_PREFIXES = (
+    *("PERPLEXITY", "TAVILY", "PARALLEL", "EXA_", "BRAVE", "GOOGLE_PSE", "DATAFORSEO"),
+    *("FIRECRAWL", "FASTCRW", "SEARXNG", "LINKUP", "SEARCHAPI", "SERPER", "YOU_COM"),
+    *("APISERPENT", "TINYFISH", "NIMBLE"),
+)
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "LOGIN")
 
 
 def check_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` without the variables the check and fix commands must never see (`fixbot.secrets`)."""
-    return secrets.check_environment(env)
+    """`env` without the variables the check and fix commands must never see (`fixbot.secrets`,
+    and the web search providers' keys)."""
+    return {
+        name: value
+        for name, value in secrets.check_environment(env).items()
+        if not (name.startswith(SEARCH_KEY_PREFIXES) and any(w in name for w in SECRET_WORDS))
+    }
+
+
+class Diagnoser(Protocol):
+    """Something that says, structured, why a fix attempt did not make the check pass."""
+
+    def diagnose(self, ctx: FixContext, tried: str) -> DiagnosisResult:
+        """Diagnose `ctx.failure` after attempt `ctx.attempt`, which did `tried` (its summary)."""
+        ...
 
 
 class Agents:
-    """The fixer chain, reviewer and analyst a run uses (None where not configured)."""
+    """The fixer chain, reviewer, analyst and diagnoser a run uses (None where not configured)."""
 
     def __init__(
         self,
@@ -31,12 +56,14 @@ class Agents:
         analyst: Analyst | None = None,
         notes: list[str] | None = None,
         threads: bool = True,
+        diagnoser: Diagnoser | None = None,
     ) -> None:
         self.fixer = fixer
         self.reviewer = reviewer
         self.analyst = analyst
         self.notes = notes or []
         self.threads = threads  # whether the fixer can address review threads (a model can)
+        self.diagnoser = diagnoser
 
 
 def build_agents(
@@ -71,4 +98,4 @@ def build_agents(
     agent: Any = build_agent(settings, env, notify=notify)
     fixers.append(agent)
     reviewer = agent if settings.review else None
-    return Agents(ChainFixer(fixers), reviewer, agent)
+    return Agents(ChainFixer(fixers), reviewer, agent, diagnoser=agent)

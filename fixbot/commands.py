@@ -34,7 +34,14 @@ class Launcher:
     max_log_bytes: int = runner.DEFAULT_MAX_LOG_BYTES
     private: tuple[str, ...] = (".git",)
 
-    def run(self, command: str, cwd: Path, log_path: Path, timeout: float) -> CheckResult:
+    def run(
+        self,
+        command: str,
+        cwd: Path,
+        log_path: Path,
+        timeout: float,
+        stdin_path: Path | None = None,
+    ) -> CheckResult:
         """Run `command` in `cwd` (seconds of `timeout`), its bounded log at `log_path`.
 
         Raises OSError as `runner.run_command`, and `ConfigError` when the command replaced
@@ -52,6 +59,7 @@ class Launcher:
                 identity=self.identity,
                 redact=self.redact,
                 max_log_bytes=self.max_log_bytes,
+                stdin_path=stdin_path,
             )
         finally:
             sandbox.kill_leftovers(self.identity)

@@ -15,12 +15,16 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from fixbot.models import Failure
+if TYPE_CHECKING:  # `fixbot.models` imports this module (an attempt holds its diagnosis)
+    from fixbot.models import Failure
 
 
 class RootCauseCategory(StrEnum):
@@ -62,6 +66,18 @@ class Diagnosis(BaseModel):
     def _bounded_lines(cls, value: list[str]) -> list[str]:
         return [line.strip()[:500] for line in value if line.strip()]
 
+    def redacted(self, redact: Callable[[str], str]) -> Diagnosis:
+        """A copy with every text passed through `redact` (the engine records only that)."""
+        cause = self.root_cause
+        return self.model_copy(
+            update={
+                "why": [redact(line) for line in self.why],
+                "evidence": [redact(line) for line in self.evidence],
+                "next_step": redact(self.next_step),
+                "root_cause": cause.model_copy(update={"description": redact(cause.description)}),
+            }
+        )
+
     def opening(self) -> str:
         """The sentence the next attempt's prompt opens with."""
         chain = " ".join(f"{n}. {line}" for n, line in enumerate(self.why, 1))
@@ -102,6 +118,17 @@ DIAGNOSIS_SCHEMA: dict[str, Any] = {
         },
     },
 }
+
+
+@dataclass
+class DiagnosisResult:
+    """What one diagnostic call gave: the diagnosis (None when the model gave none), why not
+    (`problem`), and the model usage (tokens; USD, None when the price is unknown)."""
+
+    diagnosis: Diagnosis | None
+    tokens: int = 0
+    cost_usd: float | None = 0.0
+    problem: str | None = None
 
 
 def parse_diagnosis(arguments: str | None, content: str) -> Diagnosis | None:
@@ -168,27 +195,50 @@ def missing_program(condensed: str) -> str | None:
     return match["p"] or f"python module {match['m']}"
 
 
+def check_program_missing(check: str, condensed: str) -> str | None:
+    """The check's own program when the output says it is missing, else None.
+
+    A module is the check's program only when the check runs it with `-m` (`python -m pytest`
+    printing `No module named pytest`); a module a test imports is the code's problem (fixable).
+    """
+    program = missing_program(condensed)
+    if program is None or not program.startswith("python module "):
+        return program
+    module = program.removeprefix("python module ")
+    try:
+        words = shlex.split(check)
+    except ValueError:
+        words = check.split()
+    runs = {words[i + 1] for i, word in enumerate(words[:-1]) if word == "-m"}
+    tops = {run.split(".")[0] for run in runs}
+    return program if module in runs or module.split(".")[0] in tops else None
+
+
 def _candidates(
-    category: str, failure: Failure, timeout_s: float, in_action: bool
+    category: str, failure: Failure, timeout_s: float, in_action: bool, measured_s: float | None
 ) -> list[Strategy]:
-    where = "`setup-command` input" if in_action else "--setup-command"
+    where = "the `setup-command` input" if in_action else "--setup-command"
     program = missing_program(failure.condensed) or "the check's program"
+    name = program.removeprefix("python module ")
+    ran = f"it ran {measured_s:.1f} s before it was stopped" if measured_s else "it was stopped"
     table: dict[str, list[Strategy]] = {
         "command_not_found": [
             Strategy(
-                action=f"install {program} with {where} (e.g. `pip install -e '.[test]'`)",
+                action=f"{program} is missing: install it with {where} "
+                f"(e.g. `pip install {name}` or `pip install -e '.[test]'`)",
                 automated=False,
                 confidence=0.8,
                 steps=1,
             ),
             Strategy(
-                action=f"fix the check command if `{program}` is a typo",
+                action=f"fix the check command if `{name}` is a typo",
                 automated=False,
                 confidence=0.4,
                 steps=1,
             ),
             Strategy(
-                action="use the runner mode (`<owner>/fixbot/runner@v1`) after your set-up steps",
+                action="use the runner mode (`<owner>/fixbot/runner@v1`) after your set-up steps, "
+                f"so the check finds {name} where your workflow installed it",
                 automated=False,
                 confidence=0.6,
                 steps=2,
@@ -196,13 +246,14 @@ def _candidates(
         ],
         "timeout": [
             Strategy(
-                action=f"raise --timeout above {timeout_s:g} s if the check is merely slow",
+                action=f"raise --timeout above {timeout_s:g} s if the check is merely slow ({ran})",
                 automated=False,
                 confidence=0.6,
                 steps=1,
             ),
             Strategy(
-                action="narrow the check (run the failing tests only) so it fits the timeout",
+                action="narrow the check (run the failing tests only, e.g. `pytest -x "
+                "tests/test_one.py`) so it fits the timeout",
                 automated=False,
                 confidence=0.5,
                 steps=2,
@@ -266,11 +317,16 @@ def _candidates(
 
 
 def recovery_plan(
-    failure: Failure, timeout_s: float, *, in_action: bool = False
+    failure: Failure, timeout_s: float, *, in_action: bool = False, measured_s: float | None = None
 ) -> RecoveryPlan | None:
-    """The recovery plan for a failure code cannot fix, or None when code may fix it."""
+    """The recovery plan for a failure code cannot fix, or None when code may fix it.
+
+    `timeout_s` is the check's limit and `measured_s` how long the check ran (seconds);
+    `in_action` names the Action's input instead of the CLI flag. Pure, no model call.
+    """
     category = failure.classification.category
-    ranked = sorted(_candidates(category, failure, timeout_s, in_action), key=lambda s: -s.score)
+    found = _candidates(category, failure, timeout_s, in_action, measured_s)
+    ranked = sorted(found, key=lambda s: -s.score)
     if not ranked:
         return None
     return RecoveryPlan(category=category, chosen=ranked[0], alternatives=ranked[1:])

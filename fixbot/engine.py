@@ -17,7 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fixbot import breaker, git, loop, outcome, sandbox, setup
+from fixbot import breaker, git, loop, outcome, reflect, sandbox, setup
 from fixbot.agents import Agents, build_agents, check_environment
 from fixbot.cancel import Cancelled, sigterm_cancels
 from fixbot.commands import Launcher
@@ -40,7 +40,7 @@ from fixbot.redact import Redactor
 from fixbot.runlog import FirstFailure
 from fixbot.settings import Settings
 from fixbot.state import RunState, prepare_state, save_state
-from fixbot.verify import Checker
+from fixbot.verify import Checker, inputs_path
 
 __all__ = [
     "Agents",
@@ -77,7 +77,9 @@ class Run:
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
+        self.in_action = checker.env.get("GITHUB_ACTIONS") == "true"  # for recovery plans
         self.state_dir = repo / settings.state_dir
+        self.events = checker.events = reflect.event_log(self.state_dir, state, self.redactor)
         self.clock = time.monotonic()
         self.groups = ExitStack()  # the open `progress.group` of the attempt being worked on
         self.group_title: str | None = None
@@ -87,6 +89,7 @@ class Run:
             fixer=agents.fixer is not None,
             reviewer=agents.reviewer is not None,
             analyst=agents.analyst is not None,
+            diagnoser=agents.diagnoser is not None,
             threads=len(self.threads),
             threads_fixer=agents.threads,
             setup=bool(settings.setup),
@@ -131,10 +134,17 @@ class Run:
                 self.fix(number, phase)
             case loop.Verify(number, rerun):
                 self.verify(self.state.attempts[-1], rerun)
+            case loop.Diagnose(number):
+                self.diagnose(self.state.attempts[-1])
+            case loop.Restore(number, to):
+                note = outcome.restore(self.repo, self.state, self.state.attempts[-1], to)
+                self.progress.line(f"  diverging: {note}")
+                self.events.emit("divergence", number, restored_to=to)
             case loop.Review(after):
                 self.review(after)
             case loop.Undo(number):
                 outcome.undo(self.repo, self.state, self.state.attempts[-1])
+                self.events.emit("undo", number)
             case loop.Succeed(kind, reason, note):
                 self.state.notes.extend([note] if note else [])
                 self.finish(kind, reason)
@@ -218,16 +228,18 @@ class Run:
         attempt.record_fix(result, time.monotonic() - started, self.redactor.redact)
         self.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
         self.progress.line(fix_line(result))
+        event = "threads" if phase is Phase.THREADS else "fix"
+        self.events.emit(event, number, **reflect.fix_event(attempt))
 
     def verify(self, attempt: Attempt, rerun: bool) -> None:
         """Run the check on the attempt's tree (or carry the previous result over), snapshot
         and commit a green fix, and measure the diff since the start."""
         if not rerun:
-            self.checker.carry_over(attempt, self.state.attempts[-2])
+            self.checker.carry_over(attempt, self.standing())
         else:
             self.progress.phase(attempt.number, self.settings.max_attempts, "run the check")
             self.checker.check(attempt)
-            if attempt.is_fix:
+            if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
                 ref = f"refs/fixbot/attempt-{attempt.number}"
                 message = f"fixbot attempt {attempt.number}"
                 paths = outcome.changed_paths(self.state)
@@ -239,13 +251,22 @@ class Run:
             attempt.diff_lines = git.diff_lines(self.repo, start, attempt.snapshot_sha)
         attempt.done = True
 
+    def standing(self) -> Attempt:
+        """The attempt whose tree the last one started from: the one before it, or the best
+        one its divergence restored."""
+        previous = self.state.attempts[-2]
+        restored = previous.restored_to
+        return previous if restored is None else self.state.attempts[restored]
+
     def context(self, attempt: Attempt, **extra: Any) -> FixContext:
-        """The FixContext for `attempt`: the last failure, the history, the budget used."""
+        """The FixContext for `attempt`: the last failure and its diagnosis (or the restored
+        tree's failure after a divergence), the history, the budget used."""
         previous = self.state.attempts[-2] if len(self.state.attempts) > 1 else None
+        source = self.standing() if previous is not None else None
         failure = None
-        if previous is not None and not previous.passed:
-            failure = self.checker.failure_of(previous)
-        return FixContext(
+        if source is not None and not source.passed:
+            failure = self.checker.failure_of(source)
+        values: dict[str, Any] = dict(
             repo=self.repo,
             attempt=attempt.number,
             max_attempts=self.settings.max_attempts,
@@ -259,9 +280,23 @@ class Run:
             oscillation=previous is not None and previous.number in self.state.oscillated,
             tokens_used=self.state.tokens,
             cost_used_usd=self.state.cost_usd,
+            diagnosis=source.diagnosis if source is previous and source is not None else None,
+            diverged=outcome.diverged_note(self.state, previous),
             state_dir=self.settings.state_dir,
-            **extra,
         )
+        return FixContext(**(values | extra))
+
+    def diagnose(self, attempt: Attempt) -> None:
+        """Record why `attempt` failed: the earlier diagnosis of the same failure stands (no
+        model call), else one call to the diagnoser (see `fixbot.reflect`)."""
+        if not reflect.standing_diagnosis(self.state, attempt):
+            assert self.agents.diagnoser is not None
+            self.progress.phase(attempt.number, self.settings.max_attempts, "diagnose")
+            failure = self.checker.failure_of(attempt)
+            ctx = self.context(attempt, failure=failure, diagnosis=None, diverged=None)
+            reflect.ask(self.state, attempt, self.agents.diagnoser, ctx, self.redactor.redact)
+        self.progress.line(f"  {reflect.summary(attempt)}")
+        self.events.emit("diagnosis", attempt.number, **reflect.diagnosis_event(attempt))
 
     # -- review and the end ------------------------------------------------------------------
 
@@ -276,15 +311,23 @@ class Run:
         self.state.minor_findings.extend(f for f in result.findings if f not in result.blocking)
         if result.error:
             self.state.notes.append(f"review skipped: {result.error}")
+        self.events.emit("review", last.number, **reflect.review_event(result))
         self.state.reviews.append(
             ReviewRound(after=after, blocking=result.blocking, error=result.error)
         )
 
     def escalate(self, reason: str, analyze: bool) -> None:
-        """Open the breaker, keep the best attempt, ask for an analysis, record the outcome."""
+        """Open the breaker, keep the best attempt (in the working directory too), make the
+        recovery plan or ask for an analysis, record the outcome."""
         self.state.breaker = BreakerState.OPEN
         self.state.breaker_reason = reason
         self.state.best_snapshot = best_snapshot(self.state.attempts)
+        outcome.keep_best(self.repo, self.state)
+        last = self.state.attempts[-1]
+        failure = None if last.passed else self.checker.failure_of(last)
+        reason = reflect.recover(
+            self.state, failure, self.settings, self.in_action, self.events, reason
+        )
         analyst, last = self.agents.analyst, self.state.attempts[-1]
         if analyze and analyst is not None:
             self.progress.phase(last.number, self.settings.max_attempts, "escalation analysis")
@@ -295,6 +338,7 @@ class Run:
 
     def finish(self, kind: OutcomeKind, reason: str) -> None:
         """Record the outcome and write the report (the loop saves the state)."""
+        self.events.emit("outcome", None, outcome=kind.value, reason=reason, kept=self.state.kept)
         now = time.monotonic()  # the report shows the wall time up to this moment
         self.state.elapsed_s += now - self.clock
         self.clock = now
@@ -397,6 +441,7 @@ def _run_locked(
             settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
         )
         checker.launcher = launcher
+        checker.stdin_path = inputs_path(settings, workdir)
         this = Run(
             settings,
             root,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,12 +19,24 @@ LOG_FILE = "log.jsonl"
 
 
 class EventLog:
-    """Append events of run `run_id` to `path` (the parent folder is created on first use)."""
+    """Append events of run `run_id` to `path` (the parent folder is created on first use).
 
-    def __init__(self, path: Path, run_id: str) -> None:
+    `elapsed_s` is the run's wall time before this process (a resumed run), in seconds; every
+    string value passes through `redact` (default: unchanged) before it is written.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        run_id: str,
+        *,
+        elapsed_s: float = 0.0,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
         self.path = path
         self.run_id = run_id
-        self.started = time.monotonic()
+        self.started = time.monotonic() - elapsed_s
+        self.redact = redact
 
     def emit(self, event: str, attempt: int | None = None, **fields: Any) -> dict[str, Any]:
         """Write one event line and return it; `fields` must be JSON-serialisable (else str)."""
@@ -33,12 +46,24 @@ class EventLog:
             "attempt": attempt,
             "event": event,
             "elapsed_ms": round((time.monotonic() - self.started) * 1000),
-            **fields,
+            **{name: self._clean(value) for name, value in fields.items()},
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record, default=str, ensure_ascii=False) + "\n")
         return record
+
+    def _clean(self, value: Any) -> Any:
+        """`value` with every string redacted (lists and dicts walked); other values as they are."""
+        if self.redact is None:
+            return value
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, list | tuple):
+            return [self._clean(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self._clean(item) for key, item in value.items()}
+        return value
 
 
 def read_events(path: Path) -> list[dict[str, Any]]:

@@ -15,6 +15,9 @@ The phases and their steps:
     fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
     verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
                                   nothing or the fixer failed, the previous result stands)
+    diverge Restore(n, to)        attempts n-1 and n made the failure worse than the best tree:
+                                  restore attempt `to`'s tree (a second time: Escalate)
+    diagnose Diagnose(n)          one model call: why attempt n failed (`fixbot.diagnosis`)
     review  Review(after=n)       self-review the diff of the tree attempt n verified
     threads Fix(n, THREADS)       one attempt at the open pull request review threads
     undo    Undo(n)               a REVIEW/THREADS attempt broke the check: restore the green tree
@@ -31,13 +34,9 @@ so a resumed run neither skips nor repeats it. SETUP was added that way: step `S
 for the attempt about to be checked -> Setup(n)"), the runs recorded in `RunState.setups`; a
 failed set-up raises `SetupError`, which the engine records as the outcome `error`. Planned next:
 
-- DIAGNOSE (after a failed verify, one model call producing a structured diagnosis for the next
-  attempt). Step `Diagnose(number)`: its executor asks the model and stores the diagnosis with
-  attempt `number` (e.g. `Attempt.analysis`), and `Run.context` hands it to the next fixer. Its
-  row goes between `no_fixer` and `fix_again`: "attempt n failed, the breaker is CLOSED (the rows
-  above did not match), a model is set (`Observation.analyst`) and attempt n has no diagnosis ->
-  Diagnose(n)". Once it is recorded, the breaker is asked again (the call may have spent the
-  budget) and `fix_again` follows.
+- DIAGNOSE (done): `Diagnose(n)` after a failed FIX attempt; its executor stores
+  `Attempt.diagnosis` (or `diagnosis_problem`), and `Run.context` hands it to the next fixer.
+  Once recorded, the breaker is asked again (the call may have spent the budget).
 """
 
 from __future__ import annotations
@@ -45,8 +44,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fixbot import breaker, setup
-from fixbot.models import Attempt, BreakerState, OutcomeKind, Phase
+from fixbot import breaker, divergence, setup
+from fixbot.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
 from fixbot.state import RunState
 
 NO_FIXER = "no fixer is configured: set --model or add --fix-command"
@@ -94,6 +93,22 @@ class Verify:
 
 
 @dataclass(frozen=True)
+class Diagnose:
+    """Diagnose why attempt `number` (a FIX) failed, or let an earlier diagnosis of the same
+    failure stand (no model call)."""
+
+    number: int
+
+
+@dataclass(frozen=True)
+class Restore:
+    """Attempt `number` diverged: restore the tree of attempt `to` (0: the start), the best."""
+
+    number: int
+    to: int
+
+
+@dataclass(frozen=True)
 class Review:
     """Self-review the diff since the start sha of the tree attempt `after` verified."""
 
@@ -129,7 +144,20 @@ class Done:
     """The outcome is recorded: nothing is left to do (publishing is the caller's)."""
 
 
-Step = Setup | Seed | Check | Fix | Verify | Review | Undo | Succeed | Escalate | Done
+Step = (
+    Setup
+    | Seed
+    | Check
+    | Fix
+    | Verify
+    | Diagnose
+    | Restore
+    | Review
+    | Undo
+    | Succeed
+    | Escalate
+    | Done
+)
 
 
 @dataclass(frozen=True)
@@ -137,9 +165,9 @@ class Observation:
     """What the executor knows that the state does not: the run's means and the time spent.
 
     `elapsed_s` is the run's wall time in seconds (across resumed processes); `fixer`,
-    `reviewer`, `analyst` say which agents are configured; `threads` counts the open review
-    threads given to the run and `threads_fixer` whether the fixer can address them (a model);
-    `setup` whether a set-up command is configured;
+    `reviewer`, `analyst`, `diagnoser` say which agents are configured; `threads` counts the open
+    review threads given to the run and `threads_fixer` whether the fixer can address them (a
+    model); `setup` whether a set-up command is configured;
     `seeded` says a failure log was given as the first failing run (see `Seed`).
     """
 
@@ -149,6 +177,7 @@ class Observation:
     fixer: bool = True
     reviewer: bool = False
     analyst: bool = False
+    diagnoser: bool = False
     threads: int = 0
     threads_fixer: bool = False
     setup: bool = False
@@ -188,10 +217,32 @@ def _threads_due(state: RunState, seen: Observation) -> bool:
     return _green(state) and seen.threads > 0 and not done
 
 
+def counts(state: RunState) -> list[int | None]:
+    """Failing tests plus errors of every verified check the breaker judges (the initial check
+    and the FIX attempts), in order; 0 for a green check, None where no counts were printed."""
+    return [0 if a.passed else a.counts.problems for a in _judged(state)]
+
+
+def _judged(state: RunState) -> list[Attempt]:
+    """The verified initial check and FIX attempts; they come first, so index == number."""
+    return [a for a in state.attempts if a.done and a.phase in (Phase.CHECK, Phase.FIX)]
+
+
+def restores(state: RunState) -> list[Attempt]:
+    """The attempts that diverged and had the best tree restored after them."""
+    return [a for a in state.attempts if a.restored_to is not None]
+
+
 def escalation(state: RunState, seen: Observation, reason: str) -> Escalate:
-    """Escalate for `reason`; ask the analyst once, while the model budget lasts."""
+    """Escalate for `reason`; ask the analyst once, while the model budget lasts, when code could
+    fix the failure (a failure code cannot fix gets the deterministic recovery plan instead) and
+    no diagnosis of the same failure already explains it."""
     spent = breaker.model_budget_spent(usage(state, seen), seen.limits)
-    return Escalate(reason, analyze=seen.analyst and state.analysis is None and spent is None)
+    last = _last(state)
+    explained = any(a.diagnosis and a.signature == last.signature for a in state.attempts)
+    code = last.error_class not in (ErrorClass.PERMANENT, ErrorClass.TRANSIENT)
+    wanted = seen.analyst and state.analysis is None and spent is None
+    return Escalate(reason, analyze=wanted and code and not explained)
 
 
 def success(state: RunState, note: str | None = None) -> Succeed:
@@ -273,6 +324,31 @@ def no_fixer(state: RunState, seen: Observation) -> Step | None:
     return escalation(state, seen, NO_FIXER) if _failed(state) and not seen.fixer else None
 
 
+def diverging(state: RunState, seen: Observation) -> Step | None:
+    """Two FIX attempts in a row failed worse than the best tree so far -> Restore(n, best);
+    when the best tree was restored once already -> Escalate("diverging")."""
+    if not _failed(state) or _last(state).phase is not Phase.FIX:
+        return None
+    found = counts(state)
+    done = restores(state)
+    since = max((a.number + 1 for a in done), default=0)
+    if not divergence.diverged(found, since):
+        return None
+    if done:
+        return escalation(state, seen, divergence.REASON)
+    best = divergence.best_index(found)
+    return Restore(_last(state).number, _judged(state)[best or 0].number)
+
+
+def diagnose(state: RunState, seen: Observation) -> Step | None:
+    """A FIX attempt failed, a model is set, no diagnosis is recorded for it -> Diagnose(n)."""
+    last = _last(state)
+    if not _failed(state) or last.phase is not Phase.FIX or not seen.diagnoser:
+        return None
+    recorded = last.diagnosis is not None or last.diagnosis_problem is not None
+    return None if recorded or last.restored_to is not None else Diagnose(last.number)
+
+
 def fix_again(state: RunState, seen: Observation) -> Step | None:
     """The check failed and the breaker is CLOSED -> Fix(n + 1, FIX)."""
     return Fix(_last(state).number + 1, Phase.FIX) if _failed(state) else None
@@ -326,6 +402,8 @@ TABLE: tuple[tuple[str, Rule], ...] = (
     ("undo", undo),
     ("breaker_open", breaker_open),
     ("no_fixer", no_fixer),
+    ("diverging", diverging),
+    ("diagnose", diagnose),
     ("fix_again", fix_again),
     ("review_fix", review_fix),
     ("review", review),

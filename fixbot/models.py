@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from fixbot.diagnosis import Diagnosis
 
 
 class ErrorClass(StrEnum):
@@ -195,6 +198,8 @@ class FixContext(BaseModel):
     tokens_used: int = 0
     cost_used_usd: float = 0.0
     reason: str | None = None  # why the circuit breaker opened (for the escalation analysis)
+    diagnosis: Diagnosis | None = None  # why the previous attempt failed (its prompt opens so)
+    diverged: str | None = None  # the earlier attempts made the failure worse: the tree restored
     state_dir: str = ".fixbot"  # fixbot's state folder (repository-relative), never shown
 
 
@@ -217,6 +222,7 @@ class FixResult(BaseModel):
     refused: list[str] = Field(default_factory=list)
     error: str | None = None
     resolved_thread_ids: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)  # research: packages read, pages searched
 
     @property
     def changed(self) -> bool:
@@ -238,8 +244,14 @@ class Attempt(BaseModel):
     (see `is_fix`, the one definition of "an attempt"): the fixer fields say what was changed,
     the check fields (`CHECK_FIELDS`) describe the check run that verified it. `done` is False
     while the attempt is in progress (a resumed run finishes it). Durations are seconds; `tokens`
-    and `cost_usd` are the fixer's model usage; `diff_lines` counts the lines added plus deleted
-    since the run's start sha once the attempt is verified.
+    and `cost_usd` are the fixer's model usage (the diagnosis's are in the run's totals);
+    `diff_lines` counts the lines added plus deleted since the run's start sha once the attempt
+    is verified.
+
+    `hypothesis` is the fixer's own root-cause guess (`finish(diagnosis=...)`); `diagnosis` the
+    structured diagnosis made after the attempt's check failed (`fixbot.diagnosis`), or
+    `diagnosis_problem` why there is none; `restored_to` is set when the attempt diverged and the
+    tree of that attempt (0: the start) was restored; `sources` lists the research it used.
     """
 
     number: int
@@ -248,7 +260,11 @@ class Attempt(BaseModel):
     fixer: str | None = None
     files_changed: list[str] = Field(default_factory=list)
     summary: str = ""
-    diagnosis: str | None = None
+    hypothesis: str | None = None
+    diagnosis: Diagnosis | None = None
+    diagnosis_problem: str | None = None
+    restored_to: int | None = None
+    sources: list[str] = Field(default_factory=list)
     refused: list[str] = Field(default_factory=list)
     tokens: int = 0
     cost_usd: float | None = None
@@ -271,6 +287,15 @@ class Attempt(BaseModel):
     commit_sha: str | None = None  # set when this attempt's changes were committed
     diff_lines: int = 0
 
+    @model_validator(mode="before")
+    @classmethod
+    def _text_diagnosis_is_the_hypothesis(cls, data: Any) -> Any:
+        """A state from before the structured diagnosis kept the fixer's text as `diagnosis`."""
+        if isinstance(data, dict) and isinstance(data.get("diagnosis"), str):
+            data = {**data, "hypothesis": data.get("hypothesis") or data["diagnosis"]}
+            del data["diagnosis"]
+        return data
+
     @property
     def is_fix(self) -> bool:
         """True for a fix attempt: a fixer ran (phase FIX, REVIEW or THREADS), so not the
@@ -283,7 +308,8 @@ class Attempt(BaseModel):
         """Copy what the fixer did (`seconds` of wall time) into the attempt, text redacted."""
         self.fixer, self.files_changed = result.fixer, result.files_changed
         self.summary = redact(result.summary)
-        self.diagnosis = redact(result.diagnosis) if result.diagnosis else None
+        self.hypothesis = redact(result.diagnosis) if result.diagnosis else None
+        self.sources = [redact(source) for source in result.sources]
         self.refused = [redact(r) for r in result.refused]
         self.tokens, self.cost_usd = result.tokens, result.cost_usd
         self.fix_error = redact(result.error) if result.error else None

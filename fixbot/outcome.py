@@ -1,5 +1,6 @@
 """What a run keeps and how it ends: the verified commit, the undo of a fix that broke the check,
-the best attempt of an escalation, and the recorded outcome with its report.
+the restore of the best tree when attempts diverge, the best attempt of an escalation (kept in the
+working directory), and the recorded outcome with its report.
 """
 
 from __future__ import annotations
@@ -63,6 +64,59 @@ def undo(repo: Path, state: RunState, attempt: Attempt) -> None:
     )
     if attempt.phase is Phase.REVIEW and state.reviews:
         state.minor_findings.extend(state.reviews[-1].blocking)
+
+
+def _problems(attempt: Attempt) -> str:
+    problems = 0 if attempt.passed else attempt.counts.problems
+    return "unknown" if problems is None else str(problems)
+
+
+def _name(attempt: Attempt) -> str:
+    return "the start" if attempt.number == 0 else f"attempt {attempt.number}"
+
+
+def restore(repo: Path, state: RunState, attempt: Attempt, to: int) -> str:
+    """Attempt `attempt` diverged: put the tree of attempt `to` (0: the start) back in the
+    working directory, record it, and return the note the next attempt is told."""
+    target = state.attempts[to]
+    git.restore_worktree(repo, target.snapshot_sha or state.start_sha)
+    attempt.restored_to = to
+    before = state.attempts[attempt.number - 1]
+    note = (
+        f"attempts {before.number} and {attempt.number} made the failure worse "
+        f"({_problems(before)} and {_problems(attempt)} failing) than {_name(target)} "
+        f"({_problems(target)} failing): the tree of {_name(target)} was restored"
+    )
+    state.notes.append(note)
+    return note
+
+
+def diverged_note(state: RunState, previous: Attempt | None) -> str | None:
+    """What the next attempt is told when `previous` diverged and the best tree was restored."""
+    if previous is None or previous.restored_to is None:
+        return None
+    target = state.attempts[previous.restored_to]
+    return (
+        f"The last two attempts diverged: they made the failure worse ({_problems(previous)} "
+        f"failing after attempt {previous.number}), so the working tree was restored to "
+        f"{_name(target)} ({_problems(target)} failing). Do not redo their changes; take "
+        "another approach. Another divergence ends the run."
+    )
+
+
+def keep_best(repo: Path, state: RunState) -> None:
+    """Leave the best tree in the working directory of an escalated run, never a worse one:
+    `state.best_snapshot` (fewest failures), else the start; `state.kept` says which."""
+    if not state.fix_attempts:
+        return
+    best = next((a for a in state.attempts if a.snapshot_sha == state.best_snapshot), None)
+    if state.best_snapshot is None or best is None:
+        start = state.attempts[0]
+        git.restore_worktree(repo, start.snapshot_sha or state.start_sha)
+        state.kept = f"the start ({_problems(start)} failing): no attempt reduced the failures"
+        return
+    git.restore_worktree(repo, state.best_snapshot)
+    state.kept = f"attempt {best.number} ({_problems(best)} failing), the best attempt"
 
 
 def best_snapshot(attempts: list[Attempt]) -> str | None:

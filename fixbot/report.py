@@ -68,7 +68,7 @@ def row(a: Attempt) -> Row:
         files=files or "-",
         duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
         problems=0 if a.passed else a.counts.problems,
-        diagnosis=(a.diagnosis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
+        diagnosis=(a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
     )
 
 
@@ -120,6 +120,7 @@ def render_report(state: RunState, settings: Settings, diffstat: str = "") -> st
         autoescape=False,
     )
     rows = [row(a) for a in state.attempts]
+    sources = list(dict.fromkeys(source for a in state.attempts for source in a.sources))
     last = state.attempts[-1] if state.attempts else None
     category = last.category if last is not None and not last.passed else None
     return env.get_template("report.md.j2").render(
@@ -128,6 +129,8 @@ def render_report(state: RunState, settings: Settings, diffstat: str = "") -> st
         settings=settings,
         rows=rows,
         chart=[r for r in rows if r.problems is not None],
+        diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
+        sources=sources,
         repeated=repeated_error(state),
         next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
         retry=retry_command(settings),
@@ -141,7 +144,7 @@ def write_report(
     path: Path, state: RunState, settings: Settings, redactor: Redactor, diffstat: str = ""
 ) -> None:
     """Render, redact and write the report to `path` (parents created); `diffstat` is
-    `git diff --stat` of what the run committed (shown for a fixed run)."""
+    the `git diff` stat summary of what the run committed (shown for a fixed run)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     text = render_report(state, settings, diffstat)
     path.write_text(redactor.redact(text), encoding="utf-8")

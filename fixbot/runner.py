@@ -54,13 +54,15 @@ def run_command(
     max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
     grace: float = 5.0,
     tail_bytes: int = 64 * 1024,
+    stdin_path: Path | None = None,
 ) -> CheckResult:
     """Run `command` with `/bin/sh -c` in `cwd`, writing its merged output to `log_path`.
 
     `timeout` and `grace` are seconds; `env` is the complete environment (None: inherit ours);
     `identity` runs it as that user (fixbot must be root) with HOME set to `identity.home`;
     `redact` is applied to every line written; `max_log_bytes` bounds the output kept (head and
-    tail); `tail_bytes` bounds `CheckResult.tail`. `output_bytes` counts every byte the command
+    tail); `tail_bytes` bounds `CheckResult.tail`; `stdin_path` is a file fed to the command's
+    standard input (None: stdin is closed). `output_bytes` counts every byte the command
     wrote, kept or not. A timeout gives `timed_out=True, exit_code=None`; a shell killed by
     signal N gives `exit_code=128+N` (the shell's own convention). Either case is noted on the
     last line of the log (`[fixbot] ...`). Raises OSError when the log cannot be written or
@@ -68,9 +70,10 @@ def run_command(
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
-    with log_path.open("wb") as log:
+    with log_path.open("wb") as log, contextlib.ExitStack() as inputs:
         sink = BoundedLog(log, max_log_bytes, redact, DEFAULT_MAX_LINE)
-        proc = _spawn(command, cwd, env, identity)
+        stdin = inputs.enter_context(stdin_path.open("rb")) if stdin_path else None
+        proc = _spawn(command, cwd, env, identity, stdin)
         assert proc.stdout is not None
         try:
             exit_code = _pump(proc, proc.stdout, sink, start + timeout, grace)
@@ -98,7 +101,11 @@ run_check = run_command  # the check is one project command among others
 
 
 def _spawn(
-    command: str, cwd: Path, env: Mapping[str, str] | None, identity: Identity | None
+    command: str,
+    cwd: Path,
+    env: Mapping[str, str] | None,
+    identity: Identity | None,
+    stdin: IO[bytes] | None = None,
 ) -> subprocess.Popen[bytes]:
     environment = None if env is None else dict(env)
     if identity is not None:
@@ -111,7 +118,7 @@ def _spawn(
         preexec_fn=_die_with_parent(),
         cwd=cwd,
         env=environment,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,

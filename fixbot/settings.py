@@ -150,6 +150,9 @@ class Settings(BaseModel):
     hint: Annotated[str | None, _s(metavar="TEXT")] = Field(
         None, description="A hint for the model (untrusted text, like a pull request comment)."
     )
+    inputs_file: Annotated[str | None, _s(metavar="FILE", aliases=("inputs",), trust=True)] = Field(
+        None, description="File fed to the check's stdin (else stdin is closed)."
+    )
     max_attempts: Annotated[int, _s(metavar="N", trust=True)] = Field(
         5, ge=1, le=50, description="Fix attempts before giving up."
     )
@@ -212,6 +215,12 @@ class Settings(BaseModel):
         EditProtocol.AUTO,
         description="How the model edits: `tools` (function calling), `text` (SEARCH/REPLACE "
         "blocks) or `auto` (litellm's capability data).",
+    )
+    search_provider: Annotated[str | None, _s(metavar="NAME", example="tavily", trust=True)] = (
+        Field(
+            None,
+            description="litellm web search provider for attempts 2+ (key: e.g. TAVILY_API_KEY).",
+        )
     )
     max_tool_calls: Annotated[int, _s(metavar="N", trust=True)] = Field(
         30, ge=1, le=200, description="Model tool calls per attempt."

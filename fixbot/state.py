@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from fixbot import __version__, git
 from fixbot.breaker import oscillations
+from fixbot.diagnosis import RecoveryPlan
 from fixbot.errors import ConfigError
 from fixbot.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
 from fixbot.settings import Settings
@@ -35,7 +36,10 @@ class RunState(BaseModel):
     `started_at` is a Unix time in seconds; `elapsed_s` accumulates wall time across resumed
     processes; `tokens` and `cost_usd` total the model usage (cost None where a price is unknown).
     `reviews` are the self-reviews in order; `minor_findings` are reported, not fixed.
-    `setups` are the runs of the set-up command in order (`fixbot.setup`).
+    `run_id` names the run in the event log (`log.jsonl`; a resumed run keeps it); `recovery` is
+    the deterministic plan for a failure code cannot fix; `kept` says which tree an escalated
+    run left in the working directory. `setups` are the runs of the set-up command in order
+    (`fixbot.setup`).
     """
 
     version: int = STATE_VERSION
@@ -57,8 +61,10 @@ class RunState(BaseModel):
     cost_usd: float = 0.0
     cost_known: bool = True
     analysis: str | None = None
+    recovery: RecoveryPlan | None = None
     notes: list[str] = Field(default_factory=list)
     best_snapshot: str | None = None
+    kept: str | None = None
     outcome: Outcome | None = None
 
     def add_usage(self, tokens: int, cost_usd: float | None, known: bool) -> None:

@@ -18,14 +18,49 @@ from tenacity import Retrying, retry_if_result, stop_after_attempt
 
 from fixbot import breaker
 from fixbot.commands import Launcher
+from fixbot.diagnosis import check_program_missing
 from fixbot.digest import digest
-from fixbot.models import Attempt, CheckResult, ErrorClass, Failure
+from fixbot.errors import ConfigError
+from fixbot.eventlog import EventLog
+from fixbot.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.progress import Progress
 from fixbot.redact import Redactor
 from fixbot.runlog import FirstFailure
 from fixbot.settings import Settings
+from fixbot.signature import parse_counts
 
 EXCERPT_LINES = 25
+
+
+def inputs_path(settings: Settings, workdir: Path) -> Path | None:
+    """The file fed to the check's standard input (`inputs-file`, relative to `workdir`), or None.
+
+    Raises `ConfigError` when it is set but is not a readable file.
+    """
+    if not settings.inputs_file:
+        return None
+    path = (workdir / settings.inputs_file).resolve()
+    if not path.is_file():
+        raise ConfigError(
+            [
+                f"inputs-file {settings.inputs_file}: no such file ({path}); pass --inputs FILE "
+                "with a file that holds the check's standard input"
+            ]
+        )
+    return path
+
+
+def program_missing(settings: Settings, failure: Failure) -> Failure:
+    """`failure`, made permanent (`command_not_found`) when the check's own program is missing
+    (`python -m pytest` printing `No module named pytest`): no code change can fix that."""
+    if failure.classification.error_class is ErrorClass.PERMANENT:
+        return failure
+    if check_program_missing(settings.check, failure.condensed) is None:
+        return failure
+    permanent = Classification(
+        error_class=ErrorClass.PERMANENT, category="command_not_found", rule="missing_program"
+    )
+    return failure.model_copy(update={"classification": permanent})
 
 
 def is_transient(failure: Failure | None) -> bool:
@@ -47,12 +82,15 @@ class Checker:
     env: Mapping[str, str]
     sleep: Callable[[float], None] = time.sleep
     failures: dict[int, Failure] = field(default_factory=dict)
+    events: EventLog | None = None
+    stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
     launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
 
     def run_command(self, log: Path) -> CheckResult:
         """Run the check through the launcher (the one way a project command runs)."""
         launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
-        return launcher.run(self.settings.check, self.workdir, log, self.settings.timeout)
+        s = self.settings
+        return launcher.run(s.check, self.workdir, log, s.timeout, stdin_path=self.stdin_path)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;
@@ -79,6 +117,7 @@ class Checker:
         attempt.check_duration_s += result.duration_s
         attempt.transient_retries = retry_index
         attempt.log_path = str(log.relative_to(self.repo))
+        self.emit("check", attempt, result, retry_index)
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             self.failures.pop(attempt.number, None)
@@ -110,6 +149,7 @@ class Checker:
         """Digest the failed `result` and record its signature, class and excerpt in `attempt`."""
         failure = self.digest(result)
         self.failures[attempt.number] = failure
+        self.emit("classification", attempt, failure)
         attempt.signature = failure.signature
         attempt.error_class = failure.classification.error_class
         attempt.category = failure.classification.category
@@ -121,6 +161,35 @@ class Checker:
             self.progress.line(f"  transient failure ({category}), will re-run")
         return failure
 
+    def emit(
+        self, event: str, attempt: Attempt, what: CheckResult | Failure, retry: int = 0
+    ) -> None:
+        """Log a check run or a failure's classification (when an event log is set)."""
+        if self.events is None:
+            return
+        if isinstance(what, CheckResult):
+            self.events.emit(
+                event,
+                attempt.number,
+                exit_code=what.exit_code,
+                timed_out=what.timed_out,
+                duration_ms=round(what.duration_s * 1000),
+                output_bytes=what.output_bytes,
+                retry=retry,
+                log=attempt.log_path,
+            )
+            return
+        c = what.classification
+        self.events.emit(
+            event,
+            attempt.number,
+            error_class=c.error_class.value,
+            category=c.category,
+            rule=c.rule,
+            signature=what.signature,
+            problems=what.counts.problems,
+        )
+
     def carry_over(self, attempt: Attempt, previous: Attempt) -> None:
         """Nothing changed (or the fixer failed): `previous`'s check result stands, no re-run."""
         attempt.carry_check(previous)
@@ -129,8 +198,12 @@ class Checker:
         self.progress.line("  nothing changed: the previous check result stands (not re-run)")
 
     def digest(self, result: CheckResult) -> Failure:
-        """Digest a failed check; locations become relative to the repository root."""
-        failure = digest(result, self.workdir)
+        """Digest a failed check; locations become relative to the repository root, the counts
+        come from the whole output's tail when the condensed log lost the summary line, and a
+        missing check program is permanent (`program_missing`)."""
+        failure = program_missing(self.settings, digest(result, self.workdir))
+        if failure.counts.problems is None and result.tail:
+            failure = failure.model_copy(update={"counts": parse_counts(result.tail)})
         if self.workdir == self.repo:
             return failure
         prefix = self.workdir.relative_to(self.repo)

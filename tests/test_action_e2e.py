@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.eventlog import read_events
 from fixbot.github import memory
 from fixbot.github.render import STATUS_MARKER
 from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
@@ -134,6 +135,10 @@ def test_escalation_opens_a_draft_pull_request_and_leaves_the_branch_alone(
     assert sandbox.origin_sha(pulls[0]["head"]["ref"]) is not None
     assert "::error file=app.py,line=2::" in run.stdout
     assert len(github_server.repo(REPOSITORY).comments) == 1
+    events = read_events(ws / ".fixbot" / "log.jsonl")  # the artifact to upload
+    assert [e["event"] for e in events][-2:] == ["outcome", "publish"]
+    assert events[-1]["pr_url"] == pulls[0]["html_url"] and events[-1]["source"] == "snapshot"
+    assert len({e["run_id"] for e in events}) == 1
 
 
 def test_fork_pull_request_is_refused_without_side_effects(

@@ -12,6 +12,7 @@ from fixbot.diagnosis import (
     Diagnosis,
     RootCauseCategory,
     Strategy,
+    check_program_missing,
     missing_program,
     parse_diagnosis,
     recovery_plan,
@@ -81,7 +82,8 @@ def test_a_missing_program_is_named_and_the_plan_says_how_to_install_it() -> Non
     started = time.perf_counter()
     plan = recovery_plan(failure("command_not_found", text), 600, in_action=True)
     assert time.perf_counter() - started < 0.05
-    assert plan is not None and "install pytset with `setup-command` input" in plan.chosen.action
+    assert plan is not None and plan.chosen.action.startswith("pytset is missing: install it")
+    assert "the `setup-command` input" in plan.chosen.action
     assert len(plan.alternatives) == 2
     assert [s.score for s in [plan.chosen, *plan.alternatives]] == sorted(
         [s.score for s in [plan.chosen, *plan.alternatives]], reverse=True
@@ -89,9 +91,27 @@ def test_a_missing_program_is_named_and_the_plan_says_how_to_install_it() -> Non
 
 
 def test_a_timeout_plan_names_the_timeout_and_code_failures_have_none() -> None:
-    plan = recovery_plan(failure("timeout", error_class=ErrorClass.TRANSIENT), 120)
+    plan = recovery_plan(failure("timeout", error_class=ErrorClass.TRANSIENT), 120, measured_s=121)
     assert plan is not None and "raise --timeout above 120 s" in plan.chosen.action
+    assert "it ran 121.0 s before it was stopped" in plan.chosen.action
+    assert any("narrow the check" in s.action for s in plan.alternatives)
     assert recovery_plan(failure("assertion", error_class=ErrorClass.FIXABLE), 600) is None
+
+
+@pytest.mark.parametrize(
+    ("check", "output", "program"),
+    [
+        ("python -m pytest -q", "/usr/bin/python3: No module named pytest", "python module pytest"),
+        ("python3 -m pytest.main", "No module named pytest", "python module pytest"),
+        ("python -m pytest -q", "E   ModuleNotFoundError: No module named 'requests'", None),
+        ("pytest -q", "sh: 1: pytest: not found", "pytest"),
+        ("python -m pytest -q", "1 failed in 0.1s", None),
+    ],
+)
+def test_the_check_program_is_missing_only_when_it_is_the_checks_own(
+    check: str, output: str, program: str | None
+) -> None:
+    assert check_program_missing(check, output) == program
 
 
 @pytest.mark.parametrize(

@@ -8,14 +8,18 @@ from typing import Any
 import pytest
 
 from fixbot.breaker import Limits
+from fixbot.diagnosis import Diagnosis
+from fixbot.divergence import REASON as DIVERGING
 from fixbot.loop import (
     NO_FIXER,
     TABLE,
     Check,
+    Diagnose,
     Done,
     Escalate,
     Fix,
     Observation,
+    Restore,
     Review,
     Seed,
     Setup,
@@ -27,6 +31,7 @@ from fixbot.loop import (
 )
 from fixbot.models import (
     Attempt,
+    Counts,
     ErrorClass,
     Finding,
     Outcome,
@@ -39,6 +44,14 @@ from fixbot.setup import SetupReason, SetupRun
 from fixbot.state import RunState
 
 SEEN = Observation(limits=Limits(max_attempts=5, threshold=3), fixer=True)
+DIAGNOSER = replace(SEEN, diagnoser=True, analyst=True)
+WHY = Diagnosis.model_validate(
+    {
+        "why": ["w"],
+        "root_cause": {"category": "code_bug", "description": "d", "confidence": 0.5},
+        "next_step": "n",
+    }
+)
 BLOCKER = Finding(path="a.py", line=1, severity=Severity.BLOCKER, message="wrong")
 
 
@@ -57,6 +70,11 @@ def _attempt(number: int, phase: Phase | None, **kw: Any) -> Attempt:
     fix: dict[str, Any] = {"fixer": "scripted", "files_changed": ["a.py"]} if number else {}
     phase = phase or (Phase.FIX if number else Phase.CHECK)
     return Attempt(**({"number": number, "phase": phase, "done": True} | fix | kw))
+
+
+def failing(n: int) -> Counts:
+    """Counts of `n` failing tests."""
+    return Counts(failed=n)
 
 
 def state(*attempts: Attempt, **kw: Any) -> RunState:
@@ -158,11 +176,45 @@ ROWS: list[tuple[str, str, RunState, Observation, Step]] = [
      state(red(0, "A"), red(1, "B"), tokens=100), replace(SEEN, analyst=True, limits=Limits(
      max_attempts=5, threshold=3, max_tokens=100)),
      Escalate("token budget spent (100 of 100 tokens)")),
+    ("breaker_open", "a permanent error gets the recovery plan, no analysis",
+     state(red(0, error_class=ErrorClass.PERMANENT, category="command_not_found")), DIAGNOSER,
+     Escalate("permanent error (command_not_found): no code change can fix it")),
+    ("breaker_open", "a diagnosis of the same failure stands in for the analysis",
+     state(red(0), red(1, diagnosis=WHY), red(2)), DIAGNOSER,
+     Escalate("the same failure occurred 3 times in a row")),
+    ("diverging", "two attempts in a row worse than the best: restore it",
+     state(red(0, "A", counts=failing(1)), red(1, "B", counts=failing(3)),
+           red(2, "C", counts=failing(64))), SEEN, Restore(2, to=0)),
+    ("diverging", "the best is an attempt, not the start",
+     state(red(0, "A", counts=failing(5)), red(1, "B", counts=failing(2)),
+           red(2, "C", counts=failing(4)), red(3, "D", counts=failing(6))), SEEN, Restore(3, to=1)),
+    ("diverging", "a second divergence after a restore",
+     state(red(0, "A", counts=failing(1)), red(1, "B", counts=failing(3)),
+           red(2, "C", counts=failing(64), restored_to=0), red(3, "D", counts=failing(103)),
+           red(4, "E", counts=failing(115))), SEEN, Escalate(DIVERGING)),
+    ("diagnose", "a fix attempt failed and a model is set",
+     state(red(0, "A"), red(1, "B")), DIAGNOSER, Diagnose(1)),
+    ("diagnose", "a repeated failure is diagnosed too (the earlier diagnosis stands, no call)",
+     state(red(0, "A"), red(1, "B", diagnosis=WHY), red(2, "B")), DIAGNOSER, Diagnose(2)),
     ("no_fixer", "the check fails and nothing can fix it",
      state(red(0)), replace(SEEN, fixer=False), Escalate(NO_FIXER)),
     ("fix_again", "the initial check fails", state(red(0)), SEEN, Fix(1, Phase.FIX)),
     ("fix_again", "a fix attempt made progress", state(red(0, "A"), red(1, "B")), SEEN,
      Fix(2, Phase.FIX)),
+    ("fix_again", "the initial check is not diagnosed", state(red(0)), DIAGNOSER,
+     Fix(1, Phase.FIX)),
+    ("fix_again", "the attempt is diagnosed", state(red(0, "A"), red(1, "B", diagnosis=WHY)),
+     DIAGNOSER, Fix(2, Phase.FIX)),
+    ("fix_again", "the diagnosis failed and was noted",
+     state(red(0, "A"), red(1, "B", diagnosis_problem="malformed")), DIAGNOSER,
+     Fix(2, Phase.FIX)),
+    ("fix_again", "one attempt since the restore: no divergence yet",
+     state(red(0, "A", counts=failing(1)), red(1, "B", counts=failing(3)),
+           red(2, "C", counts=failing(64), restored_to=0), red(3, "D", counts=failing(103))),
+     SEEN, Fix(4, Phase.FIX)),
+    ("fix_again", "a diverged attempt is not diagnosed",
+     state(red(0, "A", counts=failing(1)), red(1, "B", counts=failing(3)),
+           red(2, "C", counts=failing(64), restored_to=0)), DIAGNOSER, Fix(3, Phase.FIX)),
     ("review_fix", "the review found a blocker",
      state(red(0), green(1), reviews=[ReviewRound(after=1, blocking=[BLOCKER])]), REVIEWER,
      Fix(2, Phase.REVIEW)),

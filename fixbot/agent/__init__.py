@@ -10,9 +10,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fixbot.agent.diagnose import diagnose
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.review import ModelReviewer
 from fixbot.agent.runtime import Runtime
+from fixbot.diagnosis import DiagnosisResult
 from fixbot.models import FixContext, FixResult, ReviewResult
 from fixbot.redact import Redactor
 from fixbot.settings import Settings
@@ -24,7 +26,8 @@ NO_MODEL = (
 
 
 class Agent:
-    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.fixers`."""
+    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.fixers` and the
+    `Diagnoser` of `fixbot.agents`."""
 
     name = "model"
 
@@ -45,6 +48,10 @@ class Agent:
         """The escalation analysis for the human (see `ModelReviewer.analyze`)."""
         return self.reviewer.analyze(ctx)
 
+    def diagnose(self, ctx: FixContext, tried: str) -> DiagnosisResult:
+        """Why the attempt failed, structured (see `fixbot.agent.diagnose.diagnose`)."""
+        return diagnose(self.runtime, ctx, tried)
+
 
 def build_agent(
     settings: Settings,
@@ -59,7 +66,7 @@ def build_agent(
     """
     if not settings.model:
         return None
-    runtime = Runtime(settings, Redactor.from_env(env), sleep)
+    runtime = Runtime(settings, Redactor.from_env(env), sleep, search_path=env.get("PATH", ""))
     if notify is not None:
         runtime.notify = notify
     return Agent(runtime)

@@ -124,7 +124,7 @@ def history_text(history: list[Attempt]) -> str:
         refused = f"; refused edits: {'; '.join(a.refused)}" if a.refused else ""
         rows.append(
             f"Attempt {a.number} ({a.phase}): {a.summary or 'no summary'} [{files}] -> {result}"
-            f"{'; diagnosis: ' + a.diagnosis if a.diagnosis else ''}{refused}"
+            f"{'; hypothesis: ' + a.hypothesis if a.hypothesis else ''}{refused}"
         )
     return "\n".join(rows)
 

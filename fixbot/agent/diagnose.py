@@ -11,27 +11,32 @@ from typing import Any
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError
 from fixbot.agent.runtime import Runtime, Usage
-from fixbot.diagnosis import DIAGNOSIS_SCHEMA, Diagnosis, RootCauseCategory, parse_diagnosis
+from fixbot.diagnosis import (
+    DIAGNOSIS_SCHEMA,
+    Diagnosis,
+    DiagnosisResult,
+    RootCauseCategory,
+    parse_diagnosis,
+)
 from fixbot.models import FixContext
 
+__all__ = ["DiagnosisResult", "diagnose"]
 
-class DiagnosisResult:
-    """A diagnosis (None when the model gave none), why not, and the model usage."""
 
-    def __init__(
-        self, diagnosis: Diagnosis | None, usage: Usage, problem: str | None = None
-    ) -> None:
-        self.diagnosis = diagnosis
-        self.usage = usage
-        self.problem = problem
+def _result(diagnosis: Diagnosis | None, usage: Usage, problem: str | None) -> DiagnosisResult:
+    return DiagnosisResult(diagnosis, usage.tokens, usage.cost_usd, problem)
 
 
 def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
-    """Ask the model why attempt `ctx.attempt` failed; `tried` is the attempt's summary."""
+    """Ask the model why attempt `ctx.attempt` failed; `tried` is the attempt's summary.
+
+    `ctx.failure` is the failure after the attempt. Never raises for a model error: the result
+    then has no diagnosis and a `problem` the run notes.
+    """
     usage = Usage()
     problem = runtime.budget_problem(ctx, usage)
     if problem:
-        return DiagnosisResult(None, usage, f"no diagnosis: {problem}")
+        return _result(None, usage, f"no diagnosis: {problem}")
     llm = runtime.llm(ctx.attempt)
     protocol = runtime.protocol(llm.models[0])
     prompt = prompts.render(
@@ -47,21 +52,11 @@ def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
     try:
         reply = llm.complete(messages, [DIAGNOSIS_SCHEMA] if protocol == "tools" else None)
     except ModelError as exc:
-        return DiagnosisResult(None, usage, f"no diagnosis: {exc}")
+        return _result(None, usage, f"no diagnosis: {exc}")
     usage.add(reply)
     arguments = next((c.arguments for c in reply.tool_calls if c.name == "submit_diagnosis"), None)
     found = parse_diagnosis(arguments, reply.content)
     if found is None:
-        return DiagnosisResult(None, usage, "the model's diagnosis was malformed; going on without")
-    redact = runtime.redactor.redact
-    clean = found.model_copy(
-        update={
-            "why": [redact(line) for line in found.why],
-            "evidence": [redact(line) for line in found.evidence],
-            "next_step": redact(found.next_step),
-            "root_cause": found.root_cause.model_copy(
-                update={"description": redact(found.root_cause.description)}
-            ),
-        }
-    )
-    return DiagnosisResult(clean, usage)
+        return _result(None, usage, "the model's diagnosis was malformed; going on without it")
+    clean = found.redacted(runtime.redactor.redact)
+    return _result(clean, usage, None)

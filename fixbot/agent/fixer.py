@@ -16,12 +16,14 @@ from fixbot import git
 from fixbot.agent import context, paths, prompts
 from fixbot.agent.editblocks import EditError, apply_block, parse_blocks
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError, Reply
+from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import TOOL_SCHEMAS, Toolbox, read_text
 from fixbot.models import FixContext, FixResult, Phase
 from fixbot.settings import EditProtocol
 
 SHRINKS = 2
+RESEARCH_FROM = 2  # the attempt from which the research tools are offered
 TEXT_ROUNDS = 3
 TOOLLESS_LIMIT = 2
 Message = dict[str, Any]
@@ -39,13 +41,15 @@ class Session:
     toolless: int = 0  # replies without a tool call
     text_summary: str = ""
     text_diagnosis: str | None = None
+    research: Research | None = None  # read_dependency / search_web, from attempt 2 on
 
 
 def earlier_approaches(ctx: FixContext) -> list[str]:
     """One line per earlier fix attempt: what it tried (for 'do not repeat these')."""
     return [
         f"attempt {a.number}: {a.summary or 'no summary'}"
-        + (f" (diagnosis: {a.diagnosis})" if a.diagnosis else "")
+        + (f" (hypothesis: {a.hypothesis})" if a.hypothesis else "")
+        + (f" (root cause: {a.diagnosis.root_cause.description})" if a.diagnosis else "")
         for a in ctx.history
         if a.number >= 1
     ]
@@ -64,6 +68,9 @@ class ModelFixer:
         s = self.runtime.settings
         box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits, s.state_dir)
         session, llm = Session(box), self.runtime.llm(ctx.attempt)
+        if ctx.attempt >= RESEARCH_FROM:
+            provider = s.search_provider
+            session.research = Research(ctx.repo, self.runtime.search_path, provider)
         before = git.tree_fingerprint(ctx.repo)
         error = self._attempt(ctx, session, llm)
         return self._result(ctx, session, llm, error, git.changed_since(ctx.repo, before))
@@ -110,6 +117,8 @@ class ModelFixer:
             tried=ctx.tried,
             findings=ctx.findings,
             threads=ctx.threads,
+            opening=ctx.diagnosis.opening() if ctx.diagnosis else None,
+            diverged=ctx.diverged,
             ev=context.gather(ctx, budget),
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -121,7 +130,8 @@ class ModelFixer:
         if problem:
             session.notes.append(f"stopped: {problem}")
             return None
-        reply = llm.complete(messages, TOOL_SCHEMAS if tools else None)
+        research = session.research.schemas() if session.research else []
+        reply = llm.complete(messages, [*TOOL_SCHEMAS, *research] if tools else None)
         session.usage.add(reply)
         messages.append(reply.message())
         return reply
@@ -171,6 +181,9 @@ class ModelFixer:
             args = call.parsed()
         except ValueError as exc:
             return f"Error: {exc}"
+        found = session.research.call(call.name, args) if session.research else None
+        if found is not None:
+            return found
         return session.box.call(call.name, args)  # redacted by `LLM` when sent
 
     def _nudge(
@@ -249,6 +262,7 @@ class ModelFixer:
             refused=list(session.box.refused),
             error=error,
             resolved_thread_ids=finish.resolved_thread_ids if finish else [],
+            sources=list(session.research.sources) if session.research else [],
         )
 
 

@@ -40,6 +40,7 @@ class Runtime:
     notes: list[str] = field(default_factory=list)
     notify: Callable[[str], None] = quiet  # one progress line per retry, fallback or stop
     text_only: set[str] = field(default_factory=set)  # models that would not call tools
+    search_path: str = ""  # the check environment's PATH: where research finds its Python
     started: float = field(default_factory=time.monotonic)  # for max-duration (monotonic s)
 
     def deadline(self) -> float | None:

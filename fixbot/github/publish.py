@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot import git
+from fixbot.eventlog import LOG_FILE, EventLog
 from fixbot.github import checkout, memory, render, threads
 from fixbot.github.context import Context, Finished
 from fixbot.github.event import Event
@@ -18,6 +19,7 @@ from fixbot.github.plan import Plan, PlanInput, Source, make_plan, rescue_plan
 from fixbot.github.threads import LeftOut
 from fixbot.leakscan import known_secrets
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.outcome import state_dir_of
 from fixbot.settings import Settings
 
 
@@ -77,7 +79,11 @@ def publish(
         retried = data.model_copy(update={"notes": [*data.notes, note]})
         data = _push(ctx, plan, retried, None, state.start_sha)
     data = address_threads(ctx, event, data, result, talk.left_out)
-    return _write_github(ctx, plan, data, result, talk)
+    data = _write_github(ctx, plan, data, result, talk)
+    if outcome.report_path:  # the run's event log is in the state folder
+        log = EventLog(state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id)
+        log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
+    return data
 
 
 def address_threads(

@@ -1,4 +1,4 @@
-"""Scripted in-process fixer and reviewer that record every context they were given."""
+"""Scripted in-process fixer, reviewer and diagnoser that record every context they were given."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixbot.diagnosis import Diagnosis, DiagnosisResult
 from fixbot.models import Finding, FixContext, FixResult, ReviewResult
 
 Edit = dict[str, str] | Callable[[Path], dict[str, str]]
@@ -72,3 +73,31 @@ class ClaimingFixer(ScriptedFixer):
         """Apply the scripted edit and claim `ctx.threads`."""
         result = super().fix(ctx)
         return result.model_copy(update={"resolved_thread_ids": [t.id for t in ctx.threads]})
+
+
+@dataclass
+class ScriptedDiagnoser:
+    """Returns the enqueued diagnoses in turn (None: a malformed answer); records every call."""
+
+    answers: list[Diagnosis | None] = field(default_factory=list)
+    history: list[tuple[FixContext, str]] = field(default_factory=list)
+    tokens: int = 7
+
+    def diagnose(self, ctx: FixContext, tried: str) -> DiagnosisResult:
+        """The next scripted diagnosis (the last one repeats)."""
+        self.history.append((ctx, tried))
+        found = self.answers[min(len(self.history), len(self.answers)) - 1]
+        problem = None if found else "the model's diagnosis was malformed; going on without it"
+        return DiagnosisResult(found, self.tokens, 0.0, problem)
+
+
+@dataclass
+class ScriptedAnalyst:
+    """An escalation analyst that records how often it was asked."""
+
+    history: list[FixContext] = field(default_factory=list)
+
+    def analyze(self, ctx: FixContext) -> FixResult:
+        """A fixed analysis."""
+        self.history.append(ctx)
+        return FixResult(fixer="analysis", summary="scripted analysis")

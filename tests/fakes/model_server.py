@@ -96,6 +96,11 @@ def refused_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
+def raw(body: dict[str, Any]) -> dict[str, Any]:
+    """A 200 response with `body` as it is (e.g. a search provider's JSON, not a completion)."""
+    return {"kind": "raw", "status": 200, "body": json.dumps(body)}
+
+
 def _usage(body: dict[str, Any], completion: str) -> dict[str, int]:
     prompt = max(1, len(json.dumps(body.get("messages", []))) // 4)
     done = max(1, len(completion) // 4)
@@ -250,6 +255,8 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(
                     400, {"error": {"message": message, "type": "invalid_request_error"}}, {}
                 )
+            elif item["kind"] == "raw":
+                self._send(200, item["body"], {})
             elif item["kind"] == "error":
                 err = {"message": item["message"], "type": "error", "code": item.get("code")}
                 self._send(item["status"], {"error": err}, item["headers"])
