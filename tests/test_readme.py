@@ -1,0 +1,28 @@
+"""The README's quick start is the shipped workflow, and its two set-up commands are the ones CI
+runs."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_quick_start_workflow_is_the_shipped_one() -> None:
+    found = re.search(
+        r"<!-- workflow:start -->\n```yaml\n(.*?)```\n<!-- workflow:end -->", README, re.S
+    )
+    assert found, "README.md lacks the quick start workflow between its markers"
+    shipped = (ROOT / ".github" / "workflows" / "fixbot.yml").read_text(encoding="utf-8")
+    assert found[1] == shipped
+
+
+def test_the_quick_start_comes_first_and_the_two_commands_stay() -> None:
+    headings = re.findall(r"^## (.+)$", README, re.M)
+    assert headings[:2] == ["Quick start", "What a run costs"]
+    assert "bash scripts/setup.sh && .venv/bin/python demo/run.py" in README
+    test_command = "bash scripts/setup.sh && .venv/bin/python -m pytest"
+    assert test_command in README
+    assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
