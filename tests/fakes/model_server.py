@@ -255,8 +255,6 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(
                     400, {"error": {"message": message, "type": "invalid_request_error"}}, {}
                 )
-            elif item["kind"] == "raw":
-                self._send(200, item["body"], {})
             elif item["kind"] == "error":
                 err = {"message": item["message"], "type": "error", "code": item.get("code")}
                 self._send(item["status"], {"error": err}, item["headers"])
