@@ -87,7 +87,6 @@ def build_agents(
                 launcher,
                 workdir,
                 timeout=settings.fix_command_timeout,
-                state_dir=settings.state_dir,
             )
         )
     if not settings.model:

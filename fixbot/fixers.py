@@ -61,26 +61,24 @@ class FixCommandFixer:
         cwd: Path | None = None,
         *,
         timeout: float = 300.0,
-        state_dir: str = ".fixbot",
     ) -> None:
         self.commands = list(commands)
         self.launcher = launcher
         self.cwd = cwd
         self.timeout = timeout
-        self.state_dir = state_dir
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed."""
         before = git.tree_fingerprint(ctx.repo)
         notes = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
-        prefix = self.state_dir.rstrip("/") + "/"
+        prefix = ctx.state_dir.rstrip("/") + "/"
         changed = [p for p in git.changed_since(ctx.repo, before) if not p.startswith(prefix)]
         ran = ", ".join(f"`{command}`" for command in self.commands)
         summary = f"ran {ran}\n" + "\n".join(notes)
         return FixResult(fixer=self.name, files_changed=changed, summary=summary)
 
     def _run(self, ctx: FixContext, number: int, command: str) -> str:
-        folder = ctx.repo / self.state_dir / "attempts" / f"{ctx.attempt:03d}"
+        folder = ctx.repo / ctx.state_dir / "attempts" / f"{ctx.attempt:03d}"
         log = folder / f"fix-command-{number}.log"
         result = self.launcher.run(command, self.cwd or ctx.repo, log, self.timeout)
         where = log.relative_to(ctx.repo).as_posix()

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fixbot.diagnosis import Diagnosis
+from fixbot.secrets import DEFAULT_STATE_DIR
 
 
 class ErrorClass(StrEnum):
@@ -200,7 +201,7 @@ class FixContext(BaseModel):
     reason: str | None = None  # why the circuit breaker opened (for the escalation analysis)
     diagnosis: Diagnosis | None = None  # why the previous attempt failed (its prompt opens so)
     diverged: str | None = None  # the earlier attempts made the failure worse: the tree restored
-    state_dir: str = ".fixbot"  # fixbot's state folder (repository-relative), never shown
+    state_dir: str = DEFAULT_STATE_DIR  # fixbot's state folder (repository-relative), never shown
 
 
 class FixResult(BaseModel):

@@ -23,6 +23,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from fixbot.errors import ConfigError
+from fixbot.secrets import DEFAULT_STATE_DIR
 
 __all__ = ["ConfigError", "EditProtocol", "OnEscalation", "OnSuccess", "Settings", "Surface"]
 
@@ -256,7 +257,8 @@ class Settings(BaseModel):
     )
     # -- the run ----------------------------------------------------------------------------------
     state_dir: Annotated[str, _s(metavar="DIR", trust=True)] = Field(
-        ".fixbot", description="State folder for logs and the report, relative to the repository."
+        DEFAULT_STATE_DIR,
+        description="State folder for logs and the report, relative to the repository.",
     )
     resume: Annotated[bool, _s(action=False, off_flag="fresh")] = Field(
         True, description="Continue an unfinished run from its state file (`--fresh` starts over)."

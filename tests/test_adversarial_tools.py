@@ -317,3 +317,18 @@ def test_the_evidence_never_quotes_an_ignored_or_private_file(tmp_path: Path) ->
     shown = snippets(repo, locations, state_dir="state")
     assert "app.py" in shown
     assert "hunter2" not in shown and "private" not in shown
+
+
+def test_the_state_folders_name_is_declared_once() -> None:
+    """The default state folder is `fixbot.secrets.DEFAULT_STATE_DIR`; the agent never spells it,
+    so a configured state folder is what its path checks refuse (issue 13, part 2)."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent / "fixbot"
+    spelled = [
+        f"{path.relative_to(root)}:{number}"
+        for path in root.rglob("*.py")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"""["']\.fixbot["']""", line)
+    ]
+    assert spelled == ["secrets.py:33"]

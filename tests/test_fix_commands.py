@@ -30,9 +30,8 @@ def test_each_command_gets_a_log_with_its_output_redacted(tmp_path: Path) -> Non
     fixer = FixCommandFixer(
         [f"echo changing a {SECRET}; echo fixed > a.txt", "echo oops >&2; exit 3"],
         launcher(repo),
-        state_dir=".fixbot",
     )
-    result = fixer.fix(context(repo, attempt=2))
+    result = fixer.fix(context(repo, attempt=2).model_copy(update={"state_dir": ".fixbot"}))
     logs = repo / ".fixbot" / "attempts" / "002"
     assert (logs / "fix-command-1.log").read_text() == "changing a ***\n"
     assert (logs / "fix-command-2.log").read_text() == "oops\n"

@@ -104,7 +104,7 @@ def snippet(repo: Path, rel: str, lines: list[int]) -> str:
     return "\n".join(parts)
 
 
-def snippets(repo: Path, locations: list[Location], state_dir: str = ".fixbot") -> str:
+def snippets(repo: Path, locations: list[Location], state_dir: str) -> str:
     """Snippets around every `file:line` inside the repository that the model may read."""
     merged = _merge(locations, repo, state_dir)
     found = (snippet(repo, rel, lines) for rel, lines in merged.items())
