@@ -19,9 +19,9 @@ def test_the_quick_start_workflow_is_the_shipped_one() -> None:
     assert found[1] == shipped
 
 
-def test_the_quick_start_comes_first_and_the_two_commands_stay() -> None:
+def test_the_two_commands_then_the_quick_start() -> None:
     headings = re.findall(r"^## (.+)$", README, re.M)
-    assert headings[:2] == ["Quick start", "What a run costs"]
+    assert headings[:3] == ["Two commands", "Quick start", "What a run costs"]
     assert "bash scripts/setup.sh && .venv/bin/python demo/run.py" in README
     test_command = "bash scripts/setup.sh && .venv/bin/python -m pytest"
     assert test_command in README
