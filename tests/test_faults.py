@@ -79,8 +79,22 @@ def test_sigkill_at_random_points_then_resume_loses_nothing(tmp_path: Path) -> N
             kills += 1
         out, _ = proc.communicate(timeout=10)
         state_file = repo / ".fixbot" / "state.json"
+        finished = None  # the state the killed process left, when it had recorded its outcome
         if state_file.exists():
-            json.loads(state_file.read_text())  # never a torn file
+            left = json.loads(state_file.read_text())  # never a torn file
+            finished = left if left.get("outcome") else None
+        if killed and finished is not None:
+            # Killed after recording its outcome (before printing it): the run was over. The
+            # same command starts a new run, which finds the check green and changes nothing;
+            # the finished run's report stays in its runs/<id>/ folder.
+            assert finished["outcome"]["outcome"] == "fixed"
+            assert Path(finished["outcome"]["report_path"]).is_file()
+            assert len([a for a in finished["attempts"] if a["phase"] == "fix"]) == 3
+            result = run_fixbot(*fixbot_args(repo))
+            assert result.code == 0 and result.json["outcome"] == "passed", result.stderr
+            assert Path(finished["outcome"]["report_path"]).is_file()
+            assert (repo / "step.txt").read_text() == "3\n"
+            continue
         if killed:  # the same command resumes the killed run and finishes it
             result = run_fixbot(*fixbot_args(repo))
             assert result.code == 0, result.stderr
