@@ -6,107 +6,41 @@ Each test is bounded in time and uses only real subprocesses, real git and tempo
 from __future__ import annotations
 
 import errno
-import json
 import os
 import random
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from fixbot.models import Attempt, Phase
 from fixbot.state import RunState, load_state, save_state
-from tests.fakes.repo import make_repo, run_fixbot
-
-CHECK = """\
-import pathlib, sys, time
-time.sleep(0.15)
-step = int(pathlib.Path("step.txt").read_text())
-if step < 3:
-    print(f"FAILED test_s.py::test_step - AssertionError: step {step}\\n1 failed in 0.1s")
-    sys.exit(1)
-"""
-FIX = """\
-import pathlib, time
-time.sleep(0.1)
-p = pathlib.Path("step.txt")
-p.write_text(str(int(p.read_text()) + 1) + "\\n")
-"""
-
-
-def fixbot_args(repo: Path) -> list[str]:
-    return [
-        "run",
-        "--check",
-        f"{sys.executable} check.py",
-        "--fix-command",
-        f"{sys.executable} fix.py",
-        "--no-review",
-        "-C",
-        str(repo),
-        "--json",
-    ]
+from tests.fakes.killrun import STEPS, fixbot_args, kill_round, project
+from tests.fakes.repo import run_fixbot
 
 
 @pytest.mark.slow
 def test_sigkill_at_random_points_then_resume_loses_nothing(tmp_path: Path) -> None:
     """Under a fixed seed, kill the run at 6 random moments; every resume ends `fixed` with the
-    same three verified attempts, and the state file is valid JSON after every kill."""
+    same three verified attempts, and the state file is valid JSON after every kill. A run
+    killed after recording its outcome (before printing it) was over: the same command is then
+    a new run that finds the check green and changes nothing, and the finished run's report
+    stays."""
     rng = random.Random(20261123)
-    reference = make_repo(
-        tmp_path / "reference", {"check.py": CHECK, "fix.py": FIX, "step.txt": "0\n"}
-    )
-    clean = run_fixbot(*fixbot_args(reference))
-    assert clean.json["outcome"] == "fixed" and clean.json["attempts"] == 3, clean.stderr
-    kills = 0
-    for round_ in range(6):
-        repo = make_repo(
-            tmp_path / f"r{round_}", {"check.py": CHECK, "fix.py": FIX, "step.txt": "0\n"}
-        )
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "fixbot", *fixbot_args(repo)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        time.sleep(rng.uniform(0.3, 2.5))
-        killed = proc.poll() is None
-        if killed:
-            os.killpg(proc.pid, signal.SIGKILL)
-            kills += 1
-        out, _ = proc.communicate(timeout=10)
-        state_file = repo / ".fixbot" / "state.json"
-        finished = None  # the state the killed process left, when it had recorded its outcome
-        if state_file.exists():
-            left = json.loads(state_file.read_text())  # never a torn file
-            finished = left if left.get("outcome") else None
-        if killed and finished is not None:
-            # Killed after recording its outcome (before printing it): the run was over. The
-            # same command starts a new run, which finds the check green and changes nothing;
-            # the finished run's report stays in its runs/<id>/ folder.
-            assert finished["outcome"]["outcome"] == "fixed"
-            assert Path(finished["outcome"]["report_path"]).is_file()
-            assert len([a for a in finished["attempts"] if a["phase"] == "fix"]) == 3
-            result = run_fixbot(*fixbot_args(repo))
-            assert result.code == 0 and result.json["outcome"] == "passed", result.stderr
-            assert Path(finished["outcome"]["report_path"]).is_file()
-            assert (repo / "step.txt").read_text() == "3\n"
-            continue
-        if killed:  # the same command resumes the killed run and finishes it
-            result = run_fixbot(*fixbot_args(repo))
-            assert result.code == 0, result.stderr
-            outcome = result.json["outcome"]
-        else:  # it finished before the kill came
-            outcome = json.loads(out)["outcome"]
-        assert outcome == "fixed"
-        assert (repo / "step.txt").read_text() == "3\n"
-        final = load_state(repo / ".fixbot")
-        assert final is not None and [a.passed for a in final.fix_attempts][-1] is True
-        assert len(final.fix_attempts) == 3  # no attempt lost, none repeated
-    assert kills >= 3  # the seed kills mid-run in most rounds
+    clean = run_fixbot(*fixbot_args(project(tmp_path / "reference")))
+    assert clean.json["outcome"] == "fixed" and clean.json["attempts"] == STEPS, clean.stderr
+    rounds = [kill_round(project(tmp_path / f"r{i}"), rng.uniform(0.3, 2.5)) for i in range(6)]
+    for round_ in rounds:
+        assert not round_.torn
+        assert round_.outcome == "fixed", round_
+        assert round_.step == STEPS and round_.fix_attempts == STEPS  # none lost, none repeated
+        if round_.killed:
+            assert round_.resume_code == 0, round_
+        if round_.over:
+            assert round_.rerun == "passed", round_
+    assert sum(r.killed and not r.over for r in rounds) >= 3  # the seed kills mid-run mostly
+    for i, round_ in enumerate(rounds):
+        reports = list((tmp_path / f"r{i}" / ".fixbot" / "runs").glob("*/report.md"))
+        assert len(reports) == 1 + round_.over  # every run's report is kept
 
 
 def test_a_full_disk_while_saving_keeps_the_previous_state(

@@ -1,0 +1,140 @@
+"""SIGKILL a `fixbot run` at a chosen moment, then run the same command again: one round of the
+kill-and-resume fault, shared by `tests/test_faults.py` and `bench/bench_faults.py`.
+
+The project is a three-step one: `check.py` fails while `step.txt` is below 3 and `fix.py` adds
+one to it, so a clean run is `fixed` after exactly three fix attempts, and any lost or repeated
+attempt shows in `step.txt` and in the state's fix attempts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.repo import make_repo, run_fixbot
+
+CHECK = """\
+import pathlib, sys, time
+time.sleep(0.15)
+step = int(pathlib.Path("step.txt").read_text())
+if step < 3:
+    print(f"FAILED test_s.py::test_step - AssertionError: step {step}\\n1 failed in 0.1s")
+    sys.exit(1)
+"""
+FIX = """\
+import pathlib, time
+time.sleep(0.1)
+p = pathlib.Path("step.txt")
+p.write_text(str(int(p.read_text()) + 1) + "\\n")
+"""
+STEPS = 3  # fix attempts a clean run takes
+
+
+def project(path: Path) -> Path:
+    """A fresh copy of the three-step project at `path` (a git repository with one commit)."""
+    return make_repo(path, {"check.py": CHECK, "fix.py": FIX, "step.txt": "0\n"})
+
+
+def fixbot_args(repo: Path) -> list[str]:
+    """The `fixbot` arguments of the run (and of its resumption: the same command)."""
+    return [
+        "run",
+        "--check",
+        f"{sys.executable} check.py",
+        "--fix-command",
+        f"{sys.executable} fix.py",
+        "--no-review",
+        "-C",
+        str(repo),
+        "--json",
+    ]
+
+
+@dataclass
+class Round:
+    """One kill-and-resume round.
+
+    `killed`: the SIGKILL came while the run was alive (else it had exited first).
+    `over`: the killed run had already recorded its outcome (killed before printing it).
+    `outcome`: what the run that finished the work reported (the resumed run, or the first).
+    `rerun`: the outcome of the same command run again after an `over` run (a new run).
+    `torn`: the state file left by the kill was not valid JSON.
+    `fix_attempts`: fix attempts in the finished run's state; `step`: `step.txt` at the end.
+    `resume_code`: the exit code of the second command (None when there was none).
+    """
+
+    killed: bool
+    over: bool
+    outcome: str
+    rerun: str | None
+    torn: bool
+    fix_attempts: int
+    step: int
+    resume_code: int | None
+
+    @property
+    def lost(self) -> bool:
+        """True when the round lost or repeated work: not fixed, or not exactly STEPS attempts."""
+        return (
+            self.torn or self.outcome != "fixed" or self.fix_attempts != STEPS or self.step != STEPS
+        )
+
+
+def _fix_attempts(state: dict[str, Any]) -> int:
+    return sum(1 for a in state.get("attempts", []) if a.get("phase") == "fix")
+
+
+def kill_round(repo: Path, delay: float, *, env: dict[str, str] | None = None) -> Round:
+    """Start `fixbot run` on `repo`, SIGKILL its process group after `delay` seconds, then run
+    the same command again when it was killed; return what happened."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fixbot", *fixbot_args(repo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=full_env,
+    )
+    time.sleep(delay)
+    killed = proc.poll() is None
+    if killed:
+        os.killpg(proc.pid, signal.SIGKILL)
+    out, _ = proc.communicate(timeout=30)
+    state_file = repo / ".fixbot" / "state.json"
+    left: dict[str, Any] = {}
+    torn = False
+    if state_file.exists():
+        try:
+            left = json.loads(state_file.read_text())
+        except ValueError:
+            torn = True
+    over = killed and bool(left.get("outcome"))
+    rerun, code = None, None
+    if not killed:
+        outcome = json.loads(out.decode().strip().splitlines()[-1])["outcome"]
+    elif over:  # the run was finished: the same command is a new run
+        outcome = left["outcome"]["outcome"]
+        second = run_fixbot(*fixbot_args(repo), env=env)
+        code, rerun = second.code, second.json["outcome"] if second.code == 0 else None
+    else:
+        second = run_fixbot(*fixbot_args(repo), env=env)
+        code = second.code
+        outcome = second.json["outcome"] if second.code == 0 else f"exit {second.code}"
+        left = json.loads(state_file.read_text())
+    return Round(
+        killed=killed,
+        over=over,
+        outcome=outcome,
+        rerun=rerun,
+        torn=torn,
+        fix_attempts=_fix_attempts(left),
+        step=int((repo / "step.txt").read_text()),
+        resume_code=code,
+    )
