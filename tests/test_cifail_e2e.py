@@ -14,6 +14,7 @@ import pytest
 
 from fixbot.github.render import STATUS_MARKER
 from tests.fakes.action_env import REPOSITORY, ActionRun, ActionSandbox, load_event
+from tests.fakes.counted import CALC_BUGGY, CALC_GOOD, CHECK_PY, CheckCounter
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.model_server import FakeModelServer, text
 from tests.fakes.repo import git
@@ -23,19 +24,7 @@ pytestmark = pytest.mark.slow
 JOBLOGS = Path(__file__).parent / "data" / "joblogs"
 RUN_ID = 4242
 PR = 2
-CALC = "def total(xs):\n    return sum(xs) - 1\n"
-CHECK_PY = """import sys
-from pathlib import Path
-
-with Path(sys.argv[1]).open("a") as counter:
-    counter.write("check\\n")
-from calc import total
-
-if total([1, 2]) != 3:
-    print("test_calc.py:4: AssertionError: assert", total([1, 2]), "== 3")
-    raise SystemExit(1)
-print("1 passed")
-"""
+CALC = CALC_BUGGY
 # The text edit protocol (SEARCH/REPLACE blocks), then a clean self-review (a JSON list).
 FIX = (
     text(
@@ -54,15 +43,14 @@ class Scene:
         self.box = ActionSandbox(root, github)
         self.github = github
         self.model = model
-        self.counter = root / "check-runs.txt"
-        good = "def total(xs):\n    return sum(xs)\n"
-        self.box.commit("main", {"calc.py": good, "check.py": CHECK_PY}, "initial")
+        self.counter = CheckCounter(root / "check-runs.txt")
+        self.box.commit("main", {"calc.py": CALC_GOOD, "check.py": CHECK_PY}, "initial")
         self.sha = self.box.commit("changes", {"calc.py": CALC}, "off by one")
 
     @property
     def checks(self) -> int:
         """How many times the check ran."""
-        return len(self.counter.read_text().splitlines()) if self.counter.exists() else 0
+        return self.counter.runs
 
     def failed_run(self, log: str = "pytest-failure.log", attempt: int = 1) -> None:
         text = (JOBLOGS / log).read_text(encoding="utf-8")
@@ -95,7 +83,7 @@ class Scene:
     def run(self, event: dict[str, Any], **inputs: str) -> ActionRun:
         ws = self.box.workspace("main")  # actions/checkout on workflow_run: the default branch
         settings = {
-            "check-command": f"python check.py {self.counter}",
+            "check-command": self.counter.command,
             "model": "openai/fake",
             "api-base": self.model.url,
             **inputs,

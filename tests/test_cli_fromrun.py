@@ -8,21 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.counted import CALC_BUGGY, CHECK_PY, CheckCounter
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.repo import CliResult, make_repo, run_fixbot
 
 JOBLOGS = Path(__file__).parent / "data" / "joblogs"
-CHECK_PY = """import sys
-from pathlib import Path
-
-with Path(sys.argv[1]).open("a") as counter:
-    counter.write("check\\n")
-from calc import total
-
-if total([1, 2]) != 3:
-    print("test_calc.py:4: AssertionError: assert", total([1, 2]), "== 3")
-    raise SystemExit(1)
-"""
 FIX = "python -c \"import pathlib; p = pathlib.Path('calc.py'); p.write_text(p.read_text().replace(' - 1', ''))\""  # noqa: E501
 SECRET = "sk-test-SECRETVALUE1234567890"
 
@@ -31,18 +21,18 @@ class Project:
     """A repository whose check fails (off by one), fixed by a fix command."""
 
     def __init__(self, root: Path) -> None:
-        self.counter = root / "check-runs.txt"
-        files = {"calc.py": "def total(xs):\n    return sum(xs) - 1\n", "check.py": CHECK_PY}
+        self.counter = CheckCounter(root / "check-runs.txt")
+        files = {"calc.py": CALC_BUGGY, "check.py": CHECK_PY}
         self.repo = make_repo(root / "repo", files)
 
     @property
     def checks(self) -> int:
-        return len(self.counter.read_text().splitlines()) if self.counter.exists() else 0
+        return self.counter.runs
 
     def run(
         self, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
     ) -> CliResult:
-        check = f"python check.py {self.counter}"
+        check = self.counter.command
         common = ["run", "--check", check, "--fix-command", FIX, "-C", str(self.repo), "--json"]
         return run_fixbot(*common, *args, env=env, stdin=stdin)
 
