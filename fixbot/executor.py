@@ -195,10 +195,16 @@ class Run:
         self.state.notes.append(seeded_note(self.first))
 
     def fix(self, number: int, phase: Phase) -> None:
-        """Record attempt `number` (saved before the fixer runs), run the fixer, record it."""
+        """Record attempt `number` with the tree it starts from (saved before the fixer runs),
+        run the fixer, record it. A fixer that a killed process had started gets its starting
+        tree back first, so its half-done edits are neither kept nor applied twice."""
         if self.state.attempts[-1].number != number:
-            self.state.attempts.append(Attempt(number=number, phase=phase))
+            base = git.worktree_tree(self.repo)
+            self.state.attempts.append(Attempt(number=number, phase=phase, base_tree=base))
             self.save()
+        elif self.state.attempts[-1].base_tree:
+            git.restore_worktree(self.repo, self.state.attempts[-1].base_tree)
+            self.progress.line(f"  resumed: the tree attempt {number} started from is back")
         attempt, fixer = self.state.attempts[-1], self.agents.fixer
         assert fixer is not None
         self.progress.phase(number, self.settings.max_attempts, f"fix ({fixer.name})")

@@ -285,6 +285,9 @@ class Attempt(BaseModel):
     resolved_thread_ids: list[str] = Field(default_factory=list)  # threads the fixer claimed
     undone: bool = False  # a review/threads fix that broke the check and was reverted
     snapshot_sha: str | None = None  # a commit object of the working tree after the fix
+    # the working tree before the fixer ran (a git tree sha, `fixbot.git.worktree_tree`): a
+    # resumed run puts it back before it runs a fixer that a killed process had started
+    base_tree: str | None = None
     commit_sha: str | None = None  # set when this attempt's changes were committed
     diff_lines: int = 0
 

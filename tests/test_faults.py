@@ -8,14 +8,18 @@ from __future__ import annotations
 import errno
 import os
 import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from fixbot.models import Attempt, Phase
 from fixbot.state import RunState, load_state, save_state
-from tests.fakes.killrun import STEPS, fixbot_args, kill_round, project
-from tests.fakes.repo import run_fixbot
+from tests.fakes.killrun import CHECK, STEPS, fixbot_args, kill_round, project
+from tests.fakes.repo import make_repo, run_fixbot
 
 
 @pytest.mark.slow
@@ -62,3 +66,48 @@ def test_a_full_disk_while_saving_keeps_the_previous_state(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]  # no temp file left
     loaded = load_state(tmp_path)
     assert loaded is not None and len(loaded.attempts) == 1
+
+
+HANGING_FIX = """\
+import pathlib, sys, time
+p = pathlib.Path("step.txt")
+p.write_text(str(int(p.read_text()) + 1) + "\\n")
+marker = pathlib.Path(sys.argv[1])
+if not marker.exists():  # the first fix hangs after its edit, until it is killed
+    marker.touch()
+    time.sleep(120)
+"""
+
+
+def test_a_fixer_killed_after_its_edit_is_rerun_on_the_tree_it_started_from(
+    tmp_path: Path,
+) -> None:
+    """SIGKILL while the first fix command hangs after editing `step.txt`: the resumed run puts
+    back the tree the attempt started from, so the edit is not applied twice (three fix
+    attempts for three steps, not two)."""
+    repo = make_repo(
+        tmp_path / "repo", {"check.py": CHECK, "fix.py": HANGING_FIX, "step.txt": "0\n"}
+    )
+    marker = tmp_path / "first-fix-ran"
+    args = fixbot_args(repo)
+    args[args.index("--fix-command") + 1] += f" {marker}"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fixbot", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert marker.exists() and (repo / "step.txt").read_text() == "1\n"  # killed mid-fix
+
+    result = run_fixbot(*args)
+
+    assert result.code == 0 and result.json["outcome"] == "fixed", result.stderr
+    assert "the tree attempt 1 started from is back" in result.stderr
+    state = load_state(repo / ".fixbot")
+    assert state is not None and len(state.fix_attempts) == 3
+    assert (repo / "step.txt").read_text() == "3\n"
