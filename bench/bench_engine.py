@@ -44,7 +44,9 @@ def bench_loop() -> tuple[float, int]:
         check = "echo 'FAILED test_v.py::test_v - AssertionError: value'; echo '1 failed'; exit 1"
         counter = iter(range(10**6))
         fixer = ScriptedFixer().enqueue(lambda root: {"value.txt": f"{next(counter)}\n"})
-        settings = Settings(check=check, max_attempts=ITERATIONS, circuit_breaker=ITERATIONS + 1)
+        settings = Settings(
+            check=check, max_attempts=ITERATIONS, circuit_breaker=ITERATIONS + 1, run_as="self"
+        )
         started = time.perf_counter()
         _, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
         wall = time.perf_counter() - started

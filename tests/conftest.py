@@ -8,8 +8,19 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import GIT_IDENTITY
+from tests.fakes.securitydoc import is_named, named_tests
 
 pytest_plugins = ("tests.fakes.github_server", "tests.fakes.model_server", "tests.fakes.agent_repo")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark `hardening` the tests docs/SECURITY.md names (the adversarial and fault tests):
+    `pytest -m hardening` runs exactly them."""
+    named = named_tests()
+    for item in items:
+        function = getattr(item, "originalname", None) or item.name.split("[")[0]
+        if is_named(item.path, function, named):
+            item.add_marker(pytest.mark.hardening)
 
 
 @pytest.fixture(autouse=True)

@@ -4,27 +4,15 @@ renamed or deleted test cannot leave a control pointing at nothing."""
 from __future__ import annotations
 
 import ast
-import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
+from tests.fakes.securitydoc import DOC, references
+
 ROOT = Path(__file__).resolve().parent.parent
-DOC = ROOT / "docs" / "SECURITY.md"
-# `tests/x.py::name` starts a file; a following `::name` in the same cell continues it.
-REFERENCE = re.compile(r"`(tests/[\w/]+\.py)(?:::(\w+))?`|`::(\w+)`")
-
-
-def references(text: str) -> list[tuple[str, str | None]]:
-    """(test file, test function or None) for every test reference in `text`, in order."""
-    found: list[tuple[str, str | None]] = []
-    current: str | None = None
-    for match in REFERENCE.finditer(text):
-        if match[1]:
-            current = match[1]
-            found.append((current, match[2]))
-        else:
-            assert current is not None, f"`::{match[3]}` names no file before it"
-            found.append((current, match[3]))
-    return found
 
 
 def test_every_test_the_security_doc_names_exists() -> None:
@@ -43,6 +31,36 @@ def test_every_test_the_security_doc_names_exists() -> None:
     assert missing == []
 
 
+def test_pytest_m_hardening_selects_exactly_the_named_tests() -> None:
+    """A file the doc names whole (tests/test_redact.py), one it names test by test
+    (tests/test_secrets.py) and one it does not name (this file)."""
+    files = ["tests/test_redact.py", "tests/test_secrets.py", "tests/test_security_doc.py"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-o",
+            "addopts=",
+            "--collect-only",
+            "-q",
+            "-m",
+            "hardening",
+            *files,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    selected = {line.split("[")[0] for line in done.stdout.splitlines() if "::" in line}
+    named = references(DOC.read_text(encoding="utf-8"))
+    assert any(s.startswith("tests/test_redact.py::") for s in selected), done.stdout
+    secrets = {s for s in selected if s.startswith("tests/test_secrets.py::")}
+    assert secrets == {f"{f}::{n}" for f, n in named if f == "tests/test_secrets.py" and n}
+    assert not any(s.startswith("tests/test_security_doc.py") for s in selected)
+
+
 def test_a_continued_reference_belongs_to_the_file_before_it() -> None:
     text = "`tests/a.py::one`, `::two` and `tests/b.py`, `::three`"
     assert references(text) == [
@@ -51,3 +69,5 @@ def test_a_continued_reference_belongs_to_the_file_before_it() -> None:
         ("tests/b.py", None),
         ("tests/b.py", "three"),
     ]
+    with pytest.raises(ValueError, match="names no file"):
+        references("`::orphan`")
