@@ -84,7 +84,8 @@ def publish(
     except git.GitError as exc:
         if not plan.push_branch:
             raise
-        why = f"pushing to `{plan.push_branch}` failed ({str(exc).splitlines()[0]})"
+        hint = str(exc).splitlines()[0].split(": ", 1)[-1].rstrip(".")  # checkout.push's hint
+        why = f"pushing to `{plan.push_branch}` failed ({hint})"
         plan, data = _rescue(ctx, plan, data, state.start_sha, why)
     data = address_threads(ctx, event, data, result, talk.left_out, base)
     data = _write_github(ctx, plan, data, result, talk)
