@@ -447,6 +447,41 @@ def test_a_review_on_a_green_pull_request_is_addressed_pushed_replied_and_resolv
     assert github_server.unmatched == []
 
 
+def test_after_a_replay_a_thread_on_a_file_only_the_human_changed_stays_open(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "add lib")
+    github_server.repo(REPOSITORY).permissions["alice"] = "write"
+    on_app = github_server.add_thread(REPOSITORY, 2, "app.py", "Say hello.", author="alice")
+    on_lib = github_server.add_thread(REPOSITORY, 2, "lib.py", "Call it ONE.", author="alice")
+    model_server.enqueue(  # edits app.py, claims both threads
+        tool_call("replace_in_file", path="app.py", old="print('hi')", new="print('hello')"),
+        tool_call("finish", summary="greet with hello", resolved_thread_ids=[on_app, on_lib]),
+        tool_call("submit_review", findings=[]),
+    )
+    ws = sandbox.workspace("changes", merge_into="main")
+    human = sandbox.commit("changes", {"lib.py": "ONE = 1\n"}, "a human renames X")
+    event = sandbox.pull_request_event("changes", sha)
+    env = with_model(
+        sandbox.env("pull_request", event, ws, model_inputs(model_server, "python app.py"))
+    )
+    run = sandbox.run(env)
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert (
+        pushed == run.outputs["commit-sha"]
+        and git(sandbox.origin, "rev-parse", f"{pushed}^") == human
+    )
+    assert git(sandbox.origin, "show", f"{pushed}:lib.py") == "ONE = 1"
+    # lib.py changed between the run's start and the pushed commit, but only by the human.
+    assert github_server.review_thread(on_lib)["isResolved"] is False
+    thread = github_server.review_thread(on_app)
+    assert thread["isResolved"] and str(pushed)[:12] in thread["comments"][1]["body"]
+    assert "the fix was replayed onto it and the check passed again" in run.summary
+    assert github_server.unmatched == []
+
+
 def test_a_review_by_someone_with_read_access_is_refused_without_side_effects(
     sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
 ) -> None:
