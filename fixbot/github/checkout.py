@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fixbot import git
+from fixbot import git, sandbox
 from fixbot.github.gates import BOT_EMAIL, BOT_LOGIN
 from fixbot.leakscan import refuse_if_leaking
 
@@ -196,7 +196,7 @@ def replay(repo: Path, branch: str, start: str, env: dict[str, str]) -> Replayed
         conflicts = tuple(git.run(repo, "diff", "--name-only", "--diff-filter=U").splitlines())
         if _rebasing(repo):
             git.run(repo, "rebase", "--abort")
-        restore(repo, back)
+        git.run(repo, "checkout", "--quiet", back)
         if conflicts:
             where = ", ".join(f"`{path}`" for path in conflicts)
             return Replayed(
@@ -209,21 +209,31 @@ def replay(repo: Path, branch: str, start: str, env: dict[str, str]) -> Replayed
         return Replayed(tip, back, problem=why)
     sha = git.head_sha(repo)
     if sha == tip:  # every commit was dropped: the branch already holds the same change
-        restore(repo, back)
+        git.run(repo, "checkout", "--quiet", back)
         why = "replaying the fix onto it left nothing to push (the same change is already there)"
         return Replayed(tip, back, problem=why)
     return Replayed(tip, back, sha=sha)
 
 
 def restore(repo: Path, target: str) -> None:
-    """Check out `target` (fixbot's branch or verified sha) again after a replay that is not
-    pushed; what the re-check wrote into tracked files of the replayed tree is discarded."""
+    """Check out `target` (`Replayed.back`) again after a replay that is not pushed; what the
+    re-check wrote into tracked files of the replayed tree is discarded (`--force`)."""
     git.run(repo, "checkout", "--quiet", "--force", target)
 
 
 def adopt(repo: Path, branch: str) -> None:
     """Point the local `branch` at the replayed HEAD (pushed) and check it out."""
     git.run(repo, "checkout", "--quiet", "-B", branch)
+
+
+def give_back(repo: Path, owner: os.stat_result) -> None:
+    """As root, give every file of the work tree (`.git` and the state folder too) back to
+    `owner` (the root folder's owner and group, read before a replay wrote files), as
+    `fixbot.sandbox.confine` does on exit, so the runner's user can clean the workspace up;
+    as any other user, nothing."""
+    if os.geteuid() != 0 or (owner.st_uid, owner.st_gid) == (0, 0):
+        return
+    sandbox.claim(repo, sandbox.Identity(owner.st_uid, owner.st_gid, "owner"), private=())
 
 
 def _is_ancestor(repo: Path, ancestor: str, sha: str) -> bool:

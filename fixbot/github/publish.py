@@ -80,7 +80,11 @@ def publish(
     except checkout.BranchMoved:
         if not plan.push_branch:
             raise
-        plan, data, base = _replay(ctx, settings, plan, data, result)
+        owner = ctx.workspace.stat()  # git writes files as fixbot's user while replaying
+        try:
+            plan, data, base = _replay(ctx, settings, plan, data, result)
+        finally:
+            checkout.give_back(ctx.workspace, owner)
     except git.GitError as exc:
         if not plan.push_branch:
             raise
