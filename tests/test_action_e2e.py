@@ -194,12 +194,14 @@ def test_a_conflicting_push_keeps_the_verified_fix_on_a_new_branch_with_a_pull_r
 def test_a_push_that_breaks_the_replayed_fix_is_not_pushed_and_the_fix_is_rescued(
     sandbox: ActionSandbox, github_server: FakeGitHub
 ) -> None:
-    moved = run_moved(sandbox, {"lib.py": "import sys\n"})  # replays cleanly, fails ruff
+    shape = "ghp_" + "x1" * 18  # a token's shape, printed by the check: redacted in its log
+    moved = run_moved(sandbox, {"lib.py": "import sys\n"}, then=f"echo {shape}")  # fails ruff
 
     assert_rescued(sandbox, github_server, moved)
     assert sandbox.origin_sha("changes") == moved.human
     assert moved.check_runs == 3 and len(moved.rechecks()) == 1
-    assert "F401" in moved.rechecks()[0].read_text(encoding="utf-8")
+    log = moved.rechecks()[0].read_text(encoding="utf-8")
+    assert "F401" in log and "lib.py" in log and shape not in log and "[REDACTED]" in log
     assert "the check failed after the replay (exit 1)" in moved.run.summary
 
 
