@@ -20,10 +20,11 @@ from fixbot.errors import ConfigError, Interrupted
 from fixbot.executor import Run
 from fixbot.lock import run_lock
 from fixbot.models import (
+    CheckResult,
     Outcome,
     ReviewThread,
 )
-from fixbot.outcome import best_snapshot
+from fixbot.outcome import best_snapshot, report_file
 from fixbot.preflight import preflight
 from fixbot.progress import Progress
 from fixbot.redact import Redactor
@@ -40,8 +41,10 @@ __all__ = [
     "build_agents",
     "check_environment",
     "prepare_state",
+    "recheck",
     "run",
 ]
+RECHECK_LOG = "recheck.log"
 
 
 def run(
@@ -138,6 +141,36 @@ def _run_locked(
             first=first_failure,
         )
         return _drive(this, progress)
+
+
+def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str) -> CheckResult:
+    """Run the check once more in `repo` (the check's folder, as for `run`), confined as a run
+    confines it: the same unprivileged user (`fixbot.sandbox`), the environment without secrets
+    (`check_environment(env)`), the redactor, `settings.timeout` seconds and `inputs-file`.
+
+    For a fix replayed onto a branch that moved (the Action's publish step). Its log is
+    `<state dir>/runs/<run_id>/recheck.log`, redacted. Raises `ConfigError` when another run
+    holds the repository's lock, the inputs file is gone or the command replaced `.git`, and
+    OSError when the command cannot start (a missing folder).
+    """
+    top = git.toplevel(repo)
+    if top is None:
+        raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
+    root, workdir = top.resolve(), repo.resolve()
+    state_dir = root / settings.state_dir
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid())
+    with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
+        launcher = Launcher(
+            root,
+            check_environment(env),
+            who,
+            Redactor.from_env(env).redact,
+            settings.max_log_bytes,
+            sandbox.private_names(settings.state_dir),
+        )
+        log = report_file(state_dir, run_id).parent / RECHECK_LOG
+        stdin = inputs_path(settings, workdir)
+        return launcher.run(settings.check, workdir, log, settings.timeout, stdin_path=stdin)
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -77,23 +78,161 @@ def test_pull_request_fix_is_pushed_and_the_comment_edited_on_the_next_run(
     assert github_server.unmatched == []
 
 
-def test_a_rejected_push_keeps_the_fix_on_a_new_branch_with_a_pull_request(
+BROKEN = {"app.py": "import os\nprint('hi')\n"}  # ruff's fix removes the first line
+RESCUE = "fixbot/changes-77"
+# Run by the check on its third run (the re-check after the replay): a human pushes again.
+PUSH_AGAIN = """import pathlib, subprocess, sys
+seed, counter = sys.argv[1], pathlib.Path(sys.argv[2])
+if len(counter.read_text()) == 3:
+    pathlib.Path(seed, "later.txt").write_text("pushed during the re-check\\n")
+    git = ["git", "-C", seed, "-c", "user.name=Human", "-c", "user.email=human@example.com"]
+    subprocess.run([*git, "add", "later.txt"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "pushed again"], check=True)
+    subprocess.run([*git, "push", "-q", "origin", "HEAD:refs/heads/changes"], check=True)
+"""
+
+
+@dataclass
+class Moved:
+    """A run whose push met a branch a human moved: the run, the PR's head sha before it, the
+    human's commit, the workspace and the file counting the check's runs (one dot each)."""
+
+    run: ActionRun
+    sha: str
+    human: str | None
+    ws: Path
+    counter: Path
+
+    @property
+    def check_runs(self) -> int:
+        return len(self.counter.read_text(encoding="utf-8"))
+
+    def rechecks(self) -> list[Path]:
+        return sorted((self.ws / ".fixbot" / "runs").glob("*/recheck.log"))
+
+    def replayed(self) -> bool:
+        """True when fixbot's git rebased in the workspace (HEAD's reflog)."""
+        return "rebase" in git(self.ws, "reflog", "--format=%gs")
+
+
+def run_moved(
+    sandbox: ActionSandbox, human: dict[str, str] | None, then: str = "", refuse: bool = False
+) -> Moved:
+    """A PR whose app.py has an unused import (ruff's fix command fixes it); after actions/checkout
+    cloned the workspace a human pushes `human` (None: nobody) to the branch. The check first
+    counts its run in a file outside the repository (then runs `then`), fails when it can see
+    the token, then runs ruff. `refuse`: origin refuses fixbot's push to the branch."""
+    sha = sandbox.commit("changes", BROKEN, "break it")
+    ws = sandbox.workspace("changes", merge_into="main")
+    moved = sandbox.commit("changes", human, "someone pushed") if human else None
+    if refuse:
+        sandbox.refuse_pushes("changes")
+    counter = sandbox.root / "check-runs"
+    count = f"python -c \"open(r'{counter}', 'a').write('.')\""
+    check = " && ".join(x for x in (count, then, NO_TOKEN, RUFF["check-command"]) if x)
+    event = sandbox.pull_request_event("changes", sha)
+    run = sandbox.run(sandbox.env("pull_request", event, ws, {**RUFF, "check-command": check}))
+    return Moved(run, sha, moved, ws, counter)
+
+
+def assert_rescued(sandbox: ActionSandbox, github_server: FakeGitHub, moved: Moved) -> None:
+    """The verified fix (and nothing else) is on `RESCUE` with a pull request into the branch,
+    the branch is the human's, the workspace is back on the verified commit."""
+    run = moved.run
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    verified = run.outputs["commit-sha"]
+    assert sandbox.origin_sha(RESCUE) == verified
+    assert git(sandbox.origin, "rev-parse", f"{verified}^") == moved.sha  # not replayed
+    pulls = github_server.repo(REPOSITORY).pulls
+    assert [(p["head"]["ref"], p["base"]["ref"]) for p in pulls] == [(RESCUE, "changes")]
+    assert run.outputs["pr-url"] == pulls[0]["html_url"]
+    assert git(moved.ws, "rev-parse", "--abbrev-ref", "HEAD") == "changes"
+    assert git(moved.ws, "rev-parse", "HEAD") == verified
+    assert git(moved.ws, "status", "--porcelain", "--untracked-files=no") == ""
+    assert "nothing is lost" in run.summary
+
+
+def test_a_branch_moved_by_an_unrelated_push_gets_the_fix_replayed_checked_and_pushed(
     sandbox: ActionSandbox, github_server: FakeGitHub
 ) -> None:
-    sha = sandbox.commit("changes", {"app.py": "import os\nprint('hi')\n"}, "break it")
-    ws = sandbox.workspace("changes", merge_into="main")
-    moved = sandbox.commit("changes", {"notes.txt": "pushed meanwhile\n"}, "someone pushed")
-    run = sandbox.run(
-        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, RUFF)
-    )
+    moved = run_moved(sandbox, {"notes.txt": "pushed meanwhile\n"})
+    run = moved.run
 
-    assert run.code == 0, run.stdout + run.stderr
-    assert sandbox.origin_sha("changes") == moved  # the branch that moved is left alone
-    rescue = "fixbot/changes-77"
-    assert sandbox.origin_sha(rescue) == run.outputs["commit-sha"]
-    pulls = github_server.repo(REPOSITORY).pulls
-    assert [(p["head"]["ref"], p["base"]["ref"]) for p in pulls] == [(rescue, "changes")]
-    assert "nothing is lost" in run.summary
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert pushed == run.outputs["commit-sha"] and pushed not in (moved.sha, moved.human)
+    assert git(sandbox.origin, "rev-parse", f"{pushed}^") == moved.human  # a fast-forward
+    assert git(sandbox.origin, "show", f"{pushed}:app.py") == "print('hi')"  # the fix
+    assert git(sandbox.origin, "show", f"{pushed}:notes.txt") == "pushed meanwhile"
+    assert git(sandbox.origin, "diff", "--name-only", str(moved.human), str(pushed)) == "app.py"
+    assert sandbox.origin_sha(RESCUE) is None
+    assert github_server.repo(REPOSITORY).pulls == []
+    # The check ran again on the replayed tree (initial, after the fix, re-check), without the
+    # token in its environment (NO_TOKEN would fail it), its log in the run's folder.
+    assert moved.check_runs == 3 and len(moved.rechecks()) == 1
+    assert git(moved.ws, "rev-parse", "changes") == pushed == git(moved.ws, "rev-parse", "HEAD")
+    note = (
+        f"`changes` moved while fixbot ran (to {str(moved.human)[:7]}); the fix was replayed "
+        "onto it and the check passed again"
+    )
+    comment = github_server.repo(REPOSITORY).comments[0]["body"]
+    assert note in run.summary and note in comment and pushed in comment
+    assert "nothing is lost" not in run.summary
+
+
+def test_a_conflicting_push_keeps_the_verified_fix_on_a_new_branch_with_a_pull_request(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    moved = run_moved(sandbox, {"app.py": "import os, sys\nprint('hi')\n"})
+
+    assert_rescued(sandbox, github_server, moved)
+    assert sandbox.origin_sha("changes") == moved.human  # the branch that moved is left alone
+    assert moved.replayed() and moved.rechecks() == [] and moved.check_runs == 2
+    assert "replaying the fix onto it conflicted in `app.py`" in moved.run.summary
+
+
+def test_a_push_that_breaks_the_replayed_fix_is_not_pushed_and_the_fix_is_rescued(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    shape = "ghp_" + "x1" * 18  # a token's shape, printed by the check: redacted in its log
+    moved = run_moved(sandbox, {"lib.py": "import sys\n"}, then=f"echo {shape}")  # fails ruff
+
+    assert_rescued(sandbox, github_server, moved)
+    assert sandbox.origin_sha("changes") == moved.human
+    assert moved.check_runs == 3 and len(moved.rechecks()) == 1
+    log = moved.rechecks()[0].read_text(encoding="utf-8")
+    assert "F401" in log and "lib.py" in log and shape not in log and "[REDACTED]" in log
+    assert "the check failed after the replay (exit 1)" in moved.run.summary
+
+
+def test_a_branch_moved_again_during_the_re_check_gets_the_rescue(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    script = sandbox.root / "push_again.py"
+    script.write_text(PUSH_AGAIN, encoding="utf-8")
+    counter = sandbox.root / "check-runs"
+    then = f"python {script} {sandbox.seed} {counter}"
+    moved = run_moved(sandbox, {"notes.txt": "pushed meanwhile\n"}, then=then)
+
+    assert_rescued(sandbox, github_server, moved)
+    again = sandbox.origin_sha("changes")
+    assert again not in (moved.human, moved.run.outputs["commit-sha"])
+    assert git(sandbox.origin, "log", "-1", "--format=%s", str(again)) == "pushed again"
+    assert moved.check_runs == 3
+    assert "the check passed after the replay, but `changes` moved again" in moved.run.summary
+
+
+def test_a_refused_push_goes_to_the_rescue_without_a_replay(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    moved = run_moved(sandbox, None, refuse=True)
+
+    assert_rescued(sandbox, github_server, moved)
+    assert sandbox.origin_sha("changes") == moved.sha
+    assert not moved.replayed() and moved.rechecks() == [] and moved.check_runs == 2
+    assert "pushing to `changes` failed" in moved.run.summary
+    assert "`permissions: contents: write`" in moved.run.summary
+    assert "moved while fixbot ran" not in moved.run.summary
 
 
 def test_push_event_opens_a_pull_request_from_a_new_branch(
@@ -307,6 +446,41 @@ def test_a_review_on_a_green_pull_request_is_addressed_pushed_replied_and_resolv
     assert 'source="check output"' not in first_prompt  # the check passed: no empty block
     thread = github_server.review_thread(tid)
     assert thread["isResolved"] and str(pushed)[:12] in thread["comments"][1]["body"]
+    assert github_server.unmatched == []
+
+
+def test_after_a_replay_a_thread_on_a_file_only_the_human_changed_stays_open(
+    sandbox: ActionSandbox, github_server: FakeGitHub, model_server: FakeModelServer
+) -> None:
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "add lib")
+    github_server.repo(REPOSITORY).permissions["alice"] = "write"
+    on_app = github_server.add_thread(REPOSITORY, 2, "app.py", "Say hello.", author="alice")
+    on_lib = github_server.add_thread(REPOSITORY, 2, "lib.py", "Call it ONE.", author="alice")
+    model_server.enqueue(  # edits app.py, claims both threads
+        tool_call("replace_in_file", path="app.py", old="print('hi')", new="print('hello')"),
+        tool_call("finish", summary="greet with hello", resolved_thread_ids=[on_app, on_lib]),
+        tool_call("submit_review", findings=[]),
+    )
+    ws = sandbox.workspace("changes", merge_into="main")
+    human = sandbox.commit("changes", {"lib.py": "ONE = 1\n"}, "a human renames X")
+    event = sandbox.pull_request_event("changes", sha)
+    env = with_model(
+        sandbox.env("pull_request", event, ws, model_inputs(model_server, "python app.py"))
+    )
+    run = sandbox.run(env)
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert (
+        pushed == run.outputs["commit-sha"]
+        and git(sandbox.origin, "rev-parse", f"{pushed}^") == human
+    )
+    assert git(sandbox.origin, "show", f"{pushed}:lib.py") == "ONE = 1"
+    # lib.py changed between the run's start and the pushed commit, but only by the human.
+    assert github_server.review_thread(on_lib)["isResolved"] is False
+    thread = github_server.review_thread(on_app)
+    assert thread["isResolved"] and str(pushed)[:12] in thread["comments"][1]["body"]
+    assert "the fix was replayed onto it and the check passed again" in run.summary
     assert github_server.unmatched == []
 
 

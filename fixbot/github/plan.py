@@ -7,6 +7,11 @@ draft pull request holding the best attempt, or, with nothing worth keeping, put
 the PR's status comment (PR events) or in one `fixbot` issue per branch (other events). A fork
 PR only ever gets a comment (with the patch). A run that ended in error (a failed set-up) pushes
 nothing and says why in the status comment.
+
+When the push to the branch is rejected because a human pushed meanwhile (issue 11), the fix is
+replayed onto the new tip and pushed only if the check passes again there; a refused push, a
+conflicting replay, a check failing after the replay or a branch that moved again gets the
+rescue (`rescue_plan`): the verified commits on a new branch with a pull request.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from fixbot.models import OutcomeKind
 from fixbot.settings import OnEscalation, OnSuccess
 
 LABEL = "fixbot"
+SHORT_SHA = 7  # characters of a sha in a note (git's default abbreviation)
 
 
 class Source(StrEnum):
@@ -158,4 +164,23 @@ def rescue_plan(plan: Plan, run_id: str) -> Plan:
             "new_branch": head,
             "pull_request": PullRequestPlan(base=branch, head=head),
         }
+    )
+
+
+def moved_note(branch: str, tip: str, why: str | None) -> str:
+    """The note for a push rejected because `branch` moved to `tip` while fixbot ran: the fix
+    was replayed and pushed (`why` None), or `why` it was not (then `rescue_note` follows)."""
+    moved = f"`{branch}` moved while fixbot ran (to {tip[:SHORT_SHA]})"
+    if why is None:
+        return f"{moved}; the fix was replayed onto it and the check passed again"
+    return f"{moved}; {why}"
+
+
+def rescue_note(plan: Plan, why: str) -> str:
+    """The note for the rescue `plan` (see `rescue_plan`): `why` the push to the branch did not
+    land, and where the verified fix went."""
+    base = plan.pull_request.base if plan.pull_request else ""
+    return (
+        f"{why}: the verified fix went to `{plan.new_branch}` with a pull request into "
+        f"`{base}` instead, so nothing is lost"
     )

@@ -1,6 +1,8 @@
 """Publishing a finished run: one plan (pure, `fixbot.github.plan`) carried out here.
 
-Pushes the fix (or the best attempt), rescues a rejected push onto a new branch, replies in and
+Pushes the fix (or the best attempt); when the branch moved while fixbot ran, replays the fix
+onto its new tip, runs the check again (`fixbot.engine.recheck`) and pushes that; rescues a
+refused push (or a replay that conflicts or fails the check) onto a new branch; replies in and
 resolves the review threads the intersection rule allows (batched GraphQL mutations), opens the
 pull request or escalation issue, and writes the status comment with the run history.
 """
@@ -10,12 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot import git
+from fixbot import engine, git
 from fixbot.eventlog import LOG_FILE, EventLog
 from fixbot.github import checkout, memory, render, threads
 from fixbot.github.context import Context, Finished
 from fixbot.github.event import Event
-from fixbot.github.plan import Plan, PlanInput, Source, make_plan, rescue_plan
+from fixbot.github.plan import (
+    Plan,
+    PlanInput,
+    Source,
+    make_plan,
+    moved_note,
+    rescue_note,
+    rescue_plan,
+)
 from fixbot.github.threads import LeftOut
 from fixbot.leakscan import known_secrets
 from fixbot.models import Outcome, OutcomeKind, ReviewThread
@@ -64,21 +74,24 @@ def publish(
         patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
         links=render.Links(run_url=ctx.run_url),
     )
+    base = state.start_sha  # where fixbot's own commits start in what was pushed
     try:
         data = _push(ctx, plan, data, state.best_snapshot, state.start_sha)
+    except checkout.BranchMoved:
+        if not plan.push_branch:
+            raise
+        owner = ctx.workspace.stat()  # git writes files as fixbot's user while replaying
+        try:
+            plan, data, base = _replay(ctx, settings, plan, data, result)
+        finally:
+            checkout.give_back(ctx.workspace, owner)
     except git.GitError as exc:
         if not plan.push_branch:
             raise
-        plan = rescue_plan(plan, ctx.run_id)
-        note = (
-            f"pushing to `{plan.pull_request.base if plan.pull_request else ''}` failed "
-            f"({str(exc).splitlines()[0]}); the verified fix went to `{plan.new_branch}` "
-            "with a pull request instead, so nothing is lost"
-        )
-        ctx.notes.append(note)
-        retried = data.model_copy(update={"notes": [*data.notes, note]})
-        data = _push(ctx, plan, retried, None, state.start_sha)
-    data = address_threads(ctx, event, data, result, talk.left_out)
+        hint = str(exc).splitlines()[0].split(": ", 1)[-1].rstrip(".")  # checkout.push's hint
+        why = f"pushing to `{plan.push_branch}` failed ({hint})"
+        plan, data = _rescue(ctx, plan, data, state.start_sha, why)
+    data = address_threads(ctx, event, data, result, talk.left_out, base)
     data = _write_github(ctx, plan, data, result, talk)
     if outcome.report_path:  # the run's event log is in the state folder
         log = EventLog(state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id)
@@ -92,9 +105,15 @@ def address_threads(
     data: render.Report,
     result: Finished,
     left_out: list[LeftOut],
+    base: str | None = None,
 ) -> render.Report:
     """Reply in and resolve the threads the intersection rule allows, once the fix is pushed
-    to the pull request's own branch; record every thread's fate in `data.threads`."""
+    to the pull request's own branch; record every thread's fate in `data.threads`.
+
+    The files fixbot touched are those changed from `base` (the run's start sha by default;
+    the branch's new tip when the fix was replayed onto it, so a human's files never count) to
+    the pushed commit.
+    """
     given = result.threads
     if not given:
         if left_out:
@@ -104,7 +123,7 @@ def address_threads(
     if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
         note = "no fix was pushed to this pull request's branch, so no thread was resolved"
         return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
-    touched = git.changed_files(ctx.workspace, result.state.start_sha, sha)
+    touched = git.changed_files(ctx.workspace, base or result.state.start_sha, sha)
     targets = threads.resolvable(given, result.state.attempts, touched)
     done, why = resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
     return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
@@ -138,14 +157,109 @@ def _secrets(ctx: Context) -> dict[str, str]:
     return known_secrets(ctx.env, github_token=ctx.inputs.token)
 
 
+def _rescue(
+    ctx: Context, plan: Plan, data: render.Report, start: str, why: str, sha: str | None = None
+) -> tuple[Plan, render.Report]:
+    """Push the verified commits (HEAD, or `sha`) to a new branch with a pull request, noting
+    `why` the push to the branch did not land."""
+    plan = rescue_plan(plan, ctx.run_id)
+    note = rescue_note(plan, why)
+    ctx.notes.append(note)
+    noted = data.model_copy(update={"notes": [*data.notes, note]})
+    return plan, _push(ctx, plan, noted, None, start, sha)
+
+
+def _replay(
+    ctx: Context, settings: Settings, plan: Plan, data: render.Report, result: Finished
+) -> tuple[Plan, render.Report, str]:
+    """The push to `plan.push_branch` was rejected because the branch moved: replay the fix onto
+    its new tip, run the check again and push that; otherwise rescue the verified commits.
+
+    Returns the plan carried out, the report, and where fixbot's own commits start in what was
+    pushed (the new tip, or the run's start sha for the rescue).
+    """
+    branch, start, root = str(plan.push_branch), result.state.start_sha, ctx.workspace
+    verified = git.head_sha(root)
+    try:
+        replayed = checkout.replay(root, branch, start, ctx.git_env)
+    except git.GitError as exc:
+        failed = (
+            f"`{branch}` moved while fixbot ran; fetching it failed ({str(exc).splitlines()[0]})"
+        )
+        return (*_rescue(ctx, plan, data, start, failed, verified), start)
+    why: str | None = replayed.problem or None
+    if replayed.sha is not None:
+        pushed = False
+        try:
+            why = _verify_and_push(ctx, settings, branch, replayed, result.state.run_id)
+            pushed = why is None
+        finally:  # the work tree follows what origin has: the replayed fix, or the verified one
+            if pushed:
+                checkout.adopt(root, branch)
+            else:
+                checkout.restore(root, replayed.back)
+    note = moved_note(branch, replayed.tip, why)
+    if why is not None:
+        return (*_rescue(ctx, plan, data, start, note, verified), start)
+    ctx.notes.append(note)
+    sha = str(replayed.sha)
+    links = data.links.model_copy(
+        update={
+            "commit_url": ctx.commit_url(sha),
+            "branch": branch,
+            "pushed_with_github_token": True,
+        }
+    )
+    outcome = data.outcome.model_copy(update={"commit_sha": sha})
+    update = {"links": links, "outcome": outcome, "notes": [*data.notes, note]}
+    return plan, data.model_copy(update=update), replayed.tip
+
+
+def _verify_and_push(
+    ctx: Context, settings: Settings, branch: str, replayed: checkout.Replayed, run_id: str
+) -> str | None:
+    """Run the check on the replayed tree and push it to `branch` (a fast-forward, the secret
+    scan over the replayed change); return None when pushed, else why not."""
+    sha = str(replayed.sha)
+    workdir = (ctx.workspace / ctx.inputs.working_directory).resolve()
+    try:
+        check = engine.recheck(settings, workdir, ctx.env, run_id)
+    except OSError as exc:
+        return f"the fix was replayed onto it, but the check could not run again ({exc})"
+    if not check.passed:
+        how = (
+            f"timed out after {settings.timeout:g} s"
+            if check.timed_out
+            else f"exit {check.exit_code}"
+        )
+        return f"the fix was replayed onto it, but the check failed after the replay ({how})"
+    try:
+        checkout.push(
+            ctx.workspace, sha, branch, ctx.git_env, base=replayed.tip, secrets=_secrets(ctx)
+        )
+    except checkout.BranchMoved:
+        return f"the check passed after the replay, but `{branch}` moved again before the push"
+    except git.GitError as exc:
+        return (
+            f"the check passed after the replay, but the push failed ({str(exc).splitlines()[0]})"
+        )
+    return None
+
+
 def _push(
-    ctx: Context, plan: Plan, data: render.Report, snapshot: str | None, start: str
+    ctx: Context,
+    plan: Plan,
+    data: render.Report,
+    snapshot: str | None,
+    start: str,
+    head: str | None = None,
 ) -> render.Report:
-    """Push the fix (or the best attempt) after scanning `start..sha` for secrets."""
+    """Push the fix (HEAD, or `head`) or the best attempt (`snapshot`) after scanning
+    `start..sha` for secrets."""
     branch = plan.push_branch or plan.new_branch
     if not branch or not plan.source:
         return data
-    sha = snapshot if plan.source is Source.SNAPSHOT else git.head_sha(ctx.workspace)
+    sha = snapshot if plan.source is Source.SNAPSHOT else head or git.head_sha(ctx.workspace)
     checkout.push(ctx.workspace, str(sha), branch, ctx.git_env, base=start, secrets=_secrets(ctx))
     links = data.links.model_copy(
         update={

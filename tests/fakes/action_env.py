@@ -87,6 +87,22 @@ class ActionSandbox:
         git(self.seed, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
         return git(self.seed, "rev-parse", "HEAD")
 
+    def refuse_pushes(self, branch: str) -> None:
+        """Make origin refuse every push to `branch` the way a protected branch or a token
+        without `contents: write` does: a `pre-receive` hook declines it (`[remote rejected]`),
+        which is not a non-fast-forward rejection."""
+        hook = self.origin / "hooks" / "pre-receive"
+        hook.write_text(
+            "#!/bin/sh\n"
+            "while read old new ref; do\n"
+            f'  if [ "$ref" = refs/heads/{branch} ]; then\n'
+            '    echo "Permission to push to this branch denied" >&2; exit 1\n'
+            "  fi\n"
+            "done\n",
+            encoding="utf-8",
+        )
+        hook.chmod(0o755)
+
     def origin_sha(self, branch: str) -> str | None:
         """The sha of `branch` in origin, or None."""
         out = git(self.origin, "for-each-ref", "--format=%(objectname)", f"refs/heads/{branch}")
