@@ -5,7 +5,10 @@ file. Before fixbot pushes a commit (or posts a patch), the lines the diff adds 
 the value of every secret fixbot knows, in the forms a program would write it — plain,
 reversed, base64 (standard and URL-safe, at every byte alignment, so a value inside a longer
 base64 string is found too), hex (either case) and URL-encoded — and for token-shaped strings
-(`fixbot.redact.TOKEN_SHAPES`). Any finding refuses the push (`LeakRefused`).
+(`fixbot.redact.TOKEN_SHAPES`). Encoders wrap long output (`base64` and MIME at 76 columns, PEM
+at 64, hex dumps), so each run of consecutive added lines of a file is also searched joined,
+without its line breaks and indentation (form "... wrapped"). Any finding refuses the push
+(`LeakRefused`).
 """
 
 from __future__ import annotations
@@ -87,10 +90,29 @@ def added_lines(diff: str) -> Iterable[tuple[str, str]]:
             yield path, line[1:]
 
 
+def added_runs(diff: str) -> Iterable[tuple[str, str]]:
+    """(path, text) of every run of two or more consecutive lines `diff` adds to one file that
+    are one word each (wrapped encodings have no inner spaces), joined without line breaks and
+    the whitespace around each line."""
+    path, run = "?", []
+    for line in [*diff.splitlines(), ""]:
+        word = line[1:].strip()
+        if line.startswith("+") and not line.startswith("+++ ") and len(word.split()) == 1:
+            run.append(word)
+            continue
+        if len(run) > 1:
+            yield path, "".join(run)
+        run = []
+        if line.startswith("+++ "):
+            name = line[4:]
+            path = name[2:] if name.startswith("b/") else name
+
+
 def scan(diff: str, secrets: Mapping[str, str]) -> list[Leak]:
     """The leaks in the lines `diff` adds: `secrets` maps a name to a value (values shorter than
-    8 characters are skipped); token shapes are found without a value. One Leak per
-    (name, form, path)."""
+    8 characters are skipped); token shapes are found without a value. Each run of consecutive
+    added lines is searched again joined (see `added_runs`); what only the joined text shows is
+    reported with its form followed by " wrapped". One Leak per (name, form, path)."""
     searches = [
         (name, _form_label(form), text)
         for name, value in secrets.items()
@@ -99,12 +121,23 @@ def scan(diff: str, secrets: Mapping[str, str]) -> list[Leak]:
     ]
     shapes = re.compile("|".join(TOKEN_SHAPES))
     leaks: dict[tuple[str, str, str], Leak] = {}
+    seen: set[tuple[str, str]] = set()  # (name, path) found on one line
+
+    def search(path: str, text: str, wrapped: bool) -> None:
+        for name, form, needle in searches:
+            if needle in text and not (wrapped and (name, path) in seen):
+                label = f"{form} wrapped" if wrapped else form
+                leaks.setdefault((name, label, path), Leak(name, label, path))
+                seen.add((name, path))
+        shape = "a token-shaped string"
+        if shapes.search(text) and not (wrapped and (shape, path) in seen):
+            leaks.setdefault((shape, "", path), Leak("a token", "shape", path))
+            seen.add((shape, path))
+
     for path, line in added_lines(diff):
-        for name, form, text in searches:
-            if text in line:
-                leaks.setdefault((name, form, path), Leak(name, form, path))
-        if shapes.search(line):
-            leaks.setdefault(("a token-shaped string", "", path), Leak("a token", "shape", path))
+        search(path, line, wrapped=False)
+    for path, joined in added_runs(diff):
+        search(path, joined, wrapped=True)
     return list(leaks.values())
 
 

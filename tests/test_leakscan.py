@@ -4,6 +4,7 @@ in the message (pure), and the Action refusing a push that carries one (end to e
 from __future__ import annotations
 
 import base64
+import textwrap
 from pathlib import Path
 from urllib.parse import quote
 
@@ -44,6 +45,41 @@ def test_only_added_lines_count_and_short_values_are_skipped() -> None:
     assert scan(removed, {"DB_PASSWORD": SECRET}) == []
     assert scan(diff_adding("f", "abc"), {"PIN": "abc"}) == []
     assert scan(diff_adding("f", "nothing to see"), {"DB_PASSWORD": SECRET}) == []
+
+
+def diff_adding_lines(path: str, lines: list[str]) -> str:
+    body = "".join(f"+{line}\n" for line in lines)
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -0,0 +1 @@\n{body}"
+
+
+LONG = "deploy-" + "k3y" * 30  # long enough that its encodings wrap
+
+
+@pytest.mark.parametrize(
+    ("lines", "form"),
+    [  # `base64` and MIME wrap at 76 columns, PEM at 64, a YAML block indents, hex dumps wrap
+        (base64.encodebytes(b"token=" + LONG.encode()).decode().splitlines(), "base64"),
+        (textwrap.wrap(base64.b64encode(LONG.encode()).decode(), 64), "base64"),
+        (["  " + x for x in textwrap.wrap(base64.b64encode(LONG.encode()).decode(), 60)], "base64"),
+        (textwrap.wrap(LONG.encode().hex(), 32), "hex"),
+    ],
+)
+def test_a_secret_wrapped_over_several_lines_is_found(lines: list[str], form: str) -> None:
+    assert len(lines) > 1 and not scan(diff_adding("x", lines[0]), {"DEPLOY_KEY": LONG})
+    leaks = scan(diff_adding_lines("blob.txt", lines), {"DEPLOY_KEY": LONG})
+    assert [leak.describe() for leak in leaks] == [f"DEPLOY_KEY ({form} wrapped) in blob.txt"]
+
+
+def test_only_consecutive_one_word_lines_of_one_file_are_joined() -> None:
+    half = len(LONG) // 2
+    split_by_prose = [LONG[:half], "a line of prose", LONG[half:]]
+    assert scan(diff_adding_lines("a.txt", split_by_prose), {"DEPLOY_KEY": LONG}) == []
+    two_files = diff_adding_lines("a.txt", ["x", LONG[:half]]) + diff_adding_lines(
+        "b.txt", [LONG[half:], "y"]
+    )
+    assert scan(two_files, {"DEPLOY_KEY": LONG}) == []
+    one_line = scan(diff_adding_lines("c.txt", [LONG, "next"]), {"DEPLOY_KEY": LONG})
+    assert [leak.describe() for leak in one_line] == ["DEPLOY_KEY (plain) in c.txt"]
 
 
 def test_token_shapes_are_found_without_knowing_the_value() -> None:
