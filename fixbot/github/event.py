@@ -151,10 +151,36 @@ def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -
     `env` supplies `GITHUB_REPOSITORY`, `GITHUB_REF` and `GITHUB_SHA` where the payload has
     none (schedule). Raises `ConfigError` when the payload lacks what the event must carry.
     """
+    try:
+        event = _parse(name, payload, env)
+        # `model_copy` does not validate: check every field the payload filled in once more
+        return Event.model_validate(dict(event))
+    except KeyError as exc:
+        raise ConfigError(
+            [f"the {name} event payload lacks {_short(exc)}; is GITHUB_EVENT_PATH right?"]
+        ) from exc
+    except (TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        raise ConfigError(
+            [
+                f"the {name} event payload is not shaped as GitHub sends it "
+                f"({type(exc).__name__}: {_short(exc)}); is GITHUB_EVENT_PATH right?"
+            ]
+        ) from exc
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    """`exc`'s message cut to `limit` characters (a hostile payload may be large)."""
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _parse(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
     repo_raw = payload.get("repository") or {}
     repository = str(repo_raw.get("full_name") or env.get("GITHUB_REPOSITORY", ""))
     if not repository:
         raise ConfigError(["no repository in the event payload or GITHUB_REPOSITORY"])
+    if len(repository.split("/")) != 2 or not all(repository.split("/")):
+        raise ValueError(f"the repository {repository[:200]!r} is not `owner/name`")
     base = Event(
         name=name,
         action=payload.get("action"),
@@ -164,12 +190,7 @@ def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -
         sha=payload.get("after") or env.get("GITHUB_SHA") or None,
         head_repo=repository,
     )
-    try:
-        return _specialize(base, payload, repository)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(
-            [f"the {name} event payload lacks {exc}; is GITHUB_EVENT_PATH right?"]
-        ) from exc
+    return _specialize(base, payload, repository)
 
 
 def _actor(user: Mapping[str, Any] | None) -> Actor:
@@ -243,9 +264,9 @@ def load_event(env: Mapping[str, str]) -> Event:
         )
     try:
         payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8 or JSON
         raise ConfigError(
-            [f"GITHUB_EVENT_PATH {path}: cannot read the event payload ({exc})"]
+            [f"GITHUB_EVENT_PATH {path}: cannot read the event payload ({_short(exc)})"]
         ) from exc
     if not isinstance(payload, dict):
         raise ConfigError([f"GITHUB_EVENT_PATH {path}: the payload is not a JSON object"])
