@@ -33,7 +33,7 @@ from urllib3 import Retry
 
 from fixbot.errors import GitHubError
 from fixbot.github import batch
-from fixbot.github.rest import default_retry, explain_status, message_of
+from fixbot.github.rest import default_retry, explain_request, explain_status, message_of
 from fixbot.github.threads import ThreadNode, in_scope
 from fixbot.models import ReviewThread
 
@@ -105,25 +105,21 @@ def mapped(action: str, permission: str, url: str) -> Iterator[None]:
     """Raise `GitHubError` for any gql or connection error inside."""
     try:
         yield
-    except TransportConnectionFailed as exc:
-        if isinstance(exc.__cause__, GithubException):  # a 403 the retry policy read and refused
-            cause = exc.__cause__
-            raise GitHubError(
-                explain_status(cause.status, message_of(cause), action, permission)
-            ) from exc
-        raise GitHubError(_unreachable(url, action, exc)) from exc
+    except TransportConnectionFailed as exc:  # gql wraps whatever the session raised
+        cause = exc.__cause__
+        if isinstance(cause, GithubException):  # a 403 the retry policy read: no rate limit
+            message = explain_status(cause.status, message_of(cause), action, permission)
+        elif isinstance(cause, requests.RequestException):
+            message = explain_request(cause, action, permission, f"GITHUB_GRAPHQL_URL ({url})")
+        else:
+            message = f"could not reach GitHub's GraphQL API at {url} to {action} ({exc})"
+        raise GitHubError(message) from exc
     except requests.RequestException as exc:
-        raise GitHubError(_unreachable(url, action, exc)) from exc
+        raise GitHubError(
+            explain_request(exc, action, permission, f"GITHUB_GRAPHQL_URL ({url})")
+        ) from exc
     except TransportError as exc:
         raise GitHubError(explain(exc, action, permission)) from exc
-
-
-def _unreachable(url: str, action: str, exc: Exception) -> str:
-    return (
-        f"could not reach GitHub's GraphQL API at {url} to {action} ({exc}): "
-        "check GITHUB_GRAPHQL_URL, the network and https://www.githubstatus.com, "
-        "then re-run the job"
-    )
 
 
 class _Transport(RequestsHTTPTransport):  # type: ignore[misc]

@@ -18,6 +18,7 @@ GET /repos/{owner}/{repo}/actions/runs/{run_id}.
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ ISSUES = "issues: write"
 READ_PULLS = "pull-requests: read"
 ACTIONS = "actions: read"
 REACTIONS = ("eyes", "rocket", "confused")
+RETRIES_SPENT = re.compile(r"too many (\d{3}) error responses")  # urllib3's ResponseError
 CREATE_PR_SETTING = (
     'enable "Allow GitHub Actions to create and approve pull requests" under the repository\'s '
     "(or organization's) Settings > Actions > General > Workflow permissions, or pass a GitHub "
@@ -54,9 +56,8 @@ def default_retry(
 
     Waits `backoff_factor * 2**n` seconds, or `Retry-After`, or until `x-ratelimit-reset`
     (capped at 600 s); secondary limits without `Retry-After` wait `secondary_rate_wait` s.
-    Once the retries are spent the last answer is returned (`raise_on_status` off), so the
-    caller sees GitHub's own status and message (a rate limit, a 502) instead of urllib3's
-    "too many error responses".
+    Once the retries are spent requests raises `RetryError` ("too many 403 error
+    responses"): `mapped` turns it into a `GitHubError` (see `explain_request`).
     """
     return GithubRetry(
         total=total,
@@ -65,7 +66,6 @@ def default_retry(
         max_rate_limit_wait=600,
         status_forcelist=[429, *range(500, 600)],
         allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
-        raise_on_status=False,
     )
 
 
@@ -87,9 +87,8 @@ def explain_status(status: int | None, message: str, action: str, permission: st
         )
     if is_rate_limit(status, message):
         return (
-            f"GitHub's rate limit stopped fixbot from trying to {action} ({status}: {message}); "
-            "it did not lift while fixbot retried: re-run the job later (fixbot honours "
-            "`Retry-After`; see https://docs.github.com/en/rest/using-the-rest-api/"
+            f"GitHub's rate limit stopped fixbot from trying to {action} ({status}: {message}): "
+            "re-run the job later (see https://docs.github.com/en/rest/using-the-rest-api/"
             "rate-limits-for-the-rest-api)"
         )
     if status == 403 and "create or approve pull requests" in message:
@@ -100,6 +99,29 @@ def explain_status(status: int | None, message: str, action: str, permission: st
             f"`permissions: {permission}` (and the token must reach this repository)"
         )
     return f"GitHub answered {status} to {action}: {message}; re-run the job, or report a bug"
+
+
+def explain_request(
+    exc: requests.RequestException, action: str, permission: str, variable: str
+) -> str:
+    """The message for a request that failed for good below HTTP: retries spent on the same
+    status (urllib3's "too many 502 error responses"), or GitHub not reached at the URL in
+    `variable` (`GITHUB_API_URL`, `GITHUB_GRAPHQL_URL`).
+
+    A 403 is retried only when it is a rate limit (`Retry-After`, or the message, read by
+    `GithubRetry`), so 403 and 429 here are rate limits that did not lift.
+    """
+    found = RETRIES_SPENT.search(str(exc))
+    if isinstance(exc, requests.exceptions.RetryError) and found:
+        status = int(found[1])
+        kept = "still the answer after fixbot's retries"
+        if status in (403, 429):
+            kept = "still rate limited after fixbot's retries"
+        return explain_status(status, kept, action, permission)
+    return (
+        f"could not reach GitHub to {action} ({exc}): check {variable}, the network and "
+        "https://www.githubstatus.com, then re-run the job"
+    )
 
 
 def explain(exc: GithubException, action: str, permission: str) -> str:
@@ -122,10 +144,7 @@ def mapped(action: str, permission: str) -> Iterator[None]:
     except GithubException as exc:
         raise GitHubError(explain(exc, action, permission)) from exc
     except requests.RequestException as exc:
-        raise GitHubError(
-            f"could not reach GitHub's REST API to {action} ({exc}): check GITHUB_API_URL, "
-            "the network and https://www.githubstatus.com, then re-run the job"
-        ) from exc
+        raise GitHubError(explain_request(exc, action, permission, "GITHUB_API_URL")) from exc
 
 
 class GitHub:
@@ -168,8 +187,9 @@ class GitHub:
                 )
         except GitHubError as exc:
             raise GitHubError(
-                f"{exc}. The commits stay on the branch `{plan.head}`: open the pull request "
-                "from it by hand, or re-run the job once that is done"
+                f"{exc}. The commits stay on the branch `{plan.head}`, nothing is lost: open "
+                f"a pull request from it into `{plan.base}` by hand, or fix the above and "
+                "re-run the job"
             ) from exc.__cause__
         with mapped("label the pull request", ISSUES):
             pull.add_to_labels(LABEL)
