@@ -351,3 +351,61 @@ def test_a_graphql_403_that_is_no_rate_limit_names_the_permission(
     with pytest.raises(GitHubError, match=r"`permissions: pull-requests: read`"):
         gql.fetch_threads("octo", "app", 2, 5)
     assert calls(github_server, "POST", "/graphql") == 1  # not retried
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b'{"pull_request": {"head": ', "cannot read the event payload"),  # truncated
+        (b"\xff\xfe\x00{", "cannot read the event payload"),  # not UTF-8
+        (b'{"pull_request": [], "repository": {"full_name": "x/y"}}', "not shaped as GitHub"),
+        (b'{"pull_request": {"number": 1e400}}', "not shaped as GitHub"),  # infinity
+    ],
+    ids=["truncated", "not-utf8", "list-for-object", "infinite-number"],
+)
+def test_a_malformed_event_file_is_a_clear_error_without_side_effects(
+    sandbox: ActionSandbox, github_server: FakeGitHub, data: bytes, expected: str
+) -> None:
+    sha = sandbox.commit("changes", BROKEN, "break it")
+    before = git(sandbox.origin, "for-each-ref")
+    ws = sandbox.workspace("changes", merge_into="main")
+    env = sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, RUFF)
+    Path(env["GITHUB_EVENT_PATH"]).write_bytes(data)
+    run = sandbox.run(env)
+
+    no_traceback(run)
+    assert run.code == 2 and run.outputs["outcome"] == "error"
+    assert expected in run.outputs["reason"] and "GITHUB_EVENT_PATH" in run.outputs["reason"]
+    assert git(sandbox.origin, "for-each-ref") == before
+    assert github_server.requests == []
+
+
+MEGABYTE = 1_000_000
+
+
+@pytest.mark.parametrize("command", ["", "/fixbot help"])
+def test_a_one_megabyte_comment_is_answered_without_echoing_it(
+    sandbox: ActionSandbox, github_server: FakeGitHub, command: str
+) -> None:
+    """A 1 MB comment: no command, refused quietly; a command at its end, answered with the
+    help text alone (GitHub refuses comments over 65,536 characters, and so does the fake)."""
+    github_server.repo(REPOSITORY).permissions["alice"] = "write"
+    sandbox.register_pull("main", str(sandbox.origin_sha("main")))  # PR #2, where it comments
+    body = ("lorem ipsum " * (MEGABYTE // 12)) + "\n" + command
+    before = git(sandbox.origin, "for-each-ref")
+    ws = sandbox.workspace("main")
+    started = time.monotonic()
+    run = sandbox.run(sandbox.env("issue_comment", sandbox.comment_event(body, "alice"), ws, RUFF))
+
+    no_traceback(run)
+    assert time.monotonic() - started < 30
+    assert run.code == 0 and run.outputs["outcome"] == "refused"
+    assert git(sandbox.origin, "for-each-ref") == before
+    for text in (run.summary, run.stdout, run.stderr, *run.outputs.values()):
+        assert "lorem ipsum lorem" not in text and len(text) < 20_000
+    written = [c for c in github_server.repo(REPOSITORY).comments if c["body"] != body]
+    if command:
+        assert len(written) == 1 and "/fixbot retry [hint]" in written[0]["body"]
+        assert "lorem" not in written[0]["body"]
+    else:
+        assert written == [] and github_server.requests == []
