@@ -317,6 +317,25 @@ def test_a_primary_rate_limit_past_the_wait_cap_is_an_error_at_once(
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.parametrize("api", ["rest", "graphql"])
+@pytest.mark.parametrize("status", [403, 429])
+def test_a_retry_after_longer_than_the_cap_is_an_error_at_once(
+    github_server: FakeGitHub, api: str, status: int
+) -> None:
+    """urllib3 sleeps whatever `Retry-After` says; fixbot gives up at once past 600 s."""
+    hour = {"Retry-After": "3600"}
+    github_server.fail("POST", PULLS, status, headers=hour, body={"message": SECONDARY})
+    github_server.fail("POST", "/graphql", status, headers=hour, body={"message": SECONDARY})
+    started = time.monotonic()
+    with pytest.raises(GitHubError, match=r"rate limit.*wait 3600 s.*re-run the job later"):
+        if api == "rest":
+            rest(github_server).open_pull_request(PullRequestPlan(base="main", head="b"), "t", "b")
+        else:
+            GraphQL.connect("t", github_server.url + "/graphql").fetch_threads("o", "a", 2, 5)
+    assert time.monotonic() - started < 5
+    assert len(github_server.requests) == 1
+
+
 def test_an_unreachable_rest_api_is_a_github_error_naming_the_url_variable() -> None:
     gh = GitHub.connect("t", "http://127.0.0.1:9", "octo/app", retry=default_retry(0, 0, total=0))
     with pytest.raises(GitHubError, match="GITHUB_API_URL"):

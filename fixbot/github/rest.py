@@ -22,12 +22,16 @@ import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
 import requests
 from github import Auth, Github, GithubException, GithubRetry
+from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.Repository import Repository
 from urllib3 import Retry
+from urllib3.connectionpool import ConnectionPool
+from urllib3.response import HTTPResponse
 
 from fixbot.errors import GitHubError
 from fixbot.github.gates import BOT_LOGIN
@@ -59,7 +63,7 @@ def default_retry(
     Once the retries are spent requests raises `RetryError` ("too many 403 error
     responses"): `mapped` turns it into a `GitHubError` (see `explain_request`).
     """
-    return GithubRetry(
+    return CappedRetry(
         total=total,
         backoff_factor=backoff_factor,
         secondary_rate_wait=secondary_rate_wait,
@@ -67,6 +71,36 @@ def default_retry(
         status_forcelist=[429, *range(500, 600)],
         allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
     )
+
+
+class CappedRetry(GithubRetry):
+    """`GithubRetry` that gives up at once when `Retry-After` asks for more than
+    `max_rate_limit_wait` seconds: urllib3 would sleep as long as the header says, uncapped.
+
+    Raises PyGithub's `RateLimitExceededExceedsMaxWait` (a `GithubException`) naming the wait.
+    """
+
+    def increment(  # type: ignore[override]
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: HTTPResponse | None = None,  # type: ignore[override]
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Retry:
+        wait = self.get_retry_after(response) if response is not None else None
+        cap = self.max_rate_limit_wait
+        if response is not None and wait is not None and cap is not None and wait > cap:
+            limit = "secondary rate limit: " if response.status in (403, 429) else ""
+            message = (
+                f"{limit}GitHub asks to wait {wait:.0f} s (Retry-After), "
+                f"more than fixbot waits ({cap:.0f} s)"
+            )
+            raise RateLimitExceededExceedsMaxWait(
+                response.status, {"message": message}, dict(response.headers), wait=wait
+            )
+        return super().increment(method, url, response, error, _pool, _stacktrace)
 
 
 def is_rate_limit(status: int | None, message: str) -> bool:
