@@ -326,3 +326,28 @@ def test_fields_copied_from_the_payload_are_type_checked(
     (raw["workflow_run"] if "workflow_run" in raw else raw["repository"]).update(change)
     with pytest.raises(ConfigError, match="event payload"):
         parse_event(PAYLOADS[source], raw, ENV)
+
+
+@given(
+    good=st.text("abc/-_.", min_size=1, max_size=8),
+    bad=st.sampled_from(["\x00", "\n", "\x1b[31m", "\x7f", "\ud800"]),
+    where=st.sampled_from(["push ref", "head ref", "head sha", "base ref"]),
+)
+@EXAMPLES
+def test_refs_that_cannot_reach_git_are_a_config_error(
+    event_file: Path, good: str, bad: str, where: str
+) -> None:
+    """A NUL makes `subprocess` raise ValueError, a lone surrogate UnicodeEncodeError: such a
+    ref (which GitHub never sends) stops at the parser as a `ConfigError`."""
+    name = "push" if where == "push ref" else "pull_request"
+    payload = vendored("push" if name == "push" else "pull_request.opened")
+    value = good + bad + good
+    if where == "push ref":
+        payload["ref"] = f"refs/heads/{value}"
+    else:
+        side, key = where.split(" ")
+        payload["pull_request"][side][key] = value
+    data = json.dumps(payload).encode()  # ASCII, with \u escapes: valid JSON
+    result = load(event_file, name, data)
+    assert isinstance(result, ConfigError), result
+    assert_handled(result)

@@ -10,11 +10,24 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel
 
 from fixbot.errors import ConfigError
+
+
+def _git_safe(value: str) -> str:
+    """A ref or sha from the payload that can reach git's argv: no NUL or other control
+    character (`subprocess` refuses NUL; git refuses control characters in ref names,
+    https://git-scm.com/docs/git-check-ref-format) and valid Unicode (no lone surrogate)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise ValueError(f"{value[:100]!r} holds a control character")
+    value.encode("utf-8")  # UnicodeEncodeError (a ValueError) for a lone surrogate
+    return value
+
+
+GitName = Annotated[str, AfterValidator(_git_safe)]
 
 
 class EventName(StrEnum):
@@ -44,10 +57,10 @@ class PullRequest(BaseModel):
 
     number: int
     state: str
-    head_ref: str
-    head_sha: str
+    head_ref: GitName
+    head_sha: GitName
     head_repo: str | None
-    base_ref: str
+    base_ref: GitName
     author: str | None = None  # None where the payload omits it (workflow_run's pull_requests)
     labels: list[str] | None = None
     draft: bool | None = None
@@ -83,9 +96,9 @@ class Event(BaseModel):
     name: str  # an `EventName` value when supported; kept as given so a refusal can name it
     action: str | None = None
     repository: str
-    default_branch: str | None = None
-    branch: str | None = None
-    sha: str | None = None
+    default_branch: GitName | None = None
+    branch: GitName | None = None
+    sha: GitName | None = None
     head_repo: str | None = None
     pull_request: PullRequest | None = None
     run_conclusion: str | None = None  # workflow_run only
