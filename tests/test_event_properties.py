@@ -218,19 +218,16 @@ def test_non_numeric_numbers_give_a_config_error(event_file: Path, field: str, v
 
 
 MEGABYTE = 1_000_000
-FILLERS = ["x", "a b\n", "> /fixbot retry quoted\n", "```\n/fixbot retry fenced\n", " \t", "é"]
+FILLERS = ["x", "a b\n", "> /fixbot retry quoted\n", "    /fixbot retry indented\n", " \t", "é"]
 
 
-@given(
-    filler=st.sampled_from(FILLERS),
-    where=st.sampled_from(["start", "middle", "end", "none", "long-hint"]),
-)
-@settings(
-    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@pytest.mark.parametrize("filler", FILLERS)
+@pytest.mark.parametrize("where", ["start", "middle", "end", "none", "long-hint"])
 def test_a_one_megabyte_comment_is_parsed_in_bounded_time_and_not_echoed(
     event_file: Path, filler: str, where: str
 ) -> None:
+    """Every filler is text no command hides in (quoted, indented code), so the command found
+    is the one placed at `where`."""
     padding = filler * (MEGABYTE // len(filler))
     body = {
         "start": "/fixbot retry use the new API\n" + padding,
@@ -247,13 +244,16 @@ def test_a_one_megabyte_comment_is_parsed_in_bounded_time_and_not_echoed(
     assert time.monotonic() - started < 5  # seconds, for 1 MB (linear: ~0.1 s here)
     assert intent is not None
     assert len(intent.model_dump_json()) < MESSAGE_LIMIT + HINT_LIMIT
-    if where == "start" and filler.strip() not in ("", "`", "```"):
+    if where == "start":
         assert intent.command is not None and intent.command.kind is CommandKind.RETRY
         assert intent.command.hint == "use the new API"
     if where == "long-hint":
         assert intent.command is not None and len(intent.command.hint or "") == HINT_LIMIT
     if where == "none":
         assert intent.kind is IntentKind.REFUSE and intent.quiet
+    if where in ("middle", "end"):
+        expected = CommandKind.STATUS if where == "middle" else CommandKind.HELP
+        assert intent.command is not None and intent.command.kind is expected
 
 
 PIECES = ["a;touch${IFS}x", "$(id)", "`id`", "'", '"', "|", "&&", ">", "<", "$HOME", "!", "#"]
