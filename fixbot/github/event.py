@@ -10,11 +10,24 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel
 
 from fixbot.errors import ConfigError
+
+
+def _git_safe(value: str) -> str:
+    """A ref or sha from the payload that can reach git's argv: no NUL or other control
+    character (`subprocess` refuses NUL; git refuses control characters in ref names,
+    https://git-scm.com/docs/git-check-ref-format) and valid Unicode (no lone surrogate)."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        raise ValueError(f"{value[:100]!r} holds a control character")
+    value.encode("utf-8")  # UnicodeEncodeError (a ValueError) for a lone surrogate
+    return value
+
+
+GitName = Annotated[str, AfterValidator(_git_safe)]
 
 
 class EventName(StrEnum):
@@ -44,10 +57,10 @@ class PullRequest(BaseModel):
 
     number: int
     state: str
-    head_ref: str
-    head_sha: str
+    head_ref: GitName
+    head_sha: GitName
     head_repo: str | None
-    base_ref: str
+    base_ref: GitName
     author: str | None = None  # None where the payload omits it (workflow_run's pull_requests)
     labels: list[str] | None = None
     draft: bool | None = None
@@ -83,9 +96,9 @@ class Event(BaseModel):
     name: str  # an `EventName` value when supported; kept as given so a refusal can name it
     action: str | None = None
     repository: str
-    default_branch: str | None = None
-    branch: str | None = None
-    sha: str | None = None
+    default_branch: GitName | None = None
+    branch: GitName | None = None
+    sha: GitName | None = None
     head_repo: str | None = None
     pull_request: PullRequest | None = None
     run_conclusion: str | None = None  # workflow_run only
@@ -151,10 +164,36 @@ def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -
     `env` supplies `GITHUB_REPOSITORY`, `GITHUB_REF` and `GITHUB_SHA` where the payload has
     none (schedule). Raises `ConfigError` when the payload lacks what the event must carry.
     """
+    try:
+        event = _parse(name, payload, env)
+        # `model_copy` does not validate: check every field the payload filled in once more
+        return Event.model_validate(dict(event))
+    except KeyError as exc:
+        raise ConfigError(
+            [f"the {name} event payload lacks {_short(exc)}; is GITHUB_EVENT_PATH right?"]
+        ) from exc
+    except (TypeError, ValueError, AttributeError, ArithmeticError) as exc:
+        raise ConfigError(
+            [
+                f"the {name} event payload is not shaped as GitHub sends it "
+                f"({type(exc).__name__}: {_short(exc)}); is GITHUB_EVENT_PATH right?"
+            ]
+        ) from exc
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    """`exc`'s message cut to `limit` characters (a hostile payload may be large)."""
+    text = str(exc)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _parse(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
     repo_raw = payload.get("repository") or {}
     repository = str(repo_raw.get("full_name") or env.get("GITHUB_REPOSITORY", ""))
     if not repository:
         raise ConfigError(["no repository in the event payload or GITHUB_REPOSITORY"])
+    if len(repository.split("/")) != 2 or not all(repository.split("/")):
+        raise ValueError(f"the repository {repository[:200]!r} is not `owner/name`")
     base = Event(
         name=name,
         action=payload.get("action"),
@@ -164,12 +203,7 @@ def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -
         sha=payload.get("after") or env.get("GITHUB_SHA") or None,
         head_repo=repository,
     )
-    try:
-        return _specialize(base, payload, repository)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ConfigError(
-            [f"the {name} event payload lacks {exc}; is GITHUB_EVENT_PATH right?"]
-        ) from exc
+    return _specialize(base, payload, repository)
 
 
 def _actor(user: Mapping[str, Any] | None) -> Actor:
@@ -243,9 +277,9 @@ def load_event(env: Mapping[str, str]) -> Event:
         )
     try:
         payload = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8 or JSON
         raise ConfigError(
-            [f"GITHUB_EVENT_PATH {path}: cannot read the event payload ({exc})"]
+            [f"GITHUB_EVENT_PATH {path}: cannot read the event payload ({_short(exc)})"]
         ) from exc
     if not isinstance(payload, dict):
         raise ConfigError([f"GITHUB_EVENT_PATH {path}: the payload is not a JSON object"])

@@ -3,10 +3,11 @@
 Endpoint from `GITHUB_GRAPHQL_URL` (default https://api.github.com/graphql; GitHub Enterprise
 Server and local test servers work), bearer token. The documents are package files under
 `fixbot/github/queries/`, validated against GitHub's public schema in the tests
-(https://docs.github.com/en/graphql/reference). 429 and 502/503/504 answers are retried by the
-requests transport (urllib3 `Retry`, exponential backoff). Errors become `GitHubError` naming
-the permission the job needs: reading threads needs `pull-requests: read`, replying and
-resolving `pull-requests: write`.
+(https://docs.github.com/en/graphql/reference). 429, 5xx and rate-limited 403 answers are
+retried by the REST client's policy (`fixbot.github.rest.default_retry`, PyGithub's
+`GithubRetry`: exponential backoff, `Retry-After`, secondary rate limits). Errors become
+`GitHubError` naming the permission the job needs: reading threads needs
+`pull-requests: read`, replying and resolving `pull-requests: write`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from importlib import resources
 from typing import Any
 
 import requests
+from github import GithubException
 from gql import Client, GraphQLRequest
 from gql.transport.exceptions import (
     TransportConnectionFailed,
@@ -26,9 +28,12 @@ from gql.transport.exceptions import (
     TransportServerError,
 )
 from gql.transport.requests import RequestsHTTPTransport
+from requests.adapters import HTTPAdapter
+from urllib3 import Retry
 
 from fixbot.errors import GitHubError
 from fixbot.github import batch
+from fixbot.github.rest import default_retry, explain_request, explain_status, message_of
 from fixbot.github.threads import ThreadNode, in_scope
 from fixbot.models import ReviewThread
 
@@ -75,16 +80,24 @@ def explain(exc: TransportError, action: str, permission: str) -> str:
     GraphQL failures and HTTP 401 for a bad token
     (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
     """
-    if isinstance(exc, TransportServerError) and exc.code == 401:
-        return (
-            f"GitHub refused the token (401) to {action}: check the `github-token` input "
-            "(expired or revoked?)"
-        )
     if isinstance(exc, TransportQueryError):
         return _explain_query(exc, action, permission)
-    if isinstance(exc, TransportServerError) and exc.code in (403, 404):
-        return f"GitHub answered {exc.code} to {action}: the job needs `permissions: {permission}`"
+    if isinstance(exc, TransportServerError) and exc.code is not None:
+        return explain_status(exc.code, _http_message(exc), action, permission)
     return f"GitHub's GraphQL API failed to {action} ({exc}); re-run the job, or report a bug"
+
+
+def _http_message(exc: TransportServerError) -> str:
+    """GitHub's `message` in the HTTP error answer behind `exc` (gql keeps only the status)."""
+    cause = exc.__cause__
+    response = cause.response if isinstance(cause, requests.HTTPError) else None
+    if response is None:
+        return str(exc)
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:500] or str(exc)
+    return str(data.get("message") or exc) if isinstance(data, dict) else str(exc)
 
 
 @contextmanager
@@ -92,14 +105,36 @@ def mapped(action: str, permission: str, url: str) -> Iterator[None]:
     """Raise `GitHubError` for any gql or connection error inside."""
     try:
         yield
-    except (TransportConnectionFailed, requests.RequestException) as exc:
+    except TransportConnectionFailed as exc:  # gql wraps whatever the session raised
+        cause = exc.__cause__
+        if isinstance(cause, GithubException):  # a 403 the retry policy read: no rate limit
+            message = explain_status(cause.status, message_of(cause), action, permission)
+        elif isinstance(cause, requests.RequestException):
+            message = explain_request(cause, action, permission, f"GITHUB_GRAPHQL_URL ({url})")
+        else:
+            message = f"could not reach GitHub's GraphQL API at {url} to {action} ({exc})"
+        raise GitHubError(message) from exc
+    except requests.RequestException as exc:
         raise GitHubError(
-            f"could not reach GitHub's GraphQL API at {url} to {action} ({exc}): "
-            "check GITHUB_GRAPHQL_URL, the network and https://www.githubstatus.com, "
-            "then re-run the job"
+            explain_request(exc, action, permission, f"GITHUB_GRAPHQL_URL ({url})")
         ) from exc
     except TransportError as exc:
         raise GitHubError(explain(exc, action, permission)) from exc
+
+
+class _Transport(RequestsHTTPTransport):  # type: ignore[misc]
+    """gql's requests transport with fixbot's retry policy mounted on its session."""
+
+    def __init__(self, retry: Retry, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.retry = retry
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[no-untyped-call]
+        adapter = HTTPAdapter(max_retries=self.retry)
+        assert self.session is not None  # made by connect()
+        for prefix in ("http://", "https://"):
+            self.session.mount(prefix, adapter)
 
 
 def _node(raw: Mapping[str, Any]) -> ThreadNode:
@@ -129,15 +164,19 @@ class GraphQL:
         self.url = url
 
     @classmethod
-    def connect(cls, token: str, url: str = DEFAULT_URL, retries: int = 3) -> GraphQL:
-        """Client for `url` with a bearer `token`; no request is made here."""
-        transport = RequestsHTTPTransport(
+    def connect(
+        cls, token: str, url: str = DEFAULT_URL, retries: int = 3, retry: Retry | None = None
+    ) -> GraphQL:
+        """Client for `url` with a bearer `token`; no request is made here.
+
+        `retry` (default: `default_retry` with `retries` retries) decides which answers are
+        retried and how long to wait.
+        """
+        transport = _Transport(
+            retry or default_retry(total=retries),
             url=url,
             headers={"Authorization": f"bearer {token}", "User-Agent": "fixbot"},
             timeout=TIMEOUT_S,
-            retries=retries,
-            retry_backoff_factor=1.0,
-            retry_status_forcelist=(429, 502, 503, 504),
         )
         return cls(Client(transport=transport, fetch_schema_from_transport=False), url)
 

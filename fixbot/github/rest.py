@@ -18,14 +18,20 @@ GET /repos/{owner}/{repo}/actions/runs/{run_id}.
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from types import TracebackType
 from typing import Any
 
+import requests
 from github import Auth, Github, GithubException, GithubRetry
+from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.Repository import Repository
 from urllib3 import Retry
+from urllib3.connectionpool import ConnectionPool
+from urllib3.response import HTTPResponse
 
 from fixbot.errors import GitHubError
 from fixbot.github.gates import BOT_LOGIN
@@ -39,6 +45,7 @@ ISSUES = "issues: write"
 READ_PULLS = "pull-requests: read"
 ACTIONS = "actions: read"
 REACTIONS = ("eyes", "rocket", "confused")
+RETRIES_SPENT = re.compile(r"too many (\d{3}) error responses")  # urllib3's ResponseError
 CREATE_PR_SETTING = (
     'enable "Allow GitHub Actions to create and approve pull requests" under the repository\'s '
     "(or organization's) Settings > Actions > General > Workflow permissions, or pass a GitHub "
@@ -46,14 +53,18 @@ CREATE_PR_SETTING = (
 )
 
 
-def default_retry(backoff_factor: float = 1.0, secondary_rate_wait: float = 60.0) -> Retry:
-    """Retry policy: 5 retries of 429/5xx/rate-limited 403 on GET, POST and PATCH.
+def default_retry(
+    backoff_factor: float = 1.0, secondary_rate_wait: float = 60.0, total: int = 5
+) -> Retry:
+    """Retry policy: `total` retries of 429/5xx/rate-limited 403 on GET, POST and PATCH.
 
     Waits `backoff_factor * 2**n` seconds, or `Retry-After`, or until `x-ratelimit-reset`
     (capped at 600 s); secondary limits without `Retry-After` wait `secondary_rate_wait` s.
+    Once the retries are spent requests raises `RetryError` ("too many 403 error
+    responses"): `mapped` turns it into a `GitHubError` (see `explain_request`).
     """
-    return GithubRetry(
-        total=5,
+    return CappedRetry(
+        total=total,
         backoff_factor=backoff_factor,
         secondary_rate_wait=secondary_rate_wait,
         max_rate_limit_wait=600,
@@ -62,33 +73,112 @@ def default_retry(backoff_factor: float = 1.0, secondary_rate_wait: float = 60.0
     )
 
 
-def explain(exc: GithubException, action: str, permission: str) -> str:
-    """Turn an API error into a message naming the missing permission or setting."""
-    message = (
-        str((exc.data or {}).get("message", "")) if isinstance(exc.data, dict) else str(exc.data)
-    )
-    if exc.status == 401:
+class CappedRetry(GithubRetry):
+    """`GithubRetry` that gives up at once when `Retry-After` asks for more than
+    `max_rate_limit_wait` seconds: urllib3 would sleep as long as the header says, uncapped.
+
+    Raises PyGithub's `RateLimitExceededExceedsMaxWait` (a `GithubException`) naming the wait.
+    """
+
+    def increment(  # type: ignore[override]
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: HTTPResponse | None = None,  # type: ignore[override]
+        error: Exception | None = None,
+        _pool: ConnectionPool | None = None,
+        _stacktrace: TracebackType | None = None,
+    ) -> Retry:
+        wait = self.get_retry_after(response) if response is not None else None
+        cap = self.max_rate_limit_wait
+        if response is not None and wait is not None and cap is not None and wait > cap:
+            limit = "secondary rate limit: " if response.status in (403, 429) else ""
+            message = (
+                f"{limit}GitHub asks to wait {wait:.0f} s (Retry-After), "
+                f"more than fixbot waits ({cap:.0f} s)"
+            )
+            raise RateLimitExceededExceedsMaxWait(
+                response.status, {"message": message}, dict(response.headers), wait=wait
+            )
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+
+def is_rate_limit(status: int | None, message: str) -> bool:
+    """True for GitHub's primary or secondary rate limit answer (403 or 429).
+
+    Source: https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api
+    ("exceeding a secondary rate limit ... 403 or 429 ... an error message").
+    """
+    return status == 429 or (status == 403 and "rate limit" in message.lower())
+
+
+def explain_status(status: int | None, message: str, action: str, permission: str) -> str:
+    """The message for GitHub's HTTP `status` and its `message` to `action` (REST or GraphQL)."""
+    if status == 401:
         return (
             f"GitHub refused the token (401) to {action}: check the `github-token` input "
             "(expired or revoked?)"
         )
-    if exc.status == 403 and "create or approve pull requests" in message:
-        return f"GitHub Actions may not {action} here (403: {message}): {CREATE_PR_SETTING}"
-    if exc.status in (403, 404):
+    if is_rate_limit(status, message):
         return (
-            f"GitHub answered {exc.status} to {action} ({message}): the job needs "
+            f"GitHub's rate limit stopped fixbot from trying to {action} ({status}: {message}): "
+            "re-run the job later (see https://docs.github.com/en/rest/using-the-rest-api/"
+            "rate-limits-for-the-rest-api)"
+        )
+    if status == 403 and "create or approve pull requests" in message:
+        return f"GitHub Actions may not {action} here (403: {message}): {CREATE_PR_SETTING}"
+    if status in (403, 404):
+        return (
+            f"GitHub answered {status} to {action} ({message}): the job needs "
             f"`permissions: {permission}` (and the token must reach this repository)"
         )
-    return f"GitHub answered {exc.status} to {action}: {message}; re-run the job, or report a bug"
+    return f"GitHub answered {status} to {action}: {message}; re-run the job, or report a bug"
+
+
+def explain_request(
+    exc: requests.RequestException, action: str, permission: str, variable: str
+) -> str:
+    """The message for a request that failed for good below HTTP: retries spent on the same
+    status (urllib3's "too many 502 error responses"), or GitHub not reached at the URL in
+    `variable` (`GITHUB_API_URL`, `GITHUB_GRAPHQL_URL`).
+
+    A 403 is retried only when it is a rate limit (`Retry-After`, or the message, read by
+    `GithubRetry`), so 403 and 429 here are rate limits that did not lift.
+    """
+    found = RETRIES_SPENT.search(str(exc))
+    if isinstance(exc, requests.exceptions.RetryError) and found:
+        status = int(found[1])
+        kept = "still the answer after fixbot's retries"
+        if status in (403, 429):
+            kept = "still rate limited after fixbot's retries"
+        return explain_status(status, kept, action, permission)
+    return (
+        f"could not reach GitHub to {action} ({exc}): check {variable}, the network and "
+        "https://www.githubstatus.com, then re-run the job"
+    )
+
+
+def explain(exc: GithubException, action: str, permission: str) -> str:
+    """Turn an API error into a message naming the missing permission or setting."""
+    return explain_status(exc.status, message_of(exc), action, permission)
+
+
+def message_of(exc: GithubException) -> str:
+    """GitHub's `message` in an error answer (the whole body when it is not a JSON object)."""
+    data = exc.data
+    return str((data or {}).get("message", "")) if isinstance(data, dict) else str(data)
 
 
 @contextmanager
 def mapped(action: str, permission: str) -> Iterator[None]:
-    """Raise `GitHubError` with `explain`'s message for any `GithubException` inside."""
+    """Raise `GitHubError` with `explain`'s message for any `GithubException` inside, and for
+    a connection that failed for good (`requests.RequestException`)."""
     try:
         yield
     except GithubException as exc:
         raise GitHubError(explain(exc, action, permission)) from exc
+    except requests.RequestException as exc:
+        raise GitHubError(explain_request(exc, action, permission, "GITHUB_API_URL")) from exc
 
 
 class GitHub:
@@ -119,11 +209,22 @@ class GitHub:
         return cls(client.get_repo(repository), client)
 
     def open_pull_request(self, plan: PullRequestPlan, title: str, body: str) -> str:
-        """Open the PR (labelled `fixbot`) and return its html URL."""
-        with mapped("open a pull request", PULLS):
-            pull = self.repo.create_pull(
-                base=plan.base, head=plan.head, title=title, body=body, draft=plan.draft
-            )
+        """Open the PR (labelled `fixbot`) and return its html URL.
+
+        Raises `GitHubError` naming the setting or permission GitHub wants and the branch
+        `plan.head`, which keeps the commits whatever GitHub answered.
+        """
+        try:
+            with mapped(f"open a pull request from `{plan.head}` into `{plan.base}`", PULLS):
+                pull = self.repo.create_pull(
+                    base=plan.base, head=plan.head, title=title, body=body, draft=plan.draft
+                )
+        except GitHubError as exc:
+            raise GitHubError(
+                f"{exc}. The commits stay on the branch `{plan.head}`, nothing is lost: open "
+                f"a pull request from it into `{plan.base}` by hand, or fix the above and "
+                "re-run the job"
+            ) from exc.__cause__
         with mapped("label the pull request", ISSUES):
             pull.add_to_labels(LABEL)
         return str(pull.html_url)
@@ -135,25 +236,25 @@ class GitHub:
     def login(self) -> str:
         """The login the token acts as: `GET /user`, or `github-actions[bot]` when GitHub
         answers 403 (the workflow's GITHUB_TOKEN is an installation token without a user)."""
-        try:
-            data = self._json("GET", f"{self.repo.requester.base_url}/user")
-        except GithubException as exc:
-            if exc.status == 403:
-                return BOT_LOGIN
-            raise GitHubError(explain(exc, "read the token's user", "(none)")) from exc
+        with mapped("read the token's user", "(none)"):
+            try:
+                data = self._json("GET", f"{self.repo.requester.base_url}/user")
+            except GithubException as exc:
+                if exc.status == 403 and not is_rate_limit(exc.status, message_of(exc)):
+                    return BOT_LOGIN
+                raise
         return str(data["login"])
 
     def permission(self, login: str) -> Level:
         """`login`'s permission on the repository (NONE for unknown users: 404)."""
         quoted = urllib.parse.quote(login, safe="")
-        try:
-            data = self._json("GET", f"{self.repo.url}/collaborators/{quoted}/permission")
-        except GithubException as exc:
-            if exc.status == 404:
-                return Level.NONE
-            raise GitHubError(
-                explain(exc, f"read @{login}'s permission on the repository", "contents: read")
-            ) from exc
+        with mapped(f"read @{login}'s permission on the repository", "contents: read"):
+            try:
+                data = self._json("GET", f"{self.repo.url}/collaborators/{quoted}/permission")
+            except GithubException as exc:
+                if exc.status == 404:
+                    return Level.NONE
+                raise
         return level_of(data.get("role_name"), data.get("permission"))
 
     def pull_request(self, number: int) -> dict[str, Any]:
