@@ -97,11 +97,6 @@ def test_prs_not_permitted_keeps_the_fix_on_its_branch_and_names_the_setting(
     assert calls(github_server, "POST", PULLS) == 1  # a refusal is not retried
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="publish.py turns a GitHubError from opening the PR into a bare error outcome: the "
-    "pushed commit and the attempts are lost from the outputs (see the branch's report)",
-)
 def test_a_refused_pr_still_reports_the_pushed_commit_in_the_outputs(
     sandbox: ActionSandbox, github_server: FakeGitHub
 ) -> None:

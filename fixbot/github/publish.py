@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot import engine, git
+from fixbot.errors import GitHubError
 from fixbot.eventlog import LOG_FILE, EventLog
 from fixbot.github import checkout, memory, render, threads
 from fixbot.github.context import Context, Finished
@@ -51,7 +52,13 @@ def publish(
     patch_only: bool,
     talk: Conversation,
 ) -> render.Report:
-    """Carry out the publish plan of `result`; return what the summary shows."""
+    """Carry out the publish plan of `result`; return what the summary shows.
+
+    When GitHub refuses the pull request, issue or comment after the push (`GitHubError`), the
+    outcome becomes ERROR with GitHub's reason, and the pushed commit and branch stay in the
+    outputs and the summary. Raises `git.GitError` when no push could be made and
+    `fixbot.leakscan.LeakRefused` when the diff carries a secret.
+    """
     outcome, state = result.outcome, result.state
     root = ctx.workspace
     plan = make_plan(
@@ -92,7 +99,11 @@ def publish(
         why = f"pushing to `{plan.push_branch}` failed ({hint})"
         plan, data = _rescue(ctx, plan, data, state.start_sha, why)
     data = address_threads(ctx, event, data, result, talk.left_out, base)
-    data = _write_github(ctx, plan, data, result, talk)
+    try:
+        data = _write_github(ctx, plan, data, result, talk)
+    except GitHubError as exc:  # the commits are pushed: the outputs and summary still say so
+        failed = data.outcome.model_copy(update={"outcome": OutcomeKind.ERROR, "reason": str(exc)})
+        data = data.model_copy(update={"outcome": failed})
     if outcome.report_path:  # the run's event log is in the state folder
         log = EventLog(state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id)
         log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
