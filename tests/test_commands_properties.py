@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fixbot.github.commands import COMMAND, FENCE, HINT_LIMIT, Command, CommandKind, parse
 
-FAST = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines splits on
 LINE_ENDS = set("\r\n")
 
@@ -39,7 +39,7 @@ PIECES = (
 any_text = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=12)), max_size=40).map(
     "".join
 )
-line_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=BREAKS))
+line_text = st.text(st.characters(codec="utf-8", exclude_characters=BREAKS))
 word = st.text(st.characters(whitelist_categories=("L", "N")), min_size=1, max_size=12)
 SUBCOMMANDS = ("retry", "status", "help", "Retry", "STATUS", "hElP")
 
@@ -99,7 +99,7 @@ no_command_block = st.one_of(plain_line, inline_code, fenced(inner_line), quoted
 no_command_text = st.lists(no_command_block, max_size=8).map("\n".join)
 
 
-@settings(max_examples=400, **FAST)
+@settings(FAST, max_examples=400)
 @given(any_text)
 def test_any_text_parses_without_an_error(body: str) -> None:
     command = parse(body)
@@ -109,13 +109,13 @@ def test_any_text_parses_without_an_error(body: str) -> None:
         assert command.hint == command.hint.strip() and command.kind is CommandKind.RETRY
 
 
-@settings(max_examples=150, **FAST)
+@settings(FAST, max_examples=150)
 @given(no_command_text)
 def test_commands_in_code_blocks_quotes_and_indented_code_do_not_count(body: str) -> None:
     assert parse(body) is None
 
 
-@settings(max_examples=150, **FAST)
+@settings(FAST, max_examples=150)
 @given(no_command_text, command_line(), st.lists(st.one_of(command_line(), line_text), max_size=5))
 def test_the_text_around_a_command_line_does_not_change_it(
     before: str, line: str, after: list[str]
@@ -127,7 +127,7 @@ def test_the_text_around_a_command_line_does_not_change_it(
         assert parse(body) == alone
 
 
-@settings(max_examples=300, **FAST)
+@settings(FAST, max_examples=300)
 @given(command_line())
 def test_a_command_line_parses_as_the_module_documents(line: str) -> None:
     command = parse(line)
@@ -144,7 +144,7 @@ def test_a_command_line_parses_as_the_module_documents(line: str) -> None:
         assert command.hint is None
 
 
-@settings(max_examples=8, **FAST)
+@settings(FAST, max_examples=8)
 @given(
     st.sampled_from(("x" * 79 + "\n", "\n", "\r\n", "\n```\n", "\x00", "é", "> ")),
     st.integers(0, 2),
@@ -161,7 +161,7 @@ def test_a_megabyte_comment_parses(filler: str, where: int) -> None:
         assert command == Command(kind=CommandKind.RETRY, hint="h" * HINT_LIMIT)
 
 
-@settings(max_examples=200, **FAST)
+@settings(FAST, max_examples=200)
 @given(
     st.text(min_size=1, max_size=20).filter(lambda s: not LINE_ENDS & set(s)),
     st.sampled_from(sorted(set(BREAKS) - LINE_ENDS)),
