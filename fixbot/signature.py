@@ -36,7 +36,7 @@ NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "<tmp>",
     ),
-    (re.compile(r"\b(pid|PID|process)([ =:#]+)\d+"), r"\1\2<pid>"),
+    (re.compile(r"\b(pid|PID|process)([ =:#]+)\d+\b"), r"\1\2<pid>"),
     (re.compile(r"(thread '[^'\n]*') \(\d+\)"), r"\1 (<tid>)"),  # rust >= 1.89 panics
     (
         re.compile(

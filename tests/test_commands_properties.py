@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fixbot.github.commands import COMMAND, FENCE, HINT_LIMIT, Command, CommandKind, parse
+from fixbot.github.commands import FENCE, HINT_LIMIT, Command, CommandKind, parse
 
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"  # what str.splitlines splits on
@@ -45,17 +45,19 @@ SUBCOMMANDS = ("retry", "status", "help", "Retry", "STATUS", "hElP")
 
 
 @st.composite
-def command_line(draw: st.DrawFn) -> str:
-    """A line that `parse` takes as a command: indentation, case, a subcommand and a hint."""
+def command_parts(draw: st.DrawFn) -> tuple[str, str, str]:
+    """A command line (indentation, any case, a subcommand or none, a hint, trailing blanks),
+    with the subcommand and the hint it was written with."""
     indent = " " * draw(st.integers(0, 3))
     name = draw(st.sampled_from(("/fixbot", "/FIXBOT", "/Fixbot")))
     sub = draw(st.one_of(st.just(""), st.sampled_from(SUBCOMMANDS), word))
     hint = draw(line_text) if sub else ""
     gap = draw(st.sampled_from((" ", "\t", "  ")))
-    line = f"{indent}{name}{gap}{sub}" if sub else f"{indent}{name}"
-    if hint.strip():
-        line += f"{gap}{hint}"
-    return line + draw(st.sampled_from(("", " ", "\t")))
+    line = f"{indent}{name}{gap}{sub}{gap}{hint}" if sub else f"{indent}{name}"
+    return line + draw(st.sampled_from(("", " ", "\t"))), sub, hint
+
+
+command_line = command_parts().map(lambda parts: parts[0])
 
 
 def is_command_line(line: str) -> bool:
@@ -87,13 +89,13 @@ def fenced(draw: st.DrawFn, inner: st.SearchStrategy[str]) -> str:
 @st.composite
 def quoted(draw: st.DrawFn) -> str:
     """Block-quoted lines (`>` after up to three spaces), commands among them."""
-    lines = draw(st.lists(st.one_of(command_line(), line_text), min_size=1, max_size=4))
+    lines = draw(st.lists(st.one_of(command_line, line_text), min_size=1, max_size=4))
     marks = draw(st.lists(st.sampled_from((">", "> ", " >", "   > ", ">>")), min_size=len(lines)))
     return "\n".join(mark + line for mark, line in zip(marks, lines, strict=False))
 
 
-inner_line = st.one_of(command_line(), line_text, st.sampled_from(("```py", "~~~~", "```` x")))
-indented = command_line().map(lambda line: "    " + line.lstrip(" "))
+inner_line = st.one_of(command_line, line_text, st.sampled_from(("```py", "~~~~", "```` x")))
+indented = command_line.map(lambda line: "    " + line.lstrip(" "))
 inline_code = st.sampled_from(("```x```", "``` `/fixbot retry` ```", "````a``b````"))  # not fences
 no_command_block = st.one_of(plain_line, inline_code, fenced(inner_line), quoted(), indented)
 no_command_text = st.lists(no_command_block, max_size=8).map("\n".join)
@@ -116,7 +118,7 @@ def test_commands_in_code_blocks_quotes_and_indented_code_do_not_count(body: str
 
 
 @settings(FAST, max_examples=150)
-@given(no_command_text, command_line(), st.lists(st.one_of(command_line(), line_text), max_size=5))
+@given(no_command_text, command_line, st.lists(st.one_of(command_line, line_text), max_size=5))
 def test_the_text_around_a_command_line_does_not_change_it(
     before: str, line: str, after: list[str]
 ) -> None:
@@ -128,20 +130,17 @@ def test_the_text_around_a_command_line_does_not_change_it(
 
 
 @settings(FAST, max_examples=300)
-@given(command_line())
-def test_a_command_line_parses_as_the_module_documents(line: str) -> None:
-    command = parse(line)
-    found = COMMAND.match(line.rstrip())
-    assert command is not None and found is not None
-    sub = (found.group(1) or "").lower()
-    kind = {"retry": CommandKind.RETRY, "status": CommandKind.STATUS}.get(sub, CommandKind.HELP)
-    assert command.kind is kind
-    assert command.unknown == (sub if sub not in ("", "retry", "status", "help") else None)
-    if kind is CommandKind.RETRY:
-        rest = line.strip().split(None, 2)[2:]  # `/fixbot`, `retry`, then the hint
-        assert command.hint == (rest[0].strip()[:HINT_LIMIT] if rest else None)
-    else:
-        assert command.hint is None
+@given(command_parts())
+def test_a_command_line_parses_as_the_module_documents(parts: tuple[str, str, str]) -> None:
+    line, sub, hint = parts
+    word = sub.lower()  # `/fixbot` and the subcommand are case-insensitive
+    expected = {
+        "retry": Command(kind=CommandKind.RETRY, hint=hint.strip()[:HINT_LIMIT] or None),
+        "status": Command(kind=CommandKind.STATUS),
+        "help": Command(kind=CommandKind.HELP),
+        "": Command(kind=CommandKind.HELP),
+    }.get(word, Command(kind=CommandKind.HELP, unknown=word))
+    assert parse(line) == expected
 
 
 @settings(FAST, max_examples=8)
@@ -165,7 +164,7 @@ def test_a_megabyte_comment_parses(filler: str, where: int) -> None:
 @given(
     st.text(min_size=1, max_size=20).filter(lambda s: not LINE_ENDS & set(s)),
     st.sampled_from(sorted(set(BREAKS) - LINE_ENDS)),
-    command_line(),
+    command_line,
 )
 def test_a_command_after_text_on_the_same_line_does_not_count(
     prose: str, separator: str, line: str

@@ -227,6 +227,7 @@ text = st.lists(
 @example("\x1b\x1b[0m[31m")  # removing one code must not leave another
 @example("\n\n")  # trailing blank lines
 @example("0\r\nms")  # a duration across a line break
+@example("pid 0pid 0")  # the first replacement must not let the second `pid` match
 def test_normalize_is_idempotent(sample: str) -> None:
     once = normalize(sample)
     assert normalize(once) == once
