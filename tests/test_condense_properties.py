@@ -118,11 +118,17 @@ class ShortReads(io.BytesIO):
 
 
 def condense_bytes(data: bytes, max_bytes: int, tail_lines: int) -> tuple[str, str]:
-    """`data` condensed from a file and from a stream."""
+    """`data` condensed from a file (as `fixbot.digest` does, and without the diagnostics
+    callback: the same text) and from a stream."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "check.log"
         path.write_bytes(data)
         whole = condense_file(path, max_bytes=max_bytes, tail_lines=tail_lines)
+        found: list[bytes] = []
+        digested = condense_file(
+            path, max_bytes=max_bytes, tail_lines=tail_lines, on_diagnostic=found.append
+        )
+    assert digested == whole
     return whole, condense_stream(io.BytesIO(data), max_bytes=max_bytes, tail_lines=tail_lines)
 
 
@@ -142,9 +148,7 @@ def test_any_bytes_condense_within_the_bound(data: bytes, max_bytes: int, tail_l
 @example("\x1b[1;31m" * 400 + "E   boom\n", 12_000)  # the 2,000-byte cut split a code
 def test_no_ansi_code_reaches_the_condensed_text(text: str, max_bytes: int) -> None:
     out = condense_text(text, max_bytes=max_bytes, tail_lines=10)
-    assert "\x1b" not in out
-    if len(text.encode()) > max_bytes:
-        assert len(out.encode()) <= max_bytes
+    assert "\x1b" not in out and len(out.encode()) <= max_bytes
 
 
 MARKERS = "tests/test_x.py:12\n" * 300  # marker lines, enough to fill any bound
