@@ -1,7 +1,8 @@
 """Condense a check log to the lines that explain the failure, bounded in bytes.
 
-The log is streamed in blocks of whole lines; one line-anchored regular expression (bytes, so
-nothing is decoded until it is kept) finds three kinds of key lines:
+The log is streamed in blocks of whole lines, each first made `plain` (ANSI codes, `\\r\\n`
+endings and `\\r`-overwritten progress text removed, as a terminal shows it); one line-anchored
+regular expression (bytes, so nothing is decoded until it is kept) finds three kinds of key lines:
 
 - error lines state the failure: pytest `E   ...`, `FAILED ...`/`ERROR ...`, unittest
   `FAIL: ...`, exception lines `ValueError: ...`, compiler and type checker `x.c:3:5: error: ...`,
