@@ -112,7 +112,8 @@ KEY_SOURCE = (  # in a lookahead: a match that ends in the next line must not hi
     rf"\n(?={ANSI}{INDENT}(?:(?P<error>{_alternation(ERROR_SOURCES)})"
     rf"|(?P<summary>{_alternation(SUMMARY_SOURCES)})"
     rf"|(?P<marker>{_alternation(MARKER_SOURCES)})"
-    rf"|{PATH}(?:(?P<perror>{_alternation(PATH_ERROR_SUFFIXES)})|(?P<pmarker>{PATH_MARKER_SUFFIX}))))"
+    rf"|{PATH}(?:(?P<perror>{_alternation(PATH_ERROR_SUFFIXES)})"
+    rf"|(?P<pmarker>{PATH_MARKER_SUFFIX}))))"
 )
 KEY_RE = re.compile(
     KEY_SOURCE.encode(), re.MULTILINE
