@@ -109,7 +109,7 @@ def pytest_log(failing: list[Failure], n: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-@settings(FAST, max_examples=150)
+@settings(FAST, max_examples=100)
 @given(failures, noise(), noise())
 def test_the_signature_ignores_the_noise_of_reruns(
     failing: list[Failure], first: dict[str, str], second: dict[str, str]
@@ -124,7 +124,7 @@ def test_the_signature_ignores_the_noise_of_reruns(
     assert timeout_signature(one, repo=repo_one) == timeout_signature(two, repo=repo_two)
 
 
-@settings(FAST, max_examples=150)
+@settings(FAST, max_examples=100)
 @given(failures, noise(), ident.map("test_{}".format), st.data())
 def test_the_signature_changes_with_a_failing_tests_name(
     failing: list[Failure], n: dict[str, str], renamed: str, data: st.DataObject
@@ -140,7 +140,7 @@ def test_the_signature_changes_with_a_failing_tests_name(
     )
 
 
-@settings(FAST, max_examples=100)
+@settings(FAST, max_examples=60)
 @given(failures, noise())
 def test_the_checkout_path_matters_only_when_it_is_not_given(
     failing: list[Failure], n: dict[str, str]
