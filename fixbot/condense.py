@@ -1,7 +1,8 @@
 """Condense a check log to the lines that explain the failure, bounded in bytes.
 
-The log is streamed in blocks of whole lines; one line-anchored regular expression (bytes, so
-nothing is decoded until it is kept) finds three kinds of key lines:
+The log is streamed in blocks of whole lines, each first made `plain` (ANSI codes, `\\r\\n`
+endings and `\\r`-overwritten progress text removed, as a terminal shows it); one line-anchored
+regular expression (bytes, so nothing is decoded until it is kept) finds three kinds of key lines:
 
 - error lines state the failure: pytest `E   ...`, `FAILED ...`/`ERROR ...`, unittest
   `FAIL: ...`, exception lines `ValueError: ...`, compiler and type checker `x.c:3:5: error: ...`,
@@ -37,6 +38,10 @@ CUT = " [...]"
 
 ANSI = r"(?:\x1b\[[0-9;?]*[A-Za-z])*+"
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07\n]*\x07")
+ANSI_BYTES_RE = re.compile(ANSI_RE.pattern.encode())
+CR_END_RE = re.compile(rb"\r+\n")
+CR_INSIDE_RE = re.compile(rb"\r[^\r\n]")
+OVERWRITTEN_RE = re.compile(rb"^[^\n]*\r(?=[^\r\n])", re.MULTILINE)  # text a `\r` rewrites
 INDENT = r"[ \t]*+"  # shared by every alternative, consumed once (possessive: no backtracking)
 
 # Each alternative starts with a literal or a character class: the regex engine then skips it
@@ -103,11 +108,12 @@ def _error_source() -> str:
     return rf"{_alternation(ERROR_SOURCES)}|{PATH}(?:{_alternation(PATH_ERROR_SUFFIXES)})"
 
 
-KEY_SOURCE = (
-    rf"\n{ANSI}{INDENT}(?:(?P<error>{_alternation(ERROR_SOURCES)})"
+KEY_SOURCE = (  # in a lookahead: a match that ends in the next line must not hide that line
+    rf"\n(?={ANSI}{INDENT}(?:(?P<error>{_alternation(ERROR_SOURCES)})"
     rf"|(?P<summary>{_alternation(SUMMARY_SOURCES)})"
     rf"|(?P<marker>{_alternation(MARKER_SOURCES)})"
-    rf"|{PATH}(?:(?P<perror>{_alternation(PATH_ERROR_SUFFIXES)})|(?P<pmarker>{PATH_MARKER_SUFFIX})))"
+    rf"|{PATH}(?:(?P<perror>{_alternation(PATH_ERROR_SUFFIXES)})"
+    rf"|(?P<pmarker>{PATH_MARKER_SUFFIX}))))"
 )
 KEY_RE = re.compile(
     KEY_SOURCE.encode(), re.MULTILINE
@@ -137,6 +143,20 @@ def clean(raw: bytes) -> str:
     if len(data) > MAX_LINE_BYTES:
         text = data[:MAX_LINE_BYTES].decode("utf-8", errors="ignore") + CUT
     return text
+
+
+def plain(data: bytes) -> bytes:
+    """`data` as a terminal shows it: ANSI codes, `\\r` line endings and the part of a line that
+    a `\\r` overwrites (a progress bar) removed, so key lines are found as `clean` prints them;
+    the number of lines is kept."""
+    if b"\x1b" in data:
+        data = ANSI_BYTES_RE.sub(b"", data)
+    if b"\r\n" in data:  # CRLF line endings (and \r\r\n): `$` matches before \n only
+        data = data.replace(b"\r\n", b"\n")
+        data = CR_END_RE.sub(b"\n", data) if b"\r\n" in data else data
+    if b"\r" in data and CR_INSIDE_RE.search(data):
+        data = OVERWRITTEN_RE.sub(b"", data)
+    return data
 
 
 def error_lines(text: str) -> list[str]:
@@ -178,6 +198,7 @@ class _Collector:
     def block(self, data: bytes) -> None:
         """Scan one block that ends with a newline."""
         base = self.lines
+        data = plain(data)
         self.pending = self._context(data, base, 0, self.pending)
         scan = b"\n" + data  # every line, the first too, now follows a newline
         counted, at = -1, 0
@@ -230,6 +251,8 @@ def render(candidates: Iterable[Line], max_bytes: int, *, total: int | None = No
     )
     chosen: dict[int, Line] = {}
     used = GAP_BYTES if total is not None else 0
+    if used > max_bytes:
+        return ""  # not even the marker fits
     for line in pool:
         # the line, and a gap marker before it unless the line before is kept already (a gap
         # that a later line fills stays paid for: the sum never falls short of the output)
@@ -319,7 +342,8 @@ def condense_text(text: str, *, max_bytes: int = MAX_CONDENSED_BYTES, tail_lines
 def _whole(data: bytes, max_bytes: int, tail_lines: int) -> str:
     """All of `data` cleaned when that fits in `max_bytes`, else its condensed form."""
     if len(data) <= max_bytes:
-        text = "\n".join(clean(line) for line in data.removesuffix(b"\n").split(b"\n"))
+        lines = plain(data).removesuffix(b"\n").split(b"\n")
+        text = "\n".join(clean(line) for line in lines)
         if len(text.encode()) <= max_bytes:
             return text
     return condense_stream(io.BytesIO(data), max_bytes=max_bytes, tail_lines=tail_lines)

@@ -36,12 +36,12 @@ NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         "<tmp>",
     ),
-    (re.compile(r"\b(pid|PID|process)([ =:#]+)\d+"), r"\1\2<pid>"),
+    (re.compile(r"\b(pid|PID|process)([ =:#]+)\d+\b"), r"\1\2<pid>"),
     (re.compile(r"(thread '[^'\n]*') \(\d+\)"), r"\1 (<tid>)"),  # rust >= 1.89 panics
     (
         re.compile(
-            r"\b\d+(?:\.\d+)?\s?(?:ms|us|\u00b5s|ns|s|sec|secs|seconds?|milliseconds?)\b"
-            r"(?:\s\(\d+:\d\d:\d\d\))?"
+            r"\b\d+(?:\.\d+)?[ \t]?(?:ms|us|\u00b5s|ns|s|sec|secs|seconds?|milliseconds?)\b"
+            r"(?:[ \t]\((?:\d+:\d\d:\d\d|<time>)\))?"  # pytest's `(10:13:32)` is a <time> by now
         ),
         "<duration>",
     ),
@@ -57,14 +57,16 @@ PROGRESS_RE = re.compile(r"^[.FEsxX]+\s*(?:\[\s*\d+%\])?$|^\S+::\S+ (?:PASSED|SK
 def normalize(text: str, *, repo: Path | None = None) -> str:
     """`text` without the noise of re-runs (see NOISE); `repo`'s absolute path prefix removed.
 
-    Line numbers are kept. Each line is stripped of trailing spaces.
+    Line numbers are kept. Each line is stripped of trailing spaces, and the text of trailing
+    blank lines. Idempotent.
     """
-    text = ANSI_RE.sub("", text)
+    while (plain := ANSI_RE.sub("", text)) != text:  # removing `\x1b[0m` may complete a code
+        text = plain
     if repo is not None:
         text = text.replace(f"{repo}/", "").replace(f"{repo.resolve()}/", "")
     for pattern, replacement in NOISE:
         text = pattern.sub(replacement, text)
-    return "\n".join(line.rstrip() for line in text.splitlines())
+    return "\n".join(line.rstrip() for line in text.splitlines()).rstrip("\n")
 
 
 def without_line_numbers(line: str) -> str:
@@ -181,7 +183,7 @@ def _unittest(text: str) -> list[Counts]:
     fields = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", result.group(1) or "")}
     failed, errors = fields.get("failures", 0), fields.get("errors", 0)
     skipped = fields.get("skipped", 0) + fields.get("expected failures", 0)
-    passed = int(ran.group(1)) - failed - errors - skipped
+    passed = max(int(ran.group(1)) - failed - errors - skipped, 0)  # two runs' lines mixed
     return [Counts(passed=passed, failed=failed, errors=errors, skipped=skipped)]
 
 

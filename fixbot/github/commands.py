@@ -14,6 +14,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+LINE_END = re.compile(
+    r"\r\n|\r|\n"
+)  # CommonMark's line endings (not str.splitlines' \x0c, \x85, ...)
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 COMMAND = re.compile(r"^ {0,3}/fixbot(?:[ \t]+(\S+))?(?:[ \t]+(.*))?$", re.IGNORECASE)
 HINT_LIMIT = 2_000  # characters of hint kept (it reaches the model as untrusted text)
@@ -48,16 +51,19 @@ Commands are accepted from people with write access to the repository (or the le
 
 
 def _lines_outside_code(body: str) -> list[str]:
-    """The lines of `body` that are not inside a fenced code block."""
+    """The lines of `body` that are not inside a fenced code block (CommonMark 0.31, 4.5: a
+    backtick fence's info string has no backtick; a closing fence has nothing after it)."""
     kept: list[str] = []
     fence: str | None = None
-    for line in body.splitlines():
+    for line in LINE_END.split(body):
         opened = FENCE.match(line)
+        rest = line[opened.end() :] if opened else ""
         if fence is not None:
+            # a closing fence: the same character, at least as long, nothing after it
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
+                fence = None if not rest.strip(" \t") else fence
             continue
-        if opened:
+        if opened and not (opened.group(1)[0] == "`" and "`" in rest):  # not inline code
             fence = opened.group(1)
             continue
         kept.append(line)
