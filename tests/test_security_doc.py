@@ -33,8 +33,8 @@ def test_every_test_the_security_doc_names_exists() -> None:
 
 def test_pytest_m_hardening_selects_exactly_the_named_tests() -> None:
     """A file the doc names whole (tests/test_redact.py), one it names test by test
-    (tests/test_secrets.py) and one it does not name (this file)."""
-    files = ["tests/test_redact.py", "tests/test_secrets.py", "tests/test_security_doc.py"]
+    (tests/test_secrets.py) and one it does not name (tests/test_readme.py)."""
+    files = ["tests/test_redact.py", "tests/test_secrets.py", "tests/test_readme.py"]
     done = subprocess.run(
         [
             sys.executable,
@@ -58,7 +58,8 @@ def test_pytest_m_hardening_selects_exactly_the_named_tests() -> None:
     assert any(s.startswith("tests/test_redact.py::") for s in selected), done.stdout
     secrets = {s for s in selected if s.startswith("tests/test_secrets.py::")}
     assert secrets == {f"{f}::{n}" for f, n in named if f == "tests/test_secrets.py" and n}
-    assert not any(s.startswith("tests/test_security_doc.py") for s in selected)
+    assert ("tests/test_readme.py", None) not in named
+    assert not any(s.startswith("tests/test_readme.py") for s in selected)
 
 
 def test_a_continued_reference_belongs_to_the_file_before_it() -> None:
