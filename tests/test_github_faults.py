@@ -87,6 +87,9 @@ def test_prs_not_permitted_keeps_the_fix_on_its_branch_and_names_the_setting(
     no_traceback(run)
     assert run.code == 2 and run.outputs["outcome"] == "error"
     assert_fix_kept_on(sandbox, RESCUE, sha)
+    # the outputs still name the pushed commit and the attempt that made it
+    assert run.outputs["commit-sha"] == sandbox.origin_sha(RESCUE)
+    assert run.outputs["attempts"] == "1"
     assert sandbox.origin_sha("main") == sha
     assert github_server.repo(REPOSITORY).pulls == []
     for text in (run.outputs["reason"], run.summary):
@@ -95,18 +98,6 @@ def test_prs_not_permitted_keeps_the_fix_on_its_branch_and_names_the_setting(
         assert f"`{RESCUE}`" in text and "by hand" in text
     assert "::error title=fixbot::" in run.stdout
     assert calls(github_server, "POST", PULLS) == 1  # a refusal is not retried
-
-
-def test_a_refused_pr_still_reports_the_pushed_commit_in_the_outputs(
-    sandbox: ActionSandbox, github_server: FakeGitHub
-) -> None:
-    """What a maintainer wants from the step outputs when the PR could not be opened: the
-    run failed (exit 2, `error`), and `commit-sha` names the commit on `RESCUE`."""
-    github_server.fail("POST", PULLS, 403, body={"message": NOT_PERMITTED})
-    run, _ = fix_main(sandbox)
-    assert run.code == 2 and run.outputs["outcome"] == "error"
-    assert run.outputs["commit-sha"] == sandbox.origin_sha(RESCUE)
-    assert run.outputs["attempts"] == "1"
 
 
 def test_a_plain_403_on_pr_creation_names_the_permission(
