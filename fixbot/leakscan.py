@@ -79,33 +79,39 @@ def _form_label(form: str) -> str:
     return form.split("#")[0].rstrip("+").lower() if form != "HEX" else "hex"
 
 
-def added_lines(diff: str) -> Iterable[tuple[str, str]]:
-    """(path, text) of every line a unified diff adds (`+` lines, not the `+++` header)."""
+def _walk(diff: str) -> Iterable[tuple[str, str | None]]:
+    """(path, text) for every line a unified diff adds (`+` lines, not the `+++` header), and
+    (path, None) for every other line."""
     path = "?"
     for line in diff.splitlines():
         if line.startswith("+++ "):
             name = line[4:]
             path = name[2:] if name.startswith("b/") else name
-        elif line.startswith("+"):
-            yield path, line[1:]
+            yield path, None
+        else:
+            yield path, line[1:] if line.startswith("+") else None
+
+
+def added_lines(diff: str) -> Iterable[tuple[str, str]]:
+    """(path, text) of every line a unified diff adds (`+` lines, not the `+++` header)."""
+    return ((path, text) for path, text in _walk(diff) if text is not None)
 
 
 def added_runs(diff: str) -> Iterable[tuple[str, str]]:
     """(path, text) of every run of two or more consecutive lines `diff` adds to one file that
     are one word each (wrapped encodings have no inner spaces), joined without line breaks and
     the whitespace around each line."""
-    path, run = "?", []
-    for line in [*diff.splitlines(), ""]:
-        word = line[1:].strip()
-        if line.startswith("+") and not line.startswith("+++ ") and len(word.split()) == 1:
+    run: list[str] = []
+    where = "?"
+    for path, text in [*_walk(diff), ("?", None)]:
+        word = (text or "").strip()
+        if text is not None and len(word.split()) == 1:
             run.append(word)
+            where = path
             continue
         if len(run) > 1:
-            yield path, "".join(run)
+            yield where, "".join(run)
         run = []
-        if line.startswith("+++ "):
-            name = line[4:]
-            path = name[2:] if name.startswith("b/") else name
 
 
 def scan(diff: str, secrets: Mapping[str, str]) -> list[Leak]:
