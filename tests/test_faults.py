@@ -8,9 +8,6 @@ from __future__ import annotations
 import errno
 import os
 import random
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +15,7 @@ import pytest
 
 from fixbot.models import Attempt, Phase
 from fixbot.state import RunState, load_state, save_state
-from tests.fakes.killrun import CHECK, STEPS, fixbot_args, kill_round, project
+from tests.fakes.killrun import CHECK, STEPS, fixbot_args, kill, kill_round, project, start
 from tests.fakes.repo import make_repo, run_fixbot
 
 
@@ -91,17 +88,11 @@ def test_a_fixer_killed_after_its_edit_is_rerun_on_the_tree_it_started_from(
     marker = tmp_path / "first-fix-ran"
     args = fixbot_args(repo)
     args[args.index("--fix-command") + 1] += f" {marker}"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fixbot", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    proc = start(args)
     deadline = time.monotonic() + 60
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=10)
+    assert kill(proc)[0]
     assert marker.exists() and (repo / "step.txt").read_text() == "1\n"  # killed mid-fix
 
     result = run_fixbot(*args)

@@ -91,22 +91,33 @@ def _fix_attempts(state: dict[str, Any]) -> int:
     return sum(1 for a in state.get("attempts", []) if a.get("phase") == "fix")
 
 
-def kill_round(repo: Path, delay: float, *, env: dict[str, str] | None = None) -> Round:
-    """Start `fixbot run` on `repo`, SIGKILL its process group after `delay` seconds, then run
-    the same command again when it was killed; return what happened."""
-    full_env = {**os.environ, **(env or {})}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fixbot", *fixbot_args(repo)],
+def start(args: list[str], *, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start `python -m fixbot ARGS` in a session of its own (so its whole process group can be
+    killed), with the current environment plus `env` and its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "fixbot", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        env=full_env,
+        env={**os.environ, **(env or {})},
     )
-    time.sleep(delay)
-    killed = proc.poll() is None
-    if killed:
+
+
+def kill(proc: subprocess.Popen[bytes]) -> tuple[bool, bytes]:
+    """SIGKILL `proc`'s process group if it still runs; return (it was alive, its stdout)."""
+    alive = proc.poll() is None
+    if alive:
         os.killpg(proc.pid, signal.SIGKILL)
     out, _ = proc.communicate(timeout=30)
+    return alive, out
+
+
+def kill_round(repo: Path, delay: float, *, env: dict[str, str] | None = None) -> Round:
+    """Start `fixbot run` on `repo`, SIGKILL its process group after `delay` seconds, then run
+    the same command again when it was killed; return what happened."""
+    proc = start(fixbot_args(repo), env=env)
+    time.sleep(delay)
+    killed, out = kill(proc)
     state_file = repo / ".fixbot" / "state.json"
     left: dict[str, Any] = {}
     torn = False
