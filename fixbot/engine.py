@@ -110,14 +110,7 @@ def _run_locked(
     identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
         redactor = Redactor.from_env(env)
-        launcher = Launcher(
-            root,
-            check_environment(env),
-            who,
-            redactor.redact,
-            settings.max_log_bytes,
-            sandbox.private_names(settings.state_dir),
-        )
+        launcher = _launcher(settings, root, env, who, redactor)
         progress = progress or Progress()
         agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
@@ -160,17 +153,29 @@ def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str)
     state_dir = root / settings.state_dir
     identity, _ = sandbox.choose(settings.run_as, os.geteuid())
     with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
-        launcher = Launcher(
-            root,
-            check_environment(env),
-            who,
-            Redactor.from_env(env).redact,
-            settings.max_log_bytes,
-            sandbox.private_names(settings.state_dir),
-        )
+        launcher = _launcher(settings, root, env, who, Redactor.from_env(env))
         log = report_file(state_dir, run_id).parent / RECHECK_LOG
         stdin = inputs_path(settings, workdir)
         return launcher.run(settings.check, workdir, log, settings.timeout, stdin_path=stdin)
+
+
+def _launcher(
+    settings: Settings,
+    root: Path,
+    env: Mapping[str, str],
+    who: sandbox.Identity | None,
+    redactor: Redactor,
+) -> Launcher:
+    """How the project's commands run (`fixbot.commands.Launcher`): as `who` (from
+    `sandbox.confine`), with the environment without secrets, redacted, bounded logs."""
+    return Launcher(
+        root,
+        check_environment(env),
+        who,
+        redactor.redact,
+        settings.max_log_bytes,
+        sandbox.private_names(settings.state_dir),
+    )
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
