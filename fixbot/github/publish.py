@@ -214,16 +214,8 @@ def _replay(
         return (*_rescue(ctx, plan, data, start, note, verified), start)
     ctx.notes.append(note)
     sha = str(replayed.sha)
-    links = data.links.model_copy(
-        update={
-            "commit_url": ctx.commit_url(sha),
-            "branch": branch,
-            "pushed_with_github_token": True,
-        }
-    )
-    outcome = data.outcome.model_copy(update={"commit_sha": sha})
-    update = {"links": links, "outcome": outcome, "notes": [*data.notes, note]}
-    return plan, data.model_copy(update=update), replayed.tip
+    noted = data.model_copy(update={"notes": [*data.notes, note]})
+    return plan, _pushed(ctx, noted, sha, branch, by_token=True, commit_sha=sha), replayed.tip
 
 
 def _verify_and_push(
@@ -272,14 +264,23 @@ def _push(
         return data
     sha = snapshot if plan.source is Source.SNAPSHOT else head or git.head_sha(ctx.workspace)
     checkout.push(ctx.workspace, str(sha), branch, ctx.git_env, base=start, secrets=_secrets(ctx))
+    commit = data.outcome.commit_sha or str(sha)
+    return _pushed(ctx, data, str(sha), branch, plan.push_branch is not None, commit)
+
+
+def _pushed(
+    ctx: Context, data: render.Report, sha: str, branch: str, by_token: bool, commit_sha: str
+) -> render.Report:
+    """`data` once `sha` is on `branch`: its commit link and branch, whether the job's token
+    pushed it (`by_token`), and `commit_sha` as the outcome's commit."""
     links = data.links.model_copy(
         update={
-            "commit_url": ctx.commit_url(str(sha)),
+            "commit_url": ctx.commit_url(sha),
             "branch": branch,
-            "pushed_with_github_token": plan.push_branch is not None,
+            "pushed_with_github_token": by_token,
         }
     )
-    outcome = data.outcome.model_copy(update={"commit_sha": data.outcome.commit_sha or sha})
+    outcome = data.outcome.model_copy(update={"commit_sha": commit_sha})
     return data.model_copy(update={"links": links, "outcome": outcome})
 
 
