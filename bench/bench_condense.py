@@ -1,5 +1,5 @@
-"""Benchmark the two streamed passes of `fixbot.digest.digest` on a large, realistic log:
-`fixbot.condense.condense_file` and `fixbot.facts.collect_file`.
+"""Benchmark the two streamed passes of `fixbot.logs.digest.digest` on a large, realistic log:
+`fixbot.logs.condense.condense_file` and `fixbot.logs.facts.collect_file`.
 
 Usage: python bench/bench_condense.py [--mb 100] [--runs 3]
 
@@ -36,8 +36,8 @@ ERROR    app.worker:worker.py:88 item {n} failed after 3 retries (pid 4242)
 MEASURE = """\
 import json, resource, sys, time
 from pathlib import Path
-from fixbot.condense import condense_file
-from fixbot.facts import LogFacts, collect_file
+from fixbot.logs.condense import condense_file
+from fixbot.logs.facts import LogFacts, collect_file
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 facts = LogFacts()
 start = time.perf_counter()

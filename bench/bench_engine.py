@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fixbot import engine
-from fixbot.engine import Agents
-from fixbot.settings import Settings
+from fixbot.core.settings import Settings
+from fixbot.run import engine
+from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
 

@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = """
 import json, resource, sys, time
 from pathlib import Path
-from fixbot.redact import Redactor
-from fixbot.runner import run_command
+from fixbot.security.redact import Redactor
+from fixbot.process.spawn import run_command
 
 command, folder = sys.argv[1], Path(sys.argv[2])
 env = {"OPENAI_API_KEY": "sk-bench-0123456789abcdefghij", "GITHUB_TOKEN": "ghs_" + "b" * 36}

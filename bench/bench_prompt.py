@@ -3,13 +3,13 @@
 Each case is a folder with `log.txt` or `log.txt.gz` (a failing check's output), `check.txt` and
 `repo/`. The naive prompt is the last 200 KB of the log plus every repository file the log names.
 fixbot's prompt is the system and user messages of attempt 1, built exactly as the engine and the
-fixer build them (`fixbot.digest.from_facts` over the condensed log and the whole log's facts,
+fixer build them (`fixbot.logs.digest.from_facts` over the condensed log and the whole log's facts,
 then `ModelFixer._opening`). Tokens are counted with `litellm.token_counter` for gpt-4o (tiktoken
 o200k).
 
 A case passes when fixbot's prompt is at most a quarter of the naive one or under 16,000
 characters, and keeps every key line: the summary lines, one failing test id and one repository
-`file:line` when the log has them, and every error line (`fixbot.condense.error_lines`) up to
+`file:line` when the log has them, and every error line (`fixbot.logs.condense.error_lines`) up to
 repetition: lines that differ only in a test id, a quoted value, a number or a line number have
 one shape (`shape`), and each shape must be in the prompt at least once.
 
@@ -26,14 +26,14 @@ from pathlib import Path
 
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.runtime import Runtime
-from fixbot.condense import condense_stream, condense_text, error_lines
-from fixbot.digest import from_facts
-from fixbot.evidence import MAX_SHOWN
-from fixbot.facts import LogFacts, collect_stream, shape
-from fixbot.models import CheckResult, FixContext
-from fixbot.redact import Redactor
-from fixbot.settings import Settings
-from fixbot.signature import parse_locations
+from fixbot.core.models import CheckResult, FixContext
+from fixbot.core.settings import Settings
+from fixbot.logs.condense import condense_stream, condense_text, error_lines
+from fixbot.logs.digest import from_facts
+from fixbot.logs.evidence import MAX_SHOWN
+from fixbot.logs.facts import LogFacts, collect_stream, shape
+from fixbot.logs.signature import parse_locations
+from fixbot.security.redact import Redactor
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 NAIVE_LOG_BYTES = 200_000

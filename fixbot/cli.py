@@ -1,7 +1,7 @@
 """The command line: `fixbot run` (the loop on this machine) and `fixbot action` (in a workflow).
 
-Only argparse (and, to derive the `run` options from `fixbot.settings`, pydantic) is imported at
-start-up so `fixbot --help` answers fast; litellm and PyGithub are imported when a command runs.
+Only argparse (and, to derive the `run` options from `fixbot.core.settings`, pydantic) is imported
+at start-up so `fixbot --help` answers fast; litellm and PyGithub are imported when a command runs.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 from fixbot import __version__
 
 if TYPE_CHECKING:
-    from fixbot.models import Outcome
+    from fixbot.core.models import Outcome
 
 
 def _help(item: Any) -> str:
     """Help text with the default and an example, as `--help` shows it."""
-    from fixbot.surfaces import shown_default
+    from fixbot.core.surfaces import shown_default
 
     parts: list[str] = [str(item.help).rstrip(".")]
     default = shown_default(item.default).replace("\n", ", ")
@@ -36,7 +36,7 @@ def _help(item: Any) -> str:
 
 def add_setting_options(run: argparse.ArgumentParser) -> None:
     """One option per setting with a CLI surface, derived from its `Settings` declaration."""
-    from fixbot.surfaces import specs
+    from fixbot.core.surfaces import specs
 
     group = run.add_argument_group("settings (also FIXBOT_<NAME> or [tool.fixbot] keys)")
     for item in specs():
@@ -130,7 +130,7 @@ def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
 
 def flags_from(args: argparse.Namespace) -> dict[str, Any]:
     """The settings fields given on the command line (None where not given)."""
-    from fixbot.surfaces import specs
+    from fixbot.core.surfaces import specs
 
     return {item.field: getattr(args, item.field, None) for item in specs() if item.surface.cli}
 
@@ -142,11 +142,11 @@ def command_run(args: argparse.Namespace) -> int:
     exit code (2, 130, 143), never a traceback.
     """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    from fixbot import engine
-    from fixbot.config import load_settings
-    from fixbot.errors import Cancelled, ConfigError, Interrupted
-    from fixbot.models import Outcome, OutcomeKind
-    from fixbot.progress import make_progress
+    from fixbot.core.config import load_settings
+    from fixbot.core.errors import Cancelled, ConfigError, Interrupted
+    from fixbot.core.models import Outcome, OutcomeKind
+    from fixbot.run import engine
+    from fixbot.ui.progress import make_progress
 
     directory = Path(args.directory).resolve()
     try:
@@ -191,8 +191,8 @@ def first_failure(args: argparse.Namespace, directory: Path) -> Any:
     """
     if not (args.from_log or args.from_run):
         return None
-    from fixbot.models import ErrorClass
-    from fixbot.runlog import classify_first, read_log
+    from fixbot.core.models import ErrorClass
+    from fixbot.logs.joblog import classify_first, read_log
 
     notes: list[str] = []
     if args.from_log:
@@ -214,10 +214,10 @@ def first_failure(args: argparse.Namespace, directory: Path) -> Any:
 
 def _run_pull_request(args: argparse.Namespace, settings: Any, directory: Path) -> Outcome:
     """`fixbot run --pr N`: GitHub errors become an `error` outcome with their message."""
-    from fixbot.errors import GitHubError
+    from fixbot.core.errors import GitHubError
+    from fixbot.core.models import Outcome, OutcomeKind
     from fixbot.github.local import run_pull_request
-    from fixbot.models import Outcome, OutcomeKind
-    from fixbot.progress import make_progress
+    from fixbot.ui.progress import make_progress
 
     try:
         return run_pull_request(
@@ -273,9 +273,10 @@ def _without_secrets_in_environ(words: list[str]) -> None:
     """Not root: re-execute fixbot with its secrets in memory only, not in its environ.
 
     The project's commands then share fixbot's uid and can read `/proc/<fixbot>/environ`; after
-    this it holds no token and no model key (see `fixbot.sandbox.scrubbed_exec`).
+    this it holds no token and no model key (see `fixbot.process.sandbox.scrubbed_exec`).
     """
-    from fixbot import engine, sandbox
+    from fixbot.process import sandbox
+    from fixbot.run import engine
 
     if sandbox.restore_secrets(os.environ) or os.geteuid() == 0:
         return  # re-executed already, or the project's commands run as another user

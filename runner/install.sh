@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install fixbot into an isolated virtual environment, pinned by constraints.txt: the install
-# step of the runner mode (runner/action.yml), run the same way by tests/test_runner_mode.py.
+# step of the runner mode (runner/action.yml), run the same way by tests/github/test_runner_mode.py.
 # Usage: runner/install.sh PYTHON VENV   (PYTHON: a Python 3.11+; VENV: the folder to create)
 set -euo pipefail
 if [ "$#" -ne 2 ]; then

@@ -6,7 +6,7 @@ tables of README.md and docs/action.md (between `<!-- settings:start -->` and
 writes the `INPUT_*` variables of its "Run fixbot" step (between `# inputs-env:start` and
 `# inputs-env:end`: composite actions do not set them) and its `outputs:`, copied from
 action.yml's with a `value:` each. `--check` writes nothing and exits 1 when a file is out of date
-(tests/test_settings_surfaces.py runs the same check).
+(tests/core/test_settings_surfaces.py runs the same check).
 
 Usage: .venv/bin/python scripts/gen_settings.py [--check]
 """
@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fixbot.github.inputs import EXTRA_INPUTS  # noqa: E402
-from fixbot.surfaces import Spec, shown_default, specs  # noqa: E402
+from fixbot.core.surfaces import Spec, shown_default, specs  # noqa: E402
+from fixbot.github.events.inputs import EXTRA_INPUTS  # noqa: E402
 
 ACTION = ROOT / "action.yml"
 RUNNER_ACTION = ROOT / "runner" / "action.yml"
@@ -78,7 +78,7 @@ def inputs_env_block(indent: str) -> str:
     """The `INPUT_<NAME>: ${{ inputs.<name> }}` lines of runner/action.yml's "Run fixbot" step.
 
     The name is upper case with hyphens kept, as the runner names a container action's inputs
-    (`fixbot.github.inputs.variable`).
+    (`fixbot.github.events.inputs.variable`).
     """
     return "".join(
         f"{indent}INPUT_{name.upper()}: ${{{{ inputs.{name} }}}}\n" for name in input_names()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.paths import ROOT
 from tests.fakes.repo import git, make_repo, pid_alive, run_fixbot
 
 LINT_BROKEN = """\
@@ -205,7 +206,7 @@ def test_a_signal_kills_the_check_saves_state_and_exits_fast(
 
 @pytest.mark.slow
 def test_the_readme_demo_runs_the_whole_loop() -> None:
-    demo = Path(__file__).resolve().parent.parent / "demo" / "run.py"
+    demo = ROOT / "demo" / "run.py"
     done = subprocess.run(
         [sys.executable, str(demo)], capture_output=True, text=True, timeout=300, check=False
     )

@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 
 from tests.fakes.action_env import action_inputs
+from tests.fakes.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 ON_CI_FAILURE = ROOT / "examples" / "fixbot-on-ci-failure.yml"
 
 

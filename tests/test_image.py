@@ -5,9 +5,9 @@ marker that tells fixbot it runs in the container."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fakes.paths import ROOT
+
 DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
 
 

@@ -4,9 +4,9 @@ runs."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.fakes.paths import ROOT
+
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -37,8 +37,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.agent_repo import FIXED_LINE, git, make_repo
+from tests.fakes.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MAX_ATTEMPTS = 2
 MAX_TOOL_CALLS = 6

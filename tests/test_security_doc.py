@@ -6,13 +6,11 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.fakes.paths import ROOT
 from tests.fakes.securitydoc import DOC, references
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_every_test_the_security_doc_names_exists() -> None:
@@ -32,9 +30,9 @@ def test_every_test_the_security_doc_names_exists() -> None:
 
 
 def test_pytest_m_hardening_selects_exactly_the_named_tests() -> None:
-    """A file the doc names whole (tests/test_redact.py), one it names test by test
-    (tests/test_secrets.py) and one it does not name (tests/test_readme.py)."""
-    files = ["tests/test_redact.py", "tests/test_secrets.py", "tests/test_readme.py"]
+    """A file the doc names whole (tests/security/test_redact.py), one it names test by test
+    (tests/core/test_secrets.py) and one it does not name (tests/test_readme.py)."""
+    files = ["tests/security/test_redact.py", "tests/core/test_secrets.py", "tests/test_readme.py"]
     done = subprocess.run(
         [
             sys.executable,
@@ -55,9 +53,9 @@ def test_pytest_m_hardening_selects_exactly_the_named_tests() -> None:
     )
     selected = {line.split("[")[0] for line in done.stdout.splitlines() if "::" in line}
     named = references(DOC.read_text(encoding="utf-8"))
-    assert any(s.startswith("tests/test_redact.py::") for s in selected), done.stdout
-    secrets = {s for s in selected if s.startswith("tests/test_secrets.py::")}
-    assert secrets == {f"{f}::{n}" for f, n in named if f == "tests/test_secrets.py" and n}
+    assert any(s.startswith("tests/security/test_redact.py::") for s in selected), done.stdout
+    secrets = {s for s in selected if s.startswith("tests/core/test_secrets.py::")}
+    assert secrets == {f"{f}::{n}" for f, n in named if f == "tests/core/test_secrets.py" and n}
     assert ("tests/test_readme.py", None) not in named
     assert not any(s.startswith("tests/test_readme.py") for s in selected)
 

@@ -14,10 +14,10 @@ from fixbot.agent.diagnose import diagnose
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.review import ModelReviewer
 from fixbot.agent.runtime import Runtime
-from fixbot.diagnosis import DiagnosisResult
-from fixbot.models import FixContext, FixResult, ReviewResult
-from fixbot.redact import Redactor
-from fixbot.settings import Settings
+from fixbot.core.diagnosis import DiagnosisResult
+from fixbot.core.models import FixContext, FixResult, ReviewResult
+from fixbot.core.settings import Settings
+from fixbot.security.redact import Redactor
 
 NO_MODEL = (
     "no model is set: fixbot runs the fix commands only; pass --model (e.g. "
@@ -26,8 +26,8 @@ NO_MODEL = (
 
 
 class Agent:
-    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.fixers` and the
-    `Diagnoser` of `fixbot.agents`."""
+    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.fixers.fixcommand` and
+    the `Diagnoser` of `fixbot.run.agents`."""
 
     name = "model"
 

@@ -1,6 +1,6 @@
 """The evidence given to the model up front, within a token budget.
 
-Sections, highest priority first: the failure evidence (`fixbot.evidence`: summary lines and
+Sections, highest priority first: the failure evidence (`fixbot.logs.evidence`: summary lines and
 counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
 condensed log), snippets around the `file:line`s that recur most across failures, the diff
 since the start sha, what earlier attempts tried, and (from attempt 2) recent commits touching
@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixbot import evidence, git
 from fixbot.agent import paths
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
-from fixbot.models import Attempt, FixContext, Location
+from fixbot.core.models import Attempt, FixContext, Location
+from fixbot.logs import evidence
+from fixbot.process import git
 
 DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6

@@ -1,4 +1,4 @@
-"""The diagnostic reflection: one model call after a failed fix attempt (see fixbot.diagnosis).
+"""The diagnostic reflection: one model call after a failed fix attempt (see fixbot.core.diagnosis).
 
 Counted in the run's budget and skipped when it is spent; a malformed or missing answer yields
 no diagnosis (the caller notes it), never an exception.
@@ -11,14 +11,14 @@ from typing import Any
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError
 from fixbot.agent.runtime import Runtime, Usage
-from fixbot.diagnosis import (
+from fixbot.core.diagnosis import (
     DIAGNOSIS_SCHEMA,
     Diagnosis,
     DiagnosisResult,
     RootCauseCategory,
     parse_diagnosis,
 )
-from fixbot.models import FixContext
+from fixbot.core.models import FixContext
 
 __all__ = ["DiagnosisResult", "diagnose"]
 

@@ -12,15 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixbot import git
 from fixbot.agent import context, paths, prompts
 from fixbot.agent.editblocks import EditError, apply_block, parse_blocks
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError, Reply
 from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import TOOL_SCHEMAS, Toolbox, read_text
-from fixbot.models import FixContext, FixResult, Phase
-from fixbot.settings import EditProtocol
+from fixbot.core.models import FixContext, FixResult, Phase
+from fixbot.core.settings import EditProtocol
+from fixbot.process import git
 
 SHRINKS = 2
 RESEARCH_FROM = 2  # the attempt from which the research tools are offered

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import errors
-from fixbot.errors import ConfigError
-from fixbot.redact import Redactor
-from fixbot.settings import Settings
+from fixbot.core.errors import ConfigError
+from fixbot.core.settings import Settings
+from fixbot.security.redact import Redactor
 
 Message = dict[str, Any]
 REQUEST_TIMEOUT_S = 180.0

@@ -4,7 +4,7 @@ Refused, for reading and writing: absolute paths (`/x`, `~`, `C:`), `..`, NUL by
 breaks (a file name must not carry a log line), anything that resolves outside the repository
 (through a symlink, or a symlink loop), `.git/`, the state folder (the configured `state-dir`
 and the default `.fixbot`) and secret files (`.env*`, keys, `.netrc`, `.npmrc`, ...:
-`fixbot.secrets.is_secret_file`). Refused for writing only: the `protected-paths` globs.
+`fixbot.core.secrets.is_secret_file`). Refused for writing only: the `protected-paths` globs.
 Folder names and globs are compared case-insensitively: on a case-insensitive file system
 (macOS, Windows) `.GIT/hooks` is `.git/hooks`. Refusals raise `PathRefused` with a message the
 model can act on.
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
-from fixbot.secrets import DEFAULT_STATE_DIR, is_secret_file
+from fixbot.core.secrets import DEFAULT_STATE_DIR, is_secret_file
 
 GIT_DIR = ".git"
 CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")

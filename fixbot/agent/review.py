@@ -7,12 +7,12 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from fixbot import git
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError, Reply
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import REVIEW_SCHEMA
-from fixbot.models import Finding, FixContext, FixResult, ReviewResult
+from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
+from fixbot.process import git
 
 FINDINGS = TypeAdapter(list[Finding])
 RETRY_ASK = "Submit the review now: call submit_review (an empty list when the change is clean)."

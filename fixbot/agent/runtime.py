@@ -7,11 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixbot import breaker
 from fixbot.agent.llm import LLM, Reply, models_for, quiet, supports_tools
-from fixbot.models import FixContext
-from fixbot.redact import Redactor
-from fixbot.settings import EditProtocol, Settings
+from fixbot.core.models import FixContext
+from fixbot.core.settings import EditProtocol, Settings
+from fixbot.loop import breaker
+from fixbot.security.redact import Redactor
 
 
 @dataclass

@@ -1,9 +1,9 @@
 """The model's tools: their OpenAI function schemas and one pydantic model per tool's arguments.
 
-The schemas are what the model is shown (litellm translates them for every provider); the
-models validate what it sends back, so `path: 123`, `start_line: "abc"` or `summary: 42`
-become an error message for the model instead of a traceback. `tests/test_adversarial_tools.py`
-checks that every schema property is a field of its model and the other way round.
+The schemas are what the model is shown (litellm translates them for every provider); the models
+validate what it sends back, so `path: 123`, `start_line: "abc"` or `summary: 42` become an error
+message for the model instead of a traceback. `tests/agent/test_adversarial_tools.py` checks that
+every schema property is a field of its model and the other way round.
 """
 
 from __future__ import annotations

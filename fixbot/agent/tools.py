@@ -41,7 +41,7 @@ from fixbot.agent.toolargs import (
     WriteArgs,
     describe,
 )
-from fixbot.secrets import is_secret_file
+from fixbot.core.secrets import is_secret_file
 
 __all__ = ["REVIEW_SCHEMA", "TOOL_NAMES", "TOOL_SCHEMAS", "Finish", "Toolbox", "read_text"]
 

@@ -15,33 +15,34 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from fixbot import engine, git, setup
-from fixbot.boundedlog import read_tail
-from fixbot.config import load_settings, workflow_value
-from fixbot.errors import ConfigError, GitHubError
-from fixbot.github import (
-    checkout,
-    cifail,
-    commands,
-    conversation,
-    gates,
-    memory,
-    render,
-    threads,
-    workflow,
+from fixbot.core.config import load_settings, workflow_value
+from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.core.models import Outcome, OutcomeKind
+from fixbot.core.secrets import secret_values
+from fixbot.core.settings import Settings, ThreadAuthors
+from fixbot.github import cifail, conversation
+from fixbot.github.api import checkout
+from fixbot.github.api.context import Connect, Context, Finished, make_context
+from fixbot.github.api.rest import GitHub
+from fixbot.github.events import commands, gates, threads
+from fixbot.github.events.event import (
+    PULL_REQUEST_EVENTS,
+    Event,
+    EventName,
+    load_event,
+    pull_request_of,
 )
-from fixbot.github.context import Connect, Context, Finished, make_context
-from fixbot.github.event import PULL_REQUEST_EVENTS, Event, EventName, load_event, pull_request_of
-from fixbot.github.inputs import variable
-from fixbot.github.intent import Intent, IntentKind, authorize, decide
-from fixbot.github.permission import Level
-from fixbot.github.publish import Conversation, publish
-from fixbot.github.rest import GitHub
-from fixbot.leakscan import LeakRefused
-from fixbot.models import Outcome, OutcomeKind
-from fixbot.outcome import state_dir_of
-from fixbot.secrets import secret_values
-from fixbot.settings import Settings, ThreadAuthors
+from fixbot.github.events.inputs import variable
+from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
+from fixbot.github.events.permission import Level
+from fixbot.github.publish import memory, render
+from fixbot.github.publisher import Conversation, publish
+from fixbot.process import git
+from fixbot.process.boundedlog import read_tail
+from fixbot.run import engine, setup
+from fixbot.run.outcome import state_dir_of
+from fixbot.security.leakscan import LeakRefused
+from fixbot.ui import workflow
 
 __all__ = ["Context", "main", "outputs", "scrub_process_env"]
 # Removed from this process's environment once read. The check never sees them either way:

@@ -2,13 +2,13 @@
 the failed run's own log as the first failing run (no initial check), or a re-run of a flake.
 
 `prepare` is called by `fixbot.github.action` once the branch is checked out. Order:
-1. pull request gates (`fixbot.github.prgates`: bots, labels, drafts), from the event payload
+1. pull request gates (`fixbot.github.events.prgates`: bots, labels, drafts), from the event payload
    or, for `workflow_run` (whose `pull_requests` carry no author or labels), from
    `GET /repos/{owner}/{repo}/pulls/{pull_number}`;
 2. `workflow_run` only: the head moved past the failed commit;
 3. the per-pull-request budget, counted from fixbot's commit trailers in `base..HEAD`; past it
    the status comment says so;
-4. `workflow_run` only: the failed jobs' logs. A transient failure (`fixbot.classify`, plus the
+4. `workflow_run` only: the failed jobs' logs. A transient failure (`fixbot.logs.classify`, plus the
    runner's own signs) on the run's first attempt re-runs the failed jobs once, with no model
    call and no edit; on a later attempt it is reported as flaky. Any other failure becomes the
    loop's first failing run, which saves one full check; every fix is still verified by it.
@@ -22,17 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from fixbot import git
-from fixbot.config import workflow_value
-from fixbot.errors import GitHubError
-from fixbot.github import prgates, render, workflow
-from fixbot.github.event import Event
-from fixbot.github.gates import Verdict
-from fixbot.github.inputs import Inputs
-from fixbot.github.rest import Connector, GitHub, mapped
-from fixbot.github.runs import Job, RunFacts, Runs, first_failure
-from fixbot.models import Classification, ErrorClass, Outcome, OutcomeKind
-from fixbot.runlog import FirstFailure, classify_first
+from fixbot.core.config import workflow_value
+from fixbot.core.errors import GitHubError
+from fixbot.core.models import Classification, ErrorClass, Outcome, OutcomeKind
+from fixbot.github.api.rest import Connector, GitHub, mapped
+from fixbot.github.api.runs import Job, RunFacts, Runs, first_failure
+from fixbot.github.events import prgates
+from fixbot.github.events.event import Event
+from fixbot.github.events.gates import Verdict
+from fixbot.github.events.inputs import Inputs
+from fixbot.github.publish import render
+from fixbot.logs.joblog import FirstFailure, classify_first
+from fixbot.process import git
+from fixbot.ui import workflow
 
 # Signs in a job log that the runner, not the code, failed (GitHub's own messages).
 RUNNER_LOST_RE = re.compile(
@@ -112,7 +114,7 @@ def pull_facts(where: Where, event: Event) -> prgates.PullFacts | None:
 
 
 def source_tip(repo: Path, branch: str) -> str | None:
-    """The branch's tip as `fixbot.github.checkout.switch` fetched it, or None."""
+    """The branch's tip as `fixbot.github.api.checkout.switch` fetched it, or None."""
     ref = f"refs/remotes/origin/fixbot-source/{branch}"
     return git.run(repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip() or None
 
@@ -168,7 +170,7 @@ def gates(where: Where, event: Event) -> Verdict | None:
 def transient(first: FirstFailure, jobs: list[Job]) -> Classification | None:
     """The transient classification of a failed run's log, or None when code may be at fault.
 
-    Transient: `fixbot.classify` says so (network, rate limit, server error, ...), the runner
+    Transient: `fixbot.logs.classify` says so (network, rate limit, server error, ...), the runner
     was lost, or a job timed out in a set-up step.
     """
     if RUNNER_LOST_RE.search(first.text) or any(j.failed and not j.failed_step for j in jobs):

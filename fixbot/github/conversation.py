@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import time
 
-from fixbot.errors import GitHubError
-from fixbot.github import commands, memory, render
-from fixbot.github.context import Context
-from fixbot.github.event import Event
-from fixbot.github.publish import Conversation
-from fixbot.models import OutcomeKind
+from fixbot.core.errors import GitHubError
+from fixbot.core.models import OutcomeKind
+from fixbot.github.api.context import Context
+from fixbot.github.events import commands
+from fixbot.github.events.event import Event
+from fixbot.github.publish import memory, render
+from fixbot.github.publisher import Conversation
 
 ACTIVE = ("queued", "in_progress", "waiting", "requested", "pending")
 FINE = (OutcomeKind.FIXED, OutcomeKind.PASSED)

@@ -1,5 +1,5 @@
 """`fixbot run --from-run <run id | URL>`: a failed GitHub Actions run's failed jobs' logs as
-the first failing run on this machine (see `fixbot.github.runs`).
+the first failing run on this machine (see `fixbot.github.api.runs`).
 
 The token comes from `GITHUB_TOKEN` or `GH_TOKEN` (e.g. `GH_TOKEN=$(gh auth token)`), the
 repository from the URL, `GITHUB_REPOSITORY` or the `origin` remote, the API from
@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fixbot import git
-from fixbot.errors import ConfigError, GitHubError
-from fixbot.github.rest import GitHub
-from fixbot.github.runs import FAILED, Runs, first_failure, parse_run_ref
-from fixbot.runlog import FirstFailure
+from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.github.api.rest import GitHub
+from fixbot.github.api.runs import FAILED, Runs, first_failure, parse_run_ref
+from fixbot.logs.joblog import FirstFailure
+from fixbot.process import git
 
 REMOTE_RE = re.compile(
     r"^(?:https?://[^/]+/|[\w.-]+@[^:]+:|ssh://[^/]+/)([^/]+/[^/]+?)(?:\.git)?/?$"

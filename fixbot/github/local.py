@@ -14,18 +14,20 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from fixbot import engine, git
-from fixbot.errors import ConfigError
-from fixbot.github import checkout, threads
-from fixbot.github.event import pull_request_of
-from fixbot.github.graphql import DEFAULT_URL, GraphQL
-from fixbot.github.permission import Permissions
-from fixbot.github.rest import GitHub
-from fixbot.leakscan import known_secrets
-from fixbot.models import Outcome, OutcomeKind
-from fixbot.progress import Progress
-from fixbot.settings import Settings, ThreadAuthors
-from fixbot.state import RunState
+from fixbot.core.errors import ConfigError
+from fixbot.core.models import Outcome, OutcomeKind
+from fixbot.core.settings import Settings, ThreadAuthors
+from fixbot.github.api import checkout
+from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
+from fixbot.github.api.rest import GitHub
+from fixbot.github.events import threads
+from fixbot.github.events.event import pull_request_of
+from fixbot.github.events.permission import Permissions
+from fixbot.process import git
+from fixbot.run import engine
+from fixbot.run.state import RunState
+from fixbot.security.leakscan import known_secrets
+from fixbot.ui.progress import Progress
 
 REMOTE = re.compile(r"(?:github\.com|[\w.-]+)[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
 

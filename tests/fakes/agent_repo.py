@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from fixbot.models import Classification, Counts, ErrorClass, Failure, FixContext, Location
-from fixbot.settings import Settings
+from fixbot.core.models import Classification, Counts, ErrorClass, Failure, FixContext, Location
+from fixbot.core.settings import Settings
 from tests.fakes.repo import git
 from tests.fakes.repo import make_repo as make_git_repo
 

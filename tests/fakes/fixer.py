@@ -6,8 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.diagnosis import Diagnosis, DiagnosisResult
-from fixbot.models import Finding, FixContext, FixResult, ReviewResult
+from fixbot.core.diagnosis import Diagnosis, DiagnosisResult
+from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
 
 Edit = dict[str, str] | Callable[[Path], dict[str, str]]
 

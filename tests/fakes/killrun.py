@@ -1,5 +1,5 @@
 """SIGKILL a `fixbot run` at a chosen moment, then run the same command again: one round of the
-kill-and-resume fault, shared by `tests/test_faults.py` and `bench/bench_faults.py`.
+kill-and-resume fault, shared by `tests/run/test_faults.py` and `bench/bench_faults.py`.
 
 The project is a three-step one: `check.py` fails while `step.txt` is below 3 and `fix.py` adds
 one to it, so a clean run is `fixed` after exactly three fix attempts, and any lost or repeated

@@ -1,0 +1,224 @@
+"""Load `Settings` from its layers, every problem reported at once and naming its source.
+
+Precedence (lowest first): defaults (the Action's own defaults in the Action) < `[tool.fixbot]` in
+pyproject.toml < `.fixbot.toml` < `FIXBOT_<NAME>` variables < flags or Action inputs. Every accepted
+name of a setting works in every layer (see `fixbot.core.settings.Spec.names`); list settings accept
+a list, a JSON list in a string, or a string with one item per line.
+
+In the Action (`trusted_files=False`) the files come from the pull request: settings that carry
+trust (`Surface.trust`: models, `api-base`, budgets, protected paths, the state folder, ...) are
+ignored there with a warning naming them; the workflow's inputs and variables still set them.
+
+The layering is written here rather than with pydantic-settings' sources: those merge every
+source into one dict before validation, so a `ValidationError` could not say whether a bad value
+came from a flag, a variable or a file key, and the file locations depend on `-C DIR`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from fixbot.core.errors import ConfigError
+from fixbot.core.settings import Settings
+from fixbot.core.surfaces import Spec, by_name, shown_default, spec, specs
+
+Layer = dict[str, tuple[Any, str]]  # field -> (raw value, where it came from)
+
+
+def split_list(value: str) -> list[str]:
+    """A list setting from text: a JSON list of strings, or else one item per non-blank line.
+
+    Text that merely starts with `[` (a shell test such as `[ -f x ] && ...`) is one item a line.
+    """
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, list):
+            return [str(item) for item in parsed]
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def as_list(value: Any) -> Any:
+    """A list setting's value from any layer: strings are split, lists of strings flattened."""
+    if isinstance(value, str):
+        return split_list(value)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return [part for item in value for part in (split_list(item) or [item])]
+    return value
+
+
+def _unknown(raw_key: str, where: str) -> str:
+    names = sorted({name for item in specs() for name in item.names})
+    close = difflib.get_close_matches(raw_key.replace("_", "-").lower(), names, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else "; see `fixbot run --help` for the keys"
+    return f"{where}: unknown key '{raw_key}'{hint}"
+
+
+def read_file_layer(
+    path: Path, table: tuple[str, ...], *, trusted: bool = True
+) -> tuple[Layer, list[str], list[str]]:
+    """Read the `table` of a TOML file: (values by field, problems, warnings).
+
+    With `trusted` False, settings that carry trust are left out with a warning.
+    """
+    if not path.is_file():
+        return {}, [], []
+    try:
+        data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return {}, [f"{path}: not valid TOML ({exc}); fix the syntax"], []
+    for part in table:
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+    where = f"{path.name} [{'.'.join(table)}]" if table else path.name
+    names = by_name()
+    values: Layer = {}
+    problems: list[str] = []
+    ignored: list[str] = []
+    for raw_key, value in data.items() if isinstance(data, dict) else []:
+        found = names.get(raw_key.strip().lower())
+        if found is None:
+            problems.append(_unknown(raw_key, where))
+        elif not trusted and found.surface.trust:
+            ignored.append(raw_key)
+        else:
+            values[found.field] = (as_list(value) if found.is_list else value, f"{where} {raw_key}")
+    warnings = (
+        [
+            f"{where}: ignored {', '.join(ignored)}: in the Action these settings come from the "
+            "workflow only (`with:` inputs or FIXBOT_* variables), never from the pull request's "
+            "files"
+        ]
+        if ignored
+        else []
+    )
+    return values, problems, warnings
+
+
+def read_env_layer(env: Mapping[str, str]) -> Layer:
+    """Read `FIXBOT_<NAME>` variables (unknown ones are other tools' and left alone)."""
+    values: Layer = {}
+    for item in specs():
+        for variable in reversed(item.variables):  # the public name's variable wins
+            raw = env.get(variable, "")
+            if raw != "":
+                values[item.field] = (as_list(raw) if item.is_list else raw, variable)
+    return values
+
+
+def read_input_layer(env: Mapping[str, str]) -> Layer:
+    """Read the Action's inputs (`INPUT_<NAME>`, upper case, hyphens kept).
+
+    The runner sets every input declared in action.yml, with its default when the workflow gives
+    none; an empty input, or one equal to its declared default, means "not given", so
+    `[tool.fixbot]`, `.fixbot.toml` and `FIXBOT_*` still apply. Source:
+    https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax
+    """
+    values: Layer = {}
+    for item in specs():
+        if not item.surface.action:
+            continue
+        raw = env.get(item.input_variable, "")
+        if not raw.strip() or raw.strip() == shown_default(item.action_default).strip():
+            continue
+        value = as_list(raw) if item.is_list else raw.strip()
+        values[item.field] = (value, f"input `{item.name}` ({item.input_variable})")
+    return values
+
+
+def _defaults(action: bool) -> Layer:
+    if not action:
+        return {}
+    return {
+        item.field: (item.surface.action_default, f"the Action's default for `{item.name}`")
+        for item in specs()
+        if item.surface.action_default is not None
+    }
+
+
+def _missing_check() -> str:
+    return (
+        "no check command: pass --check-command 'pytest -q' (or --check), set FIXBOT_CHECK, "
+        "add check = 'pytest -q' under [tool.fixbot] in pyproject.toml, or set the "
+        "`check-command` input of the Action"
+    )
+
+
+def load_settings(
+    repo: Path,
+    flags: Mapping[str, Any],
+    env: Mapping[str, str] | None = None,
+    flag_names: Mapping[str, str] | None = None,
+    *,
+    action: bool = False,
+    warnings: list[str] | None = None,
+) -> Settings:
+    """Build `Settings` for the repository at `repo` from every layer (see the module doc).
+
+    `flags` maps field names to values given on the command line; None values are skipped.
+    `flag_names` maps field names to how the user wrote them (`--max-attempts`) for messages.
+    With `action` True the Action's inputs are read from `env`, the Action's defaults apply
+    and the files may not set settings that carry trust (their names are appended to
+    `warnings`). Raises `ConfigError` listing every problem.
+    """
+    env = os.environ if env is None else env
+    merged: Layer = dict(_defaults(action))
+    problems: list[str] = []
+    for path, table in ((repo / "pyproject.toml", ("tool", "fixbot")), (repo / ".fixbot.toml", ())):
+        layer, found, warned = read_file_layer(path, table, trusted=not action)
+        merged.update(layer)
+        problems.extend(found)
+        if warnings is not None:
+            warnings.extend(warned)
+    merged.update(read_env_layer(env))
+    if action:
+        merged.update(read_input_layer(env))
+    names = flag_names or {}
+    for key, value in flags.items():
+        if value is not None:
+            item = spec(key)
+            merged[key] = (as_list(value) if item.is_list else value, names.get(key, item.flags[0]))
+    if "check" not in merged:
+        problems.append(_missing_check())
+    try:
+        settings = Settings.model_validate({k: v for k, (v, _) in merged.items()})
+    except ValidationError as exc:
+        for error in exc.errors():
+            field = str(error["loc"][0]) if error["loc"] else "?"
+            if error["type"] == "missing":
+                continue  # reported above with the fix
+            source = merged.get(field, (None, field))[1]
+            problems.append(f"{source}: {error['msg']} (got {error.get('input')!r})")
+        raise ConfigError(problems) from exc
+    if problems:
+        raise ConfigError(problems)
+    return settings
+
+
+def workflow_value(env: Mapping[str, str], field: str) -> Any:
+    """One setting as the workflow alone sets it (input, then `FIXBOT_*`, then the default).
+
+    For gates decided before the branch is checked out (`allow-forks`). Raises `ConfigError`
+    when the value is invalid.
+    """
+    item: Spec = spec(field)
+    layer = {**read_env_layer(env), **read_input_layer(env)}
+    if field not in layer:
+        return item.action_default
+    raw, source = layer[field]
+    try:
+        annotation: Any = Settings.model_fields[field].annotation
+        adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+        return adapter.validate_python(raw)
+    except ValidationError as exc:
+        raise ConfigError([f"{source}: {exc.errors()[0]['msg']} (got {raw!r})"]) from exc

@@ -1,0 +1,114 @@
+"""The `Fixer` interface and the deterministic fix-command fixer.
+
+A fixer changes files in the working tree to address one failure; the engine then verifies by
+re-running the check. Fixers never commit and never run the check themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from fixbot.core.models import FixContext, FixResult, ReviewResult
+from fixbot.process import git
+from fixbot.process.launcher import Launcher
+
+
+class Fixer(Protocol):
+    """Something that edits the working tree to fix a failure."""
+
+    name: str
+
+    def fix(self, ctx: FixContext) -> FixResult:
+        """Change files under `ctx.repo` to address `ctx.failure` (or findings/threads)."""
+        ...
+
+
+class Reviewer(Protocol):
+    """Something that reviews the diff since `ctx.start_sha` once the check is green."""
+
+    def review(self, ctx: FixContext) -> ReviewResult:
+        """Return findings for the whole diff; an empty list means clean."""
+        ...
+
+
+class Analyst(Protocol):
+    """Something that writes the escalation analysis for the human when the breaker opens."""
+
+    def analyze(self, ctx: FixContext) -> FixResult:
+        """Return the analysis in `summary` (markdown), with the model usage."""
+        ...
+
+
+class FixCommandFixer:
+    """Run each `--fix-command` in order (e.g. `ruff check --fix`) and keep what they changed.
+
+    Each command runs through `launcher` (the one way fixbot runs a project command: own process
+    group killed on timeout, scrubbed environment, unprivileged user, bounded redacted log) in
+    `cwd` (default: the repository), for at most `timeout` seconds; its log is
+    `<state_dir>/attempts/NNN/fix-command-N.log`. A command's exit code is recorded in the
+    summary but does not stop the others: linters exit non-zero when problems remain after
+    fixing. `files_changed` are the files whose content differs after the commands (measured
+    before and after them), never anything under the state folder.
+    """
+
+    name = "fix-commands"
+
+    def __init__(
+        self,
+        commands: list[str],
+        launcher: Launcher,
+        cwd: Path | None = None,
+        *,
+        timeout: float = 300.0,
+    ) -> None:
+        self.commands = list(commands)
+        self.launcher = launcher
+        self.cwd = cwd
+        self.timeout = timeout
+
+    def fix(self, ctx: FixContext) -> FixResult:
+        """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed."""
+        before = git.tree_fingerprint(ctx.repo)
+        notes = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
+        prefix = ctx.state_dir.rstrip("/") + "/"
+        changed = [p for p in git.changed_since(ctx.repo, before) if not p.startswith(prefix)]
+        ran = ", ".join(f"`{command}`" for command in self.commands)
+        summary = f"ran {ran}\n" + "\n".join(notes)
+        return FixResult(fixer=self.name, files_changed=changed, summary=summary)
+
+    def _run(self, ctx: FixContext, number: int, command: str) -> str:
+        folder = ctx.repo / ctx.state_dir / "attempts" / f"{ctx.attempt:03d}"
+        log = folder / f"fix-command-{number}.log"
+        result = self.launcher.run(command, self.cwd or ctx.repo, log, self.timeout)
+        where = log.relative_to(ctx.repo).as_posix()
+        if result.timed_out:
+            return f"`{command}` timed out after {self.timeout:g} s (log: {where})"
+        return f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
+
+
+class ChainFixer:
+    """Try fixers in order; the first that changes a file makes the attempt.
+
+    Deterministic fix commands go first so the model is only asked when they change nothing.
+    A fixer that reports an `error` ends the chain with that error.
+    """
+
+    def __init__(self, fixers: list[Fixer]) -> None:
+        self.fixers = fixers
+        self.name = "+".join(f.name for f in fixers) or "none"
+
+    def fix(self, ctx: FixContext) -> FixResult:
+        """Return the first result that changed files or carries an error, else the last one."""
+        last = FixResult(fixer="none", summary="no fixer configured")
+        tokens, cost, known = 0, 0.0, True
+        for fixer in self.fixers:
+            last = fixer.fix(ctx)
+            tokens += last.tokens
+            cost += last.cost_usd or 0.0
+            known = known and last.cost_known
+            if last.changed or last.error:
+                break
+        return last.model_copy(
+            update={"tokens": tokens, "cost_usd": cost if known else None, "cost_known": known}
+        )

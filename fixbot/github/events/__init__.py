@@ -1,0 +1,1 @@
+"""fixbot/github/events."""

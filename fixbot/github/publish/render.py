@@ -1,0 +1,182 @@
+"""Markdown bodies fixbot writes on GitHub: the status comment, PR and issue bodies, the summary.
+
+All pure. Bodies stay under GitHub's 65,536-character limit for issue, pull request and comment
+bodies (the REST API answers 422 "body is too long" beyond it), cut with a pointer to the job
+summary where the whole report is.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.github.events.threads import ThreadsReport
+
+BODY_LIMIT = 65_536
+STATUS_MARKER = "<!-- fixbot:status -->"
+TOKEN_NOTE = (
+    "Commits pushed with the workflow's `GITHUB_TOKEN` do not start new workflow runs, so the "
+    "checks of this pull request will not re-run by themselves: push an empty commit, re-run the "
+    "workflow, or give fixbot a GitHub App token or a fine-grained PAT (`github-token:` input)."
+)
+TITLES = {
+    OutcomeKind.PASSED: "✅ fixbot: the check passes",
+    OutcomeKind.FIXED: "🔧 fixbot fixed the check",
+    OutcomeKind.ESCALATED: "🛑 fixbot could not fix the check",
+    OutcomeKind.REFUSED: "⏭️ fixbot did not run",
+    OutcomeKind.ERROR: "⚠️ fixbot hit an error",
+}
+
+
+class Links(BaseModel):
+    """URLs of what a run published, and of the run itself."""
+
+    run_url: str
+    commit_url: str | None = None
+    pr_url: str | None = None
+    issue_url: str | None = None
+    branch: str | None = None
+    pushed_with_github_token: bool = False
+
+
+class Report(BaseModel):
+    """What the bodies show: the outcome, the engine's markdown report, notes, a patch, and the
+    pull request's review threads (None when none were given to the model)."""
+
+    outcome: Outcome
+    report: str = ""
+    notes: list[str] = Field(default_factory=list)
+    patch: str | None = None
+    links: Links
+    threads: ThreadsReport | None = None
+
+
+def issue_marker(branch: str) -> str:
+    """The hidden marker identifying the one escalation issue of `branch`."""
+    return f"<!-- fixbot:escalation branch={branch} -->"
+
+
+def bound(body: str, run_url: str, limit: int = BODY_LIMIT) -> str:
+    """Cut `body` to fit `limit` characters, ending with a pointer to the run's summary."""
+    if len(body) <= limit:
+        return body
+    tail = (
+        f"\n\n… truncated: GitHub limits bodies to {limit:,} characters; "
+        f"the full report is in the [job summary]({run_url}).\n"
+    )
+    return body[: limit - len(tail)] + tail
+
+
+def _facts(data: Report) -> list[str]:
+    out, links = data.outcome, data.links
+    lines = [f"**{out.outcome.value}**: {out.reason}", ""]
+    lines.append(f"- attempts: {out.attempts}")
+    if out.cost_usd is not None:
+        lines.append(f"- model cost: ${out.cost_usd:.4f}")
+    for label, url in (
+        ("commit", links.commit_url),
+        ("pull request", links.pr_url),
+        ("issue", links.issue_url),
+    ):
+        if url:
+            lines.append(f"- {label}: {url}")
+    if links.branch:
+        lines.append(f"- branch: `{links.branch}`")
+    lines.append(f"- run: {links.run_url}")
+    lines.extend(f"- note: {note}" for note in data.notes)
+    return lines
+
+
+def _thread_line(thread: ReviewThread) -> str:
+    where = f"{thread.path}:{thread.line}" if thread.line else thread.path
+    label = f"`{where.replace('`', '')}`"
+    link = f"[{label}]({thread.url})" if thread.url else label
+    return f"- {link} by @{thread.author}"
+
+
+def threads_section(threads: ThreadsReport | None, heading: str = "####") -> list[str]:
+    """The review threads fixbot addressed (replied to and resolved) and those it left open.
+
+    Only paths, lines, links and authors are shown: the thread bodies are untrusted text.
+    """
+    if threads is None or not (threads.resolved or threads.open or threads.left_out):
+        return []
+    lines = ["", f"{heading} Review threads", ""]
+    if threads.resolved:
+        lines.append(f"Addressed, replied to and resolved ({len(threads.resolved)}):")
+        lines += [_thread_line(t) for t in threads.resolved]
+    if threads.open:
+        lines.append(f"Not addressed, left open ({len(threads.open)}):")
+        lines += [_thread_line(t) for t in threads.open]
+    if threads.left_out:
+        lines.append(f"Not given to the model, left open ({len(threads.left_out)}):")
+        lines += [f"{_thread_line(item.thread)}: {item.reason}" for item in threads.left_out]
+    if threads.note:
+        lines += ["", f"> {threads.note}"]
+    return lines
+
+
+def _details(title: str, text: str, fence: str = "") -> list[str]:
+    if not text.strip():
+        return []
+    body = f"```{fence}\n{text.rstrip()}\n```" if fence else text.rstrip()
+    return ["", f"<details><summary>{title}</summary>", "", body, "", "</details>"]
+
+
+def status_comment(data: Report, memory: str = "") -> str:
+    """The one status comment of a pull request (found again by `STATUS_MARKER` and fixbot's
+    login), ending with the hidden run history block `memory`; within `BODY_LIMIT` in all."""
+    lines = [STATUS_MARKER, f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    if data.links.pushed_with_github_token:
+        lines += ["", f"> {TOKEN_NOTE}"]
+    lines += threads_section(data.threads)
+    if data.patch:
+        lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
+        lines += _details("patch", data.patch, "diff")
+    lines += _details("report", data.report)
+    tail = f"\n{memory}\n" if memory else ""
+    return bound("\n".join(lines) + "\n", data.links.run_url, BODY_LIMIT - len(tail)) + tail
+
+
+def pull_request_body(data: Report) -> str:
+    """The body of the pull request fixbot opens (a fix, or a draft escalation)."""
+    lines = [f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    if data.outcome.outcome is OutcomeKind.ESCALATED:
+        lines += [
+            "",
+            "This draft holds fixbot's best attempt (fewest failures); it does not pass the check.",
+            "",
+        ]
+        lines.append(data.report)
+    else:
+        lines += ["", f"> {TOKEN_NOTE}", *_details("report", data.report)]
+    return bound("\n".join(lines) + "\n", data.links.run_url)
+
+
+def issue_title(branch: str) -> str:
+    """The title of the escalation issue of `branch`."""
+    return f"fixbot: the check fails on `{branch}`"
+
+
+def issue_body(data: Report, branch: str) -> str:
+    """The body of the escalation issue of `branch` (replaced on every escalated run)."""
+    lines = [
+        issue_marker(branch),
+        f"### {TITLES[data.outcome.outcome]}",
+        "",
+        *_facts(data),
+        "",
+        data.report,
+    ]
+    return bound("\n".join(lines) + "\n", data.links.run_url)
+
+
+def summary(data: Report) -> str:
+    """The job summary (bounded to 1 MiB by `workflow.write_summary`)."""
+    lines = [f"## {TITLES[data.outcome.outcome]}", "", *_facts(data)]
+    lines += threads_section(data.threads, "###")
+    if data.patch:
+        lines += ["", "### Patch", "", f"```diff\n{data.patch.rstrip()}\n```"]
+    if data.report.strip():
+        lines += ["", "### Report", "", data.report]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,330 @@
+"""Publishing a finished run: one plan (pure, `fixbot.github.publish.plan`) carried out here.
+
+Pushes the fix (or the best attempt); when the branch moved while fixbot ran, replays the fix
+onto its new tip, runs the check again (`fixbot.run.engine.recheck`) and pushes that; rescues a
+refused push (or a replay that conflicts or fails the check) onto a new branch; replies in and
+resolves the review threads the intersection rule allows (batched GraphQL mutations), opens the
+pull request or escalation issue, and writes the status comment with the run history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixbot.core.errors import GitHubError
+from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.core.settings import Settings
+from fixbot.github.api import checkout
+from fixbot.github.api.context import Context, Finished
+from fixbot.github.events import threads
+from fixbot.github.events.event import Event
+from fixbot.github.events.threads import LeftOut
+from fixbot.github.publish import memory, render
+from fixbot.github.publish.plan import (
+    Plan,
+    PlanInput,
+    Source,
+    make_plan,
+    moved_note,
+    rescue_note,
+    rescue_plan,
+)
+from fixbot.process import git
+from fixbot.run import engine
+from fixbot.run.eventlog import LOG_FILE, EventLog
+from fixbot.run.outcome import state_dir_of
+from fixbot.security.leakscan import known_secrets
+
+
+@dataclass
+class Conversation:
+    """The pull request's side of a run: the history read from the status comment, this run's
+    record in it, and the review threads left out of scope (with reasons)."""
+
+    history: memory.History = field(default_factory=memory.History)
+    record: memory.RunRecord | None = None
+    left_out: list[LeftOut] = field(default_factory=list)
+
+
+def publish(
+    ctx: Context,
+    event: Event,
+    settings: Settings,
+    result: Finished,
+    patch_only: bool,
+    talk: Conversation,
+) -> render.Report:
+    """Carry out the publish plan of `result`; return what the summary shows.
+
+    When GitHub refuses the pull request, issue or comment after the push (`GitHubError`), the
+    outcome becomes ERROR with GitHub's reason, and the pushed commit and branch stay in the
+    outputs and the summary. Raises `git.GitError` when no push could be made and
+    `fixbot.security.leakscan.LeakRefused` when the diff carries a secret.
+    """
+    outcome, state = result.outcome, result.state
+    root = ctx.workspace
+    plan = make_plan(
+        PlanInput(
+            event=event,
+            outcome=outcome.outcome,
+            on_success=settings.on_success,
+            on_escalation=settings.on_escalation,
+            patch_only=patch_only,
+            has_commits=checkout.commits_since(root, state.start_sha) > 0,
+            best_snapshot=state.best_snapshot,
+            run_id=ctx.run_id,
+        )
+    )
+    ctx.notes.extend(plan.notes)
+    data = render.Report(
+        outcome=outcome,
+        report=read_report(outcome),
+        notes=ctx.notes,
+        patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
+        links=render.Links(run_url=ctx.run_url),
+    )
+    base = state.start_sha  # where fixbot's own commits start in what was pushed
+    try:
+        data = _push(ctx, plan, data, state.best_snapshot, state.start_sha)
+    except checkout.BranchMoved:
+        if not plan.push_branch:
+            raise
+        owner = ctx.workspace.stat()  # git writes files as fixbot's user while replaying
+        try:
+            plan, data, base = _replay(ctx, settings, plan, data, result)
+        finally:
+            checkout.give_back(ctx.workspace, owner)
+    except git.GitError as exc:
+        if not plan.push_branch:
+            raise
+        hint = str(exc).splitlines()[0].split(": ", 1)[-1].rstrip(".")  # checkout.push's hint
+        why = f"pushing to `{plan.push_branch}` failed ({hint})"
+        plan, data = _rescue(ctx, plan, data, state.start_sha, why)
+    data = address_threads(ctx, event, data, result, talk.left_out, base)
+    try:
+        data = _write_github(ctx, plan, data, result, talk)
+    except GitHubError as exc:  # the commits are pushed: the outputs and summary still say so
+        failed = data.outcome.model_copy(update={"outcome": OutcomeKind.ERROR, "reason": str(exc)})
+        data = data.model_copy(update={"outcome": failed})
+    if outcome.report_path:  # the run's event log is in the state folder
+        log = EventLog(state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id)
+        log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
+    return data
+
+
+def address_threads(
+    ctx: Context,
+    event: Event,
+    data: render.Report,
+    result: Finished,
+    left_out: list[LeftOut],
+    base: str | None = None,
+) -> render.Report:
+    """Reply in and resolve the threads the intersection rule allows, once the fix is pushed
+    to the pull request's own branch; record every thread's fate in `data.threads`.
+
+    The files fixbot touched are those changed from `base` (the run's start sha by default;
+    the branch's new tip when the fix was replayed onto it, so a human's files never count) to
+    the pushed commit.
+    """
+    given = result.threads
+    if not given:
+        if left_out:
+            return data.model_copy(update={"threads": threads.report([], [], None, left_out)})
+        return data
+    sha, branch = data.outcome.commit_sha, data.links.branch
+    if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
+        note = "no fix was pushed to this pull request's branch, so no thread was resolved"
+        return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
+    touched = git.changed_files(ctx.workspace, base or result.state.start_sha, sha)
+    targets = threads.resolvable(given, result.state.attempts, touched)
+    done, why = resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
+    return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
+
+
+def resolve_all(
+    ctx: Context, targets: list[ReviewThread], reply: str
+) -> tuple[list[ReviewThread], str | None]:
+    """Resolve `targets` and reply in each, in batches; return the resolved ones and, when
+    GitHub refused part of it, why."""
+    if not targets:
+        return [], None
+    result, why = ctx.graphql().resolve_and_reply([t.id for t in targets], reply)
+    resolved = set(result.resolved)
+    unanswered = [t for t in targets if t.id in resolved and t.id not in result.replied]
+    if unanswered and why is None:
+        why = f"{len(unanswered)} resolved thread(s) got no reply"
+    return [t for t in targets if t.id in resolved], why
+
+
+def read_report(outcome: Outcome) -> str:
+    """The engine's markdown report, or '' when it wrote none."""
+    if not outcome.report_path:
+        return ""
+    path = Path(outcome.report_path)
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+
+
+def _secrets(ctx: Context) -> dict[str, str]:
+    """Every secret fixbot knows (name -> value), for the scan before a push or a patch."""
+    return known_secrets(ctx.env, github_token=ctx.inputs.token)
+
+
+def _rescue(
+    ctx: Context, plan: Plan, data: render.Report, start: str, why: str, sha: str | None = None
+) -> tuple[Plan, render.Report]:
+    """Push the verified commits (HEAD, or `sha`) to a new branch with a pull request, noting
+    `why` the push to the branch did not land."""
+    plan = rescue_plan(plan, ctx.run_id)
+    note = rescue_note(plan, why)
+    ctx.notes.append(note)
+    noted = data.model_copy(update={"notes": [*data.notes, note]})
+    return plan, _push(ctx, plan, noted, None, start, sha)
+
+
+def _replay(
+    ctx: Context, settings: Settings, plan: Plan, data: render.Report, result: Finished
+) -> tuple[Plan, render.Report, str]:
+    """The push to `plan.push_branch` was rejected because the branch moved: replay the fix onto
+    its new tip, run the check again and push that; otherwise rescue the verified commits.
+
+    Returns the plan carried out, the report, and where fixbot's own commits start in what was
+    pushed (the new tip, or the run's start sha for the rescue).
+    """
+    branch, start, root = str(plan.push_branch), result.state.start_sha, ctx.workspace
+    verified = git.head_sha(root)
+    try:
+        replayed = checkout.replay(root, branch, start, ctx.git_env)
+    except git.GitError as exc:
+        failed = (
+            f"`{branch}` moved while fixbot ran; fetching it failed ({str(exc).splitlines()[0]})"
+        )
+        return (*_rescue(ctx, plan, data, start, failed, verified), start)
+    why: str | None = replayed.problem or None
+    if replayed.sha is not None:
+        pushed = False
+        try:
+            why = _verify_and_push(ctx, settings, branch, replayed, result.state.run_id)
+            pushed = why is None
+        finally:  # the work tree follows what origin has: the replayed fix, or the verified one
+            if pushed:
+                checkout.adopt(root, branch)
+            else:
+                checkout.restore(root, replayed.back)
+    note = moved_note(branch, replayed.tip, why)
+    if why is not None:
+        return (*_rescue(ctx, plan, data, start, note, verified), start)
+    ctx.notes.append(note)
+    sha = str(replayed.sha)
+    noted = data.model_copy(update={"notes": [*data.notes, note]})
+    return plan, _pushed(ctx, noted, sha, branch, by_token=True, commit_sha=sha), replayed.tip
+
+
+def _verify_and_push(
+    ctx: Context, settings: Settings, branch: str, replayed: checkout.Replayed, run_id: str
+) -> str | None:
+    """Run the check on the replayed tree and push it to `branch` (a fast-forward, the secret
+    scan over the replayed change); return None when pushed, else why not."""
+    sha = str(replayed.sha)
+    workdir = (ctx.workspace / ctx.inputs.working_directory).resolve()
+    try:
+        check = engine.recheck(settings, workdir, ctx.env, run_id)
+    except OSError as exc:
+        return f"the fix was replayed onto it, but the check could not run again ({exc})"
+    if not check.passed:
+        how = (
+            f"timed out after {settings.timeout:g} s"
+            if check.timed_out
+            else f"exit {check.exit_code}"
+        )
+        return f"the fix was replayed onto it, but the check failed after the replay ({how})"
+    try:
+        checkout.push(
+            ctx.workspace, sha, branch, ctx.git_env, base=replayed.tip, secrets=_secrets(ctx)
+        )
+    except checkout.BranchMoved:
+        return f"the check passed after the replay, but `{branch}` moved again before the push"
+    except git.GitError as exc:
+        return (
+            f"the check passed after the replay, but the push failed ({str(exc).splitlines()[0]})"
+        )
+    return None
+
+
+def _push(
+    ctx: Context,
+    plan: Plan,
+    data: render.Report,
+    snapshot: str | None,
+    start: str,
+    head: str | None = None,
+) -> render.Report:
+    """Push the fix (HEAD, or `head`) or the best attempt (`snapshot`) after scanning
+    `start..sha` for secrets."""
+    branch = plan.push_branch or plan.new_branch
+    if not branch or not plan.source:
+        return data
+    sha = snapshot if plan.source is Source.SNAPSHOT else head or git.head_sha(ctx.workspace)
+    checkout.push(ctx.workspace, str(sha), branch, ctx.git_env, base=start, secrets=_secrets(ctx))
+    commit = data.outcome.commit_sha or str(sha)
+    return _pushed(ctx, data, str(sha), branch, plan.push_branch is not None, commit)
+
+
+def _pushed(
+    ctx: Context, data: render.Report, sha: str, branch: str, by_token: bool, commit_sha: str
+) -> render.Report:
+    """`data` once `sha` is on `branch`: its commit link and branch, whether the job's token
+    pushed it (`by_token`), and `commit_sha` as the outcome's commit."""
+    links = data.links.model_copy(
+        update={
+            "commit_url": ctx.commit_url(sha),
+            "branch": branch,
+            "pushed_with_github_token": by_token,
+        }
+    )
+    outcome = data.outcome.model_copy(update={"commit_sha": commit_sha})
+    return data.model_copy(update={"links": links, "outcome": outcome})
+
+
+def _title(data: render.Report, branch: str) -> str:
+    if data.outcome.outcome is OutcomeKind.ESCALATED:
+        return f"fixbot: best attempt at fixing {branch} (does not pass the check)"
+    return f"fixbot: fix the check on {branch}"
+
+
+def _write_github(
+    ctx: Context, plan: Plan, data: render.Report, result: Finished, talk: Conversation
+) -> render.Report:
+    if plan.pull_request is None and plan.comment_pr is None and plan.issue_branch is None:
+        return data
+    gh = ctx.rest()
+    if plan.pull_request is not None:
+        url = gh.open_pull_request(
+            plan.pull_request, _title(data, plan.pull_request.base), render.pull_request_body(data)
+        )
+        data = data.model_copy(
+            update={
+                "links": data.links.model_copy(update={"pr_url": url}),
+                "outcome": data.outcome.model_copy(update={"pr_url": url}),
+            }
+        )
+    if plan.issue_branch is not None:
+        url = gh.upsert_issue(
+            plan.issue_branch,
+            render.issue_title(plan.issue_branch),
+            render.issue_body(data, plan.issue_branch),
+        )
+        data = data.model_copy(update={"links": data.links.model_copy(update={"issue_url": url})})
+    if plan.comment_pr is not None:
+        block = ""
+        if talk.record is not None:
+            history = memory.finish(talk.history, talk.record, data.outcome, result.state.attempts)
+            block = memory.encode(history)
+        gh.upsert_status_comment(
+            plan.comment_pr,
+            render.status_comment(data, block),
+            create=plan.comment_create,
+            login=ctx.login(),
+        )
+    return data

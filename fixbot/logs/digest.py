@@ -1,0 +1,73 @@
+"""Digest a check result into a `Failure`: condensed log, signature, class, counts, locations,
+and the structure of the whole log (summary lines, failing tests, distinct failures)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot.core.models import CheckResult, Counts, Failure, Location
+from fixbot.logs.classify import classify
+from fixbot.logs.condense import condense_file
+from fixbot.logs.facts import LogFacts, collect_file
+from fixbot.logs.signature import (
+    failing_tests,
+    failure_signature,
+    parse_counts,
+    parse_locations,
+    timeout_signature,
+)
+
+MAX_LOCATIONS = 60
+
+
+def digest(result: CheckResult, repo: Path | None = None) -> Failure:
+    """Digest `result` (its log is read from `result.log_path` twice, streamed and bounded: once
+    condensed, once for its facts, see `fixbot.logs.facts`).
+
+    `repo` makes locations repository-relative and removes the repository's absolute path from
+    the signature, so the same failure has the same signature in another checkout. A timed-out
+    run gets `timeout_signature`. Raises OSError when the log cannot be read.
+    """
+    facts = LogFacts()
+    condensed = condense_file(result.log_path, on_diagnostic=facts.add_diagnostic)
+    collect_file(result.log_path, facts)
+    return from_facts(result, condensed, facts, repo)
+
+
+def from_facts(
+    result: CheckResult, condensed: str, facts: LogFacts, repo: Path | None = None
+) -> Failure:
+    """The `Failure` of `result` from its condensed log and the facts of its whole log."""
+    tests = facts.failing_tests() or failing_tests(condensed)
+    if result.timed_out:
+        signature = timeout_signature(condensed, repo=repo)
+    else:
+        signature = failure_signature(condensed, repo=repo, tests=tests)
+    return Failure(
+        condensed=condensed,
+        signature=signature,
+        classification=classify(condensed, exit_code=result.exit_code, timed_out=result.timed_out),
+        counts=_counts(facts, condensed),
+        locations=_locations(facts, condensed, repo),
+        failing_tests=tests,
+        summary=list(facts.summary),
+        failing_total=max(facts.tests_total, len(tests)),
+        diagnostics=list(facts.diagnostics),
+        diagnostics_total=facts.diagnostics_total,
+        groups=list(facts.groups.values()),
+        other_groups=facts.other_groups + facts.unanalysed,
+    )
+
+
+def _counts(facts: LogFacts, condensed: str) -> Counts:
+    """The whole log's counts; the condensed log's when the facts found no summary."""
+    counts = facts.counts()
+    return counts if counts.model_dump(exclude_none=True) else parse_counts(condensed)
+
+
+def _locations(facts: LogFacts, condensed: str, repo: Path | None) -> list[Location]:
+    """Repository frames recurring most across failures first, then the condensed log's."""
+    found = {(loc.path, loc.line): loc for loc in facts.locations(repo)}
+    for loc in parse_locations(condensed, repo):
+        found.setdefault((loc.path, loc.line), loc)
+    return list(found.values())[:MAX_LOCATIONS]

@@ -1,0 +1,348 @@
+"""The loop as data: the next step is a pure function of the run's state and an observation.
+
+`next_step(state, observation)` does no I/O. `fixbot.run.engine` executes the step it returns (runs
+the check, a fixer, the reviewer, git), records the result in the `RunState`, saves the state and
+asks again, until `Done`. Because the position is derived from the saved state alone (the
+attempts and the reviews), a run killed at any point resumes where it stopped.
+
+The phases and their steps:
+
+    setup   Setup(n, manifests)   run the set-up command before the check of attempt n (0: the
+                                  initial check; n > 0: its fix changed a dependency manifest)
+    seed    Seed()                attempt 0 from a failure log given from elsewhere (a failed
+                                  CI run's job log, `--from-log`): no check is run
+    check   Check()               run the check on the tree as it is (attempt 0)
+    fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
+    verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
+                                  nothing or the fixer failed, the previous result stands)
+    diverge Restore(n, to)        attempts n-1 and n made the failure worse than the best tree:
+                                  restore attempt `to`'s tree (a second time: Escalate)
+    diagnose Diagnose(n)          one model call: why attempt n failed (`fixbot.core.diagnosis`)
+    review  Review(after=n)       self-review the diff of the tree attempt n verified
+    threads Fix(n, THREADS)       one attempt at the open pull request review threads
+    undo    Undo(n)               a REVIEW/THREADS attempt broke the check: restore the green tree
+    done    Succeed(kind, reason) / Escalate(reason) record the outcome; then Done()
+
+`TABLE` lists the transitions in order, one row each (name, rule); the first rule that returns a
+step wins. tests/loop/test_rules.py has one row per transition.
+
+Adding a phase is one new step type, one row in `TABLE` (a rule: "when the state shows the phase is
+due -> its step") and one `case` in `fixbot.run.executor.Run.execute` that runs it and records its
+result in the state. Never a flag: the row derives "is it due?" from the recorded results, so a
+resumed run neither skips nor repeats it. SETUP was added that way: step `Setup(n)`, row `setup`
+right after `done` ("a set-up command is configured and no successful set-up is recorded for the
+attempt about to be checked -> Setup(n)"), the runs recorded in `RunState.setups`; a failed set-up
+raises `SetupError`, which the engine records as the outcome `error`. Planned next:
+
+- DIAGNOSE (done): `Diagnose(n)` after a failed FIX attempt; its executor stores
+  `Attempt.diagnosis` (or `diagnosis_problem`), and `Run.context` hands it to the next fixer.
+  Once recorded, the breaker is asked again (the call may have spent the budget).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fixbot.core.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
+from fixbot.loop import breaker, divergence
+from fixbot.loop.steps import (
+    Check,
+    Diagnose,
+    Done,
+    Escalate,
+    Fix,
+    Observation,
+    Restore,
+    Review,
+    Seed,
+    Setup,
+    Step,
+    Succeed,
+    Undo,
+    Verify,
+)
+from fixbot.run import setup
+from fixbot.run.state import RunState
+
+__all__ = [
+    "NO_FIXER",
+    "TABLE",
+    "Check",
+    "Diagnose",
+    "Done",
+    "Escalate",
+    "Fix",
+    "Observation",
+    "Restore",
+    "Review",
+    "Rule",
+    "Seed",
+    "Setup",
+    "Step",
+    "Succeed",
+    "Undo",
+    "Verify",
+    "breaker_open",
+    "check",
+    "counts",
+    "diagnose",
+    "diverging",
+    "done",
+    "escalation",
+    "fix",
+    "fix_again",
+    "next_step",
+    "no_fixer",
+    "prepare",
+    "restores",
+    "review",
+    "review_fix",
+    "seed",
+    "succeed",
+    "success",
+    "threads",
+    "threads_unaddressed",
+    "undo",
+    "usage",
+    "verify",
+]
+
+NO_FIXER = "no fixer is configured: set --model or add --fix-command"
+
+
+Rule = Callable[[RunState, Observation], Step | None]
+
+
+def usage(state: RunState, seen: Observation) -> breaker.Usage:
+    """What the run has spent: its fix attempts, model usage, wall time and diff size."""
+    return breaker.Usage(
+        fix_attempts=len(state.fix_attempts),
+        tokens=state.tokens,
+        cost_usd=state.cost_usd if state.cost_known else None,
+        elapsed_s=seen.elapsed_s,
+        diff_lines=state.attempts[-1].diff_lines if state.attempts else 0,
+    )
+
+
+def _last(state: RunState) -> Attempt:
+    return state.attempts[-1]
+
+
+def _failed(state: RunState) -> bool:
+    """The last attempt is verified, red, and one the breaker judges (the check or a FIX)."""
+    last = _last(state)
+    return last.done and not last.passed and last.phase in (Phase.CHECK, Phase.FIX)
+
+
+def _green(state: RunState) -> bool:
+    return _last(state).done and bool(_last(state).passed)
+
+
+def _threads_due(state: RunState, seen: Observation) -> bool:
+    done = any(a.phase is Phase.THREADS for a in state.attempts)
+    return _green(state) and seen.threads > 0 and not done
+
+
+def counts(state: RunState) -> list[int | None]:
+    """Failing tests plus errors of every verified check the breaker judges (the initial check
+    and the FIX attempts), in order; 0 for a green check, None where no counts were printed."""
+    return [0 if a.passed else a.counts.problems for a in _judged(state)]
+
+
+def _judged(state: RunState) -> list[Attempt]:
+    """The verified initial check and FIX attempts; they come first, so index == number."""
+    return [a for a in state.attempts if a.done and a.phase in (Phase.CHECK, Phase.FIX)]
+
+
+def restores(state: RunState) -> list[Attempt]:
+    """The attempts that diverged and had the best tree restored after them."""
+    return [a for a in state.attempts if a.restored_to is not None]
+
+
+def escalation(state: RunState, seen: Observation, reason: str) -> Escalate:
+    """Escalate for `reason`; ask the analyst once, while the model budget lasts, when code could
+    fix the failure (a failure code cannot fix gets the deterministic recovery plan instead) and
+    no diagnosis of the same failure already explains it."""
+    spent = breaker.model_budget_spent(usage(state, seen), seen.limits)
+    last = _last(state)
+    explained = any(a.diagnosis and a.signature == last.signature for a in state.attempts)
+    code = last.error_class not in (ErrorClass.PERMANENT, ErrorClass.TRANSIENT)
+    wanted = seen.analyst and state.analysis is None and spent is None
+    return Escalate(reason, analyze=wanted and code and not explained)
+
+
+def success(state: RunState, note: str | None = None) -> Succeed:
+    """PASSED when no kept attempt changed a file, else FIXED after n fix attempts."""
+    kept = [a for a in state.fix_attempts if a.files_changed and not a.undone]
+    if not kept:
+        return Succeed(OutcomeKind.PASSED, "the check passes; nothing was changed", note)
+    n = len(state.fix_attempts)
+    reason = f"the check passes after {n} fix attempt{'s' * (n != 1)}"
+    return Succeed(OutcomeKind.FIXED, reason, note)
+
+
+# -- the rows ---------------------------------------------------------------------------------
+
+
+def done(state: RunState, seen: Observation) -> Step | None:
+    """The outcome is recorded -> Done."""
+    return Done() if state.outcome is not None else None
+
+
+def prepare(state: RunState, seen: Observation) -> Step | None:
+    """A set-up command is set and has not run for the attempt about to be checked: attempt 0
+    before the initial check, or a fix that changed a dependency manifest -> Setup(n)."""
+    if not state.attempts or not state.attempts[0].done:
+        number, changed = 0, []
+    else:
+        last = _last(state)
+        if last.done or last.fixer is None or last.fix_error is not None:
+            return None
+        number, changed = last.number, last.files_changed
+    due = setup.setup_due(seen.setup, state.setups, number, changed)
+    return Setup(due.attempt, tuple(due.manifests)) if due is not None else None
+
+
+def seed(state: RunState, seen: Observation) -> Step | None:
+    """A failure log was given and attempt 0 is not recorded yet -> Seed (no initial check)."""
+    return Seed() if seen.seeded and (not state.attempts or not state.attempts[0].done) else None
+
+
+def check(state: RunState, seen: Observation) -> Step | None:
+    """Nothing checked yet (or the initial check was cut short) -> Check."""
+    return Check() if not state.attempts or not state.attempts[0].done else None
+
+
+def fix(state: RunState, seen: Observation) -> Step | None:
+    """A fix attempt is recorded but its fixer has not reported (a resumed run) -> Fix(n)."""
+    last = _last(state)
+    return Fix(last.number, last.phase) if not last.done and last.fixer is None else None
+
+
+def verify(state: RunState, seen: Observation) -> Step | None:
+    """The fixer reported -> Verify(n); no re-run when it changed nothing or failed."""
+    last = _last(state)
+    if last.done:
+        return None
+    return Verify(last.number, rerun=last.fix_error is None and bool(last.files_changed))
+
+
+def undo(state: RunState, seen: Observation) -> Step | None:
+    """A REVIEW or THREADS attempt made the check fail -> Undo(n)."""
+    last = _last(state)
+    red = last.done and last.passed is False and not last.undone
+    return Undo(last.number) if red and last.phase in (Phase.REVIEW, Phase.THREADS) else None
+
+
+def breaker_open(state: RunState, seen: Observation) -> Step | None:
+    """The check failed and the circuit breaker is OPEN -> Escalate(its reason)."""
+    if not _failed(state):
+        return None
+    before = sum(1 for n in state.oscillated if n < _last(state).number)
+    decision = breaker.decide(state.attempts, usage(state, seen), seen.limits, before)
+    if decision.state is BreakerState.CLOSED:
+        return None
+    return escalation(state, seen, decision.reason or "the circuit breaker opened")
+
+
+def no_fixer(state: RunState, seen: Observation) -> Step | None:
+    """The check failed, the breaker is CLOSED, but nothing can fix it -> Escalate."""
+    return escalation(state, seen, NO_FIXER) if _failed(state) and not seen.fixer else None
+
+
+def diverging(state: RunState, seen: Observation) -> Step | None:
+    """Two FIX attempts in a row failed worse than the best tree so far -> Restore(n, best);
+    when the best tree was restored once already -> Escalate("diverging")."""
+    if not _failed(state) or _last(state).phase is not Phase.FIX:
+        return None
+    found = counts(state)
+    done = restores(state)
+    since = max((a.number + 1 for a in done), default=0)
+    if not divergence.diverged(found, since):
+        return None
+    if done:
+        return escalation(state, seen, divergence.REASON)
+    best = divergence.best_index(found)
+    return Restore(_last(state).number, _judged(state)[best or 0].number)
+
+
+def diagnose(state: RunState, seen: Observation) -> Step | None:
+    """A FIX attempt failed, a model is set, no diagnosis is recorded for it -> Diagnose(n)."""
+    last = _last(state)
+    if not _failed(state) or last.phase is not Phase.FIX or not seen.diagnoser:
+        return None
+    recorded = last.diagnosis is not None or last.diagnosis_problem is not None
+    return None if recorded or last.restored_to is not None else Diagnose(last.number)
+
+
+def fix_again(state: RunState, seen: Observation) -> Step | None:
+    """The check failed and the breaker is CLOSED -> Fix(n + 1, FIX)."""
+    return Fix(_last(state).number + 1, Phase.FIX) if _failed(state) else None
+
+
+def review_fix(state: RunState, seen: Observation) -> Step | None:
+    """The review of the green tree found blocker/major findings -> Fix(n + 1, REVIEW)."""
+    last = _last(state)
+    review = state.reviews[-1] if state.reviews else None
+    if not _green(state) or review is None or review.after != last.number or review.final:
+        return None
+    return Fix(last.number + 1, Phase.REVIEW)
+
+
+def review(state: RunState, seen: Observation) -> Step | None:
+    """Green after a fix, a reviewer is set, no review ended the phase, rounds left -> Review."""
+    if not _green(state) or not seen.reviewer or not state.fix_attempts:
+        return None
+    ended = any(r.final for r in state.reviews)
+    if ended or state.review_rounds >= seen.max_review_rounds:
+        return None
+    return Review(after=_last(state).number)
+
+
+def threads(state: RunState, seen: Observation) -> Step | None:
+    """Green, open review threads, none addressed yet, a model is set -> Fix(n + 1, THREADS)."""
+    if not _threads_due(state, seen) or not (seen.fixer and seen.threads_fixer):
+        return None
+    return Fix(_last(state).number + 1, Phase.THREADS)
+
+
+def threads_unaddressed(state: RunState, seen: Observation) -> Step | None:
+    """Green, open review threads, but no model to address them -> Succeed with a note."""
+    if not _threads_due(state, seen):
+        return None
+    return success(state, f"{seen.threads} open review threads were not addressed: no model is set")
+
+
+def succeed(state: RunState, seen: Observation) -> Step | None:
+    """Green (or a broken review/threads fix undone), nothing else due -> Succeed."""
+    return success(state)
+
+
+TABLE: tuple[tuple[str, Rule], ...] = (
+    ("done", done),
+    ("setup", prepare),
+    ("seed", seed),
+    ("check", check),
+    ("fix", fix),
+    ("verify", verify),
+    ("undo", undo),
+    ("breaker_open", breaker_open),
+    ("no_fixer", no_fixer),
+    ("diverging", diverging),
+    ("diagnose", diagnose),
+    ("fix_again", fix_again),
+    ("review_fix", review_fix),
+    ("review", review),
+    ("threads", threads),
+    ("threads_unaddressed", threads_unaddressed),
+    ("succeed", succeed),
+)
+
+
+def next_step(state: RunState, seen: Observation) -> Step:
+    """The step that comes next for `state`: the first row of `TABLE` that matches (pure)."""
+    for _, rule in TABLE:
+        step = rule(state, seen)
+        if step is not None:
+            return step
+    raise AssertionError("unreachable: the last row always matches")  # pragma: no cover

@@ -1,0 +1,267 @@
+"""The git adapter: thin wrappers over the `git` command, run in the repository.
+
+Every function takes the repository root and raises `GitError` (with git's own message) when
+git fails. Nothing here rewrites history: no reset, no rebase, no force.
+
+fixbot's git never runs the repository's code and never holds a secret it does not need: hooks
+are off (`core.hooksPath=/dev/null`, so `pre-push`, `post-commit`, `reference-transaction` and
+the rest never run; `--no-verify` alone skips only pre-commit and commit-msg), `core.fsmonitor`
+is off, and the environment is minimal (`PASSED_VARIABLES` plus the `GIT_*` fixbot sets). The
+token reaches git only through the credential helper of `fixbot.github.api.checkout.auth_env`, for
+the commands that talk to the remote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from fixbot.core.errors import GitError
+
+__all__ = ["GitError"]
+
+
+# What fixbot's git inherits from fixbot's environment: the user's git identity and config file,
+# locale, temp folder, proxies and CA bundles. Nothing else (no token, no model key, no
+# GIT_CONFIG_COUNT/GIT_SSH_COMMAND/GIT_ASKPASS from outside).
+PASSED_VARIABLES = frozenset(
+    {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR"}
+    | {"http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"}
+    | {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_SSL_CAINFO"}
+    | {"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"}
+)
+SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+
+
+def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of fixbot's git: `PASSED_VARIABLES` of ours, then `extra`."""
+    base = {k: v for k, v in os.environ.items() if k in PASSED_VARIABLES}
+    return {**base, **(extra or {})}
+
+
+def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+    """Run `git <args>` in `repo` (hooks and fsmonitor off, minimal environment plus `env`) and
+    return stdout (text, stripped of the final newline)."""
+    done = subprocess.run(
+        ["git", *SAFE_CONFIG, *args],
+        cwd=repo,
+        env=git_environment(env),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout.rstrip("\n")
+
+
+def toplevel(path: Path) -> Path | None:
+    """The root of the git work tree containing `path`, or None when it is not in one."""
+    try:
+        return Path(run(path, "rev-parse", "--show-toplevel"))
+    except (GitError, FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def head_sha(repo: Path) -> str:
+    """The full sha of HEAD."""
+    return run(repo, "rev-parse", "HEAD")
+
+
+def current_branch(repo: Path) -> str | None:
+    """The checked-out branch name, or None on a detached HEAD."""
+    name = run(repo, "rev-parse", "--abbrev-ref", "HEAD")
+    return None if name == "HEAD" else name
+
+
+def status_lines(repo: Path) -> list[str]:
+    """`git status --porcelain` lines (untracked files included, ignored ones not)."""
+    out = run(repo, "status", "--porcelain", "--untracked-files=all")
+    return [line for line in out.splitlines() if line.strip()]
+
+
+def exclude_path(repo: Path, pattern: str) -> None:
+    """Add `pattern` to `.git/info/exclude` once, so fixbot's state is never committed."""
+    exclude = Path(run(repo, "rev-parse", "--git-path", "info/exclude"))
+    if not exclude.is_absolute():
+        exclude = repo / exclude
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    lines = exclude.read_text(encoding="utf-8").splitlines() if exclude.exists() else []
+    if pattern not in lines:
+        with exclude.open("a", encoding="utf-8") as handle:
+            handle.write(("\n" if lines and lines[-1] else "") + pattern + "\n")
+
+
+def _changed_paths(repo: Path) -> list[str]:
+    out = run(repo, "ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard")
+    return sorted({p for p in out.split("\0") if p})
+
+
+def tree_fingerprint(repo: Path) -> dict[str, str | None]:
+    """Content hashes of every file that differs from the index (None for deleted files)."""
+    prints: dict[str, str | None] = {}
+    for rel in _changed_paths(repo):
+        path = repo / rel
+        if path.is_file() and not path.is_symlink():
+            prints[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+        elif path.is_symlink():
+            prints[rel] = "link:" + os.readlink(path)
+        else:
+            prints[rel] = None
+    return prints
+
+
+def changed_since(repo: Path, before: dict[str, str | None]) -> list[str]:
+    """Paths whose content changed since the `tree_fingerprint` `before` was taken."""
+    after = tree_fingerprint(repo)
+    return sorted(p for p in set(before) | set(after) if before.get(p, "=") != after.get(p, "="))
+
+
+def worktree_tree(repo: Path) -> str:
+    """The tree sha of the working tree (tracked and untracked, not ignored), via a temp index.
+
+    The real index is not touched.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        run(repo, "read-tree", "HEAD", env=env)
+        run(repo, "add", "-A", "--", ".", env=env)
+        return run(repo, "write-tree", env=env)
+
+
+def snapshot(repo: Path, ref: str, message: str, paths: Sequence[str] | None = None) -> str:
+    """Record the working tree (tracked and untracked, not ignored) as a commit at `ref`.
+
+    With `paths`, only those paths change from HEAD's tree (the files the fixers changed, never
+    what the check left behind). HEAD, the index and the working tree are left alone; the
+    commit's parent is HEAD. Returns the commit sha. Used to keep every attempt's tree so the
+    best one can be published.
+    """
+    tree = worktree_tree(repo) if paths is None else paths_tree(repo, paths)
+    sha = run(
+        repo,
+        "commit-tree",
+        tree,
+        "-p",
+        "HEAD",
+        "-m",
+        message,
+        env=_identity_env(repo),
+    )
+    run(repo, "update-ref", ref, sha)
+    return sha
+
+
+def _identity_env(repo: Path) -> dict[str, str]:
+    """A committer identity when the repository has none (fresh CI machines)."""
+    if run(repo, "config", "user.email", check=False):
+        return {}
+    return {
+        "GIT_AUTHOR_NAME": "fixbot",
+        "GIT_AUTHOR_EMAIL": "fixbot@users.noreply.github.com",
+        "GIT_COMMITTER_NAME": "fixbot",
+        "GIT_COMMITTER_EMAIL": "fixbot@users.noreply.github.com",
+    }
+
+
+def commit_all(repo: Path, message: str) -> str | None:
+    """Stage every change (respecting ignores) and commit; return the sha, or None if clean."""
+    run(repo, "add", "-A", "--", ".")
+    if not run(repo, "diff", "--cached", "--name-only"):
+        return None
+    run(repo, "commit", "--no-verify", "-q", "-m", message, env=_identity_env(repo))
+    return head_sha(repo)
+
+
+LITERAL = {"GIT_LITERAL_PATHSPECS": "1"}
+
+
+def committable(repo: Path, paths: Sequence[str], env: dict[str, str] | None = None) -> list[str]:
+    """Those of `paths` that differ from the index (`env` may name another) and are not ignored,
+    deleted ones included."""
+    if not paths:
+        return []
+    out = run(
+        repo,
+        *("ls-files", "-z", "--modified", "--others", "--deleted", "--exclude-standard", "--"),
+        *paths,
+        env={**(env or {}), **LITERAL},
+    )
+    return sorted({p for p in out.split("\0") if p})
+
+
+def commit_paths(repo: Path, paths: Sequence[str], message: str) -> str | None:
+    """Commit exactly `paths` (the files the fixers changed), nothing else the working tree
+    holds; return the sha, or None when none of them differs from HEAD."""
+    chosen = committable(repo, paths)
+    if chosen:
+        run(repo, "add", "-A", "--", *chosen, env=LITERAL)
+    staged = run(repo, "diff", "--cached", "--name-only", "-z", "--", *paths, env=LITERAL)
+    if not staged.strip("\0"):
+        return None
+    run(
+        repo,
+        *("commit", "--no-verify", "-q", "--only", "-m", message, "--"),
+        *staged.strip("\0").split("\0"),
+        env={**_identity_env(repo), **LITERAL},
+    )
+    return head_sha(repo)
+
+
+def paths_tree(repo: Path, paths: Sequence[str]) -> str:
+    """The tree sha of HEAD with `paths` taken from the working tree (via a temp index)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL}
+        run(repo, "read-tree", "HEAD", env=env)
+        chosen = committable(repo, paths, env)
+        if chosen:
+            run(repo, "add", "-A", "--", *chosen, env=env)
+        return run(repo, "write-tree", env=env)
+
+
+def diff_since(repo: Path, base: str, max_bytes: int = 200_000) -> str:
+    """The diff of the working tree (untracked files included) against `base`, bounded."""
+    text = run(repo, "diff", base, worktree_tree(repo))
+    return text if len(text) <= max_bytes else text[:max_bytes] + "\n[diff truncated]\n"
+
+
+def diff_lines(repo: Path, base: str, target: str | None = None) -> int:
+    """Lines added plus deleted from `base` to `target` (a commit or tree; default: the working
+    tree, untracked files included)."""
+    total = 0
+    for line in run(repo, "diff", "--numstat", base, target or worktree_tree(repo)).splitlines():
+        added, deleted, _ = line.split("\t", 2)
+        total += int(added) if added.isdigit() else 0
+        total += int(deleted) if deleted.isdigit() else 0
+    return total
+
+
+def restore_worktree(repo: Path, commit: str) -> None:
+    """Make the working tree's files equal to `commit`'s tree; HEAD and the index are untouched.
+
+    Files that exist now but not in `commit` are deleted (ignored files are left alone).
+    """
+    current = worktree_tree(repo)
+    added = run(repo, "diff", "--name-only", "-z", "--diff-filter=A", commit, current)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        run(repo, "read-tree", commit, env=env)
+        run(repo, "checkout-index", "--all", "--force", env=env)
+    for rel in filter(None, added.split("\0")):
+        (repo / rel).unlink(missing_ok=True)
+
+
+def changed_files(repo: Path, base: str, target: str) -> list[str]:
+    """Repository-relative paths changed from `base` to `target` (renames as delete + add)."""
+    return run(repo, "diff", "--name-only", "--no-renames", base, target).splitlines()
+
+
+def is_shallow(repo: Path) -> bool:
+    """True when the clone is shallow (actions/checkout's default `fetch-depth: 1`)."""
+    return run(repo, "rev-parse", "--is-shallow-repository") == "true"

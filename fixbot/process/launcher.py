@@ -1,0 +1,66 @@
+"""The launcher of the project's commands: every check, set-up and fix command goes through it.
+
+One object holds how a project command runs — the scrubbed environment, the unprivileged user
+(see `fixbot.process.sandbox`), the redactor applied to its log and the log bound — and runs it with
+`fixbot.process.spawn.run_command`. Before each command the work tree's new files are given to the
+user; after it, processes that escaped the group are killed (the dedicated user only) and
+`.git` is checked to still be root's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixbot.core.models import CheckResult
+from fixbot.process import sandbox, spawn
+from fixbot.process.boundedlog import Redact
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How the project's commands run in the work tree `root`.
+
+    `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
+    own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
+    `private` are the top-level names the identity may not write (`.git`, the state folder).
+    """
+
+    root: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+    identity: sandbox.Identity | None = None
+    redact: Redact | None = None
+    max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
+    private: tuple[str, ...] = (".git",)
+
+    def run(
+        self,
+        command: str,
+        cwd: Path,
+        log_path: Path,
+        timeout: float,
+        stdin_path: Path | None = None,
+    ) -> CheckResult:
+        """Run `command` in `cwd` (seconds of `timeout`), its bounded log at `log_path`.
+
+        Raises OSError as `spawn.run_command`, and `ConfigError` when the command replaced
+        `.git` (see `sandbox.check_git_intact`).
+        """
+        if self.identity is not None:
+            sandbox.claim(self.root, self.identity, self.private)
+        try:
+            return spawn.run_command(
+                command,
+                cwd,
+                log_path,
+                timeout,
+                env=self.env,
+                identity=self.identity,
+                redact=self.redact,
+                max_log_bytes=self.max_log_bytes,
+                stdin_path=stdin_path,
+            )
+        finally:
+            sandbox.kill_leftovers(self.identity)
+            sandbox.check_git_intact(self.root, self.identity)

@@ -1,0 +1,106 @@
+"""The agents a run uses (fixer chain, reviewer, analyst, diagnoser) and the environment they
+may see.
+
+The check and the fix commands run the repository's (and the model's) code: `check_environment`
+is the environment they get, without the Action's inputs, GitHub's tokens and model keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+from fixbot.core import secrets
+from fixbot.core.diagnosis import DiagnosisResult
+from fixbot.core.models import FixContext
+from fixbot.core.settings import Settings
+from fixbot.fixers.fixcommand import (
+    Analyst,
+    ChainFixer,
+    FixCommandFixer,
+    Fixer,
+    Reviewer,
+)
+from fixbot.process.launcher import Launcher
+
+# The web search providers of litellm's search API (https://docs.litellm.ai/docs/search): their
+# keys (`TAVILY_API_KEY`, `EXA_API_KEY`, ...) serve fixbot's research, never the check.
+SEARCH_KEY_PREFIXES = (
+    *("PERPLEXITY", "TAVILY", "PARALLEL", "EXA_", "BRAVE", "GOOGLE_PSE", "DATAFORSEO"),
+    *("FIRECRAWL", "FASTCRW", "SEARXNG", "LINKUP", "SEARCHAPI", "SERPER", "YOU_COM"),
+    *("APISERPENT", "TINYFISH", "NIMBLE"),
+)
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "LOGIN")
+
+
+def check_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` without the variables the check and fix commands must never see (`fixbot.core.secrets`,
+    and the web search providers' keys)."""
+    return {
+        name: value
+        for name, value in secrets.check_environment(env).items()
+        if not (name.startswith(SEARCH_KEY_PREFIXES) and any(w in name for w in SECRET_WORDS))
+    }
+
+
+class Diagnoser(Protocol):
+    """Something that says, structured, why a fix attempt did not make the check pass."""
+
+    def diagnose(self, ctx: FixContext, tried: str) -> DiagnosisResult:
+        """Diagnose `ctx.failure` after attempt `ctx.attempt`, which did `tried` (its summary)."""
+        ...
+
+
+class Agents:
+    """The fixer chain, reviewer, analyst and diagnoser a run uses (None where not configured)."""
+
+    def __init__(
+        self,
+        fixer: Fixer | None,
+        reviewer: Reviewer | None = None,
+        analyst: Analyst | None = None,
+        notes: list[str] | None = None,
+        threads: bool = True,
+        diagnoser: Diagnoser | None = None,
+    ) -> None:
+        self.fixer = fixer
+        self.reviewer = reviewer
+        self.analyst = analyst
+        self.notes = notes or []
+        self.threads = threads  # whether the fixer can address review threads (a model can)
+        self.diagnoser = diagnoser
+
+
+def build_agents(
+    settings: Settings,
+    env: Mapping[str, str],
+    workdir: Path | None = None,
+    launcher: Launcher | None = None,
+    notify: Callable[[str], None] | None = None,
+) -> Agents:
+    """Fix commands (run in `workdir` by `launcher`, the one way fixbot runs a project command)
+    first, then the model agent when `settings.model` is set.
+
+    `notify` receives the model agent's progress lines (retries, fallbacks) as they happen.
+    """
+    fixers: list[Fixer] = []
+    if settings.fix_commands:
+        launcher = launcher or Launcher(workdir or Path.cwd(), check_environment(env))
+        fixers.append(
+            FixCommandFixer(
+                settings.fix_commands,
+                launcher,
+                workdir,
+                timeout=settings.fix_command_timeout,
+            )
+        )
+    if not settings.model:
+        note = "no model is set (--model / FIXBOT_MODEL): only the fix commands can fix failures"
+        return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
+    from fixbot.agent import build_agent
+
+    agent: Any = build_agent(settings, env, notify=notify)
+    fixers.append(agent)
+    reviewer = agent if settings.review else None
+    return Agents(ChainFixer(fixers), reviewer, agent, diagnoser=agent)

@@ -1,0 +1,189 @@
+"""A run, start to end: preflight, the repository's lock, the state, the sandbox and launcher for
+the project's commands, then `fixbot.run.executor.Run` drives the loop
+(`fixbot.loop.rules.next_step`).
+
+The state is saved after every step, so a run killed at any point continues with `--resume` and
+loses no attempt.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+from fixbot.core.errors import ConfigError, Interrupted
+from fixbot.core.models import CheckResult, Outcome, ReviewThread
+from fixbot.core.settings import Settings
+from fixbot.logs.joblog import FirstFailure
+from fixbot.process import git, sandbox
+from fixbot.process.cancel import Cancelled, sigterm_cancels
+from fixbot.process.launcher import Launcher
+from fixbot.process.lock import run_lock
+from fixbot.run.agents import Agents, build_agents, check_environment
+from fixbot.run.executor import Run
+from fixbot.run.outcome import best_snapshot, report_file
+from fixbot.run.preflight import preflight
+from fixbot.run.state import RunState, prepare_state
+from fixbot.run.verify import Checker, inputs_path
+from fixbot.security.redact import Redactor
+from fixbot.ui.progress import Progress
+
+__all__ = [
+    "Agents",
+    "Cancelled",
+    "Run",
+    "best_snapshot",
+    "build_agents",
+    "check_environment",
+    "prepare_state",
+    "recheck",
+    "run",
+]
+RECHECK_LOG = "recheck.log"
+
+
+def run(
+    settings: Settings,
+    repo: Path,
+    *,
+    env: Mapping[str, str],
+    progress: Progress | None = None,
+    hint: str | None = None,
+    agents: Agents | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    threads: Sequence[ReviewThread] = (),
+    tried: Sequence[str] = (),
+    first_failure: FirstFailure | None = None,
+) -> tuple[Outcome, RunState]:
+    """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
+
+    `repo` may be a folder inside the work tree (a monorepo's package): the check and the fix
+    commands run there, while git, the state folder and the model's file access use the root.
+    `threads` are open pull request review threads (untrusted text): once the check is green, one
+    attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
+    `tried` are one-line accounts of earlier runs' attempts (a `/fixbot retry`), shown to the
+    model as "already tried, do not repeat".
+    `first_failure` is a failure log from elsewhere (a failed CI run, `--from-log`): it is the
+    first failing run, so the initial check is skipped; every fix is still verified.
+
+    Before anything runs, `fixbot.run.preflight` checks the set-up (a fixer, the model keys, the
+    check's programs, a repository with a commit) and the repository's run lock is taken (one
+    run per repository, `fixbot.process.lock`).
+
+    Raises `ConfigError` for bad configuration (listing every problem), `Cancelled` when
+    SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
+    state saved first, so the same command resumes).
+    """
+    problems = preflight(settings, repo, env, fixer_given=agents is not None)
+    if problems:
+        raise ConfigError(problems)
+    top = git.toplevel(repo)
+    assert top is not None  # preflight checked it
+    root = top.resolve()
+    with run_lock(root / settings.state_dir):
+        return _run_locked(
+            settings, root, repo, env, progress, hint, agents, sleep, threads, tried, first_failure
+        )
+
+
+def _run_locked(
+    settings: Settings,
+    root: Path,
+    repo: Path,
+    env: Mapping[str, str],
+    progress: Progress | None,
+    hint: str | None,
+    agents: Agents | None,
+    sleep: Callable[[float], None],
+    threads: Sequence[ReviewThread],
+    tried: Sequence[str] = (),
+    first_failure: FirstFailure | None = None,
+) -> tuple[Outcome, RunState]:
+    """`run` once the repository's run lock is held."""
+    state = prepare_state(settings, root)
+    workdir = repo.resolve()
+    identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
+    with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
+        redactor = Redactor.from_env(env)
+        launcher = _launcher(settings, root, env, who, redactor)
+        progress = progress or Progress()
+        agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
+        for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
+            progress.line(f"note: {note}")
+        state_dir = root / settings.state_dir
+        checker = Checker(
+            settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
+        )
+        checker.launcher = launcher
+        checker.stdin_path = inputs_path(settings, workdir)
+        this = Run(
+            settings,
+            root,
+            state,
+            agents,
+            progress,
+            checker,
+            hint=hint,
+            threads=threads,
+            tried=tried,
+            first=first_failure,
+        )
+        return _drive(this, progress)
+
+
+def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str) -> CheckResult:
+    """Run the check once more in `repo` (the check's folder, as for `run`), confined as a run
+    confines it: the same unprivileged user (`fixbot.process.sandbox`), the environment without
+    secrets (`check_environment(env)`), the redactor, `settings.timeout` seconds and `inputs-file`.
+
+    For a fix replayed onto a branch that moved (the Action's publish step). Its log is
+    `<state dir>/runs/<run_id>/recheck.log`, redacted. Raises `ConfigError` when another run
+    holds the repository's lock, the inputs file is gone or the command replaced `.git`, and
+    OSError when the command cannot start (a missing folder).
+    """
+    top = git.toplevel(repo)
+    if top is None:
+        raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
+    root, workdir = top.resolve(), repo.resolve()
+    state_dir = root / settings.state_dir
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid())
+    with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
+        launcher = _launcher(settings, root, env, who, Redactor.from_env(env))
+        log = report_file(state_dir, run_id).parent / RECHECK_LOG
+        stdin = inputs_path(settings, workdir)
+        return launcher.run(settings.check, workdir, log, settings.timeout, stdin_path=stdin)
+
+
+def _launcher(
+    settings: Settings,
+    root: Path,
+    env: Mapping[str, str],
+    who: sandbox.Identity | None,
+    redactor: Redactor,
+) -> Launcher:
+    """How the project's commands run (`fixbot.process.launcher.Launcher`): as `who` (from
+    `sandbox.confine`), with the environment without secrets, redacted, bounded logs."""
+    return Launcher(
+        root,
+        check_environment(env),
+        who,
+        redactor.redact,
+        settings.max_log_bytes,
+        sandbox.private_names(settings.state_dir),
+    )
+
+
+def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
+    with sigterm_cancels():
+        try:
+            return this.drive(), this.state
+        except Cancelled:
+            this.save()
+            raise
+        except KeyboardInterrupt:
+            this.save()
+            raise Interrupted("interrupted; the state is saved: run again to continue") from None
+        finally:
+            progress.close()

@@ -1,0 +1,185 @@
+"""What a run keeps and how it ends: the verified commit, the undo of a fix that broke the check,
+the restore of the best tree when attempts diverge, the best attempt of an escalation (kept in the
+working directory), and the recorded outcome with its report.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
+from fixbot.core.settings import Settings
+from fixbot.process import git
+from fixbot.run.report import write_report
+from fixbot.run.state import RunState
+from fixbot.security.redact import Redactor
+
+
+def commit_message(settings: Settings, attempt: Attempt) -> str:
+    """The commit message of a verified fix, with a `fixbot-attempt: n` trailer."""
+    title = (attempt.summary.splitlines() or ["verified fix"])[0].strip() or "verified fix"
+    body = f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
+    return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
+
+
+def commit(repo: Path, settings: Settings, state: RunState, attempt: Attempt) -> None:
+    """Commit a verified fix when `--commit` is on; record the sha in `attempt`."""
+    if not settings.commit:
+        return
+    made = git.commit_paths(repo, changed_paths(state), commit_message(settings, attempt))
+    attempt.commit_sha = made or committed_before(repo, state, attempt)
+
+
+def changed_paths(state: RunState) -> list[str]:
+    """Every path a fixer changed in this run: the only paths fixbot commits or snapshots,
+    never what the check leaves behind (issue 14)."""
+    return sorted({path for a in state.attempts for path in a.files_changed})
+
+
+def committed_before(repo: Path, state: RunState, attempt: Attempt) -> str | None:
+    """HEAD, when a run killed right after committing `attempt` left it unrecorded."""
+    trailer = git.run(repo, "log", "-1", "--format=%(trailers:key=fixbot-attempt,valueonly)")
+    recorded = {a.commit_sha for a in state.attempts}
+    head = git.head_sha(repo)
+    if trailer.strip() == str(attempt.number) and head not in recorded:
+        return head
+    return None
+
+
+def undo(repo: Path, state: RunState, attempt: Attempt) -> None:
+    """Restore the last green tree after `attempt` (a REVIEW/THREADS fix) broke the check.
+
+    What was verified stays; what the fix was for is reported as not done (the review's
+    blocking findings join the minor ones).
+    """
+    green = next(a for a in reversed(state.attempts) if a.passed and not a.undone)
+    # The initial check passed: its tree is the start commit.
+    git.restore_worktree(repo, green.snapshot_sha or state.start_sha)
+    attempt.undone = True
+    what = "review findings" if attempt.phase is Phase.REVIEW else "review threads"
+    state.notes.append(
+        f"attempt {attempt.number} (a fix for {what}) made the check fail; "
+        f"it was undone and the verified tree of attempt {green.number} kept"
+    )
+    if attempt.phase is Phase.REVIEW and state.reviews:
+        state.minor_findings.extend(state.reviews[-1].blocking)
+
+
+def _problems(attempt: Attempt) -> str:
+    problems = 0 if attempt.passed else attempt.counts.problems
+    return "unknown" if problems is None else str(problems)
+
+
+def _name(attempt: Attempt) -> str:
+    return "the start" if attempt.number == 0 else f"attempt {attempt.number}"
+
+
+def restore(repo: Path, state: RunState, attempt: Attempt, to: int) -> str:
+    """Attempt `attempt` diverged: put the tree of attempt `to` (0: the start) back in the
+    working directory, record it, and return the note the next attempt is told."""
+    target = state.attempts[to]
+    git.restore_worktree(repo, target.snapshot_sha or state.start_sha)
+    attempt.restored_to = to
+    before = state.attempts[attempt.number - 1]
+    note = (
+        f"attempts {before.number} and {attempt.number} made the failure worse "
+        f"({_problems(before)} and {_problems(attempt)} failing) than {_name(target)} "
+        f"({_problems(target)} failing): the tree of {_name(target)} was restored"
+    )
+    state.notes.append(note)
+    return note
+
+
+def diverged_note(state: RunState, previous: Attempt | None) -> str | None:
+    """What the next attempt is told when `previous` diverged and the best tree was restored."""
+    if previous is None or previous.restored_to is None:
+        return None
+    target = state.attempts[previous.restored_to]
+    return (
+        f"The last two attempts diverged: they made the failure worse ({_problems(previous)} "
+        f"failing after attempt {previous.number}), so the working tree was restored to "
+        f"{_name(target)} ({_problems(target)} failing). Do not redo their changes; take "
+        "another approach. Another divergence ends the run."
+    )
+
+
+def keep_best(repo: Path, state: RunState) -> None:
+    """Leave the best tree in the working directory of an escalated run, never a worse one:
+    `state.best_snapshot` (fewest failures), else the start; `state.kept` says which."""
+    if not state.fix_attempts:
+        return
+    best = next((a for a in state.attempts if a.snapshot_sha == state.best_snapshot), None)
+    if state.best_snapshot is None or best is None:
+        start = state.attempts[0]
+        git.restore_worktree(repo, start.snapshot_sha or state.start_sha)
+        state.kept = f"the start ({_problems(start)} failing): no attempt reduced the failures"
+        return
+    git.restore_worktree(repo, state.best_snapshot)
+    state.kept = f"attempt {best.number} ({_problems(best)} failing), the best attempt"
+
+
+def best_snapshot(attempts: list[Attempt]) -> str | None:
+    """The snapshot of the attempt with the fewest failures (latest on ties), or None.
+
+    Only attempts that changed files and whose failure counts are known compete; an attempt
+    whose counts are unknown is kept only when nothing else qualifies.
+    """
+    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done]
+    with_changes = [a for a in tried if a.files_changed or a.number > 1]
+    if not with_changes:
+        return None
+    initial = attempts[0].counts.problems if attempts else None
+
+    def score(a: Attempt) -> tuple[int, int]:
+        problems = a.counts.problems
+        return (problems if problems is not None else (initial or 10**9), -a.number)
+
+    best = min(with_changes, key=score)
+    if initial is not None and best.counts.problems is not None and best.counts.problems >= initial:
+        return None
+    return best.snapshot_sha
+
+
+def report_file(state_dir: Path, run_id: str) -> Path:
+    """Where run `run_id` keeps its report: `<state_dir>/runs/<run_id>/report.md`."""
+    return state_dir / "runs" / run_id / "report.md"
+
+
+def state_dir_of(report: Path) -> Path:
+    """The state folder of a report written by `finish` (the inverse of `report_file`)."""
+    return report.parent.parent.parent
+
+
+def finish(
+    state: RunState,
+    kind: OutcomeKind,
+    reason: str,
+    *,
+    settings: Settings,
+    state_dir: Path,
+    redactor: Redactor,
+    repo: Path | None = None,
+) -> Outcome:
+    """Record the outcome in `state` and write the report.
+
+    Each run's report is kept in `<state_dir>/runs/<run id>/report.md` (the outcome's
+    `report_path`) and the latest is also `<state_dir>/report.md`. `attempts` is the number of
+    fix attempts (`RunState.fix_attempts`); `cost_usd` is None when a price was unknown. Raises
+    OSError when the report cannot be written.
+    """
+    commits = [a.commit_sha for a in state.attempts if a.commit_sha]
+    report = report_file(state_dir, state.run_id)
+    outcome = Outcome(
+        outcome=kind,
+        reason=reason,
+        attempts=len(state.fix_attempts),
+        commit_sha=commits[-1] if commits else None,
+        report_path=str(report),
+        cost_usd=round(state.cost_usd, 6) if state.cost_known else None,
+    )
+    state.outcome = outcome
+    diffstat = git.run(repo, "diff", "--stat", state.start_sha, "HEAD") if repo and commits else ""
+    write_report(report, state, settings, redactor, diffstat=diffstat)
+    shutil.copyfile(report, state_dir / "report.md")
+    return outcome

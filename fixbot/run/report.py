@@ -1,0 +1,150 @@
+"""The report: `.fixbot/report.md`, for a success and for an escalation.
+
+Rendered from `fixbot/templates/report.md.j2`; the whole text passes through the redactor.
+The failure chart is a Mermaid `xychart-beta`, which GitHub renders in Markdown
+(https://docs.github.com/get-started/writing-on-github/working-with-advanced-formatting/creating-diagrams).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from fixbot.core.models import Attempt, OutcomeKind
+from fixbot.core.settings import Settings
+from fixbot.run.invocation import command_line
+from fixbot.run.setup import failure_details
+from fixbot.run.state import RunState
+from fixbot.security.redact import Redactor
+
+NEXT_STEPS = {
+    "timeout": "The check ran past --timeout. Look for a hang or raise --timeout.",
+    "network": "The check needs the network. Check the service it calls, or mock it in tests.",
+    "rate_limit": "A service rate-limited the check. Retry later or reduce parallel jobs.",
+    "auth": "Credentials are missing or wrong: set the secret the check needs. Code can't fix it.",
+    "permission": "The environment refused an operation: check file modes and job permissions.",
+    "command_not_found": "The check command was not found: install the tool, or fix --check.",
+    "server_error": "A service the check calls answered 5xx. Retry later, or mock it in tests.",
+    "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
+    "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
+    "schema": "The data broke a schema or constraint: fix the data or migration, not the code.",
+}
+DEFAULT_STEPS = (
+    "Read the repeated error below and the diagnoses in the attempts table; the fix likely needs "
+    "context the model did not have (a design decision, a dependency, a fixture)."
+)
+
+
+class Row(BaseModel):
+    """One row of the attempts table."""
+
+    number: int
+    phase: str
+    exit_code: str
+    klass: str
+    signature: str
+    fixer: str
+    files: str
+    duration: str
+    problems: int | None
+    diagnosis: str
+
+
+def row(a: Attempt) -> Row:
+    """Format an attempt for the table."""
+    exit_code = "timeout" if a.timed_out else ("-" if a.exit_code is None else str(a.exit_code))
+    files = ", ".join(f"`{f}`" for f in a.files_changed[:5])
+    if len(a.files_changed) > 5:
+        files += f" (+{len(a.files_changed) - 5})"
+    return Row(
+        number=a.number,
+        phase=a.phase.value,
+        exit_code=exit_code if a.done else "(not run)",
+        klass="passed" if a.passed else f"{a.error_class or '-'}/{a.category or '-'}",
+        signature=(a.signature or "")[:12] or "-",
+        fixer=a.fixer or "-",
+        files=files or "-",
+        duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
+        problems=0 if a.passed else a.counts.problems,
+        diagnosis=(a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
+    )
+
+
+def repeated_error(state: RunState) -> Attempt | None:
+    """The attempt whose signature occurred most often among the failing checks, if any repeated."""
+    failing = [a for a in state.attempts if a.done and not a.passed and a.signature]
+    if not failing:
+        return None
+    signature, count = Counter(a.signature for a in failing).most_common(1)[0]
+    if count < 2 and state.outcome and state.outcome.outcome is not OutcomeKind.ESCALATED:
+        return None
+    return next(a for a in reversed(failing) if a.signature == signature)
+
+
+def setup_failure(state: RunState) -> str:
+    """The markdown section of a failed set-up that ended the run (command, exit code, last
+    lines of its output, next step), or '' (see `fixbot.run.setup.failure_details`)."""
+    last = state.setups[-1] if state.setups else None
+    return failure_details(last) if last is not None and not last.ok else ""
+
+
+def retry_command(settings: Settings) -> str:
+    """The command line that repeats this run with three more attempts: every setting the user
+    gave comes back (`fixbot.run.invocation`), secrets as variables."""
+    return command_line(settings, overrides={"max_attempts": settings.max_attempts + 3})
+
+
+def review_summary(state: RunState) -> str:
+    """One sentence on the self-review: clean, findings fixed, or skipped and why."""
+    if not state.reviews:
+        return "not run"
+    last = state.reviews[-1]
+    if last.error:
+        return f"skipped ({last.error})"
+    fixed = sum(len(r.blocking) for r in state.reviews[:-1])
+    if last.blocking:
+        return f"{len(last.blocking)} blocking finding(s) left after {len(state.reviews)} rounds"
+    return "clean" + (f" after fixing {fixed} blocking finding(s)" if fixed else "")
+
+
+def render_report(state: RunState, settings: Settings, diffstat: str = "") -> str:
+    """Render the report markdown for the run's state (not yet redacted)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(
+        loader=PackageLoader("fixbot", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    rows = [row(a) for a in state.attempts]
+    sources = list(dict.fromkeys(source for a in state.attempts for source in a.sources))
+    last = state.attempts[-1] if state.attempts else None
+    category = last.category if last is not None and not last.passed else None
+    return env.get_template("report.md.j2").render(
+        state=state,
+        outcome=state.outcome,
+        settings=settings,
+        rows=rows,
+        chart=[r for r in rows if r.problems is not None],
+        diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
+        sources=sources,
+        repeated=repeated_error(state),
+        next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
+        retry=retry_command(settings),
+        setup_failure=setup_failure(state),
+        diffstat=diffstat,
+        review=review_summary(state),
+    )
+
+
+def write_report(
+    path: Path, state: RunState, settings: Settings, redactor: Redactor, diffstat: str = ""
+) -> None:
+    """Render, redact and write the report to `path` (parents created); `diffstat` is
+    the `git diff` stat summary of what the run committed (shown for a fixed run)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = render_report(state, settings, diffstat)
+    path.write_text(redactor.redact(text), encoding="utf-8")

@@ -1,0 +1,274 @@
+"""The run's state: `.fixbot/state.json`, a versioned model written atomically after every step.
+
+A run killed at any point (even SIGKILL) resumes from the last saved step and loses no attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from pydantic import BaseModel, Field, ValidationError
+
+from fixbot import __version__
+from fixbot.core.diagnosis import RecoveryPlan
+from fixbot.core.errors import ConfigError
+from fixbot.core.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
+from fixbot.core.settings import Settings
+from fixbot.loop.breaker import oscillations
+from fixbot.process import git
+from fixbot.run.setup import SetupRun
+
+STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.loop.rules`), no phase flags
+STATE_FILE = "state.json"
+
+
+def new_run_id() -> str:
+    """A run id: UTC start time and 4 random hex digits, e.g. `20261123-142930-a1b2`."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + os.urandom(2).hex()
+
+
+class RunState(BaseModel):
+    """Everything a run has done so far; where it goes next is `fixbot.loop.rules.next_step` of it.
+
+    `started_at` is a Unix time in seconds; `elapsed_s` accumulates wall time across resumed
+    processes; `tokens` and `cost_usd` total the model usage (cost None where a price is unknown).
+    `reviews` are the self-reviews in order; `minor_findings` are reported, not fixed.
+    `run_id` names the run in the event log (`log.jsonl`; a resumed run keeps it); `recovery` is
+    the deterministic plan for a failure code cannot fix; `kept` says which tree an escalated
+    run left in the working directory. `setups` are the runs of the set-up command in order
+    (`fixbot.run.setup`).
+    """
+
+    version: int = STATE_VERSION
+    fixbot_version: str = __version__
+    run_id: str = Field(default_factory=new_run_id)  # names runs/<run_id>/ in the state folder
+    settings_digest: str
+    check: str
+    start_sha: str
+    branch: str | None = None
+    started_at: float = Field(default_factory=time.time)
+    elapsed_s: float = 0.0
+    attempts: list[Attempt] = Field(default_factory=list)
+    setups: list[SetupRun] = Field(default_factory=list)
+    breaker: BreakerState = BreakerState.CLOSED
+    breaker_reason: str | None = None
+    reviews: list[ReviewRound] = Field(default_factory=list)
+    minor_findings: list[Finding] = Field(default_factory=list)
+    tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+    analysis: str | None = None
+    recovery: RecoveryPlan | None = None
+    notes: list[str] = Field(default_factory=list)
+    best_snapshot: str | None = None
+    kept: str | None = None
+    outcome: Outcome | None = None
+
+    def add_usage(self, tokens: int, cost_usd: float | None, known: bool) -> None:
+        """Add model usage (tokens, USD; `known` False once a price is unknown) to the totals."""
+        self.tokens += tokens
+        self.cost_usd += cost_usd or 0.0
+        self.cost_known = self.cost_known and known
+
+    @property
+    def fix_attempts(self) -> list[Attempt]:
+        """The fix attempts made (`Attempt.is_fix`): what "attempts" counts everywhere."""
+        return [a for a in self.attempts if a.is_fix]
+
+    @property
+    def review_rounds(self) -> int:
+        """How many review fix attempts were made (bounded by `max_review_rounds`)."""
+        return sum(1 for a in self.attempts if a.phase is Phase.REVIEW)
+
+    @property
+    def oscillated(self) -> list[int]:
+        """The numbers of the attempts whose failure oscillated (see `breaker.oscillations`)."""
+        return oscillations(self.attempts)
+
+
+def state_path(state_dir: Path) -> Path:
+    """Where the state file lives inside `state_dir`."""
+    return state_dir / STATE_FILE
+
+
+def save_state(state_dir: Path, state: RunState) -> None:
+    """Write the state atomically: a temp file in the same folder, fsync, then rename."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".state-", suffix=".json", dir=state_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(state.model_dump_json(indent=2))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, state_path(state_dir))
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_state(state_dir: Path) -> RunState | None:
+    """Read the state file, or None when there is none.
+
+    Raises `ConfigError` when the file was written by a newer fixbot or cannot be read, saying
+    how to proceed (upgrade, or start over with `--fresh`).
+    """
+    path = state_path(state_dir)
+    if not path.exists():
+        return None
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        problem = f"{path}: unreadable state ({exc}); run with --fresh to start over"
+        raise ConfigError([problem]) from exc
+    version = raw.get("version") if isinstance(raw, dict) else None
+    if isinstance(version, int) and version > STATE_VERSION:
+        raise ConfigError(
+            [
+                f"{path} was written by a newer fixbot (state version {version}, this fixbot "
+                f"{__version__} reads up to {STATE_VERSION}): upgrade fixbot, or run with --fresh"
+            ]
+        )
+    try:
+        return RunState.model_validate(raw)
+    except ValidationError as exc:
+        problem = f"{path}: invalid state ({exc.error_count()} errors); run with --fresh"
+        raise ConfigError([problem]) from exc
+
+
+def tracked_state(repo: Path, state_dir: str) -> list[str]:
+    """Files of the state folder that git tracks: a state committed in the repository (or the
+    pull request), which fixbot never reads (it writes its state untracked, excluded)."""
+    out = git.run(repo, "ls-files", "-z", "--", state_dir.rstrip("/") + "/")
+    return [p for p in out.split("\0") if p]
+
+
+def stray_paths(state: RunState, repo: Path, state_dir: Path) -> list[str]:
+    """The paths fixbot reads back from `state` (the attempts' logs) that are not inside
+    `state_dir` once resolved (`..`, absolute paths, symlinks out): a forged state would make
+    fixbot read them and send them to the model. (The report's path is written, never read.)"""
+    inside = state_dir.resolve()
+    recorded = [a.log_path for a in state.attempts if a.log_path]
+    stray = []
+    for text in recorded:
+        path = (repo / text).resolve()
+        if path != inside and inside not in path.parents:
+            stray.append(text)
+    return stray
+
+
+def _resumable(settings: Settings, repo: Path) -> tuple[RunState | None, list[str]]:
+    """The saved state to consider resuming (None: start fresh) and notes on why not."""
+    tracked = tracked_state(repo, settings.state_dir)
+    if tracked:
+        return None, [
+            f"the state folder {settings.state_dir}/ is tracked by git ({tracked[0]}): a "
+            "committed state is never read; this run started fresh"
+        ]
+    state_dir = repo / settings.state_dir
+    previous = load_state(state_dir) if settings.resume else _readable(state_dir)
+    if previous is not None and settings.resume:
+        stray = stray_paths(previous, repo, repo / settings.state_dir)
+        if stray:
+            raise ConfigError(
+                [
+                    f"{state_path(repo / settings.state_dir)} names files outside the state "
+                    f"folder ({', '.join(stray[:3])}): it was not written by fixbot; run with "
+                    "--fresh to start over"
+                ]
+            )
+    return previous, []
+
+
+def leftovers(repo: Path, previous: RunState | None) -> bool:
+    """True when the working tree is exactly one an attempt of `previous` left (fixbot's own
+    uncommitted changes), so they may be discarded without losing anyone's work."""
+    if previous is None:
+        return False
+    snapshots = [a.snapshot_sha for a in previous.attempts if a.snapshot_sha]
+    if not snapshots:
+        return False
+    current = git.worktree_tree(repo)
+    trees = {
+        git.run(repo, "rev-parse", "--verify", "--quiet", f"{s}^{{tree}}", check=False)
+        for s in snapshots
+    }
+    return current in trees
+
+
+def _readable(state_dir: Path) -> RunState | None:
+    try:
+        return load_state(state_dir)
+    except ConfigError:
+        return None
+
+
+def _dirty_message(dirty: list[str], why: str, ours: bool, report: str) -> str:
+    shown = "\n    ".join(dirty[:10])
+    if ours:
+        return (
+            "the working tree has uncommitted changes:\n    " + shown + "\n"
+            f"  these are fixbot's own: the tree its last run left (report: {report}).\n"
+            "  pass --discard to remove them and start again, or commit them to keep them"
+        )
+    return (
+        "the working tree has uncommitted changes:\n    "
+        + shown
+        + "\n"
+        + why
+        + "  commit them (git commit -am ...), stash them (git stash -u), "
+        "or pass --allow-dirty to let fixbot work on top of them"
+    )
+
+
+def prepare_state(settings: Settings, repo: Path) -> RunState:
+    """Resume an unfinished run with the same settings (and state version), or start a new one.
+
+    A working tree left exactly as fixbot's last run left it is recognised; `settings.discard`
+    restores HEAD's files first. A state folder tracked by git is never read (a note says so);
+    a state naming files outside the state folder is refused. Raises `ConfigError` when the
+    working tree is dirty on a fresh start (unless `allow_dirty`), or the state file is
+    unreadable, from a newer fixbot, or names files outside the state folder.
+    """
+    state_dir = repo / settings.state_dir
+    git.exclude_path(repo, f"/{settings.state_dir.strip('/')}/")
+    previous, refused = _resumable(settings, repo)
+    head = git.head_sha(repo)
+    unfinished = previous is not None and previous.outcome is None
+    older = previous is not None and previous.version < STATE_VERSION
+    same = previous is not None and previous.settings_digest == settings.digest()
+    if settings.resume and previous is not None and unfinished and not older and same:
+        return previous
+    dirty = git.status_lines(repo)
+    ours = bool(dirty) and leftovers(repo, previous)
+    if ours and settings.discard:
+        git.restore_worktree(repo, "HEAD")
+        dirty = git.status_lines(repo)
+    if dirty and not settings.allow_dirty:
+        why = ""
+        if unfinished and older:
+            why = "  (an unfinished run of an older fixbot left them: it cannot be resumed)\n"
+        elif unfinished:
+            why = (
+                "  (an unfinished run with other settings left them: rerun it with the same "
+                "settings to resume it)\n"
+            )
+        report = str(state_dir / "report.md")
+        raise ConfigError([_dirty_message(dirty, why, ours, report)])
+    discarded = "of an older fixbot" if older else "with other settings"
+    notes = [f"an unfinished run {discarded} was discarded"] if unfinished else []
+    if ours and settings.discard:
+        notes.append(
+            "fixbot's own uncommitted changes from its last run were discarded (--discard)"
+        )
+    notes += refused
+    return RunState(
+        settings_digest=settings.digest(),
+        check=settings.check,
+        start_sha=head,
+        notes=notes,
+        branch=git.current_branch(repo),
+    )

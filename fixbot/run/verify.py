@@ -1,0 +1,245 @@
+"""Verify an attempt: run the check (transient failures re-run after backoff), digest the
+failure, and record the result in the attempt.
+
+The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), bounded and
+redacted as they are written (`fixbot.process.launcher.Launcher`); the digested `Failure` of each
+attempt is kept in memory and re-digested from its log after a resume.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tenacity import Retrying, retry_if_result, stop_after_attempt
+
+from fixbot.core.diagnosis import check_program_missing
+from fixbot.core.errors import ConfigError
+from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
+from fixbot.core.settings import Settings
+from fixbot.logs.digest import digest
+from fixbot.logs.joblog import FirstFailure
+from fixbot.logs.signature import parse_counts
+from fixbot.loop import breaker
+from fixbot.process.launcher import Launcher
+from fixbot.run.eventlog import EventLog
+from fixbot.security.redact import Redactor
+from fixbot.ui.progress import Progress
+
+EXCERPT_LINES = 25
+
+
+def inputs_path(settings: Settings, workdir: Path) -> Path | None:
+    """The file fed to the check's standard input (`inputs-file`, relative to `workdir`), or None.
+
+    Raises `ConfigError` when it is set but is not a readable file.
+    """
+    if not settings.inputs_file:
+        return None
+    path = (workdir / settings.inputs_file).resolve()
+    if not path.is_file():
+        raise ConfigError(
+            [
+                f"inputs-file {settings.inputs_file}: no such file ({path}); pass --inputs FILE "
+                "with a file that holds the check's standard input"
+            ]
+        )
+    return path
+
+
+def program_missing(settings: Settings, failure: Failure) -> Failure:
+    """`failure`, made permanent (`command_not_found`) when the check's own program is missing
+    (`python -m pytest` printing `No module named pytest`): no code change can fix that."""
+    if failure.classification.error_class is ErrorClass.PERMANENT:
+        return failure
+    if check_program_missing(settings.check, failure.condensed) is None:
+        return failure
+    permanent = Classification(
+        error_class=ErrorClass.PERMANENT, category="command_not_found", rule="missing_program"
+    )
+    return failure.model_copy(update={"classification": permanent})
+
+
+def is_transient(failure: Failure | None) -> bool:
+    """True for a failure the loop re-runs after backoff instead of fixing."""
+    return failure is not None and failure.classification.error_class is ErrorClass.TRANSIENT
+
+
+@dataclass
+class Checker:
+    """Runs the check for attempts of one run: `repo` is the work tree's root (logs and paths are
+    relative to it), `workdir` the folder the check runs in, `env` the check's environment."""
+
+    settings: Settings
+    repo: Path
+    workdir: Path
+    state_dir: Path
+    redactor: Redactor
+    progress: Progress
+    env: Mapping[str, str]
+    sleep: Callable[[float], None] = time.sleep
+    failures: dict[int, Failure] = field(default_factory=dict)
+    events: EventLog | None = None
+    stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
+    launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
+
+    def run_command(self, log: Path) -> CheckResult:
+        """Run the check through the launcher (the one way a project command runs)."""
+        launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
+        s = self.settings
+        return launcher.run(s.check, self.workdir, log, s.timeout, stdin_path=self.stdin_path)
+
+    def check(self, attempt: Attempt) -> Failure | None:
+        """Run the check up to 1 + max_transient_retries times while it fails transiently;
+        record the last run in `attempt` and return its Failure (None when green)."""
+        tries = itertools.count()
+        retrying = Retrying(
+            stop=stop_after_attempt(self.settings.max_transient_retries + 1),
+            wait=breaker.backoff_wait(self.settings.backoff),
+            retry=retry_if_result(is_transient),
+            sleep=self.sleep,
+            retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
+        )
+        failure: Failure | None = retrying(lambda: self.run_once(attempt, next(tries)))
+        self.report(attempt, failure)
+        return failure
+
+    def run_once(self, attempt: Attempt, retry_index: int) -> Failure | None:
+        """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
+        name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
+        log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
+        result = self.run_command(log)
+        attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
+        attempt.passed = result.passed
+        attempt.check_duration_s += result.duration_s
+        attempt.transient_retries = retry_index
+        attempt.log_path = str(log.relative_to(self.repo))
+        self.emit("check", attempt, result, retry_index)
+        if result.passed:
+            attempt.signature = attempt.error_class = attempt.category = None
+            self.failures.pop(attempt.number, None)
+            return None
+        return self.record(attempt, result)
+
+    def seed(self, attempt: Attempt, first: FirstFailure) -> Failure:
+        """Record `first` (a failure log from elsewhere) as `attempt`'s failed check: its text
+        becomes the attempt's `check.log` (redacted) and is digested; nothing is run."""
+        log = self.state_dir / "attempts" / f"{attempt.number:03d}" / "check.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(self.redactor.redact(first.text) + "\n", encoding="utf-8")
+        code = first.exit_code or 1  # a log given as failed is failed, whatever it says
+        attempt.exit_code, attempt.timed_out, attempt.passed = code, False, False
+        attempt.log_path = str(log.relative_to(self.repo))
+        size = log.stat().st_size
+        result = CheckResult(
+            command=self.settings.check,
+            exit_code=code,
+            duration_s=0.0,
+            log_path=log,
+            output_bytes=size,
+        )
+        failure = self.record(attempt, result)
+        self.report(attempt, failure)
+        return failure
+
+    def record(self, attempt: Attempt, result: CheckResult) -> Failure:
+        """Digest the failed `result` and record its signature, class and excerpt in `attempt`."""
+        failure = self.digest(result)
+        self.failures[attempt.number] = failure
+        self.emit("classification", attempt, failure)
+        attempt.signature = failure.signature
+        attempt.error_class = failure.classification.error_class
+        attempt.category = failure.classification.category
+        attempt.counts = failure.counts
+        excerpt = "\n".join(failure.condensed.splitlines()[:EXCERPT_LINES])
+        attempt.excerpt = self.redactor.redact(excerpt)
+        if failure.classification.error_class is ErrorClass.TRANSIENT:
+            category = failure.classification.category
+            self.progress.line(f"  transient failure ({category}), will re-run")
+        return failure
+
+    def emit(
+        self, event: str, attempt: Attempt, what: CheckResult | Failure, retry: int = 0
+    ) -> None:
+        """Log a check run or a failure's classification (when an event log is set)."""
+        if self.events is None:
+            return
+        if isinstance(what, CheckResult):
+            self.events.emit(
+                event,
+                attempt.number,
+                exit_code=what.exit_code,
+                timed_out=what.timed_out,
+                duration_ms=round(what.duration_s * 1000),
+                output_bytes=what.output_bytes,
+                retry=retry,
+                log=attempt.log_path,
+            )
+            return
+        c = what.classification
+        self.events.emit(
+            event,
+            attempt.number,
+            error_class=c.error_class.value,
+            category=c.category,
+            rule=c.rule,
+            signature=what.signature,
+            problems=what.counts.problems,
+        )
+
+    def carry_over(self, attempt: Attempt, previous: Attempt) -> None:
+        """Nothing changed (or the fixer failed): `previous`'s check result stands, no re-run."""
+        attempt.carry_check(previous)
+        if previous.number in self.failures:
+            self.failures[attempt.number] = self.failures[previous.number]
+        self.progress.line("  nothing changed: the previous check result stands (not re-run)")
+
+    def digest(self, result: CheckResult) -> Failure:
+        """Digest a failed check; locations become relative to the repository root, the counts
+        come from the whole output's tail when the condensed log lost the summary line, and a
+        missing check program is permanent (`program_missing`)."""
+        failure = program_missing(self.settings, digest(result, self.workdir))
+        if failure.counts.problems is None and result.tail:
+            failure = failure.model_copy(update={"counts": parse_counts(result.tail)})
+        if self.workdir == self.repo:
+            return failure
+        prefix = self.workdir.relative_to(self.repo)
+        moved = [
+            loc.model_copy(update={"path": (prefix / loc.path).as_posix()})
+            if not Path(loc.path).is_absolute() and (self.workdir / loc.path).exists()
+            else loc
+            for loc in failure.locations
+        ]
+        return failure.model_copy(update={"locations": moved})
+
+    def failure_of(self, attempt: Attempt) -> Failure | None:
+        """The Failure of a finished attempt, re-digested from its log after a resume."""
+        if attempt.passed or attempt.log_path is None:
+            return None
+        if attempt.number not in self.failures:
+            log = self.repo / attempt.log_path
+            result = CheckResult(
+                command=self.settings.check,
+                exit_code=attempt.exit_code,
+                timed_out=attempt.timed_out,
+                duration_s=attempt.check_duration_s,
+                log_path=log,
+                output_bytes=log.stat().st_size if log.exists() else 0,
+            )
+            self.failures[attempt.number] = self.digest(result)
+        return self.failures[attempt.number]
+
+    def report(self, attempt: Attempt, failure: Failure | None) -> None:
+        """One progress line for a finished check."""
+        if failure is None:
+            self.progress.line(f"  check passed ({attempt.check_duration_s:.1f} s)")
+            return
+        counts = failure.counts.problems
+        self.progress.line(
+            f"  check failed: exit {attempt.exit_code}, {attempt.error_class}/{attempt.category}, "
+            f"signature {(attempt.signature or '')[:12]}"
+            + (f", {counts} failing" if counts is not None else "")
+        )

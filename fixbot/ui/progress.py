@@ -1,0 +1,149 @@
+"""Progress output: live rich status in a terminal, plain lines when `CI` is set, and
+`::group::` blocks when `GITHUB_ACTIONS` is set (GitHub's workflow commands:
+https://docs.github.com/actions/reference/workflow-commands-for-github-actions#grouping-log-lines).
+
+Progress goes to stderr so `fixbot run --json` keeps stdout for the JSON outcome. Lines name
+files and quote the model, so the plain styles print them through `workflow.plain_line`: a
+file named `a.py\n::add-mask::x` never becomes a workflow command in a GitHub Actions log.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TextIO
+
+from fixbot.ui import workflow
+
+if TYPE_CHECKING:
+    from rich.status import Status
+    from rich.text import Text
+
+    from fixbot.core.models import FixResult
+
+
+def attempt_label(attempt: int, max_attempts: int | None = None) -> str:
+    """`initial check` for attempt 0, else `attempt n` or `attempt n/m`."""
+    if attempt == 0:
+        return "initial check"
+    return f"attempt {attempt}" + (f"/{max_attempts}" if max_attempts else "")
+
+
+def fix_line(result: FixResult) -> str:
+    """The progress line for a fixer's result: the files it changed, `changed nothing`, or
+    `no reply from the model` when a model fixer never got an answer (an error, or 0 tokens)."""
+    if result.files_changed:
+        return f"  {result.fixer} changed {', '.join(result.files_changed)}"
+    if result.fixer.startswith("model") and (result.error or not result.tokens):
+        why = f": {result.error.splitlines()[0]}" if result.error else ""
+        return f"  {result.fixer}: no reply from the model{why}"
+    return f"  {result.fixer} changed nothing"
+
+
+class Progress:
+    """Plain progress lines: `[attempt 2/5] verify (12.3 s)`, one line a step or event."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        """Seconds since this progress was created."""
+        return time.monotonic() - self.started
+
+    def phase(self, attempt: int, max_attempts: int, text: str) -> None:
+        """Announce a phase of an attempt (0 is the initial check)."""
+        self.line(f"[{attempt_label(attempt, max_attempts)}] {text} ({self.elapsed():.1f} s)")
+
+    def event(self, text: str) -> None:
+        """Show something that happened inside a step (a retry, a fallback) as it happens."""
+        self.line(f"  {text}")
+
+    def line(self, text: str) -> None:
+        """Print one line (line breaks inside `text` shown as `\\n`, no workflow command)."""
+        print(workflow.plain_line(text), file=self.stream, flush=True)
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """A titled block (plain: just the title)."""
+        self.line(title)
+        yield
+
+    def close(self) -> None:
+        """Stop any live display."""
+
+
+class GitHubProgress(Progress):
+    """Plain lines inside collapsible `::group::` blocks in a GitHub Actions log."""
+
+    @contextmanager
+    def group(self, title: str) -> Iterator[None]:
+        """Wrap the block in `::group::title` / `::endgroup::` (the title escaped)."""
+        workflow.group(title, self.stream)
+        self.stream.flush()
+        try:
+            yield
+        finally:
+            workflow.endgroup(self.stream)
+            self.stream.flush()
+
+
+class _Clock:
+    """The live status text; rendered on each of rich's refreshes (12.5 a second), so the
+    elapsed seconds keep ticking during a long model call or check."""
+
+    def __init__(self, progress: Progress, label: str, text: str) -> None:
+        self.progress, self.label, self.text = progress, label, text
+
+    def __rich__(self) -> Text:
+        from rich.text import Text
+
+        out = Text()
+        out.append(self.label, style="bold")
+        out.append(f" {self.text} ")
+        out.append(f"{self.progress.elapsed():.1f} s", style="dim")
+        return out
+
+
+class RichProgress(Progress):
+    """A live status line (spinner, attempt n/m, phase, elapsed) for an interactive terminal."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__(stream)
+        self._status: Status | None = None
+        self._console: Any = None
+
+    def _ensure(self) -> Status:
+        if self._status is None:
+            from rich.console import Console
+
+            self._console = Console(file=self.stream)
+            self._status = self._console.status("starting")
+            self._status.start()
+        return self._status
+
+    def phase(self, attempt: int, max_attempts: int, text: str) -> None:
+        """Update the live status; its clock ticks until the next phase."""
+        self._ensure().update(_Clock(self, attempt_label(attempt, max_attempts), text))
+
+    def line(self, text: str) -> None:
+        """Print a line above the live status."""
+        self._ensure()
+        self._console.print(text, markup=False, highlight=False)
+
+    def close(self) -> None:
+        """Stop the live status."""
+        if self._status is not None:
+            self._status.stop()
+
+
+def make_progress(env: Mapping[str, str], stream: TextIO | None = None) -> Progress:
+    """Choose the progress style from the environment and whether stderr is a terminal."""
+    stream = stream or sys.stderr
+    if env.get("GITHUB_ACTIONS") == "true":
+        return GitHubProgress(stream)
+    if env.get("CI") or not stream.isatty():
+        return Progress(stream)
+    return RichProgress(stream)

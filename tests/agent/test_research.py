@@ -1,0 +1,144 @@
+"""Research tools: an installed dependency read from the check's own interpreter (a throw-away
+venv) or node_modules, path-safe and bounded; web search through litellm's search API."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fixbot.agent.research import MAX_CHARS, Research, read_dependency
+from fixbot.core.models import OutcomeKind
+from fixbot.run import engine
+from fixbot.run.agents import check_environment
+from tests.agent.test_diagnose import ANSWER
+from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
+from tests.fakes.agent_repo import make_repo as make_calc_repo
+from tests.fakes.model_server import FakeModelServer, raw, tool_call, tool_calls
+from tests.fakes.packages import install_tiny_package, make_venv
+from tests.fakes.repo import write_files
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """(a PATH whose python3 is a throw-away venv holding tinydep, that venv's site-packages)."""
+    root = tmp_path_factory.mktemp("venv")
+    bin_dir = make_venv(root / "env")
+    site = install_tiny_package(bin_dir, root / "src")
+    yield f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", site
+
+
+def test_a_package_of_the_checks_interpreter_is_described_and_read(
+    tmp_path: Path, venv: tuple[str, Path]
+) -> None:
+    path, site = venv
+    text, source = read_dependency(tmp_path, path, "tinydep")
+    assert text.startswith(f"python package tinydep 0.3.1 (installed in {site})")
+    assert "summary: A tiny dependency" in text and "requires: attrs>=20" in text
+    assert "  tinydep/__init__.py" in text and source == "python package tinydep 0.3.1"
+    code, source = read_dependency(tmp_path, path, "tinydep", "tinydep/__init__.py")
+    assert "    3|     return 41" in code
+    assert source == "python package tinydep 0.3.1: tinydep/__init__.py"
+    # fixbot's own interpreter does not have it: the check's PATH decided where to look
+    assert read_dependency(tmp_path, "/usr/bin:/bin", "tinydep")[0].startswith("Error")
+
+
+def test_paths_outside_the_package_and_bad_names_are_refused(
+    tmp_path: Path, venv: tuple[str, Path]
+) -> None:
+    path, _ = venv
+    for escape in ("../pip/__init__.py", "/etc/passwd", "tinydep/../../../../etc/passwd"):
+        text, source = read_dependency(tmp_path, path, "tinydep", escape)
+        assert text.startswith("Error:") and "not a file of tinydep" in text and source is None
+    assert read_dependency(tmp_path, path, "x; rm -rf /")[0].startswith("Error: 'x; rm")
+    assert "no installed package nope_xyz" in read_dependency(tmp_path, path, "nope_xyz")[0]
+
+
+def test_no_code_of_the_project_environment_runs(tmp_path: Path, venv: tuple[str, Path]) -> None:
+    path, site = venv
+    marker = tmp_path / "ran"
+    (site / "zz_probe.pth").write_text(f"import pathlib; pathlib.Path({str(marker)!r}).touch()\n")
+    try:
+        assert read_dependency(tmp_path, path, "tinydep")[1] is not None
+    finally:
+        (site / "zz_probe.pth").unlink()
+    assert not marker.exists()
+
+
+def test_search_keys_never_reach_the_check() -> None:
+    env = {"TAVILY_API_KEY": "k", "EXA_API_KEY": "k", "PATH": "/bin", "EXAMPLE_DIR": "x"}
+    assert check_environment(env) == {"PATH": "/bin", "EXAMPLE_DIR": "x"}
+
+
+def test_a_javascript_package_from_node_modules_is_bounded(tmp_path: Path) -> None:
+    manifest = {"name": "left-pad", "version": "1.3.0", "description": "pad", "dependencies": {}}
+    write_files(
+        tmp_path,
+        {
+            "node_modules/left-pad/package.json": json.dumps(manifest),
+            "node_modules/left-pad/index.js": "x = 1;\n" * 5000,
+        },
+    )
+    text, source = read_dependency(tmp_path, "", "left-pad", "index.js")
+    assert source == "javascript package left-pad 1.3.0: index.js"
+    assert len(text) <= MAX_CHARS + 100 and "characters cut" in text
+
+
+def test_web_search_goes_through_litellms_search_api(
+    model_server: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-test-key")
+    monkeypatch.setenv("TAVILY_API_BASE", f"http://127.0.0.1:{model_server.port}")
+    result = {"title": "Fix for E123", "url": "https://example.org/e123", "content": "use x"}
+    model_server.enqueue(raw({"results": [result]}))
+    research = Research(Path("."), "", provider="tavily")
+    assert [s["function"]["name"] for s in research.schemas()] == ["read_dependency", "search_web"]
+    text = research.call("search_web", {"query": "E123 error"})
+    assert text is not None and "Fix for E123" in text and "https://example.org/e123" in text
+    assert research.sources == ["https://example.org/e123"]
+    [request] = model_server.requests
+    assert request["path"] == "/search" and request["body"]["query"] == "E123 error"
+    unset = Research(Path("."), "").call("search_web", {"query": "q"})
+    assert unset is not None and "not configured" in unset
+    assert Research(Path("."), "").call("read_file", {"path": "a"}) is None  # not research
+    bad = research.call("read_dependency", {"name": 3})
+    assert bad is not None and bad.startswith("Error: bad arguments")
+
+
+def test_attempt_2_reads_a_dependency_and_the_report_lists_the_source(
+    tmp_path: Path,
+    venv: tuple[str, Path],
+    model_server: FakeModelServer,
+    model_env: dict[str, str],
+) -> None:
+    path, _ = venv
+    repo = make_calc_repo(tmp_path / "calc")
+    worse = BUGGY_LINE.replace("items[1:]", "items[2:]")
+    model_server.enqueue(
+        tool_call("replace_in_file", path="calc.py", old=BUGGY_LINE, new=worse),
+        tool_call("finish", summary="skip less"),
+        tool_call("submit_diagnosis", **ANSWER),
+        tool_calls(("read_dependency", {"name": "tinydep", "path": "tinydep/__init__.py"})),
+        tool_call("replace_in_file", path="calc.py", old=worse, new=FIXED_LINE),
+        tool_call("finish", summary="sum every item"),
+        tool_call("submit_review", findings=[]),
+    )
+    check = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+    settings = model_settings(model_server.url, check=check)
+    env = {**os.environ, **model_env, "PATH": path}
+    outcome, state = engine.run(settings, repo, env=env)
+    assert outcome.outcome is OutcomeKind.FIXED and outcome.attempts == 2, outcome.reason
+    bodies = model_server.bodies()
+    tools = [[t["function"]["name"] for t in b["tools"]] for b in bodies]
+    assert "read_dependency" not in tools[0] and "read_dependency" in tools[3]
+    assert "search_web" not in tools[3]  # no search provider configured
+    answer = bodies[4]["messages"][-1]
+    assert answer["role"] == "tool" and "    3|     return 41" in answer["content"]
+    source = "python package tinydep 0.3.1: tinydep/__init__.py"
+    assert state.attempts[2].sources == [source]
+    report = Path(outcome.report_path or "").read_text()
+    assert f"## Research sources\n\n- {source}" in report

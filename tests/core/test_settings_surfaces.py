@@ -1,0 +1,225 @@
+"""One declaration per setting: the `Settings` field drives every surface, and they never drift."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from fixbot.cli import build_parser, flags_from, main
+from fixbot.core.config import load_settings, workflow_value
+from fixbot.core.errors import ConfigError
+from fixbot.core.settings import check_state_dir
+from fixbot.core.surfaces import Spec, shown_default, spec, specs
+from tests.fakes.paths import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+
+
+def sample(item: Spec) -> tuple[str, Any]:
+    """A raw text value for `item` different from its default, and the value it must parse to."""
+    if item.is_bool:
+        return ("false", False) if item.default else ("true", True)
+    if item.is_list:
+        return "a one\nb two", ["a one", "b two"]
+    default = item.default
+    if isinstance(default, StrEnum):
+        other = next(m for m in type(default) if m is not default)
+        return other.value, other
+    if item.field == "state_dir":
+        return "custom-state", "custom-state"
+    if isinstance(default, float) or item.field in ("max_duration", "max_cost_usd"):
+        return "1.5", 1.5
+    if isinstance(default, int) or item.field in ("max_tokens_per_run", "max_output_tokens"):
+        return "4", 4
+    return "some text", "some text"
+
+
+ALL = [pytest.param(item, id=item.name) for item in specs() if item.field != "check"]
+
+
+def test_generated_files_are_up_to_date() -> None:
+    loaded = importlib.util.spec_from_file_location("gen", ROOT / "scripts" / "gen_settings.py")
+    assert loaded and loaded.loader
+    gen = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(gen)
+    stale = [p.name for p, text in gen.generated().items() if p.read_text("utf-8") != text]
+    assert stale == [], "run .venv/bin/python scripts/gen_settings.py"
+
+
+@pytest.mark.parametrize("item", ALL)
+def test_one_field_drives_every_surface(item: Spec, tmp_path: Path) -> None:
+    raw, want = sample(item)
+    base = {"check": "true"}
+    # the flag (parsed by the real parser)
+    if item.surface.cli:
+        if item.is_bool:
+            argv = [f"--{item.name}" if want else f"--no-{item.name}"]
+        else:
+            argv = [arg for line in raw.splitlines() for arg in (item.flags[0], line)]
+        args = build_parser().parse_args(["run", "--check", "true", *argv])
+        got = load_settings(tmp_path, flags_from(args), {})
+        assert getattr(got, item.field) == want, item.flags
+    # the variable
+    got = load_settings(tmp_path, base, {item.variables[0]: raw})
+    assert getattr(got, item.field) == want, item.variables[0]
+    # the file key (a workflow-only setting is still read from files by `fixbot run`)
+    key = item.name
+    (tmp_path / ".fixbot.toml").write_text(f"{key} = {toml_value(raw, item)}\n")
+    got = load_settings(tmp_path, base, {})
+    assert getattr(got, item.field) == want, key
+    (tmp_path / ".fixbot.toml").unlink()
+    # the Action input, declared in action.yml with the real default, and the README row
+    if item.surface.action:
+        declared = ACTION["inputs"][item.name]
+        assert str(declared["default"]) == shown_default(item.action_default)
+        env = {"INPUT_CHECK-COMMAND": "true", item.input_variable: raw}
+        got = load_settings(tmp_path, {}, env, action=True)
+        assert getattr(got, item.field) == want, item.input_variable
+    assert re.search(rf"^\| `{re.escape(item.name)}` \|", README, re.M), item.name
+
+
+def toml_value(raw: str, item: Spec) -> str:
+    if item.is_bool:
+        return raw
+    if raw.replace(".", "").isdigit():
+        return raw
+    return repr(raw) if "\n" not in raw else '"""' + raw + '"""'
+
+
+def test_action_inputs_are_exactly_the_settings_plus_token_and_folder() -> None:
+    want = {item.name for item in specs() if item.surface.action}
+    assert set(ACTION["inputs"]) == want | {"github-token", "working-directory"}
+    assert ACTION["inputs"]["check-command"]["required"] is True
+
+
+def test_short_aliases_and_a_single_string_for_a_list(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["run", "--check", "pytest -q", "--fix-command", "ruff check --fix ."]
+    )
+    assert flags_from(args)["fix_commands"] == ["ruff check --fix ."]
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.fixbot]\ncheck = "pytest"\nfix-commands = "ruff check --fix ."\n'
+    )
+    settings = load_settings(tmp_path, {}, {"FIXBOT_CHECK": "pytest -q"})
+    assert settings.fix_commands == ["ruff check --fix ."]
+    assert settings.check == "pytest -q"
+
+
+def test_unknown_key_suggests_the_closest(tmp_path: Path) -> None:
+    (tmp_path / ".fixbot.toml").write_text("check = 'x'\nmax-atempts = 3\n")
+    with pytest.raises(ConfigError) as caught:
+        load_settings(tmp_path, {}, {})
+    assert caught.value.problems == [
+        ".fixbot.toml: unknown key 'max-atempts'; did you mean 'max-attempts'?"
+    ]
+
+
+def test_configuration_errors_are_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "-C", str(ROOT), "--check", "true", "--max-attempts", "0"])
+    err = capsys.readouterr()
+    assert code == 2
+    assert err.err.count("greater than or equal to 1") == 1
+    assert err.out == ""
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0"])
+def test_timeouts_must_be_finite_and_positive(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="FIXBOT_TIMEOUT"):
+        load_settings(tmp_path, {"check": "true"}, {"FIXBOT_TIMEOUT": value})
+
+
+@pytest.mark.parametrize(
+    "value", ["/tmp/x", "../up", "a/../../b", "st\n*", "*", "state[1]", ".git", ".GIT/x", ""]
+)
+def test_state_dir_stays_inside_the_repository(value: str) -> None:
+    with pytest.raises(ValueError, match="relative path inside the repository"):
+        check_state_dir(value)
+    assert check_state_dir("build/fixbot-state/") == "build/fixbot-state"
+
+
+def test_action_ignores_trust_settings_from_the_pull_requests_files(tmp_path: Path) -> None:
+    (tmp_path / ".fixbot.toml").write_text(
+        'api-base = "http://attacker.example/v1"\nmodel = "openai/x"\ntimeout = 42\n'
+    )
+    warnings: list[str] = []
+    env = {"INPUT_CHECK-COMMAND": "true"}
+    settings = load_settings(tmp_path, {}, env, action=True, warnings=warnings)
+    assert settings.api_base is None and settings.model is None
+    assert settings.timeout == 42  # behaviour settings still come from the repository
+    assert len(warnings) == 1 and "api-base, model" in warnings[0]
+    # the workflow itself may set them, and `fixbot run` on one's own checkout reads the file
+    env["INPUT_API-BASE"] = "http://127.0.0.1:9/v1"
+    assert load_settings(tmp_path, {}, env, action=True).api_base == "http://127.0.0.1:9/v1"
+    assert load_settings(tmp_path, {"check": "t"}, {}).api_base == "http://attacker.example/v1"
+
+
+def test_an_input_equal_to_its_default_lets_the_repository_decide(tmp_path: Path) -> None:
+    (tmp_path / ".fixbot.toml").write_text("timeout = 42\n")
+    env = {"INPUT_CHECK-COMMAND": "true", "INPUT_TIMEOUT": shown_default(spec("timeout").default)}
+    assert load_settings(tmp_path, {}, env, action=True).timeout == 42
+    env["INPUT_TIMEOUT"] = "77"
+    assert load_settings(tmp_path, {}, env, action=True).timeout == 77
+
+
+def test_the_action_has_its_own_wall_time_default(tmp_path: Path) -> None:
+    env = {"INPUT_CHECK-COMMAND": "true"}
+    assert load_settings(tmp_path, {}, env, action=True).max_duration == 1200
+    assert load_settings(tmp_path, {"check": "t"}, {}).max_duration is None
+
+
+def test_allow_forks_comes_from_the_workflow_only() -> None:
+    assert workflow_value({}, "allow_forks") is False
+    assert workflow_value({"INPUT_ALLOW-FORKS": "true"}, "allow_forks") is True
+    with pytest.raises(ConfigError, match="INPUT_ALLOW-FORKS"):
+        workflow_value({"INPUT_ALLOW-FORKS": "maybe"}, "allow_forks")
+
+
+# A flag inside a sentence (after a space, a backtick or a parenthesis), not a git argument
+# written as its own string literal ("--name-only").
+FLAG = re.compile(r"(?<=[\s`(])--([a-z][a-z0-9-]+)")
+NOT_OURS = {
+    "version",  # `fixbot --version`
+    "fix",  # `ruff check --fix`
+    "no-verify",  # git commit --no-verify, in a docstring
+    "test",  # `node --test`
+    "force",  # "never --force", in docs
+    "stat",  # `git diff --stat`
+}
+
+
+def test_every_flag_a_message_names_exists() -> None:
+    """Messages, templates and docs name only real flags (`--fallback-models`, not a guess)."""
+    run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
+    real = {opt[2:] for action in run._actions for opt in action.option_strings}
+    real |= {f"no-{name}" for name in real}
+    sources = [p for p in (ROOT / "fixbot").rglob("*") if p.suffix in (".py", ".j2")]
+    sources = [p for p in sources if p.name not in ("git.py", "checkout.py")]
+    named: dict[str, str] = {}
+    for path in [*sources, ROOT / "README.md"]:
+        for found in FLAG.findall(path.read_text(encoding="utf-8")):
+            named.setdefault(found, path.name)
+    unknown = {flag: where for flag, where in named.items() if flag not in real | NOT_OURS}
+    assert unknown == {}
+
+
+def test_help_shows_metavars_defaults_and_examples() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "fixbot", "run", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"COLUMNS": "200", "PATH": ""},
+    )
+    assert "--fix-commands CMD, --fix-command CMD" in done.stdout
+    assert "(default: 5)" in done.stdout
+    assert "e.g. 'pytest -q'" in done.stdout
+    assert "FIX_COMMANDS" not in done.stdout.replace("FIXBOT_", "")

@@ -1,0 +1,71 @@
+"""Fix commands run the one way fixbot runs a project command (issue 13 part 3): own process
+group killed on timeout, scrubbed environment, a bounded redacted log per attempt, duration
+and exit code in the summary, and only the files they changed reported."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+from fixbot.core.models import FixContext
+from fixbot.fixers.fixcommand import FixCommandFixer
+from fixbot.process.launcher import Launcher
+from tests.fakes.paths import ROOT
+from tests.fakes.repo import make_repo, pid_alive
+
+SECRET = "sk-" + "fixcommand" * 3
+
+
+def context(repo: Path, attempt: int = 1) -> FixContext:
+    return FixContext(repo=repo, attempt=attempt, max_attempts=5, start_sha="HEAD")
+
+
+def launcher(repo: Path) -> Launcher:
+    return Launcher(repo, {"PATH": os.environ["PATH"]}, redact=lambda t: t.replace(SECRET, "***"))
+
+
+def test_each_command_gets_a_log_with_its_output_redacted(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
+    fixer = FixCommandFixer(
+        [f"echo changing a {SECRET}; echo fixed > a.txt", "echo oops >&2; exit 3"],
+        launcher(repo),
+    )
+    result = fixer.fix(context(repo, attempt=2).model_copy(update={"state_dir": ".fixbot"}))
+    logs = repo / ".fixbot" / "attempts" / "002"
+    assert (logs / "fix-command-1.log").read_text() == "changing a ***\n"
+    assert (logs / "fix-command-2.log").read_text() == "oops\n"
+    assert result.files_changed == ["a.txt"]  # the logs under .fixbot/ never count
+    assert "exit 0 (" in result.summary and "exit 3 (" in result.summary
+    assert "log: .fixbot/attempts/002/fix-command-2.log" in result.summary
+
+
+def test_a_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    pid_file = tmp_path / "grandchild.pid"
+    command = f"sh -c 'echo $$ > {pid_file}; exec sleep 1000' & sleep 1000"
+    fixer = FixCommandFixer([command], launcher(repo), timeout=0.5)
+    start = time.monotonic()
+    result = fixer.fix(context(repo))
+    assert time.monotonic() - start < 10
+    assert "timed out after 0.5 s" in result.summary
+    assert not pid_alive(int(pid_file.read_text()))
+
+
+def test_the_environment_is_the_scrubbed_one(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    os.environ["FIXBOT_TEST_SECRET"] = SECRET  # in fixbot's environment, not in the launcher's
+    try:
+        FixCommandFixer(["env > seen.txt"], launcher(repo)).fix(context(repo))
+    finally:
+        del os.environ["FIXBOT_TEST_SECRET"]
+    assert SECRET not in (repo / "seen.txt").read_text()
+
+
+def test_no_shell_true_outside_the_runner() -> None:
+    root = ROOT / "fixbot"
+    found = subprocess.run(
+        ["grep", "-rln", "shell=True", str(root)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    assert found == []  # the runner itself uses /bin/sh -c with an argument list

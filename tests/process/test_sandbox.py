@@ -1,0 +1,284 @@
+"""No process started for the check, the set-up or a fix command can read a secret (issue 14).
+
+The attack: the check reads `/proc/<pid>/environ` of fixbot and of every process above it (in
+the container, tini holds the whole step environment). These tests run the real `fixbot run`
+and `fixbot action` as root, started by a shell that holds the secrets the way the runner's
+shell does, with a check that walks up its ancestors and copies every environment it can read
+into the repository. As root the commands run as an unprivileged user, so nothing is readable;
+with `run-as: self` the same check reads the token (the control works because of the user).
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.errors import ConfigError
+from fixbot.process import sandbox
+from fixbot.process.launcher import Launcher
+from tests.fakes.action_env import TOKEN, ActionSandbox
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.paths import ROOT
+from tests.fakes.repo import git, make_repo, pid_alive
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0,
+    reason="dropping to an unprivileged user needs root (as in fixbot's container and in CI)",
+)
+MODEL_KEY = "sk-test-0123456789abcdefghijklmnop"
+GITHUB_SECRET = "ghp_" + "S3cr3t" * 6
+# Walk from the check's shell up to PID 1, appending every environment it can read.
+WALK = r"""
+pid=$$; : > leak.txt; id -u > uid.txt; : > err.txt
+while [ -n "$pid" ] && [ "$pid" -gt 0 ]; do
+  cat /proc/$pid/environ >> leak.txt 2>> err.txt; echo >> leak.txt
+  pid=$(sed -n 's/^PPid:[[:space:]]*//p' /proc/$pid/status)
+done
+exit 0
+"""
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A folder other users may enter (pytest's own temporary folders are mode 0700)."""
+    path = Path(tempfile.mkdtemp(prefix="fixbot-sandbox-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def real_users(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Undo the suite-wide `run-as: self` of tests/conftest.py for this test."""
+    monkeypatch.setattr("fixbot.process.sandbox.CANDIDATES", ("fixbot", "nobody"))
+    monkeypatch.delenv("FIXBOT_RUN_AS", raising=False)
+
+
+def fixbot_under_a_parent(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """Run `python -m fixbot ARGS` as the child of a process holding `env` (like tini or the
+    runner's shell), so both the parent's and fixbot's /proc/PID/environ hold the secrets.
+    The parent is Python, not a shell: shells drop `INPUT_CHECK-COMMAND` (not a shell name)."""
+    parent = "import subprocess, sys; print('exit', subprocess.call(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", parent, sys.executable, "-m", "fixbot", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+def secret_env(run_as: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FIXBOT_")}
+    env.update({"GITHUB_TOKEN": GITHUB_SECRET, "OPENAI_API_KEY": MODEL_KEY})
+    env["FIXBOT_RUN_AS"] = run_as
+    return env
+
+
+@needs_root
+def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
+    open_dir: Path, real_users: None
+) -> None:
+    repo = make_repo(open_dir / "repo", {"walk.sh": WALK})
+    out = fixbot_under_a_parent(
+        ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
+        open_dir,
+        secret_env("auto"),
+    )
+    assert '"outcome": "passed"' in out, out
+    leak = (repo / "leak.txt").read_text(errors="replace")
+    assert GITHUB_SECRET not in leak and MODEL_KEY not in leak
+    assert int((repo / "uid.txt").read_text()) == pwd.getpwnam("nobody").pw_uid
+    assert "Permission denied" in (repo / "err.txt").read_text()  # fixbot, the shell, PID 1
+    assert "PATH=" in leak  # its own environment was read: the walk itself worked
+
+
+@needs_root
+def test_with_run_as_self_the_same_check_reads_the_token(open_dir: Path) -> None:
+    """The attack is real: without the unprivileged user, fixbot's own environ leaks."""
+    repo = make_repo(open_dir / "repo", {"walk.sh": WALK})
+    out = fixbot_under_a_parent(
+        ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
+        open_dir,
+        secret_env("self"),
+    )
+    assert '"outcome": "passed"' in out, out
+    assert GITHUB_SECRET in (repo / "leak.txt").read_text(errors="replace")
+
+
+@needs_root
+def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
+    open_dir: Path, github_server: FakeGitHub
+) -> None:
+    box = ActionSandbox(open_dir, github_server)
+    sha = box.commit("main", {"walk.sh": WALK}, "initial")
+    ws = box.workspace("main")
+    env = box.env(
+        "push",
+        box.push_event("main", sha),
+        ws,
+        {"check-command": "sh walk.sh", "fix-commands": "true", "run-as": "auto"},
+    )
+    env["OPENAI_API_KEY"] = MODEL_KEY
+    env["FIXBOT_RUN_AS"] = "auto"
+    out = fixbot_under_a_parent(["action"], ws, env)
+    assert "fixbot: passed" in out, out
+    leak = (ws / "leak.txt").read_text(errors="replace")
+    assert TOKEN not in leak and MODEL_KEY not in leak
+    assert int((ws / "uid.txt").read_text()) == pwd.getpwnam("nobody").pw_uid
+    owners = {p.lstat().st_uid for p in [ws, *ws.rglob("*")]}
+    assert owners == {0}  # given back to the workspace's owner (root here, the runner's uid in CI)
+
+
+@needs_root
+def test_commands_cannot_touch_git_or_the_state_but_can_edit_the_work_tree(
+    open_dir: Path, real_users: None
+) -> None:
+    repo = make_repo(open_dir / "repo", {"app.py": "x = 1\n"})
+    (repo / ".fixbot").mkdir()
+    (repo / ".fixbot" / "state.json").write_text("{}")
+    identity, _ = sandbox.choose("auto", 0)
+    assert identity is not None and identity.name == "nobody"
+    attack = (
+        "echo hacked > .git/hooks/post-commit; echo '[core] fsmonitor = evil' >> .git/config; "
+        "echo forged > .fixbot/state.json; mv .git .git-moved; "
+        "echo y = 2 >> app.py && echo build > build-info.txt && echo $HOME > home.txt; "
+        "git status --porcelain > git-status.txt"  # the project's own git still works
+    )
+    with sandbox.confine(repo, identity, ".fixbot") as who:
+        assert who is not None
+        (repo / "model_wrote.py").write_text("z = 3\n")  # fixbot (root) writes a new file
+        private = sandbox.private_names(".fixbot")
+        launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, who, None, 1 << 20, private)
+        result = launcher.run(attack + "; echo w >> model_wrote.py", repo, open_dir / "c.log", 30)
+        assert result.exit_code == 0, (open_dir / "c.log").read_text()
+        home = Path((repo / "home.txt").read_text().strip())
+        assert home.is_dir() and home.stat().st_uid == identity.uid
+        mode = stat.S_IMODE(repo.stat().st_mode)
+        assert mode == 0o1777
+    log = (open_dir / "c.log").read_text()
+    assert "cannot create .git/hooks/post-commit: Permission denied" in log
+    assert "cannot create .git/config: Permission denied" in log
+    assert "cannot create .fixbot/state.json: Permission denied" in log, log
+    assert "cannot move '.git'" in log
+    assert not (repo / ".git" / "hooks" / "post-commit").exists()
+    assert "evil" not in (repo / ".git" / "config").read_text()
+    assert (repo / ".fixbot" / "state.json").read_text() == "{}"
+    assert (repo / ".git").is_dir() and not (repo / ".git-moved").exists()
+    assert (repo / "app.py").read_text() == "x = 1\ny = 2\n"
+    assert (repo / "model_wrote.py").read_text() == "z = 3\nw\n"
+    assert " M app.py" in (repo / "git-status.txt").read_text()
+    assert not home.exists()  # the private HOME is gone after the run
+    assert repo.stat().st_uid == 0 and stat.S_IMODE(repo.stat().st_mode) == 0o755
+    assert git(repo, "status", "--porcelain")  # git still works on the restored tree
+
+
+def test_choose_decides_the_user_from_the_setting_and_the_uid(real_users: None) -> None:
+    users = {"nobody": pwd.struct_passwd(("nobody", "x", 65534, 65534, "", "/", "/bin/false"))}
+
+    def lookup(name: str) -> pwd.struct_passwd:
+        return users[name]
+
+    assert sandbox.choose("auto", 1000, lookup)[0] is None
+    assert sandbox.choose("self", 0, lookup)[0] is None
+    found, note = sandbox.choose("auto", 0, lookup)
+    assert found == sandbox.Identity(65534, 65534, "nobody") and "nobody" in note
+    users["fixbot"] = pwd.struct_passwd(("fixbot", "x", 1001, 1001, "", "/", "/bin/sh"))
+    assert sandbox.choose("auto", 0, lookup)[0] == sandbox.Identity(1001, 1001, "fixbot")
+    with pytest.raises(ConfigError, match="needs fixbot to run as root"):
+        sandbox.choose("fixbot", 1000, lookup)
+    with pytest.raises(ConfigError, match="no user 'ghost'"):
+        sandbox.choose("ghost", 0, lookup)
+    users["toor"] = pwd.struct_passwd(("toor", "x", 0, 0, "", "/", "/bin/sh"))
+    with pytest.raises(ConfigError, match="is root"):
+        sandbox.choose("toor", 0, lookup)
+    users.clear()
+    nobody_left, warning = sandbox.choose("auto", 0, lookup)
+    assert nobody_left is None and "can read the secrets" in warning
+
+
+@needs_root
+def test_an_unreachable_work_tree_is_a_clear_error(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})  # under pytest's 0700 folder
+    with (
+        pytest.raises(ConfigError, match="may not enter"),
+        sandbox.confine(repo, sandbox.Identity(65534, 65534, "nobody"), ".fixbot"),
+    ):
+        pass
+
+
+def test_secrets_moved_out_of_the_environment_come_back_in_memory(tmp_path: Path) -> None:
+    """Runner mode: fixbot re-executes itself so /proc/<fixbot>/environ holds no secret."""
+    probe = (
+        "import os, sys\n"
+        "from fixbot.process import sandbox\n"
+        "if sandbox.SECRETS_FD_VARIABLE not in os.environ:\n"
+        "    sandbox.scrubbed_exec(dict(os.environ), {'GITHUB_TOKEN'}, sys.argv)\n"
+        "sandbox.restore_secrets(os.environ)\n"
+        "print(os.environ['GITHUB_TOKEN'])\n"
+        "print(open('/proc/self/environ', 'rb').read().count(b'GITHUB_TOKEN='))\n"
+    )
+    script = tmp_path / "probe.py"
+    script.write_text(probe)
+    env = {**os.environ, "GITHUB_TOKEN": GITHUB_SECRET}
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert done.stdout.splitlines() == [GITHUB_SECRET, "0"]
+
+
+def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path: Path) -> None:
+    """Runner mode without root: the check shares fixbot's uid, so fixbot's own environ must
+    hold no secret. (The uid is faked so the test runs the non-root path as any user.)"""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    wrapper = tmp_path / "as_user.py"
+    wrapper.write_text(
+        "import os, sys\nos.geteuid = lambda: 1000\nfrom fixbot.cli import main\n"
+        "sys.argv[0] = 'fixbot'\nraise SystemExit(main())\n"
+    )
+    check = "cat /proc/$PPID/environ > parent-env.txt; echo $PPID > parent.pid"
+    env = {**secret_env("self"), "PYTHONPATH": str(ROOT)}
+    args = ["run", "--check", check, "--fix-commands", "true", "-C", str(repo), "--json"]
+    done = subprocess.run(
+        [sys.executable, str(wrapper), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
+    seen = (repo / "parent-env.txt").read_bytes()
+    assert b"PATH=" in seen  # fixbot's environ was read ...
+    assert GITHUB_SECRET.encode() not in seen and MODEL_KEY.encode() not in seen  # ... empty
+
+
+@needs_root
+def test_a_process_that_left_the_group_dies_with_the_command(open_dir: Path) -> None:
+    """`setsid` escapes process-group kills; as the image's dedicated user it dies anyway, so
+    nothing of the project's code runs between fixbot's steps (e.g. editing a verified file)."""
+    repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
+    dedicated = sandbox.Identity(54321, 54321, sandbox.DEDICATED)  # no passwd entry needed
+    escapee = "setsid sh -c 'echo $$ > escapee.pid; exec sleep 1000' & sleep 0.5; exit 0"
+    with sandbox.confine(repo, dedicated, ".fixbot") as who:
+        launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, who)
+        assert launcher.run(escapee, repo, open_dir / "c.log", 30).exit_code == 0
+        pid = int((repo / "escapee.pid").read_text())
+    assert not pid_alive(pid)

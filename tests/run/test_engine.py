@@ -1,0 +1,362 @@
+"""The loop, in-process, with a real check subprocess in a real repository and a scripted fixer."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.errors import ConfigError
+from fixbot.core.models import ErrorClass, Finding, OutcomeKind, Phase, ReviewThread, Severity
+from fixbot.core.settings import Settings
+from fixbot.logs.classify import RULES
+from fixbot.run import engine
+from fixbot.run.engine import Agents
+from fixbot.run.report import NEXT_STEPS
+from fixbot.run.state import load_state, save_state
+from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
+from tests.fakes.repo import git, make_repo
+
+CHECK_PY = """\
+import pathlib, sys
+value = pathlib.Path("value.txt").read_text().strip()
+if value == "ok":
+    print("3 passed in 0.01s")
+    sys.exit(0)
+failing = value.split(",")
+for name in failing:
+    print(f"FAILED test_value.py::test_{name} - AssertionError: {name} is wrong")
+print(f"{len(failing)} failed, 1 passed in 0.02s")
+sys.exit(1)
+"""
+CHECK = f"{sys.executable} check.py"
+
+
+def value_repo(tmp_path: Path, value: str) -> Path:
+    """A repository whose check fails on the tests named in value.txt (or passes on 'ok')."""
+    return make_repo(tmp_path / "repo", {"check.py": CHECK_PY, "value.txt": value + "\n"})
+
+
+def settle(
+    repo: Path, fixer: ScriptedFixer, reviewer: ScriptedReviewer | None = None, **kw: object
+):  # type: ignore[no-untyped-def]
+    """Run the engine with the scripted fixer; sleeping is recorded, not done."""
+    settings = Settings(check=CHECK, **kw)  # type: ignore[arg-type]
+    sleeps: list[float] = []
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(fixer, reviewer), sleep=sleeps.append
+    )
+    return outcome, state, sleeps
+
+
+def test_already_green_is_passed_without_fixing(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    fixer = ScriptedFixer()
+    outcome, _, _ = settle(repo, fixer)
+    assert outcome.outcome is OutcomeKind.PASSED and outcome.exit_code == 0
+    assert fixer.history == [] and outcome.attempts == 0
+    assert git(repo, "log", "--oneline").count("\n") == 0  # no new commit
+
+
+def test_fixed_after_two_attempts_commits_once_and_reports(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a,b")
+    fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
+    outcome, state, _ = settle(repo, fixer)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert outcome.attempts == 2
+    assert outcome.commit_sha == git(repo, "rev-parse", "HEAD")
+    assert git(repo, "log", "-1", "--format=%s").startswith("fixbot: scripted edit 2")
+    assert [a.counts.failed for a in state.attempts] == [2, 1, None]
+    assert fixer.history[0].failure is not None and fixer.history[0].attempt == 1
+    assert "test_a" in fixer.history[0].failure.condensed
+    report = Path(outcome.report_path or "").read_text()
+    assert "# fixbot report: fixed" in report and "| 2 | fix |" in report
+    assert "xychart-beta" in report  # failure counts chart
+    assert ".fixbot" not in git(repo, "show", "--name-only", "--format=", "HEAD")
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_same_failure_opens_the_breaker(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(lambda root: {"noise.txt": str(len(fixer.history))})
+    outcome, _, _ = settle(repo, fixer, circuit_breaker=3)
+    assert outcome.outcome is OutcomeKind.ESCALATED and outcome.exit_code == 1
+    assert "same failure occurred 3 times" in outcome.reason
+    assert outcome.attempts == 2  # initial + 2 attempts = 3 identical failures
+    report = Path(outcome.report_path or "").read_text()
+    assert "The repeated error" in report and "test_value.py::test_a" in report
+    assert "**OPEN**" in report
+
+
+def test_oscillation_is_told_to_the_fixer_then_opens(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(
+        {"value.txt": "b\n"}, {"value.txt": "a\n"}, {"value.txt": "b\n"}, {"value.txt": "a\n"}
+    )
+    outcome, state, _ = settle(repo, fixer, max_attempts=10)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert "oscillates" in outcome.reason
+    assert [c.oscillation for c in fixer.history] == [False, False, True]
+    assert state.oscillated == [2, 3]
+
+
+def test_two_attempts_without_changes_open_the_breaker(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    outcome, _, _ = settle(repo, ScriptedFixer().enqueue({}))
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert outcome.reason == "two attempts in a row changed nothing"
+
+
+def test_max_attempts_is_respected(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(
+        {"value.txt": "b\n"}, {"value.txt": "c\n"}, {"value.txt": "d\n"}
+    )
+    outcome, _, _ = settle(repo, fixer, max_attempts=3)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert "all 3 fix attempts" in outcome.reason and len(fixer.history) == 3
+
+
+def test_transient_failure_is_rerun_with_backoff_and_no_fixer(tmp_path: Path) -> None:
+    flaky = (
+        "import pathlib, sys\n"
+        "p = pathlib.Path('count.txt'); n = int(p.read_text()) if p.exists() else 0\n"
+        "p.write_text(str(n + 1))\n"
+        "if n < 2:\n"
+        "    print('requests.exceptions.ConnectionError: [Errno 111] Connection refused')\n"
+        "    sys.exit(1)\n"
+        "print('1 passed')\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"check.py": flaky, ".gitignore": "count.txt\n"})
+    fixer = ScriptedFixer()
+    outcome, state, sleeps = settle(repo, fixer, backoff=2)
+    assert outcome.outcome is OutcomeKind.PASSED
+    assert fixer.history == []
+    assert state.attempts[0].transient_retries == 2
+    assert len(sleeps) == 2 and 2 <= sleeps[0] <= 4 and 4 <= sleeps[1] <= 6
+
+
+def test_permanent_error_escalates_without_fixing(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    # `$(...)` hides the program from the preflight: the shell itself reports it missing (127).
+    settings = Settings(check="$(echo no-such-command-fixbot) --run")
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert state.attempts[0].category == "command_not_found"
+    assert fixer.history == []
+
+
+def test_preflight_stops_a_missing_program_before_the_check(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="no-such-command-fixbot --run")
+    with pytest.raises(ConfigError) as caught:
+        engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+    assert "`no-such-command-fixbot`" in caught.value.problems[0]
+    assert "--setup-command" in caught.value.problems[0]
+    assert fixer.history == [] and not (repo / ".fixbot" / "state.json").exists()
+
+
+def test_review_blocker_is_fixed_and_minor_reported(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"}, {"note.txt": "reviewed\n"})
+    blocker = Finding(path="value.txt", line=1, severity=Severity.BLOCKER, message="hard-coded")
+    minor = Finding(path="check.py", severity=Severity.MINOR, message="naming")
+    reviewer = ScriptedReviewer(rounds=[[blocker, minor], []])
+    outcome, state, _ = settle(repo, fixer, reviewer)
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert [a.phase for a in state.attempts] == [Phase.CHECK, Phase.FIX, Phase.REVIEW]
+    assert fixer.history[1].findings == [blocker]
+    assert state.minor_findings == [minor]
+    assert "naming" in Path(outcome.report_path or "").read_text()
+    assert git(repo, "log", "--format=%s").count("fixbot:") == 2
+
+
+def test_dirty_tree_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    (repo / "value.txt").write_text("changed\n")
+    with pytest.raises(ConfigError) as caught:
+        settle(repo, ScriptedFixer())
+    message = caught.value.problems[0]
+    assert "git stash" in message and "--allow-dirty" in message and "value.txt" in message
+
+
+def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a,b")
+    first = ScriptedFixer().enqueue({"value.txt": "b\n"}, {})
+    settle(repo, first, max_attempts=1)  # escalates after one attempt: a finished run
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    outcome, state, _ = settle(repo, fixer, allow_dirty=True)
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert len(state.attempts) == 2  # a finished run is not resumed: a new run started
+    saved = load_state(repo / ".fixbot")
+    assert saved is not None and saved.outcome == outcome
+
+
+def test_check_never_sees_tokens_or_model_keys(tmp_path: Path) -> None:
+    probe = (
+        "import os\n"
+        "print(sorted(k for k in os.environ if 'TOKEN' in k or 'KEY' in k or 'INPUT_' in k))\n"
+        "raise SystemExit(1)\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"probe.py": probe})
+    env = {
+        **os.environ,
+        "GITHUB_TOKEN": "ghs_secret_value_123456",
+        "INPUT_GITHUB-TOKEN": "ghs_secret_value_123456",
+        "OPENAI_API_KEY": "sk-test-value-1234567890",
+        "DATABASE_KEY_FOR_TESTS": "kept-for-the-check",
+    }
+    settings = Settings(check=f"{sys.executable} probe.py")
+    outcome, state = engine.run(settings, repo, env=env, agents=Agents(None))
+    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    assert "DATABASE_KEY_FOR_TESTS" in log
+    for name in ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "OPENAI_API_KEY"):
+        assert name not in log
+    assert outcome.outcome is OutcomeKind.ESCALATED
+
+
+def test_monorepo_package_check_runs_in_its_folder(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "repo",
+        {"pkg/check.py": CHECK_PY, "pkg/value.txt": "a\n", "README.md": "root\n"},
+    )
+    fixer = ScriptedFixer().enqueue({"pkg/value.txt": "ok\n"})
+    settings = Settings(check=CHECK)
+    outcome, state = engine.run(settings, repo / "pkg", env=dict(os.environ), agents=Agents(fixer))
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert fixer.history[0].repo == repo.resolve()  # the model sees the whole repository
+    assert (repo / ".fixbot" / "state.json").exists() and state.attempts[1].passed
+
+
+def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: Path) -> None:
+    secret = "s3cr3t-value-for-tests"
+    script = "import os\nprint('AssertionError: token is ' + os.environ['DEPLOY_TOKEN'])\nexit(1)\n"
+    repo = make_repo(tmp_path / "repo", {"leak.py": script})
+    env = {**os.environ, "DEPLOY_TOKEN": secret}
+    settings = Settings(check=f"{sys.executable} leak.py")
+    outcome, state = engine.run(settings, repo, env=env, agents=Agents(None))
+    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    assert secret not in log and "token is [REDACTED]" in log
+    assert secret not in Path(outcome.report_path or "").read_text()
+    assert secret not in (repo / ".fixbot" / "state.json").read_text()
+
+
+def test_a_review_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue(
+        {"value.txt": "ok\n"}, {"value.txt": "broken\n", "extra.txt": "new file\n"}
+    )
+    blocker = Finding(path="value.txt", severity=Severity.MAJOR, message="rename it")
+    outcome, state, _ = settle(repo, fixer, ScriptedReviewer(rounds=[[blocker]]))
+    assert outcome.outcome is OutcomeKind.FIXED
+    assert (repo / "value.txt").read_text() == "ok\n" and not (repo / "extra.txt").exists()
+    assert git(repo, "status", "--porcelain") == ""  # back to the verified, committed tree
+    assert state.minor_findings == [blocker]  # reported as not fixed
+    assert "was undone" in Path(outcome.report_path or "").read_text()
+
+
+def test_a_commit_made_just_before_a_kill_is_recorded_on_resume(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    outcome, state, _ = settle(repo, fixer)
+    committed = outcome.commit_sha
+    # Simulate the kill: the state as it was saved before the verified check finished.
+    state.attempts[-1].done, state.attempts[-1].commit_sha, state.outcome = False, None, None
+    save_state(repo / ".fixbot", state)
+    resumed, _, _ = settle(repo, ScriptedFixer())
+    assert resumed.outcome is OutcomeKind.FIXED and resumed.commit_sha == committed
+    assert git(repo, "rev-list", "--count", "HEAD") == "2"  # no second, empty commit
+
+
+def test_a_persistent_transient_failure_escalates_without_fixing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
+    fixer = ScriptedFixer().enqueue({"a.txt": "y\n"})
+    settings = Settings(
+        check="echo 'curl: (7) Failed to connect: Connection refused'; exit 7",
+        max_transient_retries=2,
+    )
+    sleeps: list[float] = []
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(fixer), sleep=sleeps.append
+    )
+    assert outcome.outcome is OutcomeKind.ESCALATED and "stayed transient" in outcome.reason
+    assert len(sleeps) == 2 and fixer.history == []
+    assert state.attempts[0].transient_retries == 2
+
+
+THREADS = [
+    ReviewThread(id="T1", path="value.txt", line=1, author="alice", body="use ok"),
+    ReviewThread(id="T2", path="check.py", line=2, author="bob", body="rename"),
+]
+
+
+def test_threads_get_one_attempt_after_green_with_claims_recorded(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    fixer = ClaimingFixer().enqueue({"value.txt": "ok\n\n"})
+    settings = Settings(check=CHECK)
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(fixer), threads=THREADS
+    )
+    assert outcome.outcome is OutcomeKind.FIXED and outcome.commit_sha
+    threads_attempt = state.attempts[-1]
+    assert threads_attempt.phase is Phase.THREADS and threads_attempt.passed
+    assert threads_attempt.resolved_thread_ids == ["T1", "T2"]
+    assert threads_attempt.files_changed == ["value.txt"]
+    assert [t.id for t in fixer.history[0].threads] == ["T1", "T2"]
+
+
+def test_a_threads_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    fixer = ClaimingFixer().enqueue({"value.txt": "broken\n"})
+    outcome, state = engine.run(
+        Settings(check=CHECK), repo, env=dict(os.environ), agents=Agents(fixer), threads=THREADS
+    )
+    assert outcome.outcome is OutcomeKind.PASSED  # nothing kept
+    assert state.attempts[-1].undone and (repo / "value.txt").read_text() == "ok\n"
+    assert git(repo, "status", "--porcelain") == ""
+
+
+def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "ok")
+    agents = engine.build_agents(Settings(check=CHECK, fix_commands=["true"]), {})
+    outcome, state = engine.run(
+        Settings(check=CHECK, fix_commands=["true"]),
+        repo,
+        env=dict(os.environ),
+        agents=agents,
+        threads=THREADS,
+    )
+    assert outcome.outcome is OutcomeKind.PASSED and len(state.attempts) == 1
+    assert "2 open review threads were not addressed: no model is set" in state.notes
+
+
+def test_every_category_no_code_change_fixes_has_its_own_next_step() -> None:
+    unfixable = {r.category for r in RULES if r.error_class is not ErrorClass.FIXABLE}
+    assert unfixable - set(NEXT_STEPS) == set()
+
+
+def test_secrets_in_what_a_fixer_reports_are_redacted_before_recording(tmp_path: Path) -> None:
+    token = "ghp_" + "x1" * 18
+    repo = value_repo(tmp_path, "a")
+
+    class Leaky(ScriptedFixer):
+        def fix(self, ctx):  # type: ignore[no-untyped-def]
+            result = super().fix(ctx)
+            return result.model_copy(
+                update={"summary": f"used {token}", "diagnosis": token, "refused": [token]}
+            )
+
+    outcome, _ = engine.run(
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(Leaky().enqueue({"value.txt": "ok\n"})),
+    )
+    assert outcome.outcome is OutcomeKind.FIXED
+    for path in (repo / ".fixbot" / "state.json", Path(outcome.report_path or "")):
+        assert token not in path.read_text()
+    assert token not in git(repo, "log", "-1", "--format=%B")

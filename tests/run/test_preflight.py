@@ -1,0 +1,117 @@
+"""Preflight: every set-up problem at once, with its fix, before any check or model call."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fixbot.agent.errors import KEY_VARIABLES
+from fixbot.core.errors import ConfigError
+from fixbot.core.settings import Settings
+from fixbot.process.lock import run_lock
+from fixbot.run.preflight import UNCHECKED_PROVIDERS, missing_programs, preflight, programs
+from tests.fakes.repo import make_repo
+
+
+@pytest.mark.parametrize(
+    ("command", "want"),
+    [
+        ("pytest -q", ["pytest"]),
+        ("ruff check . && pytest -q", ["ruff", "pytest"]),
+        ("FOO=1 BAR=2 npm test", ["npm"]),
+        ("cd pkg && python -m pytest", ["python"]),
+        ("sh -c 'make test || tox'", ["make", "tox"]),
+        ("timeout 60 go test ./...", ["go"]),
+        ("[ -f x ] && ./scripts/check.sh", ["./scripts/check.sh"]),
+        ("pytest -q  # the tests", ["pytest"]),
+    ],
+)
+def test_programs_of_a_shell_command(command: str, want: list[str]) -> None:
+    assert list(programs(command)) == want
+
+
+def test_a_misspelled_program_is_named(tmp_path: Path) -> None:
+    env = {"PATH": str(Path(sys.executable).parent)}
+    assert missing_programs("pytset -q && python -V", tmp_path, env) == ["pytset"]
+    (tmp_path / "check.sh").write_text("#!/bin/sh\n")
+    assert missing_programs("./check.sh", tmp_path, env) == ["./check.sh"]  # not executable
+    (tmp_path / "check.sh").chmod(0o755)
+    assert missing_programs("./check.sh", tmp_path, env) == []
+
+
+def test_every_problem_at_once_fast_and_with_its_fix(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    settings = Settings(check="pytset -q", model="anthropic/claude-sonnet-4-5")
+    started = time.monotonic()
+    problems = preflight(settings, repo, {"PATH": os.defpath})
+    assert time.monotonic() - started < 1.0
+    assert len(problems) == 2, problems
+    assert problems[0].startswith("ANTHROPIC_API_KEY is not set")
+    assert "`pytset`" in problems[1] and "--setup-command" in problems[1]
+    no_fixer = preflight(Settings(check="true"), repo, {"PATH": os.defpath})
+    assert no_fixer and "no fixer is configured" in no_fixer[0] and "--model" in no_fixer[0]
+
+
+def test_empty_repository_and_missing_folder(tmp_path: Path) -> None:
+    settings = Settings(check="true", fix_commands=["true"])
+    assert "does not exist" in preflight(settings, tmp_path / "nope", {})[0]
+    assert "not a git repository" in preflight(settings, tmp_path, {})[0]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert "no commits yet: commit first" in preflight(settings, tmp_path, {})[0]
+
+
+def test_a_setup_command_or_api_base_defers_those_checks(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    settings = Settings(
+        check="pytest -q", setup="pip install pytest", model="openai/x", api_base="http://h/v1"
+    )
+    assert preflight(settings, repo, {"PATH": ""}) == []
+
+
+def test_the_key_table_agrees_with_litellm(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fixbot.agent.llm import litellm_module
+
+    litellm = litellm_module()
+    for name in [n for n in os.environ if n.endswith(("_API_KEY", "_TOKEN"))]:
+        monkeypatch.delenv(name)
+    checked = 0
+    for provider, variable in KEY_VARIABLES.items():
+        if provider in UNCHECKED_PROVIDERS:
+            continue
+        found = litellm.validate_environment(model=f"{provider}/some-model")
+        if found["missing_keys"]:  # litellm names none for a few aliases (text-completion-openai)
+            assert variable in found["missing_keys"], (provider, found)
+            checked += 1
+    assert checked >= 10
+
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from fixbot.process.lock import run_lock
+with run_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_one_run_per_repository_and_a_killed_holder_does_not_block(tmp_path: Path) -> None:
+    state = tmp_path / ".fixbot"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(state)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with pytest.raises(ConfigError) as caught, run_lock(state):
+            pass
+        assert f"another fixbot run (PID {holder.pid}, started at " in caught.value.problems[0]
+    finally:
+        holder.kill()
+        holder.wait()
+    with run_lock(state):  # the kernel released the dead holder's lock
+        assert (state / "lock").read_text().startswith('{"pid": ' + str(os.getpid()))
