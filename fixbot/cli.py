@@ -276,9 +276,10 @@ def _without_secrets_in_environ(words: list[str]) -> None:
     this it holds no token and no model key (see `fixbot.process.sandbox.scrubbed_exec`).
     """
     from fixbot.process import sandbox
-    from fixbot.run import engine
 
     if sandbox.restore_secrets(os.environ) or os.geteuid() == 0:
         return  # re-executed already, or the project's commands run as another user
-    secret = set(os.environ) - set(engine.check_environment(os.environ))
+    from fixbot.core import secrets
+
+    secret = set(os.environ) - set(secrets.check_environment(os.environ))
     sandbox.scrubbed_exec(dict(os.environ), secret, ["-m", "fixbot", *words])

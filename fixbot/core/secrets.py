@@ -139,10 +139,26 @@ def is_provider_key(name: str) -> bool:
     return suffix is not None and upper[: suffix.start()] in provider_stems()
 
 
+# The web search providers of litellm's search API (https://docs.litellm.ai/docs/search): their
+# keys (`TAVILY_API_KEY`, `EXA_API_KEY`, ...) serve fixbot's research, never the check.
+SEARCH_KEY_PREFIXES = (
+    *("PERPLEXITY", "TAVILY", "PARALLEL", "EXA_", "BRAVE", "GOOGLE_PSE", "DATAFORSEO"),
+    *("FIRECRAWL", "FASTCRW", "SEARXNG", "LINKUP", "SEARCHAPI", "SERPER", "YOU_COM"),
+    *("APISERPENT", "TINYFISH", "NIMBLE"),
+)
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "LOGIN")
+
+
 def is_scrubbed(name: str) -> bool:
     """True for a variable the check and fix commands must never see."""
     upper = name.upper()
-    return upper in GITHUB_NAMES or upper.startswith(SCRUBBED_PREFIXES) or is_provider_key(upper)
+    search_key = upper.startswith(SEARCH_KEY_PREFIXES) and any(w in upper for w in SECRET_WORDS)
+    return (
+        upper in GITHUB_NAMES
+        or upper.startswith(SCRUBBED_PREFIXES)
+        or is_provider_key(upper)
+        or search_key
+    )
 
 
 def check_environment(env: Mapping[str, str]) -> dict[str, str]:

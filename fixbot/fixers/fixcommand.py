@@ -1,4 +1,6 @@
-"""The `Fixer` interface and the deterministic fix-command fixer.
+"""The deterministic fix-command fixer, and the chain that runs fixers in order.
+
+Both are `fixbot.core.roles.Fixer`s.
 
 A fixer changes files in the working tree to address one failure; the engine then verifies by
 re-running the check. Fixers never commit and never run the check themselves.
@@ -7,37 +9,11 @@ re-running the check. Fixers never commit and never run the check themselves.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
 
-from fixbot.core.models import FixContext, FixResult, ReviewResult
+from fixbot.core.models import FixContext, FixResult
+from fixbot.core.roles import Fixer
 from fixbot.process import git
 from fixbot.process.launcher import Launcher
-
-
-class Fixer(Protocol):
-    """Something that edits the working tree to fix a failure."""
-
-    name: str
-
-    def fix(self, ctx: FixContext) -> FixResult:
-        """Change files under `ctx.repo` to address `ctx.failure` (or findings/threads)."""
-        ...
-
-
-class Reviewer(Protocol):
-    """Something that reviews the diff since `ctx.start_sha` once the check is green."""
-
-    def review(self, ctx: FixContext) -> ReviewResult:
-        """Return findings for the whole diff; an empty list means clean."""
-        ...
-
-
-class Analyst(Protocol):
-    """Something that writes the escalation analysis for the human when the breaker opens."""
-
-    def analyze(self, ctx: FixContext) -> FixResult:
-        """Return the analysis in `summary` (markdown), with the model usage."""
-        ...
 
 
 class FixCommandFixer:

@@ -36,17 +36,19 @@ from fixbot.github.events.inputs import variable
 from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
 from fixbot.github.events.permission import Level
 from fixbot.github.publish import memory, render
-from fixbot.github.publisher import Conversation, publish
+from fixbot.github.publish.memory import Conversation
+from fixbot.github.publisher import publish
+from fixbot.loop import manifests
 from fixbot.process import git
 from fixbot.process.boundedlog import read_tail
-from fixbot.run import engine, setup
+from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
 from fixbot.security.leakscan import LeakRefused
 from fixbot.ui import workflow
 
 __all__ = ["Context", "main", "outputs", "scrub_process_env"]
 # Removed from this process's environment once read. The check never sees them either way:
-# the engine gives it `engine.check_environment(env)` (no inputs, tokens or model keys).
+# the engine gives it `secrets.check_environment(env)` (no inputs, tokens or model keys).
 TOKEN_VARIABLES = (
     variable("github-token"),
     "GITHUB_TOKEN",
@@ -232,7 +234,7 @@ def _fix(
         )
     finally:
         workflow.endgroup(ctx.out)
-    ctx.notes.extend(setup.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
+    ctx.notes.extend(manifests.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
 

@@ -16,7 +16,7 @@ from fixbot.github.api.context import Context
 from fixbot.github.events import commands
 from fixbot.github.events.event import Event
 from fixbot.github.publish import memory, render
-from fixbot.github.publisher import Conversation
+from fixbot.github.publish.memory import Conversation
 
 ACTIVE = ("queued", "in_progress", "waiting", "requested", "pending")
 FINE = (OutcomeKind.FIXED, OutcomeKind.PASSED)

@@ -23,9 +23,9 @@ from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
 from fixbot.github.events.event import pull_request_of
 from fixbot.github.events.permission import Permissions
+from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run import engine
-from fixbot.run.state import RunState
 from fixbot.security.leakscan import known_secrets
 from fixbot.ui.progress import Progress
 

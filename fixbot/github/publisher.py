@@ -1,7 +1,7 @@
 """Publishing a finished run: one plan (pure, `fixbot.github.publish.plan`) carried out here.
 
 Pushes the fix (or the best attempt); when the branch moved while fixbot ran, replays the fix
-onto its new tip, runs the check again (`fixbot.run.engine.recheck`) and pushes that; rescues a
+onto its new tip, runs the check again (`fixbot.run.recheck.recheck`) and pushes that; rescues a
 refused push (or a replay that conflicts or fails the check) onto a new branch; replies in and
 resolves the review threads the intersection rule allows (batched GraphQL mutations), opens the
 pull request or escalation issue, and writes the status comment with the run history.
@@ -9,7 +9,6 @@ pull request or escalation issue, and writes the status comment with the run his
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.errors import GitHubError
@@ -21,6 +20,7 @@ from fixbot.github.events import threads
 from fixbot.github.events.event import Event
 from fixbot.github.events.threads import LeftOut
 from fixbot.github.publish import memory, render
+from fixbot.github.publish.memory import Conversation
 from fixbot.github.publish.plan import (
     Plan,
     PlanInput,
@@ -31,20 +31,10 @@ from fixbot.github.publish.plan import (
     rescue_plan,
 )
 from fixbot.process import git
-from fixbot.run import engine
 from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
+from fixbot.run.recheck import recheck
 from fixbot.security.leakscan import known_secrets
-
-
-@dataclass
-class Conversation:
-    """The pull request's side of a run: the history read from the status comment, this run's
-    record in it, and the review threads left out of scope (with reasons)."""
-
-    history: memory.History = field(default_factory=memory.History)
-    record: memory.RunRecord | None = None
-    left_out: list[LeftOut] = field(default_factory=list)
 
 
 def publish(
@@ -229,7 +219,7 @@ def _verify_and_push(
     sha = str(replayed.sha)
     workdir = (ctx.workspace / ctx.inputs.working_directory).resolve()
     try:
-        check = engine.recheck(settings, workdir, ctx.env, run_id)
+        check = recheck(settings, workdir, ctx.env, run_id)
     except OSError as exc:
         return f"the fix was replayed onto it, but the check could not run again ({exc})"
     if not check.passed:

@@ -44,7 +44,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fixbot.core.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
-from fixbot.loop import breaker, divergence
+from fixbot.loop import breaker, divergence, manifests
+from fixbot.loop.state import RunState
 from fixbot.loop.steps import (
     Check,
     Diagnose,
@@ -61,8 +62,6 @@ from fixbot.loop.steps import (
     Undo,
     Verify,
 )
-from fixbot.run import setup
-from fixbot.run.state import RunState
 
 __all__ = [
     "NO_FIXER",
@@ -199,7 +198,7 @@ def prepare(state: RunState, seen: Observation) -> Step | None:
         if last.done or last.fixer is None or last.fix_error is not None:
             return None
         number, changed = last.number, last.files_changed
-    due = setup.setup_due(seen.setup, state.setups, number, changed)
+    due = manifests.setup_due(seen.setup, state.setups, number, changed)
     return Setup(due.attempt, tuple(due.manifests)) if due is not None else None
 
 
@@ -238,7 +237,7 @@ def breaker_open(state: RunState, seen: Observation) -> Step | None:
     """The check failed and the circuit breaker is OPEN -> Escalate(its reason)."""
     if not _failed(state):
         return None
-    before = sum(1 for n in state.oscillated if n < _last(state).number)
+    before = sum(1 for n in breaker.oscillations(state.attempts) if n < _last(state).number)
     decision = breaker.decide(state.attempts, usage(state, seen), seen.limits, before)
     if decision.state is BreakerState.CLOSED:
         return None

@@ -14,8 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.models import CheckResult
+from fixbot.core.secrets import check_environment
+from fixbot.core.settings import Settings
 from fixbot.process import sandbox, spawn
 from fixbot.process.boundedlog import Redact
+from fixbot.security.redact import Redactor
 
 
 @dataclass(frozen=True)
@@ -64,3 +67,23 @@ class Launcher:
         finally:
             sandbox.kill_leftovers(self.identity)
             sandbox.check_git_intact(self.root, self.identity)
+
+
+def launcher_for(
+    settings: Settings,
+    root: Path,
+    env: Mapping[str, str],
+    who: sandbox.Identity | None,
+    redactor: Redactor,
+) -> Launcher:
+    """The launcher of a run's commands: in `root`, as `who` (from `sandbox.confine`), with `env`
+    without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`
+    and bounded to `settings.max_log_bytes` bytes."""
+    return Launcher(
+        root,
+        check_environment(env),
+        who,
+        redactor.redact,
+        settings.max_log_bytes,
+        sandbox.private_names(settings.state_dir),
+    )

@@ -1,7 +1,7 @@
 """Run a project command (the check, the set-up, a fix command): the one way fixbot does it.
 
 The command runs under `/bin/sh -c` in a new session (so its process group id is its pid), with
-stdin closed, the environment given (the scrubbed one: see `fixbot.run.engine.check_environment`),
+stdin closed, the environment given (the scrubbed one: see `fixbot.core.secrets.check_environment`),
 optionally as an unprivileged user (`fixbot.process.sandbox`), and stdout+stderr merged into a pipe
 that fixbot reads into a `BoundedLog`: the first and last `max_log_bytes / 2` bytes are kept,
 redacted as they are written, with the count of what was dropped (memory and disk stay bounded

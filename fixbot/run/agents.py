@@ -9,47 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from fixbot.core import secrets
-from fixbot.core.diagnosis import DiagnosisResult
-from fixbot.core.models import FixContext
+from fixbot.core.roles import Analyst, Diagnoser, Fixer, Reviewer
+from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.fixers.fixcommand import (
-    Analyst,
-    ChainFixer,
-    FixCommandFixer,
-    Fixer,
-    Reviewer,
-)
+from fixbot.fixers.fixcommand import ChainFixer, FixCommandFixer
 from fixbot.process.launcher import Launcher
-
-# The web search providers of litellm's search API (https://docs.litellm.ai/docs/search): their
-# keys (`TAVILY_API_KEY`, `EXA_API_KEY`, ...) serve fixbot's research, never the check.
-SEARCH_KEY_PREFIXES = (
-    *("PERPLEXITY", "TAVILY", "PARALLEL", "EXA_", "BRAVE", "GOOGLE_PSE", "DATAFORSEO"),
-    *("FIRECRAWL", "FASTCRW", "SEARXNG", "LINKUP", "SEARCHAPI", "SERPER", "YOU_COM"),
-    *("APISERPENT", "TINYFISH", "NIMBLE"),
-)
-SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "LOGIN")
-
-
-def check_environment(env: Mapping[str, str]) -> dict[str, str]:
-    """`env` without the variables the check and fix commands must never see (`fixbot.core.secrets`,
-    and the web search providers' keys)."""
-    return {
-        name: value
-        for name, value in secrets.check_environment(env).items()
-        if not (name.startswith(SEARCH_KEY_PREFIXES) and any(w in name for w in SECRET_WORDS))
-    }
-
-
-class Diagnoser(Protocol):
-    """Something that says, structured, why a fix attempt did not make the check pass."""
-
-    def diagnose(self, ctx: FixContext, tried: str) -> DiagnosisResult:
-        """Diagnose `ctx.failure` after attempt `ctx.attempt`, which did `tried` (its summary)."""
-        ...
 
 
 class Agents:

@@ -14,18 +14,20 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError, Interrupted
-from fixbot.core.models import CheckResult, Outcome, ReviewThread
+from fixbot.core.models import Outcome, ReviewThread
+from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.logs.joblog import FirstFailure
+from fixbot.loop.state import RunState
 from fixbot.process import git, sandbox
 from fixbot.process.cancel import Cancelled, sigterm_cancels
-from fixbot.process.launcher import Launcher
+from fixbot.process.launcher import launcher_for
 from fixbot.process.lock import run_lock
-from fixbot.run.agents import Agents, build_agents, check_environment
+from fixbot.run.agents import Agents, build_agents
 from fixbot.run.executor import Run
-from fixbot.run.outcome import best_snapshot, report_file
+from fixbot.run.outcome import best_snapshot
 from fixbot.run.preflight import preflight
-from fixbot.run.state import RunState, prepare_state
+from fixbot.run.store import prepare_state
 from fixbot.run.verify import Checker, inputs_path
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
@@ -36,12 +38,9 @@ __all__ = [
     "Run",
     "best_snapshot",
     "build_agents",
-    "check_environment",
     "prepare_state",
-    "recheck",
     "run",
 ]
-RECHECK_LOG = "recheck.log"
 
 
 def run(
@@ -107,7 +106,7 @@ def _run_locked(
     identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
         redactor = Redactor.from_env(env)
-        launcher = _launcher(settings, root, env, who, redactor)
+        launcher = launcher_for(settings, root, env, who, redactor)
         progress = progress or Progress()
         agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
@@ -131,48 +130,6 @@ def _run_locked(
             first=first_failure,
         )
         return _drive(this, progress)
-
-
-def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str) -> CheckResult:
-    """Run the check once more in `repo` (the check's folder, as for `run`), confined as a run
-    confines it: the same unprivileged user (`fixbot.process.sandbox`), the environment without
-    secrets (`check_environment(env)`), the redactor, `settings.timeout` seconds and `inputs-file`.
-
-    For a fix replayed onto a branch that moved (the Action's publish step). Its log is
-    `<state dir>/runs/<run_id>/recheck.log`, redacted. Raises `ConfigError` when another run
-    holds the repository's lock, the inputs file is gone or the command replaced `.git`, and
-    OSError when the command cannot start (a missing folder).
-    """
-    top = git.toplevel(repo)
-    if top is None:
-        raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
-    root, workdir = top.resolve(), repo.resolve()
-    state_dir = root / settings.state_dir
-    identity, _ = sandbox.choose(settings.run_as, os.geteuid())
-    with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
-        launcher = _launcher(settings, root, env, who, Redactor.from_env(env))
-        log = report_file(state_dir, run_id).parent / RECHECK_LOG
-        stdin = inputs_path(settings, workdir)
-        return launcher.run(settings.check, workdir, log, settings.timeout, stdin_path=stdin)
-
-
-def _launcher(
-    settings: Settings,
-    root: Path,
-    env: Mapping[str, str],
-    who: sandbox.Identity | None,
-    redactor: Redactor,
-) -> Launcher:
-    """How the project's commands run (`fixbot.process.launcher.Launcher`): as `who` (from
-    `sandbox.confine`), with the environment without secrets, redacted, bounded logs."""
-    return Launcher(
-        root,
-        check_environment(env),
-        who,
-        redactor.redact,
-        settings.max_log_bytes,
-        sandbox.private_names(settings.state_dir),
-    )
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:

@@ -29,11 +29,13 @@ from fixbot.core.models import (
 from fixbot.core.settings import Settings
 from fixbot.logs.joblog import FirstFailure
 from fixbot.loop import breaker, rules
+from fixbot.loop.manifests import SetupDue, SetupReason
+from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run import outcome, reflect, setup
 from fixbot.run.agents import Agents
 from fixbot.run.outcome import best_snapshot
-from fixbot.run.state import RunState, save_state
+from fixbot.run.store import save_state
 from fixbot.run.verify import Checker
 from fixbot.ui.progress import Progress, attempt_label, fix_line
 
@@ -158,8 +160,8 @@ class Run:
         """Run the set-up command before attempt `number`'s check and record it (saved before a
         failure raises `SetupError`)."""
         assert self.settings.setup is not None
-        reason = setup.SetupReason.INITIAL if number == 0 else setup.SetupReason.MANIFEST
-        due = setup.SetupDue(reason=reason, attempt=number, manifests=list(manifests))
+        reason = SetupReason.INITIAL if number == 0 else SetupReason.MANIFEST
+        due = SetupDue(reason=reason, attempt=number, manifests=list(manifests))
         why = f" ({', '.join(manifests)} changed)" if manifests else ""
         self.progress.phase(number, self.settings.max_attempts, f"set-up{why}")
         run = setup.prepare(
@@ -267,7 +269,8 @@ class Run:
             desired=self.settings.desired,
             hint=self.hint,
             tried=self.tried,
-            oscillation=previous is not None and previous.number in self.state.oscillated,
+            oscillation=previous is not None
+            and previous.number in breaker.oscillations(self.state.attempts),
             tokens_used=self.state.tokens,
             cost_used_usd=self.state.cost_usd,
             diagnosis=source.diagnosis if source is previous and source is not None else None,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
+from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run.report import write_report
-from fixbot.run.state import RunState
 from fixbot.security.redact import Redactor
 
 

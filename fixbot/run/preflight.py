@@ -22,8 +22,8 @@ from pathlib import Path
 
 from fixbot.agent.errors import KEY_VARIABLES
 from fixbot.core.settings import Settings
+from fixbot.loop.manifests import missing_tool_hint
 from fixbot.process import git
-from fixbot.run.setup import missing_tool_hint
 
 # Builtins: the simple command starts no program. Keywords: the program follows them.
 # Wrappers: the program follows them and their options (`timeout 60 pytest`).

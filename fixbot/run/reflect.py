@@ -10,12 +10,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fixbot.core.diagnosis import RecoveryPlan, recovery_plan
+from fixbot.core.diagnosis import RecoveryPlan
 from fixbot.core.models import Attempt, Failure, FixContext, ReviewResult
+from fixbot.core.roles import Diagnoser
 from fixbot.core.settings import Settings
-from fixbot.run.agents import Diagnoser
+from fixbot.loop.recovery import recovery_plan
+from fixbot.loop.state import RunState
 from fixbot.run.eventlog import LOG_FILE, EventLog
-from fixbot.run.state import RunState
 from fixbot.security.redact import Redactor
 
 

@@ -14,9 +14,9 @@ from pydantic import BaseModel
 
 from fixbot.core.models import Attempt, OutcomeKind
 from fixbot.core.settings import Settings
+from fixbot.loop.manifests import failure_details
+from fixbot.loop.state import RunState
 from fixbot.run.invocation import command_line
-from fixbot.run.setup import failure_details
-from fixbot.run.state import RunState
 from fixbot.security.redact import Redactor
 
 NEXT_STEPS = {
@@ -85,7 +85,7 @@ def repeated_error(state: RunState) -> Attempt | None:
 
 def setup_failure(state: RunState) -> str:
     """The markdown section of a failed set-up that ended the run (command, exit code, last
-    lines of its output, next step), or '' (see `fixbot.run.setup.failure_details`)."""
+    lines of its output, next step), or '' (see `fixbot.loop.manifests.failure_details`)."""
     last = state.setups[-1] if state.setups else None
     return failure_details(last) if last is not None and not last.ok else ""
 

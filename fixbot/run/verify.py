@@ -16,7 +16,6 @@ from pathlib import Path
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
-from fixbot.core.diagnosis import check_program_missing
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
@@ -24,6 +23,7 @@ from fixbot.logs.digest import digest
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts
 from fixbot.loop import breaker
+from fixbot.loop.recovery import check_program_missing
 from fixbot.process.launcher import Launcher
 from fixbot.run.eventlog import EventLog
 from fixbot.security.redact import Redactor

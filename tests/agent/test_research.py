@@ -13,8 +13,8 @@ import pytest
 
 from fixbot.agent.research import MAX_CHARS, Research, read_dependency
 from fixbot.core.models import OutcomeKind
+from fixbot.core.secrets import check_environment
 from fixbot.run import engine
-from fixbot.run.agents import check_environment
 from tests.agent.test_diagnose import ANSWER
 from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
 from tests.fakes.agent_repo import make_repo as make_calc_repo

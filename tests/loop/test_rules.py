@@ -22,6 +22,7 @@ from fixbot.core.models import (
 )
 from fixbot.loop.breaker import Limits
 from fixbot.loop.divergence import REASON as DIVERGING
+from fixbot.loop.manifests import SetupReason, SetupRun
 from fixbot.loop.rules import (
     NO_FIXER,
     TABLE,
@@ -41,8 +42,7 @@ from fixbot.loop.rules import (
     Verify,
     next_step,
 )
-from fixbot.run.setup import SetupReason, SetupRun
-from fixbot.run.state import RunState
+from fixbot.loop.state import RunState
 
 SEEN = Observation(limits=Limits(max_attempts=5, threshold=3), fixer=True)
 DIAGNOSER = replace(SEEN, diagnoser=True, analyst=True)

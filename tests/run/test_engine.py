@@ -12,10 +12,11 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import ErrorClass, Finding, OutcomeKind, Phase, ReviewThread, Severity
 from fixbot.core.settings import Settings
 from fixbot.logs.classify import RULES
+from fixbot.loop.breaker import oscillations
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from fixbot.run.report import NEXT_STEPS
-from fixbot.run.state import load_state, save_state
+from fixbot.run.store import load_state, save_state
 from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
 from tests.fakes.repo import git, make_repo
 
@@ -99,7 +100,7 @@ def test_oscillation_is_told_to_the_fixer_then_opens(tmp_path: Path) -> None:
     assert outcome.outcome is OutcomeKind.ESCALATED
     assert "oscillates" in outcome.reason
     assert [c.oscillation for c in fixer.history] == [False, False, True]
-    assert state.oscillated == [2, 3]
+    assert oscillations(state.attempts) == [2, 3]
 
 
 def test_two_attempts_without_changes_open_the_breaker(tmp_path: Path) -> None:

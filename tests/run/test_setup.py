@@ -9,24 +9,20 @@ import pytest
 
 from fixbot.core.errors import EXIT_ERROR, SetupError
 from fixbot.core.models import Attempt
-from fixbot.run.setup import (
+from fixbot.loop.manifests import (
     NEXT_STEP,
     SetupDue,
     SetupReason,
     SetupRun,
     changed_manifests,
-    exclude_created,
     failure_details,
     failure_reason,
     is_manifest,
-    log_path,
     missing_tool_hint,
     missing_tool_notes,
-    raise_for,
-    run_setup,
     setup_due,
-    untracked,
 )
+from fixbot.run.setup import exclude_created, log_path, raise_for, run_setup, untracked
 from fixbot.security.redact import Redactor
 from tests.fakes.repo import git
 

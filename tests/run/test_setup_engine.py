@@ -10,10 +10,11 @@ from pathlib import Path
 
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
+from fixbot.loop.manifests import SetupDue, SetupReason
 from fixbot.run import engine
 from fixbot.run.engine import Agents
-from fixbot.run.setup import SetupDue, SetupReason, prepare
-from fixbot.run.state import load_state, prepare_state, save_state
+from fixbot.run.setup import prepare
+from fixbot.run.store import load_state, prepare_state, save_state
 from fixbot.security.redact import Redactor
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo

@@ -11,9 +11,10 @@ import pytest
 
 from fixbot.core.models import Attempt, OutcomeKind, Phase
 from fixbot.core.settings import ConfigError, Settings
+from fixbot.loop.state import RunState
 from fixbot.run import engine
 from fixbot.run.engine import Agents
-from fixbot.run.state import RunState, prepare_state, save_state
+from fixbot.run.store import prepare_state, save_state
 from tests.fakes.repo import git, make_repo
 
 FAILING = "import sys; print('FAILED test_x - AssertionError: boom'); sys.exit(1)\n"

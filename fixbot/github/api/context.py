@@ -18,7 +18,7 @@ from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events.inputs import Inputs, read_inputs
 from fixbot.github.events.permission import Permissions
-from fixbot.run.state import RunState
+from fixbot.loop.state import RunState
 
 Connect = Callable[[str, str, str], GitHub]
 ConnectGraphQL = Callable[[str, str], GraphQL]

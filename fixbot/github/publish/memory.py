@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, ValidationError
 
 from fixbot.core.models import Attempt, Outcome
+from fixbot.github.events.threads import LeftOut
 
 VERSION = 1
 MEMORY_LIMIT = 24_000  # characters of the status comment kept for the history
@@ -177,3 +179,13 @@ def already_tried(history: History) -> list[str]:
                 f" -> {result[a.ok]}"
             )
     return lines
+
+
+@dataclass
+class Conversation:
+    """The pull request's side of a run: the history read from the status comment, this run's
+    record in it, and the review threads left out of scope (with reasons)."""
+
+    history: History = field(default_factory=History)
+    record: RunRecord | None = None
+    left_out: list[LeftOut] = field(default_factory=list)

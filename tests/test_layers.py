@@ -1,0 +1,208 @@
+"""The house's rules, read from the code's own imports (AST): no import cycle, no import from a
+lower layer into a higher one, and no import chain deeper than `MAX_DEPTH` modules.
+
+For cycles and layers every import counts: at module level, under `TYPE_CHECKING` and inside
+functions (an import inside a function is still a dependency; hiding one there does not make a
+layer lower). The depth is the chain Python follows when it imports a module: module-level
+imports, `TYPE_CHECKING` ones included; an import inside a function runs only when called (the
+command line imports its commands that way, so `fixbot --help` starts fast).
+docs/ARCHITECTURE.md describes the layers; `LAYERS` below is their one machine-readable copy.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.paths import ROOT
+
+PACKAGE = ROOT / "fixbot"
+MAX_DEPTH = 9  # modules in the longest import chain, the importing module included
+
+# Lowest first. A module may import its own layer's modules and any lower layer's, never a
+# higher one's. The longest prefix names a module's layer.
+LAYERS: list[tuple[str, ...]] = [
+    ("fixbot", "fixbot.core"),  # the package face (`__version__`), settings, models, errors
+    ("fixbot.security",),  # redaction, the leak scan
+    ("fixbot.process",),  # running commands, the sandbox, git, the lock
+    ("fixbot.logs",),  # condensing, facts, signatures, classification, job logs
+    ("fixbot.loop",),  # the pure loop: rules, steps, breaker, state data, recovery plans
+    ("fixbot.fixers", "fixbot.agent"),  # who edits the code: fix commands, the model agent
+    ("fixbot.ui",),  # progress output, workflow commands
+    ("fixbot.run",),  # a run, start to end: engine, executor, verify, store, report
+    ("fixbot.github.events",),  # GitHub, pure: event, intent, gates, comment commands
+    ("fixbot.github.publish",),  # GitHub, pure: the publish plan, rendered bodies, memory
+    ("fixbot.github.api",),  # GitHub adapters: REST, GraphQL, checkout, context
+    ("fixbot.github",),  # the Action's wiring: action, publisher, conversation, ...
+    ("fixbot.cli", "fixbot.__main__"),  # the entry points
+]
+
+
+def module_name(path: Path) -> str:
+    """`fixbot/run/engine.py` -> `fixbot.run.engine`; a package's `__init__.py` -> the package."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name."""
+    return {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imported(name: str, path: Path, *, lazy: bool = True) -> set[str]:
+    """The package's modules `name` imports, wherever the import stands (`lazy`: also inside
+    functions)."""
+    known = modules()
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in statements(ast.parse(path.read_text(encoding="utf-8")), lazy):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, *([base] if base else [])])
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name and target.startswith("fixbot"):
+                found.add(target)
+    # `from fixbot.x import y` names both `fixbot.x.y` (a module) and `fixbot.x`: keep the deepest
+    return {t for t in found if not any(o.startswith(t + ".") for o in found) or t == "fixbot"}
+
+
+def statements(tree: ast.AST, lazy: bool) -> list[ast.AST]:
+    """Every node of `tree`; without `lazy`, none inside a function body."""
+    if lazy:
+        return list(ast.walk(tree))
+    found: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        todo += [
+            child
+            for child in ast.iter_child_nodes(node)
+            if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        ]
+    return found
+
+
+@cache
+def graph(lazy: bool = True) -> dict[str, frozenset[str]]:
+    """Module -> the package's modules it imports (`lazy`: counting imports inside functions)."""
+    return {name: frozenset(imported(name, path, lazy=lazy)) for name, path in modules().items()}
+
+
+def layer(name: str) -> int:
+    """The index in `LAYERS` of the longest prefix that names `name`'s layer."""
+    best, rank = -1, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (name == prefix or name.startswith(prefix + ".")) and len(prefix) > best:
+                best, rank = len(prefix), index
+    return rank
+
+
+def cycles(edges: dict[str, frozenset[str]]) -> list[list[str]]:
+    """Each import cycle once, as the list of its modules (Tarjan's strongly connected parts)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                top = stack.pop()
+                part.append(top)
+                if top == node:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def depth(edges: dict[str, frozenset[str]]) -> tuple[int, list[str]]:
+    """The longest import chain (modules in it) and one chain of that length (acyclic graph)."""
+
+    @cache
+    def longest(node: str) -> tuple[str, ...]:
+        below = [longest(n) for n in edges.get(node, ())]
+        return (node, *max(below, key=len, default=()))
+
+    chain = max((longest(n) for n in edges), key=len)
+    return len(chain), list(chain)
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [name for name in modules() if layer(name) < 0] == []
+
+
+def test_no_import_cycle() -> None:
+    assert cycles(dict(graph())) == []
+
+
+def test_no_module_imports_a_higher_layer() -> None:
+    upward = [
+        f"{name} ({LAYERS[layer(name)][0]}) imports {target} ({LAYERS[layer(target)][0]})"
+        for name, targets in graph().items()
+        for target in sorted(targets)
+        if layer(target) > layer(name)
+    ]
+    assert upward == []
+
+
+def test_the_import_chain_is_at_most_nine_deep() -> None:
+    length, chain = depth(dict(graph(lazy=False)))
+    assert length <= MAX_DEPTH, " -> ".join(chain)
+
+
+@pytest.mark.parametrize(
+    ("edges", "expected"),
+    [
+        ({"a": frozenset({"b"}), "b": frozenset({"a"})}, [["a", "b"]]),
+        ({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset()}, []),
+        ({"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a"})}, [["a", "b", "c"]]),
+    ],
+)
+def test_the_cycle_finder_finds_cycles(
+    edges: dict[str, frozenset[str]], expected: list[list[str]]
+) -> None:
+    """The checker itself: a two- and a three-module cycle are found, a chain is not one."""
+    assert cycles(edges) == expected
+
+
+def test_the_layer_rule_sees_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself: `layer` ranks a run module above a loop module, and `imported`
+    reads a function-level and a `TYPE_CHECKING` import from source."""
+    source = tmp_path / "probe.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from fixbot.run.engine import run\n"
+        "def f():\n    from fixbot.github import action\n"
+    )
+    assert imported("fixbot.loop.probe", source) == {"fixbot.run.engine", "fixbot.github.action"}
+    assert imported("fixbot.loop.probe", source, lazy=False) == {"fixbot.run.engine"}
+    assert layer("fixbot.run.engine") > layer("fixbot.loop.rules")
+    assert layer("fixbot.github.api.rest") > layer("fixbot.github.publish.plan")
