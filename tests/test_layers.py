@@ -206,3 +206,20 @@ def test_the_layer_rule_sees_an_upward_import(tmp_path: Path) -> None:
     assert imported("fixbot.loop.probe", source, lazy=False) == {"fixbot.run.engine"}
     assert layer("fixbot.run.engine") > layer("fixbot.loop.rules")
     assert layer("fixbot.github.api.rest") > layer("fixbot.github.publish.plan")
+
+
+def test_the_architecture_page_lists_the_same_layers() -> None:
+    """docs/ARCHITECTURE.md's layer table names the packages of `LAYERS`, in the same order."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    rows = [line for line in text.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    documented = [
+        tuple(
+            sorted(
+                "fixbot." + name.strip(" `/").removesuffix(".py").replace("/", ".")
+                for name in row.split("|")[2].split(",")
+            )
+        )
+        for row in rows
+    ]
+    expected = [tuple(sorted(p for p in layer if p != "fixbot")) for layer in LAYERS]
+    assert documented == expected

@@ -15,7 +15,7 @@ from fixbot.agent.prompts import CLOSE, OPEN, untrusted
 from fixbot.agent.toolargs import ARGUMENTS, TOOL_SCHEMAS
 from fixbot.agent.tools import MAX_WRITE_BYTES, SEARCH_SECONDS, Toolbox
 from tests.fakes.agent_repo import fix_context, make_repo, model_settings
-from tests.fakes.model_server import FakeModelServer, tool_call, tool_calls
+from tests.fakes.model_server import InProcessModel, tool_call, tool_calls
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import git
 
@@ -27,7 +27,7 @@ FILES = {
 }
 
 
-def agent(server: FakeModelServer, env: dict[str, str], **changes: Any) -> Agent:
+def agent(server: InProcessModel, env: dict[str, str], **changes: Any) -> Agent:
     built = build_agent(model_settings(server.url, **changes), env, sleep=lambda _: None)
     assert built is not None
     return built
@@ -255,22 +255,22 @@ def test_untrusted_delimiters_cannot_be_closed_or_opened_from_inside(payload: st
 
 
 def test_thousands_of_tool_calls_stop_at_max_tool_calls(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
     calls = [("write_file", {"path": f"f{i}.txt", "content": "x\n"}) for i in range(2000)]
-    model_server.enqueue(tool_calls(*calls), tool_calls(*calls))
-    result = agent(model_server, model_env, max_tool_calls=5).fix(fix_context(repo))
+    inprocess_model.enqueue(tool_calls(*calls), tool_calls(*calls))
+    result = agent(inprocess_model, model_env, max_tool_calls=5).fix(fix_context(repo))
     assert sorted(result.files_changed) == [f"f{i}.txt" for i in range(5)]
-    assert len(model_server.requests) == 1
+    assert len(inprocess_model.requests) == 1
     assert "stopped after 5 tool calls" in result.summary
 
 
 def test_malformed_calls_from_the_model_do_not_end_the_run(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(
+    inprocess_model.enqueue(
         tool_call("read_file", path=123),
         tool_call("read_file", path=None),
         tool_call("read_file", path="calc.py", start_line="abc"),
@@ -279,23 +279,25 @@ def test_malformed_calls_from_the_model_do_not_end_the_run(
         tool_call("write_file", path="calc.py", content="def total(items):\n    return 0\n"),
         tool_call("finish", summary="done"),
     )
-    result = agent(model_server, model_env).fix(fix_context(repo))
+    result = agent(inprocess_model, model_env).fix(fix_context(repo))
     assert result.error is None and result.files_changed == ["calc.py"]
     assert result.summary.startswith("done")
-    answers = [m["content"] for m in model_server.bodies()[-1]["messages"] if m["role"] == "tool"]
+    answers = [
+        m["content"] for m in inprocess_model.bodies()[-1]["messages"] if m["role"] == "tool"
+    ]
     assert sum(a.startswith("Error: bad arguments") for a in answers) == 4
 
 
 def test_the_fixer_keeps_the_model_out_of_the_configured_state_folder(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(
+    inprocess_model.enqueue(
         tool_call("write_file", path="var/fixbot/state.json", content="{}"),
         tool_call("write_file", path=".fixbot/state.json", content="{}"),
         tool_call("finish", summary="tried"),
     )
-    result = agent(model_server, model_env, state_dir="var/fixbot").fix(fix_context(repo))
+    result = agent(inprocess_model, model_env, state_dir="var/fixbot").fix(fix_context(repo))
     assert len(result.refused) == 2 and all("never reads or edits" in r for r in result.refused)
     assert not (repo / "var").exists() and not (repo / ".fixbot" / "state.json").exists()
 

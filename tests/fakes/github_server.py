@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.fakes import github_graphql
+from tests.fakes.serve import serve
 
 Json = dict[str, Any]
 GRAPHQL_ROUTE = "POST /graphql"
@@ -124,7 +125,7 @@ class FakeGitHub:
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = serve(self.server)
 
     def __enter__(self) -> FakeGitHub:
         self.thread.start()

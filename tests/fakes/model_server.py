@@ -37,6 +37,8 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.serve import serve
+
 _ids = itertools.count(1)
 
 
@@ -181,7 +183,7 @@ class FakeModelServer:
 
     def start(self) -> FakeModelServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = serve(self.httpd)
         self.thread.start()
         return self
 
@@ -266,11 +268,77 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class InProcessModel(FakeModelServer):
+    """The same script and record as `FakeModelServer`, answered in this process: no socket.
+
+    For tests of the agent's logic (what it asks, what it does with the answers). It replaces
+    fixbot's one way to reach litellm (`fixbot.agent.llm.litellm_module`) by a stand-in whose
+    `completion` records the request as the HTTP fake would (`requests`, `bodies()`) and answers
+    with litellm's own `ModelResponse` built from the same scripted item; every other attribute
+    is litellm's. Only `text` and `tools` items are served: the fault modes (errors, hangs,
+    trickles, cut bodies) need the HTTP fake, which keeps covering litellm's real path.
+    """
+
+    URL = "http://in-process.invalid/v1"  # never contacted: the stand-in answers first
+
+    @property
+    def url(self) -> str:
+        """An api_base for the settings (unused: nothing is sent)."""
+        return self.URL
+
+    def start(self) -> InProcessModel:
+        return self
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> InProcessModel:
+        """Answer every litellm completion fixbot makes in this test from the script."""
+        from fixbot.agent import llm
+
+        real = llm.litellm_module()
+        monkeypatch.setattr(llm, "litellm_module", lambda: _Seam(self, real))
+        return self
+
+
+class _Seam:
+    """litellm, except that `completion` plays `model`'s script."""
+
+    def __init__(self, model: InProcessModel, real: Any) -> None:
+        self._model = model
+        self._real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def completion(self, **kwargs: Any) -> Any:
+        keys = ("messages", "tools", "temperature", "max_tokens")
+        body = {k: kwargs[k] for k in keys if kwargs.get(k) is not None}
+        body = json.loads(json.dumps(body, default=str))  # what the wire would carry
+        body["model"] = str(kwargs["model"]).split("/", 1)[-1]
+        item = self._model.next_item({"path": "/v1/chat/completions", "body": body, "headers": {}})
+        if item is None:
+            raise self._real.BadRequestError(
+                message="script exhausted", model=body["model"], llm_provider="openai"
+            )
+        assert item["kind"] in ("text", "tools"), (
+            f"{item['kind']!r} needs the HTTP fake (the model_server fixture)"
+        )
+        return self._real.ModelResponse(**completion_body(item, body))
+
+
 @pytest.fixture
 def model_server() -> Iterator[FakeModelServer]:
     """A running FakeModelServer, stopped after the test."""
     with FakeModelServer() as server:
         yield server
+
+
+@pytest.fixture
+def inprocess_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[InProcessModel]:
+    """An `InProcessModel` answering every litellm completion of the test (no HTTP)."""
+    with InProcessModel() as fake:
+        yield fake.install(monkeypatch)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,7 +19,7 @@ from tests.agent.test_diagnose import ANSWER
 from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
 from tests.fakes.agent_repo import make_repo as make_calc_repo
 from tests.fakes.fixer import ScriptedAnalyst, ScriptedDiagnoser, ScriptedFixer
-from tests.fakes.model_server import FakeModelServer, tool_call
+from tests.fakes.model_server import InProcessModel, tool_call
 from tests.fakes.repo import git, make_repo
 from tests.run.test_engine import CHECK, value_repo
 
@@ -187,11 +187,11 @@ def test_the_event_log_has_every_step_one_json_object_a_line(tmp_path: Path) -> 
 
 
 def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_calc_repo(tmp_path / "calc")
     worse = BUGGY_LINE.replace("items[1:]", "items[2:]")
-    model_server.enqueue(
+    inprocess_model.enqueue(
         tool_call("replace_in_file", path="calc.py", old=BUGGY_LINE, new=worse),
         tool_call("finish", summary="skip less", diagnosis="the slice is off"),
         tool_call("submit_diagnosis", **ANSWER),
@@ -200,7 +200,7 @@ def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
         tool_call("submit_review", findings=[]),
     )
     check = f"{sys.executable} -m pytest -q -p no:cacheprovider"
-    settings = model_settings(model_server.url, check=check)
+    settings = model_settings(inprocess_model.url, check=check)
     outcome, _ = engine.run(settings, repo, env={**os.environ, **model_env})
     assert outcome.outcome is OutcomeKind.FIXED and outcome.attempts == 2, outcome.reason
     saved = json.loads((repo / ".fixbot" / "state.json").read_text())
@@ -209,7 +209,7 @@ def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
     assert first["diagnosis"]["root_cause"]["category"] == "code_bug"
     assert first["diagnosis"]["root_cause"]["confidence"] == 0.9
     assert first["hypothesis"] == "the slice is off"
-    bodies = model_server.bodies()
+    bodies = inprocess_model.bodies()
     assert len(bodies) == 6
     assert [t["function"]["name"] for t in bodies[2]["tools"]] == ["submit_diagnosis"]
     second = bodies[3]["messages"][1]["content"]  # attempt 2's first user message
@@ -220,14 +220,14 @@ def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
 
 
 def test_a_missing_check_program_makes_no_model_request(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_calc_repo(tmp_path / "calc")
     check = f"{sys.executable} -m fixbot_missing_runner_xyz -q"
-    settings = model_settings(model_server.url, check=check)
+    settings = model_settings(inprocess_model.url, check=check)
     outcome, state = engine.run(settings, repo, env={**os.environ, **model_env})
     assert outcome.outcome is OutcomeKind.ESCALATED
-    assert model_server.requests == []
+    assert inprocess_model.requests == []
     assert "fixbot_missing_runner_xyz" in outcome.reason and "--setup-command" in outcome.reason
     assert state.analysis is None and state.tokens == 0
 
