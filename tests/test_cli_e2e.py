@@ -233,6 +233,7 @@ if p.read_text().strip() == "a":
 """
 
 
+@pytest.mark.slow
 def test_fixbots_own_leftovers_are_recognised_and_discarded(tmp_path: Path) -> None:
     """After an escalation that kept its best attempt, a new run names the changes as fixbot's
     own and `--discard` removes them; someone else's changes are never discarded."""
@@ -256,6 +257,7 @@ def test_fixbots_own_leftovers_are_recognised_and_discarded(tmp_path: Path) -> N
     assert (repo / "value.txt").read_text() == "someone else's\n"
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_repository_stops_at_once(tmp_path: Path) -> None:
     started = tmp_path / "started"
     check = f"touch {started}; sleep 20; exit 1"
@@ -281,6 +283,7 @@ def test_a_second_run_on_the_same_repository_stops_at_once(tmp_path: Path) -> No
     assert resumed.code == 0, resumed.stderr  # the killed holder's lock does not block
 
 
+@pytest.mark.slow
 def test_each_runs_report_is_kept_and_its_retry_command_works_when_pasted(tmp_path: Path) -> None:
     """An escalation's report offers a retry command with every flag the user gave; pasted into
     a shell it runs (not `no fixer is configured`); every run keeps its own report."""
@@ -359,6 +362,7 @@ def test_a_missing_key_stops_before_the_check(tmp_path: Path) -> None:
     assert not marker.exists() and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_an_unreachable_provider_is_an_error_not_an_escalation(tmp_path: Path) -> None:
     import socket
 

@@ -13,6 +13,7 @@ from tests.fakes.paths import ROOT
 from tests.fakes.securitydoc import DOC, references
 
 
+@pytest.mark.slow
 def test_every_test_the_security_doc_names_exists() -> None:
     refs = references(DOC.read_text(encoding="utf-8"))
     assert len(refs) >= 40  # the doc names a test for each control
@@ -29,6 +30,7 @@ def test_every_test_the_security_doc_names_exists() -> None:
     assert missing == []
 
 
+@pytest.mark.slow
 def test_pytest_m_hardening_selects_exactly_the_named_tests() -> None:
     """A file the doc names whole (tests/security/test_redact.py), one it names test by test
     (tests/core/test_secrets.py) and one it does not name (tests/test_readme.py)."""

@@ -254,6 +254,7 @@ def test_untrusted_delimiters_cannot_be_closed_or_opened_from_inside(payload: st
     assert "[" in body and "<" not in body.replace("\uff1e", "")
 
 
+@pytest.mark.slow
 def test_thousands_of_tool_calls_stop_at_max_tool_calls(
     tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:

@@ -485,6 +485,7 @@ print(reply.tool_calls[0].name)
 """
 
 
+@pytest.mark.slow
 def test_tool_calls_need_no_mcp_package(
     model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:

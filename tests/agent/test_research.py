@@ -32,6 +32,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
     yield f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", site
 
 
+@pytest.mark.slow
 def test_a_package_of_the_checks_interpreter_is_described_and_read(
     tmp_path: Path, venv: tuple[str, Path]
 ) -> None:
@@ -109,6 +110,7 @@ def test_web_search_goes_through_litellms_search_api(
     assert bad is not None and bad.startswith("Error: bad arguments")
 
 
+@pytest.mark.slow
 def test_attempt_2_reads_a_dependency_and_the_report_lists_the_source(
     tmp_path: Path,
     venv: tuple[str, Path],

@@ -77,6 +77,7 @@ if not marker.exists():  # the first fix hangs after its edit, until it is kille
 """
 
 
+@pytest.mark.slow
 def test_a_fixer_killed_after_its_edit_is_rerun_on_the_tree_it_started_from(
     tmp_path: Path,
 ) -> None:

@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixbot.core.diagnosis import Diagnosis
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
@@ -186,6 +188,7 @@ def test_the_event_log_has_every_step_one_json_object_a_line(tmp_path: Path) -> 
     assert events[-1]["outcome"] == "fixed"
 
 
+@pytest.mark.slow
 def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
     tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
