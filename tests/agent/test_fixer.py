@@ -22,6 +22,7 @@ from tests.fakes.agent_repo import (
 )
 from tests.fakes.model_server import (
     FakeModelServer,
+    InProcessModel,
     error,
     model_server,
     text,
@@ -125,39 +126,39 @@ def test_wrong_fix_then_right_fix_uses_history_and_escalation_model(
 
 
 def test_third_attempt_lists_earlier_approaches_not_to_repeat(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
     history = [
         Attempt(number=n, summary=f"approach {n}", passed=False, exit_code=1) for n in (1, 2)
     ]
-    model_server.enqueue(FIX, tool_call("finish", summary="third way"))
-    agent(model_server, model_env).fix(fix_context(repo, attempt=3, history=history))
-    prompt = user_prompt(model_server.bodies()[0])
+    inprocess_model.enqueue(FIX, tool_call("finish", summary="third way"))
+    agent(inprocess_model, model_env).fix(fix_context(repo, attempt=3, history=history))
+    prompt = user_prompt(inprocess_model.bodies()[0])
     assert "Do not repeat any of these" in prompt
     assert "- attempt 1: approach 1" in prompt and "- attempt 2: approach 2" in prompt
 
 
 def test_model_finishing_without_change_gets_one_nudge(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(
+    inprocess_model.enqueue(
         tool_call("finish", summary="looks fine"), tool_call("finish", summary="still fine")
     )
-    result = agent(model_server, model_env).fix(fix_context(repo))
+    result = agent(inprocess_model, model_env).fix(fix_context(repo))
     assert not result.changed and result.error is None
-    assert len(model_server.requests) == 2  # one nudge, no more
-    last = model_server.bodies()[1]["messages"][-1]
+    assert len(inprocess_model.requests) == 2  # one nudge, no more
+    last = inprocess_model.bodies()[1]["messages"][-1]
     assert last["role"] == "user" and "without changing any file" in last["content"]
 
 
 def test_nudge_leads_to_a_fix(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(text("I think it is fine."), FIX, tool_call("finish", summary="fixed"))
-    result = agent(model_server, model_env).fix(fix_context(repo))
+    inprocess_model.enqueue(text("I think it is fine."), FIX, tool_call("finish", summary="fixed"))
+    result = agent(inprocess_model, model_env).fix(fix_context(repo))
     assert result.files_changed == ["calc.py"]
 
 
@@ -325,16 +326,16 @@ def test_fallback_model_takes_over(
 
 
 def test_text_protocol_for_models_without_function_calling(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
     reply = (
         f"calc.py\n<<<<<<< SEARCH\n{BUGGY_LINE}=======\n{FIXED_LINE}>>>>>>> REPLACE\n"
         "\nDIAGNOSIS: slice skipped one\nSUMMARY: sum all"
     )
-    model_server.enqueue(text(reply))
-    result = agent(model_server, model_env, edit_protocol="auto").fix(fix_context(repo))
-    body = model_server.bodies()[0]
+    inprocess_model.enqueue(text(reply))
+    result = agent(inprocess_model, model_env, edit_protocol="auto").fix(fix_context(repo))
+    body = inprocess_model.bodies()[0]
     assert "tools" not in body  # openai/fake has no function calling in litellm's data
     assert "<<<<<<< SEARCH" in body["messages"][0]["content"]
     assert FIXED_LINE in (repo / "calc.py").read_text()
@@ -342,14 +343,14 @@ def test_text_protocol_for_models_without_function_calling(
 
 
 def test_text_protocol_failed_block_is_sent_back(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
     wrong = "calc.py\n<<<<<<< SEARCH\nnot in the file\n=======\nx\n>>>>>>> REPLACE\n"
     good = f"calc.py\n<<<<<<< SEARCH\n{BUGGY_LINE}=======\n{FIXED_LINE}>>>>>>> REPLACE\n"
-    model_server.enqueue(text(wrong), text(good))
-    result = agent(model_server, model_env, edit_protocol="text").fix(fix_context(repo))
-    feedback = model_server.bodies()[1]["messages"][-1]["content"]
+    inprocess_model.enqueue(text(wrong), text(good))
+    result = agent(inprocess_model, model_env, edit_protocol="text").fix(fix_context(repo))
+    feedback = inprocess_model.bodies()[1]["messages"][-1]["content"]
     assert "not found in calc.py" in feedback
     assert result.files_changed == ["calc.py"]
 
@@ -390,37 +391,37 @@ def test_secrets_never_reach_the_model(
 
 
 def test_tool_call_limit_stops_the_loop(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(*[tool_call("list_files") for _ in range(5)])
-    result = agent(model_server, model_env, max_tool_calls=3).fix(fix_context(repo))
-    assert len(model_server.requests) == 3
+    inprocess_model.enqueue(*[tool_call("list_files") for _ in range(5)])
+    result = agent(inprocess_model, model_env, max_tool_calls=3).fix(fix_context(repo))
+    assert len(inprocess_model.requests) == 3
     assert "stopped after 3 tool calls" in result.summary
 
 
 def test_spent_token_budget_makes_no_call(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    result = agent(model_server, model_env, max_tokens_per_run=1000).fix(
+    result = agent(inprocess_model, model_env, max_tokens_per_run=1000).fix(
         fix_context(repo, tokens_used=1000)
     )
-    assert model_server.requests == [] and "token budget spent" in result.summary
+    assert inprocess_model.requests == [] and "token budget spent" in result.summary
 
 
 def test_bad_tool_arguments_are_explained(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(
+    inprocess_model.enqueue(
         tool_call("read_file", file="calc.py"),
         tool_call("nope"),
         FIX,
         tool_call("finish", summary="ok"),
     )
-    agent(model_server, model_env).fix(fix_context(repo))
-    bad_args, unknown = (tool_results(model_server.bodies()[i])[i - 1] for i in (1, 2))
+    agent(inprocess_model, model_env).fix(fix_context(repo))
+    bad_args, unknown = (tool_results(inprocess_model.bodies()[i])[i - 1] for i in (1, 2))
     assert "bad arguments for read_file" in bad_args
     assert "unknown tool 'nope'" in unknown
 
@@ -442,34 +443,34 @@ def test_request_carries_no_litellm_retries(
 
 
 def test_a_model_that_never_calls_tools_ends_the_attempt_after_two_replies(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
-    model_server.enqueue(text("The bug is in calc.py."), text("Change items[1:] to items."))
+    inprocess_model.enqueue(text("The bug is in calc.py."), text("Change items[1:] to items."))
     lines: list[str] = []
-    built = build_agent(model_settings(model_server.url), model_env, [].append, lines.append)
+    built = build_agent(model_settings(inprocess_model.url), model_env, [].append, lines.append)
     assert built is not None
     result = built.fix(fix_context(repo))
-    assert len(model_server.requests) == 2  # not the whole max-tool-calls budget
-    assert "Call a tool now" in model_server.bodies()[1]["messages"][-1]["content"]
+    assert len(inprocess_model.requests) == 2  # not the whole max-tool-calls budget
+    assert "Call a tool now" in inprocess_model.bodies()[1]["messages"][-1]["content"]
     assert not result.changed
     assert "answered 2 times without calling a tool" in result.summary
     assert any("attempt ended" in line for line in lines)
 
 
 def test_with_auto_protocol_a_toolless_model_gets_the_text_protocol_next(
-    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
     repo = make_repo(tmp_path / "r")
     # gpt-4o supports function calling in litellm's data, so `auto` starts with tools.
-    fixer = agent(model_server, model_env, model="openai/gpt-4o", edit_protocol="auto")
-    model_server.enqueue(text("no tools from me"), text("still none"))
+    fixer = agent(inprocess_model, model_env, model="openai/gpt-4o", edit_protocol="auto")
+    inprocess_model.enqueue(text("no tools from me"), text("still none"))
     first = fixer.fix(fix_context(repo))
     assert "later attempts use the text protocol" in first.summary
-    model_server.enqueue(text("SUMMARY: nothing to do"), text("SUMMARY: still nothing"))
+    inprocess_model.enqueue(text("SUMMARY: nothing to do"), text("SUMMARY: still nothing"))
     fixer.fix(fix_context(repo, attempt=2))
-    assert all("tools" in b for b in model_server.bodies()[:2])
-    assert all("tools" not in b for b in model_server.bodies()[2:])
+    assert all("tools" in b for b in inprocess_model.bodies()[:2])
+    assert all("tools" not in b for b in inprocess_model.bodies()[2:])
 
 
 NO_MCP = """
