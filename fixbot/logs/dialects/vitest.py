@@ -1,0 +1,40 @@
+"""vitest (4.x): `      Tests  2 failed | 2 passed | 1 skipped | 1 todo (6)` and
+` FAIL  src/x.test.ts > group > name` (a failing test's report)."""
+
+from __future__ import annotations
+
+import re
+
+from fixbot.core.models import Counts
+from fixbot.logs.dialects.base import Dialect, word_counts
+
+SUMMARY_RE = re.compile(r"^[ \t]*Tests[ \t]+(\d+ \w+(?: \| \d+ \w+)*) \(\d+\)", re.MULTILINE)
+FIELDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": "skipped"}
+FAIL = r"FAIL[ \t]+(?P<test>\S+ > [^\n]+?)[ \t]*$"
+
+
+def counts(text: str) -> list[Counts]:
+    """One `Counts` per `Tests` line (a skipped or todo test counts as skipped)."""
+    found = []
+    for match in SUMMARY_RE.finditer(text):
+        words = word_counts(match.group(1), FIELDS)
+        found.append(
+            Counts(passed=words.passed or 0, failed=words.failed or 0, skipped=words.skipped or 0)
+        )
+    return found
+
+
+DIALECT = Dialect(
+    name="vitest",
+    source="vitest 4.1.12",
+    summary=(
+        r"Tests[ \t]+\d+ \w+(?: \| \d+ \w+)* \(\d+\)",
+        r"Test Files[ \t]+\d+ \w+(?: \| \d+ \w+)* \(\d+\)",
+    ),
+    counts=counts,
+    test_ids=(FAIL,),
+    heads=(FAIL,),
+    ends=("\u23af{3,}", r"Test Files[ \t]"),
+    errors=(r"FAIL[ \t]+\S+ > ",),
+    failing=(r"^[ \t]*Tests[ \t]+\d+ failed",),
+)

@@ -1,0 +1,114 @@
+"""The output dialects against a corpus of real summary lines (`tests/data/summaries/`): every
+entry gives its expected counts and failing tests through the dialect that owns it, through the
+whole registry (no other dialect counts it too) and through the whole-log facts pass."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.models import Counts
+from fixbot.logs import dialects
+from fixbot.logs.classify import classify
+from fixbot.logs.facts import collect_stream
+from fixbot.logs.signature import failing_tests, parse_counts
+
+CORPUS = Path(__file__).parent.parent / "data" / "summaries"
+
+
+@dataclass
+class Entry:
+    """One corpus entry: the dialect's file, its title line, the lines, what they must give."""
+
+    dialect: str
+    title: str
+    lines: list[str] = field(default_factory=list)
+    counts: Counts | None = None  # None until the `=>` line is read
+    tests: list[str] | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines).rstrip("\n") + "\n"
+
+
+def _expected(spec: str) -> Counts:
+    if spec == "none":
+        return Counts()
+    return Counts(**{k: int(v) for k, v in (pair.split("=") for pair in spec.split())})
+
+
+def read_corpus(path: Path) -> list[Entry]:
+    """The entries of one corpus file (see tests/data/summaries/README.md)."""
+    entries: list[Entry] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            entries.append(Entry(path.stem, line[3:]))
+        elif line.startswith("=> tests: "):
+            entries[-1].tests = sorted(t.strip() for t in line[10:].split("|"))
+        elif line.startswith("=> "):
+            entries[-1].counts = _expected(line[3:])
+        elif entries and entries[-1].counts is None:
+            entries[-1].lines.append(line)
+        else:
+            assert not line.strip() or line.startswith("#"), f"{path.name}: stray line {line!r}"
+    return entries
+
+
+ENTRIES = [entry for path in sorted(CORPUS.glob("*.txt")) for entry in read_corpus(path)]
+
+
+def test_every_dialect_that_counts_has_a_corpus_and_every_file_a_dialect() -> None:
+    counting = {d.name for d in dialects.DIALECTS if d.summary or d.tally}
+    files = {path.stem for path in CORPUS.glob("*.txt")}
+    assert counting <= files, f"dialects without real summary lines: {counting - files}"
+    assert files <= set(dialects.BY_NAME), f"corpus files without a dialect: {files - counting}"
+    assert len(ENTRIES) >= 50 and all(e.lines and e.counts is not None for e in ENTRIES)
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e.dialect}: {e.title}")
+def test_every_corpus_entry_gives_its_counts(entry: Entry) -> None:
+    own = dialects.merge_counts(dialects.BY_NAME[entry.dialect].counts(entry.text))
+    assert own == entry.counts, "the dialect's own parser"
+    assert parse_counts(entry.text) == entry.counts, "the registry: counted once, by one dialect"
+    facts = collect_stream(io.BytesIO(entry.text.encode()))
+    assert facts.counts() == entry.counts, "the whole-log pass keeps the summary lines"
+
+
+@pytest.mark.parametrize(
+    "entry", [e for e in ENTRIES if e.tests], ids=lambda e: f"{e.dialect}: {e.title}"
+)
+def test_every_corpus_entry_names_its_failing_tests(entry: Entry) -> None:
+    assert failing_tests(entry.text) == entry.tests
+    facts = collect_stream(io.BytesIO(entry.text.encode()))
+    assert sorted(facts.failing_tests()) == entry.tests
+
+
+def test_pytest_9_subtests_summary_of_more_itertools_parses() -> None:
+    # issue 23: more-itertools' pytest 9 run printed this (with its timing); it did not parse,
+    # so every failure count was "unknown"
+    line = "1 failed, 662 passed, 1 skipped, 8 warnings, 2332 subtests passed in 9.87s\n"
+    assert parse_counts(line) == Counts(failed=1, passed=662, skipped=1)
+    assert parse_counts("=" * 10 + " " + line.rstrip() + " " + "=" * 10) == parse_counts(line)
+
+
+def test_a_failing_go_test_is_a_test_failure_and_a_report_of_its_own() -> None:
+    # a permanent phrase inside go's own failure report (go test without -v, as in go.txt) is
+    # what the test checked, not the run's failure: the test failure wins
+    log = (
+        "--- FAIL: TestLogin (0.00s)\n"
+        "    auth_test.go:12: got 401 Unauthorized, want 200\n"
+        "FAIL\nFAIL\texample.com/auth\t0.004s\nFAIL\n"
+    )
+    decided = classify(log, exit_code=1, timed_out=False)
+    assert decided.error_class.value == "fixable"
+    assert "inside the failure report of TestLogin" in decided.note
+
+
+def test_a_dialect_is_one_module_listed_once() -> None:
+    names = [d.name for d in dialects.DIALECTS]
+    assert len(names) == len(set(names))
+    modules = {p.stem for p in Path(dialects.__file__).parent.glob("*.py")}
+    assert set(names) == modules - {"__init__", "base", "paths"}
