@@ -69,15 +69,7 @@ PATH_ERROR_SUFFIXES = (
     r"(?<=\.go):\d+(?::\d+)?: ",  # go build, go test t.Error
 )
 SUMMARY_SOURCES = dialects.sources(lambda d: d.summary)  # `=== 1 failed in 0.1s ===`, ...
-MARKER_SOURCES = (
-    r"___+ .+ ___",  # pytest test header
-    r"===+ (?:FAILURES|ERRORS|short test summary info) ===",
-    r"Traceback \(most recent call last\):",
-    r'File "[^"\n]+", line \d+',
-    r">\s",  # pytest failing source line
-    r"--> \S+:\d+",  # rustc, ruff
-    r"failures:$",  # cargo
-)
+MARKER_SOURCES = dialects.sources(lambda d: d.markers)  # `____ test_x ____`, tracebacks, ...
 PATH_MARKER_SUFFIX = r":\d+(?::\d+)?:?(?:\s|$)"  # path:line[:col]
 
 

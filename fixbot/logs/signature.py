@@ -52,7 +52,9 @@ LINE_NUMBERS = (
     (re.compile(r"\bline \d+"), "line <n>"),
     (re.compile(r"(\.\w+)\(\d+,\d+\)"), r"\1(<n>)"),
 )
-PROGRESS_RE = re.compile(r"^[.FEsxX]+\s*(?:\[\s*\d+%\])?$|^\S+::\S+ (?:PASSED|SKIPPED|XFAIL)\b")
+PROGRESS_RE = re.compile(
+    "|".join(f"^(?:{source})" for source in dialects.sources(lambda d: d.progress))
+)  # pytest's `..F.. [ 50%]` and `x.py::test_y PASSED`, from `fixbot.logs.dialects`
 
 
 def normalize(text: str, *, repo: Path | None = None) -> str:

@@ -14,7 +14,7 @@ from fixbot.core.models import Counts
 from fixbot.logs import dialects
 from fixbot.logs.classify import classify
 from fixbot.logs.facts import collect_stream
-from fixbot.logs.signature import failing_tests, parse_counts
+from fixbot.logs.signature import failing_tests, failure_signature, parse_counts
 
 CORPUS = Path(__file__).parent.parent / "data" / "summaries"
 
@@ -112,3 +112,12 @@ def test_a_dialect_is_one_module_listed_once() -> None:
     assert len(names) == len(set(names))
     modules = {p.stem for p in Path(dialects.__file__).parent.glob("*.py")}
     assert set(names) == modules - {"__init__", "base", "paths"}
+
+
+def test_pytest_9_subtest_progress_is_not_part_of_a_signature() -> None:
+    # pytest 9 prints a `u` per subtest in its progress line (`uuuuuF  [100%]`, pytest's own
+    # docs for subtests); an unrecognised failure is signed by its last lines, without progress
+    first = "uuuuuF                                                   [100%]\nworker lost\n"
+    again = "uuuuuuuuuF                                               [ 50%]\nworker lost\n"
+    assert failure_signature(first) == failure_signature(again)
+    assert failure_signature(first) != failure_signature("worker lost twice\n")

@@ -52,8 +52,10 @@ class Dialect:
       `armed_by`: headers count only after a summary line matching it (mocha's `N failing`);
     - `tally` and `tallied`: per-test result lines (go's `--- PASS:`) counted over the whole
       log by their `outcome` group, and the counts those tallies make;
-    - `errors`: lines stating a failure, for the condensed log; `failing`: lines that say
-      tests failed (the classifier's generic `test_failure` rule);
+    - `errors`: lines stating a failure, `markers` lines locating it (a report's header, a
+      traceback), both kept in the condensed log; `progress`: whole lines of progress that
+      never stand for a failure (pytest's `..F.. [ 50%]`); `failing`: lines that say tests
+      failed (the classifier's generic `test_failure` rule);
     - `locations`: `path:line` forms particular to the dialect;
     - `file_of(test_id)`: the file or module a test id belongs to, None when it names none.
     """
@@ -71,6 +73,8 @@ class Dialect:
     tally: str | None = None
     tallied: Callable[[Mapping[str, int]], Counts] = lambda outcomes: Counts()
     errors: tuple[str, ...] = ()
+    markers: tuple[str, ...] = ()
+    progress: tuple[str, ...] = ()
     failing: tuple[str, ...] = ()
     locations: tuple[str, ...] = ()
     file_of: Callable[[str], str | None] = no_file

@@ -33,5 +33,6 @@ DIALECT = Dialect(
     heads=(r"---- (?P<test>\S+) stdout ----",),
     ends=(r"failures:[ \t]*$", r"test result: "),
     errors=(r"test \S+ \.\.\. FAILED",),
+    markers=(r"--> \S+:\d+", r"failures:$"),  # rustc's (and ruff's) `--> src/x.rs:3:5`
     failing=(r"test result: FAILED",),
 )

@@ -70,6 +70,15 @@ DIALECT = Dialect(
         r"E {2,}\S",  # assertion detail
         r"(?:FAILED|FAIL|ERROR)(?::|\s(?!\s)|$)",  # also unittest's and go's; not captured logs
     ),
+    markers=(
+        r"___+ .+ ___",  # a test's report header
+        r"===+ (?:FAILURES|ERRORS|short test summary info) ===",
+        r">\s",  # the failing source line
+    ),
+    progress=(
+        r"[.FEsxXu,]+\s*(?:\[\s*\d+%\])?$",  # `u`: a subtest (9.x), `,` (pytest-subtests)
+        r"\S+::\S+ (?:PASSED|SKIPPED|XFAIL|SUBPASSED|SUBSKIPPED)\b",  # -v
+    ),
     failing=(r"^(?:FAILED|FAIL)\b", r"\b\d+ failed\b"),
     file_of=file_of,
 )

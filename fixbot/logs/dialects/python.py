@@ -8,5 +8,6 @@ from fixbot.logs.dialects.paths import SOURCE_EXTENSIONS
 DIALECT = Dialect(
     name="python",
     source="CPython 3.11.7 tracebacks",
+    markers=(r"Traceback \(most recent call last\):", r'File "[^"\n]+", line \d+'),
     locations=(rf'File "(?P<path>[^"\n]+\.(?:{SOURCE_EXTENSIONS}))", line (?P<line>\d+)',),
 )
