@@ -64,9 +64,7 @@ ERROR_SOURCES = (
 PATH = r"[^\s:(][^:(\n]*\.\w+"  # a file name with an extension, as printed
 PATH_ERROR_SUFFIXES = (
     r":\d+(?::\d+)?:? (?:fatal )?error\b",  # gcc/clang, mypy, javac
-    r"\(\d+,\d+\): error\b|:\d+:\d+ - error\b",  # tsc
-    r":\d+:\d+: [A-Z]{1,4}\d{1,4}\b",  # ruff/flake8 concise
-    r"(?<=\.go):\d+(?::\d+)?: ",  # go build, go test t.Error
+    *dialects.sources(lambda d: d.diagnostics),  # tsc `(1,7): error`, ruff, go, ...
 )
 SUMMARY_SOURCES = dialects.sources(lambda d: d.summary)  # `=== 1 failed in 0.1s ===`, ...
 MARKER_SOURCES = dialects.sources(lambda d: d.markers)  # `____ test_x ____`, tracebacks, ...

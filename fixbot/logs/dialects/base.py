@@ -53,9 +53,10 @@ class Dialect:
     - `tally` and `tallied`: per-test result lines (go's `--- PASS:`) counted over the whole
       log by their `outcome` group, and the counts those tallies make;
     - `errors`: lines stating a failure, `markers` lines locating it (a report's header, a
-      traceback), both kept in the condensed log; `progress`: whole lines of progress that
-      never stand for a failure (pytest's `..F.. [ 50%]`); `failing`: lines that say tests
-      failed (the classifier's generic `test_failure` rule);
+      traceback), both kept in the condensed log; `diagnostics`: what follows a file's path on
+      a compiler's or linter's diagnostic line (tsc's `(1,7): error`), matched right after it;
+      `progress`: whole lines of progress that never stand for a failure (pytest's `..F..
+      [ 50%]`); `failing`: lines that say tests failed (the classifier's `test_failure` rule);
     - `locations`: `path:line` forms particular to the dialect;
     - `file_of(test_id)`: the file or module a test id belongs to, None when it names none.
     """
@@ -74,6 +75,7 @@ class Dialect:
     tallied: Callable[[Mapping[str, int]], Counts] = lambda outcomes: Counts()
     errors: tuple[str, ...] = ()
     markers: tuple[str, ...] = ()
+    diagnostics: tuple[str, ...] = ()
     progress: tuple[str, ...] = ()
     failing: tuple[str, ...] = ()
     locations: tuple[str, ...] = ()

@@ -48,5 +48,6 @@ DIALECT = Dialect(
     tally=TALLY,
     tallied=tallied,
     errors=(r"--- FAIL: ",),
+    diagnostics=(r"(?<=\.go):\d+(?::\d+)?: ",),  # go build, go vet, t.Error in go test
     failing=(r"--- FAIL",),
 )

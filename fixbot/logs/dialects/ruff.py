@@ -24,5 +24,6 @@ DIALECT = Dialect(
     source="ruff 0.17.6",
     summary=(r"Found \d+ errors?(?:\.| \(\d+ fixed)[^\n]*", r"All checks passed!"),
     counts=counts,
+    diagnostics=(r":\d+:\d+: [A-Z]{1,4}\d{1,4}\b",),  # the concise format (flake8's too)
     errors=(r"[A-Z]{1,4}\d{2,4}(?: \[\*\])? \S",),  # the full format: `F401 [*] ...`
 )

@@ -23,6 +23,7 @@ DIALECT = Dialect(
     source="tsc 7.0.2 (TypeScript native preview)",
     summary=(r"Found \d+ errors? in (?:\d+ files\.|\S+:\d+)[^\n]*",),
     counts=counts,
+    diagnostics=(r"\(\d+,\d+\): error\b|:\d+:\d+ - error\b",),  # plain and --pretty
     locations=(
         rf"(?<![\w./\\~+-])(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS}))"
         r"\((?P<line>\d+),(?P<col>\d+)\)",
