@@ -13,6 +13,7 @@ import pytest
 from fixbot.core.models import Counts
 from fixbot.logs import dialects
 from fixbot.logs.classify import classify
+from fixbot.logs.evidence import file_of
 from fixbot.logs.facts import collect_stream
 from fixbot.logs.signature import failing_tests, failure_signature, parse_counts
 
@@ -121,3 +122,18 @@ def test_pytest_9_subtest_progress_is_not_part_of_a_signature() -> None:
     again = "uuuuuuuuuF                                               [ 50%]\nworker lost\n"
     assert failure_signature(first) == failure_signature(again)
     assert failure_signature(first) != failure_signature("worker lost twice\n")
+
+
+@pytest.mark.parametrize(
+    ("test", "path"),
+    [
+        ("tests/test_x.py::TestX::test_y[a::b]", "tests/test_x.py"),  # pytest
+        ("tests.test_x.TestX.test_y", "tests.test_x"),  # unittest
+        ("src/x.test.ts > group > name", "src/x.test.ts"),  # vitest
+        ("group \u203a inner fails", ""),  # jest names no file
+        ("TestSub/b", ""),  # go
+        ("src/a.ts:12", "src/a.ts"),  # a diagnostic
+    ],
+)
+def test_each_dialect_says_which_file_its_test_ids_belong_to(test: str, path: str) -> None:
+    assert file_of(test) == path

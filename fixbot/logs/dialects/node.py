@@ -27,5 +27,6 @@ DIALECT = Dialect(
     source="node 20.20.2 --test --test-reporter=spec",
     summary=("\u2139 (?:tests|pass|fail|cancelled|skipped|todo) \\d+[ \\t]*$",),
     counts=counts,
+    test_ids=("\u2716 (?P<test>.+?) \\([\\d.]+ms\\)$",),  # `✖ fails (0.68ms)`
     failing=("^\u2139 fail [1-9]",),
 )

@@ -24,6 +24,12 @@ def counts(text: str) -> list[Counts]:
     return found
 
 
+def file_of(test: str) -> str | None:
+    """`src/x.test.ts` of `src/x.test.ts > group > name`."""
+    path, sep, _ = test.partition(" > ")
+    return path if sep and " " not in path else None
+
+
 DIALECT = Dialect(
     name="vitest",
     source="vitest 4.1.12",
@@ -37,4 +43,5 @@ DIALECT = Dialect(
     ends=("\u23af{3,}", r"Test Files[ \t]"),
     errors=(r"FAIL[ \t]+\S+ > ",),
     failing=(r"^[ \t]*Tests[ \t]+\d+ failed",),
+    file_of=file_of,
 )
