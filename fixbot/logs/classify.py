@@ -32,8 +32,9 @@ ModuleNotFoundError, ReferenceError, is not defined, NullPointerException) and p
 (authentication failed, 401, permission denied, 403, invalid API key, token expired, schema
 violation, constraint violation); `tests/logs/test_classify.py` holds the table.
 
-A permanent phrase that stands only inside a failing test's own report (a pytest, jest or
-unittest failure block, or a pytest `E` line) is overruled: the test failure wins, and the
+A permanent phrase that stands only inside a failing test's own report (the failure block of
+any dialect in `fixbot.logs.dialects`: pytest, unittest, jest, vitest, go, cargo; or a pytest
+`E` line) is overruled: the test failure wins, and the
 `Classification.note` says why. So `E  assert 401 == 200` is an assertion, not an auth error.
 
 Decisions worth knowing:
@@ -282,9 +283,9 @@ def _decide(text: str, rules: tuple[Rule, ...]) -> Rule | None:
 def classify(condensed: str, *, exit_code: int | None, timed_out: bool) -> Classification:
     """Classify a condensed failure log (see the module doc for the steps and precedence).
 
-    A permanent rule whose every match stands inside a failing test's own report (a pytest,
-    jest or unittest failure block, or a pytest `E` line) is overruled: the test failure wins
-    (fixable), and the `note` says which phrase was found where.
+    A permanent rule whose every match stands inside a failing test's own report (a failure
+    block of a dialect's, see `_report_spans`, or a pytest `E` line) is overruled: the test
+    failure wins (fixable), and the `note` says which phrase was found where.
     """
     if timed_out:
         return _result(BY_NAME["timeout"])

@@ -2,7 +2,8 @@
 
 The log is streamed in blocks of whole lines, each first made `plain` (ANSI codes, `\\r\\n`
 endings and `\\r`-overwritten progress text removed, as a terminal shows it); one line-anchored
-regular expression (bytes, so nothing is decoded until it is kept) finds three kinds of key lines:
+regular expression (bytes, so nothing is decoded until it is kept) finds three kinds of key lines
+(the test runners' and checkers' own forms come from `fixbot.logs.dialects`):
 
 - error lines state the failure: pytest `E   ...`, `FAILED ...`/`ERROR ...`, unittest
   `FAIL: ...`, exception lines `ValueError: ...`, compiler and type checker `x.c:3:5: error: ...`,
