@@ -47,6 +47,7 @@ from fixbot.logs.condense import (
     Line,
     blocks,
     clean,
+    plain,
     render,
 )
 from fixbot.logs.dialects.base import Dialect
@@ -188,8 +189,9 @@ class LogFacts:
             self.diagnostics[where] = None
 
     def scan(self, data: bytes) -> None:
-        """Read one block of whole lines (it ends with a newline)."""
-        scan = b"\n" + data
+        """Read one block of whole lines (it ends with a newline), made `plain` first: vitest
+        colours words inside its summary and failure lines even when not on a terminal."""
+        scan = b"\n" + plain(data)
         pos = 1  # where the next line not yet given to the open block starts
         for match in FACT_RE.finditer(scan):
             start = match.start()

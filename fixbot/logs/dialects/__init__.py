@@ -126,7 +126,9 @@ def tagged(kind: str, pick: Callable[[Dialect], Iterable[str]]) -> tuple[str, di
 
 
 def _test_id_patterns() -> tuple[tuple[Dialect, re.Pattern[str]], ...]:
-    return tuple((d, compile_lines([source])) for d in DIALECTS for source in d.test_ids)
+    return tuple(
+        (d, compile_lines([source])) for d in DIALECTS for source in (*d.test_ids, *d.condensed_ids)
+    )
 
 
 TEST_ID_PATTERNS = _test_id_patterns()

@@ -47,6 +47,8 @@ class Dialect:
     - `summary`: summary lines (counts); `counts(text)` parses them (text without ANSI codes,
       whole lines) into one `Counts` per summary found, `None` fields where not reported;
     - `test_ids`: lines naming a failing test; `test_id(groups)` makes the id from the groups;
+      `condensed_ids` the same, looked for in the condensed log only (a form that starts
+      like every other line, such as pytest -v's result line, would slow the whole-log pass);
     - `heads`/`ends`: the first line of one failing test's report and lines that end it;
       `heads_name_tests`: a header names a failing test (pytest's headers are not node ids);
       `armed_by`: headers count only after a summary line matching it (mocha's `N failing`);
@@ -66,6 +68,7 @@ class Dialect:
     summary: tuple[str, ...] = ()
     counts: Callable[[str], list[Counts]] = no_counts
     test_ids: tuple[str, ...] = ()
+    condensed_ids: tuple[str, ...] = ()
     test_id: Callable[[Mapping[str, str]], str] = plain_id
     heads: tuple[str, ...] = ()
     heads_name_tests: bool = True

@@ -59,10 +59,8 @@ DIALECT = Dialect(
         r"no tests ran in ",
     ),
     counts=counts,
-    test_ids=(
-        r"(?:FAILED|ERROR) (?P<test>\S+::[^\s]+)",  # the short test summary
-        r"(?P<test>[^\s:]++::\S++) (?:FAILED|ERROR)\b",  # -v (possessive: no backtracking)
-    ),
+    test_ids=(r"(?:FAILED|ERROR) (?P<test>\S+::[^\s]+)",),  # the short test summary
+    condensed_ids=(r"(?P<test>[^\s:]++::\S++) (?:FAILED|ERROR)\b",),  # -v
     heads=(r"_{3,} (?P<test>[^\n]+?) _{3,}[ \t]*$",),
     heads_name_tests=False,  # `____ TestX.test_y ____`: the node ids come from `FAILED` lines
     ends=(r"={5,}",),
