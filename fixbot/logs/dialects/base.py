@@ -4,13 +4,15 @@ A `Dialect` is data: regular-expression sources for its summary lines, failing-t
 failure-block headers and ends, error lines and locations, plus one pure function from text to
 the counts its summary lines report. `fixbot.logs.dialects` lists every dialect; the condensing
 pass, the whole-log facts, the signature and the classifier build their patterns from that list.
-Adding a runner is one module here and one corpus file (`tests/data/summaries/<name>.txt`).
+Adding a runner is one module here (listed in `DIALECTS`) and one corpus file
+(`tests/data/summaries/<name>.txt`).
 
-Every source is matched at the start of a line after its indentation (ANSI codes removed), so it
+Every source but `failing` and `locations` (searched anywhere) and `diagnostics` (right after a
+file's path) is matched at the start of a line after its indentation (ANSI codes removed), so it
 must begin with a literal or a character class (the combined patterns skip lines that cannot
-match at once) and use `$` (not `\\n`) for a line's end. Named groups: a test-id source has
-`id` (and optionally `where`), a header source `test` (and optionally `where`), a location
-source `path`, `line` and optionally `col`, a tally source `outcome`.
+match at once) and use `$` (not `\\n`) for a line's end. Named groups: a test-id or header
+source has `test` (and optionally `where`), a location source `path`, `line` and optionally
+`col`, a tally source `outcome`.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ def no_counts(text: str) -> list[Counts]:
 
 
 def plain_id(groups: Mapping[str, str]) -> str:
-    """A test id that is its `id` (or header `test`) group as printed."""
-    return groups.get("id") or groups.get("test") or ""
+    """A test id that is its `test` group as printed."""
+    return groups.get("test", "")
 
 
 def no_file(test: str) -> str | None:
