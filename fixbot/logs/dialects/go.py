@@ -1,7 +1,9 @@
 """go test (1.19-1.2x): `--- FAIL: TestX (0.00s)` per test (subtests indented), then
 `FAIL`/`ok` per package. go prints no count line: the counts are the tally of the per-test
 `--- PASS:`, `--- FAIL:` and `--- SKIP:` lines (`testing/testing.go`); without `-v` only the
-failing and skipped tests have one, so `passed` is then unknown.
+failing and skipped tests have one, so `passed` is then unknown. A package whose tests do not
+compile has no such line but `FAIL  example.com/x [build failed]` (or `[setup failed]`): one
+error each, or a red run whose other packages pass would read as "0 failing".
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from fixbot.logs.dialects.base import Dialect
 
 TALLY = r"--- (?P<outcome>FAIL|PASS|SKIP): "
 TALLY_RE = re.compile(rf"^[ \t]*{TALLY}", re.MULTILINE)
+BROKEN = r"FAIL[ \t]+\S+ \[(?:build|setup) failed\]"
+BROKEN_RE = re.compile(rf"^{BROKEN}", re.MULTILINE)
 
 
 def tallied(outcomes: Mapping[str, int]) -> Counts:
@@ -27,16 +31,19 @@ def tallied(outcomes: Mapping[str, int]) -> Counts:
 
 
 def counts(text: str) -> list[Counts]:
-    """The tally of every per-test result line in `text` (none when there is none)."""
+    """The tally of every per-test result line in `text`, and one error per package that did
+    not build (none when there is neither)."""
     found: dict[str, int] = {}
     for outcome in TALLY_RE.findall(text):
         found[outcome] = found.get(outcome, 0) + 1
-    return [tallied(found)] if found else []
+    broken = len(BROKEN_RE.findall(text))
+    return ([tallied(found)] if found else []) + ([Counts(errors=broken)] if broken else [])
 
 
 DIALECT = Dialect(
     name="go",
     source="go test of go 1.19.8",
+    summary=(BROKEN,),
     counts=counts,
     test_ids=(r"--- FAIL: (?P<test>\S+)",),
     heads=(r"--- FAIL: (?P<test>\S+)",),
