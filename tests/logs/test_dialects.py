@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import Counts
+from fixbot.core.models import CheckResult, Counts
 from fixbot.logs import dialects
 from fixbot.logs.classify import classify
+from fixbot.logs.digest import digest
 from fixbot.logs.evidence import file_of
 from fixbot.logs.facts import collect_stream
 from fixbot.logs.signature import failing_tests, failure_signature, parse_counts
@@ -157,3 +158,18 @@ def test_colours_inside_a_line_do_not_hide_its_counts_or_its_test() -> None:
     assert facts.counts() == Counts(failed=2, passed=2, skipped=2)
     assert facts.failing_tests() == ["mix.test.js > fails"]
     assert parse_counts(VITEST_COLOURED.decode()) == facts.counts()
+
+
+def test_a_red_check_whose_summaries_say_nothing_failed_has_unknown_failures(
+    tmp_path: Path,
+) -> None:
+    # `ruff check . && pytest`: ruff passed (a summary with 0 errors), pytest crashed before its
+    # own summary; the run is red, so "0 failing" would be a lie the breaker would believe
+    log = tmp_path / "check.log"
+    log.write_text("All checks passed!\nFatal Python error: Segmentation fault\n")
+    red = CheckResult(command="x", exit_code=139, duration_s=0.1, log_path=log, output_bytes=60)
+    assert digest(red).counts.problems is None
+    green = red.model_copy(update={"exit_code": 0})
+    assert digest(green).counts == Counts(errors=0)
+    log.write_text("Found 2 errors.\n")
+    assert digest(red).counts.problems == 2
