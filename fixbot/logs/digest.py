@@ -68,7 +68,13 @@ def _counts(facts: LogFacts, condensed: str, *, failed: bool) -> Counts:
     """
     counts = facts.counts()
     counts = counts if counts.model_dump(exclude_none=True) else parse_counts(condensed)
-    if failed and counts.problems == 0:
+    return of_failed_check(counts) if failed else counts
+
+
+def of_failed_check(counts: Counts) -> Counts:
+    """`counts` of a check that failed: failed and errors unknown (None) when they add up to
+    0, since the summaries found then did not say what failed."""
+    if counts.problems == 0:
         return counts.model_copy(update={"failed": None, "errors": None})
     return counts
 

@@ -300,3 +300,15 @@ def test_a_reformat_over_the_diff_limit_is_never_kept_as_the_best_attempt(tmp_pa
     assert state.kept is not None and state.kept.startswith("the start (unknown failing)")
     assert "attempt 1 (its diff of 3000 lines is over the limit (500))" in state.kept
     assert "The best attempt" not in Path(outcome.report_path or "").read_text()
+
+
+def test_a_red_check_whose_only_summary_says_clean_has_unknown_failures(tmp_path: Path) -> None:
+    # `ruff check . && pytest` with ruff clean and pytest crashed before its summary: the one
+    # summary line says 0 errors, the check is red; its failures are unknown, not 0
+    check = "import sys\nprint('All checks passed!')\nprint('worker crashed')\nsys.exit(1)\n"
+    repo = make_repo(tmp_path / "repo", {"check.py": check, "value.txt": "a\n"})
+    fixer = ScriptedFixer().enqueue({"value.txt": "b\n"})
+    outcome, state = run(repo, Agents(fixer), check=f"{sys.executable} check.py", max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert [a.counts.problems for a in state.attempts] == [None, None]
+    assert [a.counts.errors for a in state.attempts] == [None, None]
