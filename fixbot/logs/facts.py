@@ -101,7 +101,7 @@ def group_key(lines: list[str], test: str) -> str:
     return "\n".join(sorted(keyed))
 
 
-TEST_ID_RE = re.compile(r"\S+::\S+|\w+ \([\w.]+\)|(?<=--- FAIL: )\S+|(?<=\u25cf ).+")
+TEST_ID_RE = re.compile("|".join(dialects.sources(lambda d: d.id_forms)))  # pytest's `x::y`, ...
 
 
 def shape(line: str) -> str:

@@ -15,7 +15,7 @@ from fixbot.logs import dialects
 from fixbot.logs.classify import classify
 from fixbot.logs.digest import digest
 from fixbot.logs.evidence import file_of
-from fixbot.logs.facts import collect_stream
+from fixbot.logs.facts import collect_stream, shape
 from fixbot.logs.signature import failing_tests, failure_signature, parse_counts
 
 CORPUS = Path(__file__).parent.parent / "data" / "summaries"
@@ -173,3 +173,18 @@ def test_a_red_check_whose_summaries_say_nothing_failed_has_unknown_failures(
     assert digest(green).counts == Counts(errors=0)
     log.write_text("Found 2 errors.\n")
     assert digest(red).counts.problems == 2
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("FAILED tests/x.py::test_a - assert 1 == 2", "FAILED tests/y.py::test_b - assert 3 == 4"),
+        ("FAIL: test_a (m.T.test_a)", "FAIL: test_b (m.T.test_b)"),
+        ("--- FAIL: TestA (0.00s)", "--- FAIL: TestB (0.01s)"),
+        ("\u25cf Cart \u203a adds", "\u25cf Cart \u203a removes"),
+        (" FAIL  a.test.js > adds", " FAIL  b.test.js > group > removes"),
+    ],
+)
+def test_lines_that_differ_only_in_the_test_they_name_have_one_shape(one: str, other: str) -> None:
+    assert shape(one) == shape(other)
+    assert shape(one) != shape("worker lost")

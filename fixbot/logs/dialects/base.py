@@ -7,12 +7,12 @@ pass, the whole-log facts, the signature and the classifier build their patterns
 Adding a runner is one module here (listed in `DIALECTS`) and one corpus file
 (`tests/data/summaries/<name>.txt`).
 
-Every source but `failing` and `locations` (searched anywhere) and `diagnostics` (right after a
-file's path) is matched at the start of a line after its indentation (ANSI codes removed), so it
-must begin with a literal or a character class (the combined patterns skip lines that cannot
-match at once) and use `$` (not `\\n`) for a line's end. Named groups: a test-id or header
-source has `test` (and optionally `where`), a location source `path`, `line` and optionally
-`col`, a tally source `outcome`.
+Every source but `failing`, `id_forms` and `locations` (searched anywhere) and `diagnostics`
+(right after a file's path) is matched at the start of a line after its indentation (ANSI codes
+removed), so it must begin with a literal or a character class (the combined patterns skip lines
+that cannot match at once) and use `$` (not `\\n`) for a line's end. Named groups: a test-id or
+header source has `test` (and optionally `where`), a location source `path`, `line` and
+optionally `col`, a tally source `outcome`.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ class Dialect:
     - `test_ids`: lines naming a failing test; `test_id(groups)` makes the id from the groups;
       `condensed_ids` the same, looked for in the condensed log only (a form that starts
       like every other line, such as pytest -v's result line, would slow the whole-log pass);
+      `id_forms`: a test id as it stands anywhere inside a line, so lines that differ only in
+      the test they name compare equal;
     - `heads`/`ends`: the first line of one failing test's report and lines that end it;
       `heads_name_tests`: a header names a failing test (pytest's headers are not node ids);
       `armed_by`: headers count only after a summary line matching it (mocha's `N failing`);
@@ -71,6 +73,7 @@ class Dialect:
     counts: Callable[[str], list[Counts]] = no_counts
     test_ids: tuple[str, ...] = ()
     condensed_ids: tuple[str, ...] = ()
+    id_forms: tuple[str, ...] = ()
     test_id: Callable[[Mapping[str, str]], str] = plain_id
     heads: tuple[str, ...] = ()
     heads_name_tests: bool = True

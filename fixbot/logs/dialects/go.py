@@ -46,6 +46,7 @@ DIALECT = Dialect(
     summary=(BROKEN,),
     counts=counts,
     test_ids=(r"--- FAIL: (?P<test>\S+)",),
+    id_forms=(r"(?<=--- FAIL: )\S+",),
     heads=(r"--- FAIL: (?P<test>\S+)",),
     ends=(
         r"(?:FAIL|ok)(?:[ \t]+\S+)?[ \t]*$|(?:FAIL|ok)[ \t]+\S+[ \t]+[\d.]+s",  # a package

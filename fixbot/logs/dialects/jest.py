@@ -46,6 +46,7 @@ DIALECT = Dialect(
     summary=(r"Tests?:[ \t]+\d+[^\n]*", r"Test Suites:[ \t]+\d+[^\n]*"),
     counts=counts,
     test_ids=("\u25cf (?!Console\\b)(?P<test>.+?)[ \\t]*$",),
+    id_forms=("(?<=\u25cf ).+",),
     heads=("\u25cf (?!Console\\b)(?P<test>[^\\n]+)",),
     ends=(r"Test Suites: ",),
     errors=("\u25cf ", r"(?:Expected|Received)(?: value)?:"),  # the second: node's assert too

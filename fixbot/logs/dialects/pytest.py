@@ -61,6 +61,7 @@ DIALECT = Dialect(
     counts=counts,
     test_ids=(r"(?:FAILED|ERROR) (?P<test>\S+::[^\s]+)",),  # the short test summary
     condensed_ids=(r"(?P<test>[^\s:]++::\S++) (?:FAILED|ERROR)\b",),  # -v
+    id_forms=(r"\S+::\S+",),
     heads=(r"_{3,} (?P<test>[^\n]+?) _{3,}[ \t]*$",),
     heads_name_tests=False,  # `____ TestX.test_y ____`: the node ids come from `FAILED` lines
     ends=(r"={5,}",),

@@ -57,6 +57,7 @@ DIALECT = Dialect(
     counts=counts,
     test_ids=(HEAD,),
     test_id=test_id,
+    id_forms=(r"\w+ \([\w.]+\)",),
     heads=(HEAD,),
     ends=(r"Ran \d+ tests? in ",),
     failing=(r"^(?:FAILED|FAIL)\b",),

@@ -57,6 +57,7 @@ DIALECT = Dialect(
     ),
     counts=counts,
     test_ids=(FAIL,),
+    id_forms=(r"(?<=FAIL  )\S+ > .+",),
     heads=(FAIL,),
     ends=("\u23af{3,}", r"Test Files[ \t]"),
     errors=(r"FAIL[ \t]+\S+ > ",),
