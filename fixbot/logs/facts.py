@@ -121,6 +121,7 @@ class _Open:
     """The failure block being read: its test name, raw pieces, bytes kept and bytes cut."""
 
     test: str
+    dialect: Dialect
     pieces: list[bytes] = field(default_factory=list)
     size: int = 0
     cut: int = 0
@@ -231,9 +232,9 @@ class LogFacts:
             return
         self._close()
         test = clean(dialect.test_id(tag.groups(match, name)).encode())
-        if dialect.heads_name_tests:
+        if dialect.heads_name_tests and dialect.full_name is None:
             self.add_test(test)
-        self.open = _Open(test)
+        self.open = _Open(test, dialect)
 
     def _summary(self, match: re.Match[bytes], tag: dialects.Tag) -> None:
         line = clean(match.group()[1:]).lstrip()
@@ -246,6 +247,11 @@ class LogFacts:
         block, self.open = self.open, None
         if block is None:
             return
+        if block.dialect.full_name is not None:  # the name goes on after the header (mocha)
+            head = b"".join(block.pieces[:2])[:MAX_BLOCK_BYTES].decode("utf-8", errors="replace")
+            following = ANSI_RE.sub("", head).splitlines()[1:]
+            block.test = block.dialect.full_name(block.test, following)
+            self.add_test(block.test)
         if self.analysed >= MAX_ANALYSED:
             self.unanalysed += 1
             return

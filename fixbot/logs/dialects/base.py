@@ -55,6 +55,9 @@ class Dialect:
       the test they name compare equal;
     - `heads`/`ends`: the first line of one failing test's report and lines that end it;
       `heads_name_tests`: a header names a failing test (pytest's headers are not node ids);
+      `full_name(name, following)`: the test's name when it goes on over the lines after the
+      header (mocha prints a title path one title a line), from the header's name and the
+      block's next lines (ANSI codes removed);
       `armed_by`: headers count only after a summary line matching it (mocha's `N failing`);
     - `tally` and `tallied`: per-test result lines (go's `--- PASS:`) counted over the whole
       log by their `outcome` group, and the counts those tallies make;
@@ -77,6 +80,7 @@ class Dialect:
     test_id: Callable[[Mapping[str, str]], str] = plain_id
     heads: tuple[str, ...] = ()
     heads_name_tests: bool = True
+    full_name: Callable[[str, list[str]], str] | None = None
     armed_by: str | None = None
     ends: tuple[str, ...] = ()
     tally: str | None = None

@@ -1,5 +1,7 @@
 """mocha (12.x, spec reporter): `1 passing (4ms)`, `2 pending`, `2 failing`, then each failure
-as `1) suite` with the test's title on the next line."""
+as `1) suite` with the rest of its title path on the next lines, one title a line, the last
+ending with `:` (`lib/reporters/base.js`); the id is the path joined with spaces, as mocha's
+`fullTitle()` (and its TAP reporter) names a test."""
 
 from __future__ import annotations
 
@@ -23,11 +25,26 @@ def counts(text: str) -> list[Counts]:
     ]
 
 
+MAX_TITLE_LINES = 8
+
+
+def full_name(head: str, following: list[str]) -> str:
+    """`suite inner test` from the header `suite` and the lines `inner`, `test:` after it;
+    `head` alone when no line within MAX_TITLE_LINES ends the title."""
+    parts = [head.strip()]
+    for line in following[:MAX_TITLE_LINES]:
+        parts.append(line.strip())
+        if line.rstrip().endswith(":"):
+            return " ".join(parts).removesuffix(":")
+    return head.strip()
+
+
 DIALECT = Dialect(
     name="mocha",
     source="mocha 12.0.3",
     summary=(r"\d+ (?:passing|failing|pending)\b[^\n]*",),
     counts=counts,
     heads=(r"\d+\) (?P<test>[^\n]+)",),
+    full_name=full_name,
     armed_by=r"\d+ failing\b",  # `1) name` is a failure only in the list after `N failing`
 )
