@@ -55,7 +55,20 @@ DIALECTS: tuple[Dialect, ...] = (
 )
 BY_NAME = {d.name: d for d in DIALECTS}
 
-__all__ = ["BY_NAME", "DIALECTS", "Dialect", "Tag", "tagged"]
+__all__ = [
+    "BY_NAME",
+    "DIALECTS",
+    "FAILING_SOURCES",
+    "LOCATION_SOURCES",
+    "Dialect",
+    "Tag",
+    "failing_tests",
+    "file_of",
+    "merge_counts",
+    "parse_counts",
+    "sources",
+    "tagged",
+]
 
 
 def sources(pick: Callable[[Dialect], Iterable[str]]) -> tuple[str, ...]:
