@@ -32,8 +32,9 @@ ModuleNotFoundError, ReferenceError, is not defined, NullPointerException) and p
 (authentication failed, 401, permission denied, 403, invalid API key, token expired, schema
 violation, constraint violation); `tests/logs/test_classify.py` holds the table.
 
-A permanent phrase that stands only inside a failing test's own report (a pytest, jest or
-unittest failure block, or a pytest `E` line) is overruled: the test failure wins, and the
+A permanent phrase that stands only inside a failing test's own report (the failure block of
+any dialect in `fixbot.logs.dialects`: pytest, unittest, jest, vitest, go, cargo; or a pytest
+`E` line) is overruled: the test failure wins, and the
 `Classification.note` says why. So `E  assert 401 == 200` is an assertion, not an auth error.
 
 Decisions worth knowing:
@@ -59,6 +60,7 @@ import re
 from dataclasses import dataclass, field
 
 from fixbot.core.models import Classification, ErrorClass
+from fixbot.logs import dialects
 from fixbot.logs.condense import ANSI_RE, error_lines
 
 HTTP = r"\b(?:HTTP(?:/[\d.]+)?|[Ss]tatus(?: code)?:?|code)\s?"  # before a status number
@@ -202,11 +204,7 @@ RULES: tuple[Rule, ...] = (
         "exception",
         r"^\s*(?:E\s+)?[\w.]*(?:Error|Exception)\b(?::|$)|^\s*panic: |panicked at",
     ),
-    _generic(
-        "test_failure",
-        r"^(?:FAILED|FAIL)\b|--- FAIL|^\s*\u25cf |test result: FAILED|\b\d+ failed\b"
-        r"|^not ok \d+|^Tests:.*failed",
-    ),
+    _generic("test_failure", "|".join(dict.fromkeys(dialects.FAILING_SOURCES))),
     _generic("unknown", r""),
 )
 BY_NAME = {rule.name: rule for rule in RULES}
@@ -226,26 +224,30 @@ SPECIFIC_FIXABLE = tuple(rule for rule in SPECIFIC if rule.error_class is ErrorC
 GENERIC = tuple(rule for rule in RULES if rule.generic and rule.name != "unknown")
 
 
-REPORT_HEAD_RE = re.compile(
-    r"^(?:_{3,} (?P<pytest>.+?) _{3,}|\s*\u25cf (?P<jest>.+)"
-    r"|(?:FAIL|ERROR): (?P<ut>\w+ \(.+\)))\s*$",
-    re.MULTILINE,
+HEADS, HEAD_TAGS = dialects.tagged(
+    "head", lambda d: d.heads if d.armed_by is None else ()
+)  # every dialect's failure headers but those that need the whole log (mocha's)
+REPORT_HEAD_RE = re.compile(rf"^[ \t]*(?:{HEADS})", re.MULTILINE)
+REPORT_END_RE = re.compile(
+    rf"^[ \t]*(?:{dialects.tagged('end', lambda d: d.ends)[0]})", re.MULTILINE
 )
-REPORT_END_RE = re.compile(r"^(?:={5,}|Test Suites:|Ran \d+ tests? in )", re.MULTILINE)
 PYTEST_E_RE = re.compile(r"E\s")
 
 
 def _report_spans(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, test name) of each failing test's own report in `text`: from a pytest
-    `____ test ____` header, a jest `●` line or a unittest `FAIL:` line to the next one or to a
-    section end (`=====`, `Test Suites:`, `Ran N tests`)."""
+    """(start, end, test name) of each failing test's own report in `text`: from a failure
+    header of any dialect (`fixbot.logs.dialects`: pytest `____ test ____`, jest `●`, unittest
+    `FAIL:`, go `--- FAIL:`, ...) to the next one or to one of the dialects' section ends
+    (`=====`, `Test Suites:`, `Ran N tests`, ...)."""
     heads = list(REPORT_HEAD_RE.finditer(text))
     spans = []
     for index, head in enumerate(heads):
         limit = heads[index + 1].start() if index + 1 < len(heads) else len(text)
         end = REPORT_END_RE.search(text, head.end(), limit)
-        name = head["pytest"] or head["jest"] or head["ut"]
-        spans.append((head.start(), end.start() if end else limit, name.strip()))
+        name = head.lastgroup or ""
+        tag = HEAD_TAGS[name]
+        test = tag.dialect.test_id(tag.groups(head, name))
+        spans.append((head.start(), end.start() if end else limit, test.strip()))
     return spans
 
 
@@ -281,9 +283,9 @@ def _decide(text: str, rules: tuple[Rule, ...]) -> Rule | None:
 def classify(condensed: str, *, exit_code: int | None, timed_out: bool) -> Classification:
     """Classify a condensed failure log (see the module doc for the steps and precedence).
 
-    A permanent rule whose every match stands inside a failing test's own report (a pytest,
-    jest or unittest failure block, or a pytest `E` line) is overruled: the test failure wins
-    (fixable), and the `note` says which phrase was found where.
+    A permanent rule whose every match stands inside a failing test's own report (a failure
+    block of a dialect's, see `_report_spans`, or a pytest `E` line) is overruled: the test
+    failure wins (fixable), and the `note` says which phrase was found where.
     """
     if timed_out:
         return _result(BY_NAME["timeout"])

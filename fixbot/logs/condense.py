@@ -2,7 +2,8 @@
 
 The log is streamed in blocks of whole lines, each first made `plain` (ANSI codes, `\\r\\n`
 endings and `\\r`-overwritten progress text removed, as a terminal shows it); one line-anchored
-regular expression (bytes, so nothing is decoded until it is kept) finds three kinds of key lines:
+regular expression (bytes, so nothing is decoded until it is kept) finds three kinds of key lines
+(the test runners' and checkers' own forms come from `fixbot.logs.dialects`):
 
 - error lines state the failure: pytest `E   ...`, `FAILED ...`/`ERROR ...`, unittest
   `FAIL: ...`, exception lines `ValueError: ...`, compiler and type checker `x.c:3:5: error: ...`,
@@ -29,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from fixbot.logs import dialects
+
 MAX_CONDENSED_BYTES = 12_000
 BLOCK_BYTES = 4 * 1024 * 1024  # bytes read per block
 MAX_LINE_BYTES = 500  # a kept line is cut to this many bytes
@@ -47,56 +50,25 @@ INDENT = r"[ \t]*+"  # shared by every alternative, consumed once (possessive: n
 # Each alternative starts with a literal or a character class: the regex engine then skips it
 # at once on lines that cannot match, which keeps a 100 MB scan under 2 s.
 ERROR_SOURCES = (
-    r"E {2,}\S",  # pytest assertion detail
-    r"(?:FAILED|FAIL|ERROR)(?::|\s(?!\s)|$)",  # pytest/unittest/go; not pytest's captured logs
-    r"--- FAIL: ",  # go test
+    *dialects.sources(lambda d: d.errors),  # pytest `E   ...`, go `--- FAIL: `, jest `●`, ...
     r"(?:Error|Exception)(?::|$)|[\w.]+(?:Error|Exception|Failure|Interrupt|Exit)\b(?::|$)",
     r"panic: |thread '[^'\n]*'(?: \(\d+\))? panicked at",  # go, rust
     r"(?:fatal|FATAL)(?: error)?:",
     r"npm (?:ERR!|error) ",
     r"error(?:\[E\d+\])?:",  # rustc, cargo and many tools
-    r"[A-Z]{1,4}\d{2,4}(?: \[\*\])? \S",  # ruff's full format: `F401 [*] ...`
-    r"\d+:\d+\s+error\s",  # eslint stylish
-    "\u25cf ",  # jest (a literal character: bytes patterns have no \\u escape)
     r"(?:/usr)?/bin/(?:ba|da|z)?sh: |(?:bash|dash|zsh|sh): ",  # the shell's own errors
     r"make(?:\[\d+\])?: \*\*\*",
     r"Killed\b",
     r"\[fixbot\] ",  # the runner's note
     r"assertion\b",  # rust assert_eq!
-    r"(?:Expected|Received)(?: value)?:",  # jest, node
-    r"test \S+ \.\.\. FAILED",  # cargo test
-    r"not ok \d+",  # TAP
 )
 PATH = r"[^\s:(][^:(\n]*\.\w+"  # a file name with an extension, as printed
 PATH_ERROR_SUFFIXES = (
     r":\d+(?::\d+)?:? (?:fatal )?error\b",  # gcc/clang, mypy, javac
-    r"\(\d+,\d+\): error\b|:\d+:\d+ - error\b",  # tsc
-    r":\d+:\d+: [A-Z]{1,4}\d{1,4}\b",  # ruff/flake8 concise
-    r"(?<=\.go):\d+(?::\d+)?: ",  # go build, go test t.Error
+    *dialects.sources(lambda d: d.diagnostics),  # tsc `(1,7): error`, ruff, go, ...
 )
-SUMMARY_SOURCES = (
-    r"=+ (?:\d+ \w+|no tests ran)[^\n]* in [\d.]+s",  # pytest
-    r"\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)\b"
-    r"[^\n]* in [\d.]+s",
-    r"no tests ran in ",
-    r"Ran \d+ tests? in ",
-    r"OK(?: \(|$)",  # unittest
-    r"Found \d+ errors?\b|Success: no issues found|All checks passed!",  # mypy, ruff, tsc
-    r"Tests?:\s+\d+|Test Suites:\s+\d+",  # jest
-    r"test result: ",  # cargo
-    r"# (?:tests|pass|fail) \d+",  # TAP (node --test)
-    "\u2716 \\d+ problems?",  # eslint
-    r"\d+ errors? generated\.",  # clang
-)
-MARKER_SOURCES = (
-    r"___+ .+ ___",  # pytest test header
-    r"===+ (?:FAILURES|ERRORS|short test summary info) ===",
-    r"Traceback \(most recent call last\):",
-    r'File "[^"\n]+", line \d+',
-    r">\s",  # pytest failing source line
-    r"--> \S+:\d+",  # rustc, ruff
-    r"failures:$",  # cargo
-)
+SUMMARY_SOURCES = dialects.sources(lambda d: d.summary)  # `=== 1 failed in 0.1s ===`, ...
+MARKER_SOURCES = dialects.sources(lambda d: d.markers)  # `____ test_x ____`, tracebacks, ...
 PATH_MARKER_SUFFIX = r":\d+(?::\d+)?:?(?:\s|$)"  # path:line[:col]
 
 

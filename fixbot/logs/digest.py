@@ -47,7 +47,7 @@ def from_facts(
         condensed=condensed,
         signature=signature,
         classification=classify(condensed, exit_code=result.exit_code, timed_out=result.timed_out),
-        counts=_counts(facts, condensed),
+        counts=_counts(facts, condensed, failed=result.exit_code != 0 or result.timed_out),
         locations=_locations(facts, condensed, repo),
         failing_tests=tests,
         summary=list(facts.summary),
@@ -59,10 +59,24 @@ def from_facts(
     )
 
 
-def _counts(facts: LogFacts, condensed: str) -> Counts:
-    """The whole log's counts; the condensed log's when the facts found no summary."""
+def _counts(facts: LogFacts, condensed: str, *, failed: bool) -> Counts:
+    """The whole log's counts; the condensed log's when the facts found no summary.
+
+    A check that `failed` whose summaries add up to no failed test and no error (`ruff check
+    . && pytest` where ruff passed and pytest crashed before its summary) did not say what
+    failed: its failures are unknown, never 0, so no broken tree reads as the best one.
+    """
     counts = facts.counts()
-    return counts if counts.model_dump(exclude_none=True) else parse_counts(condensed)
+    counts = counts if counts.model_dump(exclude_none=True) else parse_counts(condensed)
+    return of_failed_check(counts) if failed else counts
+
+
+def of_failed_check(counts: Counts) -> Counts:
+    """`counts` of a check that failed: failed and errors unknown (None) when they add up to
+    0, since the summaries found then did not say what failed."""
+    if counts.problems == 0:
+        return counts.model_copy(update={"failed": None, "errors": None})
+    return counts
 
 
 def _locations(facts: LogFacts, condensed: str, repo: Path | None) -> list[Location]:

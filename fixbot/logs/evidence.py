@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Failure, FailureGroup
+from fixbot.logs import dialects
 from fixbot.logs.condense import condense_text, error_lines
 from fixbot.logs.facts import render_block, shape
 
@@ -36,17 +37,14 @@ LOG_SHARE = 0.5  # of max_bytes, at most, for the condensed log (4,800 at the de
 
 def file_of(test: str) -> str:
     """The file (or module) a test id or diagnostic belongs to: `tests/x.py` of
-    `tests/x.py::test_y`, `tests.test_x` of unittest's `tests.test_x.TestX.test_y`, `src/a.ts`
-    of `src/a.ts:12`; `""` for names without one (go, jest, cargo)."""
-    if "::" in test:
-        return test.split("::", 1)[0]
+    `tests/x.py::test_y`, `tests.test_x` of unittest's `tests.test_x.TestX.test_y` (each
+    dialect's `file_of`, `fixbot.logs.dialects`), `src/a.ts` of the diagnostic `src/a.ts:12`;
+    `""` for names without one (go, jest, cargo)."""
+    found = dialects.file_of(test)
+    if found is not None:
+        return found
     head, sep, tail = test.rpartition(":")
-    if sep and tail.isdigit():
-        return head
-    parts = test.split(".")
-    if len(parts) >= 3 and " " not in test and all(p.isidentifier() for p in parts):
-        return ".".join(parts[:-2])
-    return ""
+    return head if sep and tail.isdigit() else ""
 
 
 def by_file(names: list[str]) -> dict[str, list[str]]:

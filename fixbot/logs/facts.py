@@ -2,16 +2,18 @@
 
 The condensed log (`fixbot.logs.condense`) is a bounded sample of lines; a log with hundreds of
 failures fills it with one repeated assertion. This module reads the same log once more, in
-blocks of whole lines, with one line-anchored regular expression, and keeps bounded facts:
+blocks of whole lines, with one line-anchored regular expression built from every output
+dialect's patterns (`fixbot.logs.dialects`), and keeps bounded facts:
 
 - summary lines (pytest `=== 3 failed, 9 passed in 1.2s ===`, unittest `Ran 9 tests` and
   `FAILED (failures=3)`, jest `Tests:`, cargo `test result:`, mypy/tsc `Found 3 errors`, mocha
   `3 failing`, ...): the last `MAX_SUMMARY_LINES`;
 - failing test ids, in order of first appearance: pytest `FAILED path::name`, unittest
-  `FAIL: name (module.Class)`, jest `●`, go `--- FAIL:`, cargo `test name ... FAILED`, TAP
-  `not ok`, mocha `1) name` after `N failing`; and the `path:line` of compiler and linter
-  diagnostics (`x.c:3:5: error: ...`, `x.py:3: error: ...`), which the condensing pass finds
-  and hands over (`add_diagnostic`), so this pass does not look for them again;
+  `FAIL: name (module.Class)`, jest `●`, vitest `FAIL  file > name`, go `--- FAIL:`, cargo
+  `test name ... FAILED`, TAP `not ok`, mocha `1) name` after `N failing`; and the
+  `path:line` of compiler and linter diagnostics (`x.c:3:5: error: ...`, `x.py:3: error:
+  ...`), which the condensing pass finds and hands over (`add_diagnostic`), so this pass does
+  not look for them again;
 - failure blocks: the text from one failure header (pytest `____ test_x ____`, unittest
   `FAIL:`/`ERROR:`, jest `●`, go `--- FAIL:`, cargo `---- name stdout ----`, mocha `1) name`)
   to the next header or section end. Each block is grouped by its normalised error lines
@@ -31,6 +33,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from fixbot.core.models import Counts, FailureGroup, Location
+from fixbot.logs import dialects
 from fixbot.logs.condense import (
     ANSI,
     ANSI_RE,
@@ -44,8 +47,10 @@ from fixbot.logs.condense import (
     Line,
     blocks,
     clean,
+    plain,
     render,
 )
+from fixbot.logs.dialects.base import Dialect
 from fixbot.logs.signature import (
     LOCATION_RES,
     merge_counts,
@@ -65,55 +70,18 @@ MAX_ANALYSED = 3_000  # failure blocks grouped; later ones are only counted (bou
 MAX_FRAMES = 5_000  # distinct repository frames counted
 LIBRARY_RE = re.compile(r"site-packages|dist-packages|/lib/python\d|<frozen |node_modules/|^/usr/")
 
-HEAD_SOURCES = (
-    r"_{3,} (?P<pytest>[^\n]+?) _{3,}[ \t]*(?=\n)",
-    r"(?:FAIL|ERROR): (?P<ut>\w+) \((?P<utwhere>[\w.]+)\)",
-    "\u25cf (?!Console\\b)(?P<jest>[^\\n]+)",
-    r"--- FAIL: (?P<go>\S+)",
-    r"---- (?P<cargo>\S+) stdout ----",
-    r"(?P<mochanum>\d+)\) (?P<mocha>[^\n]+)",
-)
-END_SOURCES = (
-    r"={5,}",
-    r"Ran \d+ tests? in ",
-    r"Test Suites: ",
-    r"(?:FAIL|ok)(?:[ \t]+\S+)?[ \t]*(?=\n)|(?:FAIL|ok)[ \t]+\S+[ \t]+[\d.]+s",  # go package
-    r"=== RUN ",
-    r"--- (?:PASS|SKIP): ",
-    r"failures:[ \t]*(?=\n)",
-    r"test result: ",
-)
-SUMMARY_SOURCES = (
-    r"=+ (?:\d+ \w+|no tests ran)[^\n]* in [\d.]+s[^\n]*",
-    r"\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?)\b"
-    r"[^\n]* in [\d.]+s[^\n]*",  # pytest -q
-    r"Ran \d+ tests? in [^\n]*",
-    r"(?:FAILED|OK)(?: \([^)\n]*\))?[ \t]*(?=\n)",
-    r"Tests?:[ \t]+\d+[^\n]*|Test Suites:[ \t]+\d+[^\n]*",
-    r"test result: [^\n]*",
-    r"Found \d+ errors?\b[^\n]*|Success: no issues found[^\n]*|All checks passed!",
-    r"# (?:tests|pass|fail|skipped) \d+[ \t]*(?=\n)",
-    "\u2716 \\d+ problems?[^\\n]*",
-    r"\d+ (?P<mochaword>passing|failing|pending)\b[^\n]*",
-    r"\d+ errors? generated\.",
-)
-ID_SOURCES = (
-    r"(?:FAILED|ERROR) (?P<pyid>\S+::[^\s]+)",
-    r"test (?P<cargoid>\S+) \.\.\. FAILED",
-    r"not ok \d+ - (?P<tapid>[^\n#]+?)[ \t]*(?:#[^\n]*)?(?=\n)",
-)
-
-
-def _named(kind: str, sources: tuple[str, ...]) -> str:
-    return f"(?P<{kind}>" + "|".join(f"(?:{s})" for s in sources) + ")"
-
-
+HEADS, HEAD_TAGS = dialects.tagged("head", lambda d: d.heads)
+SUMMARIES, SUMMARY_TAGS = dialects.tagged("summary", lambda d: d.summary)
+IDS, ID_TAGS = dialects.tagged("id", lambda d: d.test_ids)
+ENDS, END_TAGS = dialects.tagged("end", lambda d: d.ends)
+TAGS = HEAD_TAGS | SUMMARY_TAGS | ID_TAGS | END_TAGS
 FACT_RE = re.compile(
-    (
-        rf"\n{ANSI}{INDENT}(?:{_named('head', HEAD_SOURCES)}|{_named('summary', SUMMARY_SOURCES)}"
-        rf"|{_named('id', ID_SOURCES)}|{_named('end', END_SOURCES)})"
-    ).encode()
-)
+    rf"\n{ANSI}{INDENT}(?:{HEADS}|{SUMMARIES}|{IDS}|{ENDS})".encode(), re.MULTILINE
+)  # the first of every dialect's headers, then summaries, failing test ids, block ends
+TALLY_RES = {
+    d.name: re.compile(rf"{ANSI}{INDENT}{d.tally}".encode()) for d in dialects.DIALECTS if d.tally
+}
+ARMING_RES = {d.name: re.compile(d.armed_by) for d in dialects.DIALECTS if d.armed_by}
 DIAGNOSTIC_RE = re.compile(rf"\s*(?P<path>{PATH})(?::(?P<line>\d+)|\((?P<tscline>\d+),\d+\))")
 FRAME_HINT_RE = re.compile(r"\.\w+:\d")
 QUOTED_RE = re.compile(r"""'(?:[^'\\\n]|\\.)*(?:'|$)|"(?:[^"\\\n]|\\.)*(?:"|$)|\b\d+(?:\.\d+)?\b""")
@@ -133,7 +101,7 @@ def group_key(lines: list[str], test: str) -> str:
     return "\n".join(sorted(keyed))
 
 
-TEST_ID_RE = re.compile(r"\S+::\S+|\w+ \([\w.]+\)|(?<=--- FAIL: )\S+|(?<=\u25cf ).+")
+TEST_ID_RE = re.compile("|".join(dialects.sources(lambda d: d.id_forms)))  # pytest's `x::y`, ...
 
 
 def shape(line: str) -> str:
@@ -153,6 +121,7 @@ class _Open:
     """The failure block being read: its test name, raw pieces, bytes kept and bytes cut."""
 
     test: str
+    dialect: Dialect
     pieces: list[bytes] = field(default_factory=list)
     size: int = 0
     cut: int = 0
@@ -178,19 +147,16 @@ class LogFacts:
     analysed: int = 0  # failure blocks grouped so far
     unanalysed: int = 0  # failure blocks beyond MAX_ANALYSED, counted only
     frames: Counter[tuple[str, int]] = field(default_factory=Counter)
-    go: Counter[str] = field(default_factory=Counter)
-    mocha: bool = False  # a `N failing` line was seen: `N) name` lines now head failures
+    tallies: dict[str, Counter[str]] = field(default_factory=dict)  # dialect -> outcome -> n
+    armed: set[str] = field(default_factory=set)  # dialects whose `armed_by` line was seen
     open: _Open | None = None
 
     def counts(self) -> Counts:
-        """Counts from every summary line kept, plus go's per-test result lines."""
+        """Counts from every summary line kept, plus the tallies of per-test result lines
+        (go's `--- PASS:`, see `fixbot.logs.dialects.base.Dialect.tally`)."""
         found = parse_counts("\n".join(self.summary))
-        if not self.go:
-            return found
-        go = Counts(
-            failed=self.go["FAIL"], passed=self.go["PASS"] or None, skipped=self.go["SKIP"] or None
-        )
-        return merge_counts([found, go])
+        tallied = [dialects.BY_NAME[name].tallied(n) for name, n in self.tallies.items()]
+        return merge_counts([found, *tallied]) if tallied else found
 
     def failing_tests(self) -> list[str]:
         """The failing test ids found, in order of first appearance (at most MAX_TESTS)."""
@@ -224,25 +190,27 @@ class LogFacts:
             self.diagnostics[where] = None
 
     def scan(self, data: bytes) -> None:
-        """Read one block of whole lines (it ends with a newline)."""
-        scan = b"\n" + data
+        """Read one block of whole lines (it ends with a newline), made `plain` first: vitest
+        colours words inside its summary and failure lines even when not on a terminal."""
+        scan = b"\n" + plain(data)
         pos = 1  # where the next line not yet given to the open block starts
         for match in FACT_RE.finditer(scan):
             start = match.start()
             if self.open is not None:
                 self.open.add(scan[pos : start + 1])
             pos = start + 1
-            kind = match.lastgroup
-            if kind == "head":
-                self._head(match)
-            elif kind == "id":
-                self._test_id(match)
+            name = match.lastgroup or ""
+            tag = TAGS[name]
+            if tag.kind == "head":
+                self._head(match, name, tag)
+            elif tag.kind == "id":
+                self.add_test(clean(tag.dialect.test_id(tag.groups(match, name)).encode()))
             else:
                 self._close()
-                if kind == "summary":
-                    self._summary(match)
-                elif match.group("end").startswith((b"--- PASS", b"--- SKIP")):
-                    self.go[match.group("end")[4:8].decode()] += 1
+                if tag.kind == "summary":
+                    self._summary(match, tag)
+            if tag.kind in ("head", "end"):
+                self._tally(tag.dialect, match.group()[1:])
             if self.open is not None:  # the matched line belongs to the open block
                 end = scan.find(b"\n", start + 1) + 1
                 self.open.add(scan[start + 1 : end])
@@ -250,37 +218,40 @@ class LogFacts:
         if self.open is not None:
             self.open.add(scan[pos:])
 
-    def _head(self, match: re.Match[bytes]) -> None:
-        groups = {k: v.decode(errors="replace") for k, v in match.groupdict().items() if v}
-        if "mocha" in groups and not self.mocha:
+    def _tally(self, dialect: Dialect, line: bytes) -> None:
+        """Count a per-test result line of `dialect` (go's `--- PASS: TestX`)."""
+        pattern = TALLY_RES.get(dialect.name)
+        found = pattern.match(line) if pattern is not None else None
+        if found is not None:
+            outcome = found.group("outcome").decode()
+            self.tallies.setdefault(dialect.name, Counter())[outcome] += 1
+
+    def _head(self, match: re.Match[bytes], name: str, tag: dialects.Tag) -> None:
+        dialect = tag.dialect
+        if dialect.armed_by is not None and dialect.name not in self.armed:
             return
         self._close()
-        if "ut" in groups:
-            where, method = groups["utwhere"], groups["ut"]
-            name = where if where.endswith(f".{method}") else f"{where}.{method}"
-        else:
-            key = next(k for k in ("pytest", "jest", "go", "cargo", "mocha") if k in groups)
-            name = groups[key]
-            if key == "go":
-                self.go["FAIL"] += 1
-        name = clean(name.encode())
-        if "pytest" not in groups:
-            self.add_test(name)
-        self.open = _Open(name)
+        test = clean(dialect.test_id(tag.groups(match, name)).encode())
+        if dialect.heads_name_tests and dialect.full_name is None:
+            self.add_test(test)
+        self.open = _Open(test, dialect)
 
-    def _summary(self, match: re.Match[bytes]) -> None:
-        line = clean(match.group("summary"))
+    def _summary(self, match: re.Match[bytes], tag: dialects.Tag) -> None:
+        line = clean(match.group()[1:]).lstrip()
         self.summary.append(line)
-        self.mocha = self.mocha or (match.group("mochaword") == b"failing")
-
-    def _test_id(self, match: re.Match[bytes]) -> None:
-        value = match.group("pyid") or match.group("cargoid") or match.group("tapid")
-        self.add_test(clean(value))
+        arming = ARMING_RES.get(tag.dialect.name)
+        if arming is not None and arming.match(line):
+            self.armed.add(tag.dialect.name)
 
     def _close(self) -> None:
         block, self.open = self.open, None
         if block is None:
             return
+        if block.dialect.full_name is not None:  # the name goes on after the header (mocha)
+            head = b"".join(block.pieces[:2])[:MAX_BLOCK_BYTES].decode("utf-8", errors="replace")
+            following = ANSI_RE.sub("", head).splitlines()[1:]
+            block.test = block.dialect.full_name(block.test, following)
+            self.add_test(block.test)
         if self.analysed >= MAX_ANALYSED:
             self.unanalysed += 1
             return

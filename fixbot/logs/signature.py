@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
 from fixbot.core.models import Counts, Location
+from fixbot.logs import dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
 
 NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -51,7 +52,9 @@ LINE_NUMBERS = (
     (re.compile(r"\bline \d+"), "line <n>"),
     (re.compile(r"(\.\w+)\(\d+,\d+\)"), r"\1(<n>)"),
 )
-PROGRESS_RE = re.compile(r"^[.FEsxX]+\s*(?:\[\s*\d+%\])?$|^\S+::\S+ (?:PASSED|SKIPPED|XFAIL)\b")
+PROGRESS_RE = re.compile(
+    "|".join(f"^(?:{source})" for source in dialects.sources(lambda d: d.progress))
+)  # pytest's `..F.. [ 50%]` and `x.py::test_y PASSED`, from `fixbot.logs.dialects`
 
 
 def normalize(text: str, *, repo: Path | None = None) -> str:
@@ -126,161 +129,20 @@ def timeout_signature(condensed: str, *, repo: Path | None = None) -> str:
     return _sha256(["timeout", *_last_lines(condensed, 5, repo)])
 
 
-# --- counts -----------------------------------------------------------------------------------
+# --- counts, locations and test ids: from the dialects (`fixbot.logs.dialects`) -------------
 
-PYTEST_SUMMARY_RE = re.compile(
-    r"^=*\s*((?:\d+ \w+(?:, )?)+) in [\d.]+s", re.MULTILINE
-)  # `=== 1 failed, 2 passed in 0.1s ===`
-WORD_COUNT_RE = re.compile(r"(\d+) (\w+)")
-UNITTEST_RAN_RE = re.compile(r"^Ran (\d+) tests? in ", re.MULTILINE)
-UNITTEST_RESULT_RE = re.compile(r"^(?:FAILED|OK)(?: \(([^)]*)\))?\s*$", re.MULTILINE)
-JEST_RE = re.compile(r"^Tests:\s+(.*\d+ total)", re.MULTILINE)
-GO_RE = re.compile(r"^--- (FAIL|PASS|SKIP): ", re.MULTILINE)
-CARGO_RE = re.compile(r"^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored", re.M)
-CARGO_BUILD_RE = re.compile(r"^error: could not compile .* due to (\d+) previous errors?", re.M)
-FOUND_RE = re.compile(r"^Found (\d+) errors?\b", re.MULTILINE)  # mypy, ruff, tsc
-CLEAN_RE = re.compile(r"^(?:Success: no issues found|All checks passed!)", re.MULTILINE)
-TAP_RE = re.compile(r"^# (pass|fail|skipped) (\d+)$", re.MULTILINE)
-MOCHA_RE = re.compile(r"^\s*(\d+) (passing|failing|pending)\b", re.MULTILINE)
-ESLINT_RE = re.compile(r"^\u2716 \d+ problems? \((\d+) errors?, \d+ warnings?\)", re.MULTILINE)
-
-PYTEST_WORDS = {
-    "passed": "passed",
-    "failed": "failed",
-    "error": "errors",
-    "errors": "errors",
-    "skipped": "skipped",
-    "xfailed": "skipped",
-}
-
-
-def merge_counts(parts: Iterable[Counts]) -> Counts:
-    """Sum each field over `parts`; a field stays None when no part reported it."""
-    total: dict[str, int | None] = dict.fromkeys(Counts.model_fields)
-    for part in parts:
-        for name, value in part.model_dump().items():
-            if value is not None:
-                total[name] = (total[name] or 0) + value
-    return Counts(**total)
-
-
-def _pytest(text: str) -> list[Counts]:
-    found = []
-    for match in PYTEST_SUMMARY_RE.finditer(text):
-        fields: dict[str, int] = {}
-        for number, word in WORD_COUNT_RE.findall(match.group(1)):
-            if word in PYTEST_WORDS:
-                key = PYTEST_WORDS[word]
-                fields[key] = fields.get(key, 0) + int(number)
-        found.append(Counts(**fields))
-    return found
-
-
-def _unittest(text: str) -> list[Counts]:
-    ran, result = UNITTEST_RAN_RE.search(text), UNITTEST_RESULT_RE.search(text)
-    if ran is None or result is None:
-        return []
-    fields = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", result.group(1) or "")}
-    failed, errors = fields.get("failures", 0), fields.get("errors", 0)
-    skipped = fields.get("skipped", 0) + fields.get("expected failures", 0)
-    passed = max(int(ran.group(1)) - failed - errors - skipped, 0)  # two runs' lines mixed
-    return [Counts(passed=passed, failed=failed, errors=errors, skipped=skipped)]
-
-
-def _jest(text: str) -> list[Counts]:
-    found = []
-    for match in JEST_RE.finditer(text):
-        words = {word: int(n) for n, word in WORD_COUNT_RE.findall(match.group(1))}
-        found.append(
-            Counts(
-                passed=words.get("passed", 0),
-                failed=words.get("failed", 0),
-                skipped=words.get("skipped", 0) + words.get("todo", 0),
-            )
-        )
-    return found
-
-
-def _go(text: str) -> list[Counts]:
-    kinds = GO_RE.findall(text)
-    if not kinds:
-        return []
-    passed = kinds.count("PASS") if "PASS" in kinds else None
-    return [Counts(failed=kinds.count("FAIL"), passed=passed, skipped=kinds.count("SKIP") or None)]
-
-
-def _cargo(text: str) -> list[Counts]:
-    found = [
-        Counts(passed=int(p), failed=int(f), skipped=int(i)) for p, f, i in CARGO_RE.findall(text)
-    ]
-    found += [Counts(errors=int(n)) for n in CARGO_BUILD_RE.findall(text)]
-    return found
-
-
-def _checkers(text: str) -> list[Counts]:
-    found = [Counts(errors=int(n)) for n in FOUND_RE.findall(text)]
-    found += [Counts(errors=int(n)) for n in ESLINT_RE.findall(text)]
-    found += [Counts(errors=0) for _ in CLEAN_RE.findall(text)]
-    return found
-
-
-def _tap(text: str) -> list[Counts]:
-    words = {word: int(n) for word, n in TAP_RE.findall(text)}
-    if not words:
-        return []
-    return [
-        Counts(passed=words.get("pass"), failed=words.get("fail"), skipped=words.get("skipped"))
-    ]
-
-
-def _mocha(text: str) -> list[Counts]:
-    words = {word: int(n) for n, word in MOCHA_RE.findall(text)}
-    if not words:
-        return []
-    return [
-        Counts(
-            passed=words.get("passing"), failed=words.get("failing"), skipped=words.get("pending")
-        )
-    ]
-
-
-PARSERS: tuple[Callable[[str], list[Counts]], ...] = (
-    _pytest,
-    _unittest,
-    _jest,
-    _go,
-    _cargo,
-    _checkers,
-    _tap,
-    _mocha,
-)
+merge_counts = dialects.merge_counts
 
 
 def parse_counts(text: str) -> Counts:
-    """Counts from every summary line found (pytest, unittest, jest, go, cargo, mypy, ruff, tsc,
-    eslint, TAP, mocha), summed over tools; a field is None when no tool reported it."""
-    text = ANSI_RE.sub("", text)
-    return merge_counts(counts for parser in PARSERS for counts in parser(text))
+    """Counts from every summary line found (every dialect of `fixbot.logs.dialects`: pytest,
+    unittest, jest, vitest, go, cargo, mocha, TAP, node, mypy, ruff, tsc, eslint, clang),
+    summed over tools; a field is None when no tool reported it."""
+    return dialects.parse_counts(ANSI_RE.sub("", text))
 
 
-# --- locations and test ids -------------------------------------------------------------------
-
-SOURCE_EXTENSIONS = (
-    "py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|mts|cts|vue|svelte|go|rs|c|h|cc|cpp|cxx|hpp|hh|m|mm|java|kt"
-    "|kts|scala|swift|rb|php|cs|fs|ex|exs|erl|hs|ml|lua|pl|r|jl|dart|zig|sh|bash|sql|proto|tf"
-    "|toml|yaml|yml|json|cfg|ini|md|rst|txt|html|css|scss"
-)
-LOCATION_RES = (
-    re.compile(
-        rf"(?<![\w./\\~+-])(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS}))"
-        r":(?P<line>\d+)(?::(?P<col>\d+))?\b"
-    ),
-    re.compile(rf'File "(?P<path>[^"\n]+\.(?:{SOURCE_EXTENSIONS}))", line (?P<line>\d+)'),
-    re.compile(
-        rf"(?<![\w./\\~+-])(?P<path>[\w./\\~+-]*[\w-]\.(?:{SOURCE_EXTENSIONS}))"
-        r"\((?P<line>\d+),(?P<col>\d+)\)"
-    ),
-)
+LOCATION_RES = tuple(re.compile(source) for source in dialects.LOCATION_SOURCES)
+# LOCATION_RES[0] is `path:line[:col]`, [1] Python's `File "x", line N` (the frames of a failure)
 
 
 def relative_path(path: str, repo: Path | None) -> str:
@@ -294,8 +156,9 @@ def relative_path(path: str, repo: Path | None) -> str:
 
 
 def parse_locations(text: str, repo: Path | None = None) -> list[Location]:
-    """`path:line[:col]`, `File "path", line N` and tsc `path(line,col)` references, in order of
-    first appearance, de-duplicated; paths made repo-relative when inside `repo`."""
+    """`path:line[:col]` references and every dialect's own forms (Python's `File "path", line
+    N`, tsc's `path(line,col)`), in order of first appearance, de-duplicated; paths made
+    repo-relative when inside `repo`."""
     text = ANSI_RE.sub("", text).replace("file://", "")
     found: dict[tuple[str, int, int | None], int] = {}
     for pattern in LOCATION_RES:
@@ -311,25 +174,7 @@ def parse_locations(text: str, repo: Path | None = None) -> list[Location]:
     return [Location(path=p, line=line, column=c) for (p, line, c), _ in ordered]
 
 
-TEST_ID_RES = (
-    re.compile(r"^(?:FAILED|ERROR) (\S+::\S+)", re.MULTILINE),  # pytest summary
-    re.compile(r"^(\S+::\S+) (?:FAILED|ERROR)\b", re.MULTILINE),  # pytest -v
-    re.compile(r"^\s*--- FAIL: (\S+)", re.MULTILINE),  # go test
-    re.compile(r"^test (\S+) \.\.\. FAILED", re.MULTILINE),  # cargo test
-    re.compile(r"^\s*\u25cf (?!Console$)(.+?)\s*$", re.MULTILINE),  # jest
-    re.compile(r"^not ok \d+ - (.+?)\s*(?:#.*)?$", re.MULTILINE),  # TAP
-)
-UNITTEST_ID_RE = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)", re.MULTILINE)
-
-
-def _unittest_id(method: str, where: str) -> str:
-    """`tests.test_x.TestX.test_y` from both the 3.11+ and the older `(module.Class)` forms."""
-    return where if where.endswith(f".{method}") else f"{where}.{method}"
-
-
 def failing_tests(text: str) -> list[str]:
-    """Failing test ids (pytest node ids, unittest ids, go/cargo/jest/TAP names), sorted, unique."""
-    text = ANSI_RE.sub("", text)
-    names = {m.group(1) for pattern in TEST_ID_RES for m in pattern.finditer(text)}
-    names |= {_unittest_id(m, w) for m, w in UNITTEST_ID_RE.findall(text)}
-    return sorted(names)
+    """Failing test ids (pytest node ids, unittest ids, go/cargo/jest/vitest/TAP names), sorted,
+    unique (see `fixbot.logs.dialects.failing_tests`)."""
+    return dialects.failing_tests(ANSI_RE.sub("", text))

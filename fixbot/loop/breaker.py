@@ -113,6 +113,15 @@ def model_budget_spent(usage: Usage, limits: Limits) -> str | None:
     return None
 
 
+def not_a_fix(attempt: Attempt, max_diff_lines: int | None) -> str | None:
+    """Why the tree of `attempt` is no fix at all, so never the best attempt to keep: its diff
+    since the start is over `max_diff_lines` (the limit that opens the breaker, see `decide`).
+    None when it may compete on its failure counts."""
+    if max_diff_lines is not None and attempt.diff_lines > max_diff_lines:
+        return f"its diff of {attempt.diff_lines} lines is over the limit ({max_diff_lines})"
+    return None
+
+
 def _budget_reason(usage: Usage, limits: Limits) -> str | None:
     if usage.fix_attempts >= limits.max_attempts:
         return f"all {limits.max_attempts} fix attempts were used"

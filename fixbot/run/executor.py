@@ -314,8 +314,9 @@ class Run:
         recovery plan or ask for an analysis, record the outcome."""
         self.state.breaker = BreakerState.OPEN
         self.state.breaker_reason = reason
-        self.state.best_snapshot = best_snapshot(self.state.attempts)
-        outcome.keep_best(self.repo, self.state)
+        limit = self.settings.max_diff_lines
+        self.state.best_snapshot = best_snapshot(self.state.attempts, limit)
+        outcome.keep_best(self.repo, self.state, limit)
         last = self.state.attempts[-1]
         failure = None if last.passed else self.checker.failure_of(last)
         reason = reflect.recover(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
+from fixbot.loop import breaker
 from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run.report import write_report
@@ -104,9 +105,10 @@ def diverged_note(state: RunState, previous: Attempt | None) -> str | None:
     )
 
 
-def keep_best(repo: Path, state: RunState) -> None:
+def keep_best(repo: Path, state: RunState, max_diff_lines: int | None = None) -> None:
     """Leave the best tree in the working directory of an escalated run, never a worse one:
-    `state.best_snapshot` (fewest failures), else the start; `state.kept` says which."""
+    `state.best_snapshot` (fewest failures), else the start; `state.kept` says which, and which
+    attempts were no fix at all (`fixbot.loop.breaker.not_a_fix` with `max_diff_lines`)."""
     if not state.fix_attempts:
         return
     best = next((a for a in state.attempts if a.snapshot_sha == state.best_snapshot), None)
@@ -114,19 +116,31 @@ def keep_best(repo: Path, state: RunState) -> None:
         start = state.attempts[0]
         git.restore_worktree(repo, start.snapshot_sha or state.start_sha)
         state.kept = f"the start ({_problems(start)} failing): no attempt reduced the failures"
+        ruled_out = [
+            f"attempt {a.number} ({why})"
+            for a in state.fix_attempts
+            if (why := breaker.not_a_fix(a, max_diff_lines))
+        ]
+        if ruled_out:
+            state.kept += "; not kept as no fix at all: " + ", ".join(ruled_out)
         return
     git.restore_worktree(repo, state.best_snapshot)
     state.kept = f"attempt {best.number} ({_problems(best)} failing), the best attempt"
 
 
-def best_snapshot(attempts: list[Attempt]) -> str | None:
+def best_snapshot(attempts: list[Attempt], max_diff_lines: int | None = None) -> str | None:
     """The snapshot of the attempt with the fewest failures (latest on ties), or None.
 
-    Only attempts that changed files and whose failure counts are known compete; an attempt
-    whose counts are unknown is kept only when nothing else qualifies.
+    Only attempts that changed files and whose diff is within `max_diff_lines` compete (an
+    attempt over it is no fix at all, `fixbot.loop.breaker.not_a_fix`, however its counts read);
+    an attempt whose failure counts are unknown is kept only when nothing else qualifies.
     """
     tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done]
-    with_changes = [a for a in tried if a.files_changed or a.number > 1]
+    with_changes = [
+        a
+        for a in tried
+        if (a.files_changed or a.number > 1) and breaker.not_a_fix(a, max_diff_lines) is None
+    ]
     if not with_changes:
         return None
     initial = attempts[0].counts.problems if attempts else None

@@ -19,7 +19,7 @@ from tenacity import Retrying, retry_if_result, stop_after_attempt
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
-from fixbot.logs.digest import digest
+from fixbot.logs.digest import digest, of_failed_check
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts
 from fixbot.loop import breaker
@@ -203,7 +203,8 @@ class Checker:
         missing check program is permanent (`program_missing`)."""
         failure = program_missing(self.settings, digest(result, self.workdir))
         if failure.counts.problems is None and result.tail:
-            failure = failure.model_copy(update={"counts": parse_counts(result.tail)})
+            counts = of_failed_check(parse_counts(result.tail))
+            failure = failure.model_copy(update={"counts": counts})
         if self.workdir == self.repo:
             return failure
         prefix = self.workdir.relative_to(self.repo)

@@ -6,14 +6,15 @@ temporary paths, PIDs, UUIDs, the checkout path, line numbers) and changes with 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from fixbot.logs.condense import ANSI_RE
+from fixbot.logs.dialects.unittest import HEAD as UNITTEST_HEAD
 from fixbot.logs.signature import (
-    UNITTEST_ID_RE,
     failing_tests,
     failure_signature,
     normalize,
@@ -272,7 +273,7 @@ def test_failing_tests_are_sorted_unique_and_named_in_the_text(sample: str) -> N
     plain = ANSI_RE.sub("", sample)
     unittest_ids = {
         where if where.endswith(f".{method}") else f"{where}.{method}"
-        for method, where in UNITTEST_ID_RE.findall(plain)
+        for method, where in re.findall(rf"^[ \t]*{UNITTEST_HEAD}", plain, re.MULTILINE)
     }
     for name in names:
         assert name in plain or name in unittest_ids

@@ -227,6 +227,33 @@ def test_digest_of_a_real_pytest_failure(tmp_path: Path) -> None:
     assert changed.signature != failure.signature
 
 
+SUBTESTS = """\
+def test_windowed(subtests):
+    for size in range(12):
+        with subtests.test(size=size):
+            assert size != 7, "windowed(range(12), 7) lost its last window"
+
+
+def test_first():
+    assert [1][0] == 1
+"""
+
+
+def test_digest_of_a_real_pytest_9_run_with_subtests_knows_its_counts(tmp_path: Path) -> None:
+    # issue 23: pytest 9 prints `N subtests passed` in its summary (with -q); that summary did
+    # not parse, so every failure count was unknown
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "test_more.py").write_text(SUBTESTS)
+    result = run_check(pytest_check(repo), repo, tmp_path / "check.log", 60)
+    failure = digest(result, repo)
+    assert any("subtests passed" in line for line in failure.summary), failure.summary
+    # pytest 9.2: `2 failed, 1 passed, 11 subtests passed` (the failing subtest and the test
+    # that contains it); the 11 passing subtests are not tests
+    assert (failure.counts.failed, failure.counts.passed, failure.counts.problems) == (2, 1, 2)
+    assert failure.failing_tests == ["tests/test_more.py::test_windowed"]
+
+
 def test_digest_of_a_timeout_is_stable(tmp_path: Path) -> None:
     command = "echo collected 3 items; echo tests/test_io.py::test_read; sleep 30"
     first = digest(run_check(command, tmp_path, tmp_path / "a.log", timeout=0.3, grace=0.2))

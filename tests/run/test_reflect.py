@@ -262,3 +262,56 @@ def test_a_state_with_the_old_text_diagnosis_loads_it_as_the_hypothesis() -> Non
     assert old.hypothesis == "the slice is off" and old.diagnosis is None
     new = Attempt.model_validate({"number": 1, "diagnosis": WHY.model_dump(mode="json")})
     assert new.diagnosis == WHY and new.hypothesis is None
+
+
+UNPARSED_CHECK = """\
+import sys
+print("tests/test_more.py::test_windowed FAILED")
+print("E   AssertionError: windowed(range(3), 2) != [(0, 1), (1, 2)]")
+print("the summary is in a wording no parser reads: the failure counts are unknown")
+sys.exit(1)
+"""
+REFORMAT = """\
+import pathlib
+path = pathlib.Path("more.py")
+path.write_text(path.read_text().replace("'", '"'))
+"""
+
+
+def test_a_reformat_over_the_diff_limit_is_never_kept_as_the_best_attempt(tmp_path: Path) -> None:
+    # more-itertools in miniature (issue 23): the counts are unknown before the fix, a fix
+    # command reformats thousands of lines, the check still fails, the breaker stops the diff
+    # as "not a fix". That tree used to be kept as "the best attempt" (and its snapshot pushed
+    # as a draft pull request by the Action); the start is kept instead.
+    big = "".join(f"value_{n} = 'x{n}'\n" for n in range(1_500))
+    repo = make_repo(
+        tmp_path / "repo", {"check.py": UNPARSED_CHECK, "more.py": big, "reformat.py": REFORMAT}
+    )
+    settings = Settings(
+        check=f"{sys.executable} check.py",
+        fix_commands=[f"{sys.executable} reformat.py"],
+        max_diff_lines=500,
+    )
+    agents = engine.build_agents(settings, {})
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=agents)
+    assert outcome.outcome is OutcomeKind.ESCALATED and "is not a fix" in outcome.reason
+    reformat = state.attempts[1]
+    assert reformat.files_changed == ["more.py"] and reformat.diff_lines == 3_000
+    assert state.attempts[0].counts.problems is None and reformat.counts.problems is None
+    assert state.best_snapshot is None
+    assert (repo / "more.py").read_text() == big  # the working directory holds the start
+    assert state.kept is not None and state.kept.startswith("the start (unknown failing)")
+    assert "attempt 1 (its diff of 3000 lines is over the limit (500))" in state.kept
+    assert "The best attempt" not in Path(outcome.report_path or "").read_text()
+
+
+def test_a_red_check_whose_only_summary_says_clean_has_unknown_failures(tmp_path: Path) -> None:
+    # `ruff check . && pytest` with ruff clean and pytest crashed before its summary: the one
+    # summary line says 0 errors, the check is red; its failures are unknown, not 0
+    check = "import sys\nprint('All checks passed!')\nprint('worker crashed')\nsys.exit(1)\n"
+    repo = make_repo(tmp_path / "repo", {"check.py": check, "value.txt": "a\n"})
+    fixer = ScriptedFixer().enqueue({"value.txt": "b\n"})
+    outcome, state = run(repo, Agents(fixer), check=f"{sys.executable} check.py", max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert [a.counts.problems for a in state.attempts] == [None, None]
+    assert [a.counts.errors for a in state.attempts] == [None, None]

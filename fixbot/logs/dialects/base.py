@@ -1,0 +1,109 @@
+"""The interface of one test-runner (or checker) output dialect: what its output looks like.
+
+A `Dialect` is data: regular-expression sources for its summary lines, failing-test-id lines,
+failure-block headers and ends, error lines and locations, plus one pure function from text to
+the counts its summary lines report. `fixbot.logs.dialects` lists every dialect; the condensing
+pass, the whole-log facts, the signature and the classifier build their patterns from that list.
+Adding a runner is one module here (listed in `DIALECTS`) and one corpus file
+(`tests/data/summaries/<name>.txt`).
+
+Every source but `failing`, `id_forms` and `locations` (searched anywhere) and `diagnostics`
+(right after a file's path) is matched at the start of a line after its indentation (ANSI codes
+removed), so it must begin with a literal or a character class (the combined patterns skip lines
+that cannot match at once) and use `$` (not `\\n`) for a line's end. Named groups: a test-id or
+header source has `test` (and optionally `where`), a location source `path`, `line` and
+optionally `col`, a tally source `outcome`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from fixbot.core.models import Counts
+
+WORD_COUNT_RE = re.compile(r"(\d+) (\w+)")
+
+
+def no_counts(text: str) -> list[Counts]:
+    """The counts of a dialect that reports none."""
+    return []
+
+
+def plain_id(groups: Mapping[str, str]) -> str:
+    """A test id that is its `test` group as printed."""
+    return groups.get("test", "")
+
+
+def no_file(test: str) -> str | None:
+    """The file of a test id, for dialects whose ids name none."""
+    return None
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One output dialect. `name` is the module's name; `source` the tool and versions whose
+    output the patterns were taken from (see `tests/data/summaries/<name>.txt`).
+
+    - `summary`: summary lines (counts); `counts(text)` parses them (text without ANSI codes,
+      whole lines) into one `Counts` per summary found, `None` fields where not reported;
+    - `test_ids`: lines naming a failing test; `test_id(groups)` makes the id from the groups;
+      `condensed_ids` the same, looked for in the condensed log only (a form that starts
+      like every other line, such as pytest -v's result line, would slow the whole-log pass);
+      `id_forms`: a test id as it stands anywhere inside a line, so lines that differ only in
+      the test they name compare equal;
+    - `heads`/`ends`: the first line of one failing test's report and lines that end it;
+      `heads_name_tests`: a header names a failing test (pytest's headers are not node ids);
+      `full_name(name, following)`: the test's name when it goes on over the lines after the
+      header (mocha prints a title path one title a line), from the header's name and the
+      block's next lines (ANSI codes removed);
+      `armed_by`: headers count only after a summary line matching it (mocha's `N failing`);
+    - `tally` and `tallied`: per-test result lines (go's `--- PASS:`) counted over the whole
+      log by their `outcome` group, and the counts those tallies make;
+    - `errors`: lines stating a failure, `markers` lines locating it (a report's header, a
+      traceback), both kept in the condensed log; `diagnostics`: what follows a file's path on
+      a compiler's or linter's diagnostic line (tsc's `(1,7): error`), matched right after it;
+      `progress`: whole lines of progress that never stand for a failure (pytest's `..F..
+      [ 50%]`); `failing`: lines that say tests failed (the classifier's `test_failure` rule);
+    - `locations`: `path:line` forms particular to the dialect;
+    - `file_of(test_id)`: the file or module a test id belongs to, None when it names none.
+    """
+
+    name: str
+    source: str
+    summary: tuple[str, ...] = ()
+    counts: Callable[[str], list[Counts]] = no_counts
+    test_ids: tuple[str, ...] = ()
+    condensed_ids: tuple[str, ...] = ()
+    id_forms: tuple[str, ...] = ()
+    test_id: Callable[[Mapping[str, str]], str] = plain_id
+    heads: tuple[str, ...] = ()
+    heads_name_tests: bool = True
+    full_name: Callable[[str, list[str]], str] | None = None
+    armed_by: str | None = None
+    ends: tuple[str, ...] = ()
+    tally: str | None = None
+    tallied: Callable[[Mapping[str, int]], Counts] = lambda outcomes: Counts()
+    errors: tuple[str, ...] = ()
+    markers: tuple[str, ...] = ()
+    diagnostics: tuple[str, ...] = ()
+    progress: tuple[str, ...] = ()
+    failing: tuple[str, ...] = ()
+    locations: tuple[str, ...] = ()
+    file_of: Callable[[str], str | None] = no_file
+
+
+def word_counts(text: str, words: Mapping[str, str]) -> Counts:
+    """`Counts` from `N word` pairs in `text`, each word mapped to a field by `words` (others,
+    such as `warnings`, ignored); several words of one field are summed."""
+    fields: dict[str, int] = {}
+    for number, word in WORD_COUNT_RE.findall(text):
+        if word in words:
+            fields[words[word]] = fields.get(words[word], 0) + int(number)
+    return Counts(**fields)
+
+
+def compile_lines(sources: Iterable[str]) -> re.Pattern[str]:
+    """One multi-line pattern: any of `sources` at a line's start, after indentation."""
+    return re.compile(r"^[ \t]*(?:" + "|".join(f"(?:{s})" for s in sources) + ")", re.MULTILINE)

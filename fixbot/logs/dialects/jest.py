@@ -1,0 +1,54 @@
+"""jest (30.x): `Test Suites: 1 failed, 1 passed, 2 total`, `Tests:       2 failed, 1 skipped, 1
+todo, 2 passed, 6 total`, `● suite > name`.
+
+A suite that fails to run (a syntax error, an import that throws) fails no test: jest then
+prints `Tests:       1 passed, 1 total` under `Test Suites: 1 failed`. Each suite with failing
+tests has at least one, so at least (failed suites - failed tests) suites failed to run: those
+are counted as errors, or a red run would read as "0 failing".
+"""
+
+from __future__ import annotations
+
+import re
+
+from fixbot.core.models import Counts
+from fixbot.logs.dialects.base import Dialect, word_counts
+
+SUMMARY_RE = re.compile(r"^(Test Suites|Tests):\s+(.*\d+ total)", re.MULTILINE)
+FIELDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": "skipped"}
+
+
+def counts(text: str) -> list[Counts]:
+    """One `Counts` per `Tests:` line (a skipped or todo test counts as skipped), with the
+    suites that failed to run, as far as the `Test Suites:` line before it tells, as errors."""
+    found, suites_failed = [], 0
+    for match in SUMMARY_RE.finditer(text):
+        words = word_counts(match.group(2), FIELDS)
+        if match.group(1) == "Test Suites":
+            suites_failed = words.failed or 0
+            continue
+        failed = words.failed or 0
+        found.append(
+            Counts(
+                passed=words.passed or 0,
+                failed=failed,
+                errors=max(suites_failed - failed, 0) or None,
+                skipped=words.skipped or 0,
+            )
+        )
+        suites_failed = 0
+    return found
+
+
+DIALECT = Dialect(
+    name="jest",
+    source="jest 30.5.2",
+    summary=(r"Tests?:[ \t]+\d+[^\n]*", r"Test Suites:[ \t]+\d+[^\n]*"),
+    counts=counts,
+    test_ids=("\u25cf (?!Console\\b)(?P<test>.+?)[ \\t]*$",),
+    id_forms=("(?<=\u25cf ).+",),
+    heads=("\u25cf (?!Console\\b)(?P<test>[^\\n]+)",),
+    ends=(r"Test Suites: ",),
+    errors=("\u25cf ", r"(?:Expected|Received)(?: value)?:"),  # the second: node's assert too
+    failing=("^\\s*\u25cf ", r"^Tests:.*failed"),
+)

@@ -1,0 +1,83 @@
+"""pytest 7, 8 and 9: `=== 1 failed, 2 passed in 0.12s ===`, `-q`'s bare line, `FAILED node::id`.
+
+The summary words are pytest's `KNOWN_TYPES` (`src/_pytest/terminal.py`, 9.2.0): failed,
+passed, skipped, deselected, xfailed, xpassed, warnings, error, and since 9.0 `subtests
+passed`, `subtests failed`, `subtests skipped` (the built-in `subtests` fixture; the
+pytest-subtests plugin printed the same words before). pytest 9.2 reports a failing subtest in
+`failed` and a skipped one in `skipped` already, and `N subtests passed` counts subtests, not
+tests: the passed subtests are not added to `passed`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from fixbot.core.models import Counts
+from fixbot.logs.dialects.base import Dialect
+
+WORD = r"(?:subtests )?\w+"
+SUMMARY_RE = re.compile(
+    rf"^[ \t]*=*[ \t]*((?:\d+ {WORD}(?:, )?)+) in [\d.]+s", re.MULTILINE
+)  # `=== 1 failed, 2 passed in 0.1s ===`, `2 failed, 8 subtests passed in 0.61s`
+WORD_COUNT_RE = re.compile(rf"(\d+) ({WORD})")
+FIELDS = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "errors",
+    "errors": "errors",
+    "skipped": "skipped",
+    "xfailed": "skipped",
+    "subtests failed": "failed",
+    "subtests skipped": "skipped",
+}  # not counted: deselected, xpassed, warnings, subtests passed
+
+
+def counts(text: str) -> list[Counts]:
+    """One `Counts` per pytest summary line in `text`."""
+    found = []
+    for match in SUMMARY_RE.finditer(text):
+        fields: dict[str, int] = {}
+        for number, word in WORD_COUNT_RE.findall(match.group(1)):
+            if word in FIELDS:
+                fields[FIELDS[word]] = fields.get(FIELDS[word], 0) + int(number)
+        found.append(Counts(**fields))
+    return found
+
+
+def file_of(test: str) -> str | None:
+    """`tests/x.py` of the node id `tests/x.py::TestX::test_y`."""
+    return test.split("::", 1)[0] if "::" in test else None
+
+
+DIALECT = Dialect(
+    name="pytest",
+    source="pytest 7.4.4, 8.4.2, 9.2.0 (terminal.py)",
+    summary=(
+        r"=+ (?:\d+ \w+|no tests ran)[^\n]* in [\d.]+s[^\n]*",
+        r"\d+ (?:failed|passed|skipped|errors?|xfailed|xpassed|deselected|warnings?"
+        r"|subtests (?:passed|failed|skipped))\b[^\n]* in [\d.]+s[^\n]*",  # -q
+        r"no tests ran in ",
+    ),
+    counts=counts,
+    test_ids=(r"(?:FAILED|ERROR) (?P<test>\S+::[^\s]+)",),  # the short test summary
+    condensed_ids=(r"(?P<test>[^\s:]++::\S++) (?:FAILED|ERROR)\b",),  # -v
+    id_forms=(r"\S+::\S+",),
+    heads=(r"_{3,} (?P<test>[^\n]+?) _{3,}[ \t]*$",),
+    heads_name_tests=False,  # `____ TestX.test_y ____`: the node ids come from `FAILED` lines
+    ends=(r"={5,}",),
+    errors=(
+        r"E {2,}\S",  # assertion detail
+        r"(?:FAILED|FAIL|ERROR)(?::|\s(?!\s)|$)",  # also unittest's and go's; not captured logs
+    ),
+    markers=(
+        r"___+ .+ ___",  # a test's report header
+        r"===+ (?:FAILURES|ERRORS|short test summary info) ===",
+        r">\s",  # the failing source line
+    ),
+    progress=(
+        r"[.FEsxXu,]+\s*(?:\[\s*\d+%\])?$",  # `u`: a subtest (9.x), `,` (pytest-subtests)
+        r"\S+::\S+ (?:PASSED|SKIPPED|XFAIL|SUBPASSED|SUBSKIPPED)\b",  # -v
+    ),
+    failing=(r"^(?:FAILED|FAIL)\b", r"\b\d+ failed\b"),
+    file_of=file_of,
+)
