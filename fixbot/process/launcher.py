@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
@@ -87,3 +88,21 @@ def launcher_for(
         settings.max_log_bytes,
         sandbox.private_names(settings.state_dir),
     )
+
+
+def inputs_path(settings: Settings, workdir: Path) -> Path | None:
+    """The file fed to the check's standard input (`inputs-file`, relative to `workdir`), or None.
+
+    Raises `ConfigError` when it is set but is not a readable file.
+    """
+    if not settings.inputs_file:
+        return None
+    path = (workdir / settings.inputs_file).resolve()
+    if not path.is_file():
+        raise ConfigError(
+            [
+                f"inputs-file {settings.inputs_file}: no such file ({path}); pass --inputs FILE "
+                "with a file that holds the check's standard input"
+            ]
+        )
+    return path

@@ -21,14 +21,14 @@ from fixbot.logs.joblog import FirstFailure
 from fixbot.loop.state import RunState
 from fixbot.process import git, sandbox
 from fixbot.process.cancel import Cancelled, sigterm_cancels
-from fixbot.process.launcher import launcher_for
+from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run.agents import Agents, build_agents
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
 from fixbot.run.preflight import preflight
 from fixbot.run.store import prepare_state
-from fixbot.run.verify import Checker, inputs_path
+from fixbot.run.verify import Checker
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
 

@@ -15,10 +15,9 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.settings import Settings
 from fixbot.process import git, sandbox
-from fixbot.process.launcher import launcher_for
+from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run.outcome import report_file
-from fixbot.run.verify import inputs_path
 from fixbot.security.redact import Redactor
 
 RECHECK_LOG = "recheck.log"  # inside `<state dir>/runs/<run id>/`

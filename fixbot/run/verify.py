@@ -16,7 +16,6 @@ from pathlib import Path
 
 from tenacity import Retrying, retry_if_result, stop_after_attempt
 
-from fixbot.core.errors import ConfigError
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
 from fixbot.logs.digest import digest, of_failed_check
@@ -30,24 +29,6 @@ from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
 
 EXCERPT_LINES = 25
-
-
-def inputs_path(settings: Settings, workdir: Path) -> Path | None:
-    """The file fed to the check's standard input (`inputs-file`, relative to `workdir`), or None.
-
-    Raises `ConfigError` when it is set but is not a readable file.
-    """
-    if not settings.inputs_file:
-        return None
-    path = (workdir / settings.inputs_file).resolve()
-    if not path.is_file():
-        raise ConfigError(
-            [
-                f"inputs-file {settings.inputs_file}: no such file ({path}); pass --inputs FILE "
-                "with a file that holds the check's standard input"
-            ]
-        )
-    return path
 
 
 def program_missing(settings: Settings, failure: Failure) -> Failure:
