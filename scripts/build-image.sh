@@ -24,6 +24,17 @@ MIRROR="${FIXBOT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 BASE_PACKAGES=python3,python3-venv,python3-pip,ca-certificates
 CA_BUNDLE="${FIXBOT_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}"
 
+# Debian's container images (debuerreotype's "slim" variant, which python:*-slim builds on) keep
+# no documentation, manual pages or translations, and tell dpkg not to install them: the same here.
+SLIM='path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/lintian/overrides/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/man/*'
+
 die() {
   echo "build-image.sh: $*" >&2
   exit 1
@@ -37,10 +48,18 @@ flock 9 # one build at a time: two test sessions share the cache
 
 bh() { buildah --root "$CACHE/storage" --runroot "$CACHE/run" --storage-driver vfs "$@"; }
 have() { bh inspect --type image "$1" >/dev/null 2>&1; }
+# Remove the other tags of repository $1 than $2: with vfs every image is a full copy on disk.
+prune() {
+  local old
+  for old in $(bh images --noheading --format '{{.Name}}:{{.Tag}}'); do
+    if [ "${old%:*}" = "$1" ] && [ "$old" != "$2" ]; then bh rmi "$old" >/dev/null 2>&1 || true; fi
+  done
+}
 
 # -- the stand-in base -------------------------------------------------------------------------
 base_recipe() {
-  printf '%s\n' "$SUITE" "$BASE_PACKAGES" "minbase" "usr-local-python" "no-externally-managed" "v1"
+  printf '%s\n' "$SUITE" "$BASE_PACKAGES" "$MIRROR" minbase usr-local-python no-externally-managed
+  printf '%s\n' "$SLIM"
 }
 base_key=$(base_recipe | sha256sum | cut -c1-12)
 BASE="localhost/fixbot-base:$base_key"
@@ -69,6 +88,10 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb
+  printf '%s\n' "$SLIM" >"$rootfs/etc/dpkg/dpkg.cfg.d/docker-slim"
+  find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+  find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
+  rm -rf "$rootfs"/usr/share/{groff,info,linda,man,locale}/* "$rootfs"/usr/share/lintian/overrides/*
   ctr=$(bh from --quiet scratch)
   trap 'bh rm "$ctr" >/dev/null 2>&1 || true' EXIT
   mnt=$(bh mount "$ctr")
@@ -81,6 +104,7 @@ EOF
   trap - EXIT
   rm -rf "$rootfs"
 fi
+prune localhost/fixbot-base "$BASE"
 
 
 # -- the image -----------------------------------------------------------------------------------
@@ -109,9 +133,6 @@ if ! have "$IMAGE"; then
   bh build --quiet --isolation chroot --network host --pull=never --from "$BASE" \
     --volume "$CA_BUNDLE:/etc/fixbot-build/ca.crt:ro" --volume "$conf:/etc/pip.conf:ro" \
     --tag "$IMAGE" --file Dockerfile . >&2
-  # Keep the newest images only: with vfs every image is a full copy on disk.
-  bh images --format '{{.Name}}:{{.Tag}} {{.CreatedAtRaw}}' --filter reference='localhost/fixbot' \
-    | grep -v "^$IMAGE " | awk '{print $1}' | xargs -r buildah --root "$CACHE/storage" \
-      --runroot "$CACHE/run" --storage-driver vfs rmi >/dev/null 2>&1 || true
 fi
+prune localhost/fixbot "$IMAGE"
 echo "$IMAGE"

@@ -104,6 +104,10 @@ def test_the_image_has_fixbot_uv_git_and_the_unprivileged_user(container: Contai
     venv = container.shell("stat -c '%u %a' /opt/venv/bin; test ! -e /opt/venv/bin/fixbot")
     assert venv.split()[0] == str(RUNNER_UID)
     assert container.shell("id -u") == f"{RUNNER_UID}\n"  # the helper's own user switch works
+    # The machine's CA bundle and pip configuration were mounted into the build, never copied:
+    # buildah leaves its empty mount points, nothing else.
+    leftovers = "cat /etc/pip.conf /etc/fixbot-build/ca.crt 2>/dev/null | wc -c"
+    assert container.shell(leftovers, user=None).strip() == "0"
 
 
 def test_the_entrypoint_is_tini_then_fixbot_action(image: BuiltImage) -> None:
