@@ -7,9 +7,9 @@
 # stand-in for python:3.11-slim-bookworm made with debootstrap from Debian's mirror (see
 # docs/image.md, "The stand-in base"). Both are cached in $FIXBOT_IMAGE_CACHE (default
 # ~/.cache/fixbot/image, buildah's own storage under it) by the hash of what goes into them:
-# the base by this script's base recipe, the image by the Dockerfile, constraints.txt,
-# pyproject.toml, README.md and fixbot/ (what the Dockerfile copies). A second run with the same
-# files builds nothing. Needs root, buildah and debootstrap (`apt-get install buildah
+# the base by this script's base recipe, the image by the Dockerfile, .dockerignore,
+# constraints.txt, pyproject.toml, README.md and fixbot/ (what the Dockerfile copies). A second
+# run with the same files builds nothing. Needs root, buildah and debootstrap (`apt-get install buildah
 # debootstrap`; scripts/setup.sh installs them when it runs as root).
 #
 # The machine's CA bundle and pip configuration (index, certificate) are mounted into the build
@@ -110,9 +110,8 @@ prune localhost/fixbot-base "$BASE"
 # -- the image -----------------------------------------------------------------------------------
 image_key=$( (
   echo "$BASE"
-  sha256sum Dockerfile constraints.txt pyproject.toml README.md
-  find fixbot -type f -name '*.py' -o -type f -name '*.typed' -o -type f -name '*.json' \
-    | LC_ALL=C sort | xargs sha256sum
+  sha256sum Dockerfile .dockerignore constraints.txt pyproject.toml README.md
+  find fixbot -type f -not -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 ) | sha256sum | cut -c1-12)
 IMAGE="localhost/fixbot:$image_key"
 if ! have "$IMAGE"; then

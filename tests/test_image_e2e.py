@@ -28,6 +28,7 @@ from tests.fakes.image import (
     ContainerRun,
     built_image,
     image_unavailable,
+    require,
 )
 from tests.fakes.model_server import FakeModelServer, tool_call
 from tests.fakes.paths import ROOT
@@ -43,10 +44,7 @@ ISOLATION = "needs the isolation work (branch w-isolation): "
 @pytest.fixture(scope="session")
 def image() -> BuiltImage:
     """The built image; skipped (failed under CI=true) when it cannot be built here."""
-    if UNAVAILABLE is not None:
-        if IN_CI:
-            pytest.fail(f"CI=true, and fixbot's image cannot be tested: {UNAVAILABLE}")
-        pytest.skip(UNAVAILABLE)
+    require(UNAVAILABLE, IN_CI)
     return built_image()
 
 
@@ -394,7 +392,7 @@ else:
                 os._exit(0)
             with open("/tmp/hopper.log", "a") as log:
                 log.write(f"{os.getpid()}\n")
-            time.sleep(0.02)
+            time.sleep(0.001)
     time.sleep(0.3)
 os.execvp("lint-app", ["lint-app"])
 """

@@ -34,6 +34,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.action_env import (
     REPOSITORY,
     RUN_ID,
@@ -103,6 +105,16 @@ def image_unavailable() -> str | None:
     if filesystems.exists() and "overlay" not in filesystems.read_text(encoding="utf-8"):
         return "the kernel has no overlayfs (modprobe overlay)"
     return None
+
+
+def require(unavailable: str | None, in_ci: bool) -> None:
+    """Skip the calling test with the reason `unavailable` (from `image_unavailable`), or fail it
+    when `in_ci` (`CI=true`: CI runs as root and must run the image tests); nothing when None."""
+    if unavailable is None:
+        return
+    if in_ci:
+        pytest.fail(f"CI=true, and fixbot's image cannot be tested: {unavailable}")
+    pytest.skip(unavailable)
 
 
 @dataclass(frozen=True)
