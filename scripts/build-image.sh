@@ -48,12 +48,15 @@ flock 9 # one build at a time: two test sessions share the cache
 
 bh() { buildah --root "$CACHE/storage" --runroot "$CACHE/run" --storage-driver vfs "$@"; }
 have() { bh inspect --type image "$1" >/dev/null 2>&1; }
-# Remove the other tags of repository $1 than $2: with vfs every image is a full copy on disk.
+# Keep the newest $KEEP tags of repository $1 and $2 (the one in use): with vfs every image is a
+# full copy on disk, and a test session of another work tree may still run an older one.
+KEEP="${FIXBOT_IMAGE_KEEP:-3}"
 prune() {
   local old
-  for old in $(bh images --noheading --format '{{.Name}}:{{.Tag}}'); do
-    if [ "${old%:*}" = "$1" ] && [ "$old" != "$2" ]; then bh rmi "$old" >/dev/null 2>&1 || true; fi
-  done
+  bh images --noheading --format '{{.CreatedAtRaw}}|{{.Name}}:{{.Tag}}' | sort -r | cut -d'|' -f2 \
+    | awk -v repo="$1" -v keep="$2" -v n="$KEEP" \
+      'index($0, repo ":") == 1 && $0 != keep { if (++seen >= n) print }' \
+    | while read -r old; do bh rmi "$old" >/dev/null 2>&1 || true; done
 }
 
 # -- the stand-in base -------------------------------------------------------------------------
