@@ -15,3 +15,5 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ constraints.txt -nt
   bash scripts/realmodel.sh
   touch "$stamp"
 fi
+# The container image's tests build the image with buildah (as root, with apt-get: installed here).
+bash scripts/image-tools.sh

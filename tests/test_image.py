@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from tests.fakes import image
 from tests.fakes.paths import ROOT
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
@@ -44,3 +47,19 @@ def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> No
 
 def test_fixbot_knows_it_runs_in_the_container() -> None:
     assert "FIXBOT_RUNTIME=container" in " ".join(instructions("ENV"))
+
+
+def test_the_image_tests_skip_with_the_reason_and_fail_under_ci() -> None:
+    with pytest.raises(pytest.skip.Exception, match="buildah is missing"):
+        image.require("buildah is missing", in_ci=False)
+    with pytest.raises(pytest.fail.Exception, match=r"CI=true, and .* buildah is missing"):
+        image.require("buildah is missing", in_ci=True)
+    image.require(None, in_ci=True)
+
+
+def test_not_root_is_a_reason_not_to_build_the_image(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("os.geteuid", lambda: 1000)
+    assert "needs root" in str(image.image_unavailable())
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert str(image.image_unavailable()).startswith("buildah is missing")
