@@ -24,7 +24,9 @@ from fixbot.github import cifail, conversation
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
-from fixbot.github.events import commands, gates, threads
+from fixbot.github.events import gates, threads
+from fixbot.github.events.commands import comment
+from fixbot.github.events.commands.base import Reply
 from fixbot.github.events.event import (
     PULL_REQUEST_EVENTS,
     Event,
@@ -140,7 +142,7 @@ def _decide(ctx: Context, event: Event) -> Intent:
     level = ctx.permissions().level(login)
     decided = authorize(chosen, login, level, minimum)
     if decided.reply:  # the polite refusal a commenter sees
-        text = commands.refusal_reply(login, level.value, minimum.value)
+        text = comment.refusal_reply(login, level.value, minimum.value)
         conversation.reply(ctx, event, text)
         conversation.react(ctx, event, "confused")
         return decided.model_copy(update={"reply": False})
@@ -148,16 +150,16 @@ def _decide(ctx: Context, event: Event) -> Intent:
 
 
 def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
-    """Answer `/fixbot help` or `status`, or run `/fixbot retry` on the pull request."""
+    """Answer the command (`/fixbot help`, `status`, ...) or run the fix it asks for
+    (`/fixbot retry`) on the pull request."""
     command, number = chosen.command, event.comment_issue
     assert command is not None and number is not None
     conversation.react(ctx, event, "eyes")
-    if command.kind is commands.CommandKind.HELP:
-        conversation.reply(ctx, event, conversation.help_text(command))
-        return _bare(ctx, OutcomeKind.REFUSED, "answered `/fixbot help`; nothing was run")
-    if command.kind is commands.CommandKind.STATUS:
-        conversation.reply(ctx, event, conversation.status_text(ctx, number))
-        return _bare(ctx, OutcomeKind.REFUSED, "answered `/fixbot status`; nothing was run")
+    said = comment.answer(command, conversation.Desk(ctx, number))
+    if isinstance(said, Reply):
+        conversation.reply(ctx, event, said.text)
+        why = f"answered `/fixbot {command.kind}`; nothing was run"
+        return _bare(ctx, OutcomeKind.REFUSED, why)
     pulled = event.with_pull_request(
         pull_request_of(ctx.rest().pull_request(number), event.repository)
     )
@@ -176,7 +178,7 @@ def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
     conversation.begin(ctx, talk, "retry", number, write=True)
     retry = Intent(kind=IntentKind.FIX, patch_only=verdict.patch_only)
     try:
-        data = _fix(ctx, pulled, retry, talk, hint=command.hint, tried=tried)
+        data = _fix(ctx, pulled, retry, talk, hint=said.hint, tried=tried)
     except (ConfigError, git.GitError, GitHubError):
         conversation.react(ctx, event, "confused")
         raise

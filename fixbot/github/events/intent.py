@@ -22,8 +22,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from fixbot.github.events import commands
-from fixbot.github.events.commands import Command
+from fixbot.github.events.commands.base import Command
+from fixbot.github.events.commands.comment import parse as parse_command
 from fixbot.github.events.event import Event, EventName
 from fixbot.github.events.gates import gate_event
 from fixbot.github.events.permission import Level, allows
@@ -105,7 +105,7 @@ def _comment(event: Event) -> Intent:
         return refuse(f"the comment was {event.action}: only new comments count", quiet=True)
     if comment.author.bot:
         return refuse(f"the comment is by the bot @{comment.author.login}: ignored", quiet=True)
-    command = commands.parse(comment.body)
+    command = parse_command(comment.body)
     if command is None:
         return refuse("the comment holds no `/fixbot` command", quiet=True)
     return Intent(kind=IntentKind.COMMAND, command=command, ask_permission=comment.author.login)
