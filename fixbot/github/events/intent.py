@@ -1,6 +1,6 @@
 """From event to intent: one pure decision of what a workflow run is for.
 
-Each event becomes one `Intent` (see DESIGN.md, "From event to intent"):
+Each event becomes one `Intent`:
 - FIX: fix the check (pull_request, push, workflow_run, workflow_dispatch, schedule); on a
   same-repository pull request the in-scope review threads follow a green check;
 - THREADS: a reviewer asked (pull_request_review submitted as `changes_requested` or
