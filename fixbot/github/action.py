@@ -27,15 +27,11 @@ from fixbot.github.api.rest import GitHub
 from fixbot.github.events import gates, threads
 from fixbot.github.events.commands import comment
 from fixbot.github.events.commands.base import Reply
-from fixbot.github.events.event import (
-    PULL_REQUEST_EVENTS,
-    Event,
-    EventName,
-    load_event,
-    pull_request_of,
-)
+from fixbot.github.events.data import Event, pull_request_of
+from fixbot.github.events.event import load_event
 from fixbot.github.events.inputs import variable
 from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
+from fixbot.github.events.kinds import registry
 from fixbot.github.events.permission import Level
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
@@ -57,13 +53,19 @@ TOKEN_VARIABLES = (
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 )
-THREAD_EVENTS = (*PULL_REQUEST_EVENTS, EventName.ISSUE_COMMENT)
-# A person asked for these runs: the head commit may be fixbot's own (no self-trigger loop).
-ASKED_EVENTS = (
-    EventName.PULL_REQUEST_REVIEW,
-    EventName.PULL_REQUEST_REVIEW_COMMENT,
-    EventName.ISSUE_COMMENT,
-)
+
+
+def _threads(event: Event) -> bool:
+    """True when the event's kind is about a pull request's threads and run history."""
+    kind = registry.find(event.name)
+    return kind is not None and kind.threads
+
+
+def _asked(event: Event) -> bool:
+    """True when a person asked for the run: the head commit may be fixbot's own (a push of
+    fixbot's own does not start another run; a reviewer or a command does)."""
+    kind = registry.find(event.name)
+    return kind is not None and kind.asked
 
 
 def main(
@@ -112,7 +114,7 @@ def _run(ctx: Context) -> render.Report:
         return _command(ctx, event, chosen)
     talk = Conversation()
     pr = event.pull_request
-    if pr is not None and not event.fork and event.name in THREAD_EVENTS:
+    if pr is not None and not event.fork and _threads(event):
         try:
             talk, busy = conversation.open_history(
                 ctx, pr.number, workflow_value(ctx.env, "max_runs_per_day")
@@ -205,7 +207,7 @@ def _fix(
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
     head_verdict = gates.gate_head(author, subject)
-    if not head_verdict.allowed and event.name not in ASKED_EVENTS:
+    if not head_verdict.allowed and not _asked(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
     if ci.refusal is not None:
@@ -249,7 +251,7 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
     check is fixed without threads.
     """
     pr = event.pull_request
-    if event.name not in THREAD_EVENTS or pr is None or event.fork or settings.max_threads <= 0:
+    if not _threads(event) or pr is None or event.fork or settings.max_threads <= 0:
         return threads.Scope()
     owner, name = event.repository.split("/", 1)
     level_of = None if settings.thread_authors is ThreadAuthors.ANY else ctx.permissions().level

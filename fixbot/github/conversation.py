@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fixbot.core.errors import GitHubError
 from fixbot.core.models import OutcomeKind
 from fixbot.github.api.context import Context
-from fixbot.github.events.event import Event
+from fixbot.github.events.data import Event
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 
