@@ -28,7 +28,8 @@ GitName = Annotated[str, AfterValidator(_git_safe)]
 
 
 class EventName(StrEnum):
-    """The workflow events fixbot handles (`GITHUB_EVENT_NAME`)."""
+    """The names (`GITHUB_EVENT_NAME`) of the events fixbot ships a kind for; what it handles
+    is what `kinds.registry.KINDS` lists (a test keeps the two in step)."""
 
     PULL_REQUEST = "pull_request"
     PUSH = "push"
