@@ -20,6 +20,8 @@ from typing import Any, NamedTuple
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
+from fixbot.core.secrets import key_variable
+
 
 class Disposition(StrEnum):
     """What to do with a failed model call."""
@@ -72,24 +74,6 @@ TABLE: dict[str, Rule] = {
     "VectorStoreSearchError": Rule(P, False),
 }
 
-# The variable each provider prefix reads its key from (https://docs.litellm.ai/docs/providers).
-KEY_VARIABLES = {
-    "openai": "OPENAI_API_KEY",
-    "text-completion-openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS",
-    "azure": "AZURE_API_KEY",
-    "bedrock": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "together_ai": "TOGETHERAI_API_KEY",
-    "xai": "XAI_API_KEY",
-    "cohere": "COHERE_API_KEY",
-    "fireworks_ai": "FIREWORKS_AI_API_KEY",
-}
 MAX_WAIT_S = 60.0
 
 
@@ -235,12 +219,6 @@ def policy(
         before_sleep=notify,
         reraise=True,
     )
-
-
-def key_variable(model: str) -> str:
-    """The environment variable holding the key for the provider of the litellm `model` string."""
-    provider = model.split("/", 1)[0] if "/" in model else "openai"
-    return KEY_VARIABLES.get(provider, f"{provider.upper()}_API_KEY")
 
 
 def auth_message(model: str, exc: BaseException) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from fixbot.agent import errors
 from fixbot.core.errors import ConfigError
+from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
 
@@ -69,11 +70,7 @@ def host_of(model: str, api_base: str | None) -> str:
             _, provider, _, base = litellm_module().get_llm_provider(model=model)
         except Exception:  # litellm raises bare Exception for unmapped providers
             provider, base = model.split("/", 1)[0], None
-        base = base or {
-            "openai": "https://api.openai.com",
-            "anthropic": "https://api.anthropic.com",
-            "gemini": "https://generativelanguage.googleapis.com",
-        }.get(provider)
+        base = base or DEFAULT_BASES.get(provider)
     return urlsplit(base).netloc or str(base) if base else f"the {model.split('/')[0]} API"
 
 
@@ -311,7 +308,7 @@ class LLM:
 
         def timed_out() -> Exception:
             message = f"no complete reply within {seconds:.0f} s ({flag}); abandoned"
-            provider = model.split("/", 1)[0] if "/" in model else "openai"
+            provider = provider_of(model)
             timeout: Exception = litellm.Timeout(
                 message=message, model=model, llm_provider=provider
             )

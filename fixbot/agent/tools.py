@@ -1,4 +1,4 @@
-"""The tools the model works with, confined to the repository root (see DESIGN.md).
+"""The tools the model works with, confined to the repository root (`TOOL_SCHEMAS` below).
 
 `TOOL_SCHEMAS` are OpenAI function schemas (litellm translates them for every provider); the
 arguments of each call are validated by the pydantic model of its tool (`fixbot.agent.toolargs`).

@@ -6,6 +6,19 @@ Who uses it:
 - the Action asks the runner to hide `secret_values(env)` (`::add-mask::`);
 - the model's tools refuse `is_secret_file` paths (`fixbot.agent.paths`).
 
+Model providers and their keys live here, the one table: litellm keeps none (an `if` chain in
+`litellm.utils.validate_environment` and `get_secret("X")` calls across `litellm/llms/**`,
+https://docs.litellm.ai/docs/set_keys), so what fixbot needs of it is copied once, and the tests
+re-read the installed litellm so a new one cannot drift from it unseen:
+- `PROVIDER_KEYS`: every credential variable litellm reads (scrubbed and redacted);
+- `KEY_VARIABLES`: the variable to set for a provider's key, named in fixbot's messages and
+  looked up by the preflight (`tests/run/test_preflight.py` asks `validate_environment`);
+- fixbot's own additions: `UNCHECKED_PROVIDERS` (credentials that may come from elsewhere than
+  a variable, instance roles, gcloud, Azure AD, or none, local servers: the preflight asks for no
+  key) and `DEFAULT_BASES` (the API base named in "could not reach" messages when litellm gives
+  none).
+Importing this module does not import litellm (which takes seconds).
+
 The scrubbing rule (what the check never sees):
 - model-provider keys: every variable litellm reads a provider's credential from
   (`PROVIDER_KEYS`, taken from litellm 1.106's `validate_environment` and its providers'
@@ -84,6 +97,48 @@ KEY_SUFFIX = re.compile(
     r"_(?:API_?KEY|ZENAPIKEY|KEY|API_TOKEN|ACCESS_TOKEN|AUTH_TOKEN|TOKEN|API_SECRET|SECRET_KEY"
     r"|CLIENT_SECRET|SECRET|PASSWORD|CREDENTIALS|JWT)\Z"
 )
+# The variable each provider prefix reads its key from (https://docs.litellm.ai/docs/providers;
+# litellm/utils.py `validate_environment`).
+KEY_VARIABLES = {
+    "openai": "OPENAI_API_KEY",
+    "text-completion-openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "vertex_ai": "GOOGLE_APPLICATION_CREDENTIALS",
+    "azure": "AZURE_API_KEY",
+    "bedrock": "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "together_ai": "TOGETHERAI_API_KEY",
+    "xai": "XAI_API_KEY",
+    "cohere": "COHERE_API_KEY",
+    "fireworks_ai": "FIREWORKS_AI_API_KEY",
+}
+UNCHECKED_PROVIDERS = frozenset(
+    {"bedrock", "sagemaker", "vertex_ai", "azure", "ollama", "ollama_chat"}
+)
+DEFAULT_BASES = {
+    "openai": "https://api.openai.com",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+}
+
+
+def provider_of(model: str) -> str:
+    """The provider prefix of a litellm `model` string (`anthropic` of
+    `anthropic/claude-sonnet-4-5`); a bare model name is OpenAI's, as litellm reads it."""
+    return model.split("/", 1)[0] if "/" in model else "openai"
+
+
+def key_variable(model: str) -> str:
+    """The environment variable holding the key for the provider of the litellm `model`
+    string (`<PROVIDER>_API_KEY` for a provider not in `KEY_VARIABLES`)."""
+    provider = provider_of(model)
+    return KEY_VARIABLES.get(provider, f"{provider.upper()}_API_KEY")
+
+
 # Values of variables named like this are redacted (never scrubbed for that alone).
 SECRET_NAME = re.compile(
     r"TOKEN|SECRET|KEY|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL"

@@ -77,7 +77,8 @@ class Surface:
     name with hyphens); `aliases` are further accepted names (a short flag such as `check`).
     `cli` / `action`: whether `fixbot run` has a flag and action.yml an input for it.
     `trust`: in the Action only the workflow (inputs, `FIXBOT_*`) may set it, never a file from
-    the pull request (see DESIGN.md, "Trust"). `secret`: its value is masked and redacted.
+    the pull request (docs/SECURITY.md, "The repository's files are not the workflow, and the
+    state is fixbot's"). `secret`: its value is masked and redacted.
     `action_default`: the default in the Action when it differs from the CLI's.
     `off_flag`: an extra flag that sets a boolean to false (`--fresh` for `resume`).
     """

@@ -24,16 +24,14 @@ from fixbot.github import cifail, conversation
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
-from fixbot.github.events import commands, gates, threads
-from fixbot.github.events.event import (
-    PULL_REQUEST_EVENTS,
-    Event,
-    EventName,
-    load_event,
-    pull_request_of,
-)
+from fixbot.github.events import gates, threads
+from fixbot.github.events.commands import comment
+from fixbot.github.events.commands.base import Reply
+from fixbot.github.events.data import Event, pull_request_of
+from fixbot.github.events.event import load_event
 from fixbot.github.events.inputs import variable
 from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
+from fixbot.github.events.kinds import registry
 from fixbot.github.events.permission import Level
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
@@ -55,13 +53,19 @@ TOKEN_VARIABLES = (
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 )
-THREAD_EVENTS = (*PULL_REQUEST_EVENTS, EventName.ISSUE_COMMENT)
-# A person asked for these runs: the head commit may be fixbot's own (no self-trigger loop).
-ASKED_EVENTS = (
-    EventName.PULL_REQUEST_REVIEW,
-    EventName.PULL_REQUEST_REVIEW_COMMENT,
-    EventName.ISSUE_COMMENT,
-)
+
+
+def _threads(event: Event) -> bool:
+    """True when the event's kind is about a pull request's threads and run history."""
+    kind = registry.find(event.name)
+    return kind is not None and kind.threads
+
+
+def _asked(event: Event) -> bool:
+    """True when a person asked for the run: the head commit may be fixbot's own (a push of
+    fixbot's own does not start another run; a reviewer or a command does)."""
+    kind = registry.find(event.name)
+    return kind is not None and kind.asked
 
 
 def main(
@@ -110,7 +114,7 @@ def _run(ctx: Context) -> render.Report:
         return _command(ctx, event, chosen)
     talk = Conversation()
     pr = event.pull_request
-    if pr is not None and not event.fork and event.name in THREAD_EVENTS:
+    if pr is not None and not event.fork and _threads(event):
         try:
             talk, busy = conversation.open_history(
                 ctx, pr.number, workflow_value(ctx.env, "max_runs_per_day")
@@ -140,7 +144,7 @@ def _decide(ctx: Context, event: Event) -> Intent:
     level = ctx.permissions().level(login)
     decided = authorize(chosen, login, level, minimum)
     if decided.reply:  # the polite refusal a commenter sees
-        text = commands.refusal_reply(login, level.value, minimum.value)
+        text = comment.refusal_reply(login, level.value, minimum.value)
         conversation.reply(ctx, event, text)
         conversation.react(ctx, event, "confused")
         return decided.model_copy(update={"reply": False})
@@ -148,16 +152,16 @@ def _decide(ctx: Context, event: Event) -> Intent:
 
 
 def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
-    """Answer `/fixbot help` or `status`, or run `/fixbot retry` on the pull request."""
+    """Answer the command (`/fixbot help`, `status`, ...) or run the fix it asks for
+    (`/fixbot retry`) on the pull request."""
     command, number = chosen.command, event.comment_issue
     assert command is not None and number is not None
     conversation.react(ctx, event, "eyes")
-    if command.kind is commands.CommandKind.HELP:
-        conversation.reply(ctx, event, conversation.help_text(command))
-        return _bare(ctx, OutcomeKind.REFUSED, "answered `/fixbot help`; nothing was run")
-    if command.kind is commands.CommandKind.STATUS:
-        conversation.reply(ctx, event, conversation.status_text(ctx, number))
-        return _bare(ctx, OutcomeKind.REFUSED, "answered `/fixbot status`; nothing was run")
+    said = comment.answer(command, conversation.Desk(ctx, number))
+    if isinstance(said, Reply):
+        conversation.reply(ctx, event, said.text)
+        why = f"answered `/fixbot {command.kind}`; nothing was run"
+        return _bare(ctx, OutcomeKind.REFUSED, why)
     pulled = event.with_pull_request(
         pull_request_of(ctx.rest().pull_request(number), event.repository)
     )
@@ -176,7 +180,7 @@ def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
     conversation.begin(ctx, talk, "retry", number, write=True)
     retry = Intent(kind=IntentKind.FIX, patch_only=verdict.patch_only)
     try:
-        data = _fix(ctx, pulled, retry, talk, hint=command.hint, tried=tried)
+        data = _fix(ctx, pulled, retry, talk, hint=said.hint, tried=tried)
     except (ConfigError, git.GitError, GitHubError):
         conversation.react(ctx, event, "confused")
         raise
@@ -203,7 +207,7 @@ def _fix(
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
     head_verdict = gates.gate_head(author, subject)
-    if not head_verdict.allowed and event.name not in ASKED_EVENTS:
+    if not head_verdict.allowed and not _asked(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
     if ci.refusal is not None:
@@ -247,7 +251,7 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
     check is fixed without threads.
     """
     pr = event.pull_request
-    if event.name not in THREAD_EVENTS or pr is None or event.fork or settings.max_threads <= 0:
+    if not _threads(event) or pr is None or event.fork or settings.max_threads <= 0:
         return threads.Scope()
     owner, name = event.repository.split("/", 1)
     level_of = None if settings.thread_authors is ThreadAuthors.ANY else ctx.permissions().level

@@ -28,7 +28,7 @@ from fixbot.core.models import Classification, ErrorClass, Outcome, OutcomeKind
 from fixbot.github.api.rest import Connector, GitHub, mapped
 from fixbot.github.api.runs import Job, RunFacts, Runs, first_failure
 from fixbot.github.events import prgates
-from fixbot.github.events.event import Event
+from fixbot.github.events.data import Event
 from fixbot.github.events.gates import Verdict
 from fixbot.github.events.inputs import Inputs
 from fixbot.github.publish import render

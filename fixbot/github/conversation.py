@@ -1,6 +1,7 @@
 """Talking on the pull request: command replies, reactions, and the run's place in the history.
 
-Thin I/O around the pure modules `commands` (parser and texts) and `memory` (the history):
+Thin I/O around the pure modules `commands` (parser, answers and texts) and `memory` (the
+history): the `Desk` a command asks about the pull request,
 reactions on the command comment (eyes when accepted, rocket when the run ends fixed or
 passing, confused when it escalates or is refused), replies, the "already running" and daily
 limit refusals, and the `running` record a retry writes before it starts.
@@ -9,12 +10,12 @@ limit refusals, and the `running` record a retry writes before it starts.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from fixbot.core.errors import GitHubError
 from fixbot.core.models import OutcomeKind
 from fixbot.github.api.context import Context
-from fixbot.github.events import commands
-from fixbot.github.events.event import Event
+from fixbot.github.events.data import Event
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 
@@ -44,15 +45,19 @@ def react_to_outcome(ctx: Context, event: Event, outcome: OutcomeKind) -> None:
     react(ctx, event, "rocket" if outcome in FINE else "confused")
 
 
-def status_text(ctx: Context, number: int) -> str:
-    """The reply to `/fixbot status`: the last report in the status comment."""
-    found = ctx.rest().status_comment(number, ctx.login())
-    if found is None:
-        return (
-            "fixbot has not reported on this pull request yet. Comment `/fixbot retry` to run it."
-        )
-    visible = memory.strip(found[1]).removeprefix(render.STATUS_MARKER).strip()
-    return f"The last fixbot report on this pull request:\n\n{visible}\n"
+@dataclass(frozen=True)
+class Desk:
+    """What a comment command may ask of pull request `number` (`commands.base.Desk`)."""
+
+    ctx: Context
+    number: int
+
+    def last_report(self) -> str | None:
+        """The visible text of the last report in fixbot's status comment, None when none."""
+        found = self.ctx.rest().status_comment(self.number, self.ctx.login())
+        if found is None:
+            return None
+        return memory.strip(found[1]).removeprefix(render.STATUS_MARKER).strip()
 
 
 def open_history(ctx: Context, number: int, max_runs: int) -> tuple[Conversation, str | None]:
@@ -91,8 +96,3 @@ def begin(ctx: Context, talk: Conversation, kind: str, number: int | None, write
         f"Started by a `/fixbot retry` comment; follow it in {ctx.run_url}\n\n{block}\n"
     )
     ctx.rest().upsert_status_comment(number, body, create=True, login=ctx.login())
-
-
-def help_text(command: commands.Command) -> str:
-    """The reply to `/fixbot help` or an unknown subcommand."""
-    return commands.help_reply(command)

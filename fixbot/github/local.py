@@ -21,7 +21,7 @@ from fixbot.github.api import checkout
 from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
-from fixbot.github.events.event import pull_request_of
+from fixbot.github.events.data import pull_request_of
 from fixbot.github.events.permission import Permissions
 from fixbot.loop.state import RunState
 from fixbot.process import git

@@ -17,7 +17,7 @@ from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Context, Finished
 from fixbot.github.events import threads
-from fixbot.github.events.event import Event
+from fixbot.github.events.data import Event
 from fixbot.github.events.threads import LeftOut
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation

@@ -4,11 +4,11 @@ Every problem found is returned at once, each with its fix, so `fixbot run` can 
 in well under a second: a fixer is configured; every model's key is in the environment; the
 check command's programs exist; the folder is a git repository with at least one commit.
 
-Model keys: for the providers in `fixbot.agent.errors.KEY_VARIABLES` the variable is looked up
-directly (litellm takes seconds to import; tests/run/test_preflight.py checks the table against
-`litellm.validate_environment`); other providers ask `litellm.validate_environment`, which names
-the missing variables (https://docs.litellm.ai/docs/set_keys). A model served through `api-base`
-is not checked: local OpenAI-compatible servers often need no key.
+Model keys: for the providers in `fixbot.core.secrets.KEY_VARIABLES` the variable is looked
+up directly (litellm takes seconds to import; tests/run/test_preflight.py checks the table
+against `litellm.validate_environment`); other providers ask `litellm.validate_environment`,
+which names the missing variables (https://docs.litellm.ai/docs/set_keys). A model served
+through `api-base` is not checked: local OpenAI-compatible servers often need no key.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from fixbot.agent.errors import KEY_VARIABLES
+from fixbot.core.secrets import KEY_VARIABLES, UNCHECKED_PROVIDERS, provider_of
 from fixbot.core.settings import Settings
 from fixbot.loop.manifests import missing_tool_hint
 from fixbot.process import git
@@ -98,14 +98,9 @@ def missing_programs(command: str, cwd: Path, env: Mapping[str, str]) -> list[st
     return missing
 
 
-# Providers whose credentials may come from elsewhere than a variable (instance roles, gcloud
-# default credentials, Azure AD) or that need none (local servers): not checked.
-UNCHECKED_PROVIDERS = {"bedrock", "sagemaker", "vertex_ai", "azure", "ollama", "ollama_chat"}
-
-
 def missing_keys(model: str, env: Mapping[str, str]) -> list[str]:
     """The environment variables `model`'s provider needs that are not set (empty when none)."""
-    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    provider = provider_of(model)
     if provider in UNCHECKED_PROVIDERS:
         return []
     if provider in KEY_VARIABLES:

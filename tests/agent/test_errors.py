@@ -86,19 +86,6 @@ def test_policy_stops_after_its_attempts_and_reraises() -> None:
     assert not issubclass(litellm.APIConnectionError, RetryError)
 
 
-@pytest.mark.parametrize(
-    ("model", "variable"),
-    [
-        ("anthropic/claude-x", "ANTHROPIC_API_KEY"),
-        ("gpt-4o", "OPENAI_API_KEY"),
-        ("gemini/x", "GEMINI_API_KEY"),
-        ("acme/x", "ACME_API_KEY"),
-    ],
-)
-def test_key_variable(model: str, variable: str) -> None:
-    assert errors.key_variable(model) == variable
-
-
 def test_importing_the_agent_does_not_import_litellm() -> None:
     code = "import sys, fixbot.agent, fixbot.security.redact; assert 'litellm' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

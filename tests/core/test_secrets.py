@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -134,3 +135,44 @@ def test_the_check_process_sees_no_model_key_or_token(tmp_path: Path) -> None:
     names = set(seen.read_text().split())
     assert not names & set(SCRUBBED)
     assert set(PASSED) - {"HOME"} <= names
+
+
+@pytest.mark.parametrize(
+    ("model", "provider", "variable"),
+    [
+        ("anthropic/claude-x", "anthropic", "ANTHROPIC_API_KEY"),
+        ("gpt-4o", "openai", "OPENAI_API_KEY"),  # a bare name is OpenAI's, as litellm reads it
+        ("gemini/x", "gemini", "GEMINI_API_KEY"),
+        ("together_ai/meta/llama", "together_ai", "TOGETHERAI_API_KEY"),
+        ("acme/x", "acme", "ACME_API_KEY"),  # not in the table: the usual name
+    ],
+)
+def test_the_provider_and_key_variable_of_a_model(model: str, provider: str, variable: str) -> None:
+    assert secrets.provider_of(model) == provider
+    assert secrets.key_variable(model) == variable
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("OPENAI_API_KEY", True),
+        ("openai_api_key", True),
+        ("DATABRICKS_TOKEN", True),  # a listed provider's stem with a key suffix
+        ("MISTRAL_SECRET", True),
+        ("ACME_API_KEY", False),  # not a provider litellm knows
+        ("OPENAI_BASE_URL", False),  # a listed provider, but not a credential
+    ],
+)
+def test_is_provider_key(name: str, expected: bool) -> None:
+    assert secrets.is_provider_key(name) is expected
+
+
+def test_every_table_keyed_by_provider_names_known_providers() -> None:
+    assert set(secrets.DEFAULT_BASES) <= set(secrets.KEY_VARIABLES)
+    for variable in secrets.KEY_VARIABLES.values():
+        assert all(secrets.is_provider_key(v) for v in variable.split(" and "))
+
+
+def test_importing_the_provider_table_does_not_import_litellm() -> None:
+    code = "import sys, fixbot.core.secrets; assert 'litellm' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

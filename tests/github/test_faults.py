@@ -18,6 +18,7 @@ import pytest
 from fixbot.core.errors import GitHubError
 from fixbot.github.api.graphql import GraphQL
 from fixbot.github.api.rest import GitHub, default_retry
+from fixbot.github.events.commands.comment import COMMENT_LIMIT
 from fixbot.github.publish.plan import PullRequestPlan
 from tests.fakes.action_env import REPOSITORY, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -392,11 +393,13 @@ MEGABYTE = 1_000_000
 def test_a_one_megabyte_comment_is_answered_without_echoing_it(
     sandbox: ActionSandbox, github_server: FakeGitHub, command: str
 ) -> None:
-    """A 1 MB comment: no command, refused quietly; a command at its end, answered with the
-    help text alone (GitHub refuses comments over 65,536 characters, and so does the fake)."""
+    """A 1 MB comment: no command, refused quietly; a command within its first 65,536
+    characters (all GitHub would accept, and all fixbot reads), answered with the help text
+    alone (GitHub refuses comments over 65,536 characters, and so does the fake)."""
     github_server.repo(REPOSITORY).permissions["alice"] = "write"
     sandbox.register_pull("main", str(sandbox.origin_sha("main")))  # PR #2, where it comments
-    body = ("lorem ipsum " * (MEGABYTE // 12)) + "\n" + command
+    lorem = "lorem ipsum " * (MEGABYTE // 12)
+    body = lorem[: COMMENT_LIMIT - 100] + "\n\n" + command + "\n\n" + lorem
     before = git(sandbox.origin, "for-each-ref")
     ws = sandbox.workspace("main")
     started = time.monotonic()

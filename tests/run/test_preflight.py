@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent.errors import KEY_VARIABLES
 from fixbot.core.errors import ConfigError
+from fixbot.core.secrets import KEY_VARIABLES, UNCHECKED_PROVIDERS
 from fixbot.core.settings import Settings
 from fixbot.process.lock import run_lock
-from fixbot.run.preflight import UNCHECKED_PROVIDERS, missing_programs, preflight, programs
+from fixbot.run.preflight import missing_programs, preflight, programs
 from tests.fakes.repo import make_repo
 
 

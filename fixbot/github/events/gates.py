@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from fixbot.github.events.event import SUPPORTED, Event, EventName
+from fixbot.github.events.data import Event
 
 BOT_LOGIN = "github-actions[bot]"
 BOT_EMAIL = "41898+github-actions[bot]@users.noreply.github.com"
-FAILED_CONCLUSIONS = ("failure", "timed_out")
 
 
 class Verdict(BaseModel):
@@ -32,15 +31,9 @@ def refuse(reason: str) -> Verdict:
 
 
 def gate_event(event: Event, allow_forks: bool) -> Verdict:
-    """Decide from the event alone (before anything is checked out or changed)."""
-    if event.name not in SUPPORTED:
-        return refuse(
-            f"fixbot does not handle `{event.name}` events; trigger it on {', '.join(SUPPORTED)}"
-        )
-    if event.name == EventName.WORKFLOW_RUN and event.run_conclusion not in FAILED_CONCLUSIONS:
-        return refuse(
-            f"the triggering run ended `{event.run_conclusion}`, not failed: nothing to fix"
-        )
+    """Decide from the event alone (before anything is checked out or changed): an open pull
+    request, a branch to fix, and its repository's rules for forks. What one kind of event
+    must also hold (a failed run, a review's state) its kind decides (`kinds/`)."""
     if event.pull_request is not None and event.pull_request.state != "open":
         pr = event.pull_request
         return refuse(f"pull request #{pr.number} is {pr.state}: nothing to fix")

@@ -1,6 +1,6 @@
 """Pull request review threads: which ones the model sees, and which ones fixbot may resolve.
 
-All pure. The intersection rule (see DESIGN.md, "GitHub"): a thread is resolved only when it was
+All pure. The intersection rule (README.md, "Review threads"): a thread is resolved only when it was
 in scope (given to the model), a verified attempt of the thread phase claimed it, and the pushed
 diff touched its file. fixbot never resolves a thread it did not address.
 """

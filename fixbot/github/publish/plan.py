@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import OnEscalation, OnSuccess
-from fixbot.github.events.event import Event
+from fixbot.github.events.data import Event
 from fixbot.github.events.gates import gate_default_branch_push
 
 LABEL = "fixbot"

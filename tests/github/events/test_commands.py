@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fixbot.core.models import Attempt, ErrorClass, Outcome, OutcomeKind
-from fixbot.github.events.commands import CommandKind, help_reply, parse
+from fixbot.github.events.commands.comment import help_reply, parse
 from fixbot.github.events.event import parse_event
 from fixbot.github.events.intent import IntentKind, authorize, decide
 from fixbot.github.events.permission import Level
@@ -20,22 +20,22 @@ ENV = {"GITHUB_REPOSITORY": "Codertocat/Hello-World"}
 @pytest.mark.parametrize(
     ("body", "kind", "hint"),
     [
-        ("/fixbot retry", CommandKind.RETRY, None),
-        ("/fixbot retry use the new parser API", CommandKind.RETRY, "use the new parser API"),
-        ("/FIXBOT Retry  Keep the API  ", CommandKind.RETRY, "Keep the API"),
-        ("Thanks!\n\n  /fixbot status\n/fixbot retry", CommandKind.STATUS, None),
-        ("/fixbot help", CommandKind.HELP, None),
-        ("/fixbot", CommandKind.HELP, None),
+        ("/fixbot retry", "retry", None),
+        ("/fixbot retry use the new parser API", "retry", "use the new parser API"),
+        ("/FIXBOT Retry  Keep the API  ", "retry", "Keep the API"),
+        ("Thanks!\n\n  /fixbot status\n/fixbot retry", "status", None),
+        ("/fixbot help", "help", None),
+        ("/fixbot", "help", None),
     ],
 )
-def test_commands_and_hints(body: str, kind: CommandKind, hint: str | None) -> None:
+def test_commands_and_hints(body: str, kind: str, hint: str | None) -> None:
     command = parse(body)
     assert command is not None and (command.kind, command.hint) == (kind, hint)
 
 
 def test_an_unknown_subcommand_gets_the_help_text() -> None:
     command = parse("/fixbot frobnicate now")
-    assert command is not None and command.kind is CommandKind.HELP
+    assert command is not None and command.kind == "help"
     assert command.unknown == "frobnicate"
     assert help_reply(command).startswith("fixbot does not know `frobnicate`")
     assert "`/fixbot retry [hint]`" in help_reply(command)
@@ -52,10 +52,29 @@ def test_an_unknown_subcommand_gets_the_help_text() -> None:
         "`/fixbot retry`",
         "/fixbotretry",
         "",
+        # invisible once rendered: an HTML comment, as a block and inside a paragraph
+        "<!--\n/fixbot retry\n-->",
+        "Thanks <!-- a note\n/fixbot retry\n-->",
+        "> I ran it.\n/fixbot retry",  # a block quote's lazy continuation line
+        "> > nested\n  /fixbot retry",
+        "`a code span\n/fixbot retry`",
+        "<details>\n/fixbot retry\n</details>",  # an HTML block
     ],
 )
 def test_quoted_fenced_and_inline_commands_do_not_count(body: str) -> None:
     assert parse(body) is None
+
+
+def test_a_command_after_a_closed_comment_quote_or_span_counts() -> None:
+    for body in (
+        "<!-- note -->\n/fixbot retry now",
+        "> quoted\n\n/fixbot retry now",
+        "`span\nends` here\n/fixbot retry now",
+        "- a list item\n  /fixbot retry now",
+        "/fixbot retry now\n===",  # a heading is visible text too
+    ):
+        command = parse(body)
+        assert command is not None and command.hint == "now", body
 
 
 def test_a_command_after_a_closed_fence_counts() -> None:

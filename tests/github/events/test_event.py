@@ -11,6 +11,7 @@ from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import ConfigError, OnEscalation, OnSuccess
 from fixbot.github.events.event import load_event, parse_event
 from fixbot.github.events.gates import BOT_EMAIL, gate_event, gate_head
+from fixbot.github.events.intent import IntentKind, decide
 from fixbot.github.publish.plan import PlanInput, make_plan
 from tests.fakes.action_env import load_event as payload
 
@@ -53,11 +54,11 @@ def test_workflow_run_fixes_the_runs_head_and_only_failed_runs() -> None:
     raw = payload("workflow_run.completed")
     event = parse_event("workflow_run", raw, ENV)
     assert event.sha == raw["workflow_run"]["head_sha"]
-    assert "not failed" in gate_event(event, allow_forks=False).reason
+    assert "not failed" in decide(event, allow_forks=False).reason
     raw["workflow_run"]["conclusion"] = "failure"
     raw["workflow_run"]["head_repository"]["full_name"] = raw["repository"]["full_name"]
     failed = parse_event("workflow_run", raw, ENV)
-    assert gate_event(failed, allow_forks=False).allowed
+    assert decide(failed, allow_forks=False).kind is IntentKind.FIX
     assert failed.pull_request is not None and failed.pull_request.number == 2
 
 

@@ -1,0 +1,8 @@
+"""`push`: fix the pushed branch (`ref`, `after`); a tag push names no branch and is refused."""
+
+from __future__ import annotations
+
+from fixbot.github.events.data import EventName
+from fixbot.github.events.kinds.base import EventKind
+
+KIND = EventKind(name=EventName.PUSH)
