@@ -203,6 +203,8 @@ def test_every_flag_a_message_names_exists() -> None:
     real |= {f"no-{name}" for name in real}
     sources = [p for p in (ROOT / "fixbot").rglob("*") if p.suffix in (".py", ".j2")]
     sources = [p for p in sources if p.name not in ("git.py", "checkout.py")]
+    # the test runners' own flags (`tsc --pretty`, `node --test-reporter`) describe their output
+    sources = [p for p in sources if "dialects" not in p.parts]
     named: dict[str, str] = {}
     for path in [*sources, ROOT / "README.md"]:
         for found in FLAG.findall(path.read_text(encoding="utf-8")):
