@@ -13,7 +13,7 @@ characters, and keeps every key line: the summary lines, one failing test id and
 repetition: lines that differ only in a test id, a quoted value, a number or a line number have
 one shape (`shape`), and each shape must be in the prompt at least once.
 
-Run: /work/venv/bin/python bench/bench_prompt.py
+Run: .venv/bin/python bench/bench_prompt.py
 """
 
 from __future__ import annotations
