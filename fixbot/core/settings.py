@@ -327,6 +327,15 @@ class Settings(BaseModel):
     allow_drafts: Annotated[bool, _s(cli=False, trust=True)] = Field(
         False, description="Fix draft pull requests too (so does the `require-label` label)."
     )
+    dispatch_workflows: Annotated[
+        list[str], _s(metavar="WORKFLOW", example="ci.yml", cli=False, trust=True)
+    ] = Field(
+        default_factory=list,
+        description="Workflows (file names such as `ci.yml`, or ids) dispatched on the branch "
+        "after fixbot pushes with the job's `GITHUB_TOKEN`, whose pushes start no workflow; "
+        "one per line. Empty: on `workflow_run`, the workflow whose failure started it. `none` "
+        "dispatches nothing (use it with a GitHub App token, whose pushes start workflows).",
+    )
     max_fixes_per_pr: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
         3, ge=1, le=100, description="fixbot's fix commits on one pull request before it stops."
     )

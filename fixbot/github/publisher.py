@@ -17,10 +17,12 @@ from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Context, Finished
+from fixbot.github.api.runs import Runs
 from fixbot.github.events import threads
 from fixbot.github.events.event import Event
+from fixbot.github.events.gates import BOT_LOGIN
 from fixbot.github.events.threads import LeftOut
-from fixbot.github.publish import memory, render
+from fixbot.github.publish import dispatch, memory, render
 from fixbot.github.publish.plan import (
     Plan,
     PlanInput,
@@ -102,6 +104,7 @@ def publish(
         why = f"pushing to `{plan.push_branch}` failed ({hint})"
         plan, data = _rescue(ctx, plan, data, state.start_sha, why)
     data = address_threads(ctx, event, data, result, talk.left_out, base)
+    data = rerun_ci(ctx, event, settings, data)
     try:
         data = _write_github(ctx, plan, data, result, talk)
     except GitHubError as exc:  # the commits are pushed: the outputs and summary still say so
@@ -141,6 +144,28 @@ def address_threads(
     targets = threads.resolvable(given, result.state.attempts, touched)
     done, why = resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
     return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
+
+
+def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report) -> render.Report:
+    """Dispatch the CI workflow(s) on the branch fixbot pushed to, when the push was made with
+    the job's `GITHUB_TOKEN` (see `fixbot.github.publish.dispatch`); link the new runs."""
+    branch = data.links.branch
+    if not data.links.commit_url or not branch:
+        return data
+    if not dispatch.targets(settings.dispatch_workflows, event, job_token=True):
+        return data  # nothing to dispatch whatever the token: no `GET /user`
+    try:
+        job_token = ctx.login() == BOT_LOGIN
+    except GitHubError as exc:
+        ctx.notes.append(f"CI was not dispatched: the token's user could not be read ({exc})")
+        return data
+    wanted = dispatch.targets(settings.dispatch_workflows, event, job_token)
+    if not wanted:
+        return data
+    runs = Runs(ctx.rest())
+    found = [runs.dispatch(workflow, branch) for workflow in wanted]
+    links = data.links.model_copy(update={"dispatched": found})
+    return data.model_copy(update={"links": links})
 
 
 def resolve_all(

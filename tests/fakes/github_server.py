@@ -92,6 +92,9 @@ class RepoState:
     runs: dict[int, Json | str] = field(default_factory=dict)
     jobs: dict[int, list[Json]] = field(default_factory=dict)  # run id -> its jobs
     reruns: list[int] = field(default_factory=list)  # run ids whose failed jobs were re-run
+    # workflow file name -> {"id", "path", "dispatch": has `on: workflow_dispatch`, "approval"}
+    workflows: dict[str, Json] = field(default_factory=dict)
+    dispatches: list[Json] = field(default_factory=list)  # the bodies of dispatch requests
 
 
 @dataclass
@@ -238,6 +241,21 @@ class FakeGitHub:
                 }
             )
         return run
+
+    def add_workflow(
+        self, repo: str, file: str, dispatch: bool = True, approval: bool = False
+    ) -> Json:
+        """A workflow `.github/workflows/<file>`; `dispatch`: it has `on: workflow_dispatch`;
+        `approval`: its dispatched runs wait for a maintainer's approval (`action_required`)."""
+        state = self.repo(repo)
+        flow = {
+            "id": next(self.ids),
+            "path": f".github/workflows/{file}",
+            "dispatch": dispatch,
+            "approval": approval,
+        }
+        state.workflows[file] = flow
+        return flow
 
     def add_pull(
         self,
@@ -533,6 +551,39 @@ def _rerun_failed_jobs(
     return 201, {}
 
 
+def _dispatch(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    key = args["workflow_id"]
+    flow = repo.workflows.get(key) or next(
+        (f for f in repo.workflows.values() if str(f["id"]) == key), None
+    )
+    if flow is None:
+        return 404, {"message": "Not Found"}
+    if not body.get("ref"):
+        return 422, {"message": 'Invalid request. "ref" wasn\'t supplied.'}
+    if not flow["dispatch"]:  # GitHub's answer, verbatim
+        return 422, {"message": "Workflow does not have 'workflow_dispatch' trigger"}
+    repo.dispatches.append({"workflow": flow["path"], **body})
+    run_id = next(gh.ids)
+    base = f"{gh._base(repo)}/actions/runs/{run_id}"
+    html = f"https://github.example/{repo.name}/actions/runs/{run_id}"
+    repo.runs[run_id] = {
+        "id": run_id,
+        "name": flow["path"],
+        "event": "workflow_dispatch",
+        "head_branch": body["ref"],
+        "run_attempt": 1,
+        "status": "completed" if flow["approval"] else "queued",
+        "conclusion": "action_required" if flow["approval"] else None,
+        "url": base,
+        "html_url": html,
+    }
+    if body.get("return_run_details"):
+        return 200, {"workflow_run_id": run_id, "run_url": base, "html_url": html}
+    return 204, {}
+
+
 ROUTES: dict[str, Handler] = {
     "GET /user": _user,
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission": _permission,
@@ -552,6 +603,7 @@ ROUTES: dict[str, Handler] = {
     "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs": _list_jobs,
     "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs": _job_logs,
     "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs": _rerun_failed_jobs,
+    "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches": _dispatch,
 }
 BLOB_PREFIX = "/_blob/job-logs/"  # the log storage GitHub redirects to (not an API route)
 
@@ -619,7 +671,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             if isinstance(payload, Text):
                 data, kind = payload.text.encode(), "text/plain"
             else:
-                data = json.dumps(payload).encode()
+                data = b"" if status == 204 else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))

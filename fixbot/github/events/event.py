@@ -105,6 +105,7 @@ class Event(BaseModel):
     run_id: int | None = None  # workflow_run only: the failed run, its attempt (1-based), actor
     run_attempt: int | None = None
     run_actor: str | None = None
+    run_workflow: str | None = None  # workflow_run only: the run's workflow file (`ci.yml`)
     comment_issue: int | None = None  # issue_comment only
     on_pull_request: bool = False  # issue_comment only: the issue is a pull request
     comment: Comment | None = None  # issue_comment, pull_request_review[_comment]
@@ -259,6 +260,7 @@ def _workflow_run(base: Event, run: Mapping[str, Any], repository: str) -> Event
             "run_id": run.get("id"),
             "run_attempt": run.get("run_attempt"),
             "run_actor": (run.get("triggering_actor") or run.get("actor") or {}).get("login"),
+            "run_workflow": str(run.get("path") or "").split("@")[0].rsplit("/", 1)[-1] or None,
             "pull_request": pulls[0] if pulls and head_repo == repository else None,
         }
     )

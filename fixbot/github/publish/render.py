@@ -11,13 +11,17 @@ from pydantic import BaseModel, Field
 
 from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.github.events.threads import ThreadsReport
+from fixbot.github.publish.dispatch import Dispatched
+from fixbot.github.publish.dispatch import lines as dispatch_lines
 
 BODY_LIMIT = 65_536
 STATUS_MARKER = "<!-- fixbot:status -->"
 TOKEN_NOTE = (
     "Commits pushed with the workflow's `GITHUB_TOKEN` do not start new workflow runs, so the "
-    "checks of this pull request will not re-run by themselves: push an empty commit, re-run the "
-    "workflow, or give fixbot a GitHub App token or a fine-grained PAT (`github-token:` input)."
+    "checks of this pull request will not re-run by themselves: name your CI workflow in "
+    "`dispatch-workflows:` (fixbot then dispatches it on the branch; it needs `actions: write` "
+    "and `on: workflow_dispatch`), or give fixbot a GitHub App token or a fine-grained PAT "
+    "(`github-token:` input)."
 )
 TITLES = {
     OutcomeKind.PASSED: "✅ fixbot: the check passes",
@@ -37,6 +41,7 @@ class Links(BaseModel):
     issue_url: str | None = None
     branch: str | None = None
     pushed_with_github_token: bool = False
+    dispatched: list[Dispatched] = Field(default_factory=list)  # CI runs started on the push
 
 
 class Report(BaseModel):
@@ -82,6 +87,7 @@ def _facts(data: Report) -> list[str]:
             lines.append(f"- {label}: {url}")
     if links.branch:
         lines.append(f"- branch: `{links.branch}`")
+    lines.extend(dispatch_lines(links.dispatched))
     lines.append(f"- run: {links.run_url}")
     lines.extend(f"- note: {note}" for note in data.notes)
     return lines
@@ -127,7 +133,7 @@ def status_comment(data: Report, memory: str = "") -> str:
     """The one status comment of a pull request (found again by `STATUS_MARKER` and fixbot's
     login), ending with the hidden run history block `memory`; within `BODY_LIMIT` in all."""
     lines = [STATUS_MARKER, f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
-    if data.links.pushed_with_github_token:
+    if data.links.pushed_with_github_token and not data.links.dispatched:
         lines += ["", f"> {TOKEN_NOTE}"]
     lines += threads_section(data.threads)
     if data.patch:
@@ -149,7 +155,8 @@ def pull_request_body(data: Report) -> str:
         ]
         lines.append(data.report)
     else:
-        lines += ["", f"> {TOKEN_NOTE}", *_details("report", data.report)]
+        note = [] if data.links.dispatched else ["", f"> {TOKEN_NOTE}"]
+        lines += [*note, *_details("report", data.report)]
     return bound("\n".join(lines) + "\n", data.links.run_url)
 
 
