@@ -22,7 +22,7 @@ from fixbot.github.events import threads
 from fixbot.github.events.event import Event
 from fixbot.github.events.gates import BOT_LOGIN
 from fixbot.github.events.threads import LeftOut
-from fixbot.github.publish import dispatch, memory, render
+from fixbot.github.publish import dispatch, hunks, memory, render
 from fixbot.github.publish.plan import (
     Plan,
     PlanInput,
@@ -140,9 +140,11 @@ def address_threads(
     if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
         note = "no fix was pushed to this pull request's branch, so no thread was resolved"
         return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
-    touched = git.changed_files(ctx.workspace, base or result.state.start_sha, sha)
+    start = base or result.state.start_sha
+    touched = git.changed_files(ctx.workspace, start, sha)
     targets = threads.resolvable(given, result.state.attempts, touched)
-    done, why = resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
+    replies = thread_replies(ctx.workspace, start, sha, targets, data.links.commit_url)
+    done, why = resolve_all(ctx, targets, replies)
     return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
 
 
@@ -168,11 +170,25 @@ def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report
     return data.model_copy(update={"links": links})
 
 
+def thread_replies(
+    root: Path, start: str, sha: str, targets: list[ReviewThread], commit_url: str | None
+) -> dict[str, str]:
+    """Each target thread's reply (by thread id): the commit `sha` and, as evidence, the hunk
+    of `start..sha` on the thread's file nearest its line."""
+    found = hunks.changes(git.run(root, "diff", "--no-color", "--no-ext-diff", start, sha))
+    replies = {}
+    for thread in targets:
+        change = hunks.nearest(found, thread.path, thread.line)
+        evidence = hunks.fence(hunks.shown(change), "diff") if change else None
+        replies[thread.id] = threads.reply_text(sha, commit_url, evidence)
+    return replies
+
+
 def resolve_all(
-    ctx: Context, targets: list[ReviewThread], reply: str
+    ctx: Context, targets: list[ReviewThread], reply: str | dict[str, str]
 ) -> tuple[list[ReviewThread], str | None]:
-    """Resolve `targets` and reply in each, in batches; return the resolved ones and, when
-    GitHub refused part of it, why."""
+    """Reply in each of `targets` (`reply`, or a reply per thread id), then resolve it, in
+    batches; return the resolved ones and, when GitHub refused part of it, why."""
     if not targets:
         return [], None
     result, why = ctx.graphql().resolve_and_reply([t.id for t in targets], reply)
