@@ -42,6 +42,7 @@ class OnSuccess(StrEnum):
     AUTO = "auto"  # push on a same-repository PR branch, pull-request otherwise
     PUSH = "push"
     PULL_REQUEST = "pull-request"
+    SUGGEST = "suggest"  # one pull-request review with suggestion blocks, nothing pushed
     NONE = "none"
 
 
@@ -277,8 +278,9 @@ class Settings(BaseModel):
     # -- the Action -------------------------------------------------------------------------------
     on_success: Annotated[OnSuccess, _s(metavar="MODE", cli=False)] = Field(
         OnSuccess.AUTO,
-        description="What to do with a verified fix: `push`, `pull-request` or `none`; `auto` "
-        "pushes on a same-repository pull request and opens a pull request otherwise.",
+        description="What to do with a verified fix: `push`, `pull-request`, `suggest` (one "
+        "pull-request review with suggestion blocks, nothing pushed) or `none`; `auto` pushes on "
+        "a same-repository pull request and opens a pull request otherwise.",
     )
     on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False)] = Field(
         OnEscalation.PULL_REQUEST,

@@ -22,7 +22,7 @@ from fixbot.github.events import threads
 from fixbot.github.events.event import Event
 from fixbot.github.events.gates import BOT_LOGIN
 from fixbot.github.events.threads import LeftOut
-from fixbot.github.publish import dispatch, hunks, memory, render
+from fixbot.github.publish import dispatch, hunks, memory, render, suggest
 from fixbot.github.publish.plan import (
     Plan,
     PlanInput,
@@ -36,7 +36,7 @@ from fixbot.process import git
 from fixbot.run import engine
 from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
-from fixbot.security.leakscan import known_secrets
+from fixbot.security.leakscan import known_secrets, refuse_if_leaking
 
 
 @dataclass
@@ -328,6 +328,28 @@ def _pushed(
     return data.model_copy(update={"links": links, "outcome": outcome})
 
 
+def _suggest(ctx: Context, number: int, data: render.Report, start: str) -> render.Report:
+    """Post the verified fix (`start..HEAD`) as one review with suggestion blocks on pull
+    request `number` (`fixbot.github.publish.suggest`); nothing is pushed. Raises
+    `fixbot.security.leakscan.LeakRefused` when the diff carries a secret."""
+    root = ctx.workspace
+    refuse_if_leaking(
+        git.run(root, "diff", "--text", "--no-ext-diff", start, "HEAD"),
+        _secrets(ctx),
+        "posting the fix as suggestions",
+    )
+    found = hunks.changes(git.run(root, "diff", "--no-color", "--no-ext-diff", start, "HEAD"))
+    gh = ctx.rest()
+    ranges = suggest.commentable(gh.pull_files(number))
+    summary = f"### {render.TITLES[data.outcome.outcome]}\n\n{data.outcome.reason}"
+    made = suggest.review(found, ranges, summary, ctx.run_url)
+    url = gh.review(number, start, made.body, [c.payload() for c in made.comments])
+    links = data.links.model_copy(
+        update={"review_url": url, "suggestions": len(made.comments), "in_body": len(made.in_body)}
+    )
+    return data.model_copy(update={"links": links})
+
+
 def _title(data: render.Report, branch: str) -> str:
     if data.outcome.outcome is OutcomeKind.ESCALATED:
         return f"fixbot: best attempt at fixing {branch} (does not pass the check)"
@@ -340,6 +362,8 @@ def _write_github(
     if plan.pull_request is None and plan.comment_pr is None and plan.issue_branch is None:
         return data
     gh = ctx.rest()
+    if plan.suggest_pr is not None:
+        data = _suggest(ctx, plan.suggest_pr, data, result.state.start_sha)
     if plan.pull_request is not None:
         url = gh.open_pull_request(
             plan.pull_request, _title(data, plan.pull_request.base), render.pull_request_body(data)

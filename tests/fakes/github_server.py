@@ -95,6 +95,9 @@ class RepoState:
     # workflow file name -> {"id", "path", "dispatch": has `on: workflow_dispatch`, "approval"}
     workflows: dict[str, Json] = field(default_factory=dict)
     dispatches: list[Json] = field(default_factory=list)  # the bodies of dispatch requests
+    # PR number -> its files as `GET .../pulls/{n}/files` lists them (filename, status, patch)
+    pull_files: dict[int, list[Json]] = field(default_factory=dict)
+    reviews: list[Json] = field(default_factory=list)  # reviews posted (with pull_number)
 
 
 @dataclass
@@ -584,6 +587,67 @@ def _dispatch(
     return 204, {}
 
 
+HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+
+
+def _right_ranges(patch: str) -> list[tuple[int, int]]:
+    """The RIGHT-side lines of each hunk of a file's `patch`: where a review comment may sit."""
+    return [
+        (int(m[1]), int(m[1]) + max(int(m[2] if m[2] is not None else 1), 1) - 1)
+        for m in HUNK_RE.finditer(patch)
+    ]
+
+
+def _pull_files(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    number = int(args["pull_number"])
+    if _find(repo.pulls, number) is None:
+        return 404, {"message": "Not Found"}
+    return 200, repo.pull_files.get(number, [])
+
+
+def _review_comment_problem(files: list[Json], comment: Json) -> str | None:
+    """GitHub's 422 reasons for a review comment off the pull request's diff, else None."""
+    patch = next((f.get("patch") for f in files if f["filename"] == comment.get("path")), None)
+    if not patch:
+        return "Path could not be resolved"
+    line, start = comment.get("line"), comment.get("start_line", comment.get("line"))
+    if comment.get("side", "RIGHT") != "RIGHT" or not isinstance(line, int):
+        return "pull_request_review_thread.line must be part of the diff"
+    if start > line:
+        return "pull_request_review_thread.start_line must precede the end line"
+    if not any(a <= start and line <= b for a, b in _right_ranges(patch)):
+        return "pull_request_review_thread.line must be part of the diff"
+    return None
+
+
+def _create_review(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    number = int(args["pull_number"])
+    if _find(repo.pulls, number) is None:
+        return 404, {"message": "Not Found"}
+    if len(body.get("body") or "") > 65_536:
+        return 422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
+    files = repo.pull_files.get(number, [])
+    for comment in body.get("comments", []):
+        problem = _review_comment_problem(files, comment)
+        if problem:
+            return 422, {"message": "Unprocessable Entity", "errors": [problem]}
+    review_id = next(gh.ids)
+    review = {
+        "id": review_id,
+        "pull_number": number,
+        "state": "COMMENTED" if body.get("event") == "COMMENT" else "PENDING",
+        "html_url": f"{gh._html(repo, 'pull', number)}#pullrequestreview-{review_id}",
+        "user": {"login": gh.token_login or "github-actions[bot]", "type": "Bot"},
+        **body,
+    }
+    repo.reviews.append(review)
+    return 200, review
+
+
 ROUTES: dict[str, Handler] = {
     "GET /user": _user,
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission": _permission,
@@ -591,6 +655,8 @@ ROUTES: dict[str, Handler] = {
     "GET /repos/{owner}/{repo}/pulls": _list_pulls,
     "POST /repos/{owner}/{repo}/pulls": _create_pull,
     "GET /repos/{owner}/{repo}/pulls/{pull_number}": _get_pull,
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}/files": _pull_files,
+    "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews": _create_review,
     "GET /repos/{owner}/{repo}/issues": _list_issues,
     "POST /repos/{owner}/{repo}/issues": _create_issue,
     "GET /repos/{owner}/{repo}/issues/{issue_number}": _get_issue,

@@ -21,22 +21,29 @@ class Change(BaseModel):
     """One hunk of the diff: `path` (the new path), the replaced old lines `old_start..old_end`
     (1-based, inclusive; `old_end < old_start` only for an empty old file), the lines that
     replace them (`new_lines`, without line ends), and the hunk as `git diff` printed it
-    (`text`, header included). `whole_file` marks a file added, removed, renamed or binary:
-    such a change cannot be a suggestion."""
+    (`text`, hunk header included) after its file's header (`header`: the extended header
+    lines and `---`/`+++`, as `git apply` wants them). `whole_file` marks a file added,
+    removed, renamed or binary: such a change cannot be a suggestion."""
 
     path: str
     old_start: int
     old_end: int
     new_lines: list[str]
     text: str
+    header: str = ""
     whole_file: bool = False
+
+    @property
+    def patch(self) -> str:
+        """This hunk as a patch `git apply` takes (its file's header, then the hunk)."""
+        return f"{self.header}{self.text}".rstrip("\n")
 
 
 def _value(line: str) -> str:
     return line.rstrip("\n").removesuffix("\r")
 
 
-def _trimmed(path: str, hunk: Hunk, whole_file: bool) -> Change:
+def _trimmed(path: str, hunk: Hunk, whole_file: bool, header: str) -> Change:
     lines = list(hunk)
     changed = [i for i, line in enumerate(lines) if not line.is_context]
     first, last = (changed[0], changed[-1]) if changed else (0, len(lines) - 1)
@@ -54,12 +61,18 @@ def _trimmed(path: str, hunk: Hunk, whole_file: bool) -> Change:
         old_end=old[-1] if old else start - 1,
         new_lines=[_value(line.value) for line in part if not line.is_removed],
         text=str(hunk),
+        header=header,
         whole_file=whole_file,
     )
 
 
 def _path(patched: PatchedFile) -> str:
     return str(patched.path)
+
+
+def _header(patched: PatchedFile) -> str:
+    info = str(patched.patch_info or "")
+    return f"{info}--- {patched.source_file}\n+++ {patched.target_file}\n"
 
 
 def changes(diff: str) -> list[Change]:
@@ -91,7 +104,8 @@ def changes(diff: str) -> list[Change]:
                 )
             )
             continue
-        found.extend(_trimmed(_path(patched), hunk, whole) for hunk in patched)
+        header = _header(patched)
+        found.extend(_trimmed(_path(patched), hunk, whole, header) for hunk in patched)
     return found
 
 

@@ -42,6 +42,9 @@ class Links(BaseModel):
     branch: str | None = None
     pushed_with_github_token: bool = False
     dispatched: list[Dispatched] = Field(default_factory=list)  # CI runs started on the push
+    review_url: str | None = None  # `on-success: suggest`: the review holding the fix
+    suggestions: int = 0  # its suggestion blocks
+    in_body: int = 0  # its hunks put in the review body as a patch
 
 
 class Report(BaseModel):
@@ -82,6 +85,7 @@ def _facts(data: Report) -> list[str]:
         ("commit", links.commit_url),
         ("pull request", links.pr_url),
         ("issue", links.issue_url),
+        ("review with suggestions", links.review_url),
     ):
         if url:
             lines.append(f"- {label}: {url}")
@@ -122,6 +126,24 @@ def threads_section(threads: ThreadsReport | None, heading: str = "####") -> lis
     return lines
 
 
+def how_to_apply(links: Links) -> list[str]:
+    """How a maintainer applies the fix posted as a review with suggestions (none without)."""
+    if not links.review_url:
+        return []
+    patch = (
+        f"; {links.in_body} change(s) outside the lines a review comment may sit on are in the "
+        "review's body as a patch for `git apply`"
+        if links.in_body
+        else ""
+    )
+    return [
+        "",
+        f"> Nothing was pushed: the verified fix is [a review]({links.review_url}) with "
+        f"{links.suggestions} suggestion(s). Apply it in **Files changed**: **Commit "
+        f"suggestions** (add them to a batch first to make one commit){patch}.",
+    ]
+
+
 def _details(title: str, text: str, fence: str = "") -> list[str]:
     if not text.strip():
         return []
@@ -135,6 +157,7 @@ def status_comment(data: Report, memory: str = "") -> str:
     lines = [STATUS_MARKER, f"### {TITLES[data.outcome.outcome]}", "", *_facts(data)]
     if data.links.pushed_with_github_token and not data.links.dispatched:
         lines += ["", f"> {TOKEN_NOTE}"]
+    lines += how_to_apply(data.links)
     lines += threads_section(data.threads)
     if data.patch:
         lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
