@@ -54,6 +54,8 @@ TOKEN_VARIABLES = (
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
 )
 THREAD_EVENTS = (*PULL_REQUEST_EVENTS, EventName.ISSUE_COMMENT)
+# The run history (the status comment's memory) is kept on these, with their pull request.
+HISTORY_EVENTS = (*THREAD_EVENTS, EventName.WORKFLOW_RUN)
 # A person asked for these runs: the head commit may be fixbot's own (no self-trigger loop).
 ASKED_EVENTS = (
     EventName.PULL_REQUEST_REVIEW,
@@ -103,12 +105,13 @@ def _run(ctx: Context) -> render.Report:
     event = load_event(ctx.env)
     chosen = _decide(ctx, event)
     if chosen.kind is IntentKind.REFUSE:
-        return _bare(ctx, OutcomeKind.REFUSED, chosen.reason)
+        flaky = cifail.settle_passed(ctx, event)  # a re-run that passed: the flake record
+        return _bare(ctx, OutcomeKind.REFUSED, flaky or chosen.reason)
     if chosen.kind is IntentKind.COMMAND:
         return _command(ctx, event, chosen)
     talk = Conversation()
     pr = event.pull_request
-    if pr is not None and not event.fork and event.name in THREAD_EVENTS:
+    if pr is not None and not event.fork and event.name in HISTORY_EVENTS:
         try:
             talk, busy = conversation.open_history(
                 ctx, pr.number, workflow_value(ctx.env, "max_runs_per_day")
@@ -207,6 +210,8 @@ def _fix(
     if ci.refusal is not None:
         return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
     ctx.notes.extend(ci.notes)
+    if ci.failed_again is not None and event.run_id is not None:
+        talk.history = cifail.settled(talk.history, event.run_id, False, ci.failed_again)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
     settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)

@@ -386,6 +386,7 @@ def _write_github(
         if talk.record is not None:
             history = memory.finish(talk.history, talk.record, data.outcome, result.state.attempts)
             block = memory.encode(history)
+            data = data.model_copy(update={"reruns": history.reruns})
         gh.upsert_status_comment(
             plan.comment_pr,
             render.status_comment(data, block),

@@ -13,8 +13,10 @@ from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.github.events.threads import ThreadsReport
 from fixbot.github.publish.dispatch import Dispatched
 from fixbot.github.publish.dispatch import lines as dispatch_lines
+from fixbot.github.publish.memory import Rerun, Verdict
 
 BODY_LIMIT = 65_536
+SHORT_SHA = 7
 STATUS_MARKER = "<!-- fixbot:status -->"
 TOKEN_NOTE = (
     "Commits pushed with the workflow's `GITHUB_TOKEN` do not start new workflow runs, so the "
@@ -57,6 +59,7 @@ class Report(BaseModel):
     patch: str | None = None
     links: Links
     threads: ThreadsReport | None = None
+    reruns: list[Rerun] = Field(default_factory=list)  # CI runs re-run as suspected flakes
 
 
 def issue_marker(branch: str) -> str:
@@ -144,6 +147,38 @@ def how_to_apply(links: Links) -> list[str]:
     ]
 
 
+def _attempt(rerun: Rerun, n: int) -> str:
+    return f"[attempt {n}]({rerun.url}/attempts/{n})" if rerun.url else f"attempt {n}"
+
+
+def rerun_line(rerun: Rerun) -> list[str]:
+    """One CI run fixbot re-ran, with both attempts linked and what the re-run showed."""
+    head = f"- run {rerun.run} on `{rerun.sha[:SHORT_SHA]}` ({rerun.why}): "
+    first, again = _attempt(rerun, 1), _attempt(rerun, rerun.attempt or 2)
+    if rerun.verdict is Verdict.PENDING:
+        return [f"{head}{first} failed; its failed jobs were re-run, the outcome is not in yet"]
+    if rerun.verdict is Verdict.REAL:
+        return [f"{head}{first} failed, {again} failed again: **real**, not a flake"]
+    lines = [f"{head}{first} failed, {again} passed on the same commit: **flaky**"]
+    if rerun.suspects:
+        files = ", ".join(f"`{name}`" for name in rerun.suspects)
+        lines.append(
+            f"  - the failing log names {files}, which this pull request changed: the flake "
+            "may be the pull request's own; look at it before merging"
+        )
+    return lines
+
+
+def reruns_section(reruns: list[Rerun], heading: str = "####") -> list[str]:
+    """The CI runs fixbot re-ran as suspected flakes, newest last (none: no lines)."""
+    if not reruns:
+        return []
+    lines = ["", f"{heading} CI runs re-run as suspected flakes", ""]
+    for rerun in reruns:
+        lines += rerun_line(rerun)
+    return lines
+
+
 def _details(title: str, text: str, fence: str = "") -> list[str]:
     if not text.strip():
         return []
@@ -159,6 +194,7 @@ def status_comment(data: Report, memory: str = "") -> str:
         lines += ["", f"> {TOKEN_NOTE}"]
     lines += how_to_apply(data.links)
     lines += threads_section(data.threads)
+    lines += reruns_section(data.reruns)
     if data.patch:
         lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
         lines += _details("patch", data.patch, "diff")
@@ -205,6 +241,7 @@ def summary(data: Report) -> str:
     """The job summary (bounded to 1 MiB by `workflow.write_summary`)."""
     lines = [f"## {TITLES[data.outcome.outcome]}", "", *_facts(data)]
     lines += threads_section(data.threads, "###")
+    lines += reruns_section(data.reruns, "###")
     if data.patch:
         lines += ["", "### Patch", "", f"```diff\n{data.patch.rstrip()}\n```"]
     if data.report.strip():
