@@ -9,6 +9,7 @@ pull request or escalation issue, and writes the status comment with the run his
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +82,8 @@ def publish(
     ctx.notes.extend(plan.notes)
     data = render.Report(
         outcome=outcome,
+        seconds=state.elapsed_s or None,
+        tokens=state.tokens or None,
         report=read_report(outcome),
         notes=ctx.notes,
         patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
@@ -384,7 +387,14 @@ def _write_github(
     if plan.comment_pr is not None:
         block = ""
         if talk.record is not None:
-            history = memory.finish(talk.history, talk.record, data.outcome, result.state.attempts)
+            history = memory.finish(
+                talk.history,
+                talk.record,
+                data.outcome,
+                result.state.attempts,
+                secs=data.seconds or time.time() - talk.record.at,
+                tokens=result.state.tokens,
+            )
             block = memory.encode(history)
             data = data.model_copy(update={"reruns": history.reruns})
         gh.upsert_status_comment(

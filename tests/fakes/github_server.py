@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -194,6 +195,8 @@ class FakeGitHub:
             "body": body,
             "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
             "reactions": [],
+            "created_at": _now(),
+            "updated_at": _now(),
         }
         state.comments.append(comment)
         return comment
@@ -321,6 +324,8 @@ class FakeGitHub:
             "state": "open",
             "labels": [{"name": name} for name in body.get("labels", [])],
             "user": {"login": "github-actions[bot]", "type": "Bot"},
+            "created_at": _now(),
+            "updated_at": _now(),
         }
         if pull:
             item["pull_request"] = {"url": f"{base}/pulls/{number}"}
@@ -432,6 +437,17 @@ def _add_labels(
     return 200, issue["labels"]
 
 
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _repo_comments(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    since = q.get("since", [""])[0]  # ISO 8601: comments updated at or after it
+    return 200, [c for c in repo.comments if c.get("updated_at", "") >= since]
+
+
 def _list_comments(
     gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
 ) -> tuple[int, Any]:
@@ -458,6 +474,8 @@ def _create_comment(
         "body": body.get("body", ""),
         "user": {"login": gh.token_login or "github-actions[bot]", "type": "Bot"},
         "reactions": [],
+        "created_at": _now(),
+        "updated_at": _now(),
     }
     repo.comments.append(comment)
     return 201, comment
@@ -472,6 +490,7 @@ def _edit_comment(
     if len(body.get("body", "")) > 65_536:
         return 422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
     comment["body"] = body.get("body", "")
+    comment["updated_at"] = _now()
     return 200, comment
 
 
@@ -652,6 +671,7 @@ ROUTES: dict[str, Handler] = {
     "GET /user": _user,
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission": _permission,
     "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions": _react,
+    "GET /repos/{owner}/{repo}/issues/comments": _repo_comments,
     "GET /repos/{owner}/{repo}/pulls": _list_pulls,
     "POST /repos/{owner}/{repo}/pulls": _create_pull,
     "GET /repos/{owner}/{repo}/pulls/{pull_number}": _get_pull,

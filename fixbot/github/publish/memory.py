@@ -44,7 +44,10 @@ class AttemptRecord(BaseModel):
 class RunRecord(BaseModel):
     """One workflow run: `run` its id, `at` its start (Unix seconds), `kind` why it ran (fix,
     threads, retry), `out` its outcome (`running` while it runs), `attempts`, and `gist`, the
-    one-line summary that replaces the attempts when the history is squeezed."""
+    one-line summary that replaces the attempts when the history is squeezed. Usage (version
+    2, None when unknown): `secs` the run's wall time from its start to the publish (seconds;
+    for a fixed run, its time to green), `tok` model tokens, `usd` model cost (USD), `n` the fix
+    attempts made and `classes` their failure classes (kept when the attempts are squeezed)."""
 
     run: str
     at: int
@@ -52,6 +55,11 @@ class RunRecord(BaseModel):
     out: str = RUNNING
     attempts: list[AttemptRecord] = Field(default_factory=list)
     gist: str | None = None
+    secs: int | None = None
+    tok: int | None = None
+    usd: float | None = None
+    n: int | None = None
+    classes: list[str] = Field(default_factory=list)
 
 
 class Verdict(StrEnum):
@@ -105,10 +113,35 @@ def record_attempts(attempts: Iterable[Attempt]) -> list[AttemptRecord]:
     ]
 
 
-def finish(history: History, run: RunRecord, outcome: Outcome, attempts: list[Attempt]) -> History:
-    """`history` with `run` (replacing a record of the same run id) marked with `outcome`."""
+def failure_classes(attempts: Iterable[Attempt], limit: int = 10) -> list[str]:
+    """The failure classes (`class/category`) the run's checks saw, the initial check's first,
+    each once, at most `limit`."""
+    found = ["/".join(str(x) for x in (a.error_class, a.category) if x) for a in attempts]
+    return list(dict.fromkeys(c for c in found if c))[:limit]
+
+
+def finish(
+    history: History,
+    run: RunRecord,
+    outcome: Outcome,
+    attempts: list[Attempt],
+    *,
+    secs: float | None = None,
+    tokens: int | None = None,
+) -> History:
+    """`history` with `run` (replacing a record of the same run id) marked with `outcome`, its
+    wall time `secs` (seconds) and model `tokens`; the cost is `outcome.cost_usd`."""
+    records = record_attempts(attempts)
     done = run.model_copy(
-        update={"out": outcome.outcome.value, "attempts": record_attempts(attempts)}
+        update={
+            "out": outcome.outcome.value,
+            "attempts": records,
+            "secs": None if secs is None else round(secs),
+            "tok": tokens,
+            "usd": outcome.cost_usd,
+            "n": outcome.attempts,
+            "classes": failure_classes(attempts),
+        }
     )
     return add(history, done)
 

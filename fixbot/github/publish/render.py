@@ -60,6 +60,18 @@ class Report(BaseModel):
     links: Links
     threads: ThreadsReport | None = None
     reruns: list[Rerun] = Field(default_factory=list)  # CI runs re-run as suspected flakes
+    seconds: float | None = None  # the run's wall time (for a fix: its time to green)
+    tokens: int | None = None  # model tokens the run used
+
+
+def duration(seconds: float) -> str:
+    """`seconds` as `1 h 2 min`, `3 min 4 s` or `5 s`."""
+    whole = round(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min {secs} s" if minutes else f"{secs} s"
 
 
 def issue_marker(branch: str) -> str:
@@ -84,6 +96,11 @@ def _facts(data: Report) -> list[str]:
     lines.append(f"- attempts: {out.attempts}")
     if out.cost_usd is not None:
         lines.append(f"- model cost: ${out.cost_usd:.4f}")
+    if data.tokens:
+        lines.append(f"- model tokens: {data.tokens:,}")
+    if data.seconds is not None:
+        label = "time to green" if out.outcome is OutcomeKind.FIXED else "wall time"
+        lines.append(f"- {label}: {duration(data.seconds)}")
     for label, url in (
         ("commit", links.commit_url),
         ("pull request", links.pr_url),
