@@ -204,7 +204,7 @@ def _fix(
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
     head_verdict = gates.gate_head(author, subject)
-    if not head_verdict.allowed and event.name not in ASKED_EVENTS:
+    if not head_verdict.allowed and not _may_follow_own_commit(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
     if ci.refusal is not None:
@@ -265,6 +265,16 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
         f"{len(found.left_out)} left out\n"
     )
     return found
+
+
+def _may_follow_own_commit(event: Event) -> bool:
+    """True when a run may start on fixbot's own head commit: a person asked for it, or CI
+    failed again on it (`workflow_run` of a pull request, often the run fixbot dispatched),
+    where the pull request's fix budget (`max-fixes-per-pr`, checked in `cifail.prepare`)
+    bounds the loop."""
+    if event.name in ASKED_EVENTS:
+        return True
+    return event.name == EventName.WORKFLOW_RUN and event.pull_request is not None
 
 
 def _switch(ctx: Context, event: Event) -> None:

@@ -12,7 +12,7 @@ from tests.fakes.action_env import REPOSITORY
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.model_server import FakeModelServer
 from tests.github.api.test_rest import openapi_routes
-from tests.github.test_cifail_e2e import FIX, PR, Scene
+from tests.github.test_cifail_e2e import FIX, JOBLOGS, PR, STEPS, Scene
 
 pytestmark = pytest.mark.slow
 WORKFLOW = "test.yml"  # the `path` of the vendored workflow_run example: .github/workflows/test.yml
@@ -110,3 +110,25 @@ def test_a_refused_dispatch_names_the_permission_and_keeps_the_fix(scene: Scene)
 
     assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
     assert "`permissions: actions: write`" in status_body(scene)
+
+
+def test_the_dispatched_runs_failure_comes_back_bounded_by_the_fix_budget(scene: Scene) -> None:
+    scene.github.add_workflow(REPOSITORY, WORKFLOW)
+    first = scene.run(scene.event(), **{"max-fixes-per-pr": "1"})
+    pushed = first.outputs["commit-sha"]
+    assert first.outputs["outcome"] == "fixed" and pushed, first.stdout + first.stderr
+    assert len(scene.github.repo(REPOSITORY).dispatches) == 1
+    # The dispatched run fails on fixbot's own commit and comes back as a workflow_run.
+    log = (JOBLOGS / "pytest-failure.log").read_text(encoding="utf-8")
+    scene.github.add_run(REPOSITORY, 5151, pushed, "changes", [("test", "failure", STEPS, log)])
+    event = scene.event(sha=pushed)
+    event["workflow_run"]["id"] = 5151
+    event["workflow_run"]["pull_requests"][0]["head"]["sha"] = pushed
+
+    again = scene.run(event, **{"max-fixes-per-pr": "1"})
+
+    assert again.outputs["outcome"] == "refused", again.stdout + again.stderr
+    assert "`max-fixes-per-pr` limit (1)" in again.outputs["reason"]  # the budget, not a loop
+    assert "made by fixbot itself" not in again.outputs["reason"]
+    assert scene.box.origin_sha("changes") == pushed
+    assert len(scene.github.repo(REPOSITORY).dispatches) == 1
