@@ -152,11 +152,12 @@ def address_threads(
 
 
 def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report) -> render.Report:
-    """Dispatch the CI workflow(s) on the branch fixbot pushed to, when the push was made with
-    the job's `GITHUB_TOKEN` (see `fixbot.github.publish.dispatch`); link the new runs."""
+    """Dispatch the CI workflow(s) on the branch fixbot pushed a verified fix to, when the push
+    was made with the job's `GITHUB_TOKEN` (see `fixbot.github.publish.dispatch`); link the
+    new runs."""
     branch = data.links.branch
-    if not data.links.commit_url or not branch:
-        return data
+    if data.outcome.outcome is not OutcomeKind.FIXED or not data.links.commit_url or not branch:
+        return data  # only a verified fix is worth a CI run (not an escalation's best attempt)
     if not dispatch.targets(settings.dispatch_workflows, event, job_token=True):
         return data  # nothing to dispatch whatever the token: no `GET /user`
     try:
@@ -346,7 +347,12 @@ def _suggest(ctx: Context, number: int, data: render.Report, start: str) -> rend
     ranges = suggest.commentable(gh.pull_files(number))
     summary = f"### {render.TITLES[data.outcome.outcome]}\n\n{data.outcome.reason}"
     made = suggest.review(found, ranges, summary, ctx.run_url)
-    url = gh.review(number, start, made.body, [c.payload() for c in made.comments])
+    try:
+        url = gh.review(number, start, made.body, [c.payload() for c in made.comments])
+    except GitHubError as exc:  # the status comment still carries the fix, as a patch
+        note = f"the review with suggestions was not posted ({exc}); the fix is the patch below"
+        patch = checkout.patch(root, start, _secrets(ctx))
+        return data.model_copy(update={"notes": [*data.notes, note], "patch": patch})
     links = data.links.model_copy(
         update={"review_url": url, "suggestions": len(made.comments), "in_body": len(made.in_body)}
     )

@@ -113,3 +113,17 @@ def test_a_fix_carrying_the_token_is_never_posted_as_a_suggestion(
     assert "github_token (base64) in app.py" in run.outputs["reason"]
     assert github_server.repo(REPOSITORY).reviews == []
     assert box.origin_sha("changes") == sha
+
+
+def test_a_refused_review_leaves_the_fix_as_a_patch_in_the_status_comment(scene: Scene) -> None:
+    scene.github.repo(REPOSITORY).pull_files[PR] = pull_files(scene)
+    route = "/repos/{owner}/{repo}/pulls/{pull_number}/reviews"
+    scene.github.fail("POST", route, 403, body={"message": "Resource not accessible"})
+    run = scene.run(scene.event(), **{"on-success": "suggest"})
+
+    assert run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    assert scene.box.origin_sha("changes") == scene.sha
+    body = scene.github.repo(REPOSITORY).comments[0]["body"]
+    assert "the review with suggestions was not posted" in body
+    assert "`permissions: pull-requests: write`" in body
+    assert "+    return sum(xs)" in body  # the patch

@@ -213,7 +213,7 @@ def status_comment(data: Report, memory: str = "") -> str:
     lines += threads_section(data.threads)
     lines += reruns_section(data.reruns)
     if data.patch:
-        lines += ["", "Apply it with `git apply` (fixbot never pushes to a fork):"]
+        lines += ["", "Apply it with `git apply`:"]
         lines += _details("patch", data.patch, "diff")
     lines += _details("report", data.report)
     tail = f"\n{memory}\n" if memory else ""
