@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fixbot.github.publish.hunks import changes, fence, nearest, shown
 from tests.fakes.repo import git, make_repo, write_files
@@ -93,3 +96,25 @@ def test_shown_bounds_a_long_hunk(tmp_path: Path) -> None:
     [change] = changes(diff_of(tmp_path, {"a.py": LINES}, {"a.py": after}))
     text = shown(change, limit=10)
     assert len(text.splitlines()) == 11 and text.endswith("more line(s) in the commit")
+
+
+def _diff(old: list[str], new: list[str]) -> str:
+    lines = difflib.unified_diff(
+        [f"{x}\n" for x in old], [f"{x}\n" for x in new], "a/f.py", "b/f.py", n=3
+    )
+    return "".join(lines)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    old=st.lists(st.sampled_from(["a", "b", "c", "d", "e", ""]), min_size=1, max_size=30),
+    new=st.lists(st.sampled_from(["a", "b", "c", "x", "y", ""]), min_size=1, max_size=30),
+)
+def test_applying_every_change_gives_the_new_file(old: list[str], new: list[str]) -> None:
+    """Each change replaces old lines `old_start..old_end` by `new_lines`: applied bottom-up
+    to the old file they give the new one (what "Commit suggestions" does, hunk by hunk)."""
+    result = list(old)
+    for change in sorted(changes(_diff(old, new)), key=lambda c: c.old_start, reverse=True):
+        assert change.old_start >= 1 and change.old_end >= change.old_start  # a line to sit on
+        result[change.old_start - 1 : change.old_end] = change.new_lines
+    assert result == new
