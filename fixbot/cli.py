@@ -80,11 +80,12 @@ def add_pull_request_options(run: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
+def build_parser(run_options: bool = True, stats_options: bool = True) -> argparse.ArgumentParser:
     """The argument parser for every subcommand.
 
     `run_options` False leaves out the settings of `fixbot run` (deriving them imports pydantic),
-    so `fixbot --help` and `fixbot action` start fast.
+    so `fixbot --help` and `fixbot action` start fast; `stats_options` False leaves out those
+    of `fixbot stats` (they import the GitHub client).
     """
     parser = argparse.ArgumentParser(
         prog="fixbot",
@@ -125,6 +126,19 @@ def build_parser(run_options: bool = True) -> argparse.ArgumentParser:
         help="run as the GitHub Action (reads INPUT_* and GITHUB_* variables)",
         description="The entry point of the Docker container action; see action.yml.",
     )
+    stats = commands.add_parser(
+        "stats",
+        help="what fixbot did for a repository: runs, fix rate, time to green, cost",
+        description="Read fixbot's own records on GitHub (its status comments' history, its "
+        "pull requests and issues, its commit trailers) and print runs, fixed / escalated / "
+        "refused / flaky, median time to green, attempts, tokens and USD per fix and the most "
+        "frequent failure classes (token in GITHUB_TOKEN or GH_TOKEN).",
+        epilog="example: fixbot stats --repo octo/app --since 30d --mermaid",
+    )
+    if stats_options:
+        from fixbot.github.stats.command import add_arguments
+
+        add_arguments(stats)
     return parser
 
 
@@ -259,10 +273,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if argv is None and words[:1] in (["run"], ["action"]):
         _without_secrets_in_environ(words)
-    parser = build_parser(run_options=words[:1] == ["run"])
+    parser = build_parser(run_options=words[:1] == ["run"], stats_options=words[:1] == ["stats"])
     args = parser.parse_args(words)
     if args.command == "run":
         return command_run(args)
+    if args.command == "stats":
+        from fixbot.github.stats.command import run as command_stats
+
+        return command_stats(args, os.environ)
     if args.command == "action":
         return command_action(args)
     parser.print_help()

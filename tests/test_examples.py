@@ -53,3 +53,31 @@ def test_on_ci_failure_passes_only_real_inputs() -> None:
 def test_the_readme_shows_the_example_as_it_is() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"```yaml\n{ON_CI_FAILURE.read_text(encoding='utf-8')}```" in readme
+
+
+STATS = ROOT / "examples" / "fixbot-stats.yml"
+
+
+def test_stats_runs_weekly_and_reads_only() -> None:
+    workflow = load(STATS)
+    assert set(workflow[True]) == {"schedule", "workflow_dispatch"}
+    assert workflow["permissions"] == {}
+    assert workflow["jobs"]["stats"]["permissions"] == {
+        "contents": "read",
+        "issues": "read",
+        "pull-requests": "read",
+    }
+
+
+def test_stats_runs_real_fixbot_stats_commands() -> None:
+    import shlex
+
+    from fixbot.cli import build_parser
+
+    steps = load(STATS)["jobs"]["stats"]["steps"]
+    script = next(s["run"] for s in steps if s.get("name") == "fixbot stats")
+    commands = [line.strip() for line in script.splitlines() if line.strip().startswith("fixbot")]
+    assert len(commands) == 3 and any("--mermaid" in c for c in commands)
+    for command in commands:
+        args = build_parser().parse_args(shlex.split(command)[1:])
+        assert args.command == "stats" and args.since == "7d"

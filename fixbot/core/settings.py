@@ -42,6 +42,7 @@ class OnSuccess(StrEnum):
     AUTO = "auto"  # push on a same-repository PR branch, pull-request otherwise
     PUSH = "push"
     PULL_REQUEST = "pull-request"
+    SUGGEST = "suggest"  # one pull-request review with suggestion blocks, nothing pushed
     NONE = "none"
 
 
@@ -278,8 +279,9 @@ class Settings(BaseModel):
     # -- the Action -------------------------------------------------------------------------------
     on_success: Annotated[OnSuccess, _s(metavar="MODE", cli=False)] = Field(
         OnSuccess.AUTO,
-        description="What to do with a verified fix: `push`, `pull-request` or `none`; `auto` "
-        "pushes on a same-repository pull request and opens a pull request otherwise.",
+        description="What to do with a verified fix: `push`, `pull-request`, `suggest` (one "
+        "pull-request review with suggestion blocks, nothing pushed) or `none`; `auto` pushes on "
+        "a same-repository pull request and opens a pull request otherwise.",
     )
     on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False)] = Field(
         OnEscalation.PULL_REQUEST,
@@ -327,6 +329,15 @@ class Settings(BaseModel):
     )
     allow_drafts: Annotated[bool, _s(cli=False, trust=True)] = Field(
         False, description="Fix draft pull requests too (so does the `require-label` label)."
+    )
+    dispatch_workflows: Annotated[
+        list[str], _s(metavar="WORKFLOW", example="ci.yml", cli=False, trust=True)
+    ] = Field(
+        default_factory=list,
+        description="Workflows (file names such as `ci.yml`, or ids) dispatched on the branch "
+        "after fixbot pushes with the job's `GITHUB_TOKEN`, whose pushes start no workflow; "
+        "one per line. Empty: on `workflow_run`, the workflow whose failure started it. `none` "
+        "dispatches nothing (use it with a GitHub App token, whose pushes start workflows).",
     )
     max_fixes_per_pr: Annotated[int, _s(metavar="N", cli=False, trust=True)] = Field(
         3, ge=1, le=100, description="fixbot's fix commits on one pull request before it stops."

@@ -68,6 +68,12 @@ def _asked(event: Event) -> bool:
     return kind is not None and kind.asked
 
 
+def _keeps_history(event: Event) -> bool:
+    """True when the run history (the status comment's memory) is kept: a pull request's
+    threads events, and a failed `workflow_run` with its pull request."""
+    return _threads(event) or event.name == "workflow_run"
+
+
 def main(
     env: Mapping[str, str], *, out: TextIO | None = None, connect: Connect = GitHub.connect
 ) -> int:
@@ -109,12 +115,13 @@ def _run(ctx: Context) -> render.Report:
     event = load_event(ctx.env)
     chosen = _decide(ctx, event)
     if chosen.kind is IntentKind.REFUSE:
-        return _bare(ctx, OutcomeKind.REFUSED, chosen.reason)
+        flaky = cifail.settle_passed(ctx, event)  # a re-run that passed: the flake record
+        return _bare(ctx, OutcomeKind.REFUSED, flaky or chosen.reason)
     if chosen.kind is IntentKind.COMMAND:
         return _command(ctx, event, chosen)
     talk = Conversation()
     pr = event.pull_request
-    if pr is not None and not event.fork and _threads(event):
+    if pr is not None and not event.fork and _keeps_history(event):
         try:
             talk, busy = conversation.open_history(
                 ctx, pr.number, workflow_value(ctx.env, "max_runs_per_day")
@@ -207,12 +214,14 @@ def _fix(
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
     head_verdict = gates.gate_head(author, subject)
-    if not head_verdict.allowed and not _asked(event):
+    if not head_verdict.allowed and not _may_follow_own_commit(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
     if ci.refusal is not None:
         return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
     ctx.notes.extend(ci.notes)
+    if ci.failed_again is not None and event.run_id is not None:
+        talk.history = cifail.settled(talk.history, event.run_id, False, ci.failed_again)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
     settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
@@ -266,6 +275,14 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
         f"{len(found.left_out)} left out\n"
     )
     return found
+
+
+def _may_follow_own_commit(event: Event) -> bool:
+    """True when a run may start on fixbot's own head commit: a person asked for it, or CI
+    failed again on it (`workflow_run` of a pull request, often the run fixbot dispatched),
+    where the pull request's fix budget (`max-fixes-per-pr`, checked in `cifail.prepare`)
+    bounds the loop."""
+    return _asked(event) or (event.name == "workflow_run" and event.pull_request is not None)
 
 
 def _switch(ctx: Context, event: Event) -> None:

@@ -10,14 +10,23 @@ the failed run's own log as the first failing run (no initial check), or a re-ru
    the status comment says so;
 4. `workflow_run` only: the failed jobs' logs. A transient failure (`fixbot.logs.classify`, plus the
    runner's own signs) on the run's first attempt re-runs the failed jobs once, with no model
-   call and no edit; on a later attempt it is reported as flaky. Any other failure becomes the
-   loop's first failing run, which saves one full check; every fix is still verified by it.
+   call and no edit, and records the re-run in the pull request's memory (`memory.Rerun`,
+   pending). Any other failure becomes the loop's first failing run, which saves one full
+   check; every fix is still verified by it.
+
+The flake record: the re-run's outcome comes back as another `workflow_run` of the same run id.
+Passing on the same commit (`settle_passed`, called for a successful run's later attempt) is a
+flake, with both attempts linked in the status comment; failing again is real, never called
+flaky, whatever its log reads like. A failure is called flaky only on that evidence, never from
+its text alone; when the failing log names a file the pull request changed, the record says so:
+the flake may be the pull request's own.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
@@ -31,7 +40,7 @@ from fixbot.github.events import prgates
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import Verdict
 from fixbot.github.events.inputs import Inputs
-from fixbot.github.publish import render
+from fixbot.github.publish import memory, render
 from fixbot.logs.joblog import FirstFailure, classify_first
 from fixbot.process import git
 from fixbot.ui import workflow
@@ -71,11 +80,14 @@ def github(where: Where, repository: str) -> GitHub:
 
 @dataclass
 class Prepared:
-    """`refusal` ends the run (outcome `refused`); else `first` seeds the loop (may be None)."""
+    """`refusal` ends the run (outcome `refused`); else `first` seeds the loop (may be None).
+    `failed_again`: the triggering run is a re-run that failed again, which settles a pending
+    re-run record as real (`settled`, applied to the run's history by the caller)."""
 
     refusal: str | None = None
     first: FirstFailure | None = None
     notes: list[str] = field(default_factory=list)
+    failed_again: int | None = None  # the attempt of a re-run that failed again (see `settled`)
 
 
 def policy(env: Mapping[str, str]) -> prgates.Policy:
@@ -185,25 +197,137 @@ def transient(first: FirstFailure, jobs: list[Job]) -> Classification | None:
     return found if found.error_class is ErrorClass.TRANSIENT else None
 
 
-def flake(where: Where, event: Event, run: RunFacts, why: Classification) -> str:
-    """Re-run the failed jobs on the first attempt; report a flake after that. The reason."""
+def run_page(where: Where, event: Event, run_id: int) -> str:
+    """The web page of workflow run `run_id`."""
+    server = where.env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
+    return f"{server}/{event.repository}/actions/runs/{run_id}"
+
+
+def changed_in_log(where: Where, base: str | None, text: str) -> list[str]:
+    """The files the pull request changed (`base...HEAD`, the base fetched by `fix_commits`)
+    that the failing log `text` names; [] when the base was not fetched."""
+    if not base:
+        return []
+    ref = f"refs/remotes/origin/fixbot-base/{base}"
+    if not git.run(where.workspace, "rev-parse", "--verify", "--quiet", ref, check=False).strip():
+        return []
+    names = git.run(where.workspace, "diff", "--name-only", f"{ref}...HEAD").splitlines()
+    return [name for name in names if name and name in text][:10]
+
+
+def remember(
+    where: Where,
+    event: Event,
+    change: Callable[[memory.History], memory.History | None],
+    kind: OutcomeKind,
+    reason: str,
+) -> str:
+    """Apply `change` to the pull request's run history and write the status comment with
+    `reason` and the re-runs (nothing when `change` returns None); '' when done or nothing to
+    do, else a note saying why not (GitHub refused)."""
+    pr = event.pull_request
+    if pr is None:
+        return ""
+    try:
+        gh = github(where, event.repository)
+        login = gh.login()
+        found = gh.status_comment(pr.number, login)
+        try:
+            history = memory.decode(found[1]) if found else memory.History()
+        except ValueError:
+            history = memory.History()
+        changed = change(history)
+        if changed is None:
+            return ""
+        history = changed
+        data = render.Report(
+            outcome=Outcome(outcome=kind, reason=reason),
+            links=render.Links(run_url=where.run_url),
+            reruns=history.reruns,
+        )
+        body = render.status_comment(data, memory.encode(history))
+        gh.upsert_status_comment(pr.number, body, login=login)
+    except GitHubError as exc:
+        return f"the pull request's status comment was not written: {exc}"
+    return ""
+
+
+def flake(
+    where: Where, event: Event, run: RunFacts, why: Classification, first: FirstFailure
+) -> str:
+    """Re-run the failed jobs on the first attempt and record it (pending); on a later attempt
+    the failure repeats: real, not a flake. Returns the reason."""
     kind = f"a transient failure ({why.category})"
     if run.attempt <= 1:
         Runs(github(where, event.repository)).rerun_failed_jobs(run.id)
-        return (
+        reason = (
             f"run {run.id} failed with {kind}, not a code problem: its failed jobs were re-run "
-            "once (attempt 2); no model call, no edit"
+            "once (attempt 2); no model call, no edit. Passing there makes it a flake"
         )
-    reason = (
-        f"run {run.id} failed with {kind} again on attempt {run.attempt}: the failure is flaky "
-        "(network, rate limit or the runner), not the code; fixbot neither re-runs it again "
-        "nor edits anything"
-    )
-    workflow.warning(reason, where.out, title="fixbot: flaky run")
-    if event.pull_request is not None:
-        note = comment(where, event, event.pull_request.number, OutcomeKind.REFUSED, reason)
+        base = event.pull_request.base_ref if event.pull_request else None
+        record = memory.Rerun(
+            run=run.id,
+            sha=run.head_sha or event.sha or "",
+            why=str(why.category),
+            at=int(time.time()),
+            url=run_page(where, event, run.id),
+            suspects=changed_in_log(where, base, first.text),
+        )
+        note = remember(
+            where, event, lambda h: memory.add_rerun(h, record), OutcomeKind.REFUSED, reason
+        )
         return "; ".join(filter(None, [reason, note]))
-    return reason
+    reason = (
+        f"run {run.id} failed again on attempt {run.attempt}, with {kind}: the failure is real "
+        "(it repeats on the same commit), not a flake, though its log reads like network, rate "
+        "limit or runner trouble; fixbot neither re-runs it again nor edits code for it"
+    )
+    workflow.warning(reason, where.out, title="fixbot: the failure repeats")
+    note = remember(
+        where,
+        event,
+        lambda h: settled(h, run.id, False, run.attempt),
+        OutcomeKind.REFUSED,
+        reason,
+    )
+    return "; ".join(filter(None, [reason, note]))
+
+
+def settled(history: memory.History, run: int, passed: bool, attempt: int) -> memory.History:
+    """`history` with the pending re-run of CI run `run` settled (unchanged when none)."""
+    done = memory.settle(history, run, passed, attempt)
+    return history if done is None else memory.add_rerun(history, done)
+
+
+def settle_passed(where: Where, event: Event) -> str | None:
+    """A successful later attempt of a run fixbot re-ran: record the flake (both attempts
+    linked in the status comment) and return the reason; None for any other event."""
+    if (
+        event.name != "workflow_run"
+        or event.run_conclusion != "success"
+        or (event.run_attempt or 1) < 2
+        or event.run_id is None
+        or event.pull_request is None
+    ):
+        return None
+    run = RunFacts(id=event.run_id, attempt=event.run_attempt or 2, head_sha=event.sha)
+    found: list[memory.Rerun] = []
+
+    def change(history: memory.History) -> memory.History | None:
+        done = memory.settle(history, run.id, True, run.attempt)
+        if done is None:
+            return None  # fixbot did not re-run it: the status comment stays as it is
+        found.append(done)
+        return memory.add_rerun(history, done)
+
+    reason = (
+        f"run {run.id} passed on attempt {run.attempt} on the same commit after failing with a "
+        "transient failure: a flake, recorded in the status comment; nothing to fix"
+    )
+    note = remember(where, event, change, OutcomeKind.PASSED, reason)
+    if not found and not note:
+        return None  # fixbot did not re-run it: nothing to record
+    return "; ".join(filter(None, [reason, note]))
 
 
 def from_run(where: Where, event: Event) -> Prepared:
@@ -223,8 +347,9 @@ def from_run(where: Where, event: Event) -> Prepared:
         return Prepared(notes=[f"the failed run's logs were not read ({why}); ran the check"])
     hiccup = transient(first, jobs)
     if hiccup is not None:
-        return Prepared(refusal=flake(where, event, run, hiccup))
-    return Prepared(first=first, notes=problems)  # the engine's report says where it started
+        return Prepared(refusal=flake(where, event, run, hiccup, first))
+    again = run.attempt if run.attempt > 1 else None  # a re-run that failed again: real
+    return Prepared(first=first, notes=problems, failed_again=again)
 
 
 def prepare(where: Where, event: Event) -> Prepared:

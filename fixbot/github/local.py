@@ -23,6 +23,7 @@ from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
 from fixbot.github.events.data import pull_request_of
 from fixbot.github.events.permission import Permissions
+from fixbot.github.publisher import thread_replies
 from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run import engine
@@ -132,9 +133,8 @@ def _push(
     touched = git.changed_files(root, state.start_sha, sha)
     targets = threads.resolvable(scope.threads, state.attempts, touched)
     if targets:
-        done, why = graphql.resolve_and_reply(
-            [t.id for t in targets], threads.reply_text(sha, None)
-        )
+        replies = thread_replies(root, state.start_sha, sha, targets, None)
+        done, why = graphql.resolve_and_reply([t.id for t in targets], replies)
         out.write(f"fixbot: resolved {len(done.resolved)} review thread(s)\n")
         if why:
             out.write(f"fixbot: {why}\n")

@@ -9,6 +9,7 @@ pull request or escalation issue, and writes the status comment with the run his
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from fixbot.core.errors import GitHubError
@@ -16,10 +17,12 @@ from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Context, Finished
+from fixbot.github.api.runs import Runs
 from fixbot.github.events import threads
 from fixbot.github.events.data import Event
+from fixbot.github.events.gates import BOT_LOGIN
 from fixbot.github.events.threads import LeftOut
-from fixbot.github.publish import memory, render
+from fixbot.github.publish import dispatch, hunks, memory, render, suggest
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publish.plan import (
     Plan,
@@ -34,7 +37,7 @@ from fixbot.process import git
 from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
 from fixbot.run.recheck import recheck
-from fixbot.security.leakscan import known_secrets
+from fixbot.security.leakscan import known_secrets, refuse_if_leaking
 
 
 def publish(
@@ -69,6 +72,8 @@ def publish(
     ctx.notes.extend(plan.notes)
     data = render.Report(
         outcome=outcome,
+        seconds=state.elapsed_s or None,
+        tokens=state.tokens or None,
         report=read_report(outcome),
         notes=ctx.notes,
         patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
@@ -92,6 +97,7 @@ def publish(
         why = f"pushing to `{plan.push_branch}` failed ({hint})"
         plan, data = _rescue(ctx, plan, data, state.start_sha, why)
     data = address_threads(ctx, event, data, result, talk.left_out, base)
+    data = rerun_ci(ctx, event, settings, data)
     try:
         data = _write_github(ctx, plan, data, result, talk)
     except GitHubError as exc:  # the commits are pushed: the outputs and summary still say so
@@ -127,17 +133,56 @@ def address_threads(
     if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
         note = "no fix was pushed to this pull request's branch, so no thread was resolved"
         return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
-    touched = git.changed_files(ctx.workspace, base or result.state.start_sha, sha)
+    start = base or result.state.start_sha
+    touched = git.changed_files(ctx.workspace, start, sha)
     targets = threads.resolvable(given, result.state.attempts, touched)
-    done, why = resolve_all(ctx, targets, threads.reply_text(sha, data.links.commit_url))
+    replies = thread_replies(ctx.workspace, start, sha, targets, data.links.commit_url)
+    done, why = resolve_all(ctx, targets, replies)
     return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
 
 
+def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report) -> render.Report:
+    """Dispatch the CI workflow(s) on the branch fixbot pushed a verified fix to, when the push
+    was made with the job's `GITHUB_TOKEN` (see `fixbot.github.publish.dispatch`); link the
+    new runs."""
+    branch = data.links.branch
+    if data.outcome.outcome is not OutcomeKind.FIXED or not data.links.commit_url or not branch:
+        return data  # only a verified fix is worth a CI run (not an escalation's best attempt)
+    if not dispatch.targets(settings.dispatch_workflows, event, job_token=True):
+        return data  # nothing to dispatch whatever the token: no `GET /user`
+    try:
+        job_token = ctx.login() == BOT_LOGIN
+    except GitHubError as exc:
+        ctx.notes.append(f"CI was not dispatched: the token's user could not be read ({exc})")
+        return data
+    wanted = dispatch.targets(settings.dispatch_workflows, event, job_token)
+    if not wanted:
+        return data
+    runs = Runs(ctx.rest())
+    found = [runs.dispatch(workflow, branch) for workflow in wanted]
+    links = data.links.model_copy(update={"dispatched": found})
+    return data.model_copy(update={"links": links})
+
+
+def thread_replies(
+    root: Path, start: str, sha: str, targets: list[ReviewThread], commit_url: str | None
+) -> dict[str, str]:
+    """Each target thread's reply (by thread id): the commit `sha` and, as evidence, the hunk
+    of `start..sha` on the thread's file nearest its line."""
+    found = hunks.changes(git.run(root, "diff", "--no-color", "--no-ext-diff", start, sha))
+    replies = {}
+    for thread in targets:
+        change = hunks.nearest(found, thread.path, thread.line)
+        evidence = hunks.fence(hunks.shown(change), "diff") if change else None
+        replies[thread.id] = threads.reply_text(sha, commit_url, evidence)
+    return replies
+
+
 def resolve_all(
-    ctx: Context, targets: list[ReviewThread], reply: str
+    ctx: Context, targets: list[ReviewThread], reply: str | dict[str, str]
 ) -> tuple[list[ReviewThread], str | None]:
-    """Resolve `targets` and reply in each, in batches; return the resolved ones and, when
-    GitHub refused part of it, why."""
+    """Reply in each of `targets` (`reply`, or a reply per thread id), then resolve it, in
+    batches; return the resolved ones and, when GitHub refused part of it, why."""
     if not targets:
         return [], None
     result, why = ctx.graphql().resolve_and_reply([t.id for t in targets], reply)
@@ -277,6 +322,33 @@ def _pushed(
     return data.model_copy(update={"links": links, "outcome": outcome})
 
 
+def _suggest(ctx: Context, number: int, data: render.Report, start: str) -> render.Report:
+    """Post the verified fix (`start..HEAD`) as one review with suggestion blocks on pull
+    request `number` (`fixbot.github.publish.suggest`); nothing is pushed. Raises
+    `fixbot.security.leakscan.LeakRefused` when the diff carries a secret."""
+    root = ctx.workspace
+    refuse_if_leaking(
+        git.run(root, "diff", "--text", "--no-ext-diff", start, "HEAD"),
+        _secrets(ctx),
+        "posting the fix as suggestions",
+    )
+    found = hunks.changes(git.run(root, "diff", "--no-color", "--no-ext-diff", start, "HEAD"))
+    gh = ctx.rest()
+    ranges = suggest.commentable(gh.pull_files(number))
+    summary = f"### {render.TITLES[data.outcome.outcome]}\n\n{data.outcome.reason}"
+    made = suggest.review(found, ranges, summary, ctx.run_url)
+    try:
+        url = gh.review(number, start, made.body, [c.payload() for c in made.comments])
+    except GitHubError as exc:  # the status comment still carries the fix, as a patch
+        note = f"the review with suggestions was not posted ({exc}); the fix is the patch below"
+        patch = checkout.patch(root, start, _secrets(ctx))
+        return data.model_copy(update={"notes": [*data.notes, note], "patch": patch})
+    links = data.links.model_copy(
+        update={"review_url": url, "suggestions": len(made.comments), "in_body": len(made.in_body)}
+    )
+    return data.model_copy(update={"links": links})
+
+
 def _title(data: render.Report, branch: str) -> str:
     if data.outcome.outcome is OutcomeKind.ESCALATED:
         return f"fixbot: best attempt at fixing {branch} (does not pass the check)"
@@ -289,6 +361,8 @@ def _write_github(
     if plan.pull_request is None and plan.comment_pr is None and plan.issue_branch is None:
         return data
     gh = ctx.rest()
+    if plan.suggest_pr is not None:
+        data = _suggest(ctx, plan.suggest_pr, data, result.state.start_sha)
     if plan.pull_request is not None:
         url = gh.open_pull_request(
             plan.pull_request, _title(data, plan.pull_request.base), render.pull_request_body(data)
@@ -309,8 +383,16 @@ def _write_github(
     if plan.comment_pr is not None:
         block = ""
         if talk.record is not None:
-            history = memory.finish(talk.history, talk.record, data.outcome, result.state.attempts)
+            history = memory.finish(
+                talk.history,
+                talk.record,
+                data.outcome,
+                result.state.attempts,
+                secs=data.seconds or time.time() - talk.record.at,
+                tokens=result.state.tokens,
+            )
             block = memory.encode(history)
+            data = data.model_copy(update={"reruns": history.reruns})
         gh.upsert_status_comment(
             plan.comment_pr,
             render.status_comment(data, block),

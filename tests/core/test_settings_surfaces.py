@@ -193,13 +193,19 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "all",  # `git log --all`
 }
 
 
 def test_every_flag_a_message_names_exists() -> None:
     """Messages, templates and docs name only real flags (`--fallback-models`, not a guess)."""
-    run = build_parser()._subparsers._group_actions[0].choices["run"]  # type: ignore[union-attr]
-    real = {opt[2:] for action in run._actions for opt in action.option_strings}
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    real = {
+        opt[2:]
+        for command in commands.values()  # every subcommand's flags (`fixbot stats --since`)
+        for action in command._actions
+        for opt in action.option_strings
+    }
     real |= {f"no-{name}" for name in real}
     sources = [p for p in (ROOT / "fixbot").rglob("*") if p.suffix in (".py", ".j2")]
     sources = [p for p in sources if p.name not in ("git.py", "checkout.py")]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -93,6 +94,12 @@ class RepoState:
     runs: dict[int, Json | str] = field(default_factory=dict)
     jobs: dict[int, list[Json]] = field(default_factory=dict)  # run id -> its jobs
     reruns: list[int] = field(default_factory=list)  # run ids whose failed jobs were re-run
+    # workflow file name -> {"id", "path", "dispatch": has `on: workflow_dispatch`, "approval"}
+    workflows: dict[str, Json] = field(default_factory=dict)
+    dispatches: list[Json] = field(default_factory=list)  # the bodies of dispatch requests
+    # PR number -> its files as `GET .../pulls/{n}/files` lists them (filename, status, patch)
+    pull_files: dict[int, list[Json]] = field(default_factory=dict)
+    reviews: list[Json] = field(default_factory=list)  # reviews posted (with pull_number)
 
 
 @dataclass
@@ -189,6 +196,8 @@ class FakeGitHub:
             "body": body,
             "user": {"login": login, "type": "Bot" if login.endswith("[bot]") else "User"},
             "reactions": [],
+            "created_at": _now(),
+            "updated_at": _now(),
         }
         state.comments.append(comment)
         return comment
@@ -239,6 +248,21 @@ class FakeGitHub:
                 }
             )
         return run
+
+    def add_workflow(
+        self, repo: str, file: str, dispatch: bool = True, approval: bool = False
+    ) -> Json:
+        """A workflow `.github/workflows/<file>`; `dispatch`: it has `on: workflow_dispatch`;
+        `approval`: its dispatched runs wait for a maintainer's approval (`action_required`)."""
+        state = self.repo(repo)
+        flow = {
+            "id": next(self.ids),
+            "path": f".github/workflows/{file}",
+            "dispatch": dispatch,
+            "approval": approval,
+        }
+        state.workflows[file] = flow
+        return flow
 
     def add_pull(
         self,
@@ -301,6 +325,8 @@ class FakeGitHub:
             "state": "open",
             "labels": [{"name": name} for name in body.get("labels", [])],
             "user": {"login": "github-actions[bot]", "type": "Bot"},
+            "created_at": _now(),
+            "updated_at": _now(),
         }
         if pull:
             item["pull_request"] = {"url": f"{base}/pulls/{number}"}
@@ -412,6 +438,17 @@ def _add_labels(
     return 200, issue["labels"]
 
 
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _repo_comments(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    since = q.get("since", [""])[0]  # ISO 8601: comments updated at or after it
+    return 200, [c for c in repo.comments if c.get("updated_at", "") >= since]
+
+
 def _list_comments(
     gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
 ) -> tuple[int, Any]:
@@ -438,6 +475,8 @@ def _create_comment(
         "body": body.get("body", ""),
         "user": {"login": gh.token_login or "github-actions[bot]", "type": "Bot"},
         "reactions": [],
+        "created_at": _now(),
+        "updated_at": _now(),
     }
     repo.comments.append(comment)
     return 201, comment
@@ -452,6 +491,7 @@ def _edit_comment(
     if len(body.get("body", "")) > 65_536:
         return 422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
     comment["body"] = body.get("body", "")
+    comment["updated_at"] = _now()
     return 200, comment
 
 
@@ -534,13 +574,110 @@ def _rerun_failed_jobs(
     return 201, {}
 
 
+def _dispatch(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    key = args["workflow_id"]
+    flow = repo.workflows.get(key) or next(
+        (f for f in repo.workflows.values() if str(f["id"]) == key), None
+    )
+    if flow is None:
+        return 404, {"message": "Not Found"}
+    if not body.get("ref"):
+        return 422, {"message": 'Invalid request. "ref" wasn\'t supplied.'}
+    if not flow["dispatch"]:  # GitHub's answer, verbatim
+        return 422, {"message": "Workflow does not have 'workflow_dispatch' trigger"}
+    repo.dispatches.append({"workflow": flow["path"], **body})
+    run_id = next(gh.ids)
+    base = f"{gh._base(repo)}/actions/runs/{run_id}"
+    html = f"https://github.example/{repo.name}/actions/runs/{run_id}"
+    repo.runs[run_id] = {
+        "id": run_id,
+        "name": flow["path"],
+        "event": "workflow_dispatch",
+        "head_branch": body["ref"],
+        "run_attempt": 1,
+        "status": "completed" if flow["approval"] else "queued",
+        "conclusion": "action_required" if flow["approval"] else None,
+        "url": base,
+        "html_url": html,
+    }
+    if body.get("return_run_details"):
+        return 200, {"workflow_run_id": run_id, "run_url": base, "html_url": html}
+    return 204, {}
+
+
+HUNK_RE = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", re.M)
+
+
+def _right_ranges(patch: str) -> list[tuple[int, int]]:
+    """The RIGHT-side lines of each hunk of a file's `patch`: where a review comment may sit."""
+    return [
+        (int(m[1]), int(m[1]) + max(int(m[2] if m[2] is not None else 1), 1) - 1)
+        for m in HUNK_RE.finditer(patch)
+    ]
+
+
+def _pull_files(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    number = int(args["pull_number"])
+    if _find(repo.pulls, number) is None:
+        return 404, {"message": "Not Found"}
+    return 200, repo.pull_files.get(number, [])
+
+
+def _review_comment_problem(files: list[Json], comment: Json) -> str | None:
+    """GitHub's 422 reasons for a review comment off the pull request's diff, else None."""
+    patch = next((f.get("patch") for f in files if f["filename"] == comment.get("path")), None)
+    if not patch:
+        return "Path could not be resolved"
+    line, start = comment.get("line"), comment.get("start_line", comment.get("line"))
+    if comment.get("side", "RIGHT") != "RIGHT" or not isinstance(line, int):
+        return "pull_request_review_thread.line must be part of the diff"
+    if start > line:
+        return "pull_request_review_thread.start_line must precede the end line"
+    if not any(a <= start and line <= b for a, b in _right_ranges(patch)):
+        return "pull_request_review_thread.line must be part of the diff"
+    return None
+
+
+def _create_review(
+    gh: FakeGitHub, repo: RepoState, args: dict[str, str], body: Json, q: Any
+) -> tuple[int, Any]:
+    number = int(args["pull_number"])
+    if _find(repo.pulls, number) is None:
+        return 404, {"message": "Not Found"}
+    if len(body.get("body") or "") > 65_536:
+        return 422, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
+    files = repo.pull_files.get(number, [])
+    for comment in body.get("comments", []):
+        problem = _review_comment_problem(files, comment)
+        if problem:
+            return 422, {"message": "Unprocessable Entity", "errors": [problem]}
+    review_id = next(gh.ids)
+    review = {
+        "id": review_id,
+        "pull_number": number,
+        "state": "COMMENTED" if body.get("event") == "COMMENT" else "PENDING",
+        "html_url": f"{gh._html(repo, 'pull', number)}#pullrequestreview-{review_id}",
+        "user": {"login": gh.token_login or "github-actions[bot]", "type": "Bot"},
+        **body,
+    }
+    repo.reviews.append(review)
+    return 200, review
+
+
 ROUTES: dict[str, Handler] = {
     "GET /user": _user,
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission": _permission,
     "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions": _react,
+    "GET /repos/{owner}/{repo}/issues/comments": _repo_comments,
     "GET /repos/{owner}/{repo}/pulls": _list_pulls,
     "POST /repos/{owner}/{repo}/pulls": _create_pull,
     "GET /repos/{owner}/{repo}/pulls/{pull_number}": _get_pull,
+    "GET /repos/{owner}/{repo}/pulls/{pull_number}/files": _pull_files,
+    "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews": _create_review,
     "GET /repos/{owner}/{repo}/issues": _list_issues,
     "POST /repos/{owner}/{repo}/issues": _create_issue,
     "GET /repos/{owner}/{repo}/issues/{issue_number}": _get_issue,
@@ -553,6 +690,7 @@ ROUTES: dict[str, Handler] = {
     "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs": _list_jobs,
     "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs": _job_logs,
     "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs": _rerun_failed_jobs,
+    "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches": _dispatch,
 }
 BLOB_PREFIX = "/_blob/job-logs/"  # the log storage GitHub redirects to (not an API route)
 
@@ -620,7 +758,7 @@ def _handler(gh: FakeGitHub) -> type[BaseHTTPRequestHandler]:
             if isinstance(payload, Text):
                 data, kind = payload.text.encode(), "text/plain"
             else:
-                data = json.dumps(payload).encode()
+                data = b"" if status == 204 else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", f"{kind}; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))

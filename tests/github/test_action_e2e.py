@@ -351,11 +351,13 @@ def test_review_threads_only_the_collaborators_claimed_and_touched_one_is_resolv
     assert INJECTION not in sent and drive_by not in sent  # read access: never reaches the model
     assert edited in sent and untouched in sent
     assert [m[0] for m in github_server.mutations] == [
+        "addPullRequestReviewThreadReply",  # the evidence first, then resolved
         "resolveReviewThread",
-        "addPullRequestReviewThreadReply",
     ]
-    reply = github_server.mutations[1][1]
+    reply = github_server.mutations[0][1]
     assert reply["pullRequestReviewThreadId"] == edited and pushed[:12] in reply["body"]
+    # the evidence: the hunk of app.py that addressed it, fenced as a diff
+    assert "```diff\n@@ -1" in reply["body"] and "+print('hello')" in reply["body"]
     assert github_server.review_thread(edited)["isResolved"] is True
     for tid in (untouched, drive_by, outdated):
         left = github_server.review_thread(tid)
@@ -752,8 +754,8 @@ def test_fixbot_run_pr_addresses_threads_locally_and_pushes_only_with_push(
     assert sandbox.origin_sha("changes") == head != sha
     assert github_server.review_thread(tid)["isResolved"] is True
     assert [m[0] for m in github_server.mutations] == [
+        "addPullRequestReviewThreadReply",  # the evidence first, then resolved
         "resolveReviewThread",
-        "addPullRequestReviewThreadReply",
     ]
 
 

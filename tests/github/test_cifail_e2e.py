@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fixbot.github.publish import memory
 from fixbot.github.publish.render import STATUS_MARKER
 from tests.fakes.action_env import REPOSITORY, ActionRun, ActionSandbox, load_event
 from tests.fakes.counted import CALC_BUGGY, CALC_GOOD, CHECK_PY, CheckCounter
@@ -135,19 +136,92 @@ def test_a_network_failure_is_re_run_once_without_a_model_call(scene: Scene) -> 
     scene.nothing_done(run, "re-run once")
     assert "transient failure (network)" in run.outputs["reason"]
     assert scene.github.repo(REPOSITORY).reruns == [RUN_ID]
+    [rerun] = memory.decode(status_body(scene)).reruns  # recorded, not yet settled
+    assert (rerun.run, rerun.sha, rerun.verdict) == (RUN_ID, scene.sha, "pending")
+    assert "the outcome is not in yet" in status_body(scene)
+
+
+def status_body(scene: Scene) -> str:
+    [comment] = scene.github.repo(REPOSITORY).comments
+    assert comment["body"].startswith(STATUS_MARKER)
+    return str(comment["body"])
+
+
+def passed_event(scene: Scene, attempt: int = 2) -> dict[str, Any]:
+    """The `workflow_run` of the re-run's attempt that passed on the same commit."""
+    event = scene.event(attempt=attempt)
+    event["workflow_run"]["conclusion"] = "success"
+    return event
+
+
+def test_the_same_commit_passing_on_the_re_run_is_recorded_as_a_flake(scene: Scene) -> None:
+    scene.failed_run("network-failure.log")
+    scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    scene.run(scene.event())  # attempt 1 failed: re-run
+
+    run = scene.run(passed_event(scene))  # attempt 2 passed
+
+    scene.nothing_done(run, "a flake, recorded in the status comment")
+    body = status_body(scene)
+    [rerun] = memory.decode(body).reruns
+    assert (rerun.verdict, rerun.attempt) == ("flaky", 2)
+    assert rerun.url == f"https://github.example/{REPOSITORY}/actions/runs/{RUN_ID}"
+    first, second = f"{rerun.url}/attempts/1", f"{rerun.url}/attempts/2"
+    assert f"[attempt 1]({first}) failed, [attempt 2]({second}) passed" in body
+    assert "**flaky**" in body and "this pull request changed" not in body
+
+
+def test_a_flake_in_a_file_the_pull_request_changed_is_called_out(scene: Scene) -> None:
+    log = (JOBLOGS / "network-failure.log").read_text(encoding="utf-8")
+    log = log.replace("##[error]", "calc.py:2: while importing the fixture\n##[error]", 1)
+    jobs = [("test", "failure", STEPS, log)]
+    scene.github.add_run(REPOSITORY, RUN_ID, scene.sha, "changes", jobs)
+    scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    scene.run(scene.event())
+
+    scene.run(passed_event(scene))
+
+    body = status_body(scene)
+    assert memory.decode(body).reruns[0].suspects == ["calc.py"]
+    assert "names `calc.py`, which this pull request changed: the flake may be" in body
+
+
+def test_a_passing_run_fixbot_did_not_re_run_is_left_alone(scene: Scene) -> None:
+    scene.failed_run()
+    scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    run = scene.run(passed_event(scene))
+
+    scene.nothing_done(run, "not failed: nothing to fix")
     assert scene.github.repo(REPOSITORY).comments == []
 
 
-def test_a_second_transient_failure_is_reported_as_flaky(scene: Scene) -> None:
-    scene.failed_run("network-failure.log", attempt=2)
+def test_a_second_transient_failure_is_real_not_flaky(scene: Scene) -> None:
+    scene.failed_run("network-failure.log")
     scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    scene.run(scene.event())
+    scene.failed_run("network-failure.log", attempt=2)
     run = scene.run(scene.event(attempt=2))
 
-    scene.nothing_done(run, "flaky")
-    assert scene.github.repo(REPOSITORY).reruns == []
-    assert "::warning title=fixbot%3A flaky run::" in run.stdout
-    [comment] = scene.github.repo(REPOSITORY).comments
-    assert comment["body"].startswith(STATUS_MARKER) and "flaky" in comment["body"]
+    scene.nothing_done(run, "the failure is real")
+    assert "flaky" not in run.outputs["reason"]
+    assert scene.github.repo(REPOSITORY).reruns == [RUN_ID]  # not re-run again
+    assert "::warning title=fixbot%3A the failure repeats::" in run.stdout
+    body = status_body(scene)
+    assert memory.decode(body).reruns[0].verdict == "real"
+    assert "failed again: **real**, not a flake" in body
+
+
+def test_a_re_run_failing_again_in_the_code_is_real_and_fixed(scene: Scene) -> None:
+    scene.failed_run("network-failure.log")
+    scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    scene.run(scene.event())
+    scene.failed_run(attempt=2)  # the re-run fails in a test: the failure is the code's
+    scene.model.enqueue(*FIX)
+    run = scene.run(scene.event(attempt=2))
+
+    assert run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    body = status_body(scene)
+    assert memory.decode(body).reruns[0].verdict == "real" and "**real**" in body
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,13 @@
-"""Batched "resolve, then reply" GraphQL mutations: up to `BATCH` threads per request.
+"""Batched "reply, then resolve" GraphQL mutations: up to `BATCH` threads per request.
 
-Pure. One request resolves and replies in up to 20 threads, each under its own aliases
-(`r<N>`: `resolveReviewThread`, `a<N>`: `addPullRequestReviewThreadReply`) with its own
-variables (`$t<N>` thread id, `$b<N>` body). GraphQL runs a mutation's root fields one after
-the other and reports a failed field in `errors` with that field `null` in `data`
-(https://spec.graphql.org/October2021/#sec-Mutation), so each thread's result is read from its
-aliases. The one-thread form is `fixbot/github/api/queries/resolve_and_reply.graphql`; the tests
-check that `document(1)` is that file and that `document(BATCH)` is valid against GitHub's
-schema.
+Pure. One request replies in and resolves up to 20 threads, each under its own aliases
+(`a<N>`: `addPullRequestReviewThreadReply`, `r<N>`: `resolveReviewThread`) with its own
+variables (`$t<N>` thread id, `$b<N>` its reply: the commit and the hunk that addressed it).
+GraphQL runs a mutation's root fields one after the other and reports a failed field in
+`errors` with that field `null` in `data` (https://spec.graphql.org/October2021/#sec-Mutation),
+so each thread's result is read from its aliases. The one-thread form is
+`fixbot/github/api/queries/resolve_and_reply.graphql`; the tests check that `document(1)` is
+that file and that `document(BATCH)` is valid against GitHub's schema.
 """
 
 from __future__ import annotations
@@ -46,16 +46,17 @@ def document(count: int) -> str:
     if not 1 <= count <= BATCH:
         raise ValueError(f"a batch holds 1 to {BATCH} threads, not {count}")
     params = ", ".join(f"$t{n}: ID!, $b{n}: String!" for n in range(count))
-    fields = "\n".join(f"{_RESOLVE.format(n=n)}\n{_REPLY.format(n=n)}" for n in range(count))
+    fields = "\n".join(f"{_REPLY.format(n=n)}\n{_RESOLVE.format(n=n)}" for n in range(count))
     return f"mutation ResolveAndReply({params}) {{\n{fields}\n}}\n"
 
 
-def variables(thread_ids: Sequence[str], body: str) -> dict[str, str]:
-    """The variables of `document(len(thread_ids))`: every thread gets the same reply `body`."""
+def variables(thread_ids: Sequence[str], body: str | Mapping[str, str]) -> dict[str, str]:
+    """The variables of `document(len(thread_ids))`: each thread's reply is `body[id]` (a
+    mapping), or the same `body` (a string). Raises KeyError for a thread without a reply."""
     found: dict[str, str] = {}
     for n, thread_id in enumerate(thread_ids):
         found[f"t{n}"] = thread_id
-        found[f"b{n}"] = body
+        found[f"b{n}"] = body if isinstance(body, str) else body[thread_id]
     return found
 
 

@@ -233,12 +233,13 @@ class GraphQL:
         return found
 
     def resolve_and_reply(
-        self, thread_ids: list[str], body: str
+        self, thread_ids: list[str], body: str | Mapping[str, str]
     ) -> tuple[batch.BatchResult, str | None]:
-        """Resolve each thread and reply `body` in it, `batch.BATCH` threads per request.
+        """Reply in each thread and resolve it, `batch.BATCH` threads per request; `body` is
+        the reply, or a mapping from thread id to that thread's own reply.
 
         Returns what was done and, when GitHub refused part of it, why (the batches after a
-        refusal are not sent). Within a batch a thread is resolved before its reply is posted.
+        refusal are not sent). Within a batch a thread's reply is posted before it is resolved.
         """
         done = batch.BatchResult()
         for chunk in batch.chunks(thread_ids):

@@ -13,7 +13,9 @@ PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}, GET|POST /repos/{owner
 PATCH /repos/{owner}/{repo}/issues/{issue_number}, GET /repos/{owner}/{repo}/pulls/{pull_number},
 POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions, GET /user,
 GET /repos/{owner}/{repo}/collaborators/{username}/permission,
-GET /repos/{owner}/{repo}/actions/runs/{run_id}.
+GET /repos/{owner}/{repo}/actions/runs/{run_id},
+GET /repos/{owner}/{repo}/pulls/{pull_number}/files,
+POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews.
 """
 
 from __future__ import annotations
@@ -262,6 +264,29 @@ class GitHub:
         with mapped(f"read pull request #{number}", READ_PULLS):
             data: dict[str, Any] = self._json("GET", f"{self.repo.url}/pulls/{number}")
         return data
+
+    def pull_files(self, number: int) -> list[tuple[str, str | None]]:
+        """(filename, patch) of each file pull request `number` changes (GitHub omits `patch`
+        for large and binary files: then None)."""
+        with mapped(f"list the files of pull request #{number}", READ_PULLS):
+            return [
+                (str(f.filename), f.patch or None) for f in self.repo.get_pull(number).get_files()
+            ]
+
+    def review(self, number: int, sha: str, body: str, comments: list[dict[str, str | int]]) -> str:
+        """Post one review (event `COMMENT`) on commit `sha` of pull request `number` with
+        `body` and `comments` (the `comments[]` objects of the REST API); return its URL.
+
+        Raises `GitHubError` naming `pull-requests: write` when GitHub refuses.
+        """
+        with mapped(f"post a review on pull request #{number}", PULLS):
+            review = self.repo.get_pull(number).create_review(
+                commit=self.repo.get_commit(sha),
+                body=body,
+                event="COMMENT",
+                comments=comments,  # type: ignore[arg-type]
+            )
+        return str(review.html_url)
 
     def run_status(self, run_id: str) -> str:
         """The `status` of workflow run `run_id` (queued, in_progress, completed, ...)."""

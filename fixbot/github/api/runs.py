@@ -7,8 +7,9 @@ short-lived download URL, fetched with `requests` under the same retry policy
 Routes (https://docs.github.com/en/rest/actions/workflow-runs,
 https://docs.github.com/en/rest/actions/workflow-jobs): GET /repos/{owner}/{repo}/actions/runs/
 {run_id}, GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs, GET /repos/{owner}/{repo}/actions/
-jobs/{job_id}/logs, POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs (needs
-`actions: write`; reading needs `actions: read`).
+jobs/{job_id}/logs, POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs and
+POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches (both need `actions: write`;
+reading needs `actions: read`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import re
 from collections import deque
 
 import requests
+from github import GithubException
 from github.WorkflowJob import WorkflowJob
+from github.WorkflowRun import WorkflowRun
 from pydantic import BaseModel, Field
 from requests.adapters import HTTPAdapter
 
 from fixbot.core.errors import ConfigError, GitHubError
-from fixbot.github.api.rest import GitHub, default_retry, mapped
+from fixbot.github.api.rest import GitHub, default_retry, explain, mapped, message_of
+from fixbot.github.publish.dispatch import MISSING_TRIGGER, Dispatched, missing_trigger
 from fixbot.logs.joblog import FirstFailure, clean_log
 
 ACTIONS_READ = "actions: read"
@@ -212,3 +216,36 @@ class Runs:
         """Re-run the failed jobs of run `run_id` (a new attempt). Raises `GitHubError`."""
         with mapped(f"re-run the failed jobs of run {run_id}", ACTIONS_WRITE):
             self.repo.get_workflow_run(run_id).rerun_failed_jobs()
+
+    def dispatch(self, workflow: str, branch: str) -> Dispatched:
+        """Dispatch `workflow` (a file name such as `ci.yml`, or an id) on `branch`; return the
+        new run (its id, web URL and status) or, when GitHub refused, why and what to do.
+
+        Uses `return_run_details` (GitHub's dispatch API answers 200 with the run's id and URLs,
+        https://github.blog/changelog/2026-02-19-workflow-dispatch-api-now-returns-run-ids).
+        Never raises for a refusal: a missing `on: workflow_dispatch` (422) says what to add,
+        anything else names the permission (`actions: write`).
+        """
+        found = Dispatched(workflow=workflow, branch=branch)
+        try:
+            run = self.repo.get_workflow(workflow).create_dispatch(
+                branch, throw=True, return_run_details=True
+            )
+        except GithubException as exc:
+            if exc.status == 422 and MISSING_TRIGGER in message_of(exc):
+                return found.model_copy(update={"problem": missing_trigger(workflow, branch)})
+            why = explain(exc, f"dispatch `{workflow}` on `{branch}`", ACTIONS_WRITE)
+            return found.model_copy(update={"problem": why})
+        except requests.RequestException as exc:
+            why = f"dispatching `{workflow}` failed ({exc}); re-run the job"
+            return found.model_copy(update={"problem": why})
+        if not isinstance(run, WorkflowRun):  # an older server: 204 without the run
+            return found
+        found = found.model_copy(update={"run_id": int(run.id), "url": run.html_url})
+        try:
+            with mapped(f"read workflow run {run.id}", ACTIONS_READ):
+                status = self.repo.get_workflow_run(int(run.id))
+                state = status.conclusion if status.conclusion else status.status
+        except GitHubError:
+            return found
+        return found.model_copy(update={"status": state})

@@ -94,6 +94,7 @@ class Event(BaseModel):
     run_id: int | None = None  # workflow_run only: the failed run, its attempt (1-based), actor
     run_attempt: int | None = None
     run_actor: str | None = None
+    run_workflow: str | None = None  # workflow_run only: the run's workflow file (`ci.yml`)
     comment_issue: int | None = None  # issue_comment only
     on_pull_request: bool = False  # issue_comment only: the issue is a pull request
     comment: Comment | None = None  # issue_comment, pull_request_review[_comment]

@@ -30,9 +30,9 @@ EXTRA_INPUTS = (
     ExtraInput(
         name="github-token",
         description="Token for pushing and the GitHub API. Pushes made with the default "
-        "GITHUB_TOKEN do not start new workflow runs; use a GitHub App token or a PAT when CI "
-        "must re-run. With `uses: docker://...` action.yml's defaults do not apply: pass it "
-        "explicitly (or set `GITHUB_TOKEN` in `env:`).",
+        "GITHUB_TOKEN start no workflow run: fixbot then dispatches CI on its commit "
+        "(`dispatch-workflows`). With `uses: docker://...` action.yml's defaults do not "
+        "apply: pass it explicitly (or set `GITHUB_TOKEN` in `env:`).",
         default="${{ github.token }}",
     ),
 )

@@ -158,10 +158,12 @@ def report(
     )
 
 
-def reply_text(sha: str, commit_url: str | None) -> str:
-    """The reply fixbot posts in a thread it resolves, naming the commit `sha`."""
+def reply_text(sha: str, commit_url: str | None, hunk: str | None = None) -> str:
+    """The reply fixbot posts in a thread before it resolves it: the commit `sha` and, as
+    evidence, `hunk` (the fenced diff hunk of the thread's file that addressed it)."""
     where = f"[`{sha[:12]}`]({commit_url})" if commit_url else f"`{sha}`"
+    evidence = f"\n\nThe change:\n\n{hunk}" if hunk else ""
     return (
-        f"{REPLY_MARKER}\nfixbot addressed this in {where}; the check passes with it. "
-        "The thread is resolved: unresolve it if the change is not what you asked for."
+        f"{REPLY_MARKER}\nfixbot addressed this in {where}; the check passes with it.{evidence}"
+        "\n\nThe thread is resolved: unresolve it if the change is not what you asked for."
     )

@@ -6,7 +6,9 @@ the original branch; nothing is pushed straight to the default branch. An escala
 draft pull request holding the best attempt, or, with nothing worth keeping, puts the report in
 the PR's status comment (PR events) or in one `fixbot` issue per branch (other events). A fork
 PR only ever gets a comment (with the patch). A run that ended in error (a failed set-up) pushes
-nothing and says why in the status comment.
+nothing and says why in the status comment. `on-success: suggest` pushes nothing: the fix becomes
+one review with suggestion blocks on the pull request (`suggest_pr`); without a pull request a
+pull request is opened instead.
 
 When the push to the branch is rejected because a human pushed meanwhile (issue 11), the fix is
 replayed onto the new tip and pushed only if the check passes again there; a refused push, a
@@ -50,7 +52,8 @@ class Plan(BaseModel):
     `push_branch` is an existing branch to fast-forward; `new_branch` a branch to create;
     `comment_pr` the PR whose status comment is written (`comment_create` False: only edit an
     existing one); `issue_branch` the branch whose escalation issue is created or updated;
-    `patch` asks for the diff in the comment (forks).
+    `patch` asks for the diff in the comment (forks); `suggest_pr` the pull request that gets
+    the fix as a review with suggestions (nothing pushed).
     """
 
     source: Source | None = None
@@ -61,6 +64,7 @@ class Plan(BaseModel):
     comment_create: bool = True
     issue_branch: str | None = None
     patch: bool = False
+    suggest_pr: int | None = None
     notes: list[str] = Field(default_factory=list)
 
 
@@ -111,6 +115,12 @@ def _fixed(facts: PlanInput, plan: Plan) -> Plan:
         return plan.model_copy(update={"notes": ["`on-success: none`: the fix was not published"]})
     if mode is OnSuccess.AUTO:
         mode = OnSuccess.PUSH if event.pull_request else OnSuccess.PULL_REQUEST
+    if mode is OnSuccess.SUGGEST:
+        if event.pull_request is not None:
+            return plan.model_copy(update={"suggest_pr": event.pull_request.number})
+        note = "`on-success: suggest` needs a pull request: a pull request is opened instead"
+        plan = plan.model_copy(update={"notes": [note]})
+        mode = OnSuccess.PULL_REQUEST
     if mode is OnSuccess.PUSH and gate_default_branch_push(branch, event.default_branch):
         plan = plan.model_copy(
             update={

@@ -141,9 +141,9 @@ def test_resolve_and_reply_change_only_those_threads(github_server: FakeGitHub) 
     ]
     assert github_server.review_thread(two)["isResolved"] is False
     reply = {"pullRequestReviewThreadId": one, "body": "done in abc"}
-    assert github_server.mutations == [
-        ("resolveReviewThread", {"threadId": one}),
+    assert github_server.mutations == [  # the reply first, then resolved
         ("addPullRequestReviewThreadReply", reply),
+        ("resolveReviewThread", {"threadId": one}),
     ]
     assert {r.headers["Authorization"] for r in github_server.requests} == {"bearer ghs_token"}
 

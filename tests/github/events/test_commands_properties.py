@@ -69,7 +69,12 @@ def is_command_line(line: str) -> bool:
     return parse(line) is not None
 
 
-plain_line = line_text.filter(lambda s: FENCE.match(s) is None and not is_command_line(s))
+# A list item marker (`-`, `1.`) opens a container: the indented fence after it would be the
+# item's, and a command line after that a paragraph of its own (CommonMark 0.31, 5.2).
+LIST_MARKER = re.compile(r"^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+plain_line = line_text.filter(
+    lambda s: FENCE.match(s) is None and not is_command_line(s) and LIST_MARKER.match(s) is None
+)
 
 
 @st.composite

@@ -25,6 +25,7 @@ def parse(event: Event, payload: Payload) -> Event:
             "run_id": run.get("id"),
             "run_attempt": run.get("run_attempt"),
             "run_actor": (run.get("triggering_actor") or run.get("actor") or {}).get("login"),
+            "run_workflow": str(run.get("path") or "").split("@")[0].rsplit("/", 1)[-1] or None,
             "pull_request": pulls[0] if pulls and head_repo == repository else None,
         }
     )
