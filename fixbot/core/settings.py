@@ -76,8 +76,11 @@ class Surface:
     `name` is the one public name (the Action input and the flag `--<name>`; default: the field
     name with hyphens); `aliases` are further accepted names (a short flag such as `check`).
     `cli` / `action`: whether `fixbot run` has a flag and action.yml an input for it.
-    `trust`: in the Action only the workflow (inputs, `FIXBOT_*`) may set it, never a file from
-    the pull request (see DESIGN.md, "Trust"). `secret`: its value is masked and redacted.
+    `trust`: in the Action only the step's inputs may set it, never a file from the pull request
+    nor a `FIXBOT_*` variable (an earlier step may have written it into `GITHUB_ENV`); see
+    DESIGN.md, "Trust". Settings that decide what a run may reach (models, `api-base`), spend
+    (budgets) or whether a failure is reported (`review`, `on-escalation`,
+    `fail-on-escalation`) carry trust. `secret`: its value is masked and redacted.
     `action_default`: the default in the Action when it differs from the CLI's.
     `off_flag`: an extra flag that sets a boolean to false (`--fresh` for `resume`).
     """
@@ -249,7 +252,7 @@ class Settings(BaseModel):
     allow_test_edits: Annotated[bool, _s(trust=True)] = Field(
         False, description="Allow the model to delete, skip or weaken tests."
     )
-    review: Annotated[bool, _s()] = Field(
+    review: Annotated[bool, _s(trust=True)] = Field(
         True, description="Self-review the diff once the check is green."
     )
     max_review_rounds: Annotated[int, _s(metavar="N")] = Field(
@@ -280,7 +283,7 @@ class Settings(BaseModel):
         description="What to do with a verified fix: `push`, `pull-request` or `none`; `auto` "
         "pushes on a same-repository pull request and opens a pull request otherwise.",
     )
-    on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False)] = Field(
+    on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False, trust=True)] = Field(
         OnEscalation.PULL_REQUEST,
         description="What to do when fixbot gives up: a draft `pull-request` with the best "
         "attempt, a `comment` (or issue), or `none`.",
@@ -288,7 +291,7 @@ class Settings(BaseModel):
     allow_forks: Annotated[bool, _s(cli=False, trust=True)] = Field(
         False, description="Run on fork pull requests; the fix is only offered as a patch."
     )
-    fail_on_escalation: Annotated[bool, _s(cli=False)] = Field(
+    fail_on_escalation: Annotated[bool, _s(cli=False, trust=True)] = Field(
         True, description="Fail the step when fixbot gives up (a refusal never fails it)."
     )
     max_threads: Annotated[int, _s(metavar="N", cli=False)] = Field(
