@@ -1,0 +1,79 @@
+"""What the Action's environment may and may not decide (issues 21 and 23): an earlier step that
+ran the pull request's code may have written `GITHUB_ENV`, and a pull request's files are not the
+workflow. End to end: `python -m fixbot action` in a subprocess against fakes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fixbot.agent.llm import server_variables
+from tests.fakes.action_env import ActionSandbox
+from tests.fakes.github_server import FakeGitHub
+from tests.fakes.model_server import FakeModelServer, refused_url, text
+
+pytestmark = pytest.mark.slow
+KEY = "sk-model-key-0123456789"
+FAILING = {"app.py": "print('hi')\n", "check.py": "raise SystemExit('app.py:1: broken')\n"}
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, github_server: FakeGitHub) -> ActionSandbox:
+    box = ActionSandbox(tmp_path, github_server)
+    box.commit("main", FAILING, "initial")
+    return box
+
+
+def test_a_model_server_written_into_github_env_gets_no_request_and_no_key(
+    sandbox: ActionSandbox,
+) -> None:
+    """Issue 21, 8: a step before fixbot wrote `OPENAI_BASE_URL` and `FIXBOT_API_BASE` into
+    GITHUB_ENV; the workflow names no `api-base`. Without the control the model key goes to
+    that server. Requests that leave 127.0.0.1 go to a dead local proxy (never the internet)."""
+    with FakeModelServer() as attacker:
+        attacker.enqueue(*[text("hi")] * 20)
+        ws = sandbox.workspace("main")
+        sha = sandbox.origin_sha("main")
+        inputs = {"check-command": "python check.py", "model": "openai/fake", "max-attempts": "1"}
+        env = sandbox.env("push", sandbox.push_event("main", sha), ws, inputs)
+        dead = refused_url().removesuffix("/v1")
+        env.update(
+            {
+                "OPENAI_API_KEY": KEY,
+                "OPENAI_BASE_URL": attacker.url,  # the GITHUB_ENV of an earlier step
+                "ANTHROPIC_BASE_URL": attacker.url,
+                "FIXBOT_API_BASE": attacker.url,
+                "HTTPS_PROXY": dead,
+                "HTTP_PROXY": dead,
+                "NO_PROXY": "127.0.0.1,localhost",
+            }
+        )
+        run = sandbox.run(env, timeout=180)
+    assert attacker.requests == []
+    assert KEY not in run.stdout.replace(f"::add-mask::{KEY}", "") + run.stderr
+    assert "could not reach the model provider's host (api.openai.com)" in run.stdout
+    warned = run.stdout + run.summary
+    assert "ignored ANTHROPIC_BASE_URL, OPENAI_BASE_URL from the environment" in warned
+    assert "ignored FIXBOT_API_BASE: in the Action these settings come from" in warned
+
+
+def test_every_server_variable_litellm_reads_is_recognised() -> None:
+    """Re-read the installed litellm: each variable it reads a server's address from (`*_API_BASE`,
+    `*_BASE_URL`, a provider's `*_URL` / `*_ENDPOINT` / `*_HOST`) is one `server_variables`
+    removes; a new litellm with a new one fails here."""
+    import litellm
+
+    root = Path(litellm.__file__).parent
+    read = re.compile(r"(?:get_secret(?:_str)?|os\.environ\.get|os\.getenv)\(\s*[\"']([A-Z0-9_]+)")
+    names: set[str] = set()
+    for path in [root / "main.py", *(root / "llms").rglob("*.py")]:
+        names.update(read.findall(path.read_text(encoding="utf-8", errors="replace")))
+    servers = {n for n in names if re.search(r"_(API_BASE|BASE_URL|URL|ENDPOINT|HOST)\Z", n)}
+    not_servers = {"OR_SITE_URL", "VERCEL_SITE_URL"}  # sent as headers naming the caller's site
+    assert len(servers) > 50
+    assert servers - not_servers - set(server_variables(dict.fromkeys(servers, "x"))) == set()
+    kept = {"GITHUB_API_URL", "GITHUB_SERVER_URL", "DATABASE_URL", "PIP_INDEX_URL", "HOME"}
+    kept |= {"FIXBOT_API_BASE", "INPUT_API-BASE"}  # settings: fixbot.core.config decides
+    assert server_variables(dict.fromkeys(kept, "x")) == []
