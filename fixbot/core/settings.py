@@ -289,7 +289,10 @@ class Settings(BaseModel):
         "attempt, a `comment` (or issue), or `none`.",
     )
     allow_forks: Annotated[bool, _s(cli=False, trust=True)] = Field(
-        False, description="Run on fork pull requests; the fix is only offered as a patch."
+        False,
+        description="Run on fork pull requests; the fix is only offered as a patch. Only on "
+        "`pull_request` and review events, which GitHub runs without secrets: never on "
+        "`/fixbot retry` or `workflow_run`.",
     )
     fail_on_escalation: Annotated[bool, _s(cli=False, trust=True)] = Field(
         True, description="Fail the step when fixbot gives up (a refusal never fails it)."

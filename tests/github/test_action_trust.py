@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from fixbot.agent.llm import server_variables
-from tests.fakes.action_env import ActionSandbox
+from tests.fakes.action_env import REPOSITORY, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, refused_url, text
+from tests.fakes.repo import git
 
 pytestmark = pytest.mark.slow
 KEY = "sk-model-key-0123456789"
@@ -77,3 +78,28 @@ def test_every_server_variable_litellm_reads_is_recognised() -> None:
     kept = {"GITHUB_API_URL", "GITHUB_SERVER_URL", "DATABASE_URL", "PIP_INDEX_URL", "HOME"}
     kept |= {"FIXBOT_API_BASE", "INPUT_API-BASE"}  # settings: fixbot.core.config decides
     assert server_variables(dict.fromkeys(kept, "x")) == []
+
+
+def test_a_retry_on_a_forks_pull_request_never_runs_its_code_with_the_secrets(
+    sandbox: ActionSandbox, github_server: FakeGitHub, tmp_path: Path
+) -> None:
+    """Issue 21, 3: with `allow-forks: true`, a maintainer's `/fixbot retry` on a fork's pull
+    request ran the fork's check in a job holding the base repository's token and secrets."""
+    marker = tmp_path / "the-forks-code-ran"
+    sha = sandbox.commit("changes", {"check.py": f"open({str(marker)!r}, 'w')\n"}, "fork")
+    sandbox.register_pull("changes", sha)
+    git(sandbox.origin, "update-ref", "refs/pull/2/head", sha)  # where GitHub keeps a fork's head
+    github_server.repo(REPOSITORY).pulls[-1]["head"]["repo"]["full_name"] = "mallory/Hello-World"
+    github_server.repo(REPOSITORY).permissions["alice"] = "admin"
+    event = sandbox.comment_event("/fixbot retry", "alice")
+    ws = sandbox.workspace("main")
+    inputs = {"check-command": "python check.py", "fix-commands": "true", "allow-forks": "true"}
+    run = sandbox.run(sandbox.env("issue_comment", event, ws, inputs))
+
+    assert not marker.exists()
+    assert run.code == 0 and run.outputs["outcome"] == "refused", run.stdout + run.stderr
+    assert "holds this repository's token and secrets" in run.outputs["reason"]
+    replies = [
+        c["body"] for c in github_server.repo(REPOSITORY).comments if "did not run" in c["body"]
+    ]
+    assert len(replies) == 1 and "`pull_request` event" in replies[0]
