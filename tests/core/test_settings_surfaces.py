@@ -238,6 +238,8 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "preserve-env",  # `sudo --preserve-env`
+    "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)
 }
 
 
