@@ -123,6 +123,14 @@ class Settings(BaseModel):
         description="Shell command that prepares the environment, run once before the first "
         "check (and again when a fix changes a dependency manifest).",
     )
+    system_packages: Annotated[
+        list[str], _s(metavar="PACKAGE", example="nodejs npm", cli=False, trust=True)
+    ] = Field(
+        default_factory=list,
+        description="Debian packages fixbot installs as root (`apt-get install "
+        "--no-install-recommends`) before any of the pull request's code runs, separated by "
+        "spaces or lines; the container action only (the set-up command runs unprivileged).",
+    )
     setup_timeout: Annotated[float, _s(metavar="S")] = Field(
         900, gt=0, allow_inf_nan=False, description="Seconds allowed for the set-up command."
     )
@@ -348,6 +356,11 @@ class Settings(BaseModel):
             raise ValueError("the check command is empty: pass --check 'pytest -q'")
         return value
 
+    @field_validator("system_packages")
+    @classmethod
+    def _debian_names(cls, value: list[str]) -> list[str]:
+        return check_package_names(value)
+
     @field_validator("state_dir")
     @classmethod
     def _state_dir_inside(cls, value: str) -> str:
@@ -360,6 +373,25 @@ class Settings(BaseModel):
             exclude={"resume", "allow_dirty", "discard", "state_dir", "max_attempts", "hint"},
         )
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()
+
+
+# Debian Policy 5.6.1, "Package": at least two characters, lower case letters, digits, `+`, `-`
+# and `.`, starting with a letter or digit (https://www.debian.org/doc/debian-policy/ch-controlfields.html).
+DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+\Z")
+
+
+def check_package_names(value: list[str]) -> list[str]:
+    """`value` split on whitespace into Debian package names; ValueError naming the items that
+    are not one (an option, a version, a URL, a shell word never reaches `apt-get`)."""
+    names = [name for item in value for name in item.split()]
+    bad = [name for name in names if not DEBIAN_PACKAGE.match(name)]
+    if bad:
+        raise ValueError(
+            f"not Debian package names: {', '.join(repr(b) for b in bad)}; a name is lower case "
+            "letters, digits, '+', '-' and '.', at least two characters, starting with a letter "
+            "or digit (e.g. `nodejs npm`), with no option, version or URL"
+        )
+    return list(dict.fromkeys(names))
 
 
 UNSAFE_STATE_DIR = re.compile(r"[\x00-\x1f*?\[\]!\\]")

@@ -21,7 +21,7 @@ from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
 from fixbot.core.settings import Settings, ThreadAuthors
-from fixbot.github import cifail, conversation
+from fixbot.github import cifail, conversation, packages
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -242,6 +242,7 @@ def _fix(
         workflow.warning(warning, ctx.out)
     ctx.notes.extend(warnings)
     ctx.fail_on_escalation = settings.fail_on_escalation
+    packages.install(settings.system_packages, ctx.out)  # root, before any code of the branch
     scope = _fetch_threads(ctx, event, settings)
     talk.left_out = scope.left_out
     hint = "\n\n".join(x for x in (settings.hint, hint) if x) or None

@@ -28,6 +28,8 @@ def sample(item: Spec) -> tuple[str, Any]:
     """A raw text value for `item` different from its default, and the value it must parse to."""
     if item.is_bool:
         return ("false", False) if item.default else ("true", True)
+    if item.field == "system_packages":  # Debian names, split on spaces too
+        return "nodejs npm\nlibpq-dev", ["nodejs", "npm", "libpq-dev"]
     if item.is_list:
         return "a one\nb two", ["a one", "b two"]
     default = item.default
@@ -240,6 +242,8 @@ NOT_OURS = {
     "stat",  # `git diff --stat`
     "preserve-env",  # `sudo --preserve-env`
     "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)
+    "yes",  # `apt-get install --yes`
+    "no-install-recommends",  # `apt-get install --no-install-recommends`
 }
 
 
