@@ -5,9 +5,10 @@
 # What the check finds here: Python 3.11 with pip in an empty virtual environment of its own
 # (/opt/venv, first on PATH), uv (any other Python version through `uv venv --python 3.12`), git,
 # and nothing of the project: `setup-command` installs the rest (`pip install -e '.[test]'`,
-# `uv pip install -r requirements-dev.txt`, `apt-get update && apt-get install -y nodejs npm &&
-# npm ci`). fixbot itself lives in /usr/local, apart: what the set-up installs never replaces
-# fixbot's own dependencies. Size: see README, "Installation".
+# `uv pip install -r requirements-dev.txt`, `npm ci` after `system-packages: nodejs npm`, which
+# fixbot installs as root before any of the pull request's code runs). fixbot itself lives in
+# /usr/local, apart: what the set-up installs never replaces fixbot's own dependencies. Size: see
+# README, "Installation".
 FROM python:3.11-slim-bookworm
 
 # uv from PyPI (a wheel that carries the binary): the fast installer for set-up commands.

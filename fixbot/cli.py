@@ -269,10 +269,15 @@ def command_action(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse arguments and run the subcommand; return the process exit code."""
+    """Parse arguments and run the subcommand; return the process exit code.
+
+    Called as the program (`argv` None), the process is hardened and, when it must, re-executed
+    without its secrets first, before argparse or any other fixbot module (`_secrets_first`).
+    """
     words = list(sys.argv[1:] if argv is None else argv)
-    if argv is None and words[:1] in (["run"], ["action"]):
-        _without_secrets_in_environ(words)
+    if argv is None:
+        harden_process()
+        words = _secrets_first(words)
     parser = build_parser(run_options=words[:1] == ["run"], stats_options=words[:1] == ["stats"])
     args = parser.parse_args(words)
     if args.command == "run":
@@ -287,17 +292,102 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 2
 
 
-def _without_secrets_in_environ(words: list[str]) -> None:
-    """Not root: re-execute fixbot with its secrets in memory only, not in its environ.
+# -- the first thing fixbot does: no secret in its environ, no core file, no same-user peeking --
 
-    The project's commands then share fixbot's uid and can read `/proc/<fixbot>/environ`; after
-    this it holds no token and no model key (see `fixbot.process.sandbox.scrubbed_exec`).
+SECRETS_FD_VARIABLE = "FIXBOT_SECRETS_FD"
+REEXEC_MARKER = "--fixbot-reexec"  # argv[1] of the re-execution, followed by its nonce
+PIPE_CAPACITY = 60_000  # a pipe buffer holds 64 KiB (pipe(7)); more would block before the exec
+PR_SET_DUMPABLE = 4  # <linux/prctl.h>; prctl(2)
+
+
+def harden_process() -> None:
+    """Make this process's memory and environment unreadable to processes of the same user and
+    keep it from leaving a core file.
+
+    Linux: `prctl(PR_SET_DUMPABLE, 0)` (prctl(2): /proc/<pid>/environ, mem and ptrace then need
+    CAP_SYS_PTRACE; execve sets it back to 1, so the re-execution and each child start dumpable).
+    Everywhere: `RLIMIT_CORE` 0, soft and hard (getrlimit(2)): a process of the same user cannot
+    raise it again without CAP_SYS_RESOURCE, and the project's commands inherit it (they get no
+    core files either; docs/SECURITY.md).
     """
-    from fixbot.process import sandbox
+    import resource
 
-    if sandbox.restore_secrets(os.environ) or os.geteuid() == 0:
-        return  # re-executed already, or the project's commands run as another user
-    from fixbot.core import secrets
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if sys.platform.startswith("linux"):
+        import ctypes
 
-    secret = set(os.environ) - set(secrets.check_environment(os.environ))
-    sandbox.scrubbed_exec(dict(os.environ), secret, ["-m", "fixbot", *words])
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def _secrets_first(words: list[str]) -> list[str]:
+    """`words` without the re-execution marker, after restoring (in a re-execution) or moving
+    out of the environment (not root, `run` or `action`) the secrets.
+
+    `FIXBOT_SECRETS_FD` counts only next to the marker and nonce that only fixbot's own
+    re-execution puts into argv (a step before fixbot can write the environment through
+    GITHUB_ENV, never fixbot's command line); otherwise it is dropped and ignored.
+    """
+    given = os.environ.pop(SECRETS_FD_VARIABLE, None)
+    if words[:1] == [REEXEC_MARKER]:
+        if given is None or len(words) < 2:
+            raise SystemExit("fixbot: --fixbot-reexec is fixbot's own; do not pass it")
+        _restore_secrets(given, words[1])
+        return words[2:]
+    if words[:1] in (["run"], ["action"]) and os.geteuid() != 0:
+        _reexec_without_secrets(words)
+    return words
+
+
+def _reexec_without_secrets(words: list[str]) -> None:
+    """Re-execute fixbot with its secrets moved from its environment into a pipe.
+
+    The project's commands share fixbot's uid when it is not root and could read
+    `/proc/<fixbot>/environ`, which shows the environment given to exec; afterwards it holds no
+    token and no model key. Returns only when there is nothing to move (or too much: a warning).
+    """
+    import secrets as tokens
+
+    from fixbot.core.secrets import check_environment
+
+    env = dict(os.environ)
+    kept = check_environment(env)
+    moved = {k: v for k, v in sorted(env.items()) if k not in kept}
+    if not moved:
+        return
+    nonce = tokens.token_hex(16)
+    payload = "\0".join([nonce, *(f"{k}={v}" for k, v in moved.items())]).encode()
+    if len(payload) > PIPE_CAPACITY:
+        print(
+            "fixbot: warning: the secrets are too large to move out of the environment; "
+            "they stay in it",
+            file=sys.stderr,
+        )
+        return
+    read_end, write_end = os.pipe()
+    os.write(write_end, payload)
+    os.close(write_end)
+    os.set_inheritable(read_end, True)
+    kept[SECRETS_FD_VARIABLE] = str(read_end)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    argv = [sys.executable, "-m", "fixbot", REEXEC_MARKER, nonce, *words]
+    os.execve(sys.executable, argv, kept)
+
+
+def _restore_secrets(fd_text: str, nonce: str) -> None:
+    """Read the secrets `_reexec_without_secrets` passed through pipe `fd_text` into
+    `os.environ` (memory only). Exits (code 2) when the pipe does not start with `nonce`."""
+    if not fd_text.isdigit():
+        raise SystemExit("fixbot: the re-execution's secrets pipe is missing")
+    fd = int(fd_text)
+    chunks = []
+    while chunk := os.read(fd, 65536):
+        chunks.append(chunk)
+    os.close(fd)
+    first, *items = b"".join(chunks).decode().split("\0")
+    if first != nonce:
+        raise SystemExit("fixbot: the re-execution's secrets pipe is not fixbot's own")
+    for item in items:
+        name, sep, value = item.partition("=")
+        if sep:
+            os.environ[name] = value

@@ -38,17 +38,25 @@ def _yaml_string(text: str) -> str:
 
 
 def input_description(item: Spec) -> str:
-    """The action.yml description of a setting's input."""
+    """The action.yml description of a setting's input, ending with fixbot's default."""
     text = item.help
     if item.is_list:
         text += " A list: one item per line (or a JSON list)."
     if item.surface.trust:
-        text += " Read from the workflow only, never from the repository's files."
+        text += " Read from the step's inputs only, never from the repository's files or FIXBOT_*."
+    default = default_text(item).replace("\n", ", ")
+    if not item.required:
+        text += f" Default: `{default}`." if default else " Default: unset."
     return text
 
 
 def inputs_block() -> str:
-    """The `inputs:` section of action.yml, from the settings and the extra inputs."""
+    """The `inputs:` section of action.yml, from the settings and the extra inputs.
+
+    A setting's input declares an empty default: the runner sets `INPUT_<NAME>` to the default
+    when the workflow gives none, so a non-empty value means the workflow gave it, whatever the
+    value (`fixbot.core.config.read_input_layer`); fixbot applies its own defaults.
+    """
     lines = ["inputs:"]
     for item in specs():
         if not item.surface.action:
@@ -57,7 +65,7 @@ def inputs_block() -> str:
         if item.required:
             lines.append("    required: true")
             continue
-        lines += ["    required: false", f"    default: {_yaml_string(default_text(item))}"]
+        lines += ["    required: false", '    default: ""']
     for extra in EXTRA_INPUTS:
         lines += [
             f"  {extra.name}:",

@@ -5,9 +5,11 @@ pyproject.toml < `.fixbot.toml` < `FIXBOT_<NAME>` variables < flags or Action in
 name of a setting works in every layer (see `fixbot.core.settings.Spec.names`); list settings accept
 a list, a JSON list in a string, or a string with one item per line.
 
-In the Action (`trusted_files=False`) the files come from the pull request: settings that carry
-trust (`Surface.trust`: models, `api-base`, budgets, protected paths, the state folder, ...) are
-ignored there with a warning naming them; the workflow's inputs and variables still set them.
+In the Action (`action=True`) the files come from the pull request and the step's environment
+may have been written by an earlier step (`GITHUB_ENV`): settings that carry trust
+(`Surface.trust`: models, `api-base`, budgets, protected paths, the state folder, whether a
+failure is reported, ...) are ignored in both with a warning naming them; only the step's inputs
+set them. An input the workflow gives wins, whatever its value (see `read_input_layer`).
 
 The layering is written here rather than with pydantic-settings' sources: those merge every
 source into one dict before validation, so a `ValidationError` could not say whether a bad value
@@ -28,7 +30,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fixbot.core.errors import ConfigError
 from fixbot.core.settings import Settings
-from fixbot.core.surfaces import Spec, by_name, shown_default, spec, specs
+from fixbot.core.surfaces import Spec, by_name, spec, specs
 
 Layer = dict[str, tuple[Any, str]]  # field -> (raw value, where it came from)
 
@@ -116,12 +118,38 @@ def read_env_layer(env: Mapping[str, str]) -> Layer:
     return values
 
 
+def untrusted_env_layer(env: Mapping[str, str]) -> tuple[Layer, list[str]]:
+    """The `FIXBOT_*` layer of the Action: (values, warnings).
+
+    The Action step's environment may have been written by an earlier step that ran the pull
+    request's code (`GITHUB_ENV`), so it carries no trust: settings that carry trust set there
+    are left out with a warning naming the variables (docs/SECURITY.md, "The repository's files
+    are not the workflow").
+    """
+    values = read_env_layer(env)
+    ignored = sorted(source for field, (_, source) in values.items() if spec(field).surface.trust)
+    kept = {field: entry for field, entry in values.items() if not spec(field).surface.trust}
+    warnings = (
+        [
+            f"ignored {', '.join(ignored)}: in the Action these settings come from the step's "
+            "`with:` inputs only; the environment may have been written by an earlier step "
+            "(GITHUB_ENV)"
+        ]
+        if ignored
+        else []
+    )
+    return kept, warnings
+
+
 def read_input_layer(env: Mapping[str, str]) -> Layer:
     """Read the Action's inputs (`INPUT_<NAME>`, upper case, hyphens kept).
 
-    The runner sets every input declared in action.yml, with its default when the workflow gives
-    none; an empty input, or one equal to its declared default, means "not given", so
-    `[tool.fixbot]`, `.fixbot.toml` and `FIXBOT_*` still apply. Source:
+    The runner sets every input declared in action.yml, to the workflow's value or else to the
+    declared default, so whether the workflow gave an input cannot be told from a value equal to
+    a default. action.yml therefore declares no default for a setting (scripts/gen_settings.py):
+    a non-empty input was given by the workflow, whatever its value, and wins over every other
+    layer; an empty one lets `[tool.fixbot]`, `.fixbot.toml`, `FIXBOT_*` and fixbot's own
+    Action defaults apply. Source:
     https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax
     """
     values: Layer = {}
@@ -129,7 +157,7 @@ def read_input_layer(env: Mapping[str, str]) -> Layer:
         if not item.surface.action:
             continue
         raw = env.get(item.input_variable, "")
-        if not raw.strip() or raw.strip() == shown_default(item.action_default).strip():
+        if not raw.strip():
             continue
         value = as_list(raw) if item.is_list else raw.strip()
         values[item.field] = (value, f"input `{item.name}` ({item.input_variable})")
@@ -180,9 +208,14 @@ def load_settings(
         problems.extend(found)
         if warnings is not None:
             warnings.extend(warned)
-    merged.update(read_env_layer(env))
     if action:
+        from_env, warned = untrusted_env_layer(env)
+        merged.update(from_env)
         merged.update(read_input_layer(env))
+        if warnings is not None:
+            warnings.extend(warned)
+    else:
+        merged.update(read_env_layer(env))
     names = flag_names or {}
     for key, value in flags.items():
         if value is not None:
@@ -206,13 +239,16 @@ def load_settings(
 
 
 def workflow_value(env: Mapping[str, str], field: str) -> Any:
-    """One setting as the workflow alone sets it (input, then `FIXBOT_*`, then the default).
+    """One setting as the workflow alone sets it, for gates decided before the branch is
+    checked out (`allow-forks`, `command-permission`, ...).
 
-    For gates decided before the branch is checked out (`allow-forks`). Raises `ConfigError`
-    when the value is invalid.
+    A setting that carries trust comes from its input only (the step's environment may have
+    been written by an earlier step, see `untrusted_env_layer`); others from the input, then
+    `FIXBOT_*`; else the Action's default. Raises `ConfigError` when the value is invalid.
     """
     item: Spec = spec(field)
-    layer = {**read_env_layer(env), **read_input_layer(env)}
+    from_env = {} if item.surface.trust else read_env_layer(env)
+    layer = {**from_env, **read_input_layer(env)}
     if field not in layer:
         return item.action_default
     raw, source = layer[field]

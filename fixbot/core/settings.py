@@ -77,9 +77,12 @@ class Surface:
     `name` is the one public name (the Action input and the flag `--<name>`; default: the field
     name with hyphens); `aliases` are further accepted names (a short flag such as `check`).
     `cli` / `action`: whether `fixbot run` has a flag and action.yml an input for it.
-    `trust`: in the Action only the workflow (inputs, `FIXBOT_*`) may set it, never a file from
-    the pull request (docs/SECURITY.md, "The repository's files are not the workflow, and the
-    state is fixbot's"). `secret`: its value is masked and redacted.
+    `trust`: in the Action only the step's inputs may set it, never a file from the pull request
+    nor a `FIXBOT_*` variable (an earlier step may have written it into `GITHUB_ENV`; see
+    docs/SECURITY.md, "The repository's files are not the workflow"). Settings that decide what a
+    run may reach (models, `api-base`), spend (budgets) or whether a failure is reported
+    (`review`, `on-escalation`, `fail-on-escalation`) carry trust. `secret`: its value is masked
+    and redacted.
     `action_default`: the default in the Action when it differs from the CLI's.
     `off_flag`: an extra flag that sets a boolean to false (`--fresh` for `resume`).
     """
@@ -121,6 +124,14 @@ class Settings(BaseModel):
         None,
         description="Shell command that prepares the environment, run once before the first "
         "check (and again when a fix changes a dependency manifest).",
+    )
+    system_packages: Annotated[
+        list[str], _s(metavar="PACKAGE", example="nodejs npm", cli=False, trust=True)
+    ] = Field(
+        default_factory=list,
+        description="Debian packages fixbot installs as root (`apt-get install "
+        "--no-install-recommends`) before any of the pull request's code runs, separated by "
+        "spaces or lines; the container action only (the set-up command runs unprivileged).",
     )
     setup_timeout: Annotated[float, _s(metavar="S")] = Field(
         900, gt=0, allow_inf_nan=False, description="Seconds allowed for the set-up command."
@@ -176,7 +187,11 @@ class Settings(BaseModel):
         3, ge=0, le=10, description="Re-runs of a transient failure."
     )
     max_duration: Annotated[float | None, _s(metavar="S", trust=True, action_default=1200)] = Field(
-        None, gt=0, allow_inf_nan=False, description="Wall-time budget for the run, seconds."
+        None,
+        gt=0,
+        allow_inf_nan=False,
+        description="Wall-time budget for the run, seconds; no check, set-up or fix command runs "
+        "past it, whatever its own timeout.",
     )
     max_diff_lines: Annotated[int, _s(metavar="N", trust=True)] = Field(
         500, ge=1, description="Diff size since the start that opens the breaker, in lines."
@@ -251,7 +266,7 @@ class Settings(BaseModel):
     allow_test_edits: Annotated[bool, _s(trust=True)] = Field(
         False, description="Allow the model to delete, skip or weaken tests."
     )
-    review: Annotated[bool, _s()] = Field(
+    review: Annotated[bool, _s(trust=True)] = Field(
         True, description="Self-review the diff once the check is green."
     )
     max_review_rounds: Annotated[int, _s(metavar="N")] = Field(
@@ -283,15 +298,18 @@ class Settings(BaseModel):
         "pull-request review with suggestion blocks, nothing pushed) or `none`; `auto` pushes on "
         "a same-repository pull request and opens a pull request otherwise.",
     )
-    on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False)] = Field(
+    on_escalation: Annotated[OnEscalation, _s(metavar="MODE", cli=False, trust=True)] = Field(
         OnEscalation.PULL_REQUEST,
         description="What to do when fixbot gives up: a draft `pull-request` with the best "
         "attempt, a `comment` (or issue), or `none`.",
     )
     allow_forks: Annotated[bool, _s(cli=False, trust=True)] = Field(
-        False, description="Run on fork pull requests; the fix is only offered as a patch."
+        False,
+        description="Run on fork pull requests; the fix is only offered as a patch. Only on "
+        "`pull_request` and review events, which GitHub runs without secrets: never on "
+        "`/fixbot retry` or `workflow_run`.",
     )
-    fail_on_escalation: Annotated[bool, _s(cli=False)] = Field(
+    fail_on_escalation: Annotated[bool, _s(cli=False, trust=True)] = Field(
         True, description="Fail the step when fixbot gives up (a refusal never fails it)."
     )
     max_threads: Annotated[int, _s(metavar="N", cli=False)] = Field(
@@ -350,6 +368,11 @@ class Settings(BaseModel):
             raise ValueError("the check command is empty: pass --check 'pytest -q'")
         return value
 
+    @field_validator("system_packages")
+    @classmethod
+    def _debian_names(cls, value: list[str]) -> list[str]:
+        return check_package_names(value)
+
     @field_validator("state_dir")
     @classmethod
     def _state_dir_inside(cls, value: str) -> str:
@@ -362,6 +385,25 @@ class Settings(BaseModel):
             exclude={"resume", "allow_dirty", "discard", "state_dir", "max_attempts", "hint"},
         )
         return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()
+
+
+# Debian Policy 5.6.1, "Package": at least two characters, lower case letters, digits, `+`, `-`
+# and `.`, starting with a letter or digit (https://www.debian.org/doc/debian-policy/ch-controlfields.html).
+DEBIAN_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]+\Z")
+
+
+def check_package_names(value: list[str]) -> list[str]:
+    """`value` split on whitespace into Debian package names; ValueError naming the items that
+    are not one (an option, a version, a URL, a shell word never reaches `apt-get`)."""
+    names = [name for item in value for name in item.split()]
+    bad = [name for name in names if not DEBIAN_PACKAGE.match(name)]
+    if bad:
+        raise ValueError(
+            f"not Debian package names: {', '.join(repr(b) for b in bad)}; a name is lower case "
+            "letters, digits, '+', '-' and '.', at least two characters, starting with a letter "
+            "or digit (e.g. `nodejs npm`), with no option, version or URL"
+        )
+    return list(dict.fromkeys(names))
 
 
 UNSAFE_STATE_DIR = re.compile(r"[\x00-\x1f*?\[\]!\\]")

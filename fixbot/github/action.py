@@ -15,12 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
+from fixbot.agent import llm
 from fixbot.core.config import load_settings, workflow_value
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
 from fixbot.core.settings import Settings, ThreadAuthors
-from fixbot.github import cifail, conversation
+from fixbot.github import cifail, conversation, packages
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -44,7 +45,7 @@ from fixbot.run.outcome import state_dir_of
 from fixbot.security.leakscan import LeakRefused
 from fixbot.ui import workflow
 
-__all__ = ["Context", "main", "outputs", "scrub_process_env"]
+__all__ = ["Context", "forget_model_servers", "main", "outputs", "scrub_process_env"]
 # Removed from this process's environment once read. The check never sees them either way:
 # the engine gives it `secrets.check_environment(env)` (no inputs, tokens or model keys).
 TOKEN_VARIABLES = (
@@ -82,6 +83,7 @@ def main(
     for value in [ctx.inputs.token, *secret_values(env)]:  # every secret of the environment
         workflow.mask(value, ctx.out)
     scrub_process_env()
+    forget_model_servers(ctx, env)
     try:
         data = _run(ctx)
     except ConfigError as exc:
@@ -101,6 +103,28 @@ def scrub_process_env() -> None:
     """
     for name in TOKEN_VARIABLES:
         os.environ.pop(name, None)
+
+
+def forget_model_servers(ctx: Context, env: Mapping[str, str]) -> list[str]:
+    """Remove the variables that point litellm at a model server (`OPENAI_BASE_URL`, ...) from
+    this process's environment; return their names, named in a warning.
+
+    The step's environment carries no trust (an earlier step that ran the pull request's code
+    may have written them into `GITHUB_ENV`), and litellm would send the model key there: in
+    the Action the server is the `api-base` input's, passed to litellm explicitly. The check
+    still gets them (`Context.env`): they are the project's business there, and it holds no key.
+    """
+    names = sorted(set(llm.server_variables(env)) | set(llm.server_variables(os.environ)))
+    for name in names:
+        os.environ.pop(name, None)
+    if names:
+        text = (
+            f"ignored {', '.join(names)} from the environment: in the Action the model's server "
+            "is the `api-base` input's (an earlier step may have written these into GITHUB_ENV)"
+        )
+        workflow.warning(text, ctx.out)
+        ctx.notes.append(text)
+    return names
 
 
 def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
@@ -231,6 +255,7 @@ def _fix(
         workflow.warning(warning, ctx.out)
     ctx.notes.extend(warnings)
     ctx.fail_on_escalation = settings.fail_on_escalation
+    packages.install(settings.system_packages, ctx.out)  # root, before any code of the branch
     scope = _fetch_threads(ctx, event, settings)
     talk.left_out = scope.left_out
     hint = "\n\n".join(x for x in (settings.hint, hint) if x) or None

@@ -153,8 +153,14 @@ def decide(
     last = attempts[-1]
     sigs = failing_signatures(attempts)
     oscillating = is_oscillation(sigs)
+    spent = limits.max_duration_s is not None and usage.elapsed_s >= limits.max_duration_s
     checks = [
         (last.fix_error is not None, f"the fixer failed: {last.fix_error}"),
+        (  # a check cut short by the budget is no transient failure: say which limit stopped it
+            spent and last.timed_out,
+            f"time budget spent ({usage.elapsed_s:.0f} s of {limits.max_duration_s or 0:.0f} s, "
+            "max-duration): the last check was stopped when it ran out",
+        ),
         (
             last.error_class is ErrorClass.PERMANENT,
             f"permanent error ({last.category}): no code change can fix it",

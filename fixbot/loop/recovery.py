@@ -51,6 +51,12 @@ def check_program_missing(check: str, condensed: str) -> str | None:
     return program if module in runs or module.split(".")[0] in tops else None
 
 
+def _cut_by_budget(timeout_s: float, measured_s: float | None) -> bool:
+    """True when a timed-out command ran well short of its own timeout: the run's wall-time
+    budget (`max-duration`, `fixbot.core.budget.capped_timeout`) stopped it."""
+    return measured_s is not None and measured_s < 0.9 * timeout_s
+
+
 def _candidates(
     category: str, failure: Failure, timeout_s: float, in_action: bool, measured_s: float | None
 ) -> list[Strategy]:
@@ -83,7 +89,10 @@ def _candidates(
         ],
         "timeout": [
             Strategy(
-                action=f"raise --timeout above {timeout_s:g} s if the check is merely slow ({ran})",
+                action=f"raise --timeout above {timeout_s:g} s if the check is merely slow ({ran})"
+                if not _cut_by_budget(timeout_s, measured_s)
+                else f"raise --max-duration if the check is merely slow: the run's wall-time "
+                f"budget stopped it ({ran}), before its own {timeout_s:g} s timeout",
                 automated=False,
                 confidence=0.6,
                 steps=1,

@@ -8,7 +8,7 @@ are off (`core.hooksPath=/dev/null`, so `pre-push`, `post-commit`, `reference-tr
 the rest never run; `--no-verify` alone skips only pre-commit and commit-msg), `core.fsmonitor`
 is off, and the environment is minimal (`PASSED_VARIABLES` plus the `GIT_*` fixbot sets). The
 token reaches git only through the credential helper of `fixbot.github.api.checkout.auth_env`, for
-the commands that talk to the remote.
+the commands that talk to the remote, from a pipe (`CREDENTIAL_TOKEN`), never the environment.
 """
 
 from __future__ import annotations
@@ -43,22 +43,60 @@ def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**base, **(extra or {})}
 
 
+# A token for the credential helper (`fixbot.github.api.checkout.auth_env`) is handed to `run`
+# under this key and never reaches git's environment: `run` writes it into a pipe whose read end
+# git inherits, and the helper reads it from `/dev/fd/$FIXBOT_GIT_TOKEN_FD`. So it is in no
+# process's environ or command line, where any process of the same user could read it.
+CREDENTIAL_TOKEN = "FIXBOT_GIT_TOKEN"
+CREDENTIAL_FD = "FIXBOT_GIT_TOKEN_FD"
+PIPE_LIMIT = 4096  # bytes a pipe takes without a reader on every platform (POSIX PIPE_BUF)
+
+
 def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
     """Run `git <args>` in `repo` (hooks and fsmonitor off, minimal environment plus `env`) and
-    return stdout (text, stripped of the final newline)."""
-    done = subprocess.run(
-        ["git", *SAFE_CONFIG, *args],
-        cwd=repo,
-        env=git_environment(env),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        errors="replace",
-        check=False,
-    )
+    return stdout (text, stripped of the final newline).
+
+    A `CREDENTIAL_TOKEN` entry of `env` goes to git through a pipe (see above), not its
+    environment. Raises `GitError` when git fails and `check` is true; ValueError for a token
+    longer than `PIPE_LIMIT` bytes.
+    """
+    extra = dict(env or {})
+    token = extra.pop(CREDENTIAL_TOKEN, None)
+    fds: tuple[int, ...] = ()
+    if token is not None:
+        fds = (token_pipe(token),)
+        extra[CREDENTIAL_FD] = str(fds[0])
+    try:
+        done = subprocess.run(
+            ["git", *SAFE_CONFIG, *args],
+            cwd=repo,
+            env=git_environment(extra),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            check=False,
+            pass_fds=fds,
+        )
+    finally:
+        for fd in fds:
+            os.close(fd)
     if check and done.returncode != 0:
         raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
     return done.stdout.rstrip("\n")
+
+
+def token_pipe(token: str) -> int:
+    """The read end of a pipe holding `token` (its write end closed)."""
+    data = token.encode()
+    if len(data) > PIPE_LIMIT:
+        raise ValueError(f"a git token longer than {PIPE_LIMIT} bytes cannot be passed")
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 def toplevel(path: Path) -> Path | None:

@@ -9,10 +9,12 @@ user; after it, processes that escaped the group are killed (the dedicated user 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixbot.core.budget import capped_timeout
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
@@ -28,7 +30,9 @@ class Launcher:
 
     `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
-    `private` are the top-level names the identity may not write (`.git`, the state folder).
+    `private` are the top-level names the identity may not write (`.git`, the state folder);
+    `deadline` (`time.monotonic` seconds, None: none) is when the run's wall-time budget
+    ends: no command's timeout reaches past it (`fixbot.core.budget.capped_timeout`).
     """
 
     root: Path
@@ -37,6 +41,7 @@ class Launcher:
     redact: Redact | None = None
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
     private: tuple[str, ...] = (".git",)
+    deadline: float | None = None
 
     def run(
         self,
@@ -53,12 +58,13 @@ class Launcher:
         """
         if self.identity is not None:
             sandbox.claim(self.root, self.identity, self.private)
+        left = None if self.deadline is None else self.deadline - time.monotonic()
         try:
             return spawn.run_command(
                 command,
                 cwd,
                 log_path,
-                timeout,
+                capped_timeout(timeout, left),
                 env=self.env,
                 identity=self.identity,
                 redact=self.redact,
@@ -76,10 +82,12 @@ def launcher_for(
     env: Mapping[str, str],
     who: sandbox.Identity | None,
     redactor: Redactor,
+    deadline: float | None = None,
 ) -> Launcher:
     """The launcher of a run's commands: in `root`, as `who` (from `sandbox.confine`), with `env`
-    without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`
-    and bounded to `settings.max_log_bytes` bytes."""
+    without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`,
+    bounded to `settings.max_log_bytes` bytes, no command running past `deadline`
+    (`time.monotonic` seconds: the end of the run's `max-duration`)."""
     return Launcher(
         root,
         check_environment(env),
@@ -87,6 +95,7 @@ def launcher_for(
         redactor.redact,
         settings.max_log_bytes,
         sandbox.private_names(settings.state_dir),
+        deadline,
     )
 
 

@@ -8,8 +8,8 @@ an unprivileged user: `fixbot` (uid 1001, created in fixbot's image), else `nobo
 cannot read root's processes (fixbot, tini, anything holding the step's environment), cannot
 write `.git` (fixbot's git would run its config as root), and gets its own HOME.
 
-When fixbot is not root (runner mode, the CLI) the commands share fixbot's uid; `scrubbed_exec`
-re-executes fixbot with the secrets moved from its environment into memory, so
+When fixbot is not root (runner mode, the CLI) the commands share fixbot's uid; the entry point
+(`fixbot.cli`) re-executes fixbot with the secrets moved from its environment into memory, so
 `/proc/<fixbot>/environ` holds none (the parent shell's environment is outside fixbot's reach:
 see docs/SECURITY.md).
 """
@@ -21,9 +21,8 @@ import pwd
 import shutil
 import signal
 import stat
-import sys
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,6 @@ from fixbot.core.errors import ConfigError
 AUTO = "auto"
 SELF = "self"
 CANDIDATES = ("fixbot", "nobody")  # the image's user (uid 1001), then the classic fallback
-SECRETS_FD_VARIABLE = "FIXBOT_SECRETS_FD"
 
 
 @dataclass(frozen=True)
@@ -214,52 +212,3 @@ def check_git_intact(root: Path, identity: Identity | None) -> None:
         raise ConfigError(
             [f"{root / '.git'} was replaced while the project's commands ran: fixbot stops"]
         )
-
-
-# -- runner mode: no secret in fixbot's own /proc/<pid>/environ -------------------------------
-
-
-def scrubbed_exec(
-    env: Mapping[str, str], secret_names: set[str], argv: list[str]
-) -> None:  # pragma: no cover - replaces the process; tested through a real subprocess
-    """Re-execute fixbot without `secret_names` in its environment, passing them through a pipe.
-
-    The new process reads them back with `restore_secrets` into `os.environ` (memory only:
-    `/proc/<pid>/environ` shows the environment given to exec). Returns only when there is
-    nothing to move or fixbot was already re-executed.
-    """
-    secrets = {name: env[name] for name in sorted(secret_names) if name in env}
-    if not secrets or SECRETS_FD_VARIABLE in env:
-        return
-    payload = "\0".join(f"{k}={v}" for k, v in secrets.items()).encode()
-    read_end, write_end = os.pipe()
-    if len(payload) > 60_000:  # a pipe buffer holds 64 KiB; more would block before the exec
-        os.close(read_end)
-        os.close(write_end)
-        return
-    os.write(write_end, payload)
-    os.close(write_end)
-    os.set_inheritable(read_end, True)
-    clean = {k: v for k, v in env.items() if k not in secrets}
-    clean[SECRETS_FD_VARIABLE] = str(read_end)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.execve(sys.executable, [sys.executable, *argv], clean)
-
-
-def restore_secrets(environ: dict[str, str] | os._Environ[str]) -> bool:
-    """Read the secrets `scrubbed_exec` passed (if any) into `environ`, close the pipe; True
-    when this process is such a re-execution."""
-    fd_text = environ.pop(SECRETS_FD_VARIABLE, None)
-    if fd_text is None or not fd_text.isdigit():
-        return False
-    fd = int(fd_text)
-    chunks = []
-    while chunk := os.read(fd, 65536):
-        chunks.append(chunk)
-    os.close(fd)
-    for item in b"".join(chunks).decode().split("\0"):
-        name, sep, value = item.partition("=")
-        if sep:
-            environ[name] = value
-    return True

@@ -106,7 +106,7 @@ def _run_locked(
     identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
         redactor = Redactor.from_env(env)
-        launcher = launcher_for(settings, root, env, who, redactor)
+        launcher = launcher_for(settings, root, env, who, redactor, _deadline(settings, state))
         progress = progress or Progress()
         agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
@@ -130,6 +130,14 @@ def _run_locked(
             first=first_failure,
         )
         return _drive(this, progress)
+
+
+def _deadline(settings: Settings, state: RunState) -> float | None:
+    """When the run's `max-duration` ends (`time.monotonic` seconds; a resumed run has already
+    spent `state.elapsed_s`), or None without one: no command runs past it."""
+    if settings.max_duration is None:
+        return None
+    return time.monotonic() + settings.max_duration - state.elapsed_s
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:

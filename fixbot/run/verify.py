@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tenacity import Retrying, retry_if_result, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, stop_any
+from tenacity.stop import stop_base
 
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
@@ -78,7 +79,9 @@ class Checker:
         record the last run in `attempt` and return its Failure (None when green)."""
         tries = itertools.count()
         retrying = Retrying(
-            stop=stop_after_attempt(self.settings.max_transient_retries + 1),
+            stop=stop_any(
+                stop_after_attempt(self.settings.max_transient_retries + 1), _Deadline(self)
+            ),
             wait=breaker.backoff_wait(self.settings.backoff),
             retry=retry_if_result(is_transient),
             sleep=self.sleep,
@@ -87,6 +90,11 @@ class Checker:
         failure: Failure | None = retrying(lambda: self.run_once(attempt, next(tries)))
         self.report(attempt, failure)
         return failure
+
+    def out_of_time(self) -> bool:
+        """True once the run's `max-duration` is spent (the launcher's deadline): no re-run."""
+        deadline = self.launcher.deadline if self.launcher else None
+        return deadline is not None and time.monotonic() >= deadline
 
     def run_once(self, attempt: Attempt, retry_index: int) -> Failure | None:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
@@ -225,3 +233,13 @@ class Checker:
             f"signature {(attempt.signature or '')[:12]}"
             + (f", {counts} failing" if counts is not None else "")
         )
+
+
+class _Deadline(stop_base):
+    """Tenacity stop: no transient re-run once the run's `max-duration` is spent."""
+
+    def __init__(self, checker: Checker) -> None:
+        self.checker = checker
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return self.checker.out_of_time()

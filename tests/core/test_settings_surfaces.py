@@ -28,6 +28,8 @@ def sample(item: Spec) -> tuple[str, Any]:
     """A raw text value for `item` different from its default, and the value it must parse to."""
     if item.is_bool:
         return ("false", False) if item.default else ("true", True)
+    if item.field == "system_packages":  # Debian names, split on spaces too
+        return "nodejs npm\nlibpq-dev", ["nodejs", "npm", "libpq-dev"]
     if item.is_list:
         return "a one\nb two", ["a one", "b two"]
     default = item.default
@@ -77,10 +79,13 @@ def test_one_field_drives_every_surface(item: Spec, tmp_path: Path) -> None:
     got = load_settings(tmp_path, base, {})
     assert getattr(got, item.field) == want, key
     (tmp_path / ".fixbot.toml").unlink()
-    # the Action input, declared in action.yml with the real default, and the README row
+    # the Action input, declared in action.yml with an empty default (so a value the runner
+    # passes was given by the workflow) and fixbot's default in its description; the README row
     if item.surface.action:
         declared = ACTION["inputs"][item.name]
-        assert str(declared["default"]) == shown_default(item.action_default)
+        assert declared["default"] == ""
+        shown = shown_default(item.action_default).replace("\n", ", ")
+        assert declared["description"].endswith(f"Default: `{shown}`." if shown else "unset.")
         env = {"INPUT_CHECK-COMMAND": "true", item.input_variable: raw}
         got = load_settings(tmp_path, {}, env, action=True)
         assert getattr(got, item.field) == want, item.input_variable
@@ -162,12 +167,52 @@ def test_action_ignores_trust_settings_from_the_pull_requests_files(tmp_path: Pa
     assert load_settings(tmp_path, {"check": "t"}, {}).api_base == "http://attacker.example/v1"
 
 
-def test_an_input_equal_to_its_default_lets_the_repository_decide(tmp_path: Path) -> None:
+def test_an_input_the_workflow_gives_wins_even_when_it_equals_the_default(tmp_path: Path) -> None:
+    """Issue 23: an input equal to its default was taken for "not given", so a pull request's
+    `.fixbot.toml` overrode the workflow's explicit value."""
     (tmp_path / ".fixbot.toml").write_text("timeout = 42\n")
     env = {"INPUT_CHECK-COMMAND": "true", "INPUT_TIMEOUT": shown_default(spec("timeout").default)}
+    assert load_settings(tmp_path, {}, env, action=True).timeout == 600
+    env["INPUT_TIMEOUT"] = ""  # not given (action.yml's empty default): the repository decides
     assert load_settings(tmp_path, {}, env, action=True).timeout == 42
-    env["INPUT_TIMEOUT"] = "77"
-    assert load_settings(tmp_path, {}, env, action=True).timeout == 77
+
+
+def test_whether_a_failure_is_reported_is_the_workflows_alone(tmp_path: Path) -> None:
+    """A pull request's `.fixbot.toml` set `fail-on-escalation = false` over the workflow's
+    explicit `true`, and the job went green."""
+    (tmp_path / ".fixbot.toml").write_text(
+        'fail-on-escalation = false\non-escalation = "none"\nreview = false\n'
+    )
+    warnings: list[str] = []
+    env = {"INPUT_CHECK-COMMAND": "true", "INPUT_FAIL-ON-ESCALATION": "true"}
+    settings = load_settings(tmp_path, {}, env, action=True, warnings=warnings)
+    assert settings.fail_on_escalation is True
+    assert settings.on_escalation.value == "pull-request" and settings.review is True
+    assert "fail-on-escalation, on-escalation, review" in warnings[0]
+
+
+def test_trust_settings_from_the_steps_environment_are_ignored(tmp_path: Path) -> None:
+    """An earlier step (`pip install -e .` of the pull request) wrote FIXBOT_* into GITHUB_ENV:
+    in the Action only behaviour settings are read from there."""
+    env = {
+        "INPUT_CHECK-COMMAND": "true",
+        "FIXBOT_API_BASE": "http://attacker.example/v1",
+        "FIXBOT_RUN_AS": "self",
+        "FIXBOT_TIMEOUT": "42",
+    }
+    warnings: list[str] = []
+    settings = load_settings(tmp_path, {}, env, action=True, warnings=warnings)
+    assert settings.api_base is None and settings.run_as == "auto"
+    assert settings.timeout == 42
+    assert warnings == [
+        "ignored FIXBOT_API_BASE, FIXBOT_RUN_AS: in the Action these settings come from the "
+        "step's `with:` inputs only; the environment may have been written by an earlier step "
+        "(GITHUB_ENV)"
+    ]
+    env["INPUT_API-BASE"] = "http://127.0.0.1:9/v1"
+    assert load_settings(tmp_path, {}, env, action=True).api_base == "http://127.0.0.1:9/v1"
+    # on one's own machine the environment is the user's
+    assert load_settings(tmp_path, {"check": "t"}, env).api_base == "http://attacker.example/v1"
 
 
 def test_the_action_has_its_own_wall_time_default(tmp_path: Path) -> None:
@@ -179,6 +224,8 @@ def test_the_action_has_its_own_wall_time_default(tmp_path: Path) -> None:
 def test_allow_forks_comes_from_the_workflow_only() -> None:
     assert workflow_value({}, "allow_forks") is False
     assert workflow_value({"INPUT_ALLOW-FORKS": "true"}, "allow_forks") is True
+    assert workflow_value({"FIXBOT_ALLOW_FORKS": "true"}, "allow_forks") is False  # GITHUB_ENV
+    assert workflow_value({"FIXBOT_MAX_THREADS": "3"}, "max_threads") == 3  # no trust: read
     with pytest.raises(ConfigError, match="INPUT_ALLOW-FORKS"):
         workflow_value({"INPUT_ALLOW-FORKS": "maybe"}, "allow_forks")
 
@@ -194,6 +241,10 @@ NOT_OURS = {
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
     "all",  # `git log --all`
+    "preserve-env",  # `sudo --preserve-env`
+    "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)
+    "yes",  # `apt-get install --yes`
+    "no-install-recommends",  # `apt-get install --no-install-recommends`
 }
 
 

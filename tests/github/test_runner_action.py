@@ -4,6 +4,7 @@ into its own virtual environment by runner/install.sh, keyed on constraints.txt.
 
 from __future__ import annotations
 
+import os
 import re
 import runpy
 import subprocess
@@ -59,7 +60,27 @@ def test_it_is_a_composite_action_running_fixbot_from_its_own_virtual_environmen
     assert python["with"]["update-environment"] is False  # the project's python stays on PATH
     install = step("Install fixbot")
     assert "install.sh" in install["run"] and "cache-hit" in install["if"]
-    assert step("Run fixbot")["run"].strip("'") == '"${VENV}/bin/fixbot" action'
+    assert step("Run fixbot")["run"].strip("'") == 'exec "${VENV}/bin/fixbot" action'
+
+
+def test_the_steps_shell_is_replaced_by_fixbot(tmp_path: Path) -> None:
+    """Issue 21, 7: without `exec` the step's bash stays alive above the check, holding the
+    step's `env:` (the token among them) where a process of the same user can read it."""
+    fixbot = tmp_path / "bin" / "fixbot"
+    fixbot.parent.mkdir()
+    fixbot.write_text('#!/bin/sh\necho "$PPID"\n')
+    fixbot.chmod(0o755)
+    script = tmp_path / "step.sh"
+    script.write_text(step("Run fixbot")["run"].strip("'") + "\n")
+    # How the runner runs a `shell: bash` step: bash --noprofile --norc -eo pipefail {0}
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        env={"VENV": str(tmp_path), "PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert int(done.stdout) == os.getpid()  # fixbot's parent is the runner, not a shell
 
 
 def test_the_cache_is_keyed_on_the_constraints_and_the_source(tmp_path: Path) -> None:

@@ -78,7 +78,8 @@ def test_fixbots_git_gets_a_minimal_environment(tmp_path: Path, secrets_in_env: 
     assert "PATH=" in seen and "HOME=" in seen
     assert TOKEN not in seen and MODEL_KEY not in seen and "hijacked" not in seen
     with_token = git.run(repo, "-c", "alias.dump=!env", "dump", env=checkout.auth_env(TOKEN))
-    assert "FIXBOT_GIT_TOKEN=" in with_token  # only for a command that talks to the remote
+    assert "FIXBOT_GIT_TOKEN_FD=" in with_token  # only for a command that talks to the remote
+    assert TOKEN not in with_token  # the token itself is in a pipe, not the environment
 
 
 def test_commit_paths_commits_exactly_the_given_paths(tmp_path: Path) -> None:
@@ -132,16 +133,29 @@ def test_the_engine_never_commits_what_the_check_leaves_behind(tmp_path: Path) -
 
 
 def credential_fill(repo: Path, env: dict[str, str], host: str) -> str:
-    """What fixbot's credential helper answers git for `host` (git credential fill)."""
-    done = subprocess.run(
-        ["git", "credential", "fill"],
-        cwd=repo,
-        input=f"protocol=https\nhost={host}\n\n",
-        env={"PATH": os.environ["PATH"], "HOME": str(repo), **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    """What fixbot's credential helper answers git for `host` (git credential fill), the token
+    handed over as `git.run` does it (a pipe)."""
+    extra = dict(env)
+    token = extra.pop(git.CREDENTIAL_TOKEN)
+    fd = git.token_pipe(token)
+    try:
+        done = subprocess.run(
+            ["git", "credential", "fill"],
+            cwd=repo,
+            input=f"protocol=https\nhost={host}\n\n",
+            env={
+                "PATH": os.environ["PATH"],
+                "HOME": str(repo),
+                **extra,
+                git.CREDENTIAL_FD: str(fd),
+            },
+            capture_output=True,
+            text=True,
+            check=False,
+            pass_fds=(fd,),
+        )
+    finally:
+        os.close(fd)
     return done.stdout
 
 

@@ -4,9 +4,10 @@ and replaying fixbot's own commits onto a branch that moved while it ran.
 Thin wrappers over `fixbot.process.git.run`. Nothing here force-pushes or rewrites a remote branch:
 the one rebase (`replay`) moves fixbot's own commits, never published, onto the branch's new tip in
 the Action's workspace, and the result is pushed as a fast-forward only after the check passed on it
-again. The token reaches git through a credential helper reading an environment variable, so it is
-never written into `.git/config`, a command line or a log. Nothing is pushed, and no patch is handed
-out, before `fixbot.security.leakscan` found no secret in it.
+again. The token reaches git through a credential helper reading it from a pipe (`git.run`), so it
+is never written into `.git/config`, a command line, a log or any process's environment.
+Nothing is pushed, and no patch is handed out, before `fixbot.security.leakscan` found no secret
+in it.
 """
 
 from __future__ import annotations
@@ -22,16 +23,19 @@ from fixbot.github.events.gates import BOT_EMAIL, BOT_LOGIN
 from fixbot.process import git, sandbox
 from fixbot.security.leakscan import refuse_if_leaking
 
-TOKEN_VARIABLE = "FIXBOT_GIT_TOKEN"
+TOKEN_VARIABLE = git.CREDENTIAL_TOKEN  # handed to `git.run`, which passes it through a pipe
 HOST_VARIABLE = "FIXBOT_GIT_HOST"
 # git's credential protocol (https://git-scm.com/docs/git-credential): the request arrives on
 # stdin as key=value lines; the token is given only for `get` and only to the expected host, so
-# a rewritten remote URL (`url.*.insteadOf`, `remote.origin.url`) never receives it.
+# a rewritten remote URL (`url.*.insteadOf`, `remote.origin.url`) never receives it. The token is
+# read from the pipe `git.run` opened (`/dev/fd/N`, N in FIXBOT_GIT_TOKEN_FD): it is in no
+# process's environment or command line.
 _HELPER = (
     '!f() { test "$1" = get || exit 0; h=; while IFS= read -r l && test -n "$l"; do '
     'case "$l" in host=*) h="${l#host=}";; esac; done; '
     f'if test -z "${HOST_VARIABLE}" || test "$h" = "${HOST_VARIABLE}"; then '
-    f'echo username=x-access-token; echo "password=${TOKEN_VARIABLE}"; fi; }}; f'
+    f't=$(cat "/dev/fd/${git.CREDENTIAL_FD}") && echo username=x-access-token && '
+    'printf "password=%s\\n" "$t"; fi; }; f'
 )
 PATCH_LIMIT_CHARS = 40_000
 # How git reports a push refused because the remote branch is not an ancestor of what is pushed

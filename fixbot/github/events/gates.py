@@ -8,10 +8,21 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from fixbot.github.events.data import Event
+from fixbot.github.events.data import Event, EventName
 
 BOT_LOGIN = "github-actions[bot]"
 BOT_EMAIL = "41898+github-actions[bot]@users.noreply.github.com"
+# The events whose run GitHub gives no secret (and a read-only token) when the pull request
+# comes from a fork: "With the exception of GITHUB_TOKEN, secrets are not passed to the runner
+# when a workflow is triggered from a forked repository" (docs.github.com/en/actions/reference/
+# workflows-and-actions/events-that-trigger-workflows, "Workflows in forked repositories").
+# `issue_comment` (`/fixbot retry`) and `workflow_run` run in the base repository with its
+# token and secrets.
+FORK_SAFE_EVENTS = (
+    EventName.PULL_REQUEST,
+    EventName.PULL_REQUEST_REVIEW,
+    EventName.PULL_REQUEST_REVIEW_COMMENT,
+)
 
 
 class Verdict(BaseModel):
@@ -55,6 +66,14 @@ def _gate_fork(event: Event, allow_forks: bool) -> Verdict:
         return refuse(
             f"the code comes from the fork {event.head_repo}; fixbot does not run on forks unless "
             "`allow-forks: true` (then it only offers a patch)"
+        )
+    if event.name not in FORK_SAFE_EVENTS:
+        return refuse(
+            f"the code comes from the fork {event.head_repo}, and a `{event.name}` run holds "
+            "this repository's token and secrets: fixbot never runs a fork's code in such a job, "
+            "even with `allow-forks: true`. Let fixbot run on the fork's `pull_request` event "
+            "(GitHub gives it no secret; fixbot offers a patch), or push the branch to this "
+            "repository and ask again"
         )
     return Verdict(allowed=True, patch_only=True)
 

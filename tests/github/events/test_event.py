@@ -41,6 +41,22 @@ def test_fork_is_detected_from_the_head_repository() -> None:
     assert allowed.allowed and allowed.patch_only
 
 
+@pytest.mark.parametrize("name", ["issue_comment", "workflow_run"])
+def test_a_forks_code_never_runs_in_a_job_holding_the_secrets(name: str) -> None:
+    """Issue 21, 3: `/fixbot retry` (issue_comment) or a `workflow_run` on a fork's pull request
+    runs with the base repository's token and secrets: refused even with `allow-forks`."""
+    raw = payload("pull_request.opened")
+    raw["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World"
+    fork = parse_event("pull_request", raw, ENV)
+    event = fork.model_copy(update={"name": name, "run_conclusion": "failure"})
+    verdict = gate_event(event, allow_forks=True)
+    assert not verdict.allowed
+    assert f"a `{name}` run holds this repository's token and secrets" in verdict.reason
+    assert "`pull_request` event" in verdict.reason  # what to do instead
+    for safe in ("pull_request_review", "pull_request_review_comment"):
+        assert gate_event(fork.model_copy(update={"name": safe}), allow_forks=True).allowed
+
+
 def test_push_to_a_branch_and_to_a_tag() -> None:
     event = parse_event("push", payload("push"), ENV)
     assert (event.branch, event.default_branch) == ("master", "master")

@@ -1,0 +1,56 @@
+"""Issue 23: the workflow's wall-time budget bounds every command a run starts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.budget import MIN_COMMAND_S, capped_timeout
+from fixbot.core.config import load_settings
+from fixbot.core.models import OutcomeKind
+from fixbot.run import engine
+from tests.fakes.repo import make_repo
+
+
+@pytest.mark.parametrize(
+    ("timeout", "left", "want"),
+    [
+        (600.0, None, 600.0),  # no budget: the command's own timeout
+        (600.0, 30.0, 30.0),  # the budget is shorter
+        (10.0, 30.0, 10.0),  # the command's timeout is shorter
+        (600.0, 0.2, MIN_COMMAND_S),  # nearly spent: still a moment to start and be killed
+        (600.0, -5.0, MIN_COMMAND_S),  # spent
+    ],
+)
+def test_a_commands_timeout_is_capped_by_the_time_left(
+    timeout: float, left: float | None, want: float
+) -> None:
+    assert capped_timeout(timeout, left) == want
+
+
+def test_a_pull_requests_timeout_never_runs_a_check_past_the_workflows_budget(
+    tmp_path: Path,
+) -> None:
+    """The pull request's `.fixbot.toml` sets `timeout = 600`; the workflow gives the run
+    `max-duration: 4`. Without the cap the check sleeps its full 60 s."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {".fixbot.toml": "timeout = 600\n", "check.sh": "sleep 60\n"},
+    )
+    env = {"INPUT_CHECK-COMMAND": "sh check.sh", "INPUT_MAX-DURATION": "4"}
+    env["INPUT_FIX-COMMANDS"] = "true"
+    env["INPUT_RUN-AS"] = "self"
+    settings = load_settings(repo, {}, env, action=True)
+    assert (settings.timeout, settings.max_duration) == (600, 4)
+
+    started = time.monotonic()
+    outcome, state = engine.run(settings, repo, env={"PATH": "/usr/bin:/bin"})
+    spent = time.monotonic() - started
+
+    assert spent < 20, f"the run took {spent:.0f} s"
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert "time budget spent" in outcome.reason, outcome.reason
+    assert "raise --max-duration" in outcome.reason  # the budget stopped it, not its timeout
+    assert state.attempts[0].timed_out

@@ -1,0 +1,144 @@
+"""Issue 21, 5: fixbot's first act. Not root (runner mode, the CLI), the project's commands share
+fixbot's uid: fixbot re-executes itself without its secrets before anything else, trusts no
+`FIXBOT_SECRETS_FD` it did not set, is not dumpable and leaves no core file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.paths import ROOT
+from tests.fakes.repo import make_repo
+
+TOKEN = "ghs_reexecTOKEN0123456789abcdef"
+MODEL_KEY = "sk-reexec-model-key-0123456789"
+# `fixbot` as the runner's (non-root) user: the uid is faked so the non-root path runs as any
+# user; the re-execution (`python -m fixbot`) runs with the real one.
+AS_USER = (
+    "import os, sys\nos.geteuid = lambda: 1000\nfrom fixbot.cli import main\n"
+    "raise SystemExit(main())\n"
+)
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and prctl: Linux")
+
+
+def secret_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FIXBOT_")}
+    env.update({"GITHUB_TOKEN": TOKEN, "OPENAI_API_KEY": MODEL_KEY, "PYTHONPATH": str(ROOT)})
+    env.update({"FIXBOT_RUN_AS": "self", **extra})
+    return env
+
+
+def fixbot_as_user(tmp_path: Path, check: str, env: dict[str, str]) -> Path:
+    """Run `fixbot run --check CHECK` as the runner's user in a new repository; return it."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    wrapper = tmp_path / "as_user.py"
+    wrapper.write_text(AS_USER)
+    args = ["run", "--check", check, "--fix-commands", "true", "-C", str(repo), "--json"]
+    done = subprocess.run(
+        [sys.executable, str(wrapper), *args],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
+    return repo
+
+
+# The check reads its parent's (fixbot's) environment, limits and whether it may read it at all.
+READ_PARENT = (
+    "cat /proc/$PPID/environ > parent-env.txt 2> parent-err.txt; "
+    "cat /proc/$PPID/limits > parent-limits.txt; ulimit -c > own-core.txt"
+)
+
+
+@linux
+def test_a_secrets_fd_variable_from_the_environment_does_not_turn_the_re_exec_off(
+    tmp_path: Path,
+) -> None:
+    """A step before fixbot wrote `FIXBOT_SECRETS_FD=0` into GITHUB_ENV: fixbot took itself for
+    its own re-execution, read 'secrets' from stdin and kept the real ones in its environ."""
+    repo = fixbot_as_user(tmp_path, READ_PARENT, secret_env(FIXBOT_SECRETS_FD="0"))
+    seen = (repo / "parent-env.txt").read_bytes()
+    refused = "Permission denied" in (repo / "parent-err.txt").read_text()
+    assert b"PATH=" in seen or (os.geteuid() != 0 and refused)
+    assert TOKEN.encode() not in seen and MODEL_KEY.encode() not in seen
+
+
+@linux
+def test_fixbot_leaves_no_core_file_and_is_not_dumpable(tmp_path: Path) -> None:
+    """A check that crashes fixbot would get a core file holding the secrets; a process of the
+    same user could read fixbot's memory. Core limit 0 (soft and hard, so the same user cannot
+    raise it) and `PR_SET_DUMPABLE` 0."""
+    repo = fixbot_as_user(tmp_path, READ_PARENT, secret_env())
+    limits = (repo / "parent-limits.txt").read_text()
+    core = next(line for line in limits.splitlines() if line.startswith("Max core file size"))
+    assert core.split()[4:6] == ["0", "0"], core  # soft, hard
+    assert (repo / "own-core.txt").read_text().strip() == "0"  # inherited by the commands
+    probe = (
+        "import ctypes, resource\nfrom fixbot.cli import harden_process\nharden_process()\n"
+        "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), resource.getrlimit(resource.RLIMIT_CORE))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "0 (0, 0)"  # PR_GET_DUMPABLE (prctl(2)): 0
+
+
+def test_secrets_moved_out_of_the_environment_come_back_in_memory() -> None:
+    """The exec is recorded instead of made: the new environment holds no secret and names the
+    pipe; the new process, given that environment and argv, gets every secret back in memory."""
+    probe = """
+import json, os, sys
+from fixbot import cli
+os.geteuid = lambda: 1000
+made = {}
+os.execve = lambda exe, argv, env: made.update(argv=argv, env=env)
+cli._secrets_first(["run", "--check", "true"])
+argv, env = made["argv"], made["env"]
+os.environ.clear()
+os.environ.update(env)
+words = cli._secrets_first(argv[3:])
+print(json.dumps([argv[3], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=secret_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=ROOT,
+    )
+    marker, words, names, token = json.loads(done.stdout)
+    assert marker == "--fixbot-reexec" and words == ["run", "--check", "true"]
+    assert "GITHUB_TOKEN" not in names and "OPENAI_API_KEY" not in names
+    assert "FIXBOT_SECRETS_FD" in names and token == TOKEN
+
+
+def test_a_forged_secrets_pipe_is_refused(tmp_path: Path) -> None:
+    """Only fixbot's own re-execution (its marker and nonce in argv, the nonce first in the
+    pipe) reads secrets from a pipe; anything else ends at once."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"wrong-nonce\0OPENAI_BASE_URL=http://attacker.example")
+    os.close(write_end)
+    done = subprocess.run(
+        [sys.executable, "-m", "fixbot", "--fixbot-reexec", "right-nonce", "run"],
+        env={**secret_env(), "FIXBOT_SECRETS_FD": str(read_end)},
+        pass_fds=(read_end,),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+    )
+    os.close(read_end)
+    assert done.returncode != 0
+    assert "not fixbot's own" in done.stderr
