@@ -270,14 +270,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _without_secrets_in_environ(words: list[str]) -> None:
-    """Not root: re-execute fixbot with its secrets in memory only, not in its environ.
+    """Unless the commands run as another user (root in the Action): re-execute fixbot with its
+    secrets in memory only, not in its environ.
 
-    The project's commands then share fixbot's uid and can read `/proc/<fixbot>/environ`; after
-    this it holds no token and no model key (see `fixbot.process.sandbox.scrubbed_exec`).
+    The project's commands then share fixbot's uid (root included: the CLI as root) and could
+    read `/proc/<fixbot>/environ` where no PID namespace hides it; after this it holds no token
+    and no model key (see `fixbot.process.sandbox.scrubbed_exec`).
     """
     from fixbot.process import sandbox
 
-    if sandbox.restore_secrets(os.environ) or os.geteuid() == 0:
+    runtime = os.environ.get("FIXBOT_RUNTIME")
+    dropped = os.geteuid() == 0 and runtime in (sandbox.CONTAINER, sandbox.RUNNER)
+    if sandbox.restore_secrets(os.environ) or dropped:
         return  # re-executed already, or the project's commands run as another user
     from fixbot.core import secrets
 

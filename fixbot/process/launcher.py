@@ -2,21 +2,26 @@
 
 One object holds how a project command runs — the scrubbed environment, the unprivileged user
 (see `fixbot.process.sandbox`), the redactor applied to its log and the log bound — and runs it with
-`fixbot.process.spawn.run_command`. Before each command the work tree's new files are given to the
-user; after it, processes that escaped the group are killed (the dedicated user only) and
-`.git` is checked to still be root's.
+`fixbot.process.spawn.run_command`, in a PID namespace of its own where the kernel allows
+(`sandbox.namespace_argv`: nothing it started outlives it), else marked and swept
+(`sandbox.sweep`). Before each command the work tree's new files are given to the user; after
+it, `.git` is checked to still be root's and `.git/config` is put back as fixbot found it
+(`git.ConfigPin`: a `pushurl = ext::...` or `core.fsmonitor` the command wrote never reaches
+fixbot's git).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import shlex
+import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import sandbox, spawn
+from fixbot.process import git, sandbox, spawn
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -27,7 +32,9 @@ class Launcher:
 
     `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
-    `private` are the top-level names the identity may not write (`.git`, the state folder).
+    `private` are the top-level names the identity may not write (`.git`, the state folder);
+    `pin` is the repository configuration restored after every command (None: not watched);
+    `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench).
     """
 
     root: Path
@@ -36,6 +43,8 @@ class Launcher:
     redact: Redact | None = None
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
     private: tuple[str, ...] = (".git",)
+    pin: git.ConfigPin | None = None
+    namespace: bool = True
 
     def run(
         self,
@@ -52,21 +61,37 @@ class Launcher:
         """
         if self.identity is not None:
             sandbox.claim(self.root, self.identity, self.private)
+        wrapper = sandbox.namespace_argv(self.identity) if self.namespace else ()
+        mark = sandbox.new_mark()
         try:
             return spawn.run_command(
                 command,
                 cwd,
                 log_path,
                 timeout,
-                env=self.env,
+                env={**self.env, sandbox.MARK_VARIABLE: mark},
                 identity=self.identity,
                 redact=self.redact,
                 max_log_bytes=self.max_log_bytes,
                 stdin_path=stdin_path,
+                wrapper=wrapper,
+                max_processes=sandbox.process_limit(self.identity, bool(wrapper)),
             )
         finally:
-            sandbox.kill_leftovers(self.identity)
+            if not wrapper:
+                sandbox.sweep(mark)
             sandbox.check_git_intact(self.root, self.identity)
+            if self.pin is not None:
+                self.pin.restore()
+
+    def output(self, argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+        """Run the program `argv` like a project command (same user, namespace, environment)
+        and return (exit code or None on timeout, its merged output, bounded and redacted).
+        For the research tool's interpreter: the check's Python is the project's code."""
+        with tempfile.TemporaryDirectory(prefix="fixbot-out-") as tmp:
+            log = Path(tmp) / "output.log"
+            done = self.run(shlex.join(argv), cwd, log, timeout)
+            return done.exit_code, log.read_text(encoding="utf-8", errors="replace")
 
 
 def launcher_for(
@@ -78,7 +103,7 @@ def launcher_for(
 ) -> Launcher:
     """The launcher of a run's commands: in `root`, as `who` (from `sandbox.confine`), with `env`
     without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`
-    and bounded to `settings.max_log_bytes` bytes."""
+    and bounded to `settings.max_log_bytes` bytes, `.git/config` pinned as it is now."""
     return Launcher(
         root,
         check_environment(env),
@@ -86,4 +111,5 @@ def launcher_for(
         redactor.redact,
         settings.max_log_bytes,
         sandbox.private_names(settings.state_dir),
+        git.ConfigPin.take(root),
     )
