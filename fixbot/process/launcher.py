@@ -12,6 +12,7 @@ fixbot's git).
 
 from __future__ import annotations
 
+import os
 import shlex
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -113,3 +114,25 @@ def launcher_for(
         sandbox.private_names(settings.state_dir),
         git.ConfigPin.take(root),
     )
+
+
+def as_the_commands(
+    settings: Settings,
+    root: Path,
+    env: Mapping[str, str],
+    argv: Sequence[str],
+    timeout: float = 30.0,
+) -> tuple[int | None, str]:
+    """Run the program `argv` in the work tree `root` exactly as the check would run: the user
+    `settings.run_as` and `FIXBOT_RUNTIME` in `env` choose (`sandbox.choose`), the work tree
+    confined for it (`sandbox.confine`, restored afterwards), its PID namespace, the environment
+    without secrets. Returns (exit code or None on timeout, merged output, redacted, bounded).
+
+    For the preflight: "can the commands' user run `pytest` here?" is answered by the same
+    path the check takes. Raises `ConfigError` (an unknown `run-as` user, a work tree that user
+    cannot enter) and OSError (`root` is missing).
+    """
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
+    with sandbox.confine(root, identity, settings.state_dir) as who:
+        launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
+        return launcher.output(argv, root, timeout)

@@ -428,3 +428,28 @@ def test_a_sparse_file_larger_than_memory_is_fingerprinted_in_bounded_memory(
         check=True,
     )
     assert done.stdout.strip() == zeros.stdout.split()[0]
+
+
+# -- the preflight's question, answered by the check's own path ----------------------------------
+
+
+@needs_root
+def test_as_the_commands_runs_a_program_as_the_check_would(
+    open_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fixbot.core.settings import Settings
+    from fixbot.process.launcher import as_the_commands
+
+    monkeypatch.setattr(sandbox, "CANDIDATES", ("nobody",))
+    repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
+    env = {"PATH": os.environ["PATH"], "GITHUB_TOKEN": TOKEN}
+    probe = ["sh", "-c", 'id -u; echo "token=${GITHUB_TOKEN:-none}"']
+    code, out = as_the_commands(
+        Settings(check="true"), repo, {**env, "FIXBOT_RUNTIME": "container"}, probe
+    )
+    assert code == 0 and out.splitlines()[:2] == [str(NOBODY.uid), "token=none"]
+    assert stat.S_IMODE(repo.stat().st_mode) == 0o755  # confined, then given back
+    code, out = as_the_commands(
+        Settings(check="true"), repo, env, probe
+    )  # the CLI: fixbot's own user
+    assert code == 0 and out.splitlines()[:2] == ["0", "token=none"]
