@@ -5,8 +5,10 @@ resolved once, from folders the project's commands cannot write.
 drops a `git` there would have root fixbot run it with the token (issue 21, hole 1). So when
 fixbot runs as root, a folder of PATH is trusted only when it and every parent up to `/` belong
 to root and are writable by no group or other (see path_resolution(7): whoever may write a
-folder may replace the names in it). When fixbot is not root the commands run as fixbot's own
-user and could write anything fixbot can, so fixbot's PATH is taken as given.
+folder may replace the names in it), and a program is taken only when the file itself (after
+symbolic links) is root's, writable by no group or other, in such a folder. When fixbot is not
+root the commands run as fixbot's own user and could write anything fixbot can, so fixbot's
+PATH is taken as given.
 
 Resolution happens once per process (`which` caches); callers run the path it returns.
 """
@@ -63,7 +65,14 @@ def which(name: str) -> str:
     """The absolute path of fixbot's program `name`, from `trusted_path(PATH, euid)`, resolved
     once per process. Raises `ConfigError` when it is not there, naming the folders searched."""
     search = trusted_path(os.environ.get("PATH", FALLBACK_PATH), os.geteuid())
-    found = shutil.which(name, path=search)
+    found = next(
+        (
+            hit
+            for folder in search.split(os.pathsep)
+            if (hit := shutil.which(name, path=folder)) and _safe_file(Path(hit))
+        ),
+        None,
+    )
     if found is None:
         raise ConfigError(
             [
@@ -77,6 +86,20 @@ def which(name: str) -> str:
             ]
         )
     return os.path.abspath(found)
+
+
+def _safe_file(path: Path) -> bool:
+    """As root: the program (after links) is root's and writable by no group or other, in a
+    root-only folder. Not root: any executable file."""
+    if os.geteuid() != 0:
+        return True
+    try:
+        real = path.resolve(strict=True)
+        info = real.stat()
+    except OSError:
+        return False
+    writable = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    return info.st_uid == 0 and not writable and root_only(real.parent)
 
 
 def optional(name: str) -> str | None:

@@ -453,3 +453,31 @@ def test_as_the_commands_runs_a_program_as_the_check_would(
         Settings(check="true"), repo, env, probe
     )  # the CLI: fixbot's own user
     assert code == 0 and out.splitlines()[:2] == ["0", "token=none"]
+
+
+@needs_root
+def test_a_writable_program_in_a_root_only_folder_is_not_taken(
+    monkeypatch: pytest.MonkeyPatch, fresh_programs: None
+) -> None:
+    """A root-only folder holding a `git` the commands' user may write (owner 65534, or mode
+    0777) is skipped for the next folder's."""
+    folder = Path(tempfile.mkdtemp(dir="/run" if os.access("/run", os.W_OK) else "/"))
+    try:
+        folder.chmod(0o755)
+        if not programs.root_only(folder):
+            pytest.skip(f"{folder.parent} is not root-only on this machine")
+        planted = folder / "git"
+        planted.write_text("#!/bin/sh\nexit 0\n")
+        planted.chmod(0o755)
+        os.chown(planted, NOBODY.uid, NOBODY.gid)
+        monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+        assert programs.which("git") != str(planted)
+        os.chown(planted, 0, 0)
+        planted.chmod(0o777)
+        programs.which.cache_clear()
+        assert programs.which("git") != str(planted)
+        planted.chmod(0o755)
+        programs.which.cache_clear()
+        assert programs.which("git") == str(planted)  # root's, not writable: taken
+    finally:
+        shutil.rmtree(folder)
