@@ -408,7 +408,7 @@ def test_a_sparse_file_larger_than_memory_is_fingerprinted_in_bounded_memory(
     tmp_path: Path,
 ) -> None:
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    size, limit = 2 * 1024**3, 1024**3  # a 2 GiB file, 1 GiB of address space
+    size, limit = 1024**3, 512 * 1024**2  # a 1 GiB file, 512 MiB of address space
     with (repo / "big.bin").open("wb") as handle:
         handle.truncate(size)
     done = subprocess.run(
