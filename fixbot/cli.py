@@ -270,8 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _without_secrets_in_environ(words: list[str]) -> None:
-    """Unless the commands run as another user (root in the Action): re-execute fixbot with its
-    secrets in memory only, not in its environ.
+    """Unless the commands run as another user (root in fixbot's container): re-execute
+    fixbot with its secrets in memory only, not in its environ.
 
     The project's commands then share fixbot's uid (root included: the CLI as root) and could
     read `/proc/<fixbot>/environ` where no PID namespace hides it; after this it holds no token
@@ -280,7 +280,7 @@ def _without_secrets_in_environ(words: list[str]) -> None:
     from fixbot.process import sandbox
 
     runtime = os.environ.get("FIXBOT_RUNTIME")
-    dropped = os.geteuid() == 0 and runtime in (sandbox.CONTAINER, sandbox.RUNNER)
+    dropped = os.geteuid() == 0 and runtime == sandbox.CONTAINER
     if sandbox.restore_secrets(os.environ) or dropped:
         return  # re-executed already, or the project's commands run as another user
     from fixbot.core import secrets

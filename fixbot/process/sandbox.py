@@ -3,17 +3,18 @@
 The check, the set-up, the fix commands and the research tool's interpreter run the repository's
 code (issue 14, redesigned in issue 21). Two decisions, made here and nowhere else:
 
-**Who.** In the Action when fixbot is root (fixbot's image, `FIXBOT_RUNTIME=container`; the
-runner mode under `sudo`, `FIXBOT_RUNTIME=runner`) the commands run as an unprivileged user:
+**Who.** In fixbot's container image (`FIXBOT_RUNTIME=container`, where fixbot is root) the
+commands run as an unprivileged user:
 `fixbot` (uid 1001, created in the image), else `nobody`. That user cannot read root's
 processes (proc(5): `/proc/<pid>/environ` passes a ptrace "read" access check a different,
 unprivileged uid fails), cannot write `.git` or the state folder (both stay root's until fixbot
 has pushed), and gets its own HOME; the rest of the work tree is handed over and given back
 exactly as it was (`confine`, with a record that survives a `kill -9`). Everywhere else (the
-CLI, as root on someone's own machine too; the runner mode without root) the commands run as
-fixbot's own user: it is the user's own code on the user's own machine, a pyenv Python under
-`/root` and a mode-700 checkout just work, and the secrets are kept out of the commands'
-environment and out of fixbot's own (`scrubbed_exec`). docs/SECURITY.md states the trade-off.
+CLI, as root on someone's own machine too; the runner mode) the commands run as fixbot's own
+user unless `run-as` names another: it is the user's own code on the user's own machine, a
+pyenv Python under `/root` and a mode-700 checkout just work, and the secrets are kept out of
+the commands' environment and out of fixbot's own (`scrubbed_exec`). docs/SECURITY.md states
+the trade-off.
 
 **How long.** Every command runs in a PID namespace of its own when the kernel allows one
 (`unshare --pid --fork --kill-child --mount-proc`, and `--user --map-current-user` when not root;
@@ -53,7 +54,6 @@ SELF = "self"
 CANDIDATES = ("fixbot", "nobody")  # the image's user (uid 1001), then the classic fallback
 SECRETS_FD_VARIABLE = "FIXBOT_SECRETS_FD"
 CONTAINER = "container"  # the value of FIXBOT_RUNTIME in fixbot's image (see the Dockerfile)
-RUNNER = "runner"  # ... in the runner mode (runner/action.yml), root under `sudo`
 MARK_VARIABLE = "FIXBOT_COMMAND_MARK"  # carried by every process of one command (see `sweep`)
 MAX_PROCESSES = 2048  # RLIMIT_NPROC of the commands where the kernel counts only theirs
 OWNERSHIP_RECORD = "ownership.json"  # in the state folder: the work tree's owners and modes
@@ -77,10 +77,11 @@ def choose(
 ) -> tuple[Identity | None, str]:
     """Decide the user of the project's commands; return (identity or None for 'as fixbot', note).
 
-    `run_as` is the setting: `auto` (root in the Action, `runtime` `container` or `runner`
-    under `sudo`: the first of `CANDIDATES` that exists; anywhere else, the CLI as root
+    `run_as` is the setting: `auto` (root in fixbot's container, `runtime == "container"`: the
+    first of `CANDIDATES` that exists; anywhere else, the runner mode and the CLI as root
     included, fixbot's own user), `self` (fixbot's own user, whatever it is) or a user name
-    (root only). `runtime` is `FIXBOT_RUNTIME` (None: the CLI).
+    (root only: how the runner mode under `sudo` drops to another user). `runtime` is
+    `FIXBOT_RUNTIME` (None: the CLI).
     Raises `ConfigError` for a named user that does not exist or needs root.
     """
     if run_as == SELF:
@@ -93,7 +94,7 @@ def choose(
         return _lookup(run_as, lookup, strict=True), f"the project's commands run as {run_as}"
     if euid != 0:
         return None, "the project's commands run as fixbot's own user (fixbot is not root)"
-    if runtime not in (CONTAINER, RUNNER):
+    if runtime != CONTAINER:
         return None, (
             "the project's commands run as root, fixbot's own user, in a PID namespace of "
             "their own (the CLI: your code on your machine; run-as: USER names another user)"
