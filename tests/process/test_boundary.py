@@ -481,3 +481,15 @@ def test_a_writable_program_in_a_root_only_folder_is_not_taken(
         assert programs.which("git") == str(planted)  # root's, not writable: taken
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_git_folder_the_check_replaced_stops_the_run(tmp_path: Path) -> None:
+    """As fixbot's own user the check may move `.git` away and put a gitfile pointing at a
+    repository of its own (with its own config) in its place: fixbot stops instead."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    evil = make_repo(tmp_path / "evil", {"b.txt": "b\n"})
+    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, pin=git.ConfigPin.take(repo))
+    swap = f"mv .git ../moved-git && echo 'gitdir: {evil / '.git'}' > .git"
+    with pytest.raises(ConfigError, match="was replaced"):
+        launcher.run(swap, repo, tmp_path / "c.log", 30)
+    assert (repo / ".git").is_file()  # the attack happened; fixbot's git was not run on it
