@@ -290,7 +290,8 @@ sys.exit(0 if r.exit_code == 0 else 1)
 
 
 @needs_root
-def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path) -> None:
+@pytest.mark.parametrize("runtime", ["container", ""], ids=["container", "cli"])
+def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path, runtime: str) -> None:
     """Two `fixbot run` on one machine, as root, at the same time: each check sleeps while the
     other ends; both pass (no run kills the other's processes)."""
     runs = []
@@ -314,7 +315,7 @@ def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path) -> None:
                 stdout=subprocess.PIPE,
                 text=True,
                 cwd=ROOT,
-                env={**os.environ, "FIXBOT_RUNTIME": "container"},
+                env={**os.environ, "FIXBOT_RUNTIME": runtime},
             )
         )
         time.sleep(1)
