@@ -333,7 +333,8 @@ def _secrets_first(words: list[str]) -> list[str]:
             raise SystemExit("fixbot: --fixbot-reexec is fixbot's own; do not pass it")
         _restore_secrets(given, words[1])
         return words[2:]
-    if words[:1] in (["run"], ["action"]) and os.geteuid() != 0:
+    dropped = os.geteuid() == 0 and os.environ.get("FIXBOT_RUNTIME") == "container"
+    if words[:1] in (["run"], ["action"]) and not dropped:
         _reexec_without_secrets(words)
     return words
 
@@ -341,9 +342,10 @@ def _secrets_first(words: list[str]) -> list[str]:
 def _reexec_without_secrets(words: list[str]) -> None:
     """Re-execute fixbot with its secrets moved from its environment into a pipe.
 
-    The project's commands share fixbot's uid when it is not root and could read
-    `/proc/<fixbot>/environ`, which shows the environment given to exec; afterwards it holds no
-    token and no model key. Returns only when there is nothing to move (or too much: a warning).
+    The project's commands share fixbot's uid everywhere but fixbot's container (root included: the
+    CLI as root) and could read `/proc/<fixbot>/environ` where no PID namespace hides it, which
+    shows the environment given to exec; afterwards it holds no token and no model key. Returns only
+    when there is nothing to move (or too much: a warning).
     """
     import secrets as tokens
 

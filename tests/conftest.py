@@ -39,11 +39,6 @@ def isolated_env(
         monkeypatch.delenv(name, raising=False)
     for name in [n for n in __import__("os").environ if n.startswith(("FIXBOT_", "INPUT_"))]:
         monkeypatch.delenv(name, raising=False)
-    # The suite's Python lives where an unprivileged user may not enter (/root is 0700): as root,
-    # the project's commands run as fixbot's own user here, except in the tests of that control
-    # (tests/process/test_sandbox.py), which set `run_as` and CANDIDATES themselves.
-    monkeypatch.setenv("FIXBOT_RUN_AS", "self")
-    monkeypatch.setattr("fixbot.process.sandbox.CANDIDATES", ())
     yield
 
 

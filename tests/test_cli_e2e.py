@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.paths import ROOT
-from tests.fakes.repo import git, make_repo, pid_alive, run_fixbot
+from tests.fakes.repo import git, make_repo, run_fixbot, running
 
 LINT_BROKEN = """\
 import os
@@ -199,7 +199,7 @@ def test_a_signal_kills_the_check_saves_state_and_exits_fast(
     assert time.monotonic() - sent < 5
     assert proc.returncode == code
     assert said in err and "Traceback" not in err
-    assert not pid_alive(check_pid)
+    assert check_pid > 0 and not running(str(pidfile))  # its pid is the namespace's
     state = state_of(repo)
     assert state["attempts"][0]["number"] == 0 and state["outcome"] is None
 

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -33,43 +34,37 @@ def secret_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def fixbot_as_user(tmp_path: Path, check: str, env: dict[str, str]) -> Path:
-    """Run `fixbot run --check CHECK` as the runner's user in a new repository; return it."""
+def fixbot_as_user(tmp_path: Path, env: dict[str, str]) -> tuple[Path, bytes, str]:
+    """Run `fixbot run` as the runner's user in a new repository, with a check that records its
+    own core limit and waits; while it waits, read fixbot's environ and limits from outside
+    (the check runs in a PID namespace of its own and cannot see fixbot: its `$PPID` is not
+    fixbot). Return (the repository, fixbot's environ or b"PATH=" when refused, its limits)."""
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     wrapper = tmp_path / "as_user.py"
     wrapper.write_text(AS_USER)
+    check = "ulimit -c > own-core.txt; touch started; sleep 2"
     args = ["run", "--check", check, "--fix-commands", "true", "-C", str(repo), "--json"]
-    done = subprocess.run(
+    with subprocess.Popen(
         [sys.executable, str(wrapper), *args],
         env=env,
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=120,
-        check=False,
-    )
-    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
-    return repo
-
-
-# The check reads its parent's (fixbot's) environment, limits and whether it may read it at all.
-READ_PARENT = (
-    "cat /proc/$PPID/environ > parent-env.txt 2> parent-err.txt; "
-    "cat /proc/$PPID/limits > parent-limits.txt; ulimit -c > own-core.txt"
-)
-
-
-@linux
-def test_a_secrets_fd_variable_from_the_environment_does_not_turn_the_re_exec_off(
-    tmp_path: Path,
-) -> None:
-    """A step before fixbot wrote `FIXBOT_SECRETS_FD=0` into GITHUB_ENV: fixbot took itself for
-    its own re-execution, read 'secrets' from stdin and kept the real ones in its environ."""
-    repo = fixbot_as_user(tmp_path, READ_PARENT, secret_env(FIXBOT_SECRETS_FD="0"))
-    seen = (repo / "parent-env.txt").read_bytes()
-    refused = "Permission denied" in (repo / "parent-err.txt").read_text()
-    assert b"PATH=" in seen or (os.geteuid() != 0 and refused)
-    assert TOKEN.encode() not in seen and MODEL_KEY.encode() not in seen
+    ) as proc:
+        deadline = time.monotonic() + 60
+        while not (repo / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc_dir = Path("/proc") / str(proc.pid)  # the re-execution keeps the pid (execve)
+        limits = (proc_dir / "limits").read_text()
+        try:
+            seen = (proc_dir / "environ").read_bytes()
+        except PermissionError:  # another user may not read it: fixbot is not dumpable
+            assert os.geteuid() != 0
+            seen = b"PATH="
+        out, err = proc.communicate(timeout=120)
+    assert '"outcome": "passed"' in out, out + err
+    return repo, seen, limits
 
 
 @linux
@@ -77,8 +72,7 @@ def test_fixbot_leaves_no_core_file_and_is_not_dumpable(tmp_path: Path) -> None:
     """A check that crashes fixbot would get a core file holding the secrets; a process of the
     same user could read fixbot's memory. Core limit 0 (soft and hard, so the same user cannot
     raise it) and `PR_SET_DUMPABLE` 0."""
-    repo = fixbot_as_user(tmp_path, READ_PARENT, secret_env())
-    limits = (repo / "parent-limits.txt").read_text()
+    repo, _, limits = fixbot_as_user(tmp_path, secret_env())
     core = next(line for line in limits.splitlines() if line.startswith("Max core file size"))
     assert core.split()[4:6] == ["0", "0"], core  # soft, hard
     assert (repo / "own-core.txt").read_text().strip() == "0"  # inherited by the commands

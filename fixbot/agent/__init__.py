@@ -17,6 +17,7 @@ from fixbot.agent.runtime import Runtime
 from fixbot.core.diagnosis import DiagnosisResult
 from fixbot.core.models import FixContext, FixResult, ReviewResult
 from fixbot.core.settings import Settings
+from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor
 
 NO_MODEL = (
@@ -58,15 +59,19 @@ def build_agent(
     env: Mapping[str, str],
     sleep: Callable[[float], Any] = time.sleep,
     notify: Callable[[str], None] | None = None,
+    launcher: Launcher | None = None,
 ) -> Agent | None:
     """The agent for `settings`, or None when `settings.model` is not set (see `NO_MODEL`).
 
     `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait; `notify`
-    receives one progress line per retry wait, fallback and early stop, as they happen.
+    receives one progress line per retry wait, fallback and early stop, as they happen;
+    `launcher` runs the check's Python for the research tool (the run's boundary).
     """
     if not settings.model:
         return None
-    runtime = Runtime(settings, Redactor.from_env(env), sleep, search_path=env.get("PATH", ""))
+    runtime = Runtime(
+        settings, Redactor.from_env(env), sleep, search_path=env.get("PATH", ""), launcher=launcher
+    )
     if notify is not None:
         runtime.notify = notify
     return Agent(runtime)

@@ -70,7 +70,9 @@ class ModelFixer:
         session, llm = Session(box), self.runtime.llm(ctx.attempt)
         if ctx.attempt >= RESEARCH_FROM:
             provider = s.search_provider
-            session.research = Research(ctx.repo, self.runtime.search_path, provider)
+            session.research = Research(
+                ctx.repo, self.runtime.search_path, provider, launcher=self.runtime.launcher
+            )
         before = git.tree_fingerprint(ctx.repo)
         error = self._attempt(ctx, session, llm)
         return self._result(ctx, session, llm, error, git.changed_since(ctx.repo, before))

@@ -17,10 +17,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from fixbot.process.launcher import Launcher
 
 MAX_CHARS = 16_000
 MAX_FILES = 150
@@ -104,24 +105,24 @@ def interpreter(search_path: str) -> str | None:
     return shutil.which("python3", path=search_path) or shutil.which("python", path=search_path)
 
 
-def find_python(name: str, search_path: str) -> Package | None:
+def find_python(name: str, search_path: str, launcher: Launcher | None = None) -> Package | None:
     """The Python distribution (or top-level module) `name` in the check interpreter's
-    site-packages, or None. Raises ResearchError when no interpreter is on `search_path`."""
+    site-packages, or None. Raises ResearchError when no interpreter is on `search_path`.
+
+    The interpreter is the check's (the project's code, from a folder the commands may write),
+    so it runs behind their boundary: through `launcher` (the run's), else a launcher in the
+    repository's folder with only `search_path` (issue 21, hole 1: never as root fixbot)."""
     python = interpreter(search_path)
     if python is None:
         raise ResearchError("no python3 or python on the check's PATH")
+    runner = launcher or Launcher(Path("/"), {"PATH": search_path})
     try:
-        done = subprocess.run(
-            [python, "-I", "-S", "-c", LOCATE, name],
-            capture_output=True,
-            text=True,
-            timeout=LOCATE_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-            check=False,
-            env={"PATH": search_path},
+        _, out = runner.output(
+            [python, "-I", "-S", "-c", LOCATE, name], Path("/"), LOCATE_TIMEOUT_S
         )
-        found = json.loads(done.stdout or "{}")
-    except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
+        lines = [line for line in out.splitlines() if line.startswith("{")]
+        found = json.loads(lines[-1] if lines else "{}")
+    except (OSError, json.JSONDecodeError) as exc:
         raise ResearchError(f"could not ask {python} about {name}: {exc}") from exc
     if "root" in found:
         return Package(
@@ -213,7 +214,11 @@ def _bounded(text: str) -> str:
 
 
 def read_dependency(
-    repo: Path, search_path: str, name: str, path: str | None = None
+    repo: Path,
+    search_path: str,
+    name: str,
+    path: str | None = None,
+    launcher: Launcher | None = None,
 ) -> tuple[str, str | None]:
     """Answer `read_dependency(name, path?)`: (text for the model, the source used or None).
 
@@ -223,7 +228,7 @@ def read_dependency(
     if not NAME.match(name):
         return f"Error: {name!r} is not a package name", None
     try:
-        package = find_javascript(name, repo) or find_python(name, search_path)
+        package = find_javascript(name, repo) or find_python(name, search_path, launcher)
         if package is None:
             return f"Error: no installed package {name} (python or node_modules)", None
         source = f"{package.kind} package {package.name} {package.version}"
@@ -253,12 +258,14 @@ class Research:
     """The research tools of one attempt; `sources` records what was read or found.
 
     `search_path` is the check environment's PATH (to find its Python); `provider` the litellm
-    search provider (None: no web search).
+    search provider (None: no web search); `launcher` runs the check's Python (see
+    `find_python`).
     """
 
     repo: Path
     search_path: str
     provider: str | None = None
+    launcher: Launcher | None = None
     sources: list[str] = field(default_factory=list)
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -273,7 +280,11 @@ class Research:
             return f"Error: bad arguments for {name}: give strings (see the tool's parameters)"
         if name == "read_dependency":
             text, source = read_dependency(
-                self.repo, self.search_path, args.get("name", ""), args.get("path") or None
+                self.repo,
+                self.search_path,
+                args.get("name", ""),
+                args.get("path") or None,
+                self.launcher,
             )
             self.sources.extend([source] if source else [])
             return text

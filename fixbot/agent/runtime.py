@@ -11,6 +11,7 @@ from fixbot.agent.llm import LLM, Reply, models_for, quiet, supports_tools
 from fixbot.core.models import FixContext
 from fixbot.core.settings import EditProtocol, Settings
 from fixbot.loop import breaker
+from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor
 
 
@@ -41,6 +42,7 @@ class Runtime:
     notify: Callable[[str], None] = quiet  # one progress line per retry, fallback or stop
     text_only: set[str] = field(default_factory=set)  # models that would not call tools
     search_path: str = ""  # the check environment's PATH: where research finds its Python
+    launcher: Launcher | None = None  # runs the check's Python for research (the run's boundary)
     started: float = field(default_factory=time.monotonic)  # for max-duration (monotonic s)
 
     def deadline(self) -> float | None:

@@ -41,7 +41,9 @@ from fixbot.agent.toolargs import (
     WriteArgs,
     describe,
 )
+from fixbot.core.errors import ConfigError
 from fixbot.core.secrets import is_secret_file
+from fixbot.process import git
 
 __all__ = ["REVIEW_SCHEMA", "TOOL_NAMES", "TOOL_SCHEMAS", "Finish", "Toolbox", "read_text"]
 
@@ -86,12 +88,12 @@ class Finish:
 
 
 def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
-    """Run a read-only git command in `repo`; None when git is missing."""
+    """Run a read-only git command in `repo` through fixbot's one hardened git
+    (`fixbot.process.git.completed`: no hooks, no fsmonitor, no secret in its environment);
+    None when git is missing or slow."""
     try:
-        return subprocess.run(
-            ["git", *args], cwd=repo, capture_output=True, text=True, check=False, timeout=30
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        return git.completed(repo, *args, timeout=30)
+    except (OSError, subprocess.TimeoutExpired, ConfigError):
         return None
 
 

@@ -147,9 +147,11 @@ class Settings(BaseModel):
     )
     run_as: Annotated[str, _s(metavar="USER", trust=True)] = Field(
         "auto",
-        description="The user the check, set-up and fix commands run as: `auto` (an unprivileged "
-        "user, `fixbot` else `nobody`, when fixbot runs as root; fixbot's own user otherwise), "
-        "`self`, or a user name (fixbot must be root).",
+        description="The user the check, set-up and fix commands run as: `auto` (in fixbot's "
+        "container image, where fixbot is root: an unprivileged user, `fixbot` else `nobody`; "
+        "anywhere else, the runner mode and the CLI as root included: fixbot's own user), "
+        "`self`, or a user name (fixbot must be root). Each command runs in a PID namespace of "
+        "its own where the kernel allows.",
     )
     max_log_bytes: Annotated[int, _s(metavar="BYTES", example="1048576")] = Field(
         16 * 1024 * 1024,

@@ -3,12 +3,19 @@
 Every function takes the repository root and raises `GitError` (with git's own message) when
 git fails. Nothing here rewrites history: no reset, no rebase, no force.
 
-fixbot's git never runs the repository's code and never holds a secret it does not need: hooks
-are off (`core.hooksPath=/dev/null`, so `pre-push`, `post-commit`, `reference-transaction` and
-the rest never run; `--no-verify` alone skips only pre-commit and commit-msg), `core.fsmonitor`
-is off, and the environment is minimal (`PASSED_VARIABLES` plus the `GIT_*` fixbot sets). The
-token reaches git only through the credential helper of `fixbot.github.api.checkout.auth_env`, for
-the commands that talk to the remote, from a pipe (`CREDENTIAL_TOKEN`), never the environment.
+`run` is the one way fixbot runs git (every caller: the engine, the model's file tools, the
+checkout). fixbot's git never runs the repository's code and never holds a secret it does not
+need: the program is an absolute path resolved once from folders only root may write when
+fixbot is root (`fixbot.process.programs`, issue 21 hole 1); hooks are off
+(`core.hooksPath=/dev/null`, so `pre-push`, `post-commit`, `reference-transaction` and the rest
+never run; `--no-verify` alone skips only pre-commit and commit-msg), `core.fsmonitor` is off,
+the `ext::` transport is refused (`protocol.ext.allow=never`: a `pushurl = ext::sh script` runs
+a shell command), and the environment is minimal (`PASSED_VARIABLES` plus the `GIT_*` fixbot
+sets, PATH cut to the trusted folders). The token reaches git only through the credential
+helper of `fixbot.github.api.checkout.auth_env`, for the commands that talk to the remote, from a
+pipe (`CREDENTIAL_TOKEN`), never the environment.
+Configuration the project's commands write into `.git/config` during a run is undone before
+fixbot's git reads it (`ConfigPin`).
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from fixbot.core.errors import GitError
+from fixbot.core.errors import ConfigError, GitError
+from fixbot.process import programs
 
 __all__ = ["GitError"]
 
@@ -34,12 +43,20 @@ PASSED_VARIABLES = frozenset(
     | {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_SSL_CAINFO"}
     | {"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"}
 )
-SAFE_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+SAFE_CONFIG = (
+    *("-c", "core.hooksPath=/dev/null"),
+    *("-c", "core.fsmonitor=false"),
+    *("-c", "protocol.ext.allow=never"),
+    *("-c", "core.sshCommand=ssh"),
+)
 
 
 def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of fixbot's git: `PASSED_VARIABLES` of ours, then `extra`."""
+    """The environment of fixbot's git: `PASSED_VARIABLES` of ours (PATH cut to the trusted
+    folders of `programs.trusted_path`), then `extra`."""
     base = {k: v for k, v in os.environ.items() if k in PASSED_VARIABLES}
+    if "PATH" in base:
+        base["PATH"] = programs.trusted_path(base["PATH"], os.geteuid())
     return {**base, **(extra or {})}
 
 
@@ -52,13 +69,31 @@ CREDENTIAL_FD = "FIXBOT_GIT_TOKEN_FD"
 PIPE_LIMIT = 4096  # bytes a pipe takes without a reader on every platform (POSIX PIPE_BUF)
 
 
-def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    """Run `git <args>` in `repo` (hooks and fsmonitor off, minimal environment plus `env`) and
-    return stdout (text, stripped of the final newline).
+def run(
+    repo: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+    timeout: float | None = None,
+) -> str:
+    """Run `git <args>` in `repo` (see `completed`) and return stdout (text, stripped of the
+    final newline). Raises `GitError` when git fails and `check` is set, and as `completed`."""
+    done = completed(repo, *args, env=env, timeout=timeout)
+    if check and done.returncode != 0:
+        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout.rstrip("\n")
+
+
+def completed(
+    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run fixbot's git (`programs.which("git")`, `SAFE_CONFIG`, `git_environment(env)`) with
+    `args` in `repo`, for at most `timeout` seconds; return git's exit code and text output.
 
     A `CREDENTIAL_TOKEN` entry of `env` goes to git through a pipe (see above), not its
-    environment. Raises `GitError` when git fails and `check` is true; ValueError for a token
-    longer than `PIPE_LIMIT` bytes.
+    environment. Raises `ConfigError` when no trusted git exists, `subprocess.TimeoutExpired` past
+    `timeout`, OSError when `repo` is not a folder, ValueError for a token longer than
+    `PIPE_LIMIT` bytes.
     """
     extra = dict(env or {})
     token = extra.pop(CREDENTIAL_TOKEN, None)
@@ -67,8 +102,8 @@ def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool =
         fds = (token_pipe(token),)
         extra[CREDENTIAL_FD] = str(fds[0])
     try:
-        done = subprocess.run(
-            ["git", *SAFE_CONFIG, *args],
+        return subprocess.run(
+            [programs.which("git"), *SAFE_CONFIG, *args],
             cwd=repo,
             env=git_environment(extra),
             stdin=subprocess.DEVNULL,
@@ -76,14 +111,81 @@ def run(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool =
             text=True,
             errors="replace",
             check=False,
+            timeout=timeout,
             pass_fds=fds,
         )
     finally:
         for fd in fds:
             os.close(fd)
-    if check and done.returncode != 0:
-        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
-    return done.stdout.rstrip("\n")
+
+
+PINNED_FILES = ("config", "config.worktree")  # read by every git command, in the git folder
+
+
+@dataclass(frozen=True)
+class ConfigPin:
+    """`.git/config` (and `config.worktree`) as fixbot found them, put back after each command.
+
+    The project's commands may write `.git/config` when they run as fixbot's own user: a
+    `remote.origin.pushurl = ext::sh script`, `core.fsmonitor`, `core.sshCommand`, a filter or an
+    `include.path` would run as fixbot, with the token at push time (issue 21, hole 2). `take`
+    records the bytes (None: absent) before the first command, and which folder `repo/.git` is
+    (device and inode); `restore` rewrites any file that differs, replacing a symlink rather
+    than following it, and returns the names it restored. A `.git` the commands replaced (a
+    gitfile or a folder pointing at a repository of theirs) cannot be put back: `restore`
+    raises `ConfigError` and fixbot stops before its git reads it.
+    """
+
+    folder: Path
+    files: tuple[tuple[str, bytes | None], ...]
+    dot_git: Path | None = None
+    identity: tuple[int, int] | None = None  # (st_dev, st_ino) of `dot_git`, not followed
+
+    @classmethod
+    def take(cls, repo: Path) -> ConfigPin | None:
+        """Pin the configuration of the repository at `repo`; None when it is not one."""
+        try:
+            folder = Path(run(repo, "rev-parse", "--absolute-git-dir"))
+        except (GitError, OSError):
+            return None
+        files = tuple((name, _read(folder / name)) for name in PINNED_FILES)
+        dot_git = repo / ".git"
+        return cls(folder, files, dot_git, _inode(dot_git))
+
+    def restore(self) -> list[str]:
+        """Put every pinned file back as it was; return the names that had changed. Raises
+        `ConfigError` when `.git` itself is no longer the folder it was."""
+        if self.dot_git is not None and _inode(self.dot_git) != self.identity:
+            raise ConfigError(
+                [f"{self.dot_git} was replaced while the project's commands ran: fixbot stops"]
+            )
+        changed = []
+        for name, content in self.files:
+            path = self.folder / name
+            if _read(path) == content and not path.is_symlink():
+                continue
+            changed.append(name)
+            path.unlink(missing_ok=True)
+            if content is not None:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(content)
+        return changed
+
+
+def _inode(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
 
 
 def token_pipe(token: str) -> int:
@@ -147,12 +249,19 @@ def tree_fingerprint(repo: Path) -> dict[str, str | None]:
     for rel in _changed_paths(repo):
         path = repo / rel
         if path.is_file() and not path.is_symlink():
-            prints[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+            prints[rel] = file_digest(path)
         elif path.is_symlink():
             prints[rel] = "link:" + os.readlink(path)
         else:
             prints[rel] = None
     return prints
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 (hex) of the file at `path`, read in chunks: memory stays bounded whatever its
+    size (a sparse 6 GiB file is not read into memory at once, issue 21 hole 10)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def changed_since(repo: Path, before: dict[str, str | None]) -> list[str]:

@@ -2,15 +2,21 @@
 
 One object holds how a project command runs — the scrubbed environment, the unprivileged user
 (see `fixbot.process.sandbox`), the redactor applied to its log and the log bound — and runs it with
-`fixbot.process.spawn.run_command`. Before each command the work tree's new files are given to the
-user; after it, processes that escaped the group are killed (the dedicated user only) and
-`.git` is checked to still be root's.
+`fixbot.process.spawn.run_command`, in a PID namespace of its own where the kernel allows
+(`sandbox.namespace_argv`: nothing it started outlives it), else marked and swept
+(`sandbox.sweep`). Before each command the work tree's new files are given to the user; after
+it, `.git` is checked to still be root's and `.git/config` is put back as fixbot found it
+(`git.ConfigPin`: a `pushurl = ext::...` or `core.fsmonitor` the command wrote never reaches
+fixbot's git).
 """
 
 from __future__ import annotations
 
+import os
+import shlex
+import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import sandbox, spawn
+from fixbot.process import git, sandbox, spawn
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -32,7 +38,9 @@ class Launcher:
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
     `private` are the top-level names the identity may not write (`.git`, the state folder);
     `deadline` (`time.monotonic` seconds, None: none) is when the run's wall-time budget
-    ends: no command's timeout reaches past it (`fixbot.core.budget.capped_timeout`).
+    ends: no command's timeout reaches past it (`fixbot.core.budget.capped_timeout`);
+    `pin` is the repository configuration restored after every command (None: not watched);
+    `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench).
     """
 
     root: Path
@@ -42,6 +50,8 @@ class Launcher:
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
     private: tuple[str, ...] = (".git",)
     deadline: float | None = None
+    pin: git.ConfigPin | None = None
+    namespace: bool = True
 
     def run(
         self,
@@ -59,21 +69,37 @@ class Launcher:
         if self.identity is not None:
             sandbox.claim(self.root, self.identity, self.private)
         left = None if self.deadline is None else self.deadline - time.monotonic()
+        wrapper = sandbox.namespace_argv(self.identity) if self.namespace else ()
+        mark = sandbox.new_mark()
         try:
             return spawn.run_command(
                 command,
                 cwd,
                 log_path,
                 capped_timeout(timeout, left),
-                env=self.env,
+                env={**self.env, sandbox.MARK_VARIABLE: mark},
                 identity=self.identity,
                 redact=self.redact,
                 max_log_bytes=self.max_log_bytes,
                 stdin_path=stdin_path,
+                wrapper=wrapper,
+                max_processes=sandbox.process_limit(self.identity, bool(wrapper)),
             )
         finally:
-            sandbox.kill_leftovers(self.identity)
+            if not wrapper:
+                sandbox.sweep(mark)
             sandbox.check_git_intact(self.root, self.identity)
+            if self.pin is not None:
+                self.pin.restore()
+
+    def output(self, argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+        """Run the program `argv` like a project command (same user, namespace, environment)
+        and return (exit code or None on timeout, its merged output, bounded and redacted).
+        For the research tool's interpreter: the check's Python is the project's code."""
+        with tempfile.TemporaryDirectory(prefix="fixbot-out-") as tmp:
+            log = Path(tmp) / "output.log"
+            done = self.run(shlex.join(argv), cwd, log, timeout)
+            return done.exit_code, log.read_text(encoding="utf-8", errors="replace")
 
 
 def launcher_for(
@@ -87,7 +113,8 @@ def launcher_for(
     """The launcher of a run's commands: in `root`, as `who` (from `sandbox.confine`), with `env`
     without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`,
     bounded to `settings.max_log_bytes` bytes, no command running past `deadline`
-    (`time.monotonic` seconds: the end of the run's `max-duration`)."""
+    (`time.monotonic` seconds: the end of the run's `max-duration`), `.git/config` pinned as it
+    is now."""
     return Launcher(
         root,
         check_environment(env),
@@ -96,6 +123,7 @@ def launcher_for(
         settings.max_log_bytes,
         sandbox.private_names(settings.state_dir),
         deadline,
+        git.ConfigPin.take(root),
     )
 
 
@@ -115,3 +143,25 @@ def inputs_path(settings: Settings, workdir: Path) -> Path | None:
             ]
         )
     return path
+
+
+def as_the_commands(
+    settings: Settings,
+    root: Path,
+    env: Mapping[str, str],
+    argv: Sequence[str],
+    timeout: float = 30.0,
+) -> tuple[int | None, str]:
+    """Run the program `argv` in the work tree `root` exactly as the check would run: the user
+    `settings.run_as` and `FIXBOT_RUNTIME` in `env` choose (`sandbox.choose`), the work tree
+    confined for it (`sandbox.confine`, restored afterwards), its PID namespace, the environment
+    without secrets. Returns (exit code or None on timeout, merged output, redacted, bounded).
+
+    For the preflight: "can the commands' user run `pytest` here?" is answered by the same
+    path the check takes. Raises `ConfigError` (an unknown `run-as` user, a work tree that user
+    cannot enter) and OSError (`root` is missing).
+    """
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
+    with sandbox.confine(root, identity, settings.state_dir) as who:
+        launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
+        return launcher.output(argv, root, timeout)

@@ -10,7 +10,8 @@ whatever the command writes). The tail is read back from the end of the file.
 On timeout, on any exception while waiting (KeyboardInterrupt, an exception raised by a signal
 handler), and after a normal exit (leftover background processes), the whole process group gets
 SIGTERM, then SIGKILL after a grace period. A process that called `setsid()` itself has left the
-group and is out of reach; that is the documented limit of process groups (see setpgid(2)).
+group (see setpgid(2)): the launcher closes that gap with a PID namespace, whose processes all
+die with its init, the shell (`fixbot.process.sandbox.namespace_argv`), or a marked sweep.
 """
 
 from __future__ import annotations
@@ -23,13 +24,13 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
 from fixbot.core.models import CheckResult
 from fixbot.process.boundedlog import DEFAULT_MAX_LINE, NOTE_PREFIX, BoundedLog, Redact, read_tail
-from fixbot.process.sandbox import Identity
+from fixbot.process.sandbox import Identity, set_process_limit
 
 __all__ = ["NOTE_PREFIX", "kill_group", "read_tail", "run_check", "run_command"]
 
@@ -55,8 +56,14 @@ def run_command(
     grace: float = 5.0,
     tail_bytes: int = 64 * 1024,
     stdin_path: Path | None = None,
+    wrapper: Sequence[str] = (),
+    max_processes: int | None = None,
 ) -> CheckResult:
     """Run `command` with `/bin/sh -c` in `cwd`, writing its merged output to `log_path`.
+
+    `wrapper` is an argv prefix the shell runs under (the PID namespace of
+    `fixbot.process.sandbox.namespace_argv`); `max_processes` sets RLIMIT_NPROC (see
+    `sandbox.process_limit`; None: unchanged).
 
     `timeout` and `grace` are seconds; `env` is the complete environment (None: inherit ours);
     `identity` runs it as that user (fixbot must be root) with HOME set to `identity.home`;
@@ -73,7 +80,7 @@ def run_command(
     with log_path.open("wb") as log, contextlib.ExitStack() as inputs:
         sink = BoundedLog(log, max_log_bytes, redact, DEFAULT_MAX_LINE)
         stdin = inputs.enter_context(stdin_path.open("rb")) if stdin_path else None
-        proc = _spawn(command, cwd, env, identity, stdin)
+        proc = _spawn(command, cwd, env, identity, stdin, wrapper, max_processes)
         assert proc.stdout is not None
         try:
             exit_code = _pump(proc, proc.stdout, sink, start + timeout, grace)
@@ -106,6 +113,8 @@ def _spawn(
     env: Mapping[str, str] | None,
     identity: Identity | None,
     stdin: IO[bytes] | None = None,
+    wrapper: Sequence[str] = (),
+    max_processes: int | None = None,
 ) -> subprocess.Popen[bytes]:
     environment = None if env is None else dict(env)
     if identity is not None:
@@ -114,8 +123,8 @@ def _spawn(
         environment["LOGNAME"] = identity.name
         environment.update(_trust_every_directory(environment))
     return subprocess.Popen(
-        ["/bin/sh", "-c", exec_simple(command)],
-        preexec_fn=_die_with_parent(),
+        [*wrapper, "/bin/sh", "-c", exec_simple(command)],
+        preexec_fn=_die_with_parent(max_processes),
         cwd=cwd,
         env=environment,
         stdin=subprocess.DEVNULL if stdin is None else stdin,
@@ -196,15 +205,16 @@ def exec_simple(command: str) -> str:
     return "exec " + command
 
 
-def _die_with_parent() -> Callable[[], None] | None:
-    """A pre-exec hook giving the shell SIGKILL when fixbot dies (prctl(2) PR_SET_PDEATHSIG).
+def _die_with_parent(max_processes: int | None = None) -> Callable[[], None] | None:
+    """A pre-exec hook giving the shell SIGKILL when fixbot dies (prctl(2) PR_SET_PDEATHSIG),
+    and RLIMIT_NPROC `max_processes` when given.
 
     The shell runs in a session of its own, so a SIGKILLed fixbot (which cannot clean up) would
     leave it running: a fix command would go on editing files after fixbot's state was saved.
     Linux only (None elsewhere); the hook runs after the change of user, which would clear it.
     """
     if not sys.platform.startswith("linux"):
-        return None
+        return None if max_processes is None else (lambda: set_process_limit(max_processes))
     libc = ctypes.CDLL(None, use_errno=True)
     prctl, parent = libc.prctl, os.getpid()
 
@@ -212,6 +222,7 @@ def _die_with_parent() -> Callable[[], None] | None:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:  # fixbot died between fork and prctl
             os._exit(1)
+        set_process_limit(max_processes)
 
     return hook
 

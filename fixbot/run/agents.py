@@ -66,7 +66,7 @@ def build_agents(
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
     from fixbot.agent import build_agent
 
-    agent: Any = build_agent(settings, env, notify=notify)
+    agent: Any = build_agent(settings, env, notify=notify, launcher=launcher)
     fixers.append(agent)
     reviewer = agent if settings.review else None
     return Agents(ChainFixer(fixers), reviewer, agent, diagnoser=agent)

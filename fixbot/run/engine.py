@@ -103,7 +103,9 @@ def _run_locked(
     """`run` once the repository's run lock is held."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
-    identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
+    identity, who_note = sandbox.choose(  # issues 14, 21: who runs the commands
+        settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME")
+    )
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
         redactor = Redactor.from_env(env)
         launcher = launcher_for(settings, root, env, who, redactor, _deadline(settings, state))

@@ -38,7 +38,7 @@ def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str)
         raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
     root, workdir = top.resolve(), repo.resolve()
     state_dir = root / settings.state_dir
-    identity, _ = sandbox.choose(settings.run_as, os.geteuid())
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
     with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
         launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
         log = report_file(state_dir, run_id).parent / RECHECK_LOG

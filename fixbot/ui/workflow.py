@@ -13,13 +13,18 @@ leading `::` defused). fixbot never copies the check's output to the log (it goe
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import secrets
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
 from pydantic import BaseModel
+
+from fixbot.core.errors import ConfigError
 
 SUMMARY_LIMIT_BYTES = 1024 * 1024  # GitHub refuses a step summary over 1 MiB
 SUMMARY_MARGIN_BYTES = 4096  # room for the truncation note
@@ -112,9 +117,48 @@ def format_outputs(values: Mapping[str, str]) -> str:
     return "".join(parts)
 
 
+def open_step_file(path: Path) -> TextIO:
+    """Open the runner's step file at `path` (`GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`) to append,
+    never through a link the project's commands put in its place (issue 21, hole 9).
+
+    The file is opened with `O_NOFOLLOW` (open(2): a symlink in the last component fails with
+    ELOOP) and kept only when it is a regular file with one link (a hard link to a file of
+    root's is refused too), owned by fixbot's uid, root, or the owner of its folder (the
+    runner's user, who created it). Raises `ConfigError` saying which check failed.
+    """
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ConfigError(
+                [f"{path} is a symbolic link: fixbot does not write through it"]
+            ) from None
+        raise
+    info = os.fstat(fd)
+    try:
+        folder_owner = path.parent.stat().st_uid
+    except OSError:
+        folder_owner = os.geteuid()
+    problem = (
+        "is not a regular file"
+        if not stat.S_ISREG(info.st_mode)
+        else "has more than one link"
+        if info.st_nlink != 1
+        else "belongs to another user"
+        if info.st_uid not in {os.geteuid(), 0, folder_owner}
+        else ""
+    )
+    if problem:
+        os.close(fd)
+        raise ConfigError([f"{path} {problem}: fixbot does not write to it"])
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
 def write_outputs(path: Path, values: Mapping[str, str]) -> None:
-    """Append the outputs to the `GITHUB_OUTPUT` file at `path`."""
-    with path.open("a", encoding="utf-8") as handle:
+    """Append the outputs to the `GITHUB_OUTPUT` file at `path` (see `open_step_file`)."""
+    with open_step_file(path) as handle:
         handle.write(format_outputs(values))
 
 
@@ -129,11 +173,11 @@ def bound_summary(markdown: str, pointer: str, limit: int = SUMMARY_LIMIT_BYTES)
 
 def write_summary(path: Path, markdown: str, pointer: str) -> None:
     """Append `markdown` to the `GITHUB_STEP_SUMMARY` file at `path`, bounded to 1 MiB in all."""
-    used = path.stat().st_size if path.exists() else 0
+    used = path.lstat().st_size if path.exists() else 0
     text = bound_summary(
         markdown, pointer, max(SUMMARY_MARGIN_BYTES * 2, SUMMARY_LIMIT_BYTES - used)
     )
-    with path.open("a", encoding="utf-8") as handle:
+    with open_step_file(path) as handle:
         handle.write(text)
 
 

@@ -234,6 +234,7 @@ def test_allow_forks_comes_from_the_workflow_only() -> None:
 # written as its own string literal ("--name-only").
 FLAG = re.compile(r"(?<=[\s`(])--([a-z][a-z0-9-]+)")
 NOT_OURS = {
+    *("pid", "fork", "kill-child", "mount-proc", "user", "map-current-user"),  # unshare(1)
     "version",  # `fixbot --version`
     "fix",  # `ruff check --fix`
     "no-verify",  # git commit --no-verify, in a docstring

@@ -226,7 +226,6 @@ class ActionSandbox:
         for name, spec in action_inputs().items():
             default = str(spec.get("default", ""))
             env["INPUT_" + name.upper()] = TOKEN if "github.token" in default else default
-        env["INPUT_RUN-AS"] = "self"  # the suite's Python is out of other users' reach (conftest)
         env.update({"INPUT_" + k.upper(): v for k, v in inputs.items()})
         return env
 

@@ -75,6 +75,24 @@ def run_fixbot(
     return CliResult(done.returncode, done.stdout, done.stderr)
 
 
+def running(needle: str) -> list[int]:
+    """The pids (as this process sees them) of live processes whose command line holds `needle`.
+
+    A command runs in a PID namespace of its own (`fixbot.process.sandbox.namespace_argv`): the
+    pid it reports of itself is not the one outside, but its command line is the same."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if needle in cmdline and pid_alive(int(entry.name)):
+            found.append(int(entry.name))
+    return found
+
+
 def pid_alive(pid: int) -> bool:
     """True while `pid` runs; a zombie (exited, not yet reaped by a non-reaping PID 1) is dead."""
     try:

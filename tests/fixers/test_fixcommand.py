@@ -13,7 +13,7 @@ from fixbot.core.models import FixContext
 from fixbot.fixers.fixcommand import FixCommandFixer
 from fixbot.process.launcher import Launcher
 from tests.fakes.paths import ROOT
-from tests.fakes.repo import make_repo, pid_alive
+from tests.fakes.repo import make_repo, running
 
 SECRET = "sk-" + "fixcommand" * 3
 
@@ -44,13 +44,15 @@ def test_each_command_gets_a_log_with_its_output_redacted(tmp_path: Path) -> Non
 def test_a_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     pid_file = tmp_path / "grandchild.pid"
-    command = f"sh -c 'echo $$ > {pid_file}; exec sleep 1000' & sleep 1000"
+    unique = f"1000.{os.getpid()}{time.monotonic_ns() % 100000}"  # a sleep of its own
+    command = f"sh -c 'echo $$ > {pid_file}; exec sleep {unique}' & sleep 1000"
     fixer = FixCommandFixer([command], launcher(repo), timeout=0.5)
     start = time.monotonic()
     result = fixer.fix(context(repo))
     assert time.monotonic() - start < 10
     assert "timed out after 0.5 s" in result.summary
-    assert not pid_alive(int(pid_file.read_text()))
+    assert pid_file.read_text().strip()  # the grandchild ran ...
+    assert not running(f"sleep {unique}")  # ... and is gone
 
 
 def test_the_environment_is_the_scrubbed_one(tmp_path: Path) -> None:

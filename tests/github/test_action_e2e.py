@@ -729,7 +729,6 @@ def test_fixbot_run_pr_addresses_threads_locally_and_pushes_only_with_push(
             "GITHUB_API_URL": github_server.url,
             "GITHUB_GRAPHQL_URL": github_server.url + "/graphql",
             "OPENAI_API_KEY": "sk-fake",
-            "FIXBOT_RUN_AS": "self",  # the suite's Python lives where `nobody` cannot enter
         }
     )
     flags = [

@@ -1,11 +1,12 @@
-"""No process started for the check, the set-up or a fix command can read a secret (issue 14).
+"""No process started for the check, the set-up or a fix command can read a secret (issues 14, 21).
 
 The attack: the check reads `/proc/<pid>/environ` of fixbot and of every process above it (in
 the container, tini holds the whole step environment). These tests run the real `fixbot run`
 and `fixbot action` as root, started by a shell that holds the secrets the way the runner's
 shell does, with a check that walks up its ancestors and copies every environment it can read
-into the repository. As root the commands run as an unprivileged user, so nothing is readable;
-with `run-as: self` the same check reads the token (the control works because of the user).
+into the repository. In fixbot's container (`FIXBOT_RUNTIME=container`) the commands run as an
+unprivileged user; everywhere (the CLI as root included) in a PID namespace whose fresh /proc
+shows none of fixbot's processes. Without both, the same check reads the token.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +30,7 @@ from fixbot.process.launcher import Launcher
 from tests.fakes.action_env import TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.paths import ROOT
-from tests.fakes.repo import git, make_repo, pid_alive
+from tests.fakes.repo import git, make_repo
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0,
@@ -58,9 +60,10 @@ def open_dir() -> Iterator[Path]:
 
 @pytest.fixture
 def real_users(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Undo the suite-wide `run-as: self` of tests/conftest.py for this test."""
+    """fixbot's container: `auto` picks the unprivileged user (`nobody` on this machine)."""
     monkeypatch.setattr("fixbot.process.sandbox.CANDIDATES", ("fixbot", "nobody"))
     monkeypatch.delenv("FIXBOT_RUN_AS", raising=False)
+    monkeypatch.setenv("FIXBOT_RUNTIME", "container")
 
 
 def fixbot_under_a_parent(args: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -80,10 +83,12 @@ def fixbot_under_a_parent(args: list[str], cwd: Path, env: dict[str, str]) -> st
     return done.stdout + done.stderr
 
 
-def secret_env(run_as: str) -> dict[str, str]:
+def secret_env(run_as: str, runtime: str | None = "container") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FIXBOT_")}
     env.update({"GITHUB_TOKEN": GITHUB_SECRET, "OPENAI_API_KEY": MODEL_KEY})
     env["FIXBOT_RUN_AS"] = run_as
+    if runtime:
+        env["FIXBOT_RUNTIME"] = runtime
     return env
 
 
@@ -101,21 +106,55 @@ def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
     leak = (repo / "leak.txt").read_text(errors="replace")
     assert GITHUB_SECRET not in leak and MODEL_KEY not in leak
     assert int((repo / "uid.txt").read_text()) == pwd.getpwnam("nobody").pw_uid
-    assert "Permission denied" in (repo / "err.txt").read_text()  # fixbot, the shell, PID 1
     assert "PATH=" in leak  # its own environment was read: the walk itself worked
 
 
 @needs_root
-def test_with_run_as_self_the_same_check_reads_the_token(open_dir: Path) -> None:
-    """The attack is real: without the unprivileged user, fixbot's own environ leaks."""
+def test_the_cli_as_root_runs_the_check_as_root_where_it_sees_no_process_of_fixbots(
+    open_dir: Path,
+) -> None:
+    """The CLI as root (no container): the user's own identity, in a PID namespace, so the walk
+    up the ancestors ends at the namespace's init and reads no secret."""
     repo = make_repo(open_dir / "repo", {"walk.sh": WALK})
     out = fixbot_under_a_parent(
         ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
         open_dir,
-        secret_env("self"),
+        secret_env("auto", runtime=None),
     )
     assert '"outcome": "passed"' in out, out
-    assert GITHUB_SECRET in (repo / "leak.txt").read_text(errors="replace")
+    leak = (repo / "leak.txt").read_text(errors="replace")
+    assert GITHUB_SECRET not in leak and MODEL_KEY not in leak
+    assert int((repo / "uid.txt").read_text()) == 0
+    assert "PATH=" in leak  # its own environment was read: the walk itself worked
+
+
+WALK_WITHOUT_NAMESPACE = """
+import os, subprocess, sys
+from pathlib import Path
+from fixbot.process import sandbox
+from fixbot.process.launcher import Launcher
+repo = Path(sys.argv[1])
+launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, namespace=sys.argv[2] == "on")
+print("exit", launcher.run("sh walk.sh", repo, repo.parent / "walk.log", 30).exit_code)
+"""
+
+
+@needs_root
+def test_without_the_namespace_the_same_check_as_root_reads_the_token(open_dir: Path) -> None:
+    """The attack is real: the same walk, run as fixbot's own user without the PID namespace by
+    a process holding the secret in its environ, reads it; with the namespace it does not."""
+    for namespace, leaks in (("off", True), ("on", False)):
+        repo = make_repo(open_dir / f"repo-{namespace}", {"walk.sh": WALK})
+        done = subprocess.run(
+            [sys.executable, "-c", WALK_WITHOUT_NAMESPACE, str(repo), namespace],
+            env={**secret_env("self", runtime=None), "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert "exit 0" in done.stdout, done.stdout + done.stderr
+        assert (GITHUB_SECRET in (repo / "leak.txt").read_text(errors="replace")) is leaks
 
 
 @needs_root
@@ -133,6 +172,7 @@ def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
     )
     env["OPENAI_API_KEY"] = MODEL_KEY
     env["FIXBOT_RUN_AS"] = "auto"
+    env["FIXBOT_RUNTIME"] = "container"
     out = fixbot_under_a_parent(["action"], ws, env)
     assert "fixbot: passed" in out, out
     leak = (ws / "leak.txt").read_text(errors="replace")
@@ -221,42 +261,81 @@ def test_an_unreachable_work_tree_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path: Path) -> None:
     """Runner mode without root: the check shares fixbot's uid, so fixbot's own environ must
-    hold no secret. (The uid is faked so the test runs the non-root path as any user.)"""
+    hold no secret (where no PID namespace hides it). Read from outside while the check runs.
+    (The uid is faked so the test runs the non-root path as any user.)"""
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     wrapper = tmp_path / "as_user.py"
     wrapper.write_text(
         "import os, sys\nos.geteuid = lambda: 1000\nfrom fixbot.cli import main\n"
         "sys.argv[0] = 'fixbot'\nraise SystemExit(main())\n"
     )
-    check = "cat /proc/$PPID/environ > parent-env.txt 2> parent-err.txt; echo $PPID > parent.pid"
-    env = {**secret_env("self"), "PYTHONPATH": str(ROOT)}
+    check = "touch started; sleep 3"
+    env = {**secret_env("self", runtime=None), "PYTHONPATH": str(ROOT)}
     args = ["run", "--check", check, "--fix-commands", "true", "-C", str(repo), "--json"]
-    done = subprocess.run(
-        [sys.executable, str(wrapper), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
-    seen = (repo / "parent-env.txt").read_bytes()
-    # fixbot's environ was read (root may read any process's) or, for another user, refused
-    # (fixbot is not dumpable: fixbot.cli.harden_process) ...
-    refused = "Permission denied" in (repo / "parent-err.txt").read_text()
-    assert b"PATH=" in seen or (os.geteuid() != 0 and refused)
+    with subprocess.Popen(
+        [sys.executable, str(wrapper), *args], env=env, stdout=subprocess.PIPE, text=True
+    ) as proc:
+        deadline = time.monotonic() + 60
+        while not (repo / "started").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        try:
+            seen = (Path("/proc") / str(fixbot_pid(proc.pid)) / "environ").read_bytes()
+        except PermissionError:  # not root: fixbot is not dumpable (fixbot.cli.harden_process)
+            assert os.geteuid() != 0
+            seen = b"PATH="
+        out, _ = proc.communicate(timeout=60)
+    assert '"outcome": "passed"' in out, out
+    assert b"PATH=" in seen  # fixbot's environ was read (or refused to another user) ...
     assert GITHUB_SECRET.encode() not in seen and MODEL_KEY.encode() not in seen  # ... empty
 
 
+def fixbot_pid(pid: int) -> int:
+    """`pid`, re-executed in place (same pid) by `scrubbed_exec`: check it runs `-m fixbot`."""
+    cmdline = (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")
+    assert b"fixbot" in cmdline, cmdline
+    return pid
+
+
+# Leaves the process group and the session, then keeps changing its pid (each generation forks
+# the next and exits): a one-pass kill by pid or by group misses it. It writes `late.txt` once
+# the command is over, if it is still alive then.
+ESCAPEE = (
+    "setsid sh -c 'i=0; while [ $i -lt 60 ]; do sleep 0.05; "
+    'sh -c "sleep 1.5; echo alive >> late.txt" & i=$((i+1)); done\' & sleep 0.3; exit 0'
+)
+
+
+def escape_and_wait(launcher: Launcher, cwd: Path, log: Path) -> bool:
+    """Run `ESCAPEE` through `launcher`; True when something of it still ran after the step."""
+    assert launcher.run(ESCAPEE, cwd, log, 30).exit_code == 0, log.read_text()
+    time.sleep(4)
+    return (cwd / "late.txt").exists()
+
+
 @needs_root
-def test_a_process_that_left_the_group_dies_with_the_command(open_dir: Path) -> None:
-    """`setsid` escapes process-group kills; as the image's dedicated user it dies anyway, so
-    nothing of the project's code runs between fixbot's steps (e.g. editing a verified file)."""
+@pytest.mark.parametrize("namespace", [True, False], ids=["pid-namespace", "marked-sweep"])
+def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
+    open_dir: Path, namespace: bool
+) -> None:
+    """Issue 21, hole 2: nothing of the project's code runs between fixbot's steps, as the
+    image's user and as fixbot's own, with the namespace and with the fallback sweep alone."""
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     dedicated = sandbox.Identity(54321, 54321, sandbox.DEDICATED)  # no passwd entry needed
-    escapee = "setsid sh -c 'echo $$ > escapee.pid; exec sleep 1000' & sleep 0.5; exit 0"
-    with sandbox.confine(repo, dedicated, ".fixbot") as who:
-        launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, who)
-        assert launcher.run(escapee, repo, open_dir / "c.log", 30).exit_code == 0
-        pid = int((repo / "escapee.pid").read_text())
-    assert not pid_alive(pid)
+    env = {"PATH": os.environ["PATH"]}
+    with sandbox.confine(repo, dedicated, ".fixbot", open_dir / "record") as who:
+        assert not escape_and_wait(
+            Launcher(repo, env, who, namespace=namespace), repo, open_dir / "1.log"
+        )
+    assert not escape_and_wait(Launcher(repo, env, namespace=namespace), repo, open_dir / "2.log")
+
+
+@needs_root
+def test_without_namespace_or_sweep_the_escapee_outlives_the_step(
+    open_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attack is real: with the fallback sweep disabled, the process group kill alone
+    leaves it running."""
+    repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
+    monkeypatch.setattr(sandbox, "sweep", lambda mark: 0)
+    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, namespace=False)
+    assert escape_and_wait(launcher, repo, open_dir / "c.log")

@@ -55,6 +55,10 @@ def action_env(
     env["OPENAI_API_KEY"] = MODEL_KEY
     env["PRIVATE_REGISTRY_URL"] = "https://registry.example/simple"
     env["FIXBOT_RUNTIME"] = "container"
+    # The container's messages, on the host: the drop to its unprivileged user needs the image
+    # (tests/process/test_sandbox.py and the image's tests prove it); the set-up's tools live
+    # under pytest's mode-0700 folders, which that user may not enter.
+    env["INPUT_RUN-AS"] = "self"
     return env
 
 
