@@ -75,7 +75,8 @@ def run(
     SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
     state saved first, so the same command resumes).
     """
-    problems = preflight(settings, repo, env, fixer_given=agents is not None)
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid())  # who runs the check: ask as them
+    problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=identity)
     if problems:
         raise ConfigError(problems)
     top = git.toplevel(repo)

@@ -26,6 +26,7 @@ NEXT_STEPS = {
     "auth": "Credentials are missing or wrong: set the secret the check needs. Code can't fix it.",
     "permission": "The environment refused an operation: check file modes and job permissions.",
     "command_not_found": "The check command was not found: install the tool, or fix --check.",
+    "cd_failed": "A `cd` in the check command failed: fix the folder in --check; code can't.",
     "server_error": "A service the check calls answered 5xx. Retry later, or mock it in tests.",
     "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
     "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
