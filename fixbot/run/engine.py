@@ -26,7 +26,7 @@ from fixbot.process.lock import run_lock
 from fixbot.run.agents import Agents, build_agents
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
-from fixbot.run.preflight import preflight
+from fixbot.run.preflight import check_words, preflight
 from fixbot.run.store import prepare_state
 from fixbot.run.verify import Checker, inputs_path
 from fixbot.security.redact import Redactor
@@ -75,7 +75,7 @@ def run(
     SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
     state saved first, so the same command resumes).
     """
-    identity, _ = sandbox.choose(settings.run_as, os.geteuid())  # who runs the check: ask as them
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid())  # as whom the check runs
     problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=identity)
     if problems:
         raise ConfigError(problems)
@@ -106,6 +106,8 @@ def _run_locked(
     workdir = repo.resolve()
     identity, who_note = sandbox.choose(settings.run_as, os.geteuid())  # issue 14: who runs
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
+        if who is not None and (problems := check_words(settings, workdir, env, who)):
+            raise ConfigError(problems)  # asked as the commands' user, once the tree is theirs
         redactor = Redactor.from_env(env)
         launcher = launcher_for(settings, root, env, who, redactor)
         progress = progress or Progress()

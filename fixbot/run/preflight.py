@@ -74,11 +74,13 @@ def _keys(settings: Settings, env: Mapping[str, str]) -> list[str]:
     return problems
 
 
-def _programs(
+def check_words(
     settings: Settings, workdir: Path, env: Mapping[str, str], identity: Identity | None
 ) -> list[str]:
     """What the shell that runs the check says of its words, as the user who runs it
-    (`fixbot.process.shellwords`): a `cd` that fails, a program it cannot find."""
+    (`fixbot.process.shellwords`): a `cd` that fails, a program it cannot find. Asked as another
+    user (`identity`), call it once the work tree is theirs (`fixbot.process.sandbox.confine`):
+    a script of the repository's that only its owner may run becomes runnable then."""
     if settings.setup:
         return []  # the set-up command may install them (or create the folders)
     answer = shellwords.resolve(settings.check, workdir, check_environment(env), identity)
@@ -104,6 +106,13 @@ def _missing(check: str, shell: str, word: str, who: str, env: Mapping[str, str]
             f"{shellwords.SHELL} ({Path(os.path.realpath(shellwords.SHELL)).name} here), which "
             f"has no `{word}`: {use}run it under bash: --check {under_bash}"
         )
+    if word.startswith("/"):
+        closed = (
+            " (a folder on its way may be closed to them: make it reachable, or set run-as: self)"
+            if who
+            else ""
+        )
+        return f"`{word}` (from {where}) is not an executable file{who}{closed}: fix the path"
     if "/" in word:
         return (
             f"`{word}` (from {where}) is not an executable file{who}, seen from the folder the "
@@ -143,9 +152,12 @@ def preflight(
 
     `workdir` is where the check runs; `env` the environment fixbot was started with;
     `fixer_given` when the caller brings its own fixers (tests, embedding); `identity` the user
-    the project's commands run as (None: fixbot's own), as whom the check's words are resolved.
+    the project's commands run as (None: fixbot's own). The check's words are resolved here
+    when the commands run as fixbot's own user; as another user, the caller asks
+    `check_words` once the work tree is theirs.
     """
     where = _repository(workdir)
-    programs_missing = _programs(settings, workdir, env, identity) if not where else []
+    own = identity is None and not where
+    programs_missing = check_words(settings, workdir, env, None) if own else []
     fixer = [] if fixer_given else _fixer(settings)
     return [*where, *fixer, *_keys(settings, env), *programs_missing]
