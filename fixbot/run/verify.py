@@ -19,6 +19,7 @@ from tenacity import Retrying, retry_if_result, stop_after_attempt
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
+from fixbot.logs.condense import explaining_lines
 from fixbot.logs.digest import digest
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts
@@ -154,7 +155,7 @@ class Checker:
         attempt.error_class = failure.classification.error_class
         attempt.category = failure.classification.category
         attempt.counts = failure.counts
-        excerpt = "\n".join(failure.condensed.splitlines()[:EXCERPT_LINES])
+        excerpt = explaining_lines(failure.condensed, EXCERPT_LINES)
         attempt.excerpt = self.redactor.redact(excerpt)
         if failure.classification.error_class is ErrorClass.TRANSIENT:
             category = failure.classification.category
