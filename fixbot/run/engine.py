@@ -142,6 +142,10 @@ def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
         except Cancelled:
             this.save()
             raise
+        except ConfigError as exc:  # mid-run (a rejected key): the report describes this run
+            this.save()
+            this.report_error("; ".join(exc.problems))
+            raise
         except KeyboardInterrupt:
             this.save()
             raise Interrupted("interrupted; the state is saved: run again to continue") from None

@@ -345,6 +345,24 @@ class Run:
             repo=self.repo,
         )
 
+    def report_error(self, reason: str) -> None:
+        """Write the report of a run stopped mid-way by an error (a rejected key, a refused
+        connection: exit 2), so `report.md` describes this run; the state itself records no
+        outcome, so the same command continues once the problem is fixed."""
+        stopped = self.state.model_copy(deep=True)
+        stopped.notes = [
+            *stopped.notes,
+            "the state is saved: fix the problem above and run the same command to continue",
+        ]
+        outcome.finish(
+            stopped,
+            OutcomeKind.ERROR,
+            reason,
+            settings=self.settings,
+            state_dir=self.state_dir,
+            redactor=self.redactor,
+        )
+
 
 def seeded_note(first: FirstFailure) -> str:
     """The report's line about a run that started from a failure log instead of a check."""
