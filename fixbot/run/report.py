@@ -70,8 +70,17 @@ def row(a: Attempt) -> Row:
         files=files or "-",
         duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
         problems=0 if a.passed else a.counts.problems,
-        diagnosis=(a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
+        diagnosis=tried(a),
     )
+
+
+def tried(a: Attempt) -> str:
+    """One line on what attempt `a` tried: the fixer's own words (unverified), and "changed no
+    file" when its edits came to nothing."""
+    said = (a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200]
+    if a.is_fix and a.done and not a.files_changed and not a.fix_error:
+        return f"{said or a.fixer or 'the fixer'}: changed no file"
+    return said
 
 
 def repeated_error(state: RunState) -> Attempt | None:

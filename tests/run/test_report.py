@@ -113,3 +113,17 @@ def test_each_suggested_command_runs_as_pasted(tmp_path: Path, api_base: str) ->
         assert (base, check) == (api_base, SETTINGS.check), command
         assert attempts == ("3" if "--hint" in command else "6"), command
     assert "u:pw" not in report
+
+
+def test_model_text_is_labelled_unverified_and_an_empty_attempt_says_so() -> None:
+    state = UNCHANGED.model_copy(deep=True)
+    for attempt in state.attempts[1:]:
+        attempt.fixer, attempt.summary = "model", "model edits"
+    state.analysis = "The bug is in `import magic_numbers` (invented by a small model)."
+    report = render_report(state, SETTINGS)
+    assert "1. model edits: changed no file" in report
+    assert "not verified by fixbot" in report.split("### What each attempt tried")[1]
+    analysis = report.split("## Analysis")[1]
+    assert analysis.index("unverified") < analysis.index("import magic_numbers")
+    spent = render_report(SPENT, SETTINGS)
+    assert "changed no file" not in spent  # attempts that edited m.py
