@@ -378,3 +378,10 @@ class Outcome(BaseModel):
 
 
 FixContext.model_rebuild()
+
+
+class Heartbeat(str):
+    """A progress line that only says a wait is still going on (a model call in flight): plain
+    output (a pipe, a CI log) shows it; a live terminal status, whose clock ticks, leaves it out."""
+
+    __slots__ = ()

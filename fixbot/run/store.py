@@ -138,7 +138,7 @@ def _readable(state_dir: Path) -> RunState | None:
 
 
 def commit_command(dirty: list[str]) -> str:
-    """The command that commits every change of `git status --porcelain` lines `dirty`: `-a`
+    """The command that commits every change of the `git status` short-format lines `dirty`: `-a`
     takes tracked files only, so untracked ones (`??`) need `git add -A` first."""
     if any(line.startswith("??") for line in dirty):
         return "git add -A && git commit -m 'work in progress'"
