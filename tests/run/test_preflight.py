@@ -126,3 +126,32 @@ def test_one_run_per_repository_and_a_killed_holder_does_not_block(tmp_path: Pat
         holder.wait()
     with run_lock(state):  # the kernel released the dead holder's lock
         assert (state / "lock").read_text().startswith('{"pid": ' + str(os.getpid()))
+
+
+@pytest.mark.skipif(
+    subprocess.run(["/bin/sh", "-c", "command -v source"], check=False).returncode == 0,
+    reason="this machine's /bin/sh has `source`",
+)
+def test_the_suggested_bash_check_runs_as_pasted(tmp_path: Path) -> None:
+    """The preflight's `--check 'bash -c ...'` parses as one check command, and that command,
+    run the way fixbot runs checks (`/bin/sh -c`), sources the virtualenv and passes."""
+    import re
+    import shlex
+
+    from fixbot.cli import build_parser
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    executable(repo / "bin" / "pytest")
+    (repo / "bin" / "pytest").write_text("#!/bin/sh\nexit 0\n")
+    (repo / ".venv" / "bin").mkdir(parents=True)
+    (repo / ".venv" / "bin" / "activate").write_text('PATH="$PWD/bin:$PATH"; export PATH\n')
+    check = "source .venv/bin/activate && pytest -q"
+    env = {"PATH": "/usr/bin:/bin"}
+    [problem] = preflight(Settings(check=check, fix_commands=["true"]), repo, env)
+    suggested = re.search(r"run it under bash: (--check .+)$", problem)
+    assert suggested, problem
+    args = build_parser().parse_args(["run", *shlex.split(suggested[1])])
+    assert args.check.startswith("bash -c ")
+    ran = subprocess.run(["/bin/sh", "-c", args.check], cwd=repo, env=env, check=False)
+    assert ran.returncode == 0
+    assert preflight(Settings(check=args.check, fix_commands=["true"]), repo, env) == []
