@@ -60,44 +60,47 @@ def probe(command: str, shell: str = SHELL) -> str | None:
         nodes = bashlex.parse(command)
     except Exception:  # bashlex raises its own errors and, on some syntax, plain ones
         return None
-    lines = [line for node in nodes for line in _node(node, shell, guarded=False)]
+    lines = [line for node in nodes for line in _node(node, shell, guarded=False, optional=False)]
     return "\n".join([*lines, STOP]) + "\n"
 
 
-def _node(node: Any, shell: str, *, guarded: bool) -> Iterator[str]:
+def _node(node: Any, shell: str, *, guarded: bool, optional: bool) -> Iterator[str]:
+    """The probe lines for `node`. `guarded`: a failing `cd` here may be intended (stop
+    quietly); `optional`: the command handles this part failing (`a || b`), so a program
+    missing here is not reported (`pytest || python -m pytest`)."""
     kind = node.kind
     if kind == "list":
-        yield from _list(node.parts, shell, guarded)
+        yield from _list(node.parts, shell, guarded, optional)
     elif kind == "pipeline":  # each part runs in a subshell of its own
         for part in node.parts:
             if part.kind != "pipe":
-                yield _subshell(_node(part, shell, guarded=guarded))
+                yield _subshell(_node(part, shell, guarded=guarded, optional=optional))
     elif kind == "compound":
-        yield from _compound(node, shell, guarded)
+        yield from _compound(node, shell, guarded, optional)
     elif kind == "command":
-        yield from _command(node, shell, guarded)
+        yield from _command(node, shell, guarded, optional)
     elif kind == "function":
         yield STOP  # a function defined here can be called below: not knowable without running
     # anything else (a comment, a reserved word) starts nothing
 
 
-def _list(parts: list[Any], shell: str, guarded: bool) -> Iterator[str]:
+def _list(parts: list[Any], shell: str, guarded: bool, optional: bool) -> Iterator[str]:
     """`a && b; c || d`: each part in order; a part followed or preceded by `||` may fail."""
     ops = [p.op if p.kind == "operator" else None for p in parts]
     for at, part in enumerate(parts):
         if part.kind == "operator":
             continue
         near_or = "||" in (ops[at - 1] if at else None, ops[at + 1] if at + 1 < len(ops) else None)
-        yield from _node(part, shell, guarded=guarded or near_or)
+        yield from _node(part, shell, guarded=guarded or near_or, optional=optional or near_or)
 
 
-def _compound(node: Any, shell: str, guarded: bool) -> Iterator[str]:
+def _compound(node: Any, shell: str, guarded: bool, optional: bool) -> Iterator[str]:
     first = node.list[0] if node.list else None
     opener = getattr(first, "word", None)
     inner = [p for p in node.list if p.kind not in ("reservedword",)]
     if opener == "{":
         for part in inner:
-            yield from _node(part, shell, guarded=guarded)
+            yield from _node(part, shell, guarded=guarded, optional=optional)
         return
     # `( ... )`, if, while, for, case: in a subshell, and a failing `cd` inside may be intended
     body: list[str] = []
@@ -105,7 +108,7 @@ def _compound(node: Any, shell: str, guarded: bool) -> Iterator[str]:
         for sub in getattr(part, "parts", None) or [part]:
             if sub.kind in ("reservedword", "operator", "pipe"):
                 continue
-            body.extend(_node(sub, shell, guarded=guarded or opener != "("))
+            body.extend(_node(sub, shell, guarded=guarded or opener != "(", optional=optional))
     yield _subshell(iter(body))
 
 
@@ -114,7 +117,7 @@ def _subshell(lines: Iterator[str]) -> str:
     return "(\n" + "\n".join(body) + "\n)" if body else ":"
 
 
-def _command(node: Any, shell: str, guarded: bool) -> Iterator[str]:
+def _command(node: Any, shell: str, guarded: bool, optional: bool) -> Iterator[str]:
     """One simple command: its `cd` performed, its program looked up."""
     words = [p for p in node.parts if p.kind in ("word", "assignment")]
     assigned = [w.word.split("=", 1)[0] for w in words if w.kind == "assignment"]
@@ -132,7 +135,8 @@ def _command(node: Any, shell: str, guarded: bool) -> Iterator[str]:
     if name == "cd":
         yield from _cd(words[1:], guarded)
         return
-    yield _lookup(name, shell)
+    if not optional:
+        yield _lookup(name, shell)
     if name in UNKNOWABLE or (name == "export" and any(_sets_path(w.word) for w in words[1:])):
         yield STOP
     elif Path(name).name in SHELLS and "-c" in [w.word for w in words[1:-1]]:
@@ -145,7 +149,11 @@ def _command(node: Any, shell: str, guarded: bool) -> Iterator[str]:
 
 
 def _past_wrappers(words: list[Any]) -> list[Any]:
+    """The words from the program a wrapper runs on (`timeout 60 pytest` -> `pytest ...`);
+    none for `command -v X`, which asks about X without running it."""
     while words and words[0].word in WRAPPERS:
+        if words[0].word == "command" and len(words) > 1 and words[1].word in ("-v", "-V"):
+            return []
         words = words[1:]
         while words and (words[0].word.startswith("-") or words[0].word.rstrip("smhd").isdigit()):
             words = words[1:]

@@ -83,6 +83,9 @@ def test_a_cd_that_fails_is_answered_with_the_shells_words(
         ("export PATH=$PWD/bin:$PATH && only_in_bin", []),  # PATH changed: not knowable
         ("pytest -q  # pytset in a comment", []),
         ("sh -c 'cd /; pytset'", ["pytset"]),
+        ("pytset -q || python3 -m pytest", []),  # a fallback: the command handles the failure
+        ("command -v ruff_not_here || pip install ruff", []),  # asks, runs nothing
+        ("pytset -q && echo done", ["pytset"]),
     ],
 )
 def test_more_commands(
