@@ -42,6 +42,7 @@ SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
 UNKNOWABLE = frozenset({"source", ".", "eval", "alias"})
 PATH_VARIABLES = frozenset({"PATH", "CDPATH", "HOME"})
 STOP = "exit 0"
+GLOB = frozenset("*?[")
 
 
 @dataclass(frozen=True)
@@ -172,10 +173,12 @@ def _sets_path(word: str) -> bool:
 
 
 def _cd(args: list[Any], guarded: bool) -> Iterator[str]:
-    if args and (_expanded(args[0]) or args[0].word.startswith("-")):
+    """Perform `cd`; a target the shell expands (`$X`, `~`, a glob) or `cd -` stops the probe."""
+    word = args[0].word if args else ""
+    if args and (_expanded(args[0]) or word.startswith("-") or GLOB & set(word)):
         yield STOP
         return
-    target = shlex.quote(args[0].word) if args else '"$HOME"'
+    target = shlex.quote(word) if args else '"$HOME"'
     if guarded:
         yield f"cd -- {target} 2>/dev/null || {STOP}"
         return

@@ -86,6 +86,8 @@ def test_a_cd_that_fails_is_answered_with_the_shells_words(
         ("pytset -q || python3 -m pytest", []),  # a fallback: the command handles the failure
         ("command -v ruff_not_here || pip install ruff", []),  # asks, runs nothing
         ("pytset -q && echo done", ["pytset"]),
+        ("cd su* && make_not_here", []),  # a glob the shell expands: not guessed
+        ("cd ~/nowhere && make_not_here", []),  # nor a tilde
     ],
 )
 def test_more_commands(
