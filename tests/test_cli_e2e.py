@@ -283,11 +283,26 @@ def test_a_second_run_on_the_same_repository_stops_at_once(tmp_path: Path) -> No
     assert resumed.code == 0, resumed.stderr  # the killed holder's lock does not block
 
 
+COUNTDOWN_CHECK = """\
+import pathlib, sys
+left = int(pathlib.Path("value.txt").read_text())
+if left:
+    print(f"FAILED test_v.py::test_step_{left} - AssertionError\\n1 failed in 0.01s")
+    sys.exit(1)
+"""
+COUNTDOWN_FIX = """\
+import pathlib
+p = pathlib.Path("value.txt")
+p.write_text(str(int(p.read_text()) - 1) + "\\n")
+"""
+
+
 @pytest.mark.slow
 def test_each_runs_report_is_kept_and_its_retry_command_works_when_pasted(tmp_path: Path) -> None:
-    """An escalation's report offers a retry command with every flag the user gave; pasted into
-    a shell it runs (not `no fixer is configured`); every run keeps its own report."""
-    files = {"check.py": COUNTING_CHECK, "fix.py": ONE_STEP, "value.txt": "a\n"}
+    """An escalation that spent its attempts while making progress offers a retry command with
+    every flag the user gave; pasted into a shell it runs (not `no fixer is configured`); every
+    run keeps its own report."""
+    files = {"check.py": COUNTDOWN_CHECK, "fix.py": COUNTDOWN_FIX, "value.txt": "20\n"}
     repo = make_repo(tmp_path / "repo", files)
     args = ["run", "--check", f"{sys.executable} check.py", "--fix-command"]
     args += [f"{sys.executable} fix.py", "--timeout", "77", "-C", str(repo), "--json"]

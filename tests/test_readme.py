@@ -26,3 +26,11 @@ def test_the_two_commands_then_the_quick_start() -> None:
     test_command = "bash scripts/setup.sh && .venv/bin/python -m pytest"
     assert test_command in README
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_readme_says_the_first_setup_builds_llama_cpp_and_how_to_skip_it() -> None:
+    setup = README.split("## Two commands")[1].split("## Quick start")[0]
+    assert "builds llama.cpp" in setup and "7 minutes on 2 cores" in setup
+    assert "FIXBOT_SKIP_REAL_MODEL=1 bash\nscripts/setup.sh" in setup
+    skip = (ROOT / "scripts" / "realmodel.sh").read_text(encoding="utf-8")
+    assert '"${FIXBOT_SKIP_REAL_MODEL:-}" = "1"' in skip  # the variable the README names works

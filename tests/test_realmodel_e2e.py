@@ -26,6 +26,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -81,9 +82,29 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def server_crash(proc: subprocess.Popen[bytes], log: Path) -> str | None:
+    """What to say when the model server has died (None while it runs): its exit status (the
+    signal's name when a signal ended it) and the tail of its output. A crash of llama.cpp
+    itself (a general protection fault in `libggml-cpu` on a CPU its build did not expect) is
+    not a fixbot failure, and this says so instead of a confusing fixbot outcome."""
+    code = proc.poll()
+    if code is None:
+        return None
+    status = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit {code}"
+    tail = "\n".join(log.read_text(errors="replace").splitlines()[-30:])
+    return (
+        f"the model server itself (llama-cpp-python, `python -m llama_cpp.server`) crashed: "
+        f"{status}. This is not a fixbot failure. Its build may not suit this CPU: rebuild the "
+        f"portable wheel (rm -rf ~/.cache/fixbot/wheels; bash scripts/realmodel.sh), or skip "
+        f"with FIXBOT_SKIP_REAL_MODEL=1. The tail of its output:\n{tail}"
+    )
+
+
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """Serve SmolLM2 on 127.0.0.1; yield (api_base, the server's log with one line a request)."""
+    """Serve SmolLM2 on 127.0.0.1; yield (api_base, the server's log with one line a request).
+
+    After each test that used it, a server that has died fails the test with `server_crash`."""
     reason = _missing()
     if reason:
         pytest.skip(reason)
@@ -102,13 +123,20 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
                 with urllib.request.urlopen(f"{base}/models", timeout=5):
                     break
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
+                crashed = server_crash(proc, log)
+                if crashed:
+                    pytest.fail(crashed)
+                if time.monotonic() > deadline:
                     pytest.fail(f"llama_cpp.server did not start:\n{log.read_text()[-3000:]}")
                 time.sleep(0.5)
+        SERVERS[base] = (proc, log)
         yield base, log
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+SERVERS: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}  # api_base -> the server, its log
 
 
 def completions(log: Path) -> int:
@@ -152,6 +180,8 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
     seconds, requests = time.monotonic() - started, completions(log) - before
     shown = f"exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     print(f"{protocol}: {seconds:.0f} s, {requests} requests\n{shown}")
+    crashed = server_crash(*SERVERS[base])
+    assert crashed is None, f"{crashed}\n\nfixbot's run, for the record:\n{shown}"
 
     assert "Traceback" not in done.stdout + done.stderr, shown
     outcome = json.loads(done.stdout.strip().splitlines()[-1])

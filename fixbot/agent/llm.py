@@ -24,6 +24,7 @@ from typing import Any
 
 from fixbot.agent import errors
 from fixbot.core.errors import ConfigError
+from fixbot.core.models import Heartbeat
 from fixbot.core.secrets import DEFAULT_BASES, provider_of, provider_stems
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
@@ -195,11 +196,21 @@ def output_cap(model: str, setting: int | None) -> int:
     return int(value) if value else DEFAULT_OUTPUT_TOKENS
 
 
-def within(seconds: float, call: Callable[[], Any], on_timeout: Callable[[], Exception]) -> Any:
+HEARTBEAT_S = 30.0  # seconds between "still waiting for the model" lines
+
+
+def within(
+    seconds: float,
+    call: Callable[[], Any],
+    on_timeout: Callable[[], Exception],
+    heartbeat: Callable[[float], None] | None = None,
+    every: float = HEARTBEAT_S,
+) -> Any:
     """`call()`, or raise `on_timeout()` once `seconds` have passed without it returning.
 
     The call runs in a daemon thread so the wait ends on time whatever the HTTP client does; a
-    call still running then is abandoned (its reply, if one comes, is dropped).
+    call still running then is abandoned (its reply, if one comes, is dropped). `heartbeat`
+    is called with the seconds waited so far every `every` seconds while the call runs.
     """
     done = threading.Event()
     box: dict[str, Any] = {}
@@ -213,8 +224,13 @@ def within(seconds: float, call: Callable[[], Any], on_timeout: Callable[[], Exc
             done.set()
 
     threading.Thread(target=work, name="fixbot-model-request", daemon=True).start()
-    if not done.wait(seconds):
-        raise on_timeout()
+    started = time.monotonic()
+    while not done.is_set():
+        left = seconds - (time.monotonic() - started)
+        if left <= 0:
+            raise on_timeout()
+        if not done.wait(min(left, every)) and heartbeat and left > every:
+            heartbeat(time.monotonic() - started)
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -347,8 +363,18 @@ class LLM:
             )
             return timeout
 
+        host = host_of(model, self.api_base)
+
+        def beat(waited: float) -> None:
+            self.notify(
+                Heartbeat(
+                    f"waiting for {model} at {host}: {waited:.0f} s so far, "
+                    f"at most {seconds:.0f} s ({flag})"
+                )
+            )
+
         # A little slack so that litellm's own per-read timeout, when it fires, wins the race.
-        response = within(seconds + 1.0, request, timed_out)
+        response = within(seconds + 1.0, request, timed_out, beat)
         return self._reply(litellm, model, response)
 
     def _reply(self, litellm: Any, model: str, response: Any) -> Reply:

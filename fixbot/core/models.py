@@ -281,7 +281,9 @@ class Attempt(BaseModel):
     check_duration_s: float = 0.0
     transient_retries: int = 0
     log_path: str | None = None
-    excerpt: str = ""  # the first lines of the condensed failure, redacted, for the report
+    excerpt: str = (
+        ""  # the lines of the condensed failure that explain it, redacted, for the report
+    )
     resolved_thread_ids: list[str] = Field(default_factory=list)  # threads the fixer claimed
     undone: bool = False  # a review/threads fix that broke the check and was reverted
     snapshot_sha: str | None = None  # a commit object of the working tree after the fix
@@ -376,3 +378,10 @@ class Outcome(BaseModel):
 
 
 FixContext.model_rebuild()
+
+
+class Heartbeat(str):
+    """A progress line that only says a wait is still going on (a model call in flight): plain
+    output (a pipe, a CI log) shows it; a live terminal status, whose clock ticks, leaves it out."""
+
+    __slots__ = ()

@@ -188,8 +188,8 @@ class Settings(BaseModel):
     max_transient_retries: Annotated[int, _s(metavar="N")] = Field(
         3, ge=0, le=10, description="Re-runs of a transient failure."
     )
-    max_duration: Annotated[float | None, _s(metavar="S", trust=True, action_default=1200)] = Field(
-        None,
+    max_duration: Annotated[float | None, _s(metavar="S", trust=True)] = Field(
+        1200,
         gt=0,
         allow_inf_nan=False,
         description="Wall-time budget for the run, seconds; no check, set-up or fix command runs "

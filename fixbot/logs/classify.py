@@ -11,8 +11,9 @@
       `FAILED ...`, exception lines, compiler errors, ...), where the failure states itself:
       a test failing on `AssertionError` is fixable even when its captured log says
       "connection refused", and a test whose own error is `ConnectionRefusedError` is transient;
-   b. specific fixable rules against the whole text (jest prints `expect(received)` under its
-      `●` line; node's TAP puts `AssertionError` in a YAML block);
+   b. specific fixable rules against the whole text without the source code tracebacks quote
+      (jest prints `expect(received)` under its `●` line; node's TAP puts `AssertionError` in
+      a YAML block; a `# TypeError ...` comment in a pytest listing is not the error);
    c. generic rules (an uncaught exception, failing tests) against the error lines, so a
       `KeyError` test failure is not taken for a network hiccup its captured log mentions;
    d. every rule against the whole text (e.g. pip's "Temporary failure in name resolution"
@@ -99,6 +100,7 @@ RULES: tuple[Rule, ...] = (
         r"|error: no such (?:sub)?command",
         127,
     ),
+    _rule("cd_failed", P, rf"{SHELL}cd: (?:can't cd to |\S+: No such file or directory)"),
     _rule(
         "auth",
         P,
@@ -267,13 +269,30 @@ def _only_in_reports(text: str, rule: Rule) -> tuple[str, str] | None:
     return found
 
 
+PY_SOURCE_RE = re.compile(r'^\s*File "[^"\n]+", line \d+.*\n((?:[ \t]+.*\n?)*)', re.MULTILINE)
+QUOTED_RE = re.compile(r"^(?:>|    ).*$", re.MULTILINE)  # pytest's listing: `>` and indented
+
+
+def without_source(text: str) -> str:
+    """`text` without the source code a traceback quotes: the indented lines under Python's
+    `File "x.py", line N` and the listing inside a pytest failure report (lines starting with
+    `>` or four spaces). A comment there that says "TypeError" is not the error."""
+    text = PY_SOURCE_RE.sub(lambda m: m.group().split("\n", 1)[0] + "\n", text)
+    pieces, at = [], 0
+    for start, end, _ in _report_spans(text):
+        if REPORT_HEAD_RE.match(text, start) and text[start] == "_":  # a pytest report
+            pieces += [text[at:start], QUOTED_RE.sub("", text[start:end])]
+            at = end
+    return "".join([*pieces, text[at:]])
+
+
 def _decide(text: str, rules: tuple[Rule, ...]) -> Rule | None:
     """The first rule of `rules` that matches, by the steps of the module doc."""
     errors = "\n".join(error_lines(text))
     specific = tuple(r for r in SPECIFIC if r in rules)
     steps = (
         (errors, specific),
-        (text, tuple(r for r in specific if r.error_class is ErrorClass.FIXABLE)),
+        (without_source(text), tuple(r for r in specific if r.error_class is ErrorClass.FIXABLE)),
         (errors, GENERIC),
         (text, tuple(r for r in RULES[:-1] if r in rules)),
     )

@@ -23,6 +23,7 @@ candidates per priority are kept while streaming, plus one block.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -319,3 +320,42 @@ def _whole(data: bytes, max_bytes: int, tail_lines: int) -> str:
         if len(text.encode()) <= max_bytes:
             return text
     return condense_stream(io.BytesIO(data), max_bytes=max_bytes, tail_lines=tail_lines)
+
+
+def explaining_lines(condensed: str, limit: int, before: int = 2) -> str:
+    """At most `limit` lines of a condensed log that explain the failure, for a report.
+
+    A short log is kept whole. A longer one keeps each error line (`error_lines`: the
+    `ValueError: ...` and `FAILED ...` lines) with `before` lines ahead of it (the code it
+    points at), the last ones first when they do not all fit, in the log's order, with `...`
+    where lines were left out; without an error line, the last `limit` lines (the summary).
+    """
+    lines = condensed.splitlines()
+    if len(lines) <= limit:
+        return condensed.rstrip("\n")
+    plain_lines = [ANSI_RE.sub("", line) for line in lines]
+    keys = [i for i, line in enumerate(plain_lines) if ERROR_LINE_RE.match(line)]
+    if not keys:
+        return "\n".join(lines[-limit:])
+    chosen: set[int] = set()
+    for key in reversed(keys):
+        window = set(range(max(0, key - before), key + 1)) - chosen
+        gaps = _gaps(chosen | window, len(lines))
+        if len(chosen | window) + gaps > limit:
+            if len(chosen) + 1 + _gaps(chosen | {key}, len(lines)) <= limit:
+                chosen.add(key)
+            continue
+        chosen |= window
+    out: list[str] = []
+    for i in sorted(chosen):
+        if (i - 1 not in chosen) if out else i > 0:
+            out.append("...")
+        out.append(lines[i])
+    return "\n".join(out)
+
+
+def _gaps(chosen: set[int], total: int) -> int:
+    """The `...` markers `explaining_lines` writes for the kept line numbers `chosen`."""
+    ordered = sorted(chosen)
+    inner = sum(1 for a, b in itertools.pairwise(ordered) if b - a > 1)
+    return inner + (1 if ordered and ordered[0] > 0 else 0)

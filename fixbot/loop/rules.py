@@ -11,6 +11,8 @@ The phases and their steps:
                                   initial check; n > 0: its fix changed a dependency manifest)
     seed    Seed()                attempt 0 from a failure log given from elsewhere (a failed
                                   CI run's job log, `--from-log`): no check is run
+    recheck Recheck(n)            such a run would give up with no check run yet (the log may
+                                  be older than the code): run the check once on the tree
     check   Check()               run the check on the tree as it is (attempt 0)
     fix     Fix(n, phase)         a fixer makes attempt n: FIX a failure, REVIEW findings, THREADS
     verify  Verify(n, rerun)      run the check on attempt n's tree (rerun=False: it changed
@@ -53,6 +55,7 @@ from fixbot.loop.steps import (
     Escalate,
     Fix,
     Observation,
+    Recheck,
     Restore,
     Review,
     Seed,
@@ -72,6 +75,7 @@ __all__ = [
     "Escalate",
     "Fix",
     "Observation",
+    "Recheck",
     "Restore",
     "Review",
     "Rule",
@@ -93,6 +97,7 @@ __all__ = [
     "next_step",
     "no_fixer",
     "prepare",
+    "recheck",
     "restores",
     "review",
     "review_fix",
@@ -233,6 +238,18 @@ def undo(state: RunState, seen: Observation) -> Step | None:
     return Undo(last.number) if red and last.phase in (Phase.REVIEW, Phase.THREADS) else None
 
 
+def recheck(state: RunState, seen: Observation) -> Step | None:
+    """The run started from a failure log, would give up now (breaker open, no fixer), and no
+    check has run: the log may be older than the code -> Recheck(n), once."""
+    if not seen.seeded or state.rechecked or not _failed(state):
+        return None
+    if any(a.is_fix and a.files_changed and not a.fix_error for a in state.attempts):
+        return None  # the check ran to verify that attempt
+    if breaker_open(state, seen) is None and no_fixer(state, seen) is None:
+        return None
+    return Recheck(_last(state).number)
+
+
 def breaker_open(state: RunState, seen: Observation) -> Step | None:
     """The check failed and the circuit breaker is OPEN -> Escalate(its reason)."""
     if not _failed(state):
@@ -325,6 +342,7 @@ TABLE: tuple[tuple[str, Rule], ...] = (
     ("fix", fix),
     ("verify", verify),
     ("undo", undo),
+    ("recheck", recheck),
     ("breaker_open", breaker_open),
     ("no_fixer", no_fixer),
     ("diverging", diverging),

@@ -55,6 +55,7 @@ class RunState(BaseModel):
     cost_usd: float = 0.0
     cost_known: bool = True
     analysis: str | None = None
+    rechecked: bool = False  # a run from a failure log ran the check once before giving up
     recovery: RecoveryPlan | None = None
     notes: list[str] = Field(default_factory=list)
     best_snapshot: str | None = None

@@ -26,6 +26,14 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Recheck:
+    """A run from a failure log would give up without the check having run (the log may be
+    older than the code): run the check once on the tree as it is, as attempt `number`'s."""
+
+    number: int
+
+
+@dataclass(frozen=True)
 class Seed:
     """Record attempt 0 from the given failure log (`Observation.seeded`) instead of running the
     check: the first failing run comes from elsewhere, and every fix is still verified."""
@@ -106,6 +114,7 @@ class Done:
 Step = (
     Setup
     | Seed
+    | Recheck
     | Check
     | Fix
     | Verify

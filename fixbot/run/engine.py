@@ -26,7 +26,7 @@ from fixbot.process.lock import run_lock
 from fixbot.run.agents import Agents, build_agents
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
-from fixbot.run.preflight import preflight
+from fixbot.run.preflight import check_words, preflight
 from fixbot.run.store import prepare_state
 from fixbot.run.verify import Checker
 from fixbot.security.redact import Redactor
@@ -75,7 +75,10 @@ def run(
     SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
     state saved first, so the same command resumes).
     """
-    problems = preflight(settings, repo, env, fixer_given=agents is not None)
+    identity, _ = sandbox.choose(  # as whom the check runs
+        settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME")
+    )
+    problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=identity)
     if problems:
         raise ConfigError(problems)
     top = git.toplevel(repo)
@@ -107,6 +110,8 @@ def _run_locked(
         settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME")
     )
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
+        if who is not None and (problems := check_words(settings, workdir, env, who)):
+            raise ConfigError(problems)  # asked as the commands' user, once the tree is theirs
         redactor = Redactor.from_env(env)
         launcher = launcher_for(settings, root, env, who, redactor, _deadline(settings, state))
         progress = progress or Progress()
@@ -148,6 +153,10 @@ def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:
             return this.drive(), this.state
         except Cancelled:
             this.save()
+            raise
+        except ConfigError as exc:  # mid-run (a rejected key): the report describes this run
+            this.save()
+            this.report_error("; ".join(exc.problems))
             raise
         except KeyboardInterrupt:
             this.save()

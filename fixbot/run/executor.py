@@ -116,6 +116,8 @@ class Run:
                 self.seed()
             case rules.Check():
                 self.initial_check()
+            case rules.Recheck():
+                self.recheck(self.state.attempts[-1])
             case rules.Fix(number, phase):
                 self.fix(number, phase)
             case rules.Verify(number, rerun):
@@ -197,6 +199,17 @@ class Run:
         self.checker.seed(self.state.attempts[0], self.first)
         self.state.attempts[0].done = True
         self.state.notes.append(seeded_note(self.first))
+
+    def recheck(self, attempt: Attempt) -> None:
+        """Run the check once on the tree as it is before a run from a failure log gives up:
+        its result replaces the one carried from the log (`rules.recheck`)."""
+        self.state.rechecked = True
+        self.state.notes.append(
+            "the run would have given up on the given log alone: the check was run once on "
+            f"the tree as it is (attempt {attempt.number})"
+        )
+        self.save()
+        self.verify(attempt, rerun=True)
 
     def fix(self, number: int, phase: Phase) -> None:
         """Record attempt `number` with the tree it starts from (saved before the fixer runs),
@@ -344,6 +357,24 @@ class Run:
             state_dir=self.state_dir,
             redactor=self.redactor,
             repo=self.repo,
+        )
+
+    def report_error(self, reason: str) -> None:
+        """Write the report of a run stopped mid-way by an error (a rejected key, a refused
+        connection: exit 2), so `report.md` describes this run; the state itself records no
+        outcome, so the same command continues once the problem is fixed."""
+        stopped = self.state.model_copy(deep=True)
+        stopped.notes = [
+            *stopped.notes,
+            "the state is saved: fix the problem above and run the same command to continue",
+        ]
+        outcome.finish(
+            stopped,
+            OutcomeKind.ERROR,
+            reason,
+            settings=self.settings,
+            state_dir=self.state_dir,
+            redactor=self.redactor,
         )
 
 

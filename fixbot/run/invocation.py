@@ -2,8 +2,10 @@
 
 Derived from the settings' declarations (`fixbot.core.settings.specs`), so every flag the user gave
 (or set through a variable or a file) comes back, under its public name, and a suggested
-command works when pasted. Secret settings are left out (their variable is named instead),
-and so are the Action-only ones.
+command works when pasted. A secret setting (`api-base`) is shown when its value carries no
+credential (a plain `http://127.0.0.1:8080/v1`); otherwise it is left out, and the command
+works in a shell that exports its variable (`FIXBOT_API_BASE`, read by fixbot itself: see
+`secret_variables`). The Action-only settings are left out.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fixbot.core.settings import Settings
 from fixbot.core.surfaces import shown_default, specs
@@ -23,6 +26,14 @@ def _flag(name: str, value: Any, is_bool: bool) -> list[str]:
     if is_bool:
         return [f"--{name}" if value else f"--no-{name}"]
     return [f"--{name}", shown_default(value)]
+
+
+def carries_credential(value: Any) -> bool:
+    """True when a secret setting's value may hold a credential: a URL with a user, a query or
+    a fragment, or anything that is not a plain http(s) URL."""
+    parts = urlsplit(str(value))
+    plain = parts.scheme in ("http", "https") and parts.hostname is not None
+    return not plain or bool(parts.username or parts.password or parts.query or parts.fragment)
 
 
 def command_line(
@@ -43,18 +54,20 @@ def command_line(
             continue
         if value == item.default and item.field not in (overrides or {}) and not item.required:
             continue
-        if item.surface.secret:
-            words += [f"--{item.name}", f"${item.variables[0]}"]
-            continue
+        if item.surface.secret and carries_credential(value):
+            continue  # read from its variable: secret_variables names it
         for part in value if item.is_list else [value]:
             words += _flag(item.name, part, item.is_bool)
-    return " ".join(w if w.startswith("$FIXBOT_") else shlex.quote(w) for w in words)
+    return shlex.join(words)
 
 
 def secret_variables(settings: Settings) -> list[str]:
-    """The `FIXBOT_*` variables the command line above expects for its secret settings."""
+    """The `FIXBOT_*` variables the command line above expects exported: its secret settings
+    whose value carries a credential, so they are not on the command line."""
     return [
         item.variables[0]
         for item in specs()
-        if item.surface.secret and getattr(settings, item.field) not in (None, item.default)
+        if item.surface.secret
+        and getattr(settings, item.field) not in (None, item.default)
+        and carries_credential(getattr(settings, item.field))
     ]

@@ -2,7 +2,8 @@
 
 Every problem found is returned at once, each with its fix, so `fixbot run` can stop with exit 2
 in well under a second: a fixer is configured; every model's key is in the environment; the
-check command's programs exist; the folder is a git repository with at least one commit.
+check command's programs exist and its `cd`s succeed, as the shell that runs it says
+(`fixbot.process.shellwords`); the folder is a git repository with at least one commit.
 
 Model keys: for the providers in `fixbot.core.secrets.KEY_VARIABLES` the variable is looked
 up directly (litellm takes seconds to import; tests/run/test_preflight.py checks the table
@@ -14,88 +15,20 @@ through `api-base` is not checked: local OpenAI-compatible servers often need no
 from __future__ import annotations
 
 import os
-import re
 import shlex
-import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
-from fixbot.core.secrets import KEY_VARIABLES, UNCHECKED_PROVIDERS, provider_of
+from fixbot.core.secrets import (
+    KEY_VARIABLES,
+    UNCHECKED_PROVIDERS,
+    check_environment,
+    provider_of,
+)
 from fixbot.core.settings import Settings
 from fixbot.loop.manifests import missing_tool_hint
-from fixbot.process import git
-
-# Builtins: the simple command starts no program. Keywords: the program follows them.
-# Wrappers: the program follows them and their options (`timeout 60 pytest`).
-BUILTINS = {
-    "[", "[[", ".", ":", "cd", "echo", "eval", "exit", "export", "false", "printf", "pwd", "read",
-    "return", "set", "shift", "source", "test", "true", "ulimit", "umask", "unset", "wait",
-}  # fmt: skip
-KEYWORDS = {"!", "{", "}", "(", ")", "if", "then", "else", "elif", "fi", "do", "done", "while",
-            "until", "for", "in", "case", "esac"}  # fmt: skip
-WRAPPERS = {"command", "env", "exec", "nice", "nohup", "time", "timeout", "xvfb-run", "stdbuf"}
-OPERATORS = {"&&", "||", ";", "|", "&", ";;", "(", ")"}
-ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _simple_commands(command: str) -> list[list[str]]:
-    """The words of each simple command, split on `&& || ; | &` outside quotes."""
-    lexer = shlex.shlex(command.replace("\n", ";"), posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    parts: list[list[str]] = [[]]
-    try:
-        for token in lexer:
-            if token in OPERATORS:
-                parts.append([])
-            else:
-                parts[-1].append(token)
-    except ValueError:  # unbalanced quotes: the shell will say so
-        return [command.split()]
-    return [p for p in parts if p]
-
-
-def programs(command: str) -> Iterator[str]:
-    """The programs a shell command starts, in order: the first word of each simple command.
-
-    Variable assignments (`FOO=1 pytest`), wrappers (`env`, `timeout 60`, `nice`), keywords and
-    builtins are skipped; `sh -c '...'` / `bash -c` are looked into; `python -m X` yields
-    `python` (the module is the project's, installed by its set-up).
-    """
-    for words in _simple_commands(command):
-        while words and (words[0] in KEYWORDS or ASSIGNMENT.match(words[0])):
-            words = words[1:]
-        while words and words[0] in WRAPPERS:
-            words = words[1:]
-            while words and (words[0].startswith("-") or words[0].rstrip("smhd").isdigit()):
-                words = words[1:]
-            while words and ASSIGNMENT.match(words[0]):
-                words = words[1:]
-        if not words or words[0] in BUILTINS or words[0].startswith("-"):
-            continue  # a builtin, or the rest of a `$(...)` substitution
-        if Path(words[0]).name in ("sh", "bash", "dash", "zsh") and "-c" in words:
-            at = words.index("-c")
-            if at + 1 < len(words):
-                yield from programs(words[at + 1])
-                continue
-        yield words[0]
-
-
-def missing_programs(command: str, cwd: Path, env: Mapping[str, str]) -> list[str]:
-    """The programs of `command` that are neither on `env`'s PATH nor files under `cwd`."""
-    path = env.get("PATH", os.defpath)
-    missing: list[str] = []
-    for program in programs(command):
-        if "$" in program or "`" in program:
-            continue  # decided at run time
-        if "/" in program:
-            target = (cwd / program).expanduser()
-            found = target.is_file() and os.access(target, os.X_OK)
-        else:
-            found = shutil.which(program, path=path) is not None
-        if not found and program not in missing:
-            missing.append(program)
-    return missing
+from fixbot.process import git, shellwords
+from fixbot.process.sandbox import Identity
 
 
 def missing_keys(model: str, env: Mapping[str, str]) -> list[str]:
@@ -141,18 +74,56 @@ def _keys(settings: Settings, env: Mapping[str, str]) -> list[str]:
     return problems
 
 
-def _programs(settings: Settings, workdir: Path, env: Mapping[str, str]) -> list[str]:
+def check_words(
+    settings: Settings, workdir: Path, env: Mapping[str, str], identity: Identity | None
+) -> list[str]:
+    """What the shell that runs the check says of its words, as the user who runs it
+    (`fixbot.process.shellwords`): a `cd` that fails, a program it cannot find. Asked as another
+    user (`identity`), call it once the work tree is theirs (`fixbot.process.sandbox.confine`):
+    a script of the repository's that only its owner may run becomes runnable then."""
     if settings.setup:
-        return []  # the set-up command may install them
+        return []  # the set-up command may install them (or create the folders)
+    answer = shellwords.resolve(settings.check, workdir, check_environment(env), identity)
+    who = f" for the user {identity.name}, who runs the check" if identity else ""
+    if answer.failed_cd:
+        folder, said = answer.failed_cd
+        return [
+            f"the check command `{settings.check}` runs `cd {folder}`, which fails in "
+            f"{workdir}{who} ({said}): the check runs in {workdir}; fix the folder in the check "
+            "command (or pass -C with the folder it expects)"
+        ]
+    return [_missing(settings.check, shell, word, who, env) for shell, word in answer.missing]
+
+
+def _missing(check: str, shell: str, word: str, who: str, env: Mapping[str, str]) -> str:
+    """What to do about `word`, which `shell` did not find while probing `check`."""
+    where = f"the check command `{check}`" if shell == shellwords.SHELL else f"`{shell} -c` in it"
+    if shell == shellwords.SHELL and shellwords.bash_builtin(word, env):
+        use = "write `. FILE` instead of `source FILE`, or " if word == "source" else ""
+        under_bash = shlex.quote(f"bash -c {shlex.quote(check)}")
+        return (
+            f"`{word}` (from {where}) is a bash builtin, but the check runs under "
+            f"{shellwords.SHELL} ({Path(os.path.realpath(shellwords.SHELL)).name} here), which "
+            f"has no `{word}`: {use}run it under bash: --check {under_bash}"
+        )
+    if word.startswith("/"):
+        closed = (
+            " (a folder on its way may be closed to them: make it reachable, or set run-as: self)"
+            if who
+            else ""
+        )
+        return f"`{word}` (from {where}) is not an executable file{who}{closed}: fix the path"
+    if "/" in word:
+        return (
+            f"`{word}` (from {where}) is not an executable file{who}, seen from the folder the "
+            "check's `cd`s lead to: fix the path (relative paths start where the check runs), "
+            "or set --setup-command to create it first"
+        )
     # In the Action, where the check runs says what to do (FIXBOT_RUNTIME: fixbot.run.setup).
     fix = missing_tool_hint("command_not_found", 127, env.get("FIXBOT_RUNTIME")) or (
         "install it, fix the check command, or set --setup-command to install it first"
     )
-    return [
-        f"`{program}` (from the check command `{settings.check}`) is not installed or not on "
-        f"PATH: {fix}"
-        for program in missing_programs(settings.check, workdir, env)
-    ]
+    return f"`{word}` (from {where}) is not installed or not on PATH{who}: {fix}"
 
 
 def _repository(workdir: Path) -> list[str]:
@@ -170,14 +141,23 @@ def _repository(workdir: Path) -> list[str]:
 
 
 def preflight(
-    settings: Settings, workdir: Path, env: Mapping[str, str], *, fixer_given: bool = False
+    settings: Settings,
+    workdir: Path,
+    env: Mapping[str, str],
+    *,
+    fixer_given: bool = False,
+    identity: Identity | None = None,
 ) -> list[str]:
     """Every problem that would make the run fail before it could fix anything, with its fix.
 
     `workdir` is where the check runs; `env` the environment fixbot was started with;
-    `fixer_given` when the caller brings its own fixers (tests, embedding).
+    `fixer_given` when the caller brings its own fixers (tests, embedding); `identity` the user
+    the project's commands run as (None: fixbot's own). The check's words are resolved here
+    when the commands run as fixbot's own user; as another user, the caller asks
+    `check_words` once the work tree is theirs.
     """
     where = _repository(workdir)
-    programs_missing = _programs(settings, workdir, env) if not where else []
+    own = identity is None and not where
+    programs_missing = check_words(settings, workdir, env, None) if own else []
     fixer = [] if fixer_given else _fixer(settings)
     return [*where, *fixer, *_keys(settings, env), *programs_missing]

@@ -12,11 +12,12 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from fixbot.core.models import Attempt, OutcomeKind
+from fixbot.core.models import Attempt, ErrorClass, OutcomeKind
 from fixbot.core.settings import Settings
+from fixbot.loop.breaker import failing_signatures, repeats
 from fixbot.loop.manifests import failure_details
 from fixbot.loop.state import RunState
-from fixbot.run.invocation import command_line
+from fixbot.run.invocation import command_line, secret_variables
 from fixbot.security.redact import Redactor
 
 NEXT_STEPS = {
@@ -26,13 +27,14 @@ NEXT_STEPS = {
     "auth": "Credentials are missing or wrong: set the secret the check needs. Code can't fix it.",
     "permission": "The environment refused an operation: check file modes and job permissions.",
     "command_not_found": "The check command was not found: install the tool, or fix --check.",
+    "cd_failed": "A `cd` in the check command failed: fix the folder in --check; code can't.",
     "server_error": "A service the check calls answered 5xx. Retry later, or mock it in tests.",
     "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
     "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
     "schema": "The data broke a schema or constraint: fix the data or migration, not the code.",
 }
 DEFAULT_STEPS = (
-    "Read the repeated error below and the diagnoses in the attempts table; the fix likely needs "
+    "Read the repeated error above and the diagnoses in the attempts table; the fix likely needs "
     "context the model did not have (a design decision, a dependency, a fixture)."
 )
 
@@ -68,8 +70,17 @@ def row(a: Attempt) -> Row:
         files=files or "-",
         duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
         problems=0 if a.passed else a.counts.problems,
-        diagnosis=(a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200],
+        diagnosis=tried(a),
     )
+
+
+def tried(a: Attempt) -> str:
+    """One line on what attempt `a` tried: the fixer's own words (unverified), and "changed no
+    file" when its edits came to nothing."""
+    said = (a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200]
+    if a.is_fix and a.done and not a.files_changed and not a.fix_error:
+        return f"{said or a.fixer or 'the fixer'}: changed no file"
+    return said
 
 
 def repeated_error(state: RunState) -> Attempt | None:
@@ -92,8 +103,39 @@ def setup_failure(state: RunState) -> str:
 
 def retry_command(settings: Settings) -> str:
     """The command line that repeats this run with three more attempts: every setting the user
-    gave comes back (`fixbot.run.invocation`), secrets as variables."""
+    gave comes back (`fixbot.run.invocation`); a secret one with a credential is read from its
+    variable (`exported`)."""
     return command_line(settings, overrides={"max_attempts": settings.max_attempts + 3})
+
+
+def code_can_help(state: RunState) -> bool:
+    """True when the last failure is one a code change may fix (not a permanent error, no
+    recovery plan instead of a fix)."""
+    failing = [a for a in state.attempts if a.done and not a.passed]
+    return (
+        state.recovery is None
+        and bool(failing)
+        and failing[-1].error_class is not (ErrorClass.PERMANENT)
+    )
+
+
+def more_attempts_help(state: RunState, settings: Settings) -> bool:
+    """True when more attempts could help: fix attempts were made, the failure is one code can
+    fix, it did not repeat `circuit_breaker` times in a row, and the last attempts changed
+    files. After a permanent error, a repeated failure or attempts that changed nothing, more
+    of the same cannot help, and the report does not offer it."""
+    fixes = [a for a in state.attempts if a.is_fix]
+    if not fixes or not code_can_help(state):
+        return False
+    if repeats(failing_signatures(state.attempts)) >= settings.circuit_breaker:
+        return False
+    return any(a.files_changed for a in fixes[-2:])
+
+
+def exported(settings: Settings) -> str:
+    """' (in a shell that exports FIXBOT_X)' for the suggested commands, or ''."""
+    names = secret_variables(settings)
+    return f" (in a shell that exports {' and '.join(names)})" if names else ""
 
 
 def review_summary(state: RunState) -> str:
@@ -133,7 +175,9 @@ def render_report(state: RunState, settings: Settings, diffstat: str = "") -> st
         sources=sources,
         repeated=repeated_error(state),
         next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
-        retry=retry_command(settings),
+        retry=retry_command(settings) if more_attempts_help(state, settings) else "",
+        hint=command_line(settings) + " --hint '<what to try>'" if code_can_help(state) else "",
+        exported=exported(settings),
         setup_failure=setup_failure(state),
         diffstat=diffstat,
         review=review_summary(state),

@@ -137,6 +137,14 @@ def _readable(state_dir: Path) -> RunState | None:
         return None
 
 
+def commit_command(dirty: list[str]) -> str:
+    """The command that commits every change of the `git status` short-format lines `dirty`: `-a`
+    takes tracked files only, so untracked ones (`??`) need `git add -A` first."""
+    if any(line.startswith("??") for line in dirty):
+        return "git add -A && git commit -m 'work in progress'"
+    return "git commit -am 'work in progress'"
+
+
 def _dirty_message(dirty: list[str], why: str, ours: bool, report: str) -> str:
     shown = "\n    ".join(dirty[:10])
     if ours:
@@ -150,7 +158,7 @@ def _dirty_message(dirty: list[str], why: str, ours: bool, report: str) -> str:
         + shown
         + "\n"
         + why
-        + "  commit them (git commit -am ...), stash them (git stash -u), "
+        + f"  commit them ({commit_command(dirty)}), stash them (git stash -u), "
         "or pass --allow-dirty to let fixbot work on top of them"
     )
 

@@ -19,6 +19,7 @@ from tenacity.stop import stop_base
 
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
+from fixbot.logs.condense import explaining_lines
 from fixbot.logs.digest import digest, of_failed_check
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts
@@ -143,7 +144,7 @@ class Checker:
         attempt.error_class = failure.classification.error_class
         attempt.category = failure.classification.category
         attempt.counts = failure.counts
-        excerpt = "\n".join(failure.condensed.splitlines()[:EXCERPT_LINES])
+        excerpt = explaining_lines(failure.condensed, EXCERPT_LINES)
         attempt.excerpt = self.redactor.redact(excerpt)
         if failure.classification.error_class is ErrorClass.TRANSIENT:
             category = failure.classification.category

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
+from fixbot.core.models import Heartbeat
 from fixbot.ui import workflow
 
 if TYPE_CHECKING:
@@ -127,6 +128,11 @@ class RichProgress(Progress):
     def phase(self, attempt: int, max_attempts: int, text: str) -> None:
         """Update the live status; its clock ticks until the next phase."""
         self._ensure().update(_Clock(self, attempt_label(attempt, max_attempts), text))
+
+    def event(self, text: str) -> None:
+        """Print an event above the live status; a `Heartbeat` is left to its ticking clock."""
+        if not isinstance(text, Heartbeat):
+            super().event(text)
 
     def line(self, text: str) -> None:
         """Print a line above the live status."""

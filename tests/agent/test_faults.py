@@ -196,3 +196,25 @@ def test_the_run_wall_time_budget_shortens_a_request(
     with pytest.raises(ModelError, match="--max-duration"):
         ask(model)
     assert time.monotonic() - started < 5
+
+
+def test_a_slow_model_call_sends_heartbeats_and_a_quick_one_none() -> None:
+    """While a model call is in flight, `within` says so every `every` seconds (the CLI prints
+    it when its output is piped), then returns the reply; a quick call sends none."""
+    import time
+
+    from fixbot.agent.llm import within
+
+    beats: list[float] = []
+
+    def slow() -> str:
+        time.sleep(0.5)
+        return "reply"
+
+    assert within(30, slow, lambda: TimeoutError(), beats.append, every=0.1) == "reply"
+    assert len(beats) >= 2 and beats == sorted(beats) and beats[0] >= 0.1
+    quick: list[float] = []
+    assert within(30, lambda: "r", lambda: TimeoutError(), quick.append, every=5) == "r"
+    assert quick == []
+    with pytest.raises(TimeoutError):
+        within(0.3, lambda: time.sleep(5), lambda: TimeoutError(), quick.append, every=0.1)

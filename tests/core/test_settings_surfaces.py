@@ -215,10 +215,11 @@ def test_trust_settings_from_the_steps_environment_are_ignored(tmp_path: Path) -
     assert load_settings(tmp_path, {"check": "t"}, env).api_base == "http://attacker.example/v1"
 
 
-def test_the_action_has_its_own_wall_time_default(tmp_path: Path) -> None:
+def test_the_action_and_the_cli_have_a_wall_time_budget(tmp_path: Path) -> None:
+    """A slow local model must not keep a CLI run going for 10 minutes unbounded (issue 25)."""
     env = {"INPUT_CHECK-COMMAND": "true"}
     assert load_settings(tmp_path, {}, env, action=True).max_duration == 1200
-    assert load_settings(tmp_path, {"check": "t"}, {}).max_duration is None
+    assert load_settings(tmp_path, {"check": "t"}, {}).max_duration == 1200
 
 
 def test_allow_forks_comes_from_the_workflow_only() -> None:

@@ -112,13 +112,47 @@ def kill(proc: subprocess.Popen[bytes]) -> tuple[bool, bytes]:
     return alive, out
 
 
-def kill_round(repo: Path, delay: float, *, env: dict[str, str] | None = None) -> Round:
-    """Start `fixbot run` on `repo`, SIGKILL its process group after `delay` seconds, then run
-    the same command again when it was killed; return what happened."""
+PROGRESS_WAIT_S = 300.0  # how long a round waits for the run to record its steps, seconds
+POLL_S = 0.005
+
+
+def recorded_steps(state_file: Path) -> int:
+    """The steps (attempts, finished or started) the state file records; 0 when there is none.
+    The file is replaced atomically (`fixbot.run.store`), so a read sees one whole version."""
+    try:
+        return len(json.loads(state_file.read_text()).get("attempts", []))
+    except (OSError, ValueError):
+        return 0
+
+
+def wait_for_steps(proc: subprocess.Popen[bytes], state_file: Path, steps: int) -> None:
+    """Return once the run's state records `steps` steps (or the run has exited)."""
+    deadline = time.monotonic() + PROGRESS_WAIT_S
+    while steps and proc.poll() is None and recorded_steps(state_file) < steps:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the run recorded fewer than {steps} steps in {PROGRESS_WAIT_S} s")
+        time.sleep(POLL_S)
+
+
+def kill_round(
+    repo: Path, delay: float, *, after_steps: int = 0, env: dict[str, str] | None = None
+) -> Round:
+    """Start `fixbot run` on `repo`, SIGKILL its process group `delay` seconds after its state
+    records `after_steps` steps (0: after its start), then run the same command again when it
+    was killed; return what happened.
+
+    Chosen by progress, the kill lands at the same point of the run however loaded the machine
+    is (load only slows the run down): `after_steps` below the run's total and a `delay` shorter
+    than what is left (a fix command and a check: at least 0.25 s here) kill it mid-run."""
+    state_file = repo / ".fixbot" / "state.json"
     proc = start(fixbot_args(repo), env=env)
+    try:
+        wait_for_steps(proc, state_file, after_steps)
+    except BaseException:
+        kill(proc)
+        raise
     time.sleep(delay)
     killed, out = kill(proc)
-    state_file = repo / ".fixbot" / "state.json"
     left: dict[str, Any] = {}
     torn = False
     if state_file.exists():

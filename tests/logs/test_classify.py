@@ -21,6 +21,7 @@ EXPECTED_CLASS = {
     "timed_out": ErrorClass.TRANSIENT,
     "schema": ErrorClass.PERMANENT,
     "command_not_found": ErrorClass.PERMANENT,
+    "cd_failed": ErrorClass.PERMANENT,
     "auth": ErrorClass.PERMANENT,
     "permission": ErrorClass.PERMANENT,
     "disk_full": ErrorClass.PERMANENT,

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from fixbot.logs import condense
-from fixbot.logs.condense import condense_file, condense_stream, condense_text, error_lines
+from fixbot.logs.condense import (
+    condense_file,
+    condense_stream,
+    condense_text,
+    error_lines,
+    explaining_lines,
+)
 from tests.fakes.paths import DATA, ROOT
 
 LOGS = DATA / "logs"
@@ -171,3 +177,19 @@ def test_a_large_file_is_streamed_in_bounded_memory(tmp_path: Path) -> None:
     assert figures["extra_kb"] < 64 * 1024
     assert "E       assert 4 == 3" in figures["out"]
     assert SUMMARY.splitlines()[-1] in figures["out"]
+
+
+def test_the_report_excerpt_shows_the_lines_that_explain_the_failure() -> None:
+    """A long condensed log: the first 25 lines stop before the error; the excerpt keeps the
+    `ValueError` line, the code above it and the `FAILED` line, within 25 lines."""
+    condensed = condense_file(DATA / "logs" / "exception-quoted-typeerror.log")
+    setup = "\n".join(f"collecting module_{i} ... ok" for i in range(40))
+    log = f"{setup}\n{condensed}\n" + "\n".join(f"warning {i}" for i in range(5))
+    excerpt = explaining_lines(log, 25)
+    assert len(excerpt.splitlines()) <= 25
+    assert "E       ValueError: bad value a" in excerpt
+    assert '>       raise ValueError("bad value " + x)' in excerpt  # the line it points at
+    assert "FAILED test_v.py::test_parse - ValueError: bad value a" in excerpt
+    assert "ValueError" not in "\n".join(log.splitlines()[:25])  # what the old excerpt showed
+    assert explaining_lines("a\nb\n", 25) == "a\nb"  # a short log whole
+    assert explaining_lines("\n".join(map(str, range(30))), 3) == "27\n28\n29"  # no error: tail

@@ -49,6 +49,9 @@ exit 0
 """
 
 
+REAL_CANDIDATES = ("fixbot", "nobody")  # sandbox.CANDIDATES
+
+
 @pytest.fixture
 def open_dir() -> Iterator[Path]:
     """A folder other users may enter (pytest's own temporary folders are mode 0700)."""
@@ -60,10 +63,22 @@ def open_dir() -> Iterator[Path]:
 
 @pytest.fixture
 def real_users(monkeypatch: pytest.MonkeyPatch) -> None:
-    """fixbot's container: `auto` picks the unprivileged user (`nobody` on this machine)."""
-    monkeypatch.setattr("fixbot.process.sandbox.CANDIDATES", ("fixbot", "nobody"))
+    """fixbot's container: `auto` picks the unprivileged user (`fixbot` where it exists, else
+    `nobody`)."""
+    monkeypatch.setattr("fixbot.process.sandbox.CANDIDATES", REAL_CANDIDATES)
     monkeypatch.delenv("FIXBOT_RUN_AS", raising=False)
     monkeypatch.setenv("FIXBOT_RUNTIME", "container")
+
+
+def auto_uid() -> int:
+    """The uid `run-as: auto` picks on this machine: `fixbot` where it exists (fixbot's image),
+    else `nobody`."""
+    for name in REAL_CANDIDATES:
+        try:
+            return pwd.getpwnam(name).pw_uid
+        except KeyError:
+            continue
+    raise AssertionError("no unprivileged user (fixbot, nobody) on this machine")
 
 
 def fixbot_under_a_parent(args: list[str], cwd: Path, env: dict[str, str]) -> str:
@@ -105,7 +120,7 @@ def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
     assert '"outcome": "passed"' in out, out
     leak = (repo / "leak.txt").read_text(errors="replace")
     assert GITHUB_SECRET not in leak and MODEL_KEY not in leak
-    assert int((repo / "uid.txt").read_text()) == pwd.getpwnam("nobody").pw_uid
+    assert int((repo / "uid.txt").read_text()) == auto_uid()
     assert "PATH=" in leak  # its own environment was read: the walk itself worked
 
 
@@ -177,7 +192,7 @@ def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
     assert "fixbot: passed" in out, out
     leak = (ws / "leak.txt").read_text(errors="replace")
     assert TOKEN not in leak and MODEL_KEY not in leak
-    assert int((ws / "uid.txt").read_text()) == pwd.getpwnam("nobody").pw_uid
+    assert int((ws / "uid.txt").read_text()) == auto_uid()
     owners = {p.lstat().st_uid for p in [ws, *ws.rglob("*")]}
     assert owners == {0}  # given back to the workspace's owner (root here, the runner's uid in CI)
 
@@ -190,7 +205,7 @@ def test_commands_cannot_touch_git_or_the_state_but_can_edit_the_work_tree(
     (repo / ".fixbot").mkdir()
     (repo / ".fixbot" / "state.json").write_text("{}")
     identity, _ = sandbox.choose("auto", 0)
-    assert identity is not None and identity.name == "nobody"
+    assert identity is not None and identity.uid == auto_uid()
     attack = (
         "echo hacked > .git/hooks/post-commit; echo '[core] fsmonitor = evil' >> .git/config; "
         "echo forged > .fixbot/state.json; mv .git .git-moved; "

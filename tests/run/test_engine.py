@@ -361,3 +361,48 @@ def test_secrets_in_what_a_fixer_reports_are_redacted_before_recording(tmp_path:
     for path in (repo / ".fixbot" / "state.json", Path(outcome.report_path or "")):
         assert token not in path.read_text()
     assert token not in git(repo, "log", "-1", "--format=%B")
+
+
+def test_a_run_stopped_mid_way_by_an_error_writes_its_own_report(tmp_path: Path) -> None:
+    """A rejected key during the run (exit 2): `report.md` describes this run, not the last
+    one; the state records no outcome, so the same command continues once the key is fixed."""
+    from fixbot.agent.llm import ModelConfigError
+
+    repo = value_repo(tmp_path, "a")
+    (repo / ".fixbot").mkdir()
+    (repo / ".fixbot" / "report.md").write_text("# fixbot report: fixed\n\nthe previous run\n")
+
+    def rejected(root: Path) -> dict[str, str]:
+        raise ModelConfigError("the model rejected the key (401): set OPENAI_API_KEY")
+
+    with pytest.raises(ConfigError):
+        settle(repo, ScriptedFixer().enqueue(rejected))
+    report = (repo / ".fixbot" / "report.md").read_text()
+    assert report.startswith("# fixbot report: error") and "rejected the key (401)" in report
+    assert "the previous run" not in report and "run the same command to continue" in report
+    state = load_state(repo / ".fixbot")
+    assert state is not None and state.outcome is None and state.attempts
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [("ok", OutcomeKind.PASSED), ("a", OutcomeKind.ESCALATED)]
+)
+def test_a_given_log_is_not_given_up_on_before_the_check_ran_once(
+    tmp_path: Path, value: str, kind: OutcomeKind
+) -> None:
+    """`--from-log` with a log older than the code (a permanent error the code no longer has):
+    the check runs once before the run gives up; green is `passed`, red escalates on the
+    check's own failure."""
+    from fixbot.logs.joblog import FirstFailure
+
+    repo = value_repo(tmp_path, value)
+    old = FirstFailure(
+        text="/bin/sh: 1: pytset: not found\n", source="an old CI log", exit_code=127
+    )
+    settings = Settings(check=CHECK, fix_commands=["true"])
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(ScriptedFixer()), first_failure=old
+    )
+    assert outcome.outcome is kind, outcome.reason
+    assert state.rechecked and state.attempts[0].category != "command_not_found"
+    assert any("the check was run once" in note for note in state.notes)

@@ -14,34 +14,45 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.secrets import KEY_VARIABLES, UNCHECKED_PROVIDERS
 from fixbot.core.settings import Settings
 from fixbot.process.lock import run_lock
-from fixbot.run.preflight import missing_programs, preflight, programs
+from fixbot.run.preflight import preflight
 from tests.fakes.repo import make_repo
 
 
+def executable(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\nexit 99\n")
+    path.chmod(0o755)
+
+
 @pytest.mark.parametrize(
-    ("command", "want"),
-    [
-        ("pytest -q", ["pytest"]),
-        ("ruff check . && pytest -q", ["ruff", "pytest"]),
-        ("FOO=1 BAR=2 npm test", ["npm"]),
-        ("cd pkg && python -m pytest", ["python"]),
-        ("sh -c 'make test || tox'", ["make", "tox"]),
-        ("timeout 60 go test ./...", ["go"]),
-        ("[ -f x ] && ./scripts/check.sh", ["./scripts/check.sh"]),
-        ("pytest -q  # the tests", ["pytest"]),
-    ],
+    "check",
+    ["bash -c 'trap \"\" TERM; exec pytest -q'", "cd tests && ../.venv/bin/pytest -q"],
 )
-def test_programs_of_a_shell_command(command: str, want: list[str]) -> None:
-    assert list(programs(command)) == want
+def test_valid_checks_are_accepted(tmp_path: Path, check: str) -> None:
+    repo = make_repo(tmp_path / "repo", {"tests/test_a.py": "def test(): pass\n"})
+    executable(repo / ".venv" / "bin" / "pytest")
+    executable(tmp_path / "bin" / "pytest")
+    env = {"PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}
+    assert preflight(Settings(check=check, fix_commands=["true"]), repo, env) == []
 
 
-def test_a_misspelled_program_is_named(tmp_path: Path) -> None:
-    env = {"PATH": str(Path(sys.executable).parent)}
-    assert missing_programs("pytset -q && python -V", tmp_path, env) == ["pytset"]
-    (tmp_path / "check.sh").write_text("#!/bin/sh\n")
-    assert missing_programs("./check.sh", tmp_path, env) == ["./check.sh"]  # not executable
-    (tmp_path / "check.sh").chmod(0o755)
-    assert missing_programs("./check.sh", tmp_path, env) == []
+def test_invalid_checks_are_named_before_the_check_runs(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    env = {"PATH": "/usr/bin:/bin"}
+
+    def problems(check: str) -> list[str]:
+        return preflight(Settings(check=check, fix_commands=["true"]), repo, env)
+
+    [cd] = problems("cd nonexistent && pytest -q")
+    assert "`cd nonexistent`" in cd and "fails in" in cd and "fix the folder" in cd
+    source = problems("source .venv/bin/activate && pytest -q")
+    if subprocess.run(["/bin/sh", "-c", "command -v source"], check=False).returncode != 0:
+        [named] = source
+        assert "`source`" in named and "is a bash builtin" in named and "/bin/sh" in named
+        assert "pip install" not in named
+        assert ". FILE" in named and "--check 'bash -c" in named
+    [path] = problems("cd . && ./.venv/bin/pytest -q")
+    assert "`./.venv/bin/pytest`" in path and "not an executable file" in path
 
 
 def test_every_problem_at_once_fast_and_with_its_fix(tmp_path: Path) -> None:
@@ -115,3 +126,32 @@ def test_one_run_per_repository_and_a_killed_holder_does_not_block(tmp_path: Pat
         holder.wait()
     with run_lock(state):  # the kernel released the dead holder's lock
         assert (state / "lock").read_text().startswith('{"pid": ' + str(os.getpid()))
+
+
+@pytest.mark.skipif(
+    subprocess.run(["/bin/sh", "-c", "command -v source"], check=False).returncode == 0,
+    reason="this machine's /bin/sh has `source`",
+)
+def test_the_suggested_bash_check_runs_as_pasted(tmp_path: Path) -> None:
+    """The preflight's `--check 'bash -c ...'` parses as one check command, and that command,
+    run the way fixbot runs checks (`/bin/sh -c`), sources the virtualenv and passes."""
+    import re
+    import shlex
+
+    from fixbot.cli import build_parser
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    executable(repo / "bin" / "pytest")
+    (repo / "bin" / "pytest").write_text("#!/bin/sh\nexit 0\n")
+    (repo / ".venv" / "bin").mkdir(parents=True)
+    (repo / ".venv" / "bin" / "activate").write_text('PATH="$PWD/bin:$PATH"; export PATH\n')
+    check = "source .venv/bin/activate && pytest -q"
+    env = {"PATH": "/usr/bin:/bin"}
+    [problem] = preflight(Settings(check=check, fix_commands=["true"]), repo, env)
+    suggested = re.search(r"run it under bash: (--check .+)$", problem)
+    assert suggested, problem
+    args = build_parser().parse_args(["run", *shlex.split(suggested[1])])
+    assert args.check.startswith("bash -c ")
+    ran = subprocess.run(["/bin/sh", "-c", args.check], cwd=repo, env=env, check=False)
+    assert ran.returncode == 0
+    assert preflight(Settings(check=args.check, fix_commands=["true"]), repo, env) == []

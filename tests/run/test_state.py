@@ -65,3 +65,26 @@ def test_an_unfinished_run_of_an_older_state_version_starts_fresh(tmp_path: Path
     old.version = STATE_VERSION  # the same run from this fixbot resumes
     save_state(repo / ".fixbot", old)
     assert prepare_state(settings, repo) == old
+
+
+@pytest.mark.parametrize("untracked", [False, True])
+def test_the_suggested_commit_command_commits_every_change(tmp_path: Path, untracked: bool) -> None:
+    """`git commit -am` leaves an untracked file behind: the message's command, pasted, leaves
+    the tree clean either way."""
+    import re
+    import subprocess
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    (repo / "a.py").write_text("x = 2\n")
+    if untracked:
+        (repo / "new.py").write_text("y = 1\n")
+    with pytest.raises(ConfigError) as raised:
+        prepare_state(Settings(check="true"), repo)
+    message = str(raised.value)
+    command = re.search(r"commit them \((.+?)\), stash", message)
+    assert command is not None, message
+    subprocess.run(command.group(1), shell=True, cwd=repo, check=True, capture_output=True)
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
+    )
+    assert status.stdout == ""  # the state folder is excluded, every change committed

@@ -68,3 +68,20 @@ def test_file_names_cannot_inject_workflow_commands(style: type[Progress]) -> No
     allowed = {"::group::fixbot: attempt 1 (fix)%0A::error::title", "::endgroup::"}
     assert set(commands) <= allowed
     assert "add-mask::abc" in out.getvalue()  # still visible to the reader, as text
+
+
+def test_a_heartbeat_is_a_line_in_plain_output_and_left_to_the_live_clock() -> None:
+    import io
+
+    from fixbot.core.models import Heartbeat
+    from fixbot.ui.progress import Progress, RichProgress
+
+    plain = io.StringIO()
+    Progress(plain).event(Heartbeat("waiting for openai/x at h: 30 s so far, at most 60 s"))
+    assert "waiting for openai/x at h: 30 s so far" in plain.getvalue()
+    live = io.StringIO()
+    rich = RichProgress(live)
+    rich.event(Heartbeat("waiting for openai/x at h: 30 s so far"))
+    rich.event("retrying in 2 s")
+    rich.close()
+    assert "waiting for" not in live.getvalue() and "retrying in 2 s" in live.getvalue()

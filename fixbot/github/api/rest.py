@@ -20,6 +20,7 @@ POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews.
 
 from __future__ import annotations
 
+import logging
 import re
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -73,6 +74,22 @@ def default_retry(
         status_forcelist=[429, *range(500, 600)],
         allowed_methods=Retry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
     )
+
+
+RETRY_LOGGER = "github.GithubRetry"  # logs every 403 at INFO ("Request GET /user failed ...")
+
+
+@contextmanager
+def quiet_logger(name: str) -> Iterator[None]:
+    """Silence logger `name` below WARNING for the block: an expected answer (the 403 of the
+    identity probe with an Actions token) is not printed as a failure."""
+    logger = logging.getLogger(name)
+    saved = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(saved)
 
 
 class CappedRetry(GithubRetry):
@@ -238,7 +255,7 @@ class GitHub:
     def login(self) -> str:
         """The login the token acts as: `GET /user`, or `github-actions[bot]` when GitHub
         answers 403 (the workflow's GITHUB_TOKEN is an installation token without a user)."""
-        with mapped("read the token's user", "(none)"):
+        with mapped("read the token's user", "(none)"), quiet_logger(RETRY_LOGGER):
             try:
                 data = self._json("GET", f"{self.repo.requester.base_url}/user")
             except GithubException as exc:

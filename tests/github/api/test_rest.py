@@ -171,3 +171,17 @@ def test_reactions_runs_permissions_and_pull_requests(github_server: FakeGitHub)
     assert github_server.routes_called() <= openapi_routes()
     with pytest.raises(GitHubError, match="actions: read"):
         gh.run_status("6")
+
+
+def test_the_identity_probes_expected_403_is_not_logged_as_a_failure(
+    github_server: FakeGitHub, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With an Actions token `GET /user` answers 403 on every run: an expected answer, so
+    PyGithub's INFO line "Request GET /user failed with 403" is not shown, whatever the
+    logging set-up; other 403s still are."""
+    import logging
+
+    with caplog.at_level(logging.INFO):
+        assert client(github_server).login() == "github-actions[bot]"
+    assert not [r for r in caplog.records if "failed with 403" in r.getMessage()], caplog.text
+    assert logging.getLogger("github.GithubRetry").level == logging.NOTSET  # put back

@@ -1,0 +1,129 @@
+"""The report's suggestions: offered only when they can help, and each runs as pasted."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.models import Attempt, ErrorClass, Outcome, OutcomeKind, Phase
+from fixbot.core.settings import Settings
+from fixbot.loop.state import RunState
+from fixbot.run.report import render_report
+
+SETTINGS = Settings(
+    check="pytest -q 'tests/test a.py'",
+    model="openai/gpt-4o",
+    api_base="http://127.0.0.1:8080/v1",
+    max_attempts=3,
+)
+
+
+def failed(number: int, signature: str, klass: ErrorClass, files: list[str]) -> Attempt:
+    phase = Phase.CHECK if number == 0 else Phase.FIX
+    return Attempt(
+        number=number,
+        phase=phase,
+        done=True,
+        passed=False,
+        exit_code=1,
+        signature=signature,
+        error_class=klass,
+        category="assertion" if klass is ErrorClass.FIXABLE else "command_not_found",
+        files_changed=files,
+        excerpt="E   assert 1 == 2",
+    )
+
+
+def escalated(*attempts: Attempt) -> RunState:
+    state = RunState(settings_digest="d", check=SETTINGS.check, start_sha="0" * 40)
+    state.attempts = list(attempts)
+    fixes = sum(a.is_fix for a in attempts)
+    state.outcome = Outcome(outcome=OutcomeKind.ESCALATED, reason="stopped", attempts=fixes)
+    return state
+
+
+F, P = ErrorClass.FIXABLE, ErrorClass.PERMANENT
+SPENT = escalated(
+    failed(0, "a", F, []), *(failed(n, s, F, ["m.py"]) for n, s in [(1, "b"), (2, "c"), (3, "d")])
+)
+PERMANENT = escalated(failed(0, "a", P, []))
+REPEATED = escalated(*(failed(n, "same", F, ["m.py"] if n else []) for n in range(4)))
+UNCHANGED = escalated(failed(0, "a", F, []), failed(1, "b", F, []), failed(2, "c", F, []))
+
+
+def suggestions(report: str) -> list[str]:
+    """The `fixbot ...` commands the report suggests."""
+    return re.findall(r"`(fixbot [^`]+)`", report)
+
+
+def test_more_attempts_are_offered_only_when_they_can_help() -> None:
+    assert "Retry with more attempts" in render_report(SPENT, SETTINGS)
+    for state in (PERMANENT, REPEATED, UNCHANGED):
+        assert "Retry with more attempts" not in render_report(state, SETTINGS)
+    assert "Give fixbot a hint" not in render_report(PERMANENT, SETTINGS)  # no code can fix it
+    assert "Give fixbot a hint" in render_report(REPEATED, SETTINGS)
+
+
+def test_the_repeated_error_is_pointed_at_where_it_is() -> None:
+    report = render_report(REPEATED, SETTINGS)
+    assert "## The repeated error" in report
+    assert report.index("## The repeated error") < report.index("the repeated error above")
+    assert "below" not in report.split("## Suggested next steps")[1]
+
+
+@pytest.mark.parametrize("api_base", ["http://127.0.0.1:8080/v1", "https://u:pw@llm.example/v1"])
+def test_each_suggested_command_runs_as_pasted(tmp_path: Path, api_base: str) -> None:
+    """Pasted into a shell with FIXBOT_API_BASE unset (or exported, when the report asks for
+    it), every suggested command parses; a shim `fixbot` parses its words with fixbot's own
+    parser and prints the settings they give."""
+    settings = SETTINGS.model_copy(update={"api_base": api_base})
+    report = render_report(SPENT, settings)
+    commands = suggestions(report)
+    assert len(commands) == 2, report
+    shim = tmp_path / "fixbot"
+    shim.write_text(
+        f"#!{sys.executable}\n"
+        "import sys\n"
+        "from fixbot.cli import build_parser, flags_from\n"
+        "from fixbot.core.config import load_settings\n"
+        "import os, pathlib\n"
+        "args = build_parser().parse_args(sys.argv[1:])\n"
+        "env = {k: v for k, v in os.environ.items() if k.startswith('FIXBOT_')}\n"
+        "s = load_settings(pathlib.Path('.'), flags_from(args), env)\n"
+        "print(s.api_base, s.max_attempts, s.check, sep='|')\n"
+    )
+    shim.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FIXBOT_")}
+    env["PATH"] = f"{tmp_path}{os.pathsep}{env['PATH']}"
+    if "exports FIXBOT_API_BASE" in report:
+        env["FIXBOT_API_BASE"] = api_base
+    else:
+        assert "u:pw" not in report
+    for command in commands:
+        pasted = subprocess.run(
+            command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+        )
+        assert pasted.returncode == 0, (command, pasted.stderr)
+        base, attempts, check = pasted.stdout.strip().split("|")
+        assert (base, check) == (api_base, SETTINGS.check), command
+        assert attempts == ("3" if "--hint" in command else "6"), command
+    assert "u:pw" not in report
+
+
+def test_model_text_is_labelled_unverified_and_an_empty_attempt_says_so() -> None:
+    state = UNCHANGED.model_copy(deep=True)
+    for attempt in state.attempts[1:]:
+        attempt.fixer, attempt.summary = "model", "model edits"
+    state.analysis = "The bug is in `import magic_numbers` (invented by a small model)."
+    report = render_report(state, SETTINGS)
+    assert "1. model edits: changed no file" in report
+    assert "not verified by fixbot" in report.split("### What each attempt tried")[1]
+    analysis = report.split("## Analysis")[1]
+    assert analysis.index("unverified") < analysis.index("import magic_numbers")
+    spent = render_report(SPENT, SETTINGS)
+    assert "changed no file" not in spent  # attempts that edited m.py
