@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from fixbot.agent.fixer import ModelFixer
+from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime
 from fixbot.core.models import CheckResult, FixContext
 from fixbot.core.settings import Settings
@@ -80,7 +81,7 @@ def fixbot_prompt(case: Path, log: str) -> str:
     settings = Settings(check=check, model="openai/bench", edit_protocol="tools")
     ctx = FixContext(repo=repo, attempt=1, max_attempts=5, failure=failure, start_sha="")
     fixer = ModelFixer(Runtime(settings, Redactor.from_env({})))
-    messages = fixer._opening(ctx, 6_000, "tools")
+    messages = fixer._opening(ctx, 6_000, registry.get("tools"))
     return "\n".join(m["content"] for m in messages)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError
+from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.core.diagnosis import (
     DIAGNOSIS_SCHEMA,
@@ -38,19 +39,19 @@ def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
     if problem:
         return _result(None, usage, f"no diagnosis: {problem}")
     llm = runtime.llm(ctx.attempt)
-    protocol = runtime.protocol(llm.models[0])
+    protocol = registry.for_model(runtime, llm.models[0])
     prompt = prompts.render(
         "diagnose.j2",
         attempt=ctx.attempt,
         check=runtime.settings.check,
         categories=[c.value for c in RootCauseCategory],
-        protocol=protocol,
+        tool_answers=protocol.tool_answers,
         tried=tried,
         ev=context.gather(ctx),
     )
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     try:
-        reply = llm.complete(messages, [DIAGNOSIS_SCHEMA] if protocol == "tools" else None)
+        reply = llm.complete(messages, protocol.answer_tools(DIAGNOSIS_SCHEMA))
     except ModelError as exc:
         return _result(None, usage, f"no diagnosis: {exc}")
     usage.add(reply)

@@ -9,6 +9,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError, Reply
+from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime, Usage
 from fixbot.agent.tools import REVIEW_SCHEMA
 from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
@@ -59,17 +60,17 @@ class ModelReviewer:
         if not diff.strip():
             return ReviewResult()
         llm = self.runtime.llm(ctx.attempt)
-        protocol = self.runtime.protocol(llm.models[0])
+        protocol = registry.for_model(self.runtime, llm.models[0])
         s = self.runtime.settings
         prompt = prompts.render(
             "review.j2",
             check=s.check,
-            protocol=protocol,
+            tool_answers=protocol.tool_answers,
             desired=ctx.desired or s.desired,
             diff=diff,
         )
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
-        tools = [REVIEW_SCHEMA] if protocol == "tools" else None
+        tools = protocol.answer_tools(REVIEW_SCHEMA)
         usage, error = Usage(), "the review was not submitted"
         for _ in range(2):
             if self.runtime.budget_problem(ctx, usage):

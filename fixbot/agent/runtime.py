@@ -66,13 +66,15 @@ class Runtime:
         )
 
     def protocol(self, model: str) -> str:
-        """'tools' or 'text' for `model`: the explicit setting, else litellm's capability data."""
+        """The edit protocol's name for `model` (`fixbot.agent.protocols.registry` has it): the
+        explicit setting, else for `auto` 'tools' or 'text' from litellm's capability data (and
+        'text' for a model that would not call tools earlier in the run)."""
         chosen = self.settings.edit_protocol
         if chosen is EditProtocol.AUTO and model in self.text_only:
-            return "text"
+            return EditProtocol.TEXT.value
         if chosen is EditProtocol.AUTO:
-            return "tools" if supports_tools(model) else "text"
-        return chosen.value
+            return (EditProtocol.TOOLS if supports_tools(model) else EditProtocol.TEXT).value
+        return str(chosen)
 
     def budget_problem(self, ctx: FixContext, usage: Usage) -> str | None:
         """Why no further model call fits the run's budget (tokens, USD, wall time), or None."""

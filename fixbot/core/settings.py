@@ -231,7 +231,7 @@ class Settings(BaseModel):
     temperature: Annotated[float, _s(metavar="T")] = Field(
         0.0, ge=0, le=2, allow_inf_nan=False, description="Model sampling temperature."
     )
-    edit_protocol: Annotated[EditProtocol, _s(metavar="auto|tools|text")] = Field(
+    edit_protocol: Annotated[EditProtocol, _s(metavar="|".join(EditProtocol))] = Field(
         EditProtocol.AUTO,
         description="How the model edits: `tools` (function calling), `text` (SEARCH/REPLACE "
         "blocks) or `auto` (litellm's capability data).",
