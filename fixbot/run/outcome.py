@@ -20,6 +20,8 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     """The commit message of a verified fix, with a `fixbot-attempt: n` trailer."""
     title = (attempt.summary.splitlines() or ["verified fix"])[0].strip() or "verified fix"
     body = f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
+    if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.loop.cheats`)
+        body += "\n\nThe tests were changed (allow-test-edits): " + "; ".join(attempt.cheats)
     return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
 
 
@@ -125,7 +127,8 @@ def best_snapshot(attempts: list[Attempt]) -> str | None:
     Only attempts that changed files and whose failure counts are known compete; an attempt
     whose counts are unknown is kept only when nothing else qualifies.
     """
-    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done]
+    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done and not a.drift]
+    tried = [a for a in tried if not (a.cheats and not a.commit_sha)]  # an unpublished cheat
     with_changes = [a for a in tried if a.files_changed or a.number > 1]
     if not with_changes:
         return None
