@@ -402,4 +402,3 @@ def detect(
     found = [cheat for change in changes for cheat in examine(change, known)]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])
-
