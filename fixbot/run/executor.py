@@ -262,7 +262,7 @@ class Run:
         attempt.drift = integrity.drift(self.repo, seen, git.paths_tree(self.repo, paths))
         if attempt.drift:
             return
-        outcome.commit(self.repo, self.settings, self.state, attempt)
+        outcome.commit(self.repo, self.settings, self.state, attempt, self.redactor)
         if attempt.commit_sha and (late := integrity.committed_drift(self.repo, seen)):
             git.run(self.repo, "reset", "-q", "HEAD~1")
             attempt.commit_sha, attempt.drift = None, late

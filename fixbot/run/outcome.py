@@ -25,11 +25,15 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
 
 
-def commit(repo: Path, settings: Settings, state: RunState, attempt: Attempt) -> None:
-    """Commit a verified fix when `--commit` is on; record the sha in `attempt`."""
+def commit(
+    repo: Path, settings: Settings, state: RunState, attempt: Attempt, redactor: Redactor
+) -> None:
+    """Commit a verified fix when `--commit` is on; record the sha in `attempt`. The message is
+    redacted (the check command or the fixer's summary may quote a secret)."""
     if not settings.commit:
         return
-    made = git.commit_paths(repo, changed_paths(state), commit_message(settings, attempt))
+    message = redactor.redact(commit_message(settings, attempt))
+    made = git.commit_paths(repo, changed_paths(state), message)
     attempt.commit_sha = made or committed_before(repo, state, attempt)
 
 
