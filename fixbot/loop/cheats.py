@@ -17,8 +17,9 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
                       `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows
     shadowing         a new module by the name of something importable (the standard library,
                       pytest and its own dependencies: `pluggy.py`, `iniconfig.py`), or a `.pth`
+    exit-added        a module (the code under test too) that ends the process when imported
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
-                      failing one, or it printed no counts where that one did
+                      failing one (both printed counts)
 
 The rules are about the tests' strength, not their text: the syntax tree decides for Python. A
 suspected cheat is never published as `fixed` (`fixbot.loop.rules`). The known bypasses of a
@@ -352,26 +353,51 @@ def _ran(counts: Counts) -> int | None:
 
 
 def fewer_tests(first: Counts | None, last: Counts | None) -> Cheat | None:
-    """The verifying run ran fewer tests or skipped more than the first failing one, or printed
-    no counts where that one did (a harness that exits early prints none)."""
-    if first is None or last is None or (before := _ran(first)) is None:
+    """The verifying run ran fewer tests or skipped more than the first failing one (both
+    printed counts; a run that printed none is judged by the diff alone: which runners always
+    print a summary is the test-runner dialects' to say)."""
+    if first is None or last is None:
         return None
-    after = _ran(last)
-    if after is None:
-        return Cheat(
-            "fewer-tests",
-            None,
-            f"the first failing run ran {before} tests; the verifying run reported no test counts",
-        )
-    if after < before:
+    before, after = _ran(first), _ran(last)
+    if before is not None and after is not None and after < before:
         return Cheat(
             "fewer-tests",
             None,
             f"tests run: {before} in the first failing run, {after} in the verifying run",
         )
-    if (last.skipped or 0) > (first.skipped or 0):
+    if after is not None and (last.skipped or 0) > (first.skipped or 0):
         return Cheat("fewer-tests", None, f"tests skipped: {first.skipped or 0} -> {last.skipped}")
     return None
+
+
+def _exits_at_import(tree: ast.Module) -> int:
+    """Process exits that run when the module is imported (top-level code, outside functions,
+    classes and `if __name__ == "__main__":`), and every `os._exit` however it was imported."""
+    count = sum(isinstance(n, ast.Call) and _call_name(n) == "_exit" for n in ast.walk(tree))
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and _call_name(node) in EXITS - {"_exit"}:
+                count += 1
+            if isinstance(node, ast.Raise) and "SystemExit" in ast.dump(node):
+                count += 1
+    return count
+
+
+def _exit_added(change: Change) -> Cheat | None:
+    """A Python module of any kind (the code under test too) that now ends the process when it
+    is imported: the tests that import it never run, and the runner exits 0."""
+    if not change.path.endswith(".py") or change.new is None:
+        return None
+    old, new = _tree(change.old or ""), _tree(change.new)
+    if old is None or new is None or _exits_at_import(new) <= _exits_at_import(old):
+        return None
+    return Cheat("exit-added", change.path, "the module ends the process when it is imported")
 
 
 def examine(change: Change, packages: frozenset[str] = frozenset()) -> list[Cheat]:
@@ -379,7 +405,8 @@ def examine(change: Change, packages: frozenset[str] = frozenset()) -> list[Chea
     path = change.path
     if change.new is None and _harness(path):
         return [Cheat("test-removed", path, "the test file was deleted")]
-    found = [c for c in (_config(change), _shadowing(change, packages), _skipped(change)) if c]
+    rules = (_config(change), _shadowing(change, packages), _skipped(change), _exit_added(change))
+    found = [c for c in rules if c]
     if _harness(path) and path.endswith(".py"):
         found += _python_test(change)
     elif is_test_file(path):

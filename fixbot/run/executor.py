@@ -252,7 +252,8 @@ class Run:
         the counts (recorded; `fixbot.loop.rules.unverified` escalates them unless test edits are
         allowed), and the tree, compared again right before and after the commit. Commit exactly
         the tree `seen` the verifying check saw, or nothing (the drift is recorded)."""
-        first = self.state.attempts[0].counts if self.state.attempts else None
+        # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
+        first = self.state.attempts[0].counts if self.first is None else None
         found = integrity.cheats(self.repo, self.state.start_sha, seen, first, attempt.counts)
         attempt.cheats = [str(cheat) for cheat in found]
         if attempt.drift or (attempt.cheats and not self.settings.allow_test_edits):

@@ -83,6 +83,8 @@ def rules(*changes: Change, packages: tuple[str, ...] = ()) -> list[str]:
         (Change("iniconfig/__init__.py", None, "x = 1\n"), "shadowing"),
         (Change("src/json.py", None, "x = 1\n"), "shadowing"),
         (Change("evil.pth", None, "import os\n"), "shadowing"),
+        (Change("app.py", "X = 1\n", "import os as o\nX = 1\no._exit(0)\n"), "exit-added"),
+        (Change("app.py", "X = 1\n", "import sys\nif True:\n    sys.exit(0)\n"), "exit-added"),
         (Change("app.test.ts", "it('a', () => {})\n", "it.skip('a', () => {})\n"), "test-skipped"),
     ],
 )
@@ -105,6 +107,11 @@ def test_each_rule_names_the_cheat_it_sees(change: Change, rule: str) -> None:
         Change("setup.cfg", "[metadata]\nname = a\n", "[metadata]\nname = b\n"),
         Change("app/types.py", None, "X = int\n"),
         Change("README.md", "a", "b"),
+        Change(
+            "cli.py",
+            "",
+            "import sys\ndef main():\n    sys.exit(1)\nif __name__ == '__main__':\n    main()\n",
+        ),
         Change("package.json", '{"version": "1"}', '{"version": "2"}'),
     ],
 )
@@ -117,11 +124,12 @@ def test_an_honest_change_is_not_a_cheat(change: Change) -> None:
     [
         (Counts(failed=1, passed=1), Counts(passed=2), False),
         (Counts(failed=1, passed=1), Counts(passed=1), True),  # one deselected
-        (Counts(failed=1, passed=1), Counts(), True),  # an early exit prints nothing
+        (Counts(failed=1, passed=1), Counts(), False),  # silent on success: the diff judges
         (Counts(failed=1, passed=1), Counts(passed=2, skipped=1), True),
         (Counts(errors=3), Counts(), False),  # a linter's errors, then "All checks passed!"
         (Counts(passed=5, errors=2), Counts(passed=5), False),  # pytest, then mypy
         (Counts(), Counts(passed=3), False),
+        (Counts(failed=1), Counts(), False),  # `go test`: FAIL lines, then a silent "ok"
     ],
 )
 def test_fewer_tests_than_the_first_failing_run(first: Counts, last: Counts, found: bool) -> None:
