@@ -13,6 +13,11 @@ Unless `allow-test-edits` is set, an edit is refused when it
   (`pytest.py`, `unittest.py`, `pytest/`, `sitecustomize.py`, `*.pth`).
 This protection is always on, whatever `protected-paths` says. File names are compared
 case-insensitively. The returned reason is written for the model to read.
+
+It is the early word to the model, not the last one: every rule of the detector over the final
+diff (`fixbot.loop.cheats`: `import os as o; o._exit(0)`, `.pytest.ini`, `pluggy.py`, `x == 3 or
+True`, a swallowing `except`, `sys.modules` rewritten) refuses the edit here too, and that detector
+judges the whole diff and the check's counts again before a green fix may be `fixed`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import json
 import re
 import tomllib
 from pathlib import PurePosixPath
+
+from fixbot.loop.cheats import TOOL_MODULES, Change, Cheat, examine
 
 ADVICE = (
     " fixbot does not weaken or remove tests to make a check pass: fix the code under test "
@@ -230,4 +237,14 @@ def tampering(path: str, old: str | None, new: str | None) -> str | None:
     reason = _check_config(path, before, new) or _vacuous(path, before, new)
     if reason is None and is_test_file(path):
         reason = _check_test_file(path, before, new)
+    if reason is None and (found := [c for c in examine(Change(path, old, new)) if _sure(c)]):
+        reason = f"Refused: {found[0]}."
     return None if reason is None else reason + ADVICE
+
+
+def _sure(cheat: Cheat) -> bool:
+    """A finding certain from one file alone: shadowing only of a test tool's module (whether a
+    new `types.py` is importable by its bare name depends on the folders around it)."""
+    pure = PurePosixPath(cheat.path or "")
+    name = pure.parent.name if pure.stem == "__init__" else pure.stem
+    return cheat.rule != "shadowing" or name in TOOL_MODULES or pure.suffix == ".pth"

@@ -23,6 +23,9 @@ The phases and their steps:
     review  Review(after=n)       self-review the diff of the tree attempt n verified
     threads Fix(n, THREADS)       one attempt at the open pull request review threads
     undo    Undo(n)               a REVIEW/THREADS attempt broke the check: restore the green tree
+    unverified Escalate(reason)   a green fix whose tree changed after the check saw it, or that
+                                  passed by a suspected cheat (`fixbot.loop.cheats`; unless
+                                  test edits are allowed): never `fixed`
     done    Succeed(kind, reason) / Escalate(reason) record the outcome; then Done()
 
 `TABLE` lists the transitions in order, one row each (name, rule); the first rule that returns a
@@ -107,6 +110,7 @@ __all__ = [
     "threads",
     "threads_unaddressed",
     "undo",
+    "unverified",
     "usage",
     "verify",
 ]
@@ -238,6 +242,22 @@ def undo(state: RunState, seen: Observation) -> Step | None:
     return Undo(last.number) if red and last.phase in (Phase.REVIEW, Phase.THREADS) else None
 
 
+def unverified(state: RunState, seen: Observation) -> Step | None:
+    """A green fix whose tree changed after the verifying check saw it, or that passed by a
+    suspected cheat while test edits are not allowed -> Escalate, naming the evidence."""
+    last = _last(state)
+    if not _green(state) or not last.is_fix:
+        return None
+    if last.drift:
+        changed = ", ".join(last.drift)
+        why = f"the tree changed after the verifying check saw it ({changed}); nothing committed"
+        return escalation(state, seen, why)
+    if last.cheats and not seen.allow_test_edits:
+        why = "the check passed, but by a suspected cheat: " + "; ".join(last.cheats)
+        return escalation(state, seen, why)
+    return None
+
+
 def recheck(state: RunState, seen: Observation) -> Step | None:
     """The run started from a failure log, would give up now (breaker open, no fixer), and no
     check has run: the log may be older than the code -> Recheck(n), once."""
@@ -342,6 +362,7 @@ TABLE: tuple[tuple[str, Rule], ...] = (
     ("fix", fix),
     ("verify", verify),
     ("undo", undo),
+    ("unverified", unverified),
     ("recheck", recheck),
     ("breaker_open", breaker_open),
     ("no_fixer", no_fixer),

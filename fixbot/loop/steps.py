@@ -136,7 +136,9 @@ class Observation:
     `reviewer`, `analyst`, `diagnoser` say which agents are configured; `threads` counts the open
     review threads given to the run and `threads_fixer` whether the fixer can address them (a
     model); `setup` whether a set-up command is configured;
-    `seeded` says a failure log was given as the first failing run (see `Seed`).
+    `seeded` says a failure log was given as the first failing run (see `Seed`);
+    `allow_test_edits` lets a fix that changed the tests or their configuration be published
+    (with the finding stated) instead of escalated (`fixbot.loop.cheats`).
     """
 
     limits: breaker.Limits
@@ -150,3 +152,4 @@ class Observation:
     threads_fixer: bool = False
     setup: bool = False
     seeded: bool = False
+    allow_test_edits: bool = False

@@ -32,7 +32,7 @@ from fixbot.loop import breaker, rules
 from fixbot.loop.manifests import SetupDue, SetupReason
 from fixbot.loop.state import RunState
 from fixbot.process import git
-from fixbot.run import outcome, reflect, setup
+from fixbot.run import integrity, outcome, reflect, setup
 from fixbot.run.agents import Agents
 from fixbot.run.outcome import best_snapshot
 from fixbot.run.store import save_state
@@ -80,6 +80,7 @@ class Run:
             threads_fixer=agents.threads,
             setup=bool(settings.setup),
             seeded=first is not None,
+            allow_test_edits=settings.allow_test_edits,
         )
 
     def save(self) -> None:
@@ -243,18 +244,42 @@ class Run:
             self.checker.carry_over(attempt, self.standing())
         else:
             self.progress.phase(attempt.number, self.settings.max_attempts, "run the check")
+            paths = outcome.changed_paths(self.state)
+            seen = git.paths_tree(self.repo, paths)  # the tree the verifying check sees
             self.checker.check(attempt)
             if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
                 ref = f"refs/fixbot/attempt-{attempt.number}"
                 message = f"fixbot attempt {attempt.number}"
-                paths = outcome.changed_paths(self.state)
                 attempt.snapshot_sha = git.snapshot(self.repo, ref, message, paths=paths)
+            if attempt.is_fix:
+                attempt.drift = integrity.drift(self.repo, seen, git.paths_tree(self.repo, paths))
             if attempt.passed and attempt.is_fix:
-                outcome.commit(self.repo, self.settings, self.state, attempt)
+                self.publishable(attempt, seen, paths)
         if attempt.is_fix:
             start = self.state.start_sha
             attempt.diff_lines = git.diff_lines(self.repo, start, attempt.snapshot_sha)
         attempt.done = True
+
+    def publishable(self, attempt: Attempt, seen: str, paths: list[str]) -> None:
+        """Judge a green fix before it is committed: the suspected cheats of the final diff and
+        the counts (recorded; `fixbot.loop.rules.unverified` escalates them unless test edits are
+        allowed), and the tree, compared again right before and after the commit. Commit exactly
+        the tree `seen` the verifying check saw, or nothing (the drift is recorded)."""
+        # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
+        first = self.state.attempts[0].counts if self.first is None else None
+        found = integrity.cheats(self.repo, self.state.start_sha, seen, first, attempt.counts)
+        attempt.cheats = [str(cheat) for cheat in found]
+        if attempt.drift or (attempt.cheats and not self.settings.allow_test_edits):
+            return
+        if attempt.cheats:
+            self.state.notes.append(integrity.allowed_note(attempt.cheats))
+        attempt.drift = integrity.drift(self.repo, seen, git.paths_tree(self.repo, paths))
+        if attempt.drift:
+            return
+        outcome.commit(self.repo, self.settings, self.state, attempt, self.redactor)
+        if attempt.commit_sha and (late := integrity.committed_drift(self.repo, seen)):
+            git.run(self.repo, "reset", "-q", "HEAD~1")
+            attempt.commit_sha, attempt.drift = None, late
 
     def standing(self) -> Attempt:
         """The attempt whose tree the last one started from: the one before it, or the best

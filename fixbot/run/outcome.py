@@ -21,14 +21,20 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     """The commit message of a verified fix, with a `fixbot-attempt: n` trailer."""
     title = (attempt.summary.splitlines() or ["verified fix"])[0].strip() or "verified fix"
     body = f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
+    if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.loop.cheats`)
+        body += "\n\nThe tests were changed (allow-test-edits): " + "; ".join(attempt.cheats)
     return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
 
 
-def commit(repo: Path, settings: Settings, state: RunState, attempt: Attempt) -> None:
-    """Commit a verified fix when `--commit` is on; record the sha in `attempt`."""
+def commit(
+    repo: Path, settings: Settings, state: RunState, attempt: Attempt, redactor: Redactor
+) -> None:
+    """Commit a verified fix when `--commit` is on; record the sha in `attempt`. The message is
+    redacted (the check command or the fixer's summary may quote a secret)."""
     if not settings.commit:
         return
-    made = git.commit_paths(repo, changed_paths(state), commit_message(settings, attempt))
+    message = redactor.redact(commit_message(settings, attempt))
+    made = git.commit_paths(repo, changed_paths(state), message)
     attempt.commit_sha = made or committed_before(repo, state, attempt)
 
 
@@ -135,7 +141,8 @@ def best_snapshot(attempts: list[Attempt], max_diff_lines: int | None = None) ->
     attempt over it is no fix at all, `fixbot.loop.breaker.not_a_fix`, however its counts read);
     an attempt whose failure counts are unknown is kept only when nothing else qualifies.
     """
-    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done]
+    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done and not a.drift]
+    tried = [a for a in tried if not (a.cheats and not a.commit_sha)]  # an unpublished cheat
     with_changes = [
         a
         for a in tried

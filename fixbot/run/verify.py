@@ -110,6 +110,9 @@ class Checker:
         self.emit("check", attempt, result, retry_index)
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
+            # how many tests the green run ran: fewer than the first failing run is a suspected
+            # cheat (`fixbot.loop.cheats.fewer_tests`)
+            attempt.counts = parse_counts(result.tail)
             self.failures.pop(attempt.number, None)
             return None
         return self.record(attempt, result)

@@ -1,28 +1,38 @@
-"""Scan a diff for secrets before anything is pushed or posted: pure functions, no I/O.
+"""Scan what fixbot publishes for secrets before it leaves: pure functions, no I/O.
 
 A fix is code the model wrote and the check ran; whatever the check could see could end up in a
-file. Before fixbot pushes a commit (or posts a patch), the lines the diff adds are searched for the
-value of every secret fixbot knows, in the forms a program would write it — plain, reversed, base64
-(standard and URL-safe, at every byte alignment, so a value inside a longer base64 string is found
-too), hex (either case) and URL-encoded — and for token-shaped strings
-(`fixbot.security.redact.TOKEN_SHAPES`). Encoders wrap long output (`base64` and MIME at 76 columns,
-PEM at 64, hex dumps), so each run of consecutive added lines of a file is also searched joined,
-without its line breaks and indentation (form "... wrapped"). Any finding refuses the push
-(`LeakRefused`).
+file, a file name or a commit message, and a report or comment quotes logs. Before fixbot pushes a
+commit (or posts a patch), the diff is parsed with unidiff (by its hunks' line counts, so an added
+line that starts with `++ ` is content, never a `+++` header) and the lines it adds and the names
+of the files it touches are searched; every text fixbot publishes (commit messages, pull-request
+and issue bodies, comments) is searched the same way (`refuse_if_text_leaking`).
+
+The search looks for the value of every secret fixbot knows in every spelling of
+`fixbot.security.encodings` (plain, reversed, hex, URL-encoded, base64 and base32 at every byte
+alignment, rot13), for token-shaped strings (`fixbot.security.redact.TOKEN_SHAPES`), for each run
+of consecutive one-word lines joined (encoders wrap at 64 or 76 columns: form "... wrapped"), and
+for a third of a long secret's value anywhere (form "fragment": a value split over two files or
+lines). Any finding refuses (`LeakRefused`). No scan can enumerate every encoding: this is the last
+line, the isolation of the commands is the boundary (docs/SECURITY.md).
 """
 
 from __future__ import annotations
 
-import base64
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from urllib.parse import quote, quote_plus
+
+from unidiff.errors import UnidiffParseError
+from unidiff.patch import PatchSet
 
 from fixbot.core.errors import FixbotError
+from fixbot.security.encodings import form_name
+from fixbot.security.encodings import forms as spellings
 from fixbot.security.redact import TOKEN_SHAPES, secret_values
 
 MIN_FORM_LENGTH = 8  # shorter encodings would match by chance
+MIN_FRAGMENT = 12  # a fragment of a secret this long does not occur by chance
+FRAGMENT_OF = 3  # a value split into up to this many pieces has one piece this share long
 
 
 class LeakRefused(FixbotError):
@@ -43,107 +53,115 @@ class Leak:
         return f"{self.name} ({self.form}) in {self.path}"
 
 
-def _base64_forms(raw: bytes) -> list[str]:
-    """The base64 text of `raw` at each of the 3 byte alignments, edge characters dropped."""
-    found = []
-    for shift in range(3):
-        for encode in (base64.b64encode, base64.urlsafe_b64encode):
-            text = encode(b"\0" * shift + raw).decode().rstrip("=")
-            start = (shift * 4 + 2) // 3  # characters that mix in the padding bytes
-            end = len(text) - (1 if (shift + len(raw)) % 3 else 0)
-            found.append(text[start:end])
-    return found
-
-
 def forms(value: str) -> dict[str, str]:
     """Every spelling of `value` to search for: form name -> text (at least 8 characters)."""
-    raw = value.encode()
-    spelled = {
-        "plain": value,
-        "reversed": value[::-1],
-        "hex": raw.hex(),
-        "HEX": raw.hex().upper(),
-        "url-encoded": quote(value, safe=""),
-        "url-encoded+": quote_plus(value, safe=""),
-    }
-    for n, text in enumerate(_base64_forms(raw)):
-        spelled[f"base64#{n}"] = text
-    unique: dict[str, str] = {}
-    for form, text in spelled.items():
-        if len(text) >= MIN_FORM_LENGTH and text not in unique.values():
-            unique[form] = text
-    return unique
+    return spellings(value, MIN_FORM_LENGTH)
 
 
-def _form_label(form: str) -> str:
-    return form.split("#")[0].rstrip("+").lower() if form != "HEX" else "hex"
+def fragments(value: str) -> list[str]:
+    """The windows of `value` that a piece of it split in up to `FRAGMENT_OF` parts must hold:
+    every substring of length max(`MIN_FRAGMENT`, ceil(len / FRAGMENT_OF)); none when `value`
+    is too short for a fragment to be safe from chance matches."""
+    width = max(MIN_FRAGMENT, -(-len(value) // FRAGMENT_OF))
+    if len(value) < 2 * MIN_FRAGMENT:
+        return []
+    return sorted({value[i : i + width] for i in range(len(value) - width + 1)})
 
 
-def _walk(diff: str) -> Iterable[tuple[str, str | None]]:
-    """(path, text) for every line a unified diff adds (`+` lines, not the `+++` header), and
-    (path, None) for every other line."""
-    path = "?"
-    for line in diff.splitlines():
-        if line.startswith("+++ "):
-            name = line[4:]
-            path = name[2:] if name.startswith("b/") else name
-            yield path, None
-        else:
-            yield path, line[1:] if line.startswith("+") else None
+@dataclass(frozen=True)
+class Text:
+    """One text to scan: where it goes (`path`: a file, "file names", "commit messages", ...)
+    and its lines."""
+
+    path: str
+    lines: list[str]
+
+
+def diff_texts(diff: str) -> list[Text]:
+    """The added lines of each file of a unified `diff`, and the names of the files it touches
+    (as one Text "file names"). Parsed with unidiff by the hunks' line counts; a diff unidiff
+    cannot parse is scanned whole, line by line (nothing is skipped)."""
+    try:
+        patch = PatchSet(diff)
+    except UnidiffParseError:
+        return [Text("the diff", diff.splitlines())]
+    texts = [
+        Text(f.path, [line.value.rstrip("\r\n") for hunk in f for line in hunk if line.is_added])
+        for f in patch
+    ]
+    names = [name for f in patch for name in (f.source_file, f.target_file, f.path)]
+    return [*texts, Text("file names", names)]
 
 
 def added_lines(diff: str) -> Iterable[tuple[str, str]]:
-    """(path, text) of every line a unified diff adds (`+` lines, not the `+++` header)."""
-    return ((path, text) for path, text in _walk(diff) if text is not None)
+    """(path, text) of every line a unified diff adds (`+` lines, never a header)."""
+    return ((t.path, line) for t in diff_texts(diff) if t.path != "file names" for line in t.lines)
 
 
-def added_runs(diff: str) -> Iterable[tuple[str, str]]:
-    """(path, text) of every run of two or more consecutive lines `diff` adds to one file that
-    are one word each (wrapped encodings have no inner spaces), joined without line breaks and
-    the whitespace around each line."""
+def _runs(text: Text) -> Iterator[str]:
+    """Every run of two or more consecutive one-word lines of `text`, joined without line
+    breaks and the whitespace around each line (wrapped encodings have no inner spaces)."""
     run: list[str] = []
-    where = "?"
-    for path, text in [*_walk(diff), ("?", None)]:
-        word = (text or "").strip()
-        if text is not None and len(word.split()) == 1:
+    for line in [*text.lines, "two words"]:
+        word = line.strip()
+        if len(word.split()) == 1:
             run.append(word)
-            where = path
             continue
         if len(run) > 1:
-            yield where, "".join(run)
+            yield "".join(run)
         run = []
 
 
+def added_runs(diff: str) -> Iterable[tuple[str, str]]:
+    """(path, joined text) of every run of two or more consecutive one-word lines `diff` adds
+    to one file (see `_runs`)."""
+    return ((t.path, joined) for t in diff_texts(diff) for joined in _runs(t))
+
+
 def scan(diff: str, secrets: Mapping[str, str]) -> list[Leak]:
-    """The leaks in the lines `diff` adds: `secrets` maps a name to a value (values shorter than
-    8 characters are skipped); token shapes are found without a value. Each run of consecutive
-    added lines is searched again joined (see `added_runs`); what only the joined text shows is
-    reported with its form followed by " wrapped". One Leak per (name, form, path)."""
+    """The leaks in the lines `diff` adds and the names of the files it touches (see
+    `scan_texts`)."""
+    return scan_texts(diff_texts(diff), secrets)
+
+
+def scan_texts(texts: Iterable[Text], secrets: Mapping[str, str]) -> list[Leak]:
+    """The leaks in `texts`: `secrets` maps a name to a value (values shorter than 8 characters
+    are skipped); token shapes are found without a value. Each line is searched for every form;
+    each run of consecutive one-word lines again joined ("<form> wrapped"); the whole text for a
+    fragment of a long value ("fragment"). One Leak per (name, form, path), a name found in a path
+    once in the strongest form."""
     searches = [
-        (name, _form_label(form), text)
+        (name, form_name(form), text)
         for name, value in secrets.items()
         if len(value) >= MIN_FORM_LENGTH
         for form, text in forms(value).items()
     ]
+    pieces = [(name, piece) for name, value in secrets.items() for piece in fragments(value)]
     shapes = re.compile("|".join(TOKEN_SHAPES))
     leaks: dict[tuple[str, str, str], Leak] = {}
-    seen: set[tuple[str, str]] = set()  # (name, path) found on one line
+    seen: set[tuple[str, str]] = set()  # (name, path) already found
+
+    def found(name: str, label: str, path: str, later: bool) -> None:
+        if not (later and (name, path) in seen):
+            leaks.setdefault((name, label, path), Leak(name, label, path))
+            seen.add((name, path))
 
     def search(path: str, text: str, wrapped: bool) -> None:
         for name, form, needle in searches:
-            if needle in text and not (wrapped and (name, path) in seen):
-                label = f"{form} wrapped" if wrapped else form
-                leaks.setdefault((name, label, path), Leak(name, label, path))
-                seen.add((name, path))
-        shape = "a token-shaped string"
-        if shapes.search(text) and not (wrapped and (shape, path) in seen):
-            leaks.setdefault((shape, "", path), Leak("a token", "shape", path))
-            seen.add((shape, path))
+            if needle in text:
+                found(name, f"{form} wrapped" if wrapped else form, path, wrapped)
+        if shapes.search(text):
+            found("a token", "shape", path, wrapped)
 
-    for path, line in added_lines(diff):
-        search(path, line, wrapped=False)
-    for path, joined in added_runs(diff):
-        search(path, joined, wrapped=True)
+    for text in texts:
+        for line in text.lines:
+            search(text.path, line, wrapped=False)
+        for joined in _runs(text):
+            search(text.path, joined, wrapped=True)
+        whole = "\n".join(text.lines)
+        for name, piece in pieces:
+            if piece in whole:
+                found(name, "fragment", text.path, later=True)
     return list(leaks.values())
 
 
@@ -159,6 +177,19 @@ def refuse_if_leaking(diff: str, secrets: Mapping[str, str], what: str) -> None:
             f"{what} refused: the diff carries a secret ({listed}). The check or the fix wrote "
             "it into the repository; nothing was pushed. Look at the files named, and at what "
             "the check writes"
+        )
+
+
+def refuse_if_text_leaking(texts: Mapping[str, str], secrets: Mapping[str, str], what: str) -> None:
+    """Raise `LeakRefused` naming every leak (never a value) when one of `texts` (where it goes
+    -> the text: "the pull request's body" -> ...) carries a secret; `what` names the refused
+    act ("opening the pull request")."""
+    leaks = scan_texts([Text(where, text.splitlines()) for where, text in texts.items()], secrets)
+    if leaks:
+        listed = "; ".join(leak.describe() for leak in leaks[:10])
+        raise LeakRefused(
+            f"{what} refused: the text carries a secret ({listed}); nothing was sent. The text "
+            "quotes the check's output or the fix: look at what the check prints"
         )
 
 

@@ -4,8 +4,8 @@ Masked with `[REDACTED]`:
 - the secret values of the environment (`fixbot.core.secrets.secret_values`: variables named like a
   secret, model-provider keys, GitHub's tokens, passwords inside URL values) and `extra`
   values, in every form a log or a model may show them: plain, split across one line break,
-  reversed, URL-encoded, hex (either case) and base64 (standard and URL-safe alphabets, all
-  three byte alignments, so a secret inside a longer encoded blob is found too);
+  and every encoding of `fixbot.security.encodings` (reversed, URL-encoded, hex, base64 and
+  base32 at every byte alignment, rot13), the table the leak scan reads too;
 - the password of any URL (`scheme://user:PASSWORD@host`, e.g. a `DATABASE_URL` in a log);
 - well-known token shapes: GitHub tokens (`ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_`, `github_pat_`,
   see https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/),
@@ -16,15 +16,14 @@ Masked with `[REDACTED]`:
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, quote_plus
 
 from fixbot.core.secrets import MIN_SECRET_LENGTH, URL_PASSWORD, secret_values
+from fixbot.security.encodings import encodings as spellings
 
 __all__ = ["MASK", "Redactor", "encodings", "redact_file", "secret_values"]
 
@@ -41,24 +40,10 @@ TOKEN_SHAPES = (
 )
 
 
-def _base64_cores(data: bytes) -> Iterator[str]:
-    """The part of `data`'s base64 that does not depend on its neighbours, for 3 alignments."""
-    for shift in range(3):
-        encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
-        start = -(-shift * 8 // 6)  # characters holding bits of the padding bytes
-        end = (shift + len(data)) * 8 // 6  # characters holding only bits of `data`
-        core = encoded[start:end]
-        yield core
-        yield core.replace("+", "-").replace("/", "_")
-
-
 def encodings(secret: str) -> list[str]:
-    """Every form of `secret` that is redacted besides the plain one (long enough to be safe)."""
-    data = secret.encode("utf-8")
-    forms = {secret[::-1], quote(secret, safe=""), quote_plus(secret)}
-    forms.update((data.hex(), data.hex().upper()))
-    forms.update(_base64_cores(data))
-    return sorted(f for f in forms - {secret} if len(f) >= MIN_SECRET_LENGTH)
+    """Every form of `secret` that is redacted besides the plain one (long enough to be safe):
+    the one table of `fixbot.security.encodings`."""
+    return spellings(secret, MIN_SECRET_LENGTH)
 
 
 def _wrappable(secret: str) -> str:

@@ -200,3 +200,34 @@ def test_allowed_edits_stay_allowed() -> None:
     assert tampering("src/makefile_parser.py", "x = 1\n", "x = 2\n") is None
     assert tampering("docs/pytest.md", "a\n", "b\n") is None
     assert tampering("src/app.py", "assert x == y\n", "assert x == z\n") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [  # the bypasses that turned pytest green past the text rules (issue 23)
+        (".pytest.ini", None, "[pytest]\naddopts = --deselect test_calc.py::test_add\n"),
+        ("pytest.toml", None, '[pytest]\naddopts = ["--deselect", "test_calc.py::test_add"]\n'),
+        ("conftest.py", None, "import os as o\no._exit(0)\n"),
+        ("pluggy.py", None, "import os\nos._exit(0)\n"),
+        ("iniconfig/__init__.py", None, "import os\nos._exit(0)\n"),
+        ("test_calc.py", TEST, TEST.replace("== 3", "== 3 or True")),
+        (
+            "test_calc.py",
+            TEST,
+            TEST.replace(
+                "    assert add(1, 2) == 3\n",
+                "    try:\n        assert add(1, 2) == 3\n"
+                "    except AssertionError:\n        pass\n",
+            ),
+        ),
+        ("tests/__init__.py", None, "import sys\nsys.modules['calc'] = object()\n"),
+    ],
+)
+def test_the_bypasses_of_the_text_rules_are_refused_at_edit_time(
+    path: str, old: str | None, new: str
+) -> None:
+    assert tampering(path, old, new) is not None
+
+
+def test_a_new_module_named_like_the_standard_library_inside_a_package_is_allowed() -> None:
+    assert tampering("app/types.py", None, "X = int\n") is None

@@ -242,6 +242,7 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "deselect",  # `pytest --deselect`, a cheat fixbot looks for
     "all",  # `git log --all`
     "preserve-env",  # `sudo --preserve-env`
     "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.diagnosis import Diagnosis, DiagnosisResult
 from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
 
-Edit = dict[str, str] | Callable[[Path], dict[str, str]]
+Edit = Mapping[str, str | None] | Callable[[Path], Mapping[str, str | None]]
 
 
 @dataclass
 class ScriptedFixer:
     """Applies scripted file contents per attempt; `history` keeps every FixContext it was given.
 
-    An empty edit (`{}`) changes nothing. When the script runs out, the last edit repeats.
+    An empty edit (`{}`) changes nothing; a path given None is deleted. When the script runs
+    out, the last edit repeats.
     """
 
     script: list[Edit] = field(default_factory=list)
@@ -37,6 +38,11 @@ class ScriptedFixer:
         changed = []
         for rel, text in files.items():
             path = ctx.repo / rel
+            if text is None:
+                if path.exists():
+                    path.unlink()
+                    changed.append(rel)
+                continue
             if not path.exists() or path.read_text(encoding="utf-8") != text:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(text, encoding="utf-8")

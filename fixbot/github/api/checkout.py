@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from fixbot.github.events.gates import BOT_EMAIL, BOT_LOGIN
 from fixbot.process import git, sandbox
-from fixbot.security.leakscan import refuse_if_leaking
+from fixbot.security.leakscan import refuse_if_leaking, refuse_if_text_leaking
 
 TOKEN_VARIABLE = git.CREDENTIAL_TOKEN  # handed to `git.run`, which passes it through a pipe
 HOST_VARIABLE = "FIXBOT_GIT_HOST"
@@ -135,8 +135,9 @@ def push(
 ) -> None:
     """Push commit `source` to `refs/heads/<branch>` on origin; never forced.
 
-    With `base`, the diff `base..source` is scanned first for `secrets` (name -> value) and token
-    shapes: `fixbot.security.leakscan.LeakRefused` is raised and nothing pushed when one is found.
+    With `base`, the diff `base..source` (its added lines and file names) and its commit messages
+    are scanned first for `secrets` (name -> value) and token shapes:
+    `fixbot.security.leakscan.LeakRefused` is raised and nothing pushed when one is found.
     Raises `BranchMoved` (a `git.GitError`) when the push was rejected as non-fast-forward (the
     branch moved while fixbot ran), and `git.GitError` with the next step when it was refused (the
     token lacks `contents: write`, a protected branch, a hook).
@@ -144,6 +145,7 @@ def push(
     if base is not None:
         diff = git.run(repo, "diff", "--text", "--no-color", "--no-ext-diff", base, source)
         refuse_if_leaking(diff, secrets or {}, f"pushing to {branch}")
+        refuse_messages(repo, base, source, secrets or {}, f"pushing to {branch}")
     try:
         git.run(repo, "push", "--quiet", "origin", f"{source}:refs/heads/{branch}", env=env)
     except git.GitError as exc:
@@ -262,9 +264,19 @@ def patch(repo: Path, start: str, secrets: Mapping[str, str] | None = None) -> s
         secrets or {},
         "posting the patch",
     )
+    refuse_messages(repo, start, "HEAD", secrets or {}, "posting the patch")
     if len(text) > PATCH_LIMIT_CHARS:
         return text[:PATCH_LIMIT_CHARS] + "\n[patch truncated: see the job summary]\n"
     return text
+
+
+def refuse_messages(
+    repo: Path, base: str, source: str, secrets: Mapping[str, str], what: str
+) -> None:
+    """Raise `fixbot.security.leakscan.LeakRefused` when a commit message of `base..source`
+    carries one of `secrets` or a token shape."""
+    messages = git.run(repo, "log", "--format=%B", f"{base}..{source}")
+    refuse_if_text_leaking({"commit messages": messages}, secrets, what)
 
 
 def tracked_files(repo: Path) -> list[str]:

@@ -19,6 +19,7 @@ from fixbot.github.api.rest import GitHub
 from fixbot.github.events.inputs import Inputs, read_inputs
 from fixbot.github.events.permission import Permissions
 from fixbot.loop.state import RunState
+from fixbot.security.leakscan import known_secrets
 
 Connect = Callable[[str, str, str], GitHub]
 ConnectGraphQL = Callable[[str, str], GraphQL]
@@ -65,6 +66,7 @@ class Context:
                 self.env.get("GITHUB_API_URL", "https://api.github.com"),
                 self.env.get("GITHUB_REPOSITORY", ""),
             )
+            self._rest.secrets = known_secrets(self.env, github_token=self.inputs.token)
         return self._rest
 
     def login(self) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import re
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
@@ -41,6 +41,7 @@ from fixbot.github.events.gates import BOT_LOGIN
 from fixbot.github.events.permission import Level, level_of
 from fixbot.github.publish.plan import LABEL, PullRequestPlan
 from fixbot.github.publish.render import STATUS_MARKER, issue_marker
+from fixbot.security.leakscan import refuse_if_text_leaking
 
 CONTENTS = "contents: write"
 PULLS = "pull-requests: write"
@@ -206,6 +207,15 @@ class GitHub:
     def __init__(self, repo: Repository, client: Github | None = None) -> None:
         self.repo = repo
         self.client = client
+        # name -> value of every secret fixbot knows (`Context.rest` sets them): every text this
+        # adapter sends is scanned for them and for token shapes first
+        self.secrets: Mapping[str, str] = {}
+
+    def _outgoing(self, what: str, **texts: str) -> None:
+        """Raise `fixbot.security.leakscan.LeakRefused` (nothing is sent) when one of `texts`
+        (the title, the body) carries a secret; `what` names the act."""
+        named = {f"the {where}": text for where, text in texts.items()}
+        refuse_if_text_leaking(named, self.secrets, what)
 
     @classmethod
     def connect(
@@ -233,6 +243,7 @@ class GitHub:
         Raises `GitHubError` naming the setting or permission GitHub wants and the branch
         `plan.head`, which keeps the commits whatever GitHub answered.
         """
+        self._outgoing("opening the pull request", title=title, body=body)
         try:
             with mapped(f"open a pull request from `{plan.head}` into `{plan.base}`", PULLS):
                 pull = self.repo.create_pull(
@@ -324,6 +335,7 @@ class GitHub:
 
     def comment(self, number: int, body: str) -> str:
         """Post a new comment `body` on issue or pull request `number`; return its URL."""
+        self._outgoing("commenting", comment=body)
         with mapped("comment on the pull request", ISSUES):
             return str(self.repo.get_issue(number).create_comment(body).html_url)
 
@@ -346,6 +358,7 @@ class GitHub:
         With `create` False only an existing comment is edited. Returns the comment's URL, or
         None when nothing was written.
         """
+        self._outgoing("writing the status comment", comment=body)
         issue = self.repo.get_issue(number)
         found = self.status_comment(number, login)
         if found is not None:
@@ -360,6 +373,7 @@ class GitHub:
 
     def upsert_issue(self, branch: str, title: str, body: str) -> str:
         """Update the open `fixbot` issue of `branch` (found by its marker), or open one."""
+        self._outgoing("writing the escalation issue", title=title, body=body)
         marker = issue_marker(branch)
         with mapped("list fixbot issues", ISSUES):
             issues = self.repo.get_issues(state="open", labels=[LABEL])

@@ -1,0 +1,78 @@
+"""The pushed tree is the verified tree: a check (or a process it left behind) that edits the
+fixer's files during or after the verifying run never gets its text committed as "Verified by"."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from fixbot.core.models import OutcomeKind
+from fixbot.core.settings import Settings
+from fixbot.run import engine
+from fixbot.run.engine import Agents
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.repo import git, make_repo
+
+# Passes once value.txt says ok; on that green run it appends its own text to the fixed file.
+WRITES_DURING = """\
+import pathlib, sys
+path = pathlib.Path("value.txt")
+if path.read_text().strip() != "ok":
+    print("1 failed, 1 passed in 0.01s")
+    sys.exit(1)
+path.write_text("ok\\nINJECTED = 'by the check'\\n")
+print("2 passed in 0.01s")
+"""
+# Passes once value.txt says ok, and leaves a process behind (its own session, out of the
+# check's process group) that writes into the fixed file as soon as fixbot snapshots the tree
+# the check passed on (`refs/fixbot/attempt-1`): between verification and commit.
+LEAVES_BEHIND = """\
+import os, pathlib, sys, time
+path = pathlib.Path("value.txt")
+if path.read_text().strip() != "ok":
+    print("1 failed, 1 passed in 0.01s")
+    sys.exit(1)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.closerange(0, 3)
+        end = time.monotonic() + 20
+        ref = pathlib.Path(".git/refs/fixbot/attempt-1")
+        while not ref.exists() and time.monotonic() < end:
+            time.sleep(0.001)
+        path.write_text("ok\\nINJECTED = 'after the check'\\n")
+    os._exit(0)
+os.wait()
+print("2 passed in 0.01s")
+"""
+
+
+def settle(tmp_path: Path, check: str) -> tuple[Path, object, object, str]:
+    repo = make_repo(tmp_path / "repo", {"check.py": check, "value.txt": "a\n"})
+    head = git(repo, "rev-parse", "HEAD")
+    settings = Settings(check=f"{sys.executable} check.py", review=False, max_attempts=1)
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=Agents(fixer, None), sleep=lambda s: None
+    )
+    return repo, outcome, state, head
+
+
+def test_text_the_check_writes_into_a_fixed_file_is_never_committed(tmp_path: Path) -> None:
+    repo, outcome, state, head = settle(tmp_path, WRITES_DURING)
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason  # type: ignore[attr-defined]
+    assert "value.txt" in outcome.reason and "nothing committed" in outcome.reason  # type: ignore[attr-defined]
+    assert state.attempts[-1].drift == ["value.txt"]  # type: ignore[attr-defined]
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_a_process_left_behind_by_the_check_never_gets_its_edit_committed(tmp_path: Path) -> None:
+    repo, outcome, state, head = settle(tmp_path, LEAVES_BEHIND)
+    committed = git(repo, "show", "HEAD:value.txt")
+    assert "INJECTED" not in committed  # whatever the timing: the commit is the verified tree
+    if outcome.outcome is OutcomeKind.ESCALATED:  # type: ignore[attr-defined]
+        assert "value.txt" in outcome.reason  # type: ignore[attr-defined]
+        assert git(repo, "rev-parse", "HEAD") == head
+    else:  # the edit came after the last comparison: the commit holds the verified text
+        assert committed.strip() == "ok" and state.attempts[-1].drift == []  # type: ignore[attr-defined]
