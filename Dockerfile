@@ -3,7 +3,7 @@
 # https://docs.github.com/en/actions/sharing-automations/creating-actions/dockerfile-support-for-github-actions
 #
 # What the check finds here: Python 3.11 with pip in an empty virtual environment of its own
-# (/opt/venv, first on PATH), uv (any other Python version through `uv venv --python 3.12`), git,
+# (/opt/venv, first on the commands' PATH), uv (any other Python version through `uv venv --python 3.12`), git,
 # and nothing of the project: `setup-command` installs the rest (`pip install -e '.[test]'`,
 # `uv pip install -r requirements-dev.txt`, `npm ci` after `system-packages: nodejs npm`, which
 # fixbot installs as root before any of the pull request's code runs). fixbot itself lives in
@@ -35,14 +35,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_ROOT_USER_ACTION=ignore \
     UV_PYTHON_INSTALL_DIR=/opt/uv/python \
     VIRTUAL_ENV=/opt/venv \
-    PATH=/opt/venv/bin:$PATH \
     LITELLM_LOCAL_MODEL_COST_MAP=True \
     FIXBOT_RUNTIME=container
 
 WORKDIR /opt/fixbot
 COPY constraints.txt pyproject.toml README.md ./
 COPY fixbot ./fixbot
-# Into /usr/local (not the project's /opt/venv, which is first on PATH from here on).
+# Into /usr/local (not the project's /opt/venv, which is first on the PATH of the project's
+# commands only: fixbot puts $VIRTUAL_ENV/bin there, never on root's PATH).
 RUN /usr/local/bin/python -m pip install --constraint constraints.txt . "uv==${UV_VERSION}" \
     && /usr/local/bin/fixbot --version \
     && test ! -e /opt/venv/bin/fixbot \

@@ -36,7 +36,9 @@ def test_the_unprivileged_user_is_fixbot_with_uid_1001() -> None:
 
 def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> None:
     env = " ".join(instructions("ENV"))
-    assert "VIRTUAL_ENV=/opt/venv" in env and "PATH=/opt/venv/bin:$PATH" in env
+    # the project's venv is active for the commands (fixbot puts it first on their PATH), never
+    # on root's PATH, where a program the commands planted would run as root
+    assert "VIRTUAL_ENV=/opt/venv" in env and "/opt/venv/bin" not in env
     install = next(r for r in instructions("RUN") if "pip install" in r)
     assert install.startswith("/usr/local/bin/python -m pip install --constraint constraints.txt")
     assert "test ! -e /opt/venv/bin/fixbot" in install

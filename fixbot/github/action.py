@@ -84,6 +84,7 @@ def main(
         workflow.mask(value, ctx.out)
     scrub_process_env()
     forget_model_servers(ctx, env)
+    owner = _workspace_owner(ctx)  # the runner's user, before fixbot's git wrote anything
     try:
         data = _run(ctx)
     except ConfigError as exc:
@@ -92,7 +93,18 @@ def main(
         data = _bare(ctx, OutcomeKind.ERROR, str(exc))
     except LeakRefused as exc:  # a secret in the diff: nothing pushed, a human looks
         data = _bare(ctx, OutcomeKind.ESCALATED, str(exc))
+    finally:
+        if owner is not None:  # as root: the refs and objects the push wrote are root's
+            checkout.give_back(ctx.workspace, owner)
     return _finish(ctx, data)
+
+
+def _workspace_owner(ctx: Context) -> os.stat_result | None:
+    """The workspace folder's owner and group as the run starts (None: no workspace)."""
+    try:
+        return ctx.workspace.stat()
+    except OSError:
+        return None
 
 
 def scrub_process_env() -> None:

@@ -102,6 +102,19 @@ class Launcher:
             return done.exit_code, log.read_text(encoding="utf-8", errors="replace")
 
 
+def commands_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the project's commands: `env` without secrets, and in fixbot's image
+    (`FIXBOT_RUNTIME=container`) the project's virtual environment (`$VIRTUAL_ENV/bin`, which the
+    commands own) first on their PATH. It is on theirs only: root's PATH in the image holds no
+    folder the commands can write (issue 21, hole 1; the Dockerfile)."""
+    scrubbed = check_environment(env)
+    venv = scrubbed.get("VIRTUAL_ENV")
+    if env.get("FIXBOT_RUNTIME") == sandbox.CONTAINER and venv:
+        rest = [p for p in scrubbed.get("PATH", "").split(os.pathsep) if p and p != f"{venv}/bin"]
+        scrubbed["PATH"] = os.pathsep.join([f"{venv}/bin", *rest])
+    return scrubbed
+
+
 def launcher_for(
     settings: Settings,
     root: Path,
@@ -117,7 +130,7 @@ def launcher_for(
     is now."""
     return Launcher(
         root,
-        check_environment(env),
+        commands_environment(env),
         who,
         redactor.redact,
         settings.max_log_bytes,

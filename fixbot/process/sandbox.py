@@ -258,9 +258,29 @@ def namespace_argv(identity: Identity | None) -> tuple[str, ...]:
     trusted `unshare` (`fixbot.process.programs`). Probed once per user and cached; see
     unshare(1), pid_namespaces(7), user_namespaces(7).
     """
+    if identity is not None and os.geteuid() == 0:
+        dropped = _root_namespace_then_user(identity)
+        if dropped:
+            return dropped
     uid = None if identity is None else identity.uid
     gid = None if identity is None else identity.gid
     return _probe_namespace(uid, gid, os.geteuid())
+
+
+def _root_namespace_then_user(identity: Identity) -> tuple[str, ...]:
+    """As root: the PID namespace root may create, then `setpriv` to `identity` inside it (an
+    unprivileged user may not create a user namespace inside a chroot or under Docker's seccomp
+    profile, where root's own PID namespace may still be allowed); () when either is missing.
+    `--pdeathsig keep` keeps `unshare --kill-child`'s signal across the change of user (the
+    kernel clears it when the credentials change; setpriv(1))."""
+    from fixbot.process import programs
+
+    setpriv = programs.optional("setpriv")
+    root = _probe_namespace(None, None, 0)
+    if not root or setpriv is None:
+        return ()
+    drop = (f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups")
+    return (*root, setpriv, *drop, "--pdeathsig", "keep", "--")
 
 
 NAMESPACE_PROBE = 'test "$$" = 1 && ! test -e /proc/2'  # the shell is the namespace's init

@@ -131,10 +131,16 @@ def _spawn(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        user=None if identity is None else identity.uid,
-        group=None if identity is None else identity.gid,
-        extra_groups=None if identity is None else [],
+        user=None if identity is None or drops_user(wrapper) else identity.uid,
+        group=None if identity is None or drops_user(wrapper) else identity.gid,
+        extra_groups=None if identity is None or drops_user(wrapper) else [],
     )
+
+
+def drops_user(wrapper: Sequence[str]) -> bool:
+    """True when `wrapper` itself switches to the commands' user (`setpriv --reuid`, inside a
+    PID namespace root created: `fixbot.process.sandbox.namespace_argv`)."""
+    return any(word.startswith("--reuid=") for word in wrapper)
 
 
 SHELL_SYNTAX = frozenset(";&|<>()`$\\\n*?[]{}~#'\"=")
