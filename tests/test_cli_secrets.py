@@ -68,6 +68,17 @@ def fixbot_as_user(tmp_path: Path, env: dict[str, str]) -> tuple[Path, bytes, st
 
 
 @linux
+def test_a_secrets_fd_variable_from_the_environment_does_not_turn_the_re_exec_off(
+    tmp_path: Path,
+) -> None:
+    """A step before fixbot wrote `FIXBOT_SECRETS_FD=0` into GITHUB_ENV: fixbot took itself for
+    its own re-execution, read 'secrets' from stdin and kept the real ones in its environ."""
+    _, seen, _ = fixbot_as_user(tmp_path, secret_env(FIXBOT_SECRETS_FD="0"))
+    assert b"PATH=" in seen
+    assert TOKEN.encode() not in seen and MODEL_KEY.encode() not in seen
+
+
+@linux
 def test_fixbot_leaves_no_core_file_and_is_not_dumpable(tmp_path: Path) -> None:
     """A check that crashes fixbot would get a core file holding the secrets; a process of the
     same user could read fixbot's memory. Core limit 0 (soft and hard, so the same user cannot

@@ -243,6 +243,8 @@ NOT_OURS = {
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
     "deselect",  # `pytest --deselect`, a cheat fixbot looks for
+    "reuid",  # `setpriv --reuid`, how root drops to the commands' user in their namespace
+    "pdeathsig",  # `setpriv --pdeathsig keep`
     "all",  # `git log --all`
     "preserve-env",  # `sudo --preserve-env`
     "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)

@@ -51,8 +51,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--png", metavar="FILE", help="also draw the charts into a PNG file")
 
 
-def run(args: argparse.Namespace, env: Mapping[str, str], out: TextIO = sys.stdout) -> int:
-    """Run `fixbot stats` with the parsed `args`; return the exit code."""
+def run(args: argparse.Namespace, env: Mapping[str, str], out: TextIO | None = None) -> int:
+    """Run `fixbot stats` with the parsed `args`, printing to `out` (None: `sys.stdout` as it is
+    when called, not as it was when this module was imported); return the exit code."""
+    out = sys.stdout if out is None else out
     try:
         stats = _stats(args, env)
         if args.png:
