@@ -67,6 +67,7 @@ def fixbot_as_user(tmp_path: Path, env: dict[str, str]) -> tuple[Path, bytes, st
     return repo, seen, limits
 
 
+@pytest.mark.slow
 @linux
 def test_a_secrets_fd_variable_from_the_environment_does_not_turn_the_re_exec_off(
     tmp_path: Path,
@@ -78,6 +79,7 @@ def test_a_secrets_fd_variable_from_the_environment_does_not_turn_the_re_exec_of
     assert TOKEN.encode() not in seen and MODEL_KEY.encode() not in seen
 
 
+@pytest.mark.slow
 @linux
 def test_fixbot_leaves_no_core_file_and_is_not_dumpable(tmp_path: Path) -> None:
     """A check that crashes fixbot would get a core file holding the secrets; a process of the

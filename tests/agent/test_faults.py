@@ -62,6 +62,7 @@ def ask(model: LLM) -> str:
     return model.complete([{"role": "user", "content": "hello"}]).content
 
 
+@pytest.mark.slow
 def test_a_reply_trickling_past_the_deadline_is_abandoned_and_retried(
     model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:
@@ -76,6 +77,7 @@ def test_a_reply_trickling_past_the_deadline_is_abandoned_and_retried(
     assert rec.lines[0].endswith("(timed out)")
 
 
+@pytest.mark.slow
 def test_a_model_that_always_trickles_fails_on_time_naming_the_timeout(
     model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:
@@ -88,6 +90,7 @@ def test_a_model_that_always_trickles_fails_on_time_naming_the_timeout(
     assert "--request-timeout" in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_silent_server_is_cut_off_by_the_read_timeout(
     model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:
@@ -184,6 +187,7 @@ def test_the_output_cap_follows_litellm_model_data(model_env: dict[str, str]) ->
     assert output_cap("openai/gpt-4o", 100) == 100
 
 
+@pytest.mark.slow
 def test_the_run_wall_time_budget_shortens_a_request(
     model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:

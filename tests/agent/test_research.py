@@ -48,6 +48,7 @@ def test_a_package_of_the_checks_interpreter_is_described_and_read(
     assert read_dependency(tmp_path, "/usr/bin:/bin", "tinydep")[0].startswith("Error")
 
 
+@pytest.mark.slow
 def test_paths_outside_the_package_and_bad_names_are_refused(
     tmp_path: Path, venv: tuple[str, Path]
 ) -> None:

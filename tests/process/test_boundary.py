@@ -253,6 +253,7 @@ def _uid_processes(uid: int, cmdline: str) -> list[int]:
 # -- a run never signals what it did not start; two runs at once ----------------------------------
 
 
+@pytest.mark.slow
 @needs_root
 def test_the_sweep_spares_processes_it_did_not_start(open_dir: Path) -> None:
     """A process of `nobody` fixbot did not start, and another command's process, survive a
@@ -289,6 +290,7 @@ sys.exit(0 if r.exit_code == 0 else 1)
 """
 
 
+@pytest.mark.slow
 @needs_root
 @pytest.mark.parametrize("runtime", ["container", ""], ids=["container", "cli"])
 def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path, runtime: str) -> None:
@@ -405,6 +407,7 @@ print(git.tree_fingerprint(Path(sys.argv[1]))["big.bin"])
 """
 
 
+@pytest.mark.slow
 def test_a_sparse_file_larger_than_memory_is_fingerprinted_in_bounded_memory(
     tmp_path: Path,
 ) -> None:

@@ -274,6 +274,7 @@ def test_an_unreachable_work_tree_is_a_clear_error(tmp_path: Path) -> None:
         pass
 
 
+@pytest.mark.slow
 def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path: Path) -> None:
     """Runner mode without root: the check shares fixbot's uid, so fixbot's own environ must
     hold no secret (where no PID namespace hides it). Read from outside while the check runs.
@@ -327,6 +328,7 @@ def escape_and_wait(launcher: Launcher, cwd: Path, log: Path) -> bool:
     return (cwd / "late.txt").exists()
 
 
+@pytest.mark.slow
 @needs_root
 @pytest.mark.parametrize("namespace", [True, False], ids=["pid-namespace", "marked-sweep"])
 def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
@@ -344,6 +346,7 @@ def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
     assert not escape_and_wait(Launcher(repo, env, namespace=namespace), repo, open_dir / "2.log")
 
 
+@pytest.mark.slow
 @needs_root
 def test_without_namespace_or_sweep_the_escapee_outlives_the_step(
     open_dir: Path, monkeypatch: pytest.MonkeyPatch

@@ -98,6 +98,7 @@ def test_child_killed_by_signal_reported_by_shell(tmp_path: Path) -> None:
     assert "signal 15 (SIGTERM)" in result.tail
 
 
+@pytest.mark.slow
 def test_timeout_kills_term_ignoring_grandchild(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
     command = (
@@ -204,6 +205,7 @@ def pytest_check(repo: Path) -> str:
     return f"{sys.executable} -m pytest -q -p no:cacheprovider {repo}"
 
 
+@pytest.mark.slow
 def test_digest_of_a_real_pytest_failure(tmp_path: Path) -> None:
     repo = tmp_path / "one" / "repo"
     (repo / "tests").mkdir(parents=True)
@@ -254,6 +256,7 @@ def test_digest_of_a_real_pytest_9_run_with_subtests_knows_its_counts(tmp_path: 
     assert failure.failing_tests == ["tests/test_more.py::test_windowed"]
 
 
+@pytest.mark.slow
 def test_digest_of_a_timeout_is_stable(tmp_path: Path) -> None:
     command = "echo collected 3 items; echo tests/test_io.py::test_read; sleep 30"
     first = digest(run_check(command, tmp_path, tmp_path / "a.log", timeout=0.3, grace=0.2))

@@ -117,6 +117,7 @@ def test_a_missing_check_program_escalates_with_the_fix_and_no_model_call(tmp_pa
     assert "## Recovery plan" in report and "runner mode" in report
 
 
+@pytest.mark.slow
 def test_a_timed_out_check_suggests_a_longer_timeout_with_the_measured_time(
     tmp_path: Path,
 ) -> None:

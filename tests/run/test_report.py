@@ -76,6 +76,7 @@ def test_the_repeated_error_is_pointed_at_where_it_is() -> None:
     assert "below" not in report.split("## Suggested next steps")[1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api_base", ["http://127.0.0.1:8080/v1", "https://u:pw@llm.example/v1"])
 def test_each_suggested_command_runs_as_pasted(tmp_path: Path, api_base: str) -> None:
     """Pasted into a shell with FIXBOT_API_BASE unset (or exported, when the report asks for

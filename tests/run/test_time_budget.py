@@ -30,6 +30,7 @@ def test_a_commands_timeout_is_capped_by_the_time_left(
     assert capped_timeout(timeout, left) == want
 
 
+@pytest.mark.slow
 def test_a_pull_requests_timeout_never_runs_a_check_past_the_workflows_budget(
     tmp_path: Path,
 ) -> None:

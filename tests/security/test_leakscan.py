@@ -193,6 +193,7 @@ def test_the_action_refuses_to_push_a_diff_carrying_the_token(
     assert TOKEN not in run.stdout.replace(f"::add-mask::{TOKEN}", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "found"),
     [  # a line `++ <token>` shows in the diff as `+++ <token>`, a header to a hand-made parser

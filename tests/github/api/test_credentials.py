@@ -77,6 +77,7 @@ def watch(stop: threading.Event, seen: list[str]) -> None:
                     continue
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc (Linux)")
 def test_no_process_environment_or_command_line_holds_the_token_during_a_push(
     tmp_path: Path, server: AuthServer

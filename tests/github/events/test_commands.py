@@ -147,6 +147,7 @@ def test_a_long_history_is_squeezed_oldest_attempts_first() -> None:
     assert "3 attempt(s), signatures abababababab" in squeezed.runs[0].gist
 
 
+@pytest.mark.slow
 def test_the_whole_status_comment_stays_within_githubs_limit() -> None:
     data = render.Report(
         outcome=Outcome(outcome=OutcomeKind.ESCALATED, reason="stuck"),
