@@ -9,7 +9,8 @@ from typing import Any
 
 from fixbot.agent.llm import LLM, Reply, models_for, quiet, supports_tools
 from fixbot.core.models import FixContext
-from fixbot.core.settings import EditProtocol, Settings
+from fixbot.core.settings import Settings
+from fixbot.core.values import EditProtocol
 from fixbot.loop import breaker
 from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor

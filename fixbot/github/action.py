@@ -20,7 +20,8 @@ from fixbot.core.config import load_settings, workflow_value
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
-from fixbot.core.settings import Settings, ThreadAuthors
+from fixbot.core.settings import Settings
+from fixbot.core.values import ThreadAuthors
 from fixbot.github import cifail, conversation, packages
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context

@@ -16,7 +16,8 @@ from typing import TextIO
 
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import Outcome, OutcomeKind
-from fixbot.core.settings import Settings, ThreadAuthors
+from fixbot.core.settings import Settings
+from fixbot.core.values import ThreadAuthors
 from fixbot.github.api import checkout
 from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
 from fixbot.github.api.rest import GitHub

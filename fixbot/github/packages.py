@@ -3,7 +3,7 @@ workflow's `system-packages` input, before any of the pull request's code runs.
 
 The set-up command runs as the unprivileged user (`fixbot.process.sandbox`), so it cannot run
 `apt-get install`; the workflow names the packages instead and fixbot installs them. The names are
-checked against Debian's rules (`fixbot.core.settings.check_package_names`) and come from the
+checked against Debian's rules (`fixbot.core.values.check_package_names`) and come from the
 step's inputs only (a setting that carries trust). `apt-get` is fixbot's own program, called by
 its absolute path with a clean environment: nothing of the step's environment (which an earlier
 step may have written, `APT_CONFIG` say) or of the workspace reaches it.

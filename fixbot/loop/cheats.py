@@ -30,7 +30,6 @@ tests/run/test_impossible.py.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import sys
@@ -40,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from fixbot.core.models import Counts
+from fixbot.loop import asserts
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,6 @@ TOOL_MODULES = frozenset(
     | {"sitecustomize", "usercustomize"}
 )
 IMPORTABLE = TOOL_MODULES | frozenset(sys.stdlib_module_names)
-EXITS = {"_exit", "exit", "abort", "kill", "quit"}
-WIDE = {"AssertionError", "Exception", "BaseException"}
 
 
 def is_test_file(path: str) -> bool:
@@ -116,119 +114,8 @@ def _harness(path: str) -> bool:
     return is_test_file(path) or PurePosixPath(path).name == "conftest.py"
 
 
-def _tree(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def _truthy(node: ast.expr) -> bool:
-    """An expression that is true whatever the code under test does."""
-    if isinstance(node, ast.Constant):
-        return bool(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return isinstance(node.operand, ast.Constant) and not node.operand.value
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-        return any(_truthy(value) for value in node.values)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        same = isinstance(node.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE)
-        return same and ast.dump(node.left) == ast.dump(node.comparators[0])
-    return isinstance(node, ast.List | ast.Tuple | ast.Dict | ast.Set) and bool(
-        getattr(node, "elts", None) or getattr(node, "keys", None)
-    )
-
-
-def _call_name(node: ast.Call) -> str:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """What a Python test module's syntax tree says about its strength."""
-
-    tests: frozenset[str]
-    asserts: int
-    vacuous: int
-    shielded: int  # assertions inside a try/except or suppress that would swallow their failure
-    exits: int
-    modules: int  # writes to sys.modules
-    hooks: tuple[str, ...]
-
-
-def _is_assert(node: ast.AST) -> bool:
-    if isinstance(node, ast.Assert):
-        return True
-    return isinstance(node, ast.Call) and _call_name(node).startswith(("assert", "fail"))
-
-
-def _vacuous(node: ast.AST) -> bool:
-    if isinstance(node, ast.Assert):
-        return _truthy(node.test)
-    if isinstance(node, ast.Call) and node.args:
-        name, args = _call_name(node), node.args
-        if name in ("assertEqual", "assertIs", "assertLessEqual", "assertGreaterEqual"):
-            return len(args) >= 2 and ast.dump(args[0]) == ast.dump(args[1])
-        return name == "assertTrue" and _truthy(args[0])
-    return False
-
-
-def _swallows(node: ast.AST) -> bool:
-    """A try/except catching assertion failures, or `with suppress(...)`/`pytest.raises(...)`."""
-    if isinstance(node, ast.Try):
-        for handler in node.handlers:
-            kinds = handler.type
-            names = [] if kinds is None else list(getattr(kinds, "elts", [kinds]))
-            caught = {getattr(n, "id", getattr(n, "attr", "")) for n in names}
-            if kinds is None or caught & WIDE:
-                return True
-        return False
-    if isinstance(node, ast.With):
-        calls = [i.context_expr for i in node.items if isinstance(i.context_expr, ast.Call)]
-        return any(_call_name(c) in ("suppress", "raises") for c in calls)
-    return False
-
-
-def _shielded(tree: ast.Module) -> int:
-    count = 0
-    for node in ast.walk(tree):
-        if _swallows(node):
-            body = getattr(node, "body", [])
-            count += sum(_is_assert(n) for stmt in body for n in ast.walk(stmt))
-    return count
-
-
-def _writes_modules(node: ast.AST) -> bool:
-    """`sys.modules[...] = `, `sys.modules.update(...)`, `setitem(sys.modules, ...)`."""
-    text = ast.dump(node)
-    if "attr='modules'" not in text:
-        return False
-    if isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
-        return True
-    return isinstance(node, ast.Call) and _call_name(node) in ("update", "setitem", "setdefault")
-
-
-def _shape(text: str) -> _Shape | None:
-    tree = _tree(text)
-    if tree is None:
-        return None
-    nodes = list(ast.walk(tree))
-    defs = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    return _Shape(
-        tests=frozenset(d.name for d in defs if d.name.startswith("test")),
-        asserts=sum(_is_assert(n) for n in nodes),
-        vacuous=sum(_vacuous(n) for n in nodes),
-        shielded=_shielded(tree),
-        exits=sum(isinstance(n, ast.Call) and _call_name(n) in EXITS for n in nodes)
-        + sum(isinstance(n, ast.Raise) and "SystemExit" in ast.dump(n) for n in nodes),
-        modules=sum(_writes_modules(n) for n in nodes),
-        hooks=tuple(sorted(ast.dump(d) for d in defs if d.name.startswith("pytest_"))),
-    )
-
-
 def _python_test(change: Change) -> list[Cheat]:
-    old, new = _shape(change.old or ""), _shape(change.new or "")
+    old, new = asserts.shape(change.old or ""), asserts.shape(change.new or "")
     path = change.path
     if old is None or new is None:
         return _text_test(change) if new is None or old is None else []
@@ -370,32 +257,13 @@ def fewer_tests(first: Counts | None, last: Counts | None) -> Cheat | None:
     return None
 
 
-def _exits_at_import(tree: ast.Module) -> int:
-    """Process exits that run when the module is imported (top-level code, outside functions,
-    classes and `if __name__ == "__main__":`), and every `os._exit` however it was imported."""
-    count = sum(isinstance(n, ast.Call) and _call_name(n) == "_exit" for n in ast.walk(tree))
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        stmt = pending.pop()
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        if isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test):
-            continue
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and _call_name(node) in EXITS - {"_exit"}:
-                count += 1
-            if isinstance(node, ast.Raise) and "SystemExit" in ast.dump(node):
-                count += 1
-    return count
-
-
 def _exit_added(change: Change) -> Cheat | None:
     """A Python module of any kind (the code under test too) that now ends the process when it
     is imported: the tests that import it never run, and the runner exits 0."""
     if not change.path.endswith(".py") or change.new is None:
         return None
-    old, new = _tree(change.old or ""), _tree(change.new)
-    if old is None or new is None or _exits_at_import(new) <= _exits_at_import(old):
+    old, new = asserts.parse(change.old or ""), asserts.parse(change.new)
+    if old is None or new is None or asserts.exits_at_import(new) <= asserts.exits_at_import(old):
         return None
     return Cheat("exit-added", change.path, "the module ends the process when it is imported")
 

@@ -6,7 +6,7 @@ One object holds how a project command runs — the scrubbed environment, the un
 (`sandbox.namespace_argv`: nothing it started outlives it), else marked and swept
 (`sandbox.sweep`). Before each command the work tree's new files are given to the user; after
 it, `.git` is checked to still be root's and `.git/config` is put back as fixbot found it
-(`git.ConfigPin`: a `pushurl = ext::...` or `core.fsmonitor` the command wrote never reaches
+(`gitconfig.ConfigPin`: a `pushurl = ext::...` or `core.fsmonitor` the command wrote never reaches
 fixbot's git).
 """
 
@@ -25,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import git, sandbox, spawn
+from fixbot.process import gitconfig, sandbox, spawn
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -50,7 +50,7 @@ class Launcher:
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
     private: tuple[str, ...] = (".git",)
     deadline: float | None = None
-    pin: git.ConfigPin | None = None
+    pin: gitconfig.ConfigPin | None = None
     namespace: bool = True
 
     def run(
@@ -136,7 +136,7 @@ def launcher_for(
         settings.max_log_bytes,
         sandbox.private_names(settings.state_dir),
         deadline,
-        git.ConfigPin.take(root),
+        gitconfig.ConfigPin.take(root),
     )
 
 

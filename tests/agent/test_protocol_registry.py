@@ -16,7 +16,7 @@ from fixbot.agent import Agent, build_agent, prompts
 from fixbot.agent.protocols import registry
 from fixbot.agent.protocols.base import Conversation, ProtocolSpec
 from fixbot.core.errors import ConfigError
-from fixbot.core.settings import EditProtocol
+from fixbot.core.values import EditProtocol
 from tests.fakes.agent_repo import (
     BUGGY_LINE,
     FIXED_LINE,

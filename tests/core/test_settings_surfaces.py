@@ -16,8 +16,8 @@ import yaml
 from fixbot.cli import build_parser, flags_from, main
 from fixbot.core.config import load_settings, workflow_value
 from fixbot.core.errors import ConfigError
-from fixbot.core.settings import check_state_dir
 from fixbot.core.surfaces import Spec, shown_default, spec, specs
+from fixbot.core.values import check_state_dir
 from tests.fakes.paths import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ import pytest
 
 from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError
-from fixbot.core.settings import check_package_names
+from fixbot.core.values import check_package_names
 from fixbot.github import action, packages
 from tests.fakes.action_env import ActionSandbox
 from tests.fakes.github_server import FakeGitHub

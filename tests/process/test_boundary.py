@@ -23,7 +23,7 @@ import pytest
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.github.api import checkout
-from fixbot.process import git, programs, sandbox
+from fixbot.process import git, gitconfig, programs, sandbox
 from fixbot.process.launcher import Launcher
 from fixbot.ui import workflow
 from tests.fakes.paths import ROOT
@@ -131,7 +131,7 @@ def test_config_the_check_writes_into_git_is_undone_before_fixbot_pushes(
     raw_git(repo, "push", "-q", "origin", "main")
     before = (repo / ".git" / "config").read_bytes()
     launcher = Launcher(
-        repo, {"PATH": os.environ["PATH"]}, pin=git.ConfigPin.take(repo) if pinned else None
+        repo, {"PATH": os.environ["PATH"]}, pin=gitconfig.ConfigPin.take(repo) if pinned else None
     )
     assert launcher.run(pushurl_attack(evil), repo, tmp_path / "c.log", 30).exit_code == 0
 
@@ -492,7 +492,7 @@ def test_a_git_folder_the_check_replaced_stops_the_run(tmp_path: Path) -> None:
     repository of its own (with its own config) in its place: fixbot stops instead."""
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     evil = make_repo(tmp_path / "evil", {"b.txt": "b\n"})
-    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, pin=git.ConfigPin.take(repo))
+    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, pin=gitconfig.ConfigPin.take(repo))
     swap = f"mv .git ../moved-git && echo 'gitdir: {evil / '.git'}' > .git"
     with pytest.raises(ConfigError, match="was replaced"):
         launcher.run(swap, repo, tmp_path / "c.log", 30)

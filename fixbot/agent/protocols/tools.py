@@ -13,7 +13,7 @@ from typing import Any
 from fixbot.agent import prompts
 from fixbot.agent.protocols.base import Conversation, ProtocolSpec, Session
 from fixbot.agent.tools import TOOL_SCHEMAS
-from fixbot.core.settings import EditProtocol
+from fixbot.core.values import EditProtocol
 
 TOOLLESS_LIMIT = 2
 

@@ -23,7 +23,7 @@ from enum import StrEnum
 from pydantic import BaseModel, Field
 
 from fixbot.core.models import OutcomeKind
-from fixbot.core.settings import OnEscalation, OnSuccess
+from fixbot.core.values import OnEscalation, OnSuccess
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import gate_default_branch_push
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.core.settings import ConfigError, OnEscalation, OnSuccess
+from fixbot.core.settings import ConfigError
+from fixbot.core.values import OnEscalation, OnSuccess
 from fixbot.github.events.event import load_event, parse_event
 from fixbot.github.events.gates import BOT_EMAIL, gate_event, gate_head
 from fixbot.github.events.intent import IntentKind, decide

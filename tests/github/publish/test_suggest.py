@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from fixbot.core.models import OutcomeKind
-from fixbot.core.settings import OnSuccess
+from fixbot.core.values import OnSuccess
 from fixbot.github.publish.hunks import changes
 from fixbot.github.publish.plan import make_plan
 from fixbot.github.publish.suggest import BODY_LIMIT, commentable, review, suggestion
