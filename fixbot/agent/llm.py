@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import errors
+from fixbot.agent.waiting import quiet, within
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import Heartbeat
-from fixbot.core.secrets import DEFAULT_BASES, provider_of, provider_stems
+from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
 
@@ -74,38 +73,6 @@ def host_of(model: str, api_base: str | None) -> str:
             provider, base = model.split("/", 1)[0], None
         base = base or DEFAULT_BASES.get(provider)
     return urlsplit(base).netloc or str(base) if base else f"the {model.split('/')[0]} API"
-
-
-# Where litellm finds a provider's server when no `api_base` is passed: `get_secret("X")` of
-# litellm 1.x (main.py and llms/**): `OPENAI_BASE_URL`, `OPENAI_API_BASE`, `ANTHROPIC_BASE_URL`,
-# `AZURE_API_BASE`, `OLLAMA_API_BASE`, `HF_ENDPOINT`, `WATSONX_URL`, `GIGACHAT_AUTH_URL`, ...
-# Any name with these suffixes; `_URL`, `_ENDPOINT` and `_HOST` only after a provider's name.
-SERVER_SUFFIX = re.compile(r"_(?:API_BASE|BASE_URL|API_BASE_URL)\Z")
-PROVIDER_SERVER_SUFFIX = re.compile(r"_(?:URL|ENDPOINT|HOST)\Z")
-OTHER_SERVER_PREFIXES = ("WML_", "AWS_BEDROCK_", "AGENTCORE_", "GITHUB_COPILOT_", "LITELLM_")
-# Set by the runner, and GitHub refuses to let a step overwrite them through GITHUB_ENV.
-RUNNER_URLS = frozenset({"GITHUB_API_URL", "GITHUB_GRAPHQL_URL", "GITHUB_SERVER_URL"})
-
-
-def server_variables(env: Mapping[str, str]) -> list[str]:
-    """The names in `env` that can point litellm at a model server (sorted).
-
-    In the Action they are removed from fixbot's environment (`fixbot.github.action`): a step
-    before fixbot that ran the pull request's code may have written them into `GITHUB_ENV`, and
-    litellm would send the model key to that server. The server is then only `api-base`,
-    passed to litellm explicitly.
-    """
-    stems = tuple(f"{stem}_" for stem in provider_stems()) + OTHER_SERVER_PREFIXES
-    found = []
-    for name in env:
-        upper = name.upper()
-        if upper in RUNNER_URLS or upper.startswith(("FIXBOT_", "INPUT_")):
-            continue  # fixbot's own settings: `fixbot.core.config` decides who may set them
-        if SERVER_SUFFIX.search(upper) or (
-            PROVIDER_SERVER_SUFFIX.search(upper) and upper.startswith(stems)
-        ):
-            found.append(name)
-    return sorted(found)
 
 
 def litellm_module() -> Any:
@@ -194,50 +161,6 @@ def output_cap(model: str, setting: int | None) -> int:
         return DEFAULT_OUTPUT_TOKENS
     value = info.get("max_output_tokens") or info.get("max_tokens")
     return int(value) if value else DEFAULT_OUTPUT_TOKENS
-
-
-HEARTBEAT_S = 30.0  # seconds between "still waiting for the model" lines
-
-
-def within(
-    seconds: float,
-    call: Callable[[], Any],
-    on_timeout: Callable[[], Exception],
-    heartbeat: Callable[[float], None] | None = None,
-    every: float = HEARTBEAT_S,
-) -> Any:
-    """`call()`, or raise `on_timeout()` once `seconds` have passed without it returning.
-
-    The call runs in a daemon thread so the wait ends on time whatever the HTTP client does; a
-    call still running then is abandoned (its reply, if one comes, is dropped). `heartbeat`
-    is called with the seconds waited so far every `every` seconds while the call runs.
-    """
-    done = threading.Event()
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # handed to the caller below
-            box["error"] = exc
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="fixbot-model-request", daemon=True).start()
-    started = time.monotonic()
-    while not done.is_set():
-        left = seconds - (time.monotonic() - started)
-        if left <= 0:
-            raise on_timeout()
-        if not done.wait(min(left, every)) and heartbeat and left > every:
-            heartbeat(time.monotonic() - started)
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
-
-
-def quiet(text: str) -> None:
-    """Drop a progress line (the default `notify`)."""
 
 
 @dataclass

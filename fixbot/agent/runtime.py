@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixbot.agent.llm import LLM, Reply, models_for, quiet, supports_tools
+from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
+from fixbot.agent.waiting import quiet
 from fixbot.core.models import FixContext
 from fixbot.core.settings import Settings
 from fixbot.core.values import EditProtocol

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from fixbot.agent import llm
+from fixbot.agent import servers
 from fixbot.core.config import load_settings, workflow_value
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
@@ -127,7 +127,7 @@ def forget_model_servers(ctx: Context, env: Mapping[str, str]) -> list[str]:
     the Action the server is the `api-base` input's, passed to litellm explicitly. The check
     still gets them (`Context.env`): they are the project's business there, and it holds no key.
     """
-    names = sorted(set(llm.server_variables(env)) | set(llm.server_variables(os.environ)))
+    names = sorted(set(servers.server_variables(env)) | set(servers.server_variables(os.environ)))
     for name in names:
         os.environ.pop(name, None)
     if names:

@@ -207,7 +207,7 @@ def test_a_slow_model_call_sends_heartbeats_and_a_quick_one_none() -> None:
     it when its output is piped), then returns the reply; a quick call sends none."""
     import time
 
-    from fixbot.agent.llm import within
+    from fixbot.agent.waiting import within
 
     beats: list[float] = []
 

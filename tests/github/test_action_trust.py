@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent.llm import server_variables
+from fixbot.agent.servers import server_variables
 from tests.fakes.action_env import REPOSITORY, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, refused_url, text
