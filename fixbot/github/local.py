@@ -24,7 +24,7 @@ from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
 from fixbot.github.events.data import pull_request_of
 from fixbot.github.events.permission import Permissions
-from fixbot.github.publisher import thread_replies
+from fixbot.github.replies import thread_replies
 from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run import engine

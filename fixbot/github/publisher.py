@@ -13,15 +13,13 @@ import time
 from pathlib import Path
 
 from fixbot.core.errors import GitHubError
-from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
+from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Context, Finished
 from fixbot.github.api.runs import Runs
-from fixbot.github.events import threads
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import BOT_LOGIN
-from fixbot.github.events.threads import LeftOut
 from fixbot.github.publish import dispatch, hunks, memory, render, suggest
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publish.plan import (
@@ -33,6 +31,7 @@ from fixbot.github.publish.plan import (
     rescue_note,
     rescue_plan,
 )
+from fixbot.github.replies import address_threads
 from fixbot.process import git
 from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
@@ -109,38 +108,6 @@ def publish(
     return data
 
 
-def address_threads(
-    ctx: Context,
-    event: Event,
-    data: render.Report,
-    result: Finished,
-    left_out: list[LeftOut],
-    base: str | None = None,
-) -> render.Report:
-    """Reply in and resolve the threads the intersection rule allows, once the fix is pushed
-    to the pull request's own branch; record every thread's fate in `data.threads`.
-
-    The files fixbot touched are those changed from `base` (the run's start sha by default;
-    the branch's new tip when the fix was replayed onto it, so a human's files never count) to
-    the pushed commit.
-    """
-    given = result.threads
-    if not given:
-        if left_out:
-            return data.model_copy(update={"threads": threads.report([], [], None, left_out)})
-        return data
-    sha, branch = data.outcome.commit_sha, data.links.branch
-    if data.outcome.outcome is not OutcomeKind.FIXED or not sha or branch != event.branch:
-        note = "no fix was pushed to this pull request's branch, so no thread was resolved"
-        return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
-    start = base or result.state.start_sha
-    touched = git.changed_files(ctx.workspace, start, sha)
-    targets = threads.resolvable(given, result.state.attempts, touched)
-    replies = thread_replies(ctx.workspace, start, sha, targets, data.links.commit_url)
-    done, why = resolve_all(ctx, targets, replies)
-    return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
-
-
 def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report) -> render.Report:
     """Dispatch the CI workflow(s) on the branch fixbot pushed a verified fix to, when the push
     was made with the job's `GITHUB_TOKEN` (see `fixbot.github.publish.dispatch`); link the
@@ -162,35 +129,6 @@ def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report
     found = [runs.dispatch(workflow, branch) for workflow in wanted]
     links = data.links.model_copy(update={"dispatched": found})
     return data.model_copy(update={"links": links})
-
-
-def thread_replies(
-    root: Path, start: str, sha: str, targets: list[ReviewThread], commit_url: str | None
-) -> dict[str, str]:
-    """Each target thread's reply (by thread id): the commit `sha` and, as evidence, the hunk
-    of `start..sha` on the thread's file nearest its line."""
-    found = hunks.changes(git.run(root, "diff", "--no-color", "--no-ext-diff", start, sha))
-    replies = {}
-    for thread in targets:
-        change = hunks.nearest(found, thread.path, thread.line)
-        evidence = hunks.fence(hunks.shown(change), "diff") if change else None
-        replies[thread.id] = threads.reply_text(sha, commit_url, evidence)
-    return replies
-
-
-def resolve_all(
-    ctx: Context, targets: list[ReviewThread], reply: str | dict[str, str]
-) -> tuple[list[ReviewThread], str | None]:
-    """Reply in each of `targets` (`reply`, or a reply per thread id), then resolve it, in
-    batches; return the resolved ones and, when GitHub refused part of it, why."""
-    if not targets:
-        return [], None
-    result, why = ctx.graphql().resolve_and_reply([t.id for t in targets], reply)
-    resolved = set(result.resolved)
-    unanswered = [t for t in targets if t.id in resolved and t.id not in result.replied]
-    if unanswered and why is None:
-        why = f"{len(unanswered)} resolved thread(s) got no reply"
-    return [t for t in targets if t.id in resolved], why
 
 
 def read_report(outcome: Outcome) -> str:
