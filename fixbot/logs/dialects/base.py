@@ -107,3 +107,29 @@ def word_counts(text: str, words: Mapping[str, str]) -> Counts:
 def compile_lines(sources: Iterable[str]) -> re.Pattern[str]:
     """One multi-line pattern: any of `sources` at a line's start, after indentation."""
     return re.compile(r"^[ \t]*(?:" + "|".join(f"(?:{s})" for s in sources) + ")", re.MULTILINE)
+
+
+def counts_after_units(
+    text: str, summary: re.Pattern[str], words: Mapping[str, str], units: str
+) -> list[Counts]:
+    """One `Counts` per test line of `summary` (group 1 the line's label, group 2 its `N word`
+    pairs, read with `words`); the units (jest's suites, vitest's files) the `units` line before
+    it says failed, beyond its failed tests, count as errors: a unit that fails to load runs no
+    test, so a red run never reads as 0 failing."""
+    found, units_failed = [], 0
+    for match in summary.finditer(text):
+        counted = word_counts(match.group(2), words)
+        if match.group(1) == units:
+            units_failed = counted.failed or 0
+            continue
+        failed = counted.failed or 0
+        found.append(
+            Counts(
+                passed=counted.passed or 0,
+                failed=failed,
+                errors=max(units_failed - failed, 0) or None,
+                skipped=counted.skipped or 0,
+            )
+        )
+        units_failed = 0
+    return found

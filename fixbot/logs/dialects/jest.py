@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect, word_counts
+from fixbot.logs.dialects.base import Dialect, counts_after_units
 
 SUMMARY_RE = re.compile(r"^(Test Suites|Tests):\s+(.*\d+ total)", re.MULTILINE)
 FIELDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": "skipped"}
@@ -21,23 +21,7 @@ FIELDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": 
 def counts(text: str) -> list[Counts]:
     """One `Counts` per `Tests:` line (a skipped or todo test counts as skipped), with the
     suites that failed to run, as far as the `Test Suites:` line before it tells, as errors."""
-    found, suites_failed = [], 0
-    for match in SUMMARY_RE.finditer(text):
-        words = word_counts(match.group(2), FIELDS)
-        if match.group(1) == "Test Suites":
-            suites_failed = words.failed or 0
-            continue
-        failed = words.failed or 0
-        found.append(
-            Counts(
-                passed=words.passed or 0,
-                failed=failed,
-                errors=max(suites_failed - failed, 0) or None,
-                skipped=words.skipped or 0,
-            )
-        )
-        suites_failed = 0
-    return found
+    return counts_after_units(text, SUMMARY_RE, FIELDS, "Test Suites")
 
 
 DIALECT = Dialect(

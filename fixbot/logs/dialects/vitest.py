@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect, word_counts
+from fixbot.logs.dialects.base import Dialect, counts_after_units
 
 SUMMARY_RE = re.compile(
     r"^[ \t]*(Test Files|Tests)[ \t]+(\d+ \w+(?: \| \d+ \w+)* \(\d+\)|no tests)", re.MULTILINE
@@ -23,23 +23,7 @@ FAIL = r"FAIL[ \t]+(?P<test>\S+ > [^\n]+?)[ \t]*$"
 def counts(text: str) -> list[Counts]:
     """One `Counts` per `Tests` line (a skipped or todo test counts as skipped), with the files
     that failed to run, as far as the `Test Files` line before it tells, as errors."""
-    found, files_failed = [], 0
-    for match in SUMMARY_RE.finditer(text):
-        words = word_counts(match.group(2), FIELDS)
-        if match.group(1) == "Test Files":
-            files_failed = words.failed or 0
-            continue
-        failed = words.failed or 0
-        found.append(
-            Counts(
-                passed=words.passed or 0,
-                failed=failed,
-                errors=max(files_failed - failed, 0) or None,
-                skipped=words.skipped or 0,
-            )
-        )
-        files_failed = 0
-    return found
+    return counts_after_units(text, SUMMARY_RE, FIELDS, "Test Files")
 
 
 def file_of(test: str) -> str | None:
