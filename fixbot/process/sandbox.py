@@ -72,7 +72,7 @@ Lookup = Callable[[str], "pwd.struct_passwd"]
 
 
 def choose(
-    run_as: str, euid: int, lookup: Lookup = pwd.getpwnam, runtime: str | None = CONTAINER
+    run_as: str, euid: int, lookup: Lookup = pwd.getpwnam, *, runtime: str | None
 ) -> tuple[Identity | None, str]:
     """Decide the user of the project's commands; return (identity or None for 'as fixbot', note).
 
@@ -80,7 +80,8 @@ def choose(
     first of `CANDIDATES` that exists; anywhere else, the runner mode and the CLI as root
     included, fixbot's own user), `self` (fixbot's own user, whatever it is) or a user name
     (root only: how the runner mode under `sudo` drops to another user). `runtime` is
-    `FIXBOT_RUNTIME` (None: the CLI).
+    `FIXBOT_RUNTIME` (None: the CLI); it has no default, so no caller decides where it runs by
+    forgetting it.
     Raises `ConfigError` for a named user that does not exist or needs root.
     """
     if run_as == SELF:

@@ -204,7 +204,7 @@ def test_commands_cannot_touch_git_or_the_state_but_can_edit_the_work_tree(
     repo = make_repo(open_dir / "repo", {"app.py": "x = 1\n"})
     (repo / ".fixbot").mkdir()
     (repo / ".fixbot" / "state.json").write_text("{}")
-    identity, _ = sandbox.choose("auto", 0)
+    identity, _ = sandbox.choose("auto", 0, runtime="container")
     assert identity is not None and identity.uid == auto_uid()
     attack = (
         "echo hacked > .git/hooks/post-commit; echo '[core] fsmonitor = evil' >> .git/config; "
@@ -246,21 +246,23 @@ def test_choose_decides_the_user_from_the_setting_and_the_uid(real_users: None) 
     def lookup(name: str) -> pwd.struct_passwd:
         return users[name]
 
-    assert sandbox.choose("auto", 1000, lookup)[0] is None
-    assert sandbox.choose("self", 0, lookup)[0] is None
-    found, note = sandbox.choose("auto", 0, lookup)
+    assert sandbox.choose("auto", 1000, lookup, runtime="container")[0] is None
+    assert sandbox.choose("self", 0, lookup, runtime="container")[0] is None
+    found, note = sandbox.choose("auto", 0, lookup, runtime="container")
     assert found == sandbox.Identity(65534, 65534, "nobody") and "nobody" in note
     users["fixbot"] = pwd.struct_passwd(("fixbot", "x", 1001, 1001, "", "/", "/bin/sh"))
-    assert sandbox.choose("auto", 0, lookup)[0] == sandbox.Identity(1001, 1001, "fixbot")
+    assert sandbox.choose("auto", 0, lookup, runtime="container")[0] == sandbox.Identity(
+        1001, 1001, "fixbot"
+    )
     with pytest.raises(ConfigError, match="needs fixbot to run as root"):
-        sandbox.choose("fixbot", 1000, lookup)
+        sandbox.choose("fixbot", 1000, lookup, runtime="container")
     with pytest.raises(ConfigError, match="no user 'ghost'"):
-        sandbox.choose("ghost", 0, lookup)
+        sandbox.choose("ghost", 0, lookup, runtime="container")
     users["toor"] = pwd.struct_passwd(("toor", "x", 0, 0, "", "/", "/bin/sh"))
     with pytest.raises(ConfigError, match="is root"):
-        sandbox.choose("toor", 0, lookup)
+        sandbox.choose("toor", 0, lookup, runtime="container")
     users.clear()
-    nobody_left, warning = sandbox.choose("auto", 0, lookup)
+    nobody_left, warning = sandbox.choose("auto", 0, lookup, runtime="container")
     assert nobody_left is None and "can read the secrets" in warning
 
 
