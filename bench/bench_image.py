@@ -52,10 +52,19 @@ def gzipped_megabytes(path: Path) -> float:
     return len(gz.stdout) / 1e6
 
 
+def base_of(image: str) -> str:
+    """The name of the base `image` was built on (buildah records it in the image's annotations)."""
+    store = ["--root", str(CACHE / "storage"), "--runroot", str(CACHE / "run")]
+    inspect = ["buildah", *store, "--storage-driver", "vfs", "inspect", "--type", "image", image]
+    out = subprocess.run(inspect, capture_output=True, text=True, check=True).stdout
+    name: str = json.loads(out)["ImageAnnotations"]["org.opencontainers.image.base.name"]
+    return name
+
+
 def base_rootfs(name: str) -> Path:
-    """The stand-in base's file system in the cache."""
+    """The file system of the image `name` (the stand-in base) in the cache."""
     images = json.loads((CACHE / "storage" / "vfs-images" / "images.json").read_text("utf-8"))
-    layer = next(i["layer"] for i in images if any(n.startswith(name) for n in i["names"] or []))
+    layer = next(i["layer"] for i in images if name in (i["names"] or []))
     return CACHE / "storage" / "vfs" / "dir" / layer
 
 
@@ -95,7 +104,7 @@ def main() -> None:
     if reason := image_unavailable():
         sys.exit(f"bench_image: {reason}")
     image = built_image()
-    base = base_rootfs("localhost/fixbot-base:")
+    base = base_rootfs(base_of(image.name))
     print(f"image {image.name}")
     print(
         f"on disk: image {megabytes(image.rootfs):.0f} MB, stand-in base {megabytes(base):.0f} MB"

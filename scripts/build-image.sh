@@ -8,7 +8,8 @@
 # docs/image.md, "The stand-in base"). Both are cached in $FIXBOT_IMAGE_CACHE (default
 # ~/.cache/fixbot/image, buildah's own storage under it) by the hash of what goes into them:
 # the base by this script's base recipe, the image by the Dockerfile, .dockerignore,
-# constraints.txt, pyproject.toml, README.md and fixbot/ (what the Dockerfile copies). A second
+# constraints.txt, pyproject.toml, README.md, scripts/image_trim.py and fixbot/ (what the
+# Dockerfile copies). A second
 # run with the same files builds nothing. Needs root, buildah and debootstrap (`apt-get install buildah
 # debootstrap`; scripts/setup.sh installs them when it runs as root).
 #
@@ -34,6 +35,14 @@ path-exclude /usr/share/linda/*
 path-exclude /usr/share/lintian/overrides/*
 path-exclude /usr/share/locale/*
 path-exclude /usr/share/man/*'
+
+# Debian's container images also tell apt to keep no package cache: no pkgcache.bin or
+# srcpkgcache.bin (80 MB after an `apt-get update`), no downloaded .deb once installed. An image
+# built on the stand-in without this carried 96 MB that the real base never has.
+APT_CLEAN='Dir::Cache::pkgcache "";
+Dir::Cache::srcpkgcache "";
+DPkg::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };
+APT::Update::Post-Invoke { "rm -f /var/cache/apt/archives/*.deb /var/cache/apt/archives/partial/*.deb /var/cache/apt/*.bin || true"; };'
 
 die() {
   echo "build-image.sh: $*" >&2
@@ -61,8 +70,8 @@ prune() {
 
 # -- the stand-in base -------------------------------------------------------------------------
 base_recipe() {
-  printf '%s\n' "$SUITE" "$BASE_PACKAGES" "$MIRROR" minbase usr-local-python no-externally-managed
-  printf '%s\n' "$SLIM"
+  printf '%s\n' "$SUITE" "$BASE_PACKAGES" "$MIRROR" minbase usr-local-python no-externally-managed no-bytecode
+  printf '%s\n' "$SLIM" "$APT_CLEAN"
 }
 base_key=$(base_recipe | sha256sum | cut -c1-12)
 BASE="localhost/fixbot-base:$base_key"
@@ -76,6 +85,10 @@ if ! have "$BASE"; then
   ln -sf /usr/bin/python3 "$rootfs/usr/local/bin/python"
   ln -sf /usr/bin/python3 "$rootfs/usr/local/bin/python3"
   rm -f "$rootfs"/usr/lib/python3*/EXTERNALLY-MANAGED
+  # As in python:3.11-slim-bookworm, whose build deletes every .pyc of its Python (docker-library's
+  # Dockerfile: `find /usr/local ... -name '*.pyc' ... -exec rm -rf`): Debian compiled its Python
+  # files when it installed them (24 MB); the real base carries none.
+  find "$rootfs/usr/lib" -depth -name __pycache__ -path '*/python3*' -exec rm -rf {} +
   rm -f "$rootfs/etc/apt/sources.list"
   cat >"$rootfs/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
@@ -92,6 +105,8 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 EOF
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/archives/*.deb
   printf '%s\n' "$SLIM" >"$rootfs/etc/dpkg/dpkg.cfg.d/docker-slim"
+  printf '%s\n' "$APT_CLEAN" >"$rootfs/etc/apt/apt.conf.d/docker-clean"
+  rm -f "$rootfs"/var/cache/apt/*.bin
   find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
   find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
   rm -rf "$rootfs"/usr/share/{groff,info,linda,man,locale}/* "$rootfs"/usr/share/lintian/overrides/*
@@ -113,7 +128,7 @@ prune localhost/fixbot-base "$BASE"
 # -- the image -----------------------------------------------------------------------------------
 image_key=$( (
   echo "$BASE"
-  sha256sum Dockerfile .dockerignore constraints.txt pyproject.toml README.md
+  sha256sum Dockerfile .dockerignore constraints.txt pyproject.toml README.md scripts/image_trim.py
   find fixbot -type f -not -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 ) | sha256sum | cut -c1-12)
 IMAGE="localhost/fixbot:$image_key"

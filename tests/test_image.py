@@ -40,7 +40,14 @@ def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> No
     # on root's PATH, where a program the commands planted would run as root
     assert "VIRTUAL_ENV=/opt/venv" in env and "/opt/venv/bin" not in env
     install = next(r for r in instructions("RUN") if "pip install" in r)
-    assert install.startswith("/usr/local/bin/python -m pip install --constraint constraints.txt")
+    assert (
+        "/usr/local/bin/python -m pip install --no-compile --constraint constraints.txt" in install
+    )
+    # Trimmed in the same layer, binutils (for strip) gone by its end (docs/image.md, "Size").
+    assert install.index("pip install") < install.index("scripts/image_trim.py")
+    assert install.index("image_trim.py") < install.index(
+        "apt-get purge --yes --auto-remove binutils"
+    )
     assert "test ! -e /opt/venv/bin/fixbot" in install
     assert instructions("ENTRYPOINT") == [
         '["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]'

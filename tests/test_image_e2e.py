@@ -107,6 +107,52 @@ def test_the_image_has_fixbot_uv_git_and_the_unprivileged_user(container: Contai
     assert container.shell(leftovers, user=None).strip() == "0"
 
 
+# Run as root in the image: what scripts/image_trim.py left out must not be missed by a run.
+TRIMMED = r"""
+import glob, importlib, json, os, pkgutil, shutil, sys
+import fixbot, github, gql, gql.transport.requests
+for info in pkgutil.walk_packages(fixbot.__path__, "fixbot."):
+    if not info.name.endswith("__main__"):
+        importlib.import_module(info.name)
+no_bytecode = sorted(
+    name for name, module in list(sys.modules.items())
+    if str(getattr(module, "__file__", "")).endswith(".py")
+    and getattr(module.__spec__, "origin", None) != "frozen"
+    and not os.path.exists(getattr(module, "__cached__", "") or "")
+)
+modules = len(sys.modules)
+import litellm  # imported when a run first calls the model
+from litellm.rust_bridge import native_bridge_available
+import boto3  # imported by litellm when a Bedrock or SageMaker model is called
+services = ("sts", "sso", "sso-oidc", "bedrock-runtime", "sagemaker-runtime")
+clients = [
+    boto3.client(s, region_name="us-east-1").meta.service_model.endpoint_prefix for s in services
+]
+print(json.dumps({
+    "no_bytecode": no_bytecode, "modules": modules, "rust": native_bridge_available(),
+    "clients": clients, "strip": shutil.which("strip"),
+    "apt_cache": glob.glob("/var/cache/apt/*.bin") + glob.glob("/var/cache/apt/archives/*.deb"),
+}))
+"""
+
+
+def test_what_the_image_leaves_out_is_not_what_a_run_uses(container: Container) -> None:
+    """docs/image.md, "Size": every module each run imports (fixbot's, PyGithub, gql, the
+    standard library's they use) comes from bytecode compiled in the build, litellm runs without
+    its Rust extension, boto3 still builds the clients a Bedrock or SageMaker model needs, and
+    neither binutils nor apt's caches are left."""
+    import json
+
+    done = container.run(["/usr/local/bin/python", "-c", TRIMMED])
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["modules"] > 1000  # fixbot, PyGithub and gql really were imported
+    assert found["no_bytecode"] == [], found["no_bytecode"]
+    assert found["rust"] is False
+    assert found["clients"] == ["sts", "portal.sso", "oidc", "bedrock-runtime", "runtime.sagemaker"]
+    assert found["strip"] is None and found["apt_cache"] == []
+
+
 def test_every_folder_on_roots_path_is_roots_alone(container: Container) -> None:
     """Root's PATH in the image holds no folder the commands can write: the project's virtual
     environment (`/opt/venv/bin`, the runner's user's) is first on the commands' PATH only
