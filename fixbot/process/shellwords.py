@@ -29,7 +29,7 @@ import bashlex
 
 from fixbot.process.sandbox import Identity
 
-__all__ = ["Answer", "ask_shell", "bash_builtin", "probe", "resolve"]
+__all__ = ["Answer", "ask_shell", "bash_builtin", "exec_if_program", "probe", "resolve"]
 
 SHELL = "/bin/sh"  # the check's shell: fixbot.process.spawn runs every command with `/bin/sh -c`
 BASH = "/bin/bash"  # asked which words are its builtins (an absolute path: never from PATH)
@@ -43,6 +43,27 @@ UNKNOWABLE = frozenset({"source", ".", "eval", "alias"})
 PATH_VARIABLES = frozenset({"PATH", "CDPATH", "HOME"})
 STOP = "exit 0"
 GLOB = frozenset("*?[")
+
+
+# Characters that make a command more than one simple command of plain words.
+SHELL_SYNTAX = frozenset(";&|<>()`$\\\n*?[]{}~#'\"=")
+
+
+def exec_if_program(command: str) -> str:
+    """The text `SHELL -c` runs for `command`: for one simple command of plain words, the shell
+    asks itself (`command -v`) whether the first word is a program file and then replaces itself
+    with it (`exec`); for a builtin, a keyword or anything with shell syntax, `command` unchanged.
+
+    Why: dash does not replace itself with the last command of `sh -c`, and only the shell's own
+    process inherits the parent-death signal (`fixbot.process.spawn`), so an exec'd program dies
+    with fixbot. `exec` of a builtin (`cd`, `exit`, bash's `source`) would fail instead, and which
+    words are builtins depends on the shell: the shell says, at run time, not a list here
+    (`command -v` prints a path for a program, the bare word for a builtin or keyword; POSIX).
+    """
+    words = command.split()
+    if not words or SHELL_SYNTAX & set(command):
+        return command
+    return f"case $(command -v -- {words[0]}) in */*) exec {command};; *) {command};; esac"
 
 
 @dataclass(frozen=True)

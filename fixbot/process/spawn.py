@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from fixbot.core.models import CheckResult
+from fixbot.process import shellwords
 from fixbot.process.boundedlog import DEFAULT_MAX_LINE, NOTE_PREFIX, BoundedLog, Redact, read_tail
 from fixbot.process.sandbox import Identity, set_process_limit
 
@@ -123,7 +124,7 @@ def _spawn(
         environment["LOGNAME"] = identity.name
         environment.update(_trust_every_directory(environment))
     return subprocess.Popen(
-        [*wrapper, "/bin/sh", "-c", exec_simple(command)],
+        [*wrapper, shellwords.SHELL, "-c", shellwords.exec_if_program(command)],
         preexec_fn=_die_with_parent(max_processes),
         cwd=cwd,
         env=environment,
@@ -141,74 +142,6 @@ def drops_user(wrapper: Sequence[str]) -> bool:
     """True when `wrapper` itself switches to the commands' user (`setpriv --reuid`, inside a
     PID namespace root created: `fixbot.process.sandbox.namespace_argv`)."""
     return any(word.startswith("--reuid=") for word in wrapper)
-
-
-SHELL_SYNTAX = frozenset(";&|<>()`$\\\n*?[]{}~#'\"=")
-# Reserved words and builtins that have no program of their own: `exec` would change them.
-SHELL_WORDS = frozenset(
-    {
-        "if",
-        "then",
-        "else",
-        "elif",
-        "fi",
-        "case",
-        "esac",
-        "for",
-        "while",
-        "until",
-        "do",
-        "done",
-        "!",
-        "{",
-        "}",
-        "cd",
-        "export",
-        "exit",
-        "set",
-        "unset",
-        "alias",
-        "unalias",
-        "eval",
-        "exec",
-        "trap",
-        "wait",
-        "read",
-        "shift",
-        "source",
-        ".",
-        "return",
-        "break",
-        "continue",
-        "ulimit",
-        "umask",
-        "times",
-        "type",
-        "hash",
-        "command",
-        "local",
-        "readonly",
-        "getopts",
-        "jobs",
-        "fg",
-        "bg",
-        ":",
-    }
-)
-
-
-def exec_simple(command: str) -> str:
-    """`exec <command>` for a simple command (a program and plain words), else `command`.
-
-    dash does not replace itself with the last command of `sh -c`: with `exec` the program is
-    the shell's process and inherits its parent-death signal (`_die_with_parent`), so it dies
-    with fixbot. Commands with shell syntax keep the shell (their children are out of reach
-    of that signal; the process group kill still covers them while fixbot lives).
-    """
-    words = command.split()
-    if not words or SHELL_SYNTAX & set(command) or words[0] in SHELL_WORDS:
-        return command
-    return "exec " + command
 
 
 def _die_with_parent(max_processes: int | None = None) -> Callable[[], None] | None:

@@ -122,3 +122,58 @@ def test_the_shell_answers_as_the_user_who_runs_the_check(tmp_path: Path) -> Non
     assert ask_shell("id -u", Path("/"), env, identity) == f"{nobody.pw_uid}\n"
     assert resolve("pytest -q", Path("/"), env).missing == []
     assert resolve("pytest -q", Path("/"), env, identity).missing == [("/bin/sh", "pytest")]
+
+
+# -- exec_if_program: the shell replaced by its program only when the shell says it is one -----
+
+SAME_MEANING = [
+    "exit 3",
+    "cd / ",
+    "true",
+    "echo hi there",
+    "printf %s x",
+    "umask",
+    "ulimit -n",
+    "type sh",
+    "hash",
+    "! false",
+    "command -v sh",
+    "source /dev/null",  # a bash builtin; dash has no `source`
+    "./no-such-script arg",
+    "no-such-program-anywhere --flag",
+    "cd /; pwd",  # shell syntax: unchanged
+]
+
+
+@pytest.mark.parametrize("shell", ["/bin/sh", "/bin/bash"])
+@pytest.mark.parametrize("command", SAME_MEANING)
+def test_the_command_means_what_it_meant_to_the_shell(shell: str, command: str) -> None:
+    """Builtins (which `exec` would break: `exec exit 3` is exit 127 in dash), keywords, missing
+    programs and shell syntax: the same exit code and output as the command itself."""
+    from fixbot.process.shellwords import exec_if_program
+
+    def run(text: str) -> tuple[int, str]:
+        done = subprocess.run([shell, "-c", text], capture_output=True, text=True, cwd="/")
+        return done.returncode, done.stdout
+
+    assert run(exec_if_program(command)) == run(command)
+
+
+@pytest.mark.parametrize("command", ["sleep 5", "/bin/sleep 5"])
+def test_a_program_replaces_the_shell(command: str) -> None:
+    """The program is the shell's own process (it inherits the parent-death signal
+    `fixbot.process.spawn` gives the shell, so it dies with fixbot)."""
+    import time
+
+    from fixbot.process.shellwords import SHELL, exec_if_program
+
+    proc = subprocess.Popen([SHELL, "-c", exec_if_program(command)])
+    try:
+        comm = Path(f"/proc/{proc.pid}/comm")
+        deadline = time.monotonic() + 5
+        while comm.read_text().strip() != "sleep" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert comm.read_text().strip() == "sleep"
+    finally:
+        proc.kill()
+        proc.wait()
