@@ -246,3 +246,14 @@ def test_the_architecture_page_lists_the_same_layers() -> None:
     ]
     expected = [tuple(sorted(p for p in layer if p != "fixbot")) for layer in LAYERS]
     assert documented == expected
+
+
+def test_the_architecture_page_states_todays_depths() -> None:
+    """The depths docs/ARCHITECTURE.md gives, in rooms and in single modules, are today's: a
+    change that deepens the chain says so there."""
+    text = " ".join((ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8").split())
+    in_rooms, chain = depth(rooms(dict(graph(lazy=False))))
+    in_modules, _ = module_depth()
+    named = ", ".join(r.removeprefix("fixbot.") for r in chain)
+    assert f"today the deepest passes through {in_rooms} ({named})." in text
+    assert f"Counted in single modules the deepest chain is {in_modules} long" in text
