@@ -30,16 +30,21 @@ NAME = re.compile(r"^(?:@[A-Za-z0-9][\w.-]*/)?[A-Za-z0-9][\w.-]*$")
 # Runs in the project's interpreter under -I -S: stdlib only, no site-packages code executed.
 LOCATE = r"""
 import importlib.metadata as md, importlib.machinery as mc, json, os, site, sys
-name, prefixes = sys.argv[1], [sys.prefix]
+name, candidates = sys.argv[1], site.getsitepackages([sys.prefix])
 here = os.path.dirname(os.path.abspath(sys.executable))
 for cfg in (os.path.join(here, "pyvenv.cfg"), os.path.join(os.path.dirname(here), "pyvenv.cfg")):
     if os.path.isfile(cfg):
         lines = [l.partition("=") for l in open(cfg, encoding="utf-8")]
         keys = {k.strip().lower(): v.strip().lower() for k, _, v in lines}
         shared = keys.get("include-system-site-packages") == "true"
-        prefixes = [os.path.dirname(cfg)] + ([sys.prefix] if shared else [])
+        venv, version = os.path.dirname(cfg), "python%d.%d" % sys.version_info[:2]
+        # A venv's own folder, named as venv makes it: Debian's site.getsitepackages names
+        # dist-packages folders unless it believes it runs in a venv, which -S hides from it.
+        own = [os.path.join(venv, "lib", version, "site-packages"),
+               os.path.join(venv, "Lib", "site-packages"), *site.getsitepackages([venv])]
+        candidates = own + (candidates if shared else [])
         break
-folders = [p for p in site.getsitepackages(prefixes) if os.path.isdir(p)]
+folders = list(dict.fromkeys(p for p in candidates if os.path.isdir(p)))
 out = {"python": sys.executable, "folders": folders}
 for dist in md.distributions(path=folders):
     meta = dist.metadata

@@ -32,6 +32,27 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
     yield f"{bin_dir}{os.pathsep}/usr/bin{os.pathsep}/bin", site
 
 
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+@pytest.mark.slow
+def test_a_package_in_a_venv_of_debians_own_python_is_found(tmp_path: Path) -> None:
+    """Debian's and Ubuntu's Python (`/usr/bin/python3` there) name their package folders
+    dist-packages, and under `-S` its `site.getsitepackages` does not know it runs in a venv;
+    the venv's own site-packages must still be found. (Found by the README's test command run
+    as a normal user, whose `python3` is Debian's.)"""
+    import subprocess
+
+    probe = [SYSTEM_PYTHON, "-c", "import ensurepip, venv"]
+    if not Path(SYSTEM_PYTHON).exists() or subprocess.run(probe, check=False).returncode:
+        pytest.skip(f"no {SYSTEM_PYTHON} that makes virtual environments here")
+    bin_dir = make_venv(tmp_path / "env", python=SYSTEM_PYTHON)
+    site = install_tiny_package(bin_dir, tmp_path / "src")
+    text, source = read_dependency(tmp_path, f"{bin_dir}{os.pathsep}/usr/bin", "tinydep")
+    assert text.startswith(f"python package tinydep 0.3.1 (installed in {site})"), text
+    assert source == "python package tinydep 0.3.1"
+
+
 @pytest.mark.slow
 def test_a_package_of_the_checks_interpreter_is_described_and_read(
     tmp_path: Path, venv: tuple[str, Path]

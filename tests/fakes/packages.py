@@ -55,9 +55,9 @@ def answer():
 '''
 
 
-def make_venv(path: Path) -> Path:
-    """A new virtual environment at `path` (with pip); returns its `bin` folder."""
-    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True, capture_output=True)
+def make_venv(path: Path, python: str = sys.executable) -> Path:
+    """A new virtual environment of `python` at `path` (with pip); returns its `bin` folder."""
+    subprocess.run([python, "-m", "venv", str(path)], check=True, capture_output=True)
     return path / "bin"
 
 
