@@ -24,7 +24,7 @@ RUN apt-get update \
 # uid 1001 is the GitHub-hosted runner's user, who owns the mounted workspace.
 # The project's virtual environment, and uv's other Python versions (/opt/uv/python), are
 # writable by root and by that user.
-# Bytecode only for what `pip install` imports (5 of the 11 MB venv compiles).
+# Its bytecode only for what `pip install` imports (5 of the 11 MB `venv` compiles).
 RUN useradd --create-home --uid 1001 --shell /bin/bash fixbot \
     && install --directory --owner fixbot /opt/uv /opt/uv/python \
     && python -m venv /opt/venv \
@@ -48,10 +48,11 @@ COPY scripts/image_trim.py ./scripts/
 COPY fixbot ./fixbot
 # Into /usr/local (not the project's /opt/venv, which is first on the PATH of the project's
 # commands only: fixbot puts $VIRTUAL_ENV/bin there, never on root's PATH).
-# Size (docs/image.md, "Size"): pip compiles no bytecode, then scripts/image_trim.py leaves out
-# what a run never uses (litellm's proxy UI and API docs, its optional Rust extension, hf-xet, the models of
-# AWS services litellm does not call, symbol tables) and compiles the modules every run imports.
-# binutils (strip) is installed and removed in this same layer.
+# Size (docs/image.md, "Size and cold start"): pip compiles no bytecode, then
+# scripts/image_trim.py leaves out what a run never uses (litellm's proxy UI and API docs, its
+# optional Rust extension, hf-xet, the models of AWS services litellm does not call, symbol
+# tables) and compiles the modules every run imports. binutils (strip) is installed and removed
+# in this same layer.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && apt-get install --yes --no-install-recommends binutils \

@@ -4,7 +4,8 @@
     python scripts/image_trim.py --dry-run  # print what it would remove from this Python's packages
 
 Each step prints what it saved, in MB (10^6 bytes). What the image leaves out and why is in
-docs/image.md ("Size"); the image's tests check that what fixbot uses still works inside it.
+docs/image.md ("Size and cold start"); the image's tests check that what fixbot uses still works
+inside it.
 
 1. litellm, which fixbot calls as a library, without what only its proxy server or a Rust build
    uses: the LiteLLM proxy's admin UI, API docs page and OpenAPI document (static files served
@@ -23,7 +24,7 @@ docs/image.md ("Size"); the image's tests check that what fixbot uses still work
 5. Bytecode for the modules every run imports, nothing else: every `fixbot` module and what
    importing them, PyGithub and gql loads (about 1,200 modules, the standard library's among
    them). The rest compile in memory when used; litellm's 940 modules (16 MB of bytecode) when a
-   run first calls the model, 1.1 s more on 2 cores (docs/image.md, "Size").
+   run first calls the model, 1.1 s more on 2 cores (docs/image.md, "Size and cold start").
 
 A path that step 1 expects and does not find stops the build (exit 1, naming it): a new litellm
 that moved it must be looked at, not shipped untrimmed or half-trimmed.

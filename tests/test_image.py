@@ -43,7 +43,8 @@ def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> No
     assert (
         "/usr/local/bin/python -m pip install --no-compile --constraint constraints.txt" in install
     )
-    # Trimmed in the same layer, binutils (for strip) gone by its end (docs/image.md, "Size").
+    # Trimmed in the same layer, binutils (for strip) gone by its end (docs/image.md, "Size and
+    # cold start").
     assert install.index("pip install") < install.index("scripts/image_trim.py")
     assert install.index("image_trim.py") < install.index(
         "apt-get purge --yes --auto-remove binutils"

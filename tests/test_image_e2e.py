@@ -137,10 +137,10 @@ print(json.dumps({
 
 
 def test_what_the_image_leaves_out_is_not_what_a_run_uses(container: Container) -> None:
-    """docs/image.md, "Size": every module each run imports (fixbot's, PyGithub, gql, the
-    standard library's they use) comes from bytecode compiled in the build, litellm runs without
-    its Rust extension, boto3 still builds the clients a Bedrock or SageMaker model needs, and
-    neither binutils nor apt's caches are left."""
+    """docs/image.md, "Size and cold start": every module each run imports (fixbot's, PyGithub,
+    gql, the standard library's they use) comes from bytecode compiled in the build, litellm runs
+    without its Rust extension, boto3 still builds the clients a Bedrock or SageMaker model
+    needs, and neither binutils nor apt's caches are left."""
     import json
 
     done = container.run(["/usr/local/bin/python", "-c", TRIMMED])
