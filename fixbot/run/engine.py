@@ -75,10 +75,9 @@ def run(
     SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
     state saved first, so the same command resumes).
     """
-    identity, _ = sandbox.choose(  # as whom the check runs
-        settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME")
-    )
-    problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=identity)
+    # Issues 14, 21: who runs the project's commands, decided once (the preflight asks as them).
+    chosen = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
+    problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=chosen[0])
     if problems:
         raise ConfigError(problems)
     top = git.toplevel(repo)
@@ -86,7 +85,18 @@ def run(
     root = top.resolve()
     with run_lock(root / settings.state_dir):
         return _run_locked(
-            settings, root, repo, env, progress, hint, agents, sleep, threads, tried, first_failure
+            settings,
+            root,
+            repo,
+            env,
+            progress,
+            hint,
+            agents,
+            sleep,
+            threads,
+            tried,
+            first_failure,
+            chosen,
         )
 
 
@@ -100,15 +110,15 @@ def _run_locked(
     agents: Agents | None,
     sleep: Callable[[float], None],
     threads: Sequence[ReviewThread],
-    tried: Sequence[str] = (),
-    first_failure: FirstFailure | None = None,
+    tried: Sequence[str],
+    first_failure: FirstFailure | None,
+    chosen: tuple[sandbox.Identity | None, str],
 ) -> tuple[Outcome, RunState]:
-    """`run` once the repository's run lock is held."""
+    """`run` once the repository's run lock is held; `chosen` is `sandbox.choose`'s answer
+    (who runs the project's commands, and the note saying so)."""
     state = prepare_state(settings, root)
     workdir = repo.resolve()
-    identity, who_note = sandbox.choose(  # issues 14, 21: who runs the commands
-        settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME")
-    )
+    identity, who_note = chosen
     with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
         if who is not None and (problems := check_words(settings, workdir, env, who)):
             raise ConfigError(problems)  # asked as the commands' user, once the tree is theirs
