@@ -8,27 +8,18 @@ repository from the URL, `GITHUB_REPOSITORY` or the `origin` remote, the API fro
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.github.api.remote import repository_from_remote
 from fixbot.github.api.rest import GitHub
 from fixbot.github.api.runs import FAILED, Runs, first_failure, parse_run_ref
 from fixbot.logs.joblog import FirstFailure
 from fixbot.process import git
 
-REMOTE_RE = re.compile(
-    r"^(?:https?://[^/]+/|[\w.-]+@[^:]+:|ssh://[^/]+/)([^/]+/[^/]+?)(?:\.git)?/?$"
-)
 DEFAULT_API = "https://api.github.com"
-
-
-def repository_from_remote(url: str) -> str | None:
-    """`owner/name` of a git remote URL (https, ssh or scp-like), or None."""
-    found = REMOTE_RE.match(url.strip())
-    return found[1] if found else None
 
 
 def api_url(value: str, env: Mapping[str, str]) -> str:

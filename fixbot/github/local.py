@@ -9,7 +9,6 @@ resolves the threads the intersection rule allows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
@@ -20,6 +19,7 @@ from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
 from fixbot.github.api import checkout
 from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
+from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
 from fixbot.github.events.data import pull_request_of
@@ -30,8 +30,6 @@ from fixbot.process import git
 from fixbot.run import engine
 from fixbot.security.leakscan import known_secrets
 from fixbot.ui.progress import Progress
-
-REMOTE = re.compile(r"(?:github\.com|[\w.-]+)[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$")
 
 
 def token_from(env: Mapping[str, str]) -> str:
@@ -45,21 +43,6 @@ def token_from(env: Mapping[str, str]) -> str:
             ]
         )
     return token
-
-
-def repository_from(root: Path, given: str | None) -> str:
-    """`owner/name`: `given` (--repo), else parsed from the `origin` remote's URL."""
-    if given:
-        if not re.fullmatch(r"[\w.-]+/[\w.-]+", given):
-            raise ConfigError([f"--repo {given!r}: write it as owner/name"])
-        return given
-    url = git.run(root, "remote", "get-url", "origin", check=False)
-    found = REMOTE.search(url)
-    if not found:
-        raise ConfigError(
-            [f"cannot tell the repository from the origin remote ({url or 'none'}): pass --repo"]
-        )
-    return f"{found[1]}/{found[2]}"
 
 
 def run_pull_request(

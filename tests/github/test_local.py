@@ -8,8 +8,7 @@ import pytest
 
 from fixbot.cli import main
 from fixbot.core.errors import ConfigError
-from fixbot.github.local import repository_from, token_from
-from tests.fakes.repo import git
+from fixbot.github.local import token_from
 
 
 def test_the_token_comes_from_github_token_or_gh_token() -> None:
@@ -17,28 +16,6 @@ def test_the_token_comes_from_github_token_or_gh_token() -> None:
     assert token_from({"GITHUB_TOKEN": "a", "GH_TOKEN": "b"}) == "a"
     with pytest.raises(ConfigError, match="gh auth token"):
         token_from({})
-
-
-@pytest.mark.parametrize(
-    "url",
-    [
-        "https://github.com/octo/app.git",
-        "https://github.com/octo/app",
-        "git@github.com:octo/app.git",
-        "ssh://git@github.example.com/octo/app.git",
-    ],
-)
-def test_the_repository_is_read_from_origin(repo: Path, url: str) -> None:
-    git(repo, "remote", "add", "origin", url)
-    assert repository_from(repo, None) == "octo/app"
-    assert repository_from(repo, "other/name") == "other/name"
-
-
-def test_without_origin_or_with_a_bad_repo_it_says_to_pass_repo(repo: Path) -> None:
-    with pytest.raises(ConfigError, match="pass --repo"):
-        repository_from(repo, None)
-    with pytest.raises(ConfigError, match="owner/name"):
-        repository_from(repo, "just-a-name")
 
 
 def test_push_without_pr_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events.gates import BOT_LOGIN
-from fixbot.github.local import repository_from
 from fixbot.github.stats import render
 from fixbot.github.stats.aggregate import Stats, aggregate, parse_since
 from fixbot.github.stats.source import collect

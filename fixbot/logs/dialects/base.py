@@ -24,6 +24,12 @@ from dataclasses import dataclass
 from fixbot.core.models import Counts
 
 WORD_COUNT_RE = re.compile(r"(\d+) (\w+)")
+# The summary words of node's test runner (its TAP and spec reporters) and of mocha's TAP: a
+# cancelled test fails the run, a todo counts as skipped.
+NODE_WORDS = {"pass": "passed", "fail": "failed", "cancelled": "failed", "skipped": "skipped"}
+NODE_WORDS |= {"todo": "skipped"}
+# The summary words of jest and vitest (`Tests: 1 failed, 1 todo, 2 passed, 4 total`).
+JEST_WORDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": "skipped"}
 
 
 def no_counts(text: str) -> list[Counts]:
@@ -102,6 +108,15 @@ def word_counts(text: str, words: Mapping[str, str]) -> Counts:
         if word in words:
             fields[words[word]] = fields.get(words[word], 0) + int(number)
     return Counts(**fields)
+
+
+def summed_lines(text: str, summary: re.Pattern[str], words: Mapping[str, str]) -> list[Counts]:
+    """One `Counts` summing the lines of `summary` in `text` (group 1 a word mapped to a field by
+    `words`, group 2 its number: node's `# pass 3`), or [] when there is none."""
+    fields: dict[str, int] = {}
+    for word, number in summary.findall(text):
+        fields[words[word]] = fields.get(words[word], 0) + int(number)
+    return [Counts(**fields)] if fields else []
 
 
 def compile_lines(sources: Iterable[str]) -> re.Pattern[str]:

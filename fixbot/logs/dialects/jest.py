@@ -12,16 +12,15 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect, counts_after_units
+from fixbot.logs.dialects.base import JEST_WORDS, Dialect, counts_after_units
 
 SUMMARY_RE = re.compile(r"^(Test Suites|Tests):\s+(.*\d+ total)", re.MULTILINE)
-FIELDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": "skipped"}
 
 
 def counts(text: str) -> list[Counts]:
     """One `Counts` per `Tests:` line (a skipped or todo test counts as skipped), with the
     suites that failed to run, as far as the `Test Suites:` line before it tells, as errors."""
-    return counts_after_units(text, SUMMARY_RE, FIELDS, "Test Suites")
+    return counts_after_units(text, SUMMARY_RE, JEST_WORDS, "Test Suites")
 
 
 DIALECT = Dialect(

@@ -8,18 +8,14 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect
-from fixbot.logs.dialects.tap import FIELDS
+from fixbot.logs.dialects.base import NODE_WORDS, Dialect, summed_lines
 
 SUMMARY_RE = re.compile("^\u2139 (pass|fail|cancelled|skipped|todo) (\\d+)[ \\t]*$", re.MULTILINE)
 
 
 def counts(text: str) -> list[Counts]:
     """The counts of the `pass N`-style lines of the spec reporter."""
-    fields: dict[str, int] = {}
-    for word, number in SUMMARY_RE.findall(text):
-        fields[FIELDS[word]] = fields.get(FIELDS[word], 0) + int(number)
-    return [Counts(**fields)] if fields else []
+    return summed_lines(text, SUMMARY_RE, NODE_WORDS)
 
 
 DIALECT = Dialect(

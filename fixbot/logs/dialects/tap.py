@@ -8,19 +8,14 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect
+from fixbot.logs.dialects.base import NODE_WORDS, Dialect, summed_lines
 
 SUMMARY_RE = re.compile(r"^# (pass|fail|cancelled|skipped|todo) (\d+)[ \t]*$", re.MULTILINE)
-FIELDS = {"pass": "passed", "fail": "failed", "cancelled": "failed", "skipped": "skipped"}
-FIELDS |= {"todo": "skipped"}
 
 
 def counts(text: str) -> list[Counts]:
     """The counts of the `# pass N`-style lines at the end of a TAP stream."""
-    fields: dict[str, int] = {}
-    for word, number in SUMMARY_RE.findall(text):
-        fields[FIELDS[word]] = fields.get(FIELDS[word], 0) + int(number)
-    return [Counts(**fields)] if fields else []
+    return summed_lines(text, SUMMARY_RE, NODE_WORDS)
 
 
 DIALECT = Dialect(

@@ -11,19 +11,18 @@ from __future__ import annotations
 import re
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect, counts_after_units
+from fixbot.logs.dialects.base import JEST_WORDS, Dialect, counts_after_units
 
 SUMMARY_RE = re.compile(
     r"^[ \t]*(Test Files|Tests)[ \t]+(\d+ \w+(?: \| \d+ \w+)* \(\d+\)|no tests)", re.MULTILINE
 )
-FIELDS = {"passed": "passed", "failed": "failed", "skipped": "skipped", "todo": "skipped"}
 FAIL = r"FAIL[ \t]+(?P<test>\S+ > [^\n]+?)[ \t]*$"
 
 
 def counts(text: str) -> list[Counts]:
     """One `Counts` per `Tests` line (a skipped or todo test counts as skipped), with the files
     that failed to run, as far as the `Test Files` line before it tells, as errors."""
-    return counts_after_units(text, SUMMARY_RE, FIELDS, "Test Files")
+    return counts_after_units(text, SUMMARY_RE, JEST_WORDS, "Test Files")
 
 
 def file_of(test: str) -> str | None:

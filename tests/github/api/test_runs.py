@@ -16,7 +16,7 @@ from fixbot.github.api.runs import (
     first_failure,
     parse_run_ref,
 )
-from fixbot.github.fromrun import api_url, repository_from_remote
+from fixbot.github.fromrun import api_url
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.paths import DATA
 from tests.github.api.test_rest import openapi_routes
@@ -149,20 +149,6 @@ def test_parse_run_ref(value: str, expected: tuple[str | None, int]) -> None:
 def test_a_bad_run_ref_says_what_to_pass() -> None:
     with pytest.raises(ConfigError, match="expected a run id"):
         parse_run_ref("https://github.com/o/r/pull/3")
-
-
-@pytest.mark.parametrize(
-    ("remote", "expected"),
-    [
-        ("https://github.com/octo/app.git", "octo/app"),
-        ("https://github.com/octo/app", "octo/app"),
-        ("git@github.com:octo/app.git", "octo/app"),
-        ("ssh://git@ghe.example.com/octo/app.git", "octo/app"),
-        ("/srv/git/app.git", None),
-    ],
-)
-def test_repository_from_remote(remote: str, expected: str | None) -> None:
-    assert repository_from_remote(remote) == expected
 
 
 @pytest.mark.parametrize(
