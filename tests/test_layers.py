@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.loop",),  # the pure loop: rules, steps, breaker, state data, recovery plans
     ("fixbot.fixers", "fixbot.agent"),  # who edits the code: fix commands, the model agent
     ("fixbot.ui",),  # progress output, workflow commands
-    ("fixbot.run",),  # a run, start to end: engine, executor, verify, store, report
+    ("fixbot.run",),  # a run, start to end: engine, executor, phases, verify, store, report
     ("fixbot.github.events",),  # GitHub, pure: event, intent, gates, comment commands
     ("fixbot.github.publish",),  # GitHub, pure: the publish plan, rendered bodies, memory
     ("fixbot.github.api",),  # GitHub adapters: REST, GraphQL, checkout, context

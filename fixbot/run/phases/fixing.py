@@ -1,0 +1,156 @@
+"""The fixing of a run: an attempt's fix (`Fix`), its verification and, when green, its
+commit (`Verify`), the diagnosis of a failed attempt (`Diagnose`) and the self-review of the
+diff (`Review`), with the `FixContext` each agent is given. `fixbot.run.executor.Run.execute`
+calls them (`checks` and `ending` reach `verify` and `context` through the run); they call the
+agents, `fixbot.run.verify.Checker`, `fixbot.process.git`, `fixbot.run.integrity`,
+`fixbot.run.outcome` and `fixbot.run.reflect`."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
+from fixbot.loop import breaker
+from fixbot.process import git
+from fixbot.run import integrity, outcome, reflect
+from fixbot.run.phases.base import RunParts
+from fixbot.ui.progress import fix_line
+
+
+def fix(run: RunParts, number: int, phase: Phase) -> None:
+    """Record attempt `number` with the tree it starts from (saved before the fixer runs),
+    run the fixer, record it. A fixer that a killed process had started gets its starting
+    tree back first, so its half-done edits are neither kept nor applied twice."""
+    if run.state.attempts[-1].number != number:
+        base = git.worktree_tree(run.repo)
+        run.state.attempts.append(Attempt(number=number, phase=phase, base_tree=base))
+        run.save()
+    elif run.state.attempts[-1].base_tree:
+        git.restore_worktree(run.repo, run.state.attempts[-1].base_tree)
+        run.progress.line(f"  resumed: the tree attempt {number} started from is back")
+    attempt, fixer = run.state.attempts[-1], run.agents.fixer
+    assert fixer is not None
+    run.progress.phase(number, run.settings.max_attempts, f"fix ({fixer.name})")
+    reviews = run.state.reviews
+    findings = reviews[-1].blocking if phase is Phase.REVIEW and reviews else []
+    threads = run.threads if phase is Phase.THREADS else []
+    started = time.monotonic()
+    result = fixer.fix(context(run, attempt, findings=findings, threads=threads))
+    attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
+    run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
+    run.progress.line(fix_line(result))
+    event = "threads" if phase is Phase.THREADS else "fix"
+    run.events.emit(event, number, **reflect.fix_event(attempt))
+
+
+def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
+    """Run the check on the attempt's tree (or carry the previous result over), snapshot
+    and commit a green fix, and measure the diff since the start."""
+    if not rerun:
+        run.checker.carry_over(attempt, standing(run))
+    else:
+        run.progress.phase(attempt.number, run.settings.max_attempts, "run the check")
+        paths = outcome.changed_paths(run.state)
+        seen = git.paths_tree(run.repo, paths)  # the tree the verifying check sees
+        run.checker.check(attempt)
+        if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
+            ref = f"refs/fixbot/attempt-{attempt.number}"
+            message = f"fixbot attempt {attempt.number}"
+            attempt.snapshot_sha = git.snapshot(run.repo, ref, message, paths=paths)
+        if attempt.is_fix:
+            attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+        if attempt.passed and attempt.is_fix:
+            publishable(run, attempt, seen, paths)
+    if attempt.is_fix:
+        start = run.state.start_sha
+        attempt.diff_lines = git.diff_lines(run.repo, start, attempt.snapshot_sha)
+    attempt.done = True
+
+
+def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
+    """Judge a green fix before it is committed: the suspected cheats of the final diff and
+    the counts (recorded; `fixbot.loop.rules.unverified` escalates them unless test edits are
+    allowed), and the tree, compared again right before and after the commit. Commit exactly
+    the tree `seen` the verifying check saw, or nothing (the drift is recorded)."""
+    # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
+    first = run.state.attempts[0].counts if run.first is None else None
+    found = integrity.cheats(run.repo, run.state.start_sha, seen, first, attempt.counts)
+    attempt.cheats = [str(cheat) for cheat in found]
+    if attempt.drift or (attempt.cheats and not run.settings.allow_test_edits):
+        return
+    if attempt.cheats:
+        run.state.notes.append(integrity.allowed_note(attempt.cheats))
+    attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    if attempt.drift:
+        return
+    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor)
+    if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
+        git.run(run.repo, "reset", "-q", "HEAD~1")
+        attempt.commit_sha, attempt.drift = None, late
+
+
+def standing(run: RunParts) -> Attempt:
+    """The attempt whose tree the last one started from: the one before it, or the best
+    one its divergence restored."""
+    previous = run.state.attempts[-2]
+    restored = previous.restored_to
+    return previous if restored is None else run.state.attempts[restored]
+
+
+def context(run: RunParts, attempt: Attempt, **extra: Any) -> FixContext:
+    """The FixContext for `attempt`: the last failure and its diagnosis (or the restored
+    tree's failure after a divergence), the history, the budget used."""
+    previous = run.state.attempts[-2] if len(run.state.attempts) > 1 else None
+    source = standing(run) if previous is not None else None
+    failure = None
+    if source is not None and not source.passed:
+        failure = run.checker.failure_of(source)
+    values: dict[str, Any] = dict(
+        repo=run.repo,
+        attempt=attempt.number,
+        max_attempts=run.settings.max_attempts,
+        phase=attempt.phase,
+        failure=failure,
+        history=[a for a in run.state.attempts if a.done],
+        start_sha=run.state.start_sha,
+        desired=run.settings.desired,
+        hint=run.hint,
+        tried=run.tried,
+        oscillation=previous is not None
+        and previous.number in breaker.oscillations(run.state.attempts),
+        tokens_used=run.state.tokens,
+        cost_used_usd=run.state.cost_usd,
+        diagnosis=source.diagnosis if source is previous and source is not None else None,
+        diverged=outcome.diverged_note(run.state, previous),
+        state_dir=run.settings.state_dir,
+    )
+    return FixContext(**(values | extra))
+
+
+def diagnose(run: RunParts, attempt: Attempt) -> None:
+    """Record why `attempt` failed: the earlier diagnosis of the same failure stands (no
+    model call), else one call to the diagnoser (see `fixbot.run.reflect`)."""
+    if not reflect.standing_diagnosis(run.state, attempt):
+        assert run.agents.diagnoser is not None
+        run.progress.phase(attempt.number, run.settings.max_attempts, "diagnose")
+        failure = run.checker.failure_of(attempt)
+        ctx = context(run, attempt, failure=failure, diagnosis=None, diverged=None)
+        reflect.ask(run.state, attempt, run.agents.diagnoser, ctx, run.redactor.redact)
+    run.progress.line(f"  {reflect.summary(attempt)}")
+    run.events.emit("diagnosis", attempt.number, **reflect.diagnosis_event(attempt))
+
+
+def review(run: RunParts, after: int) -> None:
+    """Self-review the diff; record the round (its minor findings are reported)."""
+    reviewer = run.agents.reviewer
+    assert reviewer is not None
+    last = run.state.attempts[-1]
+    run.progress.phase(last.number, run.settings.max_attempts, "self-review of the diff")
+    result = reviewer.review(context(run, last))
+    run.state.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
+    run.state.minor_findings.extend(f for f in result.findings if f not in result.blocking)
+    if result.error:
+        run.state.notes.append(f"review skipped: {result.error}")
+    run.events.emit("review", last.number, **reflect.review_event(result))
+    run.state.reviews.append(ReviewRound(after=after, blocking=result.blocking, error=result.error))
