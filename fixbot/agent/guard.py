@@ -28,7 +28,8 @@ import re
 import tomllib
 from pathlib import PurePosixPath
 
-from fixbot.loop.cheats import TOOL_MODULES, Change, Cheat, examine
+from fixbot.loop.cheats import ASSERTION, TOOL_MODULES, Change, Cheat, examine
+from fixbot.loop.cheats import CI as CI_FILES
 
 ADVICE = (
     " fixbot does not weaken or remove tests to make a check pass: fix the code under test "
@@ -40,10 +41,6 @@ SKIP_MARK = re.compile(
     r"pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\("
     r"|unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|@(?:skip|expectedFailure)\b"
     r"|\b(?:it|test|describe)\.(?:skip|todo|only)\s*\(|\bx(?:it|describe|test)\s*\(|\bt\.Skip\w*\("
-)
-ASSERTION = re.compile(
-    r"^\s*assert\b|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(|\bexpect\s*\(|\bt\.(?:Error|Fatal)\w*\(",
-    re.M,
 )
 # Assertions that cannot fail: `assert x == x`, `assert True`, `self.assertEqual(a, a)`.
 SELF_COMPARE = re.compile(
@@ -60,11 +57,6 @@ ALWAYS_TRUE = re.compile(
 CONFTEST_TRICK = re.compile(
     r"exitstatus|os\._exit|sys\.exit|SystemExit|force_result|force_exception|\.outcome\s*="
     r"|collect_ignore|addopts|deselect|pytest_plugins|no:|\bdef\s+pytest_\w+"
-)
-CI_FILES = re.compile(
-    r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|jenkinsfile$|azure-pipelines\.yml$"
-    r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
-    re.I,
 )
 RUNNER_CONFIG = re.compile(
     r"^(?:pytest\.ini|tox\.ini|noxfile\.py|\.coveragerc"
