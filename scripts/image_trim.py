@@ -122,9 +122,7 @@ def unused_services(litellm: Path, botocore_data: Path) -> list[Path]:
 
 def shared_objects(root: Path) -> list[Path]:
     """Every ELF shared object (`*.so`, `*.so.N`) under `root`, symbolic links not included."""
-    return sorted(
-        p for p in root.rglob("*.so*") if p.is_file() and not p.is_symlink() and ".so" in p.name
-    )
+    return sorted(p for p in root.rglob("*.so*") if p.is_file() and not p.is_symlink())
 
 
 def strip(objects: list[Path], dry_run: bool) -> int:
