@@ -32,6 +32,7 @@ from tests.fakes.image import (  # noqa: E402
     CACHE,
     Container,
     ContainerAction,
+    buildah,
     built_image,
     image_unavailable,
 )
@@ -54,9 +55,7 @@ def gzipped_megabytes(path: Path) -> float:
 
 def base_of(image: str) -> str:
     """The name of the base `image` was built on (buildah records it in the image's annotations)."""
-    store = ["--root", str(CACHE / "storage"), "--runroot", str(CACHE / "run")]
-    inspect = ["buildah", *store, "--storage-driver", "vfs", "inspect", "--type", "image", image]
-    out = subprocess.run(inspect, capture_output=True, text=True, check=True).stdout
+    out = buildah("inspect", "--type", "image", image)
     name: str = json.loads(out)["ImageAnnotations"]["org.opencontainers.image.base.name"]
     return name
 
