@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError, Interrupted
 from fixbot.core.models import Outcome, ReviewThread
 from fixbot.core.secrets import check_environment
@@ -123,17 +124,27 @@ def _run_locked(
         if who is not None and (problems := check_words(settings, workdir, env, who)):
             raise ConfigError(problems)  # asked as the commands' user, once the tree is theirs
         redactor = Redactor.from_env(env)
-        launcher = launcher_for(settings, root, env, who, redactor, _deadline(settings, state))
+        deadline = Deadline.start(settings.max_duration, state.elapsed_s)  # the run's one budget
+        launcher = launcher_for(settings, root, env, who, redactor, deadline)
         progress = progress or Progress()
-        agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
+        agents = agents or build_agents(
+            settings, env, workdir, launcher, notify=progress.event, deadline=deadline
+        )
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
         state_dir = root / settings.state_dir
         checker = Checker(
-            settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
+            settings,
+            root,
+            workdir,
+            state_dir,
+            redactor,
+            progress,
+            check_environment(env),
+            sleep,
+            stdin_path=inputs_path(settings, workdir),
+            launcher=launcher,
         )
-        checker.launcher = launcher
-        checker.stdin_path = inputs_path(settings, workdir)
         this = Run(
             settings,
             root,
@@ -147,14 +158,6 @@ def _run_locked(
             first=first_failure,
         )
         return _drive(this, progress)
-
-
-def _deadline(settings: Settings, state: RunState) -> float | None:
-    """When the run's `max-duration` ends (`time.monotonic` seconds; a resumed run has already
-    spent `state.elapsed_s`), or None without one: no command runs past it."""
-    if settings.max_duration is None:
-        return None
-    return time.monotonic() + settings.max_duration - state.elapsed_s
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:

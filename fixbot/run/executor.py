@@ -17,7 +17,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import SetupError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase, ReviewThread
 from fixbot.core.settings import Settings
 from fixbot.logs.joblog import FirstFailure
@@ -55,9 +57,13 @@ class Run:
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, hint
         self.threads = list(threads)
-        self.in_action = checker.env.get("GITHUB_ACTIONS") == "true"  # for recovery plans
+        self.in_action = GitHubEnv.read(checker.env).actions  # for recovery plans
         self.state_dir = repo / settings.state_dir
-        self.events = checker.events = reflect.event_log(self.state_dir, state, self.redactor)
+        launcher = checker.launcher
+        deadline = launcher.deadline if launcher else Deadline.start(None, state.elapsed_s)
+        self.events = checker.events = reflect.event_log(
+            self.state_dir, state, self.redactor, deadline
+        )
         self.clock = time.monotonic()
         self.groups = ExitStack()  # the open `progress.group` of the attempt being worked on
         self.group_title: str | None = None
