@@ -45,6 +45,7 @@ from fixbot.process import git
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
+from fixbot.run.request import RunRequest
 from fixbot.security.leakscan import LeakRefused
 from fixbot.ui import workflow
 
@@ -264,10 +265,9 @@ def _fix(
             settings,
             repo,
             env=ctx.env,
-            threads=scope.threads,
-            hint=hint,
-            tried=tried or (),
-            first_failure=ci.first,
+            request=RunRequest(
+                hint=hint, threads=scope.threads, tried=tried or (), first_failure=ci.first
+            ),
         )
     finally:
         workflow.endgroup(ctx.out)

@@ -29,6 +29,7 @@ from fixbot.github.replies import thread_replies
 from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run import engine
+from fixbot.run.request import RunRequest
 from fixbot.security.leakscan import known_secrets
 from fixbot.ui.progress import Progress
 
@@ -72,9 +73,8 @@ def run_pull_request(
     out.write(f"fixbot: {len(scope.threads)} review thread(s) of #{number} given to the model\n")
     for item in scope.left_out:
         out.write(f"  left out: {item.thread.path} by @{item.thread.author}: {item.reason}\n")
-    outcome, state = engine.run(
-        settings, directory, env=env, progress=progress, hint=settings.hint, threads=scope.threads
-    )
+    request = RunRequest(hint=settings.hint, threads=scope.threads)
+    outcome, state = engine.run(settings, directory, env=env, request=request, progress=progress)
     if not push:
         if outcome.outcome is OutcomeKind.FIXED:
             out.write("fixbot: committed locally; rerun with --push to push, reply and resolve\n")
