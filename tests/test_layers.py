@@ -257,3 +257,15 @@ def test_the_architecture_page_states_todays_depths() -> None:
     named = ", ".join(r.removeprefix("fixbot.") for r in chain)
     assert f"today the deepest passes through {in_rooms} ({named})." in text
     assert f"Counted in single modules the deepest chain is {in_modules} long" in text
+
+
+def test_every_package_says_its_role_in_one_sentence() -> None:
+    """`help(fixbot.loop)` and the drawn house show what each room is for, not its path."""
+    vague = []
+    for init in sorted((ROOT / "fixbot").rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        summary = doc.strip().split("\n\n")[0]
+        name = init.parent.relative_to(ROOT).as_posix()
+        if len(summary.split()) < 5 or summary.rstrip(".:") in (name, name.replace("/", ".")):
+            vague.append(f"{name}: {summary!r}")
+    assert not vague, "packages whose docstring names no role:\n" + "\n".join(vague)
