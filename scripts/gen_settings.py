@@ -1,14 +1,14 @@
 """Generate every settings surface that lives in a file from the `Settings` declarations.
 
 Writes the `inputs:` of action.yml (and of runner/action.yml when it exists), the settings
-tables of README.md and docs/action.md (between `<!-- settings:start -->` and
-`<!-- settings:end -->`), and README.md's comment command table (between
-`<!-- commands:start -->` and `<!-- commands:end -->`) from the command registry. A setting
-whose choices a registry holds (`edit-protocol`) gets them listed. For runner/action.yml (the
-composite action of the runner mode) it also writes the `INPUT_*` variables of its "Run fixbot"
-step (between `# inputs-env:start` and `# inputs-env:end`: composite actions do not set them)
-and its `outputs:`, copied from action.yml's with a `value:` each. `--check` writes nothing and
-exits 1 when a file is out of date (tests/core/test_settings_surfaces.py runs the same check).
+table of README.md (between `<!-- settings:start -->` and `<!-- settings:end -->`), and
+README.md's comment command table (between `<!-- commands:start -->` and
+`<!-- commands:end -->`) from the command registry. A setting whose choices a registry holds
+(`edit-protocol`) gets them listed. For runner/action.yml (the composite action of the runner
+mode) it also writes the `INPUT_*` variables of its "Run fixbot" step (between
+`# inputs-env:start` and `# inputs-env:end`: composite actions do not set them) and its
+`outputs:`, copied from action.yml's with a `value:` each. `--check` writes nothing and exits 1
+when a file is out of date (tests/core/test_settings_surfaces.py runs the same check).
 
 Usage: .venv/bin/python scripts/gen_settings.py [--check]
 """
@@ -32,7 +32,7 @@ from fixbot.github.events.inputs import EXTRA_INPUTS  # noqa: E402
 ACTION = ROOT / "action.yml"
 RUNNER_ACTION = ROOT / "runner" / "action.yml"
 ACTIONS = [ACTION, RUNNER_ACTION]
-TABLES = [ROOT / "README.md", ROOT / "docs" / "action.md"]
+TABLES = [ROOT / "README.md"]
 START, END = "<!-- settings:start -->", "<!-- settings:end -->"
 COMMANDS_START, COMMANDS_END = "<!-- commands:start -->", "<!-- commands:end -->"
 README = ROOT / "README.md"
