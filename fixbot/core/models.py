@@ -105,14 +105,29 @@ class Location(BaseModel):
     column: int | None = None
 
 
+class MissingDependency(BaseModel):
+    """A package the check imports that is neither in the repository nor installed
+    (`fixbot.logs.missing`): `ecosystem` is `python`, `npm`, `go` or `cargo`; `name` the
+    top-level module, package, module path or crate as the log names it; `manifest` the
+    repository-relative file where the project declares such dependencies (None: none found)
+    and `declared` whether it names `name` already (then the set-up did not install it)."""
+
+    ecosystem: str
+    name: str
+    manifest: str | None = None
+    declared: bool = False
+
+
 class Classification(BaseModel):
     """The class and category of a failure, the name of the rule that decided it, and a note
-    when a rule that matched was overruled (see `fixbot.logs.classify`)."""
+    when a rule that matched was overruled (see `fixbot.logs.classify`); `missing` names the
+    dependency of a `missing_dependency` failure."""
 
     error_class: ErrorClass
     category: str
     rule: str
     note: str = ""  # why, when the decision is not the first rule that matched
+    missing: MissingDependency | None = None
 
 
 class FailureGroup(BaseModel):
