@@ -75,12 +75,14 @@ def row(a: Attempt) -> Row:
 
 
 def tried(a: Attempt) -> str:
-    """One line on what attempt `a` tried: the fixer's own words (unverified), and "changed no
-    file" when its edits came to nothing."""
+    """One line on what attempt `a` tried: the fixer's own words (unverified), "changed no
+    file" when its edits came to nothing, and each fix command that failed (its exit code and
+    first output lines)."""
     said = (a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200]
     if a.is_fix and a.done and not a.files_changed and not a.fix_error:
-        return f"{said or a.fixer or 'the fixer'}: changed no file"
-    return said
+        said = f"{said or a.fixer or 'the fixer'}: changed no file"
+    failed = [p.replace("|", "\\|")[:300] for p in a.fix_problems]
+    return "; ".join([said, *failed]) if failed else said
 
 
 def repeated_error(state: RunState) -> Attempt | None:

@@ -426,11 +426,12 @@ def test_a_stale_log_whose_fix_is_committed_ends_passed(
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
-        settings, repo, env=dict(os.environ), agents=Agents(ScriptedFixer()), first_failure=old
+        settings, repo, env=dict(os.environ), agents=None, first_failure=old
     )
     assert outcome.outcome is kind, outcome.reason
     assert (outcome.exit_code == 0) is (kind is OutcomeKind.PASSED)
     assert [a.files_changed for a in state.fix_attempts] == [[], []] and state.rechecked
+    assert {a.fixer for a in state.fix_attempts} == {"fix-commands"}
 
 
 def missing_import_repo(tmp_path: Path, module: str) -> Path:
@@ -453,9 +454,7 @@ def test_a_missing_test_dependency_stops_before_any_fixer(tmp_path: Path) -> Non
     environment problem, named with the requirements file; no fix command runs."""
     repo = missing_import_repo(tmp_path, "pretend")
     settings = Settings(check=f"{sys.executable} -m pytest -q tests", fix_commands=["true"])
-    outcome, state = engine.run(
-        settings, repo, env=with_check_python(), agents=Agents(ScriptedFixer())
-    )
+    outcome, state = engine.run(settings, repo, env=with_check_python(), agents=None)
     assert outcome.outcome is OutcomeKind.ESCALATED and state.fix_attempts == []
     assert state.attempts[0].category == "missing_dependency"
     assert "`pretend`" in outcome.reason and "tests/requirements.txt" in outcome.reason
@@ -467,8 +466,22 @@ def test_a_missing_submodule_of_an_installed_package_is_the_codes(tmp_path: Path
     check's interpreter has it (asked through the launcher), so a fixer may try."""
     repo = missing_import_repo(tmp_path, "packaging.nothing")
     settings = Settings(check=f"{sys.executable} -m pytest -q tests", fix_commands=["true"])
-    outcome, state = engine.run(
-        settings, repo, env=with_check_python(), agents=Agents(ScriptedFixer())
-    )
+    outcome, state = engine.run(settings, repo, env=with_check_python(), agents=None)
     assert state.attempts[0].category == "import" and state.fix_attempts
     assert outcome.outcome is OutcomeKind.ESCALATED
+
+
+def test_a_crashing_fix_command_is_visible_in_the_progress_and_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESLint 9 exiting 2 without a config (its real output, replayed): the terminal and the
+    report show the exit code and what it said, not only "changed nothing"."""
+    eslint = Path(__file__).parent.parent / "data" / "fixcommands" / "eslint9-no-config.log"
+    repo = value_repo(tmp_path, "a")
+    settings = Settings(check=CHECK, fix_commands=[f"cat {eslint}; exit 2"])
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    said = "exit 2: Oops! Something went wrong! :( / ESLint: 9.39.5 / ESLint couldn't find"
+    progress = capsys.readouterr().err
+    assert "changed nothing (1 command failed)" in progress and said in progress
+    report = Path(outcome.report_path or "").read_text()
+    assert said in report
