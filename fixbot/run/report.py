@@ -32,6 +32,8 @@ NEXT_STEPS = {
     "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
     "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
     "schema": "The data broke a schema or constraint: fix the data or migration, not the code.",
+    "missing_dependency": "A package the check imports is not installed: declare it where the "
+    "recovery plan says and install it in the set-up. Code can't fix it.",
 }
 DEFAULT_STEPS = (
     "Read the repeated error above and the diagnoses in the attempts table; the fix likely needs "
