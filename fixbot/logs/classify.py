@@ -153,7 +153,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"no required module provides package \S+; to add it"
             r"|use of (?:unresolved module or unlinked|undeclared) crate(?: or module)? `"
-            r"|can't find crate for `|Cannot find (?:module|package) '(?![./]|node:)[^'\s]+'",
+            r"|can't find crate for `|Cannot find (?:module|package) '(?![./~]|node:|@/)[^'\s]+'",
             re.MULTILINE,
         ),
         stated=True,  # rustc says it under the `^^^` of its `unresolved import` error

@@ -29,7 +29,7 @@ from fixbot.logs.classify import MISSING, classify
 
 LOADERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("python", re.compile(r"\bModuleNotFoundError: No module named '(?P<name>[\w.]+)'")),
-    ("npm", re.compile(r"Cannot find (?:module|package) '(?P<name>(?![./]|node:)[^'\s]+)'")),
+    ("npm", re.compile(r"Cannot find (?:module|package) '(?P<name>(?![./~]|node:|@/)[^'\s]+)'")),
     ("go", re.compile(r"no required module provides package (?P<name>[\w./~-]+)")),
     (
         "cargo",

@@ -136,3 +136,17 @@ def test_the_most_specific_requirements_file_is_named(tmp_path: Path) -> None:
     files(repo, {"pyproject.toml": '[dependency-groups]\ntest = ["pretend", "pytest"]\n'})
     assert declaration("python", "pretend", repo) == ("pyproject.toml", True)
     assert declaration("python", "pre", repo) == ("requirements-dev.txt", False)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Error: Cannot find module './lib/pad'",  # a file of the project
+        "Error: Cannot find module '/home/runner/work/pad/pad/lib.js'",
+        "Error: Cannot find module '@/components/pad'",  # a bundler's path alias
+        "Error: Cannot find module '~/pad'",
+        "ImportError: cannot import name 'pad' from 'strings'",  # the module is there
+    ],
+)
+def test_files_of_the_project_and_aliases_are_no_missing_package(line: str) -> None:
+    assert named(line) is None
