@@ -17,7 +17,6 @@ from pathlib import Path
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, stop_any
 from tenacity.stop import stop_base
 
-from fixbot.agent.research import ResearchError, find_python
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
 from fixbot.logs.condense import explaining_lines
@@ -56,6 +55,10 @@ def installed_after_all(failure: Failure, search_path: str, launcher: Launcher |
     missing = failure.classification.missing
     if missing is None or missing.ecosystem != "python":
         return failure
+    # imported here: only a missing Python package needs the model's research helpers, and a
+    # run without one never loads the agent package
+    from fixbot.agent.research import ResearchError, find_python
+
     try:
         package = find_python(missing.name, search_path, launcher)
     except ResearchError:
