@@ -100,11 +100,19 @@ def _read(path: Path) -> str:
         return ""
 
 
+def _holds_python(folder: Path) -> bool:
+    """True when `folder` has a `.py` file of its own (an unreadable one has none we can see)."""
+    try:
+        return any(p.suffix == ".py" for p in folder.iterdir())
+    except OSError:
+        return False
+
+
 def _python_local(name: str, repo: Path) -> bool:
     """A module `name.py`, an extension `name.*.so` or a package folder `name/` anywhere in the
     repository (pytest puts test folders on `sys.path`, so `tests/helpers.py` is `helpers`)."""
     for root, dirs, files in _walk(repo):
-        if name in dirs and any(p.suffix == ".py" for p in (root / name).iterdir()):
+        if name in dirs and _holds_python(root / name):
             return True
         if f"{name}.py" in files or any(
             f.startswith(f"{name}.") and f.endswith(".so") for f in files
