@@ -439,7 +439,7 @@ def test_a_stale_log_whose_fix_is_committed_ends_passed(
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
-        settings, repo, env=dict(os.environ), agents=None, first_failure=old
+        settings, repo, env=dict(os.environ), agents=None, request=RunRequest(first_failure=old)
     )
     assert outcome.outcome is kind, outcome.reason
     assert (outcome.exit_code == 0) is (kind is OutcomeKind.PASSED)
