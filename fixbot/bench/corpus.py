@@ -78,6 +78,13 @@ class Patch(_Strict):
     patch: Text
 
 
+class Broken(_Strict):
+    """The patch that turns the release into the broken repository; empty when the release
+    itself fails (a "world-moved" case: the world, not the code, changed)."""
+
+    patch: str = ""
+
+
 class Hidden(_Strict):
     """Tests the fixer never sees: `patch` is applied to the final tree, then `command` run."""
 
@@ -96,7 +103,7 @@ class Case(_Strict):
     package: Package
     environment: Environment = Environment()
     check: Check
-    broken: Patch
+    broken: Broken = Broken()
     fix: Patch
     hidden: Hidden
 
@@ -126,7 +133,7 @@ def _problems(case: Case, path: Path) -> list[str]:
     if path.parent.name != case.family.value:
         found.append(f"family {case.family.value!r} differs from its folder {path.parent.name!r}")
     for name, text in (("broken", case.broken.patch), ("fix", case.fix.patch)):
-        if not _PATCH_START.search(text):
+        if (text or name == "fix") and not _PATCH_START.search(text):
             found.append(f"[{name}] patch is not a unified diff (no '--- ' or 'diff --git' line)")
     if not _PATCH_START.search(case.hidden.patch):
         found.append("[hidden] patch is not a unified diff (no '--- ' or 'diff --git' line)")

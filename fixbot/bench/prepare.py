@@ -235,7 +235,8 @@ def _init_repo(repo: Path, case: Case) -> None:
     exclude = repo / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
     exclude.write_text("\n".join(EXCLUDED) + "\n", encoding="utf-8")
-    apply_patch(repo, case.broken.patch, f"{case.id}: the [broken] patch")
+    if case.broken.patch:
+        apply_patch(repo, case.broken.patch, f"{case.id}: the [broken] patch")
     git.run(repo, "add", "-A", "-f", ".", ":!node_modules")
     identity = {
         "GIT_AUTHOR_NAME": "fixbot bench",
