@@ -36,6 +36,7 @@ from pydantic import BaseModel, Field
 
 from fixbot.bench import localize
 from fixbot.bench.localize import Localization
+from fixbot.core.secrets import DEFAULT_STATE_DIR
 
 GRADE_TIMEOUT_S = 600.0
 ORACLE_KEY = {"OPENAI_API_KEY": "sk-fixbot-oracle-no-key"}  # the scripted server reads no key
@@ -219,7 +220,7 @@ def grade(job: Job, tree: Path, work: Path) -> tuple[bool, bool | None, list[str
     """Grade the tree `tree` in a copy under `work`: (check passes, hidden tests pass or None
     without hidden tests, notes)."""
     copy = copy_repo(tree, work / "graded")
-    shutil.rmtree(copy / ".fixbot", ignore_errors=True)
+    shutil.rmtree(copy / DEFAULT_STATE_DIR, ignore_errors=True)
     env = case_env(job)
     check_ok = _run(job.check, copy, env, work / "grade-check.log") == 0
     if not job.hidden_command:
