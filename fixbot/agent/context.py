@@ -14,6 +14,7 @@ OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,16 +117,19 @@ def snippets(repo: Path, locations: list[Location], state_dir: str) -> str:
     return "\n".join(s for s in found if s)
 
 
-def reached(ctx: FixContext, chars: int) -> str:
-    """The numbered source of the functions the failing tests reach (`fixbot.agent.locate`),
-    best first, within `chars` characters; only files the model could read with its own tools."""
+def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -> str:
+    """The numbered source of the functions most likely to need the change, best first, within
+    `chars` characters: `suspects` (the coverage spectrum's ranking, `fixbot.agent.spectrum`),
+    then the functions the failing tests call (`fixbot.agent.locate`); only files the model could
+    read with its own tools."""
     failure = ctx.failure
     if failure is None:
         return ""
     located = [(_relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations]
     box = Toolbox(ctx.repo, state_dir=ctx.state_dir)
     readable = []
-    for span in locate.spans(ctx.repo, list(failure.failing_tests), located):
+    called = locate.spans(ctx.repo, list(failure.failing_tests), located)
+    for span in [*suspects, *called]:
         try:
             target = paths.resolve(ctx.repo, span.path, state_dir=ctx.state_dir)
         except paths.PathRefused:
@@ -165,8 +169,12 @@ def recent_commits(repo: Path, files: list[str], count: int = 5) -> str:
         return ""
 
 
-def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
-    """Collect and cut every section of the evidence for `ctx` within `budget` tokens."""
+def gather(
+    ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS, suspects: Sequence[locate.Span] = ()
+) -> Evidence:
+    """Collect and cut every section of the evidence for `ctx` within `budget` tokens;
+    `suspects` are the functions a coverage spectrum ranked first (shown before those the
+    failing tests call)."""
     failure = ctx.failure
     log_chars = int(budget * SHARES["log"]) * 4
     log = evidence.render(failure, log_chars) if failure else ""
@@ -181,7 +189,7 @@ def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
         signature=failure.signature[:16] if failure else "",
         counts=counts,
         snippets=cut(snips, int(budget * SHARES["snippets"])),
-        reached=reached(ctx, int(budget * SHARES["reached"]) * 4),
+        reached=reached(ctx, int(budget * SHARES["reached"]) * 4, suspects),
         diff=cut(diff, int(budget * SHARES["diff"])),
         history=cut(history_text(ctx.history), int(budget * 0.1)),
         commits=cut(commits, int(budget * SHARES["commits"])),

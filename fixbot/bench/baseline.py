@@ -19,16 +19,16 @@ from typing import Any
 from fixbot.agent import paths
 from fixbot.agent.editblocks import EditError, apply_block, parse_blocks
 from fixbot.agent.tools import read_text
-from fixbot.bench.run import (
+from fixbot.bench.results import (
     CaseResult,
     Grade,
     Job,
     Options,
     Runner,
-    _result,
-    _run,
     case_env,
     copy_repo,
+    result,
+    run_in,
 )
 
 LOG_CHARS = 60_000
@@ -95,22 +95,22 @@ def _ask(options: Options, messages: list[dict[str, str]], env: dict[str, str]) 
 def one_request(job: Job, options: Options, work: Path) -> CaseResult:
     """The one-request baseline on a copy of the case (module docstring)."""
     if not options.model:
-        return _result(job, Runner.BASELINE, Grade.ERROR, reason="the baseline needs --model")
+        return result(job, Runner.BASELINE, Grade.ERROR, reason="the baseline needs --model")
     repo = copy_repo(job.repo, work / "repo")
     env = case_env(job)
-    _run(job.check, repo, env, work / "baseline-check.log")
+    run_in(job.check, repo, env, work / "baseline-check.log")
     log = (work / "baseline-check.log").read_text(errors="replace")
     messages = prompt(job, log, repo)
     try:
         response = _ask(options, messages, env)
     except Exception as exc:  # litellm raises its own classes per provider: report any of them
         reason = f"the model request failed: {type(exc).__name__}: {exc}"
-        return _result(job, Runner.BASELINE, Grade.ERROR, reason=reason, model_calls=1)
+        return result(job, Runner.BASELINE, Grade.ERROR, reason=reason, model_calls=1)
     reply = response.choices[0].message.content or ""
     problems = apply_reply(repo, reply)
     usage = getattr(response, "usage", None)
     tokens = int(getattr(usage, "total_tokens", 0) or 0)
-    return _result(
+    return result(
         job,
         Runner.BASELINE,
         Grade.ESCALATED,  # graded on the final tree afterwards
@@ -136,7 +136,7 @@ def aider(job: Job, options: Options, work: Path) -> CaseResult:
     program = shutil.which("aider")
     if not program or not options.model:
         why = "aider is not on PATH: pip install aider-chat to add this baseline"
-        return _result(job, Runner.AIDER, Grade.ERROR, reason=why if not program else "no --model")
+        return result(job, Runner.AIDER, Grade.ERROR, reason=why if not program else "no --model")
     repo = copy_repo(job.repo, work / "repo")
     args = [program, "--yes-always", "--no-auto-commits", "--model", options.model]
     args += ["--auto-test", "--test-cmd", job.check, "--message", "Make the check pass."]
@@ -152,4 +152,4 @@ def aider(job: Job, options: Options, work: Path) -> CaseResult:
         check=False,
     )
     note = f"aider exited {done.returncode}"
-    return _result(job, Runner.AIDER, Grade.ESCALATED, attempts=1, notes=[note])
+    return result(job, Runner.AIDER, Grade.ESCALATED, attempts=1, notes=[note])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from fixbot.bench.run import CaseResult, Grade
+from fixbot.bench.results import CaseResult, Grade
 from fixbot.core.errors import ConfigError
 
 

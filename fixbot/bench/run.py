@@ -28,17 +28,27 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Protocol
-
-from pydantic import BaseModel, Field
+from typing import Any
 
 from fixbot.bench import localize
-from fixbot.bench.localize import Localization
+from fixbot.bench.results import (
+    GRADE_TIMEOUT_S,
+    Budget,
+    CaseResult,
+    Grade,
+    Job,
+    Options,
+    Runner,
+    case_env,
+    copy_repo,
+    run_in,
+)
+from fixbot.bench.results import result as make_result
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 
-GRADE_TIMEOUT_S = 600.0
+__all__ = ["Budget", "CaseResult", "Grade", "Job", "Options", "Runner", "run_all", "run_case"]
+
 ORACLE_KEY = {"OPENAI_API_KEY": "sk-fixbot-oracle-no-key"}  # the scripted server reads no key
 
 # The deterministic tier: the fix commands the README recommends per ecosystem. ruff's pyupgrade
@@ -48,107 +58,6 @@ RECIPES: dict[str, list[str]] = {
     "python": ["ruff check --fix --unsafe-fixes --no-cache --exit-zero --select UP ."],
     "npm": ["npx --no-install eslint --fix ."],
 }
-
-
-class Runner(StrEnum):
-    """Who fixes the case."""
-
-    FIXBOT = "fixbot"
-    ORACLE = "oracle"
-    DETERMINISTIC = "deterministic"
-    BASELINE = "baseline"
-    AIDER = "aider"
-
-
-class Grade(StrEnum):
-    """How a case ended, judged on the final tree (module docstring)."""
-
-    FIXED = "fixed"
-    WRONG = "verified-but-wrong"
-    ESCALATED = "escalated"
-    ERROR = "error"
-
-
-class PreparedCase(Protocol):
-    """What `fixbot.bench.prepare.prepare` returns, as far as running a case needs it."""
-
-    repo: Path
-    env: dict[str, str]
-    check: str
-    hidden_command: str | None
-    fix_patch: str
-    hidden_patch: str
-
-
-class Job(BaseModel):
-    """One prepared case, as a worker process receives it."""
-
-    id: str
-    family: str
-    ecosystem: str
-    repo: Path
-    env: dict[str, str]
-    check: str
-    hidden_command: str | None = None
-    fix_patch: str
-    hidden_patch: str = ""
-
-    @classmethod
-    def of(cls, case_id: str, family: str, ecosystem: str, prepared: PreparedCase) -> Job:
-        """The job for the case `case_id` prepared as `prepared`."""
-        return cls(
-            id=case_id,
-            family=family,
-            ecosystem=ecosystem,
-            repo=prepared.repo,
-            env=dict(prepared.env),
-            check=prepared.check,
-            hidden_command=prepared.hidden_command,
-            fix_patch=prepared.fix_patch,
-            hidden_patch=prepared.hidden_patch,
-        )
-
-
-class Budget(BaseModel):
-    """A case's budget: fix attempts, tokens (prompt plus completion), USD and wall seconds."""
-
-    attempts: Annotated[int, Field(ge=1)] = 3
-    tokens: Annotated[int, Field(gt=0)] = 200_000
-    usd: Annotated[float, Field(gt=0)] = 0.5
-    seconds: Annotated[float, Field(gt=0)] = 600.0
-
-
-class Options(BaseModel):
-    """How to run: `model` None with `Runner.DETERMINISTIC`; `api_base` for a local server."""
-
-    model: str | None = None
-    api_base: str | None = None
-    edit_protocol: str = "auto"
-    budget: Budget = Field(default_factory=lambda: Budget())
-
-
-class CaseResult(BaseModel):
-    """One case run by one runner: the grade, fixbot's own outcome and reason, and its costs
-    (USD None when the model's price is unknown; wall time in seconds)."""
-
-    id: str
-    family: str
-    ecosystem: str
-    runner: Runner
-    grade: Grade
-    outcome: str = ""
-    reason: str = ""
-    attempts: int = 0
-    model_calls: int = 0
-    tokens: int = 0
-    usd: float | None = 0.0
-    wall_s: float = 0.0
-    check_passes: bool = False
-    hidden_passes: bool | None = None
-    false_alarms: list[str] = Field(default_factory=list)
-    over_budget: list[str] = Field(default_factory=list)
-    localization: Localization | None = None
-    notes: list[str] = Field(default_factory=list)
 
 
 def default_jobs() -> int:
@@ -198,31 +107,13 @@ def _environ(extra: dict[str, str] | None) -> Iterator[None]:
                 os.environ[key] = value
 
 
-def copy_repo(source: Path, into: Path) -> Path:
-    """A throwaway copy of the repository `source` (symlinks kept) at `into`."""
-    shutil.copytree(source, into, symlinks=True)
-    return into
-
-
-def _run(command: str, cwd: Path, env: dict[str, str], log: Path) -> int | None:
-    from fixbot.process.spawn import run_command
-
-    return run_command(command, cwd, log, GRADE_TIMEOUT_S, env=env).exit_code
-
-
-def case_env(job: Job, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a case's commands and of fixbot's run on it: ours, the case's (its
-    PATH first), then `extra`."""
-    return {**os.environ, **job.env, **(extra or {})}
-
-
 def grade(job: Job, tree: Path, work: Path) -> tuple[bool, bool | None, list[str]]:
     """Grade the tree `tree` in a copy under `work`: (check passes, hidden tests pass or None
     without hidden tests, notes)."""
     copy = copy_repo(tree, work / "graded")
     shutil.rmtree(copy / DEFAULT_STATE_DIR, ignore_errors=True)
     env = case_env(job)
-    check_ok = _run(job.check, copy, env, work / "grade-check.log") == 0
+    check_ok = run_in(job.check, copy, env, work / "grade-check.log") == 0
     if not job.hidden_command:
         return check_ok, None, []
     if job.hidden_patch.strip():
@@ -236,7 +127,7 @@ def grade(job: Job, tree: Path, work: Path) -> tuple[bool, bool | None, list[str
         )
         if done.returncode != 0:
             return check_ok, False, [f"the hidden tests do not apply: {done.stderr.strip()}"]
-    hidden_ok = _run(job.hidden_command, copy, env, work / "grade-hidden.log") == 0
+    hidden_ok = run_in(job.hidden_command, copy, env, work / "grade-hidden.log") == 0
     return check_ok, hidden_ok, []
 
 
@@ -255,7 +146,7 @@ def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
         try:
             result = RUNNERS[runner](job, options, work)
         except (ValueError, OSError) as exc:
-            result = _result(job, runner, Grade.ERROR, reason=str(exc))
+            result = make_result(job, runner, Grade.ERROR, reason=str(exc))
         if result.grade is not Grade.ERROR:
             check_ok, hidden_ok, notes = grade(job, work / "repo", work)
             result.check_passes, result.hidden_passes = check_ok, hidden_ok
@@ -276,12 +167,6 @@ def over_budget(result: CaseResult, budget: Budget) -> list[str]:
     if result.usd is not None and result.usd > budget.usd:
         found.append(f"USD {result.usd:.4f} > {budget.usd}")
     return found
-
-
-def _result(job: Job, runner: Runner, grade: Grade, **fields: Any) -> CaseResult:
-    return CaseResult(
-        id=job.id, family=job.family, ecosystem=job.ecosystem, runner=runner, grade=grade, **fields
-    )
 
 
 def _settings(job: Job, options: Options, **changes: Any) -> Any:
@@ -324,9 +209,9 @@ def run_fixbot(
         try:
             outcome, state = engine.run(settings, repo, env=env, progress=Progress(out))
         except ConfigError as exc:
-            return _result(job, runner, Grade.ERROR, reason="; ".join(exc.problems))
+            return make_result(job, runner, Grade.ERROR, reason="; ".join(exc.problems))
     cheats = sorted({c for a in state.attempts for c in a.cheats})
-    found = _result(
+    found = make_result(
         job,
         runner,
         Grade.ESCALATED,
