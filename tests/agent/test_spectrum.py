@@ -65,3 +65,18 @@ def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
         ("stats/core.py", "total", 1.0),
     ]
     assert not (job.repo / ".coverage").exists()  # its data stayed out of the work tree
+
+
+def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: Path) -> None:
+    """The report crosses back from the project's command: a forged one cannot put a file outside
+    the repository (a secret beside it, a link out of it) into the model's request."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    secret = tmp_path / "secret.py"
+    secret.write_text("def token():\n    return 'hunter2'\n")
+    (repo / "link.py").symlink_to(secret)
+    forged = {
+        path: {"contexts": {"2": ["t.test_b"]}} for path in (str(secret), "../secret.py", "link.py")
+    }
+    output = spectrum.MARK + json.dumps({"files": forged})
+    assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"]) == []
