@@ -87,7 +87,7 @@ def _ask(options: Options, messages: list[dict[str, str]], env: dict[str, str]) 
         model=options.model,
         messages=messages,
         api_base=options.api_base,
-        timeout=options.budget.seconds,
+        timeout=min(options.request_timeout, options.budget.seconds),
         temperature=0,
     )
 

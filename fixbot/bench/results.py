@@ -84,6 +84,7 @@ class Options(BaseModel):
     model: str | None = None
     api_base: str | None = None
     edit_protocol: str = "auto"
+    request_timeout: Annotated[float, Field(gt=0)] = 180.0  # seconds for one model request
     budget: Budget = Field(default_factory=lambda: Budget())
 
 

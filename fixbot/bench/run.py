@@ -182,6 +182,7 @@ def _settings(job: Job, options: Options, **changes: Any) -> Any:
         "max_tokens_per_run": b.tokens,
         "max_cost_usd": b.usd,
         "max_duration": b.seconds,
+        "request_timeout": options.request_timeout,
         "timeout": min(b.seconds, GRADE_TIMEOUT_S),
     }
     return Settings(**{**values, **changes})
