@@ -12,6 +12,7 @@ import pytest
 from fixbot.bench.run import Budget, Grade, Options, Runner, run_all
 from tests.bench.cases import slug_case, stats_case
 from tests.test_realmodel_e2e import REQUEST_TIMEOUT_S
+
 # the model server fixture, imported under its own name so pytest finds it in this module
 from tests.test_realmodel_e2e import llama_server as llama_server
 
