@@ -29,6 +29,7 @@ DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
 MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
+GLOBALS_OF = 3  # the best-ranked functions whose module-level data is shown right after them
 SHARES = {"log": 0.4, "snippets": 0.2, "reached": 0.15, "diff": 0.1, "commits": 0.05}
 
 
@@ -129,7 +130,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     box = Toolbox(ctx.repo, state_dir=ctx.state_dir)
     readable = []
     called = locate.spans(ctx.repo, list(failure.failing_tests), located)
-    for span in [*suspects, *called]:
+    ranked = [*suspects, *called]
+    data = [g for span in ranked[:GLOBALS_OF] for g in locate.globals_read(ctx.repo, span)]
+    for span in [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]:
         try:
             target = paths.resolve(ctx.repo, span.path, state_dir=ctx.state_dir)
         except paths.PathRefused:

@@ -23,20 +23,24 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 MAX_FILE_BYTES = 512_000  # larger modules are not parsed (generated code, vendored bundles)
-MAX_SPAN_LINES = 80  # a longer function shows its first lines only
+MAX_SPAN_LINES = 80  # a longer function shows its first lines, or its focus lines' windows
+FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$|(^|/)tests?/")
 
 
 @dataclass(frozen=True)
 class Span:
     """The lines `start`..`end` (1-based, inclusive) of `path` (repository-relative, posix):
-    the definition of `name`; `score` ranks it (higher first)."""
+    the definition of `name`; `score` ranks it (higher first); `focus` are the lines inside it
+    that matter most (a coverage spectrum's most suspicious), shown with their neighbours when
+    the whole definition is too long."""
 
     path: str
     start: int
     end: int
     name: str
     score: float
+    focus: tuple[int, ...] = ()
 
 
 def _parse(repo: Path, rel: str) -> ast.Module | None:
@@ -197,6 +201,50 @@ def spans(
     return [Span(p, s, e, n, v) for (p, s, e, n), v in ranked]
 
 
+def globals_read(repo: Path, span: Span) -> list[Span]:
+    """The module-level assignments of `span`'s module that its definition reads (a constant, a
+    table, a default argument's value): a fix often changes the data a function uses, and
+    coverage records a module's top level under no test."""
+    tree = _parse(repo, span.path)
+    if tree is None:
+        return []
+    assigned: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                assigned[target.id] = node
+    inside = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and n.lineno == span.start
+    ]
+    read = {
+        n.id for d in inside for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in assigned
+    }
+    found = {assigned[name] for name in read}
+    return [
+        Span(span.path, n.lineno, n.end_lineno or n.lineno, "module level", span.score / 2)
+        for n in sorted(found, key=lambda n: n.lineno)
+    ]
+
+
+def _shown_lines(span: Span, total: int) -> list[int]:
+    """The line numbers of `span` to show: all of a short one; of a long one its first line and
+    the windows around its focus lines, else its first `MAX_SPAN_LINES`."""
+    end = min(span.end, total)
+    if end - span.start < MAX_SPAN_LINES or not span.focus:
+        return list(range(span.start, min(end, span.start + MAX_SPAN_LINES - 1) + 1))
+    shown = {span.start}
+    for line in span.focus:
+        lo, hi = max(span.start, line - FOCUS_RADIUS), min(end, line + FOCUS_RADIUS)
+        shown.update(range(lo, hi + 1))
+    return sorted(shown)
+
+
 def render(repo: Path, found: list[Span], chars: int) -> str:
     """The numbered source of the spans, best first, within `chars` characters (whole spans;
     a long function shows its first `MAX_SPAN_LINES` lines)."""
@@ -210,9 +258,12 @@ def render(repo: Path, found: list[Span], chars: int) -> str:
             text = (repo / span.path).read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             continue
-        end = min(span.end, span.start + MAX_SPAN_LINES - 1, len(text))
-        body = "\n".join(f"{n:>5}| {text[n - 1]}" for n in range(span.start, end + 1))
-        block = f"--- {span.path} lines {span.start}-{end} ({span.name})\n{body}"
+        numbers = _shown_lines(span, len(text))
+        body = "\n".join(
+            ("  ...\n" if i and n != numbers[i - 1] + 1 else "") + f"{n:>5}| {text[n - 1]}"
+            for i, n in enumerate(numbers)
+        )
+        block = f"--- {span.path} lines {span.start}-{numbers[-1]} ({span.name})\n{body}"
         if used + len(block) > chars:
             continue
         parts.append(block)

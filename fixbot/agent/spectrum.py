@@ -35,6 +35,7 @@ from fixbot.process.launcher import Launcher
 MARK = "fixbot-spectrum-json-follows"
 RCFILE = "[run]\ndynamic_context = test_function\n"
 MAX_SPANS = 12
+MAX_FOCUS = 6  # the most suspicious lines a long function is shown around
 
 
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
@@ -162,12 +163,23 @@ def rank(repo: Path, spectra: dict[str, dict[int, list[str]]], failing: list[str
         if full.is_relative_to(root):
             by_file.setdefault(full.relative_to(root).as_posix(), {})[line] = value
     best: dict[tuple[str, int, int, str], float] = {}
+    inside: dict[tuple[str, int, int, str], list[tuple[float, int]]] = {}
     for rel, lines in by_file.items():
         for line, (start, end, name) in _enclosing(repo, rel, list(lines)).items():
             key = (rel, start, end, name)
             best[key] = max(best.get(key, 0.0), lines[line])
+            inside.setdefault(key, []).append((-lines[line], line))
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0][0], item[0][1]))
-    return [Span(p, s, e, n, v) for (p, s, e, n), v in ranked[:MAX_SPANS]]
+    return [
+        Span(p, s, e, n, v, _focus(inside[(p, s, e, n)], v))
+        for (p, s, e, n), v in ranked[:MAX_SPANS]
+    ]
+
+
+def _focus(lines: list[tuple[float, int]], best: float) -> tuple[int, ...]:
+    """The function's lines that score its best, in order, at most `MAX_FOCUS`."""
+    top = sorted(line for minus, line in lines if -minus >= best - 1e-9)
+    return tuple(top[:MAX_FOCUS])
 
 
 def suspects(

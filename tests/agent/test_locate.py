@@ -63,3 +63,17 @@ def test_relative_imports_and_the_budget(tmp_path: Path) -> None:
     found = locate.spans(repo, ["pkg/tests/test_x.py::test_x"], [])
     assert [s.name for s in found] == ["mean", "total"]
     assert locate.render(repo, found, 120).count("---") == 1  # the second span does not fit
+
+
+def test_the_module_level_data_a_function_reads_is_shown_with_it(tmp_path: Path) -> None:
+    repo = write(
+        tmp_path,
+        {
+            "esc.py": (
+                "import string\n\nESCAPES = {'\"'}\nUNUSED = 1\n\n\n"
+                "def escape(s, chars=ESCAPES):\n    return s\n"
+            )
+        },
+    )
+    [data] = locate.globals_read(repo, locate.Span("esc.py", 7, 8, "escape", 1.0))
+    assert (data.start, data.end, data.name) == (3, 3, "module level")
