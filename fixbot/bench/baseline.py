@@ -11,8 +11,8 @@ is an `error` row saying so.
 
 from __future__ import annotations
 
+import shlex
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -142,14 +142,10 @@ def aider(job: Job, options: Options, work: Path) -> CaseResult:
     args += ["--auto-test", "--test-cmd", job.check, "--message", "Make the check pass."]
     if options.api_base:
         args += ["--openai-api-base", options.api_base]
-    done = subprocess.run(
-        args,
-        cwd=repo,
-        env=case_env(job),
-        capture_output=True,
-        text=True,
-        timeout=options.budget.seconds,
-        check=False,
+    from fixbot.process.spawn import run_command
+
+    done = run_command(
+        shlex.join(args), repo, work / "aider.log", options.budget.seconds, env=case_env(job)
     )
-    note = f"aider exited {done.returncode}"
+    note = f"aider exited {done.exit_code}"
     return result(job, Runner.AIDER, Grade.ESCALATED, attempts=1, notes=[note])

@@ -18,13 +18,15 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-import subprocess
 import tempfile
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from fixbot.bench.results import apply_patch
+from fixbot.process import git
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
 """A request body (OpenAI's JSON) -> the assistant message to answer with (`role`, `content`,
@@ -143,23 +145,10 @@ def fixed_files(repo: Path, patch: str) -> dict[str, str]:
     with tempfile.TemporaryDirectory(prefix="fixbot-oracle-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns("node_modules"))
-        done = subprocess.run(
-            ["git", "apply", "--whitespace=nowarn", "-"],
-            cwd=copy,
-            input=patch,
-            text=True,
-            capture_output=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            raise ValueError(f"the reference fix does not apply: {done.stderr.strip()}")
-        names = subprocess.run(
-            ["git", "status", "--porcelain", "-z", "--untracked-files=all"],
-            cwd=copy,
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
+        problem = apply_patch(copy, patch)
+        if problem:
+            raise ValueError(f"the reference fix does not apply: {problem}")
+        names = git.run(copy, "status", "--porcelain", "-z", "--untracked-files=all")
         paths = [entry[3:] for entry in names.split("\0") if entry]
         return {p: (copy / p).read_text(encoding="utf-8") for p in paths if (copy / p).is_file()}
 

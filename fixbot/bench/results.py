@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -116,6 +117,20 @@ def copy_repo(source: Path, into: Path) -> Path:
     """A throwaway copy of the repository `source` (symlinks kept) at `into`."""
     shutil.copytree(source, into, symlinks=True)
     return into
+
+
+def apply_patch(repo: Path, patch: str) -> str | None:
+    """Apply the unified diff `patch` in the git repository `repo` with fixbot's git (`git
+    apply`); None when it applied, else git's message."""
+    from fixbot.process import git
+
+    with tempfile.NamedTemporaryFile("w", suffix=".patch", delete=False) as handle:
+        handle.write(patch)
+    try:
+        done = git.completed(repo, "apply", "--whitespace=nowarn", handle.name)
+    finally:
+        os.unlink(handle.name)
+    return None if done.returncode == 0 else (done.stderr.strip() or done.stdout.strip())
 
 
 def run_in(command: str, cwd: Path, env: dict[str, str], log: Path) -> int | None:

@@ -22,7 +22,6 @@ import contextlib
 import multiprocessing
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,6 +39,7 @@ from fixbot.bench.results import (
     Job,
     Options,
     Runner,
+    apply_patch,
     case_env,
     copy_repo,
     run_in,
@@ -116,17 +116,8 @@ def grade(job: Job, tree: Path, work: Path) -> tuple[bool, bool | None, list[str
     check_ok = run_in(job.check, copy, env, work / "grade-check.log") == 0
     if not job.hidden_command:
         return check_ok, None, []
-    if job.hidden_patch.strip():
-        done = subprocess.run(
-            ["git", "apply", "--whitespace=nowarn", "-"],
-            cwd=copy,
-            input=job.hidden_patch,
-            text=True,
-            capture_output=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            return check_ok, False, [f"the hidden tests do not apply: {done.stderr.strip()}"]
+    if job.hidden_patch.strip() and (problem := apply_patch(copy, job.hidden_patch)):
+        return check_ok, False, [f"the hidden tests do not apply: {problem}"]
     hidden_ok = run_in(job.hidden_command, copy, env, work / "grade-hidden.log") == 0
     return check_ok, hidden_ok, []
 
