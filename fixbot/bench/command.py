@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -57,14 +58,16 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(args.model or args.oracle)
 
 
-def jobs_of(cases: list[Case], cache: Path, out: TextIO) -> list[Job]:
-    """Prepare every case (cached: offline after the first time); one line per case."""
+def jobs_of(cases: list[Case], cache: Path, out: TextIO, into: Path) -> list[Job]:
+    """Prepare every case into its own folder under `into` (not the cache's shared work folder,
+    which another bench or `--verify` may be using; downloads and environments stay cached),
+    one line per case."""
     from fixbot.bench.prepare import prepare
     from fixbot.bench.run import Job
 
     jobs = []
     for case in cases:
-        jobs.append(Job.of(prepare(case, cache)))
+        jobs.append(Job.of(prepare(case, cache, into / case.id)))
         print(f"prepared {case.id}", file=out, flush=True)
     return jobs
 
@@ -85,12 +88,13 @@ def run(args: argparse.Namespace, cases: list[Case], cache: Path) -> int:
     options = Options(
         model=model, api_base=args.api_base, edit_protocol=args.edit_protocol, budget=budget
     )
-    jobs = jobs_of(cases, cache, sys.stderr)
 
     def done(result: object) -> None:
         print(f"done {getattr(result, 'id', '')}", file=sys.stderr, flush=True)
 
-    results = run_all(jobs, runners, options, args.jobs, done)
+    with tempfile.TemporaryDirectory(prefix="fixbot-bench-") as tmp:
+        jobs = jobs_of(cases, cache, sys.stderr, Path(tmp))
+        results = run_all(jobs, runners, options, args.jobs, done)
     if args.json:
         print(report.as_json(results))
     elif args.markdown:

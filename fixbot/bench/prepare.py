@@ -17,7 +17,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
@@ -45,6 +44,7 @@ EXCLUDED = (
     "/node_modules",
     ".mypy_cache/",
 )
+ARCHIVES = (".tar.gz", ".tgz", ".zip")  # what `download` leaves; partial files end in .part
 READY = ".fixbot-bench-ready"  # written last: an environment without it is rebuilt
 
 
@@ -114,11 +114,11 @@ def download(case: Case, folder: Path) -> Path:
     name, version = case.package.name, case.package.version
     stem = f"{case.ecosystem.value}-{name.replace('/', '__')}-{version}"
     for found in folder.glob(f"{glob_escape(stem)}.*"):
-        if not found.name.endswith(".part"):
+        if found.name.endswith(ARCHIVES):
             return found
     with _locked(folder / ".locks" / f"{stem}.lock"):
         for found in folder.glob(f"{glob_escape(stem)}.*"):
-            if not found.name.endswith(".part"):
+            if found.name.endswith(ARCHIVES):
                 return found
         if case.ecosystem is Ecosystem.PYTHON:
             return _download_sdist(name, version, folder, stem)
@@ -184,16 +184,14 @@ def _download_npm(name: str, version: str, folder: Path, stem: str) -> Path:
     """The tarball of `name@version` from npm (`npm pack`, which checks its integrity)."""
     npm = _program("npm", "install Node.js and npm (https://nodejs.org)")
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
-        done = subprocess.run(
-            [npm, "pack", f"{name}@{version}", "--silent", "--pack-destination", scratch],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=DOWNLOAD_TIMEOUT_S,
+        command = f"{shlex.quote(npm)} pack {shlex.quote(f'{name}@{version}')} --silent"
+        env = {k: v for k, v in os.environ.items() if k in PASSED + PASSED_PROXY or k == "PATH"}
+        done = run_command(
+            command, Path(scratch), folder / ".logs" / f"{stem}.log", DOWNLOAD_TIMEOUT_S, env=env
         )
         packed = list(Path(scratch).glob("*.tgz"))
-        if done.returncode != 0 or len(packed) != 1:
-            raise PrepareError(f"npm pack {name}@{version} failed: {done.stderr.strip()[-2000:]}")
+        if done.exit_code != 0 or len(packed) != 1:
+            raise PrepareError(f"npm pack {name}@{version} failed: {done.tail[-2000:]}")
         target = folder / f"{stem}.tgz"
         packed[0].rename(target)
     return target

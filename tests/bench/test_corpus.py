@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.bench.corpus import CORPUS, CorpusError, Family, load_corpus
+from fixbot.bench.corpus import CORPUS, CorpusError, Ecosystem, Family, load_corpus
 
 PATCH = """--- a/x.py
 +++ b/x.py
@@ -102,5 +102,6 @@ def test_the_shipped_corpus_is_valid_and_large_enough() -> None:
     """The corpus in bench/corpus/ loads, cites https sources, and holds the families the bench
     reports on."""
     cases = load_corpus(CORPUS)
-    assert len({c.id for c in cases}) == len(cases)
-    assert {c.family for c in cases} >= {Family.REGRESSION}
+    assert len(cases) >= 30
+    assert {c.family for c in cases} == set(Family)
+    assert sum(c.ecosystem is Ecosystem.NPM for c in cases) >= 5

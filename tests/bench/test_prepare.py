@@ -126,3 +126,19 @@ def test_sdist_file_matches_normalized_names() -> None:
     assert sdist_file(files, "click", "7.0") == files[1]
     assert sdist_file(files, "zope.interface", "1.0") == files[2]
     assert sdist_file(files, "click", "7.1") is None
+
+
+def test_an_archive_member_that_climbs_out_is_refused(tmp_path: Path) -> None:
+    """A release archive is third-party data: a member named `../x` or an absolute path must
+    not be written outside the folder it is unpacked into (tarfile's "data" filter)."""
+    cache = tmp_path / "cache"
+    folder = cache / "archives"
+    folder.mkdir(parents=True)
+    with tarfile.open(folder / "python-calc-1.0.tar.gz", "w:gz") as tar:
+        for name in ("calc-1.0/calc.py", "calc-1.0/../../../escaped.py"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"x\n"))
+    with pytest.raises(PrepareError, match="cannot be unpacked"):
+        prepare(make_case(), cache)
+    assert list(tmp_path.rglob("escaped.py")) == []

@@ -26,9 +26,11 @@ LOCALIZED_GOAL = 0.9
 
 
 @pytest.mark.slow
-def test_the_oracle_fixes_every_case_with_no_false_alarm_and_localizes_90_percent() -> None:
+def test_the_oracle_fixes_every_case_with_no_false_alarm_and_localizes_90_percent(
+    tmp_path: Path,
+) -> None:
     try:
-        jobs = jobs_of(load_corpus(CORPUS), Path(CACHE), sys.stderr)
+        jobs = jobs_of(load_corpus(CORPUS), Path(CACHE), sys.stderr, tmp_path)
     except PrepareError as error:
         if "cannot be reached" in str(error) and not IN_CI:
             pytest.skip(f"a case needs a registry this machine cannot reach: {error}")
