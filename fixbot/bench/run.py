@@ -55,7 +55,10 @@ ORACLE_KEY = {"OPENAI_API_KEY": "sk-fixbot-oracle-no-key"}  # the scripted serve
 # rules (UP) rewrite removed and deprecated APIs, e.g. unittest's assertEquals (gone in Python
 # 3.12, rule UP005: https://docs.astral.sh/ruff/rules/deprecated-unittest-alias/).
 RECIPES: dict[str, list[str]] = {
-    "python": ["ruff check --fix --unsafe-fixes --no-cache --exit-zero --select UP ."],
+    "python": [
+        "ruff check --fix --unsafe-fixes --no-cache --exit-zero --select UP"
+        " --extend-exclude setup.py,conftest.py ."
+    ],
     "npm": ["npx --no-install eslint --fix ."],
 }
 
