@@ -104,8 +104,9 @@ def one_request(job: Job, options: Options, work: Path) -> CaseResult:
     try:
         response = _ask(options, messages, env)
     except Exception as exc:  # litellm raises its own classes per provider: report any of them
+        # no reply is no fix: graded like fixbot's own run when its model fails (escalated)
         reason = f"the model request failed: {type(exc).__name__}: {exc}"
-        return result(job, Runner.BASELINE, Grade.ERROR, reason=reason, model_calls=1)
+        return result(job, Runner.BASELINE, Grade.ESCALATED, reason=reason, model_calls=1)
     reply = response.choices[0].message.content or ""
     problems = apply_reply(repo, reply)
     usage = getattr(response, "usage", None)
