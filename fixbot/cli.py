@@ -169,6 +169,7 @@ def command_run(args: argparse.Namespace) -> int:
     from fixbot.core.errors import Cancelled, ConfigError, Interrupted
     from fixbot.core.models import Outcome, OutcomeKind
     from fixbot.run import engine
+    from fixbot.run.request import RunRequest
     from fixbot.ui.progress import make_progress
 
     directory = Path(args.directory).resolve()
@@ -186,8 +187,9 @@ def command_run(args: argparse.Namespace) -> int:
                 directory,
                 env=os.environ,
                 progress=make_progress(os.environ),
-                hint=settings.hint,
-                first_failure=first_failure(args, directory),
+                request=RunRequest(
+                    hint=settings.hint, first_failure=first_failure(args, directory)
+                ),
             )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))

@@ -153,10 +153,11 @@ def depth(edges: dict[str, frozenset[str]]) -> tuple[int, list[str]]:
 
     @cache
     def longest(node: str) -> tuple[str, ...]:
-        below = [longest(n) for n in edges.get(node, ())]
+        # Sorted: of chains equally long, the same one every run (sets iterate by hash).
+        below = [longest(n) for n in sorted(edges.get(node, ()))]
         return (node, *max(below, key=len, default=()))
 
-    chain = max((longest(n) for n in edges), key=len)
+    chain = max((longest(n) for n in sorted(edges)), key=len)
     return len(chain), list(chain)
 
 
