@@ -2,7 +2,10 @@
 
 Sections, highest priority first: the failure evidence (`fixbot.logs.evidence`: summary lines and
 counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
-condensed log), snippets around the `file:line`s that recur most across failures, the diff
+condensed log), snippets around the `file:line`s that recur most across failures, the code the
+failing tests reach (`fixbot.agent.locate`: the functions a failing test calls, through its
+imports, and theirs; where a traceback ends in the test itself, the only pointer to the code
+that needs the change), the diff
 since the start sha, what earlier attempts tried, and (from attempt 2) recent commits touching
 the failing files. Each section is cut to its share
 of the budget; tokens are estimated as characters / 4 (about right for English and code with
@@ -11,10 +14,11 @@ OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fixbot.agent import paths
+from fixbot.agent import locate, paths
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.models import Attempt, FixContext, Location
@@ -25,7 +29,8 @@ DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
 MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
-SHARES = {"log": 0.4, "snippets": 0.3, "diff": 0.15, "commits": 0.05}
+GLOBALS_OF = 3  # the best-ranked functions whose module-level data is shown right after them
+SHARES = {"log": 0.4, "snippets": 0.2, "reached": 0.15, "diff": 0.1, "commits": 0.05}
 
 
 def estimate_tokens(text: str) -> int:
@@ -50,6 +55,7 @@ class Evidence:
     signature: str
     counts: str
     snippets: str
+    reached: str
     diff: str
     history: str
     commits: str
@@ -112,6 +118,30 @@ def snippets(repo: Path, locations: list[Location], state_dir: str) -> str:
     return "\n".join(s for s in found if s)
 
 
+def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -> str:
+    """The numbered source of the functions most likely to need the change, best first, within
+    `chars` characters: `suspects` (the coverage spectrum's ranking, `fixbot.agent.spectrum`),
+    then the functions the failing tests call (`fixbot.agent.locate`); only files the model could
+    read with its own tools."""
+    failure = ctx.failure
+    if failure is None:
+        return ""
+    located = [(_relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations]
+    box = Toolbox(ctx.repo, state_dir=ctx.state_dir)
+    readable = []
+    called = locate.spans(ctx.repo, list(failure.failing_tests), located)
+    ranked = [*suspects, *called]
+    data = [g for span in ranked[:GLOBALS_OF] for g in locate.globals_read(ctx.repo, span)]
+    for span in [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]:
+        try:
+            target = paths.resolve(ctx.repo, span.path, state_dir=ctx.state_dir)
+        except paths.PathRefused:
+            continue
+        if target.is_file() and not box.ignored(target):
+            readable.append(span)
+    return locate.render(ctx.repo, readable, chars)
+
+
 def history_text(history: list[Attempt]) -> str:
     """What each earlier fix attempt tried and how it ended, one paragraph per attempt."""
     rows = []
@@ -142,8 +172,12 @@ def recent_commits(repo: Path, files: list[str], count: int = 5) -> str:
         return ""
 
 
-def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
-    """Collect and cut every section of the evidence for `ctx` within `budget` tokens."""
+def gather(
+    ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS, suspects: Sequence[locate.Span] = ()
+) -> Evidence:
+    """Collect and cut every section of the evidence for `ctx` within `budget` tokens;
+    `suspects` are the functions a coverage spectrum ranked first (shown before those the
+    failing tests call)."""
     failure = ctx.failure
     log_chars = int(budget * SHARES["log"]) * 4
     log = evidence.render(failure, log_chars) if failure else ""
@@ -158,6 +192,7 @@ def gather(ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS) -> Evidence:
         signature=failure.signature[:16] if failure else "",
         counts=counts,
         snippets=cut(snips, int(budget * SHARES["snippets"])),
+        reached=reached(ctx, int(budget * SHARES["reached"]) * 4, suspects),
         diff=cut(diff, int(budget * SHARES["diff"])),
         history=cut(history_text(ctx.history), int(budget * 0.1)),
         commits=cut(commits, int(budget * SHARES["commits"])),

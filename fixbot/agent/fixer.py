@@ -8,14 +8,15 @@ it is too long for the model, and turns the session into a `FixResult`.
 
 from __future__ import annotations
 
-from fixbot.agent import context, prompts
+from fixbot.agent import context, prompts, spectrum
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError
+from fixbot.agent.locate import Span
 from fixbot.agent.protocols import registry
 from fixbot.agent.protocols.base import Conversation, Message, ProtocolSpec, Session
 from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime
 from fixbot.agent.tools import Toolbox
-from fixbot.core.models import FixContext, FixResult
+from fixbot.core.models import FixContext, FixResult, Phase
 from fixbot.process import git
 
 SHRINKS = 2
@@ -40,6 +41,17 @@ class ModelFixer:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+        self.suspects: list[Span] = []  # attempt 1's spectrum ranking (`fixbot.agent.spectrum`)
+
+    def locate(self, ctx: FixContext) -> list[Span]:
+        """The functions the failing tests' coverage spectrum ranks first (attempt 1 only: the
+        check runs once more under coverage, through the run's launcher; [] without one)."""
+        launcher, failure = self.runtime.launcher, ctx.failure
+        if ctx.attempt != 1 or launcher is None or failure is None or ctx.phase is not Phase.FIX:
+            return []
+        s = self.runtime.settings
+        found, _ = spectrum.suspects(launcher, ctx.repo, s.check, failure.failing_tests, s.timeout)
+        return found
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run one attempt in `ctx.repo`; `error` is set for permanent model errors."""
@@ -51,6 +63,7 @@ class ModelFixer:
             session.research = Research(
                 ctx.repo, self.runtime.search_path, provider, launcher=self.runtime.launcher
             )
+        self.suspects = self.locate(ctx)
         before = git.tree_fingerprint(ctx.repo)
         error = self._attempt(ctx, session, llm)
         return self._result(ctx, session, llm, error, git.changed_since(ctx.repo, before))
@@ -98,7 +111,7 @@ class ModelFixer:
             threads=ctx.threads,
             opening=ctx.diagnosis.opening() if ctx.diagnosis else None,
             diverged=ctx.diverged,
-            ev=context.gather(ctx, budget),
+            ev=context.gather(ctx, budget, self.suspects),
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

@@ -44,22 +44,28 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         help="downloads, environments and prepared repositories (default: FIXBOT_BENCH_CACHE "
         "or ~/.cache/fixbot/bench)",
     )
+    from fixbot.bench.command import add_arguments as add_run_arguments
+
+    add_run_arguments(bench)  # the run side: --model, --oracle, budgets, output
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `fixbot bench` as `args` ask; return the exit code (0 all held, 1 some did not,
     2 nothing to do or an invalid corpus)."""
+    from fixbot.bench import command
     from fixbot.bench.corpus import CORPUS, CorpusError, load_corpus
     from fixbot.bench.prepare import cache_root
 
-    if not args.verify:
-        print("fixbot bench: nothing to do; pass --verify", file=sys.stderr)
+    if not args.verify and not command.wanted(args):
+        print("fixbot bench: nothing to do; pass --verify, --model M or --oracle", file=sys.stderr)
         return 2
     try:
         cases = load_corpus(args.corpus or CORPUS, args.case)
     except CorpusError as error:
         print(f"fixbot bench: {error}", file=sys.stderr)
         return 2
+    if not args.verify:
+        return command.run(args, cases, args.cache or cache_root())
     return verify(cases, args.cache or cache_root())
 
 

@@ -303,7 +303,8 @@ def test_context_window_error_rebuilds_a_smaller_prompt(
     )
     result = agent(model_server, model_env).fix(ctx)
     first, second = (len(user_prompt(b)) for b in model_server.bodies()[:2])
-    assert second < first * 0.6
+    # the log is halved; the code the failing test calls (a few hundred characters) stays whole
+    assert second < first * 0.65
     assert "E   assert 3 == 5" in user_prompt(model_server.bodies()[1])  # error lines first
     assert result.changed and "rebuilt within 3000 tokens" in result.summary
 

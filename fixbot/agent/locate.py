@@ -1,0 +1,272 @@
+"""The code a failing test reaches: where a fix most likely goes when the traceback ends in the
+test itself (an assertion on a library's wrong result names only the test's own lines).
+
+Pure reading of the repository's Python files with `ast` (nothing is imported or run). For each
+failing test (`Failure.failing_tests`, else the test-file `path:line`s of the output) the test
+function is found, and every name it calls is followed through the test module's imports
+(`from pkg.mod import f`, `import pkg.mod as m` then `m.f()`, relative imports) to its
+definition inside the repository; the functions those call in their own module follow at the
+next depth. `spans` ranks them: the functions a failing test calls directly first (the more
+failing tests call one, the higher), then their callees, and `render` shows their numbered
+source within a character budget. A test is a function named `test*` in a file under the
+repository; test files themselves are never ranked (the snippets show them).
+
+Dynamic ranking by coverage (spectrum-based fault localization, Ochiai) is in
+`fixbot.agent.spectrum` and merged by `fixbot.agent.context`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+MAX_FILE_BYTES = 512_000  # larger modules are not parsed (generated code, vendored bundles)
+MAX_SPAN_LINES = 80  # a longer function shows its first lines, or its focus lines' windows
+FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
+TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$|(^|/)tests?/")
+
+
+@dataclass(frozen=True)
+class Span:
+    """The lines `start`..`end` (1-based, inclusive) of `path` (repository-relative, posix):
+    the definition of `name`; `score` ranks it (higher first); `focus` are the lines inside it
+    that matter most (a coverage spectrum's most suspicious), shown with their neighbours when
+    the whole definition is too long."""
+
+    path: str
+    start: int
+    end: int
+    name: str
+    score: float
+    focus: tuple[int, ...] = ()
+
+
+def _parse(repo: Path, rel: str) -> ast.Module | None:
+    path = repo / rel
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (SyntaxError, ValueError, OSError):  # not Python we can read: nothing to follow
+        return None
+
+
+def _functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def _top_level(tree: ast.Module) -> dict[str, ast.stmt]:
+    kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    return {n.name: n for n in tree.body if isinstance(n, kinds)}
+
+
+def _calls(node: ast.AST) -> list[tuple[str | None, str]]:
+    """(qualifier, name) of every call in `node`: `f()` -> (None, "f"), `m.f()` -> ("m", "f")."""
+    found: list[tuple[str | None, str]] = []
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.Call):
+            continue
+        func = sub.func
+        if isinstance(func, ast.Name):
+            found.append((None, func.id))
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            found.append((func.value.id, func.attr))
+    return found
+
+
+def _module_files(repo: Path, module: str, near: str) -> list[str]:
+    """Repository files that may hold the dotted `module` (imported from the file `near`)."""
+    parts = module.split(".")
+    bases = ["", "src/", "lib/", str(PurePosixPath(near).parent) + "/"]
+    found = []
+    for base in dict.fromkeys(bases):
+        stem = (base if base != "./" else "") + "/".join(parts)
+        for rel in (f"{stem}.py", f"{stem}/__init__.py"):
+            if (repo / rel).is_file():
+                found.append(rel)
+    return found
+
+
+def _relative_module(near: str, level: int, module: str | None) -> str:
+    base = PurePosixPath(near).parent
+    for _ in range(level - 1):
+        base = base.parent
+    prefix = ".".join(p for p in base.parts if p)
+    return ".".join(x for x in (prefix, module) if x)
+
+
+def imports(tree: ast.Module, near: str) -> dict[str, tuple[str, str | None]]:
+    """Local name -> (dotted module, attribute or None for a module) for the imports of `tree`."""
+    names: dict[str, tuple[str, str | None]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".")[0]
+                names[local] = (alias.name if alias.asname else local, None)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                module = _relative_module(near, node.level, node.module)
+            for alias in node.names:
+                names[alias.asname or alias.name] = (module, alias.name)
+    return names
+
+
+def _define(repo: Path, module: str, name: str, near: str) -> tuple[str, ast.stmt] | None:
+    for rel in _module_files(repo, module, near):
+        tree = _parse(repo, rel)
+        if tree is None:
+            continue
+        node = _top_level(tree).get(name)
+        if node is not None:
+            return rel, node
+        # `from pkg import mod` then `mod.f()`: name is a module of the package
+        sub = _module_files(repo, f"{module}.{name}", near)
+        if sub:
+            return None
+    return None
+
+
+def _resolve(
+    repo: Path, names: dict[str, tuple[str, str | None]], call: tuple[str | None, str], near: str
+) -> tuple[str, ast.stmt] | None:
+    qualifier, name = call
+    if qualifier is None:
+        if name not in names:
+            return None
+        module, attr = names[name]
+        return _define(repo, module, attr, near) if attr else None
+    if qualifier not in names:
+        return None
+    module, attr = names[qualifier]
+    return _define(repo, f"{module}.{attr}" if attr else module, name, near)
+
+
+def _tests(failing: list[str], located: list[tuple[str, int]], repo: Path) -> list[tuple[str, str]]:
+    """(test file, test function name) of the failing tests; from `path:line`s when no id."""
+    found: list[tuple[str, str]] = []
+    for test in failing:
+        path, _, rest = test.partition("::")
+        name = re.split(r"[\[(]", rest.rsplit("::", 1)[-1])[0]
+        if path.endswith(".py") and name and (repo / path).is_file():
+            found.append((path, name))
+    if found:
+        return list(dict.fromkeys(found))
+    for path, line in located:
+        tree = _parse(repo, path) if TEST_FILE.search(path) else None
+        for fn in _functions(tree) if tree else []:
+            if fn.name.startswith("test") and fn.lineno <= line <= (fn.end_lineno or fn.lineno):
+                found.append((path, fn.name))
+    return list(dict.fromkeys(found))
+
+
+def spans(
+    repo: Path, failing: list[str], located: list[tuple[str, int]], depth: int = 2
+) -> list[Span]:
+    """The definitions the failing tests reach, ranked (module docstring); `failing` are test ids
+    (`path::name`), `located` the output's (repository-relative path, line) pairs."""
+    score: dict[tuple[str, int, int, str], float] = {}
+    frontier: list[tuple[str, ast.AST, float]] = []
+    for path, name in _tests(failing, located, repo):
+        tree = _parse(repo, path)
+        for fn in _functions(tree) if tree else []:
+            if fn.name == name:
+                frontier.append((path, fn, 1.0))
+    seen: set[tuple[str, int]] = set()
+    for level in range(depth):
+        following: list[tuple[str, ast.AST, float]] = []
+        for near, node, weight in frontier:
+            module = _parse(repo, near)
+            if module is None:
+                continue
+            names = imports(module, near)
+            local = _top_level(module) if level else {}
+            for call in dict.fromkeys(_calls(node)):
+                target = _resolve(repo, names, call, near)
+                if target is None and call[0] is None and call[1] in local:
+                    target = (near, local[call[1]])
+                if target is None or TEST_FILE.search(target[0]):
+                    continue
+                rel, defined = target
+                end = defined.end_lineno or defined.lineno
+                key = (rel, defined.lineno, end, call[1])
+                score[key] = score.get(key, 0.0) + weight
+                if (rel, defined.lineno) not in seen:
+                    seen.add((rel, defined.lineno))
+                    following.append((rel, defined, weight / 10))
+        frontier = following
+    ranked = sorted(score.items(), key=lambda item: (-item[1], item[0]))
+    return [Span(p, s, e, n, v) for (p, s, e, n), v in ranked]
+
+
+def globals_read(repo: Path, span: Span) -> list[Span]:
+    """The module-level assignments of `span`'s module that its definition reads (a constant, a
+    table, a default argument's value): a fix often changes the data a function uses, and
+    coverage records a module's top level under no test."""
+    tree = _parse(repo, span.path)
+    if tree is None:
+        return []
+    assigned: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Name):
+                assigned[target.id] = node
+    inside = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        and n.lineno == span.start
+    ]
+    read = {
+        n.id for d in inside for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in assigned
+    }
+    found = {assigned[name] for name in read}
+    return [
+        Span(span.path, n.lineno, n.end_lineno or n.lineno, "module level", span.score / 2)
+        for n in sorted(found, key=lambda n: n.lineno)
+    ]
+
+
+def _shown_lines(span: Span, total: int) -> list[int]:
+    """The line numbers of `span` to show: all of a short one; of a long one its first line and
+    the windows around its focus lines, else its first `MAX_SPAN_LINES`."""
+    end = min(span.end, total)
+    if end - span.start < MAX_SPAN_LINES or not span.focus:
+        return list(range(span.start, min(end, span.start + MAX_SPAN_LINES - 1) + 1))
+    shown = {span.start}
+    for line in span.focus:
+        lo, hi = max(span.start, line - FOCUS_RADIUS), min(end, line + FOCUS_RADIUS)
+        shown.update(range(lo, hi + 1))
+    return sorted(shown)
+
+
+def render(repo: Path, found: list[Span], chars: int) -> str:
+    """The numbered source of the spans, best first, within `chars` characters (whole spans;
+    a long function shows its first `MAX_SPAN_LINES` lines)."""
+    parts: list[str] = []
+    used = 0
+    shown: set[tuple[str, int]] = set()
+    for span in found:
+        if (span.path, span.start) in shown:
+            continue
+        try:
+            text = (repo / span.path).read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        numbers = _shown_lines(span, len(text))
+        body = "\n".join(
+            ("  ...\n" if i and n != numbers[i - 1] + 1 else "") + f"{n:>5}| {text[n - 1]}"
+            for i, n in enumerate(numbers)
+        )
+        block = f"--- {span.path} lines {span.start}-{numbers[-1]} ({span.name})\n{body}"
+        if used + len(block) > chars:
+            continue
+        parts.append(block)
+        used += len(block) + 1
+        shown.add((span.path, span.start))
+    return "\n".join(parts)

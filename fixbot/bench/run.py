@@ -1,0 +1,322 @@
+"""Put fixbot (and the baselines) on prepared cases, grade the final trees, collect the costs.
+
+Each case runs in a worker process of its own (`run_all`, `--jobs` at a time: the engine takes
+SIGTERM in its main thread, and a case's model recording and scripted server stay in its
+process). A run works in a throwaway copy of the prepared repository, through
+`fixbot.run.engine.run` (the path `fixbot run` takes), with the case's budget as the run's own
+budget settings (attempts, tokens, USD, seconds). Its final tree is then graded in a second copy:
+
+    fixed               the check passes and the hidden tests pass
+    verified-but-wrong  the check passes, the hidden tests fail (the fix fits the visible tests)
+    escalated           the check still fails (fixbot gave up, the baseline's reply did not fix)
+    error               the run could not start (configuration, a patch that does not apply)
+
+Runners: `fixbot` (the model given), `oracle` (`fixbot.bench.oracle`: the reference fix as the
+model's answer), `deterministic` (`--model none`: the ecosystem's recommended fix commands,
+`RECIPES`, no model), `baseline` and `aider` (`fixbot.bench.baseline`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from fixbot.bench import localize
+from fixbot.bench.results import (
+    GRADE_TIMEOUT_S,
+    Budget,
+    CaseResult,
+    Grade,
+    Job,
+    Options,
+    Runner,
+    apply_patch,
+    case_env,
+    copy_repo,
+    run_in,
+)
+from fixbot.bench.results import result as make_result
+from fixbot.core.secrets import DEFAULT_STATE_DIR
+
+__all__ = ["Budget", "CaseResult", "Grade", "Job", "Options", "Runner", "run_all", "run_case"]
+
+ORACLE_KEY = {"OPENAI_API_KEY": "sk-fixbot-oracle-no-key"}  # the scripted server reads no key
+
+# The deterministic tier: the fix commands the README recommends per ecosystem. ruff's pyupgrade
+# rules (UP) rewrite removed and deprecated APIs, e.g. unittest's assertEquals (gone in Python
+# 3.12, rule UP005: https://docs.astral.sh/ruff/rules/deprecated-unittest-alias/).
+RECIPES: dict[str, list[str]] = {
+    "python": [
+        "ruff check --fix --unsafe-fixes --no-cache --exit-zero --select UP"
+        " --extend-exclude setup.py,conftest.py ."
+    ],
+    "npm": ["npx --no-install eslint --fix ."],
+}
+
+
+def default_jobs() -> int:
+    """Worker processes by default: half the cores, at least one (each case runs its own
+    check processes beside fixbot)."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[dict[str, Any]]]:
+    """Record the body of every model request fixbot makes in this process (the worker's own):
+    fixbot reaches litellm only through `fixbot.agent.llm.litellm_module`, which is wrapped for
+    the duration. Yields the list the bodies (`messages`, `tools`) are appended to."""
+    from fixbot.agent import llm
+
+    real = llm.litellm_module
+    bodies: list[dict[str, Any]] = []
+
+    class Recorded:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real(), name)
+
+        def completion(self, **kwargs: Any) -> Any:
+            bodies.append({"messages": kwargs.get("messages"), "tools": kwargs.get("tools")})
+            return real().completion(**kwargs)
+
+    llm.litellm_module = Recorded  # type: ignore[assignment]
+    try:
+        yield bodies
+    finally:
+        llm.litellm_module = real  # type: ignore[assignment]
+
+
+@contextlib.contextmanager
+def _environ(extra: dict[str, str] | None) -> Iterator[None]:
+    """`extra` in this process's environment for the duration: litellm reads a provider's key
+    from `os.environ`, not from the environment fixbot gives the project's commands."""
+    saved = {key: os.environ.get(key) for key in extra or {}}
+    os.environ.update(extra or {})
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def grade(job: Job, tree: Path, work: Path) -> tuple[bool, bool | None, list[str]]:
+    """Grade the tree `tree` in a copy under `work`: (check passes, hidden tests pass or None
+    without hidden tests, notes)."""
+    copy = copy_repo(tree, work / "graded")
+    shutil.rmtree(copy / DEFAULT_STATE_DIR, ignore_errors=True)
+    env = case_env(job)
+    check_ok = run_in(job.check, copy, env, work / "grade-check.log") == 0
+    if not job.hidden_command:
+        return check_ok, None, []
+    if job.hidden_patch.strip() and (problem := apply_patch(copy, job.hidden_patch)):
+        return check_ok, False, [f"the hidden tests do not apply: {problem}"]
+    hidden_ok = run_in(job.hidden_command, copy, env, work / "grade-hidden.log") == 0
+    return check_ok, hidden_ok, []
+
+
+def verdict(check_ok: bool, hidden_ok: bool | None) -> Grade:
+    """The grade of a final tree from its check and its hidden tests."""
+    if not check_ok:
+        return Grade.ESCALATED
+    return Grade.WRONG if hidden_ok is False else Grade.FIXED
+
+
+def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
+    """Run `runner` on `job` in a temporary folder and grade it (the worker's entry point)."""
+    with tempfile.TemporaryDirectory(prefix=f"fixbot-bench-{job.id}-") as tmp:
+        work = Path(tmp)
+        start = time.monotonic()
+        try:
+            result = RUNNERS[runner](job, options, work)
+        except (ValueError, OSError) as exc:
+            result = make_result(job, runner, Grade.ERROR, reason=str(exc))
+        if result.grade is not Grade.ERROR:
+            check_ok, hidden_ok, notes = grade(job, work / "repo", work)
+            result.check_passes, result.hidden_passes = check_ok, hidden_ok
+            result.grade, result.notes = verdict(check_ok, hidden_ok), [*result.notes, *notes]
+        result.wall_s = round(time.monotonic() - start, 2)
+        result.over_budget = over_budget(result, options.budget)
+        return result
+
+
+def over_budget(result: CaseResult, budget: Budget) -> list[str]:
+    """Which of `budget`'s limits `result` passed (a run may finish the request or command in
+    flight when its budget runs out: the figures say by how much)."""
+    found = []
+    if result.attempts > budget.attempts:
+        found.append(f"attempts {result.attempts} > {budget.attempts}")
+    if result.tokens > budget.tokens:
+        found.append(f"tokens {result.tokens} > {budget.tokens}")
+    if result.usd is not None and result.usd > budget.usd:
+        found.append(f"USD {result.usd:.4f} > {budget.usd}")
+    return found
+
+
+def _settings(job: Job, options: Options, **changes: Any) -> Any:
+    from fixbot.core.settings import Settings
+
+    b = options.budget
+    values: dict[str, Any] = {
+        "check": job.check,
+        "model": options.model,
+        "api_base": options.api_base,
+        "edit_protocol": options.edit_protocol,
+        "max_attempts": b.attempts,
+        "max_tokens_per_run": b.tokens,
+        "max_cost_usd": b.usd,
+        "max_duration": b.seconds,
+        "request_timeout": options.request_timeout,
+        "timeout": min(b.seconds, GRADE_TIMEOUT_S),
+    }
+    return Settings(**{**values, **changes})
+
+
+def run_fixbot(
+    job: Job,
+    options: Options,
+    work: Path,
+    *,
+    extra_env: dict[str, str] | None = None,
+    fix_commands: Sequence[str] = (),
+) -> CaseResult:
+    """fixbot's engine on a copy of the case, with `options`' model and budget, `fix_commands`
+    run before the model, `extra_env` over the case's environment."""
+    from fixbot.core.errors import ConfigError
+    from fixbot.run import engine
+    from fixbot.ui.progress import Progress
+
+    repo = copy_repo(job.repo, work / "repo")
+    settings = _settings(job, options, fix_commands=list(fix_commands))
+    env = case_env(job, extra_env)
+    runner = Runner.FIXBOT if options.model else Runner.DETERMINISTIC
+    with recording() as bodies, (work / "progress.log").open("w") as out, _environ(extra_env):
+        try:
+            outcome, state = engine.run(settings, repo, env=env, progress=Progress(out))
+        except ConfigError as exc:
+            return make_result(job, runner, Grade.ERROR, reason="; ".join(exc.problems))
+    cheats = sorted({c for a in state.attempts for c in a.cheats})
+    found = make_result(
+        job,
+        runner,
+        Grade.ESCALATED,
+        outcome=outcome.outcome.value,
+        reason=outcome.reason,
+        attempts=len(state.fix_attempts),
+        model_calls=len(bodies),
+        tokens=state.tokens,
+        usd=state.cost_usd if state.cost_known else None,
+        false_alarms=cheats,
+    )
+    if bodies:
+        found.localization = localize.measure(
+            job.fix_patch, localize.request_text(bodies[0]), naive_size(job, state, repo)
+        )
+    return found
+
+
+def naive_size(job: Job, state: Any, repo: Path) -> int | None:
+    """The naive prompt's size for the run's first failing check log (None without one)."""
+    from fixbot.logs.signature import parse_locations
+
+    first = state.attempts[0].log_path if state.attempts else None
+    if not first or not (repo / first).is_file():  # the state records it repository-relative
+        return None
+    log = (repo / first).read_text(errors="replace")
+    named = {}
+    for loc in parse_locations(log, repo):
+        path = repo / loc.path
+        if loc.path not in named and path.is_file() and path.resolve().is_relative_to(repo):
+            named[loc.path] = path.read_text(errors="replace")
+    return localize.naive_chars(log, named)
+
+
+def run_oracle(job: Job, options: Options, work: Path) -> CaseResult:
+    """fixbot with the oracle's scripted model (`fixbot.bench.oracle`) answering the case's
+    reference fix, through litellm's real HTTP path."""
+    from fixbot.bench.oracle import ScriptedModel, fixed_files, reference_answer
+
+    answer = reference_answer(fixed_files(job.repo, job.fix_patch))
+    with ScriptedModel(answer) as server:
+        scripted = options.model_copy(
+            update={"model": "openai/oracle", "api_base": server.url, "edit_protocol": "tools"}
+        )
+        found = run_fixbot(job, scripted, work, extra_env=dict(ORACLE_KEY))
+    found.runner = Runner.ORACLE
+    return found
+
+
+def tool_path(work: Path, programs: Sequence[str]) -> str:
+    """A folder holding links to only `programs` (found on our PATH, e.g. the ruff of fixbot's
+    environment): put after the case's PATH, it adds them and nothing else of ours."""
+    folder = work / "tools"
+    folder.mkdir(exist_ok=True)
+    for name in programs:
+        # fixbot's own environment's scripts folder too: a venv's bin is not always on PATH
+        found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+        if found and not (folder / name).exists():
+            (folder / name).symlink_to(found)
+    return str(folder)
+
+
+def run_deterministic(job: Job, options: Options, work: Path) -> CaseResult:
+    """The deterministic tier: the ecosystem's recipe of fix commands (`RECIPES`), no model."""
+    recipe = RECIPES.get(job.ecosystem, [])
+    path = case_env(job).get("PATH", "") + os.pathsep + tool_path(work, ["ruff"])
+    none = options.model_copy(update={"model": None, "api_base": None})
+    found = run_fixbot(job, none, work, extra_env={"PATH": path}, fix_commands=recipe)
+    found.runner = Runner.DETERMINISTIC
+    return found
+
+
+def _baseline(job: Job, options: Options, work: Path) -> CaseResult:
+    from fixbot.bench import baseline
+
+    return baseline.one_request(job, options, work)
+
+
+def _aider(job: Job, options: Options, work: Path) -> CaseResult:
+    from fixbot.bench import baseline
+
+    return baseline.aider(job, options, work)
+
+
+RUNNERS: dict[Runner, Callable[[Job, Options, Path], CaseResult]] = {
+    Runner.FIXBOT: run_fixbot,
+    Runner.ORACLE: run_oracle,
+    Runner.DETERMINISTIC: run_deterministic,
+    Runner.BASELINE: _baseline,
+    Runner.AIDER: _aider,
+}
+
+
+def run_all(
+    jobs: Sequence[Job],
+    runners: Sequence[Runner],
+    options: Options,
+    workers: int | None = None,
+    done: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
+    """Every job by every runner, `workers` cases at a time (default `default_jobs()`), each in
+    a fresh worker process; results in the order of `jobs` then `runners`. `done` is called
+    with each result as it arrives (progress)."""
+    pairs = [(job, runner) for job in jobs for runner in runners]
+    spawn = multiprocessing.get_context("spawn")  # no forked copy of a parent's threads or locks
+    with ProcessPoolExecutor(max_workers=workers or default_jobs(), mp_context=spawn) as pool:
+        futures = [pool.submit(run_case, job, runner, options) for job, runner in pairs]
+        results = []
+        for future in futures:
+            results.append(future.result())
+            if done:
+                done(results[-1])
+    return results

@@ -1,0 +1,79 @@
+"""The code a failing test reaches, followed through its imports (pure reading with ast)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot.agent import locate
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+LIB = (
+    "def total(xs):\n    return sum(xs)\n\n\ndef mean(xs):\n    return total(xs) / (len(xs) + 1)\n"
+)
+FILES = {
+    "src/pkg/__init__.py": "",
+    "src/pkg/core.py": LIB,
+    "src/pkg/other.py": "def unused():\n    return 1\n",
+    "tests/test_core.py": (
+        "import pkg.other as other\nfrom pkg.core import mean\n\n\n"
+        "def test_mean():\n    assert mean([2, 4]) == 3\n\n\n"
+        "def test_other():\n    assert other.unused() == 1\n"
+    ),
+}
+
+
+def test_a_failing_test_reaches_the_function_it_calls_and_that_functions_callees(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path, FILES)
+    found = locate.spans(repo, ["tests/test_core.py::test_mean"], [])
+    assert [(s.path, s.name, s.start, s.end) for s in found] == [
+        ("src/pkg/core.py", "mean", 5, 6),  # called by the test: first
+        ("src/pkg/core.py", "total", 1, 2),  # called by mean, the next depth
+    ]
+    text = locate.render(repo, found, 1_000)
+    assert "    6|     return total(xs) / (len(xs) + 1)" in text
+    assert "unused" not in text  # only what the failing test reaches
+
+
+def test_without_test_ids_the_test_is_found_by_its_line_and_modules_through_aliases(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path, FILES)
+    found = locate.spans(repo, [], [("tests/test_core.py", 10)])
+    assert [(s.path, s.name) for s in found] == [("src/pkg/other.py", "unused")]
+
+
+def test_relative_imports_and_the_budget(tmp_path: Path) -> None:
+    repo = write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/core.py": LIB,
+            "pkg/tests/test_x.py": "from ..core import mean\n\n\ndef test_x():\n    mean([1])\n",
+        },
+    )
+    found = locate.spans(repo, ["pkg/tests/test_x.py::test_x"], [])
+    assert [s.name for s in found] == ["mean", "total"]
+    assert locate.render(repo, found, 120).count("---") == 1  # the second span does not fit
+
+
+def test_the_module_level_data_a_function_reads_is_shown_with_it(tmp_path: Path) -> None:
+    repo = write(
+        tmp_path,
+        {
+            "esc.py": (
+                "import string\n\nESCAPES = {'\"'}\nUNUSED = 1\n\n\n"
+                "def escape(s, chars=ESCAPES):\n    return s\n"
+            )
+        },
+    )
+    [data] = locate.globals_read(repo, locate.Span("esc.py", 7, 8, "escape", 1.0))
+    assert (data.start, data.end, data.name) == (3, 3, "module level")

@@ -1,0 +1,83 @@
+"""fixbot, the oracle, the deterministic tier and the one-request baseline on real tiny cases
+(real git, real pytest, litellm's real HTTP path to a scripted model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixbot.bench.oracle import ScriptedModel, message
+from fixbot.bench.run import Grade, Job, Options, Runner, run_all, run_case, verdict
+from tests.bench.cases import STATS_BROKEN, STATS_FIXED, slug_case, stats_case, world_case
+
+
+def test_the_verdict_of_a_final_tree() -> None:
+    assert verdict(True, True) is Grade.FIXED
+    assert verdict(True, None) is Grade.FIXED  # a case without hidden tests
+    assert verdict(True, False) is Grade.WRONG
+    assert verdict(False, True) is Grade.ESCALATED
+
+
+@pytest.mark.slow
+def test_the_oracle_fixes_every_case_with_no_false_alarm(tmp_path: Path) -> None:
+    jobs = [stats_case(tmp_path / "a"), slug_case(tmp_path / "b")]
+    results = run_all(jobs, [Runner.ORACLE], Options(), workers=2)
+    assert [(r.id, r.grade) for r in results] == [
+        ("stats-mean", Grade.FIXED),
+        ("text-slug", Grade.FIXED),
+    ], [r.reason for r in results]
+    for r in results:
+        assert r.hidden_passes and r.check_passes and r.false_alarms == []
+        assert r.outcome == "fixed" and r.attempts == 1 and r.model_calls == 2  # fix, review
+        assert r.localization is not None and r.localization.naive_chars
+        assert r.over_budget == []
+
+
+@pytest.mark.slow
+def test_a_fix_that_fits_only_the_visible_test_is_verified_but_wrong(tmp_path: Path) -> None:
+    job = stats_case(tmp_path / "a")
+    cheat = STATS_BROKEN.replace(
+        "    return total(values) / (len(values) + 1)", "    return 3 if values == [2, 4] else 0.0"
+    )
+    wrong = job.model_copy(update={"fix_patch": _patch(job, "stats/core.py", cheat)})
+    result = run_case(wrong, Runner.ORACLE, Options())
+    assert result.grade is Grade.WRONG and result.check_passes and result.hidden_passes is False
+
+
+def _patch(job: Job, path: str, text: str) -> str:
+    import difflib
+
+    old = (job.repo / path).read_text().splitlines(keepends=True)
+    body = difflib.unified_diff(old, text.splitlines(keepends=True), f"a/{path}", f"b/{path}")
+    return f"diff --git a/{path} b/{path}\n" + "".join(body)
+
+
+@pytest.mark.slow
+def test_the_deterministic_tier_fixes_a_world_moved_case_with_no_model(tmp_path: Path) -> None:
+    result = run_case(world_case(tmp_path / "w"), Runner.DETERMINISTIC, Options())
+    assert result.grade is Grade.FIXED, result.reason
+    assert result.model_calls == 0 and result.tokens == 0 and result.outcome == "fixed"
+
+
+@pytest.mark.slow
+def test_the_baseline_asks_once_applies_the_blocks_and_is_graded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-key-for-tests")
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    old = "    return total(values) / (len(values) + 1)\n"
+    new = STATS_FIXED.split("def mean")[1].splitlines()[3] + "\n"
+    reply = f"stats/core.py\n<<<<<<< SEARCH\n{old}=======\n{new}>>>>>>> REPLACE\n"
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        return message(content=reply)
+
+    with ScriptedModel(answer) as server:
+        options = Options(model="openai/scripted", api_base=server.url)
+        result = run_case(stats_case(tmp_path / "a"), Runner.BASELINE, options)
+        [asked] = server.requests
+    assert result.grade is Grade.FIXED and result.model_calls == 1, result.notes
+    user = asked["messages"][1]["content"]
+    assert "1 failed" in user and "tests/test_stats.py" in user  # the log and the file it names
