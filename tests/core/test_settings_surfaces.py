@@ -268,7 +268,12 @@ NOT_OURS = {
     "dev",  # `cargo add --dev`, the recovery plan for an undeclared crate
     # pip's, npm's and git's own flags in the bench's preparation of a case (fixbot/bench)
     *("disable-pip-version-check", "without-pip", "ignore-scripts", "loglevel", "no-audit"),
-    *("no-fund", "silent", "whitespace", "git"),
+    *("no-fund", "silent", "whitespace", "git", "porcelain", "untracked-files"),
+    # the bench's baselines and deterministic tier: aider's, ruff's and npx's own flags
+    *("auto-test", "message", "no-auto-commits", "openai-api-base", "test-cmd", "yes-always"),
+    *("exit-zero", "extend-exclude", "no-cache", "select", "unsafe-fixes", "no-install"),
+    # coverage.py's, run by the localization's spectrum (fixbot/agent/spectrum.py)
+    *("data-file", "pretty-print", "rcfile", "show-contexts"),
 }
 
 
