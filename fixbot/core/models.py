@@ -293,7 +293,7 @@ class Attempt(BaseModel):
     commit_sha: str | None = None  # set when this attempt's changes were committed
     diff_lines: int = 0
     # a green fix's integrity (`fixbot.run.integrity`): the suspected cheats of the final diff and
-    # the check's counts (`fixbot.loop.cheats`), and the paths that changed after the verifying
+    # the check's counts (`fixbot.tamper.cheats`), and the paths that changed after the verifying
     # check saw them (never committed)
     cheats: list[str] = Field(default_factory=list)
     drift: list[str] = Field(default_factory=list)

@@ -1,7 +1,7 @@
 """Verified means verified: the adapters around a green check before it may become `fixed`.
 
 - `cheats(repo, start, verified, first, last)` reads the final diff from git and asks the pure
-  detector (`fixbot.loop.cheats.detect`) whether the green was bought by weakening the tests.
+  detector (`fixbot.tamper.cheats.detect`) whether the green was bought by weakening the tests.
 - `drift(repo, verified, now)` names the paths whose content differs between the tree the
   verifying check saw and a later one (a process of the check that edited a fixed file after the
   check passed, or text the check wrote into the fixer's files): such a tree is never committed.
@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from fixbot.core.models import Counts
-from fixbot.loop.cheats import Change, Cheat, detect
 from fixbot.process import git
+from fixbot.tamper.cheats import Change, Cheat, detect
 
 
 def _text(repo: Path, rev: str, path: str) -> str | None:
@@ -42,7 +42,7 @@ def cheats(
     repo: Path, start: str, verified: str, first: Counts | None, last: Counts | None
 ) -> list[Cheat]:
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
-    the first failing (`first`) and verifying (`last`) runs (`fixbot.loop.cheats.detect`)."""
+    the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`)."""
     found = changes(repo, start, verified)
     return detect(found, first, last, packages(repo, verified))
 

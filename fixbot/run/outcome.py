@@ -21,7 +21,7 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     """The commit message of a verified fix, with a `fixbot-attempt: n` trailer."""
     title = (attempt.summary.splitlines() or ["verified fix"])[0].strip() or "verified fix"
     body = f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
-    if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.loop.cheats`)
+    if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.tamper.cheats`)
         body += "\n\nThe tests were changed (allow-test-edits): " + "; ".join(attempt.cheats)
     return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
 

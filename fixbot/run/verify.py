@@ -111,7 +111,7 @@ class Checker:
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             # how many tests the green run ran: fewer than the first failing run is a suspected
-            # cheat (`fixbot.loop.cheats.fewer_tests`)
+            # cheat (`fixbot.tamper.cheats.fewer_tests`)
             attempt.counts = parse_counts(result.tail)
             self.failures.pop(attempt.number, None)
             return None

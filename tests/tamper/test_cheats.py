@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixbot.core.models import Counts
-from fixbot.loop.cheats import Change, detect, fewer_tests
+from fixbot.tamper.cheats import Change, detect, fewer_tests
 
 TEST = "from app import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
 
