@@ -28,6 +28,11 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
     unit-rebound      a test module that rebinds the code it tests when imported
                       (`app.add = lambda a, b: 5`)
     check-script      a file the check command itself runs (`check-command: sh check.sh`)
+    report-disagrees  the runner's own per-test report contradicts the green exit code: a test
+                      that failed at the start is not reported passed, a test that passed is
+                      reported failed, fewer tests were collected (`disagreements`)
+    original-tests    the fix changed the tests, and against the start commit's tests the check
+                      fails for more than the changed tests (`fixbot.run.integrity`)
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
                       failing one (both printed counts)
 
@@ -379,3 +384,49 @@ def detect(
     found = [cheat for change in changes for cheat in examine(change, known, scripts)]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])
+
+
+def test_material(change: Change, check_files: frozenset[str] = frozenset()) -> bool:
+    """A file that belongs to the tests rather than to the code under test: a test module or
+    conftest (anything under a tests folder), the test runner's configuration, or a file the
+    check command names. Verification puts these back as the start commit had them."""
+    path = change.path
+    return _harness(path) or path in check_files or _config(change) is not None
+
+
+def disagreements(first: dict[str, str] | None, last: dict[str, str] | None) -> list[Cheat]:
+    """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
+    not say the check is fixed, against that of the first failing run (`first`): a test that
+    failed at the start is not reported passed, one that passed is reported failed, fewer tests
+    were collected. [] when either run wrote no report (judged by exit code and counts)."""
+    if first is None or last is None:
+        return []
+    found = []
+    if still := sorted(t for t, o in first.items() if o == "failed" and last.get(t) != "passed"):
+        what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
+        found.append(Cheat("report-disagrees", None, what))
+    if broken := sorted(t for t, o in first.items() if o == "passed" and last.get(t) == "failed"):
+        what = f"passed at the start, reported failed: {', '.join(broken[:5])}"
+        found.append(Cheat("report-disagrees", None, what))
+    if len(last) < len(first):
+        what = f"tests collected: {len(first)} at the start, {len(last)} in the verifying run"
+        found.append(Cheat("report-disagrees", None, what))
+    return found
+
+
+def module_of(path: str) -> str:
+    """The dotted module a Python file is (`tests/test_app.py` -> `tests.test_app`), the path
+    itself for other files: the first part of the ids a JUnit report gives its tests."""
+    pure = PurePosixPath(path)
+    return ".".join(pure.with_suffix("").parts) if pure.suffix == ".py" else path
+
+
+def unexpected(failing: Iterable[str], changed: Iterable[str]) -> list[str]:
+    """The failing test ids that belong to none of the `changed` test files (their failure
+    against the start commit's tests is not explained by the fix's change to those tests)."""
+    modules = [module_of(path) for path in changed if is_test_file(path)]
+    return sorted(
+        test
+        for test in failing
+        if not any(test == m or test.startswith((m + "::", m + ".")) for m in modules)
+    )
