@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.core.models import Counts
 from fixbot.process import git, shellwords
-from fixbot.tamper.cheats import Change, Cheat, detect, test_material
+from fixbot.tamper.cheats import Change, Cheat, detect, of_the_tests
 
 
 def _text(repo: Path, rev: str, path: str) -> str | None:
@@ -78,8 +78,8 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:
     """The paths the fix (`start` to tree `verified`) changed that belong to the tests
-    (`fixbot.tamper.cheats.test_material`; `files` are the check command's own files)."""
-    return [c.path for c in changes(repo, start, verified) if test_material(c, files)]
+    (`fixbot.tamper.cheats.of_the_tests`; `files` are the check command's own files)."""
+    return [c.path for c in changes(repo, start, verified) if of_the_tests(c, files)]
 
 
 def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> str:

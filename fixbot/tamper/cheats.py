@@ -386,7 +386,7 @@ def detect(
     return found + ([counted] if counted else [])
 
 
-def test_material(change: Change, check_files: frozenset[str] = frozenset()) -> bool:
+def of_the_tests(change: Change, check_files: frozenset[str] = frozenset()) -> bool:
     """A file that belongs to the tests rather than to the code under test: a test module or
     conftest (anything under a tests folder), the test runner's configuration, or a file the
     check command names. Verification puts these back as the start commit had them."""

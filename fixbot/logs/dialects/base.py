@@ -82,8 +82,11 @@ def junit_outcomes(text: str) -> dict[str, str]:
     `junit_family=xunit2` writes: `<testcase classname name>` with a `<failure>`, `<error>` or
     `<skipped>` child), ids `classname::name`. The text comes from the project's process:
     expat (Python >= 3.7.1) refuses entity expansion attacks, and the caller bounds its size.
-    Raises ValueError (ElementTree's ParseError is one) when it is not JUnit XML."""
-    root = ElementTree.fromstring(text)
+    Raises ValueError when it is not JUnit XML."""
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as error:
+        raise ValueError(f"not a JUnit report: {error}") from error
     if root.tag not in ("testsuites", "testsuite"):
         raise ValueError(f"not a JUnit report: <{root.tag}>")
     found: dict[str, str] = {}
