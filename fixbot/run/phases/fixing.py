@@ -88,6 +88,9 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     attempt.cheats = [str(cheat) for cheat in found]
     if attempt.pinned and not attempt.cheats:
         run.state.notes.append(outcome.test_change_note(attempt))
+    exit_code_only = outcome.verified_line(attempt)
+    if attempt.tests is None and exit_code_only not in run.state.notes:
+        run.state.notes.append(exit_code_only)
     if attempt.drift or (attempt.cheats and not run.settings.allow_test_edits):
         return
     if attempt.cheats:
