@@ -139,6 +139,15 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
         from fixbot.github.stats.command import add_arguments
 
         add_arguments(stats)
+    from fixbot.bench.cli import add_arguments as add_bench_arguments
+
+    bench = commands.add_parser(
+        "bench",
+        help="how often fixbot fixes real CI failures: the corpus of bench/corpus/",
+        description="Rebuild real CI failures from PyPI and npm and check them (--verify).",
+        epilog="example: fixbot bench --verify --case attrs-21-1-0-eq",
+    )
+    add_bench_arguments(bench)
     return parser
 
 
@@ -288,6 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command_stats(args, os.environ)
     if args.command == "action":
         return command_action(args)
+    if args.command == "bench":
+        from fixbot.bench.cli import run as command_bench
+
+        return command_bench(args)
     parser.print_help()
     return 2
 

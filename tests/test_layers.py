@@ -42,6 +42,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.github.publish",),  # GitHub, pure: the publish plan, rendered bodies, memory
     ("fixbot.github.api",),  # GitHub adapters: REST, GraphQL, checkout, context
     ("fixbot.github",),  # the Action's wiring: action, publisher, conversation, ...
+    ("fixbot.bench",),  # fixbot bench: the corpus of real failures, preparing and verifying it
     ("fixbot.cli", "fixbot.__main__"),  # the entry points
 ]
 
