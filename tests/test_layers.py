@@ -33,6 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.security",),  # redaction, the leak scan
     ("fixbot.process",),  # running commands, the sandbox, git, the lock
     ("fixbot.logs",),  # condensing, facts, signatures, classification, job logs
+    ("fixbot.tamper",),  # the tampering rules: read at edit time and on the final diff
     ("fixbot.loop",),  # the pure loop: rules, steps, breaker, state data, recovery plans
     ("fixbot.fixers", "fixbot.agent"),  # who edits the code: fix commands, the model agent
     ("fixbot.ui",),  # progress output, workflow commands

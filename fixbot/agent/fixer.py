@@ -8,6 +8,8 @@ it is too long for the model, and turns the session into a `FixResult`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fixbot.agent import context, prompts, spectrum
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError
 from fixbot.agent.locate import Span
@@ -17,7 +19,7 @@ from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime
 from fixbot.agent.tools import Toolbox
 from fixbot.core.models import FixContext, FixResult, Phase
-from fixbot.process import git
+from fixbot.process import git, shellwords
 
 SHRINKS = 2
 RESEARCH_FROM = 2  # the attempt from which the research tools are offered
@@ -57,6 +59,7 @@ class ModelFixer:
         """Run one attempt in `ctx.repo`; `error` is set for permanent model errors."""
         s = self.runtime.settings
         box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits, s.state_dir)
+        box.check_files = check_files(s.check, ctx.repo)
         session, llm = Session(box), self.runtime.llm(ctx.attempt)
         if ctx.attempt >= RESEARCH_FROM:
             provider = s.search_provider
@@ -138,3 +141,14 @@ class ModelFixer:
             resolved_thread_ids=finish.resolved_thread_ids if finish else [],
             sources=list(session.research.sources) if session.research else [],
         )
+
+
+def check_files(command: str, repo: Path) -> frozenset[str]:
+    """The files in `repo` (repository-relative) that the check `command`'s words name."""
+    root = repo.resolve()
+    found = set()
+    for word in shellwords.words(command):
+        path = (root / word).resolve()
+        if path.is_file() and path.is_relative_to(root):
+            found.add(path.relative_to(root).as_posix())
+    return frozenset(found)

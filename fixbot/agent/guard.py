@@ -12,10 +12,12 @@ Unless `allow-test-edits` is set, an edit is refused when it
 - creates or edits a module that shadows a test runner or runs at interpreter start
   (`pytest.py`, `unittest.py`, `pytest/`, `sitecustomize.py`, `*.pth`).
 This protection is always on, whatever `protected-paths` says. File names are compared
-case-insensitively. The returned reason is written for the model to read.
+case-insensitively. The returned reason is written for the model to read. The words these
+checks are made of (which files are tests or configuration, the markers that skip) are the
+tampering rules' one table, `fixbot.tamper.facts`, which the final-diff detector reads too.
 
 It is the early word to the model, not the last one: every rule of the detector over the final
-diff (`fixbot.loop.cheats`: `import os as o; o._exit(0)`, `.pytest.ini`, `pluggy.py`, `x == 3 or
+diff (`fixbot.tamper.cheats`: `import os as o; o._exit(0)`, `.pytest.ini`, `pluggy.py`, `x == 3 or
 True`, a swallowing `except`, `sys.modules` rewritten) refuses the edit here too, and that detector
 judges the whole diff and the check's counts again before a green fix may be `fixed`.
 """
@@ -28,70 +30,29 @@ import re
 import tomllib
 from pathlib import PurePosixPath
 
-from fixbot.loop.cheats import ASSERTION, TOOL_MODULES, Change, Cheat, examine
-from fixbot.loop.cheats import CI as CI_FILES
+from fixbot.tamper.cheats import Change, Cheat, examine, is_test_file
+from fixbot.tamper.facts import (
+    ALWAYS_TRUE,
+    ASSERTION,
+    CI,
+    CONFTEST_TRICK,
+    INI_SECTION,
+    PACKAGE_KEYS,
+    PYPROJECT_SECTION,
+    PYPROJECT_TOOLS,
+    RUNNER_CONFIG,
+    SELF_COMPARE,
+    SHADOW_NAMES,
+    SHADOW_PACKAGES,
+    SKIP,
+    TEST_DEF,
+    TOOL_MODULES,
+)
 
 ADVICE = (
     " fixbot does not weaken or remove tests to make a check pass: fix the code under test "
     "instead (a maintainer can allow this with allow-test-edits)."
 )
-TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|.*\.(test|spec)\.[cm]?[jt]sx?|.*_test\.go)$")
-TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^func\s+(Test\w+)\s*\(", re.M)
-SKIP_MARK = re.compile(
-    r"pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\("
-    r"|unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|@(?:skip|expectedFailure)\b"
-    r"|\b(?:it|test|describe)\.(?:skip|todo|only)\s*\(|\bx(?:it|describe|test)\s*\(|\bt\.Skip\w*\("
-)
-# Assertions that cannot fail: `assert x == x`, `assert True`, `self.assertEqual(a, a)`.
-SELF_COMPARE = re.compile(
-    r"^\s*assert\s+(?P<a>[^=!<>,#]+?)\s*(?:==|<=|>=|\bis\b)\s*(?P=a)\s*(?:[,#].*)?$"
-    r"|\bassert(?:Equal|Is|LessEqual|GreaterEqual)\s*\(\s*(?P<b>[^,()]+?)\s*,\s*(?P=b)\s*[,)]"
-    r"|\bexpect\s*\(\s*(?P<c>[^()]+?)\s*\)\s*\.\s*to(?:Be|Equal|StrictEqual)\s*\(\s*(?P=c)\s*\)",
-    re.M,
-)
-ALWAYS_TRUE = re.compile(
-    r"^\s*assert\s+(?:True|1|not\s+(?:False|None|0)|\"[^\"]+\"|'[^']+')\s*(?:[,#].*)?$"
-    r"|\bself\.assertTrue\s*\(\s*(?:True|1)\s*[,)]|\bexpect\s*\(\s*true\s*\)\s*\.\s*toBe\s*\(\s*true",
-    re.M,
-)
-CONFTEST_TRICK = re.compile(
-    r"exitstatus|os\._exit|sys\.exit|SystemExit|force_result|force_exception|\.outcome\s*="
-    r"|collect_ignore|addopts|deselect|pytest_plugins|no:|\bdef\s+pytest_\w+"
-)
-RUNNER_CONFIG = re.compile(
-    r"^(?:pytest\.ini|tox\.ini|noxfile\.py|\.coveragerc"
-    r"|(?:jest|vitest|karma|playwright|cypress|ava)\.config\.[cm]?[jt]s(?:on)?"
-    r"|jest\.config\.json|\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s"
-    r"|g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk"
-    r"|\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json|\.golangci\.ya?ml"
-    r"|\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|\.stylelintrc(?:\.\w+)?"
-    r"|phpunit\.xml(?:\.dist)?|\.rspec)$",
-    re.I,
-)
-# A new module by one of these names would replace the test runner (or run at start-up).
-SHADOW_NAMES = re.compile(
-    r"^(?:pytest|_pytest|py|unittest|nose2?|doctest|hypothesis|sitecustomize|usercustomize"
-    r"|tox|nox|coverage)\.py$|^.*\.pth$",
-    re.I,
-)
-SHADOW_PACKAGES = {"pytest", "_pytest", "unittest", "nose", "nose2", "doctest"}
-INI_SECTION = re.compile(
-    r"^\[(?:tool:pytest|pytest|flake8|pycodestyle|mypy[^\]]*|coverage:[^\]]*|pylint[^\]]*"
-    r"|tool:isort|isort)\][^\[]*",
-    re.M | re.I,
-)
-PYPROJECT_TOOLS = ("pytest", "ruff", "mypy", "coverage", "pyright", "tox", "pylint")
-PYPROJECT_SECTION = re.compile(
-    r"^\[+tool\.(?:" + "|".join(PYPROJECT_TOOLS) + r")\b[^\n]*\][^\[]*", re.M
-)
-PACKAGE_KEYS = ("scripts", "jest", "mocha", "ava", "vitest", "c8", "nyc", "eslintConfig")
-
-
-def is_test_file(path: str) -> bool:
-    """True for test modules (`test_*.py`, `*_test.py`, `*.test.ts`, ...) and files under tests/."""
-    pure = PurePosixPath(path)
-    in_tests = any(part.lower() in ("tests", "test", "__tests__") for part in pure.parts[:-1])
-    return bool(TEST_NAME.match(pure.name)) or (in_tests and pure.suffix in (".py", ".js", ".ts"))
 
 
 def _count(pattern: re.Pattern[str], text: str) -> int:
@@ -106,7 +67,7 @@ def _check_test_file(path: str, old: str, new: str) -> str | None:
     removed = sorted(_test_defs(old) - _test_defs(new))
     if removed:
         return f"Refused: this edit removes test function(s) {', '.join(removed)} from {path}."
-    if _count(SKIP_MARK, new) > _count(SKIP_MARK, old):
+    if _count(SKIP, new) > _count(SKIP, old):
         return f"Refused: this edit adds a skip/xfail marker to {path}."
     before, after = _count(ASSERTION, old), _count(ASSERTION, new)
     if after < before:
@@ -205,7 +166,7 @@ def _check_config(path: str, old: str, new: str) -> str | None:
         return f"Refused: this edit changes the test or lint configuration in {path}."
     if name == "package.json" and _package_keys(old) != _package_keys(new):
         return f"Refused: this edit changes the scripts or test configuration in {path}."
-    if CI_FILES.match(path) or RUNNER_CONFIG.match(name):
+    if CI.match(path) or RUNNER_CONFIG.match(name):
         return f"Refused: {path} controls how the check runs; fixbot does not change it."
     lowered = {part.lower() for part in pure.parts[:-1]}
     if SHADOW_NAMES.match(name) or lowered & SHADOW_PACKAGES:
@@ -216,10 +177,13 @@ def _check_config(path: str, old: str, new: str) -> str | None:
     return None
 
 
-def tampering(path: str, old: str | None, new: str | None) -> str | None:
+def tampering(
+    path: str, old: str | None, new: str | None, check_files: frozenset[str] = frozenset()
+) -> str | None:
     """Why the edit of `path` from `old` to `new` tampers with the tests, or None when it does not.
 
-    `old` is None for a new file, `new` is None for a deletion; `path` is repository-relative.
+    `old` is None for a new file, `new` is None for a deletion; `path` is repository-relative;
+    `check_files` are the paths the check command names (its own scripts).
     """
     if new is None:
         if is_test_file(path) or PurePosixPath(path).name.lower() == "conftest.py":
@@ -229,7 +193,9 @@ def tampering(path: str, old: str | None, new: str | None) -> str | None:
     reason = _check_config(path, before, new) or _vacuous(path, before, new)
     if reason is None and is_test_file(path):
         reason = _check_test_file(path, before, new)
-    if reason is None and (found := [c for c in examine(Change(path, old, new)) if _sure(c)]):
+    if reason is None and (
+        found := [c for c in examine(Change(path, old, new), check_files=check_files) if _sure(c)]
+    ):
         reason = f"Refused: {found[0]}."
     return None if reason is None else reason + ADVICE
 

@@ -101,13 +101,16 @@ def _git(repo: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
 class Toolbox:
     """Runs tools in `repo`; records `changed` paths, `refused` reasons and the `finished` call.
 
-    `state_dir` is the configured state folder (repository-relative), private like `.git/`.
+    `state_dir` is the configured state folder (repository-relative), private like `.git/`;
+    `check_files` the repository-relative files the check command names (`check.sh`), which
+    the tampering guard keeps as they are.
     """
 
     repo: Path
     protected: Sequence[str] = (".github/**",)
     allow_test_edits: bool = False
     state_dir: str | None = None
+    check_files: frozenset[str] = frozenset()
     changed: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
     finished: Finish | None = None
@@ -260,7 +263,7 @@ class Toolbox:
             )
         old = read_text(target)
         rel = paths.relative(self.repo, target)
-        reason = None if self.allow_test_edits else tampering(rel, old, new)
+        reason = None if self.allow_test_edits else tampering(rel, old, new, self.check_files)
         if reason:
             return self.refuse(reason)
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -252,7 +252,7 @@ class FixResult(BaseModel):
 # The fields that describe the check run that verified an attempt (see `Attempt.carry_check`).
 CHECK_FIELDS = (
     *("exit_code", "timed_out", "passed", "signature", "error_class", "category", "counts"),
-    *("excerpt", "log_path"),
+    *("excerpt", "log_path", "tests"),
 )
 
 
@@ -312,10 +312,19 @@ class Attempt(BaseModel):
     commit_sha: str | None = None  # set when this attempt's changes were committed
     diff_lines: int = 0
     # a green fix's integrity (`fixbot.run.integrity`): the suspected cheats of the final diff and
-    # the check's counts (`fixbot.loop.cheats`), and the paths that changed after the verifying
+    # the check's counts (`fixbot.tamper.cheats`), and the paths that changed after the verifying
     # check saw them (never committed)
     cheats: list[str] = Field(default_factory=list)
     drift: list[str] = Field(default_factory=list)
+    # the runner's own per-test report of this check run, `{test id: "passed" | "failed" |
+    # "skipped"}` (`fixbot.logs.dialects.Report`); None: the runner wrote none, the check was
+    # judged by its exit code and printed counts only
+    tests: dict[str, str] | None = None
+    # the verification against the start commit's tests (`fixbot.run.integrity.pinned`): the
+    # test files, configuration and check scripts the fix changed and that were put back for
+    # it, and the tests that fail there (expected when the fix changes those tests)
+    pinned: list[str] = Field(default_factory=list)
+    failing_on_original: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

@@ -66,6 +66,7 @@ def publish(
             has_commits=checkout.commits_since(root, state.start_sha) > 0,
             best_snapshot=state.best_snapshot,
             run_id=ctx.run_id,
+            test_change=any(a.pinned and a.commit_sha for a in state.attempts),
         )
     )
     ctx.notes.extend(plan.notes)

@@ -24,7 +24,7 @@ The phases and their steps:
     threads Fix(n, THREADS)       one attempt at the open pull request review threads
     undo    Undo(n)               a REVIEW/THREADS attempt broke the check: restore the green tree
     unverified Escalate(reason)   a green fix whose tree changed after the check saw it, or that
-                                  passed by a suspected cheat (`fixbot.loop.cheats`; unless
+                                  passed by a suspected cheat (`fixbot.tamper.cheats`; unless
                                   test edits are allowed): never `fixed`
     done    Succeed(kind, reason) / Escalate(reason) record the outcome; then Done()
 

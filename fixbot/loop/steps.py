@@ -138,7 +138,7 @@ class Observation:
     model); `setup` whether a set-up command is configured;
     `seeded` says a failure log was given as the first failing run (see `Seed`);
     `allow_test_edits` lets a fix that changed the tests or their configuration be published
-    (with the finding stated) instead of escalated (`fixbot.loop.cheats`).
+    (with the finding stated) instead of escalated (`fixbot.tamper.cheats`).
     """
 
     limits: breaker.Limits

@@ -29,7 +29,15 @@ import bashlex
 
 from fixbot.process.sandbox import Identity
 
-__all__ = ["Answer", "ask_shell", "bash_builtin", "exec_if_program", "probe", "resolve"]
+__all__ = [
+    "Answer",
+    "ask_shell",
+    "bash_builtin",
+    "exec_if_program",
+    "probe",
+    "resolve",
+    "words",
+]
 
 SHELL = "/bin/sh"  # the check's shell: fixbot.process.spawn runs every command with `/bin/sh -c`
 BASH = "/bin/bash"  # asked which words are its builtins (an absolute path: never from PATH)
@@ -84,6 +92,25 @@ def probe(command: str, shell: str = SHELL) -> str | None:
         return None
     lines = [line for node in nodes for line in _node(node, shell, guarded=False, optional=False)]
     return "\n".join([*lines, STOP]) + "\n"
+
+
+def words(command: str) -> list[str]:
+    """Every literal word of `command` as the shell's grammar reads it (`sh check.sh --fast` ->
+    `sh`, `check.sh`, `--fast`; quotes removed), [] when bashlex cannot parse it. For the files
+    the check command names (its own scripts), which verification pins to the start commit."""
+    try:
+        nodes = bashlex.parse(command)
+    except Exception:  # bashlex raises its own errors and, on some syntax, plain ones
+        return []
+    found: list[str] = []
+
+    class Words(bashlex.ast.nodevisitor):  # type: ignore[misc]
+        def visitword(self, node: Any, word: str) -> None:
+            found.append(word)
+
+    for node in nodes:
+        Words().visit(node)
+    return found
 
 
 def _node(node: Any, shell: str, *, guarded: bool, optional: bool) -> Iterator[str]:

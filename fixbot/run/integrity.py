@@ -1,7 +1,11 @@
 """Verified means verified: the adapters around a green check before it may become `fixed`.
 
 - `cheats(repo, start, verified, first, last)` reads the final diff from git and asks the pure
-  detector (`fixbot.loop.cheats.detect`) whether the green was bought by weakening the tests.
+  detector (`fixbot.tamper.cheats.detect`) whether the green was bought by weakening the tests.
+- `pinned(repo, start, verified, files)` names what the fix changed of the tests (test modules,
+  conftests, the runner's configuration, the check command's own scripts), and `original_tree`
+  makes the tree the deciding check runs on: the fix with those files as the start commit had
+  them, as SWE-bench grades a patch with the original test patch applied on top.
 - `drift(repo, verified, now)` names the paths whose content differs between the tree the
   verifying check saw and a later one (a process of the check that edited a fixed file after the
   check passed, or text the check wrote into the fixer's files): such a tree is never committed.
@@ -9,11 +13,14 @@
 
 from __future__ import annotations
 
+import posixpath
+import tempfile
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from fixbot.core.models import Counts
-from fixbot.loop.cheats import Change, Cheat, detect
-from fixbot.process import git
+from fixbot.process import git, shellwords
+from fixbot.tamper.cheats import Change, Cheat, detect, of_the_tests
 
 
 def _text(repo: Path, rev: str, path: str) -> str | None:
@@ -39,12 +46,58 @@ def packages(repo: Path, verified: str) -> list[str]:
 
 
 def cheats(
-    repo: Path, start: str, verified: str, first: Counts | None, last: Counts | None
+    repo: Path,
+    start: str,
+    verified: str,
+    first: Counts | None,
+    last: Counts | None,
+    files: Iterable[str] = (),
 ) -> list[Cheat]:
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
-    the first failing (`first`) and verifying (`last`) runs (`fixbot.loop.cheats.detect`)."""
+    the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
+    `files` are the check command's own files (`check_files`)."""
     found = changes(repo, start, verified)
-    return detect(found, first, last, packages(repo, verified))
+    return detect(found, first, last, packages(repo, verified), files)
+
+
+def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> frozenset[str]:
+    """The repository-relative files the check `command` names (`sh check.sh`, `pytest -c
+    ci.ini`), read from its shell words and found in one of the trees `revs`; `workdir` is the
+    check's folder relative to the root ("." for the root)."""
+    listed: set[str] = set()
+    for rev in revs:
+        listed |= set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines())
+    found = set()
+    for word in shellwords.words(command):
+        for base in {workdir, "."}:
+            candidate = posixpath.normpath(posixpath.join(base, word))
+            if candidate in listed:
+                found.add(candidate)
+    return frozenset(found)
+
+
+def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:
+    """The paths the fix (`start` to tree `verified`) changed that belong to the tests
+    (`fixbot.tamper.cheats.of_the_tests`; `files` are the check command's own files)."""
+    return [c.path for c in changes(repo, start, verified) if of_the_tests(c, files)]
+
+
+def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> str:
+    """Tree `tree` with `paths` as commit `start` has them (removed where `start` has none)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **git.LITERAL}
+        git.run(repo, "read-tree", tree, env=env)
+        for path in paths:
+            entry = git.run(repo, "ls-tree", start, "--", path, env=git.LITERAL)
+            if entry:
+                mode, _, rest = entry.partition(" ")
+                sha = rest.split("\t", 1)[0].split(" ")[-1]
+                git.run(
+                    repo, "update-index", "--add", "--cacheinfo", f"{mode},{sha},{path}", env=env
+                )
+            else:
+                git.run(repo, "update-index", "--force-remove", "--", path, env=env)
+        return git.run(repo, "write-tree", env=env)
 
 
 def drift(repo: Path, verified: str, now: str) -> list[str]:

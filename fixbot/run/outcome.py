@@ -21,9 +21,33 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     """The commit message of a verified fix, with a `fixbot-attempt: n` trailer."""
     title = (attempt.summary.splitlines() or ["verified fix"])[0].strip() or "verified fix"
     body = f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
-    if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.loop.cheats`)
+    body += " " + verified_line(attempt)
+    if attempt.pinned:
+        body += "\n\n" + test_change_note(attempt)
+    if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.tamper.cheats`)
         body += "\n\nThe tests were changed (allow-test-edits): " + "; ".join(attempt.cheats)
     return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
+
+
+def verified_line(attempt: Attempt) -> str:
+    """How the green was judged: by the runner's own per-test report, or by exit code only."""
+    if attempt.tests is None:
+        return "Verified by exit code only (the test runner wrote no per-test report)."
+    return f"Verified by the test runner's own report ({len(attempt.tests)} tests)."
+
+
+def test_change_note(attempt: Attempt) -> str:
+    """The commit message's and report's line about a fix that changed the tests (`pinned`):
+    what the start commit's tests say about it."""
+    changed = ", ".join(attempt.pinned)
+    if attempt.failing_on_original:
+        failing = ", ".join(attempt.failing_on_original)
+        return (
+            f"Test change: this fix changes {changed}. Against the start commit's tests "
+            f"{failing} fail (expected: the fix changes them); with the change the check "
+            "passes. Review the test change."
+        )
+    return f"This fix also changes {changed}; the start commit's tests pass with it too."
 
 
 def commit(

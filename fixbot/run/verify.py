@@ -8,7 +8,10 @@ attempt is kept in memory and re-digested from its log after a resume.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import os
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,17 +23,20 @@ from tenacity.stop import stop_base
 from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.settings import Settings
 from fixbot.logs.condense import explaining_lines
+from fixbot.logs.dialects import Report, report_for
 from fixbot.logs.digest import digest, of_failed_check
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts
 from fixbot.loop import breaker
 from fixbot.loop.recovery import check_program_missing
+from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.run.eventlog import EventLog
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
 
 EXCERPT_LINES = 25
+MAX_REPORT_BYTES = 50_000_000  # a per-test report larger than this is not read (bytes)
 
 
 def program_missing(settings: Settings, failure: Failure) -> Failure:
@@ -95,11 +101,27 @@ class Checker:
     stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
     launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
 
-    def run_command(self, log: Path) -> CheckResult:
-        """Run the check through the launcher (the one way a project command runs)."""
+    def run_command(self, log: Path) -> tuple[CheckResult, dict[str, str] | None]:
+        """Run the check through the launcher (the one way a project command runs), and the
+        per-test outcomes of the runner's own report (None: it can write none, or wrote none).
+
+        Where the check's runner can write a structured report (`report_for` its shell words),
+        it is asked for one in a folder made for this run alone and read as soon as the check
+        has ended, when no process of the check is left to rewrite it (`Launcher.run`)."""
         launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
         s = self.settings
-        return launcher.run(s.check, self.workdir, log, s.timeout, stdin_path=self.stdin_path)
+        report = report_for(shellwords.words(s.check))
+        if report is None:
+            return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path), None
+        with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
+            path = Path(folder) / report.file_name
+            if launcher.identity is not None:  # the check's user writes it, nobody else
+                os.chown(folder, launcher.identity.uid, launcher.identity.gid)
+            asked = dataclasses.replace(
+                launcher, env={**launcher.env, **report.ask(str(path), launcher.env)}
+            )
+            result = asked.run(s.check, self.workdir, log, s.timeout, self.stdin_path)
+            return result, read_report(report, path)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;
@@ -126,7 +148,7 @@ class Checker:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
         name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
-        result = self.run_command(log)
+        result, attempt.tests = self.run_command(log)
         attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
         attempt.passed = result.passed
         attempt.check_duration_s += result.duration_s
@@ -136,11 +158,18 @@ class Checker:
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             # how many tests the green run ran: fewer than the first failing run is a suspected
-            # cheat (`fixbot.loop.cheats.fewer_tests`)
+            # cheat (`fixbot.tamper.cheats.fewer_tests`)
             attempt.counts = parse_counts(result.tail)
             self.failures.pop(attempt.number, None)
             return None
         return self.record(attempt, result)
+
+    def run_original(self, attempt: Attempt) -> tuple[CheckResult, dict[str, str] | None]:
+        """Run the check once more for `attempt`, on whatever tree the caller has set (the start
+        commit's tests: `fixbot.run.phases.fixing`), its log `check-original.log`; the attempt's
+        own result is left as it is."""
+        log = self.state_dir / "attempts" / f"{attempt.number:03d}" / "check-original.log"
+        return self.run_command(log)
 
     def seed(self, attempt: Attempt, first: FirstFailure) -> Failure:
         """Record `first` (a failure log from elsewhere) as `attempt`'s failed check: its text
@@ -264,6 +293,17 @@ class Checker:
             f"signature {(attempt.signature or '')[:12]}"
             + (f", {counts} failing" if counts is not None else "")
         )
+
+
+def read_report(report: Report, path: Path) -> dict[str, str] | None:
+    """The per-test outcomes in the report file at `path`, None when there is none, it is larger
+    than `MAX_REPORT_BYTES` or it is not a report of its kind."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_REPORT_BYTES:
+            return None
+        return report.read(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
 
 
 class _Deadline(stop_base):

@@ -231,3 +231,55 @@ def test_the_bypasses_of_the_text_rules_are_refused_at_edit_time(
 
 def test_a_new_module_named_like_the_standard_library_inside_a_package_is_allowed() -> None:
     assert tampering("app/types.py", None, "X = int\n") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new", "rule"),
+    [
+        (
+            ".pytest.ini",
+            None,
+            "[pytest]\naddopts = --deselect tests/test_app.py::test_add\n",
+            "controls how the check runs",
+        ),
+        (
+            "pytest.toml",
+            None,
+            '[pytest]\naddopts = ["-k", "not test_add"]\n',
+            "controls how the check runs",
+        ),
+        ("tox.toml", None, "[env.test]\ncommands = [['true']]\n", "controls how the check runs"),
+        ("tests/conftest.py", "", "collect_ignore = ['test_app.py']\n", "collection"),
+        ("tests/test_app.py", TEST, "pytestmark = []\n" + TEST + "# --deselect\n", "skip"),
+        (".prettierrc", "{}", '{"semi": false}', "controls how the check runs"),
+        ("app.py", "x = 1\n", "import atexit, os\natexit.register(os._exit, 0)\n", "exit-added"),
+        (
+            "app.py",
+            "x = 1\n",
+            "import _pytest.python\n_pytest.python.Function.runtest = id\n",
+            "framework-patched",
+        ),
+        (
+            "app.py",
+            "x = 1\n",
+            "class S(int):\n    def __eq__(self, o):\n        return True\n",
+            "always-equal",
+        ),
+        ("tests/test_app.py", TEST, 'pytest_plugins = ["rewriter"]\n' + TEST, "plugin-added"),
+        ("tests/test_app.py", TEST, "import app\napp.add = max\n" + TEST, "unit-rebound"),
+    ],
+)
+def test_the_rules_of_the_one_table_refuse_at_edit_time(
+    path: str, old: str | None, new: str, rule: str
+) -> None:
+    """The guard reads the tampering rules the final-diff detector reads (`fixbot.tamper`):
+    what it missed before (`.pytest.ini`, `pytest.toml`, `tox.toml`, `collect_ignore`,
+    `--deselect`) and each new rule refuse the edit before it lands."""
+    reason = tampering(path, old, new)
+    assert reason is not None and rule in reason, reason
+
+
+def test_the_checks_own_script_is_refused_when_the_guard_is_told_of_it() -> None:
+    assert tampering("check.sh", "pytest\n", "exit 0\n") is None
+    reason = tampering("check.sh", "pytest\n", "exit 0\n", frozenset({"check.sh"}))
+    assert reason is not None and "check-script" in reason

@@ -9,7 +9,10 @@ PR only ever gets a comment (with the patch). A run that ended in error (a faile
 nothing and says why in the status comment. `on-success: auto` does what the event's kind says
 (`EventKind.publish`: push to a pull request's head, else a pull request). `on-success: suggest`
 pushes nothing: the fix becomes one review with suggestion blocks on the pull request
-(`suggest_pr`); without a pull request a pull request is opened instead.
+(`suggest_pr`); without a pull request a pull request is opened instead. A fix that changed the
+tests (verified against the start commit's tests and with its change: `test_change`) is never
+pushed silently: where it would be pushed it becomes suggestions on the pull request, or a pull
+request for a human.
 
 When the push to the branch is rejected because a human pushed meanwhile (issue 11), the fix is
 replayed onto the new tip and pushed only if the check passes again there; a refused push, a
@@ -82,6 +85,9 @@ class PlanInput(BaseModel):
     has_commits: bool  # HEAD is ahead of the start sha
     best_snapshot: str | None
     run_id: str
+    # the published fix changed test files, test configuration or the check's scripts
+    # (`fixbot.core.models.Attempt.pinned`): a human reviews it before it lands
+    test_change: bool = False
 
 
 def fixbot_branch(branch: str, run_id: str) -> str:
@@ -119,11 +125,15 @@ def _fixed(facts: PlanInput, plan: Plan) -> Plan:
     if mode is OnSuccess.AUTO:
         kind = registry.find(event.name)
         mode = (kind.publish if kind else push_to_pull_request)(event)
+    if mode is OnSuccess.PUSH and facts.test_change:
+        note = "the fix changes the tests: it is offered for review, not pushed"
+        plan = plan.model_copy(update={"notes": [note]})
+        mode = OnSuccess.SUGGEST
     if mode is OnSuccess.SUGGEST:
         if event.pull_request is not None:
             return plan.model_copy(update={"suggest_pr": event.pull_request.number})
         note = "`on-success: suggest` needs a pull request: a pull request is opened instead"
-        plan = plan.model_copy(update={"notes": [note]})
+        plan = plan.model_copy(update={"notes": [*plan.notes, note]})
         mode = OnSuccess.PULL_REQUEST
     if mode is OnSuccess.PUSH and gate_default_branch_push(branch, event.default_branch):
         plan = plan.model_copy(

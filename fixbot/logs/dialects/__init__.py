@@ -12,7 +12,7 @@ and version they came from and the counts they must give, are in
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fixbot.core.models import Counts
@@ -34,7 +34,7 @@ from fixbot.logs.dialects import (
     unittest,
     vitest,
 )
-from fixbot.logs.dialects.base import Dialect, compile_lines
+from fixbot.logs.dialects.base import Dialect, Report, compile_lines
 from fixbot.logs.dialects.paths import PATH_LINE
 
 DIALECTS: tuple[Dialect, ...] = (
@@ -63,11 +63,13 @@ __all__ = [
     "FAILING_SOURCES",
     "LOCATION_SOURCES",
     "Dialect",
+    "Report",
     "Tag",
     "failing_tests",
     "file_of",
     "merge_counts",
     "parse_counts",
+    "report_for",
     "sources",
     "tagged",
 ]
@@ -76,6 +78,13 @@ __all__ = [
 def sources(pick: Callable[[Dialect], Iterable[str]]) -> tuple[str, ...]:
     """Every dialect's sources of one kind (`pick`, e.g. `lambda d: d.summary`), in order."""
     return tuple(source for dialect in DIALECTS for source in pick(dialect))
+
+
+def report_for(words: Sequence[str]) -> Report | None:
+    """The structured report the check command (its shell words) can be asked for: that of the
+    one dialect whose runner it runs exactly once, None when none or several do."""
+    found = [d.report for d in DIALECTS if d.report is not None and d.report.runs(words)]
+    return found[0] if len(found) == 1 else None
 
 
 LOCATION_SOURCES = (PATH_LINE, *sources(lambda d: d.locations))  # path:line first

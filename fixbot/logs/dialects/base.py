@@ -18,7 +18,8 @@ optionally `col`, a tally source `outcome`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fixbot.core.models import Counts
@@ -47,6 +48,57 @@ def no_file(test: str) -> str | None:
     return None
 
 
+# A test's outcome in a structured report, worst first: an id reported twice (a test that
+# passed and then failed its teardown) takes the worse one.
+OUTCOMES = ("failed", "skipped", "passed")
+
+
+@dataclass(frozen=True)
+class Report:
+    """How a runner writes a structured, per-test report of one check run.
+
+    - `runs(words)`: whether the check command (its shell words, `fixbot.process.shellwords`)
+      runs this runner exactly once, so the one report file speaks for the whole check;
+    - `ask(path, env)`: the environment variables that make it write the report to `path`
+      (merged over the check's environment `env`, whose own value of a variable is kept);
+    - `read(text)`: the report's text into `{test id: "passed" | "failed" | "skipped"}`;
+      raises ValueError when it is not a report.
+    `file_name` is the report file's name in the fresh folder fixbot makes for each check run.
+    """
+
+    file_name: str
+    runs: Callable[[Sequence[str]], bool]
+    ask: Callable[[str, Mapping[str, str]], dict[str, str]]
+    read: Callable[[str], dict[str, str]]
+
+
+def worse(a: str | None, b: str) -> str:
+    """The worse of two outcomes of one test id (`OUTCOMES`)."""
+    return b if a is None else min(a, b, key=OUTCOMES.index)
+
+
+def junit_outcomes(text: str) -> dict[str, str]:
+    """The per-test outcomes of a JUnit XML report (pytest's `--junitxml`, the schema its
+    `junit_family=xunit2` writes: `<testcase classname name>` with a `<failure>`, `<error>` or
+    `<skipped>` child), ids `classname::name`. The text comes from the project's process:
+    expat (Python >= 3.7.1) refuses entity expansion attacks, and the caller bounds its size.
+    Raises ValueError when it is not JUnit XML."""
+    try:
+        root = ElementTree.fromstring(text)
+    except ElementTree.ParseError as error:
+        raise ValueError(f"not a JUnit report: {error}") from error
+    if root.tag not in ("testsuites", "testsuite"):
+        raise ValueError(f"not a JUnit report: <{root.tag}>")
+    found: dict[str, str] = {}
+    for case in root.iter("testcase"):
+        test = f"{case.get('classname', '')}::{case.get('name', '')}"
+        tags = {child.tag for child in case}
+        outcome = "failed" if tags & {"failure", "error"} else "passed"
+        outcome = "skipped" if outcome == "passed" and "skipped" in tags else outcome
+        found[test] = worse(found.get(test), outcome)
+    return found
+
+
 @dataclass(frozen=True)
 class Dialect:
     """One output dialect. `name` is the module's name; `source` the tool and versions whose
@@ -73,7 +125,8 @@ class Dialect:
       `progress`: whole lines of progress that never stand for a failure (pytest's `..F..
       [ 50%]`); `failing`: lines that say tests failed (the classifier's `test_failure` rule);
     - `locations`: `path:line` forms particular to the dialect;
-    - `file_of(test_id)`: the file or module a test id belongs to, None when it names none.
+    - `file_of(test_id)`: the file or module a test id belongs to, None when it names none;
+    - `report`: how to ask the runner for a structured per-test report (None: it has none).
     """
 
     name: str
@@ -98,6 +151,7 @@ class Dialect:
     failing: tuple[str, ...] = ()
     locations: tuple[str, ...] = ()
     file_of: Callable[[str], str | None] = no_file
+    report: Report | None = None
 
 
 def word_counts(text: str, words: Mapping[str, str]) -> Counts:

@@ -11,9 +11,11 @@ tests: the passed subtests are not added to `passed`.
 from __future__ import annotations
 
 import re
+import shlex
+from collections.abc import Mapping, Sequence
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import Dialect
+from fixbot.logs.dialects.base import Dialect, Report, junit_outcomes
 
 WORD = r"(?:subtests )?\w+"
 SUMMARY_RE = re.compile(
@@ -49,6 +51,22 @@ def file_of(test: str) -> str | None:
     return test.split("::", 1)[0] if "::" in test else None
 
 
+def runs(words: Sequence[str]) -> bool:
+    """The command runs pytest once: `pytest`, `py.test`, `.../bin/pytest` or `-m pytest`."""
+    named = [word for word in words if word.rsplit("/", 1)[-1] in ("pytest", "py.test")]
+    return len(named) == 1
+
+
+def ask(path: str, env: Mapping[str, str]) -> dict[str, str]:
+    """`PYTEST_ADDOPTS` with `--junitxml=<path>` added to the check's own value (pytest reads the
+    variable before its command line: https://docs.pytest.org/en/stable/reference/reference.html
+    #envvar-PYTEST_ADDOPTS); `-o junit_family=xunit2` fixes the schema `junit_outcomes` reads,
+    and `-o junit_logging=no` keeps the test output out of the report."""
+    own = env.get("PYTEST_ADDOPTS", "")
+    added = shlex.join(["--junitxml", path, "-o", "junit_family=xunit2", "-o", "junit_logging=no"])
+    return {"PYTEST_ADDOPTS": f"{own} {added}".strip()}
+
+
 DIALECT = Dialect(
     name="pytest",
     source="pytest 7.4.4, 8.4.2, 9.2.0 (terminal.py)",
@@ -80,4 +98,5 @@ DIALECT = Dialect(
     ),
     failing=(r"^(?:FAILED|FAIL)\b", r"\b\d+ failed\b"),
     file_of=file_of,
+    report=Report(file_name="junit.xml", runs=runs, ask=ask, read=junit_outcomes),
 )

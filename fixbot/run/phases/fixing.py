@@ -15,6 +15,7 @@ from fixbot.loop import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.phases.base import RunParts
+from fixbot.tamper.cheats import Cheat, disagreements, unexpected
 from fixbot.ui.progress import fix_line, problem_lines
 
 
@@ -71,14 +72,27 @@ def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
 
 
 def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
-    """Judge a green fix before it is committed: the suspected cheats of the final diff and
-    the counts (recorded; `fixbot.loop.rules.unverified` escalates them unless test edits are
-    allowed), and the tree, compared again right before and after the commit. Commit exactly
-    the tree `seen` the verifying check saw, or nothing (the drift is recorded)."""
+    """Judge a green fix before it is committed: the suspected cheats of the final diff, the
+    counts and the runner's per-test report, and the check against the start commit's tests
+    when the fix changed them (`original_tests`) (recorded; `fixbot.loop.rules.unverified`
+    escalates them unless test edits are allowed), and the tree, compared again right before
+    and after the commit. Commit exactly the tree `seen` the verifying check saw, or nothing
+    (the drift is recorded)."""
+    start, files = run.state.start_sha, check_files(run, seen)
     # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
-    first = run.state.attempts[0].counts if run.first is None else None
-    found = integrity.cheats(run.repo, run.state.start_sha, seen, first, attempt.counts)
+    first = run.state.attempts[0] if run.first is None else None
+    counts = first.counts if first is not None else None
+    found = integrity.cheats(run.repo, start, seen, counts, attempt.counts, files)
+    found += disagreements(first.tests if first is not None else None, attempt.tests)
+    attempt.pinned = integrity.pinned(run.repo, start, seen, files)
+    if attempt.pinned and not found:
+        found += original_tests(run, attempt, seen)
     attempt.cheats = [str(cheat) for cheat in found]
+    if attempt.pinned and not attempt.cheats:
+        run.state.notes.append(outcome.test_change_note(attempt))
+    exit_code_only = outcome.verified_line(attempt)
+    if attempt.tests is None and exit_code_only not in run.state.notes:
+        run.state.notes.append(exit_code_only)
     if attempt.drift or (attempt.cheats and not run.settings.allow_test_edits):
         return
     if attempt.cheats:
@@ -90,6 +104,39 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
         git.run(run.repo, "reset", "-q", "HEAD~1")
         attempt.commit_sha, attempt.drift = None, late
+
+
+def check_files(run: RunParts, seen: str) -> frozenset[str]:
+    """The files the check command names, in the start commit or the verified tree."""
+    folder = run.checker.workdir.relative_to(run.repo).as_posix()
+    return integrity.check_files(run.repo, run.settings.check, folder, (run.state.start_sha, seen))
+
+
+def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
+    """Run the check once more with the fix but the start commit's tests (`attempt.pinned` as
+    the start had them), then put the fix's tree back. Green: the fix holds against the
+    original tests. Red only in the tests the fix changed (the runner's report names them):
+    a test change the fix needs, recorded in `attempt.failing_on_original` and called out.
+    Red anywhere else, or red with no report to say where: not verified."""
+    here = git.worktree_tree(run.repo)
+    original = integrity.original_tree(run.repo, seen, run.state.start_sha, attempt.pinned)
+    changed = ", ".join(attempt.pinned)
+    run.progress.line(f"  the fix changed {changed}: the check again, with the start's tests")
+    git.restore_worktree(run.repo, original)
+    try:
+        result, tests = run.checker.run_original(attempt)
+    finally:
+        git.restore_worktree(run.repo, here)
+    failing = sorted(t for t, o in (tests or {}).items() if o == "failed")
+    if result.passed and not failing:
+        return []
+    others = unexpected(failing, attempt.pinned)
+    if tests is None or not failing or others:
+        what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
+        evidence = f"against the start commit's tests the check fails: {what}"
+        return [Cheat("original-tests", None, evidence)]
+    attempt.failing_on_original = failing
+    return []
 
 
 def standing(run: RunParts) -> Attempt:

@@ -207,3 +207,20 @@ def test_an_error_outcome_pushes_nothing_and_only_comments() -> None:
     assert make_plan(_plan("push", payload("push"), OutcomeKind.ERROR)) == make_plan(
         _plan("push", payload("push"), OutcomeKind.REFUSED)
     )
+
+
+def test_a_fix_that_changes_the_tests_is_never_pushed_silently() -> None:
+    """Verified against the start commit's tests and with its change, a fix that changed the
+    tests goes to a human: suggestions on the pull request, or a pull request of its own."""
+    on_pr = make_plan(
+        _plan("pull_request", payload("pull_request.opened"), OutcomeKind.FIXED, test_change=True)
+    )
+    assert on_pr.push_branch is None and on_pr.suggest_pr == 2
+    assert "changes the tests" in on_pr.notes[0]
+    forced = _plan(
+        "workflow_dispatch", {"ref": "refs/heads/dev"}, OutcomeKind.FIXED, test_change=True
+    )
+    plan = make_plan(forced.model_copy(update={"on_success": OnSuccess.PUSH}))
+    assert plan.push_branch is None and plan.pull_request is not None
+    untouched = make_plan(_plan("pull_request", payload("pull_request.opened"), OutcomeKind.FIXED))
+    assert untouched.push_branch == "changes"

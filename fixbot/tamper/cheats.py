@@ -17,29 +17,62 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
                       `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows
     shadowing         a new module by the name of something importable (the standard library,
                       pytest and its own dependencies: `pluggy.py`, `iniconfig.py`), or a `.pth`
-    exit-added        a module (the code under test too) that ends the process when imported
+    exit-added        a module (the code under test too) that ends the process when imported,
+                      or registers an `atexit` handler (`atexit.register(os._exit, 0)`)
+    framework-patched code outside the tests that imports a test framework's internals
+                      (`_pytest`, `pluggy`) or rebinds what decides a verdict (`Function.runtest`,
+                      `TestCase.run`, jest's globals)
+    always-equal      a comparison dunder that holds for any operand (`__eq__` returning True)
+    plugin-added      `pytest_plugins` in any module, a `pytest11` entry point (pyproject's
+                      `[project.entry-points.pytest11]`, setup.cfg's `[options.entry_points]`)
+    unit-rebound      a test module that rebinds the code it tests when imported
+                      (`app.add = lambda a, b: 5`)
+    check-script      a file the check command itself runs (`check-command: sh check.sh`)
+    report-disagrees  the runner's own per-test report contradicts the green exit code: a test
+                      that failed at the start is not reported passed, a test that passed is
+                      reported failed, fewer tests were collected (`disagreements`)
+    original-tests    the fix changed the tests, and against the start commit's tests the check
+                      fails for more than the changed tests (`fixbot.run.integrity`)
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
                       failing one (both printed counts)
 
 The rules are about the tests' strength, not their text: the syntax tree decides for Python. A
 suspected cheat is never published as `fixed` (`fixbot.loop.rules`). The known bypasses of a
 text-based guard (and ImpossibleBench, 2025: stronger models delete, skip or rewrite tests when
-a test looks impossible) are the corpus of tests/loop/test_cheats.py and
+a test looks impossible) are the corpus of tests/tamper/test_cheats.py and
 tests/run/test_impossible.py.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
-import sys
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from fixbot.core.models import Counts
-from fixbot.loop import asserts
+from fixbot.tamper import asserts
+from fixbot.tamper.facts import (
+    ASSERTION,
+    CI,
+    FRAMEWORK_MODULES,
+    FRAMEWORK_NAMES,
+    IMPORTABLE,
+    JS_FRAMEWORK,
+    PACKAGE_KEYS,
+    PLUGIN_GROUPS,
+    RUNNER_CONFIG,
+    SKIP,
+    TEST_DEF,
+    TEST_DIRS,
+    TEST_NAME,
+    TOOL_MODULES,
+)
+
+__all__ = ["CI", "TOOL_MODULES", "Change", "Cheat", "detect", "examine", "is_test_file"]
 
 
 @dataclass(frozen=True)
@@ -63,43 +96,6 @@ class Cheat:
     def __str__(self) -> str:
         where = f" in {self.path}" if self.path else ""
         return f"{self.rule}{where}: {self.evidence}"
-
-
-TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|.*\.(test|spec)\.[cm]?[jt]sx?|.*_test\.go)$")
-TEST_DIRS = {"tests", "test", "testing", "__tests__", "spec"}
-TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^func\s+(Test\w+)\s*\(", re.M)
-SKIP = re.compile(
-    r"pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\("
-    r"|unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|@(?:skip|expectedFailure)\b"
-    r"|\bpytestmark\b|\bcollect_ignore(?:_glob)?\b|--deselect\b|--ignore(?:-glob)?\b"
-    r"|\b(?:it|test|describe)\.(?:skip|todo|only)\s*\(|\bx(?:it|describe|test)\s*\(|\bt\.Skip\w*\("
-)
-ASSERTION = re.compile(
-    r"^\s*assert\b|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(|\bexpect\s*\(|\bt\.(?:Error|Fatal)\w*\(",
-    re.M,
-)
-CI = re.compile(
-    r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|jenkinsfile$|azure-pipelines\.yml$"
-    r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
-    re.I,
-)
-RUNNER_CONFIG = re.compile(
-    r"^(?:\.?pytest\.ini|\.?pytest\.toml|tox\.ini|\.?tox\.toml|noxfile\.py|\.coveragerc|setup\.py"
-    r"|(?:jest|vitest|karma|playwright|cypress|ava)\.config\.[cm]?[jt]s(?:on)?"
-    r"|\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s|g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk"
-    r"|\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json|\.golangci\.ya?ml"
-    r"|\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s|phpunit\.xml(?:\.dist)?|\.rspec)$",
-    re.I,
-)
-PACKAGE_KEYS = ("scripts", "jest", "mocha", "ava", "vitest", "c8", "nyc", "eslintConfig")
-# pytest, its own imports (pip show pytest: iniconfig, packaging, pluggy, exceptiongroup, tomli,
-# colorama) and the tools a check commonly runs; the standard library is added below.
-TOOL_MODULES = frozenset(
-    {"pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"}
-    | {"colorama", "hypothesis", "coverage", "nose", "nose2", "tox", "nox", "xdist", "pytest_cov"}
-    | {"sitecustomize", "usercustomize"}
-)
-IMPORTABLE = TOOL_MODULES | frozenset(sys.stdlib_module_names)
 
 
 def is_test_file(path: str) -> bool:
@@ -268,13 +264,102 @@ def _exit_added(change: Change) -> Cheat | None:
     return Cheat("exit-added", change.path, "the module ends the process when it is imported")
 
 
-def examine(change: Change, packages: frozenset[str] = frozenset()) -> list[Cheat]:
-    """The suspected cheats in one changed file (see the module docstring)."""
+def _entry_points(change: Change) -> Cheat | None:
+    """A new plugin entry point (`pytest11`): the runner loads it once the project is installed
+    (the set-up re-runs after a manifest changes)."""
+    name = PurePosixPath(change.path).name.lower()
+    old, new = change.old or "", change.new or ""
+    if name == "pyproject.toml":
+        before, after = _plugin_groups(old), _plugin_groups(new)
+    elif name in ("setup.cfg", "setup.py"):
+        before, after = _plugin_words(old), _plugin_words(new)
+    else:
+        return None
+    if after != before and after:
+        return Cheat("plugin-added", change.path, "a test-runner plugin entry point changed")
+    return None
+
+
+def _plugin_groups(text: str) -> object:
+    try:
+        points = tomllib.loads(text).get("project", {}).get("entry-points", {})
+    except tomllib.TOMLDecodeError:
+        return _plugin_words(text)
+    return {group: points.get(group) for group in PLUGIN_GROUPS if points.get(group)}
+
+
+def _plugin_words(text: str) -> object:
+    """The lines after a plugin group's name (setup.cfg's and setup.py's entry points)."""
+    found = [line.strip() for line in text.splitlines() if any(g in line for g in PLUGIN_GROUPS)]
+    return found or None
+
+
+def _python_runtime(change: Change) -> list[Cheat]:
+    """What a changed Python module does to the runner, whoever's module it is: an `atexit`
+    handler, a framework's internals reached from the code under test, a comparison that always
+    holds, a plugin loaded, the unit under test rebound in a test module."""
+    if not change.path.endswith(".py") or change.new is None:
+        return []
+    old, new = asserts.parse(change.old or ""), asserts.parse(change.new)
+    if old is None or new is None:
+        return []
+    path, found = change.path, []
+
+    def grew(measure: Callable[[ast.Module], int]) -> bool:
+        return measure(new) > measure(old)
+
+    if grew(asserts.atexits):
+        found.append(Cheat("exit-added", path, "an atexit handler is registered"))
+    if not _harness(path) and grew(_internals):
+        found.append(Cheat("framework-patched", path, "it reaches into a test framework"))
+    if grew(asserts.always_true_dunders):
+        found.append(Cheat("always-equal", path, "a comparison that holds for any operand"))
+    if grew(asserts.plugins):
+        found.append(Cheat("plugin-added", path, "pytest_plugins or a plugin registration"))
+    if is_test_file(path) and grew(_rebound):
+        found.append(Cheat("unit-rebound", path, "it rebinds the code under test when imported"))
+    return found
+
+
+def _internals(tree: ast.Module) -> int:
+    # `pytest` and `unittest` themselves are imported by plenty of library code (helpers,
+    # `unittest.mock`); their internals are not
+    return asserts.framework_reach(
+        tree, FRAMEWORK_MODULES - {"pytest", "unittest"}, FRAMEWORK_NAMES
+    )
+
+
+def _rebound(tree: ast.Module) -> int:
+    return asserts.rebound(tree, IMPORTABLE)
+
+
+def _js_runtime(change: Change) -> Cheat | None:
+    """JavaScript or TypeScript outside the tests that replaces the runner's globals or requires
+    its internals."""
+    if _harness(change.path) or not re.search(r"\.[cm]?[jt]sx?$", change.path):
+        return None
+    before = len(JS_FRAMEWORK.findall(change.old or ""))
+    if len(JS_FRAMEWORK.findall(change.new or "")) > before:
+        return Cheat("framework-patched", change.path, "it replaces the test runner's globals")
+    return None
+
+
+def examine(
+    change: Change,
+    packages: frozenset[str] = frozenset(),
+    check_files: frozenset[str] = frozenset(),
+) -> list[Cheat]:
+    """The suspected cheats in one changed file (see the module docstring); `check_files` are the
+    repository-relative paths the check command names (its own scripts)."""
     path = change.path
     if change.new is None and _harness(path):
         return [Cheat("test-removed", path, "the test file was deleted")]
+    script = (
+        Cheat("check-script", path, "the check command runs it") if path in check_files else None
+    )
     rules = (_config(change), _shadowing(change, packages), _skipped(change), _exit_added(change))
-    found = [c for c in rules if c]
+    found = [c for c in (script, *rules, _entry_points(change), _js_runtime(change)) if c]
+    found += _python_runtime(change)
     if _harness(path) and path.endswith(".py"):
         found += _python_test(change)
     elif is_test_file(path):
@@ -287,13 +372,61 @@ def detect(
     first: Counts | None = None,
     last: Counts | None = None,
     packages: Sequence[str] = (),
+    check_files: Iterable[str] = (),
 ) -> list[Cheat]:
     """Every suspected cheat in the final diff (`changes`) and in the counts of the first failing
     (`first`) and the verifying (`last`) runs; [] when the fix only changed the code under test.
 
-    `packages` are the folders of the verified tree holding an `__init__.py`. Pure.
+    `packages` are the folders of the verified tree holding an `__init__.py`; `check_files` the
+    paths the check command names (`examine`). Pure.
     """
-    known = frozenset(packages)
-    found = [cheat for change in changes for cheat in examine(change, known)]
+    known, scripts = frozenset(packages), frozenset(check_files)
+    found = [cheat for change in changes for cheat in examine(change, known, scripts)]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])
+
+
+def of_the_tests(change: Change, check_files: frozenset[str] = frozenset()) -> bool:
+    """A file that belongs to the tests rather than to the code under test: a test module or
+    conftest (anything under a tests folder), the test runner's configuration, or a file the
+    check command names. Verification puts these back as the start commit had them."""
+    path = change.path
+    return _harness(path) or path in check_files or _config(change) is not None
+
+
+def disagreements(first: dict[str, str] | None, last: dict[str, str] | None) -> list[Cheat]:
+    """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
+    not say the check is fixed, against that of the first failing run (`first`): a test that
+    failed at the start is not reported passed, one that passed is reported failed, fewer tests
+    were collected. [] when either run wrote no report (judged by exit code and counts)."""
+    if first is None or last is None:
+        return []
+    found = []
+    if still := sorted(t for t, o in first.items() if o == "failed" and last.get(t) != "passed"):
+        what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
+        found.append(Cheat("report-disagrees", None, what))
+    if broken := sorted(t for t, o in first.items() if o == "passed" and last.get(t) == "failed"):
+        what = f"passed at the start, reported failed: {', '.join(broken[:5])}"
+        found.append(Cheat("report-disagrees", None, what))
+    if len(last) < len(first):
+        what = f"tests collected: {len(first)} at the start, {len(last)} in the verifying run"
+        found.append(Cheat("report-disagrees", None, what))
+    return found
+
+
+def module_of(path: str) -> str:
+    """The dotted module a Python file is (`tests/test_app.py` -> `tests.test_app`), the path
+    itself for other files: the first part of the ids a JUnit report gives its tests."""
+    pure = PurePosixPath(path)
+    return ".".join(pure.with_suffix("").parts) if pure.suffix == ".py" else path
+
+
+def unexpected(failing: Iterable[str], changed: Iterable[str]) -> list[str]:
+    """The failing test ids that belong to none of the `changed` test files (their failure
+    against the start commit's tests is not explained by the fix's change to those tests)."""
+    modules = [module_of(path) for path in changed if is_test_file(path)]
+    return sorted(
+        test
+        for test in failing
+        if not any(test == m or test.startswith((m + "::", m + ".")) for m in modules)
+    )

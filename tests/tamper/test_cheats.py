@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from fixbot.core.models import Counts
-from fixbot.loop.cheats import Change, detect, fewer_tests
+from fixbot.tamper.cheats import (
+    Change,
+    detect,
+    disagreements,
+    fewer_tests,
+    of_the_tests,
+    unexpected,
+)
 
 TEST = "from app import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
 
@@ -139,3 +146,111 @@ def test_fewer_tests_than_the_first_failing_run(first: Counts, last: Counts, fou
 def test_the_evidence_names_the_rule_the_path_and_what_was_seen() -> None:
     [cheat] = detect([Change("pluggy.py", None, "x = 1\n")])
     assert str(cheat) == "shadowing in pluggy.py: a new module named 'pluggy' shadows an import"
+
+
+APP = "def add(a, b):\n    return a + b\n"
+PYTEST_RUNTEST = "import _pytest.python\n\n_pytest.python.Function.runtest = lambda self: None\n"
+ALWAYS_EQUAL = "class Sum(int):\n    def __eq__(self, other):\n        return True\n"
+PYPROJECT = '[project]\nname = "app"\n'
+ENTRY_POINT = PYPROJECT + '\n[project.entry-points.pytest11]\nrewriter = "app.rewriter"\n'
+
+
+@pytest.mark.parametrize(
+    ("change", "rule"),
+    [
+        (
+            Change("app.py", APP, APP + "import atexit, os\natexit.register(os._exit, 0)\n"),
+            "exit-added",
+        ),
+        (Change("app.py", APP, APP + "from atexit import register\n"), "exit-added"),
+        (Change("app.py", APP, APP + PYTEST_RUNTEST), "framework-patched"),
+        (Change("app.py", APP, APP + "import pluggy\n"), "framework-patched"),
+        (
+            Change("app.py", APP, APP + "import unittest\nsetattr(unittest.TestCase, 'run', id)\n"),
+            "framework-patched",
+        ),
+        (Change("src/app.js", "", "global.expect = () => ({ toBe() {} });\n"), "framework-patched"),
+        (Change("app.py", APP, APP + ALWAYS_EQUAL), "always-equal"),
+        (
+            Change("app.py", APP, APP + "class N:\n    __ne__ = lambda self, o: False\n"),
+            "always-equal",
+        ),
+        (
+            Change("tests/test_app.py", TEST, 'pytest_plugins = ["rewriter"]\n' + TEST),
+            "plugin-added",
+        ),
+        (Change("app.py", APP, APP + "pytest_plugins = ('rewriter',)\n"), "plugin-added"),
+        (Change("pyproject.toml", PYPROJECT, ENTRY_POINT), "plugin-added"),
+        (
+            Change(
+                "setup.cfg",
+                "[metadata]\nname = app\n",
+                "[options.entry_points]\npytest11 =\n    r = app.r\n",
+            ),
+            "plugin-added",
+        ),
+        (
+            Change("tests/test_app.py", TEST, "import app\napp.add = lambda a, b: 4\n" + TEST),
+            "unit-rebound",
+        ),
+        (Change("tests/test_app.py", TEST, TEST + "add = lambda a, b: 4\n"), "unit-rebound"),
+        (
+            Change("tests/test_app.py", TEST, TEST + "import app\nsetattr(app, 'add', max)\n"),
+            "unit-rebound",
+        ),
+        (Change(".prettierrc", "{}", '{"semi": false}'), "config-changed"),
+        (Change("tox.toml", "", "[env.test]\n"), "config-changed"),
+    ],
+)
+def test_each_new_rule_names_the_attack_it_stops(change: Change, rule: str) -> None:
+    assert rule in rules(change)
+
+
+def test_the_checks_own_script_is_a_rule_of_its_own() -> None:
+    found = detect([Change("check.sh", "pytest -q\n", "exit 0\n")], check_files=["check.sh"])
+    assert [c.rule for c in found] == ["check-script"]
+    assert detect([Change("check.sh", "pytest -q\n", "exit 0\n")]) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        # a CLI's exit inside a function, a real comparison, pytest imported by library code,
+        # a fixture's monkeypatch inside a test, a plain test module import
+        Change("app.py", APP, APP + "import sys\n\ndef main():\n    sys.exit(1)\n"),
+        Change(
+            "app.py", APP, APP + "class P:\n    def __eq__(self, o):\n        return self is o\n"
+        ),
+        Change("app/testing.py", APP, APP + "import pytest\n"),
+        Change(
+            "tests/test_app.py",
+            TEST,
+            TEST + "\n\ndef test_patched(monkeypatch):\n    import app\n"
+            "    monkeypatch.setattr(app, 'add', max)\n    assert app.add(1, 2) == 2\n",
+        ),
+        Change("tests/test_app.py", TEST, "import os\n\nos.environ['X'] = '1'\n" + TEST),
+        Change(
+            "pyproject.toml", PYPROJECT, PYPROJECT + '\n[project.entry-points."console_scripts"]\n'
+        ),
+    ],
+)
+def test_the_new_rules_leave_honest_changes_alone(change: Change) -> None:
+    assert rules(change) == []
+
+
+def test_a_report_that_disagrees_with_a_green_exit_code_is_named() -> None:
+    first = {"t::a": "failed", "t::b": "passed", "t::c": "passed"}
+    assert disagreements(first, {"t::a": "passed", "t::b": "passed", "t::c": "passed"}) == []
+    assert disagreements(first, None) == [] and disagreements(None, first) == []
+    seen = [str(c) for c in disagreements(first, {"t::a": "failed", "t::b": "failed"})]
+    assert any("not reported passed: t::a" in s for s in seen)
+    assert any("reported failed: t::b" in s for s in seen)
+    assert any("collected: 3 at the start, 2" in s for s in seen)
+
+
+def test_failures_against_the_original_tests_outside_the_changed_tests_are_unexpected() -> None:
+    failing = ["tests.test_app::test_add", "tests.test_app.TestX::test_y", "tests.test_b::test_z"]
+    assert unexpected(failing, ["tests/test_app.py", "app.py"]) == ["tests.test_b::test_z"]
+    assert of_the_tests(Change("tests/conftest.py", "", "x = 1\n"))
+    assert of_the_tests(Change("check.sh", "a", "b"), frozenset({"check.sh"}))
+    assert not of_the_tests(Change("app.py", "a = 1\n", "a = 2\n"))

@@ -1,0 +1,286 @@
+"""What a Python test's syntax tree says: how many assertions it makes, which cannot fail or are
+swallowed by a wide `except`, what it does to `sys.modules`, and which process exits run when a
+module is imported. Pure functions over `ast`; the cheat detector (`fixbot.tamper.cheats`) compares
+them before and after a fix.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+EXITS = {"_exit", "exit", "abort", "kill", "quit"}
+WIDE = {"AssertionError", "Exception", "BaseException"}
+
+
+def parse(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def truthy(node: ast.expr) -> bool:
+    """An expression that is true whatever the code under test does."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return isinstance(node.operand, ast.Constant) and not node.operand.value
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return any(truthy(value) for value in node.values)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        same = isinstance(node.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE)
+        return same and ast.dump(node.left) == ast.dump(node.comparators[0])
+    return isinstance(node, ast.List | ast.Tuple | ast.Dict | ast.Set) and bool(
+        getattr(node, "elts", None) or getattr(node, "keys", None)
+    )
+
+
+def call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a Python test module's syntax tree says about its strength."""
+
+    tests: frozenset[str]
+    asserts: int
+    vacuous: int
+    shielded: int  # assertions inside a try/except or suppress that would swallow their failure
+    exits: int
+    modules: int  # writes to sys.modules
+    hooks: tuple[str, ...]
+
+
+def is_assert(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    return isinstance(node, ast.Call) and call_name(node).startswith(("assert", "fail"))
+
+
+def vacuous(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return truthy(node.test)
+    if isinstance(node, ast.Call) and node.args:
+        name, args = call_name(node), node.args
+        if name in ("assertEqual", "assertIs", "assertLessEqual", "assertGreaterEqual"):
+            return len(args) >= 2 and ast.dump(args[0]) == ast.dump(args[1])
+        return name == "assertTrue" and truthy(args[0])
+    return False
+
+
+def swallows(node: ast.AST) -> bool:
+    """A try/except catching assertion failures, or `with suppress(...)`/`pytest.raises(...)`."""
+    if isinstance(node, ast.Try):
+        for handler in node.handlers:
+            kinds = handler.type
+            names = [] if kinds is None else list(getattr(kinds, "elts", [kinds]))
+            caught = {getattr(n, "id", getattr(n, "attr", "")) for n in names}
+            if kinds is None or caught & WIDE:
+                return True
+        return False
+    if isinstance(node, ast.With):
+        calls = [i.context_expr for i in node.items if isinstance(i.context_expr, ast.Call)]
+        return any(call_name(c) in ("suppress", "raises") for c in calls)
+    return False
+
+
+def shielded(tree: ast.Module) -> int:
+    count = 0
+    for node in ast.walk(tree):
+        if swallows(node):
+            body = getattr(node, "body", [])
+            count += sum(is_assert(n) for stmt in body for n in ast.walk(stmt))
+    return count
+
+
+def writes_modules(node: ast.AST) -> bool:
+    """`sys.modules[...] = `, `sys.modules.update(...)`, `setitem(sys.modules, ...)`."""
+    text = ast.dump(node)
+    if "attr='modules'" not in text:
+        return False
+    if isinstance(node, ast.Assign | ast.AugAssign | ast.Delete):
+        return True
+    return isinstance(node, ast.Call) and call_name(node) in ("update", "setitem", "setdefault")
+
+
+def shape(text: str) -> Shape | None:
+    tree = parse(text)
+    if tree is None:
+        return None
+    nodes = list(ast.walk(tree))
+    defs = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return Shape(
+        tests=frozenset(d.name for d in defs if d.name.startswith("test")),
+        asserts=sum(is_assert(n) for n in nodes),
+        vacuous=sum(vacuous(n) for n in nodes),
+        shielded=shielded(tree),
+        exits=sum(isinstance(n, ast.Call) and call_name(n) in EXITS for n in nodes)
+        + sum(isinstance(n, ast.Raise) and "SystemExit" in ast.dump(n) for n in nodes),
+        modules=sum(writes_modules(n) for n in nodes),
+        hooks=tuple(sorted(ast.dump(d) for d in defs if d.name.startswith("pytest_"))),
+    )
+
+
+def exits_at_import(tree: ast.Module) -> int:
+    """Process exits that run when the module is imported (top-level code, outside functions,
+    classes and `if __name__ == "__main__":`), and every `os._exit` however it was imported."""
+    count = sum(isinstance(n, ast.Call) and call_name(n) == "_exit" for n in ast.walk(tree))
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        if isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test):
+            continue
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and call_name(node) in EXITS - {"_exit"}:
+                count += 1
+            if isinstance(node, ast.Raise) and "SystemExit" in ast.dump(node):
+                count += 1
+    return count
+
+
+def atexits(tree: ast.Module) -> int:
+    """References to `atexit` (its import and its calls): a handler registered there runs after
+    the test runner has printed its verdict and may end the process with another exit code
+    (`atexit.register(os._exit, 0)`: pytest prints `1 failed` and the process exits 0)."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            count += sum(alias.name == "atexit" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            count += node.module == "atexit"
+        elif isinstance(node, ast.Attribute):
+            count += getattr(node.value, "id", None) == "atexit"
+    return count
+
+
+def _dotted(node: ast.AST) -> set[str]:
+    """The names in a target or argument (`_pytest.python.Function.runtest` -> its 4 words)."""
+    text = ast.unparse(node)
+    return {word for word in text.replace("'", ".").replace('"', ".").split(".") if word}
+
+
+def framework_reach(tree: ast.Module, modules: frozenset[str], names: frozenset[str]) -> int:
+    """Imports of a test framework's internals (`modules`, e.g. `_pytest`, `pluggy`) and
+    assignments or `setattr` calls whose target names one of its deciding `names`
+    (`Function.runtest = ...`): code that rewrites whether a test passed."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            count += sum(a.name.split(".")[0] in modules for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            count += (node.module or "").split(".")[0] in modules
+        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            attrs = [t for t in targets if isinstance(t, ast.Attribute)]
+            count += any(_dotted(t) & names for t in attrs)
+        elif isinstance(node, ast.Call) and call_name(node) == "setattr" and node.args:
+            count += bool(set().union(*(_dotted(a) for a in node.args[:2])) & names)
+    return count
+
+
+# A comparison dunder and the constant it returns when it holds for any operand.
+ALWAYS = {"__eq__": True, "__le__": True, "__ge__": True, "__contains__": True}
+ALWAYS |= {"__ne__": False, "__lt__": False, "__gt__": False}
+
+
+def _constant_return(body: list[ast.stmt]) -> object:
+    """The constant a function body returns unconditionally (a docstring allowed before it)."""
+    stmts = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(stmts) == 1 and isinstance(stmts[0], ast.Return):
+        value = stmts[0].value
+        return value.value if isinstance(value, ast.Constant) else None
+    return None
+
+
+def always_true_dunders(tree: ast.Module) -> int:
+    """Comparison dunders that answer the same whatever they compare (`__eq__` returning True,
+    `__ne__` returning False, as a method or a lambda): an `assert result == 5` holds for any
+    result of such a type."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ALWAYS:
+            count += _constant_return(node.body) is ALWAYS[node.name]
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+            names = {getattr(t, "id", getattr(t, "attr", "")) for t in node.targets}
+            body = node.value.body
+            for name in names & set(ALWAYS):
+                count += isinstance(body, ast.Constant) and body.value is ALWAYS[name]
+    return count
+
+
+def plugins(tree: ast.Module) -> int:
+    """`pytest_plugins = [...]` (in any module pytest imports it loads those modules as plugins)
+    and calls that register a plugin with the plugin manager."""
+    count = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            count += any(getattr(t, "id", "") == "pytest_plugins" for t in targets)
+        elif isinstance(node, ast.Call) and call_name(node) in ("register", "import_plugin"):
+            count += "pluginmanager" in ast.unparse(node.func)
+    return count
+
+
+def _imported(tree: ast.Module, known: frozenset[str]) -> tuple[set[str], set[str]]:
+    """The names a module's imports bind to the project's own modules (not in `known`, the
+    standard library and the test tools), and the names it imports from them."""
+    modules: set[str] = set()
+    members: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] not in known:
+                    modules.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # `from pkg import mod` may bind a module or a function: both count
+            names = {alias.asname or alias.name for alias in node.names}
+            if node.module.split(".")[0] not in known:
+                modules |= names
+                members |= names
+    return modules, members
+
+
+def _import_time(tree: ast.Module) -> list[ast.stmt]:
+    """The statements that run when the module is imported (not inside functions or classes)."""
+    found: list[ast.stmt] = []
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        stmt = pending.pop()
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        found.append(stmt)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            pending.extend(s for s in getattr(stmt, field, []) if isinstance(s, ast.stmt))
+    return found
+
+
+def rebound(tree: ast.Module, known: frozenset[str]) -> int:
+    """Import-time rebindings, in a test module, of the project's code it imports: `app.add =
+    lambda a, b: 5`, `setattr(app, "add", ...)`, `add = ...` after `from app import add`. The
+    tests then check the replacement instead of the unit under test (a fixture's `monkeypatch`
+    inside a test is not counted: it is undone after the test)."""
+    modules, members = _imported(tree, known)
+    count = 0
+    for stmt in _import_time(tree):
+        if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                base = target
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                name = getattr(base, "id", "")
+                count += isinstance(target, ast.Attribute) and name in modules
+                count += isinstance(target, ast.Name) and name in members
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and call_name(node) == "setattr" and node.args:
+                first = node.args[0]
+                name = getattr(first, "id", "")
+                text = first.value if isinstance(first, ast.Constant) else None
+                root = text.split(".")[0] if isinstance(text, str) else ""
+                count += name in modules or root in modules or (bool(root) and root not in known)
+    return count

@@ -1,0 +1,112 @@
+"""The facts the tampering rules are made of, in one table: which files are tests, test-runner
+or CI configuration, and the words that skip a test or reach into a test framework.
+
+Both readers take them from here: the edit-time guard (`fixbot.agent.guard`), which refuses an
+edit before it lands, and the detector over the final diff (`fixbot.tamper.cheats`), which judges
+what a green fix changed. A file name here is compared case-insensitively.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|.*\.(test|spec)\.[cm]?[jt]sx?|.*_test\.go)$")
+TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "spec"})
+TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^func\s+(Test\w+)\s*\(", re.M)
+SKIP = re.compile(
+    r"pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\("
+    r"|unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|@(?:skip|expectedFailure)\b"
+    r"|\bpytestmark\b|\bcollect_ignore(?:_glob)?\b|--deselect\b|--ignore(?:-glob)?\b"
+    r"|\b(?:it|test|describe)\.(?:skip|todo|only)\s*\(|\bx(?:it|describe|test)\s*\(|\bt\.Skip\w*\("
+)
+ASSERTION = re.compile(
+    r"^\s*assert\b|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(|\bexpect\s*\(|\bt\.(?:Error|Fatal)\w*\(",
+    re.M,
+)
+CI = re.compile(
+    r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|jenkinsfile$|azure-pipelines\.yml$"
+    r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
+    re.I,
+)
+# The files that say how a test runner, linter or build runs (matched against the file's name).
+RUNNER_CONFIG = re.compile(
+    r"^(?:\.?pytest\.ini|\.?pytest\.toml|tox\.ini|\.?tox\.toml|noxfile\.py|\.coveragerc|setup\.py"
+    r"|(?:jest|vitest|karma|playwright|cypress|ava)\.config\.[cm]?[jt]s(?:on)?"
+    r"|\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s|g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk"
+    r"|\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json|\.golangci\.ya?ml"
+    r"|\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|prettier\.config\.[cm]?js"
+    r"|\.stylelintrc(?:\.\w+)?|phpunit\.xml(?:\.dist)?|\.rspec)$",
+    re.I,
+)
+PACKAGE_KEYS = (
+    "scripts",
+    "jest",
+    "mocha",
+    "ava",
+    "vitest",
+    "c8",
+    "nyc",
+    "eslintConfig",
+    "prettier",
+)
+# Entry-point groups a test runner loads plugins from when the project is installed
+# (pytest: `pytest11`, https://docs.pytest.org/en/stable/how-to/writing_plugins.html).
+PLUGIN_GROUPS = frozenset({"pytest11"})
+# pytest, its own imports (pip show pytest: iniconfig, packaging, pluggy, exceptiongroup, tomli,
+# colorama) and the tools a check commonly runs; the standard library is added below.
+TOOL_MODULES = frozenset(
+    {"pytest", "_pytest", "py", "pluggy", "iniconfig", "packaging", "exceptiongroup", "tomli"}
+    | {"colorama", "hypothesis", "coverage", "nose", "nose2", "tox", "nox", "xdist", "pytest_cov"}
+    | {"sitecustomize", "usercustomize"}
+)
+IMPORTABLE = TOOL_MODULES | frozenset(sys.stdlib_module_names)
+# Names inside a test framework that decide whether a test passed: code outside the tests that
+# imports or rebinds one of them rewrites the verdict (pytest's `Function.runtest`, pluggy's hook
+# calls, unittest's `TestCase.run` and `TestResult`, the reports).
+FRAMEWORK_MODULES = frozenset({"_pytest", "pluggy", "pytest", "unittest", "doctest"})
+FRAMEWORK_NAMES = frozenset(
+    {"runtest", "_runtest", "TestCase", "TestResult", "TestReport", "CallInfo", "Function"}
+    | {"HookCaller", "_hookexec", "PluginManager", "_multicall", "call_and_report"}
+)
+# The same for jest, vitest and node: their globals replaced, their internals required.
+JS_FRAMEWORK = re.compile(
+    r"\bglobal(?:This)?\.(?:expect|test|it|describe)\s*=[^=]"
+    r"|\bexpect\.(?:extend|prototype)\b|\brequire\(\s*['\"](?:jest-circus|jest-jasmine2|expect|@jest/"
+    r"|@vitest/runner)|\bfrom\s+['\"](?:jest-circus|@jest/|@vitest/runner)"
+)
+
+# The edit-time guard's extra words, kept with the rest so the two readers cannot drift: in a
+# conftest, the tricks that change the exit status, collection or plugins; modules and packages
+# that would replace a test runner; the test sections of setup.cfg and pyproject.toml; the
+# assertions that cannot fail where no syntax tree is at hand (JavaScript, Go).
+CONFTEST_TRICK = re.compile(
+    r"exitstatus|os\._exit|sys\.exit|SystemExit|force_result|force_exception|\.outcome\s*="
+    r"|collect_ignore|addopts|deselect|pytest_plugins|no:|\bdef\s+pytest_\w+|\batexit\b"
+)
+SHADOW_NAMES = re.compile(
+    r"^(?:pytest|_pytest|py|unittest|nose2?|doctest|hypothesis|sitecustomize|usercustomize"
+    r"|tox|nox|coverage|pluggy|iniconfig)\.py$|^.*\.pth$",
+    re.I,
+)
+SHADOW_PACKAGES = frozenset({"pytest", "_pytest", "unittest", "nose", "nose2", "doctest", "pluggy"})
+INI_SECTION = re.compile(
+    r"^\[(?:tool:pytest|pytest|flake8|pycodestyle|mypy[^\]]*|coverage:[^\]]*|pylint[^\]]*"
+    r"|tool:isort|isort|tox[^\]]*|testenv[^\]]*|options\.entry_points)\][^\[]*",
+    re.M | re.I,
+)
+PYPROJECT_TOOLS = ("pytest", "ruff", "mypy", "coverage", "pyright", "tox", "pylint")
+PYPROJECT_SECTION = re.compile(
+    r"^\[+tool\.(?:" + "|".join(PYPROJECT_TOOLS) + r")\b[^\n]*\][^\[]*", re.M
+)
+SELF_COMPARE = re.compile(
+    r"^\s*assert\s+(?P<a>[^=!<>,#]+?)\s*(?:==|<=|>=|\bis\b)\s*(?P=a)\s*(?:[,#].*)?$"
+    r"|\bassert(?:Equal|Is|LessEqual|GreaterEqual)\s*\(\s*(?P<b>[^,()]+?)\s*,\s*(?P=b)\s*[,)]"
+    r"|\bexpect\s*\(\s*(?P<c>[^()]+?)\s*\)\s*\.\s*to(?:Be|Equal|StrictEqual)\s*\(\s*(?P=c)\s*\)",
+    re.M,
+)
+ALWAYS_TRUE = re.compile(
+    r"^\s*assert\s+(?:True|1|not\s+(?:False|None|0)|\"[^\"]+\"|'[^']+')\s*(?:[,#].*)?$"
+    r"|\bself\.assertTrue\s*\(\s*(?:True|1)\s*[,)]|\bexpect\s*\(\s*true\s*\)\s*\.\s*toBe\s*\(\s*true",
+    re.M,
+)
