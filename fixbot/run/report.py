@@ -138,13 +138,27 @@ def exported(settings: Settings) -> str:
     return f" (in a shell that exports {' and '.join(names)})" if names else ""
 
 
+# The reviewer's error when it made no attempt (agent/review.py's NO_BUDGET; not imported from
+# the agent layer, which sits above this one).
+REVIEW_NOT_TRIED = "no budget left for the review"
+
+
+def review_word(error: str) -> str:
+    """ "skipped" when the review was not attempted (no budget left), "failed" when it was tried
+    and gave no usable review (a model error, findings that did not parse)."""
+    return "skipped" if error.startswith(REVIEW_NOT_TRIED) else "failed"
+
+
 def review_summary(state: RunState) -> str:
-    """One sentence on the self-review: clean, findings fixed, or skipped and why."""
+    """One sentence on the self-review: clean, findings fixed, or skipped / failed and why (a
+    failed review leaves a fix verified by the check only, and the sentence says so)."""
     if not state.reviews:
         return "not run"
     last = state.reviews[-1]
     if last.error:
-        return f"skipped ({last.error})"
+        word = review_word(last.error)
+        unreviewed = "; the fix is verified by the check only, not reviewed"
+        return f"{word} ({last.error})" + (unreviewed if word == "failed" else "")
     fixed = sum(len(r.blocking) for r in state.reviews[:-1])
     if last.blocking:
         return f"{len(last.blocking)} blocking finding(s) left after {len(state.reviews)} rounds"
