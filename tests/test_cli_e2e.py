@@ -337,9 +337,11 @@ def test_each_runs_report_is_kept_and_its_retry_command_works_when_pasted(tmp_pa
         line.split("`")[1] for line in text.splitlines() if "Retry with more attempts" in line
     )
     assert "--fix-commands" in retry and "--timeout 77" in retry and "--max-attempts 8" in retry
+    # The working tree holds the best attempt: the line carries --discard, and runs as pasted.
+    assert "The working directory holds" in text and "--discard" in retry
     env = {**os.environ, "PATH": str(Path(sys.executable).parent) + os.pathsep + os.environ["PATH"]}
     pasted = subprocess.run(
-        f"{retry} --discard --json",
+        f"{retry} --json",
         shell=True,
         cwd=repo,
         env=env,

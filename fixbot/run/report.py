@@ -37,6 +37,21 @@ DEFAULT_STEPS = (
     "Read the repeated error above and the diagnoses in the attempts table; the fix likely needs "
     "context the model did not have (a design decision, a dependency, a fixture)."
 )
+NO_MODEL_STEPS = (
+    "Read the repeated error above: the fix commands did not fix it, and no model was "
+    "configured. Fix it by hand, or run fixbot again with a model (--model)."
+)
+
+
+class OnGitHub(BaseModel):
+    """Where the report of an Action run is read: on GitHub, not next to the working tree.
+
+    `run_url` is the workflow run's page (GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/
+    GITHUB_RUN_ID), whose job log holds every check's output; `pull_request` is True when the
+    reader can comment `/fixbot retry [hint]` (the run was for a pull request)."""
+
+    run_url: str
+    pull_request: bool
 
 
 class Row(BaseModel):
@@ -101,11 +116,23 @@ def setup_failure(state: RunState) -> str:
     return failure_details(last) if last is not None and not last.ok else ""
 
 
-def retry_command(settings: Settings) -> str:
+def retry_command(settings: Settings, state: RunState) -> str:
     """The command line that repeats this run with three more attempts: every setting the user
     gave comes back (`fixbot.run.invocation`); a secret one with a credential is read from its
-    variable (`exported`)."""
-    return command_line(settings, overrides={"max_attempts": settings.max_attempts + 3})
+    variable (`exported`). `--discard` when the working tree holds the run's best attempt (a new
+    run refuses a dirty tree, exit 2, without it)."""
+    overrides: dict[str, object] = {"max_attempts": settings.max_attempts + 3}
+    return command_line(settings, overrides=overrides | _discard(state))
+
+
+def hint_command(settings: Settings, state: RunState) -> str:
+    """The command line that repeats this run with a hint for the model (`--discard` as in
+    `retry_command`)."""
+    return command_line(settings, overrides=_discard(state)) + " --hint '<what to try>'"
+
+
+def _discard(state: RunState) -> dict[str, object]:
+    return {"discard": True} if state.kept else {}
 
 
 def code_can_help(state: RunState) -> bool:
@@ -165,8 +192,15 @@ def review_summary(state: RunState) -> str:
     return "clean" + (f" after fixing {fixed} blocking finding(s)" if fixed else "")
 
 
-def render_report(state: RunState, settings: Settings, diffstat: str = "") -> str:
-    """Render the report markdown for the run's state (not yet redacted)."""
+def render_report(
+    state: RunState, settings: Settings, diffstat: str = "", on_github: OnGitHub | None = None
+) -> str:
+    """Render the report markdown for the run's state (not yet redacted).
+
+    The suggested next steps are the ones that apply to this run and work where the report is
+    read: on the terminal (`on_github` None) commands to paste, with `--discard` when the
+    working tree holds the best attempt; on GitHub the `/fixbot retry` comment and the job
+    log's link. A hint is offered only when a model is configured (a hint is for the model)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     env = Environment(
@@ -188,9 +222,12 @@ def render_report(state: RunState, settings: Settings, diffstat: str = "") -> st
         diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
         sources=sources,
         repeated=repeated_error(state),
-        next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
-        retry=retry_command(settings) if more_attempts_help(state, settings) else "",
-        hint=command_line(settings) + " --hint '<what to try>'" if code_can_help(state) else "",
+        next_step=NEXT_STEPS.get(
+            category or "", DEFAULT_STEPS if settings.model else NO_MODEL_STEPS
+        ),
+        retry=retry_command(settings, state) if more_attempts_help(state, settings) else "",
+        hint=hint_command(settings, state) if settings.model and code_can_help(state) else "",
+        on_github=on_github,
         exported=exported(settings),
         setup_failure=setup_failure(state),
         diffstat=diffstat,
