@@ -128,6 +128,8 @@ def _run_locked(
         agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
+        if state.attempts:  # prepare_state handed back an unfinished run of the same settings
+            progress.line(resuming(state))
         state_dir = root / settings.state_dir
         checker = Checker(
             settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
@@ -147,6 +149,15 @@ def _run_locked(
             first=first_failure,
         )
         return _drive(this, progress)
+
+
+def resuming(state: RunState) -> str:
+    """The line a resumed run starts with: what it continues from, and how to start over."""
+    fixes = len(state.fix_attempts)
+    return (
+        f"resuming the unfinished run {state.run_id}: {fixes} fix attempt(s) recorded, "
+        f"{state.elapsed_s:.1f} s spent (--fresh starts over)"
+    )
 
 
 def _deadline(settings: Settings, state: RunState) -> float | None:
