@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import tomllib
 
+import pytest
+
 from tests.fakes.paths import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -100,3 +102,18 @@ def test_the_supported_model_client_range_starts_at_the_tested_pins() -> None:
         upper = [s for s in specifier if s.operator == "<"]
         assert lower == [pins[name]] and upper, (name, str(specifier))
         assert Version(pins[name]) in specifier
+
+
+def test_run_help_names_nothing_a_pip_install_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+    """A wheel holds the `fixbot` package only: `run --help` must not send its reader to the
+    repository's files (bench/, docs/, tests/, a README) or into fixbot's modules."""
+    from fixbot.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    repository_only = re.compile(
+        r"\b(?:bench|docs|tests|scripts|demo)/|\b[\w-]+\.md\b|`fixbot\.\w+|\bfixbot/\w+\.py\b"
+    )
+    assert repository_only.findall(shown) == []
+    assert "pyproject.toml / .fixbot.toml" in shown  # the user's own files may be named
