@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from fixbot.core.models import Attempt, ErrorClass, OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.loop.breaker import failing_signatures, repeats
+from fixbot.loop.breaker import failing_signatures, repeats, tripped
 from fixbot.loop.manifests import failure_details
 from fixbot.loop.state import RunState
 from fixbot.run.invocation import command_line, secret_variables
@@ -228,6 +228,9 @@ def render_report(
         retry=retry_command(settings, state) if more_attempts_help(state, settings) else "",
         hint=hint_command(settings, state) if settings.model and code_can_help(state) else "",
         on_github=on_github,
+        # Only a breaker that counted (repeats, oscillation, no change) is named, and its
+        # reason is the headline's: never said twice.
+        breaker_tripped=state.breaker.value == "open" and tripped(state.breaker_reason),
         exported=exported(settings),
         setup_failure=setup_failure(state),
         diffstat=diffstat,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import Attempt, ErrorClass, Outcome, OutcomeKind, Phase
+from fixbot.core.models import Attempt, BreakerState, ErrorClass, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
 from fixbot.loop.state import RunState
 from fixbot.run.report import OnGitHub, render_report
@@ -161,3 +161,24 @@ def test_on_github_the_next_steps_are_comments_and_the_job_log(pull_request: boo
         assert "comment `/fixbot retry <what to try>` on this pull request" in steps
     else:
         assert "/fixbot retry" not in steps and "set the workflow's `hint` input" in steps
+
+
+LITELLM_ERROR = (
+    "the fixer failed: every model failed (openai/x): litellm.APIConnectionError: "
+    "OpenAIException - Connection error. " + "Received Model Group=openai/x " * 8
+)
+
+
+def test_the_header_says_the_reason_once_and_names_the_breaker_only_when_it_counted() -> None:
+    stopped = escalated(failed(0, "a", F, []), failed(1, "b", F, ["m.py"]))
+    stopped.outcome = Outcome(outcome=OutcomeKind.ESCALATED, reason=LITELLM_ERROR, attempts=1)
+    stopped.breaker, stopped.breaker_reason = BreakerState.OPEN, LITELLM_ERROR
+    header = render_report(stopped, SETTINGS).split("## ")[0]
+    assert header.count("Connection error") == 1 and "Circuit breaker" not in header
+
+    repeated = REPEATED.model_copy(deep=True)
+    reason = "the same failure occurred 3 times in a row"
+    repeated.outcome = Outcome(outcome=OutcomeKind.ESCALATED, reason=reason, attempts=3)
+    repeated.breaker, repeated.breaker_reason = BreakerState.OPEN, reason
+    header = render_report(repeated, SETTINGS).split("## ")[0]
+    assert header.count(reason) == 1 and "- Circuit breaker: **OPEN**\n" in header
