@@ -8,9 +8,9 @@ traceback, an honest outcome and exit code (fixed 0 / escalated 1), a bounded nu
 and seconds, a working tree that is clean or holds only a verified, committed fix, and a report
 that agrees with the outcome.
 
-Installed by `scripts/setup.sh` (through `scripts/realmodel.sh`, which builds llama-cpp-python's
-wheel once and caches it). Skipped only when the packages are not importable outside CI (in CI
-that is a failure), or with `FIXBOT_SKIP_REAL_MODEL=1`.
+Installed by `scripts/setup.sh --tests` (through `scripts/realmodel.sh`, which builds
+llama-cpp-python's wheel once and caches it). Skipped only when the packages are not importable
+outside CI (in CI that is a failure), or with `FIXBOT_SKIP_REAL_MODEL=1`.
 
 Measured on 2 cores shared with ~8 other jobs (load average 6-11), with `--max-duration 120`:
 the server starts in 5 s; text 142 s, tools 139 s (285 s for the module), both escalated
