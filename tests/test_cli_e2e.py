@@ -198,6 +198,10 @@ def test_a_signal_kills_the_check_saves_state_and_exits_fast(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A shell without job control starts background jobs (a CI runner's `... &`) with SIGINT
+        # ignored, and Python then keeps it ignored: fixbot would never see the Ctrl-C this test
+        # sends. A terminal's fixbot has the default disposition; give the test's one the same.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
     def started() -> bool:
