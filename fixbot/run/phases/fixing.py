@@ -16,7 +16,7 @@ from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.phases.base import RunParts
 from fixbot.run.report import review_word
-from fixbot.ui.progress import fix_line
+from fixbot.ui.progress import fix_line, problem_lines
 
 
 def fix(run: RunParts, number: int, phase: Phase) -> None:
@@ -46,6 +46,8 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
             run.state.notes.append(f"attempt {number}: {note}")
     run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
     run.progress.line(fix_line(result))
+    for line in problem_lines(result):
+        run.progress.line(line)
     event = "threads" if phase is Phase.THREADS else "fix"
     run.events.emit(event, number, **reflect.fix_event(attempt))
 
