@@ -15,12 +15,11 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.budget import capped_timeout
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
@@ -37,8 +36,8 @@ class Launcher:
     `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
     `private` are the top-level names the identity may not write (`.git`, the state folder);
-    `deadline` (`time.monotonic` seconds, None: none) is when the run's wall-time budget
-    ends: no command's timeout reaches past it (`fixbot.core.budget.capped_timeout`);
+    `deadline` is the run's wall-time budget (`fixbot.core.budget.Deadline`, one per run):
+    no command's timeout reaches past it;
     `pin` is the repository configuration restored after every command (None: not watched);
     `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench).
     """
@@ -49,7 +48,7 @@ class Launcher:
     redact: Redact | None = None
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
     private: tuple[str, ...] = (".git",)
-    deadline: float | None = None
+    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
     pin: gitconfig.ConfigPin | None = None
     namespace: bool = True
 
@@ -68,7 +67,6 @@ class Launcher:
         """
         if self.identity is not None:
             sandbox.claim(self.root, self.identity, self.private)
-        left = None if self.deadline is None else self.deadline - time.monotonic()
         wrapper = sandbox.namespace_argv(self.identity) if self.namespace else ()
         mark = sandbox.new_mark()
         try:
@@ -76,7 +74,7 @@ class Launcher:
                 command,
                 cwd,
                 log_path,
-                capped_timeout(timeout, left),
+                self.deadline.cap(timeout),
                 env={**self.env, sandbox.MARK_VARIABLE: mark},
                 identity=self.identity,
                 redact=self.redact,
@@ -121,13 +119,12 @@ def launcher_for(
     env: Mapping[str, str],
     who: sandbox.Identity | None,
     redactor: Redactor,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
 ) -> Launcher:
     """The launcher of a run's commands: in `root`, as `who` (from `sandbox.confine`), with `env`
     without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`,
-    bounded to `settings.max_log_bytes` bytes, no command running past `deadline`
-    (`time.monotonic` seconds: the end of the run's `max-duration`), `.git/config` pinned as it
-    is now."""
+    bounded to `settings.max_log_bytes` bytes, no command running past the run's `deadline`
+    (None: no budget, outside a run), `.git/config` pinned as it is now."""
     return Launcher(
         root,
         commands_environment(env),
@@ -135,7 +132,7 @@ def launcher_for(
         redactor.redact,
         settings.max_log_bytes,
         sandbox.private_names(settings.state_dir),
-        deadline,
+        deadline or Deadline.start(None),
         gitconfig.ConfigPin.take(root),
     )
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.settings import Settings
 from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
@@ -86,14 +87,12 @@ def run(args: argparse.Namespace, env: Mapping[str, str], out: TextIO | None = N
 
 
 def _stats(args: argparse.Namespace, env: Mapping[str, str]) -> Stats:
-    token = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
+    github = GitHubEnv.read(env)
+    token = github.token
     if not token and args.repo:
-        raise ConfigError(
-            [
-                f"reading {args.repo} on GitHub needs a token: set GITHUB_TOKEN or GH_TOKEN "
-                "(for example `export GH_TOKEN=$(gh auth token)`), or leave out --repo to "
-                "count the runs recorded in this clone"
-            ]
+        github.require_token(
+            f"reading {args.repo} on GitHub needs a token (or leave out --repo to count the "
+            "runs recorded in this clone)"
         )
     try:
         since = parse_since(args.since, time.time())
@@ -110,7 +109,7 @@ def _stats(args: argparse.Namespace, env: Mapping[str, str]) -> Stats:
         records = Records(histories=[History(runs=mine)], commits=commits(root, since))
         return aggregate(_local_name(root), records, since)
     repo = repository_from(root, args.repo)
-    gh = GitHub.connect(token, env.get("GITHUB_API_URL", "https://api.github.com"), repo)
+    gh = GitHub.connect(token, github.api_url, repo)
     records = collect(gh, since, root, args.login)
     records.histories.append(History(runs=mine))
     return aggregate(repo, records, since)
