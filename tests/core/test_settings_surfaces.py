@@ -267,6 +267,9 @@ NOT_OURS = {
     "no-install-recommends",  # `apt-get install --no-install-recommends`
     "save-dev",  # `npm install --save-dev`, the recovery plan for a missing npm package
     "dev",  # `cargo add --dev`, the recovery plan for an undeclared crate
+    # pip's, npm's and git's own flags in the bench's preparation of a case (fixbot/bench)
+    *("disable-pip-version-check", "without-pip", "ignore-scripts", "loglevel", "no-audit"),
+    *("no-fund", "silent", "whitespace", "git"),
 }
 
 
