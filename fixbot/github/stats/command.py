@@ -19,7 +19,7 @@ from typing import TextIO
 
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.github_env import GitHubEnv
-from fixbot.core.settings import Settings
+from fixbot.core.secrets import DEFAULT_STATE_DIR  # where `fixbot run` keeps its event log
 from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events.gates import BOT_LOGIN
@@ -27,9 +27,6 @@ from fixbot.github.publish.memory import History
 from fixbot.github.stats import local, render
 from fixbot.github.stats.aggregate import Records, Stats, aggregate, parse_since
 from fixbot.github.stats.source import collect, commits
-
-# The state folder `fixbot run` keeps its event log in, unless --state-dir named another.
-DEFAULT_STATE_DIR = str(Settings.model_fields["state_dir"].default)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
