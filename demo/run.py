@@ -37,8 +37,20 @@ IDENTITY = {
     "GIT_COMMITTER_NAME": "demo",
     "GIT_COMMITTER_EMAIL": "demo@example.invalid",
 }
-# What the stand-in model answers, request by request: the fix attempt, then the self-review.
+# What the stand-in model answers, request by request: the diagnosis of the failure the fix
+# command left (a test fails), the fix attempt, then the self-review.
 SCRIPT = [
+    tool_call(
+        "submit_diagnosis",
+        why=["test_mean fails: mean([1, 2, 3]) returns 1.0, not 2.0"],
+        root_cause={
+            "category": "code_bug",
+            "description": "mean() overwrites its running total instead of adding to it",
+            "confidence": 0.9,
+        },
+        evidence=["calc.py: total = value"],
+        next_step="add each value to total in mean()",
+    ),
     tool_call("read_file", path="calc.py"),
     tool_call("replace_in_file", path="calc.py", old="total = value\n", new="total += value\n"),
     tool_call(
@@ -109,9 +121,8 @@ def main() -> int:
                     repo, [*model, "--edit-protocol", "tools"], {"OPENAI_API_KEY": "demo-no-key"}
                 )
         print("\n$ git log --oneline\n" + git(repo, "log", "--oneline"))
-        print(
-            "$ git show --stat HEAD~1..HEAD\n" + git(repo, "show", "--stat", "--format=%s", "HEAD")
-        )
+        show = ("show", "--stat", "--format=%B", "HEAD")
+        print(f"$ git {' '.join(show)}\n" + git(repo, *show))
         report = repo / ".fixbot" / "report.md"
         if report.exists():
             print(f"$ cat {report}\n\n{report.read_text(encoding='utf-8')}")

@@ -60,9 +60,7 @@ def add_setting_options(run: argparse.ArgumentParser) -> None:
 
 def add_pull_request_options(run: argparse.ArgumentParser) -> None:
     """`--pr`, `--repo` and `--push`: address a pull request's review threads locally."""
-    group = run.add_argument_group(
-        "pull request (needs GITHUB_TOKEN or GH_TOKEN; see `fixbot.github.local`)"
-    )
+    group = run.add_argument_group("pull request (needs GITHUB_TOKEN or GH_TOKEN)")
     group.add_argument(
         "--pr",
         type=int,

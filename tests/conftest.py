@@ -32,7 +32,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def isolated_env(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[None]:
-    """Give every test a git identity and a throw-away HOME, so no developer config leaks in."""
+    """Give every test a git identity and a throw-away HOME, so no developer config leaks in.
+
+    PYTHONDONTWRITEBYTECODE is removed: some shells (root's on the project's machines) set it,
+    an ordinary user's does not, and a check that runs Python in a repository then leaves
+    `__pycache__/` behind. Every test sees the ordinary user's case."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
@@ -40,6 +44,7 @@ def isolated_env(
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     for name, value in GIT_IDENTITY.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     for name in ("CI", "GITHUB_ACTIONS", "GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     for name in [n for n in __import__("os").environ if n.startswith(("FIXBOT_", "INPUT_"))]:

@@ -125,13 +125,14 @@ class ModelFixer:
         finish = session.box.finished
         summary = finish.summary if finish else session.summary
         diagnosis = finish.diagnosis if finish else session.diagnosis
-        notes = [*llm.notes, *session.notes]
-        # The first line is the summary (it becomes the commit title); notes follow, one a line.
-        full = "\n".join(x for x in [summary or "model edits", *notes] if x)
+        # fixbot's own notes stay apart from the model's summary: a later attempt or the
+        # diagnosis reads the summary as what the attempt did, and must not take a note on
+        # pricing or a fallback for the failure.
         return FixResult(
             fixer=f"model:{llm.current}",
             files_changed=changed,
-            summary=full,
+            summary=summary or "",
+            notes=[*llm.notes, *session.notes],
             diagnosis=diagnosis,
             tokens=session.usage.tokens,
             cost_usd=session.usage.cost_usd,

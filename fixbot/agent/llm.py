@@ -226,8 +226,20 @@ class LLM:
         why = errors.reason(last) if last else "no model"
         raise ModelError(
             f"every model failed ({', '.join(self.models)}): {why}; last error: {last}. "
-            "Check the provider status, or add --fallback-models"
+            + self._advice(why)
         )
+
+    def _advice(self, why: str) -> str:
+        """What to change after every model failed for `why` (`errors.reason`): a request that
+        timed out wants more time or a shorter reply (a slow local server keeps generating; a
+        fallback model would not help it), anything else the provider's status or a fallback."""
+        if why == "timed out":
+            return (
+                f"The model did not answer within --request-timeout ({self.request_timeout:g} s): "
+                "raise --request-timeout, or lower --max-output-tokens so that a slow server "
+                "finishes its reply in time"
+            )
+        return "Check the provider status, or add --fallback-models"
 
     def _raise_unless_fallback(self, model: str, exc: Exception) -> None:
         rule = errors.rule_for(exc)

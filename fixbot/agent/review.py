@@ -17,24 +17,40 @@ from fixbot.process import git
 
 FINDINGS = TypeAdapter(list[Finding])
 RETRY_ASK = "Submit the review now: call submit_review (an empty list when the change is clean)."
+# The text protocol offers no tool: the review is a JSON list in the reply (review.j2 says so).
+RETRY_ASK_TEXT = (
+    "Submit the review now: reply with the findings as one JSON list "
+    "(`[]` when the change is clean)."
+)
+# The start of a ReviewResult error when no review was attempted; every other error is a
+# review that was tried and failed.
+NO_BUDGET = "no budget left for the review"
 
 
-def parse_findings(reply: Reply) -> list[Finding]:
+def retry_ask(tool_answers: bool) -> str:
+    """What the model is asked after a review it did not submit or that failed to parse: the
+    `submit_review` call where the protocol offers tools, a JSON list where it does not."""
+    return RETRY_ASK if tool_answers else RETRY_ASK_TEXT
+
+
+def parse_findings(reply: Reply, tool_answers: bool = True) -> list[Finding]:
     """Findings from a `submit_review` call, or from a JSON list in the text.
 
-    Raises `ValueError` (message for the model) when neither is present or valid.
+    Raises `ValueError` (message for the model, asking as `retry_ask(tool_answers)` does) when
+    neither is present or valid.
     """
     for call in reply.tool_calls:
         if call.name == "submit_review":
             return _validate(call.parsed().get("findings", []))
+    ask = retry_ask(tool_answers)
     text = reply.content.strip()
     start, end = text.find("["), text.rfind("]")
     if start < 0 or end < start:
-        raise ValueError("no review found: " + RETRY_ASK)
+        raise ValueError("no review found: " + ask)
     try:
         return _validate(json.loads(text[start : end + 1]))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"the findings are not valid JSON ({exc}): {RETRY_ASK}") from exc
+        raise ValueError(f"the findings are not valid JSON ({exc}): {ask}") from exc
 
 
 def _validate(raw: Any) -> list[Finding]:
@@ -77,7 +93,7 @@ class ModelReviewer:
                 return ReviewResult(
                     tokens=usage.tokens,
                     cost_usd=usage.cost_usd,
-                    error="no budget left for the review",
+                    error=NO_BUDGET,
                 )
             try:
                 reply = llm.complete(messages, tools)
@@ -85,11 +101,12 @@ class ModelReviewer:
                 return ReviewResult(tokens=usage.tokens, cost_usd=usage.cost_usd, error=str(exc))
             usage.add(reply)
             try:
-                findings = [self._clean(f) for f in parse_findings(reply)]
+                findings = [self._clean(f) for f in parse_findings(reply, protocol.tool_answers)]
                 return ReviewResult(findings=findings, tokens=usage.tokens, cost_usd=usage.cost_usd)
             except ValueError as exc:
                 error = str(exc)
-                messages += [reply.message(), *_answers(reply, error)]
+                ask = retry_ask(protocol.tool_answers)
+                messages += [reply.message(), *_answers(reply, error, ask)]
         return ReviewResult(
             tokens=usage.tokens, cost_usd=usage.cost_usd, error=f"review failed: {error}"
         )
@@ -125,10 +142,11 @@ class ModelReviewer:
         )
 
 
-def _answers(reply: Reply, error: str) -> list[dict[str, Any]]:
-    """Tool results for every call of `reply` (the API requires them), then the retry request."""
+def _answers(reply: Reply, error: str, ask: str) -> list[dict[str, Any]]:
+    """Tool results for every call of `reply` (the API requires them), then the retry request
+    `ask`."""
     results = [
         {"role": "tool", "tool_call_id": c.id, "content": f"Error: {error}"}
         for c in reply.tool_calls
     ]
-    return [*results, {"role": "user", "content": RETRY_ASK}]
+    return [*results, {"role": "user", "content": ask}]

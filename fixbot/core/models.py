@@ -225,7 +225,10 @@ class FixResult(BaseModel):
     `files_changed` are repository-relative POSIX paths; `tokens` counts prompt plus completion
     tokens; `cost_usd` is None when the price is unknown; `refused` lists edits that were refused
     (with the reason given to the model); `error` is set when the fixer hit a permanent error (for
-    example a model authentication failure) and the run must escalate. `problems` has one line
+    example a model authentication failure) and the run must escalate. `summary` is the
+    fixer's own account (the commit title, and what later attempts and the diagnosis are told
+    the attempt did); `notes` are fixbot's remarks on the attempt (an unknown price, a fallback,
+    a rebuilt prompt), for the user's report only, never for the model. `problems` has one line
     per fix command that exited non-zero or timed out: its exit code and first output lines
     (`fixbot.fixers.fixcommand`), so a crashing command does not read as "changed nothing".
     """
@@ -233,6 +236,7 @@ class FixResult(BaseModel):
     fixer: str
     files_changed: list[str] = Field(default_factory=list)
     summary: str = ""
+    notes: list[str] = Field(default_factory=list)
     diagnosis: str | None = None
     tokens: int = 0
     cost_usd: float | None = None

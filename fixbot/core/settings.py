@@ -184,7 +184,7 @@ class Settings(BaseModel):
         500_000,
         gt=0,
         description="Token budget for the run (prompt plus completion); the demo's run takes "
-        "about 5,400 (bench/RESULTS-cost.md).",
+        "about 5,400 (README, What a run costs).",
     )
     max_cost_usd: Annotated[float | None, _s(metavar="USD", trust=True)] = Field(
         2.0,

@@ -36,7 +36,9 @@ from fixbot.process import git
 from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
 from fixbot.run.recheck import recheck
+from fixbot.run.report import OnGitHub, render_report
 from fixbot.security.leakscan import known_secrets, refuse_if_leaking
+from fixbot.security.redact import Redactor
 
 
 def publish(
@@ -74,7 +76,7 @@ def publish(
         outcome=outcome,
         seconds=state.elapsed_s or None,
         tokens=state.tokens or None,
-        report=read_report(outcome),
+        report=read_report(outcome, github_report(ctx, event, settings, result)),
         notes=ctx.notes,
         patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
         links=render.Links(run_url=ctx.run_url),
@@ -132,12 +134,27 @@ def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report
     return data.model_copy(update={"links": links})
 
 
-def read_report(outcome: Outcome) -> str:
-    """The engine's markdown report, or '' when it wrote none."""
+def read_report(outcome: Outcome, on_github: str = "") -> str:
+    """The engine's markdown report (`on_github`, the version for GitHub's readers, when there
+    is one), or '' when it wrote none."""
     if not outcome.report_path:
         return ""
     path = Path(outcome.report_path)
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+    if not path.is_file():
+        return ""
+    return on_github or path.read_text(encoding="utf-8", errors="replace")
+
+
+def github_report(ctx: Context, event: Event, settings: Settings, result: Finished) -> str:
+    """An escalation's report rendered for its reader on GitHub: next steps that work there
+    (`/fixbot retry <hint>` on a pull request, the workflow's inputs elsewhere) and the job
+    log's link, never a local command line or `.fixbot/attempts/`; redacted. '' for another
+    outcome (its report has no next steps)."""
+    if result.outcome.outcome is not OutcomeKind.ESCALATED:
+        return ""
+    place = OnGitHub(run_url=ctx.run_url, pull_request=event.pull_request is not None)
+    text = render_report(result.state, settings, on_github=place)
+    return Redactor.from_env(ctx.env).redact(text)
 
 
 def _secrets(ctx: Context) -> dict[str, str]:

@@ -18,6 +18,13 @@ from fixbot.core.settings import Settings
 BACKOFF_CAP_S = 60.0
 OSCILLATIONS_TO_OPEN = 2
 
+# The starts of the reasons the breaker itself trips on (`decide`), read by `tripped`.
+TRIPS = (
+    "two attempts in a row changed nothing",
+    "the same failure occurred",
+    "the failure oscillates",
+)
+
 
 class Usage(BaseModel):
     """What the run has spent: fix attempts (`Attempt.is_fix`), tokens, USD (None if unknown),
@@ -170,14 +177,14 @@ def decide(
             f"the failure stayed transient ({last.category}) after "
             f"{last.transient_retries} re-runs: retry later, no code change was tried",
         ),
-        (_no_change_twice(attempts), "two attempts in a row changed nothing"),
+        (_no_change_twice(attempts), TRIPS[0]),
         (
             repeats(sigs) >= limits.threshold,
-            f"the same failure occurred {repeats(sigs)} times in a row",
+            f"{TRIPS[1]} {repeats(sigs)} times in a row",
         ),
         (
             oscillating and oscillations + 1 >= OSCILLATIONS_TO_OPEN,
-            "the failure oscillates: fixes keep bringing back an earlier failure",
+            f"{TRIPS[2]}: fixes keep bringing back an earlier failure",
         ),
     ]
     for hit, reason in checks:
@@ -187,6 +194,13 @@ def decide(
     if budget:
         return Decision(state=BreakerState.OPEN, reason=budget, oscillation=oscillating)
     return Decision(state=BreakerState.CLOSED, oscillation=oscillating)
+
+
+def tripped(reason: str | None) -> bool:
+    """True when `reason` (a `Decision.reason`) is the breaker's own: no change twice, the same
+    failure repeated, an oscillation; not a fixer's error, a permanent or transient failure or a
+    spent budget, which end the run without the breaker having counted anything."""
+    return bool(reason) and str(reason).startswith(TRIPS)
 
 
 def backoff_wait(initial_s: float) -> wait_exponential_jitter:

@@ -169,14 +169,16 @@ def restores(state: RunState) -> list[Attempt]:
 
 def escalation(state: RunState, seen: Observation, reason: str) -> Escalate:
     """Escalate for `reason`; ask the analyst once, while the model budget lasts, when code could
-    fix the failure (a failure code cannot fix gets the deterministic recovery plan instead) and
-    no diagnosis of the same failure already explains it."""
+    fix the failure (a failure code cannot fix gets the deterministic recovery plan instead),
+    no diagnosis of the same failure already explains it, and the fixer did not just end with an
+    error (the model refused or failed the request: the same model would not analyse either)."""
     spent = breaker.model_budget_spent(usage(state, seen), seen.limits)
     last = _last(state)
     explained = any(a.diagnosis and a.signature == last.signature for a in state.attempts)
     code = last.error_class not in (ErrorClass.PERMANENT, ErrorClass.TRANSIENT)
     wanted = seen.analyst and state.analysis is None and spent is None
-    return Escalate(reason, analyze=wanted and code and not explained)
+    refused = state.attempts[-1].fix_error is not None
+    return Escalate(reason, analyze=wanted and code and not explained and not refused)
 
 
 def success(state: RunState, note: str | None = None) -> Succeed:

@@ -150,9 +150,16 @@ def current_branch(repo: Path) -> str | None:
     return None if name == "HEAD" else name
 
 
+# Python's bytecode, which any check that runs Python leaves in a repository without a
+# .gitignore for it (PYTHONDONTWRITEBYTECODE is unset in most shells): never the user's change
+# and never fixbot's to commit or to count as a dirty tree.
+BYTECODE = (":(exclude,glob)**/__pycache__/**", ":(exclude,glob)**/*.py[co]")
+
+
 def status_lines(repo: Path) -> list[str]:
-    """`git status --porcelain` lines (untracked files included, ignored ones not)."""
-    out = run(repo, "status", "--porcelain", "--untracked-files=all")
+    """`git status --porcelain` lines (untracked files included; ignored ones and Python's
+    bytecode, `BYTECODE`, not)."""
+    out = run(repo, "status", "--porcelain", "--untracked-files=all", "--", ".", *BYTECODE)
     return [line for line in out.splitlines() if line.strip()]
 
 
@@ -201,14 +208,15 @@ def changed_since(repo: Path, before: dict[str, str | None]) -> list[str]:
 
 
 def worktree_tree(repo: Path) -> str:
-    """The tree sha of the working tree (tracked and untracked, not ignored), via a temp index.
+    """The tree sha of the working tree (tracked and untracked, not ignored, without Python's
+    bytecode: `BYTECODE`), via a temp index.
 
     The real index is not touched.
     """
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         run(repo, "read-tree", "HEAD", env=env)
-        run(repo, "add", "-A", "--", ".", env=env)
+        run(repo, "add", "-A", "--", ".", *BYTECODE, env=env)
         return run(repo, "write-tree", env=env)
 
 

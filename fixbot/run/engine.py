@@ -110,6 +110,8 @@ def _run_locked(
         )
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
+        if state.attempts:  # prepare_state handed back an unfinished run of the same settings
+            progress.line(resuming(state))
         state_dir = root / settings.state_dir
         checker = Checker(
             settings,
@@ -125,6 +127,15 @@ def _run_locked(
         )
         this = Run(settings, root, state, agents, progress, checker, request)
         return _drive(this, progress)
+
+
+def resuming(state: RunState) -> str:
+    """The line a resumed run starts with: what it continues from, and how to start over."""
+    fixes = len(state.fix_attempts)
+    return (
+        f"resuming the unfinished run {state.run_id}: {fixes} fix attempt(s) recorded, "
+        f"{state.elapsed_s:.1f} s spent (--fresh starts over)"
+    )
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:

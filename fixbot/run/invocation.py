@@ -50,7 +50,7 @@ def command_line(
         words += ["-C", str(directory)]
     for item in specs():
         value = values[item.field]
-        if not item.surface.cli or item.field in SKIPPED:
+        if not item.surface.cli or (item.field in SKIPPED and item.field not in (overrides or {})):
             continue
         if value == item.default and item.field not in (overrides or {}) and not item.required:
             continue

@@ -6,6 +6,7 @@ working directory), and the recorded outcome with its report.
 from __future__ import annotations
 
 import shutil
+import textwrap
 from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
@@ -16,17 +17,33 @@ from fixbot.process import git
 from fixbot.run.report import write_report
 from fixbot.security.redact import Redactor
 
+# Characters of the summary in the title after "fixbot: ", so the whole title stays within the
+# 72 columns git's tools (and GitHub's commit list) show before cutting it.
+TITLE_CHARS = 60
+
 
 def commit_message(settings: Settings, attempt: Attempt) -> str:
-    """The commit message of a verified fix, with a `fixbot-attempt: n` trailer."""
-    title = (attempt.summary.splitlines() or ["verified fix"])[0].strip() or "verified fix"
-    body = f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
+    """The commit message of a verified fix, with a `fixbot-attempt: n` trailer.
+
+    The title is the summary's first line, cut at a word boundary to `TITLE_CHARS` characters
+    (with "..." when cut); a summary that does not fit whole, or has more lines, is kept in full
+    in the body. A fixer that gave no summary is named by the files it changed."""
+    summary = attempt.summary.strip()
+    first = summary.partition("\n")[0].strip()
+    if not first:
+        files = ", ".join(attempt.files_changed[:3]) or "the check"
+        first = f"fix {files}" + (" and more" if len(attempt.files_changed) > 3 else "")
+    title = textwrap.shorten(first, TITLE_CHARS, placeholder="...")
+    if title == "...":  # one word longer than the title: cut it, since a title must say something
+        title = first[: TITLE_CHARS - 3] + "..."
+    body = summary + "\n\n" if summary and summary != title else ""
+    body += f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
     body += " " + verified_line(attempt)
     if attempt.pinned:
         body += "\n\n" + test_change_note(attempt)
     if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.tamper.cheats`)
         body += "\n\nThe tests were changed (allow-test-edits): " + "; ".join(attempt.cheats)
-    return f"fixbot: {title[:60]}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
+    return f"fixbot: {title}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
 
 
 def verified_line(attempt: Attempt) -> str:

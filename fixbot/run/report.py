@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from fixbot.core.models import Attempt, ErrorClass, OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.loop.breaker import failing_signatures, repeats
+from fixbot.loop.breaker import failing_signatures, repeats, tripped
 from fixbot.loop.manifests import failure_details
 from fixbot.loop.state import RunState
 from fixbot.run.invocation import command_line, secret_variables
@@ -39,6 +39,21 @@ DEFAULT_STEPS = (
     "Read the repeated error above and the diagnoses in the attempts table; the fix likely needs "
     "context the model did not have (a design decision, a dependency, a fixture)."
 )
+NO_MODEL_STEPS = (
+    "Read the repeated error above: the fix commands did not fix it, and no model was "
+    "configured. Fix it by hand, or run fixbot again with a model (--model)."
+)
+
+
+class OnGitHub(BaseModel):
+    """Where the report of an Action run is read: on GitHub, not next to the working tree.
+
+    `run_url` is the workflow run's page (GITHUB_SERVER_URL/GITHUB_REPOSITORY/actions/runs/
+    GITHUB_RUN_ID), whose job log holds every check's output; `pull_request` is True when the
+    reader can comment `/fixbot retry [hint]` (the run was for a pull request)."""
+
+    run_url: str
+    pull_request: bool
 
 
 class Row(BaseModel):
@@ -105,11 +120,23 @@ def setup_failure(state: RunState) -> str:
     return failure_details(last) if last is not None and not last.ok else ""
 
 
-def retry_command(settings: Settings) -> str:
+def retry_command(settings: Settings, state: RunState) -> str:
     """The command line that repeats this run with three more attempts: every setting the user
     gave comes back (`fixbot.run.invocation`); a secret one with a credential is read from its
-    variable (`exported`)."""
-    return command_line(settings, overrides={"max_attempts": settings.max_attempts + 3})
+    variable (`exported`). `--discard` when the working tree holds the run's best attempt (a new
+    run refuses a dirty tree, exit 2, without it)."""
+    overrides: dict[str, object] = {"max_attempts": settings.max_attempts + 3}
+    return command_line(settings, overrides=overrides | _discard(state))
+
+
+def hint_command(settings: Settings, state: RunState) -> str:
+    """The command line that repeats this run with a hint for the model (`--discard` as in
+    `retry_command`)."""
+    return command_line(settings, overrides=_discard(state)) + " --hint '<what to try>'"
+
+
+def _discard(state: RunState) -> dict[str, object]:
+    return {"discard": True} if state.kept else {}
 
 
 def code_can_help(state: RunState) -> bool:
@@ -142,21 +169,42 @@ def exported(settings: Settings) -> str:
     return f" (in a shell that exports {' and '.join(names)})" if names else ""
 
 
+# The reviewer's error when it made no attempt (agent/review.py's NO_BUDGET; not imported from
+# the agent layer, which sits above this one).
+REVIEW_NOT_TRIED = "no budget left for the review"
+
+
+def review_word(error: str) -> str:
+    """ "skipped" when the review was not attempted (no budget left), "failed" when it was tried
+    and gave no usable review (a model error, findings that did not parse)."""
+    return "skipped" if error.startswith(REVIEW_NOT_TRIED) else "failed"
+
+
 def review_summary(state: RunState) -> str:
-    """One sentence on the self-review: clean, findings fixed, or skipped and why."""
+    """One sentence on the self-review: clean, findings fixed, or skipped / failed and why (a
+    failed review leaves a fix verified by the check only, and the sentence says so)."""
     if not state.reviews:
         return "not run"
     last = state.reviews[-1]
     if last.error:
-        return f"skipped ({last.error})"
+        word = review_word(last.error)
+        unreviewed = "; the fix is verified by the check only, not reviewed"
+        return f"{word} ({last.error})" + (unreviewed if word == "failed" else "")
     fixed = sum(len(r.blocking) for r in state.reviews[:-1])
     if last.blocking:
         return f"{len(last.blocking)} blocking finding(s) left after {len(state.reviews)} rounds"
     return "clean" + (f" after fixing {fixed} blocking finding(s)" if fixed else "")
 
 
-def render_report(state: RunState, settings: Settings, diffstat: str = "") -> str:
-    """Render the report markdown for the run's state (not yet redacted)."""
+def render_report(
+    state: RunState, settings: Settings, diffstat: str = "", on_github: OnGitHub | None = None
+) -> str:
+    """Render the report markdown for the run's state (not yet redacted).
+
+    The suggested next steps are the ones that apply to this run and work where the report is
+    read: on the terminal (`on_github` None) commands to paste, with `--discard` when the
+    working tree holds the best attempt; on GitHub the `/fixbot retry` comment and the job
+    log's link. A hint is offered only when a model is configured (a hint is for the model)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     env = Environment(
@@ -178,9 +226,15 @@ def render_report(state: RunState, settings: Settings, diffstat: str = "") -> st
         diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
         sources=sources,
         repeated=repeated_error(state),
-        next_step=NEXT_STEPS.get(category or "", DEFAULT_STEPS),
-        retry=retry_command(settings) if more_attempts_help(state, settings) else "",
-        hint=command_line(settings) + " --hint '<what to try>'" if code_can_help(state) else "",
+        next_step=NEXT_STEPS.get(
+            category or "", DEFAULT_STEPS if settings.model else NO_MODEL_STEPS
+        ),
+        retry=retry_command(settings, state) if more_attempts_help(state, settings) else "",
+        hint=hint_command(settings, state) if settings.model and code_can_help(state) else "",
+        on_github=on_github,
+        # Only a breaker that counted (repeats, oscillation, no change) is named, and its
+        # reason is the headline's: never said twice.
+        breaker_tripped=state.breaker.value == "open" and tripped(state.breaker_reason),
         exported=exported(settings),
         setup_failure=setup_failure(state),
         diffstat=diffstat,

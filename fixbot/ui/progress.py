@@ -10,6 +10,7 @@ file named `a.py\n::add-mask::x` never becomes a workflow command in a GitHub Ac
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -24,6 +25,20 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from fixbot.core.models import FixResult
+
+
+# Seconds of silence after which plain output says the step is still running (a CI log that
+# shows nothing for minutes reads as a hang).
+HEARTBEAT_S = 30.0
+
+
+def clock(seconds: float) -> str:
+    """A moment of the run as the time since its start, `at m:ss` (`at h:mm:ss` past an hour):
+    one notation for moments, so they never read as durations, which are `12.3 s`."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"at {hours}:{minutes:02d}:{secs:02d}" if hours else f"at {minutes}:{secs:02d}"
 
 
 def attempt_label(attempt: int, max_attempts: int | None = None) -> str:
@@ -55,19 +70,30 @@ def problem_lines(result: FixResult) -> list[str]:
 
 
 class Progress:
-    """Plain progress lines: `[attempt 2/5] verify (12.3 s)`, one line a step or event."""
+    """Plain progress lines: `[attempt 2/5] run the check, at 0:12`, one line a step or event;
+    after `heartbeat_s` seconds without a line during a step, `  still running: ...` (None: no
+    heartbeat)."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, heartbeat_s: float | None = HEARTBEAT_S):
         self.stream = stream or sys.stderr
         self.started = time.monotonic()
+        self.heartbeat_s = heartbeat_s
+        self._step = ""
+        self._last = self.started
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     def elapsed(self) -> float:
         """Seconds since this progress was created."""
         return time.monotonic() - self.started
 
     def phase(self, attempt: int, max_attempts: int, text: str) -> None:
-        """Announce a phase of an attempt (0 is the initial check)."""
-        self.line(f"[{attempt_label(attempt, max_attempts)}] {text} ({self.elapsed():.1f} s)")
+        """Announce a phase of an attempt (0 is the initial check), with the moment it starts."""
+        label = attempt_label(attempt, max_attempts)
+        self._step = f"{label}: {text}"
+        self.line(f"[{label}] {text}, {clock(self.elapsed())}")
+        self._keep_ticking()
 
     def event(self, text: str) -> None:
         """Show something that happened inside a step (a retry, a fallback) as it happens."""
@@ -75,7 +101,26 @@ class Progress:
 
     def line(self, text: str) -> None:
         """Print one line (line breaks inside `text` shown as `\\n`, no workflow command)."""
-        print(workflow.plain_line(text), file=self.stream, flush=True)
+        with self._lock:
+            print(workflow.plain_line(text), file=self.stream, flush=True)
+            self._last = time.monotonic()
+
+    def _keep_ticking(self) -> None:
+        if self.heartbeat_s is None or self._ticker is not None:
+            return
+        self._ticker = threading.Thread(target=self._tick, name="fixbot-heartbeat", daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        """Every `heartbeat_s` of silence, one line naming the step still running."""
+        assert self.heartbeat_s is not None
+        while not self._stop.wait(self.heartbeat_s):
+            if time.monotonic() - self._last < self.heartbeat_s:
+                continue
+            try:
+                self.line(f"  still running: {self._step}, {clock(self.elapsed())}")
+            except (ValueError, OSError):  # the stream was closed under us: nobody reads on
+                return
 
     @contextmanager
     def group(self, title: str) -> Iterator[None]:
@@ -84,7 +129,8 @@ class Progress:
         yield
 
     def close(self) -> None:
-        """Stop any live display."""
+        """Stop the heartbeat (and, in a terminal, the live display)."""
+        self._stop.set()
 
 
 class GitHubProgress(Progress):
@@ -115,7 +161,7 @@ class _Clock:
         out = Text()
         out.append(self.label, style="bold")
         out.append(f" {self.text} ")
-        out.append(f"{self.progress.elapsed():.1f} s", style="dim")
+        out.append(clock(self.progress.elapsed()), style="dim")
         return out
 
 
@@ -152,6 +198,7 @@ class RichProgress(Progress):
 
     def close(self) -> None:
         """Stop the live status."""
+        super().close()
         if self._status is not None:
             self._status.stop()
 

@@ -87,8 +87,13 @@ def test_a_model_that_always_trickles_fails_on_time_naming_the_timeout(
     started = time.monotonic()
     with pytest.raises(ModelError, match="timed out") as caught:
         ask(llm(model_server.url, rec, request_timeout=1.0, tries_per_model=2))
-    assert time.monotonic() - started < 2 * (1.0 + 1.0) + 2.0
-    assert "--request-timeout" in str(caught.value)
+    # Each trickled reply takes over a minute (a byte every 0.2 s): well under that shows the
+    # calls were cut off at the timeout, with room for a busy machine.
+    assert time.monotonic() - started < 30
+    said = str(caught.value)
+    # A slow server wants more time or a shorter reply; another model would not help it.
+    assert "raise --request-timeout, or lower --max-output-tokens" in said
+    assert "--fallback-models" not in said
 
 
 @pytest.mark.slow

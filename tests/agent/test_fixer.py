@@ -69,7 +69,10 @@ def test_fixed_in_one_attempt(
     assert result.files_changed == ["calc.py"]
     assert (repo / "calc.py").read_text().count(FIXED_LINE) == 1
     assert result.diagnosis == "items[1:] skipped the first item"
-    assert result.summary.startswith("sum every item")
+    # The summary is the model's words only: fixbot's note on the unknown price is kept apart,
+    # for the user's report, and never reaches a later prompt as what the attempt did.
+    assert result.summary == "sum every item"
+    assert any("no price known for openai/fake" in note for note in result.notes)
     assert result.tokens > 0 and result.error is None
     assert result.cost_usd is None and not result.cost_known  # no price for openai/fake
     first = model_server.bodies()[0]
@@ -306,7 +309,7 @@ def test_context_window_error_rebuilds_a_smaller_prompt(
     # the log is halved; the code the failing test calls (a few hundred characters) stays whole
     assert second < first * 0.65
     assert "E   assert 3 == 5" in user_prompt(model_server.bodies()[1])  # error lines first
-    assert result.changed and "rebuilt within 3000 tokens" in result.summary
+    assert result.changed and "rebuilt within 3000 tokens" in " ".join(result.notes)
 
 
 def test_fallback_model_takes_over(
@@ -323,7 +326,8 @@ def test_fallback_model_takes_over(
     )
     assert [b["model"] for b in model_server.bodies()] == ["fake", "backup", "backup"]
     assert result.changed
-    assert "openai/fake unavailable (NotFoundError: 404 model not found)" in result.summary
+    assert "openai/fake unavailable (NotFoundError: 404 model not found)" in result.notes[0]
+    assert "unavailable" not in result.summary  # the model's words only
 
 
 def test_text_protocol_for_models_without_function_calling(
@@ -340,7 +344,22 @@ def test_text_protocol_for_models_without_function_calling(
     assert "tools" not in body  # openai/fake has no function calling in litellm's data
     assert "<<<<<<< SEARCH" in body["messages"][0]["content"]
     assert FIXED_LINE in (repo / "calc.py").read_text()
-    assert result.diagnosis == "slice skipped one" and result.summary.splitlines()[0] == "sum all"
+    assert result.diagnosis == "slice skipped one" and result.summary == "sum all"
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["**Summary:** sum all", "- summary: sum all", "## SUMMARY: sum all", "Summary: *sum all*"],
+)
+def test_the_text_protocol_reads_a_summary_dressed_as_markdown(
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str], said: str
+) -> None:
+    """Real models bold or bullet the label; the summary (the commit title) is read all the same."""
+    repo = make_repo(tmp_path / "r")
+    reply = f"calc.py\n<<<<<<< SEARCH\n{BUGGY_LINE}=======\n{FIXED_LINE}>>>>>>> REPLACE\n\n{said}"
+    inprocess_model.enqueue(text(reply))
+    result = agent(inprocess_model, model_env, edit_protocol="text").fix(fix_context(repo))
+    assert result.changed and result.summary == "sum all"
 
 
 def test_text_protocol_failed_block_is_sent_back(
@@ -398,7 +417,7 @@ def test_tool_call_limit_stops_the_loop(
     inprocess_model.enqueue(*[tool_call("list_files") for _ in range(5)])
     result = agent(inprocess_model, model_env, max_tool_calls=3).fix(fix_context(repo))
     assert len(inprocess_model.requests) == 3
-    assert "stopped after 3 tool calls" in result.summary
+    assert "stopped after 3 tool calls" in " ".join(result.notes)
 
 
 def test_spent_token_budget_makes_no_call(
@@ -408,7 +427,7 @@ def test_spent_token_budget_makes_no_call(
     result = agent(inprocess_model, model_env, max_tokens_per_run=1000).fix(
         fix_context(repo, tokens_used=1000)
     )
-    assert inprocess_model.requests == [] and "token budget spent" in result.summary
+    assert inprocess_model.requests == [] and "token budget spent" in " ".join(result.notes)
 
 
 def test_bad_tool_arguments_are_explained(
@@ -455,7 +474,7 @@ def test_a_model_that_never_calls_tools_ends_the_attempt_after_two_replies(
     assert len(inprocess_model.requests) == 2  # not the whole max-tool-calls budget
     assert "Call a tool now" in inprocess_model.bodies()[1]["messages"][-1]["content"]
     assert not result.changed
-    assert "answered 2 times without calling a tool" in result.summary
+    assert "answered 2 times without calling a tool" in " ".join(result.notes)
     assert any("attempt ended" in line for line in lines)
 
 
@@ -467,7 +486,7 @@ def test_with_auto_protocol_a_toolless_model_gets_the_text_protocol_next(
     fixer = agent(inprocess_model, model_env, model="openai/gpt-4o", edit_protocol="auto")
     inprocess_model.enqueue(text("no tools from me"), text("still none"))
     first = fixer.fix(fix_context(repo))
-    assert "later attempts use the text protocol" in first.summary
+    assert "later attempts use the text protocol" in " ".join(first.notes)
     inprocess_model.enqueue(text("SUMMARY: nothing to do"), text("SUMMARY: still nothing"))
     fixer.fix(fix_context(repo, attempt=2))
     assert all("tools" in b for b in inprocess_model.bodies()[:2])

@@ -81,6 +81,7 @@ def test_paths_outside_the_package_and_bad_names_are_refused(
     assert "no installed package nope_xyz" in read_dependency(tmp_path, path, "nope_xyz")[0]
 
 
+@pytest.mark.slow  # builds a venv (the module's fixture): never in the fast tier
 def test_no_code_of_the_project_environment_runs(tmp_path: Path, venv: tuple[str, Path]) -> None:
     path, site = venv
     marker = tmp_path / "ran"

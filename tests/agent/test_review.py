@@ -135,3 +135,17 @@ def test_escalation_analysis_skipped_without_budget(
         and result.error is not None
         and "cost budget" in result.error
     )
+
+
+def test_the_text_protocols_review_retry_asks_for_a_json_list_not_a_tool(
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
+) -> None:
+    """The text protocol offers no tool: its reminder must not say "call submit_review"."""
+    repo = _fixed_repo(tmp_path)
+    inprocess_model.enqueue(text("Looks good to me!"), text("Really, it is fine."))
+    review = _agent(inprocess_model, model_env, edit_protocol="text").review(fix_context(repo))
+    retry = inprocess_model.bodies()[1]
+    assert "tools" not in retry or not retry["tools"]
+    reminder = retry["messages"][-1]["content"]
+    assert "submit_review" not in reminder and "JSON list" in reminder
+    assert review.error is not None and "submit_review" not in review.error

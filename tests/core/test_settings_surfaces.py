@@ -256,6 +256,7 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "tests",  # `bash scripts/setup.sh --tests` (README command 2)
     "deselect",  # `pytest --deselect`, a cheat fixbot looks for
     "reuid",  # `setpriv --reuid`, how root drops to the commands' user in their namespace
     "pdeathsig",  # `setpriv --pdeathsig keep`

@@ -57,9 +57,10 @@ class CliResult:
 
 
 def run_fixbot(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 120, stdin: str | None = None
+    *args: str, env: dict[str, str] | None = None, timeout: float = 600, stdin: str | None = None
 ) -> CliResult:
-    """Run `python -m fixbot ARGS` with the current environment plus `env` (and `stdin`)."""
+    """Run `python -m fixbot ARGS` with the current environment plus `env` (and `stdin`);
+    `timeout` is a hang guard only, far above any run on a busy machine."""
     full_env = {**os.environ, **(env or {})}
     tools = str(Path(sys.executable).parent)
     full_env["PATH"] = tools + os.pathsep + full_env.get("PATH", "")

@@ -274,6 +274,13 @@ def test_escalation_opens_a_draft_pull_request_and_leaves_the_branch_alone(
     assert sandbox.origin_sha(pulls[0]["head"]["ref"]) is not None
     assert "::error file=app.py,line=2::" in run.stdout
     assert len(github_server.repo(REPOSITORY).comments) == 1
+    # The report's next steps work where it is read: the job log's link, no local paths or
+    # command lines, no hint without a model, no "context the model did not have".
+    comment = github_server.repo(REPOSITORY).comments[0]["body"]
+    assert "## Suggested next steps" in comment and "/actions/runs/77)" in comment
+    assert ".fixbot/attempts/" not in comment and "`fixbot run" not in comment
+    assert "hint" not in comment.split("## Suggested next steps")[1]
+    assert "the model did not have" not in comment
     events = read_events(ws / ".fixbot" / "log.jsonl")  # the artifact to upload
     assert [e["event"] for e in events][-2:] == ["outcome", "publish"]
     assert events[-1]["pr_url"] == pulls[0]["html_url"] and events[-1]["source"] == "snapshot"

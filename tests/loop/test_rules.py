@@ -54,6 +54,7 @@ WHY = Diagnosis.model_validate(
         "next_step": "n",
     }
 )
+REFUSED = "openai/x refused the request (BadRequestError: content policy); check --model"
 BLOCKER = Finding(path="a.py", line=1, severity=Severity.BLOCKER, message="wrong")
 
 
@@ -211,6 +212,9 @@ ROWS: list[tuple[str, str, RunState, Observation, Step]] = [
     ("breaker_open", "a diagnosis of the same failure stands in for the analysis",
      state(red(0), red(1, diagnosis=WHY), red(2)), DIAGNOSER,
      Escalate("the same failure occurred 3 times in a row")),
+    ("breaker_open", "no analysis by the model that just refused the request",
+     state(red(0, "A"), red(1, "B", fix_error=REFUSED, files_changed=[])),
+     replace(SEEN, analyst=True), Escalate(f"the fixer failed: {REFUSED}")),
     ("diverging", "two attempts in a row worse than the best: restore it",
      state(red(0, "A", counts=failing(1)), red(1, "B", counts=failing(3)),
            red(2, "C", counts=failing(64))), SEEN, Restore(2, to=0)),

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import Attempt, ErrorClass, Outcome, OutcomeKind, Phase
+from fixbot.core.models import Attempt, BreakerState, ErrorClass, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
 from fixbot.loop.state import RunState
-from fixbot.run.report import render_report
+from fixbot.run.report import OnGitHub, render_report
 
 SETTINGS = Settings(
     check="pytest -q 'tests/test a.py'",
@@ -128,3 +128,57 @@ def test_model_text_is_labelled_unverified_and_an_empty_attempt_says_so() -> Non
     assert analysis.index("unverified") < analysis.index("import magic_numbers")
     spent = render_report(SPENT, SETTINGS)
     assert "changed no file" not in spent  # attempts that edited m.py
+
+
+def test_no_model_means_no_hint_and_no_talk_of_what_the_model_lacked() -> None:
+    no_model = SETTINGS.model_copy(update={"model": None, "api_base": None})
+    report = render_report(REPEATED, no_model)
+    assert "Give fixbot a hint" not in report and "--hint" not in report
+    assert "the model did not have" not in report and "no model was configured" in report
+    assert "the model did not have" in render_report(REPEATED, SETTINGS)  # with a model
+
+
+def test_a_tree_holding_the_best_attempt_makes_every_command_discard_it() -> None:
+    """A new run refuses the dirty tree (exit 2) unless told to discard fixbot's leftovers."""
+    kept = SPENT.model_copy(update={"kept": "attempt 3 (1 failing), the best attempt"})
+    commands = suggestions(render_report(kept, SETTINGS))
+    assert len(commands) == 2 and all("--discard" in c for c in commands), commands
+    assert not any("--discard" in c for c in suggestions(render_report(SPENT, SETTINGS)))
+
+
+@pytest.mark.parametrize("pull_request", [True, False])
+def test_on_github_the_next_steps_are_comments_and_the_job_log(pull_request: bool) -> None:
+    run_url = "https://github.com/o/r/actions/runs/77"
+    kept = SPENT.model_copy(update={"kept": "attempt 3 (1 failing), the best attempt"})
+    report = render_report(
+        kept, SETTINGS, on_github=OnGitHub(run_url=run_url, pull_request=pull_request)
+    )
+    steps = report.split("## Suggested next steps")[1]
+    assert suggestions(steps) == [] and "127.0.0.1" not in report  # no local command line
+    assert f"[job log]({run_url})" in steps and ".fixbot/attempts/" not in report
+    assert "The working directory holds" not in steps  # the runner's, not the reader's
+    if pull_request:
+        assert "comment `/fixbot retry <what to try>` on this pull request" in steps
+    else:
+        assert "/fixbot retry" not in steps and "set the workflow's `hint` input" in steps
+
+
+LITELLM_ERROR = (
+    "the fixer failed: every model failed (openai/x): litellm.APIConnectionError: "
+    "OpenAIException - Connection error. " + "Received Model Group=openai/x " * 8
+)
+
+
+def test_the_header_says_the_reason_once_and_names_the_breaker_only_when_it_counted() -> None:
+    stopped = escalated(failed(0, "a", F, []), failed(1, "b", F, ["m.py"]))
+    stopped.outcome = Outcome(outcome=OutcomeKind.ESCALATED, reason=LITELLM_ERROR, attempts=1)
+    stopped.breaker, stopped.breaker_reason = BreakerState.OPEN, LITELLM_ERROR
+    header = render_report(stopped, SETTINGS).split("## ")[0]
+    assert header.count("Connection error") == 1 and "Circuit breaker" not in header
+
+    repeated = REPEATED.model_copy(deep=True)
+    reason = "the same failure occurred 3 times in a row"
+    repeated.outcome = Outcome(outcome=OutcomeKind.ESCALATED, reason=reason, attempts=3)
+    repeated.breaker, repeated.breaker_reason = BreakerState.OPEN, reason
+    header = render_report(repeated, SETTINGS).split("## ")[0]
+    assert header.count(reason) == 1 and "- Circuit breaker: **OPEN**\n" in header

@@ -5,14 +5,16 @@ of one line a step."""
 from __future__ import annotations
 
 import io
+import re
 import sys
+import threading
 from pathlib import Path
 
 from rich.console import Console
 
 from fixbot.core.models import FixResult
 from fixbot.run import engine
-from fixbot.ui.progress import Progress, RichProgress, _Clock, fix_line
+from fixbot.ui.progress import Progress, RichProgress, _Clock, clock, fix_line
 from tests.fakes.agent_repo import make_repo, model_env, model_settings
 from tests.fakes.model_server import FakeModelServer, error, model_server
 
@@ -31,14 +33,14 @@ def test_the_live_status_clock_ticks_without_a_new_phase() -> None:
     first = render(clock)
     progress.started -= 13.0  # 13 s pass inside one model call, no phase change
     later = render(clock)
-    assert first.startswith("attempt 1/5 fix (model) ")
-    seconds = [float(text.rsplit(" ", 2)[-2]) for text in (first, later)]
-    assert seconds[1] - seconds[0] >= 13.0
+    assert first.startswith("attempt 1/5 fix (model) at 0:")
+    seconds = [int(text.rsplit(":", 1)[-1]) for text in (first, later)]
+    assert seconds[1] - seconds[0] >= 13
 
 
 def test_plain_output_is_one_line_a_step() -> None:
     out = io.StringIO()
-    progress = Progress(out)
+    progress = Progress(out, heartbeat_s=None)
     progress.phase(1, 5, "fix (model)")
     progress.event("openai/x: retrying in 4 s (429 rate limited)")
     progress.event("a reason\nover two lines")
@@ -80,3 +82,31 @@ def test_a_run_shows_retries_as_they_happen_and_no_reply_at_the_end(
     no_reply = next(i for i, line in enumerate(lines) if "no reply from the model" in line)
     assert retry < no_reply
     assert not any("changed nothing" in line for line in lines)
+
+
+def test_plain_output_says_a_long_step_is_still_running() -> None:
+    """A CI log that shows nothing during a 100 s check reads as a hang: after a silence of
+    `heartbeat_s`, plain output names the step still running and the moment. Bounded by polls of
+    the output, not by a wall-clock limit."""
+    out = io.StringIO()
+    progress = Progress(out, heartbeat_s=0.01)
+    progress.phase(0, 5, "run the check")
+    for _ in range(100_000):
+        if "still running" in out.getvalue():
+            break
+        threading.Event().wait(0.001)
+    progress.close()
+    beats = [line for line in out.getvalue().splitlines() if "still running" in line]
+    assert beats and re.fullmatch(
+        r"  still running: initial check: run the check, at 0:\d\d", beats[0]
+    )
+    assert out.getvalue().splitlines()[0] == "[initial check] run the check, at 0:00"
+
+
+def test_moments_and_durations_have_one_notation_each() -> None:
+    assert [clock(s) for s in (0, 59.9, 61, 3725)] == [
+        "at 0:00",
+        "at 0:59",
+        "at 1:01",
+        "at 1:02:05",
+    ]

@@ -61,9 +61,13 @@ def apply_text(session: Session, content: str) -> list[str]:
 
 
 def field(content: str, name: str) -> str | None:
-    """The rest of the first line of `content` starting `NAME:`, stripped; None without one."""
-    match = re.search(rf"^{name}:\s*(.+)$", content, re.MULTILINE)
-    return match.group(1).strip() if match else None
+    """The rest of the first line of `content` that starts `NAME:`, stripped; None without one.
+
+    Models dress the label as markdown or in another case (`**Summary:** ...`, `- SUMMARY: ...`,
+    `## Summary: ...`): those count too, and the markdown around the text is dropped."""
+    label = rf"^[ \t>*_#-]*{name}[ \t*_]*:[ \t*_]*(.+)$"
+    match = re.search(label, content, re.MULTILINE | re.IGNORECASE)
+    return match.group(1).strip().strip("*_` ").strip() or None if match else None
 
 
 PROTOCOL = ProtocolSpec(

@@ -12,10 +12,14 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fixbot.core.errors import ConfigError
 from fixbot.github.publish.render import duration
 from fixbot.github.stats.aggregate import Stats
+
+if TYPE_CHECKING:  # matplotlib is the `chart` extra's, imported only when a chart is drawn
+    from matplotlib.figure import Figure
 
 
 def _money(value: float | None) -> str:
@@ -29,7 +33,7 @@ def _number(value: float | None, digits: int = 1) -> str:
 def text(stats: Stats) -> str:
     """The figures as lines of plain text."""
     day = time.strftime("%Y-%m-%d", time.gmtime(stats.since))
-    counts = ", ".join(f"{k} {v}" for k, v in stats.outcomes.items()) or "none"
+    counts = ", ".join(f"{k} {v}" for k, v in stats.outcomes.items()) or "no runs yet"
     ttg = stats.median_time_to_green_s
     rate = "unknown" if stats.fix_rate is None else f"{stats.fix_rate:.0%}"
     lines = [
@@ -58,8 +62,16 @@ def _quoted(label: str) -> str:
     return '"' + label.replace('"', "'") + '"'
 
 
+def no_runs(stats: Stats) -> str:
+    """The sentence shown instead of charts when no run was recorded since `stats.since`."""
+    day = time.strftime("%Y-%m-%d", time.gmtime(stats.since))
+    return f"fixbot on {stats.repo} since {day}: no runs yet"
+
+
 def mermaid(stats: Stats) -> str:
-    """A Markdown block of Mermaid charts (outcomes, failure classes); '' without runs."""
+    """A Markdown block of Mermaid charts (outcomes, failure classes), or the `no_runs` line."""
+    if not stats.runs and not stats.flaky:
+        return no_runs(stats) + "\n"
     blocks = []
     parts = {**stats.outcomes, **({"flaky": stats.flaky} if stats.flaky else {})}
     if parts:
@@ -82,7 +94,20 @@ def mermaid(stats: Stats) -> str:
 
 
 def png(stats: Stats, path: Path) -> None:
-    """Draw the outcomes and the failure classes as two bar charts into the PNG `path`.
+    """Draw `figure(stats)` into the PNG `path`.
+
+    Raises `ConfigError` when matplotlib is not installed (`pip install 'fixbot[chart]'`).
+    """
+    from matplotlib import pyplot
+
+    drawn = figure(stats)
+    drawn.savefig(path, format="png")
+    pyplot.close(drawn)
+
+
+def figure(stats: Stats) -> Figure:
+    """The outcomes and the failure classes as two bar charts, 10 x 4 inches at 100 dpi; with
+    no runs, the `no_runs` sentence instead of empty axes.
 
     Raises `ConfigError` when matplotlib is not installed (`pip install 'fixbot[chart]'`).
     """
@@ -95,14 +120,17 @@ def png(stats: Stats, path: Path) -> None:
         raise ConfigError(
             ["--png needs matplotlib: pip install 'fixbot[chart]' (or use --mermaid)"]
         ) from exc
+    if not stats.runs and not stats.flaky:
+        empty = pyplot.figure(figsize=(10, 4), dpi=100)
+        empty.text(0.5, 0.5, no_runs(stats), ha="center", va="center", fontsize=16)
+        return empty
     parts = {**stats.outcomes, "flaky": stats.flaky}
-    figure, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4), dpi=100)
+    drawn, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4), dpi=100)
     left.bar(list(parts), list(parts.values()), color="#2da44e")
     left.set_title(f"fixbot runs on {stats.repo}")
     names = [name for name, _ in stats.classes] or ["none"]
     right.barh(names, [count for _, count in stats.classes] or [0], color="#cf222e")
     right.set_title("Most frequent failure classes")
     right.invert_yaxis()
-    figure.tight_layout()
-    figure.savefig(path, format="png")
-    pyplot.close(figure)
+    drawn.tight_layout()
+    return drawn

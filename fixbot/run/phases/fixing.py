@@ -15,6 +15,7 @@ from fixbot.loop import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.phases.base import RunParts
+from fixbot.run.report import review_word
 from fixbot.tamper.cheats import Cheat, disagreements, unexpected
 from fixbot.ui.progress import fix_line, problem_lines
 
@@ -39,6 +40,11 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     started = time.monotonic()
     result = fixer.fix(context(run, attempt, findings=findings, threads=threads))
     attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
+    for note in (run.redactor.redact(n) for n in result.notes):
+        if not any(
+            known.endswith(note) for known in run.state.notes
+        ):  # once a run, not each attempt
+            run.state.notes.append(f"attempt {number}: {note}")
     run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
     run.progress.line(fix_line(result))
     for line in problem_lines(result):
@@ -200,6 +206,6 @@ def review(run: RunParts, after: int) -> None:
     run.state.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
     run.state.minor_findings.extend(f for f in result.findings if f not in result.blocking)
     if result.error:
-        run.state.notes.append(f"review skipped: {result.error}")
+        run.state.notes.append(f"self-review {review_word(result.error)}: {result.error}")
     run.events.emit("review", last.number, **reflect.review_event(result))
     run.state.reviews.append(ReviewRound(after=after, blocking=result.blocking, error=result.error))

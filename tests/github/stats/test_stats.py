@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+import sys
 import time
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import History, Rerun, RunRecord, Verdict
 from fixbot.github.publish.plan import LABEL
 from fixbot.github.stats.aggregate import Published, Records, aggregate, parse_since
-from fixbot.github.stats.render import mermaid, text
+from fixbot.github.stats.render import figure, mermaid, text
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.repo import git, make_repo
 from tests.github.api.test_rest import openapi_routes
@@ -83,7 +84,9 @@ def test_the_figures_of_a_recorded_history() -> None:
 def test_no_runs_gives_unknowns_not_zeros() -> None:
     stats = aggregate(REPO, Records(), NOW - DAY)
     assert stats.runs == 0 and stats.fix_rate is None and stats.median_time_to_green_s is None
-    assert "median time to green: unknown" in text(stats) and mermaid(stats) == ""
+    assert "median time to green: unknown" in text(stats) and "runs: 0 (no runs yet)" in text(stats)
+    day = time.strftime("%Y-%m-%d", time.gmtime(NOW - DAY))
+    assert mermaid(stats) == f"fixbot on {REPO} since {day}: no runs yet\n"
 
 
 @pytest.mark.parametrize(
@@ -171,10 +174,55 @@ def test_fixbot_stats_reads_the_records_on_github(
     assert "median time to green: 2 min 0 s" in printed
 
 
-def test_fixbot_stats_without_a_token_says_how_to_get_one(
+def test_fixbot_stats_of_a_repository_on_github_without_a_token_says_how_to_get_one(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
     monkeypatch.delenv("GH_TOKEN", raising=False)
     assert main(["stats", "--repo", REPO]) == 2
-    assert "set GITHUB_TOKEN or GH_TOKEN" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "set GITHUB_TOKEN or GH_TOKEN" in said and "leave out --repo" in said
+
+
+CHECK = "import pathlib, sys\nsys.exit(pathlib.Path('v.txt').read_text().strip() != 'ok')\n"
+FIX = "import pathlib\npathlib.Path('v.txt').write_text('ok\\n')\n"
+
+
+def test_fixbot_stats_counts_the_runs_of_a_clone_without_github(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real `fixbot run` (fix command, verified, committed), then `fixbot stats -C` with no
+    token and no origin: the run, its fix commit and its failure class are counted."""
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    repo = make_repo(tmp_path / "project", {"check.py": CHECK, "fix.py": FIX, "v.txt": "no\n"})
+    python = sys.executable
+    fixed = ["run", "--check", f"{python} check.py", "--fix-command", f"{python} fix.py"]
+    assert main([*fixed, "-C", str(repo), "--json"]) == 0
+    capsys.readouterr()
+
+    assert main(["stats", "-C", str(repo), "--json"]) == 0
+    printed = capsys.readouterr()
+    stats = json.loads(printed.out)
+    assert "counting the runs recorded in" in printed.err
+    assert stats["repo"] == "project" and stats["runs"] == 1
+    assert stats["outcomes"] == {"fixed": 1} and stats["fix_commits"] == 1
+    assert stats["attempts_per_fix"] == 1 and stats["median_time_to_green_s"] is not None
+    assert stats["classes"] == [["fixable/unknown", 1]]  # the check printed nothing
+
+
+def test_fixbot_stats_with_no_runs_says_so_in_every_form(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    repo = make_repo(tmp_path / "empty", {"a.py": "x = 1\n"})
+    png = tmp_path / "stats.png"
+    assert main(["stats", "-C", str(repo), "--mermaid", "--png", str(png)]) == 0
+    day = time.strftime("%Y-%m-%d", time.gmtime(NOW - 30 * DAY))
+    assert capsys.readouterr().out == f"fixbot on empty since {day}: no runs yet\n"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    drawn = figure(aggregate("empty", Records(), NOW - DAY))
+    assert drawn.axes == [] and [t.get_text() for t in drawn.texts] == [
+        f"fixbot on empty since {time.strftime('%Y-%m-%d', time.gmtime(NOW - DAY))}: no runs yet"
+    ]
