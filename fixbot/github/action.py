@@ -39,7 +39,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.loop import manifests
-from fixbot.process import git
+from fixbot.process import git, installation
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
@@ -285,7 +285,7 @@ def _fix(
         )
     finally:
         workflow.endgroup(ctx.out)
-    ctx.notes.extend(manifests.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
+    ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
 

@@ -3,7 +3,7 @@
 The check, the set-up, the fix commands and the research tool's interpreter run the repository's
 code (issue 14, redesigned in issue 21). Two decisions, made here and nowhere else:
 
-**Who.** In fixbot's container image (`FIXBOT_RUNTIME=container`, where fixbot is root) the
+**Who.** In fixbot's container image (`fixbot.process.installation`, where fixbot is root) the
 commands run as an unprivileged user:
 `fixbot` (uid 1001, created in the image), else `nobody`. That user cannot read root's
 processes (proc(5): `/proc/<pid>/environ` passes a ptrace "read" access check a different,
@@ -48,11 +48,12 @@ from functools import cache
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError
+from fixbot.process import installation
 
 AUTO = "auto"
 SELF = "self"
 CANDIDATES = ("fixbot", "nobody")  # the image's user (uid 1001), then the classic fallback
-CONTAINER = "container"  # the value of FIXBOT_RUNTIME in fixbot's image (see the Dockerfile)
+CONTAINER = installation.CONTAINER  # fixbot's image: an installation fact, never a variable
 MARK_VARIABLE = "FIXBOT_COMMAND_MARK"  # carried by every process of one command (see `sweep`)
 MAX_PROCESSES = 2048  # RLIMIT_NPROC of the commands where the kernel counts only theirs
 OWNERSHIP_RECORD = "ownership.json"  # in the state folder: the work tree's owners and modes
@@ -80,8 +81,8 @@ def choose(
     first of `CANDIDATES` that exists; anywhere else, the runner mode and the CLI as root
     included, fixbot's own user), `self` (fixbot's own user, whatever it is) or a user name
     (root only: how the runner mode under `sudo` drops to another user). `runtime` is
-    `FIXBOT_RUNTIME` (None: the CLI); it has no default, so no caller decides where it runs by
-    forgetting it.
+    `fixbot.process.installation.runtime()` (None: the CLI); it has no default, so no caller
+    decides where it runs by forgetting it.
     Raises `ConfigError` for a named user that does not exist or needs root.
     """
     if run_as == SELF:
