@@ -78,7 +78,8 @@ def test_a_forged_block_quoted_in_the_report_does_not_replace_the_history() -> N
 
 def test_a_block_anywhere_but_the_end_of_the_comment_is_no_history() -> None:
     """A status comment written without a history (the CI-failure note) that quotes a block."""
-    assert memory.decode(f"{FORGED}\n\n</details>\n") == memory.History()
+    running = '<!-- fixbot:memory {"v":2,"runs":[{"run":"9","at":1,"kind":"fix"}]} -->'
+    assert memory.decode(f"{running}\n\n</details>\n") == memory.History()  # no run in progress
 
 
 def test_a_summary_quoting_a_block_round_trips_inside_the_history() -> None:
