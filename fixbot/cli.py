@@ -398,7 +398,45 @@ def _reexec_isolated(words: list[str]) -> None:
     sys.stderr.flush()
     executable = os.path.abspath(sys.executable)
     argv = [executable, "-I", "-m", "fixbot", REEXEC_MARKER, nonce, str(START_DIR[0]), *words]
+    runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
+    sudo = _passwordless_sudo() if runner and os.geteuid() != 0 else None
+    if sudo is not None:
+        _exec_as_root(sudo, argv, carried, read_end)
     os.execve(executable, argv, carried)
+
+
+def _passwordless_sudo() -> tuple[str, str] | None:
+    """(sudo, env): root's own `sudo` and `env` (`programs.root_program`), when `sudo -n true`
+    succeeds (sudo(8): `-n` never asks for a password), else None."""
+    import subprocess
+
+    from fixbot.process import programs
+
+    sudo, env = programs.root_program("sudo"), programs.root_program("env")
+    if sudo is None or env is None:
+        return None
+    try:
+        done = subprocess.run(
+            [sudo, "-n", "true"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (sudo, env) if done.returncode == 0 else None
+
+
+def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str], fd: int) -> None:
+    """Replace this process with `argv` as root through passwordless sudo: the runner mode's
+    uid split (the project's commands then run as a user of their own, `sandbox.choose`).
+
+    sudo keeps no descriptor above 2 and resets the environment (sudoers(5) `closefrom`,
+    `env_reset`): the secrets pipe becomes standard input and the environment, which holds no
+    secret, is given through `env -i` (so the job's PATH and tools survive `secure_path`)."""
+    sudo, env_program = programs
+    os.dup2(fd, 0)
+    os.close(fd)
+    given = [f"{k}={v}" for k, v in env.items() if k != SECRETS_FD_VARIABLE and "=" not in k]
+    command = [env_program, "-i", *given, f"{SECRETS_FD_VARIABLE}=0", *argv]
+    os.execv(sudo, [sudo, "-n", "--", *command])
 
 
 def _restore_secrets(fd_text: str, nonce: str) -> None:

@@ -95,6 +95,9 @@ def choose(
         return _lookup(run_as, lookup, strict=True), f"the project's commands run as {run_as}"
     if euid != 0:
         return None, "the project's commands run as fixbot's own user (fixbot is not root)"
+    if runtime == installation.RUNNER:
+        user = runner_user(lookup)
+        return user, f"the project's commands run as the unprivileged user {user.name}"
     if runtime != CONTAINER:
         return None, (
             "the project's commands run as root, fixbot's own user, in a PID namespace of "
@@ -108,6 +111,48 @@ def choose(
         "fixbot runs as root and found no unprivileged user (fixbot, nobody): the project's "
         "commands run as root and can read the secrets of fixbot's processes"
     )
+
+
+def shares_uid(runtime: str | None, euid: int | None = None) -> bool:
+    """True where fixbot and the project's commands share a uid by necessity: the runner mode
+    (`runtime` RUNNER) as a user who is not root (the runner mode becomes root through
+    passwordless sudo where it can: `fixbot.cli`). The CLI is the user's own code on the user's
+    own machine; the image is root with an unprivileged user."""
+    return runtime == installation.RUNNER and (os.geteuid() if euid is None else euid) != 0
+
+
+RUNNER_USER = "fixbot-commands"  # the runner mode's user for the commands (created once)
+NO_LOGIN = ("--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin")
+
+
+def runner_user(lookup: Lookup = pwd.getpwnam) -> Identity:
+    """The runner mode's user for the project's commands when fixbot is root (through
+    passwordless sudo): `RUNNER_USER`, created once as a system user with a group of its own,
+    no home and no login shell (useradd(8)). It shares no uid with the runner's user, whose
+    HOME, git configuration and processes (the token's) it can then neither read nor write.
+    Raises `ConfigError` when it cannot be created."""
+    found = _lookup(RUNNER_USER, lookup, strict=False)
+    if found is not None:
+        return found
+    from fixbot.process import programs
+
+    useradd = programs.root_program("useradd")
+    if useradd is None:
+        raise ConfigError([f"no useradd to create the user {RUNNER_USER}: set run-as: USER"])
+    made = subprocess.run(
+        [useradd, "--system", "--user-group", "--no-create-home", *NO_LOGIN, RUNNER_USER],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found = _lookup(RUNNER_USER, lookup, strict=False)
+    if found is None:
+        raise ConfigError(
+            [f"could not create the user {RUNNER_USER} ({made.stderr.strip()}): set run-as: USER"]
+        )
+    return found
 
 
 def _lookup(name: str, lookup: Lookup, *, strict: bool) -> Identity | None:
