@@ -377,7 +377,10 @@ def _reexec_isolated(words: list[str]) -> None:
     kept = check_environment(env)
     own_uid = os.geteuid() == 0 and installation.runtime() == installation.CONTAINER
     moved = {} if own_uid else {k: v for k, v in sorted(env.items()) if k not in kept}
-    if not moved and sys.flags.isolated:
+    # The runner mode, not root: become root where passwordless sudo allows (the uid split).
+    runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
+    sudo = _passwordless_sudo() if runner and os.geteuid() != 0 else None
+    if not moved and sys.flags.isolated and sudo is None:
         return
     nonce = tokens.token_hex(16)
     payload = "\0".join([nonce, *(f"{k}={v}" for k, v in moved.items())]).encode()
@@ -387,7 +390,8 @@ def _reexec_isolated(words: list[str]) -> None:
             "they stay in it",
             file=sys.stderr,
         )
-        moved, payload = {}, nonce.encode()
+        # They would stand in sudo's argv, which every user may read: no uid split then.
+        moved, payload, sudo = {}, nonce.encode(), None
     read_end, write_end = os.pipe()
     os.write(write_end, payload)
     os.close(write_end)
@@ -398,8 +402,6 @@ def _reexec_isolated(words: list[str]) -> None:
     sys.stderr.flush()
     executable = os.path.abspath(sys.executable)
     argv = [executable, "-I", "-m", "fixbot", REEXEC_MARKER, nonce, str(START_DIR[0]), *words]
-    runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
-    sudo = _passwordless_sudo() if runner and os.geteuid() != 0 else None
     if sudo is not None:
         _exec_as_root(sudo, argv, carried, read_end)
     os.execve(executable, argv, carried)
