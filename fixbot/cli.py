@@ -301,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 SECRETS_FD_VARIABLE = "FIXBOT_SECRETS_FD"
 REEXEC_MARKER = "--fixbot-reexec"  # argv[1] of the re-execution, followed by its nonce
+SPLIT_MARKER = "--fixbot-uid-split"  # after the start folder: root through the runner's sudo
 PIPE_CAPACITY = 60_000  # a pipe buffer holds 64 KiB (pipe(7)); more would block before the exec
 PR_SET_DUMPABLE = 4  # <linux/prctl.h>; prctl(2)
 # The folder fixbot was started in (relative `-C` and `--from-log` paths are read from it);
@@ -349,6 +350,11 @@ def _secrets_first(words: list[str]) -> list[str]:
         _restore_secrets(given, words[1])
         START_DIR[0] = Path(words[2])
         os.chdir("/")
+        if words[3:4] == [SPLIT_MARKER]:  # root through the runner's sudo (`_exec_as_root`)
+            from fixbot.process import installation
+
+            installation.enter_split()
+            return words[4:]
         return words[3:]
     START_DIR[0] = Path.cwd()
     os.chdir("/")
@@ -437,7 +443,9 @@ def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str
     os.dup2(fd, 0)
     os.close(fd)
     given = [f"{k}={v}" for k, v in env.items() if k != SECRETS_FD_VARIABLE and "=" not in k]
-    command = [env_program, "-i", *given, f"{SECRETS_FD_VARIABLE}=0", *argv]
+    at = argv.index(REEXEC_MARKER) + 3  # after the marker, the nonce and the start folder
+    marked = [*argv[:at], SPLIT_MARKER, *argv[at:]]
+    command = [env_program, "-i", *given, f"{SECRETS_FD_VARIABLE}=0", *marked]
     os.execv(sudo, [sudo, "-n", "--", *command])
 
 

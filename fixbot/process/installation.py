@@ -25,11 +25,24 @@ RUNNER = "runner"
 RUNTIME_FILE = Path("/etc/fixbot/runtime")
 MAX_BYTES = 64  # the file holds one word
 _ENTRY: list[str | None] = [None]  # RUNNER once `fixbot action` started (`enter_action`)
+_SPLIT = [False]  # True once the runner mode became root through sudo (`enter_split`)
 
 
 def enter_action() -> None:
     """Record that this process is the `fixbot action` entry point (called by `fixbot.cli`)."""
     _ENTRY[0] = RUNNER
+
+
+def enter_split() -> None:
+    """Record that this process is the runner mode's fixbot, made root by its own re-execution
+    through the runner user's passwordless sudo (`fixbot.cli`): the commands then get a user of
+    their own (`sandbox.choose`)."""
+    _SPLIT[0] = True
+
+
+def split() -> bool:
+    """True when `enter_split` was called: the runner mode's uid split is on."""
+    return _SPLIT[0]
 
 
 def runtime() -> str | None:

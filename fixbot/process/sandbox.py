@@ -78,9 +78,10 @@ def choose(
     """Decide the user of the project's commands; return (identity or None for 'as fixbot', note).
 
     `run_as` is the setting: `auto` (root in fixbot's container, `runtime == "container"`: the
-    first of `CANDIDATES` that exists; anywhere else, the runner mode and the CLI as root
-    included, fixbot's own user), `self` (fixbot's own user, whatever it is) or a user name
-    (root only: how the runner mode under `sudo` drops to another user). `runtime` is
+    first of `CANDIDATES` that exists; the runner mode made root by its own passwordless sudo,
+    `installation.split()`: `RUNNER_USER`, created once; anywhere else, the runner mode started
+    as root and the CLI as root included, fixbot's own user), `self` (fixbot's own user,
+    whatever it is) or a user name (root only). `runtime` is
     `fixbot.process.installation.runtime()` (None: the CLI); it has no default, so no caller
     decides where it runs by forgetting it.
     Raises `ConfigError` for a named user that does not exist or needs root.
@@ -95,7 +96,7 @@ def choose(
         return _lookup(run_as, lookup, strict=True), f"the project's commands run as {run_as}"
     if euid != 0:
         return None, "the project's commands run as fixbot's own user (fixbot is not root)"
-    if runtime == installation.RUNNER:
+    if runtime == installation.RUNNER and installation.split():
         user = runner_user(lookup)
         return user, f"the project's commands run as the unprivileged user {user.name}"
     if runtime != CONTAINER:
