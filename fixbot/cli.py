@@ -385,7 +385,7 @@ def _reexec_isolated(words: list[str]) -> None:
     moved = {} if own_uid else {k: v for k, v in sorted(env.items()) if k not in kept}
     # The runner mode, not root: become root where passwordless sudo allows (the uid split).
     runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
-    sudo = _passwordless_sudo() if runner and os.geteuid() != 0 else None
+    sudo = installation.passwordless_sudo() if runner and os.geteuid() != 0 else None
     if not moved and sys.flags.isolated and sudo is None:
         return
     nonce = tokens.token_hex(16)
@@ -411,25 +411,6 @@ def _reexec_isolated(words: list[str]) -> None:
     if sudo is not None:
         _exec_as_root(sudo, argv, carried, read_end)
     os.execve(executable, argv, carried)
-
-
-def _passwordless_sudo() -> tuple[str, str] | None:
-    """(sudo, env): root's own `sudo` and `env` (`programs.root_program`), when `sudo -n true`
-    succeeds (sudo(8): `-n` never asks for a password), else None."""
-    import subprocess
-
-    from fixbot.process import programs
-
-    sudo, env = programs.root_program("sudo"), programs.root_program("env")
-    if sudo is None or env is None:
-        return None
-    try:
-        done = subprocess.run(
-            [sudo, "-n", "true"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return (sudo, env) if done.returncode == 0 else None
 
 
 def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str], fd: int) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 from functools import cache
 from pathlib import Path
 
@@ -96,3 +97,20 @@ def _owned_by_root(info: os.stat_result, *, directory: bool) -> bool:
     writable_by_others = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
     group_ok = directory or info.st_gid == 0
     return kind and info.st_uid == 0 and group_ok and not writable_by_others
+
+
+def passwordless_sudo() -> tuple[str, str] | None:
+    """(sudo, env): root's own `sudo` and `env` (`programs.root_program`), when `sudo -n true`
+    succeeds (sudo(8): `-n` never asks for a password), else None."""
+    from fixbot.process import programs
+
+    sudo, env = programs.root_program("sudo"), programs.root_program("env")
+    if sudo is None or env is None:
+        return None
+    try:
+        done = subprocess.run(
+            [sudo, "-n", "true"], stdin=subprocess.DEVNULL, capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (sudo, env) if done.returncode == 0 else None
