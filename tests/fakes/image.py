@@ -286,8 +286,7 @@ class ContainerAction:
         for folder in (workflow, commands):
             folder.mkdir(parents=True)
         if same_home and self.steps > 1:
-            runner.mkdir(exist_ok=True)
-            (self.sandbox.root / f"runner{self.steps - 1}" / "home").rename(home)
+            home = self.sandbox.root / f"runner{self.steps - 1}" / "home"  # mounted again
         else:
             home.mkdir(parents=True)
         (workflow / "event.json").write_text(json.dumps(event), encoding="utf-8")
