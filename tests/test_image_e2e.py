@@ -518,7 +518,8 @@ def test_github_env_written_by_the_check_does_not_change_who_runs_the_commands(
 
 # The first fixbot step's check leaves code for the job's next fixbot step (root) to run: a
 # user-site `.pth` under HOME (`/github/home`, the commands' to write), a `sitecustomize.py` on
-# a `PYTHONPATH`, `PYTHONSTARTUP`/`PYTHONINSPECT`, and `FIXBOT_RUNTIME=runner` in GITHUB_ENV.
+# a `PYTHONPATH`, `PYTHONSTARTUP`, and `FIXBOT_RUNTIME=runner` in GITHUB_ENV (`PYTHONINSPECT` would
+# break the project's own Pythons; the host test covers it).
 LEAVE_CODE = r"""
 site=/github/home/.local/lib/python3.11/site-packages
 mkdir -p "$site" /github/home/evil
@@ -528,7 +529,7 @@ printf '%s\n' "$code" > /github/home/evil/sitecustomize.py
 printf '%s\n' "$code" > /github/home/evil/startup.py
 for f in /github/file_commands/set_env_*; do
   printf '%s\n' FIXBOT_RUNTIME=runner PYTHONPATH=/github/home/evil \
-    PYTHONSTARTUP=/github/home/evil/startup.py PYTHONINSPECT=1 >> "$f"
+    PYTHONSTARTUP=/github/home/evil/startup.py >> "$f"
 done
 """
 
