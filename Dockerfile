@@ -39,8 +39,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_ROOT_USER_ACTION=ignore \
     UV_PYTHON_INSTALL_DIR=/opt/uv/python \
     VIRTUAL_ENV=/opt/venv \
-    LITELLM_LOCAL_MODEL_COST_MAP=True \
-    FIXBOT_RUNTIME=container
+    LITELLM_LOCAL_MODEL_COST_MAP=True
+
+# Where fixbot runs is a fact of the installation, never an environment variable (an earlier
+# step can write any variable into GITHUB_ENV): fixbot trusts this file only while it and every
+# folder above it are root's and writable by root alone (fixbot/process/installation.py).
+RUN install --directory --owner root --group root --mode 0755 /etc/fixbot \
+    && printf 'container\n' > /etc/fixbot/runtime \
+    && chown root:root /etc/fixbot/runtime \
+    && chmod 0644 /etc/fixbot/runtime
 
 WORKDIR /opt/fixbot
 COPY constraints.txt pyproject.toml README.md ./
@@ -67,5 +74,8 @@ RUN apt-get update \
     && git --version
 
 # tini runs as PID 1 and reaps orphaned grandchildren of the check, which fixbot (not PID 1)
-# kills but cannot reap.
-ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]
+# kills but cannot reap. fixbot starts by absolute path in Python's isolated mode (`-I`: no
+# current folder on sys.path, no user site under HOME, which is /github/home and the commands'
+# to write, no PYTHON* variable from GITHUB_ENV), and leaves the workspace for `/` at once.
+WORKDIR /
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/python", "-I", "-m", "fixbot", "action"]

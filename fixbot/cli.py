@@ -170,7 +170,7 @@ def command_run(args: argparse.Namespace) -> int:
     from fixbot.run.request import RunRequest
     from fixbot.ui.progress import make_progress
 
-    directory = Path(args.directory).resolve()
+    directory = (START_DIR[0] / args.directory).resolve()
     try:
         if not directory.is_dir():
             raise ConfigError([f"{directory} does not exist: pass -C with the repository's folder"])
@@ -219,7 +219,8 @@ def first_failure(args: argparse.Namespace, directory: Path) -> Any:
 
     notes: list[str] = []
     if args.from_log:
-        first = read_log(args.from_log)
+        given = args.from_log
+        first = read_log(given if given == "-" else str(START_DIR[0] / given))
     else:
         from fixbot.github.fromrun import fetch
 
@@ -272,6 +273,9 @@ def command_action(args: argparse.Namespace) -> int:
     """`fixbot action`: the GitHub Action entry point."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     from fixbot.github.action import main as action_main
+    from fixbot.process import installation
+
+    installation.enter_action()
 
     code: int = action_main(os.environ)
     return code
@@ -280,8 +284,9 @@ def command_action(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the subcommand; return the process exit code.
 
-    Called as the program (`argv` None), the process is hardened and, when it must, re-executed
-    without its secrets first, before argparse or any other fixbot module (`_secrets_first`).
+    Called as the program (`argv` None), the process is hardened, leaves its current folder
+    for `/` and, when it must, is re-executed in isolated mode without its secrets first, before
+    argparse or any other fixbot module (`_secrets_first`).
     """
     words = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
@@ -309,8 +314,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 SECRETS_FD_VARIABLE = "FIXBOT_SECRETS_FD"
 REEXEC_MARKER = "--fixbot-reexec"  # argv[1] of the re-execution, followed by its nonce
+SPLIT_MARKER = "--fixbot-uid-split"  # after the start folder: root through the runner's sudo
 PIPE_CAPACITY = 60_000  # a pipe buffer holds 64 KiB (pipe(7)); more would block before the exec
 PR_SET_DUMPABLE = 4  # <linux/prctl.h>; prctl(2)
+# The folder fixbot was started in (relative `-C` and `--from-log` paths are read from it);
+# fixbot's own current folder is `/`, which the project's commands cannot write.
+START_DIR = [Path(".")]
 
 
 def harden_process() -> None:
@@ -333,41 +342,64 @@ def harden_process() -> None:
 
 
 def _secrets_first(words: list[str]) -> list[str]:
-    """`words` without the re-execution marker, after restoring (in a re-execution) or moving
-    out of the environment (not root, `run` or `action`) the secrets.
+    """`words` without the re-execution marker, after leaving the current folder for `/` and
+    restoring (in a re-execution) or moving out of the environment (`run` and `action` outside
+    fixbot's image) the secrets; `START_DIR` becomes the folder fixbot was started in.
 
     `FIXBOT_SECRETS_FD` counts only next to the marker and nonce that only fixbot's own
     re-execution puts into argv (a step before fixbot can write the environment through
-    GITHUB_ENV, never fixbot's command line); otherwise it is dropped and ignored.
+    GITHUB_ENV, never fixbot's command line); otherwise it is dropped and ignored. `run` and
+    `action` always end up in an interpreter in isolated mode (`python -I`: no current folder or
+    script folder on `sys.path`, no user site, no `PYTHON*` variable; see the Python docs,
+    "Command line and environment") whose current folder is `/`: a `fixbot.py`, `argparse.py`
+    or `sitecustomize.py` the project's commands wrote into the workspace, a `.pth` file in a
+    user site under HOME or a `PYTHONPATH` written into GITHUB_ENV is never imported by the
+    process that holds the token and the model key.
     """
     given = os.environ.pop(SECRETS_FD_VARIABLE, None)
     if words[:1] == [REEXEC_MARKER]:
-        if given is None or len(words) < 2:
+        if given is None or len(words) < 3:
             raise SystemExit("fixbot: --fixbot-reexec is fixbot's own; do not pass it")
         _restore_secrets(given, words[1])
-        return words[2:]
-    dropped = os.geteuid() == 0 and os.environ.get("FIXBOT_RUNTIME") == "container"
-    if words[:1] in (["run"], ["action"]) and not dropped:
-        _reexec_without_secrets(words)
+        START_DIR[0] = Path(words[2])
+        os.chdir("/")
+        if words[3:4] == [SPLIT_MARKER]:  # root through the runner's sudo (`_exec_as_root`)
+            from fixbot.process import installation
+
+            installation.enter_split()
+            return words[4:]
+        return words[3:]
+    START_DIR[0] = Path.cwd()
+    os.chdir("/")
+    if words[:1] in (["run"], ["action"]):
+        _reexec_isolated(words)
     return words
 
 
-def _reexec_without_secrets(words: list[str]) -> None:
-    """Re-execute fixbot with its secrets moved from its environment into a pipe.
+def _reexec_isolated(words: list[str]) -> None:
+    """Re-execute fixbot by absolute path in isolated mode, from `/`, with its secrets moved
+    from its environment into a pipe; return only when there is no need (this process is
+    already isolated and holds no secret it must move) or the secrets are too large (a warning).
 
-    The project's commands share fixbot's uid everywhere but fixbot's container (root included: the
-    CLI as root) and could read `/proc/<fixbot>/environ` where no PID namespace hides it, which
-    shows the environment given to exec; afterwards it holds no token and no model key. Returns only
-    when there is nothing to move (or too much: a warning).
+    The project's commands share fixbot's uid everywhere but fixbot's image and the runner mode
+    under sudo, and could read `/proc/<fixbot>/environ` where no PID namespace hides it, which
+    shows the environment given to exec; afterwards it holds no token and no model key. In
+    fixbot's image (an installation fact, `fixbot.process.installation`) fixbot is root and the
+    commands another uid: the secrets stay.
     """
     import secrets as tokens
 
     from fixbot.core.secrets import check_environment
+    from fixbot.process import installation
 
     env = dict(os.environ)
     kept = check_environment(env)
-    moved = {k: v for k, v in sorted(env.items()) if k not in kept}
-    if not moved:
+    own_uid = os.geteuid() == 0 and installation.runtime() == installation.CONTAINER
+    moved = {} if own_uid else {k: v for k, v in sorted(env.items()) if k not in kept}
+    # The runner mode, not root: become root where passwordless sudo allows (the uid split).
+    runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
+    sudo = installation.passwordless_sudo() if runner and os.geteuid() != 0 else None
+    if not moved and sys.flags.isolated and sudo is None:
         return
     nonce = tokens.token_hex(16)
     payload = "\0".join([nonce, *(f"{k}={v}" for k, v in moved.items())]).encode()
@@ -377,16 +409,38 @@ def _reexec_without_secrets(words: list[str]) -> None:
             "they stay in it",
             file=sys.stderr,
         )
-        return
+        # They would stand in sudo's argv, which every user may read: no uid split then.
+        moved, payload, sudo = {}, nonce.encode(), None
     read_end, write_end = os.pipe()
     os.write(write_end, payload)
     os.close(write_end)
     os.set_inheritable(read_end, True)
-    kept[SECRETS_FD_VARIABLE] = str(read_end)
+    carried = {k: v for k, v in env.items() if k not in moved}
+    carried[SECRETS_FD_VARIABLE] = str(read_end)
     sys.stdout.flush()
     sys.stderr.flush()
-    argv = [sys.executable, "-m", "fixbot", REEXEC_MARKER, nonce, *words]
-    os.execve(sys.executable, argv, kept)
+    executable = os.path.abspath(sys.executable)
+    argv = [executable, "-I", "-m", "fixbot", REEXEC_MARKER, nonce, str(START_DIR[0]), *words]
+    if sudo is not None:
+        _exec_as_root(sudo, argv, carried, read_end)
+    os.execve(executable, argv, carried)
+
+
+def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str], fd: int) -> None:
+    """Replace this process with `argv` as root through passwordless sudo: the runner mode's
+    uid split (the project's commands then run as a user of their own, `sandbox.choose`).
+
+    sudo keeps no descriptor above 2 and resets the environment (sudoers(5) `closefrom`,
+    `env_reset`): the secrets pipe becomes standard input and the environment, which holds no
+    secret, is given through `env -i` (so the job's PATH and tools survive `secure_path`)."""
+    sudo, env_program = programs
+    os.dup2(fd, 0)
+    os.close(fd)
+    given = [f"{k}={v}" for k, v in env.items() if k != SECRETS_FD_VARIABLE and "=" not in k]
+    at = argv.index(REEXEC_MARKER) + 3  # after the marker, the nonce and the start folder
+    marked = [*argv[:at], SPLIT_MARKER, *argv[at:]]
+    command = [env_program, "-i", *given, f"{SECRETS_FD_VARIABLE}=0", *marked]
+    os.execv(sudo, [sudo, "-n", "--", *command])
 
 
 def _restore_secrets(fd_text: str, nonce: str) -> None:

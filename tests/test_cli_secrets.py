@@ -112,8 +112,8 @@ cli._secrets_first(["run", "--check", "true"])
 argv, env = made["argv"], made["env"]
 os.environ.clear()
 os.environ.update(env)
-words = cli._secrets_first(argv[3:])
-print(json.dumps([argv[3], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
+words = cli._secrets_first(argv[4:])
+print(json.dumps([argv[:4], argv[4], argv[6], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
 """
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -124,8 +124,10 @@ print(json.dumps([argv[3], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
         check=True,
         cwd=ROOT,
     )
-    marker, words, names, token = json.loads(done.stdout)
+    start, marker, folder, words, names, token = json.loads(done.stdout)
+    assert start == [os.path.abspath(sys.executable), "-I", "-m", "fixbot"]  # isolated mode
     assert marker == "--fixbot-reexec" and words == ["run", "--check", "true"]
+    assert folder == str(ROOT)  # relative paths are read from where fixbot was started
     assert "GITHUB_TOKEN" not in names and "OPENAI_API_KEY" not in names
     assert "FIXBOT_SECRETS_FD" in names and token == TOKEN
 
@@ -149,3 +151,85 @@ def test_a_forged_secrets_pipe_is_refused(tmp_path: Path) -> None:
     os.close(read_end)
     assert done.returncode != 0
     assert "not fixbot's own" in done.stderr
+
+
+# -- fixbot's own code is its own: isolated mode, by absolute path, from `/` --------------------
+
+PLANT = (
+    "import os\n"
+    "open({mark!r}, 'a').write(__name__ + ' ' + os.environ.get('GITHUB_TOKEN', '') + '\\n')\n"
+)
+
+
+def planted(folder: Path, mark: Path, names: tuple[str, ...]) -> dict[str, str]:
+    """Files named `names` in `folder` that, when Python imports or runs them, append their name
+    and the token they can read to `mark`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    code = PLANT.format(mark=str(mark))
+    files = {name: code for name in names}
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return files
+
+
+def run_fixbot(argv: list[str], cwd: Path, env: dict[str, str], mark: Path) -> None:
+    """Run fixbot; nothing planted may have run (`mark` absent), and the run passes."""
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert not mark.exists(), mark.read_text()  # names the planted code that ran, the token
+    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_code_the_pull_request_planted_in_the_workspace_never_runs_in_fixbot(
+    tmp_path: Path,
+) -> None:
+    """A `fixbot.py`, `argparse.py` or `sitecustomize.py` at the repository's root, fixbot started
+    from there (the CLI: its console script; the runner's step starts in the workspace): the
+    re-execution that reads every secret from the pipe ran `python -m fixbot` in that folder,
+    which imports the folder's `fixbot.py` first."""
+    mark = tmp_path / "owned.txt"
+    names = ("fixbot.py", "argparse.py", "sitecustomize.py", "usercustomize.py", "json.py")
+    repo = make_repo(tmp_path / "repo", planted(tmp_path / "plants", mark, names))
+    script = str(Path(sys.executable).parent / "fixbot")
+    env = {k: v for k, v in secret_env().items() if k != "PYTHONPATH"}
+    words = ["run", "--check", "true", "--fix-commands", "true", "-C", ".", "--json"]
+    run_fixbot([script, *words], repo, env, mark)
+
+
+@pytest.mark.slow
+def test_python_variables_and_a_user_site_from_an_earlier_step_never_run_in_fixbot(
+    tmp_path: Path,
+) -> None:
+    """An earlier step wrote `PYTHONPATH`, `PYTHONSTARTUP`, `PYTHONINSPECT` and `PYTHONHOME`-free
+    tricks into GITHUB_ENV and a `.pth` file into the user site under HOME; fixbot starts as
+    runner/action.yml starts it (`python -I -m fixbot`, from `/`) and re-executes itself to move
+    its secrets: neither process may import or run any of it."""
+    mark = tmp_path / "owned.txt"
+    evil = tmp_path / "evil"
+    planted(evil, mark, ("sitecustomize.py", "usercustomize.py", "startup.py", "argparse.py"))
+    home = tmp_path / "home"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    user_site = home / ".local" / "lib" / version / "site-packages"
+    user_site.mkdir(parents=True)
+    (user_site / "evil.pth").write_text(f"import os; open({str(mark)!r}, 'a').write('pth\\n')\n")
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    env = {
+        **secret_env(),
+        "PYTHONPATH": str(evil),
+        "PYTHONSTARTUP": str(evil / "startup.py"),
+        "PYTHONINSPECT": "1",
+        "PYTHONUSERBASE": str(home / ".local"),
+        "HOME": str(home),
+    }
+    argv = [sys.executable, "-I", "-m", "fixbot", "run", "--check", "true", "-C", str(repo)]
+    argv += ["--fix-commands", "true"]
+    run_fixbot([*argv, "--json"], Path("/"), env, mark)

@@ -51,12 +51,17 @@ def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> No
     )
     assert "test ! -e /opt/venv/bin/fixbot" in install
     assert instructions("ENTRYPOINT") == [
-        '["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]'
+        '["/usr/bin/tini", "--", "/usr/local/bin/python", "-I", "-m", "fixbot", "action"]'
     ]
 
 
-def test_fixbot_knows_it_runs_in_the_container() -> None:
-    assert "FIXBOT_RUNTIME=container" in " ".join(instructions("ENV"))
+def test_fixbot_knows_it_runs_in_the_container_from_a_root_owned_file() -> None:
+    """Where fixbot runs is an installation fact (an earlier step can write any variable)."""
+    assert "FIXBOT_RUNTIME" not in " ".join(instructions("ENV"))
+    shipped = " ".join(instructions("RUN"))
+    assert "printf 'container\\n' > /etc/fixbot/runtime" in shipped
+    assert "chown root:root /etc/fixbot/runtime" in shipped
+    assert "chmod 0644 /etc/fixbot/runtime" in shipped
 
 
 def test_the_image_tests_skip_with_the_reason_and_fail_under_ci() -> None:

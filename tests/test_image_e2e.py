@@ -167,8 +167,9 @@ def test_every_folder_on_roots_path_is_roots_alone(container: Container) -> None
 
 
 def test_the_entrypoint_is_tini_then_fixbot_action(image: BuiltImage) -> None:
-    assert image.entrypoint == ["/usr/bin/tini", "--", "/usr/local/bin/fixbot", "action"]
-    assert image.env["FIXBOT_RUNTIME"] == "container"
+    python = "/usr/local/bin/python"
+    assert image.entrypoint == ["/usr/bin/tini", "--", python, "-I", "-m", "fixbot", "action"]
+    assert "FIXBOT_RUNTIME" not in image.env  # where it runs is the image's root-owned file
 
 
 def path_audit(container: Container) -> dict[str, object]:
@@ -513,3 +514,68 @@ def test_github_env_written_by_the_check_does_not_change_who_runs_the_commands(
     poisoned_second_step(action, model_server, evil_model)
     uids = container.path("/tmp/lint-app.uid").read_text().split()
     assert set(uids) == {str(RUNNER_UID)}, uids  # the runner's user, not run-as: self (root)
+
+
+# The first fixbot step's check leaves code for the job's next fixbot step (root) to run: a
+# user-site `.pth` under HOME (`/github/home`, the commands' to write), a `sitecustomize.py` on
+# a `PYTHONPATH`, `PYTHONSTARTUP`, and `FIXBOT_RUNTIME=runner` in GITHUB_ENV (`PYTHONINSPECT` would
+# break the project's own Pythons; the host test covers it).
+LEAVE_CODE = r"""
+site=/github/home/.local/lib/python3.11/site-packages
+mkdir -p "$site" /github/home/evil
+code='import os; open("/tmp/pwned", "a").write("%s %d\n" % (__name__, os.getuid()))'
+printf '%s\n' "$code" > "$site/evil.pth"
+printf '%s\n' "$code" > /github/home/evil/sitecustomize.py
+printf '%s\n' "$code" > /github/home/evil/startup.py
+for f in /github/file_commands/set_env_*; do
+  printf '%s\n' FIXBOT_RUNTIME=runner PYTHONPATH=/github/home/evil \
+    PYTHONSTARTUP=/github/home/evil/startup.py >> "$f"
+done
+"""
+
+
+def second_step_after_leave_code(
+    action: ContainerAction, model_server: FakeModelServer
+) -> ContainerRun:
+    """Step one: its check runs `LEAVE_CODE`; step two: the same job's next fixbot step, with
+    the same HOME and the variables the runner applies from GITHUB_ENV."""
+    model_fix(model_server)
+    box = action.sandbox
+    box.commit("main", {"app.py": "print('hi')\n", "leave.sh": LEAVE_CODE, **TOOL}, "initial")
+    sha = box.commit("changes", BROKEN, "break it")
+    ws = box.workspace("changes", merge_into="main")
+    inputs = model_inputs(model_server, "sh leave.sh && lint-app")
+    event = box.pull_request_event("changes", sha)
+    first = action.run("pull_request", event, ws, inputs, STEP_ENV)
+    assert first.outputs.get("outcome") == "fixed", first.stdout + first.stderr
+    assert "FIXBOT_RUNTIME=runner" in first.env_file  # the check could write the file
+    written = dict(line.split("=", 1) for line in first.env_file.splitlines() if "=" in line)
+    model_fix(model_server)
+    sha2 = box.commit("changes", {"lib.py": "print('x')\n", **BROKEN}, "again")
+    ws2 = box.workspace("changes", merge_into="main")
+    event = box.pull_request_event("changes", sha2)
+    inputs = model_inputs(model_server, "lint-app")
+    second = action.run("pull_request", event, ws2, inputs, {**STEP_ENV, **written}, same_home=True)
+    assert second.outputs.get("outcome") == "fixed", second.stdout + second.stderr
+    return second
+
+
+def test_code_the_first_step_left_never_runs_as_root_in_the_second(
+    action: ContainerAction, container: Container, model_server: FakeModelServer
+) -> None:
+    """fixbot starts in isolated mode (`python -I`): no user site, no `PYTHON*` variable. The
+    commands' own Python may run what they left (it is theirs); root's never does."""
+    second_step_after_leave_code(action, model_server)
+    pwned = container.path("/tmp/pwned")
+    lines = pwned.read_text().splitlines() if pwned.exists() else []
+    assert [line for line in lines if line.endswith(" 0")] == [], lines
+
+
+def test_a_runner_runtime_variable_does_not_make_root_run_the_commands(
+    action: ContainerAction, container: Container, model_server: FakeModelServer
+) -> None:
+    """Where fixbot runs is the image's root-owned file: `FIXBOT_RUNTIME=runner` in GITHUB_ENV
+    used to make the next step run the project's commands as root."""
+    second_step_after_leave_code(action, model_server)
+    uids = container.path("/tmp/lint-app.uid").read_text().split()
+    assert set(uids) == {str(RUNNER_UID)}, uids

@@ -114,9 +114,11 @@ class Settings(BaseModel):
         "auto",
         description="The user the check, set-up and fix commands run as: `auto` (in fixbot's "
         "container image, where fixbot is root: an unprivileged user, `fixbot` else `nobody`; "
-        "anywhere else, the runner mode and the CLI as root included: fixbot's own user), "
-        "`self`, or a user name (fixbot must be root). Each command runs in a PID namespace of "
-        "its own where the kernel allows.",
+        "in the runner mode with passwordless sudo, where fixbot becomes root: the user "
+        "`fixbot-commands`, created once; without it, and in the CLI as root too: fixbot's own "
+        "user, and the runner mode then runs only collaborators' code), `self`, or a user name "
+        "(fixbot must be root). Each command runs in a PID namespace of its own where the "
+        "kernel allows.",
     )
     max_log_bytes: Annotated[int, _s(metavar="BYTES", example="1048576")] = Field(
         16 * 1024 * 1024,

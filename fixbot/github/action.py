@@ -41,7 +41,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.loop import manifests
-from fixbot.process import git, packages
+from fixbot.process import git, installation, packages, sandbox
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
@@ -141,6 +141,9 @@ def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
 
 def _run(ctx: Context) -> render.Report:
     event = load_event(ctx.github)
+    if sandbox.shares_uid(installation.runtime()):  # said before anything runs
+        workflow.warning(gates.SHARED_UID_WARNING, ctx.out, title="fixbot: no uid split")
+        ctx.notes.append(gates.SHARED_UID_WARNING)
     chosen = _decide(ctx, event)
     if chosen.kind is IntentKind.REFUSE:
         flaky = cifail.settle_passed(ctx, event)  # a re-run that passed: the flake record
@@ -234,6 +237,9 @@ def _fix(
     attempts (`tried`); it starts with a new breaker and budget even when a state folder is
     found.
     """
+    shared = _gate_shared_uid(ctx, event)
+    if not shared.allowed:
+        return _bare(ctx, OutcomeKind.REFUSED, shared.reason)
     checkout.configure(ctx.workspace)
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
@@ -271,9 +277,24 @@ def _fix(
         )
     finally:
         workflow.endgroup(ctx.out)
-    ctx.notes.extend(manifests.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
+    ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
+
+
+def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:
+    """`gates.gate_shared_uid` where no uid separates the commands from fixbot, else ALLOW; the
+    pull request's author is read from GitHub when the payload omits it (`workflow_run`)."""
+    if not sandbox.shares_uid(installation.runtime()):
+        return gates.ALLOW
+    pr, author, level = event.pull_request, None, None
+    if pr is not None:
+        author = (
+            pr.author
+            or pull_request_of(ctx.rest().pull_request(pr.number), event.repository).author
+        )
+        level = ctx.permissions().level(author) if author else Level.NONE
+    return gates.gate_shared_uid(event, author, level)
 
 
 def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Scope:

@@ -211,8 +211,9 @@ def missing_tool_hint(category: str | None, exit_code: int | None, runtime: str 
 def missing_tool_notes(attempts: Sequence[Attempt], runtime: str | None) -> list[str]:
     """A note naming the likely cause when the run's last check could not find a command.
 
-    `runtime` as for `missing_tool_hint` (the Action reads it from `FIXBOT_RUNTIME`, which the
-    image and runner/action.yml set). Empty when the last check passed or failed otherwise.
+    `runtime` as for `missing_tool_hint` (`fixbot.process.installation.runtime()`: the image's
+    root-owned file, or the `fixbot action` entry point). Empty when the last check passed or
+    failed otherwise.
     """
     last = attempts[-1] if attempts else None
     if last is None or not last.done or last.passed:

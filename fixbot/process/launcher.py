@@ -24,7 +24,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import gitconfig, sandbox, spawn
+from fixbot.process import gitconfig, installation, sandbox, spawn
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -102,12 +102,12 @@ class Launcher:
 
 def commands_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The environment of the project's commands: `env` without secrets, and in fixbot's image
-    (`FIXBOT_RUNTIME=container`) the project's virtual environment (`$VIRTUAL_ENV/bin`, which the
+    (`fixbot.process.installation`) the project's virtual environment (`$VIRTUAL_ENV/bin`, which the
     commands own) first on their PATH. It is on theirs only: root's PATH in the image holds no
     folder the commands can write (issue 21, hole 1; the Dockerfile)."""
     scrubbed = check_environment(env)
     venv = scrubbed.get("VIRTUAL_ENV")
-    if env.get("FIXBOT_RUNTIME") == sandbox.CONTAINER and venv:
+    if installation.runtime() == installation.CONTAINER and venv:
         rest = [p for p in scrubbed.get("PATH", "").split(os.pathsep) if p and p != f"{venv}/bin"]
         scrubbed["PATH"] = os.pathsep.join([f"{venv}/bin", *rest])
     return scrubbed
@@ -163,15 +163,16 @@ def as_the_commands(
     timeout: float = 30.0,
 ) -> tuple[int | None, str]:
     """Run the program `argv` in the work tree `root` exactly as the check would run: the user
-    `settings.run_as` and `FIXBOT_RUNTIME` in `env` choose (`sandbox.choose`), the work tree
-    confined for it (`sandbox.confine`, restored afterwards), its PID namespace, the environment
-    without secrets. Returns (exit code or None on timeout, merged output, redacted, bounded).
+    `settings.run_as` and the installation (`fixbot.process.installation`) choose
+    (`sandbox.choose`), the work tree confined for it (`sandbox.confine`, restored afterwards),
+    its PID namespace, the environment without secrets. Returns (exit code or None on timeout,
+    merged output, redacted, bounded).
 
     For the preflight: "can the commands' user run `pytest` here?" is answered by the same
     path the check takes. Raises `ConfigError` (an unknown `run-as` user, a work tree that user
     cannot enter) and OSError (`root` is missing).
     """
-    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
     with sandbox.confine(root, identity, settings.state_dir) as who:
         launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
         return launcher.output(argv, root, timeout)

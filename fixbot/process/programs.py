@@ -108,3 +108,22 @@ def optional(name: str) -> str | None:
         return which(name)
     except ConfigError:
         return None
+
+
+def root_program(name: str) -> str | None:
+    """The absolute path of `name` in the first folder of `FALLBACK_PATH` where it is a file of
+    root's, writable by no group or other, in a root-only folder, whatever fixbot's own uid and
+    PATH (an earlier step can put a `sudo` of its own first on the job's PATH); None when none."""
+    for folder in FALLBACK_PATH.split(os.pathsep):
+        candidate = Path(folder) / name
+        if not (root_only(Path(folder)) and os.access(candidate, os.X_OK)):
+            continue
+        try:
+            real = candidate.resolve(strict=True)
+            info = real.stat()
+        except OSError:
+            continue
+        writable = info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+        if info.st_uid == 0 and not writable and root_only(real.parent):
+            return str(candidate)
+    return None

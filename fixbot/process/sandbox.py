@@ -3,7 +3,7 @@
 The check, the set-up, the fix commands and the research tool's interpreter run the repository's
 code (issue 14, redesigned in issue 21). Two decisions, made here and nowhere else:
 
-**Who.** In fixbot's container image (`FIXBOT_RUNTIME=container`, where fixbot is root) the
+**Who.** In fixbot's container image (`fixbot.process.installation`, where fixbot is root) the
 commands run as an unprivileged user:
 `fixbot` (uid 1001, created in the image), else `nobody`. That user cannot read root's
 processes (proc(5): `/proc/<pid>/environ` passes a ptrace "read" access check a different,
@@ -48,11 +48,12 @@ from functools import cache
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError
+from fixbot.process import installation
 
 AUTO = "auto"
 SELF = "self"
 CANDIDATES = ("fixbot", "nobody")  # the image's user (uid 1001), then the classic fallback
-CONTAINER = "container"  # the value of FIXBOT_RUNTIME in fixbot's image (see the Dockerfile)
+CONTAINER = installation.CONTAINER  # fixbot's image: an installation fact, never a variable
 MARK_VARIABLE = "FIXBOT_COMMAND_MARK"  # carried by every process of one command (see `sweep`)
 MAX_PROCESSES = 2048  # RLIMIT_NPROC of the commands where the kernel counts only theirs
 OWNERSHIP_RECORD = "ownership.json"  # in the state folder: the work tree's owners and modes
@@ -77,11 +78,12 @@ def choose(
     """Decide the user of the project's commands; return (identity or None for 'as fixbot', note).
 
     `run_as` is the setting: `auto` (root in fixbot's container, `runtime == "container"`: the
-    first of `CANDIDATES` that exists; anywhere else, the runner mode and the CLI as root
-    included, fixbot's own user), `self` (fixbot's own user, whatever it is) or a user name
-    (root only: how the runner mode under `sudo` drops to another user). `runtime` is
-    `FIXBOT_RUNTIME` (None: the CLI); it has no default, so no caller decides where it runs by
-    forgetting it.
+    first of `CANDIDATES` that exists; the runner mode made root by its own passwordless sudo,
+    `installation.split()`: `RUNNER_USER`, created once; anywhere else, the runner mode started
+    as root and the CLI as root included, fixbot's own user), `self` (fixbot's own user,
+    whatever it is) or a user name (root only). `runtime` is
+    `fixbot.process.installation.runtime()` (None: the CLI); it has no default, so no caller
+    decides where it runs by forgetting it.
     Raises `ConfigError` for a named user that does not exist or needs root.
     """
     if run_as == SELF:
@@ -94,6 +96,9 @@ def choose(
         return _lookup(run_as, lookup, strict=True), f"the project's commands run as {run_as}"
     if euid != 0:
         return None, "the project's commands run as fixbot's own user (fixbot is not root)"
+    if runtime == installation.RUNNER and installation.split():
+        user = runner_user(lookup)
+        return user, f"the project's commands run as the unprivileged user {user.name}"
     if runtime != CONTAINER:
         return None, (
             "the project's commands run as root, fixbot's own user, in a PID namespace of "
@@ -107,6 +112,48 @@ def choose(
         "fixbot runs as root and found no unprivileged user (fixbot, nobody): the project's "
         "commands run as root and can read the secrets of fixbot's processes"
     )
+
+
+def shares_uid(runtime: str | None, euid: int | None = None) -> bool:
+    """True where fixbot and the project's commands share a uid by necessity: the runner mode
+    (`runtime` RUNNER) as a user who is not root (the runner mode becomes root through
+    passwordless sudo where it can: `fixbot.cli`). The CLI is the user's own code on the user's
+    own machine; the image is root with an unprivileged user."""
+    return runtime == installation.RUNNER and (os.geteuid() if euid is None else euid) != 0
+
+
+RUNNER_USER = "fixbot-commands"  # the runner mode's user for the commands (created once)
+NO_LOGIN = ("--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin")
+
+
+def runner_user(lookup: Lookup = pwd.getpwnam) -> Identity:
+    """The runner mode's user for the project's commands when fixbot is root (through
+    passwordless sudo): `RUNNER_USER`, created once as a system user with a group of its own,
+    no home and no login shell (useradd(8)). It shares no uid with the runner's user, whose
+    HOME, git configuration and processes (the token's) it can then neither read nor write.
+    Raises `ConfigError` when it cannot be created."""
+    found = _lookup(RUNNER_USER, lookup, strict=False)
+    if found is not None:
+        return found
+    from fixbot.process import programs
+
+    useradd = programs.root_program("useradd")
+    if useradd is None:
+        raise ConfigError([f"no useradd to create the user {RUNNER_USER}: set run-as: USER"])
+    made = subprocess.run(
+        [useradd, "--system", "--user-group", "--no-create-home", *NO_LOGIN, RUNNER_USER],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found = _lookup(RUNNER_USER, lookup, strict=False)
+    if found is None:
+        raise ConfigError(
+            [f"could not create the user {RUNNER_USER} ({made.stderr.strip()}): set run-as: USER"]
+        )
+    return found
 
 
 def _lookup(name: str, lookup: Lookup, *, strict: bool) -> Identity | None:

@@ -19,7 +19,7 @@ from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.loop.state import RunState
-from fixbot.process import git, sandbox
+from fixbot.process import git, installation, sandbox
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
@@ -71,7 +71,7 @@ def run(
     state saved first, so the same command resumes).
     """
     # Issues 14, 21: who runs the project's commands, decided once (the preflight asks as them).
-    chosen = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
+    chosen = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
     problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=chosen[0])
     if problems:
         raise ConfigError(problems)

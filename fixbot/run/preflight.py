@@ -28,7 +28,7 @@ from fixbot.core.secrets import (
 )
 from fixbot.core.settings import Settings
 from fixbot.loop.manifests import missing_tool_hint
-from fixbot.process import git, shellwords
+from fixbot.process import git, installation, shellwords
 from fixbot.process.sandbox import Identity
 
 
@@ -123,8 +123,8 @@ def _missing(check: str, shell: str, word: str, who: str, env: Mapping[str, str]
             "check's `cd`s lead to: fix the path (relative paths start where the check runs), "
             "or set --setup-command to create it first"
         )
-    # In the Action, where the check runs says what to do (FIXBOT_RUNTIME: fixbot.run.setup).
-    fix = missing_tool_hint("command_not_found", 127, env.get("FIXBOT_RUNTIME")) or (
+    # In the Action, where the check runs says what to do (process.installation; run.setup).
+    fix = missing_tool_hint("command_not_found", 127, installation.runtime()) or (
         "install it, fix the check command, or set --setup-command to install it first"
     )
     return f"`{word}` (from {where}) is not installed or not on PATH{who}: {fix}"

@@ -14,7 +14,7 @@ from pathlib import Path
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.settings import Settings
-from fixbot.process import git, sandbox
+from fixbot.process import git, installation, sandbox
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run.outcome import report_file
@@ -38,7 +38,7 @@ def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str)
         raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
     root, workdir = top.resolve(), repo.resolve()
     state_dir = root / settings.state_dir
-    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=env.get("FIXBOT_RUNTIME"))
+    identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
     with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
         launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
         log = report_file(state_dir, run_id).parent / RECHECK_LOG

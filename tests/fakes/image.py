@@ -273,15 +273,22 @@ class ContainerAction:
         inputs: Mapping[str, str],
         step_env: Mapping[str, str] | None = None,
         timeout: float = 300,
+        same_home: bool = False,
     ) -> ContainerRun:
         """Run the image's ENTRYPOINT as GitHub runs a container action: root, `--workdir
         /github/workspace`, env `HOME=/github/home`, `GITHUB_*`, `INPUT_*` (every action.yml
-        input, at its default unless `inputs` gives it) and the step's `env:` (`step_env`)."""
+        input, at its default unless `inputs` gives it) and the step's `env:` (`step_env`).
+        `same_home`: `/github/home` is the previous step's, as the runner keeps it for every
+        step of one job."""
         self.steps += 1
         runner = self.sandbox.root / f"runner{self.steps}"
         home, workflow, commands = (runner / n for n in ("home", "workflow", "file_commands"))
-        for folder in (home, workflow, commands):
+        for folder in (workflow, commands):
             folder.mkdir(parents=True)
+        if same_home and self.steps > 1:
+            home = self.sandbox.root / f"runner{self.steps - 1}" / "home"  # mounted again
+        else:
+            home.mkdir(parents=True)
         (workflow / "event.json").write_text(json.dumps(event), encoding="utf-8")
         step = uuid.uuid4().hex[:8]
         files = {

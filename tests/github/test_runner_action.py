@@ -50,7 +50,7 @@ def test_every_input_reaches_fixbot_as_its_input_variable() -> None:
     env = step("Run fixbot")["env"]
     passed = {k: v for k, v in env.items() if k.startswith("INPUT_")}
     assert passed == {variable(name): f"${{{{ inputs.{name} }}}}" for name in CONTAINER["inputs"]}
-    assert env["FIXBOT_RUNTIME"] == "runner"
+    assert not any(name.startswith("FIXBOT_") for name in env)  # where it runs is no variable
 
 
 def test_it_is_a_composite_action_running_fixbot_from_its_own_virtual_environment() -> None:
@@ -60,16 +60,17 @@ def test_it_is_a_composite_action_running_fixbot_from_its_own_virtual_environmen
     assert python["with"]["update-environment"] is False  # the project's python stays on PATH
     install = step("Install fixbot")
     assert "install.sh" in install["run"] and "cache-hit" in install["if"]
-    assert step("Run fixbot")["run"].strip("'") == 'exec "${VENV}/bin/fixbot" action'
+    run = step("Run fixbot")["run"].strip("'")
+    assert run == 'cd / && exec "${VENV}/bin/python" -I -m fixbot action'
 
 
 def test_the_steps_shell_is_replaced_by_fixbot(tmp_path: Path) -> None:
     """Issue 21, 7: without `exec` the step's bash stays alive above the check, holding the
     step's `env:` (the token among them) where a process of the same user can read it."""
-    fixbot = tmp_path / "bin" / "fixbot"
-    fixbot.parent.mkdir()
-    fixbot.write_text('#!/bin/sh\necho "$PPID"\n')
-    fixbot.chmod(0o755)
+    python = tmp_path / "bin" / "python"  # stands in for fixbot's Python: its parent, its folder
+    python.parent.mkdir()
+    python.write_text('#!/bin/sh\necho "$PPID $PWD $*"\n')
+    python.chmod(0o755)
     script = tmp_path / "step.sh"
     script.write_text(step("Run fixbot")["run"].strip("'") + "\n")
     # How the runner runs a `shell: bash` step: bash --noprofile --norc -eo pipefail {0}
@@ -80,7 +81,9 @@ def test_the_steps_shell_is_replaced_by_fixbot(tmp_path: Path) -> None:
         text=True,
         check=True,
     )
-    assert int(done.stdout) == os.getpid()  # fixbot's parent is the runner, not a shell
+    parent, folder, args = done.stdout.strip().split(" ", 2)
+    assert int(parent) == os.getpid()  # fixbot's parent is the runner, not a shell
+    assert folder == "/" and args == "-I -m fixbot action"  # isolated, from a folder of root's
 
 
 def test_the_cache_is_keyed_on_the_constraints_and_the_source(tmp_path: Path) -> None:

@@ -73,7 +73,6 @@ def test_runner_mode_installs_fixbot_apart_and_fixes_with_the_jobs_tools(
         {"check-command": "project-check", "fix-commands": "sed -i s/hi/hello/ app.py"},
     )
     env["PATH"] = os.pathsep.join([str(tools), "/usr/local/bin", "/usr/bin", "/bin"])
-    env["FIXBOT_RUNTIME"] = "runner"
 
     run = box.run(env, command=[str(venv / "bin" / "fixbot"), "action"])
 

@@ -26,6 +26,7 @@ from fixbot.github.api import checkout
 from fixbot.process import git, gitconfig, programs, sandbox
 from fixbot.process.launcher import Launcher
 from fixbot.ui import workflow
+from tests.fakes.installation import as_in_the_image, in_the_image
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo, pid_alive
@@ -299,25 +300,15 @@ def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path, runtime: st
     runs = []
     for name in ("one", "two"):
         repo = make_repo(open_dir / name, {"a.txt": "a\n"})
+        check = ["--check", "sleep 2 & sleep 3; wait", "--fix-commands", "true"]
+        argv = [sys.executable, "-m", "fixbot", "run", *check, "-C", str(repo), "--json"]
         runs.append(
             subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "fixbot",
-                    "run",
-                    "--check",
-                    "sleep 2 & sleep 3; wait",
-                    "--fix-commands",
-                    "true",
-                    "-C",
-                    str(repo),
-                    "--json",
-                ],
+                in_the_image(argv) if runtime == "container" else argv,
                 stdout=subprocess.PIPE,
                 text=True,
                 cwd=ROOT,
-                env={**os.environ, "FIXBOT_RUNTIME": runtime},
+                env=dict(os.environ),
             )
         )
         time.sleep(1)
@@ -448,9 +439,9 @@ def test_as_the_commands_runs_a_program_as_the_check_would(
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     env = {"PATH": os.environ["PATH"], "GITHUB_TOKEN": TOKEN}
     probe = ["sh", "-c", 'id -u; echo "token=${GITHUB_TOKEN:-none}"']
-    code, out = as_the_commands(
-        Settings(check="true"), repo, {**env, "FIXBOT_RUNTIME": "container"}, probe
-    )
+    with monkeypatch.context() as image:
+        as_in_the_image(image)
+        code, out = as_the_commands(Settings(check="true"), repo, env, probe)
     assert code == 0 and out.splitlines()[:2] == [str(NOBODY.uid), "token=none"]
     assert stat.S_IMODE(repo.stat().st_mode) == 0o755  # confined, then given back
     code, out = as_the_commands(

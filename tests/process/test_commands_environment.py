@@ -3,7 +3,10 @@ theirs only: root's PATH there holds no folder the commands can write (issue 21,
 
 from __future__ import annotations
 
+import pytest
+
 from fixbot.process.launcher import commands_environment
+from tests.fakes.installation import as_in_the_image
 
 IMAGE = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -12,15 +15,19 @@ IMAGE = {
 }
 
 
-def test_in_the_image_the_venv_leads_the_commands_path() -> None:
-    env = commands_environment({**IMAGE, "FIXBOT_RUNTIME": "container"})
+def test_in_the_image_the_venv_leads_the_commands_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    as_in_the_image(monkeypatch)
+    env = commands_environment(dict(IMAGE))
     assert env["PATH"].split(":")[0] == "/opt/venv/bin"
     assert env["PATH"].split(":")[1:] == IMAGE["PATH"].split(":")
     assert "GITHUB_TOKEN" not in env
 
 
-def test_the_venv_is_not_repeated_when_the_path_already_holds_it() -> None:
-    given = {**IMAGE, "FIXBOT_RUNTIME": "container", "PATH": "/usr/bin:/opt/venv/bin:/bin"}
+def test_the_venv_is_not_repeated_when_the_path_already_holds_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    as_in_the_image(monkeypatch)
+    given = {**IMAGE, "PATH": "/usr/bin:/opt/venv/bin:/bin"}
     assert commands_environment(given)["PATH"] == "/opt/venv/bin:/usr/bin:/bin"
 
 

@@ -4,7 +4,8 @@ The attack: the check reads `/proc/<pid>/environ` of fixbot and of every process
 the container, tini holds the whole step environment). These tests run the real `fixbot run`
 and `fixbot action` as root, started by a shell that holds the secrets the way the runner's
 shell does, with a check that walks up its ancestors and copies every environment it can read
-into the repository. In fixbot's container (`FIXBOT_RUNTIME=container`) the commands run as an
+into the repository. In fixbot's container (its root-owned `/etc/fixbot/runtime`, given to the
+subprocess by `tests.fakes.installation.in_the_image`) the commands run as an
 unprivileged user; everywhere (the CLI as root included) in a PID namespace whose fresh /proc
 shows none of fixbot's processes. Without both, the same check reads the token.
 """
@@ -29,6 +30,7 @@ from fixbot.process import sandbox
 from fixbot.process.launcher import Launcher
 from tests.fakes.action_env import TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
+from tests.fakes.installation import in_the_image
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import git, make_repo
 
@@ -67,7 +69,6 @@ def real_users(monkeypatch: pytest.MonkeyPatch) -> None:
     `nobody`)."""
     monkeypatch.setattr("fixbot.process.sandbox.CANDIDATES", REAL_CANDIDATES)
     monkeypatch.delenv("FIXBOT_RUN_AS", raising=False)
-    monkeypatch.setenv("FIXBOT_RUNTIME", "container")
 
 
 def auto_uid() -> int:
@@ -81,13 +82,17 @@ def auto_uid() -> int:
     raise AssertionError("no unprivileged user (fixbot, nobody) on this machine")
 
 
-def fixbot_under_a_parent(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+def fixbot_under_a_parent(
+    args: list[str], cwd: Path, env: dict[str, str], *, image: bool = False
+) -> str:
     """Run `python -m fixbot ARGS` as the child of a process holding `env` (like tini or the
     runner's shell), so both the parent's and fixbot's /proc/PID/environ hold the secrets.
-    The parent is Python, not a shell: shells drop `INPUT_CHECK-COMMAND` (not a shell name)."""
+    The parent is Python, not a shell: shells drop `INPUT_CHECK-COMMAND` (not a shell name).
+    `image`: both run where the image's runtime file is (`in_the_image`)."""
     parent = "import subprocess, sys; print('exit', subprocess.call(sys.argv[1:]))"
+    argv = [sys.executable, "-c", parent, sys.executable, "-m", "fixbot", *args]
     done = subprocess.run(
-        [sys.executable, "-c", parent, sys.executable, "-m", "fixbot", *args],
+        in_the_image(argv) if image else argv,
         cwd=cwd,
         env=env,
         capture_output=True,
@@ -98,12 +103,10 @@ def fixbot_under_a_parent(args: list[str], cwd: Path, env: dict[str, str]) -> st
     return done.stdout + done.stderr
 
 
-def secret_env(run_as: str, runtime: str | None = "container") -> dict[str, str]:
+def secret_env(run_as: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FIXBOT_")}
     env.update({"GITHUB_TOKEN": GITHUB_SECRET, "OPENAI_API_KEY": MODEL_KEY})
     env["FIXBOT_RUN_AS"] = run_as
-    if runtime:
-        env["FIXBOT_RUNTIME"] = runtime
     return env
 
 
@@ -116,6 +119,7 @@ def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
         ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
         open_dir,
         secret_env("auto"),
+        image=True,
     )
     assert '"outcome": "passed"' in out, out
     leak = (repo / "leak.txt").read_text(errors="replace")
@@ -134,7 +138,7 @@ def test_the_cli_as_root_runs_the_check_as_root_where_it_sees_no_process_of_fixb
     out = fixbot_under_a_parent(
         ["run", "--check", "sh walk.sh", "--fix-commands", "true", "-C", str(repo), "--json"],
         open_dir,
-        secret_env("auto", runtime=None),
+        secret_env("auto"),
     )
     assert '"outcome": "passed"' in out, out
     leak = (repo / "leak.txt").read_text(errors="replace")
@@ -162,7 +166,7 @@ def test_without_the_namespace_the_same_check_as_root_reads_the_token(open_dir: 
         repo = make_repo(open_dir / f"repo-{namespace}", {"walk.sh": WALK})
         done = subprocess.run(
             [sys.executable, "-c", WALK_WITHOUT_NAMESPACE, str(repo), namespace],
-            env={**secret_env("self", runtime=None), "PYTHONPATH": str(ROOT)},
+            env={**secret_env("self"), "PYTHONPATH": str(ROOT)},
             capture_output=True,
             text=True,
             timeout=60,
@@ -187,8 +191,7 @@ def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
     )
     env["OPENAI_API_KEY"] = MODEL_KEY
     env["FIXBOT_RUN_AS"] = "auto"
-    env["FIXBOT_RUNTIME"] = "container"
-    out = fixbot_under_a_parent(["action"], ws, env)
+    out = fixbot_under_a_parent(["action"], ws, env, image=True)
     assert "fixbot: passed" in out, out
     leak = (ws / "leak.txt").read_text(errors="replace")
     assert TOKEN not in leak and MODEL_KEY not in leak
@@ -288,7 +291,7 @@ def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path
         "sys.argv[0] = 'fixbot'\nraise SystemExit(main())\n"
     )
     check = "touch started; sleep 3"
-    env = {**secret_env("self", runtime=None), "PYTHONPATH": str(ROOT)}
+    env = {**secret_env("self"), "PYTHONPATH": str(ROOT)}
     args = ["run", "--check", check, "--fix-commands", "true", "-C", str(repo), "--json"]
     with subprocess.Popen(
         [sys.executable, str(wrapper), *args], env=env, stdout=subprocess.PIPE, text=True

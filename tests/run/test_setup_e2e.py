@@ -8,13 +8,15 @@ machine makes it pass.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
 
 from fixbot.github.publish.render import STATUS_MARKER
-from tests.fakes.action_env import REPOSITORY, TOKEN, ActionSandbox
+from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
+from tests.fakes.installation import in_the_image
 from tests.fakes.model_server import FakeModelServer
 from tests.fakes.repo import git
 
@@ -43,6 +45,11 @@ def sandbox(tmp_path: Path, github_server: FakeGitHub) -> ActionSandbox:
     return box
 
 
+def in_image(sandbox: ActionSandbox, env: dict[str, str]) -> ActionRun:
+    """`fixbot action` where the image's runtime file is (`tests.fakes.installation`)."""
+    return sandbox.run(env, command=in_the_image([sys.executable, "-m", "fixbot", "action"]))
+
+
 def action_env(
     sandbox: ActionSandbox, tmp_path: Path, sha: str, inputs: dict[str, str]
 ) -> dict[str, str]:
@@ -54,7 +61,6 @@ def action_env(
     env["PATH"] = f"{bin_dir}:{env['PATH']}"
     env["OPENAI_API_KEY"] = MODEL_KEY
     env["PRIVATE_REGISTRY_URL"] = "https://registry.example/simple"
-    env["FIXBOT_RUNTIME"] = "container"
     # The container's messages, on the host: the drop to its unprivileged user needs the image
     # (tests/process/test_sandbox.py and the image's tests prove it); the set-up's tools live
     # under pytest's mode-0700 folders, which that user may not enter.
@@ -80,7 +86,7 @@ def test_setup_installs_the_check_tool_once_and_never_sees_the_token_or_a_model_
     env = action_env(sandbox, tmp_path, sha, inputs)
     assert not (tmp_path / bin_dir).exists()  # the check tool is not there before the set-up
 
-    run = sandbox.run(env)
+    run = in_image(sandbox, env)
 
     assert run.code == 0, run.stdout + run.stderr
     assert run.outputs["outcome"] == "fixed" and run.outputs["attempts"] == "2"
@@ -115,7 +121,7 @@ def test_a_failed_setup_is_an_error_with_its_output_and_no_model_call(
     }
     env = action_env(sandbox, tmp_path, sha, inputs)
 
-    run = sandbox.run(env)
+    run = in_image(sandbox, env)
 
     assert run.code == 2, run.stdout + run.stderr
     assert run.outputs["outcome"] == "error"
@@ -145,7 +151,7 @@ def test_a_check_tool_missing_from_the_container_is_named_before_the_run(
 ) -> None:
     sha = sandbox.commit("changes", FILES, "lower the level")
     inputs = {"check-command": "project-check -q", "fix-commands": "sh ci/bump.sh"}
-    run = sandbox.run(action_env(sandbox, tmp_path, sha, inputs))
+    run = in_image(sandbox, action_env(sandbox, tmp_path, sha, inputs))
 
     assert run.code == 2, run.stdout + run.stderr
     assert run.outputs["outcome"] == "error"
@@ -160,7 +166,7 @@ def test_a_check_that_exits_127_in_the_container_names_the_likely_cause(
     files = {**FILES, "ci/check.sh": "project-check -q\n"}
     sha = sandbox.commit("changes", files, "lower the level")
     inputs = {"check-command": "sh ci/check.sh", "fix-commands": "sh ci/bump.sh"}
-    run = sandbox.run(action_env(sandbox, tmp_path, sha, inputs))
+    run = in_image(sandbox, action_env(sandbox, tmp_path, sha, inputs))
 
     assert run.code == 1, run.stdout + run.stderr
     assert run.outputs["outcome"] == "escalated"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from fixbot.github.events.data import Event
+from fixbot.github.events.permission import Level, allows
 
 BOT_LOGIN = "github-actions[bot]"
 BOT_EMAIL = "41898+github-actions[bot]@users.noreply.github.com"
@@ -69,6 +70,39 @@ def _gate_fork(event: Event, allow_forks: bool, fork_safe: bool) -> Verdict:
             "repository and ask again"
         )
     return Verdict(allowed=True, patch_only=True)
+
+
+SHARED_UID_WARNING = (
+    "fixbot runs as the runner's user and cannot become root without a password (`sudo -n`), "
+    "so nothing separates the project's code (the check, the set-up, the fix commands) from "
+    "the token and the model key: they run as the same user. fixbot runs only collaborators' "
+    "code here (no fork pull requests, no author without write permission). Give the runner "
+    "passwordless sudo (GitHub-hosted runners have it) and the commands run as a user of their "
+    "own"
+)
+
+
+def gate_shared_uid(event: Event, author: str | None, author_level: Level | None) -> Verdict:
+    """Where no uid separates the project's commands from fixbot (the runner mode without
+    passwordless sudo), run only a collaborator's code: refuse a fork's pull request (even with
+    `allow-forks`) and a pull request whose `author` has less than write permission
+    (`author_level`; None: no pull request, a push or a run that a writer started)."""
+    if event.fork:
+        return refuse(
+            f"the code comes from the fork {event.head_repo}, and here nothing separates it from "
+            "the token and the model key (the runner mode without passwordless sudo): fixbot "
+            "runs only collaborators' code here; run it on a runner with passwordless sudo or in "
+            "fixbot's container action"
+        )
+    if author_level is not None and not allows(author_level, Level.WRITE):
+        return refuse(
+            f"pull request #{event.pull_request.number if event.pull_request else '?'} is by "
+            f"{author} ({author_level.value} permission), and here nothing separates its code "
+            "from the token and the model key (the runner mode without passwordless sudo): "
+            "fixbot runs only the code of authors with write permission here; run it on a "
+            "runner with passwordless sudo or in fixbot's container action"
+        )
+    return ALLOW
 
 
 def gate_head(author_email: str, subject: str) -> Verdict:

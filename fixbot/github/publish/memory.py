@@ -7,6 +7,12 @@ attempt tried, files touched, whether the check passed); version 2 adds the CI r
 re-ran as suspected flakes and what the re-run showed (`Rerun`). The whole comment must stay within
 GitHub's 65,536-character body limit: when the history would not fit `MEMORY_LIMIT`, the
 oldest runs' attempts are summarised first, then the oldest runs dropped.
+
+The comment also quotes text fixbot did not write (the model's summary, the check's log, a
+patch). The history is read only from the one block fixbot puts at the very end of its own
+status comment (`decode`), the block's JSON holds no `<` (`_encode`), and every other text of
+the comment has the marker neutralized (`neutralize`): quoted text cannot forge a history that
+resets `max-runs-per-day` or hides a run in progress.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ MEMORY_LIMIT = 24_000  # characters of the status comment kept for the history
 RUNNING = "running"
 DAY_S = 86_400
 TRIED_CHARS = 200
+MARKER = "<!-- fixbot:memory "
+QUOTED_MARKER = "<!-- fixbot (quoted) memory "  # what `neutralize` makes of `MARKER`
 _BLOCK = re.compile(r"<!-- fixbot:memory (\{.*?\}) -->", re.S)
 
 
@@ -173,8 +181,16 @@ def settle(history: History, run: int, passed: bool, attempt: int) -> Rerun | No
 
 def _encode(history: History) -> str:
     text = json.dumps(history.model_dump(exclude_defaults=False), separators=(",", ":"))
-    # `>` only occurs inside JSON strings: escaping it keeps `-->` out of the HTML comment.
-    return "<!-- fixbot:memory " + text.replace(">", "\\u003e") + " -->"
+    # `<` and `>` only occur inside JSON strings: escaping them keeps `-->` and any marker (a
+    # summary quoting one) out of the block, so `decode` finds exactly fixbot's own.
+    escaped = text.replace(">", "\\u003e").replace("<", "\\u003c")
+    return MARKER + escaped + " -->"
+
+
+def neutralize(text: str) -> str:
+    """`text` (quoted in the status comment: a summary, a log, a patch) with every history
+    marker made inert, so it can never be read as fixbot's history block."""
+    return text.replace(MARKER, QUOTED_MARKER)
 
 
 def _gist(run: RunRecord) -> RunRecord:
@@ -212,15 +228,19 @@ def encode(history: History, limit: int = MEMORY_LIMIT) -> str:
 
 
 def decode(body: str) -> History:
-    """The history in a status comment `body` (empty when it has none).
+    """The history in a status comment `body` (empty when it has none): only the block at the
+    very end of the body, where fixbot puts it (`render.status_comment`); a block anywhere else
+    is quoted text, not fixbot's history. The caller reads `body` only from the comment that
+    fixbot's own login wrote (`rest.status_comment`).
 
     Raises ValueError when the block is unreadable or from a newer fixbot.
     """
-    found = _BLOCK.search(body)
-    if found is None:
+    text = body.rstrip()
+    start = text.rfind(MARKER)
+    if start < 0 or not text.endswith(" -->"):
         return History()
     try:
-        history = History.model_validate_json(found.group(1))
+        history = History.model_validate_json(text[start + len(MARKER) : -len(" -->")])
     except ValidationError as exc:
         raise ValueError(f"the run history in the status comment is unreadable ({exc})") from exc
     if history.v > VERSION:

@@ -13,7 +13,7 @@ from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
 from fixbot.github.events.threads import ThreadsReport
 from fixbot.github.publish.dispatch import Dispatched
 from fixbot.github.publish.dispatch import lines as dispatch_lines
-from fixbot.github.publish.memory import Rerun, Verdict
+from fixbot.github.publish.memory import Rerun, Verdict, neutralize
 
 BODY_LIMIT = 65_536
 SHORT_SHA = 7
@@ -217,7 +217,9 @@ def status_comment(data: Report, memory: str = "") -> str:
         lines += _details("patch", data.patch, "diff")
     lines += _details("report", data.report)
     tail = f"\n{memory}\n" if memory else ""
-    return bound("\n".join(lines) + "\n", data.links.run_url, BODY_LIMIT - len(tail)) + tail
+    # The visible part quotes the model and the check: no marker in it may read as the history.
+    visible = neutralize("\n".join(lines) + "\n")
+    return bound(visible, data.links.run_url, BODY_LIMIT - len(tail)) + tail
 
 
 def pull_request_body(data: Report) -> str:

@@ -135,7 +135,7 @@ def test_html_comment_closers_in_a_summary_cannot_end_the_block() -> None:
         memory.History(), run, Outcome(outcome=OutcomeKind.ESCALATED, reason="x"), tried
     )
     block = memory.encode(kept)
-    assert block.count("-->") == 1 and memory.decode(f"a\n{block}\nb") == kept
+    assert block.count("-->") == 1 and memory.decode(f"a\n{block}\n") == kept
 
 
 def test_a_long_history_is_squeezed_oldest_attempts_first() -> None:

@@ -224,3 +224,23 @@ def test_a_fix_that_changes_the_tests_is_never_pushed_silently() -> None:
     assert plan.push_branch is None and plan.pull_request is not None
     untouched = make_plan(_plan("pull_request", payload("pull_request.opened"), OutcomeKind.FIXED))
     assert untouched.push_branch == "changes"
+
+
+def test_without_a_uid_split_only_collaborators_code_runs() -> None:
+    """The runner mode without passwordless sudo: the commands share fixbot's uid, so a fork's
+    code and the code of an author without write permission are refused, `allow-forks` or not."""
+    from fixbot.github.events.gates import gate_shared_uid
+    from fixbot.github.events.permission import Level
+
+    own = parse_event("pull_request", payload("pull_request.opened"), ENV)
+    assert gate_shared_uid(own, "alice", Level.WRITE).allowed
+    assert gate_shared_uid(own, "alice", Level.ADMIN).allowed
+    for weak in (Level.NONE, Level.READ, Level.TRIAGE):
+        refused = gate_shared_uid(own, "mallory", weak)
+        assert not refused.allowed and "mallory" in refused.reason
+    raw = payload("pull_request.opened")
+    raw["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World"
+    fork = parse_event("pull_request", raw, ENV)
+    assert not gate_shared_uid(fork, "alice", Level.ADMIN).allowed  # a fork: never
+    push = parse_event("push", payload("push"), ENV)
+    assert gate_shared_uid(push, None, None).allowed  # a push: its author could write
