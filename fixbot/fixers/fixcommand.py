@@ -25,7 +25,10 @@ class FixCommandFixer:
     `<state_dir>/attempts/NNN/fix-command-N.log`. A command's exit code is recorded in the
     summary but does not stop the others: linters exit non-zero when problems remain after
     fixing. `files_changed` are the files whose content differs after the commands (measured
-    before and after them), never anything under the state folder.
+    before and after them in fixbot's clone, where the launcher brought back the regular files
+    each command changed in the workspace), never anything under the state folder. What the
+    launcher refused to bring back (a link, a special file, a protected path) is named in the
+    summary.
     """
 
     name = "fix-commands"
@@ -56,11 +59,15 @@ class FixCommandFixer:
     def _run(self, ctx: FixContext, number: int, command: str) -> str:
         folder = ctx.repo / ctx.state_dir / "attempts" / f"{ctx.attempt:03d}"
         log = folder / f"fix-command-{number}.log"
-        result = self.launcher.run(command, self.cwd or ctx.repo, log, self.timeout)
+        result, back = self.launcher.run_fix(command, self.cwd or ctx.repo, log, self.timeout)
         where = log.relative_to(ctx.repo).as_posix()
+        refused = "".join(
+            f"\n  not brought back: {rel} ({why})" for rel, why in (back.refused if back else [])
+        )
         if result.timed_out:
-            return f"`{command}` timed out after {self.timeout:g} s (log: {where})"
-        return f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
+            return f"`{command}` timed out after {self.timeout:g} s (log: {where}){refused}"
+        ran = f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
+        return ran + refused
 
 
 class ChainFixer:

@@ -39,7 +39,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.loop import manifests
-from fixbot.process import git
+from fixbot.process import git, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
@@ -287,7 +287,8 @@ def _fix(
         workflow.endgroup(ctx.out)
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, ctx.env.get("FIXBOT_RUNTIME")))
     result = Finished(outcome, state, scope.threads)
-    return publish(ctx, event, settings, result, chosen.patch_only, talk)
+    with worlds.entered_for(ctx.workspace, ctx.env):  # fixbot's git configuration, its clone
+        return publish(ctx, event, settings, result, chosen.patch_only, talk)
 
 
 def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Scope:
@@ -378,7 +379,7 @@ def _annotate(ctx: Context, outcome: Outcome) -> None:
     if state_log is None:
         return
     text = read_tail(state_log, 200_000)  # bounded read, whatever the log's size
-    for note in workflow.find_annotations(text, checkout.tracked_files(ctx.workspace)):
+    for note in workflow.find_annotations(text, checkout.tracked_files(ctx.repo)):
         workflow.annotate(note, ctx.out)
 
 
