@@ -96,9 +96,12 @@ class Launcher:
     ) -> tuple[CheckResult, worlds.ReadBack | None]:
         """Run the fix command `command` like `run`, then bring the regular files it changed in
         the workspace back into fixbot's clone (`Worlds.read_back`; None without `pair`)."""
-        since = worlds.file_clock()
+        if self.pair is None:
+            return self.run(command, cwd, log_path, timeout), None
+        self.pair.to_workspace()
+        before = self.pair.untracked()
         result = self.run(command, cwd, log_path, timeout)
-        return result, None if self.pair is None else self.pair.read_back(since)
+        return result, self.pair.read_back(before)
 
     def output(self, argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
         """Run the program `argv` like a project command (same user, namespace, environment)

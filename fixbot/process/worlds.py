@@ -28,8 +28,6 @@ import os
 import secrets
 import shutil
 import stat
-import sys
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -233,9 +231,12 @@ def entered_for(workspace: Path, env: Mapping[str, str]) -> Iterator[None]:
 def own_folder(fixbot: Path, state_dir: str) -> None:
     """Make the state folder's first component in F fixbot's own folder: a link (or file) the
     repository commits at that name is removed from F's work tree, never followed."""
-    top = fixbot / Path(state_dir).parts[0]
+    name = Path(state_dir).parts[0]
+    top = fixbot / name
     if top.is_symlink() or (top.exists() and not top.is_dir()):
         top.unlink()
+        # the repository's entry stays in its commits; fixbot's clone just never checks it out
+        git.run(fixbot, "update-index", "--skip-worktree", "--", name, check=False)
     (fixbot / state_dir).mkdir(parents=True, exist_ok=True)
 
 
@@ -311,8 +312,9 @@ class Worlds:
             return path
 
     def _private(self, rel: str) -> bool:
-        top = rel.split("/", 1)[0]
-        return top == ".git" or top == Path(self.state_dir).parts[0] or rel == ".git"
+        """`.git` at any depth (a nested repository), or the state folder."""
+        parts = rel.rstrip("/").split("/")
+        return ".git" in (p.lower() for p in parts) or parts[0] == Path(self.state_dir).parts[0]
 
     def tracked(self) -> list[str]:
         """F's files the workspace gets: tracked plus new not-ignored ones, not the state
@@ -389,8 +391,8 @@ class Worlds:
         found = []
         for rel in self.tracked():
             source = _lstat(os.path.join(self.fixbot, rel))
-            if source is None:
-                continue
+            if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
+                continue  # a submodule's folder: not fixbot's to compare
             target = _lstat(os.path.join(self.workspace, rel))
             if target is not None and not self._same(rel, source, target):
                 found.append(rel)
@@ -405,24 +407,35 @@ class Worlds:
             self._take(rel, result, budget)
         return result
 
-    def read_back(self, since_ns: int = 0) -> ReadBack:
-        """Bring the regular files a fix command changed in W into F, as bytes; return what came
-        back and what was refused (a link, a special file, a protected path, over the bounds).
-
-        Tracked paths W deleted are deleted in F; new files count only when F's git does not
-        ignore them and their inode changed at or after `since_ns` (ctime, `file_clock` ns: the
-        command's start), so what a check or the set-up left behind stays in W. Raises GitError
-        and OSError (F)."""
-        result = ReadBack()
-        budget = [self.max_files, self.max_bytes]
-        for rel, before in sorted(self.manifest.items()):
-            now = _lstat(os.path.join(self.workspace, rel))
-            if now is not None and _key(now) == before.workspace:
-                continue
-            self._take(rel, result, budget)
+    def untracked(self) -> dict[str, Key]:
+        """W's files F neither has nor ignores, with their lstat keys: taken before a fix command
+        so `read_back` brings back only the new files it made or changed."""
+        found = {}
         for rel in self._new_files():
             info = _lstat(os.path.join(self.workspace, rel))
-            if info is not None and info.st_ctime_ns >= since_ns:
+            if info is not None:
+                found[rel] = _key(info)
+        return found
+
+    def read_back(self, before: Mapping[str, Key] | None = None) -> ReadBack:
+        """Bring the regular files a fix command changed in W into F, as bytes; return what came
+        back and what was refused (a link, a special file, a protected path, `.git` at any
+        depth, over the bounds).
+
+        Tracked paths W deleted are deleted in F; new files count only when F's git does not
+        ignore them and they are not in `before` as they are now (`untracked`, taken before the
+        command), so what a check or the set-up left behind stays in W. Raises GitError and
+        OSError (F)."""
+        result = ReadBack()
+        budget = [self.max_files, self.max_bytes]
+        for rel, was in sorted(self.manifest.items()):
+            now = _lstat(os.path.join(self.workspace, rel))
+            if now is not None and _key(now) == was.workspace:
+                continue
+            self._take(rel, result, budget)
+        earlier = before or {}
+        for rel, key in self.untracked().items():
+            if earlier.get(rel) != key:
                 self._take(rel, result, budget)
         return result
 
@@ -504,18 +517,6 @@ class Worlds:
                 and not os.path.lexists(os.path.join(self.fixbot, rel))
             ]
         return found[: self.max_files + 1]
-
-
-def file_clock() -> int:
-    """Now, in ns, on the clock the kernel stamps files with (CLOCK_REALTIME_COARSE on Linux,
-    see clock_gettime(2)); the precise clock elsewhere."""
-    coarse = getattr(time, "CLOCK_REALTIME_COARSE", 5 if sys.platform == "linux" else None)
-    if coarse is None:
-        return time.time_ns()
-    try:
-        return time.clock_gettime_ns(coarse)
-    except OSError:
-        return time.time_ns()
 
 
 def _ignored(repo: Path, paths: list[str]) -> set[str]:
@@ -651,9 +652,12 @@ def deliver(pair: Worlds) -> None:
     pair.to_workspace()
     if pair.workspace.lstat().st_uid != os.geteuid():
         return
+    try:
+        start = workspace_head(pair.workspace)
+    except GitError:
+        return  # the commands broke the workspace's repository: it gets the files only
     git.exclude_path(pair.workspace, f"/{pair.state_dir.strip('/')}/")  # the report's copy
     head = git.head_sha(pair.fixbot)
-    start = workspace_head(pair.workspace)
     ahead = git.completed(pair.fixbot, "merge-base", "--is-ancestor", start, head)
     if head == start or ahead.returncode != 0:
         return
