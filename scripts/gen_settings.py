@@ -1,7 +1,7 @@
 """Generate every settings surface that lives in a file from the `Settings` declarations.
 
 Writes the `inputs:` of action.yml (and of runner/action.yml when it exists), and the settings
-tables of README.md and docs/action.md (between `<!-- settings:start -->` and
+tables of README.md (between `<!-- settings:start -->` and
 `<!-- settings:end -->`). For runner/action.yml (the composite action of the runner mode) it also
 writes the `INPUT_*` variables of its "Run fixbot" step (between `# inputs-env:start` and
 `# inputs-env:end`: composite actions do not set them) and its `outputs:`, copied from
@@ -27,7 +27,7 @@ from fixbot.github.events.inputs import EXTRA_INPUTS  # noqa: E402
 ACTION = ROOT / "action.yml"
 RUNNER_ACTION = ROOT / "runner" / "action.yml"
 ACTIONS = [ACTION, RUNNER_ACTION]
-TABLES = [ROOT / "README.md", ROOT / "docs" / "action.md"]
+TABLES = [ROOT / "README.md"]
 START, END = "<!-- settings:start -->", "<!-- settings:end -->"
 ENV_START, ENV_END = "# inputs-env:start", "# inputs-env:end"
 

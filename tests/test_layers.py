@@ -15,6 +15,7 @@ docs/ARCHITECTURE.md describes the layers; `LAYERS` below is their one machine-r
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -257,3 +258,79 @@ def test_the_architecture_page_states_todays_depths() -> None:
     named = ", ".join(r.removeprefix("fixbot.") for r in chain)
     assert f"today the deepest passes through {in_rooms} ({named})." in text
     assert f"Counted in single modules the deepest chain is {in_modules} long" in text
+
+
+def test_every_package_says_its_role_in_one_sentence() -> None:
+    """`help(fixbot.loop)` and the drawn house show what each room is for, not its path."""
+    vague = []
+    for init in sorted((ROOT / "fixbot").rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        summary = doc.strip().split("\n\n")[0]
+        name = init.parent.relative_to(ROOT).as_posix()
+        if len(summary.split()) < 5 or summary.rstrip(".:") in (name, name.replace("/", ".")):
+            vague.append(f"{name}: {summary!r}")
+    assert not vague, "packages whose docstring names no role:\n" + "\n".join(vague)
+
+
+def _rows() -> list[tuple[list[str], str]]:
+    """docs/ARCHITECTURE.md's layer table: (the packages of a row, the text of its files column)."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    rows = [line.split("|") for line in text.splitlines() if line.startswith("| ")]
+    return [
+        ([p.strip(" `/") for p in row[2].split(",")], row[3])
+        for row in rows
+        if row[1].strip().isdigit()
+    ]
+
+
+def test_the_architecture_page_lists_every_file_of_each_room() -> None:
+    """Each row of the layer table names every module and sub-folder of its packages (those
+    without a row of their own), and nothing that is not there."""
+    listed_elsewhere = {p for packages, _ in _rows() for p in packages}
+    problems = []
+    for packages, files in _rows():
+        named = set(re.findall(r"`([\w/]+(?:\.py)?/?)`", files))
+        named |= {n.split("/", 1)[1] for n in named if n.split("/")[0] in packages and "/" in n}
+        for package in packages:
+            folder = ROOT / "fixbot" / package
+            if not folder.is_dir():
+                continue
+            for child in sorted(folder.iterdir()):
+                if child.name.startswith(("_", ".")) or child.name == "queries":
+                    continue
+                if child.is_dir() and f"{package}/{child.name}" in listed_elsewhere:
+                    continue
+                entry = child.name + ("/" if child.is_dir() else "")
+                if (child.suffix == ".py" or child.is_dir()) and not (
+                    entry in named or child.name in named
+                ):
+                    problems.append(f"{package}/{entry} is not on the page")
+        present = {
+            name
+            for package in packages
+            for name in named
+            if (ROOT / "fixbot" / package / name.rstrip("/")).exists()
+        }
+        for name in named - present:
+            if name.endswith((".py", "/")) and not any(
+                (ROOT / "fixbot" / package).glob(f"**/{name.rstrip('/')}") for package in packages
+            ):
+                problems.append(f"{'/'.join(packages)}: `{name}` does not exist")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_subprocess_starts_in_process() -> None:
+    """The map says every subprocess fixbot starts starts in `fixbot/process/`: no other module
+    calls `subprocess`, `os.system`, `os.spawn*` or `os.posix_spawn*`. (`cli.py`'s `os.execve`
+    replaces fixbot with itself, without the secrets in its environment: no new process.)"""
+    starters = re.compile(
+        r"subprocess\.(run|Popen|call|check_call|check_output|getoutput)\(|"
+        r"os\.(system|popen|spawn\w*|posix_spawn\w*|fork)\("
+    )
+    outside = [
+        path.relative_to(ROOT).as_posix()
+        for name, path in modules().items()
+        if not name.startswith("fixbot.process")
+        and starters.search(path.read_text(encoding="utf-8"))
+    ]
+    assert outside == []

@@ -105,14 +105,29 @@ class Location(BaseModel):
     column: int | None = None
 
 
+class MissingDependency(BaseModel):
+    """A package the check imports that is neither in the repository nor installed
+    (`fixbot.logs.missing`): `ecosystem` is `python`, `npm`, `go` or `cargo`; `name` the
+    top-level module, package, module path or crate as the log names it; `manifest` the
+    repository-relative file where the project declares such dependencies (None: none found)
+    and `declared` whether it names `name` already (then the set-up did not install it)."""
+
+    ecosystem: str
+    name: str
+    manifest: str | None = None
+    declared: bool = False
+
+
 class Classification(BaseModel):
     """The class and category of a failure, the name of the rule that decided it, and a note
-    when a rule that matched was overruled (see `fixbot.logs.classify`)."""
+    when a rule that matched was overruled (see `fixbot.logs.classify`); `missing` names the
+    dependency of a `missing_dependency` failure."""
 
     error_class: ErrorClass
     category: str
     rule: str
     note: str = ""  # why, when the decision is not the first rule that matched
+    missing: MissingDependency | None = None
 
 
 class FailureGroup(BaseModel):
@@ -210,7 +225,9 @@ class FixResult(BaseModel):
     `files_changed` are repository-relative POSIX paths; `tokens` counts prompt plus completion
     tokens; `cost_usd` is None when the price is unknown; `refused` lists edits that were refused
     (with the reason given to the model); `error` is set when the fixer hit a permanent error (for
-    example a model authentication failure) and the run must escalate.
+    example a model authentication failure) and the run must escalate. `problems` has one line
+    per fix command that exited non-zero or timed out: its exit code and first output lines
+    (`fixbot.fixers.fixcommand`), so a crashing command does not read as "changed nothing".
     """
 
     fixer: str
@@ -224,6 +241,7 @@ class FixResult(BaseModel):
     error: str | None = None
     resolved_thread_ids: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # research: packages read, pages searched
+    problems: list[str] = Field(default_factory=list)  # fix commands that failed, one line each
 
     @property
     def changed(self) -> bool:
@@ -271,6 +289,7 @@ class Attempt(BaseModel):
     cost_usd: float | None = None
     fix_duration_s: float = 0.0
     fix_error: str | None = None
+    fix_problems: list[str] = Field(default_factory=list)  # `FixResult.problems`, redacted
     exit_code: int | None = None
     timed_out: bool = False
     passed: bool | None = None
@@ -324,6 +343,7 @@ class Attempt(BaseModel):
         self.refused = [redact(r) for r in result.refused]
         self.tokens, self.cost_usd = result.tokens, result.cost_usd
         self.fix_error = redact(result.error) if result.error else None
+        self.fix_problems = [redact(problem) for problem in result.problems]
         self.resolved_thread_ids = list(result.resolved_thread_ids)
         self.fix_duration_s = seconds
 

@@ -1,1 +1,1 @@
-"""fixbot/fixers."""
+"""The deterministic tier: the project's fix commands, run before any model."""

@@ -12,8 +12,13 @@ from pathlib import Path
 
 from fixbot.core.models import FixContext, FixResult
 from fixbot.core.roles import Fixer
+from fixbot.logs.condense import ANSI_RE
 from fixbot.process import git
 from fixbot.process.launcher import Launcher
+
+FIRST_LINES = 3  # a crash's first lines: ESLint 9 names the missing config file in its third
+LINE_CHARS = 160
+HEAD_BYTES = 8192
 
 
 class FixCommandFixer:
@@ -24,9 +29,11 @@ class FixCommandFixer:
     `cwd` (default: the repository), for at most `timeout` seconds; its log is
     `<state_dir>/attempts/NNN/fix-command-N.log`. A command's exit code is recorded in the
     summary but does not stop the others: linters exit non-zero when problems remain after
-    fixing. `files_changed` are the files whose content differs after the commands (measured
-    before and after them in fixbot's clone, where the launcher brought back the regular files
-    each command changed in the workspace), never anything under the state folder. What the
+    fixing. A command that exits non-zero or times out is also a `FixResult.problems` line
+    (its exit code and first output lines), shown in the progress and the report.
+    `files_changed` are the files whose content differs after the commands (measured before
+    and after them in fixbot's clone, where the launcher brought back the regular files each
+    command changed in the workspace), never anything under the state folder. What the
     launcher refused to bring back (a link, a special file, a protected path) is named in the
     summary.
     """
@@ -47,16 +54,19 @@ class FixCommandFixer:
         self.timeout = timeout
 
     def fix(self, ctx: FixContext) -> FixResult:
-        """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed."""
+        """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed,
+        `problems` the commands that exited non-zero or timed out (exit code, first lines)."""
         before = git.tree_fingerprint(ctx.repo)
-        notes = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
+        ran = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
         prefix = ctx.state_dir.rstrip("/") + "/"
         changed = [p for p in git.changed_since(ctx.repo, before) if not p.startswith(prefix)]
-        ran = ", ".join(f"`{command}`" for command in self.commands)
-        summary = f"ran {ran}\n" + "\n".join(notes)
-        return FixResult(fixer=self.name, files_changed=changed, summary=summary)
+        names = ", ".join(f"`{command}`" for command in self.commands)
+        summary = f"ran {names}\n" + "\n".join(note for note, _ in ran)
+        problems = [problem for _, problem in ran if problem]
+        return FixResult(fixer=self.name, files_changed=changed, summary=summary, problems=problems)
 
-    def _run(self, ctx: FixContext, number: int, command: str) -> str:
+    def _run(self, ctx: FixContext, number: int, command: str) -> tuple[str, str | None]:
+        """(the summary's line on `command`, the problem line when it failed, else None)."""
         folder = ctx.repo / ctx.state_dir / "attempts" / f"{ctx.attempt:03d}"
         log = folder / f"fix-command-{number}.log"
         result, back = self.launcher.run_fix(command, self.cwd or ctx.repo, log, self.timeout)
@@ -65,9 +75,27 @@ class FixCommandFixer:
             f"\n  not brought back: {rel} ({why})" for rel, why in (back.refused if back else [])
         )
         if result.timed_out:
-            return f"`{command}` timed out after {self.timeout:g} s (log: {where}){refused}"
-        ran = f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
-        return ran + refused
+            note = f"`{command}` timed out after {self.timeout:g} s (log: {where})"
+            return note + refused, note
+        note = f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
+        if result.exit_code == 0:
+            return note + refused, None
+        said = " / ".join(first_lines(log)) or "(no output)"
+        return note + refused, f"`{command}` exit {result.exit_code}: {said} (log: {where})"
+
+
+def first_lines(log: Path, count: int = FIRST_LINES, width: int = LINE_CHARS) -> list[str]:
+    """The first `count` non-blank lines of a command's log (its head, ANSI codes removed),
+    each cut at `width` characters: where a crashing tool says what went wrong (ESLint 9's
+    `Oops! Something went wrong! :(` ... `ESLint couldn't find an eslint.config.(js|mjs|cjs)
+    file.`). [] when the log cannot be read."""
+    try:
+        with log.open("rb") as stream:
+            head = stream.read(HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = [line.strip() for line in ANSI_RE.sub("", head).splitlines() if line.strip()]
+    return [line if len(line) <= width else line[: width - 3] + "..." for line in lines[:count]]
 
 
 class ChainFixer:
@@ -84,14 +112,14 @@ class ChainFixer:
     def fix(self, ctx: FixContext) -> FixResult:
         """Return the first result that changed files or carries an error, else the last one."""
         last = FixResult(fixer="none", summary="no fixer configured")
-        tokens, cost, known = 0, 0.0, True
+        tokens, cost, known, problems = 0, 0.0, True, []
         for fixer in self.fixers:
             last = fixer.fix(ctx)
             tokens += last.tokens
             cost += last.cost_usd or 0.0
             known = known and last.cost_known
+            problems += last.problems  # a crashed fix command stays visible after the model
             if last.changed or last.error:
                 break
-        return last.model_copy(
-            update={"tokens": tokens, "cost_usd": cost if known else None, "cost_known": known}
-        )
+        update = {"tokens": tokens, "cost_usd": cost if known else None, "cost_known": known}
+        return last.model_copy(update=update | {"problems": problems})

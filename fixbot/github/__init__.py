@@ -1,7 +1,8 @@
-"""The GitHub side of fixbot: the Action's event, intents, gates, publish plan and adapters.
+"""The GitHub side of fixbot: from a workflow event to a published result.
 
-`fixbot.github.action.main(env)` is the entry point of `fixbot action` and only wires the
-others: pure decisions (`event`, `intent`, `gates`, `permission`, `threads`, `commands`,
-`memory`, `batch`, `plan`, `render`), the steps that act on them (`publish`, `conversation`),
-and thin adapters (`rest`, `graphql`, `workflow`, `checkout`). `local` is `fixbot run --pr`.
+`fixbot.github.action.main` is the entry point of `fixbot action` and only wires the others:
+`events/` (the event into one intent, gates and permissions: pure), `publish/` (the publish plan
+and every markdown body: pure), `api/` (PyGithub, gql and git adapters: thin), and the steps that
+act on them (`publisher`, `replies`, `conversation`, `cifail`). `local` and `fromrun` are
+`fixbot run --pr` and `--from-run`; `stats/` is `fixbot stats`.
 """

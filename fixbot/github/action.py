@@ -22,7 +22,7 @@ from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
 from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
-from fixbot.github import cifail, conversation, packages
+from fixbot.github import cifail, conversation
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -39,7 +39,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.loop import manifests
-from fixbot.process import git, worlds
+from fixbot.process import git, packages, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of

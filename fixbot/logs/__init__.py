@@ -1,1 +1,1 @@
-"""fixbot/logs."""
+"""Reading a check's output: condense, find the failing tests, sign and classify (pure)."""

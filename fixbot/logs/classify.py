@@ -6,7 +6,11 @@
 2. The shell's exit code, for the rules that list one: 127 command not found, 126 not
    executable (permission), 137 killed by SIGKILL (out of memory: the kernel's OOM killer is
    the usual sender on CI; a timeout is step 1).
-3. The evidence, strongest first; within each step the rules in table order:
+3. The evidence of the failing step (`failing_step`: a step whose summary says nothing
+   failed, such as eslint's warnings before tape's failures, is left out), strongest first;
+   within each step the rules in table order:
+   0. a loader's own verdict that a package is missing (`Rule.stated`), anywhere in the text
+      (rustc prints it under the `^^^` of its `unresolved import` error);
    a. specific rules against the error lines (`fixbot.logs.condense.error_lines`: `E ...`,
       `FAILED ...`, exception lines, compiler errors, ...), where the failure states itself:
       a test failing on `AssertionError` is fixable even when its captured log says
@@ -21,7 +25,8 @@
    then the catch-all `unknown` (fixable).
 
 Table order: environment problems no code change can fix (permanent:
-command not found, authentication, permission, disk full, out of memory) before specific code
+command not found, authentication, permission, disk full, out of memory, a missing
+dependency) before specific code
 errors (fixable: syntax, import, name, type, assertion, compile, lint) before infrastructure
 hiccups (transient: rate limit, server error, network) before generic failures (fixable:
 an uncaught exception, failing tests) before `unknown`.
@@ -39,9 +44,16 @@ any dialect in `fixbot.logs.dialects`: pytest, unittest, jest, vitest, go, cargo
 `Classification.note` says why. So `E  assert 401 == 200` is an assertion, not an auth error.
 
 Decisions worth knowing:
-- A missing module (`ModuleNotFoundError`, `Cannot find module`) is fixable ("import"): it is
-  often a typo or a module the code must add, and a missing dependency can be declared in the
-  project's requirements; the circuit breaker stops the loop when the same error persists.
+- A package the loader names as not installed and not declared is permanent
+  ("missing_dependency": no edit of the code installs it): Go's `no required module provides
+  package X; to add it`, rustc's `use of unresolved module or unlinked crate`, node's
+  `Cannot find module 'x'` / `Cannot find package 'x'` for a bare package name. Python's
+  `No module named 'x'` cannot tell a missing package from a typo by its text, so it stays
+  fixable ("import") here; `fixbot.logs.missing.refine` decides both with the repository at
+  hand (a name the repository holds is the code's problem again, "import"), and the run asks
+  the check's interpreter whether the package is installed (`fixbot.run.verify`).
+- Any other missing module (`ImportError`, a relative `Cannot find module './x'`) is fixable
+  ("import"): a typo or a module the code must add.
 - Python's `MemoryError` raised in a test is an exception in the code (fixable, "exception");
   only the environment's out-of-memory signs (exit 137, "Killed", ENOMEM, heap exhausted) are
   permanent.
@@ -62,7 +74,8 @@ from dataclasses import dataclass, field
 
 from fixbot.core.models import Classification, ErrorClass
 from fixbot.logs import dialects
-from fixbot.logs.condense import ANSI_RE, error_lines
+from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
+from fixbot.logs.dialects import parse_counts
 
 HTTP = r"\b(?:HTTP(?:/[\d.]+)?|[Ss]tatus(?: code)?:?|code)\s?"  # before a status number
 SHELL = r"(?:^|\n)\S*(?:sh|make): (?:\d+: |line \d+: )?"  # `/bin/sh: 1: `, `bash: line 1: `
@@ -79,6 +92,7 @@ class Rule:
     pattern: re.Pattern[str]
     exit_codes: frozenset[int] = field(default_factory=frozenset)
     generic: bool = False  # says only "something failed": weaker than any specific rule
+    stated: bool = False  # the tool's own verdict, wherever it stands: searched first, everywhere
 
 
 def _rule(name: str, error_class: ErrorClass, pattern: str, *codes: int) -> Rule:
@@ -90,6 +104,7 @@ def _generic(name: str, pattern: str) -> Rule:
 
 
 T, F, P = ErrorClass.TRANSIENT, ErrorClass.FIXABLE, ErrorClass.PERMANENT
+MISSING = "missing_dependency"
 RULES: tuple[Rule, ...] = (
     _rule("timeout", T, r"^\[fixbot\] timed out after"),
     _rule(
@@ -131,6 +146,18 @@ RULES: tuple[Rule, ...] = (
         r"|memory allocation of \d+ bytes failed",
         137,
     ),
+    Rule(
+        MISSING,
+        P,
+        MISSING,
+        re.compile(
+            r"no required module provides package \S+; to add it"
+            r"|use of (?:unresolved module or unlinked|undeclared) crate(?: or module)? `"
+            r"|can't find crate for `|Cannot find (?:module|package) '(?![./~]|node:|@/)[^'\s]+'",
+            re.MULTILINE,
+        ),
+        stated=True,  # rustc says it under the `^^^` of its `unresolved import` error
+    ),
     _rule(
         "syntax",
         F,
@@ -158,7 +185,8 @@ RULES: tuple[Rule, ...] = (
         "assertion",
         F,
         r"\bAssertionError\b|^E\s+assert\b| - assert\b|^\s*assertion\b|assertion failed"
-        r"|expect\(received\)|Expected values to be strictly equal|^\s*Error:\s+Not equal:",
+        r"|expect\(received\)|Expected values to be strictly equal|^\s*Error:\s+Not equal:"
+        r"|^\s+operator: \w+[ \t]*\n\s+expected:",  # tape's diagnostics under `not ok`
     ),
     _rule(
         "compile",
@@ -291,6 +319,7 @@ def _decide(text: str, rules: tuple[Rule, ...]) -> Rule | None:
     errors = "\n".join(error_lines(text))
     specific = tuple(r for r in SPECIFIC if r in rules)
     steps = (
+        (text, tuple(r for r in specific if r.stated)),
         (errors, specific),
         (without_source(text), tuple(r for r in specific if r.error_class is ErrorClass.FIXABLE)),
         (errors, GENERIC),
@@ -299,8 +328,26 @@ def _decide(text: str, rules: tuple[Rule, ...]) -> Rule | None:
     return next(filter(None, (_first_match(scope, rs) for scope, rs in steps)), None)
 
 
-def classify(condensed: str, *, exit_code: int | None, timed_out: bool) -> Classification:
-    """Classify a condensed failure log (see the module doc for the steps and precedence).
+def failing_step(text: str, rules: tuple[Rule, ...] = RULES) -> str:
+    """The failing step's own lines: those after the last summary line that reports nothing
+    failed (`npm test` running eslint, whose `✖ 3 problems (0 errors, 3 warnings)` passed,
+    then tape, whose assertions failed), when a rule matches them; else all of `text`. A step
+    that passed is not the failure, however its warnings read."""
+    lines = text.splitlines(keepends=True)
+    clean = [
+        n for n, line in enumerate(lines) if is_summary(line) and parse_counts(line).problems == 0
+    ]
+    if not clean or clean[-1] == len(lines) - 1:
+        return text
+    tail = "".join(lines[clean[-1] + 1 :])
+    return tail if _decide(tail, rules) is not None else text
+
+
+def classify(
+    condensed: str, *, exit_code: int | None, timed_out: bool, without: frozenset[str] = frozenset()
+) -> Classification:
+    """Classify a condensed failure log (see the module doc for the steps and precedence);
+    the rules named in `without` are left out (a missing dependency the repository holds).
 
     A permanent rule whose every match stands inside a failing test's own report (a failure
     block of a dialect's, see `_report_spans`, or a pytest `E` line) is overruled: the test
@@ -311,9 +358,12 @@ def classify(condensed: str, *, exit_code: int | None, timed_out: bool) -> Class
     by_code = next((r for r in RULES if exit_code in r.exit_codes), None)
     if by_code is not None:
         return _result(by_code)
-    text = ANSI_RE.sub("", condensed)
-    rule = _decide(text, RULES)
-    if rule is not None and rule.error_class is ErrorClass.PERMANENT:
+    rules = tuple(r for r in RULES if r.name not in without)
+    text = failing_step(ANSI_RE.sub("", condensed), rules)
+    rule = _decide(text, rules)
+    # a loader's "no such package" stands in the failing test's report (node's TAP quotes it
+    # under `not ok`), and is still the environment's problem
+    if rule is not None and rule.error_class is ErrorClass.PERMANENT and rule.name != MISSING:
         inside = _only_in_reports(text, rule)
         if inside is not None:
             return _test_failure_wins(text, rule, *inside)

@@ -9,6 +9,7 @@ from fixbot.core.models import CheckResult, Counts, Failure, Location
 from fixbot.logs.classify import classify
 from fixbot.logs.condense import condense_file
 from fixbot.logs.facts import LogFacts, collect_file
+from fixbot.logs.missing import refine
 from fixbot.logs.signature import (
     failing_tests,
     failure_signature,
@@ -25,8 +26,9 @@ def digest(result: CheckResult, repo: Path | None = None) -> Failure:
     condensed, once for its facts, see `fixbot.logs.facts`).
 
     `repo` makes locations repository-relative and removes the repository's absolute path from
-    the signature, so the same failure has the same signature in another checkout. A timed-out
-    run gets `timeout_signature`. Raises OSError when the log cannot be read.
+    the signature, so the same failure has the same signature in another checkout, and tells
+    a missing dependency from a missing module of the code (`fixbot.logs.missing.refine`).
+    A timed-out run gets `timeout_signature`. Raises OSError when the log cannot be read.
     """
     facts = LogFacts()
     condensed = condense_file(result.log_path, on_diagnostic=facts.add_diagnostic)
@@ -43,10 +45,13 @@ def from_facts(
         signature = timeout_signature(condensed, repo=repo)
     else:
         signature = failure_signature(condensed, repo=repo, tests=tests)
+    classification = classify(condensed, exit_code=result.exit_code, timed_out=result.timed_out)
+    if repo is not None:  # a missing package or a missing module of the code: the files tell
+        classification = refine(classification, condensed, repo, exit_code=result.exit_code)
     return Failure(
         condensed=condensed,
         signature=signature,
-        classification=classify(condensed, exit_code=result.exit_code, timed_out=result.timed_out),
+        classification=classification,
         counts=_counts(facts, condensed, failed=result.exit_code != 0 or result.timed_out),
         locations=_locations(facts, condensed, repo),
         failing_tests=tests,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import IO, TextIO
 
 from pydantic import BaseModel
 
@@ -29,6 +29,10 @@ TIMESTAMP_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?")
 GH_PREFIX_RE = re.compile(r"^([^\t\n]*)\t([^\t\n]*)\t(?=\d{4}-\d{2}-\d{2}T)")
 MARKER_RE = re.compile(r"^##\[(group|endgroup|error|warning|notice|debug|command|section)\]")
 EXIT_RE = re.compile(r"^Process completed with exit code (-?\d+)\.?$")
+# A job log's failure is near its end (the failed step, then "Process completed with exit code");
+# a `--from-log` file larger than this keeps only its last bytes, so no log fills the memory.
+MAX_LOG_BYTES = 64 * 1024 * 1024
+CHUNK_BYTES = 1024 * 1024
 STEP_HEADER = "Run "
 POST_STEP = "Post job cleanup."
 ORPHANS = "Cleaning up orphan processes"
@@ -152,13 +156,28 @@ def from_text(raw: str, source: str) -> FirstFailure:
     )
 
 
+def tail_bytes(stream: IO[bytes] | IO[str], limit: int = MAX_LOG_BYTES) -> bytes:
+    """The last `limit` bytes of `stream` (text streams are encoded as UTF-8), read in chunks."""
+    kept = bytearray()
+    while chunk := stream.read(CHUNK_BYTES):
+        kept += chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+        if len(kept) > limit:
+            del kept[: len(kept) - limit]
+    return bytes(kept)
+
+
 def read_log(path: str, stdin: TextIO | None = None) -> FirstFailure:
-    """The `FirstFailure` of `--from-log PATH` (`-`: standard input). Raises `ConfigError`."""
+    """The `FirstFailure` of `--from-log PATH` (`-`: standard input). Raises `ConfigError`.
+
+    Read streamed: only the last `MAX_LOG_BYTES` bytes are kept.
+    """
     try:
         if path == "-":
-            raw = (stdin or sys.stdin).read()
+            source = stdin or sys.stdin
+            raw = tail_bytes(getattr(source, "buffer", None) or source).decode("utf-8", "replace")
         else:
-            raw = Path(path).read_text(encoding="utf-8", errors="replace")
+            with Path(path).open("rb") as stream:
+                raw = tail_bytes(stream).decode("utf-8", "replace")
     except OSError as exc:
         raise ConfigError(
             [f"--from-log {path}: cannot read the log ({exc.strerror or exc})"]

@@ -3,7 +3,8 @@
 A signature is the hex SHA-256 of a failure's essence: the sorted failing test ids plus the sorted,
 de-duplicated error lines (see `fixbot.logs.condense.error_lines`), each normalized. Noise that
 changes between identical re-runs is removed by `normalize`: ANSI codes, timestamps, durations, hex
-addresses, temporary paths, PIDs, UUIDs and (when given) the repository's absolute path.
+addresses, object ids printed in decimal, local ports, temporary paths and names, PIDs, UUIDs
+and (when given) the repository's absolute path.
 
 Line numbers are kept by `normalize` (a re-run does not change them) but left out of the
 signature essence: a fix attempt that only moves code shifts every line number while the failure
@@ -38,6 +39,19 @@ NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
         "<tmp>",
     ),
     (re.compile(r"\b(pid|PID|process)([ =:#]+)\d+\b"), r"\1\2<pid>"),
+    # object ids printed in decimal (packaging's `<py3-none-any @ 140613478327232>`, `id=N`,
+    # `at N`), and the id's tail pytest's truncated repr keeps (`[<py3-none-an...875645705280>]`):
+    # CPython ids are addresses, 12 to 15 digits; 6 or more in these places is never a value
+    # a test compares, and shorter numbers (line numbers, `assert 1 == 2`) stay
+    (re.compile(r"(@ |\bid[=:]\s?|\bat )\d{6,}\b", re.I), r"\1<id>"),
+    (re.compile(r"\.\.\.\d{6,}>"), "...<id>>"),
+    # a local port in the kernel's ephemeral range (Linux: 32768-60999), never a service's own
+    # (`127.0.0.1:5432`, `localhost:4173` stay)
+    (
+        re.compile(r"\b(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1?\]):(?:3[2-9]\d{3}|[4-6]\d{4})\b"),
+        r"\1:<port>",
+    ),
+    (re.compile(r"\btmp(?=[a-z]*[0-9_])[a-z0-9_]{8}\b"), "tmp<name>"),  # tempfile's names
     (re.compile(r"(thread '[^'\n]*') \(\d+\)"), r"\1 (<tid>)"),  # rust >= 1.89 panics
     (
         re.compile(

@@ -1,1 +1,1 @@
-"""fixbot/loop."""
+"""The loop's decisions over the run's state: next step, circuit breaker, recovery (pure)."""

@@ -1,8 +1,9 @@
 """The deterministic recovery plan for a failure that editing code cannot fix.
 
-A missing program, credentials, a timeout, a full disk, ...: no model call, a few candidate
-strategies (`fixbot.core.diagnosis.Strategy`) scored as confidence x 1/sqrt(estimated steps) x 2.5
-for automated ones or x 0.6 for asking a person, the best one chosen and the alternatives recorded
+A missing program or package, credentials, a timeout, a full disk, ...: no model call, a few
+candidate strategies (`fixbot.core.diagnosis.Strategy`) scored as confidence x 1/sqrt(estimated
+steps) x 2.5 for automated ones or x 0.6 for asking a person, the best one chosen and the
+alternatives recorded
 in a `RecoveryPlan` (all pure, well under 50 ms).
 """
 
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 from fixbot.core.diagnosis import RecoveryPlan, Strategy
 
 if TYPE_CHECKING:  # `fixbot.core.models` imports this module (an attempt holds its diagnosis)
-    from fixbot.core.models import Failure
+    from fixbot.core.models import Failure, MissingDependency
 
 
 NOT_FOUND = re.compile(
@@ -51,6 +52,56 @@ def check_program_missing(check: str, condensed: str) -> str | None:
     return program if module in runs or module.split(".")[0] in tops else None
 
 
+def _python_action(missing: MissingDependency, where: str) -> str:
+    """Where a Python test dependency goes: the requirements file the project has."""
+    name, manifest = missing.name, missing.manifest
+    listed = manifest if manifest and manifest.endswith(".txt") else None
+    install = f"pip install -r {listed}" if listed else "pip install -e '.[test]'"
+    if missing.declared and manifest:
+        action = f"`{name}` is listed in {manifest} but not installed: install it in {where}"
+    elif listed:
+        action = f"add `{name}` to {listed} and install that file in {where}"
+    elif manifest:
+        action = (
+            f"declare `{name}` among the test dependencies in {manifest}, install them in {where}"
+        )
+    else:
+        action = f"install `{name}` in {where} and list it in the project's test requirements"
+        install = f"pip install {name}"
+    return f"{action} (e.g. `{install}`)"
+
+
+def _dependency_action(missing: MissingDependency, where: str) -> str:
+    """How the set-up gets the missing package, per ecosystem."""
+    name = missing.name
+    if missing.ecosystem == "python":
+        return _python_action(missing, where)
+    if missing.ecosystem == "npm" and missing.declared:
+        return f"`{name}` is in package.json but not installed: run `npm ci` in {where}"
+    if missing.ecosystem == "npm":
+        return (
+            f"add `{name}` to package.json (`npm install --save-dev {name}`), `npm ci` in {where}"
+        )
+    if missing.ecosystem == "go":
+        return f"require the module that provides `{name}` in go.mod (`go get {name}`)"
+    return f"declare the crate `{name}` in Cargo.toml (`cargo add --dev {name}` for tests only)"
+
+
+def _missing_dependency(failure: Failure, where: str) -> list[Strategy]:
+    """Declare the package where the project keeps its dependencies and install it in the
+    set-up; or fix the import when the name is a typo."""
+    missing = failure.classification.missing
+    if missing is None:
+        return []
+    typo = f"fix the import if `{missing.name}` is a typo of a module the project has"
+    return [
+        Strategy(
+            action=_dependency_action(missing, where), automated=False, confidence=0.8, steps=1
+        ),
+        Strategy(action=typo, automated=False, confidence=0.2, steps=1),
+    ]
+
+
 def _cut_by_budget(timeout_s: float, measured_s: float | None) -> bool:
     """True when a timed-out command ran well short of its own timeout: the run's wall-time
     budget (`max-duration`, `fixbot.core.budget.capped_timeout`) stopped it."""
@@ -65,6 +116,7 @@ def _candidates(
     name = program.removeprefix("python module ")
     ran = f"it ran {measured_s:.1f} s before it was stopped" if measured_s else "it was stopped"
     table: dict[str, list[Strategy]] = {
+        "missing_dependency": _missing_dependency(failure, where),
         "command_not_found": [
             Strategy(
                 action=f"{program} is missing: install it with {where} "

@@ -326,8 +326,11 @@ def review_fix(state: RunState, seen: Observation) -> Step | None:
 
 
 def review(state: RunState, seen: Observation) -> Step | None:
-    """Green after a fix, a reviewer is set, no review ended the phase, rounds left -> Review."""
-    if not _green(state) or not seen.reviewer or not state.fix_attempts:
+    """Green after a fix that changed files, a reviewer is set, no review ended the phase,
+    rounds left -> Review. Green after attempts that changed nothing (a failure log older than
+    the code, re-checked) has no diff to review: `succeed` says `passed`."""
+    kept = any(a.files_changed and not a.undone for a in state.fix_attempts)
+    if not _green(state) or not seen.reviewer or not kept:
         return None
     ended = any(r.final for r in state.reviews)
     if ended or state.review_rounds >= seen.max_review_rounds:

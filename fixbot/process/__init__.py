@@ -1,1 +1,1 @@
-"""fixbot/process."""
+"""The OS adapters: every subprocess fixbot starts, the commands' boundary, locks."""

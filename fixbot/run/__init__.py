@@ -1,1 +1,1 @@
-"""fixbot/run."""
+"""One run from start to end: the loop's decisions wired to checker, fixers, state, outcome."""

@@ -32,6 +32,8 @@ NEXT_STEPS = {
     "disk_full": "The machine ran out of disk space. Free space or use a bigger runner.",
     "out_of_memory": "The check was killed for memory. Use a bigger runner or fewer workers.",
     "schema": "The data broke a schema or constraint: fix the data or migration, not the code.",
+    "missing_dependency": "A package the check imports is not installed: declare it where the "
+    "recovery plan says and install it in the set-up. Code can't fix it.",
 }
 DEFAULT_STEPS = (
     "Read the repeated error above and the diagnoses in the attempts table; the fix likely needs "
@@ -75,12 +77,14 @@ def row(a: Attempt) -> Row:
 
 
 def tried(a: Attempt) -> str:
-    """One line on what attempt `a` tried: the fixer's own words (unverified), and "changed no
-    file" when its edits came to nothing."""
+    """One line on what attempt `a` tried: the fixer's own words (unverified), "changed no
+    file" when its edits came to nothing, and each fix command that failed (its exit code and
+    first output lines)."""
     said = (a.hypothesis or a.summary.partition("\n")[0]).replace("|", "\\|")[:200]
     if a.is_fix and a.done and not a.files_changed and not a.fix_error:
-        return f"{said or a.fixer or 'the fixer'}: changed no file"
-    return said
+        said = f"{said or a.fixer or 'the fixer'}: changed no file"
+    failed = [p.replace("|", "\\|")[:300] for p in a.fix_problems]
+    return "; ".join([said, *failed]) if failed else said
 
 
 def repeated_error(state: RunState) -> Attempt | None:

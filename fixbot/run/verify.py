@@ -36,7 +36,8 @@ EXCERPT_LINES = 25
 def program_missing(settings: Settings, failure: Failure) -> Failure:
     """`failure`, made permanent (`command_not_found`) when the check's own program is missing
     (`python -m pytest` printing `No module named pytest`): no code change can fix that."""
-    if failure.classification.error_class is ErrorClass.PERMANENT:
+    missing = failure.classification.category == "missing_dependency"
+    if failure.classification.error_class is ErrorClass.PERMANENT and not missing:
         return failure
     if check_program_missing(settings.check, failure.condensed) is None:
         return failure
@@ -44,6 +45,31 @@ def program_missing(settings: Settings, failure: Failure) -> Failure:
         error_class=ErrorClass.PERMANENT, category="command_not_found", rule="missing_program"
     )
     return failure.model_copy(update={"classification": permanent})
+
+
+def installed_after_all(failure: Failure, search_path: str, launcher: Launcher | None) -> Failure:
+    """`failure`, made fixable again ("import") when the Python package it names as missing is
+    installed in the check's own interpreter (asked through `launcher`, see
+    `fixbot.agent.research.find_python`): `No module named 'pkg.sub'` of an installed `pkg` is
+    the code's problem. Without an interpreter to ask, the repository's verdict stands."""
+    missing = failure.classification.missing
+    if missing is None or missing.ecosystem != "python":
+        return failure
+    # imported here: only a missing Python package needs the model's research helpers, and a
+    # run without one never loads the agent package
+    from fixbot.agent.research import ResearchError, find_python
+
+    try:
+        package = find_python(missing.name, search_path, launcher)
+    except ResearchError:
+        return failure
+    if package is None:
+        return failure
+    note = f"`{missing.name}` is installed ({package.version}): the import fails in the code"
+    fixable = Classification(
+        error_class=ErrorClass.FIXABLE, category="import", rule="import", note=note
+    )
+    return failure.model_copy(update={"classification": fixable})
 
 
 def is_transient(failure: Failure | None) -> bool:
@@ -192,9 +218,11 @@ class Checker:
 
     def digest(self, result: CheckResult) -> Failure:
         """Digest a failed check; locations become relative to the repository root, the counts
-        come from the whole output's tail when the condensed log lost the summary line, and a
-        missing check program is permanent (`program_missing`)."""
+        come from the whole output's tail when the condensed log lost the summary line, a
+        missing check program is permanent (`program_missing`), and a missing Python package
+        the check's interpreter has after all is the code's problem (`installed_after_all`)."""
         failure = program_missing(self.settings, digest(result, self.workdir))
+        failure = installed_after_all(failure, self.env.get("PATH", ""), self.launcher)
         if failure.counts.problems is None and result.tail:
             counts = of_failed_check(parse_counts(result.tail))
             failure = failure.model_copy(update={"counts": counts})

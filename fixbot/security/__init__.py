@@ -1,1 +1,1 @@
-"""fixbot/security."""
+"""Keeping secrets in: redact what is sent or written, scan what is pushed (pure)."""

@@ -1,1 +1,1 @@
-"""fixbot/ui."""
+"""What people see: terminal progress, GitHub's workflow commands, outputs, step summary."""

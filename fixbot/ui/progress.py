@@ -33,14 +33,24 @@ def attempt_label(attempt: int, max_attempts: int | None = None) -> str:
 
 
 def fix_line(result: FixResult) -> str:
-    """The progress line for a fixer's result: the files it changed, `changed nothing`, or
-    `no reply from the model` when a model fixer never got an answer (an error, or 0 tokens)."""
+    """The progress line for a fixer's result: the files it changed, `changed nothing` (with
+    how many fix commands failed; `problem_lines` shows them), or `no reply from the model`
+    when a model fixer never got an answer (an error, or 0 tokens)."""
     if result.files_changed:
         return f"  {result.fixer} changed {', '.join(result.files_changed)}"
     if result.fixer.startswith("model") and (result.error or not result.tokens):
         why = f": {result.error.splitlines()[0]}" if result.error else ""
         return f"  {result.fixer}: no reply from the model{why}"
+    if result.problems:
+        failed = len(result.problems)
+        return f"  {result.fixer} changed nothing ({failed} command{'s' * (failed != 1)} failed)"
     return f"  {result.fixer} changed nothing"
+
+
+def problem_lines(result: FixResult) -> list[str]:
+    """One progress line per fix command that failed (`FixResult.problems`: its exit code and
+    first output lines), so a crashing command is not taken for one that found nothing."""
+    return [f"    {problem}" for problem in result.problems]
 
 
 class Progress:

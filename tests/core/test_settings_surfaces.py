@@ -250,6 +250,8 @@ NOT_OURS = {
     "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)
     "yes",  # `apt-get install --yes`
     "no-install-recommends",  # `apt-get install --no-install-recommends`
+    "save-dev",  # `npm install --save-dev`, the recovery plan for a missing npm package
+    "dev",  # `cargo add --dev`, the recovery plan for an undeclared crate
 }
 
 

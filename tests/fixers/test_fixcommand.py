@@ -71,3 +71,36 @@ def test_no_shell_true_outside_the_runner() -> None:
         ["grep", "-rln", "shell=True", str(root)], capture_output=True, text=True, check=False
     ).stdout.split()
     assert found == []  # the runner itself uses /bin/sh -c with an argument list
+
+
+ESLINT9_NO_CONFIG = ROOT / "tests" / "data" / "fixcommands" / "eslint9-no-config.log"
+ESLINT9_SAYS = (
+    "Oops! Something went wrong! :( / ESLint: 9.39.5 / "
+    "ESLint couldn't find an eslint.config.(js|mjs|cjs) file."
+)
+
+
+def test_a_crashing_fix_command_says_its_exit_code_and_first_lines(tmp_path: Path) -> None:
+    """ESLint 9 without an eslint.config (its real output, replayed): exit 2 and what it said,
+    not just "changed nothing"; a command that succeeds is no problem."""
+    repo = make_repo(tmp_path / "repo", {"a.js": "var a = 1\n"})
+    crash = f"cat {ESLINT9_NO_CONFIG}; exit 2"
+    fixer = FixCommandFixer(["true", crash], launcher(repo))
+    result = fixer.fix(context(repo).model_copy(update={"state_dir": ".fixbot"}))
+    assert result.files_changed == []
+    assert result.problems == [
+        f"`{crash}` exit 2: {ESLINT9_SAYS} (log: .fixbot/attempts/001/fix-command-2.log)"
+    ]
+
+
+def test_the_chain_keeps_a_crashed_command_visible_after_the_next_fixer(tmp_path: Path) -> None:
+    from fixbot.fixers.fixcommand import ChainFixer
+
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    crashing = FixCommandFixer(["echo boom >&2; exit 2"], launcher(repo))
+    fixing = FixCommandFixer(["echo fixed > a.txt"], launcher(repo))
+    result = ChainFixer([crashing, fixing]).fix(context(repo))
+    assert result.files_changed == ["a.txt"]
+    assert [p.split(" (log:")[0] for p in result.problems] == [
+        "`echo boom >&2; exit 2` exit 2: boom"
+    ]

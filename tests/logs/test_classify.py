@@ -25,6 +25,7 @@ EXPECTED_CLASS = {
     "auth": ErrorClass.PERMANENT,
     "permission": ErrorClass.PERMANENT,
     "disk_full": ErrorClass.PERMANENT,
+    "missing_dependency": ErrorClass.PERMANENT,
     "out_of_memory": ErrorClass.PERMANENT,
 }
 
@@ -224,3 +225,13 @@ def test_a_permanent_phrase_outside_any_test_report_stays_permanent() -> None:
     )
     result = classify(log, exit_code=1, timed_out=False)
     assert (result.error_class, result.rule, result.note) == (ErrorClass.PERMANENT, "auth", "")
+
+
+def test_the_class_comes_from_the_failing_step_not_a_step_that_passed() -> None:
+    """`npm test` ran eslint (3 warnings, 0 errors: it passed) and then tape, whose test threw
+    a RangeError: the class is the tape step's, never `lint`."""
+    condensed = condense_file(LOGS / "exception-tape-after-eslint.log")
+    assert "\u2716 3 problems (0 errors, 3 warnings)" in condensed
+    assert classify(condensed, exit_code=1, timed_out=False).rule == "exception"
+    red_lint = condensed.replace("(0 errors, 3 warnings)", "(1 error, 2 warnings)")
+    assert classify(red_lint, exit_code=1, timed_out=False).rule == "lint"

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from fixbot.core.models import ErrorClass
+from fixbot.logs import joblog
 from fixbot.logs.classify import classify
 from fixbot.logs.condense import condense_text
 from fixbot.logs.joblog import clean_log, from_text
@@ -121,3 +125,17 @@ def test_from_text_names_the_source() -> None:
     first = from_text(read("pytest-failure.log"), "ci.log")
     assert first.source == "ci.log" and first.exit_code == 1
     assert first.text.startswith("Run python -m pytest -q")
+
+
+def test_a_huge_log_is_read_bounded_and_keeps_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `--from-log` file past the bound keeps its last bytes, where the failure is."""
+    monkeypatch.setattr(joblog, "MAX_LOG_BYTES", 4096)
+    monkeypatch.setattr(joblog, "CHUNK_BYTES", 1000)
+    log = tmp_path / "job.log"
+    log.write_text("noise line\n" * 5000 + "E   AssertionError: assert 1 == 2\n")
+    assert len(joblog.tail_bytes(log.open("rb"), 4096)) == 4096
+    first = joblog.read_log(str(log))
+    assert "AssertionError: assert 1 == 2" in first.text
+    assert len(joblog.tail_bytes(io.StringIO("é" * 5000), 100)) == 100

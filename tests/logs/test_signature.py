@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import Counts, Location
+from fixbot.logs.condense import condense_text
 from fixbot.logs.signature import (
+    NOISE,
     failing_tests,
     failure_signature,
     normalize,
@@ -250,3 +252,55 @@ def test_failing_tests_other_formats() -> None:
         "tests/test_a.py::test_z",
         "tests/test_b.py::test_setup",
     ]
+
+
+@pytest.mark.parametrize(
+    ("noisy", "clean"),
+    [
+        (
+            "At index 0 diff: <py3-none-any @ 140613478327232>",
+            "At index 0 diff: <py3-none-any @ <id>>",
+        ),
+        ("assert [<py3-none-an...875645705280>] == []", "assert [<py3-none-an...<id>>] == []"),
+        ("<Session id=140190998801984 at 140190998805504>", "<Session id=<id> at <id>>"),
+        ("Connection refused: 127.0.0.1:54321", "Connection refused: 127.0.0.1:<port>"),
+        ("connection refused to 127.0.0.1:5432", "connection refused to 127.0.0.1:5432"),
+        ("wrote /work/tmpk3j_x9zq/out.txt", "wrote /work/tmp<name>/out.txt"),
+        # meaningful numbers stay: values compared, line numbers, short ids, versions
+        ("E  assert 1 == 2", "E  assert 1 == 2"),
+        ("E  assert 123456 == 123457", "E  assert 123456 == 123457"),
+        ("tests/test_tags.py:10: AssertionError", "tests/test_tags.py:10: AssertionError"),
+        ("<User @ 42> id=7", "<User @ 42> id=7"),
+        ("failed at line 1234567 of data.csv", "failed at line 1234567 of data.csv"),
+        ("tmpfiles are kept", "tmpfiles are kept"),
+    ],
+)
+def test_normalize_masks_run_specific_ids(noisy: str, clean: str) -> None:
+    assert normalize(noisy) == clean
+
+
+def test_decimal_object_ids_do_not_change_the_signature_of_a_real_rerun() -> None:
+    """packaging's `Tag` prints `<py3-none-any @ id(self)>`: two real runs of the same failing
+    tests (tests/data/logs/reruns/) differ only in those ids and the duration."""
+    first, second = ((LOGS / "reruns" / f"packaging-tags-{n}.log").read_text() for n in (1, 2))
+    assert first != second
+    assert failure_signature(condense_text(first)) == failure_signature(condense_text(second))
+
+
+def test_the_id_masks_touch_no_line_of_the_existing_corpus() -> None:
+    """No regression: the new masks (decimal ids, ports, temporary names) change no line of
+    the logs and summaries written before them, whose numbers are all meaningful."""
+    corpus = [*sorted(LOGS.glob("*.log")), *sorted((DATA / "summaries").glob("*.txt"))]
+    masks = [
+        pattern
+        for pattern, replacement in NOISE
+        if "<id>" in replacement or "<port>" in replacement or "<name>" in replacement
+    ]
+    assert len(masks) == 4
+    touched = [
+        f"{path.name}: {line}"
+        for path in corpus
+        for line in path.read_text().splitlines()
+        if any(mask.search(line) for mask in masks)
+    ]
+    assert touched == []

@@ -137,6 +137,15 @@ ROWS: list[tuple[str, str, RunState, Observation, Step]] = [
     ("recheck", "two empty attempts on a given log: the check never ran",
      state(red(0), red(1, files_changed=[]), red(2, files_changed=[])),
      replace(SEEN, seeded=True), Recheck(2)),
+    ("succeed", "a given log older than the code: two empty attempts, the re-check is green",
+     state(red(0), red(1, files_changed=[]), green(2, files_changed=[]), rechecked=True),
+     replace(SEEN, seeded=True), PASSED),
+    ("succeed", "the same with a model set: no empty diff to review, no diagnosis, passed",
+     state(red(0), red(1, files_changed=[]), green(2, files_changed=[]), rechecked=True),
+     replace(DIAGNOSER, seeded=True, reviewer=True), PASSED),
+    ("succeed", "a permanent error in a given log, the re-check is green",
+     state(green(0, error_class=ErrorClass.PERMANENT), rechecked=True),
+     replace(SEEN, seeded=True), PASSED),
     ("breaker_open", "a given log, rechecked once: give up",
      state(red(0, error_class=ErrorClass.PERMANENT), rechecked=True), replace(SEEN, seeded=True),
      Escalate("permanent error (assertion): no code change can fix it")),
@@ -284,3 +293,16 @@ def test_transition(rule: str, what: str, run: RunState, seen: Observation, expe
 
 def test_every_row_of_the_table_has_a_transition_test() -> None:
     assert {name for name, _ in TABLE} == {row[0] for row in ROWS}
+
+
+def test_the_same_real_failure_with_new_object_ids_opens_the_breaker() -> None:
+    """Three checks of packaging's Tag comparison, each printing other decimal ids
+    (`<py3-none-any @ 139875647075712>`, tests/data/logs/reruns/): one failure, three times."""
+    from fixbot.logs.condense import condense_text
+    from fixbot.logs.signature import failure_signature
+    from tests.fakes.paths import DATA
+
+    runs = [(DATA / "logs" / "reruns" / f"packaging-tags-{n}.log").read_text() for n in (1, 2, 1)]
+    sigs = [failure_signature(condense_text(text)) for text in runs]
+    seen = state(*(red(n, sig) for n, sig in enumerate(sigs)))
+    assert next_step(seen, SEEN) == Escalate("the same failure occurred 3 times in a row")

@@ -358,7 +358,7 @@ def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     dedicated = sandbox.Identity(54321, 54321, sandbox.DEDICATED)  # no passwd entry needed
     env = {"PATH": os.environ["PATH"]}
-    with sandbox.confine(repo, dedicated, ".fixbot", open_dir / "record") as who:
+    with sandbox.handed_over(repo, dedicated) as who:
         assert not escape_and_wait(
             Launcher(repo, env, who, namespace=namespace), repo, open_dir / "1.log"
         )

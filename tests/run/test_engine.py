@@ -406,3 +406,82 @@ def test_a_given_log_is_not_given_up_on_before_the_check_ran_once(
     assert outcome.outcome is kind, outcome.reason
     assert state.rechecked and state.attempts[0].category != "command_not_found"
     assert any("the check was run once" in note for note in state.notes)
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"), [("ok", OutcomeKind.PASSED), ("a", OutcomeKind.ESCALATED)]
+)
+def test_a_stale_log_whose_fix_is_committed_ends_passed(
+    tmp_path: Path, value: str, kind: OutcomeKind
+) -> None:
+    """`--from-log <a failure already fixed> --fix-commands true`: both attempts change
+    nothing, the check runs once before giving up; green is `passed` (exit 0), red escalates."""
+    from fixbot.logs.joblog import FirstFailure
+
+    repo = value_repo(tmp_path, value)
+    old = FirstFailure(
+        text="FAILED test_value.py::test_a - AssertionError: a is wrong\n1 failed, 1 passed\n",
+        source="an old CI log",
+        exit_code=1,
+    )
+    settings = Settings(check=CHECK, fix_commands=["true"])
+    outcome, state = engine.run(
+        settings, repo, env=dict(os.environ), agents=None, first_failure=old
+    )
+    assert outcome.outcome is kind, outcome.reason
+    assert (outcome.exit_code == 0) is (kind is OutcomeKind.PASSED)
+    assert [a.files_changed for a in state.fix_attempts] == [[], []] and state.rechecked
+    assert {a.fixer for a in state.fix_attempts} == {"fix-commands"}
+
+
+def missing_import_repo(tmp_path: Path, module: str) -> Path:
+    """A repository whose test imports `module`, with its test requirements in
+    tests/requirements.txt (as packaging keeps them)."""
+    test = f"import {module}\n\n\ndef test_it():\n    assert True\n"
+    files = {"tests/test_it.py": test, "tests/requirements.txt": "pytest\n"}
+    return make_repo(tmp_path / "repo", files)
+
+
+def with_check_python() -> dict[str, str]:
+    """The environment with this interpreter (which has pytest and packaging) first on PATH:
+    the check's own interpreter, the one fixbot asks what is installed."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    return {**os.environ, "PATH": path}
+
+
+def test_a_missing_test_dependency_stops_before_any_fixer(tmp_path: Path) -> None:
+    """`No module named 'pretend'`, in neither the repository nor the check's interpreter: an
+    environment problem, named with the requirements file; no fix command runs."""
+    repo = missing_import_repo(tmp_path, "pretend")
+    settings = Settings(check=f"{sys.executable} -m pytest -q tests", fix_commands=["true"])
+    outcome, state = engine.run(settings, repo, env=with_check_python(), agents=None)
+    assert outcome.outcome is OutcomeKind.ESCALATED and state.fix_attempts == []
+    assert state.attempts[0].category == "missing_dependency"
+    assert "`pretend`" in outcome.reason and "tests/requirements.txt" in outcome.reason
+    assert state.recovery is not None and state.recovery.category == "missing_dependency"
+
+
+def test_a_missing_submodule_of_an_installed_package_is_the_codes(tmp_path: Path) -> None:
+    """`No module named 'packaging.nothing'`: `packaging` is not in the repository but the
+    check's interpreter has it (asked through the launcher), so a fixer may try."""
+    repo = missing_import_repo(tmp_path, "packaging.nothing")
+    settings = Settings(check=f"{sys.executable} -m pytest -q tests", fix_commands=["true"])
+    outcome, state = engine.run(settings, repo, env=with_check_python(), agents=None)
+    assert state.attempts[0].category == "import" and state.fix_attempts
+    assert outcome.outcome is OutcomeKind.ESCALATED
+
+
+def test_a_crashing_fix_command_is_visible_in_the_progress_and_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESLint 9 exiting 2 without a config (its real output, replayed): the terminal and the
+    report show the exit code and what it said, not only "changed nothing"."""
+    eslint = Path(__file__).parent.parent / "data" / "fixcommands" / "eslint9-no-config.log"
+    repo = value_repo(tmp_path, "a")
+    settings = Settings(check=CHECK, fix_commands=[f"cat {eslint}; exit 2"])
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    said = "exit 2: Oops! Something went wrong! :( / ESLint: 9.39.5 / ESLint couldn't find"
+    progress = capsys.readouterr().err
+    assert "changed nothing (1 command failed)" in progress and said in progress
+    report = Path(outcome.report_path or "").read_text()
+    assert said in report

@@ -1,1 +1,1 @@
-"""fixbot/github/api."""
+"""The GitHub adapters, thin and without decisions: PyGithub, gql, git checkout and push."""

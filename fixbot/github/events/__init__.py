@@ -1,1 +1,1 @@
-"""fixbot/github/events."""
+"""From a workflow event to one intent: event kinds, comment commands, gates (pure)."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from fixbot.core.models import Counts
 from fixbot.logs.dialects import (
+    ava,
     cargo,
     cc,
     eslint,
@@ -46,6 +47,7 @@ DIALECTS: tuple[Dialect, ...] = (
     cargo.DIALECT,
     mocha.DIALECT,
     tap.DIALECT,
+    ava.DIALECT,
     node.DIALECT,
     mypy.DIALECT,
     ruff.DIALECT,

@@ -15,7 +15,7 @@ from fixbot.loop import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.phases.base import RunParts
-from fixbot.ui.progress import fix_line
+from fixbot.ui.progress import fix_line, problem_lines
 
 
 def fix(run: RunParts, number: int, phase: Phase) -> None:
@@ -40,6 +40,8 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
     run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
     run.progress.line(fix_line(result))
+    for line in problem_lines(result):
+        run.progress.line(line)
     event = "threads" if phase is Phase.THREADS else "fix"
     run.events.emit(event, number, **reflect.fix_event(attempt))
 

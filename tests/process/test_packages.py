@@ -15,7 +15,8 @@ import pytest
 from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError
 from fixbot.core.values import check_package_names
-from fixbot.github import action, packages
+from fixbot.github import action
+from fixbot.process import packages
 from tests.fakes.action_env import ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.paths import ROOT

@@ -1,0 +1,152 @@
+"""A missing dependency against a missing module of the code, on real loader output
+(`tests/data/logs/`), decided with real temporary repositories (`fixbot.logs.missing`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.models import CheckResult, ErrorClass
+from fixbot.logs.digest import digest
+from fixbot.logs.missing import declaration, named
+from fixbot.loop.recovery import recovery_plan
+from tests.fakes.paths import DATA
+
+LOGS = DATA / "logs"
+# (sample, ecosystem, name the loader reported missing)
+SAMPLES = [
+    ("import-pretend.log", "python", "pretend"),
+    ("import.log", "python", "yaml_loader"),
+    ("missing_dependency-npm.log", "npm", "left-pad"),
+    ("missing_dependency-npm-esm.log", "npm", "left-pad"),
+    ("missing_dependency-go.log", "go", "github.com/stretchr/testify/assert"),
+    ("missing_dependency-cargo.log", "cargo", "pretty_assertions"),
+]
+
+
+def failure_in(repo: Path, sample: str):  # type: ignore[no-untyped-def]
+    """The digested failure of a vendored log, as if the check had printed it in `repo`."""
+    log = repo / "check.log"
+    log.write_bytes((LOGS / sample).read_bytes())
+    result = CheckResult(command="t", exit_code=1, duration_s=1.0, log_path=log, output_bytes=1)
+    return digest(result, repo)
+
+
+def files(root: Path, tree: dict[str, str]) -> Path:
+    """`root` holding `tree` (path -> text)."""
+    for path, text in tree.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+@pytest.mark.parametrize(("sample", "ecosystem", "name"), SAMPLES)
+def test_the_loaders_name_the_missing_package(sample: str, ecosystem: str, name: str) -> None:
+    assert named((LOGS / sample).read_text()) == (ecosystem, name)
+
+
+def test_a_test_dependency_not_in_the_repository_stops_before_any_fixer(tmp_path: Path) -> None:
+    repo = files(tmp_path, {"src/packaging/tags.py": "", "tests/requirements.txt": "pytest\n"})
+    failure = failure_in(repo, "import-pretend.log")
+    c = failure.classification
+    assert (c.error_class, c.category) == (ErrorClass.PERMANENT, "missing_dependency")
+    assert c.missing is not None and c.missing.name == "pretend"
+    assert (c.missing.manifest, c.missing.declared) == ("tests/requirements.txt", False)
+    plan = recovery_plan(failure, 600.0)
+    assert plan is not None and plan.category == "missing_dependency"
+    assert "`pretend`" in plan.chosen.action and "tests/requirements.txt" in plan.chosen.action
+    assert "--setup-command" in plan.chosen.action and not plan.chosen.automated
+
+
+def test_a_declared_but_uninstalled_dependency_names_the_set_up(tmp_path: Path) -> None:
+    repo = files(tmp_path, {"tests/requirements.txt": "coverage\npretend>=1.0\npytest\n"})
+    failure = failure_in(repo, "import-pretend.log")
+    missing = failure.classification.missing
+    assert missing is not None and (missing.manifest, missing.declared) == (
+        "tests/requirements.txt",
+        True,
+    )
+    plan = recovery_plan(failure, 600.0, in_action=True)
+    assert plan is not None
+    assert plan.chosen.action.startswith("`pretend` is listed in tests/requirements.txt")
+    assert "`setup-command`" in plan.chosen.action
+
+
+@pytest.mark.parametrize(
+    ("sample", "tree"),
+    [
+        ("import.log", {"app/yaml_loader.py": ""}),  # a module of the code: a typo or a move
+        ("import-pretend.log", {"tests/pretend.py": ""}),  # pytest puts tests/ on sys.path
+        ("missing_dependency-npm.log", {"node_modules/left-pad/package.json": "{}"}),
+        ("missing_dependency-npm.log", {"packages/pad/package.json": '{"name": "left-pad"}'}),
+        ("missing_dependency-go.log", {"go.mod": "module github.com/stretchr/testify\n"}),
+        ("missing_dependency-cargo.log", {"src/pretty_assertions.rs": ""}),
+        (
+            "missing_dependency-cargo.log",
+            {"Cargo.toml": '[dev-dependencies]\npretty_assertions = "1"\n'},
+        ),
+    ],
+)
+def test_a_name_the_repository_holds_is_the_codes_problem(
+    tmp_path: Path, sample: str, tree: dict[str, str]
+) -> None:
+    c = failure_in(files(tmp_path, tree), sample).classification
+    assert c.error_class is ErrorClass.FIXABLE and c.category == "import", c
+    assert c.missing is None
+
+
+@pytest.mark.parametrize(
+    ("sample", "tree", "says"),
+    [
+        (
+            "missing_dependency-npm.log",
+            {"package.json": '{"name": "pad"}'},
+            "npm install --save-dev left-pad",
+        ),
+        (
+            "missing_dependency-npm-esm.log",
+            {"package.json": '{"devDependencies": {"left-pad": "1"}}'},
+            "npm ci",
+        ),
+        (
+            "missing_dependency-go.log",
+            {"go.mod": "module example.com/adder\n"},
+            "go get github.com/stretchr/testify/assert",
+        ),
+        (
+            "missing_dependency-cargo.log",
+            {"Cargo.toml": '[package]\nname = "adder"\n'},
+            "cargo add --dev pretty_assertions",
+        ),
+    ],
+)
+def test_a_missing_package_of_npm_go_and_cargo_is_permanent(
+    tmp_path: Path, sample: str, tree: dict[str, str], says: str
+) -> None:
+    failure = failure_in(files(tmp_path, tree), sample)
+    assert failure.classification.category == "missing_dependency"
+    plan = recovery_plan(failure, 600.0)
+    assert plan is not None and says in plan.chosen.action
+
+
+def test_the_most_specific_requirements_file_is_named(tmp_path: Path) -> None:
+    repo = files(tmp_path, {"requirements.txt": "attrs\n", "requirements-dev.txt": "black\n"})
+    assert declaration("python", "pretend", repo) == ("requirements-dev.txt", False)
+    files(repo, {"pyproject.toml": '[dependency-groups]\ntest = ["pretend", "pytest"]\n'})
+    assert declaration("python", "pretend", repo) == ("pyproject.toml", True)
+    assert declaration("python", "pre", repo) == ("requirements-dev.txt", False)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Error: Cannot find module './lib/pad'",  # a file of the project
+        "Error: Cannot find module '/home/runner/work/pad/pad/lib.js'",
+        "Error: Cannot find module '@/components/pad'",  # a bundler's path alias
+        "Error: Cannot find module '~/pad'",
+        "ImportError: cannot import name 'pad' from 'strings'",  # the module is there
+    ],
+)
+def test_files_of_the_project_and_aliases_are_no_missing_package(line: str) -> None:
+    assert named(line) is None
