@@ -122,7 +122,8 @@ def run(
             )
         finally:
             worlds.deliver(pair)
-            worlds.mirror_report(pair, settings.state_dir)
+            for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
+                worlds.mirror_report(pair, settings.state_dir, name)
 
 
 def _owner(identity: sandbox.Identity | None) -> tuple[int, int] | None:
