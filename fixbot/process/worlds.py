@@ -481,6 +481,19 @@ class Worlds:
         _place(self.fixbot, rel, data, info.st_mode, None)
         result.changed.append(rel)
 
+    def _ignores_itself(self, folder: str) -> bool:
+        """True for a folder of W that F does not have whose own `.gitignore` says `*`, as the
+        caches of ruff, pytest and mypy and a virtual environment write (git would ignore it in
+        W; F's git cannot see that file)."""
+        if os.path.lexists(self.fixbot / folder):
+            return False
+        try:
+            return _ignores_all(
+                _read_at(self.workspace, folder + ".gitignore")[:4096].decode(errors="replace")
+            )
+        except (OSError, _Planted):
+            return False
+
     def _new_files(self, folders: bool = False) -> list[str]:
         """Regular files in W that F neither has nor ignores (F's `.gitignore` rules, asked of
         F's git), walked without following links, pruning ignored folders level by level; with
@@ -499,6 +512,7 @@ class Worlds:
                         is_dir = entry.is_dir(follow_symlinks=False)
                         entries.append((rel + "/" if is_dir else rel, is_dir))
             ignored = _ignored(self.fixbot, [rel for rel, _ in entries])
+            ignored |= {rel for rel, is_dir in entries if is_dir and self._ignores_itself(rel)}
             if folders:
                 fresh = [
                     rel
@@ -517,6 +531,10 @@ class Worlds:
                 and not os.path.lexists(os.path.join(self.fixbot, rel))
             ]
         return found[: self.max_files + 1]
+
+
+def _ignores_all(text: str) -> bool:
+    return "*" in {line.strip() for line in text.splitlines()}
 
 
 def _ignored(repo: Path, paths: list[str]) -> set[str]:

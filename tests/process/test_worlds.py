@@ -90,6 +90,9 @@ def test_read_back_brings_changed_regular_files_only(pair: worlds.Worlds, tmp_pa
     (pair.workspace / "added.py").write_text("new\n")
     (pair.workspace / "build").mkdir()
     (pair.workspace / "build" / "ignored.o").write_text("ignored\n")
+    (pair.workspace / ".ruff_cache" / "0.1").mkdir(parents=True)  # a cache ignoring itself
+    (pair.workspace / ".ruff_cache" / ".gitignore").write_text("# made by ruff\n*\n")
+    (pair.workspace / ".ruff_cache" / "0.1" / "entry").write_text("cache\n")
     back = pair.read_back()
     assert sorted(back.changed) == ["added.py", "app.py"]
     assert {rel for rel, _ in back.refused} == {"lib/util.py", "run.sh"}
