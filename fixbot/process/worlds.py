@@ -100,12 +100,14 @@ def _check_private(path: Path) -> None:
 def write_gitconfig(folder: Path, identity: Mapping[str, str]) -> Path:
     """Write fixbot's global git configuration in `folder` (mode 0600) and return its path.
 
-    It pins what git would otherwise read from HOME or the system: no hooks, no fsmonitor, no
-    `ext::` transport, empty attributes and excludes files; `identity` (user.name,
+    It pins what git would otherwise read from HOME or the system: no fsmonitor, no `ext::`
+    transport, empty attributes and excludes files; `identity` (user.name,
     user.email) is the committer when given."""
+    # hooksPath stays on fixbot's command line (`git.SAFE_CONFIG`), not here: a push to a
+    # remote on this machine starts its receive-pack with this file too, and the remote's own
+    # hooks (a protected branch's pre-receive) must still run there
     lines = [
         "[core]",
-        "\thooksPath = /dev/null",
         "\tfsmonitor = false",
         "\tattributesFile = /dev/null",
         "\texcludesFile = /dev/null",

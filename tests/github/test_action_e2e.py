@@ -170,7 +170,8 @@ def test_a_branch_moved_by_an_unrelated_push_gets_the_fix_replayed_checked_and_p
     # The check ran again on the replayed tree (initial, after the fix, re-check), without the
     # token in its environment (NO_TOKEN would fail it), its log in the run's folder.
     assert moved.check_runs == 3 and len(moved.rechecks()) == 1
-    assert git(moved.ws, "rev-parse", "changes") == pushed == git(moved.ws, "rev-parse", "HEAD")
+    clone = state_of(moved.ws).parent  # fixbot's clone follows what origin has
+    assert git(clone, "rev-parse", "changes") == pushed == git(clone, "rev-parse", "HEAD")
     note = (
         f"`changes` moved while fixbot ran (to {str(moved.human)[:7]}); the fix was replayed "
         "onto it and the check passed again"
