@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError, GitError
+from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.process import git
 
 ROOT_BASE = Path("/var/lib/fixbot")  # fixbot's worlds when it runs as root (root-only)
@@ -299,7 +300,7 @@ class Worlds:
 
     fixbot: Path
     workspace: Path
-    state_dir: str = ".fixbot"
+    state_dir: str = DEFAULT_STATE_DIR
     owner: tuple[int, int] | None = None
     refuse: Callable[[str], str | None] = lambda _rel: None
     max_files: int = MAX_READ_BACK_FILES
@@ -669,8 +670,11 @@ def deliver(pair: Worlds) -> None:
     HEAD (fetched from F) when it is still where the run started. A workspace of another user
     (the image, sudo) gets the files only: no git of fixbot's runs in its repository.
     Raises GitError and OSError."""
+    folder = pair.workspace.lstat()
+    if os.geteuid() == 0:  # the commands' run is over: files go to the workspace's owner
+        pair.owner = (folder.st_uid, folder.st_gid)
     pair.to_workspace()
-    if pair.workspace.lstat().st_uid != os.geteuid():
+    if folder.st_uid != os.geteuid():
         return
     try:
         start = workspace_head(pair.workspace)
