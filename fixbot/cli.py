@@ -139,6 +139,15 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
         from fixbot.github.stats.command import add_arguments
 
         add_arguments(stats)
+    from fixbot.bench.cli import add_arguments as add_bench_arguments
+
+    bench = commands.add_parser(
+        "bench",
+        help="how often fixbot fixes real CI failures: the corpus of bench/corpus/",
+        description="Rebuild real CI failures from PyPI and npm and check them (--verify).",
+        epilog="example: fixbot bench --verify --case attrs-21-1-0-eq",
+    )
+    add_bench_arguments(bench)
     return parser
 
 
@@ -160,6 +169,7 @@ def command_run(args: argparse.Namespace) -> int:
     from fixbot.core.errors import Cancelled, ConfigError, Interrupted
     from fixbot.core.models import Outcome, OutcomeKind
     from fixbot.run import engine
+    from fixbot.run.request import RunRequest
     from fixbot.ui.progress import make_progress
 
     directory = Path(args.directory).resolve()
@@ -177,8 +187,9 @@ def command_run(args: argparse.Namespace) -> int:
                 directory,
                 env=os.environ,
                 progress=make_progress(os.environ),
-                hint=settings.hint,
-                first_failure=first_failure(args, directory),
+                request=RunRequest(
+                    hint=settings.hint, first_failure=first_failure(args, directory)
+                ),
             )
     except ConfigError as exc:
         outcome = Outcome(outcome=OutcomeKind.ERROR, reason="; ".join(exc.problems))
@@ -288,6 +299,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command_stats(args, os.environ)
     if args.command == "action":
         return command_action(args)
+    if args.command == "bench":
+        from fixbot.bench.cli import run as command_bench
+
+        return command_bench(args)
     parser.print_help()
     return 2
 

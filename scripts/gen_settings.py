@@ -1,12 +1,14 @@
 """Generate every settings surface that lives in a file from the `Settings` declarations.
 
-Writes the `inputs:` of action.yml (and of runner/action.yml when it exists), and the settings
-tables of README.md (between `<!-- settings:start -->` and
-`<!-- settings:end -->`). For runner/action.yml (the composite action of the runner mode) it also
-writes the `INPUT_*` variables of its "Run fixbot" step (between `# inputs-env:start` and
-`# inputs-env:end`: composite actions do not set them) and its `outputs:`, copied from
-action.yml's with a `value:` each. `--check` writes nothing and exits 1 when a file is out of date
-(tests/core/test_settings_surfaces.py runs the same check).
+Writes the `inputs:` of action.yml (and of runner/action.yml when it exists), the settings
+table of README.md (between `<!-- settings:start -->` and `<!-- settings:end -->`), and
+README.md's comment command table (between `<!-- commands:start -->` and
+`<!-- commands:end -->`) from the command registry. A setting whose choices a registry holds
+(`edit-protocol`) gets them listed. For runner/action.yml (the composite action of the runner
+mode) it also writes the `INPUT_*` variables of its "Run fixbot" step (between
+`# inputs-env:start` and `# inputs-env:end`: composite actions do not set them) and its
+`outputs:`, copied from action.yml's with a `value:` each. `--check` writes nothing and exits 1
+when a file is out of date (tests/core/test_settings_surfaces.py runs the same check).
 
 Usage: .venv/bin/python scripts/gen_settings.py [--check]
 """
@@ -21,7 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fixbot.agent.protocols import registry as protocols  # noqa: E402
 from fixbot.core.surfaces import Spec, shown_default, specs  # noqa: E402
+from fixbot.core.values import AUTO_PROTOCOL  # noqa: E402
+from fixbot.github.events.commands import registry as commands  # noqa: E402
 from fixbot.github.events.inputs import EXTRA_INPUTS  # noqa: E402
 
 ACTION = ROOT / "action.yml"
@@ -29,6 +34,8 @@ RUNNER_ACTION = ROOT / "runner" / "action.yml"
 ACTIONS = [ACTION, RUNNER_ACTION]
 TABLES = [ROOT / "README.md"]
 START, END = "<!-- settings:start -->", "<!-- settings:end -->"
+COMMANDS_START, COMMANDS_END = "<!-- commands:start -->", "<!-- commands:end -->"
+README = ROOT / "README.md"
 ENV_START, ENV_END = "# inputs-env:start", "# inputs-env:end"
 
 
@@ -37,9 +44,18 @@ def _yaml_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def described(item: Spec) -> str:
+    """A setting's description, with the choices a registry holds for it (the edit protocols)."""
+    if item.name != "edit-protocol":
+        return item.help
+    return (
+        f"{item.help} One of: {', '.join(f'`{n}`' for n in [AUTO_PROTOCOL, *protocols.names()])}."
+    )
+
+
 def input_description(item: Spec) -> str:
     """The action.yml description of a setting's input, ending with fixbot's default."""
-    text = item.help
+    text = described(item)
     if item.is_list:
         text += " A list: one item per line (or a JSON list)."
     if item.surface.trust:
@@ -168,7 +184,7 @@ def settings_table() -> str:
             notes.append("workflow only in the Action")
         note = f" ({'; '.join(notes)})" if notes else ""
         rows.append(
-            f"| `{item.name}` | {names} | {_default_cell(item)} | {_cell(item.help)}{note} |"
+            f"| `{item.name}` | {names} | {_default_cell(item)} | {_cell(described(item))}{note} |"
         )
     for extra in EXTRA_INPUTS:
         rows.append(
@@ -194,6 +210,20 @@ def render_table(text: str) -> str:
     return f"{head}{START}\n{settings_table()}{END}{tail}"
 
 
+def commands_table() -> str:
+    """The markdown table of the comment commands, in the help text's order."""
+    rows = ["| command | what happens |", "|---|---|"]
+    rows += [f"| `{spec.usage}` | {_cell(spec.summary)} |" for spec in commands.commands()]
+    return "\n".join(rows) + "\n"
+
+
+def render_commands(text: str) -> str:
+    """`text` (README.md) with the command table between its markers regenerated."""
+    head, rest = text.split(COMMANDS_START, 1)
+    _, tail = rest.split(COMMANDS_END, 1)
+    return f"{head}{COMMANDS_START}\n{commands_table()}{COMMANDS_END}{tail}"
+
+
 def generated() -> dict[Path, str]:
     """Every generated file that exists, with its wanted content."""
     out: dict[Path, str] = {}
@@ -205,6 +235,7 @@ def generated() -> dict[Path, str]:
     for path in TABLES:
         if path.exists():
             out[path] = render_table(path.read_text(encoding="utf-8"))
+    out[README] = render_commands(out[README])
     return out
 
 

@@ -10,7 +10,12 @@ import pytest
 from tests.fakes.repo import GIT_IDENTITY
 from tests.fakes.securitydoc import is_named, named_tests
 
-pytest_plugins = ("tests.fakes.github_server", "tests.fakes.model_server", "tests.fakes.agent_repo")
+pytest_plugins = (
+    "tests.fakes.github_server",
+    "tests.fakes.model_server",
+    "tests.fakes.agent_repo",
+    "tests.fakes.plugin",
+)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -41,6 +41,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.github.publish",),  # GitHub, pure: the publish plan, rendered bodies, memory
     ("fixbot.github.api",),  # GitHub adapters: REST, GraphQL, checkout, context
     ("fixbot.github",),  # the Action's wiring: action, publisher, conversation, ...
+    ("fixbot.bench",),  # fixbot bench: the corpus of real failures, preparing and verifying it
     ("fixbot.cli", "fixbot.__main__"),  # the entry points
 ]
 
@@ -152,10 +153,11 @@ def depth(edges: dict[str, frozenset[str]]) -> tuple[int, list[str]]:
 
     @cache
     def longest(node: str) -> tuple[str, ...]:
-        below = [longest(n) for n in edges.get(node, ())]
+        # Sorted: of chains equally long, the same one every run (sets iterate by hash).
+        below = [longest(n) for n in sorted(edges.get(node, ()))]
         return (node, *max(below, key=len, default=()))
 
-    chain = max((longest(n) for n in edges), key=len)
+    chain = max((longest(n) for n in sorted(edges)), key=len)
     return len(chain), list(chain)
 
 

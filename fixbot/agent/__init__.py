@@ -14,6 +14,7 @@ from fixbot.agent.diagnose import diagnose
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.review import ModelReviewer
 from fixbot.agent.runtime import Runtime
+from fixbot.core.budget import Deadline
 from fixbot.core.diagnosis import DiagnosisResult
 from fixbot.core.models import FixContext, FixResult, ReviewResult
 from fixbot.core.settings import Settings
@@ -60,17 +61,25 @@ def build_agent(
     sleep: Callable[[float], Any] = time.sleep,
     notify: Callable[[str], None] | None = None,
     launcher: Launcher | None = None,
+    deadline: Deadline | None = None,
 ) -> Agent | None:
     """The agent for `settings`, or None when `settings.model` is not set (see `NO_MODEL`).
 
     `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait; `notify`
     receives one progress line per retry wait, fallback and early stop, as they happen;
-    `launcher` runs the check's Python for the research tool (the run's boundary).
+    `launcher` runs the check's Python for the research tool (the run's boundary); `deadline`
+    is the run's wall-time budget (None: a run starting now with `settings.max_duration`),
+    which caps every model request's timeout.
     """
     if not settings.model:
         return None
     runtime = Runtime(
-        settings, Redactor.from_env(env), sleep, search_path=env.get("PATH", ""), launcher=launcher
+        settings,
+        Redactor.from_env(env),
+        sleep,
+        search_path=env.get("PATH", ""),
+        launcher=launcher,
+        deadline=deadline or Deadline.start(settings.max_duration),
     )
     if notify is not None:
         runtime.notify = notify

@@ -11,7 +11,7 @@ from typing import Any
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError
 from fixbot.agent.protocols import registry
-from fixbot.agent.runtime import Runtime, Usage
+from fixbot.agent.runtime import Runtime, Spend
 from fixbot.core.diagnosis import (
     DIAGNOSIS_SCHEMA,
     Diagnosis,
@@ -24,7 +24,7 @@ from fixbot.core.models import FixContext
 __all__ = ["DiagnosisResult", "diagnose"]
 
 
-def _result(diagnosis: Diagnosis | None, usage: Usage, problem: str | None) -> DiagnosisResult:
+def _result(diagnosis: Diagnosis | None, usage: Spend, problem: str | None) -> DiagnosisResult:
     return DiagnosisResult(diagnosis, usage.tokens, usage.cost_usd, problem)
 
 
@@ -34,7 +34,7 @@ def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
     `ctx.failure` is the failure after the attempt. Never raises for a model error: the result
     then has no diagnosis and a `problem` the run notes.
     """
-    usage = Usage()
+    usage = Spend()
     problem = runtime.budget_problem(ctx, usage)
     if problem:
         return _result(None, usage, f"no diagnosis: {problem}")

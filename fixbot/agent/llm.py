@@ -22,6 +22,7 @@ from typing import Any
 
 from fixbot.agent import errors
 from fixbot.agent.waiting import quiet, within
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import Heartbeat
 from fixbot.core.secrets import DEFAULT_BASES, provider_of
@@ -184,7 +185,7 @@ class LLM:
     max_output_tokens: int | None = None
     request_timeout: float = REQUEST_TIMEOUT_S
     notify: Callable[[str], None] = quiet
-    deadline: float | None = None  # the run's wall-time budget ends (time.monotonic seconds)
+    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))  # the run's budget
 
     @property
     def current(self) -> str:
@@ -259,8 +260,8 @@ class LLM:
         litellm = litellm_module()
         extra: dict[str, Any] = {"tools": tools} if tools else {}
         seconds, flag = self.request_timeout, "--request-timeout"
-        if self.deadline is not None and self.deadline - time.monotonic() < seconds:
-            seconds, flag = max(1.0, self.deadline - time.monotonic()), "--max-duration"
+        if self.deadline.cap(seconds) < seconds:
+            seconds, flag = self.deadline.cap(seconds), "--max-duration"
 
         def request() -> Any:
             return litellm.completion(

@@ -10,7 +10,7 @@ from pydantic import TypeAdapter, ValidationError
 from fixbot.agent import context, prompts
 from fixbot.agent.llm import ModelError, Reply
 from fixbot.agent.protocols import registry
-from fixbot.agent.runtime import Runtime, Usage
+from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import REVIEW_SCHEMA
 from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
 from fixbot.process import git
@@ -71,7 +71,7 @@ class ModelReviewer:
         )
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         tools = protocol.answer_tools(REVIEW_SCHEMA)
-        usage, error = Usage(), "the review was not submitted"
+        usage, error = Spend(), "the review was not submitted"
         for _ in range(2):
             if self.runtime.budget_problem(ctx, usage):
                 return ReviewResult(
@@ -100,7 +100,7 @@ class ModelReviewer:
     def analyze(self, ctx: FixContext) -> FixResult:
         """Write the escalation analysis (markdown in `summary`) when budget remains."""
         llm = self.runtime.llm(ctx.attempt)
-        usage = Usage()
+        usage = Spend()
         name = f"analysis:{llm.models[0]}"
         problem = self.runtime.budget_problem(ctx, usage)
         if problem:

@@ -9,17 +9,20 @@ from typing import Any
 
 from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
 from fixbot.agent.waiting import quiet
+from fixbot.core.budget import Deadline
 from fixbot.core.models import FixContext
 from fixbot.core.settings import Settings
-from fixbot.core.values import EditProtocol
+from fixbot.core.values import AUTO_PROTOCOL
 from fixbot.loop import breaker
 from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor
 
 
 @dataclass
-class Usage:
-    """Model usage: tokens (prompt+completion) and USD (None once a price is unknown)."""
+class Spend:
+    """What one piece of model work (a fix, a review, a diagnosis) spent: tokens
+    (prompt+completion) and USD (None once a price is unknown). The run's whole usage, with its
+    wall time and attempts, is `fixbot.loop.breaker.Usage`."""
 
     tokens: int = 0
     cost_usd: float | None = 0.0
@@ -45,12 +48,9 @@ class Runtime:
     text_only: set[str] = field(default_factory=set)  # models that would not call tools
     search_path: str = ""  # the check environment's PATH: where research finds its Python
     launcher: Launcher | None = None  # runs the check's Python for research (the run's boundary)
-    started: float = field(default_factory=time.monotonic)  # for max-duration (monotonic s)
-
-    def deadline(self) -> float | None:
-        """When the run's wall-time budget (`max_duration`) ends, in `time.monotonic` seconds."""
-        limit = self.settings.max_duration
-        return None if limit is None else self.started + limit
+    # The run's wall-time budget (built once per run by the engine; a resumed run's earlier
+    # time counted): every model call's timeout is capped by what is left of it.
+    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
 
     def llm(self, attempt: int) -> LLM:
         """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
@@ -64,7 +64,7 @@ class Runtime:
             max_output_tokens=s.max_output_tokens,
             request_timeout=s.request_timeout,
             notify=self.notify,
-            deadline=self.deadline(),
+            deadline=self.deadline,
         )
 
     def protocol(self, model: str) -> str:
@@ -72,17 +72,14 @@ class Runtime:
         explicit setting, else for `auto` 'tools' or 'text' from litellm's capability data (and
         'text' for a model that would not call tools earlier in the run)."""
         chosen = self.settings.edit_protocol
-        if chosen is EditProtocol.AUTO and model in self.text_only:
-            return EditProtocol.TEXT.value
-        if chosen is EditProtocol.AUTO:
-            return (EditProtocol.TOOLS if supports_tools(model) else EditProtocol.TEXT).value
-        return str(chosen)
+        if chosen != AUTO_PROTOCOL:
+            return chosen
+        return "tools" if supports_tools(model) and model not in self.text_only else "text"
 
-    def budget_problem(self, ctx: FixContext, usage: Usage) -> str | None:
+    def budget_problem(self, ctx: FixContext, usage: Spend) -> str | None:
         """Why no further model call fits the run's budget (tokens, USD, wall time), or None."""
-        deadline = self.deadline()
-        if deadline is not None and time.monotonic() >= deadline:
-            return f"time budget spent (max-duration {self.settings.max_duration:g} s)"
+        if self.deadline.spent():
+            return f"time budget spent (max-duration {self.deadline.limit_s:g} s)"
         used = breaker.Usage(
             tokens=ctx.tokens_used + usage.tokens,
             cost_usd=ctx.cost_used_usd + (usage.cost_usd or 0.0),

@@ -26,11 +26,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from fixbot.core.errors import ConfigError
 from fixbot.core.settings import Settings
 from fixbot.core.surfaces import Spec, by_name, spec, specs
+from fixbot.core.values import CommandPermission, ThreadAuthors
 
 Layer = dict[str, tuple[Any, str]]  # field -> (raw value, where it came from)
 
@@ -238,14 +239,38 @@ def load_settings(
     return settings
 
 
-def workflow_value(env: Mapping[str, str], field: str) -> Any:
-    """One setting as the workflow alone sets it, for gates decided before the branch is
-    checked out (`allow-forks`, `command-permission`, ...).
+class Gates(BaseModel):
+    """The settings the gates read before the branch is checked out, as the workflow alone
+    sets them (`read_gates`): forks, review threads, comment commands, the pull request gates
+    and budgets. Each field is the `Settings` field of the same name (its description there)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    allow_forks: bool
+    thread_authors: ThreadAuthors
+    thread_bots: list[str]
+    command_permission: CommandPermission
+    max_runs_per_day: int
+    allow_bots: bool
+    skip_label: str
+    require_label: str | None
+    allow_drafts: bool
+    max_fixes_per_pr: int
+
+
+def read_gates(env: Mapping[str, str]) -> Gates:
+    """The `Gates` of the Action's environment `env`, read once per run.
 
     A setting that carries trust comes from its input only (the step's environment may have
     been written by an earlier step, see `untrusted_env_layer`); others from the input, then
-    `FIXBOT_*`; else the Action's default. Raises `ConfigError` when the value is invalid.
+    `FIXBOT_*`; else the Action's default. Raises `ConfigError` naming the input of an invalid
+    value.
     """
+    return Gates(**{name: _workflow_value(env, name) for name in Gates.model_fields})
+
+
+def _workflow_value(env: Mapping[str, str], field: str) -> Any:
+    """One setting as the workflow alone sets it (see `read_gates`)."""
     item: Spec = spec(field)
     from_env = {} if item.surface.trust else read_env_layer(env)
     layer = {**from_env, **read_input_layer(env)}

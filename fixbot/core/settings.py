@@ -22,16 +22,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from fixbot.core.errors import ConfigError
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.core.values import (
+    AUTO_PROTOCOL,
     CommandPermission,
-    EditProtocol,
     OnEscalation,
     OnSuccess,
+    ProtocolName,
     ThreadAuthors,
     check_package_names,
     check_state_dir,
 )
 
-__all__ = ["ConfigError", "EditProtocol", "OnEscalation", "OnSuccess", "Settings", "Surface"]
+__all__ = ["AUTO_PROTOCOL", "ConfigError", "OnEscalation", "OnSuccess", "Settings", "Surface"]
 
 
 @dataclass(frozen=True)
@@ -195,10 +196,11 @@ class Settings(BaseModel):
     temperature: Annotated[float, _s(metavar="T")] = Field(
         0.0, ge=0, le=2, allow_inf_nan=False, description="Model sampling temperature."
     )
-    edit_protocol: Annotated[EditProtocol, _s(metavar="|".join(EditProtocol))] = Field(
-        EditProtocol.AUTO,
-        description="How the model edits: `tools` (function calling), `text` (SEARCH/REPLACE "
-        "blocks) or `auto` (litellm's capability data).",
+    edit_protocol: Annotated[ProtocolName, _s(metavar="auto|NAME")] = Field(
+        AUTO_PROTOCOL,
+        description="How the model edits: an edit protocol's name (`tools`: function calling; "
+        "`text`: SEARCH/REPLACE blocks), or `auto`: `tools` where litellm's capability data "
+        "says the model calls functions, else `text`.",
     )
     search_provider: Annotated[str | None, _s(metavar="NAME", example="tavily", trust=True)] = (
         Field(

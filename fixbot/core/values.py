@@ -8,14 +8,23 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import PurePosixPath
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+AUTO_PROTOCOL = "auto"  # `edit-protocol`: choose by the model (`fixbot.agent.runtime`)
 
 
-class EditProtocol(StrEnum):
-    """How the model returns edits: function calling, SEARCH/REPLACE text, or auto-detect."""
+def _protocol_name(value: str) -> str:
+    """An `edit-protocol` value: `auto` or a protocol's name (lower-case letters, digits, `_`,
+    `-`). Which names exist is the protocol registry's to say (`fixbot.agent.protocols`,
+    checked by the run's preflight): the registry sits above this layer."""
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", value):
+        raise ValueError(f"{value!r} is not an edit protocol's name")
+    return value
 
-    AUTO = "auto"
-    TOOLS = "tools"
-    TEXT = "text"
+
+ProtocolName = Annotated[str, AfterValidator(_protocol_name)]
 
 
 class OnSuccess(StrEnum):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot.agent import servers
-from fixbot.core.config import load_settings, workflow_value
+from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
@@ -30,10 +30,12 @@ from fixbot.github.events import gates, threads
 from fixbot.github.events.commands import comment
 from fixbot.github.events.commands.base import Reply
 from fixbot.github.events.data import Event, pull_request_of
+from fixbot.github.events.decision import Options
 from fixbot.github.events.event import load_event
 from fixbot.github.events.inputs import variable
 from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
 from fixbot.github.events.kinds import registry
+from fixbot.github.events.kinds.base import EventKind
 from fixbot.github.events.permission import Level
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
@@ -43,6 +45,7 @@ from fixbot.process import git, packages, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
+from fixbot.run.request import RunRequest
 from fixbot.security.leakscan import LeakRefused
 from fixbot.ui import workflow
 
@@ -57,23 +60,11 @@ TOKEN_VARIABLES = (
 )
 
 
-def _threads(event: Event) -> bool:
-    """True when the event's kind is about a pull request's threads and run history."""
+def _kind(event: Event) -> EventKind:
+    """The kind of an event fixbot decided to act on (`intent.decide` refused any other)."""
     kind = registry.find(event.name)
-    return kind is not None and kind.threads
-
-
-def _asked(event: Event) -> bool:
-    """True when a person asked for the run: the head commit may be fixbot's own (a push of
-    fixbot's own does not start another run; a reviewer or a command does)."""
-    kind = registry.find(event.name)
-    return kind is not None and kind.asked
-
-
-def _keeps_history(event: Event) -> bool:
-    """True when the run history (the status comment's memory) is kept: a pull request's
-    threads events, and a failed `workflow_run` with its pull request."""
-    return _threads(event) or event.name == "workflow_run"
+    assert kind is not None, event.name
+    return kind
 
 
 def main(
@@ -149,7 +140,7 @@ def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
 
 
 def _run(ctx: Context) -> render.Report:
-    event = load_event(ctx.env)
+    event = load_event(ctx.github)
     chosen = _decide(ctx, event)
     if chosen.kind is IntentKind.REFUSE:
         flaky = cifail.settle_passed(ctx, event)  # a re-run that passed: the flake record
@@ -158,11 +149,9 @@ def _run(ctx: Context) -> render.Report:
         return _command(ctx, event, chosen)
     talk = Conversation()
     pr = event.pull_request
-    if pr is not None and not event.fork and _keeps_history(event):
+    if pr is not None and not event.fork and _kind(event).history:
         try:
-            talk, busy = conversation.open_history(
-                ctx, pr.number, workflow_value(ctx.env, "max_runs_per_day")
-            )
+            talk, busy = conversation.open_history(ctx, pr.number, ctx.gates().max_runs_per_day)
         except GitHubError as exc:
             ctx.notes.append(f"the run history was not read: {exc}")
             busy = None
@@ -174,14 +163,14 @@ def _run(ctx: Context) -> render.Report:
 
 def _decide(ctx: Context, event: Event) -> Intent:
     """The event's intent, with the actor's permission checked when it needs one."""
-    bots = workflow_value(ctx.env, "thread_bots")
-    chosen = decide(event, bool(workflow_value(ctx.env, "allow_forks")), bots)
+    gates_set = ctx.gates()
+    chosen = decide(event, gates_set.allow_forks, gates_set.thread_bots)
     login = chosen.ask_permission
     if login is None:
         return chosen
     if chosen.kind is IntentKind.COMMAND:
-        minimum = Level(workflow_value(ctx.env, "command_permission").value)
-    elif workflow_value(ctx.env, "thread_authors") is ThreadAuthors.ANY:
+        minimum = Level(gates_set.command_permission.value)
+    elif gates_set.thread_authors is ThreadAuthors.ANY:
         minimum = Level.NONE
     else:
         minimum = threads.TRUSTED
@@ -209,12 +198,10 @@ def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
     pulled = event.with_pull_request(
         pull_request_of(ctx.rest().pull_request(number), event.repository)
     )
-    verdict = gates.gate_event(pulled, bool(workflow_value(ctx.env, "allow_forks")))
+    verdict = _kind(event).gate(pulled, Options(allow_forks=ctx.gates().allow_forks))
     talk, busy = Conversation(), None
     if verdict.allowed:
-        talk, busy = conversation.open_history(
-            ctx, number, workflow_value(ctx.env, "max_runs_per_day")
-        )
+        talk, busy = conversation.open_history(ctx, number, ctx.gates().max_runs_per_day)
     reason = busy or ("" if verdict.allowed else verdict.reason)
     if reason:
         conversation.reply(ctx, event, f"fixbot did not run: {reason}.")
@@ -251,7 +238,7 @@ def _fix(
     _switch(ctx, event)
     author, subject = checkout.head_commit(ctx.workspace)
     head_verdict = gates.gate_head(author, subject)
-    if not head_verdict.allowed and not _may_follow_own_commit(event):
+    if not head_verdict.allowed and not _kind(event).may_follow_own_commit(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
     if ci.refusal is not None:
@@ -278,10 +265,9 @@ def _fix(
             settings,
             repo,
             env=ctx.env,
-            threads=scope.threads,
-            hint=hint,
-            tried=tried or (),
-            first_failure=ci.first,
+            request=RunRequest(
+                hint=hint, threads=scope.threads, tried=tried or (), first_failure=ci.first
+            ),
         )
     finally:
         workflow.endgroup(ctx.out)
@@ -299,7 +285,7 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
     check is fixed without threads.
     """
     pr = event.pull_request
-    if not _threads(event) or pr is None or event.fork or settings.max_threads <= 0:
+    if not _kind(event).threads or pr is None or event.fork or settings.max_threads <= 0:
         return threads.Scope()
     owner, name = event.repository.split("/", 1)
     level_of = None if settings.thread_authors is ThreadAuthors.ANY else ctx.permissions().level
@@ -314,14 +300,6 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
         f"{len(found.left_out)} left out\n"
     )
     return found
-
-
-def _may_follow_own_commit(event: Event) -> bool:
-    """True when a run may start on fixbot's own head commit: a person asked for it, or CI
-    failed again on it (`workflow_run` of a pull request, often the run fixbot dispatched),
-    where the pull request's fix budget (`max-fixes-per-pr`, checked in `cifail.prepare`)
-    bounds the loop."""
-    return _asked(event) or (event.name == "workflow_run" and event.pull_request is not None)
 
 
 def _switch(ctx: Context, event: Event) -> None:
@@ -347,11 +325,11 @@ def _finish(ctx: Context, data: render.Report) -> int:
         workflow.error(out.reason, ctx.out, title="fixbot")
     if out.outcome is OutcomeKind.ESCALATED:
         _annotate(ctx, out)
-    if summary := ctx.env.get("GITHUB_STEP_SUMMARY"):
+    if summary := ctx.github.step_summary:
         workflow.write_summary(
             Path(summary), render.summary(data), f"See the run log: {ctx.run_url}"
         )
-    if output := ctx.env.get("GITHUB_OUTPUT"):
+    if output := ctx.github.output:
         workflow.write_outputs(Path(output), outputs(out))
     if out.outcome is OutcomeKind.ESCALATED and not ctx.fail_on_escalation:
         return 0

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from fixbot.core.config import workflow_value
+from fixbot.core.config import Gates
 from fixbot.core.errors import GitHubError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Classification, ErrorClass, Outcome, OutcomeKind
 from fixbot.github.api.rest import Connector, GitHub, mapped
 from fixbot.github.api.runs import Job, RunFacts, Runs, first_failure
@@ -40,6 +41,7 @@ from fixbot.github.events import prgates
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import Verdict
 from fixbot.github.events.inputs import Inputs
+from fixbot.github.events.kinds import registry
 from fixbot.github.publish import memory, render
 from fixbot.logs.joblog import FirstFailure, classify_first
 from fixbot.process import git
@@ -57,11 +59,14 @@ SETUP_STEP_RE = re.compile(r"^(?:Set up job|Set up |Initialize containers|Run ac
 class Where(Protocol):
     """What `prepare` needs of the Action's run (`fixbot.github.action.Context` has it)."""
 
-    env: Mapping[str, str]
+    github: GitHubEnv
     workspace: Path
     inputs: Inputs
     out: TextIO
     run_url: str
+
+    def gates(self) -> Gates:
+        """The gate settings as the workflow sets them (`fixbot.core.config.read_gates`)."""
 
     @property
     def connect(self) -> Connector:
@@ -72,10 +77,15 @@ class Where(Protocol):
         """Environment for git commands that reach the remote."""
 
 
+def _failed_run(event: Event) -> bool:
+    """True when the event reports another workflow's run (its kind's `failed_run`)."""
+    kind = registry.find(event.name)
+    return kind is not None and kind.failed_run
+
+
 def github(where: Where, repository: str) -> GitHub:
     """The REST client for `repository` at `GITHUB_API_URL` (no request made)."""
-    api = where.env.get("GITHUB_API_URL", "https://api.github.com")
-    return where.connect(where.inputs.token, api, repository)
+    return where.connect(where.inputs.token, where.github.api_url, repository)
 
 
 @dataclass
@@ -90,14 +100,14 @@ class Prepared:
     failed_again: int | None = None  # the attempt of a re-run that failed again (see `settled`)
 
 
-def policy(env: Mapping[str, str]) -> prgates.Policy:
-    """The gate settings as the workflow alone sets them (inputs, `FIXBOT_*`): trust-bearing."""
+def policy(gates: Gates) -> prgates.Policy:
+    """The pull request gates' part of the workflow's gate settings (trust-bearing)."""
     return prgates.Policy(
-        allow_bots=bool(workflow_value(env, "allow_bots")),
-        skip_label=workflow_value(env, "skip_label"),
-        require_label=workflow_value(env, "require_label"),
-        allow_drafts=bool(workflow_value(env, "allow_drafts")),
-        max_fixes_per_pr=int(workflow_value(env, "max_fixes_per_pr")),
+        allow_bots=gates.allow_bots,
+        skip_label=gates.skip_label,
+        require_label=gates.require_label,
+        allow_drafts=gates.allow_drafts,
+        max_fixes_per_pr=gates.max_fixes_per_pr,
     )
 
 
@@ -156,7 +166,7 @@ def comment(where: Where, event: Event, number: int, kind: OutcomeKind, reason: 
 
 def gates(where: Where, event: Event) -> Verdict | None:
     """The pull request, moved-head and budget gates; the first refusal, else None."""
-    rules = policy(where.env)
+    rules = policy(where.gates())
     facts = pull_facts(where, event)
     if facts is not None:
         verdict = prgates.gate_pull_request(facts, rules)
@@ -164,7 +174,7 @@ def gates(where: Where, event: Event) -> Verdict | None:
         verdict = prgates.gate_actor(event.run_actor, rules)
     if not verdict.allowed:
         return verdict
-    if event.name == "workflow_run" and event.branch:
+    if _failed_run(event) and event.branch:
         verdict = prgates.gate_moved_head(event.sha, source_tip(where.workspace, event.branch))
         if not verdict.allowed:
             return verdict
@@ -199,8 +209,7 @@ def transient(first: FirstFailure, jobs: list[Job]) -> Classification | None:
 
 def run_page(where: Where, event: Event, run_id: int) -> str:
     """The web page of workflow run `run_id`."""
-    server = where.env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-    return f"{server}/{event.repository}/actions/runs/{run_id}"
+    return where.github.run_page(event.repository, run_id)
 
 
 def changed_in_log(where: Where, base: str | None, text: str) -> list[str]:
@@ -303,7 +312,7 @@ def settle_passed(where: Where, event: Event) -> str | None:
     """A successful later attempt of a run fixbot re-ran: record the flake (both attempts
     linked in the status comment) and return the reason; None for any other event."""
     if (
-        event.name != "workflow_run"
+        not _failed_run(event)
         or event.run_conclusion != "success"
         or (event.run_attempt or 1) < 2
         or event.run_id is None
@@ -360,6 +369,6 @@ def prepare(where: Where, event: Event) -> Prepared:
     verdict = gates(where, event)
     if verdict is not None:
         return Prepared(refusal=verdict.reason)
-    if event.name != "workflow_run" or event.run_id is None:
+    if not _failed_run(event) or event.run_id is None:
         return Prepared()
     return from_run(where, event)

@@ -13,30 +13,30 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.core.github_env import DEFAULT_API_URL, GitHubEnv
 from fixbot.github.api.remote import repository_from_remote
 from fixbot.github.api.rest import GitHub
 from fixbot.github.api.runs import FAILED, Runs, first_failure, parse_run_ref
 from fixbot.logs.joblog import FirstFailure
 from fixbot.process import git
 
-DEFAULT_API = "https://api.github.com"
 
-
-def api_url(value: str, env: Mapping[str, str]) -> str:
-    """The REST API base for `--from-run value`: `GITHUB_API_URL`, else from the URL's host."""
-    if env.get("GITHUB_API_URL"):
-        return env["GITHUB_API_URL"]
+def api_url(value: str, github: GitHubEnv) -> str:
+    """The REST API base for `--from-run value`: `GITHUB_API_URL` when set, else from the URL's
+    host (GitHub Enterprise Server's `https://HOST/api/v3`), else github.com's."""
+    if "api_url" in github.model_fields_set:
+        return github.api_url
     host = urlsplit(value.strip()).hostname
     if host and host != "github.com":
         return f"https://{host}/api/v3"
-    return DEFAULT_API
+    return DEFAULT_API_URL
 
 
-def _repository(named: str | None, env: Mapping[str, str], repo: Path) -> str:
+def _repository(named: str | None, github: GitHubEnv, repo: Path) -> str:
     if named:
         return named
-    if env.get("GITHUB_REPOSITORY"):
-        return env["GITHUB_REPOSITORY"]
+    if github.repository:
+        return github.repository
     remote = git.run(repo, "remote", "get-url", "origin", check=False).strip()
     found = repository_from_remote(remote) if remote else None
     if found is None:
@@ -56,16 +56,10 @@ def fetch(value: str, env: Mapping[str, str], repo: Path) -> tuple[FirstFailure,
     log can be read; the messages say what to do.
     """
     named, run_id = parse_run_ref(value)
-    token = env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or ""
-    if not token:
-        raise ConfigError(
-            [
-                "--from-run needs a token with `actions: read`: set GITHUB_TOKEN or GH_TOKEN "
-                "(e.g. GH_TOKEN=$(gh auth token))"
-            ]
-        )
-    repository = _repository(named, env, repo)
-    runs = Runs(GitHub.connect(token, api_url(value, env), repository))
+    github = GitHubEnv.read(env)
+    token = github.require_token("--from-run needs a token with `actions: read`")
+    repository = _repository(named, github, repo)
+    runs = Runs(GitHub.connect(token, api_url(value, github), repository))
     try:
         run = runs.run(run_id)
         logs = runs.failed_logs(run_id) if run.conclusion in FAILED else []

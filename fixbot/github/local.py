@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot.core.errors import ConfigError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
 from fixbot.github.api import checkout
-from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
+from fixbot.github.api.graphql import GraphQL
 from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
@@ -28,21 +29,9 @@ from fixbot.github.replies import thread_replies
 from fixbot.loop.state import RunState
 from fixbot.process import git
 from fixbot.run import engine
+from fixbot.run.request import RunRequest
 from fixbot.security.leakscan import known_secrets
 from fixbot.ui.progress import Progress
-
-
-def token_from(env: Mapping[str, str]) -> str:
-    """`GITHUB_TOKEN` or `GH_TOKEN`; ConfigError saying how to get one when neither is set."""
-    token = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
-    if not token:
-        raise ConfigError(
-            [
-                "--pr needs a GitHub token: set GITHUB_TOKEN or GH_TOKEN "
-                "(for example `export GH_TOKEN=$(gh auth token)`)"
-            ]
-        )
-    return token
 
 
 def run_pull_request(
@@ -58,11 +47,11 @@ def run_pull_request(
 ) -> Outcome:
     """Fix the check and address PR `number`'s in-scope threads in `directory`; see the module
     docstring. Raises ConfigError for a closed PR, a fork with `--push`, or the wrong branch."""
-    token = token_from(env)
+    github = GitHubEnv.read(env)
+    token = github.require_token("--pr needs a GitHub token")
     root = git.toplevel(directory) or directory
     repository = repository_from(root, repo)
-    api = env.get("GITHUB_API_URL") or "https://api.github.com"
-    gh = GitHub.connect(token, api, repository)
+    gh = GitHub.connect(token, github.api_url, repository)
     pr = pull_request_of(gh.pull_request(number), repository)
     if pr.state != "open":
         raise ConfigError([f"pull request #{number} of {repository} is {pr.state}"])
@@ -76,7 +65,7 @@ def run_pull_request(
                 f"`{branch}`: run `gh pr checkout {number}` first"
             ]
         )
-    graphql = GraphQL.connect(token, env.get("GITHUB_GRAPHQL_URL") or DEFAULT_URL)
+    graphql = GraphQL.connect(token, github.graphql_url)
     owner, name = repository.split("/", 1)
     nodes = graphql.fetch_nodes(owner, name, number)
     ask = None if settings.thread_authors is ThreadAuthors.ANY else Permissions(gh.permission).level
@@ -84,9 +73,8 @@ def run_pull_request(
     out.write(f"fixbot: {len(scope.threads)} review thread(s) of #{number} given to the model\n")
     for item in scope.left_out:
         out.write(f"  left out: {item.thread.path} by @{item.thread.author}: {item.reason}\n")
-    outcome, state = engine.run(
-        settings, directory, env=env, progress=progress, hint=settings.hint, threads=scope.threads
-    )
+    request = RunRequest(hint=settings.hint, threads=scope.threads)
+    outcome, state = engine.run(settings, directory, env=env, request=request, progress=progress)
     if not push:
         if outcome.outcome is OutcomeKind.FIXED:
             out.write("fixbot: committed locally; rerun with --push to push, reply and resolve\n")

@@ -25,6 +25,7 @@ import re
 from pathlib import Path
 
 from fixbot.core.models import Classification, ErrorClass, MissingDependency
+from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.logs.classify import MISSING, classify
 
 LOADERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -60,7 +61,7 @@ MANIFESTS = {
     "cargo": ("Cargo.toml",),
 }
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "target", "__pycache__"}
-SKIP_DIRS |= {"site-packages", "dist", "build", ".fixbot"}
+SKIP_DIRS |= {"site-packages", "dist", "build", DEFAULT_STATE_DIR}
 MAX_ENTRIES = 50_000  # a bounded walk: a huge tree answers "not found" rather than stall
 
 

@@ -16,12 +16,11 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.budget import capped_timeout
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
@@ -37,8 +36,8 @@ class Launcher:
 
     `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
-    `deadline` (`time.monotonic` seconds, None: none) is when the run's wall-time budget
-    ends: no command's timeout reaches past it (`fixbot.core.budget.capped_timeout`);
+    `deadline` is the run's wall-time budget (`fixbot.core.budget.Deadline`, one per run):
+    no command's timeout reaches past it;
     `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench);
     `pair` maps fixbot's clone to the workspace the commands run in (None: they run where
     they are asked, for tests and the preflight).
@@ -49,7 +48,7 @@ class Launcher:
     identity: sandbox.Identity | None = None
     redact: Redact | None = None
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
-    deadline: float | None = None
+    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
     namespace: bool = True
     pair: worlds.Worlds | None = None
 
@@ -70,7 +69,6 @@ class Launcher:
         if self.pair is not None:
             self.pair.to_workspace()
             cwd = self.pair.in_workspace(cwd)
-        left = None if self.deadline is None else self.deadline - time.monotonic()
         wrapper = sandbox.namespace_argv(self.identity) if self.namespace else ()
         mark = sandbox.new_mark()
         try:
@@ -78,7 +76,7 @@ class Launcher:
                 command,
                 cwd,
                 log_path,
-                capped_timeout(timeout, left),
+                self.deadline.cap(timeout),
                 env={**self.env, sandbox.MARK_VARIABLE: mark},
                 identity=self.identity,
                 redact=self.redact,
@@ -132,21 +130,21 @@ def launcher_for(
     env: Mapping[str, str],
     who: sandbox.Identity | None,
     redactor: Redactor,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     pair: worlds.Worlds | None = None,
 ) -> Launcher:
     """The launcher of a run's commands: for `root`, as `who` (from `sandbox.handed_over`), with
     `env` without secrets (`fixbot.core.secrets.check_environment`), its output redacted by
-    `redactor`, bounded to `settings.max_log_bytes` bytes, no command running past `deadline`
-    (`time.monotonic` seconds: the end of the run's `max-duration`), in the workspace of `pair`
-    (fixbot's clone and the workspace) when given."""
+    `redactor`, bounded to `settings.max_log_bytes` bytes, no command running past the run's
+    `deadline` (None: no budget, outside a run), in the workspace of `pair` (fixbot's clone and
+    the workspace) when given."""
     return Launcher(
         root,
         commands_environment(env),
         who,
         redactor.redact,
         settings.max_log_bytes,
-        deadline,
+        deadline or Deadline.start(None),
         pair=pair,
     )
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from fixbot.core.budget import Deadline
 from fixbot.core.roles import Analyst, Diagnoser, Fixer, Reviewer
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
@@ -44,11 +45,14 @@ def build_agents(
     workdir: Path | None = None,
     launcher: Launcher | None = None,
     notify: Callable[[str], None] | None = None,
+    deadline: Deadline | None = None,
 ) -> Agents:
     """Fix commands (run in `workdir` by `launcher`, the one way fixbot runs a project command)
     first, then the model agent when `settings.model` is set.
 
-    `notify` receives the model agent's progress lines (retries, fallbacks) as they happen.
+    `notify` receives the model agent's progress lines (retries, fallbacks) as they happen;
+    `deadline` is the run's wall-time budget, which bounds every model call (None: a run
+    starting now with `settings.max_duration`).
     """
     fixers: list[Fixer] = []
     if settings.fix_commands:
@@ -66,7 +70,7 @@ def build_agents(
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
     from fixbot.agent import build_agent
 
-    agent: Any = build_agent(settings, env, notify=notify, launcher=launcher)
+    agent: Any = build_agent(settings, env, notify=notify, launcher=launcher, deadline=deadline)
     fixers.append(agent)
     reviewer = agent if settings.review else None
     return Agents(ChainFixer(fixers), reviewer, agent, diagnoser=agent)

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from fixbot.agent.paths import is_protected
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError, Interrupted
-from fixbot.core.models import Outcome, ReviewThread
+from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.logs.joblog import FirstFailure
 from fixbot.loop.state import RunState
 from fixbot.process import git, sandbox, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
@@ -34,6 +34,7 @@ from fixbot.run.agents import Agents, build_agents
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
 from fixbot.run.preflight import check_words, preflight
+from fixbot.run.request import PLAIN, RunRequest
 from fixbot.run.store import load_state, prepare_state
 from fixbot.run.verify import Checker
 from fixbot.security.redact import Redactor
@@ -55,24 +56,18 @@ def run(
     repo: Path,
     *,
     env: Mapping[str, str],
+    request: RunRequest = PLAIN,
     progress: Progress | None = None,
-    hint: str | None = None,
     agents: Agents | None = None,
     sleep: Callable[[float], None] = time.sleep,
-    threads: Sequence[ReviewThread] = (),
-    tried: Sequence[str] = (),
-    first_failure: FirstFailure | None = None,
 ) -> tuple[Outcome, RunState]:
     """Run fixbot's loop in the git repository `repo` and return (outcome, final state).
 
     `repo` may be a folder inside the work tree (a monorepo's package): the check and the fix
     commands run there, while git, the state folder and the model's file access use the root.
-    `threads` are open pull request review threads (untrusted text): once the check is green, one
-    attempt addresses them; the ids the fixer claimed are in that attempt's `resolved_thread_ids`.
-    `tried` are one-line accounts of earlier runs' attempts (a `/fixbot retry`), shown to the
-    model as "already tried, do not repeat".
-    `first_failure` is a failure log from elsewhere (a failed CI run, `--from-log`): it is the
-    first failing run, so the initial check is skipped; every fix is still verified.
+    `request` is what the run is asked beyond its settings (`RunRequest`: a hint, review threads,
+    earlier attempts, a failure log from elsewhere); the ids of the threads the fixer claimed
+    are in that attempt's `resolved_thread_ids`.
 
     Before anything runs, `fixbot.run.preflight` checks the set-up (a fixer, the model keys, the
     check's programs, a repository with a commit) and the repository's run lock is taken (one
@@ -106,19 +101,7 @@ def run(
         workdir = fixbot / repo.resolve().relative_to(workspace)
         try:
             return _run_locked(
-                settings,
-                fixbot,
-                workdir,
-                env,
-                progress,
-                hint,
-                agents,
-                sleep,
-                threads,
-                tried,
-                first_failure,
-                chosen,
-                pair,
+                settings, fixbot, workdir, env, request, progress, agents, sleep, chosen, pair
             )
         finally:
             worlds.deliver(pair)
@@ -190,13 +173,10 @@ def _run_locked(
     root: Path,
     workdir: Path,
     env: Mapping[str, str],
+    request: RunRequest,
     progress: Progress | None,
-    hint: str | None,
     agents: Agents | None,
     sleep: Callable[[float], None],
-    threads: Sequence[ReviewThread],
-    tried: Sequence[str],
-    first_failure: FirstFailure | None,
     chosen: tuple[sandbox.Identity | None, str],
     pair: worlds.Worlds,
 ) -> tuple[Outcome, RunState]:
@@ -212,40 +192,29 @@ def _run_locked(
         ):
             raise ConfigError(problems)  # asked as the commands' user, once the tree is theirs
         redactor = Redactor.from_env(env)
-        launcher = launcher_for(
-            settings, root, env, who, redactor, _deadline(settings, state), pair
-        )
+        deadline = Deadline.start(settings.max_duration, state.elapsed_s)  # the run's one budget
+        launcher = launcher_for(settings, root, env, who, redactor, deadline, pair)
         progress = progress or Progress()
-        agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
+        agents = agents or build_agents(
+            settings, env, workdir, launcher, notify=progress.event, deadline=deadline
+        )
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
         state_dir = root / settings.state_dir
         checker = Checker(
-            settings, root, workdir, state_dir, redactor, progress, check_environment(env), sleep
-        )
-        checker.launcher = launcher
-        checker.stdin_path = inputs_path(settings, workdir)
-        this = Run(
             settings,
             root,
-            state,
-            agents,
+            workdir,
+            state_dir,
+            redactor,
             progress,
-            checker,
-            hint=hint,
-            threads=threads,
-            tried=tried,
-            first=first_failure,
+            check_environment(env),
+            sleep,
+            stdin_path=inputs_path(settings, workdir),
+            launcher=launcher,
         )
+        this = Run(settings, root, state, agents, progress, checker, request)
         return _drive(this, progress)
-
-
-def _deadline(settings: Settings, state: RunState) -> float | None:
-    """When the run's `max-duration` ends (`time.monotonic` seconds; a resumed run has already
-    spent `state.elapsed_s`), or None without one: no command runs past it."""
-    if settings.max_duration is None:
-        return None
-    return time.monotonic() + settings.max_duration - state.elapsed_s
 
 
 def _drive(this: Run, progress: Progress) -> tuple[Outcome, RunState]:

@@ -9,11 +9,12 @@ earlier line whole; values are redacted by the caller.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from fixbot.core.budget import Deadline
 
 LOG_FILE = "log.jsonl"
 
@@ -21,8 +22,9 @@ LOG_FILE = "log.jsonl"
 class EventLog:
     """Append events of run `run_id` to `path` (the parent folder is created on first use).
 
-    `elapsed_s` is the run's wall time before this process (a resumed run), in seconds; every
-    string value passes through `redact` (default: unchanged) before it is written.
+    `clock` is the run's `Deadline`, whose start counts a resumed run's earlier time (default:
+    a run starting now); every string value passes through `redact` (default: unchanged) before
+    it is written.
     """
 
     def __init__(
@@ -30,12 +32,12 @@ class EventLog:
         path: Path,
         run_id: str,
         *,
-        elapsed_s: float = 0.0,
+        clock: Deadline | None = None,
         redact: Callable[[str], str] | None = None,
     ) -> None:
         self.path = path
         self.run_id = run_id
-        self.started = time.monotonic() - elapsed_s
+        self.clock = clock or Deadline.start(None)
         self.redact = redact
 
     def emit(self, event: str, attempt: int | None = None, **fields: Any) -> dict[str, Any]:
@@ -45,7 +47,7 @@ class EventLog:
             "run_id": self.run_id,
             "attempt": attempt,
             "event": event,
-            "elapsed_ms": round((time.monotonic() - self.started) * 1000),
+            "elapsed_ms": round(self.clock.elapsed() * 1000),
             **{name: self._clean(value) for name, value in fields.items()},
         }
         self.path.parent.mkdir(parents=True, exist_ok=True)

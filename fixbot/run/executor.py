@@ -12,20 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import SetupError
-from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase, ReviewThread
+from fixbot.core.github_env import GitHubEnv
+from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
-from fixbot.logs.joblog import FirstFailure
 from fixbot.loop import breaker, rules
 from fixbot.loop.state import RunState
 from fixbot.run import outcome, reflect
 from fixbot.run.agents import Agents
 from fixbot.run.phases import checks, ending, fixing
+from fixbot.run.request import RunRequest
 from fixbot.run.store import save_state
 from fixbot.run.verify import Checker
 from fixbot.ui.progress import Progress, attempt_label
@@ -43,21 +44,21 @@ class Run:
         agents: Agents,
         progress: Progress,
         checker: Checker,
-        *,
-        hint: str | None = None,
-        threads: Sequence[ReviewThread] = (),
-        tried: Sequence[str] = (),
-        first: FirstFailure | None = None,
+        request: RunRequest,
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
-        self.tried = list(tried)  # earlier runs' attempts on this pull request (a retry)
-        self.first = first  # a failure log from elsewhere: attempt 0, no initial check
+        self.tried = list(request.tried)  # earlier runs' attempts on this pull request (a retry)
+        self.first = request.first_failure  # a log from elsewhere: attempt 0, no initial check
         self.agents, self.progress, self.checker = agents, progress, checker
-        self.redactor, self.hint = checker.redactor, hint
-        self.threads = list(threads)
-        self.in_action = checker.env.get("GITHUB_ACTIONS") == "true"  # for recovery plans
+        self.redactor, self.hint = checker.redactor, request.hint
+        self.threads = list(request.threads)
+        self.in_action = GitHubEnv.read(checker.env).actions  # for recovery plans
         self.state_dir = repo / settings.state_dir
-        self.events = checker.events = reflect.event_log(self.state_dir, state, self.redactor)
+        launcher = checker.launcher
+        deadline = launcher.deadline if launcher else Deadline.start(None, state.elapsed_s)
+        self.events = checker.events = reflect.event_log(
+            self.state_dir, state, self.redactor, deadline
+        )
         self.clock = time.monotonic()
         self.groups = ExitStack()  # the open `progress.group` of the attempt being worked on
         self.group_title: str | None = None
@@ -71,7 +72,7 @@ class Run:
             threads=len(self.threads),
             threads_fixer=agents.threads,
             setup=bool(settings.setup),
-            seeded=first is not None,
+            seeded=self.first is not None,
             allow_test_edits=settings.allow_test_edits,
         )
 

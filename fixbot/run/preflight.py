@@ -19,6 +19,7 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
+from fixbot.agent.protocols import registry as protocols
 from fixbot.core.secrets import (
     KEY_VARIABLES,
     UNCHECKED_PROVIDERS,
@@ -52,7 +53,10 @@ def missing_keys(model: str, env: Mapping[str, str]) -> list[str]:
 
 
 def _fixer(settings: Settings) -> list[str]:
-    if settings.model or settings.fix_commands:
+    if settings.model:
+        problem = protocols.check(settings.edit_protocol)
+        return [problem] if problem else []
+    if settings.fix_commands:
         return []
     return [
         "no fixer is configured: set a model (--model anthropic/claude-sonnet-4-5, with its key "

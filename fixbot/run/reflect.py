@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fixbot.core.budget import Deadline
 from fixbot.core.diagnosis import RecoveryPlan
 from fixbot.core.models import Attempt, Failure, FixContext, ReviewResult
 from fixbot.core.roles import Diagnoser
@@ -86,10 +87,11 @@ def diagnosis_event(attempt: Attempt) -> dict[str, Any]:
     }
 
 
-def event_log(state_dir: Path, state: RunState, redactor: Redactor) -> EventLog:
-    """The run's event log, `<state_dir>/log.jsonl`, its times counted from the run's start."""
+def event_log(state_dir: Path, state: RunState, redactor: Redactor, deadline: Deadline) -> EventLog:
+    """The run's event log, `<state_dir>/log.jsonl`, its times counted from the run's start
+    (`deadline`'s, a resumed run's earlier time included)."""
     path = state_dir / LOG_FILE
-    return EventLog(path, state.run_id, elapsed_s=state.elapsed_s, redact=redactor.redact)
+    return EventLog(path, state.run_id, clock=deadline, redact=redactor.redact)
 
 
 def review_event(result: ReviewResult) -> dict[str, Any]:

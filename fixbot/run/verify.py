@@ -120,8 +120,7 @@ class Checker:
 
     def out_of_time(self) -> bool:
         """True once the run's `max-duration` is spent (the launcher's deadline): no re-run."""
-        deadline = self.launcher.deadline if self.launcher else None
-        return deadline is not None and time.monotonic() >= deadline
+        return self.launcher is not None and self.launcher.deadline.spent()
 
     def run_once(self, attempt: Attempt, retry_index: int) -> Failure | None:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Heartbeat
 from fixbot.ui import workflow
 
@@ -158,7 +159,7 @@ class RichProgress(Progress):
 def make_progress(env: Mapping[str, str], stream: TextIO | None = None) -> Progress:
     """Choose the progress style from the environment and whether stderr is a terminal."""
     stream = stream or sys.stderr
-    if env.get("GITHUB_ACTIONS") == "true":
+    if GitHubEnv.read(env).actions:
         return GitHubProgress(stream)
     if env.get("CI") or not stream.isatty():
         return Progress(stream)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from fixbot.agent.llm import DEFAULT_OUTPUT_TOKENS, LLM, ModelConfigError, ModelError, output_cap
+from fixbot.core.budget import Deadline
 from fixbot.security.redact import Redactor
 from tests.fakes.agent_repo import model_env
 from tests.fakes.model_server import (
@@ -195,7 +196,11 @@ def test_the_run_wall_time_budget_shortens_a_request(
     rec = Recorder()
     started = time.monotonic()
     model = llm(
-        model_server.url, rec, request_timeout=60, deadline=started + 1.0, tries_per_model=1
+        model_server.url,
+        rec,
+        request_timeout=60,
+        deadline=Deadline(1.0, started),
+        tries_per_model=1,
     )
     with pytest.raises(ModelError, match="--max-duration"):
         ask(model)

@@ -1,8 +1,8 @@
 """The edit protocol registry: the fixer, the self-review and the diagnosis ask the protocol
 object, the `--edit-protocol` values are `auto` and the registry's names, and a new protocol is
-one module, its instructions template and one registry entry (README.md, "Extending fixbot"),
-which `test_a_new_protocol_is_one_module_and_one_registry_entry` follows step by step for a
-protocol whose replies are whole files."""
+one module and its instructions template (README.md, "Extending fixbot"), which
+`test_a_new_protocol_is_one_module_and_its_template` follows for a protocol whose replies are
+whole files: the module tests/data/extending/protocols/whole.py joins the package."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from fixbot.agent import Agent, build_agent, prompts
+from fixbot.agent import Agent, build_agent, prompts, protocols
 from fixbot.agent.protocols import registry
-from fixbot.agent.protocols.base import Conversation, ProtocolSpec
+from fixbot.agent.protocols.base import ProtocolSpec
 from fixbot.core.errors import ConfigError
-from fixbot.core.values import EditProtocol
+from fixbot.run.preflight import preflight
 from tests.fakes.agent_repo import (
     BUGGY_LINE,
     FIXED_LINE,
@@ -27,36 +27,40 @@ from tests.fakes.agent_repo import (
 )
 from tests.fakes.model_server import InProcessModel, text
 from tests.fakes.paths import ROOT
+from tests.fakes.plugin import EXTENDING, AddModule
 
 __all__ = ["model_env"]  # a pytest fixture used by name below
 
 
-def enum_problem() -> str | None:
-    """What is wrong between `EditProtocol` and the registry, or None when they agree."""
-    values, wanted = sorted(EditProtocol), sorted(["auto", *registry.names()])
-    return None if values == wanted else f"EditProtocol is {values}, the registry wants {wanted}"
-
-
-def test_the_settings_values_are_auto_and_every_registered_protocol() -> None:
-    assert enum_problem() is None
-    assert registry.names() == ["tools", "text"]  # the order `auto` never depends on
-    assert len(set(registry.names())) == len(registry.PROTOCOLS)
+def test_the_settings_values_are_auto_and_every_registered_protocol(tmp_path: Path) -> None:
+    assert sorted(registry.names()) == ["text", "tools"]
+    assert len(set(registry.names())) == len(registry.all_protocols())
+    assert registry.check("auto") is None and registry.check("text") is None
+    problem = registry.check("whole")
+    assert problem == "edit-protocol `whole` is no edit protocol fixbot speaks: choose `auto`, " + (
+        ", ".join(f"`{name}`" for name in registry.names())
+    )
+    repo = make_repo(tmp_path / "r")
+    settings = model_settings("http://127.0.0.1:9").model_copy(update={"edit_protocol": "whole"})
+    assert problem in preflight(settings, repo, {"OPENAI_API_KEY": "k"})  # before anything runs
 
 
 def test_an_unknown_protocol_is_a_clear_error() -> None:
-    with pytest.raises(ConfigError, match="no edit protocol called 'whole': fixbot speaks tools"):
+    with pytest.raises(
+        ConfigError, match=r"no edit protocol called 'whole': fixbot speaks text, tools$"
+    ):
         registry.get("whole")
-    assert registry.get("text") is registry.PROTOCOLS[1]
+    assert registry.get("text").name == "text"
 
 
-@pytest.mark.parametrize("spec", registry.PROTOCOLS, ids=registry.names())
+@pytest.mark.parametrize("spec", registry.all_protocols(), ids=registry.names())
 def test_each_protocol_brings_its_instructions_to_the_system_prompt(spec: ProtocolSpec) -> None:
     system = prompts.render(
         "system.j2", check="pytest", protected=[], instructions=spec.instructions, max_tool_calls=7
     )
     own = prompts.render(spec.instructions, max_tool_calls=7)
     assert own.strip() and own.strip() in system
-    others = [s for s in registry.PROTOCOLS if s is not spec]
+    others = [s for s in registry.all_protocols() if s is not spec]
     assert all(prompts.render(s.instructions, max_tool_calls=7) not in system for s in others)
     nudge = prompts.render("nudge.j2", how=spec.nudge)
     assert f"now {spec.nudge}." in nudge
@@ -74,61 +78,36 @@ def test_no_module_or_template_compares_a_protocol_name() -> None:
     assert found == []
 
 
-# Step 1 of "Extending fixbot": a module exporting one `ProtocolSpec` (here inline; in the
-# package it is `fixbot/agent/protocols/whole.py`). The model replies with whole files.
-WHOLE_FILE = re.compile(r"^FILE: (?P<path>\S+)\n```\n(?P<body>.*?)^```$", re.M | re.S)
+def whole_file(path: str, content: str) -> str:
+    return f"FILE: {path}\n```\n{content}```\n"
 
 
-def whole_loop(talk: Conversation) -> None:
-    """Write every whole file of the reply through the guarded toolbox; nudge once."""
-    for _ in range(2):
-        reply = talk.ask()
-        if reply is None:
-            return
-        for found in WHOLE_FILE.finditer(reply.content):
-            talk.session.box.write(found["path"], found["body"])
-        summary = re.search(r"^SUMMARY: (.+)$", reply.content, re.M)
-        talk.session.summary = summary[1] if summary else talk.session.summary
-        if not talk.nudge():
-            return
-
-
-WHOLE = ProtocolSpec(
-    name="whole",
-    instructions="protocol_whole.j2",
-    nudge="as whole files",
-    tool_answers=False,
-    loop=whole_loop,
-)
-# Step 2: its instructions, `fixbot/templates/protocol_whole.j2`.
+# The template a new protocol brings: `fixbot/templates/protocol_whole.j2`.
 WHOLE_INSTRUCTIONS = (
     "- Send each changed file whole: `FILE: <path>`, then its full new content between ``` "
     "lines. Then `SUMMARY:` and a one-line summary.\n"
 )
 
 
-def whole_file(path: str, content: str) -> str:
-    return f"FILE: {path}\n```\n{content}```\n"
-
-
-def test_a_new_protocol_is_one_module_and_one_registry_entry(
+def test_a_new_protocol_is_one_module_and_its_template(
     tmp_path: Path,
     inprocess_model: InProcessModel,
     model_env: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
+    add_module: AddModule,
 ) -> None:
     repo = make_repo(tmp_path / "r")
     fixed = (repo / "calc.py").read_text().replace(BUGGY_LINE, FIXED_LINE)
+    settings = model_settings(inprocess_model.url).model_copy(update={"edit_protocol": "whole"})
+    assert registry.check("whole") is not None  # not yet known
+    # The change: the module `whole.py` in `fixbot/agent/protocols/` ...
+    add_module(protocols, EXTENDING / "protocols" / "whole.py", registry.all_protocols)
+    # ... and its template (stood in for by a loader, not written into the package).
     env = prompts.environment()
     assert env.loader is not None
     whole = jinja2.DictLoader({"protocol_whole.j2": WHOLE_INSTRUCTIONS})
     monkeypatch.setattr(env, "loader", jinja2.ChoiceLoader([whole, env.loader]))
-    # Step 3: one entry in `registry.PROTOCOLS`.
-    monkeypatch.setattr(registry, "PROTOCOLS", [*registry.PROTOCOLS, WHOLE])
-    # Step 4, its name in `EditProtocol`: forgetting it fails the test above ...
-    assert enum_problem() is not None and "whole" in str(enum_problem())
-    # ... and `--edit-protocol whole` then reaches the settings (stood in for here, unvalidated).
-    settings = model_settings(inprocess_model.url).model_copy(update={"edit_protocol": "whole"})
+    assert registry.check("whole") is None  # `--edit-protocol whole` is now a choice
     agent = build_agent(settings, model_env)
     assert isinstance(agent, Agent)
     inprocess_model.enqueue(

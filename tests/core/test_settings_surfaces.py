@@ -14,8 +14,9 @@ import pytest
 import yaml
 
 from fixbot.cli import build_parser, flags_from, main
-from fixbot.core.config import load_settings, workflow_value
+from fixbot.core.config import Gates, load_settings, read_gates
 from fixbot.core.errors import ConfigError
+from fixbot.core.settings import Settings
 from fixbot.core.surfaces import Spec, shown_default, spec, specs
 from fixbot.core.values import check_state_dir
 from tests.fakes.paths import ROOT
@@ -38,6 +39,8 @@ def sample(item: Spec) -> tuple[str, Any]:
         return other.value, other
     if item.field == "state_dir":
         return "custom-state", "custom-state"
+    if item.field == "edit_protocol":  # a protocol's name (the registry's; any name parses)
+        return "text", "text"
     if isinstance(default, float) or item.field in ("max_duration", "max_cost_usd"):
         return "1.5", 1.5
     if isinstance(default, int) or item.field in ("max_tokens_per_run", "max_output_tokens"):
@@ -222,13 +225,24 @@ def test_the_action_and_the_cli_have_a_wall_time_budget(tmp_path: Path) -> None:
     assert load_settings(tmp_path, {"check": "t"}, {}).max_duration == 1200
 
 
-def test_allow_forks_comes_from_the_workflow_only() -> None:
-    assert workflow_value({}, "allow_forks") is False
-    assert workflow_value({"INPUT_ALLOW-FORKS": "true"}, "allow_forks") is True
-    assert workflow_value({"FIXBOT_ALLOW_FORKS": "true"}, "allow_forks") is False  # GITHUB_ENV
-    assert workflow_value({"FIXBOT_MAX_THREADS": "3"}, "max_threads") == 3  # no trust: read
+def test_the_gate_settings_come_from_the_workflow_only() -> None:
+    assert read_gates({}).allow_forks is False
+    assert read_gates({}) == Gates(
+        **{name: spec(name).action_default for name in Gates.model_fields}
+    )  # the Action's defaults
+    assert read_gates({"INPUT_ALLOW-FORKS": "true"}).allow_forks is True
+    assert read_gates({"FIXBOT_ALLOW_FORKS": "true"}).allow_forks is False  # GITHUB_ENV
+    assert read_gates({"INPUT_MAX-FIXES-PER-PR": "2"}).max_fixes_per_pr == 2
     with pytest.raises(ConfigError, match="INPUT_ALLOW-FORKS"):
-        workflow_value({"INPUT_ALLOW-FORKS": "maybe"}, "allow_forks")
+        read_gates({"INPUT_ALLOW-FORKS": "maybe"})
+
+
+def test_every_gate_setting_is_a_setting_the_workflow_alone_sets() -> None:
+    """A gate decides before the branch is checked out: its setting is trust-bearing, typed as
+    the `Settings` field of the same name."""
+    for name, field in Gates.model_fields.items():
+        assert spec(name).surface.trust, name
+        assert field.annotation == Settings.model_fields[name].annotation, name
 
 
 # A flag inside a sentence (after a space, a backtick or a parenthesis), not a git argument
@@ -252,6 +266,9 @@ NOT_OURS = {
     "no-install-recommends",  # `apt-get install --no-install-recommends`
     "save-dev",  # `npm install --save-dev`, the recovery plan for a missing npm package
     "dev",  # `cargo add --dev`, the recovery plan for an undeclared crate
+    # pip's, npm's and git's own flags in the bench's preparation of a case (fixbot/bench)
+    *("disable-pip-version-check", "without-pip", "ignore-scripts", "loglevel", "no-audit"),
+    *("no-fund", "silent", "whitespace", "git"),
 }
 
 

@@ -273,7 +273,8 @@ class InProcessModel(FakeModelServer):
 
     For tests of the agent's logic (what it asks, what it does with the answers). It replaces
     fixbot's one way to reach litellm (`fixbot.agent.llm.litellm_module`) by a stand-in whose
-    `completion` records the request as the HTTP fake would (`requests`, `bodies()`) and answers
+    `completion` records the request as the HTTP fake would (`requests`, `bodies()`; plus the
+    request's `timeout`, which no HTTP request carries) and answers
     with litellm's own `ModelResponse` built from the same scripted item; every other attribute
     is litellm's. Only `text` and `tools` items are served: the fault modes (errors, hangs,
     trickles, cut bodies) need the HTTP fake, which keeps covering litellm's real path.
@@ -316,7 +317,9 @@ class _Seam:
         body = {k: kwargs[k] for k in keys if kwargs.get(k) is not None}
         body = json.loads(json.dumps(body, default=str))  # what the wire would carry
         body["model"] = str(kwargs["model"]).split("/", 1)[-1]
-        item = self._model.next_item({"path": "/v1/chat/completions", "body": body, "headers": {}})
+        # `timeout`: the seconds fixbot gave this request (HTTP carries none; recorded here).
+        request = {"path": "/v1/chat/completions", "body": body, "headers": {}}
+        item = self._model.next_item({**request, "timeout": kwargs.get("timeout")})
         if item is None:
             raise self._real.BadRequestError(
                 message="script exhausted", model=body["model"], llm_provider="openai"

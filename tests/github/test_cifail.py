@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fixbot.core.github_env import GitHubEnv
 from fixbot.github.api.runs import Job, Step
 from fixbot.github.cifail import transient
 from fixbot.github.events.event import parse_event
@@ -12,7 +13,7 @@ from tests.fakes.action_env import load_event
 from tests.fakes.paths import DATA
 
 JOBLOGS = DATA / "joblogs"
-ENV = {"GITHUB_REPOSITORY": "Codertocat/Hello-World"}
+ENV = GitHubEnv.read({"GITHUB_REPOSITORY": "Codertocat/Hello-World"})
 
 
 def test_workflow_run_carries_the_run_id_attempt_and_actor() -> None:

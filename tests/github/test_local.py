@@ -8,14 +8,15 @@ import pytest
 
 from fixbot.cli import main
 from fixbot.core.errors import ConfigError
-from fixbot.github.local import token_from
+from fixbot.core.github_env import GitHubEnv
 
 
 def test_the_token_comes_from_github_token_or_gh_token() -> None:
-    assert token_from({"GH_TOKEN": " gho_x "}) == "gho_x"
-    assert token_from({"GITHUB_TOKEN": "a", "GH_TOKEN": "b"}) == "a"
-    with pytest.raises(ConfigError, match="gh auth token"):
-        token_from({})
+    assert GitHubEnv.read({"GH_TOKEN": " gho_x "}).require_token("--pr") == "gho_x"
+    assert GitHubEnv.read({"GITHUB_TOKEN": "a", "GH_TOKEN": "b"}).token == "a"
+    assert GitHubEnv.read({"GITHUB_TOKEN": " ", "GH_TOKEN": "b"}).token == "b"
+    with pytest.raises(ConfigError, match=r"--pr needs a GitHub token: .*gh auth token"):
+        GitHubEnv.read({}).require_token("--pr needs a GitHub token")
 
 
 def test_push_without_pr_is_a_usage_error(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.process import git
@@ -163,7 +164,9 @@ def credential_fill(repo: Path, env: dict[str, str], host: str) -> str:
 def test_the_token_is_given_only_to_the_servers_host(tmp_path: Path) -> None:
     """A check that rewrote the remote URL (runner mode shares fixbot's uid) gets no token."""
     repo = make_repo(tmp_path / "repo", {"app.py": "x = 1\n"})
-    env = checkout.auth_env(TOKEN, checkout.server_host({"GITHUB_SERVER_URL": "https://ghe.co"}))
+    env = checkout.auth_env(
+        TOKEN, GitHubEnv.read({"GITHUB_SERVER_URL": "https://ghe.co"}).server_host
+    )
     assert f"password={TOKEN}" in credential_fill(repo, env, "ghe.co")
     assert TOKEN not in credential_fill(repo, env, "attacker.example")
     assert f"password={TOKEN}" in credential_fill(repo, checkout.auth_env(TOKEN), "any.host")

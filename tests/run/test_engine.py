@@ -16,6 +16,7 @@ from fixbot.loop.breaker import oscillations
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from fixbot.run.report import NEXT_STEPS
+from fixbot.run.request import RunRequest
 from fixbot.run.store import load_state, save_state
 from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
 from tests.fakes.repo import git, make_repo, state_of
@@ -300,7 +301,11 @@ def test_threads_get_one_attempt_after_green_with_claims_recorded(tmp_path: Path
     fixer = ClaimingFixer().enqueue({"value.txt": "ok\n\n"})
     settings = Settings(check=CHECK)
     outcome, state = engine.run(
-        settings, repo, env=dict(os.environ), agents=Agents(fixer), threads=THREADS
+        settings,
+        repo,
+        env=dict(os.environ),
+        agents=Agents(fixer),
+        request=RunRequest(threads=THREADS),
     )
     assert outcome.outcome is OutcomeKind.FIXED and outcome.commit_sha
     threads_attempt = state.attempts[-1]
@@ -314,7 +319,11 @@ def test_a_threads_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "ok")
     fixer = ClaimingFixer().enqueue({"value.txt": "broken\n"})
     outcome, state = engine.run(
-        Settings(check=CHECK), repo, env=dict(os.environ), agents=Agents(fixer), threads=THREADS
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(fixer),
+        request=RunRequest(threads=THREADS),
     )
     assert outcome.outcome is OutcomeKind.PASSED  # nothing kept
     assert state.attempts[-1].undone and (repo / "value.txt").read_text() == "ok\n"
@@ -329,7 +338,7 @@ def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> N
         repo,
         env=dict(os.environ),
         agents=agents,
-        threads=THREADS,
+        request=RunRequest(threads=THREADS),
     )
     assert outcome.outcome is OutcomeKind.PASSED and len(state.attempts) == 1
     assert "2 open review threads were not addressed: no model is set" in state.notes
@@ -401,7 +410,11 @@ def test_a_given_log_is_not_given_up_on_before_the_check_ran_once(
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
-        settings, repo, env=dict(os.environ), agents=Agents(ScriptedFixer()), first_failure=old
+        settings,
+        repo,
+        env=dict(os.environ),
+        agents=Agents(ScriptedFixer()),
+        request=RunRequest(first_failure=old),
     )
     assert outcome.outcome is kind, outcome.reason
     assert state.rechecked and state.attempts[0].category != "command_not_found"
@@ -426,7 +439,7 @@ def test_a_stale_log_whose_fix_is_committed_ends_passed(
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
-        settings, repo, env=dict(os.environ), agents=None, first_failure=old
+        settings, repo, env=dict(os.environ), agents=None, request=RunRequest(first_failure=old)
     )
     assert outcome.outcome is kind, outcome.reason
     assert (outcome.exit_code == 0) is (kind is OutcomeKind.PASSED)

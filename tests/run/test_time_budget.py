@@ -1,7 +1,9 @@
-"""Issue 23: the workflow's wall-time budget bounds every command a run starts."""
+"""The workflow's wall-time budget bounds every command a run starts and every model call, a
+resumed run's earlier time included (one `fixbot.core.budget.Deadline` per run)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -10,7 +12,12 @@ import pytest
 from fixbot.core.budget import MIN_COMMAND_S, capped_timeout
 from fixbot.core.config import load_settings
 from fixbot.core.models import OutcomeKind
+from fixbot.process import worlds
 from fixbot.run import engine
+from fixbot.run.store import prepare_state, save_state
+from tests.fakes.agent_repo import make_repo as make_agent_repo
+from tests.fakes.agent_repo import model_settings
+from tests.fakes.model_server import InProcessModel, text
 from tests.fakes.repo import make_repo
 
 
@@ -55,3 +62,29 @@ def test_a_pull_requests_timeout_never_runs_a_check_past_the_workflows_budget(
     assert "time budget spent" in outcome.reason, outcome.reason
     assert "raise --max-duration" in outcome.reason  # the budget stopped it, not its timeout
     assert state.attempts[0].timed_out
+
+
+def test_a_resumed_runs_model_call_is_cut_by_what_is_left_of_its_budget(
+    tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
+) -> None:
+    """A run killed after spending 50 s of its 60 s resumes: its model request gets at most
+    the 10 s left, not the 30 s `request-timeout` a clock started by the resumed process would
+    give it (the budget is the workflow's for the whole run)."""
+    repo = make_agent_repo(tmp_path / "repo")
+    check = "python -c 'import calc; assert calc.total([{\"price\": 2}]) == 2'"
+    settings = model_settings(
+        inprocess_model.url, check=check, max_duration=60, request_timeout=30, max_attempts=1
+    )
+    private = worlds.private_folder(repo, worlds.state_base(os.geteuid(), os.environ))
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):  # the run's clone and state, as the killed process left them
+        fixbot, _ = engine.own_clone(settings, repo, private)
+        unfinished = prepare_state(settings, fixbot)
+    save_state(fixbot / settings.state_dir, unfinished.model_copy(update={"elapsed_s": 50.0}))
+    inprocess_model.enqueue(text("I see no bug."), text("I see no bug."), text("[]"))
+
+    _, state = engine.run(settings, repo, env={**model_env, "PATH": os.environ["PATH"]})
+
+    assert state.run_id == unfinished.run_id and state.elapsed_s >= 50  # it resumed
+    asked = [r["timeout"] for r in inprocess_model.requests]
+    assert asked and all(0 < seconds <= 10 for seconds in asked), asked

@@ -15,7 +15,7 @@ from typing import Any
 from fixbot.agent import prompts
 from fixbot.agent.llm import LLM, Reply
 from fixbot.agent.research import Research
-from fixbot.agent.runtime import Runtime, Usage
+from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import Toolbox
 from fixbot.core.models import FixContext, Phase
 
@@ -33,7 +33,7 @@ class Session:
     """
 
     box: Toolbox
-    usage: Usage = field(default_factory=Usage)
+    usage: Spend = field(default_factory=Spend)
     notes: list[str] = field(default_factory=list)
     nudged: bool = False
     calls: int = 0
@@ -100,7 +100,7 @@ Loop = Callable[[Conversation], None]
 class ProtocolSpec:
     """One edit protocol.
 
-    `name`: its `--edit-protocol` value (also a member of `core.settings.EditProtocol`).
+    `name`: its `--edit-protocol` value (the module's name, by convention).
     `instructions`: the template in `fixbot/templates/` the system prompt includes to tell the
     model how to edit (it sees the system prompt's values, e.g. `max_tool_calls`). `nudge`: the
     words after "Make the code change that fixes it now" when the model stops without a change

@@ -13,7 +13,7 @@ from typing import Any
 from fixbot.agent import prompts
 from fixbot.agent.protocols.base import Conversation, ProtocolSpec, Session
 from fixbot.agent.tools import TOOL_SCHEMAS
-from fixbot.core.values import EditProtocol
+from fixbot.core.values import AUTO_PROTOCOL
 
 TOOLLESS_LIMIT = 2
 
@@ -52,7 +52,7 @@ def _toolless(talk: Conversation) -> bool:
         f"{llm.current} answered {session.toolless} times without calling a tool "
         "(the tools protocol needs tool calls): attempt ended"
     )
-    if runtime.settings.edit_protocol is EditProtocol.AUTO:
+    if runtime.settings.edit_protocol == AUTO_PROTOCOL:
         runtime.text_only.add(llm.current)
         note += "; later attempts use the text protocol"
     session.notes.append(note)

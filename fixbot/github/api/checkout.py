@@ -17,7 +17,6 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from fixbot.github.events.gates import BOT_EMAIL, BOT_LOGIN
 from fixbot.process import git, sandbox
@@ -70,11 +69,6 @@ def auth_env(token: str, host: str | None = None) -> dict[str, str]:
             }
         )
     return env
-
-
-def server_host(env: Mapping[str, str]) -> str:
-    """The host of `GITHUB_SERVER_URL` (`github.com` by default), with its port if any."""
-    return urlsplit(env.get("GITHUB_SERVER_URL") or "https://github.com").netloc
 
 
 def configure(workspace: Path) -> None:

@@ -1,8 +1,9 @@
 """The Action run's context: the environment resolved once, and the GitHub clients it opens.
 
-`Context` holds the runner's variables, the non-setting inputs, where output goes, the
-connectors (replaced in tests) and the notes collected on the way. The REST client, the
-token's login and the permission cache are made on first use and kept for the run.
+`Context` holds the runner's variables (as given, and typed: `GitHubEnv`), the non-setting
+inputs, the gate settings, where output goes, the connectors (replaced in tests) and the notes
+collected on the way. The gate settings, the REST client, the token's login and the permission
+cache are made on first use and kept for the run.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from fixbot.core.config import Gates, read_gates
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Outcome, ReviewThread
 from fixbot.github.api import checkout
-from fixbot.github.api.graphql import DEFAULT_URL, GraphQL
+from fixbot.github.api.graphql import GraphQL
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events.inputs import Inputs, read_inputs
 from fixbot.github.events.permission import Permissions
@@ -28,9 +31,14 @@ ConnectGraphQL = Callable[[str, str], GraphQL]
 
 @dataclass
 class Context:
-    """The run's environment, resolved once in `fixbot.github.action.main`."""
+    """The run's environment, resolved once in `fixbot.github.action.main` (`make_context`).
+
+    `env`: the runner's variables as given (the check's environment is made from it);
+    `github`: its `GITHUB_*` variables, typed.
+    """
 
     env: Mapping[str, str]
+    github: GitHubEnv
     inputs: Inputs
     out: TextIO
     connect: Connect
@@ -42,11 +50,12 @@ class Context:
     _rest: GitHub | None = None
     _login: str | None = None
     _permissions: Permissions | None = None
+    _gates: Gates | None = None
 
     @property
     def git_env(self) -> dict[str, str]:
         """Environment for git commands that reach the remote."""
-        return checkout.auth_env(self.inputs.token, checkout.server_host(self.env))
+        return checkout.auth_env(self.inputs.token, self.github.server_host)
 
     @property
     def repo(self) -> Path:
@@ -57,21 +66,24 @@ class Context:
     @property
     def run_id(self) -> str:
         """This workflow run's id (`GITHUB_RUN_ID`), "0" outside Actions."""
-        return self.env.get("GITHUB_RUN_ID", "0")
+        return self.github.run_id or "0"
+
+    def gates(self) -> Gates:
+        """The gate settings as the workflow sets them (read once; `ConfigError` when one is
+        invalid, raised where the run reports errors)."""
+        if self._gates is None:
+            self._gates = read_gates(self.env)
+        return self._gates
 
     def graphql(self) -> GraphQL:
         """The GraphQL client at `GITHUB_GRAPHQL_URL` (no request made here)."""
-        return self.connect_graphql(
-            self.inputs.token, self.env.get("GITHUB_GRAPHQL_URL") or DEFAULT_URL
-        )
+        return self.connect_graphql(self.inputs.token, self.github.graphql_url)
 
     def rest(self) -> GitHub:
         """The REST client of `GITHUB_REPOSITORY` at `GITHUB_API_URL` (made once)."""
         if self._rest is None:
             self._rest = self.connect(
-                self.inputs.token,
-                self.env.get("GITHUB_API_URL", "https://api.github.com"),
-                self.env.get("GITHUB_REPOSITORY", ""),
+                self.inputs.token, self.github.api_url, self.github.repository
             )
             self._rest.secrets = known_secrets(self.env, github_token=self.inputs.token)
         return self._rest
@@ -90,23 +102,20 @@ class Context:
 
     def commit_url(self, sha: str) -> str:
         """The web URL of commit `sha` in this repository."""
-        server = self.env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-        return f"{server}/{self.env.get('GITHUB_REPOSITORY', '')}/commit/{sha}"
+        return self.github.commit_url(sha)
 
 
 def make_context(env: Mapping[str, str], out: TextIO, connect: Connect) -> Context:
-    """The `Context` of the runner's variables `env`."""
-    server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
-    run_url = (
-        f"{server}/{env.get('GITHUB_REPOSITORY', '')}/actions/runs/{env.get('GITHUB_RUN_ID', '')}"
-    )
+    """The `Context` of the runner's variables `env`: the one place the Action reads them."""
+    github = GitHubEnv.read(env)
     return Context(
         dict(env),
-        read_inputs(env),
+        github,
+        read_inputs(env, github),
         out,
         connect,
-        Path(env.get("GITHUB_WORKSPACE") or Path.cwd()),
-        run_url,
+        Path(github.workspace or Path.cwd()),
+        github.run_url,
     )
 
 

@@ -32,12 +32,13 @@ from requests.adapters import HTTPAdapter
 from urllib3 import Retry
 
 from fixbot.core.errors import GitHubError
+from fixbot.core.github_env import DEFAULT_GRAPHQL_URL
 from fixbot.core.models import ReviewThread
 from fixbot.github.api import batch
 from fixbot.github.api.rest import default_retry, explain_request, explain_status, message_of
 from fixbot.github.events.threads import ThreadNode, in_scope
 
-DEFAULT_URL = "https://api.github.com/graphql"
+DEFAULT_URL = DEFAULT_GRAPHQL_URL  # GitHub's, see `fixbot.core.github_env`
 READ = "pull-requests: read"
 WRITE = "pull-requests: write"
 TIMEOUT_S = 30

@@ -8,7 +8,6 @@ the npm package `@octokit/webhooks-examples`). Only the fields fixbot decides on
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel
@@ -25,20 +24,6 @@ def _git_safe(value: str) -> str:
 
 
 GitName = Annotated[str, AfterValidator(_git_safe)]
-
-
-class EventName(StrEnum):
-    """The names (`GITHUB_EVENT_NAME`) of the events fixbot ships a kind for; what it handles
-    is what `kinds.registry.KINDS` lists (a test keeps the two in step)."""
-
-    PULL_REQUEST = "pull_request"
-    PUSH = "push"
-    WORKFLOW_DISPATCH = "workflow_dispatch"
-    SCHEDULE = "schedule"
-    WORKFLOW_RUN = "workflow_run"
-    PULL_REQUEST_REVIEW = "pull_request_review"
-    PULL_REQUEST_REVIEW_COMMENT = "pull_request_review_comment"
-    ISSUE_COMMENT = "issue_comment"
 
 
 class PullRequest(BaseModel):
@@ -82,7 +67,7 @@ class Event(BaseModel):
     `head_repo` is the repository holding `branch` (differs from `repository` for forks).
     """
 
-    name: str  # an `EventName` value when supported; kept as given so a refusal can name it
+    name: str  # `GITHUB_EVENT_NAME`, kept as given (an event no kind handles is refused by name)
     action: str | None = None
     repository: str
     default_branch: GitName | None = None

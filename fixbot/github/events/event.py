@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from fixbot.core.errors import ConfigError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.github.events.data import Event, branch_of
 from fixbot.github.events.kinds import registry
 
 
-def parse_event(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
+def parse_event(name: str, payload: Mapping[str, Any], env: GitHubEnv) -> Event:
     """Build the `Event` of workflow event `name` from its webhook `payload`.
 
     `env` supplies `GITHUB_REPOSITORY`, `GITHUB_REF` and `GITHUB_SHA` where the payload has
@@ -47,9 +48,9 @@ def _short(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _parse(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Event:
+def _parse(name: str, payload: Mapping[str, Any], env: GitHubEnv) -> Event:
     repo_raw = payload.get("repository") or {}
-    repository = str(repo_raw.get("full_name") or env.get("GITHUB_REPOSITORY", ""))
+    repository = str(repo_raw.get("full_name") or env.repository)
     if not repository:
         raise ConfigError(["no repository in the event payload or GITHUB_REPOSITORY"])
     if len(repository.split("/")) != 2 or not all(repository.split("/")):
@@ -59,18 +60,17 @@ def _parse(name: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> Eve
         action=payload.get("action"),
         repository=repository,
         default_branch=repo_raw.get("default_branch"),
-        branch=branch_of(payload.get("ref") or env.get("GITHUB_REF")),
-        sha=payload.get("after") or env.get("GITHUB_SHA") or None,
+        branch=branch_of(payload.get("ref") or env.ref),
+        sha=payload.get("after") or env.sha or None,
         head_repo=repository,
     )
     kind = registry.find(name)
     return kind.parse(base, payload) if kind is not None else base
 
 
-def load_event(env: Mapping[str, str]) -> Event:
+def load_event(env: GitHubEnv) -> Event:
     """Read `GITHUB_EVENT_NAME` and the JSON at `GITHUB_EVENT_PATH`; `ConfigError` if absent."""
-    name = env.get("GITHUB_EVENT_NAME", "")
-    path = env.get("GITHUB_EVENT_PATH", "")
+    name, path = env.event_name, env.event_path
     if not name or not path:
         raise ConfigError(
             [

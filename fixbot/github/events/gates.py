@@ -8,21 +8,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from fixbot.github.events.data import Event, EventName
+from fixbot.github.events.data import Event
 
 BOT_LOGIN = "github-actions[bot]"
 BOT_EMAIL = "41898+github-actions[bot]@users.noreply.github.com"
-# The events whose run GitHub gives no secret (and a read-only token) when the pull request
-# comes from a fork: "With the exception of GITHUB_TOKEN, secrets are not passed to the runner
-# when a workflow is triggered from a forked repository" (docs.github.com/en/actions/reference/
-# workflows-and-actions/events-that-trigger-workflows, "Workflows in forked repositories").
-# `issue_comment` (`/fixbot retry`) and `workflow_run` run in the base repository with its
-# token and secrets.
-FORK_SAFE_EVENTS = (
-    EventName.PULL_REQUEST,
-    EventName.PULL_REQUEST_REVIEW,
-    EventName.PULL_REQUEST_REVIEW_COMMENT,
-)
 
 
 class Verdict(BaseModel):
@@ -41,19 +30,23 @@ def refuse(reason: str) -> Verdict:
     return Verdict(allowed=False, reason=reason)
 
 
-def gate_event(event: Event, allow_forks: bool) -> Verdict:
+def gate_event(event: Event, allow_forks: bool, *, fork_safe: bool) -> Verdict:
     """Decide from the event alone (before anything is checked out or changed): an open pull
     request, a branch to fix, and its repository's rules for forks. What one kind of event
-    must also hold (a failed run, a review's state) its kind decides (`kinds/`)."""
+    must also hold (a failed run, a review's state) its kind decides (`kinds/`).
+
+    `fork_safe`: GitHub gives a fork's run of this event no secret (the event kind's
+    `fork_safe`); a fork's code never runs in any other event's job.
+    """
     if event.pull_request is not None and event.pull_request.state != "open":
         pr = event.pull_request
         return refuse(f"pull request #{pr.number} is {pr.state}: nothing to fix")
     if not event.branch:
         return refuse("the event names no branch to fix (a tag push?); run fixbot on branches")
-    return _gate_fork(event, allow_forks)
+    return _gate_fork(event, allow_forks, fork_safe)
 
 
-def _gate_fork(event: Event, allow_forks: bool) -> Verdict:
+def _gate_fork(event: Event, allow_forks: bool, fork_safe: bool) -> Verdict:
     if event.head_deleted:
         number = event.pull_request.number if event.pull_request else "?"
         return refuse(
@@ -67,7 +60,7 @@ def _gate_fork(event: Event, allow_forks: bool) -> Verdict:
             f"the code comes from the fork {event.head_repo}; fixbot does not run on forks unless "
             "`allow-forks: true` (then it only offers a patch)"
         )
-    if event.name not in FORK_SAFE_EVENTS:
+    if not fork_safe:
         return refuse(
             f"the code comes from the fork {event.head_repo}, and a `{event.name}` run holds "
             "this repository's token and secrets: fixbot never runs a fork's code in such a job, "

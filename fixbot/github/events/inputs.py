@@ -12,6 +12,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
+from fixbot.core.github_env import GitHubEnv
+
 
 class ExtraInput(BaseModel):
     """An Action input that is not a setting (declared here, rendered into action.yml)."""
@@ -50,10 +52,11 @@ class Inputs(BaseModel):
     working_directory: str
 
 
-def read_inputs(env: Mapping[str, str]) -> Inputs:
-    """Read the token and the working directory from `env`."""
+def read_inputs(env: Mapping[str, str], github: GitHubEnv) -> Inputs:
+    """Read the token and the working directory from `env` (its `GITHUB_*` part: `github`)."""
+    # `uses: docker://...` skips action.yml's defaults: fall back to a GITHUB_TOKEN in `env:`.
+    fallback = github.github_token.get_secret_value() if github.github_token else ""
     return Inputs(
-        # `uses: docker://...` skips action.yml's defaults: fall back to a GITHUB_TOKEN in `env:`.
-        token=(env.get(variable("github-token"), "") or env.get("GITHUB_TOKEN", "")).strip(),
+        token=(env.get(variable("github-token"), "") or fallback).strip(),
         working_directory=env.get(variable("working-directory"), "").strip() or ".",
     )

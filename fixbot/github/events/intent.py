@@ -36,7 +36,7 @@ def decide(event: Event, allow_forks: bool, bots: Collection[str] = ()) -> Inten
             f"fixbot does not handle `{event.name}` events; trigger it on "
             f"{', '.join(registry.names())}"
         )
-    return kind.decide(event, Options(allow_forks=allow_forks, bots=tuple(bots)))
+    return kind.intent(event, Options(allow_forks=allow_forks, bots=tuple(bots)))
 
 
 def authorize(intent: Intent, login: str, level: Level, minimum: Level) -> Intent:

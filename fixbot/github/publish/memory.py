@@ -248,7 +248,7 @@ def runs_since(history: History, now: float, window_s: int = DAY_S) -> int:
 
 def already_tried(history: History) -> list[str]:
     """One line per earlier attempt (or squeezed run), oldest first: what a retry tells the
-    model not to repeat (`engine.run(tried=...)`)."""
+    model not to repeat (`RunRequest.tried`)."""
     lines: list[str] = []
     for run in history.runs:
         if run.gist:

@@ -6,9 +6,10 @@ the original branch; nothing is pushed straight to the default branch. An escala
 draft pull request holding the best attempt, or, with nothing worth keeping, puts the report in
 the PR's status comment (PR events) or in one `fixbot` issue per branch (other events). A fork
 PR only ever gets a comment (with the patch). A run that ended in error (a failed set-up) pushes
-nothing and says why in the status comment. `on-success: suggest` pushes nothing: the fix becomes
-one review with suggestion blocks on the pull request (`suggest_pr`); without a pull request a
-pull request is opened instead.
+nothing and says why in the status comment. `on-success: auto` does what the event's kind says
+(`EventKind.publish`: push to a pull request's head, else a pull request). `on-success: suggest`
+pushes nothing: the fix becomes one review with suggestion blocks on the pull request
+(`suggest_pr`); without a pull request a pull request is opened instead.
 
 When the push to the branch is rejected because a human pushed meanwhile (issue 11), the fix is
 replayed onto the new tip and pushed only if the check passes again there; a refused push, a
@@ -26,6 +27,8 @@ from fixbot.core.models import OutcomeKind
 from fixbot.core.values import OnEscalation, OnSuccess
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import gate_default_branch_push
+from fixbot.github.events.kinds import registry
+from fixbot.github.events.kinds.base import push_to_pull_request
 
 LABEL = "fixbot"
 SHORT_SHA = 7  # characters of a sha in a note (git's default abbreviation)
@@ -114,7 +117,8 @@ def _fixed(facts: PlanInput, plan: Plan) -> Plan:
     if mode is OnSuccess.NONE:
         return plan.model_copy(update={"notes": ["`on-success: none`: the fix was not published"]})
     if mode is OnSuccess.AUTO:
-        mode = OnSuccess.PUSH if event.pull_request else OnSuccess.PULL_REQUEST
+        kind = registry.find(event.name)
+        mode = (kind.publish if kind else push_to_pull_request)(event)
     if mode is OnSuccess.SUGGEST:
         if event.pull_request is not None:
             return plan.model_copy(update={"suggest_pr": event.pull_request.number})

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events.gates import BOT_LOGIN
@@ -75,19 +76,13 @@ def run(args: argparse.Namespace, env: Mapping[str, str], out: TextIO | None = N
 
 
 def _stats(args: argparse.Namespace, env: Mapping[str, str]) -> Stats:
-    token = (env.get("GITHUB_TOKEN") or env.get("GH_TOKEN") or "").strip()
-    if not token:
-        raise ConfigError(
-            [
-                "fixbot stats needs a GitHub token: set GITHUB_TOKEN or GH_TOKEN "
-                "(for example `export GH_TOKEN=$(gh auth token)`)"
-            ]
-        )
+    github = GitHubEnv.read(env)
+    token = github.require_token("fixbot stats needs a GitHub token")
     try:
         since = parse_since(args.since, time.time())
     except ValueError as exc:
         raise ConfigError([str(exc)]) from exc
     root = Path(args.directory)
     repo = repository_from(root, args.repo)
-    gh = GitHub.connect(token, env.get("GITHUB_API_URL", "https://api.github.com"), repo)
+    gh = GitHub.connect(token, github.api_url, repo)
     return aggregate(repo, collect(gh, since, root, args.login), since)

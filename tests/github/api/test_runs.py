@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixbot.core.errors import ConfigError, GitHubError
+from fixbot.core.github_env import GitHubEnv
 from fixbot.github.api.rest import GitHub, default_retry
 from fixbot.github.api.runs import (
     Job,
@@ -161,4 +162,4 @@ def test_a_bad_run_ref_says_what_to_pass() -> None:
     ],
 )
 def test_api_url(value: str, env: dict[str, str], expected: str) -> None:
-    assert api_url(value, env) == expected
+    assert api_url(value, GitHubEnv.read(env)) == expected

@@ -1,24 +1,24 @@
-"""The comment command registry: every command answers through it, the help text is written
-from it, and a new command is one module and one registry entry (README.md, "Extending
-fixbot"), which `test_a_new_command_is_one_module_and_one_registry_entry` follows step by
-step."""
+"""The comment command registry: every command answers through it, the help text and README's
+command table are written from it, and a new command is one module (README.md, "Extending
+fixbot"), which `test_a_new_command_is_one_module` follows: the module
+tests/data/extending/commands/explain.py joins the package, nothing else changes."""
 
 from __future__ import annotations
 
-import pytest
+import importlib.util
+from typing import Any
 
+from fixbot.github.events import commands
 from fixbot.github.events.commands import registry
 from fixbot.github.events.commands.base import (
-    Answer,
     Command,
-    CommandSpec,
-    Desk,
     Reply,
     Run,
-    bare,
 )
 from fixbot.github.events.commands.comment import answer, help_text, parse
 from fixbot.github.events.intent import IntentKind, decide
+from tests.fakes.paths import ROOT
+from tests.fakes.plugin import EXTENDING, AddModule
 from tests.github.events.test_commands import comment_event
 
 
@@ -35,9 +35,9 @@ class FakeDesk:
 
 
 def test_every_registered_command_is_parsed_listed_in_help_and_unique() -> None:
-    names = [spec.name for spec in registry.COMMANDS]
+    names = [spec.name for spec in registry.commands()]
     assert names == ["retry", "status", "help"] and len(set(names)) == len(names)
-    for spec in registry.COMMANDS:
+    for spec in registry.commands():
         assert f"- `{spec.usage}`: {spec.summary}" in help_text()
         command = parse(f"/fixbot {spec.name.upper()}")
         assert command is not None and command.kind == spec.name
@@ -70,34 +70,33 @@ def test_help_and_unknown_commands_reply_with_the_help_text() -> None:
     assert said.text.endswith(help_text())
 
 
-# Step 1 of "Extending fixbot": a module exporting one `CommandSpec` named `COMMAND`
-# (here inline; in the package it is `fixbot/github/events/commands/explain.py`).
-def explain(command: Command, desk: Desk) -> Answer:
-    """Explain the last report in plain words."""
-    report = desk.last_report()
-    return Reply(text=f"In short: {report or 'nothing yet'}")
-
-
-EXPLAIN = CommandSpec(
-    name="explain",
-    usage="/fixbot explain",
-    summary="explain the last report in plain words.",
-    parse=bare("explain"),
-    answer=explain,
-)
-
-
-def test_a_new_command_is_one_module_and_one_registry_entry(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_new_command_is_one_module(add_module: AddModule) -> None:
     assert parse("/fixbot explain") == Command(kind="help", unknown="explain")  # not yet known
-    # Step 2: one entry in `registry.COMMANDS`.
-    monkeypatch.setattr(registry, "COMMANDS", [*registry.COMMANDS, EXPLAIN])
+    # The whole change: the module `explain.py` in `fixbot/github/events/commands/`.
+    add_module(commands, EXTENDING / "commands" / "explain.py", registry.commands)
     command = parse("Thanks!\n/fixbot explain please")
     assert command == Command(kind="explain")  # parsed
-    assert "- `/fixbot explain`: explain the last report in plain words." in help_text()
+    listed = help_text()
+    assert "- `/fixbot explain`: explain the last report in plain words." in listed
+    assert listed.index("/fixbot status") < listed.index("/fixbot explain")  # its `rank`
+    assert listed.index("/fixbot explain") < listed.index("/fixbot help")
     desk = FakeDesk("escalated: the breaker opened")
     assert answer(command, desk) == Reply(text="In short: escalated: the breaker opened")
     assert desk.asked == ["last_report"]  # dispatched to its answer, which asked the desk
     intent = decide(comment_event("/fixbot explain"), allow_forks=False)
     assert intent.kind is IntentKind.COMMAND and intent.command == Command(kind="explain")
+    # README.md's command table is generated from the registry: it now lists the command.
+    assert (
+        "| `/fixbot explain` | explain the last report in plain words. |" in gen().commands_table()
+    )
+
+
+def gen() -> Any:
+    """scripts/gen_settings.py as a module."""
+    loaded = importlib.util.spec_from_file_location(
+        "gen_settings", ROOT / "scripts" / "gen_settings.py"
+    )
+    assert loaded is not None and loaded.loader is not None
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    return module

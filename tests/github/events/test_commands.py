@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Attempt, ErrorClass, Outcome, OutcomeKind
 from fixbot.github.events.commands.comment import help_reply, parse
 from fixbot.github.events.event import parse_event
@@ -14,7 +15,7 @@ from fixbot.github.events.threads import REPLY_MARKER
 from fixbot.github.publish import memory, render
 from tests.fakes.action_env import load_event as payload
 
-ENV = {"GITHUB_REPOSITORY": "Codertocat/Hello-World"}
+ENV = GitHubEnv.read({"GITHUB_REPOSITORY": "Codertocat/Hello-World"})
 
 
 @pytest.mark.parametrize(

@@ -7,20 +7,32 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import ConfigError
 from fixbot.core.values import OnEscalation, OnSuccess
+from fixbot.github.events.data import Event
+from fixbot.github.events.decision import Options
 from fixbot.github.events.event import load_event, parse_event
-from fixbot.github.events.gates import BOT_EMAIL, gate_event, gate_head
+from fixbot.github.events.gates import BOT_EMAIL, Verdict, gate_head
 from fixbot.github.events.intent import IntentKind, decide
+from fixbot.github.events.kinds import registry
 from fixbot.github.publish.plan import PlanInput, make_plan
 from tests.fakes.action_env import load_event as payload
 
-ENV = {
+RAW = {
     "GITHUB_REPOSITORY": "Codertocat/Hello-World",
     "GITHUB_REF": "refs/heads/main",
     "GITHUB_SHA": "abc",
 }
+ENV = GitHubEnv.read(RAW)
+
+
+def gate(event: Event, allow_forks: bool) -> Verdict:
+    """The gates `event`'s kind passes it through (its fork rule included)."""
+    kind = registry.find(event.name)
+    assert kind is not None
+    return kind.gate(event, Options(allow_forks=allow_forks))
 
 
 def test_pull_request_payload_gives_the_head_branch_and_sha() -> None:
@@ -37,8 +49,8 @@ def test_fork_is_detected_from_the_head_repository() -> None:
     raw["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World"
     event = parse_event("pull_request", raw, ENV)
     assert event.fork
-    assert not gate_event(event, allow_forks=False).allowed
-    allowed = gate_event(event, allow_forks=True)
+    assert not gate(event, False).allowed
+    allowed = gate(event, True)
     assert allowed.allowed and allowed.patch_only
 
 
@@ -50,12 +62,12 @@ def test_a_forks_code_never_runs_in_a_job_holding_the_secrets(name: str) -> None
     raw["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World"
     fork = parse_event("pull_request", raw, ENV)
     event = fork.model_copy(update={"name": name, "run_conclusion": "failure"})
-    verdict = gate_event(event, allow_forks=True)
+    verdict = gate(event, True)
     assert not verdict.allowed
     assert f"a `{name}` run holds this repository's token and secrets" in verdict.reason
     assert "`pull_request` event" in verdict.reason  # what to do instead
     for safe in ("pull_request_review", "pull_request_review_comment"):
-        assert gate_event(fork.model_copy(update={"name": safe}), allow_forks=True).allowed
+        assert gate(fork.model_copy(update={"name": safe}), True).allowed
 
 
 def test_push_to_a_branch_and_to_a_tag() -> None:
@@ -63,7 +75,7 @@ def test_push_to_a_branch_and_to_a_tag() -> None:
     assert (event.branch, event.default_branch) == ("master", "master")
     tag = payload("push")
     tag["ref"] = "refs/tags/v1"
-    refused = gate_event(parse_event("push", tag, ENV), allow_forks=False)
+    refused = gate(parse_event("push", tag, ENV), False)
     assert not refused.allowed and "tag" in refused.reason
 
 
@@ -81,7 +93,7 @@ def test_workflow_run_fixes_the_runs_head_and_only_failed_runs() -> None:
 
 def test_closed_pull_requests_are_refused() -> None:
     closed = parse_event("pull_request", payload("pull_request.closed"), ENV)
-    assert "closed" in gate_event(closed, allow_forks=False).reason
+    assert "closed" in gate(closed, False).reason
 
 
 def test_a_deleted_fork_is_not_taken_for_the_same_repository() -> None:
@@ -90,7 +102,7 @@ def test_a_deleted_fork_is_not_taken_for_the_same_repository() -> None:
     event = parse_event("pull_request", raw, ENV)
     assert event.head_deleted and not event.fork
     for allow_forks in (False, True):
-        verdict = gate_event(event, allow_forks=allow_forks)
+        verdict = gate(event, allow_forks)
         assert not verdict.allowed and "was deleted" in verdict.reason
 
 
@@ -107,11 +119,19 @@ def test_dispatch_and_schedule_take_the_branch_from_the_payload_or_env() -> None
 
 def test_load_event_reports_a_missing_payload(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="GITHUB_EVENT_PATH"):
-        load_event({"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(tmp_path / "none.json")})
+        load_event(
+            GitHubEnv.read(
+                {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": str(tmp_path / "none.json")}
+            )
+        )
     path = tmp_path / "event.json"
     path.write_text(json.dumps({"pull_request": {}}), encoding="utf-8")
     with pytest.raises(ConfigError, match="lacks"):
-        load_event({**ENV, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(path)})
+        load_event(
+            GitHubEnv.read(
+                {**RAW, "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(path)}
+            )
+        )
 
 
 def test_only_fixbots_own_commits_are_refused() -> None:

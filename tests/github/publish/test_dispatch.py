@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fixbot.core.github_env import GitHubEnv
 from fixbot.github.events.data import Event
 from fixbot.github.events.event import parse_event
 from fixbot.github.publish.dispatch import Dispatched, lines, missing_trigger, targets
@@ -51,4 +52,4 @@ def test_the_workflow_run_event_names_its_workflow_file() -> None:
             "conclusion": "failure",
         },
     }
-    assert parse_event("workflow_run", payload, {}).run_workflow == "ci.yml"
+    assert parse_event("workflow_run", payload, GitHubEnv.read({})).run_workflow == "ci.yml"

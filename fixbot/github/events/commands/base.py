@@ -60,7 +60,8 @@ class CommandSpec:
     `name`: the lower-case word after `/fixbot`; `usage`: how it is written, as the help text
     shows it (`/fixbot retry [hint]`); `summary`: what it does, one or two sentences of
     Markdown; `parse`: the rest of the command's line (stripped, may be empty) -> `Command`;
-    `answer`: the command and the pull request's `Desk` -> what fixbot does.
+    `answer`: the command and the pull request's `Desk` -> what fixbot does; `rank`: where the
+    help text lists it (lower first, then by name).
     """
 
     name: str
@@ -68,6 +69,7 @@ class CommandSpec:
     summary: str
     parse: Callable[[str], Command]
     answer: Callable[[Command, Desk], Answer]
+    rank: int = 50
 
 
 def bare(name: str) -> Callable[[str], Command]:

@@ -109,7 +109,7 @@ def parse(body: str) -> Command | None:
 
 def help_text() -> str:
     """The list of commands, from the registry."""
-    listed = "\n".join(f"- `{spec.usage}`: {spec.summary}" for spec in registry.COMMANDS)
+    listed = "\n".join(f"- `{spec.usage}`: {spec.summary}" for spec in registry.commands())
     return (
         "fixbot answers these commands at the start of a line in a pull request comment:\n\n"
         f"{listed}\n\nCommands are accepted from people with write access to the repository "

@@ -13,7 +13,9 @@ def answer(_command: Command, _desk: Desk) -> Answer:
 COMMAND = CommandSpec(
     name="help",
     usage="/fixbot help",
-    summary="this text.",
+    summary="reply with this list of commands (also the answer to `/fixbot` alone or to a "
+    "command fixbot does not know).",
     parse=bare("help"),
     answer=answer,
+    rank=90,
 )

@@ -25,4 +25,5 @@ COMMAND = CommandSpec(
     ),
     parse=parse,
     answer=answer,
+    rank=10,
 )

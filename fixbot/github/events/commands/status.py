@@ -21,4 +21,5 @@ COMMAND = CommandSpec(
     summary="reply with the last report.",
     parse=bare("status"),
     answer=answer,
+    rank=20,
 )

@@ -6,7 +6,7 @@ comments, comments by bots and comments without a command are ignored quietly.
 from __future__ import annotations
 
 from fixbot.github.events.commands.comment import parse as parse_command
-from fixbot.github.events.data import Comment, Event, EventName, actor_of
+from fixbot.github.events.data import Comment, Event, actor_of
 from fixbot.github.events.decision import Intent, IntentKind, Options, refuse
 from fixbot.github.events.kinds.base import EventKind, Payload
 
@@ -29,7 +29,7 @@ def parse(event: Event, payload: Payload) -> Event:
     )
 
 
-def decide(event: Event, _options: Options) -> Intent:
+def decide(_kind: EventKind, event: Event, _options: Options) -> Intent:
     """The command, after the commenter's permission (`ask_permission`)."""
     comment = event.comment
     if not event.on_pull_request or comment is None:
@@ -44,4 +44,6 @@ def decide(event: Event, _options: Options) -> Intent:
     return Intent(kind=IntentKind.COMMAND, command=command, ask_permission=comment.author.login)
 
 
-KIND = EventKind(name=EventName.ISSUE_COMMENT, parse=parse, decide=decide, threads=True, asked=True)
+KIND = EventKind(
+    name="issue_comment", parse=parse, decide=decide, threads=True, history=True, asked=True
+)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixbot.github.events.data import Event, EventName, pull_request_of
+from fixbot.github.events.data import Event, pull_request_of
 from fixbot.github.events.kinds.base import EventKind, Payload
 
 
@@ -11,4 +11,4 @@ def parse(event: Event, payload: Payload) -> Event:
     return event.with_pull_request(pull_request_of(payload["pull_request"], event.repository))
 
 
-KIND = EventKind(name=EventName.PULL_REQUEST, parse=parse, threads=True)
+KIND = EventKind(name="pull_request", parse=parse, threads=True, history=True, fork_safe=True)

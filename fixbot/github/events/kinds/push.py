@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fixbot.github.events.data import EventName
 from fixbot.github.events.kinds.base import EventKind
 
-KIND = EventKind(name=EventName.PUSH)
+KIND = EventKind(name="push")

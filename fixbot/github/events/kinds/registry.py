@@ -1,38 +1,29 @@
-"""Every workflow event fixbot handles.
+"""Every workflow event fixbot handles: the `KIND` of each module of this package.
 
-A new event is a module next to this one exporting a `base.EventKind`, and one entry here.
+A new event is a module next to this one exporting `KIND = base.EventKind(...)` (or a tuple of
+kinds); nothing else lists it (README.md, "Extending fixbot").
 """
 
 from __future__ import annotations
 
-from fixbot.github.events.kinds import (
-    issue_comment,
-    pull_request,
-    push,
-    review,
-    schedule,
-    workflow_dispatch,
-    workflow_run,
-)
+from functools import cache
+
+from fixbot.core.plugins import members
+from fixbot.github.events import kinds
 from fixbot.github.events.kinds.base import EventKind
 
-KINDS: list[EventKind] = [
-    pull_request.KIND,
-    push.KIND,
-    workflow_dispatch.KIND,
-    schedule.KIND,
-    workflow_run.KIND,
-    review.REVIEW,
-    review.REVIEW_COMMENT,
-    issue_comment.KIND,
-]
+
+@cache
+def all_kinds() -> tuple[EventKind, ...]:
+    """The event kinds, in their modules' name order (found once per process)."""
+    return tuple(members(kinds, "KIND", EventKind))
 
 
 def find(name: str) -> EventKind | None:
     """The event kind called `name` (`GITHUB_EVENT_NAME`), None when fixbot has none."""
-    return next((kind for kind in KINDS if kind.name == name), None)
+    return next((kind for kind in all_kinds() if kind.name == name), None)
 
 
 def names() -> list[str]:
     """The names of the events fixbot handles, in the registry's order."""
-    return [kind.name for kind in KINDS]
+    return [kind.name for kind in all_kinds()]

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from fixbot.github.events.data import Comment, Event, EventName, actor_of, pull_request_of
+from fixbot.github.events.data import Comment, Event, actor_of, pull_request_of
 from fixbot.github.events.decision import Intent, IntentKind, Options, refuse
-from fixbot.github.events.gates import gate_event
 from fixbot.github.events.kinds.base import EventKind, Payload
 from fixbot.github.events.threads import REPLY_MARKER, bot_name
 
 REVIEW_STATES = ("changes_requested", "commented")
+REVIEW_NAME = "pull_request_review"
 
 
 def parse_review(event: Event, payload: Payload) -> Event:
@@ -39,12 +39,12 @@ def parse_review_comment(event: Event, payload: Payload) -> Event:
     return event.with_pull_request(pr).model_copy(update={"comment": comment})
 
 
-def decide(event: Event, options: Options) -> Intent:
+def decide(kind: EventKind, event: Event, options: Options) -> Intent:
     """Address the threads, after the reviewer's permission (`ask_permission`)."""
     problem = _problem(event, options.bots)
     if problem:
         return refuse(problem, quiet=True)
-    verdict = gate_event(event, options.allow_forks)
+    verdict = kind.gate(event, options)
     if not verdict.allowed:
         return refuse(verdict.reason)
     assert event.comment is not None  # `_problem` found it
@@ -59,7 +59,7 @@ def _problem(event: Event, bots: Collection[str]) -> str | None:
     comment = event.comment
     if comment is None:
         return "the review event carries no review"
-    if event.name == EventName.PULL_REQUEST_REVIEW:
+    if event.name == REVIEW_NAME:
         if event.action != "submitted" or comment.state not in REVIEW_STATES:
             return (
                 f"a review {event.action} as `{comment.state}` asks nothing of fixbot "
@@ -75,12 +75,21 @@ def _problem(event: Event, bots: Collection[str]) -> str | None:
 
 
 REVIEW = EventKind(
-    name=EventName.PULL_REQUEST_REVIEW, parse=parse_review, decide=decide, threads=True, asked=True
+    name=REVIEW_NAME,
+    parse=parse_review,
+    decide=decide,
+    threads=True,
+    history=True,
+    asked=True,
+    fork_safe=True,
 )
 REVIEW_COMMENT = EventKind(
-    name=EventName.PULL_REQUEST_REVIEW_COMMENT,
+    name="pull_request_review_comment",
     parse=parse_review_comment,
     decide=decide,
     threads=True,
+    history=True,
     asked=True,
+    fork_safe=True,
 )
+KIND = (REVIEW, REVIEW_COMMENT)

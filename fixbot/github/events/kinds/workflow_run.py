@@ -3,7 +3,7 @@ jobs' logs are the first evidence, `fixbot.github.cifail`)."""
 
 from __future__ import annotations
 
-from fixbot.github.events.data import Event, EventName, pull_request_of
+from fixbot.github.events.data import Event, pull_request_of
 from fixbot.github.events.decision import Intent, Options, refuse
 from fixbot.github.events.kinds.base import EventKind, Payload, fix
 
@@ -31,13 +31,27 @@ def parse(event: Event, payload: Payload) -> Event:
     )
 
 
-def decide(event: Event, options: Options) -> Intent:
+def decide(kind: EventKind, event: Event, options: Options) -> Intent:
     """Fix a failed (or timed out) run's head; any other conclusion has nothing to fix."""
     if event.run_conclusion not in FAILED_CONCLUSIONS:
         return refuse(
             f"the triggering run ended `{event.run_conclusion}`, not failed: nothing to fix"
         )
-    return fix(event, options)
+    return fix(kind, event, options)
 
 
-KIND = EventKind(name=EventName.WORKFLOW_RUN, parse=parse, decide=decide)
+def own_commit(event: Event) -> bool:
+    """A failed CI run of a pull request may run on fixbot's own commit (often the run fixbot
+    dispatched): the pull request's fix budget (`max-fixes-per-pr`, `cifail.prepare`) bounds
+    the loop."""
+    return event.pull_request is not None
+
+
+KIND = EventKind(
+    name="workflow_run",
+    parse=parse,
+    decide=decide,
+    history=True,
+    own_commit=own_commit,
+    failed_run=True,
+)

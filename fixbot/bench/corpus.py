@@ -1,0 +1,193 @@
+"""The bench's corpus: one TOML file per real CI failure, `bench/corpus/<family>/<id>.toml`.
+
+A case is a recipe, not vendored code: a package release on PyPI or npm, a patch that makes the
+broken repository (for a shipped regression: the fixed release's new test), the check that fails,
+the reference fix and hidden tests applied only when grading. `load_corpus` reads and validates
+every file and raises one `CorpusError` listing every problem found, so a contributor fixes them
+all in one pass.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "bench" / "corpus"  # the corpus shipped in the repository
+
+CaseId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80)]
+Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class Family(StrEnum):
+    """How the failure came about."""
+
+    REGRESSION = "regression"  # a release shipped a bug; the next patch release fixed it
+    WORLD_MOVED = "world-moved"  # an unchanged release fails under a newer Python or tool
+    TOOL_UPGRADE = "tool-upgrade"  # a lint or type check fails after a rule change
+
+
+class Ecosystem(StrEnum):
+    """Where the release comes from and how its environment is made."""
+
+    PYTHON = "python"  # sdist from PyPI, a venv with `requirements`
+    NPM = "npm"  # tarball from npm, node_modules with `requirements` as devDependencies
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Package(_Strict):
+    """The release the broken repository starts from."""
+
+    name: Text
+    version: Text
+
+
+class Environment(_Strict):
+    """What the check needs besides the release's own files.
+
+    `python` is a version such as "3.12" (None: the running interpreter); `requirements` are pip
+    requirement strings or npm `name@version` specs, pinned; `variables` are extra environment
+    variables for the check and hidden command (e.g. PYTHONPATH = "src").
+    """
+
+    python: str | None = Field(default=None, pattern=r"^3\.\d+$")
+    requirements: list[Text] = []
+    variables: dict[str, str] = {}
+
+
+class Check(_Strict):
+    """The failing check: a shell command run in the repository, and a substring of its output
+    that shows it failed the recorded way."""
+
+    command: Text
+    expect: Text
+
+
+class Patch(_Strict):
+    """A unified diff (`git apply` format) applied in the repository's root."""
+
+    patch: Text
+
+
+class Broken(_Strict):
+    """The patch that turns the release into the broken repository; empty when the release
+    itself fails (a "world-moved" case: the world, not the code, changed)."""
+
+    patch: str = ""
+
+
+class Hidden(_Strict):
+    """Tests the fixer never sees: `patch` is applied to the final tree, then `command` run."""
+
+    patch: Text
+    command: Text
+
+
+class Case(_Strict):
+    """One real CI failure; see bench/corpus/README.md for the fields."""
+
+    id: CaseId
+    family: Family
+    ecosystem: Ecosystem
+    summary: Text
+    source: list[Text] = Field(min_length=1)
+    package: Package
+    environment: Environment = Environment()
+    check: Check
+    broken: Broken = Broken()
+    fix: Patch
+    hidden: Hidden
+
+    @property
+    def path_hint(self) -> str:
+        """Where the case lives in the corpus, relative to `CORPUS`."""
+        return f"{self.family.value}/{self.id}.toml"
+
+
+class CorpusError(ValueError):
+    """One or more case files are invalid; `problems` lists each as "file: what is wrong"."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"{len(self.problems)} problem(s) in the bench corpus:\n{lines}")
+
+
+_PATCH_START = re.compile(r"^(diff --git |--- )", re.MULTILINE)
+
+
+def _problems(case: Case, path: Path) -> list[str]:
+    """What pydantic cannot see: the file's place, the patches' shape, the sources."""
+    found: list[str] = []
+    if path.stem != case.id:
+        found.append(f"id {case.id!r} differs from the file name {path.name!r}")
+    if path.parent.name != case.family.value:
+        found.append(f"family {case.family.value!r} differs from its folder {path.parent.name!r}")
+    for name, text in (("broken", case.broken.patch), ("fix", case.fix.patch)):
+        if (text or name == "fix") and not _PATCH_START.search(text):
+            found.append(f"[{name}] patch is not a unified diff (no '--- ' or 'diff --git' line)")
+    if not _PATCH_START.search(case.hidden.patch):
+        found.append("[hidden] patch is not a unified diff (no '--- ' or 'diff --git' line)")
+    if not any(s.startswith("https://") for s in case.source):
+        found.append("source cites no https:// address (a changelog, an issue, a release)")
+    return found
+
+
+def _located(error: ValidationError) -> list[str]:
+    """Each pydantic error as "field.path: message"."""
+    return [
+        f"{'.'.join(str(p) for p in item['loc']) or '(top)'}: {item['msg']}"
+        for item in error.errors()
+    ]
+
+
+def read_case(path: Path) -> tuple[Case | None, list[str]]:
+    """Parse one case file: the case (None when it cannot be built) and its problems, each
+    prefixed with the file name. Never raises for a bad file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        return None, [f"{path}: cannot read as TOML: {error}"]
+    try:
+        case = Case.model_validate(data)
+    except ValidationError as error:
+        return None, [f"{path}: {line}" for line in _located(error)]
+    return case, [f"{path}: {line}" for line in _problems(case, path)]
+
+
+def load_corpus(root: Path = CORPUS, only: Iterable[str] = ()) -> list[Case]:
+    """Every case under `root/<family>/*.toml`, sorted by family then id; with `only`, just the
+    cases with those ids.
+
+    Raises `CorpusError` listing every problem at once: invalid files, duplicate ids, ids in
+    `only` that no file has, an empty corpus.
+    """
+    problems: list[str] = []
+    cases: list[Case] = []
+    seen: dict[str, Path] = {}
+    for path in sorted(root.glob("*/*.toml")):
+        case, found = read_case(path)
+        problems.extend(found)
+        if case is None:
+            continue
+        if case.id in seen:
+            problems.append(f"{path}: id {case.id!r} is also used by {seen[case.id]}")
+        seen[case.id] = path
+        cases.append(case)
+    wanted = list(only)
+    problems.extend(f"no case has the id {w!r} (see {root})" for w in wanted if w not in seen)
+    if not cases and not problems:
+        problems.append(f"{root}: no case files (<family>/<id>.toml)")
+    if problems:
+        raise CorpusError(problems)
+    chosen = [c for c in cases if not wanted or c.id in wanted]
+    return sorted(chosen, key=lambda c: (c.family.value, c.id))

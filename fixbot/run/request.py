@@ -1,0 +1,31 @@
+"""What one run is asked to do beyond its settings: `RunRequest`, the data the entry points
+(`fixbot run`, `--pr`, `--from-run`, the Action, `/fixbot retry`) hand the engine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fixbot.core.models import ReviewThread
+from fixbot.logs.joblog import FirstFailure
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A run's request.
+
+    `hint`: words for the model (untrusted text: the `hint` setting, a `/fixbot retry` comment's
+    argument). `threads`: open pull request review threads (untrusted text): once the check is
+    green, one attempt addresses them. `tried`: one-line accounts of earlier runs' attempts (a
+    `/fixbot retry`), shown to the model as "already tried, do not repeat". `first_failure`: a
+    failure log from elsewhere (a failed CI run, `--from-log`): the first failing run, so the
+    initial check is skipped; every fix is still verified.
+    """
+
+    hint: str | None = None
+    threads: Sequence[ReviewThread] = ()
+    tried: Sequence[str] = ()
+    first_failure: FirstFailure | None = None
+
+
+PLAIN = RunRequest()  # fix the check, nothing more asked

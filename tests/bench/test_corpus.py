@@ -1,0 +1,107 @@
+"""The corpus loader: valid cases load; every problem of a bad corpus is reported at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixbot.bench.corpus import CORPUS, CorpusError, Ecosystem, Family, load_corpus
+
+PATCH = """--- a/x.py
++++ b/x.py
+@@ -1 +1 @@
+-a = 1
++a = 2
+"""
+
+
+def case_text(case_id: str, family: str = "regression", **over: str) -> str:
+    """A minimal valid case file, with top-level fields replaced by `over`."""
+    fields = {
+        "id": f'"{case_id}"',
+        "family": f'"{family}"',
+        "ecosystem": '"python"',
+        "summary": '"x broke"',
+        "source": '["https://example.org/changelog (released 2021-05-19)"]',
+    }
+    fields.update(over)
+    head = "\n".join(f"{k} = {v}" for k, v in fields.items())
+    return f"""{head}
+[package]
+name = "demo"
+version = "1.0"
+[check]
+command = "python -m pytest -q"
+expect = "1 failed"
+[broken]
+patch = '''{PATCH}'''
+[fix]
+patch = '''{PATCH}'''
+[hidden]
+patch = '''{PATCH}'''
+command = "python -m pytest -q tests/test_hidden.py"
+"""
+
+
+def write(root: Path, family: str, name: str, text: str) -> None:
+    (root / family).mkdir(parents=True, exist_ok=True)
+    (root / family / f"{name}.toml").write_text(text, encoding="utf-8")
+
+
+def test_a_valid_case_loads_with_its_defaults(tmp_path: Path) -> None:
+    write(tmp_path, "regression", "demo-1-0", case_text("demo-1-0"))
+    (case,) = load_corpus(tmp_path)
+    assert case.family is Family.REGRESSION
+    assert case.environment.python is None and case.environment.requirements == []
+    assert case.hidden.command.endswith("test_hidden.py")
+
+
+def test_every_problem_is_listed_at_once(tmp_path: Path) -> None:
+    write(tmp_path, "regression", "wrong-name", case_text("demo-1-0"))
+    write(tmp_path, "regression", "bad-family", case_text("bad-family", family="oops"))
+    write(tmp_path, "world-moved", "no-source", case_text("no-source", "world-moved", source="[]"))
+    write(tmp_path, "regression", "broken-toml", "id = ")
+    bad_patch = case_text("bad-patch").replace(PATCH, "not a diff\n", 1)
+    write(tmp_path, "regression", "bad-patch", bad_patch)
+    with pytest.raises(CorpusError) as raised:
+        load_corpus(tmp_path, only=["missing-id"])
+    text = "\n".join(raised.value.problems)
+    assert "differs from the file name 'wrong-name.toml'" in text
+    assert "bad-family.toml: family:" in text
+    assert "no-source.toml: source: List should have at least 1 item" in text
+    assert "broken-toml.toml: cannot read as TOML" in text
+    assert "[broken] patch is not a unified diff" in text
+    assert "no case has the id 'missing-id'" in text
+    assert len(raised.value.problems) == 6
+
+
+def test_duplicate_ids_and_wrong_folders_are_problems(tmp_path: Path) -> None:
+    write(tmp_path, "regression", "twice", case_text("twice"))
+    write(tmp_path, "world-moved", "twice", case_text("twice"))
+    with pytest.raises(CorpusError) as raised:
+        load_corpus(tmp_path)
+    text = "\n".join(raised.value.problems)
+    assert "differs from its folder 'world-moved'" in text
+    assert "id 'twice' is also used by" in text
+
+
+def test_unknown_keys_are_refused(tmp_path: Path) -> None:
+    write(tmp_path, "regression", "demo", case_text("demo", colour='"red"'))
+    with pytest.raises(CorpusError, match="colour: Extra inputs are not permitted"):
+        load_corpus(tmp_path)
+
+
+def test_only_selects_cases(tmp_path: Path) -> None:
+    write(tmp_path, "regression", "one", case_text("one"))
+    write(tmp_path, "regression", "two", case_text("two"))
+    assert [c.id for c in load_corpus(tmp_path, only=["two"])] == ["two"]
+
+
+def test_the_shipped_corpus_is_valid_and_large_enough() -> None:
+    """The corpus in bench/corpus/ loads, cites https sources, and holds the families the bench
+    reports on."""
+    cases = load_corpus(CORPUS)
+    assert len(cases) >= 30
+    assert {c.family for c in cases} == set(Family)
+    assert sum(c.ecosystem is Ecosystem.NPM for c in cases) >= 5

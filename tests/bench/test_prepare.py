@@ -1,0 +1,144 @@
+"""prepare(): a case rebuilt from a (local, pre-cached) release into a git repository and a venv."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from fixbot.bench.corpus import Case
+from fixbot.bench.prepare import PrepareError, prepare, sdist_file
+from fixbot.bench.verify import verify_case
+from fixbot.process import git
+
+BROKEN = """--- /dev/null
++++ b/test_calc.py
+@@ -0,0 +1,5 @@
++from calc import add
++
++
++def test_add():
++    assert add(2, 3) == 5
+"""
+FIX = """--- a/calc.py
++++ b/calc.py
+@@ -1,2 +1,2 @@
+ def add(a, b):
+-    return a - b
++    return a + b
+"""
+HIDDEN = """--- /dev/null
++++ b/hidden_calc.py
+@@ -0,0 +1,3 @@
++from calc import add
++
++assert add(-1, 1) == 0, "add is wrong"
+"""
+
+
+def fake_release(cache: Path, name: str = "calc", version: str = "1.0") -> None:
+    """Put `name-version.tar.gz` (one folder, calc.py with the bug) where `download` looks."""
+    folder = cache / "archives"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = b"def add(a, b):\n    return a - b\n"
+    with tarfile.open(folder / f"python-{name}-{version}.tar.gz", "w:gz") as tar:
+        info = tarfile.TarInfo(f"{name}-{version}/calc.py")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+
+
+def make_case(**over: object) -> Case:
+    data: dict[str, object] = {
+        "id": "calc-1-0",
+        "family": "regression",
+        "ecosystem": "python",
+        "summary": "add subtracts",
+        "source": ["https://example.org/calc/changelog"],
+        "package": {"name": "calc", "version": "1.0"},
+        "check": {"command": "python test_calc.py", "expect": "AssertionError"},
+        "broken": {"patch": BROKEN},
+        "fix": {"patch": FIX},
+        "hidden": {"patch": HIDDEN, "command": "python hidden_calc.py"},
+    }
+    data.update(over)
+    return Case.model_validate(data)
+
+
+BROKEN_RUN = BROKEN.replace(
+    "+    assert add(2, 3) == 5", "+    assert add(2, 3) == 5\n+\n+test_add()"
+)
+BROKEN_RUN = BROKEN_RUN.replace("@@ -0,0 +1,5 @@", "@@ -0,0 +1,7 @@")
+
+
+def test_prepare_makes_one_broken_commit_where_the_check_fails(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    prepared = prepare(make_case(broken={"patch": BROKEN_RUN}), cache)
+    assert git.run(prepared.repo, "log", "--format=%s") == "broken"
+    assert git.run(prepared.repo, "status", "--porcelain") == ""
+    assert sorted(git.run(prepared.repo, "ls-files").split()) == ["calc.py", "test_calc.py"]
+    done = subprocess.run(
+        prepared.check, shell=True, cwd=prepared.repo, env=prepared.env, capture_output=True
+    )
+    assert done.returncode != 0 and b"AssertionError" in done.stderr
+    assert prepared.env["PATH"].startswith(str(cache / "envs"))
+
+
+def test_a_second_prepare_starts_again_from_the_release(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    first = prepare(make_case(), cache)
+    (first.repo / "calc.py").write_text("changed\n")
+    envs = sorted(p.name for p in (cache / "envs").iterdir())
+    second = prepare(make_case(), cache)
+    assert (second.repo / "calc.py").read_text().endswith("return a - b\n")
+    assert sorted(p.name for p in (cache / "envs").iterdir()) == envs  # reused, not rebuilt
+
+
+def test_verify_holds_for_a_sound_case_and_names_the_broken_claim(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    assert verify_case(make_case(broken={"patch": BROKEN_RUN}), cache).problems == []
+    passing = make_case(broken={"patch": BROKEN_RUN}, check={"command": "true", "expect": "x"})
+    assert "passes on the broken repository" in verify_case(passing, cache).problems[0]
+    wrong = make_case(broken={"patch": BROKEN_RUN}, check={"command": "false", "expect": "Boom"})
+    assert "lacks 'Boom'" in verify_case(wrong, cache).problems[0]
+    no_fix = make_case(broken={"patch": BROKEN_RUN}, fix={"patch": HIDDEN})
+    assert "fails after the reference fix" in verify_case(no_fix, cache).problems[0]
+
+
+def test_a_patch_that_does_not_apply_is_a_prepare_error(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    with pytest.raises(PrepareError, match="the \\[broken\\] patch does not apply"):
+        prepare(make_case(broken={"patch": FIX.replace("a - b", "a * b")}), cache)
+
+
+def test_sdist_file_matches_normalized_names() -> None:
+    files = [
+        {"filename": "Click-7.0-py2.py3-none-any.whl"},
+        {"filename": "Click-7.0.tar.gz"},
+        {"filename": "zope_interface-1.0.zip"},
+    ]
+    assert sdist_file(files, "click", "7.0") == files[1]
+    assert sdist_file(files, "zope.interface", "1.0") == files[2]
+    assert sdist_file(files, "click", "7.1") is None
+
+
+def test_an_archive_member_that_climbs_out_is_refused(tmp_path: Path) -> None:
+    """A release archive is third-party data: a member named `../x` or an absolute path must
+    not be written outside the folder it is unpacked into (tarfile's "data" filter)."""
+    cache = tmp_path / "cache"
+    folder = cache / "archives"
+    folder.mkdir(parents=True)
+    with tarfile.open(folder / "python-calc-1.0.tar.gz", "w:gz") as tar:
+        for name in ("calc-1.0/calc.py", "calc-1.0/../../../escaped.py"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"x\n"))
+    with pytest.raises(PrepareError, match="cannot be unpacked"):
+        prepare(make_case(), cache)
+    assert list(tmp_path.rglob("escaped.py")) == []
