@@ -44,6 +44,11 @@ def isolated_env(
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     for name, value in GIT_IDENTITY.items():
         monkeypatch.setenv(name, value)
+    # fixbot's private folders (its clones and state) of this test's runs, not the machine's
+    from fixbot.process import worlds
+
+    monkeypatch.setattr(worlds, "ROOT_BASE", tmp_path_factory.mktemp("fixbot-worlds") / "fixbot")
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     for name in ("CI", "GITHUB_ACTIONS", "GITHUB_TOKEN", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -32,7 +32,10 @@ class FixCommandFixer:
     fixing. A command that exits non-zero or times out is also a `FixResult.problems` line
     (its exit code and first output lines), shown in the progress and the report.
     `files_changed` are the files whose content differs after the commands (measured before
-    and after them), never anything under the state folder.
+    and after them in fixbot's clone, where the launcher brought back the regular files each
+    command changed in the workspace), never anything under the state folder. What the
+    launcher refused to bring back (a link, a special file, a protected path) is named in the
+    summary.
     """
 
     name = "fix-commands"
@@ -66,16 +69,19 @@ class FixCommandFixer:
         """(the summary's line on `command`, the problem line when it failed, else None)."""
         folder = ctx.repo / ctx.state_dir / "attempts" / f"{ctx.attempt:03d}"
         log = folder / f"fix-command-{number}.log"
-        result = self.launcher.run(command, self.cwd or ctx.repo, log, self.timeout)
+        result, back = self.launcher.run_fix(command, self.cwd or ctx.repo, log, self.timeout)
         where = log.relative_to(ctx.repo).as_posix()
+        refused = "".join(
+            f"\n  not brought back: {rel} ({why})" for rel, why in (back.refused if back else [])
+        )
         if result.timed_out:
             note = f"`{command}` timed out after {self.timeout:g} s (log: {where})"
-            return note, note
+            return note + refused, note
         note = f"`{command}` exit {result.exit_code} ({result.duration_s:.1f} s, log: {where})"
         if result.exit_code == 0:
-            return note, None
+            return note + refused, None
         said = " / ".join(first_lines(log)) or "(no output)"
-        return note, f"`{command}` exit {result.exit_code}: {said} (log: {where})"
+        return note + refused, f"`{command}` exit {result.exit_code}: {said} (log: {where})"
 
 
 def first_lines(log: Path, count: int = FIRST_LINES, width: int = LINE_CHARS) -> list[str]:

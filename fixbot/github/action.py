@@ -41,7 +41,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.loop import manifests
-from fixbot.process import git, installation, packages, sandbox
+from fixbot.process import git, installation, packages, sandbox, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
@@ -279,7 +279,8 @@ def _fix(
         workflow.endgroup(ctx.out)
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
-    return publish(ctx, event, settings, result, chosen.patch_only, talk)
+    with worlds.entered_for(ctx.workspace, ctx.env):  # fixbot's git configuration, its clone
+        return publish(ctx, event, settings, result, chosen.patch_only, talk)
 
 
 def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:
@@ -377,7 +378,7 @@ def _annotate(ctx: Context, outcome: Outcome) -> None:
     if state_log is None:
         return
     text = read_tail(state_log, 200_000)  # bounded read, whatever the log's size
-    for note in workflow.find_annotations(text, checkout.tracked_files(ctx.workspace)):
+    for note in workflow.find_annotations(text, checkout.tracked_files(ctx.repo)):
         workflow.annotate(note, ctx.out)
 
 

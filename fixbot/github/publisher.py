@@ -57,7 +57,7 @@ def publish(
     `fixbot.security.leakscan.LeakRefused` when the diff carries a secret.
     """
     outcome, state = result.outcome, result.state
-    root = ctx.workspace
+    root = ctx.repo
     plan = make_plan(
         PlanInput(
             event=event,
@@ -183,7 +183,7 @@ def _replay(
     Returns the plan carried out, the report, and where fixbot's own commits start in what was
     pushed (the new tip, or the run's start sha for the rescue).
     """
-    branch, start, root = str(plan.push_branch), result.state.start_sha, ctx.workspace
+    branch, start, root = str(plan.push_branch), result.state.start_sha, ctx.repo
     verified = git.head_sha(root)
     try:
         replayed = checkout.replay(root, branch, start, ctx.git_env)
@@ -231,9 +231,7 @@ def _verify_and_push(
         )
         return f"the fix was replayed onto it, but the check failed after the replay ({how})"
     try:
-        checkout.push(
-            ctx.workspace, sha, branch, ctx.git_env, base=replayed.tip, secrets=_secrets(ctx)
-        )
+        checkout.push(ctx.repo, sha, branch, ctx.git_env, base=replayed.tip, secrets=_secrets(ctx))
     except checkout.BranchMoved:
         return f"the check passed after the replay, but `{branch}` moved again before the push"
     except git.GitError as exc:
@@ -256,8 +254,8 @@ def _push(
     branch = plan.push_branch or plan.new_branch
     if not branch or not plan.source:
         return data
-    sha = snapshot if plan.source is Source.SNAPSHOT else head or git.head_sha(ctx.workspace)
-    checkout.push(ctx.workspace, str(sha), branch, ctx.git_env, base=start, secrets=_secrets(ctx))
+    sha = snapshot if plan.source is Source.SNAPSHOT else head or git.head_sha(ctx.repo)
+    checkout.push(ctx.repo, str(sha), branch, ctx.git_env, base=start, secrets=_secrets(ctx))
     commit = data.outcome.commit_sha or str(sha)
     return _pushed(ctx, data, str(sha), branch, plan.push_branch is not None, commit)
 
@@ -282,7 +280,7 @@ def _suggest(ctx: Context, number: int, data: render.Report, start: str) -> rend
     """Post the verified fix (`start..HEAD`) as one review with suggestion blocks on pull
     request `number` (`fixbot.github.publish.suggest`); nothing is pushed. Raises
     `fixbot.security.leakscan.LeakRefused` when the diff carries a secret."""
-    root = ctx.workspace
+    root = ctx.repo
     refuse_if_leaking(
         git.run(root, "diff", "--text", "--no-ext-diff", start, "HEAD"),
         _secrets(ctx),

@@ -41,9 +41,9 @@ def address_threads(
         note = "no fix was pushed to this pull request's branch, so no thread was resolved"
         return data.model_copy(update={"threads": threads.report(given, [], note, left_out)})
     start = base or result.state.start_sha
-    touched = git.changed_files(ctx.workspace, start, sha)
+    touched = git.changed_files(ctx.repo, start, sha)
     targets = threads.resolvable(given, result.state.attempts, touched)
-    replies = thread_replies(ctx.workspace, start, sha, targets, data.links.commit_url)
+    replies = thread_replies(ctx.repo, start, sha, targets, data.links.commit_url)
     done, why = resolve_all(ctx, targets, replies)
     return data.model_copy(update={"threads": threads.report(given, done, why, left_out)})
 

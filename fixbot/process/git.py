@@ -14,8 +14,10 @@ a shell command), and the environment is minimal (`PASSED_VARIABLES` plus the `G
 sets, PATH cut to the trusted folders). The token reaches git only through the credential
 helper of `fixbot.github.api.checkout.auth_env`, for the commands that talk to the remote, from a
 pipe (`CREDENTIAL_TOKEN`), never the environment.
-Configuration the project's commands write into `.git/config` during a run is undone before
-fixbot's git reads it (`fixbot.process.gitconfig.ConfigPin`).
+During a run every git of fixbot's runs on fixbot's own clone, with its configuration, HOME and
+XDG folders pinned inside fixbot's private folder (`pinned`, set by
+`fixbot.process.worlds.entered`): nothing the project's commands write (the workspace's `.git`,
+HOME, `$XDG_CONFIG_HOME/git`) is read by it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import hashlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from fixbot.core.errors import GitError
@@ -50,13 +53,29 @@ SAFE_CONFIG = (
 )
 
 
+_PINNED: dict[str, str] = {}  # set by `pinned` for the length of a run (fixbot's private folder)
+
+
+@contextmanager
+def pinned(variables: dict[str, str]) -> Iterator[None]:
+    """Give every git of fixbot's `variables` (GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, HOME,
+    XDG_CONFIG_HOME) for the block, over whatever fixbot's environment says; restored after."""
+    before = dict(_PINNED)
+    _PINNED.update(variables)
+    try:
+        yield
+    finally:
+        _PINNED.clear()
+        _PINNED.update(before)
+
+
 def git_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of fixbot's git: `PASSED_VARIABLES` of ours (PATH cut to the trusted
-    folders of `programs.trusted_path`), then `extra`."""
+    folders of `programs.trusted_path`), the `pinned` variables, then `extra`."""
     base = {k: v for k, v in os.environ.items() if k in PASSED_VARIABLES}
     if "PATH" in base:
         base["PATH"] = programs.trusted_path(base["PATH"], os.geteuid())
-    return {**base, **(extra or {})}
+    return {**base, **_PINNED, **(extra or {})}
 
 
 # A token for the credential helper (`fixbot.github.api.checkout.auth_env`) is handed to `run`
@@ -84,10 +103,15 @@ def run(
 
 
 def completed(
-    repo: Path, *args: str, env: dict[str, str] | None = None, timeout: float | None = None
+    repo: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """Run fixbot's git (`programs.which("git")`, `SAFE_CONFIG`, `git_environment(env)`) with
-    `args` in `repo`, for at most `timeout` seconds; return git's exit code and text output.
+    `args` in `repo`, for at most `timeout` seconds, `stdin` (text) on its standard input;
+    return git's exit code and text output.
 
     A `CREDENTIAL_TOKEN` entry of `env` goes to git through a pipe (see above), not its
     environment. Raises `ConfigError` when no trusted git exists, `subprocess.TimeoutExpired` past
@@ -105,7 +129,8 @@ def completed(
             [programs.which("git"), *SAFE_CONFIG, *args],
             cwd=repo,
             env=git_environment(extra),
-            stdin=subprocess.DEVNULL,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            input=stdin,
             capture_output=True,
             text=True,
             errors="replace",

@@ -4,10 +4,11 @@ One object holds how a project command runs — the scrubbed environment, the un
 (see `fixbot.process.sandbox`), the redactor applied to its log and the log bound — and runs it with
 `fixbot.process.spawn.run_command`, in a PID namespace of its own where the kernel allows
 (`sandbox.namespace_argv`: nothing it started outlives it), else marked and swept
-(`sandbox.sweep`). Before each command the work tree's new files are given to the user; after
-it, `.git` is checked to still be root's and `.git/config` is put back as fixbot found it
-(`gitconfig.ConfigPin`: a `pushurl = ext::...` or `core.fsmonitor` the command wrote never reaches
-fixbot's git).
+(`sandbox.sweep`). With `pair` (a run's) every command runs in the workspace, whose tracked
+files are made equal to fixbot's clone first (`fixbot.process.worlds.Worlds.to_workspace`);
+after a fix command only (`run_fix`) the regular files it changed come back into the clone as
+bytes (`Worlds.read_back`). Nothing the command does to the workspace's `.git`, HOME or any
+other file reaches fixbot's git.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import gitconfig, installation, sandbox, spawn
+from fixbot.process import installation, sandbox, spawn, worlds
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -35,11 +36,11 @@ class Launcher:
 
     `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
-    `private` are the top-level names the identity may not write (`.git`, the state folder);
     `deadline` is the run's wall-time budget (`fixbot.core.budget.Deadline`, one per run):
     no command's timeout reaches past it;
-    `pin` is the repository configuration restored after every command (None: not watched);
-    `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench).
+    `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench);
+    `pair` maps fixbot's clone to the workspace the commands run in (None: they run where
+    they are asked, for tests and the preflight).
     """
 
     root: Path
@@ -47,10 +48,9 @@ class Launcher:
     identity: sandbox.Identity | None = None
     redact: Redact | None = None
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
-    private: tuple[str, ...] = (".git",)
     deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
-    pin: gitconfig.ConfigPin | None = None
     namespace: bool = True
+    pair: worlds.Worlds | None = None
 
     def run(
         self,
@@ -62,11 +62,13 @@ class Launcher:
     ) -> CheckResult:
         """Run `command` in `cwd` (seconds of `timeout`), its bounded log at `log_path`.
 
-        Raises OSError as `spawn.run_command`, and `ConfigError` when the command replaced
-        `.git` (see `sandbox.check_git_intact`).
+        With `pair`, `cwd` inside fixbot's clone means the same folder of the workspace, and
+        the workspace's tracked files are made equal to the clone's first. Raises OSError as
+        `spawn.run_command`, and GitError (listing the clone's files).
         """
-        if self.identity is not None:
-            sandbox.claim(self.root, self.identity, self.private)
+        if self.pair is not None:
+            self.pair.to_workspace()
+            cwd = self.pair.in_workspace(cwd)
         wrapper = sandbox.namespace_argv(self.identity) if self.namespace else ()
         mark = sandbox.new_mark()
         try:
@@ -86,9 +88,18 @@ class Launcher:
         finally:
             if not wrapper:
                 sandbox.sweep(mark)
-            sandbox.check_git_intact(self.root, self.identity)
-            if self.pin is not None:
-                self.pin.restore()
+
+    def run_fix(
+        self, command: str, cwd: Path, log_path: Path, timeout: float
+    ) -> tuple[CheckResult, worlds.ReadBack | None]:
+        """Run the fix command `command` like `run`, then bring the regular files it changed in
+        the workspace back into fixbot's clone (`Worlds.read_back`; None without `pair`)."""
+        if self.pair is None:
+            return self.run(command, cwd, log_path, timeout), None
+        self.pair.to_workspace()
+        before = self.pair.untracked()
+        result = self.run(command, cwd, log_path, timeout)
+        return result, self.pair.read_back(before)
 
     def output(self, argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
         """Run the program `argv` like a project command (same user, namespace, environment)
@@ -120,20 +131,21 @@ def launcher_for(
     who: sandbox.Identity | None,
     redactor: Redactor,
     deadline: Deadline | None = None,
+    pair: worlds.Worlds | None = None,
 ) -> Launcher:
-    """The launcher of a run's commands: in `root`, as `who` (from `sandbox.confine`), with `env`
-    without secrets (`fixbot.core.secrets.check_environment`), its output redacted by `redactor`,
-    bounded to `settings.max_log_bytes` bytes, no command running past the run's `deadline`
-    (None: no budget, outside a run), `.git/config` pinned as it is now."""
+    """The launcher of a run's commands: for `root`, as `who` (from `sandbox.handed_over`), with
+    `env` without secrets (`fixbot.core.secrets.check_environment`), its output redacted by
+    `redactor`, bounded to `settings.max_log_bytes` bytes, no command running past the run's
+    `deadline` (None: no budget, outside a run), in the workspace of `pair` (fixbot's clone and
+    the workspace) when given."""
     return Launcher(
         root,
         commands_environment(env),
         who,
         redactor.redact,
         settings.max_log_bytes,
-        sandbox.private_names(settings.state_dir),
         deadline or Deadline.start(None),
-        gitconfig.ConfigPin.take(root),
+        pair=pair,
     )
 
 
@@ -164,15 +176,16 @@ def as_the_commands(
 ) -> tuple[int | None, str]:
     """Run the program `argv` in the work tree `root` exactly as the check would run: the user
     `settings.run_as` and the installation (`fixbot.process.installation`) choose
-    (`sandbox.choose`), the work tree confined for it (`sandbox.confine`, restored afterwards),
-    its PID namespace, the environment without secrets. Returns (exit code or None on timeout,
-    merged output, redacted, bounded).
+    (`sandbox.choose`), the work tree
+    handed to it (`sandbox.handed_over`, given back afterwards), its PID namespace, the environment
+    without secrets. Returns (exit code or None on timeout, merged output, redacted, bounded).
 
-    For the preflight: "can the commands' user run `pytest` here?" is answered by the same
-    path the check takes. Raises `ConfigError` (an unknown `run-as` user, a work tree that user
-    cannot enter) and OSError (`root` is missing).
+    For the preflight (before fixbot's clone exists, so in the workspace itself): "can the
+    commands' user run `pytest` here?" is answered by the same path the check takes. Raises
+    `ConfigError` (an unknown `run-as` user, a work tree that user cannot enter) and OSError
+    (`root` is missing).
     """
     identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
-    with sandbox.confine(root, identity, settings.state_dir) as who:
+    with sandbox.handed_over(root, identity) as who:
         launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
         return launcher.output(argv, root, timeout)

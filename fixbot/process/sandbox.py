@@ -7,9 +7,9 @@ code (issue 14, redesigned in issue 21). Two decisions, made here and nowhere el
 commands run as an unprivileged user:
 `fixbot` (uid 1001, created in the image), else `nobody`. That user cannot read root's
 processes (proc(5): `/proc/<pid>/environ` passes a ptrace "read" access check a different,
-unprivileged uid fails), cannot write `.git` or the state folder (both stay root's until fixbot
-has pushed), and gets its own HOME; the rest of the work tree is handed over and given back
-exactly as it was (`confine`, with a record that survives a `kill -9`). Everywhere else (the
+unprivileged uid fails), cannot reach fixbot's private folder (its clone and state,
+`fixbot.process.worlds`), and gets its own HOME; the workspace is handed to it for the run
+(`handed_over`). Everywhere else (the
 CLI, as root on someone's own machine too; the runner mode) the commands run as fixbot's own
 user unless `run-as` names another: it is the user's own code on the user's own machine, a
 pyenv Python under `/root` and a mode-700 checkout just work, and the secrets are kept out of
@@ -30,7 +30,6 @@ it did not start.
 
 from __future__ import annotations
 
-import json
 import os
 import pwd
 import resource
@@ -56,7 +55,6 @@ CANDIDATES = ("fixbot", "nobody")  # the image's user (uid 1001), then the class
 CONTAINER = installation.CONTAINER  # fixbot's image: an installation fact, never a variable
 MARK_VARIABLE = "FIXBOT_COMMAND_MARK"  # carried by every process of one command (see `sweep`)
 MAX_PROCESSES = 2048  # RLIMIT_NPROC of the commands where the kernel counts only theirs
-OWNERSHIP_RECORD = "ownership.json"  # in the state folder: the work tree's owners and modes
 
 
 @dataclass(frozen=True)
@@ -169,98 +167,32 @@ def _lookup(name: str, lookup: Lookup, *, strict: bool) -> Identity | None:
 
 
 @contextmanager
-def confine(
-    root: Path, identity: Identity | None, state_dir: str, record_dir: Path | None = None
-) -> Iterator[Identity | None]:
-    """Make the work tree usable by `identity` and `.git` untouchable by it, for the block.
-
-    First the owner, group and mode of every path of the work tree are written to
-    `record_dir/ownership.json` (default: the state folder `root/state_dir`, root's alone), and a
-    record left by a run that was killed is applied first. Then the files of the work tree (not
-    `.git`, not the state folder's first component) become the identity's, so the check can
-    write build outputs and fix commands can edit; `.git` and the state folder become root's and
-    read-only to others; the root folder becomes root's with the sticky bit (mode 1777), so the
-    identity can create files there but not rename or replace `.git`. A private HOME is created.
-    On exit every recorded path gets its owner, group and mode back exactly, new files get the
-    root folder's owner, and the record is deleted; after a `kill -9` the next `confine` (or
-    `restore_recorded`) does it. Yields the identity with its `home` set; with None, does
-    nothing. Raises `ConfigError` when the identity cannot reach the work tree.
-    """
+def handed_over(workspace: Path, identity: Identity | None) -> Iterator[Identity | None]:
+    """Give the workspace (its `.git` too: it is the commands' copy, fixbot's git never reads it)
+    to `identity` for the block, with a private HOME of its own; give every path back to the
+    workspace folder's owner on exit. Yields the identity with its `home` set; with None, does
+    nothing. No record is kept or read: after a `kill -9` the workspace simply stays the
+    commands' user's, which fixbot never trusts. Raises `ConfigError` when the identity cannot
+    reach the workspace."""
     if identity is None:
         yield None
         return
-    _check_reachable(root)
-    private = private_names(state_dir)
-    record = (record_dir or root / state_dir) / OWNERSHIP_RECORD
-    restore_recorded(root, record)
-    _write_record(root, record)
+    _check_reachable(workspace)
+    owner = workspace.lstat()
     home = Path(tempfile.mkdtemp(prefix="fixbot-home-"))
     os.chown(home, identity.uid, identity.gid)
     try:
-        claim(root, identity, private)
-        for name in private:
-            _chown_tree(root / name, 0, 0)
-        os.chown(root, 0, 0)
-        os.chmod(root, 0o1777)
+        claim(workspace, identity)
         yield Identity(identity.uid, identity.gid, identity.name, str(home))
     finally:
-        restore_recorded(root, record)
+        claim(workspace, Identity(owner.st_uid, owner.st_gid, "owner"))
         shutil.rmtree(home, ignore_errors=True)
 
 
-def _write_record(root: Path, record: Path) -> None:
-    """Write `[relative path, uid, gid, mode]` of `root` and everything under it to `record`
-    (atomically, mode 0600), so the owners survive a kill of fixbot."""
-    entries = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in (
-            ["", *dirnames, *filenames] if dirpath == str(root) else [*dirnames, *filenames]
-        ):
-            path = os.path.join(dirpath, name) if name else dirpath
-            info = os.lstat(path)
-            rel = os.path.relpath(path, root)
-            entries.append([rel, info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)])
-    record.parent.mkdir(parents=True, exist_ok=True)
-    partial = record.with_name(record.name + ".partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(entries, handle)
-    os.replace(partial, record)
-
-
-def restore_recorded(root: Path, record: Path) -> bool:
-    """Give every path of `root` named in `record` (see `confine`) its owner, group and mode
-    back, and paths it does not name the root folder's recorded owner; delete the record.
-    Returns False when there was no record. Never follows a symlink the commands planted."""
-    try:
-        entries = json.loads(record.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return False
-    known: dict[str, tuple[int, int, int]] = {e[0]: (e[1], e[2], e[3]) for e in entries}
-    owner = known.get(".", (0, 0, 0o755))
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in (
-            ["", *dirnames, *filenames] if dirpath == str(root) else [*dirnames, *filenames]
-        ):
-            path = os.path.join(dirpath, name) if name else dirpath
-            uid, gid, mode = known.get(os.path.relpath(path, root), (owner[0], owner[1], -1))
-            with suppress(FileNotFoundError):
-                os.lchown(path, uid, gid)
-                if mode >= 0 and not os.path.islink(path):
-                    os.chmod(path, mode, follow_symlinks=False)
-    record.unlink()
-    return True
-
-
-def private_names(state_dir: str) -> tuple[str, ...]:
-    """Top-level names of the work tree the project's commands may not write: `.git` and the
-    first component of the state folder."""
-    return (".git", Path(state_dir).parts[0])
-
-
-def claim(root: Path, identity: Identity, private: tuple[str, ...] = (".git",)) -> None:
-    """Give the identity every file of the work tree outside the `private` top-level names
-    (fixbot's own writes are root's until then). Called before every command."""
+def claim(root: Path, identity: Identity, private: tuple[str, ...] = ()) -> None:
+    """Give the identity `root` and every path under it (links themselves, never followed),
+    except the `private` top-level names."""
+    os.lchown(root, identity.uid, identity.gid)
     for dirpath, dirnames, filenames in os.walk(root):
         if Path(dirpath) == root:
             dirnames[:] = [d for d in dirnames if d not in private]
@@ -270,15 +202,6 @@ def claim(root: Path, identity: Identity, private: tuple[str, ...] = (".git",)) 
             info = os.lstat(path)
             if (info.st_uid, info.st_gid) != (identity.uid, identity.gid):
                 os.lchown(path, identity.uid, identity.gid)
-
-
-def _chown_tree(path: Path, uid: int, gid: int) -> None:
-    if not path.is_dir() or path.is_symlink():
-        return
-    os.lchown(path, uid, gid)
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in [*dirnames, *filenames]:
-            os.lchown(os.path.join(dirpath, name), uid, gid)
 
 
 def _check_reachable(root: Path) -> None:
@@ -422,18 +345,3 @@ def sweep(mark: str) -> int:
         signalled += len(pids)
         time.sleep(0.01)
     return signalled
-
-
-def check_git_intact(root: Path, identity: Identity | None) -> None:
-    """Raise `ConfigError` when `.git` is no longer root's: the check replaced or changed it.
-
-    Called after every command run as `identity`; fixbot's own git must not read a
-    configuration the project's code wrote (filters, fsmonitor and remotes run as root).
-    """
-    if identity is None:
-        return
-    info = (root / ".git").lstat()
-    if info.st_uid != 0 or not stat.S_ISDIR(info.st_mode):
-        raise ConfigError(
-            [f"{root / '.git'} was replaced while the project's commands ran: fixbot stops"]
-        )

@@ -249,7 +249,7 @@ def ask_shell(
 ) -> str | None:
     """Run `script` with `/bin/sh -c` in `cwd`, with `env`, as `identity` (None: as fixbot), and
     return its standard output; None when the shell could not be started there (the folder is
-    not the user's to enter: `fixbot.process.sandbox.confine` reports that) or took longer than
+    not the user's to enter: `fixbot.process.sandbox.handed_over` reports that) or took longer than
     `PROBE_TIMEOUT_S` seconds. The one place the preflight runs a command as the commands' user.
     """
     try:

@@ -1,6 +1,12 @@
-"""A run, start to end: preflight, the repository's lock, the state, the sandbox and launcher for
-the project's commands, then `fixbot.run.executor.Run` drives the loop
-(`fixbot.loop.rules.next_step`).
+"""A run, start to end: preflight, fixbot's private folder and its clone of the repository
+(`fixbot.process.worlds`), the run lock, the state, the launcher of the project's commands, then
+`fixbot.run.executor.Run` drives the loop (`fixbot.loop.rules.next_step`), and the result is
+handed to the workspace.
+
+Two worlds: fixbot reads, diffs, commits and pushes in its own clone F (in its private folder,
+the state folder inside it); the project's commands run in the workspace W, whose tracked files
+the launcher makes equal to F's before each command. No git of fixbot's runs in W's repository
+once F exists, except the hand-over at the end (`worlds.deliver`).
 
 The state is saved after every step, so a run killed at any point continues with `--resume` and
 loses no attempt.
@@ -13,13 +19,14 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from fixbot.agent.paths import is_protected
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError, Interrupted
 from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.loop.state import RunState
-from fixbot.process import git, installation, sandbox
+from fixbot.process import git, installation, sandbox, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
@@ -28,7 +35,7 @@ from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
 from fixbot.run.preflight import check_words, preflight
 from fixbot.run.request import PLAIN, RunRequest
-from fixbot.run.store import prepare_state
+from fixbot.run.store import load_state, prepare_state
 from fixbot.run.verify import Checker
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
@@ -77,33 +84,116 @@ def run(
         raise ConfigError(problems)
     top = git.toplevel(repo)
     assert top is not None  # preflight checked it
-    root = top.resolve()
-    with run_lock(root / settings.state_dir):
-        return _run_locked(settings, root, repo, env, request, progress, agents, sleep, chosen)
+    workspace = top.resolve()
+    private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))
+    worlds.write_gitconfig(private, worlds.ambient_identity())
+    with run_lock(private), worlds.entered(private):
+        fixbot, resumed = own_clone(settings, workspace, private)
+        pair = worlds.Worlds(
+            fixbot,
+            workspace,
+            settings.state_dir,
+            owner=_owner(chosen[0]),
+            refuse=lambda rel: is_protected(rel, settings.protected_paths),
+        )
+        if not resumed:  # a resumed run's workspace is the commands' copy of its tree
+            adopt_dirty(settings, pair)
+        workdir = fixbot / repo.resolve().relative_to(workspace)
+        try:
+            return _run_locked(
+                settings, fixbot, workdir, env, request, progress, agents, sleep, chosen, pair
+            )
+        finally:
+            worlds.deliver(pair)
+            for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
+                worlds.mirror_report(pair, settings.state_dir, name)
+
+
+def _owner(identity: sandbox.Identity | None) -> tuple[int, int] | None:
+    """Who owns what fixbot writes into the workspace: the commands' user when fixbot is root."""
+    if identity is None or os.geteuid() != 0:
+        return None
+    return (identity.uid, identity.gid)
+
+
+def own_clone(settings: Settings, workspace: Path, private: Path) -> tuple[Path, bool]:
+    """fixbot's clone of `workspace` in `private` (`worlds.REPO`): the one an unfinished run left
+    when it may be resumed or still starts at the workspace's HEAD, else a fresh
+    `git clone --no-local` (`worlds.clone`). Its state folder is fixbot's own folder: whatever
+    the repository commits at that name (a link, files) is not followed. Returns F's root and
+    whether it is an unfinished run's, to be resumed. Raises `GitError` (the clone) and
+    `ConfigError` (an unreadable state)."""
+    fixbot = private / worlds.REPO
+    reuse = _reusable(settings, workspace, fixbot)
+    if reuse is None:
+        worlds.clone(workspace, fixbot)
+        remote = worlds.origin_url(workspace)
+        if remote:
+            git.run(fixbot, "remote", "set-url", "origin", remote)
+    worlds.own_folder(fixbot, settings.state_dir)
+    return fixbot, bool(reuse)
+
+
+def _reusable(settings: Settings, workspace: Path, fixbot: Path) -> bool | None:
+    """True: F holds an unfinished run to resume; False: F starts at the workspace's HEAD;
+    None: make F again."""
+    if not (fixbot / ".git").is_dir() or (fixbot / ".git").is_symlink():
+        return None
+    state_dir = fixbot / settings.state_dir
+    try:
+        previous = load_state(state_dir) if not state_dir.is_symlink() else None
+    except ConfigError:
+        previous = None
+    if settings.resume and previous is not None and previous.outcome is None:
+        return True
+    return False if git.head_sha(fixbot) == worlds.workspace_head(workspace) else None
+
+
+def adopt_dirty(settings: Settings, pair: worlds.Worlds) -> None:
+    """The workspace's own uncommitted changes to tracked files: with `allow_dirty` they come
+    into fixbot's clone (the run works on top of them); otherwise the run stops, saying how to
+    commit them, since the first sync would overwrite them. Raises `ConfigError`."""
+    dirty = pair.differing()
+    if not dirty:
+        return
+    if not settings.allow_dirty:
+        shown = "\n    ".join(dirty[:10])
+        raise ConfigError(
+            [
+                "the working tree has uncommitted changes:\n    " + shown + "\n"
+                "  commit them (git commit -am 'work in progress'), stash them (git stash -u), "
+                "or pass --allow-dirty to let fixbot work on top of them"
+            ]
+        )
+    pair.adopt(dirty)
 
 
 def _run_locked(
     settings: Settings,
     root: Path,
-    repo: Path,
+    workdir: Path,
     env: Mapping[str, str],
     request: RunRequest,
     progress: Progress | None,
     agents: Agents | None,
     sleep: Callable[[float], None],
     chosen: tuple[sandbox.Identity | None, str],
+    pair: worlds.Worlds,
 ) -> tuple[Outcome, RunState]:
-    """`run` once the repository's run lock is held; `chosen` is `sandbox.choose`'s answer
-    (who runs the project's commands, and the note saying so)."""
+    """`run` once the run lock is held, in fixbot's clone `root` (`workdir` inside it);
+    `chosen` is `sandbox.choose`'s answer (who runs the project's commands, and the note
+    saying so); `pair` the clone and the workspace the commands run in."""
     state = prepare_state(settings, root)
-    workdir = repo.resolve()
     identity, who_note = chosen
-    with sandbox.confine(root, identity, settings.state_dir) as who:  # the project's commands
-        if who is not None and (problems := check_words(settings, workdir, env, who)):
+    with sandbox.handed_over(pair.workspace, identity) as who:  # the project's commands
+        pair.to_workspace()
+        if who is not None and (
+            problems := check_words(settings, pair.in_workspace(workdir), env, who)
+        ):
             raise ConfigError(problems)  # asked as the commands' user, once the tree is theirs
         redactor = Redactor.from_env(env)
         deadline = Deadline.start(settings.max_duration, state.elapsed_s)  # the run's one budget
-        launcher = launcher_for(settings, root, env, who, redactor, deadline)
+        launcher = launcher_for(settings, root, env, who, redactor, deadline, pair)
         progress = progress or Progress()
         agents = agents or build_agents(
             settings, env, workdir, launcher, notify=progress.event, deadline=deadline

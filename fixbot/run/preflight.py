@@ -83,7 +83,7 @@ def check_words(
 ) -> list[str]:
     """What the shell that runs the check says of its words, as the user who runs it
     (`fixbot.process.shellwords`): a `cd` that fails, a program it cannot find. Asked as another
-    user (`identity`), call it once the work tree is theirs (`fixbot.process.sandbox.confine`):
+    user (`identity`), call it once the work tree is theirs (`fixbot.process.sandbox.handed_over`):
     a script of the repository's that only its owner may run becomes runnable then."""
     if settings.setup:
         return []  # the set-up command may install them (or create the folders)

@@ -1,8 +1,8 @@
 """Run the check once more, outside the loop: for a fix replayed onto a branch that moved.
 
 The Action's publish step (`fixbot.github.publisher`) replays fixbot's own commits onto the
-branch's new tip and calls `recheck` before it pushes them; the check is confined exactly as a run
-confines it (`fixbot.run.engine`).
+branch's new tip in fixbot's clone and calls `recheck` before it pushes them; the check runs in
+the workspace, synced from the clone, exactly as a run runs it (`fixbot.run.engine`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from fixbot.agent.paths import is_protected
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.settings import Settings
-from fixbot.process import git, installation, sandbox
+from fixbot.process import installation, sandbox, worlds
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run.outcome import report_file
@@ -24,23 +25,46 @@ RECHECK_LOG = "recheck.log"  # inside `<state dir>/runs/<run id>/`
 
 
 def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str) -> CheckResult:
-    """Run the check once more in `repo` (the check's folder, as for `run`), confined as a run
-    confines it: the same unprivileged user (`fixbot.process.sandbox`), the environment without
-    secrets (`check_environment(env)`), the redactor, `settings.timeout` seconds and `inputs-file`.
+    """Run the check once more in `repo` (the check's folder in the workspace, as for `run`), on
+    the tree of fixbot's clone (`worlds.clone_of`), as a run runs it: the workspace's tracked
+    files synced from the clone, the same unprivileged user (`fixbot.process.sandbox`), the
+    environment without secrets (`check_environment(env)`), the redactor, `settings.timeout`
+    seconds and `inputs-file`.
 
     For a fix replayed onto a branch that moved (the Action's publish step). Its log is
-    `<state dir>/runs/<run_id>/recheck.log`, redacted. Raises `ConfigError` when another run
-    holds the repository's lock, the inputs file is gone or the command replaced `.git`, and
-    OSError when the command cannot start (a missing folder).
+    `<state dir>/runs/<run_id>/recheck.log` in the clone, redacted. Raises `ConfigError` when
+    another run holds the repository's lock or the inputs file is gone, and OSError when the
+    command cannot start (a missing folder).
     """
-    top = git.toplevel(repo)
+    top = worlds.workspace_root(repo.resolve())
     if top is None:
         raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
-    root, workdir = top.resolve(), repo.resolve()
-    state_dir = root / settings.state_dir
+    workspace = top.resolve()
+    fixbot = worlds.clone_of(workspace, env)
+    private = fixbot.parent if fixbot != workspace else workspace / settings.state_dir
     identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
-    with run_lock(state_dir), sandbox.confine(root, identity, settings.state_dir) as who:
-        launcher = launcher_for(settings, root, env, who, Redactor.from_env(env))
+    with (
+        run_lock(private),
+        worlds.entered(private),
+        sandbox.handed_over(workspace, identity) as who,
+    ):
+        pair = worlds.Worlds(
+            fixbot,
+            workspace,
+            settings.state_dir,
+            owner=None if who is None or os.geteuid() != 0 else (who.uid, who.gid),
+            refuse=lambda rel: is_protected(rel, settings.protected_paths),
+        )
+        launcher = launcher_for(
+            settings,
+            fixbot,
+            env,
+            who,
+            Redactor.from_env(env),
+            pair=pair if fixbot != workspace else None,
+        )
+        state_dir = fixbot / settings.state_dir
         log = report_file(state_dir, run_id).parent / RECHECK_LOG
+        workdir = fixbot / repo.resolve().relative_to(workspace)
         stdin = inputs_path(settings, workdir)
         return launcher.run(settings.check, workdir, log, settings.timeout, stdin_path=stdin)

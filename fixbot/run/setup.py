@@ -119,7 +119,7 @@ def prepare(
     launcher: Launcher | None = None,
 ) -> SetupRun:
     """Run the set-up (`run_setup`, same arguments), exclude from git what it created, and
-    record the tracked files it modified.
+    record the tracked files it modified (in the workspace, with the launcher's `pair`).
 
     Raises OSError (the log) and GitError (listing or excluding files).
     """
@@ -136,6 +136,13 @@ def prepare(
         launcher=launcher,
     )
     exclude_created(repo, before)
+    if launcher is not None and launcher.pair is not None:
+        # the set-up ran in the workspace: what it created is excluded in fixbot's clone (never
+        # read back, never committed); its edits to tracked files stay there until the next
+        # sync puts fixbot's tree back: they are reported, never committed
+        for path in launcher.pair.created():
+            git.exclude_path(repo, exclude_pattern(path))
+        return run.model_copy(update={"changed_tracked": launcher.pair.touched()})
     return run.model_copy(update={"changed_tracked": sorted(modified_tracked(repo) - modified)})
 
 

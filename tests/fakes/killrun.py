@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.fakes.repo import make_repo, run_fixbot
+from tests.fakes.repo import make_repo, run_fixbot, state_of
 
 CHECK = """\
 import pathlib, sys, time
@@ -144,7 +144,7 @@ def kill_round(
     Chosen by progress, the kill lands at the same point of the run however loaded the machine
     is (load only slows the run down): `after_steps` below the run's total and a `delay` shorter
     than what is left (a fix command and a check: at least 0.25 s here) kill it mid-run."""
-    state_file = repo / ".fixbot" / "state.json"
+    state_file = state_of(repo) / "state.json"
     proc = start(fixbot_args(repo), env=env)
     try:
         wait_for_steps(proc, state_file, after_steps)

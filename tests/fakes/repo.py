@@ -24,6 +24,19 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def state_of(repo: Path, state_dir: str = ".fixbot") -> Path:
+    """The state folder of fixbot's runs in `repo`: inside fixbot's own clone of it, in its
+    private folder (`fixbot.process.worlds`): this test's folder for runs in this process, the
+    machine's (`/var/lib/fixbot`) for a fixbot subprocess run as root."""
+    from fixbot.process import worlds
+
+    key = worlds.repo_key(repo)
+    here = worlds.state_base(os.geteuid(), os.environ) / key / worlds.REPO
+    if (here / ".git").is_dir() or os.geteuid() != 0:
+        return here / state_dir
+    return Path("/var/lib/fixbot") / key / worlds.REPO / state_dir
+
+
 def write_files(root: Path, files: dict[str, str]) -> None:
     """Write `files` (relative path -> text) under `root`."""
     for rel, text in files.items():

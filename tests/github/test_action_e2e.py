@@ -18,7 +18,7 @@ from fixbot.run.eventlog import read_events
 from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, tool_call
-from tests.fakes.repo import git
+from tests.fakes.repo import git, state_of
 
 pytestmark = pytest.mark.slow
 RUFF = {"check-command": "ruff check --no-cache .", "fix-commands": "ruff check --no-cache --fix ."}
@@ -108,11 +108,11 @@ class Moved:
         return len(self.counter.read_text(encoding="utf-8"))
 
     def rechecks(self) -> list[Path]:
-        return sorted((self.ws / ".fixbot" / "runs").glob("*/recheck.log"))
+        return sorted((state_of(self.ws) / "runs").glob("*/recheck.log"))
 
     def replayed(self) -> bool:
-        """True when fixbot's git rebased in the workspace (HEAD's reflog)."""
-        return "rebase" in git(self.ws, "reflog", "--format=%gs")
+        """True when fixbot's git rebased in its clone of the workspace (HEAD's reflog)."""
+        return "rebase" in git(state_of(self.ws).parent, "reflog", "--format=%gs")
 
 
 def run_moved(
@@ -170,7 +170,8 @@ def test_a_branch_moved_by_an_unrelated_push_gets_the_fix_replayed_checked_and_p
     # The check ran again on the replayed tree (initial, after the fix, re-check), without the
     # token in its environment (NO_TOKEN would fail it), its log in the run's folder.
     assert moved.check_runs == 3 and len(moved.rechecks()) == 1
-    assert git(moved.ws, "rev-parse", "changes") == pushed == git(moved.ws, "rev-parse", "HEAD")
+    clone = state_of(moved.ws).parent  # fixbot's clone follows what origin has
+    assert git(clone, "rev-parse", "changes") == pushed == git(clone, "rev-parse", "HEAD")
     note = (
         f"`changes` moved while fixbot ran (to {str(moved.human)[:7]}); the fix was replayed "
         "onto it and the check passed again"
@@ -281,7 +282,7 @@ def test_escalation_opens_a_draft_pull_request_and_leaves_the_branch_alone(
     assert ".fixbot/attempts/" not in comment and "`fixbot run" not in comment
     assert "hint" not in comment.split("## Suggested next steps")[1]
     assert "the model did not have" not in comment
-    events = read_events(ws / ".fixbot" / "log.jsonl")  # the artifact to upload
+    events = read_events(state_of(ws) / "log.jsonl")  # the artifact to upload
     assert [e["event"] for e in events][-2:] == ["outcome", "publish"]
     assert events[-1]["pr_url"] == pulls[0]["html_url"] and events[-1]["source"] == "snapshot"
     assert len({e["run_id"] for e in events}) == 1

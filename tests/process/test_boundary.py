@@ -8,9 +8,9 @@ the tests named `..._is_real` disable the control once and show the attack then 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -23,7 +23,7 @@ import pytest
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.github.api import checkout
-from fixbot.process import git, gitconfig, programs, sandbox
+from fixbot.process import git, programs, sandbox, worlds
 from fixbot.process.launcher import Launcher
 from fixbot.ui import workflow
 from tests.fakes.installation import as_in_the_image, in_the_image
@@ -118,32 +118,43 @@ def pushurl_attack(evil: Path) -> str:
     )
 
 
-@pytest.mark.parametrize("pinned", [True, False], ids=["pinned", "attack_is_real"])
-def test_config_the_check_writes_into_git_is_undone_before_fixbot_pushes(
-    tmp_path: Path, pinned: bool
+def _clone_for(repo: Path, tmp_path: Path) -> worlds.Worlds:
+    """fixbot's clone of `repo` in a private folder, as a run makes it, and the pair."""
+    private = worlds.private_folder(repo, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):
+        worlds.clone(repo, private / worlds.REPO)
+        git.run(private / worlds.REPO, "remote", "set-url", "origin", str(worlds.origin_url(repo)))
+    return worlds.Worlds(private / worlds.REPO, repo)
+
+
+@pytest.mark.parametrize("two_worlds", [True, False], ids=["two_worlds", "attack_is_real"])
+def test_config_the_check_writes_into_git_never_reaches_fixbots_push(
+    tmp_path: Path, two_worlds: bool
 ) -> None:
-    """As fixbot's own user (the CLI) the check can write `.git/config`: a `pushurl` of its
-    choosing would receive fixbot's push with the token. The pin puts the file back."""
+    """As fixbot's own user (the CLI) the check can write the workspace's `.git/config`: a
+    `pushurl` of its choosing would receive fixbot's push with the token. fixbot pushes from its
+    own clone, whose configuration the check never reaches."""
     origin, evil = tmp_path / "origin.git", tmp_path / "evil.git"
     for bare in (origin, evil):
         raw_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))
     repo = make_repo(tmp_path / "repo", {"app.py": "x = 1\n"})
     raw_git(repo, "remote", "add", "origin", str(origin))
     raw_git(repo, "push", "-q", "origin", "main")
-    before = (repo / ".git" / "config").read_bytes()
-    launcher = Launcher(
-        repo, {"PATH": os.environ["PATH"]}, pin=gitconfig.ConfigPin.take(repo) if pinned else None
-    )
-    assert launcher.run(pushurl_attack(evil), repo, tmp_path / "c.log", 30).exit_code == 0
-
-    (repo / "app.py").write_text("x = 2\n")
-    sha = git.commit_paths(repo, ["app.py"], "fix")
-    assert sha is not None
-    checkout.push(repo, sha, "main", checkout.auth_env(TOKEN), secrets={})
-    landed = raw_git(origin if pinned else evil, "rev-parse", "main")
+    pair = _clone_for(repo, tmp_path) if two_worlds else None
+    launcher = Launcher(pair.fixbot if pair else repo, {"PATH": os.environ["PATH"]}, pair=pair)
+    ran = launcher.run(pushurl_attack(evil), pair.fixbot if pair else repo, tmp_path / "c.log", 30)
+    assert ran.exit_code == 0
+    ours = pair.fixbot if pair else repo
+    (ours / "app.py").write_text("x = 2\n")
+    with worlds.entered(ours.parent) if pair else contextlib.nullcontext():
+        sha = git.commit_paths(ours, ["app.py"], "fix")
+        assert sha is not None
+        checkout.push(ours, sha, "main", checkout.auth_env(TOKEN), secrets={})
+    landed = raw_git(origin if two_worlds else evil, "rev-parse", "main")
     assert landed == sha
-    if pinned:
-        assert (repo / ".git" / "config").read_bytes() == before
+    if two_worlds:
+        assert "evil" in (repo / ".git" / "config").read_text()  # the attack happened, in W
         assert _git_code(evil, "rev-parse", "--verify", "-q", "main") != 0
 
 
@@ -205,7 +216,7 @@ def test_the_research_tool_runs_the_checks_python_as_the_commands_user(
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     marker = repo / "python-ran"  # the repository is the commands' to write
     env_recorder(venv / "python3", marker)
-    with sandbox.confine(repo, NOBODY, ".fixbot", open_dir / "record") as who:
+    with sandbox.handed_over(repo, NOBODY) as who:
         launcher = Launcher(repo, {"PATH": str(venv)}, who)
         assert research.find_python("requests", str(venv), launcher) is None
     seen = marker.read_text()
@@ -226,7 +237,7 @@ FORK_LOOP = "n=0; while [ $n -lt 5000 ]; do sleep 20 & n=$((n+1)); echo $n > n.t
 def test_a_fork_loop_is_bounded(open_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox, "MAX_PROCESSES", 64)
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
-    with sandbox.confine(repo, NOBODY, ".fixbot", open_dir / "record") as who:
+    with sandbox.handed_over(repo, NOBODY) as who:
         start = time.monotonic()
         result = Launcher(repo, {"PATH": os.environ["PATH"]}, who).run(
             FORK_LOOP, repo, open_dir / "c.log", 60
@@ -265,7 +276,7 @@ def test_the_sweep_spares_processes_it_did_not_start(open_dir: Path) -> None:
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     env = {"PATH": os.environ["PATH"]}
     try:
-        with sandbox.confine(repo, NOBODY, ".fixbot", open_dir / "record") as who:
+        with sandbox.handed_over(repo, NOBODY) as who:
             other = Launcher(repo, env, who, namespace=False)
             slow = subprocess.Popen(  # another run's command, still running
                 [sys.executable, "-c", SLOW, str(repo)],
@@ -317,53 +328,6 @@ def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path, runtime: st
 
 
 # -- kill -9 of fixbot: the next run restores the owners and modes exactly -----------------------
-
-
-CONFINED_FOREVER = """
-import sys, time
-from pathlib import Path
-from fixbot.process import sandbox
-with sandbox.confine(Path(sys.argv[1]), sandbox.Identity(65534, 65534, "nobody"), ".fixbot"):
-    print("in", flush=True)
-    time.sleep(60)
-"""
-
-
-@needs_root
-def test_after_kill_9_the_next_run_restores_owners_and_modes_exactly(open_dir: Path) -> None:
-    repo = make_repo(open_dir / "repo", {"a.txt": "a\n", "sub/b.txt": "b\n"})
-    os.chown(repo / "a.txt", 4242, 4243)
-    (repo / "a.txt").chmod(0o640)
-    (repo / "sub").chmod(0o750)
-    before = _owners(repo)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", CONFINED_FOREVER, str(repo)],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert proc.stdout is not None and proc.stdout.readline() == "in\n"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert stat.S_IMODE(repo.stat().st_mode) == 0o1777  # what a killed run leaves
-    (repo / "new.txt").write_text("made while confined\n")
-    with sandbox.confine(repo, NOBODY, ".fixbot"):
-        pass
-    after = _owners(repo)
-    after.pop("new.txt")
-    assert after == before
-    assert (repo / "new.txt").stat().st_uid == 0  # the root folder's owner
-    assert not (repo / ".fixbot" / sandbox.OWNERSHIP_RECORD).exists()
-
-
-def _owners(root: Path) -> dict[str, tuple[int, int, int]]:
-    found = {}
-    for path in [root, *root.rglob("*")]:
-        if ".fixbot" in path.relative_to(root).parts:
-            continue
-        info = path.lstat()
-        found[path.relative_to(root).as_posix()] = (info.st_uid, info.st_gid, info.st_mode)
-    return found
 
 
 # -- hole 9: step files through a link -----------------------------------------------------------
@@ -478,13 +442,22 @@ def test_a_writable_program_in_a_root_only_folder_is_not_taken(
         shutil.rmtree(folder)
 
 
-def test_a_git_folder_the_check_replaced_stops_the_run(tmp_path: Path) -> None:
-    """As fixbot's own user the check may move `.git` away and put a gitfile pointing at a
-    repository of its own (with its own config) in its place: fixbot stops instead."""
-    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+def test_a_git_folder_the_check_replaced_never_reaches_fixbots_git(tmp_path: Path) -> None:
+    """The check moves the workspace's `.git` away and puts a gitfile pointing at a repository
+    of its own (with a filter in its config) in its place: fixbot's clone commits as before and
+    no git of fixbot's reads the gitfile."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", ".gitattributes": "* filter=evil\n"})
     evil = make_repo(tmp_path / "evil", {"b.txt": "b\n"})
-    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, pin=gitconfig.ConfigPin.take(repo))
+    marker = tmp_path / "ran.txt"
+    raw_git(evil, "config", "filter.evil.clean", f"sh -c 'echo ran >> {marker}; cat'")
+    pair = _clone_for(repo, tmp_path)
+    launcher = Launcher(pair.fixbot, {"PATH": os.environ["PATH"]}, pair=pair)
     swap = f"mv .git ../moved-git && echo 'gitdir: {evil / '.git'}' > .git"
-    with pytest.raises(ConfigError, match="was replaced"):
-        launcher.run(swap, repo, tmp_path / "c.log", 30)
-    assert (repo / ".git").is_file()  # the attack happened; fixbot's git was not run on it
+    assert launcher.run(swap, pair.fixbot, tmp_path / "c.log", 30).exit_code == 0
+    assert (repo / ".git").is_file()  # the attack happened in the workspace
+    (pair.fixbot / "a.txt").write_text("fixed\n")
+    with worlds.entered(pair.fixbot.parent):
+        assert git.commit_paths(pair.fixbot, ["a.txt"], "fix") is not None
+        assert launcher.run("true", pair.fixbot, tmp_path / "d.log", 30).exit_code == 0
+    assert (repo / "a.txt").read_text() == "fixed\n"  # the next command sees fixbot's tree
+    assert not marker.exists()

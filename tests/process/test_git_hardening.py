@@ -19,7 +19,7 @@ from fixbot.run import engine
 from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git as raw_git
-from tests.fakes.repo import make_repo
+from tests.fakes.repo import make_repo, state_of
 
 TOKEN = "ghs_" + "Tok3n" * 6
 MODEL_KEY = "sk-" + "k3y" * 8
@@ -130,7 +130,8 @@ def test_the_engine_never_commits_what_the_check_leaves_behind(tmp_path: Path) -
         TOKEN.encode()
     ).decode()
     snapshot = state.attempts[-1].snapshot_sha
-    assert snapshot and "build-info.txt" not in raw_git(repo, "ls-tree", "--name-only", snapshot)
+    clone = state_of(repo).parent  # fixbot's own clone holds the snapshots
+    assert snapshot and "build-info.txt" not in raw_git(clone, "ls-tree", "--name-only", snapshot)
 
 
 def credential_fill(repo: Path, env: dict[str, str], host: str) -> str:

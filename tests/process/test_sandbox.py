@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -26,13 +25,14 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.errors import ConfigError
-from fixbot.process import sandbox
+from fixbot.process import git as fixbot_git
+from fixbot.process import sandbox, worlds
 from fixbot.process.launcher import Launcher
 from tests.fakes.action_env import TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.installation import in_the_image
 from tests.fakes.paths import ROOT
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import make_repo
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0,
@@ -201,46 +201,63 @@ def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
 
 
 @needs_root
-def test_commands_cannot_touch_git_or_the_state_but_can_edit_the_work_tree(
+def test_commands_cannot_touch_fixbots_clone_or_state_but_can_edit_the_workspace(
     open_dir: Path, real_users: None
 ) -> None:
+    """As root with the commands' user: they write the workspace's `.git` (hooks, config, a
+    moved `.git`), its `.fixbot/state.json` and its files; fixbot's clone and state, in its
+    private folder, are out of their reach, and the next command sees fixbot's tree."""
     repo = make_repo(open_dir / "repo", {"app.py": "x = 1\n"})
-    (repo / ".fixbot").mkdir()
-    (repo / ".fixbot" / "state.json").write_text("{}")
+    private = worlds.private_folder(repo, open_dir / "state")
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):
+        worlds.clone(repo, private / worlds.REPO)
+    fixbot = private / worlds.REPO
+    worlds.own_folder(fixbot, ".fixbot")
+    (fixbot / ".fixbot" / "state.json").write_text("{}")
     identity, _ = sandbox.choose("auto", 0, runtime="container")
     assert identity is not None and identity.uid == auto_uid()
     attack = (
         "echo hacked > .git/hooks/post-commit; echo '[core] fsmonitor = evil' >> .git/config; "
-        "echo forged > .fixbot/state.json; mv .git .git-moved; "
-        "echo y = 2 >> app.py && echo build > build-info.txt && echo $HOME > home.txt; "
-        "git status --porcelain > git-status.txt"  # the project's own git still works
+        "mkdir -p .fixbot; echo forged > .fixbot/state.json; "
+        f"echo forged > {fixbot}/.fixbot/state.json; "
+        f"ls {private} > ls-private.txt 2>&1; "
+        "echo y = 2 >> app.py && echo build > build-info.txt && echo $HOME > home.txt"
     )
-    with sandbox.confine(repo, identity, ".fixbot") as who:
+    with sandbox.handed_over(repo, identity) as who:
         assert who is not None
-        (repo / "model_wrote.py").write_text("z = 3\n")  # fixbot (root) writes a new file
-        private = sandbox.private_names(".fixbot")
-        launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, who, None, 1 << 20, private)
-        result = launcher.run(attack + "; echo w >> model_wrote.py", repo, open_dir / "c.log", 30)
+        pair = worlds.Worlds(fixbot, repo, owner=(identity.uid, identity.gid))
+        (fixbot / "model_wrote.py").write_text("z = 3\n")  # fixbot (root) writes a new file
+        launcher = Launcher(fixbot, {"PATH": os.environ["PATH"]}, who, pair=pair)
+        moved = launcher.run("mv .git .git-moved", fixbot, open_dir / "m.log", 30)
+        assert moved.exit_code == 0, (open_dir / "m.log").read_text()  # a check's doing
+        result, back = launcher.run_fix(
+            attack + "; echo w >> model_wrote.py", fixbot, open_dir / "c.log", 30
+        )
         assert result.exit_code == 0, (open_dir / "c.log").read_text()
         home = Path((repo / "home.txt").read_text().strip())
         assert home.is_dir() and home.stat().st_uid == identity.uid
-        mode = stat.S_IMODE(repo.stat().st_mode)
-        assert mode == 0o1777
+        assert back is not None
+        assert sorted(back.changed) == [
+            "app.py",
+            "build-info.txt",
+            "home.txt",
+            "ls-private.txt",
+            "model_wrote.py",
+        ]
     log = (open_dir / "c.log").read_text()
-    assert "cannot create .git/hooks/post-commit: Permission denied" in log
-    assert "cannot create .git/config: Permission denied" in log
-    assert "cannot create .fixbot/state.json: Permission denied" in log, log
-    assert "cannot move '.git'" in log
-    assert not (repo / ".git" / "hooks" / "post-commit").exists()
-    assert "evil" not in (repo / ".git" / "config").read_text()
-    assert (repo / ".fixbot" / "state.json").read_text() == "{}"
-    assert (repo / ".git").is_dir() and not (repo / ".git-moved").exists()
-    assert (repo / "app.py").read_text() == "x = 1\ny = 2\n"
-    assert (repo / "model_wrote.py").read_text() == "z = 3\nw\n"
-    assert " M app.py" in (repo / "git-status.txt").read_text()
+    assert f"{fixbot}/.fixbot/state.json: Permission denied" in log, log
+    assert "Permission denied" in (repo / "ls-private.txt").read_text()
+    assert (fixbot / ".fixbot" / "state.json").read_text() == "{}"
+    assert not (fixbot / ".git" / "hooks" / "post-commit").exists()
+    assert "evil" not in (fixbot / ".git" / "config").read_text()
+    assert (fixbot / ".git").is_dir()
+    assert (fixbot / "app.py").read_text() == "x = 1\ny = 2\n"
+    assert (fixbot / "model_wrote.py").read_text() == "z = 3\nw\n"
     assert not home.exists()  # the private HOME is gone after the run
-    assert repo.stat().st_uid == 0 and stat.S_IMODE(repo.stat().st_mode) == 0o755
-    assert git(repo, "status", "--porcelain")  # git still works on the restored tree
+    assert repo.stat().st_uid == 0  # the workspace is given back
+    with worlds.entered(private):
+        assert " M app.py" in fixbot_git.run(fixbot, "status", "--porcelain")
 
 
 def test_choose_decides_the_user_from_the_setting_and_the_uid(real_users: None) -> None:
@@ -274,7 +291,7 @@ def test_an_unreachable_work_tree_is_a_clear_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})  # under pytest's 0700 folder
     with (
         pytest.raises(ConfigError, match="may not enter"),
-        sandbox.confine(repo, sandbox.Identity(65534, 65534, "nobody"), ".fixbot"),
+        sandbox.handed_over(repo, sandbox.Identity(65534, 65534, "nobody")),
     ):
         pass
 
@@ -344,7 +361,7 @@ def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     dedicated = sandbox.Identity(54321, 54321, sandbox.DEDICATED)  # no passwd entry needed
     env = {"PATH": os.environ["PATH"]}
-    with sandbox.confine(repo, dedicated, ".fixbot", open_dir / "record") as who:
+    with sandbox.handed_over(repo, dedicated) as who:
         assert not escape_and_wait(
             Launcher(repo, env, who, namespace=namespace), repo, open_dir / "1.log"
         )

@@ -19,7 +19,7 @@ from fixbot.run.report import NEXT_STEPS
 from fixbot.run.request import RunRequest
 from fixbot.run.store import load_state, save_state
 from tests.fakes.fixer import ClaimingFixer, ScriptedFixer, ScriptedReviewer
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import git, make_repo, state_of
 
 CHECK_PY = """\
 import pathlib, sys
@@ -159,7 +159,7 @@ def test_preflight_stops_a_missing_program_before_the_check(tmp_path: Path) -> N
         engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
     assert "`no-such-command-fixbot`" in caught.value.problems[0]
     assert "--setup-command" in caught.value.problems[0]
-    assert fixer.history == [] and not (repo / ".fixbot" / "state.json").exists()
+    assert fixer.history == [] and not (state_of(repo) / "state.json").exists()
 
 
 def test_review_blocker_is_fixed_and_minor_reported(tmp_path: Path) -> None:
@@ -194,7 +194,7 @@ def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
     outcome, state, _ = settle(repo, fixer, allow_dirty=True)
     assert outcome.outcome is OutcomeKind.FIXED
     assert len(state.attempts) == 2  # a finished run is not resumed: a new run started
-    saved = load_state(repo / ".fixbot")
+    saved = load_state(state_of(repo))
     assert saved is not None and saved.outcome == outcome
 
 
@@ -214,7 +214,7 @@ def test_check_never_sees_tokens_or_model_keys(tmp_path: Path) -> None:
     }
     settings = Settings(check=f"{sys.executable} probe.py")
     outcome, state = engine.run(settings, repo, env=env, agents=Agents(None))
-    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    log = (state_of(repo).parent / (state.attempts[0].log_path or "")).read_text()
     assert "DATABASE_KEY_FOR_TESTS" in log
     for name in ("GITHUB_TOKEN", "INPUT_GITHUB-TOKEN", "OPENAI_API_KEY"):
         assert name not in log
@@ -230,8 +230,8 @@ def test_monorepo_package_check_runs_in_its_folder(tmp_path: Path) -> None:
     settings = Settings(check=CHECK)
     outcome, state = engine.run(settings, repo / "pkg", env=dict(os.environ), agents=Agents(fixer))
     assert outcome.outcome is OutcomeKind.FIXED
-    assert fixer.history[0].repo == repo.resolve()  # the model sees the whole repository
-    assert (repo / ".fixbot" / "state.json").exists() and state.attempts[1].passed
+    assert fixer.history[0].repo == state_of(repo).parent  # the whole repository (its clone)
+    assert (state_of(repo) / "state.json").exists() and state.attempts[1].passed
 
 
 def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: Path) -> None:
@@ -241,10 +241,10 @@ def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: 
     env = {**os.environ, "DEPLOY_TOKEN": secret}
     settings = Settings(check=f"{sys.executable} leak.py")
     outcome, state = engine.run(settings, repo, env=env, agents=Agents(None))
-    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    log = (state_of(repo).parent / (state.attempts[0].log_path or "")).read_text()
     assert secret not in log and "token is [REDACTED]" in log
     assert secret not in Path(outcome.report_path or "").read_text()
-    assert secret not in (repo / ".fixbot" / "state.json").read_text()
+    assert secret not in (state_of(repo) / "state.json").read_text()
 
 
 def test_a_review_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
@@ -268,7 +268,7 @@ def test_a_commit_made_just_before_a_kill_is_recorded_on_resume(tmp_path: Path) 
     committed = outcome.commit_sha
     # Simulate the kill: the state as it was saved before the verified check finished.
     state.attempts[-1].done, state.attempts[-1].commit_sha, state.outcome = False, None, None
-    save_state(repo / ".fixbot", state)
+    save_state(state_of(repo), state)
     resumed, _, _ = settle(repo, ScriptedFixer())
     assert resumed.outcome is OutcomeKind.FIXED and resumed.commit_sha == committed
     assert git(repo, "rev-list", "--count", "HEAD") == "2"  # no second, empty commit
@@ -367,7 +367,7 @@ def test_secrets_in_what_a_fixer_reports_are_redacted_before_recording(tmp_path:
         agents=Agents(Leaky().enqueue({"value.txt": "ok\n"})),
     )
     assert outcome.outcome is OutcomeKind.FIXED
-    for path in (repo / ".fixbot" / "state.json", Path(outcome.report_path or "")):
+    for path in (state_of(repo) / "state.json", Path(outcome.report_path or "")):
         assert token not in path.read_text()
     assert token not in git(repo, "log", "-1", "--format=%B")
 
@@ -389,7 +389,7 @@ def test_a_run_stopped_mid_way_by_an_error_writes_its_own_report(tmp_path: Path)
     report = (repo / ".fixbot" / "report.md").read_text()
     assert report.startswith("# fixbot report: error") and "rejected the key (401)" in report
     assert "the previous run" not in report and "run the same command to continue" in report
-    state = load_state(repo / ".fixbot")
+    state = load_state(state_of(repo))
     assert state is not None and state.outcome is None and state.attempts
 
 

@@ -17,7 +17,7 @@ from fixbot.core.models import Attempt, Phase
 from fixbot.loop.state import RunState
 from fixbot.run.store import load_state, save_state
 from tests.fakes.killrun import CHECK, STEPS, fixbot_args, kill, kill_round, project, start
-from tests.fakes.repo import make_repo, run_fixbot
+from tests.fakes.repo import make_repo, run_fixbot, state_of
 
 
 @pytest.mark.slow
@@ -47,7 +47,7 @@ def test_sigkill_at_random_points_then_resume_loses_nothing(tmp_path: Path) -> N
             assert round_.rerun == "passed", round_
     assert all(r.killed and not r.over for r in rounds), rounds  # mid-run, by construction
     for i, round_ in enumerate(rounds):
-        reports = list((tmp_path / f"r{i}" / ".fixbot" / "runs").glob("*/report.md"))
+        reports = list((state_of(tmp_path / f"r{i}") / "runs").glob("*/report.md"))
         assert len(reports) == 1 + round_.over  # every run's report is kept
 
 
@@ -107,6 +107,6 @@ def test_a_fixer_killed_after_its_edit_is_rerun_on_the_tree_it_started_from(
 
     assert result.code == 0 and result.json["outcome"] == "fixed", result.stderr
     assert "the tree attempt 1 started from is back" in result.stderr
-    state = load_state(repo / ".fixbot")
+    state = load_state(state_of(repo))
     assert state is not None and len(state.fix_attempts) == 3
     assert (repo / "step.txt").read_text() == "3\n"

@@ -23,7 +23,7 @@ from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
 from tests.fakes.agent_repo import make_repo as make_calc_repo
 from tests.fakes.fixer import ScriptedAnalyst, ScriptedDiagnoser, ScriptedFixer
 from tests.fakes.model_server import InProcessModel, tool_call
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import git, make_repo, state_of
 from tests.run.test_engine import CHECK, value_repo
 
 WHY = Diagnosis.model_validate(
@@ -52,7 +52,7 @@ def test_a_failed_attempt_is_diagnosed_and_the_next_attempt_opens_with_it(tmp_pa
     assert asked.failure is not None and "test_b" in asked.failure.condensed
     assert "test_a" not in asked.failure.condensed  # the failure after the attempt, not before
     assert fixer.history[0].diagnosis is None and fixer.history[1].diagnosis == WHY
-    saved = json.loads((repo / ".fixbot" / "state.json").read_text())
+    saved = json.loads((state_of(repo) / "state.json").read_text())
     first = saved["attempts"][1]
     assert first["diagnosis"]["why"] == WHY.why and first["hypothesis"] == "hypothesis 1"
     assert first["diagnosis"]["root_cause"] == {
@@ -88,7 +88,7 @@ def test_a_hopeless_failure_costs_no_more_checks_and_one_diagnosis(tmp_path: Pat
         diagnoser, analyst = ScriptedDiagnoser([WHY]), ScriptedAnalyst()
         agents = Agents(fixer, analyst=analyst, diagnoser=diagnoser if with_model else None)
         outcome, state = run(repo, agents, circuit_breaker=4)
-        checks = len(list((repo / ".fixbot" / "attempts").glob("*/check*.log")))
+        checks = len(list((state_of(repo) / "attempts").glob("*/check*.log")))
         assert "same failure occurred 4 times" in outcome.reason
         return checks, diagnoser, analyst, state
 
@@ -172,7 +172,7 @@ def test_the_event_log_has_every_step_one_json_object_a_line(tmp_path: Path) -> 
     repo = value_repo(tmp_path, "a,b")
     fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
     _, state = run(repo, Agents(fixer, diagnoser=ScriptedDiagnoser([WHY])))
-    events = read_events(repo / ".fixbot" / "log.jsonl")
+    events = read_events(state_of(repo) / "log.jsonl")
     assert [(e["event"], e["attempt"]) for e in events] == [
         ("check", 0),
         ("classification", 0),
@@ -210,7 +210,7 @@ def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
     settings = model_settings(inprocess_model.url, check=check)
     outcome, _ = engine.run(settings, repo, env={**os.environ, **model_env})
     assert outcome.outcome is OutcomeKind.FIXED and outcome.attempts == 2, outcome.reason
-    saved = json.loads((repo / ".fixbot" / "state.json").read_text())
+    saved = json.loads((state_of(repo) / "state.json").read_text())
     first = saved["attempts"][1]
     assert first["diagnosis"]["why"] == ANSWER["why"]
     assert first["diagnosis"]["root_cause"]["category"] == "code_bug"

@@ -18,7 +18,7 @@ from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.installation import in_the_image
 from tests.fakes.model_server import FakeModelServer
-from tests.fakes.repo import git
+from tests.fakes.repo import git, state_of
 
 pytestmark = pytest.mark.slow
 MODEL_KEY = "sk-fake-model-key-0123456789abcdef"
@@ -101,7 +101,7 @@ def test_setup_installs_the_check_tool_once_and_never_sees_the_token_or_a_model_
     assert "OPENAI_API_KEY" not in seen and "INPUT_GITHUB-TOKEN" not in seen
     assert "PRIVATE_REGISTRY_URL=https://registry.example/simple" in seen
     workspace = Path(env["GITHUB_WORKSPACE"])
-    assert "installed the project" in (workspace / ".fixbot" / "setup.log").read_text()
+    assert "installed the project" in (state_of(workspace) / "setup.log").read_text()
 
 
 def test_a_failed_setup_is_an_error_with_its_output_and_no_model_call(

@@ -11,13 +11,14 @@ from pathlib import Path
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.loop.manifests import SetupDue, SetupReason
+from fixbot.process import worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from fixbot.run.setup import prepare
 from fixbot.run.store import load_state, prepare_state, save_state
 from fixbot.security.redact import Redactor
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import git, make_repo, state_of
 
 # The check passes when value.txt says ok and the set-up installed the version value.txt wants.
 CHECK_PY = """\
@@ -68,9 +69,10 @@ def test_set_up_runs_once_before_the_first_check_and_its_files_are_not_committed
     assert [(s.attempt, s.reason, s.exit_code) for s in state.setups] == [
         (0, SetupReason.INITIAL, 0)
     ]
-    assert (repo / ".fixbot" / "setup.log").exists()
+    assert (state_of(repo) / "setup.log").exists()
     assert "build" not in git(repo, "ls-tree", "-r", "--name-only", "HEAD")
-    assert git(repo, "status", "--porcelain") == ""
+    assert (repo / "build").exists()  # the set-up's files stay in the workspace, uncommitted
+    assert git(repo, "status", "--porcelain", "--untracked-files=no") == ""
     report = (repo / ".fixbot" / "report.md").read_text()
     assert "- Set-up: `cp requirements.txt" in report and "exit 0" in report
 
@@ -102,20 +104,24 @@ def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None
     settings = settings_for(installed, runs)
     (repo / "value.txt").write_text("ok\n")
     git(repo, "commit", "-qam", "green")
-    first = prepare_state(settings, repo)
+    private = worlds.private_folder(repo, worlds.state_base(os.geteuid(), os.environ))
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):  # a run's clone and state, as a run makes them
+        fixbot, _ = engine.own_clone(settings, repo, private)
+        first = prepare_state(settings, fixbot)
     first.setups.append(
         prepare(
             str(settings.setup),
             SetupDue(reason=SetupReason.INITIAL, attempt=0),
-            repo=repo,
-            workdir=repo,
-            state_dir=repo / ".fixbot",
+            repo=fixbot,
+            workdir=fixbot,
+            state_dir=fixbot / ".fixbot",
             timeout=60,
             env=dict(os.environ),
             redactor=Redactor.from_env({}),
         )
     )
-    save_state(repo / ".fixbot", first)  # killed here: the set-up ran, no check yet
+    save_state(fixbot / ".fixbot", first)  # killed here: the set-up ran, no check yet
 
     outcome, state = engine.run(
         settings, repo, env=dict(os.environ), agents=Agents(ScriptedFixer())
@@ -123,7 +129,7 @@ def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None
 
     assert outcome.outcome is OutcomeKind.PASSED
     assert runs.read_text().splitlines() == ["ran"]  # not run again
-    assert len(state.setups) == 1 and load_state(repo / ".fixbot") == state
+    assert len(state.setups) == 1 and load_state(state_of(repo)) == state
 
 
 def test_a_failed_set_up_ends_the_run_as_an_error_before_any_check_or_fix(tmp_path: Path) -> None:

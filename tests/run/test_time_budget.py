@@ -12,6 +12,7 @@ import pytest
 from fixbot.core.budget import MIN_COMMAND_S, capped_timeout
 from fixbot.core.config import load_settings
 from fixbot.core.models import OutcomeKind
+from fixbot.process import worlds
 from fixbot.run import engine
 from fixbot.run.store import prepare_state, save_state
 from tests.fakes.agent_repo import make_repo as make_agent_repo
@@ -74,8 +75,12 @@ def test_a_resumed_runs_model_call_is_cut_by_what_is_left_of_its_budget(
     settings = model_settings(
         inprocess_model.url, check=check, max_duration=60, request_timeout=30, max_attempts=1
     )
-    unfinished = prepare_state(settings, repo)  # the run as the killed process left it
-    save_state(repo / settings.state_dir, unfinished.model_copy(update={"elapsed_s": 50.0}))
+    private = worlds.private_folder(repo, worlds.state_base(os.geteuid(), os.environ))
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):  # the run's clone and state, as the killed process left them
+        fixbot, _ = engine.own_clone(settings, repo, private)
+        unfinished = prepare_state(settings, fixbot)
+    save_state(fixbot / settings.state_dir, unfinished.model_copy(update={"elapsed_s": 50.0}))
     inprocess_model.enqueue(text("I see no bug."), text("I see no bug."), text("[]"))
 
     _, state = engine.run(settings, repo, env={**model_env, "PATH": os.environ["PATH"]})

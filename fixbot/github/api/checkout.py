@@ -229,8 +229,8 @@ def adopt(repo: Path, branch: str) -> None:
 def give_back(repo: Path, owner: os.stat_result) -> None:
     """As root, give every file of the work tree (`.git` and the state folder too) back to
     `owner` (the root folder's owner and group, read before a replay wrote files), as
-    `fixbot.process.sandbox.confine` does on exit, so the runner's user can clean the workspace up;
-    as any other user, nothing."""
+    `fixbot.process.sandbox.handed_over` does on exit, so the runner's user can clean the
+    workspace up; as any other user, nothing."""
     if os.geteuid() != 0 or (owner.st_uid, owner.st_gid) == (0, 0):
         return
     sandbox.claim(repo, sandbox.Identity(owner.st_uid, owner.st_gid, "owner"), private=())

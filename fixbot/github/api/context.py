@@ -22,6 +22,7 @@ from fixbot.github.api.rest import GitHub
 from fixbot.github.events.inputs import Inputs, read_inputs
 from fixbot.github.events.permission import Permissions
 from fixbot.loop.state import RunState
+from fixbot.process import worlds
 from fixbot.security.leakscan import known_secrets
 
 Connect = Callable[[str, str, str], GitHub]
@@ -55,6 +56,12 @@ class Context:
     def git_env(self) -> dict[str, str]:
         """Environment for git commands that reach the remote."""
         return checkout.auth_env(self.inputs.token, self.github.server_host)
+
+    @property
+    def repo(self) -> Path:
+        """fixbot's own clone of the workspace, made by the run (`fixbot.process.worlds`): where
+        the publish step reads, diffs, replays and pushes; the workspace before a run made one."""
+        return worlds.clone_of(self.workspace, self.env)
 
     @property
     def run_id(self) -> str:

@@ -1,0 +1,132 @@
+"""Attacks on fixbot's git and state through the workspace, run end to end with the engine: the
+project's commands write the workspace's `.git`, HOME or a committed state folder; none of it
+reaches fixbot's own clone, its git or a commit (fixbot.process.worlds)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from fixbot.core.models import OutcomeKind
+from fixbot.core.settings import Settings
+from fixbot.github.api import checkout
+from fixbot.process import worlds
+from fixbot.run import engine
+from fixbot.run.engine import Agents
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.repo import git, make_repo, state_of
+
+# Passes once value.txt says ok and needed.py exists; every run it plants, in the workspace it
+# runs in: a `commondir` to a repository whose config defines a clean filter, the filter in
+# `.git/config` too, `.gitattributes` selecting it, a post-commit hook, and `needed.py` in
+# `$HOME/.config/git/ignore` (the HOME fixbot started with).
+PLANTS = """\
+import os, pathlib, subprocess, sys
+marker = {marker!r}
+evil = pathlib.Path({evil!r})
+if not evil.exists():
+    subprocess.run(["git", "init", "-q", str(evil)], check=True)
+script = f"sh -c 'echo filter >> {{marker}}; cat'"
+for config in (evil / ".git" / "config", pathlib.Path(".git/config")):
+    with config.open("a") as handle:
+        handle.write(f"[filter \\"evil\\"]\\n\\tclean = {{script}}\\n\\tsmudge = {{script}}\\n")
+        handle.write(f"[core]\\n\\tfsmonitor = echo fsmonitor >> {{marker}}\\n")
+pathlib.Path(".git/commondir").write_text(str(evil / ".git") + "\\n")
+hook = pathlib.Path(".git/hooks/post-commit")
+hook.write_text(f"#!/bin/sh\\necho hook >> {{marker}}\\n")
+hook.chmod(0o755)
+pathlib.Path(".gitattributes").write_text("* filter=evil\\n")
+ignore = pathlib.Path({home!r}) / ".config" / "git"
+ignore.mkdir(parents=True, exist_ok=True)
+(ignore / "ignore").write_text("needed.py\\n")
+(ignore / "attributes").write_text("* filter=evil\\n")
+if pathlib.Path("value.txt").read_text().strip() != "ok" or not pathlib.Path("needed.py").exists():
+    print("1 failed, 1 passed in 0.01s")
+    sys.exit(1)
+print("2 passed in 0.01s")
+"""
+
+
+def attacked(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A repository whose check plants all of the above; the marker filters and hooks append to."""
+    marker, evil = tmp_path / "ran.txt", tmp_path / "evil"
+    check = PLANTS.format(marker=str(marker), evil=str(evil), home=os.environ["HOME"])
+    repo = make_repo(tmp_path / "repo", {"check.py": check, "value.txt": "a\n"})
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(repo, "remote", "add", "origin", str(origin))
+    git(repo, "push", "-q", "origin", "main")
+    return repo, marker, origin
+
+
+def test_what_the_check_plants_in_the_workspaces_git_and_home_never_runs_or_hides_a_file(
+    tmp_path: Path,
+) -> None:
+    """A `.git/commondir` to a repository with a clean filter, the filter in `.git/config`,
+    `.gitattributes` selecting it, an fsmonitor, a hook, `$HOME/.config/git/ignore` naming the
+    file the fix needs: no filter, fsmonitor or hook runs as fixbot, the needed file is
+    committed, and the push after the last check goes to the real origin."""
+    repo, marker, origin = attacked(tmp_path)
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n", "needed.py": "NEEDED = 1\n"})
+    settings = Settings(check=f"{sys.executable} check.py", review=False, max_attempts=2)
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer, None))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    fixbot = state_of(repo).parent
+    files = git(fixbot, "show", "--name-only", "--format=", "HEAD").splitlines()
+    assert sorted(files) == ["needed.py", "value.txt"]  # not hidden by the planted ignore
+    # a process rewrites the workspace's .git/config after the last check: the push from
+    # fixbot's clone never reads it
+    with (repo / ".git" / "config").open("a") as handle:
+        handle.write(f'[remote "origin"]\n\tpushurl = ext::sh -c "echo ext >> {marker}"\n')
+    with worlds.entered_for(repo, os.environ):
+        checkout.push(fixbot, str(outcome.commit_sha), "main", {}, base=state.start_sha, secrets={})
+    assert git(origin, "rev-parse", "main") == outcome.commit_sha
+    assert not marker.exists(), marker.read_text()
+
+
+def test_a_committed_state_folder_link_keeps_the_state_private(tmp_path: Path) -> None:
+    """The repository commits `.fixbot` as a link to a folder the commands own, and an
+    `ownership.json` record there: fixbot's state stays in its private folder, nothing is
+    written through the link, and no record is applied."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "ownership.json").write_text('[[".git", 0, 0, 511]]')
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n"})
+    (repo / ".fixbot").symlink_to(elsewhere)
+    git(repo, "add", ".fixbot")
+    git(repo, "commit", "-qm", "state link")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="grep -q ok value.txt", review=False, max_attempts=2)
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer, None))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["ownership.json"]
+    private = state_of(repo)
+    assert (private / "state.json").is_file() and not private.is_symlink()
+    assert worlds.ROOT_BASE in private.parents or os.geteuid() != 0
+    assert (repo / ".git").stat().st_mode & 0o777 != 0o777
+    assert (repo / ".fixbot").is_symlink()  # the workspace keeps the repository's link
+
+
+def test_a_submodule_gitdir_with_a_filter_never_runs(tmp_path: Path) -> None:
+    """The workspace has a submodule whose gitdir (in `.git/modules`) defines a filter its
+    `.gitattributes` selects: fixbot's clone has no such gitdir and its git never runs it."""
+    marker = tmp_path / "ran.txt"
+    sub = make_repo(tmp_path / "sub", {"lib.txt": "x\n", ".gitattributes": "* filter=evil\n"})
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n"})
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sub")
+    git(repo, "commit", "-qm", "submodule")
+    script = f"sh -c 'echo filter >> {marker}; cat'"
+    git(repo / "sub", "config", "filter.evil.clean", script)
+    git(repo / "sub", "config", "core.fsmonitor", f"echo fsmonitor >> {marker}")
+    (repo / "sub" / "lib.txt").write_text("changed\n")  # so a status would filter it
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="grep -q ok value.txt", review=False, max_attempts=2)
+    outcome, _ = engine.run(
+        settings,
+        repo,
+        env=dict(os.environ),
+        agents=Agents(fixer, None),
+    )
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert not marker.exists(), marker.read_text()

@@ -1,0 +1,173 @@
+"""fixbot's clone and the workspace: the sync before each command, the read-back after a fix
+command, the private folder and the clone, with real git in real temporary repositories."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.errors import ConfigError
+from fixbot.process import git, worlds
+from tests.fakes.repo import git as raw_git
+from tests.fakes.repo import make_repo
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> worlds.Worlds:
+    """A workspace W (a repository) and fixbot's clone F of it, in a private folder."""
+    workspace = make_repo(
+        tmp_path / "w",
+        {
+            "app.py": "x = 1\n",
+            "lib/util.py": "y = 2\n",
+            ".gitignore": "build/\n",
+            "run.sh": "#!/bin/sh\n",
+        },
+    )
+    (workspace / "run.sh").chmod(0o755)
+    raw_git(workspace, "add", "-A")
+    raw_git(workspace, "commit", "-qm", "exec")
+    private = worlds.private_folder(workspace, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):
+        worlds.clone(workspace, private / worlds.REPO)
+    return worlds.Worlds(private / worlds.REPO, workspace)
+
+
+def test_sync_writes_only_what_differs_then_nothing(pair: worlds.Worlds) -> None:
+    assert pair.to_workspace() == 0  # the clone's files equal the workspace's already
+    (pair.fixbot / "app.py").write_text("x = 3\n")
+    (pair.fixbot / "new.py").write_text("z = 1\n")
+    assert pair.to_workspace() == 2
+    assert (pair.workspace / "app.py").read_text() == "x = 3\n"
+    assert (pair.workspace / "new.py").read_text() == "z = 1\n"
+    assert pair.to_workspace() == 0
+
+
+def test_sync_replaces_what_a_command_planted_at_a_tracked_path(
+    pair: worlds.Worlds, tmp_path: Path
+) -> None:
+    pair.to_workspace()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "util.py").write_text("untouched\n")
+    raw = pair.workspace / "lib"
+    for child in raw.iterdir():
+        child.unlink()
+    raw.rmdir()
+    raw.symlink_to(outside)  # a folder on a tracked path becomes a link out
+    (pair.workspace / "app.py").unlink()
+    os.mkfifo(pair.workspace / "app.py")  # a fifo where a tracked file was
+    pair.to_workspace()
+    assert (outside / "util.py").read_text() == "untouched\n"  # never written through the link
+    assert not (pair.workspace / "lib").is_symlink()
+    assert (pair.workspace / "lib" / "util.py").read_text() == "y = 2\n"
+    assert stat.S_ISREG((pair.workspace / "app.py").lstat().st_mode)
+    assert os.access(pair.workspace / "run.sh", os.X_OK)
+
+
+def test_sync_deletes_what_fixbot_deleted_and_keeps_untracked_files(pair: worlds.Worlds) -> None:
+    pair.to_workspace()
+    (pair.workspace / "build").mkdir()
+    (pair.workspace / "build" / "out.o").write_text("binary")
+    (pair.fixbot / "app.py").unlink()
+    raw_git(pair.fixbot, "rm", "-q", "--cached", "app.py")
+    pair.to_workspace()
+    assert not (pair.workspace / "app.py").exists()
+    assert (pair.workspace / "build" / "out.o").read_text() == "binary"
+
+
+def test_read_back_brings_changed_regular_files_only(pair: worlds.Worlds, tmp_path: Path) -> None:
+    pair.to_workspace()
+    (pair.workspace / "app.py").write_text("x = 9\n")
+    (pair.workspace / "lib" / "util.py").unlink()
+    (pair.workspace / "lib" / "util.py").symlink_to("/etc/shadow")
+    os.unlink(pair.workspace / "run.sh")
+    os.mkfifo(pair.workspace / "run.sh")
+    (pair.workspace / "added.py").write_text("new\n")
+    (pair.workspace / "build").mkdir()
+    (pair.workspace / "build" / "ignored.o").write_text("ignored\n")
+    (pair.workspace / ".ruff_cache" / "0.1").mkdir(parents=True)  # a cache ignoring itself
+    (pair.workspace / ".ruff_cache" / ".gitignore").write_text("# made by ruff\n*\n")
+    (pair.workspace / ".ruff_cache" / "0.1" / "entry").write_text("cache\n")
+    back = pair.read_back()
+    assert sorted(back.changed) == ["added.py", "app.py"]
+    assert {rel for rel, _ in back.refused} == {"lib/util.py", "run.sh"}
+    assert (pair.fixbot / "app.py").read_text() == "x = 9\n"
+    assert (pair.fixbot / "lib" / "util.py").read_text() == "y = 2\n"  # not the link's target
+    assert not (pair.fixbot / "lib" / "util.py").is_symlink()
+    assert not (pair.fixbot / "build").exists()
+    pair.to_workspace()  # the next command sees fixbot's tree again
+    assert (pair.workspace / "lib" / "util.py").read_text() == "y = 2\n"
+
+
+def test_read_back_refuses_protected_paths_and_fixbot_folders(pair: worlds.Worlds) -> None:
+    pair.refuse = lambda rel: ".github/**" if rel.startswith(".github/") else None
+    pair.to_workspace()
+    (pair.workspace / ".github" / "workflows").mkdir(parents=True)
+    (pair.workspace / ".github" / "workflows" / "ci.yml").write_text("on: push\n")
+    (pair.workspace / ".fixbot").mkdir()
+    (pair.workspace / ".fixbot" / "ownership.json").write_text("[]")
+    (pair.workspace / ".git" / "hooks" / "pre-commit").write_text("#!/bin/sh\n")
+    back = pair.read_back()
+    assert back.changed == []
+    assert not (pair.fixbot / ".github").exists()
+    assert not (pair.fixbot / ".fixbot").exists()
+
+
+def test_read_back_is_bounded(pair: worlds.Worlds) -> None:
+    pair.max_files = 1
+    pair.to_workspace()
+    (pair.workspace / "a.py").write_text("a\n")
+    (pair.workspace / "b.py").write_text("b\n")
+    back = pair.read_back()
+    assert len(back.changed) == 1
+    assert [why for _, why in back.refused] == ["over the read-back bounds"]
+
+
+def test_clone_runs_nothing_of_the_workspace_repository(tmp_path: Path) -> None:
+    """A filter, a hook and a `commondir` planted in the workspace's `.git`, a `.gitattributes`
+    selecting the filter: cloning and every git of fixbot's on the clone run none of them."""
+    workspace = make_repo(
+        tmp_path / "w", {"app.py": "x = 1\n", ".gitattributes": "* filter=evil\n"}
+    )
+    marker = tmp_path / "ran"
+    raw_git(workspace, "config", "filter.evil.clean", f"sh -c 'echo clean >> {marker}; cat'")
+    raw_git(workspace, "config", "filter.evil.smudge", f"sh -c 'echo smudge >> {marker}; cat'")
+    raw_git(workspace, "config", "core.fsmonitor", f"sh -c 'echo fsmonitor >> {marker}'")
+    hook = workspace / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\necho hook >> {marker}\n")
+    hook.chmod(0o755)
+    (workspace / ".git" / "commondir").write_text(str(tmp_path / "elsewhere") + "\n")
+    home = Path(os.environ["HOME"])
+    (home / ".config" / "git").mkdir(parents=True)
+    (home / ".config" / "git" / "attributes").write_text("* filter=evil\n")
+    private = worlds.private_folder(workspace, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):
+        (workspace / ".git" / "commondir").unlink()  # upload-pack needs a readable repository
+        sha, branch = worlds.clone(workspace, private / worlds.REPO)
+        fixbot = private / worlds.REPO
+        (fixbot / "app.py").write_text("x = 2\n")
+        git.commit_all(fixbot, "fixbot: fix")
+        git.status_lines(fixbot)
+    assert branch == "main" and sha == raw_git(workspace, "rev-parse", "HEAD")
+    assert not marker.exists()
+
+
+def test_private_folder_is_private_and_refuses_a_planted_link(tmp_path: Path) -> None:
+    workspace = tmp_path / "w"
+    workspace.mkdir()
+    folder = worlds.private_folder(workspace, tmp_path / "state")
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert worlds.private_folder(workspace, tmp_path / "state") == folder
+    other = tmp_path / "other"
+    other.mkdir()
+    planted = tmp_path / "state2"
+    planted.mkdir(mode=0o700)
+    (planted / worlds.repo_key(workspace)).symlink_to(other)
+    with pytest.raises(ConfigError, match="not a folder of fixbot's own user"):
+        worlds.private_folder(workspace, planted)
