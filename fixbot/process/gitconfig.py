@@ -1,7 +1,7 @@
 """The repository's git configuration as fixbot found it, put back after every project command.
 
 The project's commands may write `.git/config` when they run as fixbot's own user; `ConfigPin`
-undoes that before fixbot's git (`fixbot.process.git`) reads it again (issue 21, hole 2).
+undoes that before fixbot's git (`fixbot.process.git`) reads it again.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ class ConfigPin:
 
     The project's commands may write `.git/config` when they run as fixbot's own user: a
     `remote.origin.pushurl = ext::sh script`, `core.fsmonitor`, `core.sshCommand`, a filter or an
-    `include.path` would run as fixbot, with the token at push time (issue 21, hole 2). `take`
+    `include.path` would run as fixbot, with the token at push time. `take`
     records the bytes (None: absent) before the first command, and which folder `repo/.git` is
     (device and inode); `restore` rewrites any file that differs, replacing a symlink rather
     than following it, and returns the names it restored. A `.git` the commands replaced (a
