@@ -10,6 +10,9 @@ import pytest
 from tests.fakes.repo import GIT_IDENTITY
 from tests.fakes.securitydoc import is_named, named_tests
 
+# Vendored projects under tests/data (real fixes, corpora) carry their own tests: data here.
+collect_ignore_glob = ["data/*"]
+
 pytest_plugins = (
     "tests.fakes.github_server",
     "tests.fakes.model_server",

@@ -20,6 +20,7 @@ from fixbot.agent.runtime import Runtime
 from fixbot.agent.tools import Toolbox
 from fixbot.core.models import FixContext, FixResult, Phase
 from fixbot.process import git, shellwords
+from fixbot.tamper.facts import is_check_script
 
 SHRINKS = 2
 RESEARCH_FROM = 2  # the attempt from which the research tools are offered
@@ -150,6 +151,6 @@ def check_files(command: str, repo: Path) -> frozenset[str]:
     found = set()
     for word in shellwords.words(command):
         path = (root / word).resolve()
-        if path.is_file() and path.is_relative_to(root):
+        if path.is_file() and path.is_relative_to(root) and is_check_script(path.name):
             found.add(path.relative_to(root).as_posix())
     return frozenset(found)

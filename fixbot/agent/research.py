@@ -116,7 +116,8 @@ def find_python(name: str, search_path: str, launcher: Launcher | None = None) -
 
     The interpreter is the check's (the project's code, from a folder the commands may write),
     so it runs behind their boundary: through `launcher` (the run's), else a launcher in the
-    repository's folder with only `search_path` (issue 21, hole 1: never as root fixbot)."""
+    repository's folder with only `search_path` (never as root fixbot: the interpreter is the
+    project's code)."""
     python = interpreter(search_path)
     if python is None:
         raise ResearchError("no python3 or python on the check's PATH")

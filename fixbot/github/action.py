@@ -246,7 +246,7 @@ def _fix(
     head_verdict = gates.gate_head(author, subject)
     if not head_verdict.allowed and not _kind(event).may_follow_own_commit(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
-    ci = cifail.prepare(ctx, event)  # issue 17: the pull request gates, the failed run's logs
+    ci = cifail.prepare(ctx, event)  # the pull request gates, the failed run's logs
     if ci.refusal is not None:
         return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
     ctx.notes.extend(ci.notes)

@@ -1,4 +1,4 @@
-"""Before the engine, on a pull request or a failed `workflow_run`: the gates of issue 17, then
+"""Before the engine, on a pull request or a failed `workflow_run`: the pull request gates, then
 the failed run's own log as the first failing run (no initial check), or a re-run of a flake.
 
 `prepare` is called by `fixbot.github.action` once the branch is checked out. Order:

@@ -6,7 +6,7 @@ git fails. Nothing here rewrites history: no reset, no rebase, no force.
 `run` is the one way fixbot runs git (every caller: the engine, the model's file tools, the
 checkout). fixbot's git never runs the repository's code and never holds a secret it does not
 need: the program is an absolute path resolved once from folders only root may write when
-fixbot is root (`fixbot.process.programs`, issue 21 hole 1); hooks are off
+fixbot is root (`fixbot.process.programs`: a `git` planted on PATH never runs); hooks are off
 (`core.hooksPath=/dev/null`, so `pre-push`, `post-commit`, `reference-transaction` and the rest
 never run; `--no-verify` alone skips only pre-commit and commit-msg), `core.fsmonitor` is off,
 the `ext::` transport is refused (`protocol.ext.allow=never`: a `pushurl = ext::sh script` runs
@@ -221,7 +221,7 @@ def tree_fingerprint(repo: Path) -> dict[str, str | None]:
 
 def file_digest(path: Path) -> str:
     """The sha256 (hex) of the file at `path`, read in chunks: memory stays bounded whatever its
-    size (a sparse 6 GiB file is not read into memory at once, issue 21 hole 10)."""
+    size (a sparse 6 GiB file is not read into memory at once)."""
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 

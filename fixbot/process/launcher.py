@@ -115,7 +115,8 @@ def commands_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The environment of the project's commands: `env` without secrets, and in fixbot's image
     (`fixbot.process.installation`) the project's virtual environment (`$VIRTUAL_ENV/bin`, which the
     commands own) first on their PATH. It is on theirs only: root's PATH in the image holds no
-    folder the commands can write (issue 21, hole 1; the Dockerfile)."""
+    folder the commands can write (a program planted there would run as root; see the
+    Dockerfile)."""
     scrubbed = check_environment(env)
     venv = scrubbed.get("VIRTUAL_ENV")
     if installation.runtime() == installation.CONTAINER and venv:

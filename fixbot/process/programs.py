@@ -2,7 +2,7 @@
 resolved once, from folders the project's commands cannot write.
 
 `/opt/venv/bin` in the image belongs to the commands' user and comes first on PATH: a check that
-drops a `git` there would have root fixbot run it with the token (issue 21, hole 1). So when
+drops a `git` there would have root fixbot run it with the token. So when
 fixbot runs as root, a folder of PATH is trusted only when it and every parent up to `/` belong
 to root and are writable by no group or other (see path_resolution(7): whoever may write a
 folder may replace the names in it), and a program is taken only when the file itself (after

@@ -1,7 +1,7 @@
 """The boundary around the project's commands: who runs them, and what they cannot outlive.
 
 The check, the set-up, the fix commands and the research tool's interpreter run the repository's
-code (issue 14, redesigned in issue 21). Two decisions, made here and nowhere else:
+code. Two decisions, made here and nowhere else:
 
 **Who.** In fixbot's container image (`fixbot.process.installation`, where fixbot is root) the
 commands run as an unprivileged user:

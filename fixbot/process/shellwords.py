@@ -95,8 +95,8 @@ def probe(command: str, shell: str = SHELL) -> str | None:
 
 
 def words(command: str) -> list[str]:
-    """Every literal word of `command` as the shell's grammar reads it (`sh check.sh --fast` ->
-    `sh`, `check.sh`, `--fast`; quotes removed), [] when bashlex cannot parse it. For the files
+    """Every literal word of `command` as the shell's grammar reads it (`sh check.sh -v` ->
+    `sh`, `check.sh`, `-v`; quotes removed), [] when bashlex cannot parse it. For the files
     the check command names (its own scripts), which verification pins to the start commit."""
     try:
         nodes = bashlex.parse(command)

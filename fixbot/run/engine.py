@@ -77,7 +77,8 @@ def run(
     SIGTERM arrives and `Interrupted` on Ctrl-C (the check's process group is killed and the
     state saved first, so the same command resumes).
     """
-    # Issues 14, 21: who runs the project's commands, decided once (the preflight asks as them).
+    # Who runs the project's commands is decided once: the preflight asks as them, the run
+    # runs them.
     chosen = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
     problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=chosen[0])
     if problems:

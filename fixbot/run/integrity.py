@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from fixbot.core.models import Counts
 from fixbot.process import git, shellwords
 from fixbot.tamper.cheats import Change, Cheat, detect, of_the_tests
+from fixbot.tamper.facts import is_check_script
 
 
 def _text(repo: Path, rev: str, path: str) -> str | None:
@@ -71,7 +72,7 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     for word in shellwords.words(command):
         for base in {workdir, "."}:
             candidate = posixpath.normpath(posixpath.join(base, word))
-            if candidate in listed:
+            if candidate in listed and is_check_script(candidate):
                 found.add(candidate)
     return frozenset(found)
 

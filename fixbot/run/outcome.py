@@ -81,7 +81,7 @@ def commit(
 
 def changed_paths(state: RunState) -> list[str]:
     """Every path a fixer changed in this run: the only paths fixbot commits or snapshots,
-    never what the check leaves behind (issue 14)."""
+    never what the check leaves behind (the check may write anything)."""
     return sorted({path for a in state.attempts for path in a.files_changed})
 
 

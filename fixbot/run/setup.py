@@ -1,4 +1,4 @@
-"""The set-up phase: prepare the check's environment with `setup-command` (issue 7).
+"""The set-up phase: prepare the check's environment with `setup-command`.
 
 The set-up command runs once, after the branch is checked out and before the initial check, in
 the working directory, with the check's scrubbed environment (no GitHub token, no model keys),

@@ -110,3 +110,13 @@ ALWAYS_TRUE = re.compile(
     r"|\bself\.assertTrue\s*\(\s*(?:True|1)\s*[,)]|\bexpect\s*\(\s*true\s*\)\s*\.\s*toBe\s*\(\s*true",
     re.M,
 )
+
+# A file the check command names is the check's own script (`sh check.sh`, `pytest -c ci.ini`)
+# unless it is program source: `python app.py` runs the code under test, which a fix may change.
+PROGRAM_SOURCE = re.compile(r"\.(py|pyw|[cm]?[jt]sx?|go|rs|rb|java|kt|c|cc|cpp|h|hpp|cs|php)$")
+
+
+def is_check_script(path: str) -> bool:
+    """True when `path`, named by the check command, is the check's own file, not program
+    source (`PROGRAM_SOURCE`): the check-script rule guards the former only."""
+    return not PROGRAM_SOURCE.search(path)

@@ -119,7 +119,8 @@ def format_outputs(values: Mapping[str, str]) -> str:
 
 def open_step_file(path: Path) -> TextIO:
     """Open the runner's step file at `path` (`GITHUB_OUTPUT`, `GITHUB_STEP_SUMMARY`) to append,
-    never through a link the project's commands put in its place (issue 21, hole 9).
+    never through a link the project's commands put in its place (a link to /etc/passwd would
+    be written as root).
 
     The file is opened with `O_NOFOLLOW` (open(2): a symlink in the last component fails with
     ELOOP) and kept only when it is a regular file with one link (a hard link to a file of

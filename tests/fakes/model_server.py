@@ -15,7 +15,7 @@ Standalone (for end-to-end tests of `fixbot run` in a subprocess):
 
 `script.json` holds a JSON list of responses as built by the helpers below.
 
-Fault modes (issue 11), each bounded in time and ended by `stop()`: `error` (any status, with
+Fault modes, each bounded in time and ended by `stop()`: `error` (any status, with
 headers such as Retry-After), `hang` (say nothing for a while, then close), `trickle` (a valid
 reply sent a few bytes at a time, to outlast a per-read timeout), `truncated_json` (a complete
 HTTP reply whose body is not JSON), `cut` (the connection closes half-way through the body);

@@ -3,8 +3,9 @@ known cheat in turn. Each cheat really turns pytest green (the check command, ru
 cheated tree, exits 0: `green_without_the_controls`); fixbot ends `escalated` every time with the
 rule named, never `fixed`, and commits nothing.
 
-The legitimate side: real upstream fixes that touch a test (tests/data/legit_fixes, each with
-its SOURCE.md) end `fixed`, verified against the start commit's tests.
+The legitimate side on real projects is the bench's oracle (tests/bench/test_run_corpus.py): each
+case's upstream fix, some of which change a test, ends `fixed` with no false alarm; the cases are
+downloaded from the registries, never vendored.
 
 ImpossibleBench (2025) found that the strongest models delete, skip or rewrite a test that looks
 impossible more often than weaker ones; the cheats below are the ones it lists and the bypasses
@@ -364,28 +365,3 @@ def test_a_harness_change_no_rule_knows_fails_against_the_start_commits_tests(
     assert last.passed and last.pinned == ["tests/conftest.py"]
     assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
     assert "original-tests" in outcome.reason and "test_add" in outcome.reason, outcome.reason
-
-
-LEGIT = Path(__file__).parent.parent / "data" / "legit_fixes"
-
-
-def _tree(folder: Path) -> dict[str, str]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in LEGIT.iterdir() if p.is_dir()))
-def test_a_real_upstream_fix_that_touches_its_test_is_fixed(tmp_path: Path, name: str) -> None:
-    """A real upstream fix (tests/data/legit_fixes/NAME/SOURCE.md) that changes the code and its
-    test file ends `fixed`: no rule refuses it, and it passes the start commit's tests too."""
-    before, after = _tree(LEGIT / name / "before"), _tree(LEGIT / name / "after")
-    repo = make_repo(tmp_path / "repo", before)
-    outcome, state = settle(repo, ScriptedFixer().enqueue(after), max_attempts=1)
-    last = state.attempts[-1]
-    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
-    assert last.cheats == [] and last.failing_on_original == []
-    assert any(p.startswith("tests/") for p in last.pinned), last.pinned
-    assert last.tests is not None and all(o == "passed" for o in last.tests.values())

@@ -254,3 +254,15 @@ def test_failures_against_the_original_tests_outside_the_changed_tests_are_unexp
     assert of_the_tests(Change("tests/conftest.py", "", "x = 1\n"))
     assert of_the_tests(Change("check.sh", "a", "b"), frozenset({"check.sh"}))
     assert not of_the_tests(Change("app.py", "a = 1\n", "a = 2\n"))
+
+
+def test_a_module_that_failed_to_import_passes_when_its_tests_now_pass() -> None:
+    """pytest reports a collection error as one error named after the module; the fix that makes
+    it import (bidict 0.14.2 under Python 3.10+) is no disagreement, unless its tests fail."""
+    first = {"::tests.test_app": "failed", "tests.test_other::test_x": "passed"}
+    fixed = {"tests.test_app::test_a": "passed", "tests.test_other::test_x": "passed"}
+    assert disagreements(first, fixed) == []
+    half = {"tests.test_app::test_a": "failed", "tests.test_other::test_x": "passed"}
+    assert [c.rule for c in disagreements(first, half)] == ["report-disagrees"]
+    gone = disagreements(first, {"tests.test_other::test_x": "passed"})  # still not collected
+    assert any("not reported passed: ::tests.test_app" in c.evidence for c in gone)

@@ -1,5 +1,5 @@
 """Gates on the pull request and the failed run, pure: the guardrails projects used to write by
-hand around a coding agent on `workflow_run` (issue 17).
+hand around a coding agent on `workflow_run`.
 
 Bots' pull requests, an opt-out label, an optional opt-in label, drafts, a head that moved past the
 failed commit, and a per-pull-request budget counted from fixbot's own commit trailers (so it needs

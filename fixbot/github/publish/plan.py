@@ -1,6 +1,6 @@
 """The publish plan: a pure decision of where a run's result goes.
 
-Rules (issue 4): a verified fix on a same-repository PR is pushed to its head branch (never
+Rules: a verified fix on a same-repository PR is pushed to its head branch (never
 forced); elsewhere it goes to a new `fixbot/<branch>-<run id>` branch and a pull request into
 the original branch; nothing is pushed straight to the default branch. An escalation opens a
 draft pull request holding the best attempt, or, with nothing worth keeping, puts the report in
@@ -14,7 +14,7 @@ tests (verified against the start commit's tests and with its change: `test_chan
 pushed silently: where it would be pushed it becomes suggestions on the pull request, or a pull
 request for a human.
 
-When the push to the branch is rejected because a human pushed meanwhile (issue 11), the fix is
+When the push to the branch is rejected because a human pushed meanwhile, the fix is
 replayed onto the new tip and pushed only if the check passes again there; a refused push, a
 conflicting replay, a check failing after the replay or a branch that moved again gets the
 rescue (`rescue_plan`): the verified commits on a new branch with a pull request.

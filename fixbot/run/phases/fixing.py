@@ -7,7 +7,11 @@ agents, `fixbot.run.verify.Checker`, `fixbot.process.git`, `fixbot.run.integrity
 
 from __future__ import annotations
 
+import contextlib
+import os
+import stat
 import time
+from pathlib import Path
 from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
@@ -39,6 +43,7 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     threads = run.threads if phase is Phase.THREADS else []
     started = time.monotonic()
     result = fixer.fix(context(run, attempt, findings=findings, threads=threads))
+    past_the_second(run.repo, result.files_changed)
     attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
     for note in (run.redactor.redact(n) for n in result.notes):
         if not any(
@@ -51,6 +56,22 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
         run.progress.line(line)
     event = "threads" if phase is Phase.THREADS else "fix"
     run.events.emit(event, number, **reflect.fix_event(attempt))
+
+
+def past_the_second(repo: Path, paths: list[str]) -> None:
+    """Give each file a fix changed a modification time in a later whole second than now.
+
+    Bytecode caches key a source file on its size and its mtime in whole seconds (Python's
+    default, PEP 552): an edit that keeps the size within the second the check compiled the old
+    file would run the old code, and a right fix would look wrong. Files that are gone or are
+    links are left alone (seconds, since the epoch)."""
+    later = (int(time.time()) + 1) * 1_000_000_000
+    for rel in paths:
+        path = repo / rel
+        with contextlib.suppress(OSError):
+            info = path.lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_mtime_ns < later:
+                os.utime(path, ns=(info.st_atime_ns, later), follow_symlinks=False)
 
 
 def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:

@@ -8,6 +8,7 @@ full of shell metacharacters) `load_event` gives either an `Event` (which `decid
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fixbot.core.errors import ConfigError
@@ -167,7 +168,10 @@ def test_truncated_or_corrupted_payload_bytes_give_a_config_error(
 ) -> None:
     data = json.dumps(vendored(source)).encode()
     at = int(len(data) * cut)
-    result = load(event_file, PAYLOADS[source], data[:at] + noise)
+    corrupted = data[:at] + noise
+    with contextlib.suppress(ValueError):  # the noise may close a short prefix (`` + `{}`)
+        assume(not isinstance(json.loads(corrupted), dict))
+    result = load(event_file, PAYLOADS[source], corrupted)
     assert isinstance(result, ConfigError)  # a prefix of an object is never a whole object
     # ... but the noise alone after an empty prefix may be JSON (`0`): then not an object
     assert any(
