@@ -385,7 +385,7 @@ def _reexec_without_secrets(words: list[str]) -> None:
     kept[SECRETS_FD_VARIABLE] = str(read_end)
     sys.stdout.flush()
     sys.stderr.flush()
-    argv = [sys.executable, "-m", "fixbot", REEXEC_MARKER, nonce, *words]
+    argv = [sys.executable, "-I", "-m", "fixbot", REEXEC_MARKER, nonce, *words]
     os.execve(sys.executable, argv, kept)
 
 

@@ -112,8 +112,10 @@ cli._secrets_first(["run", "--check", "true"])
 argv, env = made["argv"], made["env"]
 os.environ.clear()
 os.environ.update(env)
-words = cli._secrets_first(argv[3:])
-print(json.dumps([argv[3], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
+at = argv.index(cli.REEXEC_MARKER)
+assert argv[:at] == [sys.executable, "-I", "-m", "fixbot"], argv  # isolated, by absolute path
+words = cli._secrets_first(argv[at:])
+print(json.dumps([argv[at], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
 """
     done = subprocess.run(
         [sys.executable, "-c", probe],
@@ -149,3 +151,53 @@ def test_a_forged_secrets_pipe_is_refused(tmp_path: Path) -> None:
     os.close(read_end)
     assert done.returncode != 0
     assert "not fixbot's own" in done.stderr
+
+
+PLANT = (
+    "import os\n"
+    "open({mark!r}, 'a').write(__name__ + ' ' + os.environ.get('GITHUB_TOKEN', '') + '\\n')\n"
+)
+
+
+def planted(folder: Path, mark: Path, names: tuple[str, ...]) -> dict[str, str]:
+    """Files named `names` in `folder` that, when Python imports or runs them, append their name
+    and the token they can read to `mark`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    code = PLANT.format(mark=str(mark))
+    files = {name: code for name in names}
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return files
+
+
+def run_fixbot(argv: list[str], cwd: Path, env: dict[str, str], mark: Path) -> None:
+    """Run fixbot; nothing planted may have run (`mark` absent), and the run passes."""
+    done = subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert not mark.exists(), mark.read_text()  # names the planted code that ran, the token
+    assert '"outcome": "passed"' in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_code_the_pull_request_planted_in_the_workspace_never_runs_in_fixbot(
+    tmp_path: Path,
+) -> None:
+    """A `fixbot.py`, `argparse.py` or `sitecustomize.py` at the repository's root, fixbot started
+    from there (the CLI: its console script; the runner's step starts in the workspace): the
+    re-execution that reads every secret from the pipe ran `python -m fixbot` in that folder,
+    which imports the folder's `fixbot.py` first."""
+    mark = tmp_path / "owned.txt"
+    names = ("fixbot.py", "argparse.py", "sitecustomize.py", "usercustomize.py", "json.py")
+    repo = make_repo(tmp_path / "repo", planted(tmp_path / "plants", mark, names))
+    script = str(Path(sys.executable).parent / "fixbot")
+    env = {k: v for k, v in secret_env().items() if k != "PYTHONPATH"}
+    words = ["run", "--check", "true", "--fix-commands", "true", "-C", ".", "--json"]
+    run_fixbot([script, *words], repo, env, mark)
