@@ -25,7 +25,6 @@ judges the whole diff and the check's counts again before a green fix may be `fi
 from __future__ import annotations
 
 import ast
-import json
 import re
 import tomllib
 from pathlib import PurePosixPath
@@ -37,7 +36,6 @@ from fixbot.tamper.facts import (
     CI,
     CONFTEST_TRICK,
     INI_SECTION,
-    PACKAGE_KEYS,
     PYPROJECT_SECTION,
     PYPROJECT_TOOLS,
     RUNNER_CONFIG,
@@ -47,6 +45,7 @@ from fixbot.tamper.facts import (
     SKIP,
     TEST_DEF,
     TOOL_MODULES,
+    package_keys,
 )
 
 ADVICE = (
@@ -147,14 +146,6 @@ def _toml_tools(text: str) -> object:
     return {name: tool.get(name) for name in PYPROJECT_TOOLS}
 
 
-def _package_keys(text: str) -> object:
-    try:
-        data = json.loads(text or "{}")
-    except ValueError:
-        return text
-    return {key: data.get(key) for key in PACKAGE_KEYS} if isinstance(data, dict) else data
-
-
 def _check_config(path: str, old: str, new: str) -> str | None:
     pure = PurePosixPath(path)
     name = pure.name.lower()
@@ -164,7 +155,7 @@ def _check_config(path: str, old: str, new: str) -> str | None:
         return f"Refused: this edit changes the test or lint configuration in {path}."
     if name == "setup.cfg" and INI_SECTION.findall(old) != INI_SECTION.findall(new):
         return f"Refused: this edit changes the test or lint configuration in {path}."
-    if name == "package.json" and _package_keys(old) != _package_keys(new):
+    if name == "package.json" and package_keys(old) != package_keys(new):
         return f"Refused: this edit changes the scripts or test configuration in {path}."
     if CI.match(path) or RUNNER_CONFIG.match(name):
         return f"Refused: {path} controls how the check runs; fixbot does not change it."

@@ -46,7 +46,6 @@ tests/run/test_impossible.py.
 from __future__ import annotations
 
 import ast
-import json
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
@@ -62,7 +61,6 @@ from fixbot.tamper.facts import (
     FRAMEWORK_NAMES,
     IMPORTABLE,
     JS_FRAMEWORK,
-    PACKAGE_KEYS,
     PLUGIN_GROUPS,
     RUNNER_CONFIG,
     SKIP,
@@ -70,6 +68,7 @@ from fixbot.tamper.facts import (
     TEST_DIRS,
     TEST_NAME,
     TOOL_MODULES,
+    package_keys,
 )
 
 __all__ = ["CI", "TOOL_MODULES", "Change", "Cheat", "detect", "examine", "is_test_file"]
@@ -157,14 +156,6 @@ def _toml_tables(text: str) -> object:
     return tools, data.get("build-system"), data.get("project", {}).get("scripts")
 
 
-def _package_keys(text: str) -> object:
-    try:
-        data = json.loads(text or "{}")
-    except ValueError:
-        return text
-    return {key: data.get(key) for key in PACKAGE_KEYS} if isinstance(data, dict) else data
-
-
 def _setup_cfg(text: str) -> list[str]:
     """The sections of setup.cfg other than metadata and options (tool:pytest, flake8, ...)."""
     sections = re.split(r"(?m)^(?=\[)", text)
@@ -181,7 +172,7 @@ def _config(change: Change) -> Cheat | None:
         what = "its [tool.*] or [build-system] tables changed"
     elif name == "setup.cfg" and _setup_cfg(old) != _setup_cfg(new):
         what = "a test or lint section changed"
-    elif name == "package.json" and _package_keys(old) != _package_keys(new):
+    elif name == "package.json" and package_keys(old) != package_keys(new):
         what = "its scripts or test configuration changed"
     elif CI.match(change.path) or RUNNER_CONFIG.match(name):
         what = "it controls how the check runs"

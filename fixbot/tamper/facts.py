@@ -8,6 +8,7 @@ what a green fix changed. A file name here is compared case-insensitively.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 
@@ -120,3 +121,13 @@ def is_check_script(path: str) -> bool:
     """True when `path`, named by the check command, is the check's own file, not program
     source (`PROGRAM_SOURCE`): the check-script rule guards the former only."""
     return not PROGRAM_SOURCE.search(path)
+
+
+def package_keys(text: str) -> object:
+    """What package.json says about running the tests (its `PACKAGE_KEYS`), to compare two
+    versions: the text itself when it is not JSON, the value when it is not an object."""
+    try:
+        data = json.loads(text or "{}")
+    except ValueError:
+        return text
+    return {key: data.get(key) for key in PACKAGE_KEYS} if isinstance(data, dict) else data
