@@ -256,6 +256,8 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "no-local",  # `git clone --no-local` (fixbot's clone)
+    "stdin",  # `git check-ignore --stdin`
     "tests",  # `bash scripts/setup.sh --tests` (README command 2)
     "deselect",  # `pytest --deselect`, a cheat fixbot looks for
     "reuid",  # `setpriv --reuid`, how root drops to the commands' user in their namespace

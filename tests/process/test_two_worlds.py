@@ -92,12 +92,15 @@ def test_a_committed_state_folder_link_keeps_the_state_private(tmp_path: Path) -
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "ownership.json").write_text('[[".git", 0, 0, 511]]')
-    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n"})
+    # the check reads value.txt through its own script: a file the check command names is the
+    # check's (a fix may not edit it), the script's data is the project's
+    check = {"check.sh": "grep -q ok value.txt\n"}
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n", **check})
     (repo / ".fixbot").symlink_to(elsewhere)
     git(repo, "add", ".fixbot")
     git(repo, "commit", "-qm", "state link")
     fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
-    settings = Settings(check="grep -q ok value.txt", review=False, max_attempts=2)
+    settings = Settings(check="sh check.sh", review=False, max_attempts=2)
     outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer, None))
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     assert sorted(p.name for p in elsewhere.iterdir()) == ["ownership.json"]
@@ -113,7 +116,7 @@ def test_a_submodule_gitdir_with_a_filter_never_runs(tmp_path: Path) -> None:
     `.gitattributes` selects: fixbot's clone has no such gitdir and its git never runs it."""
     marker = tmp_path / "ran.txt"
     sub = make_repo(tmp_path / "sub", {"lib.txt": "x\n", ".gitattributes": "* filter=evil\n"})
-    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n"})
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n", "check.sh": "grep -q ok value.txt\n"})
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(sub), "sub")
     git(repo, "commit", "-qm", "submodule")
     script = f"sh -c 'echo filter >> {marker}; cat'"
@@ -121,7 +124,7 @@ def test_a_submodule_gitdir_with_a_filter_never_runs(tmp_path: Path) -> None:
     git(repo / "sub", "config", "core.fsmonitor", f"echo fsmonitor >> {marker}")
     (repo / "sub" / "lib.txt").write_text("changed\n")  # so a status would filter it
     fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
-    settings = Settings(check="grep -q ok value.txt", review=False, max_attempts=2)
+    settings = Settings(check="sh check.sh", review=False, max_attempts=2)
     outcome, _ = engine.run(
         settings,
         repo,
