@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.paths import ROOT
-from tests.fakes.repo import git, make_repo, run_fixbot, running
+from tests.fakes.repo import git, make_repo, run_fixbot, running, state_of
 
 LINT_BROKEN = """\
 import os
@@ -54,7 +54,7 @@ def test_ruff_failure_fixed_by_fix_command(tmp_path: Path) -> None:
     assert outcome["commit_sha"] == head and git(repo, "rev-parse", "HEAD~1") == start
     assert git(repo, "log", "-1", "--format=%s") == "fixbot: ran `ruff check --no-cache --fix .`"
     assert "import os" not in (repo / "app.py").read_text()
-    state = json.loads((repo / ".fixbot" / "state.json").read_text())
+    state = json.loads((state_of(repo) / "state.json").read_text())
     assert [a["number"] for a in state["attempts"]] == [0, 1]
     first, fix = state["attempts"]
     assert first["error_class"] == "fixable" and first["category"] == "lint"
@@ -116,9 +116,9 @@ def wait_for(predicate, seconds: float) -> None:  # type: ignore[no-untyped-def]
         time.sleep(0.02)
 
 
-def state_of(repo: Path) -> dict:  # type: ignore[type-arg]
+def saved_state(repo: Path) -> dict:  # type: ignore[type-arg]
     try:
-        return dict(json.loads((repo / ".fixbot" / "state.json").read_text()))
+        return dict(json.loads((state_of(repo) / "state.json").read_text()))
     except (OSError, ValueError):
         return {}
 
@@ -146,13 +146,13 @@ def test_resume_after_sigkill_loses_no_attempt(tmp_path: Path) -> None:
     )
 
     def verifying_attempt_one() -> bool:
-        attempts = state_of(repo).get("attempts", [])
+        attempts = saved_state(repo).get("attempts", [])
         return len(attempts) == 2 and attempts[1]["fixer"] is not None and not attempts[1]["done"]
 
     wait_for(verifying_attempt_one, HANG_GUARD_S)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    killed = state_of(repo)
+    killed = saved_state(repo)
     assert killed["outcome"] is None and killed["attempts"][1]["files_changed"] == ["value.txt"]
     result = run_fixbot(*args)
     assert result.code == 0, result.stderr
@@ -160,7 +160,7 @@ def test_resume_after_sigkill_loses_no_attempt(tmp_path: Path) -> None:
     assert resuming in result.stderr
     assert result.json["outcome"] == "fixed"
     assert result.json["attempts"] == 2  # attempt 1 was verified, not redone
-    final = state_of(repo)
+    final = saved_state(repo)
     assert [a["number"] for a in final["attempts"]] == [0, 1, 2]
     assert final["attempts"][1]["files_changed"] == ["value.txt"] and final["attempts"][1]["done"]
     assert final["start_sha"] == killed["start_sha"]
@@ -216,7 +216,7 @@ def test_a_signal_kills_the_check_saves_state_and_exits_fast(
     assert proc.returncode == code
     assert said in err and "Traceback" not in err
     assert check_pid > 0 and not running(str(pidfile))  # its pid is the namespace's
-    state = state_of(repo)
+    state = saved_state(repo)
     assert state["attempts"][0]["number"] == 0 and state["outcome"] is None
 
 
@@ -274,7 +274,7 @@ def test_fixbots_own_leftovers_are_recognised_and_discarded(tmp_path: Path) -> N
     assert "--discard" in again.json["reason"]
     discarded = run_fixbot(*args, "--discard")
     assert discarded.json["outcome"] == "escalated", discarded.stderr
-    state = json.loads((repo / ".fixbot" / "state.json").read_text())
+    state = json.loads((state_of(repo) / "state.json").read_text())
     assert any("--discard" in note for note in state["notes"])
     (repo / "value.txt").write_text("someone else's\n")
     mine = run_fixbot(*args, "--discard")
@@ -359,7 +359,7 @@ def test_each_runs_report_is_kept_and_its_retry_command_works_when_pasted(tmp_pa
     again = json.loads(pasted.stdout)
     assert again["outcome"] == "escalated" and again["report_path"] != str(report)
     assert report.read_text() == text  # the first run's record is still there
-    assert len(list((repo / ".fixbot" / "runs").iterdir())) == 2
+    assert len(list((state_of(repo) / "runs").iterdir())) == 2
 
 
 def test_a_fixed_runs_report_shows_the_diff_stat_and_the_review(tmp_path: Path) -> None:

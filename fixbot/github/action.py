@@ -241,8 +241,24 @@ def _fix(
     if not shared.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, shared.reason)
     checkout.configure(ctx.workspace)
-    _switch(ctx, event)
-    author, subject = checkout.head_commit(ctx.workspace)
+    fixbot = _own_clone(ctx, event)
+    with worlds.entered(fixbot.parent):  # fixbot's git configuration, its clone
+        return _fix_in_clone(ctx, event, chosen, talk, fixbot, hint=hint, tried=tried)
+
+
+def _fix_in_clone(
+    ctx: Context,
+    event: Event,
+    chosen: Intent,
+    talk: Conversation,
+    fixbot: Path,
+    *,
+    hint: str | None,
+    tried: list[str] | None,
+) -> render.Report:
+    """`_fix` once fixbot's clone `fixbot` is on the branch to fix: the gates, the run, the
+    publish step, every git of fixbot's in that clone."""
+    author, subject = checkout.head_commit(fixbot)
     head_verdict = gates.gate_head(author, subject)
     if not head_verdict.allowed and not _kind(event).may_follow_own_commit(event):
         return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
@@ -254,7 +270,9 @@ def _fix(
         talk.history = cifail.settled(talk.history, event.run_id, False, ci.failed_again)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
     warnings: list[str] = []
-    settings = load_settings(repo, {}, ctx.env, action=True, warnings=warnings)
+    # the branch's configuration, as fixbot's clone has it (the workspace is the commands')
+    where = (fixbot / ctx.inputs.working_directory).resolve()
+    settings = load_settings(where, {}, ctx.env, action=True, warnings=warnings)
     if tried is not None:  # a retry: fresh breaker and budget
         settings = settings.model_copy(update={"resume": False})
     for warning in warnings:
@@ -272,15 +290,18 @@ def _fix(
             repo,
             env=ctx.env,
             request=RunRequest(
-                hint=hint, threads=scope.threads, tried=tried or (), first_failure=ci.first
+                hint=hint,
+                threads=scope.threads,
+                tried=tried or (),
+                first_failure=ci.first,
+                clone_ready=True,
             ),
         )
     finally:
         workflow.endgroup(ctx.out)
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
-    with worlds.entered_for(ctx.workspace, ctx.env):  # fixbot's git configuration, its clone
-        return publish(ctx, event, settings, result, chosen.patch_only, talk)
+    return publish(ctx, event, settings, result, chosen.patch_only, talk)
 
 
 def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:
@@ -323,20 +344,38 @@ def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Sc
     return found
 
 
-def _switch(ctx: Context, event: Event) -> None:
+def _own_clone(ctx: Context, event: Event) -> Path:
+    """fixbot's clone of the workspace (`fixbot.process.worlds`), made before anything else of
+    the run, on the branch to fix; return its root.
+
+    The workspace's repository is read only by git-upload-pack (`worlds.clone`): an earlier step
+    of the job may have run the project's code there (a filter, an fsmonitor, a `commondir` in
+    its `.git`), and no git of fixbot's, which holds the token, ever runs in it. The branch is
+    then fetched from origin into the clone and checked out there (`_switch`). Raises `GitError`.
+    """
+    private = worlds.private_folder(ctx.workspace, worlds.state_base(os.geteuid(), ctx.env))
+    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(ctx.workspace,))
+    fixbot = private / worlds.REPO
+    with worlds.entered(private):
+        worlds.clone(ctx.workspace, fixbot)
+        # actions/checkout's origin; else the repository on the run's server (GITHUB_* variables
+        # cannot be overwritten by an earlier step): never the workspace the clone came from
+        remote = worlds.origin_url(ctx.workspace) or f"{ctx.github.server}/{event.repository}"
+        git.run(fixbot, "remote", "set-url", "origin", remote)
+        _switch(fixbot, event, ctx.git_env)
+    return fixbot
+
+
+def _switch(fixbot: Path, event: Event, env: dict[str, str]) -> None:
+    """Fetch the branch to fix (a fork's pull request head as `fixbot/pr-N`) into fixbot's clone
+    and check it out there."""
     pr = event.pull_request
     if event.fork and pr is not None:
         checkout.switch(
-            ctx.workspace,
-            f"refs/pull/{pr.number}/head",
-            f"fixbot/pr-{pr.number}",
-            pr.head_sha,
-            ctx.git_env,
+            fixbot, f"refs/pull/{pr.number}/head", f"fixbot/pr-{pr.number}", pr.head_sha, env
         )
     else:
-        checkout.switch(
-            ctx.workspace, f"refs/heads/{event.branch}", str(event.branch), event.sha, ctx.git_env
-        )
+        checkout.switch(fixbot, f"refs/heads/{event.branch}", str(event.branch), event.sha, env)
 
 
 def _finish(ctx: Context, data: render.Report) -> int:

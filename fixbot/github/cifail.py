@@ -60,7 +60,6 @@ class Where(Protocol):
     """What `prepare` needs of the Action's run (`fixbot.github.action.Context` has it)."""
 
     github: GitHubEnv
-    workspace: Path
     inputs: Inputs
     out: TextIO
     run_url: str
@@ -75,6 +74,10 @@ class Where(Protocol):
     @property
     def git_env(self) -> dict[str, str]:
         """Environment for git commands that reach the remote."""
+
+    @property
+    def repo(self) -> Path:
+        """fixbot's clone, on the branch to fix (`fixbot.process.worlds`)."""
 
 
 def _failed_run(event: Event) -> bool:
@@ -145,9 +148,9 @@ def fix_commits(where: Where, base: str) -> list[prgates.FixCommit]:
     """fixbot's commits on HEAD since the pull request's `base` branch (fetched first)."""
     ref = f"refs/remotes/origin/fixbot-base/{base}"
     spec = f"+refs/heads/{base}:{ref}"
-    git.run(where.workspace, "fetch", "--no-tags", "--quiet", "origin", spec, env=where.git_env)
+    git.run(where.repo, "fetch", "--no-tags", "--quiet", "origin", spec, env=where.git_env)
     fmt = "%H%x00%s%x00%(trailers:key=fixbot-attempt,valueonly,separator=%x2C)%x1e"
-    out = git.run(where.workspace, "log", f"--format={fmt}", f"{ref}..HEAD")
+    out = git.run(where.repo, "log", f"--format={fmt}", f"{ref}..HEAD")
     rows = [entry.strip("\n").split("\0") for entry in out.split("\x1e") if entry.strip()]
     return prgates.fix_commits([(r[0], r[1], r[2]) for r in rows if len(r) == 3])
 
@@ -175,7 +178,7 @@ def gates(where: Where, event: Event) -> Verdict | None:
     if not verdict.allowed:
         return verdict
     if _failed_run(event) and event.branch:
-        verdict = prgates.gate_moved_head(event.sha, source_tip(where.workspace, event.branch))
+        verdict = prgates.gate_moved_head(event.sha, source_tip(where.repo, event.branch))
         if not verdict.allowed:
             return verdict
     if facts is not None and event.pull_request is not None and event.pull_request.base_ref:
@@ -218,9 +221,9 @@ def changed_in_log(where: Where, base: str | None, text: str) -> list[str]:
     if not base:
         return []
     ref = f"refs/remotes/origin/fixbot-base/{base}"
-    if not git.run(where.workspace, "rev-parse", "--verify", "--quiet", ref, check=False).strip():
+    if not git.run(where.repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip():
         return []
-    names = git.run(where.workspace, "diff", "--name-only", f"{ref}...HEAD").splitlines()
+    names = git.run(where.repo, "diff", "--name-only", f"{ref}...HEAD").splitlines()
     return [name for name in names if name and name in text][:10]
 
 

@@ -98,12 +98,16 @@ def _check_private(path: Path) -> None:
         os.chmod(path, PRIVATE_MODE, follow_symlinks=False)
 
 
-def write_gitconfig(folder: Path, identity: Mapping[str, str]) -> Path:
+def write_gitconfig(
+    folder: Path, identity: Mapping[str, str], trusted: tuple[Path, ...] = ()
+) -> Path:
     """Write fixbot's global git configuration in `folder` (mode 0600) and return its path.
 
     It pins what git would otherwise read from HOME or the system: no fsmonitor, no `ext::`
     transport, empty attributes and excludes files; `identity` (user.name,
-    user.email) is the committer when given."""
+    user.email) is the committer when given. `trusted` are workspaces of another user that
+    fixbot clones (`safe.directory`, git-config(1); git 2.35.2+ refuses them otherwise): only
+    git-upload-pack reads them (`clone`), which runs nothing of the repository it serves."""
     # hooksPath stays on fixbot's command line (`git.SAFE_CONFIG`), not here: a push to a
     # remote on this machine starts its receive-pack with this file too, and the remote's own
     # hooks (a protected branch's pre-receive) must still run there
@@ -115,6 +119,10 @@ def write_gitconfig(folder: Path, identity: Mapping[str, str]) -> Path:
         '[protocol "ext"]',
         "\tallow = never",
     ]
+    for path in trusted:
+        for name in (str(path), str(path / ".git")):
+            if "\n" not in name and '"' not in name and "\\" not in name:
+                lines += ["[safe]", f'\tdirectory = "{name}"']
     if identity:
         lines.append("[user]")
         lines += [f"\t{key} = {value}" for key, value in identity.items() if "\n" not in value]
@@ -245,24 +253,29 @@ def own_folder(fixbot: Path, state_dir: str) -> None:
 
 def origin_url(workspace: Path) -> str | None:
     """The workspace's `remote.origin.url`, read from its `.git/config` as a file (no git runs
-    the workspace's repository), when it is an http(s) or ssh URL or a local folder (never a
+    the workspace's repository), when it is an http(s) or ssh URL or a local folder or `file://`
+    URL (never a
     transport that runs a program, such as `ext::`); None otherwise."""
     config = workspace / ".git" / "config"
     try:
         url = git.run(Path("/"), "config", "--file", str(config), "--get", "remote.origin.url")
     except GitError:
         return None
-    return url if url.startswith(("https://", "http://", "ssh://", "git@", "/")) else None
+    return (
+        url if url.startswith(("https://", "http://", "ssh://", "git@", "/", "file://")) else None
+    )
 
 
 # -- the files ------------------------------------------------------------------------------------
 
 
-Key = tuple[int, int, int, int]  # (size, mtime_ns, inode, mode) of an lstat
+# (size, mtime_ns, ctime_ns, inode, mode) of an lstat: the ctime because a file's mtime can be
+# set back (utime(2), as fixbot's own `past_the_second` sets it), its ctime cannot
+Key = tuple[int, int, int, int, int]
 
 
 def _key(info: os.stat_result) -> Key:
-    return (info.st_size, info.st_mtime_ns, info.st_ino, info.st_mode)
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
 
 
 def _lstat(path: str) -> os.stat_result | None:
@@ -345,7 +358,8 @@ class Worlds:
             ):
                 continue
             if not self._same(rel, source, target):
-                _place(self.workspace, rel, self._content(rel, source), source.st_mode, self.owner)
+                content = self._content(rel, source)
+                _place(self.workspace, rel, content, source.st_mode, self.owner, source.st_mtime_ns)
                 done += 1
             written = _lstat(os.path.join(self.workspace, rel))
             assert written is not None
@@ -639,11 +653,20 @@ def _read_at(root: Path, rel: str) -> bytes:
 
 
 def _place(
-    root: Path, rel: str, content: bytes | str, mode: int, owner: tuple[int, int] | None
+    root: Path,
+    rel: str,
+    content: bytes | str,
+    mode: int,
+    owner: tuple[int, int] | None,
+    mtime_ns: int | None = None,
 ) -> None:
     """Make `rel` under `root` hold `content` (bytes: a regular file with `mode`'s exec bit; str:
     a link with that target), replacing whatever is there (a link, a folder, a fifo) without
-    following a link: a temporary name in the same folder, then rename(2) over it."""
+    following a link: a temporary name in the same folder, then rename(2) over it.
+
+    A regular file gets `mtime_ns` (nanoseconds since the epoch) when given: the workspace's
+    copy keeps the modification time of fixbot's, which a fix moved past the second the check
+    compiled the old file in (bytecode caches key a source on its size and mtime in seconds)."""
     name = rel.rsplit("/", 1)[-1]
     with _parent(root, rel, create=True, owner=owner) as fd:
         temporary = f".fixbot-sync-{secrets.token_hex(6)}"
@@ -657,6 +680,9 @@ def _place(
             with os.fdopen(out, "wb") as handle:
                 handle.write(content)
                 os.fchmod(out, perm)
+                handle.flush()
+                if mtime_ns is not None:
+                    os.utime(out, ns=(mtime_ns, mtime_ns))
         _give(temporary, fd, owner)
         with suppress(FileNotFoundError):
             if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):

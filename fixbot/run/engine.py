@@ -87,9 +87,9 @@ def run(
     assert top is not None  # preflight checked it
     workspace = top.resolve()
     private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))
-    worlds.write_gitconfig(private, worlds.ambient_identity())
+    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
-        fixbot, resumed = own_clone(settings, workspace, private)
+        fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
         pair = worlds.Worlds(
             fixbot,
             workspace,
@@ -97,7 +97,7 @@ def run(
             owner=_owner(chosen[0]),
             refuse=lambda rel: is_protected(rel, settings.protected_paths),
         )
-        if not resumed:  # a resumed run's workspace is the commands' copy of its tree
+        if not resumed and not request.clone_ready:  # else the workspace is the commands' copy
             adopt_dirty(settings, pair)
         workdir = fixbot / repo.resolve().relative_to(workspace)
         try:
@@ -117,15 +117,18 @@ def _owner(identity: sandbox.Identity | None) -> tuple[int, int] | None:
     return (identity.uid, identity.gid)
 
 
-def own_clone(settings: Settings, workspace: Path, private: Path) -> tuple[Path, bool]:
+def own_clone(
+    settings: Settings, workspace: Path, private: Path, *, ready: bool = False
+) -> tuple[Path, bool]:
     """fixbot's clone of `workspace` in `private` (`worlds.REPO`): the one an unfinished run left
-    when it may be resumed or still starts at the workspace's HEAD, else a fresh
+    when it may be resumed, still starts at the workspace's HEAD, or was made by the entry point
+    (`ready`: the Action's clone on the branch to fix), else a fresh
     `git clone --no-local` (`worlds.clone`). Its state folder is fixbot's own folder: whatever
     the repository commits at that name (a link, files) is not followed. Returns F's root and
     whether it is an unfinished run's, to be resumed. Raises `GitError` (the clone) and
     `ConfigError` (an unreadable state)."""
     fixbot = private / worlds.REPO
-    reuse = _reusable(settings, workspace, fixbot)
+    reuse = _reusable(settings, workspace, fixbot, ready)
     if reuse is None:
         worlds.clone(workspace, fixbot)
         remote = worlds.origin_url(workspace)
@@ -135,9 +138,9 @@ def own_clone(settings: Settings, workspace: Path, private: Path) -> tuple[Path,
     return fixbot, bool(reuse)
 
 
-def _reusable(settings: Settings, workspace: Path, fixbot: Path) -> bool | None:
-    """True: F holds an unfinished run to resume; False: F starts at the workspace's HEAD;
-    None: make F again."""
+def _reusable(settings: Settings, workspace: Path, fixbot: Path, ready: bool) -> bool | None:
+    """True: F holds an unfinished run to resume; False: F starts at the workspace's HEAD or
+    is the entry point's (`ready`); None: make F again."""
     if not (fixbot / ".git").is_dir() or (fixbot / ".git").is_symlink():
         return None
     state_dir = fixbot / settings.state_dir
@@ -147,6 +150,8 @@ def _reusable(settings: Settings, workspace: Path, fixbot: Path) -> bool | None:
         previous = None
     if settings.resume and previous is not None and previous.outcome is None:
         return True
+    if ready:
+        return False
     return False if git.head_sha(fixbot) == worlds.workspace_head(workspace) else None
 
 

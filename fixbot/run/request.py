@@ -19,13 +19,17 @@ class RunRequest:
     green, one attempt addresses them. `tried`: one-line accounts of earlier runs' attempts (a
     `/fixbot retry`), shown to the model as "already tried, do not repeat". `first_failure`: a
     failure log from elsewhere (a failed CI run, `--from-log`): the first failing run, so the
-    initial check is skipped; every fix is still verified.
+    initial check is skipped; every fix is still verified. `clone_ready`: the entry point (the
+    Action) already made fixbot's clone and checked the branch to fix out in it
+    (`fixbot.github.action`): the run keeps it, and the workspace's files are only the
+    commands' copy (their differences are not the user's work to adopt).
     """
 
     hint: str | None = None
     threads: Sequence[ReviewThread] = ()
     tried: Sequence[str] = ()
     first_failure: FirstFailure | None = None
+    clone_ready: bool = False
 
 
 PLAIN = RunRequest()  # fix the check, nothing more asked

@@ -78,6 +78,35 @@ def test_pull_request_fix_is_pushed_and_the_comment_edited_on_the_next_run(
     assert github_server.unmatched == []
 
 
+def test_an_earlier_steps_git_filters_in_the_workspace_never_run_in_fixbots_git(
+    sandbox: ActionSandbox, github_server: FakeGitHub, tmp_path: Path
+) -> None:
+    """An earlier step of the job ran the pull request's code, which wrote a smudge and a clean
+    filter, an fsmonitor and a post-checkout hook into the workspace's `.git` and selected the
+    filters in `.git/info/attributes`. fixbot (holding the token) clones the workspace through
+    git-upload-pack and switches to the branch in its own clone: none of them ever runs, and the
+    fix is still pushed."""
+    sha = sandbox.commit("changes", {"app.py": "import os\nprint('hi')\n"}, "break it")
+    ws = sandbox.workspace("changes", merge_into="main")
+    marker = tmp_path / "ran.txt"
+    run = f"sh -c 'echo $0 >> {marker}; cat'"
+    git(ws, "config", "filter.evil.smudge", run.replace("$0", "smudge"))
+    git(ws, "config", "filter.evil.clean", run.replace("$0", "clean"))
+    git(ws, "config", "filter.evil.required", "true")
+    git(ws, "config", "core.fsmonitor", f"echo fsmonitor >> {marker}")
+    (ws / ".git" / "info" / "attributes").write_text("* filter=evil\n")
+    hook = ws / ".git" / "hooks" / "post-checkout"
+    hook.write_text(f"#!/bin/sh\necho hook >> {marker}\n")
+    hook.chmod(0o755)
+    done = sandbox.run(
+        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, RUFF)
+    )
+    assert done.code == 0 and done.outputs["outcome"] == "fixed", done.stdout + done.stderr
+    pushed = sandbox.origin_sha("changes")
+    assert pushed != sha and git(sandbox.origin, "rev-parse", f"{pushed}^") == sha
+    assert not marker.exists(), marker.read_text()
+
+
 BROKEN = {"app.py": "import os\nprint('hi')\n"}  # ruff's fix removes the first line
 RESCUE = "fixbot/changes-77"
 # Run by the check on its third run (the re-check after the replay): a human pushes again.
@@ -137,7 +166,8 @@ def run_moved(
 
 def assert_rescued(sandbox: ActionSandbox, github_server: FakeGitHub, moved: Moved) -> None:
     """The verified fix (and nothing else) is on `RESCUE` with a pull request into the branch,
-    the branch is the human's, the workspace is back on the verified commit."""
+    the branch is the human's; fixbot's clone is back on the verified commit and the
+    workspace's tracked files are its tree (no git of fixbot's moved the workspace's HEAD)."""
     run = moved.run
     assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
     verified = run.outputs["commit-sha"]
@@ -146,9 +176,12 @@ def assert_rescued(sandbox: ActionSandbox, github_server: FakeGitHub, moved: Mov
     pulls = github_server.repo(REPOSITORY).pulls
     assert [(p["head"]["ref"], p["base"]["ref"]) for p in pulls] == [(RESCUE, "changes")]
     assert run.outputs["pr-url"] == pulls[0]["html_url"]
-    assert git(moved.ws, "rev-parse", "--abbrev-ref", "HEAD") == "changes"
-    assert git(moved.ws, "rev-parse", "HEAD") == verified
-    assert git(moved.ws, "status", "--porcelain", "--untracked-files=no") == ""
+    clone = state_of(moved.ws).parent
+    assert git(clone, "rev-parse", "--abbrev-ref", "HEAD") == "changes"
+    assert git(clone, "rev-parse", "HEAD") == verified
+    assert git(clone, "status", "--porcelain", "--untracked-files=no") == ""
+    tree = ["--git-dir", str(clone / ".git"), "--work-tree", str(moved.ws)]
+    assert git(moved.ws, *tree, "diff", "--stat", verified) == ""  # the verified tree
     assert "nothing is lost" in run.summary
 
 

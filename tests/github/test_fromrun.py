@@ -11,7 +11,7 @@ import pytest
 from tests.fakes.counted import CALC_BUGGY, CHECK_PY, CheckCounter
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.paths import DATA
-from tests.fakes.repo import CliResult, make_repo, run_fixbot
+from tests.fakes.repo import CliResult, make_repo, run_fixbot, state_of
 
 JOBLOGS = DATA / "joblogs"
 FIX = "python -c \"import pathlib; p = pathlib.Path('calc.py'); p.write_text(p.read_text().replace(' - 1', ''))\""  # noqa: E501
@@ -38,7 +38,7 @@ class Project:
         return run_fixbot(*common, *args, env=env, stdin=stdin)
 
     def state(self) -> dict[str, object]:
-        data: dict[str, object] = json.loads((self.repo / ".fixbot/state.json").read_text())
+        data: dict[str, object] = json.loads((state_of(self.repo) / "state.json").read_text())
         return data
 
 
@@ -57,7 +57,7 @@ def test_from_log_skips_the_initial_check_and_verifies_the_fix(
     assert result.code == 0, result.stderr
     assert json.loads(result.stdout)["outcome"] == "fixed"
     assert project.checks == 1  # the verifying run only
-    seeded = (project.repo / ".fixbot/attempts/000/check.log").read_text()
+    seeded = (state_of(project.repo) / "attempts/000/check.log").read_text()
     assert "E       assert 2 == 3" in seeded and "##[" not in seeded
     assert SECRET not in seeded  # redacted like any check log
     report = (project.repo / ".fixbot/report.md").read_text()

@@ -84,9 +84,10 @@ def configure(workspace: Path) -> None:
         private = Path(tempfile.mkdtemp(prefix="fixbot-git-")) / "gitconfig"
         private.touch()
         os.environ["GIT_CONFIG_GLOBAL"] = str(private)
-    git.run(workspace, "config", "--global", "--add", "safe.directory", str(workspace))
-    git.run(workspace, "config", "--global", "user.name", BOT_LOGIN)
-    git.run(workspace, "config", "--global", "user.email", BOT_EMAIL)
+    root = Path("/")  # no git of fixbot's reads the workspace's repository for this
+    git.run(root, "config", "--global", "--add", "safe.directory", str(workspace))
+    git.run(root, "config", "--global", "user.name", BOT_LOGIN)
+    git.run(root, "config", "--global", "user.email", BOT_EMAIL)
 
 
 def switch(repo: Path, remote_ref: str, local: str, sha: str | None, env: dict[str, str]) -> str:

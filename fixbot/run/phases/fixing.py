@@ -58,14 +58,21 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     run.events.emit(event, number, **reflect.fix_event(attempt))
 
 
+_LAST_SECOND = [0]  # the second `past_the_second` gave out last, in this process
+
+
 def past_the_second(repo: Path, paths: list[str]) -> None:
     """Give each file a fix changed a modification time in a later whole second than now.
 
     Bytecode caches key a source file on its size and its mtime in whole seconds (Python's
     default, PEP 552): an edit that keeps the size within the second the check compiled the old
-    file would run the old code, and a right fix would look wrong. Files that are gone or are
+    file would run the old code, and a right fix would look wrong. Each call gives a later
+    second than the call before, so two fixes within one second (an oscillation back to an
+    earlier file of the same size) never share a modification time. Files that are gone or are
     links are left alone (seconds, since the epoch)."""
-    later = (int(time.time()) + 1) * 1_000_000_000
+    second = max(int(time.time()) + 1, _LAST_SECOND[0] + 1)
+    _LAST_SECOND[0] = second
+    later = second * 1_000_000_000
     for rel in paths:
         path = repo / rel
         with contextlib.suppress(OSError):

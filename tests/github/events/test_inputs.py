@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from fixbot.process.spawn import run_check
-from tests.fakes.repo import make_repo, run_fixbot
+from tests.fakes.repo import make_repo, run_fixbot, state_of
 
 # An interactive check: it asks for a confirmation and passes only when it reads "yes".
 ASKS = """\
@@ -29,11 +29,11 @@ def test_the_inputs_file_feeds_the_check_and_without_it_stdin_is_closed(tmp_path
         "run", "--check", check, *NO_OP_FIX, "--inputs", "answers.txt", "-C", str(repo), "--json"
     )
     assert fed.code == 0 and fed.json["outcome"] == "passed", fed.stdout + fed.stderr
-    log = (repo / ".fixbot" / "attempts" / "000" / "check.log").read_text()
+    log = (state_of(repo) / "attempts" / "000" / "check.log").read_text()
     assert "got 'yes'" in log
     closed = run_fixbot("run", "--check", check, *NO_OP_FIX, "--fresh", "-C", str(repo), "--json")
     assert closed.json["outcome"] == "escalated"
-    assert "got ''" in (repo / ".fixbot" / "attempts" / "000" / "check.log").read_text()
+    assert "got ''" in (state_of(repo) / "attempts" / "000" / "check.log").read_text()
 
 
 def test_a_missing_inputs_file_is_a_configuration_error(tmp_path: Path) -> None:
