@@ -90,6 +90,9 @@ def bench_sync(files: int, megabytes: int, runs: int) -> dict[str, object]:
         subprocess.run(["git", "init", "-q", str(repo)], check=True)
         subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
         subprocess.run(["git", "-C", str(repo), "commit", "-qm", "bench"], check=True)
+        # one pack, as a workspace actions/checkout fetched is: upload-pack then sends the
+        # packed objects as they are (loose random objects would be compressed again, minutes)
+        subprocess.run(["git", "-C", str(repo), "repack", "-adq"], check=True)
         private = worlds.private_folder(repo, folder / "state")
         worlds.write_gitconfig(private, {"name": "bench", "email": "bench@example.invalid"})
         with worlds.entered(private):
