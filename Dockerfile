@@ -16,7 +16,7 @@ ARG UV_VERSION=0.13.9
 
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install --yes --no-install-recommends git ca-certificates tini \
+    && apt-get install --yes --no-install-recommends git ca-certificates tini busybox-static \
     && apt-get clean \
     && rm -rf /var/lib/apt/lists/*
 
@@ -71,11 +71,17 @@ RUN apt-get update \
     && /usr/local/bin/fixbot --version \
     && test ! -e /opt/venv/bin/fixbot \
     && uv --version \
-    && git --version
+    && git --version \
+    && /usr/local/bin/python -I -c "from fixbot.process.installation import entry_script as e; print(e(), end='')" > /usr/local/bin/fixbot-entry \
+    && chmod 0755 /usr/local/bin/fixbot-entry
 
 # tini runs as PID 1 and reaps orphaned grandchildren of the check, which fixbot (not PID 1)
-# kills but cannot reap. fixbot starts by absolute path in Python's isolated mode (`-I`: no
-# current folder on sys.path, no user site under HOME, which is /github/home and the commands'
-# to write, no PYTHON* variable from GITHUB_ENV), and leaves the workspace for `/` at once.
+# kills but cannot reap. Both tini and the entry script's shell (busybox) are statically linked,
+# so no dynamic loader runs before /usr/local/bin/fixbot-entry has removed the loader's
+# variables (`LD_PRELOAD` from GITHUB_ENV naming a library an earlier step left in the
+# workspace; fixbot/process/installation.py, LOADER_VARIABLES). fixbot then starts by absolute
+# path in Python's isolated mode (`-I`: no current folder on sys.path, no user site under HOME,
+# which is /github/home and the commands' to write, no PYTHON* variable from GITHUB_ENV), from
+# `/`.
 WORKDIR /
-ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/python", "-I", "-m", "fixbot", "action"]
+ENTRYPOINT ["/usr/bin/tini-static", "--", "/usr/local/bin/fixbot-entry"]

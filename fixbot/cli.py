@@ -432,11 +432,16 @@ def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str
 
     sudo keeps no descriptor above 2 and resets the environment (sudoers(5) `closefrom`,
     `env_reset`): the secrets pipe becomes standard input and the environment, which holds no
-    secret, is given through `env -i` (so the job's PATH and tools survive `secure_path`)."""
+    secret, is given through `env -i` (so the job's PATH and tools survive `secure_path`),
+    without the dynamic loader's variables (`installation.LOADER_VARIABLES`: an `LD_PRELOAD`
+    from GITHUB_ENV would otherwise load into root's Python)."""
     sudo, env_program = programs
     os.dup2(fd, 0)
     os.close(fd)
-    given = [f"{k}={v}" for k, v in env.items() if k != SECRETS_FD_VARIABLE and "=" not in k]
+    from fixbot.process.installation import LOADER_VARIABLES  # what sudo's env_reset removes
+
+    kept = {k: v for k, v in env.items() if k not in LOADER_VARIABLES}
+    given = [f"{k}={v}" for k, v in kept.items() if k != SECRETS_FD_VARIABLE and "=" not in k]
     at = argv.index(REEXEC_MARKER) + 3  # after the marker, the nonce and the start folder
     marked = [*argv[:at], SPLIT_MARKER, *argv[at:]]
     command = [env_program, "-i", *given, f"{SECRETS_FD_VARIABLE}=0", *marked]

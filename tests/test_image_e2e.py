@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.github.publish.render import STATUS_MARKER
+from fixbot.process import installation
 from tests.fakes.action_env import REPOSITORY, TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.image import (
@@ -32,6 +33,7 @@ from tests.fakes.image import (
 )
 from tests.fakes.model_server import FakeModelServer, tool_call
 from tests.fakes.paths import ROOT
+from tests.fakes.preload import preload_library
 from tests.fakes.repo import git
 
 pytestmark = pytest.mark.slow
@@ -168,7 +170,10 @@ def test_every_folder_on_roots_path_is_roots_alone(container: Container) -> None
 
 def test_the_entrypoint_is_tini_then_fixbot_action(image: BuiltImage) -> None:
     python = "/usr/local/bin/python"
-    assert image.entrypoint == ["/usr/bin/tini", "--", python, "-I", "-m", "fixbot", "action"]
+    assert image.entrypoint == ["/usr/bin/tini-static", "--", "/usr/local/bin/fixbot-entry"]
+    entry = (image.rootfs / "usr/local/bin/fixbot-entry").read_text()
+    assert entry == installation.entry_script() and entry.startswith("#!/bin/busybox sh\n")
+    assert f"exec {python} -I -m fixbot action" in entry
     assert "FIXBOT_RUNTIME" not in image.env  # where it runs is the image's root-owned file
 
 
@@ -487,6 +492,11 @@ def poisoned_second_step(
     assert "FIXBOT_RUN_AS=self" in first.env_file  # the check could write the file
 
     written = dict(line.split("=", 1) for line in first.env_file.splitlines() if "=" in line)
+    # the library the check left beside them (any bytes it wrote: built here, it has no compiler)
+    home = box.root / f"runner{action.steps}" / "home"
+    library = preload_library(home / "evil" / "build", "/tmp/pwned")
+    os.replace(library, home / "evil" / "evil.so")
+    os.lchown(home / "evil" / "evil.so", RUNNER_UID, RUNNER_UID)
     model_fix(model_server)
     sha2 = box.commit("changes", {"lib.py": "print('x')\n", **BROKEN}, "again")
     ws2 = box.workspace("changes", merge_into="main")
@@ -529,7 +539,8 @@ printf '%s\n' "$code" > /github/home/evil/sitecustomize.py
 printf '%s\n' "$code" > /github/home/evil/startup.py
 for f in /github/file_commands/set_env_*; do
   printf '%s\n' FIXBOT_RUNTIME=runner PYTHONPATH=/github/home/evil \
-    PYTHONSTARTUP=/github/home/evil/startup.py >> "$f"
+    PYTHONSTARTUP=/github/home/evil/startup.py LD_PRELOAD=/github/home/evil/evil.so \
+    LD_LIBRARY_PATH=/github/home/evil >> "$f"
 done
 """
 
@@ -550,6 +561,11 @@ def second_step_after_leave_code(
     assert first.outputs.get("outcome") == "fixed", first.stdout + first.stderr
     assert "FIXBOT_RUNTIME=runner" in first.env_file  # the check could write the file
     written = dict(line.split("=", 1) for line in first.env_file.splitlines() if "=" in line)
+    # the library the check left beside them (any bytes it wrote: built here, it has no compiler)
+    home = box.root / f"runner{action.steps}" / "home"
+    library = preload_library(home / "evil" / "build", "/tmp/pwned")
+    os.replace(library, home / "evil" / "evil.so")
+    os.lchown(home / "evil" / "evil.so", RUNNER_UID, RUNNER_UID)
     model_fix(model_server)
     sha2 = box.commit("changes", {"lib.py": "print('x')\n", **BROKEN}, "again")
     ws2 = box.workspace("changes", merge_into="main")
@@ -563,8 +579,10 @@ def second_step_after_leave_code(
 def test_code_the_first_step_left_never_runs_as_root_in_the_second(
     action: ContainerAction, container: Container, model_server: FakeModelServer
 ) -> None:
-    """fixbot starts in isolated mode (`python -I`): no user site, no `PYTHON*` variable. The
-    commands' own Python may run what they left (it is theirs); root's never does."""
+    """fixbot starts in isolated mode (`python -I`): no user site, no `PYTHON*` variable; and
+    from a statically linked tini and shell that remove the loader's variables first: an
+    `LD_PRELOAD` library from GITHUB_ENV never loads. The commands' own Python may run what
+    they left (it is theirs); root's never does."""
     second_step_after_leave_code(action, model_server)
     pwned = container.path("/tmp/pwned")
     lines = pwned.read_text().splitlines() if pwned.exists() else []

@@ -21,6 +21,33 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+# The variables the dynamic loader and the C library act on, which glibc itself removes from a
+# setuid program's environment (glibc's sysdeps/generic/unsecvars.h, ld.so(8) "secure-execution
+# mode"): an earlier step can write them into GITHUB_ENV, and `LD_PRELOAD` naming a library in
+# the workspace would run it in every dynamically linked process of fixbot's that runs as root.
+# The image's entry point removes them before its first dynamic program (Dockerfile); the runner
+# mode's re-execution as root never passes them on (`fixbot.cli`).
+LOADER_VARIABLES = (
+    *("GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LD_AUDIT", "LD_DEBUG"),
+    *("LD_DEBUG_OUTPUT", "LD_DYNAMIC_WEAK", "LD_HWCAP_MASK", "LD_LIBRARY_PATH", "LD_ORIGIN_PATH"),
+    *("LD_PRELOAD", "LD_PROFILE", "LD_SHOW_AUXV", "LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE"),
+    *("NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF", "RES_OPTIONS", "TMPDIR", "TZDIR"),
+)
+
+
+def entry_script() -> str:
+    """The image's entry point (/usr/local/bin/fixbot-entry, written by the Dockerfile): a
+    script for the statically linked busybox shell that removes `LOADER_VARIABLES` and starts
+    fixbot's Action in isolated mode, by absolute path, from `/`."""
+    return (
+        "#!/bin/busybox sh\n"
+        "# fixbot's entry point in its image: no dynamic program runs before this line\n"
+        f"unset {' '.join(LOADER_VARIABLES)}\n"
+        "cd / || exit 1\n"
+        'exec /usr/local/bin/python -I -m fixbot action "$@"\n'
+    )
+
+
 CONTAINER = "container"
 RUNNER = "runner"
 RUNTIME_FILE = Path("/etc/fixbot/runtime")

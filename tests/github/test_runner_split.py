@@ -26,6 +26,7 @@ from fixbot.process import sandbox
 from tests.fakes.action_env import TOKEN, ActionSandbox, parse_outputs
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.paths import ROOT
+from tests.fakes.preload import preload_library
 
 pytestmark = [
     pytest.mark.slow,
@@ -165,6 +166,30 @@ def test_with_passwordless_sudo_the_commands_run_as_a_user_of_their_own(
     owners = {p.lstat().st_uid for p in [ws, *ws.rglob("*")]}
     assert owners == {runner.pw_uid}  # later steps of the job write the workspace
     assert "no uid split" not in out
+
+
+def test_an_ld_preload_from_github_env_never_loads_into_root(
+    box: ActionSandbox, runner: pwd.struct_passwd, runner_python: Path, sudo: None
+) -> None:
+    """An earlier step left a library and wrote `LD_PRELOAD` (and `LD_LIBRARY_PATH`) into
+    GITHUB_ENV. The runner's own Python loads it (it runs as the runner's user, as that step
+    did); fixbot's re-execution as root through sudo never passes it on: no root process, and
+    none of the commands, loads it."""
+    box.commit("main", {"attack.sh": ATTACK}, "initial")
+    sha = box.commit("changes", {"app.py": "print('hi')\n"}, "say hi")
+    env = job_env(box, runner, "push", box.push_event("changes", sha))
+    mark = box.root / "preloaded.txt"
+    library = preload_library(box.root / "left", str(mark))
+    env.update(LD_PRELOAD=str(library), LD_LIBRARY_PATH=str(library.parent))
+
+    done = run_as_runner(box, runner_python, runner, env)
+
+    out = done.stdout + done.stderr
+    assert "fixbot: passed" in out, out
+    loaded = mark.read_text().split() if mark.exists() else []
+    assert str(runner.pw_uid) in loaded  # the attack is real: the runner's Python loaded it
+    commands = pwd.getpwnam(sandbox.RUNNER_USER)
+    assert not {"0", str(commands.pw_uid)} & set(loaded), loaded
 
 
 def test_without_sudo_the_run_warns_first_and_refuses_a_forks_code(
