@@ -76,6 +76,7 @@ def main(
         workflow.mask(value, ctx.out)
     scrub_process_env()
     forget_model_servers(ctx, env)
+    forget_trust_anchors(ctx, installation.runtime())
     owner = _workspace_owner(ctx)  # the runner's user, before fixbot's git wrote anything
     try:
         data = _run(ctx)
@@ -125,6 +126,35 @@ def forget_model_servers(ctx: Context, env: Mapping[str, str]) -> list[str]:
         text = (
             f"ignored {', '.join(names)} from the environment: in the Action the model's server "
             "is the `api-base` input's (an earlier step may have written these into GITHUB_ENV)"
+        )
+        workflow.warning(text, ctx.out)
+        ctx.notes.append(text)
+    return names
+
+
+# The variables that replace the certificate authorities fixbot's own HTTPS clients trust
+# (OpenSSL and httpx: SSL_CERT_FILE, SSL_CERT_DIR; requests: REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE).
+TRUST_ANCHOR_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
+
+
+def forget_trust_anchors(ctx: Context, runtime: str | None) -> list[str]:
+    """In fixbot's image, remove the variables naming other certificate authorities from this
+    process's environment; return their names, named in a warning.
+
+    An earlier step can write `HTTPS_PROXY` and `SSL_CERT_FILE` (a CA of its own) into
+    GITHUB_ENV: the proxy would then read the model key and the token in the clear. The image
+    has its own CA store, and the step's environment carries no trust; the check still gets
+    them (`Context.env`). In the runner mode the runner's own configuration may need them (a
+    self-hosted runner behind a proxy), and the earlier step ran as the runner's user anyway."""
+    if runtime != installation.CONTAINER:
+        return []
+    names = [name for name in TRUST_ANCHOR_VARIABLES if name in os.environ]
+    for name in names:
+        os.environ.pop(name, None)
+    if names:
+        text = (
+            f"ignored {', '.join(names)} from the environment: in fixbot's image its own "
+            "HTTPS clients trust only the image's certificate authorities"
         )
         workflow.warning(text, ctx.out)
         ctx.notes.append(text)

@@ -4,12 +4,17 @@ workflow. End to end: `python -m fixbot action` in a subprocess against fakes on
 
 from __future__ import annotations
 
+import io
+import os
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from fixbot.agent.servers import server_variables
+from fixbot.github import action
+from fixbot.process import installation
 from tests.fakes.action_env import REPOSITORY, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, refused_url, text
@@ -103,3 +108,22 @@ def test_a_retry_on_a_forks_pull_request_never_runs_its_code_with_the_secrets(
         c["body"] for c in github_server.repo(REPOSITORY).comments if "did not run" in c["body"]
     ]
     assert len(replies) == 1 and "`pull_request` event" in replies[0]
+
+
+def test_in_the_image_a_certificate_authority_from_github_env_is_not_trusted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An earlier step wrote `HTTPS_PROXY` and `SSL_CERT_FILE` (its own CA) into GITHUB_ENV:
+    in the image fixbot's own HTTPS clients forget the CA variables (the proxy then sees only
+    TLS); in the runner mode they stay, the runner's own configuration."""
+    for name in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"):
+        monkeypatch.setenv(name, "/github/home/attacker-ca.pem")
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
+    ctx = SimpleNamespace(out=io.StringIO(), notes=[])
+    assert action.forget_trust_anchors(ctx, installation.RUNNER) == []  # type: ignore[arg-type]
+    assert os.environ["SSL_CERT_FILE"] == "/github/home/attacker-ca.pem"
+    forgotten = action.forget_trust_anchors(ctx, installation.CONTAINER)  # type: ignore[arg-type]
+    assert forgotten == ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"]
+    assert "SSL_CERT_FILE" not in os.environ and "REQUESTS_CA_BUNDLE" not in os.environ
+    assert "ignored SSL_CERT_FILE, REQUESTS_CA_BUNDLE from the environment" in ctx.out.getvalue()
