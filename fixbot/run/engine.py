@@ -30,6 +30,7 @@ from fixbot.process import git, installation, sandbox, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
+from fixbot.run import reflect
 from fixbot.run.agents import Agents, build_agents
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
@@ -217,6 +218,7 @@ def _run_locked(
             redactor,
             progress,
             check_environment(env),
+            reflect.event_log(state_dir, state, redactor, deadline),
             sleep,
             stdin_path=inputs_path(settings, workdir),
             launcher=launcher,

@@ -16,14 +16,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from fixbot.core.budget import Deadline
 from fixbot.core.errors import SetupError
 from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
 from fixbot.loop import breaker, rules
 from fixbot.loop.state import RunState
-from fixbot.run import outcome, reflect
+from fixbot.run import outcome
 from fixbot.run.agents import Agents
 from fixbot.run.phases import checks, ending, fixing
 from fixbot.run.request import RunRequest
@@ -54,11 +53,7 @@ class Run:
         self.threads = list(request.threads)
         self.in_action = GitHubEnv.read(checker.env).actions  # for recovery plans
         self.state_dir = repo / settings.state_dir
-        launcher = checker.launcher
-        deadline = launcher.deadline if launcher else Deadline.start(None, state.elapsed_s)
-        self.events = checker.events = reflect.event_log(
-            self.state_dir, state, self.redactor, deadline
-        )
+        self.events = checker.events  # the one event log, built with the checker
         self.clock = time.monotonic()
         self.groups = ExitStack()  # the open `progress.group` of the attempt being worked on
         self.group_title: str | None = None

@@ -95,9 +95,9 @@ class Checker:
     redactor: Redactor
     progress: Progress
     env: Mapping[str, str]
+    events: EventLog  # the run's event log (`fixbot.run.reflect.event_log`)
     sleep: Callable[[float], None] = time.sleep
     failures: dict[int, Failure] = field(default_factory=dict)
-    events: EventLog | None = None
     stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
     launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
 
@@ -211,9 +211,7 @@ class Checker:
     def emit(
         self, event: str, attempt: Attempt, what: CheckResult | Failure, retry: int = 0
     ) -> None:
-        """Log a check run or a failure's classification (when an event log is set)."""
-        if self.events is None:
-            return
+        """Log a check run or a failure's classification in the run's event log."""
         if isinstance(what, CheckResult):
             self.events.emit(
                 event,
