@@ -219,14 +219,18 @@ def run_fixbot(
         false_alarms=cheats,
     )
     if bodies:
+        from fixbot.process import worlds
+
+        clone = worlds.clone_of(repo, env)  # fixbot's clone of the case: its logs are there
         found.localization = localize.measure(
-            job.fix_patch, localize.request_text(bodies[0]), naive_size(job, state, repo)
+            job.fix_patch, localize.request_text(bodies[0]), naive_size(job, state, clone)
         )
     return found
 
 
 def naive_size(job: Job, state: Any, repo: Path) -> int | None:
-    """The naive prompt's size for the run's first failing check log (None without one)."""
+    """The naive prompt's size for the run's first failing check log (None without one);
+    `repo` is fixbot's clone of the case (`fixbot.process.worlds.clone_of`)."""
     from fixbot.logs.signature import parse_locations
 
     first = state.attempts[0].log_path if state.attempts else None
