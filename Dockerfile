@@ -71,17 +71,15 @@ RUN apt-get update \
     && /usr/local/bin/fixbot --version \
     && test ! -e /opt/venv/bin/fixbot \
     && uv --version \
-    && git --version \
-    && /usr/local/bin/python -I -c "from fixbot.process.installation import entry_script as e; print(e(), end='')" > /usr/local/bin/fixbot-entry \
-    && chmod 0755 /usr/local/bin/fixbot-entry
+    && git --version
 
 # tini runs as PID 1 and reaps orphaned grandchildren of the check, which fixbot (not PID 1)
-# kills but cannot reap. Both tini and the entry script's shell (busybox) are statically linked,
-# so no dynamic loader runs before /usr/local/bin/fixbot-entry has removed the loader's
-# variables (`LD_PRELOAD` from GITHUB_ENV naming a library an earlier step left in the
-# workspace; fixbot/process/installation.py, LOADER_VARIABLES). fixbot then starts by absolute
-# path in Python's isolated mode (`-I`: no current folder on sys.path, no user site under HOME,
-# which is /github/home and the commands' to write, no PYTHON* variable from GITHUB_ENV), from
-# `/`.
+# kills but cannot reap. tini-static and busybox's `env` are statically linked: no dynamic
+# loader runs before `env -u` has removed the loader's variables (`LD_PRELOAD` from GITHUB_ENV
+# naming a library an earlier step left in HOME or the workspace; glibc's own list, in
+# fixbot/process/installation.py LOADER_VARIABLES, which tests/test_image.py holds equal to
+# this line). fixbot then starts by absolute path in Python's isolated mode (`-I`: no current
+# folder on sys.path, no user site under HOME, which is /github/home and the commands' to
+# write, no PYTHON* variable from GITHUB_ENV), and leaves the workspace for `/` at once.
 WORKDIR /
-ENTRYPOINT ["/usr/bin/tini-static", "--", "/usr/local/bin/fixbot-entry"]
+ENTRYPOINT ["/usr/bin/tini-static", "--", "/bin/busybox", "env", "-u", "GCONV_PATH", "-u", "GETCONF_DIR", "-u", "GLIBC_TUNABLES", "-u", "HOSTALIASES", "-u", "LD_AUDIT", "-u", "LD_DEBUG", "-u", "LD_DEBUG_OUTPUT", "-u", "LD_DYNAMIC_WEAK", "-u", "LD_HWCAP_MASK", "-u", "LD_LIBRARY_PATH", "-u", "LD_ORIGIN_PATH", "-u", "LD_PRELOAD", "-u", "LD_PROFILE", "-u", "LD_SHOW_AUXV", "-u", "LOCALDOMAIN", "-u", "LOCPATH", "-u", "MALLOC_TRACE", "-u", "NIS_PATH", "-u", "NLSPATH", "-u", "RESOLV_HOST_CONF", "-u", "RES_OPTIONS", "-u", "TMPDIR", "-u", "TZDIR", "/usr/local/bin/python", "-I", "-m", "fixbot", "action"]

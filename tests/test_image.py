@@ -4,10 +4,12 @@ marker that tells fixbot it runs in the container."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
+from fixbot.process import installation
 from tests.fakes import image
 from tests.fakes.paths import ROOT
 
@@ -50,9 +52,21 @@ def test_fixbot_is_installed_apart_from_the_projects_virtual_environment() -> No
         "apt-get purge --yes --auto-remove binutils"
     )
     assert "test ! -e /opt/venv/bin/fixbot" in install
-    assert instructions("ENTRYPOINT") == [
-        '["/usr/bin/tini", "--", "/usr/local/bin/python", "-I", "-m", "fixbot", "action"]'
-    ]
+    assert [json.loads(e) for e in instructions("ENTRYPOINT")] == [installation.entry_argv()]
+
+
+def test_no_dynamic_program_starts_before_the_loaders_variables_are_gone() -> None:
+    """The ENTRYPOINT starts with statically linked programs (tini-static, busybox from
+    busybox-static) and removes every variable of glibc's unsafe list before the first dynamic
+    one (Python)."""
+    entry = installation.entry_argv()
+    assert entry[:4] == ["/usr/bin/tini-static", "--", "/bin/busybox", "env"]
+    removed = [entry[i + 1] for i, word in enumerate(entry[:-5]) if word == "-u"]
+    assert set(removed) == set(installation.LOADER_VARIABLES) >= {"LD_PRELOAD", "LD_AUDIT"}
+    assert entry[-5:] == ["/usr/local/bin/python", "-I", "-m", "fixbot", "action"]
+    runs = " ".join(instructions("RUN"))
+    assert re.search(r"apt-get install --yes --no-install-recommends [^&]*\btini\b", runs)
+    assert re.search(r"apt-get install --yes --no-install-recommends [^&]*busybox-static", runs)
 
 
 def test_fixbot_knows_it_runs_in_the_container_from_a_root_owned_file() -> None:

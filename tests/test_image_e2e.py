@@ -170,10 +170,13 @@ def test_every_folder_on_roots_path_is_roots_alone(container: Container) -> None
 
 def test_the_entrypoint_is_tini_then_fixbot_action(image: BuiltImage) -> None:
     python = "/usr/local/bin/python"
-    assert image.entrypoint == ["/usr/bin/tini-static", "--", "/usr/local/bin/fixbot-entry"]
-    entry = (image.rootfs / "usr/local/bin/fixbot-entry").read_text()
-    assert entry == installation.entry_script() and entry.startswith("#!/bin/busybox sh\n")
-    assert f"exec {python} -I -m fixbot action" in entry
+    assert image.entrypoint == installation.entry_argv() and image.entrypoint[-5] == python
+
+    def interpreter(path: str) -> bool:  # an ELF program interpreter: dynamically linked
+        return b"/lib64/ld-linux" in (image.rootfs / path).read_bytes()[:4096]
+
+    assert interpreter("usr/bin/git")  # the test tells the two kinds apart
+    assert not interpreter("usr/bin/tini-static") and not interpreter("bin/busybox")
     assert "FIXBOT_RUNTIME" not in image.env  # where it runs is the image's root-owned file
 
 

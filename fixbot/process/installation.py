@@ -35,17 +35,15 @@ LOADER_VARIABLES = (
 )
 
 
-def entry_script() -> str:
-    """The image's entry point (/usr/local/bin/fixbot-entry, written by the Dockerfile): a
-    script for the statically linked busybox shell that removes `LOADER_VARIABLES` and starts
-    fixbot's Action in isolated mode, by absolute path, from `/`."""
-    return (
-        "#!/bin/busybox sh\n"
-        "# fixbot's entry point in its image: no dynamic program runs before this line\n"
-        f"unset {' '.join(LOADER_VARIABLES)}\n"
-        "cd / || exit 1\n"
-        'exec /usr/local/bin/python -I -m fixbot action "$@"\n'
-    )
+def entry_argv() -> list[str]:
+    """The image's ENTRYPOINT (the Dockerfile says it literally; a test holds the two equal):
+    the statically linked `tini-static`, then the statically linked busybox's `env` removing
+    `LOADER_VARIABLES` (an applet that keeps every other variable, `INPUT_GITHUB-TOKEN` too,
+    which a shell would drop for its `-`), then fixbot's Action by absolute path in isolated
+    mode. No dynamic program runs before the loader's variables are gone."""
+    unset = [word for name in LOADER_VARIABLES for word in ("-u", name)]
+    python = ["/usr/local/bin/python", "-I", "-m", "fixbot", "action"]
+    return ["/usr/bin/tini-static", "--", "/bin/busybox", "env", *unset, *python]
 
 
 CONTAINER = "container"
