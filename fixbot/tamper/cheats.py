@@ -30,7 +30,8 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
     check-script      a file the check command itself runs (`check-command: sh check.sh`)
     report-disagrees  the runner's own per-test report contradicts the green exit code: a test
                       that failed at the start is not reported passed, a test that passed is
-                      reported failed, fewer tests were collected (`disagreements`)
+                      reported failed, fewer tests were collected, or the runner that wrote one
+                      at the start wrote none (`disagreements`)
     original-tests    the fix changed the tests, and against the start commit's tests the check
                       fails for more than the changed tests (`fixbot.run.integrity`)
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
@@ -389,9 +390,15 @@ def disagreements(first: dict[str, str] | None, last: dict[str, str] | None) -> 
     """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
     not say the check is fixed, against that of the first failing run (`first`): a test that
     failed at the start is not reported passed, one that passed is reported failed, fewer tests
-    were collected. [] when either run wrote no report (judged by exit code and counts)."""
-    if first is None or last is None:
+    were collected, or there is no report although the same command wrote one at the start (a
+    runner ends by writing its report: exiting 0 without one is exiting before it, as
+    `process.exit(0)` in the code under test makes jest do). [] when the first run wrote none
+    (judged by exit code and counts)."""
+    if first is None:
         return []
+    if last is None:
+        what = "the runner wrote its report at the start and none in the verifying run"
+        return [Cheat("report-disagrees", None, what)]
     found = []
     if still := sorted(t for t, o in first.items() if o == "failed" and not _passes(t, last)):
         what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
