@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.logs.dialects import go, report_for
+from fixbot.logs.dialects import cargo, go, report_for
 from fixbot.logs.dialects.base import jest_outcomes, junit_outcomes
 from fixbot.logs.signature import parse_counts
 from fixbot.process.shellwords import words
@@ -55,6 +55,15 @@ def asked(command: str, path: str = "/r/out.json") -> str | None:
         ("go test ./...", "go test -json ./..."),
         ("go test ./... -args -v", "go test -json ./... -args -v"),  # before the binary's words
         ("go test -json ./...", "go test -json ./..."),
+        (
+            "cargo +nightly test",
+            "cargo +nightly test -- -Z unstable-options --format json",
+        ),
+        (
+            "cargo +nightly test --lib -- --nocapture",
+            "cargo +nightly test --lib -- -Z unstable-options --format json --nocapture",
+        ),
+        ("cargo test", None),  # a stable libtest refuses -Z: exit code only
         # jest run some other way: the words that reach it are not the check's to change
         ("npm test", None),
         ("yarn jest", None),
@@ -153,3 +162,24 @@ def test_go_test_json_read_by_test_and_its_log_given_back_its_text() -> None:
     assert (counts.failed, counts.passed, counts.skipped, counts.errors) == (1, 3, 1, 1)
     with pytest.raises(ValueError):
         go.outcomes(go.plain(output))  # the text alone is no report
+
+
+def test_libtest_json_read_by_test_and_its_log_given_back_its_text() -> None:
+    """A real `cargo +nightly test --no-fail-fast -- -Z unstable-options --format json` (cargo
+    1.97.0-nightly, standard error merged): a unit test binary with a failing, a passing and an
+    ignored test, an integration test and a doc test, each named after its binary's source."""
+    output = (REPORTS / "cargo-test.log").read_text(encoding="utf-8")
+    assert cargo.outcomes(output) == {
+        "src/lib.rs::tests::adds": "failed",
+        "src/lib.rs::tests::zero": "passed",
+        "src/lib.rs::tests::later": "skipped",
+        "tests/outside.rs::from_outside": "passed",
+        "app (doc)::src/lib.rs - add (line 3)": "passed",
+    }
+    text = cargo.plain(output)
+    assert '"type"' not in text and "test tests::adds ... FAILED\n" in text
+    assert "---- tests::adds stdout ----\nchecking 2 + 2\n" in text
+    counts = parse_counts(text)
+    assert (counts.failed, counts.passed, counts.skipped) == (1, 3, 1)
+    with pytest.raises(ValueError):
+        cargo.outcomes(text)

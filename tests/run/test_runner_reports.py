@@ -1,9 +1,11 @@
 """Green means the failing tests pass as the runner reports them, beyond pytest: go test's
-`-json` stream and jest's JSON report, asked of the real tools on this machine. Each cheat below
+`-json` stream, jest's and vitest's JSON reports and libtest's JSON (cargo on a nightly
+toolchain), asked of the real tools on this machine. Each cheat below
 turns the check green by its exit code (`green_without_the_controls`) without touching a test
 file or a runner configuration, so no rule of the diff detector names it; the runner's own
 report does (`report-disagrees`), and with the report taken away the same cheat ends `fixed`:
-the report is the control.
+the report is the control. Where the runner cannot be asked (`npm test`, cargo on a stable
+toolchain), the commit says the fix was verified by exit code only.
 
 jest is not vendored: it is found in `FIXBOT_TEST_NODE_MODULES` or ~/.cache/fixbot/node (made
 once with `npm install --prefix ~/.cache/fixbot/node jest@30.5.2 vitest@4.1.12`); the tests that
@@ -220,6 +222,116 @@ def test_jest_through_npm_test_is_verified_by_exit_code_only(
         },
     )
     outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check="npm test")
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[-1].tests is None
+    assert "Verified by exit code only" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_vitest_a_real_fix_is_verified_by_the_test_runners_own_report(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None:
+        pytest.skip("vitest is not installed: npm install --prefix ~/.cache/fixbot/node vitest")
+    test = "import { test, expect } from 'vitest';\n" + JS_TEST.replace(
+        "const { add } = require('./app');", "import { add } from './app.js';"
+    )
+    files = {
+        "app.js": JS_APP.replace("exports.add =", "export const add ="),
+        "app.test.js": test,
+        "package.json": '{"name": "app", "type": "module"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    fixed = {"app.js": JS_FIXED.replace("exports.add =", "export const add =")}
+    check = f"{root / '.bin' / 'vitest'} run"
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fixed), check=check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[0].tests == {"app.test.js::adds": "failed", "app.test.js::zero": "passed"}
+    assert "Verified by the test runner's own report (2 tests)" in git(
+        repo, "log", "-1", "--format=%B"
+    )
+
+
+RS_APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
+RS_TESTS = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 2), 4);
+    }
+
+    #[test]
+    fn zero() {
+        assert_eq!(add(0, 0), 0);
+    }
+}
+"""
+RS_CARGO = '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n'
+# The code under test ends the test binary with status 0 while `adds` runs.
+RS_CHEAT = RS_APP.replace(
+    "    a - b\n", "    if (a, b) == (2, 2) {\n        std::process::exit(0);\n    }\n    a - b\n"
+)
+
+
+@pytest.fixture
+def cargo_env(monkeypatch: pytest.MonkeyPatch) -> str:
+    """rustup's own folders (the tests' HOME is a tmp one); skipped without a nightly toolchain."""
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    if shutil.which("cargo") is None or not list(
+        (home / ".rustup" / "toolchains").glob("nightly-*")
+    ):
+        pytest.skip(
+            "cargo with a nightly toolchain is not installed (rustup toolchain add nightly)"
+        )
+    monkeypatch.setenv("RUSTUP_HOME", str(home / ".rustup"))
+    monkeypatch.setenv("CARGO_HOME", str(home / ".cargo"))
+    monkeypatch.setenv("CARGO_NET_OFFLINE", "true")
+    return "cargo +nightly test"
+
+
+def rust_repo(tmp_path: Path) -> Path:
+    """A crate whose `add` subtracts: `tests::adds` fails, `tests::zero` passes."""
+    files = {"Cargo.toml": RS_CARGO, "src/lib.rs": RS_APP + RS_TESTS, ".gitignore": "target/\n"}
+    return make_repo(tmp_path / "repo", files)
+
+
+def test_cargo_nightly_an_exit_0_in_the_code_under_test_is_refused_by_the_report(
+    tmp_path: Path, cargo_env: str
+) -> None:
+    repo = rust_repo(tmp_path)
+    files = {"src/lib.rs": RS_CHEAT + RS_TESTS}
+    assert green_without_the_controls(repo, files, cargo_env)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=cargo_env)
+    assert state.attempts[0].tests == {
+        "src/lib.rs::tests::adds": "failed",
+        "src/lib.rs::tests::zero": "passed",
+    }
+    last = state.attempts[-1]
+    assert last.passed and (last.tests or {}).get("src/lib.rs::tests::adds") is None
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "report-disagrees" in outcome.reason and "tests::adds" in outcome.reason
+
+
+def test_cargo_nightly_without_the_report_the_printed_counts_alone_see_the_cheat(
+    tmp_path: Path, cargo_env: str, no_reports: None
+) -> None:
+    """Unlike go's and jest's, libtest's exit cuts its `test result:` line: the counts catch
+    this cheat too (`fewer-tests`), without naming the test; the report names it."""
+    repo = rust_repo(tmp_path)
+    files = {"src/lib.rs": RS_CHEAT + RS_TESTS}
+    outcome, _ = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=cargo_env)
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "fewer-tests" in outcome.reason and "report-disagrees" not in outcome.reason
+
+
+def test_cargo_on_a_stable_toolchain_is_verified_by_exit_code_only(
+    tmp_path: Path, cargo_env: str
+) -> None:
+    """A stable libtest refuses `-Z unstable-options`: `cargo test` is not asked, and says so."""
+    repo = rust_repo(tmp_path)
+    fixed = {"src/lib.rs": RS_APP.replace("a - b", "a + b") + RS_TESTS}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fixed), check="cargo test")
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     assert state.attempts[-1].tests is None
     assert "Verified by exit code only" in git(repo, "log", "-1", "--format=%B")
