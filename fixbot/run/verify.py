@@ -326,14 +326,19 @@ def from_output(
     if report.plain is None:
         return result, None
     try:
-        text = result.log_path.read_text(encoding="utf-8", errors="replace")
+        # the bounded log passes bytes that are not UTF-8 through unchanged: so does this
+        text = result.log_path.read_text(encoding="utf-8", errors="surrogateescape")
     except OSError:
         return result, None
     try:
         tests = None if result.output_bytes > max_log_bytes else report.read(text)
     except ValueError:
         tests = None
-    result.log_path.write_text(report.plain(text), encoding="utf-8")
+    plain = report.plain(text)
+    try:
+        result.log_path.write_bytes(plain.encode("utf-8", errors="surrogateescape"))
+    except UnicodeEncodeError:  # a decoded JSON string may hold a surrogate no byte stands for
+        result.log_path.write_bytes(plain.encode("utf-8", errors="replace"))
     return result.model_copy(update={"tail": report.plain(result.tail)}), tests
 
 

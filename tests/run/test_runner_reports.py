@@ -156,7 +156,9 @@ def test_go_an_exit_0_in_the_code_under_test_is_refused_by_the_report(
     last = state.attempts[-1]
     assert last.passed and last.tests is not None and "example.com/app::TestZero" not in last.tests
     assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
-    assert "report-disagrees" in outcome.reason and "collected: 2" in outcome.reason
+    # go 1.19's test2json calls TestAdd passed (it was running when the binary exited 0); the
+    # test after it has no verdict, and fewer tests were collected
+    assert "report-disagrees" in outcome.reason, outcome.reason
     assert git(repo, "rev-parse", "HEAD") == head
 
 
