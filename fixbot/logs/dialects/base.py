@@ -17,7 +17,6 @@ optionally `col`, a tally source `outcome`.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 import xml.etree.ElementTree as ElementTree
@@ -25,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import bashlex
+from pydantic import BaseModel
 
 from fixbot.core.models import Counts
 
@@ -169,30 +169,46 @@ JEST_STATUSES = {"passed": "passed", "failed": "failed"} | dict.fromkeys(
 )
 
 
+class JestCase(BaseModel):
+    """One test of a jest JSON report (the fields read, by jest's names; others ignored)."""
+
+    ancestorTitles: list[str] = []
+    title: str = ""
+    status: str = "failed"
+
+
+class JestFile(BaseModel):
+    """One test file of a jest JSON report: its absolute path, status and tests."""
+
+    name: str = ""
+    status: str = ""
+    assertionResults: list[JestCase] = []
+
+
+class JestReport(BaseModel):
+    """A jest JSON report (`jest --json`; vitest's `--reporter=json`), the part read."""
+
+    testResults: list[JestFile]
+
+
 def jest_outcomes(text: str) -> dict[str, str]:
     """The per-test outcomes of a jest JSON report (`jest --json --outputFile`, jest 30.5.2) or
     vitest's (`--reporter=json`, vitest 4.1.12): ids `<test file>::<describe> > <title>`. A
     test file that failed without a failing test (it did not load, a hook threw) fails each of
-    its tests, or stands as one failed id (the file) when it ran none.
-    Raises ValueError when `text` is not such a report."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"not a jest JSON report: {error}") from error
-    files = data.get("testResults") if isinstance(data, dict) else None
-    if not isinstance(files, list):
-        raise ValueError("not a jest JSON report: no testResults")
+    its tests, or stands as one failed id (the file) when it ran none. An unknown status counts
+    as failed. Raises ValueError (pydantic's ValidationError is one) when `text` is not such a
+    report: it comes from the project's process."""
+    report = JestReport.model_validate_json(text)
     found: dict[str, str] = {}
-    for suite in files:
-        name, tests = str(suite.get("name", "")), suite.get("assertionResults") or []
+    for suite in report.testResults:
         outcomes = {
-            f"{name}::{' > '.join([*case.get('ancestorTitles', []), case.get('title', '')])}": (
-                JEST_STATUSES.get(case.get("status"), "failed")
+            f"{suite.name}::{' > '.join([*case.ancestorTitles, case.title])}": (
+                JEST_STATUSES.get(case.status, "failed")
             )
-            for case in tests
+            for case in suite.assertionResults
         }
-        if suite.get("status") == "failed" and "failed" not in outcomes.values():
-            outcomes = dict.fromkeys(outcomes or [name], "failed")
+        if suite.status == "failed" and "failed" not in outcomes.values():
+            outcomes = dict.fromkeys(outcomes or [suite.name], "failed")
         for test, outcome in outcomes.items():
             found[test] = worse(found.get(test), outcome)
     return found

@@ -137,7 +137,10 @@ def _plain_event(event: dict[str, object], failures: list[tuple[str, str]]) -> l
         for key in ("passed", "failed", "ignored", "measured", "filtered_out")
     )
     verdict = "ok" if what == "ok" else "FAILED"
-    seconds = float(str(event.get("exec_time", 0.0)))
+    try:
+        seconds = float(str(event.get("exec_time", 0.0)))
+    except ValueError:  # the output is the project's process's: no field is trusted to parse
+        seconds = 0.0
     found.append(f"\ntest result: {verdict}. {numbers}; finished in {seconds:.2f}s\n\n")
     return found
 
