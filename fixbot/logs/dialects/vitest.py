@@ -52,8 +52,9 @@ def argv(words: list[str], path: str) -> list[str] | None:
     vitest has no environment variable for its reporters: its command line or its configuration
     (the project's) chooses them (https://vitest.dev/guide/reporters,
     https://vitest.dev/config/outputfile). A `--reporter` on the command line replaces the
-    configured list, so `default` is named too: the terminal output stays the one the dialect
-    reads (a project that configured another reporter sees vitest's default one instead)."""
+    configured list and vitest's automatic one (`github-actions` added under GitHub Actions), so
+    `default` is named too: the terminal output stays the one the dialect reads (a project that
+    configured another reporter sees vitest's default one instead)."""
     at = runner_at(words, "vitest", frozenset({"npx"}))
     if at is None or any(w.startswith(("--reporter", "--outputFile")) for w in words):
         return None
