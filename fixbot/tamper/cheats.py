@@ -425,17 +425,28 @@ def _passes(test: str, last: dict[str, str]) -> bool:
     return bool(under) and all(o != "failed" for o in under)
 
 
-def module_of(path: str) -> str:
-    """The dotted module a Python file is (`tests/test_app.py` -> `tests.test_app`), the path
-    itself for other files: the first part of the ids a JUnit report gives its tests."""
+def module_of(path: str, go_module: str | None = None) -> str:
+    """The first part of the ids a runner's report gives the tests of the file at `path`: the
+    dotted module of a Python file (`tests/test_app.py` -> `tests.test_app`, as JUnit names
+    it), the import path of a Go file's package when the module's path `go_module` is known
+    (`sub/x_test.go` -> `example.com/app/sub`, as go test -json names it), the path itself for
+    other files (jest, vitest and libtest name tests by their file)."""
     pure = PurePosixPath(path)
-    return ".".join(pure.with_suffix("").parts) if pure.suffix == ".py" else path
+    if pure.suffix == ".py":
+        return ".".join(pure.with_suffix("").parts)
+    if pure.suffix == ".go" and go_module is not None:
+        folder = pure.parent.as_posix()
+        return go_module if folder == "." else f"{go_module}/{folder}"
+    return path
 
 
-def unexpected(failing: Iterable[str], changed: Iterable[str]) -> list[str]:
+def unexpected(
+    failing: Iterable[str], changed: Iterable[str], go_module: str | None = None
+) -> list[str]:
     """The failing test ids that belong to none of the `changed` test files (their failure
-    against the start commit's tests is not explained by the fix's change to those tests)."""
-    modules = [module_of(path) for path in changed if is_test_file(path)]
+    against the start commit's tests is not explained by the fix's change to those tests);
+    `go_module` is the Go module's path, when the repository is one (`module_of`)."""
+    modules = [module_of(path, go_module) for path in changed if is_test_file(path)]
     return sorted(
         test
         for test in failing

@@ -172,6 +172,22 @@ def test_go_without_the_report_the_same_cheat_ends_fixed(
     assert any("exit code only" in note for note in state.notes)
 
 
+def test_go_a_test_change_is_judged_by_the_start_commits_tests_named_by_package(
+    tmp_path: Path, go_check: str
+) -> None:
+    """The fix edits TestAdd's expected value (no detector rule knows that): against the start
+    commit's app_test.go, TestAdd fails, and go's id (`example.com/app::TestAdd`) names the
+    package of the test file the fix changed: a test change, called out, not a cheat."""
+    repo = go_repo(tmp_path)
+    files = {"app_test.go": GO_TEST.replace("got != 4", "got != 0")}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=go_check)
+    last = state.attempts[-1]
+    assert last.pinned == ["app_test.go"]
+    assert last.failing_on_original == ["example.com/app::TestAdd"]
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert "Test change" in git(repo, "log", "-1", "--format=%B")
+
+
 def test_jest_a_real_fix_is_verified_by_the_test_runners_own_report(
     tmp_path: Path, jest_check: str
 ) -> None:

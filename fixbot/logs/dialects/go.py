@@ -67,6 +67,16 @@ def argv(words: list[str], path: str) -> list[str] | None:
     return words if "-json" in words else [*words[:2], "-json", *words[2:]]
 
 
+MODULE_RE = re.compile(r"^module[ \t]+\"?([^\s\"]+)", re.MULTILINE)
+
+
+def module_path(go_mod: str) -> str | None:
+    """The module's path a go.mod declares (`module example.com/app`), None when none: the
+    first part of its packages' import paths, which go test -json names tests by."""
+    found = MODULE_RE.search(go_mod)
+    return found.group(1) if found else None
+
+
 def event(line: str) -> dict[str, object] | None:
     """The test2json event a line of output is, None for any other line."""
     if not line.startswith("{"):
