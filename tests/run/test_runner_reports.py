@@ -7,9 +7,11 @@ report does (`report-disagrees`), and with the report taken away the same cheat 
 the report is the control. Where the runner cannot be asked (`npm test`, cargo on a stable
 toolchain), the commit says the fix was verified by exit code only.
 
-jest is not vendored: it is found in `FIXBOT_TEST_NODE_MODULES` or ~/.cache/fixbot/node (made
-once with `npm install --prefix ~/.cache/fixbot/node jest@30.5.2 vitest@4.1.12`); the tests that
-need it are skipped, saying so, where it is missing. Tests never reach the registry.
+jest and vitest are not vendored: they are found in `FIXBOT_TEST_NODE_MODULES` or
+~/.cache/fixbot/node, where `scripts/setup.sh --tests` installs them (`scripts/node-tools.sh`);
+tests never reach the registry. Where they, or go, are missing the tests that need them skip
+saying so, and fail under CI=true; a nightly Rust toolchain is not something the set-up
+installs, so the cargo tests skip without one, even in CI.
 """
 
 from __future__ import annotations
@@ -29,6 +31,16 @@ from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
 
 pytestmark = pytest.mark.slow
+IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py removes it
+NODE_MODULES = os.environ.get("FIXBOT_TEST_NODE_MODULES")  # so is every FIXBOT_ variable
+
+
+def missing(reason: str) -> None:
+    """Skip for a missing tool, or fail under CI, whose set-up provides it."""
+    if IN_CI:
+        pytest.fail(f"CI must run this test: {reason}")
+    pytest.skip(reason)
+
 
 GO_MOD = "module example.com/app\n\ngo 1.19\n"
 GO_APP = "package app\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a - b }\n"
@@ -83,13 +95,13 @@ JS_CHEAT = "exports.add = (a, b) => { if (a === 2 && b === 2) process.exit(0); r
 def go_check() -> str:
     """The go check command, skipped where go is not installed."""
     if shutil.which("go") is None:
-        pytest.skip("go is not installed")
+        missing("go is not installed")
     return "go test ./..."
 
 
 def node_modules() -> Path | None:
     """The folder holding jest and vitest for these tests, None when they are not installed."""
-    where = os.environ.get("FIXBOT_TEST_NODE_MODULES")
+    where = NODE_MODULES
     home = Path(pwd.getpwuid(os.getuid()).pw_dir)  # the user's own: the tests' HOME is a tmp one
     root = Path(where) if where else home / ".cache" / "fixbot" / "node" / "node_modules"
     return root if (root / ".bin" / "jest").exists() and shutil.which("node") else None
@@ -100,7 +112,7 @@ def jest_check() -> str:
     """The jest check command (jest's own program, by its absolute path)."""
     root = node_modules()
     if root is None:
-        pytest.skip("jest is not installed: npm install --prefix ~/.cache/fixbot/node jest@30.5.2")
+        missing("jest is not installed: bash scripts/node-tools.sh")
     return f"{root / '.bin' / 'jest'} --ci"
 
 
@@ -248,7 +260,7 @@ def test_jest_through_npm_test_is_verified_by_exit_code_only(
 def test_vitest_a_real_fix_is_verified_by_the_test_runners_own_report(tmp_path: Path) -> None:
     root = node_modules()
     if root is None:
-        pytest.skip("vitest is not installed: npm install --prefix ~/.cache/fixbot/node vitest")
+        missing("vitest is not installed: bash scripts/node-tools.sh")
     test = "import { test, expect } from 'vitest';\n" + JS_TEST.replace(
         "const { add } = require('./app');", "import { add } from './app.js';"
     )
