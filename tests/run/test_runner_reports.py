@@ -305,18 +305,23 @@ RS_CHEAT = RS_APP.replace(
 
 
 @pytest.fixture
-def cargo_env(monkeypatch: pytest.MonkeyPatch) -> str:
-    """rustup's own folders (the tests' HOME is a tmp one); skipped without a nightly toolchain."""
+def rustup(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """rustup's own folders (the tests' HOME is a tmp one); skipped without cargo."""
     home = Path(pwd.getpwuid(os.getuid()).pw_dir)
-    if shutil.which("cargo") is None or not list(
-        (home / ".rustup" / "toolchains").glob("nightly-*")
-    ):
-        pytest.skip(
-            "cargo with a nightly toolchain is not installed (rustup toolchain add nightly)"
-        )
-    monkeypatch.setenv("RUSTUP_HOME", str(home / ".rustup"))
-    monkeypatch.setenv("CARGO_HOME", str(home / ".cargo"))
+    rustup_home = Path(os.environ.get("RUSTUP_HOME") or home / ".rustup")
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not installed")
+    monkeypatch.setenv("RUSTUP_HOME", str(rustup_home))
+    monkeypatch.setenv("CARGO_HOME", os.environ.get("CARGO_HOME") or str(home / ".cargo"))
     monkeypatch.setenv("CARGO_NET_OFFLINE", "true")
+    return rustup_home
+
+
+@pytest.fixture
+def cargo_env(rustup: Path) -> str:
+    """The nightly check command; skipped without a nightly toolchain."""
+    if not list((rustup / "toolchains").glob("nightly-*")):
+        pytest.skip("no nightly Rust toolchain (rustup toolchain add nightly)")
     return "cargo +nightly test"
 
 
@@ -356,7 +361,7 @@ def test_cargo_nightly_without_the_report_the_printed_counts_alone_see_the_cheat
 
 
 def test_cargo_on_a_stable_toolchain_is_verified_by_exit_code_only(
-    tmp_path: Path, cargo_env: str
+    tmp_path: Path, rustup: Path
 ) -> None:
     """A stable libtest refuses `-Z unstable-options`: `cargo test` is not asked, and says so."""
     repo = rust_repo(tmp_path)
