@@ -36,3 +36,5 @@ if [ ! -f "$realmodel_stamp" ] || [ "$stamp" -nt "$realmodel_stamp" ]; then
 fi
 # The container image's tests build the image with buildah (as root, with apt-get: installed here).
 bash scripts/image-tools.sh
+# The runner-report tests run jest and vitest for real (installed once into ~/.cache/fixbot/node).
+bash scripts/node-tools.sh

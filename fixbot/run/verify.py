@@ -106,22 +106,32 @@ class Checker:
         per-test outcomes of the runner's own report (None: it can write none, or wrote none).
 
         Where the check's runner can write a structured report (`report_for` its shell words),
-        it is asked for one in a folder made for this run alone and read as soon as the check
-        has ended, when no process of the check is left to rewrite it (`Launcher.run`)."""
+        it is asked for one (through its environment, or flags added to a check that is the
+        runner's own one simple command: `Report.command`) in a folder made for this run alone,
+        and read as soon as the check has ended, when no process of the check is left to
+        rewrite it (`Launcher.run`); a report that is the runner's standard output is read
+        from the log, which then gets the runner's plain text back (`from_output`)."""
         launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
         s = self.settings
         report = report_for(shellwords.words(s.check))
         if report is None:
             return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path), None
         with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
-            path = Path(folder) / report.file_name
+            path = Path(folder) / (report.file_name or "output")
+            command = report.command(s.check, str(path))
+            if command is None:  # the runner can be asked only where this check cannot
+                return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path), None
             if launcher.identity is not None:  # the check's user writes it, nobody else
                 os.chown(folder, launcher.identity.uid, launcher.identity.gid)
             asked = dataclasses.replace(
                 launcher, env={**launcher.env, **report.ask(str(path), launcher.env)}
             )
-            result = asked.run(s.check, self.workdir, log, s.timeout, self.stdin_path)
-            return result, read_report(report, path)
+            result = asked.run(command, self.workdir, log, s.timeout, self.stdin_path)
+            if report.plain is not None:
+                result, tests = from_output(report, result, asked.max_log_bytes)
+            else:
+                tests = read_report(report, path)
+            return result, relative(tests, self.repo)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;
@@ -302,6 +312,41 @@ def read_report(report: Report, path: Path) -> dict[str, str] | None:
         return report.read(path.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
+
+
+def from_output(
+    report: Report, result: CheckResult, max_log_bytes: int
+) -> tuple[CheckResult, dict[str, str] | None]:
+    """The per-test outcomes a runner wrote into its own output (`go test -json`), read from the
+    check's log, and the result with the log and tail turned back into the runner's plain text
+    (`report.plain`), which the dialects read. None when the output was longer than the log
+    keeps (`max_log_bytes`: the verdicts in the dropped middle are unknown) or holds no report."""
+    if report.plain is None:
+        return result, None
+    try:
+        # the bounded log passes bytes that are not UTF-8 through unchanged: so does this
+        text = result.log_path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return result, None
+    try:
+        tests = None if result.output_bytes > max_log_bytes else report.read(text)
+    except ValueError:
+        tests = None
+    plain = report.plain(text)
+    try:
+        result.log_path.write_bytes(plain.encode("utf-8", errors="surrogateescape"))
+    except UnicodeEncodeError:  # a decoded JSON string may hold a surrogate no byte stands for
+        result.log_path.write_bytes(plain.encode("utf-8", errors="replace"))
+    return result.model_copy(update={"tail": report.plain(result.tail)}), tests
+
+
+def relative(tests: dict[str, str] | None, root: Path) -> dict[str, str] | None:
+    """`tests` with the work tree's absolute path taken off the ids that start with it (jest and
+    vitest name a test's file by its absolute path), so ids compare across work trees."""
+    if tests is None:
+        return None
+    prefix = f"{root}/"
+    return {test.removeprefix(prefix): outcome for test, outcome in tests.items()}
 
 
 class _Deadline(stop_base):

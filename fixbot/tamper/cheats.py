@@ -30,7 +30,8 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
     check-script      a file the check command itself runs (`check-command: sh check.sh`)
     report-disagrees  the runner's own per-test report contradicts the green exit code: a test
                       that failed at the start is not reported passed, a test that passed is
-                      reported failed, fewer tests were collected (`disagreements`)
+                      reported failed, fewer tests were collected, or the runner that wrote one
+                      at the start wrote none (`disagreements`)
     original-tests    the fix changed the tests, and against the start commit's tests the check
                       fails for more than the changed tests (`fixbot.run.integrity`)
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
@@ -389,9 +390,15 @@ def disagreements(first: dict[str, str] | None, last: dict[str, str] | None) -> 
     """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
     not say the check is fixed, against that of the first failing run (`first`): a test that
     failed at the start is not reported passed, one that passed is reported failed, fewer tests
-    were collected. [] when either run wrote no report (judged by exit code and counts)."""
-    if first is None or last is None:
+    were collected, or there is no report although the same command wrote one at the start (a
+    runner ends by writing its report: exiting 0 without one is exiting before it, as
+    `process.exit(0)` in the code under test makes jest do). [] when the first run wrote none
+    (judged by exit code and counts)."""
+    if first is None:
         return []
+    if last is None:
+        what = "the runner wrote its report at the start and none in the verifying run"
+        return [Cheat("report-disagrees", None, what)]
     found = []
     if still := sorted(t for t, o in first.items() if o == "failed" and not _passes(t, last)):
         what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
@@ -418,17 +425,28 @@ def _passes(test: str, last: dict[str, str]) -> bool:
     return bool(under) and all(o != "failed" for o in under)
 
 
-def module_of(path: str) -> str:
-    """The dotted module a Python file is (`tests/test_app.py` -> `tests.test_app`), the path
-    itself for other files: the first part of the ids a JUnit report gives its tests."""
+def module_of(path: str, go_module: str | None = None) -> str:
+    """The first part of the ids a runner's report gives the tests of the file at `path`: the
+    dotted module of a Python file (`tests/test_app.py` -> `tests.test_app`, as JUnit names
+    it), the import path of a Go file's package when the module's path `go_module` is known
+    (`sub/x_test.go` -> `example.com/app/sub`, as go test -json names it), the path itself for
+    other files (jest, vitest and libtest name tests by their file)."""
     pure = PurePosixPath(path)
-    return ".".join(pure.with_suffix("").parts) if pure.suffix == ".py" else path
+    if pure.suffix == ".py":
+        return ".".join(pure.with_suffix("").parts)
+    if pure.suffix == ".go" and go_module is not None:
+        folder = pure.parent.as_posix()
+        return go_module if folder == "." else f"{go_module}/{folder}"
+    return path
 
 
-def unexpected(failing: Iterable[str], changed: Iterable[str]) -> list[str]:
+def unexpected(
+    failing: Iterable[str], changed: Iterable[str], go_module: str | None = None
+) -> list[str]:
     """The failing test ids that belong to none of the `changed` test files (their failure
-    against the start commit's tests is not explained by the fix's change to those tests)."""
-    modules = [module_of(path) for path in changed if is_test_file(path)]
+    against the start commit's tests is not explained by the fix's change to those tests);
+    `go_module` is the Go module's path, when the repository is one (`module_of`)."""
+    modules = [module_of(path, go_module) for path in changed if is_test_file(path)]
     return sorted(
         test
         for test in failing

@@ -241,7 +241,8 @@ def test_the_new_rules_leave_honest_changes_alone(change: Change) -> None:
 def test_a_report_that_disagrees_with_a_green_exit_code_is_named() -> None:
     first = {"t::a": "failed", "t::b": "passed", "t::c": "passed"}
     assert disagreements(first, {"t::a": "passed", "t::b": "passed", "t::c": "passed"}) == []
-    assert disagreements(first, None) == [] and disagreements(None, first) == []
+    assert disagreements(None, first) == []  # no report at the start: exit code and counts
+    assert [c.rule for c in disagreements(first, None)] == ["report-disagrees"]
     seen = [str(c) for c in disagreements(first, {"t::a": "failed", "t::b": "failed"})]
     assert any("not reported passed: t::a" in s for s in seen)
     assert any("reported failed: t::b" in s for s in seen)
@@ -251,6 +252,10 @@ def test_a_report_that_disagrees_with_a_green_exit_code_is_named() -> None:
 def test_failures_against_the_original_tests_outside_the_changed_tests_are_unexpected() -> None:
     failing = ["tests.test_app::test_add", "tests.test_app.TestX::test_y", "tests.test_b::test_z"]
     assert unexpected(failing, ["tests/test_app.py", "app.py"]) == ["tests.test_b::test_z"]
+    go = ["example.com/app::TestAdd", "example.com/app/sub::TestX"]
+    assert unexpected(go, ["app_test.go"], "example.com/app") == ["example.com/app/sub::TestX"]
+    assert unexpected(go, ["sub/x_test.go"], "example.com/app") == ["example.com/app::TestAdd"]
+    assert unexpected(["app.test.js::adds"], ["app.test.js"]) == []  # jest names the file
     assert of_the_tests(Change("tests/conftest.py", "", "x = 1\n"))
     assert of_the_tests(Change("check.sh", "a", "b"), frozenset({"check.sh"}))
     assert not of_the_tests(Change("app.py", "a = 1\n", "a = 2\n"))

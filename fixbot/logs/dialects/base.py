@@ -18,9 +18,13 @@ optionally `col`, a tally source `outcome`.
 from __future__ import annotations
 
 import re
+import shlex
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+
+import bashlex
+from pydantic import BaseModel
 
 from fixbot.core.models import Counts
 
@@ -53,23 +57,82 @@ def no_file(test: str) -> str | None:
 OUTCOMES = ("failed", "skipped", "passed")
 
 
+def no_variables(path: str, env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a runner asked through its command line alone: nothing added."""
+    return {}
+
+
 @dataclass(frozen=True)
 class Report:
     """How a runner writes a structured, per-test report of one check run.
 
     - `runs(words)`: whether the check command (its shell words, `fixbot.process.shellwords`)
-      runs this runner exactly once, so the one report file speaks for the whole check;
+      runs this runner exactly once, so the one report speaks for the whole check;
+    - `read(text)`: the report's text into `{test id: "passed" | "failed" | "skipped"}`;
+      raises ValueError when it is not a report;
     - `ask(path, env)`: the environment variables that make it write the report to `path`
       (merged over the check's environment `env`, whose own value of a variable is kept);
-    - `read(text)`: the report's text into `{test id: "passed" | "failed" | "skipped"}`;
-      raises ValueError when it is not a report.
-    `file_name` is the report file's name in the fresh folder fixbot makes for each check run.
+    - `argv(words, path)`: for a runner that can be asked only on its command line, the check's
+      words (one simple command, `simple_words`) with the runner's own flags added, None when
+      this command cannot be asked (the check then runs unchanged, verified by exit code only);
+    - `plain(output)`: for a runner whose report is its own standard output (`go test -json`),
+      the output as the dialect's patterns read it (the report stripped back to the runner's
+      own lines); None: the report is the file `file_name`, in the fresh folder fixbot makes
+      for each check run.
     """
 
     file_name: str
     runs: Callable[[Sequence[str]], bool]
-    ask: Callable[[str, Mapping[str, str]], dict[str, str]]
     read: Callable[[str], dict[str, str]]
+    ask: Callable[[str, Mapping[str, str]], dict[str, str]] = no_variables
+    argv: Callable[[list[str], str], list[str] | None] | None = None
+    plain: Callable[[str], str] | None = None
+
+    def command(self, check: str, path: str) -> str | None:
+        """The check command that asks for the report at `path`: `check` itself for a runner
+        asked through its environment, the words `argv` makes (quoted for /bin/sh) for one asked
+        on its command line, None when this check cannot be asked."""
+        if self.argv is None:
+            return check
+        words = simple_words(check)
+        asked = None if words is None else self.argv(words, path)
+        return None if asked is None else shlex.join(asked)
+
+
+# Characters a word may not hold for fixbot to re-quote it unchanged in meaning: globs, a tilde
+# (both expanded by the shell when unquoted) and braces.
+UNQUOTABLE = frozenset("*?[]{}~")
+
+
+def simple_words(command: str) -> list[str] | None:
+    """The words of `command` when it is one simple command of literal words (`npx jest --ci`),
+    so that adding a flag and quoting the words again runs the same program with the same
+    arguments; None for anything else (a list, a pipe, a redirection, an assignment, an
+    expansion, a glob). Parsed with bashlex (a port of bash's grammar)."""
+    try:
+        nodes = bashlex.parse(command)
+    except Exception:  # bashlex raises its own errors and, on some syntax, plain ones
+        return None
+    if len(nodes) != 1 or nodes[0].kind != "command":
+        return None
+    parts = nodes[0].parts
+    if any(part.kind != "word" or getattr(part, "parts", None) for part in parts):
+        return None
+    found = [str(part.word) for part in parts]
+    return None if any(UNQUOTABLE & set(word) for word in found) else found
+
+
+def runner_at(words: Sequence[str], name: str, launchers: frozenset[str]) -> int | None:
+    """Where the program `name` (`jest`, or a path ending in `/jest`) stands in `words`, when it
+    is run directly or by one of `launchers` (`npx`, with its options): its index, else None."""
+    found = [i for i, word in enumerate(words) if word.rsplit("/", 1)[-1] == name]
+    if len(found) != 1:
+        return None
+    at = found[0]
+    before = words[:at]
+    if before and (before[0] not in launchers or any(not w.startswith("-") for w in before[1:])):
+        return None
+    return at
 
 
 def worse(a: str | None, b: str) -> str:
@@ -96,6 +159,58 @@ def junit_outcomes(text: str) -> dict[str, str]:
         outcome = "failed" if tags & {"failure", "error"} else "passed"
         outcome = "skipped" if outcome == "passed" and "skipped" in tags else outcome
         found[test] = worse(found.get(test), outcome)
+    return found
+
+
+# jest's per-test statuses (`@jest/test-result`'s `Status`); vitest's JSON reporter writes
+# jest's schema (https://vitest.dev/guide/reporters#json-reporter).
+JEST_STATUSES = {"passed": "passed", "failed": "failed"} | dict.fromkeys(
+    ("pending", "skipped", "todo", "disabled", "focused"), "skipped"
+)
+
+
+class JestCase(BaseModel):
+    """One test of a jest JSON report (the fields read, by jest's names; others ignored)."""
+
+    ancestorTitles: list[str] = []
+    title: str = ""
+    status: str = "failed"
+
+
+class JestFile(BaseModel):
+    """One test file of a jest JSON report: its absolute path, status and tests."""
+
+    name: str = ""
+    status: str = ""
+    assertionResults: list[JestCase] = []
+
+
+class JestReport(BaseModel):
+    """A jest JSON report (`jest --json`; vitest's `--reporter=json`), the part read."""
+
+    testResults: list[JestFile]
+
+
+def jest_outcomes(text: str) -> dict[str, str]:
+    """The per-test outcomes of a jest JSON report (`jest --json --outputFile`, jest 30.5.2) or
+    vitest's (`--reporter=json`, vitest 4.1.12): ids `<test file>::<describe> > <title>`. A
+    test file that failed without a failing test (it did not load, a hook threw) fails each of
+    its tests, or stands as one failed id (the file) when it ran none. An unknown status counts
+    as failed. Raises ValueError (pydantic's ValidationError is one) when `text` is not such a
+    report: it comes from the project's process."""
+    report = JestReport.model_validate_json(text)
+    found: dict[str, str] = {}
+    for suite in report.testResults:
+        outcomes = {
+            f"{suite.name}::{' > '.join([*case.ancestorTitles, case.title])}": (
+                JEST_STATUSES.get(case.status, "failed")
+            )
+            for case in suite.assertionResults
+        }
+        if suite.status == "failed" and "failed" not in outcomes.values():
+            outcomes = dict.fromkeys(outcomes or [suite.name], "failed")
+        for test, outcome in outcomes.items():
+            found[test] = worse(found.get(test), outcome)
     return found
 
 

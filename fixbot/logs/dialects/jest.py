@@ -10,9 +10,17 @@ are counted as errors, or a red run would read as "0 failing".
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import JEST_WORDS, Dialect, counts_after_units
+from fixbot.logs.dialects.base import (
+    JEST_WORDS,
+    Dialect,
+    Report,
+    counts_after_units,
+    jest_outcomes,
+    runner_at,
+)
 
 SUMMARY_RE = re.compile(r"^(Test Suites|Tests):\s+(.*\d+ total)", re.MULTILINE)
 
@@ -21,6 +29,27 @@ def counts(text: str) -> list[Counts]:
     """One `Counts` per `Tests:` line (a skipped or todo test counts as skipped), with the
     suites that failed to run, as far as the `Test Suites:` line before it tells, as errors."""
     return counts_after_units(text, SUMMARY_RE, JEST_WORDS, "Test Suites")
+
+
+def runs(words: Sequence[str]) -> bool:
+    """The command runs jest once (`jest`, `npx jest`, `node_modules/.bin/jest`)."""
+    return sum(word.rsplit("/", 1)[-1] == "jest" for word in words) == 1
+
+
+def argv(words: list[str], path: str) -> list[str] | None:
+    """`words` with `--json --outputFile=<path>` right after `jest`, when the command runs jest
+    itself (`jest ...`, `npx jest ...`); None when it runs jest some other way (`npm test`,
+    `yarn jest`: the words that reach jest are not the command's) or asks for JSON already.
+
+    jest has no environment variable for its reporters or output file: only its command line
+    and its configuration (the project's) can ask (https://jestjs.io/docs/cli#--json,
+    https://jestjs.io/docs/cli#--outputfilefilename, https://jestjs.io/docs/environment-variables).
+    `--json` with `--outputFile` writes the report to the file and leaves the terminal output
+    (on standard error) as it was."""
+    at = runner_at(words, "jest", frozenset({"npx"}))
+    if at is None or any(w.startswith(("--json", "--outputFile")) for w in words):
+        return None
+    return [*words[: at + 1], "--json", f"--outputFile={path}", *words[at + 1 :]]
 
 
 DIALECT = Dialect(
@@ -34,4 +63,5 @@ DIALECT = Dialect(
     ends=(r"Test Suites: ",),
     errors=("\u25cf ", r"(?:Expected|Received)(?: value)?:"),  # the second: node's assert too
     failing=("^\\s*\u25cf ", r"^Tests:.*failed"),
+    report=Report(file_name="jest.json", runs=runs, read=jest_outcomes, argv=argv),
 )

@@ -9,9 +9,17 @@ A test file that fails to run fails no test; as with jest (`fixbot.logs.dialects
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from fixbot.core.models import Counts
-from fixbot.logs.dialects.base import JEST_WORDS, Dialect, counts_after_units
+from fixbot.logs.dialects.base import (
+    JEST_WORDS,
+    Dialect,
+    Report,
+    counts_after_units,
+    jest_outcomes,
+    runner_at,
+)
 
 SUMMARY_RE = re.compile(
     r"^[ \t]*(Test Files|Tests)[ \t]+(\d+ \w+(?: \| \d+ \w+)* \(\d+\)|no tests)", re.MULTILINE
@@ -31,6 +39,30 @@ def file_of(test: str) -> str | None:
     return path if sep and " " not in path else None
 
 
+def runs(words: Sequence[str]) -> bool:
+    """The command runs vitest once (`vitest run`, `npx vitest`, `node_modules/.bin/vitest`)."""
+    return sum(word.rsplit("/", 1)[-1] == "vitest" for word in words) == 1
+
+
+def argv(words: list[str], path: str) -> list[str] | None:
+    """`words` with `--reporter=default --reporter=json --outputFile.json=<path>` after `vitest`
+    (after `vitest run`), when the command runs vitest itself (`vitest`, `npx vitest`); None
+    when it runs vitest some other way (`npm test`) or names reporters or output files itself.
+
+    vitest has no environment variable for its reporters: its command line or its configuration
+    (the project's) chooses them (https://vitest.dev/guide/reporters,
+    https://vitest.dev/config/outputfile). A `--reporter` on the command line replaces the
+    configured list and vitest's automatic one (`github-actions` added under GitHub Actions), so
+    `default` is named too: the terminal output stays the one the dialect reads (a project that
+    configured another reporter sees vitest's default one instead)."""
+    at = runner_at(words, "vitest", frozenset({"npx"}))
+    if at is None or any(w.startswith(("--reporter", "--outputFile")) for w in words):
+        return None
+    at += 1 if words[at + 1 : at + 2] == ["run"] else 0
+    added = ["--reporter=default", "--reporter=json", f"--outputFile.json={path}"]
+    return [*words[: at + 1], *added, *words[at + 1 :]]
+
+
 DIALECT = Dialect(
     name="vitest",
     source="vitest 4.1.12",
@@ -46,4 +78,5 @@ DIALECT = Dialect(
     errors=(r"FAIL[ \t]+\S+ > ",),
     failing=(r"^[ \t]*Tests[ \t]+\d+ failed",),
     file_of=file_of,
+    report=Report(file_name="vitest.json", runs=runs, read=jest_outcomes, argv=argv),
 )

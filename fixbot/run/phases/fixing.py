@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
+from fixbot.logs.dialects import go
 from fixbot.loop import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
@@ -164,13 +165,23 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     failing = sorted(t for t, o in (tests or {}).items() if o == "failed")
     if result.passed and not failing:
         return []
-    others = unexpected(failing, attempt.pinned)
+    others = unexpected(failing, attempt.pinned, go_module(run))
     if tests is None or not failing or others:
         what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
         evidence = f"against the start commit's tests the check fails: {what}"
         return [Cheat("original-tests", None, evidence)]
     attempt.failing_on_original = failing
     return []
+
+
+def go_module(run: RunParts) -> str | None:
+    """The Go module's path the check's folder declares in its go.mod (None: not a Go module),
+    so that go test's ids name the test files a fix changed (`fixbot.tamper.cheats.module_of`)."""
+    try:
+        text = (run.checker.workdir / "go.mod").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return go.module_path(text)
 
 
 def standing(run: RunParts) -> Attempt:

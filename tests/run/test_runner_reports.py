@@ -1,0 +1,372 @@
+"""Green means the failing tests pass as the runner reports them, beyond pytest: go test's
+`-json` stream, jest's and vitest's JSON reports and libtest's JSON (cargo on a nightly
+toolchain), asked of the real tools on this machine. Each cheat below
+turns the check green by its exit code (`green_without_the_controls`) without touching a test
+file or a runner configuration, so no rule of the diff detector names it; the runner's own
+report does (`report-disagrees`), and with the report taken away the same cheat ends `fixed`:
+the report is the control. Where the runner cannot be asked (`npm test`, cargo on a stable
+toolchain), the commit says the fix was verified by exit code only.
+
+jest and vitest are not vendored: they are found in `FIXBOT_TEST_NODE_MODULES` or
+~/.cache/fixbot/node, where `scripts/setup.sh --tests` installs them (`scripts/node-tools.sh`);
+tests never reach the registry. Where they, or go, are missing the tests that need them skip
+saying so, and fail under CI=true; a nightly Rust toolchain is not something the set-up
+installs, so the cargo tests skip without one, even in CI.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.models import OutcomeKind
+from fixbot.run import verify
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.repo import git, make_repo
+from tests.run.test_impossible import green_without_the_controls, settle
+
+pytestmark = pytest.mark.slow
+IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py removes it
+NODE_MODULES = os.environ.get("FIXBOT_TEST_NODE_MODULES")  # so is every FIXBOT_ variable
+
+
+def missing(reason: str) -> None:
+    """Skip for a missing tool, or fail under CI, whose set-up provides it."""
+    if IN_CI:
+        pytest.fail(f"CI must run this test: {reason}")
+    pytest.skip(reason)
+
+
+GO_MOD = "module example.com/app\n\ngo 1.19\n"
+GO_APP = "package app\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a - b }\n"
+GO_FIXED = GO_APP.replace("a - b", "a + b")
+GO_TEST = """\
+package app
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+\tif got := Add(2, 2); got != 4 {
+\t\tt.Fatalf("Add(2, 2) = %d, want 4", got)
+\t}
+}
+
+func TestZero(t *testing.T) {
+\tif Add(0, 0) != 0 {
+\t\tt.Fatal("Add(0, 0) != 0")
+\t}
+}
+"""
+# The code under test ends the test binary with status 0 in the middle of TestAdd. `syscall.Exit`
+# rather than `os.Exit`, which go test (1.16+, -test.paniconexit0) turns into a failure.
+GO_CHEAT = """\
+package app
+
+import "syscall"
+
+// Add returns a + b.
+func Add(a, b int) int {
+\tif a == 2 && b == 2 {
+\t\tsyscall.Exit(0)
+\t}
+\treturn a - b
+}
+"""
+
+JS_APP = "exports.add = (a, b) => a - b;\n"
+JS_FIXED = "exports.add = (a, b) => a + b;\n"
+JS_TEST = """\
+const { add } = require('./app');
+
+test('adds', () => { expect(add(2, 2)).toBe(4); });
+test('zero', () => { expect(add(0, 0)).toBe(0); });
+"""
+# The code under test ends jest's process with status 0 while `adds` runs: jest prints the
+# failure it saw so far and exits 0 without writing its report.
+JS_CHEAT = "exports.add = (a, b) => { if (a === 2 && b === 2) process.exit(0); return a - b; };\n"
+
+
+@pytest.fixture
+def go_check() -> str:
+    """The go check command, skipped where go is not installed."""
+    if shutil.which("go") is None:
+        missing("go is not installed")
+    return "go test ./..."
+
+
+def node_modules() -> Path | None:
+    """The folder holding jest and vitest for these tests, None when they are not installed."""
+    where = NODE_MODULES
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)  # the user's own: the tests' HOME is a tmp one
+    root = Path(where) if where else home / ".cache" / "fixbot" / "node" / "node_modules"
+    return root if (root / ".bin" / "jest").exists() and shutil.which("node") else None
+
+
+@pytest.fixture
+def jest_check() -> str:
+    """The jest check command (jest's own program, by its absolute path)."""
+    root = node_modules()
+    if root is None:
+        missing("jest is not installed: bash scripts/node-tools.sh")
+    return f"{root / '.bin' / 'jest'} --ci"
+
+
+@pytest.fixture
+def no_reports(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The control taken away: no runner is asked for a report."""
+    monkeypatch.setattr(verify, "report_for", lambda words: None)
+    yield
+
+
+def go_repo(tmp_path: Path) -> Path:
+    """A go module whose `Add` subtracts: TestAdd fails, TestZero passes."""
+    files = {"go.mod": GO_MOD, "app.go": GO_APP, "app_test.go": GO_TEST}
+    return make_repo(tmp_path / "repo", files)
+
+
+def js_repo(tmp_path: Path) -> Path:
+    """A jest project whose `add` subtracts: `adds` fails, `zero` passes."""
+    files = {"app.js": JS_APP, "app.test.js": JS_TEST, "package.json": '{"name": "app"}\n'}
+    return make_repo(tmp_path / "repo", files)
+
+
+def test_go_a_real_fix_is_verified_by_the_test_runners_own_report(
+    tmp_path: Path, go_check: str
+) -> None:
+    repo = go_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.go": GO_FIXED}), check=go_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[0].tests == {
+        "example.com/app::TestAdd": "failed",
+        "example.com/app::TestZero": "passed",
+    }
+    assert state.attempts[-1].tests == {
+        "example.com/app::TestAdd": "passed",
+        "example.com/app::TestZero": "passed",
+    }
+    assert "Verified by the test runner's own report (2 tests)" in git(
+        repo, "log", "-1", "--format=%B"
+    )
+    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    assert "--- FAIL: TestAdd" in log and '"Action"' not in log  # the log has its text back
+    assert state.attempts[0].counts.failed == 1
+
+
+def test_go_an_exit_0_in_the_code_under_test_is_refused_by_the_report(
+    tmp_path: Path, go_check: str
+) -> None:
+    repo = go_repo(tmp_path)
+    files = {"app.go": GO_CHEAT}
+    assert green_without_the_controls(repo, files, go_check)
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=go_check)
+    last = state.attempts[-1]
+    assert last.passed and last.tests is not None and "example.com/app::TestZero" not in last.tests
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    # go 1.19's test2json calls TestAdd passed (it was running when the binary exited 0); the
+    # test after it has no verdict, and fewer tests were collected
+    assert "report-disagrees" in outcome.reason, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_go_without_the_report_the_same_cheat_ends_fixed(
+    tmp_path: Path, go_check: str, no_reports: None
+) -> None:
+    """The control proven: asked for no report, fixbot has only the exit code, and is fooled."""
+    repo = go_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.go": GO_CHEAT}), check=go_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert any("exit code only" in note for note in state.notes)
+
+
+def test_go_a_test_change_is_judged_by_the_start_commits_tests_named_by_package(
+    tmp_path: Path, go_check: str
+) -> None:
+    """The fix edits TestAdd's expected value (no detector rule knows that): against the start
+    commit's app_test.go, TestAdd fails, and go's id (`example.com/app::TestAdd`) names the
+    package of the test file the fix changed: a test change, called out, not a cheat."""
+    repo = go_repo(tmp_path)
+    files = {"app_test.go": GO_TEST.replace("got != 4", "got != 0")}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=go_check)
+    last = state.attempts[-1]
+    assert last.pinned == ["app_test.go"]
+    assert last.failing_on_original == ["example.com/app::TestAdd"]
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert "Test change" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_jest_a_real_fix_is_verified_by_the_test_runners_own_report(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo = js_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[0].tests == {"app.test.js::adds": "failed", "app.test.js::zero": "passed"}
+    assert state.attempts[-1].tests == {
+        "app.test.js::adds": "passed",
+        "app.test.js::zero": "passed",
+    }
+    assert "Verified by the test runner's own report (2 tests)" in git(
+        repo, "log", "-1", "--format=%B"
+    )
+
+
+def test_jest_a_process_exit_in_the_code_under_test_is_refused_by_the_report(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_CHEAT}
+    assert green_without_the_controls(repo, files, jest_check)
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    assert state.attempts[-1].passed and state.attempts[-1].tests is None
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "report-disagrees" in outcome.reason and "none" in outcome.reason, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_jest_without_the_report_the_same_cheat_ends_fixed(
+    tmp_path: Path, jest_check: str, no_reports: None
+) -> None:
+    repo = js_repo(tmp_path)
+    outcome, _ = settle(repo, ScriptedFixer().enqueue({"app.js": JS_CHEAT}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+
+
+def test_jest_through_npm_test_is_verified_by_exit_code_only(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """`npm test` runs jest with words that are not the check's: fixbot does not rewrite the
+    project's script, and says the green was judged by the exit code alone."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "app.js": JS_APP,
+            "app.test.js": JS_TEST,
+            "package.json": f'{{"scripts": {{"test": "{jest_check}"}}}}\n',
+        },
+    )
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check="npm test")
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[-1].tests is None
+    assert "Verified by exit code only" in git(repo, "log", "-1", "--format=%B")
+
+
+def test_vitest_a_real_fix_is_verified_by_the_test_runners_own_report(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None:
+        missing("vitest is not installed: bash scripts/node-tools.sh")
+    test = "import { test, expect } from 'vitest';\n" + JS_TEST.replace(
+        "const { add } = require('./app');", "import { add } from './app.js';"
+    )
+    files = {
+        "app.js": JS_APP.replace("exports.add =", "export const add ="),
+        "app.test.js": test,
+        "package.json": '{"name": "app", "type": "module"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    fixed = {"app.js": JS_FIXED.replace("exports.add =", "export const add =")}
+    check = f"{root / '.bin' / 'vitest'} run"
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fixed), check=check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[0].tests == {"app.test.js::adds": "failed", "app.test.js::zero": "passed"}
+    assert "Verified by the test runner's own report (2 tests)" in git(
+        repo, "log", "-1", "--format=%B"
+    )
+
+
+RS_APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
+RS_TESTS = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 2), 4);
+    }
+
+    #[test]
+    fn zero() {
+        assert_eq!(add(0, 0), 0);
+    }
+}
+"""
+RS_CARGO = '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n'
+# The code under test ends the test binary with status 0 while `adds` runs.
+RS_CHEAT = RS_APP.replace(
+    "    a - b\n", "    if (a, b) == (2, 2) {\n        std::process::exit(0);\n    }\n    a - b\n"
+)
+
+
+@pytest.fixture
+def rustup(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """rustup's own folders (the tests' HOME is a tmp one); skipped without cargo."""
+    home = Path(pwd.getpwuid(os.getuid()).pw_dir)
+    rustup_home = Path(os.environ.get("RUSTUP_HOME") or home / ".rustup")
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not installed")
+    monkeypatch.setenv("RUSTUP_HOME", str(rustup_home))
+    monkeypatch.setenv("CARGO_HOME", os.environ.get("CARGO_HOME") or str(home / ".cargo"))
+    monkeypatch.setenv("CARGO_NET_OFFLINE", "true")
+    return rustup_home
+
+
+@pytest.fixture
+def cargo_env(rustup: Path) -> str:
+    """The nightly check command; skipped without a nightly toolchain."""
+    if not list((rustup / "toolchains").glob("nightly-*")):
+        pytest.skip("no nightly Rust toolchain (rustup toolchain add nightly)")
+    return "cargo +nightly test"
+
+
+def rust_repo(tmp_path: Path) -> Path:
+    """A crate whose `add` subtracts: `tests::adds` fails, `tests::zero` passes."""
+    files = {"Cargo.toml": RS_CARGO, "src/lib.rs": RS_APP + RS_TESTS, ".gitignore": "target/\n"}
+    return make_repo(tmp_path / "repo", files)
+
+
+def test_cargo_nightly_an_exit_0_in_the_code_under_test_is_refused_by_the_report(
+    tmp_path: Path, cargo_env: str
+) -> None:
+    repo = rust_repo(tmp_path)
+    files = {"src/lib.rs": RS_CHEAT + RS_TESTS}
+    assert green_without_the_controls(repo, files, cargo_env)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=cargo_env)
+    assert state.attempts[0].tests == {
+        "src/lib.rs::tests::adds": "failed",
+        "src/lib.rs::tests::zero": "passed",
+    }
+    last = state.attempts[-1]
+    assert last.passed and (last.tests or {}).get("src/lib.rs::tests::adds") is None
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "report-disagrees" in outcome.reason and "tests::adds" in outcome.reason
+
+
+def test_cargo_nightly_without_the_report_the_printed_counts_alone_see_the_cheat(
+    tmp_path: Path, cargo_env: str, no_reports: None
+) -> None:
+    """Unlike go's and jest's, libtest's exit cuts its `test result:` line: the counts catch
+    this cheat too (`fewer-tests`), without naming the test; the report names it."""
+    repo = rust_repo(tmp_path)
+    files = {"src/lib.rs": RS_CHEAT + RS_TESTS}
+    outcome, _ = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=cargo_env)
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "fewer-tests" in outcome.reason and "report-disagrees" not in outcome.reason
+
+
+def test_cargo_on_a_stable_toolchain_is_verified_by_exit_code_only(
+    tmp_path: Path, rustup: Path
+) -> None:
+    """A stable libtest refuses `-Z unstable-options`: `cargo test` is not asked, and says so."""
+    repo = rust_repo(tmp_path)
+    fixed = {"src/lib.rs": RS_APP.replace("a - b", "a + b") + RS_TESTS}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fixed), check="cargo test")
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[-1].tests is None
+    assert "Verified by exit code only" in git(repo, "log", "-1", "--format=%B")
