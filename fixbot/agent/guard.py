@@ -6,7 +6,9 @@ Unless `allow-test-edits` is set, an edit is refused when it
 - touches how the check runs: CI configuration (`.github/**`, `.gitlab-ci.yml`, ...), the
   test runners' and linters' configuration (`pytest.ini`, `tox.ini`, `noxfile.py`,
   `jest.config.*`, `vitest.config.*`, `ruff.toml`, `mypy.ini`, `.eslintrc*`, `Makefile`, ...),
-  their sections in `pyproject.toml` / `setup.cfg` and the `scripts` of `package.json`;
+  their sections in `pyproject.toml` / `setup.cfg` and the `scripts` of `package.json` (but
+  not a change of pytest's `filterwarnings` alone that makes warnings errors or ignores a
+  dependency's warning: `fixbot.tamper.filters`);
 - changes a `conftest.py` hook (`pytest_*` functions: `pytest_sessionfinish` setting
   `session.exitstatus = 0`) or adds exit-status, collection or plugin tricks to it;
 - creates or edits a module that shadows a test runner or runs at interpreter start
@@ -29,6 +31,7 @@ import re
 import tomllib
 from pathlib import PurePosixPath
 
+from fixbot.tamper import filters
 from fixbot.tamper.cheats import Change, Cheat, examine, is_test_file
 from fixbot.tamper.facts import (
     ALWAYS_TRUE,
@@ -151,6 +154,10 @@ def _check_config(path: str, old: str, new: str) -> str | None:
     name = pure.name.lower()
     if name == "conftest.py":
         return _check_conftest(path, old, new)
+    if filters.harmless(path, old, new):
+        # warnings made errors, or one dependency's warning ignored: no test is hidden (the
+        # detector checks the ignored module against the project's own on the final diff)
+        return None
     if name == "pyproject.toml" and _toml_tools(old) != _toml_tools(new):
         return f"Refused: this edit changes the test or lint configuration in {path}."
     if name == "setup.cfg" and INI_SECTION.findall(old) != INI_SECTION.findall(new):
