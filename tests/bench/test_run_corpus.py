@@ -43,3 +43,21 @@ def test_the_oracle_fixes_every_case_with_no_false_alarm_and_holds_the_localizat
     assert len(located) >= LOCALIZED_FLOOR * len(results), [
         r.id for r in results if r not in located
     ]
+
+
+@pytest.mark.slow
+def test_the_oracle_fixes_every_real_test_changing_fix_with_no_refusal(tmp_path: Path) -> None:
+    """The `test-change` family alone (about a minute once cached): each real fix that changed a
+    test or the pytest configuration ends `fixed`, no edit refused by the guard, no suspected
+    cheat (bench/RESULTS-bench.md: refused legitimate fixes, 0 of 5)."""
+    try:
+        cases = load_corpus(CORPUS, families=["test-change"])
+        jobs = jobs_of(cases, Path(CACHE), sys.stderr, tmp_path)
+    except PrepareError as error:
+        if "cannot be reached" in str(error) and not IN_CI:
+            pytest.skip(f"a case needs a registry this machine cannot reach: {error}")
+        raise
+    results = run_all(jobs, [Runner.ORACLE], Options())
+    assert len(results) >= 5
+    assert {r.id: r.reason for r in results if r.grade is not Grade.FIXED} == {}
+    assert {r.id: r.false_alarms for r in results if r.false_alarms} == {}
