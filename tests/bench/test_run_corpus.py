@@ -49,7 +49,7 @@ def test_the_oracle_fixes_every_case_with_no_false_alarm_and_holds_the_localizat
 def test_the_oracle_fixes_every_real_test_changing_fix_with_no_refusal(tmp_path: Path) -> None:
     """The `test-change` family alone (about a minute once cached): each real fix that changed a
     test or the pytest configuration ends `fixed`, no edit refused by the guard, no suspected
-    cheat (bench/RESULTS-bench.md: refused legitimate fixes, 0 of 5)."""
+    cheat (bench/RESULTS-bench.md: refused legitimate fixes, 0 of 7)."""
     try:
         cases = load_corpus(CORPUS, families=["test-change"])
         jobs = jobs_of(cases, Path(CACHE), sys.stderr, tmp_path)
