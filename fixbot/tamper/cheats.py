@@ -32,7 +32,9 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
     check-script      a file the check command itself runs (`check-command: sh check.sh`)
     report-disagrees  the runner's own per-test report contradicts the green exit code: a test
                       that failed at the start is not reported passed, a test that passed is
-                      reported failed, fewer tests were collected (`disagreements`)
+                      reported failed, fewer tests were collected (`disagreements`; a failing
+                      parametrized id the fix's change to its test module renumbered is matched
+                      within that module)
     original-tests    the fix changed the tests, and against the start commit's tests the check
                       fails for more than the changed tests (`fixbot.run.integrity`)
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first

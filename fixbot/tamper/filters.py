@@ -32,7 +32,8 @@ from pathlib import PurePosixPath
 
 ACTIONS = ("default", "error", "ignore", "always", "module", "once")
 # The files pytest reads its configuration from and the section it reads in each (an ini file's
-# section; pyproject's `[tool.pytest.ini_options]` and pytest 9's `[tool.pytest]` are read below).
+# section; pyproject's `[tool.pytest.ini_options]`, pytest 9's `[tool.pytest]` and the `[pytest]`
+# table of `pytest.toml` are read below).
 INI_SECTIONS = {"pytest.ini": "pytest", ".pytest.ini": "pytest", "tox.ini": "pytest"}
 INI_SECTIONS |= {"setup.cfg": "tool:pytest"}
 
@@ -74,17 +75,23 @@ def configuration(path: str, text: str) -> tuple[object, list[str]] | None:
     filters (entries in order); None when `path` is not one or cannot be read."""
     name = PurePosixPath(path).name.lower()
     if name == "pyproject.toml":
-        return _pyproject(text)
+        return _toml(text, ("tool", "pytest"))
+    if name in ("pytest.toml", ".pytest.toml"):
+        return _toml(text, ("pytest",))
     section = INI_SECTIONS.get(name)
     return None if section is None else _ini(text, section)
 
 
-def _pyproject(text: str) -> tuple[object, list[str]] | None:
+def _toml(text: str, where: tuple[str, ...]) -> tuple[object, list[str]] | None:
+    """A TOML configuration: everything but the filters of the pytest table at `where` (and of
+    its `ini_options`), and those filters."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return None
-    pytest = data.get("tool", {}).get("pytest")
+    pytest: object = data
+    for key in where:
+        pytest = pytest.get(key) if isinstance(pytest, dict) else None
     if not isinstance(pytest, dict):
         return data, []
     found: list[str] = []

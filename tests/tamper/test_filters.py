@@ -109,6 +109,11 @@ def test_an_ignore_removed_is_stricter() -> None:
             "    ignore:::dateutil\n",
         ),
         (
+            "pytest.toml",
+            '[pytest]\nfilterwarnings = ["error"]\n',
+            '[pytest]\nfilterwarnings = ["error", "ignore:::dateutil"]\n',
+        ),
+        (
             "setup.cfg",
             "[metadata]\nname = x\n\n[tool:pytest]\nfilterwarnings = error\n",
             "[metadata]\nname = x\n\n[tool:pytest]\nfilterwarnings = error\n"
