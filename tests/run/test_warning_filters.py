@@ -74,6 +74,7 @@ def test_ignoring_a_dependencys_warning_is_a_test_change_verified_twice(tmp_path
     assert last.failing_on_original  # the start's configuration still stops the tests
     message = git(repo, "log", "-1", "--format=%B")
     assert "Test change" in message and "pyproject.toml" in message
+    assert "expected: the fix changes how they run" in message
 
 
 @pytest.mark.parametrize(
