@@ -154,3 +154,12 @@ def test_the_guard_lets_the_dependency_filter_through_and_refuses_the_rest() -> 
     assert tampering("pyproject.toml", BEFORE, AFTER) is None
     refused = tampering("pyproject.toml", BEFORE, entries("error", "ignore::DeprecationWarning"))
     assert refused is not None and "configuration" in refused
+
+
+def test_the_guard_refuses_an_ignore_of_the_projects_own_module_when_it_knows_them() -> None:
+    own = entries("error", "ignore:::humanize.time")
+    refused = tampering("pyproject.toml", BEFORE, own, modules=PROJECT)
+    assert refused is not None and "configuration" in refused
+    # without the project's names the guard lets it pass; the final-diff detector, which reads
+    # them from the verified tree, refuses it (test_every_other_change_stays_a_config_change)
+    assert tampering("pyproject.toml", BEFORE, own) is None
