@@ -21,6 +21,7 @@ from fixbot.agent.tools import Toolbox
 from fixbot.core.models import FixContext, FixResult, Phase
 from fixbot.process import git, shellwords
 from fixbot.tamper.facts import is_check_script
+from fixbot.tamper.filters import module_names
 
 SHRINKS = 2
 RESEARCH_FROM = 2  # the attempt from which the research tools are offered
@@ -61,6 +62,7 @@ class ModelFixer:
         s = self.runtime.settings
         box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits, s.state_dir)
         box.check_files = check_files(s.check, ctx.repo)
+        box.modules = module_names(git.run(ctx.repo, "ls-files", "-z").split("\0"))
         session, llm = Session(box), self.runtime.llm(ctx.attempt)
         if ctx.attempt >= RESEARCH_FROM:
             provider = s.search_provider

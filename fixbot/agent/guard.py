@@ -6,7 +6,9 @@ Unless `allow-test-edits` is set, an edit is refused when it
 - touches how the check runs: CI configuration (`.github/**`, `.gitlab-ci.yml`, ...), the
   test runners' and linters' configuration (`pytest.ini`, `tox.ini`, `noxfile.py`,
   `jest.config.*`, `vitest.config.*`, `ruff.toml`, `mypy.ini`, `.eslintrc*`, `Makefile`, ...),
-  their sections in `pyproject.toml` / `setup.cfg` and the `scripts` of `package.json`;
+  their sections in `pyproject.toml` / `setup.cfg` and the `scripts` of `package.json` (but
+  not a change of pytest's `filterwarnings` alone that makes warnings errors or ignores a
+  dependency's warning: `fixbot.tamper.filters`);
 - changes a `conftest.py` hook (`pytest_*` functions: `pytest_sessionfinish` setting
   `session.exitstatus = 0`) or adds exit-status, collection or plugin tricks to it;
 - creates or edits a module that shadows a test runner or runs at interpreter start
@@ -29,6 +31,7 @@ import re
 import tomllib
 from pathlib import PurePosixPath
 
+from fixbot.tamper import filters
 from fixbot.tamper.cheats import Change, Cheat, examine, is_test_file
 from fixbot.tamper.facts import (
     ALWAYS_TRUE,
@@ -146,11 +149,16 @@ def _toml_tools(text: str) -> object:
     return {name: tool.get(name) for name in PYPROJECT_TOOLS}
 
 
-def _check_config(path: str, old: str, new: str) -> str | None:
+def _check_config(
+    path: str, old: str, new: str, modules: frozenset[str] = frozenset()
+) -> str | None:
     pure = PurePosixPath(path)
     name = pure.name.lower()
     if name == "conftest.py":
         return _check_conftest(path, old, new)
+    if filters.harmless(path, old, new, modules):
+        # warnings made errors, or one dependency's warning ignored: no test is hidden
+        return None
     if name == "pyproject.toml" and _toml_tools(old) != _toml_tools(new):
         return f"Refused: this edit changes the test or lint configuration in {path}."
     if name == "setup.cfg" and INI_SECTION.findall(old) != INI_SECTION.findall(new):
@@ -169,23 +177,33 @@ def _check_config(path: str, old: str, new: str) -> str | None:
 
 
 def tampering(
-    path: str, old: str | None, new: str | None, check_files: frozenset[str] = frozenset()
+    path: str,
+    old: str | None,
+    new: str | None,
+    check_files: frozenset[str] = frozenset(),
+    modules: frozenset[str] = frozenset(),
 ) -> str | None:
     """Why the edit of `path` from `old` to `new` tampers with the tests, or None when it does not.
 
     `old` is None for a new file, `new` is None for a deletion; `path` is repository-relative;
-    `check_files` are the paths the check command names (its own scripts).
+    `check_files` are the paths the check command names (its own scripts); `modules` the
+    project's module names (`fixbot.tamper.filters.module_names`; empty: a warning filter scoped
+    to any module counts as a dependency's, and the final-diff detector judges it again).
     """
     if new is None:
         if is_test_file(path) or PurePosixPath(path).name.lower() == "conftest.py":
             return f"Refused: deleting the test file {path}." + ADVICE
         new = ""
     before = old or ""
-    reason = _check_config(path, before, new) or _vacuous(path, before, new)
+    reason = _check_config(path, before, new, modules) or _vacuous(path, before, new)
     if reason is None and is_test_file(path):
         reason = _check_test_file(path, before, new)
     if reason is None and (
-        found := [c for c in examine(Change(path, old, new), check_files=check_files) if _sure(c)]
+        found := [
+            c
+            for c in examine(Change(path, old, new), check_files=check_files, modules=modules)
+            if _sure(c)
+        ]
     ):
         reason = f"Refused: {found[0]}."
     return None if reason is None else reason + ADVICE

@@ -103,7 +103,8 @@ class Toolbox:
 
     `state_dir` is the configured state folder (repository-relative), private like `.git/`;
     `check_files` the repository-relative files the check command names (`check.sh`), which
-    the tampering guard keeps as they are.
+    the tampering guard keeps as they are; `modules` the project's module names, against which
+    the guard judges a warning filter (`fixbot.tamper.filters`).
     """
 
     repo: Path
@@ -111,6 +112,7 @@ class Toolbox:
     allow_test_edits: bool = False
     state_dir: str | None = None
     check_files: frozenset[str] = frozenset()
+    modules: frozenset[str] = frozenset()
     changed: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
     finished: Finish | None = None
@@ -263,7 +265,11 @@ class Toolbox:
             )
         old = read_text(target)
         rel = paths.relative(self.repo, target)
-        reason = None if self.allow_test_edits else tampering(rel, old, new, self.check_files)
+        reason = (
+            None
+            if self.allow_test_edits
+            else tampering(rel, old, new, self.check_files, self.modules)
+        )
         if reason:
             return self.refuse(reason)
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,14 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         help="only this case (repeatable; default: every case of bench/corpus/)",
     )
     bench.add_argument(
+        "--family",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only the cases of this family (repeatable: regression, world-moved, tool-upgrade, "
+        "test-change)",
+    )
+    bench.add_argument(
         "--corpus",
         type=Path,
         default=None,
@@ -60,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print("fixbot bench: nothing to do; pass --verify, --model M or --oracle", file=sys.stderr)
         return 2
     try:
-        cases = load_corpus(args.corpus or CORPUS, args.case)
+        cases = load_corpus(args.corpus or CORPUS, args.case, args.family)
     except CorpusError as error:
         print(f"fixbot bench: {error}", file=sys.stderr)
         return 2

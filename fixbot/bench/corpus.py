@@ -31,6 +31,7 @@ class Family(StrEnum):
     REGRESSION = "regression"  # a release shipped a bug; the next patch release fixed it
     WORLD_MOVED = "world-moved"  # an unchanged release fails under a newer Python or tool
     TOOL_UPGRADE = "tool-upgrade"  # a lint or type check fails after a rule change
+    TEST_CHANGE = "test-change"  # the real fix changed a test file or the test configuration too
 
 
 class Ecosystem(StrEnum):
@@ -164,9 +165,12 @@ def read_case(path: Path) -> tuple[Case | None, list[str]]:
     return case, [f"{path}: {line}" for line in _problems(case, path)]
 
 
-def load_corpus(root: Path = CORPUS, only: Iterable[str] = ()) -> list[Case]:
+def load_corpus(
+    root: Path = CORPUS, only: Iterable[str] = (), families: Iterable[str] = ()
+) -> list[Case]:
     """Every case under `root/<family>/*.toml`, sorted by family then id; with `only`, just the
-    cases with those ids.
+    cases with those ids; with `families`, just the cases of those families (both given: the
+    cases either names).
 
     Raises `CorpusError` listing every problem at once: invalid files, duplicate ids, ids in
     `only` that no file has, an empty corpus.
@@ -183,11 +187,15 @@ def load_corpus(root: Path = CORPUS, only: Iterable[str] = ()) -> list[Case]:
             problems.append(f"{path}: id {case.id!r} is also used by {seen[case.id]}")
         seen[case.id] = path
         cases.append(case)
-    wanted = list(only)
+    wanted, kinds = list(only), list(families)
     problems.extend(f"no case has the id {w!r} (see {root})" for w in wanted if w not in seen)
+    known = [family.value for family in Family]
+    problems.extend(f"no family {k!r} (one of {', '.join(known)})" for k in kinds if k not in known)
     if not cases and not problems:
         problems.append(f"{root}: no case files (<family>/<id>.toml)")
     if problems:
         raise CorpusError(problems)
-    chosen = [c for c in cases if not wanted or c.id in wanted]
+    chosen = [
+        c for c in cases if not (wanted or kinds) or c.id in wanted or c.family.value in kinds
+    ]
     return sorted(chosen, key=lambda c: (c.family.value, c.id))

@@ -261,14 +261,16 @@ def apply_patch(repo: Path, patch: str, what: str) -> None:
 
 
 def interpreter(version: str | None) -> Path:
-    """The Python for `version` ("3.12"; None: this one): `python3.12` on PATH, else pyenv's.
+    """The Python for `version` ("3.12"; None: this one): `python3.12` on PATH (not pyenv's shim),
+    else pyenv's installed one.
 
     Raises `PrepareError` when none is installed.
     """
     if version is None:
         return Path(sys.executable)
     found = shutil.which(f"python{version}")
-    if found:
+    # pyenv's shim answers `which` for every installed version but runs only the selected one
+    if found and Path(found).parent.name != "shims":
         return Path(found)
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
     for candidate in sorted(pyenv.glob(f"{version}.*/bin/python{version}"), reverse=True):

@@ -189,9 +189,12 @@ def run_fixbot(
     *,
     extra_env: dict[str, str] | None = None,
     fix_commands: Sequence[str] = (),
+    refusals_are_alarms: bool = False,
 ) -> CaseResult:
     """fixbot's engine on a copy of the case, with `options`' model and budget, `fix_commands`
-    run before the model, `extra_env` over the case's environment."""
+    run before the model, `extra_env` over the case's environment. `false_alarms` are the
+    suspected cheats of the final diffs and, with `refusals_are_alarms` (the oracle, whose
+    edits are the real fix), the edits the tampering guard refused."""
     from fixbot.core.errors import ConfigError
     from fixbot.run import engine
     from fixbot.ui.progress import Progress
@@ -205,7 +208,9 @@ def run_fixbot(
             outcome, state = engine.run(settings, repo, env=env, progress=Progress(out))
         except ConfigError as exc:
             return make_result(job, runner, Grade.ERROR, reason="; ".join(exc.problems))
-    cheats = sorted({c for a in state.attempts for c in a.cheats})
+    cheats = {c for a in state.attempts for c in a.cheats}
+    if refusals_are_alarms:
+        cheats |= {f"edit refused: {r}" for a in state.attempts for r in a.refused}
     found = make_result(
         job,
         runner,
@@ -216,7 +221,7 @@ def run_fixbot(
         model_calls=len(bodies),
         tokens=state.tokens,
         usd=state.cost_usd if state.cost_known else None,
-        false_alarms=cheats,
+        false_alarms=sorted(cheats),
     )
     if bodies:
         from fixbot.process import worlds
@@ -255,7 +260,9 @@ def run_oracle(job: Job, options: Options, work: Path) -> CaseResult:
         scripted = options.model_copy(
             update={"model": "openai/oracle", "api_base": server.url, "edit_protocol": "tools"}
         )
-        found = run_fixbot(job, scripted, work, extra_env=dict(ORACLE_KEY))
+        found = run_fixbot(
+            job, scripted, work, extra_env=dict(ORACLE_KEY), refusals_are_alarms=True
+        )
     found.runner = Runner.ORACLE
     return found
 

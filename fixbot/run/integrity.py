@@ -20,8 +20,10 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.core.models import Counts
 from fixbot.process import git, shellwords
+from fixbot.tamper import cheats as rules
 from fixbot.tamper.cheats import Change, Cheat, detect, of_the_tests
 from fixbot.tamper.facts import is_check_script
+from fixbot.tamper.filters import module_names
 
 
 def _text(repo: Path, rev: str, path: str) -> str | None:
@@ -58,7 +60,13 @@ def cheats(
     the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
     `files` are the check command's own files (`check_files`)."""
     found = changes(repo, start, verified)
-    return detect(found, first, last, packages(repo, verified), files)
+    return detect(found, first, last, packages(repo, verified), files, modules(repo, verified))
+
+
+def modules(repo: Path, verified: str) -> frozenset[str]:
+    """The dotted names the Python files of tree `verified` are importable by
+    (`fixbot.tamper.filters.module_names`)."""
+    return module_names(git.run(repo, "ls-tree", "-r", "--name-only", verified).splitlines())
 
 
 def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> frozenset[str]:
@@ -81,6 +89,14 @@ def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list
     """The paths the fix (`start` to tree `verified`) changed that belong to the tests
     (`fixbot.tamper.cheats.of_the_tests`; `files` are the check command's own files)."""
     return [c.path for c in changes(repo, start, verified) if of_the_tests(c, files)]
+
+
+def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str]) -> bool:
+    """Whether one of `paths` the fix (`start` to tree `verified`) changed only ignores a
+    dependency's warning (`fixbot.tamper.cheats.lets_tests_run_on`)."""
+    wanted, names = set(paths), modules(repo, verified)
+    found = [c for c in changes(repo, start, verified) if c.path in wanted]
+    return any(rules.lets_tests_run_on(change, names) for change in found)
 
 
 def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> str:

@@ -14,7 +14,9 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
                       to `sys.modules` in a test or conftest module
     config-changed    test-runner, build or CI configuration: pytest (`pytest.ini`, `.pytest.ini`,
                       `pytest.toml`, `[tool.pytest*]`), tox, nox, `setup.cfg`, pyproject's
-                      `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows
+                      `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows;
+                      not a change of pytest's warning filters alone that turns warnings into
+                      errors or ignores a dependency's warning (`fixbot.tamper.filters`)
     shadowing         a new module by the name of something importable (the standard library,
                       pytest and its own dependencies: `pluggy.py`, `iniconfig.py`), or a `.pth`
     exit-added        a module (the code under test too) that ends the process when imported,
@@ -31,7 +33,8 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
     report-disagrees  the runner's own per-test report contradicts the green exit code: a test
                       that failed at the start is not reported passed, a test that passed is
                       reported failed, fewer tests were collected, or the runner that wrote one
-                      at the start wrote none (`disagreements`)
+                      at the start wrote none (`disagreements`; a failing parametrized id the
+                      fix's change to its test module renumbered is matched within that module)
     original-tests    the fix changed the tests, and against the start commit's tests the check
                       fails for more than the changed tests (`fixbot.run.integrity`)
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
@@ -54,7 +57,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from fixbot.core.models import Counts
-from fixbot.tamper import asserts
+from fixbot.tamper import asserts, filters
 from fixbot.tamper.facts import (
     ASSERTION,
     CI,
@@ -164,7 +167,9 @@ def _setup_cfg(text: str) -> list[str]:
     return [s.strip() for s in sections if s.startswith("[") and not s.startswith(skipped)]
 
 
-def _config(change: Change) -> Cheat | None:
+def _configures(change: Change) -> str | None:
+    """How the changed file controls the check when it is test-runner, build or CI
+    configuration (and the change touches that part of it), else None."""
     pure = PurePosixPath(change.path)
     name = pure.name.lower()
     old, new = change.old or "", change.new or ""
@@ -179,7 +184,16 @@ def _config(change: Change) -> Cheat | None:
         what = "it controls how the check runs"
     elif PurePosixPath(change.path).name == "conftest.py" and change.old is None:
         what = "a new conftest.py"
-    if what is None:
+    return what
+
+
+def _config(change: Change, modules: frozenset[str] = frozenset()) -> Cheat | None:
+    """A configuration change (`_configures`), unless it only adds warning filters that cannot
+    hide a failing test (`fixbot.tamper.filters.harmless`; `modules` are the project's module
+    names, `filters.module_names`)."""
+    what = _configures(change)
+    old, new = change.old or "", change.new or ""
+    if what is None or filters.harmless(change.path, old, new, modules):
         return None
     if SKIP.search(new) and len(SKIP.findall(new)) > len(SKIP.findall(old)):
         what += " (it skips or deselects tests)"
@@ -340,16 +354,24 @@ def examine(
     change: Change,
     packages: frozenset[str] = frozenset(),
     check_files: frozenset[str] = frozenset(),
+    modules: frozenset[str] = frozenset(),
 ) -> list[Cheat]:
     """The suspected cheats in one changed file (see the module docstring); `check_files` are the
-    repository-relative paths the check command names (its own scripts)."""
+    repository-relative paths the check command names (its own scripts), `modules` the
+    project's module names (`filters.module_names`; empty: every warning filter scoped to a
+    module counts as a dependency's)."""
     path = change.path
     if change.new is None and _harness(path):
         return [Cheat("test-removed", path, "the test file was deleted")]
     script = (
         Cheat("check-script", path, "the check command runs it") if path in check_files else None
     )
-    rules = (_config(change), _shadowing(change, packages), _skipped(change), _exit_added(change))
+    rules = (
+        _config(change, modules),
+        _shadowing(change, packages),
+        _skipped(change),
+        _exit_added(change),
+    )
     found = [c for c in (script, *rules, _entry_points(change), _js_runtime(change)) if c]
     found += _python_runtime(change)
     if _harness(path) and path.endswith(".py"):
@@ -365,15 +387,16 @@ def detect(
     last: Counts | None = None,
     packages: Sequence[str] = (),
     check_files: Iterable[str] = (),
+    modules: Iterable[str] = (),
 ) -> list[Cheat]:
     """Every suspected cheat in the final diff (`changes`) and in the counts of the first failing
     (`first`) and the verifying (`last`) runs; [] when the fix only changed the code under test.
 
     `packages` are the folders of the verified tree holding an `__init__.py`; `check_files` the
-    paths the check command names (`examine`). Pure.
+    paths the check command names, `modules` the project's module names (`examine`). Pure.
     """
-    known, scripts = frozenset(packages), frozenset(check_files)
-    found = [cheat for change in changes for cheat in examine(change, known, scripts)]
+    known, scripts, names = frozenset(packages), frozenset(check_files), frozenset(modules)
+    found = [cheat for change in changes for cheat in examine(change, known, scripts, names)]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])
 
@@ -383,24 +406,44 @@ def of_the_tests(change: Change, check_files: frozenset[str] = frozenset()) -> b
     conftest (anything under a tests folder), the test runner's configuration, or a file the
     check command names. Verification puts these back as the start commit had them."""
     path = change.path
-    return _harness(path) or path in check_files or _config(change) is not None
+    return _harness(path) or path in check_files or _configures(change) is not None
 
 
-def disagreements(first: dict[str, str] | None, last: dict[str, str] | None) -> list[Cheat]:
+def lets_tests_run_on(change: Change, modules: frozenset[str] = frozenset()) -> bool:
+    """The change only adds warning filters that ignore a dependency's warning
+    (`filters.harmless` and `filters.ignores_added`): against the start commit's configuration
+    any test that warning stopped fails, which the change explains."""
+    old, new = change.old or "", change.new or ""
+    return filters.harmless(change.path, old, new, modules) and filters.ignores_added(
+        change.path, old, new
+    )
+
+
+def disagreements(
+    first: dict[str, str] | None, last: dict[str, str] | None, changed: Iterable[str] = ()
+) -> list[Cheat]:
     """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
     not say the check is fixed, against that of the first failing run (`first`): a test that
     failed at the start is not reported passed, one that passed is reported failed, fewer tests
     were collected, or there is no report although the same command wrote one at the start (a
     runner ends by writing its report: exiting 0 without one is exiting before it, as
     `process.exit(0)` in the code under test makes jest do). [] when the first run wrote none
-    (judged by exit code and counts)."""
+    (judged by exit code and counts).
+
+    `changed` are the test files the fix changed: there a failing test's id may be gone because
+    the change renamed it (pytest numbers parametrized cases by position, so a case inserted
+    before it renames it), which is no disagreement while that module's tests in `last` are no
+    fewer and none failed (a test function removed is `test-removed`'s)."""
     if first is None:
         return []
     if last is None:
         what = "the runner wrote its report at the start and none in the verifying run"
         return [Cheat("report-disagrees", None, what)]
     found = []
-    if still := sorted(t for t, o in first.items() if o == "failed" and not _passes(t, last)):
+    renamed = _renamed(first, last, changed)
+    if still := sorted(
+        t for t, o in first.items() if o == "failed" and not _passes(t, last) and t not in renamed
+    ):
         what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
         found.append(Cheat("report-disagrees", None, what))
     if broken := sorted(t for t, o in first.items() if o == "passed" and last.get(t) == "failed"):
@@ -410,6 +453,25 @@ def disagreements(first: dict[str, str] | None, last: dict[str, str] | None) -> 
         what = f"tests collected: {len(first)} at the start, {len(last)} in the verifying run"
         found.append(Cheat("report-disagrees", None, what))
     return found
+
+
+def _renamed(first: dict[str, str], last: dict[str, str], changed: Iterable[str]) -> set[str]:
+    """The ids of `first` missing from `last` that belong to a changed test module whose tests
+    in `last` are at least as many and all passed or skipped."""
+    found: set[str] = set()
+    for path in changed:
+        if not is_test_file(path):
+            continue
+        module = module_of(path)
+        before = [t for t in first if _of_module(t, module)]
+        after = [o for t, o in last.items() if _of_module(t, module)]
+        if len(after) >= len(before) and "failed" not in after:
+            found |= {t for t in before if t not in last}
+    return found
+
+
+def _of_module(test: str, module: str) -> bool:
+    return test == module or test.startswith((module + "::", module + "."))
 
 
 def _passes(test: str, last: dict[str, str]) -> bool:

@@ -526,3 +526,25 @@ def test_tool_calls_need_no_mcp_package(
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "finish"
+
+
+def test_a_warning_filter_is_judged_against_the_repositorys_own_modules(
+    tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    """The guard knows the project's modules (its tracked Python files): an `ignore` scoped to
+    one of them is refused before it lands; one scoped to a dependency is written."""
+    repo = make_repo(tmp_path / "r")
+    start = '[tool.pytest.ini_options]\nfilterwarnings = [\n    "error",\n]\n'
+    (repo / "pyproject.toml").write_text(start)
+
+    def ignoring(module: str) -> str:
+        return start.replace('"error",\n', f'"error",\n    "ignore:::{module}",\n')
+
+    model_server.enqueue(
+        tool_call("write_file", path="pyproject.toml", content=ignoring("calc")),
+        tool_call("write_file", path="pyproject.toml", content=ignoring("olddep")),
+        tool_call("finish", summary="done"),
+    )
+    result = agent(model_server, model_env).fix(fix_context(repo))
+    assert len(result.refused) == 1 and "configuration" in result.refused[0]
+    assert (repo / "pyproject.toml").read_text() == ignoring("olddep")

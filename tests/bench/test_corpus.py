@@ -98,6 +98,17 @@ def test_only_selects_cases(tmp_path: Path) -> None:
     assert [c.id for c in load_corpus(tmp_path, only=["two"])] == ["two"]
 
 
+def test_family_selects_cases_and_an_unknown_family_is_a_problem(tmp_path: Path) -> None:
+    write(tmp_path, "regression", "one", case_text("one"))
+    write(tmp_path, "test-change", "two", case_text("two", "test-change"))
+    write(tmp_path, "world-moved", "three", case_text("three", "world-moved"))
+    assert [c.id for c in load_corpus(tmp_path, families=["test-change"])] == ["two"]
+    both = load_corpus(tmp_path, only=["one"], families=["test-change"])
+    assert [c.id for c in both] == ["one", "two"]
+    with pytest.raises(CorpusError, match="no family 'tests'"):
+        load_corpus(tmp_path, families=["tests"])
+
+
 def test_the_shipped_corpus_is_valid_and_large_enough() -> None:
     """The corpus in bench/corpus/ loads, cites https sources, and holds the families the bench
     reports on."""
@@ -105,3 +116,5 @@ def test_the_shipped_corpus_is_valid_and_large_enough() -> None:
     assert len(cases) >= 30
     assert {c.family for c in cases} == set(Family)
     assert sum(c.ecosystem is Ecosystem.NPM for c in cases) >= 5
+    # real fixes that changed a test or the test configuration: the tampering rules' other side
+    assert sum(c.family is Family.TEST_CHANGE for c in cases) >= 5

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.bench.corpus import Case
-from fixbot.bench.prepare import PrepareError, prepare, sdist_file
+from fixbot.bench.prepare import PrepareError, interpreter, prepare, sdist_file
 from fixbot.bench.verify import verify_case
 from fixbot.process import git
 
@@ -142,3 +142,23 @@ def test_an_archive_member_that_climbs_out_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PrepareError, match="cannot be unpacked"):
         prepare(make_case(), cache)
     assert list(tmp_path.rglob("escaped.py")) == []
+
+
+def test_a_pyenv_shim_is_passed_over_for_the_installed_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pyenv's shim answers `which python3.12` for every installed version but runs only the
+    selected one (`pyenv: python3.12: command not found`); the version's own binary is used."""
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    (shims / "python3.99").write_text("#!/bin/sh\nexit 127\n")
+    (shims / "python3.99").chmod(0o755)
+    real = tmp_path / "pyenv" / "versions" / "3.99.1" / "bin" / "python3.99"
+    real.parent.mkdir(parents=True)
+    real.write_text("#!/bin/sh\n")
+    monkeypatch.setenv("PATH", str(shims))
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "pyenv"))
+    assert interpreter("3.99") == real
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "none"))
+    with pytest.raises(PrepareError, match=r"no Python 3\.99"):
+        interpreter("3.99")

@@ -1,8 +1,10 @@
-"""The oracle on the whole shipped corpus (slow: the cases' downloads and environments on the
-first run, cached afterwards): every case ends `fixed` with its hidden tests passing, the
-tampering detector raises no false alarm on a legitimate fix, and fixbot's first request
-localizes no fewer cases than measured (bench/RESULTS-bench.md: 8 of 24, a third; the goal is
-90 % and is not reached yet, so this holds the floor, not the goal).
+"""The oracle on the whole shipped corpus, in two tests that together run each case once (slow:
+the cases' downloads and environments on the first run, cached afterwards): every case ends
+`fixed` with its hidden tests passing, the tampering rules raise no false alarm on a legitimate
+fix, and over the families of CI failures fixbot's first request localizes no fewer cases than
+measured (bench/RESULTS-bench.md: 8 of 24, a third; the goal is 90 % and is not reached yet, so
+this holds the floor, not the goal). The `test-change` family (real fixes that change a test or
+the test configuration) is the second test's.
 
 Without network a case cannot be prepared: outside CI that skips the test, under `CI=true` it
 fails (as `test_corpus_verify.py`).
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.bench.command import jobs_of
-from fixbot.bench.corpus import CORPUS, load_corpus
+from fixbot.bench.corpus import CORPUS, Family, load_corpus
 from fixbot.bench.prepare import PrepareError, cache_root
 from fixbot.bench.run import Grade, Options, Runner, run_all
 
@@ -31,7 +33,9 @@ def test_the_oracle_fixes_every_case_with_no_false_alarm_and_holds_the_localizat
     tmp_path: Path,
 ) -> None:
     try:
-        jobs = jobs_of(load_corpus(CORPUS), Path(CACHE), sys.stderr, tmp_path)
+        # the test-change family has a test of its own (below): each case runs once in the suite
+        others = [f.value for f in Family if f is not Family.TEST_CHANGE]
+        jobs = jobs_of(load_corpus(CORPUS, families=others), Path(CACHE), sys.stderr, tmp_path)
     except PrepareError as error:
         if "cannot be reached" in str(error) and not IN_CI:
             pytest.skip(f"a case needs a registry this machine cannot reach: {error}")
@@ -43,3 +47,21 @@ def test_the_oracle_fixes_every_case_with_no_false_alarm_and_holds_the_localizat
     assert len(located) >= LOCALIZED_FLOOR * len(results), [
         r.id for r in results if r not in located
     ]
+
+
+@pytest.mark.slow
+def test_the_oracle_fixes_every_real_test_changing_fix_with_no_refusal(tmp_path: Path) -> None:
+    """The `test-change` family alone (about a minute once cached): each real fix that changed a
+    test or the pytest configuration ends `fixed`, no edit refused by the guard, no suspected
+    cheat (bench/RESULTS-bench.md: refused legitimate fixes, 0 of 7)."""
+    try:
+        cases = load_corpus(CORPUS, families=["test-change"])
+        jobs = jobs_of(cases, Path(CACHE), sys.stderr, tmp_path)
+    except PrepareError as error:
+        if "cannot be reached" in str(error) and not IN_CI:
+            pytest.skip(f"a case needs a registry this machine cannot reach: {error}")
+        raise
+    results = run_all(jobs, [Runner.ORACLE], Options())
+    assert len(results) >= 5
+    assert {r.id: r.reason for r in results if r.grade is not Grade.FIXED} == {}
+    assert {r.id: r.false_alarms for r in results if r.false_alarms} == {}

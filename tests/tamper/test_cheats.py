@@ -271,3 +271,36 @@ def test_a_module_that_failed_to_import_passes_when_its_tests_now_pass() -> None
     assert [c.rule for c in disagreements(first, half)] == ["report-disagrees"]
     gone = disagreements(first, {"tests.test_other::test_x": "passed"})  # still not collected
     assert any("not reported passed: ::tests.test_app" in c.evidence for c in gone)
+
+
+def test_a_failing_case_renamed_by_the_fixs_change_to_its_test_module_is_no_disagreement() -> None:
+    """pytest numbers parametrized cases by position: python-humanize's fix of negative time
+    deltas (PR #173) inserted a case before the failing ones, so their ids changed. Within the
+    changed module that is no disagreement while its tests are no fewer and none failed."""
+    first = {
+        "tests.test_time::test_delta[test_input1-a second]": "failed",
+        "tests.test_time::test_delta[test_input2-30 seconds]": "failed",
+        "tests.test_time::test_delta[test_input0-a moment]": "passed",
+        "tests.test_other::test_x": "passed",
+    }
+    last = {
+        "tests.test_time::test_delta[test_input0-a moment]": "passed",
+        "tests.test_time::test_delta[test_input1-a moment]": "passed",
+        "tests.test_time::test_delta[test_input2-a second]": "passed",
+        "tests.test_time::test_delta[test_input3-30 seconds]": "passed",
+        "tests.test_other::test_x": "passed",
+    }
+    assert disagreements(first, last, ["tests/test_time.py", "src/time.py"]) == []
+    # the control: with no test module changed the renamed ids are failures not reported passed
+    assert [c.rule for c in disagreements(first, last)] == ["report-disagrees"]
+    # the module's tests fewer than at the start, or one of them failed: named again
+    fewer = {k: v for k, v in last.items() if "input3" not in k and "input2" not in k}
+    assert disagreements(first, fewer, ["tests/test_time.py"]) != []
+    failed = last | {"tests.test_time::test_delta[test_input3-30 seconds]": "failed"}
+    assert disagreements(first, failed, ["tests/test_time.py"]) != []
+    # another module's failing test is never excused by a change to this one
+    other = first | {"tests.test_other::test_y": "failed"}
+    assert any(
+        "test_other::test_y" in c.evidence
+        for c in disagreements(other, last, ["tests/test_time.py"])
+    )

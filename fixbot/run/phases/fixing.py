@@ -118,8 +118,10 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     first = run.state.attempts[0] if run.first is None else None
     counts = first.counts if first is not None else None
     found = integrity.cheats(run.repo, start, seen, counts, attempt.counts, files)
-    found += disagreements(first.tests if first is not None else None, attempt.tests)
     attempt.pinned = integrity.pinned(run.repo, start, seen, files)
+    found += disagreements(
+        first.tests if first is not None else None, attempt.tests, attempt.pinned
+    )
     if attempt.pinned and not found:
         found += original_tests(run, attempt, seen)
     attempt.cheats = [str(cheat) for cheat in found]
@@ -151,8 +153,10 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     """Run the check once more with the fix but the start commit's tests (`attempt.pinned` as
     the start had them), then put the fix's tree back. Green: the fix holds against the
     original tests. Red only in the tests the fix changed (the runner's report names them):
-    a test change the fix needs, recorded in `attempt.failing_on_original` and called out.
-    Red anywhere else, or red with no report to say where: not verified."""
+    a test change the fix needs, recorded in `attempt.failing_on_original` and called out; red
+    anywhere when the change to the configuration only ignores a dependency's warning
+    (`fixbot.tamper.cheats.lets_tests_run_on`), which any test may have stopped at. Red
+    anywhere else, or red with no report to say where: not verified."""
     here = git.worktree_tree(run.repo)
     original = integrity.original_tree(run.repo, seen, run.state.start_sha, attempt.pinned)
     changed = ", ".join(attempt.pinned)
@@ -166,6 +170,8 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     if result.passed and not failing:
         return []
     others = unexpected(failing, attempt.pinned, go_module(run))
+    if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
+        others = []  # only a dependency's warning is ignored now: any test it stopped may fail
     if tests is None or not failing or others:
         what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
         evidence = f"against the start commit's tests the check fails: {what}"
