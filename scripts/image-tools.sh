@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Install what scripts/build-image.sh needs (buildah, debootstrap and Debian's archive keys), and
 # sudo for the runner mode's uid split (tests/github/test_runner_split.py), and gcc for the
-# LD_PRELOAD library of the GITHUB_ENV attacks (tests/fakes/preload.py), when this machine
+# LD_PRELOAD library of the GITHUB_ENV attacks (tests/fakes/preload.py), and go for the go test
+# reports (tests/run/test_runner_reports.py; Debian's golang-go), when this machine
 # can: running as root with apt-get. Elsewhere it says what is missing and returns
 # 0: the image tests (tests/test_image_e2e.py) then skip with that reason, or fail under CI=true.
 set -euo pipefail
 missing=()
-for tool in buildah debootstrap sudo gcc; do
+for tool in buildah debootstrap sudo gcc go; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 [ -e /usr/share/keyrings/debian-archive-keyring.gpg ] || missing+=(debian-archive-keyring)
@@ -19,4 +20,4 @@ fi
 echo "image-tools: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
-apt-get install -y -qq buildah debootstrap debian-archive-keyring sudo gcc libc6-dev >&2
+apt-get install -y -qq buildah debootstrap debian-archive-keyring sudo gcc libc6-dev golang-go >&2
