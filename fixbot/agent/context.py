@@ -15,7 +15,7 @@ OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from fixbot.agent import leads, locate, paths
@@ -29,6 +29,7 @@ DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
 MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
+WHOLE_LINES = 2 * locate.MAX_SPAN_LINES  # the most suspicious function is shown whole up to this
 GLOBALS_OF = 3  # the best-ranked functions whose module-level data is shown right after them
 SHARES = {
     "log": 0.4,
@@ -141,7 +142,8 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     readable = []
     called = locate.spans(ctx.repo, list(failure.failing_tests), located)
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
-    ranked = [*leads.spans(ctx.repo, text), *suspects, *called]
+    best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
+    ranked = [*leads.spans(ctx.repo, text), *best, *suspects[1:], *called]
     data = [g for span in ranked[:GLOBALS_OF] for g in locate.globals_read(ctx.repo, span)]
     for span in [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]:
         try:

@@ -28,7 +28,8 @@ from fixbot.agent.locate import MAX_SPAN_LINES, Span
 
 MARK = "fixbot-v8-coverage-json-follows"
 MAX_SPANS = 12
-MAX_FOCUS = 6
+MAX_FOCUS = 10  # blocks a long function is shown around: the `RARE` least run, the last ones
+RARE = 6
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
 JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
 REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
@@ -185,7 +186,7 @@ def _focus(fn: Function, starts: list[int]) -> tuple[int, ...]:
     """The first lines of the function's least-run executed blocks and of its last executed
     ones (where the run returned: V8 starts a new range after a `return` or `throw`), in order."""
     blocks = [(c, a) for a, _, c in fn.ranges[1:] if c > 0]
-    rare = sorted(blocks)[: MAX_FOCUS // 2]
+    rare = sorted(blocks)[:RARE]
     last = sorted(blocks, key=lambda b: b[1])[-(MAX_FOCUS - len(rare)) :] if blocks else []
     return tuple(sorted({_line_of(starts, a) for _, a in [*rare, *last]}))
 
