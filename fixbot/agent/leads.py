@@ -6,6 +6,9 @@ repository's Python files with `ast` (nothing is imported or run).
   is set (`self.a = ...`: a set-up method, a constructor), which the traceback never shows. Its
   assignments are shown, test files included (a nose-style `setup` that pytest no longer calls
   sets it there).
+- A table: the error lines name a module-level registry or one of its keys (`Missing
+  introspection for builtins: anext` and `module_info[builtins] = dict(...)`): the statement is
+  shown, the entry to add goes there.
 - A removed name: `ImportError: cannot import name 'Mapping' from 'collections'`, or
   `ModuleNotFoundError: No module named 'imp'`. Python stops at the first such import, so the
   output names one file; every other line of the repository importing from that module needs
@@ -32,6 +35,8 @@ ATTRIBUTE = re.compile(
 )
 CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+ERROR_LINE = re.compile(r"^E\s|\w(Error|Exception):\s")
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w{3,}\b")
 
 
 def python_files(repo: Path) -> Iterator[str]:
@@ -151,6 +156,43 @@ def import_spans(repo: Path, text: str) -> list[Span]:
     return found[:MAX_LEADS]
 
 
+def error_words(text: str) -> set[str]:
+    """The identifiers (4 characters or more) of the error lines of `text`: pytest's `E` lines
+    and `...Error: message` lines."""
+    lines = [line for line in text.splitlines() if ERROR_LINE.search(line)]
+    return {w for line in lines for w in IDENTIFIER.findall(line)}
+
+
+def _table_names(node: ast.stmt) -> set[str]:
+    """The names a module-level data assignment binds (`x = {...}`, `table[key] = dict(...)`:
+    x, table and key)."""
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    value = node.value if isinstance(node, ast.Assign) else None
+    data = ast.Dict | ast.List | ast.Set | ast.Tuple | ast.Call
+    if not isinstance(value, data) or (isinstance(value, ast.Call) and not value.keywords):
+        return set()
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def table_spans(repo: Path, text: str) -> list[Span]:
+    """The module-level tables of the repository's non-test files that the error lines name
+    (a registry keyed by the name the error says is missing), at most `MAX_LEADS`."""
+    words = error_words(text)
+    if not words:
+        return []
+    found: list[Span] = []
+    for rel in python_files(repo):
+        source = "" if TEST_FILE.search(rel) else _source(repo, rel)
+        tree = _tree(source) if any(w in source for w in words) else None
+        for node in tree.body if tree else []:
+            named = _table_names(node) & words
+            if named:
+                end = node.end_lineno or node.lineno
+                found.append(Span(rel, node.lineno, end, f"table {min(named)}", 1.0))
+    return found[:MAX_LEADS]
+
+
 def spans(repo: Path, text: str) -> list[Span]:
-    """Every lead of the error text `text` in `repo`: the removed imports, then the attributes."""
-    return [*import_spans(repo, text), *attribute_spans(repo, text)]
+    """Every lead of the error text `text` in `repo`: the removed imports, the attributes, then
+    the tables."""
+    return [*import_spans(repo, text), *attribute_spans(repo, text), *table_spans(repo, text)]
