@@ -164,9 +164,12 @@ def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> l
     """The executed functions of the repository's non-test scripts, best first (nearness, then
     the smaller first), at most `MAX_SPANS`; a script's top level (the whole file) is left out."""
     required = {r for t in tests for r in _required(repo, t)}
+    root = repo.resolve()
     found: list[Span] = []
     for path, functions in coverage.items():
-        if JS_TEST.search(path) or not (repo / path).is_file():
+        # The report crosses back from the project's command: only files inside the repository.
+        inside = (root / path).resolve().is_relative_to(root)
+        if JS_TEST.search(path) or not inside or not (repo / path).is_file():
             continue
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
         starts = [0, *(m.end() for m in re.finditer("\n", text))]
@@ -183,12 +186,14 @@ def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> l
 
 
 def _focus(fn: Function, starts: list[int]) -> tuple[int, ...]:
-    """The first lines of the function's least-run executed blocks and of its last executed
-    ones (where the run returned: V8 starts a new range after a `return` or `throw`), in order."""
-    blocks = [(c, a) for a, _, c in fn.ranges[1:] if c > 0]
-    rare = sorted(blocks)[:RARE]
-    last = sorted(blocks, key=lambda b: b[1])[-(MAX_FOCUS - len(rare)) :] if blocks else []
-    return tuple(sorted({_line_of(starts, a) for _, a in [*rare, *last]}))
+    """The first lines of the function's least-run executed blocks, and the last lines of its
+    last executed ones (where the run returned: V8 starts a new range after a `return` or a
+    `throw`), in order."""
+    blocks = [(c, a, b) for a, b, c in fn.ranges[1:] if c > 0]
+    rare = [_line_of(starts, a) for _, a, _ in sorted(blocks)[:RARE]]
+    last = sorted(blocks, key=lambda block: block[1])[len(rare) - MAX_FOCUS :] if blocks else []
+    ends = [_line_of(starts, max(a, b - 1)) for _, a, b in last]
+    return tuple(sorted({*rare, *ends}))
 
 
 def _nested_dropped(spans: list[Span]) -> list[Span]:

@@ -248,7 +248,7 @@ def run_oracle(job: Job, options: Options, work: Path) -> CaseResult:
     reference fix, through litellm's real HTTP path."""
     from fixbot.bench.oracle import ScriptedModel, fixed_files, reference_answer
 
-    answer = reference_answer(fixed_files(job.repo, job.fix_patch))
+    answer = reference_answer(fixed_files(job.repo, job.fix_patch), job.fix_patch)
     with ScriptedModel(answer) as server:
         scripted = options.model_copy(
             update={"model": "openai/oracle", "api_base": server.url, "edit_protocol": "tools"}
