@@ -195,8 +195,9 @@ def suspects(
     (spans, None), or ([], why not) when the check is neither pytest nor run in a node project,
     coverage.py is missing or no failing test ran (the caller notes it; the first request goes
     without). A node project's check runs under V8's coverage instead (`fixbot.agent.nodecov`,
-    ranked by nearness to `located`, the output's repository-relative paths, or the test files
-    the check names)."""
+    ranked by nearness to the test files the check names or, else, the output's
+    repository-relative paths `located`; a check with no failing test file, a linter's or a
+    compiler's, is not re-run)."""
     if pytest_words(check) is None:
         if (repo / "package.json").is_file():
             return _node(launcher, repo, check, list(located), timeout)
@@ -222,11 +223,13 @@ def suspects(
 def _node(
     launcher: Launcher, repo: Path, check: str, located: list[str], timeout: float
 ) -> tuple[list[Span], str | None]:
+    tests = nodecov.test_files(repo, check, located)
+    if not tests:  # a linter or a compiler: its output already points at the lines
+        return [], "no failing test file named by the check or its output"
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
         done = launcher.run(nodecov.command(check), repo, log, timeout)
         output = log.read_text(encoding="utf-8", errors="replace")
-    tests = nodecov.test_files(repo, check, located)
     found = nodecov.rank(repo, nodecov.parse(output), tests)
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"

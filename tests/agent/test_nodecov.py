@@ -118,6 +118,9 @@ def test_a_node_projects_check_runs_under_v8_coverage_through_the_launcher(
     assert why is None
     assert [s.name for s in found] == ["parse", "setKey"]
     assert not list(repo.glob("coverage*"))  # V8's files stayed out of the work tree
+    # a linter's check names no test file: not re-run (its output points at the lines)
+    lint = spectrum.suspects(launcher, repo, "eslint .", [], 60, ["index.js"])
+    assert lint == ([], "no failing test file named by the check or its output")
     plain = write(tmp_path / "plain", {"t.js": TEST})  # no package.json: not a node project
     assert spectrum.suspects(launcher, plain, "node t.js", [], 60) == (
         [],
