@@ -2,14 +2,15 @@
 
 Sections, highest priority first: the failure evidence (`fixbot.logs.evidence`: summary lines and
 counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
-condensed log), snippets around the `file:line`s that recur most across failures, the code the
-failing tests reach (`fixbot.agent.locate`: the functions a failing test calls, through its
-imports, and theirs; where a traceback ends in the test itself, the only pointer to the code
-that needs the change), the diff
-since the start sha, what earlier attempts tried, and (from attempt 2) recent commits touching
-the failing files. Each section is cut to its share
-of the budget; tokens are estimated as characters / 4 (about right for English and code with
-OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
+condensed log), snippets around the `file:line`s that recur most across failures, the code most
+likely to need the change (`reached`: what the error text names, the coverage spectrum's
+ranking, the functions a failing test calls through its imports; where a traceback ends in the
+test itself, the only pointer to that code), the diff since the start sha, what earlier attempts
+tried, and (from attempt 2) recent commits touching the failing files. Each section is cut to
+its share of the budget, and what they leave unused goes to the code shown (a formatter check's
+own diff, `fixbot.agent.formatdiff`, first): a first attempt has no diff, history or commits yet.
+Tokens are estimated as characters / 4 (about right for English and code with OpenAI and
+Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
 """
 
 from __future__ import annotations
