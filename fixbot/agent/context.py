@@ -2,23 +2,24 @@
 
 Sections, highest priority first: the failure evidence (`fixbot.logs.evidence`: summary lines and
 counts of the whole log, the failing tests grouped by file, the distinct failures in full, the
-condensed log), snippets around the `file:line`s that recur most across failures, the code the
-failing tests reach (`fixbot.agent.locate`: the functions a failing test calls, through its
-imports, and theirs; where a traceback ends in the test itself, the only pointer to the code
-that needs the change), the diff
-since the start sha, what earlier attempts tried, and (from attempt 2) recent commits touching
-the failing files. Each section is cut to its share
-of the budget; tokens are estimated as characters / 4 (about right for English and code with
-OpenAI and Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
+condensed log), snippets around the `file:line`s that recur most across failures, the code most
+likely to need the change (`reached`: what the error text names, the coverage spectrum's
+ranking, the functions a failing test calls through its imports; where a traceback ends in the
+test itself, the only pointer to that code), the diff since the start sha, what earlier attempts
+tried, and (from attempt 2) recent commits touching the failing files. Each section is cut to
+its share of the budget, and what they leave unused goes to the code shown (a formatter check's
+own diff, `fixbot.agent.formatdiff`, first): a first attempt has no diff, history or commits yet.
+Tokens are estimated as characters / 4 (about right for English and code with OpenAI and
+Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import locate, paths
+from fixbot.agent import leads, locate, paths
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.models import Attempt, FixContext, Location
@@ -29,8 +30,16 @@ DEFAULT_BUDGET_TOKENS = 6_000
 SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
 MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
+WHOLE_LINES = 2 * locate.MAX_SPAN_LINES  # the most suspicious function is shown whole up to this
 GLOBALS_OF = 3  # the best-ranked functions whose module-level data is shown right after them
-SHARES = {"log": 0.4, "snippets": 0.2, "reached": 0.15, "diff": 0.1, "commits": 0.05}
+SHARES = {
+    "log": 0.4,
+    "snippets": 0.2,
+    "reached": 0.15,  # at least: with what the other sections leave unused
+    "diff": 0.1,
+    "history": 0.1,
+    "commits": 0.05,
+}
 
 
 def estimate_tokens(text: str) -> int:
@@ -55,6 +64,7 @@ class Evidence:
     signature: str
     counts: str
     snippets: str
+    formatter: str
     reached: str
     diff: str
     history: str
@@ -68,7 +78,7 @@ def _merge(locations: list[Location], repo: Path, state_dir: str) -> dict[str, l
     by_file: dict[str, list[int]] = {}
     for loc in locations:
         try:
-            target = paths.resolve(repo, _relative_to_repo(loc.path, repo), state_dir=state_dir)
+            target = paths.resolve(repo, relative_to_repo(loc.path, repo), state_dir=state_dir)
         except paths.PathRefused:
             continue
         if target.is_file() and box.ignored(target):
@@ -79,7 +89,8 @@ def _merge(locations: list[Location], repo: Path, state_dir: str) -> dict[str, l
     return dict(list(by_file.items())[:MAX_SNIPPET_FILES])
 
 
-def _relative_to_repo(path: str, repo: Path) -> str:
+def relative_to_repo(path: str, repo: Path) -> str:
+    """`path` relative to `repo` when it is an absolute path inside it, else unchanged."""
     pure = Path(path)
     if pure.is_absolute() and pure.is_relative_to(repo.resolve()):
         return pure.relative_to(repo.resolve()).as_posix()
@@ -119,18 +130,21 @@ def snippets(repo: Path, locations: list[Location], state_dir: str) -> str:
 
 
 def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -> str:
-    """The numbered source of the functions most likely to need the change, best first, within
-    `chars` characters: `suspects` (the coverage spectrum's ranking, `fixbot.agent.spectrum`),
-    then the functions the failing tests call (`fixbot.agent.locate`); only files the model could
-    read with its own tools."""
+    """The numbered source of the code most likely to need the change, best first, within
+    `chars` characters: what the error text names (`fixbot.agent.leads`: the other imports of a
+    removed name, where a missing attribute is set), `suspects` (the coverage spectrum's
+    ranking, `fixbot.agent.spectrum`), then the functions the failing tests call
+    (`fixbot.agent.locate`); only files the model could read with its own tools."""
     failure = ctx.failure
     if failure is None:
         return ""
-    located = [(_relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations]
+    located = [(relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations]
     box = Toolbox(ctx.repo, state_dir=ctx.state_dir)
     readable = []
     called = locate.spans(ctx.repo, list(failure.failing_tests), located)
-    ranked = [*suspects, *called]
+    text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
+    best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
+    ranked = [*leads.spans(ctx.repo, text), *best, *suspects[1:], *called]
     data = [g for span in ranked[:GLOBALS_OF] for g in locate.globals_read(ctx.repo, span)]
     for span in [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]:
         try:
@@ -173,11 +187,15 @@ def recent_commits(repo: Path, files: list[str], count: int = 5) -> str:
 
 
 def gather(
-    ctx: FixContext, budget: int = DEFAULT_BUDGET_TOKENS, suspects: Sequence[locate.Span] = ()
+    ctx: FixContext,
+    budget: int = DEFAULT_BUDGET_TOKENS,
+    suspects: Sequence[locate.Span] = (),
+    formatter: str = "",
 ) -> Evidence:
     """Collect and cut every section of the evidence for `ctx` within `budget` tokens;
     `suspects` are the functions a coverage spectrum ranked first (shown before those the
-    failing tests call)."""
+    failing tests call), `formatter` the diff a formatter check would apply
+    (`fixbot.agent.formatdiff`); both take what the other sections leave of the budget."""
     failure = ctx.failure
     log_chars = int(budget * SHARES["log"]) * 4
     log = evidence.render(failure, log_chars) if failure else ""
@@ -187,13 +205,23 @@ def gather(
     files = sorted({loc.path for loc in locations})
     commits = recent_commits(ctx.repo, files) if ctx.attempt >= 2 else ""
     counts = failure.counts.model_dump_json(exclude_none=True) if failure else "{}"
+    shown = {
+        "log": cut(log, int(budget * SHARES["log"])),
+        "snippets": cut(snips, int(budget * SHARES["snippets"])),
+        "diff": cut(diff, int(budget * SHARES["diff"])),
+        "history": cut(history_text(ctx.history), int(budget * SHARES["history"])),
+        "commits": cut(commits, int(budget * SHARES["commits"])),
+    }
+    # What the other sections leave of the budget goes to the code most likely to need the
+    # change: on a first attempt there is no diff, history or commit yet.
+    spare = budget * 4 - sum(len(text) for text in shown.values())
+    chars = max(int(budget * SHARES["reached"]) * 4, spare)
+    formatted = cut(formatter, chars // 4) if formatter else ""
+    chars -= len(formatted)
     return Evidence(
-        log=cut(log, int(budget * SHARES["log"])),
+        formatter=formatted,
         signature=failure.signature[:16] if failure else "",
         counts=counts,
-        snippets=cut(snips, int(budget * SHARES["snippets"])),
-        reached=reached(ctx, int(budget * SHARES["reached"]) * 4, suspects),
-        diff=cut(diff, int(budget * SHARES["diff"])),
-        history=cut(history_text(ctx.history), int(budget * 0.1)),
-        commits=cut(commits, int(budget * SHARES["commits"])),
+        reached=reached(ctx, chars, suspects),
+        **shown,
     )

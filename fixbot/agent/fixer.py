@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixbot.agent import context, prompts, spectrum
+from fixbot.agent import context, formatdiff, prompts, spectrum
 from fixbot.agent.llm import LLM, ContextTooLong, ModelError
 from fixbot.agent.locate import Span
 from fixbot.agent.protocols import registry
@@ -46,6 +46,7 @@ class ModelFixer:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.suspects: list[Span] = []  # attempt 1's spectrum ranking (`fixbot.agent.spectrum`)
+        self.formatter = ""  # attempt 1's formatter diff (`fixbot.agent.formatdiff`)
 
     def locate(self, ctx: FixContext) -> list[Span]:
         """The functions the failing tests' coverage spectrum ranks first (attempt 1 only: the
@@ -54,8 +55,20 @@ class ModelFixer:
         if ctx.attempt != 1 or launcher is None or failure is None or ctx.phase is not Phase.FIX:
             return []
         s = self.runtime.settings
-        found, _ = spectrum.suspects(launcher, ctx.repo, s.check, failure.failing_tests, s.timeout)
+        located = [context.relative_to_repo(loc.path, ctx.repo) for loc in failure.locations]
+        found, _ = spectrum.suspects(
+            launcher, ctx.repo, s.check, failure.failing_tests, s.timeout, located
+        )
         return found
+
+    def format_diff(self, ctx: FixContext) -> str:
+        """What the check's formatter would change (attempt 1 only: the formatter runs once
+        more with `--diff`, through the run's launcher; '' for any other check)."""
+        launcher = self.runtime.launcher
+        if ctx.attempt != 1 or launcher is None or ctx.phase is not Phase.FIX:
+            return ""
+        s = self.runtime.settings
+        return formatdiff.formatter_diff(launcher, ctx.repo, s.check, s.timeout)
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run one attempt in `ctx.repo`; `error` is set for permanent model errors."""
@@ -70,6 +83,7 @@ class ModelFixer:
                 ctx.repo, self.runtime.search_path, provider, launcher=self.runtime.launcher
             )
         self.suspects = self.locate(ctx)
+        self.formatter = self.format_diff(ctx)
         before = git.tree_fingerprint(ctx.repo)
         error = self._attempt(ctx, session, llm)
         return self._result(ctx, session, llm, error, git.changed_since(ctx.repo, before))
@@ -117,7 +131,7 @@ class ModelFixer:
             threads=ctx.threads,
             opening=ctx.diagnosis.opening() if ctx.diagnosis else None,
             diverged=ctx.diverged,
-            ev=context.gather(ctx, budget, self.suspects),
+            ev=context.gather(ctx, budget, self.suspects, self.formatter),
         )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 

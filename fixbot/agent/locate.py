@@ -41,6 +41,7 @@ class Span:
     name: str
     score: float
     focus: tuple[int, ...] = ()
+    limit: int = 0  # lines shown whole at most (0: `MAX_SPAN_LINES`)
 
 
 def _parse(repo: Path, rel: str) -> ast.Module | None:
@@ -233,11 +234,12 @@ def globals_read(repo: Path, span: Span) -> list[Span]:
 
 
 def _shown_lines(span: Span, total: int) -> list[int]:
-    """The line numbers of `span` to show: all of a short one; of a long one its first line and
-    the windows around its focus lines, else its first `MAX_SPAN_LINES`."""
+    """The line numbers of `span` to show: all of a short one (under its `limit`); of a long
+    one its first line and the windows around its focus lines, else its first `limit`."""
     end = min(span.end, total)
-    if end - span.start < MAX_SPAN_LINES or not span.focus:
-        return list(range(span.start, min(end, span.start + MAX_SPAN_LINES - 1) + 1))
+    limit = span.limit or MAX_SPAN_LINES
+    if end - span.start < limit or not span.focus:
+        return list(range(span.start, min(end, span.start + limit - 1) + 1))
     shown = {span.start}
     for line in span.focus:
         lo, hi = max(span.start, line - FOCUS_RADIUS), min(end, line + FOCUS_RADIUS)

@@ -26,9 +26,10 @@ import json
 import math
 import shlex
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
+from fixbot.agent import nodecov
 from fixbot.agent.locate import TEST_FILE, Span
 from fixbot.process.launcher import Launcher
 
@@ -183,11 +184,24 @@ def _focus(lines: list[tuple[float, int]], best: float) -> tuple[int, ...]:
 
 
 def suspects(
-    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+    launcher: Launcher,
+    repo: Path,
+    check: str,
+    failing: list[str],
+    timeout: float,
+    located: Sequence[str] = (),
 ) -> tuple[list[Span], str | None]:
     """Run the check under coverage through `launcher` in `repo` and rank its functions:
-    (spans, None), or ([], why not) when the check is not pytest, coverage.py is missing or no
-    failing test ran (the caller notes it; the first request goes without)."""
+    (spans, None), or ([], why not) when the check is neither pytest nor run in a node project,
+    coverage.py is missing or no failing test ran (the caller notes it; the first request goes
+    without). A node project's check runs under V8's coverage instead (`fixbot.agent.nodecov`,
+    ranked by nearness to the test files the check names or, else, the output's
+    repository-relative paths `located`; a check with no failing test file, a linter's or a
+    compiler's, is not re-run)."""
+    if pytest_words(check) is None:
+        if (repo / "package.json").is_file():
+            return _node(launcher, repo, check, list(located), timeout)
+        return [], "the check is not a pytest command"
     if not failing:
         return [], "no failing test id in the output"
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
@@ -203,4 +217,20 @@ def suspects(
     found = rank(repo, parse(output), failing)
     if not found:
         return [], f"no line ran by a failing test (exit {done.exit_code})"
+    return found, None
+
+
+def _node(
+    launcher: Launcher, repo: Path, check: str, located: list[str], timeout: float
+) -> tuple[list[Span], str | None]:
+    tests = nodecov.test_files(repo, check, located)
+    if not tests:  # a linter or a compiler: its output already points at the lines
+        return [], "no failing test file named by the check or its output"
+    with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
+        log = Path(tmp) / "spectrum.log"
+        done = launcher.run(nodecov.command(check), repo, log, timeout)
+        output = log.read_text(encoding="utf-8", errors="replace")
+    found = nodecov.rank(repo, nodecov.parse(output), tests)
+    if not found:
+        return [], f"no function of the repository ran under node (exit {done.exit_code})"
     return found, None

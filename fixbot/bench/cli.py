@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from fixbot.bench.prepare import cache_root
 
     if not args.verify and not command.wanted(args):
-        print("fixbot bench: nothing to do; pass --verify, --model M or --oracle", file=sys.stderr)
+        wanted = "--verify, --model M, --oracle or --localize"
+        print(f"fixbot bench: nothing to do; pass {wanted}", file=sys.stderr)
         return 2
     try:
         cases = load_corpus(args.corpus or CORPUS, args.case, args.family)

@@ -33,6 +33,18 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         help="a scripted model answering each case's reference fix: every case must end fixed",
     )
     who.add_argument(
+        "--localize",
+        action="store_true",
+        help="measure localization alone: fixbot's first request (the check, its evidence, the "
+        "coverage spectrum) to a scripted model that changes nothing; no grading, no model",
+    )
+    who.add_argument(
+        "--requests",
+        type=Path,
+        metavar="DIR",
+        help="write each case's first request to the model into DIR/<case>.txt",
+    )
+    who.add_argument(
         "--baseline",
         action="store_true",
         help="also run the one-request baseline (and Aider's --auto-test loop when aider is on "
@@ -55,7 +67,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether `args` ask for a bench run (not only `--verify`)."""
-    return bool(args.model or args.oracle)
+    return bool(args.model or args.oracle or args.localize)
 
 
 def jobs_of(cases: list[Case], cache: Path, out: TextIO, into: Path) -> list[Job]:
@@ -86,7 +98,11 @@ def run(args: argparse.Namespace, cases: list[Case], cache: Path) -> int:
     )
     model = None if args.model in (None, "none") else args.model
     options = Options(
-        model=model, api_base=args.api_base, edit_protocol=args.edit_protocol, budget=budget
+        model=model,
+        api_base=args.api_base,
+        edit_protocol=args.edit_protocol,
+        budget=budget,
+        requests_dir=args.requests,
     )
 
     def done(result: object) -> None:
@@ -117,6 +133,8 @@ def _runners(args: argparse.Namespace) -> list[Runner] | None:
 
     if args.oracle:
         return [Runner.ORACLE]
+    if args.localize:
+        return [Runner.LOCALIZE]
     if args.model == "none":
         return [Runner.DETERMINISTIC]
     if args.baseline and not args.model:

@@ -4,10 +4,12 @@
 real HTTP path runs: `openai/<name>` with `api_base=server.url`). Each request is recorded and
 answered by a function of its JSON body. `reference_answer` is the oracle's function: the fix
 request gets one `write_file` call per file the reference fix changes (the whole new text) and
-`finish`; the self-review gets an empty `submit_review`; a diagnosis gets a low-confidence
-`submit_diagnosis`. Every case must end `fixed` with its hidden tests passing: a case that does
-not shows a fault in fixbot (the evidence, applying edits, verifying, or a false alarm of the
-tampering detector, `fixbot.loop.cheats`), not in the model.
+`finish`, preceded by one `read_file` round when the first request did not show what the fix
+changes (a model has to see the code before it edits it: the calls per fix count that); the
+self-review gets an empty `submit_review`; a diagnosis gets a low-confidence `submit_diagnosis`.
+Every case must end `fixed` with its hidden tests passing: a case that does not shows a fault in
+fixbot (the evidence, applying edits, verifying, or a false alarm of the tampering detector,
+`fixbot.loop.cheats`), not in the model.
 
 The request and response shapes are OpenAI's chat completions API
 (https://platform.openai.com/docs/api-reference/chat/create).
@@ -25,6 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from fixbot.bench import localize
 from fixbot.bench.results import apply_patch
 from fixbot.process import git
 
@@ -157,8 +160,31 @@ def _tools(body: dict[str, Any]) -> set[str]:
     return {t.get("function", {}).get("name", "") for t in body.get("tools") or []}
 
 
-def reference_answer(files: dict[str, str]) -> Answer:
-    """The oracle's answers for a case whose reference fix leaves `files` (path -> new text)."""
+def _called(body: dict[str, Any], name: str) -> bool:
+    """Whether an earlier assistant message of `body` called the tool `name`."""
+    return any(
+        call.get("function", {}).get("name") == name
+        for m in body.get("messages", [])
+        if m.get("role") == "assistant"
+        for call in m.get("tool_calls") or []
+    )
+
+
+def _first_request_text(body: dict[str, Any]) -> str:
+    """The system and first user messages of `body` (what fixbot sent before any tool ran)."""
+    messages = body.get("messages", [])
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    opening = messages[: users[0] + 1] if users else messages
+    return localize.request_text({"messages": opening})
+
+
+def reference_answer(files: dict[str, str], patch: str = "") -> Answer:
+    """The oracle's answers for a case whose reference fix leaves `files` (path -> new text).
+
+    With the reference fix's `patch`, the oracle reads before it writes, as a model must: when
+    the first request does not hold what the fix changes (`fixbot.bench.localize`: its files and
+    at least half its lines), it first asks for those files with `read_file`, one call more per
+    fix. Model calls per fix then measure localization as a model pays for it."""
 
     def answer(body: dict[str, Any]) -> dict[str, Any]:
         tools = _tools(body)
@@ -179,9 +205,11 @@ def reference_answer(files: dict[str, str]) -> Answer:
                 )
             )
         if "finish" in tools:
-            replied = any(m.get("role") == "tool" for m in body.get("messages", []))
-            if replied:  # the edits were made in this attempt: end it
+            if _called(body, "write_file") or (not files and _called(body, "finish")):
                 return message(call("finish", summary="applied the reference fix"))
+            missing = patch and not localize.measure(patch, _first_request_text(body)).localized
+            if missing and not _called(body, "read_file"):
+                return message(*(call("read_file", path=p) for p in sorted(files)))
             writes = [call("write_file", path=p, content=t) for p, t in sorted(files.items())]
             return message(*writes, call("finish", summary="applied the reference fix"))
         return message(content="The oracle applied the reference fix; nothing more to say.")

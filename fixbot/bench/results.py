@@ -30,6 +30,7 @@ class Runner(StrEnum):
     DETERMINISTIC = "deterministic"
     BASELINE = "baseline"
     AIDER = "aider"
+    LOCALIZE = "localize"
 
 
 class Grade(StrEnum):
@@ -39,6 +40,7 @@ class Grade(StrEnum):
     WRONG = "verified-but-wrong"
     ESCALATED = "escalated"
     ERROR = "error"
+    MEASURED = "measured"  # `Runner.LOCALIZE`: only the first request was measured, no grade
 
 
 class Job(BaseModel):
@@ -87,6 +89,7 @@ class Options(BaseModel):
     edit_protocol: str = "auto"
     request_timeout: Annotated[float, Field(gt=0)] = 180.0  # seconds for one model request
     budget: Budget = Field(default_factory=lambda: Budget())
+    requests_dir: Path | None = None  # each case's first request is written there as <id>.txt
 
 
 class CaseResult(BaseModel):

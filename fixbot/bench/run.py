@@ -141,7 +141,7 @@ def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
             result = RUNNERS[runner](job, options, work)
         except (ValueError, OSError) as exc:
             result = make_result(job, runner, Grade.ERROR, reason=str(exc))
-        if result.grade is not Grade.ERROR:
+        if result.grade not in (Grade.ERROR, Grade.MEASURED):
             check_ok, hidden_ok, notes = grade(job, work / "repo", work)
             result.check_passes, result.hidden_passes = check_ok, hidden_ok
             result.grade, result.notes = verdict(check_ok, hidden_ok), [*result.notes, *notes]
@@ -227,9 +227,11 @@ def run_fixbot(
         from fixbot.process import worlds
 
         clone = worlds.clone_of(repo, env)  # fixbot's clone of the case: its logs are there
-        found.localization = localize.measure(
-            job.fix_patch, localize.request_text(bodies[0]), naive_size(job, state, clone)
-        )
+        first = localize.request_text(bodies[0])
+        found.localization = localize.measure(job.fix_patch, first, naive_size(job, state, clone))
+        if options.requests_dir:
+            options.requests_dir.mkdir(parents=True, exist_ok=True)
+            (options.requests_dir / f"{job.id}.txt").write_text(first, encoding="utf-8")
     return found
 
 
@@ -255,7 +257,7 @@ def run_oracle(job: Job, options: Options, work: Path) -> CaseResult:
     reference fix, through litellm's real HTTP path."""
     from fixbot.bench.oracle import ScriptedModel, fixed_files, reference_answer
 
-    answer = reference_answer(fixed_files(job.repo, job.fix_patch))
+    answer = reference_answer(fixed_files(job.repo, job.fix_patch), job.fix_patch)
     with ScriptedModel(answer) as server:
         scripted = options.model_copy(
             update={"model": "openai/oracle", "api_base": server.url, "edit_protocol": "tools"}
@@ -264,6 +266,29 @@ def run_oracle(job: Job, options: Options, work: Path) -> CaseResult:
             job, scripted, work, extra_env=dict(ORACLE_KEY), refusals_are_alarms=True
         )
     found.runner = Runner.ORACLE
+    return found
+
+
+def run_localize(job: Job, options: Options, work: Path) -> CaseResult:
+    """Localization alone: fixbot's first attempt with a scripted model that changes nothing
+    (the oracle's answers for an empty fix), so the first request is built as in any run (the
+    check, its evidence, the coverage spectrum) and measured; no grading (`Grade.MEASURED`)."""
+    from fixbot.bench.oracle import ScriptedModel, reference_answer
+
+    once = options.budget.model_copy(update={"attempts": 1})
+    with ScriptedModel(reference_answer({})) as server:
+        scripted = options.model_copy(
+            update={
+                "model": "openai/silent",
+                "api_base": server.url,
+                "edit_protocol": "tools",
+                "budget": once,
+            }
+        )
+        found = run_fixbot(job, scripted, work, extra_env=dict(ORACLE_KEY))
+    found.runner = Runner.LOCALIZE
+    if found.grade is not Grade.ERROR:
+        found.grade = Grade.MEASURED
     return found
 
 
@@ -308,6 +333,7 @@ RUNNERS: dict[Runner, Callable[[Job, Options, Path], CaseResult]] = {
     Runner.DETERMINISTIC: run_deterministic,
     Runner.BASELINE: _baseline,
     Runner.AIDER: _aider,
+    Runner.LOCALIZE: run_localize,
 }
 
 

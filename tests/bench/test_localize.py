@@ -43,3 +43,34 @@ def test_a_request_with_the_file_and_half_the_lines_localizes() -> None:
 def test_request_text_joins_every_message() -> None:
     body = {"messages": [{"role": "system", "content": "a"}, {"role": "user", "content": "b"}]}
     assert request_text(body) == "a\nb"
+
+
+def _fix_request(text: str, *earlier: dict[str, object]) -> dict[str, object]:
+    tools = [{"type": "function", "function": {"name": n}} for n in ("read_file", "finish")]
+    opening = [{"role": "system", "content": "rules"}, {"role": "user", "content": text}]
+    return {"messages": [*opening, *earlier], "tools": tools}
+
+
+def _names(reply: dict[str, object]) -> list[str]:
+    calls = reply.get("tool_calls") or []
+    assert isinstance(calls, list)
+    return [c["function"]["name"] for c in calls]
+
+
+def test_the_oracle_reads_the_files_first_when_the_first_request_did_not_show_them() -> None:
+    from fixbot.bench.oracle import reference_answer
+
+    answer = reference_answer({"pkg/core.py": "fixed"}, FIX)
+    shown = "pkg/core.py\nreturn total(values) / (len(values) + 1)\nlow = min(values)"
+    assert _names(answer(_fix_request(shown))) == ["write_file", "finish"]  # localized
+    first = answer(_fix_request("tests/test_core.py:4: AssertionError"))
+    assert _names(first) == ["read_file"]  # a model has to see the code it changes
+    read = {"role": "tool", "tool_call_id": "1", "content": "1| def mean(values):"}
+    after = answer(_fix_request("tests/test_core.py:4", first, read))
+    assert _names(after) == ["write_file", "finish"]  # what it read is no first request
+    wrote = answer(_fix_request("tests/test_core.py:4", first, read, after, read))
+    assert _names(wrote) == ["finish"]
+    assert _names(reference_answer({"pkg/core.py": "fixed"})(_fix_request("x"))) == [
+        "write_file",
+        "finish",
+    ]  # without the patch: no reading round

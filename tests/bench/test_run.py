@@ -81,3 +81,16 @@ def test_the_baseline_asks_once_applies_the_blocks_and_is_graded(
     assert result.grade is Grade.FIXED and result.model_calls == 1, result.notes
     user = asked["messages"][1]["content"]
     assert "1 failed" in user and "tests/test_stats.py" in user  # the log and the file it names
+
+
+@pytest.mark.slow
+def test_the_localize_runner_measures_the_first_request_and_grades_nothing(tmp_path: Path) -> None:
+    requests = tmp_path / "requests"
+    job = stats_case(tmp_path / "a")
+    result = run_case(job, Runner.LOCALIZE, Options(requests_dir=requests))
+    assert result.grade is Grade.MEASURED and result.attempts == 1, result.reason
+    assert result.check_passes is False and result.hidden_passes is None  # not graded
+    assert result.localization is not None and result.localization.files == ["stats/core.py"]
+    first = (requests / "stats-mean.txt").read_text()
+    assert result.localization.request_chars == len(first) and "stats/core.py" in first
+    assert (job.repo / "stats" / "core.py").read_text() == STATS_BROKEN  # nothing changed

@@ -1,0 +1,198 @@
+"""Leads in the error text itself: the code an error message names, found by reading the
+repository's Python files with `ast` (nothing is imported or run).
+
+- An attribute: `AttributeError: 'C' object has no attribute 'a'`, or pytest's assertion
+  rewriting `where True = <Option a>.is_bool_flag`. The fix is most often where the attribute
+  is set (`self.a = ...`: a set-up method, a constructor), which the traceback never shows. Its
+  assignments are shown, test files included (a nose-style `setup` that pytest no longer calls
+  sets it there).
+- A table: the error lines name a module-level registry or one of its keys (`Missing
+  introspection for builtins: anext` and `module_info[builtins] = dict(...)`): the statement is
+  shown, the entry to add goes there.
+- A removed name: `ImportError: cannot import name 'Mapping' from 'collections'`, or
+  `ModuleNotFoundError: No module named 'imp'`. Python stops at the first such import, so the
+  output names one file; every other line of the repository importing from that module needs
+  the same change, and is shown.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from fixbot.agent.locate import MAX_FILE_BYTES, TEST_FILE, Span
+
+MAX_FILES = 3_000  # Python files read at most (a repository's own code, not its environment)
+MAX_LEADS = 8  # spans shown per kind of lead
+SKIPPED_DIRS = {"node_modules", "__pycache__", "site-packages", "build", "dist", "venv"}
+ATTRIBUTE = re.compile(
+    r"has no attribute '(\w+)'"  # AttributeError
+    r"|^E\s+(?:\+\s+)?where .* = .*\.(\w+)$",  # pytest: `where 1 = <obj>.attr`
+    re.MULTILINE,
+)
+CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
+NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+ERROR_LINE = re.compile(r"^E\s|\w(Error|Exception):\s")
+IDENTIFIER = re.compile(r"\b[A-Za-z_]\w{3,}\b")
+
+
+def python_files(repo: Path) -> Iterator[str]:
+    """The repository's Python files (relative, posix), hidden folders and environments left
+    out, at most `MAX_FILES`."""
+    count = 0
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            if name.endswith(".py") and count < MAX_FILES:
+                count += 1
+                yield (Path(folder) / name).relative_to(repo).as_posix()
+
+
+def _source(repo: Path, rel: str) -> str:
+    path = repo / rel
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return ""
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _tree(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def attributes(text: str) -> list[str]:
+    """The attribute names an error text says are missing or wrong, in order."""
+    return list(dict.fromkeys(a or b for a, b in ATTRIBUTE.findall(text)))
+
+
+def _enclosing(tree: ast.Module, line: int) -> tuple[int, int, str] | None:
+    kinds = ast.FunctionDef | ast.AsyncFunctionDef
+    inside = [
+        (n.lineno, n.end_lineno or n.lineno, n.name)
+        for n in ast.walk(tree)
+        if isinstance(n, kinds) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
+    return min(inside, key=lambda s: s[1] - s[0]) if inside else None
+
+
+def _assigned(tree: ast.Module, names: set[str]) -> list[tuple[str, int]]:
+    """(attribute, line) of every assignment to `x.<name>` in `tree`."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr in names:
+                found.append((target.attr, node.lineno))
+    return found
+
+
+def attribute_spans(repo: Path, text: str) -> list[Span]:
+    """The functions that set the attributes `text` names (`attributes`), focused on the
+    assignments; non-test files first, at most `MAX_LEADS`."""
+    names = set(attributes(text))
+    if not names:
+        return []
+    found: dict[tuple[str, int, int, str], list[int]] = {}
+    for rel in python_files(repo):
+        source = _source(repo, rel)
+        if not any(name in source for name in names):
+            continue
+        tree = _tree(source)
+        for _, line in _assigned(tree, names) if tree else []:
+            where = _enclosing(tree, line) if tree else None
+            start, end, name = where or (line, line, "module level")
+            found.setdefault((rel, start, end, name), []).append(line)
+    ordered = sorted(found.items(), key=lambda item: (bool(TEST_FILE.search(item[0][0])), item))
+    return [
+        Span(rel, start, end, name, 1.0, tuple(lines))
+        for (rel, start, end, name), lines in ordered[:MAX_LEADS]
+    ]
+
+
+def _imports(node: ast.AST, module: str) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return node.module == module and not node.level
+    if isinstance(node, ast.Import):
+        return any(a.name == module or a.name.startswith(module + ".") for a in node.names)
+    return False
+
+
+def _imports_from(tree: ast.Module, module: str) -> list[int]:
+    found = (n for n in ast.walk(tree) if isinstance(n, ast.stmt) and _imports(n, module))
+    return sorted(n.lineno for n in found)
+
+
+def import_spans(repo: Path, text: str) -> list[Span]:
+    """The lines of the repository's non-test files that import from a module `text` says a
+    name is gone from (or that is gone), one span per line, at most `MAX_LEADS`."""
+    modules = [m for _, m in CANNOT_IMPORT.findall(text)] + NO_MODULE.findall(text)
+    if not modules:
+        return []
+    found: list[Span] = []
+    for rel in python_files(repo):
+        if TEST_FILE.search(rel):
+            continue
+        source = _source(repo, rel)
+        if not any(m in source for m in modules):
+            continue
+        tree = _tree(source)
+        for module in dict.fromkeys(modules):
+            for line in _imports_from(tree, module) if tree else []:
+                found.append(Span(rel, line, line, f"imports {module}", 1.0))
+    return found[:MAX_LEADS]
+
+
+def error_words(text: str) -> set[str]:
+    """The identifiers (4 characters or more) of the error lines of `text`: pytest's `E` lines
+    and `...Error: message` lines."""
+    lines = [line for line in text.splitlines() if ERROR_LINE.search(line)]
+    return {w for line in lines for w in IDENTIFIER.findall(line)}
+
+
+def _table_names(node: ast.stmt) -> set[str]:
+    """The names a module-level data assignment binds (`x = {...}`, `table[key] = dict(...)`:
+    x, table and key)."""
+    targets = node.targets if isinstance(node, ast.Assign) else []
+    value = node.value if isinstance(node, ast.Assign) else None
+    data = ast.Dict | ast.List | ast.Set | ast.Tuple | ast.Call
+    if not isinstance(value, data) or (isinstance(value, ast.Call) and not value.keywords):
+        return set()
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def table_spans(repo: Path, text: str) -> list[Span]:
+    """The module-level tables of the repository's non-test files that the error lines name
+    (a registry keyed by the name the error says is missing), at most `MAX_LEADS`."""
+    words = error_words(text)
+    if not words:
+        return []
+    found: list[Span] = []
+    for rel in python_files(repo):
+        source = "" if TEST_FILE.search(rel) else _source(repo, rel)
+        tree = _tree(source) if any(w in source for w in words) else None
+        for node in tree.body if tree else []:
+            named = _table_names(node) & words
+            if named:
+                end = node.end_lineno or node.lineno
+                found.append(Span(rel, node.lineno, end, f"table {min(named)}", 1.0))
+    return found[:MAX_LEADS]
+
+
+def spans(repo: Path, text: str) -> list[Span]:
+    """Every lead of the error text `text` in `repo`: the removed imports, the attributes, then
+    the tables."""
+    return [*import_spans(repo, text), *attribute_spans(repo, text), *table_spans(repo, text)]

@@ -1,0 +1,212 @@
+"""The functions a failing node check runs, from V8's own coverage: no install needed.
+
+Node writes V8's precise coverage as JSON into the folder named by `NODE_V8_COVERAGE` when each
+of its processes exits (https://nodejs.org/api/cli.html#node_v8_coveragedir): per script, its
+functions with byte ranges and call counts, and the blocks inside them with their own counts
+(V8's block coverage: a count of 0 is a branch no test took). Any node-based check (tape, mocha,
+jest, vitest, `npm test`) is re-run once with that variable set, through the run's launcher;
+node itself then prints the scripts of the repository (not `node_modules`) after a marker line,
+which is what crosses back in the log.
+
+A check is one process over one or more test files, so there is no per-test spectrum here: a
+function is ranked by its file's nearness to the failing test files (the same stem, as
+`test/parse.js` and `lib/parse.js`; a file the test `require`s or imports; any other executed
+file), then by its size (a small function the test reached says more than the module's whole
+body). A long function is shown around its least-run executed blocks (`Span.focus`): the paths
+the failing tests took that the others rarely did.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from fixbot.agent.locate import MAX_SPAN_LINES, Span
+
+MARK = "fixbot-v8-coverage-json-follows"
+MAX_SPANS = 12
+MAX_FOCUS = 10  # blocks a long function is shown around: the `RARE` least run, the last ones
+RARE = 6
+JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
+JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
+REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
+
+# Runs under the project's node after the check: the repository's scripts of every coverage
+# file, as {path relative to the working folder: [[name, [[start, end, count], ...]], ...]}.
+PRINT = r"""
+const fs = require("fs"), path = require("path");
+const dir = process.argv[1], root = require("url").pathToFileURL(process.cwd()).href + "/";
+const out = {};
+for (const name of fs.readdirSync(dir)) {
+  let report;
+  try {
+    report = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"));
+  } catch (e) { continue; }
+  for (const script of report.result || []) {
+    const url = script.url || "";
+    if (!url.startsWith(root) || url.includes("/node_modules/")) continue;
+    const rel = decodeURIComponent(url.slice(root.length));
+    const fns = script.functions.map(
+      f => [f.functionName, f.ranges.map(r => [r.startOffset, r.endOffset, r.count])]);
+    (out[rel] = out[rel] || []).push(...fns);
+  }
+}
+process.stdout.write(JSON.stringify(out) + "\n");
+"""
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function V8 saw in a script: its `name` ('' for an anonymous one) and `ranges`,
+    (start offset, end offset, count) in characters, the first the whole function, the others
+    its blocks."""
+
+    name: str
+    ranges: tuple[tuple[int, int, int], ...]
+
+
+def command(check: str) -> str:
+    """The shell command that re-runs `check` with V8 coverage into a temporary folder and
+    prints the repository's scripts after `MARK` (node missing: nothing after it)."""
+    script = shlex.quote(PRINT)
+    return (
+        "d=$(mktemp -d) && "
+        f'(NODE_V8_COVERAGE="$d" && export NODE_V8_COVERAGE && {check}) >/dev/null 2>&1; '
+        f"echo {MARK}; "
+        f'command -v node >/dev/null && node -e {script} "$d"; '
+        'rm -rf "$d"'
+    )
+
+
+def parse(output: str) -> dict[str, list[Function]]:
+    """path -> the functions V8 recorded in it, from the command's output ({} when the report
+    is missing or cut)."""
+    _, marker, rest = output.partition(MARK)
+    start = rest.find("{")
+    if not marker or start < 0:
+        return {}
+    try:
+        report, _ = json.JSONDecoder().raw_decode(rest[start:])
+    except json.JSONDecodeError:
+        return {}
+    found: dict[str, list[Function]] = {}
+    for path, functions in report.items() if isinstance(report, dict) else []:
+        found[path] = [
+            Function(str(name), tuple((int(a), int(b), int(c)) for a, b, c in ranges))
+            for name, ranges in functions
+            if ranges
+        ]
+    return found
+
+
+def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
+    """The failing test files: the JavaScript files the check names, else the test files of the
+    output's `path:line`s (repository-relative)."""
+    try:
+        words = shlex.split(check)
+    except ValueError:
+        words = []
+    named = [w for w in words if w.endswith(JS_SUFFIXES) and (repo / w).is_file()]
+    return list(dict.fromkeys(named or [p for p in located if JS_TEST.search(p)]))
+
+
+def _required(repo: Path, test: str) -> set[str]:
+    """The repository files `test` requires or imports by a relative path."""
+    try:
+        text = (repo / test).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return set()
+    found = set()
+    for spec in REQUIRE.findall(text):
+        base = (repo / test).parent / spec
+        candidates = [base, *(base.with_name(base.name + s) for s in JS_SUFFIXES)]
+        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [_main(base)]
+        for path in candidates:
+            if path.is_file() and path.resolve().is_relative_to(repo.resolve()):
+                found.add(path.resolve().relative_to(repo.resolve()).as_posix())
+                break
+    return found
+
+
+def _main(folder: Path) -> Path:
+    """The `main` file of the package in `folder` (package.json), else `folder/index.js`."""
+    try:
+        main = json.loads((folder / "package.json").read_text(encoding="utf-8")).get("main")
+    except (OSError, ValueError, AttributeError):
+        main = None
+    return folder / (main if isinstance(main, str) and main else "index.js")
+
+
+def nearness(path: str, tests: list[str], required: set[str]) -> float:
+    """How near `path` is to the failing test files: 1 the same stem, 0.8 required by one, 0.5
+    any other file the check ran."""
+    stem = PurePosixPath(path).stem
+    if any(PurePosixPath(t).stem == stem for t in tests):
+        return 1.0
+    return 0.8 if path in required else 0.5
+
+
+def _line_of(starts: list[int], offset: int) -> int:
+    low, high = 0, len(starts)
+    while low < high:  # the last line starting at or before `offset` (1-based)
+        mid = (low + high) // 2
+        if starts[mid] <= offset:
+            low = mid + 1
+        else:
+            high = mid
+    return max(1, low)
+
+
+def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> list[Span]:
+    """The executed functions of the repository's non-test scripts, best first (nearness, then
+    the smaller first), at most `MAX_SPANS`; a script's top level (the whole file) is left out."""
+    required = {r for t in tests for r in _required(repo, t)}
+    root = repo.resolve()
+    found: list[Span] = []
+    for path, functions in coverage.items():
+        # The report crosses back from the project's command: only files inside the repository.
+        inside = (root / path).resolve().is_relative_to(root)
+        if JS_TEST.search(path) or not inside or not (repo / path).is_file():
+            continue
+        text = (repo / path).read_text(encoding="utf-8", errors="replace")
+        starts = [0, *(m.end() for m in re.finditer("\n", text))]
+        near = nearness(path, tests, required)
+        for fn in functions:
+            start, end, count = fn.ranges[0]
+            if count == 0 or (start == 0 and end >= len(text) - 1):
+                continue
+            first, last = _line_of(starts, start), _line_of(starts, max(start, end - 1))
+            focus = _focus(fn, starts)
+            found.append(Span(path, first, last, fn.name or "(anonymous)", near, focus))
+    found.sort(key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
+    return _nested_dropped(found)[:MAX_SPANS]
+
+
+def _focus(fn: Function, starts: list[int]) -> tuple[int, ...]:
+    """The first lines of the function's least-run executed blocks, and the last lines of its
+    last executed ones (where the run returned: V8 starts a new range after a `return` or a
+    `throw`), in order."""
+    blocks = [(c, a, b) for a, b, c in fn.ranges[1:] if c > 0]
+    rare = [_line_of(starts, a) for _, a, _ in sorted(blocks)[:RARE]]
+    last = sorted(blocks, key=lambda block: block[1])[len(rare) - MAX_FOCUS :] if blocks else []
+    ends = [_line_of(starts, max(a, b - 1)) for _, a, b in last]
+    return tuple(sorted({*rare, *ends}))
+
+
+def _nested_dropped(spans: list[Span]) -> list[Span]:
+    """`spans` without those nested in a short one of the same file (shown whole with it)."""
+    short = [s for s in spans if s.end - s.start < MAX_SPAN_LINES]
+
+    def inside(span: Span) -> bool:
+        return any(
+            o.path == span.path
+            and o.start <= span.start
+            and span.end <= o.end
+            and (o.start, o.end) != (span.start, span.end)
+            for o in short
+        )
+
+    return [s for s in spans if not inside(s)]

@@ -1,0 +1,57 @@
+"""The first request's evidence within the prompt budget: what a first attempt leaves unused
+goes to the code most likely to need the change, the leads of the error text come first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot.agent import context, locate
+from fixbot.core.models import Attempt
+from tests.fakes.agent_repo import LOG, failure, fix_context, make_repo
+
+# 40 helpers of about 300 characters each: more than the code section's own share
+HELPERS = "".join(
+    f"def helper_{n}(items):\n"
+    + "".join(f"    x{k} = len(items) + {k}\n" for k in range(10))
+    + "    return x0\n\n\n"
+    for n in range(40)
+)
+
+
+def _suspects() -> list[locate.Span]:
+    return [
+        locate.Span("helpers.py", 1 + 14 * n, 12 + 14 * n, f"helper_{n}", 1.0) for n in range(40)
+    ]
+
+
+def test_a_first_attempt_gives_the_unused_shares_to_the_code_within_the_budget(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path, None)
+    (repo / "helpers.py").write_text(HELPERS)
+    budget = 2_000  # tokens: 8,000 characters
+    first = context.gather(fix_context(repo), budget, _suspects())
+    share = int(budget * context.SHARES["reached"]) * 4
+    assert len(first.reached) > 2 * share  # no diff, history or commits yet
+    sections = [first.log, first.snippets, first.reached, first.diff, first.history, first.commits]
+    assert sum(len(s) for s in sections) <= budget * 4
+    earlier = Attempt(number=1, phase="fix", summary="x" * 3_000, passed=False, exit_code=1)
+    later = context.gather(fix_context(repo, attempt=2, history=[earlier]), budget, _suspects())
+    assert len(later.reached) < len(first.reached)  # the history takes its share back
+
+
+def test_the_most_suspicious_function_is_shown_whole_and_a_lead_before_it(tmp_path: Path) -> None:
+    long = (
+        "def long(items):\n" + "".join(f"    y{k} = {k}\n" for k in range(120)) + "    return 0\n"
+    )
+    setup = "class Box:\n    def fill(self):\n        self.price = 2\n"
+    repo = make_repo(tmp_path, None)
+    (repo / "long.py").write_text(long)
+    (repo / "box.py").write_text(setup)
+    log = LOG + "E       AttributeError: 'Box' object has no attribute 'price'\n"
+    ctx = fix_context(repo, failure=failure(log))
+    suspect = locate.Span("long.py", 1, 122, "long", 1.0, focus=(2,))
+    shown = context.gather(ctx, 6_000, [suspect]).reached
+    assert shown.index("box.py") < shown.index("long.py")  # the lead first
+    assert "y119 = 119" in shown  # 122 lines, under `WHOLE_LINES`: no focus windows
+    assert "self.price = 2" in shown

@@ -1,0 +1,96 @@
+"""Leads in the error text: where a missing attribute is set, the other imports of a removed
+name, a table the error names (pure reading of real files with ast)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot.agent import leads, locate
+from tests.agent.test_locate import write
+
+# pytest 8 no longer calls nose-style `setup`: the attribute it sets is missing in the test
+NOSE = """\
+import pytest
+
+
+class TestGraph:
+    def setup(self):
+        self.graph = {"a": ["b"]}
+
+    def test_edges(self):
+        assert self.graph["a"] == ["b"]
+"""
+ATTRIBUTE_ERROR = """\
+    def test_edges(self):
+>       assert self.graph["a"] == ["b"]
+E       AttributeError: 'TestGraph' object has no attribute 'graph'
+tests/test_graph.py:9: AttributeError
+"""
+
+
+def test_a_missing_attribute_leads_to_where_it_is_set_even_in_a_test_file(tmp_path: Path) -> None:
+    repo = write(tmp_path, {"tests/test_graph.py": NOSE, "pkg/other.py": "x = 1\n"})
+    spans = leads.attribute_spans(repo, ATTRIBUTE_ERROR)
+    assert [(s.path, s.start, s.end, s.name, s.focus) for s in spans] == [
+        ("tests/test_graph.py", 5, 6, "setup", (6,))
+    ]
+    shown = locate.render(repo, spans, 2_000)
+    assert "def setup(self):" in shown and 'self.graph = {"a": ["b"]}' in shown
+
+
+def test_an_attribute_pytest_compared_leads_to_its_assignments_outside_tests_first(
+    tmp_path: Path,
+) -> None:
+    option = (
+        "class Option:\n    def __init__(self, is_flag=None):\n"
+        "        self.is_bool_flag = is_flag is not False\n"
+    )
+    test = "def test_flag():\n    assert Option().is_bool_flag is False\n"
+    repo = write(tmp_path, {"pkg/core.py": option, "tests/test_core.py": test})
+    text = "E       assert True is False\nE        +  where True = <Option a>.is_bool_flag\n"
+    assert leads.attributes(text) == ["is_bool_flag"]
+    spans = leads.attribute_spans(repo, text)
+    assert [(s.path, s.name, s.focus) for s in spans] == [("pkg/core.py", "__init__", (3,))]
+    assert leads.attribute_spans(repo, "E   assert 1 == 2") == []  # no attribute named
+
+
+def test_a_removed_name_leads_to_every_import_from_its_module(tmp_path: Path) -> None:
+    files = {
+        "pkg/_abc.py": "from collections import Mapping\n",
+        "pkg/_bidict.py": "import os\nfrom collections import MutableMapping\n",
+        "pkg/util.py": "from collections.abc import Mapping\n",  # already right: not shown
+        "tests/test_x.py": "from collections import Mapping\n",  # a test file: not shown
+    }
+    repo = write(tmp_path, files)
+    text = "E   ImportError: cannot import name 'Mapping' from 'collections' (/usr/lib/x.py)"
+    spans = leads.import_spans(repo, text)
+    assert [(s.path, s.start) for s in spans] == [("pkg/_abc.py", 1), ("pkg/_bidict.py", 2)]
+    gone = leads.import_spans(repo, "ModuleNotFoundError: No module named 'collections'")
+    assert [s.path for s in gone] == ["pkg/_abc.py", "pkg/_bidict.py"]
+
+
+def test_a_table_the_error_names_is_shown(tmp_path: Path) -> None:
+    table = (
+        "import builtins\n\nmodule_info = {}\nmodule_info[builtins] = dict(\n"
+        "    abs=[lambda x: None],\n    all=[lambda iterable: None],\n)\n"
+        "builtins_seen = len(module_info)\n"
+    )
+    repo = write(tmp_path, {"pkg/_signatures.py": table})
+    text = (
+        "E       AssertionError: Missing introspection for the following callables:\n"
+        "E           builtins:\nE               anext\n"
+    )
+    spans = leads.table_spans(repo, text)
+    assert [(s.start, s.end, s.name) for s in spans] == [(4, 7, "table builtins")]
+    assert leads.table_spans(repo, "1 passed") == []  # no error line, no lead
+
+
+def test_the_walk_skips_hidden_folders_and_environments(tmp_path: Path) -> None:
+    files = {
+        "a.py": "",
+        ".venv/lib/x.py": "",
+        "node_modules/y.py": "",
+        "src/site-packages/z.py": "",
+        "src/b.py": "",
+    }
+    assert list(leads.python_files(write(tmp_path, files))) == ["a.py", "src/b.py"]

@@ -1,0 +1,128 @@
+"""A node check's functions ranked from V8's own coverage (NODE_V8_COVERAGE), on a real small
+package run by a real node."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fixbot.agent import nodecov, spectrum
+from fixbot.process.launcher import Launcher
+from tests.agent.test_locate import write
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+# `parse` returns the wrong value only for a key named "__proto__": the branch that handles it
+# runs once, under the failing assertion; `unused` never runs.
+INDEX = """\
+var setKey = require('./lib/set');
+
+module.exports = function parse(args) {
+    var out = {};
+    for (var i = 0; i < args.length; i++) {
+        var parts = args[i].split('=');
+        setKey(out, parts[0], parts[1]);
+    }
+    return out;
+};
+
+function unused() {
+    return 42;
+}
+"""
+SET = """\
+module.exports = function setKey(obj, key, value) {
+    if (key === '__proto__') {
+        obj.polluted = value;
+        return;
+    }
+    obj[key] = value;
+};
+"""
+TEST = """\
+var assert = require('assert');
+var parse = require('../');
+assert.deepStrictEqual(parse(['a=1']), {a: '1'});
+assert.deepStrictEqual(parse(['__proto__=2']), {});
+"""
+FILES = {
+    "package.json": json.dumps({"name": "tiny", "version": "1.0.0", "main": "index.js"}),
+    "index.js": INDEX,
+    "lib/set.js": SET,
+    "test/parse.js": TEST,
+}
+
+
+def _run(repo: Path, check: str) -> str:
+    done = subprocess.run(
+        ["sh", "-c", nodecov.command(check)], cwd=repo, capture_output=True, text=True, check=False
+    )
+    return done.stdout
+
+
+@needs_node
+def test_the_functions_a_failing_node_check_ran_are_ranked_nearest_first(tmp_path: Path) -> None:
+    repo = write(tmp_path, FILES)
+    coverage = nodecov.parse(_run(repo, "node test/parse.js"))
+    assert set(coverage) == {"index.js", "lib/set.js", "test/parse.js"}  # no node_modules
+    spans = nodecov.rank(repo, coverage, nodecov.test_files(repo, "node test/parse.js", []))
+    assert [(s.path, s.name, s.start, s.end, s.score) for s in spans] == [
+        ("index.js", "parse", 3, 10, 0.8),  # the package's main, which the test requires
+        ("lib/set.js", "setKey", 1, 7, 0.5),  # run, not required by the test
+    ]
+    assert nodecov.nearness("lib/parse.js", ["test/parse.js"], set()) == 1.0  # the same stem
+    # `unused` never ran; the test's own top level is no function of the repository's code
+    assert all(s.name != "unused" for s in spans)
+
+
+@needs_node
+def test_a_long_function_is_focused_on_its_rarely_run_blocks(tmp_path: Path) -> None:
+    body = "".join(f"    if (key === 'k{n}') {{ return {n}; }}\n" for n in range(90))
+    long = f"module.exports = function pick(key) {{\n{body}    return -1;\n}};\n"
+    test = "var pick = require('../');\nfor (var i = 0; i < 5; i++) pick('k3');\npick('k70');\n"
+    repo = write(tmp_path, {**FILES, "index.js": long, "test/pick.js": test})
+    spans = nodecov.rank(repo, nodecov.parse(_run(repo, "node test/pick.js")), ["test/pick.js"])
+    pick = next(s for s in spans if s.name == "pick")
+    assert pick.end - pick.start > 80
+    assert 72 in pick.focus  # `return 70`: where the last call returned
+
+
+def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: Path) -> None:
+    """The report crosses back from the project's command: a forged one cannot put a file
+    outside the repository (a secret beside it, a link out of it) into the model's request."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (tmp_path / "secret.js").write_text("function token() { return 'hunter2'; }\n")
+    (repo / "link.js").symlink_to(tmp_path / "secret.js")
+    function = [["token", [[1, 37, 1]]]]
+    forged = {path: function for path in ("../secret.js", "link.js", str(tmp_path / "secret.js"))}
+    output = nodecov.MARK + "\n" + json.dumps(forged)
+    assert nodecov.rank(repo, nodecov.parse(output), []) == []
+    assert nodecov.parse("no marker") == {}
+    assert nodecov.parse(nodecov.MARK + '\n{"index.js": [["cut') == {}
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_node_projects_check_runs_under_v8_coverage_through_the_launcher(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path / "repo", FILES)
+    node = str(Path(shutil.which("node") or "node").parent)
+    launcher = Launcher(repo, {"PATH": f"{node}:/usr/bin:/bin"}, namespace=False)
+    found, why = spectrum.suspects(launcher, repo, "node test/parse.js", [], 60)
+    assert why is None
+    assert [s.name for s in found] == ["parse", "setKey"]
+    assert not list(repo.glob("coverage*"))  # V8's files stayed out of the work tree
+    # a linter's check names no test file: not re-run (its output points at the lines)
+    lint = spectrum.suspects(launcher, repo, "eslint .", [], 60, ["index.js"])
+    assert lint == ([], "no failing test file named by the check or its output")
+    plain = write(tmp_path / "plain", {"t.js": TEST})  # no package.json: not a node project
+    assert spectrum.suspects(launcher, plain, "node t.js", [], 60) == (
+        [],
+        "the check is not a pytest command",
+    )
