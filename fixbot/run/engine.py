@@ -84,7 +84,7 @@ def run(
     problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=chosen[0])
     if problems:
         raise ConfigError(problems)
-    top = git.toplevel(repo)
+    top = worlds.workspace_root(repo.resolve())  # by lstat: no git in the workspace's repository
     assert top is not None  # preflight checked it
     workspace = top.resolve()
     private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))

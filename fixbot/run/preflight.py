@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fixbot.agent.protocols import registry as protocols
+from fixbot.core.errors import GitError
 from fixbot.core.secrets import (
     KEY_VARIABLES,
     UNCHECKED_PROVIDERS,
@@ -28,7 +29,7 @@ from fixbot.core.secrets import (
 )
 from fixbot.core.settings import Settings
 from fixbot.loop.manifests import missing_tool_hint
-from fixbot.process import git, installation, shellwords
+from fixbot.process import installation, shellwords, worlds
 from fixbot.process.sandbox import Identity
 
 
@@ -133,10 +134,16 @@ def _missing(check: str, shell: str, word: str, who: str, env: Mapping[str, str]
 def _repository(workdir: Path) -> list[str]:
     if not workdir.is_dir():
         return [f"{workdir} does not exist: pass -C with the repository's folder"]
-    root = git.toplevel(workdir)
+    # found by lstat and asked of git-upload-pack only: no git of fixbot's reads the
+    # workspace's repository (its config, hooks, `commondir`), which the commands may own
+    root = worlds.workspace_root(workdir.resolve())
     if root is None:
         return [f"{workdir} is not a git repository: run fixbot in a clone (or `git init`)"]
-    if not git.run(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False):
+    try:
+        worlds.workspace_head(root)
+    except GitError as exc:
+        if "no commit" not in str(exc):
+            return [f"{root} is not a git repository git can read ({exc}): run fixbot in a clone"]
         return [
             "the repository has no commits yet: commit first (git add -A && git commit -m "
             "'initial'), so fixbot has a starting point to compare and restore"

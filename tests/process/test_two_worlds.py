@@ -133,3 +133,19 @@ def test_a_submodule_gitdir_with_a_filter_never_runs(tmp_path: Path) -> None:
     )
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     assert not marker.exists(), marker.read_text()
+
+
+def test_the_workspace_is_found_without_any_git_reading_its_repository(tmp_path: Path) -> None:
+    """An earlier step set `core.worktree` in the workspace's `.git/config` to a folder of its
+    own: the workspace's root is found by lstat (and its HEAD asked of git-upload-pack), never
+    by a git of fixbot's reading that config, so the run still works on the workspace."""
+    elsewhere = make_repo(tmp_path / "elsewhere", {"value.txt": "ok\n", "check.sh": "exit 0\n"})
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n", "check.sh": "grep -q ok value.txt\n"})
+    git(repo, "config", "core.worktree", str(elsewhere))
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="sh check.sh", review=False, max_attempts=2)
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer, None))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert len(fixer.history) == 1  # the workspace's check failed first: it ran there
+    assert (repo / "value.txt").read_text() == "ok\n"
+    assert git(elsewhere, "status", "--porcelain") == ""
