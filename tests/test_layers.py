@@ -34,8 +34,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.process",),  # running commands, the sandbox, git, the lock
     ("fixbot.logs",),  # condensing, facts, signatures, classification, job logs
     ("fixbot.tamper",),  # the tampering rules: read at edit time and on the final diff
-    ("fixbot.loop",),  # the pure loop: rules, steps, breaker, state data, recovery plans
-    ("fixbot.fixers", "fixbot.agent"),  # who edits the code: fix commands, the model agent
+    ("fixbot.policy",),  # the run's policy, pure: rules, steps, breaker, state, recovery plans
+    ("fixbot.agent",),  # the model agent: prompts, tools, the fixer, the reviewer
     ("fixbot.ui",),  # progress output, workflow commands
     ("fixbot.run",),  # a run, start to end: engine, executor, phases, verify, store, report
     ("fixbot.github.events",),  # GitHub, pure: event, intent, gates, comment commands
@@ -229,9 +229,9 @@ def test_the_layer_rule_sees_an_upward_import(tmp_path: Path) -> None:
         "if TYPE_CHECKING:\n    from fixbot.run.engine import run\n"
         "def f():\n    from fixbot.github import action\n"
     )
-    assert imported("fixbot.loop.probe", source) == {"fixbot.run.engine", "fixbot.github.action"}
-    assert imported("fixbot.loop.probe", source, lazy=False) == {"fixbot.run.engine"}
-    assert layer("fixbot.run.engine") > layer("fixbot.loop.rules")
+    assert imported("fixbot.policy.probe", source) == {"fixbot.run.engine", "fixbot.github.action"}
+    assert imported("fixbot.policy.probe", source, lazy=False) == {"fixbot.run.engine"}
+    assert layer("fixbot.run.engine") > layer("fixbot.policy.rules")
     assert layer("fixbot.github.api.rest") > layer("fixbot.github.publish.plan")
 
 
@@ -264,7 +264,7 @@ def test_the_architecture_page_states_todays_depths() -> None:
 
 
 def test_every_package_says_its_role_in_one_sentence() -> None:
-    """`help(fixbot.loop)` and the drawn house show what each room is for, not its path."""
+    """`help(fixbot.policy)` and the drawn house show what each room is for, not its path."""
     vague = []
     for init in sorted((ROOT / "fixbot").rglob("__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text())) or ""

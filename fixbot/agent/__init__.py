@@ -28,7 +28,7 @@ NO_MODEL = (
 
 
 class Agent:
-    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.fixers.fixcommand` and
+    """Implements the `Fixer`, `Reviewer` and `Analyst` protocols of `fixbot.run.fixcommand` and
     the `Diagnoser` of `fixbot.run.agents`."""
 
     name = "model"

@@ -13,7 +13,7 @@ from fixbot.core.budget import Deadline
 from fixbot.core.models import FixContext
 from fixbot.core.settings import Settings
 from fixbot.core.values import AUTO_PROTOCOL
-from fixbot.loop import breaker
+from fixbot.policy import breaker
 from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor
 
@@ -22,7 +22,7 @@ from fixbot.security.redact import Redactor
 class Spend:
     """What one piece of model work (a fix, a review, a diagnosis) spent: tokens
     (prompt+completion) and USD (None once a price is unknown). The run's whole usage, with its
-    wall time and attempts, is `fixbot.loop.breaker.Usage`."""
+    wall time and attempts, is `fixbot.policy.breaker.Usage`."""
 
     tokens: int = 0
     cost_usd: float | None = 0.0

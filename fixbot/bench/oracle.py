@@ -9,7 +9,7 @@ changes (a model has to see the code before it edits it: the calls per fix count
 self-review gets an empty `submit_review`; a diagnosis gets a low-confidence `submit_diagnosis`.
 Every case must end `fixed` with its hidden tests passing: a case that does not shows a fault in
 fixbot (the evidence, applying edits, verifying, or a false alarm of the tampering detector,
-`fixbot.loop.cheats`), not in the model.
+`fixbot.policy.cheats`), not in the model.
 
 The request and response shapes are OpenAI's chat completions API
 (https://platform.openai.com/docs/api-reference/chat/create).

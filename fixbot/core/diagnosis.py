@@ -4,7 +4,7 @@
 (validated with pydantic; a malformed answer is dropped and the run goes on without it). The
 next attempt's prompt opens with `Diagnosis.opening()`.
 
-`RecoveryPlan` and its `Strategy`s are what `fixbot.loop.recovery.recovery_plan` decides for a
+`RecoveryPlan` and its `Strategy`s are what `fixbot.policy.recovery.recovery_plan` decides for a
 failure that editing code cannot fix (a missing program, credentials, a timeout, a full disk).
 """
 

@@ -230,7 +230,7 @@ class FixResult(BaseModel):
     the attempt did); `notes` are fixbot's remarks on the attempt (an unknown price, a fallback,
     a rebuilt prompt), for the user's report only, never for the model. `problems` has one line
     per fix command that exited non-zero or timed out: its exit code and first output lines
-    (`fixbot.fixers.fixcommand`), so a crashing command does not read as "changed nothing".
+    (`fixbot.run.fixcommand`), so a crashing command does not read as "changed nothing".
     """
 
     fixer: str

@@ -1,7 +1,7 @@
 """The roles a run's agents play, as protocols: `Fixer`, `Reviewer`, `Analyst`, `Diagnoser`.
 
 The executor and the reflection step (`fixbot.run`) call them; the fix commands
-(`fixbot.fixers.fixcommand`) and the model agent (`fixbot.agent`) implement them. A fixer changes
+(`fixbot.run.fixcommand`) and the model agent (`fixbot.agent`) implement them. A fixer changes
 files in the working tree to address one failure; the engine then verifies by re-running the
 check. Fixers never commit and never run the check themselves.
 """

@@ -40,7 +40,7 @@ from fixbot.github.events.permission import Level
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
-from fixbot.loop import manifests
+from fixbot.policy import manifests
 from fixbot.process import git, installation, packages, sandbox, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine

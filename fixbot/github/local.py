@@ -26,7 +26,7 @@ from fixbot.github.events import threads
 from fixbot.github.events.data import pull_request_of
 from fixbot.github.events.permission import Permissions
 from fixbot.github.replies import thread_replies
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.process import git
 from fixbot.run import engine
 from fixbot.run.request import RunRequest

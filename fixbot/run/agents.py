@@ -15,8 +15,8 @@ from fixbot.core.budget import Deadline
 from fixbot.core.roles import Analyst, Diagnoser, Fixer, Reviewer
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.fixers.fixcommand import ChainFixer, FixCommandFixer
 from fixbot.process.launcher import Launcher
+from fixbot.run.fixcommand import ChainFixer, FixCommandFixer
 
 
 class Agents:

@@ -1,6 +1,6 @@
 """A run, start to end: preflight, fixbot's private folder and its clone of the repository
 (`fixbot.process.worlds`), the run lock, the state, the launcher of the project's commands, then
-`fixbot.run.executor.Run` drives the loop (`fixbot.loop.rules.next_step`), and the result is
+`fixbot.run.executor.Run` drives the loop (`fixbot.policy.rules.next_step`), and the result is
 handed to the workspace.
 
 Two worlds: fixbot reads, diffs, commits and pushes in its own clone F (in its private folder,
@@ -25,7 +25,7 @@ from fixbot.core.errors import ConfigError, Interrupted
 from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.process import git, installation, sandbox, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for

@@ -1,8 +1,8 @@
-"""The executor of the loop: `Run` runs the step `fixbot.loop.rules.next_step` chooses, records the
-result in the state and saves it, until the run is done.
+"""The executor of the loop: `Run` runs the step `fixbot.policy.rules.next_step` chooses, records
+the result in the state and saves it, until the run is done.
 
-The decisions are pure (`fixbot.loop.rules`, `fixbot.loop.breaker`, `fixbot.logs.classify`); this
-class wires them to the phases of a run (`fixbot.run.phases`: `checks` sets up and checks,
+The decisions are pure (`fixbot.policy.rules`, `fixbot.policy.breaker`, `fixbot.logs.classify`);
+this class wires them to the phases of a run (`fixbot.run.phases`: `checks` sets up and checks,
 `fixing` fixes, verifies, diagnoses and reviews, `ending` escalates and records the outcome),
 which call the adapters (`fixbot.run.verify` runs the check, the fixers, `fixbot.process.git`,
 `fixbot.run.outcome`). `fixbot.run.engine.run` builds a `Run` and drives it.
@@ -20,8 +20,8 @@ from fixbot.core.errors import SetupError
 from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
-from fixbot.loop import breaker, rules
-from fixbot.loop.state import RunState
+from fixbot.policy import breaker, rules
+from fixbot.policy.state import RunState
 from fixbot.run import outcome
 from fixbot.run.agents import Agents
 from fixbot.run.phases import checks, ending, fixing
@@ -96,7 +96,7 @@ class Run:
         return self.state.outcome
 
     def execute(self, step: rules.Step) -> None:
-        """Run one step (see `fixbot.loop.rules` for what each one means)."""
+        """Run one step (see `fixbot.policy.rules` for what each one means)."""
         self.group(step)
         match step:
             case rules.Setup(number, manifests):

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
-from fixbot.loop import breaker
-from fixbot.loop.state import RunState
+from fixbot.policy import breaker
+from fixbot.policy.state import RunState
 from fixbot.process import git
 from fixbot.run.report import write_report
 from fixbot.security.redact import Redactor
@@ -159,7 +159,7 @@ def diverged_note(state: RunState, previous: Attempt | None) -> str | None:
 def keep_best(repo: Path, state: RunState, max_diff_lines: int | None = None) -> None:
     """Leave the best tree in the working directory of an escalated run, never a worse one:
     `state.best_snapshot` (fewest failures), else the start; `state.kept` says which, and which
-    attempts were no fix at all (`fixbot.loop.breaker.not_a_fix` with `max_diff_lines`)."""
+    attempts were no fix at all (`fixbot.policy.breaker.not_a_fix` with `max_diff_lines`)."""
     if not state.fix_attempts:
         return
     best = next((a for a in state.attempts if a.snapshot_sha == state.best_snapshot), None)
@@ -183,7 +183,7 @@ def best_snapshot(attempts: list[Attempt], max_diff_lines: int | None = None) ->
     """The snapshot of the attempt with the fewest failures (latest on ties), or None.
 
     Only attempts that changed files and whose diff is within `max_diff_lines` compete (an
-    attempt over it is no fix at all, `fixbot.loop.breaker.not_a_fix`, however its counts read);
+    attempt over it is no fix at all, `fixbot.policy.breaker.not_a_fix`, however its counts read);
     an attempt whose failure counts are unknown is kept only when nothing else qualifies.
     """
     tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done and not a.drift]

@@ -28,7 +28,7 @@ from fixbot.core.secrets import (
     provider_of,
 )
 from fixbot.core.settings import Settings
-from fixbot.loop.manifests import missing_tool_hint
+from fixbot.policy.manifests import missing_tool_hint
 from fixbot.process import installation, shellwords, worlds
 from fixbot.process.sandbox import Identity
 

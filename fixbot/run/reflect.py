@@ -15,8 +15,8 @@ from fixbot.core.diagnosis import RecoveryPlan
 from fixbot.core.models import Attempt, Failure, FixContext, ReviewResult
 from fixbot.core.roles import Diagnoser
 from fixbot.core.settings import Settings
-from fixbot.loop.recovery import recovery_plan
-from fixbot.loop.state import RunState
+from fixbot.policy.recovery import recovery_plan
+from fixbot.policy.state import RunState
 from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.security.redact import Redactor
 

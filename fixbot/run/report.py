@@ -14,9 +14,9 @@ from pydantic import BaseModel
 
 from fixbot.core.models import Attempt, ErrorClass, OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.loop.breaker import failing_signatures, repeats, tripped
-from fixbot.loop.manifests import failure_details
-from fixbot.loop.state import RunState
+from fixbot.policy.breaker import failing_signatures, repeats, tripped
+from fixbot.policy.manifests import failure_details
+from fixbot.policy.state import RunState
 from fixbot.run.invocation import command_line, secret_variables
 from fixbot.security.redact import Redactor
 
@@ -115,7 +115,7 @@ def repeated_error(state: RunState) -> Attempt | None:
 
 def setup_failure(state: RunState) -> str:
     """The markdown section of a failed set-up that ended the run (command, exit code, last
-    lines of its output, next step), or '' (see `fixbot.loop.manifests.failure_details`)."""
+    lines of its output, next step), or '' (see `fixbot.policy.manifests.failure_details`)."""
     last = state.setups[-1] if state.setups else None
     return failure_details(last) if last is not None and not last.ok else ""
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fixbot.core.errors import SetupError
-from fixbot.loop.manifests import SetupDue, SetupRun, failure_reason, last_lines
+from fixbot.policy.manifests import SetupDue, SetupRun, failure_reason, last_lines
 from fixbot.process import git, spawn
 from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor, redact_file

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from fixbot import __version__
 from fixbot.core.errors import ConfigError
 from fixbot.core.settings import Settings
-from fixbot.loop.state import STATE_VERSION, RunState
+from fixbot.policy.state import STATE_VERSION, RunState
 from fixbot.process import git
 
 STATE_FILE = "state.json"  # inside the state folder

@@ -27,8 +27,8 @@ from fixbot.logs.dialects import Report, report_for
 from fixbot.logs.digest import digest, of_failed_check
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts
-from fixbot.loop import breaker
-from fixbot.loop.recovery import check_program_missing
+from fixbot.policy import breaker
+from fixbot.policy.recovery import check_program_missing
 from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.run.eventlog import EventLog

@@ -41,7 +41,7 @@ saw (a `Cheat`), so an escalation or a commit message can state the evidence:
                       failing one (both printed counts)
 
 The rules are about the tests' strength, not their text: the syntax tree decides for Python. A
-suspected cheat is never published as `fixed` (`fixbot.loop.rules`). The known bypasses of a
+suspected cheat is never published as `fixed` (`fixbot.policy.rules`). The known bypasses of a
 text-based guard (and ImpossibleBench, 2025: stronger models delete, skip or rewrite tests when
 a test looks impossible) are the corpus of tests/tamper/test_cheats.py and
 tests/run/test_impossible.py.

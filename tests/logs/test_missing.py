@@ -10,7 +10,7 @@ import pytest
 from fixbot.core.models import CheckResult, ErrorClass
 from fixbot.logs.digest import digest
 from fixbot.logs.missing import declaration, named
-from fixbot.loop.recovery import recovery_plan
+from fixbot.policy.recovery import recovery_plan
 from tests.fakes.paths import DATA
 
 LOGS = DATA / "logs"

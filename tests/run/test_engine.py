@@ -12,7 +12,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import ErrorClass, Finding, OutcomeKind, Phase, ReviewThread, Severity
 from fixbot.core.settings import Settings
 from fixbot.logs.classify import RULES
-from fixbot.loop.breaker import oscillations
+from fixbot.policy.breaker import oscillations
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from fixbot.run.report import NEXT_STEPS

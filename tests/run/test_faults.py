@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import Attempt, Phase
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.run.store import load_state, save_state
 from tests.fakes.killrun import CHECK, STEPS, fixbot_args, kill, kill_round, project, start
 from tests.fakes.repo import make_repo, run_fixbot, state_of

@@ -14,7 +14,7 @@ import pytest
 from fixbot.core.diagnosis import Diagnosis
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.loop.divergence import REASON as DIVERGING
+from fixbot.policy.divergence import REASON as DIVERGING
 from fixbot.run import engine
 from fixbot.run.agents import Agents
 from fixbot.run.eventlog import read_events

@@ -12,7 +12,7 @@ import pytest
 
 from fixbot.core.models import Attempt, BreakerState, ErrorClass, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.run.report import OnGitHub, render_report
 
 SETTINGS = Settings(

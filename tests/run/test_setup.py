@@ -9,7 +9,7 @@ import pytest
 
 from fixbot.core.errors import EXIT_ERROR, SetupError
 from fixbot.core.models import Attempt
-from fixbot.loop.manifests import (
+from fixbot.policy.manifests import (
     NEXT_STEP,
     SetupDue,
     SetupReason,

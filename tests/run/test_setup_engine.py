@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.loop.manifests import SetupDue, SetupReason
+from fixbot.policy.manifests import SetupDue, SetupReason
 from fixbot.process import worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents

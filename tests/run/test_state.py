@@ -9,7 +9,7 @@ import pytest
 
 from fixbot.core.models import Attempt, Finding, Phase, ReviewRound, Severity
 from fixbot.core.settings import ConfigError, Settings
-from fixbot.loop.state import STATE_VERSION, RunState
+from fixbot.policy.state import STATE_VERSION, RunState
 from fixbot.run.store import load_state, prepare_state, save_state
 from tests.fakes.repo import make_repo
 

@@ -11,7 +11,7 @@ import pytest
 
 from fixbot.core.models import Attempt, OutcomeKind, Phase
 from fixbot.core.settings import ConfigError, Settings
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from fixbot.run.store import prepare_state, save_state

@@ -21,7 +21,7 @@ from fixbot.github.api.graphql import GraphQL
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events.inputs import Inputs, read_inputs
 from fixbot.github.events.permission import Permissions
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.process import worlds
 from fixbot.security.leakscan import known_secrets
 

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 from fixbot.core.models import Attempt, FixContext, ReviewThread
 from fixbot.core.settings import Settings
 from fixbot.logs.joblog import FirstFailure
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 from fixbot.run.agents import Agents
 from fixbot.run.eventlog import EventLog
 from fixbot.run.verify import Checker

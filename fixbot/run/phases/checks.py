@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fixbot.core.models import Attempt, Phase
 from fixbot.logs.joblog import FirstFailure
-from fixbot.loop.manifests import SetupDue, SetupReason
+from fixbot.policy.manifests import SetupDue, SetupReason
 from fixbot.run import setup
 from fixbot.run.phases.base import RunParts
 

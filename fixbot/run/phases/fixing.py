@@ -16,7 +16,7 @@ from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
 from fixbot.logs.dialects import go
-from fixbot.loop import breaker
+from fixbot.policy import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.phases.base import RunParts
@@ -109,7 +109,7 @@ def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
 def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
     """Judge a green fix before it is committed: the suspected cheats of the final diff, the
     counts and the runner's per-test report, and the check against the start commit's tests
-    when the fix changed them (`original_tests`) (recorded; `fixbot.loop.rules.unverified`
+    when the fix changed them (`original_tests`) (recorded; `fixbot.policy.rules.unverified`
     escalates them unless test edits are allowed), and the tree, compared again right before
     and after the commit. Commit exactly the tree `seen` the verifying check saw, or nothing
     (the drift is recorded)."""

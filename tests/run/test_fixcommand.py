@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from fixbot.core.models import FixContext
-from fixbot.fixers.fixcommand import FixCommandFixer
 from fixbot.process.launcher import Launcher
+from fixbot.run.fixcommand import FixCommandFixer
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import make_repo, running
 
@@ -94,7 +94,7 @@ def test_a_crashing_fix_command_says_its_exit_code_and_first_lines(tmp_path: Pat
 
 
 def test_the_chain_keeps_a_crashed_command_visible_after_the_next_fixer(tmp_path: Path) -> None:
-    from fixbot.fixers.fixcommand import ChainFixer
+    from fixbot.run.fixcommand import ChainFixer
 
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     crashing = FixCommandFixer(["echo boom >&2; exit 2"], launcher(repo))

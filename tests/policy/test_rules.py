@@ -1,4 +1,4 @@
-"""The loop's transitions as a table: one row per transition of `fixbot.loop.rules.next_step`
+"""The loop's transitions as a table: one row per transition of `fixbot.policy.rules.next_step`
 (pure)."""
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from fixbot.core.models import (
     ReviewRound,
     Severity,
 )
-from fixbot.loop.breaker import Limits
-from fixbot.loop.divergence import REASON as DIVERGING
-from fixbot.loop.manifests import SetupReason, SetupRun
-from fixbot.loop.rules import (
+from fixbot.policy.breaker import Limits
+from fixbot.policy.divergence import REASON as DIVERGING
+from fixbot.policy.manifests import SetupReason, SetupRun
+from fixbot.policy.rules import (
     NO_FIXER,
     TABLE,
     Check,
@@ -43,7 +43,7 @@ from fixbot.loop.rules import (
     Verify,
     next_step,
 )
-from fixbot.loop.state import RunState
+from fixbot.policy.state import RunState
 
 SEEN = Observation(limits=Limits(max_attempts=5, threshold=3), fixer=True)
 DIAGNOSER = replace(SEEN, diagnoser=True, analyst=True)

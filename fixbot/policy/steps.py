@@ -1,5 +1,5 @@
-"""The steps of a run and what the executor observes: the data `fixbot.loop.rules.next_step` returns
-and reads (see `fixbot.loop.rules` for what each step means and when it comes).
+"""The steps of a run and what the executor observes: the data `fixbot.policy.rules.next_step`
+returns and reads (see `fixbot.policy.rules` for what each step means and when it comes).
 """
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fixbot.core.models import OutcomeKind, Phase
-from fixbot.loop import breaker
+from fixbot.policy import breaker
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The run's state as data: every attempt, set-up run, review and total so far (`RunState`).
 
-Where a run goes next is a pure function of it (`fixbot.loop.rules.next_step`); saving and
+Where a run goes next is a pure function of it (`fixbot.policy.rules.next_step`); saving and
 loading it (`<state folder>/state.json`, atomically, after every step) is `fixbot.run.store`'s.
 """
 
@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 from fixbot import __version__
 from fixbot.core.diagnosis import RecoveryPlan
 from fixbot.core.models import Attempt, BreakerState, Finding, Outcome, Phase, ReviewRound
-from fixbot.loop.manifests import SetupRun
+from fixbot.policy.manifests import SetupRun
 
-STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.loop.rules`), no phase flags
+STATE_VERSION = 2  # 2: the loop's position is derived (`fixbot.policy.rules`), no phase flags
 
 
 def new_run_id() -> str:
@@ -25,7 +25,7 @@ def new_run_id() -> str:
 
 
 class RunState(BaseModel):
-    """Everything a run has done so far; where it goes next is `fixbot.loop.rules.next_step` of it.
+    """Everything a run has done so far; where it goes next is `policy.rules.next_step` of it.
 
     `started_at` is a Unix time in seconds; `elapsed_s` accumulates wall time across resumed
     processes; `tokens` and `cost_usd` total the model usage (cost None where a price is unknown).

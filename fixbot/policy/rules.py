@@ -29,7 +29,7 @@ The phases and their steps:
     done    Succeed(kind, reason) / Escalate(reason) record the outcome; then Done()
 
 `TABLE` lists the transitions in order, one row each (name, rule); the first rule that returns a
-step wins. tests/loop/test_rules.py has one row per transition.
+step wins. tests/policy/test_rules.py has one row per transition.
 
 Adding a phase is one new step type, one row in `TABLE` (a rule: "when the state shows the phase is
 due -> its step") and one `case` in `fixbot.run.executor.Run.execute` that runs it and records its
@@ -49,9 +49,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fixbot.core.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
-from fixbot.loop import breaker, divergence, manifests
-from fixbot.loop.state import RunState
-from fixbot.loop.steps import (
+from fixbot.policy import breaker, divergence, manifests
+from fixbot.policy.state import RunState
+from fixbot.policy.steps import (
     Check,
     Diagnose,
     Done,

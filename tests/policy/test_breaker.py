@@ -6,7 +6,7 @@ import random
 from types import SimpleNamespace
 
 from fixbot.core.models import Attempt, BreakerState, ErrorClass, Phase
-from fixbot.loop.breaker import (
+from fixbot.policy.breaker import (
     Limits,
     Usage,
     backoff_wait,

@@ -1,1 +1,0 @@
-"""The deterministic tier: the project's fix commands, run before any model."""

@@ -1,1 +1,0 @@
-"""The loop's decisions over the run's state: next step, circuit breaker, recovery (pure)."""
