@@ -600,3 +600,47 @@ def test_a_runner_runtime_variable_does_not_make_root_run_the_commands(
     second_step_after_leave_code(action, model_server)
     uids = container.path("/tmp/lint-app.uid").read_text().split()
     assert set(uids) == {str(RUNNER_UID)}, uids
+
+
+# The check of a pull request that also commits `.fixbot/ownership.json` (a "record of a killed
+# run" naming `.git` with mode 0777): it points the workspace's `.git/commondir` at a repository
+# whose config defines a clean and a smudge filter, defines them in `.git/config` too, and the
+# pull request's `.gitattributes` selects them. Any git of root's in the workspace runs them.
+COMMONDIR_ATTACK = r"""
+evil=/tmp/evil-common
+if [ ! -d "$evil" ]; then
+  git init -q --bare "$evil"
+  filter='sh -c "id -u >> /tmp/filter.log; cat"'
+  printf '[filter "evil"]\n\tclean = %s\n\tsmudge = %s\n' "$filter" "$filter" >> "$evil/config"
+  printf '[filter "evil"]\n\tclean = %s\n\tsmudge = %s\n' "$filter" "$filter" >> .git/config
+  printf '%s\n' "$evil" > .git/commondir
+fi
+exec lint-app
+"""
+
+
+def test_a_committed_state_record_and_a_planted_commondir_never_reach_roots_git(
+    action: ContainerAction, container: Container, model_server: FakeModelServer
+) -> None:
+    """The critical attack on the image: root applied `.fixbot/ownership.json` from the pull
+    request, then its git followed the `commondir` the check planted to a filter, which read the
+    token and the key as root. fixbot's state and git are its own (its clone in its private
+    folder): the record is data, no filter runs, and the fix is pushed."""
+    model_fix(model_server)
+    files = {
+        **BROKEN,
+        ".fixbot/ownership.json": '[[".git", 0, 0, 511]]\n',
+        ".gitattributes": "* filter=evil\n",
+        "attack.sh": COMMONDIR_ATTACK,
+    }
+    run, sha = pull_request(action, files, model_inputs(model_server, "sh attack.sh"))
+
+    assert run.outputs.get("outcome") == "fixed", run.stdout + run.stderr
+    box = action.sandbox
+    pushed = box.origin_sha("changes")
+    assert pushed == run.outputs["commit-sha"] and git(box.origin, "rev-parse", f"{pushed}^") == sha
+    log = container.path("/tmp/filter.log")
+    assert not log.exists(), log.read_text()  # no git of anyone's ran the filters
+    ws = next(p for p, inside in container.mounts.items() if inside == "/github/workspace")
+    assert (ws / ".git").lstat().st_mode & 0o777 != 0o777  # the record was never applied
+    assert (ws / ".git" / "commondir").exists()  # the attack was planted

@@ -131,7 +131,9 @@ class Checker:
                 result, tests = from_output(report, result, asked.max_log_bytes)
             else:
                 tests = read_report(report, path)
-            return result, relative(tests, self.repo)
+            # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
+            where = launcher.pair.workspace if launcher.pair is not None else self.repo
+            return result, relative(relative(tests, self.repo), where)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;

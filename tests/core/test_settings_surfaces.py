@@ -258,6 +258,8 @@ NOT_OURS = {
     "stat",  # `git diff --stat`
     "no-local",  # `git clone --no-local` (fixbot's clone)
     "stdin",  # `git check-ignore --stdin`
+    *("check-only", "diff"),  # a formatter's own `--diff` / `--check-only` (agent/formatdiff.py)
+    *("ci", "format", "output", "reporter"),  # jest's and vitest's flags fixbot adds to them
     "tests",  # `bash scripts/setup.sh --tests` (README command 2)
     "deselect",  # `pytest --deselect`, a cheat fixbot looks for
     "reuid",  # `setpriv --reuid`, how root drops to the commands' user in their namespace

@@ -27,7 +27,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from fixbot.run import verify
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import git, make_repo, state_of
 from tests.run.test_impossible import green_without_the_controls, settle
 
 pytestmark = pytest.mark.slow
@@ -152,7 +152,7 @@ def test_go_a_real_fix_is_verified_by_the_test_runners_own_report(
     assert "Verified by the test runner's own report (2 tests)" in git(
         repo, "log", "-1", "--format=%B"
     )
-    log = (repo / (state.attempts[0].log_path or "")).read_text()
+    log = (state_of(repo).parent / (state.attempts[0].log_path or "")).read_text()
     assert "--- FAIL: TestAdd" in log and '"Action"' not in log  # the log has its text back
     assert state.attempts[0].counts.failed == 1
 
