@@ -15,14 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from fixbot.agent import servers
 from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
 from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
-from fixbot.github import cifail, conversation
+from fixbot.github import cifail, conversation, stepenv
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -32,7 +31,6 @@ from fixbot.github.events.commands.base import Reply
 from fixbot.github.events.data import Event, pull_request_of
 from fixbot.github.events.decision import Options
 from fixbot.github.events.event import load_event
-from fixbot.github.events.inputs import variable
 from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
 from fixbot.github.events.kinds import registry
 from fixbot.github.events.kinds.base import EventKind
@@ -49,15 +47,7 @@ from fixbot.run.request import RunRequest
 from fixbot.security.leakscan import LeakRefused
 from fixbot.ui import workflow
 
-__all__ = ["Context", "forget_model_servers", "main", "outputs", "scrub_process_env"]
-# Removed from this process's environment once read. The check never sees them either way:
-# the engine gives it `secrets.check_environment(env)` (no inputs, tokens or model keys).
-TOKEN_VARIABLES = (
-    variable("github-token"),
-    "GITHUB_TOKEN",
-    "ACTIONS_RUNTIME_TOKEN",
-    "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
-)
+__all__ = ["Context", "main", "outputs"]
 
 
 def _kind(event: Event) -> EventKind:
@@ -74,9 +64,9 @@ def main(
     ctx = make_context(env, out or sys.stdout, connect)
     for value in [ctx.inputs.token, *secret_values(env)]:  # every secret of the environment
         workflow.mask(value, ctx.out)
-    scrub_process_env()
-    forget_model_servers(ctx, env)
-    forget_trust_anchors(ctx, installation.runtime())
+    stepenv.scrub_process_env()
+    stepenv.forget_model_servers(ctx, env)
+    stepenv.forget_trust_anchors(ctx, installation.runtime())
     owner = _workspace_owner(ctx)  # the runner's user, before fixbot's git wrote anything
     try:
         data = _run(ctx)
@@ -98,67 +88,6 @@ def _workspace_owner(ctx: Context) -> os.stat_result | None:
         return ctx.workspace.stat()
     except OSError:
         return None
-
-
-def scrub_process_env() -> None:
-    """Remove the tokens from this process's environment, so nothing it starts inherits them.
-
-    The token stays in `Context.inputs` for git and the REST client, and in `Context.env` (a
-    copy) so the engine's redactor knows its exact value.
-    """
-    for name in TOKEN_VARIABLES:
-        os.environ.pop(name, None)
-
-
-def forget_model_servers(ctx: Context, env: Mapping[str, str]) -> list[str]:
-    """Remove the variables that point litellm at a model server (`OPENAI_BASE_URL`, ...) from
-    this process's environment; return their names, named in a warning.
-
-    The step's environment carries no trust (an earlier step that ran the pull request's code
-    may have written them into `GITHUB_ENV`), and litellm would send the model key there: in
-    the Action the server is the `api-base` input's, passed to litellm explicitly. The check
-    still gets them (`Context.env`): they are the project's business there, and it holds no key.
-    """
-    names = sorted(set(servers.server_variables(env)) | set(servers.server_variables(os.environ)))
-    for name in names:
-        os.environ.pop(name, None)
-    if names:
-        text = (
-            f"ignored {', '.join(names)} from the environment: in the Action the model's server "
-            "is the `api-base` input's (an earlier step may have written these into GITHUB_ENV)"
-        )
-        workflow.warning(text, ctx.out)
-        ctx.notes.append(text)
-    return names
-
-
-# The variables that replace the certificate authorities fixbot's own HTTPS clients trust
-# (OpenSSL and httpx: SSL_CERT_FILE, SSL_CERT_DIR; requests: REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE).
-TRUST_ANCHOR_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")
-
-
-def forget_trust_anchors(ctx: Context, runtime: str | None) -> list[str]:
-    """In fixbot's image, remove the variables naming other certificate authorities from this
-    process's environment; return their names, named in a warning.
-
-    An earlier step can write `HTTPS_PROXY` and `SSL_CERT_FILE` (a CA of its own) into
-    GITHUB_ENV: the proxy would then read the model key and the token in the clear. The image
-    has its own CA store, and the step's environment carries no trust; the check still gets
-    them (`Context.env`). In the runner mode the runner's own configuration may need them (a
-    self-hosted runner behind a proxy), and the earlier step ran as the runner's user anyway."""
-    if runtime != installation.CONTAINER:
-        return []
-    names = [name for name in TRUST_ANCHOR_VARIABLES if name in os.environ]
-    for name in names:
-        os.environ.pop(name, None)
-    if names:
-        text = (
-            f"ignored {', '.join(names)} from the environment: in fixbot's image its own "
-            "HTTPS clients trust only the image's certificate authorities"
-        )
-        workflow.warning(text, ctx.out)
-        ctx.notes.append(text)
-    return names
 
 
 def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:

@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from fixbot.agent.servers import server_variables
-from fixbot.github import action
+from fixbot.github import stepenv
 from fixbot.process import installation
 from tests.fakes.action_env import REPOSITORY, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -121,9 +121,9 @@ def test_in_the_image_a_certificate_authority_from_github_env_is_not_trusted(
     monkeypatch.delenv("SSL_CERT_DIR", raising=False)
     monkeypatch.delenv("CURL_CA_BUNDLE", raising=False)
     ctx = SimpleNamespace(out=io.StringIO(), notes=[])
-    assert action.forget_trust_anchors(ctx, installation.RUNNER) == []  # type: ignore[arg-type]
+    assert stepenv.forget_trust_anchors(ctx, installation.RUNNER) == []  # type: ignore[arg-type]
     assert os.environ["SSL_CERT_FILE"] == "/github/home/attacker-ca.pem"
-    forgotten = action.forget_trust_anchors(ctx, installation.CONTAINER)  # type: ignore[arg-type]
+    forgotten = stepenv.forget_trust_anchors(ctx, installation.CONTAINER)  # type: ignore[arg-type]
     assert forgotten == ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"]
     assert "SSL_CERT_FILE" not in os.environ and "REQUESTS_CA_BUNDLE" not in os.environ
     assert "ignored SSL_CERT_FILE, REQUESTS_CA_BUNDLE from the environment" in ctx.out.getvalue()
