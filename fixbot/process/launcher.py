@@ -25,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import installation, sandbox, spawn, worlds
+from fixbot.process import installation, sandbox, spawn, sync, worlds
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -91,7 +91,7 @@ class Launcher:
 
     def run_fix(
         self, command: str, cwd: Path, log_path: Path, timeout: float
-    ) -> tuple[CheckResult, worlds.ReadBack | None]:
+    ) -> tuple[CheckResult, sync.ReadBack | None]:
         """Run the fix command `command` like `run`, then bring the regular files it changed in
         the workspace back into fixbot's clone (`Worlds.read_back`; None without `pair`)."""
         if self.pair is None:

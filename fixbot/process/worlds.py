@@ -12,38 +12,33 @@ to run against an untrusted repository: it runs no filter, hook or configured pr
 Nothing of the workspace's `.git` (config, hooks, `commondir`, alternates, submodule gitdirs)
 is read by any later git of fixbot's.
 
-**The commands' world** is the workspace W. Before each project command `Worlds.to_workspace`
-makes W's tracked files equal to F's work tree (only what differs, never following a link,
-replacing whatever the commands planted at a tracked path); untracked files (node_modules,
-.venv, build output) stay. After a fix command only, `Worlds.read_back` copies the regular files
-it changed back into F as bytes (bounded, no links, no special files, no protected paths, nothing
-under `.git` or the state folder). After a check nothing comes back.
+**The commands' world** is the workspace W (its files: `fixbot.process.sync`). Before each
+project command `Worlds.to_workspace` makes W's tracked files equal to F's work tree (only what
+differs, never following a link, replacing whatever the commands planted at a tracked path);
+untracked files (node_modules, .venv, build output) stay. After a fix command only,
+`Worlds.read_back` copies the regular files it changed back into F as bytes (bounded, no links,
+no special files, no protected paths, nothing under `.git` or the state folder). After a check
+nothing comes back.
 """
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import secrets
 import shutil
 import stat
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError, GitError
-from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.process import git
+from fixbot.process.sync import Planted, Worlds, parent, place
 
 ROOT_BASE = Path("/var/lib/fixbot")  # fixbot's worlds when it runs as root (root-only)
 PRIVATE_MODE = 0o700
 REPO = "repo"  # F, inside the private folder
-MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
-MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR)
 
 
 def state_base(euid: int, env: Mapping[str, str]) -> Path:
@@ -266,434 +261,6 @@ def origin_url(workspace: Path) -> str | None:
     )
 
 
-# -- the files ------------------------------------------------------------------------------------
-
-
-# (size, mtime_ns, ctime_ns, inode, mode) of an lstat: the ctime because a file's mtime can be
-# set back (utime(2), as fixbot's own `past_the_second` sets it), its ctime cannot
-Key = tuple[int, int, int, int, int]
-
-
-def _key(info: os.stat_result) -> Key:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_mode)
-
-
-def _lstat(path: str) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-
-
-@dataclass
-class Written:
-    """What `Worlds.to_workspace` last made a path: F's and W's lstat keys."""
-
-    fixbot: Key
-    workspace: Key
-
-
-@dataclass
-class ReadBack:
-    """The outcome of `Worlds.read_back`: the paths brought into F, and those refused (with why)."""
-
-    changed: list[str] = field(default_factory=list)
-    refused: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass
-class Worlds:
-    """fixbot's clone `fixbot` (F) and the workspace `workspace` (W) the commands run in.
-
-    `state_dir` is the state folder's name (relative), never synced nor read back; `owner`
-    (uid, gid) is given every file written into W when fixbot is root (None: leave as
-    written); `refuse` names why a path may not come back (a protected path), or None.
-    `manifest` is what the last sync wrote (path -> `Written`).
-    """
-
-    fixbot: Path
-    workspace: Path
-    state_dir: str = DEFAULT_STATE_DIR
-    owner: tuple[int, int] | None = None
-    refuse: Callable[[str], str | None] = lambda _rel: None
-    max_files: int = MAX_READ_BACK_FILES
-    max_bytes: int = MAX_READ_BACK_BYTES
-    manifest: dict[str, Written] = field(default_factory=dict)
-
-    def in_workspace(self, path: Path) -> Path:
-        """`path` inside F mapped to the same place in W (other paths unchanged)."""
-        try:
-            return self.workspace / path.relative_to(self.fixbot)
-        except ValueError:
-            return path
-
-    def _private(self, rel: str) -> bool:
-        """`.git` at any depth (a nested repository), or the state folder."""
-        top = Path(self.state_dir).parts[0]
-        if ".git" not in rel.lower() and not rel.startswith(top):  # the common case, fast
-            return False
-        parts = rel.rstrip("/").split("/")
-        return ".git" in (p.lower() for p in parts) or parts[0] == top
-
-    def tracked(self) -> list[str]:
-        """F's files the workspace gets: tracked plus new not-ignored ones, not the state
-        folder. Raises GitError."""
-        out = git.run(self.fixbot, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-        return [p for p in dict.fromkeys(out.split("\0")) if p and not self._private(p)]
-
-    def to_workspace(self) -> int:
-        """Make W's tracked files equal to F's work tree; return how many paths were written or
-        deleted. Raises GitError and OSError."""
-        wanted: set[str] = set()
-        done = 0
-        fixbot, workspace = f"{self.fixbot}/", f"{self.workspace}/"  # str joins: 20,000 a sync
-        for rel in self.tracked():
-            source = _lstat(fixbot + rel)
-            if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
-                continue
-            wanted.add(rel)
-            before = self.manifest.get(rel)
-            target = _lstat(workspace + rel)
-            if (
-                before
-                and target
-                and before.fixbot == _key(source)
-                and before.workspace == _key(target)
-            ):
-                continue
-            if not self._same(rel, source, target):
-                content = self._content(rel, source)
-                _place(self.workspace, rel, content, source.st_mode, self.owner, source.st_mtime_ns)
-                done += 1
-            written = _lstat(workspace + rel)
-            assert written is not None
-            self.manifest[rel] = Written(_key(source), _key(written))
-        for rel in sorted(set(self.manifest) - wanted):
-            _remove_path(self.workspace, rel)
-            del self.manifest[rel]
-            done += 1
-        return done
-
-    def _content(self, rel: str, source: os.stat_result) -> bytes | str:
-        path = os.path.join(self.fixbot, rel)
-        if stat.S_ISLNK(source.st_mode):
-            return os.readlink(path)
-        return _read_at(self.fixbot, rel)
-
-    def _same(self, rel: str, source: os.stat_result, target: os.stat_result | None) -> bool:
-        """True when W's path already holds F's content and exec bit (compared as bytes)."""
-        if target is None or stat.S_IFMT(source.st_mode) != stat.S_IFMT(target.st_mode):
-            return False
-        if stat.S_ISLNK(source.st_mode):
-            return os.readlink(os.path.join(self.workspace, rel)) == self._content(rel, source)
-        if source.st_size != target.st_size or _exec(source.st_mode) != _exec(target.st_mode):
-            return False
-        try:
-            return _read_at(self.workspace, rel) == _read_at(self.fixbot, rel)
-        except OSError:
-            return False
-
-    def touched(self) -> list[str]:
-        """The tracked paths the last command changed in W (what the next sync puts back): their
-        lstat differs from what the last sync wrote and their content or kind from F's."""
-        found = []
-        for rel, before in sorted(self.manifest.items()):
-            now = _lstat(os.path.join(self.workspace, rel))
-            if now is not None and _key(now) == before.workspace:
-                continue
-            source = _lstat(os.path.join(self.fixbot, rel))
-            if source is None or not self._same(rel, source, now):
-                found.append(rel)
-        return found
-
-    def differing(self) -> list[str]:
-        """The paths F has whose content or kind differs in W: the workspace's own uncommitted
-        changes before the first sync. Raises GitError."""
-        found = []
-        for rel in self.tracked():
-            source = _lstat(os.path.join(self.fixbot, rel))
-            if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
-                continue  # a submodule's folder: not fixbot's to compare
-            target = _lstat(os.path.join(self.workspace, rel))
-            if target is not None and not self._same(rel, source, target):
-                found.append(rel)
-        return found
-
-    def adopt(self, paths: list[str]) -> ReadBack:
-        """Bring `paths` of W into F as `read_back` would (the workspace's own changes, with
-        `--allow-dirty`)."""
-        result = ReadBack()
-        budget = [self.max_files, self.max_bytes]
-        for rel in paths:
-            self._take(rel, result, budget)
-        return result
-
-    def untracked(self) -> dict[str, Key]:
-        """W's files F neither has nor ignores, with their lstat keys: taken before a fix command
-        so `read_back` brings back only the new files it made or changed."""
-        found = {}
-        for rel in self._new_files():
-            info = _lstat(os.path.join(self.workspace, rel))
-            if info is not None:
-                found[rel] = _key(info)
-        return found
-
-    def read_back(self, before: Mapping[str, Key] | None = None) -> ReadBack:
-        """Bring the regular files a fix command changed in W into F, as bytes; return what came
-        back and what was refused (a link, a special file, a protected path, `.git` at any
-        depth, over the bounds).
-
-        Tracked paths W deleted are deleted in F; new files count only when F's git does not
-        ignore them and they are not in `before` as they are now (`untracked`, taken before the
-        command), so what a check or the set-up left behind stays in W. Raises GitError and
-        OSError (F)."""
-        result = ReadBack()
-        budget = [self.max_files, self.max_bytes]
-        for rel, was in sorted(self.manifest.items()):
-            now = _lstat(os.path.join(self.workspace, rel))
-            if now is not None and _key(now) == was.workspace:
-                continue
-            self._take(rel, result, budget)
-        earlier = before or {}
-        for rel, key in self.untracked().items():
-            if earlier.get(rel) != key:
-                self._take(rel, result, budget)
-        return result
-
-    def created(self) -> list[str]:
-        """What the last command created in W that F neither has nor ignores: new folders as
-        one entry ending in `/`, new files; for F's `.git/info/exclude`, so the set-up's
-        `.venv` or `build/` never comes back nor gets committed. Raises GitError."""
-        return self._new_files(folders=True)
-
-    def _take(self, rel: str, result: ReadBack, budget: list[int]) -> None:
-        why = self.refuse(rel) if not self._private(rel) else "fixbot's own folder"
-        if why:
-            result.refused.append((rel, f"protected ({why})"))
-            return
-        try:
-            info = _stat_at(self.workspace, rel)
-        except _Planted:
-            result.refused.append((rel, "a folder on its path is a link or not a folder"))
-            return
-        if info is None:
-            if rel in self.manifest:
-                _remove_path(self.fixbot, rel)
-                result.changed.append(rel)
-            return
-        if not stat.S_ISREG(info.st_mode):
-            result.refused.append((rel, "not a regular file (a link, a folder or a device)"))
-            return
-        if budget[0] <= 0 or info.st_size > budget[1]:
-            result.refused.append((rel, "over the read-back bounds"))
-            return
-        data = _read_at(self.workspace, rel)
-        budget[0] -= 1
-        budget[1] -= len(data)
-        old = _lstat(os.path.join(self.fixbot, rel))
-        if (
-            old is not None
-            and stat.S_ISREG(old.st_mode)
-            and _exec(old.st_mode) == _exec(info.st_mode)
-        ):
-            with suppress(OSError):
-                if _read_at(self.fixbot, rel) == data:
-                    return
-        _place(self.fixbot, rel, data, info.st_mode, None)
-        result.changed.append(rel)
-
-    def _ignores_itself(self, folder: str) -> bool:
-        """True for a folder of W that F does not have whose own `.gitignore` says `*`, as the
-        caches of ruff, pytest and mypy and a virtual environment write (git would ignore it in
-        W; F's git cannot see that file)."""
-        if os.path.lexists(self.fixbot / folder):
-            return False
-        try:
-            return _ignores_all(
-                _read_at(self.workspace, folder + ".gitignore")[:4096].decode(errors="replace")
-            )
-        except (OSError, _Planted):
-            return False
-
-    def _new_files(self, folders: bool = False) -> list[str]:
-        """Regular files in W that F neither has nor ignores (F's `.gitignore` rules, asked of
-        F's git), walked without following links, pruning ignored folders level by level; with
-        `folders`, a folder F does not have is one entry (`name/`), not walked."""
-        found: list[str] = []
-        level = [""]
-        known = set(self.manifest)
-        while level and len(found) <= self.max_files:
-            entries: list[tuple[str, bool]] = []
-            for folder in level:
-                with suppress(OSError), os.scandir(os.path.join(self.workspace, folder)) as it:
-                    for entry in it:
-                        rel = f"{folder}{entry.name}"
-                        if self._private(rel):
-                            continue
-                        is_dir = entry.is_dir(follow_symlinks=False)
-                        entries.append((rel + "/" if is_dir else rel, is_dir))
-            ignored = _ignored(self.fixbot, [rel for rel, _ in entries])
-            ignored |= {rel for rel, is_dir in entries if is_dir and self._ignores_itself(rel)}
-            if folders:
-                fresh = [
-                    rel
-                    for rel, is_dir in entries
-                    if is_dir and rel not in ignored and not os.path.lexists(self.fixbot / rel)
-                ]
-                found += fresh
-                entries = [(rel, is_dir) for rel, is_dir in entries if rel not in fresh]
-            level = [rel for rel, is_dir in entries if is_dir and rel not in ignored]
-            found += [
-                rel
-                for rel, is_dir in entries
-                if not is_dir
-                and rel not in ignored
-                and rel not in known
-                and not os.path.lexists(os.path.join(self.fixbot, rel))
-            ]
-        return found[: self.max_files + 1]
-
-
-def _ignores_all(text: str) -> bool:
-    return "*" in {line.strip() for line in text.splitlines()}
-
-
-def _ignored(repo: Path, paths: list[str]) -> set[str]:
-    """Those of `paths` F's git ignores (`git check-ignore --stdin`)."""
-    if not paths:
-        return set()
-    done = git.completed(
-        repo, "check-ignore", "-z", "--stdin", "--no-index", stdin="\0".join(paths)
-    )
-    if done.returncode not in (0, 1):
-        raise GitError(f"git check-ignore failed: {done.stderr.strip()}")
-    return {p for p in done.stdout.split("\0") if p}
-
-
-def _exec(mode: int) -> bool:
-    return bool(mode & stat.S_IXUSR)
-
-
-class _Planted(Exception):
-    """A folder on a path is a link or not a folder."""
-
-
-@contextmanager
-def _parent(
-    root: Path, rel: str, *, create: bool, owner: tuple[int, int] | None = None
-) -> Iterator[int]:
-    """An fd of the folder holding `rel` under `root`, reached without following a link.
-
-    With `create`, missing folders are made and a link or file in the way is replaced by a
-    folder; without, `_Planted` is raised for one. FileNotFoundError when a folder is missing."""
-    parts = rel.split("/")
-    fd = os.open(root, DIR_FLAGS)
-    try:
-        for part in parts[:-1]:
-            try:
-                child = os.open(part, DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(part, 0o755, dir_fd=fd)
-                _give(part, fd, owner)
-                child = os.open(part, DIR_FLAGS, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno not in LINK_ERRORS:
-                    raise
-                if not create:
-                    raise _Planted(rel) from exc
-                _remove_at(part, fd)
-                os.mkdir(part, 0o755, dir_fd=fd)
-                _give(part, fd, owner)
-                child = os.open(part, DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        yield fd
-    finally:
-        os.close(fd)
-
-
-def _give(name: str, dir_fd: int, owner: tuple[int, int] | None) -> None:
-    if owner is not None:
-        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
-
-
-def _remove_at(name: str, dir_fd: int) -> None:
-    """Remove whatever is at `name` in `dir_fd` (a folder with its content), following no link."""
-    try:
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(name, dir_fd=dir_fd)
-    else:
-        os.unlink(name, dir_fd=dir_fd)
-
-
-def _remove_path(root: Path, rel: str) -> None:
-    with suppress(FileNotFoundError, _Planted), _parent(root, rel, create=False) as fd:
-        _remove_at(rel.rsplit("/", 1)[-1], fd)
-
-
-def _stat_at(root: Path, rel: str) -> os.stat_result | None:
-    try:
-        with _parent(root, rel, create=False) as fd:
-            return os.stat(rel.rsplit("/", 1)[-1], dir_fd=fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-
-
-def _read_at(root: Path, rel: str) -> bytes:
-    """The bytes of the regular file `rel` under `root`, opened without following a link and
-    without blocking on a fifo. Raises OSError (`_Planted` for a link on the way)."""
-    with _parent(root, rel, create=False) as dir_fd:
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-        fd = os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=dir_fd)
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(errno.EINVAL, f"{rel} is not a regular file")
-            return handle.read()
-
-
-def _place(
-    root: Path,
-    rel: str,
-    content: bytes | str,
-    mode: int,
-    owner: tuple[int, int] | None,
-    mtime_ns: int | None = None,
-) -> None:
-    """Make `rel` under `root` hold `content` (bytes: a regular file with `mode`'s exec bit; str:
-    a link with that target), replacing whatever is there (a link, a folder, a fifo) without
-    following a link: a temporary name in the same folder, then rename(2) over it.
-
-    A regular file gets `mtime_ns` (nanoseconds since the epoch) when given: the workspace's
-    copy keeps the modification time of fixbot's, which a fix moved past the second the check
-    compiled the old file in (bytecode caches key a source on its size and mtime in seconds)."""
-    name = rel.rsplit("/", 1)[-1]
-    with _parent(root, rel, create=True, owner=owner) as fd:
-        temporary = f".fixbot-sync-{secrets.token_hex(6)}"
-        if isinstance(content, str):
-            os.symlink(content, temporary, dir_fd=fd)
-        else:
-            perm = 0o755 if _exec(mode) else 0o644
-            out = os.open(
-                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm, dir_fd=fd
-            )
-            with os.fdopen(out, "wb") as handle:
-                handle.write(content)
-                os.fchmod(out, perm)
-                handle.flush()
-                if mtime_ns is not None:
-                    os.utime(out, ns=(mtime_ns, mtime_ns))
-        _give(temporary, fd, owner)
-        with suppress(FileNotFoundError):
-            if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
-                shutil.rmtree(name, dir_fd=fd)
-        os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
-
-
 def deliver(pair: Worlds) -> None:
     """Hand the run's result to the workspace: its tracked files become F's final tree and, when
     the workspace's repository belongs to fixbot's own user (the CLI), its branch moves to F's
@@ -742,10 +309,10 @@ def mirror_report(pair: Worlds, state_dir: str, name: str = "report.md") -> None
         return
     rel = f"{state_dir.strip('/')}/{name}"
     try:
-        with _parent(pair.workspace, rel, create=False):
+        with parent(pair.workspace, rel, create=False):
             pass
-    except _Planted:
+    except Planted:
         return
     except FileNotFoundError:
         pass
-    _place(pair.workspace, rel, source.read_bytes(), 0o644, pair.owner)
+    place(pair.workspace, rel, source.read_bytes(), 0o644, pair.owner)
