@@ -77,7 +77,7 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 def bench_sync(files: int, megabytes: int, runs: int) -> dict[str, object]:
     """Time the sync of a repository of `files` tracked files and `megabytes` MB (see above)."""
-    from fixbot.process import worlds
+    from fixbot.process import sync, worlds
 
     folder = Path(tempfile.mkdtemp(prefix="fixbot-bench-sync-"))
     try:
@@ -99,7 +99,7 @@ def bench_sync(files: int, megabytes: int, runs: int) -> dict[str, object]:
             start = time.perf_counter()
             worlds.clone(repo, private / worlds.REPO)
             clone_ms = (time.perf_counter() - start) * 1000
-            pair = worlds.Worlds(private / worlds.REPO, repo)
+            pair = sync.Worlds(private / worlds.REPO, repo)
             start = time.perf_counter()
             pair.differing()
             first_ms = (time.perf_counter() - start) * 1000

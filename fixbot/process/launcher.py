@@ -5,7 +5,7 @@ One object holds how a project command runs — the scrubbed environment, the un
 `fixbot.process.spawn.run_command`, in a PID namespace of its own where the kernel allows
 (`sandbox.namespace_argv`: nothing it started outlives it), else marked and swept
 (`sandbox.sweep`). With `pair` (a run's) every command runs in the workspace, whose tracked
-files are made equal to fixbot's clone first (`fixbot.process.worlds.Worlds.to_workspace`);
+files are made equal to fixbot's clone first (`fixbot.process.sync.Worlds.to_workspace`);
 after a fix command only (`run_fix`) the regular files it changed come back into the clone as
 bytes (`Worlds.read_back`). Nothing the command does to the workspace's `.git`, HOME or any
 other file reaches fixbot's git.
@@ -25,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import installation, sandbox, spawn, sync, worlds
+from fixbot.process import installation, sandbox, spawn, sync
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -50,7 +50,7 @@ class Launcher:
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
     deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
     namespace: bool = True
-    pair: worlds.Worlds | None = None
+    pair: sync.Worlds | None = None
 
     def run(
         self,
@@ -132,7 +132,7 @@ def launcher_for(
     who: sandbox.Identity | None,
     redactor: Redactor,
     deadline: Deadline | None = None,
-    pair: worlds.Worlds | None = None,
+    pair: sync.Worlds | None = None,
 ) -> Launcher:
     """The launcher of a run's commands: for `root`, as `who` (from `sandbox.handed_over`), with
     `env` without secrets (`fixbot.core.secrets.check_environment`), its output redacted by

@@ -26,7 +26,7 @@ from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
-from fixbot.process import git, installation, sandbox, worlds
+from fixbot.process import git, installation, sandbox, sync, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
@@ -91,7 +91,7 @@ def run(
     worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
         fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
-        pair = worlds.Worlds(
+        pair = sync.Worlds(
             fixbot,
             workspace,
             settings.state_dir,
@@ -156,7 +156,7 @@ def _reusable(settings: Settings, workspace: Path, fixbot: Path, ready: bool) ->
     return False if git.head_sha(fixbot) == worlds.workspace_head(workspace) else None
 
 
-def adopt_dirty(settings: Settings, pair: worlds.Worlds) -> None:
+def adopt_dirty(settings: Settings, pair: sync.Worlds) -> None:
     """The workspace's own uncommitted changes to tracked files: with `allow_dirty` they come
     into fixbot's clone (the run works on top of them); otherwise the run stops, saying how to
     commit them, since the first sync would overwrite them. Raises `ConfigError`."""
@@ -185,7 +185,7 @@ def _run_locked(
     agents: Agents | None,
     sleep: Callable[[float], None],
     chosen: tuple[sandbox.Identity | None, str],
-    pair: worlds.Worlds,
+    pair: sync.Worlds,
 ) -> tuple[Outcome, RunState]:
     """`run` once the run lock is held, in fixbot's clone `root` (`workdir` inside it);
     `chosen` is `sandbox.choose`'s answer (who runs the project's commands, and the note

@@ -15,7 +15,7 @@ from fixbot.agent.paths import is_protected
 from fixbot.core.errors import ConfigError
 from fixbot.core.models import CheckResult
 from fixbot.core.settings import Settings
-from fixbot.process import installation, sandbox, worlds
+from fixbot.process import installation, sandbox, sync, worlds
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run.outcome import report_file
@@ -48,7 +48,7 @@ def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str)
         worlds.entered(private),
         sandbox.handed_over(workspace, identity) as who,
     ):
-        pair = worlds.Worlds(
+        pair = sync.Worlds(
             fixbot,
             workspace,
             settings.state_dir,

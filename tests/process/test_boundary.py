@@ -23,7 +23,7 @@ import pytest
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.github.api import checkout
-from fixbot.process import git, programs, sandbox, worlds
+from fixbot.process import git, programs, sandbox, sync, worlds
 from fixbot.process.launcher import Launcher
 from fixbot.ui import workflow
 from tests.fakes.installation import as_in_the_image, in_the_image
@@ -118,14 +118,14 @@ def pushurl_attack(evil: Path) -> str:
     )
 
 
-def _clone_for(repo: Path, tmp_path: Path) -> worlds.Worlds:
+def _clone_for(repo: Path, tmp_path: Path) -> sync.Worlds:
     """fixbot's clone of `repo` in a private folder, as a run makes it, and the pair."""
     private = worlds.private_folder(repo, tmp_path / "state")
     worlds.write_gitconfig(private, {})
     with worlds.entered(private):
         worlds.clone(repo, private / worlds.REPO)
         git.run(private / worlds.REPO, "remote", "set-url", "origin", str(worlds.origin_url(repo)))
-    return worlds.Worlds(private / worlds.REPO, repo)
+    return sync.Worlds(private / worlds.REPO, repo)
 
 
 @pytest.mark.parametrize("two_worlds", [True, False], ids=["two_worlds", "attack_is_real"])

@@ -26,7 +26,7 @@ import pytest
 
 from fixbot.core.errors import ConfigError
 from fixbot.process import git as fixbot_git
-from fixbot.process import sandbox, worlds
+from fixbot.process import sandbox, sync, worlds
 from fixbot.process.launcher import Launcher
 from tests.fakes.action_env import TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -226,7 +226,7 @@ def test_commands_cannot_touch_fixbots_clone_or_state_but_can_edit_the_workspace
     )
     with sandbox.handed_over(repo, identity) as who:
         assert who is not None
-        pair = worlds.Worlds(fixbot, repo, owner=(identity.uid, identity.gid))
+        pair = sync.Worlds(fixbot, repo, owner=(identity.uid, identity.gid))
         (fixbot / "model_wrote.py").write_text("z = 3\n")  # fixbot (root) writes a new file
         launcher = Launcher(fixbot, {"PATH": os.environ["PATH"]}, who, pair=pair)
         moved = launcher.run("mv .git .git-moved", fixbot, open_dir / "m.log", 30)

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.errors import ConfigError
-from fixbot.process import git, worlds
+from fixbot.process import git, sync, worlds
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
 
 
 @pytest.fixture
-def pair(tmp_path: Path) -> worlds.Worlds:
+def pair(tmp_path: Path) -> sync.Worlds:
     """A workspace W (a repository) and fixbot's clone F of it, in a private folder."""
     workspace = make_repo(
         tmp_path / "w",
@@ -34,10 +34,10 @@ def pair(tmp_path: Path) -> worlds.Worlds:
     worlds.write_gitconfig(private, {})
     with worlds.entered(private):
         worlds.clone(workspace, private / worlds.REPO)
-    return worlds.Worlds(private / worlds.REPO, workspace)
+    return sync.Worlds(private / worlds.REPO, workspace)
 
 
-def test_sync_writes_only_what_differs_then_nothing(pair: worlds.Worlds) -> None:
+def test_sync_writes_only_what_differs_then_nothing(pair: sync.Worlds) -> None:
     assert pair.to_workspace() == 0  # the clone's files equal the workspace's already
     (pair.fixbot / "app.py").write_text("x = 3\n")
     (pair.fixbot / "new.py").write_text("z = 1\n")
@@ -48,7 +48,7 @@ def test_sync_writes_only_what_differs_then_nothing(pair: worlds.Worlds) -> None
 
 
 def test_sync_replaces_what_a_command_planted_at_a_tracked_path(
-    pair: worlds.Worlds, tmp_path: Path
+    pair: sync.Worlds, tmp_path: Path
 ) -> None:
     pair.to_workspace()
     outside = tmp_path / "outside"
@@ -69,7 +69,7 @@ def test_sync_replaces_what_a_command_planted_at_a_tracked_path(
     assert os.access(pair.workspace / "run.sh", os.X_OK)
 
 
-def test_sync_deletes_what_fixbot_deleted_and_keeps_untracked_files(pair: worlds.Worlds) -> None:
+def test_sync_deletes_what_fixbot_deleted_and_keeps_untracked_files(pair: sync.Worlds) -> None:
     pair.to_workspace()
     (pair.workspace / "build").mkdir()
     (pair.workspace / "build" / "out.o").write_text("binary")
@@ -80,7 +80,7 @@ def test_sync_deletes_what_fixbot_deleted_and_keeps_untracked_files(pair: worlds
     assert (pair.workspace / "build" / "out.o").read_text() == "binary"
 
 
-def test_read_back_brings_changed_regular_files_only(pair: worlds.Worlds, tmp_path: Path) -> None:
+def test_read_back_brings_changed_regular_files_only(pair: sync.Worlds, tmp_path: Path) -> None:
     pair.to_workspace()
     (pair.workspace / "app.py").write_text("x = 9\n")
     (pair.workspace / "lib" / "util.py").unlink()
@@ -104,7 +104,7 @@ def test_read_back_brings_changed_regular_files_only(pair: worlds.Worlds, tmp_pa
     assert (pair.workspace / "lib" / "util.py").read_text() == "y = 2\n"
 
 
-def test_read_back_refuses_protected_paths_and_fixbot_folders(pair: worlds.Worlds) -> None:
+def test_read_back_refuses_protected_paths_and_fixbot_folders(pair: sync.Worlds) -> None:
     pair.refuse = lambda rel: ".github/**" if rel.startswith(".github/") else None
     pair.to_workspace()
     (pair.workspace / ".github" / "workflows").mkdir(parents=True)
@@ -118,7 +118,7 @@ def test_read_back_refuses_protected_paths_and_fixbot_folders(pair: worlds.World
     assert not (pair.fixbot / ".fixbot").exists()
 
 
-def test_read_back_is_bounded(pair: worlds.Worlds) -> None:
+def test_read_back_is_bounded(pair: sync.Worlds) -> None:
     pair.max_files = 1
     pair.to_workspace()
     (pair.workspace / "a.py").write_text("a\n")
