@@ -16,7 +16,7 @@ from fixbot.policy.state import RunState
 from fixbot.process import git
 from fixbot.run.report import write_report
 from fixbot.security.redact import Redactor
-from fixbot.tamper.cheats import unexpected
+from fixbot.tamper.reports import unexpected
 
 # Characters of the summary in the title after "fixbot: ", so the whole title stays within the
 # 72 columns git's tools (and GitHub's commit list) show before cutting it.

@@ -21,7 +21,8 @@ from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.phases.base import RunParts
 from fixbot.run.report import review_word
-from fixbot.tamper.cheats import Cheat, disagreements, unexpected
+from fixbot.tamper.cheats import Cheat
+from fixbot.tamper.reports import disagreements, unexpected
 from fixbot.ui.progress import fix_line, problem_lines
 
 
@@ -182,7 +183,7 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
 
 def go_module(run: RunParts) -> str | None:
     """The Go module's path the check's folder declares in its go.mod (None: not a Go module),
-    so that go test's ids name the test files a fix changed (`fixbot.tamper.cheats.module_of`)."""
+    so that go test's ids name the test files a fix changed (`fixbot.tamper.reports.module_of`)."""
     try:
         text = (run.checker.workdir / "go.mod").read_text(encoding="utf-8", errors="replace")
     except OSError:

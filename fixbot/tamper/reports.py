@@ -1,0 +1,108 @@
+"""The runner's per-test reports compared: the verifying run's against the first failing run's
+(`disagreements`, the rule `report-disagrees` of `fixbot.tamper.cheats`), and which failures
+against the start commit's tests a fix's change to the tests explains (`unexpected`).
+
+Ids are the runner's own (JUnit's `tests.test_app::test_add`, go test's package path, the file
+for jest, vitest and libtest); `module_of` says which of them a test file's are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+from fixbot.tamper.cheats import Cheat, is_test_file
+
+
+def disagreements(
+    first: dict[str, str] | None, last: dict[str, str] | None, changed: Iterable[str] = ()
+) -> list[Cheat]:
+    """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
+    not say the check is fixed, against that of the first failing run (`first`): a test that
+    failed at the start is not reported passed, one that passed is reported failed, fewer tests
+    were collected, or there is no report although the same command wrote one at the start (a
+    runner ends by writing its report: exiting 0 without one is exiting before it, as
+    `process.exit(0)` in the code under test makes jest do). [] when the first run wrote none
+    (judged by exit code and counts).
+
+    `changed` are the test files the fix changed: there a failing test's id may be gone because
+    the change renamed it (pytest numbers parametrized cases by position, so a case inserted
+    before it renames it), which is no disagreement while that module's tests in `last` are no
+    fewer and none failed (a test function removed is `test-removed`'s)."""
+    if first is None:
+        return []
+    if last is None:
+        what = "the runner wrote its report at the start and none in the verifying run"
+        return [Cheat("report-disagrees", None, what)]
+    found = []
+    renamed = _renamed(first, last, changed)
+    if still := sorted(
+        t for t, o in first.items() if o == "failed" and not _passes(t, last) and t not in renamed
+    ):
+        what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
+        found.append(Cheat("report-disagrees", None, what))
+    if broken := sorted(t for t, o in first.items() if o == "passed" and last.get(t) == "failed"):
+        what = f"passed at the start, reported failed: {', '.join(broken[:5])}"
+        found.append(Cheat("report-disagrees", None, what))
+    if len(last) < len(first):
+        what = f"tests collected: {len(first)} at the start, {len(last)} in the verifying run"
+        found.append(Cheat("report-disagrees", None, what))
+    return found
+
+
+def _renamed(first: dict[str, str], last: dict[str, str], changed: Iterable[str]) -> set[str]:
+    """The ids of `first` missing from `last` that belong to a changed test module whose tests
+    in `last` are at least as many and all passed or skipped."""
+    found: set[str] = set()
+    for path in changed:
+        if not is_test_file(path):
+            continue
+        module = module_of(path)
+        before = [t for t in first if _of_module(t, module)]
+        after = [o for t, o in last.items() if _of_module(t, module)]
+        if len(after) >= len(before) and "failed" not in after:
+            found |= {t for t in before if t not in last}
+    return found
+
+
+def _of_module(test: str, module: str) -> bool:
+    """Whether the report's id `test` is `module`'s or one of its tests'."""
+    return test == module or test.startswith((module + "::", module + "."))
+
+
+def _passes(test: str, last: dict[str, str]) -> bool:
+    """Whether `test`, failed at the start, passes in `last`. A module that failed to import is
+    reported as one error named after the module (`::tests.test_app`, no test part): it passes
+    when its tests are now collected and none of them failed."""
+    if last.get(test) == "passed":
+        return True
+    module = test.removeprefix("::")
+    if "::" in module:
+        return False
+    under = [o for t, o in last.items() if _of_module(t, module)]
+    return bool(under) and all(o != "failed" for o in under)
+
+
+def module_of(path: str, go_module: str | None = None) -> str:
+    """The first part of the ids a runner's report gives the tests of the file at `path`: the
+    dotted module of a Python file (`tests/test_app.py` -> `tests.test_app`, as JUnit names
+    it), the import path of a Go file's package when the module's path `go_module` is known
+    (`sub/x_test.go` -> `example.com/app/sub`, as go test -json names it), the path itself for
+    other files (jest, vitest and libtest name tests by their file)."""
+    pure = PurePosixPath(path)
+    if pure.suffix == ".py":
+        return ".".join(pure.with_suffix("").parts)
+    if pure.suffix == ".go" and go_module is not None:
+        folder = pure.parent.as_posix()
+        return go_module if folder == "." else f"{go_module}/{folder}"
+    return path
+
+
+def unexpected(
+    failing: Iterable[str], changed: Iterable[str], go_module: str | None = None
+) -> list[str]:
+    """The failing test ids that belong to none of the `changed` test files (their failure
+    against the start commit's tests is not explained by the fix's change to those tests);
+    `go_module` is the Go module's path, when the repository is one (`module_of`)."""
+    modules = [module_of(path, go_module) for path in changed if is_test_file(path)]
+    return sorted(test for test in failing if not any(_of_module(test, m) for m in modules))
