@@ -495,11 +495,6 @@ def poisoned_second_step(
     assert "FIXBOT_RUN_AS=self" in first.env_file  # the check could write the file
 
     written = dict(line.split("=", 1) for line in first.env_file.splitlines() if "=" in line)
-    # the library the check left beside them (any bytes it wrote: built here, it has no compiler)
-    home = box.root / f"runner{action.steps}" / "home"
-    library = preload_library(home / "evil" / "build", "/tmp/pwned")
-    os.replace(library, home / "evil" / "evil.so")
-    os.lchown(home / "evil" / "evil.so", RUNNER_UID, RUNNER_UID)
     model_fix(model_server)
     sha2 = box.commit("changes", {"lib.py": "print('x')\n", **BROKEN}, "again")
     ws2 = box.workspace("changes", merge_into="main")
