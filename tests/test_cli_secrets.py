@@ -90,7 +90,7 @@ def test_fixbot_leaves_no_core_file_and_is_not_dumpable(tmp_path: Path) -> None:
     assert core.split()[4:6] == ["0", "0"], core  # soft, hard
     assert (repo / "own-core.txt").read_text().strip() == "0"  # inherited by the commands
     probe = (
-        "import ctypes, resource\nfrom fixbot.cli import harden_process\nharden_process()\n"
+        "import ctypes, resource\nfrom fixbot.startup import harden_process\nharden_process()\n"
         "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0), resource.getrlimit(resource.RLIMIT_CORE))"
     )
     done = subprocess.run(
@@ -104,15 +104,15 @@ def test_secrets_moved_out_of_the_environment_come_back_in_memory() -> None:
     pipe; the new process, given that environment and argv, gets every secret back in memory."""
     probe = """
 import json, os, sys
-from fixbot import cli
+from fixbot import startup
 os.geteuid = lambda: 1000
 made = {}
 os.execve = lambda exe, argv, env: made.update(argv=argv, env=env)
-cli._secrets_first(["run", "--check", "true"])
+startup.secrets_first(["run", "--check", "true"])
 argv, env = made["argv"], made["env"]
 os.environ.clear()
 os.environ.update(env)
-words = cli._secrets_first(argv[4:])
+words = startup.secrets_first(argv[4:])
 print(json.dumps([argv[:4], argv[4], argv[6], words, sorted(env), os.environ["GITHUB_TOKEN"]]))
 """
     done = subprocess.run(

@@ -43,7 +43,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.github.api",),  # GitHub adapters: REST, GraphQL, checkout, context
     ("fixbot.github",),  # the Action's wiring: action, publisher, conversation, ...
     ("fixbot.bench",),  # fixbot bench: the corpus of real failures, preparing and verifying it
-    ("fixbot.cli", "fixbot.__main__"),  # the entry points
+    ("fixbot.cli", "fixbot.startup", "fixbot.__main__"),  # the entry points
 ]
 
 
@@ -324,7 +324,7 @@ def test_the_architecture_page_lists_every_file_of_each_room() -> None:
 
 def test_every_subprocess_starts_in_process() -> None:
     """The map says every subprocess fixbot starts starts in `fixbot/process/`: no other module
-    calls `subprocess`, `os.system`, `os.spawn*` or `os.posix_spawn*`. (`cli.py`'s `os.execve`
+    calls `subprocess`, `os.system`, `os.spawn*` or `os.posix_spawn*`. (`startup.py`'s `os.execve`
     replaces fixbot with itself, without the secrets in its environment: no new process.)"""
     starters = re.compile(
         r"subprocess\.(run|Popen|call|check_call|check_output|getoutput)\(|"

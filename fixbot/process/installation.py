@@ -26,7 +26,7 @@ from pathlib import Path
 # mode"): an earlier step can write them into GITHUB_ENV, and `LD_PRELOAD` naming a library in
 # the workspace would run it in every dynamically linked process of fixbot's that runs as root.
 # The image's entry point removes them before its first dynamic program (Dockerfile); the runner
-# mode's re-execution as root never passes them on (`fixbot.cli`).
+# mode's re-execution as root never passes them on (`fixbot.startup`).
 LOADER_VARIABLES = (
     *("GCONV_PATH", "GETCONF_DIR", "GLIBC_TUNABLES", "HOSTALIASES", "LD_AUDIT", "LD_DEBUG"),
     *("LD_DEBUG_OUTPUT", "LD_DYNAMIC_WEAK", "LD_HWCAP_MASK", "LD_LIBRARY_PATH", "LD_ORIGIN_PATH"),

@@ -318,7 +318,7 @@ def test_not_root_fixbot_run_re_executes_without_secrets_in_its_environ(tmp_path
             time.sleep(0.05)
         try:
             seen = (Path("/proc") / str(fixbot_pid(proc.pid)) / "environ").read_bytes()
-        except PermissionError:  # not root: fixbot is not dumpable (fixbot.cli.harden_process)
+        except PermissionError:  # not root: fixbot is not dumpable (fixbot.startup.harden_process)
             assert os.geteuid() != 0
             seen = b"PATH="
         out, _ = proc.communicate(timeout=60)
