@@ -72,7 +72,8 @@ def test_a_reply_trickling_past_the_deadline_is_abandoned_and_retried(
     rec = Recorder()
     started = time.monotonic()
     assert ask(llm(model_server.url, rec, request_timeout=1.0)) == "all good"
-    assert time.monotonic() - started < 1.0 + 1.0 + 3.0  # deadline + slack + the retry
+    # the trickled reply alone takes over a minute: well under it, it was abandoned at the timeout
+    assert time.monotonic() - started < 30
     assert len(model_server.requests) == 2
     assert len(rec.lines) == 1 and "retrying in" in rec.lines[0]
     assert rec.lines[0].endswith("(timed out)")
@@ -100,11 +101,11 @@ def test_a_model_that_always_trickles_fails_on_time_naming_the_timeout(
 def test_a_silent_server_is_cut_off_by_the_read_timeout(
     model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:
-    model_server.enqueue(hang(30), OK)
+    model_server.enqueue(hang(120), OK)
     rec = Recorder()
     started = time.monotonic()
     assert ask(llm(model_server.url, rec, request_timeout=1.0)) == "all good"
-    assert time.monotonic() - started < 6
+    assert time.monotonic() - started < 60  # the silent server would have held it for 120 s
     assert rec.lines[0].endswith("(timed out)")
 
 
@@ -168,10 +169,9 @@ def test_a_broken_reply_is_retried(
 ) -> None:
     model_server.enqueue(fault, OK)
     rec = Recorder()
-    started = time.monotonic()
-    assert ask(llm(model_server.url, rec, request_timeout=5.0)) == "all good"
-    assert time.monotonic() - started < 5
+    assert ask(llm(model_server.url, rec, request_timeout=600.0)) == "all good"
     assert len(model_server.requests) == 2 and len(rec.lines) == 1
+    assert not rec.lines[0].endswith("(timed out)")  # retried for the reply, not at a timeout
 
 
 def test_every_request_carries_an_output_cap(
@@ -209,7 +209,7 @@ def test_the_run_wall_time_budget_shortens_a_request(
     )
     with pytest.raises(ModelError, match="--max-duration"):
         ask(model)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # the trickled reply alone takes over a minute
 
 
 def test_a_slow_model_call_sends_heartbeats_and_a_quick_one_none() -> None:

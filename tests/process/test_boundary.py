@@ -238,14 +238,12 @@ def test_a_fork_loop_is_bounded(open_dir: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(sandbox, "MAX_PROCESSES", 64)
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     with sandbox.handed_over(repo, NOBODY) as who:
-        start = time.monotonic()
         result = Launcher(repo, {"PATH": os.environ["PATH"]}, who).run(
-            FORK_LOOP, repo, open_dir / "c.log", 60
+            FORK_LOOP, repo, open_dir / "c.log", 600
         )
-        elapsed = time.monotonic() - start
         started = int((repo / "n.txt").read_text())
     assert result.exit_code != 0 and "fork" in (open_dir / "c.log").read_text().lower()
-    assert started < 64 and elapsed < 20
+    assert started < 64 and not result.timed_out  # bounded by the limit, not the timeout
     assert not any(_uid_processes(NOBODY.uid, "sleep 20"))  # and none outlived the step
 
 

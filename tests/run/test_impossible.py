@@ -32,6 +32,10 @@ from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.model_server import FakeModelServer, tool_call
 from tests.fakes.repo import git, make_repo
 
+# Every case runs pytest on a real repository several times (the check, the re-run against
+# the start commit's tests, the per-test report): a corpus, not a unit, so the slow tier.
+pytestmark = pytest.mark.slow
+
 APP = '''\
 def add(a, b):
     """The sum of a and b (the specification)."""

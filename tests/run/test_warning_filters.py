@@ -23,6 +23,10 @@ from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 
+# Every case runs pytest on a real repository several times (the check, the re-run against
+# the start commit's tests, the per-test report): a corpus, not a unit, so the slow tier.
+pytestmark = pytest.mark.slow
+
 APP = '''\
 import olddep
 
