@@ -23,9 +23,11 @@ import pytest
 
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError, GitError
+from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.process import git, programs, sandbox, sync, worlds
-from fixbot.process.launcher import Launcher
+from fixbot.process.launcher import Launcher, launcher_for
+from fixbot.security.redact import Redactor
 from fixbot.ui import workflow
 from tests.fakes.installation import as_in_the_image, in_the_image
 from tests.fakes.paths import ROOT
@@ -222,8 +224,10 @@ def test_the_research_tool_runs_the_checks_python_as_the_commands_user(
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     marker = repo / "python-ran"  # the repository is the commands' to write
     env_recorder(venv / "python3", marker)
+    env = {"PATH": str(venv), "OPENAI_API_KEY": MODEL_KEY}  # fixbot's, with the model's key
     with sandbox.handed_over(repo, NOBODY) as who:
-        launcher = Launcher(repo, {"PATH": str(venv)}, who, deadline=Deadline.start(None))
+        settings = Settings(check="python -m pytest")
+        launcher = launcher_for(settings, repo, env, who, Redactor.from_env(env))  # the run's
         assert research.find_python("requests", str(venv), launcher) is None
     seen = marker.read_text()
     assert seen.splitlines()[0] == str(NOBODY.uid)
