@@ -1,7 +1,7 @@
 """The model agent: fix, self-review and escalation analysis through litellm.
 
-`build_agent(settings, env)` returns None when no model is configured (the run then uses the fix
-commands only). litellm is imported lazily, on the first model call.
+`build_agent(settings, env, launcher=..., deadline=...)` returns None when no model is configured
+(the run then uses the fix commands only). litellm is imported lazily, on the first model call.
 """
 
 from __future__ import annotations
@@ -60,16 +60,18 @@ def build_agent(
     env: Mapping[str, str],
     sleep: Callable[[float], Any] = time.sleep,
     notify: Callable[[str], None] | None = None,
-    launcher: Launcher | None = None,
-    deadline: Deadline | None = None,
+    *,
+    launcher: Launcher,
+    deadline: Deadline,
 ) -> Agent | None:
     """The agent for `settings`, or None when `settings.model` is not set (see `NO_MODEL`).
 
     `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait; `notify`
     receives one progress line per retry wait, fallback and early stop, as they happen;
-    `launcher` runs the check's Python for the research tool (the run's boundary); `deadline`
-    is the run's wall-time budget (None: a run starting now with `settings.max_duration`),
-    which caps every model request's timeout.
+    `launcher` is the run's (`fixbot.process.launcher.launcher_for`): it runs the check's
+    Python for the research tool and the check under coverage (the run's boundary); `deadline`
+    is the run's wall-time budget (`fixbot.core.budget.Deadline`), which caps every model
+    request's timeout.
     """
     if not settings.model:
         return None
@@ -79,7 +81,7 @@ def build_agent(
         sleep,
         search_path=env.get("PATH", ""),
         launcher=launcher,
-        deadline=deadline or Deadline.start(settings.max_duration),
+        deadline=deadline,
     )
     if notify is not None:
         runtime.notify = notify

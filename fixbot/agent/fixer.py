@@ -50,9 +50,9 @@ class ModelFixer:
 
     def locate(self, ctx: FixContext) -> list[Span]:
         """The functions the failing tests' coverage spectrum ranks first (attempt 1 only: the
-        check runs once more under coverage, through the run's launcher; [] without one)."""
+        check runs once more under coverage, through the run's launcher; [] without a failure)."""
         launcher, failure = self.runtime.launcher, ctx.failure
-        if ctx.attempt != 1 or launcher is None or failure is None or ctx.phase is not Phase.FIX:
+        if ctx.attempt != 1 or failure is None or ctx.phase is not Phase.FIX:
             return []
         s = self.runtime.settings
         located = [context.relative_to_repo(loc.path, ctx.repo) for loc in failure.locations]
@@ -64,11 +64,10 @@ class ModelFixer:
     def format_diff(self, ctx: FixContext) -> str:
         """What the check's formatter would change (attempt 1 only: the formatter runs once
         more with `--diff`, through the run's launcher; '' for any other check)."""
-        launcher = self.runtime.launcher
-        if ctx.attempt != 1 or launcher is None or ctx.phase is not Phase.FIX:
+        if ctx.attempt != 1 or ctx.phase is not Phase.FIX:
             return ""
         s = self.runtime.settings
-        return formatdiff.formatter_diff(launcher, ctx.repo, s.check, s.timeout)
+        return formatdiff.formatter_diff(self.runtime.launcher, ctx.repo, s.check, s.timeout)
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run one attempt in `ctx.repo`; `error` is set for permanent model errors."""
@@ -80,7 +79,7 @@ class ModelFixer:
         if ctx.attempt >= RESEARCH_FROM:
             provider = s.search_provider
             session.research = Research(
-                ctx.repo, self.runtime.search_path, provider, launcher=self.runtime.launcher
+                ctx.repo, self.runtime.search_path, self.runtime.launcher, provider
             )
         self.suspects = self.locate(ctx)
         self.formatter = self.format_diff(ctx)

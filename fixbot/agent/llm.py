@@ -169,9 +169,9 @@ class LLM:
     """Talks to the models in order; `notes` collects fallbacks and unknown prices.
 
     `max_output_tokens` (None: `output_cap`'s default) caps each reply; `request_timeout`
-    (seconds) bounds each request from sending to the whole reply, and `deadline` (the end of
-    the run's wall-time budget) shortens it; `notify` receives one line per retry wait and
-    fallback, as they happen.
+    (seconds) bounds each request from sending to the whole reply, and `deadline` (the run's
+    wall-time budget, `fixbot.core.budget.Deadline`) shortens it; `notify` receives one line
+    per retry wait and fallback, as they happen.
     """
 
     models: list[str]
@@ -185,7 +185,7 @@ class LLM:
     max_output_tokens: int | None = None
     request_timeout: float = REQUEST_TIMEOUT_S
     notify: Callable[[str], None] = quiet
-    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))  # the run's budget
+    deadline: Deadline = field(kw_only=True)
 
     @property
     def current(self) -> str:

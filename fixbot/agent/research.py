@@ -110,20 +110,17 @@ def interpreter(search_path: str) -> str | None:
     return shutil.which("python3", path=search_path) or shutil.which("python", path=search_path)
 
 
-def find_python(name: str, search_path: str, launcher: Launcher | None = None) -> Package | None:
+def find_python(name: str, search_path: str, launcher: Launcher) -> Package | None:
     """The Python distribution (or top-level module) `name` in the check interpreter's
     site-packages, or None. Raises ResearchError when no interpreter is on `search_path`.
 
     The interpreter is the check's (the project's code, from a folder the commands may write),
-    so it runs behind their boundary: through `launcher` (the run's), else a launcher in the
-    repository's folder with only `search_path` (never as root fixbot: the interpreter is the
-    project's code)."""
+    so it runs behind their boundary: through `launcher`, the run's (never as root fixbot)."""
     python = interpreter(search_path)
     if python is None:
         raise ResearchError("no python3 or python on the check's PATH")
-    runner = launcher or Launcher(Path("/"), {"PATH": search_path})
     try:
-        _, out = runner.output(
+        _, out = launcher.output(
             [python, "-I", "-S", "-c", LOCATE, name], Path("/"), LOCATE_TIMEOUT_S
         )
         lines = [line for line in out.splitlines() if line.startswith("{")]
@@ -222,14 +219,15 @@ def _bounded(text: str) -> str:
 def read_dependency(
     repo: Path,
     search_path: str,
+    launcher: Launcher,
     name: str,
     path: str | None = None,
-    launcher: Launcher | None = None,
 ) -> tuple[str, str | None]:
     """Answer `read_dependency(name, path?)`: (text for the model, the source used or None).
 
-    Looks in `node_modules` of `repo` first, then in the check's Python. Never raises: problems
-    are answered as `Error: ...` text.
+    Looks in `node_modules` of `repo` first, then in the check's Python (the first on
+    `search_path`, run through the run's `launcher`: see `find_python`). Never raises:
+    problems are answered as `Error: ...` text.
     """
     if not NAME.match(name):
         return f"Error: {name!r} is not a package name", None
@@ -263,15 +261,15 @@ def search_web(provider: str, query: str, max_results: int = 5) -> tuple[str, li
 class Research:
     """The research tools of one attempt; `sources` records what was read or found.
 
-    `search_path` is the check environment's PATH (to find its Python); `provider` the litellm
-    search provider (None: no web search); `launcher` runs the check's Python (see
-    `find_python`).
+    `search_path` is the check environment's PATH (to find its Python); `launcher` the run's,
+    which runs the check's Python (see `find_python`); `provider` the litellm search provider
+    (None: no web search).
     """
 
     repo: Path
     search_path: str
+    launcher: Launcher
     provider: str | None = None
-    launcher: Launcher | None = None
     sources: list[str] = field(default_factory=list)
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -288,9 +286,9 @@ class Research:
             text, source = read_dependency(
                 self.repo,
                 self.search_path,
+                self.launcher,
                 args.get("name", ""),
                 args.get("path") or None,
-                self.launcher,
             )
             self.sources.extend([source] if source else [])
             return text

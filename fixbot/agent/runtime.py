@@ -38,7 +38,13 @@ class Spend:
 
 @dataclass
 class Runtime:
-    """Builds the LLM for an attempt and answers budget and protocol questions."""
+    """Builds the LLM for an attempt and answers budget and protocol questions.
+
+    `launcher` is the run's (`fixbot.process.launcher.launcher_for`): it runs the check's Python
+    for research and the check again for the first attempt's spectrum and formatter diff;
+    `deadline` is the run's wall-time budget (built once per run by the engine, a resumed run's
+    earlier time counted): every model call's timeout is capped by what is left of it.
+    """
 
     settings: Settings
     redactor: Redactor
@@ -47,10 +53,8 @@ class Runtime:
     notify: Callable[[str], None] = quiet  # one progress line per retry, fallback or stop
     text_only: set[str] = field(default_factory=set)  # models that would not call tools
     search_path: str = ""  # the check environment's PATH: where research finds its Python
-    launcher: Launcher | None = None  # runs the check's Python for research (the run's boundary)
-    # The run's wall-time budget (built once per run by the engine; a resumed run's earlier
-    # time counted): every model call's timeout is capped by what is left of it.
-    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
+    launcher: Launcher = field(kw_only=True)
+    deadline: Deadline = field(kw_only=True)
 
     def llm(self, attempt: int) -> LLM:
         """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""

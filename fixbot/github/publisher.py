@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import GitHubError
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.settings import Settings
@@ -106,7 +107,11 @@ def publish(
         failed = data.outcome.model_copy(update={"outcome": OutcomeKind.ERROR, "reason": str(exc)})
         data = data.model_copy(update={"outcome": failed})
     if outcome.report_path:  # the run's event log is in the state folder
-        log = EventLog(state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id)
+        # the run's engine has ended: its clock goes on from the time the run spent
+        clock = Deadline.start(None, state.elapsed_s)
+        log = EventLog(
+            state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id, clock=clock
+        )
         log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
     return data
 

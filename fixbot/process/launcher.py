@@ -36,8 +36,8 @@ class Launcher:
 
     `env` is the complete (scrubbed) environment; `identity` the user they run as (None: fixbot's
     own); `redact` is applied to their logs; `max_log_bytes` bounds each log (bytes);
-    `deadline` is the run's wall-time budget (`fixbot.core.budget.Deadline`, one per run):
-    no command's timeout reaches past it;
+    `deadline` is the wall-time budget no command's timeout reaches past
+    (`fixbot.core.budget.Deadline`: the run's one, or `Deadline.start(None)` outside a run);
     `namespace` False runs without the PID namespace (the marked sweep alone: tests, bench);
     `pair` maps fixbot's clone to the workspace the commands run in (None: they run where
     they are asked, for tests and the preflight).
@@ -48,7 +48,7 @@ class Launcher:
     identity: sandbox.Identity | None = None
     redact: Redact | None = None
     max_log_bytes: int = spawn.DEFAULT_MAX_LOG_BYTES
-    deadline: Deadline = field(default_factory=lambda: Deadline.start(None))
+    deadline: Deadline = field(kw_only=True)
     namespace: bool = True
     pair: sync.Worlds | None = None
 
@@ -145,7 +145,7 @@ def launcher_for(
         who,
         redactor.redact,
         settings.max_log_bytes,
-        deadline or Deadline.start(None),
+        deadline=deadline or Deadline.start(None),
         pair=pair,
     )
 

@@ -1,8 +1,9 @@
-"""The agents a run uses (fixer chain, reviewer, analyst, diagnoser) and the environment they
-may see.
+"""The agents a run uses (fixer chain, reviewer, analyst, diagnoser), built from the run's
+launcher and deadline.
 
-The check and the fix commands run the repository's (and the model's) code: `check_environment`
-is the environment they get, without the Action's inputs, GitHub's tokens and model keys.
+The fix commands run the repository's (and the model's) code: they run through the run's
+launcher, whose environment is `fixbot.core.secrets.check_environment`'s (without the Action's
+inputs, GitHub's tokens and model keys).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 from fixbot.core.budget import Deadline
 from fixbot.core.roles import Analyst, Diagnoser, Fixer, Reviewer
-from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.process.launcher import Launcher
 from fixbot.run.fixcommand import ChainFixer, FixCommandFixer
@@ -42,21 +42,21 @@ class Agents:
 def build_agents(
     settings: Settings,
     env: Mapping[str, str],
-    workdir: Path | None = None,
-    launcher: Launcher | None = None,
+    workdir: Path,
+    launcher: Launcher,
+    deadline: Deadline,
     notify: Callable[[str], None] | None = None,
-    deadline: Deadline | None = None,
 ) -> Agents:
-    """Fix commands (run in `workdir` by `launcher`, the one way fixbot runs a project command)
-    first, then the model agent when `settings.model` is set.
+    """Fix commands (run in `workdir` by `launcher`, the run's: the one way fixbot runs a
+    project command) first, then the model agent when `settings.model` is set.
 
-    `notify` receives the model agent's progress lines (retries, fallbacks) as they happen;
-    `deadline` is the run's wall-time budget, which bounds every model call (None: a run
-    starting now with `settings.max_duration`).
+    `env` is fixbot's environment (the model agent's secrets to redact, the check's PATH);
+    `deadline` is the run's wall-time budget (`fixbot.core.budget.Deadline`), which bounds every
+    model call; `notify` receives the model agent's progress lines (retries, fallbacks) as they
+    happen.
     """
     fixers: list[Fixer] = []
     if settings.fix_commands:
-        launcher = launcher or Launcher(workdir or Path.cwd(), check_environment(env))
         fixers.append(
             FixCommandFixer(
                 settings.fix_commands,

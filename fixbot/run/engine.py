@@ -203,7 +203,7 @@ def _run_locked(
         launcher = launcher_for(settings, root, env, who, redactor, deadline, pair)
         progress = progress or Progress()
         agents = agents or build_agents(
-            settings, env, workdir, launcher, notify=progress.event, deadline=deadline
+            settings, env, workdir, launcher, deadline, notify=progress.event
         )
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
@@ -219,9 +219,9 @@ def _run_locked(
             progress,
             check_environment(env),
             reflect.event_log(state_dir, state, redactor, deadline),
+            launcher,
             sleep,
             stdin_path=inputs_path(settings, workdir),
-            launcher=launcher,
         )
         this = Run(settings, root, state, agents, progress, checker, request)
         return _drive(this, progress)

@@ -22,9 +22,9 @@ LOG_FILE = "log.jsonl"
 class EventLog:
     """Append events of run `run_id` to `path` (the parent folder is created on first use).
 
-    `clock` is the run's `Deadline`, whose start counts a resumed run's earlier time (default:
-    a run starting now); every string value passes through `redact` (default: unchanged) before
-    it is written.
+    `clock` is the run's `Deadline` (`fixbot.core.budget`), whose start counts a resumed run's
+    earlier time, so `elapsed_ms` is the run's whole wall time; every string value passes
+    through `redact` (default: unchanged) before it is written.
     """
 
     def __init__(
@@ -32,12 +32,12 @@ class EventLog:
         path: Path,
         run_id: str,
         *,
-        clock: Deadline | None = None,
+        clock: Deadline,
         redact: Callable[[str], str] | None = None,
     ) -> None:
         self.path = path
         self.run_id = run_id
-        self.clock = clock or Deadline.start(None)
+        self.clock = clock
         self.redact = redact
 
     def emit(self, event: str, attempt: int | None = None, **fields: Any) -> dict[str, Any]:

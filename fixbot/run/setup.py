@@ -1,32 +1,31 @@
 """The set-up phase: prepare the check's environment with `setup-command`.
 
 The set-up command runs once, after the branch is checked out and before the initial check, in
-the working directory, with the check's scrubbed environment (no GitHub token, no model keys),
-under its own timeout (`setup_timeout`, seconds). Its merged output goes to
-`<state folder>/setup.log`, redacted. It runs again only before the check that verifies a fix
-which changed a dependency manifest (`changed_manifests`), writing
-`<state folder>/attempts/NNN/setup.log`; otherwise never twice in a run. Every run is recorded
-(`SetupRun`) in the run's state, so a resumed run knows what already ran.
+the working directory, through the run's launcher like the check (its user, its scrubbed
+environment: no GitHub token, no model keys), under its own timeout (`setup_timeout`, seconds).
+Its merged output goes to `<state folder>/setup.log`, bounded and redacted as it is written. It
+runs again only before the check that verifies a fix which changed a dependency manifest
+(`changed_manifests`), writing `<state folder>/attempts/NNN/setup.log`; otherwise never twice
+in a run. Every run is recorded (`SetupRun`) in the run's state, so a resumed run knows what
+already ran.
 
 A failed set-up is not a code failure: no model is called and nothing is pushed; the run ends
 with the outcome `error` and the reason "setup failed" (`fixbot.core.errors.SetupError`).
 
 Decisions (`is_manifest`, `changed_manifests`, `setup_due`, `failure_reason`, `failure_details`,
 `missing_tool_hint`) are pure; `run_setup` is the one adapter, running the command through
-`fixbot.process.spawn`.
+`fixbot.process.launcher.Launcher`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
 
 from fixbot.core.errors import SetupError
 from fixbot.policy.manifests import SetupDue, SetupRun, failure_reason, last_lines
 from fixbot.process import git, spawn
 from fixbot.process.launcher import Launcher
-from fixbot.security.redact import Redactor, redact_file
 
 SETUP_LOG = "setup.log"
 TAIL_LINES = 20  # lines of the set-up's output shown in the summary, comment and report
@@ -48,25 +47,18 @@ def run_setup(
     workdir: Path,
     state_dir: Path,
     timeout: float,
-    env: Mapping[str, str],
-    redactor: Redactor,
-    launcher: Launcher | None = None,
+    launcher: Launcher,
 ) -> SetupRun:
-    """Run the set-up `command` in `workdir` with `env` (the check's scrubbed environment).
+    """Run the set-up `command` in `workdir` through `launcher` (the run's, see
+    `fixbot.process.launcher.launcher_for`) like the check: as the commands' user, with their
+    scrubbed environment, its log bounded and redacted while it is written.
 
-    With a `launcher` (the run's, see `fixbot.process.launcher`) it runs like the check: as the
-    unprivileged user, its log bounded and redacted while it is written.
-
-    `timeout` is seconds; the output goes to `log_path(state_dir, due)` and is redacted in
-    place. Returns the record to keep in the run's state (a failure is returned, not raised:
-    see `raise_for`). Raises OSError when the log cannot be written or `workdir` is missing.
+    `timeout` is seconds; the output goes to `log_path(state_dir, due)`. Returns the record to
+    keep in the run's state (a failure is returned, not raised: see `raise_for`). Raises
+    OSError when the log cannot be written or `workdir` is missing.
     """
     log = log_path(state_dir, due)
-    if launcher is not None:
-        result = launcher.run(command, workdir, log, timeout)
-    else:
-        result = spawn.run_check(command, workdir, log, timeout, env=env)
-        redact_file(log, redactor)
+    result = launcher.run(command, workdir, log, timeout)
     return SetupRun(
         command=command,
         reason=due.reason,
@@ -114,9 +106,7 @@ def prepare(
     workdir: Path,
     state_dir: Path,
     timeout: float,
-    env: Mapping[str, str],
-    redactor: Redactor,
-    launcher: Launcher | None = None,
+    launcher: Launcher,
 ) -> SetupRun:
     """Run the set-up (`run_setup`, same arguments), exclude from git what it created, and
     record the tracked files it modified (in the workspace, with the launcher's `pair`).
@@ -131,12 +121,10 @@ def prepare(
         workdir=workdir,
         state_dir=state_dir,
         timeout=timeout,
-        env=env,
-        redactor=redactor,
         launcher=launcher,
     )
     exclude_created(repo, before)
-    if launcher is not None and launcher.pair is not None:
+    if launcher.pair is not None:
         # the set-up ran in the workspace: what it created is excluded in fixbot's clone (never
         # read back, never committed); its edits to tracked files stay there until the next
         # sync puts fixbot's tree back: they are reported, never committed

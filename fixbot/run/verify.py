@@ -53,11 +53,12 @@ def program_missing(settings: Settings, failure: Failure) -> Failure:
     return failure.model_copy(update={"classification": permanent})
 
 
-def installed_after_all(failure: Failure, search_path: str, launcher: Launcher | None) -> Failure:
+def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) -> Failure:
     """`failure`, made fixable again ("import") when the Python package it names as missing is
-    installed in the check's own interpreter (asked through `launcher`, see
-    `fixbot.agent.research.find_python`): `No module named 'pkg.sub'` of an installed `pkg` is
-    the code's problem. Without an interpreter to ask, the repository's verdict stands."""
+    installed in the check's own interpreter (the first Python on `search_path`, asked through
+    the run's `launcher`, see `fixbot.agent.research.find_python`): `No module named 'pkg.sub'`
+    of an installed `pkg` is the code's problem. Without an interpreter to ask, the
+    repository's verdict stands."""
     missing = failure.classification.missing
     if missing is None or missing.ecosystem != "python":
         return failure
@@ -86,7 +87,9 @@ def is_transient(failure: Failure | None) -> bool:
 @dataclass
 class Checker:
     """Runs the check for attempts of one run: `repo` is the work tree's root (logs and paths are
-    relative to it), `workdir` the folder the check runs in, `env` the check's environment."""
+    relative to it), `workdir` the folder the check runs in, `env` the check's environment,
+    `launcher` the run's (`fixbot.process.launcher.launcher_for`: the one way a project command
+    runs, its deadline the run's budget)."""
 
     settings: Settings
     repo: Path
@@ -96,10 +99,10 @@ class Checker:
     progress: Progress
     env: Mapping[str, str]
     events: EventLog  # the run's event log (`fixbot.run.reflect.event_log`)
+    launcher: Launcher
     sleep: Callable[[float], None] = time.sleep
     failures: dict[int, Failure] = field(default_factory=dict)
     stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
-    launcher: Launcher | None = None  # None: fixbot's own user, `env`, the redactor
 
     def run_command(self, log: Path) -> tuple[CheckResult, dict[str, str] | None]:
         """Run the check through the launcher (the one way a project command runs), and the
@@ -111,8 +114,7 @@ class Checker:
         and read as soon as the check has ended, when no process of the check is left to
         rewrite it (`Launcher.run`); a report that is the runner's standard output is read
         from the log, which then gets the runner's plain text back (`from_output`)."""
-        launcher = self.launcher or Launcher(self.repo, self.env, redact=self.redactor.redact)
-        s = self.settings
+        launcher, s = self.launcher, self.settings
         report = report_for(shellwords.words(s.check))
         if report is None:
             return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path), None
@@ -154,7 +156,7 @@ class Checker:
 
     def out_of_time(self) -> bool:
         """True once the run's `max-duration` is spent (the launcher's deadline): no re-run."""
-        return self.launcher is not None and self.launcher.deadline.spent()
+        return self.launcher.deadline.spent()
 
     def run_once(self, attempt: Attempt, retry_index: int) -> Failure | None:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""

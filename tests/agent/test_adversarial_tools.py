@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from fixbot.agent import Agent, build_agent
+from fixbot.agent import Agent
 from fixbot.agent.prompts import CLOSE, OPEN, untrusted
 from fixbot.agent.toolargs import ARGUMENTS, TOOL_SCHEMAS
 from fixbot.agent.tools import MAX_WRITE_BYTES, SEARCH_SECONDS, Toolbox
-from tests.fakes.agent_repo import fix_context, make_repo, model_settings
+from tests.fakes.agent_repo import fix_context, make_repo, model_agent, model_settings
 from tests.fakes.model_server import InProcessModel, tool_call, tool_calls
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import git
@@ -28,9 +28,7 @@ FILES = {
 
 
 def agent(server: InProcessModel, env: dict[str, str], **changes: Any) -> Agent:
-    built = build_agent(model_settings(server.url, **changes), env, sleep=lambda _: None)
-    assert built is not None
-    return built
+    return model_agent(model_settings(server.url, **changes), env, sleep=lambda _: None)
 
 
 @pytest.fixture

@@ -8,7 +8,13 @@ from pathlib import Path
 from fixbot.agent.diagnose import diagnose
 from fixbot.agent.runtime import Runtime
 from fixbot.security.redact import Redactor
-from tests.fakes.agent_repo import fix_context, make_repo, model_env, model_settings
+from tests.fakes.agent_repo import (
+    fix_context,
+    make_repo,
+    model_env,
+    model_settings,
+    run_launcher,
+)
 from tests.fakes.model_server import InProcessModel, inprocess_model, text, tool_call
 
 __all__ = ["inprocess_model", "model_env"]  # pytest fixtures used by name below
@@ -22,7 +28,15 @@ ANSWER = {
 
 
 def runtime(url: str, env: dict[str, str], **changes: object) -> Runtime:
-    return Runtime(model_settings(url, **changes), Redactor.from_env(env), lambda s: None)
+    settings = model_settings(url, **changes)
+    launcher = run_launcher(settings, Path.cwd(), env)
+    return Runtime(
+        settings,
+        Redactor.from_env(env),
+        lambda s: None,
+        launcher=launcher,
+        deadline=launcher.deadline,
+    )
 
 
 def test_a_structured_diagnosis_from_the_tool_call(

@@ -49,6 +49,7 @@ class Recorder:
 
 
 def llm(api_base: str, rec: Recorder, models: list[str] | None = None, **kw: Any) -> LLM:
+    kw.setdefault("deadline", Deadline.start(None))  # a run without a wall-time budget
     return LLM(
         models or ["openai/fake"],
         Redactor.from_env({}),

@@ -17,8 +17,10 @@ from tests.fakes.agent_repo import (
     FIXED_LINE,
     fix_context,
     make_repo,
+    model_agent,
     model_env,
     model_settings,
+    run_launcher,
 )
 from tests.fakes.model_server import (
     FakeModelServer,
@@ -36,13 +38,11 @@ __all__ = ["model_env", "model_server"]  # pytest fixtures used by name below
 def agent(
     server: FakeModelServer, env: dict[str, str], sleeps: list[float] | None = None, **changes: Any
 ) -> Agent:
-    built = build_agent(
+    return model_agent(
         model_settings(server.url, **changes),
         env,
         sleep=(sleeps if sleeps is not None else []).append,
     )
-    assert built is not None
-    return built
 
 
 def user_prompt(body: dict[str, Any]) -> str:
@@ -275,10 +275,9 @@ def test_an_unreachable_provider_names_its_host(tmp_path: Path, model_env: dict[
         port = probe.getsockname()[1]  # closed again: connections are refused
     repo = make_repo(tmp_path / "r")
     sleeps: list[float] = []
-    built = build_agent(
+    built = model_agent(
         model_settings(f"http://127.0.0.1:{port}/v1"), model_env, sleep=sleeps.append
     )
-    assert built is not None
     with pytest.raises(ModelConfigError) as caught:
         built.fix(fix_context(repo))
     problem = caught.value.problems[0]
@@ -397,12 +396,11 @@ def test_secrets_never_reach_the_model(
         tool_call("finish", summary=f"saw {secret}"),
         tool_call("finish", summary="x"),
     )
-    built = build_agent(
+    built = model_agent(
         model_settings(model_server.url),
         {**model_env, "DEPLOY_SECRET": secret},
         sleep=lambda s: None,
     )
-    assert built is not None
     result = built.fix(ctx)
     sent = model_server.all_text()
     assert secret not in sent and token not in sent
@@ -448,7 +446,8 @@ def test_bad_tool_arguments_are_explained(
 
 def test_no_model_means_no_agent() -> None:
     settings = model_settings("http://127.0.0.1:9/v1", model=None)
-    assert build_agent(settings, {}) is None
+    launcher = run_launcher(settings, Path.cwd(), {})
+    assert build_agent(settings, {}, launcher=launcher, deadline=launcher.deadline) is None
 
 
 def test_request_carries_no_litellm_retries(
@@ -468,8 +467,7 @@ def test_a_model_that_never_calls_tools_ends_the_attempt_after_two_replies(
     repo = make_repo(tmp_path / "r")
     inprocess_model.enqueue(text("The bug is in calc.py."), text("Change items[1:] to items."))
     lines: list[str] = []
-    built = build_agent(model_settings(inprocess_model.url), model_env, [].append, lines.append)
-    assert built is not None
+    built = model_agent(model_settings(inprocess_model.url), model_env, [].append, lines.append)
     result = built.fix(fix_context(repo))
     assert len(inprocess_model.requests) == 2  # not the whole max-tool-calls budget
     assert "Call a tool now" in inprocess_model.bodies()[1]["messages"][-1]["content"]
@@ -498,8 +496,10 @@ import sys
 sys.modules["mcp"] = None  # any `import mcp` now raises ImportError, as in a venv without it
 from fixbot.agent.llm import LLM
 from fixbot.agent.tools import TOOL_SCHEMAS
+from fixbot.core.budget import Deadline
 from fixbot.security.redact import Redactor
-reply = LLM(["openai/fake"], Redactor.from_env({}), sys.argv[1]).complete(
+llm = LLM(["openai/fake"], Redactor.from_env({}), sys.argv[1], deadline=Deadline.start(None))
+reply = llm.complete(
     [{"role": "user", "content": "fix it"}], TOOL_SCHEMAS
 )
 print(reply.tool_calls[0].name)

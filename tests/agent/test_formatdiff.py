@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.agent import formatdiff
+from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 
 
@@ -34,7 +35,12 @@ def test_a_real_formatter_prints_the_lines_it_would_change(tmp_path: Path) -> No
     if ruff is None:
         pytest.skip("ruff is not installed")
     (tmp_path / "pkg.py").write_text("def f( x ):\n    return {'a':x}\n")
-    launcher = Launcher(tmp_path, {"PATH": f"{Path(ruff).parent}:/usr/bin:/bin"}, namespace=False)
+    launcher = Launcher(
+        tmp_path,
+        {"PATH": f"{Path(ruff).parent}:/usr/bin:/bin"},
+        namespace=False,
+        deadline=Deadline.start(None),
+    )
     diff = formatdiff.formatter_diff(launcher, tmp_path, "ruff format --check .", 60)
     assert diff.startswith("--- pkg.py")
     assert "-def f( x ):" in diff and '+    return {"a": x}' in diff

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.agent import nodecov, spectrum
+from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
 
@@ -113,7 +114,9 @@ def test_a_node_projects_check_runs_under_v8_coverage_through_the_launcher(
 ) -> None:
     repo = write(tmp_path / "repo", FILES)
     node = str(Path(shutil.which("node") or "node").parent)
-    launcher = Launcher(repo, {"PATH": f"{node}:/usr/bin:/bin"}, namespace=False)
+    launcher = Launcher(
+        repo, {"PATH": f"{node}:/usr/bin:/bin"}, namespace=False, deadline=Deadline.start(None)
+    )
     found, why = spectrum.suspects(launcher, repo, "node test/parse.js", [], 60)
     assert why is None
     assert [s.name for s in found] == ["parse", "setKey"]

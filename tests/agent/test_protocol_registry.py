@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from fixbot.agent import Agent, build_agent, prompts, protocols
+from fixbot.agent import prompts, protocols
 from fixbot.agent.protocols import registry
 from fixbot.agent.protocols.base import ProtocolSpec
 from fixbot.core.errors import ConfigError
@@ -22,6 +22,7 @@ from tests.fakes.agent_repo import (
     FIXED_LINE,
     fix_context,
     make_repo,
+    model_agent,
     model_env,
     model_settings,
 )
@@ -108,8 +109,7 @@ def test_a_new_protocol_is_one_module_and_its_template(
     whole = jinja2.DictLoader({"protocol_whole.j2": WHOLE_INSTRUCTIONS})
     monkeypatch.setattr(env, "loader", jinja2.ChoiceLoader([whole, env.loader]))
     assert registry.check("whole") is None  # `--edit-protocol whole` is now a choice
-    agent = build_agent(settings, model_env)
-    assert isinstance(agent, Agent)
+    agent = model_agent(settings, model_env)
     inprocess_model.enqueue(
         text("It looks right to me."),  # no file: nudged in the protocol's words
         text(

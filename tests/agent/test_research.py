@@ -14,9 +14,10 @@ import pytest
 from fixbot.agent.research import MAX_CHARS, Research, read_dependency
 from fixbot.core.models import OutcomeKind
 from fixbot.core.secrets import check_environment
+from fixbot.core.settings import Settings
 from fixbot.run import engine
 from tests.agent.test_diagnose import ANSWER
-from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
+from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings, run_launcher
 from tests.fakes.agent_repo import make_repo as make_calc_repo
 from tests.fakes.model_server import FakeModelServer, raw, tool_call, tool_calls
 from tests.fakes.packages import install_tiny_package, make_venv
@@ -33,6 +34,13 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]
 
 
 SYSTEM_PYTHON = "/usr/bin/python3"
+SETTINGS = Settings(check="python -m pytest -q")
+
+
+def read(repo: Path, path: str, name: str, file: str | None = None) -> tuple[str, str | None]:
+    """`read_dependency` as a run asks it: the check's PATH is `path`, its Python run through
+    the run's launcher."""
+    return read_dependency(repo, path, run_launcher(SETTINGS, repo, {"PATH": path}), name, file)
 
 
 @pytest.mark.slow
@@ -48,7 +56,7 @@ def test_a_package_in_a_venv_of_debians_own_python_is_found(tmp_path: Path) -> N
         pytest.skip(f"no {SYSTEM_PYTHON} that makes virtual environments here")
     bin_dir = make_venv(tmp_path / "env", python=SYSTEM_PYTHON)
     site = install_tiny_package(bin_dir, tmp_path / "src")
-    text, source = read_dependency(tmp_path, f"{bin_dir}{os.pathsep}/usr/bin", "tinydep")
+    text, source = read(tmp_path, f"{bin_dir}{os.pathsep}/usr/bin", "tinydep")
     assert text.startswith(f"python package tinydep 0.3.1 (installed in {site})"), text
     assert source == "python package tinydep 0.3.1"
 
@@ -58,15 +66,15 @@ def test_a_package_of_the_checks_interpreter_is_described_and_read(
     tmp_path: Path, venv: tuple[str, Path]
 ) -> None:
     path, site = venv
-    text, source = read_dependency(tmp_path, path, "tinydep")
+    text, source = read(tmp_path, path, "tinydep")
     assert text.startswith(f"python package tinydep 0.3.1 (installed in {site})")
     assert "summary: A tiny dependency" in text and "requires: attrs>=20" in text
     assert "  tinydep/__init__.py" in text and source == "python package tinydep 0.3.1"
-    code, source = read_dependency(tmp_path, path, "tinydep", "tinydep/__init__.py")
+    code, source = read(tmp_path, path, "tinydep", "tinydep/__init__.py")
     assert "    3|     return 41" in code
     assert source == "python package tinydep 0.3.1: tinydep/__init__.py"
     # fixbot's own interpreter does not have it: the check's PATH decided where to look
-    assert read_dependency(tmp_path, "/usr/bin:/bin", "tinydep")[0].startswith("Error")
+    assert read(tmp_path, "/usr/bin:/bin", "tinydep")[0].startswith("Error")
 
 
 @pytest.mark.slow
@@ -75,10 +83,10 @@ def test_paths_outside_the_package_and_bad_names_are_refused(
 ) -> None:
     path, _ = venv
     for escape in ("../pip/__init__.py", "/etc/passwd", "tinydep/../../../../etc/passwd"):
-        text, source = read_dependency(tmp_path, path, "tinydep", escape)
+        text, source = read(tmp_path, path, "tinydep", escape)
         assert text.startswith("Error:") and "not a file of tinydep" in text and source is None
-    assert read_dependency(tmp_path, path, "x; rm -rf /")[0].startswith("Error: 'x; rm")
-    assert "no installed package nope_xyz" in read_dependency(tmp_path, path, "nope_xyz")[0]
+    assert read(tmp_path, path, "x; rm -rf /")[0].startswith("Error: 'x; rm")
+    assert "no installed package nope_xyz" in read(tmp_path, path, "nope_xyz")[0]
 
 
 @pytest.mark.slow  # builds a venv (the module's fixture): never in the fast tier
@@ -87,7 +95,7 @@ def test_no_code_of_the_project_environment_runs(tmp_path: Path, venv: tuple[str
     marker = tmp_path / "ran"
     (site / "zz_probe.pth").write_text(f"import pathlib; pathlib.Path({str(marker)!r}).touch()\n")
     try:
-        assert read_dependency(tmp_path, path, "tinydep")[1] is not None
+        assert read(tmp_path, path, "tinydep")[1] is not None
     finally:
         (site / "zz_probe.pth").unlink()
     assert not marker.exists()
@@ -107,7 +115,7 @@ def test_a_javascript_package_from_node_modules_is_bounded(tmp_path: Path) -> No
             "node_modules/left-pad/index.js": "x = 1;\n" * 5000,
         },
     )
-    text, source = read_dependency(tmp_path, "", "left-pad", "index.js")
+    text, source = read(tmp_path, "", "left-pad", "index.js")
     assert source == "javascript package left-pad 1.3.0: index.js"
     assert len(text) <= MAX_CHARS + 100 and "characters cut" in text
 
@@ -119,16 +127,18 @@ def test_web_search_goes_through_litellms_search_api(
     monkeypatch.setenv("TAVILY_API_BASE", f"http://127.0.0.1:{model_server.port}")
     result = {"title": "Fix for E123", "url": "https://example.org/e123", "content": "use x"}
     model_server.enqueue(raw({"results": [result]}))
-    research = Research(Path("."), "", provider="tavily")
+    launcher = run_launcher(SETTINGS, Path("."), {})
+    research = Research(Path("."), "", launcher, provider="tavily")
     assert [s["function"]["name"] for s in research.schemas()] == ["read_dependency", "search_web"]
     text = research.call("search_web", {"query": "E123 error"})
     assert text is not None and "Fix for E123" in text and "https://example.org/e123" in text
     assert research.sources == ["https://example.org/e123"]
     [request] = model_server.requests
     assert request["path"] == "/search" and request["body"]["query"] == "E123 error"
-    unset = Research(Path("."), "").call("search_web", {"query": "q"})
+    unset = Research(Path("."), "", launcher).call("search_web", {"query": "q"})
     assert unset is not None and "not configured" in unset
-    assert Research(Path("."), "").call("read_file", {"path": "a"}) is None  # not research
+    not_research = Research(Path("."), "", launcher).call("read_file", {"path": "a"})
+    assert not_research is None
     bad = research.call("read_dependency", {"name": 3})
     assert bad is not None and bad.startswith("Error: bad arguments")
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixbot.agent import build_agent
 from fixbot.core.models import Attempt, Finding, Phase, Severity
 from tests.fakes.agent_repo import (
     BUGGY_LINE,
     FIXED_LINE,
     fix_context,
     make_repo,
+    model_agent,
     model_env,
     model_settings,
 )
@@ -20,9 +20,7 @@ __all__ = ["inprocess_model", "model_env"]
 
 
 def _agent(server: InProcessModel, env: dict[str, str], **changes: object):  # type: ignore[no-untyped-def]
-    built = build_agent(model_settings(server.url, **changes), env, sleep=lambda s: None)
-    assert built is not None
-    return built
+    return model_agent(model_settings(server.url, **changes), env, sleep=lambda s: None)
 
 
 def _fixed_repo(tmp_path: Path) -> Path:

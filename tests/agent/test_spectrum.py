@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.agent import spectrum
+from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.bench.cases import stats_case
 
@@ -51,7 +52,11 @@ def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
     job = stats_case(tmp_path / "case")
     failing = ["tests/test_stats.py::test_mean"]
     found, why = spectrum.suspects(
-        Launcher(job.repo, {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"}),
+        Launcher(
+            job.repo,
+            {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"},
+            deadline=Deadline.start(None),
+        ),
         job.repo,
         job.check,
         failing,

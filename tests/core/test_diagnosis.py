@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.budget import Deadline
 from fixbot.core.diagnosis import Diagnosis, RootCauseCategory, Strategy, parse_diagnosis
 from fixbot.core.models import Classification, ErrorClass, Failure
 from fixbot.policy.divergence import best_index, diverged
@@ -130,7 +131,7 @@ def test_best_index_prefers_fewest_then_earliest() -> None:
 
 
 def test_the_event_log_parses_line_by_line(tmp_path: Path) -> None:
-    log = EventLog(tmp_path / "state" / "log.jsonl", "run-1")
+    log = EventLog(tmp_path / "state" / "log.jsonl", "run-1", clock=Deadline.start(None))
     log.emit("check", 0, exit_code=1, signature="abc")
     log.emit("fix", 1, files=["a.py"], path=Path("x"))
     events = read_events(tmp_path / "state" / "log.jsonl")

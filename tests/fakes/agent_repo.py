@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fixbot.agent import Agent, build_agent
+from fixbot.core.budget import Deadline
 from fixbot.core.models import Classification, Counts, ErrorClass, Failure, FixContext, Location
 from fixbot.core.settings import Settings
+from fixbot.process.launcher import Launcher, launcher_for
+from fixbot.security.redact import Redactor
 from tests.fakes.repo import git
 from tests.fakes.repo import make_repo as make_git_repo
 
@@ -95,3 +101,25 @@ def model_env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-key-for-tests")
     monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     return {"OPENAI_API_KEY": "sk-fake-key-for-tests"}
+
+
+def run_launcher(settings: Settings, root: Path, env: Mapping[str, str]) -> Launcher:
+    """The launcher a run builds (`launcher_for`) for the work tree `root`: fixbot's own user,
+    `env` without secrets, its secrets redacted, a run's deadline starting now."""
+    deadline = Deadline.start(settings.max_duration)
+    return launcher_for(settings, root, env, None, Redactor.from_env(env), deadline)
+
+
+def model_agent(
+    settings: Settings,
+    env: Mapping[str, str],
+    sleep: Callable[[float], Any] = time.sleep,
+    notify: Callable[[str], None] | None = None,
+) -> Agent:
+    """The model agent a run builds for `settings` (`build_agent`), with the run's launcher and
+    deadline. Each attempt's commands run in its `ctx.repo`: the launcher's root, the run's work
+    tree, is the current folder."""
+    launcher = run_launcher(settings, Path.cwd(), env)
+    built = build_agent(settings, env, sleep, notify, launcher=launcher, deadline=launcher.deadline)
+    assert built is not None, "model_agent needs settings with a model"
+    return built

@@ -318,6 +318,8 @@ def test_escalation_opens_a_draft_pull_request_and_leaves_the_branch_alone(
     events = read_events(state_of(ws) / "log.jsonl")  # the artifact to upload
     assert [e["event"] for e in events][-2:] == ["outcome", "publish"]
     assert events[-1]["pr_url"] == pulls[0]["html_url"] and events[-1]["source"] == "snapshot"
+    # publishing comes after the run: its time counts from the run's start, as every event's
+    assert events[-1]["elapsed_ms"] >= events[-2]["elapsed_ms"] > 0
     assert len({e["run_id"] for e in events}) == 1
 
 

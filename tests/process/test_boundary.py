@@ -21,10 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError, GitError
+from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.process import git, programs, sandbox, sync, worlds
-from fixbot.process.launcher import Launcher
+from fixbot.process.launcher import Launcher, launcher_for
+from fixbot.security.redact import Redactor
 from fixbot.ui import workflow
 from tests.fakes.installation import as_in_the_image, in_the_image
 from tests.fakes.paths import ROOT
@@ -80,7 +83,7 @@ def test_a_git_planted_where_the_commands_can_write_never_runs(
     monkeypatch.setenv("PATH", f"{planted}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
-    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, NOBODY)
+    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, NOBODY, deadline=Deadline.start(None))
     plant = f"printf '#!/bin/sh\\necho ran >> {marker}\\n' > {planted}/git; chmod 755 {planted}/git"
     assert launcher.run(plant, repo, open_dir / "c.log", 30).exit_code == 0
     assert (planted / "git").stat().st_uid == NOBODY.uid  # the attack is in place
@@ -142,7 +145,12 @@ def test_config_the_check_writes_into_git_never_reaches_fixbots_push(
     raw_git(repo, "remote", "add", "origin", str(origin))
     raw_git(repo, "push", "-q", "origin", "main")
     pair = _clone_for(repo, tmp_path) if two_worlds else None
-    launcher = Launcher(pair.fixbot if pair else repo, {"PATH": os.environ["PATH"]}, pair=pair)
+    launcher = Launcher(
+        pair.fixbot if pair else repo,
+        {"PATH": os.environ["PATH"]},
+        pair=pair,
+        deadline=Deadline.start(None),
+    )
     ran = launcher.run(pushurl_attack(evil), pair.fixbot if pair else repo, tmp_path / "c.log", 30)
     assert ran.exit_code == 0
     ours = pair.fixbot if pair else repo
@@ -216,15 +224,14 @@ def test_the_research_tool_runs_the_checks_python_as_the_commands_user(
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     marker = repo / "python-ran"  # the repository is the commands' to write
     env_recorder(venv / "python3", marker)
+    env = {"PATH": str(venv), "OPENAI_API_KEY": MODEL_KEY}  # fixbot's, with the model's key
     with sandbox.handed_over(repo, NOBODY) as who:
-        launcher = Launcher(repo, {"PATH": str(venv)}, who)
+        settings = Settings(check="python -m pytest")
+        launcher = launcher_for(settings, repo, env, who, Redactor.from_env(env))  # the run's
         assert research.find_python("requests", str(venv), launcher) is None
     seen = marker.read_text()
     assert seen.splitlines()[0] == str(NOBODY.uid)
     assert MODEL_KEY not in seen
-    marker.unlink()
-    assert research.find_python("requests", str(venv)) is None  # without the run's launcher
-    assert MODEL_KEY not in marker.read_text()  # still only the check's PATH
 
 
 # -- hole 11: a fork loop is bounded -------------------------------------------------------------
@@ -238,9 +245,9 @@ def test_a_fork_loop_is_bounded(open_dir: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(sandbox, "MAX_PROCESSES", 64)
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     with sandbox.handed_over(repo, NOBODY) as who:
-        result = Launcher(repo, {"PATH": os.environ["PATH"]}, who).run(
-            FORK_LOOP, repo, open_dir / "c.log", 600
-        )
+        result = Launcher(
+            repo, {"PATH": os.environ["PATH"]}, who, deadline=Deadline.start(None)
+        ).run(FORK_LOOP, repo, open_dir / "c.log", 600)
         started = int((repo / "n.txt").read_text())
     assert result.exit_code != 0 and "fork" in (open_dir / "c.log").read_text().lower()
     assert started < 64 and not result.timed_out  # bounded by the limit, not the timeout
@@ -275,7 +282,7 @@ def test_the_sweep_spares_processes_it_did_not_start(open_dir: Path) -> None:
     env = {"PATH": os.environ["PATH"]}
     try:
         with sandbox.handed_over(repo, NOBODY) as who:
-            other = Launcher(repo, env, who, namespace=False)
+            other = Launcher(repo, env, who, namespace=False, deadline=Deadline.start(None))
             slow = subprocess.Popen(  # another run's command, still running
                 [sys.executable, "-c", SLOW, str(repo)],
                 env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -292,9 +299,11 @@ def test_the_sweep_spares_processes_it_did_not_start(open_dir: Path) -> None:
 SLOW = """
 import os, sys
 from pathlib import Path
+from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 repo = Path(sys.argv[1])
-launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, namespace=False)
+env = {"PATH": os.environ["PATH"]}
+launcher = Launcher(repo, env, namespace=False, deadline=Deadline.start(None))
 r = launcher.run("sleep 3", repo, repo.parent / "slow.log", 30)
 sys.exit(0 if r.exit_code == 0 else 1)
 """
@@ -449,7 +458,9 @@ def test_a_git_folder_the_check_replaced_never_reaches_fixbots_git(tmp_path: Pat
     marker = tmp_path / "ran.txt"
     raw_git(evil, "config", "filter.evil.clean", f"sh -c 'echo ran >> {marker}; cat'")
     pair = _clone_for(repo, tmp_path)
-    launcher = Launcher(pair.fixbot, {"PATH": os.environ["PATH"]}, pair=pair)
+    launcher = Launcher(
+        pair.fixbot, {"PATH": os.environ["PATH"]}, pair=pair, deadline=Deadline.start(None)
+    )
     swap = f"mv .git ../moved-git && echo 'gitdir: {evil / '.git'}' > .git"
     assert launcher.run(swap, pair.fixbot, tmp_path / "c.log", 30).exit_code == 0
     assert (repo / ".git").is_file()  # the attack happened in the workspace

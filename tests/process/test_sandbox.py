@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
 from fixbot.process import git as fixbot_git
 from fixbot.process import sandbox, sync, worlds
@@ -151,9 +152,11 @@ WALK_WITHOUT_NAMESPACE = """
 import os, subprocess, sys
 from pathlib import Path
 from fixbot.process import sandbox
+from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 repo = Path(sys.argv[1])
-launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, namespace=sys.argv[2] == "on")
+env = {"PATH": os.environ["PATH"]}
+launcher = Launcher(repo, env, namespace=sys.argv[2] == "on", deadline=Deadline.start(None))
 print("exit", launcher.run("sh walk.sh", repo, repo.parent / "walk.log", 30).exit_code)
 """
 
@@ -228,7 +231,9 @@ def test_commands_cannot_touch_fixbots_clone_or_state_but_can_edit_the_workspace
         assert who is not None
         pair = sync.Worlds(fixbot, repo, owner=(identity.uid, identity.gid))
         (fixbot / "model_wrote.py").write_text("z = 3\n")  # fixbot (root) writes a new file
-        launcher = Launcher(fixbot, {"PATH": os.environ["PATH"]}, who, pair=pair)
+        launcher = Launcher(
+            fixbot, {"PATH": os.environ["PATH"]}, who, pair=pair, deadline=Deadline.start(None)
+        )
         moved = launcher.run("mv .git .git-moved", fixbot, open_dir / "m.log", 30)
         assert moved.exit_code == 0, (open_dir / "m.log").read_text()  # a check's doing
         result, back = launcher.run_fix(
@@ -363,9 +368,15 @@ def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
     env = {"PATH": os.environ["PATH"]}
     with sandbox.handed_over(repo, dedicated) as who:
         assert not escape_and_wait(
-            Launcher(repo, env, who, namespace=namespace), repo, open_dir / "1.log"
+            Launcher(repo, env, who, namespace=namespace, deadline=Deadline.start(None)),
+            repo,
+            open_dir / "1.log",
         )
-    assert not escape_and_wait(Launcher(repo, env, namespace=namespace), repo, open_dir / "2.log")
+    assert not escape_and_wait(
+        Launcher(repo, env, namespace=namespace, deadline=Deadline.start(None)),
+        repo,
+        open_dir / "2.log",
+    )
 
 
 @pytest.mark.slow
@@ -377,5 +388,7 @@ def test_without_namespace_or_sweep_the_escapee_outlives_the_step(
     leaves it running."""
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     monkeypatch.setattr(sandbox, "sweep", lambda mark: 0)
-    launcher = Launcher(repo, {"PATH": os.environ["PATH"]}, namespace=False)
+    launcher = Launcher(
+        repo, {"PATH": os.environ["PATH"]}, namespace=False, deadline=Deadline.start(None)
+    )
     assert escape_and_wait(launcher, repo, open_dir / "c.log")

@@ -332,12 +332,10 @@ def test_a_threads_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
 
 def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "ok")
-    agents = engine.build_agents(Settings(check=CHECK, fix_commands=["true"]), {})
-    outcome, state = engine.run(
+    outcome, state = engine.run(  # the run builds its own agents: fix commands, no model
         Settings(check=CHECK, fix_commands=["true"]),
         repo,
         env=dict(os.environ),
-        agents=agents,
         request=RunRequest(threads=THREADS),
     )
     assert outcome.outcome is OutcomeKind.PASSED and len(state.attempts) == 1

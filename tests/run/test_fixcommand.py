@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from fixbot.core.budget import Deadline
 from fixbot.core.models import FixContext
 from fixbot.process.launcher import Launcher
 from fixbot.run.fixcommand import FixCommandFixer
@@ -23,7 +24,12 @@ def context(repo: Path, attempt: int = 1) -> FixContext:
 
 
 def launcher(repo: Path) -> Launcher:
-    return Launcher(repo, {"PATH": os.environ["PATH"]}, redact=lambda t: t.replace(SECRET, "***"))
+    return Launcher(
+        repo,
+        {"PATH": os.environ["PATH"]},
+        redact=lambda t: t.replace(SECRET, "***"),
+        deadline=Deadline.start(None),
+    )
 
 
 def test_each_command_gets_a_log_with_its_output_redacted(tmp_path: Path) -> None:

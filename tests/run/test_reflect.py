@@ -296,8 +296,7 @@ def test_a_reformat_over_the_diff_limit_is_never_kept_as_the_best_attempt(tmp_pa
         fix_commands=[f"{sys.executable} reformat.py"],
         max_diff_lines=500,
     )
-    agents = engine.build_agents(settings, {})
-    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=agents)
+    outcome, state = engine.run(settings, repo, env=dict(os.environ))  # the run's own agents
     assert outcome.outcome is OutcomeKind.ESCALATED and "is not a fix" in outcome.reason
     reformat = state.attempts[1]
     assert reformat.files_changed == ["more.py"] and reformat.diff_lines == 3_000

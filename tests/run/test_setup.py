@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.budget import Deadline
 from fixbot.core.errors import EXIT_ERROR, SetupError
 from fixbot.core.models import Attempt
 from fixbot.policy.manifests import (
@@ -22,6 +23,7 @@ from fixbot.policy.manifests import (
     missing_tool_notes,
     setup_due,
 )
+from fixbot.process.launcher import Launcher
 from fixbot.run.setup import exclude_created, log_path, raise_for, run_setup, untracked
 from fixbot.security.redact import Redactor
 from tests.fakes.repo import git
@@ -127,6 +129,7 @@ def run(tmp_path: Path, command: str, timeout: float = 30, **env: str) -> SetupR
     workdir = tmp_path / "pkg"
     workdir.mkdir(exist_ok=True)
     full_env = {"PATH": "/usr/bin:/bin", **env}
+    redact = Redactor.from_env(env).redact
     return run_setup(
         command,
         SetupDue(reason=SetupReason.INITIAL, attempt=0),
@@ -134,8 +137,7 @@ def run(tmp_path: Path, command: str, timeout: float = 30, **env: str) -> SetupR
         workdir=workdir,
         state_dir=tmp_path / ".fixbot",
         timeout=timeout,
-        env=full_env,
-        redactor=Redactor.from_env(env),
+        launcher=Launcher(tmp_path, full_env, redact=redact, deadline=Deadline.start(None)),
     )
 
 

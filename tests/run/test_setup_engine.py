@@ -8,10 +8,12 @@ import os
 import sys
 from pathlib import Path
 
+from fixbot.core.budget import Deadline
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.policy.manifests import SetupDue, SetupReason
 from fixbot.process import worlds
+from fixbot.process.launcher import launcher_for
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from fixbot.run.setup import prepare
@@ -117,8 +119,14 @@ def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None
             workdir=fixbot,
             state_dir=fixbot / ".fixbot",
             timeout=60,
-            env=dict(os.environ),
-            redactor=Redactor.from_env({}),
+            launcher=launcher_for(  # the run's, in fixbot's clone
+                settings,
+                fixbot,
+                dict(os.environ),
+                None,
+                Redactor.from_env({}),
+                Deadline.start(settings.max_duration),
+            ),
         )
     )
     save_state(fixbot / ".fixbot", first)  # killed here: the set-up ran, no check yet

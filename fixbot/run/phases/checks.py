@@ -28,8 +28,6 @@ def prepare(run: RunParts, number: int, manifests: tuple[str, ...]) -> None:
         workdir=run.checker.workdir,
         state_dir=run.state_dir,
         timeout=run.settings.setup_timeout,
-        env=run.checker.env,
-        redactor=run.redactor,
         launcher=run.checker.launcher,
     )
     run.state.setups.append(ran)

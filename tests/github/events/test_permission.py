@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import responses
 
-from fixbot.agent import build_agent
 from fixbot.core.errors import GitHubError
 from fixbot.core.models import Phase, ReviewThread
 from fixbot.github.api.graphql import GraphQL
@@ -20,7 +19,7 @@ from fixbot.github.api.rest import GitHub, default_retry
 from fixbot.github.events import threads
 from fixbot.github.events.permission import Level, Permissions, allows, level_of
 from fixbot.github.events.threads import ThreadNode
-from tests.fakes.agent_repo import fix_context, make_repo, model_settings
+from tests.fakes.agent_repo import fix_context, make_repo, model_agent, model_settings
 from tests.fakes.model_server import FakeModelServer, tool_call
 
 API = "https://api.github.example"
@@ -160,9 +159,7 @@ def test_45_threads_are_resolved_in_three_mutation_requests() -> None:
 
 
 def threads_agent(server: FakeModelServer, env: dict[str, str]) -> Any:
-    built = build_agent(model_settings(server.url), env, sleep=lambda _: None)
-    assert built is not None
-    return built
+    return model_agent(model_settings(server.url), env, sleep=lambda _: None)
 
 
 def test_a_threads_phase_finish_without_edits_keeps_its_claim_and_is_not_nudged(
