@@ -1,6 +1,6 @@
 """The model agent: fix, self-review and escalation analysis through litellm.
 
-`build_agent(settings, env, launcher=..., deadline=...)` returns None when no model is configured
+`build_agent(settings, env, launcher=...)` returns None when no model is configured
 (the run then uses the fix commands only). litellm is imported lazily, on the first model call.
 """
 
@@ -14,7 +14,6 @@ from fixbot.agent.diagnose import diagnose
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.review import ModelReviewer
 from fixbot.agent.runtime import Runtime
-from fixbot.core.budget import Deadline
 from fixbot.core.diagnosis import DiagnosisResult
 from fixbot.core.models import FixContext, FixResult, ReviewResult
 from fixbot.core.settings import Settings
@@ -62,16 +61,15 @@ def build_agent(
     notify: Callable[[str], None] | None = None,
     *,
     launcher: Launcher,
-    deadline: Deadline,
 ) -> Agent | None:
     """The agent for `settings`, or None when `settings.model` is not set (see `NO_MODEL`).
 
     `env` supplies the secrets to redact; `sleep` (seconds) is the retry policy's wait; `notify`
     receives one progress line per retry wait, fallback and early stop, as they happen;
     `launcher` is the run's (`fixbot.process.launcher.launcher_for`): it runs the check's
-    Python for the research tool and the check under coverage (the run's boundary); `deadline`
-    is the run's wall-time budget (`fixbot.core.budget.Deadline`), which caps every model
-    request's timeout.
+    Python for the research tool and the check under coverage (the run's boundary), and its
+    `deadline` is the run's one wall-time budget (`fixbot.core.budget.Deadline`), which caps
+    every model request's timeout.
     """
     if not settings.model:
         return None
@@ -81,7 +79,7 @@ def build_agent(
         sleep,
         search_path=env.get("PATH", ""),
         launcher=launcher,
-        deadline=deadline,
+        deadline=launcher.deadline,
     )
     if notify is not None:
         runtime.notify = notify

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from fixbot.core.budget import Deadline
 from fixbot.core.roles import Analyst, Diagnoser, Fixer, Reviewer
 from fixbot.core.settings import Settings
 from fixbot.process.launcher import Launcher
@@ -44,15 +43,14 @@ def build_agents(
     env: Mapping[str, str],
     workdir: Path,
     launcher: Launcher,
-    deadline: Deadline,
     notify: Callable[[str], None] | None = None,
 ) -> Agents:
     """Fix commands (run in `workdir` by `launcher`, the run's: the one way fixbot runs a
     project command) first, then the model agent when `settings.model` is set.
 
-    `env` is fixbot's environment (the model agent's secrets to redact, the check's PATH);
-    `deadline` is the run's wall-time budget (`fixbot.core.budget.Deadline`), which bounds every
-    model call; `notify` receives the model agent's progress lines (retries, fallbacks) as they
+    `env` is fixbot's environment (the model agent's secrets to redact, the check's PATH); the
+    launcher's `deadline` is the run's one wall-time budget, which bounds every model call too;
+    `notify` receives the model agent's progress lines (retries, fallbacks) as they
     happen.
     """
     fixers: list[Fixer] = []
@@ -70,7 +68,7 @@ def build_agents(
         return Agents(ChainFixer(fixers) if fixers else None, notes=[note], threads=False)
     from fixbot.agent import build_agent
 
-    agent: Any = build_agent(settings, env, notify=notify, launcher=launcher, deadline=deadline)
+    agent: Any = build_agent(settings, env, notify=notify, launcher=launcher)
     fixers.append(agent)
     reviewer = agent if settings.review else None
     return Agents(ChainFixer(fixers), reviewer, agent, diagnoser=agent)

@@ -202,9 +202,7 @@ def _run_locked(
         deadline = Deadline.start(settings.max_duration, state.elapsed_s)  # the run's one budget
         launcher = launcher_for(settings, root, env, who, redactor, deadline, pair)
         progress = progress or Progress()
-        agents = agents or build_agents(
-            settings, env, workdir, launcher, deadline, notify=progress.event
-        )
+        agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
         if state.attempts:  # prepare_state handed back an unfinished run of the same settings

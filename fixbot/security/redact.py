@@ -16,16 +16,14 @@ Masked with `[REDACTED]`:
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from fixbot.core.secrets import MIN_SECRET_LENGTH, URL_PASSWORD, secret_values
 from fixbot.security.encodings import encodings as spellings
 
-__all__ = ["MASK", "Redactor", "encodings", "redact_file", "secret_values"]
+__all__ = ["MASK", "Redactor", "encodings", "secret_values"]
 
 MASK = "[REDACTED]"
 LINE_BREAK = r"(?:[ \t\\]*\r?\n[ \t]*)?"  # where a wrapped secret may be cut
@@ -85,37 +83,3 @@ class Redactor:
         """`text` with every secret, URL password and token shape replaced by `[REDACTED]`."""
         text = URL_PASSWORD.sub(lambda m: m.group(1) + MASK + m.group(3), text)
         return self.shapes.sub(MASK, self.pattern.sub(_mask, text))
-
-
-def _redacted_lines(lines: Iterable[str], redactor: Redactor) -> Iterator[tuple[str, str]]:
-    """(original, redacted) line pairs, two lines redacted together so a cut secret is found."""
-    previous: tuple[str, str] | None = None  # the original line and its redaction so far
-    for line in lines:
-        if previous is not None:
-            first, _, rest = redactor.redact(previous[1] + line).partition("\n")
-            yield previous[0], first + "\n"
-            previous = (line, rest)
-        else:
-            previous = (line, line)
-    if previous is not None:
-        yield previous[0], redactor.redact(previous[1])
-
-
-def redact_file(path: Path, redactor: Redactor) -> bool:
-    """Redact `path` in place, streaming (two lines in memory at a time, for any file size).
-
-    Bytes that are not UTF-8 are kept as they are (surrogateescape). The file is replaced
-    atomically and only when something was redacted. Returns True when it was.
-    """
-    changed = False
-    tmp = path.with_name(path.name + ".redacting")
-    with path.open("rb") as source, tmp.open("wb") as target:
-        lines = (raw.decode("utf-8", "surrogateescape") for raw in source)
-        for original, clean in _redacted_lines(lines, redactor):
-            changed = changed or clean != original
-            target.write(clean.encode("utf-8", "surrogateescape"))
-    if changed:
-        os.replace(tmp, path)
-    else:
-        tmp.unlink()
-    return changed

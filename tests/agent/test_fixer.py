@@ -447,7 +447,7 @@ def test_bad_tool_arguments_are_explained(
 def test_no_model_means_no_agent() -> None:
     settings = model_settings("http://127.0.0.1:9/v1", model=None)
     launcher = run_launcher(settings, Path.cwd(), {})
-    assert build_agent(settings, {}, launcher=launcher, deadline=launcher.deadline) is None
+    assert build_agent(settings, {}, launcher=launcher) is None
 
 
 def test_request_carries_no_litellm_retries(

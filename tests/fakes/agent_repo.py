@@ -120,6 +120,6 @@ def model_agent(
     deadline. Each attempt's commands run in its `ctx.repo`: the launcher's root, the run's work
     tree, is the current folder."""
     launcher = run_launcher(settings, Path.cwd(), env)
-    built = build_agent(settings, env, sleep, notify, launcher=launcher, deadline=launcher.deadline)
+    built = build_agent(settings, env, sleep, notify, launcher=launcher)
     assert built is not None, "model_agent needs settings with a model"
     return built
