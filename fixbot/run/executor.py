@@ -11,7 +11,6 @@ which call the adapters (`fixbot.run.verify` runs the check, the fixers, `fixbot
 from __future__ import annotations
 
 import dataclasses
-import time
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -54,7 +53,7 @@ class Run:
         self.in_action = GitHubEnv.read(checker.env).actions  # for recovery plans
         self.state_dir = repo / settings.state_dir
         self.events = checker.events  # the one event log, built with the checker
-        self.clock = time.monotonic()
+        self.deadline = checker.launcher.deadline  # the run's one clock, resumes counted
         self.groups = ExitStack()  # the open `progress.group` of the attempt being worked on
         self.group_title: str | None = None
         self.means = rules.Observation(
@@ -73,15 +72,12 @@ class Run:
 
     def save(self) -> None:
         """Account elapsed time and write the state atomically."""
-        now = time.monotonic()
-        self.state.elapsed_s += now - self.clock
-        self.clock = now
+        self.state.elapsed_s = self.deadline.elapsed()
         save_state(self.state_dir, self.state)
 
     def observe(self) -> rules.Observation:
         """The run's means and the wall time spent so far (seconds, across resumed processes)."""
-        elapsed = self.state.elapsed_s + (time.monotonic() - self.clock)
-        return dataclasses.replace(self.means, elapsed_s=elapsed)
+        return dataclasses.replace(self.means, elapsed_s=self.deadline.elapsed())
 
     def drive(self) -> Outcome:
         """Execute steps until `next_step` says Done; save the state after each."""

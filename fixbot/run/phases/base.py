@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from fixbot.core.budget import Deadline
 from fixbot.core.models import Attempt, FixContext, ReviewThread
 from fixbot.core.settings import Settings
 from fixbot.logs.joblog import FirstFailure
@@ -37,7 +38,7 @@ class RunParts(Protocol):
     in_action: bool  # for recovery plans
     state_dir: Path
     events: EventLog
-    clock: float  # `time.monotonic()` when the elapsed time was last accounted
+    deadline: Deadline  # the run's one budget (its launcher's): `elapsed()` is the run's wall time
 
     def save(self) -> None:
         """Account elapsed time and write the state atomically."""

@@ -5,8 +5,6 @@ error. `fixbot.run.executor.Run` calls them; they call `fixbot.run.outcome`,
 
 from __future__ import annotations
 
-import time
-
 from fixbot.core.models import BreakerState, OutcomeKind
 from fixbot.run import outcome, reflect
 from fixbot.run.outcome import best_snapshot
@@ -36,9 +34,7 @@ def escalate(run: RunParts, reason: str, analyze: bool) -> None:
 def finish(run: RunParts, kind: OutcomeKind, reason: str) -> None:
     """Record the outcome and write the report (the loop saves the state)."""
     run.events.emit("outcome", None, outcome=kind.value, reason=reason, kept=run.state.kept)
-    now = time.monotonic()  # the report shows the wall time up to this moment
-    run.state.elapsed_s += now - run.clock
-    run.clock = now
+    run.state.elapsed_s = run.deadline.elapsed()  # the report shows the wall time up to now
     outcome.finish(
         run.state,
         kind,
