@@ -1,7 +1,9 @@
 """A real small model (SmolLM2-135M served by llama-cpp-python, as in tests/test_realmodel_e2e.py)
-completes a bench run bounded and honest: every case ends with a grade, within its budget of
-attempts and tokens, and its model calls are bounded by the budget. A 135M model rarely fixes
-anything; the grades are whatever the final trees say."""
+completes a bench run bounded and honest: the case ends with a grade for each runner (fixbot and
+the one-request baseline), within its budget of attempts and tokens, and its model calls are
+bounded by the budget. A 135M model rarely fixes anything; the grades are whatever the final
+trees say. One case: a second one asked nothing new of the bench and doubled the module's time
+(434 s under load at stop 35, the suite's longest test)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.bench.run import Budget, Grade, Options, Runner, run_all
-from tests.bench.cases import slug_case, stats_case
+from tests.bench.cases import stats_case
 from tests.test_realmodel_e2e import REQUEST_TIMEOUT_S
 
 # the model server fixture, imported under its own name so pytest finds it in this module
@@ -31,7 +33,7 @@ def test_smollm2_completes_a_bench_run_within_its_budget(
 ) -> None:
     base, _ = llama_server
     monkeypatch.setenv("OPENAI_API_KEY", "sk-no-key-local-server")
-    budget = Budget(attempts=ATTEMPTS, tokens=60_000, usd=0.01, seconds=90)
+    budget = Budget(attempts=ATTEMPTS, tokens=60_000, usd=0.01, seconds=60)
     options = Options(
         model="openai/smollm2",
         api_base=base,
@@ -39,9 +41,9 @@ def test_smollm2_completes_a_bench_run_within_its_budget(
         budget=budget,
         request_timeout=REQUEST_TIMEOUT_S,
     )
-    jobs = [stats_case(tmp_path / "a"), slug_case(tmp_path / "b")]
+    jobs = [stats_case(tmp_path / "a")]
     results = run_all(jobs, [Runner.FIXBOT, Runner.BASELINE], options, workers=1)
-    assert len(results) == 4
+    assert sorted(r.runner for r in results) == sorted([Runner.FIXBOT, Runner.BASELINE])
     for r in results:
         assert r.grade in (Grade.FIXED, Grade.WRONG, Grade.ESCALATED), (r.id, r.reason)
         assert r.over_budget == [], (r.id, r.over_budget)
