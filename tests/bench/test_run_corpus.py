@@ -5,8 +5,14 @@ fix, and fixbot's first request localizes at least the goal's share of the cases
 (bench/RESULTS-bench.md: 28 of 31, 90 %). The `test-change` family (real fixes that change a
 test or the test configuration) is the second test's.
 
+These two tests are also the suite's check of the corpus itself: a case whose check passes before
+the fix ends `passed`, one whose reference fix does not turn the check green or whose hidden
+tests fail on the fixed tree is not `fixed`. `fixbot bench --verify` checks the same claims (and
+that the failing output says the case's `expect`) without the engine, for whoever adds a case;
+the suite ran it too until stop 36, 90 s of work the oracle already does.
+
 Without network a case cannot be prepared: outside CI that skips the test, under `CI=true` it
-fails (as `test_corpus_verify.py`).
+fails, so CI never passes with a corpus it did not check.
 """
 
 from __future__ import annotations
