@@ -90,7 +90,7 @@ def test_a_retry_on_a_forks_pull_request_never_runs_its_code_with_the_secrets(
 ) -> None:
     """With `allow-forks: true`, a maintainer's `/fixbot retry` on a fork's pull request would
     run the fork's check in a job holding the base repository's token and secrets: refused, the
-    fork's code never runs, and the reply names the `pull_request` event that can run it."""
+    fork's code never runs, and the reply points to the fork's `pull_request` event (no secret)."""
     marker = tmp_path / "the-forks-code-ran"
     sha = sandbox.commit("changes", {"check.py": f"open({str(marker)!r}, 'w')\n"}, "fork")
     sandbox.register_pull("changes", sha)
