@@ -1,4 +1,4 @@
-"""Benchmark: the time the boundary adds to one project command (issue 21), and the cost of the
+"""Benchmark: the time the boundary adds to one project command, and the cost of the
 two worlds (fixbot's clone and the workspace, `fixbot.process.worlds`).
 
 Run: .venv/bin/python bench/bench_boundary.py [--runs 100]

@@ -1,7 +1,7 @@
 """Benchmarks for the engine: `fixbot --help` start-up and the loop's own overhead per iteration.
 
 Run: .venv/bin/python bench/bench_engine.py
-Targets (issue 2): `fixbot --help` under 0.3 s; overhead per loop iteration, excluding the check
+Targets: `fixbot --help` under 0.3 s; overhead per loop iteration, excluding the check
 and the fixer, under 50 ms. Results are written down in bench/README.md.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark: fixbot's container image, its size and its cold start (issue 22).
+"""Benchmark: fixbot's container image, its size and its cold start.
 
 Run as root: .venv/bin/python bench/bench_image.py [--runs 5]
 Builds the image (scripts/build-image.sh, cached), then:

@@ -1,4 +1,4 @@
-"""Benchmark: a command that writes 400 MB of output, through fixbot's runner (issue 14).
+"""Benchmark: a command that writes 400 MB of output, through fixbot's runner.
 
 Run: .venv/bin/python bench/bench_output.py [--megabytes 400] [--single-line]
 Targets: 400 MB of output handled in at most 60 s, with at most 128 MB on disk (the log) and at

@@ -1,6 +1,7 @@
-"""Issue 21, 5: fixbot's first act. Not root (runner mode, the CLI), the project's commands share
-fixbot's uid: fixbot re-executes itself without its secrets before anything else, trusts no
-`FIXBOT_SECRETS_FD` it did not set, is not dumpable and leaves no core file."""
+"""fixbot's first act keeps its secrets from a process of its own uid. Not root (runner mode, the
+CLI), the project's commands share fixbot's uid: fixbot re-executes itself without its secrets
+before anything else, trusts no `FIXBOT_SECRETS_FD` it did not set, is not dumpable and leaves no
+core file."""
 
 from __future__ import annotations
 

@@ -337,16 +337,3 @@ def test_every_subprocess_starts_in_process() -> None:
         and starters.search(path.read_text(encoding="utf-8"))
     ]
     assert outside == []
-
-
-def test_comments_give_reasons_not_issue_numbers() -> None:
-    """A comment or docstring says why, not which issue asked: an issue number means nothing to
-    a reader of the code (the reasons are in the commit messages and docs/SECURITY.md)."""
-    cited = re.compile(r"[Ii]ssues? #?\d+|\bhole \d+|\(#\d+\)")
-    found = [
-        f"{path.relative_to(ROOT)}:{number}"
-        for path in sorted((ROOT / "fixbot").rglob("*.py"))
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if cited.search(line)
-    ]
-    assert found == []

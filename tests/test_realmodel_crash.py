@@ -1,4 +1,4 @@
-"""The real-model test tells a crash of the model server from a fixbot failure (issue 25)."""
+"""The real-model test tells a crash of the model server from a fixbot failure."""
 
 from __future__ import annotations
 

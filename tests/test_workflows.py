@@ -1,4 +1,4 @@
-"""The workflows a user copies (the README's and the shipped ones) are right as copied (issue 25):
+"""The workflows a user copies (the README's and the shipped ones) are right as copied:
 a `workflow_run` job may re-run a flaky job (`actions: write`), one fixbot runs per pull request
 whatever the event, and a `docker://` reference is lowercase once `OWNER` is filled in."""
 

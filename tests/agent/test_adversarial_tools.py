@@ -324,7 +324,7 @@ def test_the_evidence_never_quotes_an_ignored_or_private_file(tmp_path: Path) ->
 
 def test_the_state_folders_name_is_declared_once() -> None:
     """The default state folder is `fixbot.core.secrets.DEFAULT_STATE_DIR`; the agent never
-    spells it, so a configured state folder is what its path checks refuse (issue 13, part 2)."""
+    spells it, so a configured state folder is what its path checks refuse."""
     import re
 
     root = ROOT / "fixbot"

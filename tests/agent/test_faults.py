@@ -1,4 +1,4 @@
-"""Model-server faults through litellm's real HTTP path (issue 11): each call retries, falls back
+"""Model-server faults through litellm's real HTTP path: each call retries, falls back
 or fails with the true reason, within a bounded time, and says so as it happens."""
 
 from __future__ import annotations

@@ -204,7 +204,7 @@ def test_allowed_edits_stay_allowed() -> None:
 
 @pytest.mark.parametrize(
     ("path", "old", "new"),
-    [  # the bypasses that turned pytest green past the text rules (issue 23)
+    [  # the bypasses that turned pytest green past the text rules
         (".pytest.ini", None, "[pytest]\naddopts = --deselect test_calc.py::test_add\n"),
         ("pytest.toml", None, '[pytest]\naddopts = ["--deselect", "test_calc.py::test_add"]\n'),
         ("conftest.py", None, "import os as o\no._exit(0)\n"),

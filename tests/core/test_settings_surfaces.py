@@ -171,8 +171,8 @@ def test_action_ignores_trust_settings_from_the_pull_requests_files(tmp_path: Pa
 
 
 def test_an_input_the_workflow_gives_wins_even_when_it_equals_the_default(tmp_path: Path) -> None:
-    """Issue 23: an input equal to its default was taken for "not given", so a pull request's
-    `.fixbot.toml` overrode the workflow's explicit value."""
+    """An input the workflow gives is the workflow's even when it equals the default: taken for
+    "not given", it would let a pull request's `.fixbot.toml` override the workflow's value."""
     (tmp_path / ".fixbot.toml").write_text("timeout = 42\n")
     env = {"INPUT_CHECK-COMMAND": "true", "INPUT_TIMEOUT": shown_default(spec("timeout").default)}
     assert load_settings(tmp_path, {}, env, action=True).timeout == 600
@@ -219,7 +219,7 @@ def test_trust_settings_from_the_steps_environment_are_ignored(tmp_path: Path) -
 
 
 def test_the_action_and_the_cli_have_a_wall_time_budget(tmp_path: Path) -> None:
-    """A slow local model must not keep a CLI run going for 10 minutes unbounded (issue 25)."""
+    """A slow local model must not keep a CLI run going for 10 minutes unbounded."""
     env = {"INPUT_CHECK-COMMAND": "true"}
     assert load_settings(tmp_path, {}, env, action=True).max_duration == 1200
     assert load_settings(tmp_path, {"check": "t"}, {}).max_duration == 1200

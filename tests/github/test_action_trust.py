@@ -1,4 +1,4 @@
-"""What the Action's environment may and may not decide (issues 21 and 23): an earlier step that
+"""What the Action's environment may and may not decide: an earlier step that
 ran the pull request's code may have written `GITHUB_ENV`, and a pull request's files are not the
 workflow. End to end: `python -m fixbot action` in a subprocess against fakes on 127.0.0.1."""
 
@@ -35,7 +35,7 @@ def sandbox(tmp_path: Path, github_server: FakeGitHub) -> ActionSandbox:
 def test_a_model_server_written_into_github_env_gets_no_request_and_no_key(
     sandbox: ActionSandbox,
 ) -> None:
-    """Issue 21, 8: a step before fixbot wrote `OPENAI_BASE_URL` and `FIXBOT_API_BASE` into
+    """A step before fixbot wrote `OPENAI_BASE_URL` and `FIXBOT_API_BASE` into
     GITHUB_ENV; the workflow names no `api-base`. Without the control the model key goes to
     that server. Requests that leave 127.0.0.1 go to a dead local proxy (never the internet)."""
     with FakeModelServer() as attacker:
@@ -88,8 +88,9 @@ def test_every_server_variable_litellm_reads_is_recognised() -> None:
 def test_a_retry_on_a_forks_pull_request_never_runs_its_code_with_the_secrets(
     sandbox: ActionSandbox, github_server: FakeGitHub, tmp_path: Path
 ) -> None:
-    """Issue 21, 3: with `allow-forks: true`, a maintainer's `/fixbot retry` on a fork's pull
-    request ran the fork's check in a job holding the base repository's token and secrets."""
+    """With `allow-forks: true`, a maintainer's `/fixbot retry` on a fork's pull request would
+    run the fork's check in a job holding the base repository's token and secrets: refused, the
+    fork's code never runs, and the reply points to the fork's `pull_request` event (no secret)."""
     marker = tmp_path / "the-forks-code-ran"
     sha = sandbox.commit("changes", {"check.py": f"open({str(marker)!r}, 'w')\n"}, "fork")
     sandbox.register_pull("changes", sha)

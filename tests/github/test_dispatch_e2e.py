@@ -1,5 +1,5 @@
 """End to end: after a push made with the job's `GITHUB_TOKEN`, fixbot dispatches the CI workflow
-on the branch and links the new run (issue 24), against the fake GitHub and model."""
+on the branch and links the new run, against the fake GitHub and model."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""GitHub-side faults and hostile events, end to end (issue 11, "Hardening").
+"""GitHub-side faults and hostile events, end to end.
 
 `python -m fixbot action` in a subprocess (`ActionSandbox`) against the fake GitHub server on
 127.0.0.1, which answers scripted faults (`FakeGitHub.fail`): the 403s GitHub gives to a pull

@@ -65,7 +65,7 @@ def test_it_is_a_composite_action_running_fixbot_from_its_own_virtual_environmen
 
 
 def test_the_steps_shell_is_replaced_by_fixbot(tmp_path: Path) -> None:
-    """Issue 21, 7: without `exec` the step's bash stays alive above the check, holding the
+    """Without `exec` the step's bash stays alive above the check, holding the
     step's `env:` (the token among them) where a process of the same user can read it."""
     python = tmp_path / "bin" / "python"  # stands in for fixbot's Python: its parent, its folder
     python.parent.mkdir()

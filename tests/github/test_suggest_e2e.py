@@ -1,5 +1,5 @@
 """End to end: `on-success: suggest` posts the verified fix as one review with suggestion blocks
-and pushes nothing (issue 24), against the fake GitHub (which refuses a comment off the pull
+and pushes nothing, against the fake GitHub (which refuses a comment off the pull
 request's diff, as GitHub does) and the fake model."""
 
 from __future__ import annotations

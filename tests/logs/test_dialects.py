@@ -93,8 +93,8 @@ def test_every_corpus_entry_names_its_failing_tests(entry: Entry) -> None:
 
 
 def test_pytest_9_subtests_summary_of_more_itertools_parses() -> None:
-    # issue 23: more-itertools' pytest 9 run printed this (with its timing); it did not parse,
-    # so every failure count was "unknown"
+    # more-itertools' pytest 9 run printed this (with its timing); were it not parsed, every
+    # failure count would be "unknown"
     line = "1 failed, 662 passed, 1 skipped, 8 warnings, 2332 subtests passed in 9.87s\n"
     assert parse_counts(line) == Counts(failed=1, passed=662, skipped=1)
     assert parse_counts("=" * 10 + " " + line.rstrip() + " " + "=" * 10) == parse_counts(line)

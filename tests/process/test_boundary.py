@@ -1,4 +1,4 @@
-"""The boundary around the project's commands, attacked from inside the commands (issue 21).
+"""The boundary around the project's commands, attacked from inside the commands.
 
 Each test plays a hostile check, set-up or fix command with real processes, real git and real
 temporary repositories, as root (this machine and CI) with the unprivileged user fixbot's
@@ -67,7 +67,7 @@ def env_recorder(path: Path, marker: Path) -> None:
     path.chmod(0o755)
 
 
-# -- hole 1: fixbot's own programs come from folders only root can write -----------------------
+# -- a `git` the commands plant never runs as root: fixbot's programs come from root's folders -----
 
 
 @needs_root
@@ -111,7 +111,7 @@ def test_a_folder_is_trusted_only_when_root_alone_can_write_it_and_its_parents(
     assert programs.trusted_path("/tmp:/x", 1000) == "/tmp:/x"  # not root: as given
 
 
-# -- hole 2: repository config written during the run never reaches fixbot's git ---------------
+# -- repository config written during the run never reaches fixbot's git ---------------------------
 
 
 def pushurl_attack(evil: Path) -> str:
@@ -185,7 +185,7 @@ def test_an_ext_pushurl_never_runs_a_command(tmp_path: Path) -> None:
     assert marker.exists()
 
 
-# -- hole 6: the model's file tools use the one hardened git ------------------------------------
+# -- the model's file tools use the one hardened git: a check's `core.fsmonitor` never runs --------
 
 
 def test_the_file_tools_git_runs_no_fsmonitor_and_holds_no_secret(
@@ -209,7 +209,7 @@ def test_the_file_tools_git_runs_no_fsmonitor_and_holds_no_secret(
     assert marker.exists()
 
 
-# -- hole 1 (research): the check's Python runs behind the boundary ----------------------------
+# -- the research tool runs the check's Python behind the boundary, never as root ------------------
 
 
 @needs_root
@@ -234,7 +234,7 @@ def test_the_research_tool_runs_the_checks_python_as_the_commands_user(
     assert MODEL_KEY not in seen
 
 
-# -- hole 11: a fork loop is bounded -------------------------------------------------------------
+# -- a fork loop is bounded: the commands may start only so many processes -------------------------
 
 
 FORK_LOOP = "n=0; while [ $n -lt 5000 ]; do sleep 20 & n=$((n+1)); echo $n > n.txt; done"
@@ -337,7 +337,7 @@ def test_two_runs_as_root_at_once_both_end_correctly(open_dir: Path, runtime: st
 # -- kill -9 of fixbot: the next run restores the owners and modes exactly -----------------------
 
 
-# -- hole 9: step files through a link -----------------------------------------------------------
+# -- fixbot never writes a step file through a link the commands put in its place ------------------
 
 
 def test_fixbot_never_writes_a_step_file_through_a_link(tmp_path: Path) -> None:
@@ -357,7 +357,7 @@ def test_fixbot_never_writes_a_step_file_through_a_link(tmp_path: Path) -> None:
     assert "outcome<<" in plain.read_text()
 
 
-# -- hole 10: the tree fingerprint streams ---------------------------------------------------------
+# -- the tree fingerprint streams: a sparse file costs time, not memory ----------------------------
 
 
 FINGERPRINT = """

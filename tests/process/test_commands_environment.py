@@ -1,5 +1,6 @@
 """The project's virtual environment is first on the commands' PATH in fixbot's image, and on
-theirs only: root's PATH there holds no folder the commands can write (issue 21, hole 1)."""
+theirs only: root's PATH there holds no folder the commands can write, so a `git` they plant
+never runs as root."""
 
 from __future__ import annotations
 

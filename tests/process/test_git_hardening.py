@@ -1,5 +1,5 @@
 """fixbot's own git: planted hooks never run, its environment holds no secret, and only the paths
-the fixers changed are committed (issue 14), with real git in real repositories."""
+the fixers changed are committed, with real git in real repositories."""
 
 from __future__ import annotations
 
@@ -117,7 +117,8 @@ sys.exit(0 if pathlib.Path("value.txt").read_text().strip() == "ok" else 1)
 
 
 def test_the_engine_never_commits_what_the_check_leaves_behind(tmp_path: Path) -> None:
-    """The attack of issue 14: the check writes the token (base64) into build-info.txt."""
+    """The check writes the token, base64-encoded, into build-info.txt, a file it leaves in the
+    tree: fixbot commits only what the fixer changed, and its snapshots leave the file out."""
     check = CHECK_WRITES_BUILD_INFO.format(token=TOKEN)
     repo = make_repo(tmp_path / "repo", {"check.py": check, "value.txt": "bad\n"})
     fixer = ScriptedFixer([{"value.txt": "ok\n"}])

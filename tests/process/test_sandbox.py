@@ -1,4 +1,4 @@
-"""No process started for the check, the set-up or a fix command can read a secret (issues 14, 21).
+"""No process started for the check, the set-up or a fix command can read a secret.
 
 The attack: the check reads `/proc/<pid>/environ` of fixbot and of every process above it (in
 the container, tini holds the whole step environment). These tests run the real `fixbot run`
@@ -361,8 +361,9 @@ def escape_and_wait(launcher: Launcher, cwd: Path, log: Path) -> bool:
 def test_a_process_that_keeps_changing_its_pid_does_not_outlive_the_step(
     open_dir: Path, namespace: bool
 ) -> None:
-    """Issue 21, hole 2: nothing of the project's code runs between fixbot's steps, as the
-    image's user and as fixbot's own, with the namespace and with the fallback sweep alone."""
+    """Nothing of the project's code runs between fixbot's steps, where a survivor could change
+    the repository behind fixbot's back: as the image's user and as fixbot's own, with the
+    namespace and with the fallback sweep alone."""
     repo = make_repo(open_dir / "repo", {"a.txt": "a\n"})
     dedicated = sandbox.Identity(54321, 54321, sandbox.DEDICATED)  # no passwd entry needed
     env = {"PATH": os.environ["PATH"]}

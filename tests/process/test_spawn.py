@@ -247,8 +247,8 @@ def test_first():
 
 
 def test_digest_of_a_real_pytest_9_run_with_subtests_knows_its_counts(tmp_path: Path) -> None:
-    # issue 23: pytest 9 prints `N subtests passed` in its summary (with -q); that summary did
-    # not parse, so every failure count was unknown
+    # pytest 9 prints `N subtests passed` in its summary (with -q); were that summary not
+    # parsed, every failure count would be unknown
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "tests" / "test_more.py").write_text(SUBTESTS)

@@ -1,4 +1,4 @@
-"""Fix commands run the one way fixbot runs a project command (issue 13 part 3): own process
+"""Fix commands run the one way fixbot runs a project command: own process
 group killed on timeout, scrubbed environment, a bounded redacted log per attempt, duration
 and exit code in the summary, and only the files they changed reported."""
 

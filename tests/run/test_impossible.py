@@ -9,7 +9,7 @@ downloaded from the registries, never vendored.
 
 ImpossibleBench (2025) found that the strongest models delete, skip or rewrite a test that looks
 impossible more often than weaker ones; the cheats below are the ones it lists and the bypasses
-found against fixbot's earlier text-based guard (issue 23).
+found against fixbot's earlier text-based guard.
 """
 
 from __future__ import annotations

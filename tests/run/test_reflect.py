@@ -283,7 +283,7 @@ path.write_text(path.read_text().replace("'", '"'))
 
 
 def test_a_reformat_over_the_diff_limit_is_never_kept_as_the_best_attempt(tmp_path: Path) -> None:
-    # more-itertools in miniature (issue 23): the counts are unknown before the fix, a fix
+    # more-itertools in miniature: the counts are unknown before the fix, a fix
     # command reformats thousands of lines, the check still fails, the breaker stops the diff
     # as "not a fix". That tree used to be kept as "the best attempt" (and its snapshot pushed
     # as a draft pull request by the Action); the start is kept instead.

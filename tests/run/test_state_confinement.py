@@ -1,4 +1,4 @@
-"""The state folder is fixbot's alone (issue 14): a state committed in the repository is never
+"""The state folder is fixbot's alone: a state committed in the repository is never
 resumed, and a state naming files outside the state folder is refused."""
 
 from __future__ import annotations

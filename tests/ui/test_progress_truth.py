@@ -1,4 +1,4 @@
-"""Progress that tells the truth (issue 16): a clock that ticks while waiting, retries and
+"""Progress that tells the truth: a clock that ticks while waiting, retries and
 fallbacks shown as they happen, "no reply from the model" when it never answered, and plain output
 of one line a step."""
 

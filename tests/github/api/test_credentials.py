@@ -1,4 +1,4 @@
-"""Issue 21, 4: the token reaches git's credential helper through a pipe, so no process of the
+"""The token reaches git's credential helper through a pipe, so no process of the
 same user (the check, in runner mode) reads it from any environment or command line while git
 fetches or pushes."""
 

@@ -56,7 +56,7 @@ def test_fork_is_detected_from_the_head_repository() -> None:
 
 @pytest.mark.parametrize("name", ["issue_comment", "workflow_run"])
 def test_a_forks_code_never_runs_in_a_job_holding_the_secrets(name: str) -> None:
-    """Issue 21, 3: `/fixbot retry` (issue_comment) or a `workflow_run` on a fork's pull request
+    """`/fixbot retry` (issue_comment) or a `workflow_run` on a fork's pull request
     runs with the base repository's token and secrets: refused even with `allow-forks`."""
     raw = payload("pull_request.opened")
     raw["pull_request"]["head"]["repo"]["full_name"] = "someone/Hello-World"

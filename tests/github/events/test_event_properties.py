@@ -1,4 +1,4 @@
-"""Property tests over the event payload parsers (issue 11, "Hardening").
+"""Property tests over the event payload parsers: a broken or hostile payload never crashes fixbot.
 
 Whatever sits at `GITHUB_EVENT_PATH` (any JSON value, truncated or invalid bytes, a real payload
 from `tests/data/events` with fields removed or of the wrong type, a 1 MB comment, branch names

@@ -1,4 +1,4 @@
-"""The pull request gates of issue 17, as tables: bots, labels, drafts, a moved head, the budget."""
+"""The pull request gates, as tables: bots, labels, drafts, a moved head, the budget."""
 
 from __future__ import annotations
 
