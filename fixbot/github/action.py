@@ -254,6 +254,7 @@ def _fix_in_clone(
                 tried=tried or (),
                 first_failure=ci.first,
                 clone_ready=True,
+                in_action=True,
             ),
         )
     finally:

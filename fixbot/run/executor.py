@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from fixbot.core.errors import SetupError
-from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
 from fixbot.policy import breaker, rules
@@ -50,7 +49,7 @@ class Run:
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, request.hint
         self.threads = list(request.threads)
-        self.in_action = GitHubEnv.read(checker.env).actions  # for recovery plans
+        self.in_action = request.in_action  # for recovery plans
         self.state_dir = repo / settings.state_dir
         self.events = checker.events  # the one event log, built with the checker
         self.deadline = checker.launcher.deadline  # the run's one clock, resumes counted

@@ -22,7 +22,9 @@ class RunRequest:
     initial check is skipped; every fix is still verified. `clone_ready`: the entry point (the
     Action) already made fixbot's clone and checked the branch to fix out in it
     (`fixbot.github.action`): the run keeps it, and the workspace's files are only the
-    commands' copy (their differences are not the user's work to adopt).
+    commands' copy (their differences are not the user's work to adopt). `in_action`: the
+    Action asked (`fixbot action`): recovery plans name its inputs (`the setup-command input`)
+    instead of the CLI's flags; a `fixbot run` in a workflow step is still the CLI's.
     """
 
     hint: str | None = None
@@ -30,6 +32,7 @@ class RunRequest:
     tried: Sequence[str] = ()
     first_failure: FirstFailure | None = None
     clone_ready: bool = False
+    in_action: bool = False
 
 
 PLAIN = RunRequest()  # fix the check, nothing more asked

@@ -18,6 +18,7 @@ from fixbot.policy.divergence import REASON as DIVERGING
 from fixbot.run import engine
 from fixbot.run.agents import Agents
 from fixbot.run.eventlog import read_events
+from fixbot.run.request import RunRequest
 from tests.agent.test_diagnose import ANSWER
 from tests.fakes.agent_repo import BUGGY_LINE, FIXED_LINE, model_settings
 from tests.fakes.agent_repo import make_repo as make_calc_repo
@@ -100,6 +101,28 @@ def test_a_hopeless_failure_costs_no_more_checks_and_one_diagnosis(tmp_path: Pat
     assert second is not None and second.repeated and second.why == WHY.why
     # the diagnosis explains the failure the run escalates with: no analysis call on top
     assert len(analyst.history) == 0 and len(plain_analyst.history) == 1
+
+
+@pytest.mark.parametrize(
+    ("in_action", "named"), [(True, "the `setup-command` input"), (False, "--setup-command")]
+)
+def test_the_recovery_names_the_actions_input_only_when_the_action_asked(
+    tmp_path: Path, in_action: bool, named: str
+) -> None:
+    """The request says who asked, not the environment: a `fixbot run` in a workflow step
+    (GITHUB_ACTIONS=true) is the CLI's, and its user sets flags, not the Action's inputs."""
+    repo = value_repo(tmp_path, "a")
+    check = f"{sys.executable} -m fixbot_missing_runner_xyz -q"
+    outcome, _ = engine.run(
+        Settings(check=check),
+        repo,
+        env={**os.environ, "GITHUB_ACTIONS": "true"},
+        agents=Agents(ScriptedFixer()),
+        request=RunRequest(in_action=in_action),
+        sleep=lambda s: None,
+    )
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    assert named in outcome.reason
 
 
 def test_a_missing_check_program_escalates_with_the_fix_and_no_model_call(tmp_path: Path) -> None:
