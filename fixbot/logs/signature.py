@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from fixbot.core.models import Counts, Location
+from fixbot.core.failure import Counts, Location
 from fixbot.logs import dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
 
@@ -87,10 +87,15 @@ def normalize(text: str, *, repo: Path | None = None) -> str:
 
 
 def without_line_numbers(line: str) -> str:
-    """`line` with line (and column) numbers replaced by `<n>`."""
-    for pattern, replacement in LINE_NUMBERS:
-        line = pattern.sub(replacement, line)
-    return line
+    """`line` with line (and column) numbers replaced by `<n>`. Idempotent: a replacement can
+    open a word boundary a second pass would match (`line 0line 0` -> `line <n>line 0`), so the
+    passes repeat until nothing changes (each change removes digits, so this ends)."""
+    while True:
+        before = line
+        for pattern, replacement in LINE_NUMBERS:
+            line = pattern.sub(replacement, line)
+        if line == before:
+            return line
 
 
 def _last_lines(text: str, count: int, repo: Path | None) -> list[str]:

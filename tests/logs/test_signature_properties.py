@@ -229,6 +229,7 @@ text = st.lists(
 @example("\n\n")  # trailing blank lines
 @example("0\r\nms")  # a duration across a line break
 @example("pid 0pid 0")  # the first replacement must not let the second `pid` match
+@example("line 0line 0")  # nor a line number's `<n>` open a boundary before `line`
 def test_normalize_is_idempotent(sample: str) -> None:
     once = normalize(sample)
     assert normalize(once) == once
