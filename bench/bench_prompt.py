@@ -27,7 +27,8 @@ from pathlib import Path
 from fixbot.agent.fixer import ModelFixer
 from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime
-from fixbot.core.models import CheckResult, FixContext
+from fixbot.core.failure import CheckResult
+from fixbot.core.models import FixContext
 from fixbot.core.settings import Settings
 from fixbot.logs.condense import condense_stream, condense_text, error_lines
 from fixbot.logs.digest import from_facts

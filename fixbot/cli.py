@@ -215,7 +215,7 @@ def first_failure(args: argparse.Namespace, directory: Path) -> Any:
     """
     if not (args.from_log or args.from_run):
         return None
-    from fixbot.core.models import ErrorClass
+    from fixbot.core.failure import ErrorClass
     from fixbot.logs.joblog import classify_first, read_log
 
     notes: list[str] = []

@@ -22,7 +22,8 @@ from pathlib import Path
 from fixbot.agent import leads, locate, paths
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
-from fixbot.core.models import Attempt, FixContext, Location
+from fixbot.core.failure import Location
+from fixbot.core.models import Attempt, FixContext
 from fixbot.logs import evidence
 from fixbot.process import git
 

@@ -1,7 +1,10 @@
-"""The data that crosses module boundaries: check results, failures, attempts, outcomes.
+"""The data of a run's attempts and its end: what an agent is told (`FixContext`) and returns
+(`FixResult`, `ReviewResult`), an attempt as the state records it (`Attempt`), the review's
+findings and threads, and how the run ended (`Outcome`).
 
-Every decision module (classify, signature, breaker, publish plan) takes and returns these
-models; only the adapters at the edges (runner, git, litellm, GitHub) do I/O.
+What one check said is `fixbot.core.failure`'s. Every decision module (breaker, rules, publish
+plan) takes and returns these models; only the adapters at the edges (runner, git, litellm,
+GitHub) do I/O.
 """
 
 from __future__ import annotations
@@ -14,15 +17,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fixbot.core.diagnosis import Diagnosis
+from fixbot.core.failure import Counts, ErrorClass, Failure
 from fixbot.core.secrets import DEFAULT_STATE_DIR
-
-
-class ErrorClass(StrEnum):
-    """How a failing check should be handled."""
-
-    TRANSIENT = "transient"  # re-run after backoff, no fixer
-    FIXABLE = "fixable"  # a code change can fix it
-    PERMANENT = "permanent"  # no code change can fix it: escalate at once
 
 
 class BreakerState(StrEnum):
@@ -57,114 +53,6 @@ class Severity(StrEnum):
     BLOCKER = "blocker"
     MAJOR = "major"
     MINOR = "minor"
-
-
-class CheckResult(BaseModel):
-    """One run of the check command.
-
-    `duration_s` is wall time in seconds; `output_bytes` counts every byte the command wrote to
-    stdout and stderr (merged, in order) into `log_path`; `tail` is the decoded last bytes of the
-    output (bounded, see `fixbot.process.spawn`).
-    """
-
-    command: str
-    exit_code: int | None  # None when killed on timeout or by a signal before exiting
-    timed_out: bool = False
-    duration_s: float
-    log_path: Path
-    output_bytes: int
-    tail: str = ""
-
-    @property
-    def passed(self) -> bool:
-        """True when the command exited 0 within its timeout."""
-        return self.exit_code == 0 and not self.timed_out
-
-
-class Counts(BaseModel):
-    """Test/diagnostic counts the runner reported in its summary line; None where not reported."""
-
-    passed: int | None = None
-    failed: int | None = None
-    errors: int | None = None
-    skipped: int | None = None
-
-    @property
-    def problems(self) -> int | None:
-        """Failed plus errors, or None when the runner reported neither."""
-        if self.failed is None and self.errors is None:
-            return None
-        return (self.failed or 0) + (self.errors or 0)
-
-
-class Location(BaseModel):
-    """A `path:line[:column]` the failure output points at (path as printed, maybe relative)."""
-
-    path: str
-    line: int
-    column: int | None = None
-
-
-class MissingDependency(BaseModel):
-    """A package the check imports that is neither in the repository nor installed
-    (`fixbot.logs.missing`): `ecosystem` is `python`, `npm`, `go` or `cargo`; `name` the
-    top-level module, package, module path or crate as the log names it; `manifest` the
-    repository-relative file where the project declares such dependencies (None: none found)
-    and `declared` whether it names `name` already (then the set-up did not install it)."""
-
-    ecosystem: str
-    name: str
-    manifest: str | None = None
-    declared: bool = False
-
-
-class Classification(BaseModel):
-    """The class and category of a failure, the name of the rule that decided it, and a note
-    when a rule that matched was overruled (see `fixbot.logs.classify`); `missing` names the
-    dependency of a `missing_dependency` failure."""
-
-    error_class: ErrorClass
-    category: str
-    rule: str
-    note: str = ""  # why, when the decision is not the first rule that matched
-    missing: MissingDependency | None = None
-
-
-class FailureGroup(BaseModel):
-    """Failures with the same normalised error lines (see `fixbot.logs.facts.group_key`).
-
-    `text` is the first one's failure block, bounded (its header, repository frames, error
-    lines, compared values and captured output, cuts marked); `tests` names the failing tests
-    in the group, bounded (`count` is the full number).
-    """
-
-    test: str
-    text: str
-    count: int = 1
-    tests: list[str] = Field(default_factory=list)
-
-
-class Failure(BaseModel):
-    """A failing check, digested: what the fixer and the breaker look at.
-
-    `condensed` is bounded (see `fixbot.logs.condense.MAX_CONDENSED_BYTES`); `signature` is a hex
-    SHA-256 of the normalized failure (see `fixbot.logs.signature`).
-    """
-
-    condensed: str
-    signature: str
-    classification: Classification
-    counts: Counts = Field(default_factory=Counts)
-    locations: list[Location] = Field(default_factory=list)
-    failing_tests: list[str] = Field(default_factory=list)
-    # Facts from the whole log (`fixbot.logs.facts`), not only from `condensed`:
-    summary: list[str] = Field(default_factory=list)  # the runners' summary lines, last ones
-    failing_total: int = 0  # distinct failing test ids in the whole log (`failing_tests` is
-    # bounded)
-    diagnostics: list[str] = Field(default_factory=list)  # compiler/linter `path:line`, bounded
-    diagnostics_total: int = 0
-    groups: list[FailureGroup] = Field(default_factory=list)  # distinct failures, in order
-    other_groups: int = 0  # failures of further distinct kinds, not kept
 
 
 class Finding(BaseModel):

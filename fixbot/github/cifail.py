@@ -33,8 +33,9 @@ from typing import Protocol, TextIO
 
 from fixbot.core.config import Gates
 from fixbot.core.errors import GitHubError
+from fixbot.core.failure import Classification, ErrorClass
 from fixbot.core.github_env import GitHubEnv
-from fixbot.core.models import Classification, ErrorClass, Outcome, OutcomeKind
+from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.github.api.rest import Connector, GitHub, mapped
 from fixbot.github.api.runs import Job, RunFacts, Runs, first_failure
 from fixbot.github.events import prgates

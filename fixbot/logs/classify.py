@@ -72,7 +72,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fixbot.core.models import Classification, ErrorClass
+from fixbot.core.failure import Classification, ErrorClass
 from fixbot.logs import dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
 from fixbot.logs.dialects import parse_counts

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixbot.core.models import CheckResult, Counts, Failure, Location
+from fixbot.core.failure import CheckResult, Counts, Failure, Location
 from fixbot.logs.classify import classify
 from fixbot.logs.condense import condense_file
 from fixbot.logs.facts import LogFacts, collect_file

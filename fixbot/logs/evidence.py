@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Failure, FailureGroup
+from fixbot.core.failure import Failure, FailureGroup
 from fixbot.logs import dialects
 from fixbot.logs.condense import condense_text, error_lines
 from fixbot.logs.facts import render_block, shape

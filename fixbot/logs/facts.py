@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from fixbot.core.models import Counts, FailureGroup, Location
+from fixbot.core.failure import Counts, FailureGroup, Location
 from fixbot.logs import dialects
 from fixbot.logs.condense import (
     ANSI,

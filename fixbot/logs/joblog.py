@@ -21,7 +21,7 @@ from typing import IO, TextIO
 from pydantic import BaseModel
 
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import Classification
+from fixbot.core.failure import Classification
 from fixbot.logs.classify import classify
 from fixbot.logs.condense import condense_text
 

@@ -24,7 +24,7 @@ import os
 import re
 from pathlib import Path
 
-from fixbot.core.models import Classification, ErrorClass, MissingDependency
+from fixbot.core.failure import Classification, ErrorClass, MissingDependency
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.logs.classify import MISSING, classify
 

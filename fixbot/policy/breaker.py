@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 from tenacity import wait_exponential_jitter
 
-from fixbot.core.models import Attempt, BreakerState, ErrorClass, Phase
+from fixbot.core.failure import ErrorClass
+from fixbot.core.models import Attempt, BreakerState, Phase
 from fixbot.core.settings import Settings
 
 BACKOFF_CAP_S = 60.0

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from fixbot.core.diagnosis import RecoveryPlan, Strategy
 
 if TYPE_CHECKING:  # `fixbot.core.models` imports this module (an attempt holds its diagnosis)
-    from fixbot.core.models import Failure, MissingDependency
+    from fixbot.core.failure import Failure, MissingDependency
 
 
 NOT_FOUND = re.compile(

@@ -48,7 +48,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fixbot.core.models import Attempt, BreakerState, ErrorClass, OutcomeKind, Phase
+from fixbot.core.failure import ErrorClass
+from fixbot.core.models import Attempt, BreakerState, OutcomeKind, Phase
 from fixbot.policy import breaker, divergence, manifests
 from fixbot.policy.state import RunState
 from fixbot.policy.steps import (

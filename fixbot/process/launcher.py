@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import CheckResult
+from fixbot.core.failure import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.process import installation, sandbox, spawn, sync

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO
 
-from fixbot.core.models import CheckResult
+from fixbot.core.failure import CheckResult
 from fixbot.process import shellwords
 from fixbot.process.boundedlog import DEFAULT_MAX_LINE, NOTE_PREFIX, BoundedLog, Redact, read_tail
 from fixbot.process.sandbox import Identity, set_process_limit

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.process import git, shellwords
 from fixbot.tamper import cheats as rules
 from fixbot.tamper.cheats import Change, Cheat, detect, of_the_tests

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fixbot.agent.paths import is_protected
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import CheckResult
+from fixbot.core.failure import CheckResult
 from fixbot.core.settings import Settings
 from fixbot.process import installation, sandbox, sync, worlds
 from fixbot.process.launcher import inputs_path, launcher_for

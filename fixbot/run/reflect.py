@@ -12,7 +12,8 @@ from typing import Any
 
 from fixbot.core.budget import Deadline
 from fixbot.core.diagnosis import RecoveryPlan
-from fixbot.core.models import Attempt, Failure, FixContext, ReviewResult
+from fixbot.core.failure import Failure
+from fixbot.core.models import Attempt, FixContext, ReviewResult
 from fixbot.core.roles import Diagnoser
 from fixbot.core.settings import Settings
 from fixbot.policy.recovery import recovery_plan

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from fixbot.core.models import Attempt, ErrorClass, OutcomeKind
+from fixbot.core.failure import ErrorClass
+from fixbot.core.models import Attempt, OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.policy.breaker import failing_signatures, repeats, tripped
 from fixbot.policy.manifests import failure_details

@@ -20,7 +20,8 @@ from pathlib import Path
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, stop_any
 from tenacity.stop import stop_base
 
-from fixbot.core.models import Attempt, CheckResult, Classification, ErrorClass, Failure
+from fixbot.core.failure import CheckResult, Classification, ErrorClass, Failure
+from fixbot.core.models import Attempt
 from fixbot.core.settings import Settings
 from fixbot.logs.condense import explaining_lines
 from fixbot.logs.dialects import Report, report_for

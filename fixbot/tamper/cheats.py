@@ -56,7 +56,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.tamper import asserts, filters
 from fixbot.tamper.facts import (
     ASSERTION,

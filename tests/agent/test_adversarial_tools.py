@@ -305,7 +305,7 @@ def test_the_fixer_keeps_the_model_out_of_the_configured_state_folder(
 def test_the_evidence_never_quotes_an_ignored_or_private_file(tmp_path: Path) -> None:
     """A failure log naming `.env:1` or a state-folder file must not put its lines in a prompt."""
     from fixbot.agent.context import snippets
-    from fixbot.core.models import Location
+    from fixbot.core.failure import Location
     from tests.fakes.repo import make_repo
 
     repo = make_repo(tmp_path / "r", {".gitignore": "local.cfg\n", "app.py": "x = 1\n"})

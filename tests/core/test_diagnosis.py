@@ -10,7 +10,7 @@ import pytest
 
 from fixbot.core.budget import Deadline
 from fixbot.core.diagnosis import Diagnosis, RootCauseCategory, Strategy, parse_diagnosis
-from fixbot.core.models import Classification, ErrorClass, Failure
+from fixbot.core.failure import Classification, ErrorClass, Failure
 from fixbot.policy.divergence import best_index, diverged
 from fixbot.policy.recovery import check_program_missing, missing_program, recovery_plan
 from fixbot.run.eventlog import EventLog, read_events

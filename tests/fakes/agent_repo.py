@@ -11,7 +11,8 @@ import pytest
 
 from fixbot.agent import Agent, build_agent
 from fixbot.core.budget import Deadline
-from fixbot.core.models import Classification, Counts, ErrorClass, Failure, FixContext, Location
+from fixbot.core.failure import Classification, Counts, ErrorClass, Failure, Location
+from fixbot.core.models import FixContext
 from fixbot.core.settings import Settings
 from fixbot.process.launcher import Launcher, launcher_for
 from fixbot.security.redact import Redactor

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import ErrorClass
+from fixbot.core.failure import ErrorClass
 from fixbot.logs.classify import RULES, Rule, classify
 from fixbot.logs.condense import condense_file
 from tests.fakes.paths import DATA

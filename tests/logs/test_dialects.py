@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import CheckResult, Counts
+from fixbot.core.failure import CheckResult, Counts
 from fixbot.logs import dialects
 from fixbot.logs.classify import classify
 from fixbot.logs.digest import digest

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from fixbot.core.models import CheckResult, Failure
+from fixbot.core.failure import CheckResult, Failure
 from fixbot.logs.condense import condense_stream, condense_text
 from fixbot.logs.digest import digest, from_facts
 from fixbot.logs.evidence import NAMES_SHARE, render

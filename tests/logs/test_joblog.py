@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixbot.core.models import ErrorClass
+from fixbot.core.failure import ErrorClass
 from fixbot.logs import joblog
 from fixbot.logs.classify import classify
 from fixbot.logs.condense import condense_text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import CheckResult, ErrorClass
+from fixbot.core.failure import CheckResult, ErrorClass
 from fixbot.logs.digest import digest
 from fixbot.logs.missing import declaration, named
 from fixbot.policy.recovery import recovery_plan

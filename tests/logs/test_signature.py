@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import Counts, Location
+from fixbot.core.failure import Counts, Location
 from fixbot.logs.condense import condense_text
 from fixbot.logs.signature import (
     NOISE,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
-from fixbot.core.models import Attempt, BreakerState, ErrorClass, Phase
+from fixbot.core.failure import ErrorClass
+from fixbot.core.models import Attempt, BreakerState, Phase
 from fixbot.policy.breaker import (
     Limits,
     Usage,

@@ -9,17 +9,8 @@ from typing import Any
 import pytest
 
 from fixbot.core.diagnosis import Diagnosis
-from fixbot.core.models import (
-    Attempt,
-    Counts,
-    ErrorClass,
-    Finding,
-    Outcome,
-    OutcomeKind,
-    Phase,
-    ReviewRound,
-    Severity,
-)
+from fixbot.core.failure import Counts, ErrorClass
+from fixbot.core.models import Attempt, Finding, Outcome, OutcomeKind, Phase, ReviewRound, Severity
 from fixbot.policy.breaker import Limits
 from fixbot.policy.divergence import REASON as DIVERGING
 from fixbot.policy.manifests import SetupReason, SetupRun

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import ErrorClass
+from fixbot.core.failure import ErrorClass
 from fixbot.logs.digest import digest
 from fixbot.process import spawn
 from fixbot.process.spawn import kill_group, run_check

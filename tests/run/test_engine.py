@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import ErrorClass, Finding, OutcomeKind, Phase, ReviewThread, Severity
+from fixbot.core.failure import ErrorClass
+from fixbot.core.models import Finding, OutcomeKind, Phase, ReviewThread, Severity
 from fixbot.core.settings import Settings
 from fixbot.logs.classify import RULES
 from fixbot.policy.breaker import oscillations

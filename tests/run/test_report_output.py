@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixbot.core.models import CheckResult
+from fixbot.core.failure import CheckResult
 from fixbot.logs.dialects import go
 from fixbot.run.verify import from_output, relative
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.tamper.cheats import Change, detect, fewer_tests, of_the_tests
 from fixbot.tamper.reports import disagreements, unexpected
 

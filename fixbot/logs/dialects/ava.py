@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect
 
 SUMMARY_RE = re.compile(

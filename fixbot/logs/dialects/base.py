@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import bashlex
 from pydantic import BaseModel
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 
 WORD_COUNT_RE = re.compile(r"(\d+) (\w+)")
 # The summary words of node's test runner (its TAP and spec reporters) and of mocha's TAP: a

@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect, Report, worse
 
 RESULT_RE = re.compile(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect
 
 SUMMARY_RE = re.compile("^\u2716 \\d+ problems? \\((\\d+) errors?, \\d+ warnings?\\)", re.MULTILINE)

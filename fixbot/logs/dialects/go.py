@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect, Report, worse
 
 TALLY = r"--- (?P<outcome>FAIL|PASS|SKIP): "

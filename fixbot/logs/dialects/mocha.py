@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect
 
 SUMMARY_RE = re.compile(r"^\s*(\d+) (passing|failing|pending)\b", re.MULTILINE)

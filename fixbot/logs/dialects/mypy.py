@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect
 
 FOUND = r"Found (\d+) errors? in \d+ files? \(checked"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import NODE_WORDS, Dialect, summed_lines
 
 SUMMARY_RE = re.compile("^\u2139 (pass|fail|cancelled|skipped|todo) (\\d+)[ \\t]*$", re.MULTILINE)

@@ -14,7 +14,7 @@ import re
 import shlex
 from collections.abc import Mapping, Sequence
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect, Report, junit_outcomes
 
 WORD = r"(?:subtests )?\w+"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect
 
 FOUND_RE = re.compile(r"^Found (\d+) errors?(?:\.| \(\d+ fixed, (\d+) remaining\))", re.MULTILINE)

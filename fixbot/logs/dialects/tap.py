@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import NODE_WORDS, Dialect, summed_lines
 
 WORDS = NODE_WORDS | {"skip": "skipped"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from fixbot.core.models import Counts
+from fixbot.core.failure import Counts
 from fixbot.logs.dialects.base import Dialect
 from fixbot.logs.dialects.paths import SOURCE_EXTENSIONS
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from fixbot.core.failure import ErrorClass
 from fixbot.core.github_env import GitHubEnv
-from fixbot.core.models import Attempt, ErrorClass, Outcome, OutcomeKind
+from fixbot.core.models import Attempt, Outcome, OutcomeKind
 from fixbot.github.events.commands.comment import help_reply, parse
 from fixbot.github.events.event import parse_event
 from fixbot.github.events.intent import IntentKind, authorize, decide
