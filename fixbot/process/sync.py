@@ -1,32 +1,28 @@
-"""The two worlds' files: `Worlds` makes the workspace's tracked files equal to fixbot's clone
-before each project command, and reads back what a fix command changed (`fixbot.process.worlds`
-has the design: fixbot's clone, its private folder and git configuration).
+"""The workspace's files kept equal to fixbot's clone: `Worlds` makes the workspace's tracked
+files equal to fixbot's clone before each project command, and reads back what a fix command
+changed (`fixbot.process.worlds` has the design: fixbot's clone, its private folder and git
+configuration).
 
-Every path is reached through folder descriptors opened with `O_NOFOLLOW` (`parent`): a link,
-file or fifo the commands planted on the way is replaced (writing) or refused (reading), never
-followed; files are written under a temporary name and renamed over the target (`place`).
+Every path is reached without following a link (`fixbot.process.nofollow`): a link, file or
+fifo the commands planted on the way is replaced (writing) or refused (reading), never followed.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import secrets
-import shutil
 import stat
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.errors import GitError
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.process import git
+from fixbot.process.nofollow import Planted, executable, place, read_at, remove_path, stat_at
 
 MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
 MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
-DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR)
 
 # (size, mtime_ns, ctime_ns, inode, mode) of an lstat: the ctime because a file's mtime can be
 # set back (utime(2), as fixbot's own `past_the_second` sets it), its ctime cannot
@@ -128,7 +124,7 @@ class Worlds:
             assert written is not None
             self.manifest[rel] = Written(_key(source), _key(written))
         for rel in sorted(set(self.manifest) - wanted):
-            _remove_path(self.workspace, rel)
+            remove_path(self.workspace, rel)
             del self.manifest[rel]
             done += 1
         return done
@@ -137,7 +133,7 @@ class Worlds:
         path = os.path.join(self.fixbot, rel)
         if stat.S_ISLNK(source.st_mode):
             return os.readlink(path)
-        return _read_at(self.fixbot, rel)
+        return read_at(self.fixbot, rel)
 
     def _same(self, rel: str, source: os.stat_result, target: os.stat_result | None) -> bool:
         """True when W's path already holds F's content and exec bit (compared as bytes)."""
@@ -145,10 +141,12 @@ class Worlds:
             return False
         if stat.S_ISLNK(source.st_mode):
             return os.readlink(os.path.join(self.workspace, rel)) == self._content(rel, source)
-        if source.st_size != target.st_size or _exec(source.st_mode) != _exec(target.st_mode):
+        if source.st_size != target.st_size or executable(source.st_mode) != executable(
+            target.st_mode
+        ):
             return False
         try:
-            return _read_at(self.workspace, rel) == _read_at(self.fixbot, rel)
+            return read_at(self.workspace, rel) == read_at(self.fixbot, rel)
         except OSError:
             return False
 
@@ -231,13 +229,13 @@ class Worlds:
             result.refused.append((rel, f"protected ({why})"))
             return
         try:
-            info = _stat_at(self.workspace, rel)
+            info = stat_at(self.workspace, rel)
         except Planted:
             result.refused.append((rel, "a folder on its path is a link or not a folder"))
             return
         if info is None:
             if rel in self.manifest:
-                _remove_path(self.fixbot, rel)
+                remove_path(self.fixbot, rel)
                 result.changed.append(rel)
             return
         if not stat.S_ISREG(info.st_mode):
@@ -246,17 +244,17 @@ class Worlds:
         if budget[0] <= 0 or info.st_size > budget[1]:
             result.refused.append((rel, "over the read-back bounds"))
             return
-        data = _read_at(self.workspace, rel)
+        data = read_at(self.workspace, rel)
         budget[0] -= 1
         budget[1] -= len(data)
         old = _lstat(os.path.join(self.fixbot, rel))
         if (
             old is not None
             and stat.S_ISREG(old.st_mode)
-            and _exec(old.st_mode) == _exec(info.st_mode)
+            and executable(old.st_mode) == executable(info.st_mode)
         ):
             with suppress(OSError):
-                if _read_at(self.fixbot, rel) == data:
+                if read_at(self.fixbot, rel) == data:
                     return
         place(self.fixbot, rel, data, info.st_mode, None)
         result.changed.append(rel)
@@ -269,7 +267,7 @@ class Worlds:
             return False
         try:
             return _ignores_all(
-                _read_at(self.workspace, folder + ".gitignore")[:4096].decode(errors="replace")
+                read_at(self.workspace, folder + ".gitignore")[:4096].decode(errors="replace")
             )
         except (OSError, Planted):
             return False
@@ -327,127 +325,3 @@ def _ignored(repo: Path, paths: list[str]) -> set[str]:
     if done.returncode not in (0, 1):
         raise GitError(f"git check-ignore failed: {done.stderr.strip()}")
     return {p for p in done.stdout.split("\0") if p}
-
-
-def _exec(mode: int) -> bool:
-    return bool(mode & stat.S_IXUSR)
-
-
-class Planted(Exception):
-    """A folder on a path is a link or not a folder."""
-
-
-@contextmanager
-def parent(
-    root: Path, rel: str, *, create: bool, owner: tuple[int, int] | None = None
-) -> Iterator[int]:
-    """An fd of the folder holding `rel` under `root`, reached without following a link.
-
-    With `create`, missing folders are made and a link or file in the way is replaced by a
-    folder; without, `Planted` is raised for one. FileNotFoundError when a folder is missing."""
-    parts = rel.split("/")
-    fd = os.open(root, DIR_FLAGS)
-    try:
-        for part in parts[:-1]:
-            try:
-                child = os.open(part, DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not create:
-                    raise
-                os.mkdir(part, 0o755, dir_fd=fd)
-                _give(part, fd, owner)
-                child = os.open(part, DIR_FLAGS, dir_fd=fd)
-            except OSError as exc:
-                if exc.errno not in LINK_ERRORS:
-                    raise
-                if not create:
-                    raise Planted(rel) from exc
-                _remove_at(part, fd)
-                os.mkdir(part, 0o755, dir_fd=fd)
-                _give(part, fd, owner)
-                child = os.open(part, DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        yield fd
-    finally:
-        os.close(fd)
-
-
-def _give(name: str, dir_fd: int, owner: tuple[int, int] | None) -> None:
-    if owner is not None:
-        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
-
-
-def _remove_at(name: str, dir_fd: int) -> None:
-    """Remove whatever is at `name` in `dir_fd` (a folder with its content), following no link."""
-    try:
-        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return
-    if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(name, dir_fd=dir_fd)
-    else:
-        os.unlink(name, dir_fd=dir_fd)
-
-
-def _remove_path(root: Path, rel: str) -> None:
-    with suppress(FileNotFoundError, Planted), parent(root, rel, create=False) as fd:
-        _remove_at(rel.rsplit("/", 1)[-1], fd)
-
-
-def _stat_at(root: Path, rel: str) -> os.stat_result | None:
-    try:
-        with parent(root, rel, create=False) as fd:
-            return os.stat(rel.rsplit("/", 1)[-1], dir_fd=fd, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-
-
-def _read_at(root: Path, rel: str) -> bytes:
-    """The bytes of the regular file `rel` under `root`, opened without following a link and
-    without blocking on a fifo. Raises OSError (`Planted` for a link on the way)."""
-    with parent(root, rel, create=False) as dir_fd:
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-        fd = os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=dir_fd)
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise OSError(errno.EINVAL, f"{rel} is not a regular file")
-            return handle.read()
-
-
-def place(
-    root: Path,
-    rel: str,
-    content: bytes | str,
-    mode: int,
-    owner: tuple[int, int] | None,
-    mtime_ns: int | None = None,
-) -> None:
-    """Make `rel` under `root` hold `content` (bytes: a regular file with `mode`'s exec bit; str:
-    a link with that target), replacing whatever is there (a link, a folder, a fifo) without
-    following a link: a temporary name in the same folder, then rename(2) over it.
-
-    A regular file gets `mtime_ns` (nanoseconds since the epoch) when given: the workspace's
-    copy keeps the modification time of fixbot's, which a fix moved past the second the check
-    compiled the old file in (bytecode caches key a source on its size and mtime in seconds)."""
-    name = rel.rsplit("/", 1)[-1]
-    with parent(root, rel, create=True, owner=owner) as fd:
-        temporary = f".fixbot-sync-{secrets.token_hex(6)}"
-        if isinstance(content, str):
-            os.symlink(content, temporary, dir_fd=fd)
-        else:
-            perm = 0o755 if _exec(mode) else 0o644
-            out = os.open(
-                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm, dir_fd=fd
-            )
-            with os.fdopen(out, "wb") as handle:
-                handle.write(content)
-                os.fchmod(out, perm)
-                handle.flush()
-                if mtime_ns is not None:
-                    os.utime(out, ns=(mtime_ns, mtime_ns))
-        _give(temporary, fd, owner)
-        with suppress(FileNotFoundError):
-            if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
-                shutil.rmtree(name, dir_fd=fd)
-        os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)

@@ -14,11 +14,11 @@ is read by any later git of fixbot's.
 
 **The commands' world** is the workspace W (its files: `fixbot.process.sync`). Before each
 project command `Worlds.to_workspace` makes W's tracked files equal to F's work tree (only what
-differs, never following a link, replacing whatever the commands planted at a tracked path);
-untracked files (node_modules, .venv, build output) stay. After a fix command only,
-`Worlds.read_back` copies the regular files it changed back into F as bytes (bounded, no links,
-no special files, no protected paths, nothing under `.git` or the state folder). After a check
-nothing comes back.
+differs, never following a link (`fixbot.process.nofollow`), replacing whatever the commands
+planted at a tracked path); untracked files (node_modules, .venv, build output) stay. After a
+fix command only, `Worlds.read_back` copies the regular files it changed back into F as bytes
+(bounded, no links, no special files, no protected paths, nothing under `.git` or the state
+folder). After a check nothing comes back.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ from pathlib import Path
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git
-from fixbot.process.sync import Planted, Worlds, parent, place
+from fixbot.process.nofollow import Planted, parent, place
+from fixbot.process.sync import Worlds
 
 ROOT_BASE = Path("/var/lib/fixbot")  # fixbot's worlds when it runs as root (root-only)
 PRIVATE_MODE = 0o700

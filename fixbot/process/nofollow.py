@@ -1,0 +1,149 @@
+"""Paths under a root reached without following a link: every folder on the way is opened with
+`O_NOFOLLOW` (`parent`), so a link, file or fifo planted there is replaced (writing) or refused
+(reading, `Planted`), never followed; files are written under a temporary name and renamed over
+the target (`place`). Used by `fixbot.process.sync` and `fixbot.process.worlds`, where the
+project's commands can plant anything in the workspace.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import shutil
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+LINK_ERRORS = (errno.ELOOP, errno.ENOTDIR)
+
+
+def executable(mode: int) -> bool:
+    """True when `mode` (an `st_mode`) has the owner's exec bit: the one bit git keeps."""
+    return bool(mode & stat.S_IXUSR)
+
+
+class Planted(Exception):
+    """A folder on a path is a link or not a folder."""
+
+
+@contextmanager
+def parent(
+    root: Path, rel: str, *, create: bool, owner: tuple[int, int] | None = None
+) -> Iterator[int]:
+    """An fd of the folder holding `rel` under `root`, reached without following a link.
+
+    With `create`, missing folders are made and a link or file in the way is replaced by a
+    folder; without, `Planted` is raised for one. FileNotFoundError when a folder is missing."""
+    parts = rel.split("/")
+    fd = os.open(root, DIR_FLAGS)
+    try:
+        for part in parts[:-1]:
+            try:
+                child = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                os.mkdir(part, 0o755, dir_fd=fd)
+                _give(part, fd, owner)
+                child = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in LINK_ERRORS:
+                    raise
+                if not create:
+                    raise Planted(rel) from exc
+                _remove_at(part, fd)
+                os.mkdir(part, 0o755, dir_fd=fd)
+                _give(part, fd, owner)
+                child = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _give(name: str, dir_fd: int, owner: tuple[int, int] | None) -> None:
+    if owner is not None:
+        os.chown(name, *owner, dir_fd=dir_fd, follow_symlinks=False)
+
+
+def _remove_at(name: str, dir_fd: int) -> None:
+    """Remove whatever is at `name` in `dir_fd` (a folder with its content), following no link."""
+    try:
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(name, dir_fd=dir_fd)
+    else:
+        os.unlink(name, dir_fd=dir_fd)
+
+
+def remove_path(root: Path, rel: str) -> None:
+    """Remove whatever is at `rel` under `root` (a folder with its content), following no link;
+    nothing when it is missing or a folder on its path is planted."""
+    with suppress(FileNotFoundError, Planted), parent(root, rel, create=False) as fd:
+        _remove_at(rel.rsplit("/", 1)[-1], fd)
+
+
+def stat_at(root: Path, rel: str) -> os.stat_result | None:
+    """The lstat of `rel` under `root` reached without following a link, or None when it is
+    missing. Raises `Planted` for a link or file on its path, OSError."""
+    try:
+        with parent(root, rel, create=False) as fd:
+            return os.stat(rel.rsplit("/", 1)[-1], dir_fd=fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def read_at(root: Path, rel: str) -> bytes:
+    """The bytes of the regular file `rel` under `root`, opened without following a link and
+    without blocking on a fifo. Raises OSError (`Planted` for a link on the way)."""
+    with parent(root, rel, create=False) as dir_fd:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        fd = os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=dir_fd)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise OSError(errno.EINVAL, f"{rel} is not a regular file")
+            return handle.read()
+
+
+def place(
+    root: Path,
+    rel: str,
+    content: bytes | str,
+    mode: int,
+    owner: tuple[int, int] | None,
+    mtime_ns: int | None = None,
+) -> None:
+    """Make `rel` under `root` hold `content` (bytes: a regular file with `mode`'s exec bit; str:
+    a link with that target), replacing whatever is there (a link, a folder, a fifo) without
+    following a link: a temporary name in the same folder, then rename(2) over it.
+
+    A regular file gets `mtime_ns` (nanoseconds since the epoch) when given: the workspace's
+    copy keeps the modification time of fixbot's, which a fix moved past the second the check
+    compiled the old file in (bytecode caches key a source on its size and mtime in seconds)."""
+    name = rel.rsplit("/", 1)[-1]
+    with parent(root, rel, create=True, owner=owner) as fd:
+        temporary = f".fixbot-sync-{secrets.token_hex(6)}"
+        if isinstance(content, str):
+            os.symlink(content, temporary, dir_fd=fd)
+        else:
+            perm = 0o755 if executable(mode) else 0o644
+            out = os.open(
+                temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm, dir_fd=fd
+            )
+            with os.fdopen(out, "wb") as handle:
+                handle.write(content)
+                os.fchmod(out, perm)
+                handle.flush()
+                if mtime_ns is not None:
+                    os.utime(out, ns=(mtime_ns, mtime_ns))
+        _give(temporary, fd, owner)
+        with suppress(FileNotFoundError):
+            if stat.S_ISDIR(os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode):
+                shutil.rmtree(name, dir_fd=fd)
+        os.replace(temporary, name, src_dir_fd=fd, dst_dir_fd=fd)
