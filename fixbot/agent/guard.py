@@ -32,7 +32,8 @@ import tomllib
 from pathlib import PurePosixPath
 
 from fixbot.tamper import filters
-from fixbot.tamper.cheats import Change, Cheat, examine, is_test_file
+from fixbot.tamper.changes import Change, is_test_file
+from fixbot.tamper.cheats import Cheat, examine
 from fixbot.tamper.facts import (
     ALWAYS_TRUE,
     ASSERTION,

@@ -20,8 +20,9 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.core.failure import Counts
 from fixbot.process import git, shellwords
-from fixbot.tamper import cheats as rules
-from fixbot.tamper.cheats import Change, Cheat, detect, of_the_tests
+from fixbot.tamper import changes as sides
+from fixbot.tamper.changes import Change, of_the_tests
+from fixbot.tamper.cheats import Cheat, detect
 from fixbot.tamper.facts import is_check_script
 from fixbot.tamper.filters import module_names
 
@@ -87,16 +88,16 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:
     """The paths the fix (`start` to tree `verified`) changed that belong to the tests
-    (`fixbot.tamper.cheats.of_the_tests`; `files` are the check command's own files)."""
+    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files)."""
     return [c.path for c in changes(repo, start, verified) if of_the_tests(c, files)]
 
 
 def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str]) -> bool:
     """Whether one of `paths` the fix (`start` to tree `verified`) changed only ignores a
-    dependency's warning (`fixbot.tamper.cheats.lets_tests_run_on`)."""
+    dependency's warning (`fixbot.tamper.changes.lets_tests_run_on`)."""
     wanted, names = set(paths), modules(repo, verified)
     found = [c for c in changes(repo, start, verified) if c.path in wanted]
-    return any(rules.lets_tests_run_on(change, names) for change in found)
+    return any(sides.lets_tests_run_on(change, names) for change in found)
 
 
 def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> str:

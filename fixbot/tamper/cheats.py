@@ -1,10 +1,11 @@
 """Green by cheating: a deterministic detector over a run's final diff and its check's evidence.
 
 `detect(changes, first, last)` is pure. `changes` are the files that differ between the run's
-start and the tree the verifying check passed on, each with its old and new text (the adapter,
-`fixbot.run.integrity`, reads them from git); `first` and `last` are the test counts the first
-failing run and the verifying run printed (`fixbot.core.models.Counts`). Each rule names what it
-saw (a `Cheat`), so an escalation or a commit message can state the evidence:
+start and the tree the verifying check passed on, each with its old and new text
+(`fixbot.tamper.changes.Change`, which also says whether a file belongs to the tests; the
+adapter, `fixbot.run.integrity`, reads them from git); `first` and `last` are the test counts
+the first failing run and the verifying run printed (`fixbot.core.failure.Counts`). Each rule
+names what it saw (a `Cheat`), so an escalation or a commit message can state the evidence:
 
     test-removed      a test file deleted, a test function gone
     test-skipped      a skip/xfail marker, `pytestmark`, `collect_ignore` or `--deselect` added
@@ -58,6 +59,7 @@ from pathlib import PurePosixPath
 
 from fixbot.core.failure import Counts
 from fixbot.tamper import asserts, filters
+from fixbot.tamper.changes import Change, configures, is_harness, is_test_file
 from fixbot.tamper.facts import (
     ASSERTION,
     CI,
@@ -66,26 +68,11 @@ from fixbot.tamper.facts import (
     IMPORTABLE,
     JS_FRAMEWORK,
     PLUGIN_GROUPS,
-    RUNNER_CONFIG,
     SKIP,
     TEST_DEF,
-    TEST_DIRS,
-    TEST_NAME,
-    TOOL_MODULES,
-    package_keys,
 )
 
-__all__ = ["CI", "TOOL_MODULES", "Change", "Cheat", "detect", "examine", "is_test_file"]
-
-
-@dataclass(frozen=True)
-class Change:
-    """One file of the final diff: repository-relative `path`, its text at the start (None: added)
-    and in the verified tree (None: deleted). Binary files carry "" on both sides."""
-
-    path: str
-    old: str | None
-    new: str | None
+__all__ = ["Cheat", "detect", "examine", "fewer_tests"]
 
 
 @dataclass(frozen=True)
@@ -99,18 +86,6 @@ class Cheat:
     def __str__(self) -> str:
         where = f" in {self.path}" if self.path else ""
         return f"{self.rule}{where}: {self.evidence}"
-
-
-def is_test_file(path: str) -> bool:
-    """True for test modules (`test_*.py`, `*_test.py`, `*.test.ts`, ...) and code under tests/."""
-    pure = PurePosixPath(path)
-    in_tests = any(part.lower() in TEST_DIRS for part in pure.parts[:-1])
-    return bool(TEST_NAME.match(pure.name)) or (in_tests and pure.suffix in (".py", ".js", ".ts"))
-
-
-def _harness(path: str) -> bool:
-    """Test modules, conftests and anything else under a tests folder (`tests/__init__.py`)."""
-    return is_test_file(path) or PurePosixPath(path).name == "conftest.py"
 
 
 def _python_test(change: Change) -> list[Cheat]:
@@ -151,47 +126,11 @@ def _text_test(change: Change) -> list[Cheat]:
     return found
 
 
-def _toml_tables(text: str) -> object:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return text
-    tools = {k: v for k, v in data.get("tool", {}).items() if k != "fixbot"}
-    return tools, data.get("build-system"), data.get("project", {}).get("scripts")
-
-
-def _setup_cfg(text: str) -> list[str]:
-    """The sections of setup.cfg other than metadata and options (tool:pytest, flake8, ...)."""
-    sections = re.split(r"(?m)^(?=\[)", text)
-    skipped = ("[metadata", "[options")
-    return [s.strip() for s in sections if s.startswith("[") and not s.startswith(skipped)]
-
-
-def _configures(change: Change) -> str | None:
-    """How the changed file controls the check when it is test-runner, build or CI
-    configuration (and the change touches that part of it), else None."""
-    pure = PurePosixPath(change.path)
-    name = pure.name.lower()
-    old, new = change.old or "", change.new or ""
-    what = None
-    if name == "pyproject.toml" and _toml_tables(old) != _toml_tables(new):
-        what = "its [tool.*] or [build-system] tables changed"
-    elif name == "setup.cfg" and _setup_cfg(old) != _setup_cfg(new):
-        what = "a test or lint section changed"
-    elif name == "package.json" and package_keys(old) != package_keys(new):
-        what = "its scripts or test configuration changed"
-    elif CI.match(change.path) or RUNNER_CONFIG.match(name):
-        what = "it controls how the check runs"
-    elif PurePosixPath(change.path).name == "conftest.py" and change.old is None:
-        what = "a new conftest.py"
-    return what
-
-
 def _config(change: Change, modules: frozenset[str] = frozenset()) -> Cheat | None:
-    """A configuration change (`_configures`), unless it only adds warning filters that cannot
-    hide a failing test (`fixbot.tamper.filters.harmless`; `modules` are the project's module
-    names, `filters.module_names`)."""
-    what = _configures(change)
+    """A configuration change (`fixbot.tamper.changes.configures`), unless it only adds warning
+    filters that cannot hide a failing test (`fixbot.tamper.filters.harmless`; `modules` are the
+    project's module names, `filters.module_names`)."""
+    what = configures(change)
     old, new = change.old or "", change.new or ""
     if what is None or filters.harmless(change.path, old, new, modules):
         return None
@@ -224,7 +163,7 @@ def _shadowing(change: Change, packages: frozenset[str]) -> Cheat | None:
 
 
 def _skipped(change: Change) -> Cheat | None:
-    if not _harness(change.path) or CI.match(change.path):
+    if not is_harness(change.path) or CI.match(change.path):
         return None
     before, after = len(SKIP.findall(change.old or "")), len(SKIP.findall(change.new or ""))
     if after > before:
@@ -316,7 +255,7 @@ def _python_runtime(change: Change) -> list[Cheat]:
 
     if grew(asserts.atexits):
         found.append(Cheat("exit-added", path, "an atexit handler is registered"))
-    if not _harness(path) and grew(_internals):
+    if not is_harness(path) and grew(_internals):
         found.append(Cheat("framework-patched", path, "it reaches into a test framework"))
     if grew(asserts.always_true_dunders):
         found.append(Cheat("always-equal", path, "a comparison that holds for any operand"))
@@ -342,7 +281,7 @@ def _rebound(tree: ast.Module) -> int:
 def _js_runtime(change: Change) -> Cheat | None:
     """JavaScript or TypeScript outside the tests that replaces the runner's globals or requires
     its internals."""
-    if _harness(change.path) or not re.search(r"\.[cm]?[jt]sx?$", change.path):
+    if is_harness(change.path) or not re.search(r"\.[cm]?[jt]sx?$", change.path):
         return None
     before = len(JS_FRAMEWORK.findall(change.old or ""))
     if len(JS_FRAMEWORK.findall(change.new or "")) > before:
@@ -361,7 +300,7 @@ def examine(
     project's module names (`filters.module_names`; empty: every warning filter scoped to a
     module counts as a dependency's)."""
     path = change.path
-    if change.new is None and _harness(path):
+    if change.new is None and is_harness(path):
         return [Cheat("test-removed", path, "the test file was deleted")]
     script = (
         Cheat("check-script", path, "the check command runs it") if path in check_files else None
@@ -374,7 +313,7 @@ def examine(
     )
     found = [c for c in (script, *rules, _entry_points(change), _js_runtime(change)) if c]
     found += _python_runtime(change)
-    if _harness(path) and path.endswith(".py"):
+    if is_harness(path) and path.endswith(".py"):
         found += _python_test(change)
     elif is_test_file(path):
         found += _text_test(change)
@@ -399,21 +338,3 @@ def detect(
     found = [cheat for change in changes for cheat in examine(change, known, scripts, names)]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])
-
-
-def of_the_tests(change: Change, check_files: frozenset[str] = frozenset()) -> bool:
-    """A file that belongs to the tests rather than to the code under test: a test module or
-    conftest (anything under a tests folder), the test runner's configuration, or a file the
-    check command names. Verification puts these back as the start commit had them."""
-    path = change.path
-    return _harness(path) or path in check_files or _configures(change) is not None
-
-
-def lets_tests_run_on(change: Change, modules: frozenset[str] = frozenset()) -> bool:
-    """The change only adds warning filters that ignore a dependency's warning
-    (`filters.harmless` and `filters.ignores_added`): against the start commit's configuration
-    any test that warning stopped fails, which the change explains."""
-    old, new = change.old or "", change.new or ""
-    return filters.harmless(change.path, old, new, modules) and filters.ignores_added(
-        change.path, old, new
-    )

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
-from fixbot.tamper.cheats import Cheat, is_test_file
+from fixbot.tamper.changes import is_test_file
+from fixbot.tamper.cheats import Cheat
 
 
 def disagreements(

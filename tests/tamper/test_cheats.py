@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fixbot.core.failure import Counts
-from fixbot.tamper.cheats import Change, detect, fewer_tests, of_the_tests
+from fixbot.tamper.changes import Change, of_the_tests
+from fixbot.tamper.cheats import detect, fewer_tests
 from fixbot.tamper.reports import disagreements, unexpected
 
 TEST = "from app import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from fixbot.agent.guard import tampering
-from fixbot.tamper.cheats import Change, detect, lets_tests_run_on, of_the_tests
+from fixbot.tamper.changes import Change, lets_tests_run_on, of_the_tests
+from fixbot.tamper.cheats import detect
 from fixbot.tamper.filters import Filter, harmless, ignores_added, module_names, parse
 
 # python-humanize's pyproject.toml before and after its commit 2b37be5 (the real fix, cut to

@@ -156,7 +156,7 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     original tests. Red only in the tests the fix changed (the runner's report names them):
     a test change the fix needs, recorded in `attempt.failing_on_original` and called out; red
     anywhere when the change to the configuration only ignores a dependency's warning
-    (`fixbot.tamper.cheats.lets_tests_run_on`), which any test may have stopped at. Red
+    (`fixbot.tamper.changes.lets_tests_run_on`), which any test may have stopped at. Red
     anywhere else, or red with no report to say where: not verified."""
     here = git.worktree_tree(run.repo)
     original = integrity.original_tree(run.repo, seen, run.state.start_sha, attempt.pinned)

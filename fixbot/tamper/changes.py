@@ -1,0 +1,102 @@
+"""Which side of the final diff a changed file is on: the tests (test modules, conftests, the
+test runner's, build or CI configuration, the check's own scripts) or the code under test.
+
+The detector (`fixbot.tamper.cheats`) judges a change by it, and verification
+(`fixbot.run.integrity`) puts a file of the tests back as the start commit had it. Pure functions
+over a file's path and its two texts.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from fixbot.tamper import filters
+from fixbot.tamper.facts import CI, RUNNER_CONFIG, TEST_DIRS, TEST_NAME, package_keys
+
+__all__ = [
+    "Change",
+    "configures",
+    "is_harness",
+    "is_test_file",
+    "lets_tests_run_on",
+    "of_the_tests",
+]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file of the final diff: repository-relative `path`, its text at the start (None: added)
+    and in the verified tree (None: deleted). Binary files carry "" on both sides."""
+
+    path: str
+    old: str | None
+    new: str | None
+
+
+def is_test_file(path: str) -> bool:
+    """True for test modules (`test_*.py`, `*_test.py`, `*.test.ts`, ...) and code under tests/."""
+    pure = PurePosixPath(path)
+    in_tests = any(part.lower() in TEST_DIRS for part in pure.parts[:-1])
+    return bool(TEST_NAME.match(pure.name)) or (in_tests and pure.suffix in (".py", ".js", ".ts"))
+
+
+def is_harness(path: str) -> bool:
+    """Test modules, conftests and anything else under a tests folder (`tests/__init__.py`)."""
+    return is_test_file(path) or PurePosixPath(path).name == "conftest.py"
+
+
+def _toml_tables(text: str) -> object:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return text
+    tools = {k: v for k, v in data.get("tool", {}).items() if k != "fixbot"}
+    return tools, data.get("build-system"), data.get("project", {}).get("scripts")
+
+
+def _setup_cfg(text: str) -> list[str]:
+    """The sections of setup.cfg other than metadata and options (tool:pytest, flake8, ...)."""
+    sections = re.split(r"(?m)^(?=\[)", text)
+    skipped = ("[metadata", "[options")
+    return [s.strip() for s in sections if s.startswith("[") and not s.startswith(skipped)]
+
+
+def configures(change: Change) -> str | None:
+    """How the changed file controls the check when it is test-runner, build or CI
+    configuration (and the change touches that part of it), else None."""
+    pure = PurePosixPath(change.path)
+    name = pure.name.lower()
+    old, new = change.old or "", change.new or ""
+    what = None
+    if name == "pyproject.toml" and _toml_tables(old) != _toml_tables(new):
+        what = "its [tool.*] or [build-system] tables changed"
+    elif name == "setup.cfg" and _setup_cfg(old) != _setup_cfg(new):
+        what = "a test or lint section changed"
+    elif name == "package.json" and package_keys(old) != package_keys(new):
+        what = "its scripts or test configuration changed"
+    elif CI.match(change.path) or RUNNER_CONFIG.match(name):
+        what = "it controls how the check runs"
+    elif PurePosixPath(change.path).name == "conftest.py" and change.old is None:
+        what = "a new conftest.py"
+    return what
+
+
+def of_the_tests(change: Change, check_files: frozenset[str] = frozenset()) -> bool:
+    """A file that belongs to the tests rather than to the code under test: a test module or
+    conftest (anything under a tests folder), the test runner's configuration, or a file the
+    check command names. Verification puts these back as the start commit had them."""
+    path = change.path
+    return is_harness(path) or path in check_files or configures(change) is not None
+
+
+def lets_tests_run_on(change: Change, modules: frozenset[str] = frozenset()) -> bool:
+    """The change only adds warning filters that ignore a dependency's warning
+    (`filters.harmless` and `filters.ignores_added`): against the start commit's configuration
+    any test that warning stopped fails, which the change explains."""
+    old, new = change.old or "", change.new or ""
+    return filters.harmless(change.path, old, new, modules) and filters.ignores_added(
+        change.path, old, new
+    )
