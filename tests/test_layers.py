@@ -30,6 +30,7 @@ MAX_DEPTH = 9  # rooms in the longest import chain (see `room`), the importing o
 # higher one's. The longest prefix names a module's layer.
 LAYERS: list[tuple[str, ...]] = [
     ("fixbot", "fixbot.core"),  # the package face (`__version__`), settings, models, errors
+    ("fixbot.ecosystems",),  # one module per language ecosystem, in one registry
     ("fixbot.security",),  # redaction, the leak scan
     ("fixbot.process",),  # running commands, the sandbox, git, the lock
     ("fixbot.logs",),  # condensing, facts, signatures, classification, job logs
