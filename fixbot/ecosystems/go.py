@@ -30,7 +30,7 @@ ECOSYSTEM = Ecosystem(
         loader=re.compile(r"no required module provides package (?P<name>[\w./~-]+)"),
         advice=advice,
         said=r"no required module provides package \S+; to add it",
-        failed=r"no required module provides package",
+        failed=r"no required module provides package|cannot find package",
         holds=holds,
     ),
     dialects=("go",),

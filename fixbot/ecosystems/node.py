@@ -78,7 +78,7 @@ ECOSYSTEM = Ecosystem(
         loader=re.compile(rf"Cannot find (?:module|package) '(?P<name>{BARE})'"),
         advice=advice,
         said=rf"Cannot find (?:module|package) '{BARE}'",
-        failed=r"Cannot find module|cannot find package|Can't resolve '",
+        failed=r"Cannot find module|Can't resolve '",
         top=top,
         holds=holds,
     ),
