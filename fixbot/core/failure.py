@@ -69,7 +69,7 @@ class Location(BaseModel):
 
 class MissingDependency(BaseModel):
     """A package the check imports that is neither in the repository nor installed
-    (`fixbot.logs.missing`): `ecosystem` is `python`, `npm`, `go` or `cargo`; `name` the
+    (`fixbot.logs.missing`): `ecosystem` names one of `fixbot.ecosystems`; `name` the
     top-level module, package, module path or crate as the log names it; `manifest` the
     repository-relative file where the project declares such dependencies (None: none found)
     and `declared` whether it names `name` already (then the set-up did not install it)."""

@@ -14,6 +14,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from fixbot.core.diagnosis import RecoveryPlan, Strategy
+from fixbot.ecosystems import registry
 
 if TYPE_CHECKING:  # `fixbot.core.models` imports this module (an attempt holds its diagnosis)
     from fixbot.core.failure import Failure, MissingDependency
@@ -52,39 +53,12 @@ def check_program_missing(check: str, condensed: str) -> str | None:
     return program if module in runs or module.split(".")[0] in tops else None
 
 
-def _python_action(missing: MissingDependency, where: str) -> str:
-    """Where a Python test dependency goes: the requirements file the project has."""
-    name, manifest = missing.name, missing.manifest
-    listed = manifest if manifest and manifest.endswith(".txt") else None
-    install = f"pip install -r {listed}" if listed else "pip install -e '.[test]'"
-    if missing.declared and manifest:
-        action = f"`{name}` is listed in {manifest} but not installed: install it in {where}"
-    elif listed:
-        action = f"add `{name}` to {listed} and install that file in {where}"
-    elif manifest:
-        action = (
-            f"declare `{name}` among the test dependencies in {manifest}, install them in {where}"
-        )
-    else:
-        action = f"install `{name}` in {where} and list it in the project's test requirements"
-        install = f"pip install {name}"
-    return f"{action} (e.g. `{install}`)"
-
-
 def _dependency_action(missing: MissingDependency, where: str) -> str:
-    """How the set-up gets the missing package, per ecosystem."""
-    name = missing.name
-    if missing.ecosystem == "python":
-        return _python_action(missing, where)
-    if missing.ecosystem == "npm" and missing.declared:
-        return f"`{name}` is in package.json but not installed: run `npm ci` in {where}"
-    if missing.ecosystem == "npm":
-        return (
-            f"add `{name}` to package.json (`npm install --save-dev {name}`), `npm ci` in {where}"
-        )
-    if missing.ecosystem == "go":
-        return f"require the module that provides `{name}` in go.mod (`go get {name}`)"
-    return f"declare the crate `{name}` in Cargo.toml (`cargo add --dev {name}` for tests only)"
+    """How the set-up gets the missing package: its ecosystem's advice (`fixbot.ecosystems`)."""
+    ecosystem = registry.find(missing.ecosystem)
+    if ecosystem is None or ecosystem.missing is None:
+        return f"install `{missing.name}` in {where} and declare it with the project's dependencies"
+    return ecosystem.missing.advice(missing, where)
 
 
 def _missing_dependency(failure: Failure, where: str) -> list[Strategy]:

@@ -23,6 +23,7 @@ from tenacity.stop import stop_base
 from fixbot.core.failure import CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.models import Attempt
 from fixbot.core.settings import Settings
+from fixbot.ecosystems import python
 from fixbot.logs.condense import explaining_lines
 from fixbot.logs.dialects import Report, report_for
 from fixbot.logs.digest import digest, of_failed_check
@@ -61,7 +62,7 @@ def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) 
     of an installed `pkg` is the code's problem. Without an interpreter to ask, the
     repository's verdict stands."""
     missing = failure.classification.missing
-    if missing is None or missing.ecosystem != "python":
+    if missing is None or missing.ecosystem != python.ECOSYSTEM.name:
         return failure
     # imported here: only a missing Python package needs the model's research helpers, and a
     # run without one never loads the agent package

@@ -18,10 +18,10 @@ LOGS = DATA / "logs"
 SAMPLES = [
     ("import-pretend.log", "python", "pretend"),
     ("import.log", "python", "yaml_loader"),
-    ("missing_dependency-npm.log", "npm", "left-pad"),
-    ("missing_dependency-npm-esm.log", "npm", "left-pad"),
+    ("missing_dependency-npm.log", "node", "left-pad"),
+    ("missing_dependency-npm-esm.log", "node", "left-pad"),
     ("missing_dependency-go.log", "go", "github.com/stretchr/testify/assert"),
-    ("missing_dependency-cargo.log", "cargo", "pretty_assertions"),
+    ("missing_dependency-cargo.log", "rust", "pretty_assertions"),
 ]
 
 
@@ -150,3 +150,28 @@ def test_the_most_specific_requirements_file_is_named(tmp_path: Path) -> None:
 )
 def test_files_of_the_project_and_aliases_are_no_missing_package(line: str) -> None:
     assert named(line) is None
+
+
+# Ruby's `require` of a gem that is not installed (rubygems' kernel_require.rb), as a check
+# prints it; the ecosystem came as one module (`fixbot/ecosystems/ruby.py`)
+RUBY = (
+    "An error occurred while loading ./spec/parser_spec.rb.\n"
+    "Failure/Error: require 'webmock/rspec'\n\nLoadError:\n"
+    "  cannot load such file -- webmock/rspec\n"
+    "# /usr/lib/ruby/3.2.0/rubygems/core_ext/kernel_require.rb:136:in `require'\n"
+)
+
+
+def test_a_missing_gem_is_read_and_advised_by_its_module(tmp_path: Path) -> None:
+    repo = files(tmp_path, {"Gemfile": "source 'https://rubygems.org'\ngem 'rspec'\n"})
+    log = repo / "check.log"
+    log.write_text(RUBY)
+    result = CheckResult(command="t", exit_code=1, duration_s=1.0, log_path=log, output_bytes=1)
+    failure = digest(result, repo)
+    c = failure.classification
+    assert (c.category, c.missing and c.missing.ecosystem) == ("missing_dependency", "ruby")
+    assert c.missing is not None and (c.missing.name, c.missing.manifest) == ("webmock", "Gemfile")
+    plan = recovery_plan(failure, 600.0)
+    assert plan is not None and "bundle add webmock --group test" in plan.chosen.action
+    files(repo, {"lib/webmock.rb": ""})  # the project's own file: a load path problem
+    assert digest(result, repo).classification.category == "import"
