@@ -11,6 +11,7 @@ from fixbot.ecosystems.tree import Tree
 
 # A bare package name: `./x`, `~/x`, `node:fs` and a bundler's `@/x` alias are files.
 BARE = r"(?![./~]|node:|@/)[^'\s]+"
+INSTALLED = "node_modules"  # where npm, yarn and pnpm install a project's packages
 
 
 def top(name: str) -> str:
@@ -23,7 +24,7 @@ def holds(name: str, tree: Tree) -> bool:
     """The repository's own package (a self-reference) or one of its workspace packages, or
     one installed in `node_modules` (then it is found, and the import fails for another
     reason)."""
-    if (tree.root / "node_modules" / name / "package.json").is_file():
+    if (tree.root / INSTALLED / name / "package.json").is_file():
         return True
     quoted = re.compile(rf'"name"\s*:\s*"{re.escape(name)}"')
     return any(
@@ -60,8 +61,8 @@ ECOSYSTEM = Ecosystem(
             "bun.lockb",
         ),
         declared_in=("package.json",),
-        generated=frozenset({"node_modules", "dist", "build"}),
-        installed="node_modules",
+        generated=frozenset({INSTALLED, "dist", "build"}),
+        installed=INSTALLED,
     ),
     commands=Commands(
         setup=(
