@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from fixbot import ecosystems
+import fixbot.ecosystems as package
 from fixbot.core.plugins import members
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.ecosystems.base import Ecosystem
@@ -23,7 +23,7 @@ ALWAYS_SKIPPED = frozenset({".git", DEFAULT_STATE_DIR})
 @cache
 def all_ecosystems() -> tuple[Ecosystem, ...]:
     """The ecosystems, in their modules' name order (found once per process)."""
-    return tuple(members(ecosystems, "ECOSYSTEM", Ecosystem))
+    return tuple(members(package, "ECOSYSTEM", Ecosystem))
 
 
 def names() -> list[str]:
