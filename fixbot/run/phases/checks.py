@@ -22,13 +22,15 @@ def prepare(run: RunParts, number: int, manifests: tuple[str, ...]) -> None:
     why = f" ({', '.join(manifests)} changed)" if manifests else ""
     run.progress.phase(number, run.settings.max_attempts, f"set-up{why}")
     ran = setup.prepare(
-        run.settings.setup,
-        due,
-        repo=run.repo,
-        workdir=run.checker.workdir,
-        state_dir=run.state_dir,
-        timeout=run.settings.setup_timeout,
-        launcher=run.checker.launcher,
+        setup.SetupCall(
+            run.settings.setup,
+            due,
+            repo=run.repo,
+            workdir=run.checker.workdir,
+            state_dir=run.state_dir,
+            timeout=run.settings.setup_timeout,
+            launcher=run.checker.launcher,
+        )
     )
     run.state.setups.append(ran)
     run.save()
