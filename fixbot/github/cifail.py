@@ -141,19 +141,14 @@ def pull_facts(where: Where, event: Event) -> prgates.PullFacts | None:
 
 def source_tip(repo: Path, branch: str) -> str | None:
     """The branch's tip as `fixbot.github.api.checkout.switch` fetched it, or None."""
-    ref = f"refs/remotes/origin/fixbot-source/{branch}"
-    return git.run(repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip() or None
+    return git.resolve(repo, f"refs/remotes/origin/fixbot-source/{branch}")
 
 
 def fix_commits(where: Where, base: str) -> list[prgates.FixCommit]:
     """fixbot's commits on HEAD since the pull request's `base` branch (fetched first)."""
     ref = f"refs/remotes/origin/fixbot-base/{base}"
-    spec = f"+refs/heads/{base}:{ref}"
-    git.run(where.repo, "fetch", "--no-tags", "--quiet", "origin", spec, env=where.git_env)
-    fmt = "%H%x00%s%x00%(trailers:key=fixbot-attempt,valueonly,separator=%x2C)%x1e"
-    out = git.run(where.repo, "log", f"--format={fmt}", f"{ref}..HEAD")
-    rows = [entry.strip("\n").split("\0") for entry in out.split("\x1e") if entry.strip()]
-    return prgates.fix_commits([(r[0], r[1], r[2]) for r in rows if len(r) == 3])
+    git.fetch_branch(where.repo, base, ref, where.git_env)
+    return prgates.fix_commits(git.commits_with_trailer(where.repo, ref, "fixbot-attempt"))
 
 
 def comment(where: Where, event: Event, number: int, kind: OutcomeKind, reason: str) -> str:
@@ -222,10 +217,9 @@ def changed_in_log(where: Where, base: str | None, text: str) -> list[str]:
     if not base:
         return []
     ref = f"refs/remotes/origin/fixbot-base/{base}"
-    if not git.run(where.repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip():
+    if git.resolve(where.repo, ref) is None:
         return []
-    names = git.run(where.repo, "diff", "--name-only", f"{ref}...HEAD").splitlines()
-    return [name for name in names if name and name in text][:10]
+    return [name for name in git.changed_on_branch(where.repo, ref) if name in text][:10]
 
 
 def remember(
