@@ -47,8 +47,8 @@ from fixbot.tamper.facts import (
     SHADOW_NAMES,
     SHADOW_PACKAGES,
     SKIP,
-    TEST_DEF,
     TOOL_MODULES,
+    defined_tests,
     package_keys,
 )
 
@@ -63,7 +63,7 @@ def _count(pattern: re.Pattern[str], text: str) -> int:
 
 
 def _test_defs(text: str) -> set[str]:
-    return {a or b for a, b in TEST_DEF.findall(text)}
+    return defined_tests(text)
 
 
 def _check_test_file(path: str, old: str, new: str) -> str | None:

@@ -33,19 +33,24 @@ def never(name: str, tree: Tree) -> bool:
 
 @dataclass(frozen=True)
 class Tests:
-    """Which files are its tests, and the words its runners skip a test with.
+    """Which files are its tests, how a test and an assertion are written, and the words its
+    runners skip a test with.
 
     `names`: a regular expression a test module's file name matches whole (`test_x.py`);
     `sources`: the suffixes of its source files, which are tests too inside one of `folders`
     (`tests/helpers.py`, Cargo's integration tests `tests/api.rs`); `skips`: regular
     expressions of a skipped, ignored or deselected test (counted in a diff by
-    `fixbot.tamper.facts.SKIP`).
+    `fixbot.tamper.facts.SKIP`); `definitions`: regular expressions of a test's definition,
+    its name in the one group (a test gone from a diff is named by them); `assertions`: regular
+    expressions of one assertion (counted before and after a change to a test file).
     """
 
     names: str
     sources: tuple[str, ...]
     folders: frozenset[str] = frozenset({"tests", "test"})
     skips: tuple[str, ...] = ()
+    definitions: tuple[str, ...] = ()
+    assertions: tuple[str, ...] = ()
 
     def holds(self, path: str) -> bool:
         """True when `path` (repository-relative, `/`-separated) is one of its test files."""

@@ -23,7 +23,13 @@ def advice(missing: MissingDependency, where: str) -> str:
 ECOSYSTEM = Ecosystem(
     name="go",
     markers=("go.mod",),
-    tests=Tests(names=r".*_test\.go", sources=(), skips=(r"\bt\.Skip\w*\(",)),
+    tests=Tests(
+        names=r".*_test\.go",
+        sources=(),
+        skips=(r"\bt\.Skip\w*\(",),
+        definitions=(r"^func\s+(Test\w+)\s*\(",),
+        assertions=(r"\bt\.(?:Error|Fatal)\w*\(",),
+    ),
     dependencies=Dependencies(manifests=("go.mod",), locks=("go.sum",), declared_in=("go.mod",)),
     commands=Commands(setup=(("go.mod", "go mod download"),), check=(("go.mod", "go test ./..."),)),
     missing=Missing(

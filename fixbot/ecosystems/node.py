@@ -49,6 +49,7 @@ ECOSYSTEM = Ecosystem(
         sources=(".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"),
         folders=frozenset({"tests", "test", "testing", "__tests__", "spec"}),
         skips=(r"\b(?:it|test|describe)\.(?:skip|todo|only)\s*\(|\bx(?:it|describe|test)\s*\(",),
+        assertions=(r"\bexpect\s*\(",),
     ),
     dependencies=Dependencies(
         manifests=("package.json",),

@@ -75,6 +75,8 @@ ECOSYSTEM = Ecosystem(
             r"unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|@(?:skip|expectedFailure)\b",
             r"\bpytestmark\b|\bcollect_ignore(?:_glob)?\b|--deselect\b|--ignore(?:-glob)?\b",
         ),
+        definitions=(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(",),
+        assertions=(r"^\s*assert\b(?!!)|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(",),
     ),
     dependencies=Dependencies(
         manifests=("pyproject.toml", "setup.cfg", "setup.py", "Pipfile"),

@@ -63,6 +63,17 @@ def skips() -> str:
     return joined([skip for e in all_ecosystems() for skip in e.tests.skips])
 
 
+def definitions() -> str:
+    """A regular expression of any ecosystem's test definition, the test's name in the one
+    group of the alternative that matched (`re.Match.lastindex`)."""
+    return joined([d for e in all_ecosystems() for d in e.tests.definitions])
+
+
+def assertions() -> str:
+    """A regular expression of one assertion in any ecosystem's tests."""
+    return joined([a for e in all_ecosystems() for a in e.tests.assertions])
+
+
 def runner_config() -> str:
     """A regular expression of every ecosystem's test-runner, linter and build configuration
     file names (to be matched whole)."""

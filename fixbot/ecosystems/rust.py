@@ -36,6 +36,11 @@ ECOSYSTEM = Ecosystem(
         sources=(".rs",),
         folders=frozenset({"tests"}),
         skips=(r"#\[ignore\b",),
+        # `#[test]` (or an async runtime's `#[tokio::test]`), other attributes, then the fn
+        definitions=(
+            r"#\[(?:\w+::)?test\]\s*(?:#\[[^\]]*\]\s*)*(?:pub\s+)?(?:async\s+)?fn\s+(\w+)",
+        ),
+        assertions=(r"\b(?:assert|assert_eq|assert_ne|debug_assert\w*)!\s*\(",),
     ),
     dependencies=Dependencies(
         manifests=("Cargo.toml",),

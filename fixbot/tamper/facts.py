@@ -16,13 +16,11 @@ import sys
 
 from fixbot.ecosystems import registry
 
-TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^func\s+(Test\w+)\s*\(", re.M)
-# Which files are tests, and the words that skip one, are each ecosystem's (`fixbot.ecosystems`).
+# How a test and an assertion are written and the words that skip a test are each ecosystem's
+# (`fixbot.ecosystems`), as is which files are tests (`fixbot.tamper.changes.is_test_file`).
+TEST_DEF = re.compile(registry.definitions(), re.M)
 SKIP = re.compile(registry.skips(), re.M)
-ASSERTION = re.compile(
-    r"^\s*assert\b|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(|\bexpect\s*\(|\bt\.(?:Error|Fatal)\w*\(",
-    re.M,
-)
+ASSERTION = re.compile(registry.assertions(), re.M)
 CI = re.compile(
     r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|jenkinsfile$|azure-pipelines\.yml$"
     r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
@@ -111,6 +109,11 @@ ALWAYS_TRUE = re.compile(
 # A file the check command names is the check's own script (`sh check.sh`, `pytest -c ci.ini`)
 # unless it is program source: `python app.py` runs the code under test, which a fix may change.
 PROGRAM_SOURCE = re.compile(r"\.(py|pyw|[cm]?[jt]sx?|go|rs|rb|java|kt|c|cc|cpp|h|hpp|cs|php)$")
+
+
+def defined_tests(text: str) -> set[str]:
+    """The names of the tests `text` defines (`TEST_DEF`: each ecosystem's definitions)."""
+    return {m[m.lastindex] for m in TEST_DEF.finditer(text) if m.lastindex}
 
 
 def is_check_script(path: str) -> bool:
