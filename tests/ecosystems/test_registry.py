@@ -15,6 +15,7 @@ from fixbot.ecosystems import registry
 from fixbot.ecosystems.base import Ecosystem
 from fixbot.logs.dialects import BY_NAME
 from tests.fakes.plugin import EXTENDING, AddModule
+from tests.test_layers import graph
 
 ALL = registry.all_ecosystems()
 
@@ -185,3 +186,14 @@ def test_a_new_ecosystem_is_one_module(tmp_path: Path, add_module: AddModule) ->
     assert not registry.is_test_file("src/main/java/app/Parser.java")
     assert registry.is_manifest("pom.xml") and "target" in registry.generated()
     assert re.search(registry.skips(), "  @Disabled\n  void slow() {}")
+
+
+def test_the_ecosystems_stand_on_core_alone_and_core_on_none_of_them() -> None:
+    """They share the lowest layer with `core` (docs/ARCHITECTURE.md): an ecosystem imports
+    nothing of fixbot's but `core` and its own package, and `core` imports no ecosystem."""
+    imports = graph()
+    ours = {name: found for name, found in imports.items() if name.startswith("fixbot.ecosystems")}
+    assert len(ours) >= 9
+    assert all(t.startswith(("fixbot.core", "fixbot.ecosystems")) for f in ours.values() for t in f)
+    core = [t for n, f in imports.items() if n.startswith("fixbot.core") for t in f]
+    assert core and not any(t.startswith("fixbot.ecosystems") for t in core)
