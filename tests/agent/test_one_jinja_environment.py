@@ -4,6 +4,7 @@ StrictUndefined, the `untrusted` filter, one whitespace rule): no other module b
 from __future__ import annotations
 
 import ast
+import re
 
 from tests.fakes.paths import ROOT
 
@@ -30,3 +31,12 @@ def test_only_the_prompts_module_builds_a_jinja_environment() -> None:
         if builds_environment(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert found == ["fixbot/agent/prompts.py"]
+
+
+def test_the_report_template_keeps_its_lines_under_trim_blocks() -> None:
+    """report.md.j2 was written for an environment that keeps the newline after a block tag:
+    each of its tags says so (`+%}`) or strips it itself (`-%}`), or the report's lines run
+    together under the one environment's `trim_blocks`."""
+    text = (ROOT / "fixbot" / "templates" / "report.md.j2").read_text(encoding="utf-8")
+    bare = [line for line in text.splitlines() if re.search(r"(?<![-+])%\}", line)]
+    assert bare == []
