@@ -101,9 +101,10 @@ def tree(root: Path) -> Tree:
     return Tree(root, generated())
 
 
-def missing_package(text: str) -> tuple[Ecosystem, str] | None:
-    """(the ecosystem, the package) of the first package a loader reported missing in `text`
-    (`base.Missing.top` of the reported name), None when no loader said so."""
+def missing_package(text: str) -> tuple[Ecosystem, str, int] | None:
+    """(the ecosystem, the package, where the loader's message starts in `text`) of the first
+    package a loader reported missing in `text` (`base.Missing.top` of the reported name), None
+    when no loader said so."""
     found = [
         (match.start(), index, e, e.missing, match)
         for index, e in enumerate(all_ecosystems())
@@ -111,6 +112,6 @@ def missing_package(text: str) -> tuple[Ecosystem, str] | None:
     ]
     if not found:
         return None
-    _, _, ecosystem, missing, match = min(found, key=lambda item: (item[0], item[1]))
+    start, _, ecosystem, missing, match = min(found, key=lambda item: (item[0], item[1]))
     reported = match.group("name") or match.groupdict().get("other") or ""
-    return ecosystem, missing.top(reported)
+    return ecosystem, missing.top(reported), start

@@ -71,7 +71,7 @@ def refine(
     found = registry.missing_package(condensed)
     if found is None:
         return classification
-    ecosystem, name = found
+    ecosystem, name, _ = found
     manifest, declared = declaration(ecosystem.name, name, repo)
     if in_repository(ecosystem.name, name, repo):
         return _the_codes(classification, condensed, exit_code, f"`{name}` is in the repository")

@@ -150,6 +150,7 @@ def test_the_missing_package_is_read_by_its_ecosystems_loader() -> None:
     )
     found = registry.missing_package(ruby)
     assert found is not None and (found[0].name, found[1]) == ("ruby", "rspec")
+    assert ruby[found[2] :].startswith("cannot load such file")
     relative = "in `require_relative': cannot load such file -- /w/lib/helper (LoadError)"
     assert registry.missing_package(relative) is None
     both = "Cannot find module 'left-pad/x'\nModuleNotFoundError: No module named 'yaml.x'"
