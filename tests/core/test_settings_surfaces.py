@@ -304,6 +304,7 @@ def test_every_flag_a_message_names_exists() -> None:
     assert unknown == {}
 
 
+@pytest.mark.slow
 def test_help_shows_metavars_defaults_and_examples() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "fixbot", "run", "--help"],

@@ -47,6 +47,7 @@ def project(tmp_path: Path) -> Project:
     return Project(tmp_path)
 
 
+@pytest.mark.slow
 def test_from_log_skips_the_initial_check_and_verifies_the_fix(
     project: Project, tmp_path: Path
 ) -> None:
@@ -65,6 +66,7 @@ def test_from_log_skips_the_initial_check_and_verifies_the_fix(
     assert "one full check saved" in report
 
 
+@pytest.mark.slow
 def test_from_log_reads_standard_input_with_the_job_and_step(project: Project) -> None:
     raw = (
         "test\tRun tests\t2026-11-20T10:00:00.0000000Z ##[group]Run python check.py\n"
@@ -81,6 +83,7 @@ def test_from_log_reads_standard_input_with_the_job_and_step(project: Project) -
     assert first["exit_code"] == 1 and first["category"] == "assertion"
 
 
+@pytest.mark.slow
 def test_a_transient_log_is_not_fixed_the_check_runs_instead(
     project: Project, tmp_path: Path
 ) -> None:
@@ -93,6 +96,7 @@ def test_a_transient_log_is_not_fixed_the_check_runs_instead(
     assert project.checks == 2  # the initial check, then the verifying one
 
 
+@pytest.mark.slow
 def test_from_run_reads_the_failed_jobs_logs_from_github(
     project: Project, github_server: FakeGitHub
 ) -> None:
@@ -110,17 +114,20 @@ def test_from_run_reads_the_failed_jobs_logs_from_github(
     assert "job `test`, step `Run tests` of run 77 (attempt 1)" in report
 
 
+@pytest.mark.slow
 def test_from_run_without_a_token_says_how_to_get_one(project: Project) -> None:
     result = project.run("--from-run", "123", env={"GITHUB_TOKEN": "", "GH_TOKEN": ""})
     assert result.code == 2 and "GH_TOKEN=$(gh auth token)" in result.stderr
     assert project.checks == 0
 
 
+@pytest.mark.slow
 def test_from_log_and_from_run_are_exclusive(project: Project) -> None:
     result = project.run("--from-log", "x.log", "--from-run", "1")
     assert result.code == 2 and "not allowed with argument" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_missing_log_is_a_configuration_error(project: Project, tmp_path: Path) -> None:
     result = project.run("--from-log", str(tmp_path / "nope.log"))
     assert result.code == 2 and "cannot read the log" in result.stderr
