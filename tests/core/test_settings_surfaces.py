@@ -279,6 +279,8 @@ NOT_OURS = {
     *("exit-zero", "extend-exclude", "no-cache", "select", "unsafe-fixes", "no-install"),
     # coverage.py's, run by the localization's spectrum (fixbot/agent/spectrum.py)
     *("data-file", "pretty-print", "rcfile", "show-contexts"),
+    # the ecosystems' default set-up and missing-package advice (fixbot/ecosystems/)
+    *("frozen-lockfile", "group"),
 }
 
 
