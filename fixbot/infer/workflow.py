@@ -107,15 +107,20 @@ def step_name(step: Mapping[str, Any]) -> str:
     return f"Run {step.get('uses', '')}"
 
 
+INSTALL = re.compile(r"\binstall\b")
+LINT_NAME = re.compile(r"lint|format|type ?check|mypy|style|spell", re.I)
+
+
 def test_score(step: Mapping[str, Any]) -> int:
     """How surely a step runs the tests: 2 when it runs a test runner and says `test` (in its
     command or name), 1 for a test runner alone or a step named for tests, 0 otherwise."""
     if "run" not in step:
         return 0
-    body = str(step["run"])
+    # a line installing a runner (`pip install pytest`) does not run it
+    body = "\n".join(line for line in str(step["run"]).splitlines() if not INSTALL.search(line))
     named = bool(WORD_TEST.search(str(step.get("name", ""))))
     if not TEST.search(body):
-        return 1 if named and not LINT.search(body) else 0
+        return 1 if named and body.strip() and not LINT.search(body) else 0
     return 2 if named or WORD_TEST.search(body) else 1
 
 
@@ -125,34 +130,56 @@ def _triggers(workflow: Mapping[Any, Any]) -> object:
 
 def job_score(job: Job) -> tuple[int, ...]:
     """How surely `job` runs the project's tests, compared in order: a pull-request or push
-    trigger, its best `test_score`, `test` leading (2) or in (1) its id or name, fewer steps
-    fixbot cannot reproduce, a Linux runner, `test` in the file's name."""
+    trigger, its id or name (3: `test` or `tests`, 2: starting with `test`, 1: holding it), its
+    best `test_score`, fewer steps fixbot cannot reproduce, a Linux runner, `test` in the
+    file's name."""
     steps = steps_of(job)
     scores = [test_score(step) for step in steps]
     best = max(scores, default=0)
     before = steps[: scores.index(best)] if best else steps
     unknown = sum(1 for s in before if "uses" in s and not _known(str(s["uses"])))
     named = f"{job.id} {job.name}".lower()
-    said = 2 if named.startswith("test") else int(bool(WORD_TEST.search(named)))
+    said = 3 if job.id.lower() in ("test", "tests") else 2 if named.startswith("test") else 0
+    said = said or int(bool(WORD_TEST.search(named)))
     in_file = bool(WORD_TEST.search(job.path.rsplit("/", 1)[-1]))
     text = str(_triggers(job.workflow))
     on_change = "pull_request" in text or "push" in text
     runs_on = str(job.body.get("runs-on", ""))
     linux = not WINDOWS_OR_MAC.search(runs_on) or "matrix" in runs_on
-    return (int(on_change), best, said, -unknown, int(linux), int(in_file))
+    return (int(on_change), said, best, -unknown, int(linux), int(in_file))
 
 
 def _known(uses: str) -> bool:
     return actions.harmless(uses) or actions.tool_of(uses, None, Context()) is not None
 
 
+def check_step(job: Job) -> int | None:
+    """The index of the job's test step: the best `test_score`, the first of equals; in a job
+    named `test` or `tests` whose steps name no test runner, its last `run:` step (the job says
+    what it runs); None when there is none."""
+    steps = steps_of(job)
+    ranks = [test_score(step) for step in steps]
+    best = max(ranks, default=0)
+    if best:
+        return ranks.index(best)
+    runs = [i for i, step in enumerate(steps) if "run" in step]
+    return runs[-1] if runs and job.id.lower() in ("test", "tests") else None
+
+
+def ranked(files: Mapping[str, str]) -> list[Job]:
+    """The jobs with a step that runs tests (`test_score`), best `job_score` first (equals
+    in file order)."""
+    candidates = [job for job in jobs(files) if check_step(job) is not None]
+    return sorted(candidates, key=job_score, reverse=True)  # sorted is stable
+
+
 def choose(files: Mapping[str, str]) -> Job | None:
-    """The job that runs the tests: the best `job_score`, the first of equals; None when no job
-    has a step running a test runner."""
-    candidates = [job for job in jobs(files) if job_score(job)[0] > 0]
-    if not candidates:
-        return None
-    return max(candidates, key=job_score)  # max keeps the first of equals
+    """The job that runs the tests: the best ranked whose check can be reproduced, else the
+    best ranked (its plan says why not); None when no job runs a test runner."""
+    jobs_ = ranked(files)
+    return next((job for job in jobs_ if plan_for(job).check is not None), None) or next(
+        iter(jobs_), None
+    )
 
 
 def combination(job: Job) -> tuple[dict[str, object], list[str], list[str]]:
@@ -266,10 +293,7 @@ def plan_for(job: Job, check_index: int | None = None) -> Plan:
     check. `check_index` (0-based, in the job's steps) names the check step; None: the step
     with the best `test_score`, the first of equals."""
     steps = steps_of(job)
-    if check_index is None:
-        ranks = [test_score(step) for step in steps]
-        best = max(ranks, default=0)
-        check_index = ranks.index(best) if best else None
+    check_index = check_step(job) if check_index is None else check_index
     matrix, notes, unknown = combination(job)
     reading = _Reading([], [], [], notes)
     reading.unresolved += [f"{item}: set {CHECK_INPUT} and {SETUP_INPUT}" for item in unknown]
@@ -288,6 +312,13 @@ def plan_for(job: Job, check_index: int | None = None) -> Plan:
         elif command is not None:
             reading.setup.append(Inferred(_alone(command), origin))
     reading.notes.extend(dropped)
+    if check is not None and check_index is not None:
+        later = [step_name(s) for s in steps[check_index + 1 :] if test_score(s) == 2]
+        if later:
+            reading.notes.append(
+                f"job `{job.id}` runs {len(later)} more test step(s) after `{check.origin.step}` "
+                f"({', '.join(f'`{n}`' for n in later)}): set {CHECK_INPUT} to run them too"
+            )
     return Plan(
         check=check,
         setup=tuple(reading.setup),
@@ -295,6 +326,21 @@ def plan_for(job: Job, check_index: int | None = None) -> Plan:
         unresolved=tuple(reading.unresolved),
         notes=tuple(reading.notes),
     )
+
+
+def _in_checkout(folder: object, job: Job) -> str | None:
+    """`working-directory` with the folder a checkout step put the repository in read as the
+    work tree (`.`): that is where fixbot's commands run. None for the work tree itself."""
+    if not folder:
+        return None
+    text = str(folder).rstrip("/")
+    for step in steps_of(job):
+        with_ = step.get("with")
+        path = str(with_.get("path") or "").rstrip("/") if isinstance(with_, dict) else ""
+        checkout = actions.split(str(step.get("uses", "")))[0] == "actions/checkout"
+        if checkout and path and (text == path or text.startswith(path + "/")):
+            text = text[len(path) :].lstrip("/")
+    return text or None
 
 
 def _alone(command: str) -> str:
@@ -345,7 +391,7 @@ def _step(
     if "run" not in step:
         return None
     body = str(step["run"])
-    if not is_check and (test_score(step) or LINT.search(body)):
+    if not is_check and (test_score(step) or LINT.search(body) or LINT_NAME.search(name)):
         reading.notes.append(f"step `{name}` is left out of the set-up: it is a check of its own")
         return None
     if GITHUB_FILES.search(body):
@@ -366,12 +412,13 @@ def _step(
             or _defaults(job.body).get("shell")
             or _defaults(job.workflow).get("shell")
         )
-        folder = (
+        folder = _in_checkout(
             step.get("working-directory")
             or _defaults(job.body).get("working-directory")
-            or _defaults(job.workflow).get("working-directory")
+            or _defaults(job.workflow).get("working-directory"),
+            job,
         )
-        folder = interpolate(str(folder), local) if folder else None
+        folder = interpolate(folder, local) if folder else None
         return render(script, str(shell) if shell else None, folder, env)
     except (Unknowable, Unrunnable) as exc:
         reading.unresolved.append(
