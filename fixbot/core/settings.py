@@ -86,7 +86,7 @@ class Settings(BaseModel):
         description="The check command, run with the shell. Empty: inferred from the "
         "repository's CI workflow (its test job's test step; the steps before it are the "
         "set-up), else its task files, else its ecosystem's default, and shown with where it "
-        "came from before anything runs (docs/zero-config.md).",
+        "came from before anything runs.",
     )
     setup: Annotated[
         str | None,

@@ -11,6 +11,8 @@ is named in the plan with the input to set. YAML 1.1 reads the `on:` key as True
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 import shlex
 from collections.abc import Mapping
@@ -182,8 +184,9 @@ def choose(files: Mapping[str, str]) -> Job | None:
     )
 
 
-def combination(job: Job) -> tuple[dict[str, object], list[str], list[str]]:
-    """The matrix combination used (a Linux one where `os` varies, else the first), notes
+def combination(job: Job, shown: str = "") -> tuple[dict[str, object], list[str], list[str]]:
+    """The matrix combination used (a Linux one where `os` varies, else the first; with
+    `shown`, a job's name as a run shows it, the first whose every value it shows), notes
     saying which, and what could not be known (a matrix computed from an expression)."""
     strategy = job.body.get("strategy")
     matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
@@ -202,13 +205,27 @@ def combination(job: Job) -> tuple[dict[str, object], list[str], list[str]]:
         if values:
             linux = [v for v in values if LINUX.search(str(v))]
             chosen[key] = linux[0] if key == "os" and linux else values[0]
+    how = "the first combination"
+    if shown and (named := _shown(matrix, shown)) is not None:
+        chosen, how = named, f"the combination of `{shown}`"
     _include(matrix.get("include"), chosen)
     said = ", ".join(f"{k}={_short(v)}" for k, v in chosen.items())
-    return (
-        chosen,
-        [f"matrix of job `{job.id}`: {said} (the first combination)"] if said else [],
-        unknown,
-    )
+    return chosen, [f"matrix of job `{job.id}`: {said} ({how})"] if said else [], unknown
+
+
+MAX_COMBINATIONS = 4096  # a larger matrix is not searched for the one a run's name shows
+
+
+def _shown(matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
+    """The first combination of `matrix` whose every value appears in `shown`, or None."""
+    keys = [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
+    lists = [matrix[k] for k in keys]
+    if not keys or math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
+        return None
+    for values in itertools.product(*lists):
+        if all(_short(v) in shown for v in values):
+            return dict(zip(keys, values, strict=True))
+    return None
 
 
 def _include(entries: object, chosen: dict[str, object]) -> None:
@@ -288,13 +305,14 @@ class _Reading:
     notes: list[str]
 
 
-def plan_for(job: Job, check_index: int | None = None) -> Plan:
+def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
     """The plan of `job`: the steps before the check as the set-up, the check step as the
     check. `check_index` (0-based, in the job's steps) names the check step; None: the step
-    with the best `test_score`, the first of equals."""
+    with the best `test_score`, the first of equals. `shown`: the job's name as a run shows
+    it, which picks the matrix combination (`combination`)."""
     steps = steps_of(job)
     check_index = check_step(job) if check_index is None else check_index
-    matrix, notes, unknown = combination(job)
+    matrix, notes, unknown = combination(job, shown)
     reading = _Reading([], [], [], notes)
     reading.unresolved += [f"{item}: set {CHECK_INPUT} and {SETUP_INPUT}" for item in unknown]
     _job_facts(job, reading)
@@ -448,3 +466,41 @@ def infer(files: Mapping[str, str]) -> Plan | None:
     """The plan of the workflows' test job (`choose`), None when no job runs tests."""
     job = choose(files)
     return plan_for(job) if job is not None else None
+
+
+def at_failure(
+    files: Mapping[str, str], path: str, job_name: str, step_name: str, step_number: int | None
+) -> Plan | None:
+    """The plan that reproduces a failed step: in the workflow `path` (its text in `files`), the
+    job a run showed as `job_name` (its id, its `name:`, or either followed by its matrix values
+    in parentheses), the steps before the failed one as the set-up and the failed one
+    (`step_name` as the run showed it, else the jobs API's `step_number`: 1 is GitHub's "Set up
+    job") as the check. None when the job or step is not found in the file."""
+    for job in jobs({path: files[path]} if path in files else {}):
+        if not _shows(job, job_name):
+            continue
+        matrix, _, _ = combination(job, job_name)
+        steps = steps_of(job)
+        ctx = Context(matrix, {}, "Linux")
+        names = [_shown_name(step, ctx) for step in steps]
+        if step_name in names:
+            return plan_for(job, names.index(step_name), job_name)
+        if step_number is not None and 0 <= step_number - 2 < len(steps):
+            return plan_for(job, step_number - 2, job_name)
+    return None
+
+
+def _shows(job: Job, shown: str) -> bool:
+    """True when a run's job name `shown` is this job's (matrix values may follow)."""
+    literal = job.name.split("${{")[0].strip()
+    for name in {job.id, literal}:
+        if name and (shown == name or shown.startswith(f"{name} (")):
+            return True
+    return bool(literal) and "${{" in job.name and shown.startswith(literal)
+
+
+def _shown_name(step: Mapping[str, Any], ctx: Context) -> str:
+    try:
+        return interpolate(step_name(step), ctx)
+    except Unknowable:
+        return step_name(step)
