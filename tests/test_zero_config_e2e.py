@@ -9,7 +9,6 @@ import os
 import pwd
 import subprocess
 import sys
-import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,94 +17,11 @@ import pytest
 
 from tests.fakes.model_server import tool_call
 from tests.fakes.paths import ROOT
+from tests.fakes.projects import PROJECTS
 from tests.fakes.repo import git
 
 PY = sys.executable
 USER_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # the tests' HOME is a temporary one
-
-
-def workflow(setup_action: str, test: str) -> str:
-    return textwrap.dedent(
-        f"""\
-        name: CI
-        on: [push, pull_request]
-        jobs:
-          lint:
-            runs-on: ubuntu-latest
-            steps:
-              - uses: actions/checkout@v4
-              - run: echo lint
-          test:
-            runs-on: ${{{{ matrix.os }}}}
-            strategy:
-              matrix:
-                os: [ubuntu-latest, windows-latest]
-            steps:
-              - uses: actions/checkout@v4
-              - {setup_action}
-              - name: Run tests
-                run: {test}
-        """
-    )
-
-
-# ecosystem -> (files, the file the model fixes, the buggy text, the fixed text)
-PROJECTS: dict[str, tuple[dict[str, str], str, str, str]] = {
-    "python": (
-        {
-            ".github/workflows/ci.yml": workflow(
-                "uses: actions/setup-python@v5", f"{PY} -m pytest -q -p no:cacheprovider"
-            ),
-            "pyproject.toml": "[project]\nname = 'calc'\nversion = '0'\n",
-            "calc.py": "def total(items):\n    return sum(items[1:])\n",
-            "tests/test_calc.py": "import sys\nsys.path.insert(0, '.')\n"
-            "from calc import total\n\n\ndef test_total():\n    assert total([1, 2, 3]) == 6\n",
-        },
-        "calc.py",
-        "sum(items[1:])",
-        "sum(items)",
-    ),
-    "node": (
-        {
-            ".github/workflows/ci.yml": workflow("uses: actions/setup-node@v4", "npm test"),
-            "package.json": json.dumps({"name": "calc", "scripts": {"test": "node --test"}}),
-            "sum.js": "exports.total = (items) => items.slice(1).reduce((a, b) => a + b, 0);\n",
-            "test/sum.test.js": "const test = require('node:test');\n"
-            "const assert = require('node:assert');\nconst { total } = require('../sum.js');\n"
-            "test('total', () => assert.strictEqual(total([1, 2, 3]), 6));\n",
-        },
-        "sum.js",
-        "items.slice(1).reduce",
-        "items.reduce",
-    ),
-    "go": (
-        {
-            ".github/workflows/ci.yml": workflow("uses: actions/setup-go@v5", "go test ./..."),
-            "go.mod": "module example.com/calc\n\ngo 1.19\n",
-            "calc.go": "package calc\n\nfunc Total(items []int) int {\n\tsum := 0\n"
-            "\tfor _, v := range items[1:] {\n\t\tsum += v\n\t}\n\treturn sum\n}\n",
-            "calc_test.go": 'package calc\n\nimport "testing"\n\nfunc TestTotal(t *testing.T) {\n'
-            '\tif got := Total([]int{1, 2, 3}); got != 6 {\n\t\tt.Fatalf("got %d", got)\n\t}\n}\n',
-        },
-        "calc.go",
-        "range items[1:]",
-        "range items",
-    ),
-    "rust": (
-        {
-            ".github/workflows/ci.yml": workflow(
-                "uses: dtolnay/rust-toolchain@stable", "cargo test --offline"
-            ),
-            "Cargo.toml": '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n',
-            "src/lib.rs": "pub fn total(items: &[i32]) -> i32 {\n    items[1..].iter().sum()\n}\n\n"
-            "#[cfg(test)]\nmod tests {\n    #[test]\n    fn total() {\n"
-            "        assert_eq!(super::total(&[1, 2, 3]), 6);\n    }\n}\n",
-        },
-        "src/lib.rs",
-        "items[1..].iter()",
-        "items.iter()",
-    ),
-}
 
 
 def project(root: Path, files: dict[str, str]) -> Path:
