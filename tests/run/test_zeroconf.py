@@ -59,3 +59,24 @@ def test_no_check_anywhere_names_the_input(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         resolve(Settings(), tmp_path)
     assert "check-command" in caught.value.problems[0]
+
+
+def test_an_inferred_check_goes_through_the_same_preflight(tmp_path: Path) -> None:
+    from fixbot.run.preflight import preflight
+    from tests.fakes.repo import make_repo
+
+    ci = "on: push\njobs:\n  test:\n    steps:\n      - run: nosuchrunner --all tests\n"
+    root = make_repo(tmp_path / "repo", {".github/workflows/ci.yml": ci})
+    settings, plan = resolve(Settings(fix_commands=["true"]), root)
+    assert plan is not None and settings.check == "nosuchrunner --all tests"
+    problems = preflight(settings, root, {"PATH": "/usr/bin:/bin"})
+    assert any("`nosuchrunner`" in p and "not installed" in p for p in problems), problems
+
+
+def test_a_run_without_any_check_is_stopped_by_the_preflight(tmp_path: Path) -> None:
+    from fixbot.run.preflight import preflight
+    from tests.fakes.repo import make_repo
+
+    root = make_repo(tmp_path / "repo", {"README": "x"})
+    problems = preflight(Settings(fix_commands=["true"]), root, {})
+    assert any(p.startswith("no check command") and "--explain" in p for p in problems)
