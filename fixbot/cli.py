@@ -98,12 +98,20 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
         description="Run the check; when it fails, fix, verify and repeat until green or the "
         "circuit breaker opens. Every setting can also be set as FIXBOT_<NAME> or in "
         "[tool.fixbot] of pyproject.toml / .fixbot.toml (flags beat env beats file).",
-        epilog='example: fixbot run --check "pytest -q" --model anthropic/claude-sonnet-4-5',
+        epilog="example: fixbot run --model anthropic/claude-sonnet-4-5 (the check inferred from "
+        'the CI workflow; --explain shows it), or fixbot run --check "pytest -q" ...',
     )
     run.add_argument(
         "-C", dest="directory", default=".", metavar="DIR", help="the repository (default: .)"
     )
     run.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    run.add_argument(
+        "--explain",
+        action="store_true",
+        help="print the plan (the set-up, check and fix commands, each with where it came from: "
+        "given, or inferred from the CI workflow, the task files or the ecosystem) and exit: 0 "
+        "with a check, 2 without; nothing is run",
+    )
     add_pull_request_options(run)
     source = run.add_mutually_exclusive_group()  # the first failing run, from elsewhere
     source.add_argument(
@@ -176,6 +184,9 @@ def command_run(args: argparse.Namespace) -> int:
         if not directory.is_dir():
             raise ConfigError([f"{directory} does not exist: pass -C with the repository's folder"])
         settings = load_settings(directory, flags_from(args), os.environ)
+        if getattr(args, "explain", False):
+            return explain(settings, directory)
+        settings = zero_config(settings, directory)
         if getattr(args, "pr", None) is not None:
             outcome = _run_pull_request(args, settings, directory)
         else:
@@ -205,6 +216,32 @@ def command_run(args: argparse.Namespace) -> int:
         return Interrupted.exit_code
     print_outcome(outcome, as_json=args.json)
     return outcome.exit_code
+
+
+def explain(settings: Any, directory: Path) -> int:
+    """`fixbot run --explain`: the plan on stdout, what is missing here on stderr; 0 with a
+    check, 2 without."""
+    from fixbot.infer.inference import missing_tools
+    from fixbot.run.zeroconf import plan_for
+
+    plan = plan_for(settings, directory)
+    for line in plan.lines():
+        print(line)
+    for problem in missing_tools(plan):
+        print(f"fixbot: missing here: {problem}", file=sys.stderr)
+    return 0 if plan.check else 2
+
+
+def zero_config(settings: Any, directory: Path) -> Any:
+    """`settings` with the check, set-up and fix commands inferred when no check was given;
+    the plan goes to stderr, each command with where it came from, before anything runs.
+    Raises `ConfigError` when no check can be inferred or a tool it needs is missing."""
+    from fixbot.run.zeroconf import resolve
+
+    settings, plan = resolve(settings, directory)
+    for line in plan.lines() if plan else []:
+        print(f"fixbot: {line}", file=sys.stderr)
+    return settings
 
 
 def first_failure(args: argparse.Namespace, directory: Path) -> Any:

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot", "fixbot.core", "fixbot.ecosystems"),
     ("fixbot.security",),  # redaction, the leak scan
     ("fixbot.process",),  # running commands, the sandbox, git, the lock
-    ("fixbot.logs",),  # condensing, facts, signatures, classification, job logs
+    ("fixbot.logs", "fixbot.infer"),  # job logs read; the CI and task files read (zero config)
     ("fixbot.tamper",),  # the tampering rules: read at edit time and on the final diff
     ("fixbot.policy",),  # the run's policy, pure: rules, steps, breaker, state, recovery plans
     ("fixbot.agent",),  # the model agent: prompts, tools, the fixer, the reviewer

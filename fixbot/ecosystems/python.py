@@ -65,7 +65,7 @@ def advice(missing: MissingDependency, where: str) -> str:
 
 ECOSYSTEM = Ecosystem(
     name="python",
-    markers=("pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "Pipfile"),
+    markers=("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile"),
     tests=Tests(
         names=r"test_.*\.py|.*_test\.py",
         sources=(".py",),
@@ -107,7 +107,7 @@ ECOSYSTEM = Ecosystem(
         holds=holds,
     ),
     dialects=("python", "pytest", "unittest", "mypy", "ruff"),
-    coverage="coverage.py's per-test contexts under a pytest check (`fixbot.agent.spectrum`)",
+    coverage="the lines each test runs, Ochiai-ranked (`fixbot.agent.spectrum`)",
     runner_config=(
         r"\.?pytest\.ini|\.?pytest\.toml|tox\.ini|\.?tox\.toml|noxfile\.py|\.coveragerc|setup\.py",
         r"\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json",

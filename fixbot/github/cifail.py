@@ -102,6 +102,26 @@ class Prepared:
     first: FirstFailure | None = None
     notes: list[str] = field(default_factory=list)
     failed_again: int | None = None  # the attempt of a re-run that failed again (see `settled`)
+    failed: FailedStep | None = None  # the failed job's failed step (the check reproduces it)
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """The step that failed in the triggering run: the job's name and the step's name and
+    number as the jobs API shows them (`number` 1 is GitHub's "Set up job")."""
+
+    job: str
+    step: str
+    number: int
+
+
+def failed_step(jobs: list[Job]) -> FailedStep | None:
+    """The first failed job's first failed step, or None (a lost runner fails no step)."""
+    for job in jobs:
+        step = job.failed_step if job.failed else None
+        if step is not None:
+            return FailedStep(job.name, step.name, step.number)
+    return None
 
 
 def policy(gates: Gates) -> prgates.Policy:
@@ -356,7 +376,7 @@ def from_run(where: Where, event: Event) -> Prepared:
     if hiccup is not None:
         return Prepared(refusal=flake(where, event, run, hiccup, first))
     again = run.attempt if run.attempt > 1 else None  # a re-run that failed again: real
-    return Prepared(first=first, notes=problems, failed_again=again)
+    return Prepared(first=first, notes=problems, failed_again=again, failed=failed_step(jobs))
 
 
 def prepare(where: Where, event: Event) -> Prepared:

@@ -50,6 +50,7 @@ class Run:
         self.redactor, self.hint = checker.redactor, request.hint
         self.threads = list(request.threads)
         self.in_action = request.in_action  # for recovery plans
+        self.check_origin = request.check_origin  # an inferred check's origin, for the commit
         self.state_dir = repo / settings.state_dir
         self.events = checker.events  # the one event log, built with the checker
         self.deadline = checker.launcher.deadline  # the run's one clock, resumes counted

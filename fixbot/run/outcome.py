@@ -23,12 +23,13 @@ from fixbot.tamper.reports import unexpected
 TITLE_CHARS = 60
 
 
-def commit_message(settings: Settings, attempt: Attempt) -> str:
+def commit_message(settings: Settings, attempt: Attempt, origin: str = "") -> str:
     """The commit message of a verified fix, with a `fixbot-attempt: n` trailer.
 
     The title is the summary's first line, cut at a word boundary to `TITLE_CHARS` characters
     (with "..." when cut); a summary that does not fit whole, or has more lines, is kept in full
-    in the body. A fixer that gave no summary is named by the files it changed."""
+    in the body. A fixer that gave no summary is named by the files it changed. `origin`: where
+    an inferred check came from ("from .github/workflows/ci.yml, job `test`, step `Run tests`")."""
     summary = attempt.summary.strip()
     first = summary.partition("\n")[0].strip()
     if not first:
@@ -38,7 +39,10 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     if title == "...":  # one word longer than the title: cut it, since a title must say something
         title = first[: TITLE_CHARS - 3] + "..."
     body = summary + "\n\n" if summary and summary != title else ""
-    body += f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
+    where = f"; the check inferred {origin}" if origin else ""
+    body += (
+        f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer}{where})."
+    )
     body += " " + verified_line(attempt)
     if attempt.pinned:
         body += "\n\n" + test_change_note(attempt)
@@ -72,13 +76,18 @@ def test_change_note(attempt: Attempt) -> str:
 
 
 def commit(
-    repo: Path, settings: Settings, state: RunState, attempt: Attempt, redactor: Redactor
+    repo: Path,
+    settings: Settings,
+    state: RunState,
+    attempt: Attempt,
+    redactor: Redactor,
+    origin: str = "",
 ) -> None:
     """Commit a verified fix when `--commit` is on; record the sha in `attempt`. The message is
     redacted (the check command or the fixer's summary may quote a secret)."""
     if not settings.commit:
         return
-    message = redactor.redact(commit_message(settings, attempt))
+    message = redactor.redact(commit_message(settings, attempt, origin))
     made = git.commit_paths(repo, changed_paths(state), message)
     attempt.commit_sha = made or committed_before(repo, state, attempt)
 

@@ -168,6 +168,11 @@ def preflight(
     `check_words` once the work tree is theirs.
     """
     where = _repository(workdir)
+    if not settings.check:
+        where.append(
+            "no check command: pass --check 'pytest -q', or leave it out of `fixbot run`, which "
+            "infers it from the CI workflow (`fixbot run --explain` shows what it would run)"
+        )
     own = identity is None and not where
     programs_missing = check_words(settings, workdir, env, None) if own else []
     fixer = [] if fixer_given else _fixer(settings)

@@ -138,7 +138,7 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
     if attempt.drift:
         return
-    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor)
+    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor, run.check_origin)
     if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
         git.run(run.repo, "reset", "-q", "HEAD~1")
         attempt.commit_sha, attempt.drift = None, late
