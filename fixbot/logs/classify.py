@@ -52,6 +52,11 @@ Decisions worth knowing:
   fixable ("import") here; `fixbot.logs.missing.refine` decides both with the repository at
   hand (a name the repository holds is the code's problem again, "import"), and the run asks
   the check's interpreter whether the package is installed (`fixbot.run.verify`).
+- A known plugin's fixture pytest did not find (`fixture 'mocker' not found`) and a program
+  the tests run that is not on PATH (`spawn pandoc ENOENT`, `exec: "pandoc": executable file
+  not found`, `subprocess`'s `FileNotFoundError`, `env: 'node'`) are `missing_dependency` too
+  (`fixbot.logs.absent`); `refine` again asks the repository (a fixture it defines, a program
+  file it holds is the code's).
 - Any other missing module (`ImportError`, a relative `Cannot find module './x'`) is fixable
   ("import"): a typo or a module the code must add.
 - Python's `MemoryError` raised in a test is an exception in the code (fixable, "exception");
@@ -73,7 +78,7 @@ import re
 from dataclasses import dataclass, field
 
 from fixbot.core.failure import Classification, ErrorClass
-from fixbot.logs import dialects
+from fixbot.logs import absent, dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
 from fixbot.logs.dialects import parse_counts
 
@@ -153,7 +158,8 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"no required module provides package \S+; to add it"
             r"|use of (?:unresolved module or unlinked|undeclared) crate(?: or module)? `"
-            r"|can't find crate for `|Cannot find (?:module|package) '(?![./~]|node:|@/)[^'\s]+'",
+            r"|can't find crate for `|Cannot find (?:module|package) '(?![./~]|node:|@/)[^'\s]+'"
+            rf"|{absent.STATED}",
             re.MULTILINE,
         ),
         stated=True,  # rustc says it under the `^^^` of its `unresolved import` error

@@ -3,9 +3,11 @@
 `named(text)` reads the package a loader reported missing (pure): Python's `No module named
 'x'`, node's `Cannot find module 'x'` and `Cannot find package 'x' imported from` (bare names
 only: `./x` is a file of the project), Go's `no required module provides package x`, rustc's
-`unresolved module or unlinked crate `x``. `refine` then decides with the repository's files:
+`unresolved module or unlinked crate `x``, and what `fixbot.logs.absent` reads (a plugin's
+fixture, a program the tests run). `refine` then decides with the repository's files:
 a name the repository holds (a module or package folder, the package's own or a workspace
-member's name, the Go module's own path, a Rust module file) is the code's problem (the
+member's name, the Go module's own path, a Rust module file, a fixture its Python files
+define, a file named as the program) is the code's problem (the
 classifier's table without `missing_dependency`: "import" or whatever else the log shows);
 a name it does not hold is `missing_dependency` (permanent: no fixer runs), with the file
 where the project declares such dependencies (`manifest`) and whether it names it already.
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from fixbot.core.failure import Classification, ErrorClass, MissingDependency
 from fixbot.core.secrets import DEFAULT_STATE_DIR
+from fixbot.logs.absent import PLUGIN_FIXTURES, absent
 from fixbot.logs.classify import MISSING, classify
 
 LOADERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -59,6 +62,7 @@ MANIFESTS = {
     "npm": ("package.json",),
     "go": ("go.mod",),
     "cargo": ("Cargo.toml",),
+    "program": (),
 }
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", ".tox", ".nox", "target", "__pycache__"}
 SKIP_DIRS |= {"site-packages", "dist", "build", DEFAULT_STATE_DIR}
@@ -68,8 +72,12 @@ MAX_ENTRIES = 50_000  # a bounded walk: a huge tree answers "not found" rather t
 def named(text: str) -> tuple[str, str] | None:
     """(ecosystem, top-level name) of the first package a loader reported missing in `text`:
     a Python top-level module, an npm package (`@scope/name` kept whole), a Go package path, a
-    Rust crate; None when no loader said so."""
+    Rust crate, a pytest plugin's fixture (`fixture`, see `fixbot.logs.absent`), a program the
+    tests run (`program`); None when nothing said so."""
     found = [(m.start(), eco, m) for eco, pattern in LOADERS if (m := pattern.search(text))]
+    other = absent(text)
+    if other is not None and (not found or other[2] < min(f[0] for f in found)):
+        return other[0], other[1]
     if not found:
         return None
     _, ecosystem, match = min(found, key=lambda item: item[0])
@@ -152,7 +160,34 @@ def _cargo_local(name: str, repo: Path) -> bool:
     return False
 
 
-LOCAL = {"python": _python_local, "npm": _npm_local, "go": _go_local, "cargo": _cargo_local}
+def _fixture_local(name: str, repo: Path) -> bool:
+    """A fixture `name` the repository's Python files define (`def name(` or `name="name"`
+    in a fixture decorator): then pytest missed it for the code's reason (a conftest out of
+    reach, a typo), not for a plugin the set-up did not install."""
+    word = re.escape(name)
+    defines = re.compile(rf"^\s*(?:async\s+)?def {word}\(|name=['\"]{word}['\"]", re.M)
+    return any(
+        defines.search(_read(root / f))
+        for root, _, files in _walk(repo)
+        for f in files
+        if f.endswith(".py")
+    )
+
+
+def _program_local(name: str, repo: Path) -> bool:
+    """A file named `name` in the repository (the tests run one of the project's scripts, and
+    it is not where they look: the code's problem)."""
+    return any(name in files for _, _, files in _walk(repo))
+
+
+LOCAL = {
+    "python": _python_local,
+    "npm": _npm_local,
+    "go": _go_local,
+    "cargo": _cargo_local,
+    "fixture": _fixture_local,
+    "program": _program_local,
+}
 
 
 def in_repository(ecosystem: str, name: str, repo: Path) -> bool:
@@ -185,19 +220,25 @@ def refine(
     if found is None:
         return classification
     ecosystem, name = found
-    manifest, declared = declaration(ecosystem, name, repo)
     if in_repository(ecosystem, name, repo):
         return _the_codes(classification, condensed, exit_code, f"`{name}` is in the repository")
+    provides, note = "", f"`{name}` is neither in the repository nor installed"
+    if ecosystem == "fixture":  # the plugin that registers it is the missing package
+        ecosystem, name, provides = "python", PLUGIN_FIXTURES[name], f"the fixture `{name}`"
+        note = f"{provides} comes from the pytest plugin `{name}`, which is not installed"
+    elif ecosystem == "program":
+        note = f"the tests run `{name}`, which is not on the check's PATH"
+    manifest, declared = declaration(ecosystem, name, repo)
     if ecosystem == "cargo" and declared:  # cargo fetches what Cargo.toml declares
         return _the_codes(classification, condensed, exit_code, f"{manifest} declares `{name}`")
     missing = MissingDependency(
-        ecosystem=ecosystem, name=name, manifest=manifest, declared=declared
+        ecosystem=ecosystem, name=name, manifest=manifest, declared=declared, provides=provides
     )
     return Classification(
         error_class=ErrorClass.PERMANENT,
         category=MISSING,
         rule=MISSING,
-        note=f"`{name}` is neither in the repository nor installed",
+        note=note,
         missing=missing,
     )
 
