@@ -88,7 +88,7 @@ def run(
     assert top is not None  # preflight checked it
     workspace = top.resolve()
     private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))
-    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(workspace,))
+    worlds.write_gitconfig(private, worlds.identity_of(workspace), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
         fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
         pair = sync.Worlds(

@@ -497,3 +497,87 @@ def test_a_crashing_fix_command_is_visible_in_the_progress_and_the_report(
     assert "changed nothing (1 command failed)" in progress and said in progress
     report = Path(outcome.report_path or "").read_text()
     assert said in report
+
+
+def with_fix_commands_first(monkeypatch: pytest.MonkeyPatch, model: ScriptedFixer) -> None:
+    """The run's own fix commands (built by the engine, through its launcher), then `model`."""
+    from fixbot.run.fixcommand import ChainFixer
+
+    real = engine.build_agents
+
+    def build(*args, **kwargs):  # type: ignore[no-untyped-def]
+        commands = real(*args, **kwargs).fixer
+        assert isinstance(commands, ChainFixer)
+        return Agents(ChainFixer([*commands.fixers, model]))
+
+    monkeypatch.setattr(engine, "build_agents", build)
+
+
+def test_fix_command_changes_that_did_not_change_the_failure_are_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unpinned formatter rewrites a file and the check fails as before: its change is
+    undone, not run again on the same failure, and not in the model's commit, whose body
+    says so."""
+    repo = make_repo(
+        tmp_path / "repo", {"check.py": CHECK_PY, "value.txt": "a\n", "style.txt": "x\n"}
+    )
+    model = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    with_fix_commands_first(monkeypatch, model)
+    settings = Settings(check=CHECK, fix_commands=["echo reformatted > style.txt"])
+    outcome, state = engine.run(settings, repo, env=dict(os.environ))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    first, second = state.fix_attempts
+    assert first.fixer == "fix-commands" and first.undone and first.files_changed == ["style.txt"]
+    assert second.fixer == "scripted" and second.fix_commands == []
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["value.txt"]
+    assert git(repo, "show", "HEAD:style.txt") == "x" and (repo / "style.txt").read_text() == "x\n"
+    body = git(repo, "log", "-1", "--format=%B")
+    assert "Left out: attempt 1's changes (fix-commands) to style.txt" in body
+
+
+def test_fix_command_changes_that_changed_the_failure_are_named_in_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = value_repo(tmp_path, "a,b")
+    model = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    with_fix_commands_first(monkeypatch, model)
+    settings = Settings(check=CHECK, fix_commands=["echo b > value.txt; echo y > lint.txt"])
+    outcome, state = engine.run(settings, repo, env=dict(os.environ))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert not state.fix_attempts[0].undone
+    body = git(repo, "log", "-1", "--format=%B")
+    assert "Also in this commit: attempt 1's changes (fix-commands): lint.txt, value.txt" in body
+
+
+def test_a_crashing_fix_command_runs_once_and_is_the_reason(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    settings = Settings(check=CHECK, fix_commands=["echo 'no config found'; exit 2"])
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    first, second = state.fix_attempts
+    assert first.fix_commands and not second.fix_commands
+    assert second.summary.startswith("not run again")
+    assert "changed nothing" in outcome.reason and "exit 2: no config found" in outcome.reason
+
+
+def test_the_commit_carries_the_workspaces_own_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """user.name and user.email of the workspace's .git/config (read as data), not the
+    global configuration's; a `;` in the name stays text."""
+    repo = value_repo(tmp_path, "a")
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.delenv(f"GIT_{who}_NAME", raising=False)
+        monkeypatch.delenv(f"GIT_{who}_EMAIL", raising=False)
+    git(repo, "config", "user.name", "Ada; Local")
+    git(repo, "config", "user.email", "ada@example.invalid")
+    outcome, _ = engine.run(
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(ScriptedFixer().enqueue({"value.txt": "ok\n"})),
+    )
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    who = git(repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>")
+    assert who == "Ada; Local <ada@example.invalid> / Ada; Local <ada@example.invalid>"
