@@ -404,8 +404,11 @@ def test_a_given_log_is_not_given_up_on_before_the_check_ran_once(
     from fixbot.logs.joblog import FirstFailure
 
     repo = value_repo(tmp_path, value)
-    old = FirstFailure(
-        text="/bin/sh: 1: pytset: not found\n", source="an old CI log", exit_code=127
+    old = FirstFailure(  # made at this commit: the environment changed since, not the code
+        text="/bin/sh: 1: pytset: not found\n",
+        source="an old CI log",
+        exit_code=127,
+        commit=git(repo, "rev-parse", "HEAD"),
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
@@ -435,6 +438,7 @@ def test_a_stale_log_whose_fix_is_committed_ends_passed(
         text="FAILED test_value.py::test_a - AssertionError: a is wrong\n1 failed, 1 passed\n",
         source="an old CI log",
         exit_code=1,
+        commit=git(repo, "rev-parse", "--short", "HEAD"),
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
@@ -581,3 +585,31 @@ def test_the_commit_carries_the_workspaces_own_identity(
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     who = git(repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>")
     assert who == "Ada; Local <ada@example.invalid> / Ada; Local <ada@example.invalid>"
+
+
+@pytest.mark.parametrize("commit", [None, "0123456789abcdef0123456789abcdef01234567"])
+def test_a_log_not_from_this_commit_is_checked_before_the_model_is_asked(
+    tmp_path: Path, commit: str | None
+) -> None:
+    """`--from-log` of another commit (or naming none) on a tree already green: the check
+    runs first, the model is never asked, and the outcome is `passed`, not `fixed`."""
+    from fixbot.logs.joblog import FirstFailure
+
+    repo = value_repo(tmp_path, "ok")
+    old = FirstFailure(
+        text="FAILED test_value.py::test_a - AssertionError: a is wrong\n1 failed, 1 passed\n",
+        source="an old CI log",
+        exit_code=1,
+        commit=commit,
+    )
+    model = ScriptedFixer().enqueue({"value.txt": "ok\n", "harmless.txt": "x\n"})
+    outcome, state = engine.run(
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(model),
+        request=RunRequest(first_failure=old),
+    )
+    assert outcome.outcome is OutcomeKind.PASSED, outcome.reason
+    assert model.history == [] and state.attempts[0].exit_code == 0
+    assert any("the check was run first" in note for note in state.notes)
