@@ -352,6 +352,27 @@ def deliver(pair: Worlds) -> None:
     git.run(pair.workspace, "read-tree", "HEAD")
 
 
+MIRROR_BYTES = 200 * 1024 * 1024  # the logs copied into the workspace, at most (bytes)
+
+
+def mirror_logs(pair: Worlds, state_dir: str, limit: int = MIRROR_BYTES) -> None:
+    """Copy the regular files under F's `<state_dir>/attempts/` (every check, set-up and fix
+    command log the report and the commit message name) to the same places in the workspace,
+    like `mirror_report`: each written without following a link, none read back; files past
+    `limit` bytes in all are left in F (the report's paths still name them there)."""
+    top = pair.fixbot / state_dir / "attempts"
+    spent = 0
+    for root, dirs, files in os.walk(top):
+        dirs.sort()
+        for name in sorted(files):
+            source = Path(root) / name
+            info = source.lstat()
+            if not stat.S_ISREG(info.st_mode) or spent + info.st_size > limit:
+                continue
+            spent += info.st_size
+            mirror_report(pair, state_dir, source.relative_to(pair.fixbot / state_dir).as_posix())
+
+
 def mirror_report(pair: Worlds, state_dir: str, name: str = "report.md") -> None:
     """Copy F's `<state_dir>/<name>` to the same place in the workspace, where users look for
     it: written without following a link (a link the repository commits at the state folder's

@@ -109,6 +109,7 @@ def run(
             worlds.deliver(pair)
             for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
                 worlds.mirror_report(pair, settings.state_dir, name)
+            worlds.mirror_logs(pair, settings.state_dir)  # the logs the report points at
 
 
 def _owner(identity: sandbox.Identity | None) -> tuple[int, int] | None:

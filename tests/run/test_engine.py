@@ -613,3 +613,21 @@ def test_a_log_not_from_this_commit_is_checked_before_the_model_is_asked(
     assert outcome.outcome is OutcomeKind.PASSED, outcome.reason
     assert model.history == [] and state.attempts[0].exit_code == 0
     assert any("the check was run first" in note for note in state.notes)
+
+
+def test_the_logs_the_report_and_commit_name_are_in_the_workspace(tmp_path: Path) -> None:
+    """Every `.fixbot/attempts/...` path the workspace's report names resolves in the
+    workspace: the logs are copied out of fixbot's private clone."""
+    import re
+
+    repo = value_repo(tmp_path, "a")
+    settings = Settings(check=CHECK, fix_commands=["echo fixing; echo ok > value.txt"])
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    report = (repo / ".fixbot" / "report.md").read_text()
+    named = set(re.findall(r"\.fixbot/attempts/[\w./-]+\.log", report))
+    named |= set(re.findall(r"\.fixbot/attempts/[\w./-]+\.log", git(repo, "log", "-1")))
+    assert ".fixbot/attempts/001/fix-command-1.log" in named
+    for rel in named:
+        assert (repo / rel).is_file(), rel
+    assert "fixing" in (repo / ".fixbot/attempts/001/fix-command-1.log").read_text()
