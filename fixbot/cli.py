@@ -128,11 +128,12 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
     stats = commands.add_parser(
         "stats",
         help="what fixbot did for a repository: runs, fix rate, time to green, cost",
-        description="Read fixbot's own records on GitHub (its status comments' history, its "
-        "pull requests and issues, its commit trailers) and print runs, fixed / escalated / "
-        "refused / flaky, median time to green, attempts, tokens and USD per fix and the most "
-        "frequent failure classes (token in GITHUB_TOKEN or GH_TOKEN).",
-        epilog="example: fixbot stats --repo octo/app --since 30d --mermaid",
+        description="Count the runs `fixbot run` recorded for this clone (its event log, "
+        "kept across runs, and fixbot's commit trailers) and, with a token in GITHUB_TOKEN or "
+        "GH_TOKEN, fixbot's records on GitHub (its status comments' history, its pull "
+        "requests and issues); print runs, fixed / escalated / refused / flaky, median time "
+        "to green, attempts, tokens and USD per fix and the most frequent failure classes.",
+        epilog="examples: fixbot stats; fixbot stats --repo octo/app --since 30d --mermaid",
     )
     if stats_options:
         from fixbot.github.stats.command import add_arguments
@@ -300,6 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "stats":
         from fixbot.github.stats.command import run as command_stats
 
+        # fixbot's own folder is `/`: the paths given are the started-in folder's
+        args.directory = str(START_DIR[0] / args.directory)
+        args.png = str(START_DIR[0] / args.png) if args.png else None
         return command_stats(args, os.environ)
     if args.command == "action":
         return command_action(args)

@@ -15,6 +15,7 @@ loses no attempt.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -32,6 +33,7 @@ from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run import reflect
 from fixbot.run.agents import Agents, build_agents
+from fixbot.run.eventlog import LOG_FILE
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
 from fixbot.run.preflight import check_words, preflight
@@ -131,13 +133,29 @@ def own_clone(
     `ConfigError` (an unreadable state)."""
     fixbot = private / worlds.REPO
     reuse = _reusable(settings, workspace, fixbot, ready)
+    history = None
     if reuse is None:
+        history = _event_log(fixbot / settings.state_dir)
         worlds.clone(workspace, fixbot)
         remote = worlds.origin_url(workspace)
         if remote:
             git.run(fixbot, "remote", "set-url", "origin", remote)
     worlds.own_folder(fixbot, settings.state_dir)
+    if history:  # the runs of earlier commits stay counted (`fixbot stats`)
+        (fixbot / settings.state_dir / LOG_FILE).write_bytes(history)
     return fixbot, bool(reuse)
+
+
+def _event_log(state_dir: Path) -> bytes | None:
+    """The event log of the clone about to be made again (fixbot's own file: a regular file,
+    not a link), or None."""
+    path = state_dir / LOG_FILE
+    try:
+        if state_dir.is_symlink() or not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _reusable(settings: Settings, workspace: Path, fixbot: Path, ready: bool) -> bool | None:
