@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,7 +28,7 @@ from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
-from fixbot.process import git, installation, sandbox, sync, worlds
+from fixbot.process import cleanup, git, installation, sandbox, sync, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
@@ -89,7 +90,11 @@ def run(
     top = worlds.workspace_root(repo.resolve())  # by lstat: no git in the workspace's repository
     assert top is not None  # preflight checked it
     workspace = top.resolve()
-    private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))
+    base = worlds.state_base(os.geteuid(), env)
+    private = worlds.private_folder(workspace, base)
+    cleanup.record_workspace(private, workspace)
+    for gone, why in cleanup.sweep(base, keep=private):  # the clean-up rule, each run
+        print(f"note: removed fixbot's private folder {gone.path}: {why}", file=sys.stderr)
     worlds.write_gitconfig(private, worlds.identity_of(workspace), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
         fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
