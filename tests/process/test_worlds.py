@@ -47,6 +47,24 @@ def test_sync_writes_only_what_differs_then_nothing(pair: sync.Worlds) -> None:
     assert pair.to_workspace() == 0
 
 
+def test_the_first_comparison_spares_the_first_sync_reading_every_file(
+    pair: sync.Worlds, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`differing` read both trees already: the first sync reads no file again (on a
+    10,000-file repository, one full read of both trees less per run), and still writes
+    what changed since."""
+    (pair.workspace / "app.py").write_text("x = 2\n")  # the workspace's own change
+    with worlds.entered(pair.fixbot.parent):
+        assert pair.differing() == ["app.py"]
+    reads: list[str] = []
+    real = sync.read_at
+    monkeypatch.setattr(sync, "read_at", lambda root, rel: reads.append(rel) or real(root, rel))
+    with worlds.entered(pair.fixbot.parent):
+        assert pair.to_workspace() == 1  # F's app.py goes back: no --allow-dirty here
+    assert set(reads) == {"app.py"}  # without the record: every file, read in both trees
+    assert (pair.workspace / "app.py").read_text() == "x = 1\n"
+
+
 def test_sync_replaces_what_a_command_planted_at_a_tracked_path(
     pair: sync.Worlds, tmp_path: Path
 ) -> None:
