@@ -631,3 +631,36 @@ def test_the_logs_the_report_and_commit_name_are_in_the_workspace(tmp_path: Path
     for rel in named:
         assert (repo / rel).is_file(), rel
     assert "fixing" in (repo / ".fixbot/attempts/001/fix-command-1.log").read_text()
+
+
+@pytest.mark.parametrize(("value", "warmed"), [("a", 1), ("ok", 0)])
+def test_the_model_client_is_imported_early_only_for_a_failure_it_will_see(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, warmed: int
+) -> None:
+    """A fixable failure with a model set starts litellm's import in the background right after
+    the initial check; a green start never does."""
+    from fixbot.agent import llm
+
+    calls: list[int] = []
+    monkeypatch.setattr(llm, "warm_up", lambda: calls.append(1))
+    repo = value_repo(tmp_path, value)
+    settings = Settings(check=CHECK, model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+    assert len(calls) == warmed
+
+
+@pytest.mark.slow
+def test_warm_up_imports_litellm_in_the_background() -> None:
+    import subprocess
+
+    script = (
+        "import sys; from fixbot.agent import llm\n"
+        "thread = llm.warm_up(); assert thread is not None and thread.daemon\n"
+        "assert llm.warm_up() is None\n"  # once a process
+        "thread.join(); assert 'litellm' in sys.modules; print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.stdout.strip() == "ok", done.stderr
