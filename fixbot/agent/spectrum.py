@@ -31,7 +31,6 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.agent import nodecov
 from fixbot.agent.locate import TEST_FILE, Span
-from fixbot.ecosystems import node
 from fixbot.process.launcher import Launcher
 
 MARK = "fixbot-spectrum-json-follows"
@@ -200,7 +199,7 @@ def suspects(
     repository-relative paths `located`; a check with no failing test file, a linter's or a
     compiler's, is not re-run)."""
     if pytest_words(check) is None:
-        if node.ECOSYSTEM.recognise(repo):  # its coverage is V8's (the ecosystem's `coverage`)
+        if (repo / "package.json").is_file():
             return _node(launcher, repo, check, list(located), timeout)
         return [], "the check is not a pytest command"
     if not failing:

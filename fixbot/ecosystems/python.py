@@ -107,7 +107,7 @@ ECOSYSTEM = Ecosystem(
         holds=holds,
     ),
     dialects=("python", "pytest", "unittest", "mypy", "ruff"),
-    coverage="coverage.py's per-test contexts under a pytest check (`fixbot.agent.spectrum`)",
+    coverage="the lines each test runs, Ochiai-ranked (`fixbot.agent.spectrum`)",
     runner_config=(
         r"\.?pytest\.ini|\.?pytest\.toml|tox\.ini|\.?tox\.toml|noxfile\.py|\.coveragerc|setup\.py",
         r"\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json",
