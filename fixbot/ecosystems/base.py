@@ -112,24 +112,39 @@ class Missing:
     fetches_declared: bool = False
 
 
+# Whether a root-relative path exists: a folder on disk (`Path`), or a predicate over its
+# names (a reader that follows no link, a tree in git).
+Exists = Callable[[str], bool]
+Choices = tuple[tuple[str, str], ...]
+
+
+def exists_in(where: Path | Exists) -> Exists:
+    """`where` as a predicate over root-relative names (a `Path`: the file exists under it)."""
+    if isinstance(where, Path):
+        return lambda name: (where / name).exists()
+    return where
+
+
+def first(choices: Choices, where: Path | Exists) -> tuple[str, str] | None:
+    """The first (file, command) of `choices` whose file exists at `where` ("": always)."""
+    exists = exists_in(where)
+    return next(((f, command) for f, command in choices if not f or exists(f)), None)
+
+
 @dataclass(frozen=True)
 class Commands:
     """The default set-up and check: (file at the root, command) pairs, the first whose file
-    exists wins ("" for the root itself: always)."""
+    exists wins ("" for always; see `first`)."""
 
-    setup: tuple[tuple[str, str], ...] = ()
-    check: tuple[tuple[str, str], ...] = ()
-
-
-def _first(root: Path, choices: tuple[tuple[str, str], ...]) -> str | None:
-    return next((command for name, command in choices if (root / name).exists()), None)
+    setup: Choices = ()
+    check: Choices = ()
 
 
 @dataclass(frozen=True)
 class Ecosystem:
     """Every fact fixbot uses about one language ecosystem.
 
-    `markers`: glob patterns of root files that make a folder one of its projects;
+    `markers`: the root files that make a folder one of its projects;
     `dialects`: the names of its runners' output dialects (`fixbot.logs.dialects.BY_NAME`);
     `coverage`: how its per-test coverage is taken for localization (None: not at all);
     `runner_config`: regular expressions of the names of its test-runner, linter and build
@@ -146,14 +161,19 @@ class Ecosystem:
     coverage: str | None = None
     runner_config: tuple[str, ...] = ()
 
-    def recognise(self, root: Path) -> bool:
-        """True when the folder `root` has one of `markers` (a project of this ecosystem)."""
-        return any(next(root.glob(marker), None) is not None for marker in self.markers)
+    def recognise(self, root: Path | Exists) -> bool:
+        """True when the root (a folder, or a predicate over its names) has one of `markers`:
+        a project of this ecosystem."""
+        exists = exists_in(root)
+        return any(exists(marker) for marker in self.markers)
 
-    def default_setup(self, root: Path) -> str | None:
-        """The set-up command a project at `root` most likely wants, None when none is due."""
-        return _first(root, self.commands.setup)
+    def default_setup(self, root: Path | Exists) -> str | None:
+        """The set-up command a project at `root` most likely wants, None when none is due
+        (`first` of `commands.setup`, which also names the file that chose it)."""
+        chosen = first(self.commands.setup, root)
+        return chosen[1] if chosen else None
 
-    def default_check(self, root: Path) -> str | None:
+    def default_check(self, root: Path | Exists) -> str | None:
         """The check command that runs a project's tests at `root`, None when it has none."""
-        return _first(root, self.commands.check)
+        chosen = first(self.commands.check, root)
+        return chosen[1] if chosen else None

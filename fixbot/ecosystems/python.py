@@ -65,7 +65,7 @@ def advice(missing: MissingDependency, where: str) -> str:
 
 ECOSYSTEM = Ecosystem(
     name="python",
-    markers=("pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "Pipfile"),
+    markers=("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile"),
     tests=Tests(
         names=r"test_.*\.py|.*_test\.py",
         sources=(".py",),

@@ -13,7 +13,7 @@ from pathlib import Path
 import fixbot.ecosystems as package
 from fixbot.core.plugins import members
 from fixbot.core.secrets import DEFAULT_STATE_DIR
-from fixbot.ecosystems.base import Ecosystem
+from fixbot.ecosystems.base import Ecosystem, Exists
 from fixbot.ecosystems.tree import Tree
 
 # Never the project's own code, whatever its ecosystem: git's folder and fixbot's state.
@@ -37,9 +37,9 @@ def find(name: str) -> Ecosystem | None:
     return next((e for e in all_ecosystems() if e.name == name), None)
 
 
-def recognised(root: Path) -> tuple[Ecosystem, ...]:
-    """The ecosystems whose projects the folder `root` is (a Python package with a JavaScript
-    front end is both), in the registry's order."""
+def recognised(root: Path | Exists) -> tuple[Ecosystem, ...]:
+    """The ecosystems whose projects the root is (a folder, or a predicate over its names; a
+    Python package with a JavaScript front end is both), in the registry's order."""
     return tuple(e for e in all_ecosystems() if e.recognise(root))
 
 

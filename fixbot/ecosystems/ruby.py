@@ -34,7 +34,7 @@ def advice(missing: MissingDependency, where: str) -> str:
 
 ECOSYSTEM = Ecosystem(
     name="ruby",
-    markers=("Gemfile", "*.gemspec"),
+    markers=("Gemfile",),
     tests=Tests(
         names=r".*_spec\.rb|.*_test\.rb|test_.*\.rb",
         sources=(".rb",),

@@ -12,7 +12,7 @@ import pytest
 from fixbot import ecosystems
 from fixbot.core.failure import MissingDependency
 from fixbot.ecosystems import registry
-from fixbot.ecosystems.base import Ecosystem
+from fixbot.ecosystems.base import Ecosystem, first
 from fixbot.logs.dialects import BY_NAME
 from tests.fakes.plugin import EXTENDING, AddModule
 from tests.test_layers import graph
@@ -198,3 +198,19 @@ def test_the_ecosystems_stand_on_core_alone_and_core_on_none_of_them() -> None:
     assert all(t.startswith(("fixbot.core", "fixbot.ecosystems")) for f in ours.values() for t in f)
     core = [t for n, f in imports.items() if n.startswith("fixbot.core") for t in f]
     assert core and not any(t.startswith("fixbot.ecosystems") for t in core)
+
+
+def test_a_root_may_be_a_predicate_over_its_names() -> None:
+    """A reader that follows no link (zero configuration's) asks with its own `exists`; `first`
+    says which file chose the command."""
+    names = {"package.json", "pnpm-lock.yaml"}
+    node = registry.find("node")
+    assert node is not None and registry.recognised(names.__contains__) == (node,)
+    assert first(node.commands.setup, names.__contains__) == (
+        "pnpm-lock.yaml",
+        "pnpm install --frozen-lockfile",
+    )
+    python = registry.find("python")
+    assert python is not None
+    assert first(python.commands.check, set().__contains__) == ("", "python -m pytest")
+    assert python.default_check(set().__contains__) == "python -m pytest"
