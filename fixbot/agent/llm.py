@@ -13,8 +13,11 @@ slowly) holds the call open far longer (observed: 460 s with `timeout=180`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +86,31 @@ def litellm_module() -> Any:
 
     litellm.suppress_debug_info = True
     return litellm
+
+
+WARMING: list[threading.Thread] = []  # the one background import of this process
+
+
+def warm_up() -> threading.Thread | None:
+    """Start importing litellm in a background thread, once a process, and return it (None:
+    imported or started already). The import takes seconds (2.5 s idle, 9-23 s on a busy
+    runner); started when a failure the model will be asked about is known, it runs while the
+    run gathers the evidence (the coverage of the failing tests, the fix commands), and the
+    first model call waits only for what is left (Python's import lock makes it wait for the
+    thread's import instead of starting another). A daemon thread: a run that ends first does
+    not wait for it."""
+    if WARMING or "litellm" in sys.modules:
+        return None
+    thread = threading.Thread(target=_import_quietly, name="fixbot-litellm-import", daemon=True)
+    WARMING.append(thread)
+    thread.start()
+    return thread
+
+
+def _import_quietly() -> None:
+    # a broken installation fails again, with its message, at the first model call
+    with contextlib.suppress(Exception):
+        litellm_module()
 
 
 @dataclass(frozen=True)

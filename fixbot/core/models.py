@@ -134,6 +134,7 @@ class FixResult(BaseModel):
     resolved_thread_ids: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # research: packages read, pages searched
     problems: list[str] = Field(default_factory=list)  # fix commands that failed, one line each
+    commands: list[str] = Field(default_factory=list)  # the fix commands that ran
 
     @property
     def changed(self) -> bool:
@@ -182,6 +183,7 @@ class Attempt(BaseModel):
     fix_duration_s: float = 0.0
     fix_error: str | None = None
     fix_problems: list[str] = Field(default_factory=list)  # `FixResult.problems`, redacted
+    fix_commands: list[str] = Field(default_factory=list)  # `FixResult.commands`, redacted
     exit_code: int | None = None
     timed_out: bool = False
     passed: bool | None = None
@@ -196,7 +198,8 @@ class Attempt(BaseModel):
         ""  # the lines of the condensed failure that explain it, redacted, for the report
     )
     resolved_thread_ids: list[str] = Field(default_factory=list)  # threads the fixer claimed
-    undone: bool = False  # a review/threads fix that broke the check and was reverted
+    undone: bool = False  # reverted: a review/threads fix that broke the check, or fix
+    # commands' changes that did not change the failure (`fixbot.run.phases.fixing.verify`)
     snapshot_sha: str | None = None  # a commit object of the working tree after the fix
     # the working tree before the fixer ran (a git tree sha, `fixbot.process.git.worktree_tree`): a
     # resumed run puts it back before it runs a fixer that a killed process had started
@@ -245,6 +248,7 @@ class Attempt(BaseModel):
         self.tokens, self.cost_usd = result.tokens, result.cost_usd
         self.fix_error = redact(result.error) if result.error else None
         self.fix_problems = [redact(problem) for problem in result.problems]
+        self.fix_commands = [redact(command) for command in result.commands]
         self.resolved_thread_ids = list(result.resolved_thread_ids)
         self.fix_duration_s = seconds
 

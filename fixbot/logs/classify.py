@@ -53,6 +53,11 @@ Decisions worth knowing:
   fixable ("import") here; `fixbot.logs.missing.refine` decides both with the repository at
   hand (a name the repository holds is the code's problem again, "import"), and the run asks
   the check's interpreter whether the package is installed (`fixbot.run.verify`).
+- A known plugin's fixture pytest did not find (`fixture 'mocker' not found`) and a program
+  the tests run that is not on PATH (`spawn pandoc ENOENT`, `exec: "pandoc": executable file
+  not found`, `subprocess`'s `FileNotFoundError`, `env: 'node'`) are `missing_dependency` too
+  (`fixbot.logs.absent`); `refine` again asks the repository (a fixture it defines, a program
+  file it holds is the code's).
 - Any other missing module (`ImportError`, a relative `Cannot find module './x'`) is fixable
   ("import"): a typo or a module the code must add.
 - Python's `MemoryError` raised in a test is an exception in the code (fixable, "exception");
@@ -75,7 +80,7 @@ from dataclasses import dataclass, field
 
 from fixbot.core.failure import Classification, ErrorClass
 from fixbot.ecosystems import registry
-from fixbot.logs import dialects
+from fixbot.logs import absent, dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
 from fixbot.logs.dialects import parse_counts
 
@@ -152,7 +157,8 @@ RULES: tuple[Rule, ...] = (
         MISSING,
         P,
         MISSING,
-        re.compile(registry.missing_said(), re.MULTILINE),  # each ecosystem's `Missing.said`
+        # each ecosystem's `Missing.said`, and a plugin's fixture or a program (`absent`)
+        re.compile(f"{registry.missing_said()}|{absent.STATED}", re.MULTILINE),
         stated=True,  # rustc says it under the `^^^` of its `unresolved import` error
     ),
     _rule(

@@ -53,25 +53,38 @@ def check_program_missing(check: str, condensed: str) -> str | None:
     return program if module in runs or module.split(".")[0] in tops else None
 
 
-def _dependency_action(missing: MissingDependency, where: str) -> str:
-    """How the set-up gets the missing package: its ecosystem's advice (`fixbot.ecosystems`)."""
+def _dependency_action(missing: MissingDependency, where: str, in_action: bool) -> str:
+    """How the set-up gets the missing package (its ecosystem's advice, `fixbot.ecosystems`) or
+    program."""
+    name = missing.name
+    if missing.ecosystem == "program":
+        packages = " or name its Debian package in `system-packages`" if in_action else ""
+        return (
+            f"the tests run `{name}`, which is not on the check's PATH: install it in "
+            f"{where}{packages}, or skip those tests where `{name}` is missing"
+        )
     ecosystem = registry.find(missing.ecosystem)
     if ecosystem is None or ecosystem.missing is None:
-        return f"install `{missing.name}` in {where} and declare it with the project's dependencies"
-    return ecosystem.missing.advice(missing, where)
+        return f"install `{name}` in {where} and declare it with the project's dependencies"
+    advice = ecosystem.missing.advice(missing, where)
+    if missing.provides:  # the fixture of a pytest plugin (`fixbot.logs.absent`)
+        return f"{missing.provides} comes from the pytest plugin `{name}`: {advice}"
+    return advice
 
 
-def _missing_dependency(failure: Failure, where: str) -> list[Strategy]:
+def _missing_dependency(failure: Failure, where: str, in_action: bool) -> list[Strategy]:
     """Declare the package where the project keeps its dependencies and install it in the
     set-up; or fix the import when the name is a typo."""
     missing = failure.classification.missing
     if missing is None:
         return []
     typo = f"fix the import if `{missing.name}` is a typo of a module the project has"
+    if missing.provides or missing.ecosystem == "program":
+        what = missing.provides or f"the program `{missing.name}`"
+        typo = f"fix the test if {what} is a typo of one the project has"
+    action = _dependency_action(missing, where, in_action)
     return [
-        Strategy(
-            action=_dependency_action(missing, where), automated=False, confidence=0.8, steps=1
-        ),
+        Strategy(action=action, automated=False, confidence=0.8, steps=1),
         Strategy(action=typo, automated=False, confidence=0.2, steps=1),
     ]
 
@@ -90,7 +103,7 @@ def _candidates(
     name = program.removeprefix("python module ")
     ran = f"it ran {measured_s:.1f} s before it was stopped" if measured_s else "it was stopped"
     table: dict[str, list[Strategy]] = {
-        "missing_dependency": _missing_dependency(failure, where),
+        "missing_dependency": _missing_dependency(failure, where, in_action),
         "command_not_found": [
             Strategy(
                 action=f"{program} is missing: install it with {where} "

@@ -367,6 +367,25 @@ def restore_worktree(repo: Path, commit: str) -> None:
         (repo / rel).unlink(missing_ok=True)
 
 
+def restore_paths(repo: Path, tree: str, paths: Sequence[str]) -> None:
+    """Make the files at `paths` (repository-relative) equal to `tree`'s: written from it, or
+    deleted when `tree` has none; every other file, HEAD and the index are untouched."""
+    if not paths:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_LITERAL_PATHSPECS": "1"}
+        run(repo, "read-tree", tree, env=env)
+        listed = run(repo, "ls-files", "-z", "--", *paths, env=env)
+        present = set(filter(None, listed.split("\0")))
+        if present:
+            args = ("checkout-index", "--force", "-z", "--stdin")
+            done = completed(repo, *args, env=env, stdin="\0".join(sorted(present)))
+            if done.returncode != 0:
+                raise GitError(f"git checkout-index failed: {done.stderr.strip()}")
+    for rel in set(paths) - present:
+        (repo / rel).unlink(missing_ok=True)
+
+
 def changed_files(repo: Path, base: str, target: str) -> list[str]:
     """Repository-relative paths changed from `base` to `target` (renames as delete + add)."""
     return run(repo, "diff", "--name-only", "--no-renames", base, target).splitlines()

@@ -165,7 +165,9 @@ class Worlds:
 
     def differing(self) -> list[str]:
         """The paths F has whose content or kind differs in W: the workspace's own uncommitted
-        changes before the first sync. Raises GitError."""
+        changes before the first sync. A path found the same is recorded in the manifest (its
+        lstat keys, as a sync records what it wrote), so the first sync does not read both
+        files again. Raises GitError."""
         found = []
         for rel in self.tracked():
             source = _lstat(os.path.join(self.fixbot, rel))
@@ -174,6 +176,8 @@ class Worlds:
             target = _lstat(os.path.join(self.workspace, rel))
             if target is not None and not self._same(rel, source, target):
                 found.append(rel)
+            elif target is not None:
+                self.manifest[rel] = Written(_key(source), _key(target))
         return found
 
     def adopt(self, paths: list[str]) -> ReadBack:

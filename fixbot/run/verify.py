@@ -75,6 +75,8 @@ def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) 
     if package is None:
         return failure
     note = f"`{missing.name}` is installed ({package.version}): the import fails in the code"
+    if missing.provides:  # the plugin is there and pytest did not load it: its configuration
+        note = f"`{missing.name}` is installed ({package.version}) but {missing.provides} is not"
     fixable = Classification(
         error_class=ErrorClass.FIXABLE, category="import", rule="import", note=note
     )

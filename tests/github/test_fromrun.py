@@ -11,7 +11,7 @@ import pytest
 from tests.fakes.counted import CALC_BUGGY, CHECK_PY, CheckCounter
 from tests.fakes.github_server import BLOB_PREFIX, FakeGitHub
 from tests.fakes.paths import DATA
-from tests.fakes.repo import CliResult, make_repo, run_fixbot, state_of
+from tests.fakes.repo import CliResult, git, make_repo, run_fixbot, state_of
 
 JOBLOGS = DATA / "joblogs"
 FIX = "python -c \"import pathlib; p = pathlib.Path('calc.py'); p.write_text(p.read_text().replace(' - 1', ''))\""  # noqa: E501
@@ -52,7 +52,9 @@ def test_from_log_skips_the_initial_check_and_verifies_the_fix(
     project: Project, tmp_path: Path
 ) -> None:
     log = tmp_path / "ci.log"
-    log.write_text((JOBLOGS / "pytest-failure.log").read_text() + f"token {SECRET}\n")
+    checkout = f"HEAD is now at {git(project.repo, 'rev-parse', '--short', 'HEAD')} initial\n"
+    text = (JOBLOGS / "pytest-failure.log").read_text()
+    log.write_text(checkout + text + f"token {SECRET}\n")
     result = project.run("--from-log", str(log), env={"OPENAI_API_KEY": SECRET})
 
     assert result.code == 0, result.stderr
@@ -68,7 +70,10 @@ def test_from_log_skips_the_initial_check_and_verifies_the_fix(
 
 @pytest.mark.slow
 def test_from_log_reads_standard_input_with_the_job_and_step(project: Project) -> None:
+    sha = git(project.repo, "rev-parse", "HEAD")
     raw = (
+        "test\tSet up job\t2026-11-20T09:59:59.0000000Z /usr/bin/git log -1 --format=%H\n"
+        f"test\tSet up job\t2026-11-20T09:59:59.1000000Z {sha}\n"
         "test\tRun tests\t2026-11-20T10:00:00.0000000Z ##[group]Run python check.py\n"
         "test\tRun tests\t2026-11-20T10:00:01.0000000Z test_calc.py:4: AssertionError: assert "
         "2 == 3\n"
@@ -106,8 +111,9 @@ def test_from_run_reads_the_failed_jobs_logs_from_github(
     env = {"GH_TOKEN": "ghs_fromrun", "GITHUB_API_URL": github_server.url}
     result = project.run("--from-run", "https://github.com/octo/app/actions/runs/77", env=env)
 
-    assert result.code == 0 and project.checks == 1, result.stderr
+    assert result.code == 0 and project.checks == 2, result.stderr  # another commit's log
     assert "run 77 checked ffffffffffff, this checkout is at" in result.stderr
+    assert "the check runs here first" in result.stderr
     blob = [r for r in github_server.requests if r.path.startswith(BLOB_PREFIX)]
     assert len(blob) == 1 and github_server.unmatched == []
     report = (project.repo / ".fixbot/report.md").read_text()
