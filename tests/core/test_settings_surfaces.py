@@ -279,6 +279,8 @@ NOT_OURS = {
     *("exit-zero", "extend-exclude", "no-cache", "select", "unsafe-fixes", "no-install"),
     # coverage.py's, run by the localization's spectrum (fixbot/agent/spectrum.py)
     *("data-file", "pretty-print", "rcfile", "show-contexts"),
+    # git config's, reading the workspace's identity as data (fixbot/process/worlds.py)
+    *("file", "no-includes"),
 }
 
 
