@@ -14,6 +14,7 @@ import stat
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from fixbot.core.errors import GitError
@@ -82,9 +83,15 @@ class Worlds:
         except ValueError:
             return path
 
+    @cached_property
+    def _state_top(self) -> str:
+        """The first component of the state folder's name (computed once: `_private` asks for
+        every file of every sync)."""
+        return Path(self.state_dir).parts[0]
+
     def _private(self, rel: str) -> bool:
         """`.git` at any depth (a nested repository), or the state folder."""
-        top = Path(self.state_dir).parts[0]
+        top = self._state_top
         if ".git" not in rel.lower() and not rel.startswith(top):  # the common case, fast
             return False
         parts = rel.rstrip("/").split("/")

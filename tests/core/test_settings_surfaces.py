@@ -281,6 +281,8 @@ NOT_OURS = {
     *("data-file", "pretty-print", "rcfile", "show-contexts"),
     # the ecosystems' default set-up and missing-package advice (fixbot/ecosystems/)
     *("frozen-lockfile", "group"),
+    # git config's, reading the workspace's identity as data (fixbot/process/worlds.py)
+    *("file", "no-includes"),
 }
 
 
