@@ -13,18 +13,22 @@ slowly) holds the call open far longer (observed: 460 s with `timeout=180`).
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import errors
+from fixbot.agent.stream import Assembly
 from fixbot.agent.waiting import quiet, within
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import Heartbeat
+from fixbot.core.models import CallEnd, Heartbeat, ModelCall
 from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
@@ -36,6 +40,12 @@ DEFAULT_OUTPUT_TOKENS = 4096
 
 class ModelError(RuntimeError):
     """A model call failed for good; the message says what the user should do."""
+
+
+class IncompleteReply(RuntimeError):
+    """A streamed reply ended without a finish reason (a body that was no event stream, a
+    server that stopped mid-reply): the cause of the litellm `APIError` raised, which is
+    retried, and named by `fixbot.agent.errors.CAUSES`."""
 
 
 class ContextTooLong(ModelError):
@@ -115,6 +125,7 @@ class Reply:
     model: str
     tokens: int
     cost_usd: float | None
+    call: ModelCall | None = None  # the call's figures (None for a reply made another way)
 
     def message(self) -> Message:
         """The assistant message to append to the conversation."""
@@ -186,6 +197,7 @@ class LLM:
     request_timeout: float = REQUEST_TIMEOUT_S
     notify: Callable[[str], None] = quiet
     deadline: Deadline = field(kw_only=True)
+    calls: list[ModelCall] = field(default_factory=list)  # every call's figures, in order
 
     @property
     def current(self) -> str:
@@ -274,9 +286,14 @@ class LLM:
         seconds, flag = self.request_timeout, "--request-timeout"
         if self.deadline.cap(seconds) < seconds:
             seconds, flag = self.deadline.cap(seconds), "--max-duration"
+        built = Assembly()
+        cancel = threading.Event()
+        marks: dict[str, float] = {}  # "first": seconds until the first chunk
+        started = time.monotonic()
 
-        def request() -> Any:
-            return litellm.completion(
+        def request() -> str | None:
+            """Stream the reply into `built`; the reason it was stopped early, or None."""
+            stream = litellm.completion(
                 model=model,
                 messages=messages,
                 temperature=self.temperature,
@@ -285,14 +302,39 @@ class LLM:
                 num_retries=0,
                 max_retries=0,
                 timeout=seconds,
+                stream=True,
+                stream_options={"include_usage": True},
                 # litellm imports its MCP gateway (and the `mcp` package) whenever tools are
                 # passed, unless told to skip it; fixbot sends plain function tools only.
                 _skip_mcp_handler=True,
                 **extra,
             )
+            try:
+                for chunk in stream:
+                    marks.setdefault("first", time.monotonic() - started)
+                    built.feed(chunk)
+                    if cancel.is_set():
+                        return None
+                    why = built.stop_reason(bool(tools))
+                    if why:
+                        return why
+            finally:
+                close(stream)
+            return None
 
         def timed_out() -> Exception:
-            message = f"no complete reply within {seconds:.0f} s ({flag}); abandoned"
+            cancel.set()
+            took = time.monotonic() - started
+            call = self._record(model, messages, built, took, marks.get("first"))
+            call.end = CallEnd.TIMED_OUT
+            speed = call.tokens_per_s
+            pace = (
+                f"; {call.tokens_out} tokens had come at {speed:.1f} tokens/s"
+                if speed
+                else f"; {call.tokens_out} tokens had come"
+            )
+            call.why = f"no complete reply within {seconds:.0f} s ({flag}){pace}"
+            message = f"{call.why}; abandoned"
             provider = provider_of(model)
             timeout: Exception = litellm.Timeout(
                 message=message, model=model, llm_provider=provider
@@ -305,13 +347,52 @@ class LLM:
             self.notify(
                 Heartbeat(
                     f"waiting for {model} at {host}: {waited:.0f} s so far, "
-                    f"at most {seconds:.0f} s ({flag})"
+                    f"{built.pieces} tokens in, at most {seconds:.0f} s ({flag})"
                 )
             )
 
         # A little slack so that litellm's own per-read timeout, when it fires, wins the race.
-        response = within(seconds + 1.0, request, timed_out, beat)
-        return self._reply(litellm, model, response)
+        stopped = within(seconds + 1.0, request, timed_out, beat)
+        took = time.monotonic() - started
+        if stopped is None and not built.finished:
+            cause = IncompleteReply(
+                f"the streamed reply ended without a finish reason after {built.pieces} pieces"
+            )
+            broken: Exception = litellm.APIError(
+                status_code=502, message=str(cause), llm_provider=provider_of(model), model=model
+            )
+            raise broken from cause
+        call = self._record(model, messages, built, took, marks.get("first"))
+        if stopped:
+            call.end, call.why = CallEnd.DEGENERATE, stopped
+        elif built.finish_reason == "length":
+            call.end = CallEnd.LENGTH
+        reply = self._reply(litellm, model, response_of(litellm, model, built, call))
+        return dataclasses.replace(reply, call=call)
+
+    def _record(
+        self,
+        model: str,
+        messages: list[Message],
+        built: Assembly,
+        seconds: float,
+        first: float | None,
+    ) -> ModelCall:
+        """The `ModelCall` of a reply streamed into `built`, kept in `calls`: the provider's
+        usage, else litellm's count of the prompt and the output pieces streamed."""
+        if built.usage is not None:
+            tokens_in, tokens_out = built.usage
+        else:
+            tokens_in, tokens_out = count_tokens(model, messages), built.pieces
+        call = ModelCall(
+            model=model,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            seconds=round(seconds, 3),
+            first_s=None if first is None else round(first, 3),
+        )
+        self.calls.append(call)
+        return call
 
     def _reply(self, litellm: Any, model: str, response: Any) -> Reply:
         message = response.choices[0].message
@@ -346,3 +427,47 @@ class LLM:
         function = dict(call["function"])
         function["arguments"] = self.redactor.redact(function.get("arguments") or "")
         return {**call, "function": function}
+
+
+def close(stream: Any) -> None:
+    """Close a litellm stream and the HTTP response under it, so that the server stops
+    generating (litellm's `CustomStreamWrapper` keeps the openai client's `Stream` as
+    `completion_stream`, which has `close`)."""
+    for thing in (getattr(stream, "completion_stream", None), stream):
+        closer = getattr(thing, "close", None)
+        if callable(closer):
+            # closing is best effort: the reply is already in hand
+            with contextlib.suppress(Exception):
+                closer()
+
+
+def count_tokens(model: str, messages: Sequence[Message]) -> int:
+    """litellm's count of the prompt tokens of `messages` for `model` (for a server whose
+    stream carries no usage); 0 when litellm cannot count them."""
+    try:
+        return int(litellm_module().token_counter(model=model, messages=list(messages)))
+    except Exception:  # litellm raises bare Exception for unknown tokenizers
+        return 0
+
+
+def response_of(litellm: Any, model: str, built: Assembly, call: ModelCall) -> Any:
+    """litellm's `ModelResponse` for a streamed reply (what a non-streamed call returns), with
+    `call`'s token counts as its usage, so that pricing reads it as before."""
+    calls = [
+        {
+            "id": c.id or f"call_{index}",
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments},
+        }
+        for index, c in sorted(built.calls.items())
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": built.content or None}
+    if calls:
+        message["tool_calls"] = calls
+    usage = {
+        "prompt_tokens": call.tokens_in,
+        "completion_tokens": call.tokens_out,
+        "total_tokens": call.tokens_in + call.tokens_out,
+    }
+    choice = {"index": 0, "message": message, "finish_reason": built.finish_reason or "stop"}
+    return litellm.ModelResponse(model=model, choices=[choice], usage=usage)
