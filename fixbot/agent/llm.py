@@ -182,7 +182,9 @@ class LLM:
     `max_output_tokens` (None: `output_cap`'s default) caps each reply; `request_timeout`
     (seconds) bounds each request from sending to the whole reply, and `deadline` (the run's
     wall-time budget, `fixbot.core.budget.Deadline`) shortens it; `notify` receives one line
-    per retry wait and fallback, as they happen.
+    per retry wait and fallback, as they happen. Every call streams (`fixbot.agent.stream`):
+    a reply that stops being an answer is cut short; `calls` gets each call's figures, and
+    `observe` sees each (with its cap); `size` may lower a call's cap (a model measured slow).
     """
 
     models: list[str]
@@ -198,6 +200,8 @@ class LLM:
     notify: Callable[[str], None] = quiet
     deadline: Deadline = field(kw_only=True)
     calls: list[ModelCall] = field(default_factory=list)  # every call's figures, in order
+    observe: Callable[[ModelCall, int], None] = lambda call, cap: None
+    size: Callable[[str, int], int] = lambda model, cap: cap
 
     @property
     def current(self) -> str:
@@ -286,6 +290,7 @@ class LLM:
         seconds, flag = self.request_timeout, "--request-timeout"
         if self.deadline.cap(seconds) < seconds:
             seconds, flag = self.deadline.cap(seconds), "--max-duration"
+        cap = self.size(model, output_cap(model, self.max_output_tokens))
         built = Assembly()
         cancel = threading.Event()
         marks: dict[str, float] = {}  # "first": seconds until the first chunk
@@ -298,7 +303,7 @@ class LLM:
                 messages=messages,
                 temperature=self.temperature,
                 api_base=self.api_base,
-                max_tokens=output_cap(model, self.max_output_tokens),
+                max_tokens=cap,
                 num_retries=0,
                 max_retries=0,
                 timeout=seconds,
@@ -325,7 +330,7 @@ class LLM:
         def timed_out() -> Exception:
             cancel.set()
             took = time.monotonic() - started
-            call = self._record(model, messages, built, took, marks.get("first"))
+            call = self._record(model, messages, built, took, marks.get("first"), cap)
             call.end = CallEnd.TIMED_OUT
             speed = call.tokens_per_s
             pace = (
@@ -362,7 +367,7 @@ class LLM:
                 status_code=502, message=str(cause), llm_provider=provider_of(model), model=model
             )
             raise broken from cause
-        call = self._record(model, messages, built, took, marks.get("first"))
+        call = self._record(model, messages, built, took, marks.get("first"), cap)
         if stopped:
             call.end, call.why = CallEnd.DEGENERATE, stopped
         elif built.finish_reason == "length":
@@ -377,9 +382,11 @@ class LLM:
         built: Assembly,
         seconds: float,
         first: float | None,
+        cap: int,
     ) -> ModelCall:
-        """The `ModelCall` of a reply streamed into `built`, kept in `calls`: the provider's
-        usage, else litellm's count of the prompt and the output pieces streamed."""
+        """The `ModelCall` of a reply streamed into `built` (capped at `cap` tokens), kept in
+        `calls` and shown to `observe`: the provider's usage, else litellm's count of the
+        prompt and the output pieces streamed."""
         if built.usage is not None:
             tokens_in, tokens_out = built.usage
         else:
@@ -392,6 +399,7 @@ class LLM:
             first_s=None if first is None else round(first, 3),
         )
         self.calls.append(call)
+        self.observe(call, cap)
         return call
 
     def _reply(self, litellm: Any, model: str, response: Any) -> Reply:
