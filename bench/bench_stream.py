@@ -127,7 +127,7 @@ def overhead(calls: int) -> None:
     messages = [{"role": "user", "content": "fix it " * 2000}]
     timing: dict[str, list[float]] = {"plain": [], "streamed": []}
     with FakeModelServer() as server:
-        llm = LLM(["openai/fake"], Redactor([]), server.url, deadline=Deadline(3600))
+        llm = LLM(["openai/fake"], Redactor([]), server.url, deadline=Deadline.start(None))
         for index in range(calls):
             item = reply_text if index % 2 else reply_tools
             server.enqueue(item, item)

@@ -42,14 +42,18 @@ CHECK_EVERY = 32  # characters of new text between two looks for a repeating tai
 def repeating(text: str) -> tuple[str, int] | None:
     """The unit and its count when the tail of `text` is one span repeated: for some period k
     in 1..`MAX_PERIOD`, the last max(`REPEAT_CHARS`, `REPEAT_TIMES` x k) characters equal the
-    unit of their last k characters repeated. The shortest such unit, else None."""
+    unit of their last k characters repeated. The shortest such unit and how many whole times
+    it ends `text`, else None."""
     for k in range(1, MAX_PERIOD + 1):
         span = max(REPEAT_CHARS, REPEAT_TIMES * k)
         if len(text) < span:
             return None
         tail = text[-span:]
         if tail[:-k] == tail[k:]:  # periodic with period k: each char equals the one k later
-            return text[-k:], span // k
+            unit, times, end = text[-k:], 1, len(text)
+            while text[end - (times + 1) * k : end - times * k] == unit:
+                times += 1
+            return unit, times
     return None
 
 
