@@ -12,7 +12,8 @@ found anywhere in an answer (`fixbot.agent.stream.repeating`), which must be non
 
 `--overhead`: the same scripted replies from the fake model server (tests/fakes/model_server.py,
 litellm's real HTTP path; a ~16,000-character prompt, replies alternately a text answer and a
-`replace_in_file` call of a corpus fix) asked for as fixbot asks now (`LLM._call`: streamed,
+`replace_in_file` call of a corpus fix, its pieces sent at once or at `--pace` seconds each, a plain
+reply sent after as long as its pieces would take) asked for as fixbot asks now (`LLM._call`: streamed,
 assembled, watched by the detector, in its deadline thread) and as it asked before (a plain
 `litellm.completion` in the same deadline thread, read by `LLM._reply`), interleaved; the median
 wall time of each.
@@ -111,7 +112,7 @@ def sizes() -> None:
         )
 
 
-def overhead(calls: int) -> None:
+def overhead(calls: int, pace: float) -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     from fixbot.agent.llm import LLM, litellm_module
@@ -127,6 +128,7 @@ def overhead(calls: int) -> None:
     messages = [{"role": "user", "content": "fix it " * 2000}]
     timing: dict[str, list[float]] = {"plain": [], "streamed": []}
     with FakeModelServer() as server:
+        server.pace = pace
         llm = LLM(["openai/fake"], Redactor([]), server.url, deadline=Deadline.start(None))
         for index in range(calls):
             item = reply_text if index % 2 else reply_tools
@@ -152,7 +154,8 @@ def overhead(calls: int) -> None:
     plain, streamed = (statistics.median(timing[k]) * 1000 for k in ("plain", "streamed"))
     pieces = len(answer) // 4
     print(
-        f"{calls} calls each, replies of ~{pieces} pieces: plain median {plain:.1f} ms, "
+        f"pace {pace * 1000:g} ms a piece, {calls} calls each, replies of ~{pieces} pieces: "
+        f"plain median {plain:.1f} ms, "
         f"streamed (fixbot's LLM.complete) median {streamed:.1f} ms, "
         f"overhead {streamed - plain:+.1f} ms ({(streamed - plain) / plain:+.1%})"
     )
@@ -163,11 +166,19 @@ def main() -> None:
     parser.add_argument("--sizes", action="store_true")
     parser.add_argument("--overhead", action="store_true")
     parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument(
+        "--pace",
+        type=float,
+        action="append",
+        help="seconds per piece as the fake model generates it (repeatable; default 0 and "
+        "0.01: at once, and 100 tokens/s as a fast hosted model streams)",
+    )
     args = parser.parse_args()
     if args.sizes:
         sizes()
     if args.overhead:
-        overhead(args.calls)
+        for pace in args.pace or [0.0, 0.01]:
+            overhead(args.calls, pace)
 
 
 if __name__ == "__main__":

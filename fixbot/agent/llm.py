@@ -87,11 +87,15 @@ def host_of(model: str, api_base: str | None) -> str:
 
 
 def litellm_module() -> Any:
-    """Import litellm without a network download of its price map."""
+    """Import litellm without a network download of its price map, with no logging of streamed
+    chunks."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True
+    # litellm hands every streamed chunk to its logging callbacks in a thread pool (fixbot
+    # registers none): most of its cost per chunk (bench/README.md, "Streaming").
+    litellm.disable_streaming_logging = True
     return litellm
 
 
@@ -293,7 +297,8 @@ class LLM:
         cap = self.size(model, output_cap(model, self.max_output_tokens))
         built = Assembly()
         cancel = threading.Event()
-        marks: dict[str, float] = {}  # "first": seconds until the first chunk
+        marks: dict[str, float] = {}  # "first": seconds until the first token came
+        opened: list[Any] = []  # the stream, once litellm returned it
         started = time.monotonic()
 
         def request() -> str | None:
@@ -314,10 +319,12 @@ class LLM:
                 _skip_mcp_handler=True,
                 **extra,
             )
+            opened.append(stream)
             try:
                 for chunk in stream:
-                    marks.setdefault("first", time.monotonic() - started)
                     built.feed(chunk)
+                    if built.pieces:  # the first token (a role-only chunk may come at once)
+                        marks.setdefault("first", time.monotonic() - started)
                     if cancel.is_set():
                         return None
                     why = built.stop_reason(bool(tools))
@@ -329,6 +336,8 @@ class LLM:
 
         def timed_out() -> Exception:
             cancel.set()
+            for stream in opened:  # hang up: a local server then stops generating the reply
+                close(stream)
             took = time.monotonic() - started
             call = self._record(model, messages, built, took, marks.get("first"), cap)
             call.end = CallEnd.TIMED_OUT

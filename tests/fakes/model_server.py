@@ -198,6 +198,9 @@ class FakeModelServer:
         self.httpd: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
         self.stopping = threading.Event()
+        # seconds per piece of a reply, as a model generates it: a streamed reply sends each
+        # piece after this long, a plain one waits for all of them (0: answer at once)
+        self.pace = 0.0
 
     @property
     def port(self) -> int:
@@ -268,6 +271,9 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
         def _stream_head(self) -> None:
+            # small writes at once, as a streaming server sends them (uvicorn sets TCP_NODELAY);
+            # without it each piece waits for the client's delayed ACK (~40 ms)
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             self.protocol_version = "HTTP/1.1"  # chunked transfer encoding, as uvicorn streams
             self.close_connection = True
             self.send_response(200)
@@ -355,9 +361,12 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             elif item["kind"] in ("hang", "trickle", "raw", "cut", "repeat"):
                 self._fault(item, body)
             elif body.get("stream"):
-                self._stream(sse(stream_events(item, body)))
+                self._stream(sse(stream_events(item, body)), server.pace)
             else:
-                self._send(200, completion_body(item, body), {})
+                reply = completion_body(item, body)
+                if server.pace:
+                    server.stopping.wait(server.pace * len(stream_events(item, body)))
+                self._send(200, reply, {})
 
     return Handler
 
