@@ -11,12 +11,12 @@ OpenAI's o200k tokenizer for `gpt-4o`). Prints the distribution and the longest 
 found anywhere in an answer (`fixbot.agent.stream.repeating`), which must be none.
 
 `--overhead`: the same scripted replies from the fake model server (tests/fakes/model_server.py,
-litellm's real HTTP path; a ~16,000-character prompt, replies alternately a text answer and a
-`replace_in_file` call of a corpus fix, its pieces sent at once or at `--pace` seconds each, a plain
-reply sent after as long as its pieces would take) asked for as fixbot asks now (`LLM._call`: streamed,
-assembled, watched by the detector, in its deadline thread) and as it asked before (a plain
-`litellm.completion` in the same deadline thread, read by `LLM._reply`), interleaved; the median
-wall time of each.
+litellm's real HTTP path; a ~16,000-character prompt; replies alternately a text answer and a
+`replace_in_file` call of a corpus fix, their pieces sent at once or `--pace` seconds apart, a
+plain reply sent after as long as its pieces would take) asked for as fixbot asks now
+(`LLM._call`: streamed, assembled, watched by the detector, in its deadline thread) and as it
+asked before (a plain `litellm.completion` in the same deadline thread, read by
+`LLM._reply`), interleaved; the median wall time of each.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def overhead(calls: int, pace: float) -> None:
     from fixbot.agent.waiting import within
     from fixbot.core.budget import Deadline
     from fixbot.security.redact import Redactor
-    from tests.fakes.model_server import FakeModelServer, text, tool_calls
+    from tests.fakes.model_server import text, tool_calls
 
     litellm = litellm_module()
     answer = text_answer(hunks(load_corpus()[0].fix.patch))
@@ -127,30 +127,48 @@ def overhead(calls: int, pace: float) -> None:
     reply_tools = tool_calls(("replace_in_file", {"path": "a.py", "old": answer, "new": answer}))
     messages = [{"role": "user", "content": "fix it " * 2000}]
     timing: dict[str, list[float]] = {"plain": [], "streamed": []}
-    with FakeModelServer() as server:
-        server.pace = pace
-        llm = LLM(["openai/fake"], Redactor([]), server.url, deadline=Deadline.start(None))
-        for index in range(calls):
-            item = reply_text if index % 2 else reply_tools
-            server.enqueue(item, item)
-            started = time.perf_counter()
+    import subprocess
+    import tempfile
 
-            def plain() -> object:
-                return litellm.completion(
-                    model="openai/fake",
-                    messages=messages,
-                    api_base=server.url,
-                    max_tokens=4096,
-                    num_retries=0,
-                    max_retries=0,
-                    timeout=60,
-                )
+    items = [reply_tools if index % 2 == 0 else reply_text for index in range(calls)]
+    with tempfile.TemporaryDirectory() as tmp:
+        script, port_file = Path(tmp) / "script.json", Path(tmp) / "port"
+        script.write_text(json.dumps([item for item in items for _ in (0, 1)]))
+        # the server in a process of its own, as a provider is: no share of this one's GIL
+        server = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "tests.fakes.model_server", "--script", str(script)),
+                *("--port-file", str(port_file), "--pace", str(pace)),
+            ],
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        try:
+            while not port_file.exists():
+                time.sleep(0.1)
+            url = f"http://127.0.0.1:{port_file.read_text()}/v1"
+            llm = LLM(["openai/fake"], Redactor([]), url, deadline=Deadline.start(None))
+            for _ in items:
+                started = time.perf_counter()
 
-            llm._reply(litellm, "openai/fake", within(61, plain, TimeoutError))
-            timing["plain"].append(time.perf_counter() - started)
-            started = time.perf_counter()
-            llm._call("openai/fake", messages, None)
-            timing["streamed"].append(time.perf_counter() - started)
+                def plain() -> object:
+                    return litellm.completion(
+                        model="openai/fake",
+                        messages=messages,
+                        api_base=url,
+                        max_tokens=4096,
+                        num_retries=0,
+                        max_retries=0,
+                        timeout=60,
+                    )
+
+                llm._reply(litellm, "openai/fake", within(61, plain, TimeoutError))
+                timing["plain"].append(time.perf_counter() - started)
+                started = time.perf_counter()
+                llm._call("openai/fake", messages, None)
+                timing["streamed"].append(time.perf_counter() - started)
+        finally:
+            server.terminate()
+            server.wait()
     plain, streamed = (statistics.median(timing[k]) * 1000 for k in ("plain", "streamed"))
     pieces = len(answer) // 4
     print(

@@ -152,11 +152,11 @@ class Assembly:
         `tools`: tool calls were offered (the tools protocol or a structured answer)."""
         if tools and not self.calls and len(self.content) >= TOOLLESS_CHARS:
             return f"{len(self.content)} characters of text and no tool call"
+        size = len(self.content) + sum(len(c.arguments) for c in self.calls.values())
+        if size - self._checked < CHECK_EVERY:  # each look reads the whole text: not every piece
+            return None
+        self._checked = size
         for call in self.calls.values():
             if not_json(call.arguments):
                 return f"the arguments of {call.name or 'a tool call'} are not JSON"
-        text = self.content + "".join(c.arguments for c in self.calls.values())
-        if len(text) - self._checked < CHECK_EVERY:
-            return None
-        self._checked = len(text)
-        return degenerate(text)
+        return degenerate(self.content + "".join(c.arguments for c in self.calls.values()))

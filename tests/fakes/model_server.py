@@ -11,7 +11,7 @@ path runs. Each request takes the next scripted response (FIFO) and is recorded 
 Standalone (for end-to-end tests of `fixbot run` in a subprocess):
 
     python -m tests.fakes.model_server --script script.json --port-file port.txt \
-        [--record rec.jsonl]
+        [--record rec.jsonl] [--pace SECONDS]
 
 `script.json` holds a JSON list of responses as built by the helpers below.
 
@@ -36,6 +36,7 @@ import itertools
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -291,9 +292,13 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             return True
 
         def _stream(self, parts: list[bytes], interval: float = 0.0) -> None:
+            """Send `parts`, the i-th `interval` x i seconds after the first (on a clock, so
+            that late wake-ups do not add up)."""
             self._stream_head()
-            for part in parts:
-                if interval and server.stopping.wait(interval):
+            began = time.monotonic()
+            for index, part in enumerate(parts, 1):
+                due = began + interval * index - time.monotonic()
+                if interval and server.stopping.wait(max(0.0, due)):
                     return
                 if not self._chunk(part):
                     return
@@ -457,8 +462,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", type=Path, required=True)
     parser.add_argument("--port-file", type=Path, required=True)
     parser.add_argument("--record", type=Path)
+    parser.add_argument("--pace", type=float, default=0.0, help="seconds per piece of a reply")
     args = parser.parse_args(argv)
-    server = FakeModelServer(json.loads(args.script.read_text()), record=args.record).start()
+    server = FakeModelServer(json.loads(args.script.read_text()), record=args.record)
+    server.pace = args.pace
+    server.start()
     tmp = args.port_file.with_suffix(".tmp")
     tmp.write_text(str(server.port))
     tmp.replace(args.port_file)
