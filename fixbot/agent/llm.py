@@ -9,6 +9,11 @@ Every request is bounded: `max_tokens` caps its output, and `within` its wall ti
 `timeout` alone does not: the openai client (and httpx under it) applies it to each socket read,
 so a server that keeps sending a byte now and then (or a reply of thousands of tokens arriving
 slowly) holds the call open far longer (observed: 460 s with `timeout=180`).
+
+Every request streams (`stream_options={"include_usage": True}`): `fixbot.agent.stream` puts the
+reply together and stops it once it has stopped being an answer; each call's figures (tokens in
+and out, seconds, first token, how it ended) are kept as a `ModelCall`, a timed-out one with the
+speed it had reached.
 """
 
 from __future__ import annotations
