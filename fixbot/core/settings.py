@@ -229,7 +229,8 @@ class Settings(BaseModel):
         None,
         gt=0,
         description="Output tokens allowed per model request (sent as `max_tokens`); default: "
-        "the model's limit from litellm's model data, else 4096.",
+        "what an edit in the edit protocol needs (4096), within the model's limit, lowered "
+        "for a model measured slow so that a reply fits --request-timeout.",
     )
     request_timeout: Annotated[float, _s(metavar="S", trust=True)] = Field(
         180,

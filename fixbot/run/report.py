@@ -92,6 +92,41 @@ def row(a: Attempt) -> Row:
     )
 
 
+class CallRow(BaseModel):
+    """One row of the model calls table (`fixbot.core.models.ModelCall`, formatted)."""
+
+    attempt: int
+    index: int
+    model: str
+    tokens_in: int
+    tokens_out: int
+    seconds: str
+    speed: str
+    end: str
+
+
+def call_rows(attempts: list[Attempt]) -> list[CallRow]:
+    """The fixer's model calls of every attempt, in order, formatted for the table."""
+    rows = []
+    for a in attempts:
+        for index, c in enumerate(a.calls, 1):
+            first = f" ({c.first_s:.1f})" if c.first_s is not None else ""
+            speed = c.tokens_per_s
+            rows.append(
+                CallRow(
+                    attempt=a.number,
+                    index=index,
+                    model=c.model,
+                    tokens_in=c.tokens_in,
+                    tokens_out=c.tokens_out,
+                    seconds=f"{c.seconds:.1f}{first}",
+                    speed="-" if speed is None else f"{speed:.1f}",
+                    end=(f"{c.end.value}: {c.why}" if c.why else c.end.value).replace("|", "\\|"),
+                )
+            )
+    return rows
+
+
 def tried(a: Attempt) -> str:
     """One line on what attempt `a` tried: the fixer's own words (unverified), "changed no
     file" when its edits came to nothing, and each fix command that failed (its exit code and
@@ -222,6 +257,7 @@ def render_report(
             outcome=state.outcome,
             settings=settings,
             rows=rows,
+            calls=call_rows(state.attempts),
             chart=[r for r in rows if r.problems is not None],
             diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
             sources=sources,
