@@ -59,10 +59,13 @@ class FixCommandFixer:
 
         Deterministic commands on the same failure do the same again: when they already ran on
         the failure `ctx` is about (an earlier attempt of `ctx.history` started from the same
-        signature), they are not run again, and that attempt's problems are carried over (a
-        crash stays the reason, not "changed nothing")."""
+        signature) and did not help there (they changed nothing, or what they changed was
+        undone), they are not run again, and that attempt's problems are carried over (a crash
+        stays the reason, not "changed nothing"). Commands that made progress (fewer failures,
+        kept) run again: some fix one step a run."""
         earlier = ran_on_this_failure(ctx)
-        if earlier is not None:
+        helped = earlier is not None and earlier.fixer == self.name and not earlier.undone
+        if earlier is not None and not (helped and earlier.files_changed):
             problems = [f"{line} (attempt {earlier.number})" for line in earlier.fix_problems]
             summary = (
                 f"not run again: the fix commands ran on this failure in attempt "

@@ -664,3 +664,26 @@ def test_warm_up_imports_litellm_in_the_background() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
     )
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_fix_commands_that_make_progress_run_again_on_the_same_signature(tmp_path: Path) -> None:
+    """A fix command that fixes one step a run (3 failing, then 2, then green, the failure's
+    signature the same throughout): its progress is kept, and it runs again."""
+    check = (
+        "import pathlib, sys\n"
+        "n = {'a': 3, 'b': 2}.get(pathlib.Path('value.txt').read_text().strip(), 0)\n"
+        "if n:\n"
+        "    print(f'FAILED test_v.py::test_v - AssertionError: value\\n{n} failed, 1 passed')\n"
+        "    sys.exit(1)\n"
+    )
+    step = (
+        "import pathlib\np = pathlib.Path('value.txt')\n"
+        "p.write_text({'a': 'b', 'b': 'ok'}[p.read_text().strip()] + '\\n')\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"check.py": check, "step.py": step, "value.txt": "a\n"})
+    settings = Settings(
+        check=f"{sys.executable} check.py", fix_commands=[f"{sys.executable} step.py"]
+    )
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    assert outcome.outcome is OutcomeKind.FIXED, [a.summary for a in state.fix_attempts]
+    assert [a.undone for a in state.fix_attempts] == [False, False]

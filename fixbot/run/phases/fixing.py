@@ -112,15 +112,19 @@ def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
 
 def leave_out_if_unchanged(run: RunParts, attempt: Attempt) -> None:
     """Undo the fix commands' changes of `attempt` when the check fails as it did before them
-    (the same signature, or the same failing tests): an unpinned formatter's rewrites that did
-    not touch the failure are no part of the fix, and the next attempt starts without them.
+    (the same signature, or the same failing tests, and as many failures, counted): an unpinned
+    formatter's rewrites that did not touch the failure are no part of the fix, and the next
+    attempt starts without them.
     The files go back to the tree the attempt started from; the note names them, for the
     report and the commit message."""
     before = standing(run)
     failing = {t for t, o in (attempt.tests or {}).items() if o == "failed"}
     was_failing = {t for t, o in (before.tests or {}).items() if o == "failed"}
     same = attempt.signature == before.signature or (failing and failing == was_failing)
-    if not same or before.passed or not attempt.base_tree or not attempt.files_changed:
+    now, then = attempt.counts.problems, before.counts.problems
+    # fewer failures is progress, and unknown counts cannot tell: keep the changes then
+    kept = now is None or then is None or now < then
+    if not same or kept or before.passed or not attempt.base_tree or not attempt.files_changed:
         return
     git.restore_paths(run.repo, attempt.base_tree, attempt.files_changed)
     attempt.undone = True
