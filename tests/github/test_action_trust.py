@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fixbot.agent.servers import server_variables
+from fixbot.core.servers import server_variables
 from fixbot.github import stepenv
 from fixbot.process import installation
 from tests.fakes.action_env import REPOSITORY, ActionSandbox
