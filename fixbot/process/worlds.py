@@ -26,14 +26,17 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import shlex
 import shutil
 import stat
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git
+from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import Planted, parent, place
 from fixbot.process.sync import Worlds
 
@@ -262,43 +265,66 @@ def origin_url(workspace: Path) -> str | None:
     )
 
 
-def deliver(pair: Worlds) -> None:
+# The hand-over's git, run by the commands' shell in the workspace (positional parameters: the
+# ref to move, the sha it must still hold, the new sha, fixbot's clone, the exclude pattern).
+# Exit 3: the workspace moved meanwhile; its branch stays.
+HAND_OVER = (
+    "set -e\n"
+    'test "$(git symbolic-ref -q HEAD || echo HEAD)" = "$1" || exit 3\n'
+    'test "$(git rev-parse -q --verify HEAD)" = "$2" || exit 3\n'
+    'x=$(git rev-parse --git-path info/exclude) && mkdir -p "$(dirname "$x")" && '
+    '{ grep -qxF -e "$5" "$x" 2>/dev/null || printf "%s\\n" "$5" >> "$x"; }\n'
+    'git fetch --no-tags --quiet -- "$4" "+HEAD:refs/fixbot/last-run"\n'
+    'git update-ref -m "fixbot: the run\'s commits" "$1" "$3" "$2"\n'
+    "git read-tree HEAD\n"
+)
+
+
+def deliver(pair: Worlds, hand_over: Launcher | None) -> str | None:
     """Hand the run's result to the workspace: its tracked files become F's final tree and, when
     the workspace's repository belongs to fixbot's own user (the CLI), its branch moves to F's
-    HEAD (fetched from F) when it is still where the run started. A workspace of another user
-    (the image, sudo) gets the files only: no git of fixbot's runs in its repository.
-    Raises GitError and OSError."""
+    HEAD when it is still where the run started. Returns a note for the user, or None.
+
+    No git of fixbot's runs in the workspace's repository: whatever its `.git/config` or hooks
+    run (`core.gitProxy`, `url.*.insteadOf`, `core.fsmonitor`, a `reference-transaction`
+    hook) must run with the rights the project's code already had. So the branch is moved by
+    `HAND_OVER` run through `hand_over`, the launcher of the project's commands (their user,
+    their PID namespace, their environment without secrets), which fetches from F. Without one
+    (the commands run as another user than fixbot, `run-as`, who cannot read F) the workspace
+    gets the files only and the note says how to move the branch. A workspace of another user
+    (the image, sudo) gets the files only. Raises GitError and OSError."""
     folder = pair.workspace.lstat()
     if os.geteuid() == 0:  # the commands' run is over: files go to the workspace's owner
         pair.owner = (folder.st_uid, folder.st_gid)
     pair.to_workspace()
     if folder.st_uid != os.geteuid():
-        return
+        return None
     try:
         start = workspace_head(pair.workspace)
     except GitError:
-        return  # the commands broke the workspace's repository: it gets the files only
-    git.exclude_path(pair.workspace, f"/{pair.state_dir.strip('/')}/")  # the report's copy
+        return None  # the commands broke the workspace's repository: it gets the files only
     head = git.head_sha(pair.fixbot)
     ahead = git.completed(pair.fixbot, "merge-base", "--is-ancestor", start, head)
     if head == start or ahead.returncode != 0:
-        return
+        return None
     branch = git.current_branch(pair.fixbot)
     wanted = f"refs/heads/{branch}" if branch else "HEAD"
-    symref = git.run(pair.workspace, "symbolic-ref", "-q", "HEAD", check=False) or "HEAD"
-    if symref != wanted:
-        return
-    git.run(
-        pair.workspace,
-        "fetch",
-        "--no-tags",
-        "--quiet",
-        "--",
-        str(pair.fixbot),
-        "+HEAD:refs/fixbot/last-run",
-    )
-    git.run(pair.workspace, "update-ref", "-m", "fixbot: the run's commits", wanted, head, start)
-    git.run(pair.workspace, "read-tree", "HEAD")
+    if hand_over is None:
+        return (
+            f"the workspace got the fixed files; its branch was not moved (fixbot runs no git "
+            f"in your repository as another user than its commands'): to take fixbot's "
+            f"commits, run `git fetch {pair.fixbot} HEAD && git merge --ff-only FETCH_HEAD` "
+            f"in {pair.workspace}"
+        )
+    exclude = f"/{pair.state_dir.strip('/')}/"  # the report's copy
+    words = [wanted, start, head, str(pair.fixbot), exclude]
+    command = f"sh -c {shlex.quote(HAND_OVER)} fixbot-hand-over {shlex.join(words)}"
+    with tempfile.TemporaryDirectory(prefix="fixbot-hand-over-") as tmp:
+        done = hand_over.run(command, pair.workspace, Path(tmp) / "log", 120)
+        log = (Path(tmp) / "log").read_text(encoding="utf-8", errors="replace")[-2000:]
+    if done.exit_code not in (0, 3):
+        return f"moving the workspace's branch to fixbot's commits failed: {log.strip()}"
+    return None
 
 
 def mirror_report(pair: Worlds, state_dir: str, name: str = "report.md") -> None:

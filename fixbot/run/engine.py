@@ -15,6 +15,7 @@ loses no attempt.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -106,7 +107,13 @@ def run(
                 settings, fixbot, workdir, env, request, progress, agents, sleep, chosen, pair
             )
         finally:
-            worlds.deliver(pair)
+            # the branch moves in the commands' world, as their user, without secrets; only
+            # where they run as fixbot's own user (else they could not read fixbot's clone)
+            same = chosen[0] is None
+            hand_over = launcher_for(settings, workspace, env, None, Redactor.from_env(env))
+            note = worlds.deliver(pair, hand_over if same else None)
+            if note:
+                print(f"fixbot: note: {note}", file=sys.stderr)
             for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
                 worlds.mirror_report(pair, settings.state_dir, name)
 
