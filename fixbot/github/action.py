@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError, GitHubError
@@ -314,13 +315,17 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     then fetched from origin into the clone and checked out there (`_switch`). Raises `GitError`.
     """
     private = worlds.private_folder(ctx.workspace, worlds.state_base(os.geteuid(), ctx.env))
-    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(ctx.workspace,))
+    # the remote is the repository on the run's server (GITHUB_SERVER_URL, which an earlier
+    # step cannot overwrite, and the event's repository), never a URL of the workspace's
+    # `.git/config`; git may use that server's transport alone
+    remote = f"{ctx.github.server}/{event.repository}"
+    scheme = urlsplit(ctx.github.server).scheme or "https"
+    worlds.write_gitconfig(
+        private, worlds.ambient_identity(), trusted=(ctx.workspace,), protocols=(scheme,)
+    )
     fixbot = private / worlds.REPO
     with worlds.entered(private):
         worlds.clone(ctx.workspace, fixbot)
-        # actions/checkout's origin; else the repository on the run's server (GITHUB_* variables
-        # cannot be overwritten by an earlier step): never the workspace the clone came from
-        remote = worlds.origin_url(ctx.workspace) or f"{ctx.github.server}/{event.repository}"
         git.run(fixbot, "remote", "set-url", "origin", remote)
         _switch(fixbot, event, ctx.git_env)
     return fixbot

@@ -40,6 +40,9 @@ from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import Planted, parent, place
 from fixbot.process.sync import Worlds
 
+# The one place fixbot's git reads a local repository: the workspace, through git-upload-pack
+# (`clone`, `workspace_head`); fixbot's configuration allows no `file` transport otherwise.
+LOCAL = ("-c", "protocol.file.allow=always")
 ROOT_BASE = Path("/var/lib/fixbot")  # fixbot's worlds when it runs as root (root-only)
 PRIVATE_MODE = 0o700
 REPO = "repo"  # F, inside the private folder
@@ -98,15 +101,22 @@ def _check_private(path: Path) -> None:
 
 
 def write_gitconfig(
-    folder: Path, identity: Mapping[str, str], trusted: tuple[Path, ...] = ()
+    folder: Path,
+    identity: Mapping[str, str],
+    trusted: tuple[Path, ...] = (),
+    protocols: tuple[str, ...] = ("https",),
 ) -> Path:
     """Write fixbot's global git configuration in `folder` (mode 0600) and return its path.
 
     It pins what git would otherwise read from HOME or the system: no fsmonitor, no `ext::`
     transport, empty attributes and excludes files; `identity` (user.name,
-    user.email) is the committer when given. `trusted` are workspaces of another user that
-    fixbot clones (`safe.directory`, git-config(1); git 2.35.2+ refuses them otherwise): only
-    git-upload-pack reads them (`clone`), which runs nothing of the repository it serves."""
+    user.email) is the committer when given. Only `protocols` (git's transports: `https`, the
+    scheme of the Action's `GITHUB_SERVER_URL`) are allowed (`protocol.allow = never`,
+    git-config(1)): no `file://` or local path, `ext::` or `git://` remote, whatever a
+    configuration names; the clone from the workspace allows `file` on its own command line.
+    `trusted` are workspaces of another user that fixbot clones (`safe.directory`,
+    git-config(1); git 2.35.2+ refuses them otherwise): only git-upload-pack reads them
+    (`clone`), which runs nothing of the repository it serves."""
     # hooksPath stays on fixbot's command line (`git.SAFE_CONFIG`), not here: a push to a
     # remote on this machine starts its receive-pack with this file too, and the remote's own
     # hooks (a protected branch's pre-receive) must still run there
@@ -115,9 +125,14 @@ def write_gitconfig(
         "\tfsmonitor = false",
         "\tattributesFile = /dev/null",
         "\texcludesFile = /dev/null",
+        "[protocol]",
+        "\tallow = never",
         '[protocol "ext"]',
         "\tallow = never",
     ]
+    for name in protocols:
+        if name.isalnum():
+            lines += [f'[protocol "{name}"]', "\tallow = always"]
     for path in trusted:
         for name in (str(path), str(path / ".git")):
             if "\n" not in name and '"' not in name and "\\" not in name:
@@ -169,12 +184,13 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
     Run inside `entered`. Only git-upload-pack reads the workspace's repository. Raises
     `GitError` when the workspace is not a repository with a commit.
     """
-    advertised = git.run(Path("/"), "ls-remote", "--symref", "--", str(workspace), "HEAD")
+    advertised = git.run(Path("/"), *LOCAL, "ls-remote", "--symref", "--", str(workspace), "HEAD")
     sha, branch = _head_of(advertised)
     if dest.exists():
         shutil.rmtree(dest)
     git.run(
         Path("/"),
+        *LOCAL,
         "clone",
         "--no-local",
         "--no-checkout",
@@ -206,7 +222,7 @@ def _head_of(advertised: str) -> tuple[str, str | None]:
 def workspace_head(workspace: Path) -> str:
     """The sha of the workspace repository's HEAD, as git-upload-pack advertises it. Raises
     `GitError`."""
-    advertised = git.run(Path("/"), "ls-remote", "--symref", "--", str(workspace), "HEAD")
+    advertised = git.run(Path("/"), *LOCAL, "ls-remote", "--symref", "--", str(workspace), "HEAD")
     return _head_of(advertised)[0]
 
 
@@ -248,21 +264,6 @@ def own_folder(fixbot: Path, state_dir: str) -> None:
         # the repository's entry stays in its commits; fixbot's clone just never checks it out
         git.run(fixbot, "update-index", "--skip-worktree", "--", name, check=False)
     (fixbot / state_dir).mkdir(parents=True, exist_ok=True)
-
-
-def origin_url(workspace: Path) -> str | None:
-    """The workspace's `remote.origin.url`, read from its `.git/config` as a file (no git runs
-    the workspace's repository), when it is an http(s) or ssh URL or a local folder or `file://`
-    URL (never a
-    transport that runs a program, such as `ext::`); None otherwise."""
-    config = workspace / ".git" / "config"
-    try:
-        url = git.run(Path("/"), "config", "--file", str(config), "--get", "remote.origin.url")
-    except GitError:
-        return None
-    return (
-        url if url.startswith(("https://", "http://", "ssh://", "git@", "/", "file://")) else None
-    )
 
 
 # The hand-over's git, run by the commands' shell in the workspace (positional parameters: the

@@ -89,7 +89,8 @@ def run(
     assert top is not None  # preflight checked it
     workspace = top.resolve()
     private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))
-    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(workspace,))
+    if not request.clone_ready:  # else the entry point wrote it (the Action: its server)
+        worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
         fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
         pair = sync.Worlds(
@@ -138,10 +139,9 @@ def own_clone(
     fixbot = private / worlds.REPO
     reuse = _reusable(settings, workspace, fixbot, ready)
     if reuse is None:
+        # its origin stays the workspace, which fixbot's git may not fetch from (protocol
+        # `file` is never allowed): the CLI pushes nothing from fixbot's clone
         worlds.clone(workspace, fixbot)
-        remote = worlds.origin_url(workspace)
-        if remote:
-            git.run(fixbot, "remote", "set-url", "origin", remote)
     worlds.own_folder(fixbot, settings.state_dir)
     return fixbot, bool(reuse)
 

@@ -80,6 +80,9 @@ def test_what_the_check_plants_in_the_workspaces_git_and_home_never_runs_or_hide
     # fixbot's clone never reads it
     with (repo / ".git" / "config").open("a") as handle:
         handle.write(f'[remote "origin"]\n\tpushurl = ext::sh -c "echo ext >> {marker}"\n')
+    # the remote is the server's, as the Action sets it (here a folder: `file` allowed)
+    worlds.write_gitconfig(fixbot.parent, {}, protocols=("file",))
+    git(fixbot, "remote", "set-url", "origin", str(origin))
     with worlds.entered_for(repo, os.environ):
         checkout.push(fixbot, str(outcome.commit_sha), "main", {}, base=state.start_sha, secrets={})
     assert git(origin, "rev-parse", "main") == outcome.commit_sha

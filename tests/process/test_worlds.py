@@ -171,3 +171,22 @@ def test_private_folder_is_private_and_refuses_a_planted_link(tmp_path: Path) ->
     (planted / worlds.repo_key(workspace)).symlink_to(other)
     with pytest.raises(ConfigError, match="not a folder of fixbot's own user"):
         worlds.private_folder(workspace, planted)
+
+
+def test_fixbots_git_reaches_no_local_repository_but_the_workspace_it_clones(
+    tmp_path: Path,
+) -> None:
+    """fixbot's git configuration allows only the server's transport (`https` by default):
+    a local path, a `file://` URL or `ext::` as a remote fails instead of running that
+    repository's hooks with fixbot's rights; the clone of the workspace alone reads a local
+    repository (git-upload-pack)."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    other = make_repo(tmp_path / "other", {"b.txt": "b\n"})
+    private = worlds.private_folder(repo, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    fixbot = private / worlds.REPO
+    with worlds.entered(private):
+        worlds.clone(repo, fixbot)
+        for url in (str(other), other.as_uri(), "ext::sh -c true"):
+            done = git.completed(fixbot, "fetch", "--quiet", url, "HEAD")
+            assert done.returncode != 0 and "not allowed" in done.stderr, (url, done.stderr)
