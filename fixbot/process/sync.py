@@ -19,7 +19,15 @@ from pathlib import Path
 from fixbot.core.errors import GitError
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.process import git
-from fixbot.process.nofollow import Planted, executable, place, read_at, remove_path, stat_at
+from fixbot.process.nofollow import (
+    Planted,
+    TooLarge,
+    executable,
+    place,
+    read_at,
+    remove_path,
+    stat_at,
+)
 
 MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
 MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
@@ -146,7 +154,8 @@ class Worlds:
         ):
             return False
         try:
-            return read_at(self.workspace, rel) == read_at(self.fixbot, rel)
+            mine = read_at(self.fixbot, rel)
+            return read_at(self.workspace, rel, len(mine)) == mine
         except OSError:
             return False
 
@@ -244,7 +253,14 @@ class Worlds:
         if budget[0] <= 0 or info.st_size > budget[1]:
             result.refused.append((rel, "over the read-back bounds"))
             return
-        data = read_at(self.workspace, rel)
+        try:  # the bound holds while reading: a file that grows after the lstat is cut off
+            data = read_at(self.workspace, rel, budget[1], self.owner)
+        except TooLarge:
+            result.refused.append((rel, "over the read-back bounds"))
+            return
+        except (Planted, PermissionError, OSError) as exc:
+            result.refused.append((rel, f"not read ({exc})"))
+            return
         budget[0] -= 1
         budget[1] -= len(data)
         old = _lstat(os.path.join(self.fixbot, rel))
@@ -266,9 +282,8 @@ class Worlds:
         if os.path.lexists(self.fixbot / folder):
             return False
         try:
-            return _ignores_all(
-                read_at(self.workspace, folder + ".gitignore")[:4096].decode(errors="replace")
-            )
+            text = read_at(self.workspace, folder + ".gitignore", 4096, self.owner)
+            return _ignores_all(text.decode(errors="replace"))
         except (OSError, Planted):
             return False
 

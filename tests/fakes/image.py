@@ -257,7 +257,8 @@ class ContainerAction:
 
     The workspace is bound at `/github/workspace` and owned by uid 1001; the run's server (a
     folder holding the origin repository, `GITHUB_SERVER_URL` as a `file://` URL; on GitHub it
-    is https://github.com) is bound at its own path; fixbot reaches the fake GitHub and model servers on 127.0.0.1.
+    is https://github.com) is bound at its own path; fixbot reaches the fake GitHub and model
+    servers on 127.0.0.1.
     """
 
     def __init__(self, sandbox: ActionSandbox, container: Container) -> None:
