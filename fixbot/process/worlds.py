@@ -181,9 +181,12 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
     """Clone the repository of `workspace` into `dest` with `git clone --no-local` and check out
     the workspace's HEAD (its branch name when it is on one). Returns (sha, branch or None).
 
-    Run inside `entered`. Only git-upload-pack reads the workspace's repository. Raises
-    `GitError` when the workspace is not a repository with a commit.
+    Run inside `entered`. Only git-upload-pack reads the workspace's repository, and only one
+    that is the workspace's own (`own_repository`: a gitfile, `commondir` or alternates naming
+    another user's repository, a root-only one read as root, is refused). Raises `GitError`
+    when the workspace is not a repository with a commit, or not its own.
     """
+    own_repository(workspace)
     advertised = git.run(Path("/"), *LOCAL, "ls-remote", "--symref", "--", str(workspace), "HEAD")
     sha, branch = _head_of(advertised)
     if dest.exists():
@@ -205,6 +208,43 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
     else:
         git.run(dest, "checkout", "--quiet", "--detach", sha)
     return sha, branch
+
+
+def own_repository(workspace: Path) -> None:
+    """Raise `GitError` unless the repository of `workspace` is its own: `.git` is not a link;
+    the folder a `.git` file names (`gitdir:`), the one its `commondir` names and every
+    `objects/info/alternates` entry belong to the workspace folder's owner. Whoever could write
+    the workspace before fixbot ran (an earlier step of the job, as the runner's user) could
+    point them at a repository only root may read, which fixbot's clone, made as root, would
+    then hand to the project's commands and the model."""
+    owner = workspace.lstat().st_uid
+    dot = workspace / ".git"
+    info = dot.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        raise GitError(f"{dot} is a link: fixbot clones only a repository of the workspace's own")
+    gitdir = dot
+    if stat.S_ISREG(info.st_mode):
+        text = dot.read_bytes()[:4096].decode(errors="replace").strip()
+        gitdir = workspace / text.removeprefix("gitdir:").strip()
+    folders = [gitdir]
+    with suppress(OSError):
+        common = (gitdir / "commondir").read_bytes()[:4096].decode(errors="replace").strip()
+        folders.append(gitdir / common)
+    for folder in list(folders):
+        with suppress(OSError):
+            lines = (folder / "objects" / "info" / "alternates").read_bytes()[:65536]
+            for line in lines.decode(errors="replace").splitlines():
+                if line.strip() and not line.startswith("#"):
+                    folders.append(folder / "objects" / line.strip())
+    for folder in folders:
+        try:
+            if folder.stat().st_uid != owner:
+                raise GitError(
+                    f"the workspace's repository names {folder}, which is not the workspace "
+                    "owner's: fixbot clones only a repository of the workspace's own"
+                )
+        except FileNotFoundError:
+            continue
 
 
 def _head_of(advertised: str) -> tuple[str, str | None]:

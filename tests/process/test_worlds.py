@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.errors import ConfigError
+from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git, sync, worlds
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
@@ -190,3 +190,37 @@ def test_fixbots_git_reaches_no_local_repository_but_the_workspace_it_clones(
         for url in (str(other), other.as_uri(), "ext::sh -c true"):
             done = git.completed(fixbot, "fetch", "--quiet", url, "HEAD")
             assert done.returncode != 0 and "not allowed" in done.stderr, (url, done.stderr)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a root-only repository needs root")
+def test_a_gitfile_naming_a_root_only_repository_is_never_cloned(tmp_path: Path) -> None:
+    """An earlier step, as the workspace's owner, replaced `.git` with a gitfile naming a
+    repository only root may read (or listed it as an alternate): fixbot, as root, cloned it and
+    handed its files to the commands and the model. It refuses now."""
+    secret = make_repo(tmp_path / "secret", {"key.txt": "root only\n"})
+    secret.chmod(0o700)
+    workspace = make_repo(tmp_path / "w", {"app.py": "x = 1\n"})
+    for path in [workspace, *workspace.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    private = worlds.private_folder(workspace, tmp_path / "state")
+    worlds.write_gitconfig(private, {}, trusted=(workspace,), protocols=())  # as a run does
+    for plant in ("gitfile", "alternates"):
+        if plant == "gitfile":
+            import shutil
+
+            shutil.rmtree(workspace / ".git")
+            (workspace / ".git").write_text(f"gitdir: {secret / '.git'}\n")
+            os.lchown(workspace / ".git", 65534, 65534)
+        else:
+            (workspace / ".git").unlink()
+            raw_git(tmp_path, "init", "-q", str(workspace))
+            alternates = workspace / ".git" / "objects" / "info" / "alternates"
+            alternates.write_text(str(secret / ".git" / "objects") + "\n")
+            head = raw_git(secret, "rev-parse", "HEAD")
+            (workspace / ".git" / "refs" / "heads" / "main").write_text(head + "\n")
+            (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+            for path in [workspace, *workspace.rglob("*")]:
+                os.lchown(path, 65534, 65534)
+        with worlds.entered(private), pytest.raises(GitError, match="not the workspace owner"):
+            worlds.clone(workspace, private / worlds.REPO)
+        assert not (private / worlds.REPO / "key.txt").exists()
