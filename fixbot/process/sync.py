@@ -82,6 +82,7 @@ class Worlds:
     max_files: int = MAX_READ_BACK_FILES
     max_bytes: int = MAX_READ_BACK_BYTES
     manifest: dict[str, Written] = field(default_factory=dict)
+    settled: dict[str, Key] | None = None  # `untracked` as the last command ended
 
     def in_workspace(self, path: Path) -> Path:
         """`path` inside F mapped to the same place in W (other paths unchanged)."""
@@ -204,15 +205,26 @@ class Worlds:
                 found[rel] = _key(info)
         return found
 
-    def read_back(self, before: Mapping[str, Key] | None = None) -> ReadBack:
+    def stirred(self, before: Mapping[str, Key]) -> set[str]:
+        """The new files of `before` (`untracked`, taken as a fix command starts) that appeared
+        or changed since the last command ended (`settled`): no command of fixbot's ran then, so
+        a process one left behind (where no PID namespace ends it) wrote them."""
+        if self.settled is None:
+            return set()
+        return {rel for rel, key in before.items() if self.settled.get(rel) != key}
+
+    def read_back(
+        self, before: Mapping[str, Key] | None = None, stirred: set[str] | None = None
+    ) -> ReadBack:
         """Bring the regular files a fix command changed in W into F, as bytes; return what came
         back and what was refused (a link, a special file, a protected path, `.git` at any
         depth, over the bounds).
 
         Tracked paths W deleted are deleted in F; new files count only when F's git does not
         ignore them and they are not in `before` as they are now (`untracked`, taken before the
-        command), so what a check or the set-up left behind stays in W. Raises GitError and
-        OSError (F)."""
+        command), so what a check or the set-up left behind stays in W; none of `stirred`
+        (`stirred`: written while no command ran) comes back. Raises GitError and OSError (F).
+        """
         result = ReadBack()
         budget = [self.max_files, self.max_bytes]
         for rel, was in sorted(self.manifest.items()):
@@ -220,9 +232,11 @@ class Worlds:
             if now is not None and _key(now) == was.workspace:
                 continue
             self._take(rel, result, budget)
-        earlier = before or {}
+        earlier, left = before or {}, stirred or set()
         for rel, key in self.untracked().items():
-            if earlier.get(rel) != key:
+            if rel in left:
+                result.refused.append((rel, "written while no fix command ran (a process left)"))
+            elif earlier.get(rel) != key:
                 self._take(rel, result, budget)
         return result
 

@@ -224,3 +224,35 @@ def test_a_gitfile_naming_a_root_only_repository_is_never_cloned(tmp_path: Path)
         with worlds.entered(private), pytest.raises(GitError, match="not the workspace owner"):
             worlds.clone(workspace, private / worlds.REPO)
         assert not (private / worlds.REPO / "key.txt").exists()
+
+
+def test_a_file_a_survivor_writes_between_commands_is_never_read_back(
+    pair: sync.Worlds, tmp_path: Path
+) -> None:
+    """Without the PID namespace, a check leaves a process that escaped the sweep (it dropped
+    the marker from its environment and left the group) rewriting `evil.py`: the next fix
+    command's read-back carried it into the verified commit. A file that appeared or changed
+    since the last command ended, when none ran, never comes back; the fix command's own does."""
+    from fixbot.core.budget import Deadline
+    from fixbot.process.launcher import Launcher
+
+    pidfile = tmp_path / "survivor.pid"
+    survivor = (
+        f"setsid env -i sh -c 'echo $$ > {pidfile}; "
+        "while :; do date +%s%N > evil.py; sleep 0.02; done' >/dev/null 2>&1 &"
+    )
+    env = {"PATH": os.environ["PATH"]}
+    launcher = Launcher(pair.fixbot, env, namespace=False, deadline=Deadline.start(None), pair=pair)
+    with worlds.entered(pair.fixbot.parent):
+        try:
+            launcher.run(survivor, pair.fixbot, tmp_path / "check.log", 30)
+            while not (pair.workspace / "evil.py").exists():
+                pass
+            _, back = launcher.run_fix("echo 'y = 3' > fixed.py", pair.fixbot, tmp_path / "f", 30)
+        finally:
+            if pidfile.exists():
+                os.kill(int(pidfile.read_text()), 9)
+    assert back is not None
+    assert back.changed == ["fixed.py"]
+    assert ("evil.py", "written while no fix command ran (a process left)") in back.refused
+    assert not (pair.fixbot / "evil.py").exists()
