@@ -3,6 +3,7 @@ command, the private folder and the clone, with real git in real temporary repos
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
@@ -239,19 +240,19 @@ def test_a_file_a_survivor_writes_between_commands_is_never_read_back(
     pidfile = tmp_path / "survivor.pid"
     survivor = (
         f"setsid env -i sh -c 'echo $$ > {pidfile}; "
-        "while :; do date +%s%N > evil.py; sleep 0.02; done' >/dev/null 2>&1 &"
+        "while :; do date +%s%N > evil.py; sleep 0.02; done' >/dev/null 2>&1 & "
+        "while [ ! -e evil.py ]; do sleep 0.01; done"  # it left the sweep's reach: it wrote
     )
     env = {"PATH": os.environ["PATH"]}
     launcher = Launcher(pair.fixbot, env, namespace=False, deadline=Deadline.start(None), pair=pair)
     with worlds.entered(pair.fixbot.parent):
         try:
             launcher.run(survivor, pair.fixbot, tmp_path / "check.log", 30)
-            while not (pair.workspace / "evil.py").exists():
-                pass
             _, back = launcher.run_fix("echo 'y = 3' > fixed.py", pair.fixbot, tmp_path / "f", 30)
         finally:
             if pidfile.exists():
-                os.kill(int(pidfile.read_text()), 9)
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pidfile.read_text()), 9)
     assert back is not None
     assert back.changed == ["fixed.py"]
     assert ("evil.py", "written while no fix command ran (a process left)") in back.refused
