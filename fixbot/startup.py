@@ -118,6 +118,8 @@ def _reexec_isolated(words: list[str]) -> None:
     # The runner mode, not root: become root where passwordless sudo allows (the uid split).
     runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
     sudo = installation.passwordless_sudo() if runner and os.geteuid() != 0 else None
+    if sudo is not None:  # root starts the commands with it: no loader variable (as sudo's)
+        given = {k: v for k, v in given.items() if k not in installation.LOADER_VARIABLES}
     nonce = os.urandom(16).hex()
     fd = _payload(nonce, moved, given)
     carried = {**kept, SECRETS_FD_VARIABLE: str(fd)}
