@@ -191,6 +191,7 @@ def command_run(args: argparse.Namespace) -> int:
     exit code (2, 130, 143), never a traceback.
     """
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from fixbot.core import environment
     from fixbot.core.config import load_settings
     from fixbot.core.errors import Cancelled, ConfigError, Interrupted
     from fixbot.core.models import Outcome, OutcomeKind
@@ -199,10 +200,11 @@ def command_run(args: argparse.Namespace) -> int:
     from fixbot.ui.progress import make_progress
 
     directory = (START_DIR[0] / args.directory).resolve()
+    given = environment.given(os.environ)  # the commands' (without secrets), the settings'
     try:
         if not directory.is_dir():
             raise ConfigError([f"{directory} does not exist: pass -C with the repository's folder"])
-        settings = load_settings(directory, flags_from(args), os.environ)
+        settings = load_settings(directory, flags_from(args), given)
         if getattr(args, "explain", False):
             return explain(settings, directory)
         settings = zero_config(settings, directory)
@@ -214,8 +216,8 @@ def command_run(args: argparse.Namespace) -> int:
             outcome, _ = engine.run(
                 settings,
                 directory,
-                env=os.environ,
-                progress=make_progress(os.environ),
+                env=given,
+                progress=make_progress(given),
                 request=RunRequest(
                     hint=settings.hint, first_failure=first_failure(args, directory)
                 ),
@@ -295,6 +297,7 @@ def first_failure(args: argparse.Namespace, directory: Path) -> Any:
 
 def _run_pull_request(args: argparse.Namespace, settings: Any, directory: Path) -> Outcome:
     """`fixbot run --pr N`: GitHub errors become an `error` outcome with their message."""
+    from fixbot.core import environment
     from fixbot.core.errors import GitHubError
     from fixbot.core.models import Outcome, OutcomeKind
     from fixbot.github.local import run_pull_request
@@ -305,7 +308,7 @@ def _run_pull_request(args: argparse.Namespace, settings: Any, directory: Path) 
             settings,
             directory,
             args.pr,
-            env=os.environ,
+            env=environment.given(os.environ),
             repo=args.repo,
             push=args.push,
             progress=make_progress(os.environ),
@@ -329,12 +332,13 @@ def print_outcome(outcome: Any, *, as_json: bool) -> None:
 def command_action(args: argparse.Namespace) -> int:
     """`fixbot action`: the GitHub Action entry point."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from fixbot.core import environment
     from fixbot.github.action import main as action_main
     from fixbot.process import installation
 
     installation.enter_action()
 
-    code: int = action_main(os.environ)
+    code: int = action_main(environment.given(os.environ))
     return code
 
 

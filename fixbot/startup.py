@@ -1,11 +1,14 @@
 """The first thing fixbot does, before argparse or any other module of its own: no secret in its
-environment, no core file, no same-user peeking, and fixbot's own code only.
+environment, no variable it did not choose, no core file, no same-user peeking, and fixbot's
+own code only.
 
-`fixbot.cli.main` calls `harden_process`, then `secrets_first`: the secrets move from the
-environment into a pipe and fixbot re-executes itself by absolute path in Python's isolated
-mode from `/` (`_reexec_isolated`), as root through the runner's passwordless sudo where the
-runner mode can split the uids (`_exec_as_root`); the new process reads them back
-(`_restore_secrets`). Only the standard library is imported here at module level.
+`fixbot.cli.main` calls `harden_process`, then `secrets_first`: fixbot re-executes itself by
+absolute path in Python's isolated mode from `/` (`_reexec_isolated`), as root through the
+runner's passwordless sudo where the runner mode can split the uids (`_exec_as_root`), with an
+environment built from its allowlist (`fixbot.core.environment`); the secrets and the
+environment it was started with (for the project's commands) go through a descriptor, and the
+new process reads them back (`_restore_secrets`). Only the standard library is imported here at
+module level, and nothing that loads libcrypto before the exec.
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ def harden_process() -> None:
 
 def secrets_first(words: list[str]) -> list[str]:
     """`words` without the re-execution marker, after leaving the current folder for `/` and
-    restoring (in a re-execution) or moving out of the environment (`run` and `action` outside
-    fixbot's image) the secrets; `START_DIR` becomes the folder fixbot was started in.
+    restoring (in a re-execution) or moving out of the environment (`run` and `action`,
+    re-executed with the environment fixbot builds) the secrets; `START_DIR` becomes the
+    folder fixbot was started in.
 
     `FIXBOT_SECRETS_FD` counts only next to the marker and nonce that only fixbot's own
     re-execution puts into argv (a step before fixbot can write the environment through
@@ -65,12 +69,17 @@ def secrets_first(words: list[str]) -> list[str]:
         _restore_secrets(given, words[1])
         START_DIR[0] = Path(words[2])
         os.chdir("/")
+        rest = words[3:]
         if words[3:4] == [SPLIT_MARKER]:  # root through the runner's sudo (`_exec_as_root`)
             from fixbot.process import installation
 
             installation.enter_split()
-            return words[4:]
-        return words[3:]
+            rest = words[4:]
+        from fixbot.core import environment
+
+        for line in environment.announce(environment.given(os.environ), rest[0] if rest else ""):
+            print(line, file=sys.stderr)
+        return rest
     START_DIR[0] = Path.cwd()
     os.chdir("/")
     if words[:1] in (["run"], ["action"]):
@@ -79,53 +88,70 @@ def secrets_first(words: list[str]) -> list[str]:
 
 
 def _reexec_isolated(words: list[str]) -> None:
-    """Re-execute fixbot by absolute path in isolated mode, from `/`, with its secrets moved
-    from its environment into a pipe; return only when there is no need (this process is
-    already isolated and holds no secret it must move) or the secrets are too large (a warning).
+    """Re-execute fixbot by absolute path in isolated mode, from `/`, with an environment it
+    built from its allowlist (`fixbot.core.environment.build`) and without its secrets: those,
+    and the whole environment fixbot was started with (the project's commands get it, without
+    secrets), go through a descriptor (`_payload`). Never returns.
 
-    The project's commands share fixbot's uid everywhere but fixbot's image and the runner mode
-    under sudo, and could read `/proc/<fixbot>/environ` where no PID namespace hides it, which
-    shows the environment given to exec; afterwards it holds no token and no model key. In
-    fixbot's image (an installation fact, `fixbot.process.installation`) fixbot is root and the
-    commands another uid: the secrets stay.
+    Every `run` and `action` is re-executed, in fixbot's image as root too: the process that
+    holds the token and the model key starts with none of the variables an earlier step wrote
+    into GITHUB_ENV but the allowlisted ones (an `OPENSSL_CONF`, a proxy, a CA bundle, git's
+    `GIT_AUTHOR_*` never reach it, nor anything it starts). The secrets are kept out of its
+    environment because the project's commands share fixbot's uid everywhere but fixbot's image
+    and the runner mode under sudo, and could read `/proc/<fixbot>/environ` where no PID
+    namespace hides it. Nothing imported before the exec loads libcrypto (no `hashlib`, no
+    `secrets`: the nonce comes from `os.urandom`).
     """
-    import secrets as tokens
-
+    from fixbot.core import environment, servers
     from fixbot.core.secrets import check_environment
     from fixbot.process import installation
 
-    env = dict(os.environ)
-    kept = check_environment(env)
-    own_uid = os.geteuid() == 0 and installation.runtime() == installation.CONTAINER
-    moved = {} if own_uid else {k: v for k, v in sorted(env.items()) if k not in kept}
+    given = dict(os.environ)
+    built = environment.build(
+        given, words[0], lambda name: bool(servers.server_variables({name: ""}))
+    )
+    kept = check_environment(built)
+    moved = {k: v for k, v in sorted(built.items()) if k not in kept}
+    # from here on this process, and sudo below, see only what fixbot chose
+    os.environ.clear()
+    os.environ.update(kept)
     # The runner mode, not root: become root where passwordless sudo allows (the uid split).
     runner = words[:1] == ["action"] and installation.runtime() != installation.CONTAINER
     sudo = installation.passwordless_sudo() if runner and os.geteuid() != 0 else None
-    if not moved and sys.flags.isolated and sudo is None:
-        return
-    nonce = tokens.token_hex(16)
-    payload = "\0".join([nonce, *(f"{k}={v}" for k, v in moved.items())]).encode()
-    if len(payload) > PIPE_CAPACITY:
-        print(
-            "fixbot: warning: the secrets are too large to move out of the environment; "
-            "they stay in it",
-            file=sys.stderr,
-        )
-        # They would stand in sudo's argv, which every user may read: no uid split then.
-        moved, payload, sudo = {}, nonce.encode(), None
-    read_end, write_end = os.pipe()
-    os.write(write_end, payload)
-    os.close(write_end)
-    os.set_inheritable(read_end, True)
-    carried = {k: v for k, v in env.items() if k not in moved}
-    carried[SECRETS_FD_VARIABLE] = str(read_end)
+    if sudo is not None:  # root starts the commands with it: no loader variable (as sudo's)
+        given = {k: v for k, v in given.items() if k not in installation.LOADER_VARIABLES}
+    nonce = os.urandom(16).hex()
+    fd = _payload(nonce, moved, given)
+    carried = {**kept, SECRETS_FD_VARIABLE: str(fd)}
     sys.stdout.flush()
     sys.stderr.flush()
     executable = os.path.abspath(sys.executable)
     argv = [executable, "-I", "-m", "fixbot", REEXEC_MARKER, nonce, str(START_DIR[0]), *words]
     if sudo is not None:
-        _exec_as_root(sudo, argv, carried, read_end)
+        _exec_as_root(sudo, argv, carried, fd)
     os.execve(executable, argv, carried)
+
+
+def _payload(nonce: str, moved: dict[str, str], given: dict[str, str]) -> int:
+    """A descriptor (inheritable, at offset 0) holding `nonce`, the `moved` variables and, after
+    an empty item, the environment `given`, NUL-separated (no variable holds a NUL): an
+    anonymous memory file where Linux has one (memfd_create(2): no size limit, no name on
+    disk), else a pipe. Exits (code 2) when a pipe cannot hold them."""
+    items = [nonce, *(f"{k}={v}" for k, v in moved.items()), ""]
+    items += [f"{k}={v}" for k, v in given.items()]
+    data = "\0".join(items).encode("utf-8", "surrogateescape")
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("fixbot-start", 0)
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    else:
+        if len(data) > PIPE_CAPACITY:
+            raise SystemExit("fixbot: the environment is too large to pass to the re-execution")
+        fd, write_end = os.pipe()
+        os.write(write_end, data)
+        os.close(write_end)
+    os.set_inheritable(fd, True)
+    return fd
 
 
 def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str], fd: int) -> None:
@@ -151,8 +177,9 @@ def _exec_as_root(programs: tuple[str, str], argv: list[str], env: dict[str, str
 
 
 def _restore_secrets(fd_text: str, nonce: str) -> None:
-    """Read the secrets `_reexec_without_secrets` passed through pipe `fd_text` into
-    `os.environ` (memory only). Exits (code 2) when the pipe does not start with `nonce`."""
+    """Read what `_reexec_isolated` passed through descriptor `fd_text`: the secrets into
+    `os.environ` (memory only), the environment fixbot was started with into
+    `fixbot.core.environment.remember`. Exits (code 2) when it does not start with `nonce`."""
     if not fd_text.isdigit():
         raise SystemExit("fixbot: the re-execution's secrets pipe is missing")
     fd = int(fd_text)
@@ -160,10 +187,19 @@ def _restore_secrets(fd_text: str, nonce: str) -> None:
     while chunk := os.read(fd, 65536):
         chunks.append(chunk)
     os.close(fd)
-    first, *items = b"".join(chunks).decode().split("\0")
+    first, *items = b"".join(chunks).decode("utf-8", "surrogateescape").split("\0")
     if first != nonce:
         raise SystemExit("fixbot: the re-execution's secrets pipe is not fixbot's own")
-    for item in items:
+    at = items.index("") if "" in items else len(items)
+    for item in items[:at]:
         name, sep, value = item.partition("=")
         if sep:
             os.environ[name] = value
+    given = {}
+    for item in items[at + 1 :]:
+        name, sep, value = item.partition("=")
+        if sep:
+            given[name] = value
+    from fixbot.core import environment
+
+    environment.remember(given)

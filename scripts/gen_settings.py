@@ -224,6 +224,42 @@ def render_commands(text: str) -> str:
     return f"{head}{COMMANDS_START}\n{commands_table()}{COMMANDS_END}{tail}"
 
 
+ENVIRONMENT = ROOT / "fixbot" / "core" / "environment.py"
+GENERATED_START = "# generated:start"
+GENERATED_END = "# generated:end"
+
+
+def _names(names: set[str]) -> str:
+    body = "".join(f"        {json.dumps(name)},\n" for name in sorted(names))
+    return "frozenset(\n    {\n" + body + "    }\n)"
+
+
+def environment_block() -> str:
+    """The allowlist's generated names: every setting's `INPUT_*` and `FIXBOT_*` variables and
+    the Action's extra inputs, and the runner's variables `GitHubEnv` reads."""
+    from fixbot.core.github_env import GitHubEnv
+
+    settings = {variable for item in specs() for variable in item.variables}
+    settings |= {item.input_variable for item in specs() if item.surface.action}
+    settings |= {"INPUT_" + extra.name.upper() for extra in EXTRA_INPUTS}
+    github = set()
+    for name, info in GitHubEnv.model_fields.items():
+        alias = info.validation_alias
+        github |= set(getattr(alias, "choices", ())) or {"GITHUB_" + name.upper()}
+    return (
+        f"SETTING_VARIABLES = {_names(settings)}\n"
+        f"GITHUB_VARIABLES = {_names({str(name) for name in github})}\n"
+    )
+
+
+def render_environment(text: str) -> str:
+    """fixbot/core/environment.py with its generated block rewritten."""
+    head, rest = text.split(GENERATED_START, 1)
+    line, rest = rest.split("\n", 1)
+    _, tail = rest.split(GENERATED_END, 1)
+    return f"{head}{GENERATED_START}{line}\n{environment_block()}{GENERATED_END}{tail}"
+
+
 def generated() -> dict[Path, str]:
     """Every generated file that exists, with its wanted content."""
     out: dict[Path, str] = {}
@@ -236,6 +272,7 @@ def generated() -> dict[Path, str]:
         if path.exists():
             out[path] = render_table(path.read_text(encoding="utf-8"))
     out[README] = render_commands(out[README])
+    out[ENVIRONMENT] = render_environment(ENVIRONMENT.read_text(encoding="utf-8"))
     return out
 
 

@@ -204,15 +204,20 @@ SEARCH_KEY_PREFIXES = (
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "LOGIN")
 
 
+def is_search_key(name: str) -> bool:
+    """True for a web search provider's credential variable (`TAVILY_API_KEY`)."""
+    upper = name.upper()
+    return upper.startswith(SEARCH_KEY_PREFIXES) and any(w in upper for w in SECRET_WORDS)
+
+
 def is_scrubbed(name: str) -> bool:
     """True for a variable the check and fix commands must never see."""
     upper = name.upper()
-    search_key = upper.startswith(SEARCH_KEY_PREFIXES) and any(w in upper for w in SECRET_WORDS)
     return (
         upper in GITHUB_NAMES
         or upper.startswith(SCRUBBED_PREFIXES)
         or is_provider_key(upper)
-        or search_key
+        or is_search_key(upper)
     )
 
 

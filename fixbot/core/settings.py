@@ -185,6 +185,29 @@ class Settings(BaseModel):
         str | None,
         _s(metavar="URL", example="http://localhost:8000/v1", trust=True, secret=True),
     ] = Field(None, description="Base URL of an OpenAI-compatible server.")
+    https_proxy: Annotated[
+        str | None,
+        _s(metavar="URL", example="http://proxy.internal:3128", trust=True, secret=True, cli=False),
+    ] = Field(
+        None,
+        description="Proxy for fixbot's own git, model and GitHub requests (a self-hosted "
+        "runner's), named in the log; read as fixbot starts, from the input or "
+        "FIXBOT_HTTPS_PROXY only: an HTTPS_PROXY in the environment never reaches fixbot's own "
+        "process (the project's commands still get it).",
+    )
+    no_proxy: Annotated[str | None, _s(metavar="HOSTS", trust=True, cli=False)] = Field(
+        None,
+        description="Hosts fixbot reaches without the https-proxy (NO_PROXY's form), read as "
+        "fixbot starts like https-proxy.",
+    )
+    ca_bundle: Annotated[
+        str | None, _s(metavar="FILE", example="/etc/ssl/certs/corp.pem", trust=True, cli=False)
+    ] = Field(
+        None,
+        description="Certificate authorities (a PEM file) fixbot's own git, model and GitHub "
+        "requests trust instead of the system's, named in the log; read as fixbot starts like "
+        "https-proxy: an SSL_CERT_FILE or GIT_SSL_CAINFO in the environment is ignored.",
+    )
     fallback_models: Annotated[
         list[str], _s(metavar="MODEL", aliases=("fallback-model",), trust=True)
     ] = Field(

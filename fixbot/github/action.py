@@ -10,10 +10,12 @@ escalated, 2 for errors (bad configuration, or a result that could not be publis
 from __future__ import annotations
 
 import os
+import pwd
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError, GitHubError
@@ -39,7 +41,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.policy import manifests
-from fixbot.process import git, installation, packages, sandbox, worlds
+from fixbot.process import exposure, git, installation, packages, sandbox, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
@@ -199,6 +201,12 @@ def _fix(
     shared = _gate_shared_uid(ctx, event)
     if not shared.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, shared.reason)
+    exposed = _exposed_home(ctx)
+    if exposed:
+        return _bare(ctx, OutcomeKind.REFUSED, exposed)
+    if exposure.persisted_credentials(ctx.workspace):
+        workflow.warning(PERSISTED, ctx.out, title="fixbot: the token is in .git/config")
+        ctx.notes.append(PERSISTED)
     checkout.configure(ctx.workspace)
     fixbot = _own_clone(ctx, event)
     with worlds.entered(fixbot.parent):  # fixbot's git configuration, its clone
@@ -269,6 +277,34 @@ def _fix_in_clone(
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
 
 
+PERSISTED = (
+    "actions/checkout left the job's token in the workspace's .git/config "
+    "(`persist-credentials: true`, its default): the check can read it there. Set "
+    "`persist-credentials: false` on the actions/checkout step (fixbot pushes with its own "
+    "github-token)"
+)
+
+
+def _exposed_home(ctx: Context) -> str | None:
+    """In the runner mode's uid split, why the run stops when the commands' user could read a
+    credential file in the runner user's HOME (`exposure.exposed_home`), with the fix."""
+    if not installation.split():
+        return None
+    try:
+        home = Path(pwd.getpwuid(ctx.workspace.lstat().st_uid).pw_dir)
+    except (KeyError, OSError):
+        return None
+    found = exposure.exposed_home(home)
+    if not found:
+        return None
+    shown = " ".join(str(path) for path in found[:10])
+    return (
+        f"the project's commands (another user) could read these files of the runner's user: "
+        f"{shown}; make them private first (a step before fixbot: `chmod 600 {shown}`), or "
+        f"close the home folder (`chmod o-rwx {home}` where the workspace is not under it)"
+    )
+
+
 def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:
     """`gates.gate_shared_uid` where no uid separates the commands from fixbot, else ALLOW; the
     pull request's author is read from GitHub when the payload omits it (`workflow_run`)."""
@@ -319,13 +355,17 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     then fetched from origin into the clone and checked out there (`_switch`). Raises `GitError`.
     """
     private = worlds.private_folder(ctx.workspace, worlds.state_base(os.geteuid(), ctx.env))
-    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(ctx.workspace,))
+    # the remote is the repository on the run's server (GITHUB_SERVER_URL, which an earlier
+    # step cannot overwrite, and the event's repository), never a URL of the workspace's
+    # `.git/config`; git may use that server's transport alone
+    remote = f"{ctx.github.server}/{event.repository}"
+    scheme = urlsplit(ctx.github.server).scheme or "https"
+    worlds.write_gitconfig(
+        private, worlds.ambient_identity(), trusted=(ctx.workspace,), protocols=(scheme,)
+    )
     fixbot = private / worlds.REPO
     with worlds.entered(private):
         worlds.clone(ctx.workspace, fixbot)
-        # actions/checkout's origin; else the repository on the run's server (GITHUB_* variables
-        # cannot be overwritten by an earlier step): never the workspace the clone came from
-        remote = worlds.origin_url(ctx.workspace) or f"{ctx.github.server}/{event.repository}"
         git.run(fixbot, "remote", "set-url", "origin", remote)
         _switch(fixbot, event, ctx.git_env)
     return fixbot

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
-from fixbot.agent import servers
+from fixbot.core import servers
 from fixbot.github.api.context import Context
 from fixbot.github.events.inputs import variable
 from fixbot.process import installation

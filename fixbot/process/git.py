@@ -36,8 +36,10 @@ from fixbot.process import programs
 __all__ = ["GitError"]
 
 
-# What fixbot's git inherits from fixbot's environment: the user's git identity and config file,
-# locale, temp folder, proxies and CA bundles. Nothing else (no token, no model key, no
+# What fixbot's git inherits from fixbot's own environment, which `fixbot.startup` built from
+# the allowlist of `fixbot.core.environment` (so a proxy or CA here is the `https-proxy` or
+# `ca-bundle` setting's, and no GIT_AUTHOR_* of the step's is in it; tests calling fixbot in
+# process may set them). Nothing else (no token, no model key, no
 # GIT_CONFIG_COUNT/GIT_SSH_COMMAND/GIT_ASKPASS from outside).
 PASSED_VARIABLES = frozenset(
     {"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR"}

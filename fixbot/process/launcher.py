@@ -88,18 +88,23 @@ class Launcher:
         finally:
             if not wrapper:
                 sandbox.sweep(mark)
+            if self.pair is not None:  # what the workspace holds as no command runs any more
+                self.pair.settled = self.pair.untracked()
 
     def run_fix(
         self, command: str, cwd: Path, log_path: Path, timeout: float
     ) -> tuple[CheckResult, sync.ReadBack | None]:
         """Run the fix command `command` like `run`, then bring the regular files it changed in
-        the workspace back into fixbot's clone (`Worlds.read_back`; None without `pair`)."""
+        the workspace back into fixbot's clone (`Worlds.read_back`; None without `pair`): never
+        a file that appeared or changed since the last command ended, when none ran
+        (`Worlds.stirred`: a process left behind where no PID namespace ended it)."""
         if self.pair is None:
             return self.run(command, cwd, log_path, timeout), None
         self.pair.to_workspace()
         before = self.pair.untracked()
+        stirred = self.pair.stirred(before)  # a process left behind is writing these
         result = self.run(command, cwd, log_path, timeout)
-        return result, self.pair.read_back(before)
+        return result, self.pair.read_back(before, stirred)
 
     def output(self, argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
         """Run the program `argv` like a project command (same user, namespace, environment)

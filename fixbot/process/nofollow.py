@@ -99,16 +99,53 @@ def stat_at(root: Path, rel: str) -> os.stat_result | None:
         return None
 
 
-def read_at(root: Path, rel: str) -> bytes:
+class TooLarge(OSError):
+    """A file grew past the bound it was read with."""
+
+
+def readable_by(info: os.stat_result, reader: tuple[int, int]) -> bool:
+    """True when the user `reader` (uid, gid) could read the file `info` describes by its mode
+    bits (root reads everything; ACLs are not consulted, so this errs on refusing)."""
+    uid, gid = reader
+    if uid == 0:
+        return True
+    if info.st_uid == uid:
+        return bool(info.st_mode & stat.S_IRUSR)
+    if info.st_gid == gid:
+        return bool(info.st_mode & stat.S_IRGRP)
+    return bool(info.st_mode & stat.S_IROTH)
+
+
+def read_at(
+    root: Path, rel: str, limit: int | None = None, reader: tuple[int, int] | None = None
+) -> bytes:
     """The bytes of the regular file `rel` under `root`, opened without following a link and
-    without blocking on a fifo. Raises OSError (`Planted` for a link on the way)."""
+    without blocking on a fifo: the one way fixbot reads a file the project's commands could
+    have written. With `limit` (bytes) at most `limit + 1` bytes are ever read, so a file that
+    grows while it is read raises `TooLarge` instead of filling memory; with `reader` (uid, gid:
+    the commands' user) a file that user could not read itself (a hard link to a root-only
+    file) raises PermissionError. Raises OSError (`Planted` for a link on the way, EINVAL for
+    anything but a regular file)."""
     with parent(root, rel, create=False) as dir_fd:
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         fd = os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=dir_fd)
         with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise OSError(errno.EINVAL, f"{rel} is not a regular file")
-            return handle.read()
+            if reader is not None and not readable_by(info, reader):
+                raise PermissionError(errno.EACCES, f"{rel} is not readable by the commands' user")
+            if limit is None:
+                return handle.read()
+            data = handle.read(limit + 1)
+            if len(data) > limit:
+                raise TooLarge(errno.EFBIG, f"{rel} is larger than {limit} bytes")
+            return data
+
+
+def read_file(path: Path, limit: int, reader: tuple[int, int] | None) -> bytes:
+    """`read_at` for the file `path` (its folder is fixbot's own, reached as it is)."""
+    return read_at(path.parent, path.name, limit, reader)
 
 
 def place(

@@ -20,7 +20,15 @@ from pathlib import Path
 from fixbot.core.errors import GitError
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.process import git
-from fixbot.process.nofollow import Planted, executable, place, read_at, remove_path, stat_at
+from fixbot.process.nofollow import (
+    Planted,
+    TooLarge,
+    executable,
+    place,
+    read_at,
+    remove_path,
+    stat_at,
+)
 
 MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
 MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
@@ -75,6 +83,7 @@ class Worlds:
     max_files: int = MAX_READ_BACK_FILES
     max_bytes: int = MAX_READ_BACK_BYTES
     manifest: dict[str, Written] = field(default_factory=dict)
+    settled: dict[str, Key] | None = None  # `untracked` as the last command ended
 
     def in_workspace(self, path: Path) -> Path:
         """`path` inside F mapped to the same place in W (other paths unchanged)."""
@@ -153,7 +162,8 @@ class Worlds:
         ):
             return False
         try:
-            return read_at(self.workspace, rel) == read_at(self.fixbot, rel)
+            mine = read_at(self.fixbot, rel)
+            return read_at(self.workspace, rel, len(mine)) == mine
         except OSError:
             return False
 
@@ -206,15 +216,26 @@ class Worlds:
                 found[rel] = _key(info)
         return found
 
-    def read_back(self, before: Mapping[str, Key] | None = None) -> ReadBack:
+    def stirred(self, before: Mapping[str, Key]) -> set[str]:
+        """The new files of `before` (`untracked`, taken as a fix command starts) that appeared
+        or changed since the last command ended (`settled`): no command of fixbot's ran then, so
+        a process one left behind (where no PID namespace ends it) wrote them."""
+        if self.settled is None:
+            return set()
+        return {rel for rel, key in before.items() if self.settled.get(rel) != key}
+
+    def read_back(
+        self, before: Mapping[str, Key] | None = None, stirred: set[str] | None = None
+    ) -> ReadBack:
         """Bring the regular files a fix command changed in W into F, as bytes; return what came
         back and what was refused (a link, a special file, a protected path, `.git` at any
         depth, over the bounds).
 
         Tracked paths W deleted are deleted in F; new files count only when F's git does not
         ignore them and they are not in `before` as they are now (`untracked`, taken before the
-        command), so what a check or the set-up left behind stays in W. Raises GitError and
-        OSError (F)."""
+        command), so what a check or the set-up left behind stays in W; none of `stirred`
+        (`stirred`: written while no command ran) comes back. Raises GitError and OSError (F).
+        """
         result = ReadBack()
         budget = [self.max_files, self.max_bytes]
         for rel, was in sorted(self.manifest.items()):
@@ -222,9 +243,11 @@ class Worlds:
             if now is not None and _key(now) == was.workspace:
                 continue
             self._take(rel, result, budget)
-        earlier = before or {}
+        earlier, left = before or {}, stirred or set()
         for rel, key in self.untracked().items():
-            if earlier.get(rel) != key:
+            if rel in left:
+                result.refused.append((rel, "written while no fix command ran (a process left)"))
+            elif earlier.get(rel) != key:
                 self._take(rel, result, budget)
         return result
 
@@ -255,7 +278,14 @@ class Worlds:
         if budget[0] <= 0 or info.st_size > budget[1]:
             result.refused.append((rel, "over the read-back bounds"))
             return
-        data = read_at(self.workspace, rel)
+        try:  # the bound holds while reading: a file that grows after the lstat is cut off
+            data = read_at(self.workspace, rel, budget[1], self.owner)
+        except TooLarge:
+            result.refused.append((rel, "over the read-back bounds"))
+            return
+        except (Planted, PermissionError, OSError) as exc:
+            result.refused.append((rel, f"not read ({exc})"))
+            return
         budget[0] -= 1
         budget[1] -= len(data)
         old = _lstat(os.path.join(self.fixbot, rel))
@@ -277,9 +307,8 @@ class Worlds:
         if os.path.lexists(self.fixbot / folder):
             return False
         try:
-            return _ignores_all(
-                read_at(self.workspace, folder + ".gitignore")[:4096].decode(errors="replace")
-            )
+            text = read_at(self.workspace, folder + ".gitignore", 4096, self.owner)
+            return _ignores_all(text.decode(errors="replace"))
         except (OSError, Planted):
             return False
 

@@ -27,17 +27,23 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import shlex
 import shutil
 import stat
+import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git
+from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import Planted, parent, place
 from fixbot.process.sync import Worlds
 
+# The one place fixbot's git reads a local repository: the workspace, through git-upload-pack
+# (`clone`, `workspace_head`); fixbot's configuration allows no `file` transport otherwise.
+LOCAL = ("-c", "protocol.file.allow=always")
 ROOT_BASE = Path("/var/lib/fixbot")  # fixbot's worlds when it runs as root (root-only)
 PRIVATE_MODE = 0o700
 REPO = "repo"  # F, inside the private folder
@@ -96,15 +102,22 @@ def _check_private(path: Path) -> None:
 
 
 def write_gitconfig(
-    folder: Path, identity: Mapping[str, str], trusted: tuple[Path, ...] = ()
+    folder: Path,
+    identity: Mapping[str, str],
+    trusted: tuple[Path, ...] = (),
+    protocols: tuple[str, ...] = ("https",),
 ) -> Path:
     """Write fixbot's global git configuration in `folder` (mode 0600) and return its path.
 
     It pins what git would otherwise read from HOME or the system: no fsmonitor, no `ext::`
     transport, empty attributes and excludes files; `identity` (user.name,
-    user.email) is the committer when given. `trusted` are workspaces of another user that
-    fixbot clones (`safe.directory`, git-config(1); git 2.35.2+ refuses them otherwise): only
-    git-upload-pack reads them (`clone`), which runs nothing of the repository it serves."""
+    user.email) is the committer when given. Only `protocols` (git's transports: `https`, the
+    scheme of the Action's `GITHUB_SERVER_URL`) are allowed (`protocol.allow = never`,
+    git-config(1)): no `file://` or local path, `ext::` or `git://` remote, whatever a
+    configuration names; the clone from the workspace allows `file` on its own command line.
+    `trusted` are workspaces of another user that fixbot clones (`safe.directory`,
+    git-config(1); git 2.35.2+ refuses them otherwise): only git-upload-pack reads them
+    (`clone`), which runs nothing of the repository it serves."""
     # hooksPath stays on fixbot's command line (`git.SAFE_CONFIG`), not here: a push to a
     # remote on this machine starts its receive-pack with this file too, and the remote's own
     # hooks (a protected branch's pre-receive) must still run there
@@ -113,9 +126,14 @@ def write_gitconfig(
         "\tfsmonitor = false",
         "\tattributesFile = /dev/null",
         "\texcludesFile = /dev/null",
+        "[protocol]",
+        "\tallow = never",
         '[protocol "ext"]',
         "\tallow = never",
     ]
+    for name in protocols:
+        if name.isalnum():
+            lines += [f'[protocol "{name}"]', "\tallow = always"]
     for path in trusted:
         for name in (str(path), str(path / ".git")):
             if "\n" not in name and '"' not in name and "\\" not in name:
@@ -214,15 +232,19 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
     """Clone the repository of `workspace` into `dest` with `git clone --no-local` and check out
     the workspace's HEAD (its branch name when it is on one). Returns (sha, branch or None).
 
-    Run inside `entered`. Only git-upload-pack reads the workspace's repository. Raises
-    `GitError` when the workspace is not a repository with a commit.
+    Run inside `entered`. Only git-upload-pack reads the workspace's repository, and only one
+    that is the workspace's own (`own_repository`: a gitfile, `commondir` or alternates naming
+    another user's repository, a root-only one read as root, is refused). Raises `GitError`
+    when the workspace is not a repository with a commit, or not its own.
     """
-    advertised = git.run(Path("/"), "ls-remote", "--symref", "--", str(workspace), "HEAD")
+    own_repository(workspace)
+    advertised = git.run(Path("/"), *LOCAL, "ls-remote", "--symref", "--", str(workspace), "HEAD")
     sha, branch = _head_of(advertised)
     if dest.exists():
         shutil.rmtree(dest)
     git.run(
         Path("/"),
+        *LOCAL,
         "clone",
         "--no-local",
         "--no-checkout",
@@ -237,6 +259,43 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
     else:
         git.run(dest, "checkout", "--quiet", "--detach", sha)
     return sha, branch
+
+
+def own_repository(workspace: Path) -> None:
+    """Raise `GitError` unless the repository of `workspace` is its own: `.git` is not a link;
+    the folder a `.git` file names (`gitdir:`), the one its `commondir` names and every
+    `objects/info/alternates` entry belong to the workspace folder's owner. Whoever could write
+    the workspace before fixbot ran (an earlier step of the job, as the runner's user) could
+    point them at a repository only root may read, which fixbot's clone, made as root, would
+    then hand to the project's commands and the model."""
+    owner = workspace.lstat().st_uid
+    dot = workspace / ".git"
+    info = dot.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        raise GitError(f"{dot} is a link: fixbot clones only a repository of the workspace's own")
+    gitdir = dot
+    if stat.S_ISREG(info.st_mode):
+        text = dot.read_bytes()[:4096].decode(errors="replace").strip()
+        gitdir = workspace / text.removeprefix("gitdir:").strip()
+    folders = [gitdir]
+    with suppress(OSError):
+        common = (gitdir / "commondir").read_bytes()[:4096].decode(errors="replace").strip()
+        folders.append(gitdir / common)
+    for folder in list(folders):
+        with suppress(OSError):
+            lines = (folder / "objects" / "info" / "alternates").read_bytes()[:65536]
+            for line in lines.decode(errors="replace").splitlines():
+                if line.strip() and not line.startswith("#"):
+                    folders.append(folder / "objects" / line.strip())
+    for folder in folders:
+        try:
+            if folder.stat().st_uid != owner:
+                raise GitError(
+                    f"the workspace's repository names {folder}, which is not the workspace "
+                    "owner's: fixbot clones only a repository of the workspace's own"
+                )
+        except FileNotFoundError:
+            continue
 
 
 def _head_of(advertised: str) -> tuple[str, str | None]:
@@ -254,7 +313,7 @@ def _head_of(advertised: str) -> tuple[str, str | None]:
 def workspace_head(workspace: Path) -> str:
     """The sha of the workspace repository's HEAD, as git-upload-pack advertises it. Raises
     `GitError`."""
-    advertised = git.run(Path("/"), "ls-remote", "--symref", "--", str(workspace), "HEAD")
+    advertised = git.run(Path("/"), *LOCAL, "ls-remote", "--symref", "--", str(workspace), "HEAD")
     return _head_of(advertised)[0]
 
 
@@ -298,58 +357,66 @@ def own_folder(fixbot: Path, state_dir: str) -> None:
     (fixbot / state_dir).mkdir(parents=True, exist_ok=True)
 
 
-def origin_url(workspace: Path) -> str | None:
-    """The workspace's `remote.origin.url`, read from its `.git/config` as a file (no git runs
-    the workspace's repository), when it is an http(s) or ssh URL or a local folder or `file://`
-    URL (never a
-    transport that runs a program, such as `ext::`); None otherwise."""
-    config = workspace / ".git" / "config"
-    try:
-        url = git.run(Path("/"), "config", "--file", str(config), "--get", "remote.origin.url")
-    except GitError:
-        return None
-    return (
-        url if url.startswith(("https://", "http://", "ssh://", "git@", "/", "file://")) else None
-    )
+# The hand-over's git, run by the commands' shell in the workspace (positional parameters: the
+# ref to move, the sha it must still hold, the new sha, fixbot's clone, the exclude pattern).
+# Exit 3: the workspace moved meanwhile; its branch stays.
+HAND_OVER = (
+    "set -e\n"
+    'test "$(git symbolic-ref -q HEAD || echo HEAD)" = "$1" || exit 3\n'
+    'test "$(git rev-parse -q --verify HEAD)" = "$2" || exit 3\n'
+    'x=$(git rev-parse --git-path info/exclude) && mkdir -p "$(dirname "$x")" && '
+    '{ grep -qxF -e "$5" "$x" 2>/dev/null || printf "%s\\n" "$5" >> "$x"; }\n'
+    'git fetch --no-tags --quiet -- "$4" "+HEAD:refs/fixbot/last-run"\n'
+    'git update-ref -m "fixbot: the run\'s commits" "$1" "$3" "$2"\n'
+    "git read-tree HEAD\n"
+)
 
 
-def deliver(pair: Worlds) -> None:
+def deliver(pair: Worlds, hand_over: Launcher | None) -> str | None:
     """Hand the run's result to the workspace: its tracked files become F's final tree and, when
     the workspace's repository belongs to fixbot's own user (the CLI), its branch moves to F's
-    HEAD (fetched from F) when it is still where the run started. A workspace of another user
-    (the image, sudo) gets the files only: no git of fixbot's runs in its repository.
-    Raises GitError and OSError."""
+    HEAD when it is still where the run started. Returns a note for the user, or None.
+
+    No git of fixbot's runs in the workspace's repository: whatever its `.git/config` or hooks
+    run (`core.gitProxy`, `url.*.insteadOf`, `core.fsmonitor`, a `reference-transaction`
+    hook) must run with the rights the project's code already had. So the branch is moved by
+    `HAND_OVER` run through `hand_over`, the launcher of the project's commands (their user,
+    their PID namespace, their environment without secrets), which fetches from F. Without one
+    (the commands run as another user than fixbot, `run-as`, who cannot read F) the workspace
+    gets the files only and the note says how to move the branch. A workspace of another user
+    (the image, sudo) gets the files only. Raises GitError and OSError."""
     folder = pair.workspace.lstat()
     if os.geteuid() == 0:  # the commands' run is over: files go to the workspace's owner
         pair.owner = (folder.st_uid, folder.st_gid)
     pair.to_workspace()
     if folder.st_uid != os.geteuid():
-        return
+        return None
     try:
         start = workspace_head(pair.workspace)
     except GitError:
-        return  # the commands broke the workspace's repository: it gets the files only
-    git.exclude_path(pair.workspace, f"/{pair.state_dir.strip('/')}/")  # the report's copy
+        return None  # the commands broke the workspace's repository: it gets the files only
     head = git.head_sha(pair.fixbot)
     ahead = git.completed(pair.fixbot, "merge-base", "--is-ancestor", start, head)
     if head == start or ahead.returncode != 0:
-        return
+        return None
     branch = git.current_branch(pair.fixbot)
     wanted = f"refs/heads/{branch}" if branch else "HEAD"
-    symref = git.run(pair.workspace, "symbolic-ref", "-q", "HEAD", check=False) or "HEAD"
-    if symref != wanted:
-        return
-    git.run(
-        pair.workspace,
-        "fetch",
-        "--no-tags",
-        "--quiet",
-        "--",
-        str(pair.fixbot),
-        "+HEAD:refs/fixbot/last-run",
-    )
-    git.run(pair.workspace, "update-ref", "-m", "fixbot: the run's commits", wanted, head, start)
-    git.run(pair.workspace, "read-tree", "HEAD")
+    if hand_over is None:
+        return (
+            f"the workspace got the fixed files; its branch was not moved (fixbot runs no git "
+            f"in your repository as another user than its commands'): to take fixbot's "
+            f"commits, run `git fetch {pair.fixbot} HEAD && git merge --ff-only FETCH_HEAD` "
+            f"in {pair.workspace}"
+        )
+    exclude = f"/{pair.state_dir.strip('/')}/"  # the report's copy
+    words = [wanted, start, head, str(pair.fixbot), exclude]
+    command = f"sh -c {shlex.quote(HAND_OVER)} fixbot-hand-over {shlex.join(words)}"
+    with tempfile.TemporaryDirectory(prefix="fixbot-hand-over-") as tmp:
+        done = hand_over.run(command, pair.workspace, Path(tmp) / "log", 120)
+        log = (Path(tmp) / "log").read_text(encoding="utf-8", errors="replace")[-2000:]
+    if done.exit_code not in (0, 3):
+        return f"moving the workspace's branch to fixbot's commits failed: {log.strip()}"
+    return None
 
 
 MIRROR_BYTES = 200 * 1024 * 1024  # the logs copied into the workspace, at most (bytes)

@@ -95,7 +95,8 @@ def run(
     cleanup.record_workspace(private, workspace)
     for gone, why in cleanup.sweep(base, keep=private):  # the clean-up rule, each run
         print(f"note: removed fixbot's private folder {gone.path}: {why}", file=sys.stderr)
-    worlds.write_gitconfig(private, worlds.identity_of(workspace), trusted=(workspace,))
+    if not request.clone_ready:  # else the entry point wrote it (the Action: its server)
+        worlds.write_gitconfig(private, worlds.identity_of(workspace), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
         fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
         pair = sync.Worlds(
@@ -113,7 +114,13 @@ def run(
                 settings, fixbot, workdir, env, request, progress, agents, sleep, chosen, pair
             )
         finally:
-            worlds.deliver(pair)
+            # the branch moves in the commands' world, as their user, without secrets; only
+            # where they run as fixbot's own user (else they could not read fixbot's clone)
+            same = chosen[0] is None
+            hand_over = launcher_for(settings, workspace, env, None, Redactor.from_env(env))
+            note = worlds.deliver(pair, hand_over if same else None)
+            if note:
+                print(f"fixbot: note: {note}", file=sys.stderr)
             for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
                 worlds.mirror_report(pair, settings.state_dir, name)
             worlds.mirror_logs(pair, settings.state_dir)  # the logs the report points at
@@ -141,10 +148,9 @@ def own_clone(
     history = None
     if reuse is None:
         history = _event_log(fixbot / settings.state_dir)
+        # its origin stays the workspace, which fixbot's git may not fetch from (protocol
+        # `file` is never allowed): the CLI pushes nothing from fixbot's clone
         worlds.clone(workspace, fixbot)
-        remote = worlds.origin_url(workspace)
-        if remote:
-            git.run(fixbot, "remote", "set-url", "origin", remote)
     worlds.own_folder(fixbot, settings.state_dir)
     if history:  # the runs of earlier commits stay counted (`fixbot stats`)
         (fixbot / settings.state_dir / LOG_FILE).write_bytes(history)

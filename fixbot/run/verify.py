@@ -33,6 +33,7 @@ from fixbot.policy import breaker
 from fixbot.policy.recovery import check_program_missing
 from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
+from fixbot.process.nofollow import read_file
 from fixbot.run.eventlog import EventLog
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
@@ -136,7 +137,9 @@ class Checker:
             if report.plain is not None:
                 result, tests = from_output(report, result, asked.max_log_bytes)
             else:
-                tests = read_report(report, path)
+                who = launcher.identity
+                reader = (who.uid, who.gid) if who is not None else (os.geteuid(), os.getegid())
+                tests = read_report(report, path, reader)
             # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
             where = launcher.pair.workspace if launcher.pair is not None else self.repo
             return result, relative(relative(tests, self.repo), where)
@@ -311,13 +314,16 @@ class Checker:
         )
 
 
-def read_report(report: Report, path: Path) -> dict[str, str] | None:
-    """The per-test outcomes in the report file at `path`, None when there is none, it is larger
-    than `MAX_REPORT_BYTES` or it is not a report of its kind."""
+def read_report(
+    report: Report, path: Path, reader: tuple[int, int] | None = None
+) -> dict[str, str] | None:
+    """The per-test outcomes in the report file at `path`, None when there is none, it is not a
+    regular file reached without a link (a link to `/proc/kmsg` would block, one to a root-only
+    XML would be read as verdicts), the commands' user `reader` (uid, gid) could not read it,
+    it grows past `MAX_REPORT_BYTES` while read, or it is not a report of its kind."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_REPORT_BYTES:
-            return None
-        return report.read(path.read_text(encoding="utf-8", errors="replace"))
+        data = read_file(path, MAX_REPORT_BYTES, reader)
+        return report.read(data.decode("utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
 

@@ -66,9 +66,12 @@ class ActionSandbox:
     def __init__(self, root: Path, github: FakeGitHub) -> None:
         self.root = root
         self.github = github
-        self.origin = root / "origin.git"
+        # the repository on the run's server: fixbot's remote is GITHUB_SERVER_URL/<repo>
+        self.server = root / "server"
+        self.origin = self.server / REPOSITORY
         self.seed = root / "seed"
         self.runs = 0
+        self.origin.parent.mkdir(parents=True)
         git(root, "init", "-q", "--bare", "-b", "main", str(self.origin))
         git(root, "clone", "-q", str(self.origin), str(self.seed))
 
@@ -218,7 +221,7 @@ class ActionSandbox:
             "GITHUB_WORKSPACE": str(workspace),
             "GITHUB_API_URL": self.github.url,
             "GITHUB_GRAPHQL_URL": self.github.url + "/graphql",
-            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_SERVER_URL": self.server.as_uri(),
             "GITHUB_RUN_ID": RUN_ID,
             "GITHUB_OUTPUT": str(self.root / f"output{n}"),
             "GITHUB_STEP_SUMMARY": str(self.root / f"summary{n}.md"),

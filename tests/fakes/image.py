@@ -255,9 +255,10 @@ class ContainerRun(ActionRun):
 class ContainerAction:
     """The runner's side of one container action step of `sandbox`'s repository, in `container`.
 
-    The workspace is bound at `/github/workspace` and owned by uid 1001; the origin repository is
-    bound at its own path (the workspace's `origin` remote points there; on GitHub it is
-    https://github.com); fixbot reaches the fake GitHub and model servers on 127.0.0.1.
+    The workspace is bound at `/github/workspace` and owned by uid 1001; the run's server (a
+    folder holding the origin repository, `GITHUB_SERVER_URL` as a `file://` URL; on GitHub it
+    is https://github.com) is bound at its own path; fixbot reaches the fake GitHub and model
+    servers on 127.0.0.1.
     """
 
     def __init__(self, sandbox: ActionSandbox, container: Container) -> None:
@@ -313,7 +314,7 @@ class ContainerAction:
             "GITHUB_WORKSPACE": WORKSPACE,
             "GITHUB_API_URL": self.sandbox.github.url,
             "GITHUB_GRAPHQL_URL": self.sandbox.github.url + "/graphql",
-            "GITHUB_SERVER_URL": "https://github.example",
+            "GITHUB_SERVER_URL": self.sandbox.server.as_uri(),  # fixbot's remote: <it>/<repo>
             "GITHUB_RUN_ID": RUN_ID,
             "RUNNER_OS": "Linux",
             "RUNNER_TEMP": "/home/runner/work/_temp",
@@ -330,7 +331,7 @@ class ContainerAction:
                 home: "/github/home",
                 workflow: "/github/workflow",
                 commands: "/github/file_commands",
-                self.sandbox.origin: str(self.sandbox.origin),
+                self.sandbox.server: str(self.sandbox.server),
             }
         )
         done = self.container.run(self.container.image.entrypoint, env, WORKSPACE, None, timeout)

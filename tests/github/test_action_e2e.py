@@ -107,6 +107,30 @@ def test_an_earlier_steps_git_filters_in_the_workspace_never_run_in_fixbots_git(
     assert not marker.exists(), marker.read_text()
 
 
+def test_the_push_goes_to_the_runs_server_never_to_the_workspaces_origin(
+    sandbox: ActionSandbox, github_server: FakeGitHub, tmp_path: Path
+) -> None:
+    """An earlier step pointed the workspace's `origin` at a repository on this machine whose
+    `pre-receive` hook records who ran it (a local transport runs it as fixbot's user: root in
+    the image, and drops `-c` overrides). fixbot's remote is GITHUB_SERVER_URL/<repository>:
+    the hook never runs, and the fix reaches the server's repository."""
+    sha = sandbox.commit("changes", {"app.py": "import os\nprint('hi')\n"}, "break it")
+    ws = sandbox.workspace("changes", merge_into="main")
+    marker, evil = tmp_path / "ran.txt", tmp_path / "evil.git"
+    git(tmp_path, "clone", "-q", "--bare", str(sandbox.origin), str(evil))
+    hook = evil / "hooks" / "pre-receive"
+    hook.write_text(f"#!/bin/sh\nid -u >> {marker}\n")
+    hook.chmod(0o755)
+    git(ws, "remote", "set-url", "origin", str(evil))
+    done = sandbox.run(
+        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, RUFF)
+    )
+    assert done.code == 0 and done.outputs["outcome"] == "fixed", done.stdout + done.stderr
+    assert not marker.exists(), marker.read_text()
+    pushed = sandbox.origin_sha("changes")
+    assert pushed != sha and git(sandbox.origin, "rev-parse", f"{pushed}^") == sha
+
+
 BROKEN = {"app.py": "import os\nprint('hi')\n"}  # ruff's fix removes the first line
 RESCUE = "fixbot/changes-77"
 # Run by the check on its third run (the re-check after the replay): a human pushes again.

