@@ -237,7 +237,7 @@ LIBRARY_VARIABLES = {
     "GIT_SSH_COMMAND": "touch /tmp/pwned",
     "GIT_ASKPASS": "/tmp/evil",
     "GIT_PROXY_COMMAND": "/tmp/evil",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES": "/root/.git/objects",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES": "/var/lib/secret/objects",
     "PYTHONHTTPSVERIFY": "0",
     "PYTHONWARNINGS": "error::evil.Warning",
     "PYTHONSTARTUP": "/tmp/evil.py",
@@ -500,7 +500,7 @@ def test_a_gitdir_or_git_file_written_by_the_fix_command_is_never_read_back(
         pair.to_workspace()
         before = pair.untracked()
         (pair.workspace / "sub").mkdir()
-        (pair.workspace / "sub" / ".git").write_text("gitdir: /root/.git\n")
+        (pair.workspace / "sub" / ".git").write_text("gitdir: /var/lib/secret\n")
         (pair.workspace / "lib" / ".git").mkdir()
         (pair.workspace / "lib" / ".git" / "config").write_text("[core]\n\tfsmonitor = x\n")
         back = pair.read_back(before)
