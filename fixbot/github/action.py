@@ -10,6 +10,7 @@ escalated, 2 for errors (bad configuration, or a result that could not be publis
 from __future__ import annotations
 
 import os
+import pwd
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,7 +41,7 @@ from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.policy import manifests
-from fixbot.process import git, installation, packages, sandbox, worlds
+from fixbot.process import exposure, git, installation, packages, sandbox, worlds
 from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
 from fixbot.run.outcome import state_dir_of
@@ -200,6 +201,12 @@ def _fix(
     shared = _gate_shared_uid(ctx, event)
     if not shared.allowed:
         return _bare(ctx, OutcomeKind.REFUSED, shared.reason)
+    exposed = _exposed_home(ctx)
+    if exposed:
+        return _bare(ctx, OutcomeKind.REFUSED, exposed)
+    if exposure.persisted_credentials(ctx.workspace):
+        workflow.warning(PERSISTED, ctx.out, title="fixbot: the token is in .git/config")
+        ctx.notes.append(PERSISTED)
     checkout.configure(ctx.workspace)
     fixbot = _own_clone(ctx, event)
     with worlds.entered(fixbot.parent):  # fixbot's git configuration, its clone
@@ -263,6 +270,34 @@ def _fix_in_clone(
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
+
+
+PERSISTED = (
+    "actions/checkout left the job's token in the workspace's .git/config "
+    "(`persist-credentials: true`, its default): the check can read it there. Set "
+    "`persist-credentials: false` on the actions/checkout step (fixbot pushes with its own "
+    "github-token)"
+)
+
+
+def _exposed_home(ctx: Context) -> str | None:
+    """In the runner mode's uid split, why the run stops when the commands' user could read a
+    credential file in the runner user's HOME (`exposure.exposed_home`), with the fix."""
+    if not installation.split():
+        return None
+    try:
+        home = Path(pwd.getpwuid(ctx.workspace.lstat().st_uid).pw_dir)
+    except (KeyError, OSError):
+        return None
+    found = exposure.exposed_home(home)
+    if not found:
+        return None
+    shown = " ".join(str(path) for path in found[:10])
+    return (
+        f"the project's commands (another user) could read these files of the runner's user: "
+        f"{shown}; make them private first (a step before fixbot: `chmod 600 {shown}`), or "
+        f"close the home folder (`chmod o-rwx {home}` where the workspace is not under it)"
+    )
 
 
 def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:

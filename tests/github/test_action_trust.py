@@ -128,3 +128,21 @@ def test_in_the_image_a_certificate_authority_from_github_env_is_not_trusted(
     assert forgotten == ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"]
     assert "SSL_CERT_FILE" not in os.environ and "REQUESTS_CA_BUNDLE" not in os.environ
     assert "ignored SSL_CERT_FILE, REQUESTS_CA_BUNDLE from the environment" in ctx.out.getvalue()
+
+
+def test_a_token_persisted_by_actions_checkout_is_named_with_the_fix(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    """actions/checkout's default `persist-credentials: true` leaves the token in the
+    workspace's `.git/config`, where the check reads it: the run warns, naming the setting that
+    removes it."""
+    sha = sandbox.commit("changes", {"app.py": "x = 1\n"}, "change")
+    ws = sandbox.workspace("changes", merge_into="main")
+    header = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3Rva2Vu"
+    git(ws, "config", "http.https://github.com/.extraheader", header)
+    inputs = {"check-command": "true", "fix-commands": "true"}
+    run = sandbox.run(
+        sandbox.env("pull_request", sandbox.pull_request_event("changes", sha), ws, inputs)
+    )
+    assert "::warning title=fixbot%3A the token is in .git/config::" in run.stdout, run.stdout
+    assert "persist-credentials: false" in run.stdout

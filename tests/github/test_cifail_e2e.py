@@ -165,7 +165,8 @@ def test_the_same_commit_passing_on_the_re_run_is_recorded_as_a_flake(scene: Sce
     body = status_body(scene)
     [rerun] = memory.decode(body).reruns
     assert (rerun.verdict, rerun.attempt) == ("flaky", 2)
-    assert rerun.url == f"https://github.example/{REPOSITORY}/actions/runs/{RUN_ID}"
+    server = scene.box.server.as_uri()  # GITHUB_SERVER_URL
+    assert rerun.url == f"{server}/{REPOSITORY}/actions/runs/{RUN_ID}"
     first, second = f"{rerun.url}/attempts/1", f"{rerun.url}/attempts/2"
     assert f"[attempt 1]({first}) failed, [attempt 2]({second}) passed" in body
     assert "**flaky**" in body and "this pull request changed" not in body

@@ -1,0 +1,80 @@
+"""What the project's commands could read of someone else's, found before they run.
+
+- `exposed_home`: in the runner mode's uid split the commands run as `fixbot-commands`, but the
+  workspace lies under the runner user's HOME (`/home/runner/work/...`), which must stay
+  enterable by other users: a credential file there that others may read (a 0644
+  `~/.gitconfig` holding a token, `~/.git-credentials`, `~/.npmrc`) is theirs to read.
+- `persisted_credentials`: actions/checkout's default `persist-credentials: true` leaves the
+  job's token in the workspace's `.git/config` (`http.<url>.extraheader = AUTHORIZATION:
+  basic ...`, actions/checkout's README), where the check reads it. Read as data, without
+  following a link, bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from fixbot.core.secrets import is_secret_file
+from fixbot.process.nofollow import read_at
+
+# Files and folders under HOME whose content authenticates the runner's user somewhere: the
+# secret file names of `fixbot.core.secrets` and the configuration files of git and common tools.
+CREDENTIAL_FILES = (".gitconfig", ".git-credentials", ".netrc", ".npmrc", ".pypirc", ".yarnrc.yml")
+CREDENTIAL_FOLDERS = (".ssh", ".aws", ".docker", ".kube", ".config/gh", ".config/git", ".gnupg")
+EXTRAHEADER = re.compile(rb"(?im)^\s*extraheader\s*=\s*\"?authorization:")
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _others_read(info: os.stat_result) -> bool:
+    return bool(info.st_mode & stat.S_IROTH)
+
+
+def _others_enter(path: Path) -> bool:
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and bool(info.st_mode & stat.S_IXOTH)
+
+
+def exposed_home(home: Path) -> list[Path]:
+    """The credential files under `home` (`CREDENTIAL_FILES`, secret file names at its top, and
+    everything in `CREDENTIAL_FOLDERS`) that any other user could read: the file readable by
+    others and every folder from `home` down to it enterable by others. [] when `home` itself
+    is closed to others. Links are not followed."""
+    if not _others_enter(home):
+        return []
+    found = []
+    candidates = [home / name for name in CREDENTIAL_FILES]
+    try:
+        candidates += [home / e.name for e in os.scandir(home) if is_secret_file(e.name)]
+    except OSError:
+        return []
+    for folder in CREDENTIAL_FOLDERS:
+        path = home / folder
+        if all(_others_enter(p) for p in [path, *path.parents] if home in [p, *p.parents]):
+            for dirpath, _, names in os.walk(path):
+                if not _others_enter(Path(dirpath)):
+                    continue
+                candidates += [Path(dirpath) / name for name in names]
+    for path in dict.fromkeys(candidates):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and _others_read(info):
+            found.append(path)
+    return sorted(found)
+
+
+def persisted_credentials(workspace: Path) -> bool:
+    """True when the workspace's `.git/config` holds an `extraheader` with an AUTHORIZATION (the
+    token actions/checkout persists by default). False when it cannot be read."""
+    try:
+        data = read_at(workspace, ".git/config", MAX_CONFIG_BYTES)
+    except OSError:
+        return False
+    return bool(EXTRAHEADER.search(data))
