@@ -526,3 +526,67 @@ def test_the_hand_over_script_takes_no_option_from_its_arguments(tmp_path: Path)
     )
     assert done.returncode != 0
     assert not marker.exists()
+
+
+# --- the runner mode's uid split: what the commands' user could read -------------------------
+
+
+def test_a_token_checkout_v6_persisted_through_an_include_is_found(tmp_path: Path) -> None:
+    """Fixed: actions/checkout v6 (the current default) persists the token in a separate file
+    under RUNNER_TEMP that the workspace's `.git/config` includes (`[includeIf
+    "gitdir:<workspace>/.git"] path = <RUNNER_TEMP>/git-credentials-<uuid>.config`);
+    `persisted_credentials` searched `.git/config` alone and gave no warning. The included
+    files are read (as data, bounded) too now."""
+    from fixbot.process import exposure
+
+    repo = make_repo(tmp_path / "w", {"a.txt": "a\n"})
+    temp = tmp_path / "_temp"
+    temp.mkdir()
+    included = temp / "git-credentials-0123.config"
+    included.write_text('[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic eA==\n')
+    raw_git(repo, "config", f"includeIf.gitdir:{repo}/.git.path", str(included))
+    assert raw_git(repo, "config", "--get-regexp", "extraheader")  # git itself sees the token
+    assert exposure.persisted_credentials(repo)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole: exposed_home judges each name by lstat and skips links, so a 0644 "
+    "~/.gitconfig or ~/.ssh that is a link (dotfiles kept by stow or a dotfiles repository) "
+    "into another folder of HOME is not reported, though any user reads it through the link",
+)
+def test_a_credential_file_that_is_a_link_in_an_open_home_is_found(tmp_path: Path) -> None:
+    from fixbot.process import exposure
+
+    home = tmp_path / "runner"
+    (home / "dotfiles").mkdir(parents=True)
+    home.chmod(0o755)
+    (home / "dotfiles").chmod(0o755)
+    target = home / "dotfiles" / "gitconfig"
+    target.write_text("[http]\n\textraheader = AUTHORIZATION: basic x\n")
+    target.chmod(0o644)
+    (home / ".gitconfig").symlink_to(target)
+    assert exposure.exposed_home(home) != []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole (a blocklist): exposed_home knows a fixed list of credential names; a 0644 "
+    "~/.cargo/credentials.toml, ~/.m2/settings.xml, ~/.gem/credentials or "
+    "~/.terraform.d/credentials.tfrc.json in the open HOME is not reported",
+)
+@pytest.mark.parametrize(
+    "rel",
+    [".cargo/credentials.toml", ".m2/settings.xml", ".gem/credentials", ".terraform.d/x.json"],
+)
+def test_a_credential_file_of_a_tool_not_listed_is_found(tmp_path: Path, rel: str) -> None:
+    from fixbot.process import exposure
+
+    home = tmp_path / "runner"
+    path = home / rel
+    path.parent.mkdir(parents=True)
+    for folder in (home, path.parent):
+        folder.chmod(0o755)
+    path.write_text("token = 'x'\n")
+    path.chmod(0o644)
+    assert exposure.exposed_home(home) == [path]
