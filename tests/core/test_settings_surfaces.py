@@ -257,6 +257,8 @@ NOT_OURS = {
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
     "no-local",  # `git clone --no-local` (fixbot's clone)
+    # git's, in the hand-over the commands' shell runs (fixbot/process/worlds.py)
+    *("git-path", "no-tags", "quiet", "ff-only"),
     "stdin",  # `git check-ignore --stdin`
     *("check-only", "diff"),  # a formatter's own `--diff` / `--check-only` (agent/formatdiff.py)
     *("ci", "format", "output", "reporter"),  # jest's and vitest's flags fixbot adds to them
