@@ -590,3 +590,24 @@ def test_a_credential_file_of_a_tool_not_listed_is_found(tmp_path: Path, rel: st
     path.write_text("token = 'x'\n")
     path.chmod(0o644)
     assert exposure.exposed_home(home) == [path]
+
+
+def test_a_fifo_and_a_setuid_file_of_the_fix_command_come_back_harmless(pair: sync.Worlds) -> None:
+    """The fix command leaves a FIFO (a read would block until a writer comes) and a setuid,
+    group-writable `tool`: the read-back refuses the FIFO without blocking and carries `tool`
+    as 0755, never with the setuid bit or a write bit for others."""
+    with worlds.entered(pair.fixbot.parent):
+        pair.to_workspace()
+        before = pair.untracked()
+        os.mkfifo(pair.workspace / "pipe.py")
+        (pair.workspace / "tool").write_text("#!/bin/sh\n")
+        (pair.workspace / "tool").chmod(0o6777)
+        found: list[sync.ReadBack] = []
+        thread = threading.Thread(target=lambda: found.append(pair.read_back(before)))
+        thread.daemon = True
+        thread.start()
+        thread.join(20)
+    assert not thread.is_alive(), "the read-back blocked on a FIFO"
+    assert "pipe.py" not in found[0].changed and not (pair.fixbot / "pipe.py").exists()
+    assert found[0].changed == ["tool"]
+    assert (pair.fixbot / "tool").stat().st_mode & 0o7777 == 0o755
