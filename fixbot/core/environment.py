@@ -20,7 +20,8 @@ command)`: only the names below, each for a reason.
   `fixbot.core.settings`, and the Action's extra inputs (generated into this file by
   scripts/gen_settings.py; tests/core/test_settings_surfaces.py fails when it drifts).
 - model keys: every name `fixbot.core.secrets.is_provider_key` or `is_search_key` accepts, and
-  `PROVIDER_SETTINGS` (a region or API version some providers need, no URL).
+  `PROVIDER_SETTINGS` (a region or API version some providers need, no URL: only a plain
+  value, `PLAIN_SETTING`, since a provider's URL is built from it).
 - in the CLI only (`run`, the user's own shell): the variables that name a model server
   (`fixbot.core.servers`); in the Action the server is the `api-base` input's.
 
@@ -49,6 +50,9 @@ BASICS = frozenset(
 )
 LOCALE_VARIABLES = ("LANG", "LC_ALL", "LC_CTYPE")
 PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.@+-]{0,64}\Z")  # a locale or terminal name, no path
+# A region, project or API version: providers build their URL from it (litellm's Bedrock
+# endpoint is `https://bedrock-runtime.{region}.amazonaws.com`), so no `/`, `#`, `@`, `:`, `?`.
+PLAIN_SETTING = re.compile(r"[A-Za-z0-9_.-]{1,64}\Z")
 PROVIDER_SETTINGS = frozenset(
     {"AWS_REGION", "AWS_REGION_NAME", "AWS_DEFAULT_REGION", "AZURE_API_VERSION"}
     | {"VERTEXAI_PROJECT", "VERTEXAI_LOCATION", "VERTEX_PROJECT", "VERTEX_LOCATION"}
@@ -251,6 +255,9 @@ def build(
     built = {name: value for name, value in given.items() if allowed(name, command, is_server)}
     for name in (*LOCALE_VARIABLES, "TERM", "COLUMNS"):
         if name in built and not PLAIN_VALUE.match(built[name]):
+            del built[name]
+    for name in PROVIDER_SETTINGS:
+        if name in built and not PLAIN_SETTING.match(built[name]):
             del built[name]
     for setting, value in network_values(given, command).items():
         for name in NETWORK_SETTINGS[setting]:

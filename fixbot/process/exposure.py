@@ -71,10 +71,42 @@ def exposed_home(home: Path) -> list[Path]:
 
 
 def persisted_credentials(workspace: Path) -> bool:
-    """True when the workspace's `.git/config` holds an `extraheader` with an AUTHORIZATION (the
-    token actions/checkout persists by default). False when it cannot be read."""
+    """True when the workspace's `.git/config`, or a file it includes (`include.path`,
+    `includeIf.<condition>.path`: actions/checkout v6 keeps the token in
+    `$RUNNER_TEMP/git-credentials-<uuid>.config`, included for the workspace's git folder),
+    holds an `extraheader` with an AUTHORIZATION (the token actions/checkout persists by
+    default). False when none can be read. Each file is read as data, bounded, its last
+    component never a link."""
     try:
         data = read_at(workspace, ".git/config", MAX_CONFIG_BYTES)
     except OSError:
         return False
-    return bool(EXTRAHEADER.search(data))
+    if EXTRAHEADER.search(data):
+        return True
+    for name in included(data):
+        path = name if os.path.isabs(name) else os.path.join(workspace, ".git", name)
+        try:
+            if EXTRAHEADER.search(read_at(Path(path).parent, Path(path).name, MAX_CONFIG_BYTES)):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def included(config: bytes) -> list[str]:
+    """The `path` values of the `[include]` and `[includeIf "..."]` sections of the git
+    configuration `config` (git-config(1), "Includes"), at most `MAX_INCLUDES`."""
+    found: list[str] = []
+    section = ""
+    for raw in config.decode(errors="replace").splitlines():
+        line = raw.strip()
+        if line.startswith("["):
+            section = line[1:].split("]", 1)[0].strip().lower()
+            continue
+        key, sep, value = line.partition("=")
+        if sep and key.strip().lower() == "path" and section.startswith("include"):
+            found.append(value.strip().strip('"'))
+    return found[:MAX_INCLUDES]
+
+
+MAX_INCLUDES = 16  # actions/checkout writes one per git folder and worktree pattern

@@ -264,10 +264,12 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
 def own_repository(workspace: Path) -> None:
     """Raise `GitError` unless the repository of `workspace` is its own: `.git` is not a link;
     the folder a `.git` file names (`gitdir:`), the one its `commondir` names and every
-    `objects/info/alternates` entry belong to the workspace folder's owner. Whoever could write
-    the workspace before fixbot ran (an earlier step of the job, as the runner's user) could
-    point them at a repository only root may read, which fixbot's clone, made as root, would
-    then hand to the project's commands and the model."""
+    `objects/info/alternates` entry, alternates of alternates too (git follows them
+    `ALTERNATE_DEPTH` deep), belong to the workspace folder's owner, and none of them holds a
+    link (git writes none there; `objects` or `refs` linked into another repository would be
+    read through it). Whoever could write the workspace before fixbot ran (an earlier step of
+    the job, as the runner's user) could point them at a repository only root may read, which
+    fixbot's clone, made as root, would then hand to the project's commands and the model."""
     owner = workspace.lstat().st_uid
     dot = workspace / ".git"
     info = dot.lstat()
@@ -281,12 +283,19 @@ def own_repository(workspace: Path) -> None:
     with suppress(OSError):
         common = (gitdir / "commondir").read_bytes()[:4096].decode(errors="replace").strip()
         folders.append(gitdir / common)
-    for folder in list(folders):
-        with suppress(OSError):
-            lines = (folder / "objects" / "info" / "alternates").read_bytes()[:65536]
-            for line in lines.decode(errors="replace").splitlines():
-                if line.strip() and not line.startswith("#"):
-                    folders.append(folder / "objects" / line.strip())
+    objects = [folder / "objects" for folder in folders]
+    for depth in range(ALTERNATE_DEPTH + 1):
+        found = []
+        for folder in objects:
+            with suppress(OSError):
+                lines = (folder / "info" / "alternates").read_bytes()[:65536]
+                for line in lines.decode(errors="replace").splitlines():
+                    if line.strip() and not line.startswith("#"):
+                        found.append(folder / line.strip())
+        if depth and not found:
+            break
+        folders += found
+        objects = found
     for folder in folders:
         try:
             if folder.stat().st_uid != owner:
@@ -296,6 +305,21 @@ def own_repository(workspace: Path) -> None:
                 )
         except FileNotFoundError:
             continue
+        _refuse_links(folder)
+
+
+ALTERNATE_DEPTH = 5  # git's own limit on alternates of alternates (object-file.c)
+
+
+def _refuse_links(folder: Path) -> None:
+    """Raise `GitError` when a link is anywhere under `folder` (walked without following one)."""
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        for name in (*dirs, *files):
+            if os.path.islink(os.path.join(top, name)):
+                raise GitError(
+                    f"the workspace's repository holds a link, {os.path.join(top, name)}: "
+                    "fixbot clones only a repository of the workspace's own, without links"
+                )
 
 
 def _head_of(advertised: str) -> tuple[str, str | None]:
