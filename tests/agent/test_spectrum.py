@@ -1,4 +1,5 @@
-"""Spectrum-based fault localization: Ochiai over coverage.py's per-test contexts."""
+"""Spectrum-based fault localization: Ochiai over the per-test lines of fixbot's line tracer,
+loaded into the project's own Python processes."""
 
 from __future__ import annotations
 
@@ -20,11 +21,27 @@ def test_ochiai() -> None:
     assert spectrum.ochiai(0, 5, 2) == 0.0
 
 
-def test_only_pytest_checks_are_rewritten(tmp_path: Path) -> None:
-    assert spectrum.pytest_words("python3 -m pytest -q tests") == ("python3", ["-q", "tests"])
-    assert spectrum.pytest_words("pytest -x") == ("python", ["-x"])
-    assert spectrum.command("npm test", tmp_path) is None
-    assert spectrum.command("make check", tmp_path) is None
+def test_a_check_that_sets_pythonpath_itself_keeps_the_tracer_on_it(tmp_path: Path) -> None:
+    shim = tmp_path / "shim"
+    assert spectrum.traced("pytest -q", shim) == "pytest -q"
+    assert spectrum.traced("PYTHONPATH=src pytest", shim) == f"PYTHONPATH=src:{shim} pytest"
+    both = "cd sub && export PYTHONPATH=a; env PYTHONPATH='b c' python -m unittest"
+    assert spectrum.traced(both, shim) == (
+        f"cd sub && export PYTHONPATH=a:{shim}; env PYTHONPATH='b c':{shim} python -m unittest"
+    )
+
+
+def test_the_reports_of_several_processes_are_merged() -> None:
+    one = {"files": {"a.py": {"contexts": {"2": ["t.test_a", ""]}}}}
+    two = {"files": {"a.py": {"contexts": {"2": ["t.test_b"], "3": ["t.test_b"]}}}}
+    output = f"{spectrum.MARK}\n{json.dumps(one)}\n{json.dumps(two)}\n"
+    assert spectrum.parse(output) == {"a.py": {2: ["t.test_a", "t.test_b"], 3: ["t.test_b"]}}
+
+
+def test_unittest_ids_name_their_contexts() -> None:
+    spectra = {"a.py": {2: ["tests.test_x.T.test_a"], 3: ["tests.test_x.T.test_b"]}}
+    # the check ran from a folder below the root: the id lacks the folder's part
+    assert spectrum.scores(spectra, ["test_x.T.test_a"]) == {("a.py", 2): 1.0}
 
 
 def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
@@ -48,7 +65,6 @@ def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
 def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
     tmp_path: Path,
 ) -> None:
-    pytest.importorskip("coverage")
     job = stats_case(tmp_path / "case")
     failing = ["tests/test_stats.py::test_mean"]
     found, why = spectrum.suspects(
@@ -70,6 +86,72 @@ def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
         ("stats/core.py", "total", 1.0),
     ]
     assert not (job.repo / ".coverage").exists()  # its data stayed out of the work tree
+    assert not list(job.repo.rglob("*.json"))
+
+
+CORE = "def add(a, b):\n    return a + b + 1\n\n\ndef sub(a, b):\n    return a - b\n"
+UNIT = (
+    "import unittest\n\nfrom pkg.core import add, sub\n\n\n"
+    "class T(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\n"
+    "    def test_sub(self):\n        self.assertEqual(sub(3, 2), 1)\n"
+)
+
+
+def unittest_project(root: Path) -> Path:
+    """A src-layout project in `root/proj` whose unittest suite needs PYTHONPATH=src."""
+    proj = root / "proj"
+    for rel, text in {
+        "pyproject.toml": "",
+        "src/pkg/__init__.py": "",
+        "src/pkg/core.py": CORE,
+        "tests/__init__.py": "",
+        "tests/test_core.py": UNIT,
+    }.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    return root
+
+
+def interpreters() -> list[str]:
+    """This Python and, where pyenv has them, the oldest CPythons fixbot's tracer supports."""
+    found = [sys.executable]
+    for version in ("3.8", "3.9"):
+        found += sorted(
+            str(p) for p in Path.home().glob(f".pyenv/versions/{version}.*/bin/python3")
+        )
+    return found[:3]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("python", interpreters())
+def test_a_unittest_check_after_cd_and_a_variable_is_traced_with_the_projects_python(
+    tmp_path: Path, python: str
+) -> None:
+    root = unittest_project(tmp_path)
+    check = f"cd proj && PYTHONPATH=src {python} -m unittest -v"
+    found, why = spectrum.suspects(
+        Launcher(root, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        root,
+        check,
+        ["tests.test_core.T.test_add"],  # unittest's id, as the log names it
+        120,
+    )
+    assert why is None
+    assert [(s.path, s.name, s.score) for s in found] == [("proj/src/pkg/core.py", "add", 1.0)]
+
+
+@pytest.mark.slow
+def test_a_check_whose_python_ignores_pythonpath_says_why(tmp_path: Path) -> None:
+    root = unittest_project(tmp_path)
+    found, why = spectrum.suspects(
+        Launcher(root, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        root,
+        f"cd proj && {sys.executable} -I -m unittest",  # isolated mode: no PYTHONPATH, no site
+        ["tests.test_core.T.test_add"],
+        120,
+    )
+    assert found == [] and why is not None and "tracer" in why
 
 
 def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: Path) -> None:
