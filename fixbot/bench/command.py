@@ -171,9 +171,9 @@ class Progress:
                 return
             elapsed = time.monotonic() - self.start
             what = f"{case} {grade}".strip()
+            figures = f"{so_far}; {elapsed:.0f} s" if so_far else f"{elapsed:.0f} s"
             print(
-                f"{name} {self.done}/{self.total} {what} ({so_far or 'no grade yet'}; "
-                f"{elapsed:.0f} s)",
+                f"{name} {self.done}/{self.total} {what} ({figures})",
                 file=self.console.file,
                 flush=True,
             )
