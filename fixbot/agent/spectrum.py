@@ -16,8 +16,10 @@ coverage.py: https://coverage.readthedocs.io/en/latest/contexts.html); the repor
 the log, after a marker line. A check that sets PYTHONPATH itself gets the folder added to its
 value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variable it is not
 told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
-instead (`fixbot.agent.nodecov`). When the spectrum cannot run, `suspects` says why (the
-report's notes and the bench show it).
+instead (`fixbot.agent.nodecov`), a Go module's under `go test`'s cover profiles
+(`fixbot.agent.gocov`); a Rust project has none yet (cargo's `-C instrument-coverage` is not
+used). When the spectrum cannot run, `suspects` says why (the report's notes and the bench
+show it).
 
 `rank` turns the lines into the enclosing functions of the repository's non-test files, best
 first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
@@ -33,7 +35,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from fixbot.agent import nodecov
+from fixbot.agent import gocov, nodecov
 from fixbot.agent.locate import TEST_FILE, Span
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
@@ -224,8 +226,14 @@ def suspects(
     python = python_project(repo, failing)
     if (repo / "package.json").is_file() and not (python and failing):
         return _node(launcher, repo, check, list(located), timeout)
+    if (repo / "go.mod").is_file() and not python:
+        return _go(launcher, repo, check, failing, timeout)
+    if (repo / "Cargo.toml").is_file() and not python:
+        # cargo can build with `-C instrument-coverage` (llvm-profdata and llvm-cov then read
+        # it), but its per-test runs are not wired here yet
+        return [], "a Rust project: no spectrum for cargo yet (-C instrument-coverage unused)"
     if not python:
-        return [], "neither a Python project (no .py file, no pyproject.toml) nor a node one"
+        return [], "neither a Python, node nor Go project (no .py file, package.json or go.mod)"
     if not failing:
         return [], "no failing test id in the check's output (a linter's or a compiler's)"
     return _python(launcher, repo, check, failing, timeout)
@@ -263,4 +271,22 @@ def _node(
     found = nodecov.rank(repo, nodecov.parse(output), tests)
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"
+    return found, None
+
+
+def _go(
+    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+) -> tuple[list[Span], str | None]:
+    if not failing:
+        return [], "no failing Go test named in the check's output (a vet or build failure)"
+    with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
+        log = Path(tmp) / "spectrum.log"
+        done = launcher.run(gocov.command(check, failing), repo, log, timeout)
+        output = log.read_text(encoding="utf-8", errors="replace")
+    failed, whole = gocov.parse(output)
+    if not failed:
+        return [], f"go test wrote no cover profile for the failing tests (exit {done.exit_code})"
+    found = gocov.rank(repo, failed, whole)
+    if not found:
+        return [], f"no function of the module ran under a failing test (exit {done.exit_code})"
     return found, None

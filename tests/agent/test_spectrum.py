@@ -167,3 +167,56 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     }
     output = spectrum.MARK + json.dumps({"files": forged})
     assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"]) == []
+
+
+GO_CODE = (
+    "package calc\n\nfunc Add(a, b int) int {\n\tif a > 100 {\n\t\treturn 0\n\t}\n"
+    "\treturn a + b + 1\n}\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
+)
+GO_TEST = (
+    'package calc\n\nimport "testing"\n\n'
+    'func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n\n'
+    'func TestSub(t *testing.T) {\n\tif Sub(3, 2) != 1 {\n\t\tt.Fatal("sub")\n\t}\n}\n'
+)
+
+
+@pytest.mark.slow
+def test_a_go_check_is_ranked_from_go_tests_own_cover_profiles(tmp_path: Path) -> None:
+    import shutil
+
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    repo = tmp_path / "mod"
+    (repo / "calc").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
+    (repo / "calc" / "calc.go").write_text(GO_CODE)
+    (repo / "calc" / "calc_test.go").write_text(GO_TEST)
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    found, why = spectrum.suspects(
+        Launcher(repo, env, deadline=Deadline.start(None)), repo, "go test ./...", ["TestAdd"], 300
+    )
+    assert why is None
+    # Add's lines run only under the failing TestAdd; Sub, run by the passing test, is not ranked
+    assert [(s.path, s.name, s.score, s.focus) for s in found] == [
+        ("calc/calc.go", "Add", 1.0, (3, 7))
+    ]
+
+
+def test_a_go_profile_naming_files_outside_the_module_ranks_none_of_them(tmp_path: Path) -> None:
+    """The profiles cross back from the project's command: a forged one cannot put a file
+    outside the repository (by `..`, a link, another module's path) into the model's request."""
+    from fixbot.agent import gocov
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "go.mod").write_text("module example.com/mod\n")
+    secret = tmp_path / "secret.go"
+    secret.write_text('package x\n\nfunc Token() string {\n\treturn "hunter2"\n}\n')
+    (repo / "link.go").symlink_to(secret)
+    names = ["example.com/mod/../secret.go", "example.com/mod/link.go", "other.org/x/secret.go"]
+    profile = "mode: count\n" + "".join(f"{n}:3.22,5.2 1 1\n" for n in names)
+    output = f"{gocov.MARK}\n{gocov.FAILING}\n{profile}{gocov.MARK}\n{profile}"
+    failed, whole = gocov.parse(output)
+    assert len(failed) == 3 and gocov.rank(repo, failed, whole) == []
