@@ -15,9 +15,11 @@ under the root, and everything a test's frame runs until it returns is that test
 Its context is `<module path, dotted>.<class>.<function>`; lines run outside any test have the
 context ''. Files of an installed package (`site-packages`, `dist-packages`) and of a virtual
 environment under the root are not traced. At exit each process writes
-`FIXBOT_TRACE_OUT/<pid>.json`: `{"files": {path: {"contexts": {line: [context, ...]}}}}`,
-paths relative to the root, the shape of coverage.py's JSON report with contexts that
-`fixbot.agent.spectrum.parse` reads.
+`FIXBOT_TRACE_OUT/<pid>.json`: `{"tests": [context, ...], "files": {path: {"contexts": {line:
+[index, ...]}}}}`,
+paths relative to the root, the shape of coverage.py's JSON report with contexts, each context
+given by its index in `"tests"` (the names once, however many lines a test ran) and lines run
+outside any test left out; `fixbot.agent.spectrum.parse` reads it.
 
 After installing itself it runs the project's own `sitecustomize`, if one comes later on
 `sys.path`, so that a project's start-up code is not lost.
@@ -89,14 +91,23 @@ def _global(frame: FrameType, event: str, arg: Any) -> Any:
 
 def _write() -> None:
     sys.settrace(None)
+    tests: dict[str, int] = {}
     files: dict[str, Any] = {}
     for rel, lines in _hits.items():
-        contexts = {str(n): sorted(ctx) for n, ctx in sorted(lines.items())}
-        files[rel] = {"contexts": contexts}
+        contexts = {}
+        for n, ctx in sorted(lines.items()):
+            ids = sorted(tests.setdefault(c, len(tests)) for c in ctx if c)
+            if ids:
+                contexts[str(n)] = ids
+        if contexts:
+            files[rel] = {"contexts": contexts}
     path = os.path.join(OUT, f"{os.getpid()}.json")
     try:
         with open(path, "w") as handle:
-            json.dump({"files": files}, handle)
+            # one value a line: the log that carries it back cuts lines longer than 64 KiB
+            json.dump(
+                {"tests": sorted(tests, key=tests.__getitem__), "files": files}, handle, indent=0
+            )
     except OSError:
         pass  # an unwritable folder loses this process's lines, never the check's result
 

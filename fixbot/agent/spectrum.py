@@ -110,24 +110,44 @@ def make_shim(folder: Path) -> Path:
 def parse(output: str) -> dict[str, dict[int, list[str]]]:
     """path -> line -> the contexts (tests) that ran it, merged from every report after `MARK`
     (one per traced process); {} when there is none. A report cut short ends the reading."""
+    merged: dict[str, dict[int, set[str]]] = {}
+    for report in reports(output)[0]:
+        _merge(merged, report)
+    return {path: {n: sorted(c) for n, c in lines.items()} for path, lines in merged.items()}
+
+
+def reports(output: str) -> tuple[list[object], bool]:
+    """The JSON values after `MARK` in `output`, and whether one was cut short (unreadable)."""
     _, marker, rest = output.partition(MARK)
     if not marker:
-        return {}
-    merged: dict[str, dict[int, set[str]]] = {}
+        return [], False
+    found: list[object] = []
     decoder, at = json.JSONDecoder(), rest.find("{")
     while at >= 0:
         try:
             report, end = decoder.raw_decode(rest, at)
         except json.JSONDecodeError:
-            break
-        files = report.get("files", {}) if isinstance(report, dict) else {}
-        for path, data in files.items() if isinstance(files, dict) else ():
-            contexts = data.get("contexts", {}) if isinstance(data, dict) else {}
-            lines = merged.setdefault(path, {})
-            for n, ctx in contexts.items():
-                lines.setdefault(int(n), set()).update(c for c in ctx if c)
+            return found, True
+        found.append(report)
         at = rest.find("{", end)
-    return {path: {n: sorted(c) for n, c in lines.items()} for path, lines in merged.items()}
+    return found, False
+
+
+def _merge(merged: dict[str, dict[int, set[str]]], report: object) -> None:
+    """Add one report's lines to `merged`: contexts by name (coverage.py's shape) or by index
+    into its `"tests"` (the tracer's); anything malformed is skipped."""
+    if not isinstance(report, dict):
+        return
+    names, files = report.get("tests"), report.get("files")
+    for path, data in files.items() if isinstance(files, dict) else ():
+        contexts = data.get("contexts", {}) if isinstance(data, dict) else {}
+        lines = merged.setdefault(str(path), {})
+        for n, ctx in contexts.items() if isinstance(contexts, dict) else ():
+            for c in ctx if isinstance(ctx, list) else ():
+                if isinstance(names, list) and isinstance(c, int) and 0 <= c < len(names):
+                    c = names[c]
+                if isinstance(c, str) and c and str(n).isdigit():
+                    lines.setdefault(int(n), set()).add(c)
 
 
 def _failing(context: str, failing: Iterable[str]) -> bool:
@@ -246,13 +266,16 @@ def _python(
         shim = make_shim(Path(tmp))
         done = launcher.run(command(check, shim), repo, Path(tmp) / "spectrum.log", timeout)
         output = (Path(tmp) / "spectrum.log").read_text(encoding="utf-8", errors="replace")
-    spectra = parse(output)
-    if not spectra:
+    found_reports, cut = reports(output)
+    if cut:
+        return [], "the tracer's report came back cut or unreadable"
+    if not found_reports:
         return [], (
             f"no Python process of the check loaded fixbot's tracer (exit {done.exit_code}): "
-            "it runs Python with -I, -E or -S, or clears PYTHONPATH"
+            "it runs Python with -I, -E or -S, or sets PYTHONPATH where fixbot cannot add to it "
+            "(a tox set_env, a script)"
         )
-    found = rank(repo, spectra, failing)
+    found = rank(repo, parse(output), failing)
     if not found:
         return [], f"no line of the repository ran under a failing test (exit {done.exit_code})"
     return found, None

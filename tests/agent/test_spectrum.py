@@ -220,3 +220,33 @@ def test_a_go_profile_naming_files_outside_the_module_ranks_none_of_them(tmp_pat
     output = f"{gocov.MARK}\n{gocov.FAILING}\n{profile}{gocov.MARK}\n{profile}"
     failed, whole = gocov.parse(output)
     assert len(failed) == 3 and gocov.rank(repo, failed, whole) == []
+
+
+@pytest.mark.slow
+def test_a_large_suites_report_crosses_back_whole(tmp_path: Path) -> None:
+    """The log that carries the report back cuts lines at 64 KiB: 3,000 tests running the same
+    lines must still come back readable (one value a line, the test names once)."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "__init__.py").write_text("")
+    (repo / "core.py").write_text(
+        "def shared(n):\n    return n\n\n\ndef bad(n):\n    return n + 1\n"
+    )
+    many = "".join(
+        f"    def test_a_long_generated_name_{i:05}(self):\n        shared(1)\n\n"
+        for i in range(3000)
+    )
+    (repo / "tests" / "test_many.py").write_text(
+        "import unittest\n\nfrom core import bad, shared\n\n\n"
+        "class Many(unittest.TestCase):\n"
+        f"    def test_bad(self):\n        self.assertEqual(bad(shared(1)), 1)\n\n{many}"
+    )
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"{sys.executable} -m unittest tests.test_many",
+        ["tests.test_many.Many.test_bad"],
+        300,
+    )
+    assert why is None
+    assert [(s.name, round(s.score, 3)) for s in found] == [("bad", 1.0), ("shared", 0.018)]
