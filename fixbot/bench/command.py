@@ -206,19 +206,26 @@ def run(args: argparse.Namespace, cases: list[Case], cache: Path) -> int:
         jobs = jobs_of(cases, cache, None, Path(tmp), lambda case: prepared(case.id, ""))
         ran = bar.stage("running", len(jobs) * len(runners))
         results = run_all(jobs, runners, options, args.jobs, lambda r: ran(r.id, r.grade.value))
-    return output(args, results)
+    return output(args, results, [invocation()])
 
 
-def output(args: argparse.Namespace, results: Sequence[CaseResult]) -> int:
-    """Print the report of `results` as `args` ask; 0, or 1 when the oracle ran and a case did
-    not end fixed or raised a false alarm."""
+def invocation() -> str:
+    """This process's command line as a `fixbot` command (for the figures' provenance)."""
+    import shlex
+
+    return shlex.join(["fixbot", *sys.argv[1:]])
+
+
+def output(args: argparse.Namespace, results: Sequence[CaseResult], commands: list[str]) -> int:
+    """Print the report of `results` (produced by `commands`) as `args` ask; 0, or 1 when the
+    oracle ran and a case did not end fixed or raised a false alarm."""
     from fixbot.bench import report
     from fixbot.bench.run import Grade, Runner
 
     if args.json:
-        print(report.as_json(results))
+        print(report.as_json(results, commands))
     elif args.markdown:
-        print(report.markdown(results), end="")
+        print(report.markdown(results, commands), end="")
     else:
         from rich.console import Console
 
@@ -238,12 +245,14 @@ def merge(args: argparse.Namespace) -> int:
     from fixbot.bench.run import CaseResult
 
     results: list[CaseResult] = []
+    commands: list[str] = []
     seen: dict[tuple[str, str], Path] = {}
     for path in args.merge:
         try:
-            cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
-            found = [CaseResult.model_validate(c) for c in cases]
-        except (OSError, ValueError, KeyError, TypeError, ValidationError) as exc:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            found = [CaseResult.model_validate(c) for c in data["cases"]]
+            commands += [str(c) for c in data.get("commands", [])]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, ValidationError) as exc:
             print(
                 f"fixbot bench: {path}: not a `fixbot bench --json` output: {exc}", file=sys.stderr
             )
@@ -258,7 +267,7 @@ def merge(args: argparse.Namespace) -> int:
                 return 2
             seen[key] = path
         results.extend(found)
-    return output(args, results)
+    return output(args, results, [*commands, invocation()])
 
 
 def _runners(args: argparse.Namespace) -> list[Runner] | None:

@@ -238,10 +238,11 @@ def table(results: Sequence[CaseResult]) -> object:
     return Group(*parts)
 
 
-def as_json(results: Sequence[CaseResult]) -> str:
-    """The cases and the totals as one JSON object."""
+def as_json(results: Sequence[CaseResult], commands: Sequence[str] = ()) -> str:
+    """The cases, the totals and the commands that produced them as one JSON object."""
     return json.dumps(
         {
+            "commands": list(commands),
             "cases": [r.model_dump(mode="json") for r in results],
             "totals": [t.model_dump(mode="json") for t in summarize(results)],
         },
@@ -255,11 +256,14 @@ def _md(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def markdown(results: Sequence[CaseResult]) -> str:
-    """The totals, then the cases, as Markdown tables (for a README)."""
+def markdown(results: Sequence[CaseResult], commands: Sequence[str] = ()) -> str:
+    """The commands that produced the figures, the totals, then the cases, as Markdown (for a
+    README)."""
+    produced = "".join(f"    {c}\n" for c in commands)
+    head = f"Produced by:\n\n{produced}\n" if commands else ""
     totals = _md(TOTAL_COLUMNS, [total_cells(t) for t in summarize(results)])
     cases = _md(CASE_COLUMNS, [case_cells(r) for r in results])
-    return f"{totals}\n\n{cases}\n"
+    return f"{head}{totals}\n\n{cases}\n"
 
 
 def png(results: Sequence[CaseResult], path: Path) -> None:

@@ -65,7 +65,7 @@ def _result(case: str, grade: Grade) -> CaseResult:
 def _write(path: Path, results: list[CaseResult]) -> Path:
     from fixbot.bench import report
 
-    path.write_text(report.as_json(results), encoding="utf-8")
+    path.write_text(report.as_json(results, [f"fixbot bench --{path.stem}"]), encoding="utf-8")
     return path
 
 
@@ -77,6 +77,9 @@ def test_merge_reports_the_shards_together(
     assert bench("--merge", str(one), str(two), "--json") == 0
     data = json.loads(capsys.readouterr().out)
     assert [c["id"] for c in data["cases"]] == ["a", "b", "c"] and data["totals"][0]["fixed"] == 3
+    # every figure keeps the commands that produced it: the shards', then the merge's
+    assert data["commands"][:2] == ["fixbot bench --1", "fixbot bench --2"]
+    assert data["commands"][2].startswith("fixbot ")
     # the oracle's exit code holds over the merged cases
     bad = _write(tmp_path / "3.json", [_result("d", Grade.NEVER_FAILED)])
     assert bench("--merge", str(one), str(bad), "--json") == 1
