@@ -21,6 +21,13 @@ paths relative to the root, the shape of coverage.py's JSON report with contexts
 given by its index in `"tests"` (the names once, however many lines a test ran) and lines run
 outside any test left out; `fixbot.agent.spectrum.parse` reads it.
 
+CPython stops calling a trace function that raised, and one does when the traced code recurses
+past the limit (a `RecursionError` in the code under test, the usual failure of a recursion
+bug): every later test would go untraced. So the tracer is armed again at the start of each
+test: `unittest.TestCase.run` is wrapped (unittest's tests and pytest's unittest-style ones),
+and pytest loads `fixbot_linetrace_plugin` (named in `PYTEST_PLUGINS` by
+`fixbot.agent.spectrum`), whose `pytest_runtest_call` re-arms it before each test function.
+
 After installing itself it runs the project's own `sitecustomize`, if one comes later on
 `sys.path`, so that a project's start-up code is not lost.
 """
@@ -130,6 +137,25 @@ def _chain() -> None:
             sys.modules["sitecustomize"] = ours
 
 
+def rearm() -> None:
+    """Trace again from here on, with no test running (before each test; see the docstring)."""
+    if _root:
+        _test[0], _test[1] = None, ""
+        sys.settrace(_global)
+
+
+def _wrap_unittest() -> None:
+    import unittest
+
+    run = unittest.TestCase.run
+
+    def traced_run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        rearm()
+        return run(self, *args, **kwargs)
+
+    unittest.TestCase.run = traced_run  # type: ignore[method-assign]
+
+
 def install() -> None:
     """Start tracing this process when both variables are set (module docstring)."""
     global _root
@@ -137,6 +163,7 @@ def install() -> None:
         return
     _root = os.path.realpath(ROOT)
     atexit.register(_write)
+    _wrap_unittest()
     threading.settrace(_global)
     sys.settrace(_global)
 
@@ -144,3 +171,4 @@ def install() -> None:
 if __name__ == "sitecustomize":
     install()
     _chain()
+    sys.modules.setdefault("fixbot_linetrace", sys.modules[__name__])  # for the pytest plugin

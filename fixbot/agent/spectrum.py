@@ -49,7 +49,22 @@ TRACER = Path(__file__).with_name("linetrace.py")
 PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py")
 # tox passes on only the variables it is told to (https://tox.wiki/en/latest/config.html#pass_env);
 # `TOX_OVERRIDE` adds to its configuration (tox 4.?+; an older tox ignores it).
-TOX_OVERRIDE = "testenv.pass_env+=PYTHONPATH,FIXBOT_TRACE_OUT,FIXBOT_TRACE_ROOT"
+TOX_OVERRIDE = "testenv.pass_env+=PYTHONPATH,PYTEST_PLUGINS,FIXBOT_TRACE_OUT,FIXBOT_TRACE_ROOT"
+# pytest loads the modules `PYTEST_PLUGINS` names (https://docs.pytest.org/en/stable/how-to/plugins.html):
+# this one arms the tracer again before each test (`fixbot.agent.linetrace`'s docstring).
+PLUGIN = "fixbot_linetrace_plugin"
+PLUGIN_TEXT = """\
+import sys
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    tracer = sys.modules.get("fixbot_linetrace")
+    if tracer is not None:
+        tracer.rearm()
+"""
 
 
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
@@ -88,8 +103,9 @@ def command(check: str, shim: Path) -> str:
     return (
         'd=$(mktemp -d) && FIXBOT_TRACE_OUT="$d" && FIXBOT_TRACE_ROOT="$PWD" && '
         f"PYTHONPATH={folder}${{PYTHONPATH:+:$PYTHONPATH}} && "
+        f"PYTEST_PLUGINS={PLUGIN}${{PYTEST_PLUGINS:+,$PYTEST_PLUGINS}} && "
         f"TOX_OVERRIDE={shlex.quote(TOX_OVERRIDE)} && "
-        "export FIXBOT_TRACE_OUT FIXBOT_TRACE_ROOT PYTHONPATH TOX_OVERRIDE && "
+        "export FIXBOT_TRACE_OUT FIXBOT_TRACE_ROOT PYTHONPATH PYTEST_PLUGINS TOX_OVERRIDE && "
         f"({traced(check, shim)}) </dev/null >/dev/null 2>&1; "
         f"echo {MARK}; "
         'for f in "$d"/*.json; do [ -f "$f" ] && cat "$f" && echo; done; '
@@ -101,9 +117,12 @@ def make_shim(folder: Path) -> Path:
     """`folder` holding fixbot's tracer as `sitecustomize.py`, readable by anyone (the commands
     may run as another user)."""
     folder.chmod(0o755)
-    target = folder / "sitecustomize.py"
-    target.write_text(TRACER.read_text(encoding="utf-8"), encoding="utf-8")
-    target.chmod(0o644)
+    for name, text in (
+        ("sitecustomize.py", TRACER.read_text(encoding="utf-8")),
+        (f"{PLUGIN}.py", PLUGIN_TEXT),
+    ):
+        (folder / name).write_text(text, encoding="utf-8")
+        (folder / name).chmod(0o644)
     return folder
 
 

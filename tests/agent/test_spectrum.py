@@ -250,3 +250,40 @@ def test_a_large_suites_report_crosses_back_whole(tmp_path: Path) -> None:
     )
     assert why is None
     assert [(s.name, round(s.score, 3)) for s in found] == [("bad", 1.0), ("shared", 0.018)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runner", ["pytest", "unittest"])
+def test_tests_after_a_recursion_error_are_still_traced(tmp_path: Path, runner: str) -> None:
+    """A RecursionError in the code under test stops CPython calling the trace function: the
+    tracer is armed again before each test, so the passing tests after it still count."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "__init__.py").write_text("")
+    (repo / "core.py").write_text(
+        "def shared(n):\n    return n\n\n\ndef loop(n):\n    return loop(shared(n))\n"
+    )
+    (repo / "tests" / "test_deep.py").write_text(
+        "import unittest\n\nfrom core import loop, shared\n\n\n"
+        "class Deep(unittest.TestCase):\n"
+        "    def test_a_recursion(self):\n        self.assertEqual(loop(1), 1)\n\n"
+        "    def test_b_later(self):\n        self.assertEqual(shared(1), 1)\n"
+    )
+    python = f"{sys.executable} -m " + (
+        "pytest -q -p no:cacheprovider" if runner == "pytest" else "unittest"
+    )
+    failing = (
+        "tests/test_deep.py::Deep::test_a_recursion"
+        if runner == "pytest"
+        else "tests.test_deep.Deep.test_a_recursion"
+    )
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"{python} tests/test_deep.py" if runner == "pytest" else f"{python} tests.test_deep",
+        [failing],
+        300,
+    )
+    assert why is None
+    # shared also ran under the passing test_b_later: without re-arming it would score 1.0
+    assert [(s.name, round(s.score, 3)) for s in found] == [("loop", 1.0), ("shared", 0.707)]
