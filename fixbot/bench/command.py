@@ -201,12 +201,14 @@ def run(args: argparse.Namespace, cases: list[Case], cache: Path) -> int:
         requests_dir=args.requests,
     )
 
-    with tempfile.TemporaryDirectory(prefix="fixbot-bench-") as tmp, Progress(sys.stderr) as bar:
-        prepared = bar.stage("preparing", len(cases))
-        jobs = jobs_of(cases, cache, None, Path(tmp), lambda case: prepared(case.id, ""))
-        ran = bar.stage("running", len(jobs) * len(runners))
-        results = run_all(jobs, runners, options, args.jobs, lambda r: ran(r.id, r.grade.value))
-    return output(args, results, [invocation()])
+    with tempfile.TemporaryDirectory(prefix="fixbot-bench-") as tmp:
+        with Progress(sys.stderr) as bar:
+            prepared = bar.stage("preparing", len(cases))
+            jobs = jobs_of(cases, cache, None, Path(tmp), lambda case: prepared(case.id, ""))
+            ran = bar.stage("running", len(jobs) * len(runners))
+            results = run_all(jobs, runners, options, args.jobs, lambda r: ran(r.id, r.grade.value))
+        # the report before the prepared copies are removed (a minute of disk on a busy machine)
+        return output(args, results, [invocation()])
 
 
 def invocation() -> str:
