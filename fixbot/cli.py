@@ -171,7 +171,8 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
         "bench",
         help="how often fixbot fixes real CI failures: the corpus of bench/corpus/",
         description="Rebuild real CI failures from PyPI and npm and check them (--verify).",
-        epilog="example: fixbot bench --verify --case attrs-21-1-0-eq",
+        epilog="examples: fixbot bench --list; "
+        "fixbot bench --verify --case attrs-21-1-0-evolve-nested",
     )
     add_bench_arguments(bench)
     return parser

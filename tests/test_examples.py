@@ -81,3 +81,29 @@ def test_stats_runs_real_fixbot_stats_commands() -> None:
     for command in commands:
         args = build_parser().parse_args(shlex.split(command)[1:])
         assert args.command == "stats" and args.since == "7d"
+
+
+BENCH = ROOT / "examples" / "fixbot-bench-shards.yml"
+
+
+def test_bench_shards_cover_every_shard_and_merge_them() -> None:
+    import shlex
+
+    from fixbot.cli import build_parser
+
+    workflow = load(BENCH)
+    assert workflow["permissions"] == {}
+    shard, merge = workflow["jobs"]["shard"], workflow["jobs"]["merge"]
+    count = int(workflow["env"]["SHARDS"])
+    assert shard["strategy"]["matrix"]["shard"] == list(range(1, count + 1))
+    assert shard["permissions"] == {"contents": "read"} and merge["permissions"] == {}
+    assert merge["needs"] == "shard"
+    run = next(s for s in shard["steps"] if s.get("name") == "fixbot bench, one shard")
+    words = shlex.split(run["run"].replace('"$SHARD/$SHARDS"', f"2/{count}"))
+    args = build_parser().parse_args(words[1 : words.index(">")])
+    assert args.shard == (2, count) and args.json and args.corpus is not None
+    script = next(s for s in merge["steps"] if s.get("name") == "fixbot bench, merged")["run"]
+    for line in script.strip().splitlines():
+        words = shlex.split(line)
+        merged = build_parser().parse_args(words[1 : words.index(">" if ">" in words else ">>")])
+        assert [str(p) for p in merged.merge] == ["shard-*.json"]

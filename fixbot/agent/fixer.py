@@ -48,17 +48,20 @@ class ModelFixer:
         self.suspects: list[Span] = []  # attempt 1's spectrum ranking (`fixbot.agent.spectrum`)
         self.formatter = ""  # attempt 1's formatter diff (`fixbot.agent.formatdiff`)
 
-    def locate(self, ctx: FixContext) -> list[Span]:
+    def locate(self, ctx: FixContext, notes: list[str]) -> list[Span]:
         """The functions the failing tests' coverage spectrum ranks first (attempt 1 only: the
-        check runs once more under coverage, through the run's launcher; [] without a failure)."""
+        check runs once more under coverage, through the run's launcher; [] without a failure).
+        Why it was skipped, when it was, goes to `notes` (the report's)."""
         launcher, failure = self.runtime.launcher, ctx.failure
         if ctx.attempt != 1 or failure is None or ctx.phase is not Phase.FIX:
             return []
         s = self.runtime.settings
         located = [context.relative_to_repo(loc.path, ctx.repo) for loc in failure.locations]
-        found, _ = spectrum.suspects(
+        found, why = spectrum.suspects(
             launcher, ctx.repo, s.check, failure.failing_tests, s.timeout, located
         )
+        if why:
+            notes.append(f"{spectrum.SKIPPED}{why}")
         return found
 
     def format_diff(self, ctx: FixContext) -> str:
@@ -83,7 +86,7 @@ class ModelFixer:
             session.research = Research(
                 ctx.repo, self.runtime.search_path, self.runtime.launcher, provider
             )
-        self.suspects = self.locate(ctx)
+        self.suspects = self.locate(ctx, session.notes)
         self.formatter = self.format_diff(ctx)
         before = git.tree_fingerprint(ctx.repo)
         error = self._attempt(ctx, session, llm, protocol)

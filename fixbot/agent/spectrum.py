@@ -5,15 +5,21 @@ those the passing tests execute, by Ochiai's coefficient.
 
 where failed(s) and passed(s) count the failing and passing tests that executed line s (Abreu,
 Zoeteweij, van Gemund, "On the accuracy of spectrum-based fault localization", TAICPART 2007).
-The spectra come from coverage.py's dynamic contexts (`dynamic_context = test_function`: each
-executed line records the tests that ran it; https://coverage.readthedocs.io/en/latest/contexts.html),
-taken by re-running a pytest check under `coverage run` through the run's launcher: the project's
-code runs only behind the boundary (`fixbot.process.launcher`), and what crosses back is the log,
-here the JSON report printed after a marker line (`coverage json -o /dev/stdout`). coverage.py
-comes from fixbot's own environment: a folder holding only a link to it goes first on the
-command's PYTHONPATH (without its C tracer where the project's Python differs, coverage.py runs
-its pure-Python tracer). A check that is not `python -m pytest ...` or `pytest ...` has no
-spectrum (empty ranking): nothing else is guessed.
+
+The spectra of a Python project come from fixbot's line tracer (`fixbot.agent.linetrace`,
+standard library only): the check runs once more, unchanged, through the run's launcher, with a
+folder of fixbot's holding the tracer as `sitecustomize.py` first on PYTHONPATH (`command`).
+Every Python process the check starts (pytest or unittest, under `python -m`, after `cd` or a
+variable assignment, inside tox or nox) imports it with the project's own interpreter, any
+CPython from 3.8, and writes which lines each test ran (the `test_function` contexts of
+coverage.py: https://coverage.readthedocs.io/en/latest/contexts.html); the reports cross back in
+the log, after a marker line. A check that sets PYTHONPATH itself gets the folder added to its
+value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variable it is not
+told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
+instead (`fixbot.agent.nodecov`), a Go module's under `go test`'s cover profiles
+(`fixbot.agent.gocov`); a Rust project has none yet (cargo's `-C instrument-coverage` is not
+used). When the spectrum cannot run, `suspects` says why (the report's notes and the bench
+show it).
 
 `rank` turns the lines into the enclosing functions of the repository's non-test files, best
 first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
@@ -29,14 +35,36 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 
-from fixbot.agent import nodecov
+from fixbot.agent import gocov, nodecov
 from fixbot.agent.locate import TEST_FILE, Span
 from fixbot.process.launcher import Launcher
+from fixbot.process.shellwords import assignment_ends
 
 MARK = "fixbot-spectrum-json-follows"
-RCFILE = "[run]\ndynamic_context = test_function\n"
+SKIPPED = "coverage spectrum skipped: "  # the note's start in the report (and the bench's)
 MAX_SPANS = 12
 MAX_FOCUS = 6  # the most suspicious lines a long function is shown around
+TRACER = Path(__file__).with_name("linetrace.py")
+# What marks a Python project in its repository's root (or one folder down: `cd sub && ...`).
+PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py")
+# tox passes on only the variables it is told to (https://tox.wiki/en/latest/config.html#pass_env);
+# `TOX_OVERRIDE` adds to its configuration (tox 4.?+; an older tox ignores it).
+TOX_OVERRIDE = "testenv.pass_env+=PYTHONPATH,PYTEST_PLUGINS,FIXBOT_TRACE_OUT,FIXBOT_TRACE_ROOT"
+# pytest loads the modules `PYTEST_PLUGINS` names (https://docs.pytest.org/en/stable/how-to/plugins.html):
+# this one arms the tracer again before each test (`fixbot.agent.linetrace`'s docstring).
+PLUGIN = "fixbot_linetrace_plugin"
+PLUGIN_TEXT = """\
+import sys
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    tracer = sys.modules.get("fixbot_linetrace")
+    if tracer is not None:
+        tracer.rearm()
+"""
 
 
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
@@ -46,73 +74,109 @@ def ochiai(failed: int, passed: int, total_failed: int) -> float:
     return failed / math.sqrt(total_failed * (failed + passed))
 
 
-def pytest_words(check: str) -> tuple[str, list[str]] | None:
-    """(python program, pytest's arguments) of a pytest check, None for any other command."""
-    try:
-        words = shlex.split(check)
-    except ValueError:
-        return None
-    if len(words) >= 3 and words[1:3] == ["-m", "pytest"] and "python" in Path(words[0]).name:
-        return words[0], words[3:]
-    if words and Path(words[0]).name in ("pytest", "py.test"):
-        return "python", words[1:]
-    return None
+def python_project(repo: Path, failing: Sequence[str] = ()) -> bool:
+    """Whether `repo` is a Python project: a marker file (`PYTHON_MARKERS`) or a `.py` file in
+    its root or a folder just below, or a failing test id naming a `.py` file (pytest's)."""
+    if any(t.partition("::")[0].endswith(".py") for t in failing):
+        return True
+    folders = [repo, *(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))]
+    return any((folder / name).is_file() for folder in folders for name in PYTHON_MARKERS) or any(
+        next(folder.glob("*.py"), None) for folder in folders
+    )
 
 
-def command(check: str, shim: Path) -> str | None:
-    """The shell command that runs the pytest `check` under coverage with per-test contexts and
-    prints the JSON report after `MARK`; None when `check` is not a pytest command."""
-    found = pytest_words(check)
-    if found is None:
-        return None
-    python, args = found
-    path = f"PYTHONPATH={shlex.quote(str(shim))}${{PYTHONPATH:+:$PYTHONPATH}}"
-    cov = f"{path} {shlex.quote(python)} -m coverage"
-    rc = f"--rcfile={shlex.quote(str(shim / 'coveragerc'))}"
-    pytest = shlex.join([*args, "-p", "no:cacheprovider"])
+def traced(check: str, shim: Path) -> str:
+    """`check` with `shim` added to every PYTHONPATH value it assigns itself (`PYTHONPATH=src
+    pytest`, `export PYTHONPATH=...`), so that its Python processes still find the tracer."""
+    ends = assignment_ends(check, "PYTHONPATH")
+    out, last = [], 0
+    for end in ends:
+        out += [check[last:end], ":" + shlex.quote(str(shim))]
+        last = end
+    return "".join([*out, check[last:]])
+
+
+def command(check: str, shim: Path) -> str:
+    """The shell command that runs `check` with the tracer of `shim` loaded into its Python
+    processes and prints their reports after `MARK` (the check's own output is dropped)."""
+    folder = shlex.quote(str(shim))
     return (
-        "d=$(mktemp -d) && "
-        f'{cov} run {rc} --data-file="$d/cov" -m pytest {pytest} >/dev/null 2>&1; '
+        'd=$(mktemp -d) && FIXBOT_TRACE_OUT="$d" && FIXBOT_TRACE_ROOT="$PWD" && '
+        f"PYTHONPATH={folder}${{PYTHONPATH:+:$PYTHONPATH}} && "
+        f"PYTEST_PLUGINS={PLUGIN}${{PYTEST_PLUGINS:+,$PYTEST_PLUGINS}} && "
+        f"TOX_OVERRIDE={shlex.quote(TOX_OVERRIDE)} && "
+        "export FIXBOT_TRACE_OUT FIXBOT_TRACE_ROOT PYTHONPATH PYTEST_PLUGINS TOX_OVERRIDE && "
+        f"({traced(check, shim)}) </dev/null >/dev/null 2>&1; "
         f"echo {MARK}; "
-        f'{cov} json {rc} --data-file="$d/cov" -q --show-contexts --pretty-print -o /dev/stdout; '
+        'for f in "$d"/*.json; do [ -f "$f" ] && cat "$f" && echo; done; '
         'rm -rf "$d"'
     )
 
 
 def make_shim(folder: Path) -> Path:
-    """`folder` with a link to fixbot's coverage package and the rcfile, readable by anyone
-    (the commands may run as another user). Raises `ImportError` without coverage.py."""
-    import coverage
-
+    """`folder` holding fixbot's tracer as `sitecustomize.py`, readable by anyone (the commands
+    may run as another user)."""
     folder.chmod(0o755)
-    (folder / "coverage").symlink_to(Path(coverage.__file__).parent, target_is_directory=True)
-    (folder / "coveragerc").write_text(RCFILE, encoding="utf-8")
+    for name, text in (
+        ("sitecustomize.py", TRACER.read_text(encoding="utf-8")),
+        (f"{PLUGIN}.py", PLUGIN_TEXT),
+    ):
+        (folder / name).write_text(text, encoding="utf-8")
+        (folder / name).chmod(0o644)
     return folder
 
 
 def parse(output: str) -> dict[str, dict[int, list[str]]]:
-    """path -> line -> the contexts (tests) that ran it, from the command's output ({} when the
-    report is missing or cut)."""
+    """path -> line -> the contexts (tests) that ran it, merged from every report after `MARK`
+    (one per traced process); {} when there is none. A report cut short ends the reading."""
+    merged: dict[str, dict[int, set[str]]] = {}
+    for report in reports(output)[0]:
+        _merge(merged, report)
+    return {path: {n: sorted(c) for n, c in lines.items()} for path, lines in merged.items()}
+
+
+def reports(output: str) -> tuple[list[object], bool]:
+    """The JSON values after `MARK` in `output`, and whether one was cut short (unreadable)."""
     _, marker, rest = output.partition(MARK)
     if not marker:
-        return {}
-    try:
-        # raw_decode: coverage may print a line of its own after the report
-        report, _ = json.JSONDecoder().raw_decode(rest[rest.find("{") :])
-    except json.JSONDecodeError:
-        return {}
-    files = report.get("files", {}) if isinstance(report, dict) else {}
-    return {
-        path: {int(n): [c for c in ctx if c] for n, ctx in data.get("contexts", {}).items()}
-        for path, data in files.items()
-        if isinstance(data, dict)
-    }
+        return [], False
+    found: list[object] = []
+    decoder, at = json.JSONDecoder(), rest.find("{")
+    while at >= 0:
+        try:
+            report, end = decoder.raw_decode(rest, at)
+        except json.JSONDecodeError:
+            return found, True
+        found.append(report)
+        at = rest.find("{", end)
+    return found, False
+
+
+def _merge(merged: dict[str, dict[int, set[str]]], report: object) -> None:
+    """Add one report's lines to `merged`: contexts by name (coverage.py's shape) or by index
+    into its `"tests"` (the tracer's); anything malformed is skipped."""
+    if not isinstance(report, dict):
+        return
+    names, files = report.get("tests"), report.get("files")
+    for path, data in files.items() if isinstance(files, dict) else ():
+        contexts = data.get("contexts", {}) if isinstance(data, dict) else {}
+        lines = merged.setdefault(str(path), {})
+        for n, ctx in contexts.items() if isinstance(contexts, dict) else ():
+            for c in ctx if isinstance(ctx, list) else ():
+                if isinstance(names, list) and isinstance(c, int) and 0 <= c < len(names):
+                    c = names[c]
+                if isinstance(c, str) and c and str(n).isdigit():
+                    lines.setdefault(int(n), set()).add(c)
 
 
 def _failing(context: str, failing: Iterable[str]) -> bool:
-    """Whether the coverage context `context` (`module.Class.test`) is one of the failing test
-    ids (`path::Class::test[param]`)."""
+    """Whether the context `context` (`module.Class.test`) is one of the failing test ids:
+    pytest's `path::Class::test[param]` or unittest's `module.Class.test`."""
     for test in failing:
+        if "::" not in test:  # unittest: the same dotted name, maybe from another folder
+            if context == test or context.endswith("." + test):
+                return True
+            continue
         path, _, rest = test.partition("::")
         name = rest.rsplit("::", 1)[-1].split("[", 1)[0]
         if name and context.endswith("." + name) and PurePosixPath(path).stem in context:
@@ -191,32 +255,48 @@ def suspects(
     timeout: float,
     located: Sequence[str] = (),
 ) -> tuple[list[Span], str | None]:
-    """Run the check under coverage through `launcher` in `repo` and rank its functions:
-    (spans, None), or ([], why not) when the check is neither pytest nor run in a node project,
-    coverage.py is missing or no failing test ran (the caller notes it; the first request goes
-    without). A node project's check runs under V8's coverage instead (`fixbot.agent.nodecov`,
-    ranked by nearness to the test files the check names or, else, the output's
-    repository-relative paths `located`; a check with no failing test file, a linter's or a
-    compiler's, is not re-run)."""
-    if pytest_words(check) is None:
-        if (repo / "package.json").is_file():
-            return _node(launcher, repo, check, list(located), timeout)
-        return [], "the check is not a pytest command"
+    """Run the check with the line tracer through `launcher` in `repo` and rank its functions:
+    (spans, None), or ([], why not) when no failing test is known, the repository is neither a
+    Python nor a node project, or no line ran under a failing test (the caller notes it; the
+    first request goes without). A node project's check runs under V8's coverage instead
+    (`fixbot.agent.nodecov`, ranked by nearness to the test files the check names or, else,
+    the output's repository-relative paths `located`; a check with no failing test file, a
+    linter's or a compiler's, is not re-run)."""
+    python = python_project(repo, failing)
+    if (repo / "package.json").is_file() and not (python and failing):
+        return _node(launcher, repo, check, list(located), timeout)
+    if (repo / "go.mod").is_file() and not python:
+        return _go(launcher, repo, check, failing, timeout)
+    if (repo / "Cargo.toml").is_file() and not python:
+        # cargo can build with `-C instrument-coverage` (llvm-profdata and llvm-cov then read
+        # it), but its per-test runs are not wired here yet
+        return [], "a Rust project: no spectrum for cargo yet (-C instrument-coverage unused)"
+    if not python:
+        return [], "neither a Python, node nor Go project (no .py file, package.json or go.mod)"
     if not failing:
-        return [], "no failing test id in the output"
+        return [], "no failing test id in the check's output (a linter's or a compiler's)"
+    return _python(launcher, repo, check, failing, timeout)
+
+
+def _python(
+    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+) -> tuple[list[Span], str | None]:
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
-        try:
-            shim = make_shim(Path(tmp))
-        except ImportError:
-            return [], "coverage.py is not installed with fixbot"
-        script = command(check, shim)
-        if script is None:
-            return [], "the check is not a pytest command"
-        done = launcher.run(script, repo, Path(tmp) / "spectrum.log", timeout)
+        shim = make_shim(Path(tmp))
+        done = launcher.run(command(check, shim), repo, Path(tmp) / "spectrum.log", timeout)
         output = (Path(tmp) / "spectrum.log").read_text(encoding="utf-8", errors="replace")
+    found_reports, cut = reports(output)
+    if cut:
+        return [], "the tracer's report came back cut or unreadable"
+    if not found_reports:
+        return [], (
+            f"no Python process of the check loaded fixbot's tracer (exit {done.exit_code}): "
+            "it runs Python with -I, -E or -S, or sets PYTHONPATH where fixbot cannot add to it "
+            "(a tox set_env, a script)"
+        )
     found = rank(repo, parse(output), failing)
     if not found:
-        return [], f"no line ran by a failing test (exit {done.exit_code})"
+        return [], f"no line of the repository ran under a failing test (exit {done.exit_code})"
     return found, None
 
 
@@ -233,4 +313,22 @@ def _node(
     found = nodecov.rank(repo, nodecov.parse(output), tests)
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"
+    return found, None
+
+
+def _go(
+    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+) -> tuple[list[Span], str | None]:
+    if not failing:
+        return [], "no failing Go test named in the check's output (a vet or build failure)"
+    with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
+        log = Path(tmp) / "spectrum.log"
+        done = launcher.run(gocov.command(check, failing), repo, log, timeout)
+        output = log.read_text(encoding="utf-8", errors="replace")
+    failed, whole = gocov.parse(output)
+    if not failed:
+        return [], f"go test wrote no cover profile for the failing tests (exit {done.exit_code})"
+    found = gocov.rank(repo, failed, whole)
+    if not found:
+        return [], f"no function of the module ran under a failing test (exit {done.exit_code})"
     return found, None

@@ -4,15 +4,11 @@
 every repository file the log names go to the model in one request, asking for SEARCH/REPLACE
 blocks (`fixbot.agent.editblocks`, Aider's format); the reply's blocks are applied inside the
 repository (`fixbot.agent.paths` refuses paths outside it and `.git`) and the case is graded
-as fixbot's runs are. `aider`: Aider's own loop (`aider --auto-test --test-cmd CHECK`,
-https://aider.chat/docs/usage/lint-test.html) when `aider` is on PATH; without it the result
-is an `error` row saying so.
+as fixbot's runs are.
 """
 
 from __future__ import annotations
 
-import shlex
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -130,23 +126,3 @@ def _cost(response: Any) -> float | None:
         return float(litellm_module().completion_cost(completion_response=response))
     except Exception:  # litellm raises for a model without a price: the cost is unknown
         return None
-
-
-def aider(job: Job, options: Options, work: Path) -> CaseResult:
-    """Aider's `--auto-test` loop on a copy of the case, when `aider` is on PATH."""
-    program = shutil.which("aider")
-    if not program or not options.model:
-        why = "aider is not on PATH: pip install aider-chat to add this baseline"
-        return result(job, Runner.AIDER, Grade.ERROR, reason=why if not program else "no --model")
-    repo = copy_repo(job.repo, work / "repo")
-    args = [program, "--yes-always", "--no-auto-commits", "--model", options.model]
-    args += ["--auto-test", "--test-cmd", job.check, "--message", "Make the check pass."]
-    if options.api_base:
-        args += ["--openai-api-base", options.api_base]
-    from fixbot.process.spawn import run_command
-
-    done = run_command(
-        shlex.join(args), repo, work / "aider.log", options.budget.seconds, env=case_env(job)
-    )
-    note = f"aider exited {done.exit_code}"
-    return result(job, Runner.AIDER, Grade.ESCALATED, attempts=1, notes=[note])

@@ -14,8 +14,25 @@ if TYPE_CHECKING:
     from fixbot.bench.corpus import Case
 
 
+def shard(text: str) -> tuple[int, int]:
+    """`I/N` -> (I, N) for `--shard`; raises `argparse.ArgumentTypeError` unless 1 <= I <= N."""
+    index, _, count = text.partition("/")
+    try:
+        i, n = int(index), int(count)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not I/N (e.g. 2/4)") from None
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"{text!r}: I must be from 1 to N")
+    return i, n
+
+
 def add_arguments(bench: argparse.ArgumentParser) -> None:
-    """`--verify`, `--case` and `--cache` (the corpus side of the bench)."""
+    """`--verify`, `--list`, the case filters and `--cache` (the corpus side of the bench)."""
+    bench.add_argument(
+        "--list",
+        action="store_true",
+        help="list the cases (id, family, ecosystem, part: dev or held-out) and run nothing",
+    )
     bench.add_argument(
         "--verify",
         action="store_true",
@@ -36,6 +53,18 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="only the cases of this family (repeatable: regression, world-moved, tool-upgrade, "
         "test-change)",
+    )
+    bench.add_argument(
+        "--part",
+        choices=["dev", "held-out"],
+        help="only the cases of this part of the corpus (bench/corpus/README.md: the split rule)",
+    )
+    bench.add_argument(
+        "--shard",
+        type=shard,
+        metavar="I/N",
+        help="only the I-th of N shards (the cases in corpus order, every N-th from the I-th): "
+        "run N machines, then --merge their --json outputs",
     )
     bench.add_argument(
         "--corpus",
@@ -64,8 +93,10 @@ def run(args: argparse.Namespace) -> int:
     from fixbot.bench.corpus import CORPUS, CorpusError, load_corpus
     from fixbot.bench.prepare import cache_root
 
-    if not args.verify and not command.wanted(args):
-        wanted = "--verify, --model M, --oracle or --localize"
+    if args.merge:
+        return command.merge(args)
+    if not (args.verify or args.list) and not command.wanted(args):
+        wanted = "--list, --verify, --model M, --oracle, --localize or --merge"
         print(f"fixbot bench: nothing to do; pass {wanted}", file=sys.stderr)
         return 2
     try:
@@ -73,9 +104,40 @@ def run(args: argparse.Namespace) -> int:
     except CorpusError as error:
         print(f"fixbot bench: {error}", file=sys.stderr)
         return 2
+    cases = chosen(cases, args.part, args.shard)
+    if not cases:
+        print("fixbot bench: no case left after --part and --shard", file=sys.stderr)
+        return 2
+    if args.list:
+        return listing(cases)
     if not args.verify:
         return command.run(args, cases, args.cache or cache_root())
     return verify(cases, args.cache or cache_root())
+
+
+def chosen(cases: list[Case], part: str | None, shard: tuple[int, int] | None) -> list[Case]:
+    """`cases` of the part `part` (None: both), then of the shard `(I, N)` (None: all): the
+    cases at positions I-1, I-1+N, ... of the corpus order, so N shards split every case once."""
+    from fixbot.bench.corpus import part_of
+
+    found = [c for c in cases if part is None or part_of(c.id).value == part]
+    if shard is None:
+        return found
+    index, count = shard
+    return found[index - 1 :: count]
+
+
+def listing(cases: list[Case]) -> int:
+    """`--list`: one line per case (id, family, ecosystem, part), then the count; 0."""
+    from fixbot.bench.corpus import part_of
+
+    width = max(len(c.id) for c in cases)
+    for case in cases:
+        part = part_of(case.id).value
+        print(f"{case.id:<{width}}  {case.family.value:<12}  {case.ecosystem.value:<6}  {part}")
+    held = sum(1 for c in cases if part_of(c.id).value == "held-out")
+    print(f"{len(cases)} cases ({len(cases) - held} dev, {held} held-out)")
+    return 0
 
 
 def verify(cases: list[Case], cache: Path) -> int:

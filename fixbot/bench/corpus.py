@@ -9,6 +9,7 @@ all in one pass.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -34,6 +35,26 @@ class Family(StrEnum):
     WORLD_MOVED = "world-moved"  # an unchanged release fails under a newer Python or tool
     TOOL_UPGRADE = "tool-upgrade"  # a lint or type check fails after a rule change
     TEST_CHANGE = "test-change"  # the real fix changed a test file or the test configuration too
+
+
+class Part(StrEnum):
+    """Which part of the corpus a case is in (`part_of`): localization may be tuned on `dev`;
+    `held-out` is reported, never tuned on."""
+
+    DEV = "dev"
+    HELD_OUT = "held-out"
+
+
+SPLIT_SALT = "fixbot-bench-split-2026-11"  # fixed once, before any held-out result was seen
+HELD_OUT_FIFTHS = 2  # a case is held out when its hash falls in the first 2 of 5 buckets
+
+
+def part_of(case_id: str) -> Part:
+    """The part of the corpus the case `case_id` is in, by a rule fixed before any result: the
+    SHA-256 of `SPLIT_SALT:<id>`, its first 8 hex digits as a number, modulo 5; below
+    `HELD_OUT_FIFTHS` is held out (two fifths expected, never moved by adding other cases)."""
+    digest = hashlib.sha256(f"{SPLIT_SALT}:{case_id}".encode()).hexdigest()
+    return Part.HELD_OUT if int(digest[:8], 16) % 5 < HELD_OUT_FIFTHS else Part.DEV
 
 
 class Ecosystem(StrEnum):

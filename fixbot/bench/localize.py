@@ -37,10 +37,21 @@ class Localization(BaseModel):
     naive_chars: int | None = None
 
     @property
+    def named(self) -> bool:
+        """Every changed file named."""
+        return set(self.files) <= set(self.files_shown)
+
+    @property
     def localized(self) -> bool:
-        """Every changed file named and at least `LINES_NEEDED` of the target lines shown."""
-        enough = self.lines == 0 or self.lines_shown >= LINES_NEEDED * self.lines
-        return set(self.files) <= set(self.files_shown) and enough
+        """Every changed file named and at least `LINES_NEEDED` of the target lines shown; False
+        for a fix with no target lines (`no_target_lines`: counted apart, never localized)."""
+        return bool(self.lines) and self.named and self.lines_shown >= LINES_NEEDED * self.lines
+
+    @property
+    def no_target_lines(self) -> bool:
+        """The fix has no line to show (only new files, or lines under `MIN_LINE_CHARS`): the
+        case measures file naming alone and is counted apart from the localized ones."""
+        return self.lines == 0
 
 
 def targets(fix_patch: str) -> Targets:

@@ -207,7 +207,9 @@ def reference_answer(files: dict[str, str], patch: str = "") -> Answer:
         if "finish" in tools:
             if _called(body, "write_file") or (not files and _called(body, "finish")):
                 return message(call("finish", summary="applied the reference fix"))
-            missing = patch and not localize.measure(patch, _first_request_text(body)).localized
+            shown = localize.measure(patch, _first_request_text(body)) if patch else None
+            # a fix with no target lines has only its files to show
+            missing = shown and not (shown.localized or (shown.no_target_lines and shown.named))
             if missing and not _called(body, "read_file"):
                 return message(*(call("read_file", path=p) for p in sorted(files)))
             writes = [call("write_file", path=p, content=t) for p, t in sorted(files.items())]

@@ -11,24 +11,36 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from fixbot.bench.results import CaseResult, Grade
+from fixbot.bench.results import CaseResult, Grade, Runner
 from fixbot.core.errors import ConfigError
 
 
 class Totals(BaseModel):
-    """One runner's figures over the cases: counts by grade, the localization figure (cases
-    whose first request held the reference fix's files and lines, of those with a request),
-    costs per fixed case (None when unknown) and the tampering detector's false alarms."""
+    """One runner's figures over the cases: counts by grade; the localization figure (cases
+    whose first request held the reference fix's files and lines, of those whose fix has target
+    lines and that made a request) with the cases whose fix has no target line apart
+    (`no_target`, of them `no_target_named` named every file); model calls per fix from the
+    fixed runs that made calls (`fixes_with_calls` of them, `calls_of_fixes` their calls; a
+    scripted model's are not counted, see `calls_per_fix`); costs (USD None when unknown) and
+    the tampering detector's false alarms."""
 
     runner: str
     cases: int
     fixed: int
     wrong: int
     escalated: int
+    unclaimed: int = 0
+    never_failed: int = 0
     errors: int
     localized: int
     with_request: int
+    localized_held_out: int = 0  # of `localized`, the held-out part's (the rest are dev's)
+    with_request_held_out: int = 0
+    no_target: int = 0
+    no_target_named: int = 0
     model_calls: int
+    fixes_with_calls: int = 0
+    calls_of_fixes: int = 0
     tokens: int
     usd: float | None
     wall_s: float
@@ -39,8 +51,15 @@ class Totals(BaseModel):
 
     @property
     def calls_per_fix(self) -> float | None:
-        """Model calls per fixed case (None without a fix)."""
-        return self.model_calls / self.fixed if self.fixed else None
+        """Model calls per fixed case, over the fixed runs that made calls; None without one, and
+        for the oracle's and `--localize`'s scripted models (their calls follow from the
+        localization figure: no separate evidence)."""
+        if self.runner in SCRIPTED or not self.fixes_with_calls:
+            return None
+        return self.calls_of_fixes / self.fixes_with_calls
+
+
+SCRIPTED = frozenset({Runner.ORACLE.value, Runner.LOCALIZE.value})
 
 
 def summarize(results: Sequence[CaseResult]) -> list[Totals]:
@@ -52,17 +71,33 @@ def summarize(results: Sequence[CaseResult]) -> list[Totals]:
 def _totals(runner: str, rows: list[CaseResult]) -> Totals:
     grades = [r.grade for r in rows]
     located = [r.localization for r in rows if r.localization]
+    with_lines = [loc for loc in located if not loc.no_target_lines]
+    held = [
+        r.localization
+        for r in rows
+        if r.localization and not r.localization.no_target_lines and r.part == "held-out"
+    ]
+    no_lines = [loc for loc in located if loc.no_target_lines]
     usd = None if any(r.usd is None for r in rows) else sum(r.usd or 0.0 for r in rows)
+    paid = [r for r in rows if r.grade is Grade.FIXED and r.model_calls]
     return Totals(
         runner=runner,
         cases=len(rows),
         fixed=grades.count(Grade.FIXED),
         wrong=grades.count(Grade.WRONG),
         escalated=grades.count(Grade.ESCALATED),
+        unclaimed=grades.count(Grade.UNCLAIMED),
+        never_failed=grades.count(Grade.NEVER_FAILED),
         errors=grades.count(Grade.ERROR),
-        localized=sum(1 for loc in located if loc.localized),
-        with_request=len(located),
+        localized=sum(1 for loc in with_lines if loc.localized),
+        with_request=len(with_lines),
+        localized_held_out=sum(1 for loc in held if loc.localized),
+        with_request_held_out=len(held),
+        no_target=len(no_lines),
+        no_target_named=sum(1 for loc in no_lines if loc.named),
         model_calls=sum(r.model_calls for r in rows),
+        fixes_with_calls=len(paid),
+        calls_of_fixes=sum(r.model_calls for r in paid),
         tokens=sum(r.tokens for r in rows),
         usd=usd,
         wall_s=round(sum(r.wall_s for r in rows), 1),
@@ -77,19 +112,25 @@ def _money(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
 
 
-def _located(r: CaseResult) -> str:
+def _located(r: CaseResult, short: bool = False) -> str:
     loc = r.localization
     if loc is None:
         return "-"
-    mark = "yes" if loc.localized else "no"
+    mark = "n/a" if loc.no_target_lines else "yes" if loc.localized else "no"
+    if short:
+        return f"{mark} {len(loc.files_shown)}/{len(loc.files)} {loc.lines_shown}/{loc.lines}"
     files = f"{len(loc.files_shown)}/{len(loc.files)} files"
     return f"{mark} ({files}, {loc.lines_shown}/{loc.lines} lines)"
 
 
 CASE_COLUMNS = ["case", "family", "runner", "grade", "attempts", "calls", "tokens", "USD", "wall s"]
-CASE_COLUMNS += ["localized", "false alarms"]
-TOTAL_COLUMNS = ["runner", "cases", "fixed", "verified-but-wrong", "escalated", "error"]
-TOTAL_COLUMNS += ["localized", "calls per fix", "tokens", "USD", "wall s", "false alarms"]
+CASE_COLUMNS += ["localized", "spectrum", "false alarms"]
+TOTAL_COLUMNS = ["runner", "cases", "fixed", "verified-but-wrong", "escalated", "green-unclaimed"]
+TOTAL_COLUMNS += ["never-failed", "error", "localized", "no target lines", "calls per fix"]
+TOTAL_COLUMNS += ["tokens", "USD", "wall s", "false alarms"]
+# The terminal's case tables (one per runner), narrow enough for 100 columns with the longest
+# case id whole.
+TERMINAL_COLUMNS = ["case", "grade", "calls", "tokens", "s", "localized", "alarms"]
 
 
 def case_cells(r: CaseResult) -> list[str]:
@@ -105,23 +146,51 @@ def case_cells(r: CaseResult) -> list[str]:
         _money(r.usd),
         f"{r.wall_s:.1f}",
         _located(r),
+        r.spectrum or "-",
         "; ".join(r.false_alarms) or "0",
     ]
 
 
+def terminal_cells(r: CaseResult) -> list[str]:
+    """One case's row in the terminal (`TERMINAL_COLUMNS`)."""
+    tokens = f"{r.tokens / 1000:.1f}k" if r.tokens >= 1000 else str(r.tokens)
+    return [
+        r.id,
+        r.grade.value,
+        str(r.model_calls),
+        tokens,
+        f"{r.wall_s:.0f}",
+        _located(r, short=True),
+        str(len(r.false_alarms)),
+    ]
+
+
+def _per_fix(t: Totals) -> str:
+    if t.calls_per_fix is None:
+        return "-"
+    return f"{t.calls_per_fix:.2f} ({t.calls_of_fixes}/{t.fixes_with_calls})"
+
+
 def total_cells(t: Totals) -> list[str]:
-    """One runner's totals row."""
-    per_fix = "-" if t.calls_per_fix is None else f"{t.calls_per_fix:.1f}"
-    located = f"{t.localized}/{t.with_request}" if t.with_request else "-"
+    """One runner's totals row (`TOTAL_COLUMNS`)."""
+    located = "-"
+    if t.with_request:
+        dev = f"{t.localized - t.localized_held_out}/{t.with_request - t.with_request_held_out}"
+        held = f"{t.localized_held_out}/{t.with_request_held_out}"
+        located = f"{t.localized}/{t.with_request} (dev {dev}, held-out {held})"
+    no_target = f"{t.no_target} ({t.no_target_named} named)" if t.no_target else "0"
     return [
         t.runner,
         str(t.cases),
         str(t.fixed),
         str(t.wrong),
         str(t.escalated),
+        str(t.unclaimed),
+        str(t.never_failed),
         str(t.errors),
         located,
-        per_fix,
+        no_target,
+        _per_fix(t),
         f"{t.tokens:,}",
         _money(t.usd),
         f"{t.wall_s:.1f}",
@@ -130,27 +199,50 @@ def total_cells(t: Totals) -> list[str]:
 
 
 def table(results: Sequence[CaseResult]) -> object:
-    """A rich renderable: the cases, then the totals per runner."""
+    """A rich renderable for a terminal of 100 columns or more: the cases of each runner (case
+    ids whole, the localized column as `yes|no|n/a files lines`), the totals with one column per
+    runner and one row per figure, then why the coverage spectrum was skipped, per case."""
+    from rich import box
     from rich.console import Group
     from rich.table import Table
 
-    cases = Table(title="fixbot bench: cases")
-    totals = Table(title="fixbot bench: totals")
-    for name in CASE_COLUMNS:
-        cases.add_column(name)
-    for name in TOTAL_COLUMNS:
-        totals.add_column(name)
-    for r in results:
-        cases.add_row(*case_cells(r))
-    for t in summarize(results):
-        totals.add_row(*total_cells(t))
-    return Group(cases, totals)
+    def new(title: str) -> Table:
+        return Table(title=title, box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
+
+    parts = []
+    totals_list = summarize(results)
+    for t in totals_list:
+        cases = new(f"fixbot bench: {t.runner}")
+        for name in TERMINAL_COLUMNS:
+            cases.add_column(name, no_wrap=name in ("case", "grade", "localized"), overflow="fold")
+        for r in results:
+            if r.runner.value == t.runner:
+                cases.add_row(*terminal_cells(r))
+        parts.append(cases)
+    totals = new("fixbot bench: totals")
+    totals.add_column("figure", no_wrap=True)
+    for t in totals_list:
+        totals.add_column(t.runner, overflow="fold")
+    columns = [total_cells(t) for t in totals_list]
+    for index, name in enumerate(TOTAL_COLUMNS[1:], start=1):
+        totals.add_row(name, *(cells[index] for cells in columns))
+    parts.append(totals)
+    skipped = list(dict.fromkeys((r.id, r.spectrum) for r in results if r.spectrum))
+    if skipped:
+        why = new("coverage spectrum skipped")
+        why.add_column("case", no_wrap=True)
+        why.add_column("why", overflow="fold")
+        for case, reason in skipped:
+            why.add_row(case, reason)
+        parts.append(why)
+    return Group(*parts)
 
 
-def as_json(results: Sequence[CaseResult]) -> str:
-    """The cases and the totals as one JSON object."""
+def as_json(results: Sequence[CaseResult], commands: Sequence[str] = ()) -> str:
+    """The cases, the totals and the commands that produced them as one JSON object."""
     return json.dumps(
         {
+            "commands": list(commands),
             "cases": [r.model_dump(mode="json") for r in results],
             "totals": [t.model_dump(mode="json") for t in summarize(results)],
         },
@@ -164,11 +256,14 @@ def _md(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def markdown(results: Sequence[CaseResult]) -> str:
-    """The totals, then the cases, as Markdown tables (for a README)."""
+def markdown(results: Sequence[CaseResult], commands: Sequence[str] = ()) -> str:
+    """The commands that produced the figures, the totals, then the cases, as Markdown (for a
+    README)."""
+    produced = "".join(f"    {c}\n" for c in commands)
+    head = f"Produced by:\n\n{produced}\n" if commands else ""
     totals = _md(TOTAL_COLUMNS, [total_cells(t) for t in summarize(results)])
     cases = _md(CASE_COLUMNS, [case_cells(r) for r in results])
-    return f"{totals}\n\n{cases}\n"
+    return f"{head}{totals}\n\n{cases}\n"
 
 
 def png(results: Sequence[CaseResult], path: Path) -> None:

@@ -29,16 +29,23 @@ class Runner(StrEnum):
     ORACLE = "oracle"
     DETERMINISTIC = "deterministic"
     BASELINE = "baseline"
-    AIDER = "aider"
     LOCALIZE = "localize"
+
+    @property
+    def claims(self) -> bool:
+        """Whether this runner is fixbot's engine, which says how it ended (`fixed`, ...)."""
+        return self in (Runner.FIXBOT, Runner.ORACLE, Runner.DETERMINISTIC)
 
 
 class Grade(StrEnum):
-    """How a case ended, judged on the final tree (module docstring)."""
+    """How a case ended (`fixbot.bench.run`'s docstring): judged on the prepared tree first, then
+    on the final tree and, for fixbot's runners, on what fixbot said."""
 
     FIXED = "fixed"
     WRONG = "verified-but-wrong"
     ESCALATED = "escalated"
+    UNCLAIMED = "green-unclaimed"  # the final tree passes but fixbot did not say `fixed`
+    NEVER_FAILED = "never-failed"  # the check passed on the prepared tree: nothing to fix
     ERROR = "error"
     MEASURED = "measured"  # `Runner.LOCALIZE`: only the first request was measured, no grade
 
@@ -55,11 +62,15 @@ class Job(BaseModel):
     hidden_command: str | None = None
     fix_patch: str
     hidden_patch: str = ""
+    part: str = "dev"  # `fixbot.bench.corpus.Part`: dev or held-out
 
     @classmethod
     def of(cls, prepared: Prepared) -> Job:
         """The job for a case prepared by `fixbot.bench.prepare.prepare`."""
+        from fixbot.bench.corpus import part_of
+
         return cls(
+            part=part_of(prepared.case.id).value,
             id=prepared.case.id,
             family=prepared.case.family.value,
             ecosystem=prepared.case.ecosystem.value,
@@ -101,6 +112,7 @@ class CaseResult(BaseModel):
     ecosystem: str
     runner: Runner
     grade: Grade
+    part: str = "dev"  # of the corpus (`fixbot.bench.corpus.Part`)
     outcome: str = ""
     reason: str = ""
     attempts: int = 0
@@ -113,6 +125,7 @@ class CaseResult(BaseModel):
     false_alarms: list[str] = Field(default_factory=list)
     over_budget: list[str] = Field(default_factory=list)
     localization: Localization | None = None
+    spectrum: str = ""  # why the coverage spectrum was skipped in the first attempt ('' ran)
     notes: list[str] = Field(default_factory=list)
 
 
@@ -150,5 +163,11 @@ def case_env(job: Job, extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def result(job: Job, runner: Runner, grade: Grade, **fields: Any) -> CaseResult:
     return CaseResult(
-        id=job.id, family=job.family, ecosystem=job.ecosystem, runner=runner, grade=grade, **fields
+        id=job.id,
+        family=job.family,
+        ecosystem=job.ecosystem,
+        runner=runner,
+        grade=grade,
+        part=job.part,
+        **fields,
     )

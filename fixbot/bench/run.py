@@ -2,18 +2,23 @@
 
 Each case runs in a worker process of its own (`run_all`, `--jobs` at a time: the engine takes
 SIGTERM in its main thread, and a case's model recording and scripted server stay in its
-process). A run works in a throwaway copy of the prepared repository, through
-`fixbot.run.engine.run` (the path `fixbot run` takes), with the case's budget as the run's own
-budget settings (attempts, tokens, USD, seconds). Its final tree is then graded in a second copy:
+process). The check first runs on a copy of the prepared tree: a case whose check passes there
+has nothing to fix and is graded `never-failed` without running anyone. Otherwise a run works
+in a throwaway copy of the prepared repository, through `fixbot.run.engine.run` (the path
+`fixbot run` takes), with the case's budget as the run's own budget settings (attempts, tokens,
+USD, seconds). Its final tree is then graded in a second copy:
 
-    fixed               the check passes and the hidden tests pass
+    fixed               the check failed at the start, passes now, the hidden tests pass, and
+                        fixbot's own outcome is `fixed` (a baseline says nothing: its tree decides)
+    green-unclaimed     the check and the hidden tests pass but fixbot's outcome is not `fixed`
     verified-but-wrong  the check passes, the hidden tests fail (the fix fits the visible tests)
     escalated           the check still fails (fixbot gave up, the baseline's reply did not fix)
+    never-failed        the check passed on the prepared tree: the case proves nothing
     error               the run could not start (configuration, a patch that does not apply)
 
 Runners: `fixbot` (the model given), `oracle` (`fixbot.bench.oracle`: the reference fix as the
 model's answer), `deterministic` (`--model none`: the ecosystem's recommended fix commands,
-`RECIPES`, no model), `baseline` and `aider` (`fixbot.bench.baseline`).
+`RECIPES`, no model), `baseline` (`fixbot.bench.baseline`).
 """
 
 from __future__ import annotations
@@ -125,11 +130,23 @@ def grade(job: Job, tree: Path, work: Path) -> tuple[bool, bool | None, list[str
     return check_ok, hidden_ok, []
 
 
-def verdict(check_ok: bool, hidden_ok: bool | None) -> Grade:
-    """The grade of a final tree from its check and its hidden tests."""
+def verdict(check_ok: bool, hidden_ok: bool | None, outcome: str | None = None) -> Grade:
+    """The grade of a final tree from its check, its hidden tests and, for fixbot's runners,
+    fixbot's own outcome (`outcome`; None for a baseline, which claims nothing)."""
     if not check_ok:
         return Grade.ESCALATED
-    return Grade.WRONG if hidden_ok is False else Grade.FIXED
+    if hidden_ok is False:
+        return Grade.WRONG
+    return Grade.FIXED if outcome in (None, "fixed") else Grade.UNCLAIMED
+
+
+def fails_at_start(job: Job, work: Path) -> bool:
+    """Whether the case's check fails on a copy of the prepared tree (under `work`)."""
+    copy = copy_repo(job.repo, work / "start")
+    try:
+        return run_in(job.check, copy, case_env(job), work / "start-check.log") != 0
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
 
 
 def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
@@ -138,13 +155,19 @@ def run_case(job: Job, runner: Runner, options: Options) -> CaseResult:
         work = Path(tmp)
         start = time.monotonic()
         try:
-            result = RUNNERS[runner](job, options, work)
+            if runner is not Runner.LOCALIZE and not fails_at_start(job, work):
+                why = "the check passes on the prepared tree: there is nothing to fix"
+                result = make_result(job, runner, Grade.NEVER_FAILED, reason=why)
+            else:
+                result = RUNNERS[runner](job, options, work)
         except (ValueError, OSError) as exc:
             result = make_result(job, runner, Grade.ERROR, reason=str(exc))
-        if result.grade not in (Grade.ERROR, Grade.MEASURED):
+        if result.grade not in (Grade.ERROR, Grade.MEASURED, Grade.NEVER_FAILED):
             check_ok, hidden_ok, notes = grade(job, work / "repo", work)
             result.check_passes, result.hidden_passes = check_ok, hidden_ok
-            result.grade, result.notes = verdict(check_ok, hidden_ok), [*result.notes, *notes]
+            claimed = result.outcome if runner.claims else None
+            result.grade = verdict(check_ok, hidden_ok, claimed)
+            result.notes = [*result.notes, *notes]
         result.wall_s = round(time.monotonic() - start, 2)
         result.over_budget = over_budget(result, options.budget)
         return result
@@ -222,6 +245,7 @@ def run_fixbot(
         tokens=state.tokens,
         usd=state.cost_usd if state.cost_known else None,
         false_alarms=sorted(cheats),
+        spectrum=skipped_spectrum(state.notes),
     )
     if bodies:
         from fixbot.process import worlds
@@ -233,6 +257,19 @@ def run_fixbot(
             options.requests_dir.mkdir(parents=True, exist_ok=True)
             (options.requests_dir / f"{job.id}.txt").write_text(first, encoding="utf-8")
     return found
+
+
+def skipped_spectrum(notes: Sequence[str]) -> str:
+    """Why the first attempt's coverage spectrum was skipped, from the run's notes (the line
+    `fixbot.agent.fixer` adds, `fixbot.agent.spectrum.SKIPPED`); '' when it ran or no model
+    was asked."""
+    from fixbot.agent.spectrum import SKIPPED
+
+    for note in notes:
+        _, found, why = note.partition(SKIPPED)
+        if found:
+            return why
+    return ""
 
 
 def naive_size(job: Job, state: Any, repo: Path) -> int | None:
@@ -287,7 +324,9 @@ def run_localize(job: Job, options: Options, work: Path) -> CaseResult:
         )
         found = run_fixbot(job, scripted, work, extra_env=dict(ORACLE_KEY))
     found.runner = Runner.LOCALIZE
-    if found.grade is not Grade.ERROR:
+    if found.outcome == "passed":  # fixbot's own first check passed: nothing to localize
+        found.grade = Grade.NEVER_FAILED
+    elif found.grade is not Grade.ERROR:
         found.grade = Grade.MEASURED
     return found
 
@@ -321,18 +360,11 @@ def _baseline(job: Job, options: Options, work: Path) -> CaseResult:
     return baseline.one_request(job, options, work)
 
 
-def _aider(job: Job, options: Options, work: Path) -> CaseResult:
-    from fixbot.bench import baseline
-
-    return baseline.aider(job, options, work)
-
-
 RUNNERS: dict[Runner, Callable[[Job, Options, Path], CaseResult]] = {
     Runner.FIXBOT: run_fixbot,
     Runner.ORACLE: run_oracle,
     Runner.DETERMINISTIC: run_deterministic,
     Runner.BASELINE: _baseline,
-    Runner.AIDER: _aider,
     Runner.LOCALIZE: run_localize,
 }
 

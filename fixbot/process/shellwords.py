@@ -32,6 +32,7 @@ from fixbot.process.sandbox import Identity
 __all__ = [
     "Answer",
     "ask_shell",
+    "assignment_ends",
     "bash_builtin",
     "exec_if_program",
     "probe",
@@ -111,6 +112,30 @@ def words(command: str) -> list[str]:
     for node in nodes:
         Words().visit(node)
     return found
+
+
+def assignment_ends(command: str, name: str) -> list[int]:
+    """The offsets in `command` just past each word that assigns the variable `name`
+    (`NAME=value` before a command, after `export` or `env`), in order; [] when there is none or
+    bashlex cannot parse `command`. For adding to a value the command sets itself."""
+    try:
+        nodes = bashlex.parse(command)
+    except Exception:  # bashlex raises its own errors and, on some syntax, plain ones
+        return []
+    found: list[int] = []
+
+    class Assignments(bashlex.ast.nodevisitor):  # type: ignore[misc]
+        def visitassignment(self, node: Any, parts: Any) -> None:
+            if node.word.startswith(f"{name}="):
+                found.append(node.pos[1])
+
+        def visitword(self, node: Any, word: str) -> None:
+            if word.startswith(f"{name}="):  # `export NAME=x`, `env NAME=x cmd`
+                found.append(node.pos[1])
+
+    for node in nodes:
+        Assignments().visit(node)
+    return sorted(set(found))
 
 
 def _node(node: Any, shell: str, *, guarded: bool, optional: bool) -> Iterator[str]:

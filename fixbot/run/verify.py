@@ -56,6 +56,23 @@ def program_missing(settings: Settings, failure: Failure) -> Failure:
     return failure.model_copy(update={"classification": permanent})
 
 
+def in_repository(failure: Failure, workspace: Path | None) -> Failure:
+    """`failure` with its absolute locations inside `workspace` (the folder the check ran in,
+    `Launcher.pair.workspace`; not fixbot's clone, whose path the output never names) made
+    repository-relative, so that the first request shows their code. Unchanged without one."""
+    if workspace is None:
+        return failure
+    roots = list(dict.fromkeys((workspace, workspace.resolve())))
+    moved = []
+    for loc in failure.locations:
+        path = Path(loc.path)
+        root = next((r for r in roots if path.is_absolute() and path.is_relative_to(r)), None)
+        if root is not None:
+            loc = loc.model_copy(update={"path": path.relative_to(root).as_posix()})
+        moved.append(loc)
+    return failure.model_copy(update={"locations": moved})
+
+
 def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) -> Failure:
     """`failure`, made fixable again ("import") when the Python package it names as missing is
     installed in the check's own interpreter (the first Python on `search_path`, asked through
@@ -273,8 +290,9 @@ class Checker:
         if failure.counts.problems is None and result.tail:
             counts = of_failed_check(parse_counts(result.tail))
             failure = failure.model_copy(update={"counts": counts})
+        workspace = self.launcher.pair.workspace if self.launcher.pair is not None else None
         if self.workdir == self.repo:
-            return failure
+            return in_repository(failure, workspace)
         prefix = self.workdir.relative_to(self.repo)
         moved = [
             loc.model_copy(update={"path": (prefix / loc.path).as_posix()})
@@ -282,7 +300,7 @@ class Checker:
             else loc
             for loc in failure.locations
         ]
-        return failure.model_copy(update={"locations": moved})
+        return in_repository(failure.model_copy(update={"locations": moved}), workspace)
 
     def failure_of(self, attempt: Attempt) -> Failure | None:
         """The Failure of a finished attempt, re-digested from its log after a resume."""

@@ -1,4 +1,5 @@
-"""Spectrum-based fault localization: Ochiai over coverage.py's per-test contexts."""
+"""Spectrum-based fault localization: Ochiai over the per-test lines of fixbot's line tracer,
+loaded into the project's own Python processes."""
 
 from __future__ import annotations
 
@@ -20,11 +21,27 @@ def test_ochiai() -> None:
     assert spectrum.ochiai(0, 5, 2) == 0.0
 
 
-def test_only_pytest_checks_are_rewritten(tmp_path: Path) -> None:
-    assert spectrum.pytest_words("python3 -m pytest -q tests") == ("python3", ["-q", "tests"])
-    assert spectrum.pytest_words("pytest -x") == ("python", ["-x"])
-    assert spectrum.command("npm test", tmp_path) is None
-    assert spectrum.command("make check", tmp_path) is None
+def test_a_check_that_sets_pythonpath_itself_keeps_the_tracer_on_it(tmp_path: Path) -> None:
+    shim = tmp_path / "shim"
+    assert spectrum.traced("pytest -q", shim) == "pytest -q"
+    assert spectrum.traced("PYTHONPATH=src pytest", shim) == f"PYTHONPATH=src:{shim} pytest"
+    both = "cd sub && export PYTHONPATH=a; env PYTHONPATH='b c' python -m unittest"
+    assert spectrum.traced(both, shim) == (
+        f"cd sub && export PYTHONPATH=a:{shim}; env PYTHONPATH='b c':{shim} python -m unittest"
+    )
+
+
+def test_the_reports_of_several_processes_are_merged() -> None:
+    one = {"files": {"a.py": {"contexts": {"2": ["t.test_a", ""]}}}}
+    two = {"files": {"a.py": {"contexts": {"2": ["t.test_b"], "3": ["t.test_b"]}}}}
+    output = f"{spectrum.MARK}\n{json.dumps(one)}\n{json.dumps(two)}\n"
+    assert spectrum.parse(output) == {"a.py": {2: ["t.test_a", "t.test_b"], 3: ["t.test_b"]}}
+
+
+def test_unittest_ids_name_their_contexts() -> None:
+    spectra = {"a.py": {2: ["tests.test_x.T.test_a"], 3: ["tests.test_x.T.test_b"]}}
+    # the check ran from a folder below the root: the id lacks the folder's part
+    assert spectrum.scores(spectra, ["test_x.T.test_a"]) == {("a.py", 2): 1.0}
 
 
 def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
@@ -48,7 +65,6 @@ def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
 def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
     tmp_path: Path,
 ) -> None:
-    pytest.importorskip("coverage")
     job = stats_case(tmp_path / "case")
     failing = ["tests/test_stats.py::test_mean"]
     found, why = spectrum.suspects(
@@ -70,6 +86,72 @@ def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
         ("stats/core.py", "total", 1.0),
     ]
     assert not (job.repo / ".coverage").exists()  # its data stayed out of the work tree
+    assert not list(job.repo.rglob("*.json"))
+
+
+CORE = "def add(a, b):\n    return a + b + 1\n\n\ndef sub(a, b):\n    return a - b\n"
+UNIT = (
+    "import unittest\n\nfrom pkg.core import add, sub\n\n\n"
+    "class T(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(1, 2), 3)\n\n"
+    "    def test_sub(self):\n        self.assertEqual(sub(3, 2), 1)\n"
+)
+
+
+def unittest_project(root: Path) -> Path:
+    """A src-layout project in `root/proj` whose unittest suite needs PYTHONPATH=src."""
+    proj = root / "proj"
+    for rel, text in {
+        "pyproject.toml": "",
+        "src/pkg/__init__.py": "",
+        "src/pkg/core.py": CORE,
+        "tests/__init__.py": "",
+        "tests/test_core.py": UNIT,
+    }.items():
+        (proj / rel).parent.mkdir(parents=True, exist_ok=True)
+        (proj / rel).write_text(text)
+    return root
+
+
+def interpreters() -> list[str]:
+    """This Python and, where pyenv has them, the oldest CPythons fixbot's tracer supports."""
+    found = [sys.executable]
+    for version in ("3.8", "3.9"):
+        found += sorted(
+            str(p) for p in Path.home().glob(f".pyenv/versions/{version}.*/bin/python3")
+        )
+    return found[:3]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("python", interpreters())
+def test_a_unittest_check_after_cd_and_a_variable_is_traced_with_the_projects_python(
+    tmp_path: Path, python: str
+) -> None:
+    root = unittest_project(tmp_path)
+    check = f"cd proj && PYTHONPATH=src {python} -m unittest -v"
+    found, why = spectrum.suspects(
+        Launcher(root, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        root,
+        check,
+        ["tests.test_core.T.test_add"],  # unittest's id, as the log names it
+        120,
+    )
+    assert why is None
+    assert [(s.path, s.name, s.score) for s in found] == [("proj/src/pkg/core.py", "add", 1.0)]
+
+
+@pytest.mark.slow
+def test_a_check_whose_python_ignores_pythonpath_says_why(tmp_path: Path) -> None:
+    root = unittest_project(tmp_path)
+    found, why = spectrum.suspects(
+        Launcher(root, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        root,
+        f"cd proj && {sys.executable} -I -m unittest",  # isolated mode: no PYTHONPATH, no site
+        ["tests.test_core.T.test_add"],
+        120,
+    )
+    assert found == [] and why is not None and "tracer" in why
 
 
 def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: Path) -> None:
@@ -85,3 +167,123 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     }
     output = spectrum.MARK + json.dumps({"files": forged})
     assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"]) == []
+
+
+GO_CODE = (
+    "package calc\n\nfunc Add(a, b int) int {\n\tif a > 100 {\n\t\treturn 0\n\t}\n"
+    "\treturn a + b + 1\n}\n\nfunc Sub(a, b int) int {\n\treturn a - b\n}\n"
+)
+GO_TEST = (
+    'package calc\n\nimport "testing"\n\n'
+    'func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal("add")\n\t}\n}\n\n'
+    'func TestSub(t *testing.T) {\n\tif Sub(3, 2) != 1 {\n\t\tt.Fatal("sub")\n\t}\n}\n'
+)
+
+
+@pytest.mark.slow
+def test_a_go_check_is_ranked_from_go_tests_own_cover_profiles(tmp_path: Path) -> None:
+    import shutil
+
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    repo = tmp_path / "mod"
+    (repo / "calc").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
+    (repo / "calc" / "calc.go").write_text(GO_CODE)
+    (repo / "calc" / "calc_test.go").write_text(GO_TEST)
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    found, why = spectrum.suspects(
+        Launcher(repo, env, deadline=Deadline.start(None)), repo, "go test ./...", ["TestAdd"], 300
+    )
+    assert why is None
+    # Add's lines run only under the failing TestAdd; Sub, run by the passing test, is not ranked
+    assert [(s.path, s.name, s.score, s.focus) for s in found] == [
+        ("calc/calc.go", "Add", 1.0, (3, 7))
+    ]
+
+
+def test_a_go_profile_naming_files_outside_the_module_ranks_none_of_them(tmp_path: Path) -> None:
+    """The profiles cross back from the project's command: a forged one cannot put a file
+    outside the repository (by `..`, a link, another module's path) into the model's request."""
+    from fixbot.agent import gocov
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "go.mod").write_text("module example.com/mod\n")
+    secret = tmp_path / "secret.go"
+    secret.write_text('package x\n\nfunc Token() string {\n\treturn "hunter2"\n}\n')
+    (repo / "link.go").symlink_to(secret)
+    names = ["example.com/mod/../secret.go", "example.com/mod/link.go", "other.org/x/secret.go"]
+    profile = "mode: count\n" + "".join(f"{n}:3.22,5.2 1 1\n" for n in names)
+    output = f"{gocov.MARK}\n{gocov.FAILING}\n{profile}{gocov.MARK}\n{profile}"
+    failed, whole = gocov.parse(output)
+    assert len(failed) == 3 and gocov.rank(repo, failed, whole) == []
+
+
+@pytest.mark.slow
+def test_a_large_suites_report_crosses_back_whole(tmp_path: Path) -> None:
+    """The log that carries the report back cuts lines at 64 KiB: 3,000 tests running the same
+    lines must still come back readable (one value a line, the test names once)."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "__init__.py").write_text("")
+    (repo / "core.py").write_text(
+        "def shared(n):\n    return n\n\n\ndef bad(n):\n    return n + 1\n"
+    )
+    many = "".join(
+        f"    def test_a_long_generated_name_{i:05}(self):\n        shared(1)\n\n"
+        for i in range(3000)
+    )
+    (repo / "tests" / "test_many.py").write_text(
+        "import unittest\n\nfrom core import bad, shared\n\n\n"
+        "class Many(unittest.TestCase):\n"
+        f"    def test_bad(self):\n        self.assertEqual(bad(shared(1)), 1)\n\n{many}"
+    )
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"{sys.executable} -m unittest tests.test_many",
+        ["tests.test_many.Many.test_bad"],
+        300,
+    )
+    assert why is None
+    assert [(s.name, round(s.score, 3)) for s in found] == [("bad", 1.0), ("shared", 0.018)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runner", ["pytest", "unittest"])
+def test_tests_after_a_recursion_error_are_still_traced(tmp_path: Path, runner: str) -> None:
+    """A RecursionError in the code under test stops CPython calling the trace function: the
+    tracer is armed again before each test, so the passing tests after it still count."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "__init__.py").write_text("")
+    (repo / "core.py").write_text(
+        "def shared(n):\n    return n\n\n\ndef loop(n):\n    return loop(shared(n))\n"
+    )
+    (repo / "tests" / "test_deep.py").write_text(
+        "import unittest\n\nfrom core import loop, shared\n\n\n"
+        "class Deep(unittest.TestCase):\n"
+        "    def test_a_recursion(self):\n        self.assertEqual(loop(1), 1)\n\n"
+        "    def test_b_later(self):\n        self.assertEqual(shared(1), 1)\n"
+    )
+    python = f"{sys.executable} -m " + (
+        "pytest -q -p no:cacheprovider" if runner == "pytest" else "unittest"
+    )
+    failing = (
+        "tests/test_deep.py::Deep::test_a_recursion"
+        if runner == "pytest"
+        else "tests.test_deep.Deep.test_a_recursion"
+    )
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"{python} tests/test_deep.py" if runner == "pytest" else f"{python} tests.test_deep",
+        [failing],
+        300,
+    )
+    assert why is None
+    # shared also ran under the passing test_b_later: without re-arming it would score 1.0
+    assert [(s.name, round(s.score, 3)) for s in found] == [("loop", 1.0), ("shared", 0.707)]

@@ -18,6 +18,32 @@ def test_the_verdict_of_a_final_tree() -> None:
     assert verdict(True, None) is Grade.FIXED  # a case without hidden tests
     assert verdict(True, False) is Grade.WRONG
     assert verdict(False, True) is Grade.ESCALATED
+    assert verdict(True, True, "fixed") is Grade.FIXED
+    # green, but fixbot did not say it fixed it (e.g. it gave up and the tree happens to pass)
+    assert verdict(True, True, "escalated") is Grade.UNCLAIMED
+    assert verdict(True, True, "passed") is Grade.UNCLAIMED
+
+
+@pytest.mark.slow
+def test_a_case_whose_check_never_fails_is_graded_never_failed_not_fixed(tmp_path: Path) -> None:
+    job = stats_case(tmp_path / "a")
+    (job.repo / "stats" / "core.py").write_text(STATS_FIXED)  # the prepared tree is already fixed
+    _commit(job.repo)
+    for runner in (Runner.ORACLE, Runner.DETERMINISTIC):
+        result = run_case(job, runner, Options())
+        assert result.grade is Grade.NEVER_FAILED, (runner, result.grade, result.reason)
+        assert result.model_calls == 0 and "passes on the prepared tree" in result.reason
+    assert run_case(job, Runner.LOCALIZE, Options()).grade is Grade.NEVER_FAILED
+
+
+def _commit(repo: Path) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qam", "f"],
+        cwd=repo,
+        check=True,
+    )
 
 
 @pytest.mark.slow

@@ -276,11 +276,8 @@ NOT_OURS = {
     # pip's, npm's and git's own flags in the bench's preparation of a case (fixbot/bench)
     *("disable-pip-version-check", "without-pip", "ignore-scripts", "loglevel", "no-audit"),
     *("no-fund", "silent", "whitespace", "git", "porcelain", "untracked-files"),
-    # the bench's baselines and deterministic tier: aider's, ruff's and npx's own flags
-    *("auto-test", "message", "no-auto-commits", "openai-api-base", "test-cmd", "yes-always"),
+    # the bench's deterministic tier: ruff's and npx's own flags
     *("exit-zero", "extend-exclude", "no-cache", "select", "unsafe-fixes", "no-install"),
-    # coverage.py's, run by the localization's spectrum (fixbot/agent/spectrum.py)
-    *("data-file", "pretty-print", "rcfile", "show-contexts"),
     # the ecosystems' default set-up and missing-package advice (fixbot/ecosystems/)
     *("frozen-lockfile", "group"),
     # git config's, reading the workspace's identity as data (fixbot/process/worlds.py)
