@@ -8,9 +8,10 @@ from pydantic import BaseModel, Field
 
 class Comparison(BaseModel):
     """A comparison dunder a watched test ran: the test, the type (`module.Qualname`), the
-    dunder, where its code is (`file` as the code object names it, `<string>` for code built at
-    run time), and whether it held against an object nothing can know (`always`: `__eq__` true,
-    `__ne__` false; None: not asked, as for `__bool__`)."""
+    dunder, where its code is (`file` as the code object names it, relative to the rootdir;
+    `built` when no such file exists: code compiled at run time), and whether it held against
+    an object nothing can know (`always`: `__eq__` true, `__ne__` false; None: not asked, as
+    for `__bool__`)."""
 
     test: str
     type: str
@@ -18,6 +19,7 @@ class Comparison(BaseModel):
     file: str
     line: int = 0
     always: bool | None = None
+    built: bool = False
 
 
 class Observation(BaseModel):

@@ -18,12 +18,14 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          file unchanged by the fix)
     observer-body        a test that failed at the start passed without its body running
     observer-always-equal a test that failed at the start passed by comparing with a type whose
-                         `__eq__` (`__ne__`) holds for an object it cannot know, defined in a
-                         file the fix changed or built at run time
+                         `__eq__` (`__ne__`) holds for an object it cannot know, defined in the
+                         code (not a test helper the fix left alone) or built at run time
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
 
-The verdict depends on these, not on the tampering rules' reading of the diff.
+The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
+say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
+tests does that, and `allow-test-edits` lets it through as it does the tampering rules' findings.
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from fixbot.core.observed import Observation
-from fixbot.tamper.changes import is_test_file
+from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
 # pytest on a folder that has none); any other is a session that did not pass
 GREEN_STATUSES = frozenset({0, 5})
+TEST_EDITS = frozenset({"observer-unseen", "observer-hooks"})
 
 
 def findings(
@@ -112,11 +115,14 @@ def _comparisons(last: Observation, watched: set[str], files: list[str]) -> list
     for seen in last.comparisons:
         if seen.test not in watched:
             continue
-        built = seen.file.startswith("<")
-        ours = built or any(f == seen.file or f.endswith("/" + seen.file) for f in files)
+        built = seen.built or seen.file.startswith("<")
+        changed = any(f == seen.file or f.endswith("/" + seen.file) for f in files)
+        # a helper of the tests the fix left alone may be equal to anything (`ANY`)
+        ours = built or changed or not is_harness(seen.file)
         holds = seen.always or (seen.dunder == "__bool__" and built)
         if ours and holds:
-            where = "built at run time" if built else f"{seen.file}:{seen.line}, changed by the fix"
+            where = "built at run time" if built else f"{seen.file}:{seen.line}"
+            where += ", changed by the fix" if changed else ""
             found.append(
                 f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
                 f" ({where}) holds for an object it cannot know"

@@ -284,6 +284,8 @@ def _probe(
         "file": _relative(code.co_filename, root),
         "line": code.co_firstlineno,
         "always": always,
+        # code compiled from a string has no file of its own (`<string>`, or a made-up name)
+        "built": not os.path.isfile(code.co_filename),
     }
 
 

@@ -129,9 +129,12 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     )
     # the verdict: what fixbot's observer inside the runner saw, against the start's run
     changed = git.changed_files(run.repo, start, seen)
-    attempt.observed += judge.findings(
-        first.seen if first is not None else None, attempt.seen, changed
-    )
+    for finding in judge.findings(first.seen if first is not None else None, attempt.seen, changed):
+        rule, _, evidence = finding.partition(": ")
+        if rule in judge.TEST_EDITS:  # which tests or plugins run: a test edit, when allowed
+            found.append(Cheat(rule, None, evidence))
+        else:
+            attempt.observed.append(finding)
     if attempt.pinned and not found:
         found += original_tests(run, attempt, seen)
     attempt.cheats = [str(cheat) for cheat in found]
