@@ -10,8 +10,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
     observer-cut-short   a session began and never sent its end: the process ended inside it
     observer-forged      lines on the channel without the run's nonce
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
-                         pluggy's hook calls, `os._exit`, `sys.exit`, `atexit.register`) is no
-                         longer the objects the observer captured before any project code ran
+                         pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
+                         `atexit.register`) is no longer the objects the observer captured
+                         before any project code ran, where the start's run saw no such change
     observer-failed      tests the observer saw fail, or a session that ended red, while the
                          check exited 0
     observer-unseen      a test that failed at the start and was not seen to pass (its test
@@ -57,7 +58,9 @@ def findings(
             ]
         return []
     files = list(changed)
-    found = _stream(last)
+    # what an installed plugin changes in every run is no finding of the fix's
+    before = set(start.machinery) if start is not None else set()
+    found = _stream(last, [name for name in last.machinery if name not in before])
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _comparisons(last, watched, files)
@@ -67,8 +70,8 @@ def findings(
     return found
 
 
-def _stream(last: Observation) -> list[str]:
-    """The findings about the stream itself and the runner's machinery."""
+def _stream(last: Observation, machinery: list[str]) -> list[str]:
+    """The findings about the stream itself and the runner's `machinery` changed."""
     found = []
     if last.ended < last.sessions:
         found.append(
@@ -77,10 +80,8 @@ def _stream(last: Observation) -> list[str]:
         )
     if last.forged:
         found.append(f"observer-forged: {last.forged} line(s) on the channel without the nonce")
-    if last.machinery:
-        found.append(
-            "observer-machinery: changed while the tests ran: " + ", ".join(last.machinery[:6])
-        )
+    if machinery:
+        found.append("observer-machinery: changed while the tests ran: " + ", ".join(machinery[:6]))
     failed = last.failed()
     red = [s for s in last.statuses if s not in GREEN_STATUSES]
     if failed or red:

@@ -134,8 +134,14 @@ class Observer:
                 found.append(module + "." + path)
         return found
 
-    def check_machinery(self) -> None:
-        fresh = [n for n in self.changed() if n not in self.reported_changes]
+    def check_machinery(self, exits: bool = True) -> None:
+        """Report what changed since load; `exits` False leaves out the process's exits, which
+        a test may patch until a session-wide fixture's end (`monkeypatch.setattr(sys,
+        "exit", ...)`)."""
+        changed = self.changed()
+        if not exits:
+            changed = [n for n in changed if n.startswith(("_pytest.", "pluggy."))]
+        fresh = [n for n in changed if n not in self.reported_changes]
         if fresh:
             self.reported_changes.update(fresh)
             self.send({"k": "machinery", "changed": fresh})
@@ -164,13 +170,15 @@ class Observer:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item: Any) -> Any:
-        """Around the call phase of a watched test: whether its body (a function of its own
-        name from its own file) was entered, and the Python comparison dunders called."""
-        if item.nodeid not in self.watch:
+        """Around the call phase of a watched test: whether its body (the code of the function
+        pytest collected, under its decorators) was entered, and the Python comparison dunders
+        called."""
+        function = getattr(item, "obj", None) if item.nodeid in self.watch else None
+        target = getattr(getattr(function, "__func__", function), "__code__", None)
+        if target is None:  # not watched, or no Python function to enter (a doctest)
             yield
             return
-        name = getattr(item, "originalname", None) or item.name.split("[")[0]
-        path = str(getattr(item, "path", None) or getattr(item, "fspath", ""))
+        target = _innermost(function).__code__
         seen: dict[str, Any] = {"ran": False, "types": {}}
         previous = self.getprofile()
 
@@ -178,7 +186,7 @@ class Observer:
             if event != "call":
                 return
             code = frame.f_code
-            if code.co_name == name and code.co_filename == path:
+            if code is target:
                 seen["ran"] = True
             if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
                 _comparison(frame, code, seen["types"])
@@ -198,12 +206,24 @@ class Observer:
     def pytest_runtest_logreport(self, report: Any) -> None:
         outcome = report.outcome
         self.send({"k": "r", "id": report.nodeid, "w": report.when, "o": outcome})
-        self.check_machinery()
+        if report.when == "teardown":  # a test's own patches are undone by then
+            self.check_machinery(exits=False)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any) -> None:
         self.check_machinery()
         self.send({"k": "end", "status": int(session.exitstatus)})
+
+
+def _innermost(function: Any) -> Any:
+    """The function under `function`'s decorators (their `__wrapped__`), a method's function."""
+    function = getattr(function, "__func__", function)
+    for _ in range(100):
+        inner = getattr(function, "__wrapped__", None)
+        if inner is None or getattr(inner, "__code__", None) is None:
+            break
+        function = inner
+    return function
 
 
 def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:

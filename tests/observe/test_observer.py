@@ -166,6 +166,23 @@ def test_an_always_equal_comparison_counts_in_the_code_or_built_at_run_time() ->
     assert judge.findings(START, compared("app.py", False), ["app.py"]) == []
 
 
+def test_a_change_the_start_saw_too_is_an_installed_plugins() -> None:
+    changed = ["_pytest.runner.call_and_report"]
+    start = START.model_copy(update={"machinery": changed})
+    assert judge.findings(start, _green(machinery=changed)) == []
+
+
+@pytest.mark.slow
+def test_a_test_that_patches_sys_exit_for_itself_is_no_machinery_change(tmp_path: Path) -> None:
+    patching = TEST.replace(
+        "def test_zero():\n",
+        "def test_zero(monkeypatch):\n    import sys\n"
+        "    monkeypatch.setattr(sys, 'exit', lambda code=0: None)\n",
+    )
+    seen = observe(tmp_path, PYTEST, {"tests/test_app.py": patching}, [])
+    assert seen.tests[ZERO] == "passed" and seen.machinery == []
+
+
 def test_a_test_of_a_changed_test_file_or_a_module_now_collected_is_not_unseen() -> None:
     renamed = _green(tests={"tests/test_app.py::test_add[1]": "passed", ZERO: "passed"})
     assert judge.findings(START, renamed, ["tests/test_app.py"]) == []
