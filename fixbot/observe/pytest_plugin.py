@@ -20,6 +20,13 @@ line, `nonce<TAB>json`:
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
     {"k": "end", "status": exitstatus}              the session finished
 
+The comparisons come from a profile function set for a watched test's call phase alone (the
+tests that failed at the start, named by fixbot): it sees the Python `__eq__`/`__ne__`/`__bool__`
+that run and the object they run on, which is then asked about an object it cannot know.
+pytest's `pytest_assertion_pass` hook gives an assertion's text, not its operands, so it cannot
+say which type compared. A comparison implemented in C (`int.__add__` standing as `__eq__`) is
+not seen; the body and machinery checks do not depend on it.
+
 A record is written when its fact is known, not at exit: a process that ends early leaves a
 stream without its `end`, and a report rewritten at exit disagrees with what was streamed.
 """
@@ -197,7 +204,7 @@ class Observer:
         finally:
             self.setprofile(previous)
         self.send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
-        root = str(item.config.rootpath)
+        root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
         for (kind, dunder), (instance, function) in seen["types"].items():
             record = _probe(item.nodeid, kind, dunder, instance, function, root)
             if not record["file"].startswith("/"):  # the project's code, or built at run time

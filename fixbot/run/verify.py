@@ -117,7 +117,9 @@ class Checker:
         per-test outcomes of the runner's own report (None: it can write none, or wrote none)
         and what fixbot's observer inside pytest streamed (`fixbot.observe.channel`: every
         pytest the check starts loads it from fixbot's installation; None when the channel
-        could not be made).
+        could not be made, or the check's pytest could not import the plugin: a check that
+        sets its own PYTHONPATH, or a tox that passes PYTEST_ADDOPTS alone, is run again without
+        it, and a fix's run judged unobserved where the start's was observed is not verified).
 
         Where the check's runner can write a structured report (`report_for` its shell words),
         it is asked for one (through its environment, or flags added to a check that is the
@@ -133,6 +135,9 @@ class Checker:
             result, tests = self._run(log, channel)
         finally:
             seen = channel.close() if channel is not None else None
+        if channel is not None and seen is not None and unloaded(channel.module, seen, result):
+            result, tests = self._run(log, None)
+            seen = None
         return result, tests, seen
 
     def _run(self, log: Path, channel: Channel | None) -> tuple[CheckResult, dict[str, str] | None]:
@@ -339,6 +344,19 @@ class Checker:
             f"signature {(attempt.signature or '')[:12]}"
             + (f", {counts} failing" if counts is not None else "")
         )
+
+
+def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
+    """Whether a pytest of the check failed to import the observer's plugin `module` (its name
+    in the log, pytest's `Error importing plugin`) and none streamed: the check's environment
+    did not let the plugin's folder through, and the plugin broke a check it should watch."""
+    if seen.sessions or result.passed:
+        return False
+    try:
+        text = result.log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return f"No module named '{module}'" in text
 
 
 def read_report(report: Report, path: Path) -> dict[str, str] | None:
