@@ -198,6 +198,7 @@ class Checker:
         name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
         result, attempt.tests, attempt.seen = self.run_command(log)
+        attempt.observed = []
         attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
         attempt.passed = result.passed
         attempt.check_duration_s += result.duration_s
