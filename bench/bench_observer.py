@@ -38,7 +38,7 @@ def plain(suite: list[str], env: dict[str, str]) -> float:
     return time.monotonic() - start
 
 
-def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[float, int]:
+def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[float, list[str]]:
     channel = Channel.open(watch)
     start = time.monotonic()
     try:
@@ -54,14 +54,7 @@ def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[f
         seconds = time.monotonic() - start
         seen = channel.close()
     assert seen.ended == 1 and not seen.forged, seen
-    return seconds, len(seen.tests)
-
-
-def collected(suite: list[str], env: dict[str, str], count: int) -> list[str]:
-    done = subprocess.run(
-        [*command(suite), "--co"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
-    )
-    return [line for line in done.stdout.splitlines() if "::" in line][:count]
+    return seconds, sorted(seen.tests)
 
 
 def main() -> None:
@@ -71,8 +64,12 @@ def main() -> None:
     parser.add_argument("--watch", type=int, default=20)
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
-    watch = collected(args.suite, env, args.watch)
-    bare, seen, watched, tests = [], [], [], 0
+    # the ids the observer streams are the ones it watches: the first `--watch` of them
+    watch = observed(args.suite, env, [])[1][: args.watch]
+    bare: list[float] = []
+    seen: list[float] = []
+    watched: list[float] = []
+    tests: list[str] = []
     for _ in range(args.runs):
         bare.append(plain(args.suite, env))
         seconds, tests = observed(args.suite, env, [])
@@ -80,7 +77,7 @@ def main() -> None:
         watched.append(observed(args.suite, env, watch)[0])
     base = statistics.median(bare)
     result = {
-        "tests": tests,
+        "tests": len(tests),
         "runs": args.runs,
         "plain_s": round(base, 2),
         "observed_s": round(statistics.median(seen), 2),
