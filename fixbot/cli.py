@@ -98,12 +98,20 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
         description="Run the check; when it fails, fix, verify and repeat until green or the "
         "circuit breaker opens. Every setting can also be set as FIXBOT_<NAME> or in "
         "[tool.fixbot] of pyproject.toml / .fixbot.toml (flags beat env beats file).",
-        epilog='example: fixbot run --check "pytest -q" --model anthropic/claude-sonnet-4-5',
+        epilog="example: fixbot run --model anthropic/claude-sonnet-4-5 (the check inferred from "
+        'the CI workflow; --explain shows it), or fixbot run --check "pytest -q" ...',
     )
     run.add_argument(
         "-C", dest="directory", default=".", metavar="DIR", help="the repository (default: .)"
     )
     run.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
+    run.add_argument(
+        "--explain",
+        action="store_true",
+        help="print the plan (the set-up, check and fix commands, each with where it came from: "
+        "given, or inferred from the CI workflow, the task files or the ecosystem) and exit: 0 "
+        "with a check, 2 without; nothing is run",
+    )
     add_pull_request_options(run)
     source = run.add_mutually_exclusive_group()  # the first failing run, from elsewhere
     source.add_argument(
@@ -128,16 +136,35 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
     stats = commands.add_parser(
         "stats",
         help="what fixbot did for a repository: runs, fix rate, time to green, cost",
-        description="Read fixbot's own records on GitHub (its status comments' history, its "
-        "pull requests and issues, its commit trailers) and print runs, fixed / escalated / "
-        "refused / flaky, median time to green, attempts, tokens and USD per fix and the most "
-        "frequent failure classes (token in GITHUB_TOKEN or GH_TOKEN).",
-        epilog="example: fixbot stats --repo octo/app --since 30d --mermaid",
+        description="Count the runs `fixbot run` recorded for this clone (its event log, "
+        "kept across runs, and fixbot's commit trailers) and, with a token in GITHUB_TOKEN or "
+        "GH_TOKEN, fixbot's records on GitHub (its status comments' history, its pull "
+        "requests and issues); print runs, fixed / escalated / refused / flaky, median time "
+        "to green, attempts, tokens and USD per fix and the most frequent failure classes.",
+        epilog="examples: fixbot stats; fixbot stats --repo octo/app --since 30d --mermaid",
     )
     if stats_options:
         from fixbot.github.stats.command import add_arguments
 
         add_arguments(stats)
+    clean = commands.add_parser(
+        "clean",
+        help="list and remove fixbot's private folders (its clones, states and logs)",
+        description="Each run keeps a private folder per workspace (its clone, state and logs; "
+        "as root under /var/lib/fixbot, else under $XDG_STATE_HOME/fixbot) so the next run "
+        "can resume. Without options, remove those whose workspace is gone or that no run "
+        "used for 30 days (each run applies the same rule); a folder a run holds is never "
+        "removed.",
+        epilog="examples: fixbot clean --list; fixbot clean --older-than 7d; fixbot clean --all",
+    )
+    clean.add_argument("--list", action="store_true", help="list them, remove nothing")
+    clean.add_argument(
+        "--older-than",
+        default="30d",
+        metavar="AGE",
+        help="remove those no run used for AGE: 30d, 12h, 4w (default 30d)",
+    )
+    clean.add_argument("--all", action="store_true", help="remove every one no run holds now")
     from fixbot.bench.cli import add_arguments as add_bench_arguments
 
     bench = commands.add_parser(
@@ -176,6 +203,9 @@ def command_run(args: argparse.Namespace) -> int:
         if not directory.is_dir():
             raise ConfigError([f"{directory} does not exist: pass -C with the repository's folder"])
         settings = load_settings(directory, flags_from(args), os.environ)
+        if getattr(args, "explain", False):
+            return explain(settings, directory)
+        settings = zero_config(settings, directory)
         if getattr(args, "pr", None) is not None:
             outcome = _run_pull_request(args, settings, directory)
         else:
@@ -205,6 +235,32 @@ def command_run(args: argparse.Namespace) -> int:
         return Interrupted.exit_code
     print_outcome(outcome, as_json=args.json)
     return outcome.exit_code
+
+
+def explain(settings: Any, directory: Path) -> int:
+    """`fixbot run --explain`: the plan on stdout, what is missing here on stderr; 0 with a
+    check, 2 without."""
+    from fixbot.infer.inference import missing_tools
+    from fixbot.run.zeroconf import plan_for
+
+    plan = plan_for(settings, directory)
+    for line in plan.lines():
+        print(line)
+    for problem in missing_tools(plan):
+        print(f"fixbot: missing here: {problem}", file=sys.stderr)
+    return 0 if plan.check else 2
+
+
+def zero_config(settings: Any, directory: Path) -> Any:
+    """`settings` with the check, set-up and fix commands inferred when no check was given;
+    the plan goes to stderr, each command with where it came from, before anything runs.
+    Raises `ConfigError` when no check can be inferred or a tool it needs is missing."""
+    from fixbot.run.zeroconf import resolve
+
+    settings, plan = resolve(settings, directory)
+    for line in plan.lines() if plan else []:
+        print(f"fixbot: {line}", file=sys.stderr)
+    return settings
 
 
 def first_failure(args: argparse.Namespace, directory: Path) -> Any:
@@ -282,6 +338,46 @@ def command_action(args: argparse.Namespace) -> int:
     return code
 
 
+def command_clean(args: argparse.Namespace, now: float | None = None) -> int:
+    """`fixbot clean`: list fixbot's private folders, or remove those the rule (or `--all`,
+    `--older-than`) names; exit 0, or 2 for a bad age."""
+    import time
+
+    from fixbot.github.stats.aggregate import parse_since
+    from fixbot.process import cleanup, worlds
+
+    now = time.time() if now is None else now
+    base = worlds.state_base(os.geteuid(), os.environ)
+    try:
+        idle_s = now - parse_since(args.older_than, now)
+    except ValueError as exc:
+        print(f"fixbot clean: {str(exc).replace('--since', '--older-than')}", file=sys.stderr)
+        return 2
+    found = cleanup.listing(base)
+    if args.list:
+        if not found:
+            print(f"no private folders under {base}")
+        for private in found:
+            used = time.strftime("%Y-%m-%d %H:%M", time.gmtime(private.used_at))
+            where = str(private.workspace or "(workspace not recorded)")
+            where += "" if private.workspace_exists or not private.workspace else " (gone)"
+            busy = ", in use" if private.in_use else ""
+            mb = cleanup.size(private.path) / 1e6
+            print(f"{private.path}  {mb:.1f} MB  last used {used} UTC{busy}  {where}")
+        return 0
+    freed, removed = 0, 0
+    for private in found:
+        why = "--all" if args.all and not private.in_use else private.reason(idle_s, now)
+        if why is None:
+            continue
+        bytes_ = cleanup.size(private.path)
+        if cleanup.remove(private):
+            freed, removed = freed + bytes_, removed + 1
+            print(f"removed {private.path} ({why})")
+    print(f"{removed} of {len(found)} private folders removed, {freed / 1e6:.1f} MB freed")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse arguments and run the subcommand; return the process exit code.
 
@@ -300,9 +396,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "stats":
         from fixbot.github.stats.command import run as command_stats
 
+        # fixbot's own folder is `/`: the paths given are the started-in folder's
+        args.directory = str(START_DIR[0] / args.directory)
+        args.png = str(START_DIR[0] / args.png) if args.png else None
         return command_stats(args, os.environ)
     if args.command == "action":
         return command_action(args)
+    if args.command == "clean":
+        return command_clean(args)
     if args.command == "bench":
         from fixbot.bench.cli import run as command_bench
 

@@ -18,6 +18,7 @@ pytest_plugins = (
     "tests.fakes.model_server",
     "tests.fakes.agent_repo",
     "tests.fakes.plugin",
+    "tests.fakes.tiers",
 )
 
 

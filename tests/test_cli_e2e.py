@@ -25,6 +25,7 @@ def greet(name):
 """
 
 
+@pytest.mark.slow
 def test_ruff_failure_fixed_by_fix_command(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": LINT_BROKEN})
     start = git(repo, "rev-parse", "HEAD")
@@ -65,6 +66,7 @@ def test_ruff_failure_fixed_by_fix_command(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_configuration_errors_are_listed_together_with_exit_2(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"pyproject.toml": "[tool.fixbot]\nretries = 3\n"})
     result = run_fixbot(
@@ -75,12 +77,14 @@ def test_configuration_errors_are_listed_together_with_exit_2(tmp_path: Path) ->
     assert "--max-attempts" in result.stderr and "--timeout" in result.stderr
 
 
+@pytest.mark.slow
 def test_not_a_git_repository(tmp_path: Path) -> None:
     result = run_fixbot("run", "--check", "true", "-C", str(tmp_path), "--json")
     assert result.code == 2 and result.json["outcome"] == "error"
     assert "not a git repository" in result.json["reason"]
 
 
+@pytest.mark.slow
 def test_no_fixer_is_a_configuration_error_before_the_check(tmp_path: Path) -> None:
     """The README's first example without a model: exit 2 at once, naming the flag to set."""
     repo = make_repo(tmp_path / "repo", {"a.txt": "x\n"})
@@ -362,6 +366,7 @@ def test_each_runs_report_is_kept_and_its_retry_command_works_when_pasted(tmp_pa
     assert len(list((state_of(repo) / "runs").iterdir())) == 2
 
 
+@pytest.mark.slow
 def test_a_fixed_runs_report_shows_the_diff_stat_and_the_review(tmp_path: Path) -> None:
     files = {"check.py": COUNTING_CHECK, "fix.py": FIX, "value.txt": "a\n"}
     repo = make_repo(tmp_path / "repo", files)
@@ -421,6 +426,7 @@ def test_an_unreachable_provider_is_an_error_not_an_escalation(tmp_path: Path) -
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["empty repository", "missing folder", "not a repository"])
 def test_ordinary_situations_are_one_line_not_a_traceback(tmp_path: Path, case: str) -> None:
     where = tmp_path / "project"

@@ -100,6 +100,7 @@ def test_fixbot_leaves_no_core_file_and_is_not_dumpable(tmp_path: Path) -> None:
     assert done.stdout.strip() == "0 (0, 0)"  # PR_GET_DUMPABLE (prctl(2)): 0
 
 
+@pytest.mark.slow
 def test_secrets_moved_out_of_the_environment_come_back_in_memory() -> None:
     """The exec is recorded instead of made: the new environment holds no secret and names the
     pipe; the new process, given that environment and argv, gets every secret back in memory."""
@@ -133,6 +134,7 @@ print(json.dumps([argv[:4], argv[4], argv[6], words, sorted(env), os.environ["GI
     assert "FIXBOT_SECRETS_FD" in names and token == TOKEN
 
 
+@pytest.mark.slow
 def test_a_forged_secrets_pipe_is_refused(tmp_path: Path) -> None:
     """Only fixbot's own re-execution (its marker and nonce in argv, the nonce first in the
     pipe) reads secrets from a pipe; anything else ends at once."""

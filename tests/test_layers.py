@@ -29,10 +29,11 @@ MAX_DEPTH = 9  # rooms in the longest import chain (see `room`), the importing o
 # Lowest first. A module may import its own layer's modules and any lower layer's, never a
 # higher one's. The longest prefix names a module's layer.
 LAYERS: list[tuple[str, ...]] = [
-    ("fixbot", "fixbot.core"),  # the package face (`__version__`), settings, models, errors
+    # the package face (`__version__`), settings, models, errors; one module per language ecosystem
+    ("fixbot", "fixbot.core", "fixbot.ecosystems"),
     ("fixbot.security",),  # redaction, the leak scan
     ("fixbot.process",),  # running commands, the sandbox, git, the lock
-    ("fixbot.logs",),  # condensing, facts, signatures, classification, job logs
+    ("fixbot.logs", "fixbot.infer"),  # job logs read; the CI and task files read (zero config)
     ("fixbot.tamper",),  # the tampering rules: read at edit time and on the final diff
     ("fixbot.observe",),  # the observer inside the test runner: its plugin, channel, judgement
     ("fixbot.policy",),  # the run's policy, pure: rules, steps, breaker, state, recovery plans

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.test_realmodel_e2e import server_crash
 
 
+@pytest.mark.slow
 def test_a_server_killed_by_a_signal_is_named_as_the_servers_crash(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     crash = (
@@ -23,6 +26,7 @@ def test_a_server_killed_by_a_signal_is_named_as_the_servers_crash(tmp_path: Pat
     assert "not a fixbot failure" in said and "ggml_init" in said
 
 
+@pytest.mark.slow
 def test_a_running_server_is_not_a_crash(tmp_path: Path) -> None:
     log = tmp_path / "server.log"
     log.write_text("")

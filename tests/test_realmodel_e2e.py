@@ -42,16 +42,18 @@ from tests.fakes.agent_repo import FIXED_LINE, git, make_repo
 from tests.fakes.paths import ROOT
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MAX_ATTEMPTS = 2
+MAX_ATTEMPTS = 4
 MAX_TOOL_CALLS = 6
 REQUEST_TIMEOUT_S = 60
-MAX_DURATION_S = 60
+MAX_DURATION_S = 270  # a backstop: the run is meant to end by its attempts (asserted below)
 # Per attempt: at most MAX_TOOL_CALLS + 2 requests (tools; the text protocol has 3 rounds), plus
 # the self-review (and its fix rounds) or the escalation analysis.
 MAX_REQUESTS = MAX_ATTEMPTS * (MAX_TOOL_CALLS + 2) + 4
 # A hang guard only: the run itself is bounded by --max-duration and the counts above, which the
 # test asserts; a busy machine makes llama.cpp slow, and that must not fail the test.
 HANG_GUARD_S = 1800
+
+ENDS = {"finished", "length", "degenerate", "timed out"}
 
 pytestmark = [pytest.mark.slow, pytest.mark.realmodel]
 
@@ -174,7 +176,7 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
             *("--check", f"{sys.executable} -m pytest -q -p no:cacheprovider"),
             *("--model", "openai/SmolLM2-135M-Instruct", "--api-base", base),
             *("--edit-protocol", protocol, "--max-attempts", str(MAX_ATTEMPTS)),
-            *("--max-output-tokens", "256", "--timeout", "60"),
+            *("--timeout", "60"),
             *("--request-timeout", str(REQUEST_TIMEOUT_S)),
             *("--max-tool-calls", str(MAX_TOOL_CALLS), "--max-duration", str(MAX_DURATION_S)),
         ],
@@ -208,3 +210,12 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
     report = (repo / ".fixbot" / "report.md").read_text()
     assert outcome["outcome"] in report.lower()
     assert "traceback" not in report.lower()
+    # every model call of the fixer is in the report with its figures and how it ended
+    table = report.split("### Model calls")[1].split("\n\n")[1]
+    calls = [line.split(" | ") for line in table.splitlines()[2:]]
+    assert calls, report
+    assert all(c[-1].split(":")[0].rstrip(" |") in ENDS for c in calls), report
+    # bounded by its attempts (their number, or the breaker on what they did), not by the
+    # backstop of --max-duration
+    assert "max-duration" not in outcome["reason"], shown
+    assert "time budget" not in outcome["reason"], shown

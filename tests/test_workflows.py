@@ -92,6 +92,7 @@ def test_docker_references_are_lowercase_once_owner_is_filled_in() -> None:
     assert "replace `OWNER` with the GitHub user or organization" in README
 
 
+@pytest.mark.slow
 def test_the_shipped_workflow_passes_actionlint() -> None:
     import shutil
     import subprocess

@@ -146,6 +146,7 @@ CAUSES = {
     "ReadTimeout": "timed out",
     "APITimeoutError": "timed out",
     "JSONDecodeError": "malformed reply",
+    "IncompleteReply": "reply cut short",
 }
 REASONS = {
     "RateLimitError": "rate limited",

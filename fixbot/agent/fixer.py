@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixbot.agent import context, formatdiff, prompts, spectrum
-from fixbot.agent.llm import LLM, ContextTooLong, ModelError
+from fixbot.agent.llm import LLM, ContextTooLong, ModelError, models_for
 from fixbot.agent.locate import Span
 from fixbot.agent.protocols import registry
 from fixbot.agent.protocols.base import Conversation, Message, ProtocolSpec, Session
@@ -75,7 +75,9 @@ class ModelFixer:
         box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits, s.state_dir)
         box.check_files = check_files(s.check, ctx.repo)
         box.modules = module_names(git.run(ctx.repo, "ls-files", "-z").split("\0"))
-        session, llm = Session(box), self.runtime.llm(ctx.attempt)
+        protocol = registry.for_model(self.runtime, models_for(s, ctx.attempt)[0])
+        session = Session(box)
+        llm = self.runtime.llm(ctx.attempt, protocol.output_tokens)
         if ctx.attempt >= RESEARCH_FROM:
             provider = s.search_provider
             session.research = Research(
@@ -84,12 +86,13 @@ class ModelFixer:
         self.suspects = self.locate(ctx)
         self.formatter = self.format_diff(ctx)
         before = git.tree_fingerprint(ctx.repo)
-        error = self._attempt(ctx, session, llm)
+        error = self._attempt(ctx, session, llm, protocol)
         return self._result(ctx, session, llm, error, git.changed_since(ctx.repo, before))
 
-    def _attempt(self, ctx: FixContext, session: Session, llm: LLM) -> str | None:
+    def _attempt(
+        self, ctx: FixContext, session: Session, llm: LLM, protocol: ProtocolSpec
+    ) -> str | None:
         budget = context.DEFAULT_BUDGET_TOKENS
-        protocol = registry.for_model(self.runtime, llm.models[0])
         for _ in range(SHRINKS + 1):
             try:
                 messages = self._opening(ctx, budget, protocol)
@@ -140,6 +143,9 @@ class ModelFixer:
         # Not redacted here: `LLM` redacts everything sent, the engine everything it records.
         finish = session.box.finished
         summary = finish.summary if finish else session.summary
+        if session.stopped and not summary:
+            # what the next attempt reads of this one: be brief
+            summary = f"reply stopped by fixbot: {session.stopped}; answer with the edit only"
         diagnosis = finish.diagnosis if finish else session.diagnosis
         # fixbot's own notes stay apart from the model's summary: a later attempt or the
         # diagnosis reads the summary as what the attempt did, and must not take a note on
@@ -157,6 +163,7 @@ class ModelFixer:
             error=error,
             resolved_thread_ids=finish.resolved_thread_ids if finish else [],
             sources=list(session.research.sources) if session.research else [],
+            calls=list(llm.calls),
         )
 
 

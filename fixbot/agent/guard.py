@@ -31,7 +31,7 @@ import re
 import tomllib
 from pathlib import PurePosixPath
 
-from fixbot.tamper import filters
+from fixbot.tamper import asserts, filters
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.cheats import Cheat, examine
 from fixbot.tamper.facts import (
@@ -47,8 +47,8 @@ from fixbot.tamper.facts import (
     SHADOW_NAMES,
     SHADOW_PACKAGES,
     SKIP,
-    TEST_DEF,
     TOOL_MODULES,
+    defined_tests,
     package_keys,
 )
 
@@ -63,7 +63,7 @@ def _count(pattern: re.Pattern[str], text: str) -> int:
 
 
 def _test_defs(text: str) -> set[str]:
-    return {a or b for a, b in TEST_DEF.findall(text)}
+    return defined_tests(text)
 
 
 def _check_test_file(path: str, old: str, new: str) -> str | None:
@@ -78,34 +78,10 @@ def _check_test_file(path: str, old: str, new: str) -> str | None:
     return None
 
 
-_SAME = (ast.Eq, ast.Is, ast.LtE, ast.GtE)
-_SAME_CALLS = {"assertEqual", "assertIs", "assertLessEqual", "assertGreaterEqual", "assertEquals"}
-
-
-def _cannot_fail(node: ast.AST) -> bool:
-    """True for `assert x == x`, `assert <truthy constant>`, `self.assertEqual(a, a)`."""
-    if isinstance(node, ast.Assert):
-        test = node.test
-        if isinstance(test, ast.Constant):
-            return bool(test.value)
-        return (
-            isinstance(test, ast.Compare)
-            and len(test.ops) == 1
-            and isinstance(test.ops[0], _SAME)
-            and ast.dump(test.left) == ast.dump(test.comparators[0])
-        )
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
-        name, args = node.func.attr, node.args
-        if name in _SAME_CALLS and len(args) >= 2:
-            return ast.dump(args[0]) == ast.dump(args[1])
-        return name == "assertTrue" and isinstance(args[0], ast.Constant) and bool(args[0].value)
-    return False
-
-
 def _vacuous_count(text: str) -> int:
     """How many assertions in `text` cannot fail (Python by its syntax tree, else by pattern)."""
     try:
-        return sum(_cannot_fail(node) for node in ast.walk(ast.parse(text)))
+        return sum(asserts.vacuous(node) for node in ast.walk(ast.parse(text)))
     except (SyntaxError, ValueError):
         return _count(SELF_COMPARE, text) + _count(ALWAYS_TRUE, text)
 

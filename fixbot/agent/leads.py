@@ -24,10 +24,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fixbot.agent.locate import MAX_FILE_BYTES, TEST_FILE, Span
+from fixbot.ecosystems import registry
 
 MAX_FILES = 3_000  # Python files read at most (a repository's own code, not its environment)
 MAX_LEADS = 8  # spans shown per kind of lead
-SKIPPED_DIRS = {"node_modules", "__pycache__", "site-packages", "build", "dist", "venv"}
+# installed packages and build output, every ecosystem's (`node_modules`, `venv`, `target`, ...)
+SKIPPED_DIRS = registry.generated()
 ATTRIBUTE = re.compile(
     r"has no attribute '(\w+)'"  # AttributeError
     r"|^E\s+(?:\+\s+)?where .* = .*\.(\w+)$",  # pytest: `where 1 = <obj>.attr`

@@ -9,22 +9,32 @@ Every request is bounded: `max_tokens` caps its output, and `within` its wall ti
 `timeout` alone does not: the openai client (and httpx under it) applies it to each socket read,
 so a server that keeps sending a byte now and then (or a reply of thousands of tokens arriving
 slowly) holds the call open far longer (observed: 460 s with `timeout=180`).
+
+Every request streams (`stream_options={"include_usage": True}`): `fixbot.agent.stream` puts the
+reply together and stops it once it has stopped being an answer; each call's figures (tokens in
+and out, seconds, first token, how it ended) are kept as a `ModelCall`, a timed-out one with the
+speed it had reached.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
+import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import errors
+from fixbot.agent.stream import Assembly
 from fixbot.agent.waiting import quiet, within
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import Heartbeat
+from fixbot.core.models import CallEnd, Heartbeat, ModelCall
 from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
@@ -36,6 +46,12 @@ DEFAULT_OUTPUT_TOKENS = 4096
 
 class ModelError(RuntimeError):
     """A model call failed for good; the message says what the user should do."""
+
+
+class IncompleteReply(RuntimeError):
+    """A streamed reply ended without a finish reason (a body that was no event stream, a
+    server that stopped mid-reply): the cause of the litellm `APIError` raised, which is
+    retried, and named by `fixbot.agent.errors.CAUSES`."""
 
 
 class ContextTooLong(ModelError):
@@ -77,12 +93,41 @@ def host_of(model: str, api_base: str | None) -> str:
 
 
 def litellm_module() -> Any:
-    """Import litellm without a network download of its price map."""
+    """Import litellm without a network download of its price map, with no logging of streamed
+    chunks."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     litellm.suppress_debug_info = True
+    # litellm hands every streamed chunk to its logging callbacks in a thread pool (fixbot
+    # registers none): most of its cost per chunk (bench/README.md, "Streaming").
+    litellm.disable_streaming_logging = True
     return litellm
+
+
+WARMING: list[threading.Thread] = []  # the one background import of this process
+
+
+def warm_up() -> threading.Thread | None:
+    """Start importing litellm in a background thread, once a process, and return it (None:
+    imported or started already). The import takes seconds (2.5 s idle, 9-23 s on a busy
+    runner); started when a failure the model will be asked about is known, it runs while the
+    run gathers the evidence (the coverage of the failing tests, the fix commands), and the
+    first model call waits only for what is left (Python's import lock makes it wait for the
+    thread's import instead of starting another). A daemon thread: a run that ends first does
+    not wait for it."""
+    if WARMING or "litellm" in sys.modules:
+        return None
+    thread = threading.Thread(target=_import_quietly, name="fixbot-litellm-import", daemon=True)
+    WARMING.append(thread)
+    thread.start()
+    return thread
+
+
+def _import_quietly() -> None:
+    # a broken installation fails again, with its message, at the first model call
+    with contextlib.suppress(Exception):
+        litellm_module()
 
 
 @dataclass(frozen=True)
@@ -115,6 +160,7 @@ class Reply:
     model: str
     tokens: int
     cost_usd: float | None
+    call: ModelCall | None = None  # the call's figures (None for a reply made another way)
 
     def message(self) -> Message:
         """The assistant message to append to the conversation."""
@@ -171,7 +217,9 @@ class LLM:
     `max_output_tokens` (None: `output_cap`'s default) caps each reply; `request_timeout`
     (seconds) bounds each request from sending to the whole reply, and `deadline` (the run's
     wall-time budget, `fixbot.core.budget.Deadline`) shortens it; `notify` receives one line
-    per retry wait and fallback, as they happen.
+    per retry wait and fallback, as they happen. Every call streams (`fixbot.agent.stream`):
+    a reply that stops being an answer is cut short; `calls` gets each call's figures, and
+    `observe` sees each (with its cap); `size` may lower a call's cap (a model measured slow).
     """
 
     models: list[str]
@@ -186,6 +234,9 @@ class LLM:
     request_timeout: float = REQUEST_TIMEOUT_S
     notify: Callable[[str], None] = quiet
     deadline: Deadline = field(kw_only=True)
+    calls: list[ModelCall] = field(default_factory=list)  # every call's figures, in order
+    observe: Callable[[ModelCall, int], None] = lambda call, cap: None
+    size: Callable[[str, int], int] = lambda model, cap: cap
 
     @property
     def current(self) -> str:
@@ -274,25 +325,61 @@ class LLM:
         seconds, flag = self.request_timeout, "--request-timeout"
         if self.deadline.cap(seconds) < seconds:
             seconds, flag = self.deadline.cap(seconds), "--max-duration"
+        cap = self.size(model, output_cap(model, self.max_output_tokens))
+        built = Assembly()
+        cancel = threading.Event()
+        marks: dict[str, float] = {}  # "first": seconds until the first token came
+        opened: list[Any] = []  # the stream, once litellm returned it
+        started = time.monotonic()
 
-        def request() -> Any:
-            return litellm.completion(
+        def request() -> str | None:
+            """Stream the reply into `built`; the reason it was stopped early, or None."""
+            stream = litellm.completion(
                 model=model,
                 messages=messages,
                 temperature=self.temperature,
                 api_base=self.api_base,
-                max_tokens=output_cap(model, self.max_output_tokens),
+                max_tokens=cap,
                 num_retries=0,
                 max_retries=0,
                 timeout=seconds,
+                stream=True,
+                stream_options={"include_usage": True},
                 # litellm imports its MCP gateway (and the `mcp` package) whenever tools are
                 # passed, unless told to skip it; fixbot sends plain function tools only.
                 _skip_mcp_handler=True,
                 **extra,
             )
+            opened.append(stream)
+            try:
+                for chunk in chunks_of(litellm, model, stream):
+                    built.feed(chunk)
+                    if built.pieces:  # the first token (a role-only chunk may come at once)
+                        marks.setdefault("first", time.monotonic() - started)
+                    if cancel.is_set():
+                        return None
+                    why = built.stop_reason(bool(tools))
+                    if why:
+                        return why
+            finally:
+                close(stream)
+            return None
 
         def timed_out() -> Exception:
-            message = f"no complete reply within {seconds:.0f} s ({flag}); abandoned"
+            cancel.set()
+            for stream in opened:  # hang up: a local server then stops generating the reply
+                close(stream)
+            took = time.monotonic() - started
+            call = self._record(model, messages, built, took, marks.get("first"), cap)
+            call.end = CallEnd.TIMED_OUT
+            speed = call.tokens_per_s
+            pace = (
+                f"; {call.tokens_out} tokens had come at {speed:.1f} tokens/s"
+                if speed
+                else f"; {call.tokens_out} tokens had come"
+            )
+            call.why = f"no complete reply within {seconds:.0f} s ({flag}){pace}"
+            message = f"{call.why}; abandoned"
             provider = provider_of(model)
             timeout: Exception = litellm.Timeout(
                 message=message, model=model, llm_provider=provider
@@ -305,13 +392,55 @@ class LLM:
             self.notify(
                 Heartbeat(
                     f"waiting for {model} at {host}: {waited:.0f} s so far, "
-                    f"at most {seconds:.0f} s ({flag})"
+                    f"{built.pieces} tokens in, at most {seconds:.0f} s ({flag})"
                 )
             )
 
         # A little slack so that litellm's own per-read timeout, when it fires, wins the race.
-        response = within(seconds + 1.0, request, timed_out, beat)
-        return self._reply(litellm, model, response)
+        stopped = within(seconds + 1.0, request, timed_out, beat)
+        took = time.monotonic() - started
+        if stopped is None and not built.finished:
+            cause = IncompleteReply(
+                f"the streamed reply ended without a finish reason after {built.pieces} pieces"
+            )
+            broken: Exception = litellm.APIError(
+                status_code=502, message=str(cause), llm_provider=provider_of(model), model=model
+            )
+            raise broken from cause
+        call = self._record(model, messages, built, took, marks.get("first"), cap)
+        if stopped:
+            call.end, call.why = CallEnd.DEGENERATE, stopped
+        elif built.finish_reason == "length":
+            call.end = CallEnd.LENGTH
+        reply = self._reply(litellm, model, response_of(litellm, model, built, call))
+        return dataclasses.replace(reply, call=call)
+
+    def _record(
+        self,
+        model: str,
+        messages: list[Message],
+        built: Assembly,
+        seconds: float,
+        first: float | None,
+        cap: int,
+    ) -> ModelCall:
+        """The `ModelCall` of a reply streamed into `built` (capped at `cap` tokens), kept in
+        `calls` and shown to `observe`: the provider's usage, else litellm's count of the
+        prompt and the output pieces streamed."""
+        if built.usage is not None:
+            tokens_in, tokens_out = built.usage
+        else:
+            tokens_in, tokens_out = count_tokens(model, messages), built.pieces
+        call = ModelCall(
+            model=model,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            seconds=round(seconds, 3),
+            first_s=None if first is None else round(first, 3),
+        )
+        self.calls.append(call)
+        self.observe(call, cap)
+        return call
 
     def _reply(self, litellm: Any, model: str, response: Any) -> Reply:
         message = response.choices[0].message
@@ -346,3 +475,72 @@ class LLM:
         function = dict(call["function"])
         function["arguments"] = self.redactor.redact(function.get("arguments") or "")
         return {**call, "function": function}
+
+
+def close(stream: Any) -> None:
+    """Close a litellm stream and the HTTP response under it, so that the server stops
+    generating (litellm's `CustomStreamWrapper` keeps the openai client's `Stream` as
+    `completion_stream`, which has `close`)."""
+    for thing in (getattr(stream, "completion_stream", None), stream):
+        closer = getattr(thing, "close", None)
+        if callable(closer):
+            # closing is best effort: the reply is already in hand
+            with contextlib.suppress(Exception):
+                closer()
+
+
+def count_tokens(model: str, messages: Sequence[Message]) -> int:
+    """litellm's count of the prompt tokens of `messages` for `model` (for a server whose
+    stream carries no usage); 0 when litellm cannot count them."""
+    try:
+        return int(litellm_module().token_counter(model=model, messages=list(messages)))
+    except Exception:  # litellm raises bare Exception for unknown tokenizers
+        return 0
+
+
+def response_of(litellm: Any, model: str, built: Assembly, call: ModelCall) -> Any:
+    """litellm's `ModelResponse` for a streamed reply (what a non-streamed call returns), with
+    `call`'s token counts as its usage, so that pricing reads it as before."""
+    calls = [
+        {
+            "id": c.id or f"call_{index}",
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments},
+        }
+        for index, c in sorted(built.calls.items())
+    ]
+    message: dict[str, Any] = {"role": "assistant", "content": built.content or None}
+    if calls:
+        message["tool_calls"] = calls
+    usage = {
+        "prompt_tokens": call.tokens_in,
+        "completion_tokens": call.tokens_out,
+        "total_tokens": call.tokens_in + call.tokens_out,
+    }
+    choice = {"index": 0, "message": message, "finish_reason": built.finish_reason or "stop"}
+    return litellm.ModelResponse(model=model, choices=[choice], usage=usage)
+
+
+def chunks_of(litellm: Any, model: str, stream: Any) -> Iterator[Any]:
+    """The chunks of a litellm stream. For an OpenAI-compatible provider, the openai client's own
+    `Stream` under litellm's wrapper: the wrapper's work per chunk (its chunk objects, rules,
+    debug text) costs ~3 ms a chunk against ~0.7 ms for the client's alone (bench/README.md,
+    "Streaming"), more than a fast model takes to send one. An error while reading it becomes
+    litellm's `APIError` (retried, `fixbot.agent.errors`), its cause kept for the reason."""
+    import openai
+
+    inner = getattr(stream, "completion_stream", None)
+    if not isinstance(inner, openai.Stream):
+        yield from stream
+        return
+    try:
+        yield from inner
+    except Exception as exc:
+        status = getattr(exc, "status_code", None)
+        broken: Exception = litellm.APIError(
+            status_code=status if isinstance(status, int) else 502,
+            message=f"the streamed reply broke off: {type(exc).__name__}: {exc}",
+            llm_provider=provider_of(model),
+            model=model,
+        )
+        raise broken from exc

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fixbot.ecosystems import node
 from fixbot.process.launcher import Launcher
 
 MAX_CHARS = 16_000
@@ -153,8 +154,9 @@ def _walk(top: Path) -> list[Path]:
 
 
 def find_javascript(name: str, repo: Path) -> Package | None:
-    """The package `name` in the repository's `node_modules`, or None."""
-    folder = repo / "node_modules" / name
+    """The package `name` in the repository's `node_modules` (the node ecosystem's
+    `Dependencies.installed`), or None."""
+    folder = repo / node.INSTALLED / name
     manifest = folder / "package.json"
     if not manifest.is_file():
         return None
@@ -165,7 +167,7 @@ def find_javascript(name: str, repo: Path) -> Package | None:
     files = [
         p.relative_to(folder).as_posix()
         for p in _walk(folder)
-        if "node_modules" not in p.relative_to(folder).parts
+        if node.INSTALLED not in p.relative_to(folder).parts
     ]
     requires = [f"{k} {v}" for k, v in (meta.get("dependencies") or {}).items()]
     return Package(

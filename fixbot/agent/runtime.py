@@ -7,15 +7,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixbot.agent.llm import LLM, Reply, models_for, supports_tools
+from fixbot.agent.llm import LLM, Reply, models_for, output_cap, supports_tools
 from fixbot.agent.waiting import quiet
 from fixbot.core.budget import Deadline
-from fixbot.core.models import FixContext
+from fixbot.core.models import FixContext, ModelCall
 from fixbot.core.settings import Settings
 from fixbot.core.values import AUTO_PROTOCOL
 from fixbot.policy import breaker
 from fixbot.process.launcher import Launcher
 from fixbot.security.redact import Redactor
+
+MIN_OUTPUT_TOKENS = 256  # the oracle's median edit answer is ~250 tokens (bench/README.md)
+FIT = 0.8  # of the request timeout a full reply may take: the prompt's time varies
+SLOW_REPLY_S = 30.0  # a full reply longer than this: the progress line gives the projection
+TYPICAL_REPLIES = 3  # the oracle's tools answer: read, edit, finish
+
+
+def keep(model: str, cap: int) -> int:
+    """`cap` as it is (the user set `max-output-tokens`)."""
+    return cap
 
 
 @dataclass
@@ -55,20 +65,63 @@ class Runtime:
     search_path: str = ""  # the check environment's PATH: where research finds its Python
     launcher: Launcher = field(kw_only=True)
     deadline: Deadline = field(kw_only=True)
+    # the first measured call of each model: its output speed sizes the later calls' caps
+    measured: dict[str, ModelCall] = field(default_factory=dict)
 
-    def llm(self, attempt: int) -> LLM:
-        """The adapter with the models for `attempt` (escalation model from attempt 2 on)."""
+    def llm(self, attempt: int, output_tokens: int | None = None) -> LLM:
+        """The adapter with the models for `attempt` (escalation model from attempt 2 on).
+
+        `output_tokens` is what one reply of the edit protocol needs (`ProtocolSpec`): the cap
+        per reply when `max-output-tokens` is not set, never above the model's own limit, and
+        lowered for a model measured slow (`sized`)."""
         s = self.settings
+        models = models_for(s, attempt)
+        cap = s.max_output_tokens
+        if cap is None and output_tokens:
+            cap = min(output_cap(models[0], None), output_tokens)
         return LLM(
-            models_for(s, attempt),
+            models,
             self.redactor,
             s.api_base,
             s.temperature,
             self.sleep,
-            max_output_tokens=s.max_output_tokens,
+            max_output_tokens=cap,
             request_timeout=s.request_timeout,
             notify=self.notify,
             deadline=self.deadline,
+            observe=self.observe,
+            size=self.sized if s.max_output_tokens is None else keep,
+        )
+
+    def sized(self, model: str, cap: int) -> int:
+        """`cap`, lowered for a model measured slow so that a full reply fits its request
+        timeout: a reply cut off by the timeout is lost whole, one cut at `max_tokens` ends
+        with `length` and is read. Its measured speed times `FIT` of the time its first call
+        left after the first chunk; never below `MIN_OUTPUT_TOKENS`."""
+        call = self.measured.get(model)
+        speed = call.tokens_per_s if call else None
+        if call is None or speed is None:
+            return cap
+        room = self.settings.request_timeout - (call.first_s or 0.0)
+        return max(MIN_OUTPUT_TOKENS, min(cap, int(speed * room * FIT)))
+
+    def observe(self, call: ModelCall, cap: int) -> None:
+        """Keep the first measured call of `call.model` (whose reply was capped at `cap`
+        tokens); for a slow model, one progress line with its speed and the projected time of
+        a full reply and of an attempt."""
+        if call.model in self.measured or call.tokens_per_s is None:
+            return
+        self.measured[call.model] = call
+        speed = call.tokens_per_s
+        if self.settings.max_output_tokens is None:
+            cap = self.sized(call.model, cap)
+        full = (call.first_s or 0.0) + cap / speed
+        if full < SLOW_REPLY_S:
+            return
+        self.notify(
+            f"{call.model} writes {speed:.1f} tokens/s ({call.first_s or 0:.0f} s before its "
+            f"first token): a reply of up to {cap} tokens takes ~{full:.0f} s, "
+            f"an attempt of {TYPICAL_REPLIES} replies ~{TYPICAL_REPLIES * full:.0f} s"
         )
 
     def protocol(self, model: str) -> str:

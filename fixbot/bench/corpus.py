@@ -19,7 +19,9 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT / "bench" / "corpus"  # the corpus shipped in the repository
+SHIPPED = Path(__file__).resolve().parent / "corpus"  # in the wheel (pyproject's force-include)
+# the repository's own in a clone (where contributors add cases), else the wheel's
+CORPUS = ROOT / "bench" / "corpus" if (ROOT / "bench" / "corpus").is_dir() else SHIPPED
 
 CaseId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80)]
 Text = Annotated[str, StringConstraints(min_length=1)]

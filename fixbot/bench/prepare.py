@@ -10,6 +10,7 @@ archive into a fresh repository and reuses the environment.
 from __future__ import annotations
 
 import contextlib
+import copy
 import fcntl
 import hashlib
 import json
@@ -197,11 +198,67 @@ def _download_npm(name: str, version: str, folder: Path, stem: str) -> Path:
     return target
 
 
+# `TarFile.extractall(filter=)` and `tarfile.data_filter` came in Python 3.11.4 (Python's
+# docs, tarfile "Extraction filters"; PEP 706); 3.11.0-3.11.3 (Debian 12 ships 3.11.2) have
+# neither, and `requires-python` allows them: there `_extract_checked` applies the same rules.
+HAS_DATA_FILTER = hasattr(tarfile, "data_filter")
+
+
+class UnsafeMember(tarfile.TarError):
+    """A tar member the "data" filter would refuse: its name, and why."""
+
+
+def _checked_member(member: tarfile.TarInfo, root: str) -> tarfile.TarInfo:
+    """A copy of `member` safe to extract under `root` (a real path), or `UnsafeMember`.
+
+    The rules of tarfile's "data" filter (CPython's Lib/tarfile.py `data_filter`), stricter
+    for names: an absolute name or a `..` part is refused, not rewritten. Only files,
+    folders and links; a link's target, resolved against what is already on disk, stays in
+    `root`; permissions lose the set-id, sticky and group/other write bits; the owner is
+    whoever extracts."""
+    name = member.name
+    if name.startswith("/") or os.path.isabs(name) or ".." in Path(name).parts:
+        raise UnsafeMember(f"{name!r}: an absolute name or one that climbs out")
+    target = os.path.realpath(os.path.join(root, name))
+    if os.path.commonpath([target, root]) != root:
+        raise UnsafeMember(f"{name!r} would be written outside the folder")
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        raise UnsafeMember(f"{name!r}: not a file, a folder or a link (a device or a fifo)")
+    if member.issym() or member.islnk():
+        if os.path.isabs(member.linkname):
+            raise UnsafeMember(f"{name!r} links to the absolute {member.linkname!r}")
+        base = os.path.dirname(name) if member.issym() else ""
+        pointed = os.path.realpath(os.path.join(root, base, member.linkname))
+        if os.path.commonpath([pointed, root]) != root:
+            raise UnsafeMember(f"{name!r} links outside the folder ({member.linkname!r})")
+    safe = copy.copy(member)
+    mode = member.mode & 0o755
+    if member.isdir() or member.issym():
+        mode = 0o755
+    elif not mode & 0o100:
+        mode = (mode & ~0o111) | 0o600
+    else:
+        mode |= 0o600
+    safe.mode = mode
+    safe.uid, safe.gid, safe.uname, safe.gname = os.getuid(), os.getgid(), "", ""
+    return safe
+
+
+def _extract_checked(tarred: tarfile.TarFile, dest: Path) -> None:
+    """Extract `tarred` into `dest` one member at a time, each through `_checked_member`
+    against the disk as the members before it left it (a symlink extracted first cannot
+    carry a later member out). Raises `UnsafeMember`."""
+    root = os.path.realpath(dest)
+    for member in tarred.getmembers():
+        tarred.extract(_checked_member(member, root), root, numeric_owner=True)
+
+
 def unpack(archive: Path, dest: Path) -> None:
     """Unpack `archive` (.tar.gz, .tgz or .zip) into `dest`, without its single top folder.
 
     Tar members are filtered as `tarfile`'s "data" filter does (no absolute paths, no links
-    out of `dest`, no devices). Raises `PrepareError` for a damaged archive.
+    out of `dest`, no devices; `_extract_checked` where Python lacks the filter). Raises
+    `PrepareError` for a damaged or unsafe archive.
     """
     with tempfile.TemporaryDirectory(dir=dest.parent if dest.parent.exists() else None) as tmp:
         scratch = Path(tmp)
@@ -214,7 +271,10 @@ def unpack(archive: Path, dest: Path) -> None:
                     zipped.extractall(scratch)
             else:
                 with tarfile.open(archive) as tarred:
-                    tarred.extractall(scratch, filter="data")
+                    if HAS_DATA_FILTER:
+                        tarred.extractall(scratch, filter="data")
+                    else:
+                        _extract_checked(tarred, scratch)
         except (OSError, tarfile.TarError, zipfile.BadZipFile) as error:
             raise PrepareError(
                 f"{archive} cannot be unpacked ({error}); delete it and retry"

@@ -175,14 +175,6 @@ def _defaults(action: bool) -> Layer:
     }
 
 
-def _missing_check() -> str:
-    return (
-        "no check command: pass --check-command 'pytest -q' (or --check), set FIXBOT_CHECK, "
-        "add check = 'pytest -q' under [tool.fixbot] in pyproject.toml, or set the "
-        "`check-command` input of the Action"
-    )
-
-
 def load_settings(
     repo: Path,
     flags: Mapping[str, Any],
@@ -222,15 +214,11 @@ def load_settings(
         if value is not None:
             item = spec(key)
             merged[key] = (as_list(value) if item.is_list else value, names.get(key, item.flags[0]))
-    if "check" not in merged:
-        problems.append(_missing_check())
     try:
         settings = Settings.model_validate({k: v for k, (v, _) in merged.items()})
     except ValidationError as exc:
         for error in exc.errors():
             field = str(error["loc"][0]) if error["loc"] else "?"
-            if error["type"] == "missing":
-                continue  # reported above with the fix
             source = merged.get(field, (None, field))[1]
             problems.append(f"{source}: {error['msg']} (got {error.get('input')!r})")
         raise ConfigError(problems) from exc

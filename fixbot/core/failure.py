@@ -69,15 +69,19 @@ class Location(BaseModel):
 
 class MissingDependency(BaseModel):
     """A package the check imports that is neither in the repository nor installed
-    (`fixbot.logs.missing`): `ecosystem` is `python`, `npm`, `go` or `cargo`; `name` the
+    (`fixbot.logs.missing`): `ecosystem` names one of `fixbot.ecosystems`; `name` the
     top-level module, package, module path or crate as the log names it; `manifest` the
     repository-relative file where the project declares such dependencies (None: none found)
-    and `declared` whether it names `name` already (then the set-up did not install it)."""
+    and `declared` whether it names `name` already (then the set-up did not install it).
+    `ecosystem` `program` is a program the tests run that is not on the check's PATH;
+    `provides` says what the log missed when that is not the package itself (`the fixture
+    `mocker``: a pytest plugin's fixture)."""
 
     ecosystem: str
     name: str
     manifest: str | None = None
     declared: bool = False
+    provides: str = ""
 
 
 class Classification(BaseModel):

@@ -108,6 +108,41 @@ class FixContext(BaseModel):
     state_dir: str = DEFAULT_STATE_DIR  # fixbot's state folder (repository-relative), never shown
 
 
+class CallEnd(StrEnum):
+    """Why one model call ended: the model finished its reply, it reached the output cap
+    (`length`), fixbot stopped it because it had stopped being an answer (`degenerate`,
+    `fixbot.agent.stream`), or no complete reply came in time (`timed out`)."""
+
+    FINISHED = "finished"
+    LENGTH = "length"
+    DEGENERATE = "degenerate"
+    TIMED_OUT = "timed out"
+
+
+class ModelCall(BaseModel):
+    """One model call as the report shows it: `tokens_in` and `tokens_out` (the provider's
+    usage, else output pieces streamed), `seconds` of wall time from sending to the last chunk,
+    `first_s` seconds until the first chunk (the prompt's processing), and how it `end`ed;
+    `why` says what made it degenerate or time out."""
+
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    first_s: float | None = None
+    end: CallEnd = CallEnd.FINISHED
+    why: str = ""
+
+    @property
+    def tokens_per_s(self) -> float | None:
+        """Output tokens per second of generation (after the first chunk), None without output
+        or a measurable generation time."""
+        span = self.seconds - (self.first_s or 0.0)
+        if self.tokens_out < 2 or span <= 0:
+            return None
+        return self.tokens_out / span
+
+
 class FixResult(BaseModel):
     """What a fixer did in one attempt.
 
@@ -135,6 +170,8 @@ class FixResult(BaseModel):
     resolved_thread_ids: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)  # research: packages read, pages searched
     problems: list[str] = Field(default_factory=list)  # fix commands that failed, one line each
+    commands: list[str] = Field(default_factory=list)  # the fix commands that ran
+    calls: list[ModelCall] = Field(default_factory=list)  # the model calls, in order
 
     @property
     def changed(self) -> bool:
@@ -183,6 +220,8 @@ class Attempt(BaseModel):
     fix_duration_s: float = 0.0
     fix_error: str | None = None
     fix_problems: list[str] = Field(default_factory=list)  # `FixResult.problems`, redacted
+    fix_commands: list[str] = Field(default_factory=list)  # `FixResult.commands`, redacted
+    calls: list[ModelCall] = Field(default_factory=list)  # the fixer's model calls
     exit_code: int | None = None
     timed_out: bool = False
     passed: bool | None = None
@@ -197,7 +236,8 @@ class Attempt(BaseModel):
         ""  # the lines of the condensed failure that explain it, redacted, for the report
     )
     resolved_thread_ids: list[str] = Field(default_factory=list)  # threads the fixer claimed
-    undone: bool = False  # a review/threads fix that broke the check and was reverted
+    undone: bool = False  # reverted: a review/threads fix that broke the check, or fix
+    # commands' changes that did not change the failure (`fixbot.run.phases.fixing.verify`)
     snapshot_sha: str | None = None  # a commit object of the working tree after the fix
     # the working tree before the fixer ran (a git tree sha, `fixbot.process.git.worktree_tree`): a
     # resumed run puts it back before it runs a fixer that a killed process had started
@@ -252,6 +292,8 @@ class Attempt(BaseModel):
         self.tokens, self.cost_usd = result.tokens, result.cost_usd
         self.fix_error = redact(result.error) if result.error else None
         self.fix_problems = [redact(problem) for problem in result.problems]
+        self.fix_commands = [redact(command) for command in result.commands]
+        self.calls = [c.model_copy(update={"why": redact(c.why)}) for c in result.calls]
         self.resolved_thread_ids = list(result.resolved_thread_ids)
         self.fix_duration_s = seconds
 

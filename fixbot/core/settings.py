@@ -81,7 +81,13 @@ class Settings(BaseModel):
     # -- the check and the loop ------------------------------------------------------------------
     check: Annotated[
         str, _s(metavar="CMD", example="pytest -q", name="check-command", aliases=("check",))
-    ] = Field(min_length=1, description="The check command, run with the shell.")
+    ] = Field(
+        "",
+        description="The check command, run with the shell. Empty: inferred from the "
+        "repository's CI workflow (its test job's test step; the steps before it are the "
+        "set-up), else its task files, else its ecosystem's default, and shown with where it "
+        "came from before anything runs.",
+    )
     setup: Annotated[
         str | None,
         _s(metavar="CMD", example="pip install -e '.[test]'", name="setup-command"),
@@ -106,6 +112,12 @@ class Settings(BaseModel):
     ] = Field(
         default_factory=list,
         description="Deterministic fix commands, run before the model, one per line.",
+    )
+    infer_fixes: Annotated[bool, _s()] = Field(
+        True,
+        description="With no check and no fix command given, the formatters and autofixers "
+        "the project declares (ruff, black, isort, prettier, eslint, gofmt, cargo fmt, in its "
+        "configuration, pre-commit hooks or CI) are the fix commands; shown before the run.",
     )
     fix_command_timeout: Annotated[float, _s(metavar="S")] = Field(
         300, gt=0, allow_inf_nan=False, description="Seconds allowed for each fix command."
@@ -217,7 +229,8 @@ class Settings(BaseModel):
         None,
         gt=0,
         description="Output tokens allowed per model request (sent as `max_tokens`); default: "
-        "the model's limit from litellm's model data, else 4096.",
+        "what an edit in the edit protocol needs (4096), within the model's limit, lowered "
+        "for a model measured slow so that a reply fits --request-timeout.",
     )
     request_timeout: Annotated[float, _s(metavar="S", trust=True)] = Field(
         180,
@@ -334,8 +347,11 @@ class Settings(BaseModel):
     @field_validator("check")
     @classmethod
     def _check_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("the check command is empty: pass --check 'pytest -q'")
+        if value and not value.strip():
+            raise ValueError(
+                "the check command is blank: pass --check 'pytest -q', or leave it unset for "
+                "fixbot to infer it"
+            )
         return value
 
     @field_validator("system_packages")

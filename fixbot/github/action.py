@@ -21,7 +21,7 @@ from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.core.secrets import secret_values
 from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
-from fixbot.github import cifail, conversation, stepenv
+from fixbot.github import cifail, conversation, inferred, stepenv
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -234,6 +234,10 @@ def _fix_in_clone(
     settings = load_settings(where, {}, ctx.env, action=True, warnings=warnings)
     if tried is not None:  # a retry: fresh breaker and budget
         settings = settings.model_copy(update={"resume": False})
+    settings, inferred_notes, origin = inferred.settle(
+        settings, event, ci.failed, fixbot, where, ctx.out
+    )
+    ctx.notes.extend(inferred_notes)
     for warning in warnings:
         workflow.warning(warning, ctx.out)
     ctx.notes.extend(warnings)
@@ -255,6 +259,7 @@ def _fix_in_clone(
                 first_failure=ci.first,
                 clone_ready=True,
                 in_action=True,
+                check_origin=origin,
             ),
         )
     finally:

@@ -102,6 +102,26 @@ class Prepared:
     first: FirstFailure | None = None
     notes: list[str] = field(default_factory=list)
     failed_again: int | None = None  # the attempt of a re-run that failed again (see `settled`)
+    failed: FailedStep | None = None  # the failed job's failed step (the check reproduces it)
+
+
+@dataclass(frozen=True)
+class FailedStep:
+    """The step that failed in the triggering run: the job's name and the step's name and
+    number as the jobs API shows them (`number` 1 is GitHub's "Set up job")."""
+
+    job: str
+    step: str
+    number: int
+
+
+def failed_step(jobs: list[Job]) -> FailedStep | None:
+    """The first failed job's first failed step, or None (a lost runner fails no step)."""
+    for job in jobs:
+        step = job.failed_step if job.failed else None
+        if step is not None:
+            return FailedStep(job.name, step.name, step.number)
+    return None
 
 
 def policy(gates: Gates) -> prgates.Policy:
@@ -141,19 +161,14 @@ def pull_facts(where: Where, event: Event) -> prgates.PullFacts | None:
 
 def source_tip(repo: Path, branch: str) -> str | None:
     """The branch's tip as `fixbot.github.api.checkout.switch` fetched it, or None."""
-    ref = f"refs/remotes/origin/fixbot-source/{branch}"
-    return git.run(repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip() or None
+    return git.resolve(repo, f"refs/remotes/origin/fixbot-source/{branch}")
 
 
 def fix_commits(where: Where, base: str) -> list[prgates.FixCommit]:
     """fixbot's commits on HEAD since the pull request's `base` branch (fetched first)."""
     ref = f"refs/remotes/origin/fixbot-base/{base}"
-    spec = f"+refs/heads/{base}:{ref}"
-    git.run(where.repo, "fetch", "--no-tags", "--quiet", "origin", spec, env=where.git_env)
-    fmt = "%H%x00%s%x00%(trailers:key=fixbot-attempt,valueonly,separator=%x2C)%x1e"
-    out = git.run(where.repo, "log", f"--format={fmt}", f"{ref}..HEAD")
-    rows = [entry.strip("\n").split("\0") for entry in out.split("\x1e") if entry.strip()]
-    return prgates.fix_commits([(r[0], r[1], r[2]) for r in rows if len(r) == 3])
+    git.fetch_branch(where.repo, base, ref, where.git_env)
+    return prgates.fix_commits(git.commits_with_trailer(where.repo, ref, "fixbot-attempt"))
 
 
 def comment(where: Where, event: Event, number: int, kind: OutcomeKind, reason: str) -> str:
@@ -222,10 +237,9 @@ def changed_in_log(where: Where, base: str | None, text: str) -> list[str]:
     if not base:
         return []
     ref = f"refs/remotes/origin/fixbot-base/{base}"
-    if not git.run(where.repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip():
+    if git.resolve(where.repo, ref) is None:
         return []
-    names = git.run(where.repo, "diff", "--name-only", f"{ref}...HEAD").splitlines()
-    return [name for name in names if name and name in text][:10]
+    return [name for name in git.changed_on_branch(where.repo, ref) if name in text][:10]
 
 
 def remember(
@@ -362,7 +376,7 @@ def from_run(where: Where, event: Event) -> Prepared:
     if hiccup is not None:
         return Prepared(refusal=flake(where, event, run, hiccup, first))
     again = run.attempt if run.attempt > 1 else None  # a re-run that failed again: real
-    return Prepared(first=first, notes=problems, failed_again=again)
+    return Prepared(first=first, notes=problems, failed_again=again, failed=failed_step(jobs))
 
 
 def prepare(where: Where, event: Event) -> Prepared:

@@ -76,6 +76,6 @@ def fetch(value: str, env: Mapping[str, str], repo: Path) -> tuple[FirstFailure,
     if run.head_sha and run.head_sha != head:
         notes.append(
             f"run {run_id} checked {run.head_sha[:12]}, this checkout is at {head[:12]}: "
-            "the fixes are verified here"
+            "the check runs here first"
         )
     return first, notes

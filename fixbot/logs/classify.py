@@ -47,11 +47,17 @@ Decisions worth knowing:
 - A package the loader names as not installed and not declared is permanent
   ("missing_dependency": no edit of the code installs it): Go's `no required module provides
   package X; to add it`, rustc's `use of unresolved module or unlinked crate`, node's
-  `Cannot find module 'x'` / `Cannot find package 'x'` for a bare package name. Python's
-  `No module named 'x'` cannot tell a missing package from a typo by its text, so it stays
+  `Cannot find module 'x'` / `Cannot find package 'x'` for a bare package name (each
+  ecosystem's `Missing.said`, `fixbot.ecosystems`). Python's `No module named 'x'` and Ruby's
+  `cannot load such file -- x` cannot tell a missing package from a typo by their text, so they stay
   fixable ("import") here; `fixbot.logs.missing.refine` decides both with the repository at
   hand (a name the repository holds is the code's problem again, "import"), and the run asks
   the check's interpreter whether the package is installed (`fixbot.run.verify`).
+- A known plugin's fixture pytest did not find (`fixture 'mocker' not found`) and a program
+  the tests run that is not on PATH (`spawn pandoc ENOENT`, `exec: "pandoc": executable file
+  not found`, `subprocess`'s `FileNotFoundError`, `env: 'node'`) are `missing_dependency` too
+  (`fixbot.logs.absent`); `refine` again asks the repository (a fixture it defines, a program
+  file it holds is the code's).
 - Any other missing module (`ImportError`, a relative `Cannot find module './x'`) is fixable
   ("import"): a typo or a module the code must add.
 - Python's `MemoryError` raised in a test is an exception in the code (fixable, "exception");
@@ -73,7 +79,8 @@ import re
 from dataclasses import dataclass, field
 
 from fixbot.core.failure import Classification, ErrorClass
-from fixbot.logs import dialects
+from fixbot.ecosystems import registry
+from fixbot.logs import absent, dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
 from fixbot.logs.dialects import parse_counts
 
@@ -150,12 +157,8 @@ RULES: tuple[Rule, ...] = (
         MISSING,
         P,
         MISSING,
-        re.compile(
-            r"no required module provides package \S+; to add it"
-            r"|use of (?:unresolved module or unlinked|undeclared) crate(?: or module)? `"
-            r"|can't find crate for `|Cannot find (?:module|package) '(?![./~]|node:|@/)[^'\s]+'",
-            re.MULTILINE,
-        ),
+        # each ecosystem's `Missing.said`, and a plugin's fixture or a program (`absent`)
+        re.compile(f"{registry.missing_said()}|{absent.STATED}", re.MULTILINE),
         stated=True,  # rustc says it under the `^^^` of its `unresolved import` error
     ),
     _rule(
@@ -164,12 +167,7 @@ RULES: tuple[Rule, ...] = (
         r"\b(?:SyntaxError|IndentationError|TabError)\b|[Ss]yntax error|Unexpected token"
         r"|unexpected EOF|\bParseError\b",
     ),
-    _rule(
-        "import",
-        F,
-        r"\b(?:ModuleNotFoundError|ImportError)\b|Cannot find module|cannot find package"
-        r"|no required module provides package|unresolved import|Can't resolve '",
-    ),
+    _rule("import", F, registry.import_failed()),  # each ecosystem's `Missing.failed`
     _rule(
         "name",
         F,

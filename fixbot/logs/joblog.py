@@ -146,13 +146,46 @@ class FirstFailure(BaseModel):
     job: str | None = None
     step: str | None = None
     exit_code: int | None = None
+    commit: str | None = None  # the commit the log was made at (hex, maybe abbreviated)
+
+
+# actions/checkout prints the commit it checked out: `HEAD is now at 1a2b3c4 title` (git's own
+# words) and the sha under its `git log -1 --format=%H` (quoted in older versions)
+CHECKED_OUT_RES = (
+    re.compile(
+        r"git log -1 --format=['\"]?%H['\"]?[ \t]*\n[^\n]*?'?\b(?P<sha>[0-9a-f]{40})'?[ \t]*$", re.M
+    ),
+    re.compile(r"\bHEAD is now at (?P<sha>[0-9a-f]{7,40})\b"),
+)
+
+
+def logged_commit(raw: str) -> str | None:
+    """The commit a CI job log says it checked out (the last one it names), or None."""
+    for pattern in CHECKED_OUT_RES:
+        found = [m["sha"] for m in pattern.finditer(raw)]
+        if found:
+            return found[-1]
+    return None
+
+
+def same_commit(logged: str | None, sha: str) -> bool:
+    """True when the log's commit `logged` (7 to 40 hex digits) is `sha`; False when unknown."""
+    return (
+        bool(logged) and len(logged or "") >= 7 and sha.lower().startswith((logged or "").lower())
+    )
 
 
 def from_text(raw: str, source: str) -> FirstFailure:
-    """The `FirstFailure` of a log given as text (`--from-log`), cleaned by `clean_log`."""
+    """The `FirstFailure` of a log given as text (`--from-log`), cleaned by `clean_log`, with
+    the commit the log names (`logged_commit`)."""
     log = clean_log(raw)
     return FirstFailure(
-        text=log.text, source=source, job=log.job, step=log.step, exit_code=log.exit_code
+        text=log.text,
+        source=source,
+        job=log.job,
+        step=log.step,
+        exit_code=log.exit_code,
+        commit=logged_commit(raw),
     )
 
 

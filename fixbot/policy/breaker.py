@@ -150,6 +150,14 @@ def _no_change_twice(attempts: Sequence[Attempt]) -> bool:
     return len(fixes) >= 2 and not fixes[-1].files_changed and not fixes[-2].files_changed
 
 
+def _crashes(attempts: Sequence[Attempt]) -> str:
+    """The fix commands' failures behind the last attempt that changed nothing, as the end of
+    the breaker's reason ("" when none failed): a crash is the cause, not "changed nothing"."""
+    fixes = [a for a in attempts if a.is_fix]
+    lines = list(dict.fromkeys(fixes[-1].fix_problems if fixes else []))
+    return ": the fix commands failed: " + "; ".join(lines) if lines else ""
+
+
 def decide(
     attempts: Sequence[Attempt], usage: Usage, limits: Limits, oscillations: int
 ) -> Decision:
@@ -178,7 +186,7 @@ def decide(
             f"the failure stayed transient ({last.category}) after "
             f"{last.transient_retries} re-runs: retry later, no code change was tried",
         ),
-        (_no_change_twice(attempts), TRIPS[0]),
+        (_no_change_twice(attempts), TRIPS[0] + _crashes(attempts)),
         (
             repeats(sigs) >= limits.threshold,
             f"{TRIPS[1]} {repeats(sigs)} times in a row",

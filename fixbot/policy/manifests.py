@@ -9,51 +9,13 @@ Running the command is `fixbot.run.setup`'s.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from enum import StrEnum
-from pathlib import PurePosixPath
 
 from pydantic import BaseModel, Field
 
 from fixbot.core.models import Attempt
-
-# Dependency manifests and lock files, by file name, of the package managers a check usually
-# needs: pip/setuptools/hatch/poetry/uv/pdm/pipenv, npm/yarn/pnpm/bun, Go modules, Cargo,
-# Bundler, Composer.
-MANIFEST_NAMES = frozenset(
-    {
-        "pyproject.toml",
-        "setup.cfg",
-        "setup.py",
-        "Pipfile",
-        "package.json",
-        "go.mod",
-        "Cargo.toml",
-        "Gemfile",
-        "composer.json",
-    }
-)
-LOCK_NAMES = frozenset(
-    {
-        "poetry.lock",
-        "uv.lock",
-        "pdm.lock",
-        "Pipfile.lock",
-        "package-lock.json",
-        "npm-shrinkwrap.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "bun.lock",
-        "bun.lockb",
-        "go.sum",
-        "Cargo.lock",
-        "Gemfile.lock",
-        "composer.lock",
-    }
-)
-# requirements.txt, requirements-dev.txt, dev-requirements.txt, requirements_test.in
-REQUIREMENTS = re.compile(r"([\w.-]*[-_.])?requirements[\w.-]*\.(txt|in)")
+from fixbot.ecosystems import registry
 
 
 class SetupReason(StrEnum):
@@ -102,20 +64,12 @@ class SetupRun(BaseModel):
 
 
 def is_manifest(path: str) -> bool:
-    """True when `path` (relative, `/`-separated) names a dependency manifest or lock file.
-
-    Manifests: pyproject.toml, setup.cfg, setup.py, Pipfile, package.json, go.mod, Cargo.toml,
-    Gemfile, composer.json; lock files (poetry.lock, uv.lock, package-lock.json, yarn.lock,
-    pnpm-lock.yaml, go.sum, Cargo.lock, ...); requirements*.txt / *.in files, and any .txt / .in
-    file inside a `requirements/` folder. Matched by name, in any folder.
+    """True when `path` (relative, `/`-separated) names a dependency manifest or lock file of
+    any ecosystem (`fixbot.ecosystems`: pyproject.toml, requirements*.txt, package.json,
+    package-lock.json, go.mod, go.sum, Cargo.toml, Cargo.lock, Gemfile, composer.json, ...),
+    matched by name, in any folder.
     """
-    pure = PurePosixPath(path)
-    name = pure.name
-    if name in MANIFEST_NAMES or name in LOCK_NAMES:
-        return True
-    if REQUIREMENTS.fullmatch(name):
-        return True
-    return pure.suffix in (".txt", ".in") and "requirements" in pure.parts[:-1]
+    return registry.is_manifest(path)
 
 
 def changed_manifests(paths: Iterable[str]) -> list[str]:

@@ -14,6 +14,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from fixbot.core.diagnosis import RecoveryPlan, Strategy
+from fixbot.ecosystems import registry
 
 if TYPE_CHECKING:  # `fixbot.core.models` imports this module (an attempt holds its diagnosis)
     from fixbot.core.failure import Failure, MissingDependency
@@ -52,52 +53,38 @@ def check_program_missing(check: str, condensed: str) -> str | None:
     return program if module in runs or module.split(".")[0] in tops else None
 
 
-def _python_action(missing: MissingDependency, where: str) -> str:
-    """Where a Python test dependency goes: the requirements file the project has."""
-    name, manifest = missing.name, missing.manifest
-    listed = manifest if manifest and manifest.endswith(".txt") else None
-    install = f"pip install -r {listed}" if listed else "pip install -e '.[test]'"
-    if missing.declared and manifest:
-        action = f"`{name}` is listed in {manifest} but not installed: install it in {where}"
-    elif listed:
-        action = f"add `{name}` to {listed} and install that file in {where}"
-    elif manifest:
-        action = (
-            f"declare `{name}` among the test dependencies in {manifest}, install them in {where}"
-        )
-    else:
-        action = f"install `{name}` in {where} and list it in the project's test requirements"
-        install = f"pip install {name}"
-    return f"{action} (e.g. `{install}`)"
-
-
-def _dependency_action(missing: MissingDependency, where: str) -> str:
-    """How the set-up gets the missing package, per ecosystem."""
+def _dependency_action(missing: MissingDependency, where: str, in_action: bool) -> str:
+    """How the set-up gets the missing package (its ecosystem's advice, `fixbot.ecosystems`) or
+    program."""
     name = missing.name
-    if missing.ecosystem == "python":
-        return _python_action(missing, where)
-    if missing.ecosystem == "npm" and missing.declared:
-        return f"`{name}` is in package.json but not installed: run `npm ci` in {where}"
-    if missing.ecosystem == "npm":
+    if missing.ecosystem == "program":
+        packages = " or name its Debian package in `system-packages`" if in_action else ""
         return (
-            f"add `{name}` to package.json (`npm install --save-dev {name}`), `npm ci` in {where}"
+            f"the tests run `{name}`, which is not on the check's PATH: install it in "
+            f"{where}{packages}, or skip those tests where `{name}` is missing"
         )
-    if missing.ecosystem == "go":
-        return f"require the module that provides `{name}` in go.mod (`go get {name}`)"
-    return f"declare the crate `{name}` in Cargo.toml (`cargo add --dev {name}` for tests only)"
+    ecosystem = registry.find(missing.ecosystem)
+    if ecosystem is None or ecosystem.missing is None:
+        return f"install `{name}` in {where} and declare it with the project's dependencies"
+    advice = ecosystem.missing.advice(missing, where)
+    if missing.provides:  # the fixture of a pytest plugin (`fixbot.logs.absent`)
+        return f"{missing.provides} comes from the pytest plugin `{name}`: {advice}"
+    return advice
 
 
-def _missing_dependency(failure: Failure, where: str) -> list[Strategy]:
+def _missing_dependency(failure: Failure, where: str, in_action: bool) -> list[Strategy]:
     """Declare the package where the project keeps its dependencies and install it in the
     set-up; or fix the import when the name is a typo."""
     missing = failure.classification.missing
     if missing is None:
         return []
     typo = f"fix the import if `{missing.name}` is a typo of a module the project has"
+    if missing.provides or missing.ecosystem == "program":
+        what = missing.provides or f"the program `{missing.name}`"
+        typo = f"fix the test if {what} is a typo of one the project has"
+    action = _dependency_action(missing, where, in_action)
     return [
-        Strategy(
-            action=_dependency_action(missing, where), automated=False, confidence=0.8, steps=1
-        ),
+        Strategy(action=action, automated=False, confidence=0.8, steps=1),
         Strategy(action=typo, automated=False, confidence=0.2, steps=1),
     ]
 
@@ -116,7 +103,7 @@ def _candidates(
     name = program.removeprefix("python module ")
     ran = f"it ran {measured_s:.1f} s before it was stopped" if measured_s else "it was stopped"
     table: dict[str, list[Strategy]] = {
-        "missing_dependency": _missing_dependency(failure, where),
+        "missing_dependency": _missing_dependency(failure, where, in_action),
         "command_not_found": [
             Strategy(
                 action=f"{program} is missing: install it with {where} "

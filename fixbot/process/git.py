@@ -367,6 +367,25 @@ def restore_worktree(repo: Path, commit: str) -> None:
         (repo / rel).unlink(missing_ok=True)
 
 
+def restore_paths(repo: Path, tree: str, paths: Sequence[str]) -> None:
+    """Make the files at `paths` (repository-relative) equal to `tree`'s: written from it, or
+    deleted when `tree` has none; every other file, HEAD and the index are untouched."""
+    if not paths:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), "GIT_LITERAL_PATHSPECS": "1"}
+        run(repo, "read-tree", tree, env=env)
+        listed = run(repo, "ls-files", "-z", "--", *paths, env=env)
+        present = set(filter(None, listed.split("\0")))
+        if present:
+            args = ("checkout-index", "--force", "-z", "--stdin")
+            done = completed(repo, *args, env=env, stdin="\0".join(sorted(present)))
+            if done.returncode != 0:
+                raise GitError(f"git checkout-index failed: {done.stderr.strip()}")
+    for rel in set(paths) - present:
+        (repo / rel).unlink(missing_ok=True)
+
+
 def changed_files(repo: Path, base: str, target: str) -> list[str]:
     """Repository-relative paths changed from `base` to `target` (renames as delete + add)."""
     return run(repo, "diff", "--name-only", "--no-renames", base, target).splitlines()
@@ -375,3 +394,32 @@ def changed_files(repo: Path, base: str, target: str) -> list[str]:
 def is_shallow(repo: Path) -> bool:
     """True when the clone is shallow (actions/checkout's default `fetch-depth: 1`)."""
     return run(repo, "rev-parse", "--is-shallow-repository") == "true"
+
+
+def resolve(repo: Path, ref: str) -> str | None:
+    """The object `ref` names (a commit's sha for a branch or remote ref), None when it names
+    none."""
+    return run(repo, "rev-parse", "--verify", "--quiet", ref, check=False).strip() or None
+
+
+def fetch_branch(repo: Path, branch: str, ref: str, env: dict[str, str]) -> None:
+    """Fetch `origin`'s `branch` into the local `ref` (forced, no tags), with `env` (the remote's
+    credentials). Raises GitError."""
+    run(repo, "fetch", "--no-tags", "--quiet", "origin", f"+refs/heads/{branch}:{ref}", env=env)
+
+
+def commits_with_trailer(repo: Path, since: str, key: str) -> list[tuple[str, str, str]]:
+    """(sha, subject, the `key` trailer's values joined by commas) of each commit in
+    `since..HEAD`, newest first. Raises GitError."""
+    fmt = f"%H%x00%s%x00%(trailers:key={key},valueonly,separator=%x2C)%x1e"
+    out = run(repo, "log", f"--format={fmt}", f"{since}..HEAD")
+    rows = [entry.strip("\n").split("\0") for entry in out.split("\x1e") if entry.strip()]
+    return [(r[0], r[1], r[2]) for r in rows if len(r) == 3]
+
+
+def changed_on_branch(repo: Path, base: str) -> list[str]:
+    """The paths HEAD changed since it left `base` (`base...HEAD`, as a pull request's diff).
+    Raises GitError."""
+    return [
+        name for name in run(repo, "diff", "--name-only", f"{base}...HEAD").splitlines() if name
+    ]

@@ -14,6 +14,7 @@ import stat
 from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from fixbot.core.errors import GitError
@@ -82,9 +83,15 @@ class Worlds:
         except ValueError:
             return path
 
+    @cached_property
+    def _state_top(self) -> str:
+        """The first component of the state folder's name (computed once: `_private` asks for
+        every file of every sync)."""
+        return Path(self.state_dir).parts[0]
+
     def _private(self, rel: str) -> bool:
         """`.git` at any depth (a nested repository), or the state folder."""
-        top = Path(self.state_dir).parts[0]
+        top = self._state_top
         if ".git" not in rel.lower() and not rel.startswith(top):  # the common case, fast
             return False
         parts = rel.rstrip("/").split("/")
@@ -165,7 +172,9 @@ class Worlds:
 
     def differing(self) -> list[str]:
         """The paths F has whose content or kind differs in W: the workspace's own uncommitted
-        changes before the first sync. Raises GitError."""
+        changes before the first sync. A path found the same is recorded in the manifest (its
+        lstat keys, as a sync records what it wrote), so the first sync does not read both
+        files again. Raises GitError."""
         found = []
         for rel in self.tracked():
             source = _lstat(os.path.join(self.fixbot, rel))
@@ -174,6 +183,8 @@ class Worlds:
             target = _lstat(os.path.join(self.workspace, rel))
             if target is not None and not self._same(rel, source, target):
                 found.append(rel)
+            elif target is not None:
+                self.manifest[rel] = Written(_key(source), _key(target))
         return found
 
     def adopt(self, paths: list[str]) -> ReadBack:

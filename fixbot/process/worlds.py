@@ -10,7 +10,8 @@ F is made once, before any project command runs, by `git clone --no-local` from 
 the clone goes through git-upload-pack, which git-upload-pack(1) ("SECURITY") documents as safe
 to run against an untrusted repository: it runs no filter, hook or configured program of it.
 Nothing of the workspace's `.git` (config, hooks, `commondir`, alternates, submodule gitdirs)
-is read by any later git of fixbot's.
+is read by any later git of fixbot's; its config's user.name and user.email are read as data
+(`workspace_identity`), so fixbot commits as the workspace's own committer.
 
 **The commands' world** is the workspace W (its files: `fixbot.process.sync`). Before each
 project command `Worlds.to_workspace` makes W's tracked files equal to F's work tree (only what
@@ -121,7 +122,9 @@ def write_gitconfig(
                 lines += ["[safe]", f'\tdirectory = "{name}"']
     if identity:
         lines.append("[user]")
-        lines += [f"\t{key} = {value}" for key, value in identity.items() if "\n" not in value]
+        lines += [
+            f"\t{key} = {_quoted(value)}" for key, value in identity.items() if "\n" not in value
+        ]
     path = folder / "gitconfig"
     partial = folder / f".gitconfig-{secrets.token_hex(6)}"
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -129,6 +132,12 @@ def write_gitconfig(
         handle.write("\n".join(lines) + "\n")
     os.replace(partial, path)
     return path
+
+
+def _quoted(value: str) -> str:
+    """`value` as one git-config value (git-config(1) "Syntax"): in double quotes, with `\\`
+    and `"` escaped, so a `;`, `#` or quote in a name is text, not a comment or a broken file."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def ambient_identity() -> dict[str, str]:
@@ -140,6 +149,48 @@ def ambient_identity() -> dict[str, str]:
         if value:
             found[key] = value
     return found
+
+
+CONFIG_BYTES = 1 << 20  # a workspace's .git/config larger than this is not read (bytes)
+
+
+def workspace_identity(workspace: Path) -> dict[str, str]:
+    """user.name and user.email of the workspace's own `.git/config`, read as data: the file
+    is opened by fixbot without following a link (`.git` must be a folder of its own, so a
+    linked worktree or submodule answers {}), at most `CONFIG_BYTES`, and handed to `git config
+    --file - --no-includes` on its standard input, which parses it and runs nothing (no include
+    is followed, no program of the file's is started). {} when unset or unreadable."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        folder = os.open(workspace / ".git", flags | os.O_DIRECTORY)
+        try:
+            fd = os.open("config", flags | os.O_NONBLOCK, dir_fd=folder)
+        finally:
+            os.close(folder)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return {}
+            text = handle.read(CONFIG_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return {}
+    done = git.completed(
+        Path("/"),
+        *("config", "--file", "-", "--no-includes", "-z"),
+        *("--get-regexp", r"^user\.(name|email)$"),
+        stdin=text,
+    )
+    found = {}
+    for entry in done.stdout.split("\0") if done.returncode == 0 else []:
+        key, _, value = entry.partition("\n")
+        if key in ("user.name", "user.email") and value and "\n" not in value:
+            found[key.removeprefix("user.")] = value
+    return found
+
+
+def identity_of(workspace: Path) -> dict[str, str]:
+    """The committer fixbot's commits carry, as git would choose it in the workspace: its own
+    `.git/config` first (`workspace_identity`), then the user's global configuration."""
+    return ambient_identity() | workspace_identity(workspace)
 
 
 @contextmanager
@@ -299,6 +350,27 @@ def deliver(pair: Worlds) -> None:
     )
     git.run(pair.workspace, "update-ref", "-m", "fixbot: the run's commits", wanted, head, start)
     git.run(pair.workspace, "read-tree", "HEAD")
+
+
+MIRROR_BYTES = 200 * 1024 * 1024  # the logs copied into the workspace, at most (bytes)
+
+
+def mirror_logs(pair: Worlds, state_dir: str, limit: int = MIRROR_BYTES) -> None:
+    """Copy the regular files under F's `<state_dir>/attempts/` (every check, set-up and fix
+    command log the report and the commit message name) to the same places in the workspace,
+    like `mirror_report`: each written without following a link, none read back; files past
+    `limit` bytes in all are left in F (the report's paths still name them there)."""
+    top = pair.fixbot / state_dir / "attempts"
+    spent = 0
+    for root, dirs, files in os.walk(top):
+        dirs.sort()
+        for name in sorted(files):
+            source = Path(root) / name
+            info = source.lstat()
+            if not stat.S_ISREG(info.st_mode) or spent + info.st_size > limit:
+                continue
+            spent += info.st_size
+            mirror_report(pair, state_dir, source.relative_to(pair.fixbot / state_dir).as_posix())
 
 
 def mirror_report(pair: Worlds, state_dir: str, name: str = "report.md") -> None:

@@ -15,6 +15,8 @@ loses no attempt.
 from __future__ import annotations
 
 import os
+import stat
+import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -26,12 +28,13 @@ from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
-from fixbot.process import git, installation, sandbox, sync, worlds
+from fixbot.process import cleanup, git, installation, sandbox, sync, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
 from fixbot.run import reflect
 from fixbot.run.agents import Agents, build_agents
+from fixbot.run.eventlog import LOG_FILE
 from fixbot.run.executor import Run
 from fixbot.run.outcome import best_snapshot
 from fixbot.run.preflight import check_words, preflight
@@ -87,8 +90,12 @@ def run(
     top = worlds.workspace_root(repo.resolve())  # by lstat: no git in the workspace's repository
     assert top is not None  # preflight checked it
     workspace = top.resolve()
-    private = worlds.private_folder(workspace, worlds.state_base(os.geteuid(), env))
-    worlds.write_gitconfig(private, worlds.ambient_identity(), trusted=(workspace,))
+    base = worlds.state_base(os.geteuid(), env)
+    private = worlds.private_folder(workspace, base)
+    cleanup.record_workspace(private, workspace)
+    for gone, why in cleanup.sweep(base, keep=private):  # the clean-up rule, each run
+        print(f"note: removed fixbot's private folder {gone.path}: {why}", file=sys.stderr)
+    worlds.write_gitconfig(private, worlds.identity_of(workspace), trusted=(workspace,))
     with run_lock(private), worlds.entered(private):
         fixbot, resumed = own_clone(settings, workspace, private, ready=request.clone_ready)
         pair = sync.Worlds(
@@ -109,6 +116,7 @@ def run(
             worlds.deliver(pair)
             for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
                 worlds.mirror_report(pair, settings.state_dir, name)
+            worlds.mirror_logs(pair, settings.state_dir)  # the logs the report points at
 
 
 def _owner(identity: sandbox.Identity | None) -> tuple[int, int] | None:
@@ -130,13 +138,29 @@ def own_clone(
     `ConfigError` (an unreadable state)."""
     fixbot = private / worlds.REPO
     reuse = _reusable(settings, workspace, fixbot, ready)
+    history = None
     if reuse is None:
+        history = _event_log(fixbot / settings.state_dir)
         worlds.clone(workspace, fixbot)
         remote = worlds.origin_url(workspace)
         if remote:
             git.run(fixbot, "remote", "set-url", "origin", remote)
     worlds.own_folder(fixbot, settings.state_dir)
+    if history:  # the runs of earlier commits stay counted (`fixbot stats`)
+        (fixbot / settings.state_dir / LOG_FILE).write_bytes(history)
     return fixbot, bool(reuse)
+
+
+def _event_log(state_dir: Path) -> bytes | None:
+    """The event log of the clone about to be made again (fixbot's own file: a regular file,
+    not a link), or None."""
+    path = state_dir / LOG_FILE
+    try:
+        if state_dir.is_symlink() or not stat.S_ISREG(path.lstat().st_mode):
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
 
 
 def _reusable(settings: Settings, workspace: Path, fixbot: Path, ready: bool) -> bool | None:

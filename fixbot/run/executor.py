@@ -18,6 +18,7 @@ from typing import Any
 from fixbot.core.errors import SetupError
 from fixbot.core.models import Attempt, FixContext, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
+from fixbot.logs.joblog import FirstFailure, same_commit
 from fixbot.policy import breaker, rules
 from fixbot.policy.state import RunState
 from fixbot.run import outcome
@@ -27,6 +28,23 @@ from fixbot.run.request import RunRequest
 from fixbot.run.store import save_state
 from fixbot.run.verify import Checker
 from fixbot.ui.progress import Progress, attempt_label
+
+
+def from_this_commit(first: FirstFailure | None, state: RunState) -> FirstFailure | None:
+    """`first`, the failure log given from elsewhere, when it names the commit the run starts
+    from; else None, and the state's notes say why the check runs first: a log of another
+    commit (or of none it names) may be older than the code, and a tree already green must
+    not be "fixed" on its word."""
+    if first is None or same_commit(first.commit, state.start_sha):
+        return first
+    which = f"commit {first.commit[:12]}" if first.commit else "no commit it names"
+    note = (
+        f"the log of {first.source} is from {which}, not {state.start_sha[:12]}: "
+        "the check was run first"
+    )
+    if note not in state.notes:
+        state.notes.append(note)
+    return None
 
 
 class Run:
@@ -45,11 +63,12 @@ class Run:
     ) -> None:
         self.settings, self.repo, self.state = settings, repo, state
         self.tried = list(request.tried)  # earlier runs' attempts on this pull request (a retry)
-        self.first = request.first_failure  # a log from elsewhere: attempt 0, no initial check
+        self.first = from_this_commit(request.first_failure, state)  # attempt 0, no check
         self.agents, self.progress, self.checker = agents, progress, checker
         self.redactor, self.hint = checker.redactor, request.hint
         self.threads = list(request.threads)
         self.in_action = request.in_action  # for recovery plans
+        self.check_origin = request.check_origin  # an inferred check's origin, for the commit
         self.state_dir = repo / settings.state_dir
         self.events = checker.events  # the one event log, built with the checker
         self.deadline = checker.launcher.deadline  # the run's one clock, resumes counted

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixbot.core.models import FixContext, FixResult
+from fixbot.core.models import Attempt, FixContext, FixResult
 from fixbot.core.roles import Fixer
 from fixbot.logs.condense import ANSI_RE
 from fixbot.process import git
@@ -55,7 +55,20 @@ class FixCommandFixer:
 
     def fix(self, ctx: FixContext) -> FixResult:
         """Run the commands in `ctx.repo`; `files_changed` lists files whose content changed,
-        `problems` the commands that exited non-zero or timed out (exit code, first lines)."""
+        `problems` the commands that exited non-zero or timed out (exit code, first lines).
+
+        Deterministic commands on the same failure do the same again: when they already ran on
+        the failure `ctx` is about (an earlier attempt of `ctx.history` started from the same
+        signature), they are not run again, and that attempt's problems are carried over (a
+        crash stays the reason, not "changed nothing")."""
+        earlier = ran_on_this_failure(ctx)
+        if earlier is not None:
+            problems = [f"{line} (attempt {earlier.number})" for line in earlier.fix_problems]
+            summary = (
+                f"not run again: the fix commands ran on this failure in attempt "
+                f"{earlier.number}" + (" and failed" if problems else "")
+            )
+            return FixResult(fixer=self.name, summary=summary, problems=problems)
         before = git.tree_fingerprint(ctx.repo)
         ran = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
         prefix = ctx.state_dir.rstrip("/") + "/"
@@ -63,7 +76,13 @@ class FixCommandFixer:
         names = ", ".join(f"`{command}`" for command in self.commands)
         summary = f"ran {names}\n" + "\n".join(note for note, _ in ran)
         problems = [problem for _, problem in ran if problem]
-        return FixResult(fixer=self.name, files_changed=changed, summary=summary, problems=problems)
+        return FixResult(
+            fixer=self.name,
+            files_changed=changed,
+            summary=summary,
+            problems=problems,
+            commands=list(self.commands),
+        )
 
     def _run(self, ctx: FixContext, number: int, command: str) -> tuple[str, str | None]:
         """(the summary's line on `command`, the problem line when it failed, else None)."""
@@ -82,6 +101,31 @@ class FixCommandFixer:
             return note + refused, None
         said = " / ".join(first_lines(log)) or "(no output)"
         return note + refused, f"`{command}` exit {result.exit_code}: {said} (log: {where})"
+
+
+def started_from(history: list[Attempt], index: int) -> Attempt | None:
+    """The attempt whose tree `history[index]` started from: the one before it, or the one its
+    divergence restored (`restored_to`); None for the first."""
+    if index == 0:
+        return None
+    before = history[index - 1]
+    if before.restored_to is not None:
+        return next((a for a in history if a.number == before.restored_to), before)
+    return before
+
+
+def ran_on_this_failure(ctx: FixContext) -> Attempt | None:
+    """The latest attempt of `ctx.history` whose fix commands ran on the failure `ctx` is
+    about (the same signature), None when there is none (or no failure to compare)."""
+    if ctx.failure is None:
+        return None
+    for index in reversed(range(len(ctx.history))):
+        attempt = ctx.history[index]
+        origin = started_from(ctx.history, index)
+        same = origin is not None and origin.signature == ctx.failure.signature
+        if attempt.fix_commands and same and origin is not None and not origin.passed:
+            return attempt
+    return None
 
 
 def first_lines(log: Path, count: int = FIRST_LINES, width: int = LINE_CHARS) -> list[str]:
@@ -112,14 +156,15 @@ class ChainFixer:
     def fix(self, ctx: FixContext) -> FixResult:
         """Return the first result that changed files or carries an error, else the last one."""
         last = FixResult(fixer="none", summary="no fixer configured")
-        tokens, cost, known, problems = 0, 0.0, True, []
+        tokens, cost, known, problems, commands = 0, 0.0, True, [], []
         for fixer in self.fixers:
             last = fixer.fix(ctx)
             tokens += last.tokens
             cost += last.cost_usd or 0.0
             known = known and last.cost_known
             problems += last.problems  # a crashed fix command stays visible after the model
+            commands += last.commands
             if last.changed or last.error:
                 break
         update = {"tokens": tokens, "cost_usd": cost if known else None, "cost_known": known}
-        return last.model_copy(update=update | {"problems": problems})
+        return last.model_copy(update=update | {"problems": problems, "commands": commands})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
@@ -23,12 +24,17 @@ from fixbot.tamper.reports import unexpected
 TITLE_CHARS = 60
 
 
-def commit_message(settings: Settings, attempt: Attempt) -> str:
+def commit_message(
+    settings: Settings, attempt: Attempt, earlier: Sequence[Attempt] = (), origin: str = ""
+) -> str:
     """The commit message of a verified fix, with a `fixbot-attempt: n` trailer.
 
     The title is the summary's first line, cut at a word boundary to `TITLE_CHARS` characters
     (with "..." when cut); a summary that does not fit whole, or has more lines, is kept in full
-    in the body. A fixer that gave no summary is named by the files it changed."""
+    in the body. A fixer that gave no summary is named by the files it changed. `earlier` are
+    the run's attempts before `attempt`: the body says which of their changes are in the
+    commit too (by fixer and file), and which were left out (`undone`). `origin`: where an
+    inferred check came from ("from .github/workflows/ci.yml, job `test`, step `Run tests`")."""
     summary = attempt.summary.strip()
     first = summary.partition("\n")[0].strip()
     if not first:
@@ -38,13 +44,43 @@ def commit_message(settings: Settings, attempt: Attempt) -> str:
     if title == "...":  # one word longer than the title: cut it, since a title must say something
         title = first[: TITLE_CHARS - 3] + "..."
     body = summary + "\n\n" if summary and summary != title else ""
-    body += f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer})."
+    where = f"; the check inferred {origin}" if origin else ""
+    body += (
+        f"Verified by `{settings.check}` (attempt {attempt.number}, fixer {attempt.fixer}{where})."
+    )
     body += " " + verified_line(attempt)
     if attempt.pinned:
         body += "\n\n" + test_change_note(attempt)
     if attempt.cheats:  # published only because allow-test-edits is set (`fixbot.tamper.cheats`)
         body += "\n\nThe tests were changed (allow-test-edits): " + "; ".join(attempt.cheats)
+    body += _other_attempts(attempt, earlier)
     return f"fixbot: {title}\n\n{body}\n\nfixbot-attempt: {attempt.number}\n"
+
+
+def _files(paths: Sequence[str], at_most: int = 8) -> str:
+    more = len(paths) - at_most
+    return ", ".join(paths[:at_most]) + (f" and {more} more" if more > 0 else "")
+
+
+def _other_attempts(attempt: Attempt, earlier: Sequence[Attempt]) -> str:
+    """The commit body's lines on what earlier attempts put in the commit, or left out."""
+    kept = [
+        a
+        for a in earlier
+        if a.is_fix and a.number != attempt.number and a.files_changed and not a.undone
+    ]
+    # an undone FIX attempt: fix commands' changes that did not change the failure
+    dropped = [a for a in earlier if a.phase is Phase.FIX and a.undone and a.files_changed]
+    lines = [
+        f"Also in this commit: attempt {a.number}'s changes ({a.fixer}): {_files(a.files_changed)}."
+        for a in kept
+    ]
+    lines += [
+        f"Left out: attempt {a.number}'s changes ({a.fixer}) to {_files(a.files_changed)}, "
+        "which did not change the failure."
+        for a in dropped
+    ]
+    return "\n\n" + "\n".join(lines) if lines else ""
 
 
 def verified_line(attempt: Attempt) -> str:
@@ -79,13 +115,19 @@ def test_change_note(attempt: Attempt) -> str:
 
 
 def commit(
-    repo: Path, settings: Settings, state: RunState, attempt: Attempt, redactor: Redactor
+    repo: Path,
+    settings: Settings,
+    state: RunState,
+    attempt: Attempt,
+    redactor: Redactor,
+    origin: str = "",
 ) -> None:
     """Commit a verified fix when `--commit` is on; record the sha in `attempt`. The message is
     redacted (the check command or the fixer's summary may quote a secret)."""
     if not settings.commit:
         return
-    message = redactor.redact(commit_message(settings, attempt))
+    earlier = [a for a in state.attempts if a.number < attempt.number]
+    message = redactor.redact(commit_message(settings, attempt, earlier, origin))
     made = git.commit_paths(repo, changed_paths(state), message)
     attempt.commit_sha = made or committed_before(repo, state, attempt)
 

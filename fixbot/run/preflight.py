@@ -19,7 +19,6 @@ import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
-from fixbot.agent.protocols import registry as protocols
 from fixbot.core.errors import GitError
 from fixbot.core.secrets import (
     KEY_VARIABLES,
@@ -55,6 +54,9 @@ def missing_keys(model: str, env: Mapping[str, str]) -> list[str]:
 
 def _fixer(settings: Settings) -> list[str]:
     if settings.model:
+        # imported here: the protocols bring the model agent, which a run without one skips
+        from fixbot.agent.protocols import registry as protocols
+
         problem = protocols.check(settings.edit_protocol)
         return [problem] if problem else []
     if settings.fix_commands:
@@ -168,6 +170,11 @@ def preflight(
     `check_words` once the work tree is theirs.
     """
     where = _repository(workdir)
+    if not settings.check:
+        where.append(
+            "no check command: pass --check 'pytest -q', or leave it out of `fixbot run`, which "
+            "infers it from the CI workflow (`fixbot run --explain` shows what it would run)"
+        )
     own = identity is None and not where
     programs_missing = check_words(settings, workdir, env, None) if own else []
     fixer = [] if fixer_given else _fixer(settings)

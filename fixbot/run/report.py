@@ -92,6 +92,41 @@ def row(a: Attempt) -> Row:
     )
 
 
+class CallRow(BaseModel):
+    """One row of the model calls table (`fixbot.core.models.ModelCall`, formatted)."""
+
+    attempt: int
+    index: int
+    model: str
+    tokens_in: int
+    tokens_out: int
+    seconds: str
+    speed: str
+    end: str
+
+
+def call_rows(attempts: list[Attempt]) -> list[CallRow]:
+    """The fixer's model calls of every attempt, in order, formatted for the table."""
+    rows = []
+    for a in attempts:
+        for index, c in enumerate(a.calls, 1):
+            first = f" ({c.first_s:.1f})" if c.first_s is not None else ""
+            speed = c.tokens_per_s
+            rows.append(
+                CallRow(
+                    attempt=a.number,
+                    index=index,
+                    model=c.model,
+                    tokens_in=c.tokens_in,
+                    tokens_out=c.tokens_out,
+                    seconds=f"{c.seconds:.1f}{first}",
+                    speed="-" if speed is None else f"{speed:.1f}",
+                    end=(f"{c.end.value}: {c.why}" if c.why else c.end.value).replace("|", "\\|"),
+                )
+            )
+    return rows
+
+
 def tried(a: Attempt) -> str:
     """One line on what attempt `a` tried: the fixer's own words (unverified), "changed no
     file" when its edits came to nothing, and each fix command that failed (its exit code and
@@ -206,40 +241,41 @@ def render_report(
     read: on the terminal (`on_github` None) commands to paste, with `--discard` when the
     working tree holds the best attempt; on GitHub the `/fixbot retry` comment and the job
     log's link. A hint is offered only when a model is configured (a hint is for the model)."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined
+    # the one Jinja environment, the prompts' (report.md.j2's `+%}` keep its lines under its
+    # trim_blocks); imported on use, as jinja2 was: the report is its only use in `run/`
+    from fixbot.agent.prompts import environment
 
-    env = Environment(
-        loader=PackageLoader("fixbot", "templates"),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
     rows = [row(a) for a in state.attempts]
     sources = list(dict.fromkeys(source for a in state.attempts for source in a.sources))
     last = state.attempts[-1] if state.attempts else None
     category = last.category if last is not None and not last.passed else None
-    return env.get_template("report.md.j2").render(
-        state=state,
-        outcome=state.outcome,
-        settings=settings,
-        rows=rows,
-        chart=[r for r in rows if r.problems is not None],
-        diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
-        sources=sources,
-        repeated=repeated_error(state),
-        next_step=NEXT_STEPS.get(
-            category or "", DEFAULT_STEPS if settings.model else NO_MODEL_STEPS
-        ),
-        retry=retry_command(settings, state) if more_attempts_help(state, settings) else "",
-        hint=hint_command(settings, state) if settings.model and code_can_help(state) else "",
-        on_github=on_github,
-        # Only a breaker that counted (repeats, oscillation, no change) is named, and its
-        # reason is the headline's: never said twice.
-        breaker_tripped=state.breaker.value == "open" and tripped(state.breaker_reason),
-        exported=exported(settings),
-        setup_failure=setup_failure(state),
-        diffstat=diffstat,
-        review=review_summary(state),
+    return (
+        environment()
+        .get_template("report.md.j2")
+        .render(
+            state=state,
+            outcome=state.outcome,
+            settings=settings,
+            rows=rows,
+            calls=call_rows(state.attempts),
+            chart=[r for r in rows if r.problems is not None],
+            diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
+            sources=sources,
+            repeated=repeated_error(state),
+            next_step=NEXT_STEPS.get(
+                category or "", DEFAULT_STEPS if settings.model else NO_MODEL_STEPS
+            ),
+            retry=retry_command(settings, state) if more_attempts_help(state, settings) else "",
+            hint=hint_command(settings, state) if settings.model and code_can_help(state) else "",
+            on_github=on_github,
+            # Only a breaker that counted (repeats, oscillation, no change) is named, and its
+            # reason is the headline's: never said twice.
+            breaker_tripped=state.breaker.value == "open" and tripped(state.breaker_reason),
+            exported=exported(settings),
+            setup_failure=setup_failure(state),
+            diffstat=diffstat,
+            review=review_summary(state),
+        )
     )
 
 

@@ -33,6 +33,7 @@ class RunRequest:
     first_failure: FirstFailure | None = None
     clone_ready: bool = False
     in_action: bool = False
+    check_origin: str = ""  # where an inferred check came from (said in the commit)
 
 
 PLAIN = RunRequest()  # fix the check, nothing more asked

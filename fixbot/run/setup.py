@@ -20,6 +20,7 @@ Decisions (`is_manifest`, `changed_manifests`, `setup_due`, `failure_reason`, `f
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from fixbot.core.errors import SetupError
@@ -39,36 +40,41 @@ def log_path(state_dir: Path, due: SetupDue) -> Path:
     return state_dir / "attempts" / f"{due.attempt:03d}" / SETUP_LOG
 
 
-def run_setup(
-    command: str,
-    due: SetupDue,
-    *,
-    repo: Path,
-    workdir: Path,
-    state_dir: Path,
-    timeout: float,
-    launcher: Launcher,
-) -> SetupRun:
-    """Run the set-up `command` in `workdir` through `launcher` (the run's, see
-    `fixbot.process.launcher.launcher_for`) like the check: as the commands' user, with their
-    scrubbed environment, its log bounded and redacted while it is written.
+@dataclass(frozen=True)
+class SetupCall:
+    """One set-up to run, kept whole: the `command`, why it is `due`, fixbot's clone `repo`,
+    the `workdir` it runs in, the `state_dir` its log goes under, its `timeout` in seconds and
+    the run's `launcher` (`fixbot.process.launcher.launcher_for`)."""
 
-    `timeout` is seconds; the output goes to `log_path(state_dir, due)`. Returns the record to
-    keep in the run's state (a failure is returned, not raised: see `raise_for`). Raises
-    OSError when the log cannot be written or `workdir` is missing.
+    command: str
+    due: SetupDue
+    repo: Path
+    workdir: Path
+    state_dir: Path
+    timeout: float
+    launcher: Launcher
+
+
+def run_setup(call: SetupCall) -> SetupRun:
+    """Run the set-up command in its `workdir` through its `launcher` like the check: as the
+    commands' user, with their scrubbed environment, its log bounded and redacted while it is
+    written, to `log_path(state_dir, due)`.
+
+    Returns the record to keep in the run's state (a failure is returned, not raised: see
+    `raise_for`). Raises OSError when the log cannot be written or `workdir` is missing.
     """
-    log = log_path(state_dir, due)
-    result = launcher.run(command, workdir, log, timeout)
+    log = log_path(call.state_dir, call.due)
+    result = call.launcher.run(call.command, call.workdir, log, call.timeout)
     return SetupRun(
-        command=command,
-        reason=due.reason,
-        attempt=due.attempt,
-        manifests=due.manifests,
+        command=call.command,
+        reason=call.due.reason,
+        attempt=call.due.attempt,
+        manifests=call.due.manifests,
         exit_code=result.exit_code,
         timed_out=result.timed_out,
-        timeout_s=timeout,
+        timeout_s=call.timeout,
         duration_s=result.duration_s,
-        log_path=log.relative_to(repo).as_posix(),
+        log_path=log.relative_to(call.repo).as_posix(),
         tail=last_lines(spawn.read_tail(log, TAIL_BYTES), TAIL_LINES),
     )
 
@@ -98,31 +104,15 @@ def exclude_created(repo: Path, before: set[str]) -> list[str]:
     return created
 
 
-def prepare(
-    command: str,
-    due: SetupDue,
-    *,
-    repo: Path,
-    workdir: Path,
-    state_dir: Path,
-    timeout: float,
-    launcher: Launcher,
-) -> SetupRun:
-    """Run the set-up (`run_setup`, same arguments), exclude from git what it created, and
-    record the tracked files it modified (in the workspace, with the launcher's `pair`).
+def prepare(call: SetupCall) -> SetupRun:
+    """Run the set-up (`run_setup`), exclude from git what it created, and record the tracked
+    files it modified (in the workspace, with the launcher's `pair`).
 
     Raises OSError (the log) and GitError (listing or excluding files).
     """
+    repo, launcher = call.repo, call.launcher
     before, modified = untracked(repo), modified_tracked(repo)
-    run = run_setup(
-        command,
-        due,
-        repo=repo,
-        workdir=workdir,
-        state_dir=state_dir,
-        timeout=timeout,
-        launcher=launcher,
-    )
+    run = run_setup(call)
     exclude_created(repo, before)
     if launcher.pair is not None:
         # the set-up ran in the workspace: what it created is excluded in fixbot's clone (never

@@ -24,6 +24,7 @@ from fixbot.core.failure import CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
+from fixbot.ecosystems import python
 from fixbot.logs.condense import explaining_lines
 from fixbot.logs.dialects import Report, report_for
 from fixbot.logs.digest import digest, of_failed_check
@@ -63,7 +64,7 @@ def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) 
     of an installed `pkg` is the code's problem. Without an interpreter to ask, the
     repository's verdict stands."""
     missing = failure.classification.missing
-    if missing is None or missing.ecosystem != "python":
+    if missing is None or missing.ecosystem != python.ECOSYSTEM.name:
         return failure
     # imported here: only a missing Python package needs the model's research helpers, and a
     # run without one never loads the agent package
@@ -76,6 +77,8 @@ def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) 
     if package is None:
         return failure
     note = f"`{missing.name}` is installed ({package.version}): the import fails in the code"
+    if missing.provides:  # the plugin is there and pytest did not load it: its configuration
+        note = f"`{missing.name}` is installed ({package.version}) but {missing.provides} is not"
     fixable = Classification(
         error_class=ErrorClass.FIXABLE, category="import", rule="import", note=note
     )

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 EXITS = {"_exit", "exit", "abort", "kill", "quit"}
 WIDE = {"AssertionError", "Exception", "BaseException"}
+# unittest's assertions of two operands that hold when both are the same expression
+SAME_CALLS = {"assertEqual", "assertEquals", "assertIs", "assertLessEqual", "assertGreaterEqual"}
 
 
 def parse(text: str) -> ast.Module | None:
@@ -61,11 +63,14 @@ def is_assert(node: ast.AST) -> bool:
 
 
 def vacuous(node: ast.AST) -> bool:
+    """An assertion that cannot fail: `assert x == x`, `assert <truthy constant>`, `... or True`,
+    `self.assertEqual(a, a)`, `self.assertTrue(1)`. The one definition: the edit-time guard
+    (`fixbot.agent.guard`) and the final-diff detector both count these."""
     if isinstance(node, ast.Assert):
         return truthy(node.test)
     if isinstance(node, ast.Call) and node.args:
         name, args = call_name(node), node.args
-        if name in ("assertEqual", "assertIs", "assertLessEqual", "assertGreaterEqual"):
+        if name in SAME_CALLS:
             return len(args) >= 2 and ast.dump(args[0]) == ast.dump(args[1])
         return name == "assertTrue" and truthy(args[0])
     return False

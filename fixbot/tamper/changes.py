@@ -13,8 +13,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from fixbot.ecosystems import registry
 from fixbot.tamper import filters
-from fixbot.tamper.facts import CI, RUNNER_CONFIG, TEST_DIRS, TEST_NAME, package_keys
+from fixbot.tamper.facts import CI, RUNNER_CONFIG, package_keys
 
 __all__ = [
     "Change",
@@ -37,10 +38,10 @@ class Change:
 
 
 def is_test_file(path: str) -> bool:
-    """True for test modules (`test_*.py`, `*_test.py`, `*.test.ts`, ...) and code under tests/."""
-    pure = PurePosixPath(path)
-    in_tests = any(part.lower() in TEST_DIRS for part in pure.parts[:-1])
-    return bool(TEST_NAME.match(pure.name)) or (in_tests and pure.suffix in (".py", ".js", ".ts"))
+    """True for test modules (`test_*.py`, `*_test.py`, `*.test.ts`, ...) and code under tests/
+    (`tests/helpers.mjs`, Cargo's `tests/api.rs`): each ecosystem's `Tests`, in
+    `fixbot.ecosystems`."""
+    return registry.is_test_file(path)
 
 
 def is_harness(path: str) -> bool:

@@ -69,7 +69,7 @@ from fixbot.tamper.facts import (
     JS_FRAMEWORK,
     PLUGIN_GROUPS,
     SKIP,
-    TEST_DEF,
+    defined_tests,
 )
 
 __all__ = ["Cheat", "detect", "examine", "fewer_tests"]
@@ -116,7 +116,7 @@ def _python_test(change: Change) -> list[Cheat]:
 def _text_test(change: Change) -> list[Cheat]:
     old, new = change.old or "", change.new or ""
     found = []
-    gone = {a or b for a, b in TEST_DEF.findall(old)} - {a or b for a, b in TEST_DEF.findall(new)}
+    gone = defined_tests(old) - defined_tests(new)
     if gone:
         what = f"test(s) {', '.join(sorted(gone))} removed"
         found.append(Cheat("test-removed", change.path, what))

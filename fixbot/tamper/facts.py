@@ -1,5 +1,7 @@
-"""The facts the tampering rules are made of, in one table: which files are tests, test-runner
-or CI configuration, and the words that skip a test or reach into a test framework.
+"""The facts the tampering rules are made of, in one table: which files are test-runner or CI
+configuration, and the words that skip a test or reach into a test framework. What is each
+language's (its test files, its skip words, its runners' configuration files) is its
+ecosystem's (`fixbot.ecosystems`), gathered here from the registry.
 
 Both readers take them from here: the edit-time guard (`fixbot.agent.guard`), which refuses an
 edit before it lands, and the detector over the final diff (`fixbot.tamper.cheats`), which judges
@@ -12,32 +14,24 @@ import json
 import re
 import sys
 
-TEST_NAME = re.compile(r"^(test_.*\.py|.*_test\.py|.*\.(test|spec)\.[cm]?[jt]sx?|.*_test\.go)$")
-TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "spec"})
-TEST_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(test\w*)\s*\(|^func\s+(Test\w+)\s*\(", re.M)
-SKIP = re.compile(
-    r"pytest\.mark\.(?:skip|skipif|xfail)\b|pytest\.(?:skip|xfail|importorskip)\s*\("
-    r"|unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|@(?:skip|expectedFailure)\b"
-    r"|\bpytestmark\b|\bcollect_ignore(?:_glob)?\b|--deselect\b|--ignore(?:-glob)?\b"
-    r"|\b(?:it|test|describe)\.(?:skip|todo|only)\s*\(|\bx(?:it|describe|test)\s*\(|\bt\.Skip\w*\("
-)
-ASSERTION = re.compile(
-    r"^\s*assert\b|\bself\.assert\w+\s*\(|\bpytest\.raises\s*\(|\bexpect\s*\(|\bt\.(?:Error|Fatal)\w*\(",
-    re.M,
-)
+from fixbot.ecosystems import registry
+
+# How a test and an assertion are written and the words that skip a test are each ecosystem's
+# (`fixbot.ecosystems`), as is which files are tests (`fixbot.tamper.changes.is_test_file`).
+TEST_DEF = re.compile(registry.definitions(), re.M)
+SKIP = re.compile(registry.skips(), re.M)
+ASSERTION = re.compile(registry.assertions(), re.M)
 CI = re.compile(
     r"^(?:\.github/|\.gitlab-ci\.yml$|\.gitlab/|\.circleci/|jenkinsfile$|azure-pipelines\.yml$"
     r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
     re.I,
 )
-# The files that say how a test runner, linter or build runs (matched against the file's name).
+# The files that say how a test runner, linter or build runs (matched against the file's name):
+# each ecosystem's, and the build tools any of them may use.
 RUNNER_CONFIG = re.compile(
-    r"^(?:\.?pytest\.ini|\.?pytest\.toml|tox\.ini|\.?tox\.toml|noxfile\.py|\.coveragerc|setup\.py"
-    r"|(?:jest|vitest|karma|playwright|cypress|ava)\.config\.[cm]?[jt]s(?:on)?"
-    r"|\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s|g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk"
-    r"|\.?ruff\.toml|\.?mypy\.ini|\.flake8|\.?pylintrc|pyrightconfig\.json|\.golangci\.ya?ml"
-    r"|\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s|\.prettierrc(?:\.\w+)?|prettier\.config\.[cm]?js"
-    r"|\.stylelintrc(?:\.\w+)?|phpunit\.xml(?:\.dist)?|\.rspec)$",
+    r"^(?:g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk|"
+    + registry.runner_config()
+    + r")$",
     re.I,
 )
 PACKAGE_KEYS = (
@@ -115,6 +109,11 @@ ALWAYS_TRUE = re.compile(
 # A file the check command names is the check's own script (`sh check.sh`, `pytest -c ci.ini`)
 # unless it is program source: `python app.py` runs the code under test, which a fix may change.
 PROGRAM_SOURCE = re.compile(r"\.(py|pyw|[cm]?[jt]sx?|go|rs|rb|java|kt|c|cc|cpp|h|hpp|cs|php)$")
+
+
+def defined_tests(text: str) -> set[str]:
+    """The names of the tests `text` defines (`TEST_DEF`: each ecosystem's definitions)."""
+    return {m[m.lastindex] for m in TEST_DEF.finditer(text) if m.lastindex}
 
 
 def is_check_script(path: str) -> bool:

@@ -86,6 +86,7 @@ def test_policy_stops_after_its_attempts_and_reraises() -> None:
     assert not issubclass(litellm.APIConnectionError, RetryError)
 
 
+@pytest.mark.slow
 def test_importing_the_agent_does_not_import_litellm() -> None:
     code = "import sys, fixbot.agent, fixbot.security.redact; assert 'litellm' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

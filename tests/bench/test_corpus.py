@@ -118,3 +118,21 @@ def test_the_shipped_corpus_is_valid_and_large_enough() -> None:
     assert sum(c.ecosystem is Ecosystem.NPM for c in cases) >= 5
     # real fixes that changed a test or the test configuration: the tampering rules' other side
     assert sum(c.family is Family.TEST_CHANGE for c in cases) >= 5
+
+
+def test_the_wheel_ships_every_family_of_the_corpus() -> None:
+    """`fixbot bench` from `pip install`: pyproject's force-include puts each family folder
+    of bench/corpus/ where `fixbot.bench.corpus.SHIPPED` reads it, and a package without the
+    repository around it reads the shipped one."""
+    import tomllib
+
+    from fixbot.bench import corpus
+
+    root = corpus.ROOT
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    included = pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    shipped = corpus.SHIPPED.relative_to(root).as_posix()
+    assert included == {
+        f"bench/corpus/{family.value}": f"{shipped}/{family.value}" for family in corpus.Family
+    }
+    assert shipped == "fixbot/bench/corpus"

@@ -73,6 +73,7 @@ BROKEN_RUN = BROKEN.replace(
 BROKEN_RUN = BROKEN_RUN.replace("@@ -0,0 +1,5 @@", "@@ -0,0 +1,7 @@")
 
 
+@pytest.mark.slow
 def test_prepare_makes_one_broken_commit_where_the_check_fails(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     fake_release(cache)
@@ -87,6 +88,7 @@ def test_prepare_makes_one_broken_commit_where_the_check_fails(tmp_path: Path) -
     assert prepared.env["PATH"].startswith(str(cache / "envs"))
 
 
+@pytest.mark.slow
 def test_a_second_prepare_starts_again_from_the_release(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     fake_release(cache)
@@ -98,6 +100,7 @@ def test_a_second_prepare_starts_again_from_the_release(tmp_path: Path) -> None:
     assert sorted(p.name for p in (cache / "envs").iterdir()) == envs  # reused, not rebuilt
 
 
+@pytest.mark.slow
 def test_verify_holds_for_a_sound_case_and_names_the_broken_claim(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     fake_release(cache)
@@ -110,6 +113,7 @@ def test_verify_holds_for_a_sound_case_and_names_the_broken_claim(tmp_path: Path
     assert "fails after the reference fix" in verify_case(no_fix, cache).problems[0]
 
 
+@pytest.mark.slow
 def test_a_patch_that_does_not_apply_is_a_prepare_error(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     fake_release(cache)
@@ -128,6 +132,7 @@ def test_sdist_file_matches_normalized_names() -> None:
     assert sdist_file(files, "click", "7.1") is None
 
 
+@pytest.mark.slow
 def test_an_archive_member_that_climbs_out_is_refused(tmp_path: Path) -> None:
     """A release archive is third-party data: a member named `../x` or an absolute path must
     not be written outside the folder it is unpacked into (tarfile's "data" filter)."""

@@ -173,6 +173,7 @@ def test_every_table_keyed_by_provider_names_known_providers() -> None:
         assert all(secrets.is_provider_key(v) for v in variable.split(" and "))
 
 
+@pytest.mark.slow
 def test_importing_the_provider_table_does_not_import_litellm() -> None:
     code = "import sys, fixbot.core.secrets; assert 'litellm' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

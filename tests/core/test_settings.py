@@ -44,11 +44,11 @@ def test_every_problem_is_listed_at_once(tmp_path: Path) -> None:
     assert any(p.startswith("FIXBOT_TIMEOUT:") for p in problems)
 
 
-def test_missing_check_says_how_to_set_it(tmp_path: Path) -> None:
+def test_no_check_is_left_to_the_inference_and_a_blank_one_is_refused(tmp_path: Path) -> None:
+    assert load_settings(tmp_path, {}, {}).check == ""
     with pytest.raises(ConfigError) as caught:
-        load_settings(tmp_path, {}, {})
-    assert "--check-command" in caught.value.problems[0]
-    assert "FIXBOT_CHECK" in caught.value.problems[0]
+        load_settings(tmp_path, {"check": "  "}, {})
+    assert "blank" in caught.value.problems[0] and "infer" in caught.value.problems[0]
 
 
 def test_invalid_toml_is_reported(tmp_path: Path) -> None:

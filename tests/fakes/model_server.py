@@ -11,9 +11,16 @@ path runs. Each request takes the next scripted response (FIFO) and is recorded 
 Standalone (for end-to-end tests of `fixbot run` in a subprocess):
 
     python -m tests.fakes.model_server --script script.json --port-file port.txt \
-        [--record rec.jsonl]
+        [--record rec.jsonl] [--pace SECONDS]
 
 `script.json` holds a JSON list of responses as built by the helpers below.
+
+A request with `"stream": true` is answered as OpenAI streams (server-sent events, chunked
+transfer encoding, https://platform.openai.com/docs/api-reference/chat-streaming): the content
+and each tool call's arguments in pieces of `PIECE` characters (about a token each), the finish
+reason, then the usage when `stream_options.include_usage` asks for it; the faults below stream
+the same events. `repeat(unit, times)` streams a reply that repeats `unit` (a model that has
+stopped answering), `interval` seconds apart per piece.
 
 Fault modes, each bounded in time and ended by `stop()`: `error` (any status, with
 headers such as Retry-After), `hang` (say nothing for a while, then close), `trickle` (a valid
@@ -29,6 +36,7 @@ import itertools
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -80,6 +88,11 @@ def trickle(item: dict[str, Any], interval: float, chunk: int = 1) -> dict[str, 
     return {"kind": "trickle", "item": item, "interval": interval, "chunk": chunk}
 
 
+def repeat(unit: str, times: int, interval: float = 0.0) -> dict[str, Any]:
+    """A streamed text reply of `unit` repeated `times` times, one piece every `interval` s."""
+    return {"kind": "repeat", "unit": unit, "times": times, "interval": interval}
+
+
 def truncated_json() -> dict[str, Any]:
     """A complete 200 reply whose body is JSON cut short (not parseable)."""
     return {"kind": "raw", "status": 200, "body": '{"id": "chatcmpl-cut", "choices": [{"ind'}
@@ -123,6 +136,43 @@ def _message(item: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return {"role": "assistant", "content": item.get("content"), "tool_calls": calls}, "tool_calls"
 
 
+PIECE = 4  # characters per streamed piece: about one token
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + PIECE] for i in range(0, len(text), PIECE)]
+
+
+def stream_events(item: dict[str, Any], request: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chunks (`chat.completion.chunk` objects) that stream the scripted `item`."""
+    message, reason = _message(item)
+    head = {"id": f"chatcmpl-{next(_ids)}", "object": "chat.completion.chunk"}
+    head |= {"created": 1700000000, "model": request.get("model", "fake")}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in _pieces(message.get("content") or "")]
+    for index, call in enumerate(message.get("tool_calls") or []):
+        opening = {"index": index, "id": call["id"], "type": "function"}
+        opening["function"] = {"name": call["function"]["name"], "arguments": ""}
+        events.append(chunk({"tool_calls": [opening]}))
+        events += [
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
+            for piece in _pieces(call["function"]["arguments"])
+        ]
+    events.append(chunk({}, reason))
+    if (request.get("stream_options") or {}).get("include_usage"):
+        events.append({**head, "choices": [], "usage": _usage(request, json.dumps(message))})
+    return events
+
+
+def sse(events: list[dict[str, Any]]) -> list[bytes]:
+    """Server-sent events: one `data: <json>` each, then `data: [DONE]`."""
+    return [f"data: {json.dumps(e)}\n\n".encode() for e in events] + [b"data: [DONE]\n\n"]
+
+
 def completion_body(item: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
     """The JSON body of a successful chat completion for the scripted `item`."""
     message, reason = _message(item)
@@ -149,6 +199,9 @@ class FakeModelServer:
         self.httpd: ThreadingHTTPServer | None = None
         self.thread: threading.Thread | None = None
         self.stopping = threading.Event()
+        # seconds per piece of a reply, as a model generates it: a streamed reply sends each
+        # piece after this long, a plain one waits for all of them (0: answer at once)
+        self.pace = 0.0
 
     @property
     def port(self) -> int:
@@ -218,8 +271,58 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             self._head(status, len(data), headers)
             self.wfile.write(data)
 
+        def _stream_head(self) -> None:
+            # small writes at once, as a streaming server sends them (uvicorn sets TCP_NODELAY);
+            # without it each piece waits for the client's delayed ACK (~40 ms)
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.protocol_version = "HTTP/1.1"  # chunked transfer encoding, as uvicorn streams
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+
+        def _chunk(self, data: bytes) -> bool:
+            """Send `data` as one HTTP chunk; False when the client has gone."""
+            try:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+            except OSError:
+                return False
+            return True
+
+        def _stream(self, parts: list[bytes], interval: float = 0.0) -> None:
+            """Send `parts`, the i-th `interval` x i seconds after the first (on a clock, so
+            that late wake-ups do not add up)."""
+            self._stream_head()
+            began = time.monotonic()
+            for index, part in enumerate(parts, 1):
+                due = began + interval * index - time.monotonic()
+                if interval and server.stopping.wait(max(0.0, due)):
+                    return
+                if not self._chunk(part):
+                    return
+            self._chunk(b"")
+
         def _fault(self, item: dict[str, Any], request: dict[str, Any]) -> None:
             kind = item["kind"]
+            streamed = bool(request.get("stream")) and kind != "raw"
+            if kind == "repeat":
+                text_item = {"kind": "text", "content": item["unit"] * item["times"]}
+                self._stream(sse(stream_events(text_item, request)), item["interval"])
+                return
+            if streamed and kind != "hang":
+                data = b"".join(sse(stream_events(item["item"], request)))
+                if kind == "cut":
+                    self._stream_head()
+                    self._chunk(data[: len(data) // 2])
+                    self.wfile.flush()
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                step = int(item["chunk"])
+                parts = [data[i : i + step] for i in range(0, len(data), step)]
+                self._stream(parts, item["interval"])
+                return
             if kind == "hang":
                 server.stopping.wait(item["seconds"])
                 self.close_connection = True
@@ -260,10 +363,15 @@ def _handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             elif item["kind"] == "error":
                 err = {"message": item["message"], "type": "error", "code": item.get("code")}
                 self._send(item["status"], {"error": err}, item["headers"])
-            elif item["kind"] in ("hang", "trickle", "raw", "cut"):
+            elif item["kind"] in ("hang", "trickle", "raw", "cut", "repeat"):
                 self._fault(item, body)
+            elif body.get("stream"):
+                self._stream(sse(stream_events(item, body)), server.pace)
             else:
-                self._send(200, completion_body(item, body), {})
+                reply = completion_body(item, body)
+                if server.pace:
+                    server.stopping.wait(server.pace * len(stream_events(item, body)))
+                self._send(200, reply, {})
 
     return Handler
 
@@ -275,7 +383,8 @@ class InProcessModel(FakeModelServer):
     fixbot's one way to reach litellm (`fixbot.agent.llm.litellm_module`) by a stand-in whose
     `completion` records the request as the HTTP fake would (`requests`, `bodies()`; plus the
     request's `timeout`, which no HTTP request carries) and answers
-    with litellm's own `ModelResponse` built from the same scripted item; every other attribute
+    with litellm's own `ModelResponse` built from the same scripted item (a stream of its
+    `ModelResponseStream` chunks when asked to stream); every other attribute
     is litellm's. Only `text` and `tools` items are served: the fault modes (errors, hangs,
     trickles, cut bodies) need the HTTP fake, which keeps covering litellm's real path.
     """
@@ -327,6 +436,9 @@ class _Seam:
         assert item["kind"] in ("text", "tools"), (
             f"{item['kind']!r} needs the HTTP fake (the model_server fixture)"
         )
+        if kwargs.get("stream"):  # the chunks litellm's stream would yield
+            asked = {**body, "stream_options": kwargs.get("stream_options")}
+            return iter([self._real.ModelResponseStream(**e) for e in stream_events(item, asked)])
         return self._real.ModelResponse(**completion_body(item, body))
 
 
@@ -350,8 +462,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--script", type=Path, required=True)
     parser.add_argument("--port-file", type=Path, required=True)
     parser.add_argument("--record", type=Path)
+    parser.add_argument("--pace", type=float, default=0.0, help="seconds per piece of a reply")
     args = parser.parse_args(argv)
-    server = FakeModelServer(json.loads(args.script.read_text()), record=args.record).start()
+    server = FakeModelServer(json.loads(args.script.read_text()), record=args.record)
+    server.pace = args.pace
+    server.start()
     tmp = args.port_file.with_suffix(".tmp")
     tmp.write_text(str(server.port))
     tmp.replace(args.port_file)

@@ -285,3 +285,51 @@ def test_a_refused_re_run_names_the_permission(scene: Scene) -> None:
     assert run.code == 2 and run.outputs["outcome"] == "error", run.stdout + run.stderr
     assert "`permissions: actions: write`" in run.outputs["reason"]
     assert scene.checks == 0 and scene.model.bodies() == []
+
+
+ZERO_CONFIG_CI = """\
+name: CI
+on: [push, pull_request]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Prepare
+        run: echo prepared
+      - name: Check totals
+        run: {check}
+      - name: Run tests
+        run: python -m pytest -q
+"""
+
+
+def test_no_check_command_reproduces_the_failed_step(scene: Scene) -> None:
+    ci = ZERO_CONFIG_CI.format(check=scene.counter.command)
+    scene.sha = scene.box.commit("changes", {".github/workflows/ci.yml": ci}, "ci")
+    log = (JOBLOGS / "pytest-failure.log").read_text(encoding="utf-8")
+    steps = [
+        ("Set up job", "success"),
+        ("Run actions/checkout@v4", "success"),
+        ("Prepare", "success"),
+        ("Check totals", "failure"),
+        ("Run tests", "skipped"),
+    ]
+    scene.github.add_run(
+        REPOSITORY, RUN_ID, scene.sha, "changes", [("test", "failure", steps, log)]
+    )
+    scene.github.add_pull(REPOSITORY, PR, ("changes", scene.sha))
+    scene.model.enqueue(*FIX)
+    event = scene.event()
+    event["workflow_run"]["path"] = ".github/workflows/ci.yml"
+    run = scene.run(event, **{"check-command": ""})
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    origin = "from .github/workflows/ci.yml, job `test`, step `Check totals`"
+    assert f"fixbot: check: `{scene.counter.command}` ({origin})" in run.stdout
+    assert "fixbot: set-up: `echo prepared`" in run.stdout
+    assert scene.checks == 1  # the failed step, verifying the fix (the log was the first run)
+    assert "the check reproduces the failed step" in run.summary and "`Check totals`" in run.summary
+    pushed = scene.box.origin_sha("changes")
+    message = git(scene.box.origin, "log", "-1", "--format=%B", pushed)
+    assert f"the check inferred {origin}" in message

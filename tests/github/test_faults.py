@@ -301,7 +301,7 @@ def test_a_primary_rate_limit_past_the_wait_cap_is_an_error_at_once(
     started = time.monotonic()
     with pytest.raises(GitHubError, match=r"rate limit.*re-run the job later.*`b`"):
         rest(github_server).open_pull_request(PullRequestPlan(base="main", head="b"), "t", "b")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # waiting would take 600 s or more
 
 
 @pytest.mark.parametrize("api", ["rest", "graphql"])
@@ -319,7 +319,7 @@ def test_a_retry_after_longer_than_the_cap_is_an_error_at_once(
             rest(github_server).open_pull_request(PullRequestPlan(base="main", head="b"), "t", "b")
         else:
             GraphQL.connect("t", github_server.url + "/graphql").fetch_threads("o", "a", 2, 5)
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 60  # waiting would take 600 s or more
     assert len(github_server.requests) == 1
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from fixbot.github.events.inputs import variable
@@ -86,6 +87,7 @@ def test_the_steps_shell_is_replaced_by_fixbot(tmp_path: Path) -> None:
     assert folder == "/" and args == "-I -m fixbot action"  # isolated, from a folder of root's
 
 
+@pytest.mark.slow
 def test_the_cache_is_keyed_on_the_constraints_and_the_source(tmp_path: Path) -> None:
     cache = step("Restore fixbot's virtual environment")
     assert cache["uses"].startswith("actions/cache@")

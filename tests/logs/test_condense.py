@@ -157,6 +157,7 @@ print(json.dumps({"extra_kb": after - before, "out": out}))
 """
 
 
+@pytest.mark.slow
 def test_a_large_file_is_streamed_in_bounded_memory(tmp_path: Path) -> None:
     log = tmp_path / "big.log"
     block = noise(5000).encode()

@@ -139,3 +139,22 @@ def test_a_huge_log_is_read_bounded_and_keeps_its_end(
     first = joblog.read_log(str(log))
     assert "AssertionError: assert 1 == 2" in first.text
     assert len(joblog.tail_bytes(io.StringIO("é" * 5000), 100)) == 100
+
+
+def test_the_commit_a_job_log_checked_out_is_read() -> None:
+    from fixbot.logs.joblog import from_text, same_commit
+
+    sha = "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d"
+    raw = (
+        "2026-11-27T10:00:01.0000000Z /usr/bin/git checkout --progress --force -B main\n"
+        "2026-11-27T10:00:01.1000000Z HEAD is now at 1a2b3c4 Fix the parser\n"
+        "2026-11-27T10:00:01.2000000Z /usr/bin/git log -1 --format=%H\n"
+        f"2026-11-27T10:00:01.3000000Z {sha}\n"
+        "2026-11-27T10:00:02.0000000Z ##[group]Run pytest\n"
+        "2026-11-27T10:00:03.0000000Z FAILED test_a.py::test_a - assert 1 == 2\n"
+        "2026-11-27T10:00:03.1000000Z ##[error]Process completed with exit code 1.\n"
+    )
+    first = from_text(raw, "a log")
+    assert first.commit == sha and same_commit(first.commit, sha)
+    assert from_text(raw.replace(f" {sha}\n", " x\n"), "a log").commit == "1a2b3c4"
+    assert not same_commit(None, sha) and not same_commit("1a2b", sha)

@@ -18,10 +18,15 @@ LOGS = DATA / "logs"
 SAMPLES = [
     ("import-pretend.log", "python", "pretend"),
     ("import.log", "python", "yaml_loader"),
-    ("missing_dependency-npm.log", "npm", "left-pad"),
-    ("missing_dependency-npm-esm.log", "npm", "left-pad"),
+    ("missing_dependency-npm.log", "node", "left-pad"),
+    ("missing_dependency-npm-esm.log", "node", "left-pad"),
     ("missing_dependency-go.log", "go", "github.com/stretchr/testify/assert"),
-    ("missing_dependency-cargo.log", "cargo", "pretty_assertions"),
+    ("missing_dependency-cargo.log", "rust", "pretty_assertions"),
+    ("missing_dependency-pytest-plugin.log", "fixture", "mocker"),
+    ("missing_dependency-program-python.log", "program", "pandoc"),
+    ("missing_dependency-program-node.log", "program", "pandoc"),
+    ("missing_dependency-program-go.log", "program", "pandoc"),
+    ("missing_dependency-program-env-node.log", "program", "node"),
 ]
 
 
@@ -149,4 +154,92 @@ def test_the_most_specific_requirements_file_is_named(tmp_path: Path) -> None:
     ],
 )
 def test_files_of_the_project_and_aliases_are_no_missing_package(line: str) -> None:
+    assert named(line) is None
+
+
+# Ruby's `require` of a gem that is not installed (rubygems' kernel_require.rb), as a check
+# prints it; the ecosystem came as one module (`fixbot/ecosystems/ruby.py`)
+RUBY = (
+    "An error occurred while loading ./spec/parser_spec.rb.\n"
+    "Failure/Error: require 'webmock/rspec'\n\nLoadError:\n"
+    "  cannot load such file -- webmock/rspec\n"
+    "# /usr/lib/ruby/3.2.0/rubygems/core_ext/kernel_require.rb:136:in `require'\n"
+)
+
+
+def test_a_missing_gem_is_read_and_advised_by_its_module(tmp_path: Path) -> None:
+    repo = files(tmp_path, {"Gemfile": "source 'https://rubygems.org'\ngem 'rspec'\n"})
+    log = repo / "check.log"
+    log.write_text(RUBY)
+    result = CheckResult(command="t", exit_code=1, duration_s=1.0, log_path=log, output_bytes=1)
+    failure = digest(result, repo)
+    c = failure.classification
+    assert (c.category, c.missing and c.missing.ecosystem) == ("missing_dependency", "ruby")
+    assert c.missing is not None and (c.missing.name, c.missing.manifest) == ("webmock", "Gemfile")
+    plan = recovery_plan(failure, 600.0)
+    assert plan is not None and "bundle add webmock --group test" in plan.chosen.action
+    files(repo, {"lib/webmock.rb": ""})  # the project's own file: a load path problem
+    assert digest(result, repo).classification.category == "import"
+
+
+def test_a_plugins_fixture_not_found_is_the_missing_plugin(tmp_path: Path) -> None:
+    repo = files(tmp_path, {"requirements-dev.txt": "pytest\n", "test_a.py": ""})
+    failure = failure_in(repo, "missing_dependency-pytest-plugin.log")
+    c = failure.classification
+    assert (c.error_class, c.category) == (ErrorClass.PERMANENT, "missing_dependency")
+    assert c.missing is not None
+    assert (c.missing.ecosystem, c.missing.name) == ("python", "pytest-mock")
+    assert c.missing.provides == "the fixture `mocker`"
+    plan = recovery_plan(failure, 600.0)
+    assert plan is not None and "pytest-mock" in plan.chosen.action
+    assert "requirements-dev.txt" in plan.chosen.action
+
+
+@pytest.mark.parametrize(
+    "sample",
+    [
+        "missing_dependency-program-python.log",
+        "missing_dependency-program-node.log",
+        "missing_dependency-program-go.log",
+        "missing_dependency-program-env-node.log",
+    ],
+)
+def test_a_program_the_tests_run_that_is_not_installed_is_the_environments(
+    tmp_path: Path, sample: str
+) -> None:
+    failure = failure_in(files(tmp_path, {"src/render.py": ""}), sample)
+    c = failure.classification
+    assert (c.error_class, c.category) == (ErrorClass.PERMANENT, "missing_dependency"), c
+    assert c.missing is not None and c.missing.ecosystem == "program"
+    plan = recovery_plan(failure, 600.0, in_action=True)
+    assert plan is not None and f"`{c.missing.name}`" in plan.chosen.action
+    assert "system-packages" in plan.chosen.action
+
+
+@pytest.mark.parametrize(
+    ("sample", "tree"),
+    [
+        # the fixture is the project's own, out of pytest's reach: the code's problem
+        ("missing_dependency-pytest-plugin.log", {"tests/helpers.py": "def mocker(x):\n"}),
+        # the program is the project's own script, run from the wrong folder
+        ("missing_dependency-program-node.log", {"bin/pandoc": "#!/bin/sh\n"}),
+    ],
+)
+def test_a_fixture_or_program_the_repository_holds_is_the_codes(
+    tmp_path: Path, sample: str, tree: dict[str, str]
+) -> None:
+    c = failure_in(files(tmp_path, tree), sample).classification
+    assert c.error_class is ErrorClass.FIXABLE and c.missing is None, c
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "E       fixture 'mocker_x' not found",  # no plugin registers it: a typo
+        "E       fixture 'client' not found",  # several plugins do: not ours to guess
+        "E   FileNotFoundError: [Errno 2] No such file or directory: 'data.json'",  # open()
+        "Error: spawn ./bin/render ENOENT",  # a path: the project's file
+    ],
+)
+def test_other_missing_names_are_no_missing_environment(line: str) -> None:
     assert named(line) is None

@@ -7,10 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixbot.process import git
 from tests.fakes.repo import make_repo
 
 
+@pytest.mark.slow
 def test_bytecode_a_check_leaves_is_not_a_change(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"calc.py": "def f():\n    return 1\n", "pkg/m.py": "X = 1\n"})
     head_tree = git.run(repo, "rev-parse", "HEAD^{tree}")

@@ -69,6 +69,7 @@ def test_names_come_on_one_line_or_many_and_only_from_the_workflow(tmp_path: Pat
     assert load_settings(tmp_path, {}, env, action=True).system_packages == ["nodejs", "npm"]
 
 
+@pytest.mark.slow
 def test_apt_get_runs_by_its_path_with_a_clean_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,6 +97,7 @@ def test_not_root_says_where_to_install_them(monkeypatch: pytest.MonkeyPatch) ->
     packages.install([], io.StringIO())  # nothing to install: nothing to refuse
 
 
+@pytest.mark.slow
 def test_the_action_installs_them_before_any_code_of_the_branch_runs(
     tmp_path: Path, github_server: FakeGitHub, monkeypatch: pytest.MonkeyPatch
 ) -> None:

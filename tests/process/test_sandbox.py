@@ -129,6 +129,7 @@ def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
     assert "PATH=" in leak  # its own environment was read: the walk itself worked
 
 
+@pytest.mark.slow
 @needs_root
 def test_the_cli_as_root_runs_the_check_as_root_where_it_sees_no_process_of_fixbots(
     open_dir: Path,
@@ -161,6 +162,7 @@ print("exit", launcher.run("sh walk.sh", repo, repo.parent / "walk.log", 30).exi
 """
 
 
+@pytest.mark.slow
 @needs_root
 def test_without_the_namespace_the_same_check_as_root_reads_the_token(open_dir: Path) -> None:
     """The attack is real: the same walk, run as fixbot's own user without the PID namespace by

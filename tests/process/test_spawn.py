@@ -162,6 +162,7 @@ print(json.dumps({"extra_kb": after - before, "bytes": result.output_bytes,
 """
 
 
+@pytest.mark.slow
 def test_200_mb_of_output_keeps_memory_and_disk_bounded(tmp_path: Path) -> None:
     size = 200_000_000
     command = f"yes 'E   assert something went wrong here' | head -c {size}; exit 1"
@@ -246,6 +247,7 @@ def test_first():
 """
 
 
+@pytest.mark.slow
 def test_digest_of_a_real_pytest_9_run_with_subtests_knows_its_counts(tmp_path: Path) -> None:
     # pytest 9 prints `N subtests passed` in its summary (with -q); were that summary not
     # parsed, every failure count would be unknown
@@ -290,6 +292,7 @@ run_command(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "c.log", 60)
 """
 
 
+@pytest.mark.slow
 def test_a_sigkilled_fixbot_takes_its_command_with_it(tmp_path: Path) -> None:
     """SIGKILL cannot be handled: the command (in a session of its own) must still not outlive
     fixbot, or a fix command would edit files after the state was saved."""

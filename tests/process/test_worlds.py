@@ -47,6 +47,24 @@ def test_sync_writes_only_what_differs_then_nothing(pair: sync.Worlds) -> None:
     assert pair.to_workspace() == 0
 
 
+def test_the_first_comparison_spares_the_first_sync_reading_every_file(
+    pair: sync.Worlds, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`differing` read both trees already: the first sync reads no file again (on a
+    10,000-file repository, one full read of both trees less per run), and still writes
+    what changed since."""
+    (pair.workspace / "app.py").write_text("x = 2\n")  # the workspace's own change
+    with worlds.entered(pair.fixbot.parent):
+        assert pair.differing() == ["app.py"]
+    reads: list[str] = []
+    real = sync.read_at
+    monkeypatch.setattr(sync, "read_at", lambda root, rel: reads.append(rel) or real(root, rel))
+    with worlds.entered(pair.fixbot.parent):
+        assert pair.to_workspace() == 1  # F's app.py goes back: no --allow-dirty here
+    assert set(reads) == {"app.py"}  # without the record: every file, read in both trees
+    assert (pair.workspace / "app.py").read_text() == "x = 1\n"
+
+
 def test_sync_replaces_what_a_command_planted_at_a_tracked_path(
     pair: sync.Worlds, tmp_path: Path
 ) -> None:
@@ -171,3 +189,27 @@ def test_private_folder_is_private_and_refuses_a_planted_link(tmp_path: Path) ->
     (planted / worlds.repo_key(workspace)).symlink_to(other)
     with pytest.raises(ConfigError, match="not a folder of fixbot's own user"):
         worlds.private_folder(workspace, planted)
+
+
+def test_the_workspace_identity_is_read_as_data(tmp_path: Path) -> None:
+    """user.name/user.email of the workspace's .git/config; an include is not followed, and a
+    config that is a link is not read."""
+    repo = make_repo(tmp_path / "ws", {"a.txt": "a\n"})
+    elsewhere = tmp_path / "included"
+    elsewhere.write_text("[user]\n\temail = planted@example.invalid\n")
+    raw_git(repo, "config", "user.name", 'Ada "L" Lovelace')
+    raw_git(repo, "config", "include.path", str(elsewhere))
+    assert worlds.workspace_identity(repo) == {"name": 'Ada "L" Lovelace'}
+    config = repo / ".git" / "config"
+    real = tmp_path / "real-config"
+    config.rename(real)
+    config.symlink_to(real)
+    assert worlds.workspace_identity(repo) == {}
+
+
+def test_an_identity_with_quotes_and_semicolons_is_one_value(tmp_path: Path) -> None:
+    folder = tmp_path / "p"
+    folder.mkdir()
+    path = worlds.write_gitconfig(folder, {"name": 'a; "b" # \\c', "email": "e@x.invalid"})
+    got = git.run(tmp_path, "config", "--file", str(path), "--get", "user.name")
+    assert got == 'a; "b" # \\c'

@@ -404,8 +404,11 @@ def test_a_given_log_is_not_given_up_on_before_the_check_ran_once(
     from fixbot.logs.joblog import FirstFailure
 
     repo = value_repo(tmp_path, value)
-    old = FirstFailure(
-        text="/bin/sh: 1: pytset: not found\n", source="an old CI log", exit_code=127
+    old = FirstFailure(  # made at this commit: the environment changed since, not the code
+        text="/bin/sh: 1: pytset: not found\n",
+        source="an old CI log",
+        exit_code=127,
+        commit=git(repo, "rev-parse", "HEAD"),
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
@@ -435,6 +438,7 @@ def test_a_stale_log_whose_fix_is_committed_ends_passed(
         text="FAILED test_value.py::test_a - AssertionError: a is wrong\n1 failed, 1 passed\n",
         source="an old CI log",
         exit_code=1,
+        commit=git(repo, "rev-parse", "--short", "HEAD"),
     )
     settings = Settings(check=CHECK, fix_commands=["true"])
     outcome, state = engine.run(
@@ -497,3 +501,166 @@ def test_a_crashing_fix_command_is_visible_in_the_progress_and_the_report(
     assert "changed nothing (1 command failed)" in progress and said in progress
     report = Path(outcome.report_path or "").read_text()
     assert said in report
+
+
+def with_fix_commands_first(monkeypatch: pytest.MonkeyPatch, model: ScriptedFixer) -> None:
+    """The run's own fix commands (built by the engine, through its launcher), then `model`."""
+    from fixbot.run.fixcommand import ChainFixer
+
+    real = engine.build_agents
+
+    def build(*args, **kwargs):  # type: ignore[no-untyped-def]
+        commands = real(*args, **kwargs).fixer
+        assert isinstance(commands, ChainFixer)
+        return Agents(ChainFixer([*commands.fixers, model]))
+
+    monkeypatch.setattr(engine, "build_agents", build)
+
+
+def test_fix_command_changes_that_did_not_change_the_failure_are_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unpinned formatter rewrites a file and the check fails as before: its change is
+    undone, not run again on the same failure, and not in the model's commit, whose body
+    says so."""
+    repo = make_repo(
+        tmp_path / "repo", {"check.py": CHECK_PY, "value.txt": "a\n", "style.txt": "x\n"}
+    )
+    model = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    with_fix_commands_first(monkeypatch, model)
+    settings = Settings(check=CHECK, fix_commands=["echo reformatted > style.txt"])
+    outcome, state = engine.run(settings, repo, env=dict(os.environ))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    first, second = state.fix_attempts
+    assert first.fixer == "fix-commands" and first.undone and first.files_changed == ["style.txt"]
+    assert second.fixer == "scripted" and second.fix_commands == []
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["value.txt"]
+    assert git(repo, "show", "HEAD:style.txt") == "x" and (repo / "style.txt").read_text() == "x\n"
+    body = git(repo, "log", "-1", "--format=%B")
+    assert "Left out: attempt 1's changes (fix-commands) to style.txt" in body
+
+
+def test_fix_command_changes_that_changed_the_failure_are_named_in_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = value_repo(tmp_path, "a,b")
+    model = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    with_fix_commands_first(monkeypatch, model)
+    settings = Settings(check=CHECK, fix_commands=["echo b > value.txt; echo y > lint.txt"])
+    outcome, state = engine.run(settings, repo, env=dict(os.environ))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert not state.fix_attempts[0].undone
+    body = git(repo, "log", "-1", "--format=%B")
+    assert "Also in this commit: attempt 1's changes (fix-commands): lint.txt, value.txt" in body
+
+
+def test_a_crashing_fix_command_runs_once_and_is_the_reason(tmp_path: Path) -> None:
+    repo = value_repo(tmp_path, "a")
+    settings = Settings(check=CHECK, fix_commands=["echo 'no config found'; exit 2"])
+    outcome, state = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    assert outcome.outcome is OutcomeKind.ESCALATED
+    first, second = state.fix_attempts
+    assert first.fix_commands and not second.fix_commands
+    assert second.summary.startswith("not run again")
+    assert "changed nothing" in outcome.reason and "exit 2: no config found" in outcome.reason
+
+
+def test_the_commit_carries_the_workspaces_own_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """user.name and user.email of the workspace's .git/config (read as data), not the
+    global configuration's; a `;` in the name stays text."""
+    repo = value_repo(tmp_path, "a")
+    for who in ("AUTHOR", "COMMITTER"):
+        monkeypatch.delenv(f"GIT_{who}_NAME", raising=False)
+        monkeypatch.delenv(f"GIT_{who}_EMAIL", raising=False)
+    git(repo, "config", "user.name", "Ada; Local")
+    git(repo, "config", "user.email", "ada@example.invalid")
+    outcome, _ = engine.run(
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(ScriptedFixer().enqueue({"value.txt": "ok\n"})),
+    )
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    who = git(repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>")
+    assert who == "Ada; Local <ada@example.invalid> / Ada; Local <ada@example.invalid>"
+
+
+@pytest.mark.parametrize("commit", [None, "0123456789abcdef0123456789abcdef01234567"])
+def test_a_log_not_from_this_commit_is_checked_before_the_model_is_asked(
+    tmp_path: Path, commit: str | None
+) -> None:
+    """`--from-log` of another commit (or naming none) on a tree already green: the check
+    runs first, the model is never asked, and the outcome is `passed`, not `fixed`."""
+    from fixbot.logs.joblog import FirstFailure
+
+    repo = value_repo(tmp_path, "ok")
+    old = FirstFailure(
+        text="FAILED test_value.py::test_a - AssertionError: a is wrong\n1 failed, 1 passed\n",
+        source="an old CI log",
+        exit_code=1,
+        commit=commit,
+    )
+    model = ScriptedFixer().enqueue({"value.txt": "ok\n", "harmless.txt": "x\n"})
+    outcome, state = engine.run(
+        Settings(check=CHECK),
+        repo,
+        env=dict(os.environ),
+        agents=Agents(model),
+        request=RunRequest(first_failure=old),
+    )
+    assert outcome.outcome is OutcomeKind.PASSED, outcome.reason
+    assert model.history == [] and state.attempts[0].exit_code == 0
+    assert any("the check was run first" in note for note in state.notes)
+
+
+def test_the_logs_the_report_and_commit_name_are_in_the_workspace(tmp_path: Path) -> None:
+    """Every `.fixbot/attempts/...` path the workspace's report names resolves in the
+    workspace: the logs are copied out of fixbot's private clone."""
+    import re
+
+    repo = value_repo(tmp_path, "a")
+    settings = Settings(check=CHECK, fix_commands=["echo fixing; echo ok > value.txt"])
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=None)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    report = (repo / ".fixbot" / "report.md").read_text()
+    named = set(re.findall(r"\.fixbot/attempts/[\w./-]+\.log", report))
+    named |= set(re.findall(r"\.fixbot/attempts/[\w./-]+\.log", git(repo, "log", "-1")))
+    assert ".fixbot/attempts/001/fix-command-1.log" in named
+    for rel in named:
+        assert (repo / rel).is_file(), rel
+    assert "fixing" in (repo / ".fixbot/attempts/001/fix-command-1.log").read_text()
+
+
+@pytest.mark.parametrize(("value", "warmed"), [("a", 1), ("ok", 0)])
+def test_the_model_client_is_imported_early_only_for_a_failure_it_will_see(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, warmed: int
+) -> None:
+    """A fixable failure with a model set starts litellm's import in the background right after
+    the initial check; a green start never does."""
+    from fixbot.agent import llm
+
+    calls: list[int] = []
+    monkeypatch.setattr(llm, "warm_up", lambda: calls.append(1))
+    repo = value_repo(tmp_path, value)
+    settings = Settings(check=CHECK, model="openai/gpt-4o-mini", api_base="http://127.0.0.1:9")
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+    assert len(calls) == warmed
+
+
+@pytest.mark.slow
+def test_warm_up_imports_litellm_in_the_background() -> None:
+    import subprocess
+
+    script = (
+        "import sys; from fixbot.agent import llm\n"
+        "thread = llm.warm_up(); assert thread is not None and thread.daemon\n"
+        "assert llm.warm_up() is None\n"  # once a process
+        "thread.join(); assert 'litellm' in sys.modules; print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
+    assert done.stdout.strip() == "ok", done.stderr

@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from fixbot.core.budget import Deadline
 from fixbot.core.models import FixContext
 from fixbot.process.launcher import Launcher
@@ -47,6 +49,7 @@ def test_each_command_gets_a_log_with_its_output_redacted(tmp_path: Path) -> Non
     assert "log: .fixbot/attempts/002/fix-command-2.log" in result.summary
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_a_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     pid_file = tmp_path / "grandchild.pid"
@@ -55,7 +58,7 @@ def test_a_timeout_kills_the_whole_tree(tmp_path: Path) -> None:
     fixer = FixCommandFixer([command], launcher(repo), timeout=0.5)
     start = time.monotonic()
     result = fixer.fix(context(repo))
-    assert time.monotonic() - start < 10
+    assert time.monotonic() - start < 60  # the tree left alone sleeps 1000 s
     assert "timed out after 0.5 s" in result.summary
     assert pid_file.read_text().strip()  # the grandchild ran ...
     assert not running(f"sleep {unique}")  # ... and is gone

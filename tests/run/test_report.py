@@ -11,7 +11,15 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.failure import ErrorClass
-from fixbot.core.models import Attempt, BreakerState, Outcome, OutcomeKind, Phase
+from fixbot.core.models import (
+    Attempt,
+    BreakerState,
+    CallEnd,
+    ModelCall,
+    Outcome,
+    OutcomeKind,
+    Phase,
+)
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
 from fixbot.run.report import OnGitHub, render_report
@@ -183,3 +191,34 @@ def test_the_header_says_the_reason_once_and_names_the_breaker_only_when_it_coun
     repeated.breaker, repeated.breaker_reason = BreakerState.OPEN, reason
     header = render_report(repeated, SETTINGS).split("## ")[0]
     assert header.count(reason) == 1 and "- Circuit breaker: **OPEN**\n" in header
+
+
+def test_each_model_call_shows_its_figures_and_how_it_ended() -> None:
+    state = UNCHANGED.model_copy(deep=True)
+    state.attempts[1].calls = [
+        ModelCall(model="openai/small", tokens_in=4000, tokens_out=250, seconds=12.5, first_s=2.5),
+        ModelCall(
+            model="openai/small",
+            tokens_in=4300,
+            tokens_out=180,
+            seconds=9.0,
+            first_s=3.0,
+            end=CallEnd.DEGENERATE,
+            why="the reply repeated 'x | y' 12+ times",
+        ),
+    ]
+    state.attempts[2].calls = [
+        ModelCall(model="openai/small", seconds=60.0, end=CallEnd.TIMED_OUT, why="no reply")
+    ]
+    table = render_report(state, SETTINGS).split("### Model calls")[1]
+    assert "| 1 | 1 | openai/small | 4000 | 250 | 12.5 (2.5) | 25.0 | finished |" in table
+    assert "| 1 | 2 | openai/small | 4300 | 180 | 9.0 (3.0) | 30.0 | degenerate: " in table
+    assert "'x \\| y' 12+ times |" in table  # a | in the reason stays in its cell
+    assert "| 2 | 1 | openai/small | 0 | 0 | 60.0 | - | timed out: no reply |" in table
+    assert "### Model calls" not in render_report(SPENT, SETTINGS)  # no model calls recorded
+
+
+def test_a_state_written_before_calls_were_recorded_still_loads() -> None:
+    old = failed(1, "b", F, ["m.py"]).model_dump(mode="json")
+    del old["calls"]
+    assert Attempt.model_validate(old).calls == []

@@ -24,7 +24,14 @@ from fixbot.policy.manifests import (
     setup_due,
 )
 from fixbot.process.launcher import Launcher
-from fixbot.run.setup import exclude_created, log_path, raise_for, run_setup, untracked
+from fixbot.run.setup import (
+    SetupCall,
+    exclude_created,
+    log_path,
+    raise_for,
+    run_setup,
+    untracked,
+)
 from fixbot.security.redact import Redactor
 from tests.fakes.repo import git
 
@@ -131,13 +138,15 @@ def run(tmp_path: Path, command: str, timeout: float = 30, **env: str) -> SetupR
     full_env = {"PATH": "/usr/bin:/bin", **env}
     redact = Redactor.from_env(env).redact
     return run_setup(
-        command,
-        SetupDue(reason=SetupReason.INITIAL, attempt=0),
-        repo=tmp_path,
-        workdir=workdir,
-        state_dir=tmp_path / ".fixbot",
-        timeout=timeout,
-        launcher=Launcher(tmp_path, full_env, redact=redact, deadline=Deadline.start(None)),
+        SetupCall(
+            command,
+            SetupDue(reason=SetupReason.INITIAL, attempt=0),
+            repo=tmp_path,
+            workdir=workdir,
+            state_dir=tmp_path / ".fixbot",
+            timeout=timeout,
+            launcher=Launcher(tmp_path, full_env, redact=redact, deadline=Deadline.start(None)),
+        )
     )
 
 

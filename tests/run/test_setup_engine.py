@@ -16,7 +16,7 @@ from fixbot.process import worlds
 from fixbot.process.launcher import launcher_for
 from fixbot.run import engine
 from fixbot.run.engine import Agents
-from fixbot.run.setup import prepare
+from fixbot.run.setup import SetupCall, prepare
 from fixbot.run.store import load_state, prepare_state, save_state
 from fixbot.security.redact import Redactor
 from tests.fakes.fixer import ScriptedFixer
@@ -113,20 +113,22 @@ def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None
         first = prepare_state(settings, fixbot)
     first.setups.append(
         prepare(
-            str(settings.setup),
-            SetupDue(reason=SetupReason.INITIAL, attempt=0),
-            repo=fixbot,
-            workdir=fixbot,
-            state_dir=fixbot / ".fixbot",
-            timeout=60,
-            launcher=launcher_for(  # the run's, in fixbot's clone
-                settings,
-                fixbot,
-                dict(os.environ),
-                None,
-                Redactor.from_env({}),
-                Deadline.start(settings.max_duration),
-            ),
+            SetupCall(
+                str(settings.setup),
+                SetupDue(reason=SetupReason.INITIAL, attempt=0),
+                repo=fixbot,
+                workdir=fixbot,
+                state_dir=fixbot / ".fixbot",
+                timeout=60,
+                launcher=launcher_for(  # the run's, in fixbot's clone
+                    settings,
+                    fixbot,
+                    dict(os.environ),
+                    None,
+                    Redactor.from_env({}),
+                    Deadline.start(settings.max_duration),
+                ),
+            )
         )
     )
     save_state(fixbot / ".fixbot", first)  # killed here: the set-up ran, no check yet

@@ -17,7 +17,7 @@ from fixbot.agent.llm import LLM, Reply
 from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import Toolbox
-from fixbot.core.models import FixContext, Phase
+from fixbot.core.models import CallEnd, FixContext, Phase
 
 Message = dict[str, Any]
 Schema = dict[str, Any]
@@ -41,6 +41,7 @@ class Session:
     summary: str = ""
     diagnosis: str | None = None
     research: Research | None = None  # read_dependency / search_web, from attempt 2 on
+    stopped: str | None = None  # why fixbot cut a reply short (it stopped being an answer)
 
 
 @dataclass
@@ -62,7 +63,8 @@ class Conversation:
     def ask(self, tools: list[Schema] | None = None) -> Reply | None:
         """The model's next reply, offered `tools` (None: plain text), appended to `messages`.
 
-        None when the run's budget allows no further call (the session's notes say why).
+        None when the run's budget allows no further call, or when fixbot stopped the reply
+        because it had stopped being an answer (`session.stopped`); the session's notes say why.
         Raises `ModelError` or `ContextTooLong` from the model.
         """
         problem = self.runtime.budget_problem(self.ctx, self.session.usage)
@@ -71,6 +73,14 @@ class Conversation:
             return None
         reply = self.llm.complete(self.messages, tools)
         self.session.usage.add(reply)
+        call = reply.call
+        if call is not None and call.end is CallEnd.DEGENERATE:
+            # the reply stopped being an answer: the attempt ends, and the next one is told
+            self.session.stopped = f"{call.why} (stopped after {call.tokens_out} tokens)"
+            note = f"{self.llm.current}'s reply was stopped: {self.session.stopped}; attempt ended"
+            self.session.notes.append(note)
+            self.runtime.notify(note)
+            return None
         self.messages.append(reply.message())
         return reply
 
@@ -108,7 +118,9 @@ class ProtocolSpec:
     diagnosis) are asked for as a tool call with a schema (True) or as JSON in the reply's text
     (False). `loop`: the conversation of one fix attempt: it asks the model, applies the edits
     through `conversation.session.box` and returns when the attempt is over (the fixer reads
-    the changed files and the session afterwards).
+    the changed files and the session afterwards). `output_tokens`: what one reply of an edit
+    needs, the cap per reply unless `max-output-tokens` says otherwise (measured on the bench
+    corpus's reference fixes written in the protocol: bench/README.md, "Streaming").
     """
 
     name: str
@@ -116,6 +128,7 @@ class ProtocolSpec:
     nudge: str
     tool_answers: bool
     loop: Loop
+    output_tokens: int = 4096
 
     def answer_tools(self, schema: Schema) -> list[Schema] | None:
         """The tools to offer for a structured answer with `schema`: `[schema]`, or None (JSON

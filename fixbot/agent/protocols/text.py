@@ -76,4 +76,7 @@ PROTOCOL = ProtocolSpec(
     nudge="as SEARCH/REPLACE blocks",
     tool_answers=False,
     loop=loop,
+    # the 38 reference fixes of the bench corpus as SEARCH/REPLACE answers: median 226 tokens,
+    # p90 579, largest 3,155 (bench/README.md): all edits come in one reply
+    output_tokens=4096,
 )

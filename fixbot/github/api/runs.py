@@ -130,6 +130,7 @@ def first_failure(run: RunFacts, logs: list[JobLog]) -> FirstFailure | None:
         job=first.job.name,
         step=step,
         exit_code=clean.exit_code,
+        commit=run.head_sha,
     )
 
 

@@ -98,8 +98,12 @@ def png(stats: Stats, path: Path) -> None:
 
     Raises `ConfigError` when matplotlib is not installed (`pip install 'fixbot[chart]'`).
     """
-    from matplotlib import pyplot
-
+    try:
+        from matplotlib import pyplot
+    except ImportError as exc:
+        raise ConfigError(
+            [f"--png needs matplotlib ({exc}): pip install 'fixbot[chart]', or leave out --png"]
+        ) from exc
     drawn = figure(stats)
     drawn.savefig(path, format="png")
     pyplot.close(drawn)

@@ -36,6 +36,7 @@ class RunParts(Protocol):
     hint: str | None
     threads: list[ReviewThread]
     in_action: bool  # for recovery plans
+    check_origin: str  # where an inferred check came from (the commit says it), else empty
     state_dir: Path
     events: EventLog
     deadline: Deadline  # the run's one budget (its launcher's): `elapsed()` is the run's wall time

@@ -6,6 +6,7 @@ phase imports another."""
 
 from __future__ import annotations
 
+from fixbot.core.failure import ErrorClass
 from fixbot.core.models import Attempt, Phase
 from fixbot.logs.joblog import FirstFailure
 from fixbot.policy.manifests import SetupDue, SetupReason
@@ -22,13 +23,15 @@ def prepare(run: RunParts, number: int, manifests: tuple[str, ...]) -> None:
     why = f" ({', '.join(manifests)} changed)" if manifests else ""
     run.progress.phase(number, run.settings.max_attempts, f"set-up{why}")
     ran = setup.prepare(
-        run.settings.setup,
-        due,
-        repo=run.repo,
-        workdir=run.checker.workdir,
-        state_dir=run.state_dir,
-        timeout=run.settings.setup_timeout,
-        launcher=run.checker.launcher,
+        setup.SetupCall(
+            run.settings.setup,
+            due,
+            repo=run.repo,
+            workdir=run.checker.workdir,
+            state_dir=run.state_dir,
+            timeout=run.settings.setup_timeout,
+            launcher=run.checker.launcher,
+        )
     )
     run.state.setups.append(ran)
     run.save()
@@ -42,6 +45,18 @@ def initial_check(run: RunParts) -> None:
         run.state.attempts.append(Attempt(number=0, phase=Phase.CHECK))
         run.save()
     run.verify(run.state.attempts[0], rerun=True)
+    warm_model(run)
+
+
+def warm_model(run: RunParts) -> None:
+    """Start importing the model client in the background when attempt 0 failed in a way a
+    model may fix (`fixbot.agent.llm.warm_up`): the first model call then waits less. A green
+    or unfixable start imports nothing of the agent."""
+    first = run.state.attempts[0]
+    if run.settings.model and first.passed is False and first.error_class is ErrorClass.FIXABLE:
+        from fixbot.agent.llm import warm_up  # the agent only for a run that will call it
+
+        warm_up()
 
 
 def seed(run: RunParts) -> None:
@@ -53,6 +68,7 @@ def seed(run: RunParts) -> None:
     run.progress.phase(0, run.settings.max_attempts, f"the log of {run.first.source}")
     run.checker.seed(run.state.attempts[0], run.first)
     run.state.attempts[0].done = True
+    warm_model(run)
     run.state.notes.append(seeded_note(run.first))
 
 

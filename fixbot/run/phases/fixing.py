@@ -20,6 +20,7 @@ from fixbot.observe import judge
 from fixbot.policy import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
+from fixbot.run.fixcommand import FixCommandFixer
 from fixbot.run.phases.base import RunParts
 from fixbot.run.report import review_word
 from fixbot.tamper.cheats import Cheat
@@ -105,10 +106,36 @@ def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
             attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
         if attempt.passed and attempt.is_fix:
             publishable(run, attempt, seen, paths)
+        elif attempt.is_fix and attempt.fixer == FixCommandFixer.name:
+            leave_out_if_unchanged(run, attempt)
     if attempt.is_fix:
         start = run.state.start_sha
         attempt.diff_lines = git.diff_lines(run.repo, start, attempt.snapshot_sha)
     attempt.done = True
+
+
+def leave_out_if_unchanged(run: RunParts, attempt: Attempt) -> None:
+    """Undo the fix commands' changes of `attempt` when the check fails as it did before them
+    (the same signature, or the same failing tests): an unpinned formatter's rewrites that did
+    not touch the failure are no part of the fix, and the next attempt starts without them.
+    The files go back to the tree the attempt started from; the note names them, for the
+    report and the commit message."""
+    before = standing(run)
+    failing = {t for t, o in (attempt.tests or {}).items() if o == "failed"}
+    was_failing = {t for t, o in (before.tests or {}).items() if o == "failed"}
+    same = attempt.signature == before.signature or (failing and failing == was_failing)
+    if not same or before.passed or not attempt.base_tree or not attempt.files_changed:
+        return
+    git.restore_paths(run.repo, attempt.base_tree, attempt.files_changed)
+    attempt.undone = True
+    files = ", ".join(attempt.files_changed[:8]) + (
+        f" and {len(attempt.files_changed) - 8} more" if len(attempt.files_changed) > 8 else ""
+    )
+    run.state.notes.append(
+        f"attempt {attempt.number}: the fix commands changed {files} but not the failure: "
+        "their changes were undone and are not in the commit"
+    )
+    run.progress.line(f"  the fix commands did not change the failure: {files} undone")
 
 
 def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
@@ -152,7 +179,7 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
     if attempt.drift:
         return
-    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor)
+    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor, run.check_origin)
     if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
         git.run(run.repo, "reset", "-q", "HEAD~1")
         attempt.commit_sha, attempt.drift = None, late

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixbot.process.spawn import run_check
 from tests.fakes.repo import make_repo, run_fixbot, state_of
 
@@ -22,6 +24,7 @@ if answer != "yes":
 NO_OP_FIX = ("--fix-command", "true")  # a fixer that changes nothing (the run needs one)
 
 
+@pytest.mark.slow
 def test_the_inputs_file_feeds_the_check_and_without_it_stdin_is_closed(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"ask.py": ASKS, "answers.txt": "yes\n"})
     check = f"{sys.executable} ask.py"
@@ -36,6 +39,7 @@ def test_the_inputs_file_feeds_the_check_and_without_it_stdin_is_closed(tmp_path
     assert "got ''" in (state_of(repo) / "attempts" / "000" / "check.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_missing_inputs_file_is_a_configuration_error(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"ask.py": ASKS})
     check = f"{sys.executable} ask.py"

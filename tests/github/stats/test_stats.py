@@ -226,3 +226,57 @@ def test_fixbot_stats_with_no_runs_says_so_in_every_form(
     assert drawn.axes == [] and [t.get_text() for t in drawn.texts] == [
         f"fixbot on empty since {time.strftime('%Y-%m-%d', time.gmtime(NOW - DAY))}: no runs yet"
     ]
+
+
+@pytest.mark.slow
+def test_fixbot_stats_in_the_clone_counts_runs_of_earlier_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`fixbot stats` and `stats -C .` as a program started in the clone (it moves to `/`):
+    both runs are counted, though the user committed between them (fixbot's clone was made
+    again for the second)."""
+    import os
+    import subprocess
+
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    repo = make_repo(tmp_path / "project", {"check.py": CHECK, "fix.py": FIX, "v.txt": "no\n"})
+    python = sys.executable
+    fixed = ["run", "--check", f"{python} check.py", "--fix-command", f"{python} fix.py"]
+    assert main([*fixed, "-C", str(repo), "--json"]) == 0
+    (repo / "notes.txt").write_text("more\n")
+    git(repo, "add", "notes.txt")
+    git(repo, "commit", "-q", "-m", "the user's own commit")
+    assert main([*fixed, "-C", str(repo), "--json"]) == 0
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_TOKEN", "GH_TOKEN")}
+    for extra in ([], ["-C", "."]):
+        done = subprocess.run(
+            [python, "-m", "fixbot", "stats", *extra, "--json"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        stats = json.loads(done.stdout)
+        assert stats["runs"] == 2 and stats["outcomes"] == {"fixed": 1, "passed": 1}, stats
+
+
+def test_stats_png_without_matplotlib_says_how_to_get_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.delenv("GH_TOKEN", raising=False)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # an import of it raises ImportError
+    repo = make_repo(tmp_path / "empty", {"a.py": "x = 1\n"})
+    assert main(["stats", "-C", str(repo), "--png", str(tmp_path / "s.png")]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'fixbot[chart]'" in err and "Traceback" not in err
+
+
+def test_stats_help_says_it_counts_the_clones_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["stats", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "Count the runs `fixbot run` recorded for this clone" in shown

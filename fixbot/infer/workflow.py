@@ -1,0 +1,506 @@
+"""A GitHub Actions workflow read as data (PyYAML's `safe_load`): the job that runs the tests,
+its steps before the test step as the set-up and the test step as the check.
+
+Resolved without running anything: `${{ matrix.* }}` to the first combination (a Linux one
+where `os` varies), `env:` of the workflow, job and step as `export` assignments,
+`working-directory` as a `cd`, `shell:` as the interpreter a multi-line script runs under,
+`if:` over the matrix and the runner's OS. What cannot be resolved (a `uses:` step that is not a
+known set-up action, a service container, an expression over secrets or another job's outputs)
+is named in the plan with the input to set. YAML 1.1 reads the `on:` key as True.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from fixbot.infer import actions
+from fixbot.infer.expressions import Context, Unknowable, condition, interpolate
+from fixbot.infer.plan import CHECK_INPUT, SETUP_INPUT, Inferred, Origin, Plan, Tool
+
+# A test runner's command: its own word, a tool's `test` subcommand, a task runner's test
+# target, or a script named test (`scripts/test`, `ci/test-complete`).
+_START = r"(?:^|(?<=[\s;&|(]))"
+TEST = re.compile(
+    _START + r"(?:pytest|py\.test|tox|nox|gotestsum|jest|vitest|mocha|ava|xvfb-run)(?![\w-])"
+    r"|\bpython\d?(?:\.\d+)?\s+-m\s+(?:pytest|unittest)\b"
+    r"|(?:\b(?:go|cargo|deno|bun|hatch|dotnet)|\}\})\s+(?:[+\w-]+\s+)?(?:test|nextest)\b"
+    r"|\b(?:npm|yarn|pnpm|bun)\s+(?:run\s+|run-script\s+)?(?:-\S+\s+)*(?:t|test[\w:.-]*|ci-test[\w:.-]*|unit[\w:.-]*)(?![\w-])"
+    r"|\b(?:make|just|hatch\s+run|task)\s+(?:-\S+\s+|\w+=\S+\s+)*(?:\S+:)?(?:[\w.-]*test[\w:.-]*|check)(?![\w-])"
+    r"|\bnode\s+--test\b"
+    r"|" + _START + r"(?:\./|[\w.-]+/)+test[\w.-]*(?=\s|$)",
+    re.M,
+)
+# A step that is a check of its own (lint, types, format): not a set-up.
+LINT = re.compile(
+    _START + r"(?:ruff|flake8|mypy|pyright|pylint|black|isort|eslint|prettier|tsc|xo|"
+    r"golangci-lint|staticcheck|gofmt|go\s+vet|cargo\s+(?:clippy|fmt|doc)|rustfmt|codespell|"
+    r"pre-commit|typos|cargo\s+audit|cargo\s+deny)(?![\w-])"
+    r"|\b(?:make|just|npm\s+run|yarn|pnpm)\s+(?:lint|vet|fmt|format|typecheck|type-check|"
+    r"format-check)[\w:.-]*",
+    re.M,
+)
+# A step writing these files changes the environment of the later steps, which a command
+# cannot do for the next.
+GITHUB_FILES = re.compile(r"\$\{?GITHUB_(?:ENV|PATH|OUTPUT)\b")
+WORD_TEST = re.compile(r"test", re.I)
+LINUX = re.compile(r"ubuntu|linux", re.I)
+WINDOWS_OR_MAC = re.compile(r"windows|macos|mac-", re.I)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job of one workflow file: its id, its mapping and the workflow's mapping."""
+
+    path: str
+    id: str
+    body: Mapping[str, Any]
+    workflow: Mapping[Any, Any]
+
+    @property
+    def name(self) -> str:
+        """The job's `name:` as written, else its id."""
+        return str(self.body.get("name") or self.id)
+
+
+def load(text: str) -> Mapping[Any, Any] | None:
+    """A workflow file's mapping, None when it is not YAML or has no jobs."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), dict):
+        return None
+    return data
+
+
+def jobs(files: Mapping[str, str]) -> list[Job]:
+    """Every job of every workflow in `files` (path -> text), in file then job order."""
+    found: list[Job] = []
+    for path, text in files.items():
+        data = load(text)
+        if data is None:
+            continue
+        for job_id, body in data["jobs"].items():
+            if isinstance(body, dict):
+                found.append(Job(path, str(job_id), body, data))
+    return found
+
+
+def steps_of(job: Job) -> list[Mapping[str, Any]]:
+    """The job's steps (a reusable-workflow job has none)."""
+    steps = job.body.get("steps")
+    return [s for s in steps if isinstance(s, dict)] if isinstance(steps, list) else []
+
+
+def step_name(step: Mapping[str, Any]) -> str:
+    """A step as GitHub names it: `name:`, else `Run <first line>` or `Run <action>`."""
+    if step.get("name"):
+        return str(step["name"])
+    if "run" in step:
+        return f"Run {str(step['run']).strip().splitlines()[0] if str(step['run']).strip() else ''}"
+    return f"Run {step.get('uses', '')}"
+
+
+INSTALL = re.compile(r"\binstall\b")
+LINT_NAME = re.compile(r"lint|format|type ?check|mypy|style|spell", re.I)
+
+
+def test_score(step: Mapping[str, Any]) -> int:
+    """How surely a step runs the tests: 2 when it runs a test runner and says `test` (in its
+    command or name), 1 for a test runner alone or a step named for tests, 0 otherwise."""
+    if "run" not in step:
+        return 0
+    # a line installing a runner (`pip install pytest`) does not run it
+    body = "\n".join(line for line in str(step["run"]).splitlines() if not INSTALL.search(line))
+    named = bool(WORD_TEST.search(str(step.get("name", ""))))
+    if not TEST.search(body):
+        return 1 if named and body.strip() and not LINT.search(body) else 0
+    return 2 if named or WORD_TEST.search(body) else 1
+
+
+def _triggers(workflow: Mapping[Any, Any]) -> object:
+    return workflow.get("on", workflow.get(True))  # YAML 1.1 reads `on` as True
+
+
+def job_score(job: Job) -> tuple[int, ...]:
+    """How surely `job` runs the project's tests, compared in order: a pull-request or push
+    trigger, its id or name (3: `test` or `tests`, 2: starting with `test`, 1: holding it), its
+    best `test_score`, fewer steps fixbot cannot reproduce, a Linux runner, `test` in the
+    file's name."""
+    steps = steps_of(job)
+    scores = [test_score(step) for step in steps]
+    best = max(scores, default=0)
+    before = steps[: scores.index(best)] if best else steps
+    unknown = sum(1 for s in before if "uses" in s and not _known(str(s["uses"])))
+    named = f"{job.id} {job.name}".lower()
+    said = 3 if job.id.lower() in ("test", "tests") else 2 if named.startswith("test") else 0
+    said = said or int(bool(WORD_TEST.search(named)))
+    in_file = bool(WORD_TEST.search(job.path.rsplit("/", 1)[-1]))
+    text = str(_triggers(job.workflow))
+    on_change = "pull_request" in text or "push" in text
+    runs_on = str(job.body.get("runs-on", ""))
+    linux = not WINDOWS_OR_MAC.search(runs_on) or "matrix" in runs_on
+    return (int(on_change), said, best, -unknown, int(linux), int(in_file))
+
+
+def _known(uses: str) -> bool:
+    return actions.harmless(uses) or actions.tool_of(uses, None, Context()) is not None
+
+
+def check_step(job: Job) -> int | None:
+    """The index of the job's test step: the best `test_score`, the first of equals; in a job
+    named `test` or `tests` whose steps name no test runner, its last `run:` step (the job says
+    what it runs); None when there is none."""
+    steps = steps_of(job)
+    ranks = [test_score(step) for step in steps]
+    best = max(ranks, default=0)
+    if best:
+        return ranks.index(best)
+    runs = [i for i, step in enumerate(steps) if "run" in step]
+    return runs[-1] if runs and job.id.lower() in ("test", "tests") else None
+
+
+def ranked(files: Mapping[str, str]) -> list[Job]:
+    """The jobs with a step that runs tests (`test_score`), best `job_score` first (equals
+    in file order)."""
+    candidates = [job for job in jobs(files) if check_step(job) is not None]
+    return sorted(candidates, key=job_score, reverse=True)  # sorted is stable
+
+
+def choose(files: Mapping[str, str]) -> Job | None:
+    """The job that runs the tests: the best ranked whose check can be reproduced, else the
+    best ranked (its plan says why not); None when no job runs a test runner."""
+    jobs_ = ranked(files)
+    return next((job for job in jobs_ if plan_for(job).check is not None), None) or next(
+        iter(jobs_), None
+    )
+
+
+def combination(job: Job, shown: str = "") -> tuple[dict[str, object], list[str], list[str]]:
+    """The matrix combination used (a Linux one where `os` varies, else the first; with
+    `shown`, a job's name as a run shows it, the first whose every value it shows), notes
+    saying which, and what could not be known (a matrix computed from an expression)."""
+    strategy = job.body.get("strategy")
+    matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+    if matrix is None:
+        return {}, [], []
+    if not isinstance(matrix, dict):
+        return {}, [], [f"the matrix of job `{job.id}` is computed (`{matrix}`)"]
+    chosen: dict[str, object] = {}
+    unknown: list[str] = []
+    for key, values in matrix.items():
+        if key in ("include", "exclude"):
+            continue
+        if not isinstance(values, list):
+            unknown.append(f"matrix `{key}` of job `{job.id}` is computed (`{values}`)")
+            continue
+        if values:
+            linux = [v for v in values if LINUX.search(str(v))]
+            chosen[key] = linux[0] if key == "os" and linux else values[0]
+    how = "the first combination"
+    if shown and (named := _shown(matrix, shown)) is not None:
+        chosen, how = named, f"the combination of `{shown}`"
+    _include(matrix.get("include"), chosen)
+    said = ", ".join(f"{k}={_short(v)}" for k, v in chosen.items())
+    return chosen, [f"matrix of job `{job.id}`: {said} ({how})"] if said else [], unknown
+
+
+MAX_COMBINATIONS = 4096  # a larger matrix is not searched for the one a run's name shows
+
+
+def _shown(matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
+    """The first combination of `matrix` whose every value appears in `shown`, or None."""
+    keys = [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
+    lists = [matrix[k] for k in keys]
+    if not keys or math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
+        return None
+    for values in itertools.product(*lists):
+        if all(_short(v) in shown for v in values):
+            return dict(zip(keys, values, strict=True))
+    return None
+
+
+def _include(entries: object, chosen: dict[str, object]) -> None:
+    if not isinstance(entries, list):
+        return
+    original = set(chosen)
+    if not original:
+        first = next((e for e in entries if isinstance(e, dict)), None)
+        chosen.update(first or {})
+        return
+    for entry in entries:
+        if isinstance(entry, dict) and all(entry[k] == chosen[k] for k in entry if k in original):
+            chosen.update({k: v for k, v in entry.items() if k not in original})
+
+
+def _short(value: object) -> str:
+    return (
+        str(value)
+        if not isinstance(value, (dict, list))
+        else yaml.safe_dump(value, default_flow_style=True).strip()
+    )
+
+
+def _env(layer: object, ctx: Context, where: str, dropped: list[str]) -> dict[str, str]:
+    """An `env:` mapping interpolated; a value that cannot be known is left out (and said)."""
+    out: dict[str, str] = {}
+    if not isinstance(layer, dict):
+        return out
+    for key, value in layer.items():
+        text = (
+            "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        )
+        try:
+            out[str(key)] = interpolate(text, Context(ctx.matrix, {**ctx.env, **out}, ctx.os))
+        except Unknowable as exc:
+            dropped.append(f"`env: {key}` of {where} is left out: it reads {exc}")
+    return out
+
+
+def _defaults(body: Mapping[Any, Any]) -> Mapping[str, Any]:
+    defaults = body.get("defaults")
+    run = defaults.get("run") if isinstance(defaults, dict) else None
+    return run if isinstance(run, dict) else {}
+
+
+class Unrunnable(Exception):
+    """A `run:` step fixbot cannot turn into a command for `/bin/sh -c` (the reason)."""
+
+
+def render(body: str, shell: str | None, folder: str | None, env: Mapping[str, str]) -> str:
+    """One `run:` script as one command for `/bin/sh -c`: a one-line script as it is, a longer
+    one under its shell with `-e` (GitHub's default on Linux is `bash -e`, an explicit `bash`
+    adds `-o pipefail`), preceded by `cd` and `export` where the step has them. Raises
+    `Unrunnable` for a shell fixbot cannot run here (pwsh, cmd)."""
+    script = body.strip()
+    program = (shell or "").split()[0] if shell else ""
+    if program not in ("", "bash", "sh", "python"):
+        raise Unrunnable(f"it runs under `shell: {shell}`")
+    if program == "python":
+        script = f"python -c {shlex.quote(script)}"
+    elif "\n" in script:
+        flags = {"": "-e", "bash": "-eo pipefail", "sh": "-e"}[program]
+        script = f"{program or 'bash'} {flags} -c {shlex.quote(script)}"
+    prefix = [f"cd {shlex.quote(folder)}"] if folder else []
+    if env:
+        prefix.append("export " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items()))
+    return " && ".join([*prefix, script])
+
+
+@dataclass
+class _Reading:
+    """What is gathered while a job is read: the plan's parts."""
+
+    setup: list[Inferred]
+    tools: list[Tool]
+    unresolved: list[str]
+    notes: list[str]
+
+
+def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
+    """The plan of `job`: the steps before the check as the set-up, the check step as the
+    check. `check_index` (0-based, in the job's steps) names the check step; None: the step
+    with the best `test_score`, the first of equals. `shown`: the job's name as a run shows
+    it, which picks the matrix combination (`combination`)."""
+    steps = steps_of(job)
+    check_index = check_step(job) if check_index is None else check_index
+    matrix, notes, unknown = combination(job, shown)
+    reading = _Reading([], [], [], notes)
+    reading.unresolved += [f"{item}: set {CHECK_INPUT} and {SETUP_INPUT}" for item in unknown]
+    _job_facts(job, reading)
+    dropped: list[str] = []
+    ctx = Context(matrix, {}, "Linux")
+    env = _env(job.workflow.get("env"), ctx, "the workflow", dropped)
+    env.update(_env(job.body.get("env"), Context(matrix, env), f"job `{job.id}`", dropped))
+    check: Inferred | None = None
+    for index, step in enumerate(steps[: (check_index + 1) if check_index is not None else 0]):
+        origin = Origin(job.path, job.id, step_name(step))
+        is_check = index == check_index
+        command = _step(job, step, origin, Context(matrix, env), reading, dropped, is_check)
+        if command is not None and is_check:
+            check = Inferred(command, origin)
+        elif command is not None:
+            reading.setup.append(Inferred(_alone(command), origin))
+    reading.notes.extend(dropped)
+    if check is not None and check_index is not None:
+        later = [step_name(s) for s in steps[check_index + 1 :] if test_score(s) == 2]
+        if later:
+            reading.notes.append(
+                f"job `{job.id}` runs {len(later)} more test step(s) after `{check.origin.step}` "
+                f"({', '.join(f'`{n}`' for n in later)}): set {CHECK_INPUT} to run them too"
+            )
+    return Plan(
+        check=check,
+        setup=tuple(reading.setup),
+        tools=tuple(reading.tools),
+        unresolved=tuple(reading.unresolved),
+        notes=tuple(reading.notes),
+    )
+
+
+def _in_checkout(folder: object, job: Job) -> str | None:
+    """`working-directory` with the folder a checkout step put the repository in read as the
+    work tree (`.`): that is where fixbot's commands run. None for the work tree itself."""
+    if not folder:
+        return None
+    text = str(folder).rstrip("/")
+    for step in steps_of(job):
+        with_ = step.get("with")
+        path = str(with_.get("path") or "").rstrip("/") if isinstance(with_, dict) else ""
+        checkout = actions.split(str(step.get("uses", "")))[0] == "actions/checkout"
+        if checkout and path and (text == path or text.startswith(path + "/")):
+            text = text[len(path) :].lstrip("/")
+    return text or None
+
+
+def _alone(command: str) -> str:
+    """A set-up step's command, in a subshell when its `cd` or `export` would reach the next."""
+    return f"({command})" if command.startswith(("cd ", "export ")) else command
+
+
+def _job_facts(job: Job, reading: _Reading) -> None:
+    services = job.body.get("services")
+    if isinstance(services, dict) and services:
+        names = ", ".join(f"`{name}`" for name in services)
+        reading.unresolved.append(
+            f"job `{job.id}` starts service containers ({names}), which fixbot does not start: "
+            f"start them where fixbot runs, or set {SETUP_INPUT} to"
+        )
+    if job.body.get("container"):
+        reading.notes.append(
+            f"job `{job.id}` runs in the container `{_short(job.body['container'])}`; fixbot "
+            "runs the commands here"
+        )
+
+
+def _step(
+    job: Job,
+    step: Mapping[str, Any],
+    origin: Origin,
+    ctx: Context,
+    reading: _Reading,
+    dropped: list[str],
+    is_check: bool,
+) -> str | None:
+    """One step read: its command, or None (a tool noted, a step left out and said why)."""
+    name = origin.step
+    if "if" in step:
+        try:
+            if not condition(str(step["if"]), ctx):
+                reading.notes.append(
+                    f"step `{name}` is left out: its `if: {step['if']}` is false here"
+                )
+                return None
+        except Unknowable as exc:
+            reading.notes.append(
+                f"step `{name}` has `if: {step['if']}`, not evaluated ({exc}): kept"
+            )
+    if "uses" in step:
+        _uses(str(step["uses"]), step.get("with"), origin, ctx, reading)
+        return None
+    if "run" not in step:
+        return None
+    body = str(step["run"])
+    if not is_check and (test_score(step) or LINT.search(body) or LINT_NAME.search(name)):
+        reading.notes.append(f"step `{name}` is left out of the set-up: it is a check of its own")
+        return None
+    if GITHUB_FILES.search(body):
+        reading.unresolved.append(
+            f"step `{name}` of job `{job.id}` writes $GITHUB_ENV, $GITHUB_PATH or "
+            f"$GITHUB_OUTPUT for the later steps, which a command cannot do: set {SETUP_INPUT} "
+            "(and the check) with what it sets"
+        )
+        return None
+    env = dict(ctx.env)
+    env.update(_env(step.get("env"), ctx, f"step `{name}`", dropped))
+    local = Context(ctx.matrix, env, ctx.os)
+    wanted = CHECK_INPUT if is_check else SETUP_INPUT
+    try:
+        script = interpolate(body, local)
+        shell = (
+            step.get("shell")
+            or _defaults(job.body).get("shell")
+            or _defaults(job.workflow).get("shell")
+        )
+        folder = _in_checkout(
+            step.get("working-directory")
+            or _defaults(job.body).get("working-directory")
+            or _defaults(job.workflow).get("working-directory"),
+            job,
+        )
+        folder = interpolate(folder, local) if folder else None
+        return render(script, str(shell) if shell else None, folder, env)
+    except (Unknowable, Unrunnable) as exc:
+        reading.unresolved.append(
+            f"step `{name}` of job `{job.id}` cannot be reproduced: {exc}; set {wanted}"
+        )
+        return None
+
+
+def _uses(uses: str, with_: object, origin: Origin, ctx: Context, reading: _Reading) -> None:
+    if uses.startswith("docker://"):
+        reading.unresolved.append(
+            f"step `{origin.step}` runs the image `{uses}`, which fixbot does not run: set "
+            f"{SETUP_INPUT} if the check needs what it does"
+        )
+        return
+    tool = actions.tool_of(uses, with_, ctx)
+    if tool is not None:
+        reading.tools.append(Tool(tool[0], tool[1], origin))
+    elif not actions.harmless(uses):
+        reading.unresolved.append(
+            f"step `{origin.step}` uses `{uses}`, which fixbot does not run: if the check needs "
+            f"what it does, set {SETUP_INPUT}"
+        )
+
+
+def infer(files: Mapping[str, str]) -> Plan | None:
+    """The plan of the workflows' test job (`choose`), None when no job runs tests."""
+    job = choose(files)
+    return plan_for(job) if job is not None else None
+
+
+def at_failure(
+    files: Mapping[str, str], path: str, job_name: str, step_name: str, step_number: int | None
+) -> Plan | None:
+    """The plan that reproduces a failed step: in the workflow `path` (its text in `files`), the
+    job a run showed as `job_name` (its id, its `name:`, or either followed by its matrix values
+    in parentheses), the steps before the failed one as the set-up and the failed one
+    (`step_name` as the run showed it, else the jobs API's `step_number`: 1 is GitHub's "Set up
+    job") as the check. None when the job or step is not found in the file."""
+    for job in jobs({path: files[path]} if path in files else {}):
+        if not _shows(job, job_name):
+            continue
+        matrix, _, _ = combination(job, job_name)
+        steps = steps_of(job)
+        ctx = Context(matrix, {}, "Linux")
+        names = [_shown_name(step, ctx) for step in steps]
+        if step_name in names:
+            return plan_for(job, names.index(step_name), job_name)
+        if step_number is not None and 0 <= step_number - 2 < len(steps):
+            return plan_for(job, step_number - 2, job_name)
+    return None
+
+
+def _shows(job: Job, shown: str) -> bool:
+    """True when a run's job name `shown` is this job's (matrix values may follow)."""
+    literal = job.name.split("${{")[0].strip()
+    for name in {job.id, literal}:
+        if name and (shown == name or shown.startswith(f"{name} (")):
+            return True
+    return bool(literal) and "${{" in job.name and shown.startswith(literal)
+
+
+def _shown_name(step: Mapping[str, Any], ctx: Context) -> str:
+    try:
+        return interpolate(step_name(step), ctx)
+    except Unknowable:
+        return step_name(step)

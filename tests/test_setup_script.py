@@ -1,0 +1,105 @@
+"""scripts/setup.sh: a failed optional test extra never stops the README's test command; a
+failed required install does.
+
+The real script runs in a copy of the tree's set-up files where `.venv` is already installed
+(its stamps newer than pyproject.toml and constraints.txt) and the extras' scripts are stand-ins
+that fail or succeed; nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXTRAS = ("realmodel.sh", "image-tools.sh", "node-tools.sh")
+
+
+def tree(tmp_path: Path, failing: tuple[str, ...], pip_fails: bool = False) -> Path:
+    """A tree where setup.sh finds `.venv` installed; each of `failing` exits 1 after saying
+    so, the other extras exit 0; `.venv/bin/python` fails any pip install when `pip_fails`."""
+    root = tmp_path / "tree"
+    (root / "scripts").mkdir(parents=True)
+    shutil.copy(ROOT / "scripts" / "setup.sh", root / "scripts" / "setup.sh")
+    for name in EXTRAS:
+        status = 1 if name in failing else 0
+        script = (
+            f"echo {name} ran >> ran.log\necho '{name}: a download failed' >&2\nexit {status}\n"
+        )
+        (root / "scripts" / name).write_text(script)
+    for name in ("pyproject.toml", "constraints.txt"):
+        (root / name).write_text("")
+    python = root / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\nexit 1\n" if pip_fails else "#!/bin/sh\nexit 0\n")
+    python.chmod(0o755)
+    stamp = root / ".venv" / ".fixbot-installed"
+    stamp.touch()
+    if pip_fails:  # the install is due: the stamp is older than pyproject.toml
+        past = time.time() - 60
+        os.utime(stamp, (past, past))
+    return root
+
+
+def interpreter(tmp_path: Path, version: str) -> Path:
+    """A stand-in `python3` of `version`: setup.sh only asks it whether it is 3.11 or newer
+    (no Python starts: this test stays in the fast tier)."""
+    python = tmp_path / f"python-{version}"
+    new_enough = tuple(int(part) for part in version.split(".")[:2]) >= (3, 11)
+    python.write_text(
+        f'#!/bin/sh\ncase "$*" in *--version*) echo "Python {version}";;'
+        f" *) exit {0 if new_enough else 1};; esac\n"
+    )
+    python.chmod(0o755)
+    return python
+
+
+def setup(root: Path, *args: str, version: str = "3.11.2") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHON": str(interpreter(root.parent, version))}
+    return subprocess.run(
+        ["bash", "scripts/setup.sh", *args], cwd=root, env=env, capture_output=True, text=True
+    )
+
+
+def test_a_failed_optional_extra_says_what_skips_and_the_rest_still_runs(tmp_path: Path) -> None:
+    root = tree(tmp_path, failing=("node-tools.sh", "realmodel.sh"))
+    done = setup(root, "--tests")
+    assert done.returncode == 0, done.stderr
+    # every extra was tried, the ones after a failure too
+    assert (root / "ran.log").read_text().split() == [
+        *("realmodel.sh", "ran", "image-tools.sh", "ran", "node-tools.sh", "ran")
+    ]
+    said = done.stderr
+    assert "the optional node tools (jest and vitest" in said
+    assert "the jest and vitest tests of tests/run/test_runner_reports.py skip" in said
+    assert "bash scripts/node-tools.sh" in said
+    assert "the optional real-model extra" in said
+    assert "tests/test_realmodel_e2e.py" in said and "bash scripts/realmodel.sh" in said
+    assert "the optional image tools" not in said
+    assert said.rstrip().splitlines()[-1].startswith("setup.sh: fixbot and its test tools are")
+    # a failed real-model build leaves no stamp: the next set-up tries again
+    assert not (root / ".venv" / ".fixbot-realmodel-installed").exists()
+
+
+def test_extras_that_install_leave_no_message_and_the_real_model_stamp(tmp_path: Path) -> None:
+    root = tree(tmp_path, failing=())
+    done = setup(root, "--tests")
+    assert done.returncode == 0, done.stderr
+    assert "optional" not in done.stderr
+    assert (root / ".venv" / ".fixbot-realmodel-installed").exists()
+
+
+def test_a_failed_required_install_stops_the_command(tmp_path: Path) -> None:
+    root = tree(tmp_path, failing=(), pip_fails=True)
+    done = setup(root, "--tests")
+    assert done.returncode != 0
+    assert not (root / "ran.log").exists()  # no extra ran after the required part failed
+
+
+def test_a_python_older_than_3_11_is_named_and_stops_the_command(tmp_path: Path) -> None:
+    done = setup(tree(tmp_path, failing=()), version="3.10.12")
+    assert done.returncode == 1
+    assert "needs Python 3.11 or newer" in done.stderr and "Python 3.10.12" in done.stderr
