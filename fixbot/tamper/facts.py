@@ -134,9 +134,7 @@ def is_test_driver(path: str, text: str) -> bool:
     """True when `path`, a Python file the check runs (`python run_tests.py`), drives a test
     runner itself (`TEST_DRIVER`): it is then the check's own file, not code under test. A
     test module is not one (a test imports pytest; its change is judged as the tests')."""
-    name = path.rsplit("/", 1)[-1]
-    in_tests = any(part.lower() in TEST_DIRS for part in path.split("/")[:-1])
-    if not name.endswith(".py") or TEST_NAME.match(name) or in_tests:
+    if not path.endswith(".py") or registry.is_test_file(path):
         return False
     return TEST_DRIVER.search(text) is not None
 
