@@ -35,6 +35,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.process",),  # running commands, the sandbox, git, the lock
     ("fixbot.logs", "fixbot.infer"),  # job logs read; the CI and task files read (zero config)
     ("fixbot.tamper",),  # the tampering rules: read at edit time and on the final diff
+    ("fixbot.observe",),  # the observer inside the test runner: its plugin, channel, judgement
     ("fixbot.policy",),  # the run's policy, pure: rules, steps, breaker, state, recovery plans
     ("fixbot.agent",),  # the model agent: prompts, tools, the fixer, the reviewer
     ("fixbot.ui",),  # progress output, workflow commands

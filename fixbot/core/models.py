@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from fixbot.core.diagnosis import Diagnosis
 from fixbot.core.failure import Counts, ErrorClass, Failure
+from fixbot.core.observed import Observation
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 
 
@@ -181,7 +182,7 @@ class FixResult(BaseModel):
 # The fields that describe the check run that verified an attempt (see `Attempt.carry_check`).
 CHECK_FIELDS = (
     *("exit_code", "timed_out", "passed", "signature", "error_class", "category", "counts"),
-    *("excerpt", "log_path", "tests"),
+    *("excerpt", "log_path", "tests", "seen", "observed"),
 )
 
 
@@ -252,6 +253,12 @@ class Attempt(BaseModel):
     # "skipped"}` (`fixbot.logs.dialects.Report`); None: the runner wrote none, the check was
     # judged by its exit code and printed counts only
     tests: dict[str, str] | None = None
+    # what fixbot's observer inside pytest streamed during this check run
+    # (`fixbot.observe.channel`; None: no channel), and why it does not verify a green one
+    # (`fixbot.observe.judge`, and the log's own summary: `fixbot.logs.signature.said_failed`);
+    # a green check with one of these is never `fixed`, whatever the settings allow
+    seen: Observation | None = None
+    observed: list[str] = Field(default_factory=list)
     # the verification against the start commit's tests (`fixbot.run.integrity.pinned`): the
     # test files, configuration and check scripts the fix changed and that were put back for
     # it, and the tests that fail there (expected when the fix changes those tests)

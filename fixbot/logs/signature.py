@@ -22,6 +22,7 @@ from pathlib import Path
 from fixbot.core.failure import Counts, Location
 from fixbot.logs import dialects
 from fixbot.logs.condense import ANSI_RE, error_lines, is_summary
+from fixbot.logs.dialects.base import compile_lines
 
 NOISE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?"), "<time>"),
@@ -197,3 +198,40 @@ def failing_tests(text: str) -> list[str]:
     """Failing test ids (pytest node ids, unittest ids, go/cargo/jest/vitest/TAP names), sorted,
     unique (see `fixbot.logs.dialects.failing_tests`)."""
     return dialects.failing_tests(ANSI_RE.sub("", text))
+
+
+# The test runners whose summary line says how the tests went (linters and compilers left out:
+# a check may run one that only warns, `--exit-zero`).
+TEST_RUNNERS = (
+    "pytest",
+    "unittest",
+    "jest",
+    "vitest",
+    "go",
+    "cargo",
+    "mocha",
+    "tap",
+    "ava",
+    "node",
+)
+
+
+def said_failed(text: str) -> list[str]:
+    """The finding `failure-summary: ...` when the last test-runner summary line in `text` (a
+    green check's tail) reports failed tests or errors: the log's own words beat the exit code
+    (a `run_tests.py` that dropped its `sys.exit(pytest.main())`). [] otherwise."""
+    plain = ANSI_RE.sub("", text)
+    last: tuple[int, str, list[Counts]] | None = None
+    for name in TEST_RUNNERS:
+        dialect = dialects.BY_NAME[name]
+        if not dialect.summary:
+            continue
+        for match in compile_lines(dialect.summary).finditer(plain):
+            start = plain.rfind("\n", 0, match.start()) + 1
+            end = plain.find("\n", match.end())
+            line = plain[start : end if end >= 0 else len(plain)]
+            if last is None or match.start() >= last[0]:
+                last = (match.start(), line, dialect.counts(line))
+    if last is None or not any((c.problems or 0) > 0 for c in last[2]):
+        return []
+    return [f"failure-summary: the check exited 0, but its runner's last summary says: {last[1]}"]

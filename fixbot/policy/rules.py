@@ -246,8 +246,10 @@ def undo(state: RunState, seen: Observation) -> Step | None:
 
 
 def unverified(state: RunState, seen: Observation) -> Step | None:
-    """A green fix whose tree changed after the verifying check saw it, or that passed by a
-    suspected cheat while test edits are not allowed -> Escalate, naming the evidence."""
+    """A green fix whose tree changed after the verifying check saw it, that passed by a
+    suspected cheat while test edits are not allowed, or that fixbot's observer inside the
+    runner did not see pass (`Attempt.observed`, whatever is allowed) -> Escalate, naming the
+    evidence."""
     last = _last(state)
     if not _green(state) or not last.is_fix:
         return None
@@ -255,9 +257,13 @@ def unverified(state: RunState, seen: Observation) -> Step | None:
         changed = ", ".join(last.drift)
         why = f"the tree changed after the verifying check saw it ({changed}); nothing committed"
         return escalation(state, seen, why)
+    reasons = []
     if last.cheats and not seen.allow_test_edits:
-        why = "the check passed, but by a suspected cheat: " + "; ".join(last.cheats)
-        return escalation(state, seen, why)
+        reasons.append("by a suspected cheat: " + "; ".join(last.cheats))
+    if last.observed:  # never published: the check is not green by what fixbot observed
+        reasons.append("not as fixbot's observer saw it: " + "; ".join(last.observed))
+    if reasons:
+        return escalation(state, seen, "the check passed, but " + "; and ".join(reasons))
     return None
 
 

@@ -59,8 +59,10 @@ class Launcher:
         log_path: Path,
         timeout: float,
         stdin_path: Path | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> CheckResult:
-        """Run `command` in `cwd` (seconds of `timeout`), its bounded log at `log_path`.
+        """Run `command` in `cwd` (seconds of `timeout`), its bounded log at `log_path`;
+        `pass_fds` are descriptors it inherits (the observer's channel).
 
         With `pair`, `cwd` inside fixbot's clone means the same folder of the workspace, and
         the workspace's tracked files are made equal to the clone's first. Raises OSError as
@@ -84,6 +86,7 @@ class Launcher:
                 stdin_path=stdin_path,
                 wrapper=wrapper,
                 max_processes=sandbox.process_limit(self.identity, bool(wrapper)),
+                pass_fds=pass_fds,
             )
         finally:
             if not wrapper:

@@ -59,12 +59,14 @@ def run_command(
     stdin_path: Path | None = None,
     wrapper: Sequence[str] = (),
     max_processes: int | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> CheckResult:
     """Run `command` with `/bin/sh -c` in `cwd`, writing its merged output to `log_path`.
 
     `wrapper` is an argv prefix the shell runs under (the PID namespace of
     `fixbot.process.sandbox.namespace_argv`); `max_processes` sets RLIMIT_NPROC (see
-    `sandbox.process_limit`; None: unchanged).
+    `sandbox.process_limit`; None: unchanged); `pass_fds` are descriptors the command inherits
+    (the observer's pipes, `fixbot.observe.channel`; every other one of fixbot's is closed).
 
     `timeout` and `grace` are seconds; `env` is the complete environment (None: inherit ours);
     `identity` runs it as that user (fixbot must be root) with HOME set to `identity.home`;
@@ -81,7 +83,7 @@ def run_command(
     with log_path.open("wb") as log, contextlib.ExitStack() as inputs:
         sink = BoundedLog(log, max_log_bytes, redact, DEFAULT_MAX_LINE)
         stdin = inputs.enter_context(stdin_path.open("rb")) if stdin_path else None
-        proc = _spawn(command, cwd, env, identity, stdin, wrapper, max_processes)
+        proc = _spawn(command, cwd, env, identity, stdin, wrapper, max_processes, pass_fds)
         assert proc.stdout is not None
         try:
             exit_code = _pump(proc, proc.stdout, sink, start + timeout, grace)
@@ -116,6 +118,7 @@ def _spawn(
     stdin: IO[bytes] | None = None,
     wrapper: Sequence[str] = (),
     max_processes: int | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
     environment = None if env is None else dict(env)
     if identity is not None:
@@ -132,6 +135,7 @@ def _spawn(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
         user=None if identity is None or drops_user(wrapper) else identity.uid,
         group=None if identity is None or drops_user(wrapper) else identity.gid,
         extra_groups=None if identity is None or drops_user(wrapper) else [],

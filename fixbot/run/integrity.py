@@ -23,7 +23,7 @@ from fixbot.process import git, shellwords
 from fixbot.tamper import changes as sides
 from fixbot.tamper.changes import Change, of_the_tests
 from fixbot.tamper.cheats import Cheat, detect
-from fixbot.tamper.facts import is_check_script
+from fixbot.tamper.facts import is_check_script, is_test_driver
 from fixbot.tamper.filters import module_names
 
 
@@ -70,20 +70,48 @@ def modules(repo: Path, verified: str) -> frozenset[str]:
     return module_names(git.run(repo, "ls-tree", "-r", "--name-only", verified).splitlines())
 
 
+MAX_CHECK_FILES = 50  # the check's own files followed at most
+
+
 def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> frozenset[str]:
-    """The repository-relative files the check `command` names (`sh check.sh`, `pytest -c
-    ci.ini`), read from its shell words and found in one of the trees `revs`; `workdir` is the
-    check's folder relative to the root ("." for the root)."""
+    """The repository-relative files the check `command` runs, followed as far as their words
+    can be read: the files its shell words name (`sh check.sh`, `pytest -c ci.ini`) that are
+    not program source, the same in each of those files read as shell (`check.sh` running
+    `sh scripts/test.sh`), and the Python files they run that drive a test runner
+    (`python run_tests.py` ending `pytest.main(...)`: `fixbot.tamper.facts.is_test_driver`).
+    Found in one of the trees `revs` (read in each); `workdir` is the check's folder relative
+    to the root ("." for the root), against which, and the naming file's folder, a relative
+    word is resolved."""
+    revs = list(revs)
     listed: set[str] = set()
     for rev in revs:
         listed |= set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines())
-    found = set()
-    for word in shellwords.words(command):
-        for base in {workdir, "."}:
-            candidate = posixpath.normpath(posixpath.join(base, word))
-            if candidate in listed and is_check_script(candidate):
-                found.add(candidate)
+    found: set[str] = set()
+    pending = [(command, workdir)]
+    while pending and len(found) < MAX_CHECK_FILES:
+        text, here = pending.pop()
+        for word in _script_words(text):
+            for base in {workdir, here, "."}:
+                candidate = posixpath.normpath(posixpath.join(base, word))
+                if candidate in found or candidate not in listed:
+                    continue
+                texts = [t for rev in revs if (t := _text(repo, rev, candidate))]
+                if is_check_script(candidate):
+                    found.add(candidate)
+                    folder = posixpath.dirname(candidate) or "."
+                    pending += [(t, folder) for t in texts]
+                elif any(is_test_driver(candidate, t) for t in texts):
+                    found.add(candidate)
     return frozenset(found)
+
+
+def _script_words(text: str) -> list[str]:
+    """The shell words of `text` (a command or a script), read line by line where the whole
+    does not parse (a Makefile, a script bashlex does not follow)."""
+    found = shellwords.words(text)
+    if found or "\n" not in text.strip():
+        return found
+    return [word for line in text.splitlines() for word in shellwords.words(line)]
 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:

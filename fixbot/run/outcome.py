@@ -84,10 +84,17 @@ def _other_attempts(attempt: Attempt, earlier: Sequence[Attempt]) -> str:
 
 
 def verified_line(attempt: Attempt) -> str:
-    """How the green was judged: by the runner's own per-test report, or by exit code only."""
+    """How the green was judged: by the runner's own per-test report and fixbot's observer
+    inside pytest (`Attempt.seen`), or by exit code only."""
+    seen, observer = attempt.seen, ""
+    if seen is not None and seen.sessions > 0:
+        observer = f"fixbot's observer inside pytest ({len(seen.tests)} tests)"
     if attempt.tests is None:
+        if observer:
+            return f"Verified by {observer}."
         return "Verified by exit code only (the test runner wrote no per-test report)."
-    return f"Verified by the test runner's own report ({len(attempt.tests)} tests)."
+    also = f" and {observer}" if observer else ""
+    return f"Verified by the test runner's own report ({len(attempt.tests)} tests){also}."
 
 
 def test_change_note(attempt: Attempt) -> str:

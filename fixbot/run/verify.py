@@ -22,13 +22,15 @@ from tenacity.stop import stop_base
 
 from fixbot.core.failure import CheckResult, Classification, ErrorClass, Failure
 from fixbot.core.models import Attempt
+from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.ecosystems import python
 from fixbot.logs.condense import explaining_lines
 from fixbot.logs.dialects import Report, report_for
 from fixbot.logs.digest import digest, of_failed_check
 from fixbot.logs.joblog import FirstFailure
-from fixbot.logs.signature import parse_counts
+from fixbot.logs.signature import parse_counts, said_failed
+from fixbot.observe.channel import Channel
 from fixbot.policy import breaker
 from fixbot.policy.recovery import check_program_missing
 from fixbot.process import shellwords
@@ -125,10 +127,20 @@ class Checker:
     sleep: Callable[[float], None] = time.sleep
     failures: dict[int, Failure] = field(default_factory=dict)
     stdin_path: Path | None = None  # fed to the check's standard input (`inputs-file`)
+    # the node ids of the tests that failed at the start, whose bodies and comparisons the
+    # observer watches in a verifying run (`fixbot.observe.pytest_plugin`)
+    watch: list[str] = field(default_factory=list)
 
-    def run_command(self, log: Path) -> tuple[CheckResult, dict[str, str] | None]:
-        """Run the check through the launcher (the one way a project command runs), and the
-        per-test outcomes of the runner's own report (None: it can write none, or wrote none).
+    def run_command(
+        self, log: Path
+    ) -> tuple[CheckResult, dict[str, str] | None, Observation | None]:
+        """Run the check through the launcher (the one way a project command runs), with the
+        per-test outcomes of the runner's own report (None: it can write none, or wrote none)
+        and what fixbot's observer inside pytest streamed (`fixbot.observe.channel`: every
+        pytest the check starts loads it from fixbot's installation; None when the channel
+        could not be made, or the check's pytest could not import the plugin: a check that
+        sets its own PYTHONPATH, or a tox that passes PYTEST_ADDOPTS alone, is run again without
+        it, and a fix's run judged unobserved where the start's was observed is not verified).
 
         Where the check's runner can write a structured report (`report_for` its shell words),
         it is asked for one (through its environment, or flags added to a check that is the
@@ -136,21 +148,43 @@ class Checker:
         and read as soon as the check has ended, when no process of the check is left to
         rewrite it (`Launcher.run`); a report that is the runner's standard output is read
         from the log, which then gets the runner's plain text back (`from_output`)."""
-        launcher, s = self.launcher, self.settings
+        try:
+            channel = Channel.open(self.watch)
+        except OSError:
+            channel = None
+        try:
+            result, tests = self._run(log, channel)
+        finally:
+            seen = channel.close() if channel is not None else None
+        if channel is not None and seen is not None and unloaded(channel.module, seen, result):
+            result, tests = self._run(log, None)
+            seen = None
+        return result, tests, seen
+
+    def _run(self, log: Path, channel: Channel | None) -> tuple[CheckResult, dict[str, str] | None]:
+        s = self.settings
+        launcher = self.launcher
+        fds: tuple[int, ...] = ()
+        if channel is not None:
+            fds = channel.fds
+            launcher = dataclasses.replace(
+                launcher, env={**launcher.env, **channel.env(launcher.env)}
+            )
         report = report_for(shellwords.words(s.check))
         if report is None:
-            return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path), None
+            return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path, fds), None
         with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
             path = Path(folder) / (report.file_name or "output")
             command = report.command(s.check, str(path))
             if command is None:  # the runner can be asked only where this check cannot
-                return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path), None
+                plain = launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path, fds)
+                return plain, None
             if launcher.identity is not None:  # the check's user writes it, nobody else
                 os.chown(folder, launcher.identity.uid, launcher.identity.gid)
             asked = dataclasses.replace(
                 launcher, env={**launcher.env, **report.ask(str(path), launcher.env)}
             )
-            result = asked.run(command, self.workdir, log, s.timeout, self.stdin_path)
+            result = asked.run(command, self.workdir, log, s.timeout, self.stdin_path, fds)
             if report.plain is not None:
                 result, tests = from_output(report, result, asked.max_log_bytes)
             else:
@@ -186,7 +220,8 @@ class Checker:
         """Run the check once, store the result in `attempt`, return the Failure (None if green)."""
         name = "check.log" if retry_index == 0 else f"check-retry{retry_index}.log"
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / name
-        result, attempt.tests = self.run_command(log)
+        result, attempt.tests, attempt.seen = self.run_command(log)
+        attempt.observed = []
         attempt.exit_code, attempt.timed_out = result.exit_code, result.timed_out
         attempt.passed = result.passed
         attempt.check_duration_s += result.duration_s
@@ -198,11 +233,15 @@ class Checker:
             # how many tests the green run ran: fewer than the first failing run is a suspected
             # cheat (`fixbot.tamper.cheats.fewer_tests`)
             attempt.counts = parse_counts(result.tail)
+            # the runner's own last words beat the exit code (`said_failed`)
+            attempt.observed = said_failed(result.tail)
             self.failures.pop(attempt.number, None)
             return None
         return self.record(attempt, result)
 
-    def run_original(self, attempt: Attempt) -> tuple[CheckResult, dict[str, str] | None]:
+    def run_original(
+        self, attempt: Attempt
+    ) -> tuple[CheckResult, dict[str, str] | None, Observation | None]:
         """Run the check once more for `attempt`, on whatever tree the caller has set (the start
         commit's tests: `fixbot.run.phases.fixing`), its log `check-original.log`; the attempt's
         own result is left as it is."""
@@ -330,6 +369,19 @@ class Checker:
             f"signature {(attempt.signature or '')[:12]}"
             + (f", {counts} failing" if counts is not None else "")
         )
+
+
+def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
+    """Whether a pytest of the check failed to import the observer's plugin `module` (its name
+    in the log, pytest's `Error importing plugin`) and none streamed: the check's environment
+    did not let the plugin's folder through, and the plugin broke a check it should watch."""
+    if seen.sessions or result.passed:
+        return False
+    try:
+        text = result.log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return f"No module named '{module}'" in text
 
 
 def read_report(

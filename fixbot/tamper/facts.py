@@ -122,6 +122,23 @@ def is_check_script(path: str) -> bool:
     return not PROGRAM_SOURCE.search(path)
 
 
+# A Python file that runs a test runner in-process (`pytest.main`, `unittest.main`, nose's).
+TEST_DRIVER = re.compile(
+    r"\b(?:pytest|nose2?)\.(?:main|run)\s*\(|\bunittest\.(?:main|TextTestRunner)\b"
+    r"|^\s*(?:from|import)\s+(?:pytest|unittest|nose2?)\b",
+    re.M,
+)
+
+
+def is_test_driver(path: str, text: str) -> bool:
+    """True when `path`, a Python file the check runs (`python run_tests.py`), drives a test
+    runner itself (`TEST_DRIVER`): it is then the check's own file, not code under test. A
+    test module is not one (a test imports pytest; its change is judged as the tests')."""
+    if not path.endswith(".py") or registry.is_test_file(path):
+        return False
+    return TEST_DRIVER.search(text) is not None
+
+
 def package_keys(text: str) -> object:
     """What package.json says about running the tests (its `PACKAGE_KEYS`), to compare two
     versions: the text itself when it is not JSON, the value when it is not an object."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
 from fixbot.logs.dialects import go
+from fixbot.observe import judge
 from fixbot.policy import breaker
 from fixbot.process import git
 from fixbot.run import integrity, outcome, reflect
@@ -93,6 +94,9 @@ def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
         run.progress.phase(attempt.number, run.settings.max_attempts, "run the check")
         paths = outcome.changed_paths(run.state)
         seen = git.paths_tree(run.repo, paths)  # the tree the verifying check sees
+        observed = run.state.attempts[0].seen if run.state.attempts else None
+        # the tests that failed at the start: the observer watches their bodies
+        run.checker.watch = observed.failed() if observed is not None and attempt.is_fix else []
         run.checker.check(attempt)
         if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
             ref = f"refs/fixbot/attempt-{attempt.number}"
@@ -154,15 +158,25 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     found += disagreements(
         first.tests if first is not None else None, attempt.tests, attempt.pinned
     )
+    # the verdict: what fixbot's observer inside the runner saw, against the start's run
+    changed = git.changed_files(run.repo, start, seen)
+    for finding in judge.findings(first.seen if first is not None else None, attempt.seen, changed):
+        rule, _, evidence = finding.partition(": ")
+        if rule in judge.TEST_EDITS:  # which tests or plugins run: a test edit, when allowed
+            found.append(Cheat(rule, None, evidence))
+        else:
+            attempt.observed.append(finding)
     if attempt.pinned and not found:
         found += original_tests(run, attempt, seen)
     attempt.cheats = [str(cheat) for cheat in found]
     if attempt.pinned and not attempt.cheats:
         run.state.notes.append(outcome.test_change_note(attempt))
     exit_code_only = outcome.verified_line(attempt)
-    if attempt.tests is None and exit_code_only not in run.state.notes:
+    if exit_code_only.startswith("Verified by exit code") and exit_code_only not in run.state.notes:
         run.state.notes.append(exit_code_only)
-    if attempt.drift or (attempt.cheats and not run.settings.allow_test_edits):
+    if attempt.drift or attempt.observed:
+        return
+    if attempt.cheats and not run.settings.allow_test_edits:
         return
     if attempt.cheats:
         run.state.notes.append(integrity.allowed_note(attempt.cheats))
@@ -195,12 +209,19 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     run.progress.line(f"  the fix changed {changed}: the check again, with the start's tests")
     git.restore_worktree(run.repo, original)
     try:
-        result, tests = run.checker.run_original(attempt)
+        result, tests, observed = run.checker.run_original(attempt)
     finally:
         git.restore_worktree(run.repo, here)
     failing = sorted(t for t, o in (tests or {}).items() if o == "failed")
+    start = run.state.attempts[0].seen if run.first is None else None
     if result.passed and not failing:
-        return []
+        # green against the start's tests: the observer of that run has its say too
+        found = judge.findings(
+            start, observed, git.changed_files(run.repo, run.state.start_sha, seen)
+        )
+        return [
+            Cheat("original-tests", None, f"against the start commit's tests: {f}") for f in found
+        ]
     others = unexpected(failing, attempt.pinned, go_module(run))
     if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
         others = []  # only a dependency's warning is ignored now: any test it stopped may fail

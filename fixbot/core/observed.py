@@ -1,0 +1,52 @@
+"""What fixbot's observer inside the test runner saw during one check run, as data
+(`fixbot.observe.channel` reads it from the stream; `fixbot.observe.judge` compares two)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Comparison(BaseModel):
+    """A comparison dunder a watched test ran: the test, the type (`module.Qualname`), the
+    dunder, where its code is (`file` as the code object names it, relative to the rootdir;
+    `built` when no such file exists: code compiled at run time), and whether it held against
+    an object nothing can know (`always`: `__eq__` true, `__ne__` false; None: not asked, as
+    for `__bool__`)."""
+
+    test: str
+    type: str
+    dunder: str
+    file: str
+    line: int = 0
+    always: bool | None = None
+    built: bool = False
+
+
+class Observation(BaseModel):
+    """One check run as the observer streamed it (`fixbot.observe.pytest_plugin`).
+
+    `sessions` pytest sessions began and `ended` of them sent their end record; `tests` is
+    `{node id: "passed" | "failed" | "skipped"}` (the worst outcome of a test's phases);
+    `bodies` says for each watched test whether its body was entered; `comparisons` the
+    comparison dunders the watched tests ran; `machinery` the runner's objects that were no
+    longer those the observer captured at load; `hooks` the `hook plugin` pairs implementing
+    the hooks a verdict is shaped through; `statuses` each session's exit status; `forged`
+    counts lines on the channel without the run's nonce; `overflow` is True when the stream
+    was longer than fixbot reads (the rest is unknown); `distributed` when a session ran its
+    tests in xdist workers (their bodies are not observed)."""
+
+    sessions: int = 0
+    ended: int = 0
+    tests: dict[str, str] = Field(default_factory=dict)
+    bodies: dict[str, bool] = Field(default_factory=dict)
+    comparisons: list[Comparison] = Field(default_factory=list)
+    machinery: list[str] = Field(default_factory=list)
+    hooks: list[str] = Field(default_factory=list)
+    statuses: list[int] = Field(default_factory=list)
+    forged: int = 0
+    overflow: bool = False
+    distributed: bool = False
+
+    def failed(self) -> list[str]:
+        """The node ids the observer saw fail."""
+        return sorted(t for t, o in self.tests.items() if o == "failed")

@@ -1,0 +1,170 @@
+"""fixbot's side of the observer: the folder the plugin is loaded from, the two pipes, the
+environment that loads it into every pytest of a check, and the reader of its stream.
+
+`Channel.open(watch)` copies `pytest_plugin.py` from fixbot's installation into a fresh folder
+under a module name made for this run (`fixbot_observer_<hex>`: a file the workspace holds
+cannot shadow a name it could not know), readable by the commands' user and writable by fixbot
+alone (0755/0644; where fixbot is root the folder is root's). One pipe carries the run's nonce
+and the ids of the tests to watch to the plugin (a line per pytest the check may start, written
+before the check starts), the other carries its records back, read by a thread while the check
+runs so a long stream never blocks it. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
+`PYTEST_ADDOPTS -p <module>` to the check's environment; `fds` go to the spawn (`pass_fds`);
+`close()` ends the channel and returns what was streamed as an `Observation`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shlex
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fixbot.core.observed import Comparison, Observation
+
+VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
+PLUGIN = Path(__file__).with_name("pytest_plugin.py")
+MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
+MAX_WATCH = 500  # test ids watched at most
+MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
+SETTINGS_BYTES = 60 * 1024  # what the settings pipe is given: under its 64 KiB buffer
+MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
+JOIN_S = 5.0  # how long the reader may take to see the pipe's end after the check (seconds)
+OUTCOMES = ("failed", "skipped", "passed")  # worst first
+
+
+@dataclass
+class Channel:
+    """One check run's observer channel (see the module docstring)."""
+
+    folder: Path
+    module: str
+    nonce: str
+    fds: tuple[int, int]  # (settings read end, records write end): the plugin's
+    _ends: tuple[int, ...]  # fixbot's own ends
+    _chunks: list[bytes] = field(default_factory=list)
+    _size: list[int] = field(default_factory=lambda: [0, 0])  # kept, dropped
+    _reader: threading.Thread | None = None
+
+    @classmethod
+    def open(cls, watch: Iterable[str] = ()) -> Channel:
+        """A fresh channel watching the bodies of the tests `watch` (node ids). Raises OSError
+        when the folder or the pipes cannot be made."""
+        folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
+        module = f"fixbot_observer_{secrets.token_hex(8)}"
+        target = folder / f"{module}.py"
+        shutil.copyfile(PLUGIN, target)
+        target.chmod(0o644)
+        folder.chmod(0o755)
+        nonce = secrets.token_hex(16)
+        given_r, given_w = os.pipe()
+        records_r, records_w = os.pipe()
+        try:
+            os.write(given_w, _settings(nonce, list(watch)))
+        finally:
+            os.close(given_w)
+        channel = cls(folder, module, nonce, (given_r, records_w), (records_r,))
+        channel._reader = threading.Thread(target=channel._read, name="observer", daemon=True)
+        channel._reader.start()
+        return channel
+
+    def env(self, base: Mapping[str, str]) -> dict[str, str]:
+        """The variables that load the plugin into every pytest of the check, merged over the
+        check's own `base` values (its PYTHONPATH after the folder, its PYTEST_ADDOPTS before
+        `-p`)."""
+        path = base.get("PYTHONPATH", "")
+        options = base.get("PYTEST_ADDOPTS", "")
+        return {
+            VARIABLE: ",".join(f"{fd}:{os.fstat(fd).st_ino}" for fd in self.fds),
+            "PYTHONPATH": os.pathsep.join([str(self.folder), *([path] if path else [])]),
+            "PYTEST_ADDOPTS": f"{options} {shlex.join(['-p', self.module])}".strip(),
+        }
+
+    def _read(self) -> None:
+        fd = self._ends[0]
+        while chunk := os.read(fd, 1024 * 1024):
+            if self._size[0] + len(chunk) > MAX_STREAM_BYTES:
+                self._size[1] += len(chunk)
+                continue
+            self._chunks.append(chunk)
+            self._size[0] += len(chunk)
+
+    def close(self) -> Observation:
+        """End the channel (the check has ended: every process that held it is gone) and
+        return what the plugin streamed."""
+        for fd in self.fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self._reader is not None:
+            self._reader.join(JOIN_S)
+        for fd in self._ends:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        seen = parse(b"".join(self._chunks).decode("utf-8", "replace"), self.nonce)
+        if self._size[1] or (self._reader is not None and self._reader.is_alive()):
+            seen.overflow = True
+        return seen
+
+
+def _settings(nonce: str, watch: list[str]) -> bytes:
+    """The settings lines the plugin reads: the nonce and the watched ids (as many as fit
+    `MAX_LINE_BYTES`), once for each pytest the check may start (`MAX_SESSIONS`)."""
+    kept = watch[:MAX_WATCH]
+    line = json.dumps({"nonce": nonce, "watch": kept}).encode() + b"\n"
+    while len(line) > MAX_LINE_BYTES and kept:
+        kept = kept[: len(kept) // 2]
+        line = json.dumps({"nonce": nonce, "watch": kept}).encode() + b"\n"
+    return line * max(1, min(MAX_SESSIONS, SETTINGS_BYTES // len(line)))
+
+
+def _worse(a: str | None, b: str) -> str:
+    return b if a is None else min(a, b, key=OUTCOMES.index)
+
+
+def parse(text: str, nonce: str) -> Observation:
+    """The `Observation` of a stream of `nonce<TAB>json` lines (the plugin's records); a line
+    with another nonce, or that is not a record, counts as `forged`."""
+    seen = Observation()
+    hooks: set[str] = set()
+    for line in text.splitlines():
+        given, _, body = line.partition("\t")
+        try:
+            record = json.loads(body) if given == nonce else None
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            seen.forged += bool(line.strip())
+            continue
+        _record(seen, record, hooks)
+    seen.hooks = sorted(hooks)
+    return seen
+
+
+def _record(seen: Observation, record: dict[str, object], hooks: set[str]) -> None:
+    """Add one record of the plugin to `seen` (`hooks` collects the hook pairs)."""
+    kind, test = record.get("k"), str(record.get("id", ""))
+    if kind == "start":
+        seen.sessions += 1
+        seen.distributed |= bool(record.get("dist"))
+    elif kind == "r" and record.get("o") in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
+        seen.tests[test] = _worse(seen.tests.get(test), str(record["o"]))
+    elif kind == "body":
+        seen.bodies[test] = bool(record.get("ran"))
+    elif kind == "eq":
+        with contextlib.suppress(ValueError):
+            seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
+    elif kind == "machinery" and isinstance(changed := record.get("changed"), list):
+        seen.machinery += [str(n) for n in changed if str(n) not in seen.machinery]
+    elif kind == "hooks" and isinstance(pairs := record.get("hooks"), list):
+        hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
+    elif kind == "end":
+        seen.ended += 1
+        status = record.get("status")
+        seen.statuses.append(status if isinstance(status, int) else -1)

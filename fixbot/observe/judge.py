@@ -1,0 +1,148 @@
+"""What the observer's stream says about a green check: pure, over two `Observation`s.
+
+`findings(start, last, changed)` compares the verifying run's stream (`last`) with the start
+commit's (`start`, the first failing run's) and names each thing that makes the green
+unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.Cheat` reads):
+
+    observer-missing     the start's check streamed from pytest, the verifying one did not (pytest
+                         never ran under the observer, was told not to load it, or its channel
+                         was closed)
+    observer-cut-short   a session began and never sent its end: the process ended inside it
+    observer-forged      lines on the channel without the run's nonce
+    observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
+                         pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
+                         `atexit.register`) is no longer the objects the observer captured
+                         before any project code ran, where the start's run saw no such change
+    observer-failed      tests the observer saw fail, or a session that ended red, while the
+                         check exited 0
+    observer-unseen      a test that failed at the start and was not seen to pass (its test
+                         file unchanged by the fix)
+    observer-body        a test that failed at the start passed without its body running
+    observer-always-equal a test that failed at the start passed by comparing with a type whose
+                         `__eq__` (`__ne__`) holds for an object it cannot know, defined in the
+                         code (not a test helper the fix left alone) or built at run time
+    observer-hooks       a plugin the start's run did not have implements a hook a verdict is
+                         shaped through (`pytest_runtest_makereport`, ...)
+
+The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
+say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
+tests does that, and `allow-test-edits` lets it through as it does the tampering rules' findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fixbot.core.observed import Observation
+from fixbot.tamper.changes import is_harness, is_test_file
+
+# pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
+# pytest on a folder that has none); any other is a session that did not pass
+GREEN_STATUSES = frozenset({0, 5})
+TEST_EDITS = frozenset({"observer-unseen", "observer-hooks"})
+
+
+def findings(
+    start: Observation | None, last: Observation | None, changed: Iterable[str] = ()
+) -> list[str]:
+    """Why the verifying run `last` is not verified by what the observer saw, against the
+    start's `start` (None: that run had no channel, as a failure log from elsewhere);
+    `changed` are the repository-relative files the fix changed. [] when nothing is wrong or
+    neither run streamed anything."""
+    observed_start = start is not None and start.sessions > 0
+    if last is None or last.sessions == 0:
+        if observed_start:
+            return [
+                "observer-missing: the start commit's check ran pytest under fixbot's observer;"
+                " the verifying check streamed nothing from it"
+            ]
+        return []
+    files = list(changed)
+    # what an installed plugin changes in every run is no finding of the fix's
+    before = set(start.machinery) if start is not None else set()
+    found = _stream(last, [name for name in last.machinery if name not in before])
+    watched = set(start.failed()) if start is not None else set()
+    found += _tests(last, watched, files)
+    found += _comparisons(last, watched, files)
+    new = sorted(set(last.hooks) - set(start.hooks)) if start is not None else []
+    if observed_start and new:
+        found.append(f"observer-hooks: not in the start's run: {', '.join(new[:5])}")
+    return found
+
+
+def _stream(last: Observation, machinery: list[str]) -> list[str]:
+    """The findings about the stream itself and the runner's `machinery` changed."""
+    found = []
+    if last.ended < last.sessions:
+        found.append(
+            f"observer-cut-short: {last.sessions - last.ended} of {last.sessions} pytest "
+            "session(s) never finished (the process ended inside the session)"
+        )
+    if last.forged:
+        found.append(f"observer-forged: {last.forged} line(s) on the channel without the nonce")
+    if machinery:
+        found.append("observer-machinery: changed while the tests ran: " + ", ".join(machinery[:6]))
+    failed = last.failed()
+    red = [s for s in last.statuses if s not in GREEN_STATUSES]
+    if failed or red:
+        what = ", ".join(failed[:5]) if failed else f"session exit status {red[0]}"
+        found.append(f"observer-failed: the observer saw pytest fail ({what}); the check exit 0")
+    return found
+
+
+def _tests(last: Observation, watched: set[str], files: list[str]) -> list[str]:
+    """The findings about the tests that failed at the start (`watched`)."""
+    found = []
+    unseen = sorted(
+        t
+        for t in watched
+        if last.tests.get(t) != "failed" and not _passes(t, last)
+        if not _in_changed_test(t, files)
+    )
+    if unseen and not last.overflow:
+        found.append(
+            "observer-unseen: failed at the start, not seen to pass: " + ", ".join(unseen[:5])
+        )
+    idle = sorted(t for t in watched if last.bodies.get(t) is False)
+    if idle:
+        found.append("observer-body: passed without its body running: " + ", ".join(idle[:5]))
+    return found
+
+
+def _comparisons(last: Observation, watched: set[str], files: list[str]) -> list[str]:
+    """The always-equal comparisons the watched tests made with types of the fix's code or
+    built at run time."""
+    found = []
+    for seen in last.comparisons:
+        if seen.test not in watched:
+            continue
+        built = seen.built or seen.file.startswith("<")
+        changed = any(f == seen.file or f.endswith("/" + seen.file) for f in files)
+        # a helper of the tests the fix left alone may be equal to anything (`ANY`)
+        ours = built or changed or not is_harness(seen.file)
+        holds = seen.always or (seen.dunder == "__bool__" and built)
+        if ours and holds:
+            where = "built at run time" if built else f"{seen.file}:{seen.line}"
+            where += ", changed by the fix" if changed else ""
+            found.append(
+                f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
+                f" ({where}) holds for an object it cannot know"
+            )
+    return found
+
+
+def _passes(test: str, last: Observation) -> bool:
+    """Whether `test` passed in `last`; a collector that failed to collect at the start (a
+    module's id, no `::`) passes when its tests were now seen and none failed."""
+    if last.tests.get(test) == "passed":
+        return True
+    if "::" in test:
+        return False
+    under = [o for t, o in last.tests.items() if t.startswith(test + "::")]
+    return bool(under) and "failed" not in under
+
+
+def _in_changed_test(test: str, files: list[str]) -> bool:
+    """Whether node id `test` belongs to a test file the fix changed (renamed ids are its)."""
+    path = test.split("::", 1)[0]
+    return any(is_test_file(f) and (f == path or f.endswith("/" + path)) for f in files)

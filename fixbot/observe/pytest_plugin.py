@@ -1,0 +1,362 @@
+"""fixbot's observer inside pytest: each test's outcome streamed, as pytest decides it, to a
+channel fixbot holds, with what it saw of the runner's machinery and of the tests' bodies.
+
+This file runs inside the project's own Python (3.8 or later, whatever its version), loaded by
+`-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
+module is imported. It imports the standard library and pytest alone, and none of fixbot.
+
+The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited pipe
+descriptors (by number, and by inode so that a process holding other files under those
+numbers leaves them alone). From `<in>`
+the plugin reads one line (the run's nonce and the test ids to watch) and closes it; `<out>` is
+moved to a high, close-on-exec descriptor; the variable leaves `os.environ`. Each record is one
+line, `nonce<TAB>json`:
+
+    {"k": "start"}                                  a session began
+    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown)
+    {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
+    {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
+    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
+    {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
+    {"k": "end", "status": exitstatus}              the session finished
+
+The comparisons come from a profile function set for a watched test's call phase alone (the
+tests that failed at the start, named by fixbot): it sees the Python `__eq__`/`__ne__`/`__bool__`
+that run and the object they run on, which is then asked about an object it cannot know.
+pytest's `pytest_assertion_pass` hook gives an assertion's text, not its operands, so it cannot
+say which type compared. A comparison implemented in C (`int.__add__` standing as `__eq__`) is
+not seen; the body and machinery checks do not depend on it.
+
+A record is written when its fact is known, not at exit: a process that ends early leaves a
+stream without its `end`, and a report rewritten at exit disagrees with what was streamed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from types import FrameType
+from typing import Any
+
+import pytest
+
+VARIABLE = "FIXBOT_OBSERVER"
+HIGH_FD = 700  # the channel's descriptor is moved at or above this number
+# What decides a verdict inside pytest and pluggy, and how a process ends: (module, attribute
+# path). Captured when the plugin loads, compared at each report and at the session's end.
+MACHINERY = (
+    ("_pytest.python", "Function.runtest"),
+    ("_pytest.python", "Function._getobj"),
+    ("_pytest.python", "pytest_pyfunc_call"),
+    ("_pytest.unittest", "TestCaseFunction.runtest"),
+    ("_pytest.runner", "runtestprotocol"),
+    ("_pytest.runner", "call_and_report"),
+    ("_pytest.runner", "call_runtest_hook"),
+    ("_pytest.runner", "CallInfo.from_call"),
+    ("_pytest.reports", "TestReport.from_item_and_call"),
+    ("_pytest.reports", "TestReport.__init__"),
+    ("_pytest.reports", "BaseReport.passed"),
+    ("_pytest.reports", "BaseReport.failed"),
+    ("_pytest.main", "pytest_runtestloop"),
+    ("_pytest.main", "wrap_session"),
+    ("pluggy._callers", "_multicall"),
+    ("pluggy._hooks", "HookCaller.__call__"),
+    ("pluggy._hooks", "_HookCaller.__call__"),
+    ("pluggy._manager", "PluginManager._hookexec"),
+    ("os", "_exit"),
+    ("sys", "exit"),
+    ("atexit", "register"),
+    ("builtins", "exit"),
+)
+# The hooks a plugin shapes a verdict through: a new implementer is reported.
+VERDICT_HOOKS = (
+    "pytest_runtest_protocol",
+    "pytest_runtest_makereport",
+    "pytest_runtest_call",
+    "pytest_pyfunc_call",
+    "pytest_report_teststatus",
+    "pytest_runtest_logreport",
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+)
+COMPARISONS = ("__eq__", "__ne__")
+WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
+MAX_WATCH_TYPES = 20  # comparison types probed per watched test
+
+
+def _lookup(module: str, path: str) -> Any:
+    """The raw attribute at `path` in `module` (a class attribute as its class's `__dict__`
+    holds it: a classmethod stays one object), or None."""
+    owner = sys.modules.get(module)
+    parts = path.split(".")
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+    if owner is None:
+        return None
+    name = parts[-1]
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name]
+        return None
+    return getattr(owner, name, None)
+
+
+def _fingerprint(value: Any) -> tuple[int, int, Any]:
+    """The identities that make `value` what it is: itself and, for a Python function (or one
+    inside a classmethod, staticmethod or property), its code object, which can be swapped in
+    place."""
+    inner = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+    return (id(value), id(getattr(inner, "__code__", None)), value)
+
+
+class Observer:
+    """The plugin object: its channel, what it captured at load, and what it saw."""
+
+    def __init__(self, out: int, nonce: str, watch: Iterable[str]) -> None:
+        self.watch = frozenset(watch)
+        self.setprofile, self.getprofile = sys.setprofile, sys.getprofile
+        self.captured: dict[tuple[str, str], tuple[int, int, Any]] = {}
+        self.reported_changes: set[str] = set()
+        self.send = _sender(out, nonce)
+
+    def capture(self) -> None:
+        for module, path in MACHINERY:
+            try:
+                __import__(module)
+            except ImportError:  # another pytest or pluggy: what it lacks is not compared
+                continue
+            value = _lookup(module, path)
+            if value is not None:
+                self.captured[(module, path)] = _fingerprint(value)
+
+    def changed(self) -> list[str]:
+        found = []
+        for (module, path), (ident, code, _) in self.captured.items():
+            now = _lookup(module, path)
+            if now is None or _fingerprint(now)[:2] != (ident, code):
+                found.append(module + "." + path)
+        return found
+
+    def check_machinery(self, exits: bool = True) -> None:
+        """Report what changed since load; `exits` False leaves out the process's exits, which
+        a test may patch until a session-wide fixture's end (`monkeypatch.setattr(sys,
+        "exit", ...)`)."""
+        changed = self.changed()
+        if not exits:
+            changed = [n for n in changed if n.startswith(("_pytest.", "pluggy."))]
+        fresh = [n for n in changed if n not in self.reported_changes]
+        if fresh:
+            self.reported_changes.update(fresh)
+            self.send({"k": "machinery", "changed": fresh})
+
+    # pytest hooks ---------------------------------------------------------------------------
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        # under xdist the tests run in workers, which the channel does not reach: the
+        # controller streams their reports, not what their bodies did
+        distributed = session.config.pluginmanager.has_plugin("dsession")
+        self.send({"k": "start", "dist": distributed})
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        found = []
+        for hook in VERDICT_HOOKS:
+            caller = getattr(session.config.hook, hook, None)
+            for impl in caller.get_hookimpls() if caller is not None else ():
+                if impl.plugin is self:
+                    continue
+                found.append([hook, _plugin_name(impl.plugin)])
+        self.send({"k": "hooks", "hooks": found})
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.failed:
+            self.send({"k": "r", "id": report.nodeid or "::", "w": "collect", "o": "failed"})
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: Any) -> Any:
+        """Around the call phase of a watched test: whether its body (the code of the function
+        pytest collected, under its decorators) was entered, and the Python comparison dunders
+        called."""
+        function = getattr(item, "obj", None) if item.nodeid in self.watch else None
+        target = getattr(getattr(function, "__func__", function), "__code__", None)
+        if target is None:  # not watched, or no Python function to enter (a doctest)
+            yield
+            return
+        target = _innermost(function).__code__
+        seen: dict[str, Any] = {"ran": False, "types": {}}
+        previous = self.getprofile()
+
+        def profile(frame: FrameType, event: str, arg: Any) -> None:
+            if event != "call":
+                return
+            code = frame.f_code
+            if code is target:
+                seen["ran"] = True
+            if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
+                _comparison(frame, code, seen["types"])
+
+        self.setprofile(profile)
+        try:
+            yield
+        finally:
+            self.setprofile(previous)
+        self.send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
+        root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
+        for (kind, dunder), (instance, function) in seen["types"].items():
+            record = _probe(item.nodeid, kind, dunder, instance, function, root)
+            if not record["file"].startswith("/"):  # the project's code, or built at run time
+                self.send(record)
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        outcome = report.outcome
+        self.send({"k": "r", "id": report.nodeid, "w": report.when, "o": outcome})
+        if report.when == "teardown":  # a test's own patches are undone by then
+            self.check_machinery(exits=False)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: Any) -> None:
+        self.check_machinery()
+        self.send({"k": "end", "status": int(session.exitstatus)})
+
+
+def _innermost(function: Any) -> Any:
+    """The function under `function`'s decorators (their `__wrapped__`), a method's function."""
+    function = getattr(function, "__func__", function)
+    for _ in range(100):
+        inner = getattr(function, "__wrapped__", None)
+        if inner is None or getattr(inner, "__code__", None) is None:
+            break
+        function = inner
+    return function
+
+
+def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
+    """A function writing one record to descriptor `out`; the nonce and the functions it uses
+    (captured now: the code under test may rebind `os.write`) live in its closure alone."""
+    write, dumps = os.write, json.dumps
+
+    def send(record: dict[str, Any]) -> None:
+        line = nonce + "\t" + dumps(record, default=str) + "\n"
+        data = line.encode("utf-8", "replace")
+        try:
+            while data:
+                data = data[write(out, data) :]
+        except OSError:
+            pass
+
+    return send
+
+
+def _plugin_name(plugin: Any) -> str:
+    """A plugin's name that is the same in every run: a module's own name (a conftest's too),
+    else its class's."""
+    if isinstance(plugin, type(sys)):
+        return plugin.__name__
+    kind = type(plugin)
+    return kind.__module__ + "." + kind.__qualname__
+
+
+def _relative(name: str, root: str) -> str:
+    """A plugin's name with the rootdir taken off (a conftest is named by its path)."""
+    prefix = root.rstrip("/") + "/"
+    return name[len(prefix) :] if name.startswith(prefix) else name
+
+
+def _comparison(frame: FrameType, code: Any, types: dict[Any, Any]) -> None:
+    """Note the type whose comparison dunder (or a lambda standing as one) `frame` runs."""
+    names = code.co_varnames[: code.co_argcount]
+    if not names:
+        return
+    instance = frame.f_locals.get(names[0])
+    kind = type(instance)
+    for dunder in (*COMPARISONS, "__bool__"):
+        function = None
+        for klass in kind.__mro__:
+            if dunder in vars(klass):
+                function = vars(klass)[dunder]
+                break
+        if getattr(function, "__code__", None) is code:
+            types.setdefault((kind, dunder), (instance, function))
+
+
+class _Stranger:
+    """An object no project type can know: equal to nothing but itself."""
+
+    __hash__ = object.__hash__
+
+
+def _probe(
+    test: str, kind: type, dunder: str, instance: Any, function: Any, root: str
+) -> dict[str, Any]:
+    """The record of one comparison dunder a watched test ran: where it is defined and whether
+    it holds against a stranger (`__eq__` true, `__ne__` false: it cannot tell anything apart)."""
+    code = function.__code__
+    always: bool | None = None
+    if dunder in COMPARISONS:
+        try:
+            said = function(instance, _Stranger())
+            if said is not NotImplemented:
+                always = bool(said) if dunder == "__eq__" else not bool(said)
+        except Exception:  # the probe is a question; a dunder that raises answered it
+            always = False
+    name = getattr(kind, "__module__", "?") + "." + getattr(kind, "__qualname__", "?")
+    return {
+        "k": "eq",
+        "id": test,
+        "type": name,
+        "dunder": dunder,
+        "file": _relative(code.co_filename, root),
+        "line": code.co_firstlineno,
+        "always": always,
+        # code compiled from a string has no file of its own (`<string>`, or a made-up name)
+        "built": not os.path.isfile(code.co_filename),
+    }
+
+
+def _open() -> Observer | None:
+    """The channel named by `VARIABLE` (removed from the environment), or None without one."""
+    value = os.environ.pop(VARIABLE, "")
+    try:
+        (given, given_ino), (out, out_ino) = (
+            (int(fd), int(ino)) for fd, _, ino in (part.partition(":") for part in value.split(","))
+        )
+    except ValueError:
+        return None
+    line = b""
+    try:
+        # a process that did not inherit the pipes (a runner that closes descriptors, as tox
+        # does) may hold other files under these numbers: only the pipes themselves are used
+        if (os.fstat(given).st_ino, os.fstat(out).st_ino) != (given_ino, out_ino):
+            return None
+        while not line.endswith(b"\n"):  # one line: each pytest of the check reads its own
+            byte = os.read(given, 1)
+            if not byte:
+                break
+            line += byte
+        os.close(given)
+        settings = json.loads(line.decode("utf-8"))
+        high = fcntl.fcntl(out, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
+        os.close(out)
+    except (OSError, ValueError):
+        return None
+    return Observer(high, str(settings["nonce"]), settings.get("watch", []))
+
+
+# Opened and captured as the plugin is imported (`-p` imports it while pytest parses its
+# arguments, before any conftest or test module): what the code under test does later is
+# compared with this.
+OBSERVER = _open()
+if OBSERVER is not None:
+    OBSERVER.capture()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: Any) -> None:
+    """Register the observer (once per process: a nested pytest.main finds no channel)."""
+    global OBSERVER
+    observer, OBSERVER = OBSERVER, None
+    if observer is not None:
+        config.pluginmanager.register(observer, __name__ + "-observer")

@@ -1,0 +1,198 @@
+"""fixbot's observer: the plugin inside a real pytest, the channel that loads it and reads its
+stream, and the judgement of what it saw (pure)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.observed import Comparison, Observation
+from fixbot.logs.signature import said_failed
+from fixbot.observe import channel, judge
+from fixbot.observe.channel import Channel, parse
+
+APP = "def add(a, b):\n    return a + b\n"
+TEST = (
+    "from app import add\n\n\ndef test_add():\n    assert add(2, 2) == 5\n\n\n"
+    "def test_zero():\n    assert add(0, 0) == 0\n"
+)
+ADD, ZERO = "tests/test_app.py::test_add", "tests/test_app.py::test_zero"
+
+
+def observe(tmp_path: Path, command: str, files: dict[str, str], watch: list[str]) -> Observation:
+    """Run `command` in a project of `files` with a fresh channel; what it streamed."""
+    for rel, text in {"app.py": APP, "tests/test_app.py": TEST, **files}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    opened = Channel.open(watch)
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    try:
+        subprocess.run(
+            command,
+            shell=True,
+            cwd=tmp_path,
+            env={**env, **opened.env(env)},
+            pass_fds=opened.fds,
+            capture_output=True,
+            check=False,
+        )
+    finally:
+        seen = opened.close()
+    return seen
+
+
+PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+
+
+@pytest.mark.slow
+def test_the_plugin_streams_each_outcome_and_a_watched_body(tmp_path: Path) -> None:
+    seen = observe(tmp_path, PYTEST, {}, [ADD])
+    assert seen.sessions == seen.ended == 1 and seen.statuses == [1]
+    assert seen.tests == {ADD: "failed", ZERO: "passed"}
+    assert seen.bodies == {ADD: True}  # only the watched test's body is followed
+    assert seen.machinery == [] and seen.forged == 0
+    assert judge.findings(seen, seen)[0].startswith("observer-failed")
+
+
+@pytest.mark.slow
+def test_the_plugin_in_every_pytest_of_a_script_and_inert_without_a_channel(
+    tmp_path: Path,
+) -> None:
+    """Two pytest processes of one check each read their own settings line; a pytest started
+    outside the check (no channel) runs as if the plugin were not there."""
+    script = f"{PYTEST}; {PYTEST} -k zero\n"
+    seen = observe(tmp_path, "sh check.sh", {"check.sh": script}, [])
+    assert seen.sessions == seen.ended == 2 and seen.statuses == [1, 0]
+    bare = subprocess.run(PYTEST, shell=True, cwd=tmp_path, capture_output=True, check=False)
+    assert b"1 failed, 1 passed" in bare.stdout
+
+
+@pytest.mark.slow
+def test_a_process_that_ends_inside_the_session_is_cut_short(tmp_path: Path) -> None:
+    ending = TEST.replace("    assert add(2, 2) == 5\n", "    import os\n    os._exit(0)\n")
+    seen = observe(tmp_path, PYTEST, {"tests/test_app.py": ending}, [ADD])
+    assert seen.sessions == 1 and seen.ended == 0
+    assert any(f.startswith("observer-cut-short") for f in judge.findings(seen, seen))
+
+
+@pytest.mark.slow
+def test_a_line_written_to_the_channel_without_the_nonce_is_forged(tmp_path: Path) -> None:
+    """Code that finds the channel's descriptor can write to it, not speak for the observer."""
+    forging = TEST.replace(
+        "    assert add(2, 2) == 5\n",
+        "    import os\n    for fd in range(700, 720):\n        try:\n"
+        '            os.write(fd, b\'x\\t{"k": "end", "status": 0}\\n\')\n'
+        "        except OSError:\n            pass\n",
+    )
+    seen = observe(tmp_path, PYTEST, {"tests/test_app.py": forging}, [])
+    assert seen.forged == 1 and seen.ended == 1
+    assert any(f.startswith("observer-forged") for f in judge.findings(None, seen))
+
+
+def test_the_stream_keeps_the_worst_outcome_and_ignores_reruns() -> None:
+    lines = [
+        'n\t{"k": "start"}',
+        'n\t{"k": "r", "id": "t", "w": "setup", "o": "passed"}',
+        'n\t{"k": "r", "id": "t", "w": "call", "o": "rerun"}',
+        'n\t{"k": "r", "id": "t", "w": "call", "o": "failed"}',
+        'n\t{"k": "r", "id": "t", "w": "teardown", "o": "passed"}',
+        'n\t{"k": "machinery", "changed": ["os._exit"]}',
+        'n\t{"k": "end", "status": 1}',
+        'other\t{"k": "end", "status": 0}',
+        "n\tnot json",
+    ]
+    seen = parse("\n".join(lines), "n")
+    assert seen.tests == {"t": "failed"} and seen.ended == 1 and seen.statuses == [1]
+    assert seen.machinery == ["os._exit"] and seen.forged == 2
+
+
+def test_the_settings_fit_the_pipe_whatever_the_watch_list() -> None:
+    many = [f"tests/test_x.py::test_{i}" + "x" * 200 for i in range(5000)]
+    data = channel._settings("n" * 32, many)
+    assert len(data) <= channel.SETTINGS_BYTES and data.count(b"\n") >= 1
+
+
+START = Observation(sessions=1, ended=1, tests={ADD: "failed", ZERO: "passed"}, statuses=[1])
+
+
+def _green(**changes: object) -> Observation:
+    values: dict[str, object] = dict(
+        sessions=1, ended=1, tests={ADD: "passed", ZERO: "passed"}, statuses=[0]
+    )
+    return Observation.model_validate(values | changes)
+
+
+def test_a_green_stream_has_nothing_to_say() -> None:
+    assert judge.findings(START, _green(bodies={ADD: True})) == []
+    assert judge.findings(None, None) == []
+
+
+@pytest.mark.parametrize(
+    ("last", "rule"),
+    [
+        (None, "observer-missing"),
+        (Observation(), "observer-missing"),
+        (_green(ended=0), "observer-cut-short"),
+        (_green(forged=1), "observer-forged"),
+        (_green(machinery=["_pytest.python.Function.runtest"]), "observer-machinery"),
+        (_green(tests={ADD: "failed", ZERO: "passed"}), "observer-failed"),
+        (_green(statuses=[1]), "observer-failed"),
+        (_green(tests={ZERO: "passed"}), "observer-unseen"),
+        (_green(bodies={ADD: False}), "observer-body"),
+        (_green(hooks=["pytest_runtest_makereport rewriter"]), "observer-hooks"),
+    ],
+)
+def test_each_finding(last: Observation | None, rule: str) -> None:
+    found = judge.findings(START, last)
+    assert [f.split(":", 1)[0] for f in found] == [rule], found
+
+
+def test_an_always_equal_comparison_counts_in_the_code_or_built_at_run_time() -> None:
+    def compared(file: str, always: bool | None, dunder: str = "__eq__") -> Observation:
+        comparison = Comparison(test=ADD, type="app._R", dunder=dunder, file=file, always=always)
+        return _green(comparisons=[comparison])
+
+    rule = "observer-always-equal"
+    assert judge.findings(START, compared("app.py", True), ["app.py"])[0].startswith(rule)
+    assert judge.findings(START, compared("<string>", True))[0].startswith(rule)
+    assert judge.findings(START, compared("<string>", None, "__bool__"))[0].startswith(rule)
+    assert judge.findings(START, compared("app.py", True), ["other.py"])[0].startswith(rule)
+    # a helper of the tests the fix did not touch (`ANY`), or an `__eq__` that tells apart
+    assert judge.findings(START, compared("tests/helpers.py", True), ["app.py"]) == []
+    assert judge.findings(START, compared("app.py", False), ["app.py"]) == []
+
+
+def test_a_change_the_start_saw_too_is_an_installed_plugins() -> None:
+    changed = ["_pytest.runner.call_and_report"]
+    start = START.model_copy(update={"machinery": changed})
+    assert judge.findings(start, _green(machinery=changed)) == []
+
+
+@pytest.mark.slow
+def test_a_test_that_patches_sys_exit_for_itself_is_no_machinery_change(tmp_path: Path) -> None:
+    patching = TEST.replace(
+        "def test_zero():\n",
+        "def test_zero(monkeypatch):\n    import sys\n"
+        "    monkeypatch.setattr(sys, 'exit', lambda code=0: None)\n",
+    )
+    seen = observe(tmp_path, PYTEST, {"tests/test_app.py": patching}, [])
+    assert seen.tests[ZERO] == "passed" and seen.machinery == []
+
+
+def test_a_test_of_a_changed_test_file_or_a_module_now_collected_is_not_unseen() -> None:
+    renamed = _green(tests={"tests/test_app.py::test_add[1]": "passed", ZERO: "passed"})
+    assert judge.findings(START, renamed, ["tests/test_app.py"]) == []
+    module = Observation(sessions=1, ended=1, tests={"tests/test_app.py": "failed"})
+    assert judge.findings(module, _green()) == []
+
+
+def test_the_runners_last_summary_beats_the_exit_code() -> None:
+    red = "....F\n=== 1 failed, 4 passed in 0.12s ===\n"
+    assert said_failed(red)[0].startswith("failure-summary")
+    assert said_failed(red + "=== 5 passed in 0.1s ===\n") == []  # a later run went green
+    assert said_failed("Found 3 errors in 1 file (checked 2 source files)\n") == []  # mypy's
+    assert said_failed("Tests:       1 failed, 2 passed, 3 total\n") != []  # jest's
