@@ -53,6 +53,8 @@ WORKDIR /opt/fixbot
 COPY constraints.txt pyproject.toml README.md ./
 COPY scripts/image_trim.py ./scripts/
 COPY fixbot ./fixbot
+# The bench's cases ship inside the package (pyproject.toml's force-include), as in a wheel.
+COPY bench/corpus ./bench/corpus
 # Into /usr/local (not the project's /opt/venv, which is first on the PATH of the project's
 # commands only: fixbot puts $VIRTUAL_ENV/bin there, never on root's PATH).
 # Size (docs/image.md, "Size and cold start"): pip compiles no bytecode, then

@@ -129,7 +129,9 @@ prune localhost/fixbot-base "$BASE"
 image_key=$( (
   echo "$BASE"
   sha256sum Dockerfile .dockerignore constraints.txt pyproject.toml README.md scripts/image_trim.py
-  find fixbot -type f -not -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+  find fixbot bench/corpus/regression bench/corpus/world-moved bench/corpus/tool-upgrade \
+    bench/corpus/test-change -type f -not -path '*/__pycache__/*' -print0 | LC_ALL=C sort -z |
+    xargs -0 sha256sum
 ) | sha256sum | cut -c1-12)
 IMAGE="localhost/fixbot:$image_key"
 if ! have "$IMAGE"; then
