@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -59,7 +60,9 @@ def test_the_first_comparison_spares_the_first_sync_reading_every_file(
         assert pair.differing() == ["app.py"]
     reads: list[str] = []
     real = sync.read_at
-    monkeypatch.setattr(sync, "read_at", lambda root, rel: reads.append(rel) or real(root, rel))
+    monkeypatch.setattr(
+        sync, "read_at", lambda root, rel, *rest: reads.append(rel) or real(root, rel, *rest)
+    )
     with worlds.entered(pair.fixbot.parent):
         assert pair.to_workspace() == 1  # F's app.py goes back: no --allow-dirty here
     assert set(reads) == {"app.py"}  # without the record: every file, read in both trees
@@ -290,6 +293,16 @@ def test_a_file_a_survivor_writes_between_commands_is_never_read_back(
     with worlds.entered(pair.fixbot.parent):
         try:
             launcher.run(survivor, pair.fixbot, tmp_path / "check.log", 30)
+            # the survivor writes again after the check ended, then stops: on a loaded machine
+            # it might otherwise be scheduled only while the fix command runs, which no
+            # snapshot can tell from the fix command's own write
+            evil = pair.workspace / "evil.py"
+            first = evil.read_bytes()
+            for _ in range(3000):
+                if evil.read_bytes() not in (first, b""):
+                    break
+                time.sleep(0.01)
+            os.kill(int(pidfile.read_text()), 9)
             _, back = launcher.run_fix("echo 'y = 3' > fixed.py", pair.fixbot, tmp_path / "f", 30)
         finally:
             if pidfile.exists():
