@@ -6,7 +6,9 @@ fast tests, the worst case for a cost paid per test) runs `--runs` times plain a
 times under the observer (`fixbot.observe.channel`: the plugin loaded by `-p`, every outcome
 streamed, the machinery compared at each report), alternating, and with `--watch` of its tests
 watched as a verifying run watches the tests that failed at the start (their bodies profiled).
-Target: the observer adds under 10 % to the check's time. Results go to bench/README.md.
+Measured in CPU seconds of the pytest process (user and system, medians), which a loaded shared
+machine does not blur as it does wall time. Target: the observer adds under 10 % to the check's
+time. Results go to bench/README.md.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,15 +34,22 @@ def command(suite: list[str]) -> list[str]:
     return [sys.executable, "-m", "pytest", "-q", "-n0", "-p", "no:cacheprovider", *suite]
 
 
+def cpu() -> float:
+    """The CPU seconds (user and system) of the children waited for so far: on a shared,
+    loaded machine the wall time is mostly other people's work, the CPU time is the suite's."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def plain(suite: list[str], env: dict[str, str]) -> float:
-    start = time.monotonic()
+    start = cpu()
     subprocess.run(command(suite), cwd=ROOT, env=env, capture_output=True, check=False)
-    return time.monotonic() - start
+    return cpu() - start
 
 
-def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[float, int]:
+def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[float, list[str]]:
     channel = Channel.open(watch)
-    start = time.monotonic()
+    start = cpu()
     try:
         subprocess.run(
             command(suite),
@@ -51,17 +60,10 @@ def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[f
             check=False,
         )
     finally:
-        seconds = time.monotonic() - start
+        seconds = cpu() - start
         seen = channel.close()
     assert seen.ended == 1 and not seen.forged, seen
-    return seconds, len(seen.tests)
-
-
-def collected(suite: list[str], env: dict[str, str], count: int) -> list[str]:
-    done = subprocess.run(
-        [*command(suite), "--co"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
-    )
-    return [line for line in done.stdout.splitlines() if "::" in line][:count]
+    return seconds, sorted(seen.tests)
 
 
 def main() -> None:
@@ -71,8 +73,12 @@ def main() -> None:
     parser.add_argument("--watch", type=int, default=20)
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
-    watch = collected(args.suite, env, args.watch)
-    bare, seen, watched, tests = [], [], [], 0
+    # the ids the observer streams are the ones it watches: the first `--watch` of them
+    watch = observed(args.suite, env, [])[1][: args.watch]
+    bare: list[float] = []
+    seen: list[float] = []
+    watched: list[float] = []
+    tests: list[str] = []
     for _ in range(args.runs):
         bare.append(plain(args.suite, env))
         seconds, tests = observed(args.suite, env, [])
@@ -80,7 +86,7 @@ def main() -> None:
         watched.append(observed(args.suite, env, watch)[0])
     base = statistics.median(bare)
     result = {
-        "tests": tests,
+        "tests": len(tests),
         "runs": args.runs,
         "plain_s": round(base, 2),
         "observed_s": round(statistics.median(seen), 2),
