@@ -34,6 +34,7 @@ stream without its `end`, and a report rewritten at exit disagrees with what was
 from __future__ import annotations
 
 import fcntl
+import inspect
 import json
 import os
 import sys
@@ -268,9 +269,15 @@ def _relative(name: str, root: str) -> str:
 def _comparison(frame: FrameType, code: Any, types: dict[Any, Any]) -> None:
     """Note the type whose comparison dunder (or a lambda standing as one) `frame` runs."""
     names = code.co_varnames[: code.co_argcount]
-    if not names:
+    if names:
+        instance = frame.f_locals.get(names[0])
+    elif code.co_flags & inspect.CO_VARARGS:  # `lambda *a: ...`: the instance is a[0]
+        rest = frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount])
+        if not isinstance(rest, tuple) or not rest:
+            return
+        instance = rest[0]
+    else:
         return
-    instance = frame.f_locals.get(names[0])
     kind = type(instance)
     for dunder in (*COMPARISONS, "__bool__"):
         function = None
