@@ -13,7 +13,16 @@ import pytest
 from tests.fakes import tiers
 from tests.fakes.paths import ROOT
 
-CLOCKS = {"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time", "time_ns"}
+CLOCKS = {
+    "monotonic",
+    "monotonic_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "time",
+    "time_ns",
+    "now",
+    "utcnow",
+}
 
 
 def is_slow(decorators: list[ast.expr]) -> bool:
