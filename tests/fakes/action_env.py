@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
-from fixbot.process import installation
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.repo import git, write_files
 
@@ -29,23 +27,6 @@ REPOSITORY = "Codertocat/Hello-World"
 ACTION_YML = Path(__file__).resolve().parent.parent.parent / "action.yml"
 TOKEN = "ghs_0123456789abcdefFAKEtoken"
 RUN_ID = "77"
-
-
-def shares_uid_here() -> bool:
-    """True where `fixbot action` on this host runs the project's commands as its own user:
-    the runner mode as a user who is not root and has no passwordless sudo (an ordinary
-    developer's machine). There fixbot runs only a writer's code (`gates.gate_shared_uid`)."""
-    return os.geteuid() != 0 and installation.passwordless_sudo() is None
-
-
-# A test of what fixbot does with code it would not run without a uid of its own (a fork's, a
-# reader's): as an ordinary user without sudo fixbot refuses that code before any of it runs
-# (tests/github/test_runner_split.py holds that refusal), so the test skips; CI runs it as root.
-needs_uid_split = pytest.mark.skipif(
-    shares_uid_here(),
-    reason="needs root or passwordless sudo: without a uid split fixbot refuses a fork's or "
-    "a reader's code (gate_shared_uid)",
-)
 
 
 def action_inputs() -> dict[str, Any]:
