@@ -34,11 +34,13 @@ def runtime_after(change: str, env: dict[str, str] | None = None) -> str:
     return done.stdout.strip()
 
 
+@pytest.mark.slow
 @needs_mount
 def test_the_images_root_owned_file_says_container() -> None:
     assert runtime_after(":") == "container"
 
 
+@pytest.mark.slow
 @needs_mount
 @pytest.mark.parametrize(
     "change",
@@ -59,6 +61,7 @@ def test_the_file_counts_only_while_root_alone_could_have_written_it(change: str
     assert runtime_after(change) == "None"
 
 
+@pytest.mark.slow
 @needs_mount
 def test_a_variable_from_an_earlier_step_changes_nothing() -> None:
     """`FIXBOT_RUNTIME` in the environment (GITHUB_ENV): in the image and outside it."""

@@ -13,7 +13,16 @@ import pytest
 from tests.fakes import tiers
 from tests.fakes.paths import ROOT
 
-CLOCKS = {"monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns", "time", "time_ns"}
+CLOCKS = {
+    "monotonic",
+    "monotonic_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "time",
+    "time_ns",
+    "now",
+    "utcnow",
+}
 
 
 def is_slow(decorators: list[ast.expr]) -> bool:
@@ -168,6 +177,12 @@ def test_a_python_is_known_by_its_file_or_its_first_line(tmp_path: Path) -> None
     shell = "cd repo && A=1 pytest -q || env B=2 fixbot run; echo python\nexec python3.11 -V"
     assert tiers.pythons_in(["/bin/sh", "-c", shell], env) == ["pytest", "fixbot", "python3.11"]
     assert tiers.pythons_in(["/bin/sh", "-c", "ruff-wrapper python"], env) == []
+    unshared = ["/usr/bin/unshare", "--pid", "--fork", "/bin/sh", "-c", "cd x && python -V"]
+    assert tiers.pythons_in(unshared, env) == ["python"]
+    assert tiers.pythons_in(["setpriv", "--reuid=1001", str(bin_dir / "fixbot")], env) == [
+        str(bin_dir / "fixbot")
+    ]
+    assert tiers.pythons_in(["/usr/bin/unshare", "--pid", "/bin/sh", "-c", "true"], env) == []
 
 
 def test_a_started_python_is_recorded_and_fails_a_fast_test(tmp_path: Path) -> None:

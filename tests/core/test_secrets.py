@@ -124,12 +124,14 @@ def test_secret_file_names(name: str, secret: bool) -> None:
     assert secrets.is_secret_file(name) is secret
 
 
+@pytest.mark.slow
 def test_the_check_process_sees_no_model_key_or_token(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"README.md": "x\n"})
     seen = tmp_path / "seen.txt"
     script = "import os, sys; open(sys.argv[1], 'w').write(' '.join(sorted(os.environ)))"
     check = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)} {shlex.quote(str(seen))}"
     env = {**dict.fromkeys(SCRUBBED + PASSED, "value-1234567890"), "PATH": "/usr/bin:/bin"}
+    env["HOME"] = str(tmp_path / "home")  # a HOME is a path, absolute: fixbot's state is under it
     outcome, _ = engine.run(Settings(check=check, fix_commands=["true"]), repo, env=env)
     assert outcome.outcome.value == "passed", outcome.reason
     names = set(seen.read_text().split())

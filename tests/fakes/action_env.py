@@ -142,6 +142,8 @@ class ActionSandbox:
         )
         pr["head"]["repo"]["full_name"] = head_repo
         pr["base"]["ref"] = "main"
+        if head_repo == REPOSITORY:
+            self.github.push_author(REPOSITORY, pr["user"]["login"])
         state = self.github.repo(REPOSITORY)
         if not any(i["number"] == number for i in state.issues):
             state.issues.append(

@@ -8,7 +8,9 @@ GitHub's OpenAPI description so tests can check them against `tests/data/github-
 
 People and runs: `GET /user` answers `token_login` (403 like an installation token when None),
 `RepoState.permissions` maps logins to roles for the collaborator permission route (unknown
-logins answer 404), `RepoState.runs` maps workflow run ids to their status, and reactions on
+logins answer 404; the author of a pull request from a branch of the repository itself, who
+pushed that branch, is a writer unless a test set a role: `push_author`), `RepoState.runs` maps
+workflow run ids to their status, and reactions on
 issue comments are kept in each comment's `reactions` list. Comments are written as
 `token_login` (or github-actions[bot]); `add_comment` adds one by someone else.
 Workflow runs (`add_run`): the run, its jobs, each job's log (a 302 to a plain-text download
@@ -264,6 +266,13 @@ class FakeGitHub:
         state.workflows[file] = flow
         return flow
 
+    def push_author(self, repo: str, login: str) -> None:
+        """`login` pushed a branch to `repo` (a same-repository pull request's author): a writer,
+        as GitHub requires for a push, unless the test gave `login` a role already. Where
+        fixbot shares its uid with the commands (the runner mode without passwordless sudo) it
+        asks exactly this before it runs the pull request's code."""
+        self.repo(repo).permissions.setdefault(login, "write")
+
     def add_pull(
         self,
         repo: str,
@@ -279,6 +288,7 @@ class FakeGitHub:
         issue = self.issue_json(state, number, {"title": "a change", "labels": list(labels)}, True)
         issue["user"] = {"login": author, "type": "Bot" if author.endswith("[bot]") else "User"}
         state.issues.append(issue)
+        self.push_author(repo, author)
         pull = {
             **issue,
             "url": f"{self._base(state)}/pulls/{number}",

@@ -26,6 +26,8 @@ INTERPRETER = re.compile(r"python[0-9.]*")
 SHELLS = {"sh", "bash", "dash", "zsh"}
 # Words that run the next word as the command (`exec pytest`, `env A=1 python`).
 PREFIXES = {"exec", "env", "command", "nohup", "nice", "time", "builtin"}
+# Programs that run the command they are given: fixbot's own isolation and user switches.
+WRAPPERS = {"unshare", "setpriv", "sudo", "env", "nice", "timeout", "setsid", "runuser", "nohup"}
 OPERATORS = {";", "&&", "||", "|", "&", "(", ")", "{", "}", "!", "then", "do", "else"}
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -71,13 +73,20 @@ def command_words(command: str) -> Iterator[str]:
 
 
 def pythons_in(argv: Sequence[str], env: Mapping[str, str] | None) -> list[str]:
-    """The Pythons `argv` starts: itself, or command words of a shell's `-c` command."""
-    if not argv:
-        return []
+    """The Pythons `argv` starts: itself, or command words of a shell's `-c` command, also
+    behind a program that runs another (`WRAPPERS`: `unshare ... /bin/sh -c CMD`)."""
     path = (env if env is not None else os.environ).get("PATH", os.defpath)
-    program = str(argv[0])
-    if Path(program).name in SHELLS and "-c" in argv[1:-1]:
-        command = str(argv[list(argv).index("-c") + 1])
+    words = [str(word) for word in argv]
+    while words and Path(words[0]).name in WRAPPERS:
+        # the wrapped command: the first later word that is a program (a path, or a shell)
+        rest = words[1:]
+        at = next((i for i, w in enumerate(rest) if "/" in w or w in SHELLS), len(rest))
+        words = rest[at:]
+    if not words:
+        return []
+    program = words[0]
+    if Path(program).name in SHELLS and "-c" in words[1:-1]:
+        command = words[words.index("-c") + 1]
         return [word for word in command_words(command) if is_python(word, path)]
     return [program] if is_python(program, path) else []
 

@@ -116,6 +116,7 @@ sys.exit(0 if pathlib.Path("value.txt").read_text().strip() == "ok" else 1)
 """
 
 
+@pytest.mark.slow
 def test_the_engine_never_commits_what_the_check_leaves_behind(tmp_path: Path) -> None:
     """The check writes the token, base64-encoded, into build-info.txt, a file it leaves in the
     tree: fixbot commits only what the fixer changed, and its snapshots leave the file out."""

@@ -111,6 +111,7 @@ def secret_env(run_as: str) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 @needs_root
 def test_a_check_cannot_read_the_token_from_fixbot_or_its_parents(
     open_dir: Path, real_users: None
@@ -181,6 +182,7 @@ def test_without_the_namespace_the_same_check_as_root_reads_the_token(open_dir: 
         assert (GITHUB_SECRET in (repo / "leak.txt").read_text(errors="replace")) is leaks
 
 
+@pytest.mark.slow
 @needs_root
 def test_in_the_action_the_check_reads_no_secret_from_any_ancestor(
     open_dir: Path, github_server: FakeGitHub

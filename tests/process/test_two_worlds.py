@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
@@ -61,6 +63,7 @@ def attacked(tmp_path: Path) -> tuple[Path, Path, Path]:
     return repo, marker, origin
 
 
+@pytest.mark.slow
 def test_what_the_check_plants_in_the_workspaces_git_and_home_never_runs_or_hides_a_file(
     tmp_path: Path,
 ) -> None:

@@ -54,6 +54,7 @@ def settle(
     return outcome, state, sleeps
 
 
+@pytest.mark.slow
 def test_already_green_is_passed_without_fixing(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "ok")
     fixer = ScriptedFixer()
@@ -63,6 +64,7 @@ def test_already_green_is_passed_without_fixing(tmp_path: Path) -> None:
     assert git(repo, "log", "--oneline").count("\n") == 0  # no new commit
 
 
+@pytest.mark.slow
 def test_fixed_after_two_attempts_commits_once_and_reports(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a,b")
     fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
@@ -81,6 +83,7 @@ def test_fixed_after_two_attempts_commits_once_and_reports(tmp_path: Path) -> No
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_same_failure_opens_the_breaker(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue(lambda root: {"noise.txt": str(len(fixer.history))})
@@ -93,6 +96,7 @@ def test_same_failure_opens_the_breaker(tmp_path: Path) -> None:
     assert "**OPEN**" in report
 
 
+@pytest.mark.slow
 def test_oscillation_is_told_to_the_fixer_then_opens(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue(
@@ -105,6 +109,7 @@ def test_oscillation_is_told_to_the_fixer_then_opens(tmp_path: Path) -> None:
     assert oscillations(state.attempts) == [2, 3]
 
 
+@pytest.mark.slow
 def test_two_attempts_without_changes_open_the_breaker(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     outcome, _, _ = settle(repo, ScriptedFixer().enqueue({}))
@@ -112,6 +117,7 @@ def test_two_attempts_without_changes_open_the_breaker(tmp_path: Path) -> None:
     assert outcome.reason == "two attempts in a row changed nothing"
 
 
+@pytest.mark.slow
 def test_max_attempts_is_respected(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue(
@@ -122,6 +128,7 @@ def test_max_attempts_is_respected(tmp_path: Path) -> None:
     assert "all 3 fix attempts" in outcome.reason and len(fixer.history) == 3
 
 
+@pytest.mark.slow
 def test_transient_failure_is_rerun_with_backoff_and_no_fixer(tmp_path: Path) -> None:
     flaky = (
         "import pathlib, sys\n"
@@ -163,6 +170,7 @@ def test_preflight_stops_a_missing_program_before_the_check(tmp_path: Path) -> N
     assert fixer.history == [] and not (state_of(repo) / "state.json").exists()
 
 
+@pytest.mark.slow
 def test_review_blocker_is_fixed_and_minor_reported(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"}, {"note.txt": "reviewed\n"})
@@ -187,6 +195,7 @@ def test_dirty_tree_is_refused_with_the_way_out(tmp_path: Path) -> None:
     assert "git stash" in message and "--allow-dirty" in message and "value.txt" in message
 
 
+@pytest.mark.slow
 def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a,b")
     first = ScriptedFixer().enqueue({"value.txt": "b\n"}, {})
@@ -199,6 +208,7 @@ def test_a_finished_run_is_not_resumed(tmp_path: Path) -> None:
     assert saved is not None and saved.outcome == outcome
 
 
+@pytest.mark.slow
 def test_check_never_sees_tokens_or_model_keys(tmp_path: Path) -> None:
     probe = (
         "import os\n"
@@ -222,6 +232,7 @@ def test_check_never_sees_tokens_or_model_keys(tmp_path: Path) -> None:
     assert outcome.outcome is OutcomeKind.ESCALATED
 
 
+@pytest.mark.slow
 def test_monorepo_package_check_runs_in_its_folder(tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "repo",
@@ -235,6 +246,7 @@ def test_monorepo_package_check_runs_in_its_folder(tmp_path: Path) -> None:
     assert (state_of(repo) / "state.json").exists() and state.attempts[1].passed
 
 
+@pytest.mark.slow
 def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: Path) -> None:
     secret = "s3cr3t-value-for-tests"
     script = "import os\nprint('AssertionError: token is ' + os.environ['DEPLOY_TOKEN'])\nexit(1)\n"
@@ -248,6 +260,7 @@ def test_secrets_printed_by_the_check_are_redacted_in_logs_and_report(tmp_path: 
     assert secret not in (state_of(repo) / "state.json").read_text()
 
 
+@pytest.mark.slow
 def test_a_review_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue(
@@ -262,6 +275,7 @@ def test_a_review_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
     assert "was undone" in Path(outcome.report_path or "").read_text()
 
 
+@pytest.mark.slow
 def test_a_commit_made_just_before_a_kill_is_recorded_on_resume(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
@@ -297,6 +311,7 @@ THREADS = [
 ]
 
 
+@pytest.mark.slow
 def test_threads_get_one_attempt_after_green_with_claims_recorded(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "ok")
     fixer = ClaimingFixer().enqueue({"value.txt": "ok\n\n"})
@@ -316,6 +331,7 @@ def test_threads_get_one_attempt_after_green_with_claims_recorded(tmp_path: Path
     assert [t.id for t in fixer.history[0].threads] == ["T1", "T2"]
 
 
+@pytest.mark.slow
 def test_a_threads_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "ok")
     fixer = ClaimingFixer().enqueue({"value.txt": "broken\n"})
@@ -331,6 +347,7 @@ def test_a_threads_fix_that_breaks_the_check_is_undone(tmp_path: Path) -> None:
     assert git(repo, "status", "--porcelain") == ""
 
 
+@pytest.mark.slow
 def test_threads_without_a_model_are_reported_not_addressed(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "ok")
     outcome, state = engine.run(  # the run builds its own agents: fix commands, no model
@@ -348,6 +365,7 @@ def test_every_category_no_code_change_fixes_has_its_own_next_step() -> None:
     assert unfixable - set(NEXT_STEPS) == set()
 
 
+@pytest.mark.slow
 def test_secrets_in_what_a_fixer_reports_are_redacted_before_recording(tmp_path: Path) -> None:
     token = "ghp_" + "x1" * 18
     repo = value_repo(tmp_path, "a")
@@ -371,6 +389,7 @@ def test_secrets_in_what_a_fixer_reports_are_redacted_before_recording(tmp_path:
     assert token not in git(repo, "log", "-1", "--format=%B")
 
 
+@pytest.mark.slow
 def test_a_run_stopped_mid_way_by_an_error_writes_its_own_report(tmp_path: Path) -> None:
     """A rejected key during the run (exit 2): `report.md` describes this run, not the last
     one; the state records no outcome, so the same command continues once the key is fixed."""
@@ -392,6 +411,7 @@ def test_a_run_stopped_mid_way_by_an_error_writes_its_own_report(tmp_path: Path)
     assert state is not None and state.outcome is None and state.attempts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "kind"), [("ok", OutcomeKind.PASSED), ("a", OutcomeKind.ESCALATED)]
 )
@@ -423,6 +443,7 @@ def test_a_given_log_is_not_given_up_on_before_the_check_ran_once(
     assert any("the check was run once" in note for note in state.notes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "kind"), [("ok", OutcomeKind.PASSED), ("a", OutcomeKind.ESCALATED)]
 )
@@ -465,6 +486,7 @@ def with_check_python() -> dict[str, str]:
     return {**os.environ, "PATH": path}
 
 
+@pytest.mark.slow
 def test_a_missing_test_dependency_stops_before_any_fixer(tmp_path: Path) -> None:
     """`No module named 'pretend'`, in neither the repository nor the check's interpreter: an
     environment problem, named with the requirements file; no fix command runs."""
@@ -477,6 +499,7 @@ def test_a_missing_test_dependency_stops_before_any_fixer(tmp_path: Path) -> Non
     assert state.recovery is not None and state.recovery.category == "missing_dependency"
 
 
+@pytest.mark.slow
 def test_a_missing_submodule_of_an_installed_package_is_the_codes(tmp_path: Path) -> None:
     """`No module named 'packaging.nothing'`: `packaging` is not in the repository but the
     check's interpreter has it (asked through the launcher), so a fixer may try."""
@@ -487,6 +510,7 @@ def test_a_missing_submodule_of_an_installed_package_is_the_codes(tmp_path: Path
     assert outcome.outcome is OutcomeKind.ESCALATED
 
 
+@pytest.mark.slow
 def test_a_crashing_fix_command_is_visible_in_the_progress_and_the_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

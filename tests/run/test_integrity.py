@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.run import engine
@@ -59,6 +61,7 @@ def settle(tmp_path: Path, check: str) -> tuple[Path, object, object, str]:
     return repo, outcome, state, head
 
 
+@pytest.mark.slow
 def test_text_the_check_writes_into_a_fixed_file_is_never_committed(tmp_path: Path) -> None:
     """The check runs in the workspace; nothing it writes comes back into fixbot's clone, so
     the commit holds the fix as the fixer wrote it, whatever the check added."""
@@ -68,6 +71,7 @@ def test_text_the_check_writes_into_a_fixed_file_is_never_committed(tmp_path: Pa
     assert git(repo, "rev-parse", "HEAD~1") == head
 
 
+@pytest.mark.slow
 def test_a_process_left_behind_by_the_check_never_gets_its_edit_committed(tmp_path: Path) -> None:
     repo, outcome, state, head = settle(tmp_path, LEAVES_BEHIND)
     committed = git(repo, "show", "HEAD:value.txt")

@@ -42,6 +42,7 @@ def run(repo: Path, agents: Agents, **kw: object):  # type: ignore[no-untyped-de
     return engine.run(settings, repo, env=dict(os.environ), agents=agents, sleep=lambda s: None)
 
 
+@pytest.mark.slow
 def test_a_failed_attempt_is_diagnosed_and_the_next_attempt_opens_with_it(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a,b")
     fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
@@ -68,6 +69,7 @@ def test_a_failed_attempt_is_diagnosed_and_the_next_attempt_opens_with_it(tmp_pa
     assert "3. the fix removed only a" in report and "Next step: remove b as well" in report
 
 
+@pytest.mark.slow
 def test_a_malformed_diagnosis_is_noted_and_the_run_goes_on(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a,b")
     fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
@@ -82,6 +84,7 @@ def test_a_malformed_diagnosis_is_noted_and_the_run_goes_on(tmp_path: Path) -> N
     )
 
 
+@pytest.mark.slow
 def test_a_hopeless_failure_costs_no_more_checks_and_one_diagnosis(tmp_path: Path) -> None:
     def hopeless(with_model: bool) -> tuple[int, ScriptedDiagnoser, ScriptedAnalyst, object]:
         repo = value_repo(tmp_path / str(with_model), "a")
@@ -103,6 +106,7 @@ def test_a_hopeless_failure_costs_no_more_checks_and_one_diagnosis(tmp_path: Pat
     assert len(analyst.history) == 0 and len(plain_analyst.history) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("in_action", "named"), [(True, "the `setup-command` input"), (False, "--setup-command")]
 )
@@ -125,6 +129,7 @@ def test_the_recovery_names_the_actions_input_only_when_the_action_asked(
     assert named in outcome.reason
 
 
+@pytest.mark.slow
 def test_a_missing_check_program_escalates_with_the_fix_and_no_model_call(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer, diagnoser, analyst = ScriptedFixer(), ScriptedDiagnoser([WHY]), ScriptedAnalyst()
@@ -157,6 +162,7 @@ def test_a_timed_out_check_suggests_a_longer_timeout_with_the_measured_time(
     assert "narrow the check" in report
 
 
+@pytest.mark.slow
 def test_a_diverging_run_restores_the_best_tree_then_escalates(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     fixer = ScriptedFixer().enqueue(
@@ -181,6 +187,7 @@ def test_a_diverging_run_restores_the_best_tree_then_escalates(tmp_path: Path) -
     assert "line [1, 2, 3, 2, 3]" in report  # the chart shows every attempt
 
 
+@pytest.mark.slow
 def test_an_escalated_run_keeps_the_best_attempt_not_the_last(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a,b,c")
     fixer = ScriptedFixer().enqueue({"value.txt": "a\n"}, {"value.txt": "a,b,c,d,e\n"})
@@ -191,6 +198,7 @@ def test_an_escalated_run_keeps_the_best_attempt_not_the_last(tmp_path: Path) ->
     assert state.kept is not None and state.kept.startswith("attempt 1 (1 failing)")
 
 
+@pytest.mark.slow
 def test_the_event_log_has_every_step_one_json_object_a_line(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a,b")
     fixer = ScriptedFixer().enqueue({"value.txt": "b\n"}, {"value.txt": "ok\n"})
@@ -249,6 +257,7 @@ def test_a_model_run_diagnoses_attempt_1_and_attempt_2_opens_with_it(
     assert "recommended next step: sum over every item in total()" in second
 
 
+@pytest.mark.slow
 def test_a_missing_check_program_makes_no_model_request(
     tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
@@ -276,6 +285,7 @@ sys.exit(1)
 """
 
 
+@pytest.mark.slow
 def test_counts_survive_an_output_too_long_for_the_condensed_log(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"big.py": BIG})
     _, state = run(repo, Agents(None), check=f"{sys.executable} big.py")
@@ -305,6 +315,7 @@ path.write_text(path.read_text().replace("'", '"'))
 """
 
 
+@pytest.mark.slow
 def test_a_reformat_over_the_diff_limit_is_never_kept_as_the_best_attempt(tmp_path: Path) -> None:
     # more-itertools in miniature: the counts are unknown before the fix, a fix
     # command reformats thousands of lines, the check still fails, the breaker stops the diff
@@ -331,6 +342,7 @@ def test_a_reformat_over_the_diff_limit_is_never_kept_as_the_best_attempt(tmp_pa
     assert "The best attempt" not in Path(outcome.report_path or "").read_text()
 
 
+@pytest.mark.slow
 def test_a_red_check_whose_only_summary_says_clean_has_unknown_failures(tmp_path: Path) -> None:
     # `ruff check . && pytest` with ruff clean and pytest crashed before its summary: the one
     # summary line says 0 errors, the check is red; its failures are unknown, not 0

@@ -8,6 +8,8 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
 from fixbot.core.budget import Deadline
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
@@ -56,6 +58,7 @@ def settings_for(installed: Path, runs: Path, **kw: object) -> Settings:
     )
 
 
+@pytest.mark.slow
 def test_set_up_runs_once_before_the_first_check_and_its_files_are_not_committed(
     tmp_path: Path,
 ) -> None:
@@ -79,6 +82,7 @@ def test_set_up_runs_once_before_the_first_check_and_its_files_are_not_committed
     assert "- Set-up: `cp requirements.txt" in report and "exit 0" in report
 
 
+@pytest.mark.slow
 def test_a_fix_that_changes_a_manifest_runs_the_set_up_again_before_its_check(
     tmp_path: Path,
 ) -> None:
@@ -101,6 +105,7 @@ def test_a_fix_that_changes_a_manifest_runs_the_set_up_again_before_its_check(
     assert rerun.log_path == ".fixbot/attempts/001/setup.log"
 
 
+@pytest.mark.slow
 def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None:
     repo, installed, runs = project(tmp_path)
     settings = settings_for(installed, runs)
@@ -164,6 +169,7 @@ def test_a_failed_set_up_ends_the_run_as_an_error_before_any_check_or_fix(tmp_pa
     assert git(repo, "log", "--oneline").count("\n") == 0  # nothing committed
 
 
+@pytest.mark.slow
 def test_a_fix_whose_manifest_breaks_the_set_up_ends_the_run_without_committing(
     tmp_path: Path,
 ) -> None:
@@ -187,6 +193,7 @@ def test_a_fix_whose_manifest_breaks_the_set_up_ends_the_run_without_committing(
     assert git(repo, "log", "--oneline").count("\n") == 0
 
 
+@pytest.mark.slow
 def test_tracked_files_the_set_up_rewrites_are_reported(tmp_path: Path) -> None:
     repo, installed, runs = project(tmp_path)
     settings = settings_for(installed, runs).model_copy(

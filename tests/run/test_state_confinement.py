@@ -31,6 +31,7 @@ def forged_passed_state(settings: Settings, repo: Path, **attempt: object) -> Ru
     )
 
 
+@pytest.mark.slow
 def test_a_committed_state_is_never_resumed(tmp_path: Path) -> None:
     """The attack: a pull request commits .fixbot/state.json with a forged passed attempt."""
     repo = make_repo(tmp_path / "repo", {"check.py": FAILING})

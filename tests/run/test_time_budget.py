@@ -4,6 +4,8 @@ resumed run's earlier time included (one `fixbot.core.budget.Deadline` per run).
 from __future__ import annotations
 
 import os
+import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -64,6 +66,7 @@ def test_a_pull_requests_timeout_never_runs_a_check_past_the_workflows_budget(
     assert state.attempts[0].timed_out
 
 
+@pytest.mark.slow
 def test_a_resumed_runs_model_call_is_cut_by_what_is_left_of_its_budget(
     tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:
@@ -71,7 +74,8 @@ def test_a_resumed_runs_model_call_is_cut_by_what_is_left_of_its_budget(
     the 10 s left, not the 30 s `request-timeout` a clock started by the resumed process would
     give it (the budget is the workflow's for the whole run)."""
     repo = make_agent_repo(tmp_path / "repo")
-    check = "python -c 'import calc; assert calc.total([{\"price\": 2}]) == 2'"
+    script = 'import calc; assert calc.total([{"price": 2}]) == 2'
+    check = f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"  # `python` may not exist
     settings = model_settings(
         inprocess_model.url, check=check, max_duration=60, request_timeout=30, max_attempts=1
     )

@@ -10,6 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from fixbot.core.models import FixResult
@@ -64,6 +65,7 @@ def test_fix_line_says_no_reply_when_the_model_never_answered() -> None:
     assert fix_line(commands) == "  commands changed nothing"
 
 
+@pytest.mark.slow
 def test_a_run_shows_retries_as_they_happen_and_no_reply_at_the_end(
     tmp_path: Path, model_server: FakeModelServer, model_env: dict[str, str]
 ) -> None:

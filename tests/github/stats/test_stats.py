@@ -188,6 +188,7 @@ CHECK = "import pathlib, sys\nsys.exit(pathlib.Path('v.txt').read_text().strip()
 FIX = "import pathlib\npathlib.Path('v.txt').write_text('ok\\n')\n"
 
 
+@pytest.mark.slow
 def test_fixbot_stats_counts_the_runs_of_a_clone_without_github(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
