@@ -17,7 +17,7 @@ import pytest
 
 from tests.fakes.model_server import tool_call
 from tests.fakes.paths import ROOT
-from tests.fakes.projects import PROJECTS
+from tests.fakes.projects import PROJECTS, require_toolchain
 from tests.fakes.repo import git
 
 PY = sys.executable
@@ -99,6 +99,7 @@ def test_no_check_command_at_all_fixed_end_to_end(
     serve,
     ecosystem: str,  # type: ignore[no-untyped-def]
 ) -> None:
+    require_toolchain(ecosystem)
     files, path, buggy, fixed = PROJECTS[ecosystem]
     repo = project(tmp_path / ecosystem, files)
     port = serve(

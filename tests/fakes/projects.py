@@ -111,3 +111,18 @@ def setup_step(ecosystem: str) -> str:
     """The name GitHub gives the project's set-up action step (`Run actions/setup-go@v5`)."""
     text = PROJECTS[ecosystem][0][".github/workflows/ci.yml"]
     return "Run " + text.split("- uses: ")[-1].split("\n")[0]
+
+
+TOOLCHAINS = {"python": None, "node": "node", "go": "go", "rust": "cargo"}
+
+
+def require_toolchain(ecosystem: str) -> None:
+    """Skip the calling test when `ecosystem`'s tool chain is not on PATH (an ordinary user has
+    no rustup of root's): the zero-configuration runs give the check only what is installed."""
+    import shutil
+
+    import pytest
+
+    tool = TOOLCHAINS[ecosystem]
+    if tool is not None and shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not on PATH: {ecosystem}'s project cannot be checked here")

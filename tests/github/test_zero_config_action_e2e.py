@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.action_env import REPOSITORY, ActionSandbox, load_event
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, text
-from tests.fakes.projects import FAILURE_LOGS, PROJECTS, setup_step
+from tests.fakes.projects import FAILURE_LOGS, PROJECTS, require_toolchain, setup_step
 from tests.fakes.repo import git
 
 pytestmark = pytest.mark.slow
@@ -50,6 +50,7 @@ def event(github: FakeGitHub, sha: str) -> dict[str, object]:
 def test_the_failed_step_is_reproduced_and_fixed_with_no_check_command(
     tmp_path: Path, github_server: FakeGitHub, model_server: FakeModelServer, ecosystem: str
 ) -> None:
+    require_toolchain(ecosystem)
     files, path, buggy, fixed = PROJECTS[ecosystem]
     box = ActionSandbox(tmp_path, github_server)
     box.commit("main", {**files, path: files[path].replace(buggy, fixed)}, "initial")
