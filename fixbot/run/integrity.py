@@ -87,22 +87,33 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     for rev in revs:
         listed |= set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines())
     found: set[str] = set()
-    pending = [(command, workdir)]
+    pending = [(command, workdir, False)]
     while pending and len(found) < MAX_CHECK_FILES:
-        text, here = pending.pop()
+        text, here, nested = pending.pop()
         for word in _script_words(text):
             for base in {workdir, here, "."}:
                 candidate = posixpath.normpath(posixpath.join(base, word))
                 if candidate in found or candidate not in listed:
                     continue
                 texts = [t for rev in revs if (t := _text(repo, rev, candidate))]
-                if is_check_script(candidate):
+                # inside a script, only what it runs is the check's: the data it reads
+                # (`grep -q ok value.txt`) is the project's, which a fix may change
+                if is_check_script(candidate) and (not nested or _runs_as_shell(candidate)):
                     found.add(candidate)
                     folder = posixpath.dirname(candidate) or "."
-                    pending += [(t, folder) for t in texts]
+                    pending += [(t, folder, True) for t in texts]
                 elif any(is_test_driver(candidate, t) for t in texts):
                     found.add(candidate)
     return frozenset(found)
+
+
+SHELL_SCRIPTS = (".sh", ".bash")
+
+
+def _runs_as_shell(path: str) -> bool:
+    """Whether `path`, named inside one of the check's scripts, is a shell script it runs (by
+    its suffix), not a file of data it reads."""
+    return path.endswith(SHELL_SCRIPTS)
 
 
 def _script_words(text: str) -> list[str]:

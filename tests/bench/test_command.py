@@ -79,7 +79,7 @@ def test_merge_reports_the_shards_together(
     assert [c["id"] for c in data["cases"]] == ["a", "b", "c"] and data["totals"][0]["fixed"] == 3
     # every figure keeps the commands that produced it: the shards', then the merge's
     assert data["commands"][:2] == ["fixbot bench --1", "fixbot bench --2"]
-    assert data["commands"][2].startswith("fixbot ")
+    assert data["commands"][2].split()[0] == "fixbot"  # this process's argv, whatever it is
     # the oracle's exit code holds over the merged cases
     bad = _write(tmp_path / "3.json", [_result("d", Grade.NEVER_FAILED)])
     assert bench("--merge", str(one), str(bad), "--json") == 1

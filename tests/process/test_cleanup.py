@@ -75,6 +75,7 @@ def test_a_folder_a_run_holds_is_never_removed(tmp_path: Path) -> None:
     assert [p.path for p, _ in cleanup.sweep(base)] == [folder]
 
 
+@pytest.mark.slow
 def test_a_run_removes_the_private_folder_of_a_deleted_workspace(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

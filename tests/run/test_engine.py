@@ -541,6 +541,7 @@ def with_fix_commands_first(monkeypatch: pytest.MonkeyPatch, model: ScriptedFixe
     monkeypatch.setattr(engine, "build_agents", build)
 
 
+@pytest.mark.slow
 def test_fix_command_changes_that_did_not_change_the_failure_are_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -564,6 +565,7 @@ def test_fix_command_changes_that_did_not_change_the_failure_are_left_out(
     assert "Left out: attempt 1's changes (fix-commands) to style.txt" in body
 
 
+@pytest.mark.slow
 def test_fix_command_changes_that_changed_the_failure_are_named_in_the_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -578,6 +580,7 @@ def test_fix_command_changes_that_changed_the_failure_are_named_in_the_commit(
     assert "Also in this commit: attempt 1's changes (fix-commands): lint.txt, value.txt" in body
 
 
+@pytest.mark.slow
 def test_a_crashing_fix_command_runs_once_and_is_the_reason(tmp_path: Path) -> None:
     repo = value_repo(tmp_path, "a")
     settings = Settings(check=CHECK, fix_commands=["echo 'no config found'; exit 2"])
@@ -589,6 +592,7 @@ def test_a_crashing_fix_command_runs_once_and_is_the_reason(tmp_path: Path) -> N
     assert "changed nothing" in outcome.reason and "exit 2: no config found" in outcome.reason
 
 
+@pytest.mark.slow
 def test_the_commit_carries_the_workspaces_own_identity(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -611,6 +615,7 @@ def test_the_commit_carries_the_workspaces_own_identity(
     assert who == "Ada; Local <ada@example.invalid> / Ada; Local <ada@example.invalid>"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("commit", [None, "0123456789abcdef0123456789abcdef01234567"])
 def test_a_log_not_from_this_commit_is_checked_before_the_model_is_asked(
     tmp_path: Path, commit: str | None
@@ -639,6 +644,7 @@ def test_a_log_not_from_this_commit_is_checked_before_the_model_is_asked(
     assert any("the check was run first" in note for note in state.notes)
 
 
+@pytest.mark.slow
 def test_the_logs_the_report_and_commit_name_are_in_the_workspace(tmp_path: Path) -> None:
     """Every `.fixbot/attempts/...` path the workspace's report names resolves in the
     workspace: the logs are copied out of fixbot's private clone."""
@@ -657,6 +663,7 @@ def test_the_logs_the_report_and_commit_name_are_in_the_workspace(tmp_path: Path
     assert "fixing" in (repo / ".fixbot/attempts/001/fix-command-1.log").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("value", "warmed"), [("a", 1), ("ok", 0)])
 def test_the_model_client_is_imported_early_only_for_a_failure_it_will_see(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str, warmed: int
@@ -690,6 +697,7 @@ def test_warm_up_imports_litellm_in_the_background() -> None:
     assert done.stdout.strip() == "ok", done.stderr
 
 
+@pytest.mark.slow
 def test_fix_commands_that_make_progress_run_again_on_the_same_signature(tmp_path: Path) -> None:
     """A fix command that fixes one step a run (3 failing, then 2, then green, the failure's
     signature the same throughout): its progress is kept, and it runs again."""
