@@ -138,6 +138,11 @@ def strip(objects: list[Path], dry_run: bool) -> int:
     return before - size(objects)
 
 
+# Files fixbot copies into the project's own Python (the observer's pytest plugin, the line
+# tracer), never imported by fixbot: the image has no pytest for the plugin to import.
+COPIED = ("fixbot.observe.pytest_plugin", "fixbot.agent.linetrace")
+
+
 def compile_imported(dry_run: bool) -> int:
     """Import every fixbot module and `IMPORTED` with bytecode writing on; the bytes of the .pyc
     files written (this process's imports write them: Python's own import system compiles)."""
@@ -147,7 +152,8 @@ def compile_imported(dry_run: bool) -> int:
     import fixbot
 
     names = [m.name for m in pkgutil.walk_packages(fixbot.__path__, "fixbot.")]
-    for name in [*IMPORTED, *(n for n in names if not n.endswith("__main__"))]:
+    names = [n for n in names if not n.endswith("__main__") and n not in COPIED]
+    for name in [*IMPORTED, *names]:
         importlib.import_module(name)
     written = 0
     for module in list(sys.modules.values()):
