@@ -123,6 +123,27 @@ class ScriptedModel:
         self.stop()
 
 
+def _sse(reply: dict[str, Any], body: dict[str, Any]) -> list[bytes]:
+    """`reply`, a chat completion, as the server-sent events of a streamed one (OpenAI's
+    "chat.completion.chunk" objects, https://platform.openai.com/docs/api-reference/chat-streaming):
+    the role, the content, each tool call whole, the finish reason, the usage when
+    `stream_options.include_usage` asks for it, then `[DONE]`."""
+    choice = reply["choices"][0]
+    answer = choice["message"]
+    head = {k: reply[k] for k in ("id", "created", "model")} | {"object": "chat.completion.chunk"}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    events = [chunk({"role": "assistant", "content": answer.get("content") or ""})]
+    for index, tool in enumerate(answer.get("tool_calls") or []):
+        events.append(chunk({"tool_calls": [{"index": index, **tool}]}))
+    events.append(chunk({}, choice["finish_reason"]))
+    if (body.get("stream_options") or {}).get("include_usage"):
+        events.append({**head, "choices": [], "usage": reply["usage"]})
+    return [f"data: {json.dumps(e)}\n\n".encode() for e in events] + [b"data: [DONE]\n\n"]
+
+
 def _handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the bench reports
@@ -130,10 +151,15 @@ def _handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            status, reply = server.respond(json.loads(self.rfile.read(length) or b"{}"))
-            data = json.dumps(reply).encode()
+            body = json.loads(self.rfile.read(length) or b"{}")
+            status, reply = server.respond(body)
+            if status == 200 and body.get("stream"):
+                data = b"".join(_sse(reply, body))
+                kind = "text/event-stream"  # the connection's end ends the events (HTTP/1.0)
+            else:
+                data, kind = json.dumps(reply).encode(), "application/json"
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
