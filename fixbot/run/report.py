@@ -243,7 +243,7 @@ def render_report(
     log's link. A hint is offered only when a model is configured (a hint is for the model)."""
     # the one Jinja environment, the prompts' (report.md.j2's `+%}` keep its lines under its
     # trim_blocks); imported on use, as jinja2 was: the report is its only use in `run/`
-    from fixbot.agent.prompts import environment
+    from fixbot.core.templates import environment
 
     rows = [row(a) for a in state.attempts]
     sources = list(dict.fromkeys(source for a in state.attempts for source in a.sources))

@@ -1,4 +1,4 @@
-"""fixbot renders every template through one Jinja environment (`fixbot.agent.prompts`:
+"""fixbot renders every template through one Jinja environment (`fixbot.core.templates`:
 StrictUndefined, the `untrusted` filter, one whitespace rule): no other module builds one."""
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ def builds_environment(tree: ast.AST) -> bool:
     )
 
 
-def test_only_the_prompts_module_builds_a_jinja_environment() -> None:
+def test_only_the_templates_module_builds_a_jinja_environment() -> None:
     found = [
         path.relative_to(ROOT).as_posix()
         for path in sorted((ROOT / "fixbot").rglob("*.py"))
         if builds_environment(ast.parse(path.read_text(encoding="utf-8")))
     ]
-    assert found == ["fixbot/agent/prompts.py"]
+    assert found == ["fixbot/core/templates.py"]
 
 
 def test_the_report_template_keeps_its_lines_under_trim_blocks() -> None:
