@@ -384,6 +384,13 @@ def own_folder(fixbot: Path, state_dir: str) -> None:
 # The hand-over's git, run by the commands' shell in the workspace (positional parameters: the
 # ref to move, the sha it must still hold, the new sha, fixbot's clone, the exclude pattern).
 # Exit 3: the workspace moved meanwhile; its branch stays.
+# The state folder's copy (the report, the logs it names) left out of the workspace's status:
+# `$1` is the pattern, added to the repository's own info/exclude once.
+EXCLUDE = (
+    "set -e\n"
+    'x=$(git rev-parse --git-path info/exclude) && mkdir -p "$(dirname "$x")" && '
+    '{ grep -qxF -e "$1" "$x" 2>/dev/null || printf "%s\\n" "$1" >> "$x"; }\n'
+)
 HAND_OVER = (
     "set -e\n"
     'test "$(git symbolic-ref -q HEAD || echo HEAD)" = "$1" || exit 3\n'
@@ -419,9 +426,12 @@ def deliver(pair: Worlds, hand_over: Launcher | None) -> str | None:
         start = workspace_head(pair.workspace)
     except GitError:
         return None  # the commands broke the workspace's repository: it gets the files only
+    exclude = f"/{pair.state_dir.strip('/')}/"  # the report's copy
     head = git.head_sha(pair.fixbot)
     ahead = git.completed(pair.fixbot, "merge-base", "--is-ancestor", start, head)
     if head == start or ahead.returncode != 0:
+        if hand_over is not None:  # no commit to hand over: the report's copy still left out
+            _in_commands_world(hand_over, pair, EXCLUDE, [exclude])
         return None
     branch = git.current_branch(pair.fixbot)
     wanted = f"refs/heads/{branch}" if branch else "HEAD"
@@ -432,15 +442,23 @@ def deliver(pair: Worlds, hand_over: Launcher | None) -> str | None:
             f"commits, run `git fetch {pair.fixbot} HEAD && git merge --ff-only FETCH_HEAD` "
             f"in {pair.workspace}"
         )
-    exclude = f"/{pair.state_dir.strip('/')}/"  # the report's copy
     words = [wanted, start, head, str(pair.fixbot), exclude]
-    command = f"sh -c {shlex.quote(HAND_OVER)} fixbot-hand-over {shlex.join(words)}"
+    code, log = _in_commands_world(hand_over, pair, HAND_OVER, words)
+    if code not in (0, 3):
+        return f"moving the workspace's branch to fixbot's commits failed: {log.strip()}"
+    return None
+
+
+def _in_commands_world(
+    hand_over: Launcher, pair: Worlds, script: str, words: list[str]
+) -> tuple[int | None, str]:
+    """Run the shell `script` with `words` in the workspace through `hand_over` (the commands'
+    launcher); its exit code and the last 2,000 characters of its log."""
+    command = f"sh -c {shlex.quote(script)} fixbot-hand-over {shlex.join(words)}"
     with tempfile.TemporaryDirectory(prefix="fixbot-hand-over-") as tmp:
         done = hand_over.run(command, pair.workspace, Path(tmp) / "log", 120)
         log = (Path(tmp) / "log").read_text(encoding="utf-8", errors="replace")[-2000:]
-    if done.exit_code not in (0, 3):
-        return f"moving the workspace's branch to fixbot's commits failed: {log.strip()}"
-    return None
+    return done.exit_code, log
 
 
 MIRROR_BYTES = 200 * 1024 * 1024  # the logs copied into the workspace, at most (bytes)
