@@ -9,11 +9,12 @@ from pathlib import Path
 
 CALC_BUGGY = "def total(xs):\n    return sum(xs) - 1\n"
 CALC_GOOD = "def total(xs):\n    return sum(xs)\n"
-CHECK_PY = """import sys
+CHECK_PY = """import os, sys
 from pathlib import Path
 
+# the localization's traced run of the failing check (agent/spectrum.py) is no check run
 with Path(sys.argv[1]).open("a") as counter:
-    counter.write("check\\n")
+    counter.write("spectrum\\n" if "FIXBOT_TRACE_OUT" in os.environ else "check\\n")
 from calc import total
 
 if total([1, 2]) != 3:
@@ -37,4 +38,5 @@ class CheckCounter:
     @property
     def runs(self) -> int:
         """How many times the check ran so far."""
-        return len(self.path.read_text().splitlines()) if self.path.exists() else 0
+        lines = self.path.read_text().splitlines() if self.path.exists() else []
+        return lines.count("check")
