@@ -127,5 +127,5 @@ def test_a_node_projects_check_runs_under_v8_coverage_through_the_launcher(
     plain = write(tmp_path / "plain", {"t.js": TEST})  # no package.json: not a node project
     assert spectrum.suspects(launcher, plain, "node t.js", [], 60) == (
         [],
-        "the check is not a pytest command",
+        "neither a Python, node nor Go project (no .py file, package.json or go.mod)",
     )
