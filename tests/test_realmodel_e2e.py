@@ -211,8 +211,10 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
     assert outcome["outcome"] in report.lower()
     assert "traceback" not in report.lower()
     # every model call of the fixer is in the report with its figures and how it ended
-    table = report.split("### Model calls")[1].split("\n\n")[1]
-    calls = [line.split(" | ") for line in table.splitlines()[2:]]
+    # the table's rows: the lines of the section that start a table row, past its header
+    section = report.split("### Model calls")[1].split("\n### ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    calls = [line.split(" | ") for line in rows[1:]]
     assert calls, report
     assert all(c[-1].split(":")[0].rstrip(" |") in ENDS for c in calls), report
     # bounded by its attempts (their number, or the breaker on what they did), not by the
