@@ -113,7 +113,8 @@ def setup_step(ecosystem: str) -> str:
     return "Run " + text.split("- uses: ")[-1].split("\n")[0]
 
 
-TOOLCHAINS = {"python": None, "node": "node", "go": "go", "rust": "cargo"}
+# the program each project's CI steps call (Debian's own Python has python3, not python)
+TOOLCHAINS = {"python": "python", "node": "node", "go": "go", "rust": "cargo"}
 
 
 def require_toolchain(ecosystem: str) -> None:
