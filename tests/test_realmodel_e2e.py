@@ -209,7 +209,8 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
 
     report = (repo / ".fixbot" / "report.md").read_text()
     assert outcome["outcome"] in report.lower()
-    assert "traceback" not in report.lower()
+    # no "traceback" check on the report: it quotes the model's words, which may say anything;
+    # a crash of fixbot shows on its stderr, checked above
     # every model call of the fixer is in the report with its figures and how it ended
     # the table's rows: the lines of the section that start a table row, past its header
     section = report.split("### Model calls")[1].split("\n### ")[0]
