@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fixbot.agent import context, prompts
-from fixbot.agent.llm import ModelError
+from fixbot.agent.llm import LLM, ModelError
 from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.core.diagnosis import (
@@ -19,13 +19,16 @@ from fixbot.core.diagnosis import (
     RootCauseCategory,
     parse_diagnosis,
 )
-from fixbot.core.models import FixContext
+from fixbot.core.models import CallPurpose, FixContext
 
 __all__ = ["DiagnosisResult", "diagnose"]
 
 
-def _result(diagnosis: Diagnosis | None, usage: Spend, problem: str | None) -> DiagnosisResult:
-    return DiagnosisResult(diagnosis, usage.tokens, usage.cost_usd, problem)
+def _result(
+    diagnosis: Diagnosis | None, usage: Spend, problem: str | None, llm: LLM | None = None
+) -> DiagnosisResult:
+    calls = list(llm.calls) if llm else []
+    return DiagnosisResult(diagnosis, usage.tokens, usage.cost_usd, problem, calls)
 
 
 def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
@@ -38,7 +41,7 @@ def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
     problem = runtime.budget_problem(ctx, usage)
     if problem:
         return _result(None, usage, f"no diagnosis: {problem}")
-    llm = runtime.llm(ctx.attempt)
+    llm = runtime.llm(ctx.attempt, purpose=CallPurpose.DIAGNOSIS)
     protocol = registry.for_model(runtime, llm.models[0])
     prompt = prompts.render(
         "diagnose.j2",
@@ -53,11 +56,11 @@ def diagnose(runtime: Runtime, ctx: FixContext, tried: str) -> DiagnosisResult:
     try:
         reply = llm.complete(messages, protocol.answer_tools(DIAGNOSIS_SCHEMA))
     except ModelError as exc:
-        return _result(None, usage, f"no diagnosis: {exc}")
+        return _result(None, usage, f"no diagnosis: {exc}", llm)
     usage.add(reply)
     arguments = next((c.arguments for c in reply.tool_calls if c.name == "submit_diagnosis"), None)
     found = parse_diagnosis(arguments, reply.content)
     if found is None:
-        return _result(None, usage, "the model's diagnosis was malformed; going on without it")
+        return _result(None, usage, "the model's diagnosis was malformed; going on without it", llm)
     clean = found.redacted(runtime.redactor.redact)
-    return _result(clean, usage, None)
+    return _result(clean, usage, None, llm)

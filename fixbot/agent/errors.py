@@ -86,8 +86,12 @@ def rule_for(exc: BaseException) -> Rule | None:
 
 
 def is_retryable(exc: BaseException) -> bool:
-    """True when the table says RETRY for `exc`."""
+    """True when the table says RETRY for `exc` and fixbot did not mark it futile (a request
+    that timed out while the model was writing, which the same request would repeat:
+    `fixbot.agent.llm`)."""
     rule = rule_for(exc)
+    if getattr(exc, "fixbot_futile", False):
+        return False
     return rule is not None and rule.disposition is Disposition.RETRY
 
 

@@ -34,7 +34,7 @@ from fixbot.agent.stream import Assembly
 from fixbot.agent.waiting import quiet, within
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import CallEnd, Heartbeat, ModelCall
+from fixbot.core.models import CallEnd, CallPurpose, Heartbeat, ModelCall
 from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
@@ -236,6 +236,7 @@ class LLM:
     deadline: Deadline = field(kw_only=True)
     calls: list[ModelCall] = field(default_factory=list)  # every call's figures, in order
     observe: Callable[[ModelCall, int], None] = lambda call, cap: None
+    purpose: CallPurpose = CallPurpose.FIX  # what the calls are for, stamped on each
     size: Callable[[str, int], int] = lambda model, cap: cap
 
     @property
@@ -379,11 +380,18 @@ class LLM:
                 else f"; {call.tokens_out} tokens had come"
             )
             call.why = f"no complete reply within {seconds:.0f} s ({flag}){pace}"
+            # a model that was writing, too slowly for its cap, is asked again only with a cap
+            # its speed fits (`size`); the same request again would time out the same way
+            again = self.size(model, output_cap(model, self.max_output_tokens))
+            futile = speed is not None and again >= cap
+            if futile:
+                call.why += "; not retried: the same request would time out again"
             message = f"{call.why}; abandoned"
             provider = provider_of(model)
             timeout: Exception = litellm.Timeout(
                 message=message, model=model, llm_provider=provider
             )
+            timeout.fixbot_futile = futile  # type: ignore[attr-defined]  # read by errors.policy
             return timeout
 
         host = host_of(model, self.api_base)
@@ -433,6 +441,7 @@ class LLM:
             tokens_in, tokens_out = count_tokens(model, messages), built.pieces
         call = ModelCall(
             model=model,
+            purpose=self.purpose,
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             seconds=round(seconds, 3),

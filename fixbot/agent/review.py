@@ -12,7 +12,7 @@ from fixbot.agent.llm import ModelError, Reply
 from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import REVIEW_SCHEMA
-from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
+from fixbot.core.models import CallPurpose, Finding, FixContext, FixResult, ReviewResult
 from fixbot.process import git
 
 FINDINGS = TypeAdapter(list[Finding])
@@ -75,7 +75,7 @@ class ModelReviewer:
         diff = git.diff_since(ctx.repo, ctx.start_sha)
         if not diff.strip():
             return ReviewResult()
-        llm = self.runtime.llm(ctx.attempt)
+        llm = self.runtime.llm(ctx.attempt, purpose=CallPurpose.REVIEW)
         protocol = registry.for_model(self.runtime, llm.models[0])
         s = self.runtime.settings
         prompt = prompts.render(
@@ -91,24 +91,32 @@ class ModelReviewer:
         for _ in range(2):
             if self.runtime.budget_problem(ctx, usage):
                 return ReviewResult(
-                    tokens=usage.tokens,
-                    cost_usd=usage.cost_usd,
-                    error=NO_BUDGET,
+                    tokens=usage.tokens, cost_usd=usage.cost_usd, error=NO_BUDGET, calls=llm.calls
                 )
             try:
                 reply = llm.complete(messages, tools)
             except ModelError as exc:
-                return ReviewResult(tokens=usage.tokens, cost_usd=usage.cost_usd, error=str(exc))
+                return ReviewResult(
+                    tokens=usage.tokens, cost_usd=usage.cost_usd, error=str(exc), calls=llm.calls
+                )
             usage.add(reply)
             try:
                 findings = [self._clean(f) for f in parse_findings(reply, protocol.tool_answers)]
-                return ReviewResult(findings=findings, tokens=usage.tokens, cost_usd=usage.cost_usd)
+                return ReviewResult(
+                    findings=findings,
+                    tokens=usage.tokens,
+                    cost_usd=usage.cost_usd,
+                    calls=llm.calls,
+                )
             except ValueError as exc:
                 error = str(exc)
                 ask = retry_ask(protocol.tool_answers)
                 messages += [reply.message(), *_answers(reply, error, ask)]
         return ReviewResult(
-            tokens=usage.tokens, cost_usd=usage.cost_usd, error=f"review failed: {error}"
+            tokens=usage.tokens,
+            cost_usd=usage.cost_usd,
+            error=f"review failed: {error}",
+            calls=llm.calls,
         )
 
     def _clean(self, finding: Finding) -> Finding:
@@ -116,7 +124,7 @@ class ModelReviewer:
 
     def analyze(self, ctx: FixContext) -> FixResult:
         """Write the escalation analysis (markdown in `summary`) when budget remains."""
-        llm = self.runtime.llm(ctx.attempt)
+        llm = self.runtime.llm(ctx.attempt, purpose=CallPurpose.ANALYSIS)
         usage = Spend()
         name = f"analysis:{llm.models[0]}"
         problem = self.runtime.budget_problem(ctx, usage)
@@ -131,7 +139,9 @@ class ModelReviewer:
         try:
             reply = llm.complete([{"role": "user", "content": prompt}])
         except ModelError as exc:
-            return FixResult(fixer=name, error=f"no escalation analysis: {exc}")
+            return FixResult(
+                fixer=name, error=f"no escalation analysis: {exc}", calls=list(llm.calls)
+            )
         usage.add(reply)
         return FixResult(
             fixer=name,
@@ -139,6 +149,7 @@ class ModelReviewer:
             tokens=usage.tokens,
             cost_usd=usage.cost_usd,
             cost_known=usage.cost_usd is not None,
+            calls=list(llm.calls),
         )
 
 

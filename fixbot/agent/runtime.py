@@ -10,7 +10,7 @@ from typing import Any
 from fixbot.agent.llm import LLM, Reply, models_for, output_cap, supports_tools
 from fixbot.agent.waiting import quiet
 from fixbot.core.budget import Deadline
-from fixbot.core.models import FixContext, ModelCall
+from fixbot.core.models import CallPurpose, FixContext, ModelCall
 from fixbot.core.settings import Settings
 from fixbot.core.values import AUTO_PROTOCOL
 from fixbot.policy import breaker
@@ -68,8 +68,14 @@ class Runtime:
     # the first measured call of each model: its output speed sizes the later calls' caps
     measured: dict[str, ModelCall] = field(default_factory=dict)
 
-    def llm(self, attempt: int, output_tokens: int | None = None) -> LLM:
-        """The adapter with the models for `attempt` (escalation model from attempt 2 on).
+    def llm(
+        self,
+        attempt: int,
+        output_tokens: int | None = None,
+        purpose: CallPurpose = CallPurpose.FIX,
+    ) -> LLM:
+        """The adapter with the models for `attempt` (escalation model from attempt 2 on), its
+        calls marked as made for `purpose`.
 
         `output_tokens` is what one reply of the edit protocol needs (`ProtocolSpec`): the cap
         per reply when `max-output-tokens` is not set, never above the model's own limit, and
@@ -91,6 +97,7 @@ class Runtime:
             deadline=self.deadline,
             observe=self.observe,
             size=self.sized if s.max_output_tokens is None else keep,
+            purpose=purpose,
         )
 
     def sized(self, model: str, cap: int) -> int:

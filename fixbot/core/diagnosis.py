@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 if TYPE_CHECKING:  # `fixbot.core.models` imports this module (an attempt holds its diagnosis)
-    pass
+    from fixbot.core.models import ModelCall
 
 
 class RootCauseCategory(StrEnum):
@@ -119,12 +119,14 @@ DIAGNOSIS_SCHEMA: dict[str, Any] = {
 @dataclass
 class DiagnosisResult:
     """What one diagnostic call gave: the diagnosis (None when the model gave none), why not
-    (`problem`), and the model usage (tokens; USD, None when the price is unknown)."""
+    (`problem`), the model usage (tokens; USD, None when the price is unknown) and the
+    call's figures (`calls`, `fixbot.core.models.ModelCall`)."""
 
     diagnosis: Diagnosis | None
     tokens: int = 0
     cost_usd: float | None = 0.0
     problem: str | None = None
+    calls: list[ModelCall] = field(default_factory=list)
 
 
 def parse_diagnosis(arguments: str | None, content: str) -> Diagnosis | None:

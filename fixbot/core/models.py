@@ -119,13 +119,24 @@ class CallEnd(StrEnum):
     TIMED_OUT = "timed out"
 
 
+class CallPurpose(StrEnum):
+    """What a model call was for: the fixer's edit (`fix`, threads too), the diagnosis of a
+    failed attempt, the self-review of the diff, or the escalation analysis for the human."""
+
+    FIX = "fix"
+    DIAGNOSIS = "diagnosis"
+    REVIEW = "review"
+    ANALYSIS = "analysis"
+
+
 class ModelCall(BaseModel):
-    """One model call as the report shows it: `tokens_in` and `tokens_out` (the provider's
-    usage, else output pieces streamed), `seconds` of wall time from sending to the last chunk,
-    `first_s` seconds until the first chunk (the prompt's processing), and how it `end`ed;
-    `why` says what made it degenerate or time out."""
+    """One model call as the report shows it: what it was `purpose`d for, `tokens_in` and
+    `tokens_out` (the provider's usage, else output pieces streamed), `seconds` of wall time
+    from sending to the last chunk, `first_s` seconds until the first chunk (the prompt's
+    processing), and how it `end`ed; `why` says what made it degenerate or time out."""
 
     model: str
+    purpose: CallPurpose = CallPurpose.FIX
     tokens_in: int = 0
     tokens_out: int = 0
     seconds: float = 0.0
@@ -221,7 +232,7 @@ class Attempt(BaseModel):
     fix_error: str | None = None
     fix_problems: list[str] = Field(default_factory=list)  # `FixResult.problems`, redacted
     fix_commands: list[str] = Field(default_factory=list)  # `FixResult.commands`, redacted
-    calls: list[ModelCall] = Field(default_factory=list)  # the fixer's model calls
+    calls: list[ModelCall] = Field(default_factory=list)  # its model calls: fix, then the rest
     exit_code: int | None = None
     timed_out: bool = False
     passed: bool | None = None
@@ -293,9 +304,15 @@ class Attempt(BaseModel):
         self.fix_error = redact(result.error) if result.error else None
         self.fix_problems = [redact(problem) for problem in result.problems]
         self.fix_commands = [redact(command) for command in result.commands]
-        self.calls = [c.model_copy(update={"why": redact(c.why)}) for c in result.calls]
+        self.calls = []
+        self.add_calls(result.calls, redact)
         self.resolved_thread_ids = list(result.resolved_thread_ids)
         self.fix_duration_s = seconds
+
+    def add_calls(self, calls: list[ModelCall], redact: Callable[[str], str]) -> None:
+        """Append `calls` (the fixer's, a diagnosis's, a review's or the analysis's made for
+        this attempt) to the attempt's, their `why` redacted."""
+        self.calls += [c.model_copy(update={"why": redact(c.why)}) for c in calls]
 
     def carry_check(self, previous: Attempt) -> None:
         """Take `previous`'s check result (`CHECK_FIELDS`): nothing changed, it still stands."""
@@ -310,6 +327,7 @@ class ReviewResult(BaseModel):
     tokens: int = 0
     cost_usd: float | None = None
     error: str | None = None
+    calls: list[ModelCall] = Field(default_factory=list)  # the review's model calls
 
     @property
     def blocking(self) -> list[Finding]:

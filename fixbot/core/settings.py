@@ -260,7 +260,8 @@ class Settings(BaseModel):
         gt=0,
         allow_inf_nan=False,
         description="Seconds allowed for one model request, from sending it to the whole reply; "
-        "then it is abandoned and retried.",
+        "then it is abandoned, and retried unless the model was writing too slowly for its cap "
+        "(a retry then gets a cap its speed fits, or none).",
     )
     protected_paths: Annotated[
         list[str],

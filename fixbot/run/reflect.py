@@ -46,6 +46,7 @@ def ask(
     totals. No diagnosis (malformed, no budget, a model error) is recorded and noted."""
     result = diagnoser.diagnose(ctx, attempt.summary)
     state.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
+    attempt.add_calls(result.calls, redact)
     if result.diagnosis is not None:
         attempt.diagnosis = result.diagnosis.redacted(redact)
         return

@@ -97,6 +97,7 @@ class CallRow(BaseModel):
 
     attempt: int
     index: int
+    purpose: str
     model: str
     tokens_in: int
     tokens_out: int
@@ -106,7 +107,8 @@ class CallRow(BaseModel):
 
 
 def call_rows(attempts: list[Attempt]) -> list[CallRow]:
-    """The fixer's model calls of every attempt, in order, formatted for the table."""
+    """Every model call of every attempt (the fixer's, then its diagnosis, self-review or
+    the escalation analysis), in order, formatted for the table."""
     rows = []
     for a in attempts:
         for index, c in enumerate(a.calls, 1):
@@ -116,6 +118,7 @@ def call_rows(attempts: list[Attempt]) -> list[CallRow]:
                 CallRow(
                     attempt=a.number,
                     index=index,
+                    purpose=c.purpose.value,
                     model=c.model,
                     tokens_in=c.tokens_in,
                     tokens_out=c.tokens_out,

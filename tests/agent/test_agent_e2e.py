@@ -118,3 +118,13 @@ def test_fixbot_run_fixes_a_real_bug_with_the_model(
     bodies = [json.loads(line)["body"] for line in sent.splitlines()]
     assert [b["model"] for b in bodies] == ["fake", "fake", "fake"]
     assert "submit_review" in json.dumps(bodies[-1]["tools"])
+    # every call is in the report's table, named by what it was for: two of the fixer's, then
+    # the self-review's (columns: attempt, call, for, model, ...)
+    report = (repo / ".fixbot" / "report.md").read_text()
+    table = report.split("### Model calls")[1].split("\n### ")[0]
+    rows = [line.split(" | ") for line in table.splitlines() if line.startswith("| ")][1:]
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        ("| 1", "fix", "openai/fake"),
+        ("| 1", "fix", "openai/fake"),
+        ("| 1", "review", "openai/fake"),
+    ], table

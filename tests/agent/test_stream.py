@@ -156,6 +156,49 @@ def test_a_timed_out_stream_reports_its_speed(
     assert call.tokens_per_s is not None and f"{call.tokens_per_s:.1f} tokens/s" in call.why
 
 
+def slow_llm(api_base: str, size: Any = None) -> LLM:
+    """An adapter with a 2 s request timeout and 4 tries per model; `size` as the run's."""
+    extra = {"size": size} if size else {}
+    return LLM(
+        ["openai/fake"],
+        Redactor.from_env({}),
+        api_base,
+        deadline=Deadline.start(None),
+        request_timeout=2.0,
+        tries_per_model=4,
+        sleep=lambda seconds: None,
+        **extra,
+    )
+
+
+def test_a_slow_model_is_not_asked_the_same_request_again_after_a_timeout(
+    model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    # writing, too slowly for its cap, when the timeout fired: the same request (same cap)
+    # would time out the same way, so it is not sent again (tenacity would send it 4 times)
+    model_server.enqueue(*[trickle(text("word " * 400), interval=0.05, chunk=64)] * 4)
+    model = slow_llm(model_server.url)
+    with pytest.raises(Exception, match="not retried"):
+        model.complete([{"role": "user", "content": "fix it"}])
+    assert len(model_server.requests) == 1
+    [call] = model.calls
+    assert call.end is CallEnd.TIMED_OUT and "the same request would time out again" in call.why
+
+
+def test_a_slow_model_is_asked_again_with_a_cap_its_speed_fits(
+    model_server: FakeModelServer, model_env: dict[str, str]
+) -> None:
+    # the run's sizing (`Runtime.sized`) lowers the cap once a call measured the model slow:
+    # the retry is a different request, and its reply fits
+    model_server.enqueue(trickle(text("word " * 400), interval=0.05, chunk=64), text("done"))
+    model = slow_llm(model_server.url, size=lambda name, cap: cap if not model.calls else 40)
+    reply = model.complete([{"role": "user", "content": "fix it"}])
+    assert reply.content == "done"
+    caps = [body["max_tokens"] for body in model_server.bodies()]
+    assert len(caps) == 2 and caps[1] == 40 < caps[0]
+    assert [c.end for c in model.calls] == [CallEnd.TIMED_OUT, CallEnd.FINISHED]
+
+
 def test_a_stopped_reply_ends_the_attempt_and_the_next_is_told(
     tmp_path: Path, inprocess_model: InProcessModel, model_env: dict[str, str]
 ) -> None:

@@ -15,6 +15,7 @@ from fixbot.core.models import (
     Attempt,
     BreakerState,
     CallEnd,
+    CallPurpose,
     ModelCall,
     Outcome,
     OutcomeKind,
@@ -208,13 +209,15 @@ def test_each_model_call_shows_its_figures_and_how_it_ended() -> None:
         ),
     ]
     state.attempts[2].calls = [
-        ModelCall(model="openai/small", seconds=60.0, end=CallEnd.TIMED_OUT, why="no reply")
+        ModelCall(model="openai/small", seconds=60.0, end=CallEnd.TIMED_OUT, why="no reply"),
+        ModelCall(model="openai/small", purpose=CallPurpose.DIAGNOSIS, tokens_out=90, seconds=3),
     ]
     table = render_report(state, SETTINGS).split("### Model calls")[1]
-    assert "| 1 | 1 | openai/small | 4000 | 250 | 12.5 (2.5) | 25.0 | finished |" in table
-    assert "| 1 | 2 | openai/small | 4300 | 180 | 9.0 (3.0) | 30.0 | degenerate: " in table
+    assert "| 1 | 1 | fix | openai/small | 4000 | 250 | 12.5 (2.5) | 25.0 | finished |" in table
+    assert "| 1 | 2 | fix | openai/small | 4300 | 180 | 9.0 (3.0) | 30.0 | degenerate: " in table
     assert "'x \\| y' 12+ times |" in table  # a | in the reason stays in its cell
-    assert "| 2 | 1 | openai/small | 0 | 0 | 60.0 | - | timed out: no reply |" in table
+    assert "| 2 | 1 | fix | openai/small | 0 | 0 | 60.0 | - | timed out: no reply |" in table
+    assert "| 2 | 2 | diagnosis | openai/small | 0 | 90 | 3.0 | 30.0 | finished |" in table
     assert "### Model calls" not in render_report(SPENT, SETTINGS)  # no model calls recorded
 
 

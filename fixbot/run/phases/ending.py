@@ -27,6 +27,7 @@ def escalate(run: RunParts, reason: str, analyze: bool) -> None:
         run.progress.phase(last.number, run.settings.max_attempts, "escalation analysis")
         result = analyst.analyze(run.context(last, reason=reason))
         run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
+        last.add_calls(result.calls, run.redactor.redact)
         run.state.analysis = run.redactor.redact(result.summary) if not result.error else None
     finish(run, OutcomeKind.ESCALATED, reason)
 

@@ -302,6 +302,7 @@ def review(run: RunParts, after: int) -> None:
     run.progress.phase(last.number, run.settings.max_attempts, "self-review of the diff")
     result = reviewer.review(context(run, last))
     run.state.add_usage(result.tokens, result.cost_usd, result.cost_usd is not None)
+    last.add_calls(result.calls, run.redactor.redact)
     run.state.minor_findings.extend(f for f in result.findings if f not in result.blocking)
     if result.error:
         run.state.notes.append(f"self-review {review_word(result.error)}: {result.error}")
