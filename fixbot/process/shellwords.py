@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import bashlex
-
+from fixbot.core.bashgrammar import bashlex
 from fixbot.process.sandbox import Identity
 
 __all__ = [

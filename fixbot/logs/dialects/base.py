@@ -23,9 +23,9 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import bashlex
 from pydantic import BaseModel
 
+from fixbot.core.bashgrammar import bashlex
 from fixbot.core.failure import Counts
 
 WORD_COUNT_RE = re.compile(r"(\d+) (\w+)")
