@@ -9,6 +9,7 @@ fifo the commands planted on the way is replaced (writing) or refused (reading),
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Callable, Mapping
@@ -186,16 +187,74 @@ class Worlds:
         lstat keys, as a sync records what it wrote), so the first sync does not read both
         files again. Raises GitError."""
         found = []
+        blobs = self._index_blobs()
         for rel in self.tracked():
             source = _lstat(os.path.join(self.fixbot, rel))
             if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
                 continue  # a submodule's folder: not fixbot's to compare
             target = _lstat(os.path.join(self.workspace, rel))
-            if target is not None and not self._same(rel, source, target):
+            if target is not None and not self._same_as_blob(rel, source, target, blobs):
                 found.append(rel)
             elif target is not None:
                 self.manifest[rel] = Written(_key(source), _key(target))
         return found
+
+    def _index_blobs(self) -> dict[str, str]:
+        """The blob id (hex) of each of F's files whose work-tree bytes are its index entry's
+        blob: in F's index (`git ls-files --stage`), at stage 0, a regular file, unchanged in
+        F's work tree (not in `git diff-files`), and converted by no attribute on checkout
+        (`_converted`). So W's file can be compared with F's by hashing W's side alone. Raises
+        GitError."""
+        staged = git.run(self.fixbot, "ls-files", "-z", "--stage")
+        changed = set(git.run(self.fixbot, "diff-files", "-z", "--name-only").split("\0"))
+        blobs = {}
+        for entry in staged.split("\0"):
+            head, _, rel = entry.partition("\t")
+            fields = head.split(" ")  # mode, blob id, stage
+            if fields[0] in ("100644", "100755") and fields[2:] == ["0"] and rel not in changed:
+                blobs[rel] = fields[1]
+        for rel in self._converted(list(blobs)):
+            del blobs[rel]
+        return blobs
+
+    def _converted(self, paths: list[str]) -> set[str]:
+        """Those of `paths` whose checkout in F may differ from their blob: an attribute of
+        gitattributes(5) that converts content (`text`, `eol`, `crlf`, `ident`,
+        `working-tree-encoding`, `filter`) is set on them (`git check-attr` in F; only when F
+        has an attributes file, fixbot's git configuration naming none). Raises GitError."""
+        files = [p for p in paths if p == ".gitattributes" or p.endswith("/.gitattributes")]
+        if not files and not (self.fixbot / ".git" / "info" / "attributes").exists():
+            return set()
+        names = ("text", "eol", "crlf", "ident", "working-tree-encoding", "filter")
+        done = git.completed(
+            self.fixbot, "check-attr", "-z", "--stdin", *names, stdin="\0".join(paths)
+        )
+        if done.returncode != 0:
+            raise GitError(f"git check-attr failed: {done.stderr.strip()}")
+        words = done.stdout.split("\0")
+        found = set()
+        for rel, name, value in zip(words[0::3], words[1::3], words[2::3], strict=False):
+            if value != "unspecified" and not (name in ("text", "crlf") and value == "unset"):
+                found.add(rel)
+        return found
+
+    def _same_as_blob(
+        self, rel: str, source: os.stat_result, target: os.stat_result, blobs: Mapping[str, str]
+    ) -> bool:
+        """`_same`, with W's regular file hashed as a git blob and compared with F's blob id
+        (`_index_blobs`) instead of reading F's file too, where F's bytes are that blob."""
+        blob = blobs.get(rel)
+        if blob is None or not (stat.S_ISREG(source.st_mode) and stat.S_ISREG(target.st_mode)):
+            return self._same(rel, source, target)
+        if source.st_size != target.st_size or executable(source.st_mode) != executable(
+            target.st_mode
+        ):
+            return False
+        try:
+            data = read_at(self.workspace, rel, source.st_size)
+        except OSError:
+            return False
+        return blob_id(data, len(blob)) == blob
 
     def adopt(self, paths: list[str]) -> ReadBack:
         """Bring `paths` of W into F as `read_back` would (the workspace's own changes, with
@@ -349,6 +408,16 @@ class Worlds:
                 and not os.path.lexists(os.path.join(self.fixbot, rel))
             ]
         return found[: self.max_files + 1]
+
+
+def blob_id(data: bytes, length: int = 40) -> str:
+    """The id git gives `data` as a blob (hex): SHA-1 of `blob <size>\\0<data>`, or SHA-256
+    when `length` is 64 (a repository of `extensions.objectFormat = sha256`; gitformat-pack(5),
+    git's hash-function-transition document)."""
+    digest = hashlib.sha256() if length == 64 else hashlib.sha1()
+    digest.update(b"blob %d\0" % len(data))
+    digest.update(data)
+    return digest.hexdigest()
 
 
 def _ignores_all(text: str) -> bool:

@@ -69,6 +69,55 @@ def test_the_first_comparison_spares_the_first_sync_reading_every_file(
     assert (pair.workspace / "app.py").read_text() == "x = 1\n"
 
 
+def test_the_first_comparison_reads_the_workspace_alone_against_the_index(
+    pair: sync.Worlds, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """W's files are hashed as git blobs and compared with F's index: F's files are not read
+    (half the reads on a large repository), and a change that keeps the size is still found."""
+    (pair.workspace / "app.py").write_text("x = 2\n")  # same size as "x = 1\n"
+    reads: list[tuple[str, str]] = []
+    real = sync.read_at
+    monkeypatch.setattr(
+        sync,
+        "read_at",
+        lambda root, rel, *rest: reads.append((str(root), rel)) or real(root, rel, *rest),
+    )
+    with worlds.entered(pair.fixbot.parent):
+        assert pair.differing() == ["app.py"]
+    assert {root for root, _ in reads} == {str(pair.workspace)}
+    assert {rel for _, rel in reads} == {"app.py", "lib/util.py", ".gitignore", "run.sh"}
+
+
+def test_a_file_fixbot_changed_or_git_converts_is_compared_with_its_bytes(
+    tmp_path: Path,
+) -> None:
+    """Where F's file is not its blob (F's work tree changed since the checkout; an attribute
+    converts it, `eol=crlf`) W is compared with F's bytes, as before: W holding F's checkout is
+    not a change, W holding the blob's bytes is."""
+    workspace = make_repo(
+        tmp_path / "w",
+        {"a.txt": "one\ntwo\n", "b.txt": "same\n", ".gitattributes": "a.txt eol=crlf\n"},
+    )
+    private = worlds.private_folder(workspace, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    with worlds.entered(private):
+        worlds.clone(workspace, private / worlds.REPO)
+        pair = sync.Worlds(private / worlds.REPO, workspace)
+        assert (pair.fixbot / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
+        (pair.workspace / "a.txt").write_bytes(b"one\r\ntwo\r\n")  # as F's checkout
+        (pair.fixbot / "b.txt").write_text("else\n")  # F's work tree, not its index
+        assert pair.differing() == ["b.txt"]
+        (pair.workspace / "a.txt").write_bytes(b"one\ntwo\n")  # the blob's bytes, not F's
+        assert pair.differing() == ["a.txt", "b.txt"]
+
+
+def test_blob_ids_are_gits_own() -> None:
+    assert sync.blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+    assert sync.blob_id(b"", 64) == (
+        "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813"
+    )
+
+
 def test_sync_replaces_what_a_command_planted_at_a_tracked_path(
     pair: sync.Worlds, tmp_path: Path
 ) -> None:
