@@ -127,20 +127,81 @@ def read_at(
     file) raises PermissionError. Raises OSError (`Planted` for a link on the way, EINVAL for
     anything but a regular file)."""
     with parent(root, rel, create=False) as dir_fd:
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-        fd = os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=dir_fd)
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(errno.EINVAL, f"{rel} is not a regular file")
-            if reader is not None and not readable_by(info, reader):
-                raise PermissionError(errno.EACCES, f"{rel} is not readable by the commands' user")
-            if limit is None:
-                return handle.read()
-            data = handle.read(limit + 1)
-            if len(data) > limit:
-                raise TooLarge(errno.EFBIG, f"{rel} is larger than {limit} bytes")
-            return data
+        return _read_in(dir_fd, rel, limit, reader)
+
+
+def _read_in(dir_fd: int, rel: str, limit: int | None, reader: tuple[int, int] | None) -> bytes:
+    """`read_at`'s reading of `rel`'s last component in the folder `dir_fd`."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(rel.rsplit("/", 1)[-1], flags, dir_fd=dir_fd)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, f"{rel} is not a regular file")
+        if reader is not None and not readable_by(info, reader):
+            raise PermissionError(errno.EACCES, f"{rel} is not readable by the commands' user")
+        if limit is None:
+            return handle.read()
+        data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise TooLarge(errno.EFBIG, f"{rel} is larger than {limit} bytes")
+        return data
+
+
+class Folders:
+    """The folders of one path under `root` kept open, each reached without following a link:
+    for reading many files of a tree in git's order (`read_in`), where consecutive files share
+    their folders, so each folder is opened once instead of once per file. At most one folder
+    per level is open (the path of the last file read). Use as a context manager (closes
+    them)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.parts: list[str] = []  # the open folders' names, from the top
+        self.fds: list[int] = []  # root's fd, then one per name of `parts`
+
+    def __enter__(self) -> Folders:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._close_to(0)
+        if self.fds:
+            os.close(self.fds.pop())
+
+    def _close_to(self, depth: int) -> None:
+        while len(self.parts) > depth:
+            self.parts.pop()
+            os.close(self.fds.pop())
+
+    def fd(self, folder: str) -> int:
+        """An fd of `folder` (relative to `root`, "" for `root` itself), every folder on the way
+        opened with `O_NOFOLLOW`. Raises `Planted` for a link or file on the way,
+        FileNotFoundError for a missing folder, OSError."""
+        parts = folder.split("/") if folder else []
+        same = 0
+        while same < min(len(parts), len(self.parts)) and parts[same] == self.parts[same]:
+            same += 1
+        self._close_to(same)
+        if not self.fds:
+            self.fds.append(os.open(self.root, DIR_FLAGS))
+        for part in parts[same:]:
+            try:
+                child = os.open(part, DIR_FLAGS, dir_fd=self.fds[-1])
+            except OSError as exc:
+                if exc.errno in LINK_ERRORS:
+                    raise Planted(folder) from exc
+                raise
+            self.fds.append(child)
+            self.parts.append(part)
+        return self.fds[-1]
+
+
+def read_in(
+    folders: Folders, rel: str, limit: int | None = None, reader: tuple[int, int] | None = None
+) -> bytes:
+    """`read_at(folders.root, rel, limit, reader)`, its folders reached through `folders`
+    (kept open for the next file). Raises as `read_at`."""
+    return _read_in(folders.fd(rel.rpartition("/")[0]), rel, limit, reader)
 
 
 def read_file(path: Path, limit: int, reader: tuple[int, int] | None) -> bytes:

@@ -22,11 +22,13 @@ from fixbot.core.errors import GitError
 from fixbot.core.secrets import DEFAULT_STATE_DIR
 from fixbot.process import git
 from fixbot.process.nofollow import (
+    Folders,
     Planted,
     TooLarge,
     executable,
     place,
     read_at,
+    read_in,
     remove_path,
     stat_at,
 )
@@ -186,14 +188,19 @@ class Worlds:
         changes before the first sync. A path found the same is recorded in the manifest (its
         lstat keys, as a sync records what it wrote), so the first sync does not read both
         files again. Raises GitError."""
-        found = []
         blobs = self._index_blobs()
+        with Folders(self.workspace) as folders:
+            return self._compare(blobs, folders)
+
+    def _compare(self, blobs: Mapping[str, str], folders: Folders) -> list[str]:
+        """`differing`'s comparison, W's files read through `folders`."""
+        found = []
         for rel in self.tracked():
             source = _lstat(os.path.join(self.fixbot, rel))
             if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
                 continue  # a submodule's folder: not fixbot's to compare
             target = _lstat(os.path.join(self.workspace, rel))
-            if target is not None and not self._same_as_blob(rel, source, target, blobs):
+            if target is not None and not self._same_as_blob(rel, source, target, blobs, folders):
                 found.append(rel)
             elif target is not None:
                 self.manifest[rel] = Written(_key(source), _key(target))
@@ -239,7 +246,12 @@ class Worlds:
         return found
 
     def _same_as_blob(
-        self, rel: str, source: os.stat_result, target: os.stat_result, blobs: Mapping[str, str]
+        self,
+        rel: str,
+        source: os.stat_result,
+        target: os.stat_result,
+        blobs: Mapping[str, str],
+        folders: Folders,
     ) -> bool:
         """`_same`, with W's regular file hashed as a git blob and compared with F's blob id
         (`_index_blobs`) instead of reading F's file too, where F's bytes are that blob."""
@@ -251,8 +263,8 @@ class Worlds:
         ):
             return False
         try:
-            data = read_at(self.workspace, rel, source.st_size)
-        except OSError:
+            data = read_in(folders, rel, source.st_size)
+        except (OSError, Planted):
             return False
         return blob_id(data, len(blob)) == blob
 

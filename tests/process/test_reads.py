@@ -92,3 +92,29 @@ def test_a_read_back_file_that_grows_after_its_stat_is_refused(
     assert back.changed == []
     assert back.refused == [("app.py", "over the read-back bounds")]
     assert (pair.fixbot / "app.py").read_text() == "x = 1\n"
+
+
+def test_many_files_are_read_through_shared_folders_without_following_a_link(
+    tmp_path: Path,
+) -> None:
+    """`Folders` opens each folder of a tree once for many reads (the first comparison of a
+    large workspace), keeps one folder per level open, and still follows no link on the way:
+    a folder replaced by a link to another tree is `Planted`, whatever was opened before."""
+    for rel in ("a/b/one", "a/b/two", "a/c/three", "top"):
+        (tmp_path / "w" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "w" / rel).write_text(rel)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "secret").write_text("not the workspace's")
+    (tmp_path / "w" / "link").symlink_to(tmp_path / "elsewhere")
+    with nofollow.Folders(tmp_path / "w") as folders:
+        for rel in ("a/b/one", "a/b/two", "a/c/three", "top"):
+            assert nofollow.read_in(folders, rel) == rel.encode()
+            assert len(folders.fds) == rel.count("/") + 1  # the root and the file's folders
+        with pytest.raises(nofollow.Planted):
+            nofollow.read_in(folders, "link/secret")
+        with pytest.raises(nofollow.TooLarge):
+            nofollow.read_in(folders, "a/b/one", 3)
+        open_fds = list(folders.fds)
+    for fd in open_fds:
+        with pytest.raises(OSError):
+            os.fstat(fd)  # closed at the end of the block

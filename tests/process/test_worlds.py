@@ -76,16 +76,21 @@ def test_the_first_comparison_reads_the_workspace_alone_against_the_index(
     (half the reads on a large repository), and a change that keeps the size is still found."""
     (pair.workspace / "app.py").write_text("x = 2\n")  # same size as "x = 1\n"
     reads: list[tuple[str, str]] = []
-    real = sync.read_at
+    real_at, real_in = sync.read_at, sync.read_in
     monkeypatch.setattr(
         sync,
         "read_at",
-        lambda root, rel, *rest: reads.append((str(root), rel)) or real(root, rel, *rest),
+        lambda root, rel, *rest: reads.append((str(root), rel)) or real_at(root, rel, *rest),
+    )
+    monkeypatch.setattr(
+        sync,
+        "read_in",
+        lambda f, rel, *rest: reads.append((str(f.root), rel)) or real_in(f, rel, *rest),
     )
     with worlds.entered(pair.fixbot.parent):
         assert pair.differing() == ["app.py"]
     assert {root for root, _ in reads} == {str(pair.workspace)}
-    assert {rel for _, rel in reads} == {"app.py", "lib/util.py", ".gitignore", "run.sh"}
+    assert sorted(rel for _, rel in reads) == [".gitignore", "app.py", "lib/util.py", "run.sh"]
 
 
 def test_a_file_fixbot_changed_or_git_converts_is_compared_with_its_bytes(
