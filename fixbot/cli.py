@@ -258,6 +258,8 @@ def zero_config(settings: Any, directory: Path) -> Any:
     """`settings` with the check, set-up and fix commands inferred when no check was given;
     the plan goes to stderr, each command with where it came from, before anything runs.
     Raises `ConfigError` when no check can be inferred or a tool it needs is missing."""
+    if settings.check:  # nothing to infer: the inference's modules stay unimported
+        return settings
     from fixbot.run.zeroconf import resolve
 
     settings, plan = resolve(settings, directory)

@@ -1,5 +1,6 @@
 """What a green run imports: the modules of the check, the state and the report, not the model
-agent (its templates, tools and protocols), litellm or the GitHub client."""
+agent (its templates, tools and protocols), litellm, the GitHub client, or the inference of
+commands when the check is given."""
 
 from __future__ import annotations
 
@@ -31,3 +32,4 @@ def test_a_green_run_imports_no_model_agent(tmp_path: Path) -> None:
     agent = [m for m in modules if m.startswith("fixbot.agent.") and m != "fixbot.agent.paths"]
     assert agent == []
     assert not [m for m in modules if m.split(".")[0] in ("litellm", "openai", "github", "gql")]
+    assert not [m for m in modules if m.startswith(("fixbot.infer", "fixbot.run.zeroconf"))]
