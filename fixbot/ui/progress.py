@@ -16,7 +16,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
-from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Heartbeat
 from fixbot.ui import workflow
 
@@ -206,8 +205,18 @@ class RichProgress(Progress):
 def make_progress(env: Mapping[str, str], stream: TextIO | None = None) -> Progress:
     """Choose the progress style from the environment and whether stderr is a terminal."""
     stream = stream or sys.stderr
-    if GitHubEnv.read(env).actions:
+    if _in_actions(env):
         return GitHubProgress(stream)
     if env.get("CI") or not stream.isatty():
         return Progress(stream)
     return RichProgress(stream)
+
+
+def _in_actions(env: Mapping[str, str]) -> bool:
+    """`GitHubEnv.read(env).actions`, with `fixbot.core.github_env` (pydantic-settings, asyncio)
+    imported only where a `GITHUB_ACTIONS` variable is set: a run on a workstation spares it."""
+    if not any(name.upper() == "GITHUB_ACTIONS" for name in env):
+        return False
+    from fixbot.core.github_env import GitHubEnv
+
+    return GitHubEnv.read(env).actions

@@ -24,6 +24,9 @@ def test_style_follows_the_environment() -> None:
     assert type(make_progress({"CI": "1"}, Terminal())) is Progress
     assert type(make_progress({}, io.StringIO())) is Progress  # not a terminal
     assert type(make_progress({}, Terminal())) is RichProgress
+    # the runner's variables are read as `GitHubEnv` reads them (any case), only when present
+    assert type(make_progress({"github_actions": "true"}, Terminal())) is GitHubProgress
+    assert type(make_progress({"GITHUB_ACTIONS": "false"}, Terminal())) is RichProgress
 
 
 def test_github_groups_wrap_the_block_and_plain_lines_name_the_attempt() -> None:
