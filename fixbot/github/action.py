@@ -239,7 +239,7 @@ def _fix_in_clone(
     warnings: list[str] = []
     # the branch's configuration, as fixbot's clone has it (the workspace is the commands')
     where = (fixbot / ctx.inputs.working_directory).resolve()
-    settings = load_settings(where, {}, ctx.env, action=True, warnings=warnings)
+    settings = load_settings(where, {}, ctx.settings_variables, action=True, warnings=warnings)
     if tried is not None:  # a retry: fresh breaker and budget
         settings = settings.model_copy(update={"resume": False})
     settings, inferred_notes, origin = inferred.settle(
@@ -259,7 +259,7 @@ def _fix_in_clone(
         outcome, state = engine.run(
             settings,
             repo,
-            env=ctx.env,
+            env=ctx.environment,
             request=RunRequest(
                 hint=hint,
                 threads=scope.threads,
@@ -354,7 +354,7 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     its `.git`), and no git of fixbot's, which holds the token, ever runs in it. The branch is
     then fetched from origin into the clone and checked out there (`_switch`). Raises `GitError`.
     """
-    private = worlds.private_folder(ctx.workspace, worlds.state_base(os.geteuid(), ctx.env))
+    private = worlds.private_folder(ctx.workspace, ctx.state_base)
     # the remote is the repository on the run's server (GITHUB_SERVER_URL, which an earlier
     # step cannot overwrite, and the event's repository), never a URL of the workspace's
     # `.git/config`; git may use that server's transport alone
@@ -363,7 +363,8 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     worlds.write_gitconfig(
         private, worlds.ambient_identity(), trusted=(ctx.workspace,), protocols=(scheme,)
     )
-    fixbot = private / worlds.REPO
+    fixbot = ctx.clone
+    assert fixbot.parent == private, (fixbot, private)  # one path, made by `worlds.clone_path`
     with worlds.entered(private):
         worlds.clone(ctx.workspace, fixbot)
         git.run(fixbot, "remote", "set-url", "origin", remote)

@@ -38,8 +38,7 @@ from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
 from fixbot.run.recheck import recheck
 from fixbot.run.report import OnGitHub, render_report
-from fixbot.security.leakscan import known_secrets, refuse_if_leaking
-from fixbot.security.redact import Redactor
+from fixbot.security.leakscan import refuse_if_leaking
 
 
 def publish(
@@ -159,12 +158,12 @@ def github_report(ctx: Context, event: Event, settings: Settings, result: Finish
         return ""
     place = OnGitHub(run_url=ctx.run_url, pull_request=event.pull_request is not None)
     text = render_report(result.state, settings, on_github=place)
-    return Redactor.from_env(ctx.env).redact(text)
+    return ctx.redactor.redact(text)
 
 
 def _secrets(ctx: Context) -> dict[str, str]:
     """Every secret fixbot knows (name -> value), for the scan before a push or a patch."""
-    return known_secrets(ctx.env, github_token=ctx.inputs.token)
+    return dict(ctx.secrets)
 
 
 def _rescue(
@@ -225,7 +224,7 @@ def _verify_and_push(
     sha = str(replayed.sha)
     workdir = (ctx.workspace / ctx.inputs.working_directory).resolve()
     try:
-        check = recheck(settings, workdir, ctx.env, run_id)
+        check = recheck(settings, workdir, ctx.environment, run_id)
     except OSError as exc:
         return f"the fix was replayed onto it, but the check could not run again ({exc})"
     if not check.passed:
