@@ -350,10 +350,16 @@ def workspace_root(path: Path) -> Path | None:
     return None
 
 
+def clone_path(workspace: Path, base: Path) -> Path:
+    """Where fixbot's clone of `workspace` is, or will be, under the state base `base`
+    (`state_base`): `private_folder`'s folder, then `REPO`. The one place the path is made."""
+    return base / repo_key(workspace) / REPO
+
+
 def clone_of(workspace: Path, env: Mapping[str, str]) -> Path:
-    """fixbot's clone of `workspace` (made by a run), or `workspace` itself when there is none:
-    where the publish step reads, diffs and pushes."""
-    fixbot = state_base(os.geteuid(), env) / repo_key(workspace) / REPO
+    """fixbot's clone of `workspace` (made by a run), or `workspace` itself when there is none
+    (the bench and tests read a finished run's clone; the Action's context refuses instead)."""
+    fixbot = clone_path(workspace, state_base(os.geteuid(), env))
     return fixbot if (fixbot / ".git").is_dir() else workspace
 
 

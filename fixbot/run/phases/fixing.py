@@ -44,7 +44,7 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     run.progress.phase(number, run.settings.max_attempts, f"fix ({fixer.name})")
     reviews = run.state.reviews
     findings = reviews[-1].blocking if phase is Phase.REVIEW and reviews else []
-    threads = run.threads if phase is Phase.THREADS else []
+    threads = list(run.request.threads) if phase is Phase.THREADS else []
     started = time.monotonic()
     result = fixer.fix(context(run, attempt, findings=findings, threads=threads))
     past_the_second(run.repo, result.files_changed)
@@ -183,7 +183,9 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
     if attempt.drift:
         return
-    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor, run.check_origin)
+    outcome.commit(
+        run.repo, run.settings, run.state, attempt, run.redactor, run.request.check_origin
+    )
     if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
         git.run(run.repo, "reset", "-q", "HEAD~1")
         attempt.commit_sha, attempt.drift = None, late
@@ -268,8 +270,8 @@ def context(run: RunParts, attempt: Attempt, **extra: Any) -> FixContext:
         history=[a for a in run.state.attempts if a.done],
         start_sha=run.state.start_sha,
         desired=run.settings.desired,
-        hint=run.hint,
-        tried=run.tried,
+        hint=run.request.hint,
+        tried=list(run.request.tried),
         oscillation=previous is not None
         and previous.number in breaker.oscillations(run.state.attempts),
         tokens_used=run.state.tokens,
