@@ -241,11 +241,8 @@ class Worlds:
         if done.returncode != 0:
             raise GitError(f"git check-attr failed: {done.stderr.strip()}")
         words = done.stdout.split("\0")
-        found = set()
-        for rel, name, value in zip(words[0::3], words[1::3], words[2::3], strict=False):
-            if value != "unspecified" and not (name in ("text", "crlf") and value == "unset"):
-                found.add(rel)
-        return found
+        triples = zip(words[0::3], words[1::3], words[2::3], strict=False)
+        return {rel for rel, name, value in triples if _converts(name, value)}
 
     def _same_as_blob(
         self,
@@ -475,6 +472,12 @@ def blob_id(data: bytes, length: int = 40) -> str:
     digest.update(b"blob %d\0" % len(data))
     digest.update(data)
     return digest.hexdigest()
+
+
+def _converts(name: str, value: str) -> bool:
+    """True when the attribute `name` with `value` (as `git check-attr` prints it) may make a
+    checkout differ from the blob: set in any way but `-text` or `-crlf` (binary)."""
+    return value != "unspecified" and not (name in ("text", "crlf") and value == "unset")
 
 
 def _ignores_all(text: str) -> bool:
