@@ -140,21 +140,28 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     if failure is None:
         return ""
     located = [(relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations]
-    box = Toolbox(ctx.repo, state_dir=ctx.state_dir)
-    readable = []
     called = locate.spans(ctx.repo, list(failure.failing_tests), located)
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
     ranked = [*leads.spans(ctx.repo, text), *best, *suspects[1:], *called]
     data = [g for span in ranked[:GLOBALS_OF] for g in locate.globals_read(ctx.repo, span)]
-    for span in [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]:
+    spans = [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]
+    return locate.render(ctx.repo, _readable(ctx, spans), chars)
+
+
+def _readable(ctx: FixContext, spans: list[locate.Span]) -> list[locate.Span]:
+    """The spans in files the model could read with its own tools (inside the repository, not
+    fixbot's state, not ignored)."""
+    box = Toolbox(ctx.repo, state_dir=ctx.state_dir)
+    readable = []
+    for span in spans:
         try:
             target = paths.resolve(ctx.repo, span.path, state_dir=ctx.state_dir)
         except paths.PathRefused:
             continue
         if target.is_file() and not box.ignored(target):
             readable.append(span)
-    return locate.render(ctx.repo, readable, chars)
+    return readable
 
 
 def history_text(history: list[Attempt]) -> str:

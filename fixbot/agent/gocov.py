@@ -103,22 +103,37 @@ def rank(repo: Path, failing: Blocks, whole: Blocks) -> list[Span]:
     prefix, root = (module_path(repo) or "") + "/", repo.resolve()
     by_file: dict[str, list[tuple[float, int, int]]] = {}
     for (name, start, end), count in failing.items():
-        if not count or not name.startswith(prefix) or name.endswith("_test.go"):
-            continue
-        rel = name.removeprefix(prefix)
-        full = (root / rel).resolve()
-        if not full.is_relative_to(root) or not full.is_file():
+        rel = _source_file(root, prefix, name) if count else None
+        if rel is None:
             continue
         passed = whole.get((name, start, end), count) - count > 0
         score = 1.0 / math.sqrt(1 + int(passed))  # Ochiai with one failing group
-        by_file.setdefault(full.relative_to(root).as_posix(), []).append((score, start, end))
-    spans = []
-    for rel, blocks in by_file.items():
-        for fstart, fend, fname in _functions(repo, rel):
-            inside = [(s, a) for s, a, b in blocks if fstart <= a and b <= fend]
-            if inside:
-                best = max(s for s, _ in inside)
-                focus = tuple(sorted(a for s, a in inside if s >= best)[:MAX_FOCUS])
-                spans.append(Span(rel, fstart, fend, fname, best, focus))
+        by_file.setdefault(rel, []).append((score, start, end))
+    spans = [span for rel, blocks in by_file.items() for span in _spans(repo, rel, blocks)]
     spans.sort(key=lambda s: (-s.score, s.path, s.start))
     return spans[:MAX_SPANS]
+
+
+def _source_file(root: Path, prefix: str, name: str) -> str | None:
+    """The repository-relative path of a profile's file `name` (`<module path>/<file>`, the
+    module's path with a slash being `prefix`), None for a test file or one outside the
+    repository (`root`, resolved)."""
+    if not name.startswith(prefix) or name.endswith("_test.go"):
+        return None
+    full = (root / name.removeprefix(prefix)).resolve()
+    if not full.is_relative_to(root) or not full.is_file():
+        return None
+    return full.relative_to(root).as_posix()
+
+
+def _spans(repo: Path, rel: str, blocks: list[tuple[float, int, int]]) -> list[Span]:
+    """The functions of the file `rel` holding any of its (score, first line, last line)
+    `blocks`, each scored by its best block, focused on the first lines of those."""
+    spans = []
+    for fstart, fend, fname in _functions(repo, rel):
+        inside = [(s, a) for s, a, b in blocks if fstart <= a and b <= fend]
+        if inside:
+            best = max(s for s, _ in inside)
+            focus = tuple(sorted(a for s, a in inside if s >= best)[:MAX_FOCUS])
+            spans.append(Span(rel, fstart, fend, fname, best, focus))
+    return spans

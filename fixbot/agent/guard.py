@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from fixbot.tamper import asserts, filters
@@ -126,6 +127,24 @@ def _toml_tools(text: str) -> object:
     return {name: tool.get(name) for name in PYPROJECT_TOOLS}
 
 
+# Files of which only a part configures the tests: by lower-cased name, the function reading
+# that part (compared before and after the edit) and the refusal when it changed.
+_CONFIG_PARTS: dict[str, tuple[Callable[[str], object], str]] = {
+    "pyproject.toml": (
+        _toml_tools,
+        "Refused: this edit changes the test or lint configuration in {path}.",
+    ),
+    "setup.cfg": (
+        INI_SECTION.findall,
+        "Refused: this edit changes the test or lint configuration in {path}.",
+    ),
+    "package.json": (
+        package_keys,
+        "Refused: this edit changes the scripts or test configuration in {path}.",
+    ),
+}
+
+
 def _check_config(
     path: str, old: str, new: str, modules: frozenset[str] = frozenset()
 ) -> str | None:
@@ -136,21 +155,24 @@ def _check_config(
     if filters.harmless(path, old, new, modules):
         # warnings made errors, or one dependency's warning ignored: no test is hidden
         return None
-    if name == "pyproject.toml" and _toml_tools(old) != _toml_tools(new):
-        return f"Refused: this edit changes the test or lint configuration in {path}."
-    if name == "setup.cfg" and INI_SECTION.findall(old) != INI_SECTION.findall(new):
-        return f"Refused: this edit changes the test or lint configuration in {path}."
-    if name == "package.json" and package_keys(old) != package_keys(new):
-        return f"Refused: this edit changes the scripts or test configuration in {path}."
+    if name in _CONFIG_PARTS:
+        read, refusal = _CONFIG_PARTS[name]
+        if read(old) != read(new):
+            return refusal.format(path=path)
     if CI.match(path) or RUNNER_CONFIG.match(name):
         return f"Refused: {path} controls how the check runs; fixbot does not change it."
-    lowered = {part.lower() for part in pure.parts[:-1]}
-    if SHADOW_NAMES.match(name) or lowered & SHADOW_PACKAGES:
+    if _shadows(pure):
         return (
             f"Refused: {path} would shadow a test runner or run at interpreter start-up; "
             "give the module another name."
         )
     return None
+
+
+def _shadows(pure: PurePosixPath) -> bool:
+    """A module named like a test runner's or a start-up hook, or inside such a package."""
+    lowered = {part.lower() for part in pure.parts[:-1]}
+    return bool(SHADOW_NAMES.match(pure.name.lower()) or lowered & SHADOW_PACKAGES)
 
 
 def tampering(
@@ -175,15 +197,15 @@ def tampering(
     reason = _check_config(path, before, new, modules) or _vacuous(path, before, new)
     if reason is None and is_test_file(path):
         reason = _check_test_file(path, before, new)
-    if reason is None and (
-        found := [
-            c
-            for c in examine(Change(path, old, new), check_files=check_files, modules=modules)
-            if _sure(c)
-        ]
-    ):
-        reason = f"Refused: {found[0]}."
+    if reason is None:
+        reason = _sure_cheat(Change(path, old, new), check_files, modules)
     return None if reason is None else reason + ADVICE
+
+
+def _sure_cheat(change: Change, check_files: frozenset[str], modules: frozenset[str]) -> str | None:
+    """The refusal for the first cheat the final-diff rules find in `change` alone (`_sure`)."""
+    found = [c for c in examine(change, check_files=check_files, modules=modules) if _sure(c)]
+    return f"Refused: {found[0]}." if found else None
 
 
 def _sure(cheat: Cheat) -> bool:

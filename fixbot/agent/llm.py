@@ -408,19 +408,9 @@ class LLM:
         # A little slack so that litellm's own per-read timeout, when it fires, wins the race.
         stopped = within(seconds + 1.0, request, timed_out, beat)
         took = time.monotonic() - started
-        if stopped is None and not built.finished:
-            cause = IncompleteReply(
-                f"the streamed reply ended without a finish reason after {built.pieces} pieces"
-            )
-            broken: Exception = litellm.APIError(
-                status_code=502, message=str(cause), llm_provider=provider_of(model), model=model
-            )
-            raise broken from cause
+        _refuse_incomplete(litellm, model, built, stopped)
         call = self._record(model, messages, built, took, marks.get("first"), cap)
-        if stopped:
-            call.end, call.why = CallEnd.DEGENERATE, stopped
-        elif built.finish_reason == "length":
-            call.end = CallEnd.LENGTH
+        _mark_end(call, stopped, built.finish_reason)
         reply = self._reply(litellm, model, response_of(litellm, model, built, call))
         return dataclasses.replace(reply, call=call)
 
@@ -554,3 +544,26 @@ def chunks_of(litellm: Any, model: str, stream: Any) -> Iterator[Any]:
             model=model,
         )
         raise broken from exc
+
+
+def _refuse_incomplete(litellm: Any, model: str, built: Assembly, stopped: str | None) -> None:
+    """Raise litellm's `APIError` (502, caused by `IncompleteReply`) when the stream ended by
+    itself (not `stopped` early) without a finish reason: the reply is not whole."""
+    if stopped is not None or built.finished:
+        return
+    cause = IncompleteReply(
+        f"the streamed reply ended without a finish reason after {built.pieces} pieces"
+    )
+    broken: Exception = litellm.APIError(
+        status_code=502, message=str(cause), llm_provider=provider_of(model), model=model
+    )
+    raise broken from cause
+
+
+def _mark_end(call: ModelCall, stopped: str | None, finish_reason: str | None) -> None:
+    """Say how `call` ended when not plainly: stopped early for the reason `stopped` (a
+    degenerate reply), or at its token cap (`finish_reason` "length")."""
+    if stopped:
+        call.end, call.why = CallEnd.DEGENERATE, stopped
+    elif finish_reason == "length":
+        call.end = CallEnd.LENGTH

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -103,16 +104,27 @@ def imports(tree: ast.Module, near: str) -> dict[str, tuple[str, str | None]]:
     names: dict[str, tuple[str, str | None]] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                local = alias.asname or alias.name.split(".")[0]
-                names[local] = (alias.name if alias.asname else local, None)
+            names.update(_bound_modules(node))
         elif isinstance(node, ast.ImportFrom):
-            module = node.module or ""
-            if node.level:
-                module = _relative_module(near, node.level, node.module)
-            for alias in node.names:
-                names[alias.asname or alias.name] = (module, alias.name)
+            names.update(_bound_members(node, near))
     return names
+
+
+def _bound_modules(node: ast.Import) -> dict[str, tuple[str, str | None]]:
+    """`import a.b` binds `a` to module `a`; `import a.b as c` binds `c` to module `a.b`."""
+    names: dict[str, tuple[str, str | None]] = {}
+    for alias in node.names:
+        local = alias.asname or alias.name.split(".")[0]
+        names[local] = (alias.name if alias.asname else local, None)
+    return names
+
+
+def _bound_members(node: ast.ImportFrom, near: str) -> dict[str, tuple[str, str | None]]:
+    """`from m import x as y` binds `y` to (m, x); a relative `m` is resolved from `near`."""
+    module = node.module or ""
+    if node.level:
+        module = _relative_module(near, node.level, node.module)
+    return {alias.asname or alias.name: (module, alias.name) for alias in node.names}
 
 
 def _define(repo: Path, module: str, name: str, near: str) -> tuple[str, ast.stmt] | None:
@@ -147,20 +159,31 @@ def _resolve(
 
 def _tests(failing: list[str], located: list[tuple[str, int]], repo: Path) -> list[tuple[str, str]]:
     """(test file, test function name) of the failing tests; from `path:line`s when no id."""
-    found: list[tuple[str, str]] = []
-    for test in failing:
-        path, _, rest = test.partition("::")
-        name = re.split(r"[\[(]", rest.rsplit("::", 1)[-1])[0]
-        if path.endswith(".py") and name and (repo / path).is_file():
-            found.append((path, name))
-    if found:
-        return list(dict.fromkeys(found))
-    for path, line in located:
-        tree = _parse(repo, path) if TEST_FILE.search(path) else None
-        for fn in _functions(tree) if tree else []:
-            if fn.name.startswith("test") and fn.lineno <= line <= (fn.end_lineno or fn.lineno):
-                found.append((path, fn.name))
+    found = [test for test in map(_test_of_id, failing) if _python_file(repo, test)]
+    if not found:
+        found = [(path, fn.name) for path, line in located for fn in _tests_at(repo, path, line)]
     return list(dict.fromkeys(found))
+
+
+def _test_of_id(test: str) -> tuple[str, str]:
+    """(path, function name) of a test id: `tests/t.py::C::test_x[1]` -> (tests/t.py, test_x)."""
+    path, _, rest = test.partition("::")
+    return path, re.split(r"[\[(]", rest.rsplit("::", 1)[-1])[0]
+
+
+def _python_file(repo: Path, test: tuple[str, str]) -> bool:
+    path, name = test
+    return path.endswith(".py") and bool(name) and (repo / path).is_file()
+
+
+def _tests_at(repo: Path, path: str, line: int) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The test functions of the test file `path` whose lines hold `line`."""
+    tree = _parse(repo, path) if TEST_FILE.search(path) else None
+    return [
+        fn
+        for fn in (_functions(tree) if tree else [])
+        if fn.name.startswith("test") and fn.lineno <= line <= (fn.end_lineno or fn.lineno)
+    ]
 
 
 def spans(
@@ -169,30 +192,13 @@ def spans(
     """The definitions the failing tests reach, ranked (module docstring); `failing` are test ids
     (`path::name`), `located` the output's (repository-relative path, line) pairs."""
     score: dict[tuple[str, int, int, str], float] = {}
-    frontier: list[tuple[str, ast.AST, float]] = []
-    for path, name in _tests(failing, located, repo):
-        tree = _parse(repo, path)
-        for fn in _functions(tree) if tree else []:
-            if fn.name == name:
-                frontier.append((path, fn, 1.0))
+    frontier = _test_functions(repo, failing, located)
     seen: set[tuple[str, int]] = set()
     for level in range(depth):
         following: list[tuple[str, ast.AST, float]] = []
         for near, node, weight in frontier:
-            module = _parse(repo, near)
-            if module is None:
-                continue
-            names = imports(module, near)
-            local = _top_level(module) if level else {}
-            for call in dict.fromkeys(_calls(node)):
-                target = _resolve(repo, names, call, near)
-                if target is None and call[0] is None and call[1] in local:
-                    target = (near, local[call[1]])
-                if target is None or TEST_FILE.search(target[0]):
-                    continue
-                rel, defined = target
-                end = defined.end_lineno or defined.lineno
-                key = (rel, defined.lineno, end, call[1])
+            for name, (rel, defined) in _callees(repo, near, node, level > 0):
+                key = (rel, defined.lineno, defined.end_lineno or defined.lineno, name)
                 score[key] = score.get(key, 0.0) + weight
                 if (rel, defined.lineno) not in seen:
                     seen.add((rel, defined.lineno))
@@ -202,6 +208,40 @@ def spans(
     return [Span(p, s, e, n, v) for (p, s, e, n), v in ranked]
 
 
+def _test_functions(
+    repo: Path, failing: list[str], located: list[tuple[str, int]]
+) -> list[tuple[str, ast.AST, float]]:
+    """(file, definition, weight 1.0) of each failing test's function (`_tests`)."""
+    frontier: list[tuple[str, ast.AST, float]] = []
+    for path, name in _tests(failing, located, repo):
+        tree = _parse(repo, path)
+        frontier += [
+            (path, fn, 1.0) for fn in (_functions(tree) if tree else []) if fn.name == name
+        ]
+    return frontier
+
+
+def _callees(
+    repo: Path, near: str, node: ast.AST, local: bool
+) -> list[tuple[str, tuple[str, ast.stmt]]]:
+    """(called name, (file, definition)) for each distinct call in `node`, code in file `near`,
+    that resolves through its imports (or, when `local`, to a top-level definition of `near`)
+    to a definition outside the test files."""
+    module = _parse(repo, near)
+    if module is None:
+        return []
+    names = imports(module, near)
+    defined = _top_level(module) if local else {}
+    found = []
+    for qualifier, name in dict.fromkeys(_calls(node)):
+        target = _resolve(repo, names, (qualifier, name), near)
+        if target is None and qualifier is None and name in defined:
+            target = (near, defined[name])
+        if target is not None and not TEST_FILE.search(target[0]):
+            found.append((name, target))
+    return found
+
+
 def globals_read(repo: Path, span: Span) -> list[Span]:
     """The module-level assignments of `span`'s module that its definition reads (a constant, a
     table, a default argument's value): a fix often changes the data a function uses, and
@@ -209,28 +249,34 @@ def globals_read(repo: Path, span: Span) -> list[Span]:
     tree = _parse(repo, span.path)
     if tree is None:
         return []
-    assigned: dict[str, ast.stmt] = {}
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if isinstance(node, ast.AnnAssign | ast.AugAssign):
-            targets = [node.target]
-        for target in targets:
-            if isinstance(target, ast.Name):
-                assigned[target.id] = node
+    assigned = _module_assignments(tree)
     inside = [
         n
         for n in ast.walk(tree)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         and n.lineno == span.start
     ]
-    read = {
-        n.id for d in inside for n in ast.walk(d) if isinstance(n, ast.Name) and n.id in assigned
-    }
-    found = {assigned[name] for name in read}
+    found = {assigned[name] for name in _names_in(inside) if name in assigned}
     return [
         Span(span.path, n.lineno, n.end_lineno or n.lineno, "module level", span.score / 2)
         for n in sorted(found, key=lambda n: n.lineno)
     ]
+
+
+def _module_assignments(tree: ast.Module) -> dict[str, ast.stmt]:
+    """Name -> the last module-level statement assigning it (`=`, annotated, augmented)."""
+    assigned: dict[str, ast.stmt] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        assigned |= {target.id: node for target in targets if isinstance(target, ast.Name)}
+    return assigned
+
+
+def _names_in(nodes: Sequence[ast.AST]) -> set[str]:
+    """Every bare name used in `nodes`."""
+    return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _shown_lines(span: Span, total: int) -> list[int]:

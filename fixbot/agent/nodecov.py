@@ -172,17 +172,23 @@ def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> l
         if JS_TEST.search(path) or not inside or not (repo / path).is_file():
             continue
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
-        starts = [0, *(m.end() for m in re.finditer("\n", text))]
-        near = nearness(path, tests, required)
-        for fn in functions:
-            start, end, count = fn.ranges[0]
-            if count == 0 or (start == 0 and end >= len(text) - 1):
-                continue
-            first, last = _line_of(starts, start), _line_of(starts, max(start, end - 1))
-            focus = _focus(fn, starts)
-            found.append(Span(path, first, last, fn.name or "(anonymous)", near, focus))
+        found += _executed(path, text, functions, nearness(path, tests, required))
     found.sort(key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
     return _nested_dropped(found)[:MAX_SPANS]
+
+
+def _executed(path: str, text: str, functions: list[Function], near: float) -> list[Span]:
+    """The spans of the executed `functions` of the script `path` (its `text`), scored `near`;
+    the script's top level (a function covering the whole text) left out."""
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    found = []
+    for fn in functions:
+        start, end, count = fn.ranges[0]
+        if count == 0 or (start == 0 and end >= len(text) - 1):
+            continue
+        first, last = _line_of(starts, start), _line_of(starts, max(start, end - 1))
+        found.append(Span(path, first, last, fn.name or "(anonymous)", near, _focus(fn, starts)))
+    return found
 
 
 def _focus(fn: Function, starts: list[int]) -> tuple[int, ...]:

@@ -129,22 +129,31 @@ def find_python(name: str, search_path: str, launcher: Launcher) -> Package | No
     except (OSError, json.JSONDecodeError) as exc:
         raise ResearchError(f"could not ask {python} about {name}: {exc}") from exc
     if "root" in found:
-        return Package(
-            name=found["name"],
-            version=found["version"],
-            kind="python",
-            root=Path(found["root"]),
-            files=[f for f in found["files"] if not f.startswith("../") and "__pycache__" not in f],
-            summary=found["summary"],
-            requires=found["requires"],
-        )
-    if found.get("module"):
-        module = Path(found["module"])
-        top = Path(found["module_dirs"][0]) if found.get("module_dirs") else module
-        root = top.parent
-        files = [p.relative_to(root).as_posix() for p in _walk(top)]
-        return Package(name=name, version="unknown", kind="python", root=root, files=files)
-    return None
+        return _distribution(found)
+    return _module(name, found) if found.get("module") else None
+
+
+def _distribution(found: dict[str, Any]) -> Package:
+    """The installed distribution `LOCATE` described (its files inside its root, no caches)."""
+    files = [f for f in found["files"] if not f.startswith("../") and "__pycache__" not in f]
+    return Package(
+        name=found["name"],
+        version=found["version"],
+        kind="python",
+        root=Path(found["root"]),
+        files=files,
+        summary=found["summary"],
+        requires=found["requires"],
+    )
+
+
+def _module(name: str, found: dict[str, Any]) -> Package:
+    """A top-level module or package `LOCATE` found without a distribution: its files."""
+    module = Path(found["module"])
+    top = Path(found["module_dirs"][0]) if found.get("module_dirs") else module
+    root = top.parent
+    files = [p.relative_to(root).as_posix() for p in _walk(top)]
+    return Package(name=name, version="unknown", kind="python", root=root, files=files)
 
 
 def _walk(top: Path) -> list[Path]:

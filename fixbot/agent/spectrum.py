@@ -34,6 +34,7 @@ import shlex
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from fixbot.agent import gocov, nodecov
 from fixbot.agent.locate import TEST_FILE, Span
@@ -157,16 +158,26 @@ def _merge(merged: dict[str, dict[int, set[str]]], report: object) -> None:
     into its `"tests"` (the tracer's); anything malformed is skipped."""
     if not isinstance(report, dict):
         return
-    names, files = report.get("tests"), report.get("files")
-    for path, data in files.items() if isinstance(files, dict) else ():
-        contexts = data.get("contexts", {}) if isinstance(data, dict) else {}
+    names = report.get("tests")
+    for path, data in _as_dict(report.get("files")).items():
         lines = merged.setdefault(str(path), {})
-        for n, ctx in contexts.items() if isinstance(contexts, dict) else ():
-            for c in ctx if isinstance(ctx, list) else ():
-                if isinstance(names, list) and isinstance(c, int) and 0 <= c < len(names):
-                    c = names[c]
-                if isinstance(c, str) and c and str(n).isdigit():
-                    lines.setdefault(int(n), set()).add(c)
+        for n, ctx in _as_dict(_as_dict(data).get("contexts")).items():
+            tests = [_test_name(c, names) for c in (ctx if isinstance(ctx, list) else ())]
+            if str(n).isdigit() and any(tests):
+                lines.setdefault(int(n), set()).update(t for t in tests if t)
+
+
+def _as_dict(value: object) -> dict[Any, Any]:
+    """`value` when it is a dict, else an empty one (a report's fields are not trusted)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _test_name(context: object, names: object) -> str | None:
+    """A line's context as a test's name: the name itself (coverage.py) or an index into the
+    report's `names` (the tracer's); None when malformed or empty."""
+    if isinstance(names, list) and isinstance(context, int) and 0 <= context < len(names):
+        context = names[context]
+    return context if isinstance(context, str) and context else None
 
 
 def _failing(context: str, failing: Iterable[str]) -> bool:
@@ -190,14 +201,20 @@ def scores(
     """(path, line) -> Ochiai of every line of a non-test file a failing test ran."""
     contexts = {c for lines in spectra.values() for ctx in lines.values() for c in ctx}
     bad = {c for c in contexts if _failing(c, failing)}
-    found = {}
+    found: dict[tuple[str, int], float] = {}
     for path, lines in spectra.items():
-        if TEST_FILE.search(path):
-            continue
-        for line, ctx in lines.items():
-            failed = sum(1 for c in ctx if c in bad)
-            if failed:
-                found[(path, line)] = ochiai(failed, len(ctx) - failed, len(bad))
+        if not TEST_FILE.search(path):
+            found |= {(path, line): value for line, value in _line_scores(lines, bad).items()}
+    return found
+
+
+def _line_scores(lines: dict[int, list[str]], bad: set[str]) -> dict[int, float]:
+    """line -> Ochiai of each line of one file that a failing test (a context in `bad`) ran."""
+    found = {}
+    for line, ctx in lines.items():
+        failed = sum(1 for c in ctx if c in bad)
+        if failed:
+            found[line] = ochiai(failed, len(ctx) - failed, len(bad))
     return found
 
 

@@ -116,19 +116,22 @@ class Assembly:
             self.usage = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0))
             self.spoke = True
         for choice in getattr(chunk, "choices", None) or []:
-            delta = getattr(choice, "delta", None)
             if getattr(choice, "finish_reason", None):
                 self.finish_reason = choice.finish_reason
-            if delta is None:
-                continue
-            if getattr(delta, "role", None):
-                self.spoke = True
-            if getattr(delta, "content", None):
-                self.content += delta.content
-                self.pieces += 1
-                self.spoke = True
-            for part in getattr(delta, "tool_calls", None) or []:
-                self._tool_delta(part)
+            delta = getattr(choice, "delta", None)
+            if delta is not None:
+                self._delta(delta)
+
+    def _delta(self, delta: Any) -> None:
+        """Add one choice's delta: a role, content, tool-call parts."""
+        if getattr(delta, "role", None):
+            self.spoke = True
+        if getattr(delta, "content", None):
+            self.content += delta.content
+            self.pieces += 1
+            self.spoke = True
+        for part in getattr(delta, "tool_calls", None) or []:
+            self._tool_delta(part)
 
     def _tool_delta(self, part: Any) -> None:
         index = getattr(part, "index", None)

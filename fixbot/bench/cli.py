@@ -90,7 +90,6 @@ def run(args: argparse.Namespace) -> int:
     """Run `fixbot bench` as `args` ask; return the exit code (0 all held, 1 some did not,
     2 nothing to do or an invalid corpus)."""
     from fixbot.bench import command
-    from fixbot.bench.corpus import CORPUS, CorpusError, load_corpus
     from fixbot.bench.prepare import cache_root
 
     if args.merge:
@@ -99,20 +98,31 @@ def run(args: argparse.Namespace) -> int:
         wanted = "--list, --verify, --model M, --oracle, --localize or --merge"
         print(f"fixbot bench: nothing to do; pass {wanted}", file=sys.stderr)
         return 2
-    try:
-        cases = load_corpus(args.corpus or CORPUS, args.case, args.family)
-    except CorpusError as error:
-        print(f"fixbot bench: {error}", file=sys.stderr)
-        return 2
-    cases = chosen(cases, args.part, args.shard)
-    if not cases:
-        print("fixbot bench: no case left after --part and --shard", file=sys.stderr)
+    cases = _cases(args)
+    if cases is None:
         return 2
     if args.list:
         return listing(cases)
     if not args.verify:
         return command.run(args, cases, args.cache or cache_root())
     return verify(cases, args.cache or cache_root())
+
+
+def _cases(args: argparse.Namespace) -> list[Case] | None:
+    """The cases `args` choose (`--corpus`, `--case`, `--family`, `--part`, `--shard`); None,
+    after saying why on stderr, when the corpus is invalid or no case is left."""
+    from fixbot.bench.corpus import CORPUS, CorpusError, load_corpus
+
+    try:
+        cases = load_corpus(args.corpus or CORPUS, args.case, args.family)
+    except CorpusError as error:
+        print(f"fixbot bench: {error}", file=sys.stderr)
+        return None
+    cases = chosen(cases, args.part, args.shard)
+    if not cases:
+        print("fixbot bench: no case left after --part and --shard", file=sys.stderr)
+        return None
+    return cases
 
 
 def chosen(cases: list[Case], part: str | None, shard: tuple[int, int] | None) -> list[Case]:

@@ -198,6 +198,22 @@ def load_corpus(
     Raises `CorpusError` listing every problem at once: invalid files, duplicate ids, ids in
     `only` that no file has, an empty corpus.
     """
+    cases, problems = _read_all(root)
+    wanted, kinds = list(only), list(families)
+    problems += _unknown_choices(root, wanted, kinds, {case.id for case in cases})
+    if not cases and not problems:
+        problems.append(f"{root}: no case files (<family>/<id>.toml)")
+    if problems:
+        raise CorpusError(problems)
+    chosen = [
+        c for c in cases if not (wanted or kinds) or c.id in wanted or c.family.value in kinds
+    ]
+    return sorted(chosen, key=lambda c: (c.family.value, c.id))
+
+
+def _read_all(root: Path) -> tuple[list[Case], list[str]]:
+    """Every valid case under `root/<family>/*.toml`, and the problems of the files (an id used
+    twice among them)."""
     problems: list[str] = []
     cases: list[Case] = []
     seen: dict[str, Path] = {}
@@ -210,15 +226,13 @@ def load_corpus(
             problems.append(f"{path}: id {case.id!r} is also used by {seen[case.id]}")
         seen[case.id] = path
         cases.append(case)
-    wanted, kinds = list(only), list(families)
-    problems.extend(f"no case has the id {w!r} (see {root})" for w in wanted if w not in seen)
+    return cases, problems
+
+
+def _unknown_choices(root: Path, wanted: list[str], kinds: list[str], ids: set[str]) -> list[str]:
+    """The ids in `wanted` no case has (`ids`) and the names in `kinds` that are no family."""
     known = [family.value for family in Family]
-    problems.extend(f"no family {k!r} (one of {', '.join(known)})" for k in kinds if k not in known)
-    if not cases and not problems:
-        problems.append(f"{root}: no case files (<family>/<id>.toml)")
-    if problems:
-        raise CorpusError(problems)
-    chosen = [
-        c for c in cases if not (wanted or kinds) or c.id in wanted or c.family.value in kinds
+    problems = [f"no case has the id {w!r} (see {root})" for w in wanted if w not in ids]
+    return problems + [
+        f"no family {k!r} (one of {', '.join(known)})" for k in kinds if k not in known
     ]
-    return sorted(chosen, key=lambda c: (c.family.value, c.id))

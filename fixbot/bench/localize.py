@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 from unidiff.errors import UnidiffParseError
-from unidiff.patch import PatchSet
+from unidiff.patch import Line, PatchSet
 
 LINES_NEEDED = 0.5
 MIN_LINE_CHARS = 6
@@ -65,16 +65,21 @@ def targets(fix_patch: str) -> Targets:
     for changed in patch:
         if changed.is_added_file:
             continue  # a new file cannot be shown before it exists
-        lines: list[str] = []
-        for hunk in changed:
-            body = list(hunk)
-            for index, line in enumerate(body):
-                if line.is_removed:
-                    lines.append(line.value.strip())
-                elif line.is_added and index > 0 and body[index - 1].is_context:
-                    lines.append(body[index - 1].value.strip())
+        lines = [text for hunk in changed for text in _hunk_targets(list(hunk))]
         files[changed.path] = [t for t in dict.fromkeys(lines) if len(t) >= MIN_LINE_CHARS]
     return Targets(files=files)
+
+
+def _hunk_targets(body: list[Line]) -> list[str]:
+    """The stripped target lines of one hunk's lines: each removed line, and the context line
+    just before an added one (where an insertion goes)."""
+    found = []
+    for index, line in enumerate(body):
+        if line.is_removed:
+            found.append(line.value.strip())
+        elif line.is_added and index > 0 and body[index - 1].is_context:
+            found.append(body[index - 1].value.strip())
+    return found
 
 
 def measure(fix_patch: str, request: str, naive_chars: int | None = None) -> Localization:

@@ -216,32 +216,49 @@ def _checked_member(member: tarfile.TarInfo, root: str) -> tarfile.TarInfo:
     folders and links; a link's target, resolved against what is already on disk, stays in
     `root`; permissions lose the set-id, sticky and group/other write bits; the owner is
     whoever extracts."""
+    _check_name(member, root)
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        raise UnsafeMember(f"{member.name!r}: not a file, a folder or a link (a device or a fifo)")
+    if member.issym() or member.islnk():
+        _check_link(member, root)
+    safe = copy.copy(member)
+    safe.mode = _safe_mode(member)
+    safe.uid, safe.gid, safe.uname, safe.gname = os.getuid(), os.getgid(), "", ""
+    return safe
+
+
+def _check_name(member: tarfile.TarInfo, root: str) -> None:
+    """Refuse (`UnsafeMember`) an absolute name, a `..` part, or a name that resolves outside
+    `root` on disk as it is now."""
     name = member.name
     if name.startswith("/") or os.path.isabs(name) or ".." in Path(name).parts:
         raise UnsafeMember(f"{name!r}: an absolute name or one that climbs out")
     target = os.path.realpath(os.path.join(root, name))
     if os.path.commonpath([target, root]) != root:
         raise UnsafeMember(f"{name!r} would be written outside the folder")
-    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
-        raise UnsafeMember(f"{name!r}: not a file, a folder or a link (a device or a fifo)")
-    if member.issym() or member.islnk():
-        if os.path.isabs(member.linkname):
-            raise UnsafeMember(f"{name!r} links to the absolute {member.linkname!r}")
-        base = os.path.dirname(name) if member.issym() else ""
-        pointed = os.path.realpath(os.path.join(root, base, member.linkname))
-        if os.path.commonpath([pointed, root]) != root:
-            raise UnsafeMember(f"{name!r} links outside the folder ({member.linkname!r})")
-    safe = copy.copy(member)
-    mode = member.mode & 0o755
+
+
+def _check_link(member: tarfile.TarInfo, root: str) -> None:
+    """Refuse (`UnsafeMember`) a link to an absolute path or one whose target resolves outside
+    `root` (a symlink's relative to its folder, a hard link's to `root`)."""
+    name = member.name
+    if os.path.isabs(member.linkname):
+        raise UnsafeMember(f"{name!r} links to the absolute {member.linkname!r}")
+    base = os.path.dirname(name) if member.issym() else ""
+    pointed = os.path.realpath(os.path.join(root, base, member.linkname))
+    if os.path.commonpath([pointed, root]) != root:
+        raise UnsafeMember(f"{name!r} links outside the folder ({member.linkname!r})")
+
+
+def _safe_mode(member: tarfile.TarInfo) -> int:
+    """The member's permissions without set-id, sticky and group/other write bits, readable
+    and writable by the owner; folders and symlinks 0o755."""
     if member.isdir() or member.issym():
-        mode = 0o755
-    elif not mode & 0o100:
-        mode = (mode & ~0o111) | 0o600
-    else:
-        mode |= 0o600
-    safe.mode = mode
-    safe.uid, safe.gid, safe.uname, safe.gname = os.getuid(), os.getgid(), "", ""
-    return safe
+        return 0o755
+    mode = member.mode & 0o755
+    if not mode & 0o100:
+        return (mode & ~0o111) | 0o600
+    return mode | 0o600
 
 
 def _extract_checked(tarred: tarfile.TarFile, dest: Path) -> None:
@@ -251,6 +268,25 @@ def _extract_checked(tarred: tarfile.TarFile, dest: Path) -> None:
     root = os.path.realpath(dest)
     for member in tarred.getmembers():
         tarred.extract(_checked_member(member, root), root, numeric_owner=True)
+
+
+def _unzip(archive: Path, scratch: Path) -> None:
+    """Extract a zip archive into `scratch`; `PrepareError` for an absolute or climbing member
+    (checked for all before any is written)."""
+    with zipfile.ZipFile(archive) as zipped:
+        for member in zipped.namelist():
+            if member.startswith("/") or ".." in Path(member).parts:
+                raise PrepareError(f"{archive}: unsafe member {member!r}")
+        zipped.extractall(scratch)
+
+
+def _untar(archive: Path, scratch: Path) -> None:
+    """Extract a tar archive into `scratch` through the "data" filter (or its rules)."""
+    with tarfile.open(archive) as tarred:
+        if HAS_DATA_FILTER:
+            tarred.extractall(scratch, filter="data")
+        else:
+            _extract_checked(tarred, scratch)
 
 
 def unpack(archive: Path, dest: Path) -> None:
@@ -264,17 +300,9 @@ def unpack(archive: Path, dest: Path) -> None:
         scratch = Path(tmp)
         try:
             if archive.suffix == ".zip":
-                with zipfile.ZipFile(archive) as zipped:
-                    for member in zipped.namelist():
-                        if member.startswith("/") or ".." in Path(member).parts:
-                            raise PrepareError(f"{archive}: unsafe member {member!r}")
-                    zipped.extractall(scratch)
+                _unzip(archive, scratch)
             else:
-                with tarfile.open(archive) as tarred:
-                    if HAS_DATA_FILTER:
-                        tarred.extractall(scratch, filter="data")
-                    else:
-                        _extract_checked(tarred, scratch)
+                _untar(archive, scratch)
         except (OSError, tarfile.TarError, zipfile.BadZipFile) as error:
             raise PrepareError(
                 f"{archive} cannot be unpacked ({error}); delete it and retry"

@@ -6,13 +6,19 @@ matplotlib (the `chart` extra), imported only when asked for.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from fixbot.bench.results import CaseResult, Grade, Runner
 from fixbot.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from fixbot.bench.localize import Localization
 
 
 class Totals(BaseModel):
@@ -68,44 +74,72 @@ def summarize(results: Sequence[CaseResult]) -> list[Totals]:
     return [_totals(name, [r for r in results if r.runner.value == name]) for name in runners]
 
 
+# The field of `Totals` counting each grade.
+GRADE_FIELDS = {Grade.FIXED: "fixed", Grade.WRONG: "wrong", Grade.ESCALATED: "escalated"}
+GRADE_FIELDS |= {Grade.UNCLAIMED: "unclaimed", Grade.NEVER_FAILED: "never_failed"}
+GRADE_FIELDS |= {Grade.ERROR: "errors"}
+
+
 def _totals(runner: str, rows: list[CaseResult]) -> Totals:
     grades = [r.grade for r in rows]
-    located = [r.localization for r in rows if r.localization]
-    with_lines = [loc for loc in located if not loc.no_target_lines]
-    held = [
-        r.localization
-        for r in rows
-        if r.localization and not r.localization.no_target_lines and r.part == "held-out"
-    ]
-    no_lines = [loc for loc in located if loc.no_target_lines]
-    usd = None if any(r.usd is None for r in rows) else sum(r.usd or 0.0 for r in rows)
-    paid = [r for r in rows if r.grade is Grade.FIXED and r.model_calls]
     return Totals(
         runner=runner,
         cases=len(rows),
-        fixed=grades.count(Grade.FIXED),
-        wrong=grades.count(Grade.WRONG),
-        escalated=grades.count(Grade.ESCALATED),
-        unclaimed=grades.count(Grade.UNCLAIMED),
-        never_failed=grades.count(Grade.NEVER_FAILED),
-        errors=grades.count(Grade.ERROR),
-        localized=sum(1 for loc in with_lines if loc.localized),
-        with_request=len(with_lines),
-        localized_held_out=sum(1 for loc in held if loc.localized),
-        with_request_held_out=len(held),
-        no_target=len(no_lines),
-        no_target_named=sum(1 for loc in no_lines if loc.named),
-        model_calls=sum(r.model_calls for r in rows),
-        fixes_with_calls=len(paid),
-        calls_of_fixes=sum(r.model_calls for r in paid),
-        tokens=sum(r.tokens for r in rows),
-        usd=usd,
-        wall_s=round(sum(r.wall_s for r in rows), 1),
+        **{field: grades.count(grade) for grade, field in GRADE_FIELDS.items()},
+        **_localization(rows),
+        **_spending(rows),
         false_alarms=sum(1 for r in rows if r.false_alarms),
         over_budget=sum(1 for r in rows if r.over_budget),
-        first_request_chars=sum(loc.request_chars for loc in located),
-        naive_chars=sum(loc.naive_chars or 0 for loc in located),
     )
+
+
+def _targeted(rows: Iterable[CaseResult]) -> list[Localization]:
+    """The localization figures of the cases whose fix has target lines and that made a request."""
+    located = [r.localization for r in rows if r.localization]
+    return [loc for loc in located if not loc.no_target_lines]
+
+
+def _localization(rows: list[CaseResult]) -> dict[str, int]:
+    """The `Totals` fields about localization and the size of the first request."""
+    with_lines = _targeted(rows)
+    held = _targeted(r for r in rows if r.part == "held-out")
+    located = [r.localization for r in rows if r.localization]
+    return {
+        "localized": sum(loc.localized for loc in with_lines),
+        "with_request": len(with_lines),
+        "localized_held_out": sum(loc.localized for loc in held),
+        "with_request_held_out": len(held),
+        **_untargeted(located),
+        "first_request_chars": sum(loc.request_chars for loc in located),
+        "naive_chars": sum(loc.naive_chars or 0 for loc in located),
+    }
+
+
+def _untargeted(located: list[Localization]) -> dict[str, int]:
+    """The cases whose fix has no target line, and how many of them named every file."""
+    no_lines = [loc for loc in located if loc.no_target_lines]
+    return {"no_target": len(no_lines), "no_target_named": sum(loc.named for loc in no_lines)}
+
+
+def _spending(rows: list[CaseResult]) -> dict[str, Any]:
+    """The `Totals` fields about model calls, tokens, money (None when a case's is unknown)
+    and time."""
+    paid = [r for r in rows if r.grade is Grade.FIXED and r.model_calls]
+    return {
+        "model_calls": sum(r.model_calls for r in rows),
+        "fixes_with_calls": len(paid),
+        "calls_of_fixes": sum(r.model_calls for r in paid),
+        "tokens": sum(r.tokens for r in rows),
+        "usd": _usd(rows),
+        "wall_s": round(sum(r.wall_s for r in rows), 1),
+    }
+
+
+def _usd(rows: list[CaseResult]) -> float | None:
+    """The cases' cost in US dollars; None when one case's is unknown."""
+    if any(r.usd is None for r in rows):
+        return None
+    return sum(r.usd or 0.0 for r in rows)
 
 
 def _money(value: float | None) -> str:
@@ -209,16 +243,8 @@ def table(results: Sequence[CaseResult]) -> object:
     def new(title: str) -> Table:
         return Table(title=title, box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
 
-    parts = []
     totals_list = summarize(results)
-    for t in totals_list:
-        cases = new(f"fixbot bench: {t.runner}")
-        for name in TERMINAL_COLUMNS:
-            cases.add_column(name, no_wrap=name in ("case", "grade", "localized"), overflow="fold")
-        for r in results:
-            if r.runner.value == t.runner:
-                cases.add_row(*terminal_cells(r))
-        parts.append(cases)
+    parts = [_cases_table(new, t.runner, results) for t in totals_list]
     totals = new("fixbot bench: totals")
     totals.add_column("figure", no_wrap=True)
     for t in totals_list:
@@ -236,6 +262,17 @@ def table(results: Sequence[CaseResult]) -> object:
             why.add_row(case, reason)
         parts.append(why)
     return Group(*parts)
+
+
+def _cases_table(new: Callable[[str], Table], runner: str, results: Sequence[CaseResult]) -> Table:
+    """The terminal's table of one runner's cases (`TERMINAL_COLUMNS`); `new` makes a table."""
+    cases = new(f"fixbot bench: {runner}")
+    for name in TERMINAL_COLUMNS:
+        cases.add_column(name, no_wrap=name in ("case", "grade", "localized"), overflow="fold")
+    for r in results:
+        if r.runner.value == runner:
+            cases.add_row(*terminal_cells(r))
+    return cases
 
 
 def as_json(results: Sequence[CaseResult], commands: Sequence[str] = ()) -> str:

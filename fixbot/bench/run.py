@@ -231,9 +231,6 @@ def run_fixbot(
             outcome, state = engine.run(settings, repo, env=env, progress=Progress(out))
         except ConfigError as exc:
             return make_result(job, runner, Grade.ERROR, reason="; ".join(exc.problems))
-    cheats = {c for a in state.attempts for c in a.cheats}
-    if refusals_are_alarms:
-        cheats |= {f"edit refused: {r}" for a in state.attempts for r in a.refused}
     found = make_result(
         job,
         runner,
@@ -244,19 +241,42 @@ def run_fixbot(
         model_calls=len(bodies),
         tokens=state.tokens,
         usd=state.cost_usd if state.cost_known else None,
-        false_alarms=sorted(cheats),
+        false_alarms=_false_alarms(state, refusals_are_alarms),
         spectrum=skipped_spectrum(state.notes),
     )
     if bodies:
-        from fixbot.process import worlds
-
-        clone = worlds.clone_of(repo, env)  # fixbot's clone of the case: its logs are there
-        first = localize.request_text(bodies[0])
-        found.localization = localize.measure(job.fix_patch, first, naive_size(job, state, clone))
-        if options.requests_dir:
-            options.requests_dir.mkdir(parents=True, exist_ok=True)
-            (options.requests_dir / f"{job.id}.txt").write_text(first, encoding="utf-8")
+        found.localization = _first_request(job, options, state, repo, env, bodies[0])
     return found
+
+
+def _false_alarms(state: Any, refusals_are_alarms: bool) -> list[str]:
+    """The suspected cheats of the run's attempts and, with `refusals_are_alarms`, the edits
+    the tampering guard refused, sorted."""
+    cheats = {c for a in state.attempts for c in a.cheats}
+    if refusals_are_alarms:
+        cheats |= {f"edit refused: {r}" for a in state.attempts for r in a.refused}
+    return sorted(cheats)
+
+
+def _first_request(
+    job: Job,
+    options: Options,
+    state: Any,
+    repo: Path,
+    env: dict[str, str],
+    body: dict[str, object],
+) -> localize.Localization:
+    """How much of the reference fix the first model request (`body`, as sent) held; the
+    request's text is kept in `options.requests_dir` when set."""
+    from fixbot.process import worlds
+
+    clone = worlds.clone_of(repo, env)  # fixbot's clone of the case: its logs are there
+    first = localize.request_text(body)
+    measured = localize.measure(job.fix_patch, first, naive_size(job, state, clone))
+    if options.requests_dir:
+        options.requests_dir.mkdir(parents=True, exist_ok=True)
+        (options.requests_dir / f"{job.id}.txt").write_text(first, encoding="utf-8")
+    return measured
 
 
 def skipped_spectrum(notes: Sequence[str]) -> str:

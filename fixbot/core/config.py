@@ -84,11 +84,27 @@ def read_file_layer(
     for part in table:
         data = data.get(part, {}) if isinstance(data, dict) else {}
     where = f"{path.name} [{'.'.join(table)}]" if table else path.name
+    values, problems, ignored = _file_values(data if isinstance(data, dict) else {}, where, trusted)
+    if not ignored:
+        return values, problems, []
+    warning = (
+        f"{where}: ignored {', '.join(ignored)}: in the Action these settings come from the "
+        "workflow only (`with:` inputs or FIXBOT_* variables), never from the pull request's "
+        "files"
+    )
+    return values, problems, [warning]
+
+
+def _file_values(
+    data: dict[str, Any], where: str, trusted: bool
+) -> tuple[Layer, list[str], list[str]]:
+    """The keys of a file's table `data` sorted out: (values by field, problems with unknown
+    keys, keys left out because they carry trust and the file is not `trusted`)."""
     names = by_name()
     values: Layer = {}
     problems: list[str] = []
     ignored: list[str] = []
-    for raw_key, value in data.items() if isinstance(data, dict) else []:
+    for raw_key, value in data.items():
         found = names.get(raw_key.strip().lower())
         if found is None:
             problems.append(_unknown(raw_key, where))
@@ -96,16 +112,7 @@ def read_file_layer(
             ignored.append(raw_key)
         else:
             values[found.field] = (as_list(value) if found.is_list else value, f"{where} {raw_key}")
-    warnings = (
-        [
-            f"{where}: ignored {', '.join(ignored)}: in the Action these settings come from the "
-            "workflow only (`with:` inputs or FIXBOT_* variables), never from the pull request's "
-            "files"
-        ]
-        if ignored
-        else []
-    )
-    return values, problems, warnings
+    return values, problems, ignored
 
 
 def read_env_layer(env: Mapping[str, str]) -> Layer:
@@ -193,38 +200,55 @@ def load_settings(
     `warnings`). Raises `ConfigError` listing every problem.
     """
     env = os.environ if env is None else env
+    warned: list[str] = []
     merged: Layer = dict(_defaults(action))
     problems: list[str] = []
     for path, table in ((repo / "pyproject.toml", ("tool", "fixbot")), (repo / ".fixbot.toml", ())):
-        layer, found, warned = read_file_layer(path, table, trusted=not action)
+        layer, found, file_warnings = read_file_layer(path, table, trusted=not action)
         merged.update(layer)
         problems.extend(found)
-        if warnings is not None:
-            warnings.extend(warned)
-    if action:
-        from_env, warned = untrusted_env_layer(env)
-        merged.update(from_env)
-        merged.update(read_input_layer(env))
-        if warnings is not None:
-            warnings.extend(warned)
-    else:
-        merged.update(read_env_layer(env))
-    names = flag_names or {}
-    for key, value in flags.items():
-        if value is not None:
-            item = spec(key)
-            merged[key] = (as_list(value) if item.is_list else value, names.get(key, item.flags[0]))
+        warned.extend(file_warnings)
+    merged.update(_env_layers(env, action, warned))
+    merged.update(_flag_layer(flags, flag_names or {}))
+    if warnings is not None:
+        warnings.extend(warned)
     try:
         settings = Settings.model_validate({k: v for k, (v, _) in merged.items()})
     except ValidationError as exc:
-        for error in exc.errors():
-            field = str(error["loc"][0]) if error["loc"] else "?"
-            source = merged.get(field, (None, field))[1]
-            problems.append(f"{source}: {error['msg']} (got {error.get('input')!r})")
-        raise ConfigError(problems) from exc
+        raise ConfigError(problems + _invalid(exc, merged)) from exc
     if problems:
         raise ConfigError(problems)
     return settings
+
+
+def _env_layers(env: Mapping[str, str], action: bool, warnings: list[str]) -> Layer:
+    """The environment's layers: in the Action its untrusted `FIXBOT_*` variables then its
+    inputs (warnings about the variables left out appended to `warnings`), else `FIXBOT_*`."""
+    if not action:
+        return read_env_layer(env)
+    from_env, warned = untrusted_env_layer(env)
+    warnings.extend(warned)
+    return from_env | read_input_layer(env)
+
+
+def _flag_layer(flags: Mapping[str, Any], names: Mapping[str, str]) -> Layer:
+    """The command line's values (None ones skipped), each named as the user wrote it."""
+    values: Layer = {}
+    for key, value in flags.items():
+        if value is not None:
+            item = spec(key)
+            values[key] = (as_list(value) if item.is_list else value, names.get(key, item.flags[0]))
+    return values
+
+
+def _invalid(exc: ValidationError, merged: Layer) -> list[str]:
+    """One problem per validation error, naming the layer the value came from."""
+    problems = []
+    for error in exc.errors():
+        field = str(error["loc"][0]) if error["loc"] else "?"
+        source = merged.get(field, (None, field))[1]
+        problems.append(f"{source}: {error['msg']} (got {error.get('input')!r})")
+    return problems
 
 
 class Gates(BaseModel):

@@ -57,6 +57,11 @@ PROVIDER_SETTINGS = frozenset(
     {"AWS_REGION", "AWS_REGION_NAME", "AWS_DEFAULT_REGION", "AZURE_API_VERSION"}
     | {"VERTEXAI_PROJECT", "VERTEXAI_LOCATION", "VERTEX_PROJECT", "VERTEX_LOCATION"}
 )
+# The variables passed only with a plain value, and the shape that value must have.
+PLAIN_SHAPES = (
+    (frozenset({*LOCALE_VARIABLES, "TERM", "COLUMNS"}), PLAIN_VALUE),
+    (PROVIDER_SETTINGS, PLAIN_SETTING),
+)
 # The settings that become the proxy and CA variables of fixbot's own clients; the variables
 # each one sets (git: http.proxy via HTTPS_PROXY and GIT_SSL_CAINFO, git-config(1); httpx and
 # requests: the proxy variables, SSL_CERT_FILE and REQUESTS_CA_BUNDLE; OpenSSL: SSL_CERT_FILE).
@@ -246,19 +251,22 @@ def network_values(given: Mapping[str, str], command: str) -> dict[str, str]:
     return found
 
 
+def _plain_where_needed(name: str, value: str) -> bool:
+    """`value` has the shape `PLAIN_SHAPES` asks of the variable `name` (any, for the rest)."""
+    return all(shape.match(value) for names, shape in PLAIN_SHAPES if name in names)
+
+
 def build(
     given: Mapping[str, str], command: str, is_server: Callable[[str], bool] | None = None
 ) -> dict[str, str]:
     """The environment of fixbot's own process for `command`, from the environment `given`:
     the `allowed` names (a locale or terminal name only when plain), then the variables of the
     network settings (`network_values`)."""
-    built = {name: value for name, value in given.items() if allowed(name, command, is_server)}
-    for name in (*LOCALE_VARIABLES, "TERM", "COLUMNS"):
-        if name in built and not PLAIN_VALUE.match(built[name]):
-            del built[name]
-    for name in PROVIDER_SETTINGS:
-        if name in built and not PLAIN_SETTING.match(built[name]):
-            del built[name]
+    built = {
+        name: value
+        for name, value in given.items()
+        if allowed(name, command, is_server) and _plain_where_needed(name, value)
+    }
     for setting, value in network_values(given, command).items():
         for name in NETWORK_SETTINGS[setting]:
             built[name] = value

@@ -359,13 +359,21 @@ def classify(
     rules = tuple(r for r in RULES if r.name not in without)
     text = failing_step(ANSI_RE.sub("", condensed), rules)
     rule = _decide(text, rules)
+    if rule is None:
+        return _result(BY_NAME["unknown"])
+    overruled = _overruled(text, rule)
+    return _result(rule) if overruled is None else overruled
+
+
+def _overruled(text: str, rule: Rule) -> Classification | None:
+    """The test failure's classification when the permanent `rule` matched only inside failing
+    tests' reports; None when `rule` stands."""
     # a loader's "no such package" stands in the failing test's report (node's TAP quotes it
     # under `not ok`), and is still the environment's problem
-    if rule is not None and rule.error_class is ErrorClass.PERMANENT and rule.name != MISSING:
-        inside = _only_in_reports(text, rule)
-        if inside is not None:
-            return _test_failure_wins(text, rule, *inside)
-    return _result(rule or BY_NAME["unknown"])
+    if rule.error_class is not ErrorClass.PERMANENT or rule.name == MISSING:
+        return None
+    inside = _only_in_reports(text, rule)
+    return None if inside is None else _test_failure_wins(text, rule, *inside)
 
 
 def _test_failure_wins(text: str, permanent: Rule, phrase: str, test: str) -> Classification:

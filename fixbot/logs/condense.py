@@ -322,6 +322,20 @@ def _whole(data: bytes, max_bytes: int, tail_lines: int) -> str:
     return condense_stream(io.BytesIO(data), max_bytes=max_bytes, tail_lines=tail_lines)
 
 
+def _chosen_lines(keys: list[int], total: int, limit: int, before: int) -> set[int]:
+    """The indexes of the lines to keep: each error line `keys` with `before` lines ahead of
+    it, the last first; a window that does not fit (with one `...` per gap, `total` lines in
+    all) is cut to the error line alone, or left out."""
+    chosen: set[int] = set()
+    for key in reversed(keys):
+        window = set(range(max(0, key - before), key + 1)) - chosen
+        if len(chosen | window) + _gaps(chosen | window, total) <= limit:
+            chosen |= window
+        elif len(chosen) + 1 + _gaps(chosen | {key}, total) <= limit:
+            chosen.add(key)
+    return chosen
+
+
 def explaining_lines(condensed: str, limit: int, before: int = 2) -> str:
     """At most `limit` lines of a condensed log that explain the failure, for a report.
 
@@ -337,15 +351,7 @@ def explaining_lines(condensed: str, limit: int, before: int = 2) -> str:
     keys = [i for i, line in enumerate(plain_lines) if ERROR_LINE_RE.match(line)]
     if not keys:
         return "\n".join(lines[-limit:])
-    chosen: set[int] = set()
-    for key in reversed(keys):
-        window = set(range(max(0, key - before), key + 1)) - chosen
-        gaps = _gaps(chosen | window, len(lines))
-        if len(chosen | window) + gaps > limit:
-            if len(chosen) + 1 + _gaps(chosen | {key}, len(lines)) <= limit:
-                chosen.add(key)
-            continue
-        chosen |= window
+    chosen = _chosen_lines(keys, len(lines), limit, before)
     out: list[str] = []
     for i in sorted(chosen):
         if (i - 1 not in chosen) if out else i > 0:

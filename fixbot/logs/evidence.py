@@ -78,15 +78,23 @@ def names_text(title: str, names: list[str], total: int, max_bytes: int) -> str:
         if not picked:
             continue
         line = f"  {path or '(no file)'} ({len(members)}): {', '.join(picked)}"
-        lines.append(
-            line[: max(40, max_bytes - used)] + (" …" if len(line) > max_bytes - used else "")
-        )
+        lines.append(_cut(line, max_bytes - used))
         shown += len(picked)
         used += len(lines[-1]) + 1
     if total > shown:
-        files = f" in {files_cut} file{'s' if files_cut != 1 else ''}" if files_cut else ""
-        lines.append(f"  … and {total - shown} more{files}")
+        lines.append(_more(total - shown, files_cut))
     return "\n".join(lines)
+
+
+def _cut(line: str, room: int) -> str:
+    """`line` within `room` characters (at least its first 40), marked with ` …` when cut."""
+    return line[: max(40, room)] + (" …" if len(line) > room else "")
+
+
+def _more(count: int, files_cut: int) -> str:
+    """The closing line: how many names were left out, and from how many files."""
+    files = f" in {files_cut} file{'s' if files_cut != 1 else ''}" if files_cut else ""
+    return f"  … and {count} more{files}"
 
 
 def _group_title(index: int, group: FailureGroup) -> str:

@@ -258,9 +258,18 @@ class LogFacts:
         self.analysed += 1
         text = ANSI_RE.sub("", b"".join(block.pieces).decode("utf-8", errors="replace"))
         lines = [line[:MAX_LINE_BYTES] for line in text.splitlines()]  # long values: their start
+        self._count_frames(lines)
+        self._group(block, text, lines)
+
+    def _count_frames(self, lines: list[str]) -> None:
+        """Count the block's frames; past MAX_FRAMES distinct ones only those already seen."""
         for path, line in _frames(lines):
             if (path, line) in self.frames or len(self.frames) < MAX_FRAMES:
                 self.frames[(path, line)] += 1
+
+    def _group(self, block: _Open, text: str, lines: list[str]) -> None:
+        """Add the block to its failure group (by `group_key`), or start one while there are
+        fewer than MAX_GROUPS, else count it among the other groups."""
         key = group_key(lines[1:], block.test)
         group = self.groups.get(key)
         if group is not None:

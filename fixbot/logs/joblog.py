@@ -111,26 +111,39 @@ def clean_log(raw: str) -> CleanLog:
     lines = [_parse_line(raw_line) for raw_line in raw.splitlines()]
     start, end = _failing_span(lines)
     span = lines[start:end]
-    header = span[0] if span and span[0].marker == "group" else None
-    kept = [
-        line.text
-        for line in span
-        if line.marker not in ("endgroup", "debug")
-        and not (line.marker == "error" and EXIT_RE.match(line.text))
-    ]
+    kept = [line.text for line in span if _kept(line)]
     while kept and not kept[-1].strip():
         kept.pop()
-    named = next((line for line in span if line.job or line.step), None)
+    job, step = _names(span)
     return CleanLog(
         text="\n".join(kept),
-        job=named.job if named else None,
-        step=named.step if named else None,
-        command=header.text.removeprefix(STEP_HEADER).strip()
-        if header and header.text.startswith(STEP_HEADER)
-        else None,
+        job=job,
+        step=step,
+        command=_step_command(span),
         exit_code=_exit_code(span),
         dropped_lines=len(lines) - len(kept),
     )
+
+
+def _names(span: list[_Line]) -> tuple[str | None, str | None]:
+    """The job and step named by the first line of `span` that names either."""
+    named = next((line for line in span if line.job or line.step), None)
+    return (named.job, named.step) if named else (None, None)
+
+
+def _kept(line: _Line) -> bool:
+    """Not a group's end, a debug line, or the runner's "Process completed with exit code N."."""
+    if line.marker in ("endgroup", "debug"):
+        return False
+    return not (line.marker == "error" and EXIT_RE.match(line.text))
+
+
+def _step_command(span: list[_Line]) -> str | None:
+    """The command the step's header (its opening group line) names, if it names one."""
+    header = span[0] if span and span[0].marker == "group" else None
+    if header is None or not header.text.startswith(STEP_HEADER):
+        return None
+    return header.text.removeprefix(STEP_HEADER).strip()
 
 
 class FirstFailure(BaseModel):

@@ -220,18 +220,26 @@ def said_failed(text: str) -> list[str]:
     """The finding `failure-summary: ...` when the last test-runner summary line in `text` (a
     green check's tail) reports failed tests or errors: the log's own words beat the exit code
     (a `run_tests.py` that dropped its `sys.exit(pytest.main())`). [] otherwise."""
-    plain = ANSI_RE.sub("", text)
-    last: tuple[int, str, list[Counts]] | None = None
-    for name in TEST_RUNNERS:
-        dialect = dialects.BY_NAME[name]
-        if not dialect.summary:
-            continue
-        for match in compile_lines(dialect.summary).finditer(plain):
-            start = plain.rfind("\n", 0, match.start()) + 1
-            end = plain.find("\n", match.end())
-            line = plain[start : end if end >= 0 else len(plain)]
-            if last is None or match.start() >= last[0]:
-                last = (match.start(), line, dialect.counts(line))
-    if last is None or not any((c.problems or 0) > 0 for c in last[2]):
+    last = _last_summary(ANSI_RE.sub("", text))
+    if last is None or not any((c.problems or 0) > 0 for c in last[1]):
         return []
-    return [f"failure-summary: the check exited 0, but its runner's last summary says: {last[1]}"]
+    return [f"failure-summary: the check exited 0, but its runner's last summary says: {last[0]}"]
+
+
+def _last_summary(plain: str) -> tuple[str, list[Counts]] | None:
+    """The last test-runner summary line of `plain` (any runner's) and its counts, or None."""
+    last: tuple[int, str, list[Counts]] | None = None
+    summarising = [dialects.BY_NAME[name] for name in TEST_RUNNERS]
+    for dialect in [d for d in summarising if d.summary]:
+        for match in compile_lines(dialect.summary).finditer(plain):
+            if last is None or match.start() >= last[0]:
+                line = _line_of(plain, match)
+                last = (match.start(), line, dialect.counts(line))
+    return None if last is None else last[1:]
+
+
+def _line_of(text: str, match: re.Match[str]) -> str:
+    """The whole line of `text` on which `match` starts (up to its end's line end)."""
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end >= 0 else len(text)]

@@ -22,7 +22,7 @@ import shlex
 import shutil
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -149,22 +149,59 @@ def parse(text: str, nonce: str) -> Observation:
 
 def _record(seen: Observation, record: dict[str, object], hooks: set[str]) -> None:
     """Add one record of the plugin to `seen` (`hooks` collects the hook pairs)."""
-    kind, test = record.get("k"), str(record.get("id", ""))
-    if kind == "start":
-        seen.sessions += 1
-        seen.distributed |= bool(record.get("dist"))
-    elif kind == "r" and record.get("o") in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
-        seen.tests[test] = _worse(seen.tests.get(test), str(record["o"]))
-    elif kind == "body":
-        seen.bodies[test] = bool(record.get("ran"))
-    elif kind == "eq":
-        with contextlib.suppress(ValueError):
-            seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
-    elif kind == "machinery" and isinstance(changed := record.get("changed"), list):
+    kind = record.get("k")
+    add = _RECORDS.get(kind) if isinstance(kind, str) else None
+    if add is not None:
+        add(seen, record, str(record.get("id", "")), hooks)
+
+
+def _start(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    seen.sessions += 1
+    seen.distributed |= bool(record.get("dist"))
+
+
+def _result(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    outcome = record.get("o")
+    if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
+        seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
+
+
+def _body(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    seen.bodies[test] = bool(record.get("ran"))
+
+
+def _comparison(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    with contextlib.suppress(ValueError):
+        seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
+
+
+def _machinery(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    changed = record.get("changed")
+    if isinstance(changed, list):
         seen.machinery += [str(n) for n in changed if str(n) not in seen.machinery]
-    elif kind == "hooks" and isinstance(pairs := record.get("hooks"), list):
+
+
+def _hooks(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    pairs = record.get("hooks")
+    if isinstance(pairs, list):
         hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
-    elif kind == "end":
-        seen.ended += 1
-        status = record.get("status")
-        seen.statuses.append(status if isinstance(status, int) else -1)
+
+
+def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    seen.ended += 1
+    status = record.get("status")
+    seen.statuses.append(status if isinstance(status, int) else -1)
+
+
+# The plugin's records by kind (`k`), each with what adds it to the observation: a session's
+# start and end, a test's result, whether its body ran, a comparison it made, the runner's
+# machinery changed, the hook implementations registered.
+_RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], None]] = {
+    "start": _start,
+    "r": _result,
+    "body": _body,
+    "eq": _comparison,
+    "machinery": _machinery,
+    "hooks": _hooks,
+    "end": _end,
+}

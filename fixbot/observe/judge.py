@@ -33,13 +33,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fixbot.core.observed import Observation
+from fixbot.core.observed import Comparison, Observation
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
 # pytest on a folder that has none); any other is a session that did not pass
 GREEN_STATUSES = frozenset({0, 5})
 TEST_EDITS = frozenset({"observer-unseen", "observer-hooks"})
+MISSING = (
+    "observer-missing: the start commit's check ran pytest under fixbot's observer;"
+    " the verifying check streamed nothing from it"
+)
 
 
 def findings(
@@ -51,12 +55,7 @@ def findings(
     neither run streamed anything."""
     observed_start = start is not None and start.sessions > 0
     if last is None or last.sessions == 0:
-        if observed_start:
-            return [
-                "observer-missing: the start commit's check ran pytest under fixbot's observer;"
-                " the verifying check streamed nothing from it"
-            ]
-        return []
+        return [MISSING] if observed_start else []
     files = list(changed)
     # what an installed plugin changes in every run is no finding of the fix's
     before = set(start.machinery) if start is not None else set()
@@ -64,10 +63,13 @@ def findings(
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _comparisons(last, watched, files)
+    return found + (_new_hooks(start, last) if observed_start else [])
+
+
+def _new_hooks(start: Observation | None, last: Observation) -> list[str]:
+    """The finding about hook implementations `last` saw that the start's run did not."""
     new = sorted(set(last.hooks) - set(start.hooks)) if start is not None else []
-    if observed_start and new:
-        found.append(f"observer-hooks: not in the start's run: {', '.join(new[:5])}")
-    return found
+    return [f"observer-hooks: not in the start's run: {', '.join(new[:5])}"] if new else []
 
 
 def _stream(last: Observation, machinery: list[str]) -> list[str]:
@@ -112,23 +114,32 @@ def _tests(last: Observation, watched: set[str], files: list[str]) -> list[str]:
 def _comparisons(last: Observation, watched: set[str], files: list[str]) -> list[str]:
     """The always-equal comparisons the watched tests made with types of the fix's code or
     built at run time."""
-    found = []
-    for seen in last.comparisons:
-        if seen.test not in watched:
-            continue
-        built = seen.built or seen.file.startswith("<")
-        changed = any(f == seen.file or f.endswith("/" + seen.file) for f in files)
-        # a helper of the tests the fix left alone may be equal to anything (`ANY`)
-        ours = built or changed or not is_harness(seen.file)
-        holds = seen.always or (seen.dunder == "__bool__" and built)
-        if ours and holds:
-            where = "built at run time" if built else f"{seen.file}:{seen.line}"
-            where += ", changed by the fix" if changed else ""
-            found.append(
-                f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
-                f" ({where}) holds for an object it cannot know"
-            )
-    return found
+    found = [_always_equal(seen, files) for seen in last.comparisons if seen.test in watched]
+    return [finding for finding in found if finding]
+
+
+def _always_equal(seen: Comparison, files: list[str]) -> str | None:
+    """The finding about one comparison, when it holds whatever it compares and its type is
+    the fix's (built at run time, in a file the fix changed, or outside the tests)."""
+    built = seen.built or seen.file.startswith("<")
+    changed = _changed_by_fix(seen.file, files)
+    # a helper of the tests the fix left alone may be equal to anything (`ANY`)
+    ours = built or changed or not is_harness(seen.file)
+    holds = seen.always or (seen.dunder == "__bool__" and built)
+    if not (ours and holds):
+        return None
+    where = "built at run time" if built else f"{seen.file}:{seen.line}"
+    if changed:
+        where += ", changed by the fix"
+    return (
+        f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
+        f" ({where}) holds for an object it cannot know"
+    )
+
+
+def _changed_by_fix(file: str, files: list[str]) -> bool:
+    """Whether `file` (as the observer names it, maybe a suffix) is one of the fix's `files`."""
+    return any(f == file or f.endswith("/" + file) for f in files)
 
 
 def _passes(test: str, last: Observation) -> bool:

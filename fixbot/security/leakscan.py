@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from unidiff.errors import UnidiffParseError
 from unidiff.patch import PatchSet
@@ -137,32 +137,47 @@ def scan_texts(texts: Iterable[Text], secrets: Mapping[str, str]) -> list[Leak]:
         for form, text in forms(value).items()
     ]
     pieces = [(name, piece) for name, value in secrets.items() for piece in fragments(value)]
-    shapes = re.compile("|".join(TOKEN_SHAPES))
-    leaks: dict[tuple[str, str, str], Leak] = {}
-    seen: set[tuple[str, str]] = set()  # (name, path) already found
-
-    def found(name: str, label: str, path: str, later: bool) -> None:
-        if not (later and (name, path) in seen):
-            leaks.setdefault((name, label, path), Leak(name, label, path))
-            seen.add((name, path))
-
-    def search(path: str, text: str, wrapped: bool) -> None:
-        for name, form, needle in searches:
-            if needle in text:
-                found(name, f"{form} wrapped" if wrapped else form, path, wrapped)
-        if shapes.search(text):
-            found("a token", "shape", path, wrapped)
-
+    findings = _Findings(searches, re.compile("|".join(TOKEN_SHAPES)))
     for text in texts:
+        findings.examine(text, pieces)
+    return list(findings.leaks.values())
+
+
+@dataclass
+class _Findings:
+    """The leaks `scan_texts` has found: `searches` are (secret name, form name, text of the
+    value in that form), `shapes` the token shapes."""
+
+    searches: list[tuple[str, str, str]]
+    shapes: re.Pattern[str]
+    leaks: dict[tuple[str, str, str], Leak] = field(default_factory=dict)
+    seen: set[tuple[str, str]] = field(default_factory=set)  # (name, path) already found
+
+    def found(self, name: str, label: str, path: str, later: bool) -> None:
+        """Record a leak; a `later` (weaker) form only where the name was not found yet."""
+        if not (later and (name, path) in self.seen):
+            self.leaks.setdefault((name, label, path), Leak(name, label, path))
+            self.seen.add((name, path))
+
+    def examine(self, text: Text, pieces: list[tuple[str, str]]) -> None:
+        """Search each line of `text`, each run of its one-word lines joined, and the whole
+        text for the `pieces` (secret name, fragment of its value)."""
         for line in text.lines:
-            search(text.path, line, wrapped=False)
+            self.search(text.path, line, wrapped=False)
         for joined in _runs(text):
-            search(text.path, joined, wrapped=True)
+            self.search(text.path, joined, wrapped=True)
         whole = "\n".join(text.lines)
         for name, piece in pieces:
             if piece in whole:
-                found(name, "fragment", text.path, later=True)
-    return list(leaks.values())
+                self.found(name, "fragment", text.path, later=True)
+
+    def search(self, path: str, text: str, wrapped: bool) -> None:
+        """Search `text` (a line, or a run of one-word lines joined when `wrapped`) of `path`."""
+        for name, form, needle in self.searches:
+            if needle in text:
+                self.found(name, f"{form} wrapped" if wrapped else form, path, wrapped)
+        if self.shapes.search(text):
+            self.found("a token", "shape", path, wrapped)
 
 
 def refuse_if_leaking(diff: str, secrets: Mapping[str, str], what: str) -> None:

@@ -7,7 +7,9 @@ them before and after a fix.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 EXITS = {"_exit", "exit", "abort", "kill", "quit"}
 WIDE = {"AssertionError", "Exception", "BaseException"}
@@ -22,20 +24,49 @@ def parse(text: str) -> ast.Module | None:
         return None
 
 
+def _true_constant(node: ast.Constant) -> bool:
+    return bool(node.value)
+
+
+def _not_false_constant(node: ast.UnaryOp) -> bool:
+    """`not 0`, `not None`, `not ""`."""
+    operand = node.operand
+    return isinstance(node.op, ast.Not) and isinstance(operand, ast.Constant) and not operand.value
+
+
+def _or_truthy(node: ast.BoolOp) -> bool:
+    """`... or True`: one truthy operand makes the whole `or` true."""
+    return isinstance(node.op, ast.Or) and any(truthy(value) for value in node.values)
+
+
+def _self_comparison(node: ast.Compare) -> bool:
+    """`x == x`, `x is x`, `x <= x`, `x >= x`: one operator whose operands are the same."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE):
+        return False
+    return ast.dump(node.left) == ast.dump(node.comparators[0])
+
+
+def _non_empty_display(node: ast.expr) -> bool:
+    """A list, tuple, dict or set display with at least one element."""
+    return bool(getattr(node, "elts", None) or getattr(node, "keys", None))
+
+
+# Each kind of expression that can be true whatever the code under test does, and its test.
+_TRUTHY: tuple[tuple[type[ast.expr] | tuple[type[ast.expr], ...], Callable[[Any], bool]], ...] = (
+    (ast.Constant, _true_constant),
+    (ast.UnaryOp, _not_false_constant),
+    (ast.BoolOp, _or_truthy),
+    (ast.Compare, _self_comparison),
+    ((ast.List, ast.Tuple, ast.Dict, ast.Set), _non_empty_display),
+)
+
+
 def truthy(node: ast.expr) -> bool:
     """An expression that is true whatever the code under test does."""
-    if isinstance(node, ast.Constant):
-        return bool(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return isinstance(node.operand, ast.Constant) and not node.operand.value
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-        return any(truthy(value) for value in node.values)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        same = isinstance(node.ops[0], ast.Eq | ast.Is | ast.LtE | ast.GtE)
-        return same and ast.dump(node.left) == ast.dump(node.comparators[0])
-    return isinstance(node, ast.List | ast.Tuple | ast.Dict | ast.Set) and bool(
-        getattr(node, "elts", None) or getattr(node, "keys", None)
-    )
+    for kind, test in _TRUTHY:
+        if isinstance(node, kind):
+            return test(node)
+    return False
 
 
 def call_name(node: ast.Call) -> str:
@@ -76,20 +107,26 @@ def vacuous(node: ast.AST) -> bool:
     return False
 
 
+def _catches_assertions(handler: ast.ExceptHandler) -> bool:
+    """A bare `except:` or one naming AssertionError or a base class of it."""
+    kinds = handler.type
+    if kinds is None:
+        return True
+    caught = {getattr(n, "id", getattr(n, "attr", "")) for n in getattr(kinds, "elts", [kinds])}
+    return bool(caught & WIDE)
+
+
+def _suppresses(node: ast.With) -> bool:
+    """`with suppress(...)` or `with pytest.raises(...)`."""
+    calls = [i.context_expr for i in node.items if isinstance(i.context_expr, ast.Call)]
+    return any(call_name(c) in ("suppress", "raises") for c in calls)
+
+
 def swallows(node: ast.AST) -> bool:
     """A try/except catching assertion failures, or `with suppress(...)`/`pytest.raises(...)`."""
     if isinstance(node, ast.Try):
-        for handler in node.handlers:
-            kinds = handler.type
-            names = [] if kinds is None else list(getattr(kinds, "elts", [kinds]))
-            caught = {getattr(n, "id", getattr(n, "attr", "")) for n in names}
-            if kinds is None or caught & WIDE:
-                return True
-        return False
-    if isinstance(node, ast.With):
-        calls = [i.context_expr for i in node.items if isinstance(i.context_expr, ast.Call)]
-        return any(call_name(c) in ("suppress", "raises") for c in calls)
-    return False
+        return any(_catches_assertions(handler) for handler in node.handlers)
+    return isinstance(node, ast.With) and _suppresses(node)
 
 
 def shielded(tree: ast.Module) -> int:
@@ -111,40 +148,50 @@ def writes_modules(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and call_name(node) in ("update", "setitem", "setdefault")
 
 
+def exits(node: ast.AST, calls: set[str]) -> bool:
+    """A call to one of `calls` (names of process exits) or a `raise SystemExit`."""
+    if isinstance(node, ast.Call):
+        return call_name(node) in calls
+    return isinstance(node, ast.Raise) and "SystemExit" in ast.dump(node)
+
+
+def _named(defs: list[ast.FunctionDef | ast.AsyncFunctionDef], prefix: str) -> list[str]:
+    return [d.name for d in defs if d.name.startswith(prefix)]
+
+
 def shape(text: str) -> Shape | None:
     tree = parse(text)
     if tree is None:
         return None
     nodes = list(ast.walk(tree))
     defs = [n for n in nodes if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    hooks = [ast.dump(d) for d in defs if d.name.startswith("pytest_")]
     return Shape(
-        tests=frozenset(d.name for d in defs if d.name.startswith("test")),
+        tests=frozenset(_named(defs, "test")),
         asserts=sum(is_assert(n) for n in nodes),
         vacuous=sum(vacuous(n) for n in nodes),
         shielded=shielded(tree),
-        exits=sum(isinstance(n, ast.Call) and call_name(n) in EXITS for n in nodes)
-        + sum(isinstance(n, ast.Raise) and "SystemExit" in ast.dump(n) for n in nodes),
+        exits=sum(exits(n, EXITS) for n in nodes),
         modules=sum(writes_modules(n) for n in nodes),
-        hooks=tuple(sorted(ast.dump(d) for d in defs if d.name.startswith("pytest_"))),
+        hooks=tuple(sorted(hooks)),
     )
+
+
+def _skipped_at_import(stmt: ast.stmt) -> bool:
+    """A definition, or an `if __name__ == "__main__":` block: neither runs on import."""
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return True
+    return isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test)
 
 
 def exits_at_import(tree: ast.Module) -> int:
     """Process exits that run when the module is imported (top-level code, outside functions,
     classes and `if __name__ == "__main__":`), and every `os._exit` however it was imported."""
     count = sum(isinstance(n, ast.Call) and call_name(n) == "_exit" for n in ast.walk(tree))
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        stmt = pending.pop()
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
-        if isinstance(stmt, ast.If) and "__main__" in ast.dump(stmt.test):
-            continue
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and call_name(node) in EXITS - {"_exit"}:
-                count += 1
-            if isinstance(node, ast.Raise) and "SystemExit" in ast.dump(node):
-                count += 1
+    others = EXITS - {"_exit"}
+    for stmt in tree.body:
+        if not _skipped_at_import(stmt):
+            count += sum(exits(node, others) for node in ast.walk(stmt))
     return count
 
 
@@ -169,23 +216,39 @@ def _dotted(node: ast.AST) -> set[str]:
     return {word for word in text.replace("'", ".").replace('"', ".").split(".") if word}
 
 
+def _imports_of(node: ast.AST, modules: frozenset[str]) -> int:
+    """How many of `modules` (top-level package names) an import statement imports."""
+    if isinstance(node, ast.Import):
+        return sum(a.name.split(".")[0] in modules for a in node.names)
+    if isinstance(node, ast.ImportFrom):
+        return (node.module or "").split(".")[0] in modules
+    return 0
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    """The targets of an assignment of any form; none for any other node."""
+    if isinstance(node, ast.Assign):
+        return node.targets
+    return [node.target] if isinstance(node, ast.AugAssign | ast.AnnAssign) else []
+
+
+def _setattr_call(node: ast.AST) -> TypeGuard[ast.Call]:
+    return isinstance(node, ast.Call) and call_name(node) == "setattr" and bool(node.args)
+
+
+def _rewrites(node: ast.AST, names: frozenset[str]) -> bool:
+    """An assignment to, or a `setattr` of, an attribute path naming one of `names`."""
+    if _setattr_call(node):
+        return bool(set().union(*(_dotted(a) for a in node.args[:2])) & names)
+    attrs = [t for t in _targets(node) if isinstance(t, ast.Attribute)]
+    return any(_dotted(t) & names for t in attrs)
+
+
 def framework_reach(tree: ast.Module, modules: frozenset[str], names: frozenset[str]) -> int:
     """Imports of a test framework's internals (`modules`, e.g. `_pytest`, `pluggy`) and
     assignments or `setattr` calls whose target names one of its deciding `names`
     (`Function.runtest = ...`): code that rewrites whether a test passed."""
-    count = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            count += sum(a.name.split(".")[0] in modules for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            count += (node.module or "").split(".")[0] in modules
-        elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            attrs = [t for t in targets if isinstance(t, ast.Attribute)]
-            count += any(_dotted(t) & names for t in attrs)
-        elif isinstance(node, ast.Call) and call_name(node) == "setattr" and node.args:
-            count += bool(set().union(*(_dotted(a) for a in node.args[:2])) & names)
-    return count
+    return sum(_imports_of(node, modules) + _rewrites(node, names) for node in ast.walk(tree))
 
 
 # A comparison dunder and the constant it returns when it holds for any operand.
@@ -224,11 +287,23 @@ def plugins(tree: ast.Module) -> int:
     count = 0
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            count += any(getattr(t, "id", "") == "pytest_plugins" for t in targets)
+            count += any(getattr(t, "id", "") == "pytest_plugins" for t in _targets(node))
         elif isinstance(node, ast.Call) and call_name(node) in ("register", "import_plugin"):
             count += "pluginmanager" in ast.unparse(node.func)
     return count
+
+
+def _project_modules(node: ast.Import, known: frozenset[str]) -> set[str]:
+    """The names `import a.b as c` binds to modules outside `known`."""
+    roots = [(alias, alias.name.split(".")[0]) for alias in node.names]
+    return {alias.asname or root for alias, root in roots if root not in known}
+
+
+def _project_members(node: ast.ImportFrom, known: frozenset[str]) -> set[str]:
+    """The names an absolute `from pkg import x` binds from a package outside `known`."""
+    if node.level != 0 or not node.module or node.module.split(".")[0] in known:
+        return set()
+    return {alias.asname or alias.name for alias in node.names}
 
 
 def _imported(tree: ast.Module, known: frozenset[str]) -> tuple[set[str], set[str]]:
@@ -238,15 +313,12 @@ def _imported(tree: ast.Module, known: frozenset[str]) -> tuple[set[str], set[st
     members: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] not in known:
-                    modules.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules |= _project_modules(node, known)
+        elif isinstance(node, ast.ImportFrom):
             # `from pkg import mod` may bind a module or a function: both count
-            names = {alias.asname or alias.name for alias in node.names}
-            if node.module.split(".")[0] not in known:
-                modules |= names
-                members |= names
+            names = _project_members(node, known)
+            modules |= names
+            members |= names
     return modules, members
 
 
@@ -272,20 +344,29 @@ def rebound(tree: ast.Module, known: frozenset[str]) -> int:
     modules, members = _imported(tree, known)
     count = 0
     for stmt in _import_time(tree):
-        if isinstance(stmt, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            for target in targets:
-                base = target
-                while isinstance(base, ast.Attribute):
-                    base = base.value
-                name = getattr(base, "id", "")
-                count += isinstance(target, ast.Attribute) and name in modules
-                count += isinstance(target, ast.Name) and name in members
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and call_name(node) == "setattr" and node.args:
-                first = node.args[0]
-                name = getattr(first, "id", "")
-                text = first.value if isinstance(first, ast.Constant) else None
-                root = text.split(".")[0] if isinstance(text, str) else ""
-                count += name in modules or root in modules or (bool(root) and root not in known)
+        count += sum(_rebinds(target, modules, members) for target in _targets(stmt))
+        setattrs = [n for n in ast.walk(stmt) if _setattr_call(n)]
+        count += sum(_sets_project(node, modules, known) for node in setattrs)
     return count
+
+
+def _rebinds(target: ast.expr, modules: set[str], members: set[str]) -> bool:
+    """An assignment target that is an attribute of an imported project module (`app.add`,
+    `app.sub.f`) or a name imported from one (`add`)."""
+    if isinstance(target, ast.Name):
+        return target.id in members
+    base = target
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    return isinstance(target, ast.Attribute) and getattr(base, "id", "") in modules
+
+
+def _sets_project(node: ast.Call, modules: set[str], known: frozenset[str]) -> bool:
+    """A `setattr` on an imported project module, or on a dotted string naming a module outside
+    `known` (`monkeypatch.setattr("app.add", ...)` at import time)."""
+    first = node.args[0]
+    text = first.value if isinstance(first, ast.Constant) else None
+    root = text.split(".")[0] if isinstance(text, str) else ""
+    return (
+        getattr(first, "id", "") in modules or root in modules or (bool(root) and root not in known)
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -65,24 +66,29 @@ def _setup_cfg(text: str) -> list[str]:
     return [s.strip() for s in sections if s.startswith("[") and not s.startswith(skipped)]
 
 
+# Files of which only a part controls the check: by lower-cased name, the function reading that
+# part (compared before and after the change) and what a change to it means.
+_PARTS: dict[str, tuple[Callable[[str], object], str]] = {
+    "pyproject.toml": (_toml_tables, "its [tool.*] or [build-system] tables changed"),
+    "setup.cfg": (_setup_cfg, "a test or lint section changed"),
+    "package.json": (package_keys, "its scripts or test configuration changed"),
+}
+
+
 def configures(change: Change) -> str | None:
     """How the changed file controls the check when it is test-runner, build or CI
     configuration (and the change touches that part of it), else None."""
     pure = PurePosixPath(change.path)
     name = pure.name.lower()
-    old, new = change.old or "", change.new or ""
-    what = None
-    if name == "pyproject.toml" and _toml_tables(old) != _toml_tables(new):
-        what = "its [tool.*] or [build-system] tables changed"
-    elif name == "setup.cfg" and _setup_cfg(old) != _setup_cfg(new):
-        what = "a test or lint section changed"
-    elif name == "package.json" and package_keys(old) != package_keys(new):
-        what = "its scripts or test configuration changed"
-    elif CI.match(change.path) or RUNNER_CONFIG.match(name):
-        what = "it controls how the check runs"
-    elif PurePosixPath(change.path).name == "conftest.py" and change.old is None:
-        what = "a new conftest.py"
-    return what
+    if name in _PARTS:
+        read, what = _PARTS[name]
+        if read(change.old or "") != read(change.new or ""):
+            return what
+    if CI.match(change.path) or RUNNER_CONFIG.match(name):
+        return "it controls how the check runs"
+    if pure.name == "conftest.py" and change.old is None:
+        return "a new conftest.py"
+    return None
 
 
 def of_the_tests(change: Change, check_files: frozenset[str] = frozenset()) -> bool:

@@ -54,7 +54,7 @@ import ast
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from fixbot.core.failure import Counts
@@ -88,29 +88,43 @@ class Cheat:
         return f"{self.rule}{where}: {self.evidence}"
 
 
+# The counts of a test module's shape (`asserts.Shape`) that weaken it when they grow: the
+# field and the cheat it is (its path filled in where found).
+_GROWN = (
+    ("vacuous", Cheat("assert-weakened", None, "an assertion that cannot fail was added")),
+    (
+        "shielded",
+        Cheat("assert-weakened", None, "an assertion is wrapped in an except that swallows it"),
+    ),
+    ("exits", Cheat("harness-changed", None, "a process exit was added")),
+    ("modules", Cheat("harness-changed", None, "sys.modules is rewritten")),
+)
+
+
 def _python_test(change: Change) -> list[Cheat]:
     old, new = asserts.shape(change.old or ""), asserts.shape(change.new or "")
-    path = change.path
     if old is None or new is None:
-        return _text_test(change) if new is None or old is None else []
+        # a side that does not parse is judged by its text
+        return _text_test(change)
+    path = change.path
+    return _weaker(old, new, path) + _hooks_changed(old, new, path)
+
+
+def _weaker(old: asserts.Shape, new: asserts.Shape, path: str) -> list[Cheat]:
+    """Tests removed, fewer assertions, or more of what weakens a test (`_GROWN`)."""
     found = []
     if gone := sorted(old.tests - new.tests):
         found.append(Cheat("test-removed", path, f"test function(s) {', '.join(gone)} removed"))
     if new.asserts < old.asserts:
         found.append(Cheat("assert-weakened", path, f"assertions {old.asserts} -> {new.asserts}"))
-    if new.vacuous > old.vacuous:
-        found.append(Cheat("assert-weakened", path, "an assertion that cannot fail was added"))
-    if new.shielded > old.shielded:
-        found.append(
-            Cheat("assert-weakened", path, "an assertion is wrapped in an except that swallows it")
-        )
-    if new.exits > old.exits:
-        found.append(Cheat("harness-changed", path, "a process exit was added"))
-    if new.modules > old.modules:
-        found.append(Cheat("harness-changed", path, "sys.modules is rewritten"))
-    if PurePosixPath(path).name == "conftest.py" and new.hooks != old.hooks:
-        found.append(Cheat("harness-changed", path, "a pytest hook changed"))
-    return found
+    grown = [cheat for field, cheat in _GROWN if getattr(new, field) > getattr(old, field)]
+    return found + [replace(cheat, path=path) for cheat in grown]
+
+
+def _hooks_changed(old: asserts.Shape, new: asserts.Shape, path: str) -> list[Cheat]:
+    if PurePosixPath(path).name != "conftest.py" or new.hooks == old.hooks:
+        return []
+    return [Cheat("harness-changed", path, "a pytest hook changed")]
 
 
 def _text_test(change: Change) -> list[Cheat]:
@@ -186,16 +200,22 @@ def fewer_tests(first: Counts | None, last: Counts | None) -> Cheat | None:
     print a summary is the test-runner dialects' to say)."""
     if first is None or last is None:
         return None
+    evidence = _fewer_ran(first, last) or _more_skipped(first, last)
+    return Cheat("fewer-tests", None, evidence) if evidence else None
+
+
+def _fewer_ran(first: Counts, last: Counts) -> str | None:
     before, after = _ran(first), _ran(last)
-    if before is not None and after is not None and after < before:
-        return Cheat(
-            "fewer-tests",
-            None,
-            f"tests run: {before} in the first failing run, {after} in the verifying run",
-        )
-    if after is not None and (last.skipped or 0) > (first.skipped or 0):
-        return Cheat("fewer-tests", None, f"tests skipped: {first.skipped or 0} -> {last.skipped}")
-    return None
+    if before is None or after is None or after >= before:
+        return None
+    return f"tests run: {before} in the first failing run, {after} in the verifying run"
+
+
+def _more_skipped(first: Counts, last: Counts) -> str | None:
+    """More tests skipped in the verifying run, which did run tests."""
+    if _ran(last) is None or (last.skipped or 0) <= (first.skipped or 0):
+        return None
+    return f"tests skipped: {first.skipped or 0} -> {last.skipped}"
 
 
 def _exit_added(change: Change) -> Cheat | None:
@@ -248,22 +268,12 @@ def _python_runtime(change: Change) -> list[Cheat]:
     old, new = asserts.parse(change.old or ""), asserts.parse(change.new)
     if old is None or new is None:
         return []
-    path, found = change.path, []
-
-    def grew(measure: Callable[[ast.Module], int]) -> bool:
-        return measure(new) > measure(old)
-
-    if grew(asserts.atexits):
-        found.append(Cheat("exit-added", path, "an atexit handler is registered"))
-    if not is_harness(path) and grew(_internals):
-        found.append(Cheat("framework-patched", path, "it reaches into a test framework"))
-    if grew(asserts.always_true_dunders):
-        found.append(Cheat("always-equal", path, "a comparison that holds for any operand"))
-    if grew(asserts.plugins):
-        found.append(Cheat("plugin-added", path, "pytest_plugins or a plugin registration"))
-    if is_test_file(path) and grew(_rebound):
-        found.append(Cheat("unit-rebound", path, "it rebinds the code under test when imported"))
-    return found
+    path = change.path
+    return [
+        replace(cheat, path=path)
+        for applies, measure, cheat in _RUNTIME
+        if applies(path) and measure(new) > measure(old)
+    ]
 
 
 def _internals(tree: ast.Module) -> int:
@@ -276,6 +286,41 @@ def _internals(tree: ast.Module) -> int:
 
 def _rebound(tree: ast.Module) -> int:
     return asserts.rebound(tree, IMPORTABLE)
+
+
+def _any_path(path: str) -> bool:
+    return True
+
+
+def _not_harness(path: str) -> bool:
+    return not is_harness(path)
+
+
+# What a Python module may newly do to the runner (`_python_runtime`): the paths the rule is
+# about, the measure that grew, and the cheat it is (its path filled in where found).
+_RUNTIME: tuple[tuple[Callable[[str], bool], Callable[[ast.Module], int], Cheat], ...] = (
+    (_any_path, asserts.atexits, Cheat("exit-added", None, "an atexit handler is registered")),
+    (
+        _not_harness,
+        _internals,
+        Cheat("framework-patched", None, "it reaches into a test framework"),
+    ),
+    (
+        _any_path,
+        asserts.always_true_dunders,
+        Cheat("always-equal", None, "a comparison that holds for any operand"),
+    ),
+    (
+        _any_path,
+        asserts.plugins,
+        Cheat("plugin-added", None, "pytest_plugins or a plugin registration"),
+    ),
+    (
+        is_test_file,
+        _rebound,
+        Cheat("unit-rebound", None, "it rebinds the code under test when imported"),
+    ),
+)
 
 
 def _js_runtime(change: Change) -> Cheat | None:

@@ -96,14 +96,24 @@ def _toml(text: str, where: tuple[str, ...]) -> tuple[object, list[str]] | None:
         return data, []
     found: list[str] = []
     for table in (pytest, pytest.get("ini_options")):
-        if isinstance(table, dict) and "filterwarnings" in table:
-            entries = table.pop("filterwarnings")
-            if isinstance(entries, str):
-                entries = entries.splitlines()
-            if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-                return None
-            found += [e.strip() for e in entries if e.strip()]
+        entries = _pop_filters(table)
+        if entries is None:
+            return None
+        found += entries
     return data, found
+
+
+def _pop_filters(table: object) -> list[str] | None:
+    """The non-blank `filterwarnings` entries of a TOML table, taken out of it ([] when it has
+    none or is no table); None when they are neither a string nor a list of strings."""
+    if not isinstance(table, dict) or "filterwarnings" not in table:
+        return []
+    entries = table.pop("filterwarnings")
+    if isinstance(entries, str):
+        entries = entries.splitlines()
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        return None
+    return [e.strip() for e in entries if e.strip()]
 
 
 def _ini(text: str, section: str) -> tuple[object, list[str]] | None:
@@ -142,17 +152,29 @@ def harmless(path: str, old: str, new: str, project: Iterable[str] = ()) -> bool
         return False
     was, now = Counter(before[1]), Counter(after[1])
     added, removed = list((now - was).elements()), list((was - now).elements())
-    kept = was & now
-    if [e for e in before[1] if e in kept] != [e for e in after[1] if e in kept]:
+    if not _same_order(before[1], after[1], was & now):
         return False
     names = list(project)
-    for entry in added:
-        rule = parse(entry)
-        if rule is None or not (
-            rule.action == "error" or (rule.action == "ignore" and _outside(rule.module, names))
-        ):
-            return False
-    return all((rule := parse(e)) is not None and rule.action == "ignore" for e in removed)
+    return all(_safe_addition(e, names) for e in added) and all(map(_is_ignore, removed))
+
+
+def _same_order(before: list[str], after: list[str], kept: Counter[str]) -> bool:
+    """The entries in both lists stand in the same order in each."""
+    return [e for e in before if e in kept] == [e for e in after if e in kept]
+
+
+def _safe_addition(entry: str, project: list[str]) -> bool:
+    """An added entry that cannot hide a failing test: `error`, or an `ignore` scoped to a
+    module outside `project`."""
+    rule = parse(entry)
+    if rule is None:
+        return False
+    return rule.action == "error" or (rule.action == "ignore" and _outside(rule.module, project))
+
+
+def _is_ignore(entry: str) -> bool:
+    rule = parse(entry)
+    return rule is not None and rule.action == "ignore"
 
 
 def ignores_added(path: str, old: str, new: str) -> bool:
@@ -162,7 +184,7 @@ def ignores_added(path: str, old: str, new: str) -> bool:
     if before is None or after is None:
         return False
     added = Counter(after[1]) - Counter(before[1])
-    return any((rule := parse(e)) is not None and rule.action == "ignore" for e in added)
+    return any(map(_is_ignore, added))
 
 
 def module_names(paths: Iterable[str]) -> frozenset[str]:

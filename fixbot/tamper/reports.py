@@ -35,20 +35,30 @@ def disagreements(
     if last is None:
         what = "the runner wrote its report at the start and none in the verifying run"
         return [Cheat("report-disagrees", None, what)]
-    found = []
     renamed = _renamed(first, last, changed)
-    if still := sorted(
-        t for t, o in first.items() if o == "failed" and not _passes(t, last) and t not in renamed
-    ):
-        what = f"failed at the start, not reported passed: {', '.join(still[:5])}"
-        found.append(Cheat("report-disagrees", None, what))
-    if broken := sorted(t for t, o in first.items() if o == "passed" and last.get(t) == "failed"):
-        what = f"passed at the start, reported failed: {', '.join(broken[:5])}"
-        found.append(Cheat("report-disagrees", None, what))
-    if len(last) < len(first):
-        what = f"tests collected: {len(first)} at the start, {len(last)} in the verifying run"
-        found.append(Cheat("report-disagrees", None, what))
-    return found
+    still = [t for t in _failed(first) if not _passes(t, last) and t not in renamed]
+    broken = [t for t in _failed(last) if first.get(t) == "passed"]
+    found = [
+        _named("failed at the start, not reported passed", still),
+        _named("passed at the start, reported failed", broken),
+        _fewer_collected(first, last),
+    ]
+    return [Cheat("report-disagrees", None, what) for what in found if what]
+
+
+def _fewer_collected(first: dict[str, str], last: dict[str, str]) -> str | None:
+    if len(last) >= len(first):
+        return None
+    return f"tests collected: {len(first)} at the start, {len(last)} in the verifying run"
+
+
+def _failed(report: dict[str, str]) -> list[str]:
+    return [test for test, outcome in report.items() if outcome == "failed"]
+
+
+def _named(what: str, tests: list[str]) -> str | None:
+    """`what` followed by the first five of `tests` in order, None when there are none."""
+    return f"{what}: {', '.join(sorted(tests)[:5])}" if tests else None
 
 
 def _renamed(first: dict[str, str], last: dict[str, str], changed: Iterable[str]) -> set[str]:
@@ -56,14 +66,19 @@ def _renamed(first: dict[str, str], last: dict[str, str], changed: Iterable[str]
     in `last` are at least as many and all passed or skipped."""
     found: set[str] = set()
     for path in changed:
-        if not is_test_file(path):
-            continue
-        module = module_of(path)
-        before = [t for t in first if _of_module(t, module)]
-        after = [o for t, o in last.items() if _of_module(t, module)]
-        if len(after) >= len(before) and "failed" not in after:
-            found |= {t for t in before if t not in last}
+        if is_test_file(path):
+            found |= _renumbered(first, last, module_of(path))
     return found
+
+
+def _renumbered(first: dict[str, str], last: dict[str, str], module: str) -> set[str]:
+    """`module`'s ids in `first` missing from `last`, when its tests in `last` are at least as
+    many and none failed; else none."""
+    before = [t for t in first if _of_module(t, module)]
+    after = [o for t, o in last.items() if _of_module(t, module)]
+    if len(after) < len(before) or "failed" in after:
+        return set()
+    return {t for t in before if t not in last}
 
 
 def _of_module(test: str, module: str) -> bool:

@@ -126,12 +126,22 @@ def _plain_event(event: dict[str, object], failures: list[tuple[str, str]]) -> l
     if what == "started":
         count = event.get("test_count", 0)
         return [f"\nrunning {count} test{'' if count == 1 else 's'}\n"]
-    found = []
-    if failures:
-        found.append("\nfailures:\n\n")
-        found += [f"---- {n} stdout ----\n{text}\n" for n, text in failures]
-        found.append("\nfailures:\n" + "".join(f"    {n}\n" for n, _ in failures))
-        failures.clear()
+    return [*_failures_block(failures), _suite_result(event, what)]
+
+
+def _failures_block(failures: list[tuple[str, str]]) -> list[str]:
+    """libtest's `failures:` sections for the failed tests kept so far (then forgotten)."""
+    if not failures:
+        return []
+    found = ["\nfailures:\n\n"]
+    found += [f"---- {n} stdout ----\n{text}\n" for n, text in failures]
+    found.append("\nfailures:\n" + "".join(f"    {n}\n" for n, _ in failures))
+    failures.clear()
+    return found
+
+
+def _suite_result(event: dict[str, object], what: str) -> str:
+    """libtest's `test result: ...` line for a suite's end event."""
     numbers = "; ".join(
         f"{event.get(key, 0)} {key.replace('_', ' ')}"
         for key in ("passed", "failed", "ignored", "measured", "filtered_out")
@@ -141,8 +151,7 @@ def _plain_event(event: dict[str, object], failures: list[tuple[str, str]]) -> l
         seconds = float(str(event.get("exec_time", 0.0)))
     except ValueError:  # the output is the project's process's: no field is trusted to parse
         seconds = 0.0
-    found.append(f"\ntest result: {verdict}. {numbers}; finished in {seconds:.2f}s\n\n")
-    return found
+    return f"\ntest result: {verdict}. {numbers}; finished in {seconds:.2f}s\n\n"
 
 
 DIALECT = Dialect(
