@@ -25,6 +25,8 @@ The workflows, and where each comes from:
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import pwd
@@ -34,6 +36,7 @@ import sys
 import tarfile
 import textwrap
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +45,7 @@ import pytest
 USER_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)
 CACHE = USER_HOME / ".cache" / "fixbot" / "zeroconf"
 TIMEOUT_S = 120.0
+CI = ".github/workflows/ci.yml"
 DATA = Path(__file__).resolve().parents[1] / "data" / "workflows"
 
 
@@ -247,10 +251,29 @@ def require(real: Real) -> None:
         pytest.skip("gcc is not installed: pflag's CI runs `go test -race`, which needs cgo")
 
 
+@contextlib.contextmanager
+def _locked(name: str) -> Iterator[None]:
+    """The cache's lock `name`, held: parallel test workers fill each cache entry once. Skips
+    the calling test when the user's cache folder cannot be written."""
+    try:
+        (CACHE / ".locks").mkdir(parents=True, exist_ok=True)
+        handle = (CACHE / ".locks" / name).open("w")
+    except OSError as error:
+        pytest.skip(f"the cache {CACHE} cannot be written ({error}): the projects are not here")
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def archive(real: Real) -> Path:
     """`real`'s archive in the cache, downloaded first (sha256 checked); skips the calling test
     when the registry cannot be reached."""
     target = CACHE / "archives" / real.url.rsplit("/", 1)[1]
+    with _locked(target.name):
+        return _download(real, target)
+
+
+def _download(real: Real, target: Path) -> Path:
     if target.exists() and _sha256(target.read_bytes()) == real.sha256:
         return target
     try:
@@ -274,11 +297,11 @@ def source(real: Real) -> dict[str, str]:
     path = archive(real)
     if path.suffix == ".deb":
         scratch = CACHE / "unpacked" / path.stem
-        if not (scratch / real.inner).is_dir():
-            partial = scratch.with_name(f"{scratch.name}.{os.getpid()}.part")
-            partial.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["dpkg-deb", "-x", str(path), str(partial)], check=True)
-            partial.replace(scratch)
+        with _locked(f"{path.stem}.unpack"):
+            if not (scratch / real.inner).is_dir():
+                shutil.rmtree(scratch, ignore_errors=True)
+                scratch.mkdir(parents=True)
+                subprocess.run(["dpkg-deb", "-x", str(path), str(scratch)], check=True)
         for file in sorted((scratch / real.inner).rglob("*")):
             if file.is_file() and not file.is_symlink():
                 _add(found, file.relative_to(scratch / real.inner).as_posix(), file.read_bytes())
@@ -289,12 +312,10 @@ def source(real: Real) -> dict[str, str]:
                     data = tar.extractfile(member)
                     name = member.name.removeprefix(f"{real.inner}/")
                     _add(found, name, data.read() if data else b"")
-    found = {k: v for k, v in found.items() if not k.startswith(".github/") or real.workflow == ""}
-    found[".github/workflows/ci.yml"] = workflow_of(real, found)
-    for name in [n for n in found if n.startswith(".github/") and not n.endswith("/ci.yml")]:
-        del found[name]
-    assert found[real.path].count(real.fixed) == 1, f"{real.name}: the line to break moved"
-    return found
+    files = {k: v for k, v in found.items() if not k.startswith(".github/")}
+    files[CI] = workflow_of(real, found)
+    assert files[real.path].count(real.fixed) == 1, f"{real.name}: the line to break moved"
+    return files
 
 
 def workflow_of(real: Real, files: dict[str, str]) -> str:
@@ -303,7 +324,7 @@ def workflow_of(real: Real, files: dict[str, str]) -> str:
         return real.workflow
     if real.ecosystem == "go":
         return (DATA / "spf13__pflag" / "ci.yaml").read_text(encoding="utf-8")
-    return files[".github/workflows/ci.yml"]
+    return files[CI]
 
 
 def _add(found: dict[str, str], name: str, data: bytes) -> None:
@@ -361,6 +382,11 @@ def _wheels(requirements: str) -> Path:
     """A folder of the wheels `requirements` pins, and setuptools and wheel to build the
     project, downloaded from PyPI once per user (skips when PyPI cannot be reached)."""
     folder = CACHE / "wheels" / _sha256(requirements.encode())[:16]
+    with _locked(f"wheels-{folder.name}"):
+        return _download_wheels(requirements, folder)
+
+
+def _download_wheels(requirements: str, folder: Path) -> Path:
     done = folder / ".complete"
     if done.exists():
         return folder
@@ -381,7 +407,12 @@ def _wheels(requirements: str) -> Path:
 def _fill_npm_cache(files: dict[str, str]) -> None:
     """npm's cache (in ours) holding every package `npm install` of the project fetches: one
     install into a scratch copy, once per user (skips when npm's registry cannot be reached)."""
-    done = CACHE / "npm" / ".minimist-1.2.5-complete"
+    with _locked("npm"):
+        _npm_install_once(files)
+
+
+def _npm_install_once(files: dict[str, str]) -> None:
+    done = CACHE / "npm" / f".{_sha256(files['package.json'].encode())[:16]}-complete"
     if done.exists():
         return
     scratch = CACHE / "npm-scratch"
