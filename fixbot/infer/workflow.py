@@ -372,7 +372,7 @@ def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
     env.update(_env(job.body.get("env"), Context(matrix, env), f"job `{job.id}`", dropped))
     check: Inferred | None = None
     for index, step in enumerate(steps[: (check_index + 1) if check_index is not None else 0]):
-        origin = Origin(job.path, job.id, step_name(step))
+        origin = Origin(job.path, job.id, _shown_name(step, Context(matrix, env)))
         is_check = index == check_index
         command = _step(job, step, origin, Context(matrix, env), reading, dropped, is_check)
         if command is not None and is_check:

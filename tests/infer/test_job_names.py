@@ -68,3 +68,34 @@ def test_a_format_name_finds_its_combination() -> None:
     assert plan is not None and plan.check is not None
     assert plan.check.command == "export PY=3.11 && python -m pytest"
     assert workflow.at_failure({path: ci}, path, "test (3.9, ubuntu-latest)", "", 3) is None
+
+
+def test_a_step_is_named_as_the_run_shows_it() -> None:
+    # GitHub's starter Node.js workflow: `name: Use Node.js ${{ matrix.node-version }}`
+    ci = textwrap.dedent(
+        """\
+        on: [push]
+        jobs:
+          build:
+            runs-on: ubuntu-latest
+            strategy:
+              matrix:
+                node-version: [18.x, 20.x]
+            steps:
+            - uses: actions/checkout@v4
+            - name: Use Node.js ${{ matrix.node-version }}
+              uses: actions/setup-node@v4
+              with:
+                node-version: ${{ matrix.node-version }}
+            - name: Test on ${{ matrix.node-version }}
+              run: npm test
+        """
+    )
+    path = ".github/workflows/ci.yml"
+    plan = workflow.infer({path: ci})
+    assert plan is not None and plan.check is not None
+    assert plan.check.origin.step == "Test on 18.x"
+    assert [t.origin.step for t in plan.tools] == ["Use Node.js 18.x"]
+    shown = workflow.at_failure({path: ci}, path, "build (20.x)", "Test on 20.x", None)
+    assert shown is not None and shown.check is not None
+    assert shown.check.origin.step == "Test on 20.x"
