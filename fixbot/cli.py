@@ -19,6 +19,7 @@ from fixbot.startup import START_DIR, harden_process, secrets_first
 
 if TYPE_CHECKING:
     from fixbot.core.models import Outcome
+    from fixbot.process.cleanup import Private
 
 
 def _help(item: Any) -> str:
@@ -360,15 +361,7 @@ def command_clean(args: argparse.Namespace, now: float | None = None) -> int:
         return 2
     found = cleanup.listing(base)
     if args.list:
-        if not found:
-            print(f"no private folders under {base}")
-        for private in found:
-            used = time.strftime("%Y-%m-%d %H:%M", time.gmtime(private.used_at))
-            where = str(private.workspace or "(workspace not recorded)")
-            where += "" if private.workspace_exists or not private.workspace else " (gone)"
-            busy = ", in use" if private.in_use else ""
-            mb = cleanup.size(private.path) / 1e6
-            print(f"{private.path}  {mb:.1f} MB  last used {used} UTC{busy}  {where}")
+        _list_private(found, base)
         return 0
     freed, removed = 0, 0
     for private in found:
@@ -381,6 +374,24 @@ def command_clean(args: argparse.Namespace, now: float | None = None) -> int:
             print(f"removed {private.path} ({why})")
     print(f"{removed} of {len(found)} private folders removed, {freed / 1e6:.1f} MB freed")
     return 0
+
+
+def _list_private(found: list[Private], base: Path) -> None:
+    """Print each private folder under `base`: size, last use (UTC), whether in use, and its
+    workspace (or that it is gone or was not recorded)."""
+    import time
+
+    from fixbot.process import cleanup
+
+    if not found:
+        print(f"no private folders under {base}")
+    for private in found:
+        used = time.strftime("%Y-%m-%d %H:%M", time.gmtime(private.used_at))
+        where = str(private.workspace or "(workspace not recorded)")
+        where += "" if private.workspace_exists or not private.workspace else " (gone)"
+        busy = ", in use" if private.in_use else ""
+        mb = cleanup.size(private.path) / 1e6
+        print(f"{private.path}  {mb:.1f} MB  last used {used} UTC{busy}  {where}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,9 @@ import pytest
 
 from fixbot.core import environment
 from fixbot.core.secrets import PROVIDER_KEYS
+from fixbot.startup import REEXEC_MARKER
+from tests.fakes.action_env import ActionSandbox
+from tests.fakes.github_server import FakeGitHub
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import git, make_repo
 
@@ -166,3 +169,54 @@ def test_security_doc_lists_the_allowlist() -> None:
     names = [*environment.BASICS, *environment.PROVIDER_SETTINGS, *environment.NETWORK_SETTINGS]
     missing = [name for name in sorted(names) if f"`{name}`" not in text]
     assert not missing, missing
+
+
+@pytest.mark.slow
+@linux
+@pytest.mark.skipif(os.geteuid() != 0, reason="reads fixbot's environ: root only (not dumpable)")
+def test_the_actions_fixbot_starts_from_the_allowlist_too(
+    tmp_path: Path, github_server: FakeGitHub
+) -> None:
+    """The Action, as a step after one that wrote GITHUB_ENV: the re-executed fixbot's
+    `/proc/<pid>/environ` holds none of the hostile names, libcrypto never opens the planted
+    `OPENSSL_CONF`, and the pushed commit is the bot's, not `GIT_AUTHOR_NAME`'s."""
+    fifo = tmp_path / "openssl.cnf"
+    os.mkfifo(fifo)
+    box = ActionSandbox(tmp_path / "action", github_server)
+    check = "grep -q good src.txt || { sleep 2; exit 1; }\n"
+    box.commit("main", {"src.txt": "good\n", "check.sh": check}, "initial")
+    sha = box.commit("changes", {"src.txt": "bad\n"}, "break it")
+    workspace = box.workspace("changes", merge_into="main")
+    inputs = {"check-command": "sh check.sh", "fix-commands": "echo good > src.txt"}
+    event = box.pull_request_event("changes", sha)
+    env = box.env("pull_request", event, workspace, inputs) | hostile(fifo)
+    watcher = Opened(fifo)
+    watcher.start()
+    seen: list[bytes] = []
+    with subprocess.Popen(
+        [sys.executable, "-m", "fixbot", "action"],
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        proc_dir = Path("/proc") / str(proc.pid)
+        while proc.poll() is None:  # the last environ read from the re-executed process
+            try:
+                if REEXEC_MARKER.encode() in (proc_dir / "cmdline").read_bytes():
+                    seen = (proc_dir / "environ").read_bytes().split(b"\0")
+            except OSError:
+                break
+            time.sleep(0.05)
+        out, err = proc.communicate(timeout=300)
+    watcher.stop.set()
+    names = {item.split(b"=", 1)[0].decode() for item in seen if item}
+    assert "PATH" in names and "GITHUB_REPOSITORY" in names, (names, out + err)
+    assert not names & set(hostile(fifo)), names
+    assert watcher.readers == 0  # libcrypto of fixbot's never read the planted configuration
+    pushed = box.origin_sha("changes")
+    assert pushed is not None and pushed != sha, out + err
+    author = git(box.origin, "log", "-1", "--format=%an <%ae>", pushed)
+    assert "Mallory" not in author and "attacker" not in author, author

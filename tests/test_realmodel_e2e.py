@@ -54,6 +54,10 @@ MAX_REQUESTS = MAX_ATTEMPTS * (MAX_TOOL_CALLS + 2) + 4
 HANG_GUARD_S = 1800
 
 ENDS = {"finished", "length", "degenerate", "timed out"}
+# Output tokens per second at or above which MAX_ATTEMPTS attempts fit MAX_DURATION_S: SmolLM2
+# writes 25-55 tokens/s on 2 idle cores; below 15 (observed at load 10: 7 tokens/s, 34 s before
+# the first token) a reply of the fixer's cap alone takes most of a request timeout.
+FIT_SPEED = 15.0
 
 pytestmark = [pytest.mark.slow, pytest.mark.realmodel]
 
@@ -219,6 +223,12 @@ def test_fixbot_run_against_smollm2_is_bounded_and_honest(
     assert calls, report
     assert all(c[-1].split(":")[0].rstrip(" |") in ENDS for c in calls), report
     # bounded by its attempts (their number, or the breaker on what they did), not by the
-    # backstop of --max-duration
-    assert "max-duration" not in outcome["reason"], shown
-    assert "time budget" not in outcome["reason"], shown
+    # backstop of --max-duration, wherever the model wrote at a speed at which MAX_ATTEMPTS
+    # attempts fit the backstop; on a machine so loaded that it did not, the run must still
+    # end within the backstop and say so (honest, bounded)
+    speeds = [float(c[7]) for c in calls if c[7] != "-"]
+    if speeds and min(speeds) >= FIT_SPEED:
+        assert "max-duration" not in outcome["reason"], shown
+        assert "time budget" not in outcome["reason"], shown
+    else:
+        assert seconds < MAX_DURATION_S + 60, shown

@@ -12,6 +12,7 @@ from fixbot.agent import context, prompts
 from fixbot.agent.llm import LLM, ModelError
 from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime, Spend
+from fixbot.core.calls import CallPurpose
 from fixbot.core.diagnosis import (
     DIAGNOSIS_SCHEMA,
     Diagnosis,
@@ -19,7 +20,7 @@ from fixbot.core.diagnosis import (
     RootCauseCategory,
     parse_diagnosis,
 )
-from fixbot.core.models import CallPurpose, FixContext
+from fixbot.core.models import FixContext
 
 __all__ = ["DiagnosisResult", "diagnose"]
 

@@ -33,8 +33,9 @@ from fixbot.agent import errors
 from fixbot.agent.stream import Assembly
 from fixbot.agent.waiting import quiet, within
 from fixbot.core.budget import Deadline
+from fixbot.core.calls import CallEnd, CallPurpose, ModelCall
 from fixbot.core.errors import ConfigError
-from fixbot.core.models import CallEnd, CallPurpose, Heartbeat, ModelCall
+from fixbot.core.models import Heartbeat
 from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor

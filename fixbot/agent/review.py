@@ -12,7 +12,8 @@ from fixbot.agent.llm import ModelError, Reply
 from fixbot.agent.protocols import registry
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import REVIEW_SCHEMA
-from fixbot.core.models import CallPurpose, Finding, FixContext, FixResult, ReviewResult
+from fixbot.core.calls import CallPurpose
+from fixbot.core.models import Finding, FixContext, FixResult, ReviewResult
 from fixbot.process import git
 
 FINDINGS = TypeAdapter(list[Finding])

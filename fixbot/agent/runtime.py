@@ -10,7 +10,8 @@ from typing import Any
 from fixbot.agent.llm import LLM, Reply, models_for, output_cap, supports_tools
 from fixbot.agent.waiting import quiet
 from fixbot.core.budget import Deadline
-from fixbot.core.models import CallPurpose, FixContext, ModelCall
+from fixbot.core.calls import CallPurpose, ModelCall
+from fixbot.core.models import FixContext
 from fixbot.core.settings import Settings
 from fixbot.core.values import AUTO_PROTOCOL
 from fixbot.policy import breaker

@@ -15,12 +15,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-if TYPE_CHECKING:  # `fixbot.core.models` imports this module (an attempt holds its diagnosis)
-    from fixbot.core.models import ModelCall
+from fixbot.core.calls import ModelCall
 
 
 class RootCauseCategory(StrEnum):

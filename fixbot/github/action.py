@@ -236,20 +236,7 @@ def _fix_in_clone(
     if ci.failed_again is not None and event.run_id is not None:
         talk.history = cifail.settled(talk.history, event.run_id, False, ci.failed_again)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
-    warnings: list[str] = []
-    # the branch's configuration, as fixbot's clone has it (the workspace is the commands')
-    where = (fixbot / ctx.inputs.working_directory).resolve()
-    settings = load_settings(where, {}, ctx.env, action=True, warnings=warnings)
-    if tried is not None:  # a retry: fresh breaker and budget
-        settings = settings.model_copy(update={"resume": False})
-    settings, inferred_notes, origin = inferred.settle(
-        settings, event, ci.failed, fixbot, where, ctx.out
-    )
-    ctx.notes.extend(inferred_notes)
-    for warning in warnings:
-        workflow.warning(warning, ctx.out)
-    ctx.notes.extend(warnings)
-    ctx.fail_on_escalation = settings.fail_on_escalation
+    settings, origin = _settings(ctx, event, ci.failed, fixbot, retry=tried is not None)
     packages.install(settings.system_packages, ctx.out)  # root, before any code of the branch
     scope = _fetch_threads(ctx, event, settings)
     talk.left_out = scope.left_out
@@ -259,7 +246,7 @@ def _fix_in_clone(
         outcome, state = engine.run(
             settings,
             repo,
-            env=ctx.env,
+            env=ctx.environment,
             request=RunRequest(
                 hint=hint,
                 threads=scope.threads,
@@ -275,6 +262,30 @@ def _fix_in_clone(
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
+
+
+def _settings(
+    ctx: Context, event: Event, failed: cifail.FailedStep | None, fixbot: Path, *, retry: bool
+) -> tuple[Settings, str]:
+    """The run's settings: the branch's configuration as fixbot's clone `fixbot` has it (the
+    workspace is the commands'), the workflow's inputs and `FIXBOT_*` variables, and what
+    zero configuration inferred (`inferred.settle`, whose origin is returned); a retry
+    (`retry`) starts with a fresh breaker and budget. The warnings are shown and kept in the
+    notes. Raises `ConfigError`."""
+    warnings: list[str] = []
+    where = (fixbot / ctx.inputs.working_directory).resolve()
+    settings = load_settings(where, {}, ctx.settings_variables, action=True, warnings=warnings)
+    if retry:
+        settings = settings.model_copy(update={"resume": False})
+    settings, inferred_notes, origin = inferred.settle(
+        settings, event, failed, fixbot, where, ctx.out
+    )
+    ctx.notes.extend(inferred_notes)
+    for warning in warnings:
+        workflow.warning(warning, ctx.out)
+    ctx.notes.extend(warnings)
+    ctx.fail_on_escalation = settings.fail_on_escalation
+    return settings, origin
 
 
 PERSISTED = (
@@ -354,7 +365,7 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     its `.git`), and no git of fixbot's, which holds the token, ever runs in it. The branch is
     then fetched from origin into the clone and checked out there (`_switch`). Raises `GitError`.
     """
-    private = worlds.private_folder(ctx.workspace, worlds.state_base(os.geteuid(), ctx.env))
+    private = worlds.private_folder(ctx.workspace, ctx.state_base)
     # the remote is the repository on the run's server (GITHUB_SERVER_URL, which an earlier
     # step cannot overwrite, and the event's repository), never a URL of the workspace's
     # `.git/config`; git may use that server's transport alone
@@ -363,7 +374,8 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     worlds.write_gitconfig(
         private, worlds.ambient_identity(), trusted=(ctx.workspace,), protocols=(scheme,)
     )
-    fixbot = private / worlds.REPO
+    fixbot = ctx.clone
+    assert fixbot.parent == private, (fixbot, private)  # one path, made by `worlds.clone_path`
     with worlds.entered(private):
         worlds.clone(ctx.workspace, fixbot)
         git.run(fixbot, "remote", "set-url", "origin", remote)

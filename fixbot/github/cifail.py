@@ -37,7 +37,7 @@ from fixbot.core.failure import Classification, ErrorClass
 from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.github.api.rest import Connector, GitHub, mapped
-from fixbot.github.api.runs import Job, RunFacts, Runs, first_failure
+from fixbot.github.api.runs import Job, JobLog, RunFacts, Runs, first_failure
 from fixbot.github.events import prgates
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import Verdict
@@ -367,16 +367,26 @@ def from_run(where: Where, event: Event) -> Prepared:
         logs = [runs.log(job) for job in jobs if job.failed]
     except GitHubError as exc:
         return Prepared(notes=[f"the failed run's logs were not read ({exc}); ran the check"])
-    problems = [f"job `{log.job.name}`: {log.problem}" for log in logs if log.problem]
+    problems = _log_problems(logs)
     first = first_failure(run, logs)
     if first is None:
-        why = "; ".join(problems) or f"run {run.id} has no failed job with a log"
-        return Prepared(notes=[f"the failed run's logs were not read ({why}); ran the check"])
+        return _no_failure(run, problems)
     hiccup = transient(first, jobs)
     if hiccup is not None:
         return Prepared(refusal=flake(where, event, run, hiccup, first))
     again = run.attempt if run.attempt > 1 else None  # a re-run that failed again: real
     return Prepared(first=first, notes=problems, failed_again=again, failed=failed_step(jobs))
+
+
+def _log_problems(logs: list[JobLog]) -> list[str]:
+    """Why the failed jobs' logs could not be read, one line per job."""
+    return [f"job `{log.job.name}`: {log.problem}" for log in logs if log.problem]
+
+
+def _no_failure(run: RunFacts, problems: list[str]) -> Prepared:
+    """No failure found in the run's logs: the check runs, with a note saying why."""
+    why = "; ".join(problems) or f"run {run.id} has no failed job with a log"
+    return Prepared(notes=[f"the failed run's logs were not read ({why}); ran the check"])
 
 
 def prepare(where: Where, event: Event) -> Prepared:

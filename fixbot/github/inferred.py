@@ -17,7 +17,7 @@ from fixbot.github.events.data import Event
 from fixbot.infer import workflow as workflows
 from fixbot.infer.files import WORKFLOWS
 from fixbot.infer.inference import infer, missing_tools
-from fixbot.infer.plan import Plan
+from fixbot.infer.plan import Inferred, Plan
 from fixbot.process import git
 from fixbot.run import zeroconf
 from fixbot.ui import workflow
@@ -52,18 +52,9 @@ def settle(
     if settings.check:
         return settings, [], ""
     notes: list[str] = []
-    plan = None
-    if failed is not None and event.run_workflow and event.sha:
-        plan, note = failed_plan(clone, event, failed)
-        notes += [f"{note}: the check was inferred as for a pull request"] if note else []
+    plan = _failed_step_plan(event, failed, clone, notes)
     if plan is not None and plan.check is not None:
-        if problems := missing_tools(plan):
-            raise ConfigError(problems)
-        fixes = settings.fix_commands or (
-            [f.command for f in infer(where).fixes] if settings.infer_fixes else []
-        )
-        update = {"check": plan.check.command, "setup": plan.setup_command(), "fix_commands": fixes}
-        settings = settings.model_copy(update=update)
+        settings = _reproducing(settings, plan, plan.check, where)
         notes.append(
             f"the check reproduces the failed step: `{plan.check.command}` ({plan.check.origin})"
         )
@@ -74,3 +65,28 @@ def settle(
     for line in plan.lines():
         out.write(workflow.plain_line(f"fixbot: {line}") + "\n")
     return settings, notes, str(plan.check.origin)
+
+
+def _failed_step_plan(
+    event: Event, failed: FailedStep | None, clone: Path, notes: list[str]
+) -> Plan | None:
+    """The plan that reproduces the failed step of the event's workflow run, or None (why
+    noted in `notes` when the step was known)."""
+    if failed is None or not event.run_workflow or not event.sha:
+        return None
+    plan, note = failed_plan(clone, event, failed)
+    if note:
+        notes.append(f"{note}: the check was inferred as for a pull request")
+    return plan
+
+
+def _reproducing(settings: Settings, plan: Plan, check: Inferred, where: Path) -> Settings:
+    """`settings` with `plan`'s check and set-up, and fix commands inferred in `where` unless
+    given (and `infer_fixes`). Raises `ConfigError` when a tool the plan needs is missing."""
+    if problems := missing_tools(plan):
+        raise ConfigError(problems)
+    fixes = settings.fix_commands or (
+        [f.command for f in infer(where).fixes] if settings.infer_fixes else []
+    )
+    update = {"check": check.command, "setup": plan.setup_command(), "fix_commands": fixes}
+    return settings.model_copy(update=update)

@@ -23,7 +23,7 @@ from fixbot.github.api.graphql import GraphQL
 from fixbot.github.api.remote import repository_from
 from fixbot.github.api.rest import GitHub
 from fixbot.github.events import threads
-from fixbot.github.events.data import pull_request_of
+from fixbot.github.events.data import PullRequest, pull_request_of
 from fixbot.github.events.permission import Permissions
 from fixbot.github.replies import thread_replies
 from fixbot.policy.state import RunState
@@ -55,16 +55,8 @@ def run_pull_request(
     pr = pull_request_of(gh.pull_request(number), repository)
     if pr.state != "open":
         raise ConfigError([f"pull request #{number} of {repository} is {pr.state}"])
-    if push and (pr.head_repo or "").lower() != repository.lower():
-        raise ConfigError([f"pull request #{number} comes from a fork: fixbot never pushes there"])
-    branch = git.current_branch(root)
-    if push and branch != pr.head_ref:
-        raise ConfigError(
-            [
-                f"--push needs the pull request's branch `{pr.head_ref}` checked out, not "
-                f"`{branch}`: run `gh pr checkout {number}` first"
-            ]
-        )
+    if push:
+        _pushable(pr, number, repository, git.current_branch(root))
     graphql = GraphQL.connect(token, github.graphql_url)
     owner, name = repository.split("/", 1)
     nodes = graphql.fetch_nodes(owner, name, number)
@@ -80,6 +72,20 @@ def run_pull_request(
             out.write("fixbot: committed locally; rerun with --push to push, reply and resolve\n")
         return outcome
     return _push(root, pr.head_ref, outcome, state, scope, graphql, out, known_secrets(env))
+
+
+def _pushable(pr: PullRequest, number: int, repository: str, branch: str | None) -> None:
+    """Raise ConfigError unless fixbot may push to `pr` (#`number`) from `branch`: not from a
+    fork, and the pull request's branch checked out."""
+    if (pr.head_repo or "").lower() != repository.lower():
+        raise ConfigError([f"pull request #{number} comes from a fork: fixbot never pushes there"])
+    if branch != pr.head_ref:
+        raise ConfigError(
+            [
+                f"--push needs the pull request's branch `{pr.head_ref}` checked out, not "
+                f"`{branch}`: run `gh pr checkout {number}` first"
+            ]
+        )
 
 
 def _push(

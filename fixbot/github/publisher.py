@@ -38,8 +38,7 @@ from fixbot.run.eventlog import LOG_FILE, EventLog
 from fixbot.run.outcome import state_dir_of
 from fixbot.run.recheck import recheck
 from fixbot.run.report import OnGitHub, render_report
-from fixbot.security.leakscan import known_secrets, refuse_if_leaking
-from fixbot.security.redact import Redactor
+from fixbot.security.leakscan import refuse_if_leaking
 
 
 def publish(
@@ -82,7 +81,33 @@ def publish(
         patch=checkout.patch(root, state.start_sha, _secrets(ctx)) if plan.patch else None,
         links=render.Links(run_url=ctx.run_url),
     )
-    base = state.start_sha  # where fixbot's own commits start in what was pushed
+    plan, data, base = _push_any(ctx, settings, plan, data, result)
+    data = address_threads(ctx, event, data, result, talk.left_out, base)
+    data = rerun_ci(ctx, event, settings, data)
+    try:
+        data = _write_github(ctx, plan, data, result, talk)
+    except GitHubError as exc:  # the commits are pushed: the outputs and summary still say so
+        failed = data.outcome.model_copy(update={"outcome": OutcomeKind.ERROR, "reason": str(exc)})
+        data = data.model_copy(update={"outcome": failed})
+    if outcome.report_path:  # the run's event log is in the state folder
+        # the run's engine has ended: its clock goes on from the time the run spent
+        clock = Deadline.start(None, state.elapsed_s)
+        log = EventLog(
+            state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id, clock=clock
+        )
+        log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
+    return data
+
+
+def _push_any(
+    ctx: Context, settings: Settings, plan: Plan, data: render.Report, result: Finished
+) -> tuple[Plan, render.Report, str]:
+    """Push by `plan`: the run's commits, or replayed on a branch that moved meanwhile, or (the
+    push refused) rescued to a branch of fixbot's own; return the plan, the report and where
+    fixbot's own commits start in what was pushed. Raises `git.GitError` when the plan pushes
+    to no branch and the push failed."""
+    state = result.state
+    base = state.start_sha
     try:
         data = _push(ctx, plan, data, state.best_snapshot, state.start_sha)
     except checkout.BranchMoved:
@@ -99,21 +124,7 @@ def publish(
         hint = str(exc).splitlines()[0].split(": ", 1)[-1].rstrip(".")  # checkout.push's hint
         why = f"pushing to `{plan.push_branch}` failed ({hint})"
         plan, data = _rescue(ctx, plan, data, state.start_sha, why)
-    data = address_threads(ctx, event, data, result, talk.left_out, base)
-    data = rerun_ci(ctx, event, settings, data)
-    try:
-        data = _write_github(ctx, plan, data, result, talk)
-    except GitHubError as exc:  # the commits are pushed: the outputs and summary still say so
-        failed = data.outcome.model_copy(update={"outcome": OutcomeKind.ERROR, "reason": str(exc)})
-        data = data.model_copy(update={"outcome": failed})
-    if outcome.report_path:  # the run's event log is in the state folder
-        # the run's engine has ended: its clock goes on from the time the run spent
-        clock = Deadline.start(None, state.elapsed_s)
-        log = EventLog(
-            state_dir_of(Path(outcome.report_path)) / LOG_FILE, state.run_id, clock=clock
-        )
-        log.emit("publish", None, **data.links.model_dump(exclude={"run_url"}), source=plan.source)
-    return data
+    return plan, data, base
 
 
 def rerun_ci(ctx: Context, event: Event, settings: Settings, data: render.Report) -> render.Report:
@@ -159,12 +170,12 @@ def github_report(ctx: Context, event: Event, settings: Settings, result: Finish
         return ""
     place = OnGitHub(run_url=ctx.run_url, pull_request=event.pull_request is not None)
     text = render_report(result.state, settings, on_github=place)
-    return Redactor.from_env(ctx.env).redact(text)
+    return ctx.redactor.redact(text)
 
 
 def _secrets(ctx: Context) -> dict[str, str]:
     """Every secret fixbot knows (name -> value), for the scan before a push or a patch."""
-    return known_secrets(ctx.env, github_token=ctx.inputs.token)
+    return dict(ctx.secrets)
 
 
 def _rescue(
@@ -225,7 +236,7 @@ def _verify_and_push(
     sha = str(replayed.sha)
     workdir = (ctx.workspace / ctx.inputs.working_directory).resolve()
     try:
-        check = recheck(settings, workdir, ctx.env, run_id)
+        check = recheck(settings, workdir, ctx.environment, run_id)
     except OSError as exc:
         return f"the fix was replayed onto it, but the check could not run again ({exc})"
     if not check.passed:

@@ -5,7 +5,8 @@ pull request's code, can write any variable into `GITHUB_ENV` (GitHub's docs, "W
 commands: Setting an environment variable"). fixbot's process removes the tokens once read (so
 nothing it starts inherits them), the variables that point litellm at a model server, and, in
 its image, the variables that name other certificate authorities. The check still gets the
-latter two (`Context.env`): they are the project's business there, and it holds no secret.
+latter two (the run's environment, `Context.environment`): they are the project's business
+there, and it holds no secret.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ TRUST_ANCHOR_VARIABLES = ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
 def scrub_process_env() -> None:
     """Remove the tokens from this process's environment, so nothing it starts inherits them.
 
-    The token stays in `Context.inputs` for git and the REST client, and in `Context.env` (a
-    copy) so the engine's redactor knows its exact value.
+    The token stays in `Context.inputs` for git and the REST client, and in the run's
+    environment (`Context.environment`, a copy) so the engine's redactor knows its exact value.
     """
     for name in TOKEN_VARIABLES:
         os.environ.pop(name, None)

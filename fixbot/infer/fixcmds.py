@@ -78,13 +78,18 @@ def _precommit(read: Read) -> Iterable[tuple[str, str]]:
         data = yaml.safe_load(text) if text else None
     except yaml.YAMLError:
         return
-    repos = data.get("repos") if isinstance(data, dict) else None
+    for hook_id in _hook_ids(data):
+        if hook_id in HOOKS:
+            yield HOOKS[hook_id], f".pre-commit-config.yaml hook `{hook_id}`"
+
+
+def _hook_ids(config: object) -> Iterable[str]:
+    """The hook ids of a pre-commit configuration read as YAML ("" for a malformed hook)."""
+    repos = config.get("repos") if isinstance(config, dict) else None
     for repo in repos if isinstance(repos, list) else []:
         hooks = repo.get("hooks") if isinstance(repo, dict) else None
         for hook in hooks if isinstance(hooks, list) else []:
-            hook_id = str(hook.get("id", "")) if isinstance(hook, dict) else ""
-            if hook_id in HOOKS:
-                yield HOOKS[hook_id], f".pre-commit-config.yaml hook `{hook_id}`"
+            yield str(hook.get("id", "")) if isinstance(hook, dict) else ""
 
 
 def _package(read: Read) -> Iterable[tuple[str, str]]:

@@ -10,6 +10,7 @@ import configparser
 import json
 import re
 from collections.abc import Callable
+from typing import TypeGuard
 
 from fixbot.infer.plan import Inferred, Origin, Plan
 
@@ -43,18 +44,20 @@ def nox(read: Read) -> Plan | None:
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    sessions = [
-        node.name
-        for node in tree.body
-        if isinstance(node, ast.FunctionDef)
-        and any("session" in ast.unparse(d) for d in node.decorator_list)
-    ]
+    sessions = [node.name for node in tree.body if _is_session(node)]
     if not sessions:
         return None
     named = next((s for s in sessions if s in ("tests", "test")), None)
     command = f"nox -s {named}" if named else "nox"
     return Plan(
         check=Inferred(command, Origin("noxfile.py", detail=f"session `{named or sessions[0]}`"))
+    )
+
+
+def _is_session(node: ast.stmt) -> TypeGuard[ast.FunctionDef]:
+    """True for a module-level function a `session` decorator marks (`@nox.session`)."""
+    return isinstance(node, ast.FunctionDef) and any(
+        "session" in ast.unparse(d) for d in node.decorator_list
     )
 
 

@@ -140,15 +140,28 @@ def job_score(job: Job) -> tuple[int, ...]:
     best = max(scores, default=0)
     before = steps[: scores.index(best)] if best else steps
     unknown = sum(1 for s in before if "uses" in s and not _known(str(s["uses"])))
+    in_file = bool(WORD_TEST.search(job.path.rsplit("/", 1)[-1]))
+    return (int(_on_change(job)), _said(job), best, -unknown, int(_linux(job)), int(in_file))
+
+
+def _said(job: Job) -> int:
+    """How surely the job's id or name says it tests: 3 for `test` or `tests`, 2 for a name
+    starting with `test`, 1 for one holding the word, else 0."""
     named = f"{job.id} {job.name}".lower()
     said = 3 if job.id.lower() in ("test", "tests") else 2 if named.startswith("test") else 0
-    said = said or int(bool(WORD_TEST.search(named)))
-    in_file = bool(WORD_TEST.search(job.path.rsplit("/", 1)[-1]))
+    return said or int(bool(WORD_TEST.search(named)))
+
+
+def _on_change(job: Job) -> bool:
+    """True when the job's workflow runs on a pull request or a push."""
     text = str(_triggers(job.workflow))
-    on_change = "pull_request" in text or "push" in text
+    return "pull_request" in text or "push" in text
+
+
+def _linux(job: Job) -> bool:
+    """True when the job runs on Linux, or on a runner its matrix chooses."""
     runs_on = str(job.body.get("runs-on", ""))
-    linux = not WINDOWS_OR_MAC.search(runs_on) or "matrix" in runs_on
-    return (int(on_change), said, best, -unknown, int(linux), int(in_file))
+    return not WINDOWS_OR_MAC.search(runs_on) or "matrix" in runs_on
 
 
 def _known(uses: str) -> bool:
@@ -194,17 +207,7 @@ def combination(job: Job, shown: str = "") -> tuple[dict[str, object], list[str]
         return {}, [], []
     if not isinstance(matrix, dict):
         return {}, [], [f"the matrix of job `{job.id}` is computed (`{matrix}`)"]
-    chosen: dict[str, object] = {}
-    unknown: list[str] = []
-    for key, values in matrix.items():
-        if key in ("include", "exclude"):
-            continue
-        if not isinstance(values, list):
-            unknown.append(f"matrix `{key}` of job `{job.id}` is computed (`{values}`)")
-            continue
-        if values:
-            linux = [v for v in values if LINUX.search(str(v))]
-            chosen[key] = linux[0] if key == "os" and linux else values[0]
+    chosen, unknown = _first_combination(job, matrix)
     how = "the first combination"
     if shown and (rendered := _named(job, matrix, shown)) is not None:
         chosen, how = rendered, f"the combination named `{shown}`"
@@ -216,12 +219,28 @@ def combination(job: Job, shown: str = "") -> tuple[dict[str, object], list[str]
     return chosen, [f"matrix of job `{job.id}`: {said} ({how})"] if said else [], unknown
 
 
+def _first_combination(job: Job, matrix: Mapping[str, Any]) -> tuple[dict[str, object], list[str]]:
+    """The first value of each listed key of `matrix` (a Linux one for `os`), and what could
+    not be known (a key whose values are computed)."""
+    chosen: dict[str, object] = {}
+    unknown: list[str] = []
+    for key, values in matrix.items():
+        if key in ("include", "exclude"):
+            continue
+        if not isinstance(values, list):
+            unknown.append(f"matrix `{key}` of job `{job.id}` is computed (`{values}`)")
+        elif values:
+            linux = [v for v in values if LINUX.search(str(v))]
+            chosen[key] = linux[0] if key == "os" and linux else values[0]
+    return chosen, unknown
+
+
 MAX_COMBINATIONS = 4096  # a larger matrix is not searched for the one a run's name shows
 
 
 def _shown(matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
     """The first combination of `matrix` whose every value appears in `shown`, or None."""
-    keys = [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
+    keys = _listed_keys(matrix)
     lists = [matrix[k] for k in keys]
     if not keys or math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
         return None
@@ -229,6 +248,11 @@ def _shown(matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
         if all(_short(v) in shown for v in values):
             return dict(zip(keys, values, strict=True))
     return None
+
+
+def _listed_keys(matrix: Mapping[str, Any]) -> list[str]:
+    """The keys of `matrix` with a list of values (not `include` or `exclude`)."""
+    return [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
 
 
 def _named(job: Job, matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
@@ -251,7 +275,7 @@ def _combinations(matrix: Mapping[str, Any]) -> list[dict[str, object]]:
     matrix configurations"): the product of the lists less those `exclude:` matches; then each
     `include:` entry is added to every combination whose original values it does not change,
     or is a combination of its own when it fits none. Empty beyond `MAX_COMBINATIONS`."""
-    keys = [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
+    keys = _listed_keys(matrix)
     lists = [matrix[k] for k in keys]
     if math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
         return []
@@ -279,6 +303,8 @@ def _entries(entries: object) -> list[dict[str, object]]:
 
 
 def _include(entries: object, chosen: dict[str, object]) -> None:
+    """Apply a matrix's `include` entries to `chosen`: with no listed key, the first entry;
+    else the new keys of every entry that matches `chosen` on the keys they share."""
     if not isinstance(entries, list):
         return
     original = set(chosen)
@@ -287,8 +313,13 @@ def _include(entries: object, chosen: dict[str, object]) -> None:
         chosen.update(first or {})
         return
     for entry in entries:
-        if isinstance(entry, dict) and all(entry[k] == chosen[k] for k in entry if k in original):
+        if _matches(entry, chosen, original):
             chosen.update({k: v for k, v in entry.items() if k not in original})
+
+
+def _matches(entry: object, chosen: Mapping[str, object], original: set[str]) -> bool:
+    """True for an `include` entry whose values of the `original` keys are `chosen`'s."""
+    return isinstance(entry, dict) and all(entry[k] == chosen[k] for k in entry if k in original)
 
 
 def _short(value: object) -> str:
@@ -367,11 +398,10 @@ def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
     reading.unresolved += [f"{item}: set {CHECK_INPUT} and {SETUP_INPUT}" for item in unknown]
     _job_facts(job, reading)
     dropped: list[str] = []
-    ctx = Context(matrix, {}, "Linux")
-    env = _env(job.workflow.get("env"), ctx, "the workflow", dropped)
-    env.update(_env(job.body.get("env"), Context(matrix, env), f"job `{job.id}`", dropped))
+    env = _job_env(job, matrix, dropped)
     check: Inferred | None = None
-    for index, step in enumerate(steps[: (check_index + 1) if check_index is not None else 0]):
+    upto = (check_index + 1) if check_index is not None else 0
+    for index, step in enumerate(steps[:upto]):
         origin = Origin(job.path, job.id, _shown_name(step, Context(matrix, env)))
         is_check = index == check_index
         command = _step(job, step, origin, Context(matrix, env), reading, dropped, is_check)
@@ -381,12 +411,7 @@ def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
             reading.setup.append(Inferred(_alone(command), origin))
     reading.notes.extend(dropped)
     if check is not None and check_index is not None:
-        later = [step_name(s) for s in steps[check_index + 1 :] if test_score(s) == 2]
-        if later:
-            reading.notes.append(
-                f"job `{job.id}` runs {len(later)} more test step(s) after `{check.origin.step}` "
-                f"({', '.join(f'`{n}`' for n in later)}): set {CHECK_INPUT} to run them too"
-            )
+        reading.notes += _later_tests(job, steps[check_index + 1 :], check)
     return Plan(
         check=check,
         setup=tuple(reading.setup),
@@ -394,6 +419,25 @@ def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
         unresolved=tuple(reading.unresolved),
         notes=tuple(reading.notes),
     )
+
+
+def _job_env(job: Job, matrix: Mapping[str, object], dropped: list[str]) -> dict[str, str]:
+    """The workflow's `env:` and then the job's, interpolated for `matrix` on Linux; what
+    cannot be known is left out and said in `dropped`."""
+    env = _env(job.workflow.get("env"), Context(matrix, {}, "Linux"), "the workflow", dropped)
+    env.update(_env(job.body.get("env"), Context(matrix, env), f"job `{job.id}`", dropped))
+    return env
+
+
+def _later_tests(job: Job, after: list[Mapping[str, Any]], check: Inferred) -> list[str]:
+    """A note naming the test steps (`test_score` 2) of `after`, the steps after the check."""
+    later = [step_name(s) for s in after if test_score(s) == 2]
+    if not later:
+        return []
+    return [
+        f"job `{job.id}` runs {len(later)} more test step(s) after `{check.origin.step}` "
+        f"({', '.join(f'`{n}`' for n in later)}): set {CHECK_INPUT} to run them too"
+    ]
 
 
 def _in_checkout(folder: object, job: Job) -> str | None:
@@ -442,24 +486,15 @@ def _step(
 ) -> str | None:
     """One step read: its command, or None (a tool noted, a step left out and said why)."""
     name = origin.step
-    if "if" in step:
-        try:
-            if not condition(str(step["if"]), ctx):
-                reading.notes.append(
-                    f"step `{name}` is left out: its `if: {step['if']}` is false here"
-                )
-                return None
-        except Unknowable as exc:
-            reading.notes.append(
-                f"step `{name}` has `if: {step['if']}`, not evaluated ({exc}): kept"
-            )
+    if _false_here(step, name, ctx, reading):
+        return None
     if "uses" in step:
         _uses(str(step["uses"]), step.get("with"), origin, ctx, reading)
         return None
     if "run" not in step:
         return None
     body = str(step["run"])
-    if not is_check and (test_score(step) or LINT.search(body) or LINT_NAME.search(name)):
+    if not is_check and _own_check(step, body, name):
         reading.notes.append(f"step `{name}` is left out of the set-up: it is a check of its own")
         return None
     if GITHUB_FILES.search(body):
@@ -471,28 +506,50 @@ def _step(
         return None
     env = dict(ctx.env)
     env.update(_env(step.get("env"), ctx, f"step `{name}`", dropped))
-    local = Context(ctx.matrix, env, ctx.os)
-    wanted = CHECK_INPUT if is_check else SETUP_INPUT
     try:
-        script = interpolate(body, local)
-        shell = (
-            step.get("shell")
-            or _defaults(job.body).get("shell")
-            or _defaults(job.workflow).get("shell")
-        )
-        folder = _in_checkout(
-            step.get("working-directory")
-            or _defaults(job.body).get("working-directory")
-            or _defaults(job.workflow).get("working-directory"),
-            job,
-        )
-        folder = interpolate(folder, local) if folder else None
-        return render(script, str(shell) if shell else None, folder, env)
+        return _command(job, step, body, Context(ctx.matrix, env, ctx.os))
     except (Unknowable, Unrunnable) as exc:
+        wanted = CHECK_INPUT if is_check else SETUP_INPUT
         reading.unresolved.append(
             f"step `{name}` of job `{job.id}` cannot be reproduced: {exc}; set {wanted}"
         )
         return None
+
+
+def _false_here(step: Mapping[str, Any], name: str, ctx: Context, reading: _Reading) -> bool:
+    """True when the step's `if:` is false here (noted); one that cannot be evaluated is kept
+    (noted too)."""
+    if "if" not in step:
+        return False
+    try:
+        if condition(str(step["if"]), ctx):
+            return False
+    except Unknowable as exc:
+        reading.notes.append(f"step `{name}` has `if: {step['if']}`, not evaluated ({exc}): kept")
+        return False
+    reading.notes.append(f"step `{name}` is left out: its `if: {step['if']}` is false here")
+    return True
+
+
+def _own_check(step: Mapping[str, Any], body: str, name: str) -> bool:
+    """True for a step that runs tests or a linter: a check of its own, not set-up."""
+    return bool(test_score(step) or LINT.search(body) or LINT_NAME.search(name))
+
+
+def _command(job: Job, step: Mapping[str, Any], body: str, local: Context) -> str:
+    """The step's `run:` as one command (`render`) under its shell and working directory,
+    interpolated in `local`. Raises `Unknowable` and `Unrunnable`."""
+    script = interpolate(body, local)
+    shell = _setting(job, step, "shell")
+    folder = _in_checkout(_setting(job, step, "working-directory"), job)
+    folder = interpolate(folder, local) if folder else None
+    return render(script, str(shell) if shell else None, folder, local.env)
+
+
+def _setting(job: Job, step: Mapping[str, Any], key: str) -> Any:
+    """The step's `key` (`shell`, `working-directory`), else the job's `defaults.run`, else
+    the workflow's."""
+    return step.get(key) or _defaults(job.body).get(key) or _defaults(job.workflow).get(key)
 
 
 def _uses(uses: str, with_: object, origin: Origin, ctx: Context, reading: _Reading) -> None:

@@ -47,27 +47,42 @@ def exposed_home(home: Path) -> list[Path]:
     is closed to others. Links are not followed."""
     if not _others_enter(home):
         return []
-    found = []
-    candidates = [home / name for name in CREDENTIAL_FILES]
     try:
-        candidates += [home / e.name for e in os.scandir(home) if is_secret_file(e.name)]
+        candidates = _candidates(home)
     except OSError:
         return []
+    return sorted(path for path in dict.fromkeys(candidates) if _readable_by_others(path))
+
+
+def _candidates(home: Path) -> list[Path]:
+    """`CREDENTIAL_FILES`, the secret file names at `home`'s top and the files of every
+    `CREDENTIAL_FOLDERS` folder others can reach. Raises OSError when `home` cannot be listed."""
+    candidates = [home / name for name in CREDENTIAL_FILES]
+    candidates += [home / e.name for e in os.scandir(home) if is_secret_file(e.name)]
     for folder in CREDENTIAL_FOLDERS:
         path = home / folder
         if all(_others_enter(p) for p in [path, *path.parents] if home in [p, *p.parents]):
-            for dirpath, _, names in os.walk(path):
-                if not _others_enter(Path(dirpath)):
-                    continue
-                candidates += [Path(dirpath) / name for name in names]
-    for path in dict.fromkeys(candidates):
-        try:
-            info = path.lstat()
-        except OSError:
-            continue
-        if stat.S_ISREG(info.st_mode) and _others_read(info):
-            found.append(path)
-    return sorted(found)
+            candidates += _enterable_files(path)
+    return candidates
+
+
+def _enterable_files(top: Path) -> list[Path]:
+    """The files under `top` in folders others can enter (links not followed)."""
+    return [
+        Path(dirpath) / name
+        for dirpath, _, names in os.walk(top)
+        if _others_enter(Path(dirpath))
+        for name in names
+    ]
+
+
+def _readable_by_others(path: Path) -> bool:
+    """True for a regular file (not a link) others may read."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and _others_read(info)
 
 
 def persisted_credentials(workspace: Path) -> bool:

@@ -169,6 +169,7 @@ def _list(parts: list[Any], shell: str, guarded: bool, optional: bool) -> Iterat
 
 
 def _compound(node: Any, shell: str, guarded: bool, optional: bool) -> Iterator[str]:
+    """`{ ...; }` in this shell; `( ... )`, if, while, for, case in a subshell."""
     first = node.list[0] if node.list else None
     opener = getattr(first, "word", None)
     inner = [p for p in node.list if p.kind not in ("reservedword",)]
@@ -177,13 +178,15 @@ def _compound(node: Any, shell: str, guarded: bool, optional: bool) -> Iterator[
             yield from _node(part, shell, guarded=guarded, optional=optional)
         return
     # `( ... )`, if, while, for, case: in a subshell, and a failing `cd` inside may be intended
-    body: list[str] = []
+    yield _subshell(_compound_body(inner, shell, guarded or opener != "(", optional))
+
+
+def _compound_body(inner: list[Any], shell: str, guarded: bool, optional: bool) -> Iterator[str]:
+    """The probe lines of a compound command's parts, reserved words and operators skipped."""
     for part in inner:
         for sub in getattr(part, "parts", None) or [part]:
-            if sub.kind in ("reservedword", "operator", "pipe"):
-                continue
-            body.extend(_node(sub, shell, guarded=guarded or opener != "(", optional=optional))
-    yield _subshell(iter(body))
+            if sub.kind not in ("reservedword", "operator", "pipe"):
+                yield from _node(sub, shell, guarded=guarded, optional=optional)
 
 
 def _subshell(lines: Iterator[str]) -> str:
@@ -193,33 +196,48 @@ def _subshell(lines: Iterator[str]) -> str:
 
 def _command(node: Any, shell: str, guarded: bool, optional: bool) -> Iterator[str]:
     """One simple command: its `cd` performed, its program looked up."""
-    words = [p for p in node.parts if p.kind in ("word", "assignment")]
-    assigned = [w.word.split("=", 1)[0] for w in words if w.kind == "assignment"]
-    words = [w for w in words if w.kind == "word"]
+    words = [p for p in node.parts if p.kind == "word"]
     if not words:
-        if PATH_VARIABLES & set(assigned):
+        if _assigns_path(node):
             yield STOP
         return
     words = _past_wrappers(words)
-    if not words:
-        return
+    if not words or _expanded(words[0]):
+        return  # nothing runs, or the program is decided at run time
     name = words[0].word
-    if _expanded(words[0]):
-        return  # decided at run time
     if name == "cd":
         yield from _cd(words[1:], guarded)
         return
     if not optional:
         yield _lookup(name, shell)
-    if name in UNKNOWABLE or (name == "export" and any(_sets_path(w.word) for w in words[1:])):
+    if _changes_lookup(name, words[1:]):
         yield STOP
-    elif Path(name).name in SHELLS and "-c" in [w.word for w in words[1:-1]]:
-        script = words[[w.word for w in words].index("-c") + 1]
-        nested = None if _expanded(script) else probe(script.word, name)
-        if nested:
-            shell_word = shlex.quote(name)
-            found = f"command -v {shell_word} >/dev/null 2>&1"
-            yield f"{found} && {shell_word} -c {shlex.quote(nested)}"
+    else:
+        yield from _nested_shell(name, words)
+
+
+def _assigns_path(node: Any) -> bool:
+    """True for a command of assignments only that sets a variable of PATH_VARIABLES."""
+    assigned = {p.word.split("=", 1)[0] for p in node.parts if p.kind == "assignment"}
+    return bool(PATH_VARIABLES & assigned)
+
+
+def _changes_lookup(name: str, args: list[Any]) -> bool:
+    """True when the command makes later lookups unknowable (UNKNOWABLE, `export PATH=...`)."""
+    return name in UNKNOWABLE or (name == "export" and any(_sets_path(w.word) for w in args))
+
+
+def _nested_shell(name: str, words: list[Any]) -> Iterator[str]:
+    """`bash -c SCRIPT`: SCRIPT probed in that shell, when the shell exists and SCRIPT is
+    known before run time."""
+    if Path(name).name not in SHELLS or "-c" not in [w.word for w in words[1:-1]]:
+        return
+    script = words[[w.word for w in words].index("-c") + 1]
+    nested = None if _expanded(script) else probe(script.word, name)
+    if nested:
+        shell_word = shlex.quote(name)
+        found = f"command -v {shell_word} >/dev/null 2>&1"
+        yield f"{found} && {shell_word} -c {shlex.quote(nested)}"
 
 
 def _past_wrappers(words: list[Any]) -> list[Any]:
@@ -228,11 +246,17 @@ def _past_wrappers(words: list[Any]) -> list[Any]:
     while words and words[0].word in WRAPPERS:
         if words[0].word == "command" and len(words) > 1 and words[1].word in ("-v", "-V"):
             return []
+        words = _past_wrapper_arguments(words[1:])
+    return words
+
+
+def _past_wrapper_arguments(words: list[Any]) -> list[Any]:
+    """The words after a wrapper's options, durations (`60`, `5m`) and assignments
+    (`env FOO=1 pytest`)."""
+    while words and (words[0].word.startswith("-") or words[0].word.rstrip("smhd").isdigit()):
         words = words[1:]
-        while words and (words[0].word.startswith("-") or words[0].word.rstrip("smhd").isdigit()):
-            words = words[1:]
-        while words and "=" in words[0].word and words[0].word.split("=")[0].isidentifier():
-            words = words[1:]  # `env FOO=1 pytest`
+    while words and "=" in words[0].word and words[0].word.split("=")[0].isidentifier():
+        words = words[1:]
     return words
 
 

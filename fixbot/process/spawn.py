@@ -120,26 +120,34 @@ def _spawn(
     max_processes: int | None = None,
     pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
-    environment = None if env is None else dict(env)
-    if identity is not None:
-        environment = dict(os.environ if environment is None else environment)
-        environment.update({"HOME": identity.home or "/", "USER": identity.name})
-        environment["LOGNAME"] = identity.name
-        environment.update(_trust_every_directory(environment))
+    switch = identity is not None and not drops_user(wrapper)
     return subprocess.Popen(
         [*wrapper, shellwords.SHELL, "-c", shellwords.exec_if_program(command)],
         preexec_fn=_die_with_parent(max_processes),
         cwd=cwd,
-        env=environment,
+        env=_environment(env, identity),
         stdin=subprocess.DEVNULL if stdin is None else stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
         pass_fds=tuple(pass_fds),
-        user=None if identity is None or drops_user(wrapper) else identity.uid,
-        group=None if identity is None or drops_user(wrapper) else identity.gid,
-        extra_groups=None if identity is None or drops_user(wrapper) else [],
+        user=identity.uid if identity is not None and switch else None,
+        group=identity.gid if identity is not None and switch else None,
+        extra_groups=[] if switch else None,
     )
+
+
+def _environment(env: Mapping[str, str] | None, identity: Identity | None) -> dict[str, str] | None:
+    """The commands' environment: `env` (None: fixbot's own), with `identity`'s HOME, USER
+    and LOGNAME and git's trust of every directory when the commands run as `identity`."""
+    environment = None if env is None else dict(env)
+    if identity is None:
+        return environment
+    environment = dict(os.environ if environment is None else environment)
+    environment.update({"HOME": identity.home or "/", "USER": identity.name})
+    environment["LOGNAME"] = identity.name
+    environment.update(_trust_every_directory(environment))
+    return environment
 
 
 def drops_user(wrapper: Sequence[str]) -> bool:

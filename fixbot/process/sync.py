@@ -16,6 +16,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TypeGuard
 
 from fixbot.core.errors import GitError
 from fixbot.core.secrets import DEFAULT_STATE_DIR
@@ -120,17 +121,11 @@ class Worlds:
         fixbot, workspace = f"{self.fixbot}/", f"{self.workspace}/"  # str joins: 20,000 a sync
         for rel in self.tracked():
             source = _lstat(fixbot + rel)
-            if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
+            if not _file_or_link(source):
                 continue
             wanted.add(rel)
-            before = self.manifest.get(rel)
             target = _lstat(workspace + rel)
-            if (
-                before
-                and target
-                and before.fixbot == _key(source)
-                and before.workspace == _key(target)
-            ):
+            if self._as_synced(rel, source, target):
                 continue
             if not self._same(rel, source, target):
                 content = self._content(rel, source)
@@ -144,6 +139,13 @@ class Worlds:
             del self.manifest[rel]
             done += 1
         return done
+
+    def _as_synced(self, rel: str, source: os.stat_result, target: os.stat_result | None) -> bool:
+        """True when F's `source` and W's `target` lstat as the last sync of `rel` left them."""
+        before = self.manifest.get(rel)
+        return bool(
+            before and target and before.fixbot == _key(source) and before.workspace == _key(target)
+        )
 
     def _content(self, rel: str, source: os.stat_result) -> bytes | str:
         path = os.path.join(self.fixbot, rel)
@@ -188,7 +190,7 @@ class Worlds:
         found = []
         for rel in self.tracked():
             source = _lstat(os.path.join(self.fixbot, rel))
-            if source is None or not (stat.S_ISREG(source.st_mode) or stat.S_ISLNK(source.st_mode)):
+            if not _file_or_link(source):
                 continue  # a submodule's folder: not fixbot's to compare
             target = _lstat(os.path.join(self.workspace, rel))
             if target is not None and not self._same(rel, source, target):
@@ -258,6 +260,8 @@ class Worlds:
         return self._new_files(folders=True)
 
     def _take(self, rel: str, result: ReadBack, budget: list[int]) -> None:
+        """Bring W's `rel` into F within `budget` ([files, bytes] left, lowered by what is read),
+        or record in `result` why not."""
         why = self.refuse(rel) if not self._private(rel) else "fixbot's own folder"
         if why:
             result.refused.append((rel, f"protected ({why})"))
@@ -272,33 +276,48 @@ class Worlds:
                 remove_path(self.fixbot, rel)
                 result.changed.append(rel)
             return
+        data = self._read_within(rel, info, budget, result)
+        if data is None or self._fixbot_holds(rel, info, data):
+            return
+        place(self.fixbot, rel, data, info.st_mode, None)
+        result.changed.append(rel)
+
+    def _read_within(
+        self, rel: str, info: os.stat_result, budget: list[int], result: ReadBack
+    ) -> bytes | None:
+        """W's regular file `rel` (lstat `info`) as bytes, taken from `budget`; None, with the
+        reason recorded in `result`, for another kind of file or one over the bounds or
+        unreadable."""
         if not stat.S_ISREG(info.st_mode):
             result.refused.append((rel, "not a regular file (a link, a folder or a device)"))
-            return
+            return None
         if budget[0] <= 0 or info.st_size > budget[1]:
             result.refused.append((rel, "over the read-back bounds"))
-            return
+            return None
         try:  # the bound holds while reading: a file that grows after the lstat is cut off
             data = read_at(self.workspace, rel, budget[1], self.owner)
         except TooLarge:
             result.refused.append((rel, "over the read-back bounds"))
-            return
+            return None
         except (Planted, PermissionError, OSError) as exc:
             result.refused.append((rel, f"not read ({exc})"))
-            return
+            return None
         budget[0] -= 1
         budget[1] -= len(data)
+        return data
+
+    def _fixbot_holds(self, rel: str, info: os.stat_result, data: bytes) -> bool:
+        """True when F's `rel` is already a regular file with `data` and `info`'s exec bit."""
         old = _lstat(os.path.join(self.fixbot, rel))
         if (
-            old is not None
-            and stat.S_ISREG(old.st_mode)
-            and executable(old.st_mode) == executable(info.st_mode)
+            old is None
+            or not stat.S_ISREG(old.st_mode)
+            or executable(old.st_mode) != executable(info.st_mode)
         ):
-            with suppress(OSError):
-                if read_at(self.fixbot, rel) == data:
-                    return
-        place(self.fixbot, rel, data, info.st_mode, None)
-        result.changed.append(rel)
+            return False
+        with suppress(OSError):
+            return read_at(self.fixbot, rel) == data
+        return False
 
     def _ignores_itself(self, folder: str) -> bool:
         """True for a folder of W that F does not have whose own `.gitignore` says `*`, as the
@@ -320,35 +339,61 @@ class Worlds:
         level = [""]
         known = set(self.manifest)
         while level and len(found) <= self.max_files:
-            entries: list[tuple[str, bool]] = []
-            for folder in level:
-                with suppress(OSError), os.scandir(os.path.join(self.workspace, folder)) as it:
-                    for entry in it:
-                        rel = f"{folder}{entry.name}"
-                        if self._private(rel):
-                            continue
-                        is_dir = entry.is_dir(follow_symlinks=False)
-                        entries.append((rel + "/" if is_dir else rel, is_dir))
-            ignored = _ignored(self.fixbot, [rel for rel, _ in entries])
-            ignored |= {rel for rel, is_dir in entries if is_dir and self._ignores_itself(rel)}
+            entries = self._entries(level)
+            ignored = self._ignored_entries(entries)
             if folders:
-                fresh = [
-                    rel
-                    for rel, is_dir in entries
-                    if is_dir and rel not in ignored and not os.path.lexists(self.fixbot / rel)
-                ]
+                fresh = self._fresh_folders(entries, ignored)
                 found += fresh
                 entries = [(rel, is_dir) for rel, is_dir in entries if rel not in fresh]
             level = [rel for rel, is_dir in entries if is_dir and rel not in ignored]
-            found += [
-                rel
-                for rel, is_dir in entries
-                if not is_dir
-                and rel not in ignored
-                and rel not in known
-                and not os.path.lexists(os.path.join(self.fixbot, rel))
-            ]
+            found += self._fresh_files(entries, ignored, known)
         return found[: self.max_files + 1]
+
+    def _entries(self, level: list[str]) -> list[tuple[str, bool]]:
+        """The entries of W's `level` folders as (path, is a folder), a folder's path ending in
+        `/`, links not followed, `.git` and the state folder left out; an unreadable folder
+        gives none."""
+        entries: list[tuple[str, bool]] = []
+        for folder in level:
+            with suppress(OSError), os.scandir(os.path.join(self.workspace, folder)) as it:
+                for entry in it:
+                    rel = f"{folder}{entry.name}"
+                    if self._private(rel):
+                        continue
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    entries.append((rel + "/" if is_dir else rel, is_dir))
+        return entries
+
+    def _ignored_entries(self, entries: list[tuple[str, bool]]) -> set[str]:
+        """Those of `entries` F's git ignores, and the folders that ignore themselves."""
+        ignored = _ignored(self.fixbot, [rel for rel, _ in entries])
+        return ignored | {rel for rel, is_dir in entries if is_dir and self._ignores_itself(rel)}
+
+    def _fresh_folders(self, entries: list[tuple[str, bool]], ignored: set[str]) -> list[str]:
+        """The folders of `entries` neither ignored nor present in F."""
+        return [
+            rel
+            for rel, is_dir in entries
+            if is_dir and rel not in ignored and not os.path.lexists(self.fixbot / rel)
+        ]
+
+    def _fresh_files(
+        self, entries: list[tuple[str, bool]], ignored: set[str], known: set[str]
+    ) -> list[str]:
+        """The files of `entries` neither ignored, nor in the manifest (`known`), nor in F."""
+        return [
+            rel
+            for rel, is_dir in entries
+            if not is_dir
+            and rel not in ignored
+            and rel not in known
+            and not os.path.lexists(os.path.join(self.fixbot, rel))
+        ]
+
+
+def _file_or_link(info: os.stat_result | None) -> TypeGuard[os.stat_result]:
+    """True for the lstat of a regular file or a symbolic link (not a submodule's folder)."""
+    return info is not None and (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode))
 
 
 def _ignores_all(text: str) -> bool:

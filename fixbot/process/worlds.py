@@ -131,18 +131,7 @@ def write_gitconfig(
         '[protocol "ext"]',
         "\tallow = never",
     ]
-    for name in protocols:
-        if name.isalnum():
-            lines += [f'[protocol "{name}"]', "\tallow = always"]
-    for path in trusted:
-        for name in (str(path), str(path / ".git")):
-            if "\n" not in name and '"' not in name and "\\" not in name:
-                lines += ["[safe]", f'\tdirectory = "{name}"']
-    if identity:
-        lines.append("[user]")
-        lines += [
-            f"\t{key} = {_quoted(value)}" for key, value in identity.items() if "\n" not in value
-        ]
+    lines += _protocol_lines(protocols) + _safe_lines(trusted) + _user_lines(identity)
     path = folder / "gitconfig"
     partial = folder / f".gitconfig-{secrets.token_hex(6)}"
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -150,6 +139,35 @@ def write_gitconfig(
         handle.write("\n".join(lines) + "\n")
     os.replace(partial, path)
     return path
+
+
+def _protocol_lines(protocols: tuple[str, ...]) -> list[str]:
+    """`protocol.<name>.allow = always` for each alphanumeric name of `protocols`."""
+    lines: list[str] = []
+    for name in protocols:
+        if name.isalnum():
+            lines += [f'[protocol "{name}"]', "\tallow = always"]
+    return lines
+
+
+def _safe_lines(trusted: tuple[Path, ...]) -> list[str]:
+    """`safe.directory` for each of `trusted` and its `.git`, skipping a name that a newline,
+    a quote or a backslash would break out of its quotes."""
+    lines: list[str] = []
+    for path in trusted:
+        for name in (str(path), str(path / ".git")):
+            if "\n" not in name and '"' not in name and "\\" not in name:
+                lines += ["[safe]", f'\tdirectory = "{name}"']
+    return lines
+
+
+def _user_lines(identity: Mapping[str, str]) -> list[str]:
+    """The `[user]` section for `identity`, a value with a newline left out; none when empty."""
+    if not identity:
+        return []
+    return ["[user]"] + [
+        f"\t{key} = {_quoted(value)}" for key, value in identity.items() if "\n" not in value
+    ]
 
 
 def _quoted(value: str) -> str:
@@ -271,6 +289,21 @@ def own_repository(workspace: Path) -> None:
     the job, as the runner's user) could point them at a repository only root may read, which
     fixbot's clone, made as root, would then hand to the project's commands and the model."""
     owner = workspace.lstat().st_uid
+    for folder in _with_alternates(_repository_folders(workspace)):
+        try:
+            if folder.stat().st_uid != owner:
+                raise GitError(
+                    f"the workspace's repository names {folder}, which is not the workspace "
+                    "owner's: fixbot clones only a repository of the workspace's own"
+                )
+        except FileNotFoundError:
+            continue
+        _refuse_links(folder)
+
+
+def _repository_folders(workspace: Path) -> list[Path]:
+    """The git folder of `workspace` (`.git`, or the folder a `.git` file names) and the one
+    its `commondir` names. Raises `GitError` when `.git` is a link, OSError when absent."""
     dot = workspace / ".git"
     info = dot.lstat()
     if stat.S_ISLNK(info.st_mode):
@@ -283,29 +316,32 @@ def own_repository(workspace: Path) -> None:
     with suppress(OSError):
         common = (gitdir / "commondir").read_bytes()[:4096].decode(errors="replace").strip()
         folders.append(gitdir / common)
+    return folders
+
+
+def _with_alternates(folders: list[Path]) -> list[Path]:
+    """`folders` and the object folders their `objects/info/alternates` name, alternates of
+    alternates too, `ALTERNATE_DEPTH` deep."""
+    folders = list(folders)
     objects = [folder / "objects" for folder in folders]
     for depth in range(ALTERNATE_DEPTH + 1):
-        found = []
-        for folder in objects:
-            with suppress(OSError):
-                lines = (folder / "info" / "alternates").read_bytes()[:65536]
-                for line in lines.decode(errors="replace").splitlines():
-                    if line.strip() and not line.startswith("#"):
-                        found.append(folder / line.strip())
+        found = [alternate for folder in objects for alternate in _alternates(folder)]
         if depth and not found:
             break
         folders += found
         objects = found
-    for folder in folders:
-        try:
-            if folder.stat().st_uid != owner:
-                raise GitError(
-                    f"the workspace's repository names {folder}, which is not the workspace "
-                    "owner's: fixbot clones only a repository of the workspace's own"
-                )
-        except FileNotFoundError:
-            continue
-        _refuse_links(folder)
+    return folders
+
+
+def _alternates(objects: Path) -> list[Path]:
+    """The folders `objects/info/alternates` names (none when it cannot be read)."""
+    found = []
+    with suppress(OSError):
+        lines = (objects / "info" / "alternates").read_bytes()[:65536]
+        for line in lines.decode(errors="replace").splitlines():
+            if line.strip() and not line.startswith("#"):
+                found.append(objects / line.strip())
+    return found
 
 
 ALTERNATE_DEPTH = 5  # git's own limit on alternates of alternates (object-file.c)
@@ -350,10 +386,16 @@ def workspace_root(path: Path) -> Path | None:
     return None
 
 
+def clone_path(workspace: Path, base: Path) -> Path:
+    """Where fixbot's clone of `workspace` is, or will be, under the state base `base`
+    (`state_base`): `private_folder`'s folder, then `REPO`. The one place the path is made."""
+    return base / repo_key(workspace) / REPO
+
+
 def clone_of(workspace: Path, env: Mapping[str, str]) -> Path:
-    """fixbot's clone of `workspace` (made by a run), or `workspace` itself when there is none:
-    where the publish step reads, diffs and pushes."""
-    fixbot = state_base(os.geteuid(), env) / repo_key(workspace) / REPO
+    """fixbot's clone of `workspace` (made by a run), or `workspace` itself when there is none
+    (the bench and tests read a finished run's clone; the Action's context refuses instead)."""
+    fixbot = clone_path(workspace, state_base(os.geteuid(), env))
     return fixbot if (fixbot / ".git").is_dir() else workspace
 
 

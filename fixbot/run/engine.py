@@ -143,7 +143,8 @@ def own_clone(
     the repository commits at that name (a link, files) is not followed. Returns F's root and
     whether it is an unfinished run's, to be resumed. Raises `GitError` (the clone) and
     `ConfigError` (an unreadable state)."""
-    fixbot = private / worlds.REPO
+    fixbot = worlds.clone_path(workspace, private.parent)  # `private` is the workspace's folder
+    assert fixbot.parent == private, (fixbot, private)
     reuse = _reusable(settings, workspace, fixbot, ready)
     history = None
     if reuse is None:

@@ -11,6 +11,7 @@ which call the adapters (`fixbot.run.verify` runs the check, the fixers, `fixbot
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -61,14 +62,10 @@ class Run:
         checker: Checker,
         request: RunRequest,
     ) -> None:
-        self.settings, self.repo, self.state = settings, repo, state
-        self.tried = list(request.tried)  # earlier runs' attempts on this pull request (a retry)
+        self.settings, self.repo, self.state, self.request = settings, repo, state, request
         self.first = from_this_commit(request.first_failure, state)  # attempt 0, no check
         self.agents, self.progress, self.checker = agents, progress, checker
-        self.redactor, self.hint = checker.redactor, request.hint
-        self.threads = list(request.threads)
-        self.in_action = request.in_action  # for recovery plans
-        self.check_origin = request.check_origin  # an inferred check's origin, for the commit
+        self.redactor = checker.redactor
         self.state_dir = repo / settings.state_dir
         self.events = checker.events  # the one event log, built with the checker
         self.deadline = checker.launcher.deadline  # the run's one clock, resumes counted
@@ -81,7 +78,7 @@ class Run:
             reviewer=agents.reviewer is not None,
             analyst=agents.analyst is not None,
             diagnoser=agents.diagnoser is not None,
-            threads=len(self.threads),
+            threads=len(request.threads),
             threads_fixer=agents.threads,
             setup=bool(settings.setup),
             seeded=self.first is not None,
@@ -110,37 +107,26 @@ class Run:
         return self.state.outcome
 
     def execute(self, step: rules.Step) -> None:
-        """Run one step (see `fixbot.policy.rules` for what each one means)."""
+        """Run one step (see `fixbot.policy.rules` for what each one means; `STEPS` for what
+        runs it)."""
         self.group(step)
-        match step:
-            case rules.Setup(number, manifests):
-                checks.prepare(self, number, manifests)
-            case rules.Seed():
-                checks.seed(self)
-            case rules.Check():
-                checks.initial_check(self)
-            case rules.Recheck():
-                checks.recheck(self, self.state.attempts[-1])
-            case rules.Fix(number, phase):
-                fixing.fix(self, number, phase)
-            case rules.Verify(number, rerun):
-                fixing.verify(self, self.state.attempts[-1], rerun)
-            case rules.Diagnose(number):
-                fixing.diagnose(self, self.state.attempts[-1])
-            case rules.Restore(number, to):
-                note = outcome.restore(self.repo, self.state, self.state.attempts[-1], to)
-                self.progress.line(f"  diverging: {note}")
-                self.events.emit("divergence", number, restored_to=to)
-            case rules.Review(after):
-                fixing.review(self, after)
-            case rules.Undo(number):
-                outcome.undo(self.repo, self.state, self.state.attempts[-1])
-                self.events.emit("undo", number)
-            case rules.Succeed(kind, reason, note):
-                self.state.notes.extend([note] if note else [])
-                ending.finish(self, kind, reason)
-            case rules.Escalate(reason, analyze):
-                ending.escalate(self, reason, analyze)
+        STEPS[type(step)](self, step)
+
+    def restore(self, step: rules.Restore) -> None:
+        """Put attempt `step.number`'s tree back to the one of attempt `step.to` (diverging)."""
+        note = outcome.restore(self.repo, self.state, self.state.attempts[-1], step.to)
+        self.progress.line(f"  diverging: {note}")
+        self.events.emit("divergence", step.number, restored_to=step.to)
+
+    def undo(self, step: rules.Undo) -> None:
+        """Revert the last attempt's fix (it broke the check)."""
+        outcome.undo(self.repo, self.state, self.state.attempts[-1])
+        self.events.emit("undo", step.number)
+
+    def succeed(self, step: rules.Succeed) -> None:
+        """End the run with `step.outcome`, its note kept in the state."""
+        self.state.notes.extend([step.note] if step.note else [])
+        ending.finish(self, step.outcome, step.reason)
 
     def group(self, step: rules.Step) -> None:
         """Keep the steps of one attempt (check or fix, then verify) in one progress group."""
@@ -173,3 +159,20 @@ class Run:
         """Write the report of a run stopped mid-way by an error; the state records no outcome
         (`fixbot.run.phases.ending.report_error`; `fixbot.run.engine` calls it)."""
         ending.report_error(self, reason)
+
+
+# What runs each kind of step (`Run.execute`), one line per kind; `Done` ends the loop instead.
+STEPS: dict[type, Callable[[Run, Any], None]] = {
+    rules.Setup: lambda run, step: checks.prepare(run, step.number, step.manifests),
+    rules.Seed: lambda run, _: checks.seed(run),
+    rules.Check: lambda run, _: checks.initial_check(run),
+    rules.Recheck: lambda run, _: checks.recheck(run, run.state.attempts[-1]),
+    rules.Fix: lambda run, step: fixing.fix(run, step.number, step.phase),
+    rules.Verify: lambda run, step: fixing.verify(run, run.state.attempts[-1], step.rerun),
+    rules.Diagnose: lambda run, _: fixing.diagnose(run, run.state.attempts[-1]),
+    rules.Restore: Run.restore,
+    rules.Review: lambda run, step: fixing.review(run, step.after),
+    rules.Undo: Run.undo,
+    rules.Succeed: Run.succeed,
+    rules.Escalate: lambda run, step: ending.escalate(run, step.reason, step.analyze),
+}

@@ -64,14 +64,8 @@ class FixCommandFixer:
         stays the reason, not "changed nothing"). Commands that made progress (fewer failures,
         kept) run again: some fix one step a run."""
         earlier = ran_on_this_failure(ctx)
-        helped = earlier is not None and earlier.fixer == self.name and not earlier.undone
-        if earlier is not None and not (helped and earlier.files_changed):
-            problems = [f"{line} (attempt {earlier.number})" for line in earlier.fix_problems]
-            summary = (
-                f"not run again: the fix commands ran on this failure in attempt "
-                f"{earlier.number}" + (" and failed" if problems else "")
-            )
-            return FixResult(fixer=self.name, summary=summary, problems=problems)
+        if earlier is not None and not self._helped(earlier):
+            return self._not_again(earlier)
         before = git.tree_fingerprint(ctx.repo)
         ran = [self._run(ctx, n, command) for n, command in enumerate(self.commands, 1)]
         prefix = ctx.state_dir.rstrip("/") + "/"
@@ -86,6 +80,19 @@ class FixCommandFixer:
             problems=problems,
             commands=list(self.commands),
         )
+
+    def _helped(self, earlier: Attempt) -> bool:
+        """True when `earlier` ran these commands and kept what they changed."""
+        return earlier.fixer == self.name and not earlier.undone and bool(earlier.files_changed)
+
+    def _not_again(self, earlier: Attempt) -> FixResult:
+        """The result of not running the commands again: `earlier`'s problems carried over."""
+        problems = [f"{line} (attempt {earlier.number})" for line in earlier.fix_problems]
+        summary = (
+            f"not run again: the fix commands ran on this failure in attempt "
+            f"{earlier.number}" + (" and failed" if problems else "")
+        )
+        return FixResult(fixer=self.name, summary=summary, problems=problems)
 
     def _run(self, ctx: FixContext, number: int, command: str) -> tuple[str, str | None]:
         """(the summary's line on `command`, the problem line when it failed, else None)."""

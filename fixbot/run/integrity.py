@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import posixpath
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from fixbot.core.failure import Counts
@@ -90,21 +90,35 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     pending = [(command, workdir, False)]
     while pending and len(found) < MAX_CHECK_FILES:
         text, here, nested = pending.pop()
-        for word in _script_words(text):
-            for base in {workdir, here, "."}:
-                candidate = posixpath.normpath(posixpath.join(base, word))
-                if candidate in found or candidate not in listed:
-                    continue
-                texts = [t for rev in revs if (t := _text(repo, rev, candidate))]
-                # inside a script, only what it runs is the check's: the data it reads
-                # (`grep -q ok value.txt`) is the project's, which a fix may change
-                if is_check_script(candidate) and (not nested or _runs_as_shell(candidate)):
-                    found.add(candidate)
-                    folder = posixpath.dirname(candidate) or "."
-                    pending += [(t, folder, True) for t in texts]
-                elif any(is_test_driver(candidate, t) for t in texts):
-                    found.add(candidate)
+        for candidate in _resolved(_script_words(text), {workdir, here, "."}):
+            if candidate not in found and candidate in listed:
+                pending += _followed(repo, revs, candidate, nested, found)
     return frozenset(found)
+
+
+def _resolved(words: list[str], bases: set[str]) -> Iterator[str]:
+    """Each of `words` as a path relative to each of `bases` (normalised), in order."""
+    for word in words:
+        for base in bases:
+            yield posixpath.normpath(posixpath.join(base, word))
+
+
+def _followed(
+    repo: Path, revs: list[str], candidate: str, nested: bool, found: set[str]
+) -> list[tuple[str, str, bool]]:
+    """Add `candidate` to `found` when it is one of the check's files: a script the check
+    runs, or a Python file driving a test runner; return the scripts' texts to read next, as
+    (text, its folder, nested)."""
+    texts = [t for rev in revs if (t := _text(repo, rev, candidate))]
+    # inside a script, only what it runs is the check's: the data it reads
+    # (`grep -q ok value.txt`) is the project's, which a fix may change
+    if is_check_script(candidate) and (not nested or _runs_as_shell(candidate)):
+        found.add(candidate)
+        folder = posixpath.dirname(candidate) or "."
+        return [(t, folder, True) for t in texts]
+    if any(is_test_driver(candidate, t) for t in texts):
+        found.add(candidate)
+    return []
 
 
 SHELL_SCRIPTS = (".sh", ".bash")

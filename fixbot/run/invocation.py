@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fixbot.core.settings import Settings
-from fixbot.core.surfaces import shown_default, specs
+from fixbot.core.surfaces import Spec, shown_default, specs
 
 SKIPPED = {"resume", "allow_dirty", "discard", "hint"}
 
@@ -50,15 +50,21 @@ def command_line(
         words += ["-C", str(directory)]
     for item in specs():
         value = values[item.field]
-        if not item.surface.cli or (item.field in SKIPPED and item.field not in (overrides or {})):
-            continue
-        if value == item.default and item.field not in (overrides or {}) and not item.required:
-            continue
-        if item.surface.secret and carries_credential(value):
-            continue  # read from its variable: secret_variables names it
-        for part in value if item.is_list else [value]:
-            words += _flag(item.name, part, item.is_bool)
+        if _on_command_line(item, value, item.field in (overrides or {})):
+            for part in value if item.is_list else [value]:
+                words += _flag(item.name, part, item.is_bool)
     return shlex.join(words)
+
+
+def _on_command_line(item: Spec, value: Any, overridden: bool) -> bool:
+    """True when setting `item` with `value` is written on the command line: a CLI option, not
+    skipped, differing from its default or required (either unless `overridden`), and not a
+    secret carrying a credential (read from its variable: `secret_variables` names it)."""
+    if not item.surface.cli or (item.field in SKIPPED and not overridden):
+        return False
+    if value == item.default and not overridden and not item.required:
+        return False
+    return not (item.surface.secret and carries_credential(value))
 
 
 def secret_variables(settings: Settings) -> list[str]:

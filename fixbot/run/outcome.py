@@ -64,13 +64,8 @@ def _files(paths: Sequence[str], at_most: int = 8) -> str:
 
 def _other_attempts(attempt: Attempt, earlier: Sequence[Attempt]) -> str:
     """The commit body's lines on what earlier attempts put in the commit, or left out."""
-    kept = [
-        a
-        for a in earlier
-        if a.is_fix and a.number != attempt.number and a.files_changed and not a.undone
-    ]
-    # an undone FIX attempt: fix commands' changes that did not change the failure
-    dropped = [a for a in earlier if a.phase is Phase.FIX and a.undone and a.files_changed]
+    kept = [a for a in earlier if a.number != attempt.number and _kept_changes(a)]
+    dropped = [a for a in earlier if _undone_changes(a)]
     lines = [
         f"Also in this commit: attempt {a.number}'s changes ({a.fixer}): {_files(a.files_changed)}."
         for a in kept
@@ -81,6 +76,16 @@ def _other_attempts(attempt: Attempt, earlier: Sequence[Attempt]) -> str:
         for a in dropped
     ]
     return "\n\n" + "\n".join(lines) if lines else ""
+
+
+def _kept_changes(a: Attempt) -> bool:
+    """True for a fix attempt whose changes are in the tree (not undone)."""
+    return a.is_fix and bool(a.files_changed) and not a.undone
+
+
+def _undone_changes(a: Attempt) -> bool:
+    """True for an undone FIX attempt: fix commands' changes that did not change the failure."""
+    return a.phase is Phase.FIX and a.undone and bool(a.files_changed)
 
 
 def verified_line(attempt: Attempt) -> str:
@@ -235,13 +240,7 @@ def best_snapshot(attempts: list[Attempt], max_diff_lines: int | None = None) ->
     attempt over it is no fix at all, `fixbot.policy.breaker.not_a_fix`, however its counts read);
     an attempt whose failure counts are unknown is kept only when nothing else qualifies.
     """
-    tried = [a for a in attempts if a.is_fix and a.snapshot_sha and a.done and not a.drift]
-    tried = [a for a in tried if not (a.cheats and not a.commit_sha)]  # an unpublished cheat
-    with_changes = [
-        a
-        for a in tried
-        if (a.files_changed or a.number > 1) and breaker.not_a_fix(a, max_diff_lines) is None
-    ]
+    with_changes = [a for a in attempts if _competes(a, max_diff_lines)]
     if not with_changes:
         return None
     initial = attempts[0].counts.problems if attempts else None
@@ -251,9 +250,23 @@ def best_snapshot(attempts: list[Attempt], max_diff_lines: int | None = None) ->
         return (problems if problems is not None else (initial or 10**9), -a.number)
 
     best = min(with_changes, key=score)
-    if initial is not None and best.counts.problems is not None and best.counts.problems >= initial:
-        return None
-    return best.snapshot_sha
+    return best.snapshot_sha if _fewer(best.counts.problems, initial) else None
+
+
+def _competes(a: Attempt, max_diff_lines: int | None) -> bool:
+    """True for a finished fix attempt with a snapshot, no drift, no unpublished cheat, that
+    changed something and is within `max_diff_lines`."""
+    if not (a.is_fix and a.snapshot_sha and a.done) or a.drift:
+        return False
+    if a.cheats and not a.commit_sha:  # an unpublished cheat
+        return False
+    changed = bool(a.files_changed) or a.number > 1
+    return changed and breaker.not_a_fix(a, max_diff_lines) is None
+
+
+def _fewer(problems: int | None, initial: int | None) -> bool:
+    """True unless both counts are known and `problems` is not below `initial`."""
+    return initial is None or problems is None or problems < initial
 
 
 def report_file(state_dir: Path, run_id: str) -> Path:

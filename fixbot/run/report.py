@@ -74,22 +74,33 @@ class Row(BaseModel):
 
 def row(a: Attempt) -> Row:
     """Format an attempt for the table."""
-    exit_code = "timeout" if a.timed_out else ("-" if a.exit_code is None else str(a.exit_code))
-    files = ", ".join(f"`{f}`" for f in a.files_changed[:5])
-    if len(a.files_changed) > 5:
-        files += f" (+{len(a.files_changed) - 5})"
     return Row(
         number=a.number,
         phase=a.phase.value,
-        exit_code=exit_code if a.done else "(not run)",
+        exit_code=_exit_code(a),
         klass="passed" if a.passed else f"{a.error_class or '-'}/{a.category or '-'}",
         signature=(a.signature or "")[:12] or "-",
         fixer=a.fixer or "-",
-        files=files or "-",
+        files=_files(a.files_changed) or "-",
         duration=f"{a.fix_duration_s + a.check_duration_s:.1f} s",
         problems=0 if a.passed else a.counts.problems,
         diagnosis=tried(a),
     )
+
+
+def _exit_code(a: Attempt) -> str:
+    """The check's exit code, `timeout`, `-` when none, or `(not run)`."""
+    if not a.done:
+        return "(not run)"
+    if a.timed_out:
+        return "timeout"
+    return "-" if a.exit_code is None else str(a.exit_code)
+
+
+def _files(paths: list[str], most: int = 5) -> str:
+    """The first `most` paths in backticks, then how many more."""
+    files = ", ".join(f"`{f}`" for f in paths[:most])
+    return files + f" (+{len(paths) - most})" if len(paths) > most else files
 
 
 class CallRow(BaseModel):
@@ -143,13 +154,23 @@ def tried(a: Attempt) -> str:
 
 def repeated_error(state: RunState) -> Attempt | None:
     """The attempt whose signature occurred most often among the failing checks, if any repeated."""
-    failing = [a for a in state.attempts if a.done and not a.passed and a.signature]
+    failing = [a for a in state.attempts if _failed_with_signature(a)]
     if not failing:
         return None
     signature, count = Counter(a.signature for a in failing).most_common(1)[0]
-    if count < 2 and state.outcome and state.outcome.outcome is not OutcomeKind.ESCALATED:
+    if count < 2 and not _escalated_or_running(state):
         return None
     return next(a for a in reversed(failing) if a.signature == signature)
+
+
+def _failed_with_signature(a: Attempt) -> bool:
+    """True for an attempt whose check ran and failed with a signature."""
+    return a.done and not a.passed and bool(a.signature)
+
+
+def _escalated_or_running(state: RunState) -> bool:
+    """True while the run has no outcome, or when it escalated."""
+    return not state.outcome or state.outcome.outcome is OutcomeKind.ESCALATED
 
 
 def setup_failure(state: RunState) -> str:
@@ -235,6 +256,30 @@ def review_summary(state: RunState) -> str:
     return "clean" + (f" after fixing {fixed} blocking finding(s)" if fixed else "")
 
 
+def _next_step(state: RunState, settings: Settings) -> str:
+    """What to do next about the last attempt's failure category (`NEXT_STEPS`), else the
+    default advice, which differs without a model."""
+    last = state.attempts[-1] if state.attempts else None
+    category = last.category if last is not None and not last.passed else None
+    return NEXT_STEPS.get(category or "", DEFAULT_STEPS if settings.model else NO_MODEL_STEPS)
+
+
+def _sources(attempts: list[Attempt]) -> list[str]:
+    """The sources the attempts cite, each once, in order."""
+    return list(dict.fromkeys(source for a in attempts for source in a.sources))
+
+
+def _breaker_named(state: RunState) -> bool:
+    """True when the report names the breaker: only one that counted (repeats, oscillation,
+    no change) is named, and its reason is the headline's, never said twice."""
+    return state.breaker.value == "open" and tripped(state.breaker_reason)
+
+
+def _hint(state: RunState, settings: Settings) -> str:
+    """The command that repeats the run with a hint, when a model could use one; else ""."""
+    return hint_command(settings, state) if settings.model and code_can_help(state) else ""
+
+
 def render_report(
     state: RunState, settings: Settings, diffstat: str = "", on_github: OnGitHub | None = None
 ) -> str:
@@ -249,9 +294,6 @@ def render_report(
     from fixbot.core.templates import environment
 
     rows = [row(a) for a in state.attempts]
-    sources = list(dict.fromkeys(source for a in state.attempts for source in a.sources))
-    last = state.attempts[-1] if state.attempts else None
-    category = last.category if last is not None and not last.passed else None
     return (
         environment()
         .get_template("report.md.j2")
@@ -263,17 +305,13 @@ def render_report(
             calls=call_rows(state.attempts),
             chart=[r for r in rows if r.problems is not None],
             diagnosed=[a for a in state.attempts if a.diagnosis or a.diagnosis_problem],
-            sources=sources,
+            sources=_sources(state.attempts),
             repeated=repeated_error(state),
-            next_step=NEXT_STEPS.get(
-                category or "", DEFAULT_STEPS if settings.model else NO_MODEL_STEPS
-            ),
+            next_step=_next_step(state, settings),
             retry=retry_command(settings, state) if more_attempts_help(state, settings) else "",
-            hint=hint_command(settings, state) if settings.model and code_can_help(state) else "",
+            hint=_hint(state, settings),
             on_github=on_github,
-            # Only a breaker that counted (repeats, oscillation, no change) is named, and its
-            # reason is the headline's: never said twice.
-            breaker_tripped=state.breaker.value == "open" and tripped(state.breaker_reason),
+            breaker_tripped=_breaker_named(state),
             exported=exported(settings),
             setup_failure=setup_failure(state),
             diffstat=diffstat,

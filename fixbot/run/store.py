@@ -9,6 +9,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import TypeGuard
 
 from pydantic import ValidationError
 
@@ -163,6 +164,45 @@ def _dirty_message(dirty: list[str], why: str, ours: bool, report: str) -> str:
     )
 
 
+def _resumes(previous: RunState | None, settings: Settings) -> TypeGuard[RunState]:
+    """True when `settings` ask to resume and `previous` is an unfinished run of this state
+    version with the same settings."""
+    return (
+        settings.resume
+        and previous is not None
+        and previous.outcome is None
+        and previous.version >= STATE_VERSION
+        and previous.settings_digest == settings.digest()
+    )
+
+
+def _left_by(unfinished: bool, older: bool) -> str:
+    """Why the tree is dirty, when an unfinished run that cannot be resumed left it."""
+    if unfinished and older:
+        return "  (an unfinished run of an older fixbot left them: it cannot be resumed)\n"
+    if unfinished:
+        return (
+            "  (an unfinished run with other settings left them: rerun it with the same "
+            "settings to resume it)\n"
+        )
+    return ""
+
+
+def _clean_start(settings: Settings, repo: Path, previous: RunState | None, why: str) -> bool:
+    """Make sure a fresh run may start on the working tree: fixbot's own leftovers of
+    `previous` restored to HEAD with `settings.discard`, other changes only with
+    `allow_dirty`. True when leftovers were discarded. Raises `ConfigError` (with `why`)."""
+    dirty = git.status_lines(repo)
+    ours = bool(dirty) and leftovers(repo, previous)
+    if ours and settings.discard:
+        git.restore_worktree(repo, "HEAD")
+        dirty = git.status_lines(repo)
+    if dirty and not settings.allow_dirty:
+        report = str(repo / settings.state_dir / "report.md")
+        raise ConfigError([_dirty_message(dirty, why, ours, report)])
+    return ours and settings.discard
+
+
 def prepare_state(settings: Settings, repo: Path) -> RunState:
     """Resume an unfinished run with the same settings (and state version), or start a new one.
 
@@ -172,34 +212,17 @@ def prepare_state(settings: Settings, repo: Path) -> RunState:
     working tree is dirty on a fresh start (unless `allow_dirty`), or the state file is
     unreadable, from a newer fixbot, or names files outside the state folder.
     """
-    state_dir = repo / settings.state_dir
     git.exclude_path(repo, f"/{settings.state_dir.strip('/')}/")
     previous, refused = _resumable(settings, repo)
     head = git.head_sha(repo)
+    if _resumes(previous, settings):
+        return previous
     unfinished = previous is not None and previous.outcome is None
     older = previous is not None and previous.version < STATE_VERSION
-    same = previous is not None and previous.settings_digest == settings.digest()
-    if settings.resume and previous is not None and unfinished and not older and same:
-        return previous
-    dirty = git.status_lines(repo)
-    ours = bool(dirty) and leftovers(repo, previous)
-    if ours and settings.discard:
-        git.restore_worktree(repo, "HEAD")
-        dirty = git.status_lines(repo)
-    if dirty and not settings.allow_dirty:
-        why = ""
-        if unfinished and older:
-            why = "  (an unfinished run of an older fixbot left them: it cannot be resumed)\n"
-        elif unfinished:
-            why = (
-                "  (an unfinished run with other settings left them: rerun it with the same "
-                "settings to resume it)\n"
-            )
-        report = str(state_dir / "report.md")
-        raise ConfigError([_dirty_message(dirty, why, ours, report)])
+    cleared = _clean_start(settings, repo, previous, _left_by(unfinished, older))
     discarded = "of an older fixbot" if older else "with other settings"
     notes = [f"an unfinished run {discarded} was discarded"] if unfinished else []
-    if ours and settings.discard:
+    if cleared:
         notes.append(
             "fixbot's own uncommitted changes from its last run were discarded (--discard)"
         )

@@ -14,7 +14,7 @@ from fixbot.agent import stream
 from fixbot.agent.llm import LLM
 from fixbot.agent.stream import Assembly, degenerate, not_json, repeating
 from fixbot.core.budget import Deadline
-from fixbot.core.models import CallEnd, ModelCall
+from fixbot.core.calls import CallEnd, ModelCall
 from fixbot.security.redact import Redactor
 from tests.fakes.agent_repo import fix_context, make_repo, model_agent, model_env, model_settings
 from tests.fakes.model_server import (

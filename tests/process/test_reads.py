@@ -5,31 +5,16 @@ user could read them itself (`fixbot.process.nofollow.read_at`)."""
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
 
-from fixbot.logs.dialects import report_for
 from fixbot.process import nofollow, sync, worlds
-from fixbot.run.verify import read_report
+from tests.fakes.reads import read_in_time
 from tests.fakes.repo import make_repo
 
 JUNIT = '<testsuite name="x" tests="1"><testcase classname="t" name="test_ok"/></testsuite>\n'
 NOBODY = (65534, 65534)
-
-
-def read_in_time(path: Path, reader: tuple[int, int]) -> dict[str, str] | None:
-    """`read_report` of a pytest JUnit report at `path`, in a thread that must end in 10 s."""
-    report = report_for(["pytest"])
-    assert report is not None
-    found: list[dict[str, str] | None] = []
-    thread = threading.Thread(target=lambda: found.append(read_report(report, path, reader)))
-    thread.daemon = True
-    thread.start()
-    thread.join(10)
-    assert not thread.is_alive(), "the report's read hung"
-    return found[0]
 
 
 def test_a_report_that_is_a_link_to_kmsg_is_refused_without_hanging(tmp_path: Path) -> None:

@@ -10,17 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.calls import CallEnd, CallPurpose, ModelCall
 from fixbot.core.failure import ErrorClass
-from fixbot.core.models import (
-    Attempt,
-    BreakerState,
-    CallEnd,
-    CallPurpose,
-    ModelCall,
-    Outcome,
-    OutcomeKind,
-    Phase,
-)
+from fixbot.core.models import Attempt, BreakerState, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
 from fixbot.run.report import OnGitHub, render_report

@@ -17,9 +17,8 @@ import yaml
 
 from fixbot.core import environment
 from fixbot.core.errors import GitError
-from fixbot.logs.dialects import report_for
 from fixbot.process import git, nofollow, sync, worlds
-from fixbot.run.verify import read_report
+from tests.fakes.reads import read_in_time
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
 
@@ -347,18 +346,6 @@ def test_every_allowlisted_input_variable_is_an_input_the_runner_sets() -> None:
 
 
 # --- no-follow reads of what the commands wrote ----------------------------------------------
-
-
-def read_in_time(path: Path, reader: tuple[int, int]) -> dict[str, str] | None:
-    report = report_for(["pytest"])
-    assert report is not None
-    found: list[dict[str, str] | None] = []
-    thread = threading.Thread(target=lambda: found.append(read_report(report, path, reader)))
-    thread.daemon = True
-    thread.start()
-    thread.join(20)
-    assert not thread.is_alive(), "the report's read hung"
-    return found[0]
 
 
 @needs_root

@@ -17,7 +17,8 @@ from fixbot.agent.llm import LLM, Reply
 from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import Toolbox
-from fixbot.core.models import CallEnd, FixContext, Phase
+from fixbot.core.calls import CallEnd
+from fixbot.core.models import FixContext, Phase
 
 Message = dict[str, Any]
 Schema = dict[str, Any]

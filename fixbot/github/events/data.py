@@ -110,21 +110,28 @@ def pull_request_of(raw: Mapping[str, Any], repository: str) -> PullRequest:
 
 def _pull_request(raw: Mapping[str, Any], repository: str) -> PullRequest:
     head, base = raw.get("head") or {}, raw.get("base") or {}
-    head_repo = head.get("repo") or None
-    full = head_repo.get("full_name") if head_repo else None
-    if head_repo and not full:  # workflow_run's pull_requests carry repo urls, not names
-        full = "/".join(str(head_repo.get("url", "")).rstrip("/").split("/")[-2:])
     return PullRequest(
         number=int(raw["number"]),
         state=str(raw.get("state", "open")),
         head_ref=str(head.get("ref", "")),
         head_sha=str(head.get("sha", "")),
-        head_repo=full or (None if head_repo is None else repository),
+        head_repo=_head_repo(head.get("repo") or None, repository),
         base_ref=str(base.get("ref", "")),
         author=(raw.get("user") or {}).get("login"),
         labels=[str(lab.get("name", "")) for lab in raw["labels"]] if "labels" in raw else None,
         draft=raw.get("draft"),
     )
+
+
+def _head_repo(head_repo: Mapping[str, Any] | None, repository: str) -> str | None:
+    """The `owner/name` of a pull request's head repository object; `repository` when it has
+    neither name nor URL, None when there is none (its fork was deleted)."""
+    if head_repo is None:
+        return None
+    full = head_repo.get("full_name")
+    if not full:  # workflow_run's pull_requests carry repo urls, not names
+        full = "/".join(str(head_repo.get("url", "")).rstrip("/").split("/")[-2:])
+    return full or repository  # as the payload has it: the model validates its type
 
 
 def branch_of(ref: str | None) -> str | None:

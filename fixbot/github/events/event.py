@@ -19,14 +19,15 @@ from fixbot.github.events.data import Event, branch_of
 from fixbot.github.events.kinds import registry
 
 
-def parse_event(name: str, payload: Mapping[str, Any], env: GitHubEnv) -> Event:
+def parse_event(name: str, payload: Mapping[str, Any], github: GitHubEnv) -> Event:
     """Build the `Event` of workflow event `name` from its webhook `payload`.
 
-    `env` supplies `GITHUB_REPOSITORY`, `GITHUB_REF` and `GITHUB_SHA` where the payload has
-    none (schedule). Raises `ConfigError` when the payload lacks what the event must carry.
+    `github` (the runner's variables, typed) supplies `GITHUB_REPOSITORY`, `GITHUB_REF` and
+    `GITHUB_SHA` where the payload has none (schedule). Raises `ConfigError` when the payload
+    lacks what the event must carry.
     """
     try:
-        event = _parse(name, payload, env)
+        event = _parse(name, payload, github)
         # `model_copy` does not validate: check every field the payload filled in once more
         return Event.model_validate(dict(event))
     except KeyError as exc:
@@ -48,9 +49,9 @@ def _short(exc: BaseException, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def _parse(name: str, payload: Mapping[str, Any], env: GitHubEnv) -> Event:
+def _parse(name: str, payload: Mapping[str, Any], github: GitHubEnv) -> Event:
     repo_raw = payload.get("repository") or {}
-    repository = str(repo_raw.get("full_name") or env.repository)
+    repository = str(repo_raw.get("full_name") or github.repository)
     if not repository:
         raise ConfigError(["no repository in the event payload or GITHUB_REPOSITORY"])
     if len(repository.split("/")) != 2 or not all(repository.split("/")):
@@ -60,17 +61,17 @@ def _parse(name: str, payload: Mapping[str, Any], env: GitHubEnv) -> Event:
         action=payload.get("action"),
         repository=repository,
         default_branch=repo_raw.get("default_branch"),
-        branch=branch_of(payload.get("ref") or env.ref),
-        sha=payload.get("after") or env.sha or None,
+        branch=branch_of(payload.get("ref") or github.ref),
+        sha=payload.get("after") or github.sha or None,
         head_repo=repository,
     )
     kind = registry.find(name)
     return kind.parse(base, payload) if kind is not None else base
 
 
-def load_event(env: GitHubEnv) -> Event:
+def load_event(github: GitHubEnv) -> Event:
     """Read `GITHUB_EVENT_NAME` and the JSON at `GITHUB_EVENT_PATH`; `ConfigError` if absent."""
-    name, path = env.event_name, env.event_path
+    name, path = github.event_name, github.event_path
     if not name or not path:
         raise ConfigError(
             [
@@ -86,4 +87,4 @@ def load_event(env: GitHubEnv) -> Event:
         ) from exc
     if not isinstance(payload, dict):
         raise ConfigError([f"GITHUB_EVENT_PATH {path}: the payload is not a JSON object"])
-    return parse_event(name, payload, env)
+    return parse_event(name, payload, github)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 from unidiff.errors import UnidiffParseError
-from unidiff.patch import Hunk, PatchedFile, PatchSet
+from unidiff.patch import Hunk, Line, PatchedFile, PatchSet
 
 MAX_SHOWN_LINES = 60  # lines of a hunk quoted in a thread reply
 
@@ -44,14 +44,9 @@ def _value(line: str) -> str:
 
 
 def _trimmed(path: str, hunk: Hunk, whole_file: bool, header: str) -> Change:
+    """`hunk` as a `Change`, its leading and trailing context cut (`_kept`)."""
     lines = list(hunk)
-    changed = [i for i, line in enumerate(lines) if not line.is_context]
-    first, last = (changed[0], changed[-1]) if changed else (0, len(lines) - 1)
-    if not any(lines[i].is_removed for i in range(first, last + 1)):  # a pure insertion
-        if first > 0:
-            first -= 1  # anchor on the context line before
-        elif last + 1 < len(lines):
-            last += 1  # ... or after
+    first, last = _kept(lines)
     part = lines[first : last + 1]
     old = [line.source_line_no for line in part if line.source_line_no is not None]
     start = old[0] if old else hunk.source_start
@@ -64,6 +59,20 @@ def _trimmed(path: str, hunk: Hunk, whole_file: bool, header: str) -> Change:
         header=header,
         whole_file=whole_file,
     )
+
+
+def _kept(lines: list[Line]) -> tuple[int, int]:
+    """The first and last index of a hunk's `lines` to keep: its changed lines, with one
+    context line as the anchor of a pure insertion (before it, else after it)."""
+    changed = [i for i, line in enumerate(lines) if not line.is_context]
+    first, last = (changed[0], changed[-1]) if changed else (0, len(lines) - 1)
+    if any(lines[i].is_removed for i in range(first, last + 1)):
+        return first, last
+    if first > 0:  # a pure insertion: anchor on the context line before
+        return first - 1, last
+    if last + 1 < len(lines):  # ... or after
+        return first, last + 1
+    return first, last
 
 
 def _path(patched: PatchedFile) -> str:

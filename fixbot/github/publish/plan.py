@@ -111,6 +111,7 @@ def make_plan(facts: PlanInput) -> Plan:
 
 
 def _fixed(facts: PlanInput, plan: Plan) -> Plan:
+    """The plan for a verified fix: a patch, nothing, a suggestion, a push or a pull request."""
     event, branch = facts.event, facts.event.branch or ""
     if facts.patch_only:
         return plan.model_copy(
@@ -125,25 +126,9 @@ def _fixed(facts: PlanInput, plan: Plan) -> Plan:
     if mode is OnSuccess.AUTO:
         kind = registry.find(event.name)
         mode = (kind.publish if kind else push_to_pull_request)(event)
-    if mode is OnSuccess.PUSH and facts.test_change:
-        note = "the fix changes the tests: it is offered for review, not pushed"
-        plan = plan.model_copy(update={"notes": [note]})
-        mode = OnSuccess.SUGGEST
-    if mode is OnSuccess.SUGGEST:
-        if event.pull_request is not None:
-            return plan.model_copy(update={"suggest_pr": event.pull_request.number})
-        note = "`on-success: suggest` needs a pull request: a pull request is opened instead"
-        plan = plan.model_copy(update={"notes": [*plan.notes, note]})
-        mode = OnSuccess.PULL_REQUEST
-    if mode is OnSuccess.PUSH and gate_default_branch_push(branch, event.default_branch):
-        plan = plan.model_copy(
-            update={
-                "notes": [
-                    f"`{branch}` is the default branch: a pull request is opened instead of a push"
-                ]
-            }
-        )
-        mode = OnSuccess.PULL_REQUEST
+    mode, plan = _downgraded(facts, mode, plan)
+    if mode is OnSuccess.SUGGEST and event.pull_request is not None:
+        return plan.model_copy(update={"suggest_pr": event.pull_request.number})
     if mode is OnSuccess.PUSH:
         return plan.model_copy(update={"source": Source.HEAD, "push_branch": branch})
     head = fixbot_branch(branch, facts.run_id)
@@ -154,6 +139,26 @@ def _fixed(facts: PlanInput, plan: Plan) -> Plan:
             "pull_request": PullRequestPlan(base=branch, head=head),
         }
     )
+
+
+def _downgraded(facts: PlanInput, mode: OnSuccess, plan: Plan) -> tuple[OnSuccess, Plan]:
+    """`mode` made safe for this fix, with a note saying why it changed: a push that changes
+    the tests becomes a suggestion, a suggestion with no pull request a pull request, and a
+    push to the default branch a pull request."""
+    event, branch = facts.event, facts.event.branch or ""
+    if mode is OnSuccess.PUSH and facts.test_change:
+        note = "the fix changes the tests: it is offered for review, not pushed"
+        plan = plan.model_copy(update={"notes": [note]})
+        mode = OnSuccess.SUGGEST
+    if mode is OnSuccess.SUGGEST and event.pull_request is None:
+        note = "`on-success: suggest` needs a pull request: a pull request is opened instead"
+        plan = plan.model_copy(update={"notes": [*plan.notes, note]})
+        mode = OnSuccess.PULL_REQUEST
+    if mode is OnSuccess.PUSH and gate_default_branch_push(branch, event.default_branch):
+        note = f"`{branch}` is the default branch: a pull request is opened instead of a push"
+        plan = plan.model_copy(update={"notes": [note]})
+        mode = OnSuccess.PULL_REQUEST
+    return mode, plan
 
 
 def _escalated(facts: PlanInput, plan: Plan) -> Plan:

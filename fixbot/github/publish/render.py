@@ -7,6 +7,8 @@ summary where the whole report is.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import BaseModel, Field
 
 from fixbot.core.models import Outcome, OutcomeKind, ReviewThread
@@ -124,6 +126,12 @@ def _thread_line(thread: ReviewThread) -> str:
     return f"- {link} by @{thread.author}"
 
 
+def _listed(title: str, items: Iterable[str]) -> list[str]:
+    """`title (n):` then the `items`; nothing when there are none."""
+    shown = list(items)
+    return [f"{title} ({len(shown)}):", *shown] if shown else []
+
+
 def threads_section(threads: ThreadsReport | None, heading: str = "####") -> list[str]:
     """The review threads fixbot addressed (replied to and resolved) and those it left open.
 
@@ -132,15 +140,12 @@ def threads_section(threads: ThreadsReport | None, heading: str = "####") -> lis
     if threads is None or not (threads.resolved or threads.open or threads.left_out):
         return []
     lines = ["", f"{heading} Review threads", ""]
-    if threads.resolved:
-        lines.append(f"Addressed, replied to and resolved ({len(threads.resolved)}):")
-        lines += [_thread_line(t) for t in threads.resolved]
-    if threads.open:
-        lines.append(f"Not addressed, left open ({len(threads.open)}):")
-        lines += [_thread_line(t) for t in threads.open]
-    if threads.left_out:
-        lines.append(f"Not given to the model, left open ({len(threads.left_out)}):")
-        lines += [f"{_thread_line(item.thread)}: {item.reason}" for item in threads.left_out]
+    lines += _listed("Addressed, replied to and resolved", map(_thread_line, threads.resolved))
+    lines += _listed("Not addressed, left open", map(_thread_line, threads.open))
+    lines += _listed(
+        "Not given to the model, left open",
+        (f"{_thread_line(item.thread)}: {item.reason}" for item in threads.left_out),
+    )
     if threads.note:
         lines += ["", f"> {threads.note}"]
     return lines

@@ -83,35 +83,64 @@ def _per_fix(values: Iterable[float | int | None], fixes: int) -> float | None:
 
 def aggregate(repo: str, records: Records, since: int) -> Stats:
     """The figures of `records` for runs that started at or after `since`."""
-    runs: list[RunRecord] = [
-        r for h in records.histories for r in h.runs if r.at >= since and r.out != "running"
-    ]
-    seen = {r.run for r in runs}
-    outcomes = Counter(r.out for r in runs)
-    for item in records.published:
-        if item.at >= since and (item.run is None or item.run not in seen):
-            outcomes[item.kind] += 1
-    fixed = [r for r in runs if r.out == "fixed"]
-    reruns = [x for h in records.histories for x in h.reruns if x.at >= since]
-    decided = outcomes["fixed"] + outcomes["escalated"]
-    times = [r.secs for r in fixed if r.secs is not None]
-    classes = Counter(c for r in runs for c in r.classes)
-    costs = [r.usd for r in runs if r.usd is not None]
-    return Stats(
+    runs = _runs(records, since)
+    outcomes = _outcomes(runs, records.published, since)
+    verdicts = _verdicts(records, since)
+    stats = Stats(
         repo=repo,
         since=since,
         runs=sum(outcomes.values()),
         outcomes={k: outcomes[k] for k in OUTCOMES if outcomes[k]},
-        flaky=sum(1 for x in reruns if x.verdict is Verdict.FLAKY),
-        real=sum(1 for x in reruns if x.verdict is Verdict.REAL),
-        fix_rate=outcomes["fixed"] / decided if decided else None,
-        median_time_to_green_s=statistics.median(times) if times else None,
-        attempts_per_fix=_per_fix(
-            (r.n if r.n is not None else len(r.attempts) for r in fixed), len(fixed)
-        ),
-        tokens_per_fix=_per_fix((r.tok for r in fixed), len(fixed)),
-        usd_per_fix=_per_fix((r.usd for r in fixed), len(fixed)),
-        usd_total=sum(costs) if costs else None,
+        flaky=verdicts.count(Verdict.FLAKY),
+        real=verdicts.count(Verdict.REAL),
+        fix_rate=_fix_rate(outcomes),
+        usd_total=_usd_total(runs),
         fix_commits=sum(1 for at in records.commits if at >= since),
-        classes=classes.most_common(TOP_CLASSES),
+        classes=Counter(c for r in runs for c in r.classes).most_common(TOP_CLASSES),
     )
+    _add_per_fix(stats, [r for r in runs if r.out == "fixed"])
+    return stats
+
+
+def _runs(records: Records, since: int) -> list[RunRecord]:
+    """The finished runs of the histories that started at or after `since`."""
+    return [r for h in records.histories for r in h.runs if r.at >= since and r.out != "running"]
+
+
+def _outcomes(runs: list[RunRecord], published: list[Published], since: int) -> Counter[str]:
+    """The runs counted by outcome, with what fixbot opened since `since` for a run no
+    history records."""
+    seen = {r.run for r in runs}
+    outcomes = Counter(r.out for r in runs)
+    for item in published:
+        if item.at >= since and (item.run is None or item.run not in seen):
+            outcomes[item.kind] += 1
+    return outcomes
+
+
+def _verdicts(records: Records, since: int) -> list[Verdict]:
+    """The verdicts on the CI runs re-run as suspected flakes since `since`."""
+    return [x.verdict for h in records.histories for x in h.reruns if x.at >= since]
+
+
+def _usd_total(runs: list[RunRecord]) -> float | None:
+    """What the runs cost in USD; None when none carried a cost."""
+    costs = [r.usd for r in runs if r.usd is not None]
+    return sum(costs) if costs else None
+
+
+def _fix_rate(outcomes: Counter[str]) -> float | None:
+    """fixed / (fixed + escalated); None when neither happened."""
+    decided = outcomes["fixed"] + outcomes["escalated"]
+    return outcomes["fixed"] / decided if decided else None
+
+
+def _add_per_fix(stats: Stats, fixed: list[RunRecord]) -> None:
+    """Set `stats`' time to green and per-fix figures from the `fixed` runs."""
+    times = [r.secs for r in fixed if r.secs is not None]
+    stats.median_time_to_green_s = statistics.median(times) if times else None
+    stats.attempts_per_fix = _per_fix(
+        (r.n if r.n is not None else len(r.attempts) for r in fixed), len(fixed)
+    )
+    stats.tokens_per_fix = _per_fix((r.tok for r in fixed), len(fixed))
+    stats.usd_per_fix = _per_fix((r.usd for r in fixed), len(fixed))

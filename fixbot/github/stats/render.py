@@ -72,25 +72,37 @@ def mermaid(stats: Stats) -> str:
     """A Markdown block of Mermaid charts (outcomes, failure classes), or the `no_runs` line."""
     if not stats.runs and not stats.flaky:
         return no_runs(stats) + "\n"
-    blocks = []
-    parts = {**stats.outcomes, **({"flaky": stats.flaky} if stats.flaky else {})}
-    if parts:
-        pie = [f"pie title fixbot runs on {stats.repo}"]
-        pie += [f"    {_quoted(name)} : {count}" for name, count in parts.items()]
-        blocks.append("```mermaid\n" + "\n".join(pie) + "\n```")
-    if stats.classes:
-        names = ", ".join(_quoted(name) for name, _ in stats.classes)
-        counts = ", ".join(str(count) for _, count in stats.classes)
-        top = max(count for _, count in stats.classes)
-        chart = [
-            "xychart-beta",
-            '    title "Most frequent failure classes"',
-            f"    x-axis [{names}]",
-            f'    y-axis "runs" 0 --> {top}',
-            f"    bar [{counts}]",
-        ]
-        blocks.append("```mermaid\n" + "\n".join(chart) + "\n```")
+    blocks = [_block(chart) for chart in (_pie(stats), _classes_chart(stats)) if chart]
     return "\n\n".join(blocks) + ("\n" if blocks else "")
+
+
+def _block(lines: list[str]) -> str:
+    return "```mermaid\n" + "\n".join(lines) + "\n```"
+
+
+def _pie(stats: Stats) -> list[str]:
+    """The outcomes (and the flaky re-runs) as a Mermaid pie; [] when there are none."""
+    parts = {**stats.outcomes, **({"flaky": stats.flaky} if stats.flaky else {})}
+    if not parts:
+        return []
+    pie = [f"pie title fixbot runs on {stats.repo}"]
+    return pie + [f"    {_quoted(name)} : {count}" for name, count in parts.items()]
+
+
+def _classes_chart(stats: Stats) -> list[str]:
+    """The most frequent failure classes as a Mermaid bar chart; [] when there are none."""
+    if not stats.classes:
+        return []
+    names = ", ".join(_quoted(name) for name, _ in stats.classes)
+    counts = ", ".join(str(count) for _, count in stats.classes)
+    top = max(count for _, count in stats.classes)
+    return [
+        "xychart-beta",
+        '    title "Most frequent failure classes"',
+        f"    x-axis [{names}]",
+        f'    y-axis "runs" 0 --> {top}',
+        f"    bar [{counts}]",
+    ]
 
 
 def png(stats: Stats, path: Path) -> None:

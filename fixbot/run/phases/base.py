@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from fixbot.core.budget import Deadline
-from fixbot.core.models import Attempt, FixContext, ReviewThread
+from fixbot.core.models import Attempt, FixContext
 from fixbot.core.settings import Settings
 from fixbot.logs.joblog import FirstFailure
 from fixbot.policy.state import RunState
 from fixbot.run.agents import Agents
 from fixbot.run.eventlog import EventLog
+from fixbot.run.request import RunRequest
 from fixbot.run.verify import Checker
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
@@ -27,16 +28,12 @@ class RunParts(Protocol):
     settings: Settings
     repo: Path
     state: RunState
-    tried: list[str]  # earlier runs' attempts on this pull request (a retry)
-    first: FirstFailure | None  # a failure log from elsewhere: attempt 0, no initial check
+    request: RunRequest  # what the run is asked beyond its settings, as the entry point gave it
+    first: FirstFailure | None  # the request's failure log when of this commit: no initial check
     agents: Agents
     progress: Progress
     checker: Checker
     redactor: Redactor
-    hint: str | None
-    threads: list[ReviewThread]
-    in_action: bool  # for recovery plans
-    check_origin: str  # where an inferred check came from (the commit says it), else empty
     state_dir: Path
     events: EventLog
     deadline: Deadline  # the run's one budget (its launcher's): `elapsed()` is the run's wall time

@@ -21,7 +21,9 @@ def escalate(run: RunParts, reason: str, analyze: bool) -> None:
     outcome.keep_best(run.repo, run.state, limit)
     last = run.state.attempts[-1]
     failure = None if last.passed else run.checker.failure_of(last)
-    reason = reflect.recover(run.state, failure, run.settings, run.in_action, run.events, reason)
+    reason = reflect.recover(
+        run.state, failure, run.settings, run.request.in_action, run.events, reason
+    )
     analyst, last = run.agents.analyst, run.state.attempts[-1]
     if analyze and analyst is not None:
         run.progress.phase(last.number, run.settings.max_attempts, "escalation analysis")

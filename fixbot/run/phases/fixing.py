@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
+from fixbot.core.observed import Observation
 from fixbot.logs.dialects import go
 from fixbot.observe import judge
 from fixbot.policy import breaker
@@ -32,6 +33,25 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     """Record attempt `number` with the tree it starts from (saved before the fixer runs),
     run the fixer, record it. A fixer that a killed process had started gets its starting
     tree back first, so its half-done edits are neither kept nor applied twice."""
+    attempt, fixer = _start(run, number, phase), run.agents.fixer
+    assert fixer is not None
+    run.progress.phase(number, run.settings.max_attempts, f"fix ({fixer.name})")
+    started = time.monotonic()
+    result = fixer.fix(context(run, attempt, **_asked(run, phase)))
+    past_the_second(run.repo, result.files_changed)
+    attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
+    _note_once(run, number, result.notes)
+    run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
+    run.progress.line(fix_line(result))
+    for line in problem_lines(result):
+        run.progress.line(line)
+    event = "threads" if phase is Phase.THREADS else "fix"
+    run.events.emit(event, number, **reflect.fix_event(attempt))
+
+
+def _start(run: RunParts, number: int, phase: Phase) -> Attempt:
+    """Attempt `number`, recorded with the tree it starts from; a resumed one (a killed
+    process had started it) gets that tree back."""
     if run.state.attempts[-1].number != number:
         base = git.worktree_tree(run.repo)
         run.state.attempts.append(Attempt(number=number, phase=phase, base_tree=base))
@@ -39,27 +59,24 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     elif run.state.attempts[-1].base_tree:
         git.restore_worktree(run.repo, run.state.attempts[-1].base_tree)
         run.progress.line(f"  resumed: the tree attempt {number} started from is back")
-    attempt, fixer = run.state.attempts[-1], run.agents.fixer
-    assert fixer is not None
-    run.progress.phase(number, run.settings.max_attempts, f"fix ({fixer.name})")
+    return run.state.attempts[-1]
+
+
+def _asked(run: RunParts, phase: Phase) -> dict[str, Any]:
+    """What the fixer is asked to address besides the failure: the last review's blocking
+    findings (a review phase) or the review threads (a threads phase)."""
     reviews = run.state.reviews
-    findings = reviews[-1].blocking if phase is Phase.REVIEW and reviews else []
-    threads = run.threads if phase is Phase.THREADS else []
-    started = time.monotonic()
-    result = fixer.fix(context(run, attempt, findings=findings, threads=threads))
-    past_the_second(run.repo, result.files_changed)
-    attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
-    for note in (run.redactor.redact(n) for n in result.notes):
-        if not any(
-            known.endswith(note) for known in run.state.notes
-        ):  # once a run, not each attempt
+    return {
+        "findings": reviews[-1].blocking if phase is Phase.REVIEW and reviews else [],
+        "threads": list(run.request.threads) if phase is Phase.THREADS else [],
+    }
+
+
+def _note_once(run: RunParts, number: int, notes: list[str]) -> None:
+    """Add the fixer's `notes` (redacted) to the run's, each once a run, not each attempt."""
+    for note in (run.redactor.redact(n) for n in notes):
+        if not any(known.endswith(note) for known in run.state.notes):
             run.state.notes.append(f"attempt {number}: {note}")
-    run.state.add_usage(result.tokens, result.cost_usd, result.cost_known)
-    run.progress.line(fix_line(result))
-    for line in problem_lines(result):
-        run.progress.line(line)
-    event = "threads" if phase is Phase.THREADS else "fix"
-    run.events.emit(event, number, **reflect.fix_event(attempt))
 
 
 _LAST_SECOND = [0]  # the second `past_the_second` gave out last, in this process
@@ -91,27 +108,34 @@ def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
     if not rerun:
         run.checker.carry_over(attempt, standing(run))
     else:
-        run.progress.phase(attempt.number, run.settings.max_attempts, "run the check")
-        paths = outcome.changed_paths(run.state)
-        seen = git.paths_tree(run.repo, paths)  # the tree the verifying check sees
-        observed = run.state.attempts[0].seen if run.state.attempts else None
-        # the tests that failed at the start: the observer watches their bodies
-        run.checker.watch = observed.failed() if observed is not None and attempt.is_fix else []
-        run.checker.check(attempt)
-        if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
-            ref = f"refs/fixbot/attempt-{attempt.number}"
-            message = f"fixbot attempt {attempt.number}"
-            attempt.snapshot_sha = git.snapshot(run.repo, ref, message, paths=paths)
-        if attempt.is_fix:
-            attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
-        if attempt.passed and attempt.is_fix:
-            publishable(run, attempt, seen, paths)
-        elif attempt.is_fix and attempt.fixer == FixCommandFixer.name:
-            leave_out_if_unchanged(run, attempt)
+        _check(run, attempt)
     if attempt.is_fix:
         start = run.state.start_sha
         attempt.diff_lines = git.diff_lines(run.repo, start, attempt.snapshot_sha)
     attempt.done = True
+
+
+def _check(run: RunParts, attempt: Attempt) -> None:
+    """Run the check on the attempt's tree, snapshot it, and judge a green fix (`publishable`)
+    or undo fix commands that did not change the failure (`leave_out_if_unchanged`)."""
+    run.progress.phase(attempt.number, run.settings.max_attempts, "run the check")
+    paths = outcome.changed_paths(run.state)
+    seen = git.paths_tree(run.repo, paths)  # the tree the verifying check sees
+    observed = run.state.attempts[0].seen if run.state.attempts else None
+    # the tests that failed at the start: the observer watches their bodies
+    run.checker.watch = observed.failed() if observed is not None and attempt.is_fix else []
+    run.checker.check(attempt)
+    if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
+        ref = f"refs/fixbot/attempt-{attempt.number}"
+        message = f"fixbot attempt {attempt.number}"
+        attempt.snapshot_sha = git.snapshot(run.repo, ref, message, paths=paths)
+    if not attempt.is_fix:
+        return
+    attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    if attempt.passed:
+        publishable(run, attempt, seen, paths)
+    elif attempt.fixer == FixCommandFixer.name:
+        leave_out_if_unchanged(run, attempt)
 
 
 def leave_out_if_unchanged(run: RunParts, attempt: Attempt) -> None:
@@ -122,24 +146,39 @@ def leave_out_if_unchanged(run: RunParts, attempt: Attempt) -> None:
     The files go back to the tree the attempt started from; the note names them, for the
     report and the commit message."""
     before = standing(run)
-    failing = {t for t, o in (attempt.tests or {}).items() if o == "failed"}
-    was_failing = {t for t, o in (before.tests or {}).items() if o == "failed"}
-    same = attempt.signature == before.signature or (failing and failing == was_failing)
-    now, then = attempt.counts.problems, before.counts.problems
-    # fewer failures is progress, and unknown counts cannot tell: keep the changes then
-    kept = now is None or then is None or now < then
-    if not same or kept or before.passed or not attempt.base_tree or not attempt.files_changed:
+    if before.passed or not _fails_as_before(attempt, before):
+        return
+    if not attempt.base_tree or not attempt.files_changed:
         return
     git.restore_paths(run.repo, attempt.base_tree, attempt.files_changed)
     attempt.undone = True
-    files = ", ".join(attempt.files_changed[:8]) + (
-        f" and {len(attempt.files_changed) - 8} more" if len(attempt.files_changed) > 8 else ""
-    )
+    files = _some(attempt.files_changed, 8)
     run.state.notes.append(
         f"attempt {attempt.number}: the fix commands changed {files} but not the failure: "
         "their changes were undone and are not in the commit"
     )
     run.progress.line(f"  the fix commands did not change the failure: {files} undone")
+
+
+def _fails_as_before(attempt: Attempt, before: Attempt) -> bool:
+    """True when `attempt`'s check fails as `before`'s did: the same signature, or the same
+    failing tests, and as many failures, counted. Fewer failures is progress, and unknown
+    counts cannot tell: False then."""
+    failing = _failed(attempt)
+    same = attempt.signature == before.signature or (bool(failing) and failing == _failed(before))
+    now, then = attempt.counts.problems, before.counts.problems
+    return same and now is not None and then is not None and now >= then
+
+
+def _failed(attempt: Attempt) -> set[str]:
+    """The tests the runner's report of `attempt` names as failed."""
+    return {t for t, o in (attempt.tests or {}).items() if o == "failed"}
+
+
+def _some(names: list[str], most: int) -> str:
+    """The first `most` of `names`, then how many more."""
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
 
 
 def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
@@ -149,6 +188,25 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     escalates them unless test edits are allowed), and the tree, compared again right before
     and after the commit. Commit exactly the tree `seen` the verifying check saw, or nothing
     (the drift is recorded)."""
+    found = _suspected(run, attempt, seen)
+    if attempt.pinned and not found:
+        found += original_tests(run, attempt, seen)
+    attempt.cheats = [str(cheat) for cheat in found]
+    _verification_notes(run, attempt)
+    if _held_back(run, attempt):
+        return
+    if attempt.cheats:
+        run.state.notes.append(integrity.allowed_note(attempt.cheats))
+    attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    if not attempt.drift:
+        _commit(run, attempt, seen)
+
+
+def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
+    """The suspected cheats of the tree `seen` against the start commit: the final diff's, the
+    counts' and the runner's per-test report's, and the observer's test edits; records the
+    test files the fix changed (`attempt.pinned`) and the observer's other findings
+    (`attempt.observed`)."""
     start, files = run.state.start_sha, check_files(run, seen)
     # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
     first = run.state.attempts[0] if run.first is None else None
@@ -166,24 +224,32 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
             found.append(Cheat(rule, None, evidence))
         else:
             attempt.observed.append(finding)
-    if attempt.pinned and not found:
-        found += original_tests(run, attempt, seen)
-    attempt.cheats = [str(cheat) for cheat in found]
+    return found
+
+
+def _verification_notes(run: RunParts, attempt: Attempt) -> None:
+    """Note an allowed change of the tests, and a fix verified by the exit code only."""
     if attempt.pinned and not attempt.cheats:
         run.state.notes.append(outcome.test_change_note(attempt))
     exit_code_only = outcome.verified_line(attempt)
     if exit_code_only.startswith("Verified by exit code") and exit_code_only not in run.state.notes:
         run.state.notes.append(exit_code_only)
+
+
+def _held_back(run: RunParts, attempt: Attempt) -> bool:
+    """True when the green fix must not be committed: the tree drifted, the observer found
+    something, or cheats are suspected and test edits are not allowed."""
     if attempt.drift or attempt.observed:
-        return
-    if attempt.cheats and not run.settings.allow_test_edits:
-        return
-    if attempt.cheats:
-        run.state.notes.append(integrity.allowed_note(attempt.cheats))
-    attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
-    if attempt.drift:
-        return
-    outcome.commit(run.repo, run.settings, run.state, attempt, run.redactor, run.check_origin)
+        return True
+    return bool(attempt.cheats) and not run.settings.allow_test_edits
+
+
+def _commit(run: RunParts, attempt: Attempt, seen: str) -> None:
+    """Commit the fix; undo the commit when the committed tree is not `seen` (the drift is
+    recorded)."""
+    outcome.commit(
+        run.repo, run.settings, run.state, attempt, run.redactor, run.request.check_origin
+    )
     if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
         git.run(run.repo, "reset", "-q", "HEAD~1")
         attempt.commit_sha, attempt.drift = None, late
@@ -213,24 +279,32 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     finally:
         git.restore_worktree(run.repo, here)
     failing = sorted(t for t, o in (tests or {}).items() if o == "failed")
-    start = run.state.attempts[0].seen if run.first is None else None
     if result.passed and not failing:
-        # green against the start's tests: the observer of that run has its say too
-        found = judge.findings(
-            start, observed, git.changed_files(run.repo, run.state.start_sha, seen)
-        )
-        return [
-            Cheat("original-tests", None, f"against the start commit's tests: {f}") for f in found
-        ]
-    others = unexpected(failing, attempt.pinned, go_module(run))
-    if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
-        others = []  # only a dependency's warning is ignored now: any test it stopped may fail
+        return _observed_on_original(run, seen, observed)
+    others = _unexpected(run, attempt, seen, failing)
     if tests is None or not failing or others:
         what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
         evidence = f"against the start commit's tests the check fails: {what}"
         return [Cheat("original-tests", None, evidence)]
     attempt.failing_on_original = failing
     return []
+
+
+def _unexpected(run: RunParts, attempt: Attempt, seen: str, failing: list[str]) -> list[str]:
+    """The `failing` tests against the start's tests that are not among those the fix changed;
+    none when the fix only lets the tests run on past a dependency's warning."""
+    others = unexpected(failing, attempt.pinned, go_module(run))
+    if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
+        return []  # only a dependency's warning is ignored now: any test it stopped may fail
+    return others
+
+
+def _observed_on_original(run: RunParts, seen: str, observed: Observation | None) -> list[Cheat]:
+    """Green against the start's tests: what the observer of that run found against the
+    start's run, as cheats."""
+    start = run.state.attempts[0].seen if run.first is None else None
+    found = judge.findings(start, observed, git.changed_files(run.repo, run.state.start_sha, seen))
+    return [Cheat("original-tests", None, f"against the start commit's tests: {f}") for f in found]
 
 
 def go_module(run: RunParts) -> str | None:
@@ -268,8 +342,8 @@ def context(run: RunParts, attempt: Attempt, **extra: Any) -> FixContext:
         history=[a for a in run.state.attempts if a.done],
         start_sha=run.state.start_sha,
         desired=run.settings.desired,
-        hint=run.hint,
-        tried=run.tried,
+        hint=run.request.hint,
+        tried=list(run.request.tried),
         oscillation=previous is not None
         and previous.number in breaker.oscillations(run.state.attempts),
         tokens_used=run.state.tokens,

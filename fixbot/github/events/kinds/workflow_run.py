@@ -24,11 +24,21 @@ def parse(event: Event, payload: Payload) -> Event:
             "run_conclusion": run.get("conclusion"),
             "run_id": run.get("id"),
             "run_attempt": run.get("run_attempt"),
-            "run_actor": (run.get("triggering_actor") or run.get("actor") or {}).get("login"),
-            "run_workflow": str(run.get("path") or "").split("@")[0].rsplit("/", 1)[-1] or None,
+            "run_actor": _actor(run),
+            "run_workflow": _workflow(run),
             "pull_request": pulls[0] if pulls and head_repo == repository else None,
         }
     )
+
+
+def _actor(run: Payload) -> str | None:
+    """The login of who started the run (its re-run's trigger first)."""
+    return (run.get("triggering_actor") or run.get("actor") or {}).get("login")
+
+
+def _workflow(run: Payload) -> str | None:
+    """The workflow file's name (`ci.yml`) of the run's `path` (`.github/workflows/ci.yml@ref`)."""
+    return str(run.get("path") or "").split("@")[0].rsplit("/", 1)[-1] or None
 
 
 def decide(kind: EventKind, event: Event, options: Options) -> Intent:
