@@ -15,7 +15,7 @@ import itertools
 import math
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,9 +209,12 @@ def combination(job: Job, shown: str = "") -> tuple[dict[str, object], list[str]
         return {}, [], [f"the matrix of job `{job.id}` is computed (`{matrix}`)"]
     chosen, unknown = _first_combination(job, matrix)
     how = "the first combination"
-    if shown and (named := _shown(matrix, shown)) is not None:
-        chosen, how = named, f"the combination of `{shown}`"
-    _include(matrix.get("include"), chosen)
+    if shown and (rendered := _named(job, matrix, shown)) is not None:
+        chosen, how = rendered, f"the combination named `{shown}`"
+    else:
+        if shown and (named := _shown(matrix, shown)) is not None:
+            chosen, how = named, f"the combination of `{shown}`"
+        _include(matrix.get("include"), chosen)
     said = ", ".join(f"{k}={_short(v)}" for k, v in chosen.items())
     return chosen, [f"matrix of job `{job.id}`: {said} ({how})"] if said else [], unknown
 
@@ -250,6 +253,53 @@ def _shown(matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
 def _listed_keys(matrix: Mapping[str, Any]) -> list[str]:
     """The keys of `matrix` with a list of values (not `include` or `exclude`)."""
     return [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
+
+
+def _named(job: Job, matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
+    """The combination of `matrix` (`include:` merged, `exclude:` left out) over which the job's
+    `name:`, when it holds an expression (`${{ matrix.name || matrix.python }}`), renders as
+    `shown`, the name the jobs API gives the run's job; None when no combination does."""
+    if "${{" not in job.name:
+        return None
+    for values in _combinations(matrix):
+        try:
+            if interpolate(job.name, Context(values, {}, "Linux")).strip() == shown:
+                return values
+        except Unknowable:
+            return None
+    return None
+
+
+def _combinations(matrix: Mapping[str, Any]) -> list[dict[str, object]]:
+    """Every combination of `matrix` as GitHub expands it (its reference, "Expanding or adding
+    matrix configurations"): the product of the lists less those `exclude:` matches; then each
+    `include:` entry is added to every combination whose original values it does not change,
+    or is a combination of its own when it fits none. Empty beyond `MAX_COMBINATIONS`."""
+    keys = _listed_keys(matrix)
+    lists = [matrix[k] for k in keys]
+    if math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
+        return []
+    product = [dict(zip(keys, values, strict=True)) for values in itertools.product(*lists)]
+    excluded = _entries(matrix.get("exclude"))
+    originals = [c for c in product if keys and not any(_agrees(e, c, e) for e in excluded if e)]
+    combos = [dict(c) for c in originals]
+    added: list[dict[str, object]] = []
+    for entry in _entries(matrix.get("include")):
+        fits = [c for c, o in zip(combos, originals, strict=True) if _agrees(entry, o, o)]
+        for combo in fits:
+            combo.update(entry)
+        if not fits:
+            added.append(dict(entry))
+    return combos + added
+
+
+def _agrees(entry: Mapping[str, object], combo: Mapping[str, object], keys: Container[Any]) -> bool:
+    """True when `entry`'s value of each of `keys` it has is `combo`'s."""
+    return all(combo.get(k) == v for k, v in entry.items() if k in keys)
+
+
+def _entries(entries: object) -> list[dict[str, object]]:
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
 def _include(entries: object, chosen: dict[str, object]) -> None:
@@ -352,7 +402,7 @@ def plan_for(job: Job, check_index: int | None = None, shown: str = "") -> Plan:
     check: Inferred | None = None
     upto = (check_index + 1) if check_index is not None else 0
     for index, step in enumerate(steps[:upto]):
-        origin = Origin(job.path, job.id, step_name(step))
+        origin = Origin(job.path, job.id, _shown_name(step, Context(matrix, env)))
         is_check = index == check_index
         command = _step(job, step, origin, Context(matrix, env), reading, dropped, is_check)
         if command is not None and is_check:
@@ -550,6 +600,10 @@ def at_failure(
 def _shows(job: Job, shown: str) -> bool:
     """True when a run's job name `shown` is this job's (matrix values may follow)."""
     literal = job.name.split("${{")[0].strip()
+    if not literal and "${{" in job.name:
+        strategy = job.body.get("strategy")
+        matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+        return _named(job, matrix if isinstance(matrix, dict) else {}, shown) is not None
     for name in {job.id, literal}:
         if name and (shown == name or shown.startswith(f"{name} (")):
             return True

@@ -55,3 +55,21 @@ def test_a_given_check_wins(tmp_path: Path) -> None:
     given = Settings(check="pytest -q")
     event = Event(name="pull_request", repository="o/r")
     assert settle(given, event, None, repo, repo, io.StringIO()) == (given, [], "")
+
+
+def test_a_job_named_by_an_expression_is_found_by_its_rendered_name(tmp_path: Path) -> None:
+    ci = CI.replace("  test:\n", "  test:\n    name: ${{ matrix.name }}\n").replace(
+        "    steps:\n",
+        "    strategy:\n      matrix:\n        include:\n"
+        "          - {name: Unit tests, go: '1.22'}\n"
+        "          - {name: Old Go, go: '1.19'}\n    steps:\n",
+        1,
+    )
+    repo = make_repo(tmp_path / "repo", {".github/workflows/ci.yml": ci, "Makefile": "x:\n"})
+    event = Event(name="workflow_run", repository="o/r", sha=git(repo, "rev-parse", "HEAD"))
+    event = event.model_copy(update={"run_workflow": "ci.yml"})
+    out = io.StringIO()
+    failed = FailedStep("Old Go", "Unit", 4)
+    settings, notes, _ = settle(Settings(infer_fixes=False), event, failed, repo, repo, out)
+    assert settings.check == "make test" and notes[0].startswith("the check reproduces the failed")
+    assert "go=1.19 (the combination named `Old Go`)" in out.getvalue()

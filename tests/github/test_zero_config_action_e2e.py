@@ -97,3 +97,40 @@ def test_the_failed_step_is_reproduced_and_fixed_with_no_check_command(
     assert pushed == run.outputs["commit-sha"] != sha
     assert fixed in git(box.origin, "show", f"{pushed}:{path}")
     assert f"the check inferred {origin}" in git(box.origin, "log", "-1", "--format=%B", pushed)
+
+
+@pytest.mark.parametrize("ecosystem", ["go", "python"])
+def test_a_pull_request_with_no_check_command_is_checked_as_the_cli_infers_it(
+    tmp_path: Path, github_server: FakeGitHub, model_server: FakeModelServer, ecosystem: str
+) -> None:
+    require_toolchain(ecosystem)
+    files, path, buggy, fixed = PROJECTS[ecosystem]
+    box = ActionSandbox(tmp_path, github_server)
+    box.commit("main", {**files, path: files[path].replace(buggy, fixed)}, "initial")
+    sha = box.commit("changes", {path: files[path]}, "drop the first item")
+    line = next(x for x in files[path].splitlines() if buggy in x)
+    model_server.enqueue(
+        text(
+            f"{path}\n<<<<<<< SEARCH\n{line}\n=======\n{line.replace(buggy, fixed)}\n"
+            ">>>>>>> REPLACE\n\nSUMMARY: sum every item"
+        ),
+        text("[]"),
+    )
+    inputs = {"check-command": "", "model": "openai/fake", "api-base": model_server.url}
+    workspace = box.workspace("changes", merge_into="main")
+    env = box.env("pull_request", box.pull_request_event("changes", sha), workspace, inputs)
+    env.update({"FIXBOT_EDIT_PROTOCOL": "text", "OPENAI_API_KEY": "sk-fake"})
+    run = box.run(env, timeout=900)
+
+    assert run.code == 0 and run.outputs["outcome"] == "fixed", run.stdout + run.stderr
+    check = files[".github/workflows/ci.yml"].split("run: ")[-1].strip()
+    origin = "from .github/workflows/ci.yml, job `test`, step `Run tests`"
+    assert f"fixbot: check: `{check}` ({origin})" in run.stdout
+    # no failed run to reproduce: the matrix is the CLI's first combination, Linux's
+    assert "matrix of job `test`: os=ubuntu-latest (the first combination)" in run.stdout
+    assert f"the check was inferred: `{check}` ({origin})" in run.summary
+    assert not any("/actions/runs" in r.path for r in github_server.requests)
+    pushed = box.origin_sha("changes")
+    assert pushed == run.outputs["commit-sha"] != sha
+    assert fixed in git(box.origin, "show", f"{pushed}:{path}")
+    assert f"the check inferred {origin}" in git(box.origin, "log", "-1", "--format=%B", pushed)
