@@ -256,6 +256,7 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/sync.py)
     "no-local",  # `git clone --no-local` (fixbot's clone)
     # git's, in the hand-over the commands' shell runs (fixbot/process/worlds.py)
     *("git-path", "no-tags", "quiet", "ff-only"),
