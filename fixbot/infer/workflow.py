@@ -280,11 +280,25 @@ def _combinations(matrix: Mapping[str, Any]) -> list[dict[str, object]]:
     if math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
         return []
     product = [dict(zip(keys, values, strict=True)) for values in itertools.product(*lists)]
-    excluded = _entries(matrix.get("exclude"))
-    originals = [c for c in product if keys and not any(_agrees(e, c, e) for e in excluded if e)]
+    originals = _less_excluded(product, _entries(matrix.get("exclude"))) if keys else []
+    return _with_included(originals, _entries(matrix.get("include")))
+
+
+def _less_excluded(
+    product: list[dict[str, object]], excluded: list[dict[str, object]]
+) -> list[dict[str, object]]:
+    """The combinations of `product` that no (non-empty) `exclude:` entry matches."""
+    return [c for c in product if not any(_agrees(e, c, e) for e in excluded if e)]
+
+
+def _with_included(
+    originals: list[dict[str, object]], included: list[dict[str, object]]
+) -> list[dict[str, object]]:
+    """`originals` with each `include:` entry merged into every combination whose original
+    values it agrees with, then the entries that fit none, each a combination of its own."""
     combos = [dict(c) for c in originals]
     added: list[dict[str, object]] = []
-    for entry in _entries(matrix.get("include")):
+    for entry in included:
         fits = [c for c, o in zip(combos, originals, strict=True) if _agrees(entry, o, o)]
         for combo in fits:
             combo.update(entry)
@@ -601,13 +615,19 @@ def _shows(job: Job, shown: str) -> bool:
     """True when a run's job name `shown` is this job's (matrix values may follow)."""
     literal = job.name.split("${{")[0].strip()
     if not literal and "${{" in job.name:
-        strategy = job.body.get("strategy")
-        matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
-        return _named(job, matrix if isinstance(matrix, dict) else {}, shown) is not None
+        return _renders_as(job, shown)
     for name in {job.id, literal}:
         if name and (shown == name or shown.startswith(f"{name} (")):
             return True
     return bool(literal) and "${{" in job.name and shown.startswith(literal)
+
+
+def _renders_as(job: Job, shown: str) -> bool:
+    """True when the job's all-expression `name:` renders as `shown` over one of its matrix
+    combinations."""
+    strategy = job.body.get("strategy")
+    matrix = strategy.get("matrix") if isinstance(strategy, dict) else None
+    return _named(job, matrix if isinstance(matrix, dict) else {}, shown) is not None
 
 
 def _shown_name(step: Mapping[str, Any], ctx: Context) -> str:
