@@ -95,12 +95,15 @@ def run(
     env: dict[str, str] | None = None,
     check: bool = True,
     timeout: float | None = None,
+    errors: str = "replace",
 ) -> str:
     """Run `git <args>` in `repo` (see `completed`) and return stdout (text, stripped of the
     final newline). Raises `GitError` when git fails and `check` is set, and as `completed`."""
-    done = completed(repo, *args, env=env, timeout=timeout)
+    done = completed(repo, *args, env=env, timeout=timeout, errors=errors)
     if check and done.returncode != 0:
-        raise GitError(f"git {' '.join(args)} failed: {done.stderr.strip() or done.stdout.strip()}")
+        said = done.stderr.strip() or done.stdout.strip()
+        said = said.encode(errors="surrogateescape").decode(errors="replace")  # printable
+        raise GitError(f"git {' '.join(args)} failed: {said}")
     return done.stdout.rstrip("\n")
 
 
@@ -110,10 +113,13 @@ def completed(
     env: dict[str, str] | None = None,
     timeout: float | None = None,
     stdin: str | None = None,
+    errors: str = "replace",
 ) -> subprocess.CompletedProcess[str]:
     """Run fixbot's git (`programs.which("git")`, `SAFE_CONFIG`, `git_environment(env)`) with
     `args` in `repo`, for at most `timeout` seconds, `stdin` (text) on its standard input;
-    return git's exit code and text output.
+    return git's exit code and text output. `errors` is how bytes that are not UTF-8 are
+    decoded (and `stdin` encoded): `surrogateescape` for path listings, whose names are bytes
+    (`os.fsdecode`'s form: a name read back with `replace` names no file), else `replace`.
 
     A `CREDENTIAL_TOKEN` entry of `env` goes to git through a pipe (see above), not its
     environment. Raises `ConfigError` when no trusted git exists, `subprocess.TimeoutExpired` past
@@ -135,7 +141,7 @@ def completed(
             input=stdin,
             capture_output=True,
             text=True,
-            errors="replace",
+            errors=errors,
             check=False,
             timeout=timeout,
             pass_fds=fds,

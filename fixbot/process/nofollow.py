@@ -204,6 +204,17 @@ def read_in(
     return _read_in(folders.fd(rel.rpartition("/")[0]), rel, limit, reader)
 
 
+def stat_in(folders: Folders, rel: str) -> os.stat_result | None:
+    """The lstat of `rel` under `folders.root`, its folders reached through `folders` (kept open
+    for the next file, so what is read next there is the file this describes), or None when it
+    is missing. Raises `Planted` for a link or file on its path, OSError."""
+    folder, _, name = rel.rpartition("/")
+    try:
+        return os.stat(name, dir_fd=folders.fd(folder), follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
 def read_file(path: Path, limit: int, reader: tuple[int, int] | None) -> bytes:
     """`read_at` for the file `path` (its folder is fixbot's own, reached as it is)."""
     return read_at(path.parent, path.name, limit, reader)

@@ -32,10 +32,12 @@ from fixbot.process.nofollow import (
     read_in,
     remove_path,
     stat_at,
+    stat_in,
 )
 
 MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
 MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
+PATHS = "surrogateescape"  # git's path listings decoded as `os.fsdecode` does (names are bytes)
 
 # (size, mtime_ns, ctime_ns, inode, mode) of an lstat: the ctime because a file's mtime can be
 # set back (utime(2), as fixbot's own `past_the_second` sets it), its ctime cannot
@@ -113,7 +115,8 @@ class Worlds:
     def tracked(self) -> list[str]:
         """F's files the workspace gets: tracked plus new not-ignored ones, not the state
         folder. Raises GitError."""
-        out = git.run(self.fixbot, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        listing = ("ls-files", "-z", "--cached", "--others", "--exclude-standard")
+        out = git.run(self.fixbot, *listing, errors=PATHS)
         return [p for p in dict.fromkeys(out.split("\0")) if p and not self._private(p)]
 
     def to_workspace(self) -> int:
@@ -169,7 +172,7 @@ class Worlds:
         try:
             mine = read_at(self.fixbot, rel)
             return read_at(self.workspace, rel, len(mine)) == mine
-        except OSError:
+        except (OSError, Planted):  # a link or file planted as a folder on W's path
             return False
 
     def touched(self) -> list[str]:
@@ -201,7 +204,11 @@ class Worlds:
             source = _lstat(os.path.join(self.fixbot, rel))
             if not _file_or_link(source):
                 continue  # a submodule's folder: not fixbot's to compare
-            target = _lstat(os.path.join(self.workspace, rel))
+            try:  # through the folders the file is read in: the lstat recorded is that file's
+                target = stat_in(folders, rel)
+            except (OSError, Planted):  # a link or file planted as a folder, an unreadable one
+                found.append(rel)
+                continue
             if target is not None and not self._same_as_blob(rel, source, target, blobs, folders):
                 found.append(rel)
             elif target is not None:
@@ -214,29 +221,35 @@ class Worlds:
         F's work tree (not in `git diff-files`), and converted by no attribute on checkout
         (`_converted`). So W's file can be compared with F's by hashing W's side alone. Raises
         GitError."""
-        staged = git.run(self.fixbot, "ls-files", "-z", "--stage")
-        changed = set(git.run(self.fixbot, "diff-files", "-z", "--name-only").split("\0"))
-        blobs = {}
+        staged = git.run(self.fixbot, "ls-files", "-z", "--stage", errors=PATHS)
+        changed = git.run(self.fixbot, "diff-files", "-z", "--name-only", errors=PATHS)
+        left_out = set(changed.split("\0"))
+        blobs, every = {}, []
         for entry in staged.split("\0"):
             head, _, rel = entry.partition("\t")
+            every.append(rel)
             fields = head.split(" ")  # mode, blob id, stage
-            if fields[0] in ("100644", "100755") and fields[2:] == ["0"] and rel not in changed:
+            if fields[0] in ("100644", "100755") and fields[2:] == ["0"] and rel not in left_out:
                 blobs[rel] = fields[1]
-        for rel in self._converted(list(blobs)):
+        for rel in self._converted(list(blobs), every):
             del blobs[rel]
         return blobs
 
-    def _converted(self, paths: list[str]) -> set[str]:
+    def _converted(self, paths: list[str], every: list[str]) -> set[str]:
         """Those of `paths` whose checkout in F may differ from their blob: an attribute of
         gitattributes(5) that converts content (`text`, `eol`, `crlf`, `ident`,
         `working-tree-encoding`, `filter`) is set on them (`git check-attr` in F; only when F
-        has an attributes file, fixbot's git configuration naming none). Raises GitError."""
-        files = [p for p in paths if p == ".gitattributes" or p.endswith("/.gitattributes")]
+        has an attributes file among `every` path of its index, whatever its state, or in
+        `.git/info`, fixbot's git configuration naming none). Raises GitError."""
+        files = [p for p in every if p == ".gitattributes" or p.endswith("/.gitattributes")]
         if not files and not (self.fixbot / ".git" / "info" / "attributes").exists():
             return set()
         names = ("text", "eol", "crlf", "ident", "working-tree-encoding", "filter")
         done = git.completed(
-            self.fixbot, "check-attr", "-z", "--stdin", *names, stdin="\0".join(paths)
+            self.fixbot,
+            *("check-attr", "-z", "--stdin", *names),
+            stdin="\0".join(paths),
+            errors=PATHS,
         )
         if done.returncode != 0:
             raise GitError(f"git check-attr failed: {done.stderr.strip()}")
@@ -489,7 +502,7 @@ def _ignored(repo: Path, paths: list[str]) -> set[str]:
     if not paths:
         return set()
     done = git.completed(
-        repo, "check-ignore", "-z", "--stdin", "--no-index", stdin="\0".join(paths)
+        repo, "check-ignore", "-z", "--stdin", "--no-index", stdin="\0".join(paths), errors=PATHS
     )
     if done.returncode not in (0, 1):
         raise GitError(f"git check-ignore failed: {done.stderr.strip()}")

@@ -80,8 +80,10 @@ class Context:
     def repo(self) -> Path:
         """fixbot's own clone of the workspace, made by the run (`fixbot.process.worlds`): where
         the publish step reads, diffs, replays and pushes. Raises `GitError` when it is not
-        there: fixbot's git never runs in the workspace instead."""
-        if not (self.clone / ".git").is_dir() or (self.clone / ".git").is_symlink():
+        there, or it or its `.git` is a link (to the workspace's): fixbot's git never runs in
+        the workspace instead."""
+        dot = self.clone / ".git"
+        if self.clone.is_symlink() or dot.is_symlink() or not dot.is_dir():
             raise GitError(
                 f"fixbot's clone of the workspace is missing at {self.clone}: it is made at the "
                 "start of the run, and nothing of fixbot's runs in the workspace instead"
