@@ -233,11 +233,14 @@ def identity_of(workspace: Path) -> dict[str, str]:
 def entered(folder: Path) -> Iterator[None]:
     """Run every git of fixbot's in the block with the private folder's configuration:
     GIT_CONFIG_NOSYSTEM, GIT_CONFIG_GLOBAL, HOME and XDG_CONFIG_HOME inside `folder`
-    (`git.pinned`)."""
+    (`git.pinned`), and no system attributes file (GIT_ATTR_NOSYSTEM, gitattributes(5)), as
+    `core.attributesFile` names none: only the repository's attributes convert a checkout
+    (`Worlds.differing` asks for them)."""
     home = folder / "home"
     with git.pinned(
         {
             "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_ATTR_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": str(folder / "gitconfig"),
             "HOME": str(home),
             "XDG_CONFIG_HOME": str(home / ".config"),
