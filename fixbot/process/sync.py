@@ -125,21 +125,24 @@ class Worlds:
         wanted: set[str] = set()
         done = 0
         fixbot, workspace = f"{self.fixbot}/", f"{self.workspace}/"  # str joins: 20,000 a sync
-        for rel in self.tracked():
-            source = _lstat(fixbot + rel)
-            if not _file_or_link(source):
-                continue
-            wanted.add(rel)
-            target = _lstat(workspace + rel)
-            if self._as_synced(rel, source, target):
-                continue
-            if not self._same(rel, source, target):
-                content = self._content(rel, source)
-                place(self.workspace, rel, content, source.st_mode, self.owner, source.st_mtime_ns)
-                done += 1
-            written = _lstat(workspace + rel)
-            assert written is not None
-            self.manifest[rel] = Written(_key(source), _key(written))
+        with Folders(self.workspace) as folders:
+            for rel in self.tracked():
+                source = _lstat(fixbot + rel)
+                if not _file_or_link(source):
+                    continue
+                wanted.add(rel)
+                target = _reached(folders, rel)  # a linked folder's file is never as synced
+                if self._as_synced(rel, source, target):
+                    continue
+                if not self._same(rel, source, target):
+                    content = self._content(rel, source)
+                    place(
+                        self.workspace, rel, content, source.st_mode, self.owner, source.st_mtime_ns
+                    )
+                    done += 1
+                written = _lstat(workspace + rel)
+                assert written is not None
+                self.manifest[rel] = Written(_key(source), _key(written))
         for rel in sorted(set(self.manifest) - wanted):
             remove_path(self.workspace, rel)
             del self.manifest[rel]
@@ -470,6 +473,15 @@ class Worlds:
             and rel not in known
             and not os.path.lexists(os.path.join(self.fixbot, rel))
         ]
+
+
+def _reached(folders: Folders, rel: str) -> os.stat_result | None:
+    """The lstat of W's `rel` reached through `folders` without following a link (`stat_in`),
+    or None when it is missing or a folder on its path is a link, a file or unreadable."""
+    try:
+        return stat_in(folders, rel)
+    except (OSError, Planted):
+        return None
 
 
 def _file_or_link(info: os.stat_result | None) -> TypeGuard[os.stat_result]:

@@ -313,20 +313,16 @@ def test_a_folder_swapped_for_a_link_during_the_comparison_is_not_recorded_as_sy
     assert (outside / "y.txt").read_text() == "Y\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the sync keeps a file whose lstat through the path is as recorded (`_as_synced`, a "
-    "path lstat that follows a linked folder): d/x.txt, reached through the link as its "
-    "hard link outside, is kept, then the folder that replaces the link for d/y.txt lacks "
-    "it, so the first command runs without it (the next sync restores it). Fix: the sync's "
-    "lstat through `nofollow.Folders` (a linked folder is then never as synced)",
-)
 def test_after_the_race_the_first_sync_leaves_every_tracked_file_in_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The race above, one sync later: every tracked file must be in W for the first
-    command. Needs a process of the earlier step still running during the comparison, which
-    could as well delete the file itself: no capability beyond that process's own."""
+    """The race above, one sync later: every tracked file must be in W for the first command.
+    Failed before: the sync's lstat went through the linked folder, `d/x.txt` (its hard link
+    outside, made before the comparison: the same lstat) was kept as synced, then the folder
+    that replaced the link for `d/y.txt` lacked it, and the first command ran without it. Now
+    the sync's lstat goes through `nofollow.Folders`: a linked folder's file is never as
+    synced. (The race needs a process of the earlier step still running, which could delete
+    the file itself: no capability beyond its own, but the sync's promise is kept.)"""
     pair = _pair(tmp_path, {"d/x.txt": "x\n", "d/y.txt": "y\n"})
     outside = tmp_path / "outside"
     outside.mkdir()
