@@ -236,7 +236,9 @@ def _verify_and_push(
     sha = str(replayed.sha)
     workdir = (ctx.workspace / ctx.inputs.working_directory).resolve()
     try:
-        check = recheck(settings, workdir, ctx.environment, run_id)
+        check = recheck(
+            settings, workdir, ctx.environment, run_id, workspace=ctx.workspace, fixbot=ctx.repo
+        )
     except OSError as exc:
         return f"the fix was replayed onto it, but the check could not run again ({exc})"
     if not check.passed:

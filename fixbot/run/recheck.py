@@ -24,24 +24,33 @@ from fixbot.security.redact import Redactor
 RECHECK_LOG = "recheck.log"  # inside `<state dir>/runs/<run id>/`
 
 
-def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str) -> CheckResult:
-    """Run the check once more in `repo` (the check's folder in the workspace, as for `run`), on
-    the tree of fixbot's clone (`worlds.clone_of`), as a run runs it: the workspace's tracked
-    files synced from the clone, the same unprivileged user (`fixbot.process.sandbox`), the
-    environment without secrets (`check_environment(env)`), the redactor, `settings.timeout`
-    seconds and `inputs-file`.
+def recheck(
+    settings: Settings,
+    repo: Path,
+    env: Mapping[str, str],
+    run_id: str,
+    *,
+    workspace: Path,
+    fixbot: Path,
+) -> CheckResult:
+    """Run the check once more in `repo` (the check's folder in `workspace`, as for `run`), on
+    the tree of fixbot's clone `fixbot`, as a run runs it: the workspace's tracked files synced
+    from the clone, the same unprivileged user (`fixbot.process.sandbox`), the environment
+    without secrets (`check_environment(env)`), the redactor, `settings.timeout` seconds and
+    `inputs-file`.
 
-    For a fix replayed onto a branch that moved (the Action's publish step). Its log is
+    For a fix replayed onto a branch that moved (the Action's publish step), which gives its
+    workspace and clone (`Context.repo`) as it knows them: they are never found again from
+    `repo`, where a `.git` the check planted in the working directory would name another
+    workspace with no clone, and the check would run there on whatever it left. Its log is
     `<state dir>/runs/<run_id>/recheck.log` in the clone, redacted. Raises `ConfigError` when
-    another run holds the repository's lock or the inputs file is gone, and OSError when the
-    command cannot start (a missing folder).
+    another run holds the repository's lock, `repo` is not inside `workspace` or the inputs
+    file is gone, and OSError when the command cannot start (a missing folder).
     """
-    top = worlds.workspace_root(repo.resolve())
-    if top is None:
-        raise ConfigError([f"{repo} is not inside a git work tree; run the check from one"])
-    workspace = top.resolve()
-    fixbot = worlds.clone_of(workspace, env)
-    private = fixbot.parent if fixbot != workspace else workspace / settings.state_dir
+    workspace = workspace.resolve()
+    if not repo.resolve().is_relative_to(workspace):
+        raise ConfigError([f"{repo} is not inside the workspace {workspace}"])
+    private = fixbot.parent
     identity, _ = sandbox.choose(settings.run_as, os.geteuid(), runtime=installation.runtime())
     with (
         run_lock(private),
@@ -61,7 +70,7 @@ def recheck(settings: Settings, repo: Path, env: Mapping[str, str], run_id: str)
             env,
             who,
             Redactor.from_env(env),
-            pair=pair if fixbot != workspace else None,
+            pair=pair,
         )
         state_dir = fixbot / settings.state_dir
         log = report_file(state_dir, run_id).parent / RECHECK_LOG

@@ -470,3 +470,40 @@ def test_a_workspace_path_through_a_link_keys_the_same_private_folder(tmp_path: 
     assert worlds.clone_path(alias, base) == worlds.clone_path(workspace, base)
     assert not worlds.clone_path(alias, base).is_relative_to(workspace)
     assert stat.S_ISDIR(workspace.lstat().st_mode)
+
+
+@pytest.mark.slow
+def test_the_recheck_runs_on_the_clones_tree_whatever_the_check_planted(tmp_path: Path) -> None:
+    """The publish step's re-check of a replayed fix (`fixbot.run.recheck`). The check, during
+    the run, plants `sub/.git` in the working directory `sub/` and leaves a `value.txt` that
+    passes: the re-check must still run on fixbot's clone's replayed tree (which fails). Failed
+    before: the re-check found its workspace by lstat from the working directory (`sub/`, the
+    planted `.git`), found no clone of it and took the folder itself for the clone (no sync,
+    its state and git configuration inside the planted folder): it passed, and the replayed
+    tree that fails would have been pushed. Now the publish step hands it the workspace and
+    the clone (`Context.repo`). Needs root only as the run needs it (runs either way)."""
+    from fixbot.core.settings import Settings
+    from fixbot.run.recheck import recheck
+
+    workspace = make_repo(tmp_path / "w", {"sub/value.txt": "old\n"})
+    os.chmod(tmp_path, 0o755)
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    base = worlds.state_base(os.geteuid(), env)
+    private = worlds.private_folder(workspace, base)
+    try:
+        worlds.write_gitconfig(private, {})
+        fixbot = worlds.clone_path(workspace, base)
+        with worlds.entered(private):
+            worlds.clone(workspace, fixbot)
+        (fixbot / "sub" / "value.txt").write_text("broken\n")  # the replayed tree: fails
+        raw_git(fixbot, "commit", "-qam", "replayed")
+        (workspace / "sub" / "value.txt").write_text("fixed\n")  # left by the check
+        raw_git(workspace / "sub", "init", "-q")  # planted by the check
+        settings = Settings(check="grep -q fixed value.txt", fix_commands=["true"])
+        result = recheck(settings, workspace / "sub", env, "1", workspace=workspace, fixbot=fixbot)
+        assert not result.passed
+        assert (workspace / "sub" / "value.txt").read_text() == "broken\n"  # synced from F
+    finally:
+        import shutil as _shutil
+
+        _shutil.rmtree(private, ignore_errors=True)
