@@ -361,6 +361,19 @@ def test_a_submodule_path_is_not_compared_and_never_followed(tmp_path: Path) -> 
     assert (pair.workspace / "sub").is_symlink()  # not fixbot's to sync, and not written
 
 
+def test_a_sparse_workspace_gets_every_tracked_file(tmp_path: Path) -> None:
+    """W's own sparse checkout leaves tracked files out of its work tree: not a change (not
+    recorded either), and the first sync writes them, so the check runs on the whole tree."""
+    pair = _pair(tmp_path, {"in/a.txt": "a\n", "out/b.txt": "b\n"})
+    raw_git(pair.workspace, "sparse-checkout", "set", "in")
+    assert not (pair.workspace / "out" / "b.txt").exists()
+    assert _differing(pair) == []
+    assert "out/b.txt" not in pair.manifest
+    with worlds.entered(pair.fixbot.parent):
+        pair.to_workspace()
+    assert (pair.workspace / "out" / "b.txt").read_text() == "b\n"
+
+
 # 2. The refactors of fixbot/process/ (commit 67336f9): same refusals, same order
 
 
