@@ -23,7 +23,7 @@ from pathlib import Path
 
 from fixbot.agent.paths import is_protected
 from fixbot.core.budget import Deadline
-from fixbot.core.errors import ConfigError, Interrupted
+from fixbot.core.errors import ConfigError, GitError, Interrupted
 from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
@@ -141,11 +141,18 @@ def own_clone(
     (`ready`: the Action's clone on the branch to fix), else a fresh
     `git clone --no-local` (`worlds.clone`). Its state folder is fixbot's own folder: whatever
     the repository commits at that name (a link, files) is not followed. Returns F's root and
-    whether it is an unfinished run's, to be resumed. Raises `GitError` (the clone) and
-    `ConfigError` (an unreadable state)."""
+    whether it is an unfinished run's, to be resumed. Raises `GitError` (the clone, or none
+    with `ready`) and `ConfigError` (an unreadable state)."""
     fixbot = worlds.clone_path(workspace, private.parent)  # `private` is the workspace's folder
     assert fixbot.parent == private, (fixbot, private)
     reuse = _reusable(settings, workspace, fixbot, ready)
+    if reuse is None and ready:
+        # the entry point's clone is of its own workspace: a `.git` an earlier step planted in
+        # the working directory names another one here, which is never cloned and run instead
+        raise GitError(
+            f"fixbot's clone of {workspace} is missing: the working directory's repository is "
+            "not the workspace the run was started for (a .git inside it?)"
+        )
     history = None
     if reuse is None:
         history = _event_log(fixbot / settings.state_dir)

@@ -520,3 +520,48 @@ def test_the_recheck_runs_on_the_clones_tree_whatever_the_check_planted(tmp_path
         import shutil as _shutil
 
         _shutil.rmtree(private, ignore_errors=True)
+
+
+@pytest.mark.slow
+def test_the_actions_run_never_clones_a_repository_planted_in_the_working_directory(
+    tmp_path: Path,
+) -> None:
+    """The Action makes its clone of the workspace, then runs the engine in the working
+    directory `sub/` with `clone_ready`. An earlier step made `sub/` a repository of its own:
+    the engine finds its workspace by lstat from the working directory (`sub/`), so it must
+    not quietly clone that one and check and fix it instead of the branch. Failed before: a
+    second clone of `sub/`'s planted repository was made and the run checked it (the
+    Action's clone, the one published, untouched)."""
+    from fixbot.core.errors import ConfigError
+    from fixbot.core.settings import Settings
+    from fixbot.run import engine
+    from fixbot.run.request import RunRequest
+
+    workspace = make_repo(tmp_path / "w", {"sub/value.txt": "broken\n"})
+    os.chmod(tmp_path, 0o755)
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    base = worlds.state_base(os.geteuid(), env)
+    private = worlds.private_folder(workspace, base)
+    planted = worlds.private_folder(workspace / "sub", base)
+    try:
+        worlds.write_gitconfig(private, {})
+        with worlds.entered(private):
+            worlds.clone(workspace, worlds.clone_path(workspace, base))
+        raw_git(workspace / "sub", "init", "-q")  # the earlier step's own repository
+        (workspace / "sub" / "value.txt").write_text("ok\n")
+        raw_git(workspace / "sub", "add", "-A")
+        raw_git(
+            workspace / "sub", "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "x"
+        )
+        settings = Settings(check="grep -q ok value.txt", fix_commands=["true"])
+        with pytest.raises((ConfigError, GitError)):
+            engine.run(
+                settings,
+                workspace / "sub",
+                env=env,
+                request=RunRequest(clone_ready=True, in_action=True),
+            )
+        assert not (worlds.clone_path(workspace / "sub", base) / ".git").exists()
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(planted, ignore_errors=True)
