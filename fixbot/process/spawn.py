@@ -50,7 +50,7 @@ def run_command(
     log_path: Path,
     timeout: float,
     *,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     identity: Identity | None = None,
     redact: Redact | None = None,
     max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
@@ -68,8 +68,9 @@ def run_command(
     `sandbox.process_limit`; None: unchanged); `pass_fds` are descriptors the command inherits
     (the observer's pipes, `fixbot.observe.channel`; every other one of fixbot's is closed).
 
-    `timeout` and `grace` are seconds; `env` is the complete environment (None: inherit ours);
-    `identity` runs it as that user (fixbot must be root) with HOME set to `identity.home`;
+    `timeout` and `grace` are seconds; `env` is the complete environment (required: nothing of
+    fixbot's own is inherited); `identity` runs it as that user (fixbot must be root) with
+    HOME set to `identity.home`;
     `redact` is applied to every line written; `max_log_bytes` bounds the output kept (head and
     tail); `tail_bytes` bounds `CheckResult.tail`; `stdin_path` is a file fed to the command's
     standard input (None: stdin is closed). `output_bytes` counts every byte the command
@@ -113,7 +114,7 @@ run_check = run_command  # the check is one project command among others
 def _spawn(
     command: str,
     cwd: Path,
-    env: Mapping[str, str] | None,
+    env: Mapping[str, str],
     identity: Identity | None,
     stdin: IO[bytes] | None = None,
     wrapper: Sequence[str] = (),
@@ -137,13 +138,13 @@ def _spawn(
     )
 
 
-def _environment(env: Mapping[str, str] | None, identity: Identity | None) -> dict[str, str] | None:
-    """The commands' environment: `env` (None: fixbot's own), with `identity`'s HOME, USER
-    and LOGNAME and git's trust of every directory when the commands run as `identity`."""
-    environment = None if env is None else dict(env)
+def _environment(env: Mapping[str, str], identity: Identity | None) -> dict[str, str]:
+    """The commands' environment: `env`, always given (the caller built it: fixbot's own is
+    never inherited by a command), with `identity`'s HOME, USER and LOGNAME and git's trust of
+    every directory when the commands run as `identity`."""
+    environment = dict(env)
     if identity is None:
         return environment
-    environment = dict(os.environ if environment is None else environment)
     environment.update({"HOME": identity.home or "/", "USER": identity.name})
     environment["LOGNAME"] = identity.name
     environment.update(_trust_every_directory(environment))

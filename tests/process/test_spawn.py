@@ -23,6 +23,8 @@ from fixbot.process.spawn import kill_group, run_check
 from tests.fakes.paths import ROOT
 from tests.fakes.repo import pid_alive
 
+ENV = dict(os.environ)  # the commands' environment, given as every caller of fixbot gives it
+
 
 def is_dead(pid: int) -> bool:
     """True when `pid` is gone or a zombie (this sandbox's PID 1 does not reap orphans)."""
@@ -54,7 +56,9 @@ def alarm() -> Iterator[None]:
 
 def test_exit_code_output_and_tail(tmp_path: Path) -> None:
     log = tmp_path / "attempts" / "001" / "check.log"
-    result = run_check("echo out; echo err >&2; echo last; exit 3", tmp_path, log, timeout=10)
+    result = run_check(
+        "echo out; echo err >&2; echo last; exit 3", tmp_path, log, timeout=10, env=ENV
+    )
     assert result.exit_code == 3
     assert not result.timed_out and not result.passed
     assert log.read_text() == "out\nerr\nlast\n"
@@ -71,7 +75,7 @@ def test_success_cwd_and_env(tmp_path: Path) -> None:
 
 
 def test_tail_is_bounded(tmp_path: Path) -> None:
-    result = run_check("seq 1 100000", tmp_path, tmp_path / "c.log", 10, tail_bytes=100)
+    result = run_check("seq 1 100000", tmp_path, tmp_path / "c.log", 10, tail_bytes=100, env=ENV)
     assert len(result.tail.encode()) == 100
     assert result.tail.endswith("99999\n100000\n")
     assert result.output_bytes == (tmp_path / "c.log").stat().st_size
@@ -79,7 +83,7 @@ def test_tail_is_bounded(tmp_path: Path) -> None:
 
 def test_non_utf8_output(tmp_path: Path) -> None:
     log = tmp_path / "c.log"
-    result = run_check(r"printf 'bad \377\376 bytes \303(\n'; exit 1", tmp_path, log, 10)
+    result = run_check(r"printf 'bad \377\376 bytes \303(\n'; exit 1", tmp_path, log, 10, env=ENV)
     assert log.read_bytes() == b"bad \xff\xfe bytes \xc3(\n"
     assert result.tail == "bad \ufffd\ufffd bytes \ufffd(\n"
     assert result.output_bytes == 16
@@ -87,14 +91,14 @@ def test_non_utf8_output(tmp_path: Path) -> None:
 
 def test_shell_killed_by_signal_is_128_plus_signal(tmp_path: Path) -> None:
     log = tmp_path / "c.log"
-    result = run_check("echo before; kill -9 $$", tmp_path, log, 10)
+    result = run_check("echo before; kill -9 $$", tmp_path, log, 10, env=ENV)
     assert result.exit_code == 137
     assert result.output_bytes == len("before\n")
     assert log.read_text().endswith("[fixbot] the command was killed by signal 9 (SIGKILL)\n")
 
 
 def test_child_killed_by_signal_reported_by_shell(tmp_path: Path) -> None:
-    result = run_check("sh -c 'kill -TERM $$'; exit $?", tmp_path, tmp_path / "c.log", 10)
+    result = run_check("sh -c 'kill -TERM $$'; exit $?", tmp_path, tmp_path / "c.log", 10, env=ENV)
     assert result.exit_code == 143
     assert "signal 15 (SIGTERM)" in result.tail
 
@@ -106,7 +110,7 @@ def test_timeout_kills_term_ignoring_grandchild(tmp_path: Path) -> None:
         f"sh -c 'trap \"\" TERM; echo $$ > {pid_file}; exec sleep 1000' & echo started; sleep 1000"
     )
     start = time.monotonic()
-    result = run_check(command, tmp_path, tmp_path / "c.log", timeout=1.0, grace=0.5)
+    result = run_check(command, tmp_path, tmp_path / "c.log", timeout=1.0, grace=0.5, env=ENV)
     elapsed = time.monotonic() - start
     grandchild = int(wait_for_file(pid_file))
     assert result.timed_out and result.exit_code is None
@@ -120,7 +124,9 @@ def test_timeout_kills_term_ignoring_grandchild(tmp_path: Path) -> None:
 
 def test_leftover_background_process_is_killed_after_exit(tmp_path: Path) -> None:
     pid_file = tmp_path / "bg.pid"
-    result = run_check(f"sleep 1000 & echo $! > {pid_file}; exit 0", tmp_path, tmp_path / "l", 10)
+    result = run_check(
+        f"sleep 1000 & echo $! > {pid_file}; exit 0", tmp_path, tmp_path / "l", 10, env=ENV
+    )
     assert result.passed
     assert is_dead(int(wait_for_file(pid_file)))
 
@@ -137,7 +143,7 @@ def test_exception_while_waiting_kills_the_group(
     signal.setitimer(signal.ITIMER_REAL, 0.5)
     log = tmp_path / "c"
     with pytest.raises(exception):
-        run_check(f"sh -c 'echo $$ > {pid_file}; exec sleep 1000'", tmp_path, log, 600)
+        run_check(f"sh -c 'echo $$ > {pid_file}; exec sleep 1000'", tmp_path, log, 600, env=ENV)
     assert is_dead(int(wait_for_file(pid_file)))
     # the exception ended the wait: the timeout's own kill never ran
     assert "timed out" not in log.read_text(errors="replace")
@@ -151,11 +157,12 @@ def test_kill_group_of_a_vanished_group_returns_at_once(monkeypatch: pytest.Monk
 
 
 MEMORY_PROBE = """
-import json, resource, sys
+import json, os, resource, sys
 from pathlib import Path
 from fixbot.process.spawn import run_check
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-result = run_check(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "big.log", 60)
+result = run_check(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "big.log", 60,
+                   env=dict(os.environ))
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"extra_kb": after - before, "bytes": result.output_bytes,
                   "tail": len(result.tail.encode()), "code": result.exit_code}))
@@ -216,7 +223,7 @@ def test_digest_of_a_real_pytest_failure(tmp_path: Path) -> None:
     repo = tmp_path / "one" / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "tests" / "test_total.py").write_text(FAILING_TESTS)
-    result = run_check(pytest_check(repo), repo, tmp_path / "one.log", 60)
+    result = run_check(pytest_check(repo), repo, tmp_path / "one.log", 60, env=ENV)
     failure = digest(result, repo)
     assert failure.classification.error_class is ErrorClass.FIXABLE
     assert failure.classification.category == "assertion"
@@ -227,11 +234,13 @@ def test_digest_of_a_real_pytest_failure(tmp_path: Path) -> None:
 
     other = tmp_path / "two" / "checkout"  # the same project in another place, a later run
     shutil.copytree(repo, other)
-    again = digest(run_check(pytest_check(other), other, tmp_path / "two.log", 60), other)
+    again = digest(run_check(pytest_check(other), other, tmp_path / "two.log", 60, env=ENV), other)
     assert again.signature == failure.signature
 
     (other / "tests" / "test_total.py").write_text(FAILING_TESTS.replace("== 3", "== 5"))
-    changed = digest(run_check(pytest_check(other), other, tmp_path / "three.log", 60), other)
+    changed = digest(
+        run_check(pytest_check(other), other, tmp_path / "three.log", 60, env=ENV), other
+    )
     assert changed.signature != failure.signature
 
 
@@ -254,7 +263,7 @@ def test_digest_of_a_real_pytest_9_run_with_subtests_knows_its_counts(tmp_path: 
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
     (repo / "tests" / "test_more.py").write_text(SUBTESTS)
-    result = run_check(pytest_check(repo), repo, tmp_path / "check.log", 60)
+    result = run_check(pytest_check(repo), repo, tmp_path / "check.log", 60, env=ENV)
     failure = digest(result, repo)
     assert any("subtests passed" in line for line in failure.summary), failure.summary
     # pytest 9.2: `2 failed, 1 passed, 11 subtests passed` (the failing subtest and the test
@@ -266,18 +275,22 @@ def test_digest_of_a_real_pytest_9_run_with_subtests_knows_its_counts(tmp_path: 
 @pytest.mark.slow
 def test_digest_of_a_timeout_is_stable(tmp_path: Path) -> None:
     command = "echo collected 3 items; echo tests/test_io.py::test_read; sleep 30"
-    first = digest(run_check(command, tmp_path, tmp_path / "a.log", timeout=0.3, grace=0.2))
-    second = digest(run_check(command, tmp_path, tmp_path / "b.log", timeout=0.6, grace=0.2))
+    first = digest(
+        run_check(command, tmp_path, tmp_path / "a.log", timeout=0.3, grace=0.2, env=ENV)
+    )
+    second = digest(
+        run_check(command, tmp_path, tmp_path / "b.log", timeout=0.6, grace=0.2, env=ENV)
+    )
     assert first.classification.category == "timeout"
     assert first.classification.error_class is ErrorClass.TRANSIENT
     assert first.signature == second.signature
     moved = "echo collected 3 items; echo tests/test_io.py::test_write; sleep 30"
-    third = digest(run_check(moved, tmp_path, tmp_path / "c.log", timeout=0.3, grace=0.2))
+    third = digest(run_check(moved, tmp_path, tmp_path / "c.log", timeout=0.3, grace=0.2, env=ENV))
     assert third.signature != first.signature
 
 
 def test_digest_of_a_missing_command(tmp_path: Path) -> None:
-    result = run_check("no-such-tool-xyz --check", tmp_path, tmp_path / "c.log", 10)
+    result = run_check("no-such-tool-xyz --check", tmp_path, tmp_path / "c.log", 10, env=ENV)
     failure = digest(result)
     assert result.exit_code == 127
     assert failure.classification.error_class is ErrorClass.PERMANENT
@@ -285,10 +298,10 @@ def test_digest_of_a_missing_command(tmp_path: Path) -> None:
 
 
 PARENT = """
-import sys
+import os, sys
 from pathlib import Path
 from fixbot.process.spawn import run_command
-run_command(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "c.log", 60)
+run_command(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[2]) / "c.log", 60, env=dict(os.environ))
 """
 
 
@@ -308,3 +321,13 @@ def test_a_sigkilled_fixbot_takes_its_command_with_it(tmp_path: Path) -> None:
     while not is_dead(command) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert is_dead(command)
+
+
+def test_the_command_sees_the_environment_it_is_given_and_nothing_of_fixbots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FIXBOT_OWN_ONLY", "fixbot's")  # in fixbot's process, never given
+    given = {"PATH": os.environ["PATH"], "GIVEN": "1"}
+    result = run_check("env", tmp_path, tmp_path / "env.log", 10, env=given)
+    names = {line.split("=", 1)[0] for line in result.tail.splitlines() if "=" in line}
+    assert "GIVEN" in names and "FIXBOT_OWN_ONLY" not in names

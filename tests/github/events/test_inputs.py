@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 
 from fixbot.process.spawn import run_check
 from tests.fakes.repo import make_repo, run_fixbot, state_of
+
+ENV = dict(os.environ)
 
 # An interactive check: it asks for a confirmation and passes only when it reads "yes".
 ASKS = """\
@@ -53,7 +56,7 @@ def test_a_missing_inputs_file_is_a_configuration_error(tmp_path: Path) -> None:
 def test_run_check_reads_stdin_from_the_file(tmp_path: Path) -> None:
     answers = tmp_path / "in.txt"
     answers.write_text("one\ntwo\n")
-    result = run_check("cat", tmp_path, tmp_path / "log", 10, stdin_path=answers)
+    result = run_check("cat", tmp_path, tmp_path / "log", 10, stdin_path=answers, env=ENV)
     assert result.passed and (tmp_path / "log").read_text() == "one\ntwo\n"
-    empty = run_check("cat", tmp_path, tmp_path / "log2", 10)
+    empty = run_check("cat", tmp_path, tmp_path / "log2", 10, env=ENV)
     assert empty.passed and (tmp_path / "log2").read_text() == ""
