@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.action_env import REPOSITORY, ActionSandbox, load_event
+from tests.fakes.action_env import REPOSITORY, ActionSandbox, failed_workflow_run
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, text
 from tests.fakes.paths import ROOT
@@ -95,31 +95,6 @@ def test_a_real_project_is_fixed_by_fixbot_run_with_no_check(
     assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == [real.path]
 
 
-def workflow_run(github: FakeGitHub, sha: str) -> dict[str, object]:
-    payload = load_event("workflow_run.completed")
-    payload["repository"].update({"full_name": REPOSITORY, "default_branch": "main"})
-    api = f"{github.url}/repos/{REPOSITORY}"
-    payload["workflow_run"].update(
-        {
-            "id": RUN_ID,
-            "run_attempt": 1,
-            "conclusion": "failure",
-            "path": ".github/workflows/ci.yml",
-            "head_branch": "changes",
-            "head_sha": sha,
-            "head_repository": {"full_name": REPOSITORY},
-            "pull_requests": [
-                {
-                    "number": PR,
-                    "head": {"ref": "changes", "sha": sha, "repo": {"url": api}},
-                    "base": {"ref": "main", "sha": "0" * 40, "repo": {"url": api}},
-                }
-            ],
-        }
-    )
-    return payload
-
-
 @pytest.mark.parametrize("ecosystem", sorted(PROJECTS))
 def test_a_real_projects_failed_ci_step_is_reproduced_and_fixed_by_the_action(
     tmp_path: Path, github_server: FakeGitHub, model_server: FakeModelServer, ecosystem: str
@@ -148,7 +123,12 @@ def test_a_real_projects_failed_ci_step_is_reproduced_and_fixed_by_the_action(
         "api-base": model_server.url,
         "infer-fixes": "false",
     }
-    env = box.env("workflow_run", workflow_run(github_server, sha), box.workspace("main"), inputs)
+    env = box.env(
+        "workflow_run",
+        failed_workflow_run(github_server.url, sha, RUN_ID, PR),
+        box.workspace("main"),
+        inputs,
+    )
     extra = environment(real, files, tmp_path)
     env.update({**extra, "FIXBOT_EDIT_PROTOCOL": "text", "OPENAI_API_KEY": "sk-fake"})
     if "PATH" in extra:  # the project's own Python before the one fixbot runs under

@@ -41,6 +41,34 @@ def load_event(name: str) -> dict[str, Any]:
     return data
 
 
+def failed_workflow_run(api_url: str, sha: str, run_id: int, pr: int) -> dict[str, Any]:
+    """A `workflow_run` `completed` event (GitHub's example, adjusted) of run `run_id` of
+    `.github/workflows/ci.yml` that failed on branch `changes` at `sha`, for pull request `pr`
+    into `main`; `api_url` is the (fake) GitHub's API root."""
+    payload = load_event("workflow_run.completed")
+    payload["repository"].update({"full_name": REPOSITORY, "default_branch": "main"})
+    api = f"{api_url}/repos/{REPOSITORY}"
+    payload["workflow_run"].update(
+        {
+            "id": run_id,
+            "run_attempt": 1,
+            "conclusion": "failure",
+            "path": ".github/workflows/ci.yml",
+            "head_branch": "changes",
+            "head_sha": sha,
+            "head_repository": {"full_name": REPOSITORY},
+            "pull_requests": [
+                {
+                    "number": pr,
+                    "head": {"ref": "changes", "sha": sha, "repo": {"url": api}},
+                    "base": {"ref": "main", "sha": "0" * 40, "repo": {"url": api}},
+                }
+            ],
+        }
+    )
+    return payload
+
+
 def parse_outputs(text: str) -> dict[str, str]:
     """Parse a `GITHUB_OUTPUT` file written with `name<<DELIM` heredocs."""
     found: dict[str, str] = {}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.action_env import REPOSITORY, ActionSandbox, load_event
+from tests.fakes.action_env import REPOSITORY, ActionSandbox, failed_workflow_run
 from tests.fakes.github_server import FakeGitHub
 from tests.fakes.model_server import FakeModelServer, text
 from tests.fakes.projects import FAILURE_LOGS, PROJECTS, require_toolchain, setup_step
@@ -19,31 +19,6 @@ from tests.fakes.repo import git
 pytestmark = pytest.mark.slow
 RUN_ID, PR = 5151, 2
 USER_HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # the tests' HOME is a temporary one
-
-
-def event(github: FakeGitHub, sha: str) -> dict[str, object]:
-    payload = load_event("workflow_run.completed")
-    payload["repository"].update({"full_name": REPOSITORY, "default_branch": "main"})
-    api = f"{github.url}/repos/{REPOSITORY}"
-    payload["workflow_run"].update(
-        {
-            "id": RUN_ID,
-            "run_attempt": 1,
-            "conclusion": "failure",
-            "path": ".github/workflows/ci.yml",
-            "head_branch": "changes",
-            "head_sha": sha,
-            "head_repository": {"full_name": REPOSITORY},
-            "pull_requests": [
-                {
-                    "number": PR,
-                    "head": {"ref": "changes", "sha": sha, "repo": {"url": api}},
-                    "base": {"ref": "main", "sha": "0" * 40, "repo": {"url": api}},
-                }
-            ],
-        }
-    )
-    return payload
 
 
 @pytest.mark.parametrize("ecosystem", sorted(PROJECTS))
@@ -74,7 +49,12 @@ def test_the_failed_step_is_reproduced_and_fixed_with_no_check_command(
         text("[]"),
     )
     inputs = {"check-command": "", "model": "openai/fake", "api-base": model_server.url}
-    env = box.env("workflow_run", event(github_server, sha), box.workspace("main"), inputs)
+    env = box.env(
+        "workflow_run",
+        failed_workflow_run(github_server.url, sha, RUN_ID, PR),
+        box.workspace("main"),
+        inputs,
+    )
     env.update(
         {
             "FIXBOT_EDIT_PROTOCOL": "text",
