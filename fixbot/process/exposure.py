@@ -43,8 +43,10 @@ def _others_enter(path: Path) -> bool:
 def exposed_home(home: Path) -> list[Path]:
     """The credential files under `home` (`CREDENTIAL_FILES`, secret file names at its top, and
     everything in `CREDENTIAL_FOLDERS`) that any other user could read: the file readable by
-    others and every folder from `home` down to it enterable by others. [] when `home` itself
-    is closed to others. Links are not followed."""
+    others and every folder from `home` down to it enterable by others; a candidate that is a
+    link counts as what it names (`~/.gitconfig` kept in a dotfiles folder), readable by others
+    with every folder on the way to it enterable. [] when `home` itself is closed to others.
+    Nothing is opened: only the modes are read."""
     if not _others_enter(home):
         return []
     try:
@@ -60,10 +62,27 @@ def _candidates(home: Path) -> list[Path]:
     candidates = [home / name for name in CREDENTIAL_FILES]
     candidates += [home / e.name for e in os.scandir(home) if is_secret_file(e.name)]
     for folder in CREDENTIAL_FOLDERS:
-        path = home / folder
-        if all(_others_enter(p) for p in [path, *path.parents] if home in [p, *p.parents]):
-            candidates += _enterable_files(path)
+        reached = _reached_folder(home, home / folder)
+        if reached is not None:
+            candidates += _enterable_files(reached)
     return candidates
+
+
+def _reached_folder(home: Path, path: Path) -> Path | None:
+    """`path` (a folder under `home`) when others can enter it and every folder from `home`
+    down to it; a link counts as the folder it names, when others can enter every folder from
+    `/` down to that one (`~/.ssh` kept in a dotfiles folder). None otherwise."""
+    try:
+        if path.is_symlink():
+            target = Path(os.path.realpath(path))
+            chain = [target, *target.parents]
+            folders = [p for p in path.parents if home in [p, *p.parents]]
+            reached = all(_others_enter(p) for p in [*chain, *folders])
+            return target if reached else None
+    except OSError:
+        return None
+    enterable = all(_others_enter(p) for p in [path, *path.parents] if home in [p, *p.parents])
+    return path if enterable else None
 
 
 def _enterable_files(top: Path) -> list[Path]:
@@ -77,9 +96,16 @@ def _enterable_files(top: Path) -> list[Path]:
 
 
 def _readable_by_others(path: Path) -> bool:
-    """True for a regular file (not a link) others may read."""
+    """True for a regular file others may read; for a link, the file it names, when others may
+    read it and enter every folder from `/` down to it (the link's own folders are `home`'s,
+    checked by the caller)."""
     try:
         info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            target = Path(os.path.realpath(path))
+            if not all(_others_enter(folder) for folder in target.parents):
+                return False
+            info = target.lstat()
     except OSError:
         return False
     return stat.S_ISREG(info.st_mode) and _others_read(info)

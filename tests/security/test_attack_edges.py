@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -536,24 +538,47 @@ def test_a_token_checkout_v6_persisted_through_an_include_is_found(tmp_path: Pat
     assert exposure.persisted_credentials(repo)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: exposed_home judges each name by lstat and skips links, so a 0644 "
-    "~/.gitconfig or ~/.ssh that is a link (dotfiles kept by stow or a dotfiles repository) "
-    "into another folder of HOME is not reported, though any user reads it through the link",
-)
-def test_a_credential_file_that_is_a_link_in_an_open_home_is_found(tmp_path: Path) -> None:
+@pytest.fixture
+def open_home() -> Iterator[Path]:
+    """A runner's HOME others can enter, in a folder others can enter from `/` (pytest's own
+    temporary folder is closed to others, which would hide every link's target)."""
+    base = Path(tempfile.mkdtemp(prefix="fixbot-home-", dir="/tmp"))
+    try:
+        base.chmod(0o755)
+        home = base / "runner"
+        (home / "dotfiles").mkdir(parents=True)
+        home.chmod(0o755)
+        (home / "dotfiles").chmod(0o755)
+        yield home
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_credential_file_that_is_a_link_in_an_open_home_is_found(open_home: Path) -> None:
+    """A 0644 `~/.gitconfig` kept in a dotfiles folder and linked (stow): any user reads it
+    through the link. Judged by lstat alone, the link was skipped."""
     from fixbot.process import exposure
 
-    home = tmp_path / "runner"
-    (home / "dotfiles").mkdir(parents=True)
-    home.chmod(0o755)
-    (home / "dotfiles").chmod(0o755)
-    target = home / "dotfiles" / "gitconfig"
+    target = open_home / "dotfiles" / "gitconfig"
     target.write_text("[http]\n\textraheader = AUTHORIZATION: basic x\n")
     target.chmod(0o644)
-    (home / ".gitconfig").symlink_to(target)
-    assert exposure.exposed_home(home) != []
+    (open_home / ".gitconfig").symlink_to(target)
+    assert exposure.exposed_home(open_home) == [open_home / ".gitconfig"]
+    target.chmod(0o600)  # closed: the link reaches nothing others may read
+    assert exposure.exposed_home(open_home) == []
+
+
+def test_a_credential_folder_that_is_a_link_in_an_open_home_is_walked(open_home: Path) -> None:
+    """`~/.ssh` as a link to a dotfiles folder others can enter: its 0644 key is found."""
+    from fixbot.process import exposure
+
+    folder = open_home / "dotfiles" / "ssh"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "id_ed25519").write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    (folder / "id_ed25519").chmod(0o644)
+    (open_home / ".ssh").symlink_to(folder)
+    assert exposure.exposed_home(open_home) == [folder / "id_ed25519"]
 
 
 @pytest.mark.xfail(
