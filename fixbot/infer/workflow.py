@@ -11,11 +11,9 @@ is named in the plan with the input to set. YAML 1.1 reads the `on:` key as True
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 import shlex
-from collections.abc import Container, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +21,7 @@ import yaml
 
 from fixbot.infer import actions
 from fixbot.infer.expressions import Context, Unknowable, condition, interpolate
+from fixbot.infer.matrix import combinations, merge_include, short, shown_in
 from fixbot.infer.plan import CHECK_INPUT, SETUP_INPUT, Inferred, Origin, Plan, Tool
 
 # A test runner's command: its own word, a tool's `test` subcommand, a task runner's test
@@ -212,10 +211,10 @@ def combination(job: Job, shown: str = "") -> tuple[dict[str, object], list[str]
     if shown and (rendered := _named(job, matrix, shown)) is not None:
         chosen, how = rendered, f"the combination named `{shown}`"
     else:
-        if shown and (named := _shown(matrix, shown)) is not None:
+        if shown and (named := shown_in(matrix, shown)) is not None:
             chosen, how = named, f"the combination of `{shown}`"
-        _include(matrix.get("include"), chosen)
-    said = ", ".join(f"{k}={_short(v)}" for k, v in chosen.items())
+        merge_include(matrix.get("include"), chosen)
+    said = ", ".join(f"{k}={short(v)}" for k, v in chosen.items())
     return chosen, [f"matrix of job `{job.id}`: {said} ({how})"] if said else [], unknown
 
 
@@ -235,113 +234,19 @@ def _first_combination(job: Job, matrix: Mapping[str, Any]) -> tuple[dict[str, o
     return chosen, unknown
 
 
-MAX_COMBINATIONS = 4096  # a larger matrix is not searched for the one a run's name shows
-
-
-def _shown(matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
-    """The first combination of `matrix` whose every value appears in `shown`, or None."""
-    keys = _listed_keys(matrix)
-    lists = [matrix[k] for k in keys]
-    if not keys or math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
-        return None
-    for values in itertools.product(*lists):
-        if all(_short(v) in shown for v in values):
-            return dict(zip(keys, values, strict=True))
-    return None
-
-
-def _listed_keys(matrix: Mapping[str, Any]) -> list[str]:
-    """The keys of `matrix` with a list of values (not `include` or `exclude`)."""
-    return [k for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)]
-
-
 def _named(job: Job, matrix: Mapping[str, Any], shown: str) -> dict[str, object] | None:
     """The combination of `matrix` (`include:` merged, `exclude:` left out) over which the job's
     `name:`, when it holds an expression (`${{ matrix.name || matrix.python }}`), renders as
     `shown`, the name the jobs API gives the run's job; None when no combination does."""
     if "${{" not in job.name:
         return None
-    for values in _combinations(matrix):
+    for values in combinations(matrix):
         try:
             if interpolate(job.name, Context(values, {}, "Linux")).strip() == shown:
                 return values
         except Unknowable:
             return None
     return None
-
-
-def _combinations(matrix: Mapping[str, Any]) -> list[dict[str, object]]:
-    """Every combination of `matrix` as GitHub expands it (its reference, "Expanding or adding
-    matrix configurations"): the product of the lists less those `exclude:` matches; then each
-    `include:` entry is added to every combination whose original values it does not change,
-    or is a combination of its own when it fits none. Empty beyond `MAX_COMBINATIONS`."""
-    keys = _listed_keys(matrix)
-    lists = [matrix[k] for k in keys]
-    if math.prod(len(v) for v in lists) > MAX_COMBINATIONS:
-        return []
-    product = [dict(zip(keys, values, strict=True)) for values in itertools.product(*lists)]
-    originals = _less_excluded(product, _entries(matrix.get("exclude"))) if keys else []
-    return _with_included(originals, _entries(matrix.get("include")))
-
-
-def _less_excluded(
-    product: list[dict[str, object]], excluded: list[dict[str, object]]
-) -> list[dict[str, object]]:
-    """The combinations of `product` that no (non-empty) `exclude:` entry matches."""
-    return [c for c in product if not any(_agrees(e, c, e) for e in excluded if e)]
-
-
-def _with_included(
-    originals: list[dict[str, object]], included: list[dict[str, object]]
-) -> list[dict[str, object]]:
-    """`originals` with each `include:` entry merged into every combination whose original
-    values it agrees with, then the entries that fit none, each a combination of its own."""
-    combos = [dict(c) for c in originals]
-    added: list[dict[str, object]] = []
-    for entry in included:
-        fits = [c for c, o in zip(combos, originals, strict=True) if _agrees(entry, o, o)]
-        for combo in fits:
-            combo.update(entry)
-        if not fits:
-            added.append(dict(entry))
-    return combos + added
-
-
-def _agrees(entry: Mapping[str, object], combo: Mapping[str, object], keys: Container[Any]) -> bool:
-    """True when `entry`'s value of each of `keys` it has is `combo`'s."""
-    return all(combo.get(k) == v for k, v in entry.items() if k in keys)
-
-
-def _entries(entries: object) -> list[dict[str, object]]:
-    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
-
-
-def _include(entries: object, chosen: dict[str, object]) -> None:
-    """Apply a matrix's `include` entries to `chosen`: with no listed key, the first entry;
-    else the new keys of every entry that matches `chosen` on the keys they share."""
-    if not isinstance(entries, list):
-        return
-    original = set(chosen)
-    if not original:
-        first = next((e for e in entries if isinstance(e, dict)), None)
-        chosen.update(first or {})
-        return
-    for entry in entries:
-        if _matches(entry, chosen, original):
-            chosen.update({k: v for k, v in entry.items() if k not in original})
-
-
-def _matches(entry: object, chosen: Mapping[str, object], original: set[str]) -> bool:
-    """True for an `include` entry whose values of the `original` keys are `chosen`'s."""
-    return isinstance(entry, dict) and all(entry[k] == chosen[k] for k in entry if k in original)
-
-
-def _short(value: object) -> str:
-    return (
-        str(value)
-        if not isinstance(value, (dict, list))
-        else yaml.safe_dump(value, default_flow_style=True).strip()
-    )
 
 
 def _env(layer: object, ctx: Context, where: str, dropped: list[str]) -> dict[str, str]:
@@ -484,7 +389,7 @@ def _job_facts(job: Job, reading: _Reading) -> None:
         )
     if job.body.get("container"):
         reading.notes.append(
-            f"job `{job.id}` runs in the container `{_short(job.body['container'])}`; fixbot "
+            f"job `{job.id}` runs in the container `{short(job.body['container'])}`; fixbot "
             "runs the commands here"
         )
 
