@@ -106,6 +106,8 @@ def _reexec_isolated(words: list[str]) -> None:
     from fixbot.core.secrets import check_environment
     from fixbot.process import installation
 
+    # The one read of the inherited environment: the allowlist's input, and (as `given`, in the
+    # payload) what the project's commands inherit; fixbot's own process keeps only `built`.
     given = dict(os.environ)
     built = environment.build(
         given, words[0], lambda name: bool(servers.server_variables({name: ""}))

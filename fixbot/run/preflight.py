@@ -33,7 +33,13 @@ from fixbot.process.sandbox import Identity
 
 
 def missing_keys(model: str, env: Mapping[str, str]) -> list[str]:
-    """The environment variables `model`'s provider needs that are not set (empty when none)."""
+    """The environment variables `model`'s provider needs that are not set (empty when none):
+    for the providers of `KEY_VARIABLES`, its key in `env`; for the others, the names litellm's
+    `validate_environment` finds missing from this process's own environment (where litellm
+    reads them when it calls the model), less those `env` sets. This process's environment is
+    never swapped for `env` to ask: `env` is the environment fixbot was started with, which
+    fixbot's own process never holds (`fixbot.core.environment`), and litellm may be importing
+    in another thread (`fixbot.agent.llm.warm_up`)."""
     provider = provider_of(model)
     if provider in UNCHECKED_PROVIDERS:
         return []
@@ -41,15 +47,8 @@ def missing_keys(model: str, env: Mapping[str, str]) -> list[str]:
         return [KEY_VARIABLES[provider]] if not env.get(KEY_VARIABLES[provider]) else []
     from fixbot.agent.llm import litellm_module
 
-    saved = dict(os.environ)
-    try:  # validate_environment reads os.environ
-        os.environ.clear()
-        os.environ.update(env)
-        found = litellm_module().validate_environment(model=model)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    return [str(name) for name in found.get("missing_keys") or []]
+    found = litellm_module().validate_environment(model=model)
+    return [str(name) for name in found.get("missing_keys") or [] if not env.get(str(name))]
 
 
 def _fixer(settings: Settings) -> list[str]:

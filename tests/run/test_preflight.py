@@ -14,7 +14,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.secrets import KEY_VARIABLES, UNCHECKED_PROVIDERS
 from fixbot.core.settings import Settings
 from fixbot.process.lock import run_lock
-from fixbot.run.preflight import preflight
+from fixbot.run.preflight import missing_keys, preflight
 from tests.fakes.repo import make_repo
 
 
@@ -105,6 +105,27 @@ def test_the_key_table_agrees_with_litellm(monkeypatch: pytest.MonkeyPatch) -> N
             assert variable in found["missing_keys"], (provider, found)
             checked += 1
     assert checked >= 10
+
+
+def test_the_key_check_never_puts_the_given_environment_into_fixbots_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """litellm's `validate_environment` reads `os.environ`: asked with the environment fixbot
+    was started with swapped in, fixbot's own process held an earlier step's `SSL_VERIFY` (and
+    any other name) while litellm ran, or imported, in it."""
+    from fixbot.agent.llm import litellm_module
+
+    seen: list[str | None] = []
+
+    def validate(model: str) -> dict[str, object]:
+        seen.append(os.environ.get("SSL_VERIFY"))
+        return {"missing_keys": ["WATSONX_APIKEY", "WATSONX_URL"]}
+
+    monkeypatch.setattr(litellm_module(), "validate_environment", validate)
+    monkeypatch.delenv("SSL_VERIFY", raising=False)
+    given = {"SSL_VERIFY": "False", "WATSONX_URL": "https://example.invalid"}
+    assert missing_keys("watsonx/granite", given) == ["WATSONX_APIKEY"]
+    assert seen == [None]
 
 
 HOLD = """
