@@ -8,8 +8,9 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from fixbot.agent import context, prompts
-from fixbot.agent.llm import ModelError, Reply
+from fixbot.agent.llm import LLM, ModelError, Reply
 from fixbot.agent.protocols import registry
+from fixbot.agent.protocols.base import ProtocolSpec
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import REVIEW_SCHEMA
 from fixbot.core.calls import CallPurpose
@@ -87,37 +88,37 @@ class ModelReviewer:
             diff=diff,
         )
         messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
-        tools = protocol.answer_tools(REVIEW_SCHEMA)
+        found = self._rounds(ctx, llm, messages, protocol.answer_tools(REVIEW_SCHEMA), protocol)
+        return found.model_copy(update={"calls": list(llm.calls)})
+
+    def _rounds(
+        self,
+        ctx: FixContext,
+        llm: LLM,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        protocol: ProtocolSpec,
+    ) -> ReviewResult:
+        """Ask for the review, once more when the answer does not parse; the findings, or why
+        there are none, with the usage (the caller adds the calls' figures)."""
         usage, error = Spend(), "the review was not submitted"
         for _ in range(2):
             if self.runtime.budget_problem(ctx, usage):
-                return ReviewResult(
-                    tokens=usage.tokens, cost_usd=usage.cost_usd, error=NO_BUDGET, calls=llm.calls
-                )
+                return ReviewResult(tokens=usage.tokens, cost_usd=usage.cost_usd, error=NO_BUDGET)
             try:
                 reply = llm.complete(messages, tools)
             except ModelError as exc:
-                return ReviewResult(
-                    tokens=usage.tokens, cost_usd=usage.cost_usd, error=str(exc), calls=llm.calls
-                )
+                return ReviewResult(tokens=usage.tokens, cost_usd=usage.cost_usd, error=str(exc))
             usage.add(reply)
             try:
                 findings = [self._clean(f) for f in parse_findings(reply, protocol.tool_answers)]
-                return ReviewResult(
-                    findings=findings,
-                    tokens=usage.tokens,
-                    cost_usd=usage.cost_usd,
-                    calls=llm.calls,
-                )
+                return ReviewResult(findings=findings, tokens=usage.tokens, cost_usd=usage.cost_usd)
             except ValueError as exc:
                 error = str(exc)
                 ask = retry_ask(protocol.tool_answers)
                 messages += [reply.message(), *_answers(reply, error, ask)]
         return ReviewResult(
-            tokens=usage.tokens,
-            cost_usd=usage.cost_usd,
-            error=f"review failed: {error}",
-            calls=llm.calls,
+            tokens=usage.tokens, cost_usd=usage.cost_usd, error=f"review failed: {error}"
         )
 
     def _clean(self, finding: Finding) -> Finding:
