@@ -25,11 +25,11 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixbot.agent import errors
+from fixbot.agent import errors, streamed
 from fixbot.agent.stream import Assembly
 from fixbot.agent.waiting import quiet, within
 from fixbot.core.budget import Deadline
@@ -47,12 +47,6 @@ DEFAULT_OUTPUT_TOKENS = 4096
 
 class ModelError(RuntimeError):
     """A model call failed for good; the message says what the user should do."""
-
-
-class IncompleteReply(RuntimeError):
-    """A streamed reply ended without a finish reason (a body that was no event stream, a
-    server that stopped mid-reply): the cause of the litellm `APIError` raised, which is
-    retried, and named by `fixbot.agent.errors.CAUSES`."""
 
 
 class ContextTooLong(ModelError):
@@ -354,7 +348,7 @@ class LLM:
             )
             opened.append(stream)
             try:
-                for chunk in chunks_of(litellm, model, stream):
+                for chunk in streamed.chunks_of(litellm, model, stream):
                     built.feed(chunk)
                     if built.pieces:  # the first token (a role-only chunk may come at once)
                         marks.setdefault("first", time.monotonic() - started)
@@ -364,13 +358,13 @@ class LLM:
                     if why:
                         return why
             finally:
-                close(stream)
+                streamed.close(stream)
             return None
 
         def timed_out() -> Exception:
             cancel.set()
             for stream in opened:  # hang up: a local server then stops generating the reply
-                close(stream)
+                streamed.close(stream)
             took = time.monotonic() - started
             call = self._record(model, messages, built, took, marks.get("first"), cap)
             call.end = CallEnd.TIMED_OUT
@@ -408,10 +402,10 @@ class LLM:
         # A little slack so that litellm's own per-read timeout, when it fires, wins the race.
         stopped = within(seconds + 1.0, request, timed_out, beat)
         took = time.monotonic() - started
-        _refuse_incomplete(litellm, model, built, stopped)
+        streamed.refuse_incomplete(litellm, model, built, stopped)
         call = self._record(model, messages, built, took, marks.get("first"), cap)
-        _mark_end(call, stopped, built.finish_reason)
-        reply = self._reply(litellm, model, response_of(litellm, model, built, call))
+        streamed.mark_end(call, stopped, built.finish_reason)
+        reply = self._reply(litellm, model, streamed.response_of(litellm, model, built, call))
         return dataclasses.replace(reply, call=call)
 
     def _record(
@@ -477,18 +471,6 @@ class LLM:
         return {**call, "function": function}
 
 
-def close(stream: Any) -> None:
-    """Close a litellm stream and the HTTP response under it, so that the server stops
-    generating (litellm's `CustomStreamWrapper` keeps the openai client's `Stream` as
-    `completion_stream`, which has `close`)."""
-    for thing in (getattr(stream, "completion_stream", None), stream):
-        closer = getattr(thing, "close", None)
-        if callable(closer):
-            # closing is best effort: the reply is already in hand
-            with contextlib.suppress(Exception):
-                closer()
-
-
 def count_tokens(model: str, messages: Sequence[Message]) -> int:
     """litellm's count of the prompt tokens of `messages` for `model` (for a server whose
     stream carries no usage); 0 when litellm cannot count them."""
@@ -496,74 +478,3 @@ def count_tokens(model: str, messages: Sequence[Message]) -> int:
         return int(litellm_module().token_counter(model=model, messages=list(messages)))
     except Exception:  # litellm raises bare Exception for unknown tokenizers
         return 0
-
-
-def response_of(litellm: Any, model: str, built: Assembly, call: ModelCall) -> Any:
-    """litellm's `ModelResponse` for a streamed reply (what a non-streamed call returns), with
-    `call`'s token counts as its usage, so that pricing reads it as before."""
-    calls = [
-        {
-            "id": c.id or f"call_{index}",
-            "type": "function",
-            "function": {"name": c.name, "arguments": c.arguments},
-        }
-        for index, c in sorted(built.calls.items())
-    ]
-    message: dict[str, Any] = {"role": "assistant", "content": built.content or None}
-    if calls:
-        message["tool_calls"] = calls
-    usage = {
-        "prompt_tokens": call.tokens_in,
-        "completion_tokens": call.tokens_out,
-        "total_tokens": call.tokens_in + call.tokens_out,
-    }
-    choice = {"index": 0, "message": message, "finish_reason": built.finish_reason or "stop"}
-    return litellm.ModelResponse(model=model, choices=[choice], usage=usage)
-
-
-def chunks_of(litellm: Any, model: str, stream: Any) -> Iterator[Any]:
-    """The chunks of a litellm stream. For an OpenAI-compatible provider, the openai client's own
-    `Stream` under litellm's wrapper: the wrapper's work per chunk (its chunk objects, rules,
-    debug text) costs ~3 ms a chunk against ~0.7 ms for the client's alone (bench/README.md,
-    "Streaming"), more than a fast model takes to send one. An error while reading it becomes
-    litellm's `APIError` (retried, `fixbot.agent.errors`), its cause kept for the reason."""
-    import openai
-
-    inner = getattr(stream, "completion_stream", None)
-    if not isinstance(inner, openai.Stream):
-        yield from stream
-        return
-    try:
-        yield from inner
-    except Exception as exc:
-        status = getattr(exc, "status_code", None)
-        broken: Exception = litellm.APIError(
-            status_code=status if isinstance(status, int) else 502,
-            message=f"the streamed reply broke off: {type(exc).__name__}: {exc}",
-            llm_provider=provider_of(model),
-            model=model,
-        )
-        raise broken from exc
-
-
-def _refuse_incomplete(litellm: Any, model: str, built: Assembly, stopped: str | None) -> None:
-    """Raise litellm's `APIError` (502, caused by `IncompleteReply`) when the stream ended by
-    itself (not `stopped` early) without a finish reason: the reply is not whole."""
-    if stopped is not None or built.finished:
-        return
-    cause = IncompleteReply(
-        f"the streamed reply ended without a finish reason after {built.pieces} pieces"
-    )
-    broken: Exception = litellm.APIError(
-        status_code=502, message=str(cause), llm_provider=provider_of(model), model=model
-    )
-    raise broken from cause
-
-
-def _mark_end(call: ModelCall, stopped: str | None, finish_reason: str | None) -> None:
-    """Say how `call` ended when not plainly: stopped early for the reason `stopped` (a
-    degenerate reply), or at its token cap (`finish_reason` "length")."""
-    if stopped:
-        call.end, call.why = CallEnd.DEGENERATE, stopped
-    elif finish_reason == "length":
-        call.end = CallEnd.LENGTH
