@@ -8,8 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixbot.bench.archives import PrepareError
 from fixbot.bench.corpus import Case
-from fixbot.bench.prepare import Prepared, PrepareError, apply_patch, prepare
+from fixbot.bench.prepare import Prepared, apply_patch, prepare
 from fixbot.process.spawn import run_command
 
 COMMAND_TIMEOUT_S = 600.0  # one check or hidden command

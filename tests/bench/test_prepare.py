@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.bench.archives import PrepareError
 from fixbot.bench.corpus import Case
-from fixbot.bench.prepare import PrepareError, interpreter, prepare, sdist_file
+from fixbot.bench.prepare import interpreter, prepare, sdist_file
 from fixbot.bench.verify import verify_case
 from fixbot.process import git
 

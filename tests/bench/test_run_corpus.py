@@ -24,9 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.bench.archives import PrepareError
 from fixbot.bench.command import jobs_of
 from fixbot.bench.corpus import CORPUS, Family, load_corpus
-from fixbot.bench.prepare import PrepareError, cache_root
+from fixbot.bench.prepare import cache_root
 from fixbot.bench.run import Grade, Options, Runner, run_all
 from fixbot.bench.verify import verify_all
 

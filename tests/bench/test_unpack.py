@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.bench import prepare
-from fixbot.bench.prepare import PrepareError, unpack
+from fixbot.bench import archives
+from fixbot.bench.archives import PrepareError, unpack
 
 Member = Callable[[tarfile.TarFile], None]
 REG = tarfile.REGTYPE
@@ -28,7 +28,7 @@ def way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """How `unpack` extracts tar members here: the "data" filter, or the member-by-member check."""
     if request.param == "filter" and not hasattr(tarfile, "data_filter"):
         pytest.skip(f"Python {platform.python_version()} has no tarfile data filter")
-    monkeypatch.setattr(prepare, "HAS_DATA_FILTER", request.param == "filter")
+    monkeypatch.setattr(archives, "HAS_DATA_FILTER", request.param == "filter")
     return str(request.param)
 
 
