@@ -72,7 +72,7 @@ def test_stats_runs_weekly_and_reads_only() -> None:
 def test_stats_runs_real_fixbot_stats_commands() -> None:
     import shlex
 
-    from fixbot.cli import build_parser
+    from fixbot.arguments import build_parser
 
     steps = load(STATS)["jobs"]["stats"]["steps"]
     script = next(s["run"] for s in steps if s.get("name") == "fixbot stats")
@@ -89,7 +89,7 @@ BENCH = ROOT / "examples" / "fixbot-bench-shards.yml"
 def test_bench_shards_cover_every_shard_and_merge_them() -> None:
     import shlex
 
-    from fixbot.cli import build_parser
+    from fixbot.arguments import build_parser
 
     workflow = load(BENCH)
     assert workflow["permissions"] == {}

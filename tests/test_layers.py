@@ -45,7 +45,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("fixbot.github.api",),  # GitHub adapters: REST, GraphQL, checkout, context
     ("fixbot.github",),  # the Action's wiring: action, publisher, conversation, ...
     ("fixbot.bench",),  # fixbot bench: the corpus of real failures, preparing and verifying it
-    ("fixbot.cli", "fixbot.startup", "fixbot.__main__"),  # the entry points
+    ("fixbot.cli", "fixbot.arguments", "fixbot.startup", "fixbot.__main__"),  # the entry points
 ]
 
 

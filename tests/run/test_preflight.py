@@ -166,7 +166,7 @@ def test_the_suggested_bash_check_runs_as_pasted(tmp_path: Path) -> None:
     import re
     import shlex
 
-    from fixbot.cli import build_parser
+    from fixbot.arguments import build_parser
 
     repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
     executable(repo / "bin" / "pytest")
