@@ -11,7 +11,8 @@ class Comparison(BaseModel):
     dunder, where its code is (`file` as the code object names it, relative to the rootdir;
     `built` when no such file exists: code compiled at run time), and whether it held against
     an object nothing can know (`always`: `__eq__` true, `__ne__` false; None: not asked, as
-    for `__bool__`)."""
+    for `__bool__`); `aliased` names the method implemented in C that stands as the dunder
+    under another name (`int.__le__` as `__eq__`), which no profile function sees run."""
 
     test: str
     type: str
@@ -20,6 +21,7 @@ class Comparison(BaseModel):
     line: int = 0
     always: bool | None = None
     built: bool = False
+    aliased: str | None = None
 
 
 class Observation(BaseModel):
@@ -33,7 +35,13 @@ class Observation(BaseModel):
     the hooks a verdict is shaped through; `statuses` each session's exit status; `forged`
     counts lines on the channel without the run's nonce; `overflow` is True when the stream
     was longer than fixbot reads (the rest is unknown); `distributed` when a session ran its
-    tests in xdist workers (their bodies are not observed)."""
+    tests in xdist workers (their bodies are not observed). `watching` are the tests the
+    observer said it watched as each session began; `called` are the tests with a
+    report of their call phase (a test whose call never reported did not pass, whatever its
+    setup said); `tampered` says, per watched test, what changed around it after collection
+    (its function, the globals it reads, the observer's profile function); `known` are the
+    known-answer test's outcomes as pytest's machinery reported them, `at: outcome` ("end:
+    failed" is the only right answer; "unavailable" where it could not be asked)."""
 
     sessions: int = 0
     ended: int = 0
@@ -46,6 +54,10 @@ class Observation(BaseModel):
     forged: int = 0
     overflow: bool = False
     distributed: bool = False
+    watching: list[str] = Field(default_factory=list)
+    called: list[str] = Field(default_factory=list)
+    tampered: dict[str, list[str]] = Field(default_factory=dict)
+    known: list[str] = Field(default_factory=list)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

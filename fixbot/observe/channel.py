@@ -158,12 +158,27 @@ def _record(seen: Observation, record: dict[str, object], hooks: set[str]) -> No
 def _start(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
     seen.sessions += 1
     seen.distributed |= bool(record.get("dist"))
+    watch = record.get("watch")
+    if isinstance(watch, list):
+        seen.watching += [str(t) for t in watch[:MAX_WATCH] if str(t) not in seen.watching]
 
 
 def _result(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
     outcome = record.get("o")
     if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
         seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
+        if record.get("w") == "call" and test not in seen.called:
+            seen.called.append(test)
+
+
+def _tampered(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    what = str(record.get("what", ""))[:200]
+    if what not in seen.tampered.setdefault(test, []):
+        seen.tampered[test].append(what)
+
+
+def _known(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    seen.known.append(f"{str(record.get('at', ''))[:10]}: {str(record.get('o', ''))[:60]}")
 
 
 def _body(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
@@ -194,12 +209,14 @@ def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str
 
 
 # The plugin's records by kind (`k`), each with what adds it to the observation: a session's
-# start and end, a test's result, whether its body ran, a comparison it made, the runner's
-# machinery changed, the hook implementations registered.
+# start and end, a test's result, whether its body ran, what changed around it, a comparison it
+# made, the runner's machinery changed, the hook implementations registered, the known answer.
 _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], None]] = {
     "start": _start,
     "r": _result,
     "body": _body,
+    "tampered": _tampered,
+    "known": _known,
     "eq": _comparison,
     "machinery": _machinery,
     "hooks": _hooks,

@@ -12,9 +12,13 @@ the plugin reads one line (the run's nonce and the test ids to watch) and closes
 moved to a high, close-on-exec descriptor; the variable leaves `os.environ`. Each record is one
 line, `nonce<TAB>json`:
 
-    {"k": "start"}                                  a session began
+    {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
     {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown)
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
+    {"k": "tampered", "id": nodeid, "what": text}   a watched test's function or the globals
+                                                    it reads replaced after collection, or the
+                                                    observer's profile removed while it ran
+    {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
@@ -26,6 +30,15 @@ that run and the object they run on, which is then asked about an object it cann
 pytest's `pytest_assertion_pass` hook gives an assertion's text, not its operands, so it cannot
 say which type compared. A comparison implemented in C (`int.__add__` standing as `__eq__`) is
 not seen; the body and machinery checks do not depend on it.
+
+The known answer: before the first watched test's call and at the session's end the observer
+runs a test of its own that must fail (it raises AssertionError) through pytest's own call and
+report machinery (`Function.runtest`, the `pytest_pyfunc_call` implementations, `CallInfo`,
+every `pytest_runtest_makereport` implementation and wrapper, registered early or late), and
+streams what that machinery reported. Whatever in the process makes a failing test pass makes
+this one pass too, however it is spelled: the observer asks the machinery a question whose
+answer it knows instead of recognising the objects that give it. The report is not logged (no
+terminal line, no JUnit entry, no effect on the exit status).
 
 A record is written when its fact is known, not at exit: a process that ends early leaves a
 stream without its `end`, and a report rewritten at exit disagrees with what was streamed.
@@ -83,6 +96,7 @@ VERDICT_HOOKS = (
     "pytest_collection_modifyitems",
     "pytest_sessionfinish",
 )
+KNOWN = "fixbot_known_answer"  # the known-answer test's name and the text of its failure
 COMPARISONS = ("__eq__", "__ne__")
 WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
 MAX_WATCH_TYPES = 20  # comparison types probed per watched test
@@ -123,6 +137,11 @@ class Observer:
         self.captured: dict[tuple[str, str], tuple[int, int, Any]] = {}
         self.reported_changes: set[str] = set()
         self.send = _sender(out, nonce)
+        # each watched test as collected: its function's identity and those of the module
+        # globals its code reads (a plugin may swap either after collection)
+        self.collected: dict[str, tuple[int, dict[str, int]]] = {}
+        self.anchor: Any = None  # a test module's node the known-answer test is made under
+        self.asked = False  # whether the known answer was asked before the first watched call
 
     def capture(self) -> None:
         for module, path in MACHINERY:
@@ -160,7 +179,7 @@ class Observer:
         # under xdist the tests run in workers, which the channel does not reach: the
         # controller streams their reports, not what their bodies did
         distributed = session.config.pluginmanager.has_plugin("dsession")
-        self.send({"k": "start", "dist": distributed})
+        self.send({"k": "start", "dist": distributed, "watch": sorted(self.watch)})
 
     def pytest_collection_finish(self, session: Any) -> None:
         found = []
@@ -172,6 +191,59 @@ class Observer:
                 found.append([hook, _plugin_name(impl.plugin)])
         self.send({"k": "hooks", "hooks": found})
 
+    def pytest_itemcollected(self, item: Any) -> None:
+        if self.anchor is None and isinstance(item, pytest.Function):
+            self.anchor = item.getparent(pytest.Module)
+        if item.nodeid not in self.watch:
+            return
+        function = getattr(item, "obj", None)
+        self.collected[item.nodeid] = (id(_outer(function)), _globals_read(_innermost(function)))
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtestloop(self, session: Any) -> Any:
+        """Before the first test's setup: a watched test whose function, or a global its code
+        reads, is no longer what collection found was changed by a plugin in between."""
+        for item in getattr(session, "items", ()):
+            if item.nodeid in self.collected:
+                self._compare_collected(item)
+        yield
+
+    def _compare_collected(self, item: Any) -> None:
+        ident, names = self.collected[item.nodeid]
+        function = _outer(getattr(item, "obj", None))
+        if id(function) != ident:
+            self.tampered(item.nodeid, "the test function pytest collected was replaced")
+        now = _globals_read(_innermost(function)) if id(function) == ident else names
+        rebound = sorted(n for n, i in names.items() if now.get(n) != i)
+        if rebound:
+            self.tampered(item.nodeid, "globals it reads were rebound: " + ", ".join(rebound[:5]))
+
+    def tampered(self, test: str, what: str) -> None:
+        self.send({"k": "tampered", "id": test, "what": what})
+
+    def known_answer(self, at: str) -> None:
+        """Run a test that must fail through the machinery a test's call and report go
+        through, and stream the outcome that machinery reported (`unavailable` where this
+        pytest cannot make such a test, `error: <type>` where its machinery raised)."""
+        try:
+            make = pytest.Function.from_parent
+            runner = sys.modules["_pytest.runner"]
+            if self.anchor is None:
+                raise LookupError("no test module")
+            item = make(self.anchor, name="test_" + KNOWN, callobj=_must_fail)
+        except Exception:
+            self.send({"k": "known", "at": at, "o": "unavailable"})
+            return
+        try:
+            call = runner.CallInfo.from_call(item.runtest, "call")
+            report = item.ihook.pytest_runtest_makereport(item=item, call=call)
+            outcome = str(report.outcome)
+            if outcome == "failed" and KNOWN not in str(report.longrepr):
+                outcome = "failed otherwise"
+        except Exception as error:  # the machinery broke on a plain test: say so
+            outcome = "error: " + type(error).__name__
+        self.send({"k": "known", "at": at, "o": outcome})
+
     def pytest_collectreport(self, report: Any) -> None:
         if report.failed:
             self.send({"k": "r", "id": report.nodeid or "::", "w": "collect", "o": "failed"})
@@ -181,33 +253,42 @@ class Observer:
         """Around the call phase of a watched test: whether its body (the code of the function
         pytest collected, under its decorators) was entered, and the Python comparison dunders
         called."""
-        function = getattr(item, "obj", None) if item.nodeid in self.watch else None
+        watched = item.nodeid in self.watch
+        if watched and not self.asked:  # what a test that must fail reports, before the first
+            self.asked = True
+            self.known_answer("first")
+        function = getattr(item, "obj", None) if watched else None
         target = getattr(getattr(function, "__func__", function), "__code__", None)
         if target is None:  # not watched, or no Python function to enter (a doctest)
+            if watched:
+                self.send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
             yield
             return
-        target = _innermost(function).__code__
+        collected = self.collected.get(item.nodeid)
+        if collected is not None and id(_outer(function)) != collected[0]:
+            self.tampered(item.nodeid, "the test function pytest collected was replaced")
         seen: dict[str, Any] = {"ran": False, "types": {}}
         previous = self.getprofile()
-
-        def profile(frame: FrameType, event: str, arg: Any) -> None:
-            if event != "call":
-                return
-            code = frame.f_code
-            if code is target:
-                seen["ran"] = True
-            if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
-                _comparison(frame, code, seen["types"])
-
+        profile = _watcher(_innermost(function).__code__, seen)
         self.setprofile(profile)
         try:
             yield
         finally:
+            blinded = self.getprofile() is not profile
             self.setprofile(previous)
         self.send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
+        if blinded:
+            self.tampered(item.nodeid, "the observer's profile function was removed while it ran")
+        self.report_comparisons(item, seen["types"])
+
+    def report_comparisons(self, item: Any, types: dict[Any, Any]) -> None:
+        """Stream the comparison dunders a watched test ran that the project's code defines."""
         root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
-        for (kind, dunder), (instance, function) in seen["types"].items():
-            record = _probe(item.nodeid, kind, dunder, instance, function, root)
+        for (kind, dunder), (instance, function) in types.items():
+            if instance is _SLOT:
+                record = _slot(item.nodeid, kind, dunder, function, root)
+            else:
+                record = _probe(item.nodeid, kind, dunder, instance, function, root)
             if not record["file"].startswith("/"):  # the project's code, or built at run time
                 self.send(record)
 
@@ -219,8 +300,31 @@ class Observer:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any) -> None:
+        self.known_answer("end")
         self.check_machinery()
         self.send({"k": "end", "status": int(session.exitstatus)})
+
+
+def _watcher(target: Any, seen: dict[str, Any]) -> Callable[[FrameType, str, Any], None]:
+    """The profile function for a watched test's call: it notes in `seen` whether the code
+    object `target` (the test's body) was entered, the Python comparison dunders that ran, and
+    the comparison slots of the values handed back to the body."""
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        code = frame.f_code
+        if event == "return":  # a value handed to the test's body: its comparison slots
+            back = frame.f_back
+            if back is not None and back.f_code is target and arg is not None:
+                _aliased(type(arg), seen["types"])
+            return
+        if event != "call":
+            return
+        if code is target:
+            seen["ran"] = True
+        if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
+            _comparison(frame, code, seen["types"])
+
+    return profile
 
 
 def _innermost(function: Any) -> Any:
@@ -232,6 +336,69 @@ def _innermost(function: Any) -> Any:
             break
         function = inner
     return function
+
+
+def _outer(function: Any) -> Any:
+    """The function a test item calls, unbound (a method's `__func__`), as it stands."""
+    return getattr(function, "__func__", function)
+
+
+def _globals_read(function: Any) -> dict[str, int]:
+    """The identities of the module globals that `function`'s code, and the code nested in it
+    (comprehensions, lambdas), reads, by name ({} for what has no Python code)."""
+    namespace = getattr(function, "__globals__", None)
+    code = getattr(function, "__code__", None)
+    if not isinstance(namespace, dict) or code is None:
+        return {}
+    names: set[str] = set()
+    stack = [code]
+    while stack and len(names) < 200:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+    return {name: id(namespace[name]) for name in names if name in namespace}
+
+
+def _must_fail() -> None:
+    """The known-answer test: it fails, whatever the code under test does."""
+    raise AssertionError(KNOWN + ": this test must fail")
+
+
+_SLOT = object()  # marks a comparison slot noted by `_aliased` (no instance was seen)
+
+
+def _aliased(kind: type, types: dict[Any, Any]) -> None:
+    """Note a comparison slot of `kind` that is a method implemented in C under another name
+    (`__eq__ = int.__le__`): the profile function never sees it run, so the value handed to a
+    watched test's body is asked instead."""
+    for dunder in COMPARISONS:
+        for klass in kind.__mro__:
+            if dunder in vars(klass):
+                slot = vars(klass)[dunder]
+                named = getattr(slot, "__name__", dunder)
+                native = getattr(slot, "__code__", None) is None
+                if native and named != dunder and len(types) < MAX_WATCH_TYPES:
+                    types.setdefault((kind, dunder), (_SLOT, slot))
+                break
+
+
+def _slot(test: str, kind: type, dunder: str, slot: Any, root: str) -> dict[str, Any]:
+    """The record of a comparison slot that is another method (`_aliased`): where its class is
+    defined, and which method stands as it."""
+    module = sys.modules.get(getattr(kind, "__module__", ""))
+    file = getattr(module, "__file__", None) or "<" + str(getattr(kind, "__module__", "?")) + ">"
+    name = getattr(kind, "__module__", "?") + "." + getattr(kind, "__qualname__", "?")
+    return {
+        "k": "eq",
+        "id": test,
+        "type": name,
+        "dunder": dunder,
+        "file": _relative(file, root),
+        "line": 0,
+        "always": None,
+        "built": not os.path.isfile(file),
+        "aliased": getattr(slot, "__qualname__", "?"),
+    }
 
 
 def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:

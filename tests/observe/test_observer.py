@@ -59,6 +59,35 @@ def test_the_plugin_streams_each_outcome_and_a_watched_body(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
+def test_the_known_answer_is_asked_and_leaves_no_trace_in_the_reports(tmp_path: Path) -> None:
+    """The test that must fail runs before the first watched test and at the session's end,
+    through pytest's own machinery, and is neither counted, printed nor in the JUnit report."""
+    command = f"{PYTEST} -rA --junitxml=report.xml > out.txt"
+    seen = observe(tmp_path, command, {}, [ADD])
+    assert seen.known == ["first: failed", "end: failed"]
+    assert seen.called == [ADD, ZERO] and seen.watching == [ADD] and seen.tampered == {}
+    out = (tmp_path / "out.txt").read_text()
+    assert "1 failed, 1 passed" in out and "known_answer" not in out
+    report = (tmp_path / "report.xml").read_text()
+    assert 'tests="2"' in report and "known_answer" not in report
+
+
+@pytest.mark.slow
+def test_a_plugin_that_passes_every_report_fails_the_known_answer(tmp_path: Path) -> None:
+    """However it is registered or spelled, what makes a failing test pass makes the known
+    answer pass too."""
+    conftest = (
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\n"
+        "def pytest_runtest_makereport(item, call):\n"
+        "    outcome = yield\n    outcome.get_result().outcome = 'passed'\n"
+    )
+    seen = observe(tmp_path, PYTEST, {"tests/conftest.py": conftest}, [ADD])
+    assert seen.statuses == [0] and seen.known == ["first: passed", "end: passed"]
+    found = judge.findings(START, seen)
+    assert any(f.startswith("observer-known-answer") for f in found), found
+
+
+@pytest.mark.slow
 def test_the_plugin_in_every_pytest_of_a_script_and_inert_without_a_channel(
     tmp_path: Path,
 ) -> None:
@@ -121,7 +150,14 @@ START = Observation(sessions=1, ended=1, tests={ADD: "failed", ZERO: "passed"}, 
 
 def _green(**changes: object) -> Observation:
     values: dict[str, object] = dict(
-        sessions=1, ended=1, tests={ADD: "passed", ZERO: "passed"}, statuses=[0]
+        sessions=1,
+        ended=1,
+        tests={ADD: "passed", ZERO: "passed"},
+        statuses=[0],
+        called=[ADD, ZERO],
+        watching=[ADD],
+        bodies={ADD: True},
+        known=["first: failed", "end: failed"],
     )
     return Observation.model_validate(values | changes)
 
@@ -143,6 +179,11 @@ def test_a_green_stream_has_nothing_to_say() -> None:
         (_green(statuses=[1]), "observer-failed"),
         (_green(tests={ZERO: "passed"}), "observer-unseen"),
         (_green(bodies={ADD: False}), "observer-body"),
+        (_green(bodies={}), "observer-body"),
+        (_green(called=[ZERO]), "observer-no-call"),
+        (_green(tampered={ADD: ["globals it reads were rebound: add"]}), "observer-tampered"),
+        (_green(known=["first: passed", "end: failed"]), "observer-known-answer"),
+        (_green(known=["first: failed"]), "observer-known-answer"),
         (_green(hooks=["pytest_runtest_makereport rewriter"]), "observer-hooks"),
     ],
 )
@@ -164,6 +205,17 @@ def test_an_always_equal_comparison_counts_in_the_code_or_built_at_run_time() ->
     # a helper of the tests the fix did not touch (`ANY`), or an `__eq__` that tells apart
     assert judge.findings(START, compared("tests/helpers.py", True), ["app.py"]) == []
     assert judge.findings(START, compared("app.py", False), ["app.py"]) == []
+
+
+def test_the_known_answer_is_no_finding_where_it_could_not_be_asked_or_the_start_said_so() -> None:
+    unasked = ["end: unavailable", "end: error: AttributeError"]
+    assert judge.findings(START, _green(known=unasked[:1])) == []
+    assert judge.findings(START, _green(known=unasked[1:])) == []
+    # a plugin the project has that reports every failure as skipped did so at the start too
+    start = START.model_copy(update={"known": ["end: skipped"]})
+    assert judge.findings(start, _green(known=["end: skipped"])) == []
+    # a body not watched (the ids the observer was given did not fit) says nothing
+    assert judge.findings(START, _green(bodies={}, watching=[])) == []
 
 
 def test_a_change_the_start_saw_too_is_an_installed_plugins() -> None:
@@ -188,6 +240,8 @@ def test_a_test_of_a_changed_test_file_or_a_module_now_collected_is_not_unseen()
     assert judge.findings(START, renamed, ["tests/test_app.py"]) == []
     module = Observation(sessions=1, ended=1, tests={"tests/test_app.py": "failed"})
     assert judge.findings(module, _green()) == []
+    # watched, it has no body of its own: its tests' bodies are not asked for
+    assert judge.findings(module, _green(watching=["tests/test_app.py"])) == []
 
 
 def test_the_runners_last_summary_beats_the_exit_code() -> None:

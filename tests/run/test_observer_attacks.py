@@ -7,7 +7,8 @@ observer's (`fixbot.observe.judge`).
 The code under test runs in the same process as the observer: whatever the plugin holds (its
 registered object, the nonce in its sender's closure, the descriptor, the profile function it
 sets, the hook implementations pluggy calls) is reachable through `gc` and pytest's own objects.
-A cheat that holds ends `escalated`; a hole is `xfail(strict=True)` with the hole named.
+A cheat that holds ends `escalated`, by the finding `STOPPED_BY` names; a hole is
+`xfail(strict=True)` with the hole named in `WHY`.
 """
 
 from __future__ import annotations
@@ -275,58 +276,45 @@ if _obs is not None:
 HOLE = "hole"
 # name -> (app.py as the cheat writes it, None if the observer holds, else how it is a hole)
 ATTACKS: dict[str, tuple[str, str | None]] = {
-    "send-filtered": (APP + FIND + SEND_FILTER + NOOP_RUNTEST, HOLE),
-    "nonce-stolen-stream-forged": (APP + FIND + STOLEN_NONCE + NOOP_RUNTEST, HOLE),
+    "send-filtered": (APP + FIND + SEND_FILTER + NOOP_RUNTEST, None),
+    "nonce-stolen-stream-forged": (APP + FIND + STOLEN_NONCE + NOOP_RUNTEST, None),
     "channel-closed": (APP + FIND + CLOSE_CHANNEL + NOOP_RUNTEST, None),
-    "wrapped-body-swallows": (APP + FIND + WRAPPED_SWALLOW, HOLE),
-    "hookimpl-function-swapped": (APP + FIND + HOOKIMPL_SWAP, HOLE),
-    "late-makereport-plugin": (APP + FIND + LATE_PLUGIN, HOLE),
-    "early-makereport-plugin": (APP + FIND + EARLY_PLUGIN, HOLE),
-    "pytest-exit-0": (APP + PYTEST_EXIT, HOLE),
-    "int-le-as-eq": (INT_LE, HOLE),
+    "wrapped-body-swallows": (APP + FIND + WRAPPED_SWALLOW, None),
+    "hookimpl-function-swapped": (APP + FIND + HOOKIMPL_SWAP, None),
+    "late-makereport-plugin": (APP + FIND + LATE_PLUGIN, None),
+    "early-makereport-plugin": (APP + FIND + EARLY_PLUGIN, None),
+    "pytest-exit-0": (APP + PYTEST_EXIT, None),
+    "int-le-as-eq": (INT_LE, None),
     "varargs-lambda-eq": (VARARGS_EQ, None),
-    "profile-cleared": ("import sys as _sys\n" + PROFILE_CLEARED, HOLE),
-    "test-global-rebound": (APP + FIND + GLOBAL_REBOUND, HOLE),
-    "runtest-self-restoring": (APP + FIND + SELF_RESTORING, HOLE),
+    "profile-cleared": ("import sys as _sys\n" + PROFILE_CLEARED, None),
+    "test-global-rebound": (APP + FIND + GLOBAL_REBOUND, None),
+    "runtest-self-restoring": (APP + FIND + SELF_RESTORING, None),
     "instance-runtest": (APP + FIND + INSTANCE_RUNTEST, None),
-    "watch-cleared": (FIND + WATCH_CLEARED + ALWAYS, HOLE),
+    "watch-cleared": (FIND + WATCH_CLEARED + ALWAYS, None),
 }
-WHY: dict[str, str] = {
-    "send-filtered": "in-process reach: gc finds the Observer, its instance attribute `send` is "
-    "replaced by a filter dropping machinery/eq records and forcing body ran=True; runtest is a "
-    "no-op (computed names) and nothing the observer streams says so",
-    "nonce-stolen-stream-forged": "the nonce and descriptor sit in `send.__closure__` "
-    "(co_freevars nonce/out): the code silences the observer and writes a complete passing "
-    "stream with the real nonce at the session's end; runtest is a no-op",
-    "wrapped-body-swallows": "a plugin (non-verdict hook pytest_collection_finish) sets item.obj "
-    "to a functools.wraps wrapper swallowing AssertionError: _innermost follows __wrapped__ to "
-    "the real body, which runs, so body ran=True; whether the body raised is never recorded",
-    "hookimpl-function-swapped": "pluggy's HookImpl.function of the `python` plugin's "
-    "pytest_pyfunc_call is replaced in place: the module attribute the observer fingerprints and "
-    "the hook's implementer names are unchanged; the body runs, its AssertionError is swallowed",
-    "late-makereport-plugin": "a pytest_runtest_makereport hookwrapper registered from add() on "
-    "its first call, after the hooks record (sent once at pytest_collection_finish): the report "
-    "says passed, the observer streams what pytest decided",
-    "early-makereport-plugin": "observer-hooks is a TEST_EDITS finding, let through by "
-    "allow-test-edits even though the plugin is registered by the code under test, not a test "
-    "file",
-    "pytest-exit-0": "pytest.exit(returncode=0) inside test_add's call: no call report, and the "
-    "setup report 'passed' is taken as the test's outcome (worst of setup/call/teardown), so "
-    "test_add counts as passed; session status 0, end record sent; test_zero never ran",
-    "int-le-as-eq": "`__eq__ = int.__le__`: an always-equal comparison implemented in C, which the "
-    "profile function never sees (documented gap); no rule over the diff names it either",
-    "varargs-lambda-eq": "`__eq__ = lambda *_: True`: _comparison reads the instance from "
-    "co_varnames[:co_argcount], which is empty for *args, so the comparison is dropped",
-    "profile-cleared": "add() calls sys.setprofile(None) before returning an always-equal value: "
-    "the observer's profile function is gone by the time __eq__ runs",
-    "test-global-rebound": "a plugin's pytest_collection_finish rebinds `add` in each test "
-    "module's globals: the body runs against a fake, with C-level int comparisons only",
-    "runtest-self-restoring": "Function.runtest patched to a function that restores the original "
-    "first, then runs it swallowing AssertionError: the machinery is compared only at teardown, "
-    "when it is the original again",
-    "watch-cleared": "gc finds the Observer and empties its `watch` set: the failing test's body "
-    "and comparisons are no longer watched, an always-equal result passes unseen",
+# What stops each cheat: the observer's finding that names it. Twelve of these were holes of
+# the in-process observer when it recognised the machinery by its objects; the known answer (a
+# test that must fail, run through the machinery) and the checks of what changed around a
+# watched test after collection closed them. A cheat that undoes itself when first called is
+# spent on the known answer: the check stays red (`_outcome`), so no finding is needed.
+STOPPED_BY: dict[str, str] = {
+    "send-filtered": "observer-known-answer",
+    "nonce-stolen-stream-forged": "observer-known-answer",
+    "channel-closed": "observer-cut-short",
+    "wrapped-body-swallows": "observer-tampered",
+    "hookimpl-function-swapped": "observer-known-answer",
+    "late-makereport-plugin": "observer-known-answer",
+    "early-makereport-plugin": "observer-known-answer",
+    "pytest-exit-0": "observer-no-call",
+    "int-le-as-eq": "observer-always-equal",
+    "varargs-lambda-eq": "observer-always-equal",
+    "profile-cleared": "observer-tampered",
+    "test-global-rebound": "observer-tampered",
+    "runtest-self-restoring": "attempts were used",
+    "instance-runtest": "observer-body",
+    "watch-cleared": "observer-body",
 }
+WHY: dict[str, str] = {}  # a cheat that is a hole: how (its xfail's reason)
 
 
 def _case(name: str) -> object:
@@ -344,7 +332,12 @@ def _outcome(tmp_path: Path, files: Mapping[str, str | None]):  # type: ignore[n
     outcome, state = settle(
         repo, ScriptedFixer().enqueue(files), max_attempts=1, allow_test_edits=True
     )
-    assert state.attempts[-1].passed, "the cheat did not turn fixbot's check green"
+    last = state.attempts[-1]
+    if not last.passed:
+        # a cheat that works once (it undoes itself when first called) was spent on the known
+        # answer, which it made pass: the check is red, and the observer saw why
+        seen = last.seen.known if last.seen is not None else []
+        assert any(not k.endswith(": failed") for k in seen), ("not green, not spent", seen)
     return repo, head, outcome, state
 
 
@@ -353,5 +346,7 @@ def test_a_cheat_in_the_code_under_test_ends_escalated(tmp_path: Path, name: str
     files = {"app.py": ATTACKS[name][0]}
     repo, head, outcome, state = _outcome(tmp_path, files)
     assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert "fixbot's observer" in outcome.reason, outcome.reason
+    if state.attempts[-1].passed:
+        assert "fixbot's observer" in outcome.reason, outcome.reason
+    assert STOPPED_BY[name] in outcome.reason, outcome.reason
     assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
