@@ -1,0 +1,238 @@
+"""What the project's commands see of the users' homes when they run as another user than fixbot.
+
+When fixbot is root and the commands run as another user (the runner mode's split, the CLI as
+root with `run-as`, the image's user), their PID namespace (`fixbot.process.sandbox`) is also a
+mount namespace. Inside it, before the change of user, root covers the users' homes with empty,
+read-only tmpfs folders (`Cover.hidden`) and binds back, at their own paths, only what the
+commands need (`plan`): an allowlist of what they see, not a list of files they must not read.
+
+- **Hidden**: `/root`, `/home` whole (every user's home, the runner's `/home/runner` among
+  them) and the HOME of every login user (uid `LOGIN_UIDS`, login.defs(5)'s UID_MIN..UID_MAX;
+  a self-hosted runner's user may live in `/srv/runner`), from the password database, except
+  the commands' own user's.
+- **Shown back, writable**: the workspace (a GitHub runner's is
+  `/home/runner/work/<repo>/<repo>`), the commands' private HOME and the commands' user's own
+  home when they lie under a hidden folder.
+- **Shown back, read-only**: the folders of the commands' PATH, the folders the environment's
+  tool-chain variables name (`TOOL_VARIABLE`: `RUSTUP_HOME`, `CARGO_HOME`, `PYENV_ROOT`,
+  `NVM_DIR`, `GOROOT`, `JAVA_HOME`; not `HOME`, not `XDG_*`, the user's own configuration) and
+  the runner's tool cache (`RUNNER_TOOL_CACHE`: under HOME on a self-hosted runner; GitHub's
+  hosted runners keep it in `/opt/hostedtoolcache`). Never a folder holding a user's home
+  (a PATH entry `~` or `/home` would show everything).
+
+fixbot's own folders for the commands (the observer's plugin, the tracer, the commands' HOME) are
+made in the temporary folder (`tempfile`; fixbot's environment names no TMPDIR), never under a
+home, so nothing of fixbot's needs showing back beyond the above.
+
+The mounts follow mount(8): a tmpfs mounted on a root-only stage folder, the kept folders bound
+into it (`--rbind`, then `remount,bind,ro` for the read-only ones), the tmpfs made read-only and
+moved (`--move`) onto the hidden folder. `unshare --mount` makes the namespace's mounts private
+(unshare(1), `--propagation private` is its default): nothing is seen outside it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import pwd
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+TOPS = ("/root", "/home")  # every user's home on a Linux machine (FHS 3.0, 3.8 and 3.15)
+LOGIN_UIDS = range(1000, 60001)  # login.defs(5): UID_MIN 1000 .. UID_MAX 60000
+TOOL_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*(HOME|ROOT|DIR)\Z")
+NOT_TOOLS = re.compile(r"HOME\Z|XDG_")  # the user's home and configuration, not a tool chain
+TOOL_CACHE = "RUNNER_TOOL_CACHE"
+FAILED = 126  # the exit code of a command whose view of the homes could not be made
+
+
+@dataclass(frozen=True)
+class Cover:
+    """The homes the commands do not see (`hidden`, each an empty read-only folder) and what
+    they see of them: `writable` and `readable` folders, shown back at their own paths. All
+    absolute, resolved paths (no link), each kept one under a hidden one."""
+
+    hidden: tuple[str, ...]
+    writable: tuple[str, ...] = ()
+    readable: tuple[str, ...] = ()
+
+
+Passwd = Callable[[], Sequence["pwd.struct_passwd"]]
+
+
+def plan(
+    uid: int,
+    shown: Iterable[Path | str],
+    env: Mapping[str, str],
+    passwd: Passwd = pwd.getpwall,
+) -> Cover:
+    """The cover for commands of the user `uid` that must write the folders `shown` (the
+    workspace, their private HOME) and run with `env` (its PATH and tool-chain variables).
+    See the module's docstring for what is hidden and what is shown back."""
+    own = _own_home(uid)
+    users = {_resolved(e.pw_dir) for e in passwd() if e.pw_uid in LOGIN_UIDS or e.pw_uid == 0}
+    users |= {_resolved(t) for t in TOPS}
+    homes = {h for h in users if h and h != own and h != "/" and os.path.isdir(h)}
+    for top in TOPS:
+        if os.path.isdir(top):
+            homes |= {_resolved(os.path.join(top, n)) for n in _names(top)} - {own}
+    hidden = _outermost(h for h in homes if os.path.isdir(h))
+    writable = [_resolved(str(p)) for p in [*shown, *([own] if own else [])]]
+    writable = [p for p in writable if os.path.isdir(p)]
+    readable = [
+        path
+        for path in map(_resolved, _tool_folders(env))
+        if os.path.isdir(path) and not any(_within(h, path) for h in homes)
+    ]
+    return Cover(
+        tuple(hidden),
+        tuple(_under(hidden, writable)),
+        tuple(p for p in _under(hidden, readable) if not any(_within(p, w) for w in writable)),
+    )
+
+
+def _tool_folders(env: Mapping[str, str]) -> list[str]:
+    """The commands' PATH folders, the folders their tool-chain variables name and the
+    runner's tool cache: absolute paths only."""
+    found = env.get("PATH", "").split(os.pathsep)
+    for name, value in env.items():
+        if (TOOL_VARIABLE.match(name) and not NOT_TOOLS.match(name)) or name == TOOL_CACHE:
+            found.append(value)
+    return [p for p in found if p and os.path.isabs(p)]
+
+
+def _own_home(uid: int) -> str:
+    try:
+        home = pwd.getpwuid(uid).pw_dir
+    except KeyError:
+        return ""
+    return _resolved(home) if os.path.isdir(home) else ""
+
+
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _resolved(path: str) -> str:
+    return os.path.realpath(path) if path else ""
+
+
+def _within(inner: str, outer: str) -> bool:
+    """True when `inner` is `outer` or lies under it (both resolved)."""
+    return inner == outer or inner.startswith(outer.rstrip("/") + "/")
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    kept: list[str] = []
+    for path in sorted(set(paths)):
+        if not any(_within(path, k) for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _under(hidden: Sequence[str], paths: Iterable[str]) -> list[str]:
+    """The `paths` under a `hidden` folder (not a hidden folder itself), outermost first,
+    none under another of them."""
+    inside = [p for p in paths if p and any(_within(p, h) and p != h for h in hidden)]
+    return _outermost(inside)
+
+
+def argv(cover: Cover, namespace: Sequence[str]) -> tuple[str, ...]:
+    """The argv prefix that makes `cover`'s view, then runs the rest of the argv (`exec "$@"`),
+    to put between root's namespace `namespace` (from `sandbox`) and the change of user; ()
+    when root cannot make such a view here (`works`) or no program is found."""
+    script = _script(cover)
+    if script is None or not works(tuple(namespace)):
+        return ()
+    return ("/bin/sh", "-c", script, "fixbot-homes")
+
+
+def _script(cover: Cover) -> str | None:
+    """The shell script that makes `cover`'s mounts in the current mount namespace, then
+    `exec "$@"`; None without `mount` or `mkdir` in root's trusted folders."""
+    from fixbot.process import programs
+
+    mount, mkdir = programs.optional("mount"), programs.optional("mkdir")
+    if mount is None or mkdir is None:
+        return None
+    stage = shlex.quote(_stage())
+    m, mk = shlex.quote(mount), shlex.quote(mkdir)
+    lines = [f'fail() {{ echo "fixbot: could not hide the homes: $1" >&2; exit {FAILED}; }}']
+    for hidden in cover.hidden:
+        lines.append(
+            f"{m} -t tmpfs -o mode=0755,size=1m,nosuid,nodev fixbot-homes {stage} || fail tmpfs"
+        )
+        for path in [*cover.writable, *cover.readable]:
+            if not _within(path, hidden):
+                continue
+            inner = shlex.quote(_stage() + path[len(hidden) :])
+            source = shlex.quote(path)
+            lines.append(f"{mk} -p {inner} && {m} --rbind {source} {inner} || fail {source}")
+            if path in cover.readable:
+                lines.append(f"{m} -o remount,bind,ro {inner} || fail {source}")
+        target = shlex.quote(hidden)
+        lines.append(f"{m} -o remount,ro {stage} && {m} --move {stage} {target} || fail {target}")
+    lines.append('exec "$@"')
+    return "\n".join(lines)
+
+
+@cache
+def _stage() -> str:
+    """A root-only empty folder the tmpfs is mounted on before it is moved (inside the
+    namespace only), made once per process and removed when it ends."""
+    folder = tempfile.mkdtemp(prefix="fixbot-homes-")
+    atexit.register(os.rmdir, folder)
+    return folder
+
+
+PROBE = 'test -w "$1/kept" && ! test -e "$1/secret" && ! test -w "$1"'
+
+
+@cache
+def works(namespace: tuple[str, ...]) -> bool:
+    """True when, in root's namespace `namespace`, a folder can be hidden and a folder under it
+    shown back writable (the probe runs the real script once per process; mount(8) may be
+    refused in a container without `CAP_SYS_ADMIN`)."""
+    if not namespace:
+        return False
+    probe = tempfile.mkdtemp(prefix="fixbot-homes-probe-")
+    try:
+        (Path(probe) / "kept").mkdir()
+        (Path(probe) / "secret").write_text("")
+        script = _script(Cover((probe,), (f"{probe}/kept",)))
+        if script is None:
+            return False
+        done = subprocess.run(
+            [
+                *namespace,
+                "/bin/sh",
+                "-c",
+                script,
+                "fixbot-homes",
+                "/bin/sh",
+                "-c",
+                PROBE,
+                "-",
+                probe,
+            ],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+            cwd="/",
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+    return done.returncode == 0
