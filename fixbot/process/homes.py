@@ -38,9 +38,11 @@ import pwd
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -77,35 +79,75 @@ def plan(
     workspace, their private HOME) and run with `env` (its PATH and tool-chain variables).
     See the module's docstring for what is hidden and what is shown back."""
     own = _own_home(uid)
-    users = {_resolved(e.pw_dir) for e in passwd() if e.pw_uid in LOGIN_UIDS or e.pw_uid == 0}
-    users |= {_resolved(t) for t in TOPS}
-    homes = {h for h in users if h and h != own and h != "/" and os.path.isdir(h)}
-    for top in TOPS:
-        if os.path.isdir(top):
-            homes |= {_resolved(os.path.join(top, n)) for n in _names(top)} - {own}
-    hidden = _outermost(h for h in homes if os.path.isdir(h))
+    homes = _homes(passwd) - {own, ""}
+    hidden = _outermost(homes)
     writable = [_resolved(str(p)) for p in [*shown, *([own] if own else [])]]
-    writable = [p for p in writable if os.path.isdir(p)]
+    writable = _under(hidden, [p for p in writable if os.path.isdir(p)])
     readable = [
         path
-        for path in map(_resolved, _tool_folders(env))
-        if os.path.isdir(path) and not any(_within(h, path) for h in homes)
+        for path in _tool_folders(env)
+        if not any(_within(path, w) for w in writable)
+        and not any(_within(h, path) for h in homes)
+        and _unmovable(path, hidden, uid)
     ]
-    return Cover(
-        tuple(hidden),
-        tuple(_under(hidden, writable)),
-        tuple(p for p in _under(hidden, readable) if not any(_within(p, w) for w in writable)),
-    )
+    return Cover(tuple(hidden), tuple(writable), tuple(_under(hidden, readable)))
+
+
+def _homes(passwd: Passwd) -> set[str]:
+    """The users' homes: `TOPS`, the folders in them, and the HOME of root and of every login
+    user that is a folder of that user's own (a service account's HOME may be `/usr` or
+    `/var/www`: not hidden)."""
+    found = {top for top in TOPS if _is_folder(top)}
+    for top in list(found):
+        found |= {os.path.join(top, n) for n in _names(top) if _is_folder(os.path.join(top, n))}
+    for entry in passwd():
+        if entry.pw_uid in LOGIN_UIDS or entry.pw_uid == 0:
+            home = _resolved(entry.pw_dir)
+            with suppress(OSError):
+                if home != "/" and os.stat(home).st_uid == entry.pw_uid and _is_folder(home):
+                    found.add(home)
+    return found
+
+
+def _is_folder(path: str) -> bool:
+    """True for a folder that is not a link."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _unmovable(path: str, hidden: Sequence[str], uid: int) -> bool:
+    """True when `path` is a folder reached without a link from the hidden folder holding it,
+    every folder on the way neither the commands' (`uid`) nor writable by group or others:
+    the commands cannot turn a PATH folder into a link to a credential folder before root
+    binds it."""
+    top = next((h for h in hidden if _within(path, h) and path != h), None)
+    if top is None:
+        return False
+    folder = path
+    while True:
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            return False
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid == uid:
+            return False
+        if folder != top and info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            return False
+        if folder == top:
+            return True
+        folder = os.path.dirname(folder)
 
 
 def _tool_folders(env: Mapping[str, str]) -> list[str]:
     """The commands' PATH folders, the folders their tool-chain variables name and the
-    runner's tool cache: absolute paths only."""
+    runner's tool cache: absolute paths only, normalized (links are not resolved)."""
     found = env.get("PATH", "").split(os.pathsep)
     for name, value in env.items():
         if (TOOL_VARIABLE.match(name) and not NOT_TOOLS.match(name)) or name == TOOL_CACHE:
             found.append(value)
-    return [p for p in found if p and os.path.isabs(p)]
+    return [os.path.normpath(p) for p in found if p and os.path.isabs(p)]
 
 
 def _own_home(uid: int) -> str:

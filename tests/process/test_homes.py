@@ -72,3 +72,24 @@ def test_a_path_entry_that_is_a_home_is_never_shown_back() -> None:
         assert "/home" in cover.hidden
         assert cover.writable == (str(workspace),)
         assert cover.readable == (f"{home}/bin",)
+
+
+def test_a_path_folder_the_commands_turn_into_a_link_shows_nothing(tmp_path: Path) -> None:
+    """The runner's PATH names `~/shared/bin`, in a folder everyone may write: the check
+    replaces `bin` by a link to the runner's `~/.ssh`, and the next command would see the key
+    at the PATH folder's place if root bound what the path names. A PATH folder is shown only
+    when no link leads to it and no folder on the way is writable by the commands."""
+    with runner_home() as (home, workspace):
+        key = secret_file(home / ".ssh" / "id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+        shared = home / "shared"
+        (shared / "bin").mkdir(parents=True)
+        shared.chmod(0o777)
+        env = {"PATH": f"{shared / 'bin'}:{os.environ['PATH']}"}
+        swap = f"rm -rf {shared}/bin && ln -s {key.parent} {shared}/bin"
+        code, log = as_the_split(workspace, swap, tmp_path / "swap.log", env)
+        if code != 0:  # the folder stayed hidden: the check could not even reach it
+            assert "Read-only file system" in log or "No such file" in log, log
+            (shared / "bin").rmdir()
+            (shared / "bin").symlink_to(key.parent)  # as if the runner's own step did
+        code, log = as_the_split(workspace, f"cat {shared}/bin/id_ed25519", tmp_path / "c.log", env)
+        assert code != 0 and "PRIVATE KEY" not in log, log
