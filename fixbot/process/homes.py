@@ -232,11 +232,12 @@ def _script(cover: Cover) -> str | None:
         )
         if shown:
             lines.append(f"{mk} -p {' '.join(inner.values())} || fail mkdir")
-        for path in shown:
-            ro = "-o ro " if path in cover.readable else ""
-            lines.append(
-                f"{m} --rbind {ro}{shlex.quote(path)} {inner[path]} || fail {shlex.quote(path)}"
-            )
+        for path in shown:  # a tool folder gone since `plan` stays hidden; the workspace may not
+            source = shlex.quote(path)
+            if path in cover.readable:
+                lines.append(f"{m} --rbind -o ro {source} {inner[path]} || :")
+            else:
+                lines.append(f"{m} --rbind {source} {inner[path]} || fail {source}")
         target = shlex.quote(hidden)
         lines.append(f"{m} -o remount,ro {at} && {m} --move {at} {target} || fail {target}")
     lines.append('exec "$@"')

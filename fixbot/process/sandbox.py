@@ -17,6 +17,11 @@ the commands' environment and out of fixbot's own (the entry point, `fixbot.cli`
 fixbot with them moved into a pipe). docs/SECURITY.md states
 the trade-off.
 
+**What they see.** Where fixbot is root and the commands run as another user, root hides the
+users' homes in their namespace before the change of user, showing back the workspace, their
+HOME, PATH and tool chains (`fixbot.process.homes`): the runner's HOME around the workspace is
+not theirs to read, whatever it holds.
+
 **How long.** Every command runs in a PID namespace of its own when the kernel allows one
 (`unshare --pid --fork --kill-child --mount-proc`, and `--user --map-current-user` when not root;
 see unshare(1), pid_namespaces(7)): when the command's shell (the namespace's init) ends, the
