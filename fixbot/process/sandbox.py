@@ -275,6 +275,16 @@ def hides_homes() -> bool:
     return homes.works(_probe_namespace(None, None, 0))
 
 
+def homes_note() -> str:
+    """What the commands of another user see of the users' homes here, for the log."""
+    if hides_homes():
+        return "the users' homes are hidden from them (the workspace, PATH and tool chains shown)"
+    return (
+        "root cannot hide the users' homes from them here (no mount namespace): they read "
+        "what others may read there"
+    )
+
+
 NAMESPACE_PROBE = 'test "$$" = 1 && ! test -e /proc/2'  # the shell is the namespace's init
 
 
