@@ -195,6 +195,7 @@ def test_with_passwordless_sudo_the_commands_run_as_a_user_of_their_own(
     owners = {p.lstat().st_uid for p in [ws, *ws.rglob("*")]}
     assert owners == {runner.pw_uid}  # later steps of the job write the workspace
     assert "no uid split" not in out
+    assert "the runner's HOME is not hidden" not in out  # the namespace, not the fallback
 
 
 def test_an_ld_preload_from_github_env_never_loads_into_root(

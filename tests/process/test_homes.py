@@ -64,14 +64,22 @@ def test_a_tool_chain_under_the_runners_home_still_runs_read_only(
 
 
 def test_a_path_entry_that_is_a_home_is_never_shown_back() -> None:
-    """A PATH holding `/home`, a user's HOME or `/` would show every home: never shown back."""
+    """A PATH holding `/home`, a user's HOME or `/` would show every home: never shown back;
+    nor the user's configuration (`XDG_CONFIG_HOME`: `~/.config/gh/hosts.yml` holds a token),
+    while a tool chain's variable (`RUSTUP_HOME`) is."""
     with runner_home() as (home, workspace):
-        env = {"PATH": f"/home:{home}:/:{home}/bin", "CARGO_HOME": str(home)}
-        (home / "bin").mkdir()
+        for name in ("bin", ".config", ".rustup"):
+            (home / name).mkdir()
+        env = {
+            "PATH": f"/home:{home}:/:{home}/bin/",
+            "CARGO_HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "RUSTUP_HOME": str(home / ".rustup"),
+        }
         cover = homes.plan(65534, [workspace], env)
         assert "/home" in cover.hidden
         assert cover.writable == (str(workspace),)
-        assert cover.readable == (f"{home}/bin",)
+        assert cover.readable == (f"{home}/.rustup", f"{home}/bin")
 
 
 def test_a_path_folder_the_commands_turn_into_a_link_shows_nothing(tmp_path: Path) -> None:
