@@ -101,3 +101,22 @@ def test_a_path_folder_the_commands_turn_into_a_link_shows_nothing(tmp_path: Pat
             (shared / "bin").symlink_to(key.parent)  # as if the runner's own step did
         code, log = as_the_split(workspace, f"cat {shared}/bin/id_ed25519", tmp_path / "c.log", env)
         assert code != 0 and "PRIVATE KEY" not in log, log
+
+
+def test_the_commands_cannot_peel_the_cover_off_in_a_namespace_of_their_own(
+    tmp_path: Path,
+) -> None:
+    """The check makes a user and mount namespace of its own, where it is root, and unmounts or
+    moves the tmpfs over `/home`: the mounts root made came as one locked unit
+    (mount_namespaces(7)), so the runner's key stays out of reach."""
+    with runner_home() as (home, workspace):
+        key = secret_file(home / ".ssh" / "id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+        peel = (
+            f"unshare -Urm sh -c 'id -u; umount -l /home; mount --move /home /mnt; "
+            f"cat {key} /mnt/{key.relative_to('/home')}; ls -a /proc/1/root{home}' ; true"
+        )
+        code, log = as_the_split(workspace, peel, tmp_path / "peel.log")
+        assert code == 0, log
+        if not log.startswith("0\n"):
+            pytest.skip(f"no user namespace for the commands here: {log[:200]}")
+        assert "PRIVATE KEY" not in log and ".ssh" not in log.splitlines(), log
