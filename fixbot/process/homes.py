@@ -8,8 +8,9 @@ commands need (`plan`): an allowlist of what they see, not a list of files they 
 
 - **Hidden**: `/root`, `/home` whole (every user's home, the runner's `/home/runner` among
   them) and the HOME of every login user (uid `LOGIN_UIDS`, login.defs(5)'s UID_MIN..UID_MAX;
-  a self-hosted runner's user may live in `/srv/runner`), from the password database, except
-  the commands' own user's.
+  a self-hosted runner's user may live in `/srv/runner`; a folder of that user's own, so a
+  service account's `/usr` is never hidden), from the password database, except the
+  commands' own user's. A home closed to others (root's 0700 `/root`) hides itself: left alone.
 - **Shown back, writable**: the workspace (a GitHub runner's is
   `/home/runner/work/<repo>/<repo>`), the commands' private HOME and the commands' user's own
   home when they lie under a hidden folder.
@@ -18,16 +19,21 @@ commands need (`plan`): an allowlist of what they see, not a list of files they 
   `NVM_DIR`, `GOROOT`, `JAVA_HOME`; not `HOME`, not `XDG_*`, the user's own configuration) and
   the runner's tool cache (`RUNNER_TOOL_CACHE`: under HOME on a self-hosted runner; GitHub's
   hosted runners keep it in `/opt/hostedtoolcache`). Never a folder holding a user's home
-  (a PATH entry `~` or `/home` would show everything).
+  (a PATH entry `~` or `/home` would show everything), and only a folder reached without a
+  link through folders the commands cannot write (`_unmovable`: else they would swap a PATH
+  folder for a link to `~/.ssh` and root would bind what it names). Each is shown whole: a
+  credential kept inside one (`CARGO_HOME`'s `credentials.toml`) is readable, a documented gap.
 
 fixbot's own folders for the commands (the observer's plugin, the tracer, the commands' HOME) are
 made in the temporary folder (`tempfile`; fixbot's environment names no TMPDIR), never under a
 home, so nothing of fixbot's needs showing back beyond the above.
 
 The mounts follow mount(8): a tmpfs mounted on a root-only stage folder, the kept folders bound
-into it (`--rbind`, then `remount,bind,ro` for the read-only ones), the tmpfs made read-only and
-moved (`--move`) onto the hidden folder. `unshare --mount` makes the namespace's mounts private
-(unshare(1), `--propagation private` is its default): nothing is seen outside it.
+into it (`--rbind`, with `-o ro` for the read-only ones), the tmpfs made read-only and moved
+(`--move`) onto the hidden folder. Mounts that come from root's namespace as one unit are locked
+in any namespace the commands make (mount_namespaces(7)): they cannot unmount the tmpfs.
+`unshare --mount` makes the namespace's mounts private (unshare(1), `--propagation private` is
+its default): nothing is seen outside it.
 """
 
 from __future__ import annotations
@@ -58,8 +64,9 @@ FAILED = 126  # the exit code of a command whose view of the homes could not be 
 @dataclass(frozen=True)
 class Cover:
     """The homes the commands do not see (`hidden`, each an empty read-only folder) and what
-    they see of them: `writable` and `readable` folders, shown back at their own paths. All
-    absolute, resolved paths (no link), each kept one under a hidden one."""
+    they see of them: `writable` and `readable` folders, shown back at their own paths.
+    Absolute paths without a link (`writable` resolved, `readable` checked), each under a
+    hidden one."""
 
     hidden: tuple[str, ...]
     writable: tuple[str, ...] = ()
