@@ -256,7 +256,7 @@ def _stage() -> str:
     """A root-only empty folder the tmpfs is mounted on before it is moved (inside the
     namespace only), made once per process and removed when it ends."""
     folder = tempfile.mkdtemp(prefix="fixbot-homes-")
-    atexit.register(os.rmdir, folder)
+    atexit.register(shutil.rmtree, folder, True)  # ignore_errors: never a traceback at exit
     return folder
 
 
