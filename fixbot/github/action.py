@@ -296,11 +296,23 @@ PERSISTED = (
 )
 
 
+NO_COVER = (
+    "root could not make a mount namespace hiding the runner user's HOME from the project's "
+    "commands here (no unshare or mount, or refused by the kernel): fixbot checks that HOME "
+    "for credential files others may read, by name (a credential file of another tool is "
+    "not found); keep the runner user's HOME closed to others"
+)
+
+
 def _exposed_home(ctx: Context) -> str | None:
     """In the runner mode's uid split, why the run stops when the commands' user could read a
-    credential file in the runner user's HOME (`exposure.exposed_home`), with the fix."""
-    if not installation.split():
+    credential file in the runner user's HOME (`exposure.exposed_home`), with the fix. Only
+    where root cannot hide the homes from the commands (`sandbox.hides_homes`, the control:
+    `fixbot.process.homes`); that fallback is named in a warning."""
+    if not installation.split() or sandbox.hides_homes():
         return None
+    workflow.warning(NO_COVER, ctx.out, title="fixbot: the runner's HOME is not hidden")
+    ctx.notes.append(NO_COVER)
     try:
         home = Path(pwd.getpwuid(ctx.workspace.lstat().st_uid).pw_dir)
     except (KeyError, OSError):

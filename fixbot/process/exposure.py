@@ -3,7 +3,10 @@
 - `exposed_home`: in the runner mode's uid split the commands run as `fixbot-commands`, but the
   workspace lies under the runner user's HOME (`/home/runner/work/...`), which must stay
   enterable by other users: a credential file there that others may read (a 0644
-  `~/.gitconfig` holding a token, `~/.git-credentials`, `~/.npmrc`) is theirs to read.
+  `~/.gitconfig` holding a token, `~/.git-credentials`, `~/.npmrc`) is theirs to read. The
+  fallback only: where root may mount, the commands never see that HOME
+  (`fixbot.process.homes`, the allowlist); where it may not, this list of names is all there
+  is, and it misses a tool it does not list.
 - `persisted_credentials`: actions/checkout's default `persist-credentials: true` leaves the
   job's token in the workspace's `.git/config` (`http.<url>.extraheader = AUTHORIZATION:
   basic ...`, actions/checkout's README), where the check reads it. Read as data, without

@@ -25,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.failure import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import installation, sandbox, spawn, sync
+from fixbot.process import homes, installation, sandbox, spawn, sync
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -71,7 +71,7 @@ class Launcher:
         if self.pair is not None:
             self.pair.to_workspace()
             cwd = self.pair.in_workspace(cwd)
-        wrapper = sandbox.namespace_argv(self.identity) if self.namespace else ()
+        wrapper = sandbox.namespace_argv(self.identity, self._cover()) if self.namespace else ()
         mark = sandbox.new_mark()
         try:
             return spawn.run_command(
@@ -93,6 +93,19 @@ class Launcher:
                 sandbox.sweep(mark)
             if self.pair is not None:  # what the workspace holds as no command runs any more
                 self.pair.settled = self.pair.untracked()
+
+    def _cover(self) -> homes.Cover | None:
+        """What the commands see of the users' homes when fixbot is root and they run as
+        another user (`fixbot.process.homes.plan`): the workspace and their HOME writable,
+        their PATH and tool chains read-only. None when they run as fixbot's own user (they
+        could read its HOME anyway: nothing to hide from them)."""
+        if self.identity is None or os.geteuid() != 0:
+            return None
+        workspace = self.pair.workspace if self.pair is not None else self.root
+        shown: list[Path | str] = [workspace]
+        if self.identity.home:
+            shown.append(self.identity.home)
+        return homes.plan(self.identity.uid, shown, self.env)
 
     def run_fix(
         self, command: str, cwd: Path, log_path: Path, timeout: float

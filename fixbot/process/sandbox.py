@@ -17,6 +17,11 @@ the commands' environment and out of fixbot's own (the entry point, `fixbot.cli`
 fixbot with them moved into a pipe). docs/SECURITY.md states
 the trade-off.
 
+**What they see.** Where fixbot is root and the commands run as another user, root hides the
+users' homes in their namespace before the change of user, showing back the workspace, their
+HOME, PATH and tool chains (`fixbot.process.homes`): the runner's HOME around the workspace is
+not theirs to read, whatever it holds.
+
 **How long.** Every command runs in a PID namespace of its own when the kernel allows one
 (`unshare --pid --fork --kill-child --mount-proc`, and `--user --map-current-user` when not root;
 see unshare(1), pid_namespaces(7)): when the command's shell (the namespace's init) ends, the
@@ -47,7 +52,8 @@ from functools import cache
 from pathlib import Path
 
 from fixbot.core.errors import ConfigError
-from fixbot.process import installation
+from fixbot.process import homes, installation
+from fixbot.process.homes import Cover
 
 AUTO = "auto"
 SELF = "self"
@@ -219,9 +225,11 @@ def _check_reachable(root: Path) -> None:
 DEDICATED = "fixbot"  # the image's user: no other process runs as it
 
 
-def namespace_argv(identity: Identity | None) -> tuple[str, ...]:
+def namespace_argv(identity: Identity | None, cover: Cover | None = None) -> tuple[str, ...]:
     """The argv prefix that runs a command in a PID namespace of its own as `identity` (None:
     fixbot's own user), or () when the kernel refuses one here (`sweep` is the fallback).
+    As root with an identity, the namespace also hides the users' homes as `cover` says
+    (`fixbot.process.homes`; None: nothing hidden).
 
     As root without an identity: `unshare --pid --fork --kill-child --mount-proc`; otherwise
     the same in a user namespace mapping the user to itself (`--map-current-user`), which an
@@ -230,7 +238,7 @@ def namespace_argv(identity: Identity | None) -> tuple[str, ...]:
     unshare(1), pid_namespaces(7), user_namespaces(7).
     """
     if identity is not None and os.geteuid() == 0:
-        dropped = _root_namespace_then_user(identity)
+        dropped = _root_namespace_then_user(identity, cover)
         if dropped:
             return dropped
     uid = None if identity is None else identity.uid
@@ -238,10 +246,12 @@ def namespace_argv(identity: Identity | None) -> tuple[str, ...]:
     return _probe_namespace(uid, gid, os.geteuid())
 
 
-def _root_namespace_then_user(identity: Identity) -> tuple[str, ...]:
+def _root_namespace_then_user(identity: Identity, cover: Cover | None) -> tuple[str, ...]:
     """As root: the PID namespace root may create, then `setpriv` to `identity` inside it (an
     unprivileged user may not create a user namespace inside a chroot or under Docker's seccomp
     profile, where root's own PID namespace may still be allowed); () when either is missing.
+    Between the two, still as root, `cover`'s view of the homes (`homes.argv`; where root may
+    not mount, none: `hides_homes` tells, and the Action falls back to `exposure`).
     `--pdeathsig keep` keeps `unshare --kill-child`'s signal across the change of user (the
     kernel clears it when the credentials change; setpriv(1))."""
     from fixbot.process import programs
@@ -251,7 +261,28 @@ def _root_namespace_then_user(identity: Identity) -> tuple[str, ...]:
     if not root or setpriv is None:
         return ()
     drop = (f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups")
-    return (*root, setpriv, *drop, "--pdeathsig", "keep", "--")
+    view = homes.argv(cover, root) if cover is not None else ()
+    return (*root, *view, setpriv, *drop, "--pdeathsig", "keep", "--")
+
+
+def hides_homes() -> bool:
+    """True when, as root here, the commands of another user run where the users' homes are
+    hidden (`fixbot.process.homes`): root's PID namespace, `setpriv`, and mounts inside it."""
+    from fixbot.process import programs
+
+    if os.geteuid() != 0 or programs.optional("setpriv") is None:
+        return False
+    return homes.works(_probe_namespace(None, None, 0))
+
+
+def homes_note() -> str:
+    """What the commands of another user see of the users' homes here, for the log."""
+    if hides_homes():
+        return "the users' homes are hidden from them (the workspace, PATH and tool chains shown)"
+    return (
+        "root cannot hide the users' homes from them here (no mount namespace): they read "
+        "what others may read there"
+    )
 
 
 NAMESPACE_PROBE = 'test "$$" = 1 && ! test -e /proc/2'  # the shell is the namespace's init

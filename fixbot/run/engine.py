@@ -241,6 +241,8 @@ def _run_locked(
         launcher = launcher_for(settings, root, env, who, redactor, deadline, pair)
         progress = progress or Progress()
         agents = agents or build_agents(settings, env, workdir, launcher, notify=progress.event)
+        if who is not None and os.geteuid() == 0:
+            who_note = f"{who_note}; {sandbox.homes_note()}"
         for note in [*agents.notes, *([who_note] if os.geteuid() == 0 else [])]:
             progress.line(f"note: {note}")
         if state.attempts:  # prepare_state handed back an unfinished run of the same settings

@@ -46,6 +46,7 @@ while [ -n "$pid" ] && [ "$pid" -gt 0 ]; do
 done
 printf '[http]\n\tproxy = http://127.0.0.1:9\n[filter "x"]\n\tclean = touch %s\n' \
   "$PWNED" 2>> denied.txt >> "$RUNNER_GITCONFIG"
+cat "$RUNNER_SECRET" >> leak.txt 2>> denied.txt
 echo '* filter=x' > .gitattributes
 exit 0
 """
@@ -139,12 +140,39 @@ def job_env(
     env["PATH"] = "/usr/local/bin:/usr/bin:/bin"
     env["RUNNER_GITCONFIG"] = str(Path(runner.pw_dir) / ".gitconfig")
     env["PWNED"] = str(box.root / "pwned")
+    env["RUNNER_SECRET"] = str(Path(runner.pw_dir) / ".cargo" / "credentials.toml")
     return env
 
 
+CARGO_TOKEN = "cio" + "Cargo0123456789abcdef"
+
+
+@pytest.fixture
+def cargo_credential(runner: pwd.struct_passwd) -> Iterator[Path]:
+    """A 0644 `~/.cargo/credentials.toml` of the runner's user in its 0755 HOME: a tool no
+    list of credential names knows."""
+    folder = Path(runner.pw_dir) / ".cargo"
+    folder.mkdir(exist_ok=True)
+    path = folder / "credentials.toml"
+    path.write_text(f'[registry]\ntoken = "{CARGO_TOKEN}"\n')
+    for item in (folder, path):
+        os.chown(item, runner.pw_uid, runner.pw_gid)
+    folder.chmod(0o755)
+    path.chmod(0o644)
+    yield path
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_with_passwordless_sudo_the_commands_run_as_a_user_of_their_own(
-    box: ActionSandbox, runner: pwd.struct_passwd, runner_python: Path, sudo: None
+    box: ActionSandbox,
+    runner: pwd.struct_passwd,
+    runner_python: Path,
+    sudo: None,
+    cargo_credential: Path,
 ) -> None:
+    """The split: the check runs as `fixbot-commands`, reads no secret of any process, writes
+    nothing of the runner user's, and sees none of its HOME (`fixbot.process.homes`): the
+    0644 cargo credential there stays out of reach, the `.gitconfig` it writes has no folder."""
     gitconfig = Path(runner.pw_dir) / ".gitconfig"
     gitconfig.unlink(missing_ok=True)
     box.commit("main", {"attack.sh": ATTACK}, "initial")
@@ -159,13 +187,15 @@ def test_with_passwordless_sudo_the_commands_run_as_a_user_of_their_own(
     commands = pwd.getpwnam(sandbox.RUNNER_USER)
     assert int((ws / "uid.txt").read_text()) == commands.pw_uid != runner.pw_uid
     leak = (ws / "leak.txt").read_text(errors="replace")
-    assert TOKEN not in leak and MODEL_KEY not in leak
+    assert TOKEN not in leak and MODEL_KEY not in leak and CARGO_TOKEN not in leak
     assert not gitconfig.exists()  # the runner's git configuration is another user's
-    assert "Permission denied" in (ws / "denied.txt").read_text()
+    denied = (ws / "denied.txt").read_text()
+    assert f"{cargo_credential}: No such file or directory" in denied, denied  # HOME hidden
     assert not (box.root / "pwned").exists()
     owners = {p.lstat().st_uid for p in [ws, *ws.rglob("*")]}
     assert owners == {runner.pw_uid}  # later steps of the job write the workspace
     assert "no uid split" not in out
+    assert "the runner's HOME is not hidden" not in out  # the namespace, not the fallback
 
 
 def test_an_ld_preload_from_github_env_never_loads_into_root(

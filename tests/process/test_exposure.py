@@ -3,7 +3,11 @@ actions/checkout persisted is found (`fixbot.process.exposure`)."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 from fixbot.process import exposure
 from tests.fakes.repo import git, make_repo
@@ -39,3 +43,33 @@ def test_a_token_actions_checkout_persisted_is_found(tmp_path: Path) -> None:
     assert not exposure.persisted_credentials(repo)
     git(repo, "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic eA==")
     assert exposure.persisted_credentials(repo)
+
+
+def test_the_split_falls_back_to_the_list_only_where_homes_cannot_be_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner mode's split: where root may hide the homes (`sandbox.hides_homes`) the run
+    goes on whatever the runner's HOME holds; where it may not, the warning names the fallback
+    and a 0644 `~/.gitconfig` there refuses the run."""
+    from fixbot.github import action
+    from fixbot.process import installation, sandbox
+
+    home = tmp_path / "runner"
+    (home / "work").mkdir(parents=True)
+    for folder in (tmp_path, home):
+        folder.chmod(0o755)
+    (home / ".gitconfig").write_text("[http]\n\textraheader = AUTHORIZATION: basic x\n")
+    (home / ".gitconfig").chmod(0o644)
+    monkeypatch.setattr(installation, "split", lambda: True)
+    monkeypatch.setattr(action.pwd, "getpwuid", lambda uid: SimpleNamespace(pw_dir=str(home)))
+    ctx = SimpleNamespace(workspace=home / "work", out=io.StringIO(), notes=[])
+
+    monkeypatch.setattr(sandbox, "hides_homes", lambda: True)
+    assert action._exposed_home(ctx) is None  # type: ignore[arg-type]
+    assert ctx.out.getvalue() == ""
+
+    monkeypatch.setattr(sandbox, "hides_homes", lambda: False)
+    refused = action._exposed_home(ctx)  # type: ignore[arg-type]
+    assert refused is not None and str(home / ".gitconfig") in refused
+    assert "the runner's HOME is not hidden" in ctx.out.getvalue()
+    assert ctx.notes == [action.NO_COVER]

@@ -581,27 +581,30 @@ def test_a_credential_folder_that_is_a_link_in_an_open_home_is_walked(open_home:
     assert exposure.exposed_home(open_home) == [folder / "id_ed25519"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole (a blocklist): exposed_home knows a fixed list of credential names; a 0644 "
-    "~/.cargo/credentials.toml, ~/.m2/settings.xml, ~/.gem/credentials or "
-    "~/.terraform.d/credentials.tfrc.json in the open HOME is not reported",
-)
 @pytest.mark.parametrize(
     "rel",
     [".cargo/credentials.toml", ".m2/settings.xml", ".gem/credentials", ".terraform.d/x.json"],
 )
-def test_a_credential_file_of_a_tool_not_listed_is_found(tmp_path: Path, rel: str) -> None:
-    from fixbot.process import exposure
+def test_a_credential_file_of_a_tool_not_listed_is_out_of_the_commands_reach(
+    tmp_path: Path, rel: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fixed (was a hole: `exposed_home` knows a list of credential names, and a 0644
+    `~/.cargo/credentials.toml` in the runner's open HOME was not reported). The split's
+    commands now run where the users' homes are hidden (`fixbot.process.homes`): the check's
+    `cat` of any file in the runner's HOME fails, listed or not. Without the cover it reads
+    the token."""
+    from fixbot.process.launcher import Launcher
+    from tests.fakes.homes import as_the_split, needs_hidden_homes, runner_home, secret_file
 
-    home = tmp_path / "runner"
-    path = home / rel
-    path.parent.mkdir(parents=True)
-    for folder in (home, path.parent):
-        folder.chmod(0o755)
-    path.write_text("token = 'x'\n")
-    path.chmod(0o644)
-    assert exposure.exposed_home(home) == [path]
+    needs_hidden_homes()
+    with runner_home() as (home, workspace):
+        path = secret_file(home / rel)
+        code, log = as_the_split(workspace, f"cat {path}", tmp_path / "check.log")
+        assert code != 0 and "cio-0123456789" not in log, log
+        assert "No such file or directory" in log
+        monkeypatch.setattr(Launcher, "_cover", lambda self: None)
+        code, log = as_the_split(workspace, f"cat {path}", tmp_path / "open.log")
+        assert code == 0 and "cio-0123456789" in log, log  # the attack, without the cover
 
 
 def test_a_fifo_and_a_setuid_file_of_the_fix_command_come_back_harmless(pair: sync.Worlds) -> None:
