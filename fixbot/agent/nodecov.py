@@ -180,6 +180,20 @@ def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> l
     return _nested_dropped(found)[:MAX_SPANS]
 
 
+def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:
+    """The repository's scripts in `coverage` that V8 ran transformed (`ran_as_on_disk` false),
+    sorted: why a check that ran the repository's code ranks none of it."""
+    root = repo.resolve()
+    found = []
+    for path, functions in coverage.items():
+        file = root / path
+        if file.resolve().is_relative_to(root) and file.is_file():
+            text = file.read_text(encoding="utf-8", errors="replace")
+            if not ran_as_on_disk(text, functions):
+                found.append(path)
+    return sorted(found)
+
+
 def ran_as_on_disk(text: str, functions: list[Function]) -> bool:
     """Whether V8 ran the script as `text` reads: its top level (the function at offset 0) ends
     where the text does, and no range goes past it. A test runner that transforms code before

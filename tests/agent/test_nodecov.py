@@ -120,6 +120,9 @@ def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path:
         output = nodecov.MARK + "\n" + json.dumps({"lib/set.js": report})
         spans = nodecov.rank(repo, nodecov.parse(output), ["test/parse.js"])
         assert [s.name for s in spans] == expected
+        assert nodecov.transformed(repo, nodecov.parse(output)) == (
+            [] if expected else ["lib/set.js"]
+        )
     # V8 counts UTF-16 units and node strips a byte-order mark: neither is a transform
     text = "\ufeffvar s = '\U0001f600';\nfunction f() { return s; }\n"
     units = len(text.encode("utf-16-le")) // 2
