@@ -14,6 +14,7 @@ from fixbot.agent import nodecov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
+from tests.run.test_runner_reports import missing, node_modules
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -128,6 +129,28 @@ def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path:
     units = len(text.encode("utf-16-le")) // 2
     assert nodecov.ran_as_on_disk(text, [nodecov.Function("", ((0, units - 1, 1),))])
     assert not nodecov.ran_as_on_disk(text, [nodecov.Function("f", ((20, 40, 1),))])  # no top
+
+
+@needs_node
+@pytest.mark.slow
+def test_jests_transformed_scripts_rank_nothing_and_are_named_as_transformed(
+    tmp_path: Path,
+) -> None:
+    """Real jest: it runs babel-jest's output of `lib/set.js`, not the file, so V8's report of
+    it is left out, and `transformed` names it (the spectrum's reason)."""
+    root = node_modules()
+    if root is None:
+        missing("jest is not installed: bash scripts/node-tools.sh")
+    test = (
+        "const parse = require('../');\n"
+        "test('proto', () => expect(parse(['__proto__=2'])).toEqual({}));\n"
+    )
+    repo = write(tmp_path, {**FILES, "test/parse.test.js": test})
+    check = f"{root / '.bin' / 'jest'} --ci test/parse.test.js"
+    coverage = nodecov.parse(_run(repo, check))
+    assert "lib/set.js" in coverage  # jest ran it ...
+    assert nodecov.rank(repo, coverage, ["test/parse.test.js"]) == []  # ... as other text
+    assert "lib/set.js" in nodecov.transformed(repo, coverage)
 
 
 @needs_node
