@@ -307,6 +307,8 @@ def render(repo: Path, found: list[Span], chars: int) -> str:
         except OSError:
             continue
         numbers = _shown_lines(span, len(text))
+        if not numbers:  # the span starts past the file's end: it names no line of it
+            continue
         body = "\n".join(
             ("  ...\n" if i and n != numbers[i - 1] + 1 else "") + f"{n:>5}| {text[n - 1]}"
             for i, n in enumerate(numbers)

@@ -6,7 +6,9 @@ functions with byte ranges and call counts, and the blocks inside them with thei
 (V8's block coverage: a count of 0 is a branch no test took). Any node-based check (tape, mocha,
 jest, vitest, `npm test`) is re-run once with that variable set, through the run's launcher;
 node itself then prints the scripts of the repository (not `node_modules`) after a marker line,
-which is what crosses back in the log.
+which is what crosses back in the log. A script the runner transformed before running it
+(jest's babel-jest, vitest's TypeScript and ESM transforms) has offsets into the transformed code,
+not the file: such a script is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
 
 A check is one process over one or more test files, so there is no per-test spectrum here: a
 function is ranked by its file's nearness to the failing test files (the same stem, as
@@ -172,9 +174,38 @@ def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> l
         if JS_TEST.search(path) or not inside or not (repo / path).is_file():
             continue
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
-        found += _executed(path, text, functions, nearness(path, tests, required))
+        if ran_as_on_disk(text, functions):
+            found += _executed(path, text, functions, nearness(path, tests, required))
     found.sort(key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
     return _nested_dropped(found)[:MAX_SPANS]
+
+
+def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:
+    """The repository's scripts in `coverage` that V8 ran transformed (`ran_as_on_disk` false),
+    sorted: why a check that ran the repository's code ranks none of it."""
+    root = repo.resolve()
+    found = []
+    for path, functions in coverage.items():
+        file = root / path
+        if file.resolve().is_relative_to(root) and file.is_file():
+            text = file.read_text(encoding="utf-8", errors="replace")
+            if not ran_as_on_disk(text, functions):
+                found.append(path)
+    return sorted(found)
+
+
+def ran_as_on_disk(text: str, functions: list[Function]) -> bool:
+    """Whether V8 ran the script as `text` reads: its top level (the function at offset 0) ends
+    where the text does, and no range goes past it. A test runner that transforms code before
+    running it (jest's babel-jest, with or without its coverage instrumentation; a TypeScript
+    compiler) reports offsets into its own output, which name no line of the file on disk.
+
+    V8 counts offsets in UTF-16 code units; node strips a leading byte-order mark, so the top
+    level may end one unit short."""
+    length = len(text.encode("utf-16-le")) // 2
+    ends = [end for fn in functions for _, end, _ in fn.ranges]
+    tops = [fn.ranges[0][1] for fn in functions if fn.ranges[0][0] == 0]
+    return bool(tops) and all(length - 1 <= top <= length for top in tops) and max(ends) <= length
 
 
 def _executed(path: str, text: str, functions: list[Function], near: float) -> list[Span]:

@@ -327,7 +327,13 @@ def _node(
         log = Path(tmp) / "spectrum.log"
         done = launcher.run(nodecov.command(check), repo, log, timeout)
         output = log.read_text(encoding="utf-8", errors="replace")
-    found = nodecov.rank(repo, nodecov.parse(output), tests)
+    coverage = nodecov.parse(output)
+    found = nodecov.rank(repo, coverage, tests)
+    if not found and nodecov.transformed(repo, coverage):
+        return [], (
+            "the check's runner transformed the repository's scripts before running them "
+            "(babel-jest, a TypeScript transform): V8's offsets name no line of the files"
+        )
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"
     return found, None

@@ -65,6 +65,20 @@ def test_relative_imports_and_the_budget(tmp_path: Path) -> None:
     assert locate.render(repo, found, 120).count("---") == 1  # the second span does not fit
 
 
+def test_a_span_past_the_end_of_its_file_is_left_out_of_the_render(tmp_path: Path) -> None:
+    """A span whose lines the file no longer has (it changed since, or a report named lines of
+    another text) is skipped; the spans after it are still shown."""
+    repo = write(tmp_path, {"pkg/core.py": LIB})
+    lines = len(LIB.splitlines())
+    found = [
+        locate.Span("pkg/core.py", lines + 40, lines + 60, "gone", 1.0),
+        locate.Span("pkg/core.py", 1, 2, "total", 0.5),
+    ]
+    text = locate.render(repo, found, 1_000)
+    assert "gone" not in text
+    assert text.startswith("--- pkg/core.py lines 1-2 (total)")
+
+
 def test_the_module_level_data_a_function_reads_is_shown_with_it(tmp_path: Path) -> None:
     repo = write(
         tmp_path,

@@ -14,6 +14,7 @@ from fixbot.agent import nodecov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
+from tests.run.test_runner_reports import missing, node_modules
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 
@@ -105,6 +106,51 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     assert nodecov.rank(repo, nodecov.parse(output), []) == []
     assert nodecov.parse("no marker") == {}
     assert nodecov.parse(nodecov.MARK + '\n{"index.js": [["cut') == {}
+
+
+def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path: Path) -> None:
+    """jest runs babel-jest's output (coverage counters, hoisted mocks), not the file: V8's
+    offsets then point past the file's end or at other lines, so that script ranks nothing,
+    while a script V8 ran as the file reads still does."""
+    repo = write(tmp_path, FILES)
+    length = len(SET)
+    as_read = [["", [[0, length, 1]]], ["setKey", [[15, length - 2, 1]]]]
+    grown = [["", [[0, length * 9, 1]]], ["setKey", [[400, length * 8, 1]]]]
+    shrunk = [["", [[0, length - 20, 1]]], ["setKey", [[15, 60, 1]]]]
+    for report, expected in ((as_read, ["setKey"]), (grown, []), (shrunk, [])):
+        output = nodecov.MARK + "\n" + json.dumps({"lib/set.js": report})
+        spans = nodecov.rank(repo, nodecov.parse(output), ["test/parse.js"])
+        assert [s.name for s in spans] == expected
+        assert nodecov.transformed(repo, nodecov.parse(output)) == (
+            [] if expected else ["lib/set.js"]
+        )
+    # V8 counts UTF-16 units and node strips a byte-order mark: neither is a transform
+    text = "\ufeffvar s = '\U0001f600';\nfunction f() { return s; }\n"
+    units = len(text.encode("utf-16-le")) // 2
+    assert nodecov.ran_as_on_disk(text, [nodecov.Function("", ((0, units - 1, 1),))])
+    assert not nodecov.ran_as_on_disk(text, [nodecov.Function("f", ((20, 40, 1),))])  # no top
+
+
+@needs_node
+@pytest.mark.slow
+def test_jests_transformed_scripts_rank_nothing_and_are_named_as_transformed(
+    tmp_path: Path,
+) -> None:
+    """Real jest: it runs babel-jest's output of `lib/set.js`, not the file, so V8's report of
+    it is left out, and `transformed` names it (the spectrum's reason)."""
+    root = node_modules()
+    if root is None:
+        missing("jest is not installed: bash scripts/node-tools.sh")
+    test = (
+        "const parse = require('../');\n"
+        "test('proto', () => expect(parse(['__proto__=2'])).toEqual({}));\n"
+    )
+    repo = write(tmp_path, {**FILES, "test/parse.test.js": test})
+    check = f"{root / '.bin' / 'jest'} --ci test/parse.test.js"
+    coverage = nodecov.parse(_run(repo, check))
+    assert "lib/set.js" in coverage  # jest ran it ...
+    assert nodecov.rank(repo, coverage, ["test/parse.test.js"]) == []  # ... as other text
+    assert "lib/set.js" in nodecov.transformed(repo, coverage)
 
 
 @needs_node

@@ -26,8 +26,8 @@ import pytest
 
 from fixbot.bench.archives import PrepareError
 from fixbot.bench.command import jobs_of
-from fixbot.bench.corpus import CORPUS, Family, load_corpus
-from fixbot.bench.prepare import cache_root
+from fixbot.bench.corpus import CORPUS, Ecosystem, Family, load_corpus
+from fixbot.bench.prepare import cache_root, download
 from fixbot.bench.run import Grade, Options, Runner, run_all
 from fixbot.bench.verify import verify_all
 
@@ -35,13 +35,27 @@ IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py re
 CACHE = cache_root()  # read before conftest.py gives each test a throw-away HOME
 LOCALIZED_FLOOR = 0.85  # all cases with target lines (bench/RESULTS-bench.md: 31 of 36, 86 %)
 HELD_OUT_GOAL = 0.9  # the held-out part (14 of 15, 93 %)
-# what this machine lacks for a case: a registry, or the Python a case asks for (an ordinary
-# user with Debian's python3 has no python3.12); outside CI the test skips, under CI=true fails
-UNAVAILABLE = ("cannot be reached", "no Python ")
+# what this machine lacks for a case: a registry, the Python a case asks for (an ordinary
+# user with Debian's python3 has no python3.12), or an ecosystem's tool chain (npm); outside CI
+# the test skips, under CI=true fails
+UNAVAILABLE = ("cannot be reached", "no Python ", " is not on PATH: install ")
 
 
 def unavailable(text: str) -> bool:
     return any(word in text for word in UNAVAILABLE)
+
+
+def test_a_missing_tool_chain_is_unavailable_like_a_missing_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An npm case on a machine without npm: the error names the missing tool, and the rule
+    above skips it outside CI (fails under CI=true) instead of reporting a broken case."""
+    case = next(c for c in load_corpus(CORPUS) if c.ecosystem is Ecosystem.NPM)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no npm there
+    with pytest.raises(PrepareError) as raised:
+        download(case, tmp_path / "archives")
+    assert str(raised.value).startswith("npm is not on PATH")
+    assert unavailable(str(raised.value))
 
 
 @pytest.mark.slow
