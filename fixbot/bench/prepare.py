@@ -42,6 +42,7 @@ EXCLUDED = (
     "*.egg-info/",
     "/node_modules",
     ".mypy_cache/",
+    "/.tox",  # a tox check's environments, made in the repository at run time
 )
 ARCHIVES = (".tar.gz", ".tgz", ".zip")  # what `download` leaves; partial files end in .part
 READY = ".fixbot-bench-ready"  # written last: an environment without it is rebuilt

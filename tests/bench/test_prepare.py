@@ -90,6 +90,21 @@ def test_prepare_makes_one_broken_commit_where_the_check_fails(tmp_path: Path) -
 
 
 @pytest.mark.slow
+def test_a_tox_checks_environments_stay_out_of_the_repositorys_changes(tmp_path: Path) -> None:
+    """A tox check makes `.tox/` in the repository's root at run time: git must not see it, or
+    the fixer's diff and the tampering rules would read a virtualenv's files as its edits."""
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    prepared = prepare(make_case(), cache)
+    site = prepared.repo / ".tox" / "py" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "made_by_tox.py").write_text("x = 1\n")
+    assert git.run(prepared.repo, "status", "--porcelain") == ""
+    (prepared.repo / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    assert git.run(prepared.repo, "status", "--porcelain") == " M calc.py"
+
+
+@pytest.mark.slow
 def test_a_second_prepare_starts_again_from_the_release(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     fake_release(cache)
