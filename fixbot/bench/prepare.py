@@ -1,9 +1,11 @@
 """Rebuild a case on disk: download its release, make the broken repository and its environment.
 
 Everything downloaded or installed is cached under `cache_root()` (`~/.cache/fixbot/bench/`, or
-`FIXBOT_BENCH_CACHE`): `archives/` holds the sdists (PyPI's Simple API, sha256 checked) and npm
-tarballs (`npm pack`), `envs/` one venv or node_modules per (interpreter, requirements), shared
-by the cases that need the same. A second `prepare` of a case is offline: it unpacks the cached
+`FIXBOT_BENCH_CACHE`): `archives/` holds the sdists (PyPI's Simple API, sha256 checked), npm
+tarballs (`npm pack`) and, in `archives/debian/`, the files of Debian's archive a case names
+(checked against the case's sha256), `envs/` one venv or node_modules per (interpreter,
+requirements), shared by the cases that need the same, and `envs/go/` the build cache and
+GOPATH every Go case shares. A second `prepare` of a case is offline: it unpacks the cached
 archive into a fresh repository and reuses the environment.
 """
 
@@ -19,6 +21,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +34,10 @@ from fixbot.process import git
 from fixbot.process.spawn import run_command
 
 PYPI_SIMPLE = "https://pypi.org/simple"  # PEP 691: https://peps.python.org/pep-0691/
+# Debian's mirror network (https://deb.debian.org): plain http, as apt uses it; a case's sha256
+# is what the download is trusted by. FIXBOT_BENCH_DEBIAN_MIRROR names another mirror (tests:
+# a file:// folder).
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
 INSTALL_TIMEOUT_S = 900.0  # one venv or node_modules install
 DOWNLOAD_TIMEOUT_S = 120.0
 PASSED = ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR", "PIP_CERT")
@@ -82,7 +89,7 @@ def prepare(case: Case, cache: Path, into: Path | None = None) -> Prepared:
     repo = into or cache / "work" / case.id
     if repo.exists():
         shutil.rmtree(repo)
-    unpack(archive, repo)
+    unpack(archive, repo, case.package.root)
     _init_repo(repo, case)
     if case.ecosystem is Ecosystem.NPM:
         (repo / "node_modules").symlink_to(env_dir / "node_modules", target_is_directory=True)
@@ -105,6 +112,8 @@ def download(case: Case, folder: Path) -> Path:
 
     Raises `PrepareError` when the registry has no such release or cannot be reached.
     """
+    if case.package.debian and case.package.sha256:
+        return download_debian(case.package.debian, case.package.sha256, folder / "debian")
     folder.mkdir(parents=True, exist_ok=True)
     name, version = case.package.name, case.package.version
     stem = f"{case.ecosystem.value}-{name.replace('/', '__')}-{version}"
@@ -118,6 +127,54 @@ def download(case: Case, folder: Path) -> Path:
         if case.ecosystem is Ecosystem.PYTHON:
             return _download_sdist(name, version, folder, stem)
         return _download_npm(name, version, folder, stem)
+
+
+def debian_mirror() -> str:
+    """`FIXBOT_BENCH_DEBIAN_MIRROR`, else `DEBIAN_MIRROR`: the folder above Debian's `pool/`."""
+    return os.environ.get("FIXBOT_BENCH_DEBIAN_MIRROR", DEBIAN_MIRROR).rstrip("/")
+
+
+def download_debian(pool: str, sha256: str, folder: Path) -> Path:
+    """`pool`'s file of Debian's archive (its path under `pool/`) in `folder`, downloaded first
+    when absent; a cached copy is checked again, and a damaged one downloaded anew.
+
+    Raises `PrepareError` when the mirror cannot be reached, has no such file (the pool keeps
+    the files of Debian's current releases only) or sends bytes whose sha256 is not `sha256`;
+    nothing is kept then.
+    """
+    target = folder / pool.rsplit("/", 1)[-1]
+    if _sha256_of(target) == sha256:
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    with _locked(folder / ".locks" / f"{target.name}.lock"):
+        if _sha256_of(target) == sha256:
+            return target
+        url = f"{debian_mirror()}/pool/{pool}"
+        try:
+            with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as answer:
+                data = answer.read()
+        except urllib.error.HTTPError as error:
+            raise PrepareError(
+                f"Debian's archive has no {pool} ({url}: {error}): the pool keeps the files of "
+                "Debian's current releases only; pick one of those"
+            ) from error
+        except (OSError, ValueError) as error:
+            raise PrepareError(f"Debian's archive cannot be reached ({url}): {error}") from error
+        found = hashlib.sha256(data).hexdigest()
+        if found != sha256:
+            raise PrepareError(f"{url}: sha256 {found} is not the case's {sha256}; nothing kept")
+        partial = target.with_name(target.name + ".part")
+        partial.write_bytes(data)
+        partial.rename(target)
+    return target
+
+
+def _sha256_of(path: Path) -> str | None:
+    """The sha256 of the file at `path`, or None when there is none."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def glob_escape(text: str) -> str:
@@ -249,6 +306,8 @@ def interpreter(version: str | None) -> Path:
 def environment(case: Case, folder: Path) -> Path:
     """The cached environment of `case` (a venv, or a folder with node_modules), built first
     if absent. Raises `PrepareError` when the install fails."""
+    if case.ecosystem is Ecosystem.GO:
+        return go_environment(folder)
     if case.ecosystem is Ecosystem.PYTHON:
         python = interpreter(case.environment.python)
         key = _key(["python", str(python.resolve()), *case.environment.requirements])
@@ -269,6 +328,44 @@ def environment(case: Case, folder: Path) -> Path:
             build(case, env_dir)
             (env_dir / READY).write_text(json.dumps(case.environment.requirements), "utf-8")
     return env_dir
+
+
+def go_environment(folder: Path) -> Path:
+    """`folder/go`, the build cache (`cache/`) and GOPATH (`path/`) every Go case shares: a Go
+    case installs nothing, its module needs only the standard library.
+
+    Raises `PrepareError` when no `go` is on PATH.
+    """
+    if shutil.which("go") is None:
+        raise PrepareError(
+            "no Go tool chain: `go` is not on PATH; install Go 1.19 or newer "
+            "(Debian: apt-get install golang-go)"
+        )
+    env_dir = folder / "go"
+    for sub in ("cache", "path"):
+        (env_dir / sub).mkdir(parents=True, exist_ok=True)
+    return env_dir
+
+
+def go_variables(env_dir: Path) -> dict[str, str]:
+    """What makes `go` build and test offline and the same on every machine: modules mode,
+    no proxy or checksum database (nothing is downloaded: an import outside the standard library
+    fails), the installed tool chain only, no user configuration file, no cgo (no C compiler
+    needed), the shared caches (https://pkg.go.dev/cmd/go#hdr-Environment_variables)."""
+    return {
+        "GOCACHE": str(env_dir / "cache"),
+        "GOPATH": str(env_dir / "path"),
+        "GOFLAGS": "-mod=mod -modcacherw",
+        "GO111MODULE": "on",
+        "GOPROXY": "off",
+        "GOSUMDB": "off",
+        "GONOSUMDB": "*",
+        "GOTOOLCHAIN": "local",
+        "GOTELEMETRY": "off",
+        "GOWORK": "off",
+        "GOENV": "off",
+        "CGO_ENABLED": "0",
+    }
 
 
 def _key(parts: list[str]) -> str:
@@ -321,12 +418,15 @@ def _install(command: str, env_dir: Path, case: Case) -> None:
 
 def check_env(case: Case, env_dir: Path) -> dict[str, str]:
     """The environment the check and hidden command run with: ours reduced to `PASSED`, the
-    case's venv or node_modules first on PATH, then the case's `variables`."""
+    case's venv or node_modules first on PATH (for Go, `go_variables`), then the case's
+    `variables`."""
     base = {k: v for k, v in os.environ.items() if k in PASSED + PASSED_PROXY}
     path = os.environ.get("PATH", "/usr/bin:/bin")
     if case.ecosystem is Ecosystem.PYTHON:
         base.update({"VIRTUAL_ENV": str(env_dir), "PYTHONDONTWRITEBYTECODE": "1"})
         path = f"{env_dir / 'bin'}{os.pathsep}{path}"
+    elif case.ecosystem is Ecosystem.GO:
+        base.update(go_variables(env_dir))
     else:
         path = f"{env_dir / 'node_modules' / '.bin'}{os.pathsep}{path}"
     return {**base, "PATH": path, **case.environment.variables}
