@@ -72,6 +72,7 @@ class Ecosystem(StrEnum):
     PYTHON = "python"  # sdist from PyPI, a venv with `requirements`
     NPM = "npm"  # tarball from npm, node_modules with `requirements` as devDependencies
     GO = "go"  # a module from Debian's archive, `go` offline with a shared build cache
+    RUST = "rust"  # a crate from Debian's archive, `cargo` offline, its build in the repository
 
 
 # a file under Debian's pool/: component, hash folder, source package, file name (the tarball of a
@@ -82,6 +83,14 @@ DEBIAN_POOL = (
     r"[A-Za-z0-9][A-Za-z0-9.+~_-]*\.(tar\.(gz|xz|bz2)|deb)$"
 )
 FOLDER = r"^[A-Za-z0-9._+~@-]+(/[A-Za-z0-9._+~@-]+)*$"
+
+
+# the ecosystems whose registry is not reached (only Debian's archive is): what a release is
+# there, and what its tests may need
+DEBIAN_ONLY = {
+    Ecosystem.GO: ("Go module", "Go's standard library"),
+    Ecosystem.RUST: ("crate", "Rust's standard library (dev-dependencies removed by [broken])"),
+}
 
 
 class _Strict(BaseModel):
@@ -180,17 +189,18 @@ class Case(_Strict):
     hidden: Hidden
 
     @model_validator(mode="after")
-    def _go_needs_nothing_installed(self) -> Case:
-        if self.ecosystem is Ecosystem.GO:
+    def _debian_only_needs_nothing_installed(self) -> Case:
+        if self.ecosystem in DEBIAN_ONLY:
+            what, tool = DEBIAN_ONLY[self.ecosystem]
             if self.package.debian is None:
                 raise ValueError(
-                    "a go case names its source in Debian's archive ([package] debian, sha256 "
-                    "and root): no Go module registry is reached"
+                    f"a {self.ecosystem.value} case names its source in Debian's archive "
+                    f"([package] debian, sha256 and root): no {what} registry is reached"
                 )
             if self.environment.requirements or self.environment.python:
                 raise ValueError(
-                    "a go case installs nothing: [environment] requirements and python stay "
-                    "empty (pick a module whose tests need only Go's standard library)"
+                    f"a {self.ecosystem.value} case installs nothing: [environment] requirements "
+                    f"and python stay empty (pick a {what} whose tests need only {tool})"
                 )
         return self
 

@@ -4,9 +4,10 @@ Everything downloaded or installed is cached under `cache_root()` (`~/.cache/fix
 `FIXBOT_BENCH_CACHE`): `archives/` holds the sdists (PyPI's Simple API, sha256 checked), npm
 tarballs (`npm pack`) and, in `archives/debian/`, the files of Debian's archive a case names
 (checked against the case's sha256), `envs/` one venv or node_modules per (interpreter,
-requirements), shared by the cases that need the same, and `envs/go/` the build cache and
-GOPATH every Go case shares. A second `prepare` of a case is offline: it unpacks the cached
-archive into a fresh repository and reuses the environment.
+requirements), shared by the cases that need the same, `envs/go/` the build cache and
+GOPATH every Go case shares, and `envs/rust/` the CARGO_HOME every Rust case shares (a Rust
+case's build stays in its repository's `target/`). A second `prepare` of a case is offline: it
+unpacks the cached archive into a fresh repository and reuses the environment.
 """
 
 from __future__ import annotations
@@ -50,6 +51,11 @@ EXCLUDED = (
     "/node_modules",
     ".mypy_cache/",
 )
+# what a Rust case's check leaves in its repository: git ignores them, fixbot's edits never touch
+# them (a crate from Debian's archive ships no lock file; cargo writes one)
+EXCLUDED_RUST = ("/target/", "/Cargo.lock")
+# rustup's proxies (`cargo` in ~/.cargo/bin) find their tool chains with these, when set
+PASSED_RUST = ("RUSTUP_HOME", "RUSTUP_TOOLCHAIN")
 ARCHIVES = (".tar.gz", ".tgz", ".zip")  # what `download` leaves; partial files end in .part
 READY = ".fixbot-bench-ready"  # written last: an environment without it is rebuilt
 
@@ -254,7 +260,8 @@ def _init_repo(repo: Path, case: Case) -> None:
     git.run(repo, "init", "-q", "-b", "main")
     exclude = repo / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
-    exclude.write_text("\n".join(EXCLUDED) + "\n", encoding="utf-8")
+    rust = EXCLUDED_RUST if case.ecosystem is Ecosystem.RUST else ()
+    exclude.write_text("\n".join((*EXCLUDED, *rust)) + "\n", encoding="utf-8")
     if case.broken.patch:
         apply_patch(repo, case.broken.patch, f"{case.id}: the [broken] patch")
     git.run(repo, "add", "-A", "-f", ".", ":!node_modules")
@@ -308,6 +315,8 @@ def environment(case: Case, folder: Path) -> Path:
     if absent. Raises `PrepareError` when the install fails."""
     if case.ecosystem is Ecosystem.GO:
         return go_environment(folder)
+    if case.ecosystem is Ecosystem.RUST:
+        return rust_environment(folder)
     if case.ecosystem is Ecosystem.PYTHON:
         python = interpreter(case.environment.python)
         key = _key(["python", str(python.resolve()), *case.environment.requirements])
@@ -368,6 +377,45 @@ def go_variables(env_dir: Path) -> dict[str, str]:
     }
 
 
+def rust_environment(folder: Path) -> Path:
+    """`folder/rust`, whose `home/` is the CARGO_HOME every Rust case shares (cargo's own
+    configuration and caches, not the user's ~/.cargo): a Rust case installs nothing, its crate
+    needs only the standard library.
+
+    The build itself (CARGO_TARGET_DIR) stays in each repository's `target/`, never shared:
+    cargo keys a path package's build by its name and version and decides freshness by the
+    sources' modification times, so two trees of one crate sharing a target folder (the
+    broken one copied with its old times after the fixed one was built) would test the other
+    tree's build.
+
+    Raises `PrepareError` when no `cargo` is on PATH.
+    """
+    if shutil.which("cargo") is None:
+        raise PrepareError(
+            "no Rust tool chain: `cargo` is not on PATH; install Rust 1.63 or newer "
+            "(Debian: apt-get install cargo; or rustup)"
+        )
+    env_dir = folder / "rust"
+    (env_dir / "home").mkdir(parents=True, exist_ok=True)
+    return env_dir
+
+
+def rust_variables(env_dir: Path) -> dict[str, str]:
+    """What makes `cargo` build and test offline and alike on every machine: the shared
+    CARGO_HOME (no user configuration from ~/.cargo), no network (a dependency outside the
+    crate fails to resolve), no incremental build data, no colour codes
+    (https://doc.rust-lang.org/cargo/reference/environment-variables.html); rustup's own
+    variables when set."""
+    passed = {k: v for k, v in os.environ.items() if k in PASSED_RUST}
+    return {
+        **passed,
+        "CARGO_HOME": str(env_dir / "home"),
+        "CARGO_NET_OFFLINE": "true",
+        "CARGO_INCREMENTAL": "0",
+        "CARGO_TERM_COLOR": "never",
+    }
+
+
 def _key(parts: list[str]) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
 
@@ -418,8 +466,8 @@ def _install(command: str, env_dir: Path, case: Case) -> None:
 
 def check_env(case: Case, env_dir: Path) -> dict[str, str]:
     """The environment the check and hidden command run with: ours reduced to `PASSED`, the
-    case's venv or node_modules first on PATH (for Go, `go_variables`), then the case's
-    `variables`."""
+    case's venv or node_modules first on PATH (for Go, `go_variables`; for Rust,
+    `rust_variables`), then the case's `variables`."""
     base = {k: v for k, v in os.environ.items() if k in PASSED + PASSED_PROXY}
     path = os.environ.get("PATH", "/usr/bin:/bin")
     if case.ecosystem is Ecosystem.PYTHON:
@@ -427,6 +475,8 @@ def check_env(case: Case, env_dir: Path) -> dict[str, str]:
         path = f"{env_dir / 'bin'}{os.pathsep}{path}"
     elif case.ecosystem is Ecosystem.GO:
         base.update(go_variables(env_dir))
+    elif case.ecosystem is Ecosystem.RUST:
+        base.update(rust_variables(env_dir))
     else:
         path = f"{env_dir / 'node_modules' / '.bin'}{os.pathsep}{path}"
     return {**base, "PATH": path, **case.environment.variables}

@@ -36,9 +36,9 @@ CACHE = cache_root()  # read before conftest.py gives each test a throw-away HOM
 LOCALIZED_FLOOR = 0.85  # all cases with target lines (bench/RESULTS-bench.md: 31 of 36, 86 %)
 HELD_OUT_GOAL = 0.9  # the held-out part (14 of 15, 93 %)
 # what this machine lacks for a case: a registry (or Debian's archive), the Python a case asks
-# for (an ordinary user with Debian's python3 has no python3.12), or Go for a go case; outside CI
-# the test skips, under CI=true fails
-UNAVAILABLE = ("cannot be reached", "no Python ", "no Go tool chain")
+# for (an ordinary user with Debian's python3 has no python3.12), Go for a go case or cargo for a
+# rust case; outside CI the test skips, under CI=true fails
+UNAVAILABLE = ("cannot be reached", "no Python ", "no Go tool chain", "no Rust tool chain")
 
 
 def unavailable(text: str) -> bool:
