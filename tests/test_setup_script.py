@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTRAS = ("realmodel.sh", "image-tools.sh", "node-tools.sh")
+EXTRAS = ("realmodel.sh", "image-tools.sh", "rust-tools.sh", "node-tools.sh")
 
 
 def tree(tmp_path: Path, failing: tuple[str, ...], pip_fails: bool = False) -> Path:
@@ -65,12 +65,13 @@ def setup(root: Path, *args: str, version: str = "3.11.2") -> subprocess.Complet
 
 
 def test_a_failed_optional_extra_says_what_skips_and_the_rest_still_runs(tmp_path: Path) -> None:
-    root = tree(tmp_path, failing=("node-tools.sh", "realmodel.sh"))
+    root = tree(tmp_path, failing=("node-tools.sh", "realmodel.sh", "rust-tools.sh"))
     done = setup(root, "--tests")
     assert done.returncode == 0, done.stderr
     # every extra was tried, the ones after a failure too
     assert (root / "ran.log").read_text().split() == [
-        *("realmodel.sh", "ran", "image-tools.sh", "ran", "node-tools.sh", "ran")
+        *("realmodel.sh", "ran", "image-tools.sh", "ran", "rust-tools.sh", "ran"),
+        *("node-tools.sh", "ran"),
     ]
     said = done.stderr
     assert "the optional node tools (jest and vitest" in said
@@ -79,6 +80,9 @@ def test_a_failed_optional_extra_says_what_skips_and_the_rest_still_runs(tmp_pat
     assert "the optional real-model extra" in said
     assert "tests/test_realmodel_e2e.py" in said and "bash scripts/realmodel.sh" in said
     assert "the optional image tools" not in said
+    assert "the optional Rust tool chain (Debian's cargo" in said
+    assert "the rust cases of tests/bench/test_run_corpus.py skip" in said
+    assert "as root: bash scripts/rust-tools.sh" in said
     assert said.rstrip().splitlines()[-1].startswith("setup.sh: fixbot and its test tools are")
     # a failed real-model build leaves no stamp: the next set-up tries again
     assert not (root / ".venv" / ".fixbot-realmodel-installed").exists()
@@ -103,3 +107,37 @@ def test_a_python_older_than_3_11_is_named_and_stops_the_command(tmp_path: Path)
     done = setup(tree(tmp_path, failing=()), version="3.10.12")
     assert done.returncode == 1
     assert "needs Python 3.11 or newer" in done.stderr and "Python 3.10.12" in done.stderr
+
+
+def rust_tools(
+    tmp_path: Path, tools: tuple[str, ...]
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """scripts/rust-tools.sh with only `tools` on PATH, each a stand-in that logs its words."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    log = tmp_path / "calls.log"
+    for tool in tools:
+        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
+        (bin_dir / tool).chmod(0o755)
+    script = ROOT / "scripts" / "rust-tools.sh"
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [shutil.which("bash") or "/bin/bash", str(script)], env=env, capture_output=True, text=True
+    )
+    return done, log
+
+
+def test_rust_tools_installs_debians_cargo_only_when_none_is_on_path(tmp_path: Path) -> None:
+    """With cargo on PATH nothing is installed; without it, root installs Debian's cargo with
+    apt-get and an ordinary user is told what is missing; neither stops the set-up."""
+    done, log = rust_tools(tmp_path / "has", ("cargo", "apt-get"))
+    assert done.returncode == 0 and not log.exists()
+    done, log = rust_tools(tmp_path / "lacks", ("apt-get",))
+    assert done.returncode == 0, done.stderr
+    if os.geteuid() == 0:
+        assert log.read_text().splitlines() == [
+            "apt-get update -qq",
+            "apt-get install -y -qq cargo",
+        ]
+    else:
+        assert not log.exists() and "cargo missing" in done.stderr

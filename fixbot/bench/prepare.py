@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import json
 import os
+import pwd
 import re
 import shlex
 import shutil
@@ -405,8 +406,13 @@ def rust_variables(env_dir: Path) -> dict[str, str]:
     CARGO_HOME (no user configuration from ~/.cargo), no network (a dependency outside the
     crate fails to resolve), no incremental build data, no colour codes
     (https://doc.rust-lang.org/cargo/reference/environment-variables.html); rustup's own
-    variables when set."""
+    variables when set, else the account's `~/.rustup` as RUSTUP_HOME when it has one: rustup's
+    `cargo` finds its tool chain there by HOME, which a check may run with another of
+    (https://rust-lang.github.io/rustup/environment-variables.html)."""
     passed = {k: v for k, v in os.environ.items() if k in PASSED_RUST}
+    account = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".rustup"
+    if "RUSTUP_HOME" not in passed and account.is_dir():
+        passed["RUSTUP_HOME"] = str(account)
     return {
         **passed,
         "CARGO_HOME": str(env_dir / "home"),
