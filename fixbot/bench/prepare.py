@@ -404,7 +404,8 @@ def rust_environment(folder: Path) -> Path:
 def rust_variables(env_dir: Path) -> dict[str, str]:
     """What makes `cargo` build and test offline and alike on every machine: the shared
     CARGO_HOME (no user configuration from ~/.cargo), no network (a dependency outside the
-    crate fails to resolve), no incremental build data, no colour codes
+    crate fails to resolve), no incremental build data nor debug information (each tree builds
+    its crate anew: they only slow the build), no colour codes
     (https://doc.rust-lang.org/cargo/reference/environment-variables.html); rustup's own
     variables when set, else the account's `~/.rustup` as RUSTUP_HOME when it has one: rustup's
     `cargo` finds its tool chain there by HOME, which a check may run with another of
@@ -418,6 +419,7 @@ def rust_variables(env_dir: Path) -> dict[str, str]:
         "CARGO_HOME": str(env_dir / "home"),
         "CARGO_NET_OFFLINE": "true",
         "CARGO_INCREMENTAL": "0",
+        "CARGO_PROFILE_DEV_DEBUG": "0",  # each tree builds its crate anew: no debug info to link
         "CARGO_TERM_COLOR": "never",
     }
 
