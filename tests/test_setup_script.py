@@ -110,34 +110,43 @@ def test_a_python_older_than_3_11_is_named_and_stops_the_command(tmp_path: Path)
 
 
 def rust_tools(
-    tmp_path: Path, tools: tuple[str, ...]
+    tmp_path: Path, tools: tuple[str, ...], in_home: tuple[str, ...] = ()
 ) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """scripts/rust-tools.sh with only `tools` on PATH, each a stand-in that logs its words."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir(parents=True)
+    """scripts/rust-tools.sh with only `tools` on PATH (and `in_home` in a bin folder of the
+    account's home), each a stand-in that logs its words."""
     log = tmp_path / "calls.log"
-    for tool in tools:
-        (bin_dir / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
-        (bin_dir / tool).chmod(0o755)
+    home = tmp_path / "home"
+    folders = []
+    for folder, names in ((tmp_path / "bin", tools), (home / ".cargo" / "bin", in_home)):
+        folder.mkdir(parents=True)
+        folders.append(str(folder))
+        for tool in names:
+            (folder / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
+            (folder / tool).chmod(0o755)
     script = ROOT / "scripts" / "rust-tools.sh"
-    env = {"PATH": str(bin_dir), "HOME": str(tmp_path)}
+    env = {"PATH": ":".join(reversed(folders)), "HOME": str(home)}
     done = subprocess.run(
         [shutil.which("bash") or "/bin/bash", str(script)], env=env, capture_output=True, text=True
     )
     return done, log
 
 
-def test_rust_tools_installs_debians_cargo_only_when_none_is_on_path(tmp_path: Path) -> None:
-    """With cargo on PATH nothing is installed; without it, root installs Debian's cargo with
-    apt-get and an ordinary user is told what is missing; neither stops the set-up."""
-    done, log = rust_tools(tmp_path / "has", ("cargo", "apt-get"))
+def test_rust_tools_installs_debians_cargo_only_when_no_shared_cargo_is_on_path(
+    tmp_path: Path,
+) -> None:
+    """A cargo every account can run: nothing installed. None, or only the account's own
+    (rustup's ~/.cargo/bin, which the ordinary user of .ci/as-user cannot run): root installs
+    Debian's cargo with apt-get; an ordinary user without any is told what is missing. Neither
+    stops the set-up."""
+    done, log = rust_tools(tmp_path / "shared", ("cargo", "apt-get"))
     assert done.returncode == 0 and not log.exists()
-    done, log = rust_tools(tmp_path / "lacks", ("apt-get",))
-    assert done.returncode == 0, done.stderr
-    if os.geteuid() == 0:
-        assert log.read_text().splitlines() == [
-            "apt-get update -qq",
-            "apt-get install -y -qq cargo",
-        ]
-    else:
-        assert not log.exists() and "cargo missing" in done.stderr
+    for name, in_home in (("none", ()), ("rustup", ("cargo",))):
+        done, log = rust_tools(tmp_path / name, ("apt-get",), in_home)
+        assert done.returncode == 0, done.stderr
+        if os.geteuid() == 0:
+            installed = ["apt-get update -qq", "apt-get install -y -qq cargo"]
+            assert log.read_text().splitlines() == installed
+        elif in_home:
+            assert not log.exists() and done.stderr == ""
+        else:
+            assert not log.exists() and "cargo missing" in done.stderr
