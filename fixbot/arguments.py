@@ -160,7 +160,10 @@ def build_parser(run_options: bool = True, stats_options: bool = True) -> argpar
     bench = commands.add_parser(
         "bench",
         help="how often fixbot fixes real CI failures: the corpus of bench/corpus/",
-        description="Rebuild real CI failures from PyPI and npm and check them (--verify).",
+        description=(
+            "Rebuild real CI failures from PyPI, npm and Debian's archive and check them "
+            "(--verify)."
+        ),
         epilog="examples: fixbot bench --list; "
         "fixbot bench --verify --case attrs-21-1-0-evolve-nested",
     )

@@ -6,6 +6,7 @@
 #   bash scripts/setup.sh --tests   also what the whole test suite needs (README command 2): the
 #                                   real-model extra (scripts/realmodel.sh builds llama.cpp once
 #                                   into a cache) and, as root with apt-get, the image tools
+#                                   and Debian's cargo when no cargo every account can run is on PATH
 #
 # The demo's part is required: a failure stops the command with its error. The test extras are
 # optional: a failed one never stops it; it says what was optional, which tests skip without
@@ -70,6 +71,12 @@ optional "image tools (buildah, debootstrap, sudo, gcc, go; as root with apt-get
   "tests/test_image_e2e.py, tests/github/test_runner_split.py and the go report tests" \
   "as root: bash scripts/image-tools.sh" \
   bash scripts/image-tools.sh
+# The bench corpus's rust cases run cargo (as root, with apt-get: Debian's cargo installed here
+# unless a cargo outside root's home is on PATH).
+optional "Rust tool chain (Debian's cargo and rustc; as root with apt-get)" \
+  "the rust cases of tests/bench/test_run_corpus.py" \
+  "as root: bash scripts/rust-tools.sh" \
+  bash scripts/rust-tools.sh
 # The runner-report tests run jest and vitest for real (installed once into ~/.cache/fixbot/node).
 optional "node tools (jest and vitest, with npm from the npm registry)" \
   "the jest and vitest tests of tests/run/test_runner_reports.py" \

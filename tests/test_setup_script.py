@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EXTRAS = ("realmodel.sh", "image-tools.sh", "node-tools.sh")
+EXTRAS = ("realmodel.sh", "image-tools.sh", "rust-tools.sh", "node-tools.sh")
 
 
 def tree(tmp_path: Path, failing: tuple[str, ...], pip_fails: bool = False) -> Path:
@@ -65,12 +65,13 @@ def setup(root: Path, *args: str, version: str = "3.11.2") -> subprocess.Complet
 
 
 def test_a_failed_optional_extra_says_what_skips_and_the_rest_still_runs(tmp_path: Path) -> None:
-    root = tree(tmp_path, failing=("node-tools.sh", "realmodel.sh"))
+    root = tree(tmp_path, failing=("node-tools.sh", "realmodel.sh", "rust-tools.sh"))
     done = setup(root, "--tests")
     assert done.returncode == 0, done.stderr
     # every extra was tried, the ones after a failure too
     assert (root / "ran.log").read_text().split() == [
-        *("realmodel.sh", "ran", "image-tools.sh", "ran", "node-tools.sh", "ran")
+        *("realmodel.sh", "ran", "image-tools.sh", "ran", "rust-tools.sh", "ran"),
+        *("node-tools.sh", "ran"),
     ]
     said = done.stderr
     assert "the optional node tools (jest and vitest" in said
@@ -79,6 +80,9 @@ def test_a_failed_optional_extra_says_what_skips_and_the_rest_still_runs(tmp_pat
     assert "the optional real-model extra" in said
     assert "tests/test_realmodel_e2e.py" in said and "bash scripts/realmodel.sh" in said
     assert "the optional image tools" not in said
+    assert "the optional Rust tool chain (Debian's cargo" in said
+    assert "the rust cases of tests/bench/test_run_corpus.py skip" in said
+    assert "as root: bash scripts/rust-tools.sh" in said
     assert said.rstrip().splitlines()[-1].startswith("setup.sh: fixbot and its test tools are")
     # a failed real-model build leaves no stamp: the next set-up tries again
     assert not (root / ".venv" / ".fixbot-realmodel-installed").exists()
@@ -103,3 +107,46 @@ def test_a_python_older_than_3_11_is_named_and_stops_the_command(tmp_path: Path)
     done = setup(tree(tmp_path, failing=()), version="3.10.12")
     assert done.returncode == 1
     assert "needs Python 3.11 or newer" in done.stderr and "Python 3.10.12" in done.stderr
+
+
+def rust_tools(
+    tmp_path: Path, tools: tuple[str, ...], in_home: tuple[str, ...] = ()
+) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """scripts/rust-tools.sh with only `tools` on PATH (and `in_home` in a bin folder of the
+    account's home), each a stand-in that logs its words."""
+    log = tmp_path / "calls.log"
+    home = tmp_path / "home"
+    folders = []
+    for folder, names in ((tmp_path / "bin", tools), (home / ".cargo" / "bin", in_home)):
+        folder.mkdir(parents=True)
+        folders.append(str(folder))
+        for tool in names:
+            (folder / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {log}\n')
+            (folder / tool).chmod(0o755)
+    script = ROOT / "scripts" / "rust-tools.sh"
+    env = {"PATH": ":".join(reversed(folders)), "HOME": str(home)}
+    done = subprocess.run(
+        [shutil.which("bash") or "/bin/bash", str(script)], env=env, capture_output=True, text=True
+    )
+    return done, log
+
+
+def test_rust_tools_installs_debians_cargo_only_when_no_shared_cargo_is_on_path(
+    tmp_path: Path,
+) -> None:
+    """A cargo every account can run: nothing installed. None, or only the account's own
+    (rustup's ~/.cargo/bin, which the ordinary user of .ci/as-user cannot run): root installs
+    Debian's cargo with apt-get; an ordinary user without any is told what is missing. Neither
+    stops the set-up."""
+    done, log = rust_tools(tmp_path / "shared", ("cargo", "apt-get"))
+    assert done.returncode == 0 and not log.exists()
+    for name, in_home in (("none", ()), ("rustup", ("cargo",))):
+        done, log = rust_tools(tmp_path / name, ("apt-get",), in_home)
+        assert done.returncode == 0, done.stderr
+        if os.geteuid() == 0:
+            installed = ["apt-get update -qq", "apt-get install -y -qq cargo"]
+            assert log.read_text().splitlines() == installed
+        elif in_home:
+            assert not log.exists() and done.stderr == ""
+        else:
+            assert not log.exists() and "cargo missing" in done.stderr

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import leads, locate, paths
+from fixbot.agent import leads, locate, paths, rustcalls
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.failure import Location
@@ -135,12 +135,15 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     `chars` characters: what the error text names (`fixbot.agent.leads`: the other imports of a
     removed name, where a missing attribute is set), `suspects` (the coverage spectrum's
     ranking, `fixbot.agent.spectrum`), then the functions the failing tests call
-    (`fixbot.agent.locate`); only files the model could read with its own tools."""
+    (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`); only files the model could
+    read with its own tools."""
     failure = ctx.failure
     if failure is None:
         return ""
     located = [(relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations]
     called = locate.spans(ctx.repo, list(failure.failing_tests), located)
+    if (ctx.repo / "Cargo.toml").is_file():  # a crate: its tests are Rust, not Python
+        called += rustcalls.spans(ctx.repo, list(failure.failing_tests))
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
     ranked = [*leads.spans(ctx.repo, text), *best, *suspects[1:], *called]

@@ -1,6 +1,7 @@
-"""A registry's archive (an sdist, an npm tarball, a zip) unpacked without trusting it: tar
-members through tarfile's "data" filter, or its rules where Python lacks it; zip members
-checked before any is written. `fixbot.bench.prepare` unpacks each case's download with it."""
+"""A registry's archive (an sdist, an npm tarball, a zip, a Debian tarball or `.deb`) unpacked
+without trusting it: tar members through tarfile's "data" filter, or its rules where Python lacks
+it; zip members checked before any is written; a `.deb`'s data tarball read out of its `ar`
+container first. `fixbot.bench.prepare` unpacks each case's download with it."""
 
 from __future__ import annotations
 
@@ -108,27 +109,63 @@ def _untar(archive: Path, scratch: Path) -> None:
             _extract_checked(tarred, scratch)
 
 
-def unpack(archive: Path, dest: Path) -> None:
-    """Unpack `archive` (.tar.gz, .tgz or .zip) into `dest`, without its single top folder.
+AR_MAGIC = b"!<arch>\n"  # the `ar` container of a .deb: deb(5), ar(5)
+AR_HEADER = 60  # name 16, mtime 12, uid 6, gid 6, mode 8, size 10, magic 2 bytes
+
+
+def _deb_data(archive: Path, scratch: Path) -> Path:
+    """The `data.tar.*` member of the `.deb` `archive` (deb(5): an `ar` archive holding
+    `debian-binary`, `control.tar.*`, `data.tar.*`), copied into `scratch`. Raises
+    `tarfile.TarError` when the file is no such archive."""
+    with archive.open("rb") as deb:
+        if deb.read(len(AR_MAGIC)) != AR_MAGIC:
+            raise tarfile.TarError("not a Debian binary package (no ar header)")
+        while header := deb.read(AR_HEADER):
+            if len(header) < AR_HEADER or header[58:60] != b"`\n":
+                raise tarfile.TarError("a damaged ar member header")
+            name = header[:16].decode("ascii", "replace").strip().rstrip("/")
+            size = int(header[48:58].decode("ascii").strip() or 0)
+            if name.startswith("data.tar"):
+                data = deb.read(size)  # a package's files: a few megabytes at most
+                if len(data) != size:
+                    raise tarfile.TarError("a truncated ar member")
+                out = scratch / Path(name).name
+                out.write_bytes(data)
+                return out
+            deb.seek(size + size % 2, os.SEEK_CUR)  # members start at even offsets
+    raise tarfile.TarError("a .deb without a data.tar member")
+
+
+def unpack(archive: Path, dest: Path, root: str | None = None) -> None:
+    """Unpack `archive` (.tar.gz, .tgz, .tar.xz, .tar.bz2, .zip or .deb) into `dest`: the folder
+    `root` of it (a path from the archive's top, "." for the top itself), or without `root` the
+    archive less its single top folder.
 
     Tar members are filtered as `tarfile`'s "data" filter does (no absolute paths, no links
-    out of `dest`, no devices; `_extract_checked` where Python lacks the filter). Raises
-    `PrepareError` for a damaged or unsafe archive.
+    out of `dest`, no devices; `_extract_checked` where Python lacks the filter); a `.deb`'s
+    files are its data tarball's, under the same filter. Raises `PrepareError` for a damaged
+    or unsafe archive, or one without the folder `root`.
     """
     with tempfile.TemporaryDirectory(dir=dest.parent if dest.parent.exists() else None) as tmp:
-        scratch = Path(tmp)
+        scratch = Path(tmp) / "files"
+        scratch.mkdir()
         try:
             if archive.suffix == ".zip":
                 _unzip(archive, scratch)
+            elif archive.suffix == ".deb":
+                _untar(_deb_data(archive, Path(tmp)), scratch)
             else:
                 _untar(archive, scratch)
-        except (OSError, tarfile.TarError, zipfile.BadZipFile) as error:
+        except (OSError, ValueError, tarfile.TarError, zipfile.BadZipFile) as error:
             raise PrepareError(
                 f"{archive} cannot be unpacked ({error}); delete it and retry"
             ) from error
-        entries = list(scratch.iterdir())
-        top = entries[0] if len(entries) == 1 and entries[0].is_dir() else scratch
+        if root is not None:
+            top = (scratch / root).resolve()
+            if not top.is_dir() or not top.is_relative_to(scratch.resolve()):
+                raise PrepareError(f"{archive} has no folder {root!r} (its [package] root)")
+        else:
+            entries = list(scratch.iterdir())
+            top = entries[0] if len(entries) == 1 and entries[0].is_dir() else scratch
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(top), str(dest))
-        if top == scratch:
-            scratch.mkdir()  # TemporaryDirectory removes it again

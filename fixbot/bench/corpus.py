@@ -1,6 +1,7 @@
 """The bench's corpus: one TOML file per real CI failure, `bench/corpus/<family>/<id>.toml`.
 
-A case is a recipe, not vendored code: a package release on PyPI or npm, a patch that makes the
+A case is a recipe, not vendored code: a package release on PyPI or npm (or a file of Debian's
+archive, pinned by its sha256), a patch that makes the
 broken repository (for a shipped regression: the fixed release's new test), the check that fails,
 the reference fix and hidden tests applied only when grading. `load_corpus` reads and validates
 every file and raises one `CorpusError` listing every problem found, so a contributor fixes them
@@ -17,7 +18,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = Path(__file__).resolve().parent / "corpus"  # in the wheel (pyproject's force-include)
@@ -62,6 +71,26 @@ class Ecosystem(StrEnum):
 
     PYTHON = "python"  # sdist from PyPI, a venv with `requirements`
     NPM = "npm"  # tarball from npm, node_modules with `requirements` as devDependencies
+    GO = "go"  # a module from Debian's archive, `go` offline with a shared build cache
+    RUST = "rust"  # a crate from Debian's archive, `cargo` offline, its build in the repository
+
+
+# a file under Debian's pool/: component, hash folder, source package, file name (the tarball of a
+# source package, e.g. `x_1.0.orig.tar.gz`, or a binary package `x_1.0-1_all.deb`); Debian's
+# names: https://www.debian.org/doc/debian-policy/ch-controlfields.html#source
+DEBIAN_POOL = (
+    r"^(main|contrib|non-free|non-free-firmware)/(lib)?[0-9a-z]/[a-z0-9][a-z0-9.+-]+/"
+    r"[A-Za-z0-9][A-Za-z0-9.+~_-]*\.(tar\.(gz|xz|bz2)|deb)$"
+)
+FOLDER = r"^[A-Za-z0-9._+~@-]+(/[A-Za-z0-9._+~@-]+)*$"
+
+
+# the ecosystems whose registry is not reached (only Debian's archive is): what a release is
+# there, and what its tests may need
+DEBIAN_ONLY = {
+    Ecosystem.GO: ("Go module", "Go's standard library"),
+    Ecosystem.RUST: ("crate", "Rust's standard library (dev-dependencies removed by [broken])"),
+}
 
 
 class _Strict(BaseModel):
@@ -69,10 +98,38 @@ class _Strict(BaseModel):
 
 
 class Package(_Strict):
-    """The release the broken repository starts from."""
+    """The release the broken repository starts from: `name` and `version` on the ecosystem's
+    registry, or, with `debian`, a file of Debian's archive instead.
+
+    `debian` is the file's path under the archive's `pool/` (a source package's tarball or a
+    binary `.deb`), `sha256` its digest (mandatory: Debian's mirrors serve plain http, the pin
+    is what makes the download trustworthy), `root` the folder inside the archive, from its
+    top, that is the project's root ("." for the archive's top itself); `name` and `version`
+    then only name the release in reports.
+    """
 
     name: Text
     version: Text
+    debian: str | None = Field(default=None, pattern=DEBIAN_POOL)
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    root: str | None = Field(default=None, pattern=FOLDER)
+
+    @field_validator("root")
+    @classmethod
+    def _inside(cls, root: str | None) -> str | None:
+        if root is not None and root != "." and {".", ".."} & set(root.split("/")):
+            raise ValueError("root is a folder inside the archive: no '.' or '..' part")
+        return root
+
+    @model_validator(mode="after")
+    def _pinned(self) -> Package:
+        given = [f for f in ("debian", "sha256", "root") if getattr(self, f) is not None]
+        if given and len(given) != 3:
+            missing = sorted({"debian", "sha256", "root"} - set(given))
+            raise ValueError(
+                f"a Debian archive file needs debian, sha256 and root together; {missing} missing"
+            )
+        return self
 
 
 class Environment(_Strict):
@@ -130,6 +187,22 @@ class Case(_Strict):
     broken: Broken = Broken()
     fix: Patch
     hidden: Hidden
+
+    @model_validator(mode="after")
+    def _debian_only_needs_nothing_installed(self) -> Case:
+        if self.ecosystem in DEBIAN_ONLY:
+            what, tool = DEBIAN_ONLY[self.ecosystem]
+            if self.package.debian is None:
+                raise ValueError(
+                    f"a {self.ecosystem.value} case names its source in Debian's archive "
+                    f"([package] debian, sha256 and root): no {what} registry is reached"
+                )
+            if self.environment.requirements or self.environment.python:
+                raise ValueError(
+                    f"a {self.ecosystem.value} case installs nothing: [environment] requirements "
+                    f"and python stay empty (pick a {what} whose tests need only {tool})"
+                )
+        return self
 
     @property
     def path_hint(self) -> str:

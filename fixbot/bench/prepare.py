@@ -1,10 +1,13 @@
 """Rebuild a case on disk: download its release, make the broken repository and its environment.
 
 Everything downloaded or installed is cached under `cache_root()` (`~/.cache/fixbot/bench/`, or
-`FIXBOT_BENCH_CACHE`): `archives/` holds the sdists (PyPI's Simple API, sha256 checked) and npm
-tarballs (`npm pack`), `envs/` one venv or node_modules per (interpreter, requirements), shared
-by the cases that need the same. A second `prepare` of a case is offline: it unpacks the cached
-archive into a fresh repository and reuses the environment.
+`FIXBOT_BENCH_CACHE`): `archives/` holds the sdists (PyPI's Simple API, sha256 checked), npm
+tarballs (`npm pack`) and, in `archives/debian/`, the files of Debian's archive a case names
+(checked against the case's sha256), `envs/` one venv or node_modules per (interpreter,
+requirements), shared by the cases that need the same, `envs/go/` the build cache and
+GOPATH every Go case shares, and `envs/rust/` the CARGO_HOME every Rust case shares (a Rust
+case's build stays in its repository's `target/`). A second `prepare` of a case is offline: it
+unpacks the cached archive into a fresh repository and reuses the environment.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import fcntl
 import hashlib
 import json
 import os
+import pwd
 import re
 import shlex
 import shutil
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -31,6 +36,10 @@ from fixbot.process import git
 from fixbot.process.spawn import run_command
 
 PYPI_SIMPLE = "https://pypi.org/simple"  # PEP 691: https://peps.python.org/pep-0691/
+# Debian's mirror network (https://deb.debian.org): plain http, as apt uses it; a case's sha256
+# is what the download is trusted by. FIXBOT_BENCH_DEBIAN_MIRROR names another mirror (tests:
+# a file:// folder).
+DEBIAN_MIRROR = "http://deb.debian.org/debian"
 INSTALL_TIMEOUT_S = 900.0  # one venv or node_modules install
 DOWNLOAD_TIMEOUT_S = 120.0
 PASSED = ("HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "SSL_CERT_DIR", "PIP_CERT")
@@ -44,6 +53,11 @@ EXCLUDED = (
     ".mypy_cache/",
     "/.tox",  # a tox check's environments, made in the repository at run time
 )
+# what a Rust case's check leaves in its repository: git ignores them, fixbot's edits never touch
+# them (a crate from Debian's archive ships no lock file; cargo writes one)
+EXCLUDED_RUST = ("/target/", "/Cargo.lock")
+# rustup's proxies (`cargo` in ~/.cargo/bin) find their tool chains with these, when set
+PASSED_RUST = ("RUSTUP_HOME", "RUSTUP_TOOLCHAIN")
 ARCHIVES = (".tar.gz", ".tgz", ".zip")  # what `download` leaves; partial files end in .part
 READY = ".fixbot-bench-ready"  # written last: an environment without it is rebuilt
 
@@ -83,7 +97,7 @@ def prepare(case: Case, cache: Path, into: Path | None = None) -> Prepared:
     repo = into or cache / "work" / case.id
     if repo.exists():
         shutil.rmtree(repo)
-    unpack(archive, repo)
+    unpack(archive, repo, case.package.root)
     _init_repo(repo, case)
     if case.ecosystem is Ecosystem.NPM:
         (repo / "node_modules").symlink_to(env_dir / "node_modules", target_is_directory=True)
@@ -106,6 +120,8 @@ def download(case: Case, folder: Path) -> Path:
 
     Raises `PrepareError` when the registry has no such release or cannot be reached.
     """
+    if case.package.debian and case.package.sha256:
+        return download_debian(case.package.debian, case.package.sha256, folder / "debian")
     folder.mkdir(parents=True, exist_ok=True)
     name, version = case.package.name, case.package.version
     stem = f"{case.ecosystem.value}-{name.replace('/', '__')}-{version}"
@@ -119,6 +135,54 @@ def download(case: Case, folder: Path) -> Path:
         if case.ecosystem is Ecosystem.PYTHON:
             return _download_sdist(name, version, folder, stem)
         return _download_npm(name, version, folder, stem)
+
+
+def debian_mirror() -> str:
+    """`FIXBOT_BENCH_DEBIAN_MIRROR`, else `DEBIAN_MIRROR`: the folder above Debian's `pool/`."""
+    return os.environ.get("FIXBOT_BENCH_DEBIAN_MIRROR", DEBIAN_MIRROR).rstrip("/")
+
+
+def download_debian(pool: str, sha256: str, folder: Path) -> Path:
+    """`pool`'s file of Debian's archive (its path under `pool/`) in `folder`, downloaded first
+    when absent; a cached copy is checked again, and a damaged one downloaded anew.
+
+    Raises `PrepareError` when the mirror cannot be reached, has no such file (the pool keeps
+    the files of Debian's current releases only) or sends bytes whose sha256 is not `sha256`;
+    nothing is kept then.
+    """
+    target = folder / pool.rsplit("/", 1)[-1]
+    if _sha256_of(target) == sha256:
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    with _locked(folder / ".locks" / f"{target.name}.lock"):
+        if _sha256_of(target) == sha256:
+            return target
+        url = f"{debian_mirror()}/pool/{pool}"
+        try:
+            with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as answer:
+                data = answer.read()
+        except urllib.error.HTTPError as error:
+            raise PrepareError(
+                f"Debian's archive has no {pool} ({url}: {error}): the pool keeps the files of "
+                "Debian's current releases only; pick one of those"
+            ) from error
+        except (OSError, ValueError) as error:
+            raise PrepareError(f"Debian's archive cannot be reached ({url}): {error}") from error
+        found = hashlib.sha256(data).hexdigest()
+        if found != sha256:
+            raise PrepareError(f"{url}: sha256 {found} is not the case's {sha256}; nothing kept")
+        partial = target.with_name(target.name + ".part")
+        partial.write_bytes(data)
+        partial.rename(target)
+    return target
+
+
+def _sha256_of(path: Path) -> str | None:
+    """The sha256 of the file at `path`, or None when there is none."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def glob_escape(text: str) -> str:
@@ -198,7 +262,8 @@ def _init_repo(repo: Path, case: Case) -> None:
     git.run(repo, "init", "-q", "-b", "main")
     exclude = repo / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
-    exclude.write_text("\n".join(EXCLUDED) + "\n", encoding="utf-8")
+    rust = EXCLUDED_RUST if case.ecosystem is Ecosystem.RUST else ()
+    exclude.write_text("\n".join((*EXCLUDED, *rust)) + "\n", encoding="utf-8")
     if case.broken.patch:
         apply_patch(repo, case.broken.patch, f"{case.id}: the [broken] patch")
     git.run(repo, "add", "-A", "-f", ".", ":!node_modules")
@@ -250,6 +315,10 @@ def interpreter(version: str | None) -> Path:
 def environment(case: Case, folder: Path) -> Path:
     """The cached environment of `case` (a venv, or a folder with node_modules), built first
     if absent. Raises `PrepareError` when the install fails."""
+    if case.ecosystem is Ecosystem.GO:
+        return go_environment(folder)
+    if case.ecosystem is Ecosystem.RUST:
+        return rust_environment(folder)
     if case.ecosystem is Ecosystem.PYTHON:
         python = interpreter(case.environment.python)
         key = _key(["python", str(python.resolve()), *case.environment.requirements])
@@ -270,6 +339,90 @@ def environment(case: Case, folder: Path) -> Path:
             build(case, env_dir)
             (env_dir / READY).write_text(json.dumps(case.environment.requirements), "utf-8")
     return env_dir
+
+
+def go_environment(folder: Path) -> Path:
+    """`folder/go`, the build cache (`cache/`) and GOPATH (`path/`) every Go case shares: a Go
+    case installs nothing, its module needs only the standard library.
+
+    Raises `PrepareError` when no `go` is on PATH.
+    """
+    if shutil.which("go") is None:
+        raise PrepareError(
+            "no Go tool chain: `go` is not on PATH; install Go 1.19 or newer "
+            "(Debian: apt-get install golang-go)"
+        )
+    env_dir = folder / "go"
+    for sub in ("cache", "path"):
+        (env_dir / sub).mkdir(parents=True, exist_ok=True)
+    return env_dir
+
+
+def go_variables(env_dir: Path) -> dict[str, str]:
+    """What makes `go` build and test offline and the same on every machine: modules mode,
+    no proxy or checksum database (nothing is downloaded: an import outside the standard library
+    fails), the installed tool chain only, no user configuration file, no cgo (no C compiler
+    needed), the shared caches (https://pkg.go.dev/cmd/go#hdr-Environment_variables)."""
+    return {
+        "GOCACHE": str(env_dir / "cache"),
+        "GOPATH": str(env_dir / "path"),
+        "GOFLAGS": "-mod=mod -modcacherw",
+        "GO111MODULE": "on",
+        "GOPROXY": "off",
+        "GOSUMDB": "off",
+        "GONOSUMDB": "*",
+        "GOTOOLCHAIN": "local",
+        "GOTELEMETRY": "off",
+        "GOWORK": "off",
+        "GOENV": "off",
+        "CGO_ENABLED": "0",
+    }
+
+
+def rust_environment(folder: Path) -> Path:
+    """`folder/rust`, whose `home/` is the CARGO_HOME every Rust case shares (cargo's own
+    configuration and caches, not the user's ~/.cargo): a Rust case installs nothing, its crate
+    needs only the standard library.
+
+    The build itself (CARGO_TARGET_DIR) stays in each repository's `target/`, never shared:
+    cargo keys a path package's build by its name and version and decides freshness by the
+    sources' modification times, so two trees of one crate sharing a target folder (the
+    broken one copied with its old times after the fixed one was built) would test the other
+    tree's build.
+
+    Raises `PrepareError` when no `cargo` is on PATH.
+    """
+    if shutil.which("cargo") is None:
+        raise PrepareError(
+            "no Rust tool chain: `cargo` is not on PATH; install Rust 1.63 or newer "
+            "(Debian: apt-get install cargo; or rustup)"
+        )
+    env_dir = folder / "rust"
+    (env_dir / "home").mkdir(parents=True, exist_ok=True)
+    return env_dir
+
+
+def rust_variables(env_dir: Path) -> dict[str, str]:
+    """What makes `cargo` build and test offline and alike on every machine: the shared
+    CARGO_HOME (no user configuration from ~/.cargo), no network (a dependency outside the
+    crate fails to resolve), no incremental build data nor debug information (each tree builds
+    its crate anew: they only slow the build), no colour codes
+    (https://doc.rust-lang.org/cargo/reference/environment-variables.html); rustup's own
+    variables when set, else the account's `~/.rustup` as RUSTUP_HOME when it has one: rustup's
+    `cargo` finds its tool chain there by HOME, which a check may run with another of
+    (https://rust-lang.github.io/rustup/environment-variables.html)."""
+    passed = {k: v for k, v in os.environ.items() if k in PASSED_RUST}
+    account = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".rustup"
+    if "RUSTUP_HOME" not in passed and account.is_dir():
+        passed["RUSTUP_HOME"] = str(account)
+    return {
+        **passed,
+        "CARGO_HOME": str(env_dir / "home"),
+        "CARGO_NET_OFFLINE": "true",
+        "CARGO_INCREMENTAL": "0",
+        "CARGO_PROFILE_DEV_DEBUG": "0",  # each tree builds its crate anew: no debug info to link
+        "CARGO_TERM_COLOR": "never",
+    }
 
 
 def _key(parts: list[str]) -> str:
@@ -322,12 +475,17 @@ def _install(command: str, env_dir: Path, case: Case) -> None:
 
 def check_env(case: Case, env_dir: Path) -> dict[str, str]:
     """The environment the check and hidden command run with: ours reduced to `PASSED`, the
-    case's venv or node_modules first on PATH, then the case's `variables`."""
+    case's venv or node_modules first on PATH (for Go, `go_variables`; for Rust,
+    `rust_variables`), then the case's `variables`."""
     base = {k: v for k, v in os.environ.items() if k in PASSED + PASSED_PROXY}
     path = os.environ.get("PATH", "/usr/bin:/bin")
     if case.ecosystem is Ecosystem.PYTHON:
         base.update({"VIRTUAL_ENV": str(env_dir), "PYTHONDONTWRITEBYTECODE": "1"})
         path = f"{env_dir / 'bin'}{os.pathsep}{path}"
+    elif case.ecosystem is Ecosystem.GO:
+        base.update(go_variables(env_dir))
+    elif case.ecosystem is Ecosystem.RUST:
+        base.update(rust_variables(env_dir))
     else:
         path = f"{env_dir / 'node_modules' / '.bin'}{os.pathsep}{path}"
     return {**base, "PATH": path, **case.environment.variables}

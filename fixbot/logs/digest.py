@@ -64,6 +64,22 @@ def from_facts(
     )
 
 
+def passed_counts(result: CheckResult) -> Counts:
+    """The counts of a green run's whole log (every summary and per-test line, streamed as
+    `digest` reads a failed run's), the tail's when the log holds none or cannot be read.
+
+    The whole log, not its tail: the first failing run's counts come from its whole log, and a
+    runner that reports per test (go test -json: one line per test, no total) would otherwise
+    count only the tests whose lines reached the tail, fewer than the failing run counted."""
+    facts = LogFacts()
+    try:
+        collect_file(result.log_path, facts)
+    except OSError:
+        return parse_counts(result.tail)
+    counts = facts.counts()
+    return counts if counts.model_dump(exclude_none=True) else parse_counts(result.tail)
+
+
 def _counts(facts: LogFacts, condensed: str, *, failed: bool) -> Counts:
     """The whole log's counts; the condensed log's when the facts found no summary.
 

@@ -27,7 +27,7 @@ from fixbot.core.settings import Settings
 from fixbot.ecosystems import python
 from fixbot.logs.condense import explaining_lines
 from fixbot.logs.dialects import Report, report_for
-from fixbot.logs.digest import digest, of_failed_check
+from fixbot.logs.digest import digest, of_failed_check, passed_counts
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts, said_failed
 from fixbot.observe.channel import Channel
@@ -231,8 +231,9 @@ class Checker:
         if result.passed:
             attempt.signature = attempt.error_class = attempt.category = None
             # how many tests the green run ran: fewer than the first failing run is a suspected
-            # cheat (`fixbot.tamper.cheats.fewer_tests`)
-            attempt.counts = parse_counts(result.tail)
+            # cheat (`fixbot.tamper.cheats.fewer_tests`); counted over the whole log, as the
+            # failing run's are
+            attempt.counts = passed_counts(result)
             # the runner's own last words beat the exit code (`said_failed`)
             attempt.observed = said_failed(result.tail)
             self.failures.pop(attempt.number, None)

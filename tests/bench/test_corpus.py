@@ -92,6 +92,51 @@ def test_unknown_keys_are_refused(tmp_path: Path) -> None:
         load_corpus(tmp_path)
 
 
+POOL = "main/g/golang-demo/golang-demo_1.0.orig.tar.xz"
+SHA = "ab" * 32
+
+
+def with_package(case_id: str, package: str, ecosystem: str = "go", env: str = "") -> str:
+    """A case whose [package] gets the extra lines `package` (and an [environment] `env`)."""
+    text = case_text(case_id, ecosystem=f'"{ecosystem}"')
+    text = text.replace('version = "1.0"\n', f'version = "1.0"\n{package}\n', 1)
+    return text + (f"[environment]\n{env}\n" if env else "")
+
+
+def test_a_debian_archive_file_is_pinned_and_a_go_case_installs_nothing(tmp_path: Path) -> None:
+    """A Debian file comes over plain http: its sha256 is mandatory, its pool path and root
+    cannot climb out; a go case's source is such a file and it installs nothing."""
+    pinned = f'debian = "{POOL}"\nsha256 = "{SHA}"\nroot = "demo-1.0"'
+    write(tmp_path, "regression", "good", with_package("good", pinned))
+    (good,) = load_corpus(tmp_path)
+    assert good.ecosystem is Ecosystem.GO and good.package.sha256 == SHA
+    assert good.package.root == "demo-1.0"
+    bad = {
+        "no-sha": (f'debian = "{POOL}"\nroot = "."', "['sha256'] missing"),
+        "short-sha": (pinned.replace(SHA, "abc"), "package.sha256: String should match"),
+        "climbs": (pinned.replace("main/g/", "main/g/../../"), "package.debian: String should"),
+        "no-archive": (pinned.replace(".orig.tar.xz", ".dsc"), "package.debian: String should"),
+        "root-out": (pinned.replace("demo-1.0", "a/../.."), "no '.' or '..' part"),
+        "root-abs": (pinned.replace("demo-1.0", "/etc"), "package.root: String should match"),
+        "go-registry": ("", "names its source in Debian's archive"),
+    }
+    for name, (package, _) in bad.items():
+        write(tmp_path, "regression", name, with_package(name, package))
+    write(
+        tmp_path,
+        "regression",
+        "go-installs",
+        with_package("go-installs", pinned, env='requirements = ["x==1"]'),
+    )
+    with pytest.raises(CorpusError) as raised:
+        load_corpus(tmp_path)
+    problems = raised.value.problems
+    for name, (_, message) in bad.items():
+        assert any(f"{name}.toml" in p and message in p for p in problems), (name, problems)
+    assert any("go-installs.toml" in p and "installs nothing" in p for p in problems)
+    assert len(problems) == len(bad) + 1
+
+
 def test_only_selects_cases(tmp_path: Path) -> None:
     write(tmp_path, "regression", "one", case_text("one"))
     write(tmp_path, "regression", "two", case_text("two"))

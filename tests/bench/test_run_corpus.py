@@ -35,10 +35,16 @@ IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py re
 CACHE = cache_root()  # read before conftest.py gives each test a throw-away HOME
 LOCALIZED_FLOOR = 0.85  # all cases with target lines (bench/RESULTS-bench.md: 31 of 36, 86 %)
 HELD_OUT_GOAL = 0.9  # the held-out part (14 of 15, 93 %)
-# what this machine lacks for a case: a registry, the Python a case asks for (an ordinary
-# user with Debian's python3 has no python3.12), or an ecosystem's tool chain (npm); outside CI
-# the test skips, under CI=true fails
-UNAVAILABLE = ("cannot be reached", "no Python ", " is not on PATH: install ")
+# what this machine lacks for a case: a registry (or Debian's archive), the Python a case asks
+# for (an ordinary user with Debian's python3 has no python3.12), or an ecosystem's tool chain
+# (npm, Go, cargo); outside CI the test skips, under CI=true fails
+UNAVAILABLE = (
+    "cannot be reached",
+    "no Python ",
+    " is not on PATH: install ",
+    "no Go tool chain",
+    "no Rust tool chain",
+)
 
 
 def unavailable(text: str) -> bool:

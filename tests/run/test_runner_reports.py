@@ -157,6 +157,26 @@ def test_go_a_real_fix_is_verified_by_the_test_runners_own_report(
     assert state.attempts[0].counts.failed == 1
 
 
+def test_go_a_suite_whose_report_outgrows_the_tail_is_fixed_with_every_test_counted(
+    tmp_path: Path, go_check: str
+) -> None:
+    """go test -json writes a few lines per test and no total: 2000 passing tests make a log
+    larger than the 64 KiB tail. The green run is counted over its whole log, as the failing
+    run is, so the same tests are counted on both sides and the fix is no `fewer-tests`."""
+    body = "\tif Add({n}, 0) != {n} {{\n\t\tt.Fail()\n\t}}\n"
+    many = "".join(
+        f"\nfunc TestMany{n:04d}(t *testing.T) {{\n" + body.format(n=n) + "}\n" for n in range(2000)
+    )
+    files = {"go.mod": GO_MOD, "app.go": GO_APP, "app_test.go": GO_TEST + many}
+    repo = make_repo(tmp_path / "repo", files)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.go": GO_FIXED}), check=go_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    log = state_of(repo).parent / (state.attempts[-1].log_path or "")
+    assert log.stat().st_size > 64 * 1024
+    assert state.attempts[0].counts.failed == 1 and state.attempts[0].counts.passed == 2001
+    assert state.attempts[-1].counts.passed == 2002
+
+
 def test_go_an_exit_0_in_the_code_under_test_is_refused_by_the_report(
     tmp_path: Path, go_check: str
 ) -> None:
