@@ -7,10 +7,11 @@ read-only tmpfs folders (`Cover.hidden`) and binds back, at their own paths, onl
 commands need (`plan`): an allowlist of what they see, not a list of files they must not read.
 
 - **Hidden**: `/root`, `/home` whole (every user's home, the runner's `/home/runner` among
-  them) and the HOME of every login user (uid `LOGIN_UIDS`, login.defs(5)'s UID_MIN..UID_MAX;
-  a self-hosted runner's user may live in `/srv/runner`; a folder of that user's own, so a
-  service account's `/usr` is never hidden), from the password database, except the
-  commands' own user's. A home closed to others (root's 0700 `/root`) hides itself: left alone.
+  them) and the HOME of every user, whatever its uid (a self-hosted runner's user may be a
+  system user living in `/srv/runner`), that is a folder of that user's own (so a service
+  account's `/usr` is never hidden), from the password database, except the commands' own
+  user's (when it is theirs). A home closed to others (root's 0700 `/root`) hides itself:
+  left alone.
 - **Shown back, writable**: the workspace (a GitHub runner's is
   `/home/runner/work/<repo>/<repo>`), the commands' private HOME and the commands' user's own
   home when they lie under a hidden folder.
@@ -54,7 +55,6 @@ from functools import cache
 from pathlib import Path
 
 TOPS = ("/root", "/home")  # every user's home on a Linux machine (FHS 3.0, 3.8 and 3.15)
-LOGIN_UIDS = range(1000, 60001)  # login.defs(5): UID_MIN 1000 .. UID_MAX 60000
 TOOL_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*(HOME|ROOT|DIR)\Z")
 NOT_TOOLS = re.compile(r"HOME\Z|XDG_")  # the user's home and configuration, not a tool chain
 TOOL_CACHE = "RUNNER_TOOL_CACHE"
@@ -101,18 +101,19 @@ def plan(
 
 
 def _homes(passwd: Passwd) -> set[str]:
-    """The users' homes: `TOPS`, the folders in them, and the HOME of root and of every login
-    user that is a folder of that user's own (a service account's HOME may be `/usr` or
-    `/var/www`: not hidden)."""
-    found = {top for top in TOPS if _is_folder(top)}
+    """The users' homes: `TOPS` (as the folders they name: `/home` may be a link to
+    `/var/home`), the folders in them, and the HOME of every user that is a folder of that
+    user's own, whatever its uid (a self-hosted runner's user may be a system user, uid 999,
+    living in `/srv/runner`; a service account's HOME `/usr` or `/var/www` is root's: not
+    hidden)."""
+    found = {_resolved(top) for top in TOPS if os.path.isdir(top)} - {"/"}  # `/home` -> `/var/home`
     for top in list(found):
         found |= {os.path.join(top, n) for n in _names(top) if _is_folder(os.path.join(top, n))}
     for entry in passwd():
-        if entry.pw_uid in LOGIN_UIDS or entry.pw_uid == 0:
-            home = _resolved(entry.pw_dir)
-            with suppress(OSError):
-                if home != "/" and os.stat(home).st_uid == entry.pw_uid and _is_folder(home):
-                    found.add(home)
+        home = _resolved(entry.pw_dir)
+        with suppress(OSError):
+            if home != "/" and os.stat(home).st_uid == entry.pw_uid and _is_folder(home):
+                found.add(home)
     return found
 
 
@@ -167,11 +168,16 @@ def _tool_folders(env: Mapping[str, str]) -> list[str]:
 
 
 def _own_home(uid: int) -> str:
+    """The HOME of the user `uid` when it is a folder of that user's own, else "": a HOME
+    naming another user's folder (the runner's) is that user's to hide, never shown back."""
     try:
-        home = pwd.getpwuid(uid).pw_dir
+        home = _resolved(pwd.getpwuid(uid).pw_dir)
     except KeyError:
         return ""
-    return _resolved(home) if os.path.isdir(home) else ""
+    try:
+        return home if home != "/" and os.stat(home).st_uid == uid and _is_folder(home) else ""
+    except OSError:
+        return ""
 
 
 def _names(folder: str) -> list[str]:
@@ -230,6 +236,7 @@ def _script(cover: Cover) -> str | None:
     lines = [
         "umask 022",
         f'fail() {{ echo "fixbot: could not hide the homes: $1" >&2; exit {FAILED}; }}',
+        'here=$(pwd -P) || fail "the current folder"',
     ]
     for hidden in cover.hidden:
         shown = sorted(p for p in [*cover.writable, *cover.readable] if _within(p, hidden))
@@ -247,6 +254,10 @@ def _script(cover: Cover) -> str | None:
                 lines.append(f"{m} --rbind {source} {inner[path]} || fail {source}")
         target = shlex.quote(hidden)
         lines.append(f"{m} -o remount,ro {at} && {m} --move {at} {target} || fail {target}")
+    # The current folder was entered before the mounts: it is still the folder under the
+    # cover, whose `..` climbs the hidden home (path_resolution(7) follows a mount downwards
+    # only). Entered again by its path, it is the folder shown back, or hidden and refused.
+    lines.append('cd -P -- "$here" || fail "the current folder"')
     lines.append('exec "$@"')
     return "\n".join(lines)
 
