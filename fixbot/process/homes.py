@@ -20,10 +20,12 @@ commands need (`plan`): an allowlist of what they see, not a list of files they 
   `NVM_DIR`, `GOROOT`, `JAVA_HOME`; not `HOME`, not `XDG_*`, the user's own configuration) and
   the runner's tool cache (`RUNNER_TOOL_CACHE`: under HOME on a self-hosted runner; GitHub's
   hosted runners keep it in `/opt/hostedtoolcache`). Never a folder holding a user's home
-  (a PATH entry `~` or `/home` would show everything), and only a folder reached without a
-  link through folders the commands cannot write (`_unmovable`: else they would swap a PATH
-  folder for a link to `~/.ssh` and root would bind what it names). Each is shown whole: a
-  credential kept inside one (`CARGO_HOME`'s `credentials.toml`) is readable, a documented gap.
+  (a PATH entry `~` or `/home` would show everything) or the workspace (`WORK_DIR=~/work`
+  would show the runner's `~/work/_temp` beside it, actions/checkout's token file), and only
+  a folder reached without a link through folders the commands cannot write (`_unmovable`:
+  else they would swap a PATH folder for a link to `~/.ssh` and root would bind what it
+  names). Each is shown whole: a credential kept inside one (`CARGO_HOME`'s
+  `credentials.toml`) is readable, a documented gap.
 
 fixbot's own folders for the commands (the observer's plugin, the tracer, the commands' HOME) are
 made in the temporary folder (`tempfile`; fixbot's environment names no TMPDIR), never under a
@@ -93,7 +95,7 @@ def plan(
     readable = [
         path
         for path in _tool_folders(env)
-        if not any(_within(path, w) for w in writable)
+        if not any(_within(path, w) or _within(w, path) for w in writable)
         and not any(_within(h, path) for h in homes)
         and _unmovable(path, hidden, uid)
     ]

@@ -384,6 +384,96 @@ def test_a_tool_folder_shown_back_cannot_be_written(
     assert not (tool / "rustc").exists(), log
 
 
+def checkout_token(folder: Path, workspace: Path) -> Path:
+    """actions/checkout v6's layout: the token in `~/work/_temp/git-credentials-<uuid>.config`
+    (0644 here), included by the workspace's `.git/config` for its git folder."""
+    token = secret_file(
+        folder / "work" / "_temp" / "git-credentials-0123.config",
+        '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic cio-0123456789\n',
+    )
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(workspace),
+            "config",
+            f"includeIf.gitdir:{workspace}/.git.path",
+            str(token),
+        ],
+        check=True,
+    )
+    return token
+
+
+def test_the_checkout_token_beside_the_workspace_is_hidden(
+    home: tuple[Path, Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check asks git for the workspace's configuration, includes followed, and cats the
+    runner's `_temp` beside the workspace: hidden (the workspace alone is shown back, not its
+    parent). Without the cover git prints the token."""
+    folder, workspace, _ = home
+    token = checkout_token(folder, workspace)
+    steal = f"git config --list --show-origin; cat {token}; ls -a {token.parent}; true"
+    code, log = check(workspace, steal, tmp_path)
+    assert code == 0 and TOKEN not in log, log
+    uncovered(monkeypatch)
+    code, log = check(workspace, steal, tmp_path)
+    assert TOKEN in log, log
+
+
+@pytest.mark.parametrize("variable", ["WORK_DIR", "PATH"])
+def test_a_tool_folder_holding_the_workspace_is_not_shown_back(
+    home: tuple[Path, Path, Path], tmp_path: Path, variable: str
+) -> None:
+    """Fixed: a variable of the job naming the workspace's parent (`WORK_DIR=~/work`, or
+    that folder on PATH) showed it back read-only whole, the runner's `_temp` beside the
+    workspace with it (actions/checkout's token file). A folder holding the workspace is
+    never shown back now, as a folder holding a home never was."""
+    folder, workspace, _ = home
+    token = checkout_token(folder, workspace)
+    work = str(folder / "work")
+    value = f"{work}:{os.environ['PATH']}" if variable == "PATH" else work
+    assert work not in homes.plan(NOBODY.uid, [workspace], {variable: value}).readable
+    code, log = check(workspace, f"cat {token}", tmp_path, **{variable: value})
+    assert code != 0 and TOKEN not in log, log
+
+
+def test_a_home_closed_by_its_mode_but_open_through_an_acl_is_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A home of mode 0700 is left alone (it hides itself), but a POSIX ACL letting `nobody`
+    in (acl(5): `u:nobody:r-x`) opens it: the ACL's mask shows in the group bits, so the home
+    counts as enterable and is hidden. Without the cover the check reads the key. (A runner's
+    user of uid 999 in `/var/tmp/.../runner`, outside `/home`, whose cover would hide it
+    whole; the workspace elsewhere.)"""
+    plan = homes.plan
+    with system_user_home() as (folder, _, entry):
+        key = folder / ".ssh" / "id_ed25519"
+        workspace = make_repo(folder.parent / "ws", {"app.py": "x = 1\n"})
+        workspace.chmod(0o755)
+        folder.chmod(0o700)
+        entries = [(0x01, 7, 0xFFFFFFFF), (0x02, 5, NOBODY.uid), (0x04, 0, 0xFFFFFFFF)]
+        entries += [(0x10, 5, 0xFFFFFFFF), (0x20, 0, 0xFFFFFFFF)]  # acl(5): mask, other
+        acl = (2).to_bytes(4, "little") + b"".join(
+            t.to_bytes(2, "little") + p.to_bytes(2, "little") + i.to_bytes(4, "little")
+            for t, p, i in entries
+        )
+        try:
+            os.setxattr(folder, "system.posix_acl_access", acl)
+        except OSError as error:
+            pytest.skip(f"no POSIX ACL on this file system: {error}")
+        assert folder.stat().st_mode & 0o777 == 0o750
+        assert str(folder) in plan(NOBODY.uid, [workspace], {}, lambda: [entry]).hidden
+        monkeypatch.setattr(
+            homes, "plan", functools.partial(plan, passwd=lambda: [*pwd.getpwall(), entry])
+        )
+        code, log = check(workspace, f"cat {key}", tmp_path)
+        assert code != 0 and "PRIVATE KEY" not in log, log
+        uncovered(monkeypatch)
+        code, log = check(workspace, f"cat {key}", tmp_path)
+        assert code == 0 and "PRIVATE KEY" in log, log
+
+
 # --- whose homes are hidden ------------------------------------------------------------------
 
 
