@@ -10,8 +10,11 @@ commands need (`plan`): an allowlist of what they see, not a list of files they 
   them) and the HOME of every user, whatever its uid (a self-hosted runner's user may be a
   system user living in `/srv/runner`), that is a folder of that user's own (so a service
   account's `/usr` is never hidden), from the password database, except the commands' own
-  user's (when it is theirs). A home closed to others (root's 0700 `/root`) hides itself:
-  left alone.
+  user's (when it is theirs); and the runner's `RUNNER_TEMP` when it is a folder of a user
+  other than root and the commands (actions/checkout's token file is kept there; under the
+  runner's HOME on GitHub's hosted runners, under `/opt/actions-runner/_work` on a
+  self-hosted one installed there). A home closed to others (root's 0700 `/root`) hides
+  itself: left alone.
 - **Shown back, writable**: the workspace (a GitHub runner's is
   `/home/runner/work/<repo>/<repo>`), the commands' private HOME and the commands' user's own
   home when they lie under a hidden folder.
@@ -60,6 +63,7 @@ TOPS = ("/root", "/home")  # every user's home on a Linux machine (FHS 3.0, 3.8 
 TOOL_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*(HOME|ROOT|DIR)\Z")
 NOT_TOOLS = re.compile(r"HOME\Z|XDG_")  # the user's home and configuration, not a tool chain
 TOOL_CACHE = "RUNNER_TOOL_CACHE"
+TEMP = "RUNNER_TEMP"  # the runner's scratch folder (GitHub's documented variable)
 FAILED = 126  # the exit code of a command whose view of the homes could not be made
 
 
@@ -88,7 +92,7 @@ def plan(
     workspace, their private HOME) and run with `env` (its PATH and tool-chain variables).
     See the module's docstring for what is hidden and what is shown back."""
     own = _own_home(uid)
-    homes = _homes(passwd) - {own, ""}
+    homes = (_homes(passwd) | _runner_temp(env, uid)) - {own, ""}
     hidden = [h for h in _outermost(homes) if _enterable(h)]
     writable = [_resolved(str(p)) for p in [*shown, *([own] if own else [])]]
     writable = _under(hidden, [p for p in writable if os.path.isdir(p)])
@@ -117,6 +121,23 @@ def _homes(passwd: Passwd) -> set[str]:
             if home != "/" and os.stat(home).st_uid == entry.pw_uid and _is_folder(home):
                 found.add(home)
     return found
+
+
+def _runner_temp(env: Mapping[str, str], uid: int) -> set[str]:
+    """`RUNNER_TEMP`, the runner's scratch folder beside the workspace (actions/checkout's
+    token file, the file commands `GITHUB_ENV` and `GITHUB_PATH`), when it is a folder of a
+    user's own other than root and the commands (`uid`): a self-hosted runner installed
+    outside any home keeps it in `/opt/actions-runner/_work/_temp`. A `/tmp` named there is
+    root's: never hidden."""
+    folder = env.get(TEMP, "")
+    if not os.path.isabs(folder):
+        return set()
+    folder = _resolved(folder)
+    try:
+        owner = os.stat(folder).st_uid
+    except OSError:
+        return set()
+    return {folder} if owner not in (0, uid) and _is_folder(folder) and folder != "/" else set()
 
 
 def _enterable(folder: str) -> bool:

@@ -602,6 +602,47 @@ def test_a_mount_the_runner_makes_later_under_its_home_never_reaches_the_check(
     assert TOKEN not in found[0][1] and "No such file" in found[0][1], found
 
 
+@pytest.mark.parametrize("mode", [0o755, 0o777])
+def test_the_runners_temp_outside_any_home_is_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: int
+) -> None:
+    """Fixed: a self-hosted runner installed outside any home (`/opt/actions-runner`, here in
+    `/var/tmp`) keeps `_work/_temp` beside the workspace, with actions/checkout's 0644 token
+    file and the file commands: no home, so not hidden, and the check read the token (and,
+    were `_temp` open to all, wrote `GITHUB_ENV`). `RUNNER_TEMP` is hidden now, a folder
+    on PATH in it shown back."""
+    base = Path(tempfile.mkdtemp(prefix="fixbot-actions-runner-", dir="/var/tmp"))
+    try:
+        base.chmod(0o755)
+        work = base / "work"  # the runner's `_work`
+        workspace = make_repo(work / "repo" / "repo", {"app.py": "x = 1\n"})
+        for item in (work, work / "repo", workspace):
+            item.chmod(0o755)
+        token = checkout_token(base, workspace)
+        temp = token.parent
+        tool = temp / "tool" / "bin"
+        tool.mkdir(parents=True)
+        (tool / "hello").write_text("#!/bin/sh\necho hello-from-temp\n")
+        (tool / "hello").chmod(0o755)
+        for item in [temp, *temp.rglob("*")]:
+            os.lchown(item, 1, 1)
+            if item.is_dir():
+                item.chmod(0o755)
+        temp.chmod(mode)
+        env = {"RUNNER_TEMP": str(temp), "PATH": f"{tool}:{os.environ['PATH']}"}
+        assert str(temp) in homes.plan(NOBODY.uid, [workspace], env).hidden
+        code, log = check(
+            workspace, f"hello; cat {token}; echo x >> {temp}/set_env", tmp_path, **env
+        )
+        assert "hello-from-temp" in log, log
+        assert TOKEN not in log and not (temp / "set_env").exists(), log
+        uncovered(monkeypatch)
+        code, log = check(workspace, f"cat {token}", tmp_path, **env)
+        assert code == 0 and TOKEN in log, log
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 # --- holes -----------------------------------------------------------------------------------
 
 
