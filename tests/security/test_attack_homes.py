@@ -474,6 +474,27 @@ def test_a_home_closed_by_its_mode_but_open_through_an_acl_is_hidden(
         assert code == 0 and "PRIVATE KEY" in log, log
 
 
+def test_a_path_folder_named_like_shell_code_is_bound_not_run(
+    home: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """An earlier step wrote a PATH folder named like shell code (`$(...)`, quotes, a newline)
+    into GITHUB_PATH: root's mount script names it quoted, so nothing runs as root and the
+    folder is shown back as it is."""
+    folder, workspace, _ = home
+    marker = workspace / "pwned"  # root's script runs in the workspace
+    name = "bin $(touch pwned) `touch pwned` ';touch pwned;'\n\"x"
+    tool = folder / name
+    tool.mkdir(mode=0o755)
+    (tool / "hello").write_text("#!/bin/sh\necho hello-from-the-odd-folder\n")
+    (tool / "hello").chmod(0o755)
+    try:
+        code, log = check(workspace, "hello", tmp_path, PATH=f"{tool}:{os.environ['PATH']}")
+        assert code == 0 and "hello-from-the-odd-folder" in log, log
+        assert not marker.exists()
+    finally:
+        marker.unlink(missing_ok=True)
+
+
 # --- whose homes are hidden ------------------------------------------------------------------
 
 
@@ -688,6 +709,20 @@ def test_a_runners_file_in_a_shared_temporary_folder_stays_hidden(
     finally:
         os.unlink(name)
     assert TOKEN not in log, log
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="hole (documented): a tool-chain folder is shown back whole; CARGO_HOME=~/.cargo "
+    "shows cargo's credentials.toml beside its bin folder",
+)
+def test_cargos_credentials_in_a_cargo_home_shown_back_stay_hidden(
+    home: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    folder, workspace, _ = home
+    credentials = secret_file(folder / ".cargo" / "credentials.toml")
+    code, log = check(workspace, f"cat {credentials}", tmp_path, CARGO_HOME=str(folder / ".cargo"))
+    assert code != 0 and TOKEN not in log, log
 
 
 # --- the fallback ----------------------------------------------------------------------------
