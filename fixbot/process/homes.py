@@ -7,10 +7,14 @@ read-only tmpfs folders (`Cover.hidden`) and binds back, at their own paths, onl
 commands need (`plan`): an allowlist of what they see, not a list of files they must not read.
 
 - **Hidden**: `/root`, `/home` whole (every user's home, the runner's `/home/runner` among
-  them) and the HOME of every login user (uid `LOGIN_UIDS`, login.defs(5)'s UID_MIN..UID_MAX;
-  a self-hosted runner's user may live in `/srv/runner`; a folder of that user's own, so a
-  service account's `/usr` is never hidden), from the password database, except the
-  commands' own user's. A home closed to others (root's 0700 `/root`) hides itself: left alone.
+  them) and the HOME of every user, whatever its uid (a self-hosted runner's user may be a
+  system user living in `/srv/runner`), that is a folder of that user's own (so a service
+  account's `/usr` is never hidden), from the password database, except the commands' own
+  user's (when it is theirs); and the runner's `RUNNER_TEMP` when it is a folder of a user
+  other than root and the commands (actions/checkout's token file is kept there; under the
+  runner's HOME on GitHub's hosted runners, under `/opt/actions-runner/_work` on a
+  self-hosted one installed there). A home closed to others (root's 0700 `/root`) hides
+  itself: left alone.
 - **Shown back, writable**: the workspace (a GitHub runner's is
   `/home/runner/work/<repo>/<repo>`), the commands' private HOME and the commands' user's own
   home when they lie under a hidden folder.
@@ -19,10 +23,12 @@ commands need (`plan`): an allowlist of what they see, not a list of files they 
   `NVM_DIR`, `GOROOT`, `JAVA_HOME`; not `HOME`, not `XDG_*`, the user's own configuration) and
   the runner's tool cache (`RUNNER_TOOL_CACHE`: under HOME on a self-hosted runner; GitHub's
   hosted runners keep it in `/opt/hostedtoolcache`). Never a folder holding a user's home
-  (a PATH entry `~` or `/home` would show everything), and only a folder reached without a
-  link through folders the commands cannot write (`_unmovable`: else they would swap a PATH
-  folder for a link to `~/.ssh` and root would bind what it names). Each is shown whole: a
-  credential kept inside one (`CARGO_HOME`'s `credentials.toml`) is readable, a documented gap.
+  (a PATH entry `~` or `/home` would show everything) or the workspace (`WORK_DIR=~/work`
+  would show the runner's `~/work/_temp` beside it, actions/checkout's token file), and only
+  a folder reached without a link through folders the commands cannot write (`_unmovable`:
+  else they would swap a PATH folder for a link to `~/.ssh` and root would bind what it
+  names). Each is shown whole: a credential kept inside one (`CARGO_HOME`'s
+  `credentials.toml`) is readable, a documented gap.
 
 fixbot's own folders for the commands (the observer's plugin, the tracer, the commands' HOME) are
 made in the temporary folder (`tempfile`; fixbot's environment names no TMPDIR), never under a
@@ -54,10 +60,10 @@ from functools import cache
 from pathlib import Path
 
 TOPS = ("/root", "/home")  # every user's home on a Linux machine (FHS 3.0, 3.8 and 3.15)
-LOGIN_UIDS = range(1000, 60001)  # login.defs(5): UID_MIN 1000 .. UID_MAX 60000
 TOOL_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*(HOME|ROOT|DIR)\Z")
 NOT_TOOLS = re.compile(r"HOME\Z|XDG_")  # the user's home and configuration, not a tool chain
 TOOL_CACHE = "RUNNER_TOOL_CACHE"
+TEMP = "RUNNER_TEMP"  # the runner's scratch folder (GitHub's documented variable)
 FAILED = 126  # the exit code of a command whose view of the homes could not be made
 
 
@@ -86,14 +92,14 @@ def plan(
     workspace, their private HOME) and run with `env` (its PATH and tool-chain variables).
     See the module's docstring for what is hidden and what is shown back."""
     own = _own_home(uid)
-    homes = _homes(passwd) - {own, ""}
+    homes = (_homes(passwd) | _runner_temp(env, uid)) - {own, ""}
     hidden = [h for h in _outermost(homes) if _enterable(h)]
     writable = [_resolved(str(p)) for p in [*shown, *([own] if own else [])]]
     writable = _under(hidden, [p for p in writable if os.path.isdir(p)])
     readable = [
         path
         for path in _tool_folders(env)
-        if not any(_within(path, w) for w in writable)
+        if not any(_within(path, w) or _within(w, path) for w in writable)
         and not any(_within(h, path) for h in homes)
         and _unmovable(path, hidden, uid)
     ]
@@ -101,19 +107,37 @@ def plan(
 
 
 def _homes(passwd: Passwd) -> set[str]:
-    """The users' homes: `TOPS`, the folders in them, and the HOME of root and of every login
-    user that is a folder of that user's own (a service account's HOME may be `/usr` or
-    `/var/www`: not hidden)."""
-    found = {top for top in TOPS if _is_folder(top)}
+    """The users' homes: `TOPS` (as the folders they name: `/home` may be a link to
+    `/var/home`), the folders in them, and the HOME of every user that is a folder of that
+    user's own, whatever its uid (a self-hosted runner's user may be a system user, uid 999,
+    living in `/srv/runner`; a service account's HOME `/usr` or `/var/www` is root's: not
+    hidden)."""
+    found = {_resolved(top) for top in TOPS if os.path.isdir(top)} - {"/"}  # `/home` -> `/var/home`
     for top in list(found):
         found |= {os.path.join(top, n) for n in _names(top) if _is_folder(os.path.join(top, n))}
     for entry in passwd():
-        if entry.pw_uid in LOGIN_UIDS or entry.pw_uid == 0:
-            home = _resolved(entry.pw_dir)
-            with suppress(OSError):
-                if home != "/" and os.stat(home).st_uid == entry.pw_uid and _is_folder(home):
-                    found.add(home)
+        home = _resolved(entry.pw_dir)
+        with suppress(OSError):
+            if home != "/" and os.stat(home).st_uid == entry.pw_uid and _is_folder(home):
+                found.add(home)
     return found
+
+
+def _runner_temp(env: Mapping[str, str], uid: int) -> set[str]:
+    """`RUNNER_TEMP`, the runner's scratch folder beside the workspace (actions/checkout's
+    token file, the file commands `GITHUB_ENV` and `GITHUB_PATH`), when it is a folder of a
+    user's own other than root and the commands (`uid`): a self-hosted runner installed
+    outside any home keeps it in `/opt/actions-runner/_work/_temp`. A `/tmp` named there is
+    root's: never hidden."""
+    folder = env.get(TEMP, "")
+    if not os.path.isabs(folder):
+        return set()
+    folder = _resolved(folder)
+    try:
+        owner = os.stat(folder).st_uid
+    except OSError:
+        return set()
+    return {folder} if owner not in (0, uid) and _is_folder(folder) and folder != "/" else set()
 
 
 def _enterable(folder: str) -> bool:
@@ -167,11 +191,16 @@ def _tool_folders(env: Mapping[str, str]) -> list[str]:
 
 
 def _own_home(uid: int) -> str:
+    """The HOME of the user `uid` when it is a folder of that user's own, else "": a HOME
+    naming another user's folder (the runner's) is that user's to hide, never shown back."""
     try:
-        home = pwd.getpwuid(uid).pw_dir
+        home = _resolved(pwd.getpwuid(uid).pw_dir)
     except KeyError:
         return ""
-    return _resolved(home) if os.path.isdir(home) else ""
+    try:
+        return home if home != "/" and os.stat(home).st_uid == uid and _is_folder(home) else ""
+    except OSError:
+        return ""
 
 
 def _names(folder: str) -> list[str]:
@@ -230,6 +259,7 @@ def _script(cover: Cover) -> str | None:
     lines = [
         "umask 022",
         f'fail() {{ echo "fixbot: could not hide the homes: $1" >&2; exit {FAILED}; }}',
+        'here=$(pwd -P) || fail "the current folder"',
     ]
     for hidden in cover.hidden:
         shown = sorted(p for p in [*cover.writable, *cover.readable] if _within(p, hidden))
@@ -247,6 +277,10 @@ def _script(cover: Cover) -> str | None:
                 lines.append(f"{m} --rbind {source} {inner[path]} || fail {source}")
         target = shlex.quote(hidden)
         lines.append(f"{m} -o remount,ro {at} && {m} --move {at} {target} || fail {target}")
+    # The current folder was entered before the mounts: it is still the folder under the
+    # cover, whose `..` climbs the hidden home (path_resolution(7) follows a mount downwards
+    # only). Entered again by its path, it is the folder shown back, or hidden and refused.
+    lines.append('cd -P -- "$here" || fail "the current folder"')
     lines.append('exec "$@"')
     return "\n".join(lines)
 
