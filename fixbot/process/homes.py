@@ -19,8 +19,9 @@ commands need (`plan`): an allowlist of what they see, not a list of files they 
   `/home/runner/work/<repo>/<repo>`), the commands' private HOME and the commands' user's own
   home when they lie under a hidden folder.
 - **Shown back, read-only**: the folders of the commands' PATH, the folders the environment's
-  tool-chain variables name (`TOOL_VARIABLE`: `RUSTUP_HOME`, `CARGO_HOME`, `PYENV_ROOT`,
-  `NVM_DIR`, `GOROOT`, `JAVA_HOME`; not `HOME`, not `XDG_*`, the user's own configuration) and
+  tool-chain variables name (`TOOL_VARIABLES`, an allowlist: `RUSTUP_HOME`, `CARGO_HOME`,
+  `PYENV_ROOT`, `NVM_DIR`, `GOROOT`, `JAVA_HOME`, ...; never a configuration folder such as
+  gh's `GH_CONFIG_DIR`, whatever its name looks like) and
   the runner's tool cache (`RUNNER_TOOL_CACHE`: under HOME on a self-hosted runner; GitHub's
   hosted runners keep it in `/opt/hostedtoolcache`). Never a folder holding a user's home
   (a PATH entry `~` or `/home` would show everything) or the workspace (`WORK_DIR=~/work`
@@ -47,7 +48,6 @@ from __future__ import annotations
 import atexit
 import os
 import pwd
-import re
 import shlex
 import shutil
 import stat
@@ -60,8 +60,41 @@ from functools import cache
 from pathlib import Path
 
 TOPS = ("/root", "/home")  # every user's home on a Linux machine (FHS 3.0, 3.8 and 3.15)
-TOOL_VARIABLE = re.compile(r"[A-Z][A-Z0-9_]*(HOME|ROOT|DIR)\Z")
-NOT_TOOLS = re.compile(r"HOME\Z|XDG_")  # the user's home and configuration, not a tool chain
+# The variables that name a tool chain's installation, whose folder the commands may need to
+# run the tools on their PATH: an allowlist, each from its tool's documentation (rustup's
+# "Environment variables", pyenv's README, nvm's, Volta's, pnpm's and Bun's install scripts,
+# `go env`, the JDK's, .NET's, Android's SDK and NDK tools, rbenv's, asdf's, SDKMAN's, the
+# Gradle, Maven and Ant distributions' `*_HOME`; CONDA and FLUTTER_ROOT as GitHub's hosted
+# runners set them). A variable that names a configuration folder (`GH_CONFIG_DIR`, gh's token;
+# `GNUPGHOME`, `AZURE_CONFIG_DIR`, `GRADLE_USER_HOME`, `DOCKER_CONFIG`) is not one: its folder
+# stays hidden, whatever its name looks like.
+TOOL_VARIABLES = frozenset(
+    {
+        "RUSTUP_HOME",
+        "CARGO_HOME",
+        "PYENV_ROOT",
+        "NVM_DIR",
+        "VOLTA_HOME",
+        "PNPM_HOME",
+        "BUN_INSTALL",
+        "GOROOT",
+        "JAVA_HOME",
+        "DOTNET_ROOT",
+        "ANDROID_HOME",
+        "ANDROID_SDK_ROOT",
+        "ANDROID_NDK_HOME",
+        "RBENV_ROOT",
+        "ASDF_DIR",
+        "ASDF_DATA_DIR",
+        "SDKMAN_DIR",
+        "GRADLE_HOME",
+        "M2_HOME",
+        "MAVEN_HOME",
+        "ANT_HOME",
+        "CONDA",
+        "FLUTTER_ROOT",
+    }
+)
 TOOL_CACHE = "RUNNER_TOOL_CACHE"
 TEMP = "RUNNER_TEMP"  # the runner's scratch folder (GitHub's documented variable)
 FAILED = 126  # the exit code of a command whose view of the homes could not be made
@@ -185,7 +218,7 @@ def _tool_folders(env: Mapping[str, str]) -> list[str]:
     runner's tool cache: absolute paths only, normalized (links are not resolved)."""
     found = env.get("PATH", "").split(os.pathsep)
     for name, value in env.items():
-        if (TOOL_VARIABLE.match(name) and not NOT_TOOLS.match(name)) or name == TOOL_CACHE:
+        if name in TOOL_VARIABLES or name == TOOL_CACHE:
             found.append(value)
     return [os.path.normpath(p) for p in found if p and os.path.isabs(p)]
 

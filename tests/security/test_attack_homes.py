@@ -667,13 +667,6 @@ def test_the_runners_temp_outside_any_home_is_hidden(
 # --- holes -----------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hole: a variable ending in DIR or HOME that names a configuration folder, not a "
-    "tool chain (GH_CONFIG_DIR: gh's hosts.yml with the token; AZURE_CONFIG_DIR, GNUPGHOME, "
-    "PASSWORD_STORE_DIR), is shown back read-only like RUSTUP_HOME: the pattern of names is "
-    "not an allowlist of tool chains",
-)
 @pytest.mark.parametrize(
     ("variable", "rel"),
     [("GH_CONFIG_DIR", ".config/gh"), ("GNUPGHOME", ".gnupg"), ("AZURE_CONFIG_DIR", ".azure")],
@@ -681,6 +674,8 @@ def test_the_runners_temp_outside_any_home_is_hidden(
 def test_a_configuration_folder_named_by_a_dir_variable_stays_hidden(
     home: tuple[Path, Path, Path], tmp_path: Path, variable: str, rel: str
 ) -> None:
+    """Only the tool chains' own variables (an allowlist) name folders shown back: a variable
+    that names a configuration folder (gh's token) does not, however it is spelled."""
     folder, workspace, _ = home
     secret_file(folder / rel / "hosts.yml")
     code, log = check(
