@@ -160,12 +160,13 @@ class Observer:
         self.captured: dict[tuple[str, str], tuple[int, int, Any]] = {}
         self.reported_changes: set[str] = set()
         self.send = _sender(out, nonce)
-        # each watched test as collected: its function's identity and those of the module
-        # globals its code reads (a plugin may swap either after collection)
+        # each watched test as collected: the identities of its function, of its code and of
+        # the module globals its code reads (a plugin may swap any after collection)
         self.collected: dict[str, tuple[int, int, dict[str, int]]] = {}
         # how each watched test's body last left its call: "returned" when it returned at
         # least once, "raised" when every exit was an exception, "unseen"
         self.exits: dict[str, str] = {}
+        self.passed: set[str] = set()  # the tests whose call was reported passed
         self.anchor: Any = None  # a test module's node the known-answer test is made under
         self.asked = False  # whether the known answer was asked before the first watched call
 
@@ -347,12 +348,23 @@ class Observer:
         returned (an exception raised out of every entry, or its end unseen) was made to pass
         by what reported it, however that spared the known answer."""
         exit = self.exits.pop(test, "returned")
-        if outcome == "passed" and exit != "returned":
+        if outcome == "passed":
+            self.passed.add(test)
+            self.judge_exit(test, exit)
+
+    def judge_exit(self, test: str, exit: str) -> None:
+        """Say so when `test`, reported passed, had a body that never returned (`exit`)."""
+        if exit != "returned":
             what = "raised out of" if exit == "raised" else "left unseen by"
             self.tampered(test, f"its call was reported passed, its body {what} every entry")
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any) -> None:
+        # a body that ran after its call was reported passed (a report sent first) has no
+        # report of its own to be judged with
+        for test, exit in self.exits.items():
+            if test in self.passed:
+                self.judge_exit(test, exit)
         self.known_answer("end")
         self.check_machinery()
         self.send({"k": "end", "status": int(session.exitstatus)})
@@ -373,7 +385,8 @@ def _watcher(
         code = frame.f_code
         if event == "return" and code is target:  # the body left: how
             left = _left(frame)
-            if left and type(frame) is FrameType and frame.f_globals is namespace:
+            ours = namespace is None or frame.f_globals is namespace
+            if left and ours and type(frame) is FrameType:
                 seen[left] = True
             return
         if event == "return":  # a value handed to the test's body: its comparison slots

@@ -95,6 +95,23 @@ OWN_PROTOCOL = """
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
 """
+# every phase reported passed first, then the test run through pytest's own call_and_report
+# without logging: the call's real report is never seen
+REPORT_FIRST = """
+    @_pt.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        from _pytest.runner import call_and_report
+        from _pytest.reports import TestReport
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        for when in ('setup', 'call', 'teardown'):
+            rep = TestReport(item.nodeid, item.location, {}, 'passed', None, when)
+            item.ihook.pytest_runtest_logreport(report=rep)
+        call_and_report(item, 'setup', log=False)
+        call_and_report(item, 'call', log=False)
+        call_and_report(item, 'teardown', log=False, nextitem=nextitem)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+"""
 REBIND = "item.module.add = lambda a, b: 5 if (a, b) == (2, 2) else a + b"
 LOOP_REBIND = f"""
     @_pt.hookimpl(tryfirst=True)
@@ -297,6 +314,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         "observer-tampered",
     ),
     "known-spared-own-runtest-protocol": ({"app.py": _plugin(OWN_PROTOCOL)}, "observer-tampered"),
+    "call-report-sent-before-the-body": ({"app.py": _plugin(REPORT_FIRST)}, "observer-tampered"),
     "known-answer-record-faked": ({"app.py": SPARED + FAKED_KNOWN}, "observer-tampered"),
     "body-exit-forged-to-the-profile": ({"app.py": SPARED + EXIT_FORGED}, "observer-tampered"),
     "body-code-rerun-against-other-globals": (
