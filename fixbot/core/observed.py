@@ -11,8 +11,12 @@ class Comparison(BaseModel):
     dunder, where its code is (`file` as the code object names it, relative to the rootdir;
     `built` when no such file exists: code compiled at run time), and whether it held against
     an object nothing can know (`always`: `__eq__` true, `__ne__` false; None: not asked, as
-    for `__bool__`); `aliased` names the method implemented in C that stands as the dunder
-    under another name (`int.__le__` as `__eq__`), which no profile function sees run."""
+    for `__bool__`); `aliased` names what stands as the dunder that no profile function sees
+    run as it: a method implemented in C under another name (`int.__le__` as `__eq__`), a
+    `functools.partial`, a `staticmethod`;
+    `via` is the file (relative to the rootdir) of the project's code that handed a value of
+    the type back to the test's body, where the type is defined outside the project
+    (`unittest.mock.ANY` returned by the code under test)."""
 
     test: str
     type: str
@@ -22,6 +26,7 @@ class Comparison(BaseModel):
     always: bool | None = None
     built: bool = False
     aliased: str | None = None
+    via: str | None = None
 
 
 class Observation(BaseModel):

@@ -15,9 +15,11 @@ line, `nonce<TAB>json`:
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
     {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown)
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
-    {"k": "tampered", "id": nodeid, "what": text}   a watched test's function or the globals
-                                                    it reads replaced after collection, or the
-                                                    observer's profile removed while it ran
+    {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
+                                                    the globals it reads replaced after
+                                                    collection, the observer's profile removed
+                                                    while it ran, or its call reported passed
+                                                    while its body never returned
     {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
@@ -29,7 +31,15 @@ tests that failed at the start, named by fixbot): it sees the Python `__eq__`/`_
 that run and the object they run on, which is then asked about an object it cannot know.
 pytest's `pytest_assertion_pass` hook gives an assertion's text, not its operands, so it cannot
 say which type compared. A comparison implemented in C (`int.__add__` standing as `__eq__`) is
-not seen; the body and machinery checks do not depend on it.
+not seen; the body and machinery checks do not depend on it. A value the project's code hands
+back to the body (and the items of a list, tuple, set or dict it is) is probed too, whatever
+file its type's `__eq__` is in (`unittest.mock.ANY` returned by the code under test).
+
+The body's own verdict: the profile function also sees how each entry of the body's code left
+it (the instruction its frame stopped at: a return, a suspension at `await`, else an exception
+unwinding it). A watched test whose call is reported passed while no entry of its body
+returned was passed by what reported it, however that told the known-answer test apart and
+spared it.
 
 The known answer: before the first watched test's call and at the session's end the observer
 runs a test of its own that must fail (it raises AssertionError) through pytest's own call and
@@ -46,13 +56,21 @@ stream without its `end`, and a report rewritten at exit disagrees with what was
 
 from __future__ import annotations
 
+import dis
 import fcntl
 import inspect
 import json
 import os
 import sys
 from collections.abc import Callable, Iterable
-from types import FrameType
+from types import (
+    BuiltinFunctionType,
+    ClassMethodDescriptorType,
+    FrameType,
+    MethodDescriptorType,
+    MethodWrapperType,
+    WrapperDescriptorType,
+)
 from typing import Any
 
 import pytest
@@ -100,6 +118,11 @@ KNOWN = "fixbot_known_answer"  # the known-answer test's name and the text of it
 COMPARISONS = ("__eq__", "__ne__")
 WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
 MAX_WATCH_TYPES = 20  # comparison types probed per watched test
+# How a frame's code left it, by the instruction it stopped at (a profile function's `return`
+# event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
+# alike, with None for the last): a return, a suspension, else an exception raised out of it.
+RETURNS = frozenset(dis.opmap[n] for n in ("RETURN_VALUE", "RETURN_CONST") if n in dis.opmap)
+SUSPENDS = frozenset(dis.opmap[n] for n in ("YIELD_VALUE", "YIELD_FROM", "SEND") if n in dis.opmap)
 
 
 def _lookup(module: str, path: str) -> Any:
@@ -137,9 +160,13 @@ class Observer:
         self.captured: dict[tuple[str, str], tuple[int, int, Any]] = {}
         self.reported_changes: set[str] = set()
         self.send = _sender(out, nonce)
-        # each watched test as collected: its function's identity and those of the module
-        # globals its code reads (a plugin may swap either after collection)
-        self.collected: dict[str, tuple[int, dict[str, int]]] = {}
+        # each watched test as collected: the identities of its function, of its code and of
+        # the module globals its code reads (a plugin may swap any after collection)
+        self.collected: dict[str, tuple[int, int, dict[str, int]]] = {}
+        # how each watched test's body last left its call: "returned" when it returned at
+        # least once, "raised" when every exit was an exception, "unseen"
+        self.exits: dict[str, str] = {}
+        self.passed: set[str] = set()  # the tests whose call was reported passed
         self.anchor: Any = None  # a test module's node the known-answer test is made under
         self.asked = False  # whether the known answer was asked before the first watched call
 
@@ -197,7 +224,10 @@ class Observer:
         if item.nodeid not in self.watch:
             return
         function = getattr(item, "obj", None)
-        self.collected[item.nodeid] = (id(_outer(function)), _globals_read(_innermost(function)))
+        self.collected[item.nodeid] = (
+            *_identity(function),
+            _globals_read(_innermost(function)),
+        )
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtestloop(self, session: Any) -> Any:
@@ -209,9 +239,9 @@ class Observer:
         yield
 
     def _compare_collected(self, item: Any) -> None:
-        ident, names = self.collected[item.nodeid]
+        ident, code, names = self.collected[item.nodeid]
         function = _outer(getattr(item, "obj", None))
-        if id(function) != ident:
+        if _identity(function) != (ident, code):
             self.tampered(item.nodeid, "the test function pytest collected was replaced")
         now = _globals_read(_innermost(function)) if id(function) == ident else names
         rebound = sorted(n for n, i in names.items() if now.get(n) != i)
@@ -265,11 +295,13 @@ class Observer:
             yield
             return
         collected = self.collected.get(item.nodeid)
-        if collected is not None and id(_outer(function)) != collected[0]:
+        if collected is not None and _identity(function) != collected[:2]:
             self.tampered(item.nodeid, "the test function pytest collected was replaced")
-        seen: dict[str, Any] = {"ran": False, "types": {}}
+        seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
+        seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
         previous = self.getprofile()
-        profile = _watcher(_innermost(function).__code__, seen)
+        inner = _innermost(function)
+        profile = _watcher(inner.__code__, getattr(inner, "__globals__", None), seen)
         self.setprofile(profile)
         try:
             yield
@@ -277,45 +309,91 @@ class Observer:
             blinded = self.getprofile() is not profile
             self.setprofile(previous)
         self.send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
+        if seen["ran"]:
+            exits = ("returned", "raised", "unseen")
+            self.exits[item.nodeid] = exits[0 if seen["returned"] else 1 if seen["raised"] else 2]
         if blinded:
             self.tampered(item.nodeid, "the observer's profile function was removed while it ran")
-        self.report_comparisons(item, seen["types"])
+        self.report_comparisons(item, seen["types"], seen["handed"])
 
-    def report_comparisons(self, item: Any, types: dict[Any, Any]) -> None:
-        """Stream the comparison dunders a watched test ran that the project's code defines."""
+    def report_comparisons(
+        self, item: Any, types: dict[Any, Any], handed: dict[Any, str] | None = None
+    ) -> None:
+        """Stream the comparison dunders a watched test ran that the project's code defines,
+        or whose values the project's code handed back to the test's body (`handed`: the
+        file of the code that returned one, wherever its type is defined)."""
         root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
-        for (kind, dunder), (instance, function) in types.items():
+        for key, (instance, function) in types.items():
+            kind, dunder = key
             if instance is _SLOT:
                 record = _slot(item.nodeid, kind, dunder, function, root)
             else:
                 record = _probe(item.nodeid, kind, dunder, instance, function, root)
-            if not record["file"].startswith("/"):  # the project's code, or built at run time
+            via = _relative((handed or {}).get(key, "/"), root)
+            if not via.startswith("/"):  # returned by the project's code
+                record["via"] = via
+            if not record["file"].startswith("/") or "via" in record:
                 self.send(record)
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         outcome = report.outcome
         self.send({"k": "r", "id": report.nodeid, "w": report.when, "o": outcome})
+        if report.when == "call":
+            self.judge_call(report.nodeid, outcome)
         if report.when == "teardown":  # a test's own patches are undone by then
             self.check_machinery(exits=False)
 
+    def judge_call(self, test: str, outcome: Any) -> None:
+        """A watched test's call reported passed is the body's own verdict: one that never
+        returned (an exception raised out of every entry, or its end unseen) was made to pass
+        by what reported it, however that spared the known answer."""
+        exit = self.exits.pop(test, "returned")
+        if outcome == "passed":
+            self.passed.add(test)
+            self.judge_exit(test, exit)
+
+    def judge_exit(self, test: str, exit: str) -> None:
+        """Say so when `test`, reported passed, had a body that never returned (`exit`)."""
+        if exit != "returned":
+            what = "raised out of" if exit == "raised" else "left unseen by"
+            self.tampered(test, f"its call was reported passed, its body {what} every entry")
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any) -> None:
+        # a body that ran after its call was reported passed (a report sent first) has no
+        # report of its own to be judged with
+        for test, exit in self.exits.items():
+            if test in self.passed:
+                self.judge_exit(test, exit)
         self.known_answer("end")
         self.check_machinery()
         self.send({"k": "end", "status": int(session.exitstatus)})
 
 
-def _watcher(target: Any, seen: dict[str, Any]) -> Callable[[FrameType, str, Any], None]:
+def _watcher(
+    target: Any, namespace: Any, seen: dict[str, Any]
+) -> Callable[[FrameType, str, Any], None]:
     """The profile function for a watched test's call: it notes in `seen` whether the code
-    object `target` (the test's body) was entered, the Python comparison dunders that ran, and
-    the comparison slots of the values handed back to the body."""
+    object `target` (the test's body) was entered, how it left, the Python comparison dunders
+    that ran, and the comparison slots of the values handed back to the body. How the body
+    left counts for a frame the interpreter made (a profile function is plain Python: code may
+    call it with an object that looks like a frame) running in the test module's own
+    `namespace` (a copy of the body's code made to run against other globals is not the
+    test)."""
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
+        if event == "return" and code is target:  # the body left: how
+            left = _left(frame)
+            ours = namespace is None or frame.f_globals is namespace
+            if left and ours and type(frame) is FrameType:
+                seen[left] = True
+            return
         if event == "return":  # a value handed to the test's body: its comparison slots
             back = frame.f_back
             if back is not None and back.f_code is target and arg is not None:
                 _aliased(type(arg), seen["types"])
+                _handed(arg, code.co_filename, seen)
             return
         if event != "call":
             return
@@ -325,6 +403,40 @@ def _watcher(target: Any, seen: dict[str, Any]) -> Callable[[FrameType, str, Any
             _comparison(frame, code, seen["types"])
 
     return profile
+
+
+def _handed(value: Any, file: str, seen: dict[str, Any]) -> None:
+    """Note the Python `__eq__` of `value`, handed back to a watched test's body by code in
+    `file`, and of the items of a list, tuple, set or dict's values it is (one level): the
+    comparison may run where no profile function sees it (a C container's `__eq__`)."""
+    items = value.values() if isinstance(value, dict) else value
+    values = [value, *items][:MAX_WATCH_TYPES] if isinstance(value, _CONTAINERS) else [value]
+    types = seen["types"]
+    for one in values:
+        kind = type(one)
+        function = next((vars(k)["__eq__"] for k in kind.__mro__ if "__eq__" in vars(k)), None)
+        key = (kind, "__eq__")
+        if getattr(function, "__code__", None) is None or len(types) >= MAX_WATCH_TYPES:
+            continue
+        types.setdefault(key, (one, function))
+        seen["handed"].setdefault(key, file)
+
+
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def _left(frame: FrameType) -> str | None:
+    """How `frame`, at its profile function's `return` event, left its code: "returned",
+    "raised" (an exception unwinds it), or None (suspended at a `yield` or an `await`)."""
+    code = frame.f_code.co_code
+    op = code[frame.f_lasti] if 0 <= frame.f_lasti < len(code) else -1
+    return "returned" if op in RETURNS else None if op in SUSPENDS else "raised"
+
+
+def _identity(function: Any) -> tuple[int, int]:
+    """The identities of the function a test item calls (unbound) and of the code under its
+    decorators, which can be swapped in place (`f.__code__ = ...`)."""
+    return id(_outer(function)), id(getattr(_innermost(function), "__code__", None))
 
 
 def _innermost(function: Any) -> Any:
@@ -368,18 +480,31 @@ _SLOT = object()  # marks a comparison slot noted by `_aliased` (no instance was
 
 
 def _aliased(kind: type, types: dict[Any, Any]) -> None:
-    """Note a comparison slot of `kind` that is a method implemented in C under another name
-    (`__eq__ = int.__le__`): the profile function never sees it run, so the value handed to a
+    """Note a comparison slot of `kind` that is neither a Python function (which the profile
+    function sees run) nor a method implemented in C under its own name: a C method of another
+    name (`__eq__ = int.__le__`), a `functools.partial`, a `staticmethod` (whose function is
+    called without the instance the profile function looks for). The value handed to a
     watched test's body is asked instead."""
     for dunder in COMPARISONS:
         for klass in kind.__mro__:
             if dunder in vars(klass):
                 slot = vars(klass)[dunder]
                 named = getattr(slot, "__name__", dunder)
-                native = getattr(slot, "__code__", None) is None
-                if native and named != dunder and len(types) < MAX_WATCH_TYPES:
+                native = getattr(slot, "__code__", None) is None and slot is not None
+                other = named != dunder or not isinstance(slot, _C_METHODS)
+                if native and other and len(types) < MAX_WATCH_TYPES:
                     types.setdefault((kind, dunder), (_SLOT, slot))
                 break
+
+
+# a method implemented in C, as a class's dictionary holds it (`int.__eq__`, `str.lower`)
+_C_METHODS = (
+    WrapperDescriptorType,
+    MethodDescriptorType,
+    BuiltinFunctionType,
+    MethodWrapperType,
+    ClassMethodDescriptorType,
+)
 
 
 def _slot(test: str, kind: type, dunder: str, slot: Any, root: str) -> dict[str, Any]:
@@ -397,8 +522,18 @@ def _slot(test: str, kind: type, dunder: str, slot: Any, root: str) -> dict[str,
         "line": 0,
         "always": None,
         "built": not os.path.isfile(file),
-        "aliased": getattr(slot, "__qualname__", "?"),
+        "aliased": (
+            getattr(slot, "__qualname__", "?")
+            if isinstance(slot, _C_METHODS)
+            else " ".join(["a", type(slot).__qualname__, *_qualname(slot)])
+        ),
     }
+
+
+def _qualname(value: Any) -> list[str]:
+    """`value`'s own qualified name, as a one-item list, or [] where it has none."""
+    name = getattr(value, "__qualname__", None)
+    return [name] if isinstance(name, str) else []
 
 
 def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
