@@ -26,7 +26,7 @@ from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.ecosystems import python
 from fixbot.logs.condense import explaining_lines
-from fixbot.logs.dialects import Report, report_for
+from fixbot.logs.dialects import Report, go, report_for
 from fixbot.logs.digest import digest, of_failed_check, passed_counts
 from fixbot.logs.joblog import FirstFailure
 from fixbot.logs.signature import parse_counts, said_failed
@@ -71,6 +71,29 @@ def in_repository(failure: Failure, workspace: Path | None) -> Failure:
         root = next((r for r in roots if path.is_absolute() and path.is_relative_to(r)), None)
         if root is not None:
             loc = loc.model_copy(update={"path": path.relative_to(root).as_posix()})
+        moved.append(loc)
+    return failure.model_copy(update={"locations": moved})
+
+
+def in_go_packages(failure: Failure, workdir: Path) -> Failure:
+    """`failure` with each relative location that is no file of `workdir` but is one of a Go
+    package's folder made relative to `workdir`: go test prints a test file's lines relative to
+    its package (`parse_test.go:12` for `fastfloat/parse_test.go`), and the first request shows
+    only the code of files it finds. The packages are the ones the log names under the module
+    `workdir/go.mod` declares, failed ones first; unchanged without a go.mod."""
+    try:
+        module = go.module_path((workdir / "go.mod").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return failure
+    if module is None:
+        return failure
+    folders = go.package_folders(failure.condensed, module)
+    moved = []
+    for loc in failure.locations:
+        if not Path(loc.path).is_absolute() and not (workdir / loc.path).is_file():
+            inside = next((f for f in folders if (workdir / f / loc.path).is_file()), None)
+            if inside is not None:
+                loc = loc.model_copy(update={"path": f"{inside}/{loc.path}"})
         moved.append(loc)
     return failure.model_copy(update={"locations": moved})
 
@@ -326,6 +349,7 @@ class Checker:
         missing check program is permanent (`program_missing`), and a missing Python package
         the check's interpreter has after all is the code's problem (`installed_after_all`)."""
         failure = program_missing(self.settings, digest(result, self.workdir))
+        failure = in_go_packages(failure, self.workdir)
         failure = installed_after_all(failure, self.env.get("PATH", ""), self.launcher)
         if failure.counts.problems is None and result.tail:
             counts = of_failed_check(parse_counts(result.tail))

@@ -77,6 +77,19 @@ def module_path(go_mod: str) -> str | None:
     return found.group(1) if found else None
 
 
+PACKAGE_RE = re.compile(r"^(?:FAIL|ok)[ \t]+(\S+)", re.MULTILINE)
+
+
+def package_folders(text: str, module: str) -> list[str]:
+    """The folders, relative to the module's root, of the packages whose `FAIL <import path>` or
+    `ok <import path>` lines `text` holds, failed ones first: go test prints a test file's
+    lines relative to its package's folder (`parse_test.go:12`, not `pkg/parse_test.go:12`)."""
+    found = [m.group(1) for m in PACKAGE_RE.finditer(text)]
+    failed = [m.group(1) for m in re.finditer(r"^FAIL[ \t]+(\S+)", text, re.MULTILINE)]
+    inside = [path for path in [*failed, *found] if path.startswith(module + "/")]
+    return list(dict.fromkeys(path.removeprefix(module + "/") for path in inside))
+
+
 def event(line: str) -> dict[str, object] | None:
     """The test2json event a line of output is, None for any other line."""
     if not line.startswith("{"):
