@@ -15,6 +15,7 @@ Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,11 +92,36 @@ def _merge(locations: list[Location], repo: Path, state_dir: str) -> dict[str, l
 
 
 def relative_to_repo(path: str, repo: Path) -> str:
-    """`path` relative to `repo` when it is an absolute path inside it, else unchanged."""
+    """`path` relative to `repo`: an absolute path inside it made relative; a relative one that
+    names no file of the root but ends exactly one tracked file's path (`in_subfolder`) that
+    file's; else `path` unchanged."""
     pure = Path(path)
-    if pure.is_absolute() and pure.is_relative_to(repo.resolve()):
-        return pure.relative_to(repo.resolve()).as_posix()
-    return path
+    if pure.is_absolute():
+        if pure.is_relative_to(repo.resolve()):
+            return pure.relative_to(repo.resolve()).as_posix()
+        return path
+    if (repo / path).exists():
+        return path
+    return in_subfolder(path, repo) or path
+
+
+SAFE_RELATIVE = re.compile(r"^[A-Za-z0-9_.@+-]+(/[A-Za-z0-9_.@+-]+)*$")
+
+
+def in_subfolder(path: str, repo: Path) -> str | None:
+    """The one file git tracks in `repo` whose path is `<folder>/path`, or None (none, several,
+    or a `path` that is not a plain relative one).
+
+    A check that runs in a package's folder of a monorepo (`cd packages/x && pytest`,
+    `npm test --prefix packages/x`) prints paths relative to that folder; the repository's own
+    listing says which folder, whatever command got there."""
+    if not SAFE_RELATIVE.match(path) or {".", ".."} & set(path.split("/")):
+        return None
+    done = git.completed(repo, "ls-files", "-z", "--", f":(glob)**/{path}")
+    if done.returncode != 0:
+        return None
+    found = [name for name in done.stdout.split("\0") if name.endswith(f"/{path}")]
+    return found[0] if len(found) == 1 else None
 
 
 def _windows(lines: list[int], total: int) -> list[tuple[int, int]]:

@@ -86,6 +86,22 @@ def python_project(repo: Path, failing: Sequence[str] = ()) -> bool:
     )
 
 
+def node_project(repo: Path, located: Sequence[str] = ()) -> bool:
+    """Whether `repo` is a node project: a package.json in its root, or in a folder above one
+    of the output's repository-relative paths `located` (a monorepo's package)."""
+    if (repo / "package.json").is_file():
+        return True
+    for path in located:
+        for folder in PurePosixPath(path).parents:
+            if (
+                folder.parts
+                and ".." not in folder.parts
+                and (repo / folder / "package.json").is_file()
+            ):
+                return True
+    return False
+
+
 def traced(check: str, shim: Path) -> str:
     """`check` with `shim` added to every PYTHONPATH value it assigns itself (`PYTHONPATH=src
     pytest`, `export PYTHONPATH=...`), so that its Python processes still find the tracer."""
@@ -280,7 +296,7 @@ def suspects(
     the output's repository-relative paths `located`; a check with no failing test file, a
     linter's or a compiler's, is not re-run)."""
     python = python_project(repo, failing)
-    if (repo / "package.json").is_file() and not (python and failing):
+    if node_project(repo, located) and not (python and failing):
         return _node(launcher, repo, check, list(located), timeout)
     if (repo / "go.mod").is_file() and not python:
         return _go(launcher, repo, check, failing, timeout)

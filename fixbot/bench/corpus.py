@@ -106,6 +106,10 @@ class Package(_Strict):
     is what makes the download trustworthy), `root` the folder inside the archive, from its
     top, that is the project's root ("." for the archive's top itself); `name` and `version`
     then only name the release in reports.
+
+    `into` (None: the repository's root) is the folder of the repository the release is
+    unpacked into, for a monorepo whose package lives in a subfolder (`packages/<name>`): the
+    patches then name their files from the repository's root, and the check runs there too.
     """
 
     name: Text
@@ -113,6 +117,7 @@ class Package(_Strict):
     debian: str | None = Field(default=None, pattern=DEBIAN_POOL)
     sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
     root: str | None = Field(default=None, pattern=FOLDER)
+    into: str | None = Field(default=None, pattern=FOLDER)
 
     @field_validator("root")
     @classmethod
@@ -120,6 +125,17 @@ class Package(_Strict):
         if root is not None and root != "." and {".", ".."} & set(root.split("/")):
             raise ValueError("root is a folder inside the archive: no '.' or '..' part")
         return root
+
+    @field_validator("into")
+    @classmethod
+    def _a_subfolder(cls, into: str | None) -> str | None:
+        parts = [] if into is None else into.split("/")
+        if {".", ".."} & set(parts):
+            raise ValueError("into is a subfolder of the repository: no '.' or '..' part")
+        if parts and parts[0] in (".git", "node_modules"):
+            # git's own folder, or where an npm case's dependencies are linked
+            raise ValueError(f"into may not be under {parts[0]}/")
+        return into
 
     @model_validator(mode="after")
     def _pinned(self) -> Package:
@@ -234,9 +250,27 @@ def _problems(case: Case, path: Path) -> list[str]:
             found.append(f"[{name}] patch is not a unified diff (no '--- ' or 'diff --git' line)")
     if not _PATCH_START.search(case.hidden.patch):
         found.append("[hidden] patch is not a unified diff (no '--- ' or 'diff --git' line)")
+    if case.package.into and not _outside(case.broken.patch, case.package.into):
+        found.append(
+            f"[package] into = {case.package.into!r} needs a [broken] patch that also makes "
+            "what the monorepo's root holds (a README, a second package): no file of it is "
+            "outside that folder"
+        )
     if not any(s.startswith("https://") for s in case.source):
         found.append("source cites no https:// address (a changelog, an issue, a release)")
     return found
+
+
+_PATCH_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)
+
+
+def _outside(patch: str, folder: str) -> list[str]:
+    """The files `patch` makes or changes (its `+++` lines) that are not under `folder`."""
+    return [
+        name
+        for name in _PATCH_FILE.findall(patch)
+        if name != "/dev/null" and not name.startswith(f"{folder}/")
+    ]
 
 
 def _located(error: ValidationError) -> list[str]:

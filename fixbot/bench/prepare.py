@@ -97,7 +97,13 @@ def prepare(case: Case, cache: Path, into: Path | None = None) -> Prepared:
     repo = into or cache / "work" / case.id
     if repo.exists():
         shutil.rmtree(repo)
-    unpack(archive, repo, case.package.root)
+    if case.package.into:
+        # a monorepo: the release is one package in a subfolder; the [broken] patch makes the
+        # root's own files (validated by corpus.py), and the check runs from the root
+        repo.mkdir(parents=True)
+        unpack(archive, repo / case.package.into, case.package.root)
+    else:
+        unpack(archive, repo, case.package.root)
     _init_repo(repo, case)
     if case.ecosystem is Ecosystem.NPM:
         (repo / "node_modules").symlink_to(env_dir / "node_modules", target_is_directory=True)
@@ -262,7 +268,8 @@ def _init_repo(repo: Path, case: Case) -> None:
     git.run(repo, "init", "-q", "-b", "main")
     exclude = repo / ".git" / "info" / "exclude"
     exclude.parent.mkdir(parents=True, exist_ok=True)
-    rust = EXCLUDED_RUST if case.ecosystem is Ecosystem.RUST else ()
+    within = f"/{case.package.into}" if case.package.into else ""
+    rust = [within + e for e in EXCLUDED_RUST] if case.ecosystem is Ecosystem.RUST else []
     exclude.write_text("\n".join((*EXCLUDED, *rust)) + "\n", encoding="utf-8")
     if case.broken.patch:
         apply_patch(repo, case.broken.patch, f"{case.id}: the [broken] patch")

@@ -3,6 +3,7 @@ goes to the code most likely to need the change, the leads of the error text com
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from fixbot.agent import context, locate
@@ -55,3 +56,22 @@ def test_the_most_suspicious_function_is_shown_whole_and_a_lead_before_it(tmp_pa
     assert shown.index("box.py") < shown.index("long.py")  # the lead first
     assert "y119 = 119" in shown  # 122 lines, under `WHOLE_LINES`: no focus windows
     assert "self.price = 2" in shown
+
+
+def test_a_path_relative_to_a_packages_folder_maps_to_the_one_tracked_file(tmp_path: Path) -> None:
+    """A monorepo's check prints paths relative to the package's folder: the one tracked file
+    ending in that path is meant; none or several leave the path as it was."""
+    repo = tmp_path / "repo"
+    for rel in ("README.md", "packages/a/test/t.js", "packages/a/lib/x.js", "packages/b/lib/x.js"):
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text("x\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    assert context.relative_to_repo("test/t.js", repo) == "packages/a/test/t.js"
+    assert context.relative_to_repo("lib/x.js", repo) == "lib/x.js"  # two packages have one
+    assert context.relative_to_repo("README.md", repo) == "README.md"  # the root's own
+    assert context.relative_to_repo("lib/none.js", repo) == "lib/none.js"
+    assert context.relative_to_repo("../a/test/t.js", repo) == "../a/test/t.js"
+    assert (
+        context.relative_to_repo(str(repo / "packages/a/lib/x.js"), repo) == "packages/a/lib/x.js"
+    )

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import nodecov, spectrum
+from fixbot.agent import context, nodecov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
@@ -175,3 +175,30 @@ def test_a_node_projects_check_runs_under_v8_coverage_through_the_launcher(
         [],
         "neither a Python, node nor Go project (no .py file, package.json or go.mod)",
     )
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_monorepo_packages_check_is_mapped_to_the_repository_and_covered(
+    tmp_path: Path,
+) -> None:
+    """A check run in a package's folder (`cd packages/tiny`, `npm test --prefix`) prints paths
+    relative to that folder: they are mapped to the repository's files, and the package.json
+    above them makes it a node project whose spectrum runs."""
+    files = {f"packages/tiny/{rel}": text for rel, text in FILES.items()}
+    repo = write(tmp_path / "repo", {"README.md": "# a monorepo\n", **files})
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    located = [context.relative_to_repo("test/parse.js", repo)]
+    assert located == ["packages/tiny/test/parse.js"]
+    node = str(Path(shutil.which("node") or "node").parent)
+    launcher = Launcher(
+        repo, {"PATH": f"{node}:/usr/bin:/bin"}, namespace=False, deadline=Deadline.start(None)
+    )
+    check = "cd packages/tiny && node test/parse.js"
+    found, why = spectrum.suspects(launcher, repo, check, [], 60, located)
+    assert why is None
+    assert [(s.path, s.name) for s in found] == [
+        ("packages/tiny/index.js", "parse"),
+        ("packages/tiny/lib/set.js", "setKey"),
+    ]

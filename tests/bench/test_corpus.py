@@ -181,3 +181,46 @@ def test_the_wheel_ships_every_family_of_the_corpus() -> None:
         f"bench/corpus/{family.value}": f"{shipped}/{family.value}" for family in corpus.Family
     }
     assert shipped == "fixbot/bench/corpus"
+
+
+ROOT_README = """--- /dev/null
++++ b/README.md
+@@ -0,0 +1 @@
++# a monorepo
+"""
+
+
+def test_a_release_unpacked_into_a_subfolder_needs_a_root_of_its_own(tmp_path: Path) -> None:
+    """`[package] into` puts the release in a monorepo's subfolder: the folder cannot climb out
+    or land in git's own, and the [broken] patch must make a file of the root besides it."""
+    inside = PATCH.replace("a/x.py", "a/packages/demo/x.py").replace(
+        "b/x.py", "b/packages/demo/x.py"
+    )
+    good = case_text("good").replace(PATCH, ROOT_README + inside, 1)
+    write(
+        tmp_path,
+        "regression",
+        "good",
+        good.replace('version = "1.0"\n', 'version = "1.0"\ninto = "packages/demo"\n', 1),
+    )
+    (case,) = load_corpus(tmp_path)
+    assert case.package.into == "packages/demo"
+    bad = {
+        "only-inside": (inside, "packages/demo", "no file of it is outside that folder"),
+        "climbs": (ROOT_README, "packages/../..", "no '.' or '..' part"),
+        "git": (ROOT_README, ".git/hooks", "into may not be under .git/"),
+        "absolute": (ROOT_README, "/tmp/x", "package.into: String should match"),
+    }
+    for name, (patch, into, _) in bad.items():
+        text = case_text(name).replace(PATCH, patch, 1)
+        write(
+            tmp_path,
+            "regression",
+            name,
+            text.replace('version = "1.0"\n', f'version = "1.0"\ninto = "{into}"\n', 1),
+        )
+    with pytest.raises(CorpusError) as raised:
+        load_corpus(tmp_path)
+    problems = raised.value.problems
+    for name, (_, _, message) in bad.items():
+        assert any(f"{name}.toml" in p and message in p for p in problems), (name, problems)

@@ -183,3 +183,35 @@ def test_a_pyenv_shim_is_passed_over_for_the_installed_interpreter(
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "none"))
     with pytest.raises(PrepareError, match=r"no Python 3\.99"):
         interpreter("3.99")
+
+
+ROOT_README = """--- /dev/null
++++ b/README.md
+@@ -0,0 +1 @@
++# tools: a monorepo whose packages live in packages/
+"""
+
+
+def in_subfolder(patch: str) -> str:
+    """`patch` with its files moved under packages/calc/."""
+    return patch.replace("a/", "a/packages/calc/").replace("b/", "b/packages/calc/")
+
+
+@pytest.mark.slow
+def test_a_release_unpacked_into_a_monorepos_subfolder(tmp_path: Path) -> None:
+    """With `[package] into`, the release lands in that folder of the repository, the patches
+    name files from the root, which holds the monorepo's own files, and the check runs from
+    the root as a monorepo's CI does."""
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    case = make_case(
+        package={"name": "calc", "version": "1.0", "into": "packages/calc"},
+        broken={"patch": ROOT_README + in_subfolder(BROKEN_RUN)},
+        check={"command": "cd packages/calc && python test_calc.py", "expect": "AssertionError"},
+        fix={"patch": in_subfolder(FIX)},
+        hidden={"patch": in_subfolder(HIDDEN), "command": "python packages/calc/hidden_calc.py"},
+    )
+    prepared = prepare(case, cache)
+    files = sorted(git.run(prepared.repo, "ls-files").split())
+    assert files == ["README.md", "packages/calc/calc.py", "packages/calc/test_calc.py"]
+    assert verify_case(case, cache).problems == []
