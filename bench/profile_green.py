@@ -34,6 +34,7 @@ PHASES = [
     ("fixbot.process.sync", "Worlds", "differing"),
     ("fixbot.process.sync", "Worlds", "to_workspace"),
     ("fixbot.process.sync", "Worlds", "untracked"),
+    ("fixbot.process.sync", "Worlds", "write_files"),
     ("fixbot.process.cleanup", "", "sweep"),
 ]
 
@@ -125,6 +126,12 @@ def one_run(repo: Path, tree: str, out: Path) -> dict[str, float]:
     for name, (own, _) in sorted(found["phases"].items()):
         figures[f"  {name}"] = own
     figures["programs it waited for, git's checkout apart"] = found["children"] - checkout
+    each: dict[str, float] = {}
+    for name, _, spent in programs:
+        words = name.split()
+        label = " ".join([Path(words[0]).name, *words[1:]][:2])  # the program and its subcommand
+        each[f"    {label}"] = each.get(f"    {label}", 0.0) + spent
+    figures.update(sorted(each.items(), key=lambda item: -item[1]))
     figures["git's checkout of the clone"] = checkout
     return figures
 
