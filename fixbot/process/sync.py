@@ -429,7 +429,7 @@ class Worlds:
         """`differing` against F's index while F's work tree is unwritten: the paths whose
         content or kind differs in W (a folder on the way planted, unreadable), each path found
         the same recorded in the manifest; None when some entry cannot be compared so
-        (`_comparable`). Raises GitError."""
+        (`_comparable_entries`). Raises GitError."""
         entries = self._comparable_entries
         if entries is None:
             return None
@@ -700,9 +700,11 @@ def _blob_key(entry: Entry) -> Key:
 
 def clone_unwritten(fixbot: Path) -> None:
     """Make F's index HEAD's tree without writing a file (`git read-tree`), every entry
-    skip-worktree, so git takes the missing files for HEAD's (status, add and diff see no
-    change, check-ignore reads `.gitignore` from the index), and mark F's work tree unwritten
-    (`UNWRITTEN`, read by `Worlds`). Idempotent while nothing is written. Raises GitError."""
+    skip-worktree, so git takes the missing files for HEAD's (status, add -A, diff and the
+    attempts' snapshots see no change), and mark F's work tree unwritten (`UNWRITTEN`, read by
+    `Worlds`). Run again on a clone killed while `Worlds.write_files` wrote it: the files
+    already there are skip-worktree again (git reads none of them) and are written over.
+    Raises GitError."""
     (fixbot / ".git" / UNWRITTEN).touch()
     git.run(fixbot, "read-tree", "HEAD")
     names = git.run(fixbot, "ls-files", "-z", errors=PATHS)
