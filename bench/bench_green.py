@@ -11,7 +11,8 @@ run makes its clone again. The overhead is the run's wall time minus the check's
 every process it started, from `getrusage(RUSAGE_CHILDREN)`) are what the run costs on an idle
 machine whatever the load, since a green run does one thing at a time. Also measured: the
 imports of a green run in a fresh interpreter (`python -I -c "import fixbot.cli,
-fixbot.run.engine"`), and the clone alone (`git clone --no-local`). Results are written down
+fixbot.run.engine"`), and the clone alone (`git clone --no-local --no-checkout`, as fixbot
+makes it: a green run writes none of its files). Results are written down
 in bench/README.md, with the load average the machine had.
 """
 
@@ -90,13 +91,15 @@ def imports(runs: int) -> list[float]:
 
 
 def clone(repo: Path, runs: int) -> list[float]:
-    """CPU seconds of `git clone --no-local` of `repo` (what fixbot's clone costs)."""
+    """CPU seconds of `git clone --no-local --no-checkout` of `repo` (what fixbot's clone
+    costs)."""
     times = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(runs):
             before = cpu()
             subprocess.run(
-                ["git", "clone", "-q", "--no-local", str(repo), f"{tmp}/{n}"], check=True
+                ["git", "clone", "-q", "--no-local", "--no-checkout", str(repo), f"{tmp}/{n}"],
+                check=True,
             )
             times.append(cpu() - before)
     return times

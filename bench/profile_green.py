@@ -7,10 +7,12 @@ REPO --json`, fixbot's private folder removed first, so each run clones again), 
 fixbot's re-execution (`fixbot.startup`) runs a small wrapper before `fixbot`: it times, in CPU
 seconds of the process itself (`RUSAGE_SELF`) and of the programs it waited for
 (`RUSAGE_CHILDREN`), the imports of a green run, the phases named in `PHASES` and every
-`subprocess.run` (git's checkout of fixbot's clone apart). On a shared machine the checkout's
-CPU (nearly all system time: creating the clone's files) swings with the load; fixbot's own CPU
-does not. `--tree` runs another copy of fixbot's package (`git archive REV fixbot | tar -x -C
-DIR`) for a before and after on the same repository. Prints the median of each figure.
+`subprocess.run` (git's checkout of fixbot's clone apart; each program and subcommand summed
+too). On a shared machine a checkout's CPU (nearly all system time: creating the clone's files)
+swings with the load; fixbot's own CPU does not. Since round 5 a green run checks nothing out
+(`Worlds.write_files` stays at 0). `--tree` runs another copy of fixbot's package (`git
+archive REV fixbot | tar -x -C DIR`) for a before and after on the same repository. Prints
+the median of each figure.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ PHASES = [
     ("fixbot.process.sync", "Worlds", "differing"),
     ("fixbot.process.sync", "Worlds", "to_workspace"),
     ("fixbot.process.sync", "Worlds", "untracked"),
+    ("fixbot.process.sync", "Worlds", "write_files"),
     ("fixbot.process.cleanup", "", "sweep"),
 ]
 
@@ -83,7 +86,8 @@ def wrapped(name, call):
 for module, owner, name in PHASES:
     holder = importlib.import_module(module)
     holder = getattr(holder, owner) if owner else holder
-    setattr(holder, name, wrapped(name, getattr(holder, name)))
+    if hasattr(holder, name):  # an older tree (`--tree`) may lack one
+        setattr(holder, name, wrapped(name, getattr(holder, name)))
 runpy.run_module("fixbot", run_name="__main__", alter_sys=True)
 """
 
@@ -125,6 +129,12 @@ def one_run(repo: Path, tree: str, out: Path) -> dict[str, float]:
     for name, (own, _) in sorted(found["phases"].items()):
         figures[f"  {name}"] = own
     figures["programs it waited for, git's checkout apart"] = found["children"] - checkout
+    each: dict[str, float] = {}
+    for name, _, spent in programs:
+        words = name.split()
+        label = " ".join([Path(words[0]).name, *words[1:]][:2])  # the program and its subcommand
+        each[f"    {label}"] = each.get(f"    {label}", 0.0) + spent
+    figures.update(sorted(each.items(), key=lambda item: -item[1]))
     figures["git's checkout of the clone"] = checkout
     return figures
 

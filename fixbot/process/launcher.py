@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import shlex
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -171,13 +171,18 @@ def launcher_for(
     )
 
 
-def inputs_path(settings: Settings, workdir: Path) -> Path | None:
+def inputs_path(
+    settings: Settings, workdir: Path, write_files: Callable[[], None] = lambda: None
+) -> Path | None:
     """The file fed to the check's standard input (`inputs-file`, relative to `workdir`), or None.
+    `write_files` is called first when it is set (fixbot's clone's files written:
+    `Worlds.write_files`).
 
     Raises `ConfigError` when it is set but is not a readable file.
     """
     if not settings.inputs_file:
         return None
+    write_files()
     path = (workdir / settings.inputs_file).resolve()
     if not path.is_file():
         raise ConfigError(

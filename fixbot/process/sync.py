@@ -5,6 +5,14 @@ configuration).
 
 Every path is reached without following a link (`fixbot.process.nofollow`): a link, file or
 fifo the commands planted on the way is replaced (writing) or refused (reading), never followed.
+
+fixbot's clone may start with its work tree unwritten (`clone_unwritten`, the marker
+`UNWRITTEN`): every index entry skip-worktree, so git takes a missing file for HEAD's. `Worlds`
+then compares W with the index's blobs (W's files hashed, at most each blob's size read; links
+by their target) and writes F's files (`Worlds.write_files`) the first time that cannot answer:
+an entry an attribute converts, a submodule, a tracked path W lacks or changed, a command's
+changes to bring back. The run's steps other than the set-up, the check and a green ending
+write them first too (`fixbot.run.executor`).
 """
 
 from __future__ import annotations
@@ -35,6 +43,9 @@ from fixbot.process.nofollow import (
     stat_in,
 )
 
+# In F's `.git`: F's work tree is not written yet (`Worlds.write_files`); fixbot's own file
+UNWRITTEN = "fixbot-unwritten"
+LINK, REGULAR = "120000", ("100644", "100755")  # git's index modes
 MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
 MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
 PATHS = "surrogateescape"  # git's path listings decoded as `os.fsdecode` does (names are bytes)
@@ -90,6 +101,11 @@ class Worlds:
     max_bytes: int = MAX_READ_BACK_BYTES
     manifest: dict[str, Written] = field(default_factory=dict)
     settled: dict[str, Key] | None = None  # `untracked` as the last command ended
+    unwritten: bool = field(init=False)  # F's work tree not written yet (`write_files`)
+    _ignore_files_written: bool = field(init=False, default=False)
+
+    def __post_init__(self) -> None:
+        self.unwritten = (self.fixbot / ".git" / UNWRITTEN).is_file()
 
     def in_workspace(self, path: Path) -> Path:
         """`path` inside F mapped to the same place in W (other paths unchanged)."""
@@ -121,7 +137,12 @@ class Worlds:
 
     def to_workspace(self) -> int:
         """Make W's tracked files equal to F's work tree; return how many paths were written or
-        deleted. Raises GitError and OSError."""
+        deleted. While F's work tree is unwritten, W already holding every blob of F's index
+        (`_synced_unwritten`) writes nothing anywhere; otherwise F's files are written first
+        (`write_files`). Raises GitError and OSError."""
+        if self.unwritten and self._synced_unwritten():
+            return 0
+        self.write_files()
         wanted: set[str] = set()
         done = 0
         fixbot, workspace = f"{self.fixbot}/", f"{self.workspace}/"  # str joins: 20,000 a sync
@@ -180,22 +201,39 @@ class Worlds:
 
     def touched(self) -> list[str]:
         """The tracked paths the last command changed in W (what the next sync puts back): their
-        lstat differs from what the last sync wrote and their content or kind from F's."""
+        lstat differs from what the last sync wrote and their content or kind from F's (from
+        F's index while its work tree is unwritten)."""
+        entries = self._comparable_entries if self.unwritten else None
+        if self.unwritten and entries is None:
+            self.write_files()
         found = []
-        for rel, before in sorted(self.manifest.items()):
-            now = _lstat(os.path.join(self.workspace, rel))
-            if now is not None and _key(now) == before.workspace:
-                continue
-            source = _lstat(os.path.join(self.fixbot, rel))
-            if source is None or not self._same(rel, source, now):
-                found.append(rel)
+        with Folders(self.workspace) as folders:
+            for rel, before in sorted(self.manifest.items()):
+                now = _lstat(os.path.join(self.workspace, rel))
+                if now is not None and _key(now) == before.workspace:
+                    continue
+                if entries is not None:
+                    entry = entries.get(rel)
+                    if now is None or entry is None or not self._holds(rel, entry, now, folders):
+                        found.append(rel)
+                    continue
+                source = _lstat(os.path.join(self.fixbot, rel))
+                if source is None or not self._same(rel, source, now):
+                    found.append(rel)
         return found
 
     def differing(self) -> list[str]:
         """The paths F has whose content or kind differs in W: the workspace's own uncommitted
         changes before the first sync. A path found the same is recorded in the manifest (its
         lstat keys, as a sync records what it wrote), so the first sync does not read both
-        files again. Raises GitError."""
+        files again. While F's work tree is unwritten, W is compared with F's index alone
+        (`_differing_unwritten`) when every entry can be; otherwise F's files are written first.
+        Raises GitError."""
+        if self.unwritten:
+            found = self._differing_unwritten()
+            if found is not None:
+                return found
+            self.write_files()
         blobs = self._index_blobs()
         with Folders(self.workspace) as folders:
             return self._compare(blobs, folders)
@@ -283,9 +321,179 @@ class Worlds:
             return False
         return blob_id(data, len(blob)) == blob
 
+    # F's work tree unwritten: `clone_unwritten` made F's index from HEAD, every entry
+    # skip-worktree, and wrote no file; a green run never needs them, so W is compared with and
+    # kept equal to F's index, and F's files are written (`write_files`) only where a run
+    # needs them: a command's changes to bring back, a tracked path W lacks or changed, an
+    # entry whose checkout is not its blob.
+
+    @cached_property
+    def _unwritten_entries(self) -> dict[str, Entry]:
+        """F's tracked paths (none of `_private`) with their (mode, blob id, size in bytes),
+        from `git ls-tree -r -l HEAD`: F's index while its work tree is unwritten. Raises
+        GitError."""
+        listing = git.run(
+            self.fixbot, "ls-tree", "-r", "-l", "-z", "--full-tree", "HEAD", errors=PATHS
+        )
+        found = {}
+        for line in listing.split("\0"):
+            head, _, rel = line.partition("\t")
+            fields = head.split()  # mode, type, id, size ("-" for a submodule's commit)
+            if rel and len(fields) == 4 and not self._private(rel):
+                size = int(fields[3]) if fields[3].isdigit() else -1
+                found[rel] = Entry(fields[0], fields[2], size)
+        return found
+
+    @cached_property
+    def _unwritten_names(self) -> frozenset[str]:
+        """F's tracked paths and the folders above them (no trailing `/`), for `_has`."""
+        names = set()
+        for rel in self._unwritten_entries:
+            names.add(rel)
+            while "/" in rel:
+                rel = rel.rpartition("/")[0]
+                if rel in names:
+                    break
+                names.add(rel)
+        return frozenset(names)
+
+    def _has(self, rel: str) -> bool:
+        """True when F has `rel` (a folder's ending in `/`): on disk, or in its index while its
+        work tree is unwritten."""
+        if self.unwritten and rel.rstrip("/") in self._unwritten_names:
+            return True
+        return os.path.lexists(os.path.join(self.fixbot, rel))
+
+    @cached_property
+    def _comparable_entries(self) -> dict[str, Entry] | None:
+        """`_unwritten_entries`, or None when one of them cannot be compared with W without F's
+        file: a kind other than a regular file or a link (a submodule: git asks nothing of
+        paths inside it of an index that has it, and fixbot's check-ignore must), or a regular
+        file an attribute converts on checkout (`_converted`: F's file would not be its blob).
+        Raises GitError."""
+        entries = self._unwritten_entries
+        if any(e.mode not in (*REGULAR, LINK) for e in entries.values()):
+            return None
+        regular = [rel for rel, e in entries.items() if e.mode in REGULAR]
+        return None if self._converted(regular, list(entries)) else entries
+
+    def _holds(self, rel: str, entry: Entry, target: os.stat_result, folders: Folders) -> bool:
+        """True when W's `rel` (lstat `target`, read through `folders`) is F's index `entry`:
+        a link whose target is the blob's bytes, or a regular file of the blob's size, exec
+        bit and id (its bytes hashed; at most the blob's size read)."""
+        folder, _, name = rel.rpartition("/")
+        if entry.mode == LINK:
+            if not stat.S_ISLNK(target.st_mode):
+                return False
+            try:
+                text = os.readlink(name, dir_fd=folders.fd(folder))
+            except (OSError, Planted):
+                return False
+            return blob_id(os.fsencode(text), len(entry.blob)) == entry.blob
+        if not stat.S_ISREG(target.st_mode) or target.st_size != entry.size:
+            return False
+        if executable(target.st_mode) != (entry.mode == "100755"):
+            return False
+        try:
+            data = read_in(folders, rel, entry.size)
+        except (OSError, Planted):
+            return False
+        return blob_id(data, len(entry.blob)) == entry.blob
+
+    def _write_ignore_files(self) -> None:
+        """Write F's tracked `.gitignore` files (none of `_private`), once, while the rest of
+        its work tree stays unwritten: `git check-ignore --no-index` reads them from disk only
+        (asked with F's index instead, git matches every path asked against every entry: 1 s
+        for 10,000 files). Raises GitError."""
+        if self._ignore_files_written:
+            return
+        names = [rel for rel in self._unwritten_entries if rel.rpartition("/")[2] == ".gitignore"]
+        self._check_out(names)
+        self._ignore_files_written = True
+
+    def _check_out(self, names: list[str]) -> None:
+        """Write F's index entries `names` into its work tree, as a checkout does: their
+        skip-worktree bit cleared, `git checkout-index --force --index` (the repository's
+        attributes converting). Raises GitError."""
+        if not names:
+            return
+        for args in (
+            ("update-index", "-z", "--no-skip-worktree", "--stdin"),
+            ("checkout-index", "-z", "--force", "--index", "--stdin"),
+        ):
+            done = git.completed(self.fixbot, *args, stdin="\0".join(names), errors=PATHS)
+            if done.returncode != 0:
+                raise GitError(f"git {args[0]} failed: {done.stderr.strip()}")
+
+    def _differing_unwritten(self) -> list[str] | None:
+        """`differing` against F's index while F's work tree is unwritten: the paths whose
+        content or kind differs in W (a folder on the way planted, unreadable), each path found
+        the same recorded in the manifest; None when some entry cannot be compared so
+        (`_comparable_entries`). Raises GitError."""
+        entries = self._comparable_entries
+        if entries is None:
+            return None
+        found = []
+        with Folders(self.workspace) as folders:
+            for rel, entry in entries.items():
+                try:
+                    target = stat_in(folders, rel)
+                except (OSError, Planted):
+                    found.append(rel)
+                    continue
+                if target is None:
+                    continue  # W lacks it: the first sync writes it
+                if self._holds(rel, entry, target, folders):
+                    self.manifest[rel] = Written(_blob_key(entry), _key(target))
+                else:
+                    found.append(rel)
+        return found
+
+    def _synced_unwritten(self) -> bool:
+        """True when W holds every entry of F's index (unwritten work tree): as the manifest
+        recorded it, or found so now (recorded); False as soon as one is missing or differs,
+        or some entry cannot be compared without F's file. Raises GitError."""
+        entries = self._comparable_entries
+        if entries is None:
+            return False
+        with Folders(self.workspace) as folders:
+            for rel, entry in entries.items():
+                target = _reached(folders, rel)
+                if target is None:
+                    return False
+                before, key = self.manifest.get(rel), _blob_key(entry)
+                if before and before.fixbot == key and before.workspace == _key(target):
+                    continue
+                if not self._holds(rel, entry, target, folders):
+                    return False
+                self.manifest[rel] = Written(key, _key(target))
+        return True
+
+    def write_files(self) -> None:
+        """Write F's work tree from its index, once (nothing when it is written): every entry
+        but `_private`'s (the state folder's name stays fixbot's own, never checked out) loses
+        its skip-worktree bit and is checked out (`git checkout-index --force --index`, the
+        repository's attributes converting as a checkout does); the manifest's entries
+        recorded against the index then name F's new files, where F's file is the blob. Then
+        the marker `UNWRITTEN` goes. Raises GitError."""
+        if not self.unwritten:
+            return
+        entries = self._unwritten_entries
+        comparable = self._comparable_entries
+        self._check_out(list(entries))
+        for rel, written in self.manifest.items():
+            entry = entries.get(rel)
+            if comparable is not None and entry is not None and written.fixbot == _blob_key(entry):
+                source = _lstat(os.path.join(self.fixbot, rel))
+                if source is not None:
+                    written.fixbot = _key(source)
+        (self.fixbot / ".git" / UNWRITTEN).unlink(missing_ok=True)
+        self.unwritten = False
+
     def adopt(self, paths: list[str]) -> ReadBack:
         """Bring `paths` of W into F as `read_back` would (the workspace's own changes, with
-        `--allow-dirty`)."""
+        `--allow-dirty`); F's files are written first (`write_files`)."""
+        self.write_files()
         result = ReadBack()
         budget = [self.max_files, self.max_bytes]
         for rel in paths:
@@ -320,8 +528,10 @@ class Worlds:
         Tracked paths W deleted are deleted in F; new files count only when F's git does not
         ignore them and they are not in `before` as they are now (`untracked`, taken before the
         command), so what a check or the set-up left behind stays in W; none of `stirred`
-        (`stirred`: written while no command ran) comes back. Raises GitError and OSError (F).
+        (`stirred`: written while no command ran) comes back. F's files are written first
+        (`write_files`). Raises GitError and OSError (F).
         """
+        self.write_files()
         result = ReadBack()
         budget = [self.max_files, self.max_bytes]
         for rel, was in sorted(self.manifest.items()):
@@ -407,7 +617,7 @@ class Worlds:
         """True for a folder of W that F does not have whose own `.gitignore` says `*`, as the
         caches of ruff, pytest and mypy and a virtual environment write (git would ignore it in
         W; F's git cannot see that file)."""
-        if os.path.lexists(self.fixbot / folder):
+        if self._has(folder):
             return False
         try:
             text = read_at(self.workspace, folder + ".gitignore", 4096, self.owner)
@@ -450,15 +660,15 @@ class Worlds:
 
     def _ignored_entries(self, entries: list[tuple[str, bool]]) -> set[str]:
         """Those of `entries` F's git ignores, and the folders that ignore themselves."""
+        if self.unwritten:
+            self._write_ignore_files()
         ignored = _ignored(self.fixbot, [rel for rel, _ in entries])
         return ignored | {rel for rel, is_dir in entries if is_dir and self._ignores_itself(rel)}
 
     def _fresh_folders(self, entries: list[tuple[str, bool]], ignored: set[str]) -> list[str]:
         """The folders of `entries` neither ignored nor present in F."""
         return [
-            rel
-            for rel, is_dir in entries
-            if is_dir and rel not in ignored and not os.path.lexists(self.fixbot / rel)
+            rel for rel, is_dir in entries if is_dir and rel not in ignored and not self._has(rel)
         ]
 
     def _fresh_files(
@@ -468,11 +678,41 @@ class Worlds:
         return [
             rel
             for rel, is_dir in entries
-            if not is_dir
-            and rel not in ignored
-            and rel not in known
-            and not os.path.lexists(os.path.join(self.fixbot, rel))
+            if not is_dir and rel not in ignored and rel not in known and not self._has(rel)
         ]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of F's index: its mode (git's octal text), blob id (hex), size (bytes, -1 for
+    a submodule's commit)."""
+
+    mode: str
+    blob: str
+    size: int
+
+
+def _blob_key(entry: Entry) -> Key:
+    """The manifest's key of F's side for an index entry while F's work tree is unwritten: no
+    lstat gives a size of -1, so it never matches a file's."""
+    return (-1, int(entry.blob[:15], 16), 0, 0, int(entry.mode, 8))
+
+
+def clone_unwritten(fixbot: Path) -> None:
+    """Make F's index HEAD's tree without writing a file (`git read-tree`), every entry
+    skip-worktree, so git takes the missing files for HEAD's (status, add -A, diff and the
+    attempts' snapshots see no change), and mark F's work tree unwritten (`UNWRITTEN`, read by
+    `Worlds`). Run again on a clone killed while `Worlds.write_files` wrote it: the files
+    already there are skip-worktree again (git reads none of them) and are written over.
+    Raises GitError."""
+    (fixbot / ".git" / UNWRITTEN).touch()
+    git.run(fixbot, "read-tree", "HEAD")
+    names = git.run(fixbot, "ls-files", "-z", errors=PATHS)
+    done = git.completed(
+        fixbot, "update-index", "-z", "--skip-worktree", "--stdin", stdin=names, errors=PATHS
+    )
+    if done.returncode != 0:
+        raise GitError(f"git update-index failed: {done.stderr.strip()}")
 
 
 def _reached(folders: Folders, rel: str) -> os.stat_result | None:

@@ -9,6 +9,9 @@ XDG_CONFIG_HOME of fixbot's git) and `gitconfig` (its global configuration, writ
 F is made once, before any project command runs, by `git clone --no-local` from the workspace:
 the clone goes through git-upload-pack, which git-upload-pack(1) ("SECURITY") documents as safe
 to run against an untrusted repository: it runs no filter, hook or configured program of it.
+A run's F starts with no file written (`clone(files=False)`): a green run never needs them,
+and on a large repository writing them cost more than the rest of the run; `sync.Worlds`
+writes them where a run first does (`Worlds.write_files`).
 Nothing of the workspace's `.git` (config, hooks, `commondir`, alternates, submodule gitdirs)
 is read by any later git of fixbot's; its config's user.name and user.email are read as data
 (`workspace_identity`), so fixbot commits as the workspace's own committer.
@@ -16,7 +19,8 @@ is read by any later git of fixbot's; its config's user.name and user.email are 
 **The commands' world** is the workspace W (its files: `fixbot.process.sync`). Before each
 project command `Worlds.to_workspace` makes W's tracked files equal to F's work tree (only what
 differs, never following a link (`fixbot.process.nofollow`), replacing whatever the commands
-planted at a tracked path); untracked files (node_modules, .venv, build output) stay. After a
+planted at a tracked path; while F's work tree is unwritten, W holding every blob of F's index
+is equal to it); untracked files (node_modules, .venv, build output) stay. After a
 fix command only, `Worlds.read_back` copies the regular files it changed back into F as bytes
 (bounded, no links, no special files, no protected paths, nothing under `.git` or the state
 folder). After a check nothing comes back.
@@ -39,7 +43,7 @@ from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import Planted, parent, place
-from fixbot.process.sync import Worlds
+from fixbot.process.sync import Worlds, clone_unwritten
 
 # The one place fixbot's git reads a local repository: the workspace, through git-upload-pack
 # (`clone`, `workspace_head`); fixbot's configuration allows no `file` transport otherwise.
@@ -249,9 +253,12 @@ def entered(folder: Path) -> Iterator[None]:
         yield
 
 
-def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
+def clone(workspace: Path, dest: Path, *, files: bool = True) -> tuple[str, str | None]:
     """Clone the repository of `workspace` into `dest` with `git clone --no-local` and check out
     the workspace's HEAD (its branch name when it is on one). Returns (sha, branch or None).
+    Without `files` no file is written: HEAD and the index are the workspace's HEAD, the work
+    tree is left unwritten (`sync.clone_unwritten`; `sync.Worlds.write_files` writes it where a
+    run needs it).
 
     Run inside `entered`. Only git-upload-pack reads the workspace's repository, and only one
     that is the workspace's own (`own_repository`: a gitfile, `commondir` or alternates naming
@@ -275,10 +282,17 @@ def clone(workspace: Path, dest: Path) -> tuple[str, str | None]:
         str(dest),
     )
     git.run(dest, "config", "core.hooksPath", "/dev/null")
-    if branch:
+    if files and branch:
         git.run(dest, "checkout", "--quiet", "-B", branch, sha)
-    else:
+    elif files:
         git.run(dest, "checkout", "--quiet", "--detach", sha)
+    elif branch:  # `checkout -B`'s refs, without its files
+        git.run(dest, "update-ref", f"refs/heads/{branch}", sha)
+        git.run(dest, "symbolic-ref", "HEAD", f"refs/heads/{branch}")
+    else:
+        git.run(dest, "update-ref", "--no-deref", "HEAD", sha)
+    if not files:
+        clone_unwritten(dest)
     return sha, branch
 
 

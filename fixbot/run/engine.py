@@ -158,7 +158,9 @@ def own_clone(
         history = _event_log(fixbot / settings.state_dir)
         # its origin stays the workspace, which fixbot's git may not fetch from (protocol
         # `file` is never allowed): the CLI pushes nothing from fixbot's clone
-        worlds.clone(workspace, fixbot)
+        worlds.clone(workspace, fixbot, files=False)  # written where the run needs them
+    elif (fixbot / ".git" / sync.UNWRITTEN).is_file():  # a run killed while writing them
+        sync.clone_unwritten(fixbot)
     worlds.own_folder(fixbot, settings.state_dir)
     if history:  # the runs of earlier commits stay counted (`fixbot stats`)
         (fixbot / settings.state_dir / LOG_FILE).write_bytes(history)
@@ -259,7 +261,7 @@ def _run_locked(
             reflect.event_log(state_dir, state, redactor, deadline),
             launcher,
             sleep,
-            stdin_path=inputs_path(settings, workdir),
+            stdin_path=inputs_path(settings, workdir, pair.write_files),
         )
         this = Run(settings, root, state, agents, progress, checker, request)
         return _drive(this, progress)

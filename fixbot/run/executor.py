@@ -110,6 +110,9 @@ class Run:
         """Run one step (see `fixbot.policy.rules` for what each one means; `STEPS` for what
         runs it)."""
         self.group(step)
+        pair = self.checker.launcher.pair
+        if pair is not None and not isinstance(step, UNWRITTEN_STEPS):
+            pair.write_files()  # every other step reads or writes fixbot's clone's files
         STEPS[type(step)](self, step)
 
     def restore(self, step: rules.Restore) -> None:
@@ -160,6 +163,11 @@ class Run:
         (`fixbot.run.phases.ending.report_error`; `fixbot.run.engine` calls it)."""
         ending.report_error(self, reason)
 
+
+# The steps a green run takes, which need no file of fixbot's clone written (`Worlds`
+# compares the workspace with its index; a failed check's digest writes them): any other
+# step writes them first (`Worlds.write_files`)
+UNWRITTEN_STEPS = (rules.Setup, rules.Check, rules.Succeed)
 
 # What runs each kind of step (`Run.execute`), one line per kind; `Done` ends the loop instead.
 STEPS: dict[type, Callable[[Run, Any], None]] = {

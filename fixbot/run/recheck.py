@@ -75,5 +75,5 @@ def recheck(
         state_dir = fixbot / settings.state_dir
         log = report_file(state_dir, run_id).parent / RECHECK_LOG
         workdir = fixbot / repo.resolve().relative_to(workspace)
-        stdin = inputs_path(settings, workdir)
+        stdin = inputs_path(settings, workdir, pair.write_files)
         return launcher.run(settings.check, workdir, log, settings.timeout, stdin_path=stdin)

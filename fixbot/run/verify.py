@@ -347,7 +347,10 @@ class Checker:
         """Digest a failed check; locations become relative to the repository root, the counts
         come from the whole output's tail when the condensed log lost the summary line, a
         missing check program is permanent (`program_missing`), and a missing Python package
-        the check's interpreter has after all is the code's problem (`installed_after_all`)."""
+        the check's interpreter has after all is the code's problem (`installed_after_all`).
+        Locations are looked for in fixbot's clone: its files are written first."""
+        if self.launcher.pair is not None:
+            self.launcher.pair.write_files()
         failure = program_missing(self.settings, digest(result, self.workdir))
         failure = in_go_packages(failure, self.workdir)
         failure = installed_after_all(failure, self.env.get("PATH", ""), self.launcher)

@@ -14,7 +14,7 @@ from fixbot.core.budget import Deadline
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.policy.manifests import SetupDue, SetupReason
-from fixbot.process import worlds
+from fixbot.process import sync, worlds
 from fixbot.process.launcher import launcher_for
 from fixbot.run import engine
 from fixbot.run.engine import Agents
@@ -115,6 +115,7 @@ def test_a_resumed_run_does_not_repeat_a_set_up_that_ran(tmp_path: Path) -> None
     worlds.write_gitconfig(private, {})
     with worlds.entered(private):  # a run's clone and state, as a run makes them
         fixbot, _ = engine.own_clone(settings, repo, private)
+        sync.Worlds(fixbot, repo).write_files()  # the set-up below runs in the clone itself
         first = prepare_state(settings, fixbot)
     first.setups.append(
         prepare(

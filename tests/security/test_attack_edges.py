@@ -453,13 +453,15 @@ def test_a_linked_parent_folder_is_not_followed_by_the_read_back(tmp_path: Path)
         nofollow.read_at(root, "lib/util.py", 1 << 20, NOBODY)
 
 
-@pytest.fixture
-def pair(tmp_path: Path) -> sync.Worlds:
+@pytest.fixture(params=[True, False], ids=["written", "unwritten"])
+def pair(tmp_path: Path, request: pytest.FixtureRequest) -> sync.Worlds:
+    """A workspace and fixbot's clone of it, its files written (the Action's) or not (a run's:
+    the read-back writes them first)."""
     workspace = make_repo(tmp_path / "w", {"app.py": "x = 1\n", "lib/util.py": "y = 2\n"})
     private = worlds.private_folder(workspace, tmp_path / "state")
     worlds.write_gitconfig(private, {})
     with worlds.entered(private):
-        worlds.clone(workspace, private / worlds.REPO)
+        worlds.clone(workspace, private / worlds.REPO, files=request.param)
     return sync.Worlds(private / worlds.REPO, workspace)
 
 

@@ -24,6 +24,20 @@ from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
 
 
+@pytest.fixture(autouse=True, params=[True, False], ids=["written", "unwritten"])
+def _clone_files(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every attack twice: on a clone with its files written (the Action's), and on one
+    without (a run's, `clone(files=False)`: W compared with F's index alone)."""
+    real = worlds.clone
+    monkeypatch.setattr(worlds, "clone", lambda *a, **k: real(*a, **{"files": request.param, **k}))
+
+
+def _write(pair: sync.Worlds) -> None:
+    """F's files written, as a run writes them before anything of its own is written in F."""
+    with worlds.entered(pair.fixbot.parent):
+        pair.write_files()
+
+
 def _pair(tmp_path: Path, files: dict[str, str]) -> sync.Worlds:
     """A workspace W holding `files` (committed) and fixbot's clone F of it, in a private
     folder (use inside `worlds.entered(pair.fixbot.parent)`)."""
@@ -90,20 +104,21 @@ def test_a_macro_attribute_that_converts_is_compared_by_bytes(tmp_path: Path) ->
             "data.bin": "raw\n",
         },
     )
-    assert (pair.fixbot / "sub" / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
     (pair.workspace / "sub" / "a.txt").write_bytes(b"one\ntwo\n")  # the blob, not F's tree
     assert _differing(pair) == ["sub/a.txt"]
+    assert (pair.fixbot / "sub" / "a.txt").read_bytes() == b"one\r\ntwo\r\n"
 
 
 def test_attributes_in_a_subfolder_and_in_the_clones_info_are_honoured(tmp_path: Path) -> None:
     """A `.gitattributes` deeper down, and one in F's `.git/info/attributes` (no tracked file
     at all), each make F's file differ from its blob."""
     pair = _pair(tmp_path, {"deep/er/.gitattributes": "x.txt ident\n", "deep/er/x.txt": "$Id$\n"})
-    assert (pair.fixbot / "deep/er/x.txt").read_text() != "$Id$\n"  # expanded in F
     (pair.workspace / "deep/er/x.txt").write_text("$Id$\n")
     assert _differing(pair) == ["deep/er/x.txt"]
+    assert (pair.fixbot / "deep/er/x.txt").read_text() != "$Id$\n"  # expanded in F
 
     other = _pair(tmp_path / "2", {"y.txt": "one\n"})
+    _write(other)
     (other.fixbot / ".git" / "info" / "attributes").write_text("y.txt eol=crlf\n")
     (other.fixbot / "y.txt").unlink()
     with worlds.entered(other.fixbot.parent):
@@ -132,6 +147,7 @@ def test_attributes_from_a_gitattributes_fixbot_touched_are_still_honoured(
     with worlds.entered(private):
         worlds.clone(workspace, private / worlds.REPO)
     pair = sync.Worlds(private / worlds.REPO, workspace)
+    _write(pair)
     assert (pair.fixbot / "a.txt").read_bytes() == "hello\n".encode("cp037")
     assert _differing(pair) == []  # W as F's checkout
     os.utime(pair.fixbot / ".gitattributes", ns=(1, 1))  # stat-dirty, same bytes
@@ -205,6 +221,7 @@ def test_a_path_that_is_not_utf8_is_compared_and_synced(tmp_path: Path) -> None:
         worlds.clone(pair.workspace, pair.fixbot)
     (pair.workspace / name).write_text("A = 2\n")  # W's own change
     assert _differing(pair) == [name]
+    _write(pair)
     (pair.fixbot / name).write_text("A = 3\n")  # the fix, in F
     with worlds.entered(pair.fixbot.parent):
         pair.to_workspace()
@@ -219,7 +236,7 @@ def test_a_folder_planted_as_a_link_on_a_converted_path_is_a_change(tmp_path: Pa
     pair = _pair(tmp_path, {".gitattributes": "*.txt ident\n", "lib/util.txt": "y = 2\n"})
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "util.txt").write_bytes((pair.fixbot / "lib" / "util.txt").read_bytes())
+    (outside / "util.txt").write_bytes((pair.workspace / "lib" / "util.txt").read_bytes())
     for child in (pair.workspace / "lib").iterdir():
         child.unlink()
     (pair.workspace / "lib").rmdir()
@@ -508,6 +525,7 @@ def test_the_recheck_runs_on_the_clones_tree_whatever_the_check_planted(tmp_path
         fixbot = worlds.clone_path(workspace, base)
         with worlds.entered(private):
             worlds.clone(workspace, fixbot)
+            sync.Worlds(fixbot, workspace).write_files()  # a run's, written before its fix
         (fixbot / "sub" / "value.txt").write_text("broken\n")  # the replayed tree: fails
         raw_git(fixbot, "commit", "-qam", "replayed")
         (workspace / "sub" / "value.txt").write_text("fixed\n")  # left by the check
