@@ -140,40 +140,58 @@ def _read(repo: Path) -> list[_File]:
     return files
 
 
+# a function where it is defined: (file, first line, last line, body, whether it is a test's)
+Function = tuple[str, int, int, str, bool]
+
+
+def _step(
+    frontier: list[tuple[Function, float]],
+    defined: dict[str, list[Function]],
+    score: dict[tuple[str, int, int, str], float],
+    seen: set[tuple[str, int]],
+) -> list[tuple[Function, float]]:
+    """One call deeper: each function the `frontier`'s bodies call adds its share of their
+    weight to `score` (a test's own functions score nothing); those not `seen` yet are the
+    next frontier."""
+    following: list[tuple[Function, float]] = []
+    for (_rel, _start, _end, body, _test), weight in frontier:
+        for called in dict.fromkeys(CALL.findall(body)):
+            targets = [] if called in NOT_CALLS else defined.get(called, [])
+            for target in targets:
+                # a name defined in k places (`new`) is each of them with a k-th of the weight
+                share = weight / len(targets)
+                rel, start, end, _, test = target
+                if not test:
+                    key = (rel, start, end, called)
+                    score[key] = score.get(key, 0.0) + share
+                if (rel, start) not in seen:
+                    seen.add((rel, start))
+                    # a test helper passes its callers' weight on whole
+                    following.append((target, share if test else share / 10))
+    return following
+
+
+def _defined(files: list[_File]) -> dict[str, list[Function]]:
+    """Every function of the crate's `files`, by its name (a name may be defined in several
+    places: `new`)."""
+    defined: dict[str, list[Function]] = {}
+    for file in files:
+        for fn in file.functions:
+            defined.setdefault(fn[0], []).append((file.rel, *fn[1:]))
+    return defined
+
+
 def spans(repo: Path, failing: list[str], depth: int = 3) -> list[Span]:
     """The crate's functions the failing tests (`failing`: cargo's `path::name` ids) reach,
     ranked (module docstring); empty for a repository without `.rs` files."""
     names = {test.rsplit("::", 1)[-1] for test in failing}
-    if not names:
+    defined = _defined(_read(repo)) if names else {}
+    if not defined:
         return []
-    files = _read(repo)
-    if not files:
-        return []
-    defined: dict[str, list[tuple[str, int, int, str, bool]]] = {}
-    for file in files:
-        for fn in file.functions:
-            defined.setdefault(fn[0], []).append((file.rel, *fn[1:]))
     frontier = [(fn, 1.0) for name in names for fn in defined.get(name, [])]
     score: dict[tuple[str, int, int, str], float] = {}
     seen = {(fn[0], fn[1]) for fn, _ in frontier}
     for _ in range(depth):
-        following: list[tuple[tuple[str, int, int, str, bool], float]] = []
-        for (_rel, _start, _end, body, _test), weight in frontier:
-            for called in dict.fromkeys(CALL.findall(body)):
-                if called in NOT_CALLS:
-                    continue
-                targets = defined.get(called, [])
-                for target in targets:
-                    # a name defined in k places (`new`) is each of them with a k-th of the weight
-                    share = weight / len(targets)
-                    rel, start, end, _, test = target
-                    if not test:
-                        key = (rel, start, end, called)
-                        score[key] = score.get(key, 0.0) + share
-                    if (rel, start) not in seen:
-                        seen.add((rel, start))
-                        # a test helper passes its callers' weight on whole
-                        following.append((target, share if test else share / 10))
-        frontier = following
+        frontier = _step(frontier, defined, score, seen)
     ranked = sorted(score.items(), key=lambda item: (-item[1], item[0]))
     return [Span(p, s, e, n, v) for (p, s, e, n), v in ranked]

@@ -245,11 +245,7 @@ def _problems(case: Case, path: Path) -> list[str]:
         found.append(f"id {case.id!r} differs from the file name {path.name!r}")
     if path.parent.name != case.family.value:
         found.append(f"family {case.family.value!r} differs from its folder {path.parent.name!r}")
-    for name, text in (("broken", case.broken.patch), ("fix", case.fix.patch)):
-        if (text or name == "fix") and not _PATCH_START.search(text):
-            found.append(f"[{name}] patch is not a unified diff (no '--- ' or 'diff --git' line)")
-    if not _PATCH_START.search(case.hidden.patch):
-        found.append("[hidden] patch is not a unified diff (no '--- ' or 'diff --git' line)")
+    found += _patch_problems(case)
     if case.package.into and not _outside(case.broken.patch, case.package.into):
         found.append(
             f"[package] into = {case.package.into!r} needs a [broken] patch that also makes "
@@ -259,6 +255,21 @@ def _problems(case: Case, path: Path) -> list[str]:
     if not any(s.startswith("https://") for s in case.source):
         found.append("source cites no https:// address (a changelog, an issue, a release)")
     return found
+
+
+def _patch_problems(case: Case) -> list[str]:
+    """The patches that are not unified diffs (an empty [broken] one is allowed: the release
+    itself fails)."""
+    patches = (
+        ("broken", case.broken.patch),
+        ("fix", case.fix.patch),
+        ("hidden", case.hidden.patch),
+    )
+    return [
+        f"[{name}] patch is not a unified diff (no '--- ' or 'diff --git' line)"
+        for name, text in patches
+        if (text or name != "broken") and not _PATCH_START.search(text)
+    ]
 
 
 _PATCH_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.MULTILINE)

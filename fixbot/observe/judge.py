@@ -42,7 +42,7 @@ tests does that, and `allow-test-edits` lets it through as it does the tampering
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from fixbot.core.observed import Comparison, Observation
 from fixbot.tamper.changes import is_harness, is_test_file
@@ -104,39 +104,47 @@ def _stream(last: Observation, machinery: list[str]) -> list[str]:
     return found
 
 
+def _unseen(t: str, last: Observation, files: list[str]) -> bool:
+    """Failed at the start, not seen to fail nor to pass now, its test file left alone."""
+    seen = last.tests.get(t) == "failed" or _passes(t, last)
+    return not seen and not _in_changed_test(t, files) and not last.overflow
+
+
+def _idle(t: str, last: Observation, files: list[str]) -> bool:
+    """Its body was watched and never entered."""
+    return last.bodies.get(t) is False
+
+
+def _silent(t: str, last: Observation, files: list[str]) -> bool:
+    """A test (not a module that failed to collect) the observer said it watched, seen to
+    pass, with no word of its body (whose bodies xdist's workers run unobserved)."""
+    if "::" not in t or t not in last.watching or t in last.bodies:
+        return False
+    return _passes(t, last) and not (last.distributed or last.overflow)
+
+
+def _uncalled(t: str, last: Observation, files: list[str]) -> bool:
+    """Counted as passed (by its setup's report) with no report of its call phase."""
+    passed = "::" in t and last.tests.get(t) == "passed"
+    return passed and t not in last.called and not last.overflow
+
+
+# Each finding about the tests that failed at the start: its words, and when a test earns it.
+TEST_RULES: tuple[tuple[str, Callable[[str, Observation, list[str]], bool]], ...] = (
+    ("observer-unseen: failed at the start, not seen to pass", _unseen),
+    ("observer-body: passed without its body running", _idle),
+    ("observer-body: passed with no record of its body", _silent),
+    ("observer-no-call: counted as passed with no report of its call", _uncalled),
+)
+
+
 def _tests(last: Observation, watched: set[str], files: list[str]) -> list[str]:
     """The findings about the tests that failed at the start (`watched`)."""
     found = []
-    unseen = sorted(
-        t
-        for t in watched
-        if last.tests.get(t) != "failed" and not _passes(t, last)
-        if not _in_changed_test(t, files)
-    )
-    if unseen and not last.overflow:
-        found.append(
-            "observer-unseen: failed at the start, not seen to pass: " + ", ".join(unseen[:5])
-        )
-    idle = sorted(t for t in watched if last.bodies.get(t) is False)
-    if idle:
-        found.append("observer-body: passed without its body running: " + ", ".join(idle[:5]))
-    # a test (not a module that failed to collect) the observer said it watched, seen to
-    # pass, with no word of its body
-    silent = sorted(
-        t
-        for t in watched
-        if "::" in t and t in last.watching and t not in last.bodies and _passes(t, last)
-    )
-    if silent and not (last.distributed or last.overflow):
-        found.append("observer-body: passed with no record of its body: " + ", ".join(silent[:5]))
-    uncalled = sorted(
-        t for t in watched if "::" in t and last.tests.get(t) == "passed" and t not in last.called
-    )
-    if uncalled and not last.overflow:
-        found.append(
-            "observer-no-call: counted as passed with no report of its call: "
-            + ", ".join(uncalled[:5])
-        )
+    for words, earns in TEST_RULES:
+        tests = sorted(t for t in watched if earns(t, last, files))
+        if tests:
+            found.append(f"{words}: " + ", ".join(tests[:5]))
     return found
 
 
@@ -189,28 +197,39 @@ def _always_equal(seen: Comparison, files: list[str]) -> str | None:
     """The finding about one comparison, when it holds whatever it compares and its type is
     the fix's (built at run time, in a file the fix changed, or outside the tests)."""
     built = seen.built or seen.file.startswith("<")
-    changed = _changed_by_fix(seen.file, files)
-    # a helper of the tests the fix left alone may be equal to anything (`ANY`); a type from
-    # outside the project counts when the project's code (not a test helper) handed it back
-    mine = seen.via if seen.via is not None else seen.file
-    ours = built or changed or not is_harness(mine) or _changed_by_fix(mine, files)
     holds = seen.always or (seen.dunder == "__bool__" and built) or bool(seen.aliased)
-    if not (ours and holds):
+    if not (holds and (built or _ours(seen, files))):
         return None
+    what = (
+        f"is {seen.aliased}, which no profile function sees run as {seen.dunder}"
+        if seen.aliased
+        else "holds for an object it cannot know"
+    )
+    return (
+        f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
+        f" ({_where(seen, built, files)}) {what}"
+    )
+
+
+def _ours(seen: Comparison, files: list[str]) -> bool:
+    """Whether the compared type is the fix's to answer for: a helper of the tests the fix left
+    alone may be equal to anything (`ANY`); a type from outside the project counts when the
+    project's code (not a test helper) handed it back."""
+    mine = seen.via if seen.via is not None else seen.file
+    if not is_harness(mine) or _changed_by_fix(mine, files):
+        return True
+    return _changed_by_fix(seen.file, files)
+
+
+def _where(seen: Comparison, built: bool, files: list[str]) -> str:
+    """Where a comparison's dunder is: built at run time, or its file and line; whether the fix
+    changed it; which code handed the value back."""
     where = "built at run time" if built else f"{seen.file}:{seen.line}" if seen.line else seen.file
-    if changed:
+    if _changed_by_fix(seen.file, files):
         where += ", changed by the fix"
     if seen.via is not None:
         where += f", handed back by {seen.via}"
-    if seen.aliased:
-        return (
-            f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
-            f" ({where}) is {seen.aliased}, which no profile function sees run as {seen.dunder}"
-        )
-    return (
-        f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
-        f" ({where}) holds for an object it cannot know"
-    )
+    return where
 
 
 def _changed_by_fix(file: str, files: list[str]) -> bool:

@@ -283,20 +283,10 @@ class Observer:
         """Around the call phase of a watched test: whether its body (the code of the function
         pytest collected, under its decorators) was entered, and the Python comparison dunders
         called."""
-        watched = item.nodeid in self.watch
-        if watched and not self.asked:  # what a test that must fail reports, before the first
-            self.asked = True
-            self.known_answer("first")
-        function = getattr(item, "obj", None) if watched else None
-        target = getattr(getattr(function, "__func__", function), "__code__", None)
-        if target is None:  # not watched, or no Python function to enter (a doctest)
-            if watched:
-                self.send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
+        function = self.watched_function(item)
+        if function is None:  # not watched, or no Python function to enter (a doctest)
             yield
             return
-        collected = self.collected.get(item.nodeid)
-        if collected is not None and _identity(function) != collected[:2]:
-            self.tampered(item.nodeid, "the test function pytest collected was replaced")
         seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
         seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
         previous = self.getprofile()
@@ -315,6 +305,24 @@ class Observer:
         if blinded:
             self.tampered(item.nodeid, "the observer's profile function was removed while it ran")
         self.report_comparisons(item, seen["types"], seen["handed"])
+
+    def watched_function(self, item: Any) -> Any:
+        """The Python function of a watched test about to be called (None: not watched, or
+        nothing to enter, which is said), after the known answer is asked before the first one
+        and the function is compared with what collection found."""
+        if item.nodeid not in self.watch:
+            return None
+        if not self.asked:  # what a test that must fail reports, before the first watched one
+            self.asked = True
+            self.known_answer("first")
+        function = getattr(item, "obj", None)
+        if getattr(getattr(function, "__func__", function), "__code__", None) is None:
+            self.send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
+            return None
+        collected = self.collected.get(item.nodeid)
+        if collected is not None and _identity(function) != collected[:2]:
+            self.tampered(item.nodeid, "the test function pytest collected was replaced")
+        return function
 
     def report_comparisons(
         self, item: Any, types: dict[Any, Any], handed: dict[Any, str] | None = None

@@ -132,11 +132,18 @@ def plan(
     readable = [
         path
         for path in _tool_folders(env)
-        if not any(_within(path, w) or _within(w, path) for w in writable)
-        and not any(_within(h, path) for h in homes)
-        and _unmovable(path, hidden, uid)
+        if _apart(path, writable, homes) and _unmovable(path, hidden, uid)
     ]
     return Cover(tuple(hidden), tuple(writable), tuple(_under(hidden, readable)))
+
+
+def _apart(path: str, writable: Iterable[str], homes: Iterable[str]) -> bool:
+    """Whether a tool folder may be shown back beside the `writable` folders and the `homes`:
+    it neither holds nor lies in a writable one (the workspace's parent would show the runner's
+    `_temp` beside it), nor holds a home (a PATH entry `~` or `/home`)."""
+    if any(_within(path, w) or _within(w, path) for w in writable):
+        return False
+    return not any(_within(h, path) for h in homes)
 
 
 def _homes(passwd: Passwd) -> set[str]:
