@@ -283,6 +283,13 @@ NOT_OURS = {
     *("frozen-lockfile", "group"),
     # git config's, reading the workspace's identity as data (fixbot/process/worlds.py)
     *("file", "no-includes"),
+    # git's index plumbing for the unwritten clone (`checkout-index --index`, `diff
+    # --no-index`; fixbot/process/sync.py)
+    *("index", "no-index"),
+    # unshare(1)'s and mount(8)'s, hiding the homes (fixbot/process/homes.py)
+    *("mount", "move", "rbind", "propagation"),
+    # npm's, a monorepo package's check (`npm test --prefix packages/x`; fixbot/agent/context.py)
+    "prefix",
 }
 
 
