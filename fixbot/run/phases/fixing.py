@@ -132,6 +132,9 @@ def _check(run: RunParts, attempt: Attempt) -> None:
     if not attempt.is_fix:
         return
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    # the tree seen is git's blobs; the check ran on the files, which an attribute may make
+    # differ from those blobs checked out again: such a path is drift too, never committed
+    attempt.drift = attempt.drift or git.unfaithful_paths(run.repo, paths)
     if attempt.passed:
         publishable(run, attempt, seen, paths)
     elif attempt.fixer == FixCommandFixer.name:
@@ -198,6 +201,9 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     if attempt.cheats:
         run.state.notes.append(integrity.allowed_note(attempt.cheats))
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    # the tree seen is git's blobs; the check ran on the files, which an attribute may make
+    # differ from those blobs checked out again: such a path is drift too, never committed
+    attempt.drift = attempt.drift or git.unfaithful_paths(run.repo, paths)
     if not attempt.drift:
         _commit(run, attempt, seen)
 
