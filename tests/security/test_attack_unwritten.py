@@ -222,6 +222,32 @@ def test_a_gitattributes_link_in_head_is_judged_as_its_checkout_is(tmp_path: Pat
     assert (found == []) == same
 
 
+def test_a_gitignore_link_in_head_is_written_early_but_never_read_through(
+    tmp_path: Path,
+) -> None:
+    """HEAD commits `.gitignore` as a link to a file outside saying `*`: F writes its ignore
+    files before the rest (`_write_ignore_files`), the link among them, but git reads no
+    ignore file through a link, so a new file of a fix is still new (not hidden from the
+    commit), and the outside file is neither read as rules nor written."""
+    outside = tmp_path / "rules"
+    outside.write_text("*\n")
+    workspace = make_repo(tmp_path / "w", {"a.txt": "a\n"})
+    os.symlink(outside, workspace / ".gitignore")
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "ignore link")
+    private = worlds.private_folder(workspace, tmp_path / "state")
+    worlds.write_gitconfig(private, {})
+    (workspace / "new.py").write_text("x = 1\n")
+    with worlds.entered(private):
+        worlds.clone(workspace, private / worlds.REPO, files=False)
+        pair = sync.Worlds(private / worlds.REPO, workspace)
+        assert pair.differing() == []
+        assert "new.py" in pair.untracked()
+    assert pair.unwritten
+    assert (pair.fixbot / ".gitignore").is_symlink()
+    assert outside.read_text() == "*\n"
+
+
 # 3. The state folder, submodules
 
 
@@ -476,4 +502,36 @@ def test_a_fix_an_attribute_would_convert_when_committed_is_never_committed(
     assert outcome.outcome is not OutcomeKind.FIXED, outcome.reason
     assert git(repo, "rev-parse", "HEAD") == start
     fixbot = state_of(repo).parent
+    assert git(fixbot, "rev-parse", "HEAD") == start
+
+
+# green, but on its way it changes a tracked file (same size, mtime set back) and plants one
+GREEN_WRITER = """\
+import os, pathlib
+keep = pathlib.Path("keep.txt")
+before = keep.stat()
+keep.write_text("KEEP\\n")
+os.utime(keep, ns=(before.st_atime_ns, before.st_mtime_ns))
+pathlib.Path("planted.txt").write_text("x\\n")
+"""
+
+
+@pytest.mark.slow
+def test_a_green_check_that_changes_a_tracked_file_leaves_head_in_the_workspace(
+    tmp_path: Path,
+) -> None:
+    """The check passes but rewrites a tracked file (same size, its mtime set back): the run
+    ends green without writing F's other files for nothing it did not need, yet the ending
+    sync sees the change (not the blob the index names) and puts HEAD's file back; nothing is
+    committed and fixbot's clone says nothing changed."""
+    files = {"check.py": GREEN_WRITER, "keep.txt": "keep\n", "other.txt": "o\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    settings = Settings(check=f"{sys.executable} check.py")  # type: ignore[call-arg]
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=Agents(ScriptedFixer()))
+    assert outcome.outcome is OutcomeKind.PASSED, outcome.reason
+    assert (repo / "keep.txt").read_text() == "keep\n"
+    assert git(repo, "rev-parse", "HEAD") == start
+    fixbot = state_of(repo).parent
+    assert git(fixbot, "status", "--porcelain") == ""
     assert git(fixbot, "rev-parse", "HEAD") == start
