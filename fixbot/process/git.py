@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from fixbot.core.errors import GitError
-from fixbot.process import programs
+from fixbot.process import nofollow, programs
 
 __all__ = ["GitError"]
 
@@ -378,16 +378,35 @@ def unfaithful(repo: Path, paths: Sequence[str], env: dict[str, str] | None = No
     return sorted(differing)
 
 
-def unfaithful_paths(repo: Path, paths: Sequence[str]) -> list[str]:
+def unfaithful_paths(repo: Path, paths: Sequence[str], rewrite: bool = False) -> list[str]:
     """`unfaithful` for `paths` staged from the working tree on HEAD in a temporary index (as
-    `paths_tree` stages them; the real index is not touched). Raises `GitError`."""
+    `paths_tree` stages them; the real index is not touched). With `rewrite`, each path found
+    is written again as its commit will check out (`git checkout-index --force` from that
+    index), so the check runs on what is committed: a fix writing LF into an `eol=crlf` file
+    gets CRLF, one writing CRLF into a `text` file LF. Returns the paths found. Raises
+    `GitError`."""
+    if not paths:
+        return []
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL}
         run(repo, "read-tree", "HEAD", env=env)
         chosen = committable(repo, paths, env)
         if chosen:
             run(repo, "add", "-A", "--", *chosen, env=env)
-        return unfaithful(repo, chosen, env)
+        found = unfaithful(repo, chosen, env)
+        if rewrite and found:
+            for rel in found:  # checkout-index skips a file whose lstat its index entry holds
+                nofollow.remove_path(repo, rel)
+            done = completed(
+                repo,
+                *("checkout-index", "-z", "--stdin"),
+                env=env,
+                stdin="\0".join(found),
+                errors="surrogateescape",
+            )
+            if done.returncode != 0:
+                raise GitError(f"git checkout-index failed: {done.stderr.strip()}")
+        return found
 
 
 def paths_tree(repo: Path, paths: Sequence[str]) -> str:

@@ -535,3 +535,24 @@ def test_a_green_check_that_changes_a_tracked_file_leaves_head_in_the_workspace(
     fixbot = state_of(repo).parent
     assert git(fixbot, "status", "--porcelain") == ""
     assert git(fixbot, "rev-parse", "HEAD") == start
+
+
+@pytest.mark.slow
+def test_a_fix_in_a_crlf_repository_is_checked_as_it_will_check_out(tmp_path: Path) -> None:
+    """The repository says `* text eol=crlf` and the fix writes LF: the fix's file is written
+    again as its commit checks out (CRLF) before the check, which passes on CRLF bytes alone;
+    so the fix is committed, and the workspace and the commit's checkout hold those bytes.
+    Without the rewrite the round-trip control would hold back every such fix."""
+    files = {".gitattributes": "* text eol=crlf\n", "check.py": CRLF_CHECK, "value.txt": "bad\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    for name in files:  # the workspace as git checks it out: CRLF
+        (repo / name).unlink()
+    git(repo, "checkout", "--", ".")
+    assert (repo / "value.txt").read_bytes() == b"bad\r\n"
+    settings = Settings(check=f"{sys.executable} check.py")  # type: ignore[call-arg]
+    fixer = ScriptedFixer().enqueue({"value.txt": "ok\n"})
+    outcome, _ = engine.run(settings, repo, env=dict(os.environ), agents=Agents(fixer))
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert git(repo, "show", "--name-status", "--format=", "HEAD") == "M\tvalue.txt"
+    assert (repo / "value.txt").read_bytes() == b"ok\r\n"
+    assert git(repo, "cat-file", "blob", "HEAD:value.txt") == "ok"  # stored LF

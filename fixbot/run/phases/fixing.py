@@ -38,6 +38,10 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     run.progress.phase(number, run.settings.max_attempts, f"fix ({fixer.name})")
     started = time.monotonic()
     result = fixer.fix(context(run, attempt, **_asked(run, phase)))
+    # the check runs on what the commit will check out as: a file the repository's attributes
+    # convert on `git add` and checkout is written in that form now (`publishable` refuses
+    # any path still not so)
+    git.unfaithful_paths(run.repo, result.files_changed, rewrite=True)
     past_the_second(run.repo, result.files_changed)
     attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
     _note_once(run, number, result.notes)
