@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from fixbot.core.errors import GitError
-from fixbot.process import programs
+from fixbot.process import nofollow, programs
 
 __all__ = ["GitError"]
 
@@ -323,6 +323,7 @@ def commit_paths(repo: Path, paths: Sequence[str], message: str) -> str | None:
     staged = run(repo, "diff", "--cached", "--name-only", "-z", "--", *paths, env=LITERAL)
     if not staged.strip("\0"):
         return None
+    _check_round_trip(repo, staged.strip("\0").split("\0"))
     run(
         repo,
         *("commit", "--no-verify", "-q", "--only", "-m", message, "--"),
@@ -330,6 +331,82 @@ def commit_paths(repo: Path, paths: Sequence[str], message: str) -> str | None:
         env={**_identity_env(repo), **LITERAL},
     )
     return head_sha(repo)
+
+
+def _check_round_trip(repo: Path, paths: Sequence[str]) -> None:
+    """Raise `GitError` when one of `paths` staged in `repo`'s index would not check out as its
+    working-tree file (`unfaithful`): nothing is committed then."""
+    differing = unfaithful(repo, paths)
+    if differing:
+        raise GitError(
+            "the commit would not hold the files the check ran on: the repository's attributes "
+            "(.gitattributes: text, eol, ident, working-tree-encoding, filter) convert "
+            + ", ".join(differing)
+            + " when committed and checked out again; nothing was committed"
+        )
+
+
+def unfaithful(repo: Path, paths: Sequence[str], env: dict[str, str] | None = None) -> list[str]:
+    """Those of `paths` whose entry in `repo`'s index (`env` may name another, GIT_INDEX_FILE)
+    does not check out (`git checkout-index --temp`: the repository's attributes converting,
+    as any checkout of a commit of it will) as the very bytes its working-tree file holds, the
+    bytes the check ran on. An attribute (`text`, `eol`, `ident`, `working-tree-encoding`, a
+    filter; gitattributes(5)) can make the blob `git add` stores differ from them when checked
+    out again: a fix writing CRLF into a `text` file passes the check and would commit LF. A
+    path deleted, a link or a path the index lacks is not asked. Raises `GitError`."""
+    regular = [p for p in paths if os.path.isfile(repo / p) and not os.path.islink(repo / p)]
+    if not regular:
+        return []
+    done = completed(
+        repo,
+        *("checkout-index", "--temp", "-z", "--stdin"),
+        env={**(env or {}), **LITERAL},
+        stdin="\0".join(regular),
+        errors="surrogateescape",
+    )
+    differing = []
+    for line in done.stdout.split("\0"):
+        temporary, _, rel = line.partition("\t")
+        if not rel:
+            continue
+        written = repo / temporary
+        try:
+            if written.read_bytes() != (repo / rel).read_bytes():
+                differing.append(rel)
+        finally:
+            written.unlink(missing_ok=True)
+    return sorted(differing)
+
+
+def unfaithful_paths(repo: Path, paths: Sequence[str], rewrite: bool = False) -> list[str]:
+    """`unfaithful` for `paths` staged from the working tree on HEAD in a temporary index (as
+    `paths_tree` stages them; the real index is not touched). With `rewrite`, each path found
+    is written again as its commit will check out (`git checkout-index --force` from that
+    index), so the check runs on what is committed: a fix writing LF into an `eol=crlf` file
+    gets CRLF, one writing CRLF into a `text` file LF. Returns the paths found. Raises
+    `GitError`."""
+    if not paths:
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL}
+        run(repo, "read-tree", "HEAD", env=env)
+        chosen = committable(repo, paths, env)
+        if chosen:
+            run(repo, "add", "-A", "--", *chosen, env=env)
+        found = unfaithful(repo, chosen, env)
+        if rewrite and found:
+            for rel in found:  # checkout-index skips a file whose lstat its index entry holds
+                nofollow.remove_path(repo, rel)
+            done = completed(
+                repo,
+                *("checkout-index", "-z", "--stdin"),
+                env=env,
+                stdin="\0".join(found),
+                errors="surrogateescape",
+            )
+            if done.returncode != 0:
+                raise GitError(f"git checkout-index failed: {done.stderr.strip()}")
+        return found
 
 
 def paths_tree(repo: Path, paths: Sequence[str]) -> str:

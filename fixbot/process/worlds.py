@@ -268,8 +268,12 @@ def clone(workspace: Path, dest: Path, *, files: bool = True) -> tuple[str, str 
     own_repository(workspace)
     advertised = git.run(Path("/"), *LOCAL, "ls-remote", "--symref", "--", str(workspace), "HEAD")
     sha, branch = _head_of(advertised)
-    if dest.exists():
-        shutil.rmtree(dest)
+    # made under another name and renamed into place once whole: a run killed in between
+    # leaves no clone at `dest` that the next one would reuse as written (its HEAD is the
+    # workspace's) with no index, no file and no marker, comparing and syncing nothing
+    partial = dest.with_name(f"{dest.name}.partial")
+    if os.path.lexists(partial):
+        shutil.rmtree(partial)
     git.run(
         Path("/"),
         *LOCAL,
@@ -279,8 +283,18 @@ def clone(workspace: Path, dest: Path, *, files: bool = True) -> tuple[str, str 
         "--quiet",
         "--",
         str(workspace),
-        str(dest),
+        str(partial),
     )
+    _complete(partial, sha, branch, files)
+    if os.path.lexists(dest):
+        shutil.rmtree(dest)
+    os.rename(partial, dest)
+    return sha, branch
+
+
+def _complete(dest: Path, sha: str, branch: str | None, files: bool) -> None:
+    """`clone`'s fresh clone `dest` at `sha` on `branch` (detached when None): hooks off, its
+    files checked out, or its work tree left unwritten without `files`. Raises `GitError`."""
     git.run(dest, "config", "core.hooksPath", "/dev/null")
     if files and branch:
         git.run(dest, "checkout", "--quiet", "-B", branch, sha)
@@ -293,7 +307,6 @@ def clone(workspace: Path, dest: Path, *, files: bool = True) -> tuple[str, str 
         git.run(dest, "update-ref", "--no-deref", "HEAD", sha)
     if not files:
         clone_unwritten(dest)
-    return sha, branch
 
 
 def own_repository(workspace: Path) -> None:

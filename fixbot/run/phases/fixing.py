@@ -38,6 +38,10 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     run.progress.phase(number, run.settings.max_attempts, f"fix ({fixer.name})")
     started = time.monotonic()
     result = fixer.fix(context(run, attempt, **_asked(run, phase)))
+    # the check runs on what the commit will check out as: a file the repository's attributes
+    # convert on `git add` and checkout is written in that form now (`publishable` refuses
+    # any path still not so)
+    git.unfaithful_paths(run.repo, result.files_changed, rewrite=True)
     past_the_second(run.repo, result.files_changed)
     attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
     _note_once(run, number, result.notes)
@@ -132,6 +136,9 @@ def _check(run: RunParts, attempt: Attempt) -> None:
     if not attempt.is_fix:
         return
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    # the tree seen is git's blobs; the check ran on the files, which an attribute may make
+    # differ from those blobs checked out again: such a path is drift too, never committed
+    attempt.drift = attempt.drift or git.unfaithful_paths(run.repo, paths)
     if attempt.passed:
         publishable(run, attempt, seen, paths)
     elif attempt.fixer == FixCommandFixer.name:
@@ -198,6 +205,9 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     if attempt.cheats:
         run.state.notes.append(integrity.allowed_note(attempt.cheats))
     attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    # the tree seen is git's blobs; the check ran on the files, which an attribute may make
+    # differ from those blobs checked out again: such a path is drift too, never committed
+    attempt.drift = attempt.drift or git.unfaithful_paths(run.repo, paths)
     if not attempt.drift:
         _commit(run, attempt, seen)
 
