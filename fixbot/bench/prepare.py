@@ -354,15 +354,13 @@ def go_environment(folder: Path) -> Path:
 
     Raises `PrepareError` when no `go` is on PATH.
     """
-    if shutil.which("go") is None:
-        raise PrepareError(
-            "no Go tool chain: `go` is not on PATH; install Go 1.19 or newer "
-            "(Debian: apt-get install golang-go)"
-        )
-    env_dir = folder / "go"
-    for sub in ("cache", "path"):
-        (env_dir / sub).mkdir(parents=True, exist_ok=True)
-    return env_dir
+    return _tool_chain_folder(
+        folder / "go",
+        ("cache", "path"),
+        "go",
+        "no Go tool chain: `go` is not on PATH; install Go 1.19 or newer "
+        "(Debian: apt-get install golang-go)",
+    )
 
 
 def go_variables(env_dir: Path) -> dict[str, str]:
@@ -399,13 +397,22 @@ def rust_environment(folder: Path) -> Path:
 
     Raises `PrepareError` when no `cargo` is on PATH.
     """
-    if shutil.which("cargo") is None:
-        raise PrepareError(
-            "no Rust tool chain: `cargo` is not on PATH; install Rust 1.63 or newer "
-            "(Debian: apt-get install cargo; or rustup)"
-        )
-    env_dir = folder / "rust"
-    (env_dir / "home").mkdir(parents=True, exist_ok=True)
+    return _tool_chain_folder(
+        folder / "rust",
+        ("home",),
+        "cargo",
+        "no Rust tool chain: `cargo` is not on PATH; install Rust 1.63 or newer "
+        "(Debian: apt-get install cargo; or rustup)",
+    )
+
+
+def _tool_chain_folder(env_dir: Path, subs: tuple[str, ...], program: str, missing: str) -> Path:
+    """`env_dir` with its shared `subs` folders made, for an ecosystem whose cases install
+    nothing but need `program` on PATH. Raises `PrepareError(missing)` without it."""
+    if shutil.which(program) is None:
+        raise PrepareError(missing)
+    for sub in subs:
+        (env_dir / sub).mkdir(parents=True, exist_ok=True)
     return env_dir
 
 
