@@ -520,6 +520,21 @@ def _slot(test: str, kind: type, dunder: str, slot: Any, root: str) -> dict[str,
     defined, and which method stands as it."""
     module = sys.modules.get(getattr(kind, "__module__", ""))
     file = getattr(module, "__file__", None) or "<" + str(getattr(kind, "__module__", "?")) + ">"
+    record = _eq_record(test, kind, dunder, file, 0, None, root)
+    record["aliased"] = (
+        getattr(slot, "__qualname__", "?")
+        if isinstance(slot, _C_METHODS)
+        else " ".join(["a", type(slot).__qualname__, *_qualname(slot)])
+    )
+    return record
+
+
+def _eq_record(
+    test: str, kind: type, dunder: str, file: str, line: int, always: Any, root: str
+) -> dict[str, Any]:
+    """The `eq` record of a comparison dunder of `kind` a watched test ran, its code in `file`
+    at `line`; `built` where no such file exists (code compiled from a string: `<string>`, or a
+    made-up name)."""
     name = getattr(kind, "__module__", "?") + "." + getattr(kind, "__qualname__", "?")
     return {
         "k": "eq",
@@ -527,14 +542,9 @@ def _slot(test: str, kind: type, dunder: str, slot: Any, root: str) -> dict[str,
         "type": name,
         "dunder": dunder,
         "file": _relative(file, root),
-        "line": 0,
-        "always": None,
+        "line": line,
+        "always": always,
         "built": not os.path.isfile(file),
-        "aliased": (
-            getattr(slot, "__qualname__", "?")
-            if isinstance(slot, _C_METHODS)
-            else " ".join(["a", type(slot).__qualname__, *_qualname(slot)])
-        ),
     }
 
 
@@ -619,18 +629,7 @@ def _probe(
                 always = bool(said) if dunder == "__eq__" else not bool(said)
         except Exception:  # the probe is a question; a dunder that raises answered it
             always = False
-    name = getattr(kind, "__module__", "?") + "." + getattr(kind, "__qualname__", "?")
-    return {
-        "k": "eq",
-        "id": test,
-        "type": name,
-        "dunder": dunder,
-        "file": _relative(code.co_filename, root),
-        "line": code.co_firstlineno,
-        "always": always,
-        # code compiled from a string has no file of its own (`<string>`, or a made-up name)
-        "built": not os.path.isfile(code.co_filename),
-    }
+    return _eq_record(test, kind, dunder, code.co_filename, code.co_firstlineno, always, root)
 
 
 def _open() -> Observer | None:
