@@ -1,7 +1,8 @@
 """fixbot's side of the observer: the folder the plugin is loaded from, the two pipes, the
 environment that loads it into every pytest of a check, and the reader of its stream.
 
-`Channel.open(watch)` copies `pytest_plugin.py` from fixbot's installation into a fresh folder
+`Channel.open(watch)` copies `pytest_plugin.py` (and its audit hook, `reach.py`, as
+`<module>_reach`) from fixbot's installation into a fresh folder
 under a module name made for this run (`fixbot_observer_<hex>`: a file the workspace holds
 cannot shadow a name it could not know), readable by the commands' user and writable by fixbot
 alone (0755/0644; where fixbot is root the folder is root's). One pipe carries the run's nonce
@@ -26,12 +27,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import Comparison, Observation
+from fixbot.core.observed import Comparison, Observation, Reach
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
+REACH = Path(__file__).with_name("reach.py")  # copied beside it as `<module>_reach`
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
+MAX_REACHED = 200  # (event, file, caller) records kept at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings pipe is given: under its 64 KiB buffer
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
@@ -60,7 +63,9 @@ class Channel:
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
         shutil.copyfile(PLUGIN, target)
-        target.chmod(0o644)
+        shutil.copyfile(REACH, folder / f"{module}_reach.py")
+        for made in folder.iterdir():
+            made.chmod(0o644)
         folder.chmod(0o755)
         nonce = secrets.token_hex(16)
         given_r, given_w = os.pipe()
@@ -202,6 +207,16 @@ def _hooks(seen: Observation, record: dict[str, object], test: str, hooks: set[s
         hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
 
 
+def _reach(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    reached = Reach(
+        event=str(record.get("ev", ""))[:40],
+        file=str(record.get("file", ""))[:300],
+        by=str(record.get("by", ""))[:300],
+    )
+    if reached not in seen.reached and len(seen.reached) < MAX_REACHED:
+        seen.reached.append(reached)
+
+
 def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
     seen.ended += 1
     status = record.get("status")
@@ -210,7 +225,8 @@ def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str
 
 # The plugin's records by kind (`k`), each with what adds it to the observation: a session's
 # start and end, a test's result, whether its body ran, what changed around it, a comparison it
-# made, the runner's machinery changed, the hook implementations registered, the known answer.
+# made, the runner's machinery changed, the hook implementations registered, the known answer,
+# an audit event the project's code raised to reach what it has no name for.
 _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], None]] = {
     "start": _start,
     "r": _result,
@@ -218,6 +234,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], No
     "tampered": _tampered,
     "known": _known,
     "eq": _comparison,
+    "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,
     "end": _end,

@@ -25,6 +25,12 @@ line, `nonce<TAB>json`:
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
     {"k": "end", "status": exitstatus}              the session finished
+    {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
+                                                    through which code reaches what it has no
+                                                    name for (`gc.get_objects`,
+                                                    `sys.setprofile`, `ctypes`...; `by` the
+                                                    raising code's file): from `reach.py`,
+                                                    whose audit hook cannot be removed
 
 The comparisons come from a profile function set for a watched test's call phase alone (the
 tests that failed at the start, named by fixbot): it sees the Python `__eq__`/`__ne__`/`__bool__`
@@ -58,6 +64,7 @@ from __future__ import annotations
 
 import dis
 import fcntl
+import importlib
 import inspect
 import json
 import os
@@ -661,12 +668,23 @@ def _open() -> Observer | None:
     return Observer(high, str(settings["nonce"]), settings.get("watch", []))
 
 
+def _reach() -> Any:
+    """The audit hook's module, copied beside this one (`<module>_reach`), or
+    `fixbot.observe.reach` where this file is imported from fixbot's package."""
+    package, _, name = __name__.rpartition(".")
+    return importlib.import_module(f"{package}.reach" if package else f"{name}_reach")
+
+
 # Opened and captured as the plugin is imported (`-p` imports it while pytest parses its
 # arguments, before any conftest or test module): what the code under test does later is
 # compared with this.
+OBSERVER_ROOT = [os.path.realpath(os.getcwd())]  # what reached files are named relative to
 OBSERVER = _open()
 if OBSERVER is not None:
     OBSERVER.capture()
+    _reach().install(
+        OBSERVER.send, os.path.dirname(os.path.abspath(__file__)), lambda: OBSERVER_ROOT[0]
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -675,4 +693,5 @@ def pytest_configure(config: Any) -> None:
     global OBSERVER
     observer, OBSERVER = OBSERVER, None
     if observer is not None:
+        OBSERVER_ROOT[0] = os.path.realpath(str(getattr(config, "rootpath", config.rootdir)))
         config.pluginmanager.register(observer, __name__ + "-observer")
