@@ -3,12 +3,19 @@
 Node writes V8's precise coverage as JSON into the folder named by `NODE_V8_COVERAGE` when each
 of its processes exits (https://nodejs.org/api/cli.html#node_v8_coveragedir): per script, its
 functions with byte ranges and call counts, and the blocks inside them with their own counts
-(V8's block coverage: a count of 0 is a branch no test took). Any node-based check (tape, mocha,
-jest, vitest, `npm test`) is re-run once with that variable set, through the run's launcher;
-node itself then prints the scripts of the repository (not `node_modules`) after a marker line,
-which is what crosses back in the log. A script the runner transformed before running it
-(jest's babel-jest, vitest's TypeScript and ESM transforms) has offsets into the transformed code,
-not the file: such a script is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
+(V8's block coverage: a count of 0 is a branch no test took). A node-based check (tape, mocha,
+`npm test`) is re-run once with that variable set, through the run's launcher; node itself then
+prints the scripts of the repository (not `node_modules`) after a marker line, which is what
+crosses back in the log. A script the runner transformed before running it (jest's babel-jest,
+vitest's TypeScript and ESM transforms) has offsets into the transformed code, not the file: such
+a script is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
+
+So a check that starts jest or vitest by name (`runner`: `jest ...`, `npx vitest run ...`) is
+asked for the runner's own V8 coverage instead (`RUNNER_OPTIONS`), which the runner maps back to
+the files' lines through its transforms' source maps and writes as istanbul's JSON
+(`runner_command`, `parse_report`, `rank_lines`). jest ships it; vitest's needs the project's
+`@vitest/coverage-v8`, and without it the check is not re-run (fixbot installs nothing into the
+project): `parse_report` says so, and the spectrum's note names the package.
 
 A check is one process over one or more test files, so there is no per-test spectrum here: a
 function is ranked by its file's nearness to the failing test files (the same stem, as
@@ -27,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from fixbot.agent.locate import MAX_SPAN_LINES, Span
+from fixbot.process.shellwords import word_ends
 
 MARK = "fixbot-v8-coverage-json-follows"
 MAX_SPANS = 12
@@ -35,6 +43,23 @@ RARE = 6
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
 JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
 REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
+# The programs that start a runner named by the word after them (`npx jest`, `yarn vitest`).
+RUNNER_LAUNCHERS = ("npx", "yarn", "pnpm", "bunx", "exec", "dlx")
+# Each test runner's own coverage, by V8 and mapped back to the files on disk (its transforms'
+# source maps), as istanbul's `coverage-final.json` in the folder "$fixbot_cov":
+# https://jestjs.io/docs/cli#--coverageproviderprovider and https://vitest.dev/config/#coverage
+# (vitest's needs its `@vitest/coverage-v8` package, which fixbot does not install).
+RUNNER_OPTIONS = {
+    "jest": (
+        "--coverage --coverageProvider=v8 --coverageReporters=json "
+        '--coverageDirectory="$fixbot_cov"'
+    ),
+    "vitest": (
+        "--coverage.enabled=true --coverage.provider=v8 --coverage.reporter=json "
+        '--coverage.reportsDirectory="$fixbot_cov"'
+    ),
+}
+VITEST_PROVIDER = "@vitest/coverage-v8"
 
 # Runs under the project's node after the check: the repository's scripts of every coverage
 # file, as {path relative to the working folder: [[name, [[start, end, count], ...]], ...]}.
@@ -58,6 +83,40 @@ for (const name of fs.readdirSync(dir)) {
 }
 process.stdout.write(JSON.stringify(out) + "\n");
 """
+
+# Runs under the project's node after a jest or vitest check: its istanbul report
+# (https://github.com/istanbuljs/istanbuljs/blob/main/docs/raw-output.md) cut to the repository's
+# scripts, as {"provider": whether the runner's coverage package resolves, "files": {path
+# relative to the working folder: {"functions": [[name, first line, last line, count], ...],
+# "blocks": [[first line, last line, count], ...]}}}; argv: the report's folder, the runner.
+PRINT_REPORT = r"""
+const fs = require("fs"), path = require("path");
+const [dir, runner] = process.argv.slice(1), root = process.cwd() + path.sep;
+let provider = true;
+if (runner === "vitest") {
+  try { require.resolve("%s/package.json", {paths: [process.cwd()]}); }
+  catch (e) { provider = false; }
+}
+let report = {};
+try {
+  report = JSON.parse(fs.readFileSync(path.join(dir, "coverage-final.json"), "utf8"));
+} catch (e) {}
+const files = {};
+for (const [name, data] of Object.entries(report)) {
+  const file = data.path || name;
+  if (!file.startsWith(root) || file.includes("/node_modules/")) continue;
+  const lines = loc => [loc.start.line, loc.end.line];
+  const functions = Object.entries(data.fnMap || {}).map(
+    ([id, fn]) => [fn.name || "", ...lines(fn.loc || fn.decl), (data.f || {})[id] || 0]);
+  const blocks = [];
+  for (const [id, branch] of Object.entries(data.branchMap || {})) {
+    (branch.locations || []).forEach(
+      (loc, i) => blocks.push([...lines(loc), ((data.b || {})[id] || [])[i] || 0]));
+  }
+  files[file.slice(root.length)] = {functions, blocks};
+}
+process.stdout.write(JSON.stringify({provider, files}) + "\n");
+""".replace("%s", VITEST_PROVIDER)
 
 
 @dataclass(frozen=True)
@@ -102,6 +161,95 @@ def parse(output: str) -> dict[str, list[Function]]:
             if ranges
         ]
     return found
+
+
+def runner(check: str) -> tuple[str, int] | None:
+    """The test runner whose own coverage `check` can be asked for: ("jest" or "vitest", the
+    offset in `check` its options go at: past the runner's word, and vitest's `run`), or None
+    (another runner, a script: V8's coverage through `command` instead)."""
+    words = word_ends(check)
+    for i, (word, end, program) in enumerate(words):
+        name = PurePosixPath(word).name
+        launched = i > 0 and words[i - 1][0] in RUNNER_LAUNCHERS
+        if name in RUNNER_OPTIONS and (program or launched):
+            if name == "vitest" and i + 1 < len(words) and words[i + 1][0] == "run":
+                end = words[i + 1][1]
+            return name, end
+    return None
+
+
+def runner_command(check: str, found: tuple[str, int]) -> str:
+    """The shell command that re-runs `check` with its runner's own coverage (`RUNNER_OPTIONS`
+    added at the offset `runner` found) and prints the repository's part of the report after
+    `MARK` (`PRINT_REPORT`). A vitest without its coverage package is not re-run: the report
+    then says `provider` false."""
+    name, at = found
+    covered = f"{check[:at]} {RUNNER_OPTIONS[name]}{check[at:]}"
+    run = f"({covered}) </dev/null >/dev/null 2>&1"
+    if name == "vitest":
+        probe = shlex.quote(f'require.resolve("{VITEST_PROVIDER}/package.json")')
+        run = f"if node -e {probe} >/dev/null 2>&1; then {run}; fi"
+    return (
+        "fixbot_cov=$(mktemp -d) && export fixbot_cov && "
+        f"{run}; echo {MARK}; "
+        f'command -v node >/dev/null && node -e {shlex.quote(PRINT_REPORT)} "$fixbot_cov" {name}; '
+        'rm -rf "$fixbot_cov"'
+    )
+
+
+@dataclass(frozen=True)
+class Lines:
+    """One script of a runner's report: its `functions` (name, first line, last line, count)
+    and `blocks` (first line, last line, count), lines 1-based in the file on disk."""
+
+    functions: tuple[tuple[str, int, int, int], ...]
+    blocks: tuple[tuple[int, int, int], ...]
+
+
+def parse_report(output: str) -> tuple[bool, dict[str, Lines]]:
+    """(whether the runner's coverage package resolved, path -> its `Lines`) from
+    `runner_command`'s output; (True, {}) when the report is missing, cut or malformed."""
+    _, marker, rest = output.partition(MARK)
+    start = rest.find("{")
+    try:
+        report, _ = (
+            json.JSONDecoder().raw_decode(rest[start:]) if marker and start >= 0 else ({}, 0)
+        )
+        files = report.get("files") or {}
+        found = {
+            str(path): Lines(
+                tuple((str(n), int(a), int(b), int(c)) for n, a, b, c in data["functions"]),
+                tuple((int(a), int(b), int(c)) for a, b, c in data["blocks"]),
+            )
+            for path, data in files.items()
+        }
+    except (json.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+        return True, {}
+    return report.get("provider") is not False, found
+
+
+def rank_lines(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list[Span]:
+    """`rank` for a runner's report: its executed functions of the repository's non-test
+    scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
+    required = {r for t in tests for r in _required(repo, t)}
+    root = repo.resolve()
+    found: list[Span] = []
+    for path, lines in coverage.items():
+        inside = (root / path).resolve().is_relative_to(root)
+        if JS_TEST.search(path) or not inside or not (repo / path).is_file():
+            continue
+        near = nearness(path, tests, required)
+        for name, first, last, count in lines.functions:
+            if count == 0:  # istanbul's functions are the script's own, its top level is none
+                continue
+            blocks = [
+                (c, a, b)
+                for a, b, c in lines.blocks
+                if first <= a and b <= last and (a, b) != (first, last)
+            ]
+            found.append(Span(path, first, last, name or "(anonymous)", near, _focus_lines(blocks)))
+    found.sort(key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
+    return _nested_dropped(found)[:MAX_SPANS]
 
 
 def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
@@ -223,14 +371,20 @@ def _executed(path: str, text: str, functions: list[Function], near: float) -> l
 
 
 def _focus(fn: Function, starts: list[int]) -> tuple[int, ...]:
-    """The first lines of the function's least-run executed blocks, and the last lines of its
-    last executed ones (where the run returned: V8 starts a new range after a `return` or a
-    `throw`), in order."""
-    blocks = [(c, a, b) for a, b, c in fn.ranges[1:] if c > 0]
-    rare = [_line_of(starts, a) for _, a, _ in sorted(blocks)[:RARE]]
-    last = sorted(blocks, key=lambda block: block[1])[len(rare) - MAX_FOCUS :] if blocks else []
-    ends = [_line_of(starts, max(a, b - 1)) for _, a, b in last]
-    return tuple(sorted({*rare, *ends}))
+    """The focus lines (`_focus_lines`) of the V8 function `fn`, its offsets made lines."""
+    return _focus_lines(
+        [(c, _line_of(starts, a), _line_of(starts, max(a, b - 1))) for a, b, c in fn.ranges[1:]]
+    )
+
+
+def _focus_lines(blocks: list[tuple[int, int, int]]) -> tuple[int, ...]:
+    """The first lines of the least-run executed `blocks` (count, first line, last line), and
+    the last lines of the last executed ones (where the run returned: V8 starts a new range
+    after a `return` or a `throw`), in order."""
+    ran = [block for block in blocks if block[0] > 0]
+    rare = [first for _, first, _ in sorted(ran)[:RARE]]
+    last = sorted(ran, key=lambda block: block[1])[len(rare) - MAX_FOCUS :] if ran else []
+    return tuple(sorted({*rare, *(end for _, _, end in last)}))
 
 
 def _nested_dropped(spans: list[Span]) -> list[Span]:

@@ -16,10 +16,10 @@ coverage.py: https://coverage.readthedocs.io/en/latest/contexts.html); the repor
 the log, after a marker line. A check that sets PYTHONPATH itself gets the folder added to its
 value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variable it is not
 told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
-instead (`fixbot.agent.nodecov`), a Go module's under `go test`'s cover profiles
-(`fixbot.agent.gocov`); a Rust project has none yet (cargo's `-C instrument-coverage` is not
-used). When the spectrum cannot run, `suspects` says why (the report's notes and the bench
-show it).
+instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own), a Go
+module's under `go test`'s cover profiles (`fixbot.agent.gocov`); a Rust project has none yet
+(cargo's `-C instrument-coverage` is not used). When the spectrum cannot run, `suspects` says
+why (the report's notes and the bench show it).
 
 `rank` turns the lines into the enclosing functions of the repository's non-test files, best
 first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
@@ -339,6 +339,9 @@ def _node(
     tests = nodecov.test_files(repo, check, located)
     if not tests:  # a linter or a compiler: its output already points at the lines
         return [], "no failing test file named by the check or its output"
+    found_runner = nodecov.runner(check)
+    if found_runner is not None:
+        return _node_runner(launcher, repo, check, found_runner, tests, timeout)
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
         done = launcher.run(nodecov.command(check), repo, log, timeout)
@@ -352,6 +355,32 @@ def _node(
         )
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"
+    return found, None
+
+
+def _node_runner(
+    launcher: Launcher,
+    repo: Path,
+    check: str,
+    runner: tuple[str, int],
+    tests: list[str],
+    timeout: float,
+) -> tuple[list[Span], str | None]:
+    """The spectrum of a jest or vitest check from the runner's own V8 coverage, which maps
+    its transformed scripts back to the files (`fixbot.agent.nodecov.runner_command`)."""
+    with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
+        log = Path(tmp) / "spectrum.log"
+        done = launcher.run(nodecov.runner_command(check, runner), repo, log, timeout)
+        output = log.read_text(encoding="utf-8", errors="replace")
+    provider, coverage = nodecov.parse_report(output)
+    if not provider:
+        return [], (
+            f"vitest's own coverage needs the {nodecov.VITEST_PROVIDER} package, which the "
+            "project does not have (fixbot installs nothing into it)"
+        )
+    found = nodecov.rank_lines(repo, coverage, tests)
+    if not found:
+        return [], f"{runner[0]} reported no function of the repository run (exit {done.exit_code})"
     return found, None
 
 

@@ -202,3 +202,88 @@ def test_a_monorepo_packages_check_is_mapped_to_the_repository_and_covered(
         ("packages/tiny/index.js", "parse"),
         ("packages/tiny/lib/set.js", "setKey"),
     ]
+
+
+def test_a_jest_or_vitest_check_is_found_with_where_its_coverage_options_go() -> None:
+    """The runner's own word (or the word after `npx`), past vitest's `run`; a word that only
+    names a folder or a file is not a runner."""
+    assert nodecov.runner("jest src/a.test.js") == ("jest", 4)
+    assert nodecov.runner("cd pkg && npx vitest run a.test.ts") == ("vitest", 24)
+    assert nodecov.runner("FOO=1 node_modules/.bin/jest --ci") == ("jest", 28)
+    assert nodecov.runner("cd jest && node test/parse.js") is None
+    assert nodecov.runner("tape test/jest.js") is None
+    command = nodecov.runner_command("vitest run a.test.ts", ("vitest", 10))
+    assert "(vitest run --coverage.enabled=true --coverage.provider=v8 " in command
+
+
+def test_a_runners_report_ranks_its_run_functions_focused_on_their_rare_blocks(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path, {**FILES, "test/parse.test.js": "var parse = require('../');\n"})
+    report = {
+        "provider": True,
+        "files": {
+            "index.js": {"functions": [["parse", 3, 10, 2], ["unused", 12, 14, 0]], "blocks": []},
+            "lib/set.js": {
+                "functions": [["setKey", 1, 7, 2]],
+                "blocks": [[1, 7, 2], [2, 5, 1], [6, 6, 1]],
+            },
+            "test/parse.test.js": {"functions": [["(anonymous)", 2, 2, 1]], "blocks": []},
+        },
+    }
+    provider, coverage = nodecov.parse_report(f"noise\n{nodecov.MARK}\n{json.dumps(report)}\n")
+    assert provider
+    found = nodecov.rank_lines(repo, coverage, ["test/parse.test.js"])
+    assert [(s.path, s.start, s.end, s.name, s.score) for s in found] == [
+        ("index.js", 3, 10, "parse", 0.8),  # the package's main, which the test requires
+        ("lib/set.js", 1, 7, "setKey", 0.5),
+    ]
+    assert found[1].focus == (2, 5, 6)
+    assert nodecov.parse_report(f"{nodecov.MARK}\n{{cut") == (True, {})
+
+
+def _node_launcher(repo: Path) -> Launcher:
+    node = str(Path(shutil.which("node") or "node").parent)
+    return Launcher(
+        repo, {"PATH": f"{node}:/usr/bin:/bin"}, namespace=False, deadline=Deadline.start(None)
+    )
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_jest_checks_spectrum_comes_from_jests_own_coverage_in_the_files_lines(
+    tmp_path: Path,
+) -> None:
+    """Real jest: V8's coverage of babel-jest's output is mapped back by jest itself, so the
+    functions are named at their lines on disk, and the report stays out of the work tree."""
+    root = node_modules()
+    if root is None:
+        missing("jest is not installed: bash scripts/node-tools.sh")
+    test = (
+        "const parse = require('../');\n"
+        "test('plain', () => expect(parse(['a=1'])).toEqual({a: '1'}));\n"
+        "test('proto', () => expect(parse(['__proto__=2'])).toEqual({}));\n"
+    )
+    repo = write(tmp_path / "repo", {**FILES, "test/parse.test.js": test})
+    check = f"{root / '.bin' / 'jest'} --ci test/parse.test.js"
+    found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
+    assert why is None
+    assert [(s.path, s.start, s.end, s.name) for s in found] == [
+        ("index.js", 3, 10, "parse"),
+        ("lib/set.js", 1, 7, "setKey"),
+    ]
+    assert 2 in found[1].focus  # the `if` block only the `__proto__` key enters
+    assert not list(repo.glob("coverage*"))
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_vitest_check_without_its_coverage_package_says_so(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None or not (root / ".bin" / "vitest").exists():
+        missing("vitest is not installed: bash scripts/node-tools.sh")
+    repo = write(tmp_path / "repo", {**FILES, "test/parse.test.js": "// not run\n"})
+    check = f"{root / '.bin' / 'vitest'} run test/parse.test.js"
+    found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
+    assert found == []
+    assert why is not None and nodecov.VITEST_PROVIDER in why
