@@ -18,7 +18,9 @@ the files' lines through its transforms' source maps and writes as istanbul's JS
 project): `parse_report` says so, and the spectrum's note names the package.
 
 A check is one process over one or more test files, so there is no per-test spectrum here: a
-function is ranked by its file's nearness to the failing test files (the same stem, as
+function holding a line the output points at (a failing test's stack trace passing through the
+repository's code) ranks first, focused on that line (`_pointed_first`); the others are ranked
+by their file's nearness to the failing test files (the same stem, as
 `test/parse.js` and `lib/parse.js`; a file the test `require`s or imports; any other executed
 file), then by its size (a small function the test reached says more than the module's whole
 body). A long function is shown around its least-run executed blocks (`Span.focus`): the paths
@@ -30,7 +32,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from fixbot.agent.locate import MAX_SPAN_LINES, Span
@@ -40,6 +43,7 @@ MARK = "fixbot-v8-coverage-json-follows"
 MAX_SPANS = 12
 MAX_FOCUS = 10  # blocks a long function is shown around: the `RARE` least run, the last ones
 RARE = 6
+POINTED = 2.0  # the score of a run function holding a line the output points at (above nearness)
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
 JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
 REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
@@ -228,7 +232,12 @@ def parse_report(output: str) -> tuple[bool, dict[str, Lines]]:
     return report.get("provider") is not False, found
 
 
-def rank_lines(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list[Span]:
+def rank_lines(
+    repo: Path,
+    coverage: dict[str, Lines],
+    tests: list[str],
+    pointed: Sequence[tuple[str, int]] = (),
+) -> list[Span]:
     """`rank` for a runner's report: its executed functions of the repository's non-test
     scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
     required = {r for t in tests for r in _required(repo, t)}
@@ -248,8 +257,35 @@ def rank_lines(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list
                 if first <= a and b <= last and (a, b) != (first, last)
             ]
             found.append(Span(path, first, last, name or "(anonymous)", near, _focus_lines(blocks)))
-    found.sort(key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
-    return _nested_dropped(found)[:MAX_SPANS]
+    return _best(_pointed_first(found, pointed))
+
+
+def _pointed_first(spans: list[Span], pointed: Sequence[tuple[str, int]]) -> list[Span]:
+    """`spans` with those holding a line of `pointed` (path, line: where the failing tests'
+    stack traces pass through the repository's code) scored `POINTED` and focused on that line:
+    the innermost such function, and each enclosing one short enough to be shown whole (which
+    holds the innermost in its own lines: `_nested_dropped`)."""
+    boosted: dict[int, set[int]] = {}
+    for path, line in pointed:
+        holding = sorted(
+            (i for i, s in enumerate(spans) if s.path == path and s.start <= line <= s.end),
+            key=lambda i: spans[i].end - spans[i].start,
+        )
+        for rank_, i in enumerate(holding):
+            if rank_ == 0 or spans[i].end - spans[i].start < MAX_SPAN_LINES:
+                boosted.setdefault(i, set()).add(line)
+    return [
+        replace(s, score=POINTED, focus=tuple(sorted({*s.focus, *boosted[i]})))
+        if i in boosted
+        else s
+        for i, s in enumerate(spans)
+    ]
+
+
+def _best(spans: list[Span]) -> list[Span]:
+    """The first `MAX_SPANS` of `spans` by score, then the smaller first, nested ones dropped."""
+    spans = sorted(spans, key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
+    return _nested_dropped(spans)[:MAX_SPANS]
 
 
 def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
@@ -310,9 +346,15 @@ def _line_of(starts: list[int], offset: int) -> int:
     return max(1, low)
 
 
-def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> list[Span]:
-    """The executed functions of the repository's non-test scripts, best first (nearness, then
-    the smaller first), at most `MAX_SPANS`; a script's top level (the whole file) is left out."""
+def rank(
+    repo: Path,
+    coverage: dict[str, list[Function]],
+    tests: list[str],
+    pointed: Sequence[tuple[str, int]] = (),
+) -> list[Span]:
+    """The executed functions of the repository's non-test scripts, best first (those holding a
+    line the output points at, `pointed`, then nearness, then the smaller first), at most
+    `MAX_SPANS`; a script's top level (the whole file) is left out."""
     required = {r for t in tests for r in _required(repo, t)}
     root = repo.resolve()
     found: list[Span] = []
@@ -324,8 +366,7 @@ def rank(repo: Path, coverage: dict[str, list[Function]], tests: list[str]) -> l
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
         if ran_as_on_disk(text, functions):
             found += _executed(path, text, functions, nearness(path, tests, required))
-    found.sort(key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
-    return _nested_dropped(found)[:MAX_SPANS]
+    return _best(_pointed_first(found, pointed))
 
 
 def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:

@@ -274,6 +274,10 @@ def test_a_jest_checks_spectrum_comes_from_jests_own_coverage_in_the_files_lines
     ]
     assert 2 in found[1].focus  # the `if` block only the `__proto__` key enters
     assert not list(repo.glob("coverage*"))
+    # a stack trace through `lib/set.js:3` puts the function holding that line first
+    launcher, pointed = _node_launcher(repo), [("lib/set.js", 3)]
+    traced, _ = spectrum.suspects(launcher, repo, check, [], 120, pointed=pointed)
+    assert (traced[0].name, traced[0].score) == ("setKey", nodecov.POINTED)
 
 
 @needs_node
@@ -287,3 +291,25 @@ def test_a_vitest_check_without_its_coverage_package_says_so(tmp_path: Path) -> 
     found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
     assert found == []
     assert why is not None and nodecov.VITEST_PROVIDER in why
+
+
+def test_the_run_function_holding_a_line_the_output_points_at_ranks_first(
+    tmp_path: Path,
+) -> None:
+    """A stack trace passing through the repository's code names the function to show: the
+    innermost one holding that line, or the short one around it that shows it whole; a long
+    one around it keeps its place."""
+    lines = "".join(f"line {n}\n" for n in range(1, 301))
+    repo = write(tmp_path, {"lib/a.js": lines, "test/a.test.js": "// a test\n"})
+    functions = (("outer", 1, 60, 3), ("inner", 10, 20, 3), ("tiny", 30, 31, 9))
+    functions += (("long", 100, 250, 1), ("nested", 120, 190, 1))
+    coverage = {"lib/a.js": nodecov.Lines(functions, ())}
+    plain = nodecov.rank_lines(repo, coverage, ["test/a.test.js"])
+    assert [s.name for s in plain] == ["outer", "nested", "long"]  # inner, tiny: in a short one
+    found = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/a.js", 15)])
+    assert (found[0].name, found[0].score, found[0].focus) == ("outer", nodecov.POINTED, (15,))
+    deep = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/a.js", 155)])
+    assert [(s.name, s.score) for s in deep][:2] == [("nested", nodecov.POINTED), ("outer", 0.5)]
+    assert [s.name for s in deep][2:] == ["long"]  # 150 lines: not shown whole, not raised
+    elsewhere = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/b.js", 15)])
+    assert elsewhere == plain
