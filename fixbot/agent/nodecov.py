@@ -10,12 +10,13 @@ crosses back in the log. A script the runner transformed before running it (jest
 vitest's TypeScript and ESM transforms) has offsets into the transformed code, not the file: such
 a script is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
 
-So a check that starts jest or vitest by name (`runner`: `jest ...`, `npx vitest run ...`) is
-asked for the runner's own V8 coverage instead (`RUNNER_OPTIONS`), which the runner maps back to
-the files' lines through its transforms' source maps and writes as istanbul's JSON
-(`runner_command`, `parse_report`, `rank_lines`). jest ships it; vitest's needs the project's
-`@vitest/coverage-v8`, and without it the check is not re-run (fixbot installs nothing into the
-project): `parse_report` says so, and the spectrum's note names the package.
+So a check that starts jest or vitest by name (`runner`: `jest ...`, `npx vitest run ...`, or
+`npm test` whose script is one plain jest or vitest command) is asked for the runner's own V8
+coverage instead (`RUNNER_OPTIONS`), which the runner maps back to the files' lines through its
+transforms' source maps and writes as istanbul's JSON (`runner_command`, `parse_report`,
+`rank_lines`). jest ships it; vitest's needs the project's `@vitest/coverage-v8`, and without it
+the check is not re-run (fixbot installs nothing into the project): `parse_report` says so, and
+the spectrum's note names the package.
 
 A check is one process over one or more test files, so there is no per-test spectrum here: a
 function holding a line the output points at (a failing test's stack trace passing through the
@@ -167,10 +168,13 @@ def parse(output: str) -> dict[str, list[Function]]:
     return found
 
 
-def runner(check: str) -> tuple[str, int] | None:
+def runner(check: str, repo: Path | None = None) -> tuple[str, int, str] | None:
     """The test runner whose own coverage `check` can be asked for: ("jest" or "vitest", the
-    offset in `check` its options go at: past the runner's word, and vitest's `run`), or None
-    (another runner, a script: V8's coverage through `command` instead)."""
+    offset in `check` its options go at, what goes before them), or None (another runner, a
+    script: V8's coverage through `command` instead). The options go past the runner's word
+    (and vitest's `run`); for `npm test` or `npm run NAME` alone (`--prefix DIR` allowed), whose
+    script in `repo`'s package.json is one plain jest or vitest command, at the end after `--`
+    (npm hands what follows it to the script: https://docs.npmjs.com/cli/commands/npm-run-script)."""
     words = word_ends(check)
     for i, (word, end, program) in enumerate(words):
         name = PurePosixPath(word).name
@@ -178,17 +182,42 @@ def runner(check: str) -> tuple[str, int] | None:
         if name in RUNNER_OPTIONS and (program or launched):
             if name == "vitest" and i + 1 < len(words) and words[i + 1][0] == "run":
                 end = words[i + 1][1]
-            return name, end
-    return None
+            return name, end, ""
+    script = _npm_script(repo, [w for w, _, _ in words]) if repo is not None else None
+    found = runner(script) if script else None
+    if script is None or found is None or sum(p for _, _, p in word_ends(script)) != 1:
+        return None
+    return found[0], len(check.rstrip()), "-- "
 
 
-def runner_command(check: str, found: tuple[str, int]) -> str:
+def _npm_script(repo: Path, words: list[str]) -> str | None:
+    """The package.json script `npm test` or `npm run NAME` (the whole of `words`, maybe with
+    `--prefix DIR`) runs, None for any other command or a script that cannot be read."""
+    folder = "."
+    if "--prefix" in words[:-1]:
+        at = words.index("--prefix")
+        folder, words = words[at + 1], words[:at] + words[at + 2 :]
+    if words in (["npm", "test"], ["npm", "t"]):
+        name = "test"
+    elif len(words) == 3 and words[:2] in (["npm", "run"], ["npm", "run-script"]):
+        name = words[2]
+    else:
+        return None
+    try:
+        scripts = json.loads((repo / folder / "package.json").read_text(encoding="utf-8"))
+        script = scripts["scripts"][name]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return script if isinstance(script, str) else None
+
+
+def runner_command(check: str, found: tuple[str, int, str]) -> str:
     """The shell command that re-runs `check` with its runner's own coverage (`RUNNER_OPTIONS`
-    added at the offset `runner` found) and prints the repository's part of the report after
-    `MARK` (`PRINT_REPORT`). A vitest without its coverage package is not re-run: the report
-    then says `provider` false."""
-    name, at = found
-    covered = f"{check[:at]} {RUNNER_OPTIONS[name]}{check[at:]}"
+    added where `runner` found) and prints the repository's part of the report after `MARK`
+    (`PRINT_REPORT`). A vitest without its coverage package is not re-run: the report then says
+    `provider` false."""
+    name, at, lead = found
+    covered = f"{check[:at]} {lead}{RUNNER_OPTIONS[name]}{check[at:]}"
     run = f"({covered}) </dev/null >/dev/null 2>&1"
     if name == "vitest":
         probe = shlex.quote(f'require.resolve("{VITEST_PROVIDER}/package.json")')

@@ -346,7 +346,7 @@ def _node(
     tests = nodecov.test_files(repo, check, located)
     if not tests:  # a linter or a compiler: its output already points at the lines
         return [], "no failing test file named by the check or its output"
-    found_runner = nodecov.runner(check)
+    found_runner = nodecov.runner(check, repo)
     if found_runner is not None:
         return _node_runner(launcher, repo, check, found_runner, tests, timeout, pointed)
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
@@ -369,7 +369,7 @@ def _node_runner(
     launcher: Launcher,
     repo: Path,
     check: str,
-    runner: tuple[str, int],
+    runner: tuple[str, int, str],
     tests: list[str],
     timeout: float,
     pointed: Sequence[tuple[str, int]] = (),

@@ -108,6 +108,22 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     assert nodecov.parse(nodecov.MARK + '\n{"index.js": [["cut') == {}
 
 
+def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them(
+    tmp_path: Path,
+) -> None:
+    """jest's or vitest's report crosses back the same way, with the same refusal."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (tmp_path / "secret.js").write_text("function token() { return 'hunter2'; }\n")
+    (repo / "link.js").symlink_to(tmp_path / "secret.js")
+    lines = {"functions": [["token", 1, 1, 1]], "blocks": []}
+    paths = ("../secret.js", "link.js", str(tmp_path / "secret.js"))
+    forged = {"provider": True, "files": {path: lines for path in paths}}
+    provider, coverage = nodecov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
+    assert provider and set(coverage) == set(paths)
+    assert nodecov.rank_lines(repo, coverage, [], [("link.js", 1)]) == []
+
+
 def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path: Path) -> None:
     """jest runs babel-jest's output (coverage counters, hoisted mocks), not the file: V8's
     offsets then point past the file's end or at other lines, so that script ranks nothing,
@@ -207,12 +223,12 @@ def test_a_monorepo_packages_check_is_mapped_to_the_repository_and_covered(
 def test_a_jest_or_vitest_check_is_found_with_where_its_coverage_options_go() -> None:
     """The runner's own word (or the word after `npx`), past vitest's `run`; a word that only
     names a folder or a file is not a runner."""
-    assert nodecov.runner("jest src/a.test.js") == ("jest", 4)
-    assert nodecov.runner("cd pkg && npx vitest run a.test.ts") == ("vitest", 24)
-    assert nodecov.runner("FOO=1 node_modules/.bin/jest --ci") == ("jest", 28)
+    assert nodecov.runner("jest src/a.test.js") == ("jest", 4, "")
+    assert nodecov.runner("cd pkg && npx vitest run a.test.ts") == ("vitest", 24, "")
+    assert nodecov.runner("FOO=1 node_modules/.bin/jest --ci") == ("jest", 28, "")
     assert nodecov.runner("cd jest && node test/parse.js") is None
     assert nodecov.runner("tape test/jest.js") is None
-    command = nodecov.runner_command("vitest run a.test.ts", ("vitest", 10))
+    command = nodecov.runner_command("vitest run a.test.ts", ("vitest", 10, ""))
     assert "(vitest run --coverage.enabled=true --coverage.provider=v8 " in command
 
 
@@ -313,3 +329,43 @@ def test_the_run_function_holding_a_line_the_output_points_at_ranks_first(
     assert [s.name for s in deep][2:] == ["long"]  # 150 lines: not shown whole, not raised
     elsewhere = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/b.js", 15)])
     assert elsewhere == plain
+
+
+def test_npm_test_whose_script_is_one_plain_runner_command_gets_the_options_after_dashes(
+    tmp_path: Path,
+) -> None:
+    scripts = {"test": "jest --ci", "unit": "vitest run", "lint": "eslint . && jest"}
+    repo = write(
+        tmp_path,
+        {
+            "package.json": json.dumps({"name": "tiny", "scripts": scripts}),
+            "pkg/package.json": json.dumps({"name": "pkg", "scripts": {"test": "mocha"}}),
+        },
+    )
+    assert nodecov.runner("npm test", repo) == ("jest", 8, "-- ")
+    assert nodecov.runner("npm run unit", repo) == ("vitest", 12, "-- ")
+    assert nodecov.runner("npm run lint", repo) is None  # two programs: where would they go
+    assert nodecov.runner("npm test --prefix pkg", repo) is None  # mocha: V8's coverage
+    assert nodecov.runner("npm test -- -t name", repo) is None  # arguments of its own
+    assert nodecov.runner("npm test") is None  # no repository to read the script from
+    command = nodecov.runner_command("npm test", ("jest", 8, "-- "))
+    assert "(npm test -- --coverage --coverageProvider=v8 " in command
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_jest_check_through_npm_test_gets_jests_own_coverage(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None or shutil.which("npm") is None:
+        missing("jest or npm is not installed: bash scripts/node-tools.sh")
+    test = "const parse = require('../');\ntest('p', () => expect(parse(['a=1'])).toEqual({}));\n"
+    package = {"name": "tiny", "main": "index.js", "scripts": {"test": f"{root}/.bin/jest --ci"}}
+    files = {**FILES, "package.json": json.dumps(package), "test/parse.test.js": test}
+    repo = write(tmp_path / "repo", files)
+    located = ["test/parse.test.js"]
+    found, why = spectrum.suspects(_node_launcher(repo), repo, "npm test", [], 120, located)
+    assert why is None
+    assert [(s.path, s.start, s.name) for s in found] == [
+        ("index.js", 3, "parse"),
+        ("lib/set.js", 1, "setKey"),
+    ]
