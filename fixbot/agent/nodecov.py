@@ -65,6 +65,14 @@ RUNNER_OPTIONS = {
     ),
 }
 VITEST_PROVIDER = "@vitest/coverage-v8"
+# Whether a package is installed where node would look for it from the working folder (its
+# `node_modules` folders upward, NODE_PATH, the global folders: `require.resolve.paths`), read on
+# disk: resolving it would fail for an ESM-only package whose `exports` has no `require`.
+INSTALLED = (
+    "const {existsSync} = require('fs'), {join} = require('path');\n"
+    f"const installed = (require.resolve.paths('{VITEST_PROVIDER}') || []).some(\n"
+    f"  dir => existsSync(join(dir, '{VITEST_PROVIDER}', 'package.json')));\n"
+)
 
 # Runs under the project's node after the check: the repository's scripts of every coverage
 # file, as {path relative to the working folder: [[name, [[start, end, count], ...]], ...]}.
@@ -97,11 +105,8 @@ process.stdout.write(JSON.stringify(out) + "\n");
 PRINT_REPORT = r"""
 const fs = require("fs"), path = require("path");
 const [dir, runner] = process.argv.slice(1), root = process.cwd() + path.sep;
-let provider = true;
-if (runner === "vitest") {
-  try { require.resolve("%s/package.json", {paths: [process.cwd()]}); }
-  catch (e) { provider = false; }
-}
+%s
+const provider = runner !== "vitest" || installed;
 let report = {};
 try {
   report = JSON.parse(fs.readFileSync(path.join(dir, "coverage-final.json"), "utf8"));
@@ -121,7 +126,7 @@ for (const [name, data] of Object.entries(report)) {
   files[file.slice(root.length)] = {functions, blocks};
 }
 process.stdout.write(JSON.stringify({provider, files}) + "\n");
-""".replace("%s", VITEST_PROVIDER)
+""".replace("%s", INSTALLED)
 
 
 @dataclass(frozen=True)
@@ -220,7 +225,7 @@ def runner_command(check: str, found: tuple[str, int, str]) -> str:
     covered = f"{check[:at]} {lead}{RUNNER_OPTIONS[name]}{check[at:]}"
     run = f"({covered}) </dev/null >/dev/null 2>&1"
     if name == "vitest":
-        probe = shlex.quote(f'require.resolve("{VITEST_PROVIDER}/package.json")')
+        probe = shlex.quote(INSTALLED + "process.exit(installed ? 0 : 1);")
         run = f"if node -e {probe} >/dev/null 2>&1; then {run}; fi"
     return (
         "fixbot_cov=$(mktemp -d) && export fixbot_cov && "

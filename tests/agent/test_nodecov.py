@@ -307,6 +307,11 @@ def test_a_vitest_check_without_its_coverage_package_says_so(tmp_path: Path) -> 
     found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
     assert found == []
     assert why is not None and nodecov.VITEST_PROVIDER in why
+    # an ESM-only package (no `require` in its exports) counts as installed all the same
+    exports = {"name": nodecov.VITEST_PROVIDER, "exports": {".": {"import": "./x.mjs"}}}
+    write(repo, {f"node_modules/{nodecov.VITEST_PROVIDER}/package.json": json.dumps(exports)})
+    found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
+    assert why is not None and why.startswith("vitest reported no function")
 
 
 def test_the_run_function_holding_a_line_the_output_points_at_ranks_first(
