@@ -57,8 +57,9 @@ class ModelFixer:
             return []
         s = self.runtime.settings
         located = [context.relative_to_repo(loc.path, ctx.repo) for loc in failure.locations]
+        text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
         found, why = spectrum.suspects(
-            launcher, ctx.repo, s.check, failure.failing_tests, s.timeout, located
+            launcher, ctx.repo, s.check, failure.failing_tests, s.timeout, located, text
         )
         if why:
             notes.append(f"{spectrum.SKIPPED}{why}")

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from fixbot.agent.locate import Span
@@ -29,6 +31,16 @@ MAX_SPANS = 12
 MAX_FOCUS = 6
 MODULE_RE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 BLOCK_RE = re.compile(r"^(?P<file>\S+\.go):(?P<start>\d+)\.\d+,(?P<end>\d+)\.\d+ \d+ (?P<n>\d+)$")
+
+# A Go string literal, interpreted ("...") or raw (`...`), and the format verbs inside one.
+STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"|`([^`]*)`')
+VERB_RE = re.compile(r"%[-+# 0-9.*]*[a-zA-Z%]")
+MIN_QUOTE = 8  # shorter pieces of a literal ("GET", "/api") say nothing about where
+DECL_RE = re.compile(r"^\s*(?:var\s+|const\s+)?([A-Za-z_]\w*)\b[^=]*=[^=]")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+MAX_DISTANCE = 4
+UNREACHED = MAX_DISTANCE + 1
+MAX_TEST_FILES = 2000  # the test files searched for a failing test's function
 
 Blocks = dict[tuple[str, int, int], int]  # (file, start line, end line) -> count
 
@@ -97,9 +109,17 @@ def _functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def rank(repo: Path, failing: Blocks, whole: Blocks) -> list[Span]:
+def rank(
+    repo: Path, failing: Blocks, whole: Blocks, tests: Sequence[str] = (), evidence: str = ""
+) -> list[Span]:
     """The functions holding the blocks the failing tests ran, best first (a function scores its
-    best block), at most `MAX_SPANS`; files outside the repository or of tests left out."""
+    best block), at most `MAX_SPANS`; files outside the repository or of tests left out.
+
+    Functions of one score (every passing test also ran them, often) are ordered by evidence,
+    not by name: first those that use a string the failure's text `evidence` quotes (its
+    literal, or the package-level name bound to it: `ErrX = errors.New("...")`), then by call
+    distance from the bodies of the failing tests `tests` (1: a test calls it by name), then
+    by path and line. The lines using such a string lead the function's focus lines."""
     prefix, root = (module_path(repo) or "") + "/", repo.resolve()
     by_file: dict[str, list[tuple[float, int, int]]] = {}
     for (name, start, end), count in failing.items():
@@ -110,8 +130,126 @@ def rank(repo: Path, failing: Blocks, whole: Blocks) -> list[Span]:
         score = 1.0 / math.sqrt(1 + int(passed))  # Ochiai with one failing group
         by_file.setdefault(rel, []).append((score, start, end))
     spans = [span for rel, blocks in by_file.items() for span in _spans(repo, rel, blocks)]
-    spans.sort(key=lambda s: (-s.score, s.path, s.start))
+    sources = {rel: _lines(repo / rel) for rel in by_file}
+    hits = _quoting(repo, sources, evidence)
+    spans = [_focused(s, hits.get(s.path, set())) for s in spans]
+    quoting = {(s.path, s.start) for s in spans if hits.get(s.path, set()) & set(s.focus)}
+    distance = _distances(repo, spans, sources, tests)
+    spans.sort(
+        key=lambda s: (
+            -s.score,
+            (s.path, s.start) not in quoting,
+            distance.get((s.path, s.start), UNREACHED),
+            s.path,
+            s.start,
+        )
+    )
     return spans[:MAX_SPANS]
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def quoted(lines: list[str], evidence: str) -> tuple[set[int], set[str]]:
+    """(the numbers of `lines`, a Go file's, holding a string literal `evidence` quotes, the
+    names its package-level lines bind to such a literal: `ErrX = errors.New("no route")` ->
+    `ErrX`). A literal is quoted when one of its pieces between format verbs (`%q`, `%v`: the
+    output shows values there), of at least `MIN_QUOTE` characters, is in `evidence`."""
+    found: set[int] = set()
+    names: set[str] = set()
+    inside = False
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("func "):
+            inside = True
+        elif inside and line.startswith("}"):
+            inside = False
+        if not any(_quotes(m, evidence) for m in STRING_RE.findall(line)):
+            continue
+        found.add(number)
+        bound = None if inside else DECL_RE.match(line)
+        if bound:
+            names.add(bound[1])
+    return found, names
+
+
+def _quotes(match: tuple[str, str], evidence: str) -> bool:
+    pieces = (p.strip() for p in VERB_RE.split(match[0] or match[1]))
+    return any(len(p) >= MIN_QUOTE and p in evidence for p in pieces)
+
+
+def _quoting(repo: Path, sources: dict[str, list[str]], evidence: str) -> dict[str, set[int]]:
+    """Path -> the lines of each file of `sources` (path -> lines) that hold a literal
+    `evidence` quotes or use a name its package binds to one (`quoted`; a package is a
+    folder's non-test `.go` files)."""
+    if not evidence:
+        return {}
+    root = repo.resolve()
+    names: dict[str, set[str]] = {}
+    for folder in {str(Path(rel).parent) for rel in sources}:
+        found: set[str] = set()
+        for path in sorted((repo / folder).glob("*.go")):
+            if not path.name.endswith("_test.go") and path.resolve().is_relative_to(root):
+                found |= quoted(_lines(path), evidence)[1]
+        names[folder] = found
+    hits: dict[str, set[int]] = {}
+    for rel, lines in sources.items():
+        found_lines, _ = quoted(lines, evidence)
+        bound = names[str(Path(rel).parent)]
+        uses = re.compile(r"\b(" + "|".join(map(re.escape, sorted(bound))) + r")\b")
+        found_lines |= {n for n, line in enumerate(lines, 1) if bound and uses.search(line)}
+        hits[rel] = found_lines
+    return hits
+
+
+def _focused(span: Span, hits: set[int]) -> Span:
+    """`span` with its lines among `hits` (`_quoting`) first among its focus lines."""
+    inside = sorted(n for n in hits if span.start <= n <= span.end)
+    if not inside:
+        return span
+    rest = [n for n in span.focus if n not in inside]
+    return replace(span, focus=tuple([*inside, *rest][:MAX_FOCUS]))
+
+
+def _distances(
+    repo: Path, spans: list[Span], sources: dict[str, list[str]], tests: Sequence[str]
+) -> dict[tuple[str, int], int]:
+    """(path, first line) of each of `spans` -> its call distance from the failing tests'
+    bodies: 1 when a failing test's function calls its name, n + 1 when one at n does; the
+    spans no chain of names reaches are left out. Names only: a method and a function of one
+    name are both reached, which the coverage (every span ran under the failing tests) bounds."""
+    frontier = [_test_body(repo, name) for name in sorted({t.split("/", 1)[0] for t in tests})]
+    distance: dict[tuple[str, int], int] = {}
+    for level in range(1, MAX_DISTANCE + 1):
+        called = {name for body in frontier for name in CALL_RE.findall(body)}
+        frontier = []
+        for span in spans:
+            key = (span.path, span.start)
+            if key not in distance and span.name in called:
+                distance[key] = level
+                frontier.append("\n".join(sources[span.path][span.start : span.end]))
+        if not frontier:
+            break
+    return distance
+
+
+def _test_body(repo: Path, name: str) -> str:
+    """The source of the test function `name` (`func Name(`...the next `}` in column 0) in the
+    repository's `_test.go` files (the first `MAX_TEST_FILES` by path, none through a link
+    out of the repository), '' when none holds it."""
+    start, root = re.compile(rf"^func {re.escape(name)}\("), repo.resolve()
+    for path in sorted(repo.rglob("*_test.go"))[:MAX_TEST_FILES]:
+        if not path.resolve().is_relative_to(root):
+            continue
+        lines = _lines(path)
+        first = next((i for i, line in enumerate(lines) if start.match(line)), None)
+        if first is not None:
+            ends = (i for i in range(first + 1, len(lines)) if lines[i].startswith("}"))
+            return "\n".join(lines[first + 1 : next(ends, len(lines))])
+    return ""
 
 
 def _source_file(root: Path, prefix: str, name: str) -> str | None:
