@@ -8,7 +8,10 @@ whole. A block's count in the whole run minus its count in the failing run is wh
 tests ran, so each block has a two-group spectrum: run by the failing tests or not, by the
 passing ones or not, ranked by Ochiai's coefficient as the Python spectrum is
 (`fixbot.agent.spectrum.ochiai`: 1.0 for a block only the failing tests ran). The profiles
-cross back in the log after a marker line.
+cross back in the log after a marker line. Both runs cover every package of the module
+(`-coverpkg`) and read the failing tests' files through an overlay that turns a panic into a
+test failure, so a panicking test still writes its profile (`command`). Functions of one score
+are ordered by the evidence: the strings the failure quotes, the failing tests' calls (`rank`).
 
 Profile lines are `import/path/file.go:startLine.startCol,endLine.endCol statements count`
 (`golang.org/x/tools/cover`'s format); the module path of `go.mod` maps them to repository
@@ -29,6 +32,13 @@ MARK = "fixbot-go-cover-profiles-follow"
 FAILING = "fixbot-go-failing-profile"
 MAX_SPANS = 12
 MAX_FOCUS = 6
+# sed -E: a test function's or closure's opening line, `func TestX(t *testing.T) {`, gets a
+# deferred recover after its brace (no `'` inside: the command single-quotes it)
+RECOVER = (
+    r"s/^(.*func( Test[A-Za-z0-9_]*)?\(([A-Za-z_][A-Za-z0-9_]*) \*testing\.T\) \{)$/"
+    r'\1 defer func() { if r := recover(); r != nil { \3.Errorf("panic: %v", r) } }();/'
+)
+MODULE_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/-]*")  # a module path safe unquoted in GOFLAGS
 MODULE_RE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 BLOCK_RE = re.compile(r"^(?P<file>\S+\.go):(?P<start>\d+)\.\d+,(?P<end>\d+)\.\d+ \d+ (?P<n>\d+)$")
 
@@ -52,14 +62,37 @@ def run_pattern(failing: list[str]) -> str:
     return "^(" + "|".join(names) + ")$"
 
 
-def command(check: str, failing: list[str]) -> str:
-    """The shell command that runs `check` for the failing tests' profile, then whole, and
-    prints both profiles after `MARK` (the failing one first, after `FAILING`)."""
+def command(check: str, failing: list[str], module: str | None = None) -> str:
+    """The shell command (POSIX sh) that runs `check` for the failing tests' profile, then
+    whole, and prints both profiles after `MARK` (the failing one first, after `FAILING`).
+
+    A test that panics ends its test binary before it writes a profile (Go 1.19's
+    `testing.tRunner` panics again after reporting), which would leave its package out of both
+    runs: both run with `-overlay` (Go 1.16+: the build reads the given copy of a file instead,
+    the repository untouched) replacing each test file that defines a failing test's function
+    by a copy whose `*testing.T` functions and closures recover a panic into `t.Errorf`, on
+    their opening line (line numbers kept). With the module's path `module` (`go.mod`'s),
+    `-coverpkg=<module>/...` counts every package of the module, not only the test's own,
+    so a failing test of one package reaches the code it calls in another."""
     flags = "-covermode=count -coverprofile"
-    run = "-run=" + run_pattern(failing).replace("$", "\\$")  # inside the double quotes below
+    pattern = run_pattern(failing)
+    run = "-run=" + pattern.replace("$", "\\$")  # inside the double quotes below
+    names = pattern.removeprefix("^").removesuffix("$")
+    if module and MODULE_OK.fullmatch(module):
+        flags = f"-coverpkg={module}/... {flags}"
+    overlay = (
+        f"grep -rlE --include='*_test.go' '^func {names}\\(' . 2>/dev/null | "
+        "{ n=0; s=; while IFS= read -r f; do "
+        "case \"$f\" in *'\"'*|*'\\'*) continue;; esac; n=$((n+1)); "
+        f'sed -E \'{RECOVER}\' "$f" > "$d/$n.go" && '
+        'printf \'%s"%s":"%s"\' "$s" "$PWD/${f#./}" "$d/$n.go" && s=,; done; } '
+        '>"$d/list"; printf \'{"Replace":{%s}}\' "$(cat "$d/list")" >"$d/overlay.json"; '
+    )
+    flags = f"-overlay=$d/overlay.json {flags}"
     return (
         "d=$(mktemp -d) && "
-        f'(GOFLAGS="$GOFLAGS {run} {flags}=$d/failing.out" && export GOFLAGS && {check}) '
+        + overlay
+        + f'(GOFLAGS="$GOFLAGS {run} {flags}=$d/failing.out" && export GOFLAGS && {check}) '
         "</dev/null >/dev/null 2>&1; "
         f'(GOFLAGS="$GOFLAGS {flags}=$d/all.out" && export GOFLAGS && {check}) '
         "</dev/null >/dev/null 2>&1; "

@@ -364,7 +364,9 @@ def _go(
         return [], "no failing Go test named in the check's output (a vet or build failure)"
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
-        done = launcher.run(gocov.command(check, failing), repo, log, timeout)
+        done = launcher.run(
+            gocov.command(check, failing, gocov.module_path(repo)), repo, log, timeout
+        )
         output = log.read_text(encoding="utf-8", errors="replace")
     failed, whole = gocov.parse(output)
     if not failed:

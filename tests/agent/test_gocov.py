@@ -85,3 +85,53 @@ def test_a_tie_goes_to_the_function_the_failing_test_calls_over_its_callees(
     )
     assert [s.name for s in gocov.rank(repo, failing, whole)] == ["helper", "Zeta"]
     assert [s.name for s in gocov.rank(repo, failing, whole, ["TestZeta"])] == ["Zeta", "helper"]
+
+
+P_CODE = (
+    "package p\n\nfunc Get(b []byte) byte {\n\treturn b[3]\n}\n\n"
+    "func Other() int {\n\treturn 2\n}\n"
+)
+P_TESTS = (
+    'package p\n\nimport "testing"\n\n'
+    "func TestGet(t *testing.T) {\n\tif Get([]byte{1}) != 0 {\n\t\tt.Fatal(0)\n\t}\n}\n\n"
+    'func TestOther(t *testing.T) {\n\tt.Run("sub", func(t *testing.T) {\n'
+    "\t\tif Other() != 2 {\n\t\t\tt.Fatal(2)\n\t\t}\n\t})\n}\n"
+)
+Q_CODE = (
+    'package q\n\nimport "example.com/mod/p"\n\nfunc Twice() int {\n\treturn 2 * p.Other()\n}\n'
+)
+Q_TESTS = (
+    'package q\n\nimport "testing"\n\n'
+    "func TestTwice(t *testing.T) {\n\tif Twice() != 5 {\n\t\tt.Fatal(5)\n\t}\n}\n"
+)
+
+
+@pytest.mark.slow
+def test_a_panicking_test_and_a_call_into_another_package_keep_their_spectrum(
+    tmp_path: Path,
+) -> None:
+    """A panic ends the test binary before it writes its profile; q's test counts only q
+    unless the module's packages are all covered."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    repo = tmp_path / "mod"
+    for folder, files in {
+        "p": {"p.go": P_CODE, "p_test.go": P_TESTS},
+        "q": {"q.go": Q_CODE, "q_test.go": Q_TESTS},
+    }.items():
+        (repo / folder).mkdir(parents=True)
+        for name, text in files.items():
+            (repo / folder / name).write_text(text)
+    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    launcher = Launcher(repo, env, deadline=Deadline.start(None))
+    found, why = spectrum.suspects(launcher, repo, "go test ./...", ["TestGet", "TestTwice"], 300)
+    assert why is None
+    assert [(s.path, s.name, round(s.score, 3)) for s in found] == [
+        ("p/p.go", "Get", 1.0),  # its test panicked
+        ("q/q.go", "Twice", 1.0),
+        ("p/p.go", "Other", 0.707),  # reached from q's test; p's passing test runs it too
+    ]
+    assert not list(repo.rglob("*.go.orig")) and "recover" not in (repo / "p/p_test.go").read_text()
