@@ -127,7 +127,8 @@ def module_path(repo: Path) -> str | None:
     return match[1] if match else None
 
 
-def _functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
+def functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of each gofmt'd top-level function of the file `rel`."""
     try:
         lines = (repo / rel).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -301,7 +302,7 @@ def _spans(repo: Path, rel: str, blocks: list[tuple[float, int, int]]) -> list[S
     """The functions of the file `rel` holding any of its (score, first line, last line)
     `blocks`, each scored by its best block, focused on the first lines of those."""
     spans = []
-    for fstart, fend, fname in _functions(repo, rel):
+    for fstart, fend, fname in functions(repo, rel):
         inside = [(s, a) for s, a, b in blocks if fstart <= a and b <= fend]
         if inside:
             best = max(s for s, _ in inside)

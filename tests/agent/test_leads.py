@@ -1,9 +1,14 @@
 """Leads in the error text: where a missing attribute is set, the other imports of a removed
-name, a table the error names (pure reading of real files with ast)."""
+name, a table the error names (pure reading of real files with ast), the file and the uses a
+name a Go test lacks leads to."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from fixbot.agent import leads, locate
 from tests.agent.test_locate import write
@@ -94,3 +99,50 @@ def test_the_walk_skips_hidden_folders_and_environments(tmp_path: Path) -> None:
         "src/b.py": "",
     }
     assert list(leads.python_files(write(tmp_path, files))) == ["a.py", "src/b.py"]
+
+
+KEYS_GO = (
+    "package ws\n\nfunc computeAccept(challengeKey string) string {\n\treturn challengeKey\n}\n\n"
+    "func other() int {\n\treturn 1\n}\n\nfunc last() int {\n\treturn 2\n}\n"
+)
+SERVER_GO = (
+    'package ws\n\nimport "errors"\n\nfunc Upgrade(key string) error {\n'
+    '\tchallengeKey := key\n\tif challengeKey == "" {\n\t\treturn errors.New("blank")\n\t}\n'
+    "\treturn nil\n}\n\nfunc Unrelated() int {\n\treturn 3\n}\n"
+)
+KEYS_TEST = (
+    'package ws\n\nimport "testing"\n\nfunc TestValid(t *testing.T) {\n'
+    '\tif isValidChallengeKey("") {\n\t\tt.Fatal("blank")\n\t}\n}\n'
+)
+
+
+@pytest.mark.slow
+def test_a_name_a_go_test_calls_that_is_missing_leads_to_its_file_and_its_subjects_uses(
+    tmp_path: Path,
+) -> None:
+    """`go test` prints the test file relative to its package's folder: the lead finds it in
+    the module, shows the end of the file it tests and the uses of `challengeKey`."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    repo = tmp_path / "mod"
+    (repo / "ws").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
+    for name, text in {
+        "keys.go": KEYS_GO,
+        "server.go": SERVER_GO,
+        "keys_test.go": KEYS_TEST,
+    }.items():
+        (repo / "ws" / name).write_text(text)
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    done = subprocess.run(
+        [go, "test", "./..."], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert "undefined: isValidChallengeKey" in done.stdout + done.stderr
+    found = leads.spans(repo, done.stdout + done.stderr)
+    assert [(s.path, s.start, s.focus) for s in found] == [
+        ("ws/keys.go", 11, (13,)),  # the end of keys.go, where a new function goes
+        ("ws/keys.go", 3, (3, 4)),  # computeAccept's challengeKey
+        ("ws/server.go", 5, (6, 7)),  # Upgrade's challengeKey
+    ]
