@@ -14,6 +14,10 @@ repository's Python files with `ast` (nothing is imported or run).
   build). The end of the file the test file tests (`util.go` for `util_test.go`), where a new
   function goes, and the functions of the package using a variable named after the missing
   name's last words (`challengeKey`: what it would check) are shown.
+- An input a failing Go test's message quotes: `parse_test.go:266: unexpected number parsed
+  from "12."`. The other lines of that test file using the same quoted input are shown: when
+  the behaviour changes, an assertion elsewhere that encodes the old one (`f("12.", 0)`)
+  changes with it.
 - A removed name: `ImportError: cannot import name 'Mapping' from 'collections'`, or
   `ModuleNotFoundError: No module named 'imp'`. Python stops at the first such import, so the
   output names one file; every other line of the repository importing from that module needs
@@ -48,6 +52,10 @@ ERROR_LINE = re.compile(r"^E\s|\w(Error|Exception):\s")
 GO_UNDEFINED = re.compile(
     r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):\d+(?::\d+)?: undefined: (\w+)", re.M
 )
+# a Go test's message: `parse_test.go:266: unexpected number parsed from "12."; got 0`
+GO_TEST_MESSAGE = re.compile(r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):(\d+): (.*)$", re.M)
+GO_STRING = re.compile(r'"((?:[^"\\\n]|\\.){2,80})"')
+MAX_SAME_INPUT = 12  # an input on more lines of a test file than this says nothing of where
 TAIL = 8  # lines of the tested file's last function shown whole, else its first and last ones
 CAMEL_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 IDENTIFIER = re.compile(r"\b[A-Za-z_]\w{3,}\b")
@@ -266,12 +274,50 @@ def _go_undefined(repo: Path, files: list[str], test: str, name: str) -> list[Sp
     return found
 
 
+def go_same_input_spans(repo: Path, text: str) -> list[Span]:
+    """The functions of a Go test file whose other lines use a string its failing test's
+    message quotes (`GO_TEST_MESSAGE`, `GO_STRING`: `"12."` in `... parsed from "12."`),
+    focused on those lines (not the message's own), at most `MAX_LEADS`; an input on more
+    than `MAX_SAME_INPUT` lines of the file is left out."""
+    wanted: dict[tuple[str, str], set[tuple[int, str]]] = {}
+    for folder, test, line, message in GO_TEST_MESSAGE.findall(text):
+        for literal in GO_STRING.findall(message):
+            if literal.strip():
+                wanted.setdefault((folder, test), set()).add((int(line), f'"{literal}"'))
+    if not wanted:
+        return []
+    files = list(go_files(repo))
+    found: list[Span] = []
+    for (folder, test), inputs in sorted(wanted.items()):
+        held = [f for f in files if f.endswith("/" + folder + test) or f == folder + test]
+        for rel in held:
+            found += _same_input(repo, rel, inputs)
+    return list(dict.fromkeys(found))[:MAX_LEADS]
+
+
+def _same_input(repo: Path, rel: str, inputs: set[tuple[int, str]]) -> list[Span]:
+    lines = _source(repo, rel).splitlines()
+    hits: set[int] = set()
+    for quoted in {q for _, q in inputs}:
+        using = [n for n, line in enumerate(lines, start=1) if quoted in line]
+        if len(using) <= MAX_SAME_INPUT:
+            hits |= set(using) - {reported for reported, _ in inputs}
+    found = []
+    for start, end, fn in gocov.functions(repo, rel):
+        inside = sorted(n for n in hits if start <= n <= end)
+        if inside:
+            found.append(Span(rel, start, end, fn, 1.0, tuple(inside[: gocov.MAX_FOCUS])))
+    return found
+
+
 def spans(repo: Path, text: str) -> list[Span]:
     """Every lead of the error text `text` in `repo`: the removed imports, the attributes, the
-    tables, then the names a Go test calls that its package lacks."""
+    tables, the names a Go test calls that its package lacks, then the other uses of an input
+    a Go test's message quotes."""
     return [
         *import_spans(repo, text),
         *attribute_spans(repo, text),
         *table_spans(repo, text),
         *go_undefined_spans(repo, text),
+        *go_same_input_spans(repo, text),
     ]
