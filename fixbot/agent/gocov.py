@@ -21,6 +21,7 @@ paths. A function is a gofmt'd `func` line through the next `}` in column 0.
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -255,7 +256,7 @@ def _distances(
     bodies: 1 when a failing test's function calls its name, n + 1 when one at n does; the
     spans no chain of names reaches are left out. Names only: a method and a function of one
     name are both reached, which the coverage (every span ran under the failing tests) bounds."""
-    frontier = [_test_body(repo, name) for name in sorted({t.split("/", 1)[0] for t in tests})]
+    frontier = _test_bodies(repo, {t.split("/", 1)[0] for t in tests})
     distance: dict[tuple[str, int], int] = {}
     for level in range(1, MAX_DISTANCE + 1):
         called = {name for body in frontier for name in CALL_RE.findall(body)}
@@ -270,20 +271,34 @@ def _distances(
     return distance
 
 
-def _test_body(repo: Path, name: str) -> str:
-    """The source of the test function `name` (`func Name(`...the next `}` in column 0) in the
-    repository's `_test.go` files (the first `MAX_TEST_FILES` by path, none through a link
-    out of the repository), '' when none holds it."""
-    start, root = re.compile(rf"^func {re.escape(name)}\("), repo.resolve()
-    for path in sorted(repo.rglob("*_test.go"))[:MAX_TEST_FILES]:
+def _test_bodies(repo: Path, names: set[str]) -> list[str]:
+    """The sources of the test functions `names` (`func Name(`...the next `}` in column 0) in
+    the repository's `_test.go` files (the first `MAX_TEST_FILES` by path; hidden folders and
+    links out of the repository left out), read once."""
+    if not names:
+        return []
+    start, root = re.compile(r"^func (\w+)\("), repo.resolve()
+    bodies = []
+    for path in _test_files(repo)[:MAX_TEST_FILES]:
         if not path.resolve().is_relative_to(root):
             continue
         lines = _lines(path)
-        first = next((i for i, line in enumerate(lines) if start.match(line)), None)
-        if first is not None:
-            ends = (i for i in range(first + 1, len(lines)) if lines[i].startswith("}"))
-            return "\n".join(lines[first + 1 : next(ends, len(lines))])
-    return ""
+        for first, line in enumerate(lines):
+            match = start.match(line)
+            if match and match[1] in names:
+                ends = (i for i in range(first + 1, len(lines)) if lines[i].startswith("}"))
+                bodies.append("\n".join(lines[first + 1 : next(ends, len(lines))]))
+    return bodies
+
+
+def _test_files(repo: Path) -> list[Path]:
+    found = []
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [Path(folder) / n for n in sorted(files) if n.endswith("_test.go")]
+        if len(found) >= MAX_TEST_FILES:
+            break
+    return found
 
 
 def _source_file(root: Path, prefix: str, name: str) -> str | None:

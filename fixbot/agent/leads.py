@@ -50,7 +50,7 @@ NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 ERROR_LINE = re.compile(r"^E\s|\w(Error|Exception):\s")
 # go build / go vet: `./util_test.go:68:9: undefined: isValidChallengeKey`
 GO_UNDEFINED = re.compile(
-    r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):\d+(?::\d+)?: undefined: (\w+)", re.M
+    r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):\d+(?::\d+)?: undefined: (\w+)(?![\w.])", re.M
 )
 # a Go test's message: `parse_test.go:266: unexpected number parsed from "12."; got 0`
 GO_TEST_MESSAGE = re.compile(r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):(\d+): (.*)$", re.M)
