@@ -60,8 +60,16 @@ class ModelFixer:
             (context.relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations
         ]
         located = [path for path, _ in pointed]
+        text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
         found, why = spectrum.suspects(
-            launcher, ctx.repo, s.check, failure.failing_tests, s.timeout, located, pointed
+            launcher,
+            ctx.repo,
+            s.check,
+            failure.failing_tests,
+            s.timeout,
+            located,
+            pointed,
+            evidence=text,
         )
         if why:
             notes.append(f"{spectrum.SKIPPED}{why}")

@@ -288,6 +288,7 @@ def suspects(
     timeout: float,
     located: Sequence[str] = (),
     pointed: Sequence[tuple[str, int]] = (),
+    evidence: str = "",
 ) -> tuple[list[Span], str | None]:
     """Run the check with the line tracer through `launcher` in `repo` and rank its functions:
     (spans, None), or ([], why not) when no failing test is known, the repository is neither a
@@ -296,12 +297,13 @@ def suspects(
     (`fixbot.agent.nodecov`, ranked by nearness to the test files the check names or, else,
     the output's repository-relative paths `located`, the functions holding a line the output
     points at, `pointed` (path, line), first; a check with no failing test file, a linter's or
-    a compiler's, is not re-run)."""
+    a compiler's, is not re-run). A Go module's ties are ordered by the failure's text
+    `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`)."""
     python = python_project(repo, failing)
     if node_project(repo, located) and not (python and failing):
         return _node(launcher, repo, check, list(located), timeout, pointed)
     if (repo / "go.mod").is_file() and not python:
-        return _go(launcher, repo, check, failing, timeout)
+        return _go(launcher, repo, check, failing, timeout, evidence)
     if (repo / "Cargo.toml").is_file() and not python:
         # cargo can build with `-C instrument-coverage` (llvm-profdata and llvm-cov then read
         # it), but its per-test runs are not wired here yet
@@ -393,18 +395,20 @@ def _node_runner(
 
 
 def _go(
-    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float, evidence: str
 ) -> tuple[list[Span], str | None]:
     if not failing:
         return [], "no failing Go test named in the check's output (a vet or build failure)"
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
-        done = launcher.run(gocov.command(check, failing), repo, log, timeout)
+        done = launcher.run(
+            gocov.command(check, failing, gocov.module_path(repo)), repo, log, timeout
+        )
         output = log.read_text(encoding="utf-8", errors="replace")
     failed, whole = gocov.parse(output)
     if not failed:
         return [], f"go test wrote no cover profile for the failing tests (exit {done.exit_code})"
-    found = gocov.rank(repo, failed, whole)
+    found = gocov.rank(repo, failed, whole, failing, evidence)
     if not found:
         return [], f"no function of the module ran under a failing test (exit {done.exit_code})"
     return found, None
