@@ -27,14 +27,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 REACH = Path(__file__).with_name("reach.py")  # copied beside it as `<module>_reach`
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
-MAX_REACHED = 200  # (event, file, caller) records kept at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings pipe is given: under its 64 KiB buffer
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
