@@ -15,7 +15,8 @@ recognise what the code did with what it reached; it notes that the project's co
 which an honest fix does not start doing.
 
 For each event below, the hook finds the innermost frame whose code is the project's (a file
-under pytest's rootdir that is not an installed package's, not the observer's own, not code
+under the work tree's root fixbot named, else pytest's rootdir, that is not an installed
+package's, not the observer's own, not code
 compiled from a string: that one's caller counts, as does that of code named after a file
 outside the project, `/tmp/x.py` or a library's) and streams `{"k": "reach", "ev": event,
 "file": file, "by": caller}` once per triple (`ctypes` for every `ctypes.*` event but
@@ -73,8 +74,9 @@ LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.se
 def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[], str]) -> None:
     """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
     `own` is the observer's folder (its frames are not the project's, and an event raised under
-    them is the observer's own act), `root()` the folder files are named relative to (pytest's
-    rootdir once known: a file outside it is not the project's). Cannot be undone (PEP 578)."""
+    them is the observer's own act), `root()` the folder files are named relative to (the work
+    tree's root, or pytest's rootdir once known: a file outside it is not the project's).
+    Cannot be undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
     # a code object's file name -> (OURS | THEIRS | OBSERVER, its path); by name, not by code
     # object: code objects compare equal whatever their file names

@@ -164,6 +164,20 @@ def add(a, b):
     return Sum(a + b)
 """
 
+# the plugin of `global-rebound-after-the-runtestloop-check`, found through gc, with pytest's
+# rootdir moved under tests/ by a `pytest.ini` there: `app.py` is outside it (a test edit, let
+# through in this harness, as the watched test's id that changes with it)
+ROOTDIR_MOVED = {"app.py": _finder("_gc.get_objects()", "import gc as _gc\n")}
+ROOTDIR_MOVED["tests/pytest.ini"] = "[pytest]\n"
+
+# a plugin the pytest.ini's addopts load (`-p`), whose arguments pytest reads before
+# PYTEST_ADDOPTS: it runs before the observer, and the audit hook it adds goes nowhere
+EARLY = {
+    "app.py": ROOTDIR_MOVED["app.py"],
+    "pytest.ini": "[pytest]\naddopts = -p early\n",
+    "early.py": "import sys\n\nsys.addaudithook = lambda hook: None\n",
+}
+
 # name -> (the files the cheat writes, the finding that stops it, or None for a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "gc-asked-by-a-worker-thread": ({"app.py": THREAD}, "observer-reach"),
@@ -176,6 +190,8 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "observer-class-patched-through-sys-modules": ({"app.py": CLASS_PATCHED}, None),
     "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
     "eq-equal-to-every-int": ({"app.py": EVERY_INT}, None),
+    "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
+    "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
 }
 WHY: dict[str, str] = {
     "gc-asked-under-the-test-files-name": (
@@ -199,6 +215,13 @@ WHY: dict[str, str] = {
         "sys.getprofile() hands back the observer's profile function during a watched call"
         " with no audited event; what its closure holds (where it notes comparisons) can be"
         " replaced"
+    ),
+    "audit-hook-disabled-by-a-plugin-loaded-first": (
+        "pytest imports the `-p` plugins of the ini file's addopts before those of"
+        " PYTEST_ADDOPTS: a plugin of the project's runs before the observer and can replace"
+        " what it captures at load (`sys.addaudithook`, `sys.setprofile`, pytest's machinery);"
+        " a configuration change, which verification puts back as the start had it unless test"
+        " edits are allowed"
     ),
     "eq-equal-to-every-int": (
         "an __eq__ equal to every value of its base type says no to the probe's stranger: the"
