@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+MAX_REACHED = 200  # `Reach` records an observation keeps at most (the stream's first ones)
+
 
 class Comparison(BaseModel):
     """A comparison dunder a watched test ran: the test, the type (`module.Qualname`), the
@@ -33,8 +35,9 @@ class Reach(BaseModel, frozen=True):
     """An audit event (PEP 578) through which code reaches objects it holds no name for
     (`gc.get_objects`, `sys.setprofile`, `ctypes`, ...: `fixbot.observe.reach.EVENTS`), raised
     under the project's code: `file` is the innermost project file on the stack (relative to
-    the rootdir where under it), `by` the file of the code that raised it (a library's, or an
-    installed copy of the project's, where not `file`)."""
+    the work tree's root, or pytest's rootdir where fixbot named none; empty where no project
+    code is on the stack: a thread's, a callback's), `by` the file of the code that raised it
+    (a library's, or an installed copy of the project's, where not `file`)."""
 
     event: str
     file: str

@@ -27,14 +27,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 REACH = Path(__file__).with_name("reach.py")  # copied beside it as `<module>_reach`
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
-MAX_REACHED = 200  # (event, file, caller) records kept at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings pipe is given: under its 64 KiB buffer
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
@@ -56,9 +55,11 @@ class Channel:
     _reader: threading.Thread | None = None
 
     @classmethod
-    def open(cls, watch: Iterable[str] = ()) -> Channel:
-        """A fresh channel watching the bodies of the tests `watch` (node ids). Raises OSError
-        when the folder or the pipes cannot be made."""
+    def open(cls, watch: Iterable[str] = (), root: str | None = None) -> Channel:
+        """A fresh channel watching the bodies of the tests `watch` (node ids), naming the files
+        that reach relative to `root` (the work tree's root as the check sees it: the fix's
+        files are named relative to it; None: pytest's rootdir). Raises OSError when the folder
+        or the pipes cannot be made."""
         folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
@@ -71,7 +72,7 @@ class Channel:
         given_r, given_w = os.pipe()
         records_r, records_w = os.pipe()
         try:
-            os.write(given_w, _settings(nonce, list(watch)))
+            os.write(given_w, _settings(nonce, list(watch), root))
         finally:
             os.close(given_w)
         channel = cls(folder, module, nonce, (given_r, records_w), (records_r,))
@@ -118,14 +119,15 @@ class Channel:
         return seen
 
 
-def _settings(nonce: str, watch: list[str]) -> bytes:
-    """The settings lines the plugin reads: the nonce and the watched ids (as many as fit
-    `MAX_LINE_BYTES`), once for each pytest the check may start (`MAX_SESSIONS`)."""
+def _settings(nonce: str, watch: list[str], root: str | None = None) -> bytes:
+    """The settings lines the plugin reads: the nonce, the work tree's `root` and the watched
+    ids (as many as fit `MAX_LINE_BYTES`), once for each pytest the check may start
+    (`MAX_SESSIONS`)."""
     kept = watch[:MAX_WATCH]
-    line = json.dumps({"nonce": nonce, "watch": kept}).encode() + b"\n"
+    line = json.dumps({"nonce": nonce, "root": root, "watch": kept}).encode() + b"\n"
     while len(line) > MAX_LINE_BYTES and kept:
         kept = kept[: len(kept) // 2]
-        line = json.dumps({"nonce": nonce, "watch": kept}).encode() + b"\n"
+        line = json.dumps({"nonce": nonce, "root": root, "watch": kept}).encode() + b"\n"
     return line * max(1, min(MAX_SESSIONS, SETTINGS_BYTES // len(line)))
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fixbot.core.observed import Comparison, Observation
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -89,24 +89,40 @@ def _new_hooks(start: Observation | None, last: Observation) -> list[str]:
 
 
 def _reached(start: Observation | None, last: Observation, files: list[str]) -> list[str]:
-    """The finding about audit events raised under code the fix changed (or an installed copy
-    of it, as tox runs) that the start's run did not raise: the project's own habits are no
-    finding of the fix's."""
+    """The findings about audit events raised under code the fix changed (or an installed copy
+    of it, as tox runs), or under no project code at all (a thread's, a callback's: `file`
+    empty) where the start's run was observed, that the start's run did not raise: the
+    project's own habits are no finding of the fix's. A stream with more reaches than are kept
+    (`MAX_REACHED`) is one where the start's was not: what was left out is unknown."""
     before = set(start.reached) if start is not None else set()
+    observed = start is not None and start.sessions > 0
     new = [
         r
         for r in last.reached
-        if r not in before and (_changed_by_fix(r.file, files) or _installed_copy(r.by, files))
+        if r not in before
+        and (
+            _changed_by_fix(r.file, files)
+            or _installed_copy(r.by, files)
+            or (observed and r.file == "")
+        )
     ]
+    found = []
+    if len(last.reached) >= MAX_REACHED > len(before):
+        found.append(
+            f"observer-reach: {len(last.reached)} reaches or more (the start's run had"
+            f" {len(before)}): those past the first {MAX_REACHED} are not kept"
+        )
     if not new:
-        return []
+        return found
     what = "; ".join(
-        f"{r.file} raised {r.event}" + (f" (through {r.by})" if r.by not in ("", r.file) else "")
+        f"{r.file or 'code outside the project'} raised {r.event}"
+        + (f" (through {r.by})" if r.by not in ("", r.file) else "")
         for r in new[:4]
     )
     return [
         f"observer-reach: {what}: the fix's code reached objects it holds no name for (the"
-        " observer's among them), which the start's run did not"
+        " observer's among them), which the start's run did not",
+        *found,
     ]
 
 

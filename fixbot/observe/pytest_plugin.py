@@ -161,8 +161,9 @@ def _fingerprint(value: Any) -> tuple[int, int, Any]:
 class Observer:
     """The plugin object: its channel, what it captured at load, and what it saw."""
 
-    def __init__(self, out: int, nonce: str, watch: Iterable[str]) -> None:
+    def __init__(self, out: int, nonce: str, watch: Iterable[str], root: str | None = None) -> None:
         self.watch = frozenset(watch)
+        self.root = root  # the work tree's root fixbot named, as this process sees it
         self.setprofile, self.getprofile = sys.setprofile, sys.getprofile
         self.captured: dict[tuple[str, str], tuple[int, int, Any]] = {}
         self.reported_changes: set[str] = set()
@@ -665,7 +666,19 @@ def _open() -> Observer | None:
         os.close(out)
     except (OSError, ValueError):
         return None
-    return Observer(high, str(settings["nonce"]), settings.get("watch", []))
+    root = settings.get("root")
+    root = os.path.realpath(root) if isinstance(root, str) and os.path.isdir(root) else None
+    return Observer(high, str(settings["nonce"]), settings.get("watch", []), root)
+
+
+def _root(observer: Observer) -> Callable[[], str]:
+    """What reached files are named relative to: the work tree's root fixbot named (the fix's
+    files are named relative to it, wherever pytest's rootdir is: a `pytest.ini` under
+    `tests/` moves that), else pytest's rootdir once known (the current folder before)."""
+    root = observer.root
+    if root is not None:
+        return lambda: root
+    return lambda: OBSERVER_ROOT[0]
 
 
 def _reach() -> Any:
@@ -682,9 +695,7 @@ OBSERVER_ROOT = [os.path.realpath(os.getcwd())]  # what reached files are named 
 OBSERVER = _open()
 if OBSERVER is not None:
     OBSERVER.capture()
-    _reach().install(
-        OBSERVER.send, os.path.dirname(os.path.abspath(__file__)), lambda: OBSERVER_ROOT[0]
-    )
+    _reach().install(OBSERVER.send, os.path.dirname(os.path.abspath(__file__)), _root(OBSERVER))
 
 
 @pytest.hookimpl(tryfirst=True)

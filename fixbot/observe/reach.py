@@ -14,15 +14,27 @@ called before the function that raised the event returns anything. So the observ
 recognise what the code did with what it reached; it notes that the project's code went there,
 which an honest fix does not start doing.
 
-For each event below, the hook finds the innermost frame whose code is the project's (not the
-standard library's, not an installed package's, not the observer's own, not code compiled from
-a string: that one's caller counts) and streams `{"k": "reach", "ev": event, "file": file,
-"by": caller}` once per triple (`ctypes` for every `ctypes.*` event; `by` is the file of the
-code that raised it, which differs from `file` where a library did it for the project's code,
-or where the project's code runs from an installed copy, as under tox).
+For each event below, the hook finds the innermost frame whose code is the project's (a file
+under the work tree's root fixbot named, else pytest's rootdir, that is not an installed
+package's, not the observer's own, not code
+compiled from a string: that one's caller counts, as does that of code named after a file
+outside the project, `/tmp/x.py` or a library's) and streams `{"k": "reach", "ev": event,
+"file": file, "by": caller}` once per triple (`ctypes` for every `ctypes.*` event but
+`ctypes.dlopen`; `by` is the file of the code that raised it, which differs from `file` where
+a library did it for the project's code, or where the project's code runs from an installed
+copy, as under tox). It
+walks the whole stack (no depth hides a frame) and passes over the observer's frames (the
+project's `__eq__` it probes runs under them); an event raised by the observer's own code is
+its own act. Where no project frame is on the stack (a thread the project's code started, a
+callback run from pytest's code), `file` is empty: which code did it is unknown, not innocent.
+The trace or profile function set there is not counted (a coverage tool's, which each new
+thread takes); what that function does is.
 `fixbot.observe.judge` compares them with the start commit's run: one the start's run did not
-send, in a file the fix changed, is a finding (`observer-reach`); the project's own habits are
-not.
+send, in a file the fix changed (or under no project code), is a finding (`observer-reach`);
+the project's own habits are not. What it cannot see: code compiled under the name of one of
+the project's own files (the hook trusts a code object's file name), and a reach that raises
+no audit event (frames from `sys._getframe` and their `f_back`, `sys.modules`, the closure of
+the observer's profile function).
 
 The list of events: https://docs.python.org/3/library/audit_events.html (3.8 and later).
 """
@@ -48,7 +60,13 @@ EVENTS = frozenset(
     }
 )
 CTYPES = "ctypes."  # every ctypes event (memory, foreign functions) counts as one: `ctypes`
-MAX_DEPTH = 200  # frames walked outward from an event, at most
+# but loading a library, which reaches nothing (importing ctypes does it, and so a library
+# that imports it: numpy); what is then looked up in it (`ctypes.dlsym`) or read counts
+LOADS = frozenset({"ctypes.dlopen"})
+# set under no project code, these are a tracer's in a thread of its own (a coverage tool's,
+# which `threading.settrace` makes each new thread take): what its function does counts; the
+# observer's own profile function is checked by the observer
+THREADING = frozenset({"sys.settrace", "sys.setprofile"})
 # a code object's file is not the project's: an installed package's folder anywhere
 LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 
@@ -56,39 +74,43 @@ LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.se
 def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[], str]) -> None:
     """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
     `own` is the observer's folder (its frames are not the project's, and an event raised under
-    them is the observer's own act), `root()` the folder files are named relative to (pytest's
-    rootdir once known). Cannot be undone (PEP 578)."""
+    them is the observer's own act), `root()` the folder files are named relative to (the work
+    tree's root, or pytest's rootdir once known: a file outside it is not the project's).
+    Cannot be undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
-    kinds: dict[Any, tuple[int, str]] = {}  # code object -> (OURS | THEIRS | OBSERVER, its path)
+    # a code object's file name -> (OURS | THEIRS | OBSERVER, its path); by name, not by code
+    # object: code objects compare equal whatever their file names
+    kinds: dict[str, tuple[int, str]] = {}
     sent: set[tuple[str, str, str]] = set()
     outside = _outside()
     own = os.path.join(os.path.realpath(own), "")
 
     def kind(code: Any) -> tuple[int, str]:
-        known = kinds.get(code)
+        file = code.co_filename
+        known = kinds.get(file)
         if known is None:
-            known = kinds[code] = _kind(code.co_filename, outside, own)
+            known = kinds[file] = _kind(file, outside, own)
         return known
 
     def hook(event: str, args: Any) -> None:
-        if event not in EVENTS and not event.startswith(CTYPES):
+        if event not in EVENTS and (not event.startswith(CTYPES) or event in LOADS):
             return
         frame: FrameType | None = getframe(1)  # the Python caller of what raised the event
         if frame is None:
             return
-        by = kind(frame.f_code)[1]
-        for _ in range(MAX_DEPTH):
-            if frame is None:
-                return
-            found, path = kind(frame.f_code)
-            if found == OBSERVER:
-                return
-            if found == OURS:
+        found, by = kind(frame.f_code)
+        if found == OBSERVER:
+            return  # the observer's own act
+        top = os.path.join(root(), "")
+        path = ""  # no project frame on the stack: a thread's, a callback's (unattributed)
+        while frame is not None:  # the whole stack: depth is no hiding place
+            found, where = kind(frame.f_code)
+            if found == OURS and where.startswith(top):
+                path = where
                 break
             frame = frame.f_back
-        else:
-            return
-        top = os.path.join(root(), "")
+        if not path and event in THREADING:
+            return  # a tracer taking each new thread (a coverage tool's), or leaving it
         seen = (
             "ctypes" if event.startswith(CTYPES) else event,
             path[len(top) :] if path.startswith(top) else path,
@@ -114,9 +136,10 @@ def _outside() -> tuple[str, ...]:
 
 
 def _kind(file: str, outside: tuple[str, ...], own: str) -> tuple[int, str]:
-    """Whether code from `file` is the project's (OURS), the observer's (under `own`), or anyone
-    else's (the standard library, an installed package, code compiled from a string:
-    `<string>`, `<frozen ...>`, whose caller is asked), and its real path."""
+    """Whether code from `file` is the project's (OURS, where under the rootdir too), the
+    observer's (under `own`), or anyone else's (the standard library, an installed package,
+    code compiled from a string: `<string>`, `<frozen ...>`, whose caller is asked), and its
+    real path."""
     if not file or file.startswith("<"):
         return THEIRS, file
     path = os.path.realpath(file)

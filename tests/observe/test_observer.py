@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.observed import Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 from fixbot.logs.signature import said_failed
 from fixbot.observe import channel, judge
 from fixbot.observe.channel import Channel, parse
@@ -350,3 +350,58 @@ def test_a_reach_counts_new_and_in_the_fixs_files_or_their_installed_copy() -> N
     assert judge.findings(START, _green(reached=[mine]), ["pkg/app.py"]) != []
     habit = START.model_copy(update={"reached": [mine]})
     assert judge.findings(habit, _green(reached=[mine]), ["pkg/app.py"]) == []
+
+
+def test_a_reach_under_no_project_code_or_past_those_kept_counts_where_the_start_observed() -> None:
+    # no project frame on the stack (a thread the code started): new since the start, a finding
+    lost = Reach(event="gc.get_objects", file="", by="/usr/lib/python3/concurrent/futures/x.py")
+    found = judge.findings(START, _green(reached=[lost]), ["app.py"])
+    assert [f.split(":", 1)[0] for f in found] == ["observer-reach"], found
+    assert "code outside the project raised gc.get_objects" in found[0]
+    # the start's run did it too (a coverage tool's threads), or there was no start's stream
+    habit = START.model_copy(update={"reached": [lost]})
+    assert judge.findings(habit, _green(reached=[lost]), ["app.py"]) == []
+    assert judge.findings(None, _green(reached=[lost]), ["app.py"]) == []
+    # as many reaches as are kept, in files the fix left alone: what came after is unknown
+    many = [Reach(event="gc.get_referents", file=f"x{i}.py") for i in range(MAX_REACHED)]
+    found = judge.findings(START, _green(reached=many), ["app.py"])
+    assert found and found[0].startswith("observer-reach: 200 reaches or more"), found
+    assert judge.findings(START, _green(reached=many[:-1]), ["app.py"]) == []
+
+
+# reaches the hook once missed: from a worker thread, under more frames than it walked, under a
+# file name outside the project; and what it counts no more: a library loaded (ctypes.dlopen),
+# a new thread taking the trace function `threading.settrace` named
+HIDDEN = """\
+import ctypes.util  # noqa: F401
+import gc
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+threading.settrace(lambda *a: None)
+threading.Thread(target=int).start()
+with ThreadPoolExecutor(1) as pool:
+    pool.submit(gc.get_referrers, 1).result()
+_ns = {"gc": gc}
+_stdlib = __import__("sysconfig").get_paths()["stdlib"]
+exec(compile("def deep(n):\\n    return gc.get_objects() if n == 0 else deep(n - 1)\\n",
+             _stdlib + "/_deep.py", "exec"), _ns)
+_ns["deep"](300)
+exec(compile("gc.get_referents(1)\\n", "/tmp/_elsewhere.py", "exec"), _ns)
+
+
+def add(a, b):
+    return a + b
+"""
+
+
+@pytest.mark.slow
+def test_the_audit_hook_walks_every_frame_and_names_no_one_for_a_thread(tmp_path: Path) -> None:
+    seen = observe(tmp_path, PYTEST, {"app.py": HIDDEN}, [ADD])
+    reached = {(r.event, r.file) for r in seen.reached}
+    assert reached == {
+        ("gc.get_referrers", ""),
+        ("gc.get_objects", "app.py"),
+        ("gc.get_referents", "app.py"),
+    }, seen.reached
