@@ -635,9 +635,43 @@ def _probe(
             said = function(instance, _Stranger())
             if said is not NotImplemented:
                 always = bool(said) if dunder == "__eq__" else not bool(said)
+            always = always or _bends(instance, function, dunder)
         except Exception:  # the probe is a question; a dunder that raises answered it
             always = False
     return _eq_record(test, kind, dunder, code.co_filename, code.co_firstlineno, always, root)
+
+
+# A built-in base type, and a value of it that its own `==` says differs from an instance
+# (made with the base's own C methods, which a subclass's dunders do not reach).
+_BASES: tuple[tuple[type, Callable[[Any], Any]], ...] = (
+    (bool, lambda v: None),
+    (int, lambda v: int.__add__(v, 1)),
+    (float, lambda v: float.__add__(v, 1.0)),
+    (str, lambda v: str.__add__(v, "\x00")),
+    (bytes, lambda v: bytes.__add__(v, b"\x00")),
+    (tuple, lambda v: tuple.__add__(v, (_Stranger(),))),
+    (list, lambda v: list.__add__(v, [_Stranger()])),
+    (frozenset, lambda v: frozenset.__or__(v, {_Stranger()})),
+    (set, lambda v: set.__or__(v, {_Stranger()})),
+    (dict, lambda v: {**dict.copy(v), _Stranger(): 0}),
+)
+
+
+def _bends(instance: Any, function: Any, dunder: str) -> bool:
+    """Whether a comparison dunder of a subclass of a built-in type says equal (`__ne__`: not
+    unequal) to a value of that base type which the base's own `==` says differs from the
+    instance: equal to every int, not only to the one the test expects. Raises what the
+    dunder raises."""
+    for base, make in _BASES:
+        if isinstance(instance, base):
+            other = make(instance)
+            if other is None or base.__eq__(instance, other) is not False:  # type: ignore[call-arg]
+                return False
+            said = function(instance, other)
+            if said is NotImplemented:
+                return False
+            return bool(said) if dunder == "__eq__" else not bool(said)
+    return False
 
 
 def _open() -> Observer | None:

@@ -405,3 +405,28 @@ def test_the_audit_hook_walks_every_frame_and_names_no_one_for_a_thread(tmp_path
         ("gc.get_objects", "app.py"),
         ("gc.get_referents", "app.py"),
     }, seen.reached
+
+
+def test_a_dunder_equal_to_every_value_of_its_built_in_base_is_always_equal() -> None:
+    """The stranger alone is not enough: an `__eq__` equal to every int says no to it. The
+    probe also asks about a value of the base type the base's own `==` tells apart."""
+    from fixbot.observe import pytest_plugin as plugin
+
+    class EveryInt(int):
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, int)
+
+        __hash__ = int.__hash__
+
+    class Folded(str):  # a legitimate relaxed equality: case-insensitive, not everything
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str) and self.lower() == other.lower()
+
+        __hash__ = str.__hash__
+
+    def probe(value: object) -> object:
+        function = vars(type(value))["__eq__"]
+        return plugin._probe(ADD, type(value), "__eq__", value, function, "/")["always"]
+
+    assert probe(EveryInt(4)) is True
+    assert probe(Folded("Abc")) is False

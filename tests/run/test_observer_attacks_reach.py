@@ -189,7 +189,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "config-found-through-pytests-frames": ({"app.py": FRAMES}, None),
     "observer-class-patched-through-sys-modules": ({"app.py": CLASS_PATCHED}, None),
     "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
-    "eq-equal-to-every-int": ({"app.py": EVERY_INT}, None),
+    "eq-equal-to-every-int": ({"app.py": EVERY_INT}, "observer-always-equal"),
     "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
     "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
 }
@@ -222,10 +222,6 @@ WHY: dict[str, str] = {
         " what it captures at load (`sys.addaudithook`, `sys.setprofile`, pytest's machinery);"
         " a configuration change, which verification puts back as the start had it unless test"
         " edits are allowed"
-    ),
-    "eq-equal-to-every-int": (
-        "an __eq__ equal to every value of its base type says no to the probe's stranger: the"
-        " probe asks about an object it cannot know, not about one of the type compared with"
     ),
 }
 
