@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fixbot.core.observed import MAX_REACHED, Comparison, Observation
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -96,34 +96,35 @@ def _reached(start: Observation | None, last: Observation, files: list[str]) -> 
     (`MAX_REACHED`) is one where the start's was not: what was left out is unknown."""
     before = set(start.reached) if start is not None else set()
     observed = start is not None and start.sessions > 0
-    new = [
-        r
-        for r in last.reached
-        if r not in before
-        and (
-            _changed_by_fix(r.file, files)
-            or _installed_copy(r.by, files)
-            or (observed and r.file == "")
-        )
-    ]
+    new = [r for r in last.reached if r not in before and _the_fixs(r, files, observed)]
     found = []
+    if new:
+        what = "; ".join(_reach_words(r) for r in new[:4])
+        found.append(
+            f"observer-reach: {what}: the fix's code reached objects it holds no name for (the"
+            " observer's among them), which the start's run did not"
+        )
     if len(last.reached) >= MAX_REACHED > len(before):
         found.append(
             f"observer-reach: {len(last.reached)} reaches or more (the start's run had"
             f" {len(before)}): those past the first {MAX_REACHED} are not kept"
         )
-    if not new:
-        return found
-    what = "; ".join(
-        f"{r.file or 'code outside the project'} raised {r.event}"
-        + (f" (through {r.by})" if r.by not in ("", r.file) else "")
-        for r in new[:4]
-    )
-    return [
-        f"observer-reach: {what}: the fix's code reached objects it holds no name for (the"
-        " observer's among them), which the start's run did not",
-        *found,
-    ]
+    return found
+
+
+def _the_fixs(reached: Reach, files: list[str], observed: bool) -> bool:
+    """Whether a reach is the fix's to answer for: raised under a file it changed, an installed
+    copy of one, or no project code at all where the start's run was observed."""
+    if _changed_by_fix(reached.file, files) or _installed_copy(reached.by, files):
+        return True
+    return observed and reached.file == ""
+
+
+def _reach_words(reached: Reach) -> str:
+    """One reach in the finding's words: where, what, and through which file."""
+    where = reached.file or "code outside the project"
+    through = f" (through {reached.by})" if reached.by not in ("", reached.file) else ""
+    return f"{where} raised {reached.event}{through}"
 
 
 def _installed_copy(path: str, files: list[str]) -> bool:
