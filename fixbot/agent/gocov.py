@@ -155,15 +155,7 @@ def rank(
     literal, or the package-level name bound to it: `ErrX = errors.New("...")`), then by call
     distance from the bodies of the failing tests `tests` (1: a test calls it by name), then
     by path and line. The lines using such a string lead the function's focus lines."""
-    prefix, root = (module_path(repo) or "") + "/", repo.resolve()
-    by_file: dict[str, list[tuple[float, int, int]]] = {}
-    for (name, start, end), count in failing.items():
-        rel = _source_file(root, prefix, name) if count else None
-        if rel is None:
-            continue
-        passed = whole.get((name, start, end), count) - count > 0
-        score = 1.0 / math.sqrt(1 + int(passed))  # Ochiai with one failing group
-        by_file.setdefault(rel, []).append((score, start, end))
+    by_file = _scored_blocks(repo, failing, whole)
     spans = [span for rel, blocks in by_file.items() for span in _spans(repo, rel, blocks)]
     sources = {rel: _lines(repo / rel) for rel in by_file}
     hits = _quoting(repo, sources, evidence)
@@ -180,6 +172,24 @@ def rank(
         )
     )
     return spans[:MAX_SPANS]
+
+
+def _scored_blocks(
+    repo: Path, failing: Blocks, whole: Blocks
+) -> dict[str, list[tuple[float, int, int]]]:
+    """Path -> (score, first line, last line) of each block the failing tests ran in that file
+    of the repository (`_source_file`: not a test, not outside it), scored by Ochiai with one
+    failing group: 1 when no passing test ran it too (its count in `whole` no greater than in
+    `failing`), 1/sqrt(2) when one did."""
+    prefix, root = (module_path(repo) or "") + "/", repo.resolve()
+    by_file: dict[str, list[tuple[float, int, int]]] = {}
+    for (name, start, end), count in failing.items():
+        rel = _source_file(root, prefix, name) if count else None
+        if rel is None:
+            continue
+        passed = whole.get((name, start, end), count) - count > 0
+        by_file.setdefault(rel, []).append((1.0 / math.sqrt(1 + int(passed)), start, end))
+    return by_file
 
 
 def _lines(path: Path) -> list[str]:
@@ -222,22 +232,33 @@ def _quoting(repo: Path, sources: dict[str, list[str]], evidence: str) -> dict[s
     folder's non-test `.go` files)."""
     if not evidence:
         return {}
+    folders = {str(Path(rel).parent) for rel in sources}
+    names = {folder: _bound_names(repo, folder, evidence) for folder in folders}
+    return {
+        rel: _quoting_lines(lines, evidence, names[str(Path(rel).parent)])
+        for rel, lines in sources.items()
+    }
+
+
+def _bound_names(repo: Path, folder: str, evidence: str) -> set[str]:
+    """The names the package in `folder` (its non-test `.go` files, links out of the repository
+    left out) binds to a literal `evidence` quotes (`quoted`)."""
     root = repo.resolve()
-    names: dict[str, set[str]] = {}
-    for folder in {str(Path(rel).parent) for rel in sources}:
-        found: set[str] = set()
-        for path in sorted((repo / folder).glob("*.go")):
-            if not path.name.endswith("_test.go") and path.resolve().is_relative_to(root):
-                found |= quoted(_lines(path), evidence)[1]
-        names[folder] = found
-    hits: dict[str, set[int]] = {}
-    for rel, lines in sources.items():
-        found_lines, _ = quoted(lines, evidence)
-        bound = names[str(Path(rel).parent)]
+    found: set[str] = set()
+    for path in sorted((repo / folder).glob("*.go")):
+        if not path.name.endswith("_test.go") and path.resolve().is_relative_to(root):
+            found |= quoted(_lines(path), evidence)[1]
+    return found
+
+
+def _quoting_lines(lines: list[str], evidence: str, bound: set[str]) -> set[int]:
+    """The numbers of `lines` (a Go file's) holding a literal `evidence` quotes (`quoted`) or
+    using one of the names `bound` (its package's names for such literals) as a whole word."""
+    found, _ = quoted(lines, evidence)
+    if bound:
         uses = re.compile(r"\b(" + "|".join(map(re.escape, sorted(bound))) + r")\b")
-        found_lines |= {n for n, line in enumerate(lines, 1) if bound and uses.search(line)}
-        hits[rel] = found_lines
-    return hits
+        found |= {n for n, line in enumerate(lines, 1) if uses.search(line)}
+    return found
 
 
 def _focused(span: Span, hits: set[int]) -> Span:

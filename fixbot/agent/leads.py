@@ -256,21 +256,34 @@ def go_undefined_spans(repo: Path, text: str) -> list[Span]:
 
 
 def _go_undefined(repo: Path, files: list[str], test: str, name: str) -> list[Span]:
-    package = str(Path(test).parent)
+    """The leads of the name `name` the Go test file `test` calls and its package lacks: the
+    last function of the file `test` tests (where a new function goes, focused on its end),
+    then the functions of the package's other non-test files of `files` that use a variable
+    named after the name's last words (`_last_words`), focused on those lines."""
     tested = test.removesuffix("_test.go") + ".go"
     found = [
         Span(tested, start, end, f"{fn}, the end of {Path(test).name}'s file", 1.0, (end,), TAIL)
         for start, end, fn in gocov.functions(repo, tested)[-1:]
     ]
     uses = _last_words(name)
-    for rel in files if uses else []:
-        if str(Path(rel).parent) != package or rel.endswith("_test.go"):
-            continue
-        lines = _source(repo, rel).splitlines()
-        for start, end, fn in gocov.functions(repo, rel):
-            hits = [n for n in range(start, end + 1) if uses and uses.search(lines[n - 1])]
-            if hits:
-                found.append(Span(rel, start, end, fn, 1.0, tuple(hits[: gocov.MAX_FOCUS])))
+    if uses is None:
+        return found
+    package = str(Path(test).parent)
+    for rel in files:
+        if str(Path(rel).parent) == package and not rel.endswith("_test.go"):
+            lines = enumerate(_source(repo, rel).splitlines(), start=1)
+            found += _holding(repo, rel, {n for n, line in lines if uses.search(line)})
+    return found
+
+
+def _holding(repo: Path, rel: str, hits: set[int]) -> list[Span]:
+    """The gofmt'd top-level functions of the Go file `rel` holding a line of `hits`, each
+    focused on those lines (the first `gocov.MAX_FOCUS`), in the file's order."""
+    found = []
+    for start, end, fn in gocov.functions(repo, rel):
+        inside = sorted(n for n in hits if start <= n <= end)
+        if inside:
+            found.append(Span(rel, start, end, fn, 1.0, tuple(inside[: gocov.MAX_FOCUS])))
     return found
 
 
@@ -296,18 +309,18 @@ def go_same_input_spans(repo: Path, text: str) -> list[Span]:
 
 
 def _same_input(repo: Path, rel: str, inputs: set[tuple[int, str]]) -> list[Span]:
+    """The functions of the Go test file `rel` with a line using one of the quoted strings of
+    `inputs` (the line its failing test reported, the string quoted), focused on those lines;
+    the reported lines themselves, and a string used on more than `MAX_SAME_INPUT` lines, left
+    out."""
     lines = _source(repo, rel).splitlines()
+    reported = {line for line, _ in inputs}
     hits: set[int] = set()
     for quoted in {q for _, q in inputs}:
         using = [n for n, line in enumerate(lines, start=1) if quoted in line]
         if len(using) <= MAX_SAME_INPUT:
-            hits |= set(using) - {reported for reported, _ in inputs}
-    found = []
-    for start, end, fn in gocov.functions(repo, rel):
-        inside = sorted(n for n in hits if start <= n <= end)
-        if inside:
-            found.append(Span(rel, start, end, fn, 1.0, tuple(inside[: gocov.MAX_FOCUS])))
-    return found
+            hits |= set(using) - reported
+    return _holding(repo, rel, hits)
 
 
 def spans(repo: Path, text: str) -> list[Span]:

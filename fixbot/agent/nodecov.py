@@ -181,18 +181,34 @@ def runner(check: str, repo: Path | None = None) -> tuple[str, int, str] | None:
     script in `repo`'s package.json is one plain jest or vitest command, at the end after `--`
     (npm hands what follows it to the script: https://docs.npmjs.com/cli/commands/npm-run-script)."""
     words = word_ends(check)
-    for i, (word, end, program) in enumerate(words):
-        name = PurePosixPath(word).name
-        launched = i > 0 and words[i - 1][0] in RUNNER_LAUNCHERS
-        if name in RUNNER_OPTIONS and (program or launched):
-            if name == "vitest" and i + 1 < len(words) and words[i + 1][0] == "run":
-                end = words[i + 1][1]
-            return name, end, ""
-    script = _npm_script(repo, [w for w, _, _ in words]) if repo is not None else None
-    found = runner(script) if script else None
+    named = _named_runner(words)
+    if named is not None or repo is None:
+        return named
+    script = _npm_script(repo, [w for w, _, _ in words])
+    found = _named_runner(word_ends(script)) if script else None
     if script is None or found is None or sum(p for _, _, p in word_ends(script)) != 1:
         return None
     return found[0], len(check.rstrip()), "-- "
+
+
+def _named_runner(words: list[tuple[str, int, bool]]) -> tuple[str, int, str] | None:
+    """The runner `words` (`word_ends`) start by name, as `runner` says it (nothing before its
+    options), or None: a word named jest or vitest that is a program word or follows one of
+    `RUNNER_LAUNCHERS`."""
+    for i, (word, _, program) in enumerate(words):
+        name = PurePosixPath(word).name
+        launched = i > 0 and words[i - 1][0] in RUNNER_LAUNCHERS
+        if name in RUNNER_OPTIONS and (program or launched):
+            return name, _options_at(words, i, name), ""
+    return None
+
+
+def _options_at(words: list[tuple[str, int, bool]], i: int, name: str) -> int:
+    """The offset the runner `name` at `words[i]` takes its options at: past its word, or past
+    the `run` after vitest's (vitest's own options follow its subcommand)."""
+    if name == "vitest" and i + 1 < len(words) and words[i + 1][0] == "run":
+        return words[i + 1][1]
+    return words[i][1]
 
 
 def _npm_script(repo: Path, words: list[str]) -> str | None:
@@ -275,23 +291,49 @@ def rank_lines(
     """`rank` for a runner's report: its executed functions of the repository's non-test
     scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
     required = {r for t in tests for r in _required(repo, t)}
-    root = repo.resolve()
-    found: list[Span] = []
-    for path, lines in coverage.items():
-        inside = (root / path).resolve().is_relative_to(root)
-        if JS_TEST.search(path) or not inside or not (repo / path).is_file():
-            continue
-        near = nearness(path, tests, required)
-        for name, first, last, count in lines.functions:
-            if count == 0:  # istanbul's functions are the script's own, its top level is none
-                continue
-            blocks = [
-                (c, a, b)
-                for a, b, c in lines.blocks
-                if first <= a and b <= last and (a, b) != (first, last)
-            ]
-            found.append(Span(path, first, last, name or "(anonymous)", near, _focus_lines(blocks)))
+    found = [
+        span
+        for path, lines in coverage.items()
+        if _ranked_script(repo, path)
+        for span in _report_spans(path, lines, nearness(path, tests, required))
+    ]
     return _best(_pointed_first(found, pointed))
+
+
+def _ranked_script(repo: Path, path: str) -> bool:
+    """Whether the report's `path` is one `rank` and `rank_lines` rank: a file inside `repo`
+    (the report crosses back from the project's command) that is not a test file."""
+    root = repo.resolve()
+    inside = (root / path).resolve().is_relative_to(root)
+    return inside and not JS_TEST.search(path) and (repo / path).is_file()
+
+
+def _report_spans(path: str, lines: Lines, near: float) -> list[Span]:
+    """The spans of the executed functions of `lines` (the runner's report of `path`), scored
+    `near`, each focused on its least-run blocks (`_focus_lines`); istanbul's functions are the
+    script's own, its top level is none of them."""
+    return [
+        Span(
+            path,
+            first,
+            last,
+            name or "(anonymous)",
+            near,
+            _focus_lines(_inner_blocks(lines, first, last)),
+        )
+        for name, first, last, count in lines.functions
+        if count > 0
+    ]
+
+
+def _inner_blocks(lines: Lines, first: int, last: int) -> list[tuple[int, int, int]]:
+    """The blocks of `lines` inside the function from line `first` to `last`, but not the
+    function's own whole body, as (count, first line, last line) for `_focus_lines`."""
+    return [
+        (c, a, b)
+        for a, b, c in lines.blocks
+        if first <= a and b <= last and (a, b) != (first, last)
+    ]
 
 
 def _pointed_first(spans: list[Span], pointed: Sequence[tuple[str, int]]) -> list[Span]:
@@ -390,12 +432,9 @@ def rank(
     line the output points at, `pointed`, then nearness, then the smaller first), at most
     `MAX_SPANS`; a script's top level (the whole file) is left out."""
     required = {r for t in tests for r in _required(repo, t)}
-    root = repo.resolve()
     found: list[Span] = []
     for path, functions in coverage.items():
-        # The report crosses back from the project's command: only files inside the repository.
-        inside = (root / path).resolve().is_relative_to(root)
-        if JS_TEST.search(path) or not inside or not (repo / path).is_file():
+        if not _ranked_script(repo, path):
             continue
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
         if ran_as_on_disk(text, functions):
