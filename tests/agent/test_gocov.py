@@ -51,7 +51,7 @@ def test_a_tie_goes_to_the_function_using_the_error_the_output_quotes(tmp_path: 
     launcher = Launcher(repo, env, deadline=Deadline.start(None))
     output = "--- FAIL: TestGet (0.00s)\n    route_test.go:7: unexpected: method is not allowed\n"
     found, why = spectrum.suspects(
-        launcher, repo, "go test ./...", ["TestGet"], 300, ["route/route_test.go"], output
+        launcher, repo, "go test ./...", ["TestGet"], 300, ["route/route_test.go"], evidence=output
     )
     assert why is None
     # both ran under the passing TestPut too (one score); Match returns the quoted error
