@@ -37,6 +37,7 @@ from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
 from fixbot.github.events.kinds import registry
 from fixbot.github.events.kinds.base import EventKind
 from fixbot.github.events.permission import Level
+from fixbot.github.failedjobs import FailedStep
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
@@ -265,7 +266,7 @@ def _fix_in_clone(
 
 
 def _settings(
-    ctx: Context, event: Event, failed: cifail.FailedStep | None, fixbot: Path, *, retry: bool
+    ctx: Context, event: Event, failed: FailedStep | None, fixbot: Path, *, retry: bool
 ) -> tuple[Settings, str]:
     """The run's settings: the branch's configuration as fixbot's clone `fixbot` has it (the
     workspace is the commands'), the workflow's inputs and `FIXBOT_*` variables, and what
