@@ -1,11 +1,11 @@
 """`fixbot action`: the wiring of the Docker container action.
 
 Reads the event, decides its intent (`intent`), checks the actor's permission (`permission`),
-answers comment commands (`conversation`), switches to the branch to fix, runs the engine,
-publishes by the plan (`publish`), and leaves the job summary, annotations, step outputs and
-exit code (`ending`: 0 for passed/fixed/refused, and escalated with `fail-on-escalation:
-false`; 1 for escalated; 2 for errors: bad configuration, or a result that could not be
-published).
+answers comment commands (`conversation`), switches to the branch to fix, reads the run's
+settings and review threads (`runinputs`), runs the engine, publishes by the plan (`publish`),
+and leaves the job summary, annotations, step outputs and exit code (`ending`: 0 for
+passed/fixed/refused, and escalated with `fail-on-escalation: false`; 1 for escalated; 2 for
+errors: bad configuration, or a result that could not be published).
 """
 
 from __future__ import annotations
@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError, GitHubError
 from fixbot.core.models import OutcomeKind
 from fixbot.core.secrets import secret_values
-from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
-from fixbot.github import cifail, conversation, ending, inferred, stepenv
+from fixbot.github import cifail, conversation, ending, runinputs, stepenv
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -38,7 +36,6 @@ from fixbot.github.events.intent import Intent, IntentKind, authorize, decide
 from fixbot.github.events.kinds import registry
 from fixbot.github.events.kinds.base import EventKind
 from fixbot.github.events.permission import Level
-from fixbot.github.failedjobs import FailedStep
 from fixbot.github.publish import memory, render
 from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
@@ -228,9 +225,11 @@ def _fix_in_clone(
     if ci.failed_again is not None and event.run_id is not None:
         talk.history = cifail.settled(talk.history, event.run_id, False, ci.failed_again)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
-    settings, origin = _settings(ctx, event, ci.failed, fixbot, retry=tried is not None)
+    settings, origin = runinputs.run_settings(
+        ctx, event, ci.failed, fixbot, retry=tried is not None
+    )
     packages.install(settings.system_packages, ctx.out)  # root, before any code of the branch
-    scope = _fetch_threads(ctx, event, settings)
+    scope = runinputs.review_threads(ctx, event, _kind(event), settings)
     talk.left_out = scope.left_out
     hint = "\n\n".join(x for x in (settings.hint, hint) if x) or None
     workflow.group("fixbot run", ctx.out)
@@ -254,30 +253,6 @@ def _fix_in_clone(
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
-
-
-def _settings(
-    ctx: Context, event: Event, failed: FailedStep | None, fixbot: Path, *, retry: bool
-) -> tuple[Settings, str]:
-    """The run's settings: the branch's configuration as fixbot's clone `fixbot` has it (the
-    workspace is the commands'), the workflow's inputs and `FIXBOT_*` variables, and what
-    zero configuration inferred (`inferred.settle`, whose origin is returned); a retry
-    (`retry`) starts with a fresh breaker and budget. The warnings are shown and kept in the
-    notes. Raises `ConfigError`."""
-    warnings: list[str] = []
-    where = (fixbot / ctx.inputs.working_directory).resolve()
-    settings = load_settings(where, {}, ctx.settings_variables, action=True, warnings=warnings)
-    if retry:
-        settings = settings.model_copy(update={"resume": False})
-    settings, inferred_notes, origin = inferred.settle(
-        settings, event, failed, fixbot, where, ctx.out
-    )
-    ctx.notes.extend(inferred_notes)
-    for warning in warnings:
-        workflow.warning(warning, ctx.out)
-    ctx.notes.extend(warnings)
-    ctx.fail_on_escalation = settings.fail_on_escalation
-    return settings, origin
 
 
 PERSISTED = (
@@ -333,31 +308,6 @@ def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:
         )
         level = ctx.permissions().level(author) if author else Level.NONE
     return gates.gate_shared_uid(event, author, level)
-
-
-def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Scope:
-    """The review threads of a same-repository pull request, split into those in scope (up to
-    `max-threads`) and those left out with the reason.
-
-    A refusal (missing `pull-requests: read`, a permission lookup that fails) is a note: the
-    check is fixed without threads.
-    """
-    pr = event.pull_request
-    if not _kind(event).threads or pr is None or event.fork or settings.max_threads <= 0:
-        return threads.Scope()
-    owner, name = event.repository.split("/", 1)
-    level_of = None if settings.thread_authors is ThreadAuthors.ANY else ctx.permissions().level
-    try:
-        nodes = ctx.graphql().fetch_nodes(owner, name, pr.number)
-        found = threads.scope(nodes, settings.max_threads, level_of, settings.thread_bots)
-    except GitHubError as exc:
-        ctx.notes.append(f"review threads were not read: {exc}")
-        return threads.Scope()
-    ctx.out.write(
-        f"fixbot: {len(found.threads)} open review thread(s) given to the model, "
-        f"{len(found.left_out)} left out\n"
-    )
-    return found
 
 
 def _own_clone(ctx: Context, event: Event) -> Path:
