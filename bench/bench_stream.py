@@ -16,7 +16,7 @@ litellm's real HTTP path; a ~16,000-character prompt; replies alternately a text
 plain reply sent after as long as its pieces would take) asked for as fixbot asks now
 (`LLM._call`: streamed, assembled, watched by the detector, in its deadline thread) and as it
 asked before (a plain `litellm.completion` in the same deadline thread, read by
-`LLM._reply`), interleaved; the median wall time of each.
+`fixbot.agent.reply.reply_of`), interleaved; the median wall time of each.
 """
 
 from __future__ import annotations
@@ -116,6 +116,7 @@ def overhead(calls: int, pace: float) -> None:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     from fixbot.agent.llm import LLM, litellm_module
+    from fixbot.agent.reply import reply_of
     from fixbot.agent.waiting import within
     from fixbot.core.budget import Deadline
     from fixbot.security.redact import Redactor
@@ -161,7 +162,7 @@ def overhead(calls: int, pace: float) -> None:
                         timeout=60,
                     )
 
-                llm._reply(litellm, "openai/fake", within(61, plain, TimeoutError))
+                reply_of(litellm, "openai/fake", within(61, plain, TimeoutError), llm.notes)
                 timing["plain"].append(time.perf_counter() - started)
                 started = time.perf_counter()
                 llm._call("openai/fake", messages, None)

@@ -1,4 +1,5 @@
-"""The litellm adapter: one `complete` call with tools, fallback models and cost accounting.
+"""The litellm adapter: one `complete` call with tools and fallback models (the reply, its figures
+and its cost are read by `fixbot.agent.reply`).
 
 litellm is imported lazily (it takes ~2.5 s) with `LITELLM_LOCAL_MODEL_COST_MAP=True` so it never
 downloads its price map. litellm's own retries are off (`num_retries=0`, `max_retries=0`): the
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import os
 import sys
 import threading
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import errors, streamed
+from fixbot.agent.reply import Message, Reply, figures, reply_of
 from fixbot.agent.stream import Assembly
 from fixbot.agent.waiting import quiet, within
 from fixbot.core.budget import Deadline
@@ -40,7 +41,6 @@ from fixbot.core.secrets import DEFAULT_BASES, provider_of
 from fixbot.core.settings import Settings
 from fixbot.security.redact import Redactor
 
-Message = dict[str, Any]
 REQUEST_TIMEOUT_S = 180.0
 DEFAULT_OUTPUT_TOKENS = 4096
 
@@ -123,53 +123,6 @@ def _import_quietly() -> None:
     # a broken installation fails again, with its message, at the first model call
     with contextlib.suppress(Exception):
         litellm_module()
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One function call of the model: `arguments` is the raw JSON text the model wrote."""
-
-    id: str
-    name: str
-    arguments: str
-
-    def parsed(self) -> dict[str, Any]:
-        """The arguments as a dict; `ValueError` with a message for the model when not JSON."""
-        try:
-            value = json.loads(self.arguments or "{}")
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"the arguments of {self.name} are not valid JSON ({exc}); resend"
-            ) from exc
-        if not isinstance(value, dict):
-            raise ValueError(f"the arguments of {self.name} must be a JSON object")
-        return value
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A model reply: text, tool calls and usage (`tokens` prompt+completion, `cost_usd` USD)."""
-
-    content: str
-    tool_calls: list[ToolCall]
-    model: str
-    tokens: int
-    cost_usd: float | None
-    call: ModelCall | None = None  # the call's figures (None for a reply made another way)
-
-    def message(self) -> Message:
-        """The assistant message to append to the conversation."""
-        msg: Message = {"role": "assistant", "content": self.content or None}
-        if self.tool_calls:
-            msg["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                }
-                for c in self.tool_calls
-            ]
-        return msg
 
 
 def models_for(settings: Settings, attempt: int) -> list[str]:
@@ -366,7 +319,7 @@ class LLM:
             for stream in opened:  # hang up: a local server then stops generating the reply
                 streamed.close(stream)
             took = time.monotonic() - started
-            call = self._record(model, messages, built, took, marks.get("first"), cap)
+            call = self._record(litellm, model, messages, built, took, marks.get("first"), cap)
             call.end = CallEnd.TIMED_OUT
             speed = call.tokens_per_s
             pace = (
@@ -403,13 +356,15 @@ class LLM:
         stopped = within(seconds + 1.0, request, timed_out, beat)
         took = time.monotonic() - started
         streamed.refuse_incomplete(litellm, model, built, stopped)
-        call = self._record(model, messages, built, took, marks.get("first"), cap)
+        call = self._record(litellm, model, messages, built, took, marks.get("first"), cap)
         streamed.mark_end(call, stopped, built.finish_reason)
-        reply = self._reply(litellm, model, streamed.response_of(litellm, model, built, call))
+        response = streamed.response_of(litellm, model, built, call)
+        reply = reply_of(litellm, model, response, self.notes)
         return dataclasses.replace(reply, call=call)
 
     def _record(
         self,
+        litellm: Any,
         model: str,
         messages: list[Message],
         built: Assembly,
@@ -417,45 +372,12 @@ class LLM:
         first: float | None,
         cap: int,
     ) -> ModelCall:
-        """The `ModelCall` of a reply streamed into `built` (capped at `cap` tokens), kept in
-        `calls` and shown to `observe`: the provider's usage, else litellm's count of the
-        prompt and the output pieces streamed."""
-        if built.usage is not None:
-            tokens_in, tokens_out = built.usage
-        else:
-            tokens_in, tokens_out = count_tokens(model, messages), built.pieces
-        call = ModelCall(
-            model=model,
-            purpose=self.purpose,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            seconds=round(seconds, 3),
-            first_s=None if first is None else round(first, 3),
-        )
+        """The call's figures (`fixbot.agent.reply.figures`) of a reply streamed into `built`
+        (capped at `cap` tokens), kept in `calls` and shown to `observe`."""
+        call = figures(litellm, model, self.purpose, messages, built, seconds, first)
         self.calls.append(call)
         self.observe(call, cap)
         return call
-
-    def _reply(self, litellm: Any, model: str, response: Any) -> Reply:
-        message = response.choices[0].message
-        calls = [
-            ToolCall(c.id, c.function.name, c.function.arguments or "{}")
-            for c in (getattr(message, "tool_calls", None) or [])
-        ]
-        usage = getattr(response, "usage", None)
-        tokens = int(getattr(usage, "total_tokens", 0) or 0)
-        return Reply(
-            message.content or "", calls, model, tokens, self._cost(litellm, model, response)
-        )
-
-    def _cost(self, litellm: Any, model: str, response: Any) -> float | None:
-        try:
-            return float(litellm.completion_cost(completion_response=response, model=model))
-        except Exception as exc:  # litellm raises bare Exception for models without a price
-            note = f"no price known for {model}: counting tokens only ({type(exc).__name__})"
-            if note not in self.notes:
-                self.notes.append(note)
-            return None
 
     def _redact(self, message: Message) -> Message:
         out = dict(message)
@@ -469,12 +391,3 @@ class LLM:
         function = dict(call["function"])
         function["arguments"] = self.redactor.redact(function.get("arguments") or "")
         return {**call, "function": function}
-
-
-def count_tokens(model: str, messages: Sequence[Message]) -> int:
-    """litellm's count of the prompt tokens of `messages` for `model` (for a server whose
-    stream carries no usage); 0 when litellm cannot count them."""
-    try:
-        return int(litellm_module().token_counter(model=model, messages=list(messages)))
-    except Exception:  # litellm raises bare Exception for unknown tokenizers
-        return 0

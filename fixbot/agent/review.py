@@ -8,9 +8,10 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from fixbot.agent import context, prompts
-from fixbot.agent.llm import LLM, ModelError, Reply
+from fixbot.agent.llm import LLM, ModelError
 from fixbot.agent.protocols import registry
 from fixbot.agent.protocols.base import ProtocolSpec
+from fixbot.agent.reply import Reply
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import REVIEW_SCHEMA
 from fixbot.core.calls import CallPurpose

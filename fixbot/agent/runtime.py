@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixbot.agent.llm import LLM, Reply, models_for, output_cap, supports_tools
+from fixbot.agent.llm import LLM, models_for, output_cap, supports_tools
+from fixbot.agent.reply import Reply
 from fixbot.agent.waiting import quiet
 from fixbot.core.budget import Deadline
 from fixbot.core.calls import CallPurpose, ModelCall

@@ -1,10 +1,11 @@
 """`fixbot action`: the wiring of the Docker container action.
 
 Reads the event, decides its intent (`intent`), checks the actor's permission (`permission`),
-answers comment commands (`conversation`), switches to the branch to fix, runs the engine,
-publishes by the plan (`publish`), and writes the job summary, annotations and step outputs.
-Exit code: 0 for passed/fixed/refused (and escalated with `fail-on-escalation: false`), 1 for
-escalated, 2 for errors (bad configuration, or a result that could not be published).
+answers comment commands (`conversation`), switches to the branch to fix, reads the run's
+settings and review threads (`runinputs`), runs the engine, publishes by the plan (`publish`),
+and leaves the job summary, annotations, step outputs and exit code (`ending`: 0 for
+passed/fixed/refused, and escalated with `fail-on-escalation: false`; 1 for escalated; 2 for
+errors: bad configuration, or a result that could not be published).
 """
 
 from __future__ import annotations
@@ -17,13 +18,11 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from fixbot.core.config import load_settings
 from fixbot.core.errors import ConfigError, GitHubError
-from fixbot.core.models import Outcome, OutcomeKind
+from fixbot.core.models import OutcomeKind
 from fixbot.core.secrets import secret_values
-from fixbot.core.settings import Settings
 from fixbot.core.values import ThreadAuthors
-from fixbot.github import cifail, conversation, inferred, stepenv
+from fixbot.github import cifail, conversation, ending, runinputs, stepenv
 from fixbot.github.api import checkout
 from fixbot.github.api.context import Connect, Context, Finished, make_context
 from fixbot.github.api.rest import GitHub
@@ -42,14 +41,12 @@ from fixbot.github.publish.memory import Conversation
 from fixbot.github.publisher import publish
 from fixbot.policy import manifests
 from fixbot.process import exposure, git, installation, packages, sandbox, worlds
-from fixbot.process.boundedlog import read_tail
 from fixbot.run import engine
-from fixbot.run.outcome import state_dir_of
 from fixbot.run.request import RunRequest
 from fixbot.security.leakscan import LeakRefused
 from fixbot.ui import workflow
 
-__all__ = ["Context", "main", "outputs"]
+__all__ = ["Context", "main"]
 
 
 def _kind(event: Event) -> EventKind:
@@ -73,15 +70,15 @@ def main(
     try:
         data = _run(ctx)
     except ConfigError as exc:
-        data = _bare(ctx, OutcomeKind.ERROR, "; ".join(exc.problems))
+        data = ending.bare(ctx, OutcomeKind.ERROR, "; ".join(exc.problems))
     except (git.GitError, GitHubError) as exc:
-        data = _bare(ctx, OutcomeKind.ERROR, str(exc))
+        data = ending.bare(ctx, OutcomeKind.ERROR, str(exc))
     except LeakRefused as exc:  # a secret in the diff: nothing pushed, a human looks
-        data = _bare(ctx, OutcomeKind.ESCALATED, str(exc))
+        data = ending.bare(ctx, OutcomeKind.ESCALATED, str(exc))
     finally:
         if owner is not None:  # as root: the refs and objects the push wrote are root's
             checkout.give_back(ctx.workspace, owner)
-    return _finish(ctx, data)
+    return ending.finish(ctx, data)
 
 
 def _workspace_owner(ctx: Context) -> os.stat_result | None:
@@ -92,14 +89,6 @@ def _workspace_owner(ctx: Context) -> os.stat_result | None:
         return None
 
 
-def _bare(ctx: Context, kind: OutcomeKind, reason: str) -> render.Report:
-    return render.Report(
-        outcome=Outcome(outcome=kind, reason=reason),
-        notes=ctx.notes,
-        links=render.Links(run_url=ctx.run_url),
-    )
-
-
 def _run(ctx: Context) -> render.Report:
     event = load_event(ctx.github)
     if sandbox.shares_uid(installation.runtime()):  # said before anything runs
@@ -108,7 +97,7 @@ def _run(ctx: Context) -> render.Report:
     chosen = _decide(ctx, event)
     if chosen.kind is IntentKind.REFUSE:
         flaky = cifail.settle_passed(ctx, event)  # a re-run that passed: the flake record
-        return _bare(ctx, OutcomeKind.REFUSED, flaky or chosen.reason)
+        return ending.bare(ctx, OutcomeKind.REFUSED, flaky or chosen.reason)
     if chosen.kind is IntentKind.COMMAND:
         return _command(ctx, event, chosen)
     talk = Conversation()
@@ -120,7 +109,7 @@ def _run(ctx: Context) -> render.Report:
             ctx.notes.append(f"the run history was not read: {exc}")
             busy = None
         if busy:
-            return _bare(ctx, OutcomeKind.REFUSED, busy)
+            return ending.bare(ctx, OutcomeKind.REFUSED, busy)
         conversation.begin(ctx, talk, chosen.kind.value, pr.number, write=False)
     return _fix(ctx, event, chosen, talk)
 
@@ -158,7 +147,7 @@ def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
     if isinstance(said, Reply):
         conversation.reply(ctx, event, said.text)
         why = f"answered `/fixbot {command.kind}`; nothing was run"
-        return _bare(ctx, OutcomeKind.REFUSED, why)
+        return ending.bare(ctx, OutcomeKind.REFUSED, why)
     pulled = event.with_pull_request(
         pull_request_of(ctx.rest().pull_request(number), event.repository)
     )
@@ -170,7 +159,7 @@ def _command(ctx: Context, event: Event, chosen: Intent) -> render.Report:
     if reason:
         conversation.reply(ctx, event, f"fixbot did not run: {reason}.")
         conversation.react(ctx, event, "confused")
-        return _bare(ctx, OutcomeKind.REFUSED, reason)
+        return ending.bare(ctx, OutcomeKind.REFUSED, reason)
     tried = memory.already_tried(talk.history)
     conversation.begin(ctx, talk, "retry", number, write=True)
     retry = Intent(kind=IntentKind.FIX, patch_only=verdict.patch_only)
@@ -200,10 +189,10 @@ def _fix(
     """
     shared = _gate_shared_uid(ctx, event)
     if not shared.allowed:
-        return _bare(ctx, OutcomeKind.REFUSED, shared.reason)
+        return ending.bare(ctx, OutcomeKind.REFUSED, shared.reason)
     exposed = _exposed_home(ctx)
     if exposed:
-        return _bare(ctx, OutcomeKind.REFUSED, exposed)
+        return ending.bare(ctx, OutcomeKind.REFUSED, exposed)
     if exposure.persisted_credentials(ctx.workspace):
         workflow.warning(PERSISTED, ctx.out, title="fixbot: the token is in .git/config")
         ctx.notes.append(PERSISTED)
@@ -228,17 +217,19 @@ def _fix_in_clone(
     author, subject = checkout.head_commit(fixbot)
     head_verdict = gates.gate_head(author, subject)
     if not head_verdict.allowed and not _kind(event).may_follow_own_commit(event):
-        return _bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
+        return ending.bare(ctx, OutcomeKind.REFUSED, head_verdict.reason)
     ci = cifail.prepare(ctx, event)  # the pull request gates, the failed run's logs
     if ci.refusal is not None:
-        return _bare(ctx, OutcomeKind.REFUSED, ci.refusal)
+        return ending.bare(ctx, OutcomeKind.REFUSED, ci.refusal)
     ctx.notes.extend(ci.notes)
     if ci.failed_again is not None and event.run_id is not None:
         talk.history = cifail.settled(talk.history, event.run_id, False, ci.failed_again)
     repo = (ctx.workspace / ctx.inputs.working_directory).resolve()
-    settings, origin = _settings(ctx, event, ci.failed, fixbot, retry=tried is not None)
+    settings, origin = runinputs.run_settings(
+        ctx, event, ci.failed, fixbot, retry=tried is not None
+    )
     packages.install(settings.system_packages, ctx.out)  # root, before any code of the branch
-    scope = _fetch_threads(ctx, event, settings)
+    scope = runinputs.review_threads(ctx, event, _kind(event), settings)
     talk.left_out = scope.left_out
     hint = "\n\n".join(x for x in (settings.hint, hint) if x) or None
     workflow.group("fixbot run", ctx.out)
@@ -262,30 +253,6 @@ def _fix_in_clone(
     ctx.notes.extend(manifests.missing_tool_notes(state.attempts, installation.runtime()))
     result = Finished(outcome, state, scope.threads)
     return publish(ctx, event, settings, result, chosen.patch_only, talk)
-
-
-def _settings(
-    ctx: Context, event: Event, failed: cifail.FailedStep | None, fixbot: Path, *, retry: bool
-) -> tuple[Settings, str]:
-    """The run's settings: the branch's configuration as fixbot's clone `fixbot` has it (the
-    workspace is the commands'), the workflow's inputs and `FIXBOT_*` variables, and what
-    zero configuration inferred (`inferred.settle`, whose origin is returned); a retry
-    (`retry`) starts with a fresh breaker and budget. The warnings are shown and kept in the
-    notes. Raises `ConfigError`."""
-    warnings: list[str] = []
-    where = (fixbot / ctx.inputs.working_directory).resolve()
-    settings = load_settings(where, {}, ctx.settings_variables, action=True, warnings=warnings)
-    if retry:
-        settings = settings.model_copy(update={"resume": False})
-    settings, inferred_notes, origin = inferred.settle(
-        settings, event, failed, fixbot, where, ctx.out
-    )
-    ctx.notes.extend(inferred_notes)
-    for warning in warnings:
-        workflow.warning(warning, ctx.out)
-    ctx.notes.extend(warnings)
-    ctx.fail_on_escalation = settings.fail_on_escalation
-    return settings, origin
 
 
 PERSISTED = (
@@ -343,31 +310,6 @@ def _gate_shared_uid(ctx: Context, event: Event) -> gates.Verdict:
     return gates.gate_shared_uid(event, author, level)
 
 
-def _fetch_threads(ctx: Context, event: Event, settings: Settings) -> threads.Scope:
-    """The review threads of a same-repository pull request, split into those in scope (up to
-    `max-threads`) and those left out with the reason.
-
-    A refusal (missing `pull-requests: read`, a permission lookup that fails) is a note: the
-    check is fixed without threads.
-    """
-    pr = event.pull_request
-    if not _kind(event).threads or pr is None or event.fork or settings.max_threads <= 0:
-        return threads.Scope()
-    owner, name = event.repository.split("/", 1)
-    level_of = None if settings.thread_authors is ThreadAuthors.ANY else ctx.permissions().level
-    try:
-        nodes = ctx.graphql().fetch_nodes(owner, name, pr.number)
-        found = threads.scope(nodes, settings.max_threads, level_of, settings.thread_bots)
-    except GitHubError as exc:
-        ctx.notes.append(f"review threads were not read: {exc}")
-        return threads.Scope()
-    ctx.out.write(
-        f"fixbot: {len(found.threads)} open review thread(s) given to the model, "
-        f"{len(found.left_out)} left out\n"
-    )
-    return found
-
-
 def _own_clone(ctx: Context, event: Event) -> Path:
     """fixbot's clone of the workspace (`fixbot.process.worlds`), made before anything else of
     the run, on the branch to fix; return its root.
@@ -405,51 +347,3 @@ def _switch(fixbot: Path, event: Event, env: dict[str, str]) -> None:
         )
     else:
         checkout.switch(fixbot, f"refs/heads/{event.branch}", str(event.branch), event.sha, env)
-
-
-def _finish(ctx: Context, data: render.Report) -> int:
-    out = data.outcome
-    ctx.out.write(workflow.plain_line(f"fixbot: {out.outcome.value}: {out.reason}") + "\n")
-    if out.outcome is OutcomeKind.ERROR:
-        workflow.error(out.reason, ctx.out, title="fixbot")
-    if out.outcome is OutcomeKind.ESCALATED:
-        _annotate(ctx, out)
-    if summary := ctx.github.step_summary:
-        workflow.write_summary(
-            Path(summary), render.summary(data), f"See the run log: {ctx.run_url}"
-        )
-    if output := ctx.github.output:
-        workflow.write_outputs(Path(output), outputs(out))
-    if out.outcome is OutcomeKind.ESCALATED and not ctx.fail_on_escalation:
-        return 0
-    return out.exit_code
-
-
-def outputs(outcome: Outcome) -> dict[str, str]:
-    """The step outputs (action.yml `outputs:`), empty strings where unknown."""
-    cost = "" if outcome.cost_usd is None else f"{outcome.cost_usd:.6f}"
-    return {
-        "outcome": outcome.outcome.value,
-        "reason": outcome.reason,
-        "attempts": str(outcome.attempts),
-        "commit-sha": outcome.commit_sha or "",
-        "pr-url": outcome.pr_url or "",
-        "report-path": outcome.report_path or "",
-        "cost-usd": cost,
-    }
-
-
-def _annotate(ctx: Context, outcome: Outcome) -> None:
-    if not outcome.report_path:
-        return
-    state_log = _last_log(state_dir_of(Path(outcome.report_path)))
-    if state_log is None:
-        return
-    text = read_tail(state_log, 200_000)  # bounded read, whatever the log's size
-    for note in workflow.find_annotations(text, checkout.tracked_files(ctx.repo)):
-        workflow.annotate(note, ctx.out)
-
-
-def _last_log(state_dir: Path) -> Path | None:
-    logs = sorted((state_dir / "attempts").glob("*/check.log"))
-    return logs[-1] if logs else None

@@ -8,11 +8,11 @@ the failed run's own log as the first failing run (no initial check), or a re-ru
 2. `workflow_run` only: the head moved past the failed commit;
 3. the per-pull-request budget, counted from fixbot's commit trailers in `base..HEAD`; past it
    the status comment says so;
-4. `workflow_run` only: the failed jobs' logs. A transient failure (`fixbot.logs.classify`, plus the
-   runner's own signs) on the run's first attempt re-runs the failed jobs once, with no model
-   call and no edit, and records the re-run in the pull request's memory (`memory.Rerun`,
-   pending). Any other failure becomes the loop's first failing run, which saves one full
-   check; every fix is still verified by it.
+4. `workflow_run` only: the failed jobs' logs. A transient failure (`fixbot.github.failedjobs`:
+   `fixbot.logs.classify`, plus the runner's own signs) on the run's first attempt re-runs the
+   failed jobs once, with no model call and no edit, and records the re-run in the pull
+   request's memory (`memory.Rerun`, pending). Any other failure becomes the loop's first
+   failing run, which saves one full check; every fix is still verified by it.
 
 The flake record: the re-run's outcome comes back as another `workflow_run` of the same run id.
 Passing on the same commit (`settle_passed`, called for a successful run's later attempt) is a
@@ -24,7 +24,6 @@ the flake may be the pull request's own.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,28 +32,21 @@ from typing import Protocol, TextIO
 
 from fixbot.core.config import Gates
 from fixbot.core.errors import GitHubError
-from fixbot.core.failure import Classification, ErrorClass
+from fixbot.core.failure import Classification
 from fixbot.core.github_env import GitHubEnv
 from fixbot.core.models import Outcome, OutcomeKind
 from fixbot.github.api.rest import Connector, GitHub, mapped
-from fixbot.github.api.runs import Job, JobLog, RunFacts, Runs, first_failure
+from fixbot.github.api.runs import JobLog, RunFacts, Runs, first_failure
 from fixbot.github.events import prgates
 from fixbot.github.events.data import Event
 from fixbot.github.events.gates import Verdict
 from fixbot.github.events.inputs import Inputs
 from fixbot.github.events.kinds import registry
+from fixbot.github.failedjobs import FailedStep, failed_step, transient
 from fixbot.github.publish import memory, render
-from fixbot.logs.joblog import FirstFailure, classify_first
+from fixbot.logs.joblog import FirstFailure
 from fixbot.process import git
 from fixbot.ui import workflow
-
-# Signs in a job log that the runner, not the code, failed (GitHub's own messages).
-RUNNER_LOST_RE = re.compile(
-    r"runner has received a shutdown signal|lost communication with the server"
-    r"|The hosted runner encountered an error|Unable to (?:download|resolve) action",
-    re.IGNORECASE,
-)
-SETUP_STEP_RE = re.compile(r"^(?:Set up job|Set up |Initialize containers|Run actions/)")
 
 
 class Where(Protocol):
@@ -103,25 +95,6 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
     failed_again: int | None = None  # the attempt of a re-run that failed again (see `settled`)
     failed: FailedStep | None = None  # the failed job's failed step (the check reproduces it)
-
-
-@dataclass(frozen=True)
-class FailedStep:
-    """The step that failed in the triggering run: the job's name and the step's name and
-    number as the jobs API shows them (`number` 1 is GitHub's "Set up job")."""
-
-    job: str
-    step: str
-    number: int
-
-
-def failed_step(jobs: list[Job]) -> FailedStep | None:
-    """The first failed job's first failed step, or None (a lost runner fails no step)."""
-    for job in jobs:
-        step = job.failed_step if job.failed else None
-        if step is not None:
-            return FailedStep(job.name, step.name, step.number)
-    return None
 
 
 def policy(gates: Gates) -> prgates.Policy:
@@ -206,24 +179,6 @@ def gates(where: Where, event: Event) -> Verdict | None:
                 update={"reason": "; ".join(filter(None, [verdict.reason, note]))}
             )
     return None
-
-
-def transient(first: FirstFailure, jobs: list[Job]) -> Classification | None:
-    """The transient classification of a failed run's log, or None when code may be at fault.
-
-    Transient: `fixbot.logs.classify` says so (network, rate limit, server error, ...), the runner
-    was lost, or a job timed out in a set-up step.
-    """
-    if RUNNER_LOST_RE.search(first.text) or any(j.failed and not j.failed_step for j in jobs):
-        return Classification(error_class=ErrorClass.TRANSIENT, category="runner", rule="runner")
-    for job in jobs:
-        step = job.failed_step
-        if job.conclusion == "timed_out" and step and SETUP_STEP_RE.match(step.name):
-            return Classification(
-                error_class=ErrorClass.TRANSIENT, category="timeout", rule="setup_timeout"
-            )
-    found = classify_first(first)
-    return found if found.error_class is ErrorClass.TRANSIENT else None
 
 
 def run_page(where: Where, event: Event, run_id: int) -> str:

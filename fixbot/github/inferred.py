@@ -12,8 +12,8 @@ from typing import TextIO
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.core.settings import Settings
-from fixbot.github.cifail import FailedStep
 from fixbot.github.events.data import Event
+from fixbot.github.failedjobs import FailedStep
 from fixbot.infer import workflow as workflows
 from fixbot.infer.files import WORKFLOWS
 from fixbot.infer.inference import infer, missing_tools

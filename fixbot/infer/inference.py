@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from fixbot.infer import defaults, fixcmds, taskfiles, workflow
+from fixbot.infer import defaults, fixcmds, jobs, taskfiles, workflow
 from fixbot.infer.files import Files
 from fixbot.infer.plan import CHECK_INPUT, Origin, Plan, Tool
 
@@ -48,10 +48,10 @@ def infer(root: Path, *, fixes: bool = True) -> Plan:
 
 
 def _run_steps(runs: dict[str, str]) -> Iterable[tuple[str, Origin]]:
-    for job in workflow.jobs(runs):
-        for step in workflow.steps_of(job):
+    for job in jobs.jobs(runs):
+        for step in jobs.steps_of(job):
             if "run" in step:
-                yield str(step["run"]), Origin(job.path, job.id, workflow.step_name(step))
+                yield str(step["run"]), Origin(job.path, job.id, jobs.step_name(step))
 
 
 def missing_tools(plan: Plan, which: Callable[[str], str | None] = shutil.which) -> list[str]:

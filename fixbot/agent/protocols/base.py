@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixbot.agent import prompts
-from fixbot.agent.llm import LLM, Reply
+from fixbot.agent.llm import LLM
+from fixbot.agent.reply import Reply
 from fixbot.agent.research import Research
 from fixbot.agent.runtime import Runtime, Spend
 from fixbot.agent.tools import Toolbox
