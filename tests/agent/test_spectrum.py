@@ -302,6 +302,9 @@ def test_a_parameter_set_that_passed_is_a_passing_test() -> None:
         ("a.py", 2): pytest.approx(0.707, abs=1e-3),
         ("a.py", 3): 1.0,
     }
+    # an id cut at a space of its parametrization names the parameter sets it starts
+    cut = {"a.py": {2: ["tests.test_s.test_u[1 ms]"], 3: ["tests.test_s.test_u[2 ms]"]}}
+    assert spectrum.scores(cut, ["tests/test_s.py::test_u[1"]) == {("a.py", 2): 1.0}
     # an id without its parametrization (or a context without one) matches by the name alone
     assert set(spectrum.scores(spectra, ["tests/test_s.py::test_sign"])) == {
         ("a.py", 2),
