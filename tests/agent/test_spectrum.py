@@ -163,10 +163,12 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     secret.write_text("def token():\n    return 'hunter2'\n")
     (repo / "link.py").symlink_to(secret)
     forged = {
-        path: {"contexts": {"2": ["t.test_b"]}} for path in (str(secret), "../secret.py", "link.py")
+        path: {"contexts": {"2": ["t.test_b"]}, "raised": {"2": ["t.test_b"]}}
+        for path in (str(secret), "../secret.py", "link.py")
     }
     output = spectrum.MARK + json.dumps({"files": forged})
-    assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"]) == []
+    raised = spectrum.parse(output, "raised")
+    assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"], raised) == []
 
 
 GO_CODE = (
