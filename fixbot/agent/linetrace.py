@@ -116,9 +116,15 @@ def _global(frame: FrameType, event: str, arg: Any) -> Any:
     if _test[0] is None:
         if frame.f_code.co_name.startswith("test"):
             _test[0], _test[1] = frame, _context(frame, rel)
-    elif _quiet[0] is None and frame.f_back and REPORTER in frame.f_back.f_code.co_filename:
+    elif _quiet[0] is None and frame.f_back and _reporting(frame.f_back.f_code.co_filename):
         _quiet[0] = frame
     return _local
+
+
+def _reporting(filename: str) -> bool:
+    """Whether `filename` is pytest's own code, installed (not the repository's: pytest's own
+    repository is traced as any other)."""
+    return REPORTER in filename and _relative(filename) is None
 
 
 def _write() -> None:

@@ -404,3 +404,31 @@ def test_pytests_parameter_sets_its_reports_and_a_caught_exception_rank_as_they_
     # check raised, handle and run let the error through; report ran after it was caught
     assert sorted(s.name for s in found[:3]) == ["check", "handle", "run"]
     assert ranked["report"][0] == 0.707 and ranked["handle"][0] > 1.0
+
+
+@pytest.mark.slow
+def test_a_repositorys_own_pytest_package_is_traced_as_any_code(tmp_path: Path) -> None:
+    """Only pytest's installed code is left untraced while a test runs: code of the repository
+    under a `_pytest` folder (pytest's own repository) and what it calls still count."""
+    repo = tmp_path / "repo"
+    (repo / "lib" / "_pytest").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    for folder in ("lib", "lib/_pytest", "tests"):
+        (repo / folder / "__init__.py").write_text("")
+    (repo / "lib" / "_pytest" / "runner.py").write_text("def call(f):\n    return f()\n")
+    (repo / "lib" / "core.py").write_text("def work():\n    return 2\n")
+    (repo / "tests" / "test_run.py").write_text(
+        "import unittest\n\nfrom lib._pytest.runner import call\nfrom lib.core import work\n\n\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_work(self):\n        self.assertEqual(call(work), 1)\n\n"
+        "    def test_other(self):\n        self.assertEqual(1, 1)\n"
+    )
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"{sys.executable} -m unittest tests.test_run",
+        ["tests.test_run.T.test_work"],
+        300,
+    )
+    assert why is None
+    assert sorted(s.name for s in found) == ["call", "work"]
