@@ -56,9 +56,20 @@ class ModelFixer:
         if ctx.attempt != 1 or failure is None or ctx.phase is not Phase.FIX:
             return []
         s = self.runtime.settings
-        located = [context.relative_to_repo(loc.path, ctx.repo) for loc in failure.locations]
+        pointed = [
+            (context.relative_to_repo(loc.path, ctx.repo), loc.line) for loc in failure.locations
+        ]
+        located = [path for path, _ in pointed]
+        text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
         found, why = spectrum.suspects(
-            launcher, ctx.repo, s.check, failure.failing_tests, s.timeout, located
+            launcher,
+            ctx.repo,
+            s.check,
+            failure.failing_tests,
+            s.timeout,
+            located,
+            pointed,
+            evidence=text,
         )
         if why:
             notes.append(f"{spectrum.SKIPPED}{why}")

@@ -8,7 +8,10 @@ whole. A block's count in the whole run minus its count in the failing run is wh
 tests ran, so each block has a two-group spectrum: run by the failing tests or not, by the
 passing ones or not, ranked by Ochiai's coefficient as the Python spectrum is
 (`fixbot.agent.spectrum.ochiai`: 1.0 for a block only the failing tests ran). The profiles
-cross back in the log after a marker line.
+cross back in the log after a marker line. Both runs cover every package of the module
+(`-coverpkg`) and read the failing tests' files through an overlay that turns a panic into a
+test failure, so a panicking test still writes its profile (`command`). Functions of one score
+are ordered by the evidence: the strings the failure quotes, the failing tests' calls (`rank`).
 
 Profile lines are `import/path/file.go:startLine.startCol,endLine.endCol statements count`
 (`golang.org/x/tools/cover`'s format); the module path of `go.mod` maps them to repository
@@ -18,7 +21,10 @@ paths. A function is a gofmt'd `func` line through the next `}` in column 0.
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from fixbot.agent.locate import Span
@@ -27,8 +33,25 @@ MARK = "fixbot-go-cover-profiles-follow"
 FAILING = "fixbot-go-failing-profile"
 MAX_SPANS = 12
 MAX_FOCUS = 6
+# sed -E: a test function's or closure's opening line, `func TestX(t *testing.T) {`, gets a
+# deferred recover after its brace (no `'` inside: the command single-quotes it)
+RECOVER = (
+    r"s/^(.*func( Test[A-Za-z0-9_]*)?\(([A-Za-z_][A-Za-z0-9_]*) \*testing\.T\) \{)$/"
+    r'\1 defer func() { if r := recover(); r != nil { \3.Errorf("panic: %v", r) } }();/'
+)
+MODULE_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/-]*")  # a module path safe unquoted in GOFLAGS
 MODULE_RE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
 BLOCK_RE = re.compile(r"^(?P<file>\S+\.go):(?P<start>\d+)\.\d+,(?P<end>\d+)\.\d+ \d+ (?P<n>\d+)$")
+
+# A Go string literal, interpreted ("...") or raw (`...`), and the format verbs inside one.
+STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"|`([^`]*)`')
+VERB_RE = re.compile(r"%[-+# 0-9.*]*[a-zA-Z%]")
+MIN_QUOTE = 8  # shorter pieces of a literal ("GET", "/api") say nothing about where
+DECL_RE = re.compile(r"^\s*(?:var\s+|const\s+)?([A-Za-z_]\w*)\b[^=]*=[^=]")
+CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+MAX_DISTANCE = 4
+UNREACHED = MAX_DISTANCE + 1
+MAX_TEST_FILES = 2000  # the test files searched for a failing test's function
 
 Blocks = dict[tuple[str, int, int], int]  # (file, start line, end line) -> count
 
@@ -40,14 +63,37 @@ def run_pattern(failing: list[str]) -> str:
     return "^(" + "|".join(names) + ")$"
 
 
-def command(check: str, failing: list[str]) -> str:
-    """The shell command that runs `check` for the failing tests' profile, then whole, and
-    prints both profiles after `MARK` (the failing one first, after `FAILING`)."""
+def command(check: str, failing: list[str], module: str | None = None) -> str:
+    """The shell command (POSIX sh) that runs `check` for the failing tests' profile, then
+    whole, and prints both profiles after `MARK` (the failing one first, after `FAILING`).
+
+    A test that panics ends its test binary before it writes a profile (Go 1.19's
+    `testing.tRunner` panics again after reporting), which would leave its package out of both
+    runs: both run with `-overlay` (Go 1.16+: the build reads the given copy of a file instead,
+    the repository untouched) replacing each test file that defines a failing test's function
+    by a copy whose `*testing.T` functions and closures recover a panic into `t.Errorf`, on
+    their opening line (line numbers kept). With the module's path `module` (`go.mod`'s),
+    `-coverpkg=<module>/...` counts every package of the module, not only the test's own,
+    so a failing test of one package reaches the code it calls in another."""
     flags = "-covermode=count -coverprofile"
-    run = "-run=" + run_pattern(failing).replace("$", "\\$")  # inside the double quotes below
+    pattern = run_pattern(failing)
+    run = "-run=" + pattern.replace("$", "\\$")  # inside the double quotes below
+    names = pattern.removeprefix("^").removesuffix("$")
+    if module and MODULE_OK.fullmatch(module):
+        flags = f"-coverpkg={module}/... {flags}"
+    overlay = (
+        f"grep -rlE --include='*_test.go' '^func {names}\\(' . 2>/dev/null | "
+        "{ n=0; s=; while IFS= read -r f; do "
+        "case \"$f\" in *'\"'*|*'\\'*) continue;; esac; n=$((n+1)); "
+        f'sed -E \'{RECOVER}\' "$f" > "$d/$n.go" && '
+        'printf \'%s"%s":"%s"\' "$s" "$PWD/${f#./}" "$d/$n.go" && s=,; done; } '
+        '>"$d/list"; printf \'{"Replace":{%s}}\' "$(cat "$d/list")" >"$d/overlay.json"; '
+    )
+    flags = f"-overlay=$d/overlay.json {flags}"
     return (
         "d=$(mktemp -d) && "
-        f'(GOFLAGS="$GOFLAGS {run} {flags}=$d/failing.out" && export GOFLAGS && {check}) '
+        + overlay
+        + f'(GOFLAGS="$GOFLAGS {run} {flags}=$d/failing.out" && export GOFLAGS && {check}) '
         "</dev/null >/dev/null 2>&1; "
         f'(GOFLAGS="$GOFLAGS {flags}=$d/all.out" && export GOFLAGS && {check}) '
         "</dev/null >/dev/null 2>&1; "
@@ -82,7 +128,8 @@ def module_path(repo: Path) -> str | None:
     return match[1] if match else None
 
 
-def _functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
+def functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
+    """(first line, last line, name) of each gofmt'd top-level function of the file `rel`."""
     try:
         lines = (repo / rel).read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -97,9 +144,17 @@ def _functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def rank(repo: Path, failing: Blocks, whole: Blocks) -> list[Span]:
+def rank(
+    repo: Path, failing: Blocks, whole: Blocks, tests: Sequence[str] = (), evidence: str = ""
+) -> list[Span]:
     """The functions holding the blocks the failing tests ran, best first (a function scores its
-    best block), at most `MAX_SPANS`; files outside the repository or of tests left out."""
+    best block), at most `MAX_SPANS`; files outside the repository or of tests left out.
+
+    Functions of one score (every passing test also ran them, often) are ordered by evidence,
+    not by name: first those that use a string the failure's text `evidence` quotes (its
+    literal, or the package-level name bound to it: `ErrX = errors.New("...")`), then by call
+    distance from the bodies of the failing tests `tests` (1: a test calls it by name), then
+    by path and line. The lines using such a string lead the function's focus lines."""
     prefix, root = (module_path(repo) or "") + "/", repo.resolve()
     by_file: dict[str, list[tuple[float, int, int]]] = {}
     for (name, start, end), count in failing.items():
@@ -110,8 +165,140 @@ def rank(repo: Path, failing: Blocks, whole: Blocks) -> list[Span]:
         score = 1.0 / math.sqrt(1 + int(passed))  # Ochiai with one failing group
         by_file.setdefault(rel, []).append((score, start, end))
     spans = [span for rel, blocks in by_file.items() for span in _spans(repo, rel, blocks)]
-    spans.sort(key=lambda s: (-s.score, s.path, s.start))
+    sources = {rel: _lines(repo / rel) for rel in by_file}
+    hits = _quoting(repo, sources, evidence)
+    spans = [_focused(s, hits.get(s.path, set())) for s in spans]
+    quoting = {(s.path, s.start) for s in spans if hits.get(s.path, set()) & set(s.focus)}
+    distance = _distances(repo, spans, sources, tests)
+    spans.sort(
+        key=lambda s: (
+            -s.score,
+            (s.path, s.start) not in quoting,
+            distance.get((s.path, s.start), UNREACHED),
+            s.path,
+            s.start,
+        )
+    )
     return spans[:MAX_SPANS]
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+
+
+def quoted(lines: list[str], evidence: str) -> tuple[set[int], set[str]]:
+    """(the numbers of `lines`, a Go file's, holding a string literal `evidence` quotes, the
+    names its package-level lines bind to such a literal: `ErrX = errors.New("no route")` ->
+    `ErrX`). A literal is quoted when one of its pieces between format verbs (`%q`, `%v`: the
+    output shows values there), of at least `MIN_QUOTE` characters, is in `evidence`."""
+    found: set[int] = set()
+    names: set[str] = set()
+    inside = False
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("func "):
+            inside = True
+        elif inside and line.startswith("}"):
+            inside = False
+        if not any(_quotes(m, evidence) for m in STRING_RE.findall(line)):
+            continue
+        found.add(number)
+        bound = None if inside else DECL_RE.match(line)
+        if bound:
+            names.add(bound[1])
+    return found, names
+
+
+def _quotes(match: tuple[str, str], evidence: str) -> bool:
+    pieces = (p.strip() for p in VERB_RE.split(match[0] or match[1]))
+    return any(len(p) >= MIN_QUOTE and p in evidence for p in pieces)
+
+
+def _quoting(repo: Path, sources: dict[str, list[str]], evidence: str) -> dict[str, set[int]]:
+    """Path -> the lines of each file of `sources` (path -> lines) that hold a literal
+    `evidence` quotes or use a name its package binds to one (`quoted`; a package is a
+    folder's non-test `.go` files)."""
+    if not evidence:
+        return {}
+    root = repo.resolve()
+    names: dict[str, set[str]] = {}
+    for folder in {str(Path(rel).parent) for rel in sources}:
+        found: set[str] = set()
+        for path in sorted((repo / folder).glob("*.go")):
+            if not path.name.endswith("_test.go") and path.resolve().is_relative_to(root):
+                found |= quoted(_lines(path), evidence)[1]
+        names[folder] = found
+    hits: dict[str, set[int]] = {}
+    for rel, lines in sources.items():
+        found_lines, _ = quoted(lines, evidence)
+        bound = names[str(Path(rel).parent)]
+        uses = re.compile(r"\b(" + "|".join(map(re.escape, sorted(bound))) + r")\b")
+        found_lines |= {n for n, line in enumerate(lines, 1) if bound and uses.search(line)}
+        hits[rel] = found_lines
+    return hits
+
+
+def _focused(span: Span, hits: set[int]) -> Span:
+    """`span` with its lines among `hits` (`_quoting`) first among its focus lines."""
+    inside = sorted(n for n in hits if span.start <= n <= span.end)
+    if not inside:
+        return span
+    rest = [n for n in span.focus if n not in inside]
+    return replace(span, focus=tuple([*inside, *rest][:MAX_FOCUS]))
+
+
+def _distances(
+    repo: Path, spans: list[Span], sources: dict[str, list[str]], tests: Sequence[str]
+) -> dict[tuple[str, int], int]:
+    """(path, first line) of each of `spans` -> its call distance from the failing tests'
+    bodies: 1 when a failing test's function calls its name, n + 1 when one at n does; the
+    spans no chain of names reaches are left out. Names only: a method and a function of one
+    name are both reached, which the coverage (every span ran under the failing tests) bounds."""
+    frontier = _test_bodies(repo, {t.split("/", 1)[0] for t in tests})
+    distance: dict[tuple[str, int], int] = {}
+    for level in range(1, MAX_DISTANCE + 1):
+        called = {name for body in frontier for name in CALL_RE.findall(body)}
+        frontier = []
+        for span in spans:
+            key = (span.path, span.start)
+            if key not in distance and span.name in called:
+                distance[key] = level
+                frontier.append("\n".join(sources[span.path][span.start : span.end]))
+        if not frontier:
+            break
+    return distance
+
+
+def _test_bodies(repo: Path, names: set[str]) -> list[str]:
+    """The sources of the test functions `names` (`func Name(`...the next `}` in column 0) in
+    the repository's `_test.go` files (the first `MAX_TEST_FILES` by path; hidden folders and
+    links out of the repository left out), read once."""
+    if not names:
+        return []
+    start, root = re.compile(r"^func (\w+)\("), repo.resolve()
+    bodies = []
+    for path in _test_files(repo)[:MAX_TEST_FILES]:
+        if not path.resolve().is_relative_to(root):
+            continue
+        lines = _lines(path)
+        for first, line in enumerate(lines):
+            match = start.match(line)
+            if match and match[1] in names:
+                ends = (i for i in range(first + 1, len(lines)) if lines[i].startswith("}"))
+                bodies.append("\n".join(lines[first + 1 : next(ends, len(lines))]))
+    return bodies
+
+
+def _test_files(repo: Path) -> list[Path]:
+    found = []
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [Path(folder) / n for n in sorted(files) if n.endswith("_test.go")]
+        if len(found) >= MAX_TEST_FILES:
+            break
+    return found
 
 
 def _source_file(root: Path, prefix: str, name: str) -> str | None:
@@ -130,7 +317,7 @@ def _spans(repo: Path, rel: str, blocks: list[tuple[float, int, int]]) -> list[S
     """The functions of the file `rel` holding any of its (score, first line, last line)
     `blocks`, each scored by its best block, focused on the first lines of those."""
     spans = []
-    for fstart, fend, fname in _functions(repo, rel):
+    for fstart, fend, fname in functions(repo, rel):
         inside = [(s, a) for s, a, b in blocks if fstart <= a and b <= fend]
         if inside:
             best = max(s for s, _ in inside)

@@ -9,6 +9,15 @@ repository's Python files with `ast` (nothing is imported or run).
 - A table: the error lines name a module-level registry or one of its keys (`Missing
   introspection for builtins: anext` and `module_info[builtins] = dict(...)`): the statement is
   shown, the entry to add goes there.
+- A name a Go test calls that the package lacks: `./util_test.go:68:9: undefined:
+  isValidChallengeKey` (the test names the function a fix adds; the test file does not
+  build). The end of the file the test file tests (`util.go` for `util_test.go`), where a new
+  function goes, and the functions of the package using a variable named after the missing
+  name's last words (`challengeKey`: what it would check) are shown.
+- An input a failing Go test's message quotes: `parse_test.go:266: unexpected number parsed
+  from "12."`. The other lines of that test file using the same quoted input are shown: when
+  the behaviour changes, an assertion elsewhere that encodes the old one (`f("12.", 0)`)
+  changes with it.
 - A removed name: `ImportError: cannot import name 'Mapping' from 'collections'`, or
   `ModuleNotFoundError: No module named 'imp'`. Python stops at the first such import, so the
   output names one file; every other line of the repository importing from that module needs
@@ -29,6 +38,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from fixbot.agent import gocov
 from fixbot.agent.locate import MAX_FILE_BYTES, TEST_FILE, Span
 from fixbot.ecosystems import registry
 
@@ -49,6 +59,16 @@ WARNING = re.compile(r"\b[A-Z]\w*Warning\b")
 # (https://docs.pytest.org/en/stable/reference/customize.html#configuration-file-formats)
 PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 FILTERWARNINGS = re.compile(r"^(\s*)filterwarnings\s*=")
+# go build / go vet: `./util_test.go:68:9: undefined: isValidChallengeKey`
+GO_UNDEFINED = re.compile(
+    r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):\d+(?::\d+)?: undefined: (\w+)(?![\w.])", re.M
+)
+# a Go test's message: `parse_test.go:266: unexpected number parsed from "12."; got 0`
+GO_TEST_MESSAGE = re.compile(r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):(\d+): (.*)$", re.M)
+GO_STRING = re.compile(r'"((?:[^"\\\n]|\\.){2,80})"')
+MAX_SAME_INPUT = 12  # an input on more lines of a test file than this says nothing of where
+TAIL = 8  # lines of the tested file's last function shown whole, else its first and last ones
+CAMEL_WORD = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 IDENTIFIER = re.compile(r"\b[A-Za-z_]\w{3,}\b")
 
 
@@ -243,12 +263,111 @@ def _setting_end(lines: list[str], start: int, indent: int) -> int:
     return end + 1
 
 
+def go_files(repo: Path) -> Iterator[str]:
+    """The module's Go files (relative, posix), hidden folders and environments left out, at
+    most `MAX_FILES`."""
+    count = 0
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
+        for name in sorted(files):
+            if name.endswith(".go") and count < MAX_FILES:
+                count += 1
+                yield (Path(folder) / name).relative_to(repo).as_posix()
+
+
+def _last_words(name: str) -> re.Pattern[str] | None:
+    """The identifiers made of `name`'s last two or more camel-case words, first letter of
+    either case (`isValidChallengeKey` -> `validChallengeKey`, `ChallengeKey`...), whole."""
+    words = CAMEL_WORD.findall(name)
+    tails = ["".join(words[i:]) for i in range(1, len(words) - 1)]
+    if not tails:
+        return None
+    either = (f"[{t[0].lower()}{t[0].upper()}]{re.escape(t[1:])}" for t in tails)
+    return re.compile(r"\b(" + "|".join(either) + r")\b")
+
+
+def go_undefined_spans(repo: Path, text: str) -> list[Span]:
+    """For each name a Go test file calls that its package lacks (`GO_UNDEFINED` in `text`):
+    the last function of the file that test file tests (`x.go` for `x_test.go`, where a new
+    function goes), then the package's functions using a variable named after the name's last
+    words (`_last_words`), focused on those lines; at most `MAX_LEADS`."""
+    wanted = {(folder, test, name) for folder, test, name in GO_UNDEFINED.findall(text)}
+    if not wanted:
+        return []
+    files = list(go_files(repo))
+    found: list[Span] = []
+    for folder, test, name in sorted(wanted):
+        # go names the file relative to its package's folder: the test file holding the name
+        held = [f for f in files if f.endswith("/" + folder + test) or f == folder + test]
+        for rel in [f for f in held if name in _source(repo, f)][:1]:
+            found += _go_undefined(repo, files, rel, name)
+    return list(dict.fromkeys(found))[:MAX_LEADS]
+
+
+def _go_undefined(repo: Path, files: list[str], test: str, name: str) -> list[Span]:
+    package = str(Path(test).parent)
+    tested = test.removesuffix("_test.go") + ".go"
+    found = [
+        Span(tested, start, end, f"{fn}, the end of {Path(test).name}'s file", 1.0, (end,), TAIL)
+        for start, end, fn in gocov.functions(repo, tested)[-1:]
+    ]
+    uses = _last_words(name)
+    for rel in files if uses else []:
+        if str(Path(rel).parent) != package or rel.endswith("_test.go"):
+            continue
+        lines = _source(repo, rel).splitlines()
+        for start, end, fn in gocov.functions(repo, rel):
+            hits = [n for n in range(start, end + 1) if uses and uses.search(lines[n - 1])]
+            if hits:
+                found.append(Span(rel, start, end, fn, 1.0, tuple(hits[: gocov.MAX_FOCUS])))
+    return found
+
+
+def go_same_input_spans(repo: Path, text: str) -> list[Span]:
+    """The functions of a Go test file whose other lines use a string its failing test's
+    message quotes (`GO_TEST_MESSAGE`, `GO_STRING`: `"12."` in `... parsed from "12."`),
+    focused on those lines (not the message's own), at most `MAX_LEADS`; an input on more
+    than `MAX_SAME_INPUT` lines of the file is left out."""
+    wanted: dict[tuple[str, str], set[tuple[int, str]]] = {}
+    for folder, test, line, message in GO_TEST_MESSAGE.findall(text):
+        for literal in GO_STRING.findall(message):
+            if literal.strip():
+                wanted.setdefault((folder, test), set()).add((int(line), f'"{literal}"'))
+    if not wanted:
+        return []
+    files = list(go_files(repo))
+    found: list[Span] = []
+    for (folder, test), inputs in sorted(wanted.items()):
+        held = [f for f in files if f.endswith("/" + folder + test) or f == folder + test]
+        for rel in held:
+            found += _same_input(repo, rel, inputs)
+    return list(dict.fromkeys(found))[:MAX_LEADS]
+
+
+def _same_input(repo: Path, rel: str, inputs: set[tuple[int, str]]) -> list[Span]:
+    lines = _source(repo, rel).splitlines()
+    hits: set[int] = set()
+    for quoted in {q for _, q in inputs}:
+        using = [n for n, line in enumerate(lines, start=1) if quoted in line]
+        if len(using) <= MAX_SAME_INPUT:
+            hits |= set(using) - {reported for reported, _ in inputs}
+    found = []
+    for start, end, fn in gocov.functions(repo, rel):
+        inside = sorted(n for n in hits if start <= n <= end)
+        if inside:
+            found.append(Span(rel, start, end, fn, 1.0, tuple(inside[: gocov.MAX_FOCUS])))
+    return found
+
+
 def spans(repo: Path, text: str) -> list[Span]:
     """Every lead of the error text `text` in `repo`: the removed imports, the attributes, the
-    tables, then the warning filters."""
+    tables, the warning filters, the names a Go test calls that its package lacks, then the
+    other uses of an input a Go test's message quotes."""
     return [
         *import_spans(repo, text),
         *attribute_spans(repo, text),
         *table_spans(repo, text),
         *warning_spans(repo, text),
+        *go_undefined_spans(repo, text),
+        *go_same_input_spans(repo, text),
     ]

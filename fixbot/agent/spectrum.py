@@ -16,10 +16,10 @@ coverage.py: https://coverage.readthedocs.io/en/latest/contexts.html); the repor
 the log, after a marker line. A check that sets PYTHONPATH itself gets the folder added to its
 value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variable it is not
 told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
-instead (`fixbot.agent.nodecov`), a Go module's under `go test`'s cover profiles
-(`fixbot.agent.gocov`); a Rust project has none yet (cargo's `-C instrument-coverage` is not
-used). When the spectrum cannot run, `suspects` says why (the report's notes and the bench
-show it).
+instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own), a Go
+module's under `go test`'s cover profiles (`fixbot.agent.gocov`); a Rust project has none yet
+(cargo's `-C instrument-coverage` is not used). When the spectrum cannot run, `suspects` says
+why (the report's notes and the bench show it).
 
 `rank` turns the lines into the enclosing functions of the repository's non-test files, best
 first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
@@ -311,19 +311,23 @@ def suspects(
     failing: list[str],
     timeout: float,
     located: Sequence[str] = (),
+    pointed: Sequence[tuple[str, int]] = (),
+    evidence: str = "",
 ) -> tuple[list[Span], str | None]:
     """Run the check with the line tracer through `launcher` in `repo` and rank its functions:
     (spans, None), or ([], why not) when no failing test is known, the repository is neither a
     Python nor a node project, or no line ran under a failing test (the caller notes it; the
     first request goes without). A node project's check runs under V8's coverage instead
     (`fixbot.agent.nodecov`, ranked by nearness to the test files the check names or, else,
-    the output's repository-relative paths `located`; a check with no failing test file, a
-    linter's or a compiler's, is not re-run)."""
+    the output's repository-relative paths `located`, the functions holding a line the output
+    points at, `pointed` (path, line), first; a check with no failing test file, a linter's or
+    a compiler's, is not re-run). A Go module's ties are ordered by the failure's text
+    `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`)."""
     python = python_project(repo, failing)
     if node_project(repo, located) and not (python and failing):
-        return _node(launcher, repo, check, list(located), timeout)
+        return _node(launcher, repo, check, list(located), timeout, pointed)
     if (repo / "go.mod").is_file() and not python:
-        return _go(launcher, repo, check, failing, timeout)
+        return _go(launcher, repo, check, failing, timeout, evidence)
     if (repo / "Cargo.toml").is_file() and not python:
         # cargo can build with `-C instrument-coverage` (llvm-profdata and llvm-cov then read
         # it), but its per-test runs are not wired here yet
@@ -358,17 +362,25 @@ def _python(
 
 
 def _node(
-    launcher: Launcher, repo: Path, check: str, located: list[str], timeout: float
+    launcher: Launcher,
+    repo: Path,
+    check: str,
+    located: list[str],
+    timeout: float,
+    pointed: Sequence[tuple[str, int]] = (),
 ) -> tuple[list[Span], str | None]:
     tests = nodecov.test_files(repo, check, located)
     if not tests:  # a linter or a compiler: its output already points at the lines
         return [], "no failing test file named by the check or its output"
+    found_runner = nodecov.runner(check, repo)
+    if found_runner is not None:
+        return _node_runner(launcher, repo, check, found_runner, tests, timeout, pointed)
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
         done = launcher.run(nodecov.command(check), repo, log, timeout)
         output = log.read_text(encoding="utf-8", errors="replace")
     coverage = nodecov.parse(output)
-    found = nodecov.rank(repo, coverage, tests)
+    found = nodecov.rank(repo, coverage, tests, pointed)
     if not found and nodecov.transformed(repo, coverage):
         return [], (
             "the check's runner transformed the repository's scripts before running them "
@@ -379,19 +391,48 @@ def _node(
     return found, None
 
 
+def _node_runner(
+    launcher: Launcher,
+    repo: Path,
+    check: str,
+    runner: tuple[str, int, str],
+    tests: list[str],
+    timeout: float,
+    pointed: Sequence[tuple[str, int]] = (),
+) -> tuple[list[Span], str | None]:
+    """The spectrum of a jest or vitest check from the runner's own V8 coverage, which maps
+    its transformed scripts back to the files (`fixbot.agent.nodecov.runner_command`)."""
+    with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
+        log = Path(tmp) / "spectrum.log"
+        done = launcher.run(nodecov.runner_command(check, runner), repo, log, timeout)
+        output = log.read_text(encoding="utf-8", errors="replace")
+    provider, coverage = nodecov.parse_report(output)
+    if not provider:
+        return [], (
+            f"vitest's own coverage needs the {nodecov.VITEST_PROVIDER} package, which the "
+            "project does not have (fixbot installs nothing into it)"
+        )
+    found = nodecov.rank_lines(repo, coverage, tests, pointed)
+    if not found:
+        return [], f"{runner[0]} reported no function of the repository run (exit {done.exit_code})"
+    return found, None
+
+
 def _go(
-    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float, evidence: str
 ) -> tuple[list[Span], str | None]:
     if not failing:
         return [], "no failing Go test named in the check's output (a vet or build failure)"
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
-        done = launcher.run(gocov.command(check, failing), repo, log, timeout)
+        done = launcher.run(
+            gocov.command(check, failing, gocov.module_path(repo)), repo, log, timeout
+        )
         output = log.read_text(encoding="utf-8", errors="replace")
     failed, whole = gocov.parse(output)
     if not failed:
         return [], f"go test wrote no cover profile for the failing tests (exit {done.exit_code})"
-    found = gocov.rank(repo, failed, whole)
+    found = gocov.rank(repo, failed, whole, failing, evidence)
     if not found:
         return [], f"no function of the module ran under a failing test (exit {done.exit_code})"
     return found, None

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+MAX_REACHED = 200  # `Reach` records an observation keeps at most (the stream's first ones)
+
 
 class Comparison(BaseModel):
     """A comparison dunder a watched test ran: the test, the type (`module.Qualname`), the
@@ -29,6 +31,19 @@ class Comparison(BaseModel):
     via: str | None = None
 
 
+class Reach(BaseModel, frozen=True):
+    """An audit event (PEP 578) through which code reaches objects it holds no name for
+    (`gc.get_objects`, `sys.setprofile`, `ctypes`, ...: `fixbot.observe.reach.EVENTS`), raised
+    under the project's code: `file` is the innermost project file on the stack (relative to
+    the work tree's root, or pytest's rootdir where fixbot named none; empty where no project
+    code is on the stack: a thread's, a callback's), `by` the file of the code that raised it
+    (a library's, or an installed copy of the project's, where not `file`)."""
+
+    event: str
+    file: str
+    by: str = ""
+
+
 class Observation(BaseModel):
     """One check run as the observer streamed it (`fixbot.observe.pytest_plugin`).
 
@@ -46,7 +61,8 @@ class Observation(BaseModel):
     setup said); `tampered` says, per watched test, what changed around it after collection
     (its function, the globals it reads, the observer's profile function); `known` are the
     known-answer test's outcomes as pytest's machinery reported them, `at: outcome` ("end:
-    failed" is the only right answer; "unavailable" where it could not be asked)."""
+    failed" is the only right answer; "unavailable" where it could not be asked); `reached`
+    the audit events the project's code raised to reach what it holds no name for."""
 
     sessions: int = 0
     ended: int = 0
@@ -63,6 +79,7 @@ class Observation(BaseModel):
     called: list[str] = Field(default_factory=list)
     tampered: dict[str, list[str]] = Field(default_factory=dict)
     known: list[str] = Field(default_factory=list)
+    reached: list[Reach] = Field(default_factory=list)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

@@ -85,7 +85,10 @@ ECOSYSTEM = Ecosystem(
         holds=holds,
     ),
     dialects=("jest", "vitest", "mocha", "tap", "ava", "node", "tsc", "eslint"),
-    coverage="V8's own coverage, NODE_V8_COVERAGE (`fixbot.agent.nodecov`)",
+    coverage=(
+        "V8's own coverage, NODE_V8_COVERAGE; jest's and vitest's own V8 coverage for their "
+        "checks (`fixbot.agent.nodecov`)"
+    ),
     runner_config=(
         r"(?:jest|vitest|karma|playwright|cypress|ava)\.config\.[cm]?[jt]s(?:on)?",
         r"\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s",

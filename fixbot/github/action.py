@@ -389,7 +389,7 @@ def _own_clone(ctx: Context, event: Event) -> Path:
     fixbot = ctx.clone
     assert fixbot.parent == private, (fixbot, private)  # one path, made by `worlds.clone_path`
     with worlds.entered(private):
-        worlds.clone(ctx.workspace, fixbot)
+        worlds.clone(ctx.workspace, fixbot, files=False)  # written where needed
         git.run(fixbot, "remote", "set-url", "origin", remote)
         _switch(fixbot, event, ctx.git_env)
     return fixbot

@@ -1,7 +1,8 @@
 """fixbot's side of the observer: the folder the plugin is loaded from, the two pipes, the
 environment that loads it into every pytest of a check, and the reader of its stream.
 
-`Channel.open(watch)` copies `pytest_plugin.py` from fixbot's installation into a fresh folder
+`Channel.open(watch)` copies `pytest_plugin.py` (and its audit hook, `reach.py`, as
+`<module>_reach`) from fixbot's installation into a fresh folder
 under a module name made for this run (`fixbot_observer_<hex>`: a file the workspace holds
 cannot shadow a name it could not know), readable by the commands' user and writable by fixbot
 alone (0755/0644; where fixbot is root the folder is root's). One pipe carries the run's nonce
@@ -26,10 +27,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import Comparison, Observation
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
+REACH = Path(__file__).with_name("reach.py")  # copied beside it as `<module>_reach`
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
@@ -53,20 +55,24 @@ class Channel:
     _reader: threading.Thread | None = None
 
     @classmethod
-    def open(cls, watch: Iterable[str] = ()) -> Channel:
-        """A fresh channel watching the bodies of the tests `watch` (node ids). Raises OSError
-        when the folder or the pipes cannot be made."""
+    def open(cls, watch: Iterable[str] = (), root: str | None = None) -> Channel:
+        """A fresh channel watching the bodies of the tests `watch` (node ids), naming the files
+        that reach relative to `root` (the work tree's root as the check sees it: the fix's
+        files are named relative to it; None: pytest's rootdir). Raises OSError when the folder
+        or the pipes cannot be made."""
         folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
         shutil.copyfile(PLUGIN, target)
-        target.chmod(0o644)
+        shutil.copyfile(REACH, folder / f"{module}_reach.py")
+        for made in folder.iterdir():
+            made.chmod(0o644)
         folder.chmod(0o755)
         nonce = secrets.token_hex(16)
         given_r, given_w = os.pipe()
         records_r, records_w = os.pipe()
         try:
-            os.write(given_w, _settings(nonce, list(watch)))
+            os.write(given_w, _settings(nonce, list(watch), root))
         finally:
             os.close(given_w)
         channel = cls(folder, module, nonce, (given_r, records_w), (records_r,))
@@ -113,14 +119,15 @@ class Channel:
         return seen
 
 
-def _settings(nonce: str, watch: list[str]) -> bytes:
-    """The settings lines the plugin reads: the nonce and the watched ids (as many as fit
-    `MAX_LINE_BYTES`), once for each pytest the check may start (`MAX_SESSIONS`)."""
+def _settings(nonce: str, watch: list[str], root: str | None = None) -> bytes:
+    """The settings lines the plugin reads: the nonce, the work tree's `root` and the watched
+    ids (as many as fit `MAX_LINE_BYTES`), once for each pytest the check may start
+    (`MAX_SESSIONS`)."""
     kept = watch[:MAX_WATCH]
-    line = json.dumps({"nonce": nonce, "watch": kept}).encode() + b"\n"
+    line = json.dumps({"nonce": nonce, "root": root, "watch": kept}).encode() + b"\n"
     while len(line) > MAX_LINE_BYTES and kept:
         kept = kept[: len(kept) // 2]
-        line = json.dumps({"nonce": nonce, "watch": kept}).encode() + b"\n"
+        line = json.dumps({"nonce": nonce, "root": root, "watch": kept}).encode() + b"\n"
     return line * max(1, min(MAX_SESSIONS, SETTINGS_BYTES // len(line)))
 
 
@@ -202,6 +209,16 @@ def _hooks(seen: Observation, record: dict[str, object], test: str, hooks: set[s
         hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
 
 
+def _reach(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+    reached = Reach(
+        event=str(record.get("ev", ""))[:40],
+        file=str(record.get("file", ""))[:300],
+        by=str(record.get("by", ""))[:300],
+    )
+    if reached not in seen.reached and len(seen.reached) < MAX_REACHED:
+        seen.reached.append(reached)
+
+
 def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
     seen.ended += 1
     status = record.get("status")
@@ -210,7 +227,8 @@ def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str
 
 # The plugin's records by kind (`k`), each with what adds it to the observation: a session's
 # start and end, a test's result, whether its body ran, what changed around it, a comparison it
-# made, the runner's machinery changed, the hook implementations registered, the known answer.
+# made, the runner's machinery changed, the hook implementations registered, the known answer,
+# an audit event the project's code raised to reach what it has no name for.
 _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], None]] = {
     "start": _start,
     "r": _result,
@@ -218,6 +236,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], No
     "tampered": _tampered,
     "known": _known,
     "eq": _comparison,
+    "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,
     "end": _end,

@@ -34,6 +34,10 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          handed back to the test's body by the code wherever it is defined
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
+    observer-reach       code in a file the fix changed raised an audit event through which
+                         code reaches objects it holds no name for (the garbage collector's
+                         lists, every thread's frames, the profile or trace function, ctypes),
+                         which the start's run did not (`fixbot.observe.reach`)
 
 The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
 say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
@@ -44,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fixbot.core.observed import Comparison, Observation
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -74,7 +78,7 @@ def findings(
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
-    found += _comparisons(last, watched, files)
+    found += _comparisons(last, watched, files) + _reached(start, last, files)
     return found + (_new_hooks(start, last) if observed_start else [])
 
 
@@ -82,6 +86,59 @@ def _new_hooks(start: Observation | None, last: Observation) -> list[str]:
     """The finding about hook implementations `last` saw that the start's run did not."""
     new = sorted(set(last.hooks) - set(start.hooks)) if start is not None else []
     return [f"observer-hooks: not in the start's run: {', '.join(new[:5])}"] if new else []
+
+
+def _reached(start: Observation | None, last: Observation, files: list[str]) -> list[str]:
+    """The findings about audit events raised under code the fix changed (or an installed copy
+    of it, as tox runs), or under no project code at all (a thread's, a callback's: `file`
+    empty) where the start's run was observed, that the start's run did not raise: the
+    project's own habits are no finding of the fix's. A stream with more reaches than are kept
+    (`MAX_REACHED`) is one where the start's was not: what was left out is unknown."""
+    before = set(start.reached) if start is not None else set()
+    observed = start is not None and start.sessions > 0
+    new = [r for r in last.reached if r not in before and _the_fixs(r, files, observed)]
+    found = []
+    if new:
+        what = "; ".join(_reach_words(r) for r in new[:4])
+        found.append(
+            f"observer-reach: {what}: the fix's code reached objects it holds no name for (the"
+            " observer's among them), which the start's run did not"
+        )
+    if len(last.reached) >= MAX_REACHED > len(before):
+        found.append(
+            f"observer-reach: {len(last.reached)} reaches or more (the start's run had"
+            f" {len(before)}): those past the first {MAX_REACHED} are not kept"
+        )
+    return found
+
+
+def _the_fixs(reached: Reach, files: list[str], observed: bool) -> bool:
+    """Whether a reach is the fix's to answer for: raised under a file it changed, an installed
+    copy of one, or no project code at all where the start's run was observed."""
+    if _changed_by_fix(reached.file, files) or _installed_copy(reached.by, files):
+        return True
+    return observed and reached.file == ""
+
+
+def _reach_words(reached: Reach) -> str:
+    """One reach in the finding's words: where, what, and through which file."""
+    where = reached.file or "code outside the project"
+    through = f" (through {reached.by})" if reached.by not in ("", reached.file) else ""
+    return f"{where} raised {reached.event}{through}"
+
+
+def _installed_copy(path: str, files: list[str]) -> bool:
+    """Whether `path` (absolute, an installed package's file) is a copy of one of the fix's
+    `files`: it ends with the file's last two or more path parts (`pkg/mod.py` of
+    `src/pkg/mod.py`)."""
+    if "-packages/" not in path:
+        return False
+    for file in files:
+        parts = file.split("/")
+        tails = ("/".join(parts[i:]) for i in range(len(parts) - 1))
+        if any(path.endswith("/" + tail) for tail in tails):
+            return True
+    return False
 
 
 def _stream(last: Observation, machinery: list[str]) -> list[str]:

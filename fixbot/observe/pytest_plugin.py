@@ -25,6 +25,12 @@ line, `nonce<TAB>json`:
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
     {"k": "end", "status": exitstatus}              the session finished
+    {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
+                                                    through which code reaches what it has no
+                                                    name for (`gc.get_objects`,
+                                                    `sys.setprofile`, `ctypes`...; `by` the
+                                                    raising code's file): from `reach.py`,
+                                                    whose audit hook cannot be removed
 
 The comparisons come from a profile function set for a watched test's call phase alone (the
 tests that failed at the start, named by fixbot): it sees the Python `__eq__`/`__ne__`/`__bool__`
@@ -58,6 +64,7 @@ from __future__ import annotations
 
 import dis
 import fcntl
+import importlib
 import inspect
 import json
 import os
@@ -154,8 +161,9 @@ def _fingerprint(value: Any) -> tuple[int, int, Any]:
 class Observer:
     """The plugin object: its channel, what it captured at load, and what it saw."""
 
-    def __init__(self, out: int, nonce: str, watch: Iterable[str]) -> None:
+    def __init__(self, out: int, nonce: str, watch: Iterable[str], root: str | None = None) -> None:
         self.watch = frozenset(watch)
+        self.root = root  # the work tree's root fixbot named, as this process sees it
         self.setprofile, self.getprofile = sys.setprofile, sys.getprofile
         self.captured: dict[tuple[str, str], tuple[int, int, Any]] = {}
         self.reported_changes: set[str] = set()
@@ -627,9 +635,43 @@ def _probe(
             said = function(instance, _Stranger())
             if said is not NotImplemented:
                 always = bool(said) if dunder == "__eq__" else not bool(said)
+            always = always or _bends(instance, function, dunder)
         except Exception:  # the probe is a question; a dunder that raises answered it
             always = False
     return _eq_record(test, kind, dunder, code.co_filename, code.co_firstlineno, always, root)
+
+
+# A built-in base type, and a value of it that its own `==` says differs from an instance
+# (made with the base's own C methods, which a subclass's dunders do not reach).
+_BASES: tuple[tuple[type, Callable[[Any], Any]], ...] = (
+    (bool, lambda v: None),
+    (int, lambda v: int.__add__(v, 1)),
+    (float, lambda v: float.__add__(v, 1.0)),
+    (str, lambda v: str.__add__(v, "\x00")),
+    (bytes, lambda v: bytes.__add__(v, b"\x00")),
+    (tuple, lambda v: tuple.__add__(v, (_Stranger(),))),
+    (list, lambda v: list.__add__(v, [_Stranger()])),
+    (frozenset, lambda v: frozenset.__or__(v, {_Stranger()})),
+    (set, lambda v: set.__or__(v, {_Stranger()})),
+    (dict, lambda v: {**dict.copy(v), _Stranger(): 0}),
+)
+
+
+def _bends(instance: Any, function: Any, dunder: str) -> bool:
+    """Whether a comparison dunder of a subclass of a built-in type says equal (`__ne__`: not
+    unequal) to a value of that base type which the base's own `==` says differs from the
+    instance: equal to every int, not only to the one the test expects. Raises what the
+    dunder raises."""
+    for base, make in _BASES:
+        if isinstance(instance, base):
+            other = make(instance)
+            if other is None or base.__eq__(instance, other) is not False:  # type: ignore[call-arg]
+                return False
+            said = function(instance, other)
+            if said is NotImplemented:
+                return False
+            return bool(said) if dunder == "__eq__" else not bool(said)
+    return False
 
 
 def _open() -> Observer | None:
@@ -658,15 +700,36 @@ def _open() -> Observer | None:
         os.close(out)
     except (OSError, ValueError):
         return None
-    return Observer(high, str(settings["nonce"]), settings.get("watch", []))
+    root = settings.get("root")
+    root = os.path.realpath(root) if isinstance(root, str) and os.path.isdir(root) else None
+    return Observer(high, str(settings["nonce"]), settings.get("watch", []), root)
+
+
+def _root(observer: Observer) -> Callable[[], str]:
+    """What reached files are named relative to: the work tree's root fixbot named (the fix's
+    files are named relative to it, wherever pytest's rootdir is: a `pytest.ini` under
+    `tests/` moves that), else pytest's rootdir once known (the current folder before)."""
+    root = observer.root
+    if root is not None:
+        return lambda: root
+    return lambda: OBSERVER_ROOT[0]
+
+
+def _reach() -> Any:
+    """The audit hook's module, copied beside this one (`<module>_reach`), or
+    `fixbot.observe.reach` where this file is imported from fixbot's package."""
+    package, _, name = __name__.rpartition(".")
+    return importlib.import_module(f"{package}.reach" if package else f"{name}_reach")
 
 
 # Opened and captured as the plugin is imported (`-p` imports it while pytest parses its
 # arguments, before any conftest or test module): what the code under test does later is
 # compared with this.
+OBSERVER_ROOT = [os.path.realpath(os.getcwd())]  # what reached files are named relative to
 OBSERVER = _open()
 if OBSERVER is not None:
     OBSERVER.capture()
+    _reach().install(OBSERVER.send, os.path.dirname(os.path.abspath(__file__)), _root(OBSERVER))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -675,4 +738,5 @@ def pytest_configure(config: Any) -> None:
     global OBSERVER
     observer, OBSERVER = OBSERVER, None
     if observer is not None:
+        OBSERVER_ROOT[0] = os.path.realpath(str(getattr(config, "rootpath", config.rootdir)))
         config.pluginmanager.register(observer, __name__ + "-observer")

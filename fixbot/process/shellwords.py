@@ -113,6 +113,32 @@ def words(command: str) -> list[str]:
     return found
 
 
+def word_ends(command: str) -> list[tuple[str, int, bool]]:
+    """Every literal word of `command` (quotes removed) with the offset in `command` just past
+    it and whether it is the program word of its simple command (the first word past its
+    assignments), in order; [] when bashlex cannot parse `command`. For adding options after a
+    program's own word (`jest src/a.test.js` -> after `jest`)."""
+    try:
+        nodes = bashlex.parse(command)
+    except Exception:  # bashlex raises its own errors and, on some syntax, plain ones
+        return []
+    found: list[tuple[str, int, bool]] = []
+    programs: set[int] = set()
+
+    class Words(bashlex.ast.nodevisitor):  # type: ignore[misc]
+        def visitcommand(self, node: Any, parts: Any) -> None:
+            first = next((p for p in parts if p.kind == "word"), None)
+            if first is not None:
+                programs.add(first.pos[1])
+
+        def visitword(self, node: Any, word: str) -> None:
+            found.append((word, node.pos[1], False))
+
+    for node in nodes:
+        Words().visit(node)
+    return sorted(((w, end, end in programs) for w, end, _ in found), key=lambda item: item[1])
+
+
 def assignment_ends(command: str, name: str) -> list[int]:
     """The offsets in `command` just past each word that assigns the variable `name`
     (`NAME=value` before a command, after `export` or `env`), in order; [] when there is none or

@@ -715,6 +715,26 @@ def clone_unwritten(fixbot: Path) -> None:
         raise GitError(f"git update-index failed: {done.stderr.strip()}")
 
 
+def write_unwritten(fixbot: Path) -> None:
+    """Write the whole work tree of a clone `clone_unwritten` left unwritten, as a checkout of
+    HEAD would have (every entry's skip-worktree bit cleared, `git checkout-index --force
+    --index`), and drop its marker; nothing when it is written. For a clone no `Worlds` has
+    compared yet (nothing recorded against its index): the Action's, about to check out a
+    commit other than the workspace's. Raises GitError."""
+    marker = fixbot / ".git" / UNWRITTEN
+    if not marker.exists():
+        return
+    names = git.run(fixbot, "ls-files", "-z", errors=PATHS)
+    for args in (
+        ("update-index", "-z", "--no-skip-worktree", "--stdin"),
+        ("checkout-index", "-z", "--force", "--index", "--stdin"),
+    ):
+        done = git.completed(fixbot, *args, stdin=names, errors=PATHS)
+        if done.returncode != 0:
+            raise GitError(f"git {args[0]} failed: {done.stderr.strip()}")
+    marker.unlink()
+
+
 def _reached(folders: Folders, rel: str) -> os.stat_result | None:
     """The lstat of W's `rel` reached through `folders` without following a link (`stat_in`),
     or None when it is missing or a folder on its path is a link, a file or unreadable."""

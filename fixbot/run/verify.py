@@ -171,8 +171,10 @@ class Checker:
         and read as soon as the check has ended, when no process of the check is left to
         rewrite it (`Launcher.run`); a report that is the runner's standard output is read
         from the log, which then gets the runner's plain text back (`from_output`)."""
+        # the fix's files are named relative to the work tree's root, as the check sees it
+        root = self.launcher.pair.workspace if self.launcher.pair is not None else self.repo
         try:
-            channel = Channel.open(self.watch)
+            channel = Channel.open(self.watch, str(root))
         except OSError:
             channel = None
         try:

@@ -1,9 +1,14 @@
 """Leads in the error text: where a missing attribute is set, the other imports of a removed
-name, a table the error names (pure reading of real files with ast)."""
+name, a table the error names (pure reading of real files with ast), the file and the uses a
+name a Go test lacks leads to."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from fixbot.agent import leads, locate
 from tests.agent.test_locate import write
@@ -117,3 +122,90 @@ def test_a_warning_raised_as_an_error_leads_to_the_pytest_warning_filters(tmp_pa
     assert leads.spans(tmp_path, WARNING_ERROR)[-2:] == leads.warning_spans(tmp_path, WARNING_ERROR)
     # an assertion on a value that merely mentions a warning class is not a warning raised
     assert leads.warning_spans(tmp_path, "tests/t.py:3: in test_x\n    w = UserWarning\n") == []
+
+
+KEYS_GO = (
+    "package ws\n\nfunc computeAccept(challengeKey string) string {\n\treturn challengeKey\n}\n\n"
+    "func other() int {\n\treturn 1\n}\n\nfunc last() int {\n\treturn 2\n}\n"
+)
+SERVER_GO = (
+    'package ws\n\nimport "errors"\n\nfunc Upgrade(key string) error {\n'
+    '\tchallengeKey := key\n\tif challengeKey == "" {\n\t\treturn errors.New("blank")\n\t}\n'
+    "\treturn nil\n}\n\nfunc Unrelated() int {\n\treturn 3\n}\n"
+)
+KEYS_TEST = (
+    'package ws\n\nimport "testing"\n\nfunc TestValid(t *testing.T) {\n'
+    '\tif isValidChallengeKey("") {\n\t\tt.Fatal("blank")\n\t}\n}\n'
+)
+
+
+@pytest.mark.slow
+def test_a_name_a_go_test_calls_that_is_missing_leads_to_its_file_and_its_subjects_uses(
+    tmp_path: Path,
+) -> None:
+    """`go test` prints the test file relative to its package's folder: the lead finds it in
+    the module, shows the end of the file it tests and the uses of `challengeKey`."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    repo = tmp_path / "mod"
+    (repo / "ws").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
+    for name, text in {
+        "keys.go": KEYS_GO,
+        "server.go": SERVER_GO,
+        "keys_test.go": KEYS_TEST,
+    }.items():
+        (repo / "ws" / name).write_text(text)
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    done = subprocess.run(
+        [go, "test", "./..."], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert "undefined: isValidChallengeKey" in done.stdout + done.stderr
+    found = leads.spans(repo, done.stdout + done.stderr)
+    assert [(s.path, s.start, s.focus) for s in found] == [
+        ("ws/keys.go", 11, (13,)),  # the end of keys.go, where a new function goes
+        ("ws/keys.go", 3, (3, 4)),  # computeAccept's challengeKey
+        ("ws/server.go", 5, (6, 7)),  # Upgrade's challengeKey
+    ]
+
+
+PARSE_GO = (
+    'package num\n\nimport "strings"\n\nfunc Parse(s string) int {\n'
+    '\tif strings.HasSuffix(s, ".") {\n\t\treturn 0\n\t}\n\treturn len(s)\n}\n'
+)
+PARSE_TEST = (
+    'package num\n\nimport "testing"\n\nfunc TestParse(t *testing.T) {\n'
+    "\tf := func(s string, want int) {\n\t\tt.Helper()\n\t\tif got := Parse(s); got != want {\n"
+    '\t\t\tt.Errorf("unexpected number parsed from %q; got %d; want %d", s, got, want)\n'
+    '\t\t}\n\t}\n\tf("12.", 0)\n\tf("7", 1)\n\tf("12.", 3)\n}\n\n'
+    'func TestOther(t *testing.T) {\n\tif Parse("12.") == 1 {\n\t\tt.Fatal()\n\t}\n}\n'
+)
+
+
+@pytest.mark.slow
+def test_an_input_a_failing_go_test_quotes_leads_to_its_other_uses_in_the_test_file(
+    tmp_path: Path,
+) -> None:
+    """A changed behaviour changes the assertions that encode the old one: the lines of the
+    test file using the quoted input, the reported one left to the snippets."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("no go on PATH")
+    repo = tmp_path / "mod"
+    (repo / "num").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
+    (repo / "num" / "parse.go").write_text(PARSE_GO)
+    (repo / "num" / "parse_test.go").write_text(PARSE_TEST)
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    done = subprocess.run(
+        [go, "test", "./..."], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+    assert 'parse_test.go:14: unexpected number parsed from "12."' in done.stdout
+    found = leads.spans(repo, done.stdout)
+    assert [(s.path, s.name, s.focus) for s in found] == [
+        ("num/parse_test.go", "TestParse", (12,)),  # f("12.", 0)
+        ("num/parse_test.go", "TestOther", (18,)),
+    ]

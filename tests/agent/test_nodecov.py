@@ -108,6 +108,22 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     assert nodecov.parse(nodecov.MARK + '\n{"index.js": [["cut') == {}
 
 
+def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them(
+    tmp_path: Path,
+) -> None:
+    """jest's or vitest's report crosses back the same way, with the same refusal."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (tmp_path / "secret.js").write_text("function token() { return 'hunter2'; }\n")
+    (repo / "link.js").symlink_to(tmp_path / "secret.js")
+    lines = {"functions": [["token", 1, 1, 1]], "blocks": []}
+    paths = ("../secret.js", "link.js", str(tmp_path / "secret.js"))
+    forged = {"provider": True, "files": {path: lines for path in paths}}
+    provider, coverage = nodecov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
+    assert provider and set(coverage) == set(paths)
+    assert nodecov.rank_lines(repo, coverage, [], [("link.js", 1)]) == []
+
+
 def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path: Path) -> None:
     """jest runs babel-jest's output (coverage counters, hoisted mocks), not the file: V8's
     offsets then point past the file's end or at other lines, so that script ranks nothing,
@@ -201,4 +217,160 @@ def test_a_monorepo_packages_check_is_mapped_to_the_repository_and_covered(
     assert [(s.path, s.name) for s in found] == [
         ("packages/tiny/index.js", "parse"),
         ("packages/tiny/lib/set.js", "setKey"),
+    ]
+
+
+def test_a_jest_or_vitest_check_is_found_with_where_its_coverage_options_go() -> None:
+    """The runner's own word (or the word after `npx`), past vitest's `run`; a word that only
+    names a folder or a file is not a runner."""
+    assert nodecov.runner("jest src/a.test.js") == ("jest", 4, "")
+    assert nodecov.runner("cd pkg && npx vitest run a.test.ts") == ("vitest", 24, "")
+    assert nodecov.runner("FOO=1 node_modules/.bin/jest --ci") == ("jest", 28, "")
+    assert nodecov.runner("cd jest && node test/parse.js") is None
+    assert nodecov.runner("tape test/jest.js") is None
+    command = nodecov.runner_command("vitest run a.test.ts", ("vitest", 10, ""))
+    assert "(vitest run --coverage.enabled=true --coverage.provider=v8 " in command
+
+
+def test_a_runners_report_ranks_its_run_functions_focused_on_their_rare_blocks(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path, {**FILES, "test/parse.test.js": "var parse = require('../');\n"})
+    report = {
+        "provider": True,
+        "files": {
+            "index.js": {"functions": [["parse", 3, 10, 2], ["unused", 12, 14, 0]], "blocks": []},
+            "lib/set.js": {
+                "functions": [["setKey", 1, 7, 2]],
+                "blocks": [[1, 7, 2], [2, 5, 1], [6, 6, 1]],
+            },
+            "test/parse.test.js": {"functions": [["(anonymous)", 2, 2, 1]], "blocks": []},
+        },
+    }
+    provider, coverage = nodecov.parse_report(f"noise\n{nodecov.MARK}\n{json.dumps(report)}\n")
+    assert provider
+    found = nodecov.rank_lines(repo, coverage, ["test/parse.test.js"])
+    assert [(s.path, s.start, s.end, s.name, s.score) for s in found] == [
+        ("index.js", 3, 10, "parse", 0.8),  # the package's main, which the test requires
+        ("lib/set.js", 1, 7, "setKey", 0.5),
+    ]
+    assert found[1].focus == (2, 5, 6)
+    assert nodecov.parse_report(f"{nodecov.MARK}\n{{cut") == (True, {})
+
+
+def _node_launcher(repo: Path) -> Launcher:
+    node = str(Path(shutil.which("node") or "node").parent)
+    return Launcher(
+        repo, {"PATH": f"{node}:/usr/bin:/bin"}, namespace=False, deadline=Deadline.start(None)
+    )
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_jest_checks_spectrum_comes_from_jests_own_coverage_in_the_files_lines(
+    tmp_path: Path,
+) -> None:
+    """Real jest: V8's coverage of babel-jest's output is mapped back by jest itself, so the
+    functions are named at their lines on disk, and the report stays out of the work tree."""
+    root = node_modules()
+    if root is None:
+        missing("jest is not installed: bash scripts/node-tools.sh")
+    test = (
+        "const parse = require('../');\n"
+        "test('plain', () => expect(parse(['a=1'])).toEqual({a: '1'}));\n"
+        "test('proto', () => expect(parse(['__proto__=2'])).toEqual({}));\n"
+    )
+    repo = write(tmp_path / "repo", {**FILES, "test/parse.test.js": test})
+    check = f"{root / '.bin' / 'jest'} --ci test/parse.test.js"
+    found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
+    assert why is None
+    assert [(s.path, s.start, s.end, s.name) for s in found] == [
+        ("index.js", 3, 10, "parse"),
+        ("lib/set.js", 1, 7, "setKey"),
+    ]
+    assert 2 in found[1].focus  # the `if` block only the `__proto__` key enters
+    assert not list(repo.glob("coverage*"))
+    # a stack trace through `lib/set.js:3` puts the function holding that line first
+    launcher, pointed = _node_launcher(repo), [("lib/set.js", 3)]
+    traced, _ = spectrum.suspects(launcher, repo, check, [], 120, pointed=pointed)
+    assert (traced[0].name, traced[0].score) == ("setKey", nodecov.POINTED)
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_vitest_check_without_its_coverage_package_says_so(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None or not (root / ".bin" / "vitest").exists():
+        missing("vitest is not installed: bash scripts/node-tools.sh")
+    repo = write(tmp_path / "repo", {**FILES, "test/parse.test.js": "// not run\n"})
+    check = f"{root / '.bin' / 'vitest'} run test/parse.test.js"
+    found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
+    assert found == []
+    assert why is not None and nodecov.VITEST_PROVIDER in why
+    # an ESM-only package (no `require` in its exports) counts as installed all the same
+    exports = {"name": nodecov.VITEST_PROVIDER, "exports": {".": {"import": "./x.mjs"}}}
+    write(repo, {f"node_modules/{nodecov.VITEST_PROVIDER}/package.json": json.dumps(exports)})
+    found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
+    assert why is not None and why.startswith("vitest reported no function")
+
+
+def test_the_run_function_holding_a_line_the_output_points_at_ranks_first(
+    tmp_path: Path,
+) -> None:
+    """A stack trace passing through the repository's code names the function to show: the
+    innermost one holding that line, or the short one around it that shows it whole; a long
+    one around it keeps its place."""
+    lines = "".join(f"line {n}\n" for n in range(1, 301))
+    repo = write(tmp_path, {"lib/a.js": lines, "test/a.test.js": "// a test\n"})
+    functions = (("outer", 1, 60, 3), ("inner", 10, 20, 3), ("tiny", 30, 31, 9))
+    functions += (("long", 100, 250, 1), ("nested", 120, 190, 1))
+    coverage = {"lib/a.js": nodecov.Lines(functions, ())}
+    plain = nodecov.rank_lines(repo, coverage, ["test/a.test.js"])
+    assert [s.name for s in plain] == ["outer", "nested", "long"]  # inner, tiny: in a short one
+    found = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/a.js", 15)])
+    assert (found[0].name, found[0].score, found[0].focus) == ("outer", nodecov.POINTED, (15,))
+    deep = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/a.js", 155)])
+    assert [(s.name, s.score) for s in deep][:2] == [("nested", nodecov.POINTED), ("outer", 0.5)]
+    assert [s.name for s in deep][2:] == ["long"]  # 150 lines: not shown whole, not raised
+    elsewhere = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], [("lib/b.js", 15)])
+    assert elsewhere == plain
+
+
+def test_npm_test_whose_script_is_one_plain_runner_command_gets_the_options_after_dashes(
+    tmp_path: Path,
+) -> None:
+    scripts = {"test": "jest --ci", "unit": "vitest run", "lint": "eslint . && jest"}
+    repo = write(
+        tmp_path,
+        {
+            "package.json": json.dumps({"name": "tiny", "scripts": scripts}),
+            "pkg/package.json": json.dumps({"name": "pkg", "scripts": {"test": "mocha"}}),
+        },
+    )
+    assert nodecov.runner("npm test", repo) == ("jest", 8, "-- ")
+    assert nodecov.runner("npm run unit", repo) == ("vitest", 12, "-- ")
+    assert nodecov.runner("npm run lint", repo) is None  # two programs: where would they go
+    assert nodecov.runner("npm test --prefix pkg", repo) is None  # mocha: V8's coverage
+    assert nodecov.runner("npm test -- -t name", repo) is None  # arguments of its own
+    assert nodecov.runner("npm test") is None  # no repository to read the script from
+    command = nodecov.runner_command("npm test", ("jest", 8, "-- "))
+    assert "(npm test -- --coverage --coverageProvider=v8 " in command
+
+
+@needs_node
+@pytest.mark.slow
+def test_a_jest_check_through_npm_test_gets_jests_own_coverage(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None or shutil.which("npm") is None:
+        missing("jest or npm is not installed: bash scripts/node-tools.sh")
+    test = "const parse = require('../');\ntest('p', () => expect(parse(['a=1'])).toEqual({}));\n"
+    package = {"name": "tiny", "main": "index.js", "scripts": {"test": f"{root}/.bin/jest --ci"}}
+    files = {**FILES, "package.json": json.dumps(package), "test/parse.test.js": test}
+    repo = write(tmp_path / "repo", files)
+    located = ["test/parse.test.js"]
+    found, why = spectrum.suspects(_node_launcher(repo), repo, "npm test", [], 120, located)
+    assert why is None
+    assert [(s.path, s.start, s.name) for s in found] == [
+        ("index.js", 3, "parse"),
+        ("lib/set.js", 1, "setKey"),
     ]

@@ -41,7 +41,7 @@ SHARDS: dict[str, float] = {
     "python-dev": 0.9,  # 19 of 21
     "python-held-out": 0.93,  # 15 of 16
     "npm": 0.69,  # 9 of 13
-    "go": 0.6,  # 6 of 10
+    "go": 0.8,  # 8 of 10
     "rust": 0.55,  # 6 of 9 under rustup 1.95, 5 of 9 under Debian's rustc 1.63 (semver-1-0-14)
     "test-change": 0.63,  # 7 of 11
 }

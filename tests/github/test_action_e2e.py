@@ -14,6 +14,7 @@ import pytest
 
 from fixbot.github.publish import memory
 from fixbot.github.publish.render import STATUS_MARKER
+from fixbot.process import sync
 from fixbot.run.eventlog import read_events
 from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -310,6 +311,34 @@ def test_push_event_opens_a_pull_request_from_a_new_branch(
         (branch, "main", False)
     ]
     assert run.outputs["pr-url"] == pulls[0]["html_url"]
+
+
+def test_a_green_push_leaves_fixbots_clone_unwritten_a_merge_ref_gets_the_heads_files(
+    sandbox: ActionSandbox, github_server: FakeGitHub
+) -> None:
+    """Where the branch to fix is the workspace's own commit (a push event, a workflow that
+    checks out the head ref) fixbot's clone is only put on the branch, no file written; where
+    it is another (actions/checkout's merge commit of a pull request) the head's files are
+    written before it is checked out."""
+    green = sandbox.origin_sha("main")
+    ws = sandbox.workspace("main")
+    run = sandbox.run(sandbox.env("push", sandbox.push_event("main", str(green)), ws, RUFF))
+    assert run.code == 0 and run.outputs["outcome"] == "passed", run.stdout + run.stderr
+    clone = state_of(ws).parent
+    assert (clone / ".git" / sync.UNWRITTEN).exists()
+    assert sorted(p.name for p in clone.iterdir()) == [".fixbot", ".git"]  # no file of the repo
+    assert git(clone, "symbolic-ref", "HEAD") == "refs/heads/main"
+    assert git(clone, "rev-parse", "HEAD") == green and git(clone, "status", "--porcelain") == ""
+
+    sha = sandbox.commit("changes", {"lib.py": "X = 1\n"}, "a green change")
+    merged = sandbox.workspace("changes", merge_into="main")
+    event = sandbox.pull_request_event("changes", sha)
+    run = sandbox.run(sandbox.env("pull_request", event, merged, RUFF))
+    assert run.code == 0 and run.outputs["outcome"] == "passed", run.stdout + run.stderr
+    clone = state_of(merged).parent
+    assert not (clone / ".git" / sync.UNWRITTEN).exists()
+    assert git(clone, "rev-parse", "HEAD") == sha and (clone / "lib.py").read_text() == "X = 1\n"
+    assert git(clone, "status", "--porcelain", "--untracked-files=no") == ""
 
 
 def test_escalation_opens_a_draft_pull_request_and_leaves_the_branch_alone(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.observed import Comparison, Observation
+from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 from fixbot.logs.signature import said_failed
 from fixbot.observe import channel, judge
 from fixbot.observe.channel import Channel, parse
@@ -291,3 +291,142 @@ def test_the_runners_last_summary_beats_the_exit_code() -> None:
     assert said_failed(red + "=== 5 passed in 0.1s ===\n") == []  # a later run went green
     assert said_failed("Found 3 errors in 1 file (checked 2 source files)\n") == []  # mypy's
     assert said_failed("Tests:       1 failed, 2 passed, 3 total\n") != []  # jest's
+
+
+REACHING = """import gc
+import sys
+
+
+def add(a, b):
+    gc.get_objects()
+    exec("import gc; gc.get_referrers(a)")  # code from a string: its caller is named
+    profile = sys.getprofile()
+    sys.setprofile(None)
+    sys.setprofile(profile)
+    return a + b
+"""
+
+
+@pytest.mark.slow
+def test_the_audit_hook_names_the_projects_file_that_reached_without_a_name(
+    tmp_path: Path,
+) -> None:
+    seen = observe(tmp_path, PYTEST, {"app.py": REACHING}, [ADD])
+    assert seen.bodies == {ADD: True}  # the observer's own profile function is no finding
+    assert {(r.event, r.file) for r in seen.reached} == {
+        ("gc.get_objects", "app.py"),
+        ("gc.get_referrers", "app.py"),
+        ("sys.setprofile", "app.py"),
+    }
+    assert {r.by for r in seen.reached if r.event == "gc.get_referrers"} == {"<string>"}
+    # the same code at the start is the project's habit; new in a file the fix changed, a
+    # finding (the test fails either way: `add(2, 2) == 5`)
+    start = observe(tmp_path / "start", PYTEST, {"app.py": REACHING}, [ADD])
+    assert not [f for f in judge.findings(start, seen, ["app.py"]) if "reach" in f]
+    found = [f for f in judge.findings(START, seen, ["app.py"]) if "reach" in f]
+    assert [f.split(":", 1)[0] for f in found] == ["observer-reach"], found
+    assert "app.py raised gc.get_objects" in found[0]
+
+
+@pytest.mark.slow
+def test_the_audit_hook_says_nothing_of_pytest_or_the_standard_library(tmp_path: Path) -> None:
+    # the standard library reaching through gc for the project's test is not the project's
+    # file: the innermost project frame is (the test), and a test the fix left alone is no
+    # finding
+    test = TEST.replace("def test_zero():\n", "def test_zero():\n    import gc\n    gc.collect()\n")
+    seen = observe(tmp_path, PYTEST, {"tests/test_app.py": test}, [ADD])
+    assert seen.sessions == seen.ended == 1
+    assert seen.reached == []
+
+
+def test_a_reach_counts_new_and_in_the_fixs_files_or_their_installed_copy() -> None:
+    reach = Reach(
+        event="gc.get_objects", file="tests/test_app.py", by="/v/site-packages/pkg/app.py"
+    )
+    last = _green(reached=[reach])
+    assert judge.findings(START, last, ["src/pkg/app.py"])[0].startswith("observer-reach: ")
+    assert judge.findings(START, last, ["app.py", "tests/test_other.py"]) == []
+    mine = Reach(event="sys.settrace", file="pkg/app.py", by="pkg/app.py")
+    assert judge.findings(START, _green(reached=[mine]), ["pkg/app.py"]) != []
+    habit = START.model_copy(update={"reached": [mine]})
+    assert judge.findings(habit, _green(reached=[mine]), ["pkg/app.py"]) == []
+
+
+def test_a_reach_under_no_project_code_or_past_those_kept_counts_where_the_start_observed() -> None:
+    # no project frame on the stack (a thread the code started): new since the start, a finding
+    lost = Reach(event="gc.get_objects", file="", by="/usr/lib/python3/concurrent/futures/x.py")
+    found = judge.findings(START, _green(reached=[lost]), ["app.py"])
+    assert [f.split(":", 1)[0] for f in found] == ["observer-reach"], found
+    assert "code outside the project raised gc.get_objects" in found[0]
+    # the start's run did it too (a coverage tool's threads), or there was no start's stream
+    habit = START.model_copy(update={"reached": [lost]})
+    assert judge.findings(habit, _green(reached=[lost]), ["app.py"]) == []
+    assert judge.findings(None, _green(reached=[lost]), ["app.py"]) == []
+    # as many reaches as are kept, in files the fix left alone: what came after is unknown
+    many = [Reach(event="gc.get_referents", file=f"x{i}.py") for i in range(MAX_REACHED)]
+    found = judge.findings(START, _green(reached=many), ["app.py"])
+    assert found and found[0].startswith("observer-reach: 200 reaches or more"), found
+    assert judge.findings(START, _green(reached=many[:-1]), ["app.py"]) == []
+
+
+# reaches the hook once missed: from a worker thread, under more frames than it walked, under a
+# file name outside the project; and what it counts no more: a library loaded (ctypes.dlopen),
+# a new thread taking the trace function `threading.settrace` named
+HIDDEN = """\
+import ctypes.util  # noqa: F401
+import gc
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+threading.settrace(lambda *a: None)
+threading.Thread(target=int).start()
+with ThreadPoolExecutor(1) as pool:
+    pool.submit(gc.get_referrers, 1).result()
+_ns = {"gc": gc}
+_stdlib = __import__("sysconfig").get_paths()["stdlib"]
+exec(compile("def deep(n):\\n    return gc.get_objects() if n == 0 else deep(n - 1)\\n",
+             _stdlib + "/_deep.py", "exec"), _ns)
+_ns["deep"](300)
+exec(compile("gc.get_referents(1)\\n", "/tmp/_elsewhere.py", "exec"), _ns)
+
+
+def add(a, b):
+    return a + b
+"""
+
+
+@pytest.mark.slow
+def test_the_audit_hook_walks_every_frame_and_names_no_one_for_a_thread(tmp_path: Path) -> None:
+    seen = observe(tmp_path, PYTEST, {"app.py": HIDDEN}, [ADD])
+    reached = {(r.event, r.file) for r in seen.reached}
+    assert reached == {
+        ("gc.get_referrers", ""),
+        ("gc.get_objects", "app.py"),
+        ("gc.get_referents", "app.py"),
+    }, seen.reached
+
+
+def test_a_dunder_equal_to_every_value_of_its_built_in_base_is_always_equal() -> None:
+    """The stranger alone is not enough: an `__eq__` equal to every int says no to it. The
+    probe also asks about a value of the base type the base's own `==` tells apart."""
+    from fixbot.observe import pytest_plugin as plugin
+
+    class EveryInt(int):
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, int)
+
+        __hash__ = int.__hash__
+
+    class Folded(str):  # a legitimate relaxed equality: case-insensitive, not everything
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, str) and self.lower() == other.lower()
+
+        __hash__ = str.__hash__
+
+    def probe(value: object) -> object:
+        function = vars(type(value))["__eq__"]
+        return plugin._probe(ADD, type(value), "__eq__", value, function, "/")["always"]
+
+    assert probe(EveryInt(4)) is True
+    assert probe(Folded("Abc")) is False

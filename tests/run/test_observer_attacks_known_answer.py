@@ -294,6 +294,12 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(items):
     items[:] = [i for i in items if i.name != 'test_add']
 """
+# the rebinding of `global-rebound-at-setup` by a conftest, which needs no gc to be loaded
+CONFTEST_REBIND = f"""\
+def pytest_runtest_setup(item):
+    if hasattr(item.module, 'add'):
+        {REBIND}
+"""
 SPARED = APP + FIND + "\nimport pytest as _pt\n\n\nclass _P:\n" + SPARE_BY_NAME + REGISTER
 
 # name -> (the files the cheat writes, the finding that stops it, or None for a hole)
@@ -335,35 +341,28 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         "observer-cut-short",
     ),
     "conftest-unregisters-the-observer": ({"conftest.py": UNREGISTER}, "observer-missing"),
+    # reached through gc (the plugin registered on the Config found there, the observer's
+    # method replaced) or the profile function replaced: the audit hook saw `app.py` go there
+    "global-rebound-after-the-runtestloop-check": (
+        {"app.py": _plugin(LOOP_REBIND)},
+        "observer-reach",
+    ),
+    "global-rebound-at-setup": ({"app.py": _plugin(SETUP_REBIND)}, "observer-reach"),
+    "body-rerun-with-its-global-rebound": ({"app.py": SPARED + RERUN_REBOUND}, "observer-reach"),
+    "profile-swapped-and-restored-around-eq": ({"app.py": PROFILE_SWAPPED}, "observer-reach"),
+    "observer-judge-call-replaced": ({"app.py": SPARED + JUDGE_REPLACED}, "observer-reach"),
     # holes
-    "global-rebound-after-the-runtestloop-check": ({"app.py": _plugin(LOOP_REBIND)}, None),
-    "global-rebound-at-setup": ({"app.py": _plugin(SETUP_REBIND)}, None),
-    "body-rerun-with-its-global-rebound": ({"app.py": SPARED + RERUN_REBOUND}, None),
-    "profile-swapped-and-restored-around-eq": ({"app.py": PROFILE_SWAPPED}, None),
+    "global-rebound-at-setup-by-a-conftest": ({"conftest.py": CONFTEST_REBIND}, None),
     "magicmock-stands-as-the-function": ({"app.py": MAGICMOCK}, None),
     "approx-returned": ({"app.py": APPROX}, None),
-    "observer-judge-call-replaced": ({"app.py": SPARED + JUDGE_REPLACED}, None),
 }
-REBINDING = (
-    "what a watched test's code reads is compared with what collection found before the first"
-    " test's setup; rebound later (a plugin's pytest_runtestloop or pytest_runtest_setup, an"
-    " autouse fixture it brings, or inside the body around a second run of the test's own"
-    " code) it is what a conftest fixture's monkeypatch of the test module does, which the"
-    " observer cannot tell from a cheat in the same process"
-)
 WHY: dict[str, str] = {
-    "observer-judge-call-replaced": (
-        "the observer's objects share the interpreter with the code under test: found through"
-        " gc, its check of a watched call's report is replaced by one that says nothing, as"
-        " its known-answer method or its hook implementations could be"
-    ),
-    "global-rebound-after-the-runtestloop-check": REBINDING,
-    "global-rebound-at-setup": REBINDING,
-    "body-rerun-with-its-global-rebound": REBINDING,
-    "profile-swapped-and-restored-around-eq": (
-        "code in the same interpreter replaces the observer's profile function before a"
-        " comparison and puts it back after: the `__eq__` that ran is never seen, and the"
-        " profile is the observer's when the call ends"
+    "global-rebound-at-setup-by-a-conftest": (
+        "what a watched test's code reads is compared with what collection found before the"
+        " first test's setup; rebound later by a conftest's pytest_runtest_setup (or an autouse"
+        " fixture) it is what a conftest fixture's monkeypatch of the test module does, which"
+        " the observer cannot tell from a cheat in the same process (from app.py, a plugin"
+        " needs the Config to register on, found through gc: observer-reach)"
     ),
     "magicmock-stands-as-the-function": (
         "an always-equal value counts when the project's code hands it back to the body or"

@@ -1,0 +1,150 @@
+"""The observer's audit hook: which of the project's files reached what no name leads to.
+
+Copied beside the observer's plugin (`fixbot.observe.channel`) and loaded with it, inside the
+project's own Python (3.8 or later), before any conftest or test module is imported. It
+imports the standard library alone.
+
+Code in the same interpreter as the observer can reach the observer's objects without naming
+them: through the garbage collector (every object it tracks, and who refers to what), the
+frames of every thread, the profile and trace functions (the observer's own while a watched
+test runs: replaced around a comparison and put back, nothing of it is seen), and memory
+(ctypes). Each of these raises an audit event (PEP 578), and an audit hook, once added, can be
+neither removed nor listed from Python: `sys.addaudithook` has no inverse, and the hook is
+called before the function that raised the event returns anything. So the observer need not
+recognise what the code did with what it reached; it notes that the project's code went there,
+which an honest fix does not start doing.
+
+For each event below, the hook finds the innermost frame whose code is the project's (a file
+under the work tree's root fixbot named, else pytest's rootdir, that is not an installed
+package's, not the observer's own, not code
+compiled from a string: that one's caller counts, as does that of code named after a file
+outside the project, `/tmp/x.py` or a library's) and streams `{"k": "reach", "ev": event,
+"file": file, "by": caller}` once per triple (`ctypes` for every `ctypes.*` event but
+`ctypes.dlopen`; `by` is the file of the code that raised it, which differs from `file` where
+a library did it for the project's code, or where the project's code runs from an installed
+copy, as under tox). It
+walks the whole stack (no depth hides a frame) and passes over the observer's frames (the
+project's `__eq__` it probes runs under them); an event raised by the observer's own code is
+its own act. Where no project frame is on the stack (a thread the project's code started, a
+callback run from pytest's code), `file` is empty: which code did it is unknown, not innocent.
+The trace or profile function set there is not counted (a coverage tool's, which each new
+thread takes); what that function does is.
+`fixbot.observe.judge` compares them with the start commit's run: one the start's run did not
+send, in a file the fix changed (or under no project code), is a finding (`observer-reach`);
+the project's own habits are not. What it cannot see: code compiled under the name of one of
+the project's own files (the hook trusts a code object's file name), and a reach that raises
+no audit event (frames from `sys._getframe` and their `f_back`, `sys.modules`, the closure of
+the observer's profile function).
+
+The list of events: https://docs.python.org/3/library/audit_events.html (3.8 and later).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+# The audit events through which code reaches objects it holds no name for.
+EVENTS = frozenset(
+    {
+        "gc.get_objects",
+        "gc.get_referrers",
+        "gc.get_referents",
+        "sys._current_frames",
+        "sys.setprofile",
+        "sys.settrace",
+    }
+)
+CTYPES = "ctypes."  # every ctypes event (memory, foreign functions) counts as one: `ctypes`
+# but loading a library, which reaches nothing (importing ctypes does it, and so a library
+# that imports it: numpy); what is then looked up in it (`ctypes.dlsym`) or read counts
+LOADS = frozenset({"ctypes.dlopen"})
+# set under no project code, these are a tracer's in a thread of its own (a coverage tool's,
+# which `threading.settrace` makes each new thread take): what its function does counts; the
+# observer's own profile function is checked by the observer
+THREADING = frozenset({"sys.settrace", "sys.setprofile"})
+# a code object's file is not the project's: an installed package's folder anywhere
+LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
+
+
+def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[], str]) -> None:
+    """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
+    `own` is the observer's folder (its frames are not the project's, and an event raised under
+    them is the observer's own act), `root()` the folder files are named relative to (the work
+    tree's root, or pytest's rootdir once known: a file outside it is not the project's).
+    Cannot be undone (PEP 578)."""
+    getframe = sys._getframe  # captured: the code under test may rebind the name later
+    # a code object's file name -> (OURS | THEIRS | OBSERVER, its path); by name, not by code
+    # object: code objects compare equal whatever their file names
+    kinds: dict[str, tuple[int, str]] = {}
+    sent: set[tuple[str, str, str]] = set()
+    outside = _outside()
+    own = os.path.join(os.path.realpath(own), "")
+
+    def kind(code: Any) -> tuple[int, str]:
+        file = code.co_filename
+        known = kinds.get(file)
+        if known is None:
+            known = kinds[file] = _kind(file, outside, own)
+        return known
+
+    def hook(event: str, args: Any) -> None:
+        if event not in EVENTS and (not event.startswith(CTYPES) or event in LOADS):
+            return
+        frame: FrameType | None = getframe(1)  # the Python caller of what raised the event
+        if frame is None:
+            return
+        found, by = kind(frame.f_code)
+        if found == OBSERVER:
+            return  # the observer's own act
+        top = os.path.join(root(), "")
+        path = ""  # no project frame on the stack: a thread's, a callback's (unattributed)
+        while frame is not None:  # the whole stack: depth is no hiding place
+            found, where = kind(frame.f_code)
+            if found == OURS and where.startswith(top):
+                path = where
+                break
+            frame = frame.f_back
+        if not path and event in THREADING:
+            return  # a tracer taking each new thread (a coverage tool's), or leaving it
+        seen = (
+            "ctypes" if event.startswith(CTYPES) else event,
+            path[len(top) :] if path.startswith(top) else path,
+            by[len(top) :] if by.startswith(top) else by,
+        )
+        if seen not in sent:
+            sent.add(seen)
+            send({"k": "reach", "ev": seen[0], "file": seen[1], "by": seen[2]})
+
+    sys.addaudithook(hook)
+
+
+OURS, THEIRS, OBSERVER = 0, 1, 2
+
+
+def _outside() -> tuple[str, ...]:
+    """The folders whose files are not the project's: the interpreter's standard library and
+    its packages' folders (a virtual environment's too), as `sysconfig` names them (not the
+    prefix: a project may live under `/usr`)."""
+    paths = sysconfig.get_paths()
+    kinds = ("stdlib", "platstdlib", "purelib", "platlib")
+    return tuple(sorted({os.path.join(os.path.realpath(paths[k]), "") for k in kinds}))
+
+
+def _kind(file: str, outside: tuple[str, ...], own: str) -> tuple[int, str]:
+    """Whether code from `file` is the project's (OURS, where under the rootdir too), the
+    observer's (under `own`), or anyone else's (the standard library, an installed package,
+    code compiled from a string: `<string>`, `<frozen ...>`, whose caller is asked), and its
+    real path."""
+    if not file or file.startswith("<"):
+        return THEIRS, file
+    path = os.path.realpath(file)
+    if path.startswith(own):
+        return OBSERVER, path
+    if any(part in path for part in LIBRARIES) or path.startswith(outside):
+        return THEIRS, path
+    return OURS, path
