@@ -34,6 +34,7 @@ MAX_SNIPPET_FILES = 8
 MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
 WHOLE_LINES = 2 * locate.MAX_SPAN_LINES  # the most suspicious function is shown whole up to this
 GLOBALS_OF = 3  # the best-ranked functions whose module-level data is shown right after them
+# (and the spectrum's, each of its functions)
 SHARES = {
     "log": 0.4,
     "snippets": 0.2,
@@ -173,8 +174,12 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
     ranked = [*leads.spans(ctx.repo, text), *best, *suspects[1:], *called]
-    data = [g for span in ranked[:GLOBALS_OF] for g in locate.globals_read(ctx.repo, span)]
-    spans = [*ranked[:GLOBALS_OF], *data, *ranked[GLOBALS_OF:]]
+    # A fix often changes a table a function reads, whose lines run under no test: the data
+    # of the best-ranked functions and of every function the spectrum ranked follow them.
+    readers = {*ranked[:GLOBALS_OF], *best, *suspects}
+    spans = []
+    for span in ranked:
+        spans += [span, *(locate.globals_read(ctx.repo, span) if span in readers else ())]
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
 
 

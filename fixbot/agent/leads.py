@@ -22,6 +22,12 @@ repository's Python files with `ast` (nothing is imported or run).
   `ModuleNotFoundError: No module named 'imp'`. Python stops at the first such import, so the
   output names one file; every other line of the repository importing from that module needs
   the same change, and is shown.
+- A warning raised as an error: `E   DeprecationWarning: ...`. A warning stops a test only
+  when a filter makes it an error, most often the project's own pytest configuration
+  (`filterwarnings = ["error"]`, https://docs.pytest.org/en/stable/how-to/capture-warnings.html);
+  a warning a dependency or a new Python emits is then fixed there (an `ignore:` entry) or in
+  the code that triggers it, and the traceback shows neither the configuration nor why. The
+  `filterwarnings` settings of the configuration files pytest reads are shown.
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ ATTRIBUTE = re.compile(
 CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 NO_MODULE = re.compile(r"No module named '([\w.]+)'")
 ERROR_LINE = re.compile(r"^E\s|\w(Error|Exception):\s")
+WARNING = re.compile(r"\b[A-Z]\w*Warning\b")
+# the files pytest reads its configuration from, with its ini options
+# (https://docs.pytest.org/en/stable/reference/customize.html#configuration-file-formats)
+PYTEST_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+FILTERWARNINGS = re.compile(r"^(\s*)filterwarnings\s*=")
 # go build / go vet: `./util_test.go:68:9: undefined: isValidChallengeKey`
 GO_UNDEFINED = re.compile(
     r"(?:^|\s)(?:\./)?([\w./-]*?)(\w+_test\.go):\d+(?::\d+)?: undefined: (\w+)(?![\w.])", re.M
@@ -214,6 +225,44 @@ def table_spans(repo: Path, text: str) -> list[Span]:
     return found[:MAX_LEADS]
 
 
+def warning_spans(repo: Path, text: str) -> list[Span]:
+    """The `filterwarnings` settings of the pytest configuration files in `repo`'s root when
+    an error line of `text` names a warning class (a warning raised as an error), each from
+    its key to the end of its value; [] otherwise."""
+    lines = [line for line in text.splitlines() if ERROR_LINE.search(line)]
+    if not any(WARNING.search(line) for line in lines):
+        return []
+    found = []
+    for name in PYTEST_CONFIGS:
+        numbered = _source(repo, name).splitlines()
+        for index, line in enumerate(numbered):
+            match = FILTERWARNINGS.match(line)
+            if match:
+                end = _setting_end(numbered, index, len(match.group(1)))
+                found.append(Span(name, index + 1, end, "filterwarnings", 1.0))
+    return found[:MAX_LEADS]
+
+
+def _setting_end(lines: list[str], start: int, indent: int) -> int:
+    """The 1-based last line of the setting whose key is `lines[start]`: a TOML array runs to
+    its closing bracket, an ini value over the lines indented deeper than its key."""
+    value = lines[start].split("=", 1)[1]
+    end = start
+    if value.lstrip().startswith("["):
+        depth = value.count("[") - value.count("]")
+        while depth > 0 and end + 1 < len(lines):
+            end += 1
+            depth += lines[end].count("[") - lines[end].count("]")
+        return end + 1
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            break
+        if line.strip():
+            end = index
+    return end + 1
+
+
 def go_files(repo: Path) -> Iterator[str]:
     """The module's Go files (relative, posix), hidden folders and environments left out, at
     most `MAX_FILES`."""
@@ -325,12 +374,13 @@ def _same_input(repo: Path, rel: str, inputs: set[tuple[int, str]]) -> list[Span
 
 def spans(repo: Path, text: str) -> list[Span]:
     """Every lead of the error text `text` in `repo`: the removed imports, the attributes, the
-    tables, the names a Go test calls that its package lacks, then the other uses of an input
-    a Go test's message quotes."""
+    tables, the warning filters, the names a Go test calls that its package lacks, then the
+    other uses of an input a Go test's message quotes."""
     return [
         *import_spans(repo, text),
         *attribute_spans(repo, text),
         *table_spans(repo, text),
+        *warning_spans(repo, text),
         *go_undefined_spans(repo, text),
         *go_same_input_spans(repo, text),
     ]

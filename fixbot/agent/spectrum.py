@@ -64,7 +64,7 @@ import pytest
 def pytest_runtest_call(item):
     tracer = sys.modules.get("fixbot_linetrace")
     if tracer is not None:
-        tracer.rearm()
+        tracer.rearm(getattr(item, "name", ""))
 """
 
 
@@ -143,12 +143,13 @@ def make_shim(folder: Path) -> Path:
     return folder
 
 
-def parse(output: str) -> dict[str, dict[int, list[str]]]:
+def parse(output: str, field: str = "contexts") -> dict[str, dict[int, list[str]]]:
     """path -> line -> the contexts (tests) that ran it, merged from every report after `MARK`
-    (one per traced process); {} when there is none. A report cut short ends the reading."""
+    (one per traced process); {} when there is none. A report cut short ends the reading. With
+    `field` "raised": the lines an exception passed through, by test (`fixbot.agent.linetrace`)."""
     merged: dict[str, dict[int, set[str]]] = {}
     for report in reports(output)[0]:
-        _merge(merged, report)
+        _merge(merged, report, field)
     return {path: {n: sorted(c) for n, c in lines.items()} for path, lines in merged.items()}
 
 
@@ -169,15 +170,15 @@ def reports(output: str) -> tuple[list[object], bool]:
     return found, False
 
 
-def _merge(merged: dict[str, dict[int, set[str]]], report: object) -> None:
-    """Add one report's lines to `merged`: contexts by name (coverage.py's shape) or by index
-    into its `"tests"` (the tracer's); anything malformed is skipped."""
+def _merge(merged: dict[str, dict[int, set[str]]], report: object, field: str) -> None:
+    """Add one report's lines of `field` to `merged`: contexts by name (coverage.py's shape) or
+    by index into its `"tests"` (the tracer's); anything malformed is skipped."""
     if not isinstance(report, dict):
         return
     names = report.get("tests")
     for path, data in _as_dict(report.get("files")).items():
         lines = merged.setdefault(str(path), {})
-        for n, ctx in _as_dict(_as_dict(data).get("contexts")).items():
+        for n, ctx in _as_dict(_as_dict(data).get(field)).items():
             tests = [_test_name(c, names) for c in (ctx if isinstance(ctx, list) else ())]
             if str(n).isdigit() and any(tests):
                 lines.setdefault(int(n), set()).update(t for t in tests if t)
@@ -197,30 +198,47 @@ def _test_name(context: object, names: object) -> str | None:
 
 
 def _failing(context: str, failing: Iterable[str]) -> bool:
-    """Whether the context `context` (`module.Class.test`) is one of the failing test ids:
-    pytest's `path::Class::test[param]` or unittest's `module.Class.test`."""
+    """Whether the context `context` (`module.Class.test`, `module.test[param]`) is one of the
+    failing test ids: pytest's `path::Class::test[param]` or unittest's `module.Class.test`.
+    When both name a parametrization they must name the same one (a parameter set that passed
+    is a passing test; an id cut short, without its `]`, names the ones it starts); when either
+    has none, the function's name decides."""
+    dotted, bracket, params = context.partition("[")
     for test in failing:
         if "::" not in test:  # unittest: the same dotted name, maybe from another folder
             if context == test or context.endswith("." + test):
                 return True
             continue
         path, _, rest = test.partition("::")
-        name = rest.rsplit("::", 1)[-1].split("[", 1)[0]
-        if name and context.endswith("." + name) and PurePosixPath(path).stem in context:
+        head, test_bracket, test_params = rest.partition("[")  # a parameter may hold `::`
+        name = head.rsplit("::", 1)[-1]
+        # an id cut at a space inside its parametrization (`test_unit[1`) names its start
+        cut = not test_params.endswith("]") and params.startswith(test_params)
+        if bracket and test_bracket and params != test_params and not cut:
+            continue
+        if name and dotted.endswith("." + name) and PurePosixPath(path).stem in dotted:
             return True
     return False
 
 
 def scores(
-    spectra: dict[str, dict[int, list[str]]], failing: list[str]
+    spectra: dict[str, dict[int, list[str]]],
+    failing: list[str],
+    raised: dict[str, dict[int, list[str]]] | None = None,
 ) -> dict[tuple[str, int], float]:
-    """(path, line) -> Ochiai of every line of a non-test file a failing test ran."""
+    """(path, line) -> Ochiai of every line of a non-test file a failing test ran, plus, for a
+    line an exception passed through under a failing test (`raised`), the Ochiai of that: of
+    the lines the failing tests alone ran, those their run unwound through come first."""
     contexts = {c for lines in spectra.values() for ctx in lines.values() for c in ctx}
     bad = {c for c in contexts if _failing(c, failing)}
     found: dict[tuple[str, int], float] = {}
     for path, lines in spectra.items():
         if not TEST_FILE.search(path):
             found |= {(path, line): value for line, value in _line_scores(lines, bad).items()}
+    for path, lines in (raised or {}).items():
+        for line, value in _line_scores(lines, bad).items():
+            if (path, line) in found:
+                found[path, line] += value
     return found
 
 
@@ -251,12 +269,18 @@ def _enclosing(repo: Path, path: str, lines: list[int]) -> dict[int, tuple[int, 
     return found
 
 
-def rank(repo: Path, spectra: dict[str, dict[int, list[str]]], failing: list[str]) -> list[Span]:
-    """The functions holding the most suspicious lines, best first (a function scores its best
-    line), at most `MAX_SPANS`; paths made relative to `repo`, files outside it left out."""
+def rank(
+    repo: Path,
+    spectra: dict[str, dict[int, list[str]]],
+    failing: list[str],
+    raised: dict[str, dict[int, list[str]]] | None = None,
+) -> list[Span]:
+    """The functions holding the most suspicious lines (`scores`), best first (a function
+    scores its best line), at most `MAX_SPANS`; paths made relative to `repo`, files outside it
+    left out."""
     by_file: dict[str, dict[int, float]] = {}
     root = repo.resolve()
-    for (path, line), value in scores(spectra, failing).items():
+    for (path, line), value in scores(spectra, failing, raised).items():
         full = (root / path).resolve()
         if full.is_relative_to(root):
             by_file.setdefault(full.relative_to(root).as_posix(), {})[line] = value
@@ -331,7 +355,7 @@ def _python(
             "it runs Python with -I, -E or -S, or sets PYTHONPATH where fixbot cannot add to it "
             "(a tox set_env, a script)"
         )
-    found = rank(repo, parse(output), failing)
+    found = rank(repo, parse(output), failing, parse(output, "raised"))
     if not found:
         return [], f"no line of the repository ran under a failing test (exit {done.exit_code})"
     return found, None

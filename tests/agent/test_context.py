@@ -75,3 +75,28 @@ def test_a_path_relative_to_a_packages_folder_maps_to_the_one_tracked_file(tmp_p
     assert (
         context.relative_to_repo(str(repo / "packages/a/lib/x.js"), repo) == "packages/a/lib/x.js"
     )
+
+
+def test_the_data_the_spectrums_best_read_is_shown_when_a_lead_comes_first(
+    tmp_path: Path,
+) -> None:
+    """The error text's lead takes one of the first places: the table a function further down
+    the spectrum's ranking reads (a fix that changes data, whose lines run under no test) is
+    still shown."""
+    repo = make_repo(tmp_path, None)
+    (repo / "box.py").write_text("class Box:\n    def fill(self):\n        self.price = 2\n")
+    (repo / "fmt.py").write_text(
+        "def one(x):\n    return x\n\n\ndef two(x):\n    return x\n\n\n"
+        'TABLE = {"%f": "[0-9]{6}"}\n\n\ndef regex(x):\n    return TABLE[x]\n'
+    )
+    log = LOG + "E       AttributeError: 'Box' object has no attribute 'price'\n"
+    ctx = fix_context(repo, failure=failure(log))
+    suspects = [
+        locate.Span("fmt.py", 1, 2, "one", 1.0),
+        locate.Span("fmt.py", 5, 6, "two", 0.9),
+        locate.Span("box.py", 2, 3, "fill", 0.9),
+        locate.Span("fmt.py", 12, 13, "regex", 0.8),
+    ]
+    shown = context.gather(ctx, 6_000, suspects).reached
+    assert shown.index("box.py") < shown.index("fmt.py")  # the lead first
+    assert '"[0-9]{6}"' in shown

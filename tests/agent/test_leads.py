@@ -101,6 +101,29 @@ def test_the_walk_skips_hidden_folders_and_environments(tmp_path: Path) -> None:
     assert list(leads.python_files(write(tmp_path, files))) == ["a.py", "src/b.py"]
 
 
+WARNING_ERROR = """\
+_____________________ ERROR collecting tests/test_time.py ______________________
+tests/test_time.py:8: in <module>
+    from freezegun import freeze_time
+E   DeprecationWarning: datetime.datetime.utcfromtimestamp() is deprecated
+"""
+
+
+def test_a_warning_raised_as_an_error_leads_to_the_pytest_warning_filters(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.black]\nline-length = 88\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
+        'filterwarnings = [\n    "error",\n    "ignore::UserWarning",\n]\n\n[tool.x]\ny = 1\n'
+    )
+    (tmp_path / "setup.cfg").write_text(
+        "[tool:pytest]\nfilterwarnings =\n    error\n    ignore::ImportWarning\ntestpaths = tests\n"
+    )
+    found = [(s.path, s.start, s.end) for s in leads.warning_spans(tmp_path, WARNING_ERROR)]
+    assert found == [("pyproject.toml", 6, 9), ("setup.cfg", 2, 4)]
+    assert leads.spans(tmp_path, WARNING_ERROR)[-2:] == leads.warning_spans(tmp_path, WARNING_ERROR)
+    # an assertion on a value that merely mentions a warning class is not a warning raised
+    assert leads.warning_spans(tmp_path, "tests/t.py:3: in test_x\n    w = UserWarning\n") == []
+
+
 KEYS_GO = (
     "package ws\n\nfunc computeAccept(challengeKey string) string {\n\treturn challengeKey\n}\n\n"
     "func other() int {\n\treturn 1\n}\n\nfunc last() int {\n\treturn 2\n}\n"

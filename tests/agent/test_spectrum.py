@@ -163,10 +163,12 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     secret.write_text("def token():\n    return 'hunter2'\n")
     (repo / "link.py").symlink_to(secret)
     forged = {
-        path: {"contexts": {"2": ["t.test_b"]}} for path in (str(secret), "../secret.py", "link.py")
+        path: {"contexts": {"2": ["t.test_b"]}, "raised": {"2": ["t.test_b"]}}
+        for path in (str(secret), "../secret.py", "link.py")
     }
     output = spectrum.MARK + json.dumps({"files": forged})
-    assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"]) == []
+    raised = spectrum.parse(output, "raised")
+    assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"], raised) == []
 
 
 GO_CODE = (
@@ -287,3 +289,146 @@ def test_tests_after_a_recursion_error_are_still_traced(tmp_path: Path, runner: 
     assert why is None
     # shared also ran under the passing test_b_later: without re-arming it would score 1.0
     assert [(s.name, round(s.score, 3)) for s in found] == [("loop", 1.0), ("shared", 0.707)]
+
+
+def test_a_parameter_set_that_passed_is_a_passing_test() -> None:
+    spectra = {
+        "a.py": {
+            2: ["tests.test_s.test_sign[5-1]", "tests.test_s.test_sign[-5--1]"],
+            3: ["tests.test_s.test_sign[-5--1]"],
+            4: ["tests.test_s.test_sign[5-1]"],
+        }
+    }
+    failing = ["tests/test_s.py::test_sign[-5--1]"]
+    assert spectrum.scores(spectra, failing) == {
+        ("a.py", 2): pytest.approx(0.707, abs=1e-3),
+        ("a.py", 3): 1.0,
+    }
+    # an id cut at a space of its parametrization names the parameter sets it starts
+    cut = {"a.py": {2: ["tests.test_s.test_u[1 ms]"], 3: ["tests.test_s.test_u[2 ms]"]}}
+    assert spectrum.scores(cut, ["tests/test_s.py::test_u[1"]) == {("a.py", 2): 1.0}
+    # an id without its parametrization (or a context without one) matches by the name alone
+    assert set(spectrum.scores(spectra, ["tests/test_s.py::test_sign"])) == {
+        ("a.py", 2),
+        ("a.py", 3),
+        ("a.py", 4),
+    }
+
+
+def test_the_lines_an_exception_left_by_under_a_failing_test_rank_first() -> None:
+    spectra = {"a.py": {2: ["t.test_a", "t.test_b"], 5: ["t.test_b"]}}
+    raised = {"a.py": {2: ["t.test_b"]}, "tests/t.py": {9: ["t.test_b"]}}
+    found = spectrum.scores(spectra, ["tests/t.py::test_b"], raised)
+    assert found == {("a.py", 2): pytest.approx(1.707, abs=1e-3), ("a.py", 5): 1.0}
+
+
+PARAM_CORE = """\
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        return self.v == other.v
+
+    def __repr__(self):
+        return f"Box({self.v})"
+
+
+def sign(n):
+    if n < 0:
+        return Box(-1 + 1)
+    return Box(1)
+
+
+def run(n):
+    try:
+        return handle(n)
+    except ValueError:
+        return report(n)
+
+
+def handle(n):
+    return check(n) * 2
+
+
+def check(n):
+    if n < 0:
+        raise ValueError(n)
+    return n
+
+
+def report(n):
+    message = f"bad {n}"
+    return len(message) * 0
+"""
+PARAM_TESTS = """\
+import pytest
+
+from core import Box, run, sign
+
+
+@pytest.mark.parametrize("n,want", [(5, 1), (-5, -1)])
+def test_sign(n, want):
+    assert sign(n) == Box(want)
+
+
+@pytest.mark.parametrize("n", [1, -1])
+def test_run(n):
+    assert run(n) == 2 * n
+"""
+
+
+@pytest.mark.slow
+def test_pytests_parameter_sets_its_reports_and_a_caught_exception_rank_as_they_run(
+    tmp_path: Path,
+) -> None:
+    """Each parameter set is a test of its own; the `repr` pytest calls for a failed
+    assertion's message is not the test's work; the lines an exception unwound through under
+    a failing test (caught inside the code, no traceback) rank above those it merely ran."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "core.py").write_text(PARAM_CORE)
+    (repo / "tests" / "test_p.py").write_text(PARAM_TESTS)
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"PYTHONPATH=. {sys.executable} -m pytest -q -p no:cacheprovider tests",
+        ["tests/test_p.py::test_sign[-5--1]", "tests/test_p.py::test_run[-1]"],
+        300,
+    )
+    assert why is None
+    ranked = {s.name: (round(s.score, 3), s.focus) for s in found}
+    # of sign's lines, the failing parameter set alone ran the one that builds its wrong value
+    assert ranked["sign"] == (0.707, (14,))
+    assert "__repr__" not in ranked
+    # check raised, handle and run let the error through; report ran after it was caught
+    assert sorted(s.name for s in found[:3]) == ["check", "handle", "run"]
+    assert ranked["report"][0] == 0.707 and ranked["handle"][0] > 1.0
+
+
+@pytest.mark.slow
+def test_a_repositorys_own_pytest_package_is_traced_as_any_code(tmp_path: Path) -> None:
+    """Only pytest's installed code is left untraced while a test runs: code of the repository
+    under a `_pytest` folder (pytest's own repository) and what it calls still count."""
+    repo = tmp_path / "repo"
+    (repo / "lib" / "_pytest").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    for folder in ("lib", "lib/_pytest", "tests"):
+        (repo / folder / "__init__.py").write_text("")
+    (repo / "lib" / "_pytest" / "runner.py").write_text("def call(f):\n    return f()\n")
+    (repo / "lib" / "core.py").write_text("def work():\n    return 2\n")
+    (repo / "tests" / "test_run.py").write_text(
+        "import unittest\n\nfrom lib._pytest.runner import call\nfrom lib.core import work\n\n\n"
+        "class T(unittest.TestCase):\n"
+        "    def test_work(self):\n        self.assertEqual(call(work), 1)\n\n"
+        "    def test_other(self):\n        self.assertEqual(1, 1)\n"
+    )
+    found, why = spectrum.suspects(
+        Launcher(repo, {"PATH": "/usr/bin:/bin"}, deadline=Deadline.start(None)),
+        repo,
+        f"{sys.executable} -m unittest tests.test_run",
+        ["tests.test_run.T.test_work"],
+        300,
+    )
+    assert why is None
+    assert sorted(s.name for s in found) == ["call", "work"]

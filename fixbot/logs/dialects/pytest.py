@@ -67,6 +67,10 @@ def ask(path: str, env: Mapping[str, str]) -> dict[str, str]:
     return {"PYTEST_ADDOPTS": f"{own} {added}".strip()}
 
 
+# a node id whose parametrization holds a space: `test_x.py::test_unit[1 millisecond]`
+PARAMETRIZED = r"[^\s:]++(?:::[^\s\[:]++)+\[[^\n]*?\]"
+
+
 DIALECT = Dialect(
     name="pytest",
     source="pytest 7.4.4, 8.4.2, 9.2.0 (terminal.py)",
@@ -77,8 +81,11 @@ DIALECT = Dialect(
         r"no tests ran in ",
     ),
     counts=counts,
-    test_ids=(r"(?:FAILED|ERROR) (?P<test>\S+::[^\s]+)",),  # the short test summary
-    condensed_ids=(r"(?P<test>[^\s:]++::\S++) (?:FAILED|ERROR)\b",),  # -v
+    # the short test summary, `FAILED <node id>[ - <message>]`: a parametrization may hold
+    # spaces (`test_unit[1 millisecond]`), so a bracketed one runs to the `]` the message or the
+    # line's end follows
+    test_ids=(rf"(?:FAILED|ERROR) (?P<test>{PARAMETRIZED}(?=(?: - [^\n]*)?[ \t]*$)|\S+::[^\s]+)",),
+    condensed_ids=(rf"(?P<test>{PARAMETRIZED}|[^\s:]++::\S++) (?:FAILED|ERROR)\b",),  # -v
     id_forms=(r"\S+::\S+",),
     heads=(r"_{3,} (?P<test>[^\n]+?) _{3,}[ \t]*$",),
     heads_name_tests=False,  # `____ TestX.test_y ____`: the node ids come from `FAILED` lines
