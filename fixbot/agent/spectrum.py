@@ -203,22 +203,27 @@ def _failing(context: str, failing: Iterable[str]) -> bool:
     When both name a parametrization they must name the same one (a parameter set that passed
     is a passing test; an id cut short, without its `]`, names the ones it starts); when either
     has none, the function's name decides."""
+    return any(_names(context, test) for test in failing)
+
+
+def _names(context: str, test: str) -> bool:
+    """Whether the context `context` is the failing test id `test` (see `_failing`)."""
+    if "::" not in test:  # unittest: the same dotted name, maybe from another folder
+        return context == test or context.endswith("." + test)
     dotted, bracket, params = context.partition("[")
-    for test in failing:
-        if "::" not in test:  # unittest: the same dotted name, maybe from another folder
-            if context == test or context.endswith("." + test):
-                return True
-            continue
-        path, _, rest = test.partition("::")
-        head, test_bracket, test_params = rest.partition("[")  # a parameter may hold `::`
-        name = head.rsplit("::", 1)[-1]
-        # an id cut at a space inside its parametrization (`test_unit[1`) names its start
-        cut = not test_params.endswith("]") and params.startswith(test_params)
-        if bracket and test_bracket and params != test_params and not cut:
-            continue
-        if name and dotted.endswith("." + name) and PurePosixPath(path).stem in dotted:
-            return True
-    return False
+    path, _, rest = test.partition("::")
+    head, test_bracket, test_params = rest.partition("[")  # a parameter may hold `::`
+    name = head.rsplit("::", 1)[-1]
+    if bracket and test_bracket and not _same_parameters(params, test_params):
+        return False
+    return bool(name) and dotted.endswith("." + name) and PurePosixPath(path).stem in dotted
+
+
+def _same_parameters(params: str, test_params: str) -> bool:
+    """Whether a context's parameter set `params` is the failing id's `test_params`, or starts
+    with it where the id was cut at a space inside its parametrization (`test_unit[1`)."""
+    cut = not test_params.endswith("]") and params.startswith(test_params)
+    return params == test_params or cut
 
 
 def scores(
@@ -235,11 +240,19 @@ def scores(
     for path, lines in spectra.items():
         if not TEST_FILE.search(path):
             found |= {(path, line): value for line, value in _line_scores(lines, bad).items()}
-    for path, lines in (raised or {}).items():
+    _add_raised(found, raised or {}, bad)
+    return found
+
+
+def _add_raised(
+    found: dict[tuple[str, int], float], raised: dict[str, dict[int, list[str]]], bad: set[str]
+) -> None:
+    """Add to each line of `found` the Ochiai of an exception passing through it under the
+    failing tests (`bad`); a line `found` lacks gains nothing."""
+    for path, lines in raised.items():
         for line, value in _line_scores(lines, bad).items():
             if (path, line) in found:
                 found[path, line] += value
-    return found
 
 
 def _line_scores(lines: dict[int, list[str]], bad: set[str]) -> dict[int, float]:
