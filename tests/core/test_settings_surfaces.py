@@ -263,6 +263,8 @@ NOT_OURS = {
     "stdin",  # `git check-ignore --stdin`
     *("check-only", "diff"),  # a formatter's own `--diff` / `--check-only` (agent/formatdiff.py)
     *("ci", "format", "output", "reporter"),  # jest's and vitest's flags fixbot adds to them
+    "coverage",  # jest's `--coverage`, vitest's `--coverage.enabled` (agent/nodecov.py)
+    "include",  # `grep --include='*_test.go'` (agent/gocov.py)
     "tests",  # `bash scripts/setup.sh --tests` (README command 2)
     "deselect",  # `pytest --deselect`, a cheat fixbot looks for
     "reuid",  # `setpriv --reuid`, how root drops to the commands' user in their namespace
