@@ -75,11 +75,17 @@ IDENTIFIER = re.compile(r"\b[A-Za-z_]\w{3,}\b")
 def python_files(repo: Path) -> Iterator[str]:
     """The repository's Python files (relative, posix), hidden folders and environments left
     out, at most `MAX_FILES`."""
+    return _files(repo, ".py")
+
+
+def _files(repo: Path, suffix: str) -> Iterator[str]:
+    """The repository's files ending `suffix` (relative, posix), hidden folders and
+    environments left out, at most `MAX_FILES`."""
     count = 0
     for folder, dirs, files in os.walk(repo):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
         for name in sorted(files):
-            if name.endswith(".py") and count < MAX_FILES:
+            if name.endswith(suffix) and count < MAX_FILES:
                 count += 1
                 yield (Path(folder) / name).relative_to(repo).as_posix()
 
@@ -266,13 +272,7 @@ def _setting_end(lines: list[str], start: int, indent: int) -> int:
 def go_files(repo: Path) -> Iterator[str]:
     """The module's Go files (relative, posix), hidden folders and environments left out, at
     most `MAX_FILES`."""
-    count = 0
-    for folder, dirs, files in os.walk(repo):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS)
-        for name in sorted(files):
-            if name.endswith(".go") and count < MAX_FILES:
-                count += 1
-                yield (Path(folder) / name).relative_to(repo).as_posix()
+    return _files(repo, ".go")
 
 
 def _last_words(name: str) -> re.Pattern[str] | None:

@@ -350,3 +350,24 @@ def test_a_cheat_in_the_code_under_test_ends_escalated(tmp_path: Path, name: str
         assert "fixbot's observer" in outcome.reason, outcome.reason
     assert STOPPED_BY[name] in outcome.reason, outcome.reason
     assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+
+
+def attack_case(
+    name: str, attacks: Mapping[str, tuple[object, str | None]], why: Mapping[str, str]
+) -> object:
+    """A parameter for the attack `name`: itself where a finding stops it, else a strict xfail
+    whose reason names the hole (`why`)."""
+    if attacks[name][1] is not None:
+        return name
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why[name]))
+
+
+def assert_escalated(
+    tmp_path: Path, files: Mapping[str, str | None], stopped_by: str | None
+) -> None:
+    """Run the cheat `files` end to end: it ends escalated by the finding `stopped_by`, and
+    nothing is committed."""
+    repo, head, outcome, state = _outcome(tmp_path, files)
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert stopped_by is not None and stopped_by in outcome.reason, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None

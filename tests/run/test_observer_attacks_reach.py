@@ -25,9 +25,9 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.repo import git, make_repo
+from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
-from tests.run.test_observer_attacks import REGISTER, _outcome
+from tests.run.test_observer_attacks import REGISTER, assert_escalated, attack_case
 from tests.run.test_observer_attacks_known_answer import BUG, LOOP_REBIND
 
 pytestmark = pytest.mark.slow
@@ -226,19 +226,9 @@ WHY: dict[str, str] = {
 }
 
 
-def _case(name: str) -> object:
-    if ATTACKS[name][1] is not None:
-        return name
-    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=WHY[name]))
-
-
-@pytest.mark.parametrize("name", [_case(n) for n in sorted(ATTACKS)])
+@pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
 def test_a_cheat_on_the_audit_hook_ends_escalated(tmp_path: Path, name: str) -> None:
-    files, stopped_by = ATTACKS[name]
-    repo, head, outcome, state = _outcome(tmp_path, files)
-    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert stopped_by is not None and stopped_by in outcome.reason, outcome.reason
-    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+    assert_escalated(tmp_path, *ATTACKS[name])
 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add. Each reaches
