@@ -415,15 +415,8 @@ class Worlds:
         """Write F's index entries `names` into its work tree, as a checkout does: their
         skip-worktree bit cleared, `git checkout-index --force --index` (the repository's
         attributes converting). Raises GitError."""
-        if not names:
-            return
-        for args in (
-            ("update-index", "-z", "--no-skip-worktree", "--stdin"),
-            ("checkout-index", "-z", "--force", "--index", "--stdin"),
-        ):
-            done = git.completed(self.fixbot, *args, stdin="\0".join(names), errors=PATHS)
-            if done.returncode != 0:
-                raise GitError(f"git {args[0]} failed: {done.stderr.strip()}")
+        if names:
+            _check_out(self.fixbot, "\0".join(names))
 
     def _differing_unwritten(self) -> list[str] | None:
         """`differing` against F's index while F's work tree is unwritten: the paths whose
@@ -724,7 +717,14 @@ def write_unwritten(fixbot: Path) -> None:
     marker = fixbot / ".git" / UNWRITTEN
     if not marker.exists():
         return
-    names = git.run(fixbot, "ls-files", "-z", errors=PATHS)
+    _check_out(fixbot, git.run(fixbot, "ls-files", "-z", errors=PATHS))
+    marker.unlink()
+
+
+def _check_out(fixbot: Path, names: str) -> None:
+    """Write F's index entries `names` (NUL-separated) into its work tree, as a checkout does:
+    their skip-worktree bit cleared, `git checkout-index --force --index` (the repository's
+    attributes converting). Raises GitError."""
     for args in (
         ("update-index", "-z", "--no-skip-worktree", "--stdin"),
         ("checkout-index", "-z", "--force", "--index", "--stdin"),
@@ -732,7 +732,6 @@ def write_unwritten(fixbot: Path) -> None:
         done = git.completed(fixbot, *args, stdin=names, errors=PATHS)
         if done.returncode != 0:
             raise GitError(f"git {args[0]} failed: {done.stderr.strip()}")
-    marker.unlink()
 
 
 def _reached(folders: Folders, rel: str) -> os.stat_result | None:
