@@ -6,17 +6,15 @@ functions with byte ranges and call counts, and the blocks inside them with thei
 (V8's block coverage: a count of 0 is a branch no test took). A node-based check (tape, mocha,
 `npm test`) is re-run once with that variable set, through the run's launcher; node itself then
 prints the scripts of the repository (not `node_modules`) after a marker line, which is what
-crosses back in the log. A script the runner transformed before running it (jest's babel-jest,
-vitest's TypeScript and ESM transforms) has offsets into the transformed code, not the file: such
-a script is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
+crosses back in the log, one JSON line a script (`fixbot.agent.v8js`). A script the runner
+transformed before running it (vitest's TypeScript and ESM transforms, ts-node's, babel's) has
+offsets into the transformed code, not the file: each node process of the check preloads a hook
+(`NODE_OPTIONS`) that keeps the code of every script carrying a source map, and the offsets of
+such a script are mapped through its map to the file's lines (`parse_mapped`). A transformed
+script with no source map is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
 
-So a check that starts jest or vitest by name (`runner`: `jest ...`, `npx vitest run ...`, or
-`npm test` whose script is one plain jest or vitest command) is asked for the runner's own V8
-coverage instead (`RUNNER_OPTIONS`), which the runner maps back to the files' lines through its
-transforms' source maps and writes as istanbul's JSON (`runner_command`, `parse_report`,
-`rank_lines`). jest ships it; vitest's needs the project's `@vitest/coverage-v8`, and without it
-the check is not re-run (fixbot installs nothing into the project): `parse_report` says so, and
-the spectrum's note names the package.
+A check that starts jest or vitest by name is asked for the runner's own coverage first
+(`fixbot.agent.runnercov`); a vitest without its coverage package comes here.
 
 A check is one process over one or more test files, so there is no per-test spectrum here: a
 function holding a line the output points at (a failing test's stack trace passing through the
@@ -36,9 +34,10 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from fixbot.agent.locate import MAX_SPAN_LINES, Span
-from fixbot.process.shellwords import word_ends
+from fixbot.agent.v8js import HOOK, PRINT, SOURCES
 
 MARK = "fixbot-v8-coverage-json-follows"
 MAX_SPANS = 12
@@ -48,85 +47,6 @@ POINTED = 2.0  # the score of a run function holding a line the output points at
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
 JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
 REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
-# The programs that start a runner named by the word after them (`npx jest`, `yarn vitest`).
-RUNNER_LAUNCHERS = ("npx", "yarn", "pnpm", "bunx", "exec", "dlx")
-# Each test runner's own coverage, by V8 and mapped back to the files on disk (its transforms'
-# source maps), as istanbul's `coverage-final.json` in the folder "$fixbot_cov":
-# https://jestjs.io/docs/cli#--coverageproviderprovider and https://vitest.dev/config/#coverage
-# (vitest's needs its `@vitest/coverage-v8` package, which fixbot does not install).
-RUNNER_OPTIONS = {
-    "jest": (
-        "--coverage --coverageProvider=v8 --coverageReporters=json "
-        '--coverageDirectory="$fixbot_cov"'
-    ),
-    "vitest": (
-        "--coverage.enabled=true --coverage.provider=v8 --coverage.reporter=json "
-        '--coverage.reportsDirectory="$fixbot_cov"'
-    ),
-}
-VITEST_PROVIDER = "@vitest/coverage-v8"
-# Whether a package is installed where node would look for it from the working folder (its
-# `node_modules` folders upward, NODE_PATH, the global folders: `require.resolve.paths`), read on
-# disk: resolving it would fail for an ESM-only package whose `exports` has no `require`.
-INSTALLED = (
-    "const {existsSync} = require('fs'), {join} = require('path');\n"
-    f"const installed = (require.resolve.paths('{VITEST_PROVIDER}') || []).some(\n"
-    f"  dir => existsSync(join(dir, '{VITEST_PROVIDER}', 'package.json')));\n"
-)
-
-# Runs under the project's node after the check: the repository's scripts of every coverage
-# file, as {path relative to the working folder: [[name, [[start, end, count], ...]], ...]}.
-PRINT = r"""
-const fs = require("fs"), path = require("path");
-const dir = process.argv[1], root = require("url").pathToFileURL(process.cwd()).href + "/";
-const out = {};
-for (const name of fs.readdirSync(dir)) {
-  let report;
-  try {
-    report = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"));
-  } catch (e) { continue; }
-  for (const script of report.result || []) {
-    const url = script.url || "";
-    if (!url.startsWith(root) || url.includes("/node_modules/")) continue;
-    const rel = decodeURIComponent(url.slice(root.length));
-    const fns = script.functions.map(
-      f => [f.functionName, f.ranges.map(r => [r.startOffset, r.endOffset, r.count])]);
-    (out[rel] = out[rel] || []).push(...fns);
-  }
-}
-process.stdout.write(JSON.stringify(out) + "\n");
-"""
-
-# Runs under the project's node after a jest or vitest check: its istanbul report
-# (https://github.com/istanbuljs/istanbuljs/blob/main/docs/raw-output.md) cut to the repository's
-# scripts, as {"provider": whether the runner's coverage package resolves, "files": {path
-# relative to the working folder: {"functions": [[name, first line, last line, count], ...],
-# "blocks": [[first line, last line, count], ...]}}}; argv: the report's folder, the runner.
-PRINT_REPORT = r"""
-const fs = require("fs"), path = require("path");
-const [dir, runner] = process.argv.slice(1), root = process.cwd() + path.sep;
-%s
-const provider = runner !== "vitest" || installed;
-let report = {};
-try {
-  report = JSON.parse(fs.readFileSync(path.join(dir, "coverage-final.json"), "utf8"));
-} catch (e) {}
-const files = {};
-for (const [name, data] of Object.entries(report)) {
-  const file = data.path || name;
-  if (!file.startsWith(root) || file.includes("/node_modules/")) continue;
-  const lines = loc => [loc.start.line, loc.end.line];
-  const functions = Object.entries(data.fnMap || {}).map(
-    ([id, fn]) => [fn.name || "", ...lines(fn.loc || fn.decl), (data.f || {})[id] || 0]);
-  const blocks = [];
-  for (const [id, branch] of Object.entries(data.branchMap || {})) {
-    (branch.locations || []).forEach(
-      (loc, i) => blocks.push([...lines(loc), ((data.b || {})[id] || [])[i] || 0]));
-  }
-  files[file.slice(root.length)] = {functions, blocks};
-}
-process.stdout.write(JSON.stringify({provider, files}) + "\n");
-""".replace("%s", INSTALLED)
 
 
 @dataclass(frozen=True)
@@ -140,146 +60,89 @@ class Function:
 
 
 def command(check: str) -> str:
-    """The shell command that re-runs `check` with V8 coverage into a temporary folder and
-    prints the repository's scripts after `MARK` (node missing: nothing after it)."""
-    script = shlex.quote(PRINT)
+    """The shell command that re-runs `check` with V8 coverage into a temporary folder, each of
+    its node processes preloading `HOOK` (added to the check's `NODE_OPTIONS`), and prints the
+    repository's scripts after `MARK`, one JSON line each (`PRINT`; node missing: nothing
+    after it)."""
+    hook = shlex.quote(HOOK)
     return (
         "d=$(mktemp -d) && "
-        f'(NODE_V8_COVERAGE="$d" && export NODE_V8_COVERAGE && {check}) >/dev/null 2>&1; '
+        f'printf %s {hook} > "$d/hook.cjs" && '
+        f'(NODE_V8_COVERAGE="$d" {SOURCES}="$d" '
+        'NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require $d/hook.cjs" && '
+        f"export NODE_V8_COVERAGE {SOURCES} NODE_OPTIONS && {check}) </dev/null >/dev/null 2>&1; "
         f"echo {MARK}; "
-        f'command -v node >/dev/null && node -e {script} "$d"; '
+        f'command -v node >/dev/null && node -e {shlex.quote(PRINT)} "$d"; '
         'rm -rf "$d"'
     )
 
 
-def parse(output: str) -> dict[str, list[Function]]:
-    """path -> the functions V8 recorded in it, from the command's output ({} when the report
-    is missing or cut)."""
+def _printed(output: str) -> list[dict[str, Any]]:
+    """The JSON lines after `MARK` in `output` that are objects (a cut or malformed one is
+    skipped alone)."""
     _, marker, rest = output.partition(MARK)
-    start = rest.find("{")
-    if not marker or start < 0:
-        return {}
-    try:
-        report, _ = json.JSONDecoder().raw_decode(rest[start:])
-    except json.JSONDecodeError:
-        return {}
-    found: dict[str, list[Function]] = {}
-    for path, functions in report.items() if isinstance(report, dict) else []:
-        found[path] = [
-            Function(str(name), tuple((int(a), int(b), int(c)) for a, b, c in ranges))
-            for name, ranges in functions
-            if ranges
-        ]
+    found = []
+    for line in rest.splitlines() if marker else []:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            found.append(value)
     return found
 
 
-def runner(check: str, repo: Path | None = None) -> tuple[str, int, str] | None:
-    """The test runner whose own coverage `check` can be asked for: ("jest" or "vitest", the
-    offset in `check` its options go at, what goes before them), or None (another runner, a
-    script: V8's coverage through `command` instead). The options go past the runner's word
-    (and vitest's `run`); for `npm test` or `npm run NAME` alone (`--prefix DIR` allowed), whose
-    script in `repo`'s package.json is one plain jest or vitest command, at the end after `--`
-    (npm hands what follows it to the script: https://docs.npmjs.com/cli/commands/npm-run-script)."""
-    words = word_ends(check)
-    named = _named_runner(words)
-    if named is not None or repo is None:
-        return named
-    script = _npm_script(repo, [w for w, _, _ in words])
-    found = _named_runner(word_ends(script)) if script else None
-    if script is None or found is None or sum(p for _, _, p in word_ends(script)) != 1:
-        return None
-    return found[0], len(check.rstrip()), "-- "
+def parse(output: str) -> dict[str, list[Function]]:
+    """path -> the functions V8 recorded in it as it reads on disk, from the command's output
+    ({} when the report is missing or cut)."""
+    found: dict[str, list[Function]] = {}
+    for script in _printed(output):
+        try:
+            path, functions = str(script["path"]), script["functions"]
+            found.setdefault(path, []).extend(
+                Function(str(name), tuple((int(a), int(b), int(c)) for a, b, c in ranges))
+                for name, ranges in functions
+                if ranges
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return found
 
 
-def _named_runner(words: list[tuple[str, int, bool]]) -> tuple[str, int, str] | None:
-    """The runner `words` (`word_ends`) start by name, as `runner` says it (nothing before its
-    options), or None: a word named jest or vitest that is a program word or follows one of
-    `RUNNER_LAUNCHERS`."""
-    for i, (word, _, program) in enumerate(words):
-        name = PurePosixPath(word).name
-        launched = i > 0 and words[i - 1][0] in RUNNER_LAUNCHERS
-        if name in RUNNER_OPTIONS and (program or launched):
-            return name, _options_at(words, i, name), ""
-    return None
-
-
-def _options_at(words: list[tuple[str, int, bool]], i: int, name: str) -> int:
-    """The offset the runner `name` at `words[i]` takes its options at: past its word, or past
-    the `run` after vitest's (vitest's own options follow its subcommand)."""
-    if name == "vitest" and i + 1 < len(words) and words[i + 1][0] == "run":
-        return words[i + 1][1]
-    return words[i][1]
-
-
-def _npm_script(repo: Path, words: list[str]) -> str | None:
-    """The package.json script `npm test` or `npm run NAME` (the whole of `words`, maybe with
-    `--prefix DIR`) runs, None for any other command or a script that cannot be read."""
-    folder = "."
-    if "--prefix" in words[:-1]:
-        at = words.index("--prefix")
-        folder, words = words[at + 1], words[:at] + words[at + 2 :]
-    if words in (["npm", "test"], ["npm", "t"]):
-        name = "test"
-    elif len(words) == 3 and words[:2] in (["npm", "run"], ["npm", "run-script"]):
-        name = words[2]
-    else:
-        return None
-    try:
-        scripts = json.loads((repo / folder / "package.json").read_text(encoding="utf-8"))
-        script = scripts["scripts"][name]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return script if isinstance(script, str) else None
-
-
-def runner_command(check: str, found: tuple[str, int, str]) -> str:
-    """The shell command that re-runs `check` with its runner's own coverage (`RUNNER_OPTIONS`
-    added where `runner` found) and prints the repository's part of the report after `MARK`
-    (`PRINT_REPORT`). A vitest without its coverage package is not re-run: the report then says
-    `provider` false."""
-    name, at, lead = found
-    covered = f"{check[:at]} {lead}{RUNNER_OPTIONS[name]}{check[at:]}"
-    run = f"({covered}) </dev/null >/dev/null 2>&1"
-    if name == "vitest":
-        probe = shlex.quote(INSTALLED + "process.exit(installed ? 0 : 1);")
-        run = f"if node -e {probe} >/dev/null 2>&1; then {run}; fi"
-    return (
-        "fixbot_cov=$(mktemp -d) && export fixbot_cov && "
-        f"{run}; echo {MARK}; "
-        f'command -v node >/dev/null && node -e {shlex.quote(PRINT_REPORT)} "$fixbot_cov" {name}; '
-        'rm -rf "$fixbot_cov"'
-    )
+def parse_mapped(output: str) -> dict[str, Lines]:
+    """path -> the `Lines` of the scripts V8 ran transformed, mapped to the file's lines through
+    their source maps, from the command's output; a function or block reported by several
+    processes (or several times by one) is counted once, its counts added."""
+    functions: dict[str, dict[tuple[str, int, int], int]] = {}
+    blocks: dict[str, dict[tuple[int, int], int]] = {}
+    for script in _printed(output):
+        try:
+            path = str(script["mapped"])
+            fns, bls = functions.setdefault(path, {}), blocks.setdefault(path, {})
+            for name, first, last, count in script["functions"]:
+                key = (str(name), int(first), int(last))
+                fns[key] = fns.get(key, 0) + int(count)
+            for first, last, count in script["blocks"]:
+                bls[(int(first), int(last))] = bls.get((int(first), int(last)), 0) + int(count)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return {
+        path: Lines(
+            tuple((n, a, b, c) for (n, a, b), c in fns.items()),
+            tuple((a, b, c) for (a, b), c in blocks[path].items()),
+        )
+        for path, fns in functions.items()
+    }
 
 
 @dataclass(frozen=True)
 class Lines:
-    """One script of a runner's report: its `functions` (name, first line, last line, count)
-    and `blocks` (first line, last line, count), lines 1-based in the file on disk."""
+    """One script of a runner's report or V8's mapped one: its `functions` (name, first line,
+    last line, count) and `blocks` (first line, last line, count), lines 1-based in the file on
+    disk."""
 
     functions: tuple[tuple[str, int, int, int], ...]
     blocks: tuple[tuple[int, int, int], ...]
-
-
-def parse_report(output: str) -> tuple[bool, dict[str, Lines]]:
-    """(whether the runner's coverage package resolved, path -> its `Lines`) from
-    `runner_command`'s output; (True, {}) when the report is missing, cut or malformed."""
-    _, marker, rest = output.partition(MARK)
-    start = rest.find("{")
-    try:
-        report, _ = (
-            json.JSONDecoder().raw_decode(rest[start:]) if marker and start >= 0 else ({}, 0)
-        )
-        files = report.get("files") or {}
-        found = {
-            str(path): Lines(
-                tuple((str(n), int(a), int(b), int(c)) for n, a, b, c in data["functions"]),
-                tuple((int(a), int(b), int(c)) for a, b, c in data["blocks"]),
-            )
-            for path, data in files.items()
-        }
-    except (json.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
-        return True, {}
-    return report.get("provider") is not False, found
 
 
 def rank_lines(
@@ -290,14 +153,18 @@ def rank_lines(
 ) -> list[Span]:
     """`rank` for a runner's report: its executed functions of the repository's non-test
     scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
+    return _best(_pointed_first(_line_spans(repo, coverage, tests), pointed))
+
+
+def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list[Span]:
+    """The spans of the executed functions of `coverage`'s ranked scripts, scored by nearness."""
     required = {r for t in tests for r in _required(repo, t)}
-    found = [
+    return [
         span
         for path, lines in coverage.items()
         if _ranked_script(repo, path)
         for span in _report_spans(path, lines, nearness(path, tests, required))
     ]
-    return _best(_pointed_first(found, pointed))
 
 
 def _ranked_script(repo: Path, path: str) -> bool:
@@ -427,14 +294,17 @@ def rank(
     coverage: dict[str, list[Function]],
     tests: list[str],
     pointed: Sequence[tuple[str, int]] = (),
+    mapped: dict[str, Lines] | None = None,
 ) -> list[Span]:
     """The executed functions of the repository's non-test scripts, best first (those holding a
     line the output points at, `pointed`, then nearness, then the smaller first), at most
-    `MAX_SPANS`; a script's top level (the whole file) is left out."""
+    `MAX_SPANS`: those of the scripts V8 ran as they read (`coverage`; a script's top level, the
+    whole file, left out) and those of the scripts it ran transformed, mapped to the files'
+    lines through their source maps (`mapped`, `parse_mapped`)."""
     required = {r for t in tests for r in _required(repo, t)}
-    found: list[Span] = []
+    found = _line_spans(repo, mapped or {}, tests)
     for path, functions in coverage.items():
-        if not _ranked_script(repo, path):
+        if not _ranked_script(repo, path) or path in (mapped or {}):
             continue
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
         if ran_as_on_disk(text, functions):

@@ -16,10 +16,11 @@ coverage.py: https://coverage.readthedocs.io/en/latest/contexts.html); the repor
 the log, after a marker line. A check that sets PYTHONPATH itself gets the folder added to its
 value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variable it is not
 told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
-instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own), a Go
-module's under `go test`'s cover profiles (`fixbot.agent.gocov`); a Rust project has none yet
-(cargo's `-C instrument-coverage` is not used). When the spectrum cannot run, `suspects` says
-why (the report's notes and the bench show it).
+instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own,
+`fixbot.agent.runnercov`), a Go module's under `go test`'s cover profiles
+(`fixbot.agent.gocov`); a Rust project has none yet (cargo's `-C instrument-coverage` is not
+used). When the spectrum cannot run, `suspects` says why (the report's notes and the bench show
+it).
 
 `rank` turns the lines into the enclosing functions of the repository's non-test files, best
 first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
@@ -36,12 +37,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent import gocov, nodecov
+from fixbot.agent import gocov, nodecov, runnercov
 from fixbot.agent.locate import TEST_FILE, Span
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 
 MARK = "fixbot-spectrum-json-follows"
+NO_PROVIDER = f"vitest's own coverage needs the {runnercov.VITEST_PROVIDER} package"
 SKIPPED = "coverage spectrum skipped: "  # the note's start in the report (and the bench's)
 MAX_SPANS = 12
 MAX_FOCUS = 6  # the most suspicious lines a long function is shown around
@@ -385,19 +387,22 @@ def _node(
     tests = nodecov.test_files(repo, check, located)
     if not tests:  # a linter or a compiler: its output already points at the lines
         return [], "no failing test file named by the check or its output"
-    found_runner = nodecov.runner(check, repo)
+    found_runner = runnercov.runner(check, repo)
     if found_runner is not None:
-        return _node_runner(launcher, repo, check, found_runner, tests, timeout, pointed)
+        found, why = _node_runner(launcher, repo, check, found_runner, tests, timeout, pointed)
+        if why != NO_PROVIDER:
+            return found, why
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
         done = launcher.run(nodecov.command(check), repo, log, timeout)
         output = log.read_text(encoding="utf-8", errors="replace")
-    coverage = nodecov.parse(output)
-    found = nodecov.rank(repo, coverage, tests, pointed)
+    coverage, mapped = nodecov.parse(output), nodecov.parse_mapped(output)
+    found = nodecov.rank(repo, coverage, tests, pointed, mapped)
     if not found and nodecov.transformed(repo, coverage):
         return [], (
             "the check's runner transformed the repository's scripts before running them "
-            "(babel-jest, a TypeScript transform): V8's offsets name no line of the files"
+            "and left no source map in them (babel-jest, a TypeScript transform): V8's "
+            "offsets name no line of the files"
         )
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"
@@ -414,17 +419,15 @@ def _node_runner(
     pointed: Sequence[tuple[str, int]] = (),
 ) -> tuple[list[Span], str | None]:
     """The spectrum of a jest or vitest check from the runner's own V8 coverage, which maps
-    its transformed scripts back to the files (`fixbot.agent.nodecov.runner_command`)."""
+    its transformed scripts back to the files (`fixbot.agent.runnercov.runner_command`); a
+    vitest without its coverage package says `NO_PROVIDER` (the caller asks V8's own instead)."""
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         log = Path(tmp) / "spectrum.log"
-        done = launcher.run(nodecov.runner_command(check, runner), repo, log, timeout)
+        done = launcher.run(runnercov.runner_command(check, runner), repo, log, timeout)
         output = log.read_text(encoding="utf-8", errors="replace")
-    provider, coverage = nodecov.parse_report(output)
+    provider, coverage = runnercov.parse_report(output)
     if not provider:
-        return [], (
-            f"vitest's own coverage needs the {nodecov.VITEST_PROVIDER} package, which the "
-            "project does not have (fixbot installs nothing into it)"
-        )
+        return [], NO_PROVIDER
     found = nodecov.rank_lines(repo, coverage, tests, pointed)
     if not found:
         return [], f"{runner[0]} reported no function of the repository run (exit {done.exit_code})"

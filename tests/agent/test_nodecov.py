@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import context, nodecov, spectrum
+from fixbot.agent import context, nodecov, runnercov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
@@ -59,6 +59,12 @@ FILES = {
 }
 
 
+def _printed(scripts: dict[str, object]) -> str:
+    """The command's output for V8's report of `scripts` (path -> functions), one line each."""
+    lines = [json.dumps({"path": path, "functions": fns}) for path, fns in scripts.items()]
+    return "\n".join([nodecov.MARK, *lines, ""])
+
+
 def _run(repo: Path, check: str) -> str:
     done = subprocess.run(
         ["sh", "-c", nodecov.command(check)], cwd=repo, capture_output=True, text=True, check=False
@@ -102,10 +108,13 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     (repo / "link.js").symlink_to(tmp_path / "secret.js")
     function = [["token", [[1, 37, 1]]]]
     forged = {path: function for path in ("../secret.js", "link.js", str(tmp_path / "secret.js"))}
-    output = nodecov.MARK + "\n" + json.dumps(forged)
-    assert nodecov.rank(repo, nodecov.parse(output), []) == []
+    assert nodecov.rank(repo, nodecov.parse(_printed(forged)), []) == []
+    mapped = [{"mapped": path, "functions": [["token", 1, 1, 1]], "blocks": []} for path in forged]
+    output = "\n".join([nodecov.MARK, *map(json.dumps, mapped)])
+    assert set(nodecov.parse_mapped(output)) == set(forged)
+    assert nodecov.rank(repo, {}, [], [("link.js", 1)], nodecov.parse_mapped(output)) == []
     assert nodecov.parse("no marker") == {}
-    assert nodecov.parse(nodecov.MARK + '\n{"index.js": [["cut') == {}
+    assert nodecov.parse(nodecov.MARK + '\n{"path": "index.js", "functions": [["cut') == {}
 
 
 def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them(
@@ -119,7 +128,7 @@ def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them
     lines = {"functions": [["token", 1, 1, 1]], "blocks": []}
     paths = ("../secret.js", "link.js", str(tmp_path / "secret.js"))
     forged = {"provider": True, "files": {path: lines for path in paths}}
-    provider, coverage = nodecov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
+    provider, coverage = runnercov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
     assert provider and set(coverage) == set(paths)
     assert nodecov.rank_lines(repo, coverage, [], [("link.js", 1)]) == []
 
@@ -134,7 +143,7 @@ def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path:
     grown = [["", [[0, length * 9, 1]]], ["setKey", [[400, length * 8, 1]]]]
     shrunk = [["", [[0, length - 20, 1]]], ["setKey", [[15, 60, 1]]]]
     for report, expected in ((as_read, ["setKey"]), (grown, []), (shrunk, [])):
-        output = nodecov.MARK + "\n" + json.dumps({"lib/set.js": report})
+        output = _printed({"lib/set.js": report})
         spans = nodecov.rank(repo, nodecov.parse(output), ["test/parse.js"])
         assert [s.name for s in spans] == expected
         assert nodecov.transformed(repo, nodecov.parse(output)) == (
@@ -149,11 +158,12 @@ def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path:
 
 @needs_node
 @pytest.mark.slow
-def test_jests_transformed_scripts_rank_nothing_and_are_named_as_transformed(
+def test_jests_transformed_scripts_are_mapped_through_the_source_maps_babel_jest_left(
     tmp_path: Path,
 ) -> None:
-    """Real jest: it runs babel-jest's output of `lib/set.js`, not the file, so V8's report of
-    it is left out, and `transformed` names it (the spectrum's reason)."""
+    """Real jest under V8's coverage (not its own): it runs babel-jest's output of the files,
+    not the files, so V8's offsets name other text; the inline source map babel-jest leaves in
+    that output maps them back to the files' lines."""
     root = node_modules()
     if root is None:
         missing("jest is not installed: bash scripts/node-tools.sh")
@@ -163,10 +173,14 @@ def test_jests_transformed_scripts_rank_nothing_and_are_named_as_transformed(
     )
     repo = write(tmp_path, {**FILES, "test/parse.test.js": test})
     check = f"{root / '.bin' / 'jest'} --ci test/parse.test.js"
-    coverage = nodecov.parse(_run(repo, check))
-    assert "lib/set.js" in coverage  # jest ran it ...
-    assert nodecov.rank(repo, coverage, ["test/parse.test.js"]) == []  # ... as other text
-    assert "lib/set.js" in nodecov.transformed(repo, coverage)
+    output = _run(repo, check)
+    assert "lib/set.js" not in nodecov.parse(output)  # not as offsets: jest ran other text
+    tests = ["test/parse.test.js"]
+    spans = nodecov.rank(repo, nodecov.parse(output), tests, (), nodecov.parse_mapped(output))
+    assert [(s.path, s.start, s.end, s.name) for s in spans] == [
+        ("index.js", 3, 10, "parse"),  # the package's main, which the test requires
+        ("lib/set.js", 1, 7, "setKey"),
+    ]
 
 
 @needs_node
@@ -223,12 +237,12 @@ def test_a_monorepo_packages_check_is_mapped_to_the_repository_and_covered(
 def test_a_jest_or_vitest_check_is_found_with_where_its_coverage_options_go() -> None:
     """The runner's own word (or the word after `npx`), past vitest's `run`; a word that only
     names a folder or a file is not a runner."""
-    assert nodecov.runner("jest src/a.test.js") == ("jest", 4, "")
-    assert nodecov.runner("cd pkg && npx vitest run a.test.ts") == ("vitest", 24, "")
-    assert nodecov.runner("FOO=1 node_modules/.bin/jest --ci") == ("jest", 28, "")
-    assert nodecov.runner("cd jest && node test/parse.js") is None
-    assert nodecov.runner("tape test/jest.js") is None
-    command = nodecov.runner_command("vitest run a.test.ts", ("vitest", 10, ""))
+    assert runnercov.runner("jest src/a.test.js") == ("jest", 4, "")
+    assert runnercov.runner("cd pkg && npx vitest run a.test.ts") == ("vitest", 24, "")
+    assert runnercov.runner("FOO=1 node_modules/.bin/jest --ci") == ("jest", 28, "")
+    assert runnercov.runner("cd jest && node test/parse.js") is None
+    assert runnercov.runner("tape test/jest.js") is None
+    command = runnercov.runner_command("vitest run a.test.ts", ("vitest", 10, ""))
     assert "(vitest run --coverage.enabled=true --coverage.provider=v8 " in command
 
 
@@ -247,7 +261,7 @@ def test_a_runners_report_ranks_its_run_functions_focused_on_their_rare_blocks(
             "test/parse.test.js": {"functions": [["(anonymous)", 2, 2, 1]], "blocks": []},
         },
     }
-    provider, coverage = nodecov.parse_report(f"noise\n{nodecov.MARK}\n{json.dumps(report)}\n")
+    provider, coverage = runnercov.parse_report(f"noise\n{nodecov.MARK}\n{json.dumps(report)}\n")
     assert provider
     found = nodecov.rank_lines(repo, coverage, ["test/parse.test.js"])
     assert [(s.path, s.start, s.end, s.name, s.score) for s in found] == [
@@ -255,7 +269,7 @@ def test_a_runners_report_ranks_its_run_functions_focused_on_their_rare_blocks(
         ("lib/set.js", 1, 7, "setKey", 0.5),
     ]
     assert found[1].focus == (2, 5, 6)
-    assert nodecov.parse_report(f"{nodecov.MARK}\n{{cut") == (True, {})
+    assert runnercov.parse_report(f"{nodecov.MARK}\n{{cut") == (True, {})
 
 
 def _node_launcher(repo: Path) -> Launcher:
@@ -296,20 +310,71 @@ def test_a_jest_checks_spectrum_comes_from_jests_own_coverage_in_the_files_lines
     assert (traced[0].name, traced[0].score) == ("setKey", nodecov.POINTED)
 
 
+TS_SET = """\
+export interface Bag { [key: string]: string }
+
+export function setKey(obj: Bag, key: string, value: string): void {
+  if (key === "__proto__") {
+    obj.polluted = value;
+    return;
+  }
+  obj[key] = value;
+}
+"""
+TS_PARSE = """\
+import { setKey, type Bag } from "./set";
+
+export function parse(args: string[]): Bag {
+  const out: Bag = {};
+  for (const arg of args) {
+    const [key, value] = arg.split("=");
+    setKey(out, key, value);
+  }
+  return out;
+}
+
+export function unused(): number {
+  return 42;
+}
+"""
+TS_TEST = """\
+import { expect, test } from "vitest";
+import { parse } from "../src/parse";
+
+test("plain", () => expect(parse(["a=1"])).toEqual({ a: "1" }));
+test("proto", () => expect(parse(["__proto__=2"])).toEqual({}));
+"""
+
+
 @needs_node
 @pytest.mark.slow
-def test_a_vitest_check_without_its_coverage_package_says_so(tmp_path: Path) -> None:
+def test_a_vitest_check_without_its_coverage_package_is_ranked_through_v8_and_source_maps(
+    tmp_path: Path,
+) -> None:
+    """Real vitest, no `@vitest/coverage-v8`: V8's own coverage of the TypeScript vitest
+    transformed, mapped through the source maps vitest left in that code, names `parse` and
+    `setKey` at their lines in the .ts files; `unused` never ran."""
     root = node_modules()
     if root is None or not (root / ".bin" / "vitest").exists():
         missing("vitest is not installed: bash scripts/node-tools.sh")
-    repo = write(tmp_path / "repo", {**FILES, "test/parse.test.js": "// not run\n"})
-    check = f"{root / '.bin' / 'vitest'} run test/parse.test.js"
+    package = json.dumps({"name": "tiny", "version": "1.0.0", "type": "module"})
+    files = {"package.json": package, "src/set.ts": TS_SET, "src/parse.ts": TS_PARSE}
+    repo = write(tmp_path / "repo", {**files, "test/parse.test.ts": TS_TEST})
+    (repo / "node_modules").symlink_to(root)
+    check = f"{root / '.bin' / 'vitest'} run test/parse.test.ts"
     found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
-    assert found == []
-    assert why is not None and nodecov.VITEST_PROVIDER in why
-    # an ESM-only package (no `require` in its exports) counts as installed all the same
-    exports = {"name": nodecov.VITEST_PROVIDER, "exports": {".": {"import": "./x.mjs"}}}
-    write(repo, {f"node_modules/{nodecov.VITEST_PROVIDER}/package.json": json.dumps(exports)})
+    assert why is None
+    assert [(s.path, s.start, s.end, s.name) for s in found] == [
+        ("src/parse.ts", 3, 10, "parse"),  # imported by the test
+        ("src/set.ts", 3, 9, "setKey"),
+    ]
+    assert 4 in found[1].focus  # the `if` block only the `__proto__` key enters
+    assert not list(repo.glob("coverage*"))
+    # with the package installed, vitest's own coverage is asked instead (an ESM-only package,
+    # no `require` in its exports, counts as installed all the same)
+    exports = {"name": runnercov.VITEST_PROVIDER, "exports": {".": {"import": "./x.mjs"}}}
+    (repo / "node_modules").unlink()
+    write(repo, {f"node_modules/{runnercov.VITEST_PROVIDER}/package.json": json.dumps(exports)})
     found, why = spectrum.suspects(_node_launcher(repo), repo, check, [], 120)
     assert why is not None and why.startswith("vitest reported no function")
 
@@ -347,13 +412,13 @@ def test_npm_test_whose_script_is_one_plain_runner_command_gets_the_options_afte
             "pkg/package.json": json.dumps({"name": "pkg", "scripts": {"test": "mocha"}}),
         },
     )
-    assert nodecov.runner("npm test", repo) == ("jest", 8, "-- ")
-    assert nodecov.runner("npm run unit", repo) == ("vitest", 12, "-- ")
-    assert nodecov.runner("npm run lint", repo) is None  # two programs: where would they go
-    assert nodecov.runner("npm test --prefix pkg", repo) is None  # mocha: V8's coverage
-    assert nodecov.runner("npm test -- -t name", repo) is None  # arguments of its own
-    assert nodecov.runner("npm test") is None  # no repository to read the script from
-    command = nodecov.runner_command("npm test", ("jest", 8, "-- "))
+    assert runnercov.runner("npm test", repo) == ("jest", 8, "-- ")
+    assert runnercov.runner("npm run unit", repo) == ("vitest", 12, "-- ")
+    assert runnercov.runner("npm run lint", repo) is None  # two programs: where would they go
+    assert runnercov.runner("npm test --prefix pkg", repo) is None  # mocha: V8's coverage
+    assert runnercov.runner("npm test -- -t name", repo) is None  # arguments of its own
+    assert runnercov.runner("npm test") is None  # no repository to read the script from
+    command = runnercov.runner_command("npm test", ("jest", 8, "-- "))
     assert "(npm test -- --coverage --coverageProvider=v8 " in command
 
 
@@ -374,3 +439,74 @@ def test_a_jest_check_through_npm_test_gets_jests_own_coverage(tmp_path: Path) -
         ("index.js", 3, "parse"),
         ("lib/set.js", 1, "setKey"),
     ]
+
+
+# A runner of its own: it runs `lib/set.js` transformed (three lines of its own above the
+# file's text, as a wrapper or a compiler's preamble would put there) with an inline source map
+# saying so, through `vm` as vitest and ts-node do; V8's offsets then name other lines.
+PREAMBLE = "var __runner = 1;\nvar __helper = function () { return __runner; };\n__helper();\n"
+RUNNER = """\
+var fs = require('fs'), path = require('path'), vm = require('vm');
+var file = path.resolve('lib/set.js'), text = fs.readFileSync(file, 'utf8');
+var lines = text.split('\\n').length;
+var map = {version: 3, sources: [file], names: [],
+           mappings: ';;;AAAA' + new Array(lines).join(';AACA')};
+var code = PREAMBLE + text + '\\n//# sourceMappingURL=data:application/json;base64,' +
+    Buffer.from(JSON.stringify(map)).toString('base64');
+var setKey = {};
+vm.runInThisContext('(function (module) {' + code + '\\n})', {filename: file})(setKey);
+var out = {};
+setKey.exports(out, 'a', '1');
+setKey.exports(out, '__proto__', '2');
+""".replace("PREAMBLE", json.dumps(PREAMBLE))
+
+
+@needs_node
+def test_a_transformed_script_with_a_source_map_is_ranked_at_the_files_own_lines(
+    tmp_path: Path,
+) -> None:
+    """V8's offsets into the code a runner made are mapped through the source map it left in
+    that code (kept by the hook each node process preloads) to the file's lines: `setKey` at
+    lines 1 to 7 of `lib/set.js`, focused on the block only `__proto__` enters; the runner's own
+    preamble (no mapped position inside it) and the module's wrapper are no function of it."""
+    repo = write(tmp_path, {**FILES, "test/run.js": RUNNER})
+    output = _run(repo, "node test/run.js")
+    assert nodecov.parse(output).get("lib/set.js") is None  # not as offsets: it ran transformed
+    mapped = nodecov.parse_mapped(output)
+    assert [f[:3] for f in mapped["lib/set.js"].functions] == [("setKey", 1, 7)]
+    spans = nodecov.rank(repo, nodecov.parse(output), ["test/run.js"], (), mapped)
+    assert [(s.path, s.name, s.start, s.end) for s in spans] == [("lib/set.js", "setKey", 1, 7)]
+    assert 2 in spans[0].focus  # the `if` block only `__proto__` entered
+
+
+# A parent that runs the tests in a child process and stops it with SIGTERM once they are done,
+# as vitest 3's worker pool does: node writes no coverage file for a process a signal ends.
+PARENT = """\
+var child = require('child_process').fork('test/child.js');
+child.on('message', function () { child.kill('SIGTERM'); });
+"""
+CHILD = """\
+var parse = require('../');
+parse(['__proto__=2']);
+process.send('done');
+setInterval(function () {}, 1000);
+"""
+
+
+@needs_node
+def test_a_test_process_its_parent_stops_with_sigterm_still_writes_its_coverage(
+    tmp_path: Path,
+) -> None:
+    repo = write(tmp_path, {**FILES, "test/parent.js": PARENT, "test/child.js": CHILD})
+    coverage = nodecov.parse(_run(repo, "node test/parent.js"))
+    assert "lib/set.js" in coverage  # only the child ran it
+    spans = nodecov.rank(repo, coverage, ["test/child.js"])
+    assert [s.name for s in spans] == ["parse", "setKey"]
+
+
+def test_a_function_several_processes_report_is_counted_once() -> None:
+    line = {"mapped": "lib/a.ts", "functions": [["f", 3, 9, 2]], "blocks": [[4, 5, 1]]}
+    output = "\n".join([nodecov.MARK, json.dumps(line), json.dumps(line), '{"mapped": "cut'])
+    assert nodecov.parse_mapped(output) == {
+        "lib/a.ts": nodecov.Lines((("f", 3, 9, 4),), ((4, 5, 2),))
+    }
