@@ -44,6 +44,12 @@ MAX_SPANS = 12
 MAX_FOCUS = 10  # blocks a long function is shown around: the `RARE` least run, the last ones
 RARE = 6
 POINTED = 2.0  # the score of a run function holding a line the output points at (above nearness)
+NAMED = 1.5  # the score of a run function whose name a failing test's name spells (above nearness)
+# an identifier's or a sentence's words: `shallowClone`, `shallow_clone`, "shallow clone"
+WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# what separates a test id's file and groups from the test's own name (vitest's `>`, jest's
+# U+203A, pytest's and others' `::`)
+TEST_PARTS = re.compile(r"\s+[>\u203a]\s+|::")
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
 JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
 REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
@@ -150,10 +156,12 @@ def rank_lines(
     coverage: dict[str, Lines],
     tests: list[str],
     pointed: Sequence[tuple[str, int]] = (),
+    failing: Sequence[str] = (),
 ) -> list[Span]:
     """`rank` for a runner's report: its executed functions of the repository's non-test
     scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
-    return _best(_pointed_first(_line_spans(repo, coverage, tests), pointed))
+    found = _named(_line_spans(repo, coverage, tests), failing)
+    return _best(_pointed_first(found, pointed))
 
 
 def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list[Span]:
@@ -201,6 +209,27 @@ def _inner_blocks(lines: Lines, first: int, last: int) -> list[tuple[int, int, i
         for a, b, c in lines.blocks
         if first <= a and b <= last and (a, b) != (first, last)
     ]
+
+
+def words(text: str) -> list[str]:
+    """The lower-cased words of an identifier or a sentence (`WORD`)."""
+    return [w.lower() for w in WORD.findall(text)]
+
+
+def _named(spans: list[Span], failing: Sequence[str]) -> list[Span]:
+    """`spans` with those whose function's name a failing test's name spells scored `NAMED`:
+    the name's words (two or more: `shallowClone`, `parse_date`; one word says too little)
+    in a row in the test's own name, past its file and groups ("returns shallow clone").
+    A test is named after the behaviour it checks, and that often after the function doing it
+    (test-to-code traceability by naming convention)."""
+    names = [words(TEST_PARTS.split(test)[-1]) for test in failing]
+    joined = [f" {' '.join(name)} " for name in names if name]
+
+    def spelled(span: Span) -> bool:
+        own = words(span.name.rsplit(".", 1)[-1])
+        return len(own) >= 2 and any(f" {' '.join(own)} " in name for name in joined)
+
+    return [replace(s, score=max(s.score, NAMED)) if spelled(s) else s for s in spans]
 
 
 def _pointed_first(spans: list[Span], pointed: Sequence[tuple[str, int]]) -> list[Span]:
@@ -295,12 +324,15 @@ def rank(
     tests: list[str],
     pointed: Sequence[tuple[str, int]] = (),
     mapped: dict[str, Lines] | None = None,
+    failing: Sequence[str] = (),
 ) -> list[Span]:
     """The executed functions of the repository's non-test scripts, best first (those holding a
     line the output points at, `pointed`, then nearness, then the smaller first), at most
     `MAX_SPANS`: those of the scripts V8 ran as they read (`coverage`; a script's top level, the
     whole file, left out) and those of the scripts it ran transformed, mapped to the files'
-    lines through their source maps (`mapped`, `parse_mapped`)."""
+    lines through their source maps (`mapped`, `parse_mapped`). A function whose name the name
+    of a failing test (`failing`, the output's test ids) spells ranks above nearness (`_named`).
+    """
     required = {r for t in tests for r in _required(repo, t)}
     found = _line_spans(repo, mapped or {}, tests)
     for path, functions in coverage.items():
@@ -309,7 +341,7 @@ def rank(
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
         if ran_as_on_disk(text, functions):
             found += _executed(path, text, functions, nearness(path, tests, required))
-    return _best(_pointed_first(found, pointed))
+    return _best(_pointed_first(_named(found, failing), pointed))
 
 
 def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:

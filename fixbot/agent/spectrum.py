@@ -340,7 +340,7 @@ def suspects(
     `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`)."""
     python = python_project(repo, failing)
     if node_project(repo, located) and not (python and failing):
-        return _node(launcher, repo, check, list(located), timeout, pointed)
+        return _node(launcher, repo, check, list(located), timeout, pointed, failing)
     if (repo / "go.mod").is_file() and not python:
         return _go(launcher, repo, check, failing, timeout, evidence)
     if (repo / "Cargo.toml").is_file() and not python:
@@ -383,13 +383,16 @@ def _node(
     located: list[str],
     timeout: float,
     pointed: Sequence[tuple[str, int]] = (),
+    failing: Sequence[str] = (),
 ) -> tuple[list[Span], str | None]:
     tests = nodecov.test_files(repo, check, located)
     if not tests:  # a linter or a compiler: its output already points at the lines
         return [], "no failing test file named by the check or its output"
     found_runner = runnercov.runner(check, repo)
     if found_runner is not None:
-        found, why = _node_runner(launcher, repo, check, found_runner, tests, timeout, pointed)
+        found, why = _node_runner(
+            launcher, repo, check, found_runner, tests, timeout, pointed, failing
+        )
         if why != NO_PROVIDER:
             return found, why
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
@@ -397,7 +400,7 @@ def _node(
         done = launcher.run(nodecov.command(check), repo, log, timeout)
         output = log.read_text(encoding="utf-8", errors="replace")
     coverage, mapped = nodecov.parse(output), nodecov.parse_mapped(output)
-    found = nodecov.rank(repo, coverage, tests, pointed, mapped)
+    found = nodecov.rank(repo, coverage, tests, pointed, mapped, failing)
     if not found and nodecov.transformed(repo, coverage):
         return [], (
             "the check's runner transformed the repository's scripts before running them "
@@ -417,6 +420,7 @@ def _node_runner(
     tests: list[str],
     timeout: float,
     pointed: Sequence[tuple[str, int]] = (),
+    failing: Sequence[str] = (),
 ) -> tuple[list[Span], str | None]:
     """The spectrum of a jest or vitest check from the runner's own V8 coverage, which maps
     its transformed scripts back to the files (`fixbot.agent.runnercov.runner_command`); a
@@ -428,7 +432,7 @@ def _node_runner(
     provider, coverage = runnercov.parse_report(output)
     if not provider:
         return [], NO_PROVIDER
-    found = nodecov.rank_lines(repo, coverage, tests, pointed)
+    found = nodecov.rank_lines(repo, coverage, tests, pointed, failing)
     if not found:
         return [], f"{runner[0]} reported no function of the repository run (exit {done.exit_code})"
     return found, None

@@ -510,3 +510,28 @@ def test_a_function_several_processes_report_is_counted_once() -> None:
     assert nodecov.parse_mapped(output) == {
         "lib/a.ts": nodecov.Lines((("f", 3, 9, 4),), ((4, 5, 2),))
     }
+
+
+def test_a_function_the_failing_tests_name_spells_ranks_above_nearness(tmp_path: Path) -> None:
+    """Of the functions the check ran, all equally near the test, the one whose name's words the
+    failing test's own name spells in a row comes first; a one-word name (`clone`) or words
+    found only in the test's file and groups, or out of order, raise nothing."""
+    lines = "".join(f"line {n}\n" for n in range(1, 40))
+    repo = write(tmp_path, {"lib/util.js": lines, "test/a.test.js": "// a test\n"})
+    functions = (
+        ("isObject", 1, 3, 9),
+        ("clone", 5, 7, 9),
+        ("cloneShallow", 9, 11, 9),
+        ("defaultArray", 13, 15, 9),
+        ("shallowClone", 17, 22, 9),
+    )
+    coverage = {"lib/util.js": nodecov.Lines(functions, ())}
+    failing = ["test/a.test.ts > default array > returns a shallow clone of the value"]
+    plain = nodecov.rank_lines(repo, coverage, ["test/a.test.js"])
+    assert plain[-1].name == "shallowClone"  # the longest: last by size alone
+    found = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], (), failing)
+    assert [(s.name, s.score) for s in found][:2] == [
+        ("shallowClone", nodecov.NAMED),
+        ("isObject", 0.5),
+    ]
+    assert nodecov.words("parse_HTTPDate") == ["parse", "http", "date"]
