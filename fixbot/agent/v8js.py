@@ -126,7 +126,8 @@ function mapper(s) {
   for (let i = s.source.indexOf("\n"); i >= 0; i = s.source.indexOf("\n", i + 1)) {
     starts.push(i + 1);
   }
-  const offsets = lines.flatMap((segs, l) => segs.map(g => (starts[l] || 0) + g[0]));
+  const offsets = [];
+  lines.forEach((segs, l) => segs.forEach(g => offsets.push((starts[l] || 0) + g[0])));
   offsets.sort((x, y) => x - y);
   const used = lines.map((segs, l) => (segs.length ? l : -1)).filter(l => l >= 0);
   const lineOf = offset => below(starts, offset + 1) - 1;
