@@ -11,15 +11,18 @@ transformed before running it (vitest's TypeScript and ESM transforms, ts-node's
 offsets into the transformed code, not the file: each node process of the check preloads a hook
 (`NODE_OPTIONS`) that keeps the code of every script carrying a source map, and the offsets of
 such a script are mapped through its map to the file's lines (`parse_mapped`). A transformed
-script with no source map is left out (`ran_as_on_disk`), its test ids and tracebacks remain.
+script with no source map is left out (`ran_as_on_disk`), its test ids and tracebacks remain;
+so is every transformed script of a check that sets `NODE_OPTIONS` itself (its value replaces
+the one the hook is added to).
 
 A check that starts jest or vitest by name is asked for the runner's own coverage first
 (`fixbot.agent.runnercov`); a vitest without its coverage package comes here.
 
 A check is one process over one or more test files, so there is no per-test spectrum here: a
 function holding a line the output points at (a failing test's stack trace passing through the
-repository's code) ranks first, focused on that line (`_pointed_first`); the others are ranked
-by their file's nearness to the failing test files (the same stem, as
+repository's code) ranks first, focused on that line (`_pointed_first`), then one whose name a
+failing test's name spells (`_named`: "returns shallow clone" and `shallowClone`); the others
+are ranked by their file's nearness to the failing test files (the same stem, as
 `test/parse.js` and `lib/parse.js`; a file the test `require`s or imports; any other executed
 file), then by its size (a small function the test reached says more than the module's whole
 body). A long function is shown around its least-run executed blocks (`Span.focus`): the paths
