@@ -11,8 +11,9 @@ is) and every stray profile (build scripts) in a private folder. cargo runs each
 through the host's runner (`CARGO_TARGET_<TRIPLE>_RUNNER`, https://doc.rust-lang.org/cargo/
 reference/config.html#targettriplerunner): fixbot's runner runs the binary as asked (the check's
 outcome kept), then lists its tests (libtest's `--list`) and runs each failing test, and an even
-sample of at most `MAX_PASSING` of the others, alone (`--exact NAME`), each with its own profile
-and its outcome observed (exit 0 or not). Each run's lines cross back in the log after a marker;
+sample of at most `MAX_PASSING` of the others, alone (`--exact NAME`; test binaries only:
+`RUNNER`), each with its own profile and its outcome observed (exit 0 or not). Each run's
+lines cross back in the log after a marker;
 `rank` scores each line by Ochiai's coefficient over those runs, as the Python spectrum does
 (`fixbot.agent.spectrum`), and a function by its best line (functions found by
 `fixbot.agent.rustcalls`; test code left out). Functions of one score keep the order of the
@@ -52,13 +53,19 @@ NAME_OK = re.compile(r"[A-Za-z0-9_:]+")  # a libtest name safe unquoted in the r
 LLVM_RE = re.compile(r"LLVM version:? (\d+)")
 
 # cargo's runner (POSIX sh): the binary as cargo asked, then each failing test and a sample of
-# the others alone; `$d` is the private folder, `$d/failing` the failing tests' names.
+# the others alone; `$d` is the private folder, `$d/failing` the failing tests' names. Only a
+# test binary (cargo builds those into `deps/`; `cargo run`'s program is one folder up) is
+# asked for its list: a program of the project's is never run with arguments it did not get.
 RUNNER = r"""#!/bin/sh
 d="$FIXBOT_RUST_COVERAGE"
 bin="$1"
 shift
 "$bin" "$@"
 status=$?
+case "$bin" in
+  "$d"/target/*/deps/*) ;;
+  *) exit $status ;;
+esac
 "$bin" --list </dev/null 2>/dev/null | sed -n 's/: test$//p' >"$d/list.$$"
 grep -Fx -f "$d/failing" "$d/list.$$" >"$d/run.$$"
 grep -Fvx -f "$d/failing" "$d/list.$$" >"$d/others.$$"
@@ -265,17 +272,27 @@ def rank(repo: Path, root: str, runs: list[Run], failing: Sequence[str] = ()) ->
     failing tests `failing`, then by path and line), at most `MAX_SPANS`; the source paths
     are made relative to the folder the check ran in (`root`) or `repo`, files outside the
     repository left out."""
-    by_file: dict[str, dict[int, float]] = {}
-    for path, lines in scores(runs).items():
-        rel = _relative(repo, root, path)
-        if rel is not None:
-            by_file.setdefault(rel, {}).update(lines)
+    by_file = scores(_in_repository(repo, root, runs))
     spans = [span for rel, lines in by_file.items() for span in _spans(repo, rel, lines)]
     called = {(s.path, s.start): k for k, s in enumerate(rustcalls.spans(repo, list(failing)))}
     spans.sort(
         key=lambda s: (-s.score, called.get((s.path, s.start), len(called)), s.path, s.start)
     )
     return spans[:MAX_SPANS]
+
+
+def _in_repository(repo: Path, root: str, runs: list[Run]) -> list[Run]:
+    """`runs` with their source paths made relative to the repository (`_relative`: one file
+    under two spellings is one), files outside it left out."""
+    found = []
+    for run in runs:
+        lines: Lines = {}
+        for path, numbers in run.lines.items():
+            rel = _relative(repo, root, path)
+            if rel is not None:
+                lines.setdefault(rel, set()).update(numbers)
+        found.append(Run(run.name, run.failed, lines))
+    return found
 
 
 def _relative(repo: Path, root: str, path: str) -> str | None:

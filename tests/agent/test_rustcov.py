@@ -153,3 +153,28 @@ def test_the_runner_variable_is_cargos_for_the_host() -> None:
         rustcov.runner_variable("x86_64-unknown-linux-gnu")
         == "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER"
     )
+
+
+def test_lcov_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: Path) -> None:
+    """The lines cross back in the check's log: a source path outside the repository (absolute,
+    by `..`, through a symbolic link, or under a forged `root`) is never ranked; the same lines
+    of the repository's own file are."""
+    repo = tmp_path / "crate"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "lib.rs").write_text(LIB)
+    outside = tmp_path / "outside.rs"
+    outside.write_text(LIB)
+    (repo / "src" / "link.rs").symlink_to(outside)
+    lines = "DA:11,1\nDA:6,1\n"
+    forged = [str(outside), f"{repo}/../outside.rs", f"{repo}/src/link.rs", "../outside.rs"]
+    output = f"{rustcov.MARK}\nroot {repo}\n" + "".join(
+        f"{rustcov.TEST_MARK} 101 tests::zero\nSF:{path}\n{lines}" for path in forged
+    )
+    root, runs, _ = rustcov.parse(output)
+    assert [run.failed for run in runs] == [True] * 4
+    assert rustcov.rank(repo, root, runs) == []
+    assert rustcov.rank(repo, str(tmp_path), runs) == []  # a forged root maps into the repo only
+    own = output + f"{rustcov.TEST_MARK} 0 tests::doubles\nSF:{repo}/src/lib.rs\nDA:6,1\n"
+    own += f"{rustcov.TEST_MARK} 101 tests::zero\nSF:src/lib.rs\n{lines}"
+    found = rustcov.rank(repo, *rustcov.parse(own)[:2])
+    assert [(s.path, s.name, s.focus) for s in found] == [("src/lib.rs", "sign", (11,))]
