@@ -5,16 +5,18 @@ https://doc.rust-lang.org/rustc/instrument-coverage.html); an instrumented progr
 profile where `LLVM_PROFILE_FILE` says when it exits, `llvm-profdata merge` indexes it, and
 `llvm-cov export -format=lcov` turns it into the lines each source file ran (`DA:line,count`).
 
-The check runs once more, unchanged, through the run's launcher (`command`), with `RUSTFLAGS`
-adding `-C instrument-coverage`, its own `CARGO_TARGET_DIR` (the project's build is left as it
-is) and every stray profile (build scripts) in a private folder. cargo runs each test binary
-through the host's runner (`CARGO_TARGET_<TRIPLE>_RUNNER`, https://doc.rust-lang.org/cargo/
-reference/config.html#targettriplerunner): fixbot's runner runs the binary as asked (the check's
-outcome kept), then lists its tests (libtest's `--list`) and runs each failing test, and an even
-sample of at most `MAX_PASSING` of the others, alone (`--exact NAME`; test binaries only:
-`RUNNER`), each with its own profile and its outcome observed (exit 0 or not). Each run's
-lines cross back in the log after a marker;
-`rank` scores each line by Ochiai's coefficient over those runs, as the Python spectrum does
+The check runs once more through the run's launcher (`command`), with `RUSTFLAGS` adding
+`-C instrument-coverage` (to the check's own value too: `instrumented`; a project's
+`build.rustflags` in `.cargo/config.toml` gives way to RUSTFLAGS, as cargo's precedence has
+it), its own `CARGO_TARGET_DIR` (the project's build is left as it is) and every stray profile
+(build scripts) in a private folder. cargo runs each test binary through the host's runner
+(`CARGO_TARGET_<TRIPLE>_RUNNER`,
+https://doc.rust-lang.org/cargo/reference/config.html#targettriplerunner): fixbot's runner runs
+the binary as asked (the check's outcome kept), then lists its tests (libtest's `--list`) and
+runs each failing test, and an even sample of at most `MAX_PASSING` of the others, alone
+(`--exact NAME`; test binaries only, each once: `RUNNER`), each with its own profile and its
+outcome observed (exit 0 or not). Each run's lines cross back in the log after a marker; `rank`
+scores each line by Ochiai's coefficient over those runs, as the Python spectrum does
 (`fixbot.agent.spectrum`), and a function by its best line (functions found by
 `fixbot.agent.rustcalls`; test code left out). Functions of one score keep the order of the
 failing tests' calls (`rustcalls.spans`).
@@ -40,6 +42,7 @@ from pathlib import Path
 from fixbot.agent import rustcalls
 from fixbot.agent.locate import Span
 from fixbot.process.launcher import Launcher
+from fixbot.process.shellwords import assignment_ends
 
 MARK = "fixbot-rust-coverage-follows"
 TEST_MARK = "fixbot-rust-test"
@@ -56,6 +59,7 @@ LLVM_RE = re.compile(r"LLVM version:? (\d+)")
 # the others alone; `$d` is the private folder, `$d/failing` the failing tests' names. Only a
 # test binary (cargo builds those into `deps/`; `cargo run`'s program is one folder up) is
 # asked for its list: a program of the project's is never run with arguments it did not get.
+# Each binary once: a runner that starts it once per test (cargo-nextest) gets no more runs.
 RUNNER = r"""#!/bin/sh
 d="$FIXBOT_RUST_COVERAGE"
 bin="$1"
@@ -66,6 +70,9 @@ case "$bin" in
   "$d"/target/*/deps/*) ;;
   *) exit $status ;;
 esac
+seen="$d/seen.$(printf '%s' "$bin" | cksum | cut -d ' ' -f 1)"
+[ -e "$seen" ] && exit $status
+: >"$seen"
 "$bin" --list </dev/null 2>/dev/null | sed -n 's/: test$//p' >"$d/list.$$"
 grep -Fx -f "$d/failing" "$d/list.$$" >"$d/run.$$"
 grep -Fvx -f "$d/failing" "$d/list.$$" >"$d/others.$$"
@@ -187,6 +194,17 @@ def runner_variable(host: str) -> str:
     return "CARGO_TARGET_" + re.sub(r"[^A-Za-z0-9]", "_", host).upper() + "_RUNNER"
 
 
+def instrumented(check: str) -> str:
+    """`check` with `-C instrument-coverage` added to every RUSTFLAGS value it assigns itself
+    (`RUSTFLAGS=-Dwarnings cargo test`, `export RUSTFLAGS=...`), which would otherwise replace
+    the one `command` exports (`fixbot.process.shellwords.assignment_ends`)."""
+    out, last = [], 0
+    for end in assignment_ends(check, "RUSTFLAGS"):
+        out += [check[last:end], "' -C instrument-coverage'"]
+        last = end
+    return "".join([*out, check[last:]])
+
+
 def command(check: str, failing: Sequence[str], host: str, tools: tuple[str, str]) -> str:
     """The shell command (POSIX sh) that runs `check` with coverage and fixbot's runner
     (module docstring), then prints, after `MARK`, the folder it ran in (`root`) and each
@@ -206,7 +224,7 @@ def command(check: str, failing: Sequence[str], host: str, tools: tuple[str, str
         'CARGO_TARGET_DIR="$d/target" && LLVM_PROFILE_FILE="$d/stray/%p-%m.profraw" && '
         'FIXBOT_RUST_COVERAGE="$d" && '
         "export RUSTFLAGS CARGO_TARGET_DIR LLVM_PROFILE_FILE FIXBOT_RUST_COVERAGE && "
-        f"{runner}{check}) </dev/null >/dev/null 2>&1; "
+        f"{runner}{instrumented(check)}) </dev/null >/dev/null 2>&1; "
         f'echo {MARK}; echo "root $PWD"; '
         'for t in "$d"/t/*; do [ -f "$t/exit" ] || continue; '
         f'if ! {profdata} merge -sparse "$t"/*.profraw -o "$t/p.profdata" 2>"$t/err"; then '

@@ -98,10 +98,13 @@ def _launcher(repo: Path, tmp_path: Path) -> Launcher:
 
 
 @pytest.mark.slow
-def test_the_function_only_the_failing_test_takes_ranks_first(tmp_path: Path) -> None:
+@pytest.mark.parametrize("check", ["cargo test", "RUSTFLAGS=--cap-lints=warn cargo test --lib"])
+def test_the_function_only_the_failing_test_takes_ranks_first(tmp_path: Path, check: str) -> None:
+    """The crate's `sign` goes wrong on zero: its `else` line ran under the failing test alone.
+    A check that sets RUSTFLAGS itself still builds with coverage."""
     repo = _crate(tmp_path)
     launcher = _launcher(repo, tmp_path)
-    found, why = spectrum.suspects(launcher, repo, "cargo test", ["tests::zero"], 600)
+    found, why = spectrum.suspects(launcher, repo, check, ["tests::zero"], 600)
     assert why is None
     assert (found[0].path, found[0].name) == ("src/lib.rs", "sign")
     assert found[0].score == 1.0  # its `else` branch ran under the failing test alone
@@ -178,3 +181,12 @@ def test_lcov_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: P
     own += f"{rustcov.TEST_MARK} 101 tests::zero\nSF:src/lib.rs\n{lines}"
     found = rustcov.rank(repo, *rustcov.parse(own)[:2])
     assert [(s.path, s.name, s.focus) for s in found] == [("src/lib.rs", "sign", (11,))]
+
+
+def test_a_check_setting_rustflags_itself_keeps_its_flags_and_gains_coverage() -> None:
+    check = "RUSTFLAGS='-D warnings' cargo test && export RUSTFLAGS=x; cargo test"
+    assert rustcov.instrumented(check) == (
+        "RUSTFLAGS='-D warnings'' -C instrument-coverage' cargo test && "
+        "export RUSTFLAGS=x' -C instrument-coverage'; cargo test"
+    )
+    assert rustcov.instrumented("cargo test") == "cargo test"
