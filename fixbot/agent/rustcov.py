@@ -12,14 +12,14 @@ it), its own `CARGO_TARGET_DIR` (the project's build is left as it is) and every
 (build scripts) in a private folder. cargo runs each test binary through the host's runner
 (`CARGO_TARGET_<TRIPLE>_RUNNER`,
 https://doc.rust-lang.org/cargo/reference/config.html#targettriplerunner): fixbot's runner runs
-the binary as asked (the check's outcome kept), then lists its tests (libtest's `--list`) and
-runs each failing test, and an even sample of at most `MAX_PASSING` of the others, alone
-(`--exact NAME`; test binaries only, each once: `RUNNER`), each with its own profile and its
-outcome observed (exit 0 or not). Each run's lines cross back in the log after a marker; `rank`
-scores each line by Ochiai's coefficient over those runs, as the Python spectrum does
-(`fixbot.agent.spectrum`), and a function by its best line (functions found by
-`fixbot.agent.rustcalls`; test code left out). Functions of one score keep the order of the
-failing tests' calls (`rustcalls.spans`).
+the binary as asked (the check's outcome kept), then lists its tests (libtest's `--list`) and,
+when a failing test is among them, runs each failing test and an even sample of at most
+`MAX_PASSING` of the others alone (`--exact NAME`; test binaries only, each once: `RUNNER`),
+each with its own profile and its outcome observed (exit 0 or not). Each run's lines cross
+back in the log after a marker; `rank` scores each line by Ochiai's coefficient over those
+runs, as the Python spectrum does (`fixbot.agent.spectrum`), and a function by its best line
+(functions found by `fixbot.agent.rustcalls`; test code left out). Functions of one score keep
+the order of the failing tests' calls (`rustcalls.spans`).
 
 The raw profile's format changes with LLVM, so llvm-profdata must be of the LLVM that rustc was
 built with (`rustc -vV`'s "LLVM version"): `probe_command` asks the launcher's rustc and the
@@ -55,11 +55,12 @@ MAX_FOCUS = 6
 NAME_OK = re.compile(r"[A-Za-z0-9_:]+")  # a libtest name safe unquoted in the runner's list
 LLVM_RE = re.compile(r"LLVM version:? (\d+)")
 
-# cargo's runner (POSIX sh): the binary as cargo asked, then each failing test and a sample of
-# the others alone; `$d` is the private folder, `$d/failing` the failing tests' names. Only a
-# test binary (cargo builds those into `deps/`; `cargo run`'s program is one folder up) is
-# asked for its list: a program of the project's is never run with arguments it did not get.
-# Each binary once: a runner that starts it once per test (cargo-nextest) gets no more runs.
+# cargo's runner (POSIX sh): the binary as cargo asked, then, in a binary holding a failing
+# test, each failing test and a sample of the others alone; `$d` is the private folder,
+# `$d/failing` the failing tests' names. Only a test binary (cargo builds those into `deps/`;
+# `cargo run`'s program is one folder up) is asked for its list: a program of the project's is
+# never run with arguments it did not get. Each binary once: a runner that starts it once per
+# test (cargo-nextest) gets no more runs.
 RUNNER = r"""#!/bin/sh
 d="$FIXBOT_RUST_COVERAGE"
 bin="$1"
@@ -75,11 +76,11 @@ seen="$d/seen.$(printf '%s' "$bin" | cksum | cut -d ' ' -f 1)"
 : >"$seen"
 "$bin" --list </dev/null 2>/dev/null | sed -n 's/: test$//p' >"$d/list.$$"
 grep -Fx -f "$d/failing" "$d/list.$$" >"$d/run.$$"
-grep -Fvx -f "$d/failing" "$d/list.$$" >"$d/others.$$"
-total=$(wc -l <"$d/others.$$")
-step=$(( total / MAX + 1 ))
-awk -v s="$step" 'NR % s == 0' "$d/others.$$" | head -n MAX >>"$d/run.$$"
-if [ -s "$d/run.$$" ] && [ "$(grep -c . "$d/failing")" -gt 0 ]; then
+if [ -s "$d/run.$$" ]; then
+  grep -Fvx -f "$d/failing" "$d/list.$$" >"$d/others.$$"
+  total=$(wc -l <"$d/others.$$")
+  step=$(( total / MAX + 1 ))
+  awk -v s="$step" 'NR % s == 0' "$d/others.$$" | head -n MAX >>"$d/run.$$"
   while IFS= read -r name; do
     t=$(mktemp -d "$d/t/XXXXXX")
     printf '%s\n' "$bin" >"$t/bin"
@@ -359,11 +360,14 @@ def suspects(
         root, runs, error = parse(log.read_text(encoding="utf-8", errors="replace"))
     if error and not runs:
         return [], f"{tools[0]} could not read the test binaries' profiles: {error}"
-    if not any(run.failed for run in runs):
+    if not runs:
         return [], (
-            f"no failing test failed again when run alone under -C instrument-coverage "
-            f"({len(runs)} run; exit {done.exit_code})"
+            "no test ran alone under -C instrument-coverage: the check's build failed with it, "
+            "or cargo ran no test binary of the host through fixbot's runner (a --target "
+            f"check), or none lists a failing test by its name (exit {done.exit_code})"
         )
+    if not any(run.failed for run in runs):
+        return [], f"the failing tests passed when run alone ({len(runs)} tests run alone)"
     found = rank(repo, root, runs, failing)
     if not found:
         return [], f"no function of the crate ran under a failing test (exit {done.exit_code})"

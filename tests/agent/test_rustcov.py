@@ -114,6 +114,15 @@ def test_the_function_only_the_failing_test_takes_ranks_first(tmp_path: Path, ch
     assert not list(repo.glob("*.profraw"))  # no stray profile in the repository
 
 
+@pytest.mark.slow
+def test_a_failing_name_no_test_binary_lists_runs_nothing_alone_and_says_so(tmp_path: Path) -> None:
+    repo = _crate(tmp_path)
+    launcher = _launcher(repo, tmp_path)
+    found, why = spectrum.suspects(launcher, repo, "cargo test", ["tests::absent"], 600)
+    assert found == []
+    assert why is not None and "none lists a failing test by its name" in why
+
+
 def _probe(llvm: int, tools: tuple[tuple[str, int], ...], profiler: bool = True) -> rustcov.Probe:
     return rustcov.Probe("1.95.0", llvm, "x86_64-unknown-linux-gnu", profiler, tools)
 
