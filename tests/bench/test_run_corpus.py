@@ -30,8 +30,11 @@ import pytest
 
 from fixbot.agent import rustcov
 from fixbot.bench.archives import PrepareError
+from fixbot.bench.cache import cache_root
 from fixbot.bench.corpus import CORPUS, Case, Ecosystem, Family, load_corpus, part_of
-from fixbot.bench.prepare import cache_root, download, prepare, rust_variables
+from fixbot.bench.environments import rust_variables
+from fixbot.bench.prepare import prepare
+from fixbot.bench.releases import download
 from fixbot.bench.run import Grade, Job, Options, Runner, run_all
 from fixbot.bench.verify import verify_all
 
