@@ -58,10 +58,13 @@ def recording() -> Iterator[list[dict[str, Any]]]:
     bodies: list[dict[str, Any]] = []
 
     class Recorded:
+        """litellm's module as fixbot sees it for the duration: its `completion` recorded."""
+
         def __getattr__(self, name: str) -> Any:
             return getattr(real(), name)
 
         def completion(self, **kwargs: Any) -> Any:
+            """litellm's `completion(**kwargs)`, its `messages` and `tools` recorded first."""
             bodies.append({"messages": kwargs.get("messages"), "tools": kwargs.get("tools")})
             return real().completion(**kwargs)
 
