@@ -7,6 +7,7 @@
 #                                   real-model extra (scripts/realmodel.sh builds llama.cpp once
 #                                   into a cache) and, as root with apt-get, the image tools
 #                                   and Debian's cargo when no cargo every account can run is on PATH
+#                                   (with the llvm of rustc's LLVM, for the Rust spectrum)
 #
 # The demo's part is required: a failure stops the command with its error. The test extras are
 # optional: a failed one never stops it; it says what was optional, which tests skip without
@@ -72,7 +73,8 @@ optional "image tools (buildah, debootstrap, sudo, gcc, go; as root with apt-get
   "as root: bash scripts/image-tools.sh" \
   bash scripts/image-tools.sh
 # The bench corpus's rust cases run cargo (as root, with apt-get: Debian's cargo installed here
-# unless a cargo outside root's home is on PATH).
+# unless a cargo outside root's home is on PATH), and the Rust spectrum reads their coverage with
+# Debian's llvm-<major> of the LLVM the rustc on PATH was built with (installed here as root).
 optional "Rust tool chain (Debian's cargo and rustc; as root with apt-get)" \
   "the rust cases of tests/bench/test_run_corpus.py" \
   "as root: bash scripts/rust-tools.sh" \

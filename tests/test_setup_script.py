@@ -150,3 +150,41 @@ def test_rust_tools_installs_debians_cargo_only_when_no_shared_cargo_is_on_path(
             assert not log.exists() and done.stderr == ""
         else:
             assert not log.exists() and "cargo missing" in done.stderr
+
+
+def test_rust_tools_installs_the_llvm_of_a_rustc_with_the_profiler_runtime(
+    tmp_path: Path,
+) -> None:
+    """The Rust spectrum's llvm-profdata: root installs Debian's llvm-<major> of the LLVM the
+    rustc on PATH names, when its sysroot has the profiler runtime; a rustc without it (Debian's)
+    gets nothing, since no llvm-profdata makes it build with coverage."""
+    for profiler in (True, False):
+        case = tmp_path / str(profiler)
+        done, log = rust_tools(case, ("cargo", "apt-get"))
+        sysroot = case / "sysroot"
+        lib = sysroot / "lib" / "rustlib" / "x86_64-unknown-linux-gnu" / "lib"
+        lib.mkdir(parents=True)
+        if profiler:
+            (lib / "libprofiler_builtins-0123.rlib").write_text("")
+        rustc = case / "bin" / "rustc"
+        rustc.write_text(
+            '#!/bin/sh\n[ "$1" = --print ] && { echo ' + str(sysroot) + "; exit 0; }\n"
+            "printf 'release: 1.95.0\\nhost: x86_64-unknown-linux-gnu\\nLLVM version: 22.1.2\\n'\n"
+        )
+        rustc.chmod(0o755)
+        script = ROOT / "scripts" / "rust-tools.sh"
+        env = {"PATH": f"{case / 'bin'}", "HOME": str(case / "home")}
+        done = subprocess.run(
+            [shutil.which("bash") or "/bin/bash", str(script)],
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        calls = log.read_text().splitlines() if log.exists() else []
+        if not profiler:
+            assert calls == []
+        elif os.geteuid() == 0:
+            assert calls == ["apt-get install -y -qq llvm-22"]
+        else:
+            assert calls == [] and "llvm-profdata-22 missing" in done.stderr

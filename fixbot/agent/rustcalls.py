@@ -140,6 +140,19 @@ def _read(repo: Path) -> list[_File]:
     return files
 
 
+def functions(repo: Path, rel: str) -> list[tuple[str, int, int, bool]]:
+    """(name, first line, last line, whether it is test code) of each function with a body in
+    the `.rs` file `rel`; [] when it is unreadable or over `MAX_FILE_BYTES`."""
+    path = repo / rel
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return []
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [(name, start, end, test) for name, start, end, _, test in _File(rel, text).functions]
+
+
 # a function where it is defined: (file, first line, last line, body, whether it is a test's)
 Function = tuple[str, int, int, str, bool]
 

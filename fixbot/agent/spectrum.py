@@ -18,9 +18,9 @@ value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variab
 told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
 instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own,
 `fixbot.agent.runnercov`), a Go module's under `go test`'s cover profiles
-(`fixbot.agent.gocov`); a Rust project has none yet (cargo's `-C instrument-coverage` is not
-used). When the spectrum cannot run, `suspects` says why (the report's notes and the bench show
-it).
+(`fixbot.agent.gocov`), a Rust project's under rustc's `-C instrument-coverage`, test by test
+(`fixbot.agent.rustcov`). When the spectrum cannot run, `suspects` says why (the report's notes
+and the bench show it).
 
 `rank` turns the lines into the enclosing functions of the repository's non-test files, best
 first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent import gocov, nodecov, runnercov
+from fixbot.agent import gocov, nodecov, runnercov, rustcov
 from fixbot.agent.locate import TEST_FILE, Span
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
@@ -337,16 +337,15 @@ def suspects(
     the output's repository-relative paths `located`, the functions holding a line the output
     points at, `pointed` (path, line), first; a check with no failing test file, a linter's or
     a compiler's, is not re-run). A Go module's ties are ordered by the failure's text
-    `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`)."""
+    `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`); a crate's needs an
+    llvm-profdata of its rustc's LLVM (`fixbot.agent.rustcov.choose`)."""
     python = python_project(repo, failing)
     if node_project(repo, located) and not (python and failing):
         return _node(launcher, repo, check, list(located), timeout, pointed, failing)
     if (repo / "go.mod").is_file() and not python:
         return _go(launcher, repo, check, failing, timeout, evidence)
     if (repo / "Cargo.toml").is_file() and not python:
-        # cargo can build with `-C instrument-coverage` (llvm-profdata and llvm-cov then read
-        # it), but its per-test runs are not wired here yet
-        return [], "a Rust project: no spectrum for cargo yet (-C instrument-coverage unused)"
+        return rustcov.suspects(launcher, repo, check, failing, timeout)
     if not python:
         return [], "neither a Python, node nor Go project (no .py file, package.json or go.mod)"
     if not failing:

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     """Run `fixbot bench` as `args` ask; return the exit code (0 all held, 1 some did not,
     2 nothing to do or an invalid corpus)."""
     from fixbot.bench import command
-    from fixbot.bench.prepare import cache_root
+    from fixbot.bench.cache import cache_root
 
     if args.merge:
         return command.merge(args)

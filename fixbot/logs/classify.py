@@ -52,7 +52,7 @@ Decisions worth knowing:
   `cannot load such file -- x` cannot tell a missing package from a typo by their text, so they stay
   fixable ("import") here; `fixbot.logs.missing.refine` decides both with the repository at
   hand (a name the repository holds is the code's problem again, "import"), and the run asks
-  the check's interpreter whether the package is installed (`fixbot.run.verify`).
+  the check's interpreter whether the package is installed (`fixbot.run.checkdigest`).
 - A known plugin's fixture pytest did not find (`fixture 'mocker' not found`) and a program
   the tests run that is not on PATH (`spawn pandoc ENOENT`, `exec: "pandoc": executable file
   not found`, `subprocess`'s `FileNotFoundError`, `env: 'node'`) are `missing_dependency` too

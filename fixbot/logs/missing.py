@@ -13,7 +13,7 @@ define, a file named as the program) is the code's problem (the
 classifier's table without `missing_dependency`: "import" or whatever else the log shows);
 a name it does not hold is `missing_dependency` (permanent: no fixer runs), with the file
 where the project declares such dependencies (`manifest`) and whether it names it already.
-Whether a Python package is installed is the check's interpreter's to say: `fixbot.run.verify`
+Whether a Python package is installed is the check's interpreter's to say: `fixbot.run.checkdigest`
 asks it (a top-level package that is installed makes `No module named 'pkg.sub'` a code
 problem again); an npm package is installed when `node_modules/<name>` exists.
 

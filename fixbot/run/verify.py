@@ -1,17 +1,18 @@
 """Verify an attempt: run the check (transient failures re-run after backoff), digest the
 failure, and record the result in the attempt.
 
-The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for re-runs), bounded and
-redacted as they are written (`fixbot.process.launcher.Launcher`); the digested `Failure` of each
-attempt is kept in memory and re-digested from its log after a resume.
+The phases, in order: one run of the check (`fixbot.run.checkrun`: the launcher, the observer,
+the runner's own report), its failure digested in the run's context (`fixbot.run.checkdigest`),
+and here the result recorded in the attempt, the re-runs of a transient failure and the
+progress lines. The logs go to `<state dir>/attempts/NNN/check.log` (`check-retryN.log` for
+re-runs), bounded and redacted as they are written (`fixbot.process.launcher.Launcher`); the
+digested `Failure` of each attempt is kept in memory and re-digested from its log after a
+resume.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,110 +21,23 @@ from pathlib import Path
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, stop_any
 from tenacity.stop import stop_base
 
-from fixbot.core.failure import CheckResult, Classification, ErrorClass, Failure
+from fixbot.core.failure import CheckResult, ErrorClass, Failure
 from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
-from fixbot.ecosystems import python
 from fixbot.logs.condense import explaining_lines
-from fixbot.logs.dialects import Report, go, report_for
-from fixbot.logs.digest import digest, of_failed_check, passed_counts
+from fixbot.logs.digest import passed_counts
 from fixbot.logs.joblog import FirstFailure
-from fixbot.logs.signature import parse_counts, said_failed
-from fixbot.observe.channel import Channel
+from fixbot.logs.signature import said_failed
 from fixbot.policy import breaker
-from fixbot.policy.recovery import check_program_missing
-from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
-from fixbot.process.nofollow import read_file
+from fixbot.run.checkdigest import digest_check
+from fixbot.run.checkrun import CheckRun, run_check
 from fixbot.run.eventlog import EventLog
 from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
 
 EXCERPT_LINES = 25
-MAX_REPORT_BYTES = 50_000_000  # a per-test report larger than this is not read (bytes)
-
-
-def program_missing(settings: Settings, failure: Failure) -> Failure:
-    """`failure`, made permanent (`command_not_found`) when the check's own program is missing
-    (`python -m pytest` printing `No module named pytest`): no code change can fix that."""
-    missing = failure.classification.category == "missing_dependency"
-    if failure.classification.error_class is ErrorClass.PERMANENT and not missing:
-        return failure
-    if check_program_missing(settings.check, failure.condensed) is None:
-        return failure
-    permanent = Classification(
-        error_class=ErrorClass.PERMANENT, category="command_not_found", rule="missing_program"
-    )
-    return failure.model_copy(update={"classification": permanent})
-
-
-def in_repository(failure: Failure, workspace: Path | None) -> Failure:
-    """`failure` with its absolute locations inside `workspace` (the folder the check ran in,
-    `Launcher.pair.workspace`; not fixbot's clone, whose path the output never names) made
-    repository-relative, so that the first request shows their code. Unchanged without one."""
-    if workspace is None:
-        return failure
-    roots = list(dict.fromkeys((workspace, workspace.resolve())))
-    moved = []
-    for loc in failure.locations:
-        path = Path(loc.path)
-        root = next((r for r in roots if path.is_absolute() and path.is_relative_to(r)), None)
-        if root is not None:
-            loc = loc.model_copy(update={"path": path.relative_to(root).as_posix()})
-        moved.append(loc)
-    return failure.model_copy(update={"locations": moved})
-
-
-def in_go_packages(failure: Failure, workdir: Path) -> Failure:
-    """`failure` with each relative location that is no file of `workdir` but is one of a Go
-    package's folder made relative to `workdir`: go test prints a test file's lines relative to
-    its package (`parse_test.go:12` for `fastfloat/parse_test.go`), and the first request shows
-    only the code of files it finds. The packages are the ones the log names under the module
-    `workdir/go.mod` declares, failed ones first; unchanged without a go.mod."""
-    try:
-        module = go.module_path((workdir / "go.mod").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return failure
-    if module is None:
-        return failure
-    folders = go.package_folders(failure.condensed, module)
-    moved = []
-    for loc in failure.locations:
-        if not Path(loc.path).is_absolute() and not (workdir / loc.path).is_file():
-            inside = next((f for f in folders if (workdir / f / loc.path).is_file()), None)
-            if inside is not None:
-                loc = loc.model_copy(update={"path": f"{inside}/{loc.path}"})
-        moved.append(loc)
-    return failure.model_copy(update={"locations": moved})
-
-
-def installed_after_all(failure: Failure, search_path: str, launcher: Launcher) -> Failure:
-    """`failure`, made fixable again ("import") when the Python package it names as missing is
-    installed in the check's own interpreter (the first Python on `search_path`, asked through
-    the run's `launcher`, see `fixbot.agent.research.find_python`): `No module named 'pkg.sub'`
-    of an installed `pkg` is the code's problem. Without an interpreter to ask, the
-    repository's verdict stands."""
-    missing = failure.classification.missing
-    if missing is None or missing.ecosystem != python.ECOSYSTEM.name:
-        return failure
-    # imported here: only a missing Python package needs the model's research helpers, and a
-    # run without one never loads the agent package
-    from fixbot.agent.research import ResearchError, find_python
-
-    try:
-        package = find_python(missing.name, search_path, launcher)
-    except ResearchError:
-        return failure
-    if package is None:
-        return failure
-    note = f"`{missing.name}` is installed ({package.version}): the import fails in the code"
-    if missing.provides:  # the plugin is there and pytest did not load it: its configuration
-        note = f"`{missing.name}` is installed ({package.version}) but {missing.provides} is not"
-    fixable = Classification(
-        error_class=ErrorClass.FIXABLE, category="import", rule="import", note=note
-    )
-    return failure.model_copy(update={"classification": fixable})
 
 
 def is_transient(failure: Failure | None) -> bool:
@@ -157,68 +71,13 @@ class Checker:
     def run_command(
         self, log: Path
     ) -> tuple[CheckResult, dict[str, str] | None, Observation | None]:
-        """Run the check through the launcher (the one way a project command runs), with the
-        per-test outcomes of the runner's own report (None: it can write none, or wrote none)
-        and what fixbot's observer inside pytest streamed (`fixbot.observe.channel`: every
-        pytest the check starts loads it from fixbot's installation; None when the channel
-        could not be made, or the check's pytest could not import the plugin: a check that
-        sets its own PYTHONPATH, or a tox that passes PYTEST_ADDOPTS alone, is run again without
-        it, and a fix's run judged unobserved where the start's was observed is not verified).
-
-        Where the check's runner can write a structured report (`report_for` its shell words),
-        it is asked for one (through its environment, or flags added to a check that is the
-        runner's own one simple command: `Report.command`) in a folder made for this run alone,
-        and read as soon as the check has ended, when no process of the check is left to
-        rewrite it (`Launcher.run`); a report that is the runner's standard output is read
-        from the log, which then gets the runner's plain text back (`from_output`)."""
-        # the fix's files are named relative to the work tree's root, as the check sees it
-        root = self.launcher.pair.workspace if self.launcher.pair is not None else self.repo
-        try:
-            channel = Channel.open(self.watch, str(root))
-        except OSError:
-            channel = None
-        try:
-            result, tests = self._run(log, channel)
-        finally:
-            seen = channel.close() if channel is not None else None
-        if channel is not None and seen is not None and unloaded(channel.module, seen, result):
-            result, tests = self._run(log, None)
-            seen = None
-        return result, tests, seen
-
-    def _run(self, log: Path, channel: Channel | None) -> tuple[CheckResult, dict[str, str] | None]:
-        s = self.settings
-        launcher = self.launcher
-        fds: tuple[int, ...] = ()
-        if channel is not None:
-            fds = channel.fds
-            launcher = dataclasses.replace(
-                launcher, env={**launcher.env, **channel.env(launcher.env)}
-            )
-        report = report_for(shellwords.words(s.check))
-        if report is None:
-            return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path, fds), None
-        with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
-            path = Path(folder) / (report.file_name or "output")
-            command = report.command(s.check, str(path))
-            if command is None:  # the runner can be asked only where this check cannot
-                plain = launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path, fds)
-                return plain, None
-            if launcher.identity is not None:  # the check's user writes it, nobody else
-                os.chown(folder, launcher.identity.uid, launcher.identity.gid)
-            asked = dataclasses.replace(
-                launcher, env={**launcher.env, **report.ask(str(path), launcher.env)}
-            )
-            result = asked.run(command, self.workdir, log, s.timeout, self.stdin_path, fds)
-            if report.plain is not None:
-                result, tests = from_output(report, result, asked.max_log_bytes)
-            else:
-                who = launcher.identity
-                reader = (who.uid, who.gid) if who is not None else (os.geteuid(), os.getegid())
-                tests = read_report(report, path, reader)
-            # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
-            where = launcher.pair.workspace if launcher.pair is not None else self.repo
-            return result, relative(relative(tests, self.repo), where)
+        """Run the check once, its log at `log` (`fixbot.run.checkrun.run_check`): the result,
+        the per-test outcomes of the runner's own report (None: it can write none, or wrote
+        none) and what fixbot's observer inside pytest streamed (None: unobserved)."""
+        where = CheckRun(
+            self.settings, self.launcher, self.repo, self.workdir, self.stdin_path, self.watch
+        )
+        return run_check(where, log)
 
     def check(self, attempt: Attempt) -> Failure | None:
         """Run the check up to 1 + max_transient_retries times while it fails transiently;
@@ -346,30 +205,10 @@ class Checker:
         self.progress.line("  nothing changed: the previous check result stands (not re-run)")
 
     def digest(self, result: CheckResult) -> Failure:
-        """Digest a failed check; locations become relative to the repository root, the counts
-        come from the whole output's tail when the condensed log lost the summary line, a
-        missing check program is permanent (`program_missing`), and a missing Python package
-        the check's interpreter has after all is the code's problem (`installed_after_all`).
-        Locations are looked for in fixbot's clone: its files are written first."""
-        if self.launcher.pair is not None:
-            self.launcher.pair.write_files()
-        failure = program_missing(self.settings, digest(result, self.workdir))
-        failure = in_go_packages(failure, self.workdir)
-        failure = installed_after_all(failure, self.env.get("PATH", ""), self.launcher)
-        if failure.counts.problems is None and result.tail:
-            counts = of_failed_check(parse_counts(result.tail))
-            failure = failure.model_copy(update={"counts": counts})
-        workspace = self.launcher.pair.workspace if self.launcher.pair is not None else None
-        if self.workdir == self.repo:
-            return in_repository(failure, workspace)
-        prefix = self.workdir.relative_to(self.repo)
-        moved = [
-            loc.model_copy(update={"path": (prefix / loc.path).as_posix()})
-            if not Path(loc.path).is_absolute() and (self.workdir / loc.path).exists()
-            else loc
-            for loc in failure.locations
-        ]
-        return in_repository(failure.model_copy(update={"locations": moved}), workspace)
+        """Digest a failed check in the run's context (`fixbot.run.checkdigest.digest_check`:
+        repository-relative locations, a missing program permanent, an installed package the
+        code's problem)."""
+        return digest_check(self.settings, result, self.repo, self.workdir, self.env, self.launcher)
 
     def failure_of(self, attempt: Attempt) -> Failure | None:
         """The Failure of a finished attempt, re-digested from its log after a resume."""
@@ -399,68 +238,6 @@ class Checker:
             f"signature {(attempt.signature or '')[:12]}"
             + (f", {counts} failing" if counts is not None else "")
         )
-
-
-def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
-    """Whether a pytest of the check failed to import the observer's plugin `module` (its name
-    in the log, pytest's `Error importing plugin`) and none streamed: the check's environment
-    did not let the plugin's folder through, and the plugin broke a check it should watch."""
-    if seen.sessions or result.passed:
-        return False
-    try:
-        text = result.log_path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    return f"No module named '{module}'" in text
-
-
-def read_report(
-    report: Report, path: Path, reader: tuple[int, int] | None = None
-) -> dict[str, str] | None:
-    """The per-test outcomes in the report file at `path`, None when there is none, it is not a
-    regular file reached without a link (a link to `/proc/kmsg` would block, one to a root-only
-    XML would be read as verdicts), the commands' user `reader` (uid, gid) could not read it,
-    it grows past `MAX_REPORT_BYTES` while read, or it is not a report of its kind."""
-    try:
-        data = read_file(path, MAX_REPORT_BYTES, reader)
-        return report.read(data.decode("utf-8", errors="replace"))
-    except (OSError, ValueError):
-        return None
-
-
-def from_output(
-    report: Report, result: CheckResult, max_log_bytes: int
-) -> tuple[CheckResult, dict[str, str] | None]:
-    """The per-test outcomes a runner wrote into its own output (`go test -json`), read from the
-    check's log, and the result with the log and tail turned back into the runner's plain text
-    (`report.plain`), which the dialects read. None when the output was longer than the log
-    keeps (`max_log_bytes`: the verdicts in the dropped middle are unknown) or holds no report."""
-    if report.plain is None:
-        return result, None
-    try:
-        # the bounded log passes bytes that are not UTF-8 through unchanged: so does this
-        text = result.log_path.read_text(encoding="utf-8", errors="surrogateescape")
-    except OSError:
-        return result, None
-    try:
-        tests = None if result.output_bytes > max_log_bytes else report.read(text)
-    except ValueError:
-        tests = None
-    plain = report.plain(text)
-    try:
-        result.log_path.write_bytes(plain.encode("utf-8", errors="surrogateescape"))
-    except UnicodeEncodeError:  # a decoded JSON string may hold a surrogate no byte stands for
-        result.log_path.write_bytes(plain.encode("utf-8", errors="replace"))
-    return result.model_copy(update={"tail": report.plain(result.tail)}), tests
-
-
-def relative(tests: dict[str, str] | None, root: Path) -> dict[str, str] | None:
-    """`tests` with the work tree's absolute path taken off the ids that start with it (jest and
-    vitest name a test's file by its absolute path), so ids compare across work trees."""
-    if tests is None:
-        return None
-    prefix = f"{root}/"
-    return {test.removeprefix(prefix): outcome for test, outcome in tests.items()}
 
 
 class _Deadline(stop_base):

@@ -4,14 +4,13 @@ name a Go test lacks leads to."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from fixbot.agent import leads, locate
 from tests.agent.test_locate import write
+from tests.fakes.gomodule import go_module, go_test
 
 # pytest 8 no longer calls nose-style `setup`: the attribute it sets is missing in the test
 NOSE = """\
@@ -145,23 +144,9 @@ def test_a_name_a_go_test_calls_that_is_missing_leads_to_its_file_and_its_subjec
 ) -> None:
     """`go test` prints the test file relative to its package's folder: the lead finds it in
     the module, shows the end of the file it tests and the uses of `challengeKey`."""
-    go = shutil.which("go")
-    if go is None:
-        pytest.skip("no go on PATH")
-    repo = tmp_path / "mod"
-    (repo / "ws").mkdir(parents=True)
-    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
-    for name, text in {
-        "keys.go": KEYS_GO,
-        "server.go": SERVER_GO,
-        "keys_test.go": KEYS_TEST,
-    }.items():
-        (repo / "ws" / name).write_text(text)
-    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    env["GOCACHE"] = str(tmp_path / "gocache")
-    done = subprocess.run(
-        [go, "test", "./..."], cwd=repo, env=env, capture_output=True, text=True, check=False
-    )
+    files = {"ws/keys.go": KEYS_GO, "ws/server.go": SERVER_GO, "ws/keys_test.go": KEYS_TEST}
+    repo, env = go_module(tmp_path, files)
+    done = go_test(repo, env)
     assert "undefined: isValidChallengeKey" in done.stdout + done.stderr
     found = leads.spans(repo, done.stdout + done.stderr)
     assert [(s.path, s.start, s.focus) for s in found] == [
@@ -190,19 +175,8 @@ def test_an_input_a_failing_go_test_quotes_leads_to_its_other_uses_in_the_test_f
 ) -> None:
     """A changed behaviour changes the assertions that encode the old one: the lines of the
     test file using the quoted input, the reported one left to the snippets."""
-    go = shutil.which("go")
-    if go is None:
-        pytest.skip("no go on PATH")
-    repo = tmp_path / "mod"
-    (repo / "num").mkdir(parents=True)
-    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
-    (repo / "num" / "parse.go").write_text(PARSE_GO)
-    (repo / "num" / "parse_test.go").write_text(PARSE_TEST)
-    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    env["GOCACHE"] = str(tmp_path / "gocache")
-    done = subprocess.run(
-        [go, "test", "./..."], cwd=repo, env=env, capture_output=True, text=True, check=False
-    )
+    repo, env = go_module(tmp_path, {"num/parse.go": PARSE_GO, "num/parse_test.go": PARSE_TEST})
+    done = go_test(repo, env)
     assert 'parse_test.go:14: unexpected number parsed from "12."' in done.stdout
     found = leads.spans(repo, done.stdout)
     assert [(s.path, s.name, s.focus) for s in found] == [

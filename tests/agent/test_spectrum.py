@@ -13,6 +13,7 @@ from fixbot.agent import spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.bench.cases import stats_case
+from tests.fakes.gomodule import go_module
 
 
 def test_ochiai() -> None:
@@ -184,18 +185,7 @@ GO_TEST = (
 
 @pytest.mark.slow
 def test_a_go_check_is_ranked_from_go_tests_own_cover_profiles(tmp_path: Path) -> None:
-    import shutil
-
-    go = shutil.which("go")
-    if go is None:
-        pytest.skip("no go on PATH")
-    repo = tmp_path / "mod"
-    (repo / "calc").mkdir(parents=True)
-    (repo / "go.mod").write_text("module example.com/mod\n\ngo 1.19\n")
-    (repo / "calc" / "calc.go").write_text(GO_CODE)
-    (repo / "calc" / "calc_test.go").write_text(GO_TEST)
-    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
-    env["GOCACHE"] = str(tmp_path / "gocache")
+    repo, env = go_module(tmp_path, {"calc/calc.go": GO_CODE, "calc/calc_test.go": GO_TEST})
     found, why = spectrum.suspects(
         Launcher(repo, env, deadline=Deadline.start(None)), repo, "go test ./...", ["TestAdd"], 300
     )

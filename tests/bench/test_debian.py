@@ -20,7 +20,8 @@ import pytest
 
 from fixbot.bench.archives import PrepareError, unpack
 from fixbot.bench.corpus import Case
-from fixbot.bench.prepare import download_debian, prepare
+from fixbot.bench.prepare import prepare
+from fixbot.bench.releases import download_debian
 from fixbot.bench.verify import verify_case
 
 POOL = "main/g/golang-calc/golang-calc_1.0.orig.tar.gz"

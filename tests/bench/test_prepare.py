@@ -11,7 +11,9 @@ import pytest
 
 from fixbot.bench.archives import PrepareError
 from fixbot.bench.corpus import Case
-from fixbot.bench.prepare import interpreter, prepare, sdist_file
+from fixbot.bench.environments import interpreter
+from fixbot.bench.prepare import prepare
+from fixbot.bench.releases import sdist_file
 from fixbot.bench.verify import verify_case
 from fixbot.process import git
 

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 from fixbot.logs.dialects import report_for
-from fixbot.run.verify import read_report
+from fixbot.run.checkrun import read_report
 
 
 def read_in_time(path: Path, reader: tuple[int, int]) -> dict[str, str] | None:

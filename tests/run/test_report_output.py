@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fixbot.core.failure import CheckResult
 from fixbot.logs.dialects import go
-from fixbot.run.verify import from_output, relative
+from fixbot.run.checkrun import from_output, relative
 
 REPORTS = Path(__file__).parent.parent / "data" / "reports"
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.run import verify
+from fixbot.run import checkrun
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo, state_of
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -119,7 +119,7 @@ def jest_check() -> str:
 @pytest.fixture
 def no_reports(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The control taken away: no runner is asked for a report."""
-    monkeypatch.setattr(verify, "report_for", lambda words: None)
+    monkeypatch.setattr(checkrun, "report_for", lambda words: None)
     yield
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fixbot.core.failure import CheckResult
 from fixbot.logs.digest import digest
-from fixbot.run.verify import in_go_packages, in_repository
+from fixbot.run.checkdigest import in_go_packages, in_repository
 
 LOG = """\
 ======================================================================

@@ -1,0 +1,176 @@
+"""One run of the check, the first phase of verifying an attempt (`fixbot.run.verify`): through
+the run's launcher, with fixbot's observer loaded into its pytest (`fixbot.observe.channel`)
+and the runner asked for its own per-test report where it can write one (`report_for`).
+
+What it gives is the check's `CheckResult` (its log bounded and redacted as it is written,
+`fixbot.process.launcher.Launcher`), the per-test outcomes of the runner's report and what the
+observer streamed; digesting a failed result is the next phase (`fixbot.run.checkdigest`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from fixbot.core.failure import CheckResult
+from fixbot.core.observed import Observation
+from fixbot.core.settings import Settings
+from fixbot.logs.dialects import Report, report_for
+from fixbot.observe.channel import Channel
+from fixbot.process import shellwords
+from fixbot.process.launcher import Launcher
+from fixbot.process.nofollow import read_file
+
+MAX_REPORT_BYTES = 50_000_000  # a per-test report larger than this is not read (bytes)
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRun:
+    """Where and how the check runs: `settings` (its command, `check`, and `timeout` in
+    seconds), the run's `launcher` (`fixbot.process.launcher.launcher_for`: the one way a
+    project command runs), `repo` the work tree's root, `workdir` the folder the check runs in,
+    `stdin_path` a file fed to its standard input (`inputs-file`) or None, `watch` the node ids
+    of the tests the observer watches (`fixbot.observe.pytest_plugin`)."""
+
+    settings: Settings
+    launcher: Launcher
+    repo: Path
+    workdir: Path
+    stdin_path: Path | None
+    watch: Sequence[str]
+
+
+def run_check(
+    where: CheckRun, log: Path
+) -> tuple[CheckResult, dict[str, str] | None, Observation | None]:
+    """Run the check through the launcher (the one way a project command runs), its log at
+    `log`, with the per-test outcomes of the runner's own report (None: it can write none, or
+    wrote none) and what fixbot's observer inside pytest streamed (`fixbot.observe.channel`:
+    every pytest the check starts loads it from fixbot's installation; None when the channel
+    could not be made, or the check's pytest could not import the plugin: a check that sets
+    its own PYTHONPATH, or a tox that passes PYTEST_ADDOPTS alone, is run again without it,
+    and a fix's run judged unobserved where the start's was observed is not verified).
+
+    Where the check's runner can write a structured report (`report_for` its shell words), it
+    is asked for one (through its environment, or flags added to a check that is the runner's
+    own one simple command: `Report.command`) in a folder made for this run alone, and read as
+    soon as the check has ended, when no process of the check is left to rewrite it
+    (`Launcher.run`); a report that is the runner's standard output is read from the log,
+    which then gets the runner's plain text back (`from_output`)."""
+    # the fix's files are named relative to the work tree's root, as the check sees it
+    pair = where.launcher.pair
+    root = pair.workspace if pair is not None else where.repo
+    try:
+        channel = Channel.open(where.watch, str(root))
+    except OSError:
+        channel = None
+    try:
+        result, tests = _run(where, log, channel)
+    finally:
+        seen = channel.close() if channel is not None else None
+    if channel is not None and seen is not None and unloaded(channel.module, seen, result):
+        result, tests = _run(where, log, None)
+        seen = None
+    return result, tests, seen
+
+
+def _run(
+    where: CheckRun, log: Path, channel: Channel | None
+) -> tuple[CheckResult, dict[str, str] | None]:
+    """One run of the check with `channel` (None: unobserved), asking its runner for a report
+    where it can write one: (the result, the per-test outcomes or None)."""
+    s = where.settings
+    launcher = where.launcher
+    fds: tuple[int, ...] = ()
+    if channel is not None:
+        fds = channel.fds
+        launcher = dataclasses.replace(launcher, env={**launcher.env, **channel.env(launcher.env)})
+    report = report_for(shellwords.words(s.check))
+    if report is None:
+        return launcher.run(s.check, where.workdir, log, s.timeout, where.stdin_path, fds), None
+    with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
+        path = Path(folder) / (report.file_name or "output")
+        command = report.command(s.check, str(path))
+        if command is None:  # the runner can be asked only where this check cannot
+            plain = launcher.run(s.check, where.workdir, log, s.timeout, where.stdin_path, fds)
+            return plain, None
+        if launcher.identity is not None:  # the check's user writes it, nobody else
+            os.chown(folder, launcher.identity.uid, launcher.identity.gid)
+        asked = dataclasses.replace(
+            launcher, env={**launcher.env, **report.ask(str(path), launcher.env)}
+        )
+        result = asked.run(command, where.workdir, log, s.timeout, where.stdin_path, fds)
+        if report.plain is not None:
+            result, tests = from_output(report, result, asked.max_log_bytes)
+        else:
+            who = launcher.identity
+            reader = (who.uid, who.gid) if who is not None else (os.geteuid(), os.getegid())
+            tests = read_report(report, path, reader)
+        # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
+        within = launcher.pair.workspace if launcher.pair is not None else where.repo
+        return result, relative(relative(tests, where.repo), within)
+
+
+def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
+    """Whether a pytest of the check failed to import the observer's plugin `module` (its name
+    in the log, pytest's `Error importing plugin`) and none streamed: the check's environment
+    did not let the plugin's folder through, and the plugin broke a check it should watch."""
+    if seen.sessions or result.passed:
+        return False
+    try:
+        text = result.log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return f"No module named '{module}'" in text
+
+
+def read_report(
+    report: Report, path: Path, reader: tuple[int, int] | None = None
+) -> dict[str, str] | None:
+    """The per-test outcomes in the report file at `path`, None when there is none, it is not a
+    regular file reached without a link (a link to `/proc/kmsg` would block, one to a root-only
+    XML would be read as verdicts), the commands' user `reader` (uid, gid) could not read it,
+    it grows past `MAX_REPORT_BYTES` while read, or it is not a report of its kind."""
+    try:
+        data = read_file(path, MAX_REPORT_BYTES, reader)
+        return report.read(data.decode("utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
+
+
+def from_output(
+    report: Report, result: CheckResult, max_log_bytes: int
+) -> tuple[CheckResult, dict[str, str] | None]:
+    """The per-test outcomes a runner wrote into its own output (`go test -json`), read from the
+    check's log, and the result with the log and tail turned back into the runner's plain text
+    (`report.plain`), which the dialects read. None when the output was longer than the log
+    keeps (`max_log_bytes`: the verdicts in the dropped middle are unknown) or holds no report."""
+    if report.plain is None:
+        return result, None
+    try:
+        # the bounded log passes bytes that are not UTF-8 through unchanged: so does this
+        text = result.log_path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return result, None
+    try:
+        tests = None if result.output_bytes > max_log_bytes else report.read(text)
+    except ValueError:
+        tests = None
+    plain = report.plain(text)
+    try:
+        result.log_path.write_bytes(plain.encode("utf-8", errors="surrogateescape"))
+    except UnicodeEncodeError:  # a decoded JSON string may hold a surrogate no byte stands for
+        result.log_path.write_bytes(plain.encode("utf-8", errors="replace"))
+    return result.model_copy(update={"tail": report.plain(result.tail)}), tests
+
+
+def relative(tests: dict[str, str] | None, root: Path) -> dict[str, str] | None:
+    """`tests` with the work tree's absolute path taken off the ids that start with it (jest and
+    vitest name a test's file by its absolute path), so ids compare across work trees."""
+    if tests is None:
+        return None
+    prefix = f"{root}/"
+    return {test.removeprefix(prefix): outcome for test, outcome in tests.items()}
