@@ -288,6 +288,9 @@ NOT_OURS = {
     # git's index plumbing for the unwritten clone (`checkout-index --index`, `diff
     # --no-index`; fixbot/process/sync.py)
     *("index", "no-index"),
+    # libtest's `--exact`, rustc's `--print`, cargo's `--target` (agent/rustcov.py); node's
+    # `--require` of the coverage hook (agent/v8js.py)
+    *("exact", "print", "target", "require"),
     # unshare(1)'s and mount(8)'s, hiding the homes (fixbot/process/homes.py)
     *("mount", "move", "rbind", "propagation"),
     # npm's, a monorepo package's check (`npm test --prefix packages/x`; fixbot/agent/context.py)
