@@ -41,9 +41,10 @@ from pathlib import Path
 
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.process import git
+from fixbot.process.index import clone_unwritten
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import Planted, parent, place
-from fixbot.process.sync import Worlds, clone_unwritten
+from fixbot.process.sync import Worlds
 
 # The one place fixbot's git reads a local repository: the workspace, through git-upload-pack
 # (`clone`, `workspace_head`); fixbot's configuration allows no `file` transport otherwise.
@@ -257,7 +258,7 @@ def clone(workspace: Path, dest: Path, *, files: bool = True) -> tuple[str, str 
     """Clone the repository of `workspace` into `dest` with `git clone --no-local` and check out
     the workspace's HEAD (its branch name when it is on one). Returns (sha, branch or None).
     Without `files` no file is written: HEAD and the index are the workspace's HEAD, the work
-    tree is left unwritten (`sync.clone_unwritten`; `sync.Worlds.write_files` writes it where a
+    tree is left unwritten (`index.clone_unwritten`; `sync.Worlds.write_files` writes it where a
     run needs it).
 
     Run inside `entered`. Only git-upload-pack reads the workspace's repository, and only one

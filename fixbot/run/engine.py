@@ -28,7 +28,7 @@ from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
-from fixbot.process import cleanup, git, installation, sandbox, sync, worlds
+from fixbot.process import cleanup, git, index, installation, sandbox, sync, worlds
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
@@ -159,8 +159,8 @@ def own_clone(
         # its origin stays the workspace, which fixbot's git may not fetch from (protocol
         # `file` is never allowed): the CLI pushes nothing from fixbot's clone
         worlds.clone(workspace, fixbot, files=False)  # written where the run needs them
-    elif (fixbot / ".git" / sync.UNWRITTEN).is_file():  # a run killed while writing them
-        sync.clone_unwritten(fixbot)
+    elif (fixbot / ".git" / index.UNWRITTEN).is_file():  # a run killed while writing them
+        index.clone_unwritten(fixbot)
     worlds.own_folder(fixbot, settings.state_dir)
     if history:  # the runs of earlier commits stay counted (`fixbot stats`)
         (fixbot / settings.state_dir / LOG_FILE).write_bytes(history)

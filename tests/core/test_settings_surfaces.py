@@ -256,7 +256,7 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
-    "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/sync.py)
+    "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/index.py)
     "no-local",  # `git clone --no-local` (fixbot's clone)
     # git's, in the hand-over the commands' shell runs (fixbot/process/worlds.py)
     *("git-path", "no-tags", "quiet", "ff-only"),
@@ -286,7 +286,7 @@ NOT_OURS = {
     # git config's, reading the workspace's identity as data (fixbot/process/worlds.py)
     *("file", "no-includes"),
     # git's index plumbing for the unwritten clone (`checkout-index --index`, `diff
-    # --no-index`; fixbot/process/sync.py)
+    # --no-index`; fixbot/process/index.py, fixbot/process/readback.py)
     *("index", "no-index"),
     # unshare(1)'s and mount(8)'s, hiding the homes (fixbot/process/homes.py)
     *("mount", "move", "rbind", "propagation"),
