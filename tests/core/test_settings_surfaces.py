@@ -258,7 +258,7 @@ NOT_OURS = {
     "stat",  # `git diff --stat`
     "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/index.py)
     "no-local",  # `git clone --no-local` (fixbot's clone)
-    # git's, in the hand-over the commands' shell runs (fixbot/process/worlds.py)
+    # git's, in the hand-over the commands' shell runs (fixbot/process/handover.py)
     *("git-path", "no-tags", "quiet", "ff-only"),
     "stdin",  # `git check-ignore --stdin`
     *("check-only", "diff"),  # a formatter's own `--diff` / `--check-only` (agent/formatdiff.py)

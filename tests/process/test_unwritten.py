@@ -14,7 +14,7 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.process import index, sync, worlds
+from fixbot.process import cloning, index, sync, worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
@@ -179,7 +179,7 @@ def test_the_state_folders_name_is_never_checked_out(tmp_path: Path) -> None:
     git(pair.workspace, "commit", "-qm", "planted")
     with worlds.entered(pair.fixbot.parent):
         worlds.clone(pair.workspace, pair.fixbot, files=False)
-        worlds.own_folder(pair.fixbot, ".fixbot")
+        cloning.own_folder(pair.fixbot, ".fixbot")
         (pair.fixbot / ".fixbot" / "state.json").write_text("fixbot's\n")
         pair = sync.Worlds(pair.fixbot, pair.workspace)
         pair.write_files()

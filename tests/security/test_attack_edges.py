@@ -1,5 +1,5 @@
 """Attacks on the sealed edges: fixbot's own environment (`fixbot.core.environment`), the clone
-of the workspace's repository (`fixbot.process.worlds`), fixbot's git configuration, the
+of the workspace's repository (`fixbot.process.cloning`), fixbot's git configuration, the
 no-follow reads of files the commands wrote (`fixbot.process.nofollow`, the per-test report)
 and the read-back (`fixbot.process.readback`). A passing test is an attack the control holds; an
 `xfail(strict=True)` one is a hole, described in its reason."""
@@ -19,7 +19,7 @@ import yaml
 
 from fixbot.core import environment
 from fixbot.core.errors import GitError
-from fixbot.process import git, nofollow, readback, sync, worlds
+from fixbot.process import git, handover, nofollow, readback, sync, worlds
 from tests.fakes.reads import read_in_time
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
@@ -509,7 +509,7 @@ def test_the_hand_over_script_takes_no_option_from_its_arguments(tmp_path: Path)
     head = raw_git(workspace, "rev-parse", "HEAD")
     evil = f"--upload-pack=touch {marker};"
     done = subprocess.run(
-        ["sh", "-c", worlds.HAND_OVER, "x", "refs/heads/main", head, head, evil, "/.fixbot/"],
+        ["sh", "-c", handover.HAND_OVER, "x", "refs/heads/main", head, head, evil, "/.fixbot/"],
         cwd=workspace,
         capture_output=True,
         text=True,
