@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.errors import ConfigError, GitError
-from fixbot.process import git, index, sync, worlds
+from fixbot.process import commits, git, index, sync, worlds
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
 
@@ -228,7 +228,7 @@ def test_clone_runs_nothing_of_the_workspace_repository(tmp_path: Path) -> None:
         sha, branch = worlds.clone(workspace, private / worlds.REPO)
         fixbot = private / worlds.REPO
         (fixbot / "app.py").write_text("x = 2\n")
-        git.commit_all(fixbot, "fixbot: fix")
+        commits.commit_all(fixbot, "fixbot: fix")
         git.status_lines(fixbot)
     assert branch == "main" and sha == raw_git(workspace, "rev-parse", "HEAD")
     assert not marker.exists()
