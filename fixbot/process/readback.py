@@ -43,7 +43,7 @@ class ReadBack:
 
 
 class ReadingBack(Trees):
-    """The read-back's half of `fixbot.process.sync.Worlds`: `Trees` that bring a fix
+    """The read-back, as `fixbot.process.sync.Worlds` inherits it: `Trees` that bring a fix
     command's changes in W back into F."""
 
     @cached_property
