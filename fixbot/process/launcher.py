@@ -25,7 +25,7 @@ from fixbot.core.errors import ConfigError
 from fixbot.core.failure import CheckResult
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
-from fixbot.process import homes, installation, sandbox, spawn, sync
+from fixbot.process import homes, installation, readback, sandbox, spawn, sync
 from fixbot.process.boundedlog import Redact
 from fixbot.security.redact import Redactor
 
@@ -109,7 +109,7 @@ class Launcher:
 
     def run_fix(
         self, command: str, cwd: Path, log_path: Path, timeout: float
-    ) -> tuple[CheckResult, sync.ReadBack | None]:
+    ) -> tuple[CheckResult, readback.ReadBack | None]:
         """Run the fix command `command` like `run`, then bring the regular files it changed in
         the workspace back into fixbot's clone (`Worlds.read_back`; None without `pair`): never
         a file that appeared or changed since the last command ended, when none ran

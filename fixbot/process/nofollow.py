@@ -1,8 +1,8 @@
 """Paths under a root reached without following a link: every folder on the way is opened with
 `O_NOFOLLOW` (`parent`), so a link, file or fifo planted there is replaced (writing) or refused
 (reading, `Planted`), never followed; files are written under a temporary name and renamed over
-the target (`place`). Used by `fixbot.process.sync` and `fixbot.process.worlds`, where the
-project's commands can plant anything in the workspace.
+the target (`place`). Used by `fixbot.process.sync`, `fixbot.process.readback` and
+`fixbot.process.handover`, where the project's commands can plant anything in the workspace.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ handed to the workspace.
 Two worlds: fixbot reads, diffs, commits and pushes in its own clone F (in its private folder,
 the state folder inside it); the project's commands run in the workspace W, whose tracked files
 the launcher makes equal to F's before each command. No git of fixbot's runs in W's repository
-once F exists, except the hand-over at the end (`worlds.deliver`).
+once F exists, except the hand-over at the end (`handover.deliver`).
 
 The state is saved after every step, so a run killed at any point continues with `--resume` and
 loses no attempt.
@@ -28,7 +28,17 @@ from fixbot.core.models import Outcome
 from fixbot.core.secrets import check_environment
 from fixbot.core.settings import Settings
 from fixbot.policy.state import RunState
-from fixbot.process import cleanup, git, installation, sandbox, sync, worlds
+from fixbot.process import (
+    cleanup,
+    cloning,
+    git,
+    handover,
+    index,
+    installation,
+    sandbox,
+    sync,
+    worlds,
+)
 from fixbot.process.cancel import Cancelled, sigterm_cancels
 from fixbot.process.launcher import inputs_path, launcher_for
 from fixbot.process.lock import run_lock
@@ -87,7 +97,7 @@ def run(
     problems = preflight(settings, repo, env, fixer_given=agents is not None, identity=chosen[0])
     if problems:
         raise ConfigError(problems)
-    top = worlds.workspace_root(repo.resolve())  # by lstat: no git in the workspace's repository
+    top = cloning.workspace_root(repo.resolve())  # by lstat: no git in the workspace's repository
     assert top is not None  # preflight checked it
     workspace = top.resolve()
     base = worlds.state_base(os.geteuid(), env)
@@ -118,12 +128,12 @@ def run(
             # where they run as fixbot's own user (else they could not read fixbot's clone)
             same = chosen[0] is None
             hand_over = launcher_for(settings, workspace, env, None, Redactor.from_env(env))
-            note = worlds.deliver(pair, hand_over if same else None)
+            note = handover.deliver(pair, hand_over if same else None)
             if note:
                 print(f"fixbot: note: {note}", file=sys.stderr)
             for name in ("report.md", "log.jsonl"):  # where users and workflows look for them
-                worlds.mirror_report(pair, settings.state_dir, name)
-            worlds.mirror_logs(pair, settings.state_dir)  # the logs the report points at
+                handover.mirror_report(pair, settings.state_dir, name)
+            handover.mirror_logs(pair, settings.state_dir)  # the logs the report points at
 
 
 def _owner(identity: sandbox.Identity | None) -> tuple[int, int] | None:
@@ -159,9 +169,9 @@ def own_clone(
         # its origin stays the workspace, which fixbot's git may not fetch from (protocol
         # `file` is never allowed): the CLI pushes nothing from fixbot's clone
         worlds.clone(workspace, fixbot, files=False)  # written where the run needs them
-    elif (fixbot / ".git" / sync.UNWRITTEN).is_file():  # a run killed while writing them
-        sync.clone_unwritten(fixbot)
-    worlds.own_folder(fixbot, settings.state_dir)
+    elif (fixbot / ".git" / index.UNWRITTEN).is_file():  # a run killed while writing them
+        index.clone_unwritten(fixbot)
+    cloning.own_folder(fixbot, settings.state_dir)
     if history:  # the runs of earlier commits stay counted (`fixbot stats`)
         (fixbot / settings.state_dir / LOG_FILE).write_bytes(history)
     return fixbot, bool(reuse)
@@ -193,7 +203,7 @@ def _reusable(settings: Settings, workspace: Path, fixbot: Path, ready: bool) ->
         return True
     if ready:
         return False
-    return False if git.head_sha(fixbot) == worlds.workspace_head(workspace) else None
+    return False if git.head_sha(fixbot) == cloning.workspace_head(workspace) else None
 
 
 def adopt_dirty(settings: Settings, pair: sync.Worlds) -> None:

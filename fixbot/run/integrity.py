@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from fixbot.core.failure import Counts
-from fixbot.process import git, shellwords
+from fixbot.process import commits, git, shellwords
 from fixbot.tamper import changes as sides
 from fixbot.tamper.changes import Change, of_the_tests
 from fixbot.tamper.cheats import Cheat, detect
@@ -29,7 +29,7 @@ from fixbot.tamper.filters import module_names
 
 def _text(repo: Path, rev: str, path: str) -> str | None:
     """The text of `path` at `rev`, None when it is not there ("" when it is not UTF-8)."""
-    listed = git.run(repo, "ls-tree", "--name-only", rev, "--", path, env=git.LITERAL)
+    listed = git.run(repo, "ls-tree", "--name-only", rev, "--", path, env=commits.LITERAL)
     if not listed:
         return None
     data = git.run(repo, "cat-file", "blob", f"{rev}:{path}", check=False)
@@ -156,10 +156,10 @@ def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str
 def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> str:
     """Tree `tree` with `paths` as commit `start` has them (removed where `start` has none)."""
     with tempfile.TemporaryDirectory() as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **git.LITERAL}
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **commits.LITERAL}
         git.run(repo, "read-tree", tree, env=env)
         for path in paths:
-            entry = git.run(repo, "ls-tree", start, "--", path, env=git.LITERAL)
+            entry = git.run(repo, "ls-tree", start, "--", path, env=commits.LITERAL)
             if entry:
                 mode, _, rest = entry.partition(" ")
                 sha = rest.split("\t", 1)[0].split(" ")[-1]

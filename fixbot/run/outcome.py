@@ -14,7 +14,7 @@ from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
 from fixbot.core.settings import Settings
 from fixbot.policy import breaker
 from fixbot.policy.state import RunState
-from fixbot.process import git
+from fixbot.process import commits, git
 from fixbot.run.report import write_report
 from fixbot.security.redact import Redactor
 from fixbot.tamper.reports import unexpected
@@ -133,7 +133,7 @@ def commit(
         return
     earlier = [a for a in state.attempts if a.number < attempt.number]
     message = redactor.redact(commit_message(settings, attempt, earlier, origin))
-    made = git.commit_paths(repo, changed_paths(state), message)
+    made = commits.commit_paths(repo, changed_paths(state), message)
     attempt.commit_sha = made or committed_before(repo, state, attempt)
 
 

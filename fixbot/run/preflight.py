@@ -28,7 +28,7 @@ from fixbot.core.secrets import (
 )
 from fixbot.core.settings import Settings
 from fixbot.policy.manifests import missing_tool_hint
-from fixbot.process import installation, shellwords, worlds
+from fixbot.process import cloning, installation, shellwords
 from fixbot.process.sandbox import Identity
 
 
@@ -137,11 +137,11 @@ def _repository(workdir: Path) -> list[str]:
         return [f"{workdir} does not exist: pass -C with the repository's folder"]
     # found by lstat and asked of git-upload-pack only: no git of fixbot's reads the
     # workspace's repository (its config, hooks, `commondir`), which the commands may own
-    root = worlds.workspace_root(workdir.resolve())
+    root = cloning.workspace_root(workdir.resolve())
     if root is None:
         return [f"{workdir} is not a git repository: run fixbot in a clone (or `git init`)"]
     try:
-        worlds.workspace_head(root)
+        cloning.workspace_head(root)
     except GitError as exc:
         if "no commit" not in str(exc):
             return [f"{root} is not a git repository git can read ({exc}): run fixbot in a clone"]

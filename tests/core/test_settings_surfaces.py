@@ -256,9 +256,9 @@ NOT_OURS = {
     "test",  # `node --test`
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
-    "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/sync.py)
+    "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/index.py)
     "no-local",  # `git clone --no-local` (fixbot's clone)
-    # git's, in the hand-over the commands' shell runs (fixbot/process/worlds.py)
+    # git's, in the hand-over the commands' shell runs (fixbot/process/handover.py)
     *("git-path", "no-tags", "quiet", "ff-only"),
     "stdin",  # `git check-ignore --stdin`
     *("check-only", "diff"),  # a formatter's own `--diff` / `--check-only` (agent/formatdiff.py)
@@ -286,7 +286,7 @@ NOT_OURS = {
     # git config's, reading the workspace's identity as data (fixbot/process/worlds.py)
     *("file", "no-includes"),
     # git's index plumbing for the unwritten clone (`checkout-index --index`, `diff
-    # --no-index`; fixbot/process/sync.py)
+    # --no-index`; fixbot/process/index.py, fixbot/process/readback.py)
     *("index", "no-index"),
     # libtest's `--exact`, rustc's `--print`, cargo's `--target` (agent/rustcov.py); node's
     # `--require` of the coverage hook (agent/v8js.py)
@@ -309,7 +309,7 @@ def test_every_flag_a_message_names_exists() -> None:
     }
     real |= {f"no-{name}" for name in real}
     sources = [p for p in (ROOT / "fixbot").rglob("*") if p.suffix in (".py", ".j2")]
-    sources = [p for p in sources if p.name not in ("git.py", "checkout.py")]
+    sources = [p for p in sources if p.name not in ("git.py", "commits.py", "checkout.py")]
     # the test runners' own flags (`tsc --pretty`, `node --test-reporter`) describe their output;
     # the commands the inference writes are other tools' (`prettier --write`, `yarn install
     # --frozen-lockfile`)

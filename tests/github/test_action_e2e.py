@@ -14,7 +14,7 @@ import pytest
 
 from fixbot.github.publish import memory
 from fixbot.github.publish.render import STATUS_MARKER
-from fixbot.process import sync
+from fixbot.process import index
 from fixbot.run.eventlog import read_events
 from tests.fakes.action_env import REPOSITORY, TOKEN, ActionRun, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -325,7 +325,7 @@ def test_a_green_push_leaves_fixbots_clone_unwritten_a_merge_ref_gets_the_heads_
     run = sandbox.run(sandbox.env("push", sandbox.push_event("main", str(green)), ws, RUFF))
     assert run.code == 0 and run.outputs["outcome"] == "passed", run.stdout + run.stderr
     clone = state_of(ws).parent
-    assert (clone / ".git" / sync.UNWRITTEN).exists()
+    assert (clone / ".git" / index.UNWRITTEN).exists()
     assert sorted(p.name for p in clone.iterdir()) == [".fixbot", ".git"]  # no file of the repo
     assert git(clone, "symbolic-ref", "HEAD") == "refs/heads/main"
     assert git(clone, "rev-parse", "HEAD") == green and git(clone, "status", "--porcelain") == ""
@@ -336,7 +336,7 @@ def test_a_green_push_leaves_fixbots_clone_unwritten_a_merge_ref_gets_the_heads_
     run = sandbox.run(sandbox.env("pull_request", event, merged, RUFF))
     assert run.code == 0 and run.outputs["outcome"] == "passed", run.stdout + run.stderr
     clone = state_of(merged).parent
-    assert not (clone / ".git" / sync.UNWRITTEN).exists()
+    assert not (clone / ".git" / index.UNWRITTEN).exists()
     assert git(clone, "rev-parse", "HEAD") == sha and (clone / "lib.py").read_text() == "X = 1\n"
     assert git(clone, "status", "--porcelain", "--untracked-files=no") == ""
 

@@ -25,7 +25,7 @@ from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError, GitError
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
-from fixbot.process import git, programs, sandbox, sync, worlds
+from fixbot.process import commits, git, programs, sandbox, sync, worlds
 from fixbot.process.launcher import Launcher, launcher_for
 from fixbot.security.redact import Redactor
 from fixbot.ui import workflow
@@ -89,7 +89,7 @@ def test_a_git_planted_where_the_commands_can_write_never_runs(
     assert (planted / "git").stat().st_uid == NOBODY.uid  # the attack is in place
 
     git.status_lines(repo)
-    git.snapshot(repo, "refs/fixbot/attempt-1", "attempt 1")
+    commits.snapshot(repo, "refs/fixbot/attempt-1", "attempt 1")
     assert programs.which("git") != str(planted / "git")
     assert str(planted) not in programs.trusted_path(os.environ["PATH"], 0).split(os.pathsep)
     assert str(planted) not in git.git_environment()["PATH"]  # nor for git's own children
@@ -158,7 +158,7 @@ def test_config_the_check_writes_into_git_never_reaches_fixbots_push(
     ours = pair.fixbot if pair else repo
     (ours / "app.py").write_text("x = 2\n")
     with worlds.entered(ours.parent) if pair else contextlib.nullcontext():
-        sha = git.commit_paths(ours, ["app.py"], "fix")
+        sha = commits.commit_paths(ours, ["app.py"], "fix")
         assert sha is not None
         checkout.push(ours, sha, "main", checkout.auth_env(TOKEN), secrets={})
     landed = raw_git(origin if two_worlds else evil, "rev-parse", "main")
@@ -468,7 +468,7 @@ def test_a_git_folder_the_check_replaced_never_reaches_fixbots_git(tmp_path: Pat
     assert (repo / ".git").is_file()  # the attack happened in the workspace
     (pair.fixbot / "a.txt").write_text("fixed\n")
     with worlds.entered(pair.fixbot.parent):
-        assert git.commit_paths(pair.fixbot, ["a.txt"], "fix") is not None
+        assert commits.commit_paths(pair.fixbot, ["a.txt"], "fix") is not None
         assert launcher.run("true", pair.fixbot, tmp_path / "d.log", 30).exit_code == 0
     assert (repo / "a.txt").read_text() == "fixed\n"  # the next command sees fixbot's tree
     assert not marker.exists()

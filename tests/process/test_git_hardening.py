@@ -14,7 +14,7 @@ import pytest
 from fixbot.core.github_env import GitHubEnv
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
-from fixbot.process import git
+from fixbot.process import commits, git
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
@@ -55,8 +55,8 @@ def test_planted_hooks_never_run_on_commit_snapshot_and_push(
     marker.unlink()
 
     (repo / "app.py").write_text("x = 2\n")
-    git.snapshot(repo, "refs/fixbot/attempt-1", "attempt 1", paths=["app.py"])
-    sha = git.commit_paths(repo, ["app.py"], "fixbot: fix")
+    commits.snapshot(repo, "refs/fixbot/attempt-1", "attempt 1", paths=["app.py"])
+    sha = commits.commit_paths(repo, ["app.py"], "fixbot: fix")
     assert sha is not None
     checkout.push(repo, sha, "main", checkout.auth_env(TOKEN), base="HEAD~1", secrets={})
     assert raw_git(origin, "rev-parse", "main") == sha
@@ -69,7 +69,7 @@ def test_a_planted_fsmonitor_never_runs(tmp_path: Path) -> None:
     raw_git(repo, "config", "core.fsmonitor", f"touch {marker}; true")
     (repo / "app.py").write_text("x = 2\n")
     git.status_lines(repo)
-    git.commit_paths(repo, ["app.py"], "fix")
+    commits.commit_paths(repo, ["app.py"], "fix")
     assert not marker.exists()
 
 
@@ -92,18 +92,18 @@ def test_commit_paths_commits_exactly_the_given_paths(tmp_path: Path) -> None:
     (repo / "build-info.txt").write_text("left behind by the check\n")
     raw_git(repo, "add", "build-info.txt")  # even staged leftovers stay out
     paths = ["app.py", "old.py", "new dir/[weird]*.py", "never-existed.py"]
-    sha = git.commit_paths(repo, paths, "fix")
+    sha = commits.commit_paths(repo, paths, "fix")
     assert sha is not None
     files = raw_git(repo, "show", "--name-status", "--format=", sha).splitlines()
     assert sorted(files) == ["A\tnew dir/[weird]*.py", "D\told.py", "M\tapp.py"]
-    assert git.commit_paths(repo, ["app.py"], "again") is None  # nothing left to commit
+    assert commits.commit_paths(repo, ["app.py"], "again") is None  # nothing left to commit
 
 
 def test_snapshot_with_paths_leaves_the_checks_files_out(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": "x = 1\n"})
     (repo / "app.py").write_text("x = 2\n")
     (repo / "build-info.txt").write_text("token\n")
-    sha = git.snapshot(repo, "refs/fixbot/attempt-1", "a1", paths=["app.py"])
+    sha = commits.snapshot(repo, "refs/fixbot/attempt-1", "a1", paths=["app.py"])
     assert raw_git(repo, "ls-tree", "--name-only", sha).splitlines() == ["app.py"]
     assert raw_git(repo, "show", f"{sha}:app.py") == "x = 2"
 

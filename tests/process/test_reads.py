@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.process import nofollow, sync, worlds
+from fixbot.process import nofollow, readback, sync, worlds
 from tests.fakes.reads import read_in_time
 from tests.fakes.repo import make_repo
 
@@ -65,14 +65,14 @@ def test_a_read_back_file_that_grows_after_its_stat_is_refused(
         pair = sync.Worlds(private / worlds.REPO, workspace, max_bytes=1000)
         pair.to_workspace()
         (workspace / "app.py").write_bytes(b"y" * 10)
-        real = sync.stat_at
+        real = readback.stat_at
 
         def stat_then_grow(root: Path, rel: str) -> os.stat_result | None:
             info = real(root, rel)
             (workspace / "app.py").write_bytes(b"y" * 5000)  # grows after the size check
             return info
 
-        monkeypatch.setattr(sync, "stat_at", stat_then_grow)
+        monkeypatch.setattr(readback, "stat_at", stat_then_grow)
         back = pair.read_back()
     assert back.changed == []
     assert back.refused == [("app.py", "over the read-back bounds")]

@@ -26,8 +26,8 @@ import pytest
 
 from fixbot.core.budget import Deadline
 from fixbot.core.errors import ConfigError
+from fixbot.process import cloning, sandbox, sync, worlds
 from fixbot.process import git as fixbot_git
-from fixbot.process import sandbox, sync, worlds
 from fixbot.process.launcher import Launcher
 from tests.fakes.action_env import TOKEN, ActionSandbox
 from tests.fakes.github_server import FakeGitHub
@@ -220,7 +220,7 @@ def test_commands_cannot_touch_fixbots_clone_or_state_but_can_edit_the_workspace
     with worlds.entered(private):
         worlds.clone(repo, private / worlds.REPO)
     fixbot = private / worlds.REPO
-    worlds.own_folder(fixbot, ".fixbot")
+    cloning.own_folder(fixbot, ".fixbot")
     (fixbot / ".fixbot" / "state.json").write_text("{}")
     identity, _ = sandbox.choose("auto", 0, runtime="container")
     assert identity is not None and identity.uid == auto_uid()

@@ -13,7 +13,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
 from fixbot.github.api import checkout
-from fixbot.process import worlds
+from fixbot.process import handover, worlds
 from fixbot.process.sync import Worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents
@@ -196,7 +196,7 @@ def test_without_the_commands_launcher_the_hand_over_runs_no_git_in_the_workspac
     git(fixbot, "commit", "-qam", "fix")
     marker = plant_hand_over_traps(tmp_path, repo)
     pair = Worlds(fixbot, repo)
-    note = worlds.deliver(pair, None)
+    note = handover.deliver(pair, None)
     assert not marker.exists(), marker.read_text()
     assert (repo / "value.txt").read_text() == "ok\n"  # the files, as bytes
     assert git(repo, "rev-parse", "HEAD") == start  # the branch stays

@@ -14,7 +14,7 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.process import sync, worlds
+from fixbot.process import cloning, index, sync, worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
@@ -91,7 +91,7 @@ def test_a_red_run_writes_its_clone_and_commits_only_the_fix(tmp_path: Path) -> 
     assert _written(fixbot) == ["check.py", "keep.txt", "value.txt"]
     assert git(repo, "show", "--name-status", "--format=", "HEAD") == "M\tvalue.txt"
     assert (repo / "keep.txt").read_text() == "keep\n"
-    assert not (fixbot / ".git" / sync.UNWRITTEN).exists()
+    assert not (fixbot / ".git" / index.UNWRITTEN).exists()
 
 
 def test_the_index_comparison_finds_every_kind_of_change(tmp_path: Path) -> None:
@@ -179,7 +179,7 @@ def test_the_state_folders_name_is_never_checked_out(tmp_path: Path) -> None:
     git(pair.workspace, "commit", "-qm", "planted")
     with worlds.entered(pair.fixbot.parent):
         worlds.clone(pair.workspace, pair.fixbot, files=False)
-        worlds.own_folder(pair.fixbot, ".fixbot")
+        cloning.own_folder(pair.fixbot, ".fixbot")
         (pair.fixbot / ".fixbot" / "state.json").write_text("fixbot's\n")
         pair = sync.Worlds(pair.fixbot, pair.workspace)
         pair.write_files()

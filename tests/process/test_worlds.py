@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.errors import ConfigError, GitError
-from fixbot.process import git, sync, worlds
+from fixbot.process import commits, git, index, sync, worlds
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
 
@@ -117,8 +117,8 @@ def test_a_file_fixbot_changed_or_git_converts_is_compared_with_its_bytes(
 
 
 def test_blob_ids_are_gits_own() -> None:
-    assert sync.blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
-    assert sync.blob_id(b"", 64) == (
+    assert index.blob_id(b"hello\n") == "ce013625030ba8dba906f756967f9e9ca394464a"
+    assert index.blob_id(b"", 64) == (
         "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813"
     )
 
@@ -228,7 +228,7 @@ def test_clone_runs_nothing_of_the_workspace_repository(tmp_path: Path) -> None:
         sha, branch = worlds.clone(workspace, private / worlds.REPO)
         fixbot = private / worlds.REPO
         (fixbot / "app.py").write_text("x = 2\n")
-        git.commit_all(fixbot, "fixbot: fix")
+        commits.commit_all(fixbot, "fixbot: fix")
         git.status_lines(fixbot)
     assert branch == "main" and sha == raw_git(workspace, "rev-parse", "HEAD")
     assert not marker.exists()

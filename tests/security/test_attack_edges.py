@@ -1,7 +1,7 @@
 """Attacks on the sealed edges: fixbot's own environment (`fixbot.core.environment`), the clone
-of the workspace's repository (`fixbot.process.worlds`), fixbot's git configuration, the
+of the workspace's repository (`fixbot.process.cloning`), fixbot's git configuration, the
 no-follow reads of files the commands wrote (`fixbot.process.nofollow`, the per-test report)
-and the read-back (`fixbot.process.sync`). A passing test is an attack the control holds; an
+and the read-back (`fixbot.process.readback`). A passing test is an attack the control holds; an
 `xfail(strict=True)` one is a hole, described in its reason."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import yaml
 
 from fixbot.core import environment
 from fixbot.core.errors import GitError
-from fixbot.process import git, nofollow, sync, worlds
+from fixbot.process import git, handover, nofollow, readback, sync, worlds
 from tests.fakes.reads import read_in_time
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
@@ -509,7 +509,7 @@ def test_the_hand_over_script_takes_no_option_from_its_arguments(tmp_path: Path)
     head = raw_git(workspace, "rev-parse", "HEAD")
     evil = f"--upload-pack=touch {marker};"
     done = subprocess.run(
-        ["sh", "-c", worlds.HAND_OVER, "x", "refs/heads/main", head, head, evil, "/.fixbot/"],
+        ["sh", "-c", handover.HAND_OVER, "x", "refs/heads/main", head, head, evil, "/.fixbot/"],
         cwd=workspace,
         capture_output=True,
         text=True,
@@ -619,7 +619,7 @@ def test_a_fifo_and_a_setuid_file_of_the_fix_command_come_back_harmless(pair: sy
         os.mkfifo(pair.workspace / "pipe.py")
         (pair.workspace / "tool").write_text("#!/bin/sh\n")
         (pair.workspace / "tool").chmod(0o6777)
-        found: list[sync.ReadBack] = []
+        found: list[readback.ReadBack] = []
         thread = threading.Thread(target=lambda: found.append(pair.read_back(before)))
         thread.daemon = True
         thread.start()

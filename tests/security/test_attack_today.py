@@ -19,7 +19,7 @@ import pytest
 from fixbot.core.errors import GitError
 from fixbot.github.api.context import make_context
 from fixbot.github.api.rest import GitHub
-from fixbot.process import nofollow, sync, worlds
+from fixbot.process import cloning, nofollow, sync, worlds
 from tests.fakes.repo import git as raw_git
 from tests.fakes.repo import make_repo
 
@@ -405,7 +405,7 @@ def test_own_repository_still_refuses_a_linked_git_before_reading_anything(
     (workspace / ".git").rename(real)
     (workspace / ".git").symlink_to(real)
     with pytest.raises(GitError, match="is a link"):
-        worlds.own_repository(workspace)
+        cloning.own_repository(workspace)
     (workspace / ".git").unlink()
     real.rename(workspace / ".git")
     first = tmp_path / "alt1"
@@ -416,7 +416,7 @@ def test_own_repository_still_refuses_a_linked_git_before_reading_anything(
     (first / "info" / "alternates").write_text(f"{second}\n")
     os.symlink("/etc/passwd", second / "planted")
     with pytest.raises(GitError, match="holds a link"):
-        worlds.own_repository(workspace)
+        cloning.own_repository(workspace)
 
 
 def test_read_back_still_refuses_in_the_old_order(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import pytest
 from fixbot.core.errors import GitError
 from fixbot.core.models import OutcomeKind
 from fixbot.core.settings import Settings
-from fixbot.process import nofollow, sync, worlds
+from fixbot.process import cloning, nofollow, sync, worlds
 from fixbot.run import engine
 from fixbot.run.engine import Agents
 from tests.fakes.fixer import ScriptedFixer
@@ -341,7 +341,7 @@ def test_a_clone_killed_before_its_marker_is_made_again(
         raise KeyboardInterrupt
 
     with worlds.entered(private):
-        monkeypatch.setattr(worlds, "clone_unwritten", killed)
+        monkeypatch.setattr(cloning, "clone_unwritten", killed)
         with pytest.raises(KeyboardInterrupt):
             engine.own_clone(settings, workspace, private)
         monkeypatch.undo()
@@ -418,7 +418,7 @@ def test_write_files_is_idempotent_and_leaves_the_state_folders_entries_hidden(
     keep their skip-worktree bit (git never takes fixbot's state for them)."""
     pair = _pair(tmp_path, {"a.txt": "a\n", ".fixbot/state.json": "{}\n"})
     with worlds.entered(pair.fixbot.parent):
-        worlds.own_folder(pair.fixbot, ".fixbot")
+        cloning.own_folder(pair.fixbot, ".fixbot")
         pair.write_files()
         (pair.fixbot / "a.txt").write_text("fixed\n")
         (pair.fixbot / ".fixbot" / "state.json").write_text("fixbot's\n")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fixbot.github.events.gates import BOT_EMAIL, BOT_LOGIN
-from fixbot.process import git, sandbox, sync
+from fixbot.process import git, index, sandbox
 from fixbot.security.leakscan import refuse_if_leaking, refuse_if_text_leaking
 
 TOKEN_VARIABLE = git.CREDENTIAL_TOKEN  # handed to `git.run`, which passes it through a pipe
@@ -95,7 +95,7 @@ def switch(repo: Path, remote_ref: str, local: str, sha: str | None, env: dict[s
 
     `sha` (the event's head commit) is checked out when it is present after the fetch, else the
     fetched tip. actions/checkout leaves a pull request's merge commit detached: this puts the
-    PR's head branch in its place. A clone left unwritten (`sync.clone_unwritten`) stays so
+    PR's head branch in its place. A clone left unwritten (`index.clone_unwritten`) stays so
     when the target is its HEAD (a push event, a workflow that checks out the head ref: only
     the branch is set); its files are written first when the target is another commit.
     """
@@ -103,11 +103,11 @@ def switch(repo: Path, remote_ref: str, local: str, sha: str | None, env: dict[s
     git.run(repo, "fetch", "--no-tags", "--quiet", "origin", f"+{remote_ref}:{tracking}", env=env)
     target = sha if sha and _has_commit(repo, sha) else tracking
     commit = git.run(repo, "rev-parse", "--verify", f"{target}^{{commit}}")
-    if (repo / ".git" / sync.UNWRITTEN).exists() and commit == git.head_sha(repo):
+    if (repo / ".git" / index.UNWRITTEN).exists() and commit == git.head_sha(repo):
         git.run(repo, "update-ref", f"refs/heads/{local}", commit)
         git.run(repo, "symbolic-ref", "HEAD", f"refs/heads/{local}")
         return commit
-    sync.write_unwritten(repo)
+    index.write_unwritten(repo)
     git.run(repo, "checkout", "--quiet", "-B", local, target)
     return git.head_sha(repo)
 

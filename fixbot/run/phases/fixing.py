@@ -19,7 +19,7 @@ from fixbot.core.observed import Observation
 from fixbot.logs.dialects import go
 from fixbot.observe import judge
 from fixbot.policy import breaker
-from fixbot.process import git
+from fixbot.process import commits, git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.fixcommand import FixCommandFixer
 from fixbot.run.phases.base import RunParts
@@ -41,7 +41,7 @@ def fix(run: RunParts, number: int, phase: Phase) -> None:
     # the check runs on what the commit will check out as: a file the repository's attributes
     # convert on `git add` and checkout is written in that form now (`publishable` refuses
     # any path still not so)
-    git.unfaithful_paths(run.repo, result.files_changed, rewrite=True)
+    commits.unfaithful_paths(run.repo, result.files_changed, rewrite=True)
     past_the_second(run.repo, result.files_changed)
     attempt.record_fix(result, time.monotonic() - started, run.redactor.redact)
     _note_once(run, number, result.notes)
@@ -124,7 +124,7 @@ def _check(run: RunParts, attempt: Attempt) -> None:
     or undo fix commands that did not change the failure (`leave_out_if_unchanged`)."""
     run.progress.phase(attempt.number, run.settings.max_attempts, "run the check")
     paths = outcome.changed_paths(run.state)
-    seen = git.paths_tree(run.repo, paths)  # the tree the verifying check sees
+    seen = commits.paths_tree(run.repo, paths)  # the tree the verifying check sees
     observed = run.state.attempts[0].seen if run.state.attempts else None
     # the tests that failed at the start: the observer watches their bodies
     run.checker.watch = observed.failed() if observed is not None and attempt.is_fix else []
@@ -132,13 +132,13 @@ def _check(run: RunParts, attempt: Attempt) -> None:
     if attempt.is_fix or attempt.number == 0:  # the start, too: a diverged run returns
         ref = f"refs/fixbot/attempt-{attempt.number}"
         message = f"fixbot attempt {attempt.number}"
-        attempt.snapshot_sha = git.snapshot(run.repo, ref, message, paths=paths)
+        attempt.snapshot_sha = commits.snapshot(run.repo, ref, message, paths=paths)
     if not attempt.is_fix:
         return
-    attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    attempt.drift = integrity.drift(run.repo, seen, commits.paths_tree(run.repo, paths))
     # the tree seen is git's blobs; the check ran on the files, which an attribute may make
     # differ from those blobs checked out again: such a path is drift too, never committed
-    attempt.drift = attempt.drift or git.unfaithful_paths(run.repo, paths)
+    attempt.drift = attempt.drift or commits.unfaithful_paths(run.repo, paths)
     if attempt.passed:
         publishable(run, attempt, seen, paths)
     elif attempt.fixer == FixCommandFixer.name:
@@ -204,10 +204,10 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
         return
     if attempt.cheats:
         run.state.notes.append(integrity.allowed_note(attempt.cheats))
-    attempt.drift = integrity.drift(run.repo, seen, git.paths_tree(run.repo, paths))
+    attempt.drift = integrity.drift(run.repo, seen, commits.paths_tree(run.repo, paths))
     # the tree seen is git's blobs; the check ran on the files, which an attribute may make
     # differ from those blobs checked out again: such a path is drift too, never committed
-    attempt.drift = attempt.drift or git.unfaithful_paths(run.repo, paths)
+    attempt.drift = attempt.drift or commits.unfaithful_paths(run.repo, paths)
     if not attempt.drift:
         _commit(run, attempt, seen)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.github.api import checkout
+from fixbot.process import commits
 from fixbot.process import git as fixbot_git
 from tests.fakes.repo import git, write_files
 
@@ -52,7 +53,7 @@ def clones(tmp_path: Path) -> Clones:
     git(tmp_path, "clone", "-q", "-b", "changes", str(origin), str(ws))
     start = git(ws, "rev-parse", "HEAD")
     write_files(ws, {"app.py": "print('hi')\n"})  # fixbot's fix, never pushed
-    verified = str(fixbot_git.commit_all(ws, "fixbot: remove the unused import"))
+    verified = str(commits.commit_all(ws, "fixbot: remove the unused import"))
     return Clones(origin, ws, human, start, verified)
 
 
