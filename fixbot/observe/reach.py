@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import FrameType
 from typing import Any
 
@@ -71,12 +71,21 @@ THREADING = frozenset({"sys.settrace", "sys.setprofile"})
 LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 
 
-def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[], str]) -> None:
+def install(
+    send: Callable[[dict[str, Any]], None],
+    own: str,
+    root: Callable[[], str],
+    codes: Iterable[int] = (),
+    guarded: Iterable[Any] = (),
+) -> None:
     """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
-    `own` is the observer's folder (its frames are not the project's, and an event raised under
-    them is the observer's own act), `root()` the folder files are named relative to (the work
-    tree's root, or pytest's rootdir once known: a file outside it is not the project's).
-    Cannot be undone (PEP 578)."""
+    `own` is the observer's folder (its files' frames are not the project's), `codes` the
+    identities of the observer's code objects (an event raised by a frame running one is the
+    observer's own act: by identity, not by a file name code made elsewhere may claim),
+    `root()` the folder files are named relative to (the work tree's root, or pytest's rootdir
+    once known: a file outside it is not the project's), `guarded` the observer's functions:
+    their `__code__` read or written by any code but the observer's own is streamed as a
+    change of the machinery (`observer: ...`). Cannot be undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
     # a code object's file name -> (OURS | THEIRS | OBSERVER, its path); by name, not by code
     # object: code objects compare equal whatever their file names
@@ -84,6 +93,9 @@ def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[],
     sent: set[tuple[str, str, str]] = set()
     outside = _outside()
     own = os.path.join(os.path.realpath(own), "")
+    ours = frozenset(codes)
+    watched = {id(f): f for f in guarded}  # the functions held: their identities stay theirs
+    guard = _guard(send, ours, lambda code: kind(code), root)
 
     def kind(code: Any) -> tuple[int, str]:
         file = code.co_filename
@@ -93,13 +105,16 @@ def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[],
         return known
 
     def hook(event: str, args: Any) -> None:
+        if event in GUARDS and id(args[0]) in watched and args[0] is watched[id(args[0])]:
+            guard(event, args[0].__name__, str(args[1]))
+            return
         if event not in EVENTS and (not event.startswith(CTYPES) or event in LOADS):
             return
         frame: FrameType | None = getframe(1)  # the Python caller of what raised the event
         if frame is None:
             return
         found, by = kind(frame.f_code)
-        if found == OBSERVER:
+        if found == OBSERVER and (not ours or id(frame.f_code) in ours):
             return  # the observer's own act
         top = os.path.join(root(), "")
         path = ""  # no project frame on the stack: a thread's, a callback's (unattributed)
@@ -123,7 +138,45 @@ def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[],
     sys.addaudithook(hook)
 
 
+def _guard(
+    send: Callable[[dict[str, Any]], None],
+    ours: frozenset[int],
+    kind: Callable[[Any], tuple[int, str]],
+    root: Callable[[], str],
+) -> Callable[[str, str, str], None]:
+    """The function streaming a read or write of an observer function's attribute (`install`),
+    once per (attribute, function, file)."""
+    getframe = sys._getframe
+    sent: set[str] = set()
+
+    def guard(event: str, function: str, attribute: str) -> None:
+        """Stream a read or write of an observer function's `attribute` by code not the
+        observer's: the innermost frame that is neither a library's nor the standard library's
+        decides (pluggy reading the functions it registers, for the observer, is its act)."""
+        frame: FrameType | None = getframe(2)
+        where = ""
+        while frame is not None:
+            if id(frame.f_code) in ours:
+                return
+            found, where = kind(frame.f_code)
+            if found == OURS:
+                break
+            frame = frame.f_back
+        top = os.path.join(root(), "")
+        who = where[len(top) :] if frame is not None and where.startswith(top) else "?"
+        done = "written" if event == "object.__setattr__" else "read"
+        name = f"observer: {attribute} of {function} {done} by {who}"
+        if name not in sent:
+            sent.add(name)
+            send({"k": "machinery", "changed": [name]})
+
+    return guard
+
+
 OURS, THEIRS, OBSERVER = 0, 1, 2
+# the events raised when a function's `__code__` is read or written (and a code object's, a
+# frame's restricted attributes): on the observer's own functions, tampering
+GUARDS = frozenset({"object.__getattr__", "object.__setattr__"})
 
 
 def _outside() -> tuple[str, ...]:
