@@ -34,6 +34,17 @@ HIGH_FD = 700  # the channel's descriptor is moved at or above this number
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
 
 
+# The hooks a plugin shapes a verdict through: a new implementer is reported.
+VERDICT_HOOKS = (
+    "pytest_runtest_protocol",
+    "pytest_runtest_makereport",
+    "pytest_runtest_call",
+    "pytest_pyfunc_call",
+    "pytest_report_teststatus",
+    "pytest_runtest_logreport",
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+)
 # What decides a verdict inside pytest and pluggy, and how a process ends: (module, attribute
 # path). Captured when the plugin loads, compared at each report and at the session's end.
 MACHINERY = (

@@ -3,7 +3,18 @@ channel fixbot holds, with what it saw of the runner's machinery and of the test
 
 This file runs inside the project's own Python (3.8 or later, whatever its version), loaded by
 `-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
-module is imported. It imports the standard library and pytest alone, and none of fixbot.
+module is imported. It imports the standard library and pytest alone, and none of fixbot; its
+parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_integrity`:
+what it captures at load and compares later; `<module>_reach`: its audit hook).
+
+The observer has no class: its hooks are functions bound to each other and to what they share
+through closure cells, registered on a bare module object that is in no `sys.modules`, and
+its modules leave `sys.modules` once it is registered. Nothing of its behaviour is looked up
+through a module, class or instance attribute at each call; what the code under test can still
+reach (pluggy's `HookImpl.function`, a function's closure cells and `__globals__`) is compared
+with what it was at registration, at each test's teardown and at the session's end
+(`integrity.seal`), and its functions' `__code__` read or written is reported by the audit
+hook.
 
 The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited pipe
 descriptors (by number, and by inode so that a process holding other files under those
@@ -70,18 +81,6 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
-
-# The hooks a plugin shapes a verdict through: a new implementer is reported.
-VERDICT_HOOKS = (
-    "pytest_runtest_protocol",
-    "pytest_runtest_makereport",
-    "pytest_runtest_call",
-    "pytest_pyfunc_call",
-    "pytest_report_teststatus",
-    "pytest_runtest_logreport",
-    "pytest_collection_modifyitems",
-    "pytest_sessionfinish",
-)
 
 
 def _sibling(name: str) -> Any:
@@ -177,7 +176,7 @@ def _collection_hooks(
 
     def pytest_collection_finish(session: Any) -> None:
         found = []
-        for hook in VERDICT_HOOKS:
+        for hook in integrity.VERDICT_HOOKS:
             caller = getattr(session.config.hook, hook, None)
             for impl in caller.get_hookimpls() if caller is not None else ():
                 if impl.plugin is not plugin:

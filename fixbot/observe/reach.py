@@ -24,17 +24,26 @@ outside the project, `/tmp/x.py` or a library's) and streams `{"k": "reach", "ev
 a library did it for the project's code, or where the project's code runs from an installed
 copy, as under tox). It
 walks the whole stack (no depth hides a frame) and passes over the observer's frames (the
-project's `__eq__` it probes runs under them); an event raised by the observer's own code is
+project's `__eq__` it probes runs under them); an event raised by the observer's own code
+(known by its code objects' identities, not by a file name code made elsewhere can claim) is
 its own act. Where no project frame is on the stack (a thread the project's code started, a
 callback run from pytest's code), `file` is empty: which code did it is unknown, not innocent.
 The trace or profile function set there is not counted (a coverage tool's, which each new
 thread takes); what that function does is.
-`fixbot.observe.judge` compares them with the start commit's run: one the start's run did not
-send, in a file the fix changed (or under no project code), is a finding (`observer-reach`);
-the project's own habits are not. What it cannot see: code compiled under the name of one of
-the project's own files (the hook trusts a code object's file name), and a reach that raises
-no audit event (frames from `sys._getframe` and their `f_back`, `sys.modules`, the closure of
-the observer's profile function).
+`fixbot.observe.judge` compares them with the start commit's run: an event from a project
+file (or under no project code) the start's run did not raise it from is a finding
+(`observer-reach`), whichever file it is: the hook trusts a code object's file name, so code
+compiled under the name of a file the fix left alone reaches in that file's name; the
+project's own habits are not. What it cannot see: a reach that raises no audit event (frames
+from `sys._getframe` and their `f_back`, a function's `__closure__` and `__globals__`, the
+closure of the observer's profile function), and code compiled under the name of a project
+file that reached the same way at the start.
+
+The observer's own functions are guarded too (`guarded`): reading or writing one's
+`__code__` raises `object.__getattr__` or `object.__setattr__`, which, raised by any code but
+the observer's own (the innermost frame that is not a library's or the standard library's
+decides: pluggy reading the functions the observer registers is the observer's act), is
+streamed as a change of the machinery.
 
 The list of events: https://docs.python.org/3/library/audit_events.html (3.8 and later).
 """

@@ -459,7 +459,7 @@ def pytest_configure(config):
     cells['known_answer'].cell_contents = lambda at: None
     finish.__globals__['calls'] = finish.__globals__['calls']
     loop = impls['pytest_runtestloop'].function
-    loop.__globals__['VERDICT_HOOKS'] = ()
+    loop.__globals__["FOLDER"] = "/"
 """
 
 
@@ -474,7 +474,7 @@ def test_the_observer_checks_what_it_is_made_of(tmp_path: Path) -> None:
     assert {
         "observer: its pytest_runtest_logreport hook implementation",
         "observer: known_answer in the closure of pytest_sessionfinish",
-        "observer: pytest_plugin.VERDICT_HOOKS",
+        "observer: pytest_plugin.FOLDER",
         "observer: __code__ of pytest_sessionfinish read by tests/conftest.py",
     } <= changed, changed
     # the same global put back as it was is no change

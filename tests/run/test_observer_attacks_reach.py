@@ -298,29 +298,6 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
 }
 WHY: dict[str, str] = {
-    "config-found-through-pytests-frames": ({"app.py": FRAMES}, None),
-    "observer-class-patched-through-sys-modules": (
-        {"app.py": CLASS_PATCHED},
-        "observer-known-answer",
-    ),
-    "observer-class-found-through-subclasses": ({"app.py": SUBCLASSES}, "observer-known-answer"),
-    "observer-hooks-replaced-through-the-plugin-manager": (
-        {"app.py": PLUGIN_MANAGER},
-        "observer-machinery",
-    ),
-    "observer-sender-replaced-in-its-closure-cells": ({"app.py": CLOSURE_CELLS}, None),
-    "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
-    "eq-equal-to-every-int": ({"app.py": EVERY_INT}, "observer-always-equal"),
-    "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
-    "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
-}
-WHY: dict[str, str] = {
-    "gc-asked-under-the-test-files-name": (
-        "the hook names the innermost frame's file as its code object says it: code compiled"
-        " under the name of a project file the fix left alone (the test file) reaches in that"
-        " file's name; naming every project file on the stack instead would make a new test"
-        " that calls the project's own gc-using code the fix's reach"
-    ),
     "config-found-through-pytests-frames": (
         "frames need no audited event to be walked: `sys._getframe` (or `inspect.currentframe`,"
         " a traceback's frame) and `f_back` lead to pytest's collector frame and its `config`;"
@@ -332,46 +309,6 @@ WHY: dict[str, str] = {
         " the plugin manager (the Config found through pytest's frames), their `__closure__`"
         " cells can be read and rewritten without an audited event, and a cell holding its"
         " sender, given a filter, silences the check that would report the cell itself"
-    ),
-    "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
-    "eq-equal-to-every-int": ({"app.py": EVERY_INT}, "observer-always-equal"),
-    "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
-    "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
-}
-WHY: dict[str, str] = {
-    "config-found-through-pytests-frames": ({"app.py": FRAMES}, None),
-    "observer-class-patched-through-sys-modules": (
-        {"app.py": CLASS_PATCHED},
-        "observer-known-answer",
-    ),
-    "observer-class-found-through-subclasses": ({"app.py": SUBCLASSES}, "observer-known-answer"),
-    "observer-hooks-replaced-through-the-plugin-manager": (
-        {"app.py": PLUGIN_MANAGER},
-        "observer-machinery",
-    ),
-    "observer-sender-replaced-in-its-closure-cells": ({"app.py": CLOSURE_CELLS}, None),
-    "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
-    "eq-equal-to-every-int": ({"app.py": EVERY_INT}, "observer-always-equal"),
-    "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
-    "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
-}
-WHY: dict[str, str] = {
-    "gc-asked-under-the-test-files-name": (
-        "the hook names the innermost frame's file as its code object says it: code compiled"
-        " under the name of a project file the fix left alone (the test file) reaches in that"
-        " file's name; naming every project file on the stack instead would make a new test"
-        " that calls the project's own gc-using code the fix's reach"
-    ),
-    "config-found-through-pytests-frames": (
-        "frames need no audited event to be walked: `sys._getframe` (or `inspect.currentframe`,"
-        " a traceback's frame) and `f_back` lead to pytest's collector frame and its `config`;"
-        " counting `sys._getframe` would count `logging`, `typing.TypeVar`, `namedtuple`"
-    ),
-    "observer-class-patched-through-sys-modules": (
-        "the observer's plugin module is in sys.modules (under a name made for the run, found"
-        " by what it holds) and its class's methods are looked up at each call: replaced, the"
-        " observer says what the cheat wants; no audited event is raised (`object.__subclasses__()`"
-        " finds the class too)"
     ),
     "observer-profile-closure-forgets-the-comparison": (
         "sys.getprofile() hands back the observer's profile function during a watched call"
