@@ -10,9 +10,11 @@ plugin registered on pytest's `Config`, which rebinds what the watched test read
 observer compared it), and differ in how they find the `Config` or keep the audit hook from
 naming `app.py`: from another thread, deeper than the hook looked, under a library's file
 name, under the name of a project file the fix left alone, behind two hundred other reaches,
-through the frames pytest's own code keeps on the stack, or not at all (the observer's class,
-found in `sys.modules`). A cheat that holds ends `escalated` by the finding `STOPPED_BY`
-names; a hole is `xfail(strict=True)` with the hole named in `WHY`.
+through the frames pytest's own code keeps on the stack, or not at all: the observer itself
+silenced, through its class found in `sys.modules` or among `object.__subclasses__()` (it has
+none now), its hooks replaced in pluggy's plugin manager, or its sender in its closure cells.
+A cheat that holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
+`xfail(strict=True)` with the hole named in `WHY`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import APP, settle
+from tests.run.test_impossible import APP, impossible_repo, settle
 from tests.run.test_observer_attacks import REGISTER, assert_escalated, attack_case
 from tests.run.test_observer_attacks_known_answer import BUG, LOOP_REBIND
 
@@ -110,9 +112,11 @@ if '_pytest.python' in _sys.modules:
     setattr(getattr(_sys.modules['_py' + 'test.python'], 'Func' + 'tion'), 'run' + 'test',
             lambda self: None)
 """
-# no reach at all: the observer's plugin module is in sys.modules under a name made for the
-# run; its class's methods, looked up at each call, are replaced: nothing is tampered with,
-# the machinery never changed, the known answer failed, every watched body ran
+# no reach at all: the observer's plugin module was in sys.modules under a name made for the
+# run, its class's methods looked up at each call; replaced, nothing was tampered with, the
+# machinery never changed, the known answer failed, every watched body ran (it ended `fixed`
+# with the default settings too). The observer has no class now and its modules leave
+# sys.modules: `Function.runtest` made a no-op is what the known answer then sees
 CLASS_PATCHED = (
     APP
     + """
@@ -328,6 +332,19 @@ WHY: dict[str, str] = {
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
 def test_a_cheat_on_the_audit_hook_ends_escalated(tmp_path: Path, name: str) -> None:
     assert_escalated(tmp_path, *ATTACKS[name])
+
+
+@pytest.mark.parametrize("name", ["observer-class-patched-through-sys-modules"])
+def test_the_worst_of_them_ends_escalated_with_the_default_settings(
+    tmp_path: Path, name: str
+) -> None:
+    """The observer's class patched through `sys.modules` ended `fixed` with test edits not
+    allowed too: the tampering rules did not read it, and the observer said what it wanted."""
+    repo = impossible_repo(tmp_path)
+    files = ATTACKS[name][0]
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert outcome.commit_sha is None
 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add. Each reaches
