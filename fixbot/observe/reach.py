@@ -96,22 +96,13 @@ def install(
     their `__code__` read or written by any code but the observer's own is streamed as a
     change of the machinery (`observer: ...`). Cannot be undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
-    # a code object's file name -> (OURS | THEIRS | OBSERVER, its path); by name, not by code
-    # object: code objects compare equal whatever their file names
-    kinds: dict[str, tuple[int, str]] = {}
     sent: set[tuple[str, str, str]] = set()
     outside = _outside()
     own = os.path.join(os.path.realpath(own), "")
     ours = frozenset(codes)
     watched = {id(f): f for f in guarded}  # the functions held: their identities stay theirs
-    guard = _guard(send, ours, lambda code: kind(code), root)
-
-    def kind(code: Any) -> tuple[int, str]:
-        file = code.co_filename
-        known = kinds.get(file)
-        if known is None:
-            known = kinds[file] = _kind(file, outside, own)
-        return known
+    kind, quick = _classifiers(outside, own)
+    guard = _guard(send, ours, kind, root)
 
     def hook(event: str, args: Any) -> None:
         if event in GUARDS and id(args[0]) in watched and args[0] is watched[id(args[0])]:
@@ -122,13 +113,14 @@ def install(
         frame: FrameType | None = getframe(1)  # the Python caller of what raised the event
         if frame is None:
             return
-        found, by = kind(frame.f_code)
+        classify = quick if event in THREADING else kind
+        found, by = classify(frame.f_code)
         if found == OBSERVER and (not ours or id(frame.f_code) in ours):
             return  # the observer's own act
         top = os.path.join(root(), "")
         path = ""  # no project frame on the stack: a thread's, a callback's (unattributed)
         while frame is not None:  # the whole stack: depth is no hiding place
-            found, where = kind(frame.f_code)
+            found, where = classify(frame.f_code)
             if found == OURS and where.startswith(top):
                 path = where
                 break
@@ -145,6 +137,33 @@ def install(
             send({"k": "reach", "ev": seen[0], "file": seen[1], "by": seen[2]})
 
     sys.addaudithook(hook)
+
+
+def _classifiers(
+    outside: tuple[str, ...], own: str
+) -> tuple[Callable[[Any], tuple[int, str]], Callable[[Any], tuple[int, str]]]:
+    """`kind(code)` and `quick(code)`: whose a code object's file is (`_kind`), remembered by
+    file name (not by code object: code objects compare equal whatever their file names)."""
+    kinds: dict[str, tuple[int, str]] = {}
+
+    def kind(code: Any) -> tuple[int, str]:
+        file = code.co_filename
+        known = kinds.get(file)
+        if known is None:
+            known = kinds[file] = _kind(file, outside, own)
+        return known
+
+    def quick(code: Any) -> tuple[int, str]:
+        """`kind` without a system call for a file not yet seen (its path as named, not
+        resolved, and not kept): during `sys.settrace`/`sys.setprofile` the interpreter is
+        installing a trace function, and a hook that lets go of the interpreter lock there
+        (a `stat` to resolve a path does) lets a thread starting under `threading.settrace`
+        fail to install its own, and never run its target."""
+        file = code.co_filename
+        known = kinds.get(file)
+        return known if known is not None else _kind(file, outside, own, resolve=False)
+
+    return kind, quick
 
 
 def _guard(
@@ -197,14 +216,14 @@ def _outside() -> tuple[str, ...]:
     return tuple(sorted({os.path.join(os.path.realpath(paths[k]), "") for k in kinds}))
 
 
-def _kind(file: str, outside: tuple[str, ...], own: str) -> tuple[int, str]:
+def _kind(file: str, outside: tuple[str, ...], own: str, resolve: bool = True) -> tuple[int, str]:
     """Whether code from `file` is the project's (OURS, where under the rootdir too), the
     observer's (under `own`), or anyone else's (the standard library, an installed package,
     code compiled from a string: `<string>`, `<frozen ...>`, whose caller is asked), and its
-    real path."""
+    real path (`resolve` False: its normalized path, with no system call)."""
     if not file or file.startswith("<"):
         return THEIRS, file
-    path = os.path.realpath(file)
+    path = os.path.realpath(file) if resolve else os.path.normpath(file)
     if path.startswith(own):
         return OBSERVER, path
     if any(part in path for part in LIBRARIES) or path.startswith(outside):

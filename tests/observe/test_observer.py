@@ -494,3 +494,39 @@ def test_the_observer_is_no_class_and_in_no_module_the_tests_can_find(tmp_path: 
     seen = observe(tmp_path, PYTEST, {"tests/test_app.py": test}, [ADD])
     assert seen.tests.get("tests/test_app.py::test_found") == "passed", seen
     assert seen.machinery == [], seen.machinery
+
+
+# Threads started under `threading.settrace` (as a coverage tool does) while the audit hook
+# is in place: each new thread installs the trace function as it starts.
+THREADS_TRACED = """\
+import os
+import sys
+import threading
+
+from fixbot.observe import reach
+
+reach.install(lambda record: None, "/nonexistent", lambda: os.path.dirname(__file__))
+import ctypes.util  # noqa: E402, F401
+import gc  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+threading.settrace(lambda *a: None)
+threading.Thread(target=int).start()
+with ThreadPoolExecutor(1) as pool:
+    print(len(pool.submit(gc.get_referrers, sys).result()) > 0)
+"""
+
+
+@pytest.mark.slow
+def test_threads_started_under_a_tracer_each_run_their_target(tmp_path: Path) -> None:
+    """The hook lets go of nothing while the interpreter installs a trace function: one that
+    resolved a path there (a `stat`) let the pool's thread fail to install its own and never
+    run its task, and the process waited for it forever (in 1 to 6 runs of 16 here)."""
+    script = tmp_path / "threads.py"
+    script.write_text(THREADS_TRACED, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for _ in range(30):  # a race: each process starts its threads once
+        done = subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=20
+        )
+        assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr
