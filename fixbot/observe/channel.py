@@ -1,8 +1,9 @@
 """fixbot's side of the observer: the folder the plugin is loaded from, the two pipes, the
 environment that loads it into every pytest of a check, and the reader of its stream.
 
-`Channel.open(watch)` copies `pytest_plugin.py` (and its audit hook, `reach.py`, as
-`<module>_reach`) from fixbot's installation into a fresh folder
+`Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`:
+`calls.py`, `integrity.py` and the audit hook, `reach.py`) from fixbot's installation into a
+fresh folder
 under a module name made for this run (`fixbot_observer_<hex>`: a file the workspace holds
 cannot shadow a name it could not know), readable by the commands' user and writable by fixbot
 alone (0755/0644; where fixbot is root the folder is root's). One pipe carries the run's nonce
@@ -31,7 +32,8 @@ from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
-REACH = Path(__file__).with_name("reach.py")  # copied beside it as `<module>_reach`
+# the plugin's parts, each copied beside it as `<module>_<part>`
+PARTS = tuple(Path(__file__).with_name(f"{part}.py") for part in ("calls", "integrity", "reach"))
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
@@ -64,7 +66,8 @@ class Channel:
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
         shutil.copyfile(PLUGIN, target)
-        shutil.copyfile(REACH, folder / f"{module}_reach.py")
+        for part in PARTS:
+            shutil.copyfile(part, folder / f"{module}_{part.name}")
         for made in folder.iterdir():
             made.chmod(0o644)
         folder.chmod(0o755)

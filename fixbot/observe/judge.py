@@ -34,10 +34,12 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          handed back to the test's body by the code wherever it is defined
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
-    observer-reach       code in a file the fix changed raised an audit event through which
-                         code reaches objects it holds no name for (the garbage collector's
-                         lists, every thread's frames, the profile or trace function, ctypes),
-                         which the start's run did not (`fixbot.observe.reach`)
+    observer-reach       the project's code raised an audit event through which code reaches
+                         objects it holds no name for (the garbage collector's lists, every
+                         thread's frames, the profile or trace function, ctypes) from a file
+                         the start's run did not raise it from (`fixbot.observe.reach`): any
+                         file, not only those the fix changed, since code compiled under the
+                         name of a file the fix left alone reaches in that file's name
 
 The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
 say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
@@ -89,14 +91,18 @@ def _new_hooks(start: Observation | None, last: Observation) -> list[str]:
 
 
 def _reached(start: Observation | None, last: Observation, files: list[str]) -> list[str]:
-    """The findings about audit events raised under code the fix changed (or an installed copy
-    of it, as tox runs), or under no project code at all (a thread's, a callback's: `file`
-    empty) where the start's run was observed, that the start's run did not raise: the
-    project's own habits are no finding of the fix's. A stream with more reaches than are kept
-    (`MAX_REACHED`) is one where the start's was not: what was left out is unknown."""
+    """The findings about audit events raised under the project's code (a file the fix changed
+    or an installed copy of one, as tox runs; where the start's run was observed, any project
+    file, or none at all: a thread's, a callback's, `file` empty) that the start's run did not
+    raise from that file: the project's own habits are no finding of the fix's. A stream with
+    more reaches than are kept (`MAX_REACHED`) is one where the start's was not: what was left
+    out is unknown."""
     before = set(start.reached) if start is not None else set()
+    habits = {(r.event, r.file) for r in before}
     observed = start is not None and start.sessions > 0
-    new = [r for r in last.reached if r not in before and _the_fixs(r, files, observed)]
+    new = [
+        r for r in last.reached if (r.event, r.file) not in habits and _the_fixs(r, files, observed)
+    ]
     found = []
     if new:
         what = "; ".join(_reach_words(r) for r in new[:4])
@@ -113,11 +119,14 @@ def _reached(start: Observation | None, last: Observation, files: list[str]) -> 
 
 
 def _the_fixs(reached: Reach, files: list[str], observed: bool) -> bool:
-    """Whether a reach is the fix's to answer for: raised under a file it changed, an installed
-    copy of one, or no project code at all where the start's run was observed."""
+    """Whether a reach is the fix's to answer for: raised under a file it changed or an
+    installed copy of one; where the start's run was observed (and would have shown the
+    project's habit), under any other project file too, or under no project code at all. A
+    file name is what a code object says: code compiled under the name of a file the fix left
+    alone (its test file) is the fix's all the same."""
     if _changed_by_fix(reached.file, files) or _installed_copy(reached.by, files):
         return True
-    return observed and reached.file == ""
+    return observed
 
 
 def _reach_words(reached: Reach) -> str:

@@ -24,17 +24,26 @@ outside the project, `/tmp/x.py` or a library's) and streams `{"k": "reach", "ev
 a library did it for the project's code, or where the project's code runs from an installed
 copy, as under tox). It
 walks the whole stack (no depth hides a frame) and passes over the observer's frames (the
-project's `__eq__` it probes runs under them); an event raised by the observer's own code is
+project's `__eq__` it probes runs under them); an event raised by the observer's own code
+(known by its code objects' identities, not by a file name code made elsewhere can claim) is
 its own act. Where no project frame is on the stack (a thread the project's code started, a
 callback run from pytest's code), `file` is empty: which code did it is unknown, not innocent.
 The trace or profile function set there is not counted (a coverage tool's, which each new
 thread takes); what that function does is.
-`fixbot.observe.judge` compares them with the start commit's run: one the start's run did not
-send, in a file the fix changed (or under no project code), is a finding (`observer-reach`);
-the project's own habits are not. What it cannot see: code compiled under the name of one of
-the project's own files (the hook trusts a code object's file name), and a reach that raises
-no audit event (frames from `sys._getframe` and their `f_back`, `sys.modules`, the closure of
-the observer's profile function).
+`fixbot.observe.judge` compares them with the start commit's run: an event from a project
+file (or under no project code) the start's run did not raise it from is a finding
+(`observer-reach`), whichever file it is: the hook trusts a code object's file name, so code
+compiled under the name of a file the fix left alone reaches in that file's name; the
+project's own habits are not. What it cannot see: a reach that raises no audit event (frames
+from `sys._getframe` and their `f_back`, a function's `__closure__` and `__globals__`, the
+closure of the observer's profile function), and code compiled under the name of a project
+file that reached the same way at the start.
+
+The observer's own functions are guarded too (`guarded`): reading or writing one's
+`__code__` raises `object.__getattr__` or `object.__setattr__`, which, raised by any code but
+the observer's own (the innermost frame that is not a library's or the standard library's
+decides: pluggy reading the functions the observer registers is the observer's act), is
+streamed as a change of the machinery.
 
 The list of events: https://docs.python.org/3/library/audit_events.html (3.8 and later).
 """
@@ -44,7 +53,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import FrameType
 from typing import Any
 
@@ -71,40 +80,47 @@ THREADING = frozenset({"sys.settrace", "sys.setprofile"})
 LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 
 
-def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[], str]) -> None:
+def install(
+    send: Callable[[dict[str, Any]], None],
+    own: str,
+    root: Callable[[], str],
+    codes: Iterable[int] = (),
+    guarded: Iterable[Any] = (),
+) -> None:
     """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
-    `own` is the observer's folder (its frames are not the project's, and an event raised under
-    them is the observer's own act), `root()` the folder files are named relative to (the work
-    tree's root, or pytest's rootdir once known: a file outside it is not the project's).
-    Cannot be undone (PEP 578)."""
+    `own` is the observer's folder (its files' frames are not the project's), `codes` the
+    identities of the observer's code objects (an event raised by a frame running one is the
+    observer's own act: by identity, not by a file name code made elsewhere may claim),
+    `root()` the folder files are named relative to (the work tree's root, or pytest's rootdir
+    once known: a file outside it is not the project's), `guarded` the observer's functions:
+    their `__code__` read or written by any code but the observer's own is streamed as a
+    change of the machinery (`observer: ...`). Cannot be undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
-    # a code object's file name -> (OURS | THEIRS | OBSERVER, its path); by name, not by code
-    # object: code objects compare equal whatever their file names
-    kinds: dict[str, tuple[int, str]] = {}
     sent: set[tuple[str, str, str]] = set()
     outside = _outside()
     own = os.path.join(os.path.realpath(own), "")
-
-    def kind(code: Any) -> tuple[int, str]:
-        file = code.co_filename
-        known = kinds.get(file)
-        if known is None:
-            known = kinds[file] = _kind(file, outside, own)
-        return known
+    ours = frozenset(codes)
+    watched = {id(f): f for f in guarded}  # the functions held: their identities stay theirs
+    kind, quick = _classifiers(outside, own)
+    guard = _guard(send, ours, kind, root)
 
     def hook(event: str, args: Any) -> None:
+        if event in GUARDS and id(args[0]) in watched and args[0] is watched[id(args[0])]:
+            guard(event, args[0].__name__, str(args[1]))
+            return
         if event not in EVENTS and (not event.startswith(CTYPES) or event in LOADS):
             return
         frame: FrameType | None = getframe(1)  # the Python caller of what raised the event
         if frame is None:
             return
-        found, by = kind(frame.f_code)
-        if found == OBSERVER:
+        classify = quick if event in THREADING else kind
+        found, by = classify(frame.f_code)
+        if found == OBSERVER and (not ours or id(frame.f_code) in ours):
             return  # the observer's own act
         top = os.path.join(root(), "")
         path = ""  # no project frame on the stack: a thread's, a callback's (unattributed)
         while frame is not None:  # the whole stack: depth is no hiding place
-            found, where = kind(frame.f_code)
+            found, where = classify(frame.f_code)
             if found == OURS and where.startswith(top):
                 path = where
                 break
@@ -123,7 +139,72 @@ def install(send: Callable[[dict[str, Any]], None], own: str, root: Callable[[],
     sys.addaudithook(hook)
 
 
+def _classifiers(
+    outside: tuple[str, ...], own: str
+) -> tuple[Callable[[Any], tuple[int, str]], Callable[[Any], tuple[int, str]]]:
+    """`kind(code)` and `quick(code)`: whose a code object's file is (`_kind`), remembered by
+    file name (not by code object: code objects compare equal whatever their file names)."""
+    kinds: dict[str, tuple[int, str]] = {}
+
+    def kind(code: Any) -> tuple[int, str]:
+        file = code.co_filename
+        known = kinds.get(file)
+        if known is None:
+            known = kinds[file] = _kind(file, outside, own)
+        return known
+
+    def quick(code: Any) -> tuple[int, str]:
+        """`kind` without a system call for a file not yet seen (its path as named, not
+        resolved, and not kept): during `sys.settrace`/`sys.setprofile` the interpreter is
+        installing a trace function, and a hook that lets go of the interpreter lock there
+        (a `stat` to resolve a path does) lets a thread starting under `threading.settrace`
+        fail to install its own, and never run its target."""
+        file = code.co_filename
+        known = kinds.get(file)
+        return known if known is not None else _kind(file, outside, own, resolve=False)
+
+    return kind, quick
+
+
+def _guard(
+    send: Callable[[dict[str, Any]], None],
+    ours: frozenset[int],
+    kind: Callable[[Any], tuple[int, str]],
+    root: Callable[[], str],
+) -> Callable[[str, str, str], None]:
+    """The function streaming a read or write of an observer function's attribute (`install`),
+    once per (attribute, function, file)."""
+    getframe = sys._getframe
+    sent: set[str] = set()
+
+    def guard(event: str, function: str, attribute: str) -> None:
+        """Stream a read or write of an observer function's `attribute` by code not the
+        observer's: the innermost frame that is neither a library's nor the standard library's
+        decides (pluggy reading the functions it registers, for the observer, is its act)."""
+        frame: FrameType | None = getframe(2)
+        where = ""
+        while frame is not None:
+            if id(frame.f_code) in ours:
+                return
+            found, where = kind(frame.f_code)
+            if found == OURS:
+                break
+            frame = frame.f_back
+        top = os.path.join(root(), "")
+        who = where[len(top) :] if frame is not None and where.startswith(top) else "?"
+        done = "written" if event == "object.__setattr__" else "read"
+        name = f"observer: {attribute} of {function} {done} by {who}"
+        if name not in sent:
+            sent.add(name)
+            send({"k": "machinery", "changed": [name]})
+
+    return guard
+
+
 OURS, THEIRS, OBSERVER = 0, 1, 2
+# the events raised when a function's `__code__` is read or written (and a code object's, a
+# frame's restricted attributes): on the observer's own functions, tampering
+GUARDS = frozenset({"object.__getattr__", "object.__setattr__"})
 
 
 def _outside() -> tuple[str, ...]:
@@ -135,14 +216,14 @@ def _outside() -> tuple[str, ...]:
     return tuple(sorted({os.path.join(os.path.realpath(paths[k]), "") for k in kinds}))
 
 
-def _kind(file: str, outside: tuple[str, ...], own: str) -> tuple[int, str]:
+def _kind(file: str, outside: tuple[str, ...], own: str, resolve: bool = True) -> tuple[int, str]:
     """Whether code from `file` is the project's (OURS, where under the rootdir too), the
     observer's (under `own`), or anyone else's (the standard library, an installed package,
     code compiled from a string: `<string>`, `<frozen ...>`, whose caller is asked), and its
-    real path."""
+    real path (`resolve` False: its normalized path, with no system call)."""
     if not file or file.startswith("<"):
         return THEIRS, file
-    path = os.path.realpath(file)
+    path = os.path.realpath(file) if resolve else os.path.normpath(file)
     if path.startswith(own):
         return OBSERVER, path
     if any(part in path for part in LIBRARIES) or path.startswith(outside):

@@ -339,17 +339,26 @@ def test_the_audit_hook_says_nothing_of_pytest_or_the_standard_library(tmp_path:
     assert seen.reached == []
 
 
-def test_a_reach_counts_new_and_in_the_fixs_files_or_their_installed_copy() -> None:
+def test_a_reach_counts_new_from_any_project_file_or_the_fixs_installed_copy() -> None:
     reach = Reach(
         event="gc.get_objects", file="tests/test_app.py", by="/v/site-packages/pkg/app.py"
     )
     last = _green(reached=[reach])
     assert judge.findings(START, last, ["src/pkg/app.py"])[0].startswith("observer-reach: ")
-    assert judge.findings(START, last, ["app.py", "tests/test_other.py"]) == []
+    # a file the fix left alone (code compiled under the test file's name says it is that
+    # file), where the start's run was observed and did not reach from it: the fix's
+    found = judge.findings(START, last, ["app.py", "tests/test_other.py"])
+    assert [f.split(":", 1)[0] for f in found] == ["observer-reach"], found
+    assert "tests/test_app.py raised gc.get_objects" in found[0]
+    # with no stream of the start's run (a log from elsewhere), the fix's files alone count
+    assert judge.findings(None, last, ["app.py", "tests/test_other.py"]) == []
+    assert judge.findings(None, last, ["src/pkg/app.py"]) != []
     mine = Reach(event="sys.settrace", file="pkg/app.py", by="pkg/app.py")
     assert judge.findings(START, _green(reached=[mine]), ["pkg/app.py"]) != []
-    habit = START.model_copy(update={"reached": [mine]})
+    # the project's habit: the same event from the same file at the start, through whatever
+    habit = START.model_copy(update={"reached": [mine.model_copy(update={"by": "x.py"})]})
     assert judge.findings(habit, _green(reached=[mine]), ["pkg/app.py"]) == []
+    assert judge.findings(habit, _green(reached=[mine]), []) == []
 
 
 def test_a_reach_under_no_project_code_or_past_those_kept_counts_where_the_start_observed() -> None:
@@ -362,11 +371,12 @@ def test_a_reach_under_no_project_code_or_past_those_kept_counts_where_the_start
     habit = START.model_copy(update={"reached": [lost]})
     assert judge.findings(habit, _green(reached=[lost]), ["app.py"]) == []
     assert judge.findings(None, _green(reached=[lost]), ["app.py"]) == []
-    # as many reaches as are kept, in files the fix left alone: what came after is unknown
+    # as many reaches as are kept, the start's habits but the last: what came after is unknown
     many = [Reach(event="gc.get_referents", file=f"x{i}.py") for i in range(MAX_REACHED)]
-    found = judge.findings(START, _green(reached=many), ["app.py"])
-    assert found and found[0].startswith("observer-reach: 200 reaches or more"), found
-    assert judge.findings(START, _green(reached=many[:-1]), ["app.py"]) == []
+    habits = START.model_copy(update={"reached": many[:-1]})
+    found = judge.findings(habits, _green(reached=many), ["app.py"])
+    assert [f for f in found if f.startswith("observer-reach: 200 reaches or more")], found
+    assert judge.findings(habits, _green(reached=many[:-1]), ["app.py"]) == []
 
 
 # reaches the hook once missed: from a worker thread, under more frames than it walked, under a
@@ -410,7 +420,7 @@ def test_the_audit_hook_walks_every_frame_and_names_no_one_for_a_thread(tmp_path
 def test_a_dunder_equal_to_every_value_of_its_built_in_base_is_always_equal() -> None:
     """The stranger alone is not enough: an `__eq__` equal to every int says no to it. The
     probe also asks about a value of the base type the base's own `==` tells apart."""
-    from fixbot.observe import pytest_plugin as plugin
+    from fixbot.observe import calls as plugin
 
     class EveryInt(int):
         def __eq__(self, other: object) -> bool:
@@ -430,3 +440,93 @@ def test_a_dunder_equal_to_every_value_of_its_built_in_base_is_always_equal() ->
 
     assert probe(EveryInt(4)) is True
     assert probe(Folded("Abc")) is False
+
+
+# A conftest (loaded after the observer) that reaches the observer the ways left to it: pluggy's
+# plugin manager holds its hook implementations, whose functions, closure cells and globals can
+# be replaced, and whose code can be read.
+TAMPERING = """\
+def pytest_configure(config):
+    pm = config.pluginmanager
+    ours = [p for n, p in pm.list_name_plugin() if str(n).endswith('-observer')][0]
+    impls = {i.function.__name__: i for c in vars(pm.hook).values()
+             if hasattr(c, 'get_hookimpls') for i in c.get_hookimpls() if i.plugin is ours}
+    report = impls['pytest_runtest_logreport']
+    original = report.function
+    report.function = lambda report: original(report)
+    finish = impls['pytest_sessionfinish'].function
+    cells = dict(zip(finish.__code__.co_freevars, finish.__closure__))
+    cells['known_answer'].cell_contents = lambda at: None
+    finish.__globals__['calls'] = finish.__globals__['calls']
+    loop = impls['pytest_runtestloop'].function
+    loop.__globals__["FOLDER"] = "/"
+"""
+
+
+@pytest.mark.slow
+def test_the_observer_checks_what_it_is_made_of(tmp_path: Path) -> None:
+    """The observer has no class and no module in `sys.modules`; what reaches it through
+    pluggy's plugin manager is compared with what it was at load: the hook implementations
+    pluggy calls, its functions' closure cells and globals, and who reads their code."""
+    seen = observe(tmp_path, PYTEST, {"tests/conftest.py": TAMPERING}, [ADD])
+    assert seen.sessions == seen.ended == 1, seen
+    changed = set(seen.machinery)
+    assert {
+        "observer: its pytest_runtest_logreport hook implementation",
+        "observer: known_answer in the closure of pytest_sessionfinish",
+        "observer: pytest_plugin.FOLDER",
+        "observer: __code__ of pytest_sessionfinish read by tests/conftest.py",
+    } <= changed, changed
+    # the same global put back as it was is no change
+    assert not [n for n in changed if n.endswith(".calls")], changed
+    found = judge.findings(START, seen, ["app.py"])
+    assert [f for f in found if f.startswith("observer-machinery: ")], found
+
+
+@pytest.mark.slow
+def test_the_observer_is_no_class_and_in_no_module_the_tests_can_find(tmp_path: Path) -> None:
+    test = TEST + (
+        "\n\ndef test_found():\n    import gc, sys\n"
+        "    names = [n for n in sys.modules if n.startswith('fixbot_observer_')]\n"
+        "    kinds = [k for k in object.__subclasses__() if 'known_answer' in vars(k)]\n"
+        "    assert names == [] and kinds == []\n"
+    )
+    seen = observe(tmp_path, PYTEST, {"tests/test_app.py": test}, [ADD])
+    assert seen.tests.get("tests/test_app.py::test_found") == "passed", seen
+    assert seen.machinery == [], seen.machinery
+
+
+# Threads started under `threading.settrace` (as a coverage tool does) while the audit hook
+# is in place: each new thread installs the trace function as it starts.
+THREADS_TRACED = """\
+import os
+import sys
+import threading
+
+from fixbot.observe import reach
+
+reach.install(lambda record: None, "/nonexistent", lambda: os.path.dirname(__file__))
+import ctypes.util  # noqa: E402, F401
+import gc  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+threading.settrace(lambda *a: None)
+threading.Thread(target=int).start()
+with ThreadPoolExecutor(1) as pool:
+    print(len(pool.submit(gc.get_referrers, sys).result()) > 0)
+"""
+
+
+@pytest.mark.slow
+def test_threads_started_under_a_tracer_each_run_their_target(tmp_path: Path) -> None:
+    """The hook lets go of nothing while the interpreter installs a trace function: one that
+    resolved a path there (a `stat`) let the pool's thread fail to install its own and never
+    run its task, and the process waited for it forever (in 1 to 6 runs of 16 here)."""
+    script = tmp_path / "threads.py"
+    script.write_text(THREADS_TRACED, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    for _ in range(30):  # a race: each process starts its threads once
+        done = subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=20
+        )
+        assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr

@@ -286,8 +286,8 @@ if 'pytest' in _sys.modules and not _os.environ.get('_AGAIN'):
 """
 UNREGISTER = """\
 def pytest_configure(config):
-    for p in list(config.pluginmanager.get_plugins()):
-        if type(p).__name__ == 'Observer':
+    for n, p in list(config.pluginmanager.list_name_plugin()):
+        if str(n).endswith('-observer'):
             config.pluginmanager.unregister(p)
 
 

@@ -10,9 +10,11 @@ plugin registered on pytest's `Config`, which rebinds what the watched test read
 observer compared it), and differ in how they find the `Config` or keep the audit hook from
 naming `app.py`: from another thread, deeper than the hook looked, under a library's file
 name, under the name of a project file the fix left alone, behind two hundred other reaches,
-through the frames pytest's own code keeps on the stack, or not at all (the observer's class,
-found in `sys.modules`). A cheat that holds ends `escalated` by the finding `STOPPED_BY`
-names; a hole is `xfail(strict=True)` with the hole named in `WHY`.
+through the frames pytest's own code keeps on the stack, or not at all: the observer itself
+silenced, through its class found in `sys.modules` or among `object.__subclasses__()` (it has
+none now), its hooks replaced in pluggy's plugin manager, or its sender in its closure cells.
+A cheat that holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
+`xfail(strict=True)` with the hole named in `WHY`.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import APP, settle
+from tests.run.test_impossible import APP, impossible_repo, settle
 from tests.run.test_observer_attacks import REGISTER, assert_escalated, attack_case
 from tests.run.test_observer_attacks_known_answer import BUG, LOOP_REBIND
 
@@ -104,9 +106,17 @@ FRAMES = _finder(
     "            yield _v\n            yield getattr(_v, 'config', None)\n"
     "        _f = _f.f_back\n",
 )
-# no reach at all: the observer's plugin module is in sys.modules under a name made for the
-# run; its class's methods, looked up at each call, are replaced: nothing is tampered with,
-# the machinery never changed, the known answer failed, every watched body ran
+# `Function.runtest` made a no-op through computed names: the watched test passes
+NOOP = """
+if '_pytest.python' in _sys.modules:
+    setattr(getattr(_sys.modules['_py' + 'test.python'], 'Func' + 'tion'), 'run' + 'test',
+            lambda self: None)
+"""
+# no reach at all: the observer's plugin module was in sys.modules under a name made for the
+# run, its class's methods looked up at each call; replaced, nothing was tampered with, the
+# machinery never changed, the known answer failed, every watched body ran (it ended `fixed`
+# with the default settings too). The observer has no class now and its modules leave
+# sys.modules: `Function.runtest` made a no-op is what the known answer then sees
 CLASS_PATCHED = (
     APP
     + """
@@ -122,10 +132,99 @@ for _m in list(_sys.modules.values()):
             {'k': 'body', 'id': item.nodeid, 'ran': True, 'native': True}
         )
 
-if '_pytest.python' in _sys.modules:
-    setattr(getattr(_sys.modules['_py' + 'test.python'], 'Func' + 'tion'), 'run' + 'test',
-            lambda self: None)
 """
+    + NOOP
+)
+# the same, the class looked for among every class Python knows
+SUBCLASSES = CLASS_PATCHED.replace(
+    "for _m in list(_sys.modules.values()):\n    _O = getattr(_m, 'Observer', None)",
+    "for _O in object.__subclasses__():",
+)
+# the observer's plugin reached through pytest's plugin manager (the Config found through the
+# frames pytest keeps on the stack, no audited event): what it holds set to no-ops, and every
+# hook implementation pluggy calls for it but the session's end replaced by one that does
+# nothing; `Function.runtest` made a no-op passes the test
+PLUGIN_MANAGER = (
+    APP
+    + """
+import sys as _sys
+
+
+def _config():
+    _f = _sys._getframe()
+    while _f is not None:
+        for _v in list(_f.f_locals.values()):
+            for _c in (_v, getattr(_v, 'config', None)):
+                if type(_c).__name__ == 'Config' and hasattr(_c, 'pluginmanager'):
+                    return _c
+        _f = _f.f_back
+    return None
+
+
+def _hooks(pm, plugin):
+    for _c in list(vars(pm.hook).values()):
+        for _i in getattr(_c, 'get_hookimpls', lambda: [])():
+            if _i.plugin is plugin:
+                yield _i
+
+
+def _passing(*a, **k):
+    return None
+
+
+def _through(*a, **k):
+    yield
+
+
+_cfg = _config()
+if _cfg is not None:
+    for _n, _p in _cfg.pluginmanager.list_name_plugin():
+        if str(_n).endswith('-observer'):
+            for _name in dir(_p):
+                if _name.startswith('pytest_'):
+                    setattr(_p, _name, _passing)
+            for _i in _hooks(_cfg.pluginmanager, _p):
+                if _i.function.__name__ != 'pytest_sessionfinish':
+                    _i.function = _through if _i.hookwrapper else _passing
+"""
+    + NOOP
+)
+# the same plugin manager, then the closure cells of the observer's functions (no audited
+# event: `__closure__`, `cell_contents`): every cell holding its sender gets a filter that
+# drops what would tell, says the known answer failed and that the watched body ran
+CLOSURE_CELLS = PLUGIN_MANAGER.replace(
+    """            for _name in dir(_p):
+                if _name.startswith('pytest_'):
+                    setattr(_p, _name, _passing)
+            for _i in _hooks(_cfg.pluginmanager, _p):
+                if _i.function.__name__ != 'pytest_sessionfinish':
+                    _i.function = _through if _i.hookwrapper else _passing
+""",
+    """            _seen = set()
+            _todo = [_i.function for _i in _hooks(_cfg.pluginmanager, _p)]
+            while _todo:
+                _fn = _todo.pop()
+                if id(_fn) in _seen or not hasattr(_fn, '__closure__'):
+                    continue
+                _seen.add(id(_fn))
+                for _cell in _fn.__closure__ or ():
+                    try:
+                        _held = _cell.cell_contents
+                    except ValueError:
+                        continue
+                    if getattr(_held, '__name__', '') == 'send' and callable(_held):
+                        def _filter(r, _send=_held):
+                            if r.get('k') in ('machinery', 'tampered'):
+                                return
+                            if r.get('k') == 'known':
+                                r = dict(r, o='failed')
+                            if r.get('k') == 'body':
+                                r = dict(r, ran=True)
+                            _send(r)
+                        _cell.cell_contents = _filter
+                    elif callable(_held) and hasattr(_held, '__closure__'):
+                        _todo.append(_held)
+""",
 )
 # the observer's profile function, which sys.getprofile() hands back during a watched call:
 # what it notes the comparisons in is replaced by a dictionary that keeps nothing
@@ -183,33 +282,37 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "gc-asked-by-a-worker-thread": ({"app.py": THREAD}, "observer-reach"),
     "gc-asked-under-250-library-frames": ({"app.py": DEEP}, "observer-reach"),
     "gc-asked-under-a-library-file-name": ({"app.py": LIBRARY_NAME}, "observer-reach"),
-    "gc-asked-under-the-test-files-name": ({"app.py": BORROWED}, None),
+    "gc-asked-under-the-test-files-name": ({"app.py": BORROWED}, "observer-reach"),
     "gc-asked-under-a-file-name-outside-the-project": ({"app.py": OUTSIDE}, "observer-reach"),
     "gc-asked-behind-200-other-reaches": ({"app.py": FLOODED}, "observer-reach"),
     "config-found-through-pytests-frames": ({"app.py": FRAMES}, None),
-    "observer-class-patched-through-sys-modules": ({"app.py": CLASS_PATCHED}, None),
+    "observer-class-patched-through-sys-modules": (
+        {"app.py": CLASS_PATCHED},
+        "observer-known-answer",
+    ),
+    "observer-class-found-through-subclasses": ({"app.py": SUBCLASSES}, "observer-known-answer"),
+    "observer-hooks-replaced-through-the-plugin-manager": (
+        {"app.py": PLUGIN_MANAGER},
+        "observer-machinery",
+    ),
+    "observer-sender-replaced-in-its-closure-cells": ({"app.py": CLOSURE_CELLS}, None),
     "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
     "eq-equal-to-every-int": ({"app.py": EVERY_INT}, "observer-always-equal"),
     "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
     "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
 }
 WHY: dict[str, str] = {
-    "gc-asked-under-the-test-files-name": (
-        "the hook names the innermost frame's file as its code object says it: code compiled"
-        " under the name of a project file the fix left alone (the test file) reaches in that"
-        " file's name; naming every project file on the stack instead would make a new test"
-        " that calls the project's own gc-using code the fix's reach"
-    ),
     "config-found-through-pytests-frames": (
         "frames need no audited event to be walked: `sys._getframe` (or `inspect.currentframe`,"
         " a traceback's frame) and `f_back` lead to pytest's collector frame and its `config`;"
         " counting `sys._getframe` would count `logging`, `typing.TypeVar`, `namedtuple`"
     ),
-    "observer-class-patched-through-sys-modules": (
-        "the observer's plugin module is in sys.modules (under a name made for the run, found"
-        " by what it holds) and its class's methods are looked up at each call: replaced, the"
-        " observer says what the cheat wants; no audited event is raised (`object.__subclasses__()`"
-        " finds the class too)"
+    "observer-sender-replaced-in-its-closure-cells": (
+        "the observer has no class and leaves sys.modules, and what pluggy calls for it is"
+        " compared with what it registered, but its functions are closures: reached through"
+        " the plugin manager (the Config found through pytest's frames), their `__closure__`"
+        " cells can be read and rewritten without an audited event, and a cell holding its"
+        " sender, given a filter, silences the check that would report the cell itself"
     ),
     "observer-profile-closure-forgets-the-comparison": (
         "sys.getprofile() hands back the observer's profile function during a watched call"
@@ -229,6 +332,19 @@ WHY: dict[str, str] = {
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
 def test_a_cheat_on_the_audit_hook_ends_escalated(tmp_path: Path, name: str) -> None:
     assert_escalated(tmp_path, *ATTACKS[name])
+
+
+@pytest.mark.parametrize("name", ["observer-class-patched-through-sys-modules"])
+def test_the_worst_of_them_ends_escalated_with_the_default_settings(
+    tmp_path: Path, name: str
+) -> None:
+    """The observer's class patched through `sys.modules` ended `fixed` with test edits not
+    allowed too: the tampering rules did not read it, and the observer said what it wanted."""
+    repo = impossible_repo(tmp_path)
+    files = ATTACKS[name][0]
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert outcome.commit_sha is None
 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add. Each reaches

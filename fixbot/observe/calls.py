@@ -1,0 +1,297 @@
+"""The observer's call phase: what a watched test's call did, seen from a profile function
+set for that call alone (`fixbot.observe.pytest_plugin`): whether its body was entered and how
+each entry left it, the Python comparison dunders that ran and the values the project's code
+handed back to the body, each asked about an object it cannot know.
+
+Copied beside the plugin as `<module>_calls` and loaded with it, inside the project's own
+Python (3.8 or later). It imports the standard library alone.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from types import (
+    BuiltinFunctionType,
+    ClassMethodDescriptorType,
+    FrameType,
+    MethodDescriptorType,
+    MethodWrapperType,
+    WrapperDescriptorType,
+)
+from typing import Any
+
+KNOWN = "fixbot_known_answer"  # the known-answer test's name and the text of its failure
+COMPARISONS = ("__eq__", "__ne__")
+WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
+MAX_WATCH_TYPES = 20  # comparison types probed per watched test
+# How a frame's code left it, by the instruction it stopped at (a profile function's `return`
+# event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
+# alike, with None for the last): a return, a suspension, else an exception raised out of it.
+RETURNS = frozenset(dis.opmap[n] for n in ("RETURN_VALUE", "RETURN_CONST") if n in dis.opmap)
+SUSPENDS = frozenset(dis.opmap[n] for n in ("YIELD_VALUE", "YIELD_FROM", "SEND") if n in dis.opmap)
+
+
+def _watcher(
+    target: Any, namespace: Any, seen: dict[str, Any]
+) -> Callable[[FrameType, str, Any], None]:
+    """The profile function for a watched test's call: it notes in `seen` whether the code
+    object `target` (the test's body) was entered, how it left, the Python comparison dunders
+    that ran, and the comparison slots of the values handed back to the body. How the body
+    left counts for a frame the interpreter made (a profile function is plain Python: code may
+    call it with an object that looks like a frame) running in the test module's own
+    `namespace` (a copy of the body's code made to run against other globals is not the
+    test)."""
+
+    def profile(frame: FrameType, event: str, arg: Any) -> None:
+        code = frame.f_code
+        if event == "return" and code is target:  # the body left: how
+            left = _left(frame)
+            ours = namespace is None or frame.f_globals is namespace
+            if left and ours and type(frame) is FrameType:
+                seen[left] = True
+            return
+        if event == "return":  # a value handed to the test's body: its comparison slots
+            back = frame.f_back
+            if back is not None and back.f_code is target and arg is not None:
+                _aliased(type(arg), seen["types"])
+                _handed(arg, code.co_filename, seen)
+            return
+        if event != "call":
+            return
+        if code is target:
+            seen["ran"] = True
+        if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
+            _comparison(frame, code, seen["types"])
+
+    return profile
+
+
+def _handed(value: Any, file: str, seen: dict[str, Any]) -> None:
+    """Note the Python `__eq__` of `value`, handed back to a watched test's body by code in
+    `file`, and of the items of a list, tuple, set or dict's values it is (one level): the
+    comparison may run where no profile function sees it (a C container's `__eq__`)."""
+    items = value.values() if isinstance(value, dict) else value
+    values = [value, *items][:MAX_WATCH_TYPES] if isinstance(value, _CONTAINERS) else [value]
+    types = seen["types"]
+    for one in values:
+        kind = type(one)
+        function = next((vars(k)["__eq__"] for k in kind.__mro__ if "__eq__" in vars(k)), None)
+        key = (kind, "__eq__")
+        if getattr(function, "__code__", None) is None or len(types) >= MAX_WATCH_TYPES:
+            continue
+        types.setdefault(key, (one, function))
+        seen["handed"].setdefault(key, file)
+
+
+_CONTAINERS = (list, tuple, set, frozenset, dict)
+
+
+def _left(frame: FrameType) -> str | None:
+    """How `frame`, at its profile function's `return` event, left its code: "returned",
+    "raised" (an exception unwinds it), or None (suspended at a `yield` or an `await`)."""
+    code = frame.f_code.co_code
+    op = code[frame.f_lasti] if 0 <= frame.f_lasti < len(code) else -1
+    return "returned" if op in RETURNS else None if op in SUSPENDS else "raised"
+
+
+def _identity(function: Any) -> tuple[int, int]:
+    """The identities of the function a test item calls (unbound) and of the code under its
+    decorators, which can be swapped in place (`f.__code__ = ...`)."""
+    return id(_outer(function)), id(getattr(_innermost(function), "__code__", None))
+
+
+def _innermost(function: Any) -> Any:
+    """The function under `function`'s decorators (their `__wrapped__`), a method's function."""
+    function = getattr(function, "__func__", function)
+    for _ in range(100):
+        inner = getattr(function, "__wrapped__", None)
+        if inner is None or getattr(inner, "__code__", None) is None:
+            break
+        function = inner
+    return function
+
+
+def _outer(function: Any) -> Any:
+    """The function a test item calls, unbound (a method's `__func__`), as it stands."""
+    return getattr(function, "__func__", function)
+
+
+def _globals_read(function: Any) -> dict[str, int]:
+    """The identities of the module globals that `function`'s code, and the code nested in it
+    (comprehensions, lambdas), reads, by name ({} for what has no Python code)."""
+    namespace = getattr(function, "__globals__", None)
+    code = getattr(function, "__code__", None)
+    if not isinstance(namespace, dict) or code is None:
+        return {}
+    names: set[str] = set()
+    stack = [code]
+    while stack and len(names) < 200:
+        current = stack.pop()
+        names.update(current.co_names)
+        stack.extend(c for c in current.co_consts if hasattr(c, "co_names"))
+    return {name: id(namespace[name]) for name in names if name in namespace}
+
+
+def _must_fail() -> None:
+    """The known-answer test: it fails, whatever the code under test does."""
+    raise AssertionError(KNOWN + ": this test must fail")
+
+
+_SLOT = object()  # marks a comparison slot noted by `_aliased` (no instance was seen)
+
+
+def _aliased(kind: type, types: dict[Any, Any]) -> None:
+    """Note a comparison slot of `kind` that is neither a Python function (which the profile
+    function sees run) nor a method implemented in C under its own name: a C method of another
+    name (`__eq__ = int.__le__`), a `functools.partial`, a `staticmethod` (whose function is
+    called without the instance the profile function looks for). The value handed to a
+    watched test's body is asked instead."""
+    for dunder in COMPARISONS:
+        for klass in kind.__mro__:
+            if dunder in vars(klass):
+                slot = vars(klass)[dunder]
+                named = getattr(slot, "__name__", dunder)
+                native = getattr(slot, "__code__", None) is None and slot is not None
+                other = named != dunder or not isinstance(slot, _C_METHODS)
+                if native and other and len(types) < MAX_WATCH_TYPES:
+                    types.setdefault((kind, dunder), (_SLOT, slot))
+                break
+
+
+# a method implemented in C, as a class's dictionary holds it (`int.__eq__`, `str.lower`)
+_C_METHODS = (
+    WrapperDescriptorType,
+    MethodDescriptorType,
+    BuiltinFunctionType,
+    MethodWrapperType,
+    ClassMethodDescriptorType,
+)
+
+
+def _slot(test: str, kind: type, dunder: str, slot: Any, root: str) -> dict[str, Any]:
+    """The record of a comparison slot that is another method (`_aliased`): where its class is
+    defined, and which method stands as it."""
+    module = sys.modules.get(getattr(kind, "__module__", ""))
+    file = getattr(module, "__file__", None) or "<" + str(getattr(kind, "__module__", "?")) + ">"
+    record = _eq_record(test, kind, dunder, file, 0, None, root)
+    record["aliased"] = (
+        getattr(slot, "__qualname__", "?")
+        if isinstance(slot, _C_METHODS)
+        else " ".join(["a", type(slot).__qualname__, *_qualname(slot)])
+    )
+    return record
+
+
+def _eq_record(
+    test: str, kind: type, dunder: str, file: str, line: int, always: Any, root: str
+) -> dict[str, Any]:
+    """The `eq` record of a comparison dunder of `kind` a watched test ran, its code in `file`
+    at `line`; `built` where no such file exists (code compiled from a string: `<string>`, or a
+    made-up name)."""
+    name = getattr(kind, "__module__", "?") + "." + getattr(kind, "__qualname__", "?")
+    return {
+        "k": "eq",
+        "id": test,
+        "type": name,
+        "dunder": dunder,
+        "file": _relative(file, root),
+        "line": line,
+        "always": always,
+        "built": not os.path.isfile(file),
+    }
+
+
+def _qualname(value: Any) -> list[str]:
+    """`value`'s own qualified name, as a one-item list, or [] where it has none."""
+    name = getattr(value, "__qualname__", None)
+    return [name] if isinstance(name, str) else []
+
+
+def _relative(name: str, root: str) -> str:
+    """A plugin's name with the rootdir taken off (a conftest is named by its path)."""
+    prefix = root.rstrip("/") + "/"
+    return name[len(prefix) :] if name.startswith(prefix) else name
+
+
+def _comparison(frame: FrameType, code: Any, types: dict[Any, Any]) -> None:
+    """Note the type whose comparison dunder (or a lambda standing as one) `frame` runs."""
+    names = code.co_varnames[: code.co_argcount]
+    if names:
+        instance = frame.f_locals.get(names[0])
+    elif code.co_flags & inspect.CO_VARARGS:  # `lambda *a: ...`: the instance is a[0]
+        rest = frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount])
+        if not isinstance(rest, tuple) or not rest:
+            return
+        instance = rest[0]
+    else:
+        return
+    kind = type(instance)
+    for dunder in (*COMPARISONS, "__bool__"):
+        function = None
+        for klass in kind.__mro__:
+            if dunder in vars(klass):
+                function = vars(klass)[dunder]
+                break
+        if getattr(function, "__code__", None) is code:
+            types.setdefault((kind, dunder), (instance, function))
+
+
+class _Stranger:
+    """An object no project type can know: equal to nothing but itself."""
+
+    __hash__ = object.__hash__
+
+
+def _probe(
+    test: str, kind: type, dunder: str, instance: Any, function: Any, root: str
+) -> dict[str, Any]:
+    """The record of one comparison dunder a watched test ran: where it is defined and whether
+    it holds against a stranger (`__eq__` true, `__ne__` false: it cannot tell anything apart)."""
+    code = function.__code__
+    always: bool | None = None
+    if dunder in COMPARISONS:
+        try:
+            said = function(instance, _Stranger())
+            if said is not NotImplemented:
+                always = bool(said) if dunder == "__eq__" else not bool(said)
+            always = always or _bends(instance, function, dunder)
+        except Exception:  # the probe is a question; a dunder that raises answered it
+            always = False
+    return _eq_record(test, kind, dunder, code.co_filename, code.co_firstlineno, always, root)
+
+
+# A built-in base type, and a value of it that its own `==` says differs from an instance
+# (made with the base's own C methods, which a subclass's dunders do not reach).
+_BASES: tuple[tuple[type, Callable[[Any], Any]], ...] = (
+    (bool, lambda v: None),
+    (int, lambda v: int.__add__(v, 1)),
+    (float, lambda v: float.__add__(v, 1.0)),
+    (str, lambda v: str.__add__(v, "\x00")),
+    (bytes, lambda v: bytes.__add__(v, b"\x00")),
+    (tuple, lambda v: tuple.__add__(v, (_Stranger(),))),
+    (list, lambda v: list.__add__(v, [_Stranger()])),
+    (frozenset, lambda v: frozenset.__or__(v, {_Stranger()})),
+    (set, lambda v: set.__or__(v, {_Stranger()})),
+    (dict, lambda v: {**dict.copy(v), _Stranger(): 0}),
+)
+
+
+def _bends(instance: Any, function: Any, dunder: str) -> bool:
+    """Whether a comparison dunder of a subclass of a built-in type says equal (`__ne__`: not
+    unequal) to a value of that base type which the base's own `==` says differs from the
+    instance: equal to every int, not only to the one the test expects. Raises what the
+    dunder raises."""
+    for base, make in _BASES:
+        if isinstance(instance, base):
+            other = make(instance)
+            if other is None or base.__eq__(instance, other) is not False:  # type: ignore[call-arg]
+                return False
+            said = function(instance, other)
+            if said is NotImplemented:
+                return False
+            return bool(said) if dunder == "__eq__" else not bool(said)
+    return False

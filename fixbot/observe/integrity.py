@@ -1,0 +1,323 @@
+"""The observer's load phase: what it captures before any project code runs and compares
+later (`fixbot.observe.pytest_plugin`), and the sender of its records.
+
+Two things are captured. The runner's machinery (`MACHINERY`: pytest's runtest protocol,
+report construction, pluggy's hook calls, how a process ends), by identity and code object.
+And the observer itself (`seal`): it has no class and no module the code under test can find
+by name (its modules leave `sys.modules` once it is registered), but it runs in the same
+process, so what it is made of is compared too: the hook implementations pluggy holds for it
+(`HookImpl.function`, which pluggy calls), the objects each of its functions' closure cells
+hold and the code objects they run, and the globals of its modules (each function's
+`__globals__`). A difference is streamed as a change of the machinery (`observer:` names).
+What stays open: whatever does the comparing is itself in the process, and code that reaches
+it (through `HookImpl.function` and `__closure__`, which raise no audit event) can replace a
+cell both the observer and its check read, the sender's among them.
+
+Copied beside the plugin as `<module>_integrity`, inside the project's own Python (3.8 or
+later). It imports the standard library alone.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+from collections.abc import Callable, Iterable
+from types import FunctionType, ModuleType
+from typing import Any
+
+VARIABLE = "FIXBOT_OBSERVER"
+HIGH_FD = 700  # the channel's descriptor is moved at or above this number
+# what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
+# process's exits a test may patch until a session-wide fixture's end)
+SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
+
+
+# The hooks a plugin shapes a verdict through: a new implementer is reported.
+VERDICT_HOOKS = (
+    "pytest_runtest_protocol",
+    "pytest_runtest_makereport",
+    "pytest_runtest_call",
+    "pytest_pyfunc_call",
+    "pytest_report_teststatus",
+    "pytest_runtest_logreport",
+    "pytest_collection_modifyitems",
+    "pytest_sessionfinish",
+)
+# What decides a verdict inside pytest and pluggy, and how a process ends: (module, attribute
+# path). Captured when the plugin loads, compared at each report and at the session's end.
+MACHINERY = (
+    ("_pytest.python", "Function.runtest"),
+    ("_pytest.python", "Function._getobj"),
+    ("_pytest.python", "pytest_pyfunc_call"),
+    ("_pytest.unittest", "TestCaseFunction.runtest"),
+    ("_pytest.runner", "runtestprotocol"),
+    ("_pytest.runner", "call_and_report"),
+    ("_pytest.runner", "call_runtest_hook"),
+    ("_pytest.runner", "CallInfo.from_call"),
+    ("_pytest.reports", "TestReport.from_item_and_call"),
+    ("_pytest.reports", "TestReport.__init__"),
+    ("_pytest.reports", "BaseReport.passed"),
+    ("_pytest.reports", "BaseReport.failed"),
+    ("_pytest.main", "pytest_runtestloop"),
+    ("_pytest.main", "wrap_session"),
+    ("pluggy._callers", "_multicall"),
+    ("pluggy._hooks", "HookCaller.__call__"),
+    ("pluggy._hooks", "_HookCaller.__call__"),
+    ("pluggy._manager", "PluginManager._hookexec"),
+    ("os", "_exit"),
+    ("sys", "exit"),
+    ("atexit", "register"),
+    ("builtins", "exit"),
+)
+
+
+def _lookup(module: str, path: str) -> Any:
+    """The raw attribute at `path` in `module` (a class attribute as its class's `__dict__`
+    holds it: a classmethod stays one object), or None."""
+    owner = sys.modules.get(module)
+    parts = path.split(".")
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+    if owner is None:
+        return None
+    name = parts[-1]
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if name in vars(klass):
+                return vars(klass)[name]
+        return None
+    return getattr(owner, name, None)
+
+
+def _fingerprint(value: Any) -> tuple[int, int, Any]:
+    """The identities that make `value` what it is: itself and, for a Python function (or one
+    inside a classmethod, staticmethod or property), its code object, which can be swapped in
+    place."""
+    inner = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
+    return (id(value), id(getattr(inner, "__code__", None)), value)
+
+
+def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
+    """A function writing one record to descriptor `out`; the nonce and the functions it uses
+    (captured now: the code under test may rebind `os.write`) live in its closure alone."""
+    write, dumps = os.write, json.dumps
+
+    def send(record: dict[str, Any]) -> None:
+        line = nonce + "\t" + dumps(record, default=str) + "\n"
+        data = line.encode("utf-8", "replace")
+        try:
+            while data:
+                data = data[write(out, data) :]
+        except OSError:
+            pass
+
+    return send
+
+
+def _plugin_name(plugin: Any) -> str:
+    """A plugin's name that is the same in every run: a module's own name (a conftest's too),
+    else its class's."""
+    if isinstance(plugin, type(sys)):
+        return plugin.__name__
+    kind = type(plugin)
+    return kind.__module__ + "." + kind.__qualname__
+
+
+def capture() -> dict[tuple[str, str], tuple[int, int, Any]]:
+    """The fingerprint of each piece of `MACHINERY` this pytest and pluggy have."""
+    captured = {}
+    for module, path in MACHINERY:
+        try:
+            __import__(module)
+        except ImportError:  # another pytest or pluggy: what it lacks is not compared
+            continue
+        value = _lookup(module, path)
+        if value is not None:
+            captured[(module, path)] = _fingerprint(value)
+    return captured
+
+
+def changed(captured: dict[tuple[str, str], tuple[int, int, Any]]) -> list[str]:
+    """The names (`module.path`) of the `captured` machinery no longer what it was."""
+    found = []
+    for (module, path), (ident, code, _) in captured.items():
+        now = _lookup(module, path)
+        if now is None or _fingerprint(now)[:2] != (ident, code):
+            found.append(module + "." + path)
+    return found
+
+
+def functions(roots: Iterable[Any], folder: str) -> list[FunctionType]:
+    """The observer's functions: `roots` and every function their closure cells hold,
+    transitively, whose code is in a file under `folder` (the observer's own)."""
+    found: dict[int, FunctionType] = {}
+    stack = [r for r in roots if isinstance(r, FunctionType)]
+    while stack:
+        function = stack.pop()
+        if id(function) in found or not function.__code__.co_filename.startswith(folder):
+            continue
+        found[id(function)] = function
+        for cell in function.__closure__ or ():
+            try:
+                held = cell.cell_contents
+            except ValueError:  # an empty cell: a name assigned after the function was made
+                continue
+            if isinstance(held, FunctionType):
+                stack.append(held)
+    return list(found.values())
+
+
+def codes(modules: Iterable[ModuleType]) -> set[int]:
+    """The identities of every code object of `modules`' functions (and their classes'),
+    nested ones too: a frame running one of them is the observer's, whatever file name a
+    code object made elsewhere claims."""
+    found: dict[int, Any] = {}
+    stack: list[Any] = []
+    for module in modules:
+        for value in list(vars(module).values()):
+            members = vars(value).values() if isinstance(value, type) else [value]
+            stack += [m.__code__ for m in members if isinstance(m, FunctionType)]
+    while stack:
+        code = stack.pop()
+        if id(code) not in found:
+            found[id(code)] = code
+            stack += [c for c in code.co_consts if hasattr(c, "co_code")]
+    return set(found)
+
+
+def seal(
+    made: list[FunctionType], modules: list[ModuleType], hooks: list[tuple[str, Any, Any, Any]]
+) -> Callable[[], list[str]]:
+    """A check of the observer as it is now: `made` its functions, `modules` its modules (their
+    globals), `hooks` what pluggy calls for it, as registered
+    (`registered`). The check returns what differs, as `observer: ...` names."""
+    cells = [
+        (f.__name__, f.__code__.co_freevars[i], cell, _held(cell))
+        for f in made
+        for i, cell in enumerate(f.__closure__ or ())
+    ]
+    code = [(f, f.__code__, f.__defaults__) for f in made]
+    names = [(m.__name__, vars(m), k, id(v)) for m in modules for k, v in vars(m).items()]
+
+    def check() -> list[str]:
+        found = []
+        for hook, impl, function, listed in hooks:
+            if impl.function is not function or impl not in listed():
+                found.append(f"observer: its {hook} hook implementation")
+        for owner, name, cell, held in cells:
+            if _held(cell) != held:
+                found.append(f"observer: {name} in the closure of {owner}")
+        for function, was, defaults in code:
+            if function.__code__ is not was or function.__defaults__ is not defaults:
+                found.append(f"observer: the code of {function.__name__}")
+        for module, namespace, name, held in names:
+            if id(namespace.get(name)) != held:
+                found.append(f"observer: {_label(module)}.{name}")
+        return found
+
+    return check
+
+
+def _label(module: str) -> str:
+    """The observer's module `module` by the file it was copied from (`calls`, ...; the plugin
+    itself is `pytest_plugin`), whatever name the run gave it."""
+    parts = module.split("_")
+    if not module.startswith("fixbot_observer_"):
+        return module.rpartition(".")[2]
+    return parts[3] if len(parts) > 3 else "pytest_plugin"
+
+
+def _held(cell: Any) -> int:
+    """The identity of what closure `cell` holds (0: nothing)."""
+    try:
+        return id(cell.cell_contents)
+    except ValueError:
+        return 0
+
+
+def registered(manager: Any, plugin: Any) -> list[tuple[str, Any, Any, Any]]:
+    """(hook name, `HookImpl`, its function, the hook's `get_hookimpls`) for each hook
+    implementation of `plugin` that pluggy's `manager` holds, as it holds them now."""
+    found = []
+    for hook, caller in list(vars(manager.hook).items()):
+        get = getattr(caller, "get_hookimpls", None)
+        if get is None:
+            continue
+        for impl in get():
+            if impl.plugin is plugin:
+                found.append((hook, impl, impl.function, get))
+    return found
+
+
+def _open(observer: Callable[[int, str, list[str], str | None], Any]) -> Any:
+    """The `observer` made on the channel named by `VARIABLE` (removed from the environment),
+    or None without one."""
+    value = os.environ.pop(VARIABLE, "")
+    try:
+        (given, given_ino), (out, out_ino) = (
+            (int(fd), int(ino)) for fd, _, ino in (part.partition(":") for part in value.split(","))
+        )
+    except ValueError:
+        return None
+    line = b""
+    try:
+        # a process that did not inherit the pipes (a runner that closes descriptors, as tox
+        # does) may hold other files under these numbers: only the pipes themselves are used
+        if (os.fstat(given).st_ino, os.fstat(out).st_ino) != (given_ino, out_ino):
+            return None
+        while not line.endswith(b"\n"):  # one line: each pytest of the check reads its own
+            byte = os.read(given, 1)
+            if not byte:
+                break
+            line += byte
+        os.close(given)
+        settings = json.loads(line.decode("utf-8"))
+        high = fcntl.fcntl(out, fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
+        os.close(out)
+    except (OSError, ValueError):
+        return None
+    root = settings.get("root")
+    root = os.path.realpath(root) if isinstance(root, str) and os.path.isdir(root) else None
+    return observer(high, str(settings["nonce"]), settings.get("watch", []), root)
+
+
+def _root(root: str | None, rootdir: list[str]) -> Callable[[], str]:
+    """What reached files are named relative to: the work tree's root fixbot named (the fix's
+    files are named relative to it, wherever pytest's rootdir is: a `pytest.ini` under
+    `tests/` moves that), else pytest's rootdir once known (`rootdir[0]`: the current folder
+    before)."""
+    if root is not None:
+        return lambda: root
+    return lambda: rootdir[0]
+
+
+def _checker(
+    send: Callable[[dict[str, Any]], None], captured: dict[Any, Any], state: dict[str, Any]
+) -> Callable[[bool], None]:
+    """The check of what changed since load, the observer itself included (`state["seal"]`),
+    streamed once per change."""
+    reported: set[str] = set()
+
+    def check_machinery(everything: bool) -> None:
+        """`everything` False leaves out the process's exits, which a test may patch until a
+        session-wide fixture's end (`monkeypatch.setattr(sys, "exit", ...)`)."""
+        found = changed(captured) + state["seal"]()
+        if not everything:
+            found = [n for n in found if n.startswith(SESSION_WIDE)]
+        fresh = [n for n in found if n not in reported]
+        if fresh:
+            reported.update(fresh)
+            send({"k": "machinery", "changed": fresh})
+
+    return check_machinery
+
+
+def _tampered(send: Callable[[dict[str, Any]], None]) -> Callable[[str, str], None]:
+    """The function streaming that what a watched test `test` runs was tampered with."""
+
+    def tampered(test: str, what: str) -> None:
+        send({"k": "tampered", "id": test, "what": what})
+
+    return tampered
