@@ -45,6 +45,17 @@ class Span:
     limit: int = 0  # lines shown whole at most (0: `MAX_SPAN_LINES`)
 
 
+def resolved(path: Path) -> Path | None:
+    """`path` made absolute with every link followed, or None when it cannot be: a NUL byte in
+    it (ValueError), a link loop (RuntimeError in Python 3.11, OSError later), an unreadable
+    folder. A coverage report names paths the project's command wrote, so any of these must
+    leave the path out rather than end the run."""
+    try:
+        return path.resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
 def _parse(repo: Path, rel: str) -> ast.Module | None:
     path = repo / rel
     try:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent.locate import MAX_SPAN_LINES, Span
+from fixbot.agent.locate import MAX_SPAN_LINES, Span, resolved
 from fixbot.agent.v8js import HOOK, PRINT, SOURCES
 
 MARK = "fixbot-v8-coverage-json-follows"
@@ -94,7 +94,7 @@ def _printed(output: str) -> list[dict[str, Any]]:
     for line in rest.splitlines() if marker else []:
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested deeper than Python's stack
             continue
         if isinstance(value, dict):
             found.append(value)
@@ -181,8 +181,8 @@ def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> lis
 def _ranked_script(repo: Path, path: str) -> bool:
     """Whether the report's `path` is one `rank` and `rank_lines` rank: a file inside `repo`
     (the report crosses back from the project's command) that is not a test file."""
-    root = repo.resolve()
-    inside = (root / path).resolve().is_relative_to(root)
+    root, full = repo.resolve(), resolved(repo.resolve() / path)
+    inside = full is not None and full.is_relative_to(root)
     return inside and not JS_TEST.search(path) and (repo / path).is_file()
 
 
@@ -353,8 +353,8 @@ def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:
     root = repo.resolve()
     found = []
     for path, functions in coverage.items():
-        file = root / path
-        if file.resolve().is_relative_to(root) and file.is_file():
+        file, full = root / path, resolved(root / path)
+        if full is not None and full.is_relative_to(root) and file.is_file():
             text = file.read_text(encoding="utf-8", errors="replace")
             if not ran_as_on_disk(text, functions):
                 found.append(path)
