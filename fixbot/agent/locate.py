@@ -26,6 +26,9 @@ from pathlib import Path, PurePosixPath
 MAX_FILE_BYTES = 512_000  # larger modules are not parsed (generated code, vendored bundles)
 MAX_SPAN_LINES = 80  # a longer function shows its first lines, or its focus lines' windows
 FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
+# A line number as a coverage report crossing back from the project's command may spell it:
+# ASCII digits, at most 9 (`int` refuses other Unicode digits, "²", and more than 4300 digits)
+LINE_NUMBER = re.compile(r"[0-9]{1,9}")
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$|(^|/)tests?/")
 
 

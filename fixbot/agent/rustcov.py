@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fixbot.agent import rustcalls
-from fixbot.agent.locate import Span, resolved
+from fixbot.agent.locate import LINE_NUMBER, Span, resolved
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 
@@ -53,10 +53,7 @@ MAX_PASSING = 40  # passing tests of one binary run alone, an even sample of the
 MAX_SPANS = 12
 MAX_FOCUS = 6
 NAME_OK = re.compile(r"[A-Za-z0-9_:]+")  # a libtest name safe unquoted in the runner's list
-# ASCII digits, at most 6 or 9 of them: `int` refuses other Unicode digits ("²") and more than
-# 4300 digits, and a report crossing back from the project's command may hold either
-LLVM_RE = re.compile(r"LLVM version:? ([0-9]{1,6})")
-LINE_RE = re.compile(r"[0-9]{1,9}")
+LLVM_RE = re.compile(r"LLVM version:? ([0-9]{1,6})")  # ASCII digits, a few (`LINE_NUMBER`)
 
 # cargo's runner (POSIX sh): the binary as cargo asked, then, in a binary holding a failing
 # test, each failing test and a sample of the others alone; `$d` is the private folder,
@@ -266,7 +263,7 @@ def _lcov(lines: Lines, source: str, line: str) -> str:
     if line.startswith("SF:"):
         return line.removeprefix("SF:")
     number = line.removeprefix("DA:").partition(",")[0]
-    if line.startswith("DA:") and source and LINE_RE.fullmatch(number):
+    if line.startswith("DA:") and source and LINE_NUMBER.fullmatch(number):
         lines.setdefault(source, set()).add(int(number))
     return source
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import nodecov, runnercov, rustcov, spectrum
+from fixbot.agent import gocov, nodecov, runnercov, rustcov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 
@@ -110,6 +110,37 @@ def test_a_forged_node_report_nested_deeply_or_naming_nul_or_a_loop_is_left_out(
         assert nodecov.transformed(repo, coverage) == []
         found = nodecov.rank(repo, coverage, [], (), mapped)
     assert [(s.path, s.name) for s in found] == [("lib/sign.js", "sign")]
+
+
+def test_the_python_and_go_spectra_skip_the_same_hostile_reports(tmp_path: Path) -> None:
+    """The same class in the older spectra: the line tracer's report (an odd line number, one
+    nested 60000 deep, a NUL byte, a link loop) and a Go cover profile (a 5000-digit line, a
+    NUL byte, a committed link loop `loop.go` beside the package's files, which the ranking
+    globs) leave those out and rank the repository's own function."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "m.py").write_text("def f():\n    return 1\n")
+    (repo / "loop.py").symlink_to("loop.py")
+    contexts = {"\u00b2": [0], "9" * 5000: [0], "2": [0]}
+    files = {"a\0b.py": {"contexts": {"1": [0]}}, "loop.py": {"contexts": {"1": [0]}}}
+    report = json.dumps({"tests": ["t"], "files": {**files, "m.py": {"contexts": contexts}}})
+    out = f"{spectrum.MARK}\n{report}\n"
+    assert spectrum.reports(f'{spectrum.MARK}\n{{"a": {"[" * 60000}\n') == ([], True)
+    found = spectrum.rank(repo, spectrum.parse(out), ["t"])
+    assert [(s.path, s.name, s.focus) for s in found] == [("m.py", "f", (2,))]
+    (repo / "go.mod").write_text("module example.com/mod\n")
+    (repo / "a.go").write_text("package mod\n\nfunc A() int {\n\treturn 1\n}\n")
+    (repo / "loop.go").symlink_to("loop.go")
+    names = [
+        "a\0b.go:3.15,5.2",
+        "loop.go:3.15,5.2",
+        "a.go:" + "9" * 5000 + ".1,5.2",
+        "a.go:3.15,5.2",
+    ]
+    profile = "mode: count\n" + "".join(f"example.com/mod/{n} 1 1\n" for n in names)
+    failed, whole = gocov.parse(f"{gocov.MARK}\n{gocov.FAILING}\n{profile}{gocov.MARK}\n{profile}")
+    found = gocov.rank(repo, failed, whole, ["TestA"], 'want "x"')
+    assert [(s.path, s.name) for s in found] == [("a.go", "A")]
 
 
 def _fake_rust(tmp_path: Path, secret: Path) -> tuple[Path, Path]:
