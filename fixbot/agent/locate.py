@@ -59,6 +59,22 @@ def resolved(path: Path) -> Path | None:
         return None
 
 
+def regular_text(repo: Path, path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
+    """The text of `path` when it is a regular file inside `repo` (links followed inside it
+    only) of at most `limit` bytes, else None. A committed link to `/dev/zero` is a file name
+    like any other: read, it never ends (its size says 0), and a link out of the repository
+    names a file that is not the project's."""
+    full, root = resolved(path), resolved(repo)
+    try:
+        if full is None or root is None or not full.is_relative_to(root) or not full.is_file():
+            return None
+        if full.stat().st_size > limit:
+            return None
+        return full.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def _parse(repo: Path, rel: str) -> ast.Module | None:
     path = repo / rel
     try:

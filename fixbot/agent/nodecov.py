@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent.locate import MAX_SPAN_LINES, Span, resolved
+from fixbot.agent.locate import MAX_SPAN_LINES, Span, regular_text, resolved
 from fixbot.agent.v8js import HOOK, PRINT, SOURCES
 
 MARK = "fixbot-v8-coverage-json-follows"
@@ -284,7 +284,7 @@ def _required(repo: Path, test: str) -> set[str]:
     for spec in REQUIRE.findall(text):
         base = (repo / test).parent / spec
         candidates = [base, *(base.with_name(base.name + s) for s in JS_SUFFIXES)]
-        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [_main(base)]
+        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [_main(repo, base)]
         for path in candidates:
             if path.is_file() and path.resolve().is_relative_to(repo.resolve()):
                 found.add(path.resolve().relative_to(repo.resolve()).as_posix())
@@ -292,11 +292,12 @@ def _required(repo: Path, test: str) -> set[str]:
     return found
 
 
-def _main(folder: Path) -> Path:
-    """The `main` file of the package in `folder` (package.json), else `folder/index.js`."""
+def _main(repo: Path, folder: Path) -> Path:
+    """The `main` file of the package in `folder` (its package.json, when a regular file of
+    `repo`: `locate.regular_text`), else `folder/index.js`."""
     try:
-        main = json.loads((folder / "package.json").read_text(encoding="utf-8")).get("main")
-    except (OSError, ValueError, AttributeError):
+        main = json.loads(regular_text(repo, folder / "package.json") or "{}").get("main")
+    except (ValueError, RecursionError, AttributeError):
         main = None
     return folder / (main if isinstance(main, str) and main else "index.js")
 

@@ -338,3 +338,45 @@ def test_each_coverage_re_run_adds_only_its_own_variables_to_the_checks_environm
         seen = _env_names(dump)
         assert set(seen) - set(plain) == names, name
         assert {k: v for k, v in seen.items() if k in plain} == plain, name
+
+
+# Runs in a child Python whose address space is capped: reading `/dev/zero` to its end would
+# otherwise take the machine's memory before it failed.
+READERS = r"""
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from fixbot.agent import leads, nodecov, rustcalls
+repo = Path(sys.argv[1])
+print([s.name for s in rustcalls.spans(repo, ["t"])])
+print(rustcalls.functions(repo, "tests/zero.rs"))
+print(len(leads.spans(repo, "ImportError: cannot import name 'gone' from 'app'")))
+print(sorted(nodecov._required(repo, "test/t.js")))
+"""
+
+
+@pytest.mark.slow
+def test_a_committed_link_to_dev_zero_is_never_read(tmp_path: Path) -> None:
+    """A pull request commits links named like sources to `/dev/zero` (`tests/zero.rs`,
+    `zero.py`, a package's `package.json`): the Rust call graph (every Rust run's context and
+    the coverage ranking's order), the error text's leads and node's required files read
+    regular files of the repository only; reading the link never ended (its size says 0)."""
+    import subprocess
+    import sys
+
+    repo = tmp_path / "repo"
+    for folder in ("src", "tests", "test", "lib"):
+        (repo / folder).mkdir(parents=True)
+    (repo / "Cargo.toml").write_text('[package]\nname = "signs"\nversion = "0.1.0"\n')
+    (repo / "src" / "lib.rs").write_text(LIB_RS)
+    (repo / "tests" / "t.rs").write_text("#[test]\nfn t() {\n    signs::sign(0);\n}\n")
+    (repo / "app.py").write_text("x = 1\n")
+    (repo / "test" / "t.js").write_text('require("../lib");\n')
+    (repo / "lib" / "index.js").write_text("module.exports = 1;\n")
+    for link in ("tests/zero.rs", "zero.py", "lib/package.json"):
+        (repo / link).symlink_to("/dev/zero")
+    done = subprocess.run(
+        [sys.executable, "-c", READERS, str(repo)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["['sign']", "[]", "0", "['lib/index.js']"]
