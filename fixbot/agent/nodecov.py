@@ -367,13 +367,16 @@ def ran_as_on_disk(text: str, functions: list[Function]) -> bool:
     where the text does, and no range goes past it. A test runner that transforms code before
     running it (jest's babel-jest, with or without its coverage instrumentation; a TypeScript
     compiler) reports offsets into its own output, which name no line of the file on disk.
+    Several processes report one script's top level once each, with the same end.
 
     V8 counts offsets in UTF-16 code units; node strips a leading byte-order mark, so the top
     level may end one unit short."""
     length = len(text.encode("utf-16-le")) // 2
     ends = [end for fn in functions for _, end, _ in fn.ranges]
     tops = [fn.ranges[0][1] for fn in functions if fn.ranges[0][0] == 0]
-    return bool(tops) and all(length - 1 <= top <= length for top in tops) and max(ends) <= length
+    # the top level is the longest range from offset 0: a function the file opens with
+    # (`function sign(x) {` at its first byte) starts there too, and ends sooner
+    return bool(tops) and length - 1 <= max(tops) <= length and max(ends) <= length
 
 
 def _executed(path: str, text: str, functions: list[Function], near: float) -> list[Span]:
