@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from fixbot.agent.locate import Span
+from fixbot.agent.locate import Span, resolved
 
 MARK = "fixbot-go-cover-profiles-follow"
 FAILING = "fixbot-go-failing-profile"
@@ -41,7 +41,11 @@ RECOVER = (
 )
 MODULE_OK = re.compile(r"[A-Za-z0-9][A-Za-z0-9._~/-]*")  # a module path safe unquoted in GOFLAGS
 MODULE_RE = re.compile(r"^module\s+(\S+)", re.MULTILINE)
-BLOCK_RE = re.compile(r"^(?P<file>\S+\.go):(?P<start>\d+)\.\d+,(?P<end>\d+)\.\d+ \d+ (?P<n>\d+)$")
+# numbers in ASCII digits, a few (`LINE_NUMBER`): the profile crosses back from the commands
+BLOCK_RE = re.compile(
+    r"^(?P<file>\S+\.go):(?P<start>[0-9]{1,9})\.\d+,(?P<end>[0-9]{1,9})\.\d+ \d+ "
+    r"(?P<n>[0-9]{1,18})$"
+)
 
 # A Go string literal, interpreted ("...") or raw (`...`), and the format verbs inside one.
 STRING_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"|`([^`]*)`')
@@ -246,7 +250,8 @@ def _bound_names(repo: Path, folder: str, evidence: str) -> set[str]:
     root = repo.resolve()
     found: set[str] = set()
     for path in sorted((repo / folder).glob("*.go")):
-        if not path.name.endswith("_test.go") and path.resolve().is_relative_to(root):
+        full = resolved(path)
+        if not path.name.endswith("_test.go") and full is not None and full.is_relative_to(root):
             found |= quoted(_lines(path), evidence)[1]
     return found
 
@@ -301,7 +306,8 @@ def _test_bodies(repo: Path, names: set[str]) -> list[str]:
     start, root = re.compile(r"^func (\w+)\("), repo.resolve()
     bodies = []
     for path in _test_files(repo)[:MAX_TEST_FILES]:
-        if not path.resolve().is_relative_to(root):
+        full = resolved(path)
+        if full is None or not full.is_relative_to(root):
             continue
         lines = _lines(path)
         for first, line in enumerate(lines):
@@ -328,8 +334,8 @@ def _source_file(root: Path, prefix: str, name: str) -> str | None:
     repository (`root`, resolved)."""
     if not name.startswith(prefix) or name.endswith("_test.go"):
         return None
-    full = (root / name.removeprefix(prefix)).resolve()
-    if not full.is_relative_to(root) or not full.is_file():
+    full = resolved(root / name.removeprefix(prefix))
+    if full is None or not full.is_relative_to(root) or not full.is_file():
         return None
     return full.relative_to(root).as_posix()
 

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fixbot.agent import gocov
-from fixbot.agent.locate import MAX_FILE_BYTES, TEST_FILE, Span
+from fixbot.agent.locate import TEST_FILE, Span, regular_text
 from fixbot.ecosystems import registry
 
 MAX_FILES = 3_000  # Python files read at most (a repository's own code, not its environment)
@@ -91,13 +91,8 @@ def _files(repo: Path, suffix: str) -> Iterator[str]:
 
 
 def _source(repo: Path, rel: str) -> str:
-    path = repo / rel
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return ""
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+    """The text of `rel`, '' unless a regular file of the repository (`locate.regular_text`)."""
+    return regular_text(repo, repo / rel) or ""
 
 
 def _tree(text: str) -> ast.Module | None:

@@ -26,6 +26,9 @@ from pathlib import Path, PurePosixPath
 MAX_FILE_BYTES = 512_000  # larger modules are not parsed (generated code, vendored bundles)
 MAX_SPAN_LINES = 80  # a longer function shows its first lines, or its focus lines' windows
 FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
+# A line number as a coverage report crossing back from the project's command may spell it:
+# ASCII digits, at most 9 (`int` refuses other Unicode digits, "²", and more than 4300 digits)
+LINE_NUMBER = re.compile(r"[0-9]{1,9}")
 TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$|(^|/)tests?/")
 
 
@@ -43,6 +46,33 @@ class Span:
     score: float
     focus: tuple[int, ...] = ()
     limit: int = 0  # lines shown whole at most (0: `MAX_SPAN_LINES`)
+
+
+def resolved(path: Path) -> Path | None:
+    """`path` made absolute with every link followed, or None when it cannot be: a NUL byte in
+    it (ValueError), a link loop (RuntimeError in Python 3.11, OSError later), an unreadable
+    folder. A coverage report names paths the project's command wrote, so any of these must
+    leave the path out rather than end the run."""
+    try:
+        return path.resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
+def regular_text(repo: Path, path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
+    """The text of `path` when it is a regular file inside `repo` (links followed inside it
+    only) of at most `limit` bytes, else None. A committed link to `/dev/zero` is a file name
+    like any other: read, it never ends (its size says 0), and a link out of the repository
+    names a file that is not the project's."""
+    full, root = resolved(path), resolved(repo)
+    try:
+        if full is None or root is None or not full.is_relative_to(root) or not full.is_file():
+            return None
+        if full.stat().st_size > limit:
+            return None
+        return full.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _parse(repo: Path, rel: str) -> ast.Module | None:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent.locate import MAX_SPAN_LINES, Span
+from fixbot.agent.locate import MAX_SPAN_LINES, Span, regular_text, resolved
 from fixbot.agent.v8js import HOOK, PRINT, SOURCES
 
 MARK = "fixbot-v8-coverage-json-follows"
@@ -94,7 +94,7 @@ def _printed(output: str) -> list[dict[str, Any]]:
     for line in rest.splitlines() if marker else []:
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line nested deeper than Python's stack
             continue
         if isinstance(value, dict):
             found.append(value)
@@ -181,8 +181,8 @@ def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> lis
 def _ranked_script(repo: Path, path: str) -> bool:
     """Whether the report's `path` is one `rank` and `rank_lines` rank: a file inside `repo`
     (the report crosses back from the project's command) that is not a test file."""
-    root = repo.resolve()
-    inside = (root / path).resolve().is_relative_to(root)
+    root, full = repo.resolve(), resolved(repo.resolve() / path)
+    inside = full is not None and full.is_relative_to(root)
     return inside and not JS_TEST.search(path) and (repo / path).is_file()
 
 
@@ -284,7 +284,7 @@ def _required(repo: Path, test: str) -> set[str]:
     for spec in REQUIRE.findall(text):
         base = (repo / test).parent / spec
         candidates = [base, *(base.with_name(base.name + s) for s in JS_SUFFIXES)]
-        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [_main(base)]
+        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [_main(repo, base)]
         for path in candidates:
             if path.is_file() and path.resolve().is_relative_to(repo.resolve()):
                 found.add(path.resolve().relative_to(repo.resolve()).as_posix())
@@ -292,11 +292,12 @@ def _required(repo: Path, test: str) -> set[str]:
     return found
 
 
-def _main(folder: Path) -> Path:
-    """The `main` file of the package in `folder` (package.json), else `folder/index.js`."""
+def _main(repo: Path, folder: Path) -> Path:
+    """The `main` file of the package in `folder` (its package.json, when a regular file of
+    `repo`: `locate.regular_text`), else `folder/index.js`."""
     try:
-        main = json.loads((folder / "package.json").read_text(encoding="utf-8")).get("main")
-    except (OSError, ValueError, AttributeError):
+        main = json.loads(regular_text(repo, folder / "package.json") or "{}").get("main")
+    except (ValueError, RecursionError, AttributeError):
         main = None
     return folder / (main if isinstance(main, str) and main else "index.js")
 
@@ -353,8 +354,8 @@ def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:
     root = repo.resolve()
     found = []
     for path, functions in coverage.items():
-        file = root / path
-        if file.resolve().is_relative_to(root) and file.is_file():
+        file, full = root / path, resolved(root / path)
+        if full is not None and full.is_relative_to(root) and file.is_file():
             text = file.read_text(encoding="utf-8", errors="replace")
             if not ran_as_on_disk(text, functions):
                 found.append(path)
@@ -366,13 +367,16 @@ def ran_as_on_disk(text: str, functions: list[Function]) -> bool:
     where the text does, and no range goes past it. A test runner that transforms code before
     running it (jest's babel-jest, with or without its coverage instrumentation; a TypeScript
     compiler) reports offsets into its own output, which name no line of the file on disk.
+    Several processes report one script's top level once each, with the same end.
 
     V8 counts offsets in UTF-16 code units; node strips a leading byte-order mark, so the top
     level may end one unit short."""
     length = len(text.encode("utf-16-le")) // 2
     ends = [end for fn in functions for _, end, _ in fn.ranges]
     tops = [fn.ranges[0][1] for fn in functions if fn.ranges[0][0] == 0]
-    return bool(tops) and all(length - 1 <= top <= length for top in tops) and max(ends) <= length
+    # the top level is the longest range from offset 0: a function the file opens with
+    # (`function sign(x) {` at its first byte) starts there too, and ends sooner
+    return bool(tops) and length - 1 <= max(tops) <= length and max(ends) <= length
 
 
 def _executed(path: str, text: str, functions: list[Function], near: float) -> list[Span]:

@@ -174,6 +174,6 @@ def parse_report(output: str) -> tuple[bool, dict[str, Lines]]:
             )
             for path, data in files.items()
         }
-    except (json.JSONDecodeError, AttributeError, KeyError, TypeError, ValueError):
+    except (RecursionError, AttributeError, KeyError, TypeError, ValueError):  # nested too deep
         return True, {}
     return report.get("provider") is not False, found

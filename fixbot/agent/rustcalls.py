@@ -18,7 +18,7 @@ import os
 import re
 from pathlib import Path
 
-from fixbot.agent.locate import MAX_FILE_BYTES, Span
+from fixbot.agent.locate import Span, regular_text
 from fixbot.ecosystems import registry
 
 MAX_FILES = 500  # .rs files read at most (a crate's own code)
@@ -130,25 +130,18 @@ class _File:
 def _read(repo: Path) -> list[_File]:
     files = []
     for rel in rust_files(repo):
-        path = repo / rel
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                continue
-            files.append(_File(rel, path.read_text(encoding="utf-8", errors="replace")))
-        except OSError:
-            continue
+        text = regular_text(repo, repo / rel)
+        if text is not None:
+            files.append(_File(rel, text))
     return files
 
 
 def functions(repo: Path, rel: str) -> list[tuple[str, int, int, bool]]:
     """(name, first line, last line, whether it is test code) of each function with a body in
-    the `.rs` file `rel`; [] when it is unreadable or over `MAX_FILE_BYTES`."""
-    path = repo / rel
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return []
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    the `.rs` file `rel`; [] when it is unreadable, over `MAX_FILE_BYTES` or not a regular file
+    of the repository (`locate.regular_text`)."""
+    text = regular_text(repo, repo / rel)
+    if text is None:
         return []
     return [(name, start, end, test) for name, start, end, _, test in _File(rel, text).functions]
 

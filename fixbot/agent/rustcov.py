@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fixbot.agent import rustcalls
-from fixbot.agent.locate import Span
+from fixbot.agent.locate import LINE_NUMBER, Span, resolved
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 
@@ -53,7 +53,7 @@ MAX_PASSING = 40  # passing tests of one binary run alone, an even sample of the
 MAX_SPANS = 12
 MAX_FOCUS = 6
 NAME_OK = re.compile(r"[A-Za-z0-9_:]+")  # a libtest name safe unquoted in the runner's list
-LLVM_RE = re.compile(r"LLVM version:? (\d+)")
+LLVM_RE = re.compile(r"LLVM version:? ([0-9]{1,6})")  # ASCII digits, a few (`LINE_NUMBER`)
 
 # cargo's runner (POSIX sh): the binary as cargo asked, then, in a binary holding a failing
 # test, each failing test and a sample of the others alone; `$d` is the private folder,
@@ -152,7 +152,7 @@ def parse_probe(output: str) -> Probe:
         elif line.startswith(PROFILER_MARK + " "):
             profiler = line.split()[-1] not in ("", "0")
         elif line.startswith(TOOL_MARK + " "):
-            match = re.match(rf"{TOOL_MARK} LLVM version (\d+) (/.+)$", line)
+            match = re.match(rf"{TOOL_MARK} LLVM version ([0-9]{{1,6}}) (/.+)$", line)
             if match:
                 tools.append((match[2], int(match[1])))
     return Probe(release, llvm, host, profiler, tuple(dict.fromkeys(tools)))
@@ -263,7 +263,7 @@ def _lcov(lines: Lines, source: str, line: str) -> str:
     if line.startswith("SF:"):
         return line.removeprefix("SF:")
     number = line.removeprefix("DA:").partition(",")[0]
-    if line.startswith("DA:") and source and number.isdigit():
+    if line.startswith("DA:") and source and LINE_NUMBER.fullmatch(number):
         lines.setdefault(source, set()).add(int(number))
     return source
 
@@ -319,11 +319,11 @@ def _relative(repo: Path, root: str, path: str) -> str | None:
     relative to the repository, None outside it or when it is not a file."""
     base = repo.resolve()
     for folder in (Path(root), repo) if root else (repo,):
-        full = (folder / path).resolve()
+        full, top = resolved(folder / path), resolved(folder)
         # the check may have run in the launcher's copy of the repository: the same relative path
-        if full.is_relative_to(folder.resolve()):
-            candidate = (base / full.relative_to(folder.resolve())).resolve()
-            if candidate.is_relative_to(base) and candidate.is_file():
+        if full is not None and top is not None and full.is_relative_to(top):
+            candidate = resolved(base / full.relative_to(top))
+            if candidate is not None and candidate.is_relative_to(base) and candidate.is_file():
                 return candidate.relative_to(base).as_posix()
     return None
 

@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from fixbot.agent import gocov, nodecov, runnercov, rustcov
-from fixbot.agent.locate import TEST_FILE, Span
+from fixbot.agent.locate import LINE_NUMBER, TEST_FILE, Span, resolved
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 
@@ -165,7 +165,7 @@ def reports(output: str) -> tuple[list[object], bool]:
     while at >= 0:
         try:
             report, end = decoder.raw_decode(rest, at)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # cut short, or nested deeper than Python's stack
             return found, True
         found.append(report)
         at = rest.find("{", end)
@@ -182,7 +182,7 @@ def _merge(merged: dict[str, dict[int, set[str]]], report: object, field: str) -
         lines = merged.setdefault(str(path), {})
         for n, ctx in _as_dict(_as_dict(data).get(field)).items():
             tests = [_test_name(c, names) for c in (ctx if isinstance(ctx, list) else ())]
-            if str(n).isdigit() and any(tests):
+            if LINE_NUMBER.fullmatch(str(n)) and any(tests):
                 lines.setdefault(int(n), set()).update(t for t in tests if t)
 
 
@@ -296,8 +296,8 @@ def rank(
     by_file: dict[str, dict[int, float]] = {}
     root = repo.resolve()
     for (path, line), value in scores(spectra, failing, raised).items():
-        full = (root / path).resolve()
-        if full.is_relative_to(root):
+        full = resolved(root / path)
+        if full is not None and full.is_relative_to(root):
             by_file.setdefault(full.relative_to(root).as_posix(), {})[line] = value
     best: dict[tuple[str, int, int, str], float] = {}
     inside: dict[tuple[str, int, int, str], list[tuple[float, int]]] = {}

@@ -535,3 +535,15 @@ def test_a_function_the_failing_tests_name_spells_ranks_above_nearness(tmp_path:
         ("isObject", 0.5),
     ]
     assert nodecov.words("parse_HTTPDate") == ["parse", "http", "date"]
+
+
+def test_a_script_opening_with_a_function_at_its_first_byte_ran_as_on_disk() -> None:
+    """V8 reports the script's top level and a function the file opens with both from offset
+    0: the file still ran as it reads (it was taken for transformed, and none of it ranked)."""
+    text = "function sign(x) {\n  return 1;\n}\nmodule.exports = {sign};\n"
+    functions = [
+        nodecov.Function("", ((0, len(text), 1),)),
+        nodecov.Function("sign", ((0, 32, 1),)),
+    ]
+    assert nodecov.ran_as_on_disk(text, functions)
+    assert not nodecov.ran_as_on_disk(text, [nodecov.Function("", ((0, 32, 1),))])
