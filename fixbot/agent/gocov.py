@@ -27,7 +27,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from fixbot.agent.locate import Span, resolved
+from fixbot.agent.locate import Span
+from fixbot.core.repofiles import regular_text, resolved
 
 MARK = "fixbot-go-cover-profiles-follow"
 FAILING = "fixbot-go-failing-profile"
@@ -125,19 +126,13 @@ def parse(output: str) -> tuple[Blocks, Blocks]:
 
 def module_path(repo: Path) -> str | None:
     """The module path `go.mod` declares, None without one."""
-    try:
-        match = MODULE_RE.search((repo / "go.mod").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return None
+    match = MODULE_RE.search(regular_text(repo, repo / "go.mod") or "")
     return match[1] if match else None
 
 
 def functions(repo: Path, rel: str) -> list[tuple[int, int, str]]:
     """(first line, last line, name) of each gofmt'd top-level function of the file `rel`."""
-    try:
-        lines = (repo / rel).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
+    lines = (regular_text(repo, repo / rel) or "").splitlines()
     found, start, name = [], 0, ""
     for number, line in enumerate(lines, start=1):
         if line.startswith("func "):

@@ -39,7 +39,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from fixbot.agent import gocov
-from fixbot.agent.locate import TEST_FILE, Span, regular_text
+from fixbot.agent.locate import TEST_FILE, Span
+from fixbot.core.repofiles import regular_text
 from fixbot.ecosystems import registry
 
 MAX_FILES = 3_000  # Python files read at most (a repository's own code, not its environment)
@@ -91,7 +92,7 @@ def _files(repo: Path, suffix: str) -> Iterator[str]:
 
 
 def _source(repo: Path, rel: str) -> str:
-    """The text of `rel`, '' unless a regular file of the repository (`locate.regular_text`)."""
+    """The text of `rel`, '' unless a regular file of the repository (`repofiles.regular_text`)."""
     return regular_text(repo, repo / rel) or ""
 
 

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from fixbot.core.repofiles import regular_text
+
 MAX_FILE_BYTES = 512_000  # larger modules are not parsed (generated code, vendored bundles)
 MAX_SPAN_LINES = 80  # a longer function shows its first lines, or its focus lines' windows
 FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
@@ -48,39 +50,12 @@ class Span:
     limit: int = 0  # lines shown whole at most (0: `MAX_SPAN_LINES`)
 
 
-def resolved(path: Path) -> Path | None:
-    """`path` made absolute with every link followed, or None when it cannot be: a NUL byte in
-    it (ValueError), a link loop (RuntimeError in Python 3.11, OSError later), an unreadable
-    folder. A coverage report names paths the project's command wrote, so any of these must
-    leave the path out rather than end the run."""
-    try:
-        return path.resolve()
-    except (OSError, ValueError, RuntimeError):
-        return None
-
-
-def regular_text(repo: Path, path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
-    """The text of `path` when it is a regular file inside `repo` (links followed inside it
-    only) of at most `limit` bytes, else None. A committed link to `/dev/zero` is a file name
-    like any other: read, it never ends (its size says 0), and a link out of the repository
-    names a file that is not the project's."""
-    full, root = resolved(path), resolved(repo)
-    try:
-        if full is None or root is None or not full.is_relative_to(root) or not full.is_file():
-            return None
-        if full.stat().st_size > limit:
-            return None
-        return full.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-
-
 def _parse(repo: Path, rel: str) -> ast.Module | None:
-    path = repo / rel
+    text = regular_text(repo, repo / rel, MAX_FILE_BYTES)
+    if text is None:
+        return None
     try:
-        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        return ast.parse(text)
     except (SyntaxError, ValueError, OSError):  # not Python we can read: nothing to follow
         return None
 

@@ -39,8 +39,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from fixbot.agent.locate import MAX_SPAN_LINES, Span, regular_text, resolved
+from fixbot.agent.locate import MAX_SPAN_LINES, Span
 from fixbot.agent.v8js import HOOK, PRINT, SOURCES
+from fixbot.core.repofiles import regular_text, resolved
 
 MARK = "fixbot-v8-coverage-json-follows"
 MAX_SPANS = 12
@@ -276,9 +277,8 @@ def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
 
 def _required(repo: Path, test: str) -> set[str]:
     """The repository files `test` requires or imports by a relative path."""
-    try:
-        text = (repo / test).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = regular_text(repo, repo / test)
+    if text is None:
         return set()
     found = set()
     for spec in REQUIRE.findall(text):
@@ -294,7 +294,7 @@ def _required(repo: Path, test: str) -> set[str]:
 
 def _main(repo: Path, folder: Path) -> Path:
     """The `main` file of the package in `folder` (its package.json, when a regular file of
-    `repo`: `locate.regular_text`), else `folder/index.js`."""
+    `repo`: `repofiles.regular_text`), else `folder/index.js`."""
     try:
         main = json.loads(regular_text(repo, folder / "package.json") or "{}").get("main")
     except (ValueError, RecursionError, AttributeError):
@@ -342,8 +342,8 @@ def rank(
     for path, functions in coverage.items():
         if not _ranked_script(repo, path) or path in (mapped or {}):
             continue
-        text = (repo / path).read_text(encoding="utf-8", errors="replace")
-        if ran_as_on_disk(text, functions):
+        text = regular_text(repo, repo / path)
+        if text is not None and ran_as_on_disk(text, functions):
             found += _executed(path, text, functions, nearness(path, tests, required))
     return _best(_pointed_first(_named(found, failing), pointed))
 
@@ -354,11 +354,9 @@ def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:
     root = repo.resolve()
     found = []
     for path, functions in coverage.items():
-        file, full = root / path, resolved(root / path)
-        if full is not None and full.is_relative_to(root) and file.is_file():
-            text = file.read_text(encoding="utf-8", errors="replace")
-            if not ran_as_on_disk(text, functions):
-                found.append(path)
+        text = regular_text(root, root / path)
+        if text is not None and not ran_as_on_disk(text, functions):
+            found.append(path)
     return sorted(found)
 
 

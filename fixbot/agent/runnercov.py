@@ -18,6 +18,7 @@ import shlex
 from pathlib import Path, PurePosixPath
 
 from fixbot.agent.nodecov import MARK, Lines
+from fixbot.core.repofiles import regular_text
 from fixbot.process.shellwords import word_ends
 
 # The programs that start a runner named by the word after them (`npx jest`, `yarn vitest`).
@@ -131,7 +132,7 @@ def _npm_script(repo: Path, words: list[str]) -> str | None:
     else:
         return None
     try:
-        scripts = json.loads((repo / folder / "package.json").read_text(encoding="utf-8"))
+        scripts = json.loads(regular_text(repo, repo / folder / "package.json") or "")
         script = scripts["scripts"][name]
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -18,7 +18,8 @@ import os
 import re
 from pathlib import Path
 
-from fixbot.agent.locate import Span, regular_text
+from fixbot.agent.locate import Span
+from fixbot.core.repofiles import regular_text
 from fixbot.ecosystems import registry
 
 MAX_FILES = 500  # .rs files read at most (a crate's own code)
@@ -139,7 +140,7 @@ def _read(repo: Path) -> list[_File]:
 def functions(repo: Path, rel: str) -> list[tuple[str, int, int, bool]]:
     """(name, first line, last line, whether it is test code) of each function with a body in
     the `.rs` file `rel`; [] when it is unreadable, over `MAX_FILE_BYTES` or not a regular file
-    of the repository (`locate.regular_text`)."""
+    of the repository (`repofiles.regular_text`)."""
     text = regular_text(repo, repo / rel)
     if text is None:
         return []

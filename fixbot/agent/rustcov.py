@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fixbot.agent import rustcalls
-from fixbot.agent.locate import LINE_NUMBER, Span, resolved
+from fixbot.agent.locate import LINE_NUMBER, Span
+from fixbot.core.repofiles import resolved
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 

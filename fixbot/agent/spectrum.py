@@ -38,7 +38,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from fixbot.agent import gocov, nodecov, runnercov, rustcov
-from fixbot.agent.locate import LINE_NUMBER, TEST_FILE, Span, resolved
+from fixbot.agent.locate import LINE_NUMBER, TEST_FILE, Span
+from fixbot.core.repofiles import regular_text, resolved
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 
@@ -269,8 +270,8 @@ def _line_scores(lines: dict[int, list[str]], bad: set[str]) -> dict[int, float]
 
 def _enclosing(repo: Path, path: str, lines: list[int]) -> dict[int, tuple[int, int, str]]:
     try:
-        tree = ast.parse((repo / path).read_text(encoding="utf-8", errors="replace"))
-    except (SyntaxError, ValueError, OSError):
+        tree = ast.parse(regular_text(repo, repo / path) or "")
+    except (SyntaxError, ValueError):
         return {}
     kinds = ast.FunctionDef | ast.AsyncFunctionDef
     spans = [

@@ -11,6 +11,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fixbot.core.repofiles import regular_text
+
 MAX_ENTRIES = 50_000  # a bounded walk: a huge tree answers "not found" rather than stall
 
 Folder = tuple[Path, list[str], list[str]]  # (folder, its sub-folders, its files), as os.walk
@@ -43,8 +45,6 @@ class Tree:
         return found
 
     def read(self, relative: str | Path) -> str:
-        """The text of the file at `relative` under `root` ("" when it cannot be read)."""
-        try:
-            return (self.root / relative).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ""
+        """The text of the file at `relative` under `root` ("" when it is no regular file inside
+        `root` or over `repofiles.MAX_TEXT_BYTES`: `repofiles.regular_text`)."""
+        return regular_text(self.root, self.root / relative) or ""

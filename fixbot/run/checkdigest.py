@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fixbot.core.failure import CheckResult, Classification, ErrorClass, Failure
+from fixbot.core.repofiles import regular_text
 from fixbot.core.settings import Settings
 from fixbot.ecosystems import python
 from fixbot.logs.dialects import go
@@ -94,10 +95,8 @@ def in_go_packages(failure: Failure, workdir: Path) -> Failure:
     its package (`parse_test.go:12` for `fastfloat/parse_test.go`), and the first request shows
     only the code of files it finds. The packages are the ones the log names under the module
     `workdir/go.mod` declares, failed ones first; unchanged without a go.mod."""
-    try:
-        module = go.module_path((workdir / "go.mod").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return failure
+    text = regular_text(workdir, workdir / "go.mod")
+    module = None if text is None else go.module_path(text)
     if module is None:
         return failure
     folders = go.package_folders(failure.condensed, module)

@@ -18,6 +18,7 @@ import pytest
 from fixbot.agent import gocov, nodecov, runnercov, rustcov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
+from tests.fakes.repo import make_repo
 
 HOST = "x86_64-unknown-linux-gnu"
 CANARY = "FIXBOT_ATTACK_CANARY"
@@ -380,3 +381,38 @@ def test_a_committed_link_to_dev_zero_is_never_read(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines() == ["['sign']", "[]", "0", "['lib/index.js']"]
+
+
+@pytest.mark.slow
+def test_a_run_on_configuration_files_committed_as_links_to_dev_zero_ends_normally(
+    tmp_path: Path,
+) -> None:
+    """`go.mod`, `package.json`, `pyproject.toml`, `Cargo.toml` committed as links to /dev/zero:
+    the failed check's digest read `go.mod` by name and took the machine's memory (a
+    MemoryError under a 4 GB limit); every read of a repository file by name goes through
+    `repofiles.regular_text` now."""
+    import resource
+    import subprocess
+    import sys
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "x = 1\n"})
+    for name in ("go.mod", "package.json", "pyproject.toml", "Cargo.toml", "setup.cfg"):
+        (repo / name).symlink_to("/dev/zero")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "links"], cwd=repo, check=True)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "fixbot", "run", "-C", str(repo), "--max-attempts", "1"),
+            *("--check-command", "python -c 'import missing_module_xyz'", "--fix-commands", "true"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=limit,
+    )
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode in (0, 1, 3), (done.returncode, done.stderr[-2000:])

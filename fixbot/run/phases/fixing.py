@@ -16,6 +16,7 @@ from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
 from fixbot.core.observed import Observation
+from fixbot.core.repofiles import regular_text
 from fixbot.logs.dialects import go
 from fixbot.observe import judge
 from fixbot.policy import breaker
@@ -320,11 +321,9 @@ def _observed_on_original(run: RunParts, seen: str, observed: Observation | None
 def go_module(run: RunParts) -> str | None:
     """The Go module's path the check's folder declares in its go.mod (None: not a Go module),
     so that go test's ids name the test files a fix changed (`fixbot.tamper.reports.module_of`)."""
-    try:
-        text = (run.checker.workdir / "go.mod").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return go.module_path(text)
+    workdir = run.checker.workdir
+    text = regular_text(workdir, workdir / "go.mod")
+    return None if text is None else go.module_path(text)
 
 
 def standing(run: RunParts) -> Attempt:
