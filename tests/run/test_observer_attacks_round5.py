@@ -15,6 +15,10 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   (failed reports passed, the known answer failed, no tampering, no machinery) and writes them,
   with the nonce, to the copy of the real channel. The self-check compares the sender's cells,
   which still hold the same number.
+- `stream-rewritten-by-a-thread`: the same, by a thread the interpreter waits for at exit,
+  reading the pipe until the end record: no atexit handler, and with `Function.runtest`
+  replaced through computed names no word the tampering rules read, so it ends `fixed` with
+  the default settings too.
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
   call passed, sparing the known-answer test by its name; what the observer knows of how the
   body left its call (a dict in its closure, the cell unchanged) is told it returned. The
