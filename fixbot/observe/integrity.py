@@ -73,10 +73,11 @@ MACHINERY = (
 )
 
 
-def _lookup(module: str, path: str) -> Any:
+def _lookup(module: str, path: str, owner: Any = None) -> Any:
     """The raw attribute at `path` in `module` (a class attribute as its class's `__dict__`
-    holds it: a classmethod stays one object), or None."""
-    owner = sys.modules.get(module)
+    holds it: a classmethod stays one object), or None. `owner`: the module object itself, as
+    captured at load (None: `sys.modules`' entry now)."""
+    owner = sys.modules.get(module) if owner is None else owner
     parts = path.split(".")
     for part in parts[:-1]:
         owner = getattr(owner, part, None)
@@ -125,25 +126,29 @@ def _plugin_name(plugin: Any) -> str:
     return kind.__module__ + "." + kind.__qualname__
 
 
-def capture() -> dict[tuple[str, str], tuple[int, int, Any]]:
-    """The fingerprint of each piece of `MACHINERY` this pytest and pluggy have."""
+def capture() -> dict[tuple[str, str], tuple[int, int, Any, Any]]:
+    """The fingerprint of each piece of `MACHINERY` this pytest and pluggy have, with the
+    module object it was found in (what is compared later is looked up in that object, not in
+    `sys.modules`, where the code under test may put a module holding what was captured)."""
     captured = {}
     for module, path in MACHINERY:
         try:
             __import__(module)
         except ImportError:  # another pytest or pluggy: what it lacks is not compared
             continue
-        value = _lookup(module, path)
+        owner = sys.modules[module]
+        value = _lookup(module, path, owner)
         if value is not None:
-            captured[(module, path)] = _fingerprint(value)
+            captured[(module, path)] = (*_fingerprint(value), owner)
     return captured
 
 
-def changed(captured: dict[tuple[str, str], tuple[int, int, Any]]) -> list[str]:
-    """The names (`module.path`) of the `captured` machinery no longer what it was."""
+def changed(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[str]:
+    """The names (`module.path`) of the `captured` machinery no longer what it was, looked up
+    in the module objects captured with it."""
     found = []
-    for (module, path), (ident, code, _) in captured.items():
-        now = _lookup(module, path)
+    for (module, path), (ident, code, _, owner) in captured.items():
+        now = _lookup(module, path, owner)
         if now is None or _fingerprint(now)[:2] != (ident, code):
             found.append(module + "." + path)
     return found

@@ -223,19 +223,22 @@ def _tampered(last: Observation, watched: set[str]) -> list[str]:
     ]
 
 
-# the known-answer test's outcomes that are no finding: the right one, and those where it
-# could not be asked or pytest's machinery raised on it (a plugin that expects state a plain
-# test lacks)
+# the known-answer test's outcomes that are no finding: the right one, and, where the start's
+# run answered none, those where it could not be asked or pytest's machinery raised on it (a
+# plugin that expects state a plain test lacks); where the start's run answered, the fix's code
+# can take away what the known answer is made under, so only an answer it gave too is excused
 KNOWN_RIGHT = ("failed", "unavailable", "error")
 
 
 def _known(start: Observation | None, last: Observation) -> list[str]:
     """The findings about the known-answer test: an answer other than `failed` that the start's
-    run did not give too (an installed plugin's habit is no finding of the fix's), or a
-    session that ended without asking it."""
+    run did not give too (an installed plugin's habit is no finding of the fix's; `unavailable`
+    and `error` are none where the start's run gave no answer), or a session that ended without
+    asking it."""
     before = set(start.known) if start is not None else set()
+    right = KNOWN_RIGHT[:1] if before else KNOWN_RIGHT
     wrong = sorted(
-        {a for a in last.known if a.split(": ", 1)[-1].split(":")[0] not in KNOWN_RIGHT} - before
+        {a for a in last.known if a.split(": ", 1)[-1].split(":")[0] not in right} - before
     )
     found = []
     if wrong:

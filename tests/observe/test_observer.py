@@ -252,6 +252,12 @@ def test_the_known_answer_is_no_finding_where_it_could_not_be_asked_or_the_start
     unasked = ["end: unavailable", "end: error: AttributeError"]
     assert judge.findings(START, _green(known=unasked[:1])) == []
     assert judge.findings(START, _green(known=unasked[1:])) == []
+    # where the start's run asked it, one that could not be asked was taken away by the fix
+    asked = START.model_copy(update={"known": ["first: failed", "end: failed"]})
+    for answer in unasked:
+        found = judge.findings(asked, _green(known=["first: failed", answer]))
+        assert [f.split(":")[0] for f in found] == ["observer-known-answer"], found
+    assert judge.findings(asked.model_copy(update={"known": unasked}), _green(known=unasked)) == []
     # a plugin the project has that reports every failure as skipped did so at the start too
     start = START.model_copy(update={"known": ["end: skipped"]})
     assert judge.findings(start, _green(known=["end: skipped"])) == []
