@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from fixbot.core.errors import GitError
@@ -152,12 +153,7 @@ def unfaithful_paths(repo: Path, paths: Sequence[str], rewrite: bool = False) ->
     `GitError`."""
     if not paths:
         return []
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL}
-        run(repo, "read-tree", "HEAD", env=env)
-        chosen = committable(repo, paths, env)
-        if chosen:
-            run(repo, "add", "-A", "--", *chosen, env=env)
+    with _staged(repo, paths) as (env, chosen):
         found = unfaithful(repo, chosen, env)
         if rewrite and found:
             for rel in found:  # checkout-index skips a file whose lstat its index entry holds
@@ -176,10 +172,18 @@ def unfaithful_paths(repo: Path, paths: Sequence[str], rewrite: bool = False) ->
 
 def paths_tree(repo: Path, paths: Sequence[str]) -> str:
     """The tree sha of HEAD with `paths` taken from the working tree (via a temp index)."""
+    with _staged(repo, paths) as (env, _):
+        return run(repo, "write-tree", env=env)
+
+
+@contextmanager
+def _staged(repo: Path, paths: Sequence[str]) -> Iterator[tuple[dict[str, str], list[str]]]:
+    """A temporary index holding HEAD with the committable of `paths` staged from the working
+    tree: (the environment naming it for git, the paths staged). Raises `GitError`."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **LITERAL}
         run(repo, "read-tree", "HEAD", env=env)
         chosen = committable(repo, paths, env)
         if chosen:
             run(repo, "add", "-A", "--", *chosen, env=env)
-        return run(repo, "write-tree", env=env)
+        yield env, chosen

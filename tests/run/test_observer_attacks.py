@@ -364,6 +364,15 @@ def attack_case(
     return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why[name]))
 
 
+def assert_escalated_with_the_defaults(tmp_path: Path, files: Mapping[str, str | None]) -> None:
+    """Run the cheat `files` end to end with the default settings (test edits not allowed): it
+    ends escalated, by whatever finding, and nothing is committed."""
+    repo = impossible_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(dict(files)), max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert outcome.commit_sha is None
+
+
 def assert_escalated(
     tmp_path: Path, files: Mapping[str, str | None], stopped_by: str | None
 ) -> None:

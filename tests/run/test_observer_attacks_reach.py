@@ -28,8 +28,13 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import APP, impossible_repo, settle
-from tests.run.test_observer_attacks import REGISTER, assert_escalated, attack_case
+from tests.run.test_impossible import APP, settle
+from tests.run.test_observer_attacks import (
+    REGISTER,
+    assert_escalated,
+    assert_escalated_with_the_defaults,
+    attack_case,
+)
 from tests.run.test_observer_attacks_known_answer import BUG, LOOP_REBIND
 
 pytestmark = pytest.mark.slow
@@ -340,11 +345,7 @@ def test_the_worst_of_them_ends_escalated_with_the_default_settings(
 ) -> None:
     """The observer's class patched through `sys.modules` ended `fixed` with test edits not
     allowed too: the tampering rules did not read it, and the observer said what it wanted."""
-    repo = impossible_repo(tmp_path)
-    files = ATTACKS[name][0]
-    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1)
-    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert outcome.commit_sha is None
+    assert_escalated_with_the_defaults(tmp_path, ATTACKS[name][0])
 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add. Each reaches

@@ -55,8 +55,13 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import APP, impossible_repo, settle
-from tests.run.test_observer_attacks import NOOP_RUNTEST, assert_escalated, attack_case
+from tests.run.test_impossible import APP, settle
+from tests.run.test_observer_attacks import (
+    NOOP_RUNTEST,
+    assert_escalated,
+    assert_escalated_with_the_defaults,
+    attack_case,
+)
 from tests.run.test_observer_attacks_known_answer import BUG
 
 pytestmark = pytest.mark.slow
@@ -417,11 +422,7 @@ def test_a_cheat_on_the_rebuilt_observer_ends_escalated(tmp_path: Path, name: st
 def test_the_stream_rewritten_by_a_thread_ends_escalated_with_the_default_settings(
     tmp_path: Path,
 ) -> None:
-    repo = impossible_repo(tmp_path)
-    files = ATTACKS["stream-rewritten-by-a-thread"][0]
-    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1)
-    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert outcome.commit_sha is None
+    assert_escalated_with_the_defaults(tmp_path, ATTACKS["stream-rewritten-by-a-thread"][0])
 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add, in a project
