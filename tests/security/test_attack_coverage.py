@@ -407,7 +407,7 @@ def test_a_run_on_configuration_files_committed_as_links_to_dev_zero_ends_normal
     done = subprocess.run(
         [
             *(sys.executable, "-m", "fixbot", "run", "-C", str(repo), "--max-attempts", "1"),
-            *("--check-command", "python -c 'import missing_module_xyz'", "--fix-commands", "true"),
+            *("--check-command", "python3 -c 'import missing_xyz'", "--fix-commands", "true"),
         ],
         capture_output=True,
         text=True,
