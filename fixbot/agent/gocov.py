@@ -7,7 +7,7 @@ that knows it): once with `-run` limited to the failing tests (their top-level n
 whole. A block's count in the whole run minus its count in the failing run is what the passing
 tests ran, so each block has a two-group spectrum: run by the failing tests or not, by the
 passing ones or not, ranked by Ochiai's coefficient as the Python spectrum is
-(`fixbot.agent.spectrum.ochiai`: 1.0 for a block only the failing tests ran). The profiles
+(`fixbot.agent.tracerank.ochiai`: 1.0 for a block only the failing tests ran). The profiles
 cross back in the log after a marker line. Both runs cover every package of the module
 (`-coverpkg`) and read the failing tests' files through an overlay that turns a panic into a
 test failure, so a panicking test still writes its profile (`command`). Functions of one score

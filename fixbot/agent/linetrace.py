@@ -25,7 +25,7 @@ ran. At exit each process writes
 [index, ...]}, "raised": {line: [index, ...]}}}}`,
 paths relative to the root, the shape of coverage.py's JSON report with contexts, each context
 given by its index in `"tests"` (the names once, however many lines a test ran) and lines run
-outside any test left out; `fixbot.agent.spectrum.parse` reads it. `"raised"` holds the lines
+outside any test left out; `fixbot.agent.tracerank.parse` reads it. `"raised"` holds the lines
 an exception passed through (`sys.settrace`'s "exception" event: each frame it leaves or is
 caught in, at the line running then), by the same contexts: an error a library catches itself
 (a command-line framework turning it into an exit status) leaves no traceback in the output,

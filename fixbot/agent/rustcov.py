@@ -271,7 +271,7 @@ def _lcov(lines: Lines, source: str, line: str) -> str:
 
 def scores(runs: list[Run]) -> dict[str, dict[int, float]]:
     """Source path -> line -> Ochiai's coefficient of each line a failing run executed
-    (`fixbot.agent.spectrum.ochiai`'s formula over these runs)."""
+    (`fixbot.agent.tracerank.ochiai`'s formula over these runs)."""
     total_failed = sum(run.failed for run in runs)
     counts: dict[tuple[str, int], list[int]] = {}
     for run in runs:

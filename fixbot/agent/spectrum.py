@@ -1,10 +1,5 @@
-"""Spectrum-based fault localization: rank the source lines the failing tests execute against
-those the passing tests execute, by Ochiai's coefficient.
-
-    ochiai(s) = failed(s) / sqrt(total_failed * (failed(s) + passed(s)))
-
-where failed(s) and passed(s) count the failing and passing tests that executed line s (Abreu,
-Zoeteweij, van Gemund, "On the accuracy of spectrum-based fault localization", TAICPART 2007).
+"""Spectrum-based fault localization: the check run once more under coverage, its lines ranked
+by which tests ran them (Ochiai's coefficient, `fixbot.agent.tracerank`).
 
 The spectra of a Python project come from fixbot's line tracer (`fixbot.agent.linetrace`,
 standard library only): the check runs once more, unchanged, through the run's launcher, with a
@@ -22,32 +17,26 @@ instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own,
 (`fixbot.agent.rustcov`). When the spectrum cannot run, `suspects` says why (the report's notes
 and the bench show it).
 
-`rank` turns the lines into the enclosing functions of the repository's non-test files, best
-first, as `fixbot.agent.locate.Span`s that `fixbot.agent.context` shows in the first request.
+`fixbot.agent.tracerank` reads the tracer's reports back and ranks the enclosing functions of
+the repository's non-test files, best first, as `fixbot.agent.locate.Span`s that
+`fixbot.agent.context` shows in the first request.
 """
 
 from __future__ import annotations
 
-import ast
-import json
-import math
 import shlex
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from fixbot.agent import gocov, nodecov, runnercov, rustcov
-from fixbot.agent.locate import LINE_NUMBER, TEST_FILE, Span
-from fixbot.core.repofiles import regular_text, resolved
+from fixbot.agent.locate import Span
+from fixbot.agent.tracerank import MARK, parse, rank, reports
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
 
-MARK = "fixbot-spectrum-json-follows"
 NO_PROVIDER = f"vitest's own coverage needs the {runnercov.VITEST_PROVIDER} package"
 SKIPPED = "coverage spectrum skipped: "  # the note's start in the report (and the bench's)
-MAX_SPANS = 12
-MAX_FOCUS = 6  # the most suspicious lines a long function is shown around
 TRACER = Path(__file__).with_name("linetrace.py")
 # What marks a Python project in its repository's root (or one folder down: `cd sub && ...`).
 PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py")
@@ -69,13 +58,6 @@ def pytest_runtest_call(item):
     if tracer is not None:
         tracer.rearm(getattr(item, "name", ""))
 """
-
-
-def ochiai(failed: int, passed: int, total_failed: int) -> float:
-    """Ochiai's coefficient of a line run by `failed` failing and `passed` passing tests."""
-    if not failed or not total_failed:
-        return 0.0
-    return failed / math.sqrt(total_failed * (failed + passed))
 
 
 def python_project(repo: Path, failing: Sequence[str] = ()) -> bool:
@@ -144,180 +126,6 @@ def make_shim(folder: Path) -> Path:
         (folder / name).write_text(text, encoding="utf-8")
         (folder / name).chmod(0o644)
     return folder
-
-
-def parse(output: str, field: str = "contexts") -> dict[str, dict[int, list[str]]]:
-    """path -> line -> the contexts (tests) that ran it, merged from every report after `MARK`
-    (one per traced process); {} when there is none. A report cut short ends the reading. With
-    `field` "raised": the lines an exception passed through, by test (`fixbot.agent.linetrace`)."""
-    merged: dict[str, dict[int, set[str]]] = {}
-    for report in reports(output)[0]:
-        _merge(merged, report, field)
-    return {path: {n: sorted(c) for n, c in lines.items()} for path, lines in merged.items()}
-
-
-def reports(output: str) -> tuple[list[object], bool]:
-    """The JSON values after `MARK` in `output`, and whether one was cut short (unreadable)."""
-    _, marker, rest = output.partition(MARK)
-    if not marker:
-        return [], False
-    found: list[object] = []
-    decoder, at = json.JSONDecoder(), rest.find("{")
-    while at >= 0:
-        try:
-            report, end = decoder.raw_decode(rest, at)
-        except (ValueError, RecursionError):  # cut short, or nested deeper than Python's stack
-            return found, True
-        found.append(report)
-        at = rest.find("{", end)
-    return found, False
-
-
-def _merge(merged: dict[str, dict[int, set[str]]], report: object, field: str) -> None:
-    """Add one report's lines of `field` to `merged`: contexts by name (coverage.py's shape) or
-    by index into its `"tests"` (the tracer's); anything malformed is skipped."""
-    if not isinstance(report, dict):
-        return
-    names = report.get("tests")
-    for path, data in _as_dict(report.get("files")).items():
-        lines = merged.setdefault(str(path), {})
-        for n, ctx in _as_dict(_as_dict(data).get(field)).items():
-            tests = [_test_name(c, names) for c in (ctx if isinstance(ctx, list) else ())]
-            if LINE_NUMBER.fullmatch(str(n)) and any(tests):
-                lines.setdefault(int(n), set()).update(t for t in tests if t)
-
-
-def _as_dict(value: object) -> dict[Any, Any]:
-    """`value` when it is a dict, else an empty one (a report's fields are not trusted)."""
-    return value if isinstance(value, dict) else {}
-
-
-def _test_name(context: object, names: object) -> str | None:
-    """A line's context as a test's name: the name itself (coverage.py) or an index into the
-    report's `names` (the tracer's); None when malformed or empty."""
-    if isinstance(names, list) and isinstance(context, int) and 0 <= context < len(names):
-        context = names[context]
-    return context if isinstance(context, str) and context else None
-
-
-def _failing(context: str, failing: Iterable[str]) -> bool:
-    """Whether the context `context` (`module.Class.test`, `module.test[param]`) is one of the
-    failing test ids: pytest's `path::Class::test[param]` or unittest's `module.Class.test`.
-    When both name a parametrization they must name the same one (a parameter set that passed
-    is a passing test; an id cut short, without its `]`, names the ones it starts); when either
-    has none, the function's name decides."""
-    return any(_names(context, test) for test in failing)
-
-
-def _names(context: str, test: str) -> bool:
-    """Whether the context `context` is the failing test id `test` (see `_failing`)."""
-    if "::" not in test:  # unittest: the same dotted name, maybe from another folder
-        return context == test or context.endswith("." + test)
-    dotted, bracket, params = context.partition("[")
-    path, _, rest = test.partition("::")
-    head, test_bracket, test_params = rest.partition("[")  # a parameter may hold `::`
-    name = head.rsplit("::", 1)[-1]
-    if bracket and test_bracket and not _same_parameters(params, test_params):
-        return False
-    return bool(name) and dotted.endswith("." + name) and PurePosixPath(path).stem in dotted
-
-
-def _same_parameters(params: str, test_params: str) -> bool:
-    """Whether a context's parameter set `params` is the failing id's `test_params`, or starts
-    with it where the id was cut at a space inside its parametrization (`test_unit[1`)."""
-    cut = not test_params.endswith("]") and params.startswith(test_params)
-    return params == test_params or cut
-
-
-def scores(
-    spectra: dict[str, dict[int, list[str]]],
-    failing: list[str],
-    raised: dict[str, dict[int, list[str]]] | None = None,
-) -> dict[tuple[str, int], float]:
-    """(path, line) -> Ochiai of every line of a non-test file a failing test ran, plus, for a
-    line an exception passed through under a failing test (`raised`), the Ochiai of that: of
-    the lines the failing tests alone ran, those their run unwound through come first."""
-    contexts = {c for lines in spectra.values() for ctx in lines.values() for c in ctx}
-    bad = {c for c in contexts if _failing(c, failing)}
-    found: dict[tuple[str, int], float] = {}
-    for path, lines in spectra.items():
-        if not TEST_FILE.search(path):
-            found |= {(path, line): value for line, value in _line_scores(lines, bad).items()}
-    _add_raised(found, raised or {}, bad)
-    return found
-
-
-def _add_raised(
-    found: dict[tuple[str, int], float], raised: dict[str, dict[int, list[str]]], bad: set[str]
-) -> None:
-    """Add to each line of `found` the Ochiai of an exception passing through it under the
-    failing tests (`bad`); a line `found` lacks gains nothing."""
-    for path, lines in raised.items():
-        for line, value in _line_scores(lines, bad).items():
-            if (path, line) in found:
-                found[path, line] += value
-
-
-def _line_scores(lines: dict[int, list[str]], bad: set[str]) -> dict[int, float]:
-    """line -> Ochiai of each line of one file that a failing test (a context in `bad`) ran."""
-    found = {}
-    for line, ctx in lines.items():
-        failed = sum(1 for c in ctx if c in bad)
-        if failed:
-            found[line] = ochiai(failed, len(ctx) - failed, len(bad))
-    return found
-
-
-def _enclosing(repo: Path, path: str, lines: list[int]) -> dict[int, tuple[int, int, str]]:
-    try:
-        tree = ast.parse(regular_text(repo, repo / path) or "")
-    except (SyntaxError, ValueError):
-        return {}
-    kinds = ast.FunctionDef | ast.AsyncFunctionDef
-    spans = [
-        (n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree) if isinstance(n, kinds)
-    ]
-    found = {}
-    for line in lines:
-        inside = [s for s in spans if s[0] <= line <= s[1]]
-        if inside:
-            found[line] = min(inside, key=lambda s: s[1] - s[0])  # the innermost function
-    return found
-
-
-def rank(
-    repo: Path,
-    spectra: dict[str, dict[int, list[str]]],
-    failing: list[str],
-    raised: dict[str, dict[int, list[str]]] | None = None,
-) -> list[Span]:
-    """The functions holding the most suspicious lines (`scores`), best first (a function
-    scores its best line), at most `MAX_SPANS`; paths made relative to `repo`, files outside it
-    left out."""
-    by_file: dict[str, dict[int, float]] = {}
-    root = repo.resolve()
-    for (path, line), value in scores(spectra, failing, raised).items():
-        full = resolved(root / path)
-        if full is not None and full.is_relative_to(root):
-            by_file.setdefault(full.relative_to(root).as_posix(), {})[line] = value
-    best: dict[tuple[str, int, int, str], float] = {}
-    inside: dict[tuple[str, int, int, str], list[tuple[float, int]]] = {}
-    for rel, lines in by_file.items():
-        for line, (start, end, name) in _enclosing(repo, rel, list(lines)).items():
-            key = (rel, start, end, name)
-            best[key] = max(best.get(key, 0.0), lines[line])
-            inside.setdefault(key, []).append((-lines[line], line))
-    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0][0], item[0][1]))
-    return [
-        Span(p, s, e, n, v, _focus(inside[(p, s, e, n)], v))
-        for (p, s, e, n), v in ranked[:MAX_SPANS]
-    ]
-
-
-def _focus(lines: list[tuple[float, int]], best: float) -> tuple[int, ...]:
-    """The function's lines that score its best, in order, at most `MAX_FOCUS`."""
-    top = sorted(line for minus, line in lines if -minus >= best - 1e-9)
-    return tuple(top[:MAX_FOCUS])
 
 
 def suspects(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import spectrum
+from fixbot.agent import spectrum, tracerank
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.bench.cases import stats_case
@@ -17,9 +17,9 @@ from tests.fakes.gomodule import go_module
 
 
 def test_ochiai() -> None:
-    assert spectrum.ochiai(1, 0, 1) == 1.0
-    assert spectrum.ochiai(1, 3, 1) == pytest.approx(0.5)
-    assert spectrum.ochiai(0, 5, 2) == 0.0
+    assert tracerank.ochiai(1, 0, 1) == 1.0
+    assert tracerank.ochiai(1, 3, 1) == pytest.approx(0.5)
+    assert tracerank.ochiai(0, 5, 2) == 0.0
 
 
 def test_a_check_that_sets_pythonpath_itself_keeps_the_tracer_on_it(tmp_path: Path) -> None:
@@ -35,14 +35,14 @@ def test_a_check_that_sets_pythonpath_itself_keeps_the_tracer_on_it(tmp_path: Pa
 def test_the_reports_of_several_processes_are_merged() -> None:
     one = {"files": {"a.py": {"contexts": {"2": ["t.test_a", ""]}}}}
     two = {"files": {"a.py": {"contexts": {"2": ["t.test_b"], "3": ["t.test_b"]}}}}
-    output = f"{spectrum.MARK}\n{json.dumps(one)}\n{json.dumps(two)}\n"
-    assert spectrum.parse(output) == {"a.py": {2: ["t.test_a", "t.test_b"], 3: ["t.test_b"]}}
+    output = f"{tracerank.MARK}\n{json.dumps(one)}\n{json.dumps(two)}\n"
+    assert tracerank.parse(output) == {"a.py": {2: ["t.test_a", "t.test_b"], 3: ["t.test_b"]}}
 
 
 def test_unittest_ids_name_their_contexts() -> None:
     spectra = {"a.py": {2: ["tests.test_x.T.test_a"], 3: ["tests.test_x.T.test_b"]}}
     # the check ran from a folder below the root: the id lacks the folder's part
-    assert spectrum.scores(spectra, ["test_x.T.test_a"]) == {("a.py", 2): 1.0}
+    assert tracerank.scores(spectra, ["test_x.T.test_a"]) == {("a.py", 2): 1.0}
 
 
 def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
@@ -55,11 +55,11 @@ def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
             "tests/t.py": {"contexts": {"1": ["t.test_b"]}},  # a test file is never ranked
         }
     }
-    output = "noise\n" + spectrum.MARK + "\n" + json.dumps(report)
-    spans = spectrum.rank(tmp_path, spectrum.parse(output), ["tests/t.py::test_b"])
+    output = "noise\n" + tracerank.MARK + "\n" + json.dumps(report)
+    spans = tracerank.rank(tmp_path, tracerank.parse(output), ["tests/t.py::test_b"])
     assert [(s.name, round(s.score, 3)) for s in spans] == [("bad", 1.0), ("good", 0.707)]
-    assert spectrum.parse("no marker") == {}
-    assert spectrum.parse(spectrum.MARK + '\n{"files": {"cut') == {}  # a cut report: no ranking
+    assert tracerank.parse("no marker") == {}
+    assert tracerank.parse(tracerank.MARK + '\n{"files": {"cut') == {}  # a cut report: no ranking
 
 
 @pytest.mark.slow
@@ -167,9 +167,9 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
         path: {"contexts": {"2": ["t.test_b"]}, "raised": {"2": ["t.test_b"]}}
         for path in (str(secret), "../secret.py", "link.py")
     }
-    output = spectrum.MARK + json.dumps({"files": forged})
-    raised = spectrum.parse(output, "raised")
-    assert spectrum.rank(repo, spectrum.parse(output), ["tests/t.py::test_b"], raised) == []
+    output = tracerank.MARK + json.dumps({"files": forged})
+    raised = tracerank.parse(output, "raised")
+    assert tracerank.rank(repo, tracerank.parse(output), ["tests/t.py::test_b"], raised) == []
 
 
 GO_CODE = (
@@ -290,15 +290,15 @@ def test_a_parameter_set_that_passed_is_a_passing_test() -> None:
         }
     }
     failing = ["tests/test_s.py::test_sign[-5--1]"]
-    assert spectrum.scores(spectra, failing) == {
+    assert tracerank.scores(spectra, failing) == {
         ("a.py", 2): pytest.approx(0.707, abs=1e-3),
         ("a.py", 3): 1.0,
     }
     # an id cut at a space of its parametrization names the parameter sets it starts
     cut = {"a.py": {2: ["tests.test_s.test_u[1 ms]"], 3: ["tests.test_s.test_u[2 ms]"]}}
-    assert spectrum.scores(cut, ["tests/test_s.py::test_u[1"]) == {("a.py", 2): 1.0}
+    assert tracerank.scores(cut, ["tests/test_s.py::test_u[1"]) == {("a.py", 2): 1.0}
     # an id without its parametrization (or a context without one) matches by the name alone
-    assert set(spectrum.scores(spectra, ["tests/test_s.py::test_sign"])) == {
+    assert set(tracerank.scores(spectra, ["tests/test_s.py::test_sign"])) == {
         ("a.py", 2),
         ("a.py", 3),
         ("a.py", 4),
@@ -308,7 +308,7 @@ def test_a_parameter_set_that_passed_is_a_passing_test() -> None:
 def test_the_lines_an_exception_left_by_under_a_failing_test_rank_first() -> None:
     spectra = {"a.py": {2: ["t.test_a", "t.test_b"], 5: ["t.test_b"]}}
     raised = {"a.py": {2: ["t.test_b"]}, "tests/t.py": {9: ["t.test_b"]}}
-    found = spectrum.scores(spectra, ["tests/t.py::test_b"], raised)
+    found = tracerank.scores(spectra, ["tests/t.py::test_b"], raised)
     assert found == {("a.py", 2): pytest.approx(1.707, abs=1e-3), ("a.py", 5): 1.0}
 
 

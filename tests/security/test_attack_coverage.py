@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import gocov, nodecov, runnercov, rustcov, spectrum
+from fixbot.agent import gocov, nodecov, runnercov, rustcov, spectrum, tracerank
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.fakes.repo import make_repo
@@ -125,9 +125,9 @@ def test_the_python_and_go_spectra_skip_the_same_hostile_reports(tmp_path: Path)
     contexts = {"\u00b2": [0], "9" * 5000: [0], "2": [0]}
     files = {"a\0b.py": {"contexts": {"1": [0]}}, "loop.py": {"contexts": {"1": [0]}}}
     report = json.dumps({"tests": ["t"], "files": {**files, "m.py": {"contexts": contexts}}})
-    out = f"{spectrum.MARK}\n{report}\n"
-    assert spectrum.reports(f'{spectrum.MARK}\n{{"a": {"[" * 60000}\n') == ([], True)
-    found = spectrum.rank(repo, spectrum.parse(out), ["t"])
+    out = f"{tracerank.MARK}\n{report}\n"
+    assert tracerank.reports(f'{tracerank.MARK}\n{{"a": {"[" * 60000}\n') == ([], True)
+    found = tracerank.rank(repo, tracerank.parse(out), ["t"])
     assert [(s.path, s.name, s.focus) for s in found] == [("m.py", "f", (2,))]
     (repo / "go.mod").write_text("module example.com/mod\n")
     (repo / "a.go").write_text("package mod\n\nfunc A() int {\n\treturn 1\n}\n")
