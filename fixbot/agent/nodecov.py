@@ -21,8 +21,8 @@ A check that starts jest or vitest by name is asked for the runner's own coverag
 A check is one process over one or more test files, so there is no per-test spectrum here: a
 function holding a line the output points at (a failing test's stack trace passing through the
 repository's code) ranks first, focused on that line (`_pointed_first`), then one whose name a
-failing test's name spells (`_named`: "returns shallow clone" and `shallowClone`); the others
-are ranked by their file's nearness to the failing test files (the same stem, as
+failing test's name spells (`nodenear.named`: "returns shallow clone" and `shallowClone`); the
+others are ranked by their file's nearness to the failing test files (the same stem, as
 `test/parse.js` and `lib/parse.js`; a file the test `require`s or imports; any other executed
 file), then by its size (a small function the test reached says more than the module's whole
 body). A long function is shown around its least-run executed blocks (`Span.focus`): the paths
@@ -36,10 +36,11 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from fixbot.agent.locate import MAX_SPAN_LINES, Span
+from fixbot.agent.nodenear import JS_TEST, named, nearness, required
 from fixbot.agent.v8js import HOOK, PRINT, SOURCES
 from fixbot.core.repofiles import regular_text, resolved
 
@@ -48,15 +49,6 @@ MAX_SPANS = 12
 MAX_FOCUS = 10  # blocks a long function is shown around: the `RARE` least run, the last ones
 RARE = 6
 POINTED = 2.0  # the score of a run function holding a line the output points at (above nearness)
-NAMED = 1.5  # the score of a run function whose name a failing test's name spells (above nearness)
-# an identifier's or a sentence's words: `shallowClone`, `shallow_clone`, "shallow clone"
-WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-# what separates a test id's file and groups from the test's own name (vitest's `>`, jest's
-# U+203A, pytest's and others' `::`)
-TEST_PARTS = re.compile(r"\s+[>\u203a]\s+|::")
-JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
-JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
-REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
 
 
 @dataclass(frozen=True)
@@ -164,18 +156,18 @@ def rank_lines(
 ) -> list[Span]:
     """`rank` for a runner's report: its executed functions of the repository's non-test
     scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
-    found = _named(_line_spans(repo, coverage, tests), failing)
+    found = named(_line_spans(repo, coverage, tests), failing)
     return _best(_pointed_first(found, pointed))
 
 
 def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list[Span]:
     """The spans of the executed functions of `coverage`'s ranked scripts, scored by nearness."""
-    required = {r for t in tests for r in _required(repo, t)}
+    imported = {r for t in tests for r in required(repo, t)}
     return [
         span
         for path, lines in coverage.items()
         if _ranked_script(repo, path)
-        for span in _report_spans(path, lines, nearness(path, tests, required))
+        for span in _report_spans(path, lines, nearness(path, tests, imported))
     ]
 
 
@@ -215,27 +207,6 @@ def _inner_blocks(lines: Lines, first: int, last: int) -> list[tuple[int, int, i
     ]
 
 
-def words(text: str) -> list[str]:
-    """The lower-cased words of an identifier or a sentence (`WORD`)."""
-    return [w.lower() for w in WORD.findall(text)]
-
-
-def _named(spans: list[Span], failing: Sequence[str]) -> list[Span]:
-    """`spans` with those whose function's name a failing test's name spells scored `NAMED`:
-    the name's words (two or more: `shallowClone`, `parse_date`; one word says too little)
-    in a row in the test's own name, past its file and groups ("returns shallow clone").
-    A test is named after the behaviour it checks, and that often after the function doing it
-    (test-to-code traceability by naming convention)."""
-    names = [words(TEST_PARTS.split(test)[-1]) for test in failing]
-    joined = [f" {' '.join(name)} " for name in names if name]
-
-    def spelled(span: Span) -> bool:
-        own = words(span.name.rsplit(".", 1)[-1])
-        return len(own) >= 2 and any(f" {' '.join(own)} " in name for name in joined)
-
-    return [replace(s, score=max(s.score, NAMED)) if spelled(s) else s for s in spans]
-
-
 def _pointed_first(spans: list[Span], pointed: Sequence[tuple[str, int]]) -> list[Span]:
     """`spans` with those holding a line of `pointed` (path, line: where the failing tests'
     stack traces pass through the repository's code) scored `POINTED` and focused on that line:
@@ -264,53 +235,6 @@ def _best(spans: list[Span]) -> list[Span]:
     return _nested_dropped(spans)[:MAX_SPANS]
 
 
-def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
-    """The failing test files: the JavaScript files the check names, else the test files of the
-    output's `path:line`s (repository-relative)."""
-    try:
-        words = shlex.split(check)
-    except ValueError:
-        words = []
-    named = [w for w in words if w.endswith(JS_SUFFIXES) and (repo / w).is_file()]
-    return list(dict.fromkeys(named or [p for p in located if JS_TEST.search(p)]))
-
-
-def _required(repo: Path, test: str) -> set[str]:
-    """The repository files `test` requires or imports by a relative path."""
-    text = regular_text(repo, repo / test)
-    if text is None:
-        return set()
-    found = set()
-    for spec in REQUIRE.findall(text):
-        base = (repo / test).parent / spec
-        candidates = [base, *(base.with_name(base.name + s) for s in JS_SUFFIXES)]
-        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [_main(repo, base)]
-        for path in candidates:
-            if path.is_file() and path.resolve().is_relative_to(repo.resolve()):
-                found.add(path.resolve().relative_to(repo.resolve()).as_posix())
-                break
-    return found
-
-
-def _main(repo: Path, folder: Path) -> Path:
-    """The `main` file of the package in `folder` (its package.json, when a regular file of
-    `repo`: `repofiles.regular_text`), else `folder/index.js`."""
-    try:
-        main = json.loads(regular_text(repo, folder / "package.json") or "{}").get("main")
-    except (ValueError, RecursionError, AttributeError):
-        main = None
-    return folder / (main if isinstance(main, str) and main else "index.js")
-
-
-def nearness(path: str, tests: list[str], required: set[str]) -> float:
-    """How near `path` is to the failing test files: 1 the same stem, 0.8 required by one, 0.5
-    any other file the check ran."""
-    stem = PurePosixPath(path).stem
-    if any(PurePosixPath(t).stem == stem for t in tests):
-        return 1.0
-    return 0.8 if path in required else 0.5
-
-
 def _line_of(starts: list[int], offset: int) -> int:
     low, high = 0, len(starts)
     while low < high:  # the last line starting at or before `offset` (1-based)
@@ -335,17 +259,18 @@ def rank(
     `MAX_SPANS`: those of the scripts V8 ran as they read (`coverage`; a script's top level, the
     whole file, left out) and those of the scripts it ran transformed, mapped to the files'
     lines through their source maps (`mapped`, `parse_mapped`). A function whose name the name
-    of a failing test (`failing`, the output's test ids) spells ranks above nearness (`_named`).
+    of a failing test (`failing`, the output's test ids) spells ranks above nearness
+    (`nodenear.named`).
     """
-    required = {r for t in tests for r in _required(repo, t)}
+    imported = {r for t in tests for r in required(repo, t)}
     found = _line_spans(repo, mapped or {}, tests)
     for path, functions in coverage.items():
         if not _ranked_script(repo, path) or path in (mapped or {}):
             continue
         text = regular_text(repo, repo / path)
         if text is not None and ran_as_on_disk(text, functions):
-            found += _executed(path, text, functions, nearness(path, tests, required))
-    return _best(_pointed_first(_named(found, failing), pointed))
+            found += _executed(path, text, functions, nearness(path, tests, imported))
+    return _best(_pointed_first(named(found, failing), pointed))
 
 
 def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:

@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from fixbot.agent import gocov, nodecov, runnercov, rustcov
+from fixbot.agent import gocov, nodecov, nodenear, runnercov, rustcov
 from fixbot.agent.locate import Span
 from fixbot.agent.tracerank import MARK, parse, rank, reports
 from fixbot.process.launcher import Launcher
@@ -193,7 +193,7 @@ def _node(
     pointed: Sequence[tuple[str, int]] = (),
     failing: Sequence[str] = (),
 ) -> tuple[list[Span], str | None]:
-    tests = nodecov.test_files(repo, check, located)
+    tests = nodenear.test_files(repo, check, located)
     if not tests:  # a linter or a compiler: its output already points at the lines
         return [], "no failing test file named by the check or its output"
     found_runner = runnercov.runner(check, repo)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import context, nodecov, runnercov, spectrum
+from fixbot.agent import context, nodecov, nodenear, runnercov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
@@ -77,12 +77,12 @@ def test_the_functions_a_failing_node_check_ran_are_ranked_nearest_first(tmp_pat
     repo = write(tmp_path, FILES)
     coverage = nodecov.parse(_run(repo, "node test/parse.js"))
     assert set(coverage) == {"index.js", "lib/set.js", "test/parse.js"}  # no node_modules
-    spans = nodecov.rank(repo, coverage, nodecov.test_files(repo, "node test/parse.js", []))
+    spans = nodecov.rank(repo, coverage, nodenear.test_files(repo, "node test/parse.js", []))
     assert [(s.path, s.name, s.start, s.end, s.score) for s in spans] == [
         ("index.js", "parse", 3, 10, 0.8),  # the package's main, which the test requires
         ("lib/set.js", "setKey", 1, 7, 0.5),  # run, not required by the test
     ]
-    assert nodecov.nearness("lib/parse.js", ["test/parse.js"], set()) == 1.0  # the same stem
+    assert nodenear.nearness("lib/parse.js", ["test/parse.js"], set()) == 1.0  # the same stem
     # `unused` never ran; the test's own top level is no function of the repository's code
     assert all(s.name != "unused" for s in spans)
 
@@ -531,10 +531,10 @@ def test_a_function_the_failing_tests_name_spells_ranks_above_nearness(tmp_path:
     assert plain[-1].name == "shallowClone"  # the longest: last by size alone
     found = nodecov.rank_lines(repo, coverage, ["test/a.test.js"], (), failing)
     assert [(s.name, s.score) for s in found][:2] == [
-        ("shallowClone", nodecov.NAMED),
+        ("shallowClone", nodenear.NAMED),
         ("isObject", 0.5),
     ]
-    assert nodecov.words("parse_HTTPDate") == ["parse", "http", "date"]
+    assert nodenear.words("parse_HTTPDate") == ["parse", "http", "date"]
 
 
 def test_a_script_opening_with_a_function_at_its_first_byte_ran_as_on_disk() -> None:

@@ -347,12 +347,12 @@ READERS = r"""
 import resource, sys
 from pathlib import Path
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-from fixbot.agent import leads, nodecov, rustcalls
+from fixbot.agent import leads, nodecov, nodenear, rustcalls
 repo = Path(sys.argv[1])
 print([s.name for s in rustcalls.spans(repo, ["t"])])
 print(rustcalls.functions(repo, "tests/zero.rs"))
 print(len(leads.spans(repo, "ImportError: cannot import name 'gone' from 'app'")))
-print(sorted(nodecov._required(repo, "test/t.js")))
+print(sorted(nodenear.required(repo, "test/t.js")))
 """
 
 
