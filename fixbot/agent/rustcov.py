@@ -31,7 +31,6 @@ runtime (Debian's own) cannot build with the flag at all, which the probe sees i
 
 from __future__ import annotations
 
-import math
 import re
 import shlex
 import tempfile
@@ -41,6 +40,7 @@ from pathlib import Path
 
 from fixbot.agent import rustcalls
 from fixbot.agent.locate import LINE_NUMBER, Span
+from fixbot.agent.tracerank import ochiai
 from fixbot.core.repofiles import resolved
 from fixbot.process.launcher import Launcher
 from fixbot.process.shellwords import assignment_ends
@@ -271,7 +271,7 @@ def _lcov(lines: Lines, source: str, line: str) -> str:
 
 def scores(runs: list[Run]) -> dict[str, dict[int, float]]:
     """Source path -> line -> Ochiai's coefficient of each line a failing run executed
-    (`fixbot.agent.tracerank.ochiai`'s formula over these runs)."""
+    (`fixbot.agent.tracerank.ochiai` over these runs)."""
     total_failed = sum(run.failed for run in runs)
     counts: dict[tuple[str, int], list[int]] = {}
     for run in runs:
@@ -281,8 +281,7 @@ def scores(runs: list[Run]) -> dict[str, dict[int, float]]:
     found: dict[str, dict[int, float]] = {}
     for (path, line), (failed, passed) in counts.items():
         if failed:
-            value = failed / math.sqrt(total_failed * (failed + passed))
-            found.setdefault(path, {})[line] = value
+            found.setdefault(path, {})[line] = ochiai(failed, passed, total_failed)
     return found
 
 
