@@ -25,7 +25,6 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.core.repofiles import regular_text
 
-MAX_FILE_BYTES = 512_000  # larger modules are not parsed (generated code, vendored bundles)
 MAX_SPAN_LINES = 80  # a longer function shows its first lines, or its focus lines' windows
 FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
 # A line number as a coverage report crossing back from the project's command may spell it:
@@ -51,7 +50,7 @@ class Span:
 
 
 def _parse(repo: Path, rel: str) -> ast.Module | None:
-    text = regular_text(repo, repo / rel, MAX_FILE_BYTES)
+    text = regular_text(repo, repo / rel)
     if text is None:
         return None
     try:

@@ -139,8 +139,8 @@ def _read(repo: Path) -> list[_File]:
 
 def functions(repo: Path, rel: str) -> list[tuple[str, int, int, bool]]:
     """(name, first line, last line, whether it is test code) of each function with a body in
-    the `.rs` file `rel`; [] when it is unreadable, over `MAX_FILE_BYTES` or not a regular file
-    of the repository (`repofiles.regular_text`)."""
+    the `.rs` file `rel`; [] when it is unreadable, over `repofiles.MAX_TEXT_BYTES` or not a
+    regular file of the repository (`repofiles.regular_text`)."""
     text = regular_text(repo, repo / rel)
     if text is None:
         return []

@@ -13,7 +13,8 @@ import os
 import stat
 from pathlib import Path
 
-MAX_TEXT_BYTES = 1_000_000  # a configuration or source file larger than this is not read
+# a source or configuration file larger than this is not read (generated code, vendored bundles)
+MAX_TEXT_BYTES = 512_000
 
 
 def resolved(path: Path) -> Path | None:
