@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from fixbot.agent import locate
@@ -91,3 +92,29 @@ def test_the_module_level_data_a_function_reads_is_shown_with_it(tmp_path: Path)
     )
     [data] = locate.globals_read(repo, locate.Span("esc.py", 7, 8, "escape", 1.0))
     assert (data.start, data.end, data.name) == (3, 3, "module level")
+
+
+def _branches(count: int) -> str:
+    """A function of `count` branches, each `elif kind == k` then `out.append('rule k')`."""
+    arms = "".join(f"    elif kind == {k}:\n        out.append('rule {k}')\n" for k in range(count))
+    return f"def translate(kind, out):\n    if kind < 0:\n        pass\n{arms}    return out\n"
+
+
+def test_a_long_function_shows_a_run_of_its_limit_around_its_focus(tmp_path: Path) -> None:
+    """A fix of a long function often changes the sibling branches of the line a spectrum
+    points at (they ran under the passing tests too): a long span shows a run of its `limit`
+    lines around its focus, not only a few either side of it; when that does not fit the
+    budget, or the focus lines lie further apart, `FOCUS_RADIUS` lines either side of each."""
+    repo = write(tmp_path, {"rules.py": _branches(100)})  # 205 lines: rule k on line 6 + 2k
+    best = locate.Span("rules.py", 1, 205, "translate", 1.0, focus=(6 + 2 * 60,), limit=160)
+    wide = locate.render(repo, [best], 100_000)
+    assert "out.append('rule 25')" in wide and "out.append('rule 95')" in wide  # siblings
+    assert len(wide.splitlines()) == 1 + 160 + 1  # the header, the limit, one gap's `...`
+    assert "def translate(kind, out):" in wide
+    other = locate.render(repo, [replace(best, limit=0)], 100_000)  # `MAX_SPAN_LINES`
+    assert "rule 41'" in other and "rule 79'" in other and "rule 30'" not in other
+    narrow = locate.render(repo, [best], len(other) - 1)
+    assert "rule 60'" in narrow and "rule 57'" not in narrow  # the wide view does not fit
+    apart = replace(best, focus=(8, 204))  # further apart than the limit: both windows
+    assert "rule 1'" in locate.render(repo, [apart], 100_000)
+    assert "rule 50'" not in locate.render(repo, [apart], 100_000)
