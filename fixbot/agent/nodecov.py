@@ -23,10 +23,11 @@ function holding a line the output points at (a failing test's stack trace passi
 repository's code) ranks first, focused on that line (`_pointed_first`), then one whose name a
 failing test's name spells (`nodenear.named`: "returns shallow clone" and `shallowClone`); the
 others are ranked by their file's nearness to the failing test files (the same stem, as
-`test/parse.js` and `lib/parse.js`; a file the test `require`s or imports; any other executed
-file), then by its size (a small function the test reached says more than the module's whole
-body). A long function is shown around its least-run executed blocks (`Span.focus`): the paths
-the failing tests took that the others rarely did.
+`test/parse.js` and `lib/parse.js`; a file the test `require`s or imports, resolved as node
+does, then one that file requires; any other executed file), then by its size (a small
+function the test reached says more than the module's whole body). A long function is shown
+around its least-run executed blocks (`Span.focus`): the paths the failing tests took that the
+others rarely did.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ def rank_lines(
 
 def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> list[Span]:
     """The spans of the executed functions of `coverage`'s ranked scripts, scored by nearness."""
-    imported = {r for t in tests for r in required(repo, t)}
+    imported = required(repo, tests)
     return [
         span
         for path, lines in coverage.items()
@@ -262,7 +263,7 @@ def rank(
     of a failing test (`failing`, the output's test ids) spells ranks above nearness
     (`nodenear.named`).
     """
-    imported = {r for t in tests for r in required(repo, t)}
+    imported = required(repo, tests)
     found = _line_spans(repo, mapped or {}, tests)
     for path, functions in coverage.items():
         if not _ranked_script(repo, path) or path in (mapped or {}):

@@ -24,7 +24,9 @@ WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 TEST_PARTS = re.compile(r"\s+[>\u203a]\s+|::")
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
 JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
-REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"](\.{1,2}(?:/[^'"]*)?)['"]""")
+# a `require`'s, an `import`'s or an `export ... from`'s module specifier
+REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"]([^'"\s]+)['"]""")
+MAX_DEPTH = 2  # a test's own requires, and theirs: an `index.js` that re-exports its `lib/`
 
 
 def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
@@ -38,40 +40,108 @@ def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
     return list(dict.fromkeys(named or [p for p in located if JS_TEST.search(p)]))
 
 
-def required(repo: Path, test: str) -> set[str]:
-    """The repository files `test` requires or imports by a relative path."""
-    text = regular_text(repo, repo / test)
-    if text is None:
-        return set()
-    found = set()
-    for spec in REQUIRE.findall(text):
-        base = (repo / test).parent / spec
-        candidates = [base, *(base.with_name(base.name + s) for s in JS_SUFFIXES)]
-        candidates += [base / f"index{s}" for s in JS_SUFFIXES] + [package_main(repo, base)]
-        for path in candidates:
-            if path.is_file() and path.resolve().is_relative_to(repo.resolve()):
-                found.add(path.resolve().relative_to(repo.resolve()).as_posix())
-                break
+def required(repo: Path, tests: Sequence[str]) -> dict[str, int]:
+    """The repository files the failing `tests` require or import (repository-relative) -> 1,
+    and those files' own -> 2 (a package's `index.js` re-exporting its `lib/` folder), by a
+    relative path or by the package's own name (`require("tiny")` in the package `tiny`),
+    resolved as node does (`resolve`); the tests themselves left out."""
+    found: dict[str, int] = {}
+    frontier = list(tests)
+    for hops in range(1, MAX_DEPTH + 1):
+        reached = {
+            target
+            for near in frontier
+            for spec in REQUIRE.findall(regular_text(repo, repo / near) or "")
+            if (target := resolve(repo, near, spec)) is not None
+        }
+        frontier = sorted(reached - set(found) - set(tests))
+        found |= {path: hops for path in frontier}
     return found
 
 
-def package_main(repo: Path, folder: Path) -> Path:
-    """The `main` file of the package in `folder` (its package.json, when a regular file of
-    `repo`: `repofiles.regular_text`), else `folder/index.js`."""
+def resolve(repo: Path, near: str, spec: str) -> str | None:
+    """The repository file (relative) the module specifier `spec` names from the file `near`,
+    as node resolves it (https://nodejs.org/api/modules.html#all-together): a relative path as
+    a file (as spelled, or with a JavaScript suffix) or as a folder (its package.json's `main`
+    as a file or a folder, else its `index`); a bare name only when it is the name of a package
+    of the repository holding `near` (its own name: `tiny` or `tiny/lib/x`, as npm links the
+    package under test), whose `exports` or `main` it names; else None (a dependency, node's
+    own modules)."""
+    base = _own_package(repo, near, spec) if not spec.startswith(".") else None
+    if base is None and spec.startswith("."):
+        base = (repo / near).parent / spec
+    path = None if base is None else _as_file(base) or _as_folder(repo, base)
+    root = repo.resolve()
+    if path is None or not path.resolve().is_relative_to(root):
+        return None
+    return path.resolve().relative_to(root).as_posix()
+
+
+def _own_package(repo: Path, near: str, spec: str) -> Path | None:
+    """The path the bare `spec` names inside the nearest package holding `near` whose name
+    it starts with, or None."""
+    folder = (repo / near).parent
+    while folder.is_relative_to(repo):
+        name = _manifest(repo, folder).get("name")
+        if isinstance(name, str) and name and (spec == name or spec.startswith(name + "/")):
+            rest = spec[len(name) + 1 :]
+            return folder / (rest or _exported(_manifest(repo, folder).get("exports")) or ".")
+        if folder == repo:
+            break
+        folder = folder.parent
+    return None
+
+
+def _exported(exports: object) -> str:
+    """The path a package's `exports` gives its own name (its "." entry; a condition's, in the
+    order `require`, `node`, `default`: https://nodejs.org/api/packages.html#exports), or ''."""
+    if isinstance(exports, dict) and "." in exports:
+        exports = exports["."]
+    while isinstance(exports, dict):
+        exports = next((exports[k] for k in ("require", "node", "default") if k in exports), "")
+    return exports if isinstance(exports, str) and exports.startswith("./") else ""
+
+
+def _manifest(repo: Path, folder: Path) -> dict[str, object]:
+    """The package.json of `folder` (a regular file of `repo`: `repofiles.regular_text`), {}
+    when none or not an object."""
     try:
-        main = json.loads(regular_text(repo, folder / "package.json") or "{}").get("main")
-    except (ValueError, RecursionError, AttributeError):
-        main = None
-    return folder / (main if isinstance(main, str) and main else "index.js")
+        value = json.loads(regular_text(repo, folder / "package.json") or "{}")
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
-def nearness(path: str, tests: list[str], required: set[str]) -> float:
-    """How near `path` is to the failing test files: 1 the same stem, 0.8 required by one, 0.5
-    any other file the check ran."""
+def _as_file(base: Path) -> Path | None:
+    """`base` as a file, as spelled or with a JavaScript suffix, or None."""
+    candidates = [base, *(base.with_name(base.name + s) for s in JS_SUFFIXES)]
+    return next((p for p in candidates if base.name not in ("", ".", "..") and p.is_file()), None)
+
+
+def _as_folder(repo: Path, folder: Path) -> Path | None:
+    """The file the folder `folder` names: its package's `main` as a file or a folder's index,
+    else its own `index` with a JavaScript suffix, or None (a relative `require` of a folder
+    reads no `exports`)."""
+    manifest = _manifest(repo, folder)
+    main = manifest.get("main")
+    if isinstance(main, str) and main.strip("./"):
+        found = _as_file(folder / main) or _index(folder / main)
+        if found is not None:
+            return found
+    return _index(folder)
+
+
+def _index(folder: Path) -> Path | None:
+    return next((p for s in JS_SUFFIXES if (p := folder / f"index{s}").is_file()), None)
+
+
+def nearness(path: str, tests: list[str], required: dict[str, int]) -> float:
+    """How near `path` is to the failing test files: 1 the same stem, 0.8 required by one, 0.65
+    required by a file one requires (`required`'s hops), 0.5 any other file the check ran."""
     stem = PurePosixPath(path).stem
     if any(PurePosixPath(t).stem == stem for t in tests):
         return 1.0
-    return 0.8 if path in required else 0.5
+    return {1: 0.8, 2: 0.65}.get(required.get(path, 0), 0.5)
 
 
 def words(text: str) -> list[str]:

@@ -80,7 +80,7 @@ def test_the_functions_a_failing_node_check_ran_are_ranked_nearest_first(tmp_pat
     spans = nodecov.rank(repo, coverage, nodenear.test_files(repo, "node test/parse.js", []))
     assert [(s.path, s.name, s.start, s.end, s.score) for s in spans] == [
         ("index.js", "parse", 3, 10, 0.8),  # the package's main, which the test requires
-        ("lib/set.js", "setKey", 1, 7, 0.5),  # run, not required by the test
+        ("lib/set.js", "setKey", 1, 7, 0.65),  # required by the main the test requires
     ]
     assert nodenear.nearness("lib/parse.js", ["test/parse.js"], set()) == 1.0  # the same stem
     # `unused` never ran; the test's own top level is no function of the repository's code
@@ -266,7 +266,7 @@ def test_a_runners_report_ranks_its_run_functions_focused_on_their_rare_blocks(
     found = nodecov.rank_lines(repo, coverage, ["test/parse.test.js"])
     assert [(s.path, s.start, s.end, s.name, s.score) for s in found] == [
         ("index.js", 3, 10, "parse", 0.8),  # the package's main, which the test requires
-        ("lib/set.js", 1, 7, "setKey", 0.5),
+        ("lib/set.js", 1, 7, "setKey", 0.65),  # required by that main
     ]
     assert found[1].focus == (2, 5, 6)
     assert runnercov.parse_report(f"{nodecov.MARK}\n{{cut") == (True, {})

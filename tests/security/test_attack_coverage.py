@@ -352,7 +352,7 @@ repo = Path(sys.argv[1])
 print([s.name for s in rustcalls.spans(repo, ["t"])])
 print(rustcalls.functions(repo, "tests/zero.rs"))
 print(len(leads.spans(repo, "ImportError: cannot import name 'gone' from 'app'")))
-print(sorted(nodenear.required(repo, "test/t.js")))
+print(sorted(nodenear.required(repo, ["test/t.js"])))
 """
 
 

@@ -1,0 +1,122 @@
+"""How near a node script is to the failing tests: the files they require, resolved as a real
+node resolves them, in the shapes npm packages come in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fixbot.agent import nodecov, nodenear
+from tests.agent.test_locate import write
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+
+# node's own answer for each specifier, from the test file's folder: the path, or null
+RESOLVE = """\
+const path = require("path");
+for (const spec of JSON.parse(process.argv[process.argv.length - 1])) {
+  let found = null;
+  try { found = require.resolve(spec); } catch (e) {}
+  if (found && path.isAbsolute(found)) found = path.relative(process.cwd(), found);
+  else found = null;
+  console.log(JSON.stringify(found));
+}
+"""
+
+
+def _node_resolves(repo: Path, near: str, specs: list[str]) -> list[str | None]:
+    script = repo / Path(near).parent / "resolve-probe.js"
+    script.write_text(RESOLVE)
+    done = subprocess.run(
+        ["node", str(script), json.dumps(specs)], cwd=repo, capture_output=True, text=True
+    )
+    script.unlink()
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@needs_node
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        {"name": "tiny", "main": "lib/index"},  # a main without its suffix
+        {"name": "tiny", "main": "./lib"},  # a main naming a folder: its index
+        {
+            "name": "tiny",
+            "exports": {".": {"require": "./lib/index.js"}, "./lib/util": "./lib/util.js"},
+        },
+        {"name": "@scope/tiny", "exports": {".": "./lib/index.js", "./lib/*": "./lib/*.js"}},
+    ],
+)
+def test_a_tests_requires_resolve_to_the_files_node_loads(
+    tmp_path: Path, manifest: dict[str, object]
+) -> None:
+    """The specifiers of a test (`..`, `../`, the package's own name and a path inside it, a
+    sibling file without its suffix, node's own `fs`, a dependency not installed) name the file
+    a real node loads, or none; a `main` spelled without its suffix, or naming a folder, named
+    nothing before (the package's code then ranked as far from the test as any file)."""
+    repo = write(
+        tmp_path,
+        {
+            "package.json": json.dumps(manifest),
+            "lib/index.js": "module.exports = require('./util');\n",
+            "lib/util.js": "module.exports = 1;\n",
+            "index.js": "module.exports = 'not the main';\n",
+            "test/helper.js": "module.exports = 2;\n",
+            "test/t.js": "// a test\n",
+        },
+    )
+    name = str(manifest["name"])
+    (repo / "node_modules" / name).parent.mkdir(parents=True)
+    (repo / "node_modules" / name).symlink_to(repo)  # as npm links the package under test
+    specs = ["..", "../", name, f"{name}/lib/util", "./helper", "fs", "tape"]
+    expected = _node_resolves(repo, "test/t.js", specs)
+    assert expected[2] == "lib/index.js"  # the probe's premise: the own name loads the code
+    assert [nodenear.resolve(repo, "test/t.js", spec) for spec in specs] == expected
+
+
+# The package's main re-exports its `lib/` folder; the bug is in `lib/get.js`, whose functions
+# the test reaches only through the main. `lib/other.js` runs in another process of the check.
+REEXPORT = {
+    "package.json": json.dumps({"name": "tiny", "main": "index"}),
+    "index.js": "module.exports = { get: require('./lib/get') };\n",
+    "lib/get.js": (
+        "module.exports = function get(obj, key) {\n"
+        "    if (obj == null) { return undefined; }\n"
+        "    return obj[key];\n"
+        "};\n"
+    ),
+    "lib/other.js": "module.exports = function other(x) {\n    return x;\n};\n",
+    "run-other.js": "require('./lib/other')(1);\n",
+    "test/t.js": "var get = require('tiny').get;\nrequire('assert').equal(get({a: 1}, 'a'), 1);\n",
+}
+
+
+@needs_node
+def test_a_file_the_main_re_exports_ranks_nearer_than_one_the_tests_never_reach(
+    tmp_path: Path,
+) -> None:
+    """Through the package's own name and its `main` (spelled without its suffix), then the
+    main's `require` of `lib/get.js`: `get` ranks above `other`, which only another process of
+    the check ran (both were equally far before: the main named no file)."""
+    repo = write(tmp_path, REEXPORT)
+    (repo / "node_modules").mkdir()
+    (repo / "node_modules" / "tiny").symlink_to(repo)  # as npm links a package under test
+    check = "node run-other.js; node test/t.js"
+    spans = nodecov.rank(repo, nodecov.parse(_run(repo, check)), ["test/t.js"])
+    assert nodenear.required(repo, ["test/t.js"]) == {"index.js": 1, "lib/get.js": 2}
+    assert [(s.path, s.name, s.score) for s in spans] == [
+        ("lib/get.js", "get", 0.65),
+        ("lib/other.js", "other", 0.5),
+    ]
+
+
+def _run(repo: Path, check: str) -> str:
+    done = subprocess.run(
+        ["sh", "-c", nodecov.command(check)], cwd=repo, capture_output=True, text=True, check=False
+    )
+    return done.stdout
