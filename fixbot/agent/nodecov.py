@@ -47,6 +47,12 @@ from fixbot.core.repofiles import regular_text, resolved
 
 MARK = "fixbot-v8-coverage-json-follows"
 MAX_SPANS = 12
+# One process gives no per-test spectrum, so the functions of a file tie on its nearness and go
+# by size: past `MAX_SPANS`, those of a file the failing tests require (or of their stem) are
+# kept too, up to `MAX_NEAR_SPANS` in all (a bound on the work; the request's budget bounds
+# what is shown), since a bundle (a UMD factory holding the whole library) has many.
+NEAR = 0.8
+MAX_NEAR_SPANS = 60
 MAX_FOCUS = 10  # blocks a long function is shown around: the `RARE` least run, the last ones
 RARE = 6
 POINTED = 2.0  # the score of a run function holding a line the output points at (above nearness)
@@ -231,9 +237,13 @@ def _pointed_first(spans: list[Span], pointed: Sequence[tuple[str, int]]) -> lis
 
 
 def _best(spans: list[Span]) -> list[Span]:
-    """The first `MAX_SPANS` of `spans` by score, then the smaller first, nested ones dropped."""
-    spans = sorted(spans, key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
-    return _nested_dropped(spans)[:MAX_SPANS]
+    """The first `MAX_SPANS` of `spans` by score, then the smaller first, nested ones dropped,
+    and after them the rest of those scored `NEAR` or above, `MAX_NEAR_SPANS` in all."""
+    spans = _nested_dropped(
+        sorted(spans, key=lambda s: (-s.score, s.end - s.start, s.path, s.start))
+    )
+    near = [s for s in spans[MAX_SPANS:] if s.score >= NEAR]
+    return [*spans[:MAX_SPANS], *near][:MAX_NEAR_SPANS]
 
 
 def _line_of(starts: list[int], offset: int) -> int:

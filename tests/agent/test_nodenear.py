@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import nodecov, nodenear
+from fixbot.agent import locate, nodecov, nodenear
 from tests.agent.test_locate import write
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -120,3 +120,58 @@ def _run(repo: Path, check: str) -> str:
         ["sh", "-c", nodecov.command(check)], cwd=repo, capture_output=True, text=True, check=False
     )
     return done.stdout
+
+
+# A UMD bundle: one factory holds the whole library, 30 small helpers and `getPath`, whose
+# `null` branch is wrong; the test calls every helper, then `getPath` last.
+HELPERS = "".join(
+    f"  function h{n}(x) {{\n    var y = x + {n};\n    if (y > 1000) {{ return 0; }}\n"
+    f"    return y;\n  }}\n"
+    for n in range(30)
+)
+UMD = f"""\
+(function (root, factory) {{
+  if (typeof module === 'object' && module.exports) {{ module.exports = factory(); }}
+  else {{ root.tiny = factory(); }}
+}})(this, function () {{
+{HELPERS}
+  function getPath(obj, path) {{
+    var parts = path.split('.');
+    for (var i = 0; i < parts.length; i++) {{
+      if (obj == null) {{ return undefined; }}
+      obj = obj[parts[i]];
+    }}
+    return obj;
+  }}
+  var api = {{ get: getPath }};
+  {" ".join(f"api.h{n} = h{n};" for n in range(30))}
+  return api;
+}});
+"""
+UMD_TEST = (
+    "var assert = require('assert');\nvar tiny = require('..');\n"
+    + "".join(f"assert.equal(tiny.h{n}(1), {n + 1});\n" for n in range(30))
+    + "assert.equal(tiny.get({a: null}, 'a.b'), null);\n"
+)
+
+
+@needs_node
+def test_every_function_a_bundle_ran_is_ranked_when_its_file_ties_them_all(
+    tmp_path: Path,
+) -> None:
+    """A one-process check gives no per-test spectrum: the 31 functions of the bundle tie on
+    their file's nearness and go by size, so a cap of 12 left out `getPath`, the longest, which
+    the request's budget had room for; the budget bounds what is shown, not a count."""
+    repo = write(
+        tmp_path,
+        {
+            "package.json": json.dumps({"name": "tiny", "main": "dist/tiny.umd"}),
+            "dist/tiny.umd.js": UMD,
+            "test/get.js": UMD_TEST,
+        },
+    )
+    spans = nodecov.rank(repo, nodecov.parse(_run(repo, "node test/get.js")), ["test/get.js"])
+    assert {s.name for s in spans} >= {"getPath", *(f"h{n}" for n in range(30))}
+    assert all(s.score == 0.8 for s in spans)  # the main the test requires, suffix left off
+    shown = locate.render(repo, spans, 12_000)
+    assert "function getPath(obj, path)" in shown
