@@ -162,7 +162,8 @@ def rank_lines(
     failing: Sequence[str] = (),
 ) -> list[Span]:
     """`rank` for a runner's report: its executed functions of the repository's non-test
-    scripts, best first, at most `MAX_SPANS`, each focused on its least-run blocks."""
+    scripts, best first, at most `MAX_SPANS` and the near ones after them (`_best`), each
+    focused on its least-run blocks."""
     found = named(_line_spans(repo, coverage, tests), failing)
     return _best(_pointed_first(found, pointed))
 
@@ -267,11 +268,11 @@ def rank(
 ) -> list[Span]:
     """The executed functions of the repository's non-test scripts, best first (those holding a
     line the output points at, `pointed`, then nearness, then the smaller first), at most
-    `MAX_SPANS`: those of the scripts V8 ran as they read (`coverage`; a script's top level, the
-    whole file, left out) and those of the scripts it ran transformed, mapped to the files'
-    lines through their source maps (`mapped`, `parse_mapped`). A function whose name the name
-    of a failing test (`failing`, the output's test ids) spells ranks above nearness
-    (`nodenear.named`).
+    `MAX_SPANS` and the near ones after them (`_best`): those of the scripts V8 ran as they
+    read (`coverage`; a script's top level, the whole file, left out) and those of the scripts
+    it ran transformed, mapped to the files' lines through their source maps (`mapped`,
+    `parse_mapped`). A function whose name the name of a failing test (`failing`, the
+    output's test ids) spells ranks above nearness (`nodenear.named`).
     """
     imported = required(repo, tests)
     found = _line_spans(repo, mapped or {}, tests)

@@ -160,8 +160,9 @@ def test_every_function_a_bundle_ran_is_ranked_when_its_file_ties_them_all(
     tmp_path: Path,
 ) -> None:
     """A one-process check gives no per-test spectrum: the 31 functions of the bundle tie on
-    their file's nearness and go by size, so a cap of 12 left out `getPath`, the longest, which
-    the request's budget had room for; the budget bounds what is shown, not a count."""
+    their file's nearness (the main the test requires) and go by size, so the cap of 12 left
+    out `getPath`, the longest, which the request's budget had room for; a required file's
+    functions are kept past it."""
     repo = write(
         tmp_path,
         {
