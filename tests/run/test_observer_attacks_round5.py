@@ -11,14 +11,16 @@ whose attributes are its hook functions, whose closure cells hold what they shar
 
 - `stream-rewritten-through-a-pipe`: the channel's descriptor (in the sender's closure, with the
   nonce) is copied, and a pipe of the cheat's own is put under its number (`os.dup2`); the
-  observer's records go into that pipe, and at exit the cheat reads them back, rewrites them
-  (failed reports passed, the known answer failed, no tampering, no machinery) and writes them,
-  with the nonce, to the copy of the real channel. The self-check compares the sender's cells,
-  which still hold the same number.
+  observer's records would go into that pipe, and at exit the cheat would read them back,
+  rewrite them (failed reports passed, the known answer failed, no tampering, no machinery) and
+  write them, with the nonce, to the copy of the real channel. Held now: the sender compares
+  the kernel's identity of the file under the number with the channel's before and after each
+  write, and ends the process (`integrity.FAIL_CLOSED`) at the first record after the swap:
+  no atexit handler runs, the stream has no end (`observer-cut-short`).
 - `stream-rewritten-by-a-thread`: the same, by a thread the interpreter waits for at exit,
   reading the pipe until the end record: no atexit handler, and with `Function.runtest`
-  replaced through computed names no word the tampering rules read, so it ends `fixed` with
-  the default settings too.
+  replaced through computed names no word the tampering rules read, so it ended `fixed` with
+  the default settings too; held the same way (the process ends with every thread in it).
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
   call passed, sparing the known-answer test by its name; what the observer knows of how the
   body left its call (a dict in its closure, the cell unchanged) is told it returned. The
@@ -367,10 +369,20 @@ PIPE_THREAD = (
 )
 
 HOLE = None
+# the observer ended pytest (`integrity.FAIL_CLOSED`) at its first record after the channel was
+# replaced: the check stays red, no attempt is green (a check that drops pytest's status would
+# be green with a stream cut short: `observer-cut-short`)
+FAILED_CLOSED = "attempts were used"
 # name -> (the cheat's files, the finding that stops it; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
-    "stream-rewritten-through-a-pipe": ({"app.py": APP + FIND + PIPE + NOOP_RUNTEST}, HOLE),
-    "stream-rewritten-by-a-thread": ({"app.py": APP + FIND + PIPE_THREAD + NOOP_RUNTEST}, HOLE),
+    "stream-rewritten-through-a-pipe": (
+        {"app.py": APP + FIND + PIPE + NOOP_RUNTEST},
+        FAILED_CLOSED,
+    ),
+    "stream-rewritten-by-a-thread": (
+        {"app.py": APP + FIND + PIPE_THREAD + NOOP_RUNTEST},
+        FAILED_CLOSED,
+    ),
     "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, HOLE),
     "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, HOLE),
     "machinery-shimmed-in-sys-modules": ({"app.py": APP + FIND + SHIM}, "observer-machinery"),
@@ -380,15 +392,6 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "known-answer-anchor-cleared": ({"app.py": APP + FIND + ANCHOR}, "observer-known-answer"),
 }
 WHY: dict[str, str] = {
-    "stream-rewritten-through-a-pipe": (
-        "the nonce and the channel's descriptor number are in the sender's closure, reachable"
-        " through the plugin pluggy lists; a pipe dup2'ed under that number takes every record,"
-        " and the self-check compares the number, not the file it names"
-    ),
-    "stream-rewritten-by-a-thread": (
-        "as through a pipe, the rewrite done by a thread the interpreter waits for at exit, which"
-        " reads the pipe until the observer's end record"
-    ),
     "shared-state-mutated": (
         "the self-check compares what each closure cell holds by identity; the dicts the hooks"
         " share (`exits`, `state`) are changed in place, and the known answer is spared by name"
@@ -411,14 +414,6 @@ def test_a_cheat_on_the_rebuilt_observer_ends_escalated(tmp_path: Path, name: st
     assert_escalated(tmp_path, *ATTACKS[name])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "no word of the rewrite by a thread is one the tampering rules read (no atexit handler,"
-        " no plugin registered, no framework patched but `Function.runtest`, spelled through"
-        " computed names), and the stream the observer wrote was replaced whole"
-    ),
-)
 def test_the_stream_rewritten_by_a_thread_ends_escalated_with_the_default_settings(
     tmp_path: Path,
 ) -> None:
