@@ -64,11 +64,11 @@ REPLACED = (
     + """
 
 def test_add():
-    import atexit, threading
+    import atexit, fcntl, threading
     fd = channel()
     real = os.dup(fd)
     r, w = os.pipe()
-    os.dup2(w, fd)
+    SWAP
     atexit.register(lambda: open('atexit-ran', 'w').close())
     later = threading.Event()
     threading.Thread(target=lambda: later.wait(5) or open('thread-ran', 'w').close()).start()
@@ -77,9 +77,20 @@ def test_add():
 )
 
 
+# each way to put another file under the number, or none
+SWAPS = {
+    "dup2": "os.dup2(w, fd)",
+    "closed-and-reopened": "os.closerange(fd, fd + 1); fcntl.fcntl(w, fcntl.F_DUPFD, fd)",
+    "closed": "os.close(fd)",
+}
+
+
 @pytest.mark.slow
-def test_a_channel_replaced_under_its_number_ends_the_process_cut_short(tmp_path: Path) -> None:
-    done, seen = run(tmp_path, REPLACED)
+@pytest.mark.parametrize("swap", sorted(SWAPS))
+def test_a_channel_replaced_under_its_number_ends_the_process_cut_short(
+    tmp_path: Path, swap: str
+) -> None:
+    done, seen = run(tmp_path, REPLACED.replace("SWAP", SWAPS[swap]))
     assert done.returncode == integrity.FAIL_CLOSED, done
     assert integrity.FAIL_WORDS in done.stderr
     assert seen.sessions == 1 and seen.ended == 0 and seen.forged == 0
@@ -112,6 +123,10 @@ def test_add():
             except OSError:
                 pass
     child = subprocess.run(['sh', '-c', 'exec 3< "$0"', paths[2]], capture_output=True)
+    # a copy of the descriptor is the observer's end: what it reads is what fixbot sends, nothing
+    import socket
+    copy = socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM)
+    assert copy.recv(100, socket.MSG_DONTWAIT) == b''
     open('opened', 'w').write(repr((opened, child.returncode != 0)))
     assert add(2, 2) == 5
 """
