@@ -1,4 +1,4 @@
-"""fixbot's side of the observer: the folder the plugin is loaded from, the two pipes, the
+"""fixbot's side of the observer: the folder the plugin is loaded from, the two channels, the
 environment that loads it into every pytest of a check, and the reader of its stream.
 
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`:
@@ -6,10 +6,16 @@ environment that loads it into every pytest of a check, and the reader of its st
 fresh folder
 under a module name made for this run (`fixbot_observer_<hex>`: a file the workspace holds
 cannot shadow a name it could not know), readable by the commands' user and writable by fixbot
-alone (0755/0644; where fixbot is root the folder is root's). One pipe carries the run's nonce
-and the ids of the tests to watch to the plugin (a line per pytest the check may start, written
-before the check starts), the other carries its records back, read by a thread while the check
-runs so a long stream never blocks it. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
+alone (0755/0644; where fixbot is root the folder is root's). One channel carries the run's
+nonce and the ids of the tests to watch to the plugin (a line per pytest the check may start,
+written before the check starts), the other carries its records back, read by a thread while
+the check runs so a long stream never blocks it. Each is a Unix socket pair, not a pipe
+(`_pair`): the kernel opens no socket by a path, so neither the code under test nor a process
+it starts can open `/proc/<pid>/fd/N` (or `/dev/fd/N`, or a link to either) to read the records
+out of the channel, as a pipe's path would let them (ENXIO, whoever asks: nothing to recognise).
+The plugin's sender ends its process when the descriptor it writes no longer names its end of
+the channel (`integrity._sender`): what the code under test can still do is add lines, not
+take the observer's away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
 `PYTEST_ADDOPTS -p <module>` to the check's environment; `fds` go to the spawn (`pass_fds`);
 `close()` ends the channel and returns what was streamed as an `Observation`.
 """
@@ -22,6 +28,7 @@ import os
 import secrets
 import shlex
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -37,9 +44,9 @@ PARTS = tuple(Path(__file__).with_name(f"{part}.py") for part in ("calls", "inte
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
-SETTINGS_BYTES = 60 * 1024  # what the settings pipe is given: under its 64 KiB buffer
+SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
-JOIN_S = 5.0  # how long the reader may take to see the pipe's end after the check (seconds)
+JOIN_S = 5.0  # how long the reader may take to see the channel's end after the check (seconds)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
 
 
@@ -61,7 +68,7 @@ class Channel:
         """A fresh channel watching the bodies of the tests `watch` (node ids), naming the files
         that reach relative to `root` (the work tree's root as the check sees it: the fix's
         files are named relative to it; None: pytest's rootdir). Raises OSError when the folder
-        or the pipes cannot be made."""
+        or the channels cannot be made."""
         folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
@@ -72,8 +79,8 @@ class Channel:
             made.chmod(0o644)
         folder.chmod(0o755)
         nonce = secrets.token_hex(16)
-        given_r, given_w = os.pipe()
-        records_r, records_w = os.pipe()
+        given_r, given_w = _pair()
+        records_r, records_w = _pair()
         try:
             os.write(given_w, _settings(nonce, list(watch), root))
         finally:
@@ -120,6 +127,17 @@ class Channel:
         if self._size[1] or (self._reader is not None and self._reader.is_alive()):
             seen.overflow = True
         return seen
+
+
+def _pair() -> tuple[int, int]:
+    """Two connected descriptors (reading end, writing end) of a Unix socket pair, not a pipe:
+    the kernel opens no socket by a path (`open("/proc/<pid>/fd/N")`, `/dev/fd/N`, a link to
+    either fails with ENXIO, in the check's process or any other), where a pipe's path opens
+    the pipe again, for reading. Raises OSError."""
+    reading, writing = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    reading.shutdown(socket.SHUT_WR)  # nothing goes the other way
+    writing.shutdown(socket.SHUT_RD)
+    return reading.detach(), writing.detach()
 
 
 def _settings(nonce: str, watch: list[str], root: str | None = None) -> bytes:

@@ -13,6 +13,12 @@ What stays open: whatever does the comparing is itself in the process, and code 
 it (through `HookImpl.function` and `__closure__`, which raise no audit event) can replace a
 cell both the observer and its check read, the sender's among them.
 
+The sender (`_sender`) trusts its descriptor by the file it names: a different file under the
+number (a pipe `os.dup2`'ed there, the number closed or reopened) ends the process with
+`FAIL_CLOSED` before or right after the record it was writing. What is left of that: a thread
+swapping the file in and back out inside one write (a race, not a method), and the cells of
+the sender's closure themselves (its check, the identity it compares with), as above.
+
 Copied beside the plugin as `<module>_integrity`, inside the project's own Python (3.8 or
 later). It imports the standard library alone.
 """
@@ -29,6 +35,11 @@ from typing import Any
 
 VARIABLE = "FIXBOT_OBSERVER"
 HIGH_FD = 700  # the channel's descriptor is moved at or above this number
+# the exit status of a process whose channel was replaced or opened by the code under test:
+# the observer fails closed (`_sender`, `reach`) with a status no runner uses for a verdict
+# (pytest's are 0 to 5), said on standard error as `FAIL_WORDS`
+FAIL_CLOSED = 76
+FAIL_WORDS = b"fixbot observer: its channel was replaced or opened by the code under test\n"
 # what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
 # process's exits a test may patch until a session-wide fixture's end)
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
@@ -100,19 +111,62 @@ def _fingerprint(value: Any) -> tuple[int, int, Any]:
     return (id(value), id(getattr(inner, "__code__", None)), value)
 
 
+def failer() -> Callable[[], None]:
+    """The observer's fail-closed end: say so on standard error and end the process at once
+    with `FAIL_CLOSED` (`os._exit`, captured now, while no project code has run: no atexit
+    handler, `finally` or other thread runs after it). `os._exit` rather than a SIGKILL to
+    itself: as final, and its status is the observer's own where -9 is also the OOM killer's."""
+    write, end, words, status = os.write, os._exit, FAIL_WORDS, FAIL_CLOSED
+
+    def fail() -> None:
+        # no module's name looked up on the way out (`contextlib.suppress` would be)
+        try:  # noqa: SIM105
+            write(2, words)
+        except OSError:
+            pass
+        end(status)
+
+    return fail
+
+
 def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
     """A function writing one record to descriptor `out`; the nonce and the functions it uses
-    (captured now: the code under test may rebind `os.write`) live in its closure alone."""
-    write, dumps = os.write, json.dumps
+    (captured now: the code under test may rebind `os.write`) live in its closure alone.
+
+    The descriptor is trusted by the file it names, not by its number: the kernel's identity
+    of the pipe (`st_dev`, `st_ino`, by `os.fstat`, a builtin the project cannot change, only
+    rebind the name of, and the closure holds its own) is taken now, while `_open` runs
+    before any project code, and compared before and after each write. A descriptor that names
+    another file (a pipe of the project's `os.dup2`'ed or reopened under the number, the number
+    closed) ends the process at once with `FAIL_CLOSED` (`os._exit`, captured now): no atexit
+    handler, no thread and no `finally` of the project's code runs after it, and the stream
+    lacks its `end` (fixbot's judge: `observer-cut-short`). What is left is a race, not a
+    method: a thread that swaps the file in after the check before the write and back before
+    the check after it, inside one write."""
+    write, dumps, fstat = os.write, json.dumps, os.fstat
+    fail = failer()
+    given = fstat(out)
+    pipe = (given.st_dev, given.st_ino)
+
+    def verify() -> None:
+        try:
+            now = fstat(out)
+            same = (now.st_dev, now.st_ino) == pipe
+        except OSError:
+            same = False
+        if not same:
+            fail()
 
     def send(record: dict[str, Any]) -> None:
         line = nonce + "\t" + dumps(record, default=str) + "\n"
         data = line.encode("utf-8", "replace")
+        verify()
         try:
             while data:
                 data = data[write(out, data) :]
         except OSError:
             pass
+        verify()
 
     return send
 

@@ -7,7 +7,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
     observer-missing     the start's check streamed from pytest, the verifying one did not (pytest
                          never ran under the observer, was told not to load it, or its channel
                          was closed)
-    observer-cut-short   a session began and never sent its end: the process ended inside it
+    observer-cut-short   a session began and never sent its end: the process ended inside it,
+                         or the observer ended it (`integrity.FAIL_CLOSED`) when its channel's
+                         descriptor no longer named the channel
     observer-forged      lines on the channel without the run's nonce
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
                          pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
@@ -156,7 +158,8 @@ def _stream(last: Observation, machinery: list[str]) -> list[str]:
     if last.ended < last.sessions:
         found.append(
             f"observer-cut-short: {last.sessions - last.ended} of {last.sessions} pytest "
-            "session(s) never finished (the process ended inside the session)"
+            "session(s) never finished (the process ended inside the session, or the observer"
+            " ended it, status 76, when the code under test replaced its channel)"
         )
     if last.forged:
         found.append(f"observer-forged: {last.forged} line(s) on the channel without the nonce")

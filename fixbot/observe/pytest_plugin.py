@@ -16,12 +16,18 @@ with what it was at registration, at each test's teardown and at the session's e
 (`integrity.seal`), and its functions' `__code__` read or written is reported by the audit
 hook.
 
-The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited pipe
-descriptors (by number, and by inode so that a process holding other files under those
-numbers leaves them alone). From `<in>`
-the plugin reads one line (the run's nonce and the test ids to watch) and closes it; `<out>` is
-moved to a high, close-on-exec descriptor; the variable leaves `os.environ`. Each record is one
-line, `nonce<TAB>json`:
+The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited descriptors,
+each an end of a Unix socket pair (by number, and by inode so that a process holding other
+files under those numbers leaves them alone; a socket, which no path opens: `/proc/self/fd/N`
+fails with ENXIO, so the records cannot be read back out of the channel). From `<in>` the plugin
+reads one line (the run's nonce and the test ids to watch) and closes it; `<out>` is moved to a
+high, close-on-exec descriptor; the variable leaves `os.environ`. The sender trusts that
+descriptor by the file it names, not by its number: before and after each record it compares
+the kernel's identity of the file (`os.fstat`'s device and inode) with the channel's, and where
+the code under test put another file under the number (`os.dup2`, closed and reopened) it ends
+the process at once (`integrity.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
+thread of the project's runs after it), the stream without its end. Each record is one line,
+`nonce<TAB>json`:
 
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
     {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown)
