@@ -102,30 +102,39 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     named, as this process sees it."""
     watched = frozenset(watch)
     send = integrity._sender(out, nonce)
+    # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
+    # are the same observer's)
+    token = os.urandom(4).hex()
     # each watched test as collected: the identities of its function, of its code and of the
     # module globals its code reads (a plugin may swap any after collection)
     collected: dict[str, tuple[int, int, dict[str, int]]] = {}
-    # how each watched test's body last left its call: "returned" when it returned at least
-    # once, "raised" when every exit was an exception, "unseen"
-    exits: dict[str, str] = {}
+    # the watched tests whose call phase is running: a report logged meanwhile (a subtest's)
+    # is not the call's own
+    calling: set[str] = set()
     # a test module's node the known-answer test is made under; whether the known answer was
     # asked before the first watched call; the check of the observer itself (`seal`)
-    state: dict[str, Any] = {"anchor": None, "asked": False, "seal": lambda: []}
+    state: dict[str, Any] = {"anchor": None, "asked": False, "seal": lambda: ([], "")}
     # the object pluggy registers (hashable; in no `sys.modules`): it holds the hook functions
     # until pluggy has taken them
     plugin = ModuleType("fixbot-observer")
-    check = integrity._checker(send, integrity.capture(), state)
+    captured = integrity.capture()
+    # the machinery as captured, streamed now: fixbot compares each check's with it
+    names = [module + "." + path for module, path in integrity.MACHINERY]
+    send({"k": "load", "p": token, "n": names, "m": integrity.fingerprints(captured)})
+    check = integrity._checker(send, captured, state, token)
     known = _asker(send, state)
     hooks = [
         *_collection_hooks(send, watched, collected, state, plugin),
-        *_call_hooks(send, watched, collected, exits, state, known),
-        *_report_hooks(send, exits, known, check),
+        *_call_hooks(send, watched, collected, calling, state, known),
+        *_report_hooks(send, calling, known, check),
     ]
     vars(plugin).update({h.__name__: h for h in hooks})
 
     def sealed(manager: Any, modules: list[ModuleType]) -> None:
         made = integrity.functions(hooks, FOLDER)
         state["seal"] = integrity.seal(made, modules, integrity.registered(manager, plugin))
+        # the observer as registered, streamed now: fixbot compares each check's with it
+        send({"k": "sealed", "p": token, "s": state["seal"]()[1]})
 
     return SimpleNamespace(plugin=plugin, send=send, sealed=sealed, hooks=hooks, root=root)
 
@@ -235,19 +244,21 @@ def _call_hooks(
     send: Callable[[dict[str, Any]], None],
     watched: frozenset[str],
     collected: dict[str, Any],
-    exits: dict[str, str],
+    calling: set[str],
     state: dict[str, Any],
     known_answer: Callable[[str], None],
 ) -> list[Callable[..., Any]]:
-    """The hook around a watched test's call (`pytest_runtest_call`)."""
+    """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
+    call is streamed as the call ends (`exit`), the moment it is known."""
     setprofile, getprofile = sys.setprofile, sys.getprofile
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send)
+    native = object()  # what `watched_function` gives for a test with no Python function
 
     def watched_function(item: Any) -> Any:
-        """The Python function of a watched test about to be called (None: not watched, or
-        nothing to enter, which is said), after the known answer is asked before the first one
-        and the function is compared with what collection found."""
+        """The Python function of a watched test about to be called (None: not watched;
+        `native`: nothing to enter, which is said), after the known answer is asked before the
+        first one and the function is compared with what collection found."""
         if item.nodeid not in watched:
             return None
         if not state["asked"]:  # what a test that must fail reports, before the first watched
@@ -256,7 +267,7 @@ def _call_hooks(
         function = getattr(item, "obj", None)
         if getattr(getattr(function, "__func__", function), "__code__", None) is None:
             send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
-            return None
+            return native
         found = collected.get(item.nodeid)
         if found is not None and calls._identity(function) != found[:2]:
             tampered(item.nodeid, "the test function pytest collected was replaced")
@@ -268,8 +279,16 @@ def _call_hooks(
         pytest collected, under its decorators) was entered, and the Python comparison dunders
         called."""
         function = watched_function(item)
-        if function is None:  # not watched, or no Python function to enter (a doctest)
+        if function is None:  # not watched
             yield
+            return
+        calling.add(item.nodeid)
+        if function is native:  # no Python function to enter (a doctest)
+            try:
+                yield
+            finally:
+                calling.discard(item.nodeid)
+                send({"k": "exit", "id": item.nodeid, "how": "native"})
             return
         seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
         seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
@@ -282,10 +301,12 @@ def _call_hooks(
         finally:
             blinded = getprofile() is not profile
             setprofile(previous)
+            calling.discard(item.nodeid)
         send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
-        if seen["ran"]:
-            left = ("returned", "raised", "unseen")
-            exits[item.nodeid] = left[0 if seen["returned"] else 1 if seen["raised"] else 2]
+        # how the body left this call, streamed now: fixbot pairs it with the call's report
+        left = ("returned", "raised", "unseen", "unentered")
+        how = 3 if not seen["ran"] else 0 if seen["returned"] else 1 if seen["raised"] else 2
+        send({"k": "exit", "id": item.nodeid, "how": left[how]})
         if blinded:
             tampered(item.nodeid, "the observer's profile function was removed while it ran")
         report_comparisons(item, seen["types"], seen["handed"])
@@ -317,41 +338,25 @@ def _comparer(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, Any, Any
 
 def _report_hooks(
     send: Callable[[dict[str, Any]], None],
-    exits: dict[str, str],
+    calling: set[str],
     known_answer: Callable[[str], None],
     check_machinery: Callable[[bool], None],
 ) -> list[Callable[..., Any]]:
     """The hooks of each report and of the session's end."""
-    tampered = integrity._tampered(send)
-    passed: set[str] = set()  # the tests whose call was reported passed
-
-    def judge_exit(test: str, exit: str) -> None:
-        """Say so when `test`, reported passed, had a body that never returned (`exit`)."""
-        if exit != "returned":
-            what = "raised out of" if exit == "raised" else "left unseen by"
-            tampered(test, f"its call was reported passed, its body {what} every entry")
 
     def pytest_runtest_logreport(report: Any) -> None:
-        """A watched test's call reported passed is the body's own verdict: one that never
-        returned (an exception raised out of every entry, or its end unseen) was made to pass
-        by what reported it, however that spared the known answer."""
-        outcome = report.outcome
-        send({"k": "r", "id": report.nodeid, "w": report.when, "o": outcome})
-        if report.when == "call":
-            exit = exits.pop(report.nodeid, "returned")
-            if outcome == "passed":
-                passed.add(report.nodeid)
-                judge_exit(report.nodeid, exit)
+        """Each report, as pytest logs it; one logged while a watched test's call is running
+        (a subtest's) says so (`in`): fixbot pairs the call's own report with how the body
+        left it."""
+        record = {"k": "r", "id": report.nodeid, "w": report.when, "o": report.outcome}
+        if report.nodeid in calling:
+            record["in"] = True
+        send(record)
         if report.when == "teardown":  # a test's own patches are undone by then
             check_machinery(False)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session: Any) -> None:
-        # a body that ran after its call was reported passed (a report sent first) has no
-        # report of its own to be judged with
-        for test, exit in exits.items():
-            if test in passed:
-                judge_exit(test, exit)
         known_answer("end")
         check_machinery(True)
         send({"k": "end", "status": int(session.exitstatus)})

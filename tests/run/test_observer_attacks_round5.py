@@ -371,10 +371,13 @@ HOLE = None
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "stream-rewritten-through-a-pipe": ({"app.py": APP + FIND + PIPE + NOOP_RUNTEST}, HOLE),
     "stream-rewritten-by-a-thread": ({"app.py": APP + FIND + PIPE_THREAD + NOOP_RUNTEST}, HOLE),
-    "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, HOLE),
-    "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, HOLE),
+    "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, "observer-tampered"),
+    "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, "observer-tampered"),
     "machinery-shimmed-in-sys-modules": ({"app.py": APP + FIND + SHIM}, "observer-machinery"),
-    "self-check-inputs-cleared": ({"app.py": APP + FIND + CAPTURED_CLEARED}, HOLE),
+    "self-check-inputs-cleared": (
+        {"app.py": APP + FIND + CAPTURED_CLEARED},
+        "observer-machinery",
+    ),
     "known-answer-made-to-raise": ({"app.py": APP + FIND + ERRORED}, "observer-known-answer"),
     "conftest-call-wrapper-swallows": ({"tests/conftest.py": SWALLOW}, "observer-tampered"),
     "known-answer-anchor-cleared": ({"app.py": APP + FIND + ANCHOR}, "observer-known-answer"),
