@@ -12,6 +12,12 @@ before the check starts), the other carries its records back, read by a thread w
 runs so a long stream never blocks it. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
 `PYTEST_ADDOPTS -p <module>` to the check's environment; `fds` go to the spawn (`pass_fds`);
 `close()` ends the channel and returns what was streamed as an `Observation`.
+
+Reading the stream pairs what the observer streamed when it knew it: each call report of a
+watched test takes the oldest `exit` record of that test not yet taken (`missing` where there
+is none; a report logged inside the call, a subtest's, takes none), and each process's
+`check` fingerprints are kept by the names its `load` record gave, beside those of load and
+registration (`Observation.loaded`, `checked`), for `judge.moved` to compare.
 """
 
 from __future__ import annotations

@@ -211,8 +211,8 @@ def _silent(t: str, last: Observation, files: list[str]) -> bool:
 
 def _unreturned(t: str, last: Observation, files: list[str]) -> bool:
     """A call reported passed while, as the observer streamed when the call ended, no entry of
-    its body returned (an exception raised out of each, or its end unseen)."""
-    return any(how in ("raised", "unseen") for how in last.exits.get(t, ()))
+    its body returned (an exception raised out of each, its end unseen, or never entered)."""
+    return any(how not in ("returned", "native", "missing") for how in last.exits.get(t, ()))
 
 
 def _exitless(t: str, last: Observation, files: list[str]) -> bool:

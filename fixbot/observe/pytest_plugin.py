@@ -7,6 +7,16 @@ module is imported. It imports the standard library and pytest alone, and none o
 parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_integrity`:
 what it captures at load and compares later; `<module>_reach`: its audit hook).
 
+The rule: a fact is streamed when it is known; fixbot, not the process, compares. The observer
+shares its process with the code under test, which can reach its memory (the running `Config`
+from the frames of pytest's collection, the plugin pluggy lists, its functions' closure cells)
+and change a container it keeps in place, unseen by any comparison made in the process. So
+nothing is kept to be reported later: how a watched test's body left its call goes out as the
+call ends (`exit`), and fixbot pairs it with the call's report; the machinery's fingerprints
+go out at load, before any conftest or test module is imported (`load`), and the observer's
+own hash at registration (`sealed`), then again at each check (`check`), and fixbot compares
+them (`fixbot.observe.judge.moved`).
+
 The observer has no class: its hooks are functions bound to each other and to what they share
 through closure cells, registered on a bare module object that is in no `sys.modules`, and
 its modules leave `sys.modules` once it is registered. Nothing of its behaviour is looked up
@@ -24,16 +34,30 @@ moved to a high, close-on-exec descriptor; the variable leaves `os.environ`. Eac
 line, `nonce<TAB>json`:
 
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
-    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown)
+    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown);
+                                                    `"in": true` when logged while the test's
+                                                    watched call runs (a subtest's): not the
+                                                    call's own report
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
+    {"k": "exit", "id": nodeid, "how": how}         how a watched test's body left this call,
+                                                    as it ends: "returned" (an entry returned),
+                                                    "raised", "unseen", "unentered", "native"
+                                                    (no Python function: a doctest)
     {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
                                                     the globals it reads replaced after
                                                     collection, the observer's profile removed
-                                                    while it ran, or its call reported passed
-                                                    while its body never returned
+                                                    while it ran
     {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
-    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
+    {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
+                                                    (`integrity.MACHINERY`'s names, a 12-digit
+                                                    hash of identities each, "-": absent)
+    {"k": "sealed", "p": process, "s": hash}        the observer itself at registration
+    {"k": "check", "p": process, "at": "t"|"end", "m": [...], "s": hash}   the same at each
+                                                    teardown (null: a name not compared then)
+                                                    and at the session's end
+    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
+                                                    the observer itself found
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
     {"k": "end", "status": exitstatus}              the session finished
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
@@ -54,9 +78,11 @@ file its type's `__eq__` is in (`unittest.mock.ANY` returned by the code under t
 
 The body's own verdict: the profile function also sees how each entry of the body's code left
 it (the instruction its frame stopped at: a return, a suspension at `await`, else an exception
-unwinding it). A watched test whose call is reported passed while no entry of its body
-returned was passed by what reported it, however that told the known-answer test apart and
-spared it.
+unwinding it), streamed as the call ends. A watched test whose call is reported passed while
+no entry of its body returned was passed by what reported it, however that told the
+known-answer test apart and spared it; one whose call report came with no exit record before
+it (a report sent before the body ran) is no better: fixbot pairs them, and missing is not
+"returned".
 
 The known answer: before the first watched test's call and at the session's end the observer
 runs a test of its own that must fail (it raises AssertionError) through pytest's own call and

@@ -90,7 +90,8 @@ def test_a_report_logged_inside_the_call_is_not_the_calls_own() -> None:
         (["unseen"], ["observer-tampered"]),
         (["missing"], ["observer-tampered"]),
         (["returned", "raised"], ["observer-tampered"]),
-        (["unentered"], []),  # a body never entered is `observer-body`, by its body record
+        (["what"], ["observer-tampered"]),  # anything but returned
+        (["unentered"], ["observer-tampered"]),  # whatever the body record said
     ],
 )
 def test_a_passed_call_whose_body_never_returned_or_left_no_word_is_tampered(

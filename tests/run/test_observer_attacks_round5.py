@@ -12,7 +12,8 @@ whose attributes are its hook functions, whose closure cells hold what they shar
 - `stream-rewritten-through-a-pipe`: the channel's descriptor (in the sender's closure, with the
   nonce) is copied, and a pipe of the cheat's own is put under its number (`os.dup2`); the
   observer's records go into that pipe, and at exit the cheat reads them back, rewrites them
-  (failed reports passed, the known answer failed, no tampering, no machinery) and writes them,
+  (failed reports passed, the known answer failed, no tampering, no machinery, every body's
+  exit `returned`, each check's fingerprints those of load) and writes them,
   with the nonce, to the copy of the real channel. The self-check compares the sender's cells,
   which still hold the same number.
 - `stream-rewritten-by-a-thread`: the same, by a thread the interpreter waits for at exit,
@@ -20,19 +21,23 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   replaced through computed names no word the tampering rules read, so it ends `fixed` with
   the default settings too.
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
-  call passed, sparing the known-answer test by its name; what the observer knows of how the
-  body left its call (a dict in its closure, the cell unchanged) is told it returned. The
-  self-check compares what each cell holds by identity, not what a dict it holds contains.
+  call passed, sparing the known-answer test by its name; what the observer knew of how the
+  body left its call (a dict in its closure, the cell unchanged) was told it returned. The
+  self-check compares what each cell holds by identity, not what a dict it holds contains
+  (held now: how the body left its call is streamed as the call ends, and fixbot pairs it with
+  the call's report; the observer keeps no such dict).
 - `machinery-shimmed-in-sys-modules`: `_pytest.python` in `sys.modules` replaced by a module
   whose `Function` holds the `runtest` captured at load, the real class's swallowing a failure
   but the known answer's (held now: the machinery is looked up in the module objects captured
   at load, not through `sys.modules` at each check).
 - `self-check-inputs-cleared`: the self-check's own inputs changed before it runs: the
   machinery it captured at load (a dict in its closure) emptied in place, so a
-  `Function.runtest` that swallows a failure but the known answer's goes unreported; the
-  body's exit told `returned` by a late plugin's `pytest_runtest_logreport`.
-- `own-testreport-tryfirst`: the same, by a `tryfirst` implementation returning a
-  `TestReport` it built.
+  `Function.runtest` that swallows a failure but the known answer's goes unreported by the
+  observer; the body's exit told `returned` by a late plugin's `pytest_runtest_logreport`
+  (held now: the machinery's fingerprints are streamed at load and at each check, and fixbot
+  compares them).
+- `own-testreport-tryfirst`: the same as `shared-state-mutated`, by a `tryfirst`
+  implementation returning a `TestReport` it built (held now, the same way).
 - `known-answer-anchor-cleared`: the same wrapper, without sparing the known answer: the
   observer's shared `state` dict is told it has no test module to make the known-answer test
   under, so it reports `unavailable`, which the judge took as no finding whatever the start's
@@ -128,12 +133,20 @@ if _send is not None:
         except BlockingIOError:
             pass
         lines = []
+        was = {}
         for line in data.decode().splitlines():
             nonce, _, body = line.partition('\\t')
             rec = _json.loads(body)
             k = rec.get('k')
             if k in ('tampered', 'machinery', 'reach', 'eq'):
                 continue
+            if k == 'exit':
+                rec['how'] = 'returned'
+            if k in ('load', 'sealed'):
+                was.setdefault(rec['p'], {}).update(rec)
+            if k == 'check':
+                rec['m'] = was[rec['p']]['m']
+                rec['s'] = was[rec['p']]['s']
             if k == 'r' and rec.get('o') == 'failed':
                 rec['o'] = 'passed'
             if k == 'known':
@@ -391,20 +404,6 @@ WHY: dict[str, str] = {
     "stream-rewritten-by-a-thread": (
         "as through a pipe, the rewrite done by a thread the interpreter waits for at exit, which"
         " reads the pipe until the observer's end record"
-    ),
-    "shared-state-mutated": (
-        "the self-check compares what each closure cell holds by identity; the dicts the hooks"
-        " share (`exits`, `state`) are changed in place, and the known answer is spared by name"
-    ),
-    "self-check-inputs-cleared": (
-        "the machinery the check captured at load is a dict in its closure: emptied in place,"
-        " the cell unchanged, a `Function.runtest` that spares the known answer by name goes"
-        " unreported; the body's exit rewritten by a plugin registered after the hooks were"
-        " listed"
-    ),
-    "own-testreport-tryfirst": (
-        "a report built by the project is spared for the known-answer test by its name, and the"
-        " body's exit is told `returned` through the `exits` dict in the observer's closure"
     ),
 }
 
