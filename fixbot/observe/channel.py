@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
+from fixbot.observe import integrity
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
@@ -145,6 +146,7 @@ def _worse(a: str | None, b: str) -> str:
 
 
 ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
+WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
 
@@ -217,11 +219,14 @@ def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
 
 
 def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """The fingerprints at load, by name, and the hash a teardown's check must stream."""
     names, prints, process = record.get("n"), record.get("m"), str(record.get("p", ""))[:20]
     if isinstance(names, list) and isinstance(prints, list) and process not in scratch.names:
         scratch.names[process] = [str(n)[:100] for n in names[:100]]
         loaded = seen.loaded.setdefault(process, {})
         loaded.update(zip(scratch.names[process], (str(p)[:20] for p in prints), strict=False))
+        wide = integrity.session_wide(loaded)
+        loaded[WIDE] = integrity.digest(p for p, w in zip(loaded.values(), wide, strict=True) if w)
 
 
 def _sealed(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
@@ -231,19 +236,22 @@ def _sealed(seen: Observation, record: dict[str, object], test: str, scratch: _S
 
 
 def _check(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A check's fingerprints, by the names its process streamed at load; at the session's end
-    (`at`) a name left out is `missing`."""
+    """A check's fingerprints, by the names its process streamed at load (at a teardown, `at`
+    "t", one hash of the session-wide ones); at the session's end a name left out is
+    `missing`."""
     process = str(record.get("p", ""))[:20]
     prints = record.get("m")
-    if process not in scratch.names or not isinstance(prints, list):
+    if process not in scratch.names:
         return
-    everything = record.get("at") == "end"
-    names = scratch.names[process]
-    values = [*prints[: len(names)], *[None] * (len(names) - len(prints))]
     checked = seen.checked.setdefault(process, {})
-    for name, value in [*zip(names, values, strict=True), (ITSELF, record.get("s"))]:
-        if value is None and not everything:  # not compared at a teardown
-            continue
+    if record.get("at") == "end":
+        names = scratch.names[process]
+        given = prints[: len(names)] if isinstance(prints, list) else []
+        values = [*given, *[None] * (len(names) - len(given))]
+        pairs = [*zip(names, values, strict=True)]
+    else:
+        pairs = [(WIDE, record.get("h"))]
+    for name, value in [*pairs, (ITSELF, record.get("s"))]:
         now = checked.setdefault(name, [])
         text = "missing" if value is None else str(value)[:20]
         if text not in now and len(now) < MAX_EXITS:

@@ -20,6 +20,7 @@ later). It imports the standard library alone.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import sys
@@ -169,6 +170,18 @@ def fingerprints(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> 
             ident, code, _ = _fingerprint(now)
             found.append(_short((ident, code, id(entry[3]))))
     return found
+
+
+def digest(prints: Iterable[str]) -> str:
+    """One 12-digit hash of fingerprints (`fingerprints`' texts), the same in every process:
+    what a teardown's check streams of the session-wide machinery, which fixbot computes too
+    from what was streamed at load."""
+    return hashlib.blake2b(",".join(prints).encode(), digest_size=6).hexdigest()
+
+
+def session_wide(names: Iterable[str]) -> list[bool]:
+    """For each name (`module.path`), whether a teardown's check compares it."""
+    return [name.startswith(SESSION_WIDE) for name in names]
 
 
 def _short(values: tuple[Any, ...]) -> str:
@@ -337,23 +350,26 @@ def _checker(
 ) -> Callable[[bool], None]:
     """The check of what changed since load, the observer itself included (`state["seal"]`):
     each change named once (`machinery`), and at each check the fingerprints of the machinery
-    and the observer's hash (`check`, with the process's `token`), which fixbot compares with
-    those streamed at load and at registration."""
+    (at a teardown, one hash of the session-wide ones) and the observer's hash (`check`, with
+    the process's `token`), which fixbot compares with those streamed at load and at
+    registration."""
     reported: set[str] = set()
 
     def check_machinery(everything: bool) -> None:
         """`everything` False leaves out the process's exits, which a test may patch until a
         session-wide fixture's end (`monkeypatch.setattr(sys, "exit", ...)`)."""
-        itself, digest = state["seal"]()
+        itself, digest_ = state["seal"]()
         found = changed(captured) + itself
-        prints: list[str | None] = list(fingerprints(captured))
+        prints = fingerprints(captured)
+        record = {"k": "check", "p": token, "at": "end", "m": prints, "s": digest_}
         if not everything:
             found = [n for n in found if n.startswith(SESSION_WIDE)]
-            for i, (module, _) in enumerate(MACHINERY):
-                if not module.startswith(SESSION_WIDE):
-                    prints[i] = None
-        at = "end" if everything else "t"
-        send({"k": "check", "p": token, "at": at, "m": prints, "s": digest})
+            wide = session_wide(m for m, _ in MACHINERY)
+            kept = [p for i, p in enumerate(prints) if wide[i]]
+            # one hash at each teardown keeps the stream small: fixbot computes the same one
+            # from the load's fingerprints, and names the change from the end's list
+            record = {"k": "check", "p": token, "at": "t", "h": digest(kept), "s": digest_}
+        send(record)
         fresh = [n for n in found if n not in reported]
         if fresh:
             reported.update(fresh)

@@ -53,9 +53,11 @@ line, `nonce<TAB>json`:
                                                     (`integrity.MACHINERY`'s names, a 12-digit
                                                     hash of identities each, "-": absent)
     {"k": "sealed", "p": process, "s": hash}        the observer itself at registration
-    {"k": "check", "p": process, "at": "t"|"end", "m": [...], "s": hash}   the same at each
-                                                    teardown (null: a name not compared then)
-                                                    and at the session's end
+    {"k": "check", "p": process, "at": "t", "h": hash, "s": hash}   at each teardown: one
+                                                    hash of the session-wide fingerprints
+                                                    (`integrity.digest`), the observer's own
+    {"k": "check", "p": process, "at": "end", "m": [...], "s": hash}   at the session's end:
+                                                    every fingerprint, the observer's own
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
                                                     the observer itself found
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.observed import Observation
-from fixbot.observe import judge
-from fixbot.observe.channel import ITSELF, parse
+from fixbot.observe import integrity, judge
+from fixbot.observe.channel import ITSELF, WIDE, parse
 from tests.observe.test_observer import ADD, PYTEST, TEST, ZERO, observe
 
 START = Observation(sessions=1, ended=1, tests={ADD: "failed", ZERO: "passed"}, statuses=[1])
 NAMES = ["_pytest.python.Function.runtest", "os._exit"]
+STEADY = integrity.digest(["f1"])  # a teardown's hash: the session-wide names' fingerprints
 
 
 def _stream(*records: dict[str, object]) -> Observation:
@@ -117,41 +118,45 @@ def _fingerprints(*checks: dict[str, object]) -> Observation:
     )
 
 
+def _teardown(steady: str = STEADY, itself: str = "s1") -> dict[str, object]:
+    return {"k": "check", "p": "a", "at": "t", "h": steady, "s": itself}
+
+
 def test_the_fingerprints_streamed_at_load_are_compared_with_each_check() -> None:
     same = _fingerprints(
-        {"k": "check", "p": "a", "at": "t", "m": ["f1", None], "s": "s1"},
-        {"k": "check", "p": "a", "at": "end", "m": ["f1", "e1"], "s": "s1"},
+        _teardown(), {"k": "check", "p": "a", "at": "end", "m": ["f1", "e1"], "s": "s1"}
     )
-    assert same.loaded == {"a": {NAMES[0]: "f1", NAMES[1]: "e1", ITSELF: "s1"}}
+    assert same.loaded == {"a": {NAMES[0]: "f1", NAMES[1]: "e1", WIDE: STEADY, ITSELF: "s1"}}
     assert judge.moved(same) == []
     # the captured machinery emptied in place: the observer's own comparison finds nothing
     # to compare, the fingerprints it streams say "-"
-    cleared = _fingerprints({"k": "check", "p": "a", "at": "t", "m": ["-", None], "s": "s1"})
-    assert judge.moved(cleared) == [NAMES[0]]
+    cleared = _fingerprints(_teardown(integrity.digest(["-"])))
+    assert judge.moved(cleared) == [WIDE]
+    ended = _fingerprints({"k": "check", "p": "a", "at": "end", "m": ["-", "e1"], "s": "s1"})
+    assert judge.moved(ended) == [NAMES[0]]
     # what the observer's self-check compares changed in place: its hash moved
-    itself = _fingerprints({"k": "check", "p": "a", "at": "t", "m": ["f1", None], "s": "s2"})
+    itself = _fingerprints(_teardown(itself="s2"))
     assert judge.moved(itself) == [ITSELF]
     found = judge.findings(START, _green(loaded=itself.loaded, checked=itself.checked))
     assert _rules(found) == ["observer-machinery"] and ITSELF in found[0]
 
 
 def test_a_name_left_out_at_the_end_is_missing_not_unchanged() -> None:
-    # a teardown compares the session-wide names alone: a process's exits may be patched
-    teardown = _fingerprints({"k": "check", "p": "a", "at": "t", "m": ["f1"], "s": "s1"})
-    assert judge.moved(teardown) == []
+    # a teardown's hash is of the session-wide names alone: a process's exits may be patched
+    assert judge.moved(_fingerprints(_teardown())) == []
     end = _fingerprints({"k": "check", "p": "a", "at": "end", "m": ["f1"]})
     assert end.checked["a"][NAMES[1]] == ["missing"]
     assert judge.moved(end) == [NAMES[1], ITSELF]
     # another process's checks are compared with its own load
     other = _fingerprints(
         {"k": "load", "p": "b", "n": NAMES, "m": ["f2", "e2"]},
-        {"k": "check", "p": "b", "at": "end", "m": ["f2", "e2"], "s": "x"},
+        {"k": "check", "p": "b", "at": "end", "m": ["f2", "e2"]},
     )
     assert judge.moved(other) == []
 
 
 def test_a_move_the_start_saw_too_is_an_installed_plugins() -> None:
-    moved = _fingerprints({"k": "check", "p": "a", "at": "t", "m": ["f9", None], "s": "s1"})
+    moved = _fingerprints({"k": "check", "p": "a", "at": "end", "m": ["f9", "e1"], "s": "s1"})
     values = {"loaded": moved.loaded, "checked": moved.checked}
     start = START.model_copy(update=values)
     assert judge.findings(start, _green(**values)) == []
