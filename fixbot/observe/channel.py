@@ -17,7 +17,9 @@ Reading the stream pairs what the observer streamed when it knew it: each call r
 watched test takes the oldest `exit` record of that test not yet taken (`missing` where there
 is none; a report logged inside the call, a subtest's, takes none), and each process's
 `check` fingerprints are kept by the names its `load` record gave, beside those of load and
-registration (`Observation.loaded`, `checked`), for `judge.moved` to compare.
+registration (`Observation.loaded`, `checked`), for `judge.moved` to compare; a teardown's
+check streams one hash of the session-wide fingerprints (`integrity.digest`), which is
+computed here from the load's too (`WIDE`).
 """
 
 from __future__ import annotations
