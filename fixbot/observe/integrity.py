@@ -9,6 +9,10 @@ process, so what it is made of is compared too: the hook implementations pluggy 
 (`HookImpl.function`, which pluggy calls), the objects each of its functions' closure cells
 hold and the code objects they run, and the globals of its modules (each function's
 `__globals__`). A difference is streamed as a change of the machinery (`observer:` names).
+Neither comparison is trusted alone, since its inputs are in the process too: the machinery's
+fingerprints (`fingerprints`) are streamed at load and at each check, the observer's hash (what
+`seal`'s check compared, as it is now) at registration and at each check, and fixbot compares
+them (`fixbot.observe.judge.moved`): an input emptied or changed in place shows there.
 What stays open: whatever does the comparing is itself in the process, and code that reaches
 it (through `HookImpl.function` and `__closure__`, which raise no audit event) can replace a
 cell both the observer and its check read, the sender's among them.
