@@ -27,19 +27,23 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   status 0), then `os._exit(0)` before the observer writes again: a hole, whatever checks the
   descriptor, while the nonce sits in the process's memory.
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
-  call passed, sparing the known-answer test by its name; what the observer knows of how the
-  body left its call (a dict in its closure, the cell unchanged) is told it returned. The
-  self-check compares what each cell holds by identity, not what a dict it holds contains.
+  call passed, sparing the known-answer test by its name; what the observer knew of how the
+  body left its call (a dict in its closure, the cell unchanged) was told it returned. The
+  self-check compares what each cell holds by identity, not what a dict it holds contains
+  (held now: how the body left its call is streamed as the call ends, and fixbot pairs it with
+  the call's report; the observer keeps no such dict).
 - `machinery-shimmed-in-sys-modules`: `_pytest.python` in `sys.modules` replaced by a module
   whose `Function` holds the `runtest` captured at load, the real class's swallowing a failure
   but the known answer's (held now: the machinery is looked up in the module objects captured
   at load, not through `sys.modules` at each check).
 - `self-check-inputs-cleared`: the self-check's own inputs changed before it runs: the
   machinery it captured at load (a dict in its closure) emptied in place, so a
-  `Function.runtest` that swallows a failure but the known answer's goes unreported; the
-  body's exit told `returned` by a late plugin's `pytest_runtest_logreport`.
-- `own-testreport-tryfirst`: the same, by a `tryfirst` implementation returning a
-  `TestReport` it built.
+  `Function.runtest` that swallows a failure but the known answer's goes unreported by the
+  observer; the body's exit told `returned` by a late plugin's `pytest_runtest_logreport`
+  (held now: the machinery's fingerprints are streamed at load and at each check, and fixbot
+  compares them).
+- `own-testreport-tryfirst`: the same as `shared-state-mutated`, by a `tryfirst`
+  implementation returning a `TestReport` it built (held now, the same way).
 - `known-answer-anchor-cleared`: the same wrapper, without sparing the known answer: the
   observer's shared `state` dict is told it has no test module to make the known-answer test
   under, so it reports `unavailable`, which the judge took as no finding whatever the start's
@@ -116,6 +120,19 @@ import json as _json
 import os as _os
 
 _send = _observer('pytest_sessionstart', type(_config))
+# the machinery's fingerprints as the observer streamed them at load, computed as it does from
+# what it captured (a dict keyed by (module, path) in a closure of its report hook), before
+# anything here changes it
+_loadfp = []
+_cfg = _config()
+for _n, _p in _cfg.pluginmanager.list_name_plugin() if _cfg else ():
+    for _f in _cells(getattr(_p, 'pytest_runtest_logreport', None), type(_config)):
+        for _d in _cells(_f, dict):
+            if any(isinstance(_k, tuple) for _k in _d):
+                _loadfp = [
+                    format(hash((e[0], e[1], id(e[3]))) & 0xFFFFFFFFFFFF, '012x')
+                    for e in _d.values()
+                ]
 if _send is not None:
     _v = {'out': _cells(_send, int)[0]}
     _real = _os.dup(_v['out'])
@@ -141,6 +158,11 @@ if _send is not None:
             k = rec.get('k')
             if k in ('tampered', 'machinery', 'reach', 'eq'):
                 continue
+            if k == 'exit':
+                rec['how'] = 'returned'
+            if k == 'check':
+                _it = iter(_loadfp)
+                rec['m'] = [v if v in (None, '-') else next(_it, v) for v in rec['m']]
             if k == 'r' and rec.get('o') == 'failed':
                 rec['o'] = 'passed'
             if k == 'known':
@@ -413,11 +435,14 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         {"app.py": APP + FIND + PIPE_THREAD + NOOP_RUNTEST},
         FAILED_CLOSED,
     ),
-    "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, HOLE),
+    "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, "observer-tampered"),
     "stream-forged-then-ended": ({"app.py": APP + FIND + FORGED_END}, HOLE),
-    "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, HOLE),
+    "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, "observer-tampered"),
     "machinery-shimmed-in-sys-modules": ({"app.py": APP + FIND + SHIM}, "observer-machinery"),
-    "self-check-inputs-cleared": ({"app.py": APP + FIND + CAPTURED_CLEARED}, HOLE),
+    "self-check-inputs-cleared": (
+        {"app.py": APP + FIND + CAPTURED_CLEARED},
+        "observer-machinery",
+    ),
     "known-answer-made-to-raise": ({"app.py": APP + FIND + ERRORED}, "observer-known-answer"),
     "conftest-call-wrapper-swallows": ({"tests/conftest.py": SWALLOW}, "observer-tampered"),
     "known-answer-anchor-cleared": ({"app.py": APP + FIND + ANCHOR}, "observer-known-answer"),
@@ -427,20 +452,6 @@ WHY: dict[str, str] = {
         "the nonce and a descriptor of the channel are in the sender's closure: lines with the"
         " nonce that speak for the rest of the session, its end among them, written before the"
         " process ends itself, are not told from the observer's"
-    ),
-    "shared-state-mutated": (
-        "the self-check compares what each closure cell holds by identity; the dicts the hooks"
-        " share (`exits`, `state`) are changed in place, and the known answer is spared by name"
-    ),
-    "self-check-inputs-cleared": (
-        "the machinery the check captured at load is a dict in its closure: emptied in place,"
-        " the cell unchanged, a `Function.runtest` that spares the known answer by name goes"
-        " unreported; the body's exit rewritten by a plugin registered after the hooks were"
-        " listed"
-    ),
-    "own-testreport-tryfirst": (
-        "a report built by the project is spared for the known-answer test by its name, and the"
-        " body's exit is told `returned` through the `exits` dict in the observer's closure"
     ),
 }
 
