@@ -82,6 +82,8 @@ SWAPS = {
     "dup2": "os.dup2(w, fd)",
     "closed-and-reopened": "os.closerange(fd, fd + 1); fcntl.fcntl(w, fcntl.F_DUPFD, fd)",
     "closed": "os.close(fd)",
+    # the same socket under the number, shut down for writing through a copy
+    "shut-down": "import socket; socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM).shutdown(1)",
 }
 
 
