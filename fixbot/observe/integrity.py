@@ -35,11 +35,12 @@ from typing import Any
 
 VARIABLE = "FIXBOT_OBSERVER"
 HIGH_FD = 700  # the channel's descriptor is moved at or above this number
-# the exit status of a process whose channel was replaced or opened by the code under test:
-# the observer fails closed (`_sender`, `reach`) with a status no runner uses for a verdict
-# (pytest's are 0 to 5), said on standard error as `FAIL_WORDS`
+# the exit status of a process whose channel the code under test replaced or shut down: the
+# observer fails closed (`_sender`, which the audit hook's records go through too) with a
+# status no runner uses for a verdict (pytest's are 0 to 5), said on standard error
+# as `FAIL_WORDS`
 FAIL_CLOSED = 76
-FAIL_WORDS = b"fixbot observer: its channel was replaced or opened by the code under test\n"
+FAIL_WORDS = b"fixbot observer: the code under test replaced its channel; the process ends\n"
 # what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
 # process's exits a test may patch until a session-wide fixture's end)
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")

@@ -70,7 +70,7 @@ def test_add():
     r, w = os.pipe()
     SWAP
     atexit.register(lambda: open('atexit-ran', 'w').close())
-    later = threading.Event()
+    later = threading.Event()  # never set: the thread writes after the session, at exit
     threading.Thread(target=lambda: later.wait(5) or open('thread-ran', 'w').close()).start()
     assert real
 """
@@ -83,7 +83,10 @@ SWAPS = {
     "closed-and-reopened": "os.closerange(fd, fd + 1); fcntl.fcntl(w, fcntl.F_DUPFD, fd)",
     "closed": "os.close(fd)",
     # the same socket under the number, shut down for writing through a copy
-    "shut-down": "import socket; socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM).shutdown(1)",
+    "shut-down": (
+        "import socket; socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM)"
+        ".shutdown(socket.SHUT_WR)"
+    ),
 }
 
 
