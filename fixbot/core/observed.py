@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 MAX_REACHED = 200  # `Reach` records an observation keeps at most (the stream's first ones)
+MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`Observation.overflow`)
 
 
 class Comparison(BaseModel):
@@ -65,9 +66,11 @@ class Observation(BaseModel):
     the audit events the project's code raised to reach what it holds no name for. `exits`
     says, per watched test, how its body left each call reported passed, as the observer
     streamed it when the call ended ("returned", "raised", "unseen", "unentered", "native":
-    no Python function; "missing": no record of it came before the report). `loaded` holds,
-    per observed process, the fingerprint of each piece of the runner's machinery streamed at
-    load (and the observer's own, `observer: itself`, at registration); `checked` the
+    no Python function; "missing": no record of it came before the report); `doubled` the
+    watched tests with an exit record no call of theirs took (more than one before a call's
+    report, or one after the last). `loaded` holds, per observed process, the fingerprint of
+    each piece of the runner's machinery streamed at load (and the observer's own, `observer:
+    itself`, at registration); `checked` the
     fingerprints the same process streamed at its later checks, distinct values by name
     ("missing": a check that left the name out)."""
 
@@ -88,6 +91,7 @@ class Observation(BaseModel):
     known: list[str] = Field(default_factory=list)
     reached: list[Reach] = Field(default_factory=list)
     exits: dict[str, list[str]] = Field(default_factory=dict)
+    doubled: list[str] = Field(default_factory=list)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 

@@ -43,14 +43,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, MAX_STREAM_BYTES, Comparison, Observation, Reach
 from fixbot.observe import integrity
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 # the plugin's parts, each copied beside it as `<module>_<part>`
 PARTS = tuple(Path(__file__).with_name(f"{part}.py") for part in ("calls", "integrity", "reach"))
-MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
@@ -114,7 +113,10 @@ class Channel:
     def _read(self) -> None:
         fd = self._ends[0]
         while chunk := os.read(fd, 1024 * 1024):
-            if self._size[0] + len(chunk) > MAX_STREAM_BYTES:
+            # once a chunk is dropped nothing after it is kept: a stream filled exactly to the
+            # bound by the code under test would otherwise keep its own lines and drop the
+            # observer's
+            if self._size[1] or self._size[0] + len(chunk) > MAX_STREAM_BYTES:
                 self._size[1] += len(chunk)
                 continue
             self._chunks.append(chunk)
@@ -198,6 +200,7 @@ def parse(text: str, nonce: str) -> Observation:
             continue
         _record(seen, record, scratch)
     seen.hooks = sorted(scratch.hooks)
+    seen.doubled += [t for t, left in scratch.pending.items() if left and t not in seen.doubled]
     return seen
 
 
@@ -222,6 +225,8 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
     own = record.get("w") == "call" and not record.get("in")  # not a subtest's, logged inside
     if own and test in seen.watching:  # the call's report meets how the body left that call
         pending = scratch.pending.get(test)
+        if pending and len(pending) > 1 and test not in seen.doubled:
+            seen.doubled.append(test)  # one call, one exit: the others are someone else's lines
         how = pending.pop(0) if pending else "missing"
         exits = seen.exits.setdefault(test, [])
         if outcome == "passed" and how not in exits and len(exits) < MAX_EXITS:

@@ -40,11 +40,12 @@ from typing import Any
 
 VARIABLE = "FIXBOT_OBSERVER"
 HIGH_FD = 700  # the channel's descriptor is moved at or above this number
-# the exit status of a process whose channel was replaced or opened by the code under test:
-# the observer fails closed (`_sender`, `reach`) with a status no runner uses for a verdict
-# (pytest's are 0 to 5), said on standard error as `FAIL_WORDS`
+# the exit status of a process whose channel the code under test replaced or shut down: the
+# observer fails closed (`_sender`, which the audit hook's records go through too) with a
+# status no runner uses for a verdict (pytest's are 0 to 5), said on standard error
+# as `FAIL_WORDS`
 FAIL_CLOSED = 76
-FAIL_WORDS = b"fixbot observer: its channel was replaced or opened by the code under test\n"
+FAIL_WORDS = b"fixbot observer: the code under test replaced its channel; the process ends\n"
 # what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
 # process's exits a test may patch until a session-wide fixture's end)
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
@@ -138,16 +139,19 @@ def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
     """A function writing one record to descriptor `out`; the nonce and the functions it uses
     (captured now: the code under test may rebind `os.write`) live in its closure alone.
 
-    The descriptor is trusted by the file it names, not by its number: the kernel's identity
-    of the pipe (`st_dev`, `st_ino`, by `os.fstat`, a builtin the project cannot change, only
-    rebind the name of, and the closure holds its own) is taken now, while `_open` runs
-    before any project code, and compared before and after each write. A descriptor that names
-    another file (a pipe of the project's `os.dup2`'ed or reopened under the number, the number
-    closed) ends the process at once with `FAIL_CLOSED` (`os._exit`, captured now): no atexit
-    handler, no thread and no `finally` of the project's code runs after it, and the stream
-    lacks its `end` (fixbot's judge: `observer-cut-short`). What is left is a race, not a
-    method: a thread that swaps the file in after the check before the write and back before
-    the check after it, inside one write."""
+    The descriptor is trusted by the file it names, not by its number: the kernel's identity of
+    its end of the channel (`st_dev`, `st_ino`, by `os.fstat`, a builtin the project cannot
+    change, only rebind the name of, and the closure holds its own) is taken now, while `_open`
+    runs before any project code, and compared before and after each write. A descriptor that
+    names another file (a pipe of the project's `os.dup2`'ed or reopened under the number, the
+    number closed), or a record that cannot be written whole (the channel shut down or made
+    non-blocking through a copy of the descriptor, `socket.fromfd`), ends the process at once
+    with `FAIL_CLOSED` (`os._exit`, captured now): no atexit handler, no thread and no
+    `finally` of the project's code runs after it, and the stream lacks its `end` (fixbot's
+    judge: `observer-cut-short`). What is left is a race, not a method: a thread that swaps the
+    file in after the check before the write and back before the check after it, inside one
+    write.
+    """
     write, dumps, fstat = os.write, json.dumps, os.fstat
     fail = failer()
     given = fstat(out)
@@ -169,8 +173,8 @@ def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
         try:
             while data:
                 data = data[write(out, data) :]
-        except OSError:
-            pass
+        except OSError:  # shut down through a copy, made non-blocking and filled: never lost
+            fail()
         verify()
 
     return send

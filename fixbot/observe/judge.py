@@ -11,6 +11,8 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          or the observer ended it (`integrity.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
     observer-forged      lines on the channel without the run's nonce
+    observer-overflow    the stream was longer than fixbot reads (64 MiB) where the start's was
+                         not: what the observer sent after that is unknown
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
                          pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
                          `atexit.register`) is no longer the objects the observer captured
@@ -30,8 +32,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          collection (its function or its code, the globals its code reads),
                          the observer's profile function was removed while it ran, or its
                          call was reported passed while no entry of its body returned (as
-                         the observer streamed when the call ended) or with no record of
-                         how its body left it
+                         the observer streamed when the call ended), with no record of
+                         how its body left it, or with more such records than calls (lines
+                         with the nonce written by other code)
     observer-known-answer the known-answer test (one that must fail, run through pytest's own
                          call and report machinery) was reported otherwise, or a session ended
                          without asking it, where the start's run did not say the same
@@ -57,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, MAX_STREAM_BYTES, Comparison, Observation, Reach
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -84,7 +87,8 @@ def findings(
     # what an installed plugin changes in every run is no finding of the fix's
     before = set(start.machinery + moved(start)) if start is not None else set()
     changed_now = dict.fromkeys(last.machinery + moved(last))
-    found = _stream(last, [name for name in changed_now if name not in before])
+    overflowed = start is not None and start.overflow
+    found = _stream(last, [name for name in changed_now if name not in before], overflowed)
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
@@ -172,8 +176,9 @@ def _installed_copy(path: str, files: list[str]) -> bool:
     return False
 
 
-def _stream(last: Observation, machinery: list[str]) -> list[str]:
-    """The findings about the stream itself and the runner's `machinery` changed."""
+def _stream(last: Observation, machinery: list[str], overflowed: bool = False) -> list[str]:
+    """The findings about the stream itself and the runner's `machinery` changed;
+    `overflowed`: the start's stream was longer than fixbot reads too."""
     found = []
     if last.ended < last.sessions:
         found.append(
@@ -183,6 +188,12 @@ def _stream(last: Observation, machinery: list[str]) -> list[str]:
         )
     if last.forged:
         found.append(f"observer-forged: {last.forged} line(s) on the channel without the nonce")
+    if last.overflow and not overflowed:
+        found.append(
+            "observer-overflow: the stream was longer than fixbot reads"
+            f" ({MAX_STREAM_BYTES // 2**20} MiB) where the start's was not: what the observer"
+            " sent after it is unknown"
+        )
     if machinery:
         found.append("observer-machinery: changed while the tests ran: " + ", ".join(machinery[:6]))
     failed = last.failed()
@@ -262,11 +273,18 @@ def _tests(last: Observation, watched: set[str], files: list[str]) -> list[str]:
 
 def _tampered(last: Observation, watched: set[str]) -> list[str]:
     """The findings about what changed around the tests that failed at the start."""
-    return [
+    found = [
         f"observer-tampered: {test}: {'; '.join(what[:3])}"
         for test, what in sorted(last.tampered.items())
         if test in watched and what
     ]
+    doubled = [t for t in last.doubled if t in watched]
+    if doubled and not last.distributed:
+        found.append(
+            "observer-tampered: more records of how the body left its call than calls (lines"
+            " with the nonce written by other code): " + ", ".join(doubled[:5])
+        )
+    return found
 
 
 # the known-answer test's outcomes that are no finding: the right one, and, where the start's

@@ -34,8 +34,9 @@ reads one line (the run's nonce and the test ids to watch) and closes it; `<out>
 high, close-on-exec descriptor; the variable leaves `os.environ`. The sender trusts that
 descriptor by the file it names, not by its number: before and after each record it compares
 the kernel's identity of the file (`os.fstat`'s device and inode) with the channel's, and where
-the code under test put another file under the number (`os.dup2`, closed and reopened) it ends
-the process at once (`integrity.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
+the code under test put another file under the number (`os.dup2`, closed and reopened), or
+where a record cannot be written whole (the socket shut down through a copy), it ends the
+process at once (`integrity.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
 thread of the project's runs after it), the stream without its end. Each record is one line,
 `nonce<TAB>json`:
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from fixbot.core.observed import Observation
+from fixbot.observe import channel as channel_module
 from fixbot.observe import integrity, judge
 from fixbot.observe.channel import Channel
 
@@ -70,7 +72,7 @@ def test_add():
     r, w = os.pipe()
     SWAP
     atexit.register(lambda: open('atexit-ran', 'w').close())
-    later = threading.Event()
+    later = threading.Event()  # never set: the thread writes after the session, at exit
     threading.Thread(target=lambda: later.wait(5) or open('thread-ran', 'w').close()).start()
     assert real
 """
@@ -82,6 +84,11 @@ SWAPS = {
     "dup2": "os.dup2(w, fd)",
     "closed-and-reopened": "os.closerange(fd, fd + 1); fcntl.fcntl(w, fcntl.F_DUPFD, fd)",
     "closed": "os.close(fd)",
+    # the same socket under the number, shut down for writing through a copy
+    "shut-down": (
+        "import socket; socket.fromfd(fd, socket.AF_UNIX, socket.SOCK_STREAM)"
+        ".shutdown(socket.SHUT_WR)"
+    ),
 }
 
 
@@ -141,3 +148,20 @@ def test_no_path_opens_the_channel_to_read_it(tmp_path: Path) -> None:
     assert (tmp_path / "opened").read_text() == repr(([], True)), done.stdout
     assert seen.sessions == seen.ended == 1 and seen.statuses == [1]
     assert seen.tests[ADD] == "failed"
+
+
+def test_nothing_after_a_dropped_chunk_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream filled to the bound and then topped up with what still fits would keep the
+    filler's lines and drop the observer's: once a chunk is dropped, the rest is dropped too."""
+    monkeypatch.setattr(channel_module, "MAX_STREAM_BYTES", 100)
+    opened = channel_module.Channel.open()
+    written = 0
+    for chunk in (b"a" * 60, b"b" * 60, b"c" * 10):  # the second is dropped, the third fits
+        os.write(opened.fds[1], chunk)
+        written += len(chunk)
+        deadline = time.monotonic() + 30
+        while sum(opened._size) < written and time.monotonic() < deadline:
+            time.sleep(0.01)  # the reader thread takes each chunk before the next is written
+    seen = opened.close()
+    assert seen.overflow and opened._size == [60, 70]
+    assert b"".join(opened._chunks) == b"a" * 60

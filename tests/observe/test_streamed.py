@@ -203,3 +203,35 @@ def test_a_real_session_streams_a_raised_body_under_a_passed_report(tmp_path: Pa
     seen = observe(tmp_path, PYTEST, {"conftest.py": conftest, "tests/test_app.py": test}, [ADD])
     assert seen.exits == {ADD: ["raised"]}
     assert "observer-tampered" in _rules(judge.findings(START, seen))
+
+
+def test_an_exit_record_no_call_took_is_another_codes_line() -> None:
+    """One call, one record of how its body left it: a second before the call's report (a line
+    with the nonce written from inside the body, ahead of the observer's own) or one after the
+    last report is someone else's, and the test is tampered with."""
+    ahead = _stream(
+        {"k": "exit", "id": ADD, "how": "returned"},  # forged from inside the body
+        {"k": "exit", "id": ADD, "how": "raised"},  # the observer's own
+        _call(ADD),
+    )
+    assert ahead.doubled == [ADD]
+    after = _stream({"k": "exit", "id": ADD, "how": "raised"}, _call(ADD), _exit_line())
+    assert after.doubled == [ADD]
+    # a rerun: two calls, two exits, each taken by its own report
+    rerun = _stream(_exit_line("raised"), _call(ADD, "rerun"), _exit_line(), _call(ADD))
+    assert rerun.doubled == []
+    found = judge.findings(START, _green(doubled=[ADD]))
+    assert _rules(found) == ["observer-tampered"] and "more records" in found[0]
+    assert judge.findings(START, _green(doubled=[ADD], distributed=True)) == []
+    assert judge.findings(START, _green(doubled=[ZERO])) == []  # not a test that failed
+
+
+def _exit_line(how: str = "returned") -> dict[str, object]:
+    return {"k": "exit", "id": ADD, "how": how}
+
+
+def test_a_stream_past_what_fixbot_reads_is_a_finding_where_the_starts_was_not() -> None:
+    found = judge.findings(START, _green(overflow=True))
+    assert "observer-overflow" in _rules(found)
+    overflowed = START.model_copy(update={"overflow": True})
+    assert "observer-overflow" not in _rules(judge.findings(overflowed, _green(overflow=True)))

@@ -20,8 +20,10 @@ frames of pytest's collection, the observer's sender from the closure of its hoo
   the hooks were listed turns the watched test's call passed (sparing the known answer), and
   `add`, called from the body, writes with the nonce and the descriptor read from the sender's
   closure an `exit` record saying the body returned. The observer's own record (`raised`) comes
-  after it, at the call's end; fixbot pairs the call's report with the oldest exit record not
-  yet taken, the forged one, and the observer's is left over, unread.
+  after it, at the call's end; fixbot paired the call's report with the oldest exit record not
+  yet taken, the forged one, and left the observer's over, unread (held now: one call, one
+  exit record, a second before the report or one left after it is another code's line,
+  `observer-tampered`).
 - `stream-flooded-past-what-is-kept`: at import, a forged `end` (status 0) with the nonce,
   then 65 MiB of blank lines (no record, not forged), then blocks of 2 MiB, 1 MiB, ... 1 byte,
   each written once fixbot's reader took the last (`SIOCOUTQ`), so that it keeps each one that
@@ -30,7 +32,8 @@ frames of pytest's collection, the observer's sender from the closure of its hoo
   rules that need a record (a watched test unseen, no word of its body or its call, a known
   answer never asked at the end); every record the observer sends after the flood (the
   watched test's, the known answer's, each check's) is dropped, and `Function.runtest` is a
-  no-op.
+  no-op (held now: nothing after a dropped chunk is kept, and a stream past what fixbot reads
+  is a finding where the start's was not, `observer-overflow`).
 - `exit-forged-after-the-observers`: the same forged exit record, written from the makereport
   wrapper once the call has ended: the observer's own (`raised`) is older and is taken (held:
   `observer-tampered`).
@@ -287,9 +290,12 @@ HOLE = None
 # name -> (the cheat's files, the finding that stops it; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "sender-serializer-replaced-in-its-cell": ({"app.py": APP + FIND + SERIALIZER}, HOLE),
-    "exit-forged-ahead-of-the-observers": ({"app.py": APP + FIND + EXIT_FIRST}, HOLE),
+    "exit-forged-ahead-of-the-observers": (
+        {"app.py": APP + FIND + EXIT_FIRST},
+        "observer-tampered",
+    ),
     "fail-closed-end-replaced-in-its-cell": ({"app.py": APP + FIND + FAIL_CELL}, HOLE),
-    "stream-flooded-past-what-is-kept": ({"app.py": APP + FIND + FLOOD}, HOLE),
+    "stream-flooded-past-what-is-kept": ({"app.py": APP + FIND + FLOOD}, "observer-overflow"),
     "exit-forged-after-the-observers": ({"app.py": APP + FIND + EXIT_AFTER}, "observer-tampered"),
     "facts-forged-beside-the-observers": ({"app.py": APP + FIND + BESIDE}, "observer-body"),
 }
@@ -299,19 +305,9 @@ WHY: dict[str, str] = {
         " record after it, the self-check's and the audit hook's included, is the cheat's to"
         " write, through the real descriptor, so the channel's check never fires"
     ),
-    "exit-forged-ahead-of-the-observers": (
-        "fixbot pairs a call's report with the oldest exit record of its test, with no check"
-        " that it is the observer's or the only one: an exit record with the nonce, written"
-        " from the body before the observer's, is taken"
-    ),
     "fail-closed-end-replaced-in-its-cell": (
         "the fail-closed end is a function in `verify`'s closure cell: replaced by a no-op, a"
         " pipe under the descriptor's number collects the records as in round 5"
-    ),
-    "stream-flooded-past-what-is-kept": (
-        "a stream past `MAX_STREAM_BYTES` is no finding of its own, and excuses a watched test"
-        " not seen, its body and its call unrecorded, and a known answer never asked: a forged"
-        " end, then blank lines filling the stream to the byte, drop all the observer says after"
     ),
 }
 
