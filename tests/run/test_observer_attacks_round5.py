@@ -120,19 +120,24 @@ import json as _json
 import os as _os
 
 _send = _observer('pytest_sessionstart', type(_config))
-# the machinery's fingerprints as the observer streamed them at load, computed as it does from
-# what it captured (a dict keyed by (module, path) in a closure of its report hook), before
-# anything here changes it
-_loadfp = []
+# the machinery's fingerprints as the observer streamed them at load, and the hash a teardown
+# streams of them, computed by a fresh import of the observer's own module (named by its
+# functions' `__module__`) from what it captured (a dict keyed by (module, path) in a closure
+# of its report hook), before anything here changes the machinery
+import importlib as _il
+
+_loadfp, _wide = None, None
 _cfg = _config()
 for _n, _p in _cfg.pluginmanager.list_name_plugin() if _cfg else ():
     for _f in _cells(getattr(_p, 'pytest_runtest_logreport', None), type(_config)):
         for _d in _cells(_f, dict):
             if any(isinstance(_k, tuple) for _k in _d):
-                _loadfp = [
-                    format(hash((e[0], e[1], id(e[3]))) & 0xFFFFFFFFFFFF, '012x')
-                    for e in _d.values()
-                ]
+                _m = _il.import_module(_f.__module__)
+                _loadfp = _m.fingerprints(_d)
+                _names = [a + '.' + b for a, b in _m.MACHINERY]
+                _wide = _m.digest(
+                    p for p, w in zip(_loadfp, _m.session_wide(_names)) if w
+                )
 if _send is not None:
     _v = {'out': _cells(_send, int)[0]}
     _real = _os.dup(_v['out'])
@@ -160,9 +165,10 @@ if _send is not None:
                 continue
             if k == 'exit':
                 rec['how'] = 'returned'
-            if k == 'check':
-                _it = iter(_loadfp)
-                rec['m'] = [v if v in (None, '-') else next(_it, v) for v in rec['m']]
+            if k == 'check' and 'm' in rec:
+                rec['m'] = _loadfp
+            elif k == 'check':
+                rec['h'] = _wide
             if k == 'r' and rec.get('o') == 'failed':
                 rec['o'] = 'passed'
             if k == 'known':
