@@ -8,7 +8,9 @@ streamed, the machinery compared at each report), alternating, and with `--watch
 watched as a verifying run watches the tests that failed at the start (their bodies profiled).
 Measured in CPU seconds of the pytest process (user and system, medians), which a loaded shared
 machine does not blur as it does wall time. Target: the observer adds under 10 % to the check's
-time. Results go to bench/README.md.
+time. The stream's size (bytes the channel read, median) is printed too, in all and per test:
+the observer streams each fact when it learns it (a watched body's exit, the machinery's
+fingerprints at each teardown) for fixbot to compare. Results go to bench/README.md.
 """
 
 from __future__ import annotations
@@ -47,7 +49,10 @@ def plain(suite: list[str], env: dict[str, str]) -> float:
     return cpu() - start
 
 
-def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[float, list[str]]:
+def observed(
+    suite: list[str], env: dict[str, str], watch: list[str]
+) -> tuple[float, list[str], int]:
+    """The CPU seconds of one observed run, its tests' ids, and the bytes it streamed."""
     channel = Channel.open(watch)
     start = cpu()
     try:
@@ -63,7 +68,7 @@ def observed(suite: list[str], env: dict[str, str], watch: list[str]) -> tuple[f
         seconds = cpu() - start
         seen = channel.close()
     assert seen.ended == 1 and not seen.forged, seen
-    return seconds, sorted(seen.tests)
+    return seconds, sorted(seen.tests), sum(channel._size)
 
 
 def main() -> None:
@@ -79,11 +84,16 @@ def main() -> None:
     seen: list[float] = []
     watched: list[float] = []
     tests: list[str] = []
+    sizes: list[int] = []
+    watched_sizes: list[int] = []
     for _ in range(args.runs):
         bare.append(plain(args.suite, env))
-        seconds, tests = observed(args.suite, env, [])
+        seconds, tests, size = observed(args.suite, env, [])
         seen.append(seconds)
-        watched.append(observed(args.suite, env, watch)[0])
+        sizes.append(size)
+        seconds, _, size = observed(args.suite, env, watch)
+        watched.append(seconds)
+        watched_sizes.append(size)
     base = statistics.median(bare)
     result = {
         "tests": len(tests),
@@ -94,6 +104,9 @@ def main() -> None:
         "watched": len(watch),
         "watched_s": round(statistics.median(watched), 2),
         "watched_overhead_pct": round(100 * (statistics.median(watched) / base - 1), 1),
+        "stream_bytes": int(statistics.median(sizes)),
+        "stream_bytes_per_test": round(statistics.median(sizes) / max(1, len(tests))),
+        "watched_stream_bytes": int(statistics.median(watched_sizes)),
         "load_average": os.getloadavg()[0],
     }
     print(json.dumps(result))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 MAX_REACHED = 200  # `Reach` records an observation keeps at most (the stream's first ones)
+MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`Observation.overflow`)
 
 
 class Comparison(BaseModel):
@@ -62,7 +63,16 @@ class Observation(BaseModel):
     (its function, the globals it reads, the observer's profile function); `known` are the
     known-answer test's outcomes as pytest's machinery reported them, `at: outcome` ("end:
     failed" is the only right answer; "unavailable" where it could not be asked); `reached`
-    the audit events the project's code raised to reach what it holds no name for."""
+    the audit events the project's code raised to reach what it holds no name for. `exits`
+    says, per watched test, how its body left each call reported passed, as the observer
+    streamed it when the call ended ("returned", "raised", "unseen", "unentered", "native":
+    no Python function; "missing": no record of it came before the report); `doubled` the
+    watched tests with an exit record no call of theirs took (more than one before a call's
+    report, or one after the last). `loaded` holds, per observed process, the fingerprint of
+    each piece of the runner's machinery streamed at load (and the observer's own, `observer:
+    itself`, at registration); `checked` the
+    fingerprints the same process streamed at its later checks, distinct values by name
+    ("missing": a check that left the name out)."""
 
     sessions: int = 0
     ended: int = 0
@@ -80,6 +90,10 @@ class Observation(BaseModel):
     tampered: dict[str, list[str]] = Field(default_factory=dict)
     known: list[str] = Field(default_factory=list)
     reached: list[Reach] = Field(default_factory=list)
+    exits: dict[str, list[str]] = Field(default_factory=dict)
+    doubled: list[str] = Field(default_factory=list)
+    loaded: dict[str, dict[str, str]] = Field(default_factory=dict)
+    checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

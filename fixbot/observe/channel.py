@@ -1,4 +1,4 @@
-"""fixbot's side of the observer: the folder the plugin is loaded from, the two pipes, the
+"""fixbot's side of the observer: the folder the plugin is loaded from, the two channels, the
 environment that loads it into every pytest of a check, and the reader of its stream.
 
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`:
@@ -6,12 +6,26 @@ environment that loads it into every pytest of a check, and the reader of its st
 fresh folder
 under a module name made for this run (`fixbot_observer_<hex>`: a file the workspace holds
 cannot shadow a name it could not know), readable by the commands' user and writable by fixbot
-alone (0755/0644; where fixbot is root the folder is root's). One pipe carries the run's nonce
-and the ids of the tests to watch to the plugin (a line per pytest the check may start, written
-before the check starts), the other carries its records back, read by a thread while the check
-runs so a long stream never blocks it. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
+alone (0755/0644; where fixbot is root the folder is root's). One channel carries the run's
+nonce and the ids of the tests to watch to the plugin (a line per pytest the check may start,
+written before the check starts), the other carries its records back, read by a thread while
+the check runs so a long stream never blocks it. Each is a Unix socket pair, not a pipe
+(`_pair`): the kernel opens no socket by a path, so neither the code under test nor a process
+it starts can open `/proc/<pid>/fd/N` (or `/dev/fd/N`, or a link to either) to read the records
+out of the channel, as a pipe's path would let them (ENXIO, whoever asks: nothing to recognise).
+The plugin's sender ends its process when the descriptor it writes no longer names its end of
+the channel (`integrity._sender`): what the code under test can still do is add lines, not
+take the observer's away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
 `PYTEST_ADDOPTS -p <module>` to the check's environment; `fds` go to the spawn (`pass_fds`);
 `close()` ends the channel and returns what was streamed as an `Observation`.
+
+Reading the stream pairs what the observer streamed when it knew it: each call report of a
+watched test takes the oldest `exit` record of that test not yet taken (`missing` where there
+is none; a report logged inside the call, a subtest's, takes none), and each process's
+`check` fingerprints are kept by the names its `load` record gave, beside those of load and
+registration (`Observation.loaded`, `checked`), for `judge.moved` to compare; a teardown's
+check streams one hash of the session-wide fingerprints (`integrity.digest`), which is
+computed here from the load's too (`WIDE`).
 """
 
 from __future__ import annotations
@@ -22,24 +36,25 @@ import os
 import secrets
 import shlex
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, MAX_STREAM_BYTES, Comparison, Observation, Reach
+from fixbot.observe import integrity
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 # the plugin's parts, each copied beside it as `<module>_<part>`
 PARTS = tuple(Path(__file__).with_name(f"{part}.py") for part in ("calls", "integrity", "reach"))
-MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`overflow`)
 MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
-SETTINGS_BYTES = 60 * 1024  # what the settings pipe is given: under its 64 KiB buffer
+SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
-JOIN_S = 5.0  # how long the reader may take to see the pipe's end after the check (seconds)
+JOIN_S = 5.0  # how long the reader may take to see the channel's end after the check (seconds)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
 
 
@@ -61,7 +76,7 @@ class Channel:
         """A fresh channel watching the bodies of the tests `watch` (node ids), naming the files
         that reach relative to `root` (the work tree's root as the check sees it: the fix's
         files are named relative to it; None: pytest's rootdir). Raises OSError when the folder
-        or the pipes cannot be made."""
+        or the channels cannot be made."""
         folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
@@ -72,8 +87,8 @@ class Channel:
             made.chmod(0o644)
         folder.chmod(0o755)
         nonce = secrets.token_hex(16)
-        given_r, given_w = os.pipe()
-        records_r, records_w = os.pipe()
+        given_r, given_w = _pair()
+        records_r, records_w = _pair()
         try:
             os.write(given_w, _settings(nonce, list(watch), root))
         finally:
@@ -98,7 +113,10 @@ class Channel:
     def _read(self) -> None:
         fd = self._ends[0]
         while chunk := os.read(fd, 1024 * 1024):
-            if self._size[0] + len(chunk) > MAX_STREAM_BYTES:
+            # once a chunk is dropped nothing after it is kept: a stream filled exactly to the
+            # bound by the code under test would otherwise keep its own lines and drop the
+            # observer's
+            if self._size[1] or self._size[0] + len(chunk) > MAX_STREAM_BYTES:
                 self._size[1] += len(chunk)
                 continue
             self._chunks.append(chunk)
@@ -122,6 +140,17 @@ class Channel:
         return seen
 
 
+def _pair() -> tuple[int, int]:
+    """Two connected descriptors (reading end, writing end) of a Unix socket pair, not a pipe:
+    the kernel opens no socket by a path (`open("/proc/<pid>/fd/N")`, `/dev/fd/N`, a link to
+    either fails with ENXIO, in the check's process or any other), where a pipe's path opens
+    the pipe again, for reading. Raises OSError."""
+    reading, writing = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    reading.shutdown(socket.SHUT_WR)  # nothing goes the other way
+    writing.shutdown(socket.SHUT_RD)
+    return reading.detach(), writing.detach()
+
+
 def _settings(nonce: str, watch: list[str], root: str | None = None) -> bytes:
     """The settings lines the plugin reads: the nonce, the work tree's `root` and the watched
     ids (as many as fit `MAX_LINE_BYTES`), once for each pytest the check may start
@@ -138,11 +167,28 @@ def _worse(a: str | None, b: str) -> str:
     return b if a is None else min(a, b, key=OUTCOMES.index)
 
 
+ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
+WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
+MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
+MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
+
+
+@dataclass
+class _Scratch:
+    """What reading a stream keeps between records: the hook pairs, each watched test's exit
+    records not yet paired with a call's report (oldest first), each process's machinery
+    names in the order its fingerprints come."""
+
+    hooks: set[str] = field(default_factory=set)
+    pending: dict[str, list[str]] = field(default_factory=dict)
+    names: dict[str, list[str]] = field(default_factory=dict)
+
+
 def parse(text: str, nonce: str) -> Observation:
     """The `Observation` of a stream of `nonce<TAB>json` lines (the plugin's records); a line
     with another nonce, or that is not a record, counts as `forged`."""
     seen = Observation()
-    hooks: set[str] = set()
+    scratch = _Scratch()
     for line in text.splitlines():
         given, _, body = line.partition("\t")
         try:
@@ -152,20 +198,21 @@ def parse(text: str, nonce: str) -> Observation:
         if not isinstance(record, dict):
             seen.forged += bool(line.strip())
             continue
-        _record(seen, record, hooks)
-    seen.hooks = sorted(hooks)
+        _record(seen, record, scratch)
+    seen.hooks = sorted(scratch.hooks)
+    seen.doubled += [t for t, left in scratch.pending.items() if left and t not in seen.doubled]
     return seen
 
 
-def _record(seen: Observation, record: dict[str, object], hooks: set[str]) -> None:
-    """Add one record of the plugin to `seen` (`hooks` collects the hook pairs)."""
+def _record(seen: Observation, record: dict[str, object], scratch: _Scratch) -> None:
+    """Add one record of the plugin to `seen` (`scratch`: what is kept between records)."""
     kind = record.get("k")
     add = _RECORDS.get(kind) if isinstance(kind, str) else None
     if add is not None:
-        add(seen, record, str(record.get("id", "")), hooks)
+        add(seen, record, str(record.get("id", "")), scratch)
 
 
-def _start(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _start(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.sessions += 1
     seen.distributed |= bool(record.get("dist"))
     watch = record.get("watch")
@@ -173,46 +220,101 @@ def _start(seen: Observation, record: dict[str, object], test: str, hooks: set[s
         seen.watching += [str(t) for t in watch[:MAX_WATCH] if str(t) not in seen.watching]
 
 
-def _result(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _result(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     outcome = record.get("o")
+    own = record.get("w") == "call" and not record.get("in")  # not a subtest's, logged inside
+    if own and test in seen.watching:  # the call's report meets how the body left that call
+        pending = scratch.pending.get(test)
+        if pending and len(pending) > 1 and test not in seen.doubled:
+            seen.doubled.append(test)  # one call, one exit: the others are someone else's lines
+        how = pending.pop(0) if pending else "missing"
+        exits = seen.exits.setdefault(test, [])
+        if outcome == "passed" and how not in exits and len(exits) < MAX_EXITS:
+            exits.append(how)
     if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
         seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
-        if record.get("w") == "call" and test not in seen.called:
+        if own and test not in seen.called:
             seen.called.append(test)
 
 
-def _tampered(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    pending = scratch.pending.setdefault(test, []) if test in seen.watching else []
+    if len(pending) < MAX_PENDING:
+        pending.append(str(record.get("how", ""))[:20])
+
+
+def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """The fingerprints at load, by name, and the hash a teardown's check must stream."""
+    names, prints, process = record.get("n"), record.get("m"), str(record.get("p", ""))[:20]
+    if isinstance(names, list) and isinstance(prints, list) and process not in scratch.names:
+        scratch.names[process] = [str(n)[:100] for n in names[:100]]
+        loaded = seen.loaded.setdefault(process, {})
+        loaded.update(zip(scratch.names[process], (str(p)[:20] for p in prints), strict=False))
+        wide = integrity.session_wide(loaded)
+        loaded[WIDE] = integrity.digest(p for p, w in zip(loaded.values(), wide, strict=True) if w)
+
+
+def _sealed(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    process = str(record.get("p", ""))[:20]
+    if process in scratch.names:
+        seen.loaded[process].setdefault(ITSELF, str(record.get("s", ""))[:20])
+
+
+def _check(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """A check's fingerprints, by the names its process streamed at load (at a teardown, `at`
+    "t", one hash of the session-wide ones); at the session's end a name left out is
+    `missing`."""
+    process = str(record.get("p", ""))[:20]
+    prints = record.get("m")
+    if process not in scratch.names:
+        return
+    checked = seen.checked.setdefault(process, {})
+    if record.get("at") == "end":
+        names = scratch.names[process]
+        given = prints[: len(names)] if isinstance(prints, list) else []
+        values = [*given, *[None] * (len(names) - len(given))]
+        pairs = [*zip(names, values, strict=True)]
+    else:
+        pairs = [(WIDE, record.get("h"))]
+    for name, value in [*pairs, (ITSELF, record.get("s"))]:
+        now = checked.setdefault(name, [])
+        text = "missing" if value is None else str(value)[:20]
+        if text not in now and len(now) < MAX_EXITS:
+            now.append(text)
+
+
+def _tampered(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     what = str(record.get("what", ""))[:200]
     if what not in seen.tampered.setdefault(test, []):
         seen.tampered[test].append(what)
 
 
-def _known(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _known(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.known.append(f"{str(record.get('at', ''))[:10]}: {str(record.get('o', ''))[:60]}")
 
 
-def _body(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _body(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.bodies[test] = bool(record.get("ran"))
 
 
-def _comparison(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _comparison(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     with contextlib.suppress(ValueError):
         seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
 
 
-def _machinery(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     changed = record.get("changed")
     if isinstance(changed, list):
         seen.machinery += [str(n) for n in changed if str(n) not in seen.machinery]
 
 
-def _hooks(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _hooks(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     pairs = record.get("hooks")
     if isinstance(pairs, list):
-        hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
+        scratch.hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
 
 
-def _reach(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _reach(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     reached = Reach(
         event=str(record.get("ev", ""))[:40],
         file=str(record.get("file", ""))[:300],
@@ -222,7 +324,7 @@ def _reach(seen: Observation, record: dict[str, object], test: str, hooks: set[s
         seen.reached.append(reached)
 
 
-def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str]) -> None:
+def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.ended += 1
     status = record.get("status")
     seen.statuses.append(status if isinstance(status, int) else -1)
@@ -231,11 +333,17 @@ def _end(seen: Observation, record: dict[str, object], test: str, hooks: set[str
 # The plugin's records by kind (`k`), each with what adds it to the observation: a session's
 # start and end, a test's result, whether its body ran, what changed around it, a comparison it
 # made, the runner's machinery changed, the hook implementations registered, the known answer,
-# an audit event the project's code raised to reach what it has no name for.
-_RECORDS: dict[str, Callable[[Observation, dict[str, object], str, set[str]], None]] = {
+# an audit event the project's code raised to reach what it has no name for, how a watched
+# test's body left its call, the fingerprints of the machinery at load, registration and each
+# check.
+_RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], None]] = {
     "start": _start,
     "r": _result,
     "body": _body,
+    "exit": _exit,
+    "load": _load,
+    "sealed": _sealed,
+    "check": _check,
     "tampered": _tampered,
     "known": _known,
     "eq": _comparison,

@@ -9,9 +9,19 @@ process, so what it is made of is compared too: the hook implementations pluggy 
 (`HookImpl.function`, which pluggy calls), the objects each of its functions' closure cells
 hold and the code objects they run, and the globals of its modules (each function's
 `__globals__`). A difference is streamed as a change of the machinery (`observer:` names).
+Neither comparison is trusted alone, since its inputs are in the process too: the machinery's
+fingerprints (`fingerprints`) are streamed at load and at each check, the observer's hash (what
+`seal`'s check compared, as it is now) at registration and at each check, and fixbot compares
+them (`fixbot.observe.judge.moved`): an input emptied or changed in place shows there.
 What stays open: whatever does the comparing is itself in the process, and code that reaches
 it (through `HookImpl.function` and `__closure__`, which raise no audit event) can replace a
 cell both the observer and its check read, the sender's among them.
+
+The sender (`_sender`) trusts its descriptor by the file it names: a different file under the
+number (a pipe `os.dup2`'ed there, the number closed or reopened) ends the process with
+`FAIL_CLOSED` before or right after the record it was writing. What is left of that: a thread
+swapping the file in and back out inside one write (a race, not a method), and the cells of
+the sender's closure themselves (its check, the identity it compares with), as above.
 
 Copied beside the plugin as `<module>_integrity`, inside the project's own Python (3.8 or
 later). It imports the standard library alone.
@@ -20,6 +30,7 @@ later). It imports the standard library alone.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import sys
@@ -29,6 +40,12 @@ from typing import Any
 
 VARIABLE = "FIXBOT_OBSERVER"
 HIGH_FD = 700  # the channel's descriptor is moved at or above this number
+# the exit status of a process whose channel the code under test replaced or shut down: the
+# observer fails closed (`_sender`, which the audit hook's records go through too) with a
+# status no runner uses for a verdict (pytest's are 0 to 5), said on standard error
+# as `FAIL_WORDS`
+FAIL_CLOSED = 76
+FAIL_WORDS = b"fixbot observer: the code under test replaced its channel; the process ends\n"
 # what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
 # process's exits a test may patch until a session-wide fixture's end)
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
@@ -100,19 +117,65 @@ def _fingerprint(value: Any) -> tuple[int, int, Any]:
     return (id(value), id(getattr(inner, "__code__", None)), value)
 
 
+def failer() -> Callable[[], None]:
+    """The observer's fail-closed end: say so on standard error and end the process at once
+    with `FAIL_CLOSED` (`os._exit`, captured now, while no project code has run: no atexit
+    handler, `finally` or other thread runs after it). `os._exit` rather than a SIGKILL to
+    itself: as final, and its status is the observer's own where -9 is also the OOM killer's."""
+    write, end, words, status = os.write, os._exit, FAIL_WORDS, FAIL_CLOSED
+
+    def fail() -> None:
+        # no module's name looked up on the way out (`contextlib.suppress` would be)
+        try:  # noqa: SIM105
+            write(2, words)
+        except OSError:
+            pass
+        end(status)
+
+    return fail
+
+
 def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
     """A function writing one record to descriptor `out`; the nonce and the functions it uses
-    (captured now: the code under test may rebind `os.write`) live in its closure alone."""
-    write, dumps = os.write, json.dumps
+    (captured now: the code under test may rebind `os.write`) live in its closure alone.
+
+    The descriptor is trusted by the file it names, not by its number: the kernel's identity of
+    its end of the channel (`st_dev`, `st_ino`, by `os.fstat`, a builtin the project cannot
+    change, only rebind the name of, and the closure holds its own) is taken now, while `_open`
+    runs before any project code, and compared before and after each write. A descriptor that
+    names another file (a pipe of the project's `os.dup2`'ed or reopened under the number, the
+    number closed), or a record that cannot be written whole (the channel shut down or made
+    non-blocking through a copy of the descriptor, `socket.fromfd`), ends the process at once
+    with `FAIL_CLOSED` (`os._exit`, captured now): no atexit handler, no thread and no
+    `finally` of the project's code runs after it, and the stream lacks its `end` (fixbot's
+    judge: `observer-cut-short`). What is left is a race, not a method: a thread that swaps the
+    file in after the check before the write and back before the check after it, inside one
+    write.
+    """
+    write, dumps, fstat = os.write, json.dumps, os.fstat
+    fail = failer()
+    given = fstat(out)
+    pipe = (given.st_dev, given.st_ino)
+
+    def verify() -> None:
+        try:
+            now = fstat(out)
+            same = (now.st_dev, now.st_ino) == pipe
+        except OSError:
+            same = False
+        if not same:
+            fail()
 
     def send(record: dict[str, Any]) -> None:
         line = nonce + "\t" + dumps(record, default=str) + "\n"
         data = line.encode("utf-8", "replace")
+        verify()
         try:
             while data:
                 data = data[write(out, data) :]
-        except OSError:
-            pass
+        except OSError:  # shut down through a copy, made non-blocking and filled: never lost
+            fail()
+        verify()
 
     return send
 
@@ -152,6 +215,40 @@ def changed(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[
         if now is None or _fingerprint(now)[:2] != (ident, code):
             found.append(module + "." + path)
     return found
+
+
+def fingerprints(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[str]:
+    """One short text per piece of `MACHINERY`, in its order: a hash of the identities of what
+    is now at its place in the module object captured with it, of its code object and of that
+    module object ("-": not captured, or no longer there). Streamed at load and at each check:
+    fixbot compares them, so a `captured` emptied or changed in place is seen outside."""
+    found = []
+    for module, path in MACHINERY:
+        entry = captured.get((module, path))
+        now = None if entry is None else _lookup(module, path, entry[3])
+        if entry is None or now is None:
+            found.append("-")
+        else:
+            ident, code, _ = _fingerprint(now)
+            found.append(_short((ident, code, id(entry[3]))))
+    return found
+
+
+def digest(prints: Iterable[str]) -> str:
+    """One 12-digit hash of fingerprints (`fingerprints`' texts), the same in every process:
+    what a teardown's check streams of the session-wide machinery, which fixbot computes too
+    from what was streamed at load."""
+    return hashlib.blake2b(",".join(prints).encode(), digest_size=6).hexdigest()
+
+
+def session_wide(names: Iterable[str]) -> list[bool]:
+    """For each name (`module.path`), whether a teardown's check compares it."""
+    return [name.startswith(SESSION_WIDE) for name in names]
+
+
+def _short(values: tuple[Any, ...]) -> str:
+    """A 48-bit hash of `values` (identities: the same in one process), as 12 hex digits."""
+    return format(hash(values) & 0xFFFFFFFFFFFF, "012x")
 
 
 def functions(roots: Iterable[Any], folder: str) -> list[FunctionType]:
@@ -194,10 +291,12 @@ def codes(modules: Iterable[ModuleType]) -> set[int]:
 
 def seal(
     made: list[FunctionType], modules: list[ModuleType], hooks: list[tuple[str, Any, Any, Any]]
-) -> Callable[[], list[str]]:
+) -> Callable[[], tuple[list[str], str]]:
     """A check of the observer as it is now: `made` its functions, `modules` its modules (their
     globals), `hooks` what pluggy calls for it, as registered
-    (`registered`). The check returns what differs, as `observer: ...` names."""
+    (`registered`). The check returns what differs, as `observer: ...` names, and a hash of
+    what it compared (12 hex digits): the one at registration is streamed, and each later one,
+    so that the check's own inputs changed in place are seen by fixbot."""
     cells = [
         (f.__name__, f.__code__.co_freevars[i], cell, _held(cell))
         for f in made
@@ -206,21 +305,28 @@ def seal(
     code = [(f, f.__code__, f.__defaults__) for f in made]
     names = [(m.__name__, vars(m), k, id(v)) for m in modules for k, v in vars(m).items()]
 
-    def check() -> list[str]:
+    def check() -> tuple[list[str], str]:
+        """What differs (`observer: ...` names) and a hash of everything compared as it is
+        now, which fixbot compares with the one streamed at registration."""
         found = []
+        now: list[Any] = [len(hooks), len(cells), len(code), len(names)]
         for hook, impl, function, listed in hooks:
+            now.append((id(impl.function), impl in listed()))
             if impl.function is not function or impl not in listed():
                 found.append(f"observer: its {hook} hook implementation")
         for owner, name, cell, held in cells:
-            if _held(cell) != held:
+            now.append(_held(cell))
+            if now[-1] != held:
                 found.append(f"observer: {name} in the closure of {owner}")
         for function, was, defaults in code:
+            now.append((id(function), id(function.__code__), id(function.__defaults__)))
             if function.__code__ is not was or function.__defaults__ is not defaults:
                 found.append(f"observer: the code of {function.__name__}")
         for module, namespace, name, held in names:
-            if id(namespace.get(name)) != held:
+            now.append(id(namespace.get(name)))
+            if now[-1] != held:
                 found.append(f"observer: {_label(module)}.{name}")
-        return found
+        return found, _short(tuple(now))
 
     return check
 
@@ -299,18 +405,33 @@ def _root(root: str | None, rootdir: list[str]) -> Callable[[], str]:
 
 
 def _checker(
-    send: Callable[[dict[str, Any]], None], captured: dict[Any, Any], state: dict[str, Any]
+    send: Callable[[dict[str, Any]], None],
+    captured: dict[Any, Any],
+    state: dict[str, Any],
+    token: str,
 ) -> Callable[[bool], None]:
-    """The check of what changed since load, the observer itself included (`state["seal"]`),
-    streamed once per change."""
+    """The check of what changed since load, the observer itself included (`state["seal"]`):
+    each change named once (`machinery`), and at each check the fingerprints of the machinery
+    (at a teardown, one hash of the session-wide ones) and the observer's hash (`check`, with
+    the process's `token`), which fixbot compares with those streamed at load and at
+    registration."""
     reported: set[str] = set()
 
     def check_machinery(everything: bool) -> None:
         """`everything` False leaves out the process's exits, which a test may patch until a
         session-wide fixture's end (`monkeypatch.setattr(sys, "exit", ...)`)."""
-        found = changed(captured) + state["seal"]()
+        itself, digest_ = state["seal"]()
+        found = changed(captured) + itself
+        prints = fingerprints(captured)
+        record = {"k": "check", "p": token, "at": "end", "m": prints, "s": digest_}
         if not everything:
             found = [n for n in found if n.startswith(SESSION_WIDE)]
+            wide = session_wide(m for m, _ in MACHINERY)
+            kept = [p for i, p in enumerate(prints) if wide[i]]
+            # one hash at each teardown keeps the stream small: fixbot computes the same one
+            # from the load's fingerprints, and names the change from the end's list
+            record = {"k": "check", "p": token, "at": "t", "h": digest(kept), "s": digest_}
+        send(record)
         fresh = [n for n in found if n not in reported]
         if fresh:
             reported.update(fresh)

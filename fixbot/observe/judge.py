@@ -7,12 +7,19 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
     observer-missing     the start's check streamed from pytest, the verifying one did not (pytest
                          never ran under the observer, was told not to load it, or its channel
                          was closed)
-    observer-cut-short   a session began and never sent its end: the process ended inside it
+    observer-cut-short   a session began and never sent its end: the process ended inside it,
+                         or the observer ended it (`integrity.FAIL_CLOSED`) when its channel's
+                         descriptor no longer named the channel
     observer-forged      lines on the channel without the run's nonce
+    observer-overflow    the stream was longer than fixbot reads (64 MiB) where the start's was
+                         not: what the observer sent after that is unknown
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
                          pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
                          `atexit.register`) is no longer the objects the observer captured
-                         before any project code ran, where the start's run saw no such change
+                         before any project code ran, where the start's run saw no such change:
+                         as the observer said, or as fixbot finds comparing the fingerprints
+                         streamed at load (and the observer's own hash at registration) with
+                         those of each later check (`moved`), a name left out counting
     observer-failed      tests the observer saw fail, or a session that ended red, while the
                          check exited 0
     observer-unseen      a test that failed at the start and was not seen to pass (its test
@@ -24,7 +31,10 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
     observer-tampered    what a test that failed at the start runs was changed after
                          collection (its function or its code, the globals its code reads),
                          the observer's profile function was removed while it ran, or its
-                         call was reported passed while no entry of its body returned
+                         call was reported passed while no entry of its body returned (as
+                         the observer streamed when the call ended), with no record of
+                         how its body left it, or with more such records than calls (lines
+                         with the nonce written by other code)
     observer-known-answer the known-answer test (one that must fail, run through pytest's own
                          call and report machinery) was reported otherwise, or a session ended
                          without asking it, where the start's run did not say the same
@@ -50,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
+from fixbot.core.observed import MAX_REACHED, MAX_STREAM_BYTES, Comparison, Observation, Reach
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -75,13 +85,29 @@ def findings(
         return [MISSING] if observed_start else []
     files = list(changed)
     # what an installed plugin changes in every run is no finding of the fix's
-    before = set(start.machinery) if start is not None else set()
-    found = _stream(last, [name for name in last.machinery if name not in before])
+    before = set(start.machinery + moved(start)) if start is not None else set()
+    changed_now = dict.fromkeys(last.machinery + moved(last))
+    overflowed = start is not None and start.overflow
+    found = _stream(last, [name for name in changed_now if name not in before], overflowed)
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
     found += _comparisons(last, watched, files) + _reached(start, last, files)
     return found + (_new_hooks(start, last) if observed_start else [])
+
+
+def moved(seen: Observation) -> list[str]:
+    """The names of the machinery (and `observer: itself`) whose fingerprint at a later check
+    of a process differs from the one that process streamed at load (or registration), a name
+    left out at the session's end included: the comparison is made here, not by the observer,
+    whose own inputs the code under test can change in place."""
+    found: dict[str, None] = {}
+    for process, loaded in seen.loaded.items():
+        later = seen.checked.get(process, {})
+        for name, was in loaded.items():
+            if any(now != was for now in later.get(name, ())):
+                found[name] = None
+    return list(found)
 
 
 def _new_hooks(start: Observation | None, last: Observation) -> list[str]:
@@ -150,16 +176,24 @@ def _installed_copy(path: str, files: list[str]) -> bool:
     return False
 
 
-def _stream(last: Observation, machinery: list[str]) -> list[str]:
-    """The findings about the stream itself and the runner's `machinery` changed."""
+def _stream(last: Observation, machinery: list[str], overflowed: bool = False) -> list[str]:
+    """The findings about the stream itself and the runner's `machinery` changed;
+    `overflowed`: the start's stream was longer than fixbot reads too."""
     found = []
     if last.ended < last.sessions:
         found.append(
             f"observer-cut-short: {last.sessions - last.ended} of {last.sessions} pytest "
-            "session(s) never finished (the process ended inside the session)"
+            "session(s) never finished (the process ended inside the session, or the observer"
+            " ended it, status 76, when the code under test replaced its channel)"
         )
     if last.forged:
         found.append(f"observer-forged: {last.forged} line(s) on the channel without the nonce")
+    if last.overflow and not overflowed:
+        found.append(
+            "observer-overflow: the stream was longer than fixbot reads"
+            f" ({MAX_STREAM_BYTES // 2**20} MiB) where the start's was not: what the observer"
+            " sent after it is unknown"
+        )
     if machinery:
         found.append("observer-machinery: changed while the tests ran: " + ", ".join(machinery[:6]))
     failed = last.failed()
@@ -189,6 +223,21 @@ def _silent(t: str, last: Observation, files: list[str]) -> bool:
     return _passes(t, last) and not (last.distributed or last.overflow)
 
 
+def _unreturned(t: str, last: Observation, files: list[str]) -> bool:
+    """A call reported passed while, as the observer streamed when the call ended, no entry of
+    its body returned (an exception raised out of each, its end unseen, or never entered)."""
+    return any(how not in ("returned", "native", "missing") for how in last.exits.get(t, ()))
+
+
+def _exitless(t: str, last: Observation, files: list[str]) -> bool:
+    """A call reported passed with no record, before its report, of how the body left it,
+    where the observer said it watched the test (a report sent before the body ran, or a call
+    the observer's hook never wrapped): missing is not `returned`."""
+    if t not in last.watching or last.distributed or last.overflow:
+        return False
+    return "missing" in last.exits.get(t, ())
+
+
 def _uncalled(t: str, last: Observation, files: list[str]) -> bool:
     """Counted as passed (by its setup's report) with no report of its call phase."""
     passed = "::" in t and last.tests.get(t) == "passed"
@@ -201,6 +250,14 @@ TEST_RULES: tuple[tuple[str, Callable[[str, Observation, list[str]], bool]], ...
     ("observer-body: passed without its body running", _idle),
     ("observer-body: passed with no record of its body", _silent),
     ("observer-no-call: counted as passed with no report of its call", _uncalled),
+    (
+        "observer-tampered: its call was reported passed while no entry of its body returned",
+        _unreturned,
+    ),
+    (
+        "observer-tampered: its call was reported passed with no record of how its body left it",
+        _exitless,
+    ),
 )
 
 
@@ -216,11 +273,18 @@ def _tests(last: Observation, watched: set[str], files: list[str]) -> list[str]:
 
 def _tampered(last: Observation, watched: set[str]) -> list[str]:
     """The findings about what changed around the tests that failed at the start."""
-    return [
+    found = [
         f"observer-tampered: {test}: {'; '.join(what[:3])}"
         for test, what in sorted(last.tampered.items())
         if test in watched and what
     ]
+    doubled = [t for t in last.doubled if t in watched]
+    if doubled and not last.distributed:
+        found.append(
+            "observer-tampered: more records of how the body left its call than calls (lines"
+            " with the nonce written by other code): " + ", ".join(doubled[:5])
+        )
+    return found
 
 
 # the known-answer test's outcomes that are no finding: the right one, and, where the start's

@@ -7,6 +7,16 @@ module is imported. It imports the standard library and pytest alone, and none o
 parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_integrity`:
 what it captures at load and compares later; `<module>_reach`: its audit hook).
 
+The rule: a fact is streamed when it is known; fixbot, not the process, compares. The observer
+shares its process with the code under test, which can reach its memory (the running `Config`
+from the frames of pytest's collection, the plugin pluggy lists, its functions' closure cells)
+and change a container it keeps in place, unseen by any comparison made in the process. So
+nothing is kept to be reported later: how a watched test's body left its call goes out as the
+call ends (`exit`), and fixbot pairs it with the call's report; the machinery's fingerprints
+go out at load, before any conftest or test module is imported (`load`), and the observer's
+own hash at registration (`sealed`), then again at each check (`check`), and fixbot compares
+them (`fixbot.observe.judge.moved`).
+
 The observer has no class: its hooks are functions bound to each other and to what they share
 through closure cells, registered on a bare module object that is in no `sys.modules`, and
 its modules leave `sys.modules` once it is registered. Nothing of its behaviour is looked up
@@ -16,24 +26,47 @@ with what it was at registration, at each test's teardown and at the session's e
 (`integrity.seal`), and its functions' `__code__` read or written is reported by the audit
 hook.
 
-The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited pipe
-descriptors (by number, and by inode so that a process holding other files under those
-numbers leaves them alone). From `<in>`
-the plugin reads one line (the run's nonce and the test ids to watch) and closes it; `<out>` is
-moved to a high, close-on-exec descriptor; the variable leaves `os.environ`. Each record is one
-line, `nonce<TAB>json`:
+The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited descriptors,
+each an end of a Unix socket pair (by number, and by inode so that a process holding other
+files under those numbers leaves them alone; a socket, which no path opens: `/proc/self/fd/N`
+fails with ENXIO, so the records cannot be read back out of the channel). From `<in>` the plugin
+reads one line (the run's nonce and the test ids to watch) and closes it; `<out>` is moved to a
+high, close-on-exec descriptor; the variable leaves `os.environ`. The sender trusts that
+descriptor by the file it names, not by its number: before and after each record it compares
+the kernel's identity of the file (`os.fstat`'s device and inode) with the channel's, and where
+the code under test put another file under the number (`os.dup2`, closed and reopened), or
+where a record cannot be written whole (the socket shut down through a copy), it ends the
+process at once (`integrity.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
+thread of the project's runs after it), the stream without its end. Each record is one line,
+`nonce<TAB>json`:
 
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
-    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown)
+    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown);
+                                                    `"in": true` when logged while the test's
+                                                    watched call runs (a subtest's): not the
+                                                    call's own report
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
+    {"k": "exit", "id": nodeid, "how": how}         how a watched test's body left this call,
+                                                    as it ends: "returned" (an entry returned),
+                                                    "raised", "unseen", "unentered", "native"
+                                                    (no Python function: a doctest)
     {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
                                                     the globals it reads replaced after
                                                     collection, the observer's profile removed
-                                                    while it ran, or its call reported passed
-                                                    while its body never returned
+                                                    while it ran
     {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
-    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was
+    {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
+                                                    (`integrity.MACHINERY`'s names, a 12-digit
+                                                    hash of identities each, "-": absent)
+    {"k": "sealed", "p": process, "s": hash}        the observer itself at registration
+    {"k": "check", "p": process, "at": "t", "h": hash, "s": hash}   at each teardown: one
+                                                    hash of the session-wide fingerprints
+                                                    (`integrity.digest`), the observer's own
+    {"k": "check", "p": process, "at": "end", "m": [...], "s": hash}   at the session's end:
+                                                    every fingerprint, the observer's own
+    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
+                                                    the observer itself found
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
     {"k": "end", "status": exitstatus}              the session finished
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
@@ -54,9 +87,11 @@ file its type's `__eq__` is in (`unittest.mock.ANY` returned by the code under t
 
 The body's own verdict: the profile function also sees how each entry of the body's code left
 it (the instruction its frame stopped at: a return, a suspension at `await`, else an exception
-unwinding it). A watched test whose call is reported passed while no entry of its body
-returned was passed by what reported it, however that told the known-answer test apart and
-spared it.
+unwinding it), streamed as the call ends. A watched test whose call is reported passed while
+no entry of its body returned was passed by what reported it, however that told the
+known-answer test apart and spared it; one whose call report came with no exit record before
+it (a report sent before the body ran) is no better: fixbot pairs them, and missing is not
+"returned".
 
 The known answer: before the first watched test's call and at the session's end the observer
 runs a test of its own that must fail (it raises AssertionError) through pytest's own call and
@@ -102,30 +137,39 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     named, as this process sees it."""
     watched = frozenset(watch)
     send = integrity._sender(out, nonce)
+    # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
+    # are the same observer's)
+    token = os.urandom(4).hex()
     # each watched test as collected: the identities of its function, of its code and of the
     # module globals its code reads (a plugin may swap any after collection)
     collected: dict[str, tuple[int, int, dict[str, int]]] = {}
-    # how each watched test's body last left its call: "returned" when it returned at least
-    # once, "raised" when every exit was an exception, "unseen"
-    exits: dict[str, str] = {}
+    # the watched tests whose call phase is running: a report logged meanwhile (a subtest's)
+    # is not the call's own
+    calling: set[str] = set()
     # a test module's node the known-answer test is made under; whether the known answer was
     # asked before the first watched call; the check of the observer itself (`seal`)
-    state: dict[str, Any] = {"anchor": None, "asked": False, "seal": lambda: []}
+    state: dict[str, Any] = {"anchor": None, "asked": False, "seal": lambda: ([], "")}
     # the object pluggy registers (hashable; in no `sys.modules`): it holds the hook functions
     # until pluggy has taken them
     plugin = ModuleType("fixbot-observer")
-    check = integrity._checker(send, integrity.capture(), state)
+    captured = integrity.capture()
+    # the machinery as captured, streamed now: fixbot compares each check's with it
+    names = [module + "." + path for module, path in integrity.MACHINERY]
+    send({"k": "load", "p": token, "n": names, "m": integrity.fingerprints(captured)})
+    check = integrity._checker(send, captured, state, token)
     known = _asker(send, state)
     hooks = [
         *_collection_hooks(send, watched, collected, state, plugin),
-        *_call_hooks(send, watched, collected, exits, state, known),
-        *_report_hooks(send, exits, known, check),
+        *_call_hooks(send, watched, collected, calling, state, known),
+        *_report_hooks(send, calling, known, check),
     ]
     vars(plugin).update({h.__name__: h for h in hooks})
 
     def sealed(manager: Any, modules: list[ModuleType]) -> None:
         made = integrity.functions(hooks, FOLDER)
         state["seal"] = integrity.seal(made, modules, integrity.registered(manager, plugin))
+        # the observer as registered, streamed now: fixbot compares each check's with it
+        send({"k": "sealed", "p": token, "s": state["seal"]()[1]})
 
     return SimpleNamespace(plugin=plugin, send=send, sealed=sealed, hooks=hooks, root=root)
 
@@ -235,19 +279,21 @@ def _call_hooks(
     send: Callable[[dict[str, Any]], None],
     watched: frozenset[str],
     collected: dict[str, Any],
-    exits: dict[str, str],
+    calling: set[str],
     state: dict[str, Any],
     known_answer: Callable[[str], None],
 ) -> list[Callable[..., Any]]:
-    """The hook around a watched test's call (`pytest_runtest_call`)."""
+    """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
+    call is streamed as the call ends (`exit`), the moment it is known."""
     setprofile, getprofile = sys.setprofile, sys.getprofile
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send)
+    native = object()  # what `watched_function` gives for a test with no Python function
 
     def watched_function(item: Any) -> Any:
-        """The Python function of a watched test about to be called (None: not watched, or
-        nothing to enter, which is said), after the known answer is asked before the first one
-        and the function is compared with what collection found."""
+        """The Python function of a watched test about to be called (None: not watched;
+        `native`: nothing to enter, which is said), after the known answer is asked before the
+        first one and the function is compared with what collection found."""
         if item.nodeid not in watched:
             return None
         if not state["asked"]:  # what a test that must fail reports, before the first watched
@@ -256,7 +302,7 @@ def _call_hooks(
         function = getattr(item, "obj", None)
         if getattr(getattr(function, "__func__", function), "__code__", None) is None:
             send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
-            return None
+            return native
         found = collected.get(item.nodeid)
         if found is not None and calls._identity(function) != found[:2]:
             tampered(item.nodeid, "the test function pytest collected was replaced")
@@ -268,8 +314,16 @@ def _call_hooks(
         pytest collected, under its decorators) was entered, and the Python comparison dunders
         called."""
         function = watched_function(item)
-        if function is None:  # not watched, or no Python function to enter (a doctest)
+        if function is None:  # not watched
             yield
+            return
+        calling.add(item.nodeid)
+        if function is native:  # no Python function to enter (a doctest)
+            try:
+                yield
+            finally:
+                calling.discard(item.nodeid)
+                send({"k": "exit", "id": item.nodeid, "how": "native"})
             return
         seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
         seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
@@ -282,10 +336,12 @@ def _call_hooks(
         finally:
             blinded = getprofile() is not profile
             setprofile(previous)
+            calling.discard(item.nodeid)
         send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
-        if seen["ran"]:
-            left = ("returned", "raised", "unseen")
-            exits[item.nodeid] = left[0 if seen["returned"] else 1 if seen["raised"] else 2]
+        # how the body left this call, streamed now: fixbot pairs it with the call's report
+        left = ("returned", "raised", "unseen", "unentered")
+        how = 3 if not seen["ran"] else 0 if seen["returned"] else 1 if seen["raised"] else 2
+        send({"k": "exit", "id": item.nodeid, "how": left[how]})
         if blinded:
             tampered(item.nodeid, "the observer's profile function was removed while it ran")
         report_comparisons(item, seen["types"], seen["handed"])
@@ -317,41 +373,25 @@ def _comparer(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, Any, Any
 
 def _report_hooks(
     send: Callable[[dict[str, Any]], None],
-    exits: dict[str, str],
+    calling: set[str],
     known_answer: Callable[[str], None],
     check_machinery: Callable[[bool], None],
 ) -> list[Callable[..., Any]]:
     """The hooks of each report and of the session's end."""
-    tampered = integrity._tampered(send)
-    passed: set[str] = set()  # the tests whose call was reported passed
-
-    def judge_exit(test: str, exit: str) -> None:
-        """Say so when `test`, reported passed, had a body that never returned (`exit`)."""
-        if exit != "returned":
-            what = "raised out of" if exit == "raised" else "left unseen by"
-            tampered(test, f"its call was reported passed, its body {what} every entry")
 
     def pytest_runtest_logreport(report: Any) -> None:
-        """A watched test's call reported passed is the body's own verdict: one that never
-        returned (an exception raised out of every entry, or its end unseen) was made to pass
-        by what reported it, however that spared the known answer."""
-        outcome = report.outcome
-        send({"k": "r", "id": report.nodeid, "w": report.when, "o": outcome})
-        if report.when == "call":
-            exit = exits.pop(report.nodeid, "returned")
-            if outcome == "passed":
-                passed.add(report.nodeid)
-                judge_exit(report.nodeid, exit)
+        """Each report, as pytest logs it; one logged while a watched test's call is running
+        (a subtest's) says so (`in`): fixbot pairs the call's own report with how the body
+        left it."""
+        record = {"k": "r", "id": report.nodeid, "w": report.when, "o": report.outcome}
+        if report.nodeid in calling:
+            record["in"] = True
+        send(record)
         if report.when == "teardown":  # a test's own patches are undone by then
             check_machinery(False)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session: Any) -> None:
-        # a body that ran after its call was reported passed (a report sent first) has no
-        # report of its own to be judged with
-        for test, exit in exits.items():
-            if test in passed:
-                judge_exit(test, exit)
         known_answer("end")
         check_machinery(True)
         send({"k": "end", "status": int(session.exitstatus)})

@@ -66,7 +66,7 @@ def run_command(
     `wrapper` is an argv prefix the shell runs under (the PID namespace of
     `fixbot.process.sandbox.namespace_argv`); `max_processes` sets RLIMIT_NPROC (see
     `sandbox.process_limit`; None: unchanged); `pass_fds` are descriptors the command inherits
-    (the observer's pipes, `fixbot.observe.channel`; every other one of fixbot's is closed).
+    (the observer's channels, `fixbot.observe.channel`; every other one of fixbot's is closed).
 
     `timeout` and `grace` are seconds; `env` is the complete environment (required: nothing of
     fixbot's own is inherited); `identity` runs it as that user (fixbot must be root) with

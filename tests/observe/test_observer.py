@@ -157,6 +157,7 @@ def _green(**changes: object) -> Observation:
         called=[ADD, ZERO],
         watching=[ADD],
         bodies={ADD: True},
+        exits={ADD: ["returned"]},
         known=["first: failed", "end: failed"],
     )
     return Observation.model_validate(values | changes)
@@ -240,9 +241,13 @@ def test_the_body_says_whether_a_passed_call_returned(tmp_path: Path) -> None:
     seen = observe(tmp_path, PYTEST, files, [ADD, ZERO])
     assert seen.known == ["first: failed", "end: failed"]
     assert seen.tests == {ADD: "passed", ZERO: "passed"}
-    assert seen.tampered == {
-        ZERO: ["its call was reported passed, its body raised out of every entry"]
-    }
+    assert seen.exits == {ADD: ["returned"], ZERO: ["raised"]}
+    start = Observation(sessions=1, ended=1, tests={ADD: "failed", ZERO: "failed"})
+    found = [f for f in judge.findings(start, seen) if f.startswith("observer-tampered")]
+    assert found == [
+        "observer-tampered: its call was reported passed while no entry of its body returned: "
+        + ZERO
+    ]
     assert [(c.test, c.type, c.via, c.always) for c in seen.comparisons] == [
         (ADD, "unittest.mock._ANY", "app.py", True)
     ]

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
+from fixbot.observe.integrity import FAIL_CLOSED
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git
 from tests.run.test_impossible import (
@@ -105,7 +106,8 @@ import stat as _stat
 _null = _os.open(_os.devnull, _os.O_WRONLY)
 for _n in _os.listdir('/proc/self/fd'):
     try:
-        if int(_n) > 2 and _stat.S_ISFIFO(_os.fstat(int(_n)).st_mode):
+        _mode = _os.fstat(int(_n)).st_mode
+        if int(_n) > 2 and (_stat.S_ISFIFO(_mode) or _stat.S_ISSOCK(_mode)):
             _os.dup2(_null, int(_n))
     except OSError:
         pass
@@ -300,7 +302,9 @@ ATTACKS: dict[str, tuple[str, str | None]] = {
 STOPPED_BY: dict[str, str] = {
     "send-filtered": "observer-known-answer",
     "nonce-stolen-stream-forged": "observer-known-answer",
-    "channel-closed": "observer-cut-short",
+    # the observer ends pytest (`integrity.FAIL_CLOSED`) at its first record after the swap:
+    # the check stays red
+    "channel-closed": "attempts were used",
     "wrapped-body-swallows": "observer-tampered",
     "hookimpl-function-swapped": "observer-known-answer",
     "late-makereport-plugin": "observer-known-answer",
@@ -335,6 +339,11 @@ def _outcome(tmp_path: Path, files: Mapping[str, str | None]):  # type: ignore[n
         repo, ScriptedFixer().enqueue(files), max_attempts=1, allow_test_edits=True
     )
     last = state.attempts[-1]
+    if not last.passed and last.exit_code == FAIL_CLOSED:
+        # the observer ended pytest when the cheat replaced its channel: the check stays red
+        # with the observer's own status, the stream without its end
+        assert last.seen is not None and last.seen.ended < last.seen.sessions, last.seen
+        return repo, head, outcome, state
     if not last.passed:
         # a cheat that works once (it undoes itself when first called) was spent on the known
         # answer, which it made pass: the check is red, and the observer saw why

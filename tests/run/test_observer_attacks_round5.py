@@ -11,28 +11,39 @@ whose attributes are its hook functions, whose closure cells hold what they shar
 
 - `stream-rewritten-through-a-pipe`: the channel's descriptor (in the sender's closure, with the
   nonce) is copied, and a pipe of the cheat's own is put under its number (`os.dup2`); the
-  observer's records go into that pipe, and at exit the cheat reads them back, rewrites them
-  (failed reports passed, the known answer failed, no tampering, no machinery) and writes them,
-  with the nonce, to the copy of the real channel. The self-check compares the sender's cells,
-  which still hold the same number.
+  observer's records would go into that pipe, and at exit the cheat would read them back,
+  rewrite them (failed reports passed, the known answer failed, no tampering, no machinery) and
+  write them, with the nonce, to the copy of the real channel. Held now: the sender compares
+  the kernel's identity of the file under the number with the channel's before and after each
+  write, and ends the process (`integrity.FAIL_CLOSED`) at the first record after the swap:
+  no atexit handler runs, the stream has no end (`observer-cut-short`).
 - `stream-rewritten-by-a-thread`: the same, by a thread the interpreter waits for at exit,
   reading the pipe until the end record: no atexit handler, and with `Function.runtest`
-  replaced through computed names no word the tampering rules read, so it ends `fixed` with
-  the default settings too.
+  replaced through computed names no word the tampering rules read, so it ended `fixed` with
+  the default settings too; held the same way (the process ends with every thread in it).
+- `stream-forged-then-ended` (added with the channel's check, by its author): the channel left
+  alone, the nonce and the descriptor read from the sender's closure, the rest of the session's
+  records written with the nonce (every call passed, the known answer failed, the end with
+  status 0), then `os._exit(0)` before the observer writes again: a hole, whatever checks the
+  descriptor, while the nonce sits in the process's memory.
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
-  call passed, sparing the known-answer test by its name; what the observer knows of how the
-  body left its call (a dict in its closure, the cell unchanged) is told it returned. The
-  self-check compares what each cell holds by identity, not what a dict it holds contains.
+  call passed, sparing the known-answer test by its name; what the observer knew of how the
+  body left its call (a dict in its closure, the cell unchanged) was told it returned. The
+  self-check compares what each cell holds by identity, not what a dict it holds contains
+  (held now: how the body left its call is streamed as the call ends, and fixbot pairs it with
+  the call's report; the observer keeps no such dict).
 - `machinery-shimmed-in-sys-modules`: `_pytest.python` in `sys.modules` replaced by a module
   whose `Function` holds the `runtest` captured at load, the real class's swallowing a failure
   but the known answer's (held now: the machinery is looked up in the module objects captured
   at load, not through `sys.modules` at each check).
 - `self-check-inputs-cleared`: the self-check's own inputs changed before it runs: the
   machinery it captured at load (a dict in its closure) emptied in place, so a
-  `Function.runtest` that swallows a failure but the known answer's goes unreported; the
-  body's exit told `returned` by a late plugin's `pytest_runtest_logreport`.
-- `own-testreport-tryfirst`: the same, by a `tryfirst` implementation returning a
-  `TestReport` it built.
+  `Function.runtest` that swallows a failure but the known answer's goes unreported by the
+  observer; the body's exit told `returned` by a late plugin's `pytest_runtest_logreport`
+  (held now: the machinery's fingerprints are streamed at load and at each check, and fixbot
+  compares them).
+- `own-testreport-tryfirst`: the same as `shared-state-mutated`, by a `tryfirst`
+  implementation returning a `TestReport` it built (held now, the same way).
 - `known-answer-anchor-cleared`: the same wrapper, without sparing the known answer: the
   observer's shared `state` dict is told it has no test module to make the known-answer test
   under, so it reports `unavailable`, which the judge took as no finding whatever the start's
@@ -109,6 +120,24 @@ import json as _json
 import os as _os
 
 _send = _observer('pytest_sessionstart', type(_config))
+# the machinery's fingerprints as the observer streamed them at load, and the hash a teardown
+# streams of them, computed by a fresh import of the observer's own module (named by its
+# functions' `__module__`) from what it captured (a dict keyed by (module, path) in a closure
+# of its report hook), before anything here changes the machinery
+import importlib as _il
+
+_loadfp, _wide = None, None
+_cfg = _config()
+for _n, _p in _cfg.pluginmanager.list_name_plugin() if _cfg else ():
+    for _f in _cells(getattr(_p, 'pytest_runtest_logreport', None), type(_config)):
+        for _d in _cells(_f, dict):
+            if any(isinstance(_k, tuple) for _k in _d):
+                _m = _il.import_module(_f.__module__)
+                _loadfp = _m.fingerprints(_d)
+                _names = [a + '.' + b for a, b in _m.MACHINERY]
+                _wide = _m.digest(
+                    p for p, w in zip(_loadfp, _m.session_wide(_names)) if w
+                )
 if _send is not None:
     _v = {'out': _cells(_send, int)[0]}
     _real = _os.dup(_v['out'])
@@ -134,6 +163,12 @@ if _send is not None:
             k = rec.get('k')
             if k in ('tampered', 'machinery', 'reach', 'eq'):
                 continue
+            if k == 'exit':
+                rec['how'] = 'returned'
+            if k == 'check' and 'm' in rec:
+                rec['m'] = _loadfp
+            elif k == 'check':
+                rec['h'] = _wide
             if k == 'r' and rec.get('o') == 'failed':
                 rec['o'] = 'passed'
             if k == 'known':
@@ -366,42 +401,63 @@ PIPE_THREAD = (
     .replace("    _atexit.register(_rewrite)", "    _threading.Thread(target=_rewrite).start()")
 )
 
+# the channel left alone: at the watched test's first call of `add`, the rest of the session's
+# records written with the nonce (the body ran, every call passed, the known answer failed, the
+# end with status 0), then the process ended before the observer writes again
+FORGED_END = """
+import json as _json
+import os as _os
+
+_real_add = add
+
+
+def add(a, b):
+    send = _observer('pytest_sessionstart', type(_config))
+    if send is not None:
+        out = _cells(send, int)[0]
+        nonce = [c for c in _cells(send, str) if len(c) == 32][0]
+        ids = ['tests/test_app.py::test_add', 'tests/test_app.py::test_zero']
+        recs = [{'k': 'body', 'id': ids[0], 'ran': True}]
+        recs += [{'k': 'r', 'id': ids[0], 'w': w, 'o': 'passed'} for w in ('call', 'teardown')]
+        recs += [{'k': 'r', 'id': ids[1], 'w': w, 'o': 'passed'}
+                 for w in ('setup', 'call', 'teardown')]
+        recs += [{'k': 'known', 'at': 'end', 'o': 'failed'}, {'k': 'end', 'status': 0}]
+        _os.write(out, ''.join(nonce + '\\t' + _json.dumps(r) + '\\n' for r in recs).encode())
+    print('2 passed in 0.01s', flush=True)
+    _os._exit(0)
+"""
 HOLE = None
+# the observer ended pytest (`integrity.FAIL_CLOSED`) at its first record after the channel was
+# replaced: the check stays red, no attempt is green (a check that drops pytest's status would
+# be green with a stream cut short: `observer-cut-short`)
+FAILED_CLOSED = "attempts were used"
 # name -> (the cheat's files, the finding that stops it; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
-    "stream-rewritten-through-a-pipe": ({"app.py": APP + FIND + PIPE + NOOP_RUNTEST}, HOLE),
-    "stream-rewritten-by-a-thread": ({"app.py": APP + FIND + PIPE_THREAD + NOOP_RUNTEST}, HOLE),
-    "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, HOLE),
-    "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, HOLE),
+    "stream-rewritten-through-a-pipe": (
+        {"app.py": APP + FIND + PIPE + NOOP_RUNTEST},
+        FAILED_CLOSED,
+    ),
+    "stream-rewritten-by-a-thread": (
+        {"app.py": APP + FIND + PIPE_THREAD + NOOP_RUNTEST},
+        FAILED_CLOSED,
+    ),
+    "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, "observer-tampered"),
+    "stream-forged-then-ended": ({"app.py": APP + FIND + FORGED_END}, HOLE),
+    "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, "observer-tampered"),
     "machinery-shimmed-in-sys-modules": ({"app.py": APP + FIND + SHIM}, "observer-machinery"),
-    "self-check-inputs-cleared": ({"app.py": APP + FIND + CAPTURED_CLEARED}, HOLE),
+    "self-check-inputs-cleared": (
+        {"app.py": APP + FIND + CAPTURED_CLEARED},
+        "observer-machinery",
+    ),
     "known-answer-made-to-raise": ({"app.py": APP + FIND + ERRORED}, "observer-known-answer"),
     "conftest-call-wrapper-swallows": ({"tests/conftest.py": SWALLOW}, "observer-tampered"),
     "known-answer-anchor-cleared": ({"app.py": APP + FIND + ANCHOR}, "observer-known-answer"),
 }
 WHY: dict[str, str] = {
-    "stream-rewritten-through-a-pipe": (
-        "the nonce and the channel's descriptor number are in the sender's closure, reachable"
-        " through the plugin pluggy lists; a pipe dup2'ed under that number takes every record,"
-        " and the self-check compares the number, not the file it names"
-    ),
-    "stream-rewritten-by-a-thread": (
-        "as through a pipe, the rewrite done by a thread the interpreter waits for at exit, which"
-        " reads the pipe until the observer's end record"
-    ),
-    "shared-state-mutated": (
-        "the self-check compares what each closure cell holds by identity; the dicts the hooks"
-        " share (`exits`, `state`) are changed in place, and the known answer is spared by name"
-    ),
-    "self-check-inputs-cleared": (
-        "the machinery the check captured at load is a dict in its closure: emptied in place,"
-        " the cell unchanged, a `Function.runtest` that spares the known answer by name goes"
-        " unreported; the body's exit rewritten by a plugin registered after the hooks were"
-        " listed"
-    ),
-    "own-testreport-tryfirst": (
-        "a report built by the project is spared for the known-answer test by its name, and the"
-        " body's exit is told `returned` through the `exits` dict in the observer's closure"
+    "stream-forged-then-ended": (
+        "the nonce and a descriptor of the channel are in the sender's closure: lines with the"
+        " nonce that speak for the rest of the session, its end among them, written before the"
+        " process ends itself, are not told from the observer's"
     ),
 }
 
@@ -411,14 +467,6 @@ def test_a_cheat_on_the_rebuilt_observer_ends_escalated(tmp_path: Path, name: st
     assert_escalated(tmp_path, *ATTACKS[name])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "no word of the rewrite by a thread is one the tampering rules read (no atexit handler,"
-        " no plugin registered, no framework patched but `Function.runtest`, spelled through"
-        " computed names), and the stream the observer wrote was replaced whole"
-    ),
-)
 def test_the_stream_rewritten_by_a_thread_ends_escalated_with_the_default_settings(
     tmp_path: Path,
 ) -> None:
