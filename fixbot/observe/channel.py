@@ -224,17 +224,23 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
     outcome = record.get("o")
     own = record.get("w") == "call" and not record.get("in")  # not a subtest's, logged inside
     if own and test in seen.watching:  # the call's report meets how the body left that call
-        pending = scratch.pending.get(test)
-        if pending and len(pending) > 1 and test not in seen.doubled:
-            seen.doubled.append(test)  # one call, one exit: the others are someone else's lines
-        how = pending.pop(0) if pending else "missing"
-        exits = seen.exits.setdefault(test, [])
-        if outcome == "passed" and how not in exits and len(exits) < MAX_EXITS:
-            exits.append(how)
+        _paired(seen, test, outcome == "passed", scratch.pending.get(test))
     if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
         seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
         if own and test not in seen.called:
             seen.called.append(test)
+
+
+def _paired(seen: Observation, test: str, passed: bool, pending: list[str] | None) -> None:
+    """A watched test's call report takes the oldest of its `pending` exit records (`missing`
+    where there is none; kept when the call passed); one call, one exit: more than one waiting
+    are lines of someone else's (`doubled`)."""
+    if pending and len(pending) > 1 and test not in seen.doubled:
+        seen.doubled.append(test)
+    how = pending.pop(0) if pending else "missing"
+    exits = seen.exits.setdefault(test, [])
+    if passed and how not in exits and len(exits) < MAX_EXITS:
+        exits.append(how)
 
 
 def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:

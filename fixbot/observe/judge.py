@@ -87,8 +87,8 @@ def findings(
     # what an installed plugin changes in every run is no finding of the fix's
     before = set(start.machinery + moved(start)) if start is not None else set()
     changed_now = dict.fromkeys(last.machinery + moved(last))
-    overflowed = start is not None and start.overflow
-    found = _stream(last, [name for name in changed_now if name not in before], overflowed)
+    found = _stream(last, [name for name in changed_now if name not in before])
+    found += _overflow(start, last)
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
@@ -176,9 +176,19 @@ def _installed_copy(path: str, files: list[str]) -> bool:
     return False
 
 
-def _stream(last: Observation, machinery: list[str], overflowed: bool = False) -> list[str]:
-    """The findings about the stream itself and the runner's `machinery` changed;
-    `overflowed`: the start's stream was longer than fixbot reads too."""
+def _overflow(start: Observation | None, last: Observation) -> list[str]:
+    """The finding about a stream longer than fixbot reads, where the start's was not."""
+    if not last.overflow or (start is not None and start.overflow):
+        return []
+    return [
+        "observer-overflow: the stream was longer than fixbot reads"
+        f" ({MAX_STREAM_BYTES // 2**20} MiB) where the start's was not: what the observer"
+        " sent after it is unknown"
+    ]
+
+
+def _stream(last: Observation, machinery: list[str]) -> list[str]:
+    """The findings about the stream itself and the runner's `machinery` changed."""
     found = []
     if last.ended < last.sessions:
         found.append(
@@ -188,12 +198,6 @@ def _stream(last: Observation, machinery: list[str], overflowed: bool = False) -
         )
     if last.forged:
         found.append(f"observer-forged: {last.forged} line(s) on the channel without the nonce")
-    if last.overflow and not overflowed:
-        found.append(
-            "observer-overflow: the stream was longer than fixbot reads"
-            f" ({MAX_STREAM_BYTES // 2**20} MiB) where the start's was not: what the observer"
-            " sent after it is unknown"
-        )
     if machinery:
         found.append("observer-machinery: changed while the tests ran: " + ", ".join(machinery[:6]))
     failed = last.failed()
