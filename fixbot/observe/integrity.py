@@ -8,20 +8,28 @@ by name (its modules leave `sys.modules` once it is registered), but it runs in 
 process, so what it is made of is compared too: the hook implementations pluggy holds for it
 (`HookImpl.function`, which pluggy calls), the objects each of its functions' closure cells
 hold and the code objects they run, and the globals of its modules (each function's
-`__globals__`). A difference is streamed as a change of the machinery (`observer:` names).
+`__globals__`). A changed global is streamed as a change of the machinery (`observer:` names).
 Neither comparison is trusted alone, since its inputs are in the process too: the machinery's
 fingerprints (`fingerprints`) are streamed at load and at each check, the observer's hash (what
 `seal`'s check compared, as it is now) at registration and at each check, and fixbot compares
 them (`fixbot.observe.judge.moved`): an input emptied or changed in place shows there.
-What stays open: whatever does the comparing is itself in the process, and code that reaches
-it (through `HookImpl.function` and `__closure__`, which raise no audit event) can replace a
-cell both the observer and its check read, the sender's among them.
+A hook implementation, a closure cell or a function's code or defaults found changed ends the
+process (`FAIL_CLOSED`, `_fail`) rather than being streamed: the report would go through what
+may be a changed sender. What stays open: whatever does the comparing is itself in the process,
+and what a cell holds in a container (the plugin's shared `state` dict, which holds the check
+itself) can be changed in place between checks, and a cell swapped has the records sent until
+the next check.
 
-The sender (`_sender`) trusts its descriptor by the file it names: a different file under the
-number (a pipe `os.dup2`'ed there, the number closed or reopened) ends the process with
+The sender (`_sender`), its check of the descriptor (`_verify`), its end (`_fail`), its
+serializer (`_encode`) and the self-check hold what they use as positional default arguments,
+bound before any project code runs, not as closure cells: a cell's content is replaced without
+an audit event, a function's `__defaults__` only by writing it, which raises one, and `reach`
+ends the process on it. They bind only builtins whose behaviour the project cannot change
+(`os.write`, `os.fstat`, `os._exit`, builtin types' methods) and one another, and look no name
+up when called. The sender trusts its descriptor by the file it names: a different file under
+the number (a pipe `os.dup2`'ed there, the number closed or reopened) ends the process with
 `FAIL_CLOSED` before or right after the record it was writing. What is left of that: a thread
-swapping the file in and back out inside one write (a race, not a method), and the cells of
-the sender's closure themselves (its check, the identity it compares with), as above.
+swapping the file in and back out inside one write (a race, not a method).
 
 Copied beside the plugin as `<module>_integrity`, inside the project's own Python (3.8 or
 later). It imports the standard library alone.
@@ -412,9 +420,11 @@ def seal(
 ) -> Callable[[], tuple[list[str], str]]:
     """A check of the observer as it is now: `made` its functions, `modules` its modules (their
     globals), `hooks` what pluggy calls for it, as registered
-    (`registered`). The check returns what differs, as `observer: ...` names, and a hash of
-    what it compared (12 hex digits): the one at registration is streamed, and each later one,
-    so that the check's own inputs changed in place are seen by fixbot."""
+    (`registered`). The check ends the process (`_fail`) when a hook implementation, a closure
+    cell or a function's code or defaults differs; else it returns the modules' globals that
+    differ, as `observer: ...` names, and a hash of what it compared (12 hex digits): the one
+    at registration is streamed, and each later one, so that the check's own inputs changed in
+    place are seen by fixbot."""
     cells = [
         (f.__name__, f.__code__.co_freevars[i], cell, _held(cell))
         for f in made
