@@ -8,20 +8,28 @@ by name (its modules leave `sys.modules` once it is registered), but it runs in 
 process, so what it is made of is compared too: the hook implementations pluggy holds for it
 (`HookImpl.function`, which pluggy calls), the objects each of its functions' closure cells
 hold and the code objects they run, and the globals of its modules (each function's
-`__globals__`). A difference is streamed as a change of the machinery (`observer:` names).
+`__globals__`). A changed global is streamed as a change of the machinery (`observer:` names).
 Neither comparison is trusted alone, since its inputs are in the process too: the machinery's
 fingerprints (`fingerprints`) are streamed at load and at each check, the observer's hash (what
 `seal`'s check compared, as it is now) at registration and at each check, and fixbot compares
 them (`fixbot.observe.judge.moved`): an input emptied or changed in place shows there.
-What stays open: whatever does the comparing is itself in the process, and code that reaches
-it (through `HookImpl.function` and `__closure__`, which raise no audit event) can replace a
-cell both the observer and its check read, the sender's among them.
+A hook implementation, a closure cell or a function's code or defaults found changed ends the
+process (`FAIL_CLOSED`, `_fail`) rather than being streamed: the report would go through what
+may be a changed sender. What stays open: whatever does the comparing is itself in the process,
+and what a cell holds in a container (the plugin's shared `state` dict, which holds the check
+itself) can be changed in place between checks, and a cell swapped has the records sent until
+the next check.
 
-The sender (`_sender`) trusts its descriptor by the file it names: a different file under the
-number (a pipe `os.dup2`'ed there, the number closed or reopened) ends the process with
+The sender (`_sender`), its check of the descriptor (`_verify`), its end (`_fail`), its
+serializer (`_encode`) and the self-check hold what they use as positional default arguments,
+bound before any project code runs, not as closure cells: a cell's content is replaced without
+an audit event, a function's `__defaults__` only by writing it, which raises one, and `reach`
+ends the process on it. They bind only builtins whose behaviour the project cannot change
+(`os.write`, `os.fstat`, `os._exit`, builtin types' methods) and one another, and look no name
+up when called. The sender trusts its descriptor by the file it names: a different file under
+the number (a pipe `os.dup2`'ed there, the number closed or reopened) ends the process with
 `FAIL_CLOSED` before or right after the record it was writing. What is left of that: a thread
-swapping the file in and back out inside one write (a race, not a method), and the cells of
-the sender's closure themselves (its check, the identity it compares with), as above.
+swapping the file in and back out inside one write (a race, not a method).
 
 Copied beside the plugin as `<module>_integrity`, inside the project's own Python (3.8 or
 later). It imports the standard library alone.
@@ -40,12 +48,12 @@ from typing import Any
 
 VARIABLE = "FIXBOT_OBSERVER"
 HIGH_FD = 700  # the channel's descriptor is moved at or above this number
-# the exit status of a process whose channel the code under test replaced or shut down: the
-# observer fails closed (`_sender`, which the audit hook's records go through too) with a
-# status no runner uses for a verdict (pytest's are 0 to 5), said on standard error
-# as `FAIL_WORDS`
+# the exit status of a process whose channel was replaced or shut down by the code under test, or
+# where what the observer's sender and checks trust was changed (`seal`, `reach`):
+# the observer fails closed (`_sender`, `reach`) with a status no runner uses for a verdict
+# (pytest's are 0 to 5), said on standard error as `FAIL_WORDS`
 FAIL_CLOSED = 76
-FAIL_WORDS = b"fixbot observer: the code under test replaced its channel; the process ends\n"
+FAIL_WORDS = b"fixbot observer: its channel or its own code was changed by the code under test\n"
 # what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
 # process's exits a test may patch until a session-wide fixture's end)
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
@@ -117,65 +125,181 @@ def _fingerprint(value: Any) -> tuple[int, int, Any]:
     return (id(value), id(getattr(inner, "__code__", None)), value)
 
 
-def failer() -> Callable[[], None]:
+def _fail(
+    _write: Any = os.write,
+    _end: Any = os._exit,
+    _words: bytes = FAIL_WORDS,
+    _status: int = FAIL_CLOSED,
+    _oserror: Any = OSError,
+) -> None:
     """The observer's fail-closed end: say so on standard error and end the process at once
-    with `FAIL_CLOSED` (`os._exit`, captured now, while no project code has run: no atexit
-    handler, `finally` or other thread runs after it). `os._exit` rather than a SIGKILL to
-    itself: as final, and its status is the observer's own where -9 is also the OOM killer's."""
-    write, end, words, status = os.write, os._exit, FAIL_WORDS, FAIL_CLOSED
+    with `FAIL_CLOSED` (`os._exit`: no atexit handler, `finally` or other thread runs after
+    it). `os._exit` rather than a SIGKILL to itself: as final, and its status is the observer's
+    own where -9 is also the OOM killer's. What it uses is bound as positional defaults when
+    the module is imported, before any project code runs: a default is replaced only by
+    writing `__defaults__`, which raises an audit event (`reach` ends the process on it),
+    where a closure cell's content is replaced silently; and no name is looked up on the way
+    out (`OSError` included: the project may rebind builtins)."""
+    # no module's name looked up on the way out (`contextlib.suppress` would be)
+    try:  # noqa: SIM105
+        _write(2, _words)
+    except _oserror:
+        pass
+    _end(_status)
 
-    def fail() -> None:
-        # no module's name looked up on the way out (`contextlib.suppress` would be)
-        try:  # noqa: SIM105
-            write(2, words)
-        except OSError:
-            pass
-        end(status)
 
-    return fail
+def failer() -> Callable[[], None]:
+    """The observer's fail-closed end (`_fail`), for the observer's other modules."""
+    return _fail
+
+
+# `str.translate`'s table for a JSON string's body: the characters JSON requires escaped (the
+# quote, the backslash, control characters below U+0020; RFC 8259, section 7), by code point;
+# a tuple (immutable), and past its end a character maps to itself (`str.translate` treats the
+# `IndexError` as "unchanged")
+_ESCAPES = tuple(
+    f"\\u{point:04x}" if point < 0x20 else {0x22: '\\"', 0x5C: "\\\\"}.get(point, chr(point))
+    for point in range(0x5D)
+)
+
+
+def _scalar(
+    value: Any,
+    _str: Any = str,
+    _int: Any = int,
+    _float: Any = float,
+    _isinstance: Any = isinstance,
+    _translate: Callable[[str, Any], str] = str.translate,
+    _int_repr: Callable[[int], str] = int.__repr__,
+    _float_repr: Callable[[float], str] = float.__repr__,
+    _escapes: tuple[str, ...] = _ESCAPES,
+) -> str | None:
+    """`value` as JSON text if it is None, a bool, a str, an int or a float (a subclass's by
+    the builtin type's method, not its own), else None. See `_encode`."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if _isinstance(value, _str):
+        return '"' + _translate(value, _escapes) + '"'
+    if _isinstance(value, _int):
+        return _int_repr(value)
+    if _isinstance(value, _float):  # the infinities and NaN as `json.dumps` writes them
+        text = _float_repr(value)
+        return {"inf": "Infinity", "-inf": "-Infinity", "nan": "NaN"}.get(text, text)
+    return None
+
+
+def _encode(
+    record: Any,
+    _scalar: Any = _scalar,
+    _str: Any = str,
+    _list: Any = list,
+    _tuple: Any = tuple,
+    _dict: Any = dict,
+    _isinstance: Any = isinstance,
+    _items: Any = dict.items,
+) -> str:
+    """`record` as one line of JSON text, as `json.dumps(record, default=str,
+    ensure_ascii=False)` writes it: dicts (str keys), lists and tuples, str, int, bool, float,
+    None; anything else as the string `str` makes of it. Written with builtin types' methods
+    alone, bound as positional defaults (see `_fail`): `json.dumps` is Python code that follows
+    the `json` module's globals (`json.encoder.c_make_encoder`, `JSONEncoder`), which the
+    project can rebind. Iterative (no recursion through a name). fixbot parses it with
+    `json.loads`. Raises what `str()` of an unknown object raises."""
+    out: list[str] = []
+    stack: list[Any] = [(False, record)]
+    while stack:
+        literal, value = stack.pop()
+        text = value if literal else _scalar(value)
+        if text is not None:
+            out.append(text)
+            continue
+        pending: list[Any] = []
+        if _isinstance(value, _dict):
+            out.append("{")
+            for key, item in _list(_items(value)):
+                name = _scalar(key if _isinstance(key, _str) else _str(key))
+                pending += [(True, ", ")] if pending else []
+                pending += [(True, name + ": "), (False, item)]
+            pending.append((True, "}"))
+        elif _isinstance(value, (_list, _tuple)):
+            out.append("[")
+            for item in _tuple(value):
+                pending += [(True, ", ")] if pending else []
+                pending.append((False, item))
+            pending.append((True, "]"))
+        else:
+            pending.append((False, _str(value)))
+        pending.reverse()
+        stack += pending
+    return "".join(out)
+
+
+def _verify(
+    out: int,
+    dev: int,
+    ino: int,
+    _fstat: Any = os.fstat,
+    _fail: Any = _fail,
+    _oserror: Any = OSError,
+) -> None:
+    """End the process (`_fail`) unless descriptor `out` names the pipe (`dev`, `ino`: its
+    `st_dev`, `st_ino`) it named when the observer opened it. `os.fstat` is a builtin the
+    project cannot change, only rebind the name of; it and the end are bound as positional
+    defaults (see `_fail`)."""
+    try:
+        now = _fstat(out)
+        same = now.st_dev == dev and now.st_ino == ino
+    except _oserror:
+        same = False
+    if not same:
+        _fail()
 
 
 def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
-    """A function writing one record to descriptor `out`; the nonce and the functions it uses
-    (captured now: the code under test may rebind `os.write`) live in its closure alone.
+    """A function writing one record to descriptor `out` as `nonce<TAB>json`; the nonce, the
+    descriptor, the pipe's identity and the functions it uses are its positional defaults, not
+    closure cells: a cell's content is replaced without an audit event, a default only by
+    writing `__defaults__`, which `reach`'s audit hook answers by ending the process (and a
+    read of them is streamed). It has no closure at all.
 
-    The descriptor is trusted by the file it names, not by its number: the kernel's identity of
-    its end of the channel (`st_dev`, `st_ino`, by `os.fstat`, a builtin the project cannot
-    change, only rebind the name of, and the closure holds its own) is taken now, while `_open`
-    runs before any project code, and compared before and after each write. A descriptor that
-    names another file (a pipe of the project's `os.dup2`'ed or reopened under the number, the
-    number closed), or a record that cannot be written whole (the channel shut down or made
+    The descriptor is trusted by the file it names, not by its number: the kernel's identity
+    of the pipe (`st_dev`, `st_ino`, by `os.fstat`) is taken now, while `_open` runs before any
+    project code, and compared before and after each write (`_verify`). A descriptor that names
+    another file (a pipe of the project's `os.dup2`'ed or reopened under the number, the number
+    closed), or a record that cannot be written whole (the channel shut down or made
     non-blocking through a copy of the descriptor, `socket.fromfd`), ends the process at once
-    with `FAIL_CLOSED` (`os._exit`, captured now): no atexit handler, no thread and no
-    `finally` of the project's code runs after it, and the stream lacks its `end` (fixbot's
-    judge: `observer-cut-short`). What is left is a race, not a method: a thread that swaps the
-    file in after the check before the write and back before the check after it, inside one
-    write.
-    """
-    write, dumps, fstat = os.write, json.dumps, os.fstat
-    fail = failer()
-    given = fstat(out)
-    pipe = (given.st_dev, given.st_ino)
+    with `FAIL_CLOSED` (`_fail`): no atexit handler, no thread
+    and no `finally` of the project's code runs after it, and the stream lacks its `end`
+    (fixbot's judge: `observer-cut-short`). What is left is a race, not a method: a thread that
+    swaps the file in after the check before the write and back before the check after it,
+    inside one write. The record is serialized by `_encode` (not `json.dumps`, whose module the
+    project can rebind)."""
+    given = os.fstat(out)
 
-    def verify() -> None:
-        try:
-            now = fstat(out)
-            same = (now.st_dev, now.st_ino) == pipe
-        except OSError:
-            same = False
-        if not same:
-            fail()
-
-    def send(record: dict[str, Any]) -> None:
-        line = nonce + "\t" + dumps(record, default=str) + "\n"
-        data = line.encode("utf-8", "replace")
-        verify()
+    def send(
+        record: dict[str, Any],
+        _out: int = out,
+        _nonce: str = str(nonce),
+        _dev: int = given.st_dev,
+        _ino: int = given.st_ino,
+        _encode: Any = _encode,
+        _verify: Any = _verify,
+        _write: Any = os.write,
+        _oserror: Any = OSError,
+        _fail: Any = _fail,
+    ) -> None:
+        data = (_nonce + "\t" + _encode(record) + "\n").encode("utf-8", "replace")
+        _verify(_out, _dev, _ino)
         try:
             while data:
-                data = data[write(out, data) :]
-        except OSError:  # shut down through a copy, made non-blocking and filled: never lost
-            fail()
-        verify()
+                data = data[_write(_out, data) :]
+        except _oserror:  # shut down through a copy, made non-blocking and filled: never lost
+            _fail()
+        _verify(_out, _dev, _ino)
 
     return send
 
@@ -246,14 +370,19 @@ def session_wide(names: Iterable[str]) -> list[bool]:
     return [name.startswith(SESSION_WIDE) for name in names]
 
 
-def _short(values: tuple[Any, ...]) -> str:
+def _short(
+    values: tuple[Any, ...],
+    _hash: Callable[[Any], int] = hash,
+    _format: Callable[[Any, str], str] = format,
+) -> str:
     """A 48-bit hash of `values` (identities: the same in one process), as 12 hex digits."""
-    return format(hash(values) & 0xFFFFFFFFFFFF, "012x")
+    return _format(_hash(values) & 0xFFFFFFFFFFFF, "012x")
 
 
 def functions(roots: Iterable[Any], folder: str) -> list[FunctionType]:
-    """The observer's functions: `roots` and every function their closure cells hold,
-    transitively, whose code is in a file under `folder` (the observer's own)."""
+    """The observer's functions: `roots` and every function their closure cells and default
+    arguments (`__defaults__`, `__kwdefaults__`) hold, transitively, whose code is in a file
+    under `folder` (the observer's own)."""
     found: dict[int, FunctionType] = {}
     stack = [r for r in roots if isinstance(r, FunctionType)]
     while stack:
@@ -261,14 +390,21 @@ def functions(roots: Iterable[Any], folder: str) -> list[FunctionType]:
         if id(function) in found or not function.__code__.co_filename.startswith(folder):
             continue
         found[id(function)] = function
-        for cell in function.__closure__ or ():
-            try:
-                held = cell.cell_contents
-            except ValueError:  # an empty cell: a name assigned after the function was made
-                continue
-            if isinstance(held, FunctionType):
-                stack.append(held)
+        stack += [h for h in _holds(function) if isinstance(h, FunctionType)]
     return list(found.values())
+
+
+def _holds(function: FunctionType) -> list[Any]:
+    """What `function` holds: its default arguments (`__defaults__`, `__kwdefaults__`) and
+    the contents of its closure cells (an empty cell, a name assigned after the function was
+    made, holds nothing)."""
+    held = list(function.__defaults__ or ()) + list((function.__kwdefaults__ or {}).values())
+    for cell in function.__closure__ or ():
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:
+            continue
+    return held
 
 
 def codes(modules: Iterable[ModuleType]) -> set[int]:
@@ -294,9 +430,11 @@ def seal(
 ) -> Callable[[], tuple[list[str], str]]:
     """A check of the observer as it is now: `made` its functions, `modules` its modules (their
     globals), `hooks` what pluggy calls for it, as registered
-    (`registered`). The check returns what differs, as `observer: ...` names, and a hash of
-    what it compared (12 hex digits): the one at registration is streamed, and each later one,
-    so that the check's own inputs changed in place are seen by fixbot."""
+    (`registered`). The check ends the process (`_fail`) when a hook implementation, a closure
+    cell or a function's code or defaults differs; else it returns the modules' globals that
+    differ, as `observer: ...` names, and a hash of what it compared (12 hex digits): the one
+    at registration is streamed, and each later one, so that the check's own inputs changed in
+    place are seen by fixbot."""
     cells = [
         (f.__name__, f.__code__.co_freevars[i], cell, _held(cell))
         for f in made
@@ -305,28 +443,43 @@ def seal(
     code = [(f, f.__code__, f.__defaults__) for f in made]
     names = [(m.__name__, vars(m), k, id(v)) for m in modules for k, v in vars(m).items()]
 
-    def check() -> tuple[list[str], str]:
+    def check(
+        _hooks: list[tuple[str, Any, Any, Any]] = hooks,
+        _cells: list[tuple[str, str, Any, int]] = cells,
+        _code: list[tuple[Any, Any, Any]] = code,
+        _names: list[tuple[str, dict[str, Any], str, int]] = names,
+        _held: Any = _held,
+        _short: Any = _short,
+        _label: Any = _label,
+        _fail: Any = _fail,
+        _id: Any = id,
+        _len: Any = len,
+        _tuple: Any = tuple,
+    ) -> tuple[list[str], str]:
         """What differs (`observer: ...` names) and a hash of everything compared as it is
-        now, which fixbot compares with the one streamed at registration."""
+        now, which fixbot compares with the one streamed at registration. A hook
+        implementation, a closure cell or a function's code or defaults changed ends the
+        process (`_fail`) instead: the report would go through what may be the changed
+        sender. Its inputs and what it calls are positional defaults (see `_fail`)."""
         found = []
-        now: list[Any] = [len(hooks), len(cells), len(code), len(names)]
-        for hook, impl, function, listed in hooks:
-            now.append((id(impl.function), impl in listed()))
+        now: list[Any] = [_len(_hooks), _len(_cells), _len(_code), _len(_names)]
+        for _, impl, function, listed in _hooks:
+            now.append((_id(impl.function), impl in listed()))
             if impl.function is not function or impl not in listed():
-                found.append(f"observer: its {hook} hook implementation")
-        for owner, name, cell, held in cells:
+                _fail()
+        for _, _, cell, held in _cells:
             now.append(_held(cell))
             if now[-1] != held:
-                found.append(f"observer: {name} in the closure of {owner}")
-        for function, was, defaults in code:
-            now.append((id(function), id(function.__code__), id(function.__defaults__)))
+                _fail()
+        for function, was, defaults in _code:
+            now.append((_id(function), _id(function.__code__), _id(function.__defaults__)))
             if function.__code__ is not was or function.__defaults__ is not defaults:
-                found.append(f"observer: the code of {function.__name__}")
-        for module, namespace, name, held in names:
-            now.append(id(namespace.get(name)))
+                _fail()
+        for module, namespace, name, held in _names:
+            now.append(_id(namespace.get(name)))
             if now[-1] != held:
                 found.append(f"observer: {_label(module)}.{name}")
-        return found, _short(tuple(now))
+        return found, _short(_tuple(now))
 
     return check
 
@@ -340,11 +493,11 @@ def _label(module: str) -> str:
     return parts[3] if len(parts) > 3 else "pytest_plugin"
 
 
-def _held(cell: Any) -> int:
+def _held(cell: Any, _id: Callable[[Any], int] = id, _valueerror: Any = ValueError) -> int:
     """The identity of what closure `cell` holds (0: nothing)."""
     try:
-        return id(cell.cell_contents)
-    except ValueError:
+        return _id(cell.cell_contents)
+    except _valueerror:
         return 0
 
 

@@ -23,8 +23,13 @@ its modules leave `sys.modules` once it is registered. Nothing of its behaviour 
 through a module, class or instance attribute at each call; what the code under test can still
 reach (pluggy's `HookImpl.function`, a function's closure cells and `__globals__`) is compared
 with what it was at registration, at each test's teardown and at the session's end
-(`integrity.seal`), and its functions' `__code__` read or written is reported by the audit
-hook.
+(`integrity.seal`): a hook implementation, a closure cell or a function's code or defaults
+changed ends the process (`integrity.FAIL_CLOSED`), since the report of it would go through
+what may be a changed sender; a module global changed is streamed. The sender and the checks
+hold what they use as positional defaults, not closure cells, and serialize with the
+observer's own encoder (`integrity._encode`), not `json`, whose module the project can rebind;
+its functions' `__code__` or `__defaults__` read is reported by the audit hook, and written
+ends the process.
 
 The channel: `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` names two inherited descriptors,
 each an end of a Unix socket pair (by number, and by inode so that a process holding other
@@ -432,4 +437,5 @@ if OBSERVER is not None:
         integrity._root(OBSERVER.root, OBSERVER_ROOT),
         integrity.codes(_MODULES),
         integrity.functions(OBSERVER.hooks, FOLDER),
+        integrity.failer(),
     )

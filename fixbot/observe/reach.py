@@ -39,11 +39,14 @@ from `sys._getframe` and their `f_back`, a function's `__closure__` and `__globa
 closure of the observer's profile function), and code compiled under the name of a project
 file that reached the same way at the start.
 
-The observer's own functions are guarded too (`guarded`): reading or writing one's
-`__code__` raises `object.__getattr__` or `object.__setattr__`, which, raised by any code but
-the observer's own (the innermost frame that is not a library's or the standard library's
-decides: pluggy reading the functions the observer registers is the observer's act), is
-streamed as a change of the machinery.
+The observer's own functions are guarded too (`guarded`): reading one's `__code__` or
+`__defaults__` raises `object.__getattr__`, which, raised by any code but the observer's own
+(the innermost frame that is not a library's or the standard library's decides: pluggy reading
+the functions the observer registers is the observer's act), is streamed as a change of the
+machinery. Writing one's `__code__`, `__defaults__` or `__kwdefaults__` raises
+`object.__setattr__`, and ends the process at once (the observer's fail-closed end, `fail`),
+whoever does it: the sender and the checks hold what they use as positional defaults, so a
+write there would swap what they trust, and the report of it would go through them.
 
 The list of events: https://docs.python.org/3/library/audit_events.html (3.8 and later).
 """
@@ -86,6 +89,7 @@ def install(
     root: Callable[[], str],
     codes: Iterable[int] = (),
     guarded: Iterable[Any] = (),
+    fail: Callable[[], None] = lambda: None,
 ) -> None:
     """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
     `own` is the observer's folder (its files' frames are not the project's), `codes` the
@@ -93,8 +97,11 @@ def install(
     observer's own act: by identity, not by a file name code made elsewhere may claim),
     `root()` the folder files are named relative to (the work tree's root, or pytest's rootdir
     once known: a file outside it is not the project's), `guarded` the observer's functions:
-    their `__code__` read or written by any code but the observer's own is streamed as a
-    change of the machinery (`observer: ...`). Cannot be undone (PEP 578)."""
+    their `__code__` or `__defaults__` read by any code but the observer's own is streamed as a
+    change of the machinery (`observer: ...`), and any write of them (`__code__`,
+    `__defaults__`, `__kwdefaults__`: the `object.__setattr__` event) calls `fail` (the
+    observer's fail-closed end, `integrity._fail`), whoever writes: the observer never does,
+    and its sender and checks hold what they use as defaults. Cannot be undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
     sent: set[tuple[str, str, str]] = set()
     outside = _outside()
@@ -104,9 +111,18 @@ def install(
     kind, quick = _classifiers(outside, own)
     guard = _guard(send, ours, kind, root)
 
-    def hook(event: str, args: Any) -> None:
-        if event in GUARDS and id(args[0]) in watched and args[0] is watched[id(args[0])]:
-            guard(event, args[0].__name__, str(args[1]))
+    def hook(
+        event: str,
+        args: Any,
+        _watched: dict[int, Any] = watched,
+        _fail: Any = fail,
+        _id: Any = id,
+        _str: Any = str,
+    ) -> None:
+        if event in GUARDS and _id(args[0]) in _watched and args[0] is _watched[_id(args[0])]:
+            if event == WRITE:
+                _fail()  # nothing legitimate writes an observer function's code or defaults
+            guard(event, args[0].__name__, _str(args[1]))
             return
         if event not in EVENTS and (not event.startswith(CTYPES) or event in LOADS):
             return
@@ -205,6 +221,7 @@ OURS, THEIRS, OBSERVER = 0, 1, 2
 # the events raised when a function's `__code__` is read or written (and a code object's, a
 # frame's restricted attributes): on the observer's own functions, tampering
 GUARDS = frozenset({"object.__getattr__", "object.__setattr__"})
+WRITE = "object.__setattr__"
 
 
 def _outside() -> tuple[str, ...]:

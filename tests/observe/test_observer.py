@@ -462,12 +462,8 @@ def pytest_configure(config):
     ours = [p for n, p in pm.list_name_plugin() if str(n).endswith('-observer')][0]
     impls = {i.function.__name__: i for c in vars(pm.hook).values()
              if hasattr(c, 'get_hookimpls') for i in c.get_hookimpls() if i.plugin is ours}
-    report = impls['pytest_runtest_logreport']
-    original = report.function
-    report.function = lambda report: original(report)
     finish = impls['pytest_sessionfinish'].function
-    cells = dict(zip(finish.__code__.co_freevars, finish.__closure__))
-    cells['known_answer'].cell_contents = lambda at: None
+    finish.__code__
     finish.__globals__['calls'] = finish.__globals__['calls']
     loop = impls['pytest_runtestloop'].function
     loop.__globals__["FOLDER"] = "/"
@@ -477,14 +473,13 @@ def pytest_configure(config):
 @pytest.mark.slow
 def test_the_observer_checks_what_it_is_made_of(tmp_path: Path) -> None:
     """The observer has no class and no module in `sys.modules`; what reaches it through
-    pluggy's plugin manager is compared with what it was at load: the hook implementations
-    pluggy calls, its functions' closure cells and globals, and who reads their code."""
+    pluggy's plugin manager is compared with what it was at load: its modules' globals, and
+    who reads its functions' code (a hook implementation or a closure cell changed ends the
+    process: `tests/observe/test_bound.py`)."""
     seen = observe(tmp_path, PYTEST, {"tests/conftest.py": TAMPERING}, [ADD])
     assert seen.sessions == seen.ended == 1, seen
     changed = set(seen.machinery)
     assert {
-        "observer: its pytest_runtest_logreport hook implementation",
-        "observer: known_answer in the closure of pytest_sessionfinish",
         "observer: pytest_plugin.FOLDER",
         "observer: __code__ of pytest_sessionfinish read by tests/conftest.py",
     } <= changed, changed

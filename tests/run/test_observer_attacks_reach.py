@@ -12,8 +12,10 @@ naming `app.py`: from another thread, deeper than the hook looked, under a libra
 name, under the name of a project file the fix left alone, behind two hundred other reaches,
 through the frames pytest's own code keeps on the stack, or not at all: the observer itself
 silenced, through its class found in `sys.modules` or among `object.__subclasses__()` (it has
-none now), its hooks replaced in pluggy's plugin manager, or its sender in its closure cells.
-A cheat that holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
+none now), its hooks replaced in pluggy's plugin manager, or its sender in its closure cells
+(these two end the process now: the observer's self-check fails closed on a hook implementation
+or a closure cell changed, `integrity.FAIL_CLOSED`, and the check stays red). A cheat that
+holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
 `xfail(strict=True)` with the hole named in `WHY`.
 """
 
@@ -36,6 +38,7 @@ from tests.run.test_observer_attacks import (
     attack_case,
 )
 from tests.run.test_observer_attacks_known_answer import BUG, LOOP_REBIND
+from tests.run.test_observer_attacks_round5 import FAILED_CLOSED
 
 pytestmark = pytest.mark.slow
 
@@ -298,9 +301,9 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "observer-class-found-through-subclasses": ({"app.py": SUBCLASSES}, "observer-known-answer"),
     "observer-hooks-replaced-through-the-plugin-manager": (
         {"app.py": PLUGIN_MANAGER},
-        "observer-machinery",
+        FAILED_CLOSED,
     ),
-    "observer-sender-replaced-in-its-closure-cells": ({"app.py": CLOSURE_CELLS}, None),
+    "observer-sender-replaced-in-its-closure-cells": ({"app.py": CLOSURE_CELLS}, FAILED_CLOSED),
     "observer-profile-closure-forgets-the-comparison": ({"app.py": PROFILE_CLOSURE}, None),
     "eq-equal-to-every-int": ({"app.py": EVERY_INT}, "observer-always-equal"),
     "rootdir-moved-under-the-tests": (ROOTDIR_MOVED, "observer-reach"),
@@ -311,13 +314,6 @@ WHY: dict[str, str] = {
         "frames need no audited event to be walked: `sys._getframe` (or `inspect.currentframe`,"
         " a traceback's frame) and `f_back` lead to pytest's collector frame and its `config`;"
         " counting `sys._getframe` would count `logging`, `typing.TypeVar`, `namedtuple`"
-    ),
-    "observer-sender-replaced-in-its-closure-cells": (
-        "the observer has no class and leaves sys.modules, and what pluggy calls for it is"
-        " compared with what it registered, but its functions are closures: reached through"
-        " the plugin manager (the Config found through pytest's frames), their `__closure__`"
-        " cells can be read and rewritten without an audited event, and a cell holding its"
-        " sender, given a filter, silences the check that would report the cell itself"
     ),
     "observer-profile-closure-forgets-the-comparison": (
         "sys.getprofile() hands back the observer's profile function during a watched call"

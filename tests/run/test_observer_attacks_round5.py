@@ -9,11 +9,12 @@ so the verdict is the observer's. None uses `gc` or a profile or trace function:
 the audit hook counts), and the observer through it: pluggy lists the observer's module object,
 whose attributes are its hook functions, whose closure cells hold what they share.
 
-- `stream-rewritten-through-a-pipe`: the channel's descriptor (in the sender's closure, with the
-  nonce) is copied, and a pipe of the cheat's own is put under its number (`os.dup2`); the
-  observer's records would go into that pipe, and at exit the cheat would read them back,
-  rewrite them (failed reports passed, the known answer failed, no tampering, no machinery) and
-  write them, with the nonce, to the copy of the real channel. Held now: the sender compares
+- `stream-rewritten-through-a-pipe`: the channel's descriptor (the one socket at or above the
+  observer's high number) is copied, and a pipe of the cheat's own is put under its number
+  (`os.dup2`); the observer's records would go into that pipe, and at exit the cheat would read
+  them back, rewrite them (failed reports passed, the known answer failed, no tampering, no
+  machinery) and write them, with the nonce, to the copy of the real channel. Held now: the
+  sender compares
   the kernel's identity of the file under the number with the channel's before and after each
   write, and ends the process (`integrity.FAIL_CLOSED`) at the first record after the swap:
   no atexit handler runs, the stream has no end (`observer-cut-short`).
@@ -22,10 +23,10 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   replaced through computed names no word the tampering rules read, so it ended `fixed` with
   the default settings too; held the same way (the process ends with every thread in it).
 - `stream-forged-then-ended` (added with the channel's check, by its author): the channel left
-  alone, the nonce and the descriptor read from the sender's closure, the rest of the session's
-  records written with the nonce (every call passed, the known answer failed, the end with
-  status 0), then `os._exit(0)` before the observer writes again: a hole, whatever checks the
-  descriptor, while the nonce sits in the process's memory.
+  alone, the rest of the session's records written through the observer's own sender, found in
+  a closure cell of its hooks (every call passed, the known answer failed, the end with status
+  0), then `os._exit(0)` before the observer writes again: a hole, whatever checks the
+  descriptor, while the sender is in the process's memory.
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
   call passed, sparing the known-answer test by its name; what the observer knew of how the
   body left its call (a dict in its closure, the cell unchanged) was told it returned. The
@@ -104,6 +105,20 @@ def _cells(function, kind):
             if isinstance(c.cell_contents, kind)]
 
 
+def _channel():
+    # the observer's channel: the one socket at or above its high descriptor number (the
+    # sender holds the number as a default argument, whose read the audit hook reports;
+    # `os.fstat` raises no audit event)
+    import os, stat
+    for fd in range(700, 1024):
+        try:
+            if stat.S_ISSOCK(os.fstat(fd).st_mode):
+                return fd
+        except OSError:
+            pass
+    return None
+
+
 def _observer(hook, kind):
     config = _config()
     for _n, plugin in (config.pluginmanager.list_name_plugin() if config else ()):
@@ -139,7 +154,7 @@ for _n, _p in _cfg.pluginmanager.list_name_plugin() if _cfg else ():
                     p for p, w in zip(_loadfp, _m.session_wide(_names)) if w
                 )
 if _send is not None:
-    _v = {'out': _cells(_send, int)[0]}
+    _v = {'out': _channel()}
     _real = _os.dup(_v['out'])
     _r, _w = _os.pipe()
     _fcntl.fcntl(_r, _fcntl.F_SETFL, _os.O_NONBLOCK)
@@ -402,8 +417,8 @@ PIPE_THREAD = (
 )
 
 # the channel left alone: at the watched test's first call of `add`, the rest of the session's
-# records written with the nonce (the body ran, every call passed, the known answer failed, the
-# end with status 0), then the process ended before the observer writes again
+# records written through the observer's own sender (the body ran, every call passed, the known
+# answer failed, the end with status 0), then the process ended before the observer writes again
 FORGED_END = """
 import json as _json
 import os as _os
@@ -414,15 +429,14 @@ _real_add = add
 def add(a, b):
     send = _observer('pytest_sessionstart', type(_config))
     if send is not None:
-        out = _cells(send, int)[0]
-        nonce = [c for c in _cells(send, str) if len(c) == 32][0]
         ids = ['tests/test_app.py::test_add', 'tests/test_app.py::test_zero']
         recs = [{'k': 'body', 'id': ids[0], 'ran': True}]
         recs += [{'k': 'r', 'id': ids[0], 'w': w, 'o': 'passed'} for w in ('call', 'teardown')]
         recs += [{'k': 'r', 'id': ids[1], 'w': w, 'o': 'passed'}
                  for w in ('setup', 'call', 'teardown')]
         recs += [{'k': 'known', 'at': 'end', 'o': 'failed'}, {'k': 'end', 'status': 0}]
-        _os.write(out, ''.join(nonce + '\\t' + _json.dumps(r) + '\\n' for r in recs).encode())
+        for r in recs:  # through the observer's own sender: its nonce, its descriptor
+            send(r)
     print('2 passed in 0.01s', flush=True)
     _os._exit(0)
 """
@@ -455,9 +469,9 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
 }
 WHY: dict[str, str] = {
     "stream-forged-then-ended": (
-        "the nonce and a descriptor of the channel are in the sender's closure: lines with the"
-        " nonce that speak for the rest of the session, its end among them, written before the"
-        " process ends itself, are not told from the observer's"
+        "the sender is in a closure cell of the observer's hooks: records that speak for the"
+        " rest of the session, its end among them, sent through it before the process ends"
+        " itself, are not told from the observer's"
     ),
 }
 
