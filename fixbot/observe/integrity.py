@@ -259,7 +259,9 @@ def _verify(
         _fail()
 
 
-def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
+def _sender(
+    out: int, nonce: str, callers: frozenset[int] = frozenset()
+) -> Callable[[dict[str, Any]], None]:
     """A function writing one record to descriptor `out` as `nonce<TAB>json`; the nonce, the
     descriptor, the pipe's identity and the functions it uses are its positional defaults, not
     closure cells: a cell's content is replaced without an audit event, a default only by
@@ -277,7 +279,13 @@ def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
     (fixbot's judge: `observer-cut-short`). What is left is a race, not a method: a thread that
     swaps the file in after the check before the write and back before the check after it,
     inside one write. The record is serialized by `_encode` (not `json.dumps`, whose module the
-    project can rebind)."""
+    project can rebind).
+
+    `callers`: the identities of the observer's code objects (`codes`); where given, a record
+    sent by any other code (the project's, having found the sender through a hook's closure,
+    to write lines with the nonce that speak for a session it then ends) ends the process: no
+    one but the observer ever calls it. By the caller's code object, not its file name, which
+    code compiled elsewhere may claim."""
     given = os.fstat(out)
 
     def send(
@@ -291,7 +299,12 @@ def _sender(out: int, nonce: str) -> Callable[[dict[str, Any]], None]:
         _write: Any = os.write,
         _oserror: Any = OSError,
         _fail: Any = _fail,
+        _callers: frozenset[int] = callers,
+        _frame: Any = sys._getframe,
+        _id: Any = id,
     ) -> None:
+        if _callers and _id(_frame(1).f_code) not in _callers:
+            _fail()
         data = (_nonce + "\t" + _encode(record) + "\n").encode("utf-8", "replace")
         _verify(_out, _dev, _ino)
         try:

@@ -42,7 +42,9 @@ the kernel's identity of the file (`os.fstat`'s device and inode) with the chann
 the code under test put another file under the number (`os.dup2`, closed and reopened), or
 where a record cannot be written whole (the socket shut down through a copy), it ends the
 process at once (`integrity.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
-thread of the project's runs after it), the stream without its end. Each record is one line,
+thread of the project's runs after it), the stream without its end. It answers only the
+observer's own code (its code objects, by identity): a record the project's code sends through
+it, having found it in a hook's closure, ends the process the same way. Each record is one line,
 `nonce<TAB>json`:
 
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
@@ -141,7 +143,10 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     captures what it is made of once pluggy holds it. `root` is the work tree's root fixbot
     named, as this process sees it."""
     watched = frozenset(watch)
-    send = integrity._sender(out, nonce)
+    # the observer's own code objects: the only callers its sender answers (this module's
+    # functions are all made by now: `_open` calls this from the module's last lines)
+    ours = [sys.modules[__name__], calls, integrity, _sibling("reach")]
+    send = integrity._sender(out, nonce, frozenset(integrity.codes(ours)))
     # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
     # are the same observer's)
     token = os.urandom(4).hex()

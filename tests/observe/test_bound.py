@@ -112,6 +112,9 @@ TAMPERS = {
     "defaults-written": "s = _send(config).cell_contents; s.__defaults__ = s.__defaults__",
     "kwdefaults-written": "s = _send(config).cell_contents; s.__kwdefaults__ = {}",
     "code-written": "s = _send(config).cell_contents; s.__code__ = (lambda record: 0).__code__",
+    # called by the project's code (lines with the nonce that would speak for a session it
+    # then ends): the sender answers only the observer's own code
+    "sender-called": "_send(config).cell_contents({'k': 'end', 'status': 0})",
     # swapped silently: the next self-check (the first test's teardown) ends the process
     "cell-swapped": "c = _send(config); real = c.cell_contents; c.cell_contents = lambda r: 0",
     "hook-swapped": (

@@ -26,7 +26,9 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   alone, the rest of the session's records written through the observer's own sender, found in
   a closure cell of its hooks (every call passed, the known answer failed, the end with status
   0), then `os._exit(0)` before the observer writes again: a hole, whatever checks the
-  descriptor, while the sender is in the process's memory.
+  descriptor, while the sender answered whoever called it (held now: the sender answers only
+  the observer's own code objects, and a record the project's code sends through it ends the
+  process, `integrity.FAIL_CLOSED`).
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
   call passed, sparing the known-answer test by its name; what the observer knew of how the
   body left its call (a dict in its closure, the cell unchanged) was told it returned. The
@@ -456,7 +458,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         FAILED_CLOSED,
     ),
     "shared-state-mutated": ({"app.py": APP + FIND + SPARED}, "observer-tampered"),
-    "stream-forged-then-ended": ({"app.py": APP + FIND + FORGED_END}, HOLE),
+    "stream-forged-then-ended": ({"app.py": APP + FIND + FORGED_END}, FAILED_CLOSED),
     "own-testreport-tryfirst": ({"app.py": APP + FIND + OWN_REPORT}, "observer-tampered"),
     "machinery-shimmed-in-sys-modules": ({"app.py": APP + FIND + SHIM}, "observer-machinery"),
     "self-check-inputs-cleared": (
@@ -467,13 +469,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "conftest-call-wrapper-swallows": ({"tests/conftest.py": SWALLOW}, "observer-tampered"),
     "known-answer-anchor-cleared": ({"app.py": APP + FIND + ANCHOR}, "observer-known-answer"),
 }
-WHY: dict[str, str] = {
-    "stream-forged-then-ended": (
-        "the sender is in a closure cell of the observer's hooks: records that speak for the"
-        " rest of the session, its end among them, sent through it before the process ends"
-        " itself, are not told from the observer's"
-    ),
-}
+WHY: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])

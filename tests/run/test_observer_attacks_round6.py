@@ -50,6 +50,13 @@ reports).
   default arguments) is. Held now: neither is in a cell, and writing the sender's `__defaults__`
   ends the process at once (`integrity.FAIL_CLOSED`): the check stays red.
 
+Every cheat here that writes through the observer's own sender (the forged exits, the facts
+forged beside the observer's, the flood's forged end) now ends the process at its first line:
+the sender answers only the observer's own code objects (`integrity._sender`'s `callers`), so
+these rows end failed closed; the pairing of one exit per call and the overflow finding, which
+hold lines written to the channel by other means, are shown on streams built by hand
+(`tests/observe/test_streamed.py`, `tests/observe/test_channel.py`).
+
 A cheat that holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
 `xfail(strict=True)` with the hole named in `WHY`.
 """
@@ -304,14 +311,11 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         {"app.py": APP + FIND + SERIALIZER},
         FAILED_CLOSED,
     ),
-    "exit-forged-ahead-of-the-observers": (
-        {"app.py": APP + FIND + EXIT_FIRST},
-        "observer-tampered",
-    ),
+    "exit-forged-ahead-of-the-observers": ({"app.py": APP + FIND + EXIT_FIRST}, FAILED_CLOSED),
     "fail-closed-end-replaced-in-its-cell": ({"app.py": APP + FIND + FAIL_CELL}, FAILED_CLOSED),
-    "stream-flooded-past-what-is-kept": ({"app.py": APP + FIND + FLOOD}, "observer-overflow"),
-    "exit-forged-after-the-observers": ({"app.py": APP + FIND + EXIT_AFTER}, "observer-tampered"),
-    "facts-forged-beside-the-observers": ({"app.py": APP + FIND + BESIDE}, "observer-body"),
+    "stream-flooded-past-what-is-kept": ({"app.py": APP + FIND + FLOOD}, FAILED_CLOSED),
+    "exit-forged-after-the-observers": ({"app.py": APP + FIND + EXIT_AFTER}, FAILED_CLOSED),
+    "facts-forged-beside-the-observers": ({"app.py": APP + FIND + BESIDE}, FAILED_CLOSED),
 }
 WHY: dict[str, str] = {}
 
