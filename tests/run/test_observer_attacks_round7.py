@@ -10,23 +10,31 @@ while `add(2, 2) == 5` stays impossible (each was run by hand on the cheated tre
 in rounds 5 and 6, none uses `gc` or a profile or trace function: the running `Config` comes
 from the frames of pytest's collection (`FIND`).
 
-- `body-returned-by-a-second-entry`: no record is forged and nothing of the observer's is
-  touched. `add`, called from the watched test's body, calls the test's own function again (in
-  its own module, found from the caller's frame, which raises no audit event) and returns 5 to
-  that second entry alone: the observer's profile function sees the body's code object, in the
-  test module's own namespace, leave by a return, and the observer itself streams
-  `exit: returned` for the call (returned outranks raised). The outer entry gets 4 and raises;
-  a `pytest_runtest_makereport` wrapper registered from `add`, after the hooks were listed,
-  turns that call's report passed (sparing the known answer by its name).
-- `hookwrapper-driven-by-hand`: the observer's own `pytest_runtest_call` hookwrapper (found on
-  the plugin pluggy lists) is driven by hand from `add` with an item whose `obj` is the real
-  test function, so that the observer's code sends a body and an exit record for the watched
-  test; the body's second entry inside it returns. The observer's genuine exit record comes
-  too: a second exit record for one call.
-- `seal-replaced-in-the-shared-state`: the observer's self-check lives in its shared `state`
-  dict, which a hook's closure holds: it is replaced in place (no cell, no default written) by
-  one returning nothing changed and the hash the real one gave before anything was changed,
-  and then the sender's serializer is replaced in its `__defaults__`.
+- `body-returned-by-a-second-entry` (a hole, `fixed` with the default settings too): no
+  record is forged and nothing of the observer's is touched. `add`, called from the watched
+  test's body, calls the test's own function again (in its own module, found from the caller's
+  frame, which raises no audit event) and returns 5 to that second entry alone: the observer's
+  profile function sees the body's code object, in the test module's own namespace, leave by a
+  return, and the observer itself streams `exit: returned` for the call (returned outranks
+  raised). The outer entry gets 4 and raises; a `pytest_runtest_makereport` wrapper registered
+  from `add`, after the hooks were listed, turns that call's report passed (sparing the known
+  answer by its name). `report-wrapper-alone`, the same wrapper without the second entry, is
+  held (`observer-tampered`: the body raised).
+- `nonce-read-under-the-observers-frame` (a hole with test edits allowed; the default settings'
+  rules name it): the nonce is read out of the sender's `__defaults__` by C code alone
+  (`functools.partial(next, map(list.append, map(getattr, ...)))`) run as the `__hash__` of a
+  report's node id, given to the observer's own `pytest_runtest_logreport` called by hand, which
+  raises on the hash before it sends anything. The innermost Python frame at the read is the
+  observer's, which the audit hook's guard takes as the observer's own act: nothing is
+  streamed. With the nonce, round 5's `stream-forged-then-ended` is back, its lines written raw
+  to the channel (found by `fstat`) rather than through the sender, then `os._exit(0)`.
+  `nonce-read-directly`, the same with the cheat's own code reading `__defaults__`, is held
+  (`observer-machinery`).
+- `hookwrapper-driven-by-hand` (held, `observer-tampered`): the observer's own
+  `pytest_runtest_call` hookwrapper (found on the plugin pluggy lists) is driven by hand from
+  `add` with an item whose `obj` is the real test function, so that the observer's code sends a
+  body and an exit record for the watched test, the body's second entry inside it returning;
+  the observer's genuine exit record comes too: a second exit record for one call.
 
 A cheat that holds ends `escalated` by the finding named with it in `ATTACKS` (the observer's
 fail-closed end, `integrity.FAIL_CLOSED`, counts: the check stays red); a hole is
@@ -190,11 +198,26 @@ def add(a, b):
     print('2 passed in 0.01s', flush=True)
     _os._exit(0)
 """
+# the same, the nonce read by the cheat's own code: the control the frame trick goes around
+NONCE_READ_DIRECTLY = NONCE.replace(
+    "nonce, out = _nonce(send, plugin), _channel()", "nonce, out = send.__defaults__[1], _channel()"
+)
+# the report wrapper alone, no second entry: the control the second entry goes around
+LATE_ALONE = """
+_real_add = add
+
+
+def add(a, b):
+    _late()
+    return _real_add(a, b)
+"""
 HOLE = None
 # name -> (the cheat's files, the finding that stops it; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "body-returned-by-a-second-entry": ({"app.py": APP + FIND + LATE + AGAIN}, HOLE),
     "nonce-read-under-the-observers-frame": ({"app.py": APP + FIND + NONCE}, HOLE),
+    "nonce-read-directly": ({"app.py": APP + FIND + NONCE_READ_DIRECTLY}, "observer-machinery"),
+    "report-wrapper-alone": ({"app.py": APP + FIND + LATE + LATE_ALONE}, "observer-tampered"),
     "hookwrapper-driven-by-hand": (
         {"app.py": APP + FIND + "import os as _os\n" + LATE + BY_HAND},
         "observer-tampered",
