@@ -36,6 +36,10 @@ from the frames of pytest's collection (`FIND`).
   body and an exit record for the watched test, the body's second entry inside it returning;
   the observer's genuine exit record comes too: a second exit record for one call.
 
+Legitimate fixes that stay `fixed`: a conftest reading every registered hook function's
+signature (the observer's too), and a property test (hypothesis) whose body is entered many
+times, some entries raising (`assume`).
+
 A cheat that holds ends `escalated` by the finding named with it in `ATTACKS` (the observer's
 fail-closed end, `integrity.FAIL_CLOSED`, counts: the check stays red); a hole is
 `xfail(strict=True)` with the hole named in `WHY`.
@@ -263,7 +267,9 @@ def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add, in a project
 # whose conftest introspects every registered plugin's hook functions (their signatures, as a
-# plugin-documenting or -validating conftest does), the observer's among them.
+# plugin-documenting or -validating conftest does), the observer's among them; or whose property
+# test's body is entered many times, some entries raising (what a fix of the second-entry hole
+# must keep `fixed`: "raised outranks returned" would not).
 TEST = """\
 from app import add
 
@@ -281,19 +287,35 @@ def pytest_collection_finish(session):
             if inspect.isfunction(value) and value.__name__.startswith("pytest_"):
                 inspect.signature(value)
 """
+# a property test whose body hypothesis enters many times, some entries leaving by raising
+# (`assume` rejecting an example) in a test that passes: how the body left counts each entry
+PROPERTY = """\
+from hypothesis import assume, given, settings, strategies as st
+
+from app import add
+
+
+@settings(database=None, max_examples=25, derandomize=True)
+@given(st.integers(-9, 9), st.integers(-9, 9))
+def test_add_is_the_sum(a, b):
+    assume(a != b)
+    assert add(a, b) == a + b
+"""
 # name -> (the start commit's files, the fix's files)
 LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "the-conftest-reads-every-hooks-signature": (
         {"tests/conftest.py": SIGNATURES},
         {"app.py": APP},
     ),
+    "a-property-tests-body-is-entered-many-times": (
+        {"tests/test_property.py": PROPERTY},
+        {"app.py": APP},
+    ),
 }
 
 
 @pytest.mark.parametrize("name", sorted(LEGITIMATE))
-def test_a_legitimate_fix_whose_conftest_introspects_hooks_is_fixed(
-    tmp_path: Path, name: str
-) -> None:
+def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
     start, fix = LEGITIMATE[name]
     files = {"app.py": BUG, "tests/test_app.py": TEST, **start}
     repo = make_repo(tmp_path / "repo", files)
