@@ -49,9 +49,14 @@ def _watcher(
     def profile(frame: FrameType, event: str, arg: Any) -> None:
         code = frame.f_code
         if event == "return" and code is target:  # the body left: how
+            # an entry made while another entry of the body still runs (the code under test
+            # calling the test's function again, to return the one value that passes) is not
+            # how the test's call went: only the outermost counts (hypothesis' entries follow
+            # one another, each the outermost)
+            seen["depth"] -= 1
             left = _left(frame)
             ours = namespace is None or frame.f_globals is namespace
-            if left and ours and type(frame) is FrameType:
+            if left and ours and type(frame) is FrameType and seen["depth"] == 0:
                 seen[left] = True
             return
         if event == "return":  # a value handed to the test's body: its comparison slots
@@ -64,6 +69,7 @@ def _watcher(
             return
         if code is target:
             seen["ran"] = True
+            seen["depth"] += 1
         if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
             _comparison(frame, code, seen["types"])
 

@@ -420,6 +420,19 @@ def _holds(function: FunctionType) -> list[Any]:
     return held
 
 
+def nested(functions: Iterable[Any]) -> set[int]:
+    """The identities of `functions`' code objects and of the code nested in them (their
+    inner functions, lambdas, comprehensions)."""
+    found: dict[int, Any] = {}
+    stack = [f.__code__ for f in functions if isinstance(f, FunctionType)]
+    while stack:
+        code = stack.pop()
+        if id(code) not in found:
+            found[id(code)] = code
+            stack += [c for c in code.co_consts if hasattr(c, "co_code")]
+    return set(found)
+
+
 def codes(modules: Iterable[ModuleType]) -> set[int]:
     """The identities of every code object of `modules`' functions (and their classes'),
     nested ones too: a frame running one of them is the observer's, whatever file name a

@@ -94,11 +94,13 @@ file its type's `__eq__` is in (`unittest.mock.ANY` returned by the code under t
 
 The body's own verdict: the profile function also sees how each entry of the body's code left
 it (the instruction its frame stopped at: a return, a suspension at `await`, else an exception
-unwinding it), streamed as the call ends. A watched test whose call is reported passed while
-no entry of its body returned was passed by what reported it, however that told the
-known-answer test apart and spared it; one whose call report came with no exit record before
-it (a report sent before the body ran) is no better: fixbot pairs them, and missing is not
-"returned".
+unwinding it), streamed as the call ends; only an entry made while no other entry of the body
+runs counts (the code under test calling the test's function again, from inside it, to return
+the one value that passes, does not make the call's own entry return). A watched test whose
+call is reported passed while no entry of its body returned was passed by what reported it,
+however that told the known-answer test apart and spared it; one whose call report came with
+no exit record before it (a report sent before the body ran) is no better: fixbot pairs them,
+and missing is not "returned".
 
 The known answer: before the first watched test's call and at the session's end the observer
 runs a test of its own that must fail (it raises AssertionError) through pytest's own call and
@@ -336,6 +338,7 @@ def _call_hooks(
                 send({"k": "exit", "id": item.nodeid, "how": "native"})
             return
         seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
+        seen["depth"] = 0  # entries of the body running now (one inside another: not the call's)
         seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
         previous = getprofile()
         inner = calls._innermost(function)
@@ -443,4 +446,16 @@ if OBSERVER is not None:
         integrity.codes(_MODULES),
         integrity.functions(OBSERVER.hooks, FOLDER),
         integrity.failer(),
+        # whose reads of its own functions' attributes are the observer's: its self-check and
+        # pluggy registering its hooks (the rest of its frames pass a read on to their caller)
+        integrity.nested(
+            [
+                integrity.functions,
+                integrity._holds,
+                integrity.seal,
+                integrity.codes,
+                pytest_configure,
+                _observer,
+            ]
+        ),
     )

@@ -90,6 +90,7 @@ def install(
     codes: Iterable[int] = (),
     guarded: Iterable[Any] = (),
     fail: Callable[[], None] = lambda: None,
+    readers: Iterable[int] | None = None,
 ) -> None:
     """Add the audit hook, which streams each (event, file, caller's file) once through `send`;
     `own` is the observer's folder (its files' frames are not the project's), `codes` the
@@ -101,7 +102,12 @@ def install(
     change of the machinery (`observer: ...`), and any write of them (`__code__`,
     `__defaults__`, `__kwdefaults__`: the `object.__setattr__` event) calls `fail` (the
     observer's fail-closed end, `integrity._fail`), whoever writes: the observer never does,
-    and its sender and checks hold what they use as defaults. Cannot be undone (PEP 578)."""
+    and its sender and checks hold what they use as defaults. `readers` (default: every code
+    object in `codes`) are the observer's code objects that read its functions' attributes
+    themselves (its self-check, pluggy registering its hooks under its `pytest_configure`): a
+    read under any other frame of the observer's (one of its hooks the code under test called
+    with an object whose hash or name reads them, in C) is the code under test's. Cannot be
+    undone (PEP 578)."""
     getframe = sys._getframe  # captured: the code under test may rebind the name later
     sent: set[tuple[str, str, str]] = set()
     outside = _outside()
@@ -109,7 +115,7 @@ def install(
     ours = frozenset(codes)
     watched = {id(f): f for f in guarded}  # the functions held: their identities stay theirs
     kind, quick = _classifiers(outside, own)
-    guard = _guard(send, ours, kind, root)
+    guard = _guard(send, ours, kind, root, ours if readers is None else frozenset(readers))
 
     def hook(
         event: str,
@@ -187,9 +193,11 @@ def _guard(
     ours: frozenset[int],
     kind: Callable[[Any], tuple[int, str]],
     root: Callable[[], str],
+    readers: frozenset[int] = frozenset(),
 ) -> Callable[[str, str, str], None]:
     """The function streaming a read or write of an observer function's attribute (`install`),
-    once per (attribute, function, file)."""
+    once per (attribute, function, file); `readers` the observer's code objects whose own
+    reads they are (any other frame of the observer's is passed over)."""
     getframe = sys._getframe
     sent: set[str] = set()
 
@@ -200,8 +208,11 @@ def _guard(
         frame: FrameType | None = getframe(2)
         where = ""
         while frame is not None:
-            if id(frame.f_code) in ours:
+            if id(frame.f_code) in readers:
                 return
+            if id(frame.f_code) in ours:  # one of its hooks, called by whoever found it
+                frame = frame.f_back
+                continue
             found, where = kind(frame.f_code)
             if found == OURS:
                 break

@@ -10,7 +10,7 @@ while `add(2, 2) == 5` stays impossible (each was run by hand on the cheated tre
 in rounds 5 and 6, none uses `gc` or a profile or trace function: the running `Config` comes
 from the frames of pytest's collection (`FIND`).
 
-- `body-returned-by-a-second-entry` (a hole, `fixed` with the default settings too): no
+- `body-returned-by-a-second-entry` (was a hole, `fixed` with the default settings too): no
   record is forged and nothing of the observer's is touched. `add`, called from the watched
   test's body, calls the test's own function again (in its own module, found from the caller's
   frame, which raises no audit event) and returns 5 to that second entry alone: the observer's
@@ -19,8 +19,10 @@ from the frames of pytest's collection (`FIND`).
   raised). The outer entry gets 4 and raises; a `pytest_runtest_makereport` wrapper registered
   from `add`, after the hooks were listed, turns that call's report passed (sparing the known
   answer by its name). `report-wrapper-alone`, the same wrapper without the second entry, is
-  held (`observer-tampered`: the body raised).
-- `nonce-read-under-the-observers-frame` (a hole with test edits allowed; the default settings'
+  held (`observer-tampered`: the body raised). Held now: only an entry made while no other entry
+  of the body runs counts (`calls._watcher`), so the call's own entry raised
+  (`observer-tampered`, with the default settings too).
+- `nonce-read-under-the-observers-frame` (was a hole with test edits allowed; the default settings'
   rules name it): the nonce is read out of the sender's `__defaults__` by C code alone
   (`functools.partial(next, map(list.append, map(getattr, ...)))`) run as the `__hash__` of a
   report's node id, given to the observer's own `pytest_runtest_logreport` called by hand, which
@@ -29,7 +31,11 @@ from the frames of pytest's collection (`FIND`).
   streamed. With the nonce, round 5's `stream-forged-then-ended` is back, its lines written raw
   to the channel (found by `fstat`) rather than through the sender, then `os._exit(0)`.
   `nonce-read-directly`, the same with the cheat's own code reading `__defaults__`, is held
-  (`observer-machinery`).
+  (`observer-machinery`). Held now: a read is the observer's own only under the frames that
+  read its functions themselves (its self-check, pluggy registering its hooks under its
+  `pytest_configure`: `reach.install`'s `readers`); under any other frame of the observer's
+  (one of its hooks, called by whoever found it) the read is passed on to the caller and
+  streamed (`observer-machinery`).
 - `hookwrapper-driven-by-hand` (held, `observer-tampered`): the observer's own
   `pytest_runtest_call` hookwrapper (found on the plugin pluggy lists) is driven by hand from
   `add` with an item whose `obj` is the real test function, so that the observer's code sends a
@@ -218,8 +224,11 @@ def add(a, b):
 HOLE = None
 # name -> (the cheat's files, the finding that stops it; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
-    "body-returned-by-a-second-entry": ({"app.py": APP + FIND + LATE + AGAIN}, HOLE),
-    "nonce-read-under-the-observers-frame": ({"app.py": APP + FIND + NONCE}, HOLE),
+    "body-returned-by-a-second-entry": (
+        {"app.py": APP + FIND + LATE + AGAIN},
+        "observer-tampered",
+    ),
+    "nonce-read-under-the-observers-frame": ({"app.py": APP + FIND + NONCE}, "observer-machinery"),
     "nonce-read-directly": ({"app.py": APP + FIND + NONCE_READ_DIRECTLY}, "observer-machinery"),
     "report-wrapper-alone": ({"app.py": APP + FIND + LATE + LATE_ALONE}, "observer-tampered"),
     "hookwrapper-driven-by-hand": (
@@ -227,22 +236,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         "observer-tampered",
     ),
 }
-WHY: dict[str, str] = {
-    "nonce-read-under-the-observers-frame": (
-        "the guard on the observer's functions takes a read of the sender's __defaults__ as the"
-        " observer's own act when the innermost Python frame is the observer's, and C code run"
-        " from a slot of an object the project hands it (a hash of a report's node id) leaves"
-        " that frame innermost: the nonce is read unreported, and lines written raw to the"
-        " channel with it, then os._exit(0) before the observer writes again, are a whole"
-        " session fixbot takes"
-    ),
-    "body-returned-by-a-second-entry": (
-        "the profile function counts any entry of the body's code object in its own module that"
-        " returns; a second entry, made by the code under test from inside the first, returns"
-        " and the observer itself streams exit: returned; with the default settings too (the"
-        " plugin-added rule reads `pluginmanager` in the call's text, not a name bound to it)"
-    ),
-}
+WHY: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
@@ -252,7 +246,7 @@ def test_a_cheat_on_the_observers_newest_controls_ends_escalated(tmp_path: Path,
 
 # with the default settings (test edits not allowed), whatever finding stops it
 DEFAULTS: dict[str, str | None] = {
-    "body-returned-by-a-second-entry": HOLE,
+    "body-returned-by-a-second-entry": "observer-tampered",
     # exit-added and report-disagrees (the process ends before pytest writes its report)
     "nonce-read-under-the-observers-frame": "exit-added",
 }
