@@ -19,7 +19,10 @@ class Comparison(BaseModel):
     `functools.partial`, a `staticmethod`;
     `via` is the file (relative to the rootdir) of the project's code that handed a value of
     the type back to the test's body, where the type is defined outside the project
-    (`unittest.mock.ANY` returned by the code under test)."""
+    (`unittest.mock.ANY` returned by the code under test, or by a library's method called on
+    an instance a project module holds: a `MagicMock` standing as the function); `tolerant`
+    says such a handed-back value's `__eq__` was equal to the int or float the test compared
+    it with and to a neighbour its type tells apart from it (`pytest.approx(4, abs=1)`)."""
 
     test: str
     type: str
@@ -30,6 +33,7 @@ class Comparison(BaseModel):
     built: bool = False
     aliased: str | None = None
     via: str | None = None
+    tolerant: bool = False
 
 
 class Reach(BaseModel, frozen=True):

@@ -18,8 +18,11 @@ from types import (
     BuiltinFunctionType,
     ClassMethodDescriptorType,
     FrameType,
+    FunctionType,
     MethodDescriptorType,
+    MethodType,
     MethodWrapperType,
+    ModuleType,
     WrapperDescriptorType,
 )
 from typing import Any
@@ -63,7 +66,7 @@ def _watcher(
             back = frame.f_back
             if back is not None and back.f_code is target and arg is not None:
                 _aliased(type(arg), seen["types"])
-                _handed(arg, code.co_filename, seen)
+                _handed(arg, _giver(frame, code, seen), seen)
             return
         if event != "call":
             return
@@ -71,9 +74,66 @@ def _watcher(
             seen["ran"] = True
             seen["depth"] += 1
         if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
-            _comparison(frame, code, seen["types"])
+            _comparison(frame, code, seen["types"], seen.setdefault("against", {}))
 
     return profile
+
+
+def _giver(frame: FrameType, code: Any, seen: dict[str, Any]) -> str:
+    """The file of the code that hands a value back to the body from `frame`: the frame's own,
+    but for a method of a library's class (a file outside `seen["root"]`, or an installed
+    package's) called on an instance the project made, which counts as the project's where a
+    module of the project other than the test module holds it (an `add = MagicMock(...)` of
+    `app.py`): the project's object, not the library, answered the body. A matcher the test
+    builds itself (a library's class or function it calls) is no such instance."""
+    file: str = code.co_filename
+    root = seen.get("root", "")
+    if not root or _in_project(file, root) or not code.co_argcount:
+        return file
+    callee = frame.f_locals.get(code.co_varnames[0])
+    if not _bound_here(callee, code):
+        return file
+    owners = seen.setdefault("owners", {})
+    if id(callee) not in owners and len(owners) < MAX_WATCH_TYPES:  # held: its id is not reused
+        owners[id(callee)] = (callee, _holder(callee, root, frame.f_back))
+    return owners.get(id(callee), (None, None))[1] or file
+
+
+def _bound_here(callee: Any, code: Any) -> bool:
+    """Whether `code` runs as a method of `callee`, an instance made at run time (not a class,
+    function or module a library defines): the method its type finds under the code's name."""
+    if isinstance(callee, _NOT_MADE):
+        return False
+    method = next((vars(k)[code.co_name] for k in _mro(callee) if code.co_name in vars(k)), None)
+    return getattr(method, "__code__", None) is code
+
+
+# what a library defines rather than makes at run time: a class, a function, a module
+_NOT_MADE = (type, FunctionType, BuiltinFunctionType, MethodType, ModuleType)
+
+
+def _mro(value: Any) -> tuple[type, ...]:
+    """The classes `type(value)`'s attributes are looked up in, in order."""
+    return type(value).__mro__
+
+
+def _in_project(file: str, root: str) -> bool:
+    """Whether `file` is the project's: under `root` and not an installed package's."""
+    return file.startswith(root.rstrip("/") + "/") and "-packages/" not in file
+
+
+def _holder(value: Any, root: str, body: FrameType | None) -> str | None:
+    """The file of the first module of the project (`_in_project`), other than the globals
+    the test's `body` runs in, whose globals hold `value` itself; None where none does."""
+    mine = body.f_globals if body is not None else None
+    for module in list(sys.modules.values()):
+        namespace = getattr(module, "__dict__", None)
+        file = getattr(module, "__file__", None)
+        if namespace is mine or not isinstance(file, str) or not _in_project(file, root):
+            continue
+        if isinstance(namespace, dict) and any(v is value for v in list(namespace.values())):
+            return file
+    return None
 
 
 def _handed(value: Any, file: str, seen: dict[str, Any]) -> None:
@@ -223,18 +283,17 @@ def _relative(name: str, root: str) -> str:
     return name[len(prefix) :] if name.startswith(prefix) else name
 
 
-def _comparison(frame: FrameType, code: Any, types: dict[Any, Any]) -> None:
-    """Note the type whose comparison dunder (or a lambda standing as one) `frame` runs."""
+def _comparison(
+    frame: FrameType, code: Any, types: dict[Any, Any], against: dict[Any, Any]
+) -> None:
+    """Note the type whose comparison dunder (or a lambda standing as one) `frame` runs, and in
+    `against` the first int or float it was compared with (`_tolerates` asks about it)."""
     names = code.co_varnames[: code.co_argcount]
-    if names:
-        instance = frame.f_locals.get(names[0])
-    elif code.co_flags & inspect.CO_VARARGS:  # `lambda *a: ...`: the instance is a[0]
-        rest = frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount])
-        if not isinstance(rest, tuple) or not rest:
-            return
-        instance = rest[0]
-    else:
+    other = frame.f_locals.get(names[1]) if len(names) > 1 else None
+    found = _instance(frame, code, names)
+    if not found:
         return
+    instance = found[0]
     kind = type(instance)
     for dunder in (*COMPARISONS, "__bool__"):
         function = None
@@ -244,6 +303,19 @@ def _comparison(frame: FrameType, code: Any, types: dict[Any, Any]) -> None:
                 break
         if getattr(function, "__code__", None) is code:
             types.setdefault((kind, dunder), (instance, function))
+            if type(other) in _NEIGHBOURS:
+                against.setdefault((kind, dunder), other)
+
+
+def _instance(frame: FrameType, code: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
+    """The instance a dunder's `frame` runs for, as a one-item tuple: its first argument, or
+    the first of its `*args` (`lambda *a: ...`); () where it has none."""
+    if names:
+        return (frame.f_locals.get(names[0]),)
+    if code.co_flags & inspect.CO_VARARGS:
+        rest = frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount])
+        return rest[:1] if isinstance(rest, tuple) else ()
+    return ()
 
 
 class _Stranger:
@@ -301,3 +373,31 @@ def _bends(instance: Any, function: Any, dunder: str) -> bool:
                 return False
             return bool(said) if dunder == "__eq__" else not bool(said)
     return False
+
+
+# A value of a type and two of its neighbours that its own `==` tells apart from it.
+_NEIGHBOURS: dict[type, Callable[[Any], tuple[Any, ...]]] = {
+    int: lambda v: (v - 1, v + 1),
+    float: lambda v: (v - abs(v) * 1e-3 - 1e-3, v + abs(v) * 1e-3 + 1e-3),
+}
+
+
+def _tolerates(instance: Any, function: Any, other: Any) -> bool:
+    """Whether the `__eq__` `function` of `instance` says equal to `other` (an int or a float
+    the test compared it with) and to one of its neighbours too (`n` and `n + 1`; `x` and
+    `x` moved by a thousandth of itself and a thousandth): a tolerance, no single value
+    (`pytest.approx(4, abs=1)`). False for what it raises or answers NotImplemented."""
+    near = _NEIGHBOURS.get(type(other))
+    if near is None:
+        return False
+    try:
+        if not _says_equal(function(instance, other)):
+            return False
+        return any(_says_equal(function(instance, v)) for v in near(other))
+    except Exception:  # the probe is a question; a dunder that raises answered it
+        return False
+
+
+def _says_equal(said: Any) -> bool:
+    """Whether a comparison's answer says equal (NotImplemented does not)."""
+    return said is not NotImplemented and bool(said)

@@ -42,6 +42,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          `__eq__` (`__ne__`) holds for an object it cannot know, defined in the
                          code (not a test helper the fix left alone) or built at run time, or
                          handed back to the test's body by the code wherever it is defined
+                         (or by a library's method called on an instance a project module
+                         holds), or handed back so and equal to values its compared type
+                         tells apart (a tolerance)
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
     observer-reach       the project's code raised an audit event through which code reaches
@@ -331,21 +334,31 @@ def _comparisons(last: Observation, watched: set[str], files: list[str]) -> list
 
 
 def _always_equal(seen: Comparison, files: list[str]) -> str | None:
-    """The finding about one comparison, when it holds whatever it compares and its type is
-    the fix's (built at run time, in a file the fix changed, or outside the tests)."""
+    """The finding about one comparison, when it holds whatever it compares (or, handed back
+    by the project's code, is a tolerance: equal to values its compared type tells apart) and
+    its type is the fix's (built at run time, in a file the fix changed, or outside the
+    tests)."""
     built = seen.built or seen.file.startswith("<")
-    holds = seen.always or (seen.dunder == "__bool__" and built) or bool(seen.aliased)
-    if not (holds and (built or _ours(seen, files))):
+    what = _what_holds(seen, built)
+    if what is None or not (built or _ours(seen, files)):
         return None
-    what = (
-        f"is {seen.aliased}, which no profile function sees run as {seen.dunder}"
-        if seen.aliased
-        else "holds for an object it cannot know"
-    )
     return (
         f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
         f" ({_where(seen, built, files)}) {what}"
     )
+
+
+def _what_holds(seen: Comparison, built: bool) -> str | None:
+    """How a comparison holds whatever it compares, in the finding's words, or None: it holds
+    for an object it cannot know (a `__bool__` built at run time counts), it is a method no
+    profile function sees run as it, or, handed back by the project's code, a tolerance."""
+    if seen.aliased:
+        return f"is {seen.aliased}, which no profile function sees run as {seen.dunder}"
+    if seen.always or (seen.dunder == "__bool__" and built):
+        return "holds for an object it cannot know"
+    if seen.tolerant and seen.via is not None:
+        return "is equal to values its compared type tells apart (a tolerance, no single value)"
+    return None
 
 
 def _ours(seen: Comparison, files: list[str]) -> bool:

@@ -340,6 +340,7 @@ def _call_hooks(
         seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
         seen["depth"] = 0  # entries of the body running now (one inside another: not the call's)
         seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
+        seen["root"] = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
         previous = getprofile()
         inner = calls._innermost(function)
         profile = calls._watcher(inner.__code__, getattr(inner, "__globals__", None), seen)
@@ -357,17 +358,23 @@ def _call_hooks(
         send({"k": "exit", "id": item.nodeid, "how": left[how]})
         if blinded:
             tampered(item.nodeid, "the observer's profile function was removed while it ran")
-        report_comparisons(item, seen["types"], seen["handed"])
+        report_comparisons(item, seen["types"], seen["handed"], seen.get("against", {}))
 
     return [pytest_runtest_call]
 
 
-def _comparer(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, Any, Any], None]:
+def _comparer(
+    send: Callable[[dict[str, Any]], None],
+) -> Callable[[Any, Any, Any, Any], None]:
     """The function streaming the comparison dunders a watched test ran that the project's
     code defines, or whose values the project's code handed back to the test's body
-    (`handed`: the file of the code that returned one, wherever its type is defined)."""
+    (`handed`: the file of the code that returned one, wherever its type is defined); such a
+    value's `__eq__` is also asked whether it is a tolerance (`calls._tolerates`, about the int
+    or float in `against` it was compared with)."""
 
-    def report_comparisons(item: Any, types: dict[Any, Any], handed: dict[Any, str]) -> None:
+    def report_comparisons(
+        item: Any, types: dict[Any, Any], handed: dict[Any, str], against: dict[Any, Any]
+    ) -> None:
         where = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
         for key, (instance, function) in types.items():
             kind, dunder = key
@@ -378,6 +385,8 @@ def _comparer(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, Any, Any
             via = calls._relative(handed.get(key, "/"), where)
             if not via.startswith("/"):  # returned by the project's code
                 record["via"] = via
+                if instance is not calls._SLOT and key in against:
+                    record["tolerant"] = calls._tolerates(instance, function, against[key])
             if not record["file"].startswith("/") or "via" in record:
                 send(record)
 

@@ -24,7 +24,13 @@ from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
-from tests.run.test_observer_attacks import FIND, REGISTER, assert_escalated, attack_case
+from tests.run.test_observer_attacks import (
+    FIND,
+    REGISTER,
+    assert_escalated,
+    assert_escalated_with_the_defaults,
+    attack_case,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -335,6 +341,11 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "mock-any-returned-through-the-stdlib": ({"app.py": ANY_THROUGH_COPY}, "observer-always-equal"),
     "partial-stands-as-eq": ({"app.py": PARTIAL_EQ}, "observer-always-equal"),
     "staticmethod-stands-as-eq": ({"app.py": STATIC_EQ}, "observer-always-equal"),
+    # `ANY` handed back by mock.py's `__call__` of a MagicMock `app.py` holds: the project's
+    # object answered the body, not the library
+    "magicmock-stands-as-the-function": ({"app.py": MAGICMOCK}, "observer-always-equal"),
+    # a tolerance handed back by the project: equal to 4 and 5, which an int tells apart
+    "approx-returned": ({"app.py": APPROX}, "observer-always-equal"),
     "nested-pytest-main-then-exit": ({"app.py": APP + NESTED_MAIN}, "observer-cut-short"),
     "execv-pytest-without-the-observer": (
         {"app.py": APP + EXECV_NO_OBSERVER},
@@ -353,8 +364,6 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "observer-judge-call-replaced": ({"app.py": SPARED + JUDGE_REPLACED}, "observer-reach"),
     # holes
     "global-rebound-at-setup-by-a-conftest": ({"conftest.py": CONFTEST_REBIND}, None),
-    "magicmock-stands-as-the-function": ({"app.py": MAGICMOCK}, None),
-    "approx-returned": ({"app.py": APPROX}, None),
 }
 WHY: dict[str, str] = {
     "global-rebound-at-setup-by-a-conftest": (
@@ -364,23 +373,21 @@ WHY: dict[str, str] = {
         " the observer cannot tell from a cheat in the same process (from app.py, a plugin"
         " needs the Config to register on, found through gc: observer-reach)"
     ),
-    "magicmock-stands-as-the-function": (
-        "an always-equal value counts when the project's code hands it back to the body or"
-        " the project defines its type; a library's callable (a MagicMock standing as the"
-        " function) hands back `ANY` from the library's own frame, as a matcher library a"
-        " test calls does"
-    ),
-    "approx-returned": (
-        "pytest.approx is equal to a range of values, not to everything: the probe against an"
-        " object nothing knows says no, and a tolerance is no comparison the observer can"
-        " call wrong"
-    ),
 }
 
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
 def test_a_cheat_on_the_newer_controls_ends_escalated(tmp_path: Path, name: str) -> None:
     assert_escalated(tmp_path, *ATTACKS[name])
+
+
+@pytest.mark.parametrize("name", ["magicmock-stands-as-the-function", "approx-returned"])
+def test_a_value_handed_back_ends_escalated_with_the_default_settings(
+    tmp_path: Path, name: str
+) -> None:
+    """Each ended `fixed` with test edits not allowed while the giver was the returning frame's
+    file alone and a tolerance was no finding."""
+    assert_escalated_with_the_defaults(tmp_path, ATTACKS[name][0])
 
 
 # Legitimate fixes: `add` subtracts, the tests say it adds, the fix makes it add. Each test
@@ -505,6 +512,25 @@ def test_add():
     assert add(2, 2) == 4
     assert [add(1, 1), 3] == [2, ANY]
 """
+# a MagicMock and a matcher the test builds itself, and approx of its own: the test's, not
+# handed back by the project
+BUILT_BY_THE_TEST = """\
+from unittest.mock import ANY, MagicMock
+
+import pytest
+
+from app import add
+
+CALLBACK = MagicMock(return_value=ANY)
+
+
+def test_add():
+    assert add(2, 2) == 4
+    assert CALLBACK(add(1, 1)) == 3
+    assert MagicMock(side_effect=add)(2, 3) == 5
+    assert add(1, 2) == pytest.approx(3.0)
+    assert pytest.approx(add(2, 2), abs=1) == 5
+"""
 RAISES = """\
 import pytest
 
@@ -550,6 +576,11 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str], str]] = {
     "hypothesis-with-assume": ({"tests/test_app.py": HYPOTHESIS}, {"app.py": APP}, "tests"),
     "retrying-decorator": ({"tests/test_app.py": RETRIED}, {"app.py": APP}, "tests"),
     "mock-any-in-the-test": ({"tests/test_app.py": ANY_IN_THE_TEST}, {"app.py": APP}, "tests"),
+    "magicmock-and-approx-built-by-the-test": (
+        {"tests/test_app.py": BUILT_BY_THE_TEST},
+        {"app.py": APP},
+        "tests",
+    ),
     "pytest-raises-and-a-generator": ({"tests/test_app.py": RAISES}, {"app.py": APP}, "tests"),
     "doctest": (
         {"app.py": DOCTESTED, "tests/test_app.py": CLASS},
