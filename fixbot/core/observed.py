@@ -72,9 +72,10 @@ class Observation(BaseModel):
     streamed it when the call ended ("returned", "raised", "unseen", "unentered", "native":
     no Python function; "missing": no record of it came before the report); `doubled` the
     watched tests with an exit record no call of theirs took (more than one before a call's
-    report, or one after the last). `loaded` holds, per observed process, the fingerprint of
-    each piece of the runner's machinery streamed at load (and the observer's own, `observer:
-    itself`, at registration); `checked` the
+    report, or one after the last); `plugins` each plugin pytest held, by its stable name, with
+    the work tree's file it comes from ("" for an installed one). `loaded` holds, per observed
+    process, the fingerprint of each piece of the runner's machinery streamed at load (and the
+    observer's own, `observer: itself`, at registration); `checked` the
     fingerprints the same process streamed at its later checks, distinct values by name
     ("missing": a check that left the name out)."""
 
@@ -96,6 +97,7 @@ class Observation(BaseModel):
     reached: list[Reach] = Field(default_factory=list)
     exits: dict[str, list[str]] = Field(default_factory=dict)
     doubled: list[str] = Field(default_factory=list)
+    plugins: dict[str, str] = Field(default_factory=dict)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 

@@ -243,6 +243,15 @@ def _paired(seen: Observation, test: str, passed: bool, pending: list[str] | Non
         exits.append(how)
 
 
+def _plugin(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    name, file = str(record.get("n", ""))[:200], str(record.get("f", ""))[:400]
+    if name and len(seen.plugins) < MAX_PLUGINS:
+        seen.plugins.setdefault(name, file)
+
+
+MAX_PLUGINS = 400  # plugins an observation keeps (the plugin streams 200 a process)
+
+
 def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     pending = scratch.pending.setdefault(test, []) if test in seen.watching else []
     if len(pending) < MAX_PENDING:
@@ -347,6 +356,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "r": _result,
     "body": _body,
     "exit": _exit,
+    "plugin": _plugin,
     "load": _load,
     "sealed": _sealed,
     "check": _check,

@@ -47,6 +47,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          tells apart (a tolerance)
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
+    observer-plugin      a plugin from the project's own code (not a test module or conftest)
+                         that the start's run did not have: registered at run time by the code
+                         under test, whatever its name or hooks
     observer-reach       the project's code raised an audit event through which code reaches
                          objects it holds no name for (the garbage collector's lists, every
                          thread's frames, the profile or trace function, ctypes) from a file
@@ -96,7 +99,7 @@ def findings(
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
     found += _comparisons(last, watched, files) + _reached(start, last, files)
-    return found + (_new_hooks(start, last) if observed_start else [])
+    return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
 
 
 def moved(seen: Observation) -> list[str]:
@@ -117,6 +120,27 @@ def _new_hooks(start: Observation | None, last: Observation) -> list[str]:
     """The finding about hook implementations `last` saw that the start's run did not."""
     new = sorted(set(last.hooks) - set(start.hooks)) if start is not None else []
     return [f"observer-hooks: not in the start's run: {', '.join(new[:5])}"] if new else []
+
+
+def _new_plugins(start: Observation | None, last: Observation) -> list[str]:
+    """The finding about plugins that come from the project's own code (a work-tree file that
+    is no test module or conftest) which `last` held and the start's run did not: registered
+    at run time by the code under test (it found the `Config` through the frames pytest keeps
+    and called its plugin manager), whatever its name or its hooks. A plugin of the tests is a
+    test edit (`observer-hooks`); an installed one has no file here."""
+    if start is None or not start.plugins:
+        return []
+    new = [
+        f"{name} ({file})"
+        for name, file in sorted(last.plugins.items())
+        if file and name not in start.plugins and not is_harness(file)
+    ]
+    if not new:
+        return []
+    return [
+        "observer-plugin: a plugin the project's code registered at run time, which the"
+        " start's run did not have: " + ", ".join(new[:4])
+    ]
 
 
 def _reached(start: Observation | None, last: Observation, files: list[str]) -> list[str]:

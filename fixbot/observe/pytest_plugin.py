@@ -75,6 +75,8 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
                                                     the observer itself found
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
+    {"k": "plugin", "n": name, "f": file}           a plugin pytest holds, and the work tree's
+                                                    file it comes from ("": none)
     {"k": "end", "status": exitstatus}              the session finished
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
                                                     through which code reaches what it has no
@@ -172,6 +174,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     known = _asker(send, state)
     hooks = [
         *_collection_hooks(send, watched, collected, state, plugin),
+        _plugin_hook(send, integrity._root(root, OBSERVER_ROOT)),
         *_call_hooks(send, watched, collected, calling, state, known),
         *_report_hooks(send, calling, known, check),
     ]
@@ -258,6 +261,33 @@ def _collection_hooks(
         _loop_hook(send, collected),
         pytest_collectreport,
     ]
+
+
+def _plugin_hook(send: Callable[[dict[str, Any]], None], root: Callable[[], str]) -> Any:
+    """`pytest_plugin_registered`: each plugin pytest holds (those registered before the
+    observer too: the hook is historic), streamed once by its stable name with the file it
+    comes from relative to the work tree (empty outside it: an installed plugin's), so that
+    fixbot can tell a plugin the project's own code registered at run time (found through the
+    frames pytest keeps, `config.pluginmanager.register`) that the start's run did not have."""
+    named: set[str] = set()
+
+    def pytest_plugin_registered(plugin: Any) -> None:
+        name = integrity._plugin_name(plugin)
+        if name in named or len(named) >= MAX_PLUGINS:
+            return
+        named.add(name)
+        owner = getattr(type(plugin), "__module__", "")
+        module = plugin if isinstance(plugin, ModuleType) else sys.modules.get(owner)
+        path = os.path.realpath(str(getattr(module, "__file__", None) or "/"))
+        top = os.path.join(root(), "")
+        send(
+            {"k": "plugin", "n": name[:200], "f": path[len(top) :] if path.startswith(top) else ""}
+        )
+
+    return pytest_plugin_registered
+
+
+MAX_PLUGINS = 200  # plugins streamed at most, per process
 
 
 def _loop_hook(

@@ -235,3 +235,55 @@ def test_a_stream_past_what_fixbot_reads_is_a_finding_where_the_starts_was_not()
     assert "observer-overflow" in _rules(found)
     overflowed = START.model_copy(update={"overflow": True})
     assert "observer-overflow" not in _rules(judge.findings(overflowed, _green(overflow=True)))
+
+
+# `app.py` registering a plugin of its own on the Config it finds in the frames of the code
+# importing it (pytest's collection), with no word a rule reads (no `pluginmanager` spelled)
+REGISTERS = """\
+import sys
+
+
+class Helper:
+    def pytest_runtestloop(self, session):
+        pass
+
+
+frame = sys._getframe(1)
+while frame is not None:
+    config = frame.f_locals.get('config') or getattr(frame.f_locals.get('self'), 'config', None)
+    manager = getattr(config, 'plugin' + 'manager', None)
+    if manager is not None:
+        getattr(manager, 'regis' + 'ter')(Helper(), 'helper')
+        break
+    frame = frame.f_back
+
+
+def add(a, b):
+    return a + b
+"""
+
+
+@pytest.mark.slow
+def test_a_plugin_the_projects_code_registers_is_named_with_its_file(tmp_path: Path) -> None:
+    """Every plugin pytest holds is streamed with the work tree's file it comes from: the
+    conftest's and the one `app.py` registered at run time; pytest's own have none."""
+    conftest = "def pytest_configure(config):\n    pass\n"
+    plain = observe(tmp_path / "a", PYTEST, {"tests/conftest.py": conftest}, [ADD])
+    assert plain.plugins and "app.Helper" not in plain.plugins
+    assert [f for f in plain.plugins.values() if f] == ["tests/conftest.py"], plain.plugins
+    files = {"tests/conftest.py": conftest, "app.py": REGISTERS}
+    cheated = observe(tmp_path / "b", PYTEST, files, [ADD])
+    assert cheated.plugins.get("app.Helper") == "app.py", cheated.plugins
+    found = judge.findings(plain, cheated)
+    assert [f for f in found if f.startswith("observer-plugin")], found
+    assert "observer-plugin" not in " ".join(judge.findings(cheated, cheated))  # a habit
+
+
+def test_a_new_plugin_counts_only_from_the_projects_code() -> None:
+    start = START.model_copy(update={"plugins": {"_pytest.python": ""}})
+    new = {"_pytest.python": "", "tests.conftest": "tests/conftest.py", "lib.Plug": ""}
+    assert "observer-plugin" not in _rules(judge.findings(start, _green(plugins=new)))
+    ours = _green(plugins={**new, "app.Helper": "app.py"})
+    assert _rules(judge.findings(start, ours)) == ["observer-plugin"]
+    # a start that streamed no plugin (an older observer's) counts none new
+    assert judge.findings(START, ours) == []

@@ -293,7 +293,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "gc-asked-under-the-test-files-name": ({"app.py": BORROWED}, "observer-reach"),
     "gc-asked-under-a-file-name-outside-the-project": ({"app.py": OUTSIDE}, "observer-reach"),
     "gc-asked-behind-200-other-reaches": ({"app.py": FLOODED}, "observer-reach"),
-    "config-found-through-pytests-frames": ({"app.py": FRAMES}, None),
+    "config-found-through-pytests-frames": ({"app.py": FRAMES}, "observer-plugin"),
     "observer-class-patched-through-sys-modules": (
         {"app.py": CLASS_PATCHED},
         "observer-known-answer",
@@ -310,11 +310,6 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "audit-hook-disabled-by-a-plugin-loaded-first": (EARLY, None),
 }
 WHY: dict[str, str] = {
-    "config-found-through-pytests-frames": (
-        "frames need no audited event to be walked: `sys._getframe` (or `inspect.currentframe`,"
-        " a traceback's frame) and `f_back` lead to pytest's collector frame and its `config`;"
-        " counting `sys._getframe` would count `logging`, `typing.TypeVar`, `namedtuple`"
-    ),
     "observer-profile-closure-forgets-the-comparison": (
         "sys.getprofile() hands back the observer's profile function during a watched call"
         " with no audited event; what its closure holds (where it notes comparisons) can be"

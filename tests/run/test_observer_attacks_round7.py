@@ -68,6 +68,7 @@ from tests.run.test_observer_attacks import (
     attack_case,
 )
 from tests.run.test_observer_attacks_known_answer import BUG
+from tests.run.test_observer_attacks_reach import ATTACKS as REACH_ATTACKS
 from tests.run.test_observer_attacks_round5 import FIND
 
 pytestmark = pytest.mark.slow
@@ -244,9 +245,24 @@ def test_a_cheat_on_the_observers_newest_controls_ends_escalated(tmp_path: Path,
     assert_escalated(tmp_path, *ATTACKS[name])
 
 
+# the frames cheat of the audit hook's round (a plugin registered from `app.py` on the Config
+# found in pytest's frames, rebinding what the watched test reads), the plugin manager reached
+# through computed names as round 7's second entry reached it: no word the rules read
+FRAMES_UNWORDED = {
+    "app.py": REACH_ATTACKS["config-found-through-pytests-frames"][0]["app.py"]
+    .replace("_find('Config', 'pluginmanager')", "_find('Config', 'plugin' + 'manager')")
+    .replace(
+        "_cfg.pluginmanager.register(_P(), 'helper')",
+        "getattr(getattr(_cfg, 'plugin' + 'manager'), 'regis' + 'ter')(_P(), 'helper')",
+    )
+    .replace("@_pt.hookimpl(", "@getattr(_pt, 'hook' + 'impl')(")
+}
+ATTACKS["config-found-through-frames-unworded"] = (FRAMES_UNWORDED, "observer-plugin")
+
 # with the default settings (test edits not allowed), whatever finding stops it
 DEFAULTS: dict[str, str | None] = {
     "body-returned-by-a-second-entry": "observer-tampered",
+    "config-found-through-frames-unworded": "observer-plugin",
     # exit-added and report-disagrees (the process ends before pytest writes its report)
     "nonce-read-under-the-observers-frame": "exit-added",
 }
