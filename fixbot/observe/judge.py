@@ -66,7 +66,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from fixbot.core.observed import MAX_REACHED, MAX_STREAM_BYTES, Comparison, Observation, Reach
+from fixbot.core.observed import MAX_STREAM_BYTES, Observation
+from fixbot.observe import compared, reached
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -98,7 +99,7 @@ def findings(
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
-    found += _comparisons(last, watched, files) + _reached(start, last, files)
+    found += compared.comparisons(last, watched, files) + reached.reached(start, last, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
 
 
@@ -141,66 +142,6 @@ def _new_plugins(start: Observation | None, last: Observation) -> list[str]:
         "observer-plugin: a plugin the project's code registered at run time, which the"
         " start's run did not have: " + ", ".join(new[:4])
     ]
-
-
-def _reached(start: Observation | None, last: Observation, files: list[str]) -> list[str]:
-    """The findings about audit events raised under the project's code (a file the fix changed
-    or an installed copy of one, as tox runs; where the start's run was observed, any project
-    file, or none at all: a thread's, a callback's, `file` empty) that the start's run did not
-    raise from that file: the project's own habits are no finding of the fix's. A stream with
-    more reaches than are kept (`MAX_REACHED`) is one where the start's was not: what was left
-    out is unknown."""
-    before = set(start.reached) if start is not None else set()
-    habits = {(r.event, r.file) for r in before}
-    observed = start is not None and start.sessions > 0
-    new = [
-        r for r in last.reached if (r.event, r.file) not in habits and _the_fixs(r, files, observed)
-    ]
-    found = []
-    if new:
-        what = "; ".join(_reach_words(r) for r in new[:4])
-        found.append(
-            f"observer-reach: {what}: the fix's code reached objects it holds no name for (the"
-            " observer's among them), which the start's run did not"
-        )
-    if len(last.reached) >= MAX_REACHED > len(before):
-        found.append(
-            f"observer-reach: {len(last.reached)} reaches or more (the start's run had"
-            f" {len(before)}): those past the first {MAX_REACHED} are not kept"
-        )
-    return found
-
-
-def _the_fixs(reached: Reach, files: list[str], observed: bool) -> bool:
-    """Whether a reach is the fix's to answer for: raised under a file it changed or an
-    installed copy of one; where the start's run was observed (and would have shown the
-    project's habit), under any other project file too, or under no project code at all. A
-    file name is what a code object says: code compiled under the name of a file the fix left
-    alone (its test file) is the fix's all the same."""
-    if _changed_by_fix(reached.file, files) or _installed_copy(reached.by, files):
-        return True
-    return observed
-
-
-def _reach_words(reached: Reach) -> str:
-    """One reach in the finding's words: where, what, and through which file."""
-    where = reached.file or "code outside the project"
-    through = f" (through {reached.by})" if reached.by not in ("", reached.file) else ""
-    return f"{where} raised {reached.event}{through}"
-
-
-def _installed_copy(path: str, files: list[str]) -> bool:
-    """Whether `path` (absolute, an installed package's file) is a copy of one of the fix's
-    `files`: it ends with the file's last two or more path parts (`pkg/mod.py` of
-    `src/pkg/mod.py`)."""
-    if "-packages/" not in path:
-        return False
-    for file in files:
-        parts = file.split("/")
-        tails = ("/".join(parts[i:]) for i in range(len(parts) - 1))
-        if any(path.endswith("/" + tail) for tail in tails):
-            return True
-    return False
 
 
 def _overflow(start: Observation | None, last: Observation) -> list[str]:
@@ -348,67 +289,6 @@ def _known(start: Observation | None, last: Observation) -> list[str]:
             " ended without asking the known answer"
         )
     return found
-
-
-def _comparisons(last: Observation, watched: set[str], files: list[str]) -> list[str]:
-    """The always-equal comparisons the watched tests made with types of the fix's code or
-    built at run time."""
-    found = [_always_equal(seen, files) for seen in last.comparisons if seen.test in watched]
-    return [finding for finding in found if finding]
-
-
-def _always_equal(seen: Comparison, files: list[str]) -> str | None:
-    """The finding about one comparison, when it holds whatever it compares (or, handed back
-    by the project's code, is a tolerance: equal to values its compared type tells apart) and
-    its type is the fix's (built at run time, in a file the fix changed, or outside the
-    tests)."""
-    built = seen.built or seen.file.startswith("<")
-    what = _what_holds(seen, built)
-    if what is None or not (built or _ours(seen, files)):
-        return None
-    return (
-        f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
-        f" ({_where(seen, built, files)}) {what}"
-    )
-
-
-def _what_holds(seen: Comparison, built: bool) -> str | None:
-    """How a comparison holds whatever it compares, in the finding's words, or None: it holds
-    for an object it cannot know (a `__bool__` built at run time counts), it is a method no
-    profile function sees run as it, or, handed back by the project's code, a tolerance."""
-    if seen.aliased:
-        return f"is {seen.aliased}, which no profile function sees run as {seen.dunder}"
-    if seen.always or (seen.dunder == "__bool__" and built):
-        return "holds for an object it cannot know"
-    if seen.tolerant and seen.via is not None:
-        return "is equal to values its compared type tells apart (a tolerance, no single value)"
-    return None
-
-
-def _ours(seen: Comparison, files: list[str]) -> bool:
-    """Whether the compared type is the fix's to answer for: a helper of the tests the fix left
-    alone may be equal to anything (`ANY`); a type from outside the project counts when the
-    project's code (not a test helper) handed it back."""
-    mine = seen.via if seen.via is not None else seen.file
-    if not is_harness(mine) or _changed_by_fix(mine, files):
-        return True
-    return _changed_by_fix(seen.file, files)
-
-
-def _where(seen: Comparison, built: bool, files: list[str]) -> str:
-    """Where a comparison's dunder is: built at run time, or its file and line; whether the fix
-    changed it; which code handed the value back."""
-    where = "built at run time" if built else f"{seen.file}:{seen.line}" if seen.line else seen.file
-    if _changed_by_fix(seen.file, files):
-        where += ", changed by the fix"
-    if seen.via is not None:
-        where += f", handed back by {seen.via}"
-    return where
-
-
-def _changed_by_fix(file: str, files: list[str]) -> bool:
-    """Whether `file` (as the observer names it, maybe a suffix) is one of the fix's `files`."""
-    return any(f == file or f.endswith("/" + file) for f in files)
 
 
 def _passes(test: str, last: Observation) -> bool:

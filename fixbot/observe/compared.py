@@ -1,0 +1,69 @@
+"""What the watched tests compared, judged: an always-equal value, a tolerance, or a comparison
+no profile function sees run, of the fix's code or handed back by it (`observer-always-equal`).
+Pure, over an `Observation`; `fixbot.observe.judge` gathers it with the other findings."""
+
+from __future__ import annotations
+
+from fixbot.core.observed import Comparison, Observation
+from fixbot.tamper.changes import is_harness
+
+
+def comparisons(last: Observation, watched: set[str], files: list[str]) -> list[str]:
+    """The always-equal comparisons the watched tests made with types of the fix's code or
+    built at run time."""
+    found = [_always_equal(seen, files) for seen in last.comparisons if seen.test in watched]
+    return [finding for finding in found if finding]
+
+
+def _always_equal(seen: Comparison, files: list[str]) -> str | None:
+    """The finding about one comparison, when it holds whatever it compares (or, handed back
+    by the project's code, is a tolerance: equal to values its compared type tells apart) and
+    its type is the fix's (built at run time, in a file the fix changed, or outside the
+    tests)."""
+    built = seen.built or seen.file.startswith("<")
+    what = _what_holds(seen, built)
+    if what is None or not (built or _ours(seen, files)):
+        return None
+    return (
+        f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
+        f" ({_where(seen, built, files)}) {what}"
+    )
+
+
+def _what_holds(seen: Comparison, built: bool) -> str | None:
+    """How a comparison holds whatever it compares, in the finding's words, or None: it holds
+    for an object it cannot know (a `__bool__` built at run time counts), it is a method no
+    profile function sees run as it, or, handed back by the project's code, a tolerance."""
+    if seen.aliased:
+        return f"is {seen.aliased}, which no profile function sees run as {seen.dunder}"
+    if seen.always or (seen.dunder == "__bool__" and built):
+        return "holds for an object it cannot know"
+    if seen.tolerant and seen.via is not None:
+        return "is equal to values its compared type tells apart (a tolerance, no single value)"
+    return None
+
+
+def _ours(seen: Comparison, files: list[str]) -> bool:
+    """Whether the compared type is the fix's to answer for: a helper of the tests the fix left
+    alone may be equal to anything (`ANY`); a type from outside the project counts when the
+    project's code (not a test helper) handed it back."""
+    mine = seen.via if seen.via is not None else seen.file
+    if not is_harness(mine) or changed_by_fix(mine, files):
+        return True
+    return changed_by_fix(seen.file, files)
+
+
+def _where(seen: Comparison, built: bool, files: list[str]) -> str:
+    """Where a comparison's dunder is: built at run time, or its file and line; whether the fix
+    changed it; which code handed the value back."""
+    where = "built at run time" if built else f"{seen.file}:{seen.line}" if seen.line else seen.file
+    if changed_by_fix(seen.file, files):
+        where += ", changed by the fix"
+    if seen.via is not None:
+        where += f", handed back by {seen.via}"
+    return where
+
+
+def changed_by_fix(file: str, files: list[str]) -> bool:
+    """Whether `file` (as the observer names it, maybe a suffix) is one of the fix's `files`."""
+    return any(f == file or f.endswith("/" + file) for f in files)
