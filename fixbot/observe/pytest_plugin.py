@@ -150,7 +150,8 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     # the observer's own code objects: the only callers its sender answers (this module's
     # functions are all made by now: `_open` calls this from the module's last lines)
     ours = [sys.modules[__name__], calls, integrity, _sibling("reach")]
-    send = integrity._sender(out, nonce, frozenset(integrity.codes(ours)))
+    codes = frozenset(integrity.codes(ours))
+    send = integrity._sender(out, nonce, codes)
     # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
     # are the same observer's)
     token = os.urandom(4).hex()
@@ -186,7 +187,9 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
         # the observer as registered, streamed now: fixbot compares each check's with it
         send({"k": "sealed", "p": token, "s": state["seal"]()[1]})
 
-    return SimpleNamespace(plugin=plugin, send=send, sealed=sealed, hooks=hooks, root=root)
+    return SimpleNamespace(
+        plugin=plugin, send=send, sealed=sealed, hooks=hooks, root=root, codes=codes
+    )
 
 
 def _asker(send: Callable[[dict[str, Any]], None], state: dict[str, Any]) -> Callable[[str], None]:
@@ -477,12 +480,11 @@ FOLDER = os.path.join(os.path.dirname(os.path.realpath(__file__)), "")
 OBSERVER_ROOT = [os.path.realpath(os.getcwd())]  # what reached files are named relative to
 OBSERVER = integrity._open(_observer)
 if OBSERVER is not None:
-    _MODULES = [sys.modules[__name__], calls, integrity, _sibling("reach")]
     _sibling("reach").install(
         OBSERVER.send,
         FOLDER,
         integrity._root(OBSERVER.root, OBSERVER_ROOT),
-        integrity.codes(_MODULES),
+        OBSERVER.codes,
         integrity.functions(OBSERVER.hooks, FOLDER),
         integrity.failer(),
         # whose reads of its own functions' attributes are the observer's: its self-check and
