@@ -42,6 +42,12 @@ from the frames of pytest's collection (`FIND`).
   body and an exit record for the watched test, the body's second entry inside it returning;
   the observer's genuine exit record comes too: a second exit record for one call.
 
+After the round, the lead found `nonce-read-by-the-observers-reader` (a hole with test edits
+allowed): the nonce read by one of the observer's designated readers (`integrity._holds`, found
+in the plugin module's globals through a hook's `__globals__`) called by hand from `add`, which
+the audit hook excused as the observer's own read. Held now (`observer-machinery`): a reader's
+read is the observer's only where the first frame outside the observer's code is the runner's.
+
 After the round, the lead's class fix of the profile cheat it left (`profile-closure-unworded`:
 `sys.getprofile()`'s closure, its comparisons dict swapped for one that forgets, every name
 computed: `fixed` with the default settings) and the two next doors of that fix, each held
@@ -221,6 +227,16 @@ def add(a, b):
 NONCE_READ_DIRECTLY = NONCE.replace(
     "nonce, out = _nonce(send, plugin), _channel()", "nonce, out = send.__defaults__[1], _channel()"
 )
+# the same, the nonce read by one of the observer's own readers (the function its self-check
+# reads its functions' defaults with), found in the plugin module's globals through a hook's
+# `__globals__` (no audit event) and called by hand: excused while any reader's frame was
+NONCE_READ_BY_A_READER = NONCE.replace(
+    "nonce, out = _nonce(send, plugin), _channel()",
+    "spaces = getattr(plugin, 'pytest_runtest_log' + 'report').__globals__.values()\n"
+    "        holds = next(getattr(m, '_ho' + 'lds') for m in list(spaces)"
+    " if hasattr(m, '_ho' + 'lds'))\n"
+    "        nonce, out = holds(send)[1], _channel()",
+)
 # the report wrapper alone, no second entry: the control the second entry goes around
 LATE_ALONE = """
 _real_add = add
@@ -239,6 +255,10 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
     "nonce-read-under-the-observers-frame": ({"app.py": APP + FIND + NONCE}, "observer-machinery"),
     "nonce-read-directly": ({"app.py": APP + FIND + NONCE_READ_DIRECTLY}, "observer-machinery"),
+    "nonce-read-by-the-observers-reader": (
+        {"app.py": APP + FIND + NONCE_READ_BY_A_READER},
+        "observer-machinery",
+    ),
     "report-wrapper-alone": ({"app.py": APP + FIND + LATE + LATE_ALONE}, "observer-tampered"),
     "hookwrapper-driven-by-hand": (
         {"app.py": APP + FIND + "import os as _os\n" + LATE + BY_HAND},
@@ -365,6 +385,7 @@ DEFAULTS: dict[str, str | None] = {
     "notes-emptied-while-judged": "observer-tampered",
     # exit-added and report-disagrees (the process ends before pytest writes its report)
     "nonce-read-under-the-observers-frame": "exit-added",
+    "nonce-read-by-the-observers-reader": "exit-added",
 }
 
 
