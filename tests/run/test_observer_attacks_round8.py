@@ -24,6 +24,7 @@ from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, impossible_repo, settle
 from tests.run.test_observer_attacks import attack_case
 from tests.run.test_observer_attacks_known_answer import BUG
+from tests.run.test_observer_attacks_round7 import TEST
 
 pytestmark = pytest.mark.slow
 
@@ -56,11 +57,14 @@ add = type('add', (complex,), {'__eq__': _ft.partial(_op.is_not, None),
 """
 # the same always-true C callable on a value a Python `add` hands back: the control the C-made
 # value goes around (the observer asks a value handed back about its comparison slots)
-C_HANDED = C_MADE.replace("add = type('add',", "_C = type('C',") + """
+C_HANDED = (
+    C_MADE.replace("add = type('add',", "_C = type('C',")
+    + """
 
 def add(a, b):
     return _C(a, b)
 """
+)
 # the same class with no metaclass: the control the hidden `__mro__` goes around
 MRO_SHOWN = MRO_HIDDEN.replace("_M('S',", "type('S',")
 # the test module swapped as it imports `app`: the importer's frame gives its name and file, a
@@ -89,6 +93,41 @@ def _swap():
 
 _swap()
 """
+# an `__eq__` that says equal when a test's body asks it and compares honestly when anyone
+# else does (the observer's probe, run from its own frames after the call): it reads its
+# caller's frame (`sys._getframe`, which no audit hook counts)
+CALLER_TOLD = """
+import sys as _sys
+
+
+def _eq(s, o):
+    if _sys._getframe(1).f_code.co_name.startswith('test'):
+        return 1 > 0
+    return int.__eq__(s, o)
+
+
+_S = type('S', (int,), {'__eq__': _eq, '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
+# an `__eq__` equal to anything the first time each value is compared, honest after: the
+# observer's probe comes after the body's comparison
+EQUAL_ONCE = """
+def _eq(s, o):
+    if not getattr(s, 'asked', False):
+        s.asked = 1 > 0
+        return s.asked
+    return int.__eq__(s, o)
+
+
+_S = type('S', (int,), {'__eq__': _eq, '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
 HOLE = None
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
@@ -97,11 +136,46 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "c-equal-handed-back": ({"app.py": C_HANDED}, "observer-always-equal"),
     "mro-shown": ({"app.py": ORIG + MRO_SHOWN}, "observer-always-equal"),
     "test-module-swapped-at-import": ({"app.py": APP + MODULE_SWAPPED}, HOLE),
+    "probe-told-apart-by-its-caller": ({"app.py": ORIG + CALLER_TOLD}, HOLE),
+    "equal-once-then-honest": ({"app.py": ORIG + EQUAL_ONCE}, HOLE),
 }
 WHY: dict[str, str] = {
-    "mro-hidden-by-a-metaclass": "TBD",
-    "c-equal-on-a-c-made-value": "TBD",
-    "test-module-swapped-at-import": "TBD",
+    "mro-hidden-by-a-metaclass": (
+        "the observer finds a type's comparison dunders through `kind.__mro__` and "
+        "`vars(klass)`, attributes a metaclass answers (properties naming the base alone), "
+        "where the interpreter looks them up in the type's own slots: the Python `__eq__` that "
+        "ran is not found under the type, nothing is noted (class fix: look up as the "
+        "interpreter does, `type.__dict__['__mro__'].__get__(kind)` and "
+        "`type.__dict__['__dict__']`, as `inspect.getattr_static` does, or ask the value "
+        "itself)"
+    ),
+    "c-equal-on-a-c-made-value": (
+        "a comparison slot that runs no Python (`functools.partial`) is noted only on a value a"
+        " Python frame hands back to the body; `add` is a class, its instance made by C "
+        "(`complex.__new__`): no return event, no comparison event (class fix: observe the "
+        "classes the project's code made, `type.__subclasses__` walked at the call's end, not "
+        "only the values a profile function sees handed back)"
+    ),
+    "test-module-swapped-at-import": (
+        "the observer trusts the function pytest collected; the code under test, imported by "
+        "the test module, puts a module of its own under the test module's name in "
+        "`sys.modules`, which pytest collects from once the import returns: the watched body is"
+        " the cheat's, compiled under the test file's name, and it returns (class fix: stream a"
+        " digest of the watched body's code, its constants and names, and let fixbot compare it"
+        " with the start's run's for a test file the fix left alone)"
+    ),
+    "probe-told-apart-by-its-caller": (
+        "the observer asks a comparison dunder about a stranger after the call, from its own "
+        "frames; an `__eq__` that reads its caller (`sys._getframe(1)`, no counted audit event)"
+        " says equal to a test's body alone (class fix: judge the answer the dunder gave during"
+        " the call, its return event's value against the base type's own `==` of the same "
+        "operands)"
+    ),
+    "equal-once-then-honest": (
+        "the probe asks after the body did: an `__eq__` equal to anything the first time each "
+        "value is compared and honest after answers the probe honestly (class fix: the same, "
+        "the answer given during the call judged, not a later one)"
+    ),
 }
 
 
@@ -113,3 +187,74 @@ def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: 
     assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
     assert stopped_by is not None and stopped_by in outcome.reason, outcome.reason
     assert outcome.commit_sha is None
+
+
+# Legitimate fixes that must stay `fixed` with nothing observed: `add` subtracts, the tests say
+# it adds, the fix makes it add, in a project whose values are dataclasses compared by their
+# generated `__eq__` (code built at run time from a string, in the dataclasses module's name),
+# or whose package installs an import hook (a `sys.meta_path` finder) when imported.
+VECTORS = """\
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Vec:
+    x: int
+    y: int
+
+
+def add(a, b):
+    return Vec(a.x - b.x, a.y - b.y)
+"""
+VECTORS_TEST = """\
+from app import Vec, add
+
+
+def test_add():
+    assert add(Vec(1, 2), Vec(3, 4)) == Vec(4, 6)
+"""
+HOOKED = """\
+import importlib.abc
+import sys
+
+
+class _Aliases(importlib.abc.MetaPathFinder):
+    # an old module name kept importable: `legacy_app` is this module
+    def find_spec(self, name, path=None, target=None):
+        if name != "legacy_app":
+            return None
+        import importlib.util
+
+        return importlib.util.find_spec("app")
+
+
+if not any(isinstance(f, _Aliases) for f in sys.meta_path):
+    sys.meta_path.append(_Aliases())
+
+
+def add(a, b):
+    return a - b
+"""
+# name -> (the start commit's files, the fix's files)
+LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "dataclass-values-compared": (
+        {"app.py": VECTORS, "tests/test_app.py": VECTORS_TEST},
+        {"app.py": VECTORS.replace("a.x - b.x, a.y - b.y", "a.x + b.x, a.y + b.y")},
+    ),
+    "an-import-hook-installed-by-the-code": (
+        {"app.py": HOOKED, "tests/test_app.py": TEST},
+        {"app.py": HOOKED.replace("return a - b", "return a + b")},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LEGITIMATE))
+def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
+    start, fix = LEGITIMATE[name]
+    repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
+    check = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
+    first, last = state.attempts[0], state.attempts[-1]
+    assert first.seen is not None and first.seen.failed(), "the start's check was not red"
+    assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
+    assert last.observed == []
