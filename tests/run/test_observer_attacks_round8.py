@@ -197,6 +197,21 @@ def _wrap():
 
 _wrap()
 """
+# twenty honest comparisons run inside `add` before the always-equal value is handed back: the
+# observer notes at most twenty comparison types per watched test (`calls.MAX_WATCH_TYPES`),
+# and a full table is no finding
+FLOODED = """
+_S = type('S', (int,), {'__eq__': lambda s, o: 1 > 0, '__hash__': int.__hash__})
+_HONEST = [type('H' + str(i), (), {'__eq__': lambda s, o: s is o, '__hash__': object.__hash__})
+           for i in range(20)]
+
+
+def add(a, b):
+    for kind in _HONEST:
+        one = kind()
+        one == one
+    return _S(_orig_add(a, b))
+"""
 HOLE = None
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
@@ -208,10 +223,19 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "probe-told-apart-by-its-caller": ({"app.py": ORIG + CALLER_TOLD}, HOLE),
     "equal-once-then-honest": ({"app.py": ORIG + EQUAL_ONCE}, HOLE),
     "assertion-turned-by-a-tracer-pytest-calls": ({"app.py": TRACED}, HOLE),
+    "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, HOLE),
     "collected-function-swapped-by-function-init": ({"app.py": APP + INIT_WRAPPED}, HOLE),
     "assertion-turned-by-a-tracer-app-sets": ({"app.py": TRACED_DIRECT}, "observer-reach"),
 }
 WHY: dict[str, str] = {
+    "comparisons-flooded-first": (
+        "the observer notes at most twenty comparison types per watched test "
+        "(`calls.MAX_WATCH_TYPES`) and says nothing when the table is full: twenty honest "
+        "`__eq__`s run inside `add` first, then the always-equal value is neither noted as "
+        "compared nor as handed back (class fix: a full table streamed and a finding where the "
+        "start's was not, as the audit hook's reaches are; or the comparisons the body's own "
+        "frame makes, and the values handed to it, kept whatever ran before them)"
+    ),
     "collected-function-swapped-by-function-init": (
         "the observer trusts what pytest collected; its collection machinery "
         "(`Function.__init__`, `Module._getobj`, `PyCollector.collect`) is not in "
