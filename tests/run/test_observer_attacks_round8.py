@@ -212,6 +212,32 @@ def add(a, b):
         one == one
     return _S(_orig_add(a, b))
 """
+# a dict handed back whose `.values()` the observer's profile function calls (to probe the
+# items of a container handed back): that runs the project's code under the profile
+# function's frames, whose locals (`sys._getframe`, no counted audit event) hold what it notes
+# comparisons in; that is swapped for a dict that forgets, before the always-equal `==` runs
+VALUES_RUN = """
+import sys as _sys
+
+_Forget = type('F', (dict,), {'setdefault': lambda self, k, d=None: d})
+
+
+def _values(self):
+    frame = _sys._getframe(1)
+    while frame is not None:
+        held = frame.f_locals.get('seen')
+        if isinstance(held, dict) and 'types' in held:
+            held['types'] = _Forget()
+        frame = frame.f_back
+    return dict.values(self)
+
+
+_D = type('D', (dict,), {'values': _values, '__eq__': lambda s, o: 1 > 0, '__hash__': None})
+
+
+def add(a, b):
+    return _D(sum=_orig_add(a, b))
+"""
 HOLE = None
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
@@ -223,11 +249,22 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "probe-told-apart-by-its-caller": ({"app.py": ORIG + CALLER_TOLD}, HOLE),
     "equal-once-then-honest": ({"app.py": ORIG + EQUAL_ONCE}, HOLE),
     "assertion-turned-by-a-tracer-pytest-calls": ({"app.py": TRACED}, HOLE),
+    "profile-notes-reached-through-values": ({"app.py": ORIG + VALUES_RUN}, HOLE),
     "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, HOLE),
     "collected-function-swapped-by-function-init": ({"app.py": APP + INIT_WRAPPED}, HOLE),
     "assertion-turned-by-a-tracer-app-sets": ({"app.py": TRACED_DIRECT}, "observer-reach"),
 }
 WHY: dict[str, str] = {
+    "profile-notes-reached-through-values": (
+        "the observer's profile function calls the project's code while it works (`.values()` "
+        "of a dict handed back, to probe its items), and its frames' locals hold the dict it "
+        "notes comparisons in: reached through `sys._getframe` (no counted audit event), "
+        "swapped for one that forgets before the always-equal `==` runs; round 7's closure hole"
+        " through another door (class fix: the profile function calls no project code while it "
+        "works, a container's items read with the base type's own methods, "
+        "`dict.values(value)`; each comparison streamed as it is seen, nothing kept in a "
+        "container the project can reach)"
+    ),
     "comparisons-flooded-first": (
         "the observer notes at most twenty comparison types per watched test "
         "(`calls.MAX_WATCH_TYPES`) and says nothing when the table is full: twenty honest "
