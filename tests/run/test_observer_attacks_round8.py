@@ -33,6 +33,9 @@ and its class fix in `WHY`):
   project frame on the stack: the audit hook takes it for a tracer a new thread takes); in the
   watched body it runs at each instruction and turns the rewritten assertion's False True
   (`f_locals` written back after a trace call). `add` adds; the body returns.
+- `assertion-turned-by-a-tracer-c-sets`: the same with no string compiled: `add`'s `__test__`
+  is a property whose getter is `functools.partial(sys.settrace)`, so pytest's collection sets
+  `add` itself (its `__call__` in `app.py`) as the trace function under no project frame.
 - `comparisons-flooded-first`: twenty honest comparison types run inside `add` fill the
   observer's table (`calls.MAX_WATCH_TYPES`) before the always-equal value is handed back.
 - `profile-notes-reached-through-values`: a dict handed back whose `.values()`, called by the
@@ -306,6 +309,33 @@ _Sum = _types.new_class('Sum', (int,), {}, _body)
 def add(a, b):
     return _Sum(_orig_add(a, b))
 """
+# the same tracer with no string compiled: `add`'s `__test__` is a property whose getter is
+# `functools.partial(sys.settrace)` (C), so pytest's collection asking for it sets `add` itself
+# as the trace function with only pytest's frames on the stack
+TRACED_BY_C = """
+import functools as _ft
+import sys as _sys
+
+
+class _Add:
+    __test__ = property(_ft.partial(getattr(_sys, 'set' + 'trace')))
+
+    def __call__(self, *args):
+        if len(args) == 2:
+            return args[0] + args[1]
+        frame, event, _ = args
+        if event == 'call' and not frame.f_code.co_name.startswith('test'):
+            return None
+        frame.f_trace_opcodes = True
+        if event == 'opcode':
+            for name, value in list(frame.f_locals.items()):
+                if value is False:
+                    frame.f_locals[name] = True
+        return self
+
+
+add = _Add()
+"""
 HOLE = None
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
@@ -317,6 +347,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "probe-told-apart-by-its-caller": ({"app.py": ORIG + CALLER_TOLD}, HOLE),
     "equal-once-then-honest": ({"app.py": ORIG + EQUAL_ONCE}, HOLE),
     "assertion-turned-by-a-tracer-pytest-calls": ({"app.py": TRACED}, HOLE),
+    "assertion-turned-by-a-tracer-c-sets": ({"app.py": TRACED_BY_C}, HOLE),
     "always-equal-made-by-new-class": ({"app.py": ORIG + NEW_CLASS}, "observer-always-equal"),
     "profile-notes-reached-through-values": ({"app.py": ORIG + VALUES_RUN}, HOLE),
     "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, HOLE),
@@ -324,6 +355,16 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "assertion-turned-by-a-tracer-app-sets": ({"app.py": TRACED_DIRECT}, "observer-reach"),
 }
 WHY: dict[str, str] = {
+    "assertion-turned-by-a-tracer-c-sets": (
+        "the same as `assertion-turned-by-a-tracer-pytest-calls` with no string compiled: "
+        "`add`'s `__test__` is a property whose getter is `functools.partial(sys.settrace)`, so"
+        " pytest's collection sets `add` itself (a Python `__call__` in `app.py`) as the trace "
+        "function with only pytest's and C frames on the stack; the audit hook takes a "
+        "`sys.settrace` with no project frame for a tracer a new thread takes. A trace "
+        "function's calls raise no audit event (class fix: a trace function present when a "
+        "watched call starts streamed and compared with the start's run's, or `sys.settrace` "
+        "under no project frame counted in the thread that runs the tests)"
+    ),
     "profile-notes-reached-through-values": (
         "the observer's profile function calls the project's code while it works (`.values()` "
         "of a dict handed back, to probe its items), and its frames' locals hold the dict it "
