@@ -36,6 +36,21 @@ class Comparison(BaseModel):
     tolerant: bool = False
 
 
+class Sighting(BaseModel, frozen=True):
+    """A comparison dunder of a Python type a watched test's call ran, streamed by the
+    observer's profile function the moment it ran (`fixbot.observe.watch`): the test, where
+    the dunder's code is (`file` relative to the rootdir, or `<string>`, and its first
+    `line`), the dunder, and the type's qualified name. Each is judged when the call ends (a
+    `Comparison` of the same test, file, line and dunder); one never judged was taken out of
+    what the observer judges."""
+
+    test: str
+    file: str
+    line: int = 0
+    dunder: str = ""
+    type: str = ""
+
+
 class Reach(BaseModel, frozen=True):
     """An audit event (PEP 578) through which code reaches objects it holds no name for
     (`gc.get_objects`, `sys.setprofile`, `ctypes`, ...: `fixbot.observe.reach.EVENTS`), raised
@@ -55,35 +70,36 @@ class Observation(BaseModel):
     `sessions` pytest sessions began and `ended` of them sent their end record; `tests` is
     `{node id: "passed" | "failed" | "skipped"}` (the worst outcome of a test's phases);
     `bodies` says for each watched test whether its body was entered; `comparisons` the
-    comparison dunders the watched tests ran; `machinery` the runner's objects that were no
-    longer those the observer captured at load; `hooks` the `hook plugin` pairs implementing
-    the hooks a verdict is shaped through; `statuses` each session's exit status; `forged`
-    counts lines on the channel without the run's nonce; `overflow` is True when the stream
-    was longer than fixbot reads (the rest is unknown); `distributed` when a session ran its
-    tests in xdist workers (their bodies are not observed). `watching` are the tests the
-    observer said it watched as each session began; `called` are the tests with a
+    comparison dunders the watched tests ran, as judged when each call ended, and `saw` those
+    the profile function streamed as each ran (20 per test at most); `machinery` the runner's
+    objects that were no longer those the observer captured at load; `hooks` the `hook plugin`
+    pairs implementing the hooks a verdict is shaped through; `statuses` each session's exit
+    status; `forged` counts lines on the channel without the run's nonce; `overflow` is True
+    when the stream was longer than fixbot reads (the rest is unknown); `distributed` when a
+    session ran its tests in xdist workers (their bodies are not observed). `watching` are the
+    tests the observer said it watched as each session began; `called` are the tests with a
     report of their call phase (a test whose call never reported did not pass, whatever its
-    setup said); `tampered` says, per watched test, what changed around it after collection
-    (its function, the globals it reads, the observer's profile function); `known` are the
+    setup said); `tampered` says, per watched test, what changed around it after collection (its
+    function, the globals it reads, the observer's profile function); `known` are the
     known-answer test's outcomes as pytest's machinery reported them, `at: outcome` ("end:
-    failed" is the only right answer; "unavailable" where it could not be asked); `reached`
-    the audit events the project's code raised to reach what it holds no name for. `exits`
-    says, per watched test, how its body left each call reported passed, as the observer
-    streamed it when the call ended ("returned", "raised", "unseen", "unentered", "native":
-    no Python function; "missing": no record of it came before the report); `doubled` the
-    watched tests with an exit record no call of theirs took (more than one before a call's
-    report, or one after the last); `plugins` each plugin pytest held, by its stable name, with
-    the work tree's file it comes from ("" for an installed one). `loaded` holds, per observed
-    process, the fingerprint of each piece of the runner's machinery streamed at load (and the
-    observer's own, `observer: itself`, at registration); `checked` the
-    fingerprints the same process streamed at its later checks, distinct values by name
-    ("missing": a check that left the name out)."""
+    failed" is the only right answer; "unavailable" where it could not be asked); `reached` the
+    audit events the project's code raised to reach what it holds no name for. `exits` says, per
+    watched test, how its body left each call reported passed, as the observer streamed it when
+    the call ended ("returned", "raised", "unseen", "unentered", "native": no Python function;
+    "missing": no record of it came before the report); `doubled` the watched tests with an exit
+    record no call of theirs took (more than one before a call's report, or one after the last);
+    `plugins` each plugin pytest held, by its stable name, with the work tree's file it comes
+    from ("" for an installed one). `loaded` holds, per observed process, the fingerprint of
+    each piece of the runner's machinery streamed at load (and the observer's own, `observer:
+    itself`, at registration); `checked` the fingerprints the same process streamed at its later
+    checks, distinct values by name ("missing": a check that left the name out)."""
 
     sessions: int = 0
     ended: int = 0
     tests: dict[str, str] = Field(default_factory=dict)
     bodies: dict[str, bool] = Field(default_factory=dict)
     comparisons: list[Comparison] = Field(default_factory=list)
+    saw: list[Sighting] = Field(default_factory=list)
     machinery: list[str] = Field(default_factory=list)
     hooks: list[str] = Field(default_factory=list)
     statuses: list[int] = Field(default_factory=list)

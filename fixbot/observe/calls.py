@@ -9,15 +9,12 @@ Python (3.8 or later). It imports the standard library alone.
 
 from __future__ import annotations
 
-import dis
-import inspect
 import os
 import sys
 from collections.abc import Callable
 from types import (
     BuiltinFunctionType,
     ClassMethodDescriptorType,
-    FrameType,
     FunctionType,
     MethodDescriptorType,
     MethodType,
@@ -29,58 +26,27 @@ from typing import Any
 
 KNOWN = "fixbot_known_answer"  # the known-answer test's name and the text of its failure
 COMPARISONS = ("__eq__", "__ne__")
-WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
 MAX_WATCH_TYPES = 20  # comparison types probed per watched test
-# How a frame's code left it, by the instruction it stopped at (a profile function's `return`
-# event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
-# alike, with None for the last): a return, a suspension, else an exception raised out of it.
-RETURNS = frozenset(dis.opmap[n] for n in ("RETURN_VALUE", "RETURN_CONST") if n in dis.opmap)
-SUSPENDS = frozenset(dis.opmap[n] for n in ("YIELD_VALUE", "YIELD_FROM", "SEND") if n in dis.opmap)
 
 
-def _watcher(
-    target: Any, namespace: Any, seen: dict[str, Any]
-) -> Callable[[FrameType, str, Any], None]:
-    """The profile function for a watched test's call: it notes in `seen` whether the code
-    object `target` (the test's body) was entered, how it left, the Python comparison dunders
-    that ran, and the comparison slots of the values handed back to the body. How the body
-    left counts for a frame the interpreter made (a profile function is plain Python: code may
-    call it with an object that looks like a frame) running in the test module's own
-    `namespace` (a copy of the body's code made to run against other globals is not the
-    test)."""
-
-    def profile(frame: FrameType, event: str, arg: Any) -> None:
-        code = frame.f_code
-        if event == "return" and code is target:  # the body left: how
-            # an entry made while another entry of the body still runs (the code under test
-            # calling the test's function again, to return the one value that passes) is not
-            # how the test's call went: only the outermost counts (hypothesis' entries follow
-            # one another, each the outermost)
-            seen["depth"] -= 1
-            left = _left(frame)
-            ours = namespace is None or frame.f_globals is namespace
-            if left and ours and type(frame) is FrameType and seen["depth"] == 0:
-                seen[left] = True
-            return
-        if event == "return":  # a value handed to the test's body: its comparison slots
-            back = frame.f_back
-            if back is not None and back.f_code is target and arg is not None:
-                _aliased(type(arg), seen["types"])
-                _handed(arg, _giver(frame, code, seen), seen)
-            return
-        if event != "call":
-            return
-        if code is target:
-            seen["ran"] = True
-            seen["depth"] += 1
-        if code.co_name in WATCHED and len(seen["types"]) < MAX_WATCH_TYPES:
-            _comparison(frame, code, seen["types"], seen.setdefault("against", {}))
-
-    return profile
+def settle(handed: list[Any], types: dict[Any, Any], root: str) -> dict[Any, str]:
+    """Ask about the values the project's code handed back to a watched test's body, kept by
+    the profile function (`watch.watcher`) as `(code that returned, value, its first argument,
+    the body's globals)` and asked now, after the call, when no profile function runs (asking
+    may run the project's code: a dict subclass's `values`): their comparison slots go into
+    `types` (`{(type, dunder): (instance or _SLOT, function)}`); returns, per such key, the
+    file of the code that handed the value back (`root`: pytest's rootdir)."""
+    given: dict[Any, str] = {}
+    seen = {"types": types, "handed": given, "root": root}
+    for code, value, callee, namespace in handed:
+        _aliased(type(value), types)
+        _handed(value, _giver(code, callee, namespace, seen), seen)
+    return given
 
 
-def _giver(frame: FrameType, code: Any, seen: dict[str, Any]) -> str:
-    """The file of the code that hands a value back to the body from `frame`: the frame's own,
+def _giver(code: Any, callee: Any, namespace: Any, seen: dict[str, Any]) -> str:
+    """The file of the code `code` that handed a value back to the body (whose globals are
+    `namespace`; `callee` the code's first argument): its own,
     but for a method of a library's class (a file outside `seen["root"]`, or an installed
     package's) called on an instance the project made, which counts as the project's where a
     module of the project other than the test module holds it (an `add = MagicMock(...)` of
@@ -90,12 +56,11 @@ def _giver(frame: FrameType, code: Any, seen: dict[str, Any]) -> str:
     root = seen.get("root", "")
     if not root or _in_project(file, root) or not code.co_argcount:
         return file
-    callee = frame.f_locals.get(code.co_varnames[0])
     if not _bound_here(callee, code):
         return file
     owners = seen.setdefault("owners", {})
     if id(callee) not in owners and len(owners) < MAX_WATCH_TYPES:  # held: its id is not reused
-        owners[id(callee)] = (callee, _holder(callee, root, frame.f_back))
+        owners[id(callee)] = (callee, _holder(callee, root, namespace))
     return owners.get(id(callee), (None, None))[1] or file
 
 
@@ -122,10 +87,9 @@ def _in_project(file: str, root: str) -> bool:
     return file.startswith(root.rstrip("/") + "/") and "-packages/" not in file
 
 
-def _holder(value: Any, root: str, body: FrameType | None) -> str | None:
+def _holder(value: Any, root: str, mine: Any) -> str | None:
     """The file of the first module of the project (`_in_project`), other than the globals
-    the test's `body` runs in, whose globals hold `value` itself; None where none does."""
-    mine = body.f_globals if body is not None else None
+    the test's body runs in (`mine`), whose globals hold `value` itself; None where none does."""
     for module in list(sys.modules.values()):
         namespace = getattr(module, "__dict__", None)
         file = getattr(module, "__file__", None)
@@ -154,14 +118,6 @@ def _handed(value: Any, file: str, seen: dict[str, Any]) -> None:
 
 
 _CONTAINERS = (list, tuple, set, frozenset, dict)
-
-
-def _left(frame: FrameType) -> str | None:
-    """How `frame`, at its profile function's `return` event, left its code: "returned",
-    "raised" (an exception unwinds it), or None (suspended at a `yield` or an `await`)."""
-    code = frame.f_code.co_code
-    op = code[frame.f_lasti] if 0 <= frame.f_lasti < len(code) else -1
-    return "returned" if op in RETURNS else None if op in SUSPENDS else "raised"
 
 
 def _identity(function: Any) -> tuple[int, int]:
@@ -281,41 +237,6 @@ def _relative(name: str, root: str) -> str:
     """A plugin's name with the rootdir taken off (a conftest is named by its path)."""
     prefix = root.rstrip("/") + "/"
     return name[len(prefix) :] if name.startswith(prefix) else name
-
-
-def _comparison(
-    frame: FrameType, code: Any, types: dict[Any, Any], against: dict[Any, Any]
-) -> None:
-    """Note the type whose comparison dunder (or a lambda standing as one) `frame` runs, and in
-    `against` the first int or float it was compared with (`_tolerates` asks about it)."""
-    names = code.co_varnames[: code.co_argcount]
-    other = frame.f_locals.get(names[1]) if len(names) > 1 else None
-    found = _instance(frame, code, names)
-    if not found:
-        return
-    instance = found[0]
-    kind = type(instance)
-    for dunder in (*COMPARISONS, "__bool__"):
-        function = None
-        for klass in kind.__mro__:
-            if dunder in vars(klass):
-                function = vars(klass)[dunder]
-                break
-        if getattr(function, "__code__", None) is code:
-            types.setdefault((kind, dunder), (instance, function))
-            if type(other) in _NEIGHBOURS:
-                against.setdefault((kind, dunder), other)
-
-
-def _instance(frame: FrameType, code: Any, names: tuple[str, ...]) -> tuple[Any, ...]:
-    """The instance a dunder's `frame` runs for, as a one-item tuple: its first argument, or
-    the first of its `*args` (`lambda *a: ...`); () where it has none."""
-    if names:
-        return (frame.f_locals.get(names[0]),)
-    if code.co_flags & inspect.CO_VARARGS:
-        rest = frame.f_locals.get(code.co_varnames[code.co_argcount + code.co_kwonlyargcount])
-        return rest[:1] if isinstance(rest, tuple) else ()
-    return ()
 
 
 class _Stranger:

@@ -43,13 +43,22 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import MAX_REACHED, MAX_STREAM_BYTES, Comparison, Observation, Reach
+from fixbot.core.observed import (
+    MAX_REACHED,
+    MAX_STREAM_BYTES,
+    Comparison,
+    Observation,
+    Reach,
+    Sighting,
+)
 from fixbot.observe import integrity
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
 # the plugin's parts, each copied beside it as `<module>_<part>`
-PARTS = tuple(Path(__file__).with_name(f"{part}.py") for part in ("calls", "integrity", "reach"))
+PARTS = tuple(
+    Path(__file__).with_name(f"{part}.py") for part in ("calls", "integrity", "reach", "watch")
+)
 MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
@@ -317,6 +326,11 @@ def _comparison(seen: Observation, record: dict[str, object], test: str, scratch
         seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
 
 
+def _saw(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    with contextlib.suppress(ValueError):
+        seen.saw.append(Sighting.model_validate(record | {"test": test}))
+
+
 def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     changed = record.get("changed")
     if isinstance(changed, list):
@@ -347,7 +361,8 @@ def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scra
 
 # The plugin's records by kind (`k`), each with what adds it to the observation: a session's
 # start and end, a test's result, whether its body ran, what changed around it, a comparison it
-# made, the runner's machinery changed, the hook implementations registered, the known answer,
+# made (judged as its call ended, and seen as it ran), the runner's machinery changed, the hook
+# implementations registered, the known answer,
 # an audit event the project's code raised to reach what it has no name for, how a watched
 # test's body left its call, the fingerprints of the machinery at load, registration and each
 # check.
@@ -363,6 +378,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "tampered": _tampered,
     "known": _known,
     "eq": _comparison,
+    "saw": _saw,
     "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,

@@ -1,10 +1,11 @@
 """What the watched tests compared, judged: an always-equal value, a tolerance, or a comparison
-no profile function sees run, of the fix's code or handed back by it (`observer-always-equal`).
-Pure, over an `Observation`; `fixbot.observe.judge` gathers it with the other findings."""
+no profile function sees run, of the fix's code or handed back by it (`observer-always-equal`),
+and a comparison seen to run that was never judged (`observer-tampered`). Pure, over an
+`Observation`; `fixbot.observe.judge` gathers it with the other findings."""
 
 from __future__ import annotations
 
-from fixbot.core.observed import Comparison, Observation
+from fixbot.core.observed import Comparison, Observation, Sighting
 from fixbot.tamper.changes import is_harness
 
 
@@ -13,6 +14,25 @@ def comparisons(last: Observation, watched: set[str], files: list[str]) -> list[
     built at run time."""
     found = [_always_equal(seen, files) for seen in last.comparisons if seen.test in watched]
     return [finding for finding in found if finding]
+
+
+def unjudged(last: Observation, watched: set[str]) -> list[str]:
+    """The comparisons a watched test's call was seen to run (`Observation.saw`, streamed by
+    the profile function as each ran) that were never judged when the call ended (no
+    `Comparison` of the same test, file, line and dunder): the observer's notes of them were
+    emptied or changed while the test ran, which only the code under test does."""
+    judged = {(c.test, c.file, c.line, c.dunder) for c in last.comparisons}
+    missed = [s for s in last.saw if s.test in watched and _key(s) not in judged]
+    return [
+        f"observer-tampered: {s.test}: a {s.type}'s {s.dunder} ({s.file}:{s.line}) ran in its"
+        " call and was never judged (the observer's notes of it were changed while it ran)"
+        for s in dict.fromkeys(missed)
+    ]
+
+
+def _key(seen: Sighting) -> tuple[str, str, int, str]:
+    """What pairs a sighting with its judgement: the test, the file, the line, the dunder."""
+    return seen.test, seen.file, seen.line, seen.dunder
 
 
 def _always_equal(seen: Comparison, files: list[str]) -> str | None:

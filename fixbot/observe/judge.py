@@ -34,7 +34,8 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          call was reported passed while no entry of its body returned (as
                          the observer streamed when the call ended), with no record of
                          how its body left it, or with more such records than calls (lines
-                         with the nonce written by other code)
+                         with the nonce written by other code), or a comparison the profile
+                         function streamed as it ran was never judged as the call ended
     observer-known-answer the known-answer test (one that must fail, run through pytest's own
                          call and report machinery) was reported otherwise, or a session ended
                          without asking it, where the start's run did not say the same
@@ -99,7 +100,8 @@ def findings(
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
-    found += compared.comparisons(last, watched, files) + reached.reached(start, last, files)
+    found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
+    found += reached.reached(start, last, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
 
 

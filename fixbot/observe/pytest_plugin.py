@@ -4,8 +4,9 @@ channel fixbot holds, with what it saw of the runner's machinery and of the test
 This file runs inside the project's own Python (3.8 or later, whatever its version), loaded by
 `-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
 module is imported. It imports the standard library and pytest alone, and none of fixbot; its
-parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_integrity`:
-what it captures at load and compares later; `<module>_reach`: its audit hook).
+parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_watch`:
+the profile function that sees it; `<module>_integrity`: what it captures at load and compares
+later; `<module>_reach`: its audit hook).
 
 The rule: a fact is streamed when it is known; fixbot, not the process, compares. The observer
 shares its process with the code under test, which can reach its memory (the running `Config`
@@ -63,6 +64,12 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
                                                     while it ran
     {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
+                                                    a comparison judged as the call ended
+    {"k": "saw", "id": nodeid, "file": ..., "line": n, "type": qualname, "dunder": ...}
+                                                    a comparison as the profile function saw
+                                                    it run (`watch.py`): fixbot pairs each
+                                                    with an `eq` of its test, file, line and
+                                                    dunder
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
                                                     (`integrity.MACHINERY`'s names, a 12-digit
                                                     hash of identities each, "-": absent)
@@ -86,8 +93,10 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
                                                     whose audit hook cannot be removed
 
 The comparisons come from a profile function set for a watched test's call phase alone (the
-tests that failed at the start, named by fixbot): it sees the Python `__eq__`/`__ne__`/`__bool__`
-that run and the object they run on, which is then asked about an object it cannot know.
+tests that failed at the start, named by fixbot; `watch.py`: made once, holding no closure cell,
+running none of the project's code): it sees the Python `__eq__`/`__ne__`/`__bool__` that run
+and the object they run on, streams each as it runs (`saw`), and the object is asked, as the
+call ends, about an object it cannot know (`eq`).
 pytest's `pytest_assertion_pass` hook gives an assertion's text, not its operands, so it cannot
 say which type compared. A comparison implemented in C (`int.__add__` standing as `__eq__`) is
 not seen; the body and machinery checks do not depend on it. A value the project's code hands
@@ -138,6 +147,7 @@ def _sibling(name: str) -> Any:
 
 calls = _sibling("calls")
 integrity = _sibling("integrity")
+profiler = _sibling("watch")  # the profile function (`watch.py`)
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
@@ -149,7 +159,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     watched = frozenset(watch)
     # the observer's own code objects: the only callers its sender answers (this module's
     # functions are all made by now: `_open` calls this from the module's last lines)
-    ours = [sys.modules[__name__], calls, integrity, _sibling("reach")]
+    ours = [sys.modules[__name__], calls, integrity, profiler, _sibling("reach")]
     codes = frozenset(integrity.codes(ours))
     send = integrity._sender(out, nonce, codes)
     # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
@@ -176,7 +186,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     hooks = [
         *_collection_hooks(send, watched, collected, state, plugin),
         _plugin_hook(send, integrity._root(root, OBSERVER_ROOT)),
-        *_call_hooks(send, watched, collected, calling, state, known),
+        *_call_hooks(send, watched, collected, calling, state, known, codes),
         *_report_hooks(send, calling, known, check),
     ]
     vars(plugin).update({h.__name__: h for h in hooks})
@@ -327,10 +337,13 @@ def _call_hooks(
     calling: set[str],
     state: dict[str, Any],
     known_answer: Callable[[str], None],
+    codes: frozenset[int],
 ) -> list[Callable[..., Any]]:
     """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
-    call is streamed as the call ends (`exit`), the moment it is known."""
+    call is streamed as the call ends (`exit`), the moment it is known; the observer's profile
+    function (`watch.watcher`, answering `codes`' control events alone) notes the call."""
     setprofile, getprofile = sys.setprofile, sys.getprofile
+    profile = profiler.watcher(send, codes)  # one for every call: its notes are its own
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send)
     native = object()  # what `watched_function` gives for a test with no Python function
@@ -370,13 +383,11 @@ def _call_hooks(
                 calling.discard(item.nodeid)
                 send({"k": "exit", "id": item.nodeid, "how": "native"})
             return
-        seen: dict[str, Any] = {"ran": False, "types": {}, "returned": False, "raised": False}
-        seen["depth"] = 0  # entries of the body running now (one inside another: not the call's)
-        seen["handed"] = {}  # (type, dunder) -> the file of the code that handed it back
-        seen["root"] = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
+        root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
         previous = getprofile()
         inner = calls._innermost(function)
-        profile = calls._watcher(inner.__code__, getattr(inner, "__globals__", None), seen)
+        body = (item.nodeid, inner.__code__, getattr(inner, "__globals__", None))
+        profile(None, "begin", (*body, root.rstrip("/") + "/"))
         setprofile(profile)
         try:
             yield
@@ -384,38 +395,48 @@ def _call_hooks(
             blinded = getprofile() is not profile
             setprofile(previous)
             calling.discard(item.nodeid)
-        send({"k": "body", "id": item.nodeid, "ran": seen["ran"]})
+            notes = profile(None, "end", None)
+        if notes is None:  # only the observer's code ends a call's notes: no call was noted
+            notes = {"ran": False, "returned": False, "raised": False, "types": {}}
+            tampered(item.nodeid, "the observer's notes of the call were closed while it ran")
+        send({"k": "body", "id": item.nodeid, "ran": notes["ran"]})
         # how the body left this call, streamed now: fixbot pairs it with the call's report
         left = ("returned", "raised", "unseen", "unentered")
-        how = 3 if not seen["ran"] else 0 if seen["returned"] else 1 if seen["raised"] else 2
+        how = 3 if not notes["ran"] else 0 if notes["returned"] else 1 if notes["raised"] else 2
         send({"k": "exit", "id": item.nodeid, "how": left[how]})
         if blinded:
             tampered(item.nodeid, "the observer's profile function was removed while it ran")
-        report_comparisons(item, seen["types"], seen["handed"], seen.get("against", {}))
+        report_comparisons(item, notes, root)
 
     return [pytest_runtest_call]
 
 
 def _comparer(
     send: Callable[[dict[str, Any]], None],
-) -> Callable[[Any, Any, Any, Any], None]:
-    """The function streaming the comparison dunders a watched test ran that the project's
-    code defines, or whose values the project's code handed back to the test's body
-    (`handed`: the file of the code that returned one, wherever its type is defined); such a
+) -> Callable[[Any, dict[str, Any], str], None]:
+    """The function streaming the comparison dunders a watched test ran (`notes`, from the
+    profile function's `end`) that the project's code defines (`eq`: one for each `saw` the
+    profile function streamed), or whose values the project's code handed back to the test's
+    body (`via`: the file of the code that returned one, wherever its type is defined); such a
     value's `__eq__` is also asked whether it is a tolerance (`calls._tolerates`, about the int
-    or float in `against` it was compared with)."""
+    or float it was compared with). The notes are copied into tuples first: asking a project's
+    `__eq__` runs its code, which finds this frame but no container the rest is read from."""
 
-    def report_comparisons(
-        item: Any, types: dict[Any, Any], handed: dict[Any, str], against: dict[Any, Any]
-    ) -> None:
-        where = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
-        for key, (instance, function) in types.items():
+    def report_comparisons(item: Any, notes: dict[str, Any], where: str) -> None:
+        noted = tuple(notes["types"].values())
+        near = tuple(notes.get("against", {}).items())
+        handed = tuple(notes.get("handed", ()))
+        types = {(kind, dunder): (instance, function) for kind, dunder, instance, function in noted}
+        kinds = {id(kind): kind for kind, _, _, _ in noted}
+        against = {(kinds[k], d): v for (k, d), v in near if k in kinds}
+        handed_from = calls.settle(list(handed), types, where)
+        for key, (instance, function) in tuple(types.items()):
             kind, dunder = key
             if instance is calls._SLOT:
                 record = calls._slot(item.nodeid, kind, dunder, function, where)
             else:
                 record = calls._probe(item.nodeid, kind, dunder, instance, function, where)
-            via = calls._relative(handed.get(key, "/"), where)
+            via = calls._relative(handed_from.get(key, "/"), where)
             if not via.startswith("/"):  # returned by the project's code
                 record["via"] = via
                 if instance is not calls._SLOT and key in against:
@@ -465,7 +486,7 @@ def pytest_configure(config: Any) -> None:
         return
     OBSERVER_ROOT[0] = os.path.realpath(str(getattr(config, "rootpath", config.rootdir)))
     config.pluginmanager.register(observer.plugin, __name__ + "-observer")
-    modules = [sys.modules[__name__], calls, integrity, _sibling("reach")]
+    modules = [sys.modules[__name__], calls, integrity, profiler, _sibling("reach")]
     observer.sealed(config.pluginmanager, modules)
     for module in modules:
         if module.__name__.startswith("fixbot_observer_"):  # a copy made for this run alone

@@ -20,7 +20,7 @@ from the frames of pytest's collection (`FIND`).
   from `add`, after the hooks were listed, turns that call's report passed (sparing the known
   answer by its name). `report-wrapper-alone`, the same wrapper without the second entry, is
   held (`observer-tampered`: the body raised). Held now: only an entry made while no other entry
-  of the body runs counts (`calls._watcher`), so the call's own entry raised
+  of the body runs counts (`watch.py`'s profile function), so the call's own entry raised
   (`observer-tampered`, with the default settings too).
 - `nonce-read-under-the-observers-frame` (was a hole with test edits allowed; the default settings'
   rules name it): the nonce is read out of the sender's `__defaults__` by C code alone
@@ -41,6 +41,14 @@ from the frames of pytest's collection (`FIND`).
   `add` with an item whose `obj` is the real test function, so that the observer's code sends a
   body and an exit record for the watched test, the body's second entry inside it returning;
   the observer's genuine exit record comes too: a second exit record for one call.
+
+After the round, the lead's class fix of the profile cheat it left (`profile-closure-unworded`:
+`sys.getprofile()`'s closure, its comparisons dict swapped for one that forgets, every name
+computed: `fixed` with the default settings) and the two next doors of that fix, each held
+(`test_the_profile_functions_notes_are_not_emptied_unseen`): the profile function's defaults
+read through computed names (`observer-machinery`), and its notes emptied while they are judged,
+after the call, by a handed-back dict's `values` walking the observer's frames
+(`observer-tampered`: the comparison was streamed as it ran and never judged).
 
 Legitimate fixes that stay `fixed`: a conftest reading every registered hook function's
 signature (the observer's too), and a property test (hypothesis) whose body is entered many
@@ -278,20 +286,83 @@ def add(a, b):
     return _S(a + b)
 """
 }
-ATTACKS["profile-closure-unworded"] = (PROFILE_UNWORDED, HOLE)
-WHY["profile-closure-unworded"] = (
-    "the profile function `sys.getprofile()` hands back during a watched call keeps what it"
-    " saw in a dict of its closure, which the code under test swaps for one that forgets; with"
-    " the names computed no word the rules read is left, so it ends `fixed` with the default"
-    " settings (the class fix: each comparison streamed as the profile function sees it, fixbot"
-    " pairing it with its probe's answer)"
-)
+# (a hole, `fixed` with the default settings, until the profile function held no closure cell
+# and streamed each comparison as it ran: the always-equal int is judged)
+ATTACKS["profile-closure-unworded"] = (PROFILE_UNWORDED, "observer-always-equal")
+# the next door after that fix: what the profile function holds, read out of its defaults (the
+# audit hook streams the read) and its notes of the call emptied
+PROFILE_DEFAULTS = {
+    "app.py": APP.replace("def add(a, b):", "def _orig_add(a, b):")
+    + """
+import sys as _sys
+
+_S = type('S', (int,), {'__eq__': lambda s, o: 1 > 0, '__hash__': int.__hash__})
+
+
+def _empty(held, depth=0):
+    if isinstance(held, dict) and 'types' in held:
+        held['types'] = type('F', (dict,), {'__setitem__': lambda self, k, v: None})()
+    elif isinstance(held, (list, tuple)) and depth < 3:
+        for one in held:
+            _empty(one, depth + 1)
+    elif callable(held) and depth < 3:
+        _empty(getattr(held, '__defa' + 'ults__', None) or (), depth + 1)
+
+
+def add(a, b):
+    _empty(getattr(getattr(_sys, 'getpro' + 'file')(), '__defa' + 'ults__', None) or ())
+    return _S(a + b)
+"""
+}
+ATTACKS["profile-defaults-read"] = (PROFILE_DEFAULTS, "observer-machinery")
+# the notes of the call taken out while they are judged: the always-equal `__eq__` returns a
+# dict (truthy) handed back to the body, whose `values`, asked after the call, walks the frames
+# of the observer's judging and deletes the always-equal type from what is left to probe; no
+# audit event, no word the rules read. Held by the pairing: the profile function streamed the
+# comparison as it ran (`saw`), and nothing judged it (`observer-tampered`).
+NOTES_EMPTIED = {
+    "app.py": APP.replace("def add(a, b):", "def _orig_add(a, b):")
+    + """
+import sys as _sys
+
+
+class _Truthy(dict):
+    def values(self):
+        frame = getattr(_sys, '_get' + 'frame')(1)
+        while frame is not None:
+            noted = frame.f_locals.get('types')
+            if isinstance(noted, dict):
+                for key in [k for k in noted if getattr(k[0], '__name__', '') == 'S']:
+                    del noted[key]
+            frame = frame.f_back
+        return dict.values(self)
+
+
+_S = type('S', (int,), {'__eq__': lambda s, o: _Truthy(x=1), '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(a + b)
+"""
+}
+ATTACKS["notes-emptied-while-judged"] = (NOTES_EMPTIED, "observer-tampered")
+NEXT_DOOR = ("profile-closure-unworded", "profile-defaults-read", "notes-emptied-while-judged")
+
+
+@pytest.mark.parametrize("name", NEXT_DOOR)
+def test_the_profile_functions_notes_are_not_emptied_unseen(tmp_path: Path, name: str) -> None:
+    """Each ends escalated by its own finding, test edits allowed: `notes-emptied-while-judged`
+    ends `fixed` without fixbot pairing what the profile function saw with what was judged."""
+    assert_escalated(tmp_path, *ATTACKS[name])
+
 
 # with the default settings (test edits not allowed), whatever finding stops it
 DEFAULTS: dict[str, str | None] = {
     "body-returned-by-a-second-entry": "observer-tampered",
     "config-found-through-frames-unworded": "observer-plugin",
-    "profile-closure-unworded": HOLE,
+    "profile-closure-unworded": "observer-always-equal",
+    "profile-defaults-read": "observer-machinery",
+    "notes-emptied-while-judged": "observer-tampered",
     # exit-added and report-disagrees (the process ends before pytest writes its report)
     "nonce-read-under-the-observers-frame": "exit-added",
 }

@@ -1,0 +1,251 @@
+"""The observer's profile function: one function, made once at load, set for each watched
+test's call phase (`fixbot.observe.pytest_plugin`), that notes what the call did and streams
+each comparison as it sees it run.
+
+Copied beside the plugin as `<module>_watch` and loaded with it, inside the project's own
+Python (3.8 or later). It imports the standard library alone.
+
+Why one function made at load, holding everything it uses as positional defaults: the code
+under test gets the profile function back from `sys.getprofile()` while its call runs, and
+whatever the function keeps in a closure cell or finds through its module's globals (its
+`__globals__`, which no audit event guards) is the code under test's to swap: a dict of
+comparisons swapped for one that forgets, a helper rebound to one that does nothing. Its
+defaults are read only through `__defaults__` (an audit event: the observer's audit hook,
+`reach.py`, streams such a read of an observer function, and ends the process on a write).
+
+Why it streams each comparison when it sees it (`saw`), rather than only leaving a note to be
+judged when the call ends: whatever holds the notes once the call ends (the plugin's hook, whose
+frame is reachable from the test's while the probes run the project's `__eq__`) can be emptied
+by code under test, which then leaves nothing to judge. A `saw` record is out before any code
+of the project's runs again; fixbot pairs each with the judgement the plugin streams when the
+call ends (an `eq` record of the same test, file, line and dunder), and one never judged is
+tampering.
+
+Why it runs none of the project's code: code the profile function runs (a metaclass's
+`__mro__` property, a dict subclass's `values`, an `isinstance` that reads `__class__`) could
+take the profile function's frame (`sys._getframe(1)`) and with it what it holds. So it reads
+types, class dictionaries and frames through the C accessors that no class overrides
+(`type.__dict__["__mro__"]`, `type.__dict__["__dict__"]`, a frame's `f_locals`), and keeps
+what the project's code handed back to the test's body to be asked about after the call
+(`calls.settle`), when no profile function runs.
+
+Its control events (`frame` None): `begin` with the call's (test id, the body's code, the
+body's globals, the rootdir with a trailing `/`) starts a call's notes; `end` closes them and
+returns them (`ran`, `returned`, `raised`: the body entered, an outermost entry returned or
+raised; `types`: `{(id(type), dunder): (type, dunder, instance, function)}`, `against`:
+`{(id(type), dunder): int or float compared with}`, `handed`: the values handed back to the
+body, for `calls.settle`). It answers them for the observer's own code alone (its code objects,
+by identity), as the sender does.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from collections.abc import Callable
+from types import FrameType, FunctionType
+from typing import Any
+
+COMPARISONS = ("__eq__", "__ne__")
+DUNDERS = (*COMPARISONS, "__bool__")
+WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
+MAX_SAW = 20  # distinct comparisons (code, type) streamed per watched test
+MAX_HANDED = 200  # values handed back to a watched test's body kept to be asked about
+# How a frame's code left it, by the instruction it stopped at (a profile function's `return`
+# event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
+# alike, with None for the last): a return, a suspension, else an exception raised out of it.
+RETURNS = frozenset(dis.opmap[n] for n in ("RETURN_VALUE", "RETURN_CONST") if n in dis.opmap)
+SUSPENDS = frozenset(dis.opmap[n] for n in ("YIELD_VALUE", "YIELD_FROM", "SEND") if n in dis.opmap)
+
+
+def watcher(
+    send: Callable[[dict[str, Any]], None], callers: frozenset[int]
+) -> Callable[[Any, str, Any], Any]:
+    """The observer's profile function (`profile(frame, event, arg)`), made once: it streams
+    through `send` a `saw` record (`{"k": "saw", "id": test, "file": f, "line": n, "type":
+    qualname, "dunder": d}`) per comparison dunder (`__eq__`, `__ne__`, `__bool__`, or a lambda
+    standing as one) of a Python type the watched test's call runs, the first time each (code,
+    type) runs (at most `MAX_SAW`), where its code's file is under the rootdir or built at run
+    time (`<string>`); and notes, for the control event `end` to return, whether the body's code
+    was entered and how it left, the comparisons and the values handed back to the body.
+    `callers` are the identities of the observer's code objects, the only callers whose control
+    events it answers."""
+    box: list[Any] = [None]  # the running call's notes, held by these functions alone
+    control = _control(box, callers)
+    left = _left()
+    compared = _compared(send)
+
+    def profile(
+        frame: Any,
+        event: str,
+        arg: Any,
+        _box: list[Any] = box,
+        _control: Any = control,
+        _left: Any = left,
+        _compared: Any = compared,
+        _type: Any = type,
+        _frame: Any = FrameType,
+        _len: Any = len,
+        _max_handed: int = MAX_HANDED,
+    ) -> Any:
+        if frame is None:  # a control event: the observer's own code alone
+            return _control(event, arg)
+        call = _box[0]
+        if call is None or _type(frame) is not _frame:  # no call watched; not a frame
+            return None
+        test, target, namespace, notes, root, saw = call
+        code = frame.f_code
+        if event == "return" and code is target:  # the body left: how
+            _left(frame, notes, namespace)
+        elif event == "return":  # a value handed to the test's body: asked about after the call
+            back = frame.f_back
+            handed = notes["handed"]
+            ours = back is not None and back.f_code is target and arg is not None
+            if ours and _len(handed) < _max_handed:
+                names = code.co_varnames
+                callee = frame.f_locals.get(names[0]) if code.co_argcount else None
+                handed.append((code, arg, callee, back.f_globals))
+        elif event == "call":
+            if code is target:
+                notes["ran"] = True
+                notes["depth"] += 1
+            _compared(frame, code, test, notes, root, saw)
+        return None
+
+    return profile
+
+
+def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], Any]:
+    """The profile function's control events, answered for the observer's code alone (the
+    frame that called the profile function runs one of `callers`)."""
+
+    def control(
+        event: str,
+        arg: Any,
+        _box: list[Any] = box,
+        _callers: frozenset[int] = callers,
+        _getframe: Any = sys._getframe,
+        _id: Any = id,
+    ) -> Any:
+        if _id(_getframe(2).f_code) not in _callers:
+            return None
+        if event == "begin":
+            test, target, namespace, root = arg
+            notes: dict[str, Any] = {"ran": False, "depth": 0, "returned": False}
+            notes.update(raised=False, types={}, against={}, handed=[])
+            _box[0] = (test, target, namespace, notes, root, set())
+            return None
+        if event == "end":
+            held, _box[0] = _box[0], None
+            return held[3] if held is not None else None
+        return None
+
+    return control
+
+
+def _left() -> Callable[[Any, dict[str, Any], Any], None]:
+    """How an entry of the body left it, from the instruction its frame stopped at: an entry
+    made while another entry of the body still runs (the code under test calling the test's
+    function again, to return the one value that passes) is not how the test's call went, so
+    only the outermost counts (hypothesis' entries follow one another, each the outermost);
+    and only in the test module's own globals (`namespace`: a copy of the body's code made to
+    run against other globals is not the test)."""
+
+    def left(
+        frame: Any,
+        notes: dict[str, Any],
+        namespace: Any,
+        _len: Any = len,
+        _returns: frozenset[int] = RETURNS,
+        _suspends: frozenset[int] = SUSPENDS,
+    ) -> None:
+        notes["depth"] -= 1
+        raw = frame.f_code.co_code
+        at = frame.f_lasti
+        op = raw[at] if 0 <= at < _len(raw) else -1
+        how = "returned" if op in _returns else None if op in _suspends else "raised"
+        ours = namespace is None or frame.f_globals is namespace
+        if how is not None and ours and notes["depth"] == 0:
+            notes[how] = True
+
+    return left
+
+
+def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
+    """The comparison a `call` event runs, when its code is a comparison dunder of its first
+    argument's type: noted, and streamed (`saw`) the first time, through `send`."""
+    instance_of = _instance()
+
+    def compared(
+        frame: Any,
+        code: Any,
+        test: str,
+        notes: dict[str, Any],
+        root: str,
+        saw: set[tuple[int, int]],
+        _send: Callable[[dict[str, Any]], None] = send,
+        _instance: Any = instance_of,
+        _type: Any = type,
+        _id: Any = id,
+        _len: Any = len,
+        _str: Any = str,
+        _function: Any = FunctionType,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _dict: Any = type.__dict__["__dict__"].__get__,
+        _code: Any = FunctionType.__dict__["__code__"].__get__,
+        _qualname: Any = type.__dict__["__qualname__"].__get__,
+        _text: Any = str.__str__,
+        _starts: Any = str.startswith,
+        _watched: frozenset[str] = WATCHED,
+        _dunders: tuple[str, ...] = DUNDERS,
+        _max_saw: int = MAX_SAW,
+    ) -> None:
+        name = code.co_name
+        if _type(name) is not _str or name not in _watched:
+            return
+        found = _instance(frame, code)
+        if not found:
+            return
+        instance, other = found
+        kind = _type(instance)
+        for dunder in _dunders:
+            function = next((_dict(k)[dunder] for k in _mro(kind) if dunder in _dict(k)), None)
+            if _type(function) is not _function or _code(function) is not code:
+                continue
+            key = (_id(code), _id(kind))  # identities: a metaclass's `__hash__` is not asked
+            if key in saw or _len(saw) >= _max_saw:
+                return
+            saw.add(key)
+            file = _text(code.co_filename)
+            file = file[_len(root) :] if _starts(file, root) else file
+            if not _starts(file, "/"):  # the project's, or built at run time
+                where = {"k": "saw", "id": test, "file": file, "line": code.co_firstlineno}
+                where.update(type=_text(_qualname(kind)), dunder=dunder)
+                _send(where)
+            # held: the type and code stay alive, so their identities are not reused
+            notes["types"][(_id(kind), dunder)] = (kind, dunder, instance, function)
+            if _type(other) is int or _type(other) is float:
+                notes["against"][(_id(kind), dunder)] = other
+            return
+
+    return compared
+
+
+def _instance() -> Callable[[Any, Any], tuple[Any, Any] | None]:
+    """The instance a dunder's frame runs for and what it is compared with: its first and
+    second arguments, or the first of its `*args` (`lambda *a: ...`); None where it has none."""
+
+    def instance(
+        frame: Any, code: Any, _type: Any = type, _tuple: Any = tuple, _varargs: int = 0x04
+    ) -> tuple[Any, Any] | None:
+        count = code.co_argcount
+        local = frame.f_locals
+        names = code.co_varnames
+        if count:
+            return local.get(names[0]), local.get(names[1]) if count > 1 else None
+        if code.co_flags & _varargs:
+            rest = local.get(names[code.co_kwonlyargcount])
+            return (rest[0], None) if _type(rest) is _tuple and rest else None
+        return None
+
+    return instance
