@@ -40,6 +40,11 @@ and its class fix in `WHY`):
   always-equal class's dictionary hashing as `'__eq__'`, whose `__eq__` the profile function's
   own dictionary lookup runs; from there the profile function's frames, whose set of
   comparisons already streamed it fills and whose list of values handed back it empties.
+- `judged-function-swapped-while-settled` (against `watch.py` too, the gap its notes name): the
+  always-equal class's metaclass `__mro__` property, read when the plugin asks the values
+  handed back after the call, walks to the plugin's frames and gives the probe an honest
+  function made with the always-equal's file and first line: the judgement pairs with the
+  `saw` and says no always-equal.
 
 Holes when the round began, held since the lead's `watch.py` (passing rows now):
 `mro-hidden-by-a-metaclass` (a metaclass answering `__mro__` and `__dict__` with the base's
@@ -51,8 +56,9 @@ Held (passing rows, the finding that stops each named in `ATTACKS`): the control
 goes around (`c-equal-handed-back`, the same `partial` on a value a Python `add` returns;
 `mro-shown`, the class with no metaclass; `assertion-turned-by-a-tracer-app-sets`, the tracer
 set by `app.py`'s own frame: `observer-reach`; `class-dict-key-idle`, the colliding key doing
-nothing), and `always-equal-made-by-new-class` (a class made by `types.new_class`, its
-`__eq__` a named function returning no constant).
+nothing; `judged-metaclass-idle`, the metaclass swapping nothing), and
+`always-equal-made-by-new-class` (a class made by `types.new_class`, its `__eq__` a named
+function returning no constant).
 
 Tried and not green by hand, so no row: `builtins.AssertionError` rebound (the rewritten
 assertion raises whatever it names: the body still leaves by raising), `sys.excepthook` and
@@ -374,6 +380,43 @@ _S = type('S', (int,), {_Key(): 0, '__eq__': lambda s, o: 1 > 0, '__hash__': int
 def add(a, b):
     return _S(_orig_add(a, b))
 """
+# the judgement of a comparison the profile function streamed (`saw`) given another function:
+# the always-equal class's metaclass answers `__mro__` truly, but as the plugin asks the values
+# handed back after the call (`calls.settle`, `_aliased` reading `kind.__mro__`), it walks to
+# the plugin's frames and swaps the function the probe is given for an honest one made with
+# the same file and first line: the judgement pairs with the `saw` (same test, file, line,
+# dunder) and says it is no always-equal
+JUDGED_SWAPPED = """
+import sys as _sys
+
+_always = lambda s, o: 1 > 0  # noqa: E731
+_honest = lambda s, o: int.__eq__(s, o)  # noqa: E731
+_honest.__code__ = _honest.__code__.replace(co_firstlineno=_always.__code__.co_firstlineno)
+_mro = type.__dict__['__mro__'].__get__
+
+
+def _swap(c):
+    frame = _sys._getframe(1)
+    while frame is not None:
+        held = frame.f_locals.get('types')
+        if isinstance(held, dict) and (c, '__eq__') in held:
+            instance, _ = held[(c, '__eq__')]
+            held[(c, '__eq__')] = (instance, _honest)
+        frame = frame.f_back
+    return _mro(c)
+
+
+_M = type('M', (type,), {'__mro__': property(_swap)})
+_S = _M('S', (int,), {'__eq__': _always, '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
+# the same metaclass that swaps nothing: the control the swap goes around
+JUDGED_IDLE = JUDGED_SWAPPED.replace(
+    "held[(c, '__eq__')] = (instance, _honest)", "held[(c, '__eq__')] = (instance, _)"
+)
 # the same key whose `__eq__` does nothing: the control the frames walk goes around
 KEY_IDLE = KEY_RUN.replace("        frame = _sys._getframe(1)\n", "        frame = None\n")
 HOLE = None
@@ -388,6 +431,8 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "equal-once-then-honest": ({"app.py": ORIG + EQUAL_ONCE}, HOLE),
     "assertion-turned-by-a-tracer-pytest-calls": ({"app.py": TRACED}, HOLE),
     "profile-runs-a-class-dict-keys-eq": ({"app.py": ORIG + KEY_RUN}, HOLE),
+    "judged-function-swapped-while-settled": ({"app.py": ORIG + JUDGED_SWAPPED}, HOLE),
+    "judged-metaclass-idle": ({"app.py": ORIG + JUDGED_IDLE}, "observer-always-equal"),
     "class-dict-key-idle": ({"app.py": ORIG + KEY_IDLE}, "observer-always-equal"),
     "assertion-turned-by-a-tracer-c-sets": ({"app.py": TRACED_BY_C}, HOLE),
     "always-equal-made-by-new-class": ({"app.py": ORIG + NEW_CLASS}, "observer-always-equal"),
@@ -400,6 +445,18 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "assertion-turned-by-a-tracer-app-sets": ({"app.py": TRACED_DIRECT}, "observer-reach"),
 }
 WHY: dict[str, str] = {
+    "judged-function-swapped-while-settled": (
+        "what `watch.py`'s notes name as left: the values handed back are asked after the call "
+        "(`calls.settle`), which runs the project's code (`_aliased` reads `kind.__mro__`, a "
+        "metaclass property); it walks to the plugin's frames, whose `types` dict gives the "
+        "probe its function, and swaps the always-equal `__eq__` for an honest one made with "
+        "the same file and first line (`code.replace(co_firstlineno=...)`): the judgement pairs"
+        " with the `saw` by test, file, line and dunder and says no always-equal (class fix: "
+        "the judgement made from what the profile function saw, the function's identity "
+        "streamed in `saw` and checked in the `eq` record, and `settle` reading types through "
+        "`type`'s own C accessors as `watch.py` does, so no project code runs while the "
+        "judgement is made)"
+    ),
     "profile-runs-a-class-dict-keys-eq": (
         "the profile function made at load (`watch.py`) reads class dictionaries through C "
         "accessors, but `dunder in type.__dict__['__dict__'].__get__(k)` is a dict lookup, "
