@@ -34,7 +34,7 @@ and its class fix in `WHY`):
   is a property whose getter is `functools.partial(sys.settrace)`, so pytest's collection sets
   `add` itself (its `__call__` in `app.py`) as the trace function under no project frame.
 - `comparisons-flooded-first`: twenty honest comparison types run inside `add` fill the
-  observer's table (`MAX_SAW`, was `calls.MAX_WATCH_TYPES`) before the always-equal value.
+  observer's tables (`watch.MAX_SAW`, `calls.MAX_WATCH_TYPES`) before the always-equal value.
 - `profile-runs-a-class-dict-keys-eq` (against the lead's profile function made at load,
   `fixbot/observe/watch.py`, which runs none of the project's code by design): a key of the
   always-equal class's dictionary hashing as `'__eq__'`, whose `__eq__` the profile function's
