@@ -366,47 +366,62 @@ def _call_hooks(
             tampered(item.nodeid, "the test function pytest collected was replaced")
         return function
 
+    # what the hook uses, held as positional defaults (pluggy passes `item` alone): a closure
+    # cell can be swapped from outside for the length of one call and put back before the next
+    # check; a default cannot be written without ending the process (`reach.py`)
     @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(item: Any) -> Any:
+    def pytest_runtest_call(
+        item: Any,
+        _profile: Any = profile,
+        _watched: Any = watched_function,
+        _send: Any = send,
+        _tampered: Any = tampered,
+        _report: Any = report_comparisons,
+        _calling: Any = calling,
+        _native: Any = native,
+        _get: Any = getprofile,
+        _set: Any = setprofile,
+        _innermost: Any = calls._innermost,
+    ) -> Any:
         """Around the call phase of a watched test: whether its body (the code of the function
         pytest collected, under its decorators) was entered, and the Python comparison dunders
         called."""
-        function = watched_function(item)
+        function = _watched(item)
         if function is None:  # not watched
             yield
             return
-        calling.add(item.nodeid)
-        if function is native:  # no Python function to enter (a doctest)
+        _calling.add(item.nodeid)
+        if function is _native:  # no Python function to enter (a doctest)
             try:
                 yield
             finally:
-                calling.discard(item.nodeid)
-                send({"k": "exit", "id": item.nodeid, "how": "native"})
+                _calling.discard(item.nodeid)
+                _send({"k": "exit", "id": item.nodeid, "how": "native"})
             return
         root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
-        previous = getprofile()
-        inner = calls._innermost(function)
+        previous = _get()
+        inner = _innermost(function)
         body = (item.nodeid, inner.__code__, getattr(inner, "__globals__", None))
-        profile(None, "begin", (*body, root.rstrip("/") + "/"))
-        setprofile(profile)
+        _profile(None, "begin", (*body, root.rstrip("/") + "/"))
+        _set(_profile)
         try:
             yield
         finally:
-            blinded = getprofile() is not profile
-            setprofile(previous)
-            calling.discard(item.nodeid)
-            notes = profile(None, "end", None)
+            blinded = _get() is not _profile
+            _set(previous)
+            _calling.discard(item.nodeid)
+            notes = _profile(None, "end", None)
         if notes is None:  # only the observer's code ends a call's notes: no call was noted
             notes = {"ran": False, "returned": False, "raised": False, "types": {}}
-            tampered(item.nodeid, "the observer's notes of the call were closed while it ran")
-        send({"k": "body", "id": item.nodeid, "ran": notes["ran"]})
+            _tampered(item.nodeid, "the observer's notes of the call were closed while it ran")
+        _send({"k": "body", "id": item.nodeid, "ran": notes["ran"]})
         # how the body left this call, streamed now: fixbot pairs it with the call's report
         left = ("returned", "raised", "unseen", "unentered")
         how = 3 if not notes["ran"] else 0 if notes["returned"] else 1 if notes["raised"] else 2
-        send({"k": "exit", "id": item.nodeid, "how": left[how]})
+        _send({"k": "exit", "id": item.nodeid, "how": left[how]})
         if blinded:
-            tampered(item.nodeid, "the observer's profile function was removed while it ran")
-        report_comparisons(item, notes, root)
+            _tampered(item.nodeid, "the observer's profile function was removed while it ran")
+        _report(item, notes, root)
 
     return [pytest_runtest_call]
 

@@ -204,19 +204,26 @@ def _guard(
     def guard(event: str, function: str, attribute: str) -> None:
         """Stream a read or write of an observer function's `attribute` by code not the
         observer's: the innermost frame that is neither a library's nor the standard library's
-        decides (pluggy reading the functions it registers, for the observer, is its act)."""
+        decides (pluggy reading the functions it registers, for the observer, is its act). A
+        read under one of the observer's `readers` is its own where the first frame outside
+        the observer's code is the runner's (pluggy calling its self-check), not where it is
+        the project's (code that found the observer's module calling its reader by hand)."""
         frame: FrameType | None = getframe(2)
         where = ""
+        reader = False  # under a frame of the observer's that reads its functions itself
         while frame is not None:
-            if id(frame.f_code) in readers:
-                return
-            if id(frame.f_code) in ours:  # one of its hooks, called by whoever found it
+            if id(frame.f_code) in ours:  # the observer's: a reader, or one of its hooks
+                reader = reader or id(frame.f_code) in readers
                 frame = frame.f_back
                 continue
             found, where = kind(frame.f_code)
-            if found == OURS:
+            if found == OURS:  # the project's code called it, a reader of the observer's too
                 break
+            if reader:  # a reader the runner called (pluggy, pytest): the observer's own act
+                return
             frame = frame.f_back
+        if reader and frame is None:  # a reader under no other code: the observer loading
+            return
         top = os.path.join(root(), "")
         who = where[len(top) :] if frame is not None and where.startswith(top) else "?"
         done = "written" if event == "object.__setattr__" else "read"

@@ -86,6 +86,8 @@ def watcher(
         _type: Any = type,
         _frame: Any = FrameType,
         _len: Any = len,
+        _str: Any = str,
+        _watched: frozenset[str] = WATCHED,
         _max_handed: int = MAX_HANDED,
     ) -> Any:
         if frame is None:  # a control event: the observer's own code alone
@@ -109,7 +111,9 @@ def watcher(
             if code is target:
                 notes["ran"] = True
                 notes["depth"] += 1
-            _compared(frame, code, test, notes, root, saw)
+            name = code.co_name  # every call of the test's comes here: the cheap test first
+            if _type(name) is _str and name in _watched:
+                _compared(frame, code, test, notes, root, saw)
         return None
 
     return profile
@@ -172,8 +176,9 @@ def _left() -> Callable[[Any, dict[str, Any], Any], None]:
 
 
 def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
-    """The comparison a `call` event runs, when its code is a comparison dunder of its first
-    argument's type: noted, and streamed (`saw`) the first time, through `send`."""
+    """The comparison a `call` event runs (its code named as a comparison dunder or a lambda),
+    when its code is a comparison dunder of its first argument's type: noted, and streamed
+    (`saw`) the first time, through `send`."""
     instance_of = _instance()
 
     def compared(
@@ -188,7 +193,6 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
-        _str: Any = str,
         _function: Any = FunctionType,
         _mro: Any = type.__dict__["__mro__"].__get__,
         _dict: Any = type.__dict__["__dict__"].__get__,
@@ -196,13 +200,9 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _qualname: Any = type.__dict__["__qualname__"].__get__,
         _text: Any = str.__str__,
         _starts: Any = str.startswith,
-        _watched: frozenset[str] = WATCHED,
         _dunders: tuple[str, ...] = DUNDERS,
         _max_saw: int = MAX_SAW,
     ) -> None:
-        name = code.co_name
-        if _type(name) is not _str or name not in _watched:
-            return
         found = _instance(frame, code)
         if not found:
             return
