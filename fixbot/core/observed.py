@@ -22,7 +22,9 @@ class Comparison(BaseModel):
     (`unittest.mock.ANY` returned by the code under test, or by a library's method called on
     an instance a project module holds: a `MagicMock` standing as the function); `tolerant`
     says such a handed-back value's `__eq__` was equal to the int or float the test compared
-    it with and to a neighbour its type tells apart from it (`pytest.approx(4, abs=1)`)."""
+    it with and to a neighbour its type tells apart from it (`pytest.approx(4, abs=1)`); `fn`
+    and `obj` are the identities (in the observed process) of the function and the instance
+    probed (0: not sent)."""
 
     test: str
     type: str
@@ -34,21 +36,26 @@ class Comparison(BaseModel):
     aliased: str | None = None
     via: str | None = None
     tolerant: bool = False
+    fn: int = 0
+    obj: int = 0
 
 
 class Sighting(BaseModel, frozen=True):
     """A comparison dunder of a Python type a watched test's call ran, streamed by the
     observer's profile function the moment it ran (`fixbot.observe.watch`): the test, where
     the dunder's code is (`file` relative to the rootdir, or `<string>`, and its first
-    `line`), the dunder, and the type's qualified name. Each is judged when the call ends (a
-    `Comparison` of the same test, file, line and dunder); one never judged was taken out of
-    what the observer judges."""
+    `line`), the dunder, the type's qualified name, and the identities of the function and the
+    instance (in the observed process). Each is judged when the call ends (a `Comparison` of
+    the same test, file, line, dunder, function and instance); one never judged was taken out
+    of what the observer judges, or swapped for another before it was."""
 
     test: str
     file: str
     line: int = 0
     dunder: str = ""
     type: str = ""
+    fn: int = 0
+    obj: int = 0
 
 
 class Reach(BaseModel, frozen=True):
@@ -100,6 +107,7 @@ class Observation(BaseModel):
     bodies: dict[str, bool] = Field(default_factory=dict)
     comparisons: list[Comparison] = Field(default_factory=list)
     saw: list[Sighting] = Field(default_factory=list)
+    full: list[str] = Field(default_factory=list)
     machinery: list[str] = Field(default_factory=list)
     hooks: list[str] = Field(default_factory=list)
     statuses: list[int] = Field(default_factory=list)

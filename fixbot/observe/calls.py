@@ -26,7 +26,11 @@ from typing import Any
 
 KNOWN = "fixbot_known_answer"  # the known-answer test's name and the text of its failure
 COMPARISONS = ("__eq__", "__ne__")
-MAX_WATCH_TYPES = 20  # comparison types probed per watched test
+# the project instances whose holder is looked for, and the items of a container handed back
+# that are asked, per watched test (the values themselves are bounded by `watch.MAX_HANDED`,
+# which the profile function keeps and says when it is reached: nothing here is a silent cap
+# on what is judged)
+MAX_WATCH_TYPES = 20
 
 
 def settle(handed: list[Any], types: dict[Any, Any], root: str) -> dict[Any, str]:
@@ -111,7 +115,7 @@ def _handed(value: Any, file: str, seen: dict[str, Any]) -> None:
         kind = type(one)
         function = next((vars(k)["__eq__"] for k in kind.__mro__ if "__eq__" in vars(k)), None)
         key = (kind, "__eq__")
-        if getattr(function, "__code__", None) is None or len(types) >= MAX_WATCH_TYPES:
+        if getattr(function, "__code__", None) is None:
             continue
         types.setdefault(key, (one, function))
         seen["handed"].setdefault(key, file)
@@ -179,7 +183,7 @@ def _aliased(kind: type, types: dict[Any, Any]) -> None:
                 named = getattr(slot, "__name__", dunder)
                 native = getattr(slot, "__code__", None) is None and slot is not None
                 other = named != dunder or not isinstance(slot, _C_METHODS)
-                if native and other and len(types) < MAX_WATCH_TYPES:
+                if native and other:
                     types.setdefault((kind, dunder), (_SLOT, slot))
                 break
 

@@ -331,6 +331,11 @@ def _saw(seen: Observation, record: dict[str, object], test: str, scratch: _Scra
         seen.saw.append(Sighting.model_validate(record | {"test": test}))
 
 
+def _full(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    if test and test not in seen.full:
+        seen.full.append(test)
+
+
 def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     changed = record.get("changed")
     if isinstance(changed, list):
@@ -379,6 +384,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "known": _known,
     "eq": _comparison,
     "saw": _saw,
+    "full": _full,
     "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,

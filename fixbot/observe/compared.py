@@ -1,6 +1,7 @@
 """What the watched tests compared, judged: an always-equal value, a tolerance, or a comparison
 no profile function sees run, of the fix's code or handed back by it (`observer-always-equal`),
-and a comparison seen to run that was never judged (`observer-tampered`). Pure, over an
+a comparison seen to run that was never judged (`observer-tampered`), and more of them than are
+kept where the start's run had fewer (`observer-overflow`). Pure, over an
 `Observation`; `fixbot.observe.judge` gathers it with the other findings."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ def unjudged(last: Observation, watched: set[str]) -> list[str]:
     the profile function as each ran) that were never judged when the call ended (no
     `Comparison` of the same test, file, line and dunder): the observer's notes of them were
     emptied or changed while the test ran, which only the code under test does."""
-    judged = {(c.test, c.file, c.line, c.dunder) for c in last.comparisons}
+    judged = {(c.test, c.file, c.line, c.dunder, c.fn, c.obj) for c in last.comparisons}
     missed = [s for s in last.saw if s.test in watched and _key(s) not in judged]
     return [
         f"observer-tampered: {s.test}: a {s.type}'s {s.dunder} ({s.file}:{s.line}) ran in its"
@@ -30,9 +31,24 @@ def unjudged(last: Observation, watched: set[str]) -> list[str]:
     ]
 
 
-def _key(seen: Sighting) -> tuple[str, str, int, str]:
-    """What pairs a sighting with its judgement: the test, the file, the line, the dunder."""
-    return seen.test, seen.file, seen.line, seen.dunder
+def _key(seen: Sighting) -> tuple[str, str, int, str, int, int]:
+    """What pairs a sighting with its judgement: the test, the file, the line, the dunder, and
+    the identities of the function and the instance (a judgement of another is not its)."""
+    return seen.test, seen.file, seen.line, seen.dunder, seen.fn, seen.obj
+
+
+def crowded(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
+    """The watched tests whose call, in the verifying run, compared more types of the
+    project's than the profile function streams (`watch.MAX_SAW`) or got back more values than
+    it keeps (`watch.MAX_HANDED`), where the start's run of the same test did not: those past
+    the limit went unseen and unjudged."""
+    before = set(start.full) if start is not None else set()
+    return [
+        f"observer-overflow: {test}: its call compared or got back more of the project's values"
+        " than the observer keeps (the start's run did not): those past the limit went unjudged"
+        for test in last.full
+        if test in watched and test not in before
+    ]
 
 
 def _always_equal(seen: Comparison, files: list[str]) -> str | None:

@@ -12,7 +12,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          descriptor no longer named the channel
     observer-forged      lines on the channel without the run's nonce
     observer-overflow    the stream was longer than fixbot reads (64 MiB) where the start's was
-                         not: what the observer sent after that is unknown
+                         not: what the observer sent after that is unknown; or a watched call
+                         compared or got back more of the project's values than the observer
+                         keeps where the start's did not
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
                          pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
                          `atexit.register`) is no longer the objects the observer captured
@@ -101,6 +103,7 @@ def findings(
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
+    found += compared.crowded(start, last, watched)
     found += reached.reached(start, last, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
 

@@ -186,7 +186,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     hooks = [
         *_collection_hooks(send, watched, collected, state, plugin),
         _plugin_hook(send, integrity._root(root, OBSERVER_ROOT)),
-        *_call_hooks(send, watched, collected, calling, state, known, codes),
+        *_call_hooks(send, watched, collected, calling, state, known),
         *_report_hooks(send, calling, known, check),
     ]
     vars(plugin).update({h.__name__: h for h in hooks})
@@ -337,13 +337,16 @@ def _call_hooks(
     calling: set[str],
     state: dict[str, Any],
     known_answer: Callable[[str], None],
-    codes: frozenset[int],
 ) -> list[Callable[..., Any]]:
     """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
     call is streamed as the call ends (`exit`), the moment it is known; the observer's profile
-    function (`watch.watcher`, answering `codes`' control events alone) notes the call."""
+    function (`watch.watcher`, answering this hook's control events alone) notes the call."""
     setprofile, getprofile = sys.setprofile, sys.getprofile
-    profile = profiler.watcher(send, codes)  # one for every call: its notes are its own
+    # the profile function answers control events from the call hook's own code alone (not
+    # from any of the observer's: one of its hooks the code under test calls by hand, with an
+    # object whose hash is that control event, would restart the call's notes)
+    hook = [c for c in sys._getframe().f_code.co_consts if _named(c, "pytest_runtest_call")]
+    profile = profiler.watcher(send, frozenset(id(c) for c in hook))  # its notes its own
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send)
     native = object()  # what `watched_function` gives for a test with no Python function
@@ -426,6 +429,11 @@ def _call_hooks(
     return [pytest_runtest_call]
 
 
+def _named(code: Any, name: str) -> bool:
+    """Whether `code` is a code object named `name`."""
+    return getattr(code, "co_name", None) == name and hasattr(code, "co_code")
+
+
 def _comparer(
     send: Callable[[dict[str, Any]], None],
 ) -> Callable[[Any, dict[str, Any], str], None]:
@@ -451,6 +459,8 @@ def _comparer(
                 record = calls._slot(item.nodeid, kind, dunder, function, where)
             else:
                 record = calls._probe(item.nodeid, kind, dunder, instance, function, where)
+                # what was probed, by identity: paired with what the profile function saw run
+                record.update(fn=id(function), obj=id(instance))
             via = calls._relative(handed_from.get(key, "/"), where)
             if not via.startswith("/"):  # returned by the project's code
                 record["via"] = via

@@ -83,6 +83,7 @@ def watcher(
         _control: Any = control,
         _left: Any = left,
         _compared: Any = compared,
+        _send: Callable[[dict[str, Any]], None] = send,
         _type: Any = type,
         _frame: Any = FrameType,
         _len: Any = len,
@@ -103,7 +104,10 @@ def watcher(
             back = frame.f_back
             handed = notes["handed"]
             ours = back is not None and back.f_code is target and arg is not None
-            if ours and _len(handed) < _max_handed:
+            if ours and _len(handed) >= _max_handed and not notes["full"]:
+                notes["full"] = True
+                _send({"k": "full", "id": test})
+            elif ours and _len(handed) < _max_handed:
                 names = code.co_varnames
                 callee = frame.f_locals.get(names[0]) if code.co_argcount else None
                 handed.append((code, arg, callee, back.f_globals))
@@ -136,7 +140,7 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
         if event == "begin":
             test, target, namespace, root = arg
             notes: dict[str, Any] = {"ran": False, "depth": 0, "returned": False}
-            notes.update(raised=False, types={}, against={}, handed=[])
+            notes.update(raised=False, types={}, against={}, handed=[], full=False)
             _box[0] = (test, target, namespace, notes, root, set())
             return None
         if event == "end":
@@ -178,8 +182,12 @@ def _left() -> Callable[[Any, dict[str, Any], Any], None]:
 def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     """The comparison a `call` event runs (its code named as a comparison dunder or a lambda),
     when its code is a comparison dunder of its first argument's type: noted, and streamed
-    (`saw`) the first time, through `send`."""
+    (`saw`, with the identities of the function and the instance, which the judgement must
+    carry too) the first time, through `send`; past `MAX_SAW` of them a `full` record says the
+    rest went unseen; a class whose dictionary holds a key that is no `str` (whose `__eq__`
+    the lookup of a dunder would run) is streamed as tampering instead."""
     instance_of = _instance()
+    slot_of = _slot()
 
     def compared(
         frame: Any,
@@ -190,13 +198,10 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         saw: set[tuple[int, int]],
         _send: Callable[[dict[str, Any]], None] = send,
         _instance: Any = instance_of,
+        _slot: Any = slot_of,
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
-        _function: Any = FunctionType,
-        _mro: Any = type.__dict__["__mro__"].__get__,
-        _dict: Any = type.__dict__["__dict__"].__get__,
-        _code: Any = FunctionType.__dict__["__code__"].__get__,
         _qualname: Any = type.__dict__["__qualname__"].__get__,
         _text: Any = str.__str__,
         _starts: Any = str.startswith,
@@ -209,11 +214,20 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         instance, other = found
         kind = _type(instance)
         for dunder in _dunders:
-            function = next((_dict(k)[dunder] for k in _mro(kind) if dunder in _dict(k)), None)
-            if _type(function) is not _function or _code(function) is not code:
+            function = _slot(kind, dunder, code)
+            if function is None:
                 continue
+            if function is False:  # a key no `str`: looking further would run its code
+                what = "a class it compared holds a key that is no str in its dictionary"
+                _send({"k": "tampered", "id": test, "what": what})
+                return
             key = (_id(code), _id(kind))  # identities: a metaclass's `__hash__` is not asked
-            if key in saw or _len(saw) >= _max_saw:
+            if key in saw:
+                return
+            if _len(saw) >= _max_saw:
+                if not notes["full"]:
+                    notes["full"] = True
+                    _send({"k": "full", "id": test})
                 return
             saw.add(key)
             file = _text(code.co_filename)
@@ -221,6 +235,7 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
             if not _starts(file, "/"):  # the project's, or built at run time
                 where = {"k": "saw", "id": test, "file": file, "line": code.co_firstlineno}
                 where.update(type=_text(_qualname(kind)), dunder=dunder)
+                where.update(fn=_id(function), obj=_id(instance))
                 _send(where)
             # held: the type and code stay alive, so their identities are not reused
             notes["types"][(_id(kind), dunder)] = (kind, dunder, instance, function)
@@ -229,6 +244,42 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
             return
 
     return compared
+
+
+def _slot() -> Callable[[type, str, Any], Any]:
+    """`slot(kind, dunder, code)`: the Python function `kind` finds under `dunder` when its code
+    is `code`, else None; False where a class of its method resolution order made at run time
+    holds a key that is no exact `str` in its dictionary (a str subclass or any object hashing
+    as `dunder`, whose `__eq__` a dictionary lookup would run). Read through `type`'s own C
+    accessors: a metaclass's `__mro__` or `__dict__` is not asked."""
+
+    def slot(
+        kind: type,
+        dunder: str,
+        code: Any,
+        _type: Any = type,
+        _str: Any = str,
+        _function: Any = FunctionType,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _dict: Any = type.__dict__["__dict__"].__get__,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _code: Any = FunctionType.__dict__["__code__"].__get__,
+        _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
+    ) -> Any:
+        for klass in _mro(kind):
+            members = _dict(klass)
+            if _flags(klass) & _heap:
+                for name in members:  # iterating a dictionary compares nothing
+                    if _type(name) is not _str:
+                        return False
+            if dunder in members:
+                function = members[dunder]
+                if _type(function) is _function and _code(function) is code:
+                    return function
+                return None
+        return None
+
+    return slot
 
 
 def _instance() -> Callable[[Any, Any], tuple[Any, Any] | None]:

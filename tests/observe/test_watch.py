@@ -75,24 +75,94 @@ def test_a_comparison_is_streamed_as_it_runs_and_no_project_code_runs_for_it() -
     assert _Meta.ran == []  # the metaclass's `__mro__` was never asked
     saw = [r for r in sent if r["k"] == "saw"]
     line = _Odd.__eq__.__code__.co_firstlineno
+    [(kind, dunder, instance, function)] = notes["types"].values()
+    assert (kind, dunder, function) == (_Odd, "__eq__", _Odd.__eq__)
     assert saw == [
         {"k": "saw", "id": "t::x", "file": "test_watch.py", "line": line}
-        | {"type": "_Odd", "dunder": "__eq__"}
+        | {"type": "_Odd", "dunder": "__eq__", "fn": id(function), "obj": id(instance)}
     ]
     assert notes["ran"] and notes["returned"]
-    assert [(k, d) for k, d, _, _ in notes["types"].values()] == [(_Odd, "__eq__")]
 
 
 def test_a_comparison_seen_and_never_judged_is_tampering() -> None:
     seen = Sighting(test=ADD, file="app.py", line=3, dunder="__eq__", type="S")
     judged = Comparison(test=ADD, type="app.S", dunder="__eq__", file="app.py", line=3)
+    seen = seen.model_copy(update={"fn": 7, "obj": 8})
+    judged = judged.model_copy(update={"fn": 7, "obj": 8})
     assert compared.unjudged(_green(saw=[seen], comparisons=[judged]), {ADD}) == []
     found = judge.findings(START, _green(saw=[seen]), ["app.py"])
     assert [f for f in found if "never judged" in f] == [
         f"observer-tampered: {ADD}: a S's __eq__ (app.py:3) ran in its call and was never"
         " judged (the observer's notes of it were changed while it ran)"
     ]
-    # another line of the same file is not its judgement; an unwatched test's is no finding
-    other = judged.model_copy(update={"line": 9})
-    assert compared.unjudged(_green(saw=[seen], comparisons=[other]), {ADD}) != []
+    # another line of the same file, or another function or instance probed, is not its
+    # judgement; an unwatched test's is no finding
+    for other in ({"line": 9}, {"fn": 9}, {"obj": 9}):
+        swapped = judged.model_copy(update=other)
+        assert compared.unjudged(_green(saw=[seen], comparisons=[swapped]), {ADD}) != []
     assert compared.unjudged(Observation(saw=[seen]), {"other"}) == []
+
+
+def test_a_class_whose_dictionary_holds_a_key_no_str_is_not_looked_into() -> None:
+    """A key hashing as `'__eq__'` whose `__eq__` would run under the profile function, were a
+    dunder looked up in that dictionary: the comparison is streamed as tampering instead, and
+    the key's code never runs (fails with a plain lookup)."""
+    ran: list[str] = []
+
+    class Key(str):
+        def __hash__(self) -> int:
+            return hash("__eq__")
+
+        def __eq__(self, other: object) -> bool:
+            ran.append(sys._getframe(1).f_code.co_filename)  # who looked it up
+            return False
+
+    odd = type(
+        "Keyed", (int,), {Key("k"): 1, "__eq__": lambda s, o: True, "__hash__": int.__hash__}
+    )
+
+    def body() -> bool:
+        return odd(4) == 5
+
+    profile, sent = _watched()
+    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, "/"))
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        body()
+    finally:
+        sys.setprofile(previous)
+    _control(profile, "end")
+    assert watch.__file__ not in ran  # the lookups the interpreter made itself are the body's
+    # the key's own `__eq__`, run by the body's lookup, is seen; the lambda's class is not read
+    kinds = [(r["k"], str(r.get("type")).rsplit(".", 1)[-1]) for r in sent]
+    assert kinds == [("saw", "Key"), ("tampered", "None")]
+
+
+def test_past_the_comparisons_it_streams_the_profile_function_says_so_once() -> None:
+    """Past `MAX_SAW` distinct comparisons one `full` record, and `crowded` makes it a finding
+    where the start's run of the test was not full (fails without the record)."""
+    kinds = [
+        type(f"K{n}", (int,), {"__eq__": lambda s, o: False, "__hash__": int.__hash__})
+        for n in range(watch.MAX_SAW + 3)
+    ]
+
+    def body() -> None:
+        for kind in kinds:
+            _ = kind(1) == 2
+
+    profile, sent = _watched()
+    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, "/"))
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        body()
+    finally:
+        sys.setprofile(previous)
+    notes = _control(profile, "end")
+    assert [r["k"] for r in sent].count("saw") == watch.MAX_SAW
+    assert [r for r in sent if r["k"] == "full"] == [{"k": "full", "id": "t::x"}]
+    assert notes["full"]
+    found = judge.findings(START, _green(full=[ADD]), ["app.py"])
+    assert [f for f in found if f.startswith("observer-overflow")] != []
+    assert compared.crowded(_green(full=[ADD]), _green(full=[ADD]), {ADD}) == []

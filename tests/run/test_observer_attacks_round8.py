@@ -52,6 +52,18 @@ and its class fix in `WHY`):
   function made with the always-equal's file and first line: the judgement pairs with the
   `saw` and says no always-equal.
 
+Holes when the round began, held since the lead's fixes after it (passing rows now):
+`profile-runs-a-class-dict-keys-eq` (the profile function looks no dunder up in a class
+dictionary made at run time that holds a key no exact `str`: streamed as tampering,
+`observer-tampered`), `notes-restarted-through-a-hook-called-by-hand` (control events answered
+for the call hook's own code alone: the `partial` value is noted, `observer-always-equal`),
+`judged-function-swapped-while-settled` (the identities of the function and the instance are
+streamed in `saw` and carried by the judgement: another function probed leaves the comparison
+unjudged, `observer-tampered`), `comparisons-flooded-first` (past the comparisons the profile
+function streams it says so once, a finding where the start's run did not,
+`observer-overflow`; the values handed back are all asked, no cap on the types judged, so the
+always-equal value is found too).
+
 Holes when the round began, held since the lead's `watch.py` (passing rows now):
 `mro-hidden-by-a-metaclass` (a metaclass answering `__mro__` and `__dict__` with the base's
 alone: the profile function reads them through `type`'s own C accessors) and
@@ -473,9 +485,15 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "probe-told-apart-by-its-caller": ({"app.py": ORIG + CALLER_TOLD}, HOLE),
     "equal-once-then-honest": ({"app.py": ORIG + EQUAL_ONCE}, HOLE),
     "assertion-turned-by-a-tracer-pytest-calls": ({"app.py": TRACED}, HOLE),
-    "profile-runs-a-class-dict-keys-eq": ({"app.py": ORIG + KEY_RUN}, HOLE),
-    "notes-restarted-through-a-hook-called-by-hand": ({"app.py": ORIG + FIND + RESTARTED}, HOLE),
-    "judged-function-swapped-while-settled": ({"app.py": ORIG + JUDGED_SWAPPED}, HOLE),
+    "profile-runs-a-class-dict-keys-eq": ({"app.py": ORIG + KEY_RUN}, "observer-tampered"),
+    "notes-restarted-through-a-hook-called-by-hand": (
+        {"app.py": ORIG + FIND + RESTARTED},
+        "observer-always-equal",
+    ),
+    "judged-function-swapped-while-settled": (
+        {"app.py": ORIG + JUDGED_SWAPPED},
+        "observer-tampered",
+    ),
     "judged-metaclass-idle": ({"app.py": ORIG + JUDGED_IDLE}, "observer-always-equal"),
     "class-dict-key-idle": ({"app.py": ORIG + KEY_IDLE}, "observer-always-equal"),
     "assertion-turned-by-a-tracer-c-sets": ({"app.py": TRACED_BY_C}, HOLE),
@@ -484,51 +502,11 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         {"app.py": ORIG + VALUES_RUN},
         "observer-always-equal",
     ),
-    "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, HOLE),
+    "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, "observer-overflow"),
     "collected-function-swapped-by-function-init": ({"app.py": APP + INIT_WRAPPED}, HOLE),
     "assertion-turned-by-a-tracer-app-sets": ({"app.py": TRACED_DIRECT}, "observer-reach"),
 }
 WHY: dict[str, str] = {
-    "notes-restarted-through-a-hook-called-by-hand": (
-        "`watch.py` answers a control event for the observer's code alone, judged by the frame "
-        "two above its control function; a `__hash__` that is `functools.partial(profile, None,"
-        " 'begin', ...)` (the profile function from `sys.getprofile()`, no audit event), hashed"
-        " by the observer's own `pytest_runtest_logreport` called by hand from `add`, leaves "
-        "that hook's frame there (C frames are not Python frames): the call's notes restart on "
-        "a function of `app.py` that `add` calls and that returns, the body's events are no "
-        "longer the watched code's, and the `partial` `__eq__` value handed back is not noted; "
-        "round 7's `nonce-read-under-the-observers-frame` for control events (class fix: the "
-        "control events answered only for the plugin's `pytest_runtest_call` code itself, as "
-        "the audit hook's `readers` are; or no control event through the profile function at "
-        "all: begin and end set by a function the project never gets back from "
-        "`sys.getprofile()`)"
-    ),
-    "judged-function-swapped-while-settled": (
-        "what `watch.py`'s notes name as left: the values handed back are asked after the call "
-        "(`calls.settle`), which runs the project's code (`_aliased` reads `kind.__mro__`, a "
-        "metaclass property); it walks to the plugin's frames, whose `types` dict gives the "
-        "probe its function, and swaps the always-equal `__eq__` for an honest one made with "
-        "the same file and first line (`code.replace(co_firstlineno=...)`): the judgement pairs"
-        " with the `saw` by test, file, line and dunder and says no always-equal (class fix: "
-        "the judgement made from what the profile function saw, the function's identity "
-        "streamed in `saw` and checked in the `eq` record, and `settle` reading types through "
-        "`type`'s own C accessors as `watch.py` does, so no project code runs while the "
-        "judgement is made)"
-    ),
-    "profile-runs-a-class-dict-keys-eq": (
-        "the profile function made at load (`watch.py`) reads class dictionaries through C "
-        "accessors, but `dunder in type.__dict__['__dict__'].__get__(k)` is a dict lookup, "
-        "which compares the stored keys whose hash equals the name's: a key of the always-equal"
-        " class's dictionary, put before `__eq__`, hashing as `'__eq__'`, has its `__eq__` run "
-        "under the profile function; it walks to the profile function's frames "
-        "(`sys._getframe`, no counted audit event; `f_locals` of the observer's frames) and, in"
-        " place, fills the set of comparisons already streamed (`saw`) and empties the values "
-        "handed back: no `saw` is streamed, nothing is asked after the call (class fix: no dict"
-        " lookup with a key the project chose while the profile function runs: iterate "
-        "`dict.items` of the class dictionary comparing keys by `type(key) is str` first, or "
-        "take the dunder through `inspect.getattr_static`-style C slots only; and keep the "
-        "notes where no frame local reaches them, or stream the handed values' types at once)"
-    ),
     "assertion-turned-by-a-tracer-c-sets": (
         "the same as `assertion-turned-by-a-tracer-pytest-calls` with no string compiled: "
         "`add`'s `__test__` is a property whose getter is `functools.partial(sys.settrace)`, so"
@@ -538,14 +516,6 @@ WHY: dict[str, str] = {
         "function's calls raise no audit event (class fix: a trace function present when a "
         "watched call starts streamed and compared with the start's run's, or `sys.settrace` "
         "under no project frame counted in the thread that runs the tests)"
-    ),
-    "comparisons-flooded-first": (
-        "the observer notes at most twenty comparison types per watched test "
-        "(`watch.MAX_SAW`, `calls.MAX_WATCH_TYPES`) and says nothing when full: twenty honest "
-        "`__eq__`s run inside `add` first, then the always-equal value is neither noted as "
-        "compared nor as handed back (class fix: a full table streamed and a finding where the "
-        "start's was not, as the audit hook's reaches are; or the comparisons the body's own "
-        "frame makes, and the values handed to it, kept whatever ran before them)"
     ),
     "collected-function-swapped-by-function-init": (
         "the observer trusts what pytest collected; its collection machinery "
