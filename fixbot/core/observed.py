@@ -24,7 +24,8 @@ class Comparison(BaseModel):
     says such a handed-back value's `__eq__` was equal to the int or float the test compared
     it with and to a neighbour its type tells apart from it (`pytest.approx(4, abs=1)`); `fn`
     and `obj` are the identities (in the observed process) of the function and the instance
-    probed (0: not sent)."""
+    probed (0: not sent); `again` what the dunder answered, asked after the call, the question
+    the test asked it (the same other operand; None: not a bool, or not asked)."""
 
     test: str
     type: str
@@ -38,6 +39,7 @@ class Comparison(BaseModel):
     tolerant: bool = False
     fn: int = 0
     obj: int = 0
+    again: bool | None = None
 
 
 class Sighting(BaseModel, frozen=True):
@@ -108,6 +110,7 @@ class Observation(BaseModel):
     comparisons: list[Comparison] = Field(default_factory=list)
     saw: list[Sighting] = Field(default_factory=list)
     full: list[str] = Field(default_factory=list)
+    answers: dict[str, bool] = Field(default_factory=dict)
     machinery: list[str] = Field(default_factory=list)
     hooks: list[str] = Field(default_factory=list)
     statuses: list[int] = Field(default_factory=list)

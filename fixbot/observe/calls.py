@@ -323,6 +323,16 @@ def _tolerates(instance: Any, function: Any, other: Any) -> bool:
         return False
 
 
+def _again(instance: Any, function: Any, other: Any) -> bool | None:
+    """What the comparison dunder `function` of `instance` answers about `other` now, after
+    the call, where a bool (None: anything else, or it raised)."""
+    try:
+        said = function(instance, other)
+    except Exception:  # the question is the observer's; a dunder that raises answered it
+        return None
+    return said if type(said) is bool else None
+
+
 def _says_equal(said: Any) -> bool:
     """Whether a comparison's answer says equal (NotImplemented does not)."""
     return said is not NotImplemented and bool(said)

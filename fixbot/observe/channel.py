@@ -336,6 +336,13 @@ def _full(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
         seen.full.append(test)
 
 
+def _said(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    said = record.get("v")
+    key = f"{test} {record.get('fn')} {record.get('obj')}"
+    if isinstance(said, bool) and key not in seen.answers:
+        seen.answers[key] = said
+
+
 def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     changed = record.get("changed")
     if isinstance(changed, list):
@@ -385,6 +392,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "eq": _comparison,
     "saw": _saw,
     "full": _full,
+    "said": _said,
     "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,

@@ -51,6 +51,27 @@ def crowded(start: Observation | None, last: Observation, watched: set[str]) -> 
     ]
 
 
+def told(last: Observation, watched: set[str], files: list[str]) -> list[str]:
+    """The comparisons of the fix's code (or built at run time) whose dunder answered the
+    watched test otherwise than the same question asked again after the call (`said`, streamed
+    by the profile function as the dunder returned, against the judgement's `again`): an
+    `__eq__` that tells the test apart from the observer, by its caller or by being asked once
+    (`observer-always-equal`)."""
+    found = []
+    for seen in last.comparisons:
+        said = last.answers.get(f"{seen.test} {seen.fn} {seen.obj}")
+        if seen.test not in watched or said is None or seen.again in (None, said):
+            continue
+        built = seen.built or seen.file.startswith("<")
+        if built or _ours(seen, files):
+            found.append(
+                f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
+                f" ({_where(seen, built, files)}) answered the test {said} and the same"
+                f" question asked again after the call {seen.again}"
+            )
+    return found
+
+
 def _always_equal(seen: Comparison, files: list[str]) -> str | None:
     """The finding about one comparison, when it holds whatever it compares (or, handed back
     by the project's code, is a tolerance: equal to values its compared type tells apart) and

@@ -47,7 +47,8 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          handed back to the test's body by the code wherever it is defined
                          (or by a library's method called on an instance a project module
                          holds), or handed back so and equal to values its compared type
-                         tells apart (a tolerance)
+                         tells apart (a tolerance), or whose dunder answered the test otherwise
+                         than the same question asked again after the call
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
     observer-plugin      a plugin from the project's own code (not a test module or conftest)
@@ -103,7 +104,7 @@ def findings(
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
-    found += compared.crowded(start, last, watched)
+    found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
     found += reached.reached(start, last, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
 

@@ -449,8 +449,11 @@ def _comparer(
         noted = tuple(notes["types"].values())
         near = tuple(notes.get("against", {}).items())
         handed = tuple(notes.get("handed", ()))
-        types = {(kind, dunder): (instance, function) for kind, dunder, instance, function in noted}
-        kinds = {id(kind): kind for kind, _, _, _ in noted}
+        types = {
+            (kind, dunder): (instance, function) for kind, dunder, instance, function, _ in noted
+        }
+        asked = {(kind, dunder): other for kind, dunder, _, _, other in noted}
+        kinds = {id(kind): kind for kind, _, _, _, _ in noted}
         against = {(kinds[k], d): v for (k, d), v in near if k in kinds}
         handed_from = calls.settle(list(handed), types, where)
         for key, (instance, function) in tuple(types.items()):
@@ -461,6 +464,8 @@ def _comparer(
                 record = calls._probe(item.nodeid, kind, dunder, instance, function, where)
                 # what was probed, by identity: paired with what the profile function saw run
                 record.update(fn=id(function), obj=id(instance))
+                if key in asked and dunder != "__bool__":  # asked again: paired with the answer
+                    record["again"] = calls._again(instance, function, asked[key])
             via = calls._relative(handed_from.get(key, "/"), where)
             if not via.startswith("/"):  # returned by the project's code
                 record["via"] = via

@@ -74,6 +74,8 @@ def watcher(
     control = _control(box, callers)
     left = _left()
     compared = _compared(send)
+    said = _answered(send)
+    learn = _learner()
 
     def profile(
         frame: Any,
@@ -83,6 +85,9 @@ def watcher(
         _control: Any = control,
         _left: Any = left,
         _compared: Any = compared,
+        _said: Any = said,
+        _learn: Any = learn,
+        _id: Any = id,
         _send: Callable[[dict[str, Any]], None] = send,
         _type: Any = type,
         _frame: Any = FrameType,
@@ -101,6 +106,8 @@ def watcher(
         if event == "return" and code is target:  # the body left: how
             _left(frame, notes, namespace)
         elif event == "return":  # a value handed to the test's body: asked about after the call
+            if notes["pending"]:  # a comparison streamed as it began: what it answered
+                _said(frame, arg, test, notes["pending"])
             back = frame.f_back
             handed = notes["handed"]
             ours = back is not None and back.f_code is target and arg is not None
@@ -111,12 +118,15 @@ def watcher(
                 names = code.co_varnames
                 callee = frame.f_locals.get(names[0]) if code.co_argcount else None
                 handed.append((code, arg, callee, back.f_globals))
+                _learn(arg, notes["codes"])
         elif event == "call":
             if code is target:
                 notes["ran"] = True
                 notes["depth"] += 1
-            name = code.co_name  # every call of the test's comes here: the cheap test first
-            if _type(name) is _str and name in _watched:
+            # every call of the test's comes here: the cheap tests first (a comparison dunder
+            # may have any name: `__eq__ = _eq`; one of a value handed to the body is known)
+            name = code.co_name
+            if (_type(name) is _str and name in _watched) or _id(code) in notes["codes"]:
                 _compared(frame, code, test, notes, root, saw)
         return None
 
@@ -140,7 +150,8 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
         if event == "begin":
             test, target, namespace, root = arg
             notes: dict[str, Any] = {"ran": False, "depth": 0, "returned": False}
-            notes.update(raised=False, types={}, against={}, handed=[], full=False)
+            notes.update(raised=False, types={}, against={}, handed=[], full=False, pending={})
+            notes["codes"] = set()  # the comparison dunders of values handed to the body
             _box[0] = (test, target, namespace, notes, root, set())
             return None
         if event == "end":
@@ -238,7 +249,8 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
                 where.update(fn=_id(function), obj=_id(instance))
                 _send(where)
             # held: the type and code stay alive, so their identities are not reused
-            notes["types"][(_id(kind), dunder)] = (kind, dunder, instance, function)
+            notes["types"][(_id(kind), dunder)] = (kind, dunder, instance, function, other)
+            notes["pending"][_id(frame)] = (_id(function), _id(instance))
             if _type(other) is int or _type(other) is float:
                 notes["against"][(_id(kind), dunder)] = other
             return
@@ -246,12 +258,75 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     return compared
 
 
+def _learner() -> Callable[[Any, set[int]], None]:
+    """`learn(value, codes)`: add to `codes` the identities of the code of the Python
+    comparison dunders (`__eq__`, `__ne__`) of `value`'s type, and of the items' types of a
+    list, tuple, set or dict (its values) it is, exactly those built-in types (a subclass's
+    iteration is its own code): a dunder under another name (`__eq__ = _eq`) is then seen run
+    as one. Read through `type`'s own C accessors; a class made at run time whose dictionary
+    holds a key no `str` is not looked into (its lookup would run the key's code)."""
+    slot = _slot()
+
+    def learn(
+        value: Any,
+        codes: set[int],
+        _slot: Any = slot,
+        _type: Any = type,
+        _id: Any = id,
+        _len: Any = len,
+        _list: Any = list,
+        _sequences: tuple[type, ...] = (list, tuple, set, frozenset),
+        _dict_t: type = dict,
+        _values: Any = dict.values,
+        _code: Any = FunctionType.__dict__["__code__"].__get__,
+        _dunders: tuple[str, ...] = COMPARISONS,
+        _max: int = MAX_SAW,
+    ) -> None:
+        kind = _type(value)
+        items = [value]
+        if kind is _dict_t:
+            items += _list(_values(value))[:_max]
+        elif any(kind is one for one in _sequences):  # by identity: no metaclass `__eq__`
+            items += _list(value)[:_max]
+        for one in items:
+            for dunder in _dunders:
+                function = _slot(_type(one), dunder, None)
+                if function and _len(codes) < 4 * _max:
+                    codes.add(_id(_code(function)))
+
+    return learn
+
+
+def _answered(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
+    """What a comparison streamed as it began answered the test (its frame's `return` event's
+    value, where a bool: anything else would need its own code run to be read), streamed as a
+    `said` record with the identities `saw` carried: fixbot pairs it with the same question
+    asked again after the call (an `__eq__` that tells the test apart from the observer, by
+    its caller or by being asked once, answers them otherwise)."""
+
+    def said(
+        frame: Any,
+        arg: Any,
+        test: str,
+        pending: dict[int, tuple[int, int]],
+        _send: Callable[[dict[str, Any]], None] = send,
+        _id: Any = id,
+        _type: Any = type,
+        _bool: Any = bool,
+    ) -> None:
+        found = pending.pop(_id(frame), None)
+        if found is not None and _type(arg) is _bool:
+            _send({"k": "said", "id": test, "fn": found[0], "obj": found[1], "v": arg})
+
+    return said
+
+
 def _slot() -> Callable[[type, str, Any], Any]:
     """`slot(kind, dunder, code)`: the Python function `kind` finds under `dunder` when its code
-    is `code`, else None; False where a class of its method resolution order made at run time
-    holds a key that is no exact `str` in its dictionary (a str subclass or any object hashing
-    as `dunder`, whose `__eq__` a dictionary lookup would run). Read through `type`'s own C
-    accessors: a metaclass's `__mro__` or `__dict__` is not asked."""
+    is `code` (any, for None), else None; False where a class of its method resolution order
+    made at run time holds a key that is no exact `str` in its dictionary (a str subclass or
+    any object hashing as `dunder`, whose `__eq__` a dictionary lookup would run). Read
+    through `type`'s own C accessors: a metaclass's `__mro__` or `__dict__` is not asked."""
 
     def slot(
         kind: type,
@@ -274,7 +349,7 @@ def _slot() -> Callable[[type, str, Any], Any]:
                         return False
             if dunder in members:
                 function = members[dunder]
-                if _type(function) is _function and _code(function) is code:
+                if _type(function) is _function and (code is None or _code(function) is code):
                     return function
                 return None
         return None

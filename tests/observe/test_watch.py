@@ -74,13 +74,16 @@ def test_a_comparison_is_streamed_as_it_runs_and_no_project_code_runs_for_it() -
     notes = _control(profile, "end")
     assert _Meta.ran == []  # the metaclass's `__mro__` was never asked
     saw = [r for r in sent if r["k"] == "saw"]
+    said = [r for r in sent if r["k"] == "said"]
     line = _Odd.__eq__.__code__.co_firstlineno
-    [(kind, dunder, instance, function)] = notes["types"].values()
-    assert (kind, dunder, function) == (_Odd, "__eq__", _Odd.__eq__)
+    [(kind, dunder, instance, function, other)] = notes["types"].values()
+    assert (kind, dunder, function, other) == (_Odd, "__eq__", _Odd.__eq__, 5)
     assert saw == [
         {"k": "saw", "id": "t::x", "file": "test_watch.py", "line": line}
         | {"type": "_Odd", "dunder": "__eq__", "fn": id(function), "obj": id(instance)}
     ]
+    # what it answered the test, as it returned, with the same identities
+    assert said == [{"k": "said", "id": "t::x", "fn": id(function), "obj": id(instance), "v": True}]
     assert notes["ran"] and notes["returned"]
 
 
@@ -136,7 +139,7 @@ def test_a_class_whose_dictionary_holds_a_key_no_str_is_not_looked_into() -> Non
     assert watch.__file__ not in ran  # the lookups the interpreter made itself are the body's
     # the key's own `__eq__`, run by the body's lookup, is seen; the lambda's class is not read
     kinds = [(r["k"], str(r.get("type")).rsplit(".", 1)[-1]) for r in sent]
-    assert kinds == [("saw", "Key"), ("tampered", "None")]
+    assert kinds == [("saw", "Key"), ("said", "None"), ("tampered", "None")]
 
 
 def test_past_the_comparisons_it_streams_the_profile_function_says_so_once() -> None:
@@ -166,3 +169,54 @@ def test_past_the_comparisons_it_streams_the_profile_function_says_so_once() -> 
     found = judge.findings(START, _green(full=[ADD]), ["app.py"])
     assert [f for f in found if f.startswith("observer-overflow")] != []
     assert compared.crowded(_green(full=[ADD]), _green(full=[ADD]), {ADD}) == []
+
+
+def _named_eq(self: object, other: object) -> bool:
+    return True
+
+
+class _Named(int):
+    __eq__ = _named_eq  # a comparison dunder under another name
+    __hash__ = int.__hash__
+
+
+def _make(value: int) -> _Named:
+    return _Named(value)
+
+
+def test_a_dunder_under_another_name_is_seen_once_a_value_of_its_type_is_handed_back() -> None:
+    """`__eq__ = _eq`: no name says it is a comparison; the value `_make` hands the body makes
+    its type's dunders known, and its comparison is streamed (fails where names alone count)."""
+
+    def body() -> bool:
+        return _make(4) == 5
+
+    profile, sent = _watched()
+    root = __file__.rsplit("/", 1)[0] + "/"
+    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, root))
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        body()
+    finally:
+        sys.setprofile(previous)
+    _control(profile, "end")
+    line = _named_eq.__code__.co_firstlineno
+    assert [(r["k"], r.get("line")) for r in sent] == [("saw", line), ("said", None)]
+
+
+def test_a_dunder_that_answered_the_test_otherwise_than_asked_again_is_always_equal() -> None:
+    judged = Comparison(
+        test=ADD, type="app.S", dunder="__eq__", file="app.py", line=3, fn=7, obj=8, again=False
+    )
+    key = f"{ADD} 7 8"
+    found = compared.told(_green(comparisons=[judged], answers={key: True}), {ADD}, ["app.py"])
+    assert found == [
+        f"observer-always-equal: {ADD} compared a app.S whose __eq__ (app.py:3, changed by the"
+        " fix) answered the test True and the same question asked again after the call False"
+    ]
+    assert compared.told(_green(comparisons=[judged], answers={key: False}), {ADD}, []) == []
+    # a helper of the tests the fix left alone answers for itself
+    helper = judged.model_copy(update={"file": "tests/helpers.py"})
+    answers = {key: True}
+    assert compared.told(_green(comparisons=[helper], answers=answers), {ADD}, ["app.py"]) == []
