@@ -25,7 +25,9 @@ class Comparison(BaseModel):
     it with and to a neighbour its type tells apart from it (`pytest.approx(4, abs=1)`); `fn`
     and `obj` are the identities (in the observed process) of the function and the instance
     probed (0: not sent); `again` what the dunder answered, asked after the call, the question
-    the test asked it (the same other operand; None: not a bool, or not asked)."""
+    the test asked it (the same other operand; None: not a bool, or not asked); `made` a class
+    of the project's found among the classes it made, not among the values the test compared
+    or was handed (counted for the fix's files alone)."""
 
     test: str
     type: str
@@ -40,6 +42,7 @@ class Comparison(BaseModel):
     fn: int = 0
     obj: int = 0
     again: bool | None = None
+    made: bool = False
 
 
 class Sighting(BaseModel, frozen=True):

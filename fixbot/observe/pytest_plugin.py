@@ -456,10 +456,12 @@ def _comparer(
         kinds = {id(kind): kind for kind, _, _, _, _ in noted}
         against = {(kinds[k], d): v for (k, d), v in near if k in kinds}
         handed_from = calls.settle(list(handed), types, where)
+        made = calls.made(types, where)  # what C made and no frame handed back
         for key, (instance, function) in tuple(types.items()):
             kind, dunder = key
             if instance is calls._SLOT:
                 record = calls._slot(item.nodeid, kind, dunder, function, where)
+                record["made"] = key in made
             else:
                 record = calls._probe(item.nodeid, kind, dunder, instance, function, where)
                 # what was probed, by identity: paired with what the profile function saw run

@@ -5,11 +5,13 @@ judged (`compared.unjudged`)."""
 
 from __future__ import annotations
 
+import functools
+import operator
 import sys
 from typing import Any
 
 from fixbot.core.observed import Comparison, Observation, Sighting
-from fixbot.observe import compared, judge, watch
+from fixbot.observe import calls, compared, judge, watch
 from tests.observe.test_observer import ADD, START, _green
 
 
@@ -220,3 +222,27 @@ def test_a_dunder_that_answered_the_test_otherwise_than_asked_again_is_always_eq
     helper = judged.model_copy(update={"file": "tests/helpers.py"})
     answers = {key: True}
     assert compared.told(_green(comparisons=[helper], answers=answers), {ADD}, ["app.py"]) == []
+
+
+# a class whose `__eq__` runs no Python (a `functools.partial`), whose instances C makes: no
+# frame hands one back and none runs as `__eq__`
+_CMade = type(
+    "_CMade",
+    (complex,),
+    {"__eq__": functools.partial(operator.is_not, None), "__hash__": complex.__hash__},
+)
+
+
+def test_a_class_the_project_made_with_a_slot_no_frame_runs_is_found_among_those_it_made() -> None:
+    types: dict[Any, Any] = {}
+    root = __file__.rsplit("/", 1)[0]
+    added = calls.made(types, root)
+    assert (_CMade, "__eq__") in added and types[(_CMade, "__eq__")][0] is calls._SLOT
+    assert (_Odd, "__eq__") not in types  # a Python `__eq__` is seen run: not noted here
+    assert calls.made({}, "/nowhere") == set()  # the project's classes alone
+    # fixbot counts such a class in the fix's files alone
+    record = Comparison(
+        test=ADD, type="app._CMade", dunder="__eq__", file="app.py", aliased="a partial", made=True
+    )
+    assert compared.comparisons(_green(comparisons=[record]), {ADD}, ["app.py"]) != []
+    assert compared.comparisons(_green(comparisons=[record]), {ADD}, ["other.py"]) == []
