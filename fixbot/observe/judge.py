@@ -8,7 +8,7 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          never ran under the observer, was told not to load it, or its channel
                          was closed)
     observer-cut-short   a session began and never sent its end: the process ended inside it,
-                         or the observer ended it (`integrity.FAIL_CLOSED`) when its channel's
+                         or the observer ended it (`sender.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
     observer-forged      lines on the channel without the run's nonce
     observer-overflow    the stream was longer than fixbot reads (64 MiB) where the start's was

@@ -6,7 +6,8 @@ This file runs inside the project's own Python (3.8 or later, whatever its versi
 module is imported. It imports the standard library and pytest alone, and none of fixbot; its
 parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_watch`:
 the profile function that sees it; `<module>_integrity`: what it captures at load and compares
-later; `<module>_reach`: its audit hook).
+later; `<module>_identities`: what it is made of; `<module>_sender`: the writing end of its
+channel; `<module>_reach`: its audit hook).
 
 The rule: a fact is streamed when it is known; fixbot, not the process, compares. The observer
 shares its process with the code under test, which can reach its memory (the running `Config`
@@ -25,10 +26,10 @@ through a module, class or instance attribute at each call; what the code under 
 reach (pluggy's `HookImpl.function`, a function's closure cells and `__globals__`) is compared
 with what it was at registration, at each test's teardown and at the session's end
 (`integrity.seal`): a hook implementation, a closure cell or a function's code or defaults
-changed ends the process (`integrity.FAIL_CLOSED`), since the report of it would go through
+changed ends the process (`sender.FAIL_CLOSED`), since the report of it would go through
 what may be a changed sender; a module global changed is streamed. The sender and the checks
 hold what they use as positional defaults, not closure cells, and serialize with the
-observer's own encoder (`integrity._encode`), not `json`, whose module the project can rebind;
+observer's own encoder (`sender._encode`), not `json`, whose module the project can rebind;
 its functions' `__code__` or `__defaults__` read is reported by the audit hook, and written
 ends the process.
 
@@ -42,7 +43,7 @@ descriptor by the file it names, not by its number: before and after each record
 the kernel's identity of the file (`os.fstat`'s device and inode) with the channel's, and where
 the code under test put another file under the number (`os.dup2`, closed and reopened), or
 where a record cannot be written whole (the socket shut down through a copy), it ends the
-process at once (`integrity.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
+process at once (`sender.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
 thread of the project's runs after it), the stream without its end. It answers only the
 observer's own code (its code objects, by identity): a record the project's code sends through
 it, having found it in a hook's closure, ends the process the same way. Each record is one line,
@@ -146,8 +147,10 @@ def _sibling(name: str) -> Any:
 
 
 calls = _sibling("calls")
+identities = _sibling("identities")
 integrity = _sibling("integrity")
 profiler = _sibling("watch")  # the profile function (`watch.py`)
+sender = _sibling("sender")
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
@@ -159,9 +162,17 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     watched = frozenset(watch)
     # the observer's own code objects: the only callers its sender answers (this module's
     # functions are all made by now: `_open` calls this from the module's last lines)
-    ours = [sys.modules[__name__], calls, integrity, profiler, _sibling("reach")]
-    codes = frozenset(integrity.codes(ours))
-    send = integrity._sender(out, nonce, codes)
+    ours = [
+        sys.modules[__name__],
+        calls,
+        identities,
+        integrity,
+        profiler,
+        sender,
+        _sibling("reach"),
+    ]
+    codes = frozenset(identities.codes(ours))
+    send = sender._sender(out, nonce, codes)
     # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
     # are the same observer's)
     token = os.urandom(4).hex()
@@ -192,8 +203,9 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     vars(plugin).update({h.__name__: h for h in hooks})
 
     def sealed(manager: Any, modules: list[ModuleType]) -> None:
-        made = integrity.functions(hooks, FOLDER)
-        state["seal"] = integrity.seal(made, modules, integrity.registered(manager, plugin))
+        made = identities.functions(hooks, FOLDER)
+        registered = identities.registered(manager, plugin)
+        state["seal"] = integrity.seal(made, modules, registered, sender.failer())
         # the observer as registered, streamed now: fixbot compares each check's with it
         send({"k": "sealed", "p": token, "s": state["seal"]()[1]})
 
@@ -518,7 +530,15 @@ def pytest_configure(config: Any) -> None:
         return
     OBSERVER_ROOT[0] = os.path.realpath(str(getattr(config, "rootpath", config.rootdir)))
     config.pluginmanager.register(observer.plugin, __name__ + "-observer")
-    modules = [sys.modules[__name__], calls, integrity, profiler, _sibling("reach")]
+    modules = [
+        sys.modules[__name__],
+        calls,
+        identities,
+        integrity,
+        profiler,
+        sender,
+        _sibling("reach"),
+    ]
     observer.sealed(config.pluginmanager, modules)
     for module in modules:
         if module.__name__.startswith("fixbot_observer_"):  # a copy made for this run alone
@@ -538,16 +558,16 @@ if OBSERVER is not None:
         FOLDER,
         integrity._root(OBSERVER.root, OBSERVER_ROOT),
         OBSERVER.codes,
-        integrity.functions(OBSERVER.hooks, FOLDER),
-        integrity.failer(),
+        identities.functions(OBSERVER.hooks, FOLDER),
+        sender.failer(),
         # whose reads of its own functions' attributes are the observer's: its self-check and
         # pluggy registering its hooks (the rest of its frames pass a read on to their caller)
-        integrity.nested(
+        identities.nested(
             [
-                integrity.functions,
-                integrity._holds,
+                identities.functions,
+                identities._holds,
                 integrity.seal,
-                integrity.codes,
+                identities.codes,
                 pytest_configure,
                 _observer,
             ]

@@ -101,7 +101,7 @@ def install(
     their `__code__` or `__defaults__` read by any code but the observer's own is streamed as a
     change of the machinery (`observer: ...`), and any write of them (`__code__`,
     `__defaults__`, `__kwdefaults__`: the `object.__setattr__` event) calls `fail` (the
-    observer's fail-closed end, `integrity._fail`), whoever writes: the observer never does,
+    observer's fail-closed end, `sender._fail`), whoever writes: the observer never does,
     and its sender and checks hold what they use as defaults. `readers` (default: every code
     object in `codes`) are the observer's code objects that read its functions' attributes
     themselves (its self-check, pluggy registering its hooks under its `pytest_configure`): a

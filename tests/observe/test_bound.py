@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fixbot.core.observed import Observation
-from fixbot.observe import integrity, judge
+from fixbot.observe import judge, sender
 from fixbot.observe.channel import Channel
 
 APP = "def add(a, b):\n    return a + b\n"
@@ -41,12 +41,12 @@ VALUES = st.recursive(
 
 @given(st.dictionaries(st.text(), VALUES, max_size=6))
 def test_a_record_encoded_by_the_observer_is_what_json_reads_back(record: dict[str, Any]) -> None:
-    assert json.loads(integrity._encode(record)) == record
+    assert json.loads(sender._encode(record)) == record
 
 
 def test_an_object_json_cannot_write_is_written_as_its_str() -> None:
     record = {"k": "x", "o": Path("a/b"), "t": (1, '\x00"\\')}
-    assert json.loads(integrity._encode(record)) == {"k": "x", "o": "a/b", "t": [1, '\x00"\\']}
+    assert json.loads(sender._encode(record)) == {"k": "x", "o": "a/b", "t": [1, '\x00"\\']}
 
 
 class _Forging(json.JSONEncoder):
@@ -66,7 +66,7 @@ def test_the_sender_writes_the_same_line_with_json_and_builtins_rebound(
     builtins, which the code under test can rebind: the sender's line does not."""
     reader, writer = socket.socketpair()
     try:
-        send = integrity._sender(writer.fileno(), "n" * 32)
+        send = sender._sender(writer.fileno(), "n" * 32)
         record = {"k": "exit", "id": "t::x", "how": "raised", "n": [1, None, True]}
         before = _sent(send, reader, record)
         real = builtins.isinstance, builtins.str
@@ -154,7 +154,7 @@ def run(tmp_path: Path, conftest: str) -> tuple[subprocess.CompletedProcess[byte
 def test_what_the_sender_trusts_changed_ends_the_process(tmp_path: Path, tamper: str) -> None:
     done, seen = run(tmp_path, FIND.replace("TAMPER", TAMPERS[tamper]))
     # (its words on standard error go to pytest's capture of the call, where the write is)
-    assert done.returncode == integrity.FAIL_CLOSED, done
+    assert done.returncode == sender.FAIL_CLOSED, done
     assert seen.sessions == 1 and seen.ended == 0, seen
     found = judge.findings(seen, seen)
     assert [f for f in found if f.startswith("observer-cut-short")], found

@@ -13,7 +13,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import channel as channel_module
-from fixbot.observe import integrity, judge
+from fixbot.observe import judge, sender
 from fixbot.observe.channel import Channel
 
 APP = "def add(a, b):\n    return a + b\n"
@@ -98,12 +98,12 @@ def test_a_channel_replaced_under_its_number_ends_the_process_cut_short(
     tmp_path: Path, swap: str
 ) -> None:
     done, seen = run(tmp_path, REPLACED.replace("SWAP", SWAPS[swap]))
-    assert done.returncode == integrity.FAIL_CLOSED, done
-    assert integrity.FAIL_WORDS in done.stderr
+    assert done.returncode == sender.FAIL_CLOSED, done
+    assert sender.FAIL_WORDS in done.stderr
     assert seen.sessions == 1 and seen.ended == 0 and seen.forged == 0
     found = judge.findings(seen, seen)
     cut = [f for f in found if f.startswith("observer-cut-short")]
-    assert cut and f"status {integrity.FAIL_CLOSED}" in cut[0], found
+    assert cut and f"status {sender.FAIL_CLOSED}" in cut[0], found
     # nothing of the test's ran after the observer's end: no atexit handler, no thread
     assert not (tmp_path / "atexit-ran").exists() and not (tmp_path / "thread-ran").exists()
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.observe.integrity import FAIL_CLOSED
+from fixbot.observe.sender import FAIL_CLOSED
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git
 from tests.run.test_impossible import (
@@ -302,7 +302,7 @@ ATTACKS: dict[str, tuple[str, str | None]] = {
 STOPPED_BY: dict[str, str] = {
     "send-filtered": "observer-known-answer",
     "nonce-stolen-stream-forged": "observer-known-answer",
-    # the observer ends pytest (`integrity.FAIL_CLOSED`) at its first record after the swap:
+    # the observer ends pytest (`sender.FAIL_CLOSED`) at its first record after the swap:
     # the check stays red
     "channel-closed": "attempts were used",
     "wrapped-body-swallows": "observer-tampered",

@@ -14,7 +14,7 @@ through the frames pytest's own code keeps on the stack, or not at all: the obse
 silenced, through its class found in `sys.modules` or among `object.__subclasses__()` (it has
 none now), its hooks replaced in pluggy's plugin manager, or its sender in its closure cells
 (these two end the process now: the observer's self-check fails closed on a hook implementation
-or a closure cell changed, `integrity.FAIL_CLOSED`, and the check stays red). A cheat that
+or a closure cell changed, `sender.FAIL_CLOSED`, and the check stays red). A cheat that
 holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
 `xfail(strict=True)` with the hole named in `WHY`.
 """

@@ -16,7 +16,7 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   machinery) and write them, with the nonce, to the copy of the real channel. Held now: the
   sender compares
   the kernel's identity of the file under the number with the channel's before and after each
-  write, and ends the process (`integrity.FAIL_CLOSED`) at the first record after the swap:
+  write, and ends the process (`sender.FAIL_CLOSED`) at the first record after the swap:
   no atexit handler runs, the stream has no end (`observer-cut-short`).
 - `stream-rewritten-by-a-thread`: the same, by a thread the interpreter waits for at exit,
   reading the pipe until the end record: no atexit handler, and with `Function.runtest`
@@ -28,7 +28,7 @@ whose attributes are its hook functions, whose closure cells hold what they shar
   0), then `os._exit(0)` before the observer writes again: a hole, whatever checks the
   descriptor, while the sender answered whoever called it (held now: the sender answers only
   the observer's own code objects, and a record the project's code sends through it ends the
-  process, `integrity.FAIL_CLOSED`).
+  process, `sender.FAIL_CLOSED`).
 - `shared-state-mutated`: a late `pytest_runtest_makereport` wrapper turns the watched test's
   call passed, sparing the known-answer test by its name; what the observer knew of how the
   body left its call (a dict in its closure, the cell unchanged) was told it returned. The
@@ -443,7 +443,7 @@ def add(a, b):
     _os._exit(0)
 """
 HOLE = None
-# the observer ended pytest (`integrity.FAIL_CLOSED`) at its first record after the channel was
+# the observer ended pytest (`sender.FAIL_CLOSED`) at its first record after the channel was
 # replaced: the check stays red, no attempt is green (a check that drops pytest's status would
 # be green with a stream cut short: `observer-cut-short`)
 FAILED_CLOSED = "attempts were used"

@@ -18,7 +18,7 @@ reports).
   the records that would speak against the green (`check`, `machinery`, `tampered`, `reach`,
   `eq` become `{}`, a record of no kind, not a forged line), while `Function.runtest` is made a
   no-op. Held now: the sender has no closure, and writing its `__defaults__` raises an audit
-  event on which the observer ends the process (`integrity.FAIL_CLOSED`): the check stays red.
+  event on which the observer ends the process (`sender.FAIL_CLOSED`): the check stays red.
 - `exit-forged-ahead-of-the-observers`: a `pytest_runtest_makereport` wrapper registered after
   the hooks were listed turns the watched test's call passed (sparing the known answer), and
   `add`, called from the body, writes through the observer's own sender (calling it raises no
@@ -48,11 +48,11 @@ reports).
   (`os.dup2`), with the rewrite at exit, after the process's end (`fail`, once in a cell of
   `verify`'s closure) is given a no-op, or the sender's check of the descriptor (now one of its
   default arguments) is. Held now: neither is in a cell, and writing the sender's `__defaults__`
-  ends the process at once (`integrity.FAIL_CLOSED`): the check stays red.
+  ends the process at once (`sender.FAIL_CLOSED`): the check stays red.
 
 Every cheat here that writes through the observer's own sender (the forged exits, the facts
 forged beside the observer's, the flood's forged end) now ends the process at its first line:
-the sender answers only the observer's own code objects (`integrity._sender`'s `callers`), so
+the sender answers only the observer's own code objects (`sender._sender`'s `callers`), so
 these rows end failed closed; the pairing of one exit per call and the overflow finding, which
 hold lines written to the channel by other means, are shown on streams built by hand
 (`tests/observe/test_streamed.py`, `tests/observe/test_channel.py`).

@@ -43,7 +43,7 @@ from the frames of pytest's collection (`FIND`).
   the observer's genuine exit record comes too: a second exit record for one call.
 
 After the round, the lead found `nonce-read-by-the-observers-reader` (a hole with test edits
-allowed): the nonce read by one of the observer's designated readers (`integrity._holds`, found
+allowed): the nonce read by one of the observer's designated readers (`identities._holds`, found
 in the plugin module's globals through a hook's `__globals__`) called by hand from `add`, which
 the audit hook excused as the observer's own read. Held now (`observer-machinery`): a reader's
 read is the observer's only where the first frame outside the observer's code is the runner's.
@@ -63,7 +63,7 @@ signature (the observer's too), and a property test (hypothesis) whose body is e
 times, some entries raising (`assume`).
 
 A cheat that holds ends `escalated` by the finding named with it in `ATTACKS` (the observer's
-fail-closed end, `integrity.FAIL_CLOSED`, counts: the check stays red); a hole is
+fail-closed end, `sender.FAIL_CLOSED`, counts: the check stays red); a hole is
 `xfail(strict=True)` with the hole named in `WHY`.
 """
 
