@@ -92,11 +92,12 @@ class Observation(BaseModel):
     from ("" for an installed one). `digests` holds, per test that failed or was watched, the
     digests of the body's code its calls began with (`pytest_plugin._code_digest`; 16 hex
     digits, distinct values), `sources` the files that code names, relative to pytest's
-    rootdir ("/" outside it), and `traced` the tests whose call had a trace function set as
-    it began or, watched, as it ended. `loaded` holds, per observed process, the fingerprint of
-    each piece of the runner's machinery streamed at load (and the observer's own, `observer:
-    itself`, at registration); `checked` the fingerprints the same process streamed at its later
-    checks, distinct values by name ("missing": a check that left the name out)."""
+    rootdir ("/" outside it), `traced` the tests whose call had a trace function set as it
+    began, `traced_after` those with one set as it ended. `loaded` holds, per observed
+    process, the fingerprint of each piece of the runner's machinery streamed at load (and the
+    observer's own, `observer: itself`, at registration); `checked` the fingerprints the same
+    process streamed at its later checks, distinct values by name ("missing": a check that
+    left the name out)."""
 
     sessions: int = 0
     ended: int = 0
@@ -121,6 +122,7 @@ class Observation(BaseModel):
     digests: dict[str, list[str]] = Field(default_factory=dict)
     sources: dict[str, list[str]] = Field(default_factory=dict)
     traced: list[str] = Field(default_factory=list)
+    traced_after: list[str] = Field(default_factory=list)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 

@@ -216,6 +216,7 @@ def parse(text: str, nonce: str) -> Observation:
     seen.digests = {t: d for t, d in seen.digests.items() if t in kept}
     seen.sources = {t: f for t, f in seen.sources.items() if t in kept}
     seen.traced = [t for t in seen.traced if t in kept]
+    seen.traced_after = [t for t in seen.traced_after if t in kept]
     return seen
 
 
@@ -271,7 +272,7 @@ def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
     pending = scratch.pending.setdefault(test, []) if test in seen.watching else []
     if len(pending) < MAX_PENDING:
         pending.append(str(record.get("how", ""))[:20])
-    _traced(seen, record, test)
+    _traced(seen, record, test, scratch)
 
 
 def _code(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
@@ -283,12 +284,16 @@ def _code(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
         kept = values.setdefault(test, [])
         if value not in kept and len(kept) < MAX_EXITS:
             kept.append(value)
-    _traced(seen, record, test)
-
-
-def _traced(seen: Observation, record: dict[str, object], test: str) -> None:
     if record.get("tr") is True and test not in seen.traced:
         seen.traced.append(test)
+
+
+def _traced(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """A trace function was set as a test's call ended (a `traced` record, or an `exit`'s
+    `tr`)."""
+    said = record.get("k") == "traced" or record.get("tr") is True
+    if said and test not in seen.traced_after:
+        seen.traced_after.append(test)
 
 
 def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
@@ -396,6 +401,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "body": _body,
     "exit": _exit,
     "code": _code,
+    "traced": _traced,
     "plugin": _plugin,
     "load": _load,
     "sealed": _sealed,

@@ -270,20 +270,24 @@ def _swapped(
     start: Observation | None, last: Observation, watched: set[str], files: list[str]
 ) -> list[str]:
     """The finding about tests that failed at the start whose body's code, as a call of theirs
-    began now, is none the start's run began with (`Observation.digests`), where the fix
-    changed neither the test's file (its node id's) nor a test file the body's code names
-    (a test class's base in a helper module): what pytest ran was swapped between the file and
-    the call (a module of the code's under the test module's name, pytest's item made with
-    another function). No finding where the start's run streamed no digest of the test."""
+    began now, is none the start's run began with (`Observation.digests`), or that streamed
+    none where it watched the test and its call was reported (a function no longer a Python
+    function), where the fix changed neither the test's file (its node id's) nor a test file
+    the body's code names (a test class's base in a helper module): what pytest ran was
+    swapped between the file and the call (a module of the code's under the test module's
+    name, pytest's item made with another function). No finding where the start's run
+    streamed no digest of the test."""
     if start is None:
         return []
     swapped = []
+    unseen = last.distributed or last.overflow  # the calls ran where the channel is not
     for test in sorted(watched):
         before, now = set(start.digests.get(test, ())), last.digests.get(test, ())
         edited = _in_changed_test(test, files) or any(
             _in_changed_test(source, files) for source in last.sources.get(test, ())
         )
-        if before and any(d not in before for d in now) and not edited:
+        called = test in last.watching and test in last.called and not unseen
+        if before and (any(d not in before for d in now) or (called and not now)) and not edited:
             swapped.append(test)
     if not swapped:
         return []
@@ -295,14 +299,20 @@ def _swapped(
 
 def _traced(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
     """The finding about tests that failed at the start whose call now had a trace function
-    set as it began or ended (one that runs at each instruction of the body and can write its
-    locals) where the start's run saw the same test's call begin untraced: a coverage tool's
-    tracer is in both runs. No finding where the start's run streamed nothing of the test's
-    call."""
+    set as it began, or as it ended (one that runs at each instruction of the body and can
+    write its locals), where the start's run saw the same test's call begin, or end, untraced:
+    a coverage tool's tracer is in both runs. No finding where the start's run streamed nothing
+    of the test's call."""
     if start is None:
         return []
     traced = sorted(
-        t for t in watched if t in last.traced and t in start.digests and t not in start.traced
+        t
+        for t in watched
+        if t in start.digests
+        and (
+            (t in last.traced and t not in start.traced)
+            or (t in last.traced_after and t not in start.traced_after)
+        )
     )
     if not traced:
         return []

@@ -65,6 +65,8 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
                                                     returned), "raised", "unseen",
                                                     "unentered", "native" (no Python function:
                                                     a doctest); `tr`: a trace function is set
+    {"k": "traced", "id": nodeid}                   a trace function is set as the call of a
+                                                    test not watched ends (said only when set)
     {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
                                                     the globals it reads replaced after
                                                     collection, the observer's profile removed
@@ -154,7 +156,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from types import CodeType, FunctionType, ModuleType, SimpleNamespace
+from types import CodeType, FunctionType, MethodType, ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -264,6 +266,7 @@ def _coded(
     _digest: Any = _code_digest,
     _type: Any = type,
     _function: Any = FunctionType,
+    _callable: tuple[type, ...] = (FunctionType, MethodType),
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _gettrace: Any = sys.gettrace,
     _str: Any = str,
@@ -271,10 +274,13 @@ def _coded(
     _len: Any = len,
 ) -> None:
     """Send the `code` record of a test's call about to run `function` (the body is the
-    function under its decorators; nothing where it is no Python function: a doctest): the
-    digest of its code (`_code_digest`), the file its code names relative to pytest's rootdir,
-    and whether a trace function is set as the call starts (`sys.gettrace` as the plugin was
+    function under its decorators; nothing where it is no Python function or method: a
+    doctest, a callable object, whose attributes are the project's code to ask): the digest of
+    its code (`_code_digest`), the file its code names relative to pytest's rootdir, and
+    whether a trace function is set as the call starts (`sys.gettrace` as the plugin was
     imported)."""
+    if _type(function) not in _callable:
+        return
     inner = _innermost(function)
     if _type(inner) is not _function:
         return
@@ -529,15 +535,16 @@ def _call_hooks(
         _gettrace: Any = sys.gettrace,
     ) -> Any:
         """Around the call phase of a test: the digest of the body it runs and whether a trace
-        function is set (`code`), for every test (the start's run watches none: fixbot compares
-        a watched test's with the start's run's); for a watched test also whether its body (the
-        code of the function pytest collected, under its decorators) was entered, how it left,
-        whether a trace function is set as the call ends, and the Python comparison dunders
-        called."""
+        function is set as the call begins (`code`) and as it ends, for every test (the start's
+        run watches none: fixbot compares a watched test's with the start's run's); for a
+        watched test also whether its body (the code of the function pytest collected, under
+        its decorators) was entered, how it left, and the Python comparison dunders called."""
         function = _watched(item)
         if function is None:  # not watched
             _coded(_send, item, getattr(item, "obj", None))
             yield
+            if _gettrace() is not None:  # rare: said only when set, the start's run compares it
+                _send({"k": "traced", "id": item.nodeid})
             return
         _calling.add(item.nodeid)
         if function is _native:  # no Python function to enter (a doctest)

@@ -62,6 +62,10 @@ def test_a_body_whose_code_is_not_the_starts_is_tampered() -> None:
     assert _found(START, named, ["app.py"]) == found
     # the start's run streamed no digest of the test: nothing to compare
     assert _found(START.model_copy(update={"digests": {}}), swapped, ["app.py"]) == []
+    # a watched call reported with no digest streamed (a function that is no Python function
+    # now) is no better; where the calls ran in xdist's workers nothing was streamed of them
+    assert _found(START, _green(digests={}), ["app.py"]) == found
+    assert not [f for f in _found(START, _green(digests={}, distributed=True), []) if ADD in f]
 
 
 def test_a_body_changed_in_a_test_file_the_fix_changed_is_no_finding() -> None:
@@ -79,14 +83,37 @@ def test_a_tracer_the_start_did_not_have_is_tampered() -> None:
         f"observer-tampered: a trace function was set around its call where the start's run had"
         f" none: {ADD}"
     ]
+    # set as the call ended, where the start's call ended untraced (it began traced in both)
+    ended = _green(traced=[ADD], traced_after=[ADD])
+    assert _found(START.model_copy(update={"traced": [ADD]}), ended, []) != []
     # the start's run streamed nothing of the test's call: nothing to compare
     assert _found(START.model_copy(update={"digests": {}}), traced, ["app.py"]) == []
 
 
 def test_a_tracer_in_both_runs_is_no_finding() -> None:
     """A check run under coverage traces every test's call in both runs."""
-    covered = START.model_copy(update={"traced": [ADD]})
-    assert _found(covered, _green(traced=[ADD]), ["app.py"]) == []
+    covered = START.model_copy(update={"traced": [ADD], "traced_after": [ADD]})
+    assert _found(covered, _green(traced=[ADD], traced_after=[ADD]), ["app.py"]) == []
+
+
+# a conftest that sets a trace function for the whole session, as a coverage tool does
+COVERED = "import sys\n\n\ndef _trace(frame, event, arg):\n    return None\n\n\n"
+COVERED += "sys.settrace(_trace)\n"
+
+
+@pytest.mark.slow
+def test_a_tracer_in_both_real_runs_is_streamed_and_no_finding(tmp_path: Path) -> None:
+    """The start's run (nothing watched) and a watched run, both under a session-wide trace
+    function: each streams it as the failing test's call begins and ends, and the judge finds
+    nothing of it."""
+    files = {"tests/conftest.py": COVERED}
+    start = observe(tmp_path / "one", PYTEST, files, [])
+    again = observe(tmp_path / "two", PYTEST, files, [ADD])
+    assert start.traced == start.traced_after == again.traced == again.traced_after == [ADD]
+    assert not [f for f in judge.findings(start, again, ["app.py"]) if "trace function" in f]
+    bare = observe(tmp_path / "three", PYTEST, {}, [ADD])
+    assert bare.traced == bare.traced_after == []
+    assert [f for f in judge.findings(bare, again, ["app.py"]) if "trace function" in f]
 
 
 def _compiled(source: str, file: str) -> object:
