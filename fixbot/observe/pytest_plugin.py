@@ -59,14 +59,16 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
                                                     start's run watches none): a digest of the
                                                     body's code (`_code_digest`), the file its
                                                     code names, and whether a trace function
-                                                    is set (`sys.gettrace`)
+                                                    (or a `sys.monitoring` tool) is set
+                                                    (`_tracing`)
     {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
                                                     call, as it ends: "returned" (an entry
                                                     returned), "raised", "unseen",
                                                     "unentered", "native" (no Python function:
-                                                    a doctest); `tr`: a trace function is set
-    {"k": "traced", "id": nodeid}                   a trace function is set as the call of a
-                                                    test not watched ends (said only when set)
+                                                    a doctest); `tr`: `_tracing()` as it ends
+    {"k": "traced", "id": nodeid}                   a trace function (`_tracing`) is set as the
+                                                    call of a test not watched ends (said only
+                                                    when set)
     {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
                                                     the globals it reads replaced after
                                                     collection, the observer's profile removed
@@ -139,11 +141,12 @@ alone (`judge`). What pytest runs is then the test file's own body as the start 
 however the code under test swapped it (a module of its own under the test module's name in
 `sys.modules`, pytest's `Function.__init__` wrapped to give the item another function): the
 digest follows the code, not the objects that hand it over. Beside it, whether a trace function
-is set as the call begins and as a watched call ends (`sys.gettrace`, captured at load): a
-trace function runs at each instruction of the body and can write its locals, and one set
-under no project frame (a property getter pytest's collection reads, `functools.partial` of
-`sys.settrace`) raises no audit event the reach hook counts; fixbot compares it with the
-start's run's same test (a coverage tool traces both).
+is set as the call begins and as it ends (`sys.gettrace`, captured at load, or on Python 3.12
+and later a `sys.monitoring` tool registered: `_tracing`): a trace function runs at each
+instruction of the body and can write its locals, and one set under no project frame (a
+property getter pytest's collection reads, `functools.partial` of `sys.settrace`) raises no
+audit event the reach hook counts; fixbot compares it with the start's run's same test (a
+coverage tool traces both).
 
 A record is written when its fact is known, not at exit: a process that ends early leaves a
 stream without its `end`, and a report rewritten at exit disagrees with what was streamed.
@@ -258,6 +261,29 @@ def _code_digest(
     return str(hashed.hexdigest()[:16])
 
 
+# `sys.monitoring.get_tool` (Python 3.12 and later; None before), as the plugin is imported
+_GET_TOOL = getattr(getattr(sys, "monitoring", None), "get_tool", None)
+
+
+def _tracing(
+    _gettrace: Any = sys.gettrace,
+    _tool: Any = _GET_TOOL,
+    _range: Any = range,
+) -> bool:
+    """Whether anything follows this thread's instructions: a trace function
+    (`sys.gettrace`), or, on Python 3.12 and later, a `sys.monitoring` tool registered (ids 0
+    to 5; the legacy profile and trace functions use ids of their own, which `get_tool`
+    refuses: the observer's profile function is not one); both captured as the plugin was
+    imported."""
+    if _gettrace() is not None:
+        return True
+    # a plain loop, not `any` of a generator: no inner frame holding a cell of this call's
+    found = False
+    for tool in _range(6 if _tool is not None else 0):
+        found = found or _tool(tool) is not None
+    return found
+
+
 def _coded(
     send: Callable[[dict[str, Any]], None],
     item: Any,
@@ -268,7 +294,7 @@ def _coded(
     _function: Any = FunctionType,
     _callable: tuple[type, ...] = (FunctionType, MethodType),
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-    _gettrace: Any = sys.gettrace,
+    _tracing: Any = _tracing,
     _str: Any = str,
     _getattr: Any = getattr,
     _len: Any = len,
@@ -277,8 +303,7 @@ def _coded(
     function under its decorators; nothing where it is no Python function or method: a
     doctest, a callable object, whose attributes are the project's code to ask): the digest of
     its code (`_code_digest`), the file its code names relative to pytest's rootdir, and
-    whether a trace function is set as the call starts (`sys.gettrace` as the plugin was
-    imported)."""
+    whether a trace function or monitoring tool is set as the call starts (`_tracing`)."""
     if _type(function) not in _callable:
         return
     inner = _innermost(function)
@@ -294,7 +319,7 @@ def _coded(
             "id": item.nodeid,
             "h": _digest(inner),
             "f": relative,
-            "tr": _gettrace() is not None,
+            "tr": _tracing(),
         }
     )
 
@@ -532,7 +557,7 @@ def _call_hooks(
         _set: Any = setprofile,
         _innermost: Any = calls._innermost,
         _coded: Any = _coded,
-        _gettrace: Any = sys.gettrace,
+        _tracing: Any = _tracing,
     ) -> Any:
         """Around the call phase of a test: the digest of the body it runs and whether a trace
         function is set as the call begins (`code`) and as it ends, for every test (the start's
@@ -543,7 +568,7 @@ def _call_hooks(
         if function is None:  # not watched
             _coded(_send, item, getattr(item, "obj", None))
             yield
-            if _gettrace() is not None:  # rare: said only when set, the start's run compares it
+            if _tracing():  # rare: said only when set, the start's run compares it
                 _send({"k": "traced", "id": item.nodeid})
             return
         _calling.add(item.nodeid)
@@ -565,7 +590,7 @@ def _call_hooks(
             yield
         finally:
             blinded = _get() is not _profile
-            traced = _gettrace() is not None
+            traced = _tracing()
             _set(previous)
             _calling.discard(item.nodeid)
             notes = _profile(None, "end", None)

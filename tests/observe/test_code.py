@@ -11,7 +11,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import judge
-from fixbot.observe.pytest_plugin import _code_digest
+from fixbot.observe.pytest_plugin import _code_digest, _tracing
 from tests.observe.test_observer import ADD, PYTEST, TEST, observe
 
 START = Observation(
@@ -94,6 +94,16 @@ def test_a_tracer_in_both_runs_is_no_finding() -> None:
     """A check run under coverage traces every test's call in both runs."""
     covered = START.model_copy(update={"traced": [ADD], "traced_after": [ADD]})
     assert _found(covered, _green(traced=[ADD], traced_after=[ADD]), ["app.py"]) == []
+
+
+def test_a_monitoring_tool_counts_as_a_tracer() -> None:
+    """On Python 3.12 and later a `sys.monitoring` tool follows the body's instructions as a
+    trace function does (this interpreter's functions given in their place, 3.11 has none)."""
+    untraced = lambda: None  # noqa: E731
+    assert _tracing(untraced, None) is False
+    assert _tracing(untraced, lambda tool: None) is False
+    assert _tracing(untraced, lambda tool: "cheat" if tool == 5 else None) is True
+    assert _tracing(lambda: print) is True
 
 
 # a conftest that sets a trace function for the whole session, as a coverage tool does
