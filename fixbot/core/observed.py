@@ -101,10 +101,15 @@ class Observation(BaseModel):
     "missing": no record of it came before the report); `doubled` the watched tests with an exit
     record no call of theirs took (more than one before a call's report, or one after the last);
     `plugins` each plugin pytest held, by its stable name, with the work tree's file it comes
-    from ("" for an installed one). `loaded` holds, per observed process, the fingerprint of
-    each piece of the runner's machinery streamed at load (and the observer's own, `observer:
-    itself`, at registration); `checked` the fingerprints the same process streamed at its later
-    checks, distinct values by name ("missing": a check that left the name out)."""
+    from ("" for an installed one). `digests` holds, per test that failed or was watched, the
+    digests of the body's code its calls began with (`pytest_plugin._code_digest`; 16 hex
+    digits, distinct values), `sources` the files that code names, relative to pytest's
+    rootdir ("/" outside it), `traced` the tests whose call had a trace function set as it
+    began, `traced_after` those with one set as it ended. `loaded` holds, per observed
+    process, the fingerprint of each piece of the runner's machinery streamed at load (and the
+    observer's own, `observer: itself`, at registration); `checked` the fingerprints the same
+    process streamed at its later checks, distinct values by name ("missing": a check that
+    left the name out)."""
 
     sessions: int = 0
     ended: int = 0
@@ -128,6 +133,10 @@ class Observation(BaseModel):
     exits: dict[str, list[str]] = Field(default_factory=dict)
     doubled: list[str] = Field(default_factory=list)
     plugins: dict[str, str] = Field(default_factory=dict)
+    digests: dict[str, list[str]] = Field(default_factory=dict)
+    sources: dict[str, list[str]] = Field(default_factory=dict)
+    traced: list[str] = Field(default_factory=list)
+    traced_after: list[str] = Field(default_factory=list)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
 

@@ -211,7 +211,18 @@ def parse(text: str, nonce: str) -> Observation:
         _record(seen, record, scratch)
     seen.hooks = sorted(scratch.hooks)
     seen.doubled += [t for t, left in scratch.pending.items() if left and t not in seen.doubled]
+    _keep_compared(seen)
     return seen
+
+
+def _keep_compared(seen: Observation) -> None:
+    """Every test's body is streamed; keep only those a later run compares: the tests that
+    failed (the start's run watches none) and those watched."""
+    kept = set(seen.failed()) | set(seen.watching)
+    seen.digests = {t: d for t, d in seen.digests.items() if t in kept}
+    seen.sources = {t: f for t, f in seen.sources.items() if t in kept}
+    seen.traced = [t for t in seen.traced if t in kept]
+    seen.traced_after = [t for t in seen.traced_after if t in kept]
 
 
 def _record(seen: Observation, record: dict[str, object], scratch: _Scratch) -> None:
@@ -266,6 +277,28 @@ def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
     pending = scratch.pending.setdefault(test, []) if test in seen.watching else []
     if len(pending) < MAX_PENDING:
         pending.append(str(record.get("how", ""))[:20])
+    _traced(seen, record, test, scratch)
+
+
+def _code(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """A test's call began: the digest of its body's code, the file it names, a tracer set."""
+    for values, value in (
+        (seen.digests, str(record.get("h", ""))[:16]),
+        (seen.sources, str(record.get("f", ""))[:400]),
+    ):
+        kept = values.setdefault(test, [])
+        if value not in kept and len(kept) < MAX_EXITS:
+            kept.append(value)
+    if record.get("tr") is True and test not in seen.traced:
+        seen.traced.append(test)
+
+
+def _traced(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """A trace function was set as a test's call ended (a `traced` record, or an `exit`'s
+    `tr`)."""
+    said = record.get("k") == "traced" or record.get("tr") is True
+    if said and test not in seen.traced_after:
+        seen.traced_after.append(test)
 
 
 def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
@@ -376,14 +409,16 @@ def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scra
 # start and end, a test's result, whether its body ran, what changed around it, a comparison it
 # made (judged as its call ended, and seen as it ran), the runner's machinery changed, the hook
 # implementations registered, the known answer,
-# an audit event the project's code raised to reach what it has no name for, how a watched
-# test's body left its call, the fingerprints of the machinery at load, registration and each
-# check.
+# an audit event the project's code raised to reach what it has no name for, the digest of a
+# test's body as its call began, how a watched test's body left its call, the fingerprints of
+# the machinery at load, registration and each check.
 _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], None]] = {
     "start": _start,
     "r": _result,
     "body": _body,
     "exit": _exit,
+    "code": _code,
+    "traced": _traced,
     "plugin": _plugin,
     "load": _load,
     "sealed": _sealed,
