@@ -199,6 +199,7 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     the lookup of a dunder would run) is streamed as tampering instead."""
     instance_of = _instance()
     slot_of = _slot()
+    immutable_of = _immutable()
 
     def compared(
         frame: Any,
@@ -210,6 +211,7 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _send: Callable[[dict[str, Any]], None] = send,
         _instance: Any = instance_of,
         _slot: Any = slot_of,
+        _immutable: Any = immutable_of,
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
@@ -250,7 +252,8 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
                 _send(where)
             # held: the type and code stay alive, so their identities are not reused
             notes["types"][(_id(kind), dunder)] = (kind, dunder, instance, function, other)
-            notes["pending"][_id(frame)] = (_id(function), _id(instance))
+            if _immutable(kind):  # what it answered is asked again only where nothing moved
+                notes["pending"][_id(frame)] = (_id(function), _id(instance))
             if _type(other) is int or _type(other) is float:
                 notes["against"][(_id(kind), dunder)] = other
             return
@@ -297,12 +300,30 @@ def _learner() -> Callable[[Any, set[int]], None]:
     return learn
 
 
+def _immutable() -> Callable[[type], bool]:
+    """`immutable(kind)`: whether `kind` derives from an immutable built-in scalar (int, float,
+    complex, str, bytes): the value its comparison compares cannot change between the test's
+    question and the observer's asking it again (a container, or any object with state, may:
+    a test compares a document, then deletes a key). Read through `type`'s own C accessors,
+    by identity."""
+
+    def immutable(
+        kind: type,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _bases: tuple[type, ...] = (int, float, complex, str, bytes),
+    ) -> bool:
+        return any(klass is base for klass in _mro(kind) for base in _bases)
+
+    return immutable
+
+
 def _answered(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     """What a comparison streamed as it began answered the test (its frame's `return` event's
-    value, where a bool: anything else would need its own code run to be read), streamed as a
-    `said` record with the identities `saw` carried: fixbot pairs it with the same question
-    asked again after the call (an `__eq__` that tells the test apart from the observer, by
-    its caller or by being asked once, answers them otherwise)."""
+    value, where a bool: anything else would need its own code run to be read), for a type
+    of an immutable built-in scalar (`_immutable`), streamed as a `said` record with the
+    identities `saw` carried: fixbot pairs it with the same question asked again after the
+    call (an `__eq__` that tells the test apart from the observer, by its caller or by being
+    asked once, answers them otherwise)."""
 
     def said(
         frame: Any,
