@@ -179,6 +179,15 @@ integrity = _sibling("integrity")
 profiler = _sibling("watch")  # the profile function (`watch.py`)
 sender = _sibling("sender")
 
+
+def _parts() -> list[ModuleType]:
+    """The observer's modules, this one and its parts (`channel.PARTS`): their code objects are
+    the observer's own (the only callers its sender answers), and they are sealed and taken
+    out of `sys.modules` once it is registered."""
+    here = sys.modules[__name__]
+    return [here, calls, identities, integrity, profiler, sender, _sibling("reach")]
+
+
 # the constants a code object holds whose `repr` is the interpreter's own (C, exact types only:
 # a subclass's `repr` would run the project's code)
 _PLAIN: frozenset[Any] = frozenset({str, bytes, int, float, complex, bool, type(None), type(...)})
@@ -336,16 +345,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     watched = frozenset(watch)
     # the observer's own code objects: the only callers its sender answers (this module's
     # functions are all made by now: `_open` calls this from the module's last lines)
-    ours = [
-        sys.modules[__name__],
-        calls,
-        identities,
-        integrity,
-        profiler,
-        sender,
-        _sibling("reach"),
-    ]
-    codes = frozenset(identities.codes(ours))
+    codes = frozenset(identities.codes(_parts()))
     send = sender._sender(out, nonce, codes)
     # which process a check's fingerprints belong to (a fork keeps its parent's: its checks
     # are the same observer's)
@@ -713,15 +713,7 @@ def pytest_configure(config: Any) -> None:
         return
     OBSERVER_ROOT[0] = os.path.realpath(str(getattr(config, "rootpath", config.rootdir)))
     config.pluginmanager.register(observer.plugin, __name__ + "-observer")
-    modules = [
-        sys.modules[__name__],
-        calls,
-        identities,
-        integrity,
-        profiler,
-        sender,
-        _sibling("reach"),
-    ]
+    modules = _parts()
     observer.sealed(config.pluginmanager, modules)
     for module in modules:
         if module.__name__.startswith("fixbot_observer_"):  # a copy made for this run alone

@@ -50,6 +50,23 @@ def _watched() -> tuple[Any, list[dict[str, Any]]]:
     return profile, sent
 
 
+HERE = __file__.rsplit("/", 1)[0] + "/"  # the rootdir the profile function is given
+
+
+def _run(body: Any, root: str = HERE) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Call `body` under a fresh profile function as a watched test's call: its notes (what
+    the control event `end` returns) and the records it streamed."""
+    profile, sent = _watched()
+    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, root))
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        body()
+    finally:
+        sys.setprofile(previous)
+    return _control(profile, "end"), sent
+
+
 def test_the_profile_function_holds_no_cell_and_answers_only_the_observer() -> None:
     profile, _ = _watched()
     assert profile.__closure__ is None  # what it holds is in its defaults, read audited
@@ -63,17 +80,8 @@ def test_the_profile_function_holds_no_cell_and_answers_only_the_observer() -> N
 
 
 def test_a_comparison_is_streamed_as_it_runs_and_no_project_code_runs_for_it() -> None:
-    profile, sent = _watched()
-    root = __file__.rsplit("/", 1)[0] + "/"
-    _control(profile, "begin", ("t::x", _body.__code__, _body.__globals__, root))
     _Meta.ran.clear()
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        _body()
-    finally:
-        sys.setprofile(previous)
-    notes = _control(profile, "end")
+    notes, sent = _run(_body)
     assert _Meta.ran == []  # the metaclass's `__mro__` was never asked
     saw = [r for r in sent if r["k"] == "saw"]
     said = [r for r in sent if r["k"] == "said"]
@@ -129,15 +137,7 @@ def test_a_class_whose_dictionary_holds_a_key_no_str_is_not_looked_into() -> Non
     def body() -> bool:
         return odd(4) == 5
 
-    profile, sent = _watched()
-    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, "/"))
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        body()
-    finally:
-        sys.setprofile(previous)
-    _control(profile, "end")
+    _, sent = _run(body, "/")
     assert watch.__file__ not in ran  # the lookups the interpreter made itself are the body's
     # the key's own `__eq__`, run by the body's lookup, is seen; the lambda's class is not read
     kinds = [(r["k"], str(r.get("type")).rsplit(".", 1)[-1]) for r in sent]
@@ -156,15 +156,7 @@ def test_past_the_comparisons_it_streams_the_profile_function_says_so_once() -> 
         for kind in kinds:
             _ = kind(1) == 2
 
-    profile, sent = _watched()
-    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, "/"))
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        body()
-    finally:
-        sys.setprofile(previous)
-    notes = _control(profile, "end")
+    notes, sent = _run(body, "/")
     assert [r["k"] for r in sent].count("saw") == watch.MAX_SAW
     assert [r for r in sent if r["k"] == "full"] == [{"k": "full", "id": "t::x"}]
     assert notes["full"]
@@ -193,16 +185,7 @@ def test_a_dunder_under_another_name_is_seen_once_a_value_of_its_type_is_handed_
     def body() -> bool:
         return _make(4) == 5
 
-    profile, sent = _watched()
-    root = __file__.rsplit("/", 1)[0] + "/"
-    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, root))
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        body()
-    finally:
-        sys.setprofile(previous)
-    _control(profile, "end")
+    _, sent = _run(body)
     line = _named_eq.__code__.co_firstlineno
     assert [(r["k"], r.get("line")) for r in sent] == [("saw", line), ("said", None)]
 
@@ -265,14 +248,5 @@ def test_what_a_mutable_value_answered_is_not_asked_again() -> None:
         assert doc == {"a": 1}
         del doc["a"]
 
-    profile, sent = _watched()
-    root = __file__.rsplit("/", 1)[0] + "/"
-    _control(profile, "begin", ("t::x", body.__code__, body.__globals__, root))
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        body()
-    finally:
-        sys.setprofile(previous)
-    _control(profile, "end")
+    _, sent = _run(body)
     assert [r["k"] for r in sent] == ["saw"]
