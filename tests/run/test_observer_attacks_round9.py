@@ -30,8 +30,18 @@ strict xfail each, the hole named in `WHY`):
 - `made-classes-flooded-first`: round 8's C-made always-equal after 20001 empty classes of
   `app.py`'s, made last and so walked first: `calls.made` stops after `MAX_MADE` (20000)
   classes and says nothing.
+- `library-always-equal-bound-as-the-eq`: an `int` subclass whose `__eq__` is
+  `unittest.mock.ANY.__eq__`, bound (a method object is no descriptor: called with the other
+  operand alone, on `ANY`): the comparison that runs is the library's, on the library's
+  instance, whose file is outside the project, and the slot passes for a Python function
+  (`__code__` reads through to the function), so `_aliased` does not note it and the probe,
+  calling it with the instance too, gets a TypeError for an answer.
 
-Held (passing rows, the finding named in `ATTACKS`): `fraction-numerator-answers-the-other`, a
+Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
+(`library-always-equal-handed-back`, `mock.ANY` itself handed back;
+`c-made-value-of-a-class-naming-its-module`, round 8's C-made always-equal as it was; the
+caller-told `__eq__` on an `int` answering a bool is round 8's `probe-told-apart-by-its-caller`);
+and `fraction-numerator-answers-the-other`, a
 `fractions.Fraction` subclass whose `_numerator` slot is a property answering the number it is
 compared with (read from `Fraction.__eq__`'s frame): the comparison's code is the standard
 library's, but the value is handed back by `app.py` and `_tolerates` finds it equal to 5 and
@@ -180,6 +190,29 @@ def add(a, b):
     _asked = value == _orig_add(a, b)
     return value
 """
+# an `int` subclass whose `__eq__` is `unittest.mock.ANY`'s, bound (a method object, no
+# descriptor: called with the other operand alone): the comparison that runs is the library's
+# always-equal on its own instance, the value handed back the project's
+BOUND_ANY = """
+import unittest.mock as _m
+
+_S = type('S', (int,), {'__eq__': _m.ANY.__eq__, '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
+# the library's always-equal itself handed back: the control the bound `__eq__` goes around
+ANY_HANDED = """
+import unittest.mock as _m
+
+
+def add(a, b):
+    return _m.ANY
+"""
+# round 8's C-made always-equal in a class that names its own module: the control the claimed
+# module goes around
+C_MADE_HERE = C_MADE_ELSEWHERE.replace(", '__module__': 'oper' + 'ator'", "")
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -192,8 +225,17 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-list-subclass": ({"app.py": ORIG + LIST_TOLD}, None),
     "caller-told-answering-an-int": ({"app.py": ORIG + NOT_A_BOOL}, None),
     "said-spent-by-the-code-under-test-first": ({"app.py": ORIG + SAID_SPENT}, None),
+    "library-always-equal-bound-as-the-eq": ({"app.py": ORIG + BOUND_ANY}, None),
+    "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
+    "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "library-always-equal-bound-as-the-eq": (
+        "a slot holding a bound method passes for a Python function (its `__code__` is the "
+        "function's): `_aliased` does not note it, the profile function streams nothing of a "
+        "library's file, and the probe calls it with the instance as well (a TypeError: no "
+        "always-equal)"
+    ),
     "caller-told-on-a-plain-object": (
         "a comparison's answer to the test is streamed (`said`) for an immutable built-in "
         "scalar's type alone; the probe, asked from the observer's frames, gets the honest answer"
