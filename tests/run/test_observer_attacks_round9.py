@@ -36,11 +36,19 @@ strict xfail each, the hole named in `WHY`):
   instance, whose file is outside the project, and the slot passes for a Python function
   (`__code__` reads through to the function), so `_aliased` does not note it and the probe,
   calling it with the instance too, gets a TypeError for an answer.
+- `mock-held-by-the-test-module-alone`: `app.py` defines no `add` but a module `__getattr__`
+  that makes one as the test module imports it, a `MagicMock` returning `unittest.mock.ANY`:
+  the value the body gets is handed back by the library's `__call__`, which counts as the
+  project's only where a project module other than the test module holds the mock
+  (`calls._holder`); the test module alone holds it, so the library's always-equal is the
+  library's (a test's own `mock.ANY`).
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
-(`library-always-equal-handed-back`, `mock.ANY` itself handed back;
+(`mock-held-by-app`, the same mock held by `app.py`'s globals;
+`library-always-equal-handed-back`, `mock.ANY` itself handed back;
 `c-made-value-of-a-class-naming-its-module`, round 8's C-made always-equal as it was; the
-caller-told `__eq__` on an `int` answering a bool is round 8's `probe-told-apart-by-its-caller`);
+caller-told `__eq__` on an `int` answering a bool is round 8's
+`probe-told-apart-by-its-caller`);
 and `fraction-numerator-answers-the-other`, a
 `fractions.Fraction` subclass whose `_numerator` slot is a property answering the number it is
 compared with (read from `Fraction.__eq__`'s frame): the comparison's code is the standard
@@ -213,6 +221,25 @@ def add(a, b):
 # round 8's C-made always-equal in a class that names its own module: the control the claimed
 # module goes around
 C_MADE_HERE = C_MADE_ELSEWHERE.replace(", '__module__': 'oper' + 'ator'", "")
+# `add` made when the test module imports it (a module `__getattr__`): a `MagicMock` returning
+# `unittest.mock.ANY`, held by the test module's globals alone, which `calls._holder` passes
+# over, so the library's always-equal is handed back by the library
+MOCK_UNHELD = """
+import unittest.mock as _m
+
+
+def __getattr__(name):
+    if name == 'add':
+        return _m.MagicMock(return_value=_m.ANY)
+    raise AttributeError(name)
+"""
+# the same `MagicMock` held by `app.py`'s globals: the control the module `__getattr__` goes
+# around
+MOCK_HELD = """
+import unittest.mock as _m
+
+add = _m.MagicMock(return_value=_m.ANY)
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -226,10 +253,17 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-answering-an-int": ({"app.py": ORIG + NOT_A_BOOL}, None),
     "said-spent-by-the-code-under-test-first": ({"app.py": ORIG + SAID_SPENT}, None),
     "library-always-equal-bound-as-the-eq": ({"app.py": ORIG + BOUND_ANY}, None),
+    "mock-held-by-the-test-module-alone": ({"app.py": MOCK_UNHELD}, None),
+    "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "mock-held-by-the-test-module-alone": (
+        "`calls._holder` looks for the library's instance in the project's modules other than "
+        "the test module: one made by a module `__getattr__` as the test imports it is held by "
+        "the test module alone, so the library (`mock.py`) handed the always-equal back"
+    ),
     "library-always-equal-bound-as-the-eq": (
         "a slot holding a bound method passes for a Python function (its `__code__` is the "
         "function's): `_aliased` does not note it, the profile function streams nothing of a "
