@@ -42,6 +42,12 @@ strict xfail each, the hole named in `WHY`):
   project's only where a project module other than the test module holds the mock
   (`calls._holder`); the test module alone holds it, so the library's always-equal is the
   library's (a test's own `mock.ANY`).
+- `c-made-value-with-a-python-eq-under-another-name`: round 8's C-made value (`add` a
+  `complex` subclass) with a Python `__eq__` named `_eq` (`return o is not None`): the
+  profile function takes a code for a comparison by its name (`__eq__`, a lambda) or once a
+  value of its type is handed back to the body by a Python frame (`learn`), and none hands
+  back a value C made; `calls.made` walks the class but notes only the slots that are no
+  Python function, which it takes the profile function to have seen run.
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
 (`mock-held-by-app`, the same mock held by `app.py`'s globals;
@@ -240,6 +246,17 @@ import unittest.mock as _m
 
 add = _m.MagicMock(return_value=_m.ANY)
 """
+# round 8's C-made value (`add` a `complex` subclass, its instance made by C) with a Python
+# `__eq__` under another name: the profile function takes a code for a comparison by its name or
+# once a value of its type is handed back by a Python frame, which none is; `calls.made` notes
+# the slots no profile function sees run, and takes a Python function for one it sees
+C_MADE_PYTHON_EQ = """
+def _eq(s, o):
+    return o is not None
+
+
+add = type('add', (complex,), {'__eq__': _eq, '__hash__': complex.__hash__})
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -254,11 +271,17 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "said-spent-by-the-code-under-test-first": ({"app.py": ORIG + SAID_SPENT}, None),
     "library-always-equal-bound-as-the-eq": ({"app.py": ORIG + BOUND_ANY}, None),
     "mock-held-by-the-test-module-alone": ({"app.py": MOCK_UNHELD}, None),
+    "c-made-value-with-a-python-eq-under-another-name": ({"app.py": C_MADE_PYTHON_EQ}, None),
     "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "c-made-value-with-a-python-eq-under-another-name": (
+        "a Python `__eq__` named otherwise (`_eq`) is taken for a comparison once a value of its "
+        "type is handed back by a Python frame, and a value made by C is handed back by none; "
+        "`calls.made` notes only the slots that are no Python function"
+    ),
     "mock-held-by-the-test-module-alone": (
         "`calls._holder` looks for the library's instance in the project's modules other than "
         "the test module: one made by a module `__getattr__` as the test imports it is held by "
