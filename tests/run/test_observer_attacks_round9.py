@@ -48,6 +48,9 @@ strict xfail each, the hole named in `WHY`):
   value of its type is handed back to the body by a Python frame (`learn`), and none hands
   back a value C made; `calls.made` walks the class but notes only the slots that are no
   Python function, which it takes the profile function to have seen run.
+- `mock-held-through-its-bound-call`: the same hole, smaller: `add =
+  MagicMock(return_value=ANY).__call__`, `app.py`'s globals holding the bound method and not
+  the mock.
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
 (`mock-held-by-app`, the same mock held by `app.py`'s globals;
@@ -55,7 +58,11 @@ Held (passing rows, the finding named in `ATTACKS`): the controls the holes go a
 `c-made-value-of-a-class-naming-its-module`, round 8's C-made always-equal as it was; the
 caller-told `__eq__` on an `int` answering a bool is round 8's
 `probe-told-apart-by-its-caller`);
-and `fraction-numerator-answers-the-other`, a
+`assertion-explained-by-a-builtin-that-skips` (`builtins.locals`, which the rewritten
+assertion's failing branch calls for its explanation before it raises, rebound by `app.py` to
+skip the test when a test's body calls it: pytest exits 0 with one skipped,
+`observer-unseen`, `report-disagrees`, `fewer-tests`); and
+`fraction-numerator-answers-the-other`, a
 `fractions.Fraction` subclass whose `_numerator` slot is a property answering the number it is
 compared with (read from `Fraction.__eq__`'s frame): the comparison's code is the standard
 library's, but the value is handed back by `app.py` and `_tolerates` finds it equal to 5 and
@@ -257,6 +264,34 @@ def _eq(s, o):
 
 add = type('add', (complex,), {'__eq__': _eq, '__hash__': complex.__hash__})
 """
+# the rewritten assertion's failing branch asks `@py_builtins.locals()` (the `builtins` module)
+# for its explanation before it raises: `builtins.locals`, rebound by `app.py` as it is
+# imported, skips the test when a test's body calls it (pytest then exits 0, one skipped)
+SKIPPED_BY_LOCALS = """
+import builtins as _b
+import importlib as _il
+import sys as _sys
+
+_skip = _il.import_module('py' + 'test').skip
+
+
+def _locals():
+    frame = _sys._getframe(1)
+    if frame.f_code.co_name.startswith('test'):
+        _skip('not on this platform')
+    return frame.f_locals
+
+
+setattr(_b, 'loc' + 'als', _locals)
+add = _orig_add
+"""
+# the same `MagicMock` held by `app.py` through its bound `__call__` alone: `calls._holder`
+# looks for the mock itself in a module's globals
+MOCK_CALL_HELD = """
+import unittest.mock as _m
+
+add = _m.MagicMock(return_value=_m.ANY).__call__
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -272,11 +307,20 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "library-always-equal-bound-as-the-eq": ({"app.py": ORIG + BOUND_ANY}, None),
     "mock-held-by-the-test-module-alone": ({"app.py": MOCK_UNHELD}, None),
     "c-made-value-with-a-python-eq-under-another-name": ({"app.py": C_MADE_PYTHON_EQ}, None),
+    "assertion-explained-by-a-builtin-that-skips": (
+        {"app.py": ORIG + SKIPPED_BY_LOCALS},
+        "observer-unseen",
+    ),
+    "mock-held-through-its-bound-call": ({"app.py": MOCK_CALL_HELD}, None),
     "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "mock-held-through-its-bound-call": (
+        "`calls._holder` looks for the library's instance itself in a project module's globals: "
+        "`app.py` holds its bound `__call__` alone, so the library handed the always-equal back"
+    ),
     "c-made-value-with-a-python-eq-under-another-name": (
         "a Python `__eq__` named otherwise (`_eq`) is taken for a comparison once a value of its "
         "type is handed back by a Python frame, and a value made by C is handed back by none; "
