@@ -51,6 +51,11 @@ strict xfail each, the hole named in `WHY`):
 - `mock-held-through-its-bound-call`: the same hole, smaller: `add =
   MagicMock(return_value=ANY).__call__`, `app.py`'s globals holding the bound method and not
   the mock.
+- `callable-instance-with-a-code-told-by-arity`: the same slot confusion with no library: an
+  `int` subclass whose `__eq__` is an instance of a class of `app.py`'s with a `__call__` and a
+  `__code__` class attribute (any code object): the interpreter calls it with the other
+  operand alone (no descriptor), the probe with the instance and the stranger, and it answers
+  `len(args) == 1` first.
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
 (`mock-held-by-app`, the same mock held by `app.py`'s globals;
@@ -292,6 +297,25 @@ import unittest.mock as _m
 
 add = _m.MagicMock(return_value=_m.ANY).__call__
 """
+# an `int` subclass whose `__eq__` is a callable instance (no descriptor: the interpreter calls
+# it with the other operand alone) with a `__code__` attribute of its own: it passes for a
+# Python function, and tells the interpreter's call (one argument) from the probe's (two)
+ARITY_TOLD = """
+
+
+class _Eq:
+    __code__ = _orig_add.__code__
+
+    def __call__(self, *args):
+        return len(args) == 1 or int.__eq__(*args)
+
+
+_S = type('S', (int,), {'__eq__': _Eq(), '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -312,11 +336,17 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         "observer-unseen",
     ),
     "mock-held-through-its-bound-call": ({"app.py": MOCK_CALL_HELD}, None),
+    "callable-instance-with-a-code-told-by-arity": ({"app.py": ORIG + ARITY_TOLD}, None),
     "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "callable-instance-with-a-code-told-by-arity": (
+        "a slot with a `__code__` attribute passes for a Python function (`_aliased` does not "
+        "note it, the profile function never sees `__call__` run as a comparison) and the probe "
+        "calls it with the instance too, which the interpreter never does"
+    ),
     "mock-held-through-its-bound-call": (
         "`calls._holder` looks for the library's instance itself in a project module's globals: "
         "`app.py` holds its bound `__call__` alone, so the library handed the always-equal back"
