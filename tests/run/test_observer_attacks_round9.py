@@ -56,6 +56,10 @@ strict xfail each, the hole named in `WHY`):
   `__code__` class attribute (any code object): the interpreter calls it with the other
   operand alone (no descriptor), the probe with the instance and the stranger, and it answers
   `len(args) == 1` first.
+- `c-made-value-of-a-class-hiding-its-mro`: round 8's C-made always-equal (a `partial`
+  `__eq__`) in a class whose metaclass answers `__mro__` with `(complex, object)`: the
+  profile function reads a class through `type`'s C accessors, but `calls._aliased`, which
+  alone judges a slot no frame runs, reads `kind.__mro__` (and `vars(klass)`) as attributes.
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
 (`mock-held-by-app`, the same mock held by `app.py`'s globals;
@@ -316,6 +320,21 @@ _S = type('S', (int,), {'__eq__': _Eq(), '__hash__': int.__hash__})
 def add(a, b):
     return _S(_orig_add(a, b))
 """
+# round 8's C-made always-equal in a class whose metaclass answers `__mro__` with its base's:
+# `calls._aliased` reads `kind.__mro__` as an attribute (the profile function reads it through
+# `type`'s own C accessor, but sees no comparison run here)
+C_MADE_MRO_HIDDEN = """
+import functools as _ft
+import operator as _op
+
+
+class _M(type):
+    __mro__ = property(lambda c: (complex, object))
+
+
+add = _M('add', (complex,), {'__eq__': _ft.partial(_op.is_not, None),
+                             '__hash__': complex.__hash__})
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -337,11 +356,16 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
     "mock-held-through-its-bound-call": ({"app.py": MOCK_CALL_HELD}, None),
     "callable-instance-with-a-code-told-by-arity": ({"app.py": ORIG + ARITY_TOLD}, None),
+    "c-made-value-of-a-class-hiding-its-mro": ({"app.py": C_MADE_MRO_HIDDEN}, None),
     "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "c-made-value-of-a-class-hiding-its-mro": (
+        "`calls._aliased` (and `_handed`, `made`'s `vars`) read a class's `__mro__` and "
+        "`__dict__` as attributes, which a metaclass answers"
+    ),
     "callable-instance-with-a-code-told-by-arity": (
         "a slot with a `__code__` attribute passes for a Python function (`_aliased` does not "
         "note it, the profile function never sees `__call__` run as a comparison) and the probe "
