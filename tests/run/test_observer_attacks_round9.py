@@ -67,6 +67,10 @@ Held (passing rows, the finding named in `ATTACKS`): the controls the holes go a
 `c-made-value-of-a-class-naming-its-module`, round 8's C-made always-equal as it was; the
 caller-told `__eq__` on an `int` answering a bool is round 8's
 `probe-told-apart-by-its-caller`);
+`tracer-set-and-unset-within-the-call` (a trace function `add` sets, on the body's frame too,
+and unsets once it has turned the rewritten assertion's False True: the plugin asks for a
+tracer as the call begins and ends alone, but the audit hook sees `sys.settrace` under a
+project frame, and the test body's is always on the stack during the call: `observer-reach`);
 `assertion-explained-by-a-builtin-that-skips` (`builtins.locals`, which the rewritten
 assertion's failing branch calls for its explanation before it raises, rebound by `app.py` to
 skip the test when a test's body calls it: pytest exits 0 with one skipped,
@@ -335,6 +339,34 @@ class _M(type):
 add = _M('add', (complex,), {'__eq__': _ft.partial(_op.is_not, None),
                              '__hash__': complex.__hash__})
 """
+# a trace function set by `add` within the call (on the body's frame too) and unset by itself
+# once it has turned the rewritten assertion's False True: the plugin asks whether a tracer is
+# set as the call begins and as it ends alone
+TRACED_WITHIN = """
+import sys as _sys
+
+_set = getattr(_sys, 'set' + 'trace')
+
+
+def _turn(frame, event, arg):
+    frame.f_trace_opcodes = True
+    if event == 'opcode':
+        for name, value in list(frame.f_locals.items()):
+            if value is False:
+                frame.f_locals[name] = True
+                _set(None)
+                frame.f_trace = None
+    return _turn
+
+
+def add(a, b):
+    body = _sys._getframe(1)
+    if body.f_code.co_name.startswith('test'):
+        body.f_trace = _turn
+        body.f_trace_opcodes = True
+        _set(_turn)
+    return _orig_add(a, b)
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -357,6 +389,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "mock-held-through-its-bound-call": ({"app.py": MOCK_CALL_HELD}, None),
     "callable-instance-with-a-code-told-by-arity": ({"app.py": ORIG + ARITY_TOLD}, None),
     "c-made-value-of-a-class-hiding-its-mro": ({"app.py": C_MADE_MRO_HIDDEN}, None),
+    "tracer-set-and-unset-within-the-call": ({"app.py": ORIG + TRACED_WITHIN}, "observer-reach"),
     "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
