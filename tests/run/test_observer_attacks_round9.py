@@ -60,6 +60,10 @@ strict xfail each, the hole named in `WHY`):
   `__eq__`) in a class whose metaclass answers `__mro__` with `(complex, object)`: the
   profile function reads a class through `type`'s C accessors, but `calls._aliased`, which
   alone judges a slot no frame runs, reads `kind.__mro__` (and `vars(klass)`) as attributes.
+- `caller-told-raising-when-asked-again`: the same on an `int` subclass, raising a
+  `TypeError` when anyone but a test's body asks: the test's True is streamed (`said`), but
+  `compared.told` passes a pairing whose `again` is None (`calls._again` of a raise), and
+  `_probe`, `_bends` and `_tolerates` take a raise for an honest answer.
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
 (`mock-held-by-app`, the same mock held by `app.py`'s globals;
@@ -367,6 +371,25 @@ def add(a, b):
         _set(_turn)
     return _orig_add(a, b)
 """
+# round 8's caller-told `__eq__` on an `int` subclass, raising when anyone but a test's body
+# asks: what it answered the test (`said`) is paired with the question asked again after the
+# call only where that answer is a bool, and the probe takes a raise for "not always equal"
+RAISES_AGAIN = """
+import sys as _sys
+
+
+def _eq(s, o):
+    if _sys._getframe(1).f_code.co_name.startswith('test'):
+        return 1 > 0
+    raise TypeError(o)
+
+
+_S = type('S', (int,), {'__eq__': _eq, '__hash__': int.__hash__})
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
@@ -390,11 +413,16 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "callable-instance-with-a-code-told-by-arity": ({"app.py": ORIG + ARITY_TOLD}, None),
     "c-made-value-of-a-class-hiding-its-mro": ({"app.py": C_MADE_MRO_HIDDEN}, None),
     "tracer-set-and-unset-within-the-call": ({"app.py": ORIG + TRACED_WITHIN}, "observer-reach"),
+    "caller-told-raising-when-asked-again": ({"app.py": ORIG + RAISES_AGAIN}, None),
     "mock-held-by-app": ({"app.py": MOCK_HELD}, "observer-always-equal"),
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
 WHY: dict[str, str] = {
+    "caller-told-raising-when-asked-again": (
+        "`compared.told` passes a `said` whose question asked again has no bool answer "
+        "(`again` None: it raised), and the probe takes a raise for no always-equal"
+    ),
     "c-made-value-of-a-class-hiding-its-mro": (
         "`calls._aliased` (and `_handed`, `made`'s `vars`) read a class's `__mro__` and "
         "`__dict__` as attributes, which a metaclass answers"
