@@ -170,6 +170,10 @@ def _must_fail() -> None:
 _SLOT = object()  # marks a comparison slot noted by `_aliased` (no instance was seen)
 
 
+_MRO = type.__dict__["__mro__"].__get__  # a class's method resolution order, as C keeps it
+_DICT = type.__dict__["__dict__"].__get__  # a class's own dictionary, as C keeps it
+
+
 def _aliased(kind: type, types: dict[Any, Any]) -> None:
     """Note a comparison slot of `kind` that is neither a Python function (which the profile
     function sees run) nor a method implemented in C under its own name: a C method of another
@@ -177,9 +181,9 @@ def _aliased(kind: type, types: dict[Any, Any]) -> None:
     called without the instance the profile function looks for). The value handed to a
     watched test's body is asked instead."""
     for dunder in COMPARISONS:
-        for klass in kind.__mro__:
-            if dunder in vars(klass):
-                slot = vars(klass)[dunder]
+        for klass in _MRO(kind):  # `type`'s own accessors: no metaclass property answers
+            if dunder in _DICT(klass):
+                slot = _DICT(klass)[dunder]
                 named = getattr(slot, "__name__", dunder)
                 native = getattr(slot, "__code__", None) is None and slot is not None
                 other = named != dunder or not isinstance(slot, _C_METHODS)
@@ -191,13 +195,14 @@ def _aliased(kind: type, types: dict[Any, Any]) -> None:
 MAX_MADE = 20000  # classes walked at most at the end of a watched call
 
 
-def made(types: dict[Any, Any], root: str) -> set[Any]:
+def made(types: dict[Any, Any], root: str) -> tuple[set[Any], bool]:
     """Note, as `_aliased` does, the comparison slots no profile function sees run of every
     class the project's code made (its module's file under `root`, pytest's rootdir, and not an
     installed package's), walked from `object`'s subclasses at the end of a watched call: a
     value made by C (a `complex` subclass the test calls as `add`) is handed back by no Python
     frame, and its `functools.partial` `__eq__` runs none. Returns the keys it added to `types`
-    (their records say `made`: fixbot counts them for the fix's files alone)."""
+    (their records say `made`: fixbot counts them for the fix's files alone), and whether it
+    stopped at `MAX_MADE` classes (the rest unseen: said, as a table full is)."""
     added: set[Any] = set()
     stack = list(type.__subclasses__(object))
     walked: set[int] = set()
@@ -210,14 +215,14 @@ def made(types: dict[Any, Any], root: str) -> set[Any]:
             stack += type.__subclasses__(kind)
         except TypeError:  # a class whose subclasses `type` cannot list
             continue
-        name = vars(kind).get("__module__")
+        name = _DICT(kind).get("__module__")
         module = sys.modules.get(name) if isinstance(name, str) else None
         file = getattr(module, "__file__", None)
         if isinstance(file, str) and _in_project(file, root):
             before = set(types)
             _aliased(kind, types)
             added |= set(types) - before
-    return added
+    return added, bool(stack)
 
 
 # a method implemented in C, as a class's dictionary holds it (`int.__eq__`, `str.lower`)

@@ -55,21 +55,29 @@ def told(last: Observation, watched: set[str], files: list[str]) -> list[str]:
     """The comparisons of the fix's code (or built at run time) whose dunder answered the
     watched test otherwise than the same question asked again after the call (`said`, streamed
     by the profile function as the dunder returned, against the judgement's `again`): an
-    `__eq__` that tells the test apart from the observer, by its caller or by being asked once
-    (`observer-always-equal`)."""
+    `__eq__` that tells the test apart from the observer, by its caller or by being asked once;
+    one that said equal to the test and raises, or answers no bool, when asked again counts
+    too (`observer-always-equal`)."""
     found = []
     for seen in last.comparisons:
         said = last.answers.get(f"{seen.test} {seen.fn} {seen.obj}")
-        if seen.test not in watched or said is None or seen.again in (None, said):
+        if seen.test not in watched or said is None or seen.again is said:
+            continue
+        if not said and seen.again is None:  # unequal to the test, no answer later: nothing
             continue
         built = seen.built or seen.file.startswith("<")
         if built or _ours(seen, files):
             found.append(
                 f"observer-always-equal: {seen.test} compared a {seen.type} whose {seen.dunder}"
                 f" ({_where(seen, built, files)}) answered the test {said} and the same"
-                f" question asked again after the call {seen.again}"
+                f" question asked again after the call {_answer(seen.again)}"
             )
     return found
+
+
+def _answer(again: bool | None) -> str:
+    """A dunder's answer asked again after the call, in the finding's words."""
+    return "nothing it could say (it raised, or answered no bool)" if again is None else str(again)
 
 
 def _always_equal(seen: Comparison, files: list[str]) -> str | None:

@@ -651,7 +651,9 @@ def _comparer(
         kinds = {id(kind): kind for kind, _, _, _, _ in noted}
         against = {(kinds[k], d): v for (k, d), v in near if k in kinds}
         handed_from = calls.settle(list(handed), types, where)
-        made = calls.made(types, where)  # what C made and no frame handed back
+        made, full = calls.made(types, where)  # what C made and no frame handed back
+        if full:  # more classes than are walked: those past them went unseen
+            send({"k": "full", "id": item.nodeid})
         for key, (instance, function) in tuple(types.items()):
             kind, dunder = key
             if instance is calls._SLOT:

@@ -49,8 +49,12 @@ from typing import Any
 COMPARISONS = ("__eq__", "__ne__")
 DUNDERS = (*COMPARISONS, "__bool__")
 WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
-MAX_SAW = 20  # distinct comparisons (code, type) streamed per watched test
-MAX_HANDED = 200  # values handed back to a watched test's body kept to be asked about
+# distinct comparisons (code, type) streamed per watched test, and distinct values (the code
+# that returned one, its type, its callee's type) handed back to its body kept to be asked
+# about: past either, `full` (a finding: the start's run watches no test, and a real test
+# comes nowhere near; toolz's introspection of every builtin module passed 20 and 200)
+MAX_SAW = 2000
+MAX_HANDED = 2000
 # How a frame's code left it, by the instruction it stopped at (a profile function's `return`
 # event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
 # alike, with None for the last): a return, a suspension, else an exception raised out of it.
@@ -75,7 +79,7 @@ def watcher(
     left = _left()
     compared = _compared(send)
     said = _answered(send)
-    learn = _learner()
+    keep = _keeper(send)
 
     def profile(
         frame: Any,
@@ -86,15 +90,13 @@ def watcher(
         _left: Any = left,
         _compared: Any = compared,
         _said: Any = said,
-        _learn: Any = learn,
+        _keep: Any = keep,
         _id: Any = id,
         _send: Callable[[dict[str, Any]], None] = send,
         _type: Any = type,
         _frame: Any = FrameType,
-        _len: Any = len,
         _str: Any = str,
         _watched: frozenset[str] = WATCHED,
-        _max_handed: int = MAX_HANDED,
     ) -> Any:
         if frame is None:  # a control event: the observer's own code alone
             return _control(event, arg)
@@ -109,16 +111,8 @@ def watcher(
             if notes["pending"]:  # a comparison streamed as it began: what it answered
                 _said(frame, arg, test, notes["pending"])
             back = frame.f_back
-            handed = notes["handed"]
-            ours = back is not None and back.f_code is target and arg is not None
-            if ours and _len(handed) >= _max_handed and not notes["full"]:
-                notes["full"] = True
-                _send({"k": "full", "id": test})
-            elif ours and _len(handed) < _max_handed:
-                names = code.co_varnames
-                callee = frame.f_locals.get(names[0]) if code.co_argcount else None
-                handed.append((code, arg, callee, back.f_globals))
-                _learn(arg, notes["codes"])
+            if back is not None and back.f_code is target and arg is not None:
+                _keep(frame, code, arg, back, notes, test)
         elif event == "call":
             if code is target:
                 notes["ran"] = True
@@ -131,6 +125,44 @@ def watcher(
         return None
 
     return profile
+
+
+def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
+    """`keep(frame, code, arg, back, notes, test)`: keep a value `arg` the code `code` handed
+    back to the body (`back`'s frame) to be asked about after the call, one per (that code,
+    the value's type, its callee's type: a loop adds none), and learn its type's comparison
+    dunders; past `MAX_HANDED` of them a `full` record says the rest went unasked."""
+    learn = _learner()
+
+    def keep(
+        frame: Any,
+        code: Any,
+        arg: Any,
+        back: Any,
+        notes: dict[str, Any],
+        test: str,
+        _send: Callable[[dict[str, Any]], None] = send,
+        _learn: Any = learn,
+        _type: Any = type,
+        _id: Any = id,
+        _len: Any = len,
+        _max: int = MAX_HANDED,
+    ) -> None:
+        names = code.co_varnames
+        callee = frame.f_locals.get(names[0]) if code.co_argcount else None
+        key = (_id(code), _id(_type(arg)), _id(_type(callee)))
+        if key in notes["kept"]:
+            return
+        if _len(notes["handed"]) >= _max:
+            if not notes["full"]:
+                notes["full"] = True
+                _send({"k": "full", "id": test})
+            return
+        notes["kept"].add(key)  # the types stay alive in `handed`: their ids are not reused
+        notes["handed"].append((code, arg, callee, back.f_globals))
+        _learn(arg, notes["codes"])
+
+    return keep
 
 
 def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], Any]:
@@ -152,6 +184,7 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
             notes: dict[str, Any] = {"ran": False, "depth": 0, "returned": False}
             notes.update(raised=False, types={}, against={}, handed=[], full=False, pending={})
             notes["codes"] = set()  # the comparison dunders of values handed to the body
+            notes["kept"] = set()  # (code, value's type, callee's type) of the values kept
             _box[0] = (test, target, namespace, notes, root, set())
             return None
         if event == "end":
@@ -319,7 +352,8 @@ def _immutable() -> Callable[[type], bool]:
 
 def _answered(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     """What a comparison streamed as it began answered the test (its frame's `return` event's
-    value, where a bool: anything else would need its own code run to be read), for a type
+    value, where a bool or an exact int, read as its truth: anything else would need its own code
+    run to be read), for a type
     of an immutable built-in scalar (`_immutable`), streamed as a `said` record with the
     identities `saw` carried: fixbot pairs it with the same question asked again after the
     call (an `__eq__` that tells the test apart from the observer, by its caller or by being
@@ -334,10 +368,13 @@ def _answered(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _id: Any = id,
         _type: Any = type,
         _bool: Any = bool,
+        _int: Any = int,
     ) -> None:
         found = pending.pop(_id(frame), None)
-        if found is not None and _type(arg) is _bool:
-            _send({"k": "said", "id": test, "fn": found[0], "obj": found[1], "v": arg})
+        kind = _type(arg)
+        if found is not None and (kind is _bool or kind is _int):  # read without its code
+            said = arg if kind is _bool else arg != 0  # an int's truth: `1` said equal
+            _send({"k": "said", "id": test, "fn": found[0], "obj": found[1], "v": said})
 
     return said
 

@@ -201,6 +201,11 @@ def test_a_dunder_that_answered_the_test_otherwise_than_asked_again_is_always_eq
         " fix) answered the test True and the same question asked again after the call False"
     ]
     assert compared.told(_green(comparisons=[judged], answers={key: False}), {ADD}, []) == []
+    # equal to the test, and asked again it raised or answered no bool: told apart all the same
+    silent = judged.model_copy(update={"again": None})
+    told = compared.told(_green(comparisons=[silent], answers={key: True}), {ADD}, ["app.py"])
+    assert len(told) == 1 and "nothing it could say" in told[0]
+    assert compared.told(_green(comparisons=[silent], answers={key: False}), {ADD}, []) == []
     # a helper of the tests the fix left alone answers for itself
     helper = judged.model_copy(update={"file": "tests/helpers.py"})
     answers = {key: True}
@@ -219,10 +224,11 @@ _CMade = type(
 def test_a_class_the_project_made_with_a_slot_no_frame_runs_is_found_among_those_it_made() -> None:
     types: dict[Any, Any] = {}
     root = __file__.rsplit("/", 1)[0]
-    added = calls.made(types, root)
+    added, full = calls.made(types, root)
     assert (_CMade, "__eq__") in added and types[(_CMade, "__eq__")][0] is calls._SLOT
     assert (_Odd, "__eq__") not in types  # a Python `__eq__` is seen run: not noted here
-    assert calls.made({}, "/nowhere") == set()  # the project's classes alone
+    assert calls.made({}, "/nowhere") == (set(), False)  # the project's classes alone
+    assert not full
     # fixbot counts such a class in the fix's files alone
     record = Comparison(
         test=ADD, type="app._CMade", dunder="__eq__", file="app.py", aliased="a partial", made=True
@@ -250,3 +256,11 @@ def test_what_a_mutable_value_answered_is_not_asked_again() -> None:
 
     _, sent = _run(body)
     assert [r["k"] for r in sent] == ["saw"]
+
+
+def test_past_the_classes_it_walks_the_plugin_says_so(monkeypatch: Any) -> None:
+    """A flood of classes made first (20001 of them) left the C-made class unwalked and
+    unsaid: past `MAX_MADE` the walk says it stopped, and the plugin streams `full` (a finding
+    where the start's run was not full)."""
+    monkeypatch.setattr(calls, "MAX_MADE", 5)
+    assert calls.made({}, __file__.rsplit("/", 1)[0])[1] is True

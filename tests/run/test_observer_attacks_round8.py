@@ -44,16 +44,16 @@ dictionary made at run time that holds a key no exact `str`: streamed as tamperi
 for the call hook's own code alone: the `partial` value is noted, `observer-always-equal`),
 `judged-function-swapped-while-settled` (the identities of the function and the instance are
 streamed in `saw` and carried by the judgement: another function probed leaves the comparison
-unjudged, `observer-tampered`), `comparisons-flooded-first` (past the comparisons the profile
-function streams it says so once, a finding where the start's run did not,
-`observer-overflow`; the values handed back are all asked, no cap on the types judged, so the
-always-equal value is found too); `probe-told-apart-by-its-caller` and
-`equal-once-then-honest` (what a comparison answered the test, as it returned, is streamed
-(`said`) and fixbot pairs it with the same question asked again after the call: True to the
-test, False to the observer, `observer-always-equal`; a dunder under another name, `__eq__ =
-_eq`, is seen run once a value of its type is handed to the body); `c-equal-on-a-c-made-value` (the
-classes the project's code made are walked at the end of each watched call, `calls.made`, and
-one whose comparison slot no frame runs counts in the fix's files: `observer-always-equal`).
+unjudged, `observer-tampered`), `comparisons-flooded-first` (the profile function keeps 2,000
+distinct comparisons and values handed back, past which it says so once, `observer-overflow`;
+twenty no longer fill it, and the always-equal value is found, `observer-always-equal`);
+`probe-told-apart-by-its-caller` and `equal-once-then-honest` (what a comparison answered the
+test, as it returned, is streamed (`said`) and fixbot pairs it with the same question asked
+again after the call: True to the test, False to the observer, `observer-always-equal`; a dunder
+under another name, `__eq__ = _eq`, is seen run once a value of its type is handed to the body);
+`c-equal-on-a-c-made-value` (the classes the project's code made are walked at the end of each
+watched call, `calls.made`, and one whose comparison slot no frame runs counts in the fix's
+files: `observer-always-equal`).
 
 Holes when the round began, held now by the digest of each test's body streamed as its call
 begins and the trace function streamed around it (`pytest_plugin._code_digest`,
@@ -518,7 +518,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         {"app.py": ORIG + VALUES_RUN},
         "observer-always-equal",
     ),
-    "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, "observer-overflow"),
+    "comparisons-flooded-first": ({"app.py": ORIG + FLOODED}, "observer-always-equal"),
     "collected-function-swapped-by-function-init": ({"app.py": APP + INIT_WRAPPED}, SWAPPED),
     "assertion-turned-by-a-tracer-app-sets": ({"app.py": TRACED_DIRECT}, "observer-reach"),
 }
