@@ -19,13 +19,7 @@ take the observer's away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
 `PYTEST_ADDOPTS -p <module>` to the check's environment; `fds` go to the spawn (`pass_fds`);
 `close()` ends the channel and returns what was streamed as an `Observation`.
 
-Reading the stream pairs what the observer streamed when it knew it: each call report of a
-watched test takes the oldest `exit` record of that test not yet taken (`missing` where there
-is none; a report logged inside the call, a subtest's, takes none), and each process's
-`check` fingerprints are kept by the names its `load` record gave, beside those of load and
-registration (`Observation.loaded`, `checked`), for `judge.moved` to compare; a teardown's
-check streams one hash of the session-wide fingerprints (`integrity.digest`), which is
-computed here from the load's too (`WIDE`).
+The stream is read into an `Observation` by `fixbot.observe.stream.parse`.
 """
 
 from __future__ import annotations
@@ -39,19 +33,12 @@ import shutil
 import socket
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixbot.core.observed import (
-    MAX_REACHED,
-    MAX_STREAM_BYTES,
-    Comparison,
-    Observation,
-    Reach,
-    Sighting,
-)
-from fixbot.observe import integrity
+from fixbot.core.observed import MAX_STREAM_BYTES, Observation
+from fixbot.observe.stream import MAX_WATCH, parse
 
 VARIABLE = "FIXBOT_OBSERVER"  # the plugin's `VARIABLE`
 PLUGIN = Path(__file__).with_name("pytest_plugin.py")
@@ -60,12 +47,10 @@ PARTS = tuple(
     Path(__file__).with_name(f"{part}.py")
     for part in ("calls", "identities", "integrity", "reach", "sender", "watch")
 )
-MAX_WATCH = 500  # test ids watched at most
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
 JOIN_S = 5.0  # how long the reader may take to see the channel's end after the check (seconds)
-OUTCOMES = ("failed", "skipped", "passed")  # worst first
 
 
 @dataclass
@@ -171,266 +156,3 @@ def _settings(nonce: str, watch: list[str], root: str | None = None) -> bytes:
         kept = kept[: len(kept) // 2]
         line = json.dumps({"nonce": nonce, "root": root, "watch": kept}).encode() + b"\n"
     return line * max(1, min(MAX_SESSIONS, SETTINGS_BYTES // len(line)))
-
-
-def _worse(a: str | None, b: str) -> str:
-    return b if a is None else min(a, b, key=OUTCOMES.index)
-
-
-ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
-WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
-MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
-MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
-
-
-@dataclass
-class _Scratch:
-    """What reading a stream keeps between records: the hook pairs, each watched test's exit
-    records not yet paired with a call's report (oldest first), each process's machinery
-    names in the order its fingerprints come."""
-
-    hooks: set[str] = field(default_factory=set)
-    pending: dict[str, list[str]] = field(default_factory=dict)
-    names: dict[str, list[str]] = field(default_factory=dict)
-
-
-def parse(text: str, nonce: str) -> Observation:
-    """The `Observation` of a stream of `nonce<TAB>json` lines (the plugin's records); a line
-    with another nonce, or that is not a record, counts as `forged`."""
-    seen = Observation()
-    scratch = _Scratch()
-    for line in text.splitlines():
-        given, _, body = line.partition("\t")
-        try:
-            record = json.loads(body) if given == nonce else None
-        except ValueError:
-            record = None
-        if not isinstance(record, dict):
-            seen.forged += bool(line.strip())
-            continue
-        _record(seen, record, scratch)
-    seen.hooks = sorted(scratch.hooks)
-    seen.doubled += [t for t, left in scratch.pending.items() if left and t not in seen.doubled]
-    _keep_compared(seen)
-    return seen
-
-
-def _keep_compared(seen: Observation) -> None:
-    """Every test's body is streamed; keep only those a later run compares: the tests that
-    failed (the start's run watches none) and those watched."""
-    kept = set(seen.failed()) | set(seen.watching)
-    seen.digests = {t: d for t, d in seen.digests.items() if t in kept}
-    seen.sources = {t: f for t, f in seen.sources.items() if t in kept}
-    seen.traced = [t for t in seen.traced if t in kept]
-    seen.traced_after = [t for t in seen.traced_after if t in kept]
-
-
-def _record(seen: Observation, record: dict[str, object], scratch: _Scratch) -> None:
-    """Add one record of the plugin to `seen` (`scratch`: what is kept between records)."""
-    kind = record.get("k")
-    add = _RECORDS.get(kind) if isinstance(kind, str) else None
-    if add is not None:
-        add(seen, record, str(record.get("id", "")), scratch)
-
-
-def _start(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    seen.sessions += 1
-    seen.distributed |= bool(record.get("dist"))
-    watch = record.get("watch")
-    if isinstance(watch, list):
-        seen.watching += [str(t) for t in watch[:MAX_WATCH] if str(t) not in seen.watching]
-
-
-def _result(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    outcome = record.get("o")
-    own = record.get("w") == "call" and not record.get("in")  # not a subtest's, logged inside
-    if own and test in seen.watching:  # the call's report meets how the body left that call
-        _paired(seen, test, outcome == "passed", scratch.pending.get(test))
-    if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
-        seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
-        if own and test not in seen.called:
-            seen.called.append(test)
-
-
-def _paired(seen: Observation, test: str, passed: bool, pending: list[str] | None) -> None:
-    """A watched test's call report takes the oldest of its `pending` exit records (`missing`
-    where there is none; kept when the call passed); one call, one exit: more than one waiting
-    are lines of someone else's (`doubled`)."""
-    if pending and len(pending) > 1 and test not in seen.doubled:
-        seen.doubled.append(test)
-    how = pending.pop(0) if pending else "missing"
-    exits = seen.exits.setdefault(test, [])
-    if passed and how not in exits and len(exits) < MAX_EXITS:
-        exits.append(how)
-
-
-def _plugin(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    name, file = str(record.get("n", ""))[:200], str(record.get("f", ""))[:400]
-    if name and len(seen.plugins) < MAX_PLUGINS:
-        seen.plugins.setdefault(name, file)
-
-
-MAX_PLUGINS = 400  # plugins an observation keeps (the plugin streams 200 a process)
-
-
-def _exit(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    pending = scratch.pending.setdefault(test, []) if test in seen.watching else []
-    if len(pending) < MAX_PENDING:
-        pending.append(str(record.get("how", ""))[:20])
-    _traced(seen, record, test, scratch)
-
-
-def _code(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A test's call began: the digest of its body's code, the file it names, a tracer set."""
-    for values, value in (
-        (seen.digests, str(record.get("h", ""))[:16]),
-        (seen.sources, str(record.get("f", ""))[:400]),
-    ):
-        kept = values.setdefault(test, [])
-        if value not in kept and len(kept) < MAX_EXITS:
-            kept.append(value)
-    if record.get("tr") is True and test not in seen.traced:
-        seen.traced.append(test)
-
-
-def _traced(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A trace function was set as a test's call ended (a `traced` record, or an `exit`'s
-    `tr`)."""
-    said = record.get("k") == "traced" or record.get("tr") is True
-    if said and test not in seen.traced_after:
-        seen.traced_after.append(test)
-
-
-def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """The fingerprints at load, by name, and the hash a teardown's check must stream."""
-    names, prints, process = record.get("n"), record.get("m"), str(record.get("p", ""))[:20]
-    if isinstance(names, list) and isinstance(prints, list) and process not in scratch.names:
-        scratch.names[process] = [str(n)[:100] for n in names[:100]]
-        loaded = seen.loaded.setdefault(process, {})
-        loaded.update(zip(scratch.names[process], (str(p)[:20] for p in prints), strict=False))
-        wide = integrity.session_wide(loaded)
-        loaded[WIDE] = integrity.digest(p for p, w in zip(loaded.values(), wide, strict=True) if w)
-
-
-def _sealed(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    process = str(record.get("p", ""))[:20]
-    if process in scratch.names:
-        seen.loaded[process].setdefault(ITSELF, str(record.get("s", ""))[:20])
-
-
-def _check(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A check's fingerprints, by the names its process streamed at load (at a teardown, `at`
-    "t", one hash of the session-wide ones); at the session's end a name left out is
-    `missing`."""
-    process = str(record.get("p", ""))[:20]
-    prints = record.get("m")
-    if process not in scratch.names:
-        return
-    checked = seen.checked.setdefault(process, {})
-    if record.get("at") == "end":
-        names = scratch.names[process]
-        given = prints[: len(names)] if isinstance(prints, list) else []
-        values = [*given, *[None] * (len(names) - len(given))]
-        pairs = [*zip(names, values, strict=True)]
-    else:
-        pairs = [(WIDE, record.get("h"))]
-    for name, value in [*pairs, (ITSELF, record.get("s"))]:
-        now = checked.setdefault(name, [])
-        text = "missing" if value is None else str(value)[:20]
-        if text not in now and len(now) < MAX_EXITS:
-            now.append(text)
-
-
-def _tampered(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    what = str(record.get("what", ""))[:200]
-    if what not in seen.tampered.setdefault(test, []):
-        seen.tampered[test].append(what)
-
-
-def _known(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    seen.known.append(f"{str(record.get('at', ''))[:10]}: {str(record.get('o', ''))[:60]}")
-
-
-def _body(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    seen.bodies[test] = bool(record.get("ran"))
-
-
-def _comparison(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    with contextlib.suppress(ValueError):
-        seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
-
-
-def _saw(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    with contextlib.suppress(ValueError):
-        seen.saw.append(Sighting.model_validate(record | {"test": test}))
-
-
-def _full(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    if test and test not in seen.full:
-        seen.full.append(test)
-
-
-def _said(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    said = record.get("v")
-    key = f"{test} {record.get('fn')} {record.get('obj')}"
-    if isinstance(said, bool) and key not in seen.answers:
-        seen.answers[key] = said
-
-
-def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    changed = record.get("changed")
-    if isinstance(changed, list):
-        seen.machinery += [str(n) for n in changed if str(n) not in seen.machinery]
-
-
-def _hooks(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    pairs = record.get("hooks")
-    if isinstance(pairs, list):
-        scratch.hooks |= {" ".join(map(str, pair)) for pair in pairs if isinstance(pair, list)}
-
-
-def _reach(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    reached = Reach(
-        event=str(record.get("ev", ""))[:40],
-        file=str(record.get("file", ""))[:300],
-        by=str(record.get("by", ""))[:300],
-    )
-    if reached not in seen.reached and len(seen.reached) < MAX_REACHED:
-        seen.reached.append(reached)
-
-
-def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    seen.ended += 1
-    status = record.get("status")
-    seen.statuses.append(status if isinstance(status, int) else -1)
-
-
-# The plugin's records by kind (`k`), each with what adds it to the observation: a session's
-# start and end, a test's result, whether its body ran, what changed around it, a comparison it
-# made (judged as its call ended, and seen as it ran), the runner's machinery changed, the hook
-# implementations registered, the known answer,
-# an audit event the project's code raised to reach what it has no name for, the digest of a
-# test's body as its call began, how a watched test's body left its call, the fingerprints of
-# the machinery at load, registration and each check.
-_RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], None]] = {
-    "start": _start,
-    "r": _result,
-    "body": _body,
-    "exit": _exit,
-    "code": _code,
-    "traced": _traced,
-    "plugin": _plugin,
-    "load": _load,
-    "sealed": _sealed,
-    "check": _check,
-    "tampered": _tampered,
-    "known": _known,
-    "eq": _comparison,
-    "saw": _saw,
-    "full": _full,
-    "said": _said,
-    "reach": _reach,
-    "machinery": _machinery,
-    "hooks": _hooks,
-    "end": _end,
-}

@@ -13,7 +13,8 @@ import pytest
 from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 from fixbot.logs.signature import said_failed
 from fixbot.observe import channel, judge
-from fixbot.observe.channel import Channel, parse
+from fixbot.observe.channel import Channel
+from fixbot.observe.stream import parse
 
 APP = "def add(a, b):\n    return a + b\n"
 TEST = (

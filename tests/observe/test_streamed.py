@@ -12,7 +12,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import integrity, judge
-from fixbot.observe.channel import ITSELF, WIDE, parse
+from fixbot.observe.stream import ITSELF, WIDE, parse
 from tests.observe.test_observer import ADD, PYTEST, TEST, ZERO, observe
 
 START = Observation(sessions=1, ended=1, tests={ADD: "failed", ZERO: "passed"}, statuses=[1])
