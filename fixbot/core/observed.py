@@ -102,7 +102,7 @@ class Observation(BaseModel):
     record no call of theirs took (more than one before a call's report, or one after the last);
     `plugins` each plugin pytest held, by its stable name, with the work tree's file it comes
     from ("" for an installed one). `digests` holds, per test that failed or was watched, the
-    digests of the body's code its calls began with (`pytest_plugin._code_digest`; 16 hex
+    digests of the body's code its calls began with (`bodies._code_digest`; 16 hex
     digits, distinct values), `sources` the files that code names, relative to pytest's
     rootdir ("/" outside it), `traced` the tests whose call had a trace function set as it
     began, `traced_after` those with one set as it ended. `loaded` holds, per observed

@@ -4,7 +4,8 @@ channel fixbot holds, with what it saw of the runner's machinery and of the test
 This file runs inside the project's own Python (3.8 or later, whatever its version), loaded by
 `-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
 module is imported. It imports the standard library and pytest alone, and none of fixbot; its
-parts are copied beside it (`<module>_calls`: what a watched test's call did; `<module>_watch`:
+parts are copied beside it (`<module>_bodies`: a digest of each test's body and the tracer
+around its call; `<module>_calls`: what a watched test's call did; `<module>_watch`:
 the profile function that sees it; `<module>_integrity`: what it captures at load and compares
 later; `<module>_identities`: what it is made of; `<module>_sender`: the writing end of its
 channel; `<module>_reach`: its audit hook).
@@ -58,16 +59,16 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
     {"k": "code", "id": nodeid, "h": digest, "f": file, "tr": bool}
                                                     a test's call begins (every test's: the
                                                     start's run watches none): a digest of the
-                                                    body's code (`_code_digest`), the file its
+                                                    body's code (`bodies.py`), the file its
                                                     code names, and whether a trace function
                                                     (or a `sys.monitoring` tool) is set
-                                                    (`_tracing`)
+                                                    (`bodies._tracing`)
     {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
                                                     call, as it ends: "returned" (an entry
                                                     returned), "raised", "unseen",
                                                     "unentered", "native" (no Python function:
-                                                    a doctest); `tr`: `_tracing()` as it ends
-    {"k": "traced", "id": nodeid}                   a trace function (`_tracing`) is set as the
+                                                    a doctest); `tr`: a tracer as it ends
+    {"k": "traced", "id": nodeid}                   a trace function (`bodies.py`) is set as the
                                                     call of a test not watched ends (said only
                                                     when set)
     {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
@@ -136,14 +137,14 @@ terminal line, no JUnit entry, no effect on the exit status).
 
 The body's code: as each test's call begins, the observer streams a digest of the code the
 call is about to run (the function under its decorators: its instructions, names, constants,
-first line and qualified name; `_code_digest`), for every test, since the start's run watches
+first line and qualified name; `bodies._code_digest`), for every test, since the start's run watches
 none; fixbot compares a watched test's with the start's run's where the fix left its test file
 alone (`judge`). What pytest runs is then the test file's own body as the start ran it,
 however the code under test swapped it (a module of its own under the test module's name in
 `sys.modules`, pytest's `Function.__init__` wrapped to give the item another function): the
 digest follows the code, not the objects that hand it over. Beside it, whether a trace function
 is set as the call begins and as it ends (`sys.gettrace`, captured at load, or on Python 3.12
-and later a `sys.monitoring` tool registered: `_tracing`): a trace function runs at each
+and later a `sys.monitoring` tool registered: `bodies._tracing`): a trace function runs at each
 instruction of the body and can write its locals, and one set under no project frame (a
 property getter pytest's collection reads, `functools.partial` of `sys.settrace`) raises no
 audit event the reach hook counts; fixbot compares it with the start's run's same test (a
@@ -155,12 +156,11 @@ stream without its `end`, and a report rewritten at exit disagrees with what was
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from types import CodeType, FunctionType, MethodType, ModuleType, SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
@@ -178,6 +178,7 @@ identities = _sibling("identities")
 integrity = _sibling("integrity")
 profiler = _sibling("watch")  # the profile function (`watch.py`)
 sender = _sibling("sender")
+bodies = _sibling("bodies")  # the body's digest and the tracer around its call
 
 
 def _parts() -> list[ModuleType]:
@@ -185,155 +186,7 @@ def _parts() -> list[ModuleType]:
     the observer's own (the only callers its sender answers), and they are sealed and taken
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
-    return [here, calls, identities, integrity, profiler, sender, _sibling("reach")]
-
-
-# the constants a code object holds whose `repr` is the interpreter's own (C, exact types only:
-# a subclass's `repr` would run the project's code)
-_PLAIN: frozenset[Any] = frozenset({str, bytes, int, float, complex, bool, type(None), type(...)})
-MAX_CODES = 500  # code objects a body's digest walks at most (its own and those nested in it)
-MAX_DEPTH = 20  # nested tuples and frozensets of constants a digest spells out at most
-
-
-def _constant(
-    value: Any,
-    nested: list[Any],
-    depth: int = 0,
-    _type: Any = type,
-    _repr: Any = repr,
-    _plain: frozenset[Any] = _PLAIN,
-    _sorted: Any = sorted,
-    _code: Any = CodeType,
-) -> str:
-    """One constant of a code object spelled with its type, independent of the process: a
-    frozenset's members sorted (their order follows string hashes, which `PYTHONHASHSEED`
-    changes), a code object named by its place in `nested` (appended, spelled by the caller),
-    any other object by nothing but the word `object` (a constant of another type comes from
-    `code.replace`: asking it anything runs the project's code)."""
-    kind = _type(value)
-    if kind in _plain:
-        return str(kind.__name__ + ":" + _repr(value))
-    if kind is _code:
-        nested.append(value)
-        return "code"
-    if depth >= MAX_DEPTH or kind not in (tuple, frozenset):
-        return "deep" if depth >= MAX_DEPTH else "object"
-    spelled = [_constant(v, nested, depth + 1) for v in value]
-    if kind is frozenset:
-        return "{" + ",".join(_sorted(spelled)) + "}"
-    return "(" + ",".join(spelled) + ")"
-
-
-def _code_digest(
-    function: Any,
-    _type: Any = type,
-    _function: Any = FunctionType,
-    _qualname: Any = FunctionType.__dict__["__qualname__"].__get__,
-    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-    _code: Any = CodeType,
-    _sha: Any = hashlib.sha256,
-    _repr: Any = repr,
-    _text: Any = str.encode,
-    _constant: Any = _constant,
-    _getattr: Any = getattr,
-    _len: Any = len,
-) -> str:
-    """A hash (16 hex digits) of a test function's body as the interpreter runs it: its
-    `__qualname__`, and of its code and every code object nested in it (its comprehensions,
-    lambdas, inner functions) the instructions (`co_code`), the names read, the local, free
-    and cell variables, the constants (`_constant`), the exception table (3.11 and later) and
-    the first line. Not the file name, which differs between work trees, nor `marshal`'s
-    bytes, which depend on reference counts: the same for the same source under the same
-    Python, in any process (pytest's assertion rewriting is deterministic). Its attributes are
-    read through the function and code types' own C accessors, and `hashlib.sha256` as the
-    plugin was imported: no code of the project runs. "-" for an object that is no Python
-    function."""
-    if _type(function) is not _function:
-        return "-"
-    # `__qualname__` may be a str subclass: its bytes, not its `repr`
-    hashed = _sha(_text(_qualname(function), "utf-8", "replace"))
-    nested = [_getcode(function)]
-    walked = 0
-    while walked < _len(nested) and walked < MAX_CODES:
-        code = nested[walked]
-        walked += 1
-        if _type(code) is not _code:
-            return "-"
-        consts = [_constant(value, nested) for value in code.co_consts]
-        parts = (
-            code.co_names,
-            code.co_varnames,
-            code.co_freevars,
-            code.co_cellvars,
-            code.co_firstlineno,
-            consts,
-        )
-        hashed.update(code.co_code + _getattr(code, "co_exceptiontable", b""))
-        hashed.update(_repr(parts).encode("utf-8", "replace"))
-    return str(hashed.hexdigest()[:16])
-
-
-# `sys.monitoring.get_tool` (Python 3.12 and later; None before), as the plugin is imported
-_GET_TOOL = getattr(getattr(sys, "monitoring", None), "get_tool", None)
-
-
-def _tracing(
-    _gettrace: Any = sys.gettrace,
-    _tool: Any = _GET_TOOL,
-    _range: Any = range,
-) -> bool:
-    """Whether anything follows this thread's instructions: a trace function
-    (`sys.gettrace`), or, on Python 3.12 and later, a `sys.monitoring` tool registered (ids 0
-    to 5; the legacy profile and trace functions use ids of their own, which `get_tool`
-    refuses: the observer's profile function is not one); both captured as the plugin was
-    imported."""
-    if _gettrace() is not None:
-        return True
-    # a plain loop, not `any` of a generator: no inner frame holding a cell of this call's
-    found = False
-    for tool in _range(6 if _tool is not None else 0):
-        found = found or _tool(tool) is not None
-    return found
-
-
-def _coded(
-    send: Callable[[dict[str, Any]], None],
-    item: Any,
-    function: Any,
-    _innermost: Any = calls._innermost,
-    _digest: Any = _code_digest,
-    _type: Any = type,
-    _function: Any = FunctionType,
-    _callable: tuple[type, ...] = (FunctionType, MethodType),
-    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-    _tracing: Any = _tracing,
-    _str: Any = str,
-    _getattr: Any = getattr,
-    _len: Any = len,
-) -> None:
-    """Send the `code` record of a test's call about to run `function` (the body is the
-    function under its decorators; nothing where it is no Python function or method: a
-    doctest, a callable object, whose attributes are the project's code to ask): the digest of
-    its code (`_code_digest`), the file its code names relative to pytest's rootdir, and
-    whether a trace function or monitoring tool is set as the call starts (`_tracing`)."""
-    if _type(function) not in _callable:
-        return
-    inner = _innermost(function)
-    if _type(inner) is not _function:
-        return
-    config = item.config
-    root = _str(_getattr(config, "rootpath", None) or config.rootdir).rstrip("/") + "/"
-    file = _getcode(inner).co_filename
-    relative = file[_len(root) :] if _type(file) is _str and file.startswith(root) else "/"
-    send(
-        {
-            "k": "code",
-            "id": item.nodeid,
-            "h": _digest(inner),
-            "f": relative,
-            "tr": _tracing(),
-        }
-    )
+    return [here, bodies, calls, identities, integrity, profiler, sender, _sibling("reach")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
@@ -571,8 +424,8 @@ def _call_hooks(
         _get: Any = getprofile,
         _set: Any = setprofile,
         _innermost: Any = calls._innermost,
-        _coded: Any = _coded,
-        _tracing: Any = _tracing,
+        _coded: Any = bodies._coded,
+        _tracing: Any = bodies._tracing,
     ) -> Any:
         """Around the call phase of a test: the digest of the body it runs and whether a trace
         function is set as the call begins (`code`) and as it ends, for every test (the start's
@@ -581,7 +434,7 @@ def _call_hooks(
         its decorators) was entered, how it left, and the Python comparison dunders called."""
         function = _watched(item)
         if function is None:  # not watched
-            _coded(_send, item, getattr(item, "obj", None))
+            _coded(_send, item, getattr(item, "obj", None), _innermost)
             yield
             if _tracing():  # rare: said only when set, the start's run compares it
                 _send({"k": "traced", "id": item.nodeid})
@@ -597,7 +450,7 @@ def _call_hooks(
         root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
         previous = _get()
         inner = _innermost(function)
-        _coded(_send, item, function)
+        _coded(_send, item, function, _innermost)
         body = (item.nodeid, inner.__code__, getattr(inner, "__globals__", None))
         _profile(None, "begin", (*body, root.rstrip("/") + "/"))
         _set(_profile)

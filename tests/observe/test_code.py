@@ -11,7 +11,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import judge
-from fixbot.observe.pytest_plugin import _code_digest, _tracing
+from fixbot.observe.bodies import _code_digest, _tracing
 from tests.observe.test_observer import ADD, PYTEST, TEST, observe
 
 START = Observation(

@@ -56,7 +56,7 @@ watched call, `calls.made`, and one whose comparison slot no frame runs counts i
 files: `observer-always-equal`).
 
 Holes when the round began, held now by the digest of each test's body streamed as its call
-begins and the trace function streamed around it (`pytest_plugin._code_digest`,
+begins and the trace function streamed around it (`bodies._code_digest`,
 `judge._swapped`, `judge._traced`: `observer-tampered`, passing rows now):
 
 - `test-module-swapped-at-import`: `app.py`, imported by the test module, puts a module of its
