@@ -186,7 +186,8 @@ def _parts() -> list[ModuleType]:
     the observer's own (the only callers its sender answers), and they are sealed and taken
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
-    return [here, bodies, calls, identities, integrity, profiler, sender, _sibling("reach")]
+    parts = [bodies, calls, identities, integrity, profiler, sender]
+    return [here, *parts, _sibling("classes"), _sibling("reach")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
