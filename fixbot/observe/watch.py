@@ -104,7 +104,6 @@ def watcher(
         _said: Any = said,
         _keep: Any = keep,
         _id: Any = id,
-        _send: Callable[[dict[str, Any]], None] = send,
         _type: Any = type,
         _frame: Any = FrameType,
         _str: Any = str,
