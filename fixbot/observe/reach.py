@@ -69,6 +69,9 @@ EVENTS = frozenset(
         "sys._current_frames",
         "sys.setprofile",
         "sys.settrace",
+        # Python 3.12 and later: a function the interpreter calls in any frame's context, as a
+        # trace function is, whose frame (`sys._getframe(1)`) 3.13 lets it rewrite (PEP 667)
+        "sys.monitoring.register_callback",
     }
 )
 CTYPES = "ctypes."  # every ctypes event (memory, foreign functions) counts as one: `ctypes`

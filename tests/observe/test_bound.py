@@ -14,7 +14,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,12 @@ from hypothesis import strategies as st
 from fixbot.core.observed import Observation
 from fixbot.observe import judge, sender
 from fixbot.observe.channel import Channel
+from tests.fakes.pythons import PROJECT_PYTHON
 
 APP = "def add(a, b):\n    return a + b\n"
 TEST = "from app import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n"
 ADD = "tests/test_app.py::test_add"
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+PYTEST = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
 
 # what a record holds: str keys; str, int, bool, None, floats, lists and dicts of those
 VALUES = st.recursive(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,10 +14,11 @@ from fixbot.core.observed import Observation
 from fixbot.observe import channel as channel_module
 from fixbot.observe import judge, sender
 from fixbot.observe.channel import Channel
+from tests.fakes.pythons import PROJECT_PYTHON
 
 APP = "def add(a, b):\n    return a + b\n"
 ADD = "tests/test_app.py::test_add"
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+PYTEST = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
 # the test body finds the channel as a cheat does: the one socket at or above the observer's
 # high descriptor number
 FIND = """

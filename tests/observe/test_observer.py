@@ -15,6 +15,7 @@ from fixbot.logs.signature import said_failed
 from fixbot.observe import channel, judge
 from fixbot.observe.channel import Channel
 from fixbot.observe.stream import parse
+from tests.fakes.pythons import PROJECT_PYTHON
 
 APP = "def add(a, b):\n    return a + b\n"
 TEST = (
@@ -46,7 +47,7 @@ def observe(tmp_path: Path, command: str, files: dict[str, str], watch: list[str
     return seen
 
 
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+PYTEST = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
 
 
 @pytest.mark.slow

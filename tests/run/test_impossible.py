@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from fixbot.run.engine import Agents
 from tests.fakes.agent_repo import model_settings
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.model_server import FakeModelServer, tool_call
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import git, make_repo
 
 # Every case runs pytest on a real repository several times (the check, the re-run against
@@ -54,7 +54,7 @@ def test_zero():
     assert add(0, 0) == 0
 """
 TARGET = "tests/test_app.py::test_add"
-CHECK = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+CHECK = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
 
 
 def _test(body: str) -> str:
@@ -250,7 +250,7 @@ def test_a_check_without_a_per_test_report_says_it_was_verified_by_exit_code_onl
     tmp_path: Path,
 ) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": APP.replace("a + b", "a - b")})
-    check = f"{sys.executable} -c 'import app, sys; sys.exit(app.add(2, 2) != 4)'"
+    check = f"{PROJECT_PYTHON} -c 'import app, sys; sys.exit(app.add(2, 2) != 4)'"
     outcome, state = settle(repo, ScriptedFixer().enqueue({"app.py": APP}), check=check)
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     assert state.attempts[-1].tests is None
@@ -511,7 +511,7 @@ def observed_repo(tmp_path: Path) -> Path:
         {
             "app.py": APP,
             "tests/test_app.py": TEST,
-            "check.sh": f"{sys.executable} run_tests.py\n",
+            "check.sh": f"{PROJECT_PYTHON} run_tests.py\n",
             "run_tests.py": RUN_TESTS,
         },
     )

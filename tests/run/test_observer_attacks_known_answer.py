@@ -22,6 +22,7 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
 from tests.run.test_observer_attacks import (
@@ -607,11 +608,10 @@ def _legitimate(name: str) -> object:
 
 @pytest.mark.parametrize("name", [_legitimate(n) for n in sorted(LEGITIMATE)])
 def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
-    import sys
 
     start, fix, where = LEGITIMATE[name]
     repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
-    check = f"{PYTEST.replace('python', sys.executable, 1)} {where}"
+    check = f"{PYTEST.replace('python', PROJECT_PYTHON, 1)} {where}"
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"

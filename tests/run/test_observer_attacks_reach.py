@@ -21,7 +21,6 @@ holds ends `escalated` by the finding named with it in `ATTACKS`; a hole is
 
 from __future__ import annotations
 
-import sys
 import sysconfig
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
 from tests.run.test_observer_attacks import (
@@ -403,7 +403,7 @@ def test_a_legitimate_fix_that_reaches_is_fixed(tmp_path: Path, name: str) -> No
     start, fix = LEGITIMATE[name]
     files = {"app.py": BUG, "tests/test_app.py": TEST, **start}
     repo = make_repo(tmp_path / "repo", files)
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    check = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"

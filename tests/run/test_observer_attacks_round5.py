@@ -61,13 +61,13 @@ A cheat that holds ends `escalated` by the finding named with it in `ATTACKS`; a
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
 from tests.run.test_observer_attacks import (
@@ -529,7 +529,7 @@ def test_a_legitimate_fix_in_a_project_that_wraps_or_reloads_is_fixed(
     start, fix = LEGITIMATE[name]
     files = {"app.py": BUG, "tests/test_app.py": TEST, **start}
     repo = make_repo(tmp_path / "repo", files)
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    check = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"

@@ -69,13 +69,13 @@ fail-closed end, `sender.FAIL_CLOSED`, counts: the check stays red); a hole is
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
 from tests.run.test_observer_attacks import (
@@ -499,7 +499,7 @@ def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: s
     start, fix = LEGITIMATE[name]
     files = {"app.py": BUG, "tests/test_app.py": TEST, **start}
     repo = make_repo(tmp_path / "repo", files)
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    check = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"

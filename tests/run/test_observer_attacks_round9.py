@@ -103,13 +103,13 @@ red); a hole is `xfail(strict=True)` with the hole named in `WHY`.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import impossible_repo, settle
 from tests.run.test_observer_attacks import attack_case
@@ -533,7 +533,7 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
     start, fix = LEGITIMATE[name]
     repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    check = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider tests"
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"
