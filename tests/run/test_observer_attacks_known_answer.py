@@ -22,7 +22,7 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.pythons import PROJECT_PYTHON
+from tests.fakes.pythons import ELSEWHERE, PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, settle
 from tests.run.test_observer_attacks import (
@@ -603,7 +603,10 @@ FALSE_ALARMS = {
 def _legitimate(name: str) -> object:
     if name not in FALSE_ALARMS:
         return name
-    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=FALSE_ALARMS[name]))
+    # the project's own pytest makes the report (pytest 9 reports unittest's subtests, 8 does
+    # not): under another project Python, with its own pytest, it may not be made at all
+    strict = not ELSEWHERE
+    return pytest.param(name, marks=pytest.mark.xfail(strict=strict, reason=FALSE_ALARMS[name]))
 
 
 @pytest.mark.parametrize("name", [_legitimate(n) for n in sorted(LEGITIMATE)])
