@@ -7,12 +7,13 @@ imports the standard library alone.
 Code in the same interpreter as the observer can reach the observer's objects without naming
 them: through the garbage collector (every object it tracks, and who refers to what), the
 frames of every thread, the profile and trace functions (the observer's own while a watched
-test runs: replaced around a comparison and put back, nothing of it is seen), and memory
-(ctypes). Each of these raises an audit event (PEP 578), and an audit hook, once added, can be
-neither removed nor listed from Python: `sys.addaudithook` has no inverse, and the hook is
-called before the function that raised the event returns anything. So the observer need not
-recognise what the code did with what it reached; it notes that the project's code went there,
-which an honest fix does not start doing.
+test runs: replaced around a comparison and put back, nothing of it is seen), a
+`sys.monitoring` callback (Python 3.12 and later: called in any frame's context, as a trace
+function is), and memory (ctypes). Each of these raises an audit event (PEP 578), and an
+audit hook, once added, can be neither removed nor listed from Python: `sys.addaudithook` has
+no inverse, and the hook is called before the function that raised the event returns anything.
+So the observer need not recognise what the code did with what it reached; it notes that the
+project's code went there, which an honest fix does not start doing.
 
 For each event below, the hook finds the innermost frame whose code is the project's (a file
 under the work tree's root fixbot named, else pytest's rootdir, that is not an installed

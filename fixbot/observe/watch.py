@@ -29,6 +29,12 @@ types, class dictionaries and frames through the C accessors that no class overr
 what the project's code handed back to the test's body to be asked about after the call
 (`calls.settle`), when no profile function runs.
 
+Why, on Python 3.13 and later, it compares the body's locals around each call the body makes
+(`_bracket`): there a frame's `f_locals` writes through to the frame (PEP 667), and a frame is
+found with `sys._getframe`, which raises no audit event, so the code the body calls can rebind
+the body's `expected` to what it returned; before 3.13 that took a trace function or `ctypes`,
+which the observer sees set or called.
+
 Its control events (`frame` None): `begin` with the call's (test id, the body's code, the
 body's globals, the rootdir with a trailing `/`) starts a call's notes; `end` closes them and
 returns them (`ran`, `returned`, `raised`: the body entered, an outermost entry returned or
