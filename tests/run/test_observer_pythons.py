@@ -50,14 +50,18 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.pythons import PROJECT_PYTHON, other_pythons, version_of
+from tests.fakes.pythons import ELSEWHERE, PROJECT_PYTHON, other_pythons, version_of
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, TEST, settle
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = tuple(int(p) for p in (version_of(PROJECT_PYTHON) or "0.0").split(".")[:2])
+VERSION = (
+    tuple(int(p) for p in (version_of(PROJECT_PYTHON) or "0.0").split(".")[:2])
+    if ELSEWHERE
+    else sys.version_info[:2]
+)
 
 MONITORED = (
     APP
