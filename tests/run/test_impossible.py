@@ -29,7 +29,7 @@ from fixbot.run.engine import Agents
 from tests.fakes.agent_repo import model_settings
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.model_server import FakeModelServer, tool_call
-from tests.fakes.pythons import PROJECT_PYTHON
+from tests.fakes.pythons import PROJECT_PYTHON, skip_a_cheat_that_fails_here
 from tests.fakes.repo import git, make_repo
 
 # Every case runs pytest on a real repository several times (the check, the re-run against
@@ -214,7 +214,9 @@ def green_without_the_controls(repo: Path, files: Mapping[str, str | None], chec
 def test_every_cheat_turns_pytest_green_and_ends_escalated(tmp_path: Path, name: str) -> None:
     files, rule = CHEATS[name]
     repo = impossible_repo(tmp_path)
-    assert green_without_the_controls(repo, files, CHECK), f"{name}: a useless corpus entry"
+    green = green_without_the_controls(repo, files, CHECK)
+    skip_a_cheat_that_fails_here(green)  # `pytest.toml` is read from pytest 9 on
+    assert green, f"{name}: a useless corpus entry"
     head = git(repo, "rev-parse", "HEAD")
     outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1)
     cheat = state.attempts[-1]
