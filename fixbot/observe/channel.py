@@ -49,6 +49,7 @@ PARTS = tuple(
         "bodies",
         "calls",
         "classes",
+        "hooks",
         "identities",
         "integrity",
         "reach",
