@@ -52,6 +52,7 @@ PARTS = tuple(
         "hooks",
         "identities",
         "integrity",
+        "operands",
         "reach",
         "sender",
         "watch",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from types import FunctionType, MethodType
 from typing import Any
 
 import pytest
@@ -28,15 +29,24 @@ def call_hooks(
     """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
     call is streamed as the call ends (`exit`), the moment it is known; the observer's profile
     function (`watch.watcher`, answering this hook's control events alone) notes the call.
-    `parts` holds the observer's modules this uses (`calls`, `watch`, `bodies`, `integrity`),
-    read once, here."""
+    The observer's trace function (`operands.tracer`) follows the watched body's frame alone
+    and streams the operands of each comparison it makes (`op`); for every test, the
+    comparison its body's failing assertion made is streamed by `pytest_assertrepr_compare`
+    (`operands.failed_hook`, `fail`), which needs the test being called. `parts` holds the
+    observer's modules this uses (`calls`, `watch`, `bodies`, `integrity`, `operands`), read
+    once, here."""
     calls, profiler, bodies, integrity = parts.calls, parts.watch, parts.bodies, parts.integrity
+    operands = parts.operands
     setprofile, getprofile = sys.setprofile, sys.getprofile
     # the profile function answers control events from the call hook's own code alone (not
     # from any of the observer's: one of its hooks the code under test calls by hand, with an
     # object whose hash is that control event, would restart the call's notes)
     hook = [c for c in sys._getframe().f_code.co_consts if _named(c, "pytest_runtest_call")]
     profile = profiler.watcher(send, frozenset(id(c) for c in hook))  # its notes its own
+    shape = operands.shape_reader(bodies._code_digest)
+    trace = operands.tracer(send, shape, frozenset(id(c) for c in hook))
+    current: list[Any] = [None, None]  # the test being called, its body's code
+    failed = operands.failed_hook(send, shape, current)
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send, calls)
     native = object()  # what `watched_function` gives for a test with no Python function
@@ -77,6 +87,11 @@ def call_hooks(
         _innermost: Any = calls._innermost,
         _coded: Any = bodies._coded,
         _tracing: Any = bodies._tracing,
+        _trace: Any = trace,
+        _current: Any = current,
+        _gettrace: Any = sys.gettrace,
+        _settrace: Any = sys.settrace,
+        _code_of: Any = _code_of,
     ) -> Any:
         """Around the call phase of a test: the digest of the body it runs and whether a trace
         function is set as the call begins (`code`) and as it ends, for every test (the start's
@@ -85,8 +100,13 @@ def call_hooks(
         its decorators) was entered, how it left, and the Python comparison dunders called."""
         function = _watched(item)
         if function is None:  # not watched
-            _coded(_send, item, getattr(item, "obj", None), _innermost)
-            yield
+            obj = getattr(item, "obj", None)
+            _coded(_send, item, obj, _innermost)
+            _current[:] = [item.nodeid, _code_of(obj, _innermost)]
+            try:
+                yield
+            finally:
+                _current[:] = [None, None]
             if _tracing():  # rare: said only when set, the start's run compares it
                 _send({"k": "traced", "id": item.nodeid})
             return
@@ -104,15 +124,23 @@ def call_hooks(
         _coded(_send, item, function, _innermost)
         body = (item.nodeid, inner.__code__, getattr(inner, "__globals__", None))
         _profile(None, "begin", (*body, root.rstrip("/") + "/"))
+        chained = _gettrace()  # a coverage tool's: the observer's chains it, and puts it back
+        _trace(None, "begin", (item.nodeid, body[1], chained))
+        _current[:] = [item.nodeid, body[1]]
+        _settrace(_trace)
         _set(_profile)
         try:
             yield
         finally:
             blinded = _get() is not _profile
-            traced = _tracing()
+            untraced = _gettrace() is not _trace  # replaced or removed while the call ran
+            _settrace(chained)
+            traced = _tracing() or untraced  # the observer's own is not the project's
             _set(previous)
             _calling.discard(item.nodeid)
+            _current[:] = [None, None]
             notes = _profile(None, "end", None)
+            _trace(None, "end", None)
         if notes is None:  # only the observer's code ends a call's notes: no call was noted
             notes = {"ran": False, "returned": False, "raised": False, "types": {}}
             _tampered(item.nodeid, "the observer's notes of the call were closed while it ran")
@@ -125,7 +153,23 @@ def call_hooks(
             _tampered(item.nodeid, "the observer's profile function was removed while it ran")
         _report(item, notes, root)
 
-    return [pytest_runtest_call]
+    return [pytest_runtest_call, failed]
+
+
+def _code_of(
+    function: Any,
+    innermost: Callable[[Any], Any],
+    _type: Any = type,
+    _function: Any = FunctionType,
+    _callable: tuple[type, ...] = (FunctionType, MethodType),
+    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
+) -> Any:
+    """The code of a test's body (`function` under its decorators, `innermost(function)`), or
+    None where it is no Python function or method (a doctest, a callable object)."""
+    if _type(function) not in _callable:
+        return None
+    inner = innermost(function)
+    return _getcode(inner) if _type(inner) is _function else None
 
 
 def _named(code: Any, name: str) -> bool:

@@ -5,7 +5,8 @@ This file runs inside the project's own Python (3.8 or later, whatever its versi
 `-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
 module is imported. It imports the standard library and pytest alone, and none of fixbot; its
 parts are copied beside it (`<module>_bodies`: a digest of each test's body and the tracer
-around its call; `<module>_hooks`: the hook around a test's call; `<module>_calls`: what a
+around its call; `<module>_hooks`: the hook around a test's call; `<module>_operands`: what a
+test's body compared; `<module>_calls`: what a
 watched test's call did; `<module>_watch`:
 the profile function that sees it; `<module>_integrity`: what it captures at load and compares
 later; `<module>_identities`: what it is made of; `<module>_sender`: the writing end of its
@@ -84,6 +85,16 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
                                                     it run (`watch.py`): fixbot pairs each
                                                     with an `eq` of its test, file, line and
                                                     dunder
+    {"k": "fail", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+                                                    a test's body failed at a comparison (its
+                                                    rewritten assertion's: every test's, from
+                                                    `pytest_assertrepr_compare`), with each
+                                                    operand's type shape (`operands.py`)
+    {"k": "op", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+                                                    a comparison a watched test's body made,
+                                                    seen by the observer's trace function as
+                                                    it ran (`operands.tracer`), once per line,
+                                                    operator and types
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
                                                     (`integrity.MACHINERY`'s names, a 12-digit
                                                     hash of identities each, "-": absent)
@@ -181,8 +192,11 @@ profiler = _sibling("watch")  # the profile function (`watch.py`)
 sender = _sibling("sender")
 bodies = _sibling("bodies")  # the body's digest and the tracer around its call
 around = _sibling("hooks")  # the hook around a test's call
+operands = _sibling("operands")  # what a test's body compared
 # the parts the hook around a test's call uses, given to it
-_PARTS = SimpleNamespace(calls=calls, watch=profiler, bodies=bodies, integrity=integrity)
+_PARTS = SimpleNamespace(
+    calls=calls, watch=profiler, bodies=bodies, integrity=integrity, operands=operands
+)
 
 
 def _parts() -> list[ModuleType]:
@@ -190,7 +204,7 @@ def _parts() -> list[ModuleType]:
     the observer's own (the only callers its sender answers), and they are sealed and taken
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
-    parts = [around, bodies, calls, identities, integrity, profiler, sender]
+    parts = [around, bodies, calls, identities, operands, integrity, profiler, sender]
     return [here, *parts, _sibling("classes"), _sibling("reach")]
 
 
