@@ -57,7 +57,10 @@ LOADS = frozenset(
 PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
 # an instruction that stores one name and pushes another (3.13): a load of its second name
 STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
-MAX_OPS = 200  # distinct comparisons (line, operator, types) streamed per watched call
+# distinct comparisons (line, operator, types) streamed per watched call: past it, `full` once
+# (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
+# run did not say it)
+MAX_OPS = 2000
 
 
 def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
@@ -197,7 +200,8 @@ def tracer(
     watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
     instruction (`f_trace_opcodes`), and at each rich comparison found by `operand_sources`
     streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
-    distinct (line, operator, types), `MAX_OPS` at most. A trace function set before it (a
+    distinct (line, operator, types), `MAX_OPS` at most (then `{"k": "full", "id": test}`
+    once: what came after went unseen). A trace function set before it (a
     coverage tool's) is chained: it gets every event it would have got, and is put back as
     the call ends. Control events (`frame` None), answered for the observer's code alone
     (`callers`, code identities): `begin` with (test id, the body's code, the trace function
@@ -309,7 +313,12 @@ def _local_tracer(
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)
             found = _notes[3].get(frame.f_lasti)
-            if found is None or _len(_notes[4]) >= _max:
+            if found is None:
+                return local
+            if _len(_notes[4]) >= _max:
+                if _len(_notes[4]) == _max and _notes[0]:  # said once (not for `_prime`)
+                    _notes[4].add(None)
+                    _send({"k": "full", "id": _notes[0]})
                 return local
             op, sources, line = found
             values = _values(frame, sources)
