@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 MAX_REACHED = 200  # `Reach` records an observation keeps at most (the stream's first ones)
+MAX_COMPARED = 5000  # comparisons of the watched bodies an observation keeps at most
 MAX_STREAM_BYTES = 64 * 1024 * 1024  # a stream longer than this is cut (`Observation.overflow`)
 
 
@@ -63,6 +64,30 @@ class Sighting(BaseModel, frozen=True):
     obj: int = 0
 
 
+class Operand(BaseModel, frozen=True):
+    """One operand's type as a comparison of a test's body saw it (`fixbot.observe.operands`):
+    its `type` as the class names itself (`module.Qualname`, claimed), `c` when the comparison
+    is decided in C by a type's own code (no heap type, or a heap type whose comparison
+    dunders are each a slot wrapper of the class holding it), else `owner`, the class and
+    dunder that decide it (`Qualname.__eq__`), and `code`, a digest of that dunder's code
+    where it is a Python function ("-" otherwise)."""
+
+    type: str
+    c: bool = True
+    owner: str = ""
+    code: str = ""
+
+
+class Compared(BaseModel, frozen=True):
+    """A comparison a test's body made (the frame of its own code, not a helper's): the test,
+    the line of the body it was at, its operator (`==`, `<`...) and the two operands."""
+
+    test: str
+    line: int
+    op: str
+    operands: tuple[Operand, ...] = ()
+
+
 class Reach(BaseModel, frozen=True):
     """An audit event (PEP 578) through which code reaches objects it holds no name for
     (`gc.get_objects`, `sys.setprofile`, `ctypes`, ...: `fixbot.observe.reach.EVENTS`), raised
@@ -109,7 +134,10 @@ class Observation(BaseModel):
     process, the fingerprint of each piece of the runner's machinery streamed at load (and the
     observer's own, `observer: itself`, at registration); `checked` the fingerprints the same
     process streamed at its later checks, distinct values by name ("missing": a check that
-    left the name out)."""
+    left the name out). `failed_at` holds the comparisons at which a test's body failed (its
+    rewritten assertion's, streamed by pytest's `pytest_assertrepr_compare`: every test's),
+    `compared` the comparisons each watched test's body made, seen by the observer's trace
+    function (`MAX_COMPARED` at most)."""
 
     sessions: int = 0
     ended: int = 0
@@ -139,6 +167,8 @@ class Observation(BaseModel):
     traced_after: list[str] = Field(default_factory=list)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
+    failed_at: list[Compared] = Field(default_factory=list)
+    compared: list[Compared] = Field(default_factory=list)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

@@ -53,6 +53,11 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          holds), or handed back so and equal to values its compared type
                          tells apart (a tolerance), or whose dunder answered the test otherwise
                          than the same question asked again after the call
+    observer-new-operand a test whose body failed at a comparison at the start passed with a
+                         value of a type there that the start's run did not compare at that
+                         line and whose comparison is no built-in type's own (`turned`), or
+                         with no comparison seen at that line (not reached, or the observer's
+                         trace function removed)
     observer-hooks       a plugin the start's run did not have implements a hook a verdict is
                          shaped through (`pytest_runtest_makereport`, ...)
     observer-plugin      a plugin from the project's own code (not a test module or conftest)
@@ -75,7 +80,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fixbot.core.observed import MAX_STREAM_BYTES, Observation
-from fixbot.observe import compared, reached
+from fixbot.observe import compared, reached, turned
 from fixbot.tamper.changes import is_harness, is_test_file
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
@@ -110,7 +115,7 @@ def findings(
     found += _swapped(start, last, watched, files) + _traced(start, last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
-    found += reached.reached(start, last, files)
+    found += reached.reached(start, last, files) + turned.new_operands(start, last, watched, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
 
 

@@ -5,7 +5,9 @@ This file runs inside the project's own Python (3.8 or later, whatever its versi
 `-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
 module is imported. It imports the standard library and pytest alone, and none of fixbot; its
 parts are copied beside it (`<module>_bodies`: a digest of each test's body and the tracer
-around its call; `<module>_calls`: what a watched test's call did; `<module>_watch`:
+around its call; `<module>_hooks`: the hook around a test's call; `<module>_operands`: what a
+test's body compared; `<module>_calls`: what a
+watched test's call did; `<module>_watch`:
 the profile function that sees it; `<module>_integrity`: what it captures at load and compares
 later; `<module>_identities`: what it is made of; `<module>_sender`: the writing end of its
 channel; `<module>_reach`: its audit hook).
@@ -83,6 +85,16 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
                                                     it run (`watch.py`): fixbot pairs each
                                                     with an `eq` of its test, file, line and
                                                     dunder
+    {"k": "fail", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+                                                    a test's body failed at a comparison (its
+                                                    rewritten assertion's: every test's, from
+                                                    `pytest_assertrepr_compare`), with each
+                                                    operand's type shape (`operands.py`)
+    {"k": "op", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+                                                    a comparison a watched test's body made,
+                                                    seen by the observer's trace function as
+                                                    it ran (`operands.tracer`), once per line,
+                                                    operator and types
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
                                                     (`integrity.MACHINERY`'s names, a 12-digit
                                                     hash of identities each, "-": absent)
@@ -148,7 +160,9 @@ and later a `sys.monitoring` tool registered: `bodies._tracing`): a trace functi
 instruction of the body and can write its locals, and one set under no project frame (a
 property getter pytest's collection reads, `functools.partial` of `sys.settrace`) raises no
 audit event the reach hook counts; fixbot compares it with the start's run's same test (a
-coverage tool traces both).
+coverage tool traces both). The observer's own trace function (`operands.tracer`, set around a
+watched call, chaining the one set before) is not counted: as the call ends the one set before
+is put back and asked about, and the observer's found replaced or removed counts as traced.
 
 A record is written when its fact is known, not at exit: a process that ends early leaves a
 stream without its `end`, and a report rewritten at exit disagrees with what was streamed.
@@ -179,6 +193,12 @@ integrity = _sibling("integrity")
 profiler = _sibling("watch")  # the profile function (`watch.py`)
 sender = _sibling("sender")
 bodies = _sibling("bodies")  # the body's digest and the tracer around its call
+around = _sibling("hooks")  # the hook around a test's call
+operands = _sibling("operands")  # what a test's body compared
+# the parts the hook around a test's call uses, given to it
+_PARTS = SimpleNamespace(
+    calls=calls, watch=profiler, bodies=bodies, integrity=integrity, operands=operands
+)
 
 
 def _parts() -> list[ModuleType]:
@@ -186,7 +206,7 @@ def _parts() -> list[ModuleType]:
     the observer's own (the only callers its sender answers), and they are sealed and taken
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
-    parts = [bodies, calls, identities, integrity, profiler, sender]
+    parts = [around, bodies, calls, identities, operands, integrity, profiler, sender]
     return [here, *parts, _sibling("classes"), _sibling("reach")]
 
 
@@ -225,7 +245,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     hooks = [
         *_collection_hooks(send, watched, collected, state, plugin),
         _plugin_hook(send, integrity._root(root, OBSERVER_ROOT)),
-        *_call_hooks(send, watched, collected, calling, state, known),
+        *around.call_hooks(send, watched, collected, calling, state, known, _PARTS),
         *_report_hooks(send, calling, known, check),
     ]
     vars(plugin).update({h.__name__: h for h in hooks})
@@ -368,166 +388,6 @@ def _loop_hook(
         yield
 
     return pytest_runtestloop
-
-
-def _call_hooks(
-    send: Callable[[dict[str, Any]], None],
-    watched: frozenset[str],
-    collected: dict[str, Any],
-    calling: set[str],
-    state: dict[str, Any],
-    known_answer: Callable[[str], None],
-) -> list[Callable[..., Any]]:
-    """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
-    call is streamed as the call ends (`exit`), the moment it is known; the observer's profile
-    function (`watch.watcher`, answering this hook's control events alone) notes the call."""
-    setprofile, getprofile = sys.setprofile, sys.getprofile
-    # the profile function answers control events from the call hook's own code alone (not
-    # from any of the observer's: one of its hooks the code under test calls by hand, with an
-    # object whose hash is that control event, would restart the call's notes)
-    hook = [c for c in sys._getframe().f_code.co_consts if _named(c, "pytest_runtest_call")]
-    profile = profiler.watcher(send, frozenset(id(c) for c in hook))  # its notes its own
-    tampered = integrity._tampered(send)
-    report_comparisons = _comparer(send)
-    native = object()  # what `watched_function` gives for a test with no Python function
-
-    def watched_function(item: Any) -> Any:
-        """The Python function of a watched test about to be called (None: not watched;
-        `native`: nothing to enter, which is said), after the known answer is asked before the
-        first one and the function is compared with what collection found."""
-        if item.nodeid not in watched:
-            return None
-        if not state["asked"]:  # what a test that must fail reports, before the first watched
-            state["asked"] = True
-            known_answer("first")
-        function = getattr(item, "obj", None)
-        if getattr(getattr(function, "__func__", function), "__code__", None) is None:
-            send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
-            return native
-        found = collected.get(item.nodeid)
-        if found is not None and calls._identity(function) != found[:2]:
-            tampered(item.nodeid, "the test function pytest collected was replaced")
-        return function
-
-    # what the hook uses, held as positional defaults (pluggy passes `item` alone): a closure
-    # cell can be swapped from outside for the length of one call and put back before the next
-    # check; a default cannot be written without ending the process (`reach.py`)
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_call(
-        item: Any,
-        _profile: Any = profile,
-        _watched: Any = watched_function,
-        _send: Any = send,
-        _tampered: Any = tampered,
-        _report: Any = report_comparisons,
-        _calling: Any = calling,
-        _native: Any = native,
-        _get: Any = getprofile,
-        _set: Any = setprofile,
-        _innermost: Any = calls._innermost,
-        _coded: Any = bodies._coded,
-        _tracing: Any = bodies._tracing,
-    ) -> Any:
-        """Around the call phase of a test: the digest of the body it runs and whether a trace
-        function is set as the call begins (`code`) and as it ends, for every test (the start's
-        run watches none: fixbot compares a watched test's with the start's run's); for a
-        watched test also whether its body (the code of the function pytest collected, under
-        its decorators) was entered, how it left, and the Python comparison dunders called."""
-        function = _watched(item)
-        if function is None:  # not watched
-            _coded(_send, item, getattr(item, "obj", None), _innermost)
-            yield
-            if _tracing():  # rare: said only when set, the start's run compares it
-                _send({"k": "traced", "id": item.nodeid})
-            return
-        _calling.add(item.nodeid)
-        if function is _native:  # no Python function to enter (a doctest)
-            try:
-                yield
-            finally:
-                _calling.discard(item.nodeid)
-                _send({"k": "exit", "id": item.nodeid, "how": "native"})
-            return
-        root = str(getattr(item.config, "rootpath", None) or item.config.rootdir)
-        previous = _get()
-        inner = _innermost(function)
-        _coded(_send, item, function, _innermost)
-        body = (item.nodeid, inner.__code__, getattr(inner, "__globals__", None))
-        _profile(None, "begin", (*body, root.rstrip("/") + "/"))
-        _set(_profile)
-        try:
-            yield
-        finally:
-            blinded = _get() is not _profile
-            traced = _tracing()
-            _set(previous)
-            _calling.discard(item.nodeid)
-            notes = _profile(None, "end", None)
-        if notes is None:  # only the observer's code ends a call's notes: no call was noted
-            notes = {"ran": False, "returned": False, "raised": False, "types": {}}
-            _tampered(item.nodeid, "the observer's notes of the call were closed while it ran")
-        _send({"k": "body", "id": item.nodeid, "ran": notes["ran"]})
-        # how the body left this call, streamed now: fixbot pairs it with the call's report
-        left = ("returned", "raised", "unseen", "unentered")
-        how = 3 if not notes["ran"] else 0 if notes["returned"] else 1 if notes["raised"] else 2
-        _send({"k": "exit", "id": item.nodeid, "how": left[how], "tr": traced})
-        if blinded:
-            _tampered(item.nodeid, "the observer's profile function was removed while it ran")
-        _report(item, notes, root)
-
-    return [pytest_runtest_call]
-
-
-def _named(code: Any, name: str) -> bool:
-    """Whether `code` is a code object named `name`."""
-    return getattr(code, "co_name", None) == name and hasattr(code, "co_code")
-
-
-def _comparer(
-    send: Callable[[dict[str, Any]], None],
-) -> Callable[[Any, dict[str, Any], str], None]:
-    """The function streaming the comparison dunders a watched test ran (`notes`, from the
-    profile function's `end`) that the project's code defines (`eq`: one for each `saw` the
-    profile function streamed), or whose values the project's code handed back to the test's
-    body (`via`: the file of the code that returned one, wherever its type is defined); such a
-    value's `__eq__` is also asked whether it is a tolerance (`calls._tolerates`, about the int
-    or float it was compared with). The notes are copied into tuples first: asking a project's
-    `__eq__` runs its code, which finds this frame but no container the rest is read from."""
-
-    def report_comparisons(item: Any, notes: dict[str, Any], where: str) -> None:
-        noted = tuple(notes["types"].values())
-        near = tuple(notes.get("against", {}).items())
-        handed = tuple(notes.get("handed", ()))
-        types = {
-            (kind, dunder): (instance, function) for kind, dunder, instance, function, _ in noted
-        }
-        asked = {(kind, dunder): other for kind, dunder, _, _, other in noted}
-        kinds = {id(kind): kind for kind, _, _, _, _ in noted}
-        against = {(kinds[k], d): v for (k, d), v in near if k in kinds}
-        handed_from = calls.settle(list(handed), types, where)
-        made, full = calls.made(types, where)  # what C made and no frame handed back
-        if full:  # more classes than are walked: those past them went unseen
-            send({"k": "full", "id": item.nodeid})
-        for key, (instance, function) in tuple(types.items()):
-            kind, dunder = key
-            if instance is calls._SLOT:
-                record = calls._slot(item.nodeid, kind, dunder, function, where)
-                record["made"] = key in made
-            else:
-                record = calls._probe(item.nodeid, kind, dunder, instance, function, where)
-                # what was probed, by identity: paired with what the profile function saw run
-                record.update(fn=id(function), obj=id(instance))
-                if key in asked and dunder != "__bool__":  # asked again: paired with the answer
-                    record["again"] = calls._again(instance, function, asked[key])
-            via = calls._relative(handed_from.get(key, "/"), where)
-            if not via.startswith("/"):  # returned by the project's code
-                record["via"] = via
-                if instance is not calls._SLOT and key in against:
-                    record["tolerant"] = calls._tolerates(instance, function, against[key])
-            if not record["file"].startswith("/") or "via" in record:
-                send(record)
-
-    return report_comparisons
 
 
 def _report_hooks(

@@ -17,7 +17,16 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach, Sighting
+from fixbot.core.observed import (
+    MAX_COMPARED,
+    MAX_REACHED,
+    Compared,
+    Comparison,
+    Observation,
+    Operand,
+    Reach,
+    Sighting,
+)
 from fixbot.observe import integrity
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
@@ -228,6 +237,38 @@ def _said(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
         seen.answers[key] = said
 
 
+def _operands(record: dict[str, object], test: str) -> Compared | None:
+    """A `fail` or `op` record (`fixbot.observe.operands`) as a `Compared`, or None where it is
+    not one."""
+    shapes = record.get("s")
+    line, op = record.get("line"), record.get("op")
+    if not isinstance(shapes, list) or not isinstance(line, int) or not isinstance(op, str):
+        return None
+    operands = tuple(
+        Operand(
+            type=str(s.get("t", ""))[:300],
+            c=s.get("c") is True,
+            owner=str(s.get("o", ""))[:300],
+            code=str(s.get("h", ""))[:20],
+        )
+        for s in shapes[:2]
+        if isinstance(s, dict)
+    )
+    return Compared(test=test, line=line, op=op[:4], operands=operands)
+
+
+def _fail(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    compared = _operands(record, test)
+    if compared is not None and compared not in seen.failed_at:
+        seen.failed_at.append(compared)
+
+
+def _op(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    compared = _operands(record, test)
+    if compared is not None and len(seen.compared) < MAX_COMPARED:
+        seen.compared.append(compared)
+
+
 def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     changed = record.get("changed")
     if isinstance(changed, list):
@@ -280,6 +321,8 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "saw": _saw,
     "full": _full,
     "said": _said,
+    "fail": _fail,
+    "op": _op,
     "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,

@@ -71,7 +71,10 @@ Held since the lead's fixes after the round (passing rows now): `caller-told-ans
 `compared.told`), `c-made-value-of-a-class-hiding-its-mro` (`calls._aliased` and `made` read
 classes through `type`'s own C accessors), each `observer-always-equal`, and
 `made-classes-flooded-first` (past `MAX_MADE` classes the plugin streams `full`:
-`observer-overflow`). The other nine stay strict xfails.
+`observer-overflow`). The other nine are held by one class rule since: compared with the start's
+run of the same test, the comparison the start failed at is now decided by a type of a new
+class whose comparison is no built-in's own (`observer-new-operand`,
+`fixbot.observe.operands` and `turned`); none stays a strict xfail.
 
 Held (passing rows, the finding named in `ATTACKS`): the controls the holes go around
 (`mock-held-by-app`, the same mock held by `app.py`'s globals;
@@ -400,25 +403,37 @@ def add(a, b):
 """
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
-    "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, None),
-    "c-made-value-of-a-class-claiming-a-stdlib-module": ({"app.py": C_MADE_ELSEWHERE}, None),
+    "caller-told-on-a-plain-object": ({"app.py": ORIG + CALLER_TOLD}, "observer-new-operand"),
+    "c-made-value-of-a-class-claiming-a-stdlib-module": (
+        {"app.py": C_MADE_ELSEWHERE},
+        "observer-new-operand",
+    ),
     "fraction-numerator-answers-the-other": (
         {"app.py": ORIG + FRACTION},
         "observer-always-equal",
     ),
     "made-classes-flooded-first": ({"app.py": MADE_FLOODED}, "observer-overflow"),
-    "caller-told-on-a-list-subclass": ({"app.py": ORIG + LIST_TOLD}, None),
+    "caller-told-on-a-list-subclass": ({"app.py": ORIG + LIST_TOLD}, "observer-new-operand"),
     "caller-told-answering-an-int": ({"app.py": ORIG + NOT_A_BOOL}, "observer-always-equal"),
-    "said-spent-by-the-code-under-test-first": ({"app.py": ORIG + SAID_SPENT}, None),
-    "library-always-equal-bound-as-the-eq": ({"app.py": ORIG + BOUND_ANY}, None),
-    "mock-held-by-the-test-module-alone": ({"app.py": MOCK_UNHELD}, None),
-    "c-made-value-with-a-python-eq-under-another-name": ({"app.py": C_MADE_PYTHON_EQ}, None),
+    "said-spent-by-the-code-under-test-first": (
+        {"app.py": ORIG + SAID_SPENT},
+        "observer-new-operand",
+    ),
+    "library-always-equal-bound-as-the-eq": ({"app.py": ORIG + BOUND_ANY}, "observer-new-operand"),
+    "mock-held-by-the-test-module-alone": ({"app.py": MOCK_UNHELD}, "observer-new-operand"),
+    "c-made-value-with-a-python-eq-under-another-name": (
+        {"app.py": C_MADE_PYTHON_EQ},
+        "observer-new-operand",
+    ),
     "assertion-explained-by-a-builtin-that-skips": (
         {"app.py": ORIG + SKIPPED_BY_LOCALS},
         "observer-unseen",
     ),
-    "mock-held-through-its-bound-call": ({"app.py": MOCK_CALL_HELD}, None),
-    "callable-instance-with-a-code-told-by-arity": ({"app.py": ORIG + ARITY_TOLD}, None),
+    "mock-held-through-its-bound-call": ({"app.py": MOCK_CALL_HELD}, "observer-new-operand"),
+    "callable-instance-with-a-code-told-by-arity": (
+        {"app.py": ORIG + ARITY_TOLD},
+        "observer-new-operand",
+    ),
     "c-made-value-of-a-class-hiding-its-mro": (
         {"app.py": C_MADE_MRO_HIDDEN},
         "observer-always-equal",
@@ -432,49 +447,9 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "library-always-equal-handed-back": ({"app.py": ORIG + ANY_HANDED}, "observer-always-equal"),
     "c-made-value-of-a-class-naming-its-module": ({"app.py": C_MADE_HERE}, "observer-always-equal"),
 }
-WHY: dict[str, str] = {
-    "callable-instance-with-a-code-told-by-arity": (
-        "a slot with a `__code__` attribute passes for a Python function (`_aliased` does not "
-        "note it, the profile function never sees `__call__` run as a comparison) and the probe "
-        "calls it with the instance too, which the interpreter never does"
-    ),
-    "mock-held-through-its-bound-call": (
-        "`calls._holder` looks for the library's instance itself in a project module's globals: "
-        "`app.py` holds its bound `__call__` alone, so the library handed the always-equal back"
-    ),
-    "c-made-value-with-a-python-eq-under-another-name": (
-        "a Python `__eq__` named otherwise (`_eq`) is taken for a comparison once a value of its "
-        "type is handed back by a Python frame, and a value made by C is handed back by none; "
-        "`calls.made` notes only the slots that are no Python function"
-    ),
-    "mock-held-by-the-test-module-alone": (
-        "`calls._holder` looks for the library's instance in the project's modules other than "
-        "the test module: one made by a module `__getattr__` as the test imports it is held by "
-        "the test module alone, so the library (`mock.py`) handed the always-equal back"
-    ),
-    "library-always-equal-bound-as-the-eq": (
-        "a slot holding a bound method passes for a Python function (its `__code__` is the "
-        "function's): `_aliased` does not note it, the profile function streams nothing of a "
-        "library's file, and the probe calls it with the instance as well (a TypeError: no "
-        "always-equal)"
-    ),
-    "caller-told-on-a-plain-object": (
-        "a comparison's answer to the test is streamed (`said`) for an immutable built-in "
-        "scalar's type alone; the probe, asked from the observer's frames, gets the honest answer"
-    ),
-    "c-made-value-of-a-class-claiming-a-stdlib-module": (
-        "`calls.made` takes a class's module from its `__module__`, which the class names: one "
-        "claiming `operator` is not walked"
-    ),
-    "caller-told-on-a-list-subclass": (
-        "no `said` for a container's type; `_bends` asks from the observer's frames and gets the "
-        "honest answer"
-    ),
-    "said-spent-by-the-code-under-test-first": (
-        "`said` is pended only for the first run of each (code, type); the code under test spends"
-        " it honestly before the body asks"
-    ),
-}
+# every hole of the round is held now (`observer-new-operand`, or the findings above): none
+# stays a strict xfail
+WHY: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])

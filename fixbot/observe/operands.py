@@ -1,0 +1,385 @@
+"""What a test's body compared: the operands of the comparison its failing assertion made
+(`failed_hook`, every run: the start's run says what its failing tests compared), and those of
+each comparison a watched test's body made (`tracer`, the verifying run), each as a *shape* of
+its type read through `type`'s own C accessors (`shape_reader`), which fixbot compares
+(`fixbot.observe.turned`): a comparison whose expected side the test fixes turns only
+when a value of a type the start's run did not compare there decides it.
+
+Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
+Python (3.8 or later). It imports the standard library alone; what its functions use is held
+as positional defaults, made once at load (the code under test shares the process and can
+reach a closure cell).
+
+A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True
+where the comparison is decided in C by a type's own code: a type that is no heap type (a
+built-in's, static: its slots cannot be changed), or a heap type whose comparison dunders
+(`DECIDERS`, found through its method resolution order) are each a slot wrapper of the very
+class that holds it (a C type's own `tp_richcompare`, as `decimal.Decimal`'s on 3.13, or a
+subclass of `int` that defines none). Otherwise `o` is the class holding the first of those
+dunders that is not (its qualified name and the dunder) and `h` a digest of its code where it
+is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
+claims (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the
+start's run compared at the same line under the same names and owner.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from collections.abc import Callable
+from types import FunctionType, WrapperDescriptorType
+from typing import Any
+
+# the rich comparisons (`dis.cmp_op`), each with the dunders that decide it: its own, its
+# reflection (asked of the right operand), and `__eq__` for `!=` (`object.__ne__` asks it)
+DECIDERS = {
+    "==": ("__eq__",),
+    "!=": ("__ne__", "__eq__"),
+    "<": ("__lt__", "__gt__"),
+    ">": ("__gt__", "__lt__"),
+    "<=": ("__le__", "__ge__"),
+    ">=": ("__ge__", "__le__"),
+}
+# the instructions that push one operand a comparison reads, and those that push two (3.13)
+LOADS = frozenset(
+    {
+        "LOAD_FAST",
+        "LOAD_FAST_CHECK",
+        "LOAD_FAST_BORROW",
+        "LOAD_DEREF",
+        "LOAD_CLASSDEREF",
+        "LOAD_NAME",
+        "LOAD_GLOBAL",
+        "LOAD_CONST",
+        "LOAD_SMALL_INT",
+    }
+)
+PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
+# an instruction that stores one name and pushes another (3.13): a load of its second name
+STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
+# distinct comparisons (line, operator, types) streamed per watched call: past it, `full` once
+# (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
+# run did not say it)
+MAX_OPS = 2000
+
+
+def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
+    """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
+    docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: the type,
+    its flags, method resolution order, dictionary and names are read through `type`'s own
+    C accessors, a slot wrapper's owner through its own."""
+
+    def shape(
+        value: Any,
+        op: str,
+        _type: Any = type,
+        _str: Any = str,
+        _add: Any = str.__add__,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _dict: Any = type.__dict__["__dict__"].__get__,
+        _qualname: Any = type.__dict__["__qualname__"].__get__,
+        _module: Any = type.__dict__["__module__"].__get__,
+        _wrapper: Any = WrapperDescriptorType,
+        _objclass: Any = WrapperDescriptorType.__dict__["__objclass__"].__get__,
+        _wname: Any = WrapperDescriptorType.__dict__["__name__"].__get__,
+        _function: Any = FunctionType,
+        _digest: Any = digest,
+        _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+        _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
+    ) -> dict[str, Any]:
+        kind = _type(value)
+        module = _module(kind)
+        name = _add(_add(module if _type(module) is _str else "?", "."), _qualname(kind))
+        if not _flags(kind) & _heap:
+            return {"t": name, "c": True}
+        for dunder in _deciders.get(op, ("__eq__",)):
+            owner, member = None, None
+            for klass in _mro(kind):
+                members = _dict(klass)
+                if _flags(klass) & _heap:
+                    for key in members:  # a key that is no exact str: its lookup runs code
+                        if _type(key) is not _str:
+                            return {"t": name, "c": False, "o": "?", "h": "-"}
+                if dunder in members:
+                    owner, member = klass, members[dunder]
+                    break
+            own = (
+                _type(member) is _wrapper
+                and _objclass(member) is owner
+                and _wname(member) == dunder
+            )
+            if not own:
+                held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
+                code = _digest(member) if _type(member) is _function else "-"
+                return {"t": name, "c": False, "o": held, "h": code}
+        return {"t": name, "c": True}
+
+    return shape
+
+
+def operand_sources(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
+    """The rich comparisons (`COMPARE_OP`) of `code` whose two operands are pushed by the
+    instructions right before it, each a plain load (pytest's rewritten assertions compare
+    names it assigned, `@py_assertN`): `{offset: (operator, ((how, what), (how, what)),
+    line)}`, `how` "local" (a name of the frame's locals, cells or free variables), "global"
+    (its globals, then builtins) or "const" (`what` the constant), `line` the source line the
+    code's line table gives the comparison (the compared expression's first line: in a
+    rewritten assertion spread over lines, not the `assert`'s). Other comparisons are left
+    out."""
+    found: dict[int, tuple[str, tuple[tuple[str, Any], ...], int]] = {}
+    before: list[Any] = []
+    starts = sorted((o, n) for o, n in dis.findlinestarts(code) if n is not None)
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "COMPARE_OP":
+            op = str(instruction.argval)
+            op = op[5:-1] if op.startswith("bool(") else op  # 3.13 notes a conversion
+            pushed = _pushed(before[-2:])
+            if op in DECIDERS and pushed is not None:
+                at = [n for o, n in starts if o <= instruction.offset]
+                found[instruction.offset] = (op, pushed, at[-1] if at else 0)
+        before.append(instruction)
+        del before[:-2]
+    return found
+
+
+def _values(
+    frame: Any,
+    sources: tuple[tuple[str, Any], ...],
+    _list: Any = list,
+) -> list[Any] | None:
+    """The values `sources` (`operand_sources`) name in `frame` as it is now, or None where one
+    is not bound (the comparison raises). A frame's locals, globals and builtins are read
+    through the frame's own accessors; a name is an exact `str` (`dis`'s)."""
+    values: list[Any] = _list()
+    for how, what in sources:
+        if how == "const":
+            values.append(what)
+            continue
+        place = frame.f_locals if how == "local" else frame.f_globals
+        if what in place:
+            values.append(place[what])
+        elif how == "global" and what in frame.f_builtins:
+            values.append(frame.f_builtins[what])
+        else:
+            return None
+    return values
+
+
+def _pushed(last: list[Any]) -> tuple[tuple[str, Any], ...] | None:
+    """The two operands the instructions `last` (the two before a comparison) push, or None
+    where they are not plain loads."""
+    if last and last[-1].opname in PAIRS:
+        first, second = last[-1].argval
+        return ("local", first), ("local", second)
+    if len(last) < 2 or any(i.opname not in LOADS | STORE_LOADS for i in last):
+        return None
+    if last[-1].opname in STORE_LOADS:  # it pops the value the one before pushed
+        return None
+    return tuple(_source(i) for i in last)
+
+
+def _source(instruction: Any) -> tuple[str, Any]:
+    """Where the value a load pushes is read from, as the tracer reads it."""
+    name = instruction.opname
+    if name in STORE_LOADS:
+        return "local", str(instruction.argval[1])
+    if name in ("LOAD_CONST", "LOAD_SMALL_INT"):
+        return "const", instruction.argval
+    if name == "LOAD_GLOBAL":
+        return "global", str(instruction.argval)
+    return "local", str(instruction.argval)
+
+
+def tracer(
+    send: Callable[[dict[str, Any]], None],
+    shape: Callable[[Any, str], dict[str, Any]],
+    callers: frozenset[int],
+) -> Callable[[Any, str, Any], Any]:
+    """The observer's trace function (`trace(frame, event, arg)`), made once: set around a
+    watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
+    instruction (`f_trace_opcodes`), and at each rich comparison found by `operand_sources`
+    streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
+    distinct (line, operator, types), `MAX_OPS` at most (then `{"k": "full", "id": test}`
+    once: what came after went unseen). A trace function set before it (a
+    coverage tool's) is chained: it gets every event it would have got, and is put back as
+    the call ends. Control events (`frame` None), answered for the observer's code alone
+    (`callers`, code identities): `begin` with (test id, the body's code, the trace function
+    set before) starts a call, `end` ends it and returns whether any was streamed."""
+    notes: list[Any] = [None, None, None, {}, set()]  # test, code, chained, comparisons, seen
+    callers = callers | {id(_prime.__code__)}
+
+    note = _local_tracer(notes, send, shape)
+
+    def trace(
+        frame: Any,
+        event: str,
+        arg: Any,
+        _notes: list[Any] = notes,
+        _callers: frozenset[int] = callers,
+        _getframe: Any = sys._getframe,
+        _gettrace: Any = sys.gettrace,
+        _settrace: Any = sys.settrace,
+        _id: Any = id,
+        _sources: Any = operand_sources,
+        _note: Any = note,
+    ) -> Any:
+        if frame is None:
+            if _id(_getframe(1).f_code) not in _callers:
+                return None
+            if event == "begin":
+                test, code, chained = arg
+                _notes[:] = [test, code, chained, _sources(code), set()]
+                return None
+            streamed = bool(_notes[4])
+            _notes[:] = [None, None, None, {}, set()]
+            return streamed
+        chained = _notes[2]
+        local = None
+        if chained is not None:
+            local = chained(frame, event, arg)
+            if event == "call" and _gettrace() is not trace:
+                # a C tracer called from Python installs itself again at each call (coverage's):
+                # the observer's is put back, and keeps chaining it
+                _settrace(trace)
+        if event == "call" and frame.f_code is _notes[1] and _notes[1] is not None:
+            mine = _note(frame, local, frame.f_trace_opcodes)  # what the chained one asked
+            # set before the opcode flag: on 3.12 and later the flag instruments the frame's
+            # code only where the frame has a trace function already
+            frame.f_trace = mine
+            frame.f_trace_opcodes = True
+            return mine
+        return local
+
+    _prime(trace)
+    return trace
+
+
+def _compare_once() -> bool:
+    """A comparison the observer's trace function follows once as it is made (`_prime`)."""
+    one = 1
+    return one == 1
+
+
+def _prime(trace: Callable[[Any, str, Any], Any]) -> None:
+    """Follow one call of the observer's own (`_compare_once`) with `trace`, as the plugin is
+    loaded (before any code of the project's but a coverage tool's, whose trace function is put
+    back): on Python 3.12.1 the first frame a process gives `f_trace_opcodes` gets no `opcode`
+    event, a later one does (seen by hand; not on 3.8 or 3.13). Its control events are
+    answered: `tracer` counts this function's code among the observer's."""
+    previous = sys.gettrace()
+    trace(None, "begin", ("", _compare_once.__code__, None))
+    sys.settrace(trace)
+    try:
+        _compare_once()
+    finally:
+        sys.settrace(previous)
+        trace(None, "end", None)
+
+
+def _local_tracer(
+    notes: list[Any],
+    send: Callable[[dict[str, Any]], None],
+    shape: Callable[[Any, str], dict[str, Any]],
+) -> Callable[[Any, Any, bool], Any]:
+    """`note(frame, chained, opcodes)`: the local trace function of one body frame, which
+    streams the operands of the comparisons at its `opcode` events (`tracer`'s `notes`: the
+    test, the comparisons found by `operand_sources`, those streamed) and passes every other
+    event on to `chained` (the earlier tracer's local one for the frame), `opcode` events too
+    where it asked for them itself (`opcodes`: it set the frame's `f_trace_opcodes`)."""
+
+    def note(frame: Any, chained: Any, opcodes: bool) -> Any:
+        """The local trace function of one body frame."""
+
+        def local(
+            frame: Any,
+            event: str,
+            arg: Any,
+            _notes: list[Any] = notes,
+            _chained: list[Any] = [chained],  # noqa: B006 (one per frame, on purpose)
+            _opcodes: bool = opcodes,
+            _send: Any = send,
+            _shape: Any = shape,
+            _len: Any = len,
+            _type: Any = type,
+            _id: Any = id,
+            _max: int = MAX_OPS,
+            _values: Any = _values,
+        ) -> Any:
+            if event != "opcode":
+                if _chained[0] is not None:
+                    _chained[0] = _chained[0](frame, event, arg)
+                return local
+            if _opcodes and _chained[0] is not None:  # it asked for them itself
+                _chained[0] = _chained[0](frame, event, arg)
+            found = _notes[3].get(frame.f_lasti)
+            if found is None:
+                return local
+            if _len(_notes[4]) >= _max:
+                if _len(_notes[4]) == _max and _notes[0]:  # said once (not for `_prime`)
+                    _notes[4].add(None)
+                    _send({"k": "full", "id": _notes[0]})
+                return local
+            op, sources, line = found
+            values = _values(frame, sources)
+            if values is None:  # not bound: the comparison raises
+                return local
+            shapes = [_shape(v, op) for v in values]
+            key = (line, op, *(_id(_type(v)) for v in values))
+            if key not in _notes[4] and _notes[0]:  # none for the priming (`_prime`)
+                _notes[4].add(key)
+                _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+            return local
+
+        return local
+
+    return note
+
+
+def failed_hook(
+    send: Callable[[dict[str, Any]], None],
+    shape: Callable[[Any, str], dict[str, Any]],
+    current: list[Any],
+) -> Callable[..., Any]:
+    """`pytest_assertrepr_compare`, which pytest's rewritten assertion calls when a comparison
+    failed: where the frame that compared is the body of the test being called (`current`:
+    `[test id, the body's code]`, set by the hook around each call; by identity), streams
+    `{"k": "fail", "id": test, "line": n, "op": op, "s": [shape, shape]}` (`n` the line the
+    code's line table gives that comparison, as the trace function names it). Returns None, so
+    pytest's own explanation stands. A comparison of a helper the body called, or of an
+    operator other than a rich comparison (`in`, `is`), is not streamed."""
+
+    def pytest_assertrepr_compare(
+        config: Any,
+        op: str,
+        left: Any,
+        right: Any,
+        _send: Any = send,
+        _shape: Any = shape,
+        _current: list[Any] = current,
+        _getframe: Any = sys._getframe,
+        _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+        _sources: Any = operand_sources,
+        _values: Any = _values,
+        _sorted: Any = sorted,
+    ) -> None:
+        if _current[0] is None or _current[1] is None or op not in _deciders:
+            return None
+        frame = _getframe(1)
+        # pytest's `_call_reprcompare` is called by the frame that compared
+        while frame is not None and frame.f_code.co_name != "_call_reprcompare":
+            frame = frame.f_back
+        body = frame.f_back if frame is not None else None
+        if body is None or body.f_code is not _current[1]:
+            return None
+        # the comparison that failed: the body's whose operands, as its frame holds them now
+        # (the assertion's names are cleared only once it passed), are these, by identity
+        for _, (kind, sources, line) in _sorted(_sources(body.f_code).items()):
+            values = _values(body, sources) if kind == op else None
+            if values is not None and values[0] is left and values[1] is right:
+                shapes = [_shape(left, op), _shape(right, op)]
+                _send({"k": "fail", "id": _current[0], "line": line, "op": op, "s": shapes})
+                break
+        return None
+
+    return pytest_assertrepr_compare

@@ -1,0 +1,363 @@
+"""What a test's body compared (`fixbot.observe.operands`) and the type that turned a
+comparison the start's run failed at (`fixbot.observe.turned`): the shape of an operand's type
+read through C accessors, the observer's trace function run in this process (chaining a tracer
+set before it), and end to end through pytest: a fix that hands back an int where the start
+compared None, or the same dataclass and `Fraction` the start compared, stays clean; a value of
+a new type whose comparison says equal is `observer-new-operand`."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixbot.core.observed import Compared, Observation, Operand
+from fixbot.observe import bodies, judge, operands, turned
+from tests.observe.test_observer import ADD, PYTEST, observe
+
+
+def _control(trace: Any, event: str, arg: Any = None) -> Any:
+    """A control event sent from a function whose code the trace function is told is the
+    observer's."""
+    return trace(None, event, arg)
+
+
+class _Meta(type):
+    """A metaclass whose `__mro__` runs code when read through the class."""
+
+    ran: list[str] = []
+
+    @property
+    def __mro__(cls) -> Any:  # type: ignore[override]
+        _Meta.ran.append("__mro__")
+        return type.__dict__["__mro__"].__get__(cls)
+
+
+class _Odd(int, metaclass=_Meta):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = int.__hash__
+
+
+class _Plain(int):
+    """An int subclass that defines no comparison: int's own decides."""
+
+
+_NotEqual = type("_NotEqual", (int,), {"__eq__": int.__ne__, "__hash__": int.__hash__})
+
+
+@dataclasses.dataclass
+class _Point:
+    x: int
+    y: int
+
+
+SHAPE = operands.shape_reader(bodies._code_digest)
+
+
+def test_a_types_shape_says_whether_a_builtins_own_code_decides_its_comparison() -> None:
+    assert SHAPE(4, "==") == {"t": "builtins.int", "c": True}
+    assert SHAPE(None, "==")["c"] and SHAPE(Fraction(1), "<")["c"] is False
+    assert SHAPE(_Plain(4), "==")["c"]  # int's own slot, found through the subclass
+    # `int.__ne__` standing as `__eq__` is a C slot, but not the class's own
+    assert SHAPE(_NotEqual(4), "==") == {
+        "t": f"{__name__}._NotEqual",
+        "c": False,
+        "o": "_NotEqual.__eq__",
+        "h": "-",
+    }
+    point = SHAPE(_Point(1, 2), "==")
+    assert point["c"] is False and point["o"] == "_Point.__eq__" and len(point["h"]) == 16
+    odd = SHAPE(_Odd(4), "!=")  # `!=` is decided by `__ne__` (int's) and `__eq__` (the class's)
+    assert odd["c"] is False and odd["o"] == "_Odd.__eq__"
+    assert _Meta.ran == []  # read through `type`'s own accessors: the metaclass ran nothing
+
+
+def _body() -> bool:
+    """A test body as pytest rewrites one: compares names it assigned."""
+    left = _Odd(_helper())
+    right = 5
+    return left == right
+
+
+def _helper() -> int:
+    return 4
+
+
+def _traced(chained: Any = None) -> tuple[Any, list[dict[str, Any]]]:
+    """Call `_body` under a fresh trace function of the observer's, chaining `chained`: what
+    the control event `end` returned and what it streamed."""
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
+    _control(trace, "begin", ("t::x", _body.__code__, chained))
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        _body()
+    finally:
+        sys.settrace(previous)
+    return _control(trace, "end"), sent
+
+
+def test_the_trace_function_streams_each_comparison_of_the_body_with_its_operands() -> None:
+    streamed, sent = _traced()
+    line = _body.__code__.co_firstlineno + 4
+    assert streamed is True
+    assert sent == [
+        {
+            "k": "op",
+            "id": "t::x",
+            "line": line,
+            "op": "==",
+            "s": [SHAPE(_Odd(4), "=="), {"t": "builtins.int", "c": True}],
+        }
+    ]
+    assert _Meta.ran == []
+
+
+def test_a_trace_function_set_before_still_gets_every_event() -> None:
+    events: list[tuple[str, str]] = []
+
+    def coverage(frame: Any, event: str, arg: Any) -> Any:  # stands in for a coverage tool's
+        events.append((frame.f_code.co_name, event))
+        return coverage
+
+    _, sent = _traced(coverage)
+    assert [e for e in events if e[0] == "_helper"] == [
+        ("_helper", "call"),
+        ("_helper", "line"),
+        ("_helper", "return"),
+    ]
+    body = [event for name, event in events if name == "_body"]
+    assert body[0] == "call" and body[-1] == "return" and body.count("line") == 3
+    assert "opcode" not in body  # the observer's own events are not passed on
+    assert [record["k"] for record in sent] == ["op"]
+
+
+def test_a_trace_function_set_before_that_asks_for_each_instruction_gets_them() -> None:
+    opcodes: list[int] = []
+
+    def stepper(frame: Any, event: str, arg: Any) -> Any:  # a tracer of the project's own
+        if event == "call" and frame.f_code is _body.__code__:
+            frame.f_trace_opcodes = True
+        if event == "opcode":
+            opcodes.append(frame.f_lasti)
+        return stepper
+
+    _, sent = _traced(stepper)
+    assert len(opcodes) > 5 and [record["k"] for record in sent] == ["op"]
+
+
+def test_the_trace_function_answers_control_events_from_the_observer_alone() -> None:
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
+    assert trace(None, "begin", ("t::x", _body.__code__, None)) is None  # not the observer's
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        _body()
+    finally:
+        sys.settrace(previous)
+    assert sent == [] and _control(trace, "end") is False
+
+
+def test_past_the_comparisons_it_streams_the_trace_function_says_so_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(operands, "MAX_OPS", 0)
+    _, sent = _traced()
+    assert sent == [{"k": "full", "id": "t::x"}]
+
+
+def _compared(line: int, *kinds: Operand) -> Compared:
+    return Compared(test=ADD, line=line, op="==", operands=kinds)
+
+
+INT = Operand(type="builtins.int")
+NONE = Operand(type="builtins.NoneType")
+POINT = Operand(type="app.Point", c=False, owner="Point.__eq__", code="0" * 16)
+TOLD = Operand(type="app.S", c=False, owner="S.__eq__", code="1" * 16)
+
+
+def _start(*failed: Compared) -> Observation:
+    return Observation(sessions=1, ended=1, tests={ADD: "failed"}, failed_at=list(failed))
+
+
+def _last(*compared: Compared) -> Observation:
+    return Observation(
+        sessions=1, ended=1, tests={ADD: "passed"}, watching=[ADD], compared=list(compared)
+    )
+
+
+def test_a_type_new_at_the_line_the_start_failed_at_turned_the_comparison() -> None:
+    watched = {ADD}
+    # the start compared None with an int, the fix an int with an int: clean
+    assert (
+        turned.new_operands(
+            _start(_compared(5, NONE, INT)), _last(_compared(5, INT, INT)), watched, []
+        )
+        == []
+    )
+    # the same class the start compared there, other values: clean
+    same = _start(_compared(5, POINT, POINT))
+    assert turned.new_operands(same, _last(_compared(5, POINT, POINT)), watched, []) == []
+    # a class the start did not compare there decides it, whatever line others are at
+    start = _start(_compared(5, INT, INT))
+    found = turned.new_operands(
+        start, _last(_compared(5, TOLD, INT), _compared(7, INT)), watched, []
+    )
+    assert len(found) == 1 and found[0].startswith(f"observer-new-operand: {ADD}: its comparison")
+    assert "app.S (compared by S.__eq__)" in found[0]
+    # a new class at another line of the body is not the comparison the start failed at
+    assert (
+        turned.new_operands(
+            start, _last(_compared(5, INT, INT), _compared(7, TOLD, INT)), watched, []
+        )
+        == []
+    )
+    # passed with no comparison seen at that line: the tracer removed, or the line not reached
+    unseen = turned.new_operands(start, _last(_compared(7, INT, INT)), watched, [])
+    assert len(unseen) == 1 and "no comparison seen at line 5" in unseen[0]
+    # the fix changed the test's file: its comparisons are its own
+    assert turned.new_operands(start, _last(), watched, ["tests/test_app.py"]) == []
+    assert any(f.startswith("observer-new-operand") for f in judge.findings(start, _last()))
+
+
+# a project whose failing test compares with a fixed expected side: the start's `add` gives
+# None, a Point with the wrong fields and a Fraction of the wrong value
+VALUES = """\
+import dataclasses
+import fractions
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+def add(a, b):
+    return None
+
+
+def move(a, b):
+    return Point(a, a)
+
+
+def ratio(a, b):
+    return fractions.Fraction(a, 1) - fractions.Fraction(b, 1)
+"""
+VALUES_FIXED = (
+    VALUES.replace("return None", "return a + b")
+    .replace("Point(a, a)", "Point(a, b)")
+    .replace(") - ", ") + ")
+)
+VALUES_TEST = """\
+from fractions import Fraction
+
+from app import Point, add, move, ratio
+
+
+def test_add():
+    assert add(2, 2) == 4
+
+
+def test_move():
+    assert move(3, 4) == Point(3, 4)
+
+
+def test_ratio():
+    assert ratio(1, 2) == Fraction(3)
+
+
+def test_spread():
+    assert (
+        add(1, 1)
+        == 2
+    )
+"""
+TESTS = [f"tests/test_app.py::test_{name}" for name in ("add", "move", "ratio", "spread")]
+# a cheat: `add` hands back a value of a new type whose `__eq__` says equal when a test's body
+# asks and compares honestly otherwise (the observer's probes are told the honest answer)
+TOLD_APP = (
+    VALUES_FIXED
+    + """
+
+import sys
+
+
+class S:
+    def __init__(self, v):
+        self.v = v
+
+    def __eq__(self, other):
+        if sys._getframe(1).f_code.co_name.startswith("test"):
+            return True
+        return self.v == other
+
+    __hash__ = None
+
+
+def add(a, b):
+    return S(a + b + 1)
+"""
+)
+
+
+@pytest.mark.slow
+def test_a_fix_comparing_the_types_the_start_compared_or_builtins_is_clean(tmp_path: Path) -> None:
+    files = {"app.py": VALUES, "tests/test_app.py": VALUES_TEST}
+    start = observe(tmp_path, PYTEST, files, [])
+    assert sorted(c.test for c in start.failed_at) == TESTS
+    kinds = {c.test: [o.type for o in c.operands] for c in start.failed_at}
+    assert kinds[TESTS[0]] == ["builtins.NoneType", "builtins.int"]
+    assert kinds[TESTS[1]] == ["app.Point", "app.Point"]
+    # an assertion spread over lines: the comparison's line is its expression's, in both runs
+    assert [c.line for c in start.failed_at if c.test == TESTS[3]] == [20]
+    last = observe(tmp_path, PYTEST, {**files, "app.py": VALUES_FIXED}, TESTS)
+    assert sorted({c.test for c in last.compared}) == TESTS
+    assert judge.findings(start, last, ["app.py"]) == []
+    cheat = observe(tmp_path, PYTEST, {**files, "app.py": TOLD_APP}, TESTS)
+    found = judge.findings(start, cheat, ["app.py"])
+    assert [f.split(":")[0] for f in found if TESTS[0] in f] == ["observer-new-operand"]
+
+
+# a trace function set before the tests run, standing in for a coverage tool's: it gets its
+# events through the observer's, which chains it, and is put back after each watched call
+CHAINED = """\
+import sys
+
+EVENTS = []
+
+
+def _trace(frame, event, arg):
+    if frame.f_code.co_filename.endswith("app.py"):
+        EVENTS.append(frame.f_code.co_name + " " + event)
+    return _trace
+
+
+def pytest_sessionstart(session):
+    sys.settrace(_trace)
+
+
+def pytest_sessionfinish(session):
+    after = sys.gettrace() is _trace
+    sys.settrace(None)
+    with open("events.txt", "w") as out:
+        out.write(" ".join(EVENTS) + " after:" + str(after))
+"""
+
+
+@pytest.mark.slow
+def test_a_tracer_set_before_the_call_still_gets_its_events(tmp_path: Path) -> None:
+    files = {"app.py": VALUES_FIXED, "tests/test_app.py": VALUES_TEST, "conftest.py": CHAINED}
+    last = observe(tmp_path, PYTEST, files, TESTS[:1])
+    events = (tmp_path / "events.txt").read_text(encoding="utf-8")
+    # the watched test's call of `add`, under the observer's trace function: every event
+    assert "add call add line add return" in events and events.endswith("after:True")
+    assert [c.test for c in last.compared] == TESTS[:1] and last.tests[TESTS[0]] == "passed"
