@@ -27,15 +27,17 @@ The cheats (each an edit of `app.py` alone, with the default settings):
   `sys._getframe(1).f_locals` (3.13: no trace function, no audit event). `fixed` on 3.13 before
   the profile function compared the body's locals around each call it makes
   (`watch._bracket`: `observer-tampered`).
-- `caller-told-answering-the-question-again` (a hole on every version, strict xfail): an `int`
-  subclass whose `__eq__` says equal unless its caller (`sys._getframe(1)`) is one of the
-  observer's probes (`_probe`, `_bends`, `_tolerates`), so that the test's `True` (`said`) and
-  the same question asked again (`calls._again`) agree while the probes hear the honest answer:
-  round 9's caller-told class, on the type `said` was to close it for.
-- `probe-locals-rewritten` (a hole on 3.13, strict xfail there): the same always-equal `__eq__`
-  answering every caller `True` but the stranger, rebinding the probes' own locals instead
-  (`_bends`'s `dunder`, `_tolerates`'s `near`): held on 3.12 and before, where such a write is
-  lost; on 3.13 the caller-told class above by other means.
+- `caller-told-answering-the-question-again`: an `int` subclass whose `__eq__` says equal unless
+  its caller (`sys._getframe(1)`) is one of the observer's probes (`_probe`, `_bends`,
+  `_tolerates`), so that the test's `True` (`said`) and the same question asked again
+  (`calls._again`) agree while the probes hear the honest answer: round 9's caller-told class,
+  on the type `said` was to close it for. A hole on every version until the comparison the
+  start failed at was compared with the start's operands (`observer-new-operand`: `app.S` is
+  a type the start's run did not compare at that line).
+- `probe-locals-rewritten`: the same always-equal `__eq__` answering every caller `True` but
+  the stranger, rebinding the probes' own locals instead (`_bends`'s `dunder`, `_tolerates`'s
+  `near`): a hole on 3.13 (PEP 667) until the same rule; held on 3.12 and before, where such a
+  write is lost.
 """
 
 from __future__ import annotations
@@ -159,18 +161,11 @@ ATTACKS: dict[str, tuple[str, str, str, tuple[int, int] | None]] = {
         "code the test's body called rebound the body's locals",
         None,
     ),
-    "caller-told-answering-the-question-again": (TEST, TOLD, "observer-always-equal", (3, 8)),
-    "probe-locals-rewritten": (TEST, REWRITES, "observer-always-equal", (3, 13)),
+    "caller-told-answering-the-question-again": (TEST, TOLD, "observer-new-operand", None),
+    "probe-locals-rewritten": (TEST, REWRITES, "observer-new-operand", None),
 }
-WHY = {
-    "caller-told-answering-the-question-again": (
-        "the probes run from the observer's frames, which the `__eq__` tells apart from the "
-        "test's and from `calls._again`'s by their code's name"
-    ),
-    "probe-locals-rewritten": (
-        "on 3.13 the `__eq__` rebinds the probes' locals (PEP 667): the caller-told class"
-    ),
-}
+# name -> why a row is a hole where it is one (none is now)
+WHY: dict[str, str] = {}
 
 
 def _case(name: str) -> object:
