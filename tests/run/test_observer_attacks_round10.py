@@ -20,9 +20,13 @@ strict xfail each, the hole named in `WHY`):
   `types.MappingProxyType`), which `shape` calls a built-in's own comparison (`c`), but whose
   comparison hands the question on to the object it wraps (`proxy_richcompare`,
   `mappingproxy_richcompare`): a class of `app.py`'s whose `__eq__` says equal to a test's body
-  (round 9's caller-told, held by this rule alone). Class: "no heap type" is not "decided by
-  itself"; an allowlist of the static types whose comparison reads nothing but their own
-  value (the numbers, `str`, `bytes`, ...), the rest judged by what they wrap or counted.
+  (round 9's caller-told, held by this rule alone). The same goes for a `list`, `tuple` or
+  `dict` of such objects where a test compares with a container literal: their comparisons
+  ask their items' from C, the test's body the items' caller. Class: judge what decided the
+  comparison, not the operands' types: the Python comparison dunders that ran while the
+  comparison instruction ran (the profile function sees them; the trace function knows when
+  the instruction starts and the body's next event when it ended), each a finding where its
+  class is the project's and the start's run did not compare it there.
 - `comparisons-flooded-by-calling-the-body-again`: `add` calls the test's own function 250
   times first (its body's code, so the trace function follows each frame), handing back each
   time an `int` subclass of its own (no comparison of its own: `c`) that fails: 250 distinct
@@ -30,7 +34,8 @@ strict xfail each, the hole named in `WHY`):
   outer comparison (a caller-told object) is not streamed; `turned` sees comparisons at the
   line, none new. Class: a full table must say so (`observer-overflow`, as `calls.made`
   does), and a body frame entered again within a call is no longer the call the start's run
-  compared.
+  compared (the nested calls' failing assertions are streamed too, `fail`, in a run where the
+  test passed).
 - `body-frame-trace-ridden-to-turn-the-result`: `add` wraps the body frame's `f_trace` (the
   observer's local trace function, read and written through the frame: no audit event) in one
   of its own that passes every event on and, at the `opcode` events after the comparison,
@@ -42,6 +47,11 @@ strict xfail each, the hole named in `WHY`):
   caller's frame the traced one, not a wrapper's), and, for the class, note the locals it
   read at each `opcode` event and count a body local that changed with no instruction of the
   body storing it as tampering (on every version, not only a callee's write on 3.13).
+
+Under Python 3.12.1 and 3.13.0 (the check run by that Python, by hand): the two proxies and the
+flood end `fixed` too; the ridden trace ends `fixed` on 3.12, and on 3.13 the cheat does not
+turn the check green (the rewritten assertion's result is stored and loaded again by one
+instruction, `STORE_FAST_LOAD_FAST`: no event between to write it).
 
 Held (passing rows, the finding named in `ATTACKS`):
 `opcode-events-turned-off-by-the-code-under-test` (`add` clears the body frame's
@@ -57,7 +67,8 @@ literal), and one that hands back a `fractions.Fraction` where the start handed 
 floor division (a test comparing with a float). Both types' comparisons are the standard
 library's Python (`Counter.__eq__` since 3.10, `Fraction.__eq__`), which `turned` counts as
 new at the line: `observer-new-operand`, a false alarm (strict xfails, named in
-`LEGITIMATE_WHY`).
+`LEGITIMATE_WHY`). The class fix for the proxies above clears both: what ran to decide them
+is the standard library's code comparing ints and floats.
 """
 
 from __future__ import annotations
