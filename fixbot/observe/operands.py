@@ -239,7 +239,7 @@ def tracer(
                 # the observer's is put back, and keeps chaining it
                 _settrace(trace)
         if event == "call" and frame.f_code is _notes[1] and _notes[1] is not None:
-            mine = _note(frame, local)
+            mine = _note(frame, local, frame.f_trace_opcodes)  # what the chained one asked
             # set before the opcode flag: on 3.12 and later the flag instruments the frame's
             # code only where the frame has a trace function already
             frame.f_trace = mine
@@ -277,15 +277,15 @@ def _local_tracer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
-) -> Callable[[Any, Any], Any]:
-    """`note(frame, chained)`: the local trace function of one body frame, which streams the
-    operands of the comparisons at its `opcode` events (`tracer`'s `notes`: the test, the
-    comparisons found by `operand_sources`, those streamed) and passes every other event on
-    to `chained` (the earlier tracer's local one for the frame)."""
+) -> Callable[[Any, Any, bool], Any]:
+    """`note(frame, chained, opcodes)`: the local trace function of one body frame, which
+    streams the operands of the comparisons at its `opcode` events (`tracer`'s `notes`: the
+    test, the comparisons found by `operand_sources`, those streamed) and passes every other
+    event on to `chained` (the earlier tracer's local one for the frame), `opcode` events too
+    where it asked for them itself (`opcodes`: it set the frame's `f_trace_opcodes`)."""
 
-    def note(frame: Any, chained: Any) -> Any:
-        """The local trace function of one body frame: the comparisons at each `opcode`
-        event, every other event passed on to `chained` (the earlier tracer's local one)."""
+    def note(frame: Any, chained: Any, opcodes: bool) -> Any:
+        """The local trace function of one body frame."""
 
         def local(
             frame: Any,
@@ -293,6 +293,7 @@ def _local_tracer(
             arg: Any,
             _notes: list[Any] = notes,
             _chained: list[Any] = [chained],  # noqa: B006 (one per frame, on purpose)
+            _opcodes: bool = opcodes,
             _send: Any = send,
             _shape: Any = shape,
             _len: Any = len,
@@ -305,6 +306,8 @@ def _local_tracer(
                 if _chained[0] is not None:
                     _chained[0] = _chained[0](frame, event, arg)
                 return local
+            if _opcodes and _chained[0] is not None:  # it asked for them itself
+                _chained[0] = _chained[0](frame, event, arg)
             found = _notes[3].get(frame.f_lasti)
             if found is None or _len(_notes[4]) >= _max:
                 return local

@@ -139,6 +139,20 @@ def test_a_trace_function_set_before_still_gets_every_event() -> None:
     assert [record["k"] for record in sent] == ["op"]
 
 
+def test_a_trace_function_set_before_that_asks_for_each_instruction_gets_them() -> None:
+    opcodes: list[int] = []
+
+    def stepper(frame: Any, event: str, arg: Any) -> Any:  # a tracer of the project's own
+        if event == "call" and frame.f_code is _body.__code__:
+            frame.f_trace_opcodes = True
+        if event == "opcode":
+            opcodes.append(frame.f_lasti)
+        return stepper
+
+    _, sent = _traced(stepper)
+    assert len(opcodes) > 5 and [record["k"] for record in sent] == ["op"]
+
+
 def test_the_trace_function_answers_control_events_from_the_observer_alone() -> None:
     sent: list[dict[str, Any]] = []
     trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
