@@ -52,9 +52,10 @@ other type judged as a class is; the flood by `observer-overflow`, the tracer sa
   body storing it as tampering (on every version, not only a callee's write on 3.13).
 
 - `the-compared-class-s-own-comparison-rewritten` (a documented limit, still a strict xfail;
-  a project of its own, `POINT`: its test contradicts a class's specification, so the start's run compared two `Point`s at the failing
-  line): the fix rewrites `Point.__eq__` to say equal to a test's body; the type is the one the
-  start compared, under the same names and owner, and `turned` leaves the digest (`h`) out.
+  a project of its own, `POINT`: its test contradicts a class's specification, so the start's
+  run compared two `Point`s at the failing line): the fix rewrites `Point.__eq__` to say
+  equal to a test's body; the type is the one the start compared, under the same names and
+  owner, and `turned` leaves the digest (`h`) out.
   Class: a type the start compared counts as known only with the same comparison code (a
   digest the fix changed is a comparison the fix rewrote); the cost is a legitimate fix that
   rewrites the `__eq__` deciding the failing assertion (a dataclass given a field) escalating.
