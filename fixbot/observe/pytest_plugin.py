@@ -166,7 +166,9 @@ and later a `sys.monitoring` tool registered: `bodies._tracing`): a trace functi
 instruction of the body and can write its locals, and one set under no project frame (a
 property getter pytest's collection reads, `functools.partial` of `sys.settrace`) raises no
 audit event the reach hook counts; fixbot compares it with the start's run's same test (a
-coverage tool traces both).
+coverage tool traces both). The observer's own trace function (`operands.tracer`, set around a
+watched call, chaining the one set before) is not counted: as the call ends the one set before
+is put back and asked about, and the observer's found replaced or removed counts as traced.
 
 A record is written when its fact is known, not at exit: a process that ends early leaves a
 stream without its `end`, and a report rewritten at exit disagrees with what was streamed.

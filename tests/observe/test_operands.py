@@ -296,6 +296,14 @@ def test_the_trace_function_answers_control_events_from_the_observer_alone() -> 
     assert sent == [] and _control(trace, "end") is False
 
 
+def test_past_the_comparisons_it_streams_the_trace_function_says_so_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(operands, "MAX_OPS", 0)
+    _, sent = _traced()
+    assert sent == [{"k": "full", "id": "t::x"}]
+
+
 def _compared(line: int, *kinds: Operand) -> Compared:
     return Compared(test=ADD, line=line, op="==", operands=kinds)
 

@@ -30,14 +30,14 @@ other type judged as a class is; the flood by `observer-overflow`, the tracer sa
   comparison instruction ran (the profile function sees them; the trace function knows when
   the instruction starts and the body's next event when it ended), each a finding where its
   class is the project's and the start's run did not compare it there.
-- `comparisons-flooded-by-calling-the-body-again`: `add` calls the test's own function 250
-  times first (its body's code, so the trace function follows each frame), handing back each
-  time an `int` subclass of its own (no comparison of its own: `c`) that fails: 250 distinct
-  (line, operator, types) fill `MAX_OPS` (200) with harmless shapes at the very line, and the
-  outer comparison (a caller-told object) is not streamed; `turned` sees comparisons at the
-  line, none new. Class: a full table must say so (`observer-overflow`, as `calls.made`
-  does), and a body frame entered again within a call is no longer the call the start's run
-  compared (the nested calls' failing assertions are streamed too, `fail`, in a run where the
+- `comparisons-flooded-by-calling-the-body-again`: `add` calls the test's own function 250 times
+  (since `MAX_OPS` is 2,000: `MAX_OPS` + 50) first (its body's code, so the trace function follows
+  each frame), handing back each time an `int` subclass of its own (no comparison of its own: `c`)
+  that fails: 250 distinct (line, operator, types) fill `MAX_OPS` (200) with harmless shapes at the
+  very line, and the outer comparison (a caller-told object) is not streamed; `turned` sees
+  comparisons at the line, none new. Class: a full table must say so (`observer-overflow`, as
+  `calls.made` does), and a body frame entered again within a call is no longer the call the start's
+  run compared (the nested calls' failing assertions are streamed too, `fail`, in a run where the
   test passed).
 - `body-frame-trace-ridden-to-turn-the-result`: `add` wraps the body frame's `f_trace` (the
   observer's local trace function, read and written through the frame: no audit event) in one
@@ -94,6 +94,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
+from fixbot.observe import operands
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import CHECK, green_without_the_controls, impossible_repo, settle
@@ -144,9 +145,9 @@ _M = type('M', (), {'__eq__': _eq, '__hash__': None, '__getitem__': lambda s, k:
 def add(a, b):
     return _t.MappingProxyType(_M(_orig_add(a, b)))
 """
-# the test's own function called again by `add`, 250 times, each handing back an `int` subclass
-# of its own (250 distinct shapes at the line, more than `operands.MAX_OPS`), before the
-# caller-told object is handed back to the call pytest made
+# the test's own function called again by `add`, 250 times (`MAX_OPS` + 50: see `ATTACKS`), each
+# handing back an `int` subclass of its own (250 distinct shapes at the line, more than
+# `operands.MAX_OPS`), before the caller-told object is handed back to the call pytest made
 FLOODED = """
 import sys as _sys
 
@@ -255,7 +256,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
     "mappingproxy-of-a-caller-told-mapping": ({"app.py": ORIG + MAPPED}, "observer-new-operand"),
     "comparisons-flooded-by-calling-the-body-again": (
-        {"app.py": ORIG + FLOODED},
+        {"app.py": ORIG + FLOODED.replace("range(250)", f"range({operands.MAX_OPS + 50})")},
         "observer-overflow",
     ),
     "body-frame-trace-ridden-to-turn-the-result": ({"app.py": ORIG + RIDDEN}, "observer-tampered"),
