@@ -61,8 +61,8 @@ STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
 # run did not say it)
 MAX_OPS = 2000
-# the exact containers whose comparison is a built-in's own when their items' are: each
-# compares its items (keys and values) from C, asking the items' own comparisons
+# the containers whose comparison is a built-in's own when their items' are: each compares
+# its items (keys and values) from C, asking the items' own comparisons (`_containers`)
 CONTAINERS = (list, tuple, dict, set, frozenset)
 MAX_DEPTH = 3  # containers within containers read
 MAX_ITEMS = 100  # items read of a compared container, all depths together
@@ -98,6 +98,24 @@ def _value_types() -> tuple[Any, ...]:
     )
 
 
+def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
+    """The containers whose own comparison asks their items' (`CONTAINERS`, and
+    `collections.OrderedDict`, a C type of the standard library), each with the C function
+    that reads its items as its comparison does (a subclass's own `__iter__` is not asked)
+    and whether those are (key, value) pairs."""
+    import collections
+
+    keyed = (dict.items, True)
+    return (
+        (list, (list.__iter__, False)),
+        (tuple, (tuple.__iter__, False)),
+        (set, (set.__iter__, False)),
+        (frozenset, (frozenset.__iter__, False)),
+        (dict, keyed),
+        (collections.OrderedDict, keyed),
+    )
+
+
 def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
     """`one(value, op)`: the shape of `value`'s type alone (a container's items left out: a
     container is a C type of no value here); `digest` is `bodies._code_digest`. The type, its
@@ -105,6 +123,8 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
     accessors, a slot wrapper's owner through its own."""
     values = _value_types()
     value_ids = frozenset(id(kind) for kind in values)
+    # a container type -> how its items are read in C: (its iteration, whether keyed)
+    boxes = {id(kind): how for kind, how in _containers()}
 
     def one(
         value: Any,
@@ -125,6 +145,7 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _digest: Any = digest,
         _deciders: dict[str, tuple[str, ...]] = DECIDERS,
         _values: frozenset[int] = value_ids,
+        _boxes: dict[int, Any] = boxes,
         _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
         _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
     ) -> dict[str, Any]:
@@ -133,11 +154,8 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         name = _add(_add(module if _type(module) is _str else "?", "."), _qualname(kind))
         if _id(kind) in _values:
             return {"t": name, "c": True}
-        dunders = _deciders.get(op, ("__eq__",))
-        if not _flags(kind) & _heap:  # a C type of no value: it may ask another object's
-            held = _add(_qualname(kind), _add(".", dunders[0]))
-            return {"t": name, "c": False, "o": held, "h": "-"}
-        for dunder in dunders:
+        box = None
+        for dunder in _deciders.get(op, ("__eq__",)):
             owner, member = None, None
             for klass in _mro(kind):
                 members = _dict(klass)
@@ -152,13 +170,15 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
                 _type(member) is _wrapper
                 and _objclass(member) is owner
                 and _wname(member) == dunder
-                and _id(owner) in _values  # a value type's own slot (a container's asks items)
+                and (_id(owner) in _values or _id(owner) in _boxes)
             )
+            held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
             if not own:
-                held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
                 code = _digest(member) if _type(member) is _function else "-"
                 return {"t": name, "c": False, "o": held, "h": code}
-        return {"t": name, "c": True}
+            if _id(owner) in _boxes and box is None:  # a container's own slot: asks its items'
+                box = {"t": name, "c": False, "o": held, "h": "-", "box": _boxes[_id(owner)]}
+        return box if box is not None else {"t": name, "c": True}
 
     return one
 
@@ -166,22 +186,17 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
 def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
     """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
     docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: a type is
-    read as `_type_reader` reads it, an exact container's items (keys and values) by its own
-    C iteration, `MAX_DEPTH` containers deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item
-    shapes at most: past them, `...` is named among the items and the shape is no built-in's
-    own."""
-    container_ids = frozenset(id(kind) for kind in CONTAINERS)
+    read as `_type_reader` reads it; a container whose comparison is its container type's own
+    (`_containers`: an exact `list`, a `namedtuple`, a `defaultdict`) is named with its items'
+    shapes (keys and values), read by that type's own C iteration, `MAX_DEPTH` containers
+    deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
+    named among the items and the shape is no built-in's own."""
     one = _type_reader(digest)
 
     def shape(
         value: Any,
         op: str,
         _one: Callable[[Any, str], dict[str, Any]] = one,
-        _type: Any = type,
-        _id: Any = id,
-        _containers: frozenset[int] = container_ids,
-        _dict: Any = dict,
-        _items: Any = dict.items,
         _sorted: Any = sorted,
         _join: Any = ", ".join,
         _add: Any = str.__add__,
@@ -189,29 +204,27 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _depth: int = MAX_DEPTH,
         _most: int = MAX_ITEMS,
         _kinds: int = MAX_KINDS,
-        _held: tuple[Any, ...] = CONTAINERS,
     ) -> dict[str, Any]:
-        if _id(_type(value)) not in _containers:
-            return _one(value, op)
-        outer = _one(value, op)  # the container's own names; `c` is its items'
+        outer = _one(value, op)
+        if "box" not in outer:
+            return outer
         item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
         found: set[str] = set()
         decided, past, read = True, False, 0
-        stack: list[tuple[Any, int]] = [(value, 1)]
+        stack: list[tuple[Any, Any, int]] = [(value, outer.pop("box"), 1)]
         while stack and not past:
-            holder, depth = stack.pop()
-            keyed = _type(holder) is _dict  # its keys and values: both are compared
-            for entry in _items(holder) if keyed else holder:
+            holder, (walk, keyed), depth = stack.pop()
+            for entry in walk(holder):
                 for item in entry if keyed else (entry,):
                     read += 1
                     if read > _most or _len(found) > _kinds:
                         past = True
                         break
                     inner = _one(item, item_op)
-                    if _id(_type(item)) in _containers:  # judged by its own items, read next
+                    if "box" in inner:  # judged by its own items, read next
                         found.add(inner["t"])
                         past = past or depth >= _depth
-                        stack.append((item, depth + 1))
+                        stack.append((item, inner["box"], depth + 1))
                         continue
                     if inner["c"] and op != item_op:
                         inner = _one(item, op)

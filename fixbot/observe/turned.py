@@ -16,8 +16,9 @@ is no built-in's own comparison and is not among those the start's run compared 
 not reached, or the observer's trace function removed), is a finding.
 
 A built-in's own comparison is an allowlist (`operands.shape_reader`): an exact value type
-whose comparison runs no code of anyone's, an exact container whose items (keys and values,
-bounded) are all such, or a heap type whose deciding dunders are a value type's own slots.
+whose comparison runs no code of anyone's, a heap type whose deciding dunders are a value
+type's own slots, or a container deciding by its container type's own slot (an exact list, a
+namedtuple) whose items (keys and values, bounded) are all such.
 Any other type (a `weakref.proxy` or `mappingproxy`, which ask the object they wrap; a
 container of a class's instances, which asks theirs) is known only where the start's run
 compared the same shape there: a container's shape names its items' shapes. Where the trace

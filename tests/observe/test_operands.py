@@ -7,6 +7,7 @@ a new type whose comparison says equal is `observer-new-operand`."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime
 import sys
@@ -94,6 +95,9 @@ class _Told:
 class _Listed(list):  # type: ignore[type-arg]
     """A list subclass that defines no comparison: list's own asks its items'."""
 
+    def __iter__(self) -> Any:  # not what list's comparison reads
+        raise AssertionError("ran")
+
 
 def test_only_value_types_and_containers_of_them_are_a_builtins_own_comparison() -> None:
     told = _Told()
@@ -104,7 +108,10 @@ def test_only_value_types_and_containers_of_them_are_a_builtins_own_comparison()
     for wrapper in (weakref.proxy(told), types.MappingProxyType({}), types.SimpleNamespace()):
         assert SHAPE(wrapper, "==")["c"] is False, wrapper
     assert SHAPE(weakref.proxy(told), "==")["o"] == "ProxyType.__eq__"
-    assert SHAPE(_Listed([1]), "==")["c"] is False  # list's slot asks its items'
+    # a subclass deciding by its container's own slot is judged by its items, as the exact one
+    assert SHAPE(_Listed([1]), "==") == {"t": f"{__name__}._Listed[builtins.int]", "c": True}
+    assert SHAPE(_Listed([told]), "==")["c"] is False
+    assert SHAPE(collections.namedtuple("P", "x")(1), "==")["c"] is True
     # an exact container is a built-in's own with its items' (keys and values), named
     assert SHAPE([1, "a", (2.0, None)], "==") == {
         "t": "builtins.list[builtins.NoneType, builtins.float, builtins.int, builtins.str,"
