@@ -11,13 +11,16 @@ as positional defaults, made once at load (the code under test shares the proces
 reach a closure cell).
 
 A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True
-where the comparison is decided in C by a type's own code: a type that is no heap type (a
-built-in's, static: its slots cannot be changed), or a heap type whose comparison dunders
-(`DECIDERS`, found through its method resolution order) are each a slot wrapper of the very
-class that holds it (a C type's own `tp_richcompare`, as `decimal.Decimal`'s on 3.13, or a
-subclass of `int` that defines none). Otherwise `o` is the class holding the first of those
-dunders that is not (its qualified name and the dunder) and `h` a digest of its code where it
-is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
+where the comparison runs no code of anyone's, an allowlist: an exact value type
+(`_value_types`, held by identity at load: `int`, `str`, `None`, `decimal.Decimal`,
+`datetime`'s...), a type whose comparison dunders (`DECIDERS`, found through its method
+resolution order) are each a slot wrapper of a value type that holds it (a subclass of `int`
+that defines none), or a container deciding by its container type's own slot (`_containers`:
+an exact `list`, a `namedtuple`) whose items' shapes are all `c`; a container's `t` names its
+items' shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which
+ask the object they wrap) is not `c`: `o` is the class holding the first deciding dunder (its
+qualified name and the dunder) that is no value type's own slot, and `h` a digest of its code
+where it is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
 claims (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the
 start's run compared at the same line under the same names and owner.
 """
