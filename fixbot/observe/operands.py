@@ -11,13 +11,16 @@ as positional defaults, made once at load (the code under test shares the proces
 reach a closure cell).
 
 A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True
-where the comparison is decided in C by a type's own code: a type that is no heap type (a
-built-in's, static: its slots cannot be changed), or a heap type whose comparison dunders
-(`DECIDERS`, found through its method resolution order) are each a slot wrapper of the very
-class that holds it (a C type's own `tp_richcompare`, as `decimal.Decimal`'s on 3.13, or a
-subclass of `int` that defines none). Otherwise `o` is the class holding the first of those
-dunders that is not (its qualified name and the dunder) and `h` a digest of its code where it
-is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
+where the comparison runs no code of anyone's, an allowlist: an exact value type
+(`_value_types`, held by identity at load: `int`, `str`, `None`, `decimal.Decimal`,
+`datetime`'s...), a type whose comparison dunders (`DECIDERS`, found through its method
+resolution order) are each a slot wrapper of a value type that holds it (a subclass of `int`
+that defines none), or a container deciding by its container type's own slot (`_containers`:
+an exact `list`, a `namedtuple`) whose items' shapes are all `c`; a container's `t` names its
+items' shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which
+ask the object they wrap) is not `c`: `o` is the class holding the first deciding dunder (its
+qualified name and the dunder) that is no value type's own slot, and `h` a digest of its code
+where it is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
 claims (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the
 start's run compared at the same line under the same names and owner.
 """
@@ -57,22 +60,80 @@ LOADS = frozenset(
 PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
 # an instruction that stores one name and pushes another (3.13): a load of its second name
 STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
-# distinct comparisons (line, operator, types) streamed per watched call: past it, `full` once
+# distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
 # run did not say it)
 MAX_OPS = 2000
+# the containers whose comparison is a built-in's own when their items' are: each compares
+# its items (keys and values) from C, asking the items' own comparisons (`_containers`)
+CONTAINERS = (list, tuple, dict, set, frozenset)
+MAX_DEPTH = 3  # containers within containers read
+MAX_ITEMS = 100  # items read of a compared container, all depths together
+MAX_KINDS = 20  # distinct item shapes named
 
 
-def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
-    """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
-    docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: the type,
-    its flags, method resolution order, dictionary and names are read through `type`'s own
-    C accessors, a slot wrapper's owner through its own."""
+def _value_types() -> tuple[Any, ...]:
+    """The exact types whose comparison runs no code of anyone's (`VALUES`): the built-in
+    value types and the C value types of the standard library, as this process holds them at
+    load (by identity: a type of the same names made later is not one of them). `decimal`'s and
+    `datetime`'s are imported here (the standard library's alone)."""
+    import datetime
+    import decimal
 
-    def shape(
+    return (
+        int,
+        bool,
+        float,
+        complex,
+        str,
+        bytes,
+        bytearray,
+        type(None),
+        range,
+        object,  # an `object()` sentinel: compared by identity
+        type,  # a class compared with another: identity (a metaclass's own is a heap type's)
+        decimal.Decimal,
+        datetime.date,
+        datetime.datetime,
+        datetime.time,
+        datetime.timedelta,
+        datetime.timezone,
+    )
+
+
+def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
+    """The containers whose own comparison asks their items' (`CONTAINERS`, and
+    `collections.OrderedDict`, a C type of the standard library), each with the C function
+    that reads its items as its comparison does (a subclass's own `__iter__` is not asked)
+    and whether those are (key, value) pairs."""
+    import collections
+
+    keyed = (dict.items, True)
+    return (
+        (list, (list.__iter__, False)),
+        (tuple, (tuple.__iter__, False)),
+        (set, (set.__iter__, False)),
+        (frozenset, (frozenset.__iter__, False)),
+        (dict, keyed),
+        (collections.OrderedDict, keyed),
+    )
+
+
+def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
+    """`one(value, op)`: the shape of `value`'s type alone (a container's items left out: a
+    container is a C type of no value here); `digest` is `bodies._code_digest`. The type, its
+    flags, method resolution order, dictionary and names are read through `type`'s own C
+    accessors, a slot wrapper's owner through its own."""
+    values = _value_types()
+    value_ids = frozenset(id(kind) for kind in values)
+    # a container type -> how its items are read in C: (its iteration, whether keyed)
+    boxes = {id(kind): how for kind, how in _containers()}
+
+    def one(
         value: Any,
         op: str,
         _type: Any = type,
+        _id: Any = id,
         _str: Any = str,
         _add: Any = str.__add__,
         _flags: Any = type.__dict__["__flags__"].__get__,
@@ -86,13 +147,17 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _function: Any = FunctionType,
         _digest: Any = digest,
         _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+        _values: frozenset[int] = value_ids,
+        _boxes: dict[int, Any] = boxes,
+        _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
         _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
     ) -> dict[str, Any]:
         kind = _type(value)
         module = _module(kind)
         name = _add(_add(module if _type(module) is _str else "?", "."), _qualname(kind))
-        if not _flags(kind) & _heap:
+        if _id(kind) in _values:
             return {"t": name, "c": True}
+        box = None
         for dunder in _deciders.get(op, ("__eq__",)):
             owner, member = None, None
             for klass in _mro(kind):
@@ -108,12 +173,76 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
                 _type(member) is _wrapper
                 and _objclass(member) is owner
                 and _wname(member) == dunder
+                and (_id(owner) in _values or _id(owner) in _boxes)
             )
+            held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
             if not own:
-                held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
                 code = _digest(member) if _type(member) is _function else "-"
                 return {"t": name, "c": False, "o": held, "h": code}
-        return {"t": name, "c": True}
+            if _id(owner) in _boxes and box is None:  # a container's own slot: asks its items'
+                box = {"t": name, "c": False, "o": held, "h": "-", "box": _boxes[_id(owner)]}
+        return box if box is not None else {"t": name, "c": True}
+
+    return one
+
+
+def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
+    """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
+    docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: a type is
+    read as `_type_reader` reads it; a container whose comparison is its container type's own
+    (`_containers`: an exact `list`, a `namedtuple`, a `defaultdict`) is named with its items'
+    shapes (keys and values), read by that type's own C iteration, `MAX_DEPTH` containers
+    deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
+    named among the items and the shape is no built-in's own."""
+    one = _type_reader(digest)
+
+    def shape(
+        value: Any,
+        op: str,
+        _one: Callable[[Any, str], dict[str, Any]] = one,
+        _sorted: Any = sorted,
+        _join: Any = ", ".join,
+        _add: Any = str.__add__,
+        _len: Any = len,
+        _depth: int = MAX_DEPTH,
+        _most: int = MAX_ITEMS,
+        _kinds: int = MAX_KINDS,
+    ) -> dict[str, Any]:
+        outer = _one(value, op)
+        if "box" not in outer:
+            return outer
+        item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
+        found: set[str] = set()
+        decided, past, read = True, False, 0
+        stack: list[tuple[Any, Any, int]] = [(value, outer.pop("box"), 1)]
+        while stack and not past:
+            holder, (walk, keyed), depth = stack.pop()
+            for entry in walk(holder):
+                for item in entry if keyed else (entry,):
+                    read += 1
+                    if read > _most or _len(found) > _kinds:
+                        past = True
+                        break
+                    inner = _one(item, item_op)
+                    if "box" in inner:  # judged by its own items, read next
+                        found.add(inner["t"])
+                        past = past or depth >= _depth
+                        stack.append((item, inner["box"], depth + 1))
+                        continue
+                    if inner["c"] and op != item_op:
+                        inner = _one(item, op)
+                    told = _add(inner["t"], _add(" ~ ", inner["o"])) if not inner["c"] else ""
+                    found.add(told or inner["t"])
+                    decided = decided and inner["c"]
+                if past:
+                    break
+        if past:  # items left unread: never a built-in's own
+            found.add("...")
+            decided = False
+        name = _add(_add(outer["t"], "["), _add(_join(_sorted(found)), "]"))
+        if decided:
+            return {"t": name, "c": True}
+        return {"t": name, "c": False, "o": outer["o"], "h": "-"}
 
     return shape
 
@@ -200,12 +329,15 @@ def tracer(
     watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
     instruction (`f_trace_opcodes`), and at each rich comparison found by `operand_sources`
     streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
-    distinct (line, operator, types), `MAX_OPS` at most (then `{"k": "full", "id": test}`
-    once: what came after went unseen). A trace function set before it (a
-    coverage tool's) is chained: it gets every event it would have got, and is put back as
-    the call ends. Control events (`frame` None), answered for the observer's code alone
-    (`callers`, code identities): `begin` with (test id, the body's code, the trace function
-    set before) starts a call, `end` ends it and returns whether any was streamed."""
+    distinct (line, operator, shapes), `MAX_OPS` at most; the first comparison past them
+    streams `{"k": "full", "id": test}` (those past it went unseen). Its local trace function
+    called by anything but the interpreter (a function of the code under test's, holding the
+    body frame's `f_trace`, that wraps it) streams `{"k": "tampered", ...}` once. A trace
+    function set before it (a coverage tool's) is chained: it gets every event it would have
+    got, and is put back as the call ends. Control events (`frame` None), answered for the
+    observer's code alone (`callers`, code identities): `begin` with (test id, the body's code,
+    the trace function set before) starts a call, `end` ends it and returns whether any was
+    streamed."""
     notes: list[Any] = [None, None, None, {}, set()]  # test, code, chained, comparisons, seen
     callers = callers | {id(_prime.__code__)}
 
@@ -231,7 +363,7 @@ def tracer(
                 test, code, chained = arg
                 _notes[:] = [test, code, chained, _sources(code), set()]
                 return None
-            streamed = bool(_notes[4])
+            streamed = bool(_notes[4] - {"ridden"})
             _notes[:] = [None, None, None, {}, set()]
             return streamed
         chained = _notes[2]
@@ -301,11 +433,17 @@ def _local_tracer(
             _send: Any = send,
             _shape: Any = shape,
             _len: Any = len,
-            _type: Any = type,
-            _id: Any = id,
+            _tuple: Any = tuple,
             _max: int = MAX_OPS,
             _values: Any = _values,
+            _getframe: Any = sys._getframe,
         ) -> Any:
+            if _getframe(1) is not frame and _notes[0] and "ridden" not in _notes[4]:
+                # called by a function of another's that holds the frame's `f_trace`, not by
+                # the interpreter (whose call's caller is the traced frame itself)
+                _notes[4].add("ridden")
+                what = "the observer's trace function of its body was called by another's"
+                _send({"k": "tampered", "id": _notes[0], "what": what})
             if event != "opcode":
                 if _chained[0] is not None:
                     _chained[0] = _chained[0](frame, event, arg)
@@ -315,20 +453,21 @@ def _local_tracer(
             found = _notes[3].get(frame.f_lasti)
             if found is None:
                 return local
-            if _len(_notes[4]) >= _max:
-                if _len(_notes[4]) == _max and _notes[0]:  # said once (not for `_prime`)
-                    _notes[4].add(None)
-                    _send({"k": "full", "id": _notes[0]})
-                return local
             op, sources, line = found
             values = _values(frame, sources)
             if values is None:  # not bound: the comparison raises
                 return local
             shapes = [_shape(v, op) for v in values]
-            key = (line, op, *(_id(_type(v)) for v in values))
-            if key not in _notes[4] and _notes[0]:  # none for the priming (`_prime`)
-                _notes[4].add(key)
-                _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+            key = (line, op, *(_tuple(s.values()) for s in shapes))
+            if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
+                return local
+            if _len(_notes[4]) >= _max:  # those past it go unseen: said once
+                if "full" not in _notes[4]:
+                    _notes[4].add("full")
+                    _send({"k": "full", "id": _notes[0]})
+                return local
+            _notes[4].add(key)
+            _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
             return local
 
         return local

@@ -76,7 +76,13 @@ it, having found it in a hook's closure, ends the process the same way. Each rec
     {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
                                                     the globals it reads replaced after
                                                     collection, the observer's profile removed
-                                                    while it ran
+                                                    while it ran, or its trace function of the
+                                                    body called by another's (`operands.py`)
+    {"k": "full", "id": nodeid}                     a watched test's call compared, got back or
+                                                    made more than the observer keeps (the
+                                                    profile function's tables, the classes
+                                                    walked, the trace function's `MAX_OPS`):
+                                                    those past it went unseen; said once
     {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
                                                     a comparison judged as the call ended

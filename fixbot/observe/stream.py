@@ -246,7 +246,7 @@ def _operands(record: dict[str, object], test: str) -> Compared | None:
         return None
     operands = tuple(
         Operand(
-            type=str(s.get("t", ""))[:300],
+            type=str(s.get("t", ""))[:2000],  # a container names its items' shapes
             c=s.get("c") is True,
             owner=str(s.get("o", ""))[:300],
             code=str(s.get("h", ""))[:20],

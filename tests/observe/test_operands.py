@@ -7,8 +7,13 @@ a new type whose comparison says equal is `observer-new-operand`."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import datetime
 import sys
+import types
+import weakref
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -76,6 +81,70 @@ def test_a_types_shape_says_whether_a_builtins_own_code_decides_its_comparison()
     odd = SHAPE(_Odd(4), "!=")  # `!=` is decided by `__ne__` (int's) and `__eq__` (the class's)
     assert odd["c"] is False and odd["o"] == "_Odd.__eq__"
     assert _Meta.ran == []  # read through `type`'s own accessors: the metaclass ran nothing
+
+
+class _Told:
+    """A class whose comparison says equal to anything (a caller-told one stands in)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _Listed(list):  # type: ignore[type-arg]
+    """A list subclass that defines no comparison: list's own asks its items'."""
+
+    def __iter__(self) -> Any:  # not what list's comparison reads
+        raise AssertionError("ran")
+
+
+def test_only_value_types_and_containers_of_them_are_a_builtins_own_comparison() -> None:
+    told = _Told()
+    # C value types of the standard library, held by identity: built-ins' own
+    for value in (Decimal(1), datetime.date(2020, 1, 1), datetime.timedelta(1), b"x", 1j):
+        assert SHAPE(value, "==")["c"] is True, value
+    # C types that are no value types ask another object's comparison: judged as a class is
+    for wrapper in (weakref.proxy(told), types.MappingProxyType({}), types.SimpleNamespace()):
+        assert SHAPE(wrapper, "==")["c"] is False, wrapper
+    assert SHAPE(weakref.proxy(told), "==")["o"] == "ProxyType.__eq__"
+    # a subclass deciding by its container's own slot is judged by its items, as the exact one
+    assert SHAPE(_Listed([1]), "==") == {"t": f"{__name__}._Listed[builtins.int]", "c": True}
+    assert SHAPE(_Listed([told]), "==")["c"] is False
+    assert SHAPE(collections.namedtuple("P", "x")(1), "==")["c"] is True
+    # an exact container is a built-in's own with its items' (keys and values), named
+    assert SHAPE([1, "a", (2.0, None)], "==") == {
+        "t": "builtins.list[builtins.NoneType, builtins.float, builtins.int, builtins.str,"
+        " builtins.tuple]",
+        "c": True,
+    }
+    told_item = f"{__name__}._Told ~ _Told.__eq__"
+    for holder in ([told], {"a": told}, {1: [2, (told,)]}, [[1], told]):
+        shape = SHAPE(holder, "==")
+        assert shape["c"] is False and told_item in shape["t"], holder
+    assert SHAPE(frozenset({1, 3}), "==") == {"t": "builtins.frozenset[builtins.int]", "c": True}
+    assert SHAPE([told], "<")["o"] == "list.__lt__"
+    # past the bound (items, depth), the items unread are named and never a built-in's own
+    for bounded in (list(range(operands.MAX_ITEMS + 1)), [[[[1]]]]):
+        shape = SHAPE(bounded, "==")
+        assert shape["c"] is False and "..." in shape["t"]
+    assert SHAPE([[[1]]], "==")["c"] is True
+
+
+def test_a_list_of_the_class_the_start_compared_is_known_one_of_another_is_new() -> None:
+    def operand(value: Any) -> Operand:
+        shape = SHAPE(value, "==")
+        return Operand(type=shape["t"], c=shape["c"], owner=shape.get("o", ""))
+
+    watched = {ADD}
+    start = _start(_compared(5, operand([_Point(1, 2)]), operand([_Point(0, 0)])))
+    again = _last(_compared(5, operand([_Point(0, 0), _Point(3, 4)]), operand([_Point(0, 0)])))
+    assert turned.new_operands(start, again, watched, []) == []
+    ints = _start(_compared(5, operand([4]), operand([5])))
+    told = turned.new_operands(
+        ints, _last(_compared(5, operand([_Told()]), operand([5]))), {ADD}, []
+    )
+    assert len(told) == 1 and "_Told ~ _Told.__eq__" in told[0]
 
 
 def _body() -> bool:
@@ -151,6 +220,74 @@ def test_a_trace_function_set_before_that_asks_for_each_instruction_gets_them() 
 
     _, sent = _traced(stepper)
     assert len(opcodes) > 5 and [record["k"] for record in sent] == ["op"]
+
+
+_KINDS = [type(f"K{n}", (int,), {}) for n in range(5)]
+
+
+def _many() -> None:
+    """A body comparing values of five types at one line."""
+    for kind in _KINDS:
+        left = kind(4)
+        right = 5
+        _ = left == right
+
+
+def test_comparisons_past_the_ones_streamed_are_said_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(operands, "MAX_OPS", 3)
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
+    _control(trace, "begin", ("t::x", _many.__code__, None))
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        _many()
+    finally:
+        sys.settrace(previous)
+    assert _control(trace, "end") is True
+    assert [record["k"] for record in sent] == ["op", "op", "op", "full"]
+    assert sent[-1] == {"k": "full", "id": "t::x"}
+    # a watched test whose comparisons went unseen (the start's run traced none): a finding
+    last = Observation(sessions=1, ended=1, tests={ADD: "passed"}, watching=[ADD], full=[ADD])
+    start = Observation(sessions=1, ended=1, tests={ADD: "failed"})
+    assert any(f.startswith("observer-overflow") for f in judge.findings(start, last))
+
+
+def _wrapping(observer: Any) -> Any:
+    """A trace function of the code under test's around the observer's local one."""
+
+    def wrapper(frame: Any, event: str, arg: Any) -> Any:
+        observer(frame, event, arg)
+        return wrapper
+
+    return wrapper
+
+
+def _ridden() -> bool:
+    """A body whose frame's `f_trace` the code it calls wraps."""
+    frame = sys._getframe()
+    frame.f_trace = _wrapping(frame.f_trace)
+    left = 4
+    right = 5
+    return left == right
+
+
+def test_the_local_trace_function_called_by_another_s_is_tampering() -> None:
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
+    _control(trace, "begin", ("t::x", _ridden.__code__, None))
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        _ridden()
+    finally:
+        sys.settrace(previous)
+    _control(trace, "end")
+    tampered = [record for record in sent if record["k"] == "tampered"]
+    assert len(tampered) == 1 and tampered[0]["id"] == "t::x"
+    assert "called by another" in tampered[0]["what"]
+    _, plain = _traced()  # the interpreter calling it: nothing said
+    assert [record["k"] for record in plain] == ["op"]
 
 
 def test_the_trace_function_answers_control_events_from_the_observer_alone() -> None:
