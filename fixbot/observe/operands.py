@@ -261,15 +261,27 @@ def operand_sources(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ..
     starts = sorted((o, n) for o, n in dis.findlinestarts(code) if n is not None)
     for instruction in dis.get_instructions(code):
         if instruction.opname == "COMPARE_OP":
-            op = str(instruction.argval)
-            op = op[5:-1] if op.startswith("bool(") else op  # 3.13 notes a conversion
-            pushed = _pushed(before[-2:])
-            if op in DECIDERS and pushed is not None:
-                at = [n for o, n in starts if o <= instruction.offset]
-                found[instruction.offset] = (op, pushed, at[-1] if at else 0)
+            compared = _comparison(instruction, before[-2:], starts)
+            if compared is not None:
+                found[instruction.offset] = compared
         before.append(instruction)
         del before[:-2]
     return found
+
+
+def _comparison(
+    instruction: Any, last: list[Any], starts: list[tuple[int, int]]
+) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
+    """`(operator, sources, line)` of one `COMPARE_OP` `instruction` (`operand_sources`), the
+    two instructions before it `last` and the code's sorted line starts `starts`; None for a
+    comparison that is no rich one or whose operands are not plain loads."""
+    op = str(instruction.argval)
+    op = op[5:-1] if op.startswith("bool(") else op  # 3.13 notes a conversion
+    pushed = _pushed(last)
+    if op not in DECIDERS or pushed is None:
+        return None
+    at = [n for o, n in starts if o <= instruction.offset]
+    return op, pushed, at[-1] if at else 0
 
 
 def _values(

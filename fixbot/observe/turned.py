@@ -52,32 +52,44 @@ def new_operands(
     file (its node id's, or one its body's code names)."""
     if start is None:
         return []
+    found = []
+    for (test, line), kinds in sorted(_known(start, watched).items()):
+        if not _edited(last, test, files):
+            found += _judged(test, line, kinds, last)
+    return found
+
+
+def _known(start: Observation, watched: set[str]) -> dict[tuple[str, int], set[tuple[str, str]]]:
+    """(test, line) -> the (type, owner) pairs, none a built-in's own comparison, that the
+    start's run compared at the comparison each watched test's body failed at."""
     known: dict[tuple[str, int], set[tuple[str, str]]] = {}
     for failed in start.failed_at:
         if failed.test in watched:
             kinds = known.setdefault((failed.test, failed.line), set())
             kinds.update((o.type, o.owner) for o in failed.operands if not o.c)
-    found = []
-    for (test, line), kinds in sorted(known.items()):
-        if _edited(last, test, files):
-            continue
-        seen = [c for c in last.compared if c.test == test and c.line == line]
-        new = sorted(
-            {_named(o.type, o.owner) for o in _undecided(seen) if (o.type, o.owner) not in kinds}
-        )
-        if new:
-            found.append(
-                f"observer-new-operand: {test}: its comparison at line {line}, where the start's"
-                " run failed, was decided by a type that run did not compare there, whose"
-                f" comparison is no built-in's own: {', '.join(new[:3])}"
-            )
-        elif not seen and _unseen(test, last):
-            found.append(
-                f"observer-new-operand: {test}: passed with no comparison seen at line {line},"
-                " where the start's run failed at one (the line was not reached, or the"
-                " observer's trace function was removed)"
-            )
-    return found
+    return known
+
+
+def _judged(test: str, line: int, kinds: set[tuple[str, str]], last: Observation) -> list[str]:
+    """The finding (none or one) for `test`'s comparison at `line`, where the start's run
+    compared `kinds`, as the verifying run `last` saw it."""
+    seen = [c for c in last.compared if c.test == test and c.line == line]
+    new = sorted(
+        {_named(o.type, o.owner) for o in _undecided(seen) if (o.type, o.owner) not in kinds}
+    )
+    if new:
+        return [
+            f"observer-new-operand: {test}: its comparison at line {line}, where the start's"
+            " run failed, was decided by a type that run did not compare there, whose"
+            f" comparison is no built-in's own: {', '.join(new[:3])}"
+        ]
+    if not seen and _unseen(test, last):
+        return [
+            f"observer-new-operand: {test}: passed with no comparison seen at line {line},"
+            " where the start's run failed at one (the line was not reached, or the"
+            " observer's trace function was removed)"
+        ]
+    return []
 
 
 def _undecided(seen: list[Compared]) -> list[Operand]:
