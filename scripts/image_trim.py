@@ -138,9 +138,18 @@ def strip(objects: list[Path], dry_run: bool) -> int:
     return before - size(objects)
 
 
-# Files fixbot copies into the project's own Python (the observer's pytest plugin, the line
-# tracer), never imported by fixbot: the image has no pytest for the plugin to import.
+# Files fixbot copies into the project's own Python (the observer's pytest plugin and every
+# part copied beside it, the line tracer), never imported by fixbot: the image has no pytest
+# for the plugin or its parts to import.
 COPIED = ("fixbot.observe.pytest_plugin", "fixbot.agent.linetrace")
+
+
+def copied() -> set[str]:
+    """The module names of `COPIED` and of the observer's parts (`fixbot.observe.channel.PARTS`,
+    the one list of what is copied beside the plugin)."""
+    from fixbot.observe.channel import PARTS
+
+    return {*COPIED, *(f"fixbot.observe.{part.stem}" for part in PARTS)}
 
 
 def compile_imported(dry_run: bool) -> int:
@@ -152,7 +161,8 @@ def compile_imported(dry_run: bool) -> int:
     import fixbot
 
     names = [m.name for m in pkgutil.walk_packages(fixbot.__path__, "fixbot.")]
-    names = [n for n in names if not n.endswith("__main__") and n not in COPIED]
+    skipped = copied()
+    names = [n for n in names if not n.endswith("__main__") and n not in skipped]
     for name in [*IMPORTED, *names]:
         importlib.import_module(name)
     written = 0
