@@ -5,7 +5,8 @@ attacks and its account): fixes that change the type the code under test hands b
 fixbot's verdict alone.
 
 Clean: a tuple made the dataclass the test compares with; a tuple made a `NamedTuple` of a
-`Decimal` and a `datetime.date`; ints made ints and floats in a 10-item list. False alarms
+`Decimal` and a `datetime.date`; ints made ints and floats in a 10-item list; a plain list made
+the project's own `list` subclass with no comparison of its own. False alarms
 (strict xfails, `LEGITIMATE_WHY`, both `observer-new-operand`): the project's own `list`
 subclass with a comparison of its own handed back where the start handed back a plain list,
 and ints made ints and floats in a 150-item list (past `operands.MAX_ITEMS` a container of
@@ -14,7 +15,6 @@ value types is named by its item types, and the mix is new).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import green_without_the_controls, settle
+from tests.run.test_impossible import CHECK, green_without_the_controls, settle
 from tests.run.test_observer_attacks_known_answer import BUG
 
 pytestmark = pytest.mark.slow
@@ -89,6 +89,17 @@ def evens(xs):
     \"\"\"The even numbers of xs, as a Bag.\"\"\"
     return [x for x in xs if x % 2]
 """
+# the same project's list subclass with no comparison of its own (list's: a built-in's own)
+ROW = (
+    BAG.replace("class Bag(list):", "class Row(list):")
+    .replace(
+        "    def __eq__(self, other):\n        return sorted(self) == sorted(other)\n\n"
+        "    __hash__ = None\n",
+        "    def total(self):\n        return sum(self)\n",
+    )
+    .replace("order does not count", "items count in order")
+    .replace("as a Bag", "as a Row, in order")
+)
 BAG_TEST = """\
 from app import evens
 
@@ -132,6 +143,14 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             )
         },
     ),
+    "plain-list-made-the-projects-own-list-subclass-with-no-comparison": (
+        {"app.py": ROW, "tests/test_app.py": BAG_TEST},
+        {
+            "app.py": ROW.replace(
+                "return [x for x in xs if x % 2]", "return Row(sorted(x for x in xs if x % 2 == 0))"
+            )
+        },
+    ),
     "ints-made-ints-and-floats-past-the-item-bound": (
         {"app.py": HALVES, "tests/test_app.py": HALVES_TEST.replace("N", "150")},
         {"app.py": HALVES_FIX},
@@ -168,7 +187,7 @@ def _legitimate_case(name: str) -> object:
 def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
     start, fix = LEGITIMATE[name]
     repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
-    check = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    check = CHECK  # the project's Python (`tests.fakes.pythons.PROJECT_PYTHON`)
     # the fix turns the check green by hand: a strict xfail below is fixbot's verdict alone
     assert green_without_the_controls(repo, fix, check)
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
