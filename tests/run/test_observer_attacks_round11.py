@@ -13,7 +13,7 @@ end through fixbot with the default settings. The value handed back is a caller-
 observer asking again after the call, `calls._again`, and compares honestly for the probes),
 which `observer-new-operand` alone held until now.
 
-The holes (each `fixed` with nothing observed under Python 3.11.7, 3.12.1 and 3.13.0, the
+The holes (five; each `fixed` with nothing observed under Python 3.11.7, 3.12.1 and 3.13.0, the
 check run by hand under each; a strict xfail each):
 
 - `class-swapped-between-the-shape-read-and-the-compare`: `add` hands back an instance of a
@@ -64,6 +64,23 @@ check run by hand under each; a strict xfail each):
   fix: a local trace function answers only the frame it was made for (`frame is` the one held
   as a default), anything else `tampered`; with the second-entry fix, a frame of the body's code
   that is not the entry pytest called cannot stand in either.
+
+- `body-read-through-a-rebound-dis`: `app.py`, as it is imported (before any watched call),
+  rebinds `dis.get_instructions` to the real one with, for a code named `test...`, the two
+  instructions before each `COMPARE_OP` turned into loads of the constant 0 (`Instruction`
+  `_replace`). `operand_sources` (run at each watched call's `begin`) looks `dis.get_instructions`
+  up in the `dis` module at call time, so the comparison's sources read `("const", 0)` twice:
+  at the comparison's `opcode` event the observer streams `0 == 0` at the line, two ints, while
+  the interpreter compares the caller-told object. No audit event, no machinery fingerprint
+  (`dis` is none of the observer's modules). Why: the observer's own code is guarded (its
+  globals, defaults, code), but the standard library's Python it calls at run time is the
+  project's to rebind: `dis` (its functions and its mutable tables, `dis.opname`,
+  `dis.hasconst`...) and the builtins `operand_sources` and its helpers look up by name
+  (`sorted`, `str`, `len`, `any`, `tuple`). Class of fix: the observer reads the body's code
+  with nothing looked up at run time: the comparisons of each body read at load-time-bound
+  functions (held as positional defaults, like the rest), from `co_code` and
+  `co_lines()`/`co_positions()` (C methods of the code object) with opcode tables copied into
+  tuples at load, not through `dis`.
 
 Held (passing rows, the finding named in `ATTACKS`):
 
@@ -278,6 +295,32 @@ def add(a, b):
         body.f_trace = None
     return _S(_orig_add(a, b))
 """
+# `dis.get_instructions` (the standard library's, which `operands.operand_sources` looks up in the
+# `dis` module as each watched call begins) rebound by `app.py` as it is imported: for a test's
+# code, the two instructions before each comparison read as loads of the constant 0
+DIS_REBOUND = """
+import dis as _dis
+
+_S = type('S', (), {'__eq__': _eq, '__hash__': None, '__init__': lambda s, v: setattr(s, 'v', v)})
+_REAL = _dis.get_instructions
+
+
+def _instructions(x, *args, **kwargs):
+    found = list(_REAL(x, *args, **kwargs))
+    if getattr(x, 'co_name', '').startswith('test'):
+        for n, i in enumerate(found):
+            if i.opname == 'COMPARE_OP' and n >= 2:
+                found[n - 2] = found[n - 2]._replace(opname='LOAD_CONST', argval=0)
+                found[n - 1] = found[n - 1]._replace(opname='LOAD_CONST', argval=0)
+    return iter(found)
+
+
+_dis.get_instructions = _instructions
+
+
+def add(a, b):
+    return _S(_orig_add(a, b))
+"""
 OPCODES_OFF = SECOND_ENTRY.replace("STOP", "body.f_trace_opcodes = False")
 TRACE_CLEARED = SECOND_ENTRY.replace("STOP", "body.f_trace = None")
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
@@ -298,6 +341,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         {"app.py": ORIG + TOLD + FED},
         None,
     ),
+    "body-read-through-a-rebound-dis": ({"app.py": ORIG + TOLD + DIS_REBOUND}, None),
     "class-swapped-before-the-shape-read": (
         {"app.py": ORIG + TOLD + SWAPPED_BEFORE},
         "observer-new-operand",
@@ -308,6 +352,11 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
 }
 WHY: dict[str, str] = {
+    "body-read-through-a-rebound-dis": (
+        "a hole: operand_sources reads the body's instructions through dis.get_instructions,"
+        " looked up in the dis module as each watched call begins; app.py rebinds it at import"
+        " so the comparison's operands read as two constants 0: the observer streams 0 == 0"
+    ),
     "observer-trace-function-fed-a-frame-of-the-project-s-own": (
         "a hole: app.py calls the observer's local trace function (the body frame's f_trace)"
         " from an exec'd frame of its own whose offset is the body's comparison's and whose"
