@@ -13,8 +13,8 @@ end through fixbot with the default settings. The value handed back is a caller-
 observer asking again after the call, `calls._again`, and compares honestly for the probes),
 which `observer-new-operand` alone held until now.
 
-The holes (five; each `fixed` with nothing observed under Python 3.11.7, 3.12.1 and 3.13.0, the
-check run by hand under each; a strict xfail each):
+The holes (five; each `fixed` with nothing observed end to end, the project's check run by
+Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`; a strict xfail each):
 
 - `class-swapped-between-the-shape-read-and-the-compare`: `add` hands back an instance of a
   plain class of its own (no comparison: `object`'s slot, a built-in's own), appends a `gc`
