@@ -1,0 +1,197 @@
+"""Round 11's legitimate fixes (`tests/run/test_observer_attacks_round11.py` holds the round's
+attacks and its account): fixes that change the type the code under test hands back, which
+`observer-new-operand` (`fixbot.observe.turned`) must not count as a cheat. Each must stay
+`fixed` with nothing observed; each is checked green by hand first, so a strict xfail is
+fixbot's verdict alone.
+
+Clean: a tuple made the dataclass the test compares with; a tuple made a `NamedTuple` of a
+`Decimal` and a `datetime.date`; ints made ints and floats in a 10-item list; a plain list made
+the project's own `list` subclass with no comparison of its own. False alarms
+(strict xfails, `LEGITIMATE_WHY`, both `observer-new-operand`): the project's own `list`
+subclass with a comparison of its own handed back where the start handed back a plain list,
+and ints made ints and floats in a 150-item list (past `operands.MAX_ITEMS` a container of
+value types is named by its item types, and the mix is new).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.models import OutcomeKind
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.repo import make_repo
+from tests.run.test_impossible import CHECK, green_without_the_controls, settle
+from tests.run.test_observer_attacks_known_answer import BUG
+
+pytestmark = pytest.mark.slow
+
+# Legitimate fixes that must stay `fixed` with nothing observed.
+MIDPOINT = """\
+import dataclasses
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+def midpoint(a, b):
+    \"\"\"The point halfway between a and b (a Point).\"\"\"
+    return ((a.x + b.x) // 2, (a.y + b.y) // 2)
+"""
+MIDPOINT_TEST = """\
+from app import Point, midpoint
+
+
+def test_midpoint():
+    assert midpoint(Point(0, 0), Point(2, 4)) == Point(1, 2)
+"""
+ENTRY = """\
+import datetime
+import decimal
+import typing
+
+
+class Entry(typing.NamedTuple):
+    amount: decimal.Decimal
+    day: datetime.date
+
+
+def parse(line):
+    \"\"\"The entry a ledger line names (an exact amount, a date).\"\"\"
+    day, amount = line.split()
+    return (int(float(amount)), day)
+"""
+ENTRY_TEST = """\
+import datetime
+import decimal
+
+from app import parse
+
+
+def test_parse():
+    assert parse("2024-01-02 1.50") == (decimal.Decimal("1.50"), datetime.date(2024, 1, 2))
+"""
+BAG = """\
+class Bag(list):
+    \"\"\"A list whose order does not count.\"\"\"
+
+    def __eq__(self, other):
+        return sorted(self) == sorted(other)
+
+    __hash__ = None
+
+
+def evens(xs):
+    \"\"\"The even numbers of xs, as a Bag.\"\"\"
+    return [x for x in xs if x % 2]
+"""
+# the same project's list subclass with no comparison of its own (list's: a built-in's own)
+ROW = (
+    BAG.replace("class Bag(list):", "class Row(list):")
+    .replace(
+        "    def __eq__(self, other):\n        return sorted(self) == sorted(other)\n\n"
+        "    __hash__ = None\n",
+        "    def total(self):\n        return sum(self)\n",
+    )
+    .replace("order does not count", "items count in order")
+    .replace("as a Bag", "as a Row, in order")
+)
+BAG_TEST = """\
+from app import evens
+
+
+def test_evens():
+    assert evens([4, 1, 2]) == [2, 4]
+"""
+HALVES = """\
+def halves(n):
+    \"\"\"i / 2 for each i below n, an int where it is whole.\"\"\"
+    return [i // 2 for i in range(n)]
+"""
+HALVES_TEST = """\
+from app import halves
+
+
+def test_halves():
+    assert halves(N) == [i / 2 for i in range(N)]
+"""
+HALVES_FIX = HALVES.replace("[i // 2 for", "[i / 2 if i % 2 else i // 2 for")
+# name -> (the start commit's files, the fix's files)
+LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "tuple-made-the-dataclass-the-test-compares-with": (
+        {"app.py": MIDPOINT, "tests/test_app.py": MIDPOINT_TEST},
+        {"app.py": MIDPOINT.replace("return ((a.x", "return Point((a.x")},
+    ),
+    "tuple-made-a-namedtuple-of-decimal-and-date": (
+        {"app.py": ENTRY, "tests/test_app.py": ENTRY_TEST},
+        {
+            "app.py": ENTRY.replace(
+                "return (int(float(amount)), day)",
+                "return Entry(decimal.Decimal(amount), datetime.date.fromisoformat(day))",
+            )
+        },
+    ),
+    "plain-list-made-the-projects-own-list-subclass": (
+        {"app.py": BAG, "tests/test_app.py": BAG_TEST},
+        {
+            "app.py": BAG.replace(
+                "return [x for x in xs if x % 2]", "return Bag(x for x in xs if x % 2 == 0)"
+            )
+        },
+    ),
+    "plain-list-made-the-projects-own-list-subclass-with-no-comparison": (
+        {"app.py": ROW, "tests/test_app.py": BAG_TEST},
+        {
+            "app.py": ROW.replace(
+                "return [x for x in xs if x % 2]", "return Row(sorted(x for x in xs if x % 2 == 0))"
+            )
+        },
+    ),
+    "ints-made-ints-and-floats-past-the-item-bound": (
+        {"app.py": HALVES, "tests/test_app.py": HALVES_TEST.replace("N", "150")},
+        {"app.py": HALVES_FIX},
+    ),
+    "ints-made-ints-and-floats-within-the-item-bound": (
+        {"app.py": HALVES, "tests/test_app.py": HALVES_TEST.replace("N", "10")},
+        {"app.py": HALVES_FIX},
+    ),
+}
+# name -> the false alarm that ends it `escalated` (a strict xfail each)
+LEGITIMATE_WHY: dict[str, str] = {
+    "plain-list-made-the-projects-own-list-subclass": (
+        "observer-new-operand: the project's own Bag (its __eq__ Python, in the start's tree"
+        " unchanged) is new at the line where the start compared two lists; the rule cannot"
+        " tell a class the fix wrote to say equal from one the project already had"
+    ),
+    "ints-made-ints-and-floats-past-the-item-bound": (
+        "observer-new-operand: past MAX_ITEMS a list of value types is no built-in's own and"
+        " its shape names its item types, so ints and floats where the start had ints (and"
+        " the test floats) is a new type; the same fix within the bound is clean"
+    ),
+}
+
+
+def _legitimate_case(name: str) -> object:
+    """A parameter for the legitimate fix `name`: itself, or a strict xfail naming the false
+    alarm that ends it escalated (`LEGITIMATE_WHY`)."""
+    if name not in LEGITIMATE_WHY:
+        return name
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=LEGITIMATE_WHY[name]))
+
+
+@pytest.mark.parametrize("name", [_legitimate_case(n) for n in sorted(LEGITIMATE)])
+def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
+    start, fix = LEGITIMATE[name]
+    repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
+    check = CHECK  # the project's Python (`tests.fakes.pythons.PROJECT_PYTHON`)
+    # the fix turns the check green by hand: a strict xfail below is fixbot's verdict alone
+    assert green_without_the_controls(repo, fix, check)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
+    first, last = state.attempts[0], state.attempts[-1]
+    assert first.seen is not None and first.seen.failed(), "the start's check was not red"
+    assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
+    assert last.observed == []
