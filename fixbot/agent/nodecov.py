@@ -37,7 +37,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from fixbot.agent.locate import MAX_SPAN_LINES, Span
@@ -174,17 +174,20 @@ def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> lis
     return [
         span
         for path, lines in coverage.items()
-        if _ranked_script(repo, path)
+        if _ranked_script(repo, path, tests)
         for span in _report_spans(path, lines, nearness(path, tests, imported))
     ]
 
 
-def _ranked_script(repo: Path, path: str) -> bool:
+def _ranked_script(repo: Path, path: str, tests: Sequence[str]) -> bool:
     """Whether the report's `path` is one `rank` and `rank_lines` rank: a file inside `repo`
-    (the report crosses back from the project's command) that is not a test file."""
+    (the report crosses back from the project's command) that is neither a test file by its
+    path (`JS_TEST`) nor one of the failing `tests` (whatever its name: the check names it),
+    whose functions would otherwise rank first, the stem of a failing test being their own."""
     root, full = repo.resolve(), resolved(repo.resolve() / path)
     inside = full is not None and full.is_relative_to(root)
-    return inside and not JS_TEST.search(path) and (repo / path).is_file()
+    test = JS_TEST.search(path) is not None or PurePosixPath(path).as_posix() in tests
+    return inside and not test and (repo / path).is_file()
 
 
 def _report_spans(path: str, lines: Lines, near: float) -> list[Span]:
@@ -277,7 +280,7 @@ def rank(
     imported = required(repo, tests)
     found = _line_spans(repo, mapped or {}, tests)
     for path, functions in coverage.items():
-        if not _ranked_script(repo, path) or path in (mapped or {}):
+        if not _ranked_script(repo, path, tests) or path in (mapped or {}):
             continue
         text = regular_text(repo, repo / path)
         if text is not None and ran_as_on_disk(text, functions):

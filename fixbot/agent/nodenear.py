@@ -23,7 +23,12 @@ WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # U+203A, pytest's and others' `::`)
 TEST_PARTS = re.compile(r"\s+[>\u203a]\s+|::")
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
-JS_TEST = re.compile(r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$")
+# a test file by its path: in a test folder, named `*.test.js` or `*_spec.ts`, or itself named
+# `test.js` (`tests.js`, `spec.js`: a small package's one test file beside its `index.js`, as
+# mocha and tape projects keep it)
+JS_TEST = re.compile(
+    r"(^|/)(tests?|__tests__|spec)/|[._-](test|spec)\.[cm]?[jt]sx?$|(^|/)(tests?|spec)\.[cm]?[jt]sx?$"
+)
 # a `require`'s, an `import`'s or an `export ... from`'s module specifier
 REQUIRE = re.compile(r"""(?:require\s*\(|from\s+|import\s*\(?)\s*['"]([^'"\s]+)['"]""")
 MAX_DEPTH = 2  # a test's own requires, and theirs: an `index.js` that re-exports its `lib/`

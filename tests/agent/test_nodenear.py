@@ -176,3 +176,51 @@ def test_every_function_a_bundle_ran_is_ranked_when_its_file_ties_them_all(
     assert all(s.score == 0.8 for s in spans)  # the main the test requires, suffix left off
     shown = locate.render(repo, spans, 12_000)
     assert "function getPath(obj, path)" in shown
+
+
+# A small package's one test file beside its code, with helpers of its own (as mocha's and
+# tape's projects keep it: object-path's `test.js`), and the code's `get` it checks.
+BESIDE = {
+    "package.json": json.dumps({"name": "tiny", "main": "index.js"}),
+    "index.js": (
+        "function get(obj, path) {\n  var parts = path.split('.');\n"
+        "  for (var i = 0; i < parts.length; i++) {\n    obj = obj[parts[i]];\n  }\n"
+        "  return obj;\n}\nmodule.exports = { get: get };\n"
+    ),
+    "HELPERS": "".join(f"function fixture{n}() {{ return {{ a: {n} }}; }}\n" for n in range(20)),
+    "CALLS": "".join(f"assert.equal(get(fixture{n}(), 'a'), {n});\n" for n in range(20)),
+}
+
+
+@needs_node
+@pytest.mark.parametrize("test", ["test.js", "check-get.js"])
+def test_the_failing_test_file_beside_the_code_is_never_ranked_as_code(
+    tmp_path: Path, test: str
+) -> None:
+    """The failing test file the check names, whether its name says test (`test.js`: no test
+    folder, no `.test.js`) or not (`check-get.js`), is the test, not the code to fix: its own
+    20 helpers ranked first (the test's stem is its own, 1.0, above the code it requires, 0.8)
+    and filled the request before the code's `get` was reached."""
+    text = "var assert = require('assert');\nvar get = require('./index.js').get;\n"
+    repo = write(
+        tmp_path,
+        {
+            "package.json": BESIDE["package.json"],
+            "index.js": BESIDE["index.js"],
+            test: text + BESIDE["HELPERS"] + BESIDE["CALLS"],
+        },
+    )
+    spans = nodecov.rank(repo, nodecov.parse(_run(repo, f"node {test}")), [test])
+    assert [(s.path, s.name, s.score) for s in spans] == [("index.js", "get", 0.8)]
+
+
+def test_a_test_js_named_in_the_output_of_npm_test_is_the_failing_test_file(
+    tmp_path: Path,
+) -> None:
+    """`npm test` names no file, so the failing test files are those of the output's paths
+    that are test files by their names: a package's root `test.js` (or `tests.js`, `spec.js`)
+    is one, its `index.js` and `lib/testing.js` are not; without it the check had no test file
+    and no spectrum ran."""
+    repo = write(tmp_path, {"test.js": "", "tests.js": "", "index.js": "", "lib/testing.js": ""})
+    located = ["index.js", "test.js", "lib/testing.js", "tests.js"]
+    assert nodenear.test_files(repo, "npm test", located) == ["test.js", "tests.js"]
