@@ -13,7 +13,6 @@ shares the process and can reach a closure cell).
 
 from __future__ import annotations
 
-import dis
 import importlib
 import sys
 from collections.abc import Callable
@@ -30,31 +29,44 @@ def _sibling(name: str) -> Any:
 
 
 shapes = _sibling("shapes")  # the shape of an operand's type
+bytecode = _sibling("bytecode")  # the body's instructions and line starts, read without `dis`
 DECIDERS = shapes.DECIDERS  # the rich comparisons, each with the dunders that decide it
-# the instructions that push one operand a comparison reads, and those that push two (3.13)
-LOADS = frozenset(
-    {
-        "LOAD_FAST",
-        "LOAD_FAST_CHECK",
-        "LOAD_FAST_BORROW",
-        "LOAD_DEREF",
-        "LOAD_CLASSDEREF",
-        "LOAD_NAME",
-        "LOAD_GLOBAL",
-        "LOAD_CONST",
-        "LOAD_SMALL_INT",
-    }
-)
-PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
-# an instruction that stores one name and pushes another (3.13): a load of its second name
-STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
+LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 # distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
 # run did not say it)
 MAX_OPS = 2000
 
 
-def operand_sources(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
+def _comparison_of(
+    instruction: tuple[int, str, Any],
+    last: tuple[Any, Any],
+    starts: list[tuple[int, int]],
+    _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+    _pushed: Any = bytecode.pushed,
+) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
+    """`(operator, sources, line)` of one `COMPARE_OP` `instruction` (`operand_sources`), the
+    two instructions before it `last` and the code's sorted line starts `starts`; None for a
+    comparison that is no rich one or whose operands are not plain loads."""
+    op = instruction[2]
+    pushed = _pushed(last)
+    if op not in _deciders or pushed is None:
+        return None
+    line = 0
+    for offset, n in starts:
+        if offset > instruction[0]:
+            break
+        line = n
+    return op, pushed, line
+
+
+def operand_sources(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _line_starts: Any = bytecode.line_starts,
+    _comparison: Any = _comparison_of,
+    _dict: Any = dict,
+) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
     """The rich comparisons (`COMPARE_OP`) of `code` whose two operands are pushed by the
     instructions right before it, each a plain load (pytest's rewritten assertions compare
     names it assigned, `@py_assertN`): `{offset: (operator, ((how, what), (how, what)),
@@ -62,33 +74,18 @@ def operand_sources(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ..
     (its globals, then builtins) or "const" (`what` the constant), `line` the source line the
     code's line table gives the comparison (the compared expression's first line: in a
     rewritten assertion spread over lines, not the `assert`'s). Other comparisons are left
-    out."""
-    found: dict[int, tuple[str, tuple[tuple[str, Any], ...], int]] = {}
-    before: list[Any] = []
-    starts = sorted((o, n) for o, n in dis.findlinestarts(code) if n is not None)
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "COMPARE_OP":
-            compared = _comparison(instruction, before[-2:], starts)
+    out. The code is read by the observer's own reader (`bytecode.py`), with nothing looked up
+    at run time where the project can rebind it (`dis`)."""
+    found: dict[int, tuple[str, tuple[tuple[str, Any], ...], int]] = _dict()
+    starts = _line_starts(code)
+    last = (None, None)
+    for instruction in _instructions(code):
+        if instruction[1] == "COMPARE_OP":
+            compared = _comparison(instruction, last, starts)
             if compared is not None:
-                found[instruction.offset] = compared
-        before.append(instruction)
-        del before[:-2]
+                found[instruction[0]] = compared
+        last = (last[1], instruction)
     return found
-
-
-def _comparison(
-    instruction: Any, last: list[Any], starts: list[tuple[int, int]]
-) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
-    """`(operator, sources, line)` of one `COMPARE_OP` `instruction` (`operand_sources`), the
-    two instructions before it `last` and the code's sorted line starts `starts`; None for a
-    comparison that is no rich one or whose operands are not plain loads."""
-    op = str(instruction.argval)
-    op = op[5:-1] if op.startswith("bool(") else op  # 3.13 notes a conversion
-    pushed = _pushed(last)
-    if op not in DECIDERS or pushed is None:
-        return None
-    at = [n for o, n in starts if o <= instruction.offset]
-    return op, pushed, at[-1] if at else 0
 
 
 def _values(
@@ -114,31 +111,6 @@ def _values(
     return values
 
 
-def _pushed(last: list[Any]) -> tuple[tuple[str, Any], ...] | None:
-    """The two operands the instructions `last` (the two before a comparison) push, or None
-    where they are not plain loads."""
-    if last and last[-1].opname in PAIRS:
-        first, second = last[-1].argval
-        return ("local", first), ("local", second)
-    if len(last) < 2 or any(i.opname not in LOADS | STORE_LOADS for i in last):
-        return None
-    if last[-1].opname in STORE_LOADS:  # it pops the value the one before pushed
-        return None
-    return tuple(_source(i) for i in last)
-
-
-def _source(instruction: Any) -> tuple[str, Any]:
-    """Where the value a load pushes is read from, as the tracer reads it."""
-    name = instruction.opname
-    if name in STORE_LOADS:
-        return "local", str(instruction.argval[1])
-    if name in ("LOAD_CONST", "LOAD_SMALL_INT"):
-        return "const", instruction.argval
-    if name == "LOAD_GLOBAL":
-        return "global", str(instruction.argval)
-    return "local", str(instruction.argval)
-
-
 def tracer(
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
@@ -157,7 +129,8 @@ def tracer(
     observer's code alone (`callers`, code identities): `begin` with (test id, the body's code,
     the trace function set before) starts a call, `end` ends it and returns whether any was
     streamed."""
-    notes: list[Any] = [None, None, None, {}, set()]  # test, code, chained, comparisons, seen
+    # test, code, chained, comparisons, seen, the live entry of the body pytest called
+    notes: list[Any] = [None, None, None, {}, set(), None]
     callers = callers | {id(_prime.__code__)}
 
     note = _local_tracer(notes, send, shape)
@@ -180,10 +153,10 @@ def tracer(
                 return None
             if event == "begin":
                 test, code, chained = arg
-                _notes[:] = [test, code, chained, _sources(code), set()]
+                _notes[:] = [test, code, chained, _sources(code), set(), None]
                 return None
             streamed = bool(_notes[4] - {"ridden"})
-            _notes[:] = [None, None, None, {}, set()]
+            _notes[:] = [None, None, None, {}, set(), None]
             return streamed
         chained = _notes[2]
         local = None
@@ -194,7 +167,12 @@ def tracer(
                 # the observer's is put back, and keeps chaining it
                 _settrace(trace)
         if event == "call" and frame.f_code is _notes[1] and _notes[1] is not None:
-            mine = _note(frame, local, frame.f_trace_opcodes)  # what the chained one asked
+            # the entry pytest called: one made while no other entry of the body runs (a
+            # generator's resumed frame is the same entry); another's comparisons are not its
+            outer = _notes[5] is None or _notes[5] is frame
+            if outer:
+                _notes[5] = frame
+            mine = _note(frame, local, frame.f_trace_opcodes, outer)  # what the chained one asked
             # set before the opcode flag: on 3.12 and later the flag instruments the frame's
             # code only where the frame has a trace function already
             frame.f_trace = mine
@@ -228,65 +206,100 @@ def _prime(trace: Callable[[Any, str, Any], Any]) -> None:
         trace(None, "end", None)
 
 
+def _streamer(
+    notes: list[Any],
+    send: Callable[[dict[str, Any]], None],
+    shape: Callable[[Any, str], dict[str, Any]],
+) -> Callable[[Any], None]:
+    """`stream(frame)`: at an `opcode` event of the body's entry pytest called, the operands
+    of the comparison its frame is at (`tracer`'s `notes`: the test, the comparisons found by
+    `operand_sources`, those streamed), streamed once per distinct (line, operator, shapes),
+    `MAX_OPS` at most (past it, `full` once)."""
+
+    def stream(
+        frame: Any,
+        _notes: list[Any] = notes,
+        _send: Any = send,
+        _shape: Any = shape,
+        _len: Any = len,
+        _tuple: Any = tuple,
+        _max: int = MAX_OPS,
+        _values: Any = _values,
+    ) -> None:
+        found = _notes[3].get(frame.f_lasti)
+        if found is None:
+            return
+        op, sources, line = found
+        values = _values(frame, sources)
+        if values is None:  # not bound: the comparison raises
+            return
+        shapes = [_shape(v, op) for v in values]
+        key = (line, op, *(_tuple(s.values()) for s in shapes))
+        if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
+            return
+        if _len(_notes[4]) >= _max:  # those past it go unseen: said once
+            if "full" not in _notes[4]:
+                _notes[4].add("full")
+                _send({"k": "full", "id": _notes[0]})
+            return
+        _notes[4].add(key)
+        _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+
+    return stream
+
+
 def _local_tracer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
-) -> Callable[[Any, Any, bool], Any]:
-    """`note(frame, chained, opcodes)`: the local trace function of one body frame, which
-    streams the operands of the comparisons at its `opcode` events (`tracer`'s `notes`: the
-    test, the comparisons found by `operand_sources`, those streamed) and passes every other
-    event on to `chained` (the earlier tracer's local one for the frame), `opcode` events too
-    where it asked for them itself (`opcodes`: it set the frame's `f_trace_opcodes`)."""
+) -> Callable[[Any, Any, bool, bool], Any]:
+    """`note(frame, chained, opcodes, outer)`: the local trace function of one body frame,
+    which streams the operands of the comparisons at its `opcode` events (`_streamer`) where
+    `outer` (the entry pytest called, made while no other entry of the body ran: a nested
+    entry's comparisons are not the call's) and passes every other event on to `chained` (the
+    earlier tracer's local one for the frame), `opcode` events too where it asked for them
+    itself (`opcodes`: it set the frame's `f_trace_opcodes`). It answers its own frame alone:
+    called with another (by code holding it, with a frame of its own), or by anything but the
+    interpreter, it streams `tampered` once, and a foreign frame is not read."""
+    stream = _streamer(notes, send, shape)
 
-    def note(frame: Any, chained: Any, opcodes: bool) -> Any:
+    def note(frame: Any, chained: Any, opcodes: bool, outer: bool) -> Any:
         """The local trace function of one body frame."""
 
         def local(
             frame: Any,
             event: str,
             arg: Any,
+            _mine: Any = frame,
+            _outer: bool = outer,
             _notes: list[Any] = notes,
             _chained: list[Any] = [chained],  # noqa: B006 (one per frame, on purpose)
             _opcodes: bool = opcodes,
             _send: Any = send,
-            _shape: Any = shape,
-            _len: Any = len,
-            _tuple: Any = tuple,
-            _max: int = MAX_OPS,
-            _values: Any = _values,
+            _stream: Any = stream,
             _getframe: Any = sys._getframe,
         ) -> Any:
-            if _getframe(1) is not frame and _notes[0] and "ridden" not in _notes[4]:
-                # called by a function of another's that holds the frame's `f_trace`, not by
-                # the interpreter (whose call's caller is the traced frame itself)
-                _notes[4].add("ridden")
-                what = "the observer's trace function of its body was called by another's"
-                _send({"k": "tampered", "id": _notes[0], "what": what})
+            foreign = frame is not _mine
+            if (foreign or _getframe(1) is not frame) and _notes[0]:
+                # handed a frame it was not made for, or called by a function of another's that
+                # holds the frame's `f_trace`, not by the interpreter (whose call's caller is
+                # the traced frame itself)
+                if "ridden" not in _notes[4]:
+                    _notes[4].add("ridden")
+                    what = "the observer's trace function of its body was called by another's"
+                    _send({"k": "tampered", "id": _notes[0], "what": what})
+                if foreign:
+                    return local
             if event != "opcode":
                 if _chained[0] is not None:
                     _chained[0] = _chained[0](frame, event, arg)
+                if event == "return" and _notes[5] is frame:  # the entry left (or suspended)
+                    _notes[5] = None
                 return local
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)
-            found = _notes[3].get(frame.f_lasti)
-            if found is None:
-                return local
-            op, sources, line = found
-            values = _values(frame, sources)
-            if values is None:  # not bound: the comparison raises
-                return local
-            shapes = [_shape(v, op) for v in values]
-            key = (line, op, *(_tuple(s.values()) for s in shapes))
-            if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
-                return local
-            if _len(_notes[4]) >= _max:  # those past it go unseen: said once
-                if "full" not in _notes[4]:
-                    _notes[4].add("full")
-                    _send({"k": "full", "id": _notes[0]})
-                return local
-            _notes[4].add(key)
-            _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+            if _outer:
+                _stream(frame)
             return local
 
         return local

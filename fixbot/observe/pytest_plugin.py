@@ -153,6 +153,7 @@ def _parts() -> list[ModuleType]:
     here = sys.modules[__name__]
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("classes"), _sibling("bracket"), _sibling("reach")]
+    later.append(_sibling("bytecode"))
     return [here, *parts, *later]
 
 
