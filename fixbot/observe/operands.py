@@ -13,6 +13,7 @@ shares the process and can reach a closure cell).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from collections.abc import Callable
@@ -111,6 +112,28 @@ def _values(
     return values
 
 
+def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]], None]:
+    """`decided(frame, notes)`, at each `call` event the trace function gets: a Python function
+    called by the body's entry pytest called (`notes[5]`) while it runs the comparison read
+    last (`notes[6]`: its offset, and whether both operands were read as built-ins' own, whose
+    comparison runs no code of anyone's) decided that comparison: where the operands were read
+    as built-ins' own, what was read is not what decided (their class swapped after the read,
+    by project code run inside the observer's reading or between it and the instruction), and
+    `tampered` is streamed once."""
+
+    def decided(frame: Any, notes: list[Any], _send: Any = send) -> None:
+        back = frame.f_back
+        last = notes[6]
+        if back is None or back is not notes[5] or back.f_lasti != last[0] or not last[1]:
+            return
+        if notes[0] and "decided" not in notes[4]:
+            notes[4].add("decided")
+            what = "a comparison read as a built-in's own ran Python code as it was decided"
+            _send({"k": "tampered", "id": notes[0], "what": what})
+
+    return decided
+
+
 def tracer(
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
@@ -129,11 +152,13 @@ def tracer(
     observer's code alone (`callers`, code identities): `begin` with (test id, the body's code,
     the trace function set before) starts a call, `end` ends it and returns whether any was
     streamed."""
-    # test, code, chained, comparisons, seen, the live entry of the body pytest called
-    notes: list[Any] = [None, None, None, {}, set(), None]
+    # test, code, chained, comparisons, seen, the live entry of the body pytest called, the
+    # comparison last read in it (offset, whether both operands were read as built-ins' own)
+    notes: list[Any] = [None, None, None, {}, set(), None, None]
     callers = callers | {id(_prime.__code__)}
 
     note = _local_tracer(notes, send, shape)
+    decided = _decider(send)
 
     def trace(
         frame: Any,
@@ -147,17 +172,20 @@ def tracer(
         _id: Any = id,
         _sources: Any = operand_sources,
         _note: Any = note,
+        _decided: Any = decided,
     ) -> Any:
         if frame is None:
             if _id(_getframe(1).f_code) not in _callers:
                 return None
             if event == "begin":
                 test, code, chained = arg
-                _notes[:] = [test, code, chained, _sources(code), set(), None]
+                _notes[:] = [test, code, chained, _sources(code), set(), None, None]
                 return None
-            streamed = bool(_notes[4] - {"ridden"})
-            _notes[:] = [None, None, None, {}, set(), None]
+            streamed = bool(_notes[4] - {"ridden", "decided"})
+            _notes[:] = [None, None, None, {}, set(), None, None]
             return streamed
+        if event == "call" and _notes[6] is not None:
+            _decided(frame, _notes)
         chained = _notes[2]
         local = None
         if chained is not None:
@@ -214,7 +242,8 @@ def _streamer(
     """`stream(frame)`: at an `opcode` event of the body's entry pytest called, the operands
     of the comparison its frame is at (`tracer`'s `notes`: the test, the comparisons found by
     `operand_sources`, those streamed), streamed once per distinct (line, operator, shapes),
-    `MAX_OPS` at most (past it, `full` once)."""
+    `MAX_OPS` at most (past it, `full` once), read with the collector held off, and noted as
+    the comparison last read (`notes[6]`, for `_decider`)."""
 
     def stream(
         frame: Any,
@@ -234,6 +263,7 @@ def _streamer(
         if values is None:  # not bound: the comparison raises
             return
         shapes = [_shape(v, op) for v in values]
+        _notes[6] = (frame.f_lasti, shapes[0]["c"] is True and shapes[1]["c"] is True)
         key = (line, op, *(_tuple(s.values()) for s in shapes))
         if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
             return
@@ -245,7 +275,25 @@ def _streamer(
         _notes[4].add(key)
         _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
 
-    return stream
+    def held(
+        frame: Any,
+        _stream: Any = stream,
+        _isenabled: Any = gc.isenabled,
+        _disable: Any = gc.disable,
+        _enable: Any = gc.enable,
+    ) -> None:
+        """`stream` with the collector held off (its state put back after): a collection
+        started by what the observer allocates would run the project's `gc` callbacks and
+        finalizers inside its reading."""
+        enabled = _isenabled()
+        _disable()
+        try:
+            _stream(frame)
+        finally:
+            if enabled:
+                _enable()
+
+    return held
 
 
 def _local_tracer(
