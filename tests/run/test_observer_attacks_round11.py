@@ -85,12 +85,12 @@ until fixed, all five held since, named below):
 
 Held (passing rows, the finding named in `ATTACKS`):
 
-- `class-swapped-between-the-shape-read-and-the-compare` (issue #39): the collector is held off
+- `class-swapped-between-the-shape-read-and-the-compare`: the collector is held off
   while the observer reads (`gc.isenabled`, `disable`, `enable` bound at load, the state put
   back), so the callback never runs inside its reading and the check stays red; and a Python
   function a comparison runs where its operands were read as built-ins' own (called by the
   body's entry at that comparison's offset) is `observer-tampered` (a swap raced by a thread).
-- the four holes fixed since (issue #39): `body-read-through-a-rebound-dis`
+- the four holes fixed since: `body-read-through-a-rebound-dis`
   (`observer-new-operand`: the body's code read by the observer's own `bytecode.py`, nothing
   looked up in `dis` at run time, so the operands read are the caller-told object's),
   `harmless-comparison-from-a-second-entry-then-opcodes-off` and `...-then-trace-cleared`
