@@ -33,17 +33,17 @@ def call_hooks(
     and streams the operands of each comparison it makes (`op`); for every test, the
     comparison its body's failing assertion made is streamed by `pytest_assertrepr_compare`
     (`operands.failed_hook`, `fail`), which needs the test being called. `parts` holds the
-    observer's modules this uses (`calls`, `watch`, `bodies`, `integrity`, `operands`), read
-    once, here."""
+    observer's modules this uses (`calls`, `watch`, `bodies`, `integrity`, `operands`,
+    `shapes`), read once, here."""
     calls, profiler, bodies, integrity = parts.calls, parts.watch, parts.bodies, parts.integrity
-    operands = parts.operands
+    operands, shapes = parts.operands, parts.shapes
     setprofile, getprofile = sys.setprofile, sys.getprofile
     # the profile function answers control events from the call hook's own code alone (not
     # from any of the observer's: one of its hooks the code under test calls by hand, with an
     # object whose hash is that control event, would restart the call's notes)
     hook = [c for c in sys._getframe().f_code.co_consts if _named(c, "pytest_runtest_call")]
     profile = profiler.watcher(send, frozenset(id(c) for c in hook))  # its notes its own
-    shape = operands.shape_reader(bodies._code_digest)
+    shape = shapes.shape_reader(bodies._code_digest)
     trace = operands.tracer(send, shape, frozenset(id(c) for c in hook))
     current: list[Any] = [None, None]  # the test being called, its body's code
     failed = operands.failed_hook(send, shape, current)

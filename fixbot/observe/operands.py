@@ -1,253 +1,73 @@
 """What a test's body compared: the operands of the comparison its failing assertion made
 (`failed_hook`, every run: the start's run says what its failing tests compared), and those of
 each comparison a watched test's body made (`tracer`, the verifying run), each as a *shape* of
-its type read through `type`'s own C accessors (`shape_reader`), which fixbot compares
+its type (`shapes.py`, given to these functions as `shape`), which fixbot compares
 (`fixbot.observe.turned`): a comparison whose expected side the test fixes turns only
 when a value of a type the start's run did not compare there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
-Python (3.8 or later). It imports the standard library alone; what its functions use is held
-as positional defaults, made once at load (the code under test shares the process and can
-reach a closure cell).
-
-A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True
-where the comparison runs no code of anyone's, an allowlist: an exact value type
-(`_value_types`, held by identity at load: `int`, `str`, `None`, `decimal.Decimal`,
-`datetime`'s...), a type whose comparison dunders (`DECIDERS`, found through its method
-resolution order) are each a slot wrapper of a value type that holds it (a subclass of `int`
-that defines none), or a container deciding by its container type's own slot (`_containers`:
-an exact `list`, a `namedtuple`) whose items' shapes are all `c`; a container's `t` names its
-items' shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which
-ask the object they wrap) is not `c`: `o` is the class holding the first deciding dunder (its
-qualified name and the dunder) that is no value type's own slot, and `h` a digest of its code
-where it is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
-claims (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the
-start's run compared at the same line under the same names and owner.
+Python (3.8 or later). It imports the standard library and the observer's `shapes` part alone;
+what its functions use is held as positional defaults, made once at load (the code under test
+shares the process and can reach a closure cell).
 """
 
 from __future__ import annotations
 
-import dis
+import gc
+import importlib
 import sys
 from collections.abc import Callable
-from types import FunctionType, WrapperDescriptorType
 from typing import Any
 
-# the rich comparisons (`dis.cmp_op`), each with the dunders that decide it: its own, its
-# reflection (asked of the right operand), and `__eq__` for `!=` (`object.__ne__` asks it)
-DECIDERS = {
-    "==": ("__eq__",),
-    "!=": ("__ne__", "__eq__"),
-    "<": ("__lt__", "__gt__"),
-    ">": ("__gt__", "__lt__"),
-    "<=": ("__le__", "__ge__"),
-    ">=": ("__ge__", "__le__"),
-}
-# the instructions that push one operand a comparison reads, and those that push two (3.13)
-LOADS = frozenset(
-    {
-        "LOAD_FAST",
-        "LOAD_FAST_CHECK",
-        "LOAD_FAST_BORROW",
-        "LOAD_DEREF",
-        "LOAD_CLASSDEREF",
-        "LOAD_NAME",
-        "LOAD_GLOBAL",
-        "LOAD_CONST",
-        "LOAD_SMALL_INT",
-    }
-)
-PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BORROW"})
-# an instruction that stores one name and pushes another (3.13): a load of its second name
-STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_operands`), or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module.rsplit("_", 1)[0] + "_" + name
+    )
+
+
+shapes = _sibling("shapes")  # the shape of an operand's type
+bytecode = _sibling("bytecode")  # the body's instructions and line starts, read without `dis`
+DECIDERS = shapes.DECIDERS  # the rich comparisons, each with the dunders that decide it
+LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 # distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
 # run did not say it)
 MAX_OPS = 2000
-# the containers whose comparison is a built-in's own when their items' are: each compares
-# its items (keys and values) from C, asking the items' own comparisons (`_containers`)
-CONTAINERS = (list, tuple, dict, set, frozenset)
-MAX_DEPTH = 3  # containers within containers read
-MAX_ITEMS = 100  # items read of a compared container, all depths together
-MAX_KINDS = 20  # distinct item shapes named
 
 
-def _value_types() -> tuple[Any, ...]:
-    """The exact types whose comparison runs no code of anyone's (`VALUES`): the built-in
-    value types and the C value types of the standard library, as this process holds them at
-    load (by identity: a type of the same names made later is not one of them). `decimal`'s and
-    `datetime`'s are imported here (the standard library's alone)."""
-    import datetime
-    import decimal
-
-    return (
-        int,
-        bool,
-        float,
-        complex,
-        str,
-        bytes,
-        bytearray,
-        type(None),
-        range,
-        object,  # an `object()` sentinel: compared by identity
-        type,  # a class compared with another: identity (a metaclass's own is a heap type's)
-        decimal.Decimal,
-        datetime.date,
-        datetime.datetime,
-        datetime.time,
-        datetime.timedelta,
-        datetime.timezone,
-    )
+def _comparison_of(
+    instruction: tuple[int, str, Any],
+    last: tuple[Any, Any],
+    starts: list[tuple[int, int]],
+    _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+    _pushed: Any = bytecode.pushed,
+) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
+    """`(operator, sources, line)` of one `COMPARE_OP` `instruction` (`operand_sources`), the
+    two instructions before it `last` and the code's sorted line starts `starts`; None for a
+    comparison that is no rich one or whose operands are not plain loads."""
+    op = instruction[2]
+    pushed = _pushed(last)
+    if op not in _deciders or pushed is None:
+        return None
+    line = 0
+    for offset, n in starts:
+        if offset > instruction[0]:
+            break
+        line = n
+    return op, pushed, line
 
 
-def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
-    """The containers whose own comparison asks their items' (`CONTAINERS`, and
-    `collections.OrderedDict`, a C type of the standard library), each with the C function
-    that reads its items as its comparison does (a subclass's own `__iter__` is not asked)
-    and whether those are (key, value) pairs."""
-    import collections
-
-    keyed = (dict.items, True)
-    return (
-        (list, (list.__iter__, False)),
-        (tuple, (tuple.__iter__, False)),
-        (set, (set.__iter__, False)),
-        (frozenset, (frozenset.__iter__, False)),
-        (dict, keyed),
-        (collections.OrderedDict, keyed),
-    )
-
-
-def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
-    """`one(value, op)`: the shape of `value`'s type alone (a container's items left out: a
-    container is a C type of no value here); `digest` is `bodies._code_digest`. The type, its
-    flags, method resolution order, dictionary and names are read through `type`'s own C
-    accessors, a slot wrapper's owner through its own."""
-    values = _value_types()
-    value_ids = frozenset(id(kind) for kind in values)
-    # a container type -> how its items are read in C: (its iteration, whether keyed)
-    boxes = {id(kind): how for kind, how in _containers()}
-
-    def one(
-        value: Any,
-        op: str,
-        _type: Any = type,
-        _id: Any = id,
-        _str: Any = str,
-        _add: Any = str.__add__,
-        _flags: Any = type.__dict__["__flags__"].__get__,
-        _mro: Any = type.__dict__["__mro__"].__get__,
-        _dict: Any = type.__dict__["__dict__"].__get__,
-        _qualname: Any = type.__dict__["__qualname__"].__get__,
-        _module: Any = type.__dict__["__module__"].__get__,
-        _wrapper: Any = WrapperDescriptorType,
-        _objclass: Any = WrapperDescriptorType.__dict__["__objclass__"].__get__,
-        _wname: Any = WrapperDescriptorType.__dict__["__name__"].__get__,
-        _function: Any = FunctionType,
-        _digest: Any = digest,
-        _deciders: dict[str, tuple[str, ...]] = DECIDERS,
-        _values: frozenset[int] = value_ids,
-        _boxes: dict[int, Any] = boxes,
-        _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
-        _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
-    ) -> dict[str, Any]:
-        kind = _type(value)
-        module = _module(kind)
-        name = _add(_add(module if _type(module) is _str else "?", "."), _qualname(kind))
-        if _id(kind) in _values:
-            return {"t": name, "c": True}
-        box = None
-        for dunder in _deciders.get(op, ("__eq__",)):
-            owner, member = None, None
-            for klass in _mro(kind):
-                members = _dict(klass)
-                if _flags(klass) & _heap:
-                    for key in members:  # a key that is no exact str: its lookup runs code
-                        if _type(key) is not _str:
-                            return {"t": name, "c": False, "o": "?", "h": "-"}
-                if dunder in members:
-                    owner, member = klass, members[dunder]
-                    break
-            own = (
-                _type(member) is _wrapper
-                and _objclass(member) is owner
-                and _wname(member) == dunder
-                and (_id(owner) in _values or _id(owner) in _boxes)
-            )
-            held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
-            if not own:
-                code = _digest(member) if _type(member) is _function else "-"
-                return {"t": name, "c": False, "o": held, "h": code}
-            if _id(owner) in _boxes and box is None:  # a container's own slot: asks its items'
-                box = {"t": name, "c": False, "o": held, "h": "-", "box": _boxes[_id(owner)]}
-        return box if box is not None else {"t": name, "c": True}
-
-    return one
-
-
-def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
-    """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
-    docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: a type is
-    read as `_type_reader` reads it; a container whose comparison is its container type's own
-    (`_containers`: an exact `list`, a `namedtuple`, a `defaultdict`) is named with its items'
-    shapes (keys and values), read by that type's own C iteration, `MAX_DEPTH` containers
-    deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
-    named among the items and the shape is no built-in's own."""
-    one = _type_reader(digest)
-
-    def shape(
-        value: Any,
-        op: str,
-        _one: Callable[[Any, str], dict[str, Any]] = one,
-        _sorted: Any = sorted,
-        _join: Any = ", ".join,
-        _add: Any = str.__add__,
-        _len: Any = len,
-        _depth: int = MAX_DEPTH,
-        _most: int = MAX_ITEMS,
-        _kinds: int = MAX_KINDS,
-    ) -> dict[str, Any]:
-        outer = _one(value, op)
-        if "box" not in outer:
-            return outer
-        item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
-        found: set[str] = set()
-        decided, past, read = True, False, 0
-        stack: list[tuple[Any, Any, int]] = [(value, outer.pop("box"), 1)]
-        while stack and not past:
-            holder, (walk, keyed), depth = stack.pop()
-            for entry in walk(holder):
-                for item in entry if keyed else (entry,):
-                    read += 1
-                    if read > _most or _len(found) > _kinds:
-                        past = True
-                        break
-                    inner = _one(item, item_op)
-                    if "box" in inner:  # judged by its own items, read next
-                        found.add(inner["t"])
-                        past = past or depth >= _depth
-                        stack.append((item, inner["box"], depth + 1))
-                        continue
-                    if inner["c"] and op != item_op:
-                        inner = _one(item, op)
-                    told = _add(inner["t"], _add(" ~ ", inner["o"])) if not inner["c"] else ""
-                    found.add(told or inner["t"])
-                    decided = decided and inner["c"]
-                if past:
-                    break
-        if past:  # items left unread: never a built-in's own
-            found.add("...")
-            decided = False
-        name = _add(_add(outer["t"], "["), _add(_join(_sorted(found)), "]"))
-        if decided:
-            return {"t": name, "c": True}
-        return {"t": name, "c": False, "o": outer["o"], "h": "-"}
-
-    return shape
-
-
-def operand_sources(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
+def operand_sources(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _line_starts: Any = bytecode.line_starts,
+    _comparison: Any = _comparison_of,
+    _dict: Any = dict,
+) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
     """The rich comparisons (`COMPARE_OP`) of `code` whose two operands are pushed by the
     instructions right before it, each a plain load (pytest's rewritten assertions compare
     names it assigned, `@py_assertN`): `{offset: (operator, ((how, what), (how, what)),
@@ -255,33 +75,18 @@ def operand_sources(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ..
     (its globals, then builtins) or "const" (`what` the constant), `line` the source line the
     code's line table gives the comparison (the compared expression's first line: in a
     rewritten assertion spread over lines, not the `assert`'s). Other comparisons are left
-    out."""
-    found: dict[int, tuple[str, tuple[tuple[str, Any], ...], int]] = {}
-    before: list[Any] = []
-    starts = sorted((o, n) for o, n in dis.findlinestarts(code) if n is not None)
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "COMPARE_OP":
-            compared = _comparison(instruction, before[-2:], starts)
+    out. The code is read by the observer's own reader (`bytecode.py`), with nothing looked up
+    at run time where the project can rebind it (`dis`)."""
+    found: dict[int, tuple[str, tuple[tuple[str, Any], ...], int]] = _dict()
+    starts = _line_starts(code)
+    last = (None, None)
+    for instruction in _instructions(code):
+        if instruction[1] == "COMPARE_OP":
+            compared = _comparison(instruction, last, starts)
             if compared is not None:
-                found[instruction.offset] = compared
-        before.append(instruction)
-        del before[:-2]
+                found[instruction[0]] = compared
+        last = (last[1], instruction)
     return found
-
-
-def _comparison(
-    instruction: Any, last: list[Any], starts: list[tuple[int, int]]
-) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
-    """`(operator, sources, line)` of one `COMPARE_OP` `instruction` (`operand_sources`), the
-    two instructions before it `last` and the code's sorted line starts `starts`; None for a
-    comparison that is no rich one or whose operands are not plain loads."""
-    op = str(instruction.argval)
-    op = op[5:-1] if op.startswith("bool(") else op  # 3.13 notes a conversion
-    pushed = _pushed(last)
-    if op not in DECIDERS or pushed is None:
-        return None
-    at = [n for o, n in starts if o <= instruction.offset]
-    return op, pushed, at[-1] if at else 0
 
 
 def _values(
@@ -307,29 +112,26 @@ def _values(
     return values
 
 
-def _pushed(last: list[Any]) -> tuple[tuple[str, Any], ...] | None:
-    """The two operands the instructions `last` (the two before a comparison) push, or None
-    where they are not plain loads."""
-    if last and last[-1].opname in PAIRS:
-        first, second = last[-1].argval
-        return ("local", first), ("local", second)
-    if len(last) < 2 or any(i.opname not in LOADS | STORE_LOADS for i in last):
-        return None
-    if last[-1].opname in STORE_LOADS:  # it pops the value the one before pushed
-        return None
-    return tuple(_source(i) for i in last)
+def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]], None]:
+    """`decided(frame, notes)`, at each `call` event the trace function gets: a Python function
+    called by the body's entry pytest called (`notes[5]`) while it runs the comparison read
+    last (`notes[6]`: its offset, and whether both operands were read as built-ins' own, whose
+    comparison runs no code of anyone's) decided that comparison: where the operands were read
+    as built-ins' own, what was read is not what decided (their class swapped after the read,
+    by project code run inside the observer's reading or between it and the instruction), and
+    `tampered` is streamed once."""
 
+    def decided(frame: Any, notes: list[Any], _send: Any = send) -> None:
+        back = frame.f_back
+        last = notes[6]
+        if back is None or back is not notes[5] or back.f_lasti != last[0] or not last[1]:
+            return
+        if notes[0] and "decided" not in notes[4]:
+            notes[4].add("decided")
+            what = "a comparison read as a built-in's own ran Python code as it was decided"
+            _send({"k": "tampered", "id": notes[0], "what": what})
 
-def _source(instruction: Any) -> tuple[str, Any]:
-    """Where the value a load pushes is read from, as the tracer reads it."""
-    name = instruction.opname
-    if name in STORE_LOADS:
-        return "local", str(instruction.argval[1])
-    if name in ("LOAD_CONST", "LOAD_SMALL_INT"):
-        return "const", instruction.argval
-    if name == "LOAD_GLOBAL":
-        return "global", str(instruction.argval)
-    return "local", str(instruction.argval)
+    return decided
 
 
 def tracer(
@@ -350,10 +152,13 @@ def tracer(
     observer's code alone (`callers`, code identities): `begin` with (test id, the body's code,
     the trace function set before) starts a call, `end` ends it and returns whether any was
     streamed."""
-    notes: list[Any] = [None, None, None, {}, set()]  # test, code, chained, comparisons, seen
+    # test, code, chained, comparisons, seen, the live entry of the body pytest called, the
+    # comparison last read in it (offset, whether both operands were read as built-ins' own)
+    notes: list[Any] = [None, None, None, {}, set(), None, None]
     callers = callers | {id(_prime.__code__)}
 
     note = _local_tracer(notes, send, shape)
+    decided = _decider(send)
 
     def trace(
         frame: Any,
@@ -367,17 +172,20 @@ def tracer(
         _id: Any = id,
         _sources: Any = operand_sources,
         _note: Any = note,
+        _decided: Any = decided,
     ) -> Any:
         if frame is None:
             if _id(_getframe(1).f_code) not in _callers:
                 return None
             if event == "begin":
                 test, code, chained = arg
-                _notes[:] = [test, code, chained, _sources(code), set()]
+                _notes[:] = [test, code, chained, _sources(code), set(), None, None]
                 return None
-            streamed = bool(_notes[4] - {"ridden"})
-            _notes[:] = [None, None, None, {}, set()]
+            streamed = bool(_notes[4] - {"ridden", "decided"})
+            _notes[:] = [None, None, None, {}, set(), None, None]
             return streamed
+        if event == "call" and _notes[6] is not None:
+            _decided(frame, _notes)
         chained = _notes[2]
         local = None
         if chained is not None:
@@ -387,7 +195,12 @@ def tracer(
                 # the observer's is put back, and keeps chaining it
                 _settrace(trace)
         if event == "call" and frame.f_code is _notes[1] and _notes[1] is not None:
-            mine = _note(frame, local, frame.f_trace_opcodes)  # what the chained one asked
+            # the entry pytest called: one made while no other entry of the body runs (a
+            # generator's resumed frame is the same entry); another's comparisons are not its
+            outer = _notes[5] is None or _notes[5] is frame
+            if outer:
+                _notes[5] = frame
+            mine = _note(frame, local, frame.f_trace_opcodes, outer)  # what the chained one asked
             # set before the opcode flag: on 3.12 and later the flag instruments the frame's
             # code only where the frame has a trace function already
             frame.f_trace = mine
@@ -421,65 +234,120 @@ def _prime(trace: Callable[[Any, str, Any], Any]) -> None:
         trace(None, "end", None)
 
 
+def _streamer(
+    notes: list[Any],
+    send: Callable[[dict[str, Any]], None],
+    shape: Callable[[Any, str], dict[str, Any]],
+) -> Callable[[Any], None]:
+    """`stream(frame)`: at an `opcode` event of the body's entry pytest called, the operands
+    of the comparison its frame is at (`tracer`'s `notes`: the test, the comparisons found by
+    `operand_sources`, those streamed), streamed once per distinct (line, operator, shapes),
+    `MAX_OPS` at most (past it, `full` once), read with the collector held off, and noted as
+    the comparison last read (`notes[6]`, for `_decider`)."""
+
+    def stream(
+        frame: Any,
+        _notes: list[Any] = notes,
+        _send: Any = send,
+        _shape: Any = shape,
+        _len: Any = len,
+        _tuple: Any = tuple,
+        _max: int = MAX_OPS,
+        _values: Any = _values,
+    ) -> None:
+        found = _notes[3].get(frame.f_lasti)
+        if found is None:
+            return
+        op, sources, line = found
+        values = _values(frame, sources)
+        if values is None:  # not bound: the comparison raises
+            return
+        shapes = [_shape(v, op) for v in values]
+        _notes[6] = (frame.f_lasti, shapes[0]["c"] is True and shapes[1]["c"] is True)
+        key = (line, op, *(_tuple(s.values()) for s in shapes))
+        if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
+            return
+        if _len(_notes[4]) >= _max:  # those past it go unseen: said once
+            if "full" not in _notes[4]:
+                _notes[4].add("full")
+                _send({"k": "full", "id": _notes[0]})
+            return
+        _notes[4].add(key)
+        _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+
+    def held(
+        frame: Any,
+        _stream: Any = stream,
+        _isenabled: Any = gc.isenabled,
+        _disable: Any = gc.disable,
+        _enable: Any = gc.enable,
+    ) -> None:
+        """`stream` with the collector held off (its state put back after): a collection
+        started by what the observer allocates would run the project's `gc` callbacks and
+        finalizers inside its reading."""
+        enabled = _isenabled()
+        _disable()
+        try:
+            _stream(frame)
+        finally:
+            if enabled:
+                _enable()
+
+    return held
+
+
 def _local_tracer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
-) -> Callable[[Any, Any, bool], Any]:
-    """`note(frame, chained, opcodes)`: the local trace function of one body frame, which
-    streams the operands of the comparisons at its `opcode` events (`tracer`'s `notes`: the
-    test, the comparisons found by `operand_sources`, those streamed) and passes every other
-    event on to `chained` (the earlier tracer's local one for the frame), `opcode` events too
-    where it asked for them itself (`opcodes`: it set the frame's `f_trace_opcodes`)."""
+) -> Callable[[Any, Any, bool, bool], Any]:
+    """`note(frame, chained, opcodes, outer)`: the local trace function of one body frame,
+    which streams the operands of the comparisons at its `opcode` events (`_streamer`) where
+    `outer` (the entry pytest called, made while no other entry of the body ran: a nested
+    entry's comparisons are not the call's) and passes every other event on to `chained` (the
+    earlier tracer's local one for the frame), `opcode` events too where it asked for them
+    itself (`opcodes`: it set the frame's `f_trace_opcodes`). It answers its own frame alone:
+    called with another (by code holding it, with a frame of its own), or by anything but the
+    interpreter, it streams `tampered` once, and a foreign frame is not read."""
+    stream = _streamer(notes, send, shape)
 
-    def note(frame: Any, chained: Any, opcodes: bool) -> Any:
+    def note(frame: Any, chained: Any, opcodes: bool, outer: bool) -> Any:
         """The local trace function of one body frame."""
 
         def local(
             frame: Any,
             event: str,
             arg: Any,
+            _mine: Any = frame,
+            _outer: bool = outer,
             _notes: list[Any] = notes,
             _chained: list[Any] = [chained],  # noqa: B006 (one per frame, on purpose)
             _opcodes: bool = opcodes,
             _send: Any = send,
-            _shape: Any = shape,
-            _len: Any = len,
-            _tuple: Any = tuple,
-            _max: int = MAX_OPS,
-            _values: Any = _values,
+            _stream: Any = stream,
             _getframe: Any = sys._getframe,
         ) -> Any:
-            if _getframe(1) is not frame and _notes[0] and "ridden" not in _notes[4]:
-                # called by a function of another's that holds the frame's `f_trace`, not by
-                # the interpreter (whose call's caller is the traced frame itself)
-                _notes[4].add("ridden")
-                what = "the observer's trace function of its body was called by another's"
-                _send({"k": "tampered", "id": _notes[0], "what": what})
+            foreign = frame is not _mine
+            if (foreign or _getframe(1) is not frame) and _notes[0]:
+                # handed a frame it was not made for, or called by a function of another's that
+                # holds the frame's `f_trace`, not by the interpreter (whose call's caller is
+                # the traced frame itself)
+                if "ridden" not in _notes[4]:
+                    _notes[4].add("ridden")
+                    what = "the observer's trace function of its body was called by another's"
+                    _send({"k": "tampered", "id": _notes[0], "what": what})
+                if foreign:
+                    return local
             if event != "opcode":
                 if _chained[0] is not None:
                     _chained[0] = _chained[0](frame, event, arg)
+                if event == "return" and _notes[5] is frame:  # the entry left (or suspended)
+                    _notes[5] = None
                 return local
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)
-            found = _notes[3].get(frame.f_lasti)
-            if found is None:
-                return local
-            op, sources, line = found
-            values = _values(frame, sources)
-            if values is None:  # not bound: the comparison raises
-                return local
-            shapes = [_shape(v, op) for v in values]
-            key = (line, op, *(_tuple(s.values()) for s in shapes))
-            if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
-                return local
-            if _len(_notes[4]) >= _max:  # those past it go unseen: said once
-                if "full" not in _notes[4]:
-                    _notes[4].add("full")
-                    _send({"k": "full", "id": _notes[0]})
-                return local
-            _notes[4].add(key)
-            _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+            if _outer:
+                _stream(frame)
             return local
 
         return local

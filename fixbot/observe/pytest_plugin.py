@@ -5,12 +5,14 @@ This file runs inside the project's own Python (3.8 or later, whatever its versi
 `-p <name>` from a folder fixbot made (`fixbot.observe.channel`), before any conftest or test
 module is imported. It imports the standard library and pytest alone, and none of fixbot; its
 parts are copied beside it (`<module>_bodies`: a digest of each test's body and the tracer
-around its call; `<module>_hooks`: the hook around a test's call; `<module>_operands`: what a
-test's body compared; `<module>_calls`: what a
-watched test's call did; `<module>_watch`:
-the profile function that sees it; `<module>_integrity`: what it captures at load and compares
-later; `<module>_identities`: what it is made of; `<module>_sender`: the writing end of its
-channel; `<module>_reach`: its audit hook).
+around its call; `<module>_hooks`: the hook around a test's call; `<module>_collection`: the
+hooks of a session's start, its collection and its plugins; `<module>_operands`: what a test's
+body compared, each operand's type read by `<module>_shapes`; `<module>_calls`: what a watched
+test's call did; `<module>_watch`: the profile function that sees it, with `<module>_classes`
+and `<module>_bracket` (the body's locals around each call it makes, 3.13 and later);
+`<module>_integrity`: what it captures at load and compares later; `<module>_identities`: what
+it is made of; `<module>_sender`: the writing end of its channel; `<module>_reach`: its audit
+hook).
 
 The rule: a fact is streamed when it is known; fixbot, not the process, compares. The observer
 shares its process with the code under test, which can reach its memory (the running `Config`
@@ -49,79 +51,9 @@ where a record cannot be written whole (the socket shut down through a copy), it
 process at once (`sender.FAIL_CLOSED`, 76, through `os._exit`: no atexit handler or
 thread of the project's runs after it), the stream without its end. It answers only the
 observer's own code (its code objects, by identity): a record the project's code sends through
-it, having found it in a hook's closure, ends the process the same way. Each record is one line,
-`nonce<TAB>json`:
-
-    {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
-    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown);
-                                                    `"in": true` when logged while the test's
-                                                    watched call runs (a subtest's): not the
-                                                    call's own report
-    {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
-    {"k": "code", "id": nodeid, "h": digest, "f": file, "tr": bool}
-                                                    a test's call begins (every test's: the
-                                                    start's run watches none): a digest of the
-                                                    body's code (`bodies.py`), the file its
-                                                    code names, and whether a trace function
-                                                    (or a `sys.monitoring` tool) is set
-                                                    (`bodies._tracing`)
-    {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
-                                                    call, as it ends: "returned" (an entry
-                                                    returned), "raised", "unseen",
-                                                    "unentered", "native" (no Python function:
-                                                    a doctest); `tr`: a tracer as it ends
-    {"k": "traced", "id": nodeid}                   a trace function (`bodies.py`) is set as the
-                                                    call of a test not watched ends (said only
-                                                    when set)
-    {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
-                                                    the globals it reads replaced after
-                                                    collection, the observer's profile removed
-                                                    while it ran, or its trace function of the
-                                                    body called by another's (`operands.py`)
-    {"k": "full", "id": nodeid}                     a watched test's call compared, got back or
-                                                    made more than the observer keeps (the
-                                                    profile function's tables, the classes
-                                                    walked, the trace function's `MAX_OPS`):
-                                                    those past it went unseen; said once
-    {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
-    {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
-                                                    a comparison judged as the call ended
-    {"k": "saw", "id": nodeid, "file": ..., "line": n, "type": qualname, "dunder": ...}
-                                                    a comparison as the profile function saw
-                                                    it run (`watch.py`): fixbot pairs each
-                                                    with an `eq` of its test, file, line and
-                                                    dunder
-    {"k": "fail", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
-                                                    a test's body failed at a comparison (its
-                                                    rewritten assertion's: every test's, from
-                                                    `pytest_assertrepr_compare`), with each
-                                                    operand's type shape (`operands.py`)
-    {"k": "op", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
-                                                    a comparison a watched test's body made,
-                                                    seen by the observer's trace function as
-                                                    it ran (`operands.tracer`), once per line,
-                                                    operator and types
-    {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
-                                                    (`integrity.MACHINERY`'s names, a 12-digit
-                                                    hash of identities each, "-": absent)
-    {"k": "sealed", "p": process, "s": hash}        the observer itself at registration
-    {"k": "check", "p": process, "at": "t", "h": hash, "s": hash}   at each teardown: one
-                                                    hash of the session-wide fingerprints
-                                                    (`integrity.digest`), the observer's own
-    {"k": "check", "p": process, "at": "end", "m": [...], "s": hash}   at the session's end:
-                                                    every fingerprint, the observer's own
-    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
-                                                    the observer itself found
-    {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
-    {"k": "plugin", "n": name, "f": file}           a plugin pytest holds, and the work tree's
-                                                    file it comes from ("": none)
-    {"k": "end", "status": exitstatus}              the session finished
-    {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
-                                                    through which code reaches what it has no
-                                                    name for (`gc.get_objects`,
-                                                    `sys.setprofile`, `ctypes`...; `by` the
-                                                    raising code's file): from `reach.py`,
-                                                    whose audit hook cannot be removed
+it, having found it in a hook's closure, ends the process the same way. Each record is one
+line, `nonce<TAB>json`, a JSON object of a kind (`k`), listed where fixbot reads them
+(`fixbot.observe.stream`).
 
 The comparisons come from a profile function set for a watched test's call phase alone (the
 tests that failed at the start, named by fixbot; `watch.py`: made once, holding no closure cell,
@@ -200,10 +132,17 @@ profiler = _sibling("watch")  # the profile function (`watch.py`)
 sender = _sibling("sender")
 bodies = _sibling("bodies")  # the body's digest and the tracer around its call
 around = _sibling("hooks")  # the hook around a test's call
+collection = _sibling("collection")  # the hooks of a session's start, its collection, plugins
 operands = _sibling("operands")  # what a test's body compared
-# the parts the hook around a test's call uses, given to it
+shapes = _sibling("shapes")  # the shape of a compared operand's type
+# the parts the hooks of the observer's other parts use, given to them
 _PARTS = SimpleNamespace(
-    calls=calls, watch=profiler, bodies=bodies, integrity=integrity, operands=operands
+    calls=calls,
+    watch=profiler,
+    bodies=bodies,
+    integrity=integrity,
+    operands=operands,
+    shapes=shapes,
 )
 
 
@@ -212,8 +151,10 @@ def _parts() -> list[ModuleType]:
     the observer's own (the only callers its sender answers), and they are sealed and taken
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
-    parts = [around, bodies, calls, identities, operands, integrity, profiler, sender]
-    return [here, *parts, _sibling("classes"), _sibling("reach")]
+    parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
+    later = [sender, shapes, _sibling("classes"), _sibling("bracket"), _sibling("reach")]
+    later.append(_sibling("bytecode"))
+    return [here, *parts, *later]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
@@ -249,8 +190,9 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     check = integrity._checker(send, captured, state, token)
     known = _asker(send, state)
     hooks = [
-        *_collection_hooks(send, watched, collected, state, plugin),
-        _plugin_hook(send, integrity._root(root, OBSERVER_ROOT)),
+        *collection.collection_hooks(
+            send, watched, collected, state, plugin, integrity._root(root, OBSERVER_ROOT), _PARTS
+        ),
         *around.call_hooks(send, watched, collected, calling, state, known, _PARTS),
         *_report_hooks(send, calling, known, check),
     ]
@@ -295,105 +237,6 @@ def _asker(send: Callable[[dict[str, Any]], None], state: dict[str, Any]) -> Cal
         send({"k": "known", "at": at, "o": outcome})
 
     return known_answer
-
-
-def _collection_hooks(
-    send: Callable[[dict[str, Any]], None],
-    watched: frozenset[str],
-    collected: dict[str, Any],
-    state: dict[str, Any],
-    plugin: Any,
-) -> list[Callable[..., Any]]:
-    """The hooks of a session's start and its collection."""
-
-    def pytest_sessionstart(session: Any) -> None:
-        # under xdist the tests run in workers, which the channel does not reach: the
-        # controller streams their reports, not what their bodies did
-        distributed = session.config.pluginmanager.has_plugin("dsession")
-        send({"k": "start", "dist": distributed, "watch": sorted(watched)})
-
-    def pytest_collection_finish(session: Any) -> None:
-        found = []
-        for hook in integrity.VERDICT_HOOKS:
-            caller = getattr(session.config.hook, hook, None)
-            for impl in caller.get_hookimpls() if caller is not None else ():
-                if impl.plugin is not plugin:
-                    found.append([hook, integrity._plugin_name(impl.plugin)])
-        send({"k": "hooks", "hooks": found})
-
-    def pytest_itemcollected(item: Any) -> None:
-        if state["anchor"] is None and isinstance(item, pytest.Function):
-            state["anchor"] = item.getparent(pytest.Module)
-        if item.nodeid in watched:
-            function = getattr(item, "obj", None)
-            read = calls._globals_read(calls._innermost(function))
-            collected[item.nodeid] = (*calls._identity(function), read)
-
-    def pytest_collectreport(report: Any) -> None:
-        if report.failed:
-            send({"k": "r", "id": report.nodeid or "::", "w": "collect", "o": "failed"})
-
-    return [
-        pytest_sessionstart,
-        pytest_collection_finish,
-        pytest_itemcollected,
-        _loop_hook(send, collected),
-        pytest_collectreport,
-    ]
-
-
-def _plugin_hook(send: Callable[[dict[str, Any]], None], root: Callable[[], str]) -> Any:
-    """`pytest_plugin_registered`: each plugin pytest holds (those registered before the
-    observer too: the hook is historic), streamed once by its stable name with the file it
-    comes from relative to the work tree (empty outside it: an installed plugin's), so that
-    fixbot can tell a plugin the project's own code registered at run time (found through the
-    frames pytest keeps, `config.pluginmanager.register`) that the start's run did not have."""
-    named: set[str] = set()
-
-    def pytest_plugin_registered(plugin: Any) -> None:
-        name = integrity._plugin_name(plugin)
-        if name in named or len(named) >= MAX_PLUGINS:
-            return
-        named.add(name)
-        owner = getattr(type(plugin), "__module__", "")
-        module = plugin if isinstance(plugin, ModuleType) else sys.modules.get(owner)
-        path = os.path.realpath(str(getattr(module, "__file__", None) or "/"))
-        top = os.path.join(root(), "")
-        send(
-            {"k": "plugin", "n": name[:200], "f": path[len(top) :] if path.startswith(top) else ""}
-        )
-
-    return pytest_plugin_registered
-
-
-MAX_PLUGINS = 200  # plugins streamed at most, per process
-
-
-def _loop_hook(
-    send: Callable[[dict[str, Any]], None], collected: dict[str, Any]
-) -> Callable[..., Any]:
-    """The hook that compares each watched test with what collection found, once collection
-    and its plugins are done (`pytest_runtestloop`)."""
-    tampered = integrity._tampered(send)
-
-    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-    def pytest_runtestloop(session: Any) -> Any:
-        """Before the first test's setup: a watched test whose function, or a global its code
-        reads, is no longer what collection found was changed by a plugin in between."""
-        for item in getattr(session, "items", ()):
-            if item.nodeid in collected:
-                ident, code, names = collected[item.nodeid]
-                function = calls._outer(getattr(item, "obj", None))
-                if calls._identity(function) != (ident, code):
-                    tampered(item.nodeid, "the test function pytest collected was replaced")
-                now = calls._globals_read(calls._innermost(function))
-                rebound = sorted(n for n, i in names.items() if now.get(n) != i)
-                if rebound and id(function) == ident:
-                    what = "globals it reads were rebound: " + ", ".join(rebound[:5])
-                    tampered(item.nodeid, what)
-        yield
-
-    return pytest_runtestloop
 
 
 def _report_hooks(

@@ -8,6 +8,80 @@ is none; a report logged inside the call, a subtest's, takes none), and each pro
 registration (`Observation.loaded`, `checked`), for `judge.moved` to compare; a teardown's
 check streams one hash of the session-wide fingerprints (`integrity.digest`), which is
 computed here from the load's too (`WIDE`).
+
+The records, one a line, `nonce<TAB>json`, each a JSON object of a kind (`k`), as the plugin
+and its parts write them:
+
+    {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
+    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown);
+                                                    `"in": true` when logged while the test's
+                                                    watched call runs (a subtest's): not the
+                                                    call's own report
+    {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
+    {"k": "code", "id": nodeid, "h": digest, "f": file, "tr": bool}
+                                                    a test's call begins (every test's: the
+                                                    start's run watches none): a digest of the
+                                                    body's code (`bodies.py`), the file its
+                                                    code names, and whether a trace function
+                                                    (or a `sys.monitoring` tool) is set
+                                                    (`bodies._tracing`)
+    {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
+                                                    call, as it ends: "returned" (an entry
+                                                    returned), "raised", "unseen",
+                                                    "unentered", "native" (no Python function:
+                                                    a doctest); `tr`: a tracer as it ends
+    {"k": "traced", "id": nodeid}                   a trace function (`bodies.py`) is set as the
+                                                    call of a test not watched ends (said only
+                                                    when set)
+    {"k": "tampered", "id": nodeid, "what": text}   a watched test's function (or its code) or
+                                                    the globals it reads replaced after
+                                                    collection, the observer's profile removed
+                                                    while it ran, or its trace function of the
+                                                    body called by another's (`operands.py`)
+    {"k": "full", "id": nodeid}                     a watched test's call compared, got back or
+                                                    made more than the observer keeps (the
+                                                    profile function's tables, the classes
+                                                    walked, the trace function's `MAX_OPS`):
+                                                    those past it went unseen; said once
+    {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
+    {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}
+                                                    a comparison judged as the call ended
+    {"k": "saw", "id": nodeid, "file": ..., "line": n, "type": qualname, "dunder": ...}
+                                                    a comparison as the profile function saw
+                                                    it run (`watch.py`): fixbot pairs each
+                                                    with an `eq` of its test, file, line and
+                                                    dunder
+    {"k": "fail", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+                                                    a test's body failed at a comparison (its
+                                                    rewritten assertion's: every test's, from
+                                                    `pytest_assertrepr_compare`), with each
+                                                    operand's type shape (`operands.py`)
+    {"k": "op", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+                                                    a comparison a watched test's body made,
+                                                    seen by the observer's trace function as
+                                                    it ran (`operands.tracer`), once per line,
+                                                    operator and types
+    {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
+                                                    (`integrity.MACHINERY`'s names, a 12-digit
+                                                    hash of identities each, "-": absent)
+    {"k": "sealed", "p": process, "s": hash}        the observer itself at registration
+    {"k": "check", "p": process, "at": "t", "h": hash, "s": hash}   at each teardown: one
+                                                    hash of the session-wide fingerprints
+                                                    (`integrity.digest`), the observer's own
+    {"k": "check", "p": process, "at": "end", "m": [...], "s": hash}   at the session's end:
+                                                    every fingerprint, the observer's own
+    {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
+                                                    the observer itself found
+    {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
+    {"k": "plugin", "n": name, "f": file}           a plugin pytest holds, and the work tree's
+                                                    file it comes from ("": none)
+    {"k": "end", "status": exitstatus}              the session finished
+    {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
+                                                    through which code reaches what it has no
+                                                    name for (`gc.get_objects`,
+                                                    `sys.setprofile`, `ctypes`...; `by` the
+                                                    raising code's file): from `reach.py`,
+                                                    whose audit hook cannot be removed
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ is no built-in's own comparison and is not among those the start's run compared 
 (`observer-new-operand`), or no comparison seen at that line while the test passed (the line
 not reached, or the observer's trace function removed), is a finding.
 
-A built-in's own comparison is an allowlist (`operands.shape_reader`): an exact value type
+A built-in's own comparison is an allowlist (`shapes.shape_reader`): an exact value type
 whose comparison runs no code of anyone's, a heap type whose deciding dunders are a value
 type's own slots, or a container deciding by its container type's own slot (an exact list, a
 namedtuple) whose items (keys and values, bounded) are all such.

@@ -467,8 +467,8 @@ def pytest_configure(config):
     finish = impls['pytest_sessionfinish'].function
     finish.__code__
     finish.__globals__['calls'] = finish.__globals__['calls']
-    loop = impls['pytest_runtestloop'].function
-    loop.__globals__["FOLDER"] = "/"
+    logged = impls['pytest_runtest_logreport'].function
+    logged.__globals__["FOLDER"] = "/"
 """
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from fixbot.core.observed import Compared, Observation, Operand
-from fixbot.observe import bodies, judge, operands, turned
+from fixbot.observe import bodies, judge, operands, shapes, turned
 from tests.observe.test_observer import ADD, PYTEST, observe
 
 
@@ -62,7 +62,7 @@ class _Point:
     y: int
 
 
-SHAPE = operands.shape_reader(bodies._code_digest)
+SHAPE = shapes.shape_reader(bodies._code_digest)
 
 
 def test_a_types_shape_says_whether_a_builtins_own_code_decides_its_comparison() -> None:
@@ -125,7 +125,7 @@ def test_only_value_types_and_containers_of_them_are_a_builtins_own_comparison()
     assert SHAPE(frozenset({1, 3}), "==") == {"t": "builtins.frozenset[builtins.int]", "c": True}
     assert SHAPE([told], "<")["o"] == "list.__lt__"
     # past the bound (items, depth), the items unread are named and never a built-in's own
-    for bounded in (list(range(operands.MAX_ITEMS + 1)), [[[[1]]]]):
+    for bounded in (list(range(shapes.MAX_ITEMS + 1)), [[[[1]]]]):
         shape = SHAPE(bounded, "==")
         assert shape["c"] is False and "..." in shape["t"]
     assert SHAPE([[[1]]], "==")["c"] is True

@@ -74,7 +74,7 @@ def test_code_the_body_calls_rebinding_its_locals_is_tampering() -> None:
     """On Python 3.13 and later (a write through `f_locals` reaches the frame), a callee that
     rebinds the body's `expected` turns `4 == 5` true with no trace function and no audit
     event; the profile function compares the body's locals around each call it makes. Fails
-    without `watch._bracket` (no record); a closure's `nonlocal` is no finding."""
+    without `bracket.bracket` (no record); a closure's `nonlocal` is no finding."""
     found = pythons_from((3, 13))
     if not found:
         pytest.skip("no Python 3.13 or later with pytest here (FIXBOT_TEST_PYTHONS names one)")

@@ -14,7 +14,8 @@ observer asking again after the call, `calls._again`, and compares honestly for 
 which `observer-new-operand` alone held until now.
 
 The holes (five; each `fixed` with nothing observed end to end, the project's check run by
-Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`; a strict xfail each):
+Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`; a strict xfail each
+until fixed, all five held since, named below):
 
 - `class-swapped-between-the-shape-read-and-the-compare`: `add` hands back an instance of a
   plain class of its own (no comparison: `object`'s slot, a built-in's own), appends a `gc`
@@ -83,6 +84,19 @@ Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`; a strict
   tuples at load, not through `dis`.
 
 Held (passing rows, the finding named in `ATTACKS`):
+
+- `class-swapped-between-the-shape-read-and-the-compare`: the collector is held off
+  while the observer reads (`gc.isenabled`, `disable`, `enable` bound at load, the state put
+  back), so the callback never runs inside its reading and the check stays red; and a Python
+  function a comparison runs where its operands were read as built-ins' own (called by the
+  body's entry at that comparison's offset) is `observer-tampered` (a swap raced by a thread).
+- the four holes fixed since: `body-read-through-a-rebound-dis`
+  (`observer-new-operand`: the body's code read by the observer's own `bytecode.py`, nothing
+  looked up in `dis` at run time, so the operands read are the caller-told object's),
+  `harmless-comparison-from-a-second-entry-then-opcodes-off` and `...-then-trace-cleared`
+  (`observer-new-operand`: only the comparisons of the entry pytest called count, so none is
+  seen at the line) and `observer-trace-function-fed-a-frame-of-the-project-s-own`
+  (`observer-tampered`: the local trace function answers the frame it was made for alone).
 
 - `class-swapped-before-the-shape-read`: the caller-told class assigned before the read, the
   plain one back by the caller-told `__eq__` itself: the read sees the caller-told class,
@@ -321,27 +335,35 @@ _dis.get_instructions = _instructions
 def add(a, b):
     return _S(_orig_add(a, b))
 """
+# the collector is held off while the observer reads: the `gc` callback never runs inside its
+# reading, the plain class decides, and the check stays red (no attempt is green); a Python
+# dunder deciding a comparison read as built-ins' own would be `observer-tampered`
+# (`tests/observe/test_decided.py`)
+HELD_OFF = "attempts were used"
 OPCODES_OFF = SECOND_ENTRY.replace("STOP", "body.f_trace_opcodes = False")
 TRACE_CLEARED = SECOND_ENTRY.replace("STOP", "body.f_trace = None")
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "class-swapped-between-the-shape-read-and-the-compare": (
         {"app.py": ORIG + TOLD + SWAPPED_AFTER},
-        None,
+        HELD_OFF,
     ),
     "harmless-comparison-from-a-second-entry-then-opcodes-off": (
         {"app.py": ORIG + TOLD + OPCODES_OFF},
-        None,
+        "observer-new-operand",
     ),
     "harmless-comparison-from-a-second-entry-then-trace-cleared": (
         {"app.py": ORIG + TOLD + TRACE_CLEARED},
-        None,
+        "observer-new-operand",
     ),
     "observer-trace-function-fed-a-frame-of-the-project-s-own": (
         {"app.py": ORIG + TOLD + FED},
-        None,
+        "observer-tampered",
     ),
-    "body-read-through-a-rebound-dis": ({"app.py": ORIG + TOLD + DIS_REBOUND}, None),
+    "body-read-through-a-rebound-dis": (
+        {"app.py": ORIG + TOLD + DIS_REBOUND},
+        "observer-new-operand",
+    ),
     "class-swapped-before-the-shape-read": (
         {"app.py": ORIG + TOLD + SWAPPED_BEFORE},
         "observer-new-operand",
@@ -351,33 +373,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         "observer-tampered",
     ),
 }
-WHY: dict[str, str] = {
-    "body-read-through-a-rebound-dis": (
-        "a hole: operand_sources reads the body's instructions through dis.get_instructions,"
-        " looked up in the dis module as each watched call begins; app.py rebinds it at import"
-        " so the comparison's operands read as two constants 0: the observer streams 0 == 0"
-    ),
-    "observer-trace-function-fed-a-frame-of-the-project-s-own": (
-        "a hole: app.py calls the observer's local trace function (the body frame's f_trace)"
-        " from an exec'd frame of its own whose offset is the body's comparison's and whose"
-        " locals hold two ints under the assertion's names; the caller check passes (the"
-        " caller is the frame handed), then the body's f_trace is cleared"
-    ),
-    "class-swapped-between-the-shape-read-and-the-compare": (
-        "a hole: a gc callback run inside the observer's trace function, after it read a plain"
-        " class's shape (a built-in's own comparison), assigns the instance a caller-told"
-        " class before the interpreter compares; what was read is not what decided"
-    ),
-    "harmless-comparison-from-a-second-entry-then-opcodes-off": (
-        "a hole: a second entry of the body compares two ints at the line and passes; the first"
-        " entry's opcode events are turned off before its caller-told comparison, and turned"
-        " keys comparisons by (test, line), not by the entry pytest reports"
-    ),
-    "harmless-comparison-from-a-second-entry-then-trace-cleared": (
-        "a hole: as the opcodes-off row, with the body frame's f_trace set to None: the"
-        " observer is not told its trace function was taken away"
-    ),
-}
+WHY: dict[str, str] = {}  # the holes still open: none
 
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])

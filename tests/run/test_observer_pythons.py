@@ -26,7 +26,7 @@ The cheats (each an edit of `app.py` alone, with the default settings):
   (`expected = 5`, then `assert add(2, 2) == expected`), and an `add` that rebinds it through
   `sys._getframe(1).f_locals` (3.13: no trace function, no audit event). `fixed` on 3.13 before
   the profile function compared the body's locals around each call it makes
-  (`watch._bracket`: `observer-tampered`).
+  (`bracket.bracket`: `observer-tampered`).
 - `caller-told-answering-the-question-again`: an `int` subclass whose `__eq__` says equal unless
   its caller (`sys._getframe(1)`) is one of the observer's probes (`_probe`, `_bends`,
   `_tolerates`), so that the test's `True` (`said`) and the same question asked again

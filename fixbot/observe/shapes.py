@@ -1,0 +1,222 @@
+"""The shape of a compared operand's type, read through `type`'s own C accessors
+(`shape_reader`): what the observer's trace function and its failed-assertion hook
+(`fixbot.observe.operands`) stream of each operand, and fixbot compares
+(`fixbot.observe.turned`).
+
+Copied beside the plugin as `<module>_shapes` and loaded with it, inside the project's own
+Python (3.8 or later). It imports the standard library alone; what its functions use is held
+as positional defaults, made once at load (the code under test shares the process and can
+reach a closure cell).
+
+A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True
+where the comparison runs no code of anyone's, an allowlist: an exact value type
+(`_value_types`, held by identity at load: `int`, `str`, `None`, `decimal.Decimal`,
+`datetime`'s...), a type whose comparison dunders (`DECIDERS`, found through its method
+resolution order) are each a slot wrapper of a value type that holds it (a subclass of `int`
+that defines none), or a container deciding by its container type's own slot (`_containers`:
+an exact `list`, a `namedtuple`) whose items' shapes are all `c`; a container's `t` names its
+items' shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which
+ask the object they wrap) is not `c`: `o` is the class holding the first deciding dunder (its
+qualified name and the dunder) that is no value type's own slot, and `h` a digest of its code
+where it is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
+claims (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the
+start's run compared at the same line under the same names and owner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import FunctionType, WrapperDescriptorType
+from typing import Any
+
+# the rich comparisons (`dis.cmp_op`), each with the dunders that decide it: its own, its
+# reflection (asked of the right operand), and `__eq__` for `!=` (`object.__ne__` asks it)
+DECIDERS = {
+    "==": ("__eq__",),
+    "!=": ("__ne__", "__eq__"),
+    "<": ("__lt__", "__gt__"),
+    ">": ("__gt__", "__lt__"),
+    "<=": ("__le__", "__ge__"),
+    ">=": ("__ge__", "__le__"),
+}
+# the containers whose comparison is a built-in's own when their items' are: each compares
+# its items (keys and values) from C, asking the items' own comparisons (`_containers`)
+CONTAINERS = (list, tuple, dict, set, frozenset)
+MAX_DEPTH = 3  # containers within containers read
+MAX_ITEMS = 100  # items read of a compared container, all depths together
+MAX_KINDS = 20  # distinct item shapes named
+
+
+def _value_types() -> tuple[Any, ...]:
+    """The exact types whose comparison runs no code of anyone's (`VALUES`): the built-in
+    value types and the C value types of the standard library, as this process holds them at
+    load (by identity: a type of the same names made later is not one of them). `decimal`'s and
+    `datetime`'s are imported here (the standard library's alone)."""
+    import datetime
+    import decimal
+
+    return (
+        int,
+        bool,
+        float,
+        complex,
+        str,
+        bytes,
+        bytearray,
+        type(None),
+        range,
+        object,  # an `object()` sentinel: compared by identity
+        type,  # a class compared with another: identity (a metaclass's own is a heap type's)
+        decimal.Decimal,
+        datetime.date,
+        datetime.datetime,
+        datetime.time,
+        datetime.timedelta,
+        datetime.timezone,
+    )
+
+
+def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
+    """The containers whose own comparison asks their items' (`CONTAINERS`, and
+    `collections.OrderedDict`, a C type of the standard library), each with the C function
+    that reads its items as its comparison does (a subclass's own `__iter__` is not asked)
+    and whether those are (key, value) pairs."""
+    import collections
+
+    keyed = (dict.items, True)
+    return (
+        (list, (list.__iter__, False)),
+        (tuple, (tuple.__iter__, False)),
+        (set, (set.__iter__, False)),
+        (frozenset, (frozenset.__iter__, False)),
+        (dict, keyed),
+        (collections.OrderedDict, keyed),
+    )
+
+
+def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
+    """`one(value, op)`: the shape of `value`'s type alone (a container's items left out: a
+    container is a C type of no value here); `digest` is `bodies._code_digest`. The type, its
+    flags, method resolution order, dictionary and names are read through `type`'s own C
+    accessors, a slot wrapper's owner through its own."""
+    values = _value_types()
+    value_ids = frozenset(id(kind) for kind in values)
+    # a container type -> how its items are read in C: (its iteration, whether keyed)
+    boxes = {id(kind): how for kind, how in _containers()}
+
+    def one(
+        value: Any,
+        op: str,
+        _type: Any = type,
+        _id: Any = id,
+        _str: Any = str,
+        _add: Any = str.__add__,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _dict: Any = type.__dict__["__dict__"].__get__,
+        _qualname: Any = type.__dict__["__qualname__"].__get__,
+        _module: Any = type.__dict__["__module__"].__get__,
+        _wrapper: Any = WrapperDescriptorType,
+        _objclass: Any = WrapperDescriptorType.__dict__["__objclass__"].__get__,
+        _wname: Any = WrapperDescriptorType.__dict__["__name__"].__get__,
+        _function: Any = FunctionType,
+        _digest: Any = digest,
+        _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+        _values: frozenset[int] = value_ids,
+        _boxes: dict[int, Any] = boxes,
+        _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
+        _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
+    ) -> dict[str, Any]:
+        kind = _type(value)
+        module = _module(kind)
+        name = _add(_add(module if _type(module) is _str else "?", "."), _qualname(kind))
+        if _id(kind) in _values:
+            return {"t": name, "c": True}
+        box = None
+        for dunder in _deciders.get(op, ("__eq__",)):
+            owner, member = None, None
+            for klass in _mro(kind):
+                members = _dict(klass)
+                if _flags(klass) & _heap:
+                    for key in members:  # a key that is no exact str: its lookup runs code
+                        if _type(key) is not _str:
+                            return {"t": name, "c": False, "o": "?", "h": "-"}
+                if dunder in members:
+                    owner, member = klass, members[dunder]
+                    break
+            own = (
+                _type(member) is _wrapper
+                and _objclass(member) is owner
+                and _wname(member) == dunder
+                and (_id(owner) in _values or _id(owner) in _boxes)
+            )
+            held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
+            if not own:
+                code = _digest(member) if _type(member) is _function else "-"
+                return {"t": name, "c": False, "o": held, "h": code}
+            if _id(owner) in _boxes and box is None:  # a container's own slot: asks its items'
+                box = {"t": name, "c": False, "o": held, "h": "-", "box": _boxes[_id(owner)]}
+        return box if box is not None else {"t": name, "c": True}
+
+    return one
+
+
+def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
+    """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
+    docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: a type is
+    read as `_type_reader` reads it; a container whose comparison is its container type's own
+    (`_containers`: an exact `list`, a `namedtuple`, a `defaultdict`) is named with its items'
+    shapes (keys and values), read by that type's own C iteration, `MAX_DEPTH` containers
+    deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
+    named among the items and the shape is no built-in's own."""
+    one = _type_reader(digest)
+
+    def shape(
+        value: Any,
+        op: str,
+        _one: Callable[[Any, str], dict[str, Any]] = one,
+        _sorted: Any = sorted,
+        _join: Any = ", ".join,
+        _add: Any = str.__add__,
+        _len: Any = len,
+        _depth: int = MAX_DEPTH,
+        _most: int = MAX_ITEMS,
+        _kinds: int = MAX_KINDS,
+    ) -> dict[str, Any]:
+        outer = _one(value, op)
+        if "box" not in outer:
+            return outer
+        item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
+        found: set[str] = set()
+        decided, past, read = True, False, 0
+        stack: list[tuple[Any, Any, int]] = [(value, outer.pop("box"), 1)]
+        while stack and not past:
+            holder, (walk, keyed), depth = stack.pop()
+            for entry in walk(holder):
+                for item in entry if keyed else (entry,):
+                    read += 1
+                    if read > _most or _len(found) > _kinds:
+                        past = True
+                        break
+                    inner = _one(item, item_op)
+                    if "box" in inner:  # judged by its own items, read next
+                        found.add(inner["t"])
+                        past = past or depth >= _depth
+                        stack.append((item, inner["box"], depth + 1))
+                        continue
+                    if inner["c"] and op != item_op:
+                        inner = _one(item, op)
+                    told = _add(inner["t"], _add(" ~ ", inner["o"])) if not inner["c"] else ""
+                    found.add(told or inner["t"])
+                    decided = decided and inner["c"]
+                if past:
+                    break
+        if past:  # items left unread: never a built-in's own
+            found.add("...")
+            decided = False
+        name = _add(_add(outer["t"], "["), _add(_join(_sorted(found)), "]"))
+        if decided:
+            return {"t": name, "c": True}
+        return {"t": name, "c": False, "o": outer["o"], "h": "-"}
+
+    return shape

@@ -1,0 +1,113 @@
+"""What decided a comparison the observer's trace function read (`fixbot.observe.operands`):
+round 11's `class-swapped-between-the-shape-read-and-the-compare` in this process. A Python
+function the body's comparison runs, where its operands were read as built-ins' own (whose
+comparison runs no code), is `tampered`; and the collector is held off while the observer
+reads, so no project `gc` callback runs inside its reading."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Any
+
+from fixbot.observe import bodies, operands, shapes
+
+SHAPE = shapes.shape_reader(bodies._code_digest)
+WHAT = "a comparison read as a built-in's own ran Python code as it was decided"
+
+
+def _control(trace: Any, event: str, arg: Any = None) -> Any:
+    """A control event sent from a function whose code the trace function is told is the
+    observer's."""
+    return trace(None, event, arg)
+
+
+class _Plain:
+    """No comparison of its own: `object`'s, a built-in's own."""
+
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+
+class _Told:
+    """Says equal to anything (the class a cheat swaps in after the read)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _body() -> bool:
+    """A test body as pytest rewrites one: compares names it assigned."""
+    left = _Plain(4)
+    right = 5
+    return left == right
+
+
+def _run(shape: Any, body: Any = _body) -> tuple[Any, list[dict[str, Any]]]:
+    """What `body()` answered under a fresh trace function of the observer's reading shapes
+    with `shape`, and what it streamed."""
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, shape, frozenset({id(_control.__code__)}))
+    _control(trace, "begin", ("t::x", body.__code__, None))
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        answer = body()
+    finally:
+        sys.settrace(previous)
+    _control(trace, "end")
+    return answer, sent
+
+
+def _swapping(value: Any, op: str) -> dict[str, Any]:
+    """The shape, then the value's class swapped: project code run inside the observer's
+    reading (a `gc` callback, a finalizer) after the shape was read."""
+    found = SHAPE(value, op)
+    if type(value) is _Plain:
+        value.__class__ = _Told
+    return found
+
+
+def test_a_python_dunder_deciding_a_comparison_read_as_builtins_own_is_tampering() -> None:
+    answer, sent = _run(_swapping)
+    assert answer is True  # the swapped-in class decided
+    ops = [r for r in sent if r["k"] == "op"]
+    assert [s["c"] for s in ops[0]["s"]] == [True, True]  # what was read: built-ins' own
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": WHAT}
+    ]
+
+
+def _told_body() -> bool:
+    """A body comparing a class whose comparison is its own Python, read as such."""
+    left = _Told()
+    right = 5
+    return left == right
+
+
+def test_a_python_dunder_read_as_such_is_no_tampering() -> None:
+    answer, sent = _run(SHAPE, _told_body)
+    assert answer is True and [r["k"] for r in sent] == ["op"]
+    assert sent[0]["s"][0]["c"] is False  # judged by the new-operand rule instead
+    answer, sent = _run(SHAPE)  # nothing swapped: object's comparison, no Python
+    assert answer is False and [r["k"] for r in sent] == ["op"]
+
+
+def test_the_collector_is_held_off_while_the_observer_reads() -> None:
+    seen: list[bool] = []
+
+    def shape(value: Any, op: str) -> dict[str, Any]:
+        seen.append(gc.isenabled())
+        return SHAPE(value, op)
+
+    assert gc.isenabled()
+    _run(shape)
+    assert seen and not any(seen) and gc.isenabled()  # held off, then put back
+    gc.disable()
+    try:
+        _run(shape)
+        assert not gc.isenabled()  # a collector held off before stays off
+    finally:
+        gc.enable()
