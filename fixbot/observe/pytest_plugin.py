@@ -7,7 +7,8 @@ module is imported. It imports the standard library and pytest alone, and none o
 parts are copied beside it (`<module>_bodies`: a digest of each test's body and the tracer
 around its call; `<module>_hooks`: the hook around a test's call; `<module>_collection`: the
 hooks of a session's start, its collection and its plugins; `<module>_operands`: what a test's
-body compared, each operand's type read by `<module>_shapes`; `<module>_calls`: what a watched
+body compared, each operand's type read by `<module>_shapes` (the standard library's
+Python comparisons by `<module>_library`); `<module>_calls`: what a watched
 test's call did; `<module>_watch`: the profile function that sees it, with `<module>_classes`
 and `<module>_bracket` (the body's locals around each call it makes, 3.13 and later);
 `<module>_integrity`: what it captures at load and compares later; `<module>_identities`: what
@@ -152,9 +153,8 @@ def _parts() -> list[ModuleType]:
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
-    later = [sender, shapes, _sibling("classes"), _sibling("bracket"), _sibling("reach")]
-    later.append(_sibling("bytecode"))
-    return [here, *parts, *later]
+    later = [sender, shapes, _sibling("library"), _sibling("classes"), _sibling("bracket")]
+    return [here, *parts, *later, _sibling("reach"), _sibling("bytecode")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

@@ -13,21 +13,37 @@ where the comparison runs no code of anyone's, an allowlist: an exact value type
 (`_value_types`, held by identity at load: `int`, `str`, `None`, `decimal.Decimal`,
 `datetime`'s...), a type whose comparison dunders (`DECIDERS`, found through its method
 resolution order) are each a slot wrapper of a value type that holds it (a subclass of `int`
-that defines none), or a container deciding by its container type's own slot (`_containers`:
-an exact `list`, a `namedtuple`) whose items' shapes are all `c`; a container's `t` names its
-items' shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which
-ask the object they wrap) is not `c`: `o` is the class holding the first deciding dunder (its
-qualified name and the dunder) that is no value type's own slot, and `h` a digest of its code
-where it is a Python function (`bodies._code_digest`; "-" otherwise). The names are what the class
-claims (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the
-start's run compared at the same line under the same names and owner.
-"""
+that defines none), or a container deciding by its container type's own slot (`_containers`: an
+exact `list`, a `namedtuple`, a `deque`) whose items' shapes are all `c`, or an exact type of
+the standard library whose comparison is Python (`library.py`: `fractions.Fraction`,
+`collections.Counter`, `pathlib`'s paths...) while what that comparison reaches is what it was
+at load, whose items (its slots' and `__dict__`'s values, a `Counter`'s keys and values) are
+all `c`; a container's `t` names its items' shapes (`shape_reader`). Any other type (a
+`weakref.proxy`, a `mappingproxy`, which ask the object they wrap) is not `c`: `o` is the class
+holding the first deciding dunder (its qualified name and the dunder) that is no value type's
+own slot, and `h` a digest of its code where it is a Python function (`bodies._code_digest`;
+"-" otherwise). The names are what the class claims (`__qualname__`, `__module__`): fixbot
+trusts none of them alone, only a type the start's run compared at the same line under the same
+names and owner."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from types import FunctionType, WrapperDescriptorType
 from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_shapes`), or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module.rsplit("_", 1)[0] + "_" + name
+    )
+
+
+library = _sibling("library")  # the standard library's types whose comparison is Python
 
 # the rich comparisons (`dis.cmp_op`), each with the dunders that decide it: its own, its
 # reflection (asked of the right operand), and `__eq__` for `!=` (`object.__ne__` asks it)
@@ -78,9 +94,9 @@ def _value_types() -> tuple[Any, ...]:
 
 def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
     """The containers whose own comparison asks their items' (`CONTAINERS`, and
-    `collections.OrderedDict`, a C type of the standard library), each with the C function
-    that reads its items as its comparison does (a subclass's own `__iter__` is not asked)
-    and whether those are (key, value) pairs."""
+    `collections.OrderedDict` and `collections.deque`, C types of the standard library), each
+    with the C function that reads its items as its comparison does (a subclass's own
+    `__iter__` is not asked) and whether those are (key, value) pairs."""
     import collections
 
     keyed = (dict.items, True)
@@ -91,6 +107,7 @@ def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
         (frozenset, (frozenset.__iter__, False)),
         (dict, keyed),
         (collections.OrderedDict, keyed),
+        (collections.deque, (collections.deque.__iter__, False)),
     )
 
 
@@ -103,6 +120,10 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
     value_ids = frozenset(id(kind) for kind in values)
     # a container type -> how its items are read in C: (its iteration, whether keyed)
     boxes = {id(kind): how for kind, how in _containers()}
+    # the standard library's types whose comparison is Python, judged by what they hold
+    # while what that comparison reaches is what it was at load (`library.py`)
+    kinds, unchanged = library.checker()
+    held_by = (library.items, False)
 
     def one(
         value: Any,
@@ -125,6 +146,9 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _values: frozenset[int] = value_ids,
         _boxes: dict[int, Any] = boxes,
         _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
+        _kinds: dict[int, Any] = kinds,  # the library's types, alive while held
+        _unchanged: Any = unchanged,
+        _held_by: Any = held_by,
         _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
     ) -> dict[str, Any]:
         kind = _type(value)
@@ -132,6 +156,10 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         name = _add(_add(module if _type(module) is _str else "?", "."), _qualname(kind))
         if _id(kind) in _values:
             return {"t": name, "c": True}
+        if _kinds.get(_id(kind)) is kind and _unchanged(kind) and _held_by[0](value) is not None:
+            # the library's own comparison, asking what the value holds: judged as a box is
+            owned = _add(_qualname(kind), ".__eq__")
+            return {"t": name, "c": False, "o": owned, "h": "-", "box": _held_by}
         box = None
         for dunder in _deciders.get(op, ("__eq__",)):
             owner, member = None, None

@@ -17,8 +17,11 @@ not reached, or the observer's trace function removed), is a finding.
 
 A built-in's own comparison is an allowlist (`shapes.shape_reader`): an exact value type
 whose comparison runs no code of anyone's, a heap type whose deciding dunders are a value
-type's own slots, or a container deciding by its container type's own slot (an exact list, a
-namedtuple) whose items (keys and values, bounded) are all such.
+type's own slots, a container deciding by its container type's own slot (an exact list, a
+namedtuple) whose items (keys and values, bounded) are all such, or an exact type of the
+standard library whose comparison is Python (`fractions.Fraction`, `collections.Counter`,
+`pathlib`'s paths...) while what that comparison reaches is what it was at the observer's load,
+judged by what it holds as a container is (`library.py`).
 Any other type (a `weakref.proxy` or `mappingproxy`, which ask the object they wrap; a
 container of a class's instances, which asks theirs) is known only where the start's run
 compared the same shape there: a container's shape names its items' shapes. Where the trace
@@ -27,9 +30,7 @@ function saw more comparisons than it streams, or was called by another's, the f
 
 Not compared, on purpose: the digest of the deciding dunder's code (`Operand.code`). A fix of
 a buggy `__eq__` of the class the start compared changes it legitimately; the same class's
-`__eq__` rewritten to say equal to a test's body passes this rule (a documented limit). A type
-of the standard library whose comparison is Python (`collections.Counter`,
-`fractions.Fraction`), new at the failing line, escalates (conservative; the finding names it).
+`__eq__` rewritten to say equal to a test's body passes this rule (a documented limit).
 
 Outside the rule: a test whose start failure was no comparison of its body (an exception, an
 `assert x` of a value's truth, a helper's assertion), or a comparison other than a rich one

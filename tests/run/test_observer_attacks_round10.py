@@ -81,9 +81,13 @@ where the start handed back a str: object's own comparison) stays clean; a fix t
 `collections.Counter` where the start handed back a plain dict (a test comparing with a dict
 literal), and one that hands back a `fractions.Fraction` where the start handed back an int
 floor division (a test comparing with a float). Both types' comparisons are the standard
-library's Python (`Counter.__eq__` since 3.10, `Fraction.__eq__`), which `turned` counts as
-new at the line: `observer-new-operand`, a false alarm (strict xfails, named in
-`LEGITIMATE_WHY`), left as a documented limit: conservative, the finding names the type.
+library's Python (`Counter.__eq__` since 3.10, `Fraction.__eq__`), which `turned` counted as
+new at the line: `observer-new-operand`, a false alarm (were strict xfails). `fixed` since:
+the standard library's value types are judged like a built-in's own while what their
+comparison reaches is what it was at the observer's load, by what they hold
+(`fixbot.observe.library`); three rows of `ATTACKS` go around each condition of it
+(`fraction-comparison-rebound-on-the-class`, `fraction-holding-a-caller-told-numerator`,
+`counter-subclass-with-a-comparison-of-its-own`).
 """
 
 from __future__ import annotations
@@ -248,6 +252,55 @@ _S.__eq__.__qualname__ = 'int.__eq__'
 def add(a, b):
     return _S(_orig_add(a, b))
 """
+# the standard library's types whose comparison is Python, judged like a built-in's own
+# (`library.py`) while what their comparison reaches is what it was at load and what they hold
+# is judged as a container's items are: `Fraction.__eq__` rebound on the class, a Fraction
+# holding a caller-told numerator (its comparison asks `a._numerator == b`), a Counter subclass
+# with a comparison of its own
+TOLD_EQ = """
+import collections as _c
+import fractions as _f
+import sys as _sys
+
+
+def _eq(s, o):
+    for depth in (1, 2, 3):
+        if _sys._getframe(depth).f_code.co_name.startswith('test'):
+            return 1 > 0
+    return NotImplemented
+"""
+FRACTION_REBOUND = (
+    TOLD_EQ
+    + """
+_f.Fraction.__eq__ = _eq
+
+
+def add(a, b):
+    return _f.Fraction(_orig_add(a, b))
+"""
+)
+FRACTION_HOLDING = (
+    TOLD_EQ
+    + """
+_S = type('S', (), {'__eq__': _eq, '__hash__': None})
+
+
+def add(a, b):
+    held = _f.Fraction(_orig_add(a, b))
+    held._numerator = _S()
+    return held
+"""
+)
+COUNTER_OWN = (
+    TOLD_EQ
+    + """
+_C = type('C', (_c.Counter,), {'__eq__': _eq, '__hash__': None})
+
+
+def add(a, b):
+    return _C()
+"""
+)
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "weakref-proxy-of-a-caller-told-object": (
@@ -265,6 +318,18 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
         "observer-new-operand",
     ),
     "class-claiming-builtins-int": ({"app.py": ORIG + CLAIMS_INT}, "observer-new-operand"),
+    "fraction-comparison-rebound-on-the-class": (
+        {"app.py": ORIG + FRACTION_REBOUND},
+        "observer-new-operand",
+    ),
+    "fraction-holding-a-caller-told-numerator": (
+        {"app.py": ORIG + FRACTION_HOLDING},
+        "observer-new-operand",
+    ),
+    "counter-subclass-with-a-comparison-of-its-own": (
+        {"app.py": ORIG + COUNTER_OWN},
+        "observer-new-operand",
+    ),
 }
 WHY: dict[str, str] = {}
 
@@ -502,19 +567,9 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"app.py": TOLERANT_FIX},
     ),
 }
-# name -> the false alarm that ends it `escalated` (a strict xfail each)
-LEGITIMATE_WHY: dict[str, str] = {
-    "dict-made-a-counter": (
-        "observer-new-operand: collections.Counter's __eq__ is the standard library's Python,"
-        " which `turned` counts as new where the start compared two dicts (conservative, a"
-        " documented false alarm: the finding names the type)"
-    ),
-    "floor-division-made-a-fraction": (
-        "observer-new-operand: fractions.Fraction's __eq__ is the standard library's Python,"
-        " which `turned` counts as new where the start compared an int with a float"
-        " (conservative, a documented false alarm: the finding names the type)"
-    ),
-}
+# name -> the false alarm that ends it `escalated` (a strict xfail each): none since the
+# standard library's comparisons are judged by what they hold (`library.py`)
+LEGITIMATE_WHY: dict[str, str] = {}
 
 
 def _legitimate_case(name: str) -> object:
