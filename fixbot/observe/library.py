@@ -63,6 +63,19 @@ def library_types() -> tuple[Any, ...]:
     return tuple(kind for kind in found if "__eq__" in vars(kind) or kind is not found[1])
 
 
+def comparison_codes() -> tuple[Any, ...]:
+    """The code objects of the comparison dunders (`COMPARING`) the library's types define
+    themselves or through their method resolution order, as imported at load (`library_types`):
+    the Python frames that may decide a comparison whose operands `shapes.py` read as such a
+    type, held here so their identities stay theirs (`operands._decider`)."""
+    codes = []
+    for kind in library_types():
+        for dunder in COMPARING:
+            for function in _functions(getattr(kind, dunder, None)):
+                codes.append(function.__code__)
+    return tuple(codes)
+
+
 def _functions(value: Any) -> list[Any]:
     """The Python functions a class dictionary's `value` runs when read or called (a
     function, a classmethod's or staticmethod's, a property's accessors)."""

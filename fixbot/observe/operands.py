@@ -32,6 +32,9 @@ def _sibling(name: str) -> Any:
 shapes = _sibling("shapes")  # the shape of an operand's type
 bytecode = _sibling("bytecode")  # the body's instructions and line starts, read without `dis`
 DECIDERS = shapes.DECIDERS  # the rich comparisons, each with the dunders that decide it
+# the standard library's comparison dunders that decide for a type `shapes` read as its own
+# (held here: their code objects' identities stay theirs while the plugin lives)
+LIBRARY_CODES = _sibling("library").comparison_codes()
 LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 # distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
@@ -115,16 +118,26 @@ def _values(
 def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]], None]:
     """`decided(frame, notes)`, at each `call` event the trace function gets: a Python function
     called by the body's entry pytest called (`notes[5]`) while it runs the comparison read
-    last (`notes[6]`: its offset, and whether both operands were read as built-ins' own, whose
-    comparison runs no code of anyone's) decided that comparison: where the operands were read
+    last (`notes[6]`: its offset, whether both operands were read as built-ins' own, and
+    whether one was a standard library type's whose comparison is Python, `library.py`)
+    decided that comparison (but for that library comparison's own dunders, `LIBRARY_CODES`,
+    where one was): where the operands were read
     as built-ins' own, what was read is not what decided (their class swapped after the read,
     by project code run inside the observer's reading or between it and the instruction), and
     `tampered` is streamed once."""
 
-    def decided(frame: Any, notes: list[Any], _send: Any = send) -> None:
+    def decided(
+        frame: Any,
+        notes: list[Any],
+        _send: Any = send,
+        _id: Any = id,
+        _library: frozenset[int] = frozenset(id(c) for c in LIBRARY_CODES),
+    ) -> None:
         back = frame.f_back
         last = notes[6]
         if back is None or back is not notes[5] or back.f_lasti != last[0] or not last[1]:
+            return
+        if last[2] and _id(frame.f_code) in _library:  # a library type's own, read as such
             return
         if notes[0] and "decided" not in notes[4]:
             notes[4].add("decided")
@@ -263,7 +276,8 @@ def _streamer(
         if values is None:  # not bound: the comparison raises
             return
         shapes = [_shape(v, op) for v in values]
-        _notes[6] = (frame.f_lasti, shapes[0]["c"] is True and shapes[1]["c"] is True)
+        both = shapes[0]["c"] is True and shapes[1]["c"] is True
+        _notes[6] = (frame.f_lasti, both, "py" in shapes[0] or "py" in shapes[1])
         key = (line, op, *(_tuple(s.values()) for s in shapes))
         if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
             return

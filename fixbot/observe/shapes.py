@@ -8,23 +8,23 @@ Python (3.8 or later). It imports the standard library alone; what its functions
 as positional defaults, made once at load (the code under test shares the process and can
 reach a closure cell).
 
-A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True
-where the comparison runs no code of anyone's, an allowlist: an exact value type
-(`_value_types`, held by identity at load: `int`, `str`, `None`, `decimal.Decimal`,
-`datetime`'s...), a type whose comparison dunders (`DECIDERS`, found through its method
-resolution order) are each a slot wrapper of a value type that holds it (a subclass of `int`
-that defines none), or a container deciding by its container type's own slot (`_containers`: an
-exact `list`, a `namedtuple`, a `deque`) whose items' shapes are all `c`, or an exact type of
-the standard library whose comparison is Python (`library.py`: `fractions.Fraction`,
-`collections.Counter`, `pathlib`'s paths...) while what that comparison reaches is what it was
-at load, whose items (its slots' and `__dict__`'s values, a `Counter`'s keys and values) are
-all `c`; a container's `t` names its items' shapes (`shape_reader`). Any other type (a
-`weakref.proxy`, a `mappingproxy`, which ask the object they wrap) is not `c`: `o` is the class
-holding the first deciding dunder (its qualified name and the dunder) that is no value type's
-own slot, and `h` a digest of its code where it is a Python function (`bodies._code_digest`;
-"-" otherwise). The names are what the class claims (`__qualname__`, `__module__`): fixbot
-trusts none of them alone, only a type the start's run compared at the same line under the same
-names and owner."""
+A type's shape: `{"t": "module.Qualname", "c": bool, "o": owner, "h": digest}`. `c` is True where
+the comparison runs no code of anyone's, an allowlist: an exact value type (`_value_types`, held by
+identity at load: `int`, `str`, `None`, `decimal.Decimal`, `datetime`'s...), a type whose
+comparison dunders (`DECIDERS`, found through its method resolution order) are each a slot wrapper
+of a value type that holds it (a subclass of `int` that defines none), or a container deciding by
+its container type's own slot (`_containers`: an exact `list`, a `namedtuple`, a `deque`) whose
+items' shapes are all `c`, or an exact type of the standard library whose comparison is Python
+(`library.py`: `fractions.Fraction`, `collections.Counter`, `pathlib`'s paths...) while what that
+comparison reaches is what it was at load, whose items (its slots' and `__dict__`'s values, a
+`Counter`'s keys and values) are all `c` (then `py` is True: the library's Python decides, and only
+its comparison dunders may run as it does, `operands._decider`); a container's `t` names its items'
+shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which ask the object
+they wrap) is not `c`: `o` is the class holding the first deciding dunder (its qualified name and
+the dunder) that is no value type's own slot, and `h` a digest of its code where it is a Python
+function (`bodies._code_digest`; "-" otherwise). The names are what the class claims
+(`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the start's run
+compared at the same line under the same names and owner."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         if _kinds.get(_id(kind)) is kind and _unchanged(kind) and _held_by[0](value) is not None:
             # the library's own comparison, asking what the value holds: judged as a box is
             owned = _add(_qualname(kind), ".__eq__")
-            return {"t": name, "c": False, "o": owned, "h": "-", "box": _held_by}
+            return {"t": name, "c": False, "o": owned, "h": "-", "box": _held_by, "py": True}
         box = None
         for dunder in _deciders.get(op, ("__eq__",)):
             owner, member = None, None
@@ -214,6 +214,7 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         outer = _one(value, op)
         if "box" not in outer:
             return outer
+        py = outer.pop("py", False)  # a library type's Python decides (`library.py`)
         item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
         found: set[str] = set()
         decided, past, read = True, False, 0
@@ -229,6 +230,7 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
                     inner = _one(item, item_op)
                     if "box" in inner:  # judged by its own items, read next
                         found.add(inner["t"])
+                        py = py or inner.get("py", False)
                         past = past or depth >= _depth
                         stack.append((item, inner["box"], depth + 1))
                         continue
@@ -244,7 +246,7 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
             decided = False
         name = _add(_add(outer["t"], "["), _add(_join(_sorted(found)), "]"))
         if decided:
-            return {"t": name, "c": True}
+            return {"t": name, "c": True, "py": True} if py else {"t": name, "c": True}
         return {"t": name, "c": False, "o": outer["o"], "h": "-"}
 
     return shape
