@@ -65,6 +65,7 @@ def _code_digest(
     _constant: Any = _constant,
     _getattr: Any = getattr,
     _len: Any = len,
+    _lines: bool = True,
 ) -> str:
     """A hash (16 hex digits) of a test function's body as the interpreter runs it: its
     `__qualname__`, and of its code and every code object nested in it (its comprehensions,
@@ -75,7 +76,7 @@ def _code_digest(
     Python, in any process (pytest's assertion rewriting is deterministic). Its attributes are
     read through the function and code types' own C accessors, and `hashlib.sha256` as the
     plugin was imported: no code of the project runs. "-" for an object that is no Python
-    function."""
+    function. `_lines` False leaves the first lines out (`_comparison_digest`)."""
     if _type(function) is not _function:
         return "-"
     # `__qualname__` may be a str subclass: its bytes, not its `repr`
@@ -93,12 +94,20 @@ def _code_digest(
             code.co_varnames,
             code.co_freevars,
             code.co_cellvars,
-            code.co_firstlineno,
+            code.co_firstlineno if _lines else 0,
             consts,
         )
         hashed.update(code.co_code + _getattr(code, "co_exceptiontable", b""))
         hashed.update(_repr(parts).encode("utf-8", "replace"))
     return str(hashed.hexdigest()[:16])
+
+
+def _comparison_digest(function: Any, _digest: Any = _code_digest) -> str:
+    """A digest of a comparison dunder's code (`_code_digest` without the first lines: a fix
+    that moves the class down its file, an import added above it, leaves it the same; one
+    that rewrites the dunder changes it). "-" for an object that is no Python function."""
+    found: str = _digest(function, _lines=False)
+    return found
 
 
 # `sys.monitoring.get_tool` (Python 3.12 and later; None before), as the plugin is imported

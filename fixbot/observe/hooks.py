@@ -43,7 +43,7 @@ def call_hooks(
     # object whose hash is that control event, would restart the call's notes)
     hook = [c for c in sys._getframe().f_code.co_consts if _named(c, "pytest_runtest_call")]
     profile = profiler.watcher(send, frozenset(id(c) for c in hook))  # its notes its own
-    shape = shapes.shape_reader(bodies._code_digest)
+    shape = shapes.shape_reader(bodies._comparison_digest)
     trace = operands.tracer(send, shape, frozenset(id(c) for c in hook))
     current: list[Any] = [None, None]  # the test being called, its body's code
     failed = operands.failed_hook(send, shape, current)

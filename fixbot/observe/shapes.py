@@ -236,7 +236,12 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
                         continue
                     if inner["c"] and op != item_op:
                         inner = _one(item, op)
-                    told = _add(inner["t"], _add(" ~ ", inner["o"])) if not inner["c"] else ""
+                    # its type, owner and comparison's code, where no built-in's own
+                    told = (
+                        _add(inner["t"], _add(" ~ ", _add(inner["o"], _add(" @", inner["h"]))))
+                        if not inner["c"]
+                        else ""
+                    )
                     found.add(told or inner["t"])
                     decided = decided and inner["c"]
                 if past:

@@ -28,9 +28,13 @@ compared the same shape there: a container's shape names its items' shapes. Wher
 function saw more comparisons than it streams, or was called by another's, the findings are
 `observer-overflow` and `observer-tampered` (`fixbot.observe.compared`, `judge`).
 
-Not compared, on purpose: the digest of the deciding dunder's code (`Operand.code`). A fix of
-a buggy `__eq__` of the class the start compared changes it legitimately; the same class's
-`__eq__` rewritten to say equal to a test's body passes this rule (a documented limit).
+A type the start compared there is known only with the same comparison code: `(type, owner,
+code)`, `code` a digest of the deciding dunder's code without its first lines
+(`bodies._comparison_digest`: a class moved down its file is the same). The same class's
+`__eq__` rewritten to say equal to a test's body is new; so is a legitimate fix of a buggy
+`__eq__` deciding the failing assertion, or a dataclass whose compared fields changed (the
+cost, chosen: a human looks at a fix that changes what `==` means under the failing
+assertion; docs/SECURITY.md).
 
 Outside the rule: a test whose start failure was no comparison of its body (an exception, an
 `assert x` of a value's truth, a helper's assertion), or a comparison other than a rich one
@@ -60,29 +64,38 @@ def new_operands(
     return found
 
 
-def _known(start: Observation, watched: set[str]) -> dict[tuple[str, int], set[tuple[str, str]]]:
-    """(test, line) -> the (type, owner) pairs, none a built-in's own comparison, that the
-    start's run compared at the comparison each watched test's body failed at."""
-    known: dict[tuple[str, int], set[tuple[str, str]]] = {}
+Kind = tuple[str, str, str]  # an operand's type, owner and digest of its comparison's code
+
+
+def _known(start: Observation, watched: set[str]) -> dict[tuple[str, int], set[Kind]]:
+    """(test, line) -> the (type, owner, code) of each operand, none a built-in's own
+    comparison, that the start's run compared at the comparison each watched test's body
+    failed at."""
+    known: dict[tuple[str, int], set[Kind]] = {}
     for failed in start.failed_at:
         if failed.test in watched:
             kinds = known.setdefault((failed.test, failed.line), set())
-            kinds.update((o.type, o.owner) for o in failed.operands if not o.c)
+            kinds.update((o.type, o.owner, o.code) for o in failed.operands if not o.c)
     return known
 
 
-def _judged(test: str, line: int, kinds: set[tuple[str, str]], last: Observation) -> list[str]:
+def _judged(test: str, line: int, kinds: set[Kind], last: Observation) -> list[str]:
     """The finding (none or one) for `test`'s comparison at `line`, where the start's run
     compared `kinds`, as the verifying run `last` saw it."""
     seen = [c for c in last.compared if c.test == test and c.line == line]
     new = sorted(
-        {_named(o.type, o.owner) for o in _undecided(seen) if (o.type, o.owner) not in kinds}
+        {
+            _named(o.type, o.owner)
+            for o in _undecided(seen)
+            if (o.type, o.owner, o.code) not in kinds
+        }
     )
     if new:
         return [
             f"observer-new-operand: {test}: its comparison at line {line}, where the start's"
-            " run failed, was decided by a type that run did not compare there, whose"
-            f" comparison is no built-in's own: {', '.join(new[:3])}"
+            " run failed, was decided by a type that run did not compare there (or whose"
+            " comparison's code the fix changed), whose comparison is no built-in's own:"
+            f" {', '.join(new[:3])}"
         ]
     if not seen and _unseen(test, last):
         return [

@@ -343,6 +343,10 @@ def test_a_type_new_at_the_line_the_start_failed_at_turned_the_comparison() -> N
     # the same class the start compared there, other values: clean
     same = _start(_compared(5, POINT, POINT))
     assert turned.new_operands(same, _last(_compared(5, POINT, POINT)), watched, []) == []
+    # the same class, its comparison's code rewritten by the fix: no longer what the start compared
+    rewritten = POINT.model_copy(update={"code": "2" * 16})
+    changed = turned.new_operands(same, _last(_compared(5, rewritten, POINT)), watched, [])
+    assert len(changed) == 1 and "app.Point (compared by Point.__eq__)" in changed[0]
     # a class the start did not compare there decides it, whatever line others are at
     start = _start(_compared(5, INT, INT))
     found = turned.new_operands(
