@@ -37,11 +37,11 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from fixbot.agent.locate import MAX_SPAN_LINES, Span
-from fixbot.agent.nodenear import JS_TEST, named, nearness, required
+from fixbot.agent.nodenear import JS_TEST, named, nearness, normalised, required
 from fixbot.agent.v8js import HOOK, PRINT, SOURCES
 from fixbot.core.repofiles import regular_text, resolved
 
@@ -186,7 +186,7 @@ def _ranked_script(repo: Path, path: str, tests: Sequence[str]) -> bool:
     whose functions would otherwise rank first, the stem of a failing test being their own."""
     root, full = repo.resolve(), resolved(repo.resolve() / path)
     inside = full is not None and full.is_relative_to(root)
-    test = JS_TEST.search(path) is not None or PurePosixPath(path).as_posix() in tests
+    test = JS_TEST.search(path) is not None or normalised(path) in {normalised(t) for t in tests}
     return inside and not test and (repo / path).is_file()
 
 

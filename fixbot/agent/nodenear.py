@@ -7,6 +7,7 @@ a function whose name a failing test's own name spells (`named`).
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 from collections.abc import Sequence
@@ -36,13 +37,26 @@ MAX_DEPTH = 2  # a test's own requires, and theirs: an `index.js` that re-export
 
 def test_files(repo: Path, check: str, located: list[str]) -> list[str]:
     """The failing test files: the JavaScript files the check names, else the test files of the
-    output's `path:line`s (repository-relative)."""
+    output's `path:line`s (repository-relative, normalised: the check's `./check-get.js` is
+    `check-get.js`, as coverage reports spell it; none outside the repository)."""
     try:
         words = shlex.split(check)
     except ValueError:
         words = []
-    named = [w for w in words if w.endswith(JS_SUFFIXES) and (repo / w).is_file()]
+    named = [
+        path
+        for w in words
+        if w.endswith(JS_SUFFIXES)
+        and not (path := normalised(w)).startswith("../")
+        and not PurePosixPath(path).is_absolute()
+        and (repo / path).is_file()
+    ]
     return list(dict.fromkeys(named or [p for p in located if JS_TEST.search(p)]))
+
+
+def normalised(path: str) -> str:
+    """`path` as a repository-relative path is compared: `./a//b/../c.js` is `a/c.js`."""
+    return posixpath.normpath(PurePosixPath(path).as_posix())
 
 
 def required(repo: Path, tests: Sequence[str]) -> dict[str, int]:

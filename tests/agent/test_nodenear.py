@@ -224,3 +224,40 @@ def test_a_test_js_named_in_the_output_of_npm_test_is_the_failing_test_file(
     repo = write(tmp_path, {"test.js": "", "tests.js": "", "index.js": "", "lib/testing.js": ""})
     located = ["index.js", "test.js", "lib/testing.js", "tests.js"]
     assert nodenear.test_files(repo, "npm test", located) == ["test.js", "tests.js"]
+
+
+@needs_node
+@pytest.mark.parametrize("spelled", ["./check-get.js", "lib/../check-get.js"])
+def test_the_failing_test_file_the_check_spells_with_a_dot_is_never_ranked_as_code(
+    tmp_path: Path, spelled: str
+) -> None:
+    """`node ./check-get.js` names the failing test as the check spells it, V8's report as
+    `check-get.js`: compared as spelled, the test file was ranked as code, its 20 helpers at its
+    own stem's nearness (1.0) above the code's `get` (0.8). Both sides are normalised."""
+    text = "var assert = require('assert');\nvar get = require('./index.js').get;\n"
+    repo = write(
+        tmp_path,
+        {
+            "package.json": BESIDE["package.json"],
+            "index.js": BESIDE["index.js"],
+            "lib/keep.js": "",
+            "check-get.js": text + BESIDE["HELPERS"] + BESIDE["CALLS"],
+        },
+    )
+    check = f"node {spelled}"
+    tests = nodenear.test_files(repo, check, [])
+    assert tests == ["check-get.js"]
+    spans = nodecov.rank(repo, nodecov.parse(_run(repo, check)), tests)
+    assert [(s.path, s.name, s.score) for s in spans] == [("index.js", "get", 0.8)]
+    # the ranking's own comparison, whatever spelling its caller passes
+    spans = nodecov.rank(repo, nodecov.parse(_run(repo, check)), [spelled])
+    assert [(s.path, s.name) for s in spans] == [("index.js", "get")]
+
+
+def test_a_check_naming_a_script_outside_the_repository_names_no_failing_test(
+    tmp_path: Path,
+) -> None:
+    """A path climbing out of the repository is none of its test files, though it exists."""
+    repo = write(tmp_path / "repo", {"index.js": ""})
+    (tmp_path / "outside.js").write_text("")
+    assert nodenear.test_files(repo, "node ../outside.js", []) == []

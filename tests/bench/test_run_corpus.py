@@ -41,11 +41,11 @@ from fixbot.bench.verify import verify_all
 IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py removes it
 CACHE = cache_root()  # read before conftest.py gives each test a throw-away HOME
 # each shard: the cases it runs, and its localization floor (a share of its cases with target
-# lines), at the figure measured on this corpus, rounded down (bench/RESULTS-bench.md, rounds 3
-# and 4)
+# lines), at the figure measured on this corpus, rounded down (bench/RESULTS-bench.md, rounds 3,
+# 4 and 8)
 SHARDS: dict[str, float] = {
     "python-dev": 0.9,  # 19 of 21
-    "python-held-out": 0.93,  # 15 of 16
+    "python-held-out": 0.88,  # 15 of 17 (round 8: 15 of 16 and a new case it misses)
     "npm": 0.76,  # 10 of 13 (round 4)
     "go": 0.8,  # 8 of 10
     "rust": 0.55,  # 6 of 9 under rustup 1.95, 5 of 9 under Debian's rustc 1.63 (semver-1-0-14)
