@@ -111,3 +111,43 @@ def test_the_collector_is_held_off_while_the_observer_reads() -> None:
         assert not gc.isenabled()  # a collector held off before stays off
     finally:
         gc.enable()
+
+
+def _fraction_body() -> bool:
+    """A body comparing a `fractions.Fraction`, whose comparison is the standard library's
+    Python (`library.py`): read as such, that Python decides."""
+    import fractions
+
+    left = fractions.Fraction(1, 2)
+    right = 0.5
+    return left == right
+
+
+def _fraction_swapping(value: Any, op: str) -> dict[str, Any]:
+    """The shape of a `Fraction`, then `Fraction.__eq__` taken by a caller-told function for
+    the comparison alone: the library type was read, another Python function decides."""
+    import fractions
+
+    found = SHAPE(value, op)
+    if type(value) is fractions.Fraction:
+        original = fractions.Fraction.__eq__
+
+        def told(self: Any, other: object) -> bool:
+            fractions.Fraction.__eq__ = original  # type: ignore[method-assign]
+            return True
+
+        fractions.Fraction.__eq__ = told  # type: ignore[method-assign]
+    return found
+
+
+def test_a_library_types_own_comparison_decides_with_no_tampering_and_only_it() -> None:
+    answer, sent = _run(SHAPE, _fraction_body)
+    assert answer is True  # Fraction(1, 2) == 0.5
+    ops = [r for r in sent if r["k"] == "op"]
+    assert ops[0]["s"][0]["c"] is True and ops[0]["s"][0].get("py") is True
+    assert [r["k"] for r in sent] == ["op"]  # its own `__eq__` ran: no tampering
+    answer, sent = _run(_fraction_swapping, _fraction_body)
+    assert answer is True
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": WHAT}
+    ]
