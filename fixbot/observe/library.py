@@ -297,32 +297,57 @@ def checker() -> tuple[dict[int, Any], Callable[[Any], bool]]:
     return kinds, unchanged
 
 
-def items(
+def _dict_pairs(
     value: Any,
     _type: Any = type,
     _mro: Any = type.__dict__["__mro__"].__get__,
     _base: Any = dict,
     _pairs: Any = dict.items,
+) -> list[Any]:
+    """The keys and values of `value` where its class is one below `dict` ([] otherwise),
+    read through `dict`'s own iteration; its classes compared by identity."""
+    for klass in _mro(_type(value)):
+        if klass is _base:
+            return [part for pair in _pairs(value) for part in pair]
+    return []
+
+
+def held(
+    value: Any,
+    shadow: bool = False,
+    _keyed: Any = _dict_pairs,
+    _type: Any = type,
+    _base: Any = dict,
+    _pairs: Any = dict.items,
     _str: Any = str,
 ) -> list[Any] | None:
-    """What a library type's `value` holds, as its comparison may read it: its slots' values
+    """What any instance `value` holds (`items`, which passes `shadow`): its slots' values
     (unset ones left out), its instance `__dict__`'s values, and a `dict`'s keys and values
-    (a `Counter`'s); None where its `__dict__` names an attribute of its class (which would
-    shadow what its comparison looks up) or a key that is no str. Read through C accessors
-    (member and getset descriptors, `dict`'s own iteration)."""
+    where its class is one below `dict`; None where a class dictionary or its `__dict__` holds
+    a key that is no exact str, its `__dict__` is no exact dict, or (`shadow`) that `__dict__`
+    names an attribute of its class. Read through C accessors alone (member and getset
+    descriptors, `dict`'s own iteration, classes compared by identity): no `__getattr__`,
+    property or metaclass `__eq__` of the project's runs."""
     read = _slots(value)
     if read is None:
         return None
     found, names, own = read
-    if _base in _mro(_type(value)):
-        for key, item in _pairs(value):
-            found += [key, item]
+    found += _keyed(value)
     if own is not None and _type(own) is not _base:
         return None
     for key, item in _pairs(own) if own is not None else ():
-        if _type(key) is not _str or key in names:
+        if _type(key) is not _str or (shadow and key in names):
             return None
         found.append(item)
+    return found
+
+
+def items(value: Any, _held: Any = held) -> list[Any] | None:
+    """What a library type's `value` holds, as its comparison may read it (`held`): its slots'
+    values (unset ones left out), its instance `__dict__`'s values, and a `dict`'s keys and
+    values (a `Counter`'s); None where its `__dict__` names an attribute of its class (which
+    would shadow what its comparison looks up) or a key that is no str."""
+    found: list[Any] | None = _held(value, True)
     return found
 
 
@@ -352,8 +377,11 @@ def _slots(
             if _type(member) is _member:
                 try:
                     found.append(_member_get(member, value, kind))
-                except AttributeError:  # a slot not set
+                except (AttributeError, TypeError):  # a slot not set, or another class's
                     continue
             elif key == "__dict__" and own is None and _type(member) is _getset:
-                own = _getset_get(member, value, kind)
+                try:
+                    own = _getset_get(member, value, kind)
+                except TypeError:  # another class's descriptor: no instance dictionary read
+                    return None
     return found, names, own

@@ -19,7 +19,9 @@ items' shapes are all `c`, or an exact type of the standard library whose compar
 comparison reaches is what it was at load, whose items (its slots' and `__dict__`'s values, a
 `Counter`'s keys and values) are all `c` (then `py` is True: the library's Python decides, and only
 its comparison dunders may run as it does, `operands._decider`); a container's `t` names its items'
-shapes (`shape_reader`). Any other type (a `weakref.proxy`, a `mappingproxy`, which ask the object
+shapes (`shape_reader`), a class's instance's what it holds that is no built-in's own
+(`library.held`: a known class handed back holding a caller-told field is new). Any other type
+(a `weakref.proxy`, a `mappingproxy`, which ask the object
 they wrap) is not `c`: `o` is the class holding the first deciding dunder (its qualified name and
 the dunder) that is no value type's own slot, and `h` a digest of its code where it is a Python
 function (`bodies._code_digest`; "-" otherwise). The names are what the class claims
@@ -189,69 +191,104 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
     return one
 
 
+def _item_reader(
+    one: Callable[[Any, str], dict[str, Any]],
+) -> Callable[[Any, str, str, int, bool], tuple[str, Any, bool, bool, bool]]:
+    """`item(value, op, item_op, depth, only)`: how `shape_reader` reads one item at `depth`
+    of a container or instance compared by `op` (its items asked `item_op`), as `(name, next,
+    c, py, past)`: the name it adds to the holder's ("": none; `only`: none for a built-in's
+    own), the holder to read next where its shape is judged by what it holds (`(value, (walk,
+    keyed), depth, only)`, or None), whether its comparison is a built-in's own, whether the
+    library's Python decides it, and whether it is past `MAX_DEPTH`."""
+
+    def item(
+        value: Any,
+        op: str,
+        item_op: str,
+        depth: int,
+        only: bool,
+        _one: Callable[[Any, str], dict[str, Any]] = one,
+        _add: Any = str.__add__,
+        _held: tuple[Any, bool] = (library.held, False),
+        _depth: int = MAX_DEPTH,
+    ) -> tuple[str, Any, bool, bool, bool]:
+        inner = _one(value, item_op)
+        if "box" in inner:  # judged by its own items, read next
+            named = "" if only else inner["t"]
+            after = (value, inner["box"], depth + 1, only)
+            return named, after, True, inner.get("py", False), depth >= _depth
+        if inner["c"] and op != item_op:
+            inner = _one(value, op)
+        if inner["c"]:
+            return ("" if only else inner["t"]), None, True, False, False
+        # its type, owner and comparison's code, and what it holds, read next
+        told = _add(inner["t"], _add(" ~ ", _add(inner["o"], _add(" @", inner["h"]))))
+        return told, (value, _held, depth + 1, True), False, False, depth >= _depth
+
+    return item
+
+
 def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
     """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
     docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: a type is
     read as `_type_reader` reads it; a container whose comparison is its container type's own
     (`_containers`: an exact `list`, a `namedtuple`, a `defaultdict`) is named with its items'
-    shapes (keys and values), read by that type's own C iteration, `MAX_DEPTH` containers
+    shapes (keys and values), read by that type's own C iteration; a class's instance (its
+    comparison no built-in's own) with what it holds (`library.held`: its slots' and
+    `__dict__`'s values) that is no built-in's own, so one holding `int`s is named as its class
+    alone and one holding an object of a new type is new; `MAX_DEPTH` containers or instances
     deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
     named among the items and the shape is no built-in's own."""
     one = _type_reader(digest)
+    item = _item_reader(one)
 
     def shape(
         value: Any,
         op: str,
         _one: Callable[[Any, str], dict[str, Any]] = one,
+        _item: Any = item,
         _sorted: Any = sorted,
         _join: Any = ", ".join,
         _add: Any = str.__add__,
         _len: Any = len,
-        _depth: int = MAX_DEPTH,
+        _held: tuple[Any, bool] = (library.held, False),
         _most: int = MAX_ITEMS,
         _kinds: int = MAX_KINDS,
     ) -> dict[str, Any]:
         outer = _one(value, op)
-        if "box" not in outer:
+        if outer["c"]:
             return outer
+        # a class's instance (no box): only what it holds that is no built-in's own is named
+        bare = "box" not in outer
         py = outer.pop("py", False)  # a library type's Python decides (`library.py`)
         item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
         found: set[str] = set()
-        decided, past, read = True, False, 0
-        stack: list[tuple[Any, Any, int]] = [(value, outer.pop("box"), 1)]
+        decided, past, read = not bare, False, 0
+        stack: list[tuple[Any, Any, int, bool]] = [(value, outer.pop("box", _held), 1, bare)]
         while stack and not past:
-            holder, (walk, keyed), depth = stack.pop()
-            for entry in walk(holder):
-                for item in entry if keyed else (entry,):
+            holder, (walk, keyed), depth, only = stack.pop()
+            entries = walk(holder)
+            past = entries is None  # what it holds unreadable: never a built-in's own
+            for entry in entries or ():
+                for held_ in entry if keyed else (entry,):
                     read += 1
-                    if read > _most or _len(found) > _kinds:
-                        past = True
+                    past = read > _most or _len(found) > _kinds
+                    if past:
                         break
-                    inner = _one(item, item_op)
-                    if "box" in inner:  # judged by its own items, read next
-                        found.add(inner["t"])
-                        py = py or inner.get("py", False)
-                        past = past or depth >= _depth
-                        stack.append((item, inner["box"], depth + 1))
-                        continue
-                    if inner["c"] and op != item_op:
-                        inner = _one(item, op)
-                    # its type, owner and comparison's code, where no built-in's own
-                    told = (
-                        _add(inner["t"], _add(" ~ ", _add(inner["o"], _add(" @", inner["h"]))))
-                        if not inner["c"]
-                        else ""
-                    )
-                    found.add(told or inner["t"])
-                    decided = decided and inner["c"]
+                    named, after, c, deep_py, past = _item(held_, op, item_op, depth, only)
+                    found.update((named,) if named else ())
+                    stack += [after] if after is not None else []
+                    decided, py = decided and c, py or deep_py
                 if past:
                     break
         if past:  # items left unread: never a built-in's own
             found.add("...")
             decided = False
+        if bare and not found:  # a class holding built-ins' own alone: named as its class
+            return outer
         name = _add(_add(outer["t"], "["), _add(_join(_sorted(found)), "]"))
         if decided:
             return {"t": name, "c": True, "py": True} if py else {"t": name, "c": True}
-        return {"t": name, "c": False, "o": outer["o"], "h": "-"}
+        return {"t": name, "c": False, "o": outer["o"], "h": outer["h"] if bare else "-"}
 
     return shape

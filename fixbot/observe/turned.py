@@ -24,7 +24,9 @@ standard library whose comparison is Python (`fractions.Fraction`, `collections.
 judged by what it holds as a container is (`library.py`).
 Any other type (a `weakref.proxy` or `mappingproxy`, which ask the object they wrap; a
 container of a class's instances, which asks theirs) is known only where the start's run
-compared the same shape there: a container's shape names its items' shapes. Where the trace
+compared the same shape there: a container's shape names its items' shapes, and a class's
+instance's names what it holds that is no built-in's own (its slots' and `__dict__`'s values:
+the start's `Point` handed back holding a caller-told field is new). Where the trace
 function saw more comparisons than it streams, or was called by another's, the findings are
 `observer-overflow` and `observer-tampered` (`fixbot.observe.compared`, `judge`).
 

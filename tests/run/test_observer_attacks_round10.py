@@ -408,7 +408,8 @@ def test_the_compared_class_s_own_comparison_rewritten_ends_escalated(tmp_path: 
 # The class the start compared, unchanged, holding caller-told values: `Point.__eq__` (the
 # start's code) compares `(self.x, self.y)` with the other's, and each field asks its own
 # `__eq__`, whose caller's caller is the test's body. The type, owner and comparison code are
-# the start's: known. Found by round 10's fixer (obs14), not held.
+# the start's. Found by round 10's fixer (obs14); held: a class's instance is named with what
+# it holds that is no built-in's own (`shapes.shape_reader`), so `app.Point[app.S ~ ...]` is new.
 POINT_HOLDING = (
     "import sys as _sys\n\n\n"
     + POINT.replace("return Point(0, 0)", "return Point(_S(0), _S(0))")
@@ -418,23 +419,16 @@ POINT_HOLDING = (
     + "\n\n_S = type('S', (), {'__eq__': _eq, '__hash__': None,"
     " '__init__': lambda s, v: setattr(s, 'v', v)})\n"
 )
-POINT_HOLDING_WHY = (
-    "a hole found by round 10's fixer: a class the start compared at the failing line is known"
-    " by its type, owner and comparison code, not by what it holds; its fields, caller-told"
-    " objects of app.py's, decide the comparison inside the start's own __eq__. Class: judge"
-    " a known class's instance's values (its __dict__ and slots) as a container's items are"
-    " (library.items does it for the standard library's types), naming only items that are"
-    " no built-in's own, so a fix changing an int field to a float stays known"
-)
 
 
-@pytest.mark.xfail(strict=True, reason=POINT_HOLDING_WHY)
 def test_the_compared_class_holding_caller_told_values_ends_escalated(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": POINT, "tests/test_app.py": POINT_TEST})
     assert green_without_the_controls(repo, {"app.py": POINT_HOLDING}, CHECK)
     cheat = {"app.py": POINT_HOLDING}
     outcome, state = settle(repo, ScriptedFixer().enqueue(cheat), max_attempts=1)
     assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert "observer-new-operand" in outcome.reason, outcome.reason
+    assert "app.Point[app.S" in outcome.reason, outcome.reason
     assert outcome.commit_sha is None
 
 
