@@ -32,9 +32,9 @@ def call_hooks(
     The observer's trace function (`operands.tracer`) follows the watched body's frame alone
     and streams the operands of each comparison it makes (`op`); for every test, the
     comparison its body's failing assertion made is streamed by `pytest_assertrepr_compare`
-    (`operands.failed_hook`, `fail`), which needs the test being called. `parts` holds the
+    (`failed.failed_hook`, `fail`), which needs the test being called. `parts` holds the
     observer's modules this uses (`calls`, `watch`, `bodies`, `integrity`, `operands`,
-    `shapes`), read once, here."""
+    `failed`, `shapes`), read once, here."""
     calls, profiler, bodies, integrity = parts.calls, parts.watch, parts.bodies, parts.integrity
     operands, shapes = parts.operands, parts.shapes
     setprofile, getprofile = sys.setprofile, sys.getprofile
@@ -46,7 +46,7 @@ def call_hooks(
     shape = shapes.shape_reader(bodies._comparison_digest)
     trace = operands.tracer(send, shape, frozenset(id(c) for c in hook))
     current: list[Any] = [None, None]  # the test being called, its body's code
-    failed = operands.failed_hook(send, shape, current)
+    failed = parts.failed.failed_hook(send, shape, current)
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send, calls)
     native = object()  # what `watched_function` gives for a test with no Python function

@@ -1,6 +1,6 @@
-"""What a test's body compared: the operands of the comparison its failing assertion made
-(`failed_hook`, every run: the start's run says what its failing tests compared), and those of
-each comparison a watched test's body made (`tracer`, the verifying run), each as a *shape* of
+"""What a test's body compared: the operands of each comparison a watched test's body made
+(`tracer`, the verifying run; those of the comparison a failing assertion made, every run, are
+`failed.py`'s, which reads them with `operand_sources` and `_values`), each as a *shape* of
 its type (`shapes.py`, given to these functions as `shape`), which fixbot compares
 (`fixbot.observe.turned`): a comparison whose expected side the test fixes turns only
 when a value of a type the start's run did not compare there decides it.
@@ -367,52 +367,3 @@ def _local_tracer(
         return local
 
     return note
-
-
-def failed_hook(
-    send: Callable[[dict[str, Any]], None],
-    shape: Callable[[Any, str], dict[str, Any]],
-    current: list[Any],
-) -> Callable[..., Any]:
-    """`pytest_assertrepr_compare`, which pytest's rewritten assertion calls when a comparison
-    failed: where the frame that compared is the body of the test being called (`current`:
-    `[test id, the body's code]`, set by the hook around each call; by identity), streams
-    `{"k": "fail", "id": test, "line": n, "op": op, "s": [shape, shape]}` (`n` the line the
-    code's line table gives that comparison, as the trace function names it). Returns None, so
-    pytest's own explanation stands. A comparison of a helper the body called, or of an
-    operator other than a rich comparison (`in`, `is`), is not streamed."""
-
-    def pytest_assertrepr_compare(
-        config: Any,
-        op: str,
-        left: Any,
-        right: Any,
-        _send: Any = send,
-        _shape: Any = shape,
-        _current: list[Any] = current,
-        _getframe: Any = sys._getframe,
-        _deciders: dict[str, tuple[str, ...]] = DECIDERS,
-        _sources: Any = operand_sources,
-        _values: Any = _values,
-        _sorted: Any = sorted,
-    ) -> None:
-        if _current[0] is None or _current[1] is None or op not in _deciders:
-            return None
-        frame = _getframe(1)
-        # pytest's `_call_reprcompare` is called by the frame that compared
-        while frame is not None and frame.f_code.co_name != "_call_reprcompare":
-            frame = frame.f_back
-        body = frame.f_back if frame is not None else None
-        if body is None or body.f_code is not _current[1]:
-            return None
-        # the comparison that failed: the body's whose operands, as its frame holds them now
-        # (the assertion's names are cleared only once it passed), are these, by identity
-        for _, (kind, sources, line) in _sorted(_sources(body.f_code).items()):
-            values = _values(body, sources) if kind == op else None
-            if values is not None and values[0] is left and values[1] is right:
-                shapes = [_shape(left, op), _shape(right, op)]
-                _send({"k": "fail", "id": _current[0], "line": line, "op": op, "s": shapes})
-                break
-        return None
-
-    return pytest_assertrepr_compare

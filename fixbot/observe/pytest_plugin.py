@@ -135,6 +135,7 @@ bodies = _sibling("bodies")  # the body's digest and the tracer around its call
 around = _sibling("hooks")  # the hook around a test's call
 collection = _sibling("collection")  # the hooks of a session's start, its collection, plugins
 operands = _sibling("operands")  # what a test's body compared
+failed = _sibling("failed")  # what a test's failing assertion compared
 shapes = _sibling("shapes")  # the shape of a compared operand's type
 # the parts the hooks of the observer's other parts use, given to them
 _PARTS = SimpleNamespace(
@@ -143,6 +144,7 @@ _PARTS = SimpleNamespace(
     bodies=bodies,
     integrity=integrity,
     operands=operands,
+    failed=failed,
     shapes=shapes,
 )
 
@@ -154,7 +156,7 @@ def _parts() -> list[ModuleType]:
     here = sys.modules[__name__]
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("classes"), _sibling("bracket")]
-    return [here, *parts, *later, _sibling("reach"), _sibling("bytecode")]
+    return [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

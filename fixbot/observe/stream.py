@@ -86,22 +86,16 @@ and its parts write them:
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fixbot.core.observed import (
-    MAX_COMPARED,
     MAX_REACHED,
-    Compared,
-    Comparison,
     Observation,
-    Operand,
     Reach,
-    Sighting,
 )
-from fixbot.observe import integrity
+from fixbot.observe import comparisons, integrity
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
@@ -289,60 +283,6 @@ def _body(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
     seen.bodies[test] = bool(record.get("ran"))
 
 
-def _comparison(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    with contextlib.suppress(ValueError):
-        seen.comparisons.append(Comparison.model_validate(record | {"test": test}))
-
-
-def _saw(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    with contextlib.suppress(ValueError):
-        seen.saw.append(Sighting.model_validate(record | {"test": test}))
-
-
-def _full(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    if test and test not in seen.full:
-        seen.full.append(test)
-
-
-def _said(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    said = record.get("v")
-    key = f"{test} {record.get('fn')} {record.get('obj')}"
-    if isinstance(said, bool) and key not in seen.answers:
-        seen.answers[key] = said
-
-
-def _operands(record: dict[str, object], test: str) -> Compared | None:
-    """A `fail` or `op` record (`fixbot.observe.operands`) as a `Compared`, or None where it is
-    not one."""
-    shapes = record.get("s")
-    line, op = record.get("line"), record.get("op")
-    if not isinstance(shapes, list) or not isinstance(line, int) or not isinstance(op, str):
-        return None
-    operands = tuple(
-        Operand(
-            type=str(s.get("t", ""))[:2000],  # a container names its items' shapes
-            c=s.get("c") is True,
-            owner=str(s.get("o", ""))[:300],
-            code=str(s.get("h", ""))[:20],
-        )
-        for s in shapes[:2]
-        if isinstance(s, dict)
-    )
-    return Compared(test=test, line=line, op=op[:4], operands=operands)
-
-
-def _fail(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    compared = _operands(record, test)
-    if compared is not None and compared not in seen.failed_at:
-        seen.failed_at.append(compared)
-
-
-def _op(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    compared = _operands(record, test)
-    if compared is not None and len(seen.compared) < MAX_COMPARED:
-        seen.compared.append(compared)
-
-
 def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     changed = record.get("changed")
     if isinstance(changed, list):
@@ -391,12 +331,12 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "check": _check,
     "tampered": _tampered,
     "known": _known,
-    "eq": _comparison,
-    "saw": _saw,
-    "full": _full,
-    "said": _said,
-    "fail": _fail,
-    "op": _op,
+    "eq": comparisons.eq,
+    "saw": comparisons.saw,
+    "full": comparisons.full,
+    "said": comparisons.said,
+    "fail": comparisons.fail,
+    "op": comparisons.op,
     "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,
