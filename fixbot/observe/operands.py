@@ -166,7 +166,8 @@ def tracer(
     the trace function set before) starts a call, `end` ends it and returns whether any was
     streamed."""
     # test, code, chained, comparisons, seen, the live entry of the body pytest called, the
-    # comparison last read in it (offset, whether both operands were read as built-ins' own)
+    # comparison last read in it (offset, whether both operands were read as built-ins' own,
+    # whether one was a standard library type's whose comparison is Python)
     notes: list[Any] = [None, None, None, {}, set(), None, None]
     callers = callers | {id(_prime.__code__)}
 
