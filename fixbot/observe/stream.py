@@ -55,7 +55,7 @@ and its parts write them:
                                                     a test's body failed at a comparison (its
                                                     rewritten assertion's: every test's, from
                                                     `pytest_assertrepr_compare`), with each
-                                                    operand's type shape (`operands.py`)
+                                                    operand's type shape (`failed.py`)
     {"k": "op", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
                                                     a comparison a watched test's body made,
                                                     seen by the observer's trace function as
