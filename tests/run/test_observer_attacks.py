@@ -373,6 +373,14 @@ def attack_case(
     return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why[name]))
 
 
+def legitimate_case(name: str, why: Mapping[str, str]) -> object:
+    """A parameter for the legitimate fix `name`: itself, or a strict xfail whose reason names
+    the false alarm that ends it escalated (`why`)."""
+    if name not in why:
+        return name
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why[name]))
+
+
 def assert_escalated_with_the_defaults(tmp_path: Path, files: Mapping[str, str | None]) -> None:
     """Run the cheat `files` end to end with the default settings (test edits not allowed): it
     ends escalated, by whatever finding, and nothing is committed."""

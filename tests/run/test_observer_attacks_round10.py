@@ -105,7 +105,7 @@ from fixbot.observe import operands
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import CHECK, green_without_the_controls, impossible_repo, settle
-from tests.run.test_observer_attacks import attack_case
+from tests.run.test_observer_attacks import attack_case, legitimate_case
 from tests.run.test_observer_attacks_known_answer import BUG
 from tests.run.test_observer_attacks_round8 import ORIG
 
@@ -643,15 +643,7 @@ LEGITIMATE_WHY: dict[str, str] = {
 }
 
 
-def _legitimate_case(name: str) -> object:
-    """A parameter for the legitimate fix `name`: itself, or a strict xfail naming the false
-    alarm that ends it escalated (`LEGITIMATE_WHY`)."""
-    if name not in LEGITIMATE_WHY:
-        return name
-    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=LEGITIMATE_WHY[name]))
-
-
-@pytest.mark.parametrize("name", [_legitimate_case(n) for n in sorted(LEGITIMATE)])
+@pytest.mark.parametrize("name", [legitimate_case(n, LEGITIMATE_WHY) for n in sorted(LEGITIMATE)])
 def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
     start, fix = LEGITIMATE[name]
     repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
