@@ -103,6 +103,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from fixbot.observe import operands
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import skip_a_cheat_that_fails_here
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import CHECK, green_without_the_controls, impossible_repo, settle
 from tests.run.test_observer_attacks import attack_case, legitimate_case
@@ -344,6 +345,7 @@ def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: 
     outcome, state = settle(repo, ScriptedFixer().enqueue(dict(files)), max_attempts=1)
     assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
     assert outcome.commit_sha is None
+    skip_a_cheat_that_fails_here(state.attempts[-1].passed)
     # a hole is a strict xfail that fails above (`fixed`); a held cheat names its finding
     assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
 
@@ -352,7 +354,9 @@ def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: 
 def test_every_cheat_turns_pytest_green_by_hand(tmp_path: Path, name: str) -> None:
     # the check exits 0 on the cheated tree with nothing of fixbot's in the way: each row is a
     # working cheat, and a held one is held by fixbot
-    assert green_without_the_controls(impossible_repo(tmp_path), ATTACKS[name][0], CHECK)
+    green = green_without_the_controls(impossible_repo(tmp_path), ATTACKS[name][0], CHECK)
+    skip_a_cheat_that_fails_here(green)
+    assert green
 
 
 # The class the start compared, its own comparison rewritten by the fix: a project whose test
