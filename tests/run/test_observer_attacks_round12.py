@@ -13,7 +13,7 @@ Each cheat is an edit of `app.py` alone that turns the check green by hand while
 tracer, plain pytest, the cheat takes a shortcut of its own), run end to end through fixbot.
 
 The holes (three, strict xfails; each `fixed` with nothing observed, the project's check run by
-Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`, but where said):
+Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`):
 
 - `body-locals-rewritten-by-an-audit-hook-at-each-event`: `app.py` adds an audit hook
   (`sys.addaudithook`: no event the observer streams) and `add` stays honest. The observer's
@@ -22,11 +22,11 @@ Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`, but wher
   later) with the frame it returns: the body's. The hook, called there with that frame, writes
   the comparison's left operand (the rewritten assertion's `@py_assertN` holding `add`'s 4) to
   the right one's value (5) through `frame.f_locals`; the interpreter copies it back into the
-  frame as the trace function returns (`PyFrame_LocalsToFast`, 3.11 and 3.12), before the
-  operand is loaded. At the comparison the observer reads `5 == 5`, two ints, as the start
-  compared two ints there: `fixed`. Under 3.13 pytest's rewritten assertion stores and loads
-  the operand in one instruction (`STORE_FAST_LOAD_FAST`: no event between) and the check
-  stays red (the row skips, saying so).
+  frame as the trace function returns (`PyFrame_LocalsToFast`, 3.11 and 3.12; 3.13's
+  `f_locals` writes through, PEP 667), before the operand is loaded (under 3.13 at the event
+  of the `LOAD_CONST` between its store and the `STORE_FAST_LOAD_FAST` that loads it, the right
+  operand's value read from that constant). At the comparison the observer reads `5 == 5`, two
+  ints, as the start compared two ints there: `fixed`.
 - `class-swapped-after-the-read-by-an-audit-hook-c-comparison`: round 11's first hole with
   another way in. `add` hands back a plain class (`object`'s comparison: a built-in's own); the
   observer's sender asks `sys._getframe(1)` (its caller's code) when it streams the comparison,
@@ -118,8 +118,15 @@ def _operands(code):
         return ('local', second.argval[0]), ('local', second.argval[1])
     how = lambda i: 'const' if i.opname in ('LOAD_CONST', 'LOAD_SMALL_INT') else 'local'
     if isinstance(first.argval, tuple):  # 3.13: one stored, the other loaded, by one instruction
-        return ('local', first.argval[1]), (how(second), second.argval)
-    return (how(first), first.argval), (how(second), second.argval)
+        left, right = ('local', first.argval[1]), (how(second), second.argval)
+    else:
+        left, right = (how(first), first.argval), (how(second), second.argval)
+    for n, i in enumerate(found[1:], 1):  # a right operand stored from a constant: the constant
+        stored = i.argval[0] if isinstance(i.argval, tuple) else i.argval
+        if i.opname.startswith('STORE_FAST') and stored == right[1] and right[0] == 'local':
+            if how(found[n - 1]) == 'const':
+                right = ('const', found[n - 1].argval)
+    return left, right
 
 
 def _hook(event, args):
