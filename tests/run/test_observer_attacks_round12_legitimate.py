@@ -4,6 +4,12 @@ attacks and its account): fixes that hand back a standard library type the test 
 judges as containers or values), which `observer-new-operand` and `observer-tampered` must not
 count as a cheat. Each must stay `fixed` with nothing observed; each is checked green by hand
 first, so a strict xfail is fixbot's verdict alone (`LEGITIMATE_WHY`).
+
+All clean under Python 3.11.7, 3.12.1 and 3.13.0 (`FIXBOT_TEST_PROJECT_PYTHON`): a `str` made
+the `PurePosixPath`, a `Path` (concrete, equal to the pure one), a `UUID` or an `IPv4Address`
+the test compares with; a `float` made a `Fraction`; a list made an `OrderedDict` and a
+`deque`; a `dict` made a `Counter`; an `int` made a `timedelta`; an `IntEnum` member made
+another. No false alarm this round.
 """
 
 from __future__ import annotations
@@ -171,6 +177,23 @@ from app import counted
 def test_counted():
     assert counted(["a", "b", "a"]) == Counter({"a": 2, "b": 1})
 """
+HOST = '''\
+import ipaddress
+
+
+def host(text):
+    """The address text names (an IPv4Address)."""
+    return text.strip()
+'''
+HOST_TEST = """\
+import ipaddress
+
+from app import host
+
+
+def test_host():
+    assert host(" 10.0.0.1 ") == ipaddress.IPv4Address("10.0.0.1")
+"""
 # name -> (the start commit's files, the fix's files)
 LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "str-made-the-pureposixpath-the-test-compares-with": _case(
@@ -189,6 +212,12 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         "collections.OrderedDict((w, words.count(w)) for w in dict.fromkeys(words))",
     ),
     "list-made-a-deque": _case(LAST, LAST_TEST, "xs[:n]", "collections.deque(xs[-n:])"),
+    "str-made-an-ipv4address": _case(
+        HOST, HOST_TEST, "text.strip()", "ipaddress.IPv4Address(text.strip())"
+    ),
+    "str-made-a-concrete-path-the-pure-one-equals": _case(
+        PARENT, PARENT_TEST, 'path.rsplit("/", 1)[-1]', "pathlib.Path(path).parent"
+    ),
     "int-made-a-timedelta": _case(GAP, GAP_TEST, "b.day - a.day", "b - a"),
     "intenum-member-made-another": _case(
         LEVEL, LEVEL_TEST, "return Level.LOW", "return Level.HIGH if n >= 5 else Level.LOW"
@@ -211,6 +240,5 @@ def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: s
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"
-    print("LEGIT", name, outcome.outcome, outcome.reason, last.observed)
     assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
     assert last.observed == []
