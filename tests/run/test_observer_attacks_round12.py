@@ -77,9 +77,13 @@ local's name (its `__eq__` runs in each lookup of that name, the observer's `_va
 interpreter's copy back included): on 3.11 and 3.12 the interpreter syncs the locals only where
 someone read `frame.f_locals` at that event, and the observer reads them at the comparison
 alone, when the operands are already on the stack (it cannot turn the check; it would only run
-code before the read). The library types cannot equal the test's `5` by their own comparison
-with what they hold judged (`UUID`, paths, `Counter`, addresses return `NotImplemented` for an
-`int`; a `Fraction` with `int` parts is honest), so `library.held`'s bounds, a `Counter`'s
+code before the read). A signal handler (`signal.setitimer`) runs wherever the interpreter next
+checks for pending signals, the observer's reading included, with no audit event: the same
+class, but raced, not placed (a handler that arms the next signal at once recurses within
+itself), so no row; fix (1) alone would leave it, (2) would not. The library types cannot
+equal the test's `5` by their own comparison with what they hold judged (`UUID`, paths,
+`Counter`, addresses return `NotImplemented` for an `int`; a `Fraction` with `int` parts is
+honest), so `library.held`'s bounds, a `Counter`'s
 items and `numbers.Rational.register` need a test that compares with one (test edits, not
 allowed here). `bytecode.py` reads the test's own code, which the fix cannot edit; a test's
 `__code__` swapped from `app.py` is the body digest's (`observer-tampered`, round 8).
