@@ -83,10 +83,11 @@ class, but raced, not placed (a handler that arms the next signal at once recurs
 itself), so no row; fix (1) alone would leave it, (2) would not. The library types cannot
 equal the test's `5` by their own comparison with what they hold judged (`UUID`, paths,
 `Counter`, addresses return `NotImplemented` for an `int`; a `Fraction` with `int` parts is
-honest), so `library.held`'s bounds, a `Counter`'s
-items and `numbers.Rational.register` need a test that compares with one (test edits, not
-allowed here). `bytecode.py` reads the test's own code, which the fix cannot edit; a test's
-`__code__` swapped from `app.py` is the body digest's (`observer-tampered`, round 8).
+honest), so `library.held`'s bounds, a `Counter`'s items and `numbers.Rational.register`
+need a test that compares with one (none here: test edits are not allowed, and a swap after
+the read, the third hole, needs none of them). `bytecode.py` reads the test's own code, which
+the fix cannot edit (`EXTENDED_ARG`, comprehensions, lambdas there are the test's); a test's
+`__code__` swapped from `app.py` is the body digest's to see (round 8's rows; not tried here).
 """
 
 from __future__ import annotations
