@@ -35,6 +35,10 @@ DECIDERS = shapes.DECIDERS  # the rich comparisons, each with the dunders that d
 # the standard library's comparison dunders that decide for a type `shapes` read as its own
 # (held here: their code objects' identities stay theirs while the plugin lives)
 LIBRARY_CODES = _sibling("library").comparison_codes()
+# the library's types themselves, by identity: only for an instance of one of them exactly
+# does one of `LIBRARY_CODES` decide as the library's own (the code runs for any class that
+# borrows it: `__eq__ = Fraction.__eq__` on a class made on the spot)
+LIBRARY_TYPES = _sibling("library").library_types()
 LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 # distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
@@ -121,7 +125,8 @@ def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]
     last (`notes[6]`: its offset, whether both operands were read as built-ins' own, and
     whether one was a standard library type's whose comparison is Python, `library.py`)
     decided that comparison (but for that library comparison's own dunders, `LIBRARY_CODES`,
-    where one was): where the operands were read
+    where one was and the instance they run for is of a library type exactly, `LIBRARY_TYPES`,
+    not a class that borrowed them): where the operands were read
     as built-ins' own, what was read is not what decided (their class swapped after the read,
     by project code run inside the observer's reading or between it and the instruction), and
     `tampered` is streamed once."""
@@ -132,12 +137,22 @@ def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]
         _send: Any = send,
         _id: Any = id,
         _library: frozenset[int] = frozenset(id(c) for c in LIBRARY_CODES),
+        _types: frozenset[int] = frozenset(id(t) for t in LIBRARY_TYPES),
+        _type: Any = type,
     ) -> None:
         back = frame.f_back
         last = notes[6]
         if back is None or back is not notes[5] or back.f_lasti != last[0] or not last[1]:
             return
-        if last[2] and _id(frame.f_code) in _library:  # a library type's own, read as such
+        code = frame.f_code
+        # a library type's own, read as such, running for an instance of that type: its first
+        # argument read from the frame (C: no project code runs)
+        if (
+            last[2]
+            and _id(code) in _library
+            and code.co_argcount
+            and _id(_type(frame.f_locals.get(code.co_varnames[0]))) in _types
+        ):
             return
         if notes[0] and "decided" not in notes[4]:
             notes[4].add("decided")

@@ -73,6 +73,11 @@ EVENTS = frozenset(
         # Python 3.12 and later: a function the interpreter calls in any frame's context, as a
         # trace function is, whose frame (`sys._getframe(1)`) 3.13 lets it rewrite (PEP 667)
         "sys.monitoring.register_callback",
+        # a function the interpreter calls at every audit event of any code, the observer's
+        # own among them (its `sys._getframe` raises one): inside the observer's reading, as
+        # a trace function runs, it can rewrite the body's locals or swap an operand's class
+        # after the read (round 12)
+        "sys.addaudithook",
     }
 )
 CTYPES = "ctypes."  # every ctypes event (memory, foreign functions) counts as one: `ctypes`

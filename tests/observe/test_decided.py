@@ -151,3 +151,46 @@ def test_a_library_types_own_comparison_decides_with_no_tampering_and_only_it() 
     assert [r for r in sent if r["k"] == "tampered"] == [
         {"k": "tampered", "id": "t::x", "what": WHAT}
     ]
+
+
+def _borrowing_swap(value: Any, op: str) -> dict[str, Any]:
+    """The shape of a `Fraction`, then its class swapped to one made on the spot that borrows
+    `Fraction.__eq__` itself (so the code that decides is the library's, by identity) and says
+    5 for its value: round 12's `fraction-swapped-after-the-read-...`, in this process."""
+    import fractions
+
+    found = SHAPE(value, op)
+    if type(value) is fractions.Fraction:
+        borrowing = type(
+            "Borrowing",
+            (fractions.Fraction,),
+            {
+                "__eq__": fractions.Fraction.__eq__,
+                "_numerator": property(lambda s: 5),
+                "_denominator": property(lambda s: 1),
+                "__slots__": (),
+            },
+        )
+        value.__class__ = borrowing
+    return found
+
+
+def _fraction_told_body() -> bool:
+    """A body comparing `Fraction(4)` with 5: false by the library's own comparison."""
+    import fractions
+
+    left = fractions.Fraction(4)
+    right = 5
+    return left == right
+
+
+def test_a_library_comparison_borrowed_by_another_class_decides_as_tampering() -> None:
+    """The library's own `__eq__` code, run for an instance whose class merely borrowed it, is
+    no library type's own: `tampered`. Fails with the excuse by code identity alone."""
+    answer, sent = _run(SHAPE, _fraction_told_body)
+    assert answer is False and [r["k"] for r in sent] == ["op"]
+    answer, sent = _run(_borrowing_swap, _fraction_told_body)
+    assert answer is True  # the borrowed comparison read the properties' 5 and 1
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": WHAT}
+    ]

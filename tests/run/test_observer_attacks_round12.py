@@ -12,8 +12,12 @@ Each cheat is an edit of `app.py` alone that turns the check green by hand while
 `add(2, 2) == 5` stays impossible (`test_every_cheat_turns_pytest_green_by_hand`: with no
 tracer, plain pytest, the cheat takes a shortcut of its own), run end to end through fixbot.
 
-The holes (three, strict xfails; each `fixed` with nothing observed, the project's check run by
-Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`):
+The holes (three, each `fixed` with nothing observed as the round found them, the project's
+check run by Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`; held since,
+the rows passing: `sys.addaudithook` is a reach, `fixbot.observe.reach.EVENTS`, and `_decider`
+excuses the library's comparison code only for an instance of the library's type exactly, fix
+(1)'s second half and fix (3) below; fix (2) is not written, so a signal handler or a thread
+is still a way in):
 
 - `body-locals-rewritten-by-an-audit-hook-at-each-event`: `app.py` adds an audit hook
   (`sys.addaudithook`: no event the observer streams) and `add` stays honest. The observer's
@@ -54,7 +58,7 @@ with that function's arguments; round 11 closed the `gc` callback alone. And a c
 judged before it is made is trusted as made: nothing checks, after the instruction, that the
 operands it read decided it.
 
-Class of fix (proposed, none written here): (1) the observer raises no audit event between the
+Class of fix (as proposed by the round): (1) the observer raises no audit event between the
 body's events and the instruction (its `sys._getframe` calls replaced by what the trace
 function is handed: the frame argument and `frame.f_back`), so no project audit hook runs in
 its reading; and `sys.addaudithook` under the project's code streamed as a reach
@@ -278,17 +282,20 @@ PY_SAID = SWAPPED.replace(
     "EQ", "lambda s, o: _sys._getframe(1).f_code.co_name.startswith(('test', '_again'))"
 )
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
+    # held since round 12's fix: the project's `sys.addaudithook` is a reach
+    # (`reach.EVENTS`), and a library type's own comparison code runs as its own only for an
+    # instance of that type exactly (`operands._decider`)
     "body-locals-rewritten-by-an-audit-hook-at-each-event": (
         {"app.py": ORIG + LOCALS_REWRITTEN},
-        None,
+        "observer-reach",
     ),
     "class-swapped-after-the-read-by-an-audit-hook-c-comparison": (
         {"app.py": ORIG + C_SAID},
-        None,
+        "observer-reach",
     ),
     "fraction-swapped-after-the-read-to-a-class-running-fractions-own-eq": (
         {"app.py": ORIG + FRACTION_SAID},
-        None,
+        "observer-reach",
     ),
     "class-swapped-after-the-read-by-an-audit-hook-python-comparison": (
         {"app.py": ORIG + PY_SAID},
@@ -296,21 +303,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
 }
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "body-locals-rewritten-by-an-audit-hook-at-each-event": (
-        "a project audit hook, run by the sys._getframe the observer's local trace function"
-        " calls at each of the body's events, writes the operand's local before it is loaded"
-        " (copied back as the trace function returns): the observer reads int == int"
-    ),
-    "class-swapped-after-the-read-by-an-audit-hook-c-comparison": (
-        "a project audit hook, run by the sender's sys._getframe after the shapes are read,"
-        " swaps the value's class to one with a C __eq__: no Python frame for _decider"
-    ),
-    "fraction-swapped-after-the-read-to-a-class-running-fractions-own-eq": (
-        "after the read a Fraction's class is swapped to the project's, whose __eq__ is"
-        " Fraction.__eq__ itself: _decider excuses its code by identity, whatever it runs for"
-    ),
-}
+WHY: dict[str, str] = {}  # the holes still open: none
 
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
