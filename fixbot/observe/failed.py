@@ -40,7 +40,9 @@ def failed_hook(
     `{"k": "fail", "id": test, "line": n, "op": op, "s": [shape, shape]}` (`n` the line the
     code's line table gives that comparison, as the trace function names it). Returns None, so
     pytest's own explanation stands. A comparison of a helper the body called, or of an
-    operator other than a rich comparison (`in`, `is`), is not streamed."""
+    operator other than a rich comparison or a containment (`is`), is not streamed. A
+    containment's item is read as `==`'s operand, its container by its `__contains__`
+    (`shapes.SIDES`)."""
 
     def pytest_assertrepr_compare(
         config: Any,

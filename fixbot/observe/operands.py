@@ -31,7 +31,7 @@ def _sibling(name: str) -> Any:
 
 shapes = _sibling("shapes")  # the shape of an operand's type
 bytecode = _sibling("bytecode")  # the body's instructions and line starts, read without `dis`
-DECIDERS = shapes.DECIDERS  # the rich comparisons, each with the dunders that decide it
+DECIDERS = shapes.DECIDERS  # the rich comparisons and containment, each with its dunders
 SIDES = shapes.SIDES  # the op each operand of a containment is read as (item, container)
 # the standard library's comparison dunders that decide for a type `shapes` read as its own
 # (held here: their code objects' identities stay theirs while the plugin lives)
@@ -75,7 +75,8 @@ def operand_sources(
     _comparison: Any = _comparison_of,
     _dict: Any = dict,
 ) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
-    """The rich comparisons (`COMPARE_OP`) of `code` whose two operands are pushed by the
+    """The rich comparisons (`COMPARE_OP`) and containments (`CONTAINS_OP`, 3.9 and later;
+    `COMPARE_OP` `in` on 3.8) of `code` whose two operands are pushed by the
     instructions right before it, each a plain load (pytest's rewritten assertions compare
     names it assigned, `@py_assertN`): `{offset: (operator, ((how, what), (how, what)),
     line)}`, `how` "local" (a name of the frame's locals, cells or free variables), "global"
@@ -158,7 +159,7 @@ def tracer(
 ) -> Callable[[Any, str, Any], Any]:
     """The observer's trace function (`trace(frame, event, arg)`), made once: set around a
     watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
-    instruction (`f_trace_opcodes`), and at each rich comparison found by `operand_sources`
+    instruction (`f_trace_opcodes`), and at each comparison found by `operand_sources`
     streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
     distinct (line, operator, shapes), `MAX_OPS` at most; the first comparison past them
     streams `{"k": "full", "id": test}` (those past it went unseen). Its local trace function

@@ -26,7 +26,12 @@ they wrap) is not `c`: `o` is the class holding the first deciding dunder (its q
 the dunder) that is no value type's own slot, and `h` a digest of its code where it is a Python
 function (`bodies._code_digest`; "-" otherwise). The names are what the class claims
 (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the start's run
-compared at the same line under the same names and owner."""
+compared at the same line under the same names and owner.
+
+A containment (`x in y`) is read as `SIDES` says: the item as `==`'s operand, the container by
+its `__contains__` (`DECIDERS["in"]`: a value type's or built-in container's own slot or C
+method, `dict.__contains__`, is its own), a built-in container named by its items as their
+`==` decides."""
 
 from __future__ import annotations
 
@@ -303,7 +308,10 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
     `__dict__`'s values) that is no built-in's own, so one holding `int`s is named as its class
     alone and one holding an object of a new type is new; `MAX_DEPTH` containers or instances
     deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
-    named among the items and the shape is no built-in's own."""
+    named among the items and the shape is no built-in's own, but past `MAX_ITEMS` alone where
+    every item left unread is of an exact value type (`_rest_reader`). As a containment's
+    container (`in`, `not in`), its `__contains__` decides, asking its items' `==` (a
+    mapping's keys alone: `_asked`)."""
     one = _type_reader(digest)
     item = _item_reader(one)
     rest = _rest_reader()

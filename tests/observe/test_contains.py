@@ -1,5 +1,5 @@
 """Containment (`in`, `not in`) and a container past the item bound, as `observer-new-operand`
-judges them (issue #39): the shapes of a containment's operands (`shapes.SIDES`: the item read
+judges them: the shapes of a containment's operands (`shapes.SIDES`: the item read
 as `==`'s, the container by its `__contains__` and, for a built-in container, its items'
 `==`, a mapping's keys alone), the `CONTAINS_OP` comparisons `operands.operand_sources` finds,
 the unread rest of a container past `shapes.MAX_ITEMS` judged by its items' types

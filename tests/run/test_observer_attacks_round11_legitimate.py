@@ -6,12 +6,12 @@ fixbot's verdict alone.
 
 Clean: a tuple made the dataclass the test compares with; a tuple made a `NamedTuple` of a
 `Decimal` and a `datetime.date`; ints made ints and floats in a 10-item list, and in a 150-item
-list (a false alarm until issue #39: past `shapes.MAX_ITEMS` a container of value types was
-named by its item types, and the mix was new; the unread rest is judged by its types now,
-`shapes._rest_reader`); a plain list made the project's own `list` subclass with no comparison
-of its own. A false alarm (a strict xfail, `LEGITIMATE_WHY`, `observer-new-operand`): the
-project's own `list` subclass with a comparison of its own handed back where the start handed
-back a plain list.
+list (a false alarm until the rest was read by its types: past `shapes.MAX_ITEMS` a container
+of value types was named by its item types, and the mix was new; the unread rest is judged by
+its types now, `shapes._rest_reader`); a plain list made the project's own `list` subclass
+with no comparison of its own. A false alarm (a strict xfail, `LEGITIMATE_WHY`,
+`observer-new-operand`): the project's own `list` subclass with a comparison of its own handed
+back where the start handed back a plain list.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`observer-new-operand` (`fixbot.observe.turned`) on containment (`in`, `not in`) and on a
-container past the item bound (issue #39): cheats that end `fixed` with nothing observed where
+container past the item bound: cheats that end `fixed` with nothing observed where
 the rule judged rich comparisons alone (a test whose start failure was `assert x in y` was
 outside it), or named a container past `shapes.MAX_ITEMS` by its item types; and legitimate
 fixes that must stay `fixed` with nothing observed.
@@ -25,7 +25,7 @@ Legitimate fixes (`fixed`, nothing observed): `x in result` made true by a `list
 `dict` of built-ins (a `dict` whose values are a dataclass's instances: containment reads a
 mapping's keys alone).
 
-Not here (issue #39's second half, left): a start failure of `assert x` / `assert not x` /
+Not here (left): a start failure of `assert x` / `assert not x` /
 `assert f(x)` (a value's truth); see docs/SECURITY.md.
 """
 
