@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from fixbot.observe import bodies, judge, operands, shapes
+from fixbot.core.observed import Observation
+from fixbot.observe import bodies, comparisons, judge, operands, shapes
 from tests.observe.test_observer import PYTEST, observe
 
 SHAPE = shapes.shape_reader(bodies._code_digest)
@@ -141,3 +142,10 @@ def test_a_start_that_failed_at_a_containment_is_judged_by_its_operands(tmp_path
     found = judge.findings(start, cheat, ["app.py"])
     assert [f.split(":")[0] for f in found] == ["observer-new-operand"], found
     assert "_Evens.__contains__" in found[0]
+
+
+def test_a_not_in_record_is_read_with_its_whole_operator() -> None:
+    seen = Observation()
+    shape = {"t": "builtins.int", "c": True}
+    comparisons.op(seen, {"k": "op", "line": 3, "op": "not in", "s": [shape, shape]}, "t", None)
+    assert [c.op for c in seen.compared] == ["not in"]

@@ -222,6 +222,6 @@ def test_a_legitimate_containment_fix_is_fixed_with_nothing_observed(
     outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=CHECK)
     first, last = state.attempts[0], state.attempts[-1]
     assert first.seen is not None and first.seen.failed(), "the start's check was not red"
-    assert any(f.op == "in" for f in first.seen.failed_at), first.seen.failed_at
+    assert [f.op for f in first.seen.failed_at] == ["in"], first.seen.failed_at
     assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
     assert last.observed == []
