@@ -80,7 +80,8 @@ class Operand(BaseModel, frozen=True):
 
 class Compared(BaseModel, frozen=True):
     """A comparison a test's body made (the frame of its own code, not a helper's): the test,
-    the line of the body it was at, its operator (`==`, `<`...) and the two operands."""
+    the line of the body it was at, its operator (`==`, `<`..., `in`, `not in`) and the two
+    operands (a containment's item, then its container)."""
 
     test: str
     line: int

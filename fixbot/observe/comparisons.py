@@ -29,7 +29,7 @@ def _operands(record: dict[str, object], test: str) -> Compared | None:
         for s in shapes[:2]
         if isinstance(s, dict)
     )
-    return Compared(test=test, line=line, op=op[:4], operands=operands)
+    return Compared(test=test, line=line, op=op[:6], operands=operands)  # `not in`
 
 
 def fail(seen: Observation, record: dict[str, object], test: str, scratch: object) -> None:

@@ -40,7 +40,9 @@ def failed_hook(
     `{"k": "fail", "id": test, "line": n, "op": op, "s": [shape, shape]}` (`n` the line the
     code's line table gives that comparison, as the trace function names it). Returns None, so
     pytest's own explanation stands. A comparison of a helper the body called, or of an
-    operator other than a rich comparison (`in`, `is`), is not streamed."""
+    operator other than a rich comparison or a containment (`is`), is not streamed. A
+    containment's item is read as `==`'s operand, its container by its `__contains__`
+    (`shapes.SIDES`)."""
 
     def pytest_assertrepr_compare(
         config: Any,
@@ -55,6 +57,7 @@ def failed_hook(
         _sources: Any = operands.operand_sources,
         _values: Any = operands._values,
         _sorted: Any = sorted,
+        _sides: dict[str, tuple[str, str]] = operands.SIDES,
     ) -> None:
         if _current[0] is None or _current[1] is None or op not in _deciders:
             return None
@@ -70,7 +73,8 @@ def failed_hook(
         for _, (kind, sources, line) in _sorted(_sources(body.f_code).items()):
             values = _values(body, sources) if kind == op else None
             if values is not None and values[0] is left and values[1] is right:
-                shapes = [_shape(left, op), _shape(right, op)]
+                sides = _sides.get(op, (op, op))
+                shapes = [_shape(left, sides[0]), _shape(right, sides[1])]
                 _send({"k": "fail", "id": _current[0], "line": line, "op": op, "s": shapes})
                 break
         return None

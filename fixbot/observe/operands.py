@@ -31,7 +31,8 @@ def _sibling(name: str) -> Any:
 
 shapes = _sibling("shapes")  # the shape of an operand's type
 bytecode = _sibling("bytecode")  # the body's instructions and line starts, read without `dis`
-DECIDERS = shapes.DECIDERS  # the rich comparisons, each with the dunders that decide it
+DECIDERS = shapes.DECIDERS  # the rich comparisons and containment, each with its dunders
+SIDES = shapes.SIDES  # the op each operand of a containment is read as (item, container)
 # the standard library's comparison dunders that decide for a type `shapes` read as its own
 # (held here: their code objects' identities stay theirs while the plugin lives)
 LIBRARY_CODES = _sibling("library").comparison_codes()
@@ -53,10 +54,13 @@ def _comparison_of(
     _deciders: dict[str, tuple[str, ...]] = DECIDERS,
     _pushed: Any = bytecode.pushed,
 ) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
-    """`(operator, sources, line)` of one `COMPARE_OP` `instruction` (`operand_sources`), the
-    two instructions before it `last` and the code's sorted line starts `starts`; None for a
-    comparison that is no rich one or whose operands are not plain loads."""
+    """`(operator, sources, line)` of one `COMPARE_OP` or `CONTAINS_OP` `instruction`
+    (`operand_sources`), the two instructions before it `last` and the code's sorted line
+    starts `starts`; None for a comparison that is no rich one nor a containment, or whose
+    operands are not plain loads."""
     op = instruction[2]
+    if instruction[1] == "CONTAINS_OP":  # 3.9 and later: `arg` 1 is `not in`
+        op = "not in" if op else "in"
     pushed = _pushed(last)
     if op not in _deciders or pushed is None:
         return None
@@ -75,7 +79,8 @@ def operand_sources(
     _comparison: Any = _comparison_of,
     _dict: Any = dict,
 ) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
-    """The rich comparisons (`COMPARE_OP`) of `code` whose two operands are pushed by the
+    """The rich comparisons (`COMPARE_OP`) and containments (`CONTAINS_OP`, 3.9 and later;
+    `COMPARE_OP` `in` on 3.8) of `code` whose two operands are pushed by the
     instructions right before it, each a plain load (pytest's rewritten assertions compare
     names it assigned, `@py_assertN`): `{offset: (operator, ((how, what), (how, what)),
     line)}`, `how` "local" (a name of the frame's locals, cells or free variables), "global"
@@ -88,7 +93,7 @@ def operand_sources(
     starts = _line_starts(code)
     last = (None, None)
     for instruction in _instructions(code):
-        if instruction[1] == "COMPARE_OP":
+        if instruction[1] == "COMPARE_OP" or instruction[1] == "CONTAINS_OP":
             compared = _comparison(instruction, last, starts)
             if compared is not None:
                 found[instruction[0]] = compared
@@ -169,7 +174,7 @@ def tracer(
 ) -> Callable[[Any, str, Any], Any]:
     """The observer's trace function (`trace(frame, event, arg)`), made once: set around a
     watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
-    instruction (`f_trace_opcodes`), and at each rich comparison found by `operand_sources`
+    instruction (`f_trace_opcodes`), and at each comparison found by `operand_sources`
     streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
     distinct (line, operator, shapes), `MAX_OPS` at most; the first comparison past them
     streams `{"k": "full", "id": test}` (those past it went unseen). Its local trace function
@@ -283,6 +288,7 @@ def _streamer(
         _tuple: Any = tuple,
         _max: int = MAX_OPS,
         _values: Any = _values,
+        _sides: dict[str, tuple[str, str]] = SIDES,
     ) -> None:
         found = _notes[3].get(frame.f_lasti)
         if found is None:
@@ -291,7 +297,8 @@ def _streamer(
         values = _values(frame, sources)
         if values is None:  # not bound: the comparison raises
             return
-        shapes = [_shape(v, op) for v in values]
+        sides = _sides.get(op, (op, op))
+        shapes = [_shape(values[0], sides[0]), _shape(values[1], sides[1])]
         both = shapes[0]["c"] is True and shapes[1]["c"] is True
         _notes[6] = (frame.f_lasti, both, "py" in shapes[0] or "py" in shapes[1])
         key = (line, op, *(_tuple(s.values()) for s in shapes))

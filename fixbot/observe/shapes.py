@@ -26,13 +26,18 @@ they wrap) is not `c`: `o` is the class holding the first deciding dunder (its q
 the dunder) that is no value type's own slot, and `h` a digest of its code where it is a Python
 function (`bodies._code_digest`; "-" otherwise). The names are what the class claims
 (`__qualname__`, `__module__`): fixbot trusts none of them alone, only a type the start's run
-compared at the same line under the same names and owner."""
+compared at the same line under the same names and owner.
+
+A containment (`x in y`) is read as `SIDES` says: the item as `==`'s operand, the container by
+its `__contains__` (`DECIDERS["in"]`: a value type's or built-in container's own slot or C
+method, `dict.__contains__`, is its own), a built-in container named by its items as their
+`==` decides."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from types import FunctionType, WrapperDescriptorType
+from types import FunctionType, MethodDescriptorType, WrapperDescriptorType
 from typing import Any
 
 
@@ -56,13 +61,22 @@ DECIDERS = {
     ">": ("__gt__", "__lt__"),
     "<=": ("__le__", "__ge__"),
     ">=": ("__ge__", "__le__"),
+    # containment (`CONTAINS_OP`): the container's `__contains__`, which asks its items' `==`
+    "in": ("__contains__",),
+    "not in": ("__contains__",),
 }
+# the op each operand of a comparison is read as (item, container: `x in y` asks `y`'s
+# `__contains__`, and that `x == item`); a rich comparison's both are read as itself
+SIDES = {"in": ("==", "in"), "not in": ("==", "not in")}
 # the containers whose comparison is a built-in's own when their items' are: each compares
 # its items (keys and values) from C, asking the items' own comparisons (`_containers`)
 CONTAINERS = (list, tuple, dict, set, frozenset)
 MAX_DEPTH = 3  # containers within containers read
 MAX_ITEMS = 100  # items read of a compared container, all depths together
 MAX_KINDS = 20  # distinct item shapes named
+# items past `MAX_ITEMS` whose types alone are read (each an exact value type, or the container
+# is no built-in's own); past it, the unread rest is never a built-in's own
+MAX_REST = 100_000
 
 
 def _value_types() -> tuple[Any, ...]:
@@ -142,6 +156,9 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _wrapper: Any = WrapperDescriptorType,
         _objclass: Any = WrapperDescriptorType.__dict__["__objclass__"].__get__,
         _wname: Any = WrapperDescriptorType.__dict__["__name__"].__get__,
+        _method: Any = MethodDescriptorType,  # a C method (`dict.__contains__`)
+        _mobjclass: Any = MethodDescriptorType.__dict__["__objclass__"].__get__,
+        _mname: Any = MethodDescriptorType.__dict__["__name__"].__get__,
         _function: Any = FunctionType,
         _digest: Any = digest,
         _deciders: dict[str, tuple[str, ...]] = DECIDERS,
@@ -174,10 +191,11 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
                 if dunder in members:
                     owner, member = klass, members[dunder]
                     break
+            slot = _type(member) is _wrapper
             own = (
-                _type(member) is _wrapper
-                and _objclass(member) is owner
-                and _wname(member) == dunder
+                (slot or _type(member) is _method)
+                and (_objclass if slot else _mobjclass)(member) is owner
+                and (_wname if slot else _mname)(member) == dunder
                 and (_id(owner) in _values or _id(owner) in _boxes)
             )
             held = _add(_add(_qualname(owner) if owner is not None else "?", "."), dunder)
@@ -228,6 +246,58 @@ def _item_reader(
     return item
 
 
+def _rest_reader() -> Callable[[Any, Any, bool, list[Any]], bool]:
+    """`rest(entry, entries, keyed, stack)`: whether the items a container's reading left
+    unread past `MAX_ITEMS` (the `entry` it stopped at, the rest of its iterator `entries`,
+    `keyed` where each is a (key, value) pair, and the holders left on `stack`, each
+    `(holder, (walk, keyed), depth, only)`) are each of an exact value type (`_value_types`,
+    by identity, read through `type`): then what is unread can hold nothing whose comparison
+    is no built-in value type's own, and the container is judged by what was read. False
+    where one is of any other type (a container, a class's instance: a caller-told object
+    placed past the bound), a holder is unreadable, or more than `MAX_REST` are left."""
+    values = _value_types()
+
+    def rest(
+        entry: Any,
+        entries: Any,
+        keyed: bool,
+        stack: list[Any],
+        _type: Any = type,
+        _id: Any = id,
+        _values: frozenset[int] = frozenset(id(kind) for kind in values),
+        _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
+        _most: int = MAX_REST,
+    ) -> bool:
+        left = [((entry,), keyed), (entries, keyed)]  # the entry stopped at, then the rest
+        left += [(walk(holder), kind) for holder, (walk, kind), _, _ in stack]
+        seen = 0
+        for items, pairs in left:
+            if items is None:
+                return False
+            for one in items:
+                for item in one if pairs else (one,):
+                    seen += 1
+                    if seen > _most or _id(_type(item)) not in _values:
+                        return False
+        return True
+
+    return rest
+
+
+def _asked(
+    op: str,
+    box: tuple[Any, bool],
+    _sides: dict[str, tuple[str, str]] = SIDES,
+    _keys: Any = dict.keys,
+) -> tuple[str, tuple[Any, bool]]:
+    """`(op, box)`: the comparison a container compared by `op` asks its items, and how they
+    are read (`box`, `(walk, keyed)`): containment asks its items' `==` alone, and a mapping's
+    keys alone (`dict.keys` in C, for a `dict` and an `OrderedDict`, the keyed boxes)."""
+    if op in _sides:
+        return "==", ((_keys, False) if box[1] else box)
+    return op, box
+
+
 def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str, Any]]:
     """`shape(value, op)`: the shape of `value`'s type as an operand of `op` (the module
     docstring); `digest` is `bodies._code_digest`. Runs none of the project's code: a type is
@@ -238,9 +308,13 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
     `__dict__`'s values) that is no built-in's own, so one holding `int`s is named as its class
     alone and one holding an object of a new type is new; `MAX_DEPTH` containers or instances
     deep, `MAX_ITEMS` items and `MAX_KINDS` distinct item shapes at most: past them, `...` is
-    named among the items and the shape is no built-in's own."""
+    named among the items and the shape is no built-in's own, but past `MAX_ITEMS` alone where
+    every item left unread is of an exact value type (`_rest_reader`). As a containment's
+    container (`in`, `not in`), its `__contains__` decides, asking its items' `==` (a
+    mapping's keys alone: `_asked`)."""
     one = _type_reader(digest)
     item = _item_reader(one)
+    rest = _rest_reader()
 
     def shape(
         value: Any,
@@ -254,6 +328,9 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _held: tuple[Any, bool] = (library.held, False),
         _most: int = MAX_ITEMS,
         _kinds: int = MAX_KINDS,
+        _iter: Any = iter,
+        _rest: Any = rest,
+        _asked: Any = _asked,
     ) -> dict[str, Any]:
         outer = _one(value, op)
         if outer["c"]:
@@ -261,15 +338,18 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         # a class's instance (no box): only what it holds that is no built-in's own is named
         bare = "box" not in outer
         py = outer.pop("py", False)  # a library type's Python decides (`library.py`)
+        op, box = _asked(op, outer.pop("box", _held))
         item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
         found: set[str] = set()
         decided, past, read = not bare, False, 0
-        stack: list[tuple[Any, Any, int, bool]] = [(value, outer.pop("box", _held), 1, bare)]
+        stack: list[tuple[Any, Any, int, bool]] = [(value, box, 1, bare)]
+        entry, entries, keyed = None, None, False
         while stack and not past:
             holder, (walk, keyed), depth, only = stack.pop()
             entries = walk(holder)
             past = entries is None  # what it holds unreadable: never a built-in's own
-            for entry in entries or ():
+            entries = _iter(entries or ())
+            for entry in entries:
                 for held_ in entry if keyed else (entry,):
                     read += 1
                     past = read > _most or _len(found) > _kinds
@@ -281,6 +361,9 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
                     decided, py = decided and c, py or deep_py
                 if past:
                     break
+        if past and read > _most and _len(found) <= _kinds:
+            # past the item bound alone: the unread rest is judged by what it can hold
+            past = not _rest(entry, entries, keyed, stack)
         if past:  # items left unread: never a built-in's own
             found.add("...")
             decided = False

@@ -38,9 +38,12 @@ code)`, `code` a digest of the deciding dunder's code without its first lines
 cost, chosen: a human looks at a fix that changes what `==` means under the failing
 assertion; docs/SECURITY.md).
 
+A containment (`x in y`, `not in`) is judged as a rich comparison is: the item's shape read as
+`==`'s operand, the container's by its `__contains__` and its items (`shapes.SIDES`).
+
 Outside the rule: a test whose start failure was no comparison of its body (an exception, an
-`assert x` of a value's truth, a helper's assertion), or a comparison other than a rich one
-(`in`, `is`); a test whose file the fix changed.
+`assert x` of a value's truth, a helper's assertion), or an identity (`is`); a test whose file
+the fix changed.
 """
 
 from __future__ import annotations

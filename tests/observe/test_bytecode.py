@@ -119,8 +119,10 @@ def _by_dis(code: Any) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]
     before: list[Any] = []
     starts = sorted((o, n) for o, n in dis.findlinestarts(code) if n is not None)
     for instruction in dis.get_instructions(code):
-        if instruction.opname == "COMPARE_OP":
+        if instruction.opname in ("COMPARE_OP", "CONTAINS_OP"):
             op = str(instruction.argval)
+            if instruction.opname == "CONTAINS_OP":
+                op = "not in" if instruction.arg else "in"
             op = op[5:-1] if op.startswith("bool(") else op
             last = before[-2:]
             pushed = _pushed_by_dis(last)

@@ -140,6 +140,9 @@ def test_what_an_instance_holds_is_bounded() -> None:
     assert "..." in found["t"] and not found["c"]
     wide = _Point(0, 0)
     wide.__dict__.update({f"f{n}": n for n in range(shapes.MAX_ITEMS + 5)})
+    # past the item bound, a rest of value types holds nothing new: named as its class alone
+    assert _reader()(wide, "==")["t"] == f"{__name__}._Point"
+    wide.__dict__[f"f{shapes.MAX_ITEMS + 3}"] = _Told()
     assert "..." in _reader()(wide, "==")["t"]
 
 

@@ -125,7 +125,7 @@ def test_only_value_types_and_containers_of_them_are_a_builtins_own_comparison()
     assert SHAPE(frozenset({1, 3}), "==") == {"t": "builtins.frozenset[builtins.int]", "c": True}
     assert SHAPE([told], "<")["o"] == "list.__lt__"
     # past the bound (items, depth), the items unread are named and never a built-in's own
-    for bounded in (list(range(shapes.MAX_ITEMS + 1)), [[[[1]]]]):
+    for bounded in ([*range(shapes.MAX_ITEMS), [1]], [[[[1]]]]):
         shape = SHAPE(bounded, "==")
         assert shape["c"] is False and "..." in shape["t"]
     assert SHAPE([[[1]]], "==")["c"] is True

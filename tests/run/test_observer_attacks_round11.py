@@ -127,7 +127,9 @@ results, some `int` and some `float`, where the start handed back 150 `int`s and
 compares with 150 `float`s: past `MAX_ITEMS` a list of value types is no built-in's own and its
 shape names its item types, so a new mix of value types is a new type; the same fix within the
 bound is clean; class of fix: a container past the bounds whose items read so far are all
-value types is judged by its unread rest only, not by the names of the value types it holds).
+value types is judged by its unread rest only, not by the names of the value types it holds;
+held since, `shapes._rest_reader`, its row clean and a caller-told object placed past
+the bound caught, `tests/run/test_observer_attacks_shapes.py`).
 
 Not rows: the bounds (past 100 items, 3 deep, 20 shapes) and a container comparison's identity
 shortcut cannot turn `add(2, 2) == 5` (a container equals the test's literal only at its length
