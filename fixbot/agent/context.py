@@ -196,7 +196,8 @@ def _direct(called: list[locate.Span], suspects: Sequence[locate.Span]) -> list[
     themselves (`locate.spans`' score 1.0 and up: a constructor building the object under test),
     at most `DIRECT_CALLEES`, each cut to `DIRECT_LINES`. The spectrum ranks such a function
     low when the passing tests run it too (`Map.__init__` builds every test's map), though
-    it may set the state the failing path reads; without a spectrum `called` follows anyway."""
+    it may set the state the failing path reads; a crate's from `rustcalls` alike (its tests'
+    direct calls score 1.0 too); without a spectrum `called` follows the leads anyway."""
     if not suspects:
         return []
     ranked = {(s.path, s.start) for s in suspects}
