@@ -5,10 +5,13 @@ counts of the whole log, the failing tests grouped by file, the distinct failure
 condensed log), snippets around the `file:line`s that recur most across failures, the code most
 likely to need the change (`reached`: what the error text names, the coverage spectrum's
 ranking, the functions a failing test calls through its imports; where a traceback ends in the
-test itself, the only pointer to that code), the diff since the start sha, what earlier attempts
-tried, and (from attempt 2) recent commits touching the failing files. Each section is cut to
-its share of the budget, and what they leave unused goes to the code shown (a formatter check's
-own diff, `fixbot.agent.formatdiff`, first): a first attempt has no diff, history or commits yet.
+test itself, the only pointer to that code; those a failing test calls itself, a constructor
+building the object under test, come second, after the spectrum's first three, since every
+passing test runs them too and the spectrum ranks them low), the diff since the start sha,
+what earlier attempts tried, and (from attempt 2) recent commits touching the failing files.
+Each section is cut to its share of the budget, and what they leave unused goes to the code
+shown (a formatter check's own diff, `fixbot.agent.formatdiff`, first): a first attempt has no
+diff, history or commits yet.
 Tokens are estimated as characters / 4 (about right for English and code with OpenAI and
 Anthropic tokenizers; `bench/bench_prompt.py` measures with litellm's counter).
 """
@@ -33,6 +36,9 @@ SNIPPET_RADIUS = 6
 MAX_SNIPPET_FILES = 8
 MAX_SNIPPET_LINES = 4  # lines per file shown, the most recurrent first (locations are ranked)
 WHOLE_LINES = 2 * locate.MAX_SPAN_LINES  # the most suspicious function is shown whole up to this
+SUSPECTS_BEFORE_CALLEES = 3  # the spectrum's functions shown before the tests' direct callees
+DIRECT_CALLEES = 3  # the failing tests' own callees shown in that second tier, at most
+DIRECT_LINES = 40  # lines each of them shows at most
 GLOBALS_OF = 3  # the best-ranked functions whose module-level data is shown right after them
 # (and the spectrum's, each of its functions)
 SHARES = {
@@ -173,7 +179,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
         called += rustcalls.spans(ctx.repo, list(failure.failing_tests))
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
-    ranked = [*leads.spans(ctx.repo, text), *best, *suspects[1:], *called]
+    ahead = suspects[1:SUSPECTS_BEFORE_CALLEES]
+    ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_direct(called, suspects)]
+    ranked += [*suspects[len(ahead) + 1 :], *called]
     # A fix often changes a table a function reads, whose lines run under no test: the data
     # of the best-ranked functions and of every function the spectrum ranked follow them.
     readers = {*ranked[:GLOBALS_OF], *best, *suspects}
@@ -181,6 +189,20 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     for span in ranked:
         spans += [span, *(locate.globals_read(ctx.repo, span) if span in readers else ())]
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
+
+
+def _direct(called: list[locate.Span], suspects: Sequence[locate.Span]) -> list[locate.Span]:
+    """The second tier after the spectrum's first functions: what the failing tests call
+    themselves (`locate.spans`' score 1.0 and up: a constructor building the object under test),
+    at most `DIRECT_CALLEES`, each cut to `DIRECT_LINES`. The spectrum ranks such a function
+    low when the passing tests run it too (`Map.__init__` builds every test's map), though
+    it may set the state the failing path reads; a crate's from `rustcalls` alike (its tests'
+    direct calls score 1.0 too); without a spectrum `called` follows the leads anyway."""
+    if not suspects:
+        return []
+    ranked = {(s.path, s.start) for s in suspects}
+    first = [s for s in called if s.score >= 1.0 and (s.path, s.start) not in ranked]
+    return [replace(s, limit=DIRECT_LINES) for s in first[:DIRECT_CALLEES]]
 
 
 def _readable(ctx: FixContext, spans: list[locate.Span]) -> list[locate.Span]:

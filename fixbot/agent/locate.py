@@ -4,8 +4,9 @@ test itself (an assertion on a library's wrong result names only the test's own 
 Pure reading of the repository's Python files with `ast` (nothing is imported or run). For each
 failing test (`Failure.failing_tests`, else the test-file `path:line`s of the output) the test
 function is found, and every name it calls is followed through the test module's imports
-(`from pkg.mod import f`, `import pkg.mod as m` then `m.f()`, relative imports) to its
-definition inside the repository; the functions those call in their own module follow at the
+(`from pkg.mod import f`, `import pkg.mod as m` then `m.f()`, relative imports, a package's
+`__init__` re-exporting `from .mod import f`) to its definition inside the repository (a class
+to its `__init__`, what calling it runs); the functions those call in their own module follow at the
 next depth. `spans` ranks them: the functions a failing test calls directly first (the more
 failing tests call one, the higher), then their callees, and `render` shows their numbered
 source within a character budget. A test is a function named `test*` in a file under the
@@ -27,6 +28,7 @@ from fixbot.core.repofiles import regular_text
 
 MAX_SPAN_LINES = 80  # a longer function shows its first lines, or as many around its focus
 FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
+REEXPORT_HOPS = 3  # `from .x import f` re-exports followed from an imported module to `f`
 # A line number as a coverage report crossing back from the project's command may spell it:
 # ASCII digits, at most 9 (`int` refuses other Unicode digits, "²", and more than 4300 digits)
 LINE_NUMBER = re.compile(r"[0-9]{1,9}")
@@ -131,19 +133,47 @@ def _bound_members(node: ast.ImportFrom, near: str) -> dict[str, tuple[str, str 
     return {alias.asname or alias.name: (module, alias.name) for alias in node.names}
 
 
-def _define(repo: Path, module: str, name: str, near: str) -> tuple[str, ast.stmt] | None:
+def _define(
+    repo: Path, module: str, name: str, near: str, hops: int = REEXPORT_HOPS
+) -> tuple[str, ast.stmt] | None:
+    """(file, definition) of `name` in the dotted `module` imported from `near`: a function, a
+    class's `__init__` (what calling the class runs; the class itself when it has none), or,
+    through at most `hops` re-exports, what a package's `__init__` imports under that name
+    (`from .map import Map`); None when it is not in the repository."""
     for rel in _module_files(repo, module, near):
         tree = _parse(repo, rel)
         if tree is None:
             continue
         node = _top_level(tree).get(name)
         if node is not None:
-            return rel, node
+            return rel, _constructor(node)
         # `from pkg import mod` then `mod.f()`: name is a module of the package
         sub = _module_files(repo, f"{module}.{name}", near)
         if sub:
             return None
+        bound = _reexported(tree, rel).get(name)
+        if bound is not None and bound[1] is not None and hops > 0:
+            return _define(repo, bound[0], bound[1], rel, hops - 1)
     return None
+
+
+def _constructor(node: ast.stmt) -> ast.stmt:
+    """A class's own `__init__` (the lines a call of the class runs), else `node` itself."""
+    if isinstance(node, ast.ClassDef):
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                return item
+    return node
+
+
+def _reexported(tree: ast.Module, rel: str) -> dict[str, tuple[str, str | None]]:
+    """Name -> (dotted module, attribute) of the module-level `from m import x` of `tree`, the
+    file `rel` (a package's `__init__` re-exporting its modules' names)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            found |= _bound_members(node, rel)
+    return found
 
 
 def _resolve(

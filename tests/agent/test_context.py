@@ -8,7 +8,7 @@ from pathlib import Path
 
 from fixbot.agent import context, locate
 from fixbot.core.models import Attempt
-from tests.fakes.agent_repo import LOG, failure, fix_context, make_repo
+from tests.fakes.agent_repo import CALC, LOG, failure, fix_context, make_repo
 
 # 40 helpers of about 300 characters each: more than the code section's own share
 HELPERS = "".join(
@@ -100,3 +100,19 @@ def test_the_data_the_spectrums_best_read_is_shown_when_a_lead_comes_first(
     shown = context.gather(ctx, 6_000, suspects).reached
     assert shown.index("box.py") < shown.index("fmt.py")  # the lead first
     assert '"[0-9]{6}"' in shown
+
+
+def test_a_constructor_the_failing_test_calls_is_shown_among_the_spectrums_first(
+    tmp_path: Path,
+) -> None:
+    """werkzeug's shape: the failing test builds the object under test (`Box(...)`, whose
+    `__init__` every passing test runs too, so the spectrum ranks it low); the second tier
+    after the spectrum's first functions shows it even when the spectrum's ranking fills the
+    budget on its own."""
+    calc = "class Box:\n    def __init__(self, items):\n        self.items = items[1:]\n\n\n"
+    test = "from calc import Box, total\n\n\ndef test_total():\n    total(Box([2, 3]).items)\n"
+    repo = make_repo(tmp_path, {"calc.py": calc + CALC, "tests/test_calc.py": test})
+    (repo / "helpers.py").write_text(HELPERS)
+    shown = context.gather(fix_context(repo), 2_000, _suspects()).reached
+    assert "self.items = items[1:]" in shown
+    assert shown.index("helper_2") < shown.index("self.items") < shown.index("helper_3")

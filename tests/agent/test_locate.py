@@ -118,3 +118,30 @@ def test_a_long_function_shows_a_run_of_its_limit_around_its_focus(tmp_path: Pat
     apart = replace(best, focus=(8, 204))  # further apart than the limit: both windows
     assert "rule 1'" in locate.render(repo, [apart], 100_000)
     assert "rule 50'" not in locate.render(repo, [apart], 100_000)
+
+
+def test_a_class_re_exported_by_its_package_is_followed_to_its_init(tmp_path: Path) -> None:
+    # werkzeug's shape: `from werkzeug import routing as r; r.Map(...)`, where routing's
+    # `__init__` re-exports `from .map import Map`, and the fix is in `Map.__init__`, below the
+    # class's first `MAX_SPAN_LINES` lines of docstring.
+    doc = "".join(f"    line {n}\n" for n in range(locate.MAX_SPAN_LINES))
+    repo = write(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/routing/__init__.py": "from .map import Map as Map\n",
+            "src/pkg/routing/map.py": (
+                f'class Map:\n    """A map.\n\n{doc}    """\n\n'
+                "    def __init__(self, merge):\n        self.merge = merge\n\n"
+                "    def match(self, path):\n        return path\n"
+            ),
+            "tests/test_map.py": (
+                "from pkg import routing as r\n\n\n"
+                "def test_merge():\n    assert r.Map(False).match('//') == '/'\n"
+            ),
+        },
+    )
+    found = locate.spans(repo, ["tests/test_map.py::test_merge"], [])
+    assert [(s.path, s.name) for s in found] == [("src/pkg/routing/map.py", "Map")]
+    text = locate.render(repo, found, 2_000)
+    assert "self.merge = merge" in text  # the constructor's lines, not the docstring's
