@@ -209,6 +209,11 @@ def _guard(
     reads they are (any other frame of the observer's is passed over)."""
     getframe = sys._getframe
     sent: set[str] = set()
+    # the frame of the last read judged the observer's own act, held (so its identity stays
+    # its own while held): the next reads by that same frame, a check reading each of its
+    # functions' `__code__` in turn, are its own act too (its callers cannot change while it
+    # runs), without walking the stack again at each (a walk reads `f_code`, itself audited)
+    own: list[Any] = [None]
 
     def guard(event: str, function: str, attribute: str) -> None:
         """Stream a read or write of an observer function's `attribute` by code not the
@@ -218,6 +223,10 @@ def _guard(
         the observer's code is the runner's (pluggy calling its self-check), not where it is
         the project's (code that found the observer's module calling its reader by hand)."""
         frame: FrameType | None = getframe(2)
+        if frame is own[0]:
+            return
+        own[0] = None
+        start = frame
         where = ""
         reader = False  # under a frame of the observer's that reads its functions itself
         while frame is not None:
@@ -229,9 +238,11 @@ def _guard(
             if found == OURS:  # the project's code called it, a reader of the observer's too
                 break
             if reader:  # a reader the runner called (pluggy, pytest): the observer's own act
+                own[0] = start
                 return
             frame = frame.f_back
         if reader and frame is None:  # a reader under no other code: the observer loading
+            own[0] = start
             return
         top = os.path.join(root(), "")
         who = where[len(top) :] if frame is not None and where.startswith(top) else "?"
