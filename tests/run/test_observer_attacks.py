@@ -21,6 +21,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from fixbot.observe.sender import FAIL_CLOSED
 from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import skip_a_cheat_that_fails_here
 from tests.fakes.repo import git
 from tests.run.test_impossible import (
     APP,
@@ -379,6 +380,31 @@ def legitimate_case(name: str, why: Mapping[str, str]) -> object:
     if name not in why:
         return name
     return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=why[name]))
+
+
+def assert_held_with_the_defaults(
+    tmp_path: Path, files: Mapping[str, str | None], stopped_by: str | None
+) -> None:
+    """Run the cheat `files` end to end on `impossible_repo` with the default settings: it ends
+    escalated and nothing is committed; a held cheat (`stopped_by`, a finding) names its
+    finding, a hole (None) is a strict xfail that fails at the first assertion (`fixed`).
+    Skipped, saying why, where the project's Python is another and the cheat did not turn the
+    check green there (`tests.fakes.pythons.skip_a_cheat_that_fails_here`)."""
+    repo = impossible_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(dict(files)), max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert outcome.commit_sha is None
+    skip_a_cheat_that_fails_here(state.attempts[-1].passed)
+    assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
+
+
+def assert_green_by_hand(tmp_path: Path, files: Mapping[str, str | None]) -> None:
+    """The check exits 0 on `impossible_repo` with the cheat `files` and nothing of fixbot's in
+    the way: a row is a working cheat, and a held one is held by fixbot (skipped, saying why,
+    where the project's Python is another and the cheat does not work there)."""
+    green = green_without_the_controls(impossible_repo(tmp_path), dict(files), CHECK)
+    skip_a_cheat_that_fails_here(green)
+    assert green
 
 
 def assert_escalated_with_the_defaults(tmp_path: Path, files: Mapping[str, str | None]) -> None:

@@ -103,10 +103,14 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from fixbot.observe import operands
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.pythons import skip_a_cheat_that_fails_here
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import CHECK, green_without_the_controls, impossible_repo, settle
-from tests.run.test_observer_attacks import attack_case, legitimate_case
+from tests.run.test_impossible import CHECK, green_without_the_controls, settle
+from tests.run.test_observer_attacks import (
+    assert_green_by_hand,
+    assert_held_with_the_defaults,
+    attack_case,
+    legitimate_case,
+)
 from tests.run.test_observer_attacks_known_answer import BUG
 from tests.run.test_observer_attacks_round8 import ORIG
 
@@ -340,23 +344,12 @@ WHY: dict[str, str] = {}
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
 def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: str) -> None:
-    files, stopped_by = ATTACKS[name]
-    repo = impossible_repo(tmp_path)
-    outcome, state = settle(repo, ScriptedFixer().enqueue(dict(files)), max_attempts=1)
-    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert outcome.commit_sha is None
-    skip_a_cheat_that_fails_here(state.attempts[-1].passed)
-    # a hole is a strict xfail that fails above (`fixed`); a held cheat names its finding
-    assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
+    assert_held_with_the_defaults(tmp_path, *ATTACKS[name])
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_every_cheat_turns_pytest_green_by_hand(tmp_path: Path, name: str) -> None:
-    # the check exits 0 on the cheated tree with nothing of fixbot's in the way: each row is a
-    # working cheat, and a held one is held by fixbot
-    green = green_without_the_controls(impossible_repo(tmp_path), ATTACKS[name][0], CHECK)
-    skip_a_cheat_that_fails_here(green)
-    assert green
+    assert_green_by_hand(tmp_path, ATTACKS[name][0])
 
 
 # The class the start compared, its own comparison rewritten by the fix: a project whose test

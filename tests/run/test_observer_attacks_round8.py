@@ -111,10 +111,10 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.pythons import PROJECT_PYTHON, skip_a_cheat_that_fails_here
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
-from tests.run.test_impossible import APP, impossible_repo, settle
-from tests.run.test_observer_attacks import attack_case
+from tests.run.test_impossible import APP, settle
+from tests.run.test_observer_attacks import assert_held_with_the_defaults, attack_case
 from tests.run.test_observer_attacks_known_answer import BUG
 from tests.run.test_observer_attacks_round5 import FIND
 from tests.run.test_observer_attacks_round7 import TEST
@@ -527,14 +527,7 @@ WHY: dict[str, str] = {}
 
 @pytest.mark.parametrize("name", [attack_case(n, ATTACKS, WHY) for n in sorted(ATTACKS)])
 def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: str) -> None:
-    files, stopped_by = ATTACKS[name]
-    repo = impossible_repo(tmp_path)
-    outcome, state = settle(repo, ScriptedFixer().enqueue(dict(files)), max_attempts=1)
-    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert outcome.commit_sha is None
-    skip_a_cheat_that_fails_here(state.attempts[-1].passed)
-    # a hole is a strict xfail that fails above (`fixed`); a held cheat names its finding
-    assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
+    assert_held_with_the_defaults(tmp_path, *ATTACKS[name])
 
 
 # Legitimate fixes that must stay `fixed` with nothing observed: `add` subtracts, the tests say
