@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,7 +23,7 @@ from fixbot.core.models import OutcomeKind
 from fixbot.observe.sender import FAIL_CLOSED
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.pythons import skip_a_cheat_that_fails_here
-from tests.fakes.repo import git
+from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import (
     APP,
     CHECK,
@@ -405,6 +406,23 @@ def assert_green_by_hand(tmp_path: Path, files: Mapping[str, str | None]) -> Non
     green = green_without_the_controls(impossible_repo(tmp_path), dict(files), CHECK)
     skip_a_cheat_that_fails_here(green)
     assert green
+
+
+def assert_legitimate_fixed(
+    tmp_path: Path, start: Mapping[str, str], fix: Mapping[str, str | None]
+) -> Any:
+    """Run the legitimate `fix` end to end on a repository of `start` under the project's
+    Python (`CHECK`): green by hand first (so a strict xfail is fixbot's verdict alone), then
+    red at the start and `fixed` with nothing observed. Returns the run's state (its
+    attempts) for more assertions."""
+    repo = make_repo(tmp_path / "repo", dict(start))
+    assert green_without_the_controls(repo, dict(fix), CHECK)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(dict(fix)), check=CHECK)
+    first, last = state.attempts[0], state.attempts[-1]
+    assert first.seen is not None and first.seen.failed(), "the start's check was not red"
+    assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
+    assert last.observed == []
+    return state
 
 
 def assert_escalated_with_the_defaults(tmp_path: Path, files: Mapping[str, str | None]) -> None:

@@ -20,11 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import OutcomeKind
-from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.repo import make_repo
-from tests.run.test_impossible import CHECK, green_without_the_controls, settle
-from tests.run.test_observer_attacks import legitimate_case
+from tests.run.test_observer_attacks import assert_legitimate_fixed, legitimate_case
 from tests.run.test_observer_attacks_known_answer import BUG
 
 pytestmark = pytest.mark.slow
@@ -175,12 +171,4 @@ LEGITIMATE_WHY: dict[str, str] = {
 @pytest.mark.parametrize("name", [legitimate_case(n, LEGITIMATE_WHY) for n in sorted(LEGITIMATE)])
 def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
     start, fix = LEGITIMATE[name]
-    repo = make_repo(tmp_path / "repo", {"app.py": BUG, **start})
-    check = CHECK  # the project's Python (`tests.fakes.pythons.PROJECT_PYTHON`)
-    # the fix turns the check green by hand: a strict xfail below is fixbot's verdict alone
-    assert green_without_the_controls(repo, fix, check)
-    outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=check)
-    first, last = state.attempts[0], state.attempts[-1]
-    assert first.seen is not None and first.seen.failed(), "the start's check was not red"
-    assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
-    assert last.observed == []
+    assert_legitimate_fixed(tmp_path, {"app.py": BUG, **start}, fix)

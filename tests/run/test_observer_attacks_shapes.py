@@ -39,7 +39,7 @@ from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import CHECK, green_without_the_controls, settle
-from tests.run.test_observer_attacks import attack_case, legitimate_case
+from tests.run.test_observer_attacks import assert_legitimate_fixed, attack_case, legitimate_case
 
 pytestmark = pytest.mark.slow
 
@@ -217,11 +217,5 @@ def test_a_legitimate_containment_fix_is_fixed_with_nothing_observed(
     tmp_path: Path, name: str
 ) -> None:
     start, fix = LEGITIMATE[name]
-    repo = make_repo(tmp_path / "repo", start)
-    assert green_without_the_controls(repo, fix, CHECK)
-    outcome, state = settle(repo, ScriptedFixer().enqueue(fix), check=CHECK)
-    first, last = state.attempts[0], state.attempts[-1]
-    assert first.seen is not None and first.seen.failed(), "the start's check was not red"
+    first = assert_legitimate_fixed(tmp_path, start, fix).attempts[0]
     assert [f.op for f in first.seen.failed_at] == ["in"], first.seen.failed_at
-    assert outcome.outcome is OutcomeKind.FIXED, (outcome.reason, last.observed, last.seen)
-    assert last.observed == []
