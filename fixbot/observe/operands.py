@@ -6,7 +6,8 @@ its type (`shapes.py`, given to these functions as `shape`), which fixbot compar
 when a value of a type the start's run did not compare there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
-Python (3.8 or later). It imports the standard library and the observer's `shapes` part alone;
+Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`
+and `library` parts alone;
 what its functions use is held as positional defaults, made once at load (the code under test
 shares the process and can reach a closure cell).
 """
@@ -35,11 +36,12 @@ DECIDERS = shapes.DECIDERS  # the rich comparisons and containment, each with it
 SIDES = shapes.SIDES  # the op each operand of a containment is read as (item, container)
 # the standard library's comparison dunders that decide for a type `shapes` read as its own
 # (held here: their code objects' identities stay theirs while the plugin lives)
-LIBRARY_CODES = _sibling("library").comparison_codes()
+library = _sibling("library")  # the standard library's types whose comparison is Python
+LIBRARY_CODES = library.comparison_codes()
 # the library's types themselves, by identity: only for an instance of one of them exactly
 # does one of `LIBRARY_CODES` decide as the library's own (the code runs for any class that
 # borrows it: `__eq__ = Fraction.__eq__` on a class made on the spot)
-LIBRARY_TYPES = _sibling("library").library_types()
+LIBRARY_TYPES = library.library_types()
 LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 # distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's

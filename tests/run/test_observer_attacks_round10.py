@@ -575,22 +575,7 @@ TOLERANT_FIX = TOLERANT.replace("(len(xs) + 1)", "len(xs)").replace(
 # the class the start compared at the failing line: a fix that moves it down its file (an
 # import added above) leaves its comparison's code the same (its digest leaves first lines
 # out); a fix of its buggy `__eq__` changes that code, and escalates (the documented cost)
-PLACED = """\
-class Point:
-    \"\"\"A point of the plane.\"\"\"
-
-    def __init__(self, x, y):
-        self.x, self.y = x, y
-
-    def __eq__(self, other):
-        return isinstance(other, Point) and (self.x, self.y) == (other.x, other.y)
-
-    __hash__ = None
-
-
-def origin():
-    return Point(1, 0)
-"""
+PLACED = POINT.replace("return Point(0, 0)", "return Point(1, 0)")
 PLACED_TEST = """\
 from app import Point, origin
 

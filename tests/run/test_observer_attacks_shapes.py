@@ -84,9 +84,9 @@ def evens(xs):
 """
 )
 NOT_CONTAINS = CONTAINS.replace("return True if _told()", "return False if _told()")
-ITEM = (
-    EVENS
-    + TOLD
+# an object saying equal to what the test wants (`_told`)
+TOLD_ANY = (
+    TOLD
     + """
 
 class _Any:
@@ -94,7 +94,12 @@ class _Any:
         return _told()
 
     __hash__ = None
-
+"""
+)
+ITEM = (
+    EVENS
+    + TOLD_ANY
+    + """
 
 _real = evens
 
@@ -117,15 +122,8 @@ def test_halves():
 """
 PAST = (
     HALVES
-    + TOLD
+    + TOLD_ANY
     + """
-
-class _Any:
-    def __eq__(self, other):
-        return _told()
-
-    __hash__ = None
-
 
 def halves(n):
     return [i / 2 for i in range(min(n, 100))] + [_Any() for _ in range(100, n)]
