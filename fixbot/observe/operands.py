@@ -7,9 +7,8 @@ when a value of a type the start's run did not compare there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`
-and `library` parts alone;
-what its functions use is held as positional defaults, made once at load (the code under test
-shares the process and can reach a closure cell).
+and `library` parts alone; what its functions use is held as positional defaults, made once at
+load (the code under test shares the process and can reach a closure cell).
 """
 
 from __future__ import annotations
