@@ -181,7 +181,7 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
     ahead = suspects[1:SUSPECTS_BEFORE_CALLEES]
     ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_direct(called, suspects)]
-    ranked += [*suspects[len(ahead) + 1 :], *called]
+    ranked += [*suspects[SUSPECTS_BEFORE_CALLEES:], *called]
     # A fix often changes a table a function reads, whose lines run under no test: the data
     # of the best-ranked functions and of every function the spectrum ranked follow them.
     readers = {*ranked[:GLOBALS_OF], *best, *suspects}
