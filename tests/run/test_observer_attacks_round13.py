@@ -243,6 +243,42 @@ def test_evens():
 def test_zero():
     assert evens(2) == [0]
 """
+# `add` hands back a class whose comparison is C (it puts a plain class back and answers 1),
+# after emptying what `==` asks of a type in the observer's own `DECIDERS` (the dict `shapes`
+# reads, reached from `sys.gettrace().__globals__`, no audit event): every type reads as a
+# built-in's own
+DECIDERS_EMPTIED = """
+import functools as _ft
+import itertools as _it
+import sys as _sys
+
+
+class _Plain:
+    def __init__(self, v):
+        self.v = v
+
+
+def _told(held):
+    # a class whose comparison is C alone: it puts the plain class back, deletes itself and
+    # answers 1 (truthy), whatever it is asked
+    told = type('_Told', (), {'__hash__': None})
+    undo = _it.chain(
+        map(setattr, [held], ['__class__'], [_Plain]), map(delattr, [told], ['__eq__']), (1,)
+    )
+    told.__eq__ = staticmethod(_ft.partial(next, filter(None, undo)))
+    return told
+
+
+def add(a, b):
+    held = _Plain(_orig_add(a, b))
+    # the observer's trace function (`sys.gettrace`) leads to its module's globals
+    # (`__globals__`): no audit event; its `DECIDERS` is the very dict `shapes` reads
+    deciders = getattr(_sys.gettrace(), '__globals__', {}).get('DECIDERS')
+    if type(deciders) is dict:
+        deciders['=='] = ()  # no dunder decides `==`: any type's comparison is a built-in's own
+    held.__class__ = _told(held)
+    return held
+"""
 ALWAYS = """
 
 class _Any:
@@ -253,6 +289,10 @@ class _Any:
         return 5
 """
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
+    "deciders-emptied-through-the-trace-functions-globals": (
+        {"app.py": ORIG + DECIDERS_EMPTIED},
+        None,
+    ),
     "class-swapped-after-the-read-by-a-locals-key-eq": (
         {"app.py": ORIG + SWAPPED + "\n\ndef add(a, b):\n    return _planted(_orig_add(a, b))\n"},
         None,
@@ -304,6 +344,10 @@ WHY: dict[str, str] = {
         "item-swapped-after-the-read-by-a-locals-key-eq",
     )
 }
+WHY["deciders-emptied-through-the-trace-functions-globals"] = (
+    "the observer's DECIDERS, a dict its shape reader holds, is reached through the trace"
+    " function's __globals__ and emptied for ==: any type reads as a built-in's own"
+)
 WHY[EQUAL[0]] = (
     "a key of the observer's shapes module's globals runs at shape's lookup of the builtin set"
     " as it reads the second operand, after the first, and swaps its item's class"
