@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import leads, locate, paths, rustcalls
+from fixbot.agent import leads, locate, paths, rustcalls, testsof
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.failure import Location
@@ -168,8 +168,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     `chars` characters: what the error text names (`fixbot.agent.leads`: the other imports of a
     removed name, where a missing attribute is set), `suspects` (the coverage spectrum's
     ranking, `fixbot.agent.spectrum`), then the functions the failing tests call
-    (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`); only files the model could
-    read with its own tools."""
+    (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`), then the passing tests named
+    after any of those (`fixbot.agent.testsof`); only files the model could read with its own
+    tools."""
     failure = ctx.failure
     if failure is None:
         return ""
@@ -182,6 +183,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     ahead = suspects[1:SUSPECTS_BEFORE_CALLEES]
     ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_direct(called, suspects)]
     ranked += [*suspects[SUSPECTS_BEFORE_CALLEES:], *called]
+    # Last, what budget is left: the passing tests named after those functions, whose expected
+    # values a fix changing what they return must update too (`fixbot.agent.testsof`).
+    ranked += testsof.spans(ctx.repo, ranked, failure.failing_tests)
     # A fix often changes a table a function reads, whose lines run under no test: the data
     # of the best-ranked functions and of every function the spectrum ranked follow them.
     readers = {*ranked[:GLOBALS_OF], *best, *suspects}
