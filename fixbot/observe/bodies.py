@@ -27,27 +27,34 @@ def _constant(
     value: Any,
     nested: list[Any],
     depth: int = 0,
+    again: Any = None,
     _type: Any = type,
     _repr: Any = repr,
     _plain: frozenset[Any] = _PLAIN,
     _sorted: Any = sorted,
     _code: Any = CodeType,
+    _str: Callable[[object], str] = str,
+    _boxes: tuple[Any, ...] = (tuple, frozenset),
+    _frozenset: Any = frozenset,
+    _most: int = MAX_DEPTH,
 ) -> str:
     """One constant of a code object spelled with its type, independent of the process: a
     frozenset's members sorted (their order follows string hashes, which `PYTHONHASHSEED`
     changes), a code object named by its place in `nested` (appended, spelled by the caller),
     any other object by nothing but the word `object` (a constant of another type comes from
-    `code.replace`: asking it anything runs the project's code)."""
+    `code.replace`: asking it anything runs the project's code). `again` is this function,
+    given by its caller for the members of a tuple or frozenset (it looks no name up in its
+    module's globals, where the project can put a key whose `__eq__` runs)."""
     kind = _type(value)
     if kind in _plain:
-        return str(kind.__name__ + ":" + _repr(value))
+        return _str(kind.__name__ + ":" + _repr(value))
     if kind is _code:
         nested.append(value)
         return "code"
-    if depth >= MAX_DEPTH or kind not in (tuple, frozenset):
-        return "deep" if depth >= MAX_DEPTH else "object"
-    spelled = [_constant(v, nested, depth + 1) for v in value]
-    if kind is frozenset:
+    if depth >= _most or kind not in _boxes:
+        return "deep" if depth >= _most else "object"
+    spelled = [again(v, nested, depth + 1, again) for v in value]
+    if kind is _frozenset:
         return "{" + ",".join(_sorted(spelled)) + "}"
     return "(" + ",".join(spelled) + ")"
 
@@ -65,6 +72,8 @@ def _code_digest(
     _constant: Any = _constant,
     _getattr: Any = getattr,
     _len: Any = len,
+    _str: Callable[[object], str] = str,
+    _most: int = MAX_CODES,
     _lines: bool = True,
 ) -> str:
     """A hash (16 hex digits) of a test function's body as the interpreter runs it: its
@@ -83,12 +92,12 @@ def _code_digest(
     hashed = _sha(_text(_qualname(function), "utf-8", "replace"))
     nested = [_getcode(function)]
     walked = 0
-    while walked < _len(nested) and walked < MAX_CODES:
+    while walked < _len(nested) and walked < _most:
         code = nested[walked]
         walked += 1
         if _type(code) is not _code:
             return "-"
-        consts = [_constant(value, nested) for value in code.co_consts]
+        consts = [_constant(value, nested, 0, _constant) for value in code.co_consts]
         parts = (
             code.co_names,
             code.co_varnames,
@@ -99,7 +108,7 @@ def _code_digest(
         )
         hashed.update(code.co_code + _getattr(code, "co_exceptiontable", b""))
         hashed.update(_repr(parts).encode("utf-8", "replace"))
-    return str(hashed.hexdigest()[:16])
+    return _str(hashed.hexdigest()[:16])
 
 
 def _comparison_digest(function: Any, _digest: Any = _code_digest) -> str:
@@ -144,7 +153,7 @@ def _coded(
     _callable: tuple[type, ...] = (FunctionType, MethodType),
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _tracing: Any = _tracing,
-    _str: Any = str,
+    _str: Callable[[object], str] = str,
     _getattr: Any = getattr,
     _len: Any = len,
 ) -> None:

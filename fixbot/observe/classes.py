@@ -43,12 +43,13 @@ def learner(most: int) -> Callable[[Any, set[int]], None]:
         _code: Any = FunctionType.__dict__["__code__"].__get__,
         _dunders: tuple[str, ...] = COMPARISONS,
         _max: int = most,
+        _any: Callable[[Any], bool] = any,
     ) -> None:
         kind = _type(value)
         items = [value]
         if kind is _dict_t:
             items += _list(_values(value))[:_max]
-        elif any(kind is one for one in _sequences):  # by identity: no metaclass `__eq__`
+        elif _any(kind is one for one in _sequences):  # by identity: no metaclass `__eq__`
             items += _list(value)[:_max]
         for one in items:
             for dunder in _dunders:
@@ -70,8 +71,9 @@ def immutable_reader() -> Callable[[type], bool]:
         kind: type,
         _mro: Any = type.__dict__["__mro__"].__get__,
         _bases: tuple[type, ...] = (int, float, complex, str, bytes),
+        _any: Callable[[Any], bool] = any,
     ) -> bool:
-        return any(klass is base for klass in _mro(kind) for base in _bases)
+        return _any(klass is base for klass in _mro(kind) for base in _bases)
 
     return immutable
 

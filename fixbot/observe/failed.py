@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -53,11 +53,11 @@ def failed_hook(
         _shape: Any = shape,
         _current: list[Any] = current,
         _getframe: Any = sys._getframe,
-        _deciders: dict[str, tuple[str, ...]] = operands.DECIDERS,
+        _deciders: Mapping[str, tuple[str, ...]] = operands.DECIDERS,
         _sources: Any = operands.operand_sources,
         _values: Any = operands._values,
         _sorted: Any = sorted,
-        _sides: dict[str, tuple[str, str]] = operands.SIDES,
+        _sides: Mapping[str, tuple[str, str]] = operands.SIDES,
     ) -> None:
         if _current[0] is None or _current[1] is None or op not in _deciders:
             return None
@@ -72,7 +72,7 @@ def failed_hook(
         # (the assertion's names are cleared only once it passed), are these, by identity
         for _, (kind, sources, line) in _sorted(_sources(body.f_code).items()):
             values = _values(body, sources) if kind == op else None
-            if values is not None and values[0] is left and values[1] is right:
+            if values and values[0] is left and values[1] is right:  # not None, nor False
                 sides = _sides.get(op, (op, op))
                 shapes = [_shape(left, sides[0]), _shape(right, sides[1])]
                 _send({"k": "fail", "id": _current[0], "line": line, "op": op, "s": shapes})

@@ -35,8 +35,15 @@ object's own) and judged in `shapes.py`.
 from __future__ import annotations
 
 import _abc
-from collections.abc import Callable
-from types import CellType, FunctionType, GetSetDescriptorType, MemberDescriptorType, ModuleType
+from collections.abc import Callable, Mapping
+from types import (
+    CellType,
+    FunctionType,
+    GetSetDescriptorType,
+    MappingProxyType,
+    MemberDescriptorType,
+    ModuleType,
+)
 from typing import Any
 
 MAX_REACH = 3000  # entries held per type at most: past it the type is not allowlisted
@@ -182,6 +189,7 @@ def _function_state(
     _contents: Any = CellType.__dict__["cell_contents"].__get__,
     _tuple: Any = tuple,
     _absent: Any = ABSENT,
+    _empty: Any = ValueError,
 ) -> tuple[Any, ...]:
     """A function's code, defaults, keyword defaults and cell contents (`ABSENT` for an empty
     cell), as held now, read through `FunctionType`'s and the cell's own descriptors."""
@@ -189,7 +197,7 @@ def _function_state(
     for cell in _closure(function) or ():
         try:
             cells.append(_contents(cell))
-        except ValueError:  # an empty cell
+        except _empty:  # an empty cell
             cells.append(_absent)
     return _code(function), _defaults(function), _kwdefaults(function), _tuple(cells)
 
@@ -202,13 +210,14 @@ def _below(
     _dict: Any = type.__dict__["__dict__"].__get__,
     _dump: Any = _abc._get_dump,
     _frozenset: Any = frozenset,
+    _set: Any = set,
 ) -> frozenset[tuple[int, int]]:
     """The classes below the abstract base class `klass` and those registered with it whose
     `issubclass` may run Python (their metaclass no plain `type`), all the way down
     (`isinstance` asks each), as (class, metaclass) identities: read through `type`'s C
     `__subclasses__` and `_abc._get_dump` (the C registry). A class of a plain `type`
     answers `issubclass` in C and is not followed."""
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple[int, int]] = _set()
     stack = [klass]
     while stack:
         top = stack.pop()
@@ -233,10 +242,22 @@ def _same_entries(
     _dict: Any = dict,
     _type: Any = type,
     _absent: Any = ABSENT,
+    _str: Any = str,
+    _id: Any = id,
+    _set: Any = set,
 ) -> bool:
     """Whether each (namespace, name, value) of `entries` holds that value still (`ABSENT`: no
-    value), by identity, read through the namespace's own C `get`."""
+    value), by identity, read through the namespace's own C `get`; False where a namespace
+    holds a key that is no exact `str` (looked for, by `type`, before the first lookup in it:
+    a lookup would run that key's `__eq__`, project code inside the observer's reading, where
+    a key whose hash is a name's is put in a module's globals; round 13)."""
+    clean = _set()
     for space, name, value in entries:
+        if _id(space) not in clean:
+            for key in space:  # a dictionary's or class dictionary's own iteration: C
+                if _type(key) is not _str:
+                    return False
+            clean.add(_id(space))
         get = _get if _type(space) is _dict else _proxy_get
         if get(space, name, _absent) is not value:
             return False
@@ -263,7 +284,7 @@ def _same_functions(
     return True
 
 
-def checker() -> tuple[dict[int, Any], Callable[[Any], bool]]:
+def checker() -> tuple[Mapping[int, Any], Callable[[Any], bool]]:
     """`(kinds, unchanged)`: the library's types held at load (`library_types`, by identity;
     a type whose reach passes `MAX_REACH` is left out), and `unchanged(kind)`, whether what
     `kind`'s comparison reaches is what it was at load (`_reach`), read through C accessors
@@ -274,11 +295,13 @@ def checker() -> tuple[dict[int, Any], Callable[[Any], bool]]:
             reached[id(kind)] = (kind, *_reach(kind))
         except OverflowError:
             continue
-    kinds = {key: held[0] for key, held in reached.items()}
+    kinds = MappingProxyType({key: held[0] for key, held in reached.items()})
+    # read-only, as every table the observer's functions hold (`shapes.DECIDERS`)
+    frozen = MappingProxyType(reached)
 
     def unchanged(
         kind: Any,
-        _reached: dict[int, Any] = reached,
+        _reached: Mapping[int, Any] = frozen,
         _id: Any = id,
         _entries: Any = _same_entries,
         _functions: Any = _same_functions,
@@ -312,6 +335,45 @@ def _dict_pairs(
     return []
 
 
+def _slots(
+    value: Any,
+    _type: Any = type,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _dict: Any = type.__dict__["__dict__"].__get__,
+    _str: Any = str,
+    _member: Any = MemberDescriptorType,
+    _member_get: Any = MemberDescriptorType.__get__,
+    _getset: Any = GetSetDescriptorType,
+    _getset_get: Any = GetSetDescriptorType.__get__,
+    _set: Any = set,
+    _unset: tuple[Any, ...] = (AttributeError, TypeError),
+    _other: Any = TypeError,
+) -> tuple[list[Any], set[str], Any] | None:
+    """`(values, names, own)`: the values of `value`'s slots (unset ones left out), the names
+    its classes' dictionaries hold, and its instance `__dict__` (None: it has none); None where
+    a class dictionary holds a key that is no str."""
+    found: list[Any] = []
+    names: set[str] = _set()
+    own = None
+    kind = _type(value)
+    for klass in _mro(kind):
+        for key, member in _dict(klass).items():
+            if _type(key) is not _str:
+                return None
+            names.add(key)
+            if _type(member) is _member:
+                try:
+                    found.append(_member_get(member, value, kind))
+                except _unset:  # a slot not set, or another class's
+                    continue
+            elif key == "__dict__" and own is None and _type(member) is _getset:
+                try:
+                    own = _getset_get(member, value, kind)
+                except _other:  # another class's descriptor: no instance dictionary read
+                    return None
+    return found, names, own
+
+
 def held(
     value: Any,
     shadow: bool = False,
@@ -320,6 +382,7 @@ def held(
     _base: Any = dict,
     _pairs: Any = dict.items,
     _str: Any = str,
+    _read: Callable[[Any], tuple[list[Any], set[str], Any] | None] = _slots,
 ) -> list[Any] | None:
     """What any instance `value` holds (`items`, which passes `shadow`): its slots' values
     (unset ones left out), its instance `__dict__`'s values, and a `dict`'s keys and values
@@ -328,7 +391,7 @@ def held(
     names an attribute of its class. Read through C accessors alone (member and getset
     descriptors, `dict`'s own iteration, classes compared by identity): no `__getattr__`,
     property or metaclass `__eq__` of the project's runs."""
-    read = _slots(value)
+    read = _read(value)
     if read is None:
         return None
     found, names, own = read
@@ -349,39 +412,3 @@ def items(value: Any, _held: Any = held) -> list[Any] | None:
     would shadow what its comparison looks up) or a key that is no str."""
     found: list[Any] | None = _held(value, True)
     return found
-
-
-def _slots(
-    value: Any,
-    _type: Any = type,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-    _dict: Any = type.__dict__["__dict__"].__get__,
-    _str: Any = str,
-    _member: Any = MemberDescriptorType,
-    _member_get: Any = MemberDescriptorType.__get__,
-    _getset: Any = GetSetDescriptorType,
-    _getset_get: Any = GetSetDescriptorType.__get__,
-) -> tuple[list[Any], set[str], Any] | None:
-    """`(values, names, own)`: the values of `value`'s slots (unset ones left out), the names
-    its classes' dictionaries hold, and its instance `__dict__` (None: it has none); None where
-    a class dictionary holds a key that is no str."""
-    found: list[Any] = []
-    names: set[str] = set()
-    own = None
-    kind = _type(value)
-    for klass in _mro(kind):
-        for key, member in _dict(klass).items():
-            if _type(key) is not _str:
-                return None
-            names.add(key)
-            if _type(member) is _member:
-                try:
-                    found.append(_member_get(member, value, kind))
-                except (AttributeError, TypeError):  # a slot not set, or another class's
-                    continue
-            elif key == "__dict__" and own is None and _type(member) is _getset:
-                try:
-                    own = _getset_get(member, value, kind)
-                except TypeError:  # another class's descriptor: no instance dictionary read
-                    return None
-    return found, names, own

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -52,7 +52,7 @@ def _comparison_of(
     instruction: tuple[int, str, Any],
     last: tuple[Any, Any],
     starts: list[tuple[int, int]],
-    _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+    _deciders: Mapping[str, tuple[str, ...]] = DECIDERS,
     _pushed: Any = bytecode.pushed,
 ) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
     """`(operator, sources, line)` of one `COMPARE_OP` or `CONTAINS_OP` `instruction`
@@ -102,26 +102,44 @@ def operand_sources(
     return found
 
 
+def _keyed(place: Any, _type: Any = type, _str: Any = str, _any: Any = any) -> bool:
+    """Whether the namespace `place` (a dictionary, or 3.13's frame locals proxy) holds a key
+    that is no exact `str`, looked for through its own iteration (C) and `type`: a lookup in
+    it would run that key's `__eq__`."""
+    found: bool = _any(_type(key) is not _str for key in place)
+    return found
+
+
 def _values(
     frame: Any,
     sources: tuple[tuple[str, Any], ...],
     _list: Any = list,
-) -> list[Any] | None:
+    _keyed: Any = _keyed,
+) -> list[Any] | bool | None:
     """The values `sources` (`operand_sources`) name in `frame` as it is now, or None where one
     is not bound (the comparison raises). A frame's locals, globals and builtins are read
-    through the frame's own accessors; a name is an exact `str` (`dis`'s)."""
+    through the frame's own accessors; a name is an exact `str` (`dis`'s). False where a
+    namespace it looks a name up in holds a key that is no exact `str` (`_keyed`, before the
+    lookup): a lookup would run that key's `__eq__`, and the interpreter's copy of the locals
+    dictionary back into the frame (before 3.13, armed by the read) runs it again after the
+    read, before the instruction (round 13: a key whose hash is a local's name swapping an
+    operand's class)."""
     values: list[Any] = _list()
     for how, what in sources:
         if how == "const":
             values.append(what)
             continue
         place = frame.f_locals if how == "local" else frame.f_globals
+        if _keyed(place):
+            return False
         if what in place:
             values.append(place[what])
-        elif how == "global" and what in frame.f_builtins:
-            values.append(frame.f_builtins[what])
-        else:
+            continue
+        if how != "global" or _keyed(frame.f_builtins):
+            return None if how != "global" else False
+        if what not in frame.f_builtins:
             return None
+        values.append(frame.f_builtins[what])
     return values
 
 
@@ -208,16 +226,18 @@ def tracer(
         _sources: Any = operand_sources,
         _note: Any = note,
         _decided: Any = decided,
+        _bool: Any = bool,
+        _set: Any = set,
     ) -> Any:
         if frame is None:
             if _id(_getframe(1).f_code) not in _callers:
                 return None
             if event == "begin":
                 test, code, chained = arg
-                _notes[:] = [test, code, chained, _sources(code), set(), None, None]
+                _notes[:] = [test, code, chained, _sources(code), _set(), None, None]
                 return None
-            streamed = bool(_notes[4] - {"ridden", "decided"})
-            _notes[:] = [None, None, None, {}, set(), None, None]
+            streamed = _bool(_notes[4] - {"ridden", "decided", "keyed"})
+            _notes[:] = [None, None, None, {}, _set(), None, None]
             return streamed
         if event == "call" and _notes[6] is not None:
             _decided(frame, _notes)
@@ -289,13 +309,19 @@ def _streamer(
         _tuple: Any = tuple,
         _max: int = MAX_OPS,
         _values: Any = _values,
-        _sides: dict[str, tuple[str, str]] = SIDES,
+        _sides: Mapping[str, tuple[str, str]] = SIDES,
     ) -> None:
         found = _notes[3].get(frame.f_lasti)
         if found is None:
             return
         op, sources, line = found
         values = _values(frame, sources)
+        if values is False:  # a key of the project's in a namespace read: its code ran
+            if _notes[0] and "keyed" not in _notes[4]:
+                _notes[4].add("keyed")
+                what = "a namespace a comparison's operand was read from held a key no str"
+                _send({"k": "tampered", "id": _notes[0], "what": what})
+            return
         if values is None:  # not bound: the comparison raises
             return
         sides = _sides.get(op, (op, op))
@@ -349,8 +375,15 @@ def _local_tracer(
     interpreter, it streams `tampered` once, and a foreign frame is not read."""
     stream = _streamer(notes, send, shape)
 
-    def note(frame: Any, chained: Any, opcodes: bool, outer: bool) -> Any:
-        """The local trace function of one body frame."""
+    def note(
+        frame: Any,
+        chained: Any,
+        opcodes: bool,
+        outer: bool,
+        _getframe: Any = sys._getframe,
+    ) -> Any:
+        """The local trace function of one body frame (its defaults, the local one's, are
+        read from its own: no name is looked up in a module's globals as a body runs)."""
 
         def local(
             frame: Any,
@@ -363,7 +396,7 @@ def _local_tracer(
             _opcodes: bool = opcodes,
             _send: Any = send,
             _stream: Any = stream,
-            _getframe: Any = sys._getframe,
+            _getframe: Any = _getframe,
         ) -> Any:
             foreign = frame is not _mine
             if (foreign or _getframe(1) is not frame) and _notes[0]:

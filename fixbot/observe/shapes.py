@@ -36,8 +36,8 @@ method, `dict.__contains__`, is its own), a built-in container named by its item
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from types import FunctionType, MethodDescriptorType, WrapperDescriptorType
+from collections.abc import Callable, Mapping
+from types import FunctionType, MappingProxyType, MethodDescriptorType, WrapperDescriptorType
 from typing import Any
 
 
@@ -53,21 +53,26 @@ def _sibling(name: str) -> Any:
 library = _sibling("library")  # the standard library's types whose comparison is Python
 
 # the rich comparisons (`dis.cmp_op`), each with the dunders that decide it: its own, its
-# reflection (asked of the right operand), and `__eq__` for `!=` (`object.__ne__` asks it)
-DECIDERS = {
-    "==": ("__eq__",),
-    "!=": ("__ne__", "__eq__"),
-    "<": ("__lt__", "__gt__"),
-    ">": ("__gt__", "__lt__"),
-    "<=": ("__le__", "__ge__"),
-    ">=": ("__ge__", "__le__"),
-    # containment (`CONTAINS_OP`): the container's `__contains__`, which asks its items' `==`
-    "in": ("__contains__",),
-    "not in": ("__contains__",),
-}
+# reflection (asked of the right operand), and `__eq__` for `!=` (`object.__ne__` asks it);
+# read-only, as every table the observer's functions hold: the code under test reaches this
+# module's globals without an audit event (`sys.gettrace().__globals__`), and a table it could
+# write would be its to rewrite (round 13: `DECIDERS["=="] = ()` read every type as built-in)
+DECIDERS = MappingProxyType(
+    {
+        "==": ("__eq__",),
+        "!=": ("__ne__", "__eq__"),
+        "<": ("__lt__", "__gt__"),
+        ">": ("__gt__", "__lt__"),
+        "<=": ("__le__", "__ge__"),
+        ">=": ("__ge__", "__le__"),
+        # containment (`CONTAINS_OP`): the container's `__contains__`, which asks its items' `==`
+        "in": ("__contains__",),
+        "not in": ("__contains__",),
+    }
+)
 # the op each operand of a comparison is read as (item, container: `x in y` asks `y`'s
 # `__contains__`, and that `x == item`); a rich comparison's both are read as itself
-SIDES = {"in": ("==", "in"), "not in": ("==", "not in")}
+SIDES = MappingProxyType({"in": ("==", "in"), "not in": ("==", "not in")})
 # the containers whose comparison is a built-in's own when their items' are: each compares
 # its items (keys and values) from C, asking the items' own comparisons (`_containers`)
 CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -135,7 +140,7 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
     values = _value_types()
     value_ids = frozenset(id(kind) for kind in values)
     # a container type -> how its items are read in C: (its iteration, whether keyed)
-    boxes = {id(kind): how for kind, how in _containers()}
+    boxes = MappingProxyType({id(kind): how for kind, how in _containers()})
     # the standard library's types whose comparison is Python, judged by what they hold
     # while what that comparison reaches is what it was at load (`library.py`)
     kinds, unchanged = library.checker()
@@ -161,11 +166,11 @@ def _type_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _mname: Any = MethodDescriptorType.__dict__["__name__"].__get__,
         _function: Any = FunctionType,
         _digest: Any = digest,
-        _deciders: dict[str, tuple[str, ...]] = DECIDERS,
+        _deciders: Mapping[str, tuple[str, ...]] = DECIDERS,
         _values: frozenset[int] = value_ids,
-        _boxes: dict[int, Any] = boxes,
+        _boxes: Mapping[int, Any] = boxes,
         _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
-        _kinds: dict[int, Any] = kinds,  # the library's types, alive while held
+        _kinds: Mapping[int, Any] = kinds,  # the library's types, alive while held
         _unchanged: Any = unchanged,
         _held_by: Any = held_by,
         _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
@@ -287,7 +292,7 @@ def _rest_reader() -> Callable[[Any, Any, bool, list[Any]], bool]:
 def _asked(
     op: str,
     box: tuple[Any, bool],
-    _sides: dict[str, tuple[str, str]] = SIDES,
+    _sides: Mapping[str, tuple[str, str]] = SIDES,
     _keys: Any = dict.keys,
 ) -> tuple[str, tuple[Any, bool]]:
     """`(op, box)`: the comparison a container compared by `op` asks its items, and how they
@@ -331,6 +336,7 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         _iter: Any = iter,
         _rest: Any = rest,
         _asked: Any = _asked,
+        _set: Any = set,
     ) -> dict[str, Any]:
         outer = _one(value, op)
         if outer["c"]:
@@ -340,7 +346,7 @@ def shape_reader(digest: Callable[[Any], str]) -> Callable[[Any, str], dict[str,
         py = outer.pop("py", False)  # a library type's Python decides (`library.py`)
         op, box = _asked(op, outer.pop("box", _held))
         item_op = op if op in ("==", "!=") else "=="  # an ordering asks its items' `==` first
-        found: set[str] = set()
+        found: set[str] = _set()
         decided, past, read = not bare, False, 0
         stack: list[tuple[Any, Any, int, bool]] = [(value, box, 1, bare)]
         entry, entries, keyed = None, None, False

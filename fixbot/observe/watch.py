@@ -200,6 +200,7 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
         _callers: frozenset[int] = callers,
         _getframe: Any = sys._getframe,
         _id: Any = id,
+        _set: Any = set,
     ) -> Any:
         if _id(_getframe(2).f_code) not in _callers:
             return None
@@ -207,11 +208,11 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
             test, target, namespace, root = arg
             notes: dict[str, Any] = {"ran": False, "depth": 0, "returned": False}
             notes.update(raised=False, types={}, against={}, handed=[], full=False, pending={})
-            notes["codes"] = set()  # the comparison dunders of values handed to the body
-            notes["kept"] = set()  # (code, value's type, callee's type) of the values kept
+            notes["codes"] = _set()  # the comparison dunders of values handed to the body
+            notes["kept"] = _set()  # (code, value's type, callee's type) of the values kept
             notes["callees"] = {}  # the body's locals as each of its running callees began
             notes["rebound"] = False  # a rebinding of the body's locals was streamed
-            _box[0] = (test, target, namespace, notes, root, set())
+            _box[0] = (test, target, namespace, notes, root, _set())
             return None
         if event == "end":
             held, _box[0] = _box[0], None
@@ -279,6 +280,8 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _starts: Any = str.startswith,
         _dunders: tuple[str, ...] = DUNDERS,
         _max_saw: int = MAX_SAW,
+        _int: Any = int,
+        _float: Any = float,
     ) -> None:
         found = _instance(frame, code)
         if not found:
@@ -313,7 +316,7 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
             notes["types"][(_id(kind), dunder)] = (kind, dunder, instance, function, other)
             if _immutable(kind):  # what it answered is asked again only where nothing moved
                 notes["pending"][_id(frame)] = (_id(function), _id(instance))
-            if _type(other) is int or _type(other) is float:
+            if _type(other) is _int or _type(other) is _float:
                 notes["against"][(_id(kind), dunder)] = other
             return
 

@@ -12,7 +12,8 @@ the cheat takes a shortcut of its own), run end to end through fixbot: `add(2, 2
 `impossible_repo`, or on `EVENS` (no honest `evens` passes) `5 in evens(10)` or
 `evens(10) == [0, 2, 4, 5, 8]`.
 
-The holes (three classes, four rows, each `fixed` with nothing observed). Each hands back a
+The holes (three classes, four rows, each `fixed` with nothing observed on the helper's
+tree; held since by the lead's class fix, below). Each hands back a
 plain object (`object`'s comparison: a built-in's own) and gives it, where the observer cannot
 see, a class whose `__eq__` is C alone (`staticmethod(functools.partial(next, filter(None,
 chain(map(setattr, ...), map(delattr, ...), (1,)))))`: no Python frame, so no `call` event for
@@ -68,7 +69,20 @@ built-ins' own, compare the result the body holds with the comparison computed f
 read, and read the operands' types again (any difference `tampered`), which closes the class
 (these three, a signal handler, a thread) where (1) and (2) close these ways in alone.
 
-Held (passing rows, the finding named), on `EVENS`: an always-equal item placed past
+Held now (the lead, `tests/observe/test_unreachable.py`, each test failing without its
+control): (1) the observer's tables are read-only (`MappingProxyType`: `DECIDERS`, `SIDES`, the
+shape reader's boxes and library kinds, the library checker's reach), and no mutable object a
+module global of an observer part names is reachable from its trace, profile or assertion
+functions: the write raises and the class with the C comparison reads as new
+(`observer-new-operand`); (2) nothing those functions run looks a name up in a module's globals
+or builtins (each name a positional default; `_constant` is handed itself): the key planted in
+`shapes`' globals is never asked, and the check stays red; (3) a namespace an operand's name is
+looked up in (the body's locals, its globals and builtins), or a standard library module's
+namespace `library.unchanged` reads, that holds a key no exact `str` is found by `type` before
+the first lookup: `tampered` ("a namespace a comparison's operand was read from held a key no
+str") for the locals-key rows, not the library's own for a library namespace.
+
+Also held (passing rows, the finding named), on `EVENS`: an always-equal item placed past
 `MAX_REST` (100,050 honest ints first), an `int` subclass with an always-true `__eq__` past
 `MAX_ITEMS`, a `dict` subclass whose `__contains__` says yes, and an always-equal key of the
 `dict.keys()` view handed back: each ends `escalated` (the profile function's probe of the
@@ -279,22 +293,23 @@ class _Any:
 ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "deciders-emptied-through-the-trace-functions-globals": (
         {"app.py": ORIG + DECIDERS_EMPTIED},
-        None,
+        "observer-new-operand",
     ),
     "class-swapped-after-the-read-by-a-locals-key-eq": (
         {"app.py": ORIG + SWAPPED + "\n\ndef add(a, b):\n    return _planted(_orig_add(a, b))\n"},
-        None,
+        "a namespace a comparison's operand was read from held a key no str",
     ),
 }
 # name -> (`app.py` on `EVENS`, the finding that stops it, None for a hole)
 CONTAINED: dict[str, tuple[str, str | None]] = {
     "item-swapped-after-the-read-by-a-locals-key-eq": (
         ORIG_EVENS + SWAPPED + "\n\ndef evens(n):\n    return _orig_evens(n) + [_planted(n)]\n",
-        None,
+        "a namespace a comparison's operand was read from held a key no str",
     ),
     "item-swapped-after-the-read-by-a-key-of-the-observers-globals": (
         ORIG_EVENS + GLOBALS_KEY,
-        None,
+        # the key is never asked (no name looked up in the observer's globals): no swap, red
+        "fix attempts were used",
     ),
     "always-equal-item-placed-past-max-rest": (
         ORIG_EVENS
@@ -323,23 +338,10 @@ CONTAINED: dict[str, tuple[str, str | None]] = {
 }
 # the rows of `CONTAINED` run on the test comparing two lists with `==` (`EVENS_EQUAL_TEST`)
 EQUAL = ("item-swapped-after-the-read-by-a-key-of-the-observers-globals",)
-# name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    name: "a key of the body's locals dictionary runs in the interpreter's copy back"
-    " (PyFrame_LocalsToFast) after the observer's read, and swaps the operand's class"
-    for name in (
-        "class-swapped-after-the-read-by-a-locals-key-eq",
-        "item-swapped-after-the-read-by-a-locals-key-eq",
-    )
-}
-WHY["deciders-emptied-through-the-trace-functions-globals"] = (
-    "the observer's DECIDERS, a dict its shape reader holds, is reached through the trace"
-    " function's __globals__ and emptied for ==: any type reads as a built-in's own"
-)
-WHY[EQUAL[0]] = (
-    "a key of the observer's shapes module's globals runs at shape's lookup of the builtin set"
-    " as it reads the second operand, after the first, and swaps its item's class"
-)
+# name -> why the hole is open (a strict xfail each until fixed): none since the lead's fix
+# (`tests/observe/test_unreachable.py`: no table the observer reads is writable, no name is
+# looked up in a module's globals as a body runs, a namespace holding a key no str is tampering)
+WHY: dict[str, str] = {}
 
 
 def _evens_repo(tmp_path: Path, name: str) -> Path:
