@@ -80,8 +80,9 @@ class Operand(BaseModel, frozen=True):
 
 class Compared(BaseModel, frozen=True):
     """A comparison a test's body made (the frame of its own code, not a helper's): the test,
-    the line of the body it was at, its operator (`==`, `<`..., `in`, `not in`) and the two
-    operands (a containment's item, then its container)."""
+    the line of the body it was at, its operator (`==`, `<`..., `in`, `not in`; "bool" for a
+    truth test, `assert r`, `fixbot.observe.truth`) and the two operands (a containment's item,
+    then its container; a truth test's one)."""
 
     test: str
     line: int

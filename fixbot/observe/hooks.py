@@ -32,9 +32,11 @@ def call_hooks(
     The observer's trace function (`operands.tracer`) follows the watched body's frame alone
     and streams the operands of each comparison it makes (`op`); for every test, the
     comparison its body's failing assertion made is streamed by `pytest_assertrepr_compare`
-    (`failed.failed_hook`, `fail`), which needs the test being called. `parts` holds the
-    observer's modules this uses (`calls`, `watch`, `bodies`, `integrity`, `operands`,
-    `failed`, `shapes`), read once, here."""
+    (`failed.failed_hook`, `fail`), which needs the test being called, and the truth test of
+    its failing bare assertion (`assert r`) by `pytest_runtest_makereport`
+    (`truth.failed_truth_hook`). `parts` holds the observer's modules this uses (`calls`,
+    `watch`, `bodies`, `integrity`, `operands`, `failed`, `shapes`, `truth`), read once,
+    here."""
     calls, profiler, bodies, integrity = parts.calls, parts.watch, parts.bodies, parts.integrity
     operands, shapes = parts.operands, parts.shapes
     setprofile, getprofile = sys.setprofile, sys.getprofile
@@ -43,10 +45,13 @@ def call_hooks(
     # object whose hash is that control event, would restart the call's notes)
     hook = [c for c in sys._getframe().f_code.co_consts if _named(c, "pytest_runtest_call")]
     profile = profiler.watcher(send, frozenset(id(c) for c in hook))  # its notes its own
-    shape = shapes.shape_reader(bodies._comparison_digest)
+    # an operand's shape; a truth test's (op "bool", `truth.py`) its truth's
+    digest, truth = bodies._comparison_digest, parts.truth
+    shape = truth.joined(shapes.shape_reader(digest), truth.truth_reader(digest))
     trace = operands.tracer(send, shape, frozenset(id(c) for c in hook))
     current: list[Any] = [None, None]  # the test being called, its body's code
     failed = parts.failed.failed_hook(send, shape, current)
+    failed_truth = truth.failed_truth_hook(send, shape, _code_of, calls._innermost)
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send, calls)
     native = object()  # what `watched_function` gives for a test with no Python function
@@ -153,7 +158,7 @@ def call_hooks(
             _tampered(item.nodeid, "the observer's profile function was removed while it ran")
         _report(item, notes, root)
 
-    return [pytest_runtest_call, failed]
+    return [pytest_runtest_call, failed, failed_truth]
 
 
 def _code_of(

@@ -6,9 +6,9 @@ its type (`shapes.py`, given to these functions as `shape`), which fixbot compar
 when a value of a type the start's run did not compare there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
-Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`
-and `library` parts alone; what its functions use is held as positional defaults, made once at
-load (the code under test shares the process and can reach a closure cell).
+Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`,
+`truth` and `library` parts alone; what its functions use is held as positional defaults, made
+once at load (the code under test shares the process and can reach a closure cell).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ def _sibling(name: str) -> Any:
 
 shapes = _sibling("shapes")  # the shape of an operand's type
 bytecode = _sibling("bytecode")  # the body's instructions and line starts, read without `dis`
+truth = _sibling("truth")  # a body's truth tests (`assert r`), read as comparisons (op "bool")
 DECIDERS = shapes.DECIDERS  # the rich comparisons and containment, each with its dunders
 SIDES = shapes.SIDES  # the op each operand of a containment is read as (item, container)
 # the standard library's comparison dunders that decide for a type `shapes` read as its own
@@ -100,6 +101,10 @@ def operand_sources(
                 found[instruction[0]] = compared
         last = (last[1], instruction)
     return found
+
+
+# what the trace function reads of a body: its comparisons and truth tests (op "bool", one shape)
+READ = truth.with_truths(operand_sources)
 
 
 def _keyed(place: Any, _type: Any = type, _str: Any = str, _any: Any = any) -> bool:
@@ -193,7 +198,7 @@ def tracer(
 ) -> Callable[[Any, str, Any], Any]:
     """The observer's trace function (`trace(frame, event, arg)`), made once: set around a
     watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
-    instruction (`f_trace_opcodes`), and at each comparison found by `operand_sources`
+    instruction (`f_trace_opcodes`), and at each comparison or truth test `READ` finds
     streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
     distinct (line, operator, shapes), `MAX_OPS` at most; the first comparison past them
     streams `{"k": "full", "id": test}` (those past it went unseen). Its local trace function
@@ -223,7 +228,7 @@ def tracer(
         _gettrace: Any = sys.gettrace,
         _settrace: Any = sys.settrace,
         _id: Any = id,
-        _sources: Any = operand_sources,
+        _sources: Any = READ,
         _note: Any = note,
         _decided: Any = decided,
         _bool: Any = bool,
@@ -325,9 +330,11 @@ def _streamer(
         if values is None:  # not bound: the comparison raises
             return
         sides = _sides.get(op, (op, op))
-        shapes = [_shape(values[0], sides[0]), _shape(values[1], sides[1])]
-        both = shapes[0]["c"] is True and shapes[1]["c"] is True
-        _notes[6] = (frame.f_lasti, both, "py" in shapes[0] or "py" in shapes[1])
+        shapes = [_shape(values[0], sides[0])]
+        if _len(values) > 1:  # a truth test's (op "bool") has one
+            shapes.append(_shape(values[1], sides[1]))
+        both = shapes[0]["c"] is True and shapes[-1]["c"] is True
+        _notes[6] = (frame.f_lasti, both, "py" in shapes[0] or "py" in shapes[-1])
         key = (line, op, *(_tuple(s.values()) for s in shapes))
         if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
             return

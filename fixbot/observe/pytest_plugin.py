@@ -8,9 +8,10 @@ parts are copied beside it (`<module>_bodies`: a digest of each test's body and 
 around its call; `<module>_hooks`: the hook around a test's call; `<module>_collection`: the
 hooks of a session's start, its collection and its plugins; `<module>_operands`: what a test's
 body compared, each operand's type read by `<module>_shapes` (the standard library's
-Python comparisons by `<module>_library`); `<module>_calls`: what a watched
-test's call did; `<module>_watch`: the profile function that sees it, with `<module>_classes`
-and `<module>_bracket` (the body's locals around each call it makes, 3.13 and later);
+Python comparisons by `<module>_library`, a truth test's by `<module>_truth`);
+`<module>_calls`: what a watched test's call did; `<module>_watch`: the profile function that
+sees it, with `<module>_classes` and `<module>_bracket` (the body's locals around each call it
+makes, 3.13 and later);
 `<module>_integrity`: what it captures at load and compares later; `<module>_identities`: what
 it is made of; `<module>_sender`: the writing end of its channel; `<module>_reach`: its audit
 hook).
@@ -137,6 +138,7 @@ collection = _sibling("collection")  # the hooks of a session's start, its colle
 operands = _sibling("operands")  # what a test's body compared
 failed = _sibling("failed")  # what a test's failing assertion compared
 shapes = _sibling("shapes")  # the shape of a compared operand's type
+truth = _sibling("truth")  # a bare assertion's truth test, read as a comparison
 # the parts the hooks of the observer's other parts use, given to them
 _PARTS = SimpleNamespace(
     calls=calls,
@@ -146,6 +148,7 @@ _PARTS = SimpleNamespace(
     operands=operands,
     failed=failed,
     shapes=shapes,
+    truth=truth,
 )
 
 
@@ -156,7 +159,7 @@ def _parts() -> list[ModuleType]:
     here = sys.modules[__name__]
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("classes"), _sibling("bracket")]
-    return [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed]
+    return [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

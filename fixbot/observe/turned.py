@@ -41,9 +41,17 @@ assertion; docs/SECURITY.md).
 A containment (`x in y`, `not in`) is judged as a rich comparison is: the item's shape read as
 `==`'s operand, the container's by its `__contains__` and its items (`shapes.SIDES`).
 
-Outside the rule: a test whose start failure was no comparison of its body (an exception, an
-`assert x` of a value's truth, a helper's assertion), or an identity (`is`); a test whose file
-the fix changed.
+A bare assertion of a value's truth (`assert r`, `assert not r`, `assert f(x)`: op "bool",
+`fixbot.observe.truth`) is judged as a comparison is, against the truth tests seen at its line
+alone: the operand's shape is its truth's, a built-in's own where asking it runs no code (a
+`bool`, `None`, a number, a built-in container's length, or a type with neither `__bool__` nor
+`__len__`, a dataclass's instance); a class with a `__bool__` or `__len__` of its own (a Python
+function, or C made to answer so: `True.__bool__`) that the start's run did not test there is
+new.
+
+Outside the rule: a test whose start failure was no comparison or truth test of its body (an
+exception, a helper's assertion, a truth test of an expression that is no name: pytest names
+the calls and attributes it asserts), or an identity (`is`); a test whose file the fix changed.
 """
 
 from __future__ import annotations
@@ -63,31 +71,35 @@ def new_operands(
     if start is None:
         return []
     found = []
-    for (test, line), kinds in sorted(_known(start, watched).items()):
+    for (test, line, truth), kinds in sorted(_known(start, watched).items()):
         if not _edited(last, test, files):
-            found += _judged(test, line, kinds, last)
+            found += _judged(test, line, kinds, last, truth)
     return found
 
 
 Kind = tuple[str, str, str]  # an operand's type, owner and digest of its comparison's code
+TRUTH = "bool"  # the op of a truth test (`assert r`: `fixbot.observe.truth`)
 
 
-def _known(start: Observation, watched: set[str]) -> dict[tuple[str, int], set[Kind]]:
-    """(test, line) -> the (type, owner, code) of each operand, none a built-in's own
-    comparison, that the start's run compared at the comparison each watched test's body
-    failed at."""
-    known: dict[tuple[str, int], set[Kind]] = {}
+def _known(start: Observation, watched: set[str]) -> dict[tuple[str, int, bool], set[Kind]]:
+    """(test, line, whether a truth test) -> the (type, owner, code) of each operand, none a
+    built-in's own comparison, that the start's run compared at the comparison (or truth test)
+    each watched test's body failed at."""
+    known: dict[tuple[str, int, bool], set[Kind]] = {}
     for failed in start.failed_at:
         if failed.test in watched:
-            kinds = known.setdefault((failed.test, failed.line), set())
+            kinds = known.setdefault((failed.test, failed.line, failed.op == TRUTH), set())
             kinds.update((o.type, o.owner, o.code) for o in failed.operands if not o.c)
     return known
 
 
-def _judged(test: str, line: int, kinds: set[Kind], last: Observation) -> list[str]:
-    """The finding (none or one) for `test`'s comparison at `line`, where the start's run
-    compared `kinds`, as the verifying run `last` saw it."""
-    seen = [c for c in last.compared if c.test == test and c.line == line]
+def _judged(
+    test: str, line: int, kinds: set[Kind], last: Observation, truth: bool = False
+) -> list[str]:
+    """The finding (none or one) for `test`'s comparison at `line` (its truth test, `truth`),
+    where the start's run compared `kinds`, as the verifying run `last` saw it: a comparison
+    is judged by the comparisons seen there, a truth test by the truth tests."""
+    seen = _seen_at(last, test, line, truth)
     new = sorted(
         {
             _named(o.type, o.owner)
@@ -95,20 +107,29 @@ def _judged(test: str, line: int, kinds: set[Kind], last: Observation) -> list[s
             if (o.type, o.owner, o.code) not in kinds
         }
     )
+    what = "truth test" if truth else "comparison"
     if new:
         return [
-            f"observer-new-operand: {test}: its comparison at line {line}, where the start's"
+            f"observer-new-operand: {test}: its {what} at line {line}, where the start's"
             " run failed, was decided by a type that run did not compare there (or whose"
             " comparison's code the fix changed), whose comparison is no built-in's own:"
             f" {', '.join(new[:3])}"
         ]
     if not seen and _unseen(test, last):
         return [
-            f"observer-new-operand: {test}: passed with no comparison seen at line {line},"
+            f"observer-new-operand: {test}: passed with no {what} seen at line {line},"
             " where the start's run failed at one (the line was not reached, or the"
             " observer's trace function was removed)"
         ]
     return []
+
+
+def _seen_at(last: Observation, test: str, line: int, truth: bool) -> list[Compared]:
+    """The comparisons (or, `truth`, the truth tests) the verifying run `last` saw `test`'s
+    body make at `line`."""
+    return [
+        c for c in last.compared if c.test == test and c.line == line and (c.op == TRUTH) == truth
+    ]
 
 
 def _undecided(seen: list[Compared]) -> list[Operand]:

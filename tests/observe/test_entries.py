@@ -25,7 +25,7 @@ def _control(trace: Any, event: str, arg: Any = None) -> Any:
 
 def _run(body: Any, *args: Any) -> list[dict[str, Any]]:
     """What a fresh trace function of the observer's streams while `body(*args)` runs, the
-    body's code being `_body`'s."""
+    body's code being `_body`'s, but for its truth tests (op "bool": `_body`'s `if how`)."""
     sent: list[dict[str, Any]] = []
     trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
     _control(trace, "begin", ("t::x", _body.__code__, None))
@@ -36,7 +36,7 @@ def _run(body: Any, *args: Any) -> list[dict[str, Any]]:
     finally:
         sys.settrace(previous)
     _control(trace, "end")
-    return sent
+    return [r for r in sent if r.get("op") != "bool"]
 
 
 class _Told:

@@ -19,10 +19,13 @@ from typing import Any
 
 import pytest
 
-from fixbot.observe import bodies, channel, failed, library, operands, shapes, watch
+from fixbot.observe import bodies, channel, failed, library, operands, shapes, truth, watch
 
 OURS = "fixbot.observe."
-SHAPE = shapes.shape_reader(bodies._comparison_digest)
+# the shape reader as the plugin makes it (`hooks.call_hooks`): an operand's, a truth test's
+SHAPE = truth.joined(
+    shapes.shape_reader(bodies._comparison_digest), truth.truth_reader(bodies._comparison_digest)
+)
 MUTABLE = (dict, list, set, bytearray)
 LOOKUPS = ("LOAD_GLOBAL", "LOAD_NAME")  # a name looked up in a module's globals or builtins
 
@@ -34,7 +37,7 @@ def _handed_out() -> list[Any]:
     trace = operands.tracer(lambda record: None, SHAPE, frozenset())
     profile = watch.watcher(lambda record: None, frozenset())
     hook = failed.failed_hook(lambda record: None, SHAPE, [None, None])
-    return [trace, profile, hook]
+    return [trace, profile, hook]  # (the truth hook runs as pytest reports, after the body)
 
 
 def _cells(function: types.FunctionType) -> Iterator[Any]:

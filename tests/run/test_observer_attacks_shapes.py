@@ -25,8 +25,8 @@ Legitimate fixes (`fixed`, nothing observed): `x in result` made true by a `list
 `dict` of built-ins (a `dict` whose values are a dataclass's instances: containment reads a
 mapping's keys alone).
 
-Not here (left): a start failure of `assert x` / `assert not x` /
-`assert f(x)` (a value's truth); see docs/SECURITY.md.
+Not here: a start failure of `assert x` / `assert not x` / `assert f(x)` (a value's truth),
+`tests/run/test_observer_attacks_truth.py`.
 """
 
 from __future__ import annotations
