@@ -115,13 +115,17 @@ def _value_types() -> tuple[Any, ...]:
 
 def _containers() -> tuple[tuple[Any, tuple[Any, bool]], ...]:
     """The containers whose own comparison asks their items' (`CONTAINERS`, and
-    `collections.OrderedDict` and `collections.deque`, C types of the standard library), each
-    with the C function that reads its items as its comparison does (a subclass's own
-    `__iter__` is not asked) and whether those are (key, value) pairs."""
+    `collections.OrderedDict` and `collections.deque`, C types of the standard library, and a
+    dictionary's views `dict.keys()` and `dict.items()`, whose containment and
+    set-like comparison ask the dictionary's keys or values, round 13), each with the C
+    function that reads its items as its comparison does (a subclass's own `__iter__` is not
+    asked) and whether those are (key, value) pairs."""
     import collections
 
     keyed = (dict.items, True)
+    views: tuple[Any, ...] = (type({}.keys()), type({}.items()))
     return (
+        *((view, (view.__iter__, False)) for view in views),
         (list, (list.__iter__, False)),
         (tuple, (tuple.__iter__, False)),
         (set, (set.__iter__, False)),
@@ -256,10 +260,13 @@ def _rest_reader() -> Callable[[Any, Any, bool, list[Any]], bool]:
     unread past `MAX_ITEMS` (the `entry` it stopped at, the rest of its iterator `entries`,
     `keyed` where each is a (key, value) pair, and the holders left on `stack`, each
     `(holder, (walk, keyed), depth, only)`) are each of an exact value type (`_value_types`,
-    by identity, read through `type`): then what is unread can hold nothing whose comparison
-    is no built-in value type's own, and the container is judged by what was read. False
-    where one is of any other type (a container, a class's instance: a caller-told object
-    placed past the bound), a holder is unreadable, or more than `MAX_REST` are left."""
+    by identity, read through `type`) or an exact `list`, `tuple`, `set` or `frozenset`
+    holding such items (read through its own C iteration, `MAX_DEPTH` deep: round 13's
+    `(str, int)` pairs past the bound): then what is unread can hold nothing whose
+    comparison is no built-in value type's own, and the container is judged by what was read.
+    False where one is of any other type (a dict, a class's instance: a caller-told object
+    placed past the bound), a holder is unreadable, more than `MAX_REST` items are left (those
+    inside the containers counted), or containers nest past `MAX_DEPTH`."""
     values = _value_types()
 
     def rest(
@@ -271,19 +278,28 @@ def _rest_reader() -> Callable[[Any, Any, bool, list[Any]], bool]:
         _id: Any = id,
         _values: frozenset[int] = frozenset(id(kind) for kind in values),
         _held: tuple[Any, ...] = values,  # the value types alive while their ids are held
+        _boxes: frozenset[int] = frozenset(id(kind) for kind in (list, tuple, set, frozenset)),
         _most: int = MAX_REST,
+        _deep: int = MAX_DEPTH,
     ) -> bool:
-        left = [((entry,), keyed), (entries, keyed)]  # the entry stopped at, then the rest
-        left += [(walk(holder), kind) for holder, (walk, kind), _, _ in stack]
+        # the entry stopped at, the rest, the holders left: each (items, pairs, depth)
+        left = [((entry,), keyed, 0), (entries, keyed, 0)]
+        left += [(walk(holder), kind, 0) for holder, (walk, kind), _, _ in stack]
         seen = 0
-        for items, pairs in left:
+        while left:
+            items, pairs, depth = left.pop()
             if items is None:
                 return False
             for one in items:
                 for item in one if pairs else (one,):
                     seen += 1
-                    if seen > _most or _id(_type(item)) not in _values:
+                    kind = _id(_type(item))
+                    if seen > _most or (kind not in _values and kind not in _boxes):
                         return False
+                    if kind in _boxes:  # an exact built-in container: its items, deeper
+                        if depth >= _deep:
+                            return False
+                        left.append((item, False, depth + 1))
         return True
 
     return rest

@@ -37,6 +37,10 @@ class _Always:
         return True
 
 
+class _Pair(tuple):  # type: ignore[type-arg]
+    """A tuple subclass (its class's own `__eq__` could be anything)."""
+
+
 @dataclasses.dataclass
 class _Row:
     """A class the project made (its `__eq__` Python), held as a mapping's value."""
@@ -61,8 +65,16 @@ def test_past_the_item_bound_a_rest_of_value_types_is_a_built_ins_own_a_told_one
     assert SHAPE([[1] * shapes.MAX_ITEMS, [2, 3]], "==")["c"] is True
     assert SHAPE([[1] * shapes.MAX_ITEMS, [2, _Told()]], "==")["c"] is False
     assert SHAPE([[1] * (shapes.MAX_ITEMS + 5), [2, 3], [[_Told()]]], "==")["c"] is False
-    # a container in the rest is read no further: never a built-in's own
-    assert SHAPE([*range(shapes.MAX_ITEMS), [1]], "==")["c"] is False
+    # an exact built-in list, tuple, set or frozenset in the rest is read through, its items
+    # counted (round 13's `(str, int)` pairs past the bound); a told item inside one, a dict,
+    # a tuple subclass, or containers nested past `MAX_DEPTH` are not a built-in's own
+    for held in ([1], ("w150", 150), {2}, frozenset({(3, "x")})):
+        assert SHAPE([*range(shapes.MAX_ITEMS), held], "==")["c"] is True, held
+    deep: Any = 1
+    for _ in range(shapes.MAX_DEPTH + 1):
+        deep = [deep]
+    for held in ([_Told()], ("w", _Told()), {1: 2}, _Pair((1, 2)), deep):
+        assert SHAPE([*range(shapes.MAX_ITEMS), held], "==")["c"] is False, held
     # past the rest's own bound, never a built-in's own
     assert SHAPE(list(range(shapes.MAX_ITEMS + shapes.MAX_REST + 2)), "==")["c"] is False
 
@@ -78,6 +90,11 @@ def test_a_containers_shape_as_a_containment_names_its_contains_and_its_items() 
     assert told["c"] is False and told["o"] == "list.__contains__"
     assert "._Told ~ _Told.__eq__" in told["t"]
     assert SHAPE({_Told(): 1}, "in")["c"] is False  # a key's `==` is asked
+    # a dictionary's keys and items views: their keys' (and values') `==` decide (round 13)
+    assert SHAPE({"a": 1}.keys(), "in") == {"t": "builtins.dict_keys[builtins.str]", "c": True}
+    assert SHAPE({"a": 1}.items(), "==")["c"] is True
+    assert SHAPE({_Told(): 1}.keys(), "in")["c"] is False
+    assert SHAPE({1: _Told()}.items(), "in")["c"] is False
     # the item is read as `==`'s operand: an int is a built-in's own, a told one not
     assert shapes.SIDES["in"] == ("==", "in") and shapes.SIDES["not in"] == ("==", "not in")
     assert SHAPE(3, "==")["c"] is True and SHAPE(_Told(), "==")["c"] is False
