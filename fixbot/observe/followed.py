@@ -1,0 +1,249 @@
+"""The verdict follows the instruction: after a watched body's comparison whose operands the
+observer read as built-ins' own (`fixbot.observe.operands`, shapes `c`: their comparison runs no
+code of anyone's), the observer learns what the instruction decided, with no code of the
+project's running, and holds it against what the values it read decide.
+
+Why: the observer reads a comparison's operands at the `opcode` event before its `COMPARE_OP`
+or `CONTAINS_OP` runs, inside its own Python code, where the interpreter runs pending signal
+handlers and hands the GIL to other threads. A handler (`signal.setitimer`) or a thread of the
+project's can assign an operand another class after the read (one whose `__eq__` is a C
+callable, `staticmethod(id)`: no Python frame, so no `call` event for `operands._decider`) and
+put it back after the instruction: the read said `4 == 5` of built-ins, the instruction decided
+otherwise.
+
+How the instruction's answer is read (`followers`, from the body's code as `bytecode.py` reads
+it): where the comparison's result is stored (`STORE_FAST`, or 3.13's `STORE_FAST_LOAD_FAST`:
+pytest's rewritten `@py_assertN = left == right`), the stored local itself, at the opcode event
+after the store (read through the frame's own accessor, as `operands._values` reads, its type
+through `type`: C); where it is popped by a conditional jump (`POP_JUMP_IF_TRUE`/`FALSE`,
+3.11's `POP_JUMP_FORWARD_IF_*`/`BACKWARD_IF_*`; 3.13's `COMPARE_OP` with its to-bool flag), the
+way the jump went: the offset of the opcode event after it (the instruction after the jump:
+not taken). Any other use of the result (returned, passed to a call) is not followed.
+
+What the values read decide (`expected`, at the read, before their shapes are read, with the
+collector held off): the comparison itself where both operands are of exact immutable value types
+(`VALUES`: an `int`'s or a `str`'s class cannot be assigned nor its value changed, so the answer is
+the same at the read and at the instruction), identity where one is of a class whose deciding
+dunders (`shapes.DECIDERS`, found through the method resolution order with `type`'s own C accessors)
+are `object`'s own, the other of such a class or a value type (`==`, `!=`); no answer otherwise (a
+container, a subclass of a value type: their types are still compared). A comparison followed is
+`tampered` (once per call) where its stored result is no exact `bool` (a built-in's own comparison
+answers one), where the answer it gave differs from the one the values read decide, or where an
+operand's type is not the one read (`type`, at both events after the instruction).
+
+Copied beside the plugin as `<module>_followed` and loaded with it, inside the project's own
+Python (3.8 or later). It imports the standard library and the observer's `bytecode` and
+`shapes` parts alone; what its functions use is held as positional defaults, made once at load.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import operator
+from collections.abc import Callable
+from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_followed`), or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module.rsplit("_", 1)[0] + "_" + name
+    )
+
+
+bytecode = _sibling("bytecode")  # the body's instructions, read without `dis`
+shapes = _sibling("shapes")  # the dunders deciding each comparison
+
+# the exact types whose instances are immutable and whose comparison runs no code: the value
+# types `shapes` trusts but `bytearray` (its bytes can change between the read and the
+# instruction), held by identity
+VALUES = tuple(kind for kind in shapes._value_types() if kind is not bytearray)
+VALUE_IDS = frozenset(id(kind) for kind in VALUES)
+OBJECTS = dict(vars(object))  # `object`'s own dunders, by name
+# each comparison the observer reads, as a C function of the two operands (left, right)
+OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+    "in": lambda item, box: operator.contains(box, item),
+    "not in": lambda item, box: not operator.contains(box, item),
+}
+# the conditional jumps that pop a comparison's result, each with whether it jumps on True
+JUMPS = {
+    "POP_JUMP_IF_TRUE": True,
+    "POP_JUMP_IF_FALSE": False,
+    "POP_JUMP_FORWARD_IF_TRUE": True,
+    "POP_JUMP_FORWARD_IF_FALSE": False,
+    "POP_JUMP_BACKWARD_IF_TRUE": True,
+    "POP_JUMP_BACKWARD_IF_FALSE": False,
+}
+STORES = frozenset({"STORE_FAST", "STORE_FAST_LOAD_FAST"})
+TAMPERED = "a comparison read as built-ins' own decided otherwise than the values read"
+
+
+def followers(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _jumps: dict[str, bool] = JUMPS,
+    _stores: frozenset[str] = STORES,
+    _local: Any = bytecode._local,
+    _len: Any = len,
+) -> dict[int, tuple[int, str, Any]]:
+    """`{offset: (step, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
+    result the next instruction (at offset `step`) pops: `kind` "jump" (`what`: the offset of
+    the instruction after the jump, reached where it is not taken, and whether it jumps on True)
+    or "store" (`what`: the local's name it stores). Others are left out."""
+    found: dict[int, tuple[int, str, Any]] = {}
+    listed = _instructions(code)
+    for n in range(_len(listed) - 1):
+        offset, name, _ = listed[n]
+        if name != "COMPARE_OP" and name != "CONTAINS_OP":
+            continue
+        step, after, arg = listed[n + 1]
+        if after in _jumps and n + 2 < _len(listed):
+            found[offset] = (step, "jump", (listed[n + 2][0], _jumps[after]))
+        elif after in _stores:
+            stored = arg[0] if after == "STORE_FAST_LOAD_FAST" else _local(code, "LOAD_FAST", arg)
+            found[offset] = (step, "store", stored)
+    return found
+
+
+def _object_own(
+    kind: Any,
+    dunders: tuple[str, ...],
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _dict: Any = type.__dict__["__dict__"].__get__,
+    _flags: Any = type.__dict__["__flags__"].__get__,
+    _type: Any = type,
+    _str: Any = str,
+    _own: dict[str, Any] = OBJECTS,
+    _heap: int = 1 << 9,
+) -> bool:
+    """Whether each of `dunders` is `object`'s own for instances of `kind` (found through its
+    method resolution order, read with `type`'s own C accessors; a class's key that is no exact
+    `str` answers False: its lookup would run code)."""
+    for dunder in dunders:
+        for klass in _mro(kind):
+            members = _dict(klass)
+            if _flags(klass) & _heap:
+                for key in members:
+                    if _type(key) is not _str:
+                        return False
+            if dunder in members:
+                if members[dunder] is not _own.get(dunder):
+                    return False
+                break
+    return True
+
+
+def expected(
+    op: str,
+    values: list[Any],
+    kinds: tuple[Any, Any],
+    _values: frozenset[int] = VALUE_IDS,
+    _held: tuple[Any, ...] = VALUES,  # the value types alive while their ids are held
+    _operators: dict[str, Any] = OPERATORS,
+    _deciders: dict[str, tuple[str, ...]] = shapes.DECIDERS,
+    _object_own: Any = _object_own,
+    _id: Any = id,
+    _bool: Any = bool,
+) -> bool | None:
+    """What `op` decides of `values` (left, right) read as built-ins' own, whose exact types
+    are `kinds`: the comparison run on them where both types are `VALUES` (no code of anyone's
+    runs), identity for `==` and `!=` where one class's deciding dunders are `object`'s own and
+    the other's too or the other is a value type (its own answers `NotImplemented`);
+    None where it cannot be told so or it raises (the instruction raises too)."""
+    left, right = values
+    if _id(kinds[0]) in _values and _id(kinds[1]) in _values:
+        try:
+            answer: bool = _bool(_operators[op](left, right))
+            return answer
+        except Exception:  # an ordering of two kinds that have none: the instruction raises
+            return None
+    if op not in ("==", "!="):
+        return None
+    # `object`'s own on one side, `object`'s own or a value type's on the other (which answers
+    # `NotImplemented` for an instance of a class of no value type): identity decides
+    own = [_id(kind) in _values or _object_own(kind, _deciders[op]) for kind in kinds]
+    if own[0] and own[1]:
+        return (left is right) if op == "==" else (left is not right)
+    return None
+
+
+def follower(
+    notes: list[Any], send: Callable[[dict[str, Any]], None]
+) -> tuple[Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None], Callable[[Any], None]]:
+    """`(plan, follow)` over the observer's trace function's `notes` (`operands.tracer`: the
+    test, ..., `notes[7]` the comparison being followed, `notes[8]` the body's `followers`).
+    `plan(frame, decided, values, kinds)`, at the read of a comparison whose operands are
+    built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both read
+    before their shapes), notes it to be followed; `follow(frame)`, at each
+    later `opcode` event of the body's frame while one is noted (with the collector held off),
+    reads what the instruction decided and streams `{"k": "tampered", "id": test, "what":
+    TAMPERED}` once per call where it is not what was read."""
+
+    def plan(
+        frame: Any,
+        decided: bool | None,
+        values: list[Any],
+        kinds: tuple[Any, Any],
+        _notes: list[Any] = notes,
+    ) -> None:
+        found = _notes[8].get(frame.f_lasti)
+        if found is None:
+            _notes[7] = None
+            return
+        step, kind, what = found
+        _notes[7] = [step, kind, what, decided, values, kinds, 0]
+
+    def follow(
+        frame: Any,
+        _notes: list[Any] = notes,
+        _send: Any = send,
+        _type: Any = type,
+        _bool: Any = bool,
+    ) -> None:
+        step, kind, what, decided, values, kinds, stage = _notes[7]
+        if _type(values[0]) is not kinds[0] or _type(values[1]) is not kinds[1]:
+            told = False  # a class changed under the comparison
+        elif stage == 0:  # the event of the instruction after the comparison, or another's
+            if frame.f_lasti == step:
+                _notes[7][6] = 1
+            else:  # the comparison raised: nothing to follow
+                _notes[7] = None
+            return
+        elif kind == "jump":  # the jump ran: where it went says the result's truth
+            jumped = frame.f_lasti != what[0]
+            told = decided is None or decided == (jumped if what[1] else not jumped)
+        else:  # the result stored, read from the frame: a built-in's own answers a bool
+            place = frame.f_locals
+            result = place[what] if what in place else None  # noqa: SIM401 (a proxy on 3.13)
+            told = _type(result) is _bool and (decided is None or result is decided)
+        _notes[7] = None
+        if not told and _notes[0] and "followed" not in _notes[4]:
+            _notes[4].add("followed")
+            _send({"k": "tampered", "id": _notes[0], "what": TAMPERED})
+
+    def held(
+        frame: Any,
+        _follow: Any = follow,
+        _isenabled: Any = gc.isenabled,
+        _disable: Any = gc.disable,
+        _enable: Any = gc.enable,
+    ) -> None:
+        """`follow` with the collector held off (its state put back after)."""
+        enabled = _isenabled()
+        _disable()
+        try:
+            _follow(frame)
+        finally:
+            if enabled:
+                _enable()
+
+    return plan, held
