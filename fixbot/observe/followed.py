@@ -87,30 +87,42 @@ STORES = frozenset({"STORE_FAST", "STORE_FAST_LOAD_FAST"})
 TAMPERED = "a comparison read as built-ins' own decided otherwise than the values read"
 
 
+def _run(listed: list[tuple[int, str, Any]], n: int) -> tuple[frozenset[int], int]:
+    """The offsets at which the instruction `listed[n]` (`bytecode.instructions`) may get its
+    `opcode` event (its `EXTENDED_ARG` prefixes' and its own), and its index past them."""
+    at = n
+    while at < len(listed) - 1 and listed[at][1] == "EXTENDED_ARG":
+        at += 1
+    return frozenset(listed[k][0] for k in range(n, at + 1)), at
+
+
 def followers(
     code: Any,
     _instructions: Any = bytecode.instructions,
+    _run: Any = _run,
     _jumps: dict[str, bool] = JUMPS,
     _stores: frozenset[str] = STORES,
     _local: Any = bytecode._local,
     _len: Any = len,
-) -> dict[int, tuple[int, str, Any]]:
-    """`{offset: (step, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
-    result the next instruction (at offset `step`) pops: `kind` "jump" (`what`: the offset of
-    the instruction after the jump, reached where it is not taken, and whether it jumps on True)
-    or "store" (`what`: the local's name it stores). Others are left out."""
-    found: dict[int, tuple[int, str, Any]] = {}
+) -> dict[int, tuple[frozenset[int], str, Any]]:
+    """`{offset: (steps, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
+    result the next instruction pops (its event at one of `steps`: its offset, or one of its
+    `EXTENDED_ARG` prefixes'): `kind` "jump" (`what`: the offsets of the instruction after the
+    jump, reached where it is not taken, and whether it jumps on True) or "store" (`what`: the
+    local's name it stores). Others are left out."""
+    found: dict[int, tuple[frozenset[int], str, Any]] = {}
     listed = _instructions(code)
     for n in range(_len(listed) - 1):
         offset, name, _ = listed[n]
         if name != "COMPARE_OP" and name != "CONTAINS_OP":
             continue
-        step, after, arg = listed[n + 1]
-        if after in _jumps and n + 2 < _len(listed):
-            found[offset] = (step, "jump", (listed[n + 2][0], _jumps[after]))
+        steps, at = _run(listed, n + 1)
+        _, after, arg = listed[at]
+        if after in _jumps and at + 1 < _len(listed):
+            found[offset] = (steps, "jump", (_run(listed, at + 1)[0], _jumps[after]))
         elif after in _stores:
             stored = arg[0] if after == "STORE_FAST_LOAD_FAST" else _local(code, "LOAD_FAST", arg)
-            found[offset] = (step, "store", stored)
+            found[offset] = (steps, "store", stored)
     return found
 
 
@@ -212,14 +224,14 @@ def follower(
         step, kind, what, decided, values, kinds, stage = _notes[7]
         if _type(values[0]) is not kinds[0] or _type(values[1]) is not kinds[1]:
             told = False  # a class changed under the comparison
-        elif stage == 0:  # the event of the instruction after the comparison, or another's
-            if frame.f_lasti == step:
-                _notes[7][6] = 1
-            else:  # the comparison raised: nothing to follow
-                _notes[7] = None
+        elif frame.f_lasti in step:  # the instruction after the comparison (or its prefix's)
+            _notes[7][6] = 1
+            return
+        elif stage == 0:  # another's: the comparison raised, nothing to follow
+            _notes[7] = None
             return
         elif kind == "jump":  # the jump ran: where it went says the result's truth
-            jumped = frame.f_lasti != what[0]
+            jumped = frame.f_lasti not in what[0]
             told = decided is None or decided == (jumped if what[1] else not jumped)
         else:  # the result stored, read from the frame: a built-in's own answers a bool
             place = frame.f_locals

@@ -156,8 +156,9 @@ def test_each_comparisons_follower_is_read_from_the_code() -> None:
     assert [(kind, what) for _, kind, what in stored.values()] == [("store", "result")]
     jumped = followed.followers(_jumped.__code__)
     assert [kind for _, kind, _ in jumped.values()] == ["jump"]
-    ((step, _, (after, on_true)),) = jumped.values()
-    assert after > step and on_true is (sys.version_info < (3, 11))  # 3.11+: jump if False
+    ((steps, _, (after, on_true)),) = jumped.values()
+    assert min(after) > max(steps)
+    assert on_true is (sys.version_info < (3, 11))  # 3.11 and later: a jump if False
     assert followed.followers(operands._compare_once.__code__) == {}  # returned: not followed
 
 
@@ -172,3 +173,29 @@ def test_what_the_values_read_decide() -> None:
     assert followed.expected("<", [None, 1], (type(None), int)) is None  # raises: no answer
     assert followed.expected("==", [[1], [1]], (list, list)) is None  # a container: none
     assert followed.expected("==", [plain, _SaysTrue()], (_Plain, _SaysTrue)) is None
+
+
+def _made(same: bool) -> Any:
+    """A body whose comparison's jump, and the instruction it falls through to, take
+    `EXTENDED_ARG` prefixes (a constant past the 256th, an `if` body past 255 code units),
+    comparing one `_Plain` with itself (`same`) or with another."""
+    lines = [f"    x = {n + 1000}" for n in range(300)]
+    lines += ["    left = _Plain(1)", f"    right = {'left' if same else '_Plain(2)'}"]
+    lines += ["    if left == right:", "        found = 9999"]
+    lines += [f"        found = {n + 5000}" for n in range(150)]
+    lines += ["        return found", "    return 0"]
+    space: dict[str, Any] = {"_Plain": _Plain}
+    exec(compile("def body():\n" + "\n".join(lines) + "\n", "<made>", "exec"), space)
+    return space["body"]
+
+
+def test_a_jump_or_its_way_on_behind_extended_arguments_is_followed() -> None:
+    for same, answer in ((True, 5149), (False, 0)):
+        body = _made(same)
+        ((_, kind, (after, _)),) = followed.followers(body.__code__).values()
+        assert kind == "jump" and len(after) == 2  # an `EXTENDED_ARG`, then `LOAD_CONST`
+        found, sent = _run(SHAPE, body)
+        assert found == answer and [r["k"] for r in sent] == ["op"]
+        cheat = _Swapper(_SaysTrue)
+        found, sent = _run(cheat.read, _made(False), cheat.chained)
+        assert found == 5149 and [r for r in sent if r["k"] == "tampered"] == [TAMPERED]
