@@ -12,13 +12,16 @@ put it back after the instruction: the read said `4 == 5` of built-ins, the inst
 otherwise.
 
 How the instruction's answer is read (`followers`, from the body's code as `bytecode.py` reads
-it): where the comparison's result is stored (`STORE_FAST`, or 3.13's `STORE_FAST_LOAD_FAST`:
-pytest's rewritten `@py_assertN = left == right`), the stored local itself, at the opcode event
-after the store (read through the frame's own accessor, as `operands._values` reads, its type
-through `type`: C); where it is popped by a conditional jump (`POP_JUMP_IF_TRUE`/`FALSE`,
-3.11's `POP_JUMP_FORWARD_IF_*`/`BACKWARD_IF_*`; 3.13's `COMPARE_OP` with its to-bool flag), the
-way the jump went: the offset of the opcode event after it (the instruction after the jump:
-not taken). Any other use of the result (returned, passed to a call) is not followed.
+it, with no frame's `f_locals` read before 3.13: on 3.11 and 3.12 that read copies the fast
+locals over what a tracer wrote into the frame's dictionary, which changes the program): where
+a conditional jump pops the result (`POP_JUMP_IF_TRUE`/`FALSE`, 3.11's `POP_JUMP_FORWARD_IF_*`
+and `BACKWARD_IF_*`; 3.13's `COMPARE_OP` with its to-bool flag), maybe stored and loaded again
+first (pytest's rewritten `@py_assertN = left == right`, `if not @py_assertN`: `STORE_FAST`
+then `LOAD_FAST`, 3.13's `STORE_FAST_LOAD_FAST` and `TO_BOOL`), the way the jump went: the
+offset of the opcode event after it (the instruction after the jump: not taken); on 3.13 and
+later the stored result itself too (an exact `bool`), and where it is stored alone (`x = a ==
+b`), that (read through the frame's own `f_locals` proxy, its type through `type`: C). Any other
+use of the result (returned, passed to a call; stored alone before 3.13) is not followed.
 
 What the values read decide (`expected`, at the read, before their shapes are read, with the
 collector held off): the comparison itself where both operands are of exact immutable value types
@@ -41,6 +44,7 @@ from __future__ import annotations
 import gc
 import importlib
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -83,7 +87,11 @@ JUMPS = {
     "POP_JUMP_BACKWARD_IF_TRUE": True,
     "POP_JUMP_BACKWARD_IF_FALSE": False,
 }
-STORES = frozenset({"STORE_FAST", "STORE_FAST_LOAD_FAST"})
+# the loads of a local that push a stored result again (3.11 to 3.13)
+LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK"})
+# whether a frame's `f_locals` is read with no effect on the frame (3.13, PEP 667: a proxy
+# writing through; before, reading it copies the fast locals over what a tracer wrote there)
+PROXY = sys.version_info >= (3, 13)
 TAMPERED = "a comparison read as built-ins' own decided otherwise than the values read"
 
 
@@ -96,33 +104,85 @@ def _run(listed: list[tuple[int, str, Any]], n: int) -> tuple[frozenset[int], in
     return frozenset(listed[k][0] for k in range(n, at + 1)), at
 
 
+def _store(
+    code: Any,
+    listed: list[tuple[int, str, Any]],
+    at: int,
+    _local: Any = bytecode._local,
+    _loads: frozenset[str] = LOADS,
+) -> tuple[str | None, bool, frozenset[int], int]:
+    """What the instruction `listed[at]` after a comparison does with its result: `(stored,
+    loaded, steps, at)`, the local it stores (None: none), whether the result is loaded again at
+    once (`STORE_FAST` then `LOAD_FAST` of that local, 3.13's `STORE_FAST_LOAD_FAST` of one
+    local), and that load's offsets and index (none, `at`, where it is not loaded)."""
+    _, after, arg = listed[at]
+    if after == "STORE_FAST_LOAD_FAST":
+        return arg[0], arg[0] == arg[1], frozenset(), at
+    if after != "STORE_FAST":
+        return None, False, frozenset(), at
+    stored = _local(code, "LOAD_FAST", arg)
+    if at < len(listed) - 1:
+        more, ahead = _run(listed, at + 1)
+        if listed[ahead][1] in _loads and listed[ahead][2] == stored:
+            return stored, True, more, ahead
+    return stored, False, frozenset(), at
+
+
+def _popped(
+    listed: list[tuple[int, str, Any]], at: int, _jumps: dict[str, bool] = JUMPS
+) -> tuple[frozenset[int], int] | None:
+    """The conditional jump that pops the result `listed[at]` pushed, maybe after 3.13's
+    `TO_BOOL`, with an instruction after it: `(offsets, index)` of what runs up to it and of
+    it; None where none does."""
+    steps: frozenset[int] = frozenset()
+    for _ in range(2):
+        if at >= len(listed) - 2:
+            return None
+        more, at = _run(listed, at + 1)
+        steps |= more
+        if listed[at][1] in _jumps:
+            return steps, at
+        if listed[at][1] != "TO_BOOL":
+            return None
+    return None
+
+
 def followers(
     code: Any,
     _instructions: Any = bytecode.instructions,
     _run: Any = _run,
+    _store: Any = _store,
+    _popped: Any = _popped,
     _jumps: dict[str, bool] = JUMPS,
-    _stores: frozenset[str] = STORES,
-    _local: Any = bytecode._local,
-    _len: Any = len,
+    _proxy: bool = PROXY,
 ) -> dict[int, tuple[frozenset[int], str, Any]]:
     """`{offset: (steps, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
-    result the next instruction pops (its event at one of `steps`: its offset, or one of its
-    `EXTENDED_ARG` prefixes'): `kind` "jump" (`what`: the offsets of the instruction after the
-    jump, reached where it is not taken, and whether it jumps on True) or "store" (`what`: the
-    local's name it stores). Others are left out."""
+    result the instructions after it pop, each at one of `steps` (their offsets and their
+    `EXTENDED_ARG` prefixes'): "jump" where a conditional jump pops it, maybe stored and loaded
+    again first (`STORE_FAST` then `LOAD_FAST` of the same local, 3.13's `STORE_FAST_LOAD_FAST`
+    of one local, then `TO_BOOL`: pytest's rewritten assertion), `what` the offsets of the
+    instruction after the jump (reached where it is not taken), whether it jumps on True, and
+    the local stored (None: none); "store" where it is stored and not jumped on (3.13 and
+    later alone, `PROXY`), `what` the local. Others are left out."""
     found: dict[int, tuple[frozenset[int], str, Any]] = {}
     listed = _instructions(code)
-    for n in range(_len(listed) - 1):
+    for n in range(len(listed) - 1):
         offset, name, _ = listed[n]
         if name != "COMPARE_OP" and name != "CONTAINS_OP":
             continue
-        steps, at = _run(listed, n + 1)
-        _, after, arg = listed[at]
-        if after in _jumps and at + 1 < _len(listed):
-            found[offset] = (steps, "jump", (_run(listed, at + 1)[0], _jumps[after]))
-        elif after in _stores:
-            stored = arg[0] if after == "STORE_FAST_LOAD_FAST" else _local(code, "LOAD_FAST", arg)
-            found[offset] = (steps, "store", stored)
+        popped = _popped(listed, n)  # a jump right after it (3.13: the to-bool flag set)
+        stored = None
+        if popped is None:
+            steps, at = _run(listed, n + 1)
+            stored, loaded, more, at = _store(code, listed, at)
+            popped = _popped(listed, at) if loaded else None
+            popped = (steps | more | popped[0], popped[1]) if popped is not None else None
+        if popped is not None:
+            steps, at = popped
+            way_on = _run(listed, at + 1)[0]  # the instruction after the jump: not taken
+            found[offset] = (steps, "jump", (way_on, _jumps[listed[at][1]], stored))
+        elif stored is not None and _proxy:
+            found[offset] = (_run(listed, n + 1)[0], "store", stored)
     return found
 
 
@@ -188,6 +248,15 @@ def expected(
     return None
 
 
+def _stored(frame: Any, name: str, decided: bool | None, _type: Any = type) -> bool:
+    """Whether the local `name` of `frame` holds what a built-in's own comparison answers: an
+    exact `bool`, `decided` where that is known. Read through the frame's `f_locals` (3.13 and
+    later: a proxy, whose read changes nothing; not called before, `PROXY`)."""
+    place = frame.f_locals
+    result = place[name] if name in place else None  # noqa: SIM401 (a proxy)
+    return _type(result) is bool and (decided is None or result is decided)
+
+
 def follower(
     notes: list[Any], send: Callable[[dict[str, Any]], None]
 ) -> tuple[Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None], Callable[[Any], None]]:
@@ -219,7 +288,8 @@ def follower(
         _notes: list[Any] = notes,
         _send: Any = send,
         _type: Any = type,
-        _bool: Any = bool,
+        _proxy: bool = PROXY,
+        _stored: Any = _stored,
     ) -> None:
         step, kind, what, decided, values, kinds, stage = _notes[7]
         if _type(values[0]) is not kinds[0] or _type(values[1]) is not kinds[1]:
@@ -233,10 +303,10 @@ def follower(
         elif kind == "jump":  # the jump ran: where it went says the result's truth
             jumped = frame.f_lasti not in what[0]
             told = decided is None or decided == (jumped if what[1] else not jumped)
-        else:  # the result stored, read from the frame: a built-in's own answers a bool
-            place = frame.f_locals
-            result = place[what] if what in place else None  # noqa: SIM401 (a proxy on 3.13)
-            told = _type(result) is _bool and (decided is None or result is decided)
+            # the result stored on the way, read where the read changes nothing (3.13 and later)
+            told = told and (what[2] is None or not _proxy or _stored(frame, what[2], None))
+        else:  # the result stored (3.13 and later)
+            told = _stored(frame, what, decided)
         _notes[7] = None
         if not told and _notes[0] and "followed" not in _notes[4]:
             _notes[4].add("followed")

@@ -362,9 +362,10 @@ def _local_tracer(
     `outer` (the entry pytest called, made while no other entry of the body ran: a nested
     entry's comparisons are not the call's) and passes every other event on to `chained` (the
     earlier tracer's local one for the frame), `opcode` events too where it asked for them
-    itself (`opcodes`: it set the frame's `f_trace_opcodes`). It answers its own frame alone:
-    called with another (by code holding it, with a frame of its own), or by anything but the
-    interpreter, it streams `tampered` once, and a foreign frame is not read."""
+    itself (`opcodes`: it set the frame's `f_trace_opcodes`); after a comparison read as
+    built-ins' own, what the instruction decided is followed (`followed.py`). It answers its own
+    frame alone: called with another (by code holding it, with a frame of its own), or by
+    anything but the interpreter, it streams `tampered` once, and a foreign frame is not read."""
     plan, follow = followed.follower(notes, send)
     stream = _streamer(notes, send, shape, plan)
 

@@ -1,4 +1,4 @@
-"""The verdict follows the instruction (issue #39, `fixbot.observe.followed`): project code run
+"""The verdict follows the instruction (`fixbot.observe.followed`): project code run
 between the observer's read of a comparison and the instruction, that is no Python frame
 `operands._decider` sees, with fixbot's default settings (no test edits, the tampering rules
 on). Each cheat is an edit of `app.py` alone that turns the check green by hand while
