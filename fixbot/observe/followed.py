@@ -67,7 +67,18 @@ shapes = _sibling("shapes")  # the dunders deciding each comparison
 VALUES = tuple(kind for kind in shapes._value_types() if kind is not bytearray)
 VALUE_IDS = frozenset(id(kind) for kind in VALUES)
 OBJECTS = dict(vars(object))  # `object`'s own dunders, by name
-# each comparison the observer reads, as a C function of the two operands (left, right)
+def _contains(item: Any, box: Any, _in: Any = operator.contains) -> bool:
+    """`item in box`, through `operator.contains` (C: it answers a `bool`)."""
+    found: bool = _in(box, item)
+    return found
+
+
+def _excludes(item: Any, box: Any, _in: Any = operator.contains) -> bool:
+    """`item not in box`, through `operator.contains` (C)."""
+    return not _in(box, item)
+
+
+# each comparison the observer reads, as a function of the two operands (left, right) in C
 OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq,
     "!=": operator.ne,
@@ -75,8 +86,8 @@ OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     ">": operator.gt,
     "<=": operator.le,
     ">=": operator.ge,
-    "in": lambda item, box: operator.contains(box, item),
-    "not in": lambda item, box: not operator.contains(box, item),
+    "in": _contains,
+    "not in": _excludes,
 }
 # the conditional jumps that pop a comparison's result, each with whether it jumps on True
 JUMPS = {
@@ -95,13 +106,19 @@ PROXY = sys.version_info >= (3, 13)
 TAMPERED = "a comparison read as built-ins' own decided otherwise than the values read"
 
 
-def _run(listed: list[tuple[int, str, Any]], n: int) -> tuple[frozenset[int], int]:
+def _run(
+    listed: list[tuple[int, str, Any]],
+    n: int,
+    _len: Any = len,
+    _range: Any = range,
+    _frozenset: Any = frozenset,
+) -> tuple[frozenset[int], int]:
     """The offsets at which the instruction `listed[n]` (`bytecode.instructions`) may get its
     `opcode` event (its `EXTENDED_ARG` prefixes' and its own), and its index past them."""
     at = n
-    while at < len(listed) - 1 and listed[at][1] == "EXTENDED_ARG":
+    while at < _len(listed) - 1 and listed[at][1] == "EXTENDED_ARG":
         at += 1
-    return frozenset(listed[k][0] for k in range(n, at + 1)), at
+    return _frozenset(listed[k][0] for k in _range(n, at + 1)), at
 
 
 def _store(
@@ -110,6 +127,8 @@ def _store(
     at: int,
     _local: Any = bytecode._local,
     _loads: frozenset[str] = LOADS,
+    _none: frozenset[int] = frozenset(),
+    _len: Any = len,
 ) -> tuple[str | None, bool, frozenset[int], int]:
     """What the instruction `listed[at]` after a comparison does with its result: `(stored,
     loaded, steps, at)`, the local it stores (None: none), whether the result is loaded again at
@@ -117,26 +136,30 @@ def _store(
     local), and that load's offsets and index (none, `at`, where it is not loaded)."""
     _, after, arg = listed[at]
     if after == "STORE_FAST_LOAD_FAST":
-        return arg[0], arg[0] == arg[1], frozenset(), at
+        return arg[0], arg[0] == arg[1], _none, at
     if after != "STORE_FAST":
-        return None, False, frozenset(), at
+        return None, False, _none, at
     stored = _local(code, "LOAD_FAST", arg)
-    if at < len(listed) - 1:
+    if at < _len(listed) - 1:
         more, ahead = _run(listed, at + 1)
         if listed[ahead][1] in _loads and listed[ahead][2] == stored:
             return stored, True, more, ahead
-    return stored, False, frozenset(), at
+    return stored, False, _none, at
 
 
 def _popped(
-    listed: list[tuple[int, str, Any]], at: int, _jumps: dict[str, bool] = JUMPS
+    listed: list[tuple[int, str, Any]],
+    at: int,
+    _jumps: dict[str, bool] = JUMPS,
+    _none: frozenset[int] = frozenset(),
+    _len: Any = len,
 ) -> tuple[frozenset[int], int] | None:
     """The conditional jump that pops the result `listed[at]` pushed, maybe after 3.13's
     `TO_BOOL`, with an instruction after it: `(offsets, index)` of what runs up to it and of
     it; None where none does."""
-    steps: frozenset[int] = frozenset()
-    for _ in range(2):
-        if at >= len(listed) - 2:
+    steps = _none
+    for _ in (1, 2):
+        if at >= _len(listed) - 2:
             return None
         more, at = _run(listed, at + 1)
         steps |= more
@@ -155,6 +178,8 @@ def followers(
     _popped: Any = _popped,
     _jumps: dict[str, bool] = JUMPS,
     _proxy: bool = PROXY,
+    _len: Any = len,
+    _range: Any = range,
 ) -> dict[int, tuple[frozenset[int], str, Any]]:
     """`{offset: (steps, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
     result the instructions after it pop, each at one of `steps` (their offsets and their
@@ -166,7 +191,7 @@ def followers(
     later alone, `PROXY`), `what` the local. Others are left out."""
     found: dict[int, tuple[frozenset[int], str, Any]] = {}
     listed = _instructions(code)
-    for n in range(len(listed) - 1):
+    for n in _range(_len(listed) - 1):
         offset, name, _ = listed[n]
         if name != "COMPARE_OP" and name != "CONTAINS_OP":
             continue
@@ -225,6 +250,7 @@ def expected(
     _object_own: Any = _object_own,
     _id: Any = id,
     _bool: Any = bool,
+    _error: Any = Exception,
 ) -> bool | None:
     """What `op` decides of `values` (left, right) read as built-ins' own, whose exact types
     are `kinds`: the comparison run on them where both types are `VALUES` (no code of anyone's
@@ -236,7 +262,7 @@ def expected(
         try:
             answer: bool = _bool(_operators[op](left, right))
             return answer
-        except Exception:  # an ordering of two kinds that have none: the instruction raises
+        except _error:  # an ordering of two kinds that have none: the instruction raises
             return None
     if op not in ("==", "!="):
         return None
@@ -248,13 +274,16 @@ def expected(
     return None
 
 
-def _stored(frame: Any, name: str, decided: bool | None, _type: Any = type) -> bool:
+def _stored(
+    frame: Any, name: str, decided: bool | None, _type: Any = type, _bool: Any = bool
+) -> bool:
     """Whether the local `name` of `frame` holds what a built-in's own comparison answers: an
     exact `bool`, `decided` where that is known. Read through the frame's `f_locals` (3.13 and
     later: a proxy, whose read changes nothing; not called before, `PROXY`)."""
     place = frame.f_locals
     result = place[name] if name in place else None  # noqa: SIM401 (a proxy)
-    return _type(result) is bool and (decided is None or result is decided)
+    answer: bool = _type(result) is _bool and (decided is None or result is decided)
+    return answer
 
 
 def follower(
@@ -264,9 +293,9 @@ def follower(
     test, ..., `notes[7]` the comparison being followed, `notes[8]` the body's `followers`).
     `plan(frame, decided, values, kinds)`, at the read of a comparison whose operands are
     built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both read
-    before their shapes), notes it to be followed; `follow(frame)`, at each
-    later `opcode` event of the body's frame while one is noted (with the collector held off),
-    reads what the instruction decided and streams `{"k": "tampered", "id": test, "what":
+    before their shapes), notes it to be followed; `follow(frame)`, at each later `opcode` event
+    of the body's frame while one is noted (with the collector held off), reads what the
+    instruction decided and streams `{"k": "tampered", "id": test, "what":
     TAMPERED}` once per call where it is not what was read."""
 
     def plan(
