@@ -67,6 +67,8 @@ shapes = _sibling("shapes")  # the dunders deciding each comparison
 VALUES = tuple(kind for kind in shapes._value_types() if kind is not bytearray)
 VALUE_IDS = frozenset(id(kind) for kind in VALUES)
 OBJECTS = dict(vars(object))  # `object`'s own dunders, by name
+
+
 def _contains(item: Any, box: Any, _in: Any = operator.contains) -> bool:
     """`item in box`, through `operator.contains` (C: it answers a `bool`)."""
     found: bool = _in(box, item)
