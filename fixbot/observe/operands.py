@@ -7,8 +7,9 @@ when a value of a type the start's run did not compare there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`,
-`truth` and `library` parts alone; what its functions use is held as positional defaults, made
-once at load (the code under test shares the process and can reach a closure cell).
+`truth`, `library` and `followed` parts alone; what its functions use is held as positional
+defaults, made once at load (the code under test shares the process and can reach a closure
+cell).
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ LIBRARY_CODES = library.comparison_codes()
 # does one of `LIBRARY_CODES` decide as the library's own (the code runs for any class that
 # borrows it: `__eq__ = Fraction.__eq__` on a class made on the spot)
 LIBRARY_TYPES = library.library_types()
+# what the instruction decided, held against what the values read decide (`followed.py`)
+followed = _sibling("followed")
 LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 # distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
 # (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
@@ -211,8 +214,9 @@ def tracer(
     streamed."""
     # test, code, chained, comparisons, seen, the live entry of the body pytest called, the
     # comparison last read in it (offset, whether both operands were read as built-ins' own,
-    # whether one was a standard library type's whose comparison is Python)
-    notes: list[Any] = [None, None, None, {}, set(), None, None]
+    # whether one was a standard library type's whose comparison is Python), the comparison
+    # being followed and the body's comparisons whose result is followed (`followed.py`)
+    notes: list[Any] = [None, None, None, {}, set(), None, None, None, {}]
     callers = callers | {id(_prime.__code__)}
 
     note = _local_tracer(notes, send, shape)
@@ -233,16 +237,18 @@ def tracer(
         _decided: Any = decided,
         _bool: Any = bool,
         _set: Any = set,
+        _followers: Any = followed.followers,
     ) -> Any:
         if frame is None:
             if _id(_getframe(1).f_code) not in _callers:
                 return None
             if event == "begin":
                 test, code, chained = arg
-                _notes[:] = [test, code, chained, _sources(code), _set(), None, None]
+                _notes[:] = [test, code, chained, _sources(code), _set(), None, None, None, {}]
+                _notes[8] = _followers(code)
                 return None
-            streamed = _bool(_notes[4] - {"ridden", "decided", "keyed"})
-            _notes[:] = [None, None, None, {}, _set(), None, None]
+            streamed = _bool(_notes[4] - {"ridden", "decided", "keyed", "followed"})
+            _notes[:] = [None, None, None, {}, _set(), None, None, None, {}]
             return streamed
         if event == "call" and _notes[6] is not None:
             _decided(frame, _notes)
@@ -294,16 +300,31 @@ def _prime(trace: Callable[[Any, str, Any], Any]) -> None:
         trace(None, "end", None)
 
 
+# what `tampered` says of a namespace holding a key no exact `str` (`_values`)
+KEYED = "a namespace a comparison's operand was read from held a key no str"
+
+
+def _once(notes: list[Any], send: Callable[[dict[str, Any]], None], mark: str, record: Any) -> None:
+    """Stream `record` once per watched call (`mark` noted among `notes[4]`; none for the
+    priming, whose test is none)."""
+    if notes[0] and mark not in notes[4]:
+        notes[4].add(mark)
+        send(record)
+
+
 def _streamer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
+    plan: Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None],
 ) -> Callable[[Any], None]:
     """`stream(frame)`: at an `opcode` event of the body's entry pytest called, the operands
     of the comparison its frame is at (`tracer`'s `notes`: the test, the comparisons found by
     `operand_sources`, those streamed), streamed once per distinct (line, operator, shapes),
     `MAX_OPS` at most (past it, `full` once), read with the collector held off, and noted as
-    the comparison last read (`notes[6]`, for `_decider`)."""
+    the comparison last read (`notes[6]`, for `_decider`); one read as built-ins' own is
+    followed (`plan`, `followed.follower`: its operands' types, and what they decide, read
+    before their shapes: a class changed after the shapes were read changes neither)."""
 
     def stream(
         frame: Any,
@@ -315,6 +336,11 @@ def _streamer(
         _max: int = MAX_OPS,
         _values: Any = _values,
         _sides: Mapping[str, tuple[str, str]] = SIDES,
+        _plan: Any = plan,
+        _type: Any = type,
+        _expected: Any = followed.expected,
+        _once: Any = _once,
+        _keyed: str = KEYED,
     ) -> None:
         found = _notes[3].get(frame.f_lasti)
         if found is None:
@@ -322,26 +348,29 @@ def _streamer(
         op, sources, line = found
         values = _values(frame, sources)
         if values is False:  # a key of the project's in a namespace read: its code ran
-            if _notes[0] and "keyed" not in _notes[4]:
-                _notes[4].add("keyed")
-                what = "a namespace a comparison's operand was read from held a key no str"
-                _send({"k": "tampered", "id": _notes[0], "what": what})
+            _once(_notes, _send, "keyed", {"k": "tampered", "id": _notes[0], "what": _keyed})
             return
         if values is None:  # not bound: the comparison raises
             return
+        one = _len(values) == 1  # a truth test's (op "bool"): not followed
+        # what the values decide, and their types, read before their shapes (`followed.py`)
+        kinds = (_type(values[0]),) if one else (_type(values[0]), _type(values[1]))
+        decided = None if one else _expected(op, values, kinds)
         sides = _sides.get(op, (op, op))
         shapes = [_shape(values[0], sides[0])]
-        if _len(values) > 1:  # a truth test's (op "bool") has one
+        if not one:  # a truth test's (op "bool") has one operand
             shapes.append(_shape(values[1], sides[1]))
         both = shapes[0]["c"] is True and shapes[-1]["c"] is True
         _notes[6] = (frame.f_lasti, both, "py" in shapes[0] or "py" in shapes[-1])
+        if both and not one:  # what the instruction decides is followed (`followed.py`)
+            _plan(frame, decided, values, kinds)
+        else:
+            _notes[7] = None
         key = (line, op, *(_tuple(s.values()) for s in shapes))
         if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
             return
         if _len(_notes[4]) >= _max:  # those past it go unseen: said once
-            if "full" not in _notes[4]:
-                _notes[4].add("full")
-                _send({"k": "full", "id": _notes[0]})
+            _once(_notes, _send, "full", {"k": "full", "id": _notes[0]})
             return
         _notes[4].add(key)
         _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
@@ -377,10 +406,12 @@ def _local_tracer(
     `outer` (the entry pytest called, made while no other entry of the body ran: a nested
     entry's comparisons are not the call's) and passes every other event on to `chained` (the
     earlier tracer's local one for the frame), `opcode` events too where it asked for them
-    itself (`opcodes`: it set the frame's `f_trace_opcodes`). It answers its own frame alone:
-    called with another (by code holding it, with a frame of its own), or by anything but the
-    interpreter, it streams `tampered` once, and a foreign frame is not read."""
-    stream = _streamer(notes, send, shape)
+    itself (`opcodes`: it set the frame's `f_trace_opcodes`); after a comparison read as
+    built-ins' own, what the instruction decided is followed (`followed.py`). It answers its own
+    frame alone: called with another (by code holding it, with a frame of its own), or by
+    anything but the interpreter, it streams `tampered` once, and a foreign frame is not read."""
+    plan, follow = followed.follower(notes, send)
+    stream = _streamer(notes, send, shape, plan)
 
     def note(
         frame: Any,
@@ -403,6 +434,7 @@ def _local_tracer(
             _opcodes: bool = opcodes,
             _send: Any = send,
             _stream: Any = stream,
+            _follow: Any = follow,
             _getframe: Any = _getframe,
         ) -> Any:
             foreign = frame is not _mine
@@ -425,6 +457,8 @@ def _local_tracer(
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)
             if _outer:
+                if _notes[7] is not None:  # a comparison read as built-ins' own, followed
+                    _follow(frame)
                 _stream(frame)
             return local
 

@@ -159,7 +159,8 @@ def _parts() -> list[ModuleType]:
     here = sys.modules[__name__]
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("classes"), _sibling("bracket")]
-    return [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
+    found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
+    return [*found, _sibling("followed")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

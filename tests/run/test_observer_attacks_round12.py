@@ -16,8 +16,8 @@ The holes (three, each `fixed` with nothing observed as the round found them, th
 check run by Python 3.11.7, 3.12.1 and 3.13.0 in turn, `FIXBOT_TEST_PROJECT_PYTHON`; held since,
 the rows passing: `sys.addaudithook` is a reach, `fixbot.observe.reach.EVENTS`, and `_decider`
 excuses the library's comparison code only for an instance of the library's type exactly, fix
-(1)'s second half and fix (3) below; fix (2) is not written, so a signal handler or a thread
-is still a way in):
+(1)'s second half and fix (3) below; fix (2), the verdict following the instruction, holds a
+signal handler's and a thread's way in: `tests/run/test_observer_attacks_instruction.py`):
 
 - `body-locals-rewritten-by-an-audit-hook-at-each-event`: `app.py` adds an audit hook
   (`sys.addaudithook`: no event the observer streams) and `add` stays honest. The observer's

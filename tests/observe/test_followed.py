@@ -1,0 +1,215 @@
+"""The verdict follows the instruction (`fixbot.observe.followed`): after a comparison whose
+operands the observer's trace function read as built-ins' own, what the instruction decided
+(the result stored, or the way its jump went) is held against what the values read decide, and
+the operands' types are read again. Project code run between the read and the instruction (a
+signal handler, another thread: here the shape reader itself, then a tracer chained ahead of the
+observer's, which gets each event first) that swaps an operand's class to one whose `__eq__` is
+a C callable, and back once the instruction ran, is `tampered`."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from fixbot.observe import bodies, followed, operands, shapes
+
+SHAPE = shapes.shape_reader(bodies._code_digest)
+TAMPERED = {"k": "tampered", "id": "t::x", "what": followed.TAMPERED}
+
+
+def _control(trace: Any, event: str, arg: Any = None) -> Any:
+    """A control event sent from a function whose code the trace function is told is the
+    observer's."""
+    return trace(None, event, arg)
+
+
+class _Plain:
+    """No comparison of its own: `object`'s, a built-in's own (identity)."""
+
+    def __init__(self, v: int) -> None:
+        self.v = v
+
+
+class _SaysTrue:
+    """Says equal from C: `bool` of the other operand answers a `bool` (True for an instance
+    of a plain class), and runs no Python frame (no `call` event for `operands._decider`)."""
+
+    __eq__ = staticmethod(bool)  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
+
+
+class _SaysId:
+    """Says equal from C with no `bool`: `id` of the other operand."""
+
+    __eq__ = staticmethod(id)  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _stored() -> Any:
+    """A body as pytest rewrites an assertion: the comparison's result stored, loaded again and
+    jumped on."""
+    left = _Plain(4)
+    right = 5
+    result = left == right
+    if result:
+        return result
+    return result
+
+
+def _stored_alone() -> Any:
+    """A body storing a comparison's result and handing it back."""
+    left = _Plain(4)
+    right = 5
+    result = left == right
+    return result
+
+
+def _jumped() -> bool:
+    """A body whose comparison's result a conditional jump pops."""
+    left = _Plain(4)
+    right = _Plain(5)
+    if left == right:  # noqa: SIM103 (the jump is what is tested)
+        return True
+    return False
+
+
+class _Swapper:
+    """The cheat: `read(value, op)` reads the shape, then swaps a `_Plain` operand's class to
+    `told` (project code after the read); `chained` is a tracer set before the observer's that
+    asks for opcode events and puts the class back at the first event past the comparison
+    (before the observer's trace function gets it): the instruction alone saw the swap."""
+
+    def __init__(self, told: type) -> None:
+        self.told = told
+        self.swapped: list[Any] = []
+        self.at = -1
+
+    def read(self, value: Any, op: str) -> dict[str, Any]:
+        found = SHAPE(value, op)
+        if type(value) is _Plain and not self.swapped:
+            self.at = sys._getframe(3).f_lasti  # the body's frame, under `stream` and `held`
+            value.__class__ = self.told
+            self.swapped.append(value)
+        return found
+
+    def chained(self, frame: Any, event: str, arg: Any) -> Any:
+        if event == "call":
+            frame.f_trace_opcodes = True
+        if event == "opcode" and self.swapped and frame.f_lasti != self.at:
+            self.swapped.pop().__class__ = _Plain
+        return self.chained
+
+
+def _run(shape: Any, body: Any, chained: Any = None) -> tuple[Any, list[dict[str, Any]]]:
+    """What `body()` answered under a fresh trace function of the observer's reading shapes
+    with `shape` (chaining `chained`), and what it streamed."""
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, shape, frozenset({id(_control.__code__)}))
+    _control(trace, "begin", ("t::x", body.__code__, chained))
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        answer = body()
+    finally:
+        sys.settrace(previous)
+    _control(trace, "end")
+    return answer, sent
+
+
+def test_a_class_swapped_between_the_read_and_the_instruction_and_back_is_tampering() -> None:
+    """The read said `object`'s comparison (identity: False), the instruction answered True
+    through a C `__eq__`, and the class was put back before the observer's next event: fails
+    without the control (no Python frame decided: `_decider` is silent)."""
+    for body in (_stored, _jumped):
+        cheat = _Swapper(_SaysTrue)
+        answer, sent = _run(cheat.read, body, cheat.chained)
+        assert answer is True and not cheat.swapped  # the swap decided, and was undone
+        assert [s["c"] for s in sent[0]["s"]] == [True, True]  # read as built-ins' own
+        assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED], body
+
+
+def test_a_result_that_is_no_bool_or_a_class_left_swapped_is_tampering() -> None:
+    cheat = _Swapper(_SaysId)  # put back: the stored result is an `int`
+    answer, sent = _run(cheat.read, _stored, cheat.chained)
+    assert type(answer) is int
+    assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED]
+    cheat = _Swapper(_SaysTrue)  # left swapped: the type read again is not the one read
+    answer, sent = _run(cheat.read, _jumped)
+    assert answer is True and cheat.swapped
+    assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED]
+
+
+def _honest() -> list[Any]:
+    """Comparisons of built-ins' own, each answered both ways, stored and jumped on."""
+    one, two, same = _Plain(1), _Plain(2), _Plain(3)
+    other = same
+    four, five, text, items = 4, 5, "abc", [1, 2]
+    found = [one == two, same == other, one != two, four < five, four >= five]
+    found += ["b" in text, "z" in text, items == [1, 2], 4 == 4.0, None == five]  # noqa: E711, SIM300
+    if four == five or five == five or "a" not in text or items != [1, 2] or same != other:
+        found.append(True)
+    if four > five or one == two:
+        found.append(False)
+    while four < five:
+        four += 1
+    return found
+
+
+def test_honest_comparisons_are_followed_with_no_finding() -> None:
+    answer, sent = _run(SHAPE, _honest)
+    assert answer == [False, True, True, True, False, True, False, True, True, False, True]
+    assert len([r for r in sent if r["k"] == "op"]) > 10  # each read
+    assert [r["k"] for r in sent if r["k"] != "op"] == []
+
+
+def test_each_comparisons_follower_is_read_from_the_code() -> None:
+    stored = followed.followers(_stored.__code__)
+    assert [(kind, what[2]) for _, kind, what in stored.values()] == [("jump", "result")]
+    alone = followed.followers(_stored_alone.__code__)  # read on 3.13 and later alone
+    kept = [("store", "result")] if followed.PROXY else []
+    assert [(kind, what) for _, kind, what in alone.values()] == kept
+    jumped = followed.followers(_jumped.__code__)
+    assert [kind for _, kind, _ in jumped.values()] == ["jump"]
+    ((steps, _, (after, on_true, _)),) = jumped.values()
+    assert min(after) > max(steps)
+    assert on_true is (sys.version_info < (3, 11))  # 3.11 and later: a jump if False
+    assert followed.followers(operands._compare_once.__code__) == {}  # returned: not followed
+
+
+def test_what_the_values_read_decide() -> None:
+    plain, also = _Plain(1), _Plain(1)
+    assert followed.expected("==", [plain, also], (_Plain, _Plain)) is False
+    assert followed.expected("!=", [plain, plain], (_Plain, _Plain)) is False
+    assert followed.expected("==", [plain, 1], (_Plain, int)) is False  # both NotImplemented
+    assert followed.expected("<", [plain, 1], (_Plain, int)) is None  # raises
+    assert followed.expected("<", [4, 5.5], (int, float)) is True
+    assert followed.expected("in", ["b", "abc"], (str, str)) is True
+    assert followed.expected("<", [None, 1], (type(None), int)) is None  # raises: no answer
+    assert followed.expected("==", [[1], [1]], (list, list)) is None  # a container: none
+    assert followed.expected("==", [plain, _SaysTrue()], (_Plain, _SaysTrue)) is None
+
+
+def _made(same: bool) -> Any:
+    """A body whose comparison's jump, and the instruction it falls through to, take
+    `EXTENDED_ARG` prefixes (a constant past the 256th, an `if` body past 255 code units),
+    comparing one `_Plain` with itself (`same`) or with another."""
+    lines = [f"    x = {n + 1000}" for n in range(300)]
+    lines += ["    left = _Plain(1)", f"    right = {'left' if same else '_Plain(2)'}"]
+    lines += ["    if left == right:", "        found = 9999"]
+    lines += [f"        found = {n + 5000}" for n in range(150)]
+    lines += ["        return found", "    return 0"]
+    space: dict[str, Any] = {"_Plain": _Plain}
+    exec(compile("def body():\n" + "\n".join(lines) + "\n", "<made>", "exec"), space)
+    return space["body"]
+
+
+def test_a_jump_or_its_way_on_behind_extended_arguments_is_followed() -> None:
+    for same, answer in ((True, 5149), (False, 0)):
+        body = _made(same)
+        ((_, kind, (after, _, _)),) = followed.followers(body.__code__).values()
+        assert kind == "jump" and len(after) == 2  # an `EXTENDED_ARG`, then `LOAD_CONST`
+        found, sent = _run(SHAPE, body)
+        assert found == answer and [r["k"] for r in sent] == ["op"]
+        cheat = _Swapper(_SaysTrue)
+        found, sent = _run(cheat.read, _made(False), cheat.chained)
+        assert found == 5149 and [r for r in sent if r["k"] == "tampered"] == [TAMPERED]
