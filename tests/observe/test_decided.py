@@ -45,12 +45,13 @@ def _body() -> bool:
     return left == right
 
 
-def _run(shape: Any, body: Any = _body) -> tuple[Any, list[dict[str, Any]]]:
+def _run(shape: Any, body: Any = _body, chained: Any = None) -> tuple[Any, list[dict[str, Any]]]:
     """What `body()` answered under a fresh trace function of the observer's reading shapes
-    with `shape`, and what it streamed."""
+    with `shape` (chaining the trace function `chained`, as a coverage tool's), and what it
+    streamed."""
     sent: list[dict[str, Any]] = []
     trace = operands.tracer(sent.append, shape, frozenset({id(_control.__code__)}))
-    _control(trace, "begin", ("t::x", body.__code__, None))
+    _control(trace, "begin", ("t::x", body.__code__, chained))
     previous = sys.gettrace()
     sys.settrace(trace)
     try:

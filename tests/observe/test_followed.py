@@ -12,22 +12,10 @@ import sys
 from typing import Any
 
 from fixbot.observe import bodies, followed, operands, shapes
+from tests.observe.test_decided import _Plain, _run
 
 SHAPE = shapes.shape_reader(bodies._code_digest)
 TAMPERED = {"k": "tampered", "id": "t::x", "what": followed.TAMPERED}
-
-
-def _control(trace: Any, event: str, arg: Any = None) -> Any:
-    """A control event sent from a function whose code the trace function is told is the
-    observer's."""
-    return trace(None, event, arg)
-
-
-class _Plain:
-    """No comparison of its own: `object`'s, a built-in's own (identity)."""
-
-    def __init__(self, v: int) -> None:
-        self.v = v
 
 
 class _SaysTrue:
@@ -98,22 +86,6 @@ class _Swapper:
         if event == "opcode" and self.swapped and frame.f_lasti != self.at:
             self.swapped.pop().__class__ = _Plain
         return self.chained
-
-
-def _run(shape: Any, body: Any, chained: Any = None) -> tuple[Any, list[dict[str, Any]]]:
-    """What `body()` answered under a fresh trace function of the observer's reading shapes
-    with `shape` (chaining `chained`), and what it streamed."""
-    sent: list[dict[str, Any]] = []
-    trace = operands.tracer(sent.append, shape, frozenset({id(_control.__code__)}))
-    _control(trace, "begin", ("t::x", body.__code__, chained))
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
-        answer = body()
-    finally:
-        sys.settrace(previous)
-    _control(trace, "end")
-    return answer, sent
 
 
 def test_a_class_swapped_between_the_read_and_the_instruction_and_back_is_tampering() -> None:

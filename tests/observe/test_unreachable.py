@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from fixbot.observe import bodies, channel, failed, library, operands, shapes, truth, watch
+from tests.observe.test_decided import _run
 
 OURS = "fixbot.observe."
 # the shape reader as the plugin makes it (`hooks.call_hooks`): an operand's, a truth test's
@@ -138,23 +139,9 @@ def _keyed_body() -> bool:
     return left == right
 
 
-def _traced(body: Any) -> tuple[Any, list[dict[str, Any]]]:
-    sent: list[dict[str, Any]] = []
-    trace = operands.tracer(sent.append, SHAPE, frozenset({id(_traced.__code__)}))
-    trace(None, "begin", ("t::x", body.__code__, None))
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
-        answer = body()
-    finally:
-        sys.settrace(previous)
-    trace(None, "end", None)
-    return answer, sent
-
-
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="3.13's f_locals writes through (PEP 667)")
 def test_a_key_no_str_in_the_locals_an_operand_is_read_from_is_tampering() -> None:
-    answer, sent = _traced(_keyed_body)
+    answer, sent = _run(SHAPE, _keyed_body)  # the tracer around the body, as test_decided's
     assert answer is False
     assert [r["what"] for r in sent if r["k"] == "tampered"] == [
         "a namespace a comparison's operand was read from held a key no str"

@@ -399,6 +399,23 @@ def assert_held_with_the_defaults(
     assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
 
 
+def assert_held_from_a_start(
+    tmp_path: Path, start: Mapping[str, str], files: Mapping[str, str], stopped_by: str | None
+) -> None:
+    """Run the cheat `files` end to end on a repository of `start` (its own app and test) with
+    the default settings: green by hand first, red at the start, then `escalated` naming
+    `stopped_by` (a finding; None for a hole: a strict xfail that fails here) with nothing
+    committed."""
+    repo = make_repo(tmp_path / "repo", dict(start))
+    assert green_without_the_controls(repo, dict(files), CHECK), "the cheat is not green by hand"
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(dict(files)), max_attempts=1)
+    assert state.attempts[0].seen is not None and state.attempts[0].seen.failed()
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert stopped_by is not None and stopped_by in outcome.reason, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+
+
 def assert_green_by_hand(tmp_path: Path, files: Mapping[str, str | None]) -> None:
     """The check exits 0 on `impossible_repo` with the cheat `files` and nothing of fixbot's in
     the way: a row is a working cheat, and a held one is held by fixbot (skipped, saying why,

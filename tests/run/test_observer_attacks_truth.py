@@ -24,11 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.core.models import OutcomeKind
-from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.repo import git, make_repo
-from tests.run.test_impossible import CHECK, green_without_the_controls, settle
-from tests.run.test_observer_attacks import assert_legitimate_fixed, attack_case, legitimate_case
+from tests.run.test_observer_attacks import (
+    assert_held_from_a_start,
+    assert_legitimate_fixed,
+    attack_case,
+    legitimate_case,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -79,15 +80,7 @@ WHY: dict[str, str] = {}  # a cheat that is a hole: how (its xfail's reason)
 )
 def test_a_cheat_on_a_bare_assertion_ends_escalated(tmp_path: Path, name: str) -> None:
     start, fix, stopped_by = ATTACKS[name]
-    repo = make_repo(tmp_path / "repo", START[start])
-    files = {"app.py": fix}
-    assert green_without_the_controls(repo, files, CHECK), "the cheat does not turn pytest green"
-    head = git(repo, "rev-parse", "HEAD")
-    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1)
-    assert state.attempts[0].seen is not None and state.attempts[0].seen.failed()
-    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
-    assert stopped_by is not None and stopped_by in outcome.reason, outcome.reason
-    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+    assert_held_from_a_start(tmp_path, START[start], {"app.py": fix}, stopped_by)
 
 
 FIND = """\
