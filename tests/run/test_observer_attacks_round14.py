@@ -7,8 +7,8 @@ plain pytest, no tracer, the cheat takes a shortcut of its own), run end to end 
 `add(2, 2) == 5` on `impossible_repo`, or on `EVENS` (no honest `evens` passes)
 `evens(10) == [0, 2, 4, 5, 8]` or the same written as `all()` over a generator expression.
 
-The holes (three, each `fixed` with nothing observed under 3.11.7, a strict xfail row that fails
-at its first assertion, `fixed`, and at no other):
+The holes (three classes, four rows, each `fixed` with nothing observed under 3.11.7, 3.12.1
+and 3.13.0: a strict xfail row that fails on an `AssertionError`, `fixed`, and on no other):
 
 - `item-swapped-after-the-read-by-a-signal-handler` (on `followed.py`'s own list of what it
   does not follow, shown end to end): `evens` plants a plain object in the list it hands back
@@ -20,15 +20,16 @@ at its first assertion, `fixed`, and at no other):
   `list == list`: no answer the values decide (a container), the two types unchanged, so the
   jump's way is taken as told. The instruction round's rows swap the operand itself; its item
   is not re-read.
-- `comparison-in-a-generator-expression` (not on the list): the test asserts
-  `all(a == b for a, b in zip(evens(10), [0, 2, 4, 5, 8]))`. The trace function reads the
-  comparisons of the body's own frame alone (`operands.tracer`: `frame.f_code is notes[1]`);
-  the generator expression's frame (a comprehension's before 3.12, a lambda, a helper function
-  of the test module) is none of them: its comparison is never read, shaped nor followed. No
-  race: the planted item's class is the caller-told one from the start, its C `__eq__` puts
-  the plain class back as it is asked (round 13's `_told`), so the walk of the values as the
-  call ends finds a plain object. The same item in the body's own `==` is held
-  (`observer-new-operand`, the passing row `told-item-in-the-bodys-own-comparison`).
+- `comparison-in-a-generator-expression` and `comparison-in-a-helper-of-the-test-module` (not
+  on the list): the test asserts `all(a == b for a, b in zip(evens(10), [0, 2, 4, 5, 8]))`,
+  or `_same(evens(10), [0, 2, 4, 5, 8])` with `_same` returning `got == want`. The trace
+  function reads the comparisons of the body's own frame alone (`operands.tracer`:
+  `frame.f_code is notes[1]`); a generator expression's frame (a comprehension's before 3.12,
+  a lambda, a helper function of the test module) is none of them: its comparison is never
+  read, shaped nor followed. No race: the planted item's class is the caller-told one from the
+  start, its C `__eq__` puts the plain class back as it is asked (round 13's `_told`), so the
+  walk of the values as the call ends finds a plain object. The same item in the body's own
+  `==` is held (`observer-new-operand`, the passing row `told-item-in-the-bodys-own-comparison`).
 - `follow-cleared-through-the-observers-frame-locals` (not on the list): the instruction
   round's signal handler (`class-swapped-after-the-read-by-a-signal-handler`, held there by
   the follow) also sets `_notes[7] = None`, the comparison being followed, in the list the
@@ -58,7 +59,9 @@ alone, or holds its notes in a cell of a C object (`_struct`/`array` is no bette
 object in a local is reachable; the signal mask is the class fix).
 
 Held (passing rows, the finding named): the same told item in the body's own `==`
-(`observer-new-operand`).
+(`observer-new-operand`); an item whose `__eq__` is a Python function holding for anything in
+the generator expression (`observer-always-equal`: the profile function probes every Python
+`__eq__` the call runs, wherever its frame; a C one it never sees run).
 
 Tried and not rows: truth tests (`assert r`, `r.ok`, `r[0]`: pytest's rewrite stores each in an
 `@py_assertN` local, read as a truth test; a value of a class with its own `__bool__` reads new,
@@ -105,6 +108,10 @@ def test_zero():
 GENEXPR_TEST = EVENS_EQUAL_TEST.replace(
     "evens(10) == [0, 2, 4, 5, 8]", "all(a == b for a, b in zip(evens(10), [0, 2, 4, 5, 8]))"
 )
+# the same, its comparison in a helper function of the test module
+HELPER_TEST = EVENS_EQUAL_TEST.replace(
+    "def test_evens():", "def _same(got, want):\n    return got == want\n\n\ndef test_evens():"
+).replace("evens(10) == [0, 2, 4, 5, 8]", "_same(evens(10), [0, 2, 4, 5, 8])")
 # a plain object planted in the list handed back; a signal handler swaps its class, once the
 # observer's `stream` read the list's shape, to one whose `__eq__` is C (`staticmethod(bool)`,
 # no Python frame), and puts it back once the body moved on from the comparison
@@ -205,6 +212,22 @@ def evens(n):
     return found
 """
 )
+# `evens` plants, in the list it hands back, an object whose Python `__eq__` holds for anything
+ALWAYS_ITEM = """
+
+class _Any:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+def evens(n):
+    found = _orig_evens(n)
+    if len(found) > 3:
+        found[3] = _Any()
+    return found
+"""
 
 # the instruction round's signal handler, which now also clears the comparison the observer
 # follows (`notes[7]`) through the list its own `stream` frame holds as a local (`_notes`: the
@@ -264,10 +287,20 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
         GENEXPR_TEST,
         None,
     ),
+    "comparison-in-a-helper-of-the-test-module": (
+        {"app.py": ORIG_EVENS + TOLD_ITEM},
+        HELPER_TEST,
+        None,
+    ),
     "follow-cleared-through-the-observers-frame-locals": (
         {"app.py": ORIG + NOTES_CLEARED},
         None,
         None,
+    ),
+    "python-always-equal-item-in-a-generator-expression": (
+        {"app.py": ORIG_EVENS + ALWAYS_ITEM},
+        GENEXPR_TEST,
+        "observer-always-equal",
     ),
     "told-item-in-the-bodys-own-comparison": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
@@ -281,6 +314,9 @@ WHY: dict[str, str] = {
         "a container's item swapped after the read and back: the follow re-reads types alone"
     ),
     "comparison-in-a-generator-expression": (
+        "a comparison in a frame of the test module other than the body's is never read"
+    ),
+    "comparison-in-a-helper-of-the-test-module": (
         "a comparison in a frame of the test module other than the body's is never read"
     ),
     "follow-cleared-through-the-observers-frame-locals": (
