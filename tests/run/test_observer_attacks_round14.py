@@ -122,40 +122,20 @@ HELPER_TEST = EVENS_EQUAL_TEST.replace(
 ).replace("evens(10) == [0, 2, 4, 5, 8]", "_same(evens(10), [0, 2, 4, 5, 8])")
 # a plain object planted in the list handed back; a signal handler swaps its class, once the
 # observer's `stream` read the list's shape, to one whose `__eq__` is C (`staticmethod(bool)`,
-# no Python frame), and puts it back once the body moved on from the comparison
-ITEM_SIGNALLED = """
+# no Python frame), and puts it back once the body moved on from the comparison (the
+# instruction round's `PLAIN`: `_HELD` the item, `_swap`, `_back`)
+ITEM_SIGNALLED = (
+    PLAIN
+    + """
 import signal as _signal
-import sys as _sys
 
-
-class _Plain:
-    def __init__(self, v):
-        self.v = v
-
-
-_Told = type('_Told', (), {'__hash__': None})
-_HELD = []  # the list handed back and the item planted in it, while the cheat is under way
-_BODY = []  # the body's frame
-_AT = []  # the body's offset at the comparison, while the class is swapped
-
-
-def _swap():
-    _AT[:] = [_BODY[0].f_lasti]
-    _Told.__eq__ = staticmethod(bool)
-    _HELD[1].__class__ = _Told
-
-
-def _back():
-    _AT.clear()
-    _HELD[1].__class__ = _Plain
-    _HELD.clear()
-    del _Told.__eq__
+_BOX = []  # the list handed back, while the cheat is under way
 
 
 def _read(frame):
     while frame is not None:  # the observer's frames, from the one the handler interrupted
         if frame.f_code.co_name == 'stream' and 'shapes' in frame.f_locals:
-            return any(v is _HELD[0] for v in frame.f_locals.get('values') or ())
+            return any(v is _BOX[0] for v in frame.f_locals.get('values') or ())
         frame = frame.f_back
     return False
 
@@ -168,7 +148,7 @@ def _handler(signum, frame):
     elif _AT and _BODY[0].f_lasti != _AT[0]:
         _back()
         return
-    _signal.setitimer(_signal.ITIMER_REAL, 2e-5)
+    _signal.setitimer(_signal.ITIMER_REAL, 2e-5)  # armed again, once it returned
 
 
 def evens(n):
@@ -176,16 +156,14 @@ def evens(n):
     if len(found) <= 3:
         return found
     held = _Plain(found[3] - 1)
-    found[3] = held
-    if _sys.gettrace() is None:  # no tracer to outrun (plain pytest)
-        _Told.__eq__ = staticmethod(bool)
-        held.__class__ = _Told
-        return found
-    _HELD[:], _BODY[:] = [found, held], [_sys._getframe(1)]
-    _signal.signal(_signal.SIGALRM, _handler)
-    _signal.setitimer(_signal.ITIMER_REAL, 2e-5)
+    found[3] = held if _sys.gettrace() is not None else _shortcut(held)
+    _HELD[:], _BOX[:], _BODY[:] = [held], [found], [_sys._getframe(1)]
+    if _sys.gettrace() is not None:
+        _signal.signal(_signal.SIGALRM, _handler)
+        _signal.setitimer(_signal.ITIMER_REAL, 2e-5)
     return found
 """
+)
 # round 13's `_told(held)`: a class for `held` whose comparison is C alone (no Python frame),
 # which puts the plain class back, deletes itself and answers 1, whatever it is asked
 TOLD = """
