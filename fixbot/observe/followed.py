@@ -249,6 +249,75 @@ def _object_own(
     return True
 
 
+# the exact containers whose comparison asks their items' (`expected` computes it where every
+# item's is a value type's or `object`'s own: `_flat`), held by identity
+BOXES = frozenset(id(kind) for kind in (list, tuple, set, frozenset, dict))
+# what a container's comparison asks of its items: their `==` (`!=` asks it too) and, for a set
+# or a dict's keys, their hash
+ASKED = ("__eq__", "__ne__", "__hash__")
+
+
+def _leaf(
+    kind: Any,
+    _id: Any = id,
+    _values: frozenset[int] = VALUE_IDS,
+    _boxes: frozenset[int] = BOXES,
+    _object_own: Any = _object_own,
+    _asked: tuple[str, ...] = ASKED,
+) -> bool:
+    """Whether an instance of `kind` compares and hashes with no code of anyone's and holds
+    nothing compared: an exact value type (`VALUES`), or a class (no container of `BOXES`)
+    whose `==`, `!=` and hash are `object`'s own."""
+    return _id(kind) in _values or (_id(kind) not in _boxes and _object_own(kind, _asked))
+
+
+def _flat(
+    value: Any,
+    _type: Any = type,
+    _id: Any = id,
+    _leaf: Any = _leaf,
+    _boxes: frozenset[int] = BOXES,
+    _most: int = shapes.MAX_ITEMS,
+    _deep: int = shapes.MAX_DEPTH,
+    _dict: Any = dict,
+    _items: Any = dict.items,
+    _len: Any = len,
+) -> bool:
+    """Whether comparing `value` runs no code of anyone's: a `_leaf`, or an exact `list`,
+    `tuple`, `set`, `frozenset` or `dict` of leaves and such containers, `MAX_ITEMS` items and
+    `MAX_DEPTH` deep at most (read through their own C iteration, types through `type`).
+    Round 14: an item of a container read as built-ins' own, its class swapped after the read
+    and back: what the containers compare, computed at the read, differs from what the
+    instruction decided."""
+    stack = [(value, 0)]
+    while stack:
+        one, depth = stack.pop()
+        kind = _type(one)
+        if _leaf(kind):
+            continue
+        if _id(kind) not in _boxes or depth >= _deep or _len(one) > _most:
+            return False
+        stack += [(item, depth + 1) for item in (_items(one) if kind is _dict else one)]
+        if _len(stack) > _most:
+            return False
+    return True
+
+
+def _computable(
+    values: list[Any],
+    kinds: tuple[Any, Any],
+    _id: Any = id,
+    _values: frozenset[int] = VALUE_IDS,
+    _flat: Any = _flat,
+) -> bool:
+    """Whether the comparison of `values` (of the exact types `kinds`) runs no code of
+    anyone's: both of `VALUES`, or both `_flat`."""
+    if _id(kinds[0]) in _values and _id(kinds[1]) in _values:
+        return True
+    both: bool = _flat(values[0]) and _flat(values[1])
+    return both
+
+
 def expected(
     op: str,
     values: list[Any],
@@ -261,14 +330,17 @@ def expected(
     _id: Any = id,
     _bool: Any = bool,
     _error: Any = Exception,
+    _computable: Any = _computable,
 ) -> bool | None:
     """What `op` decides of `values` (left, right) read as built-ins' own, whose exact types
-    are `kinds`: the comparison run on them where both types are `VALUES` (no code of anyone's
-    runs), identity for `==` and `!=` where one class's deciding dunders are `object`'s own and
-    the other's too or the other is a value type (its own answers `NotImplemented`);
-    None where it cannot be told so or it raises (the instruction raises too)."""
+    are `kinds`: the comparison run on them where both types are `VALUES`, or both are exact
+    containers of value types and of classes whose comparison and hash are `object`'s own
+    (`_flat`: no code of anyone's runs), identity for `==` and `!=` where one class's deciding
+    dunders are `object`'s own and the other's too or the other is a value type (its own
+    answers `NotImplemented`); None where it cannot be told so or it raises (the instruction
+    raises too)."""
     left, right = values
-    if _id(kinds[0]) in _values and _id(kinds[1]) in _values:
+    if _computable(values, kinds):
         try:
             answer: bool = _bool(_operators[op](left, right))
             return answer

@@ -100,6 +100,48 @@ def test_a_class_swapped_between_the_read_and_the_instruction_and_back_is_tamper
         assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED], body
 
 
+def _listed() -> bool:
+    """A body comparing two lists, one holding an instance of a plain class."""
+    left = [_Plain(4)]
+    right = [5]
+    if left == right:  # noqa: SIM103 (the jump is what is tested)
+        return True
+    return False
+
+
+class _ItemSwapper(_Swapper):
+    """The cheat of round 14: a `_Plain` item of a list operand swapped after the read and back
+    (its container's type, read again, is unchanged)."""
+
+    def read(self, value: Any, op: str) -> dict[str, Any]:
+        found = SHAPE(value, op)
+        if type(value) is list and value and type(value[0]) is _Plain and not self.swapped:
+            self.at = sys._getframe(3).f_lasti
+            value[0].__class__ = self.told
+            self.swapped.append(value[0])
+        return found
+
+
+def test_an_item_swapped_between_the_read_and_the_instruction_and_back_is_tampering() -> None:
+    """What two lists of value types and plain objects compare is computed at the read
+    (`followed._flat`: no code of anyone's runs for it): the instruction answered otherwise.
+    Fails without the containers' answer (`expected` gave none for two lists)."""
+    cheat = _ItemSwapper(_SaysTrue)
+    answer, sent = _run(cheat.read, _listed, cheat.chained)
+    assert answer is True and not cheat.swapped
+    assert [s["c"] for s in sent[0]["s"]] == [True, True]
+    assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED]
+    # an honest one: nothing
+    answer, sent = _run(SHAPE, _listed)
+    assert answer is False and [r for r in sent if r["k"] == "tampered"] == []
+    # what is computed and what is not
+    assert followed.expected("==", [[1, (2, "a")], [1, (2, "a")]], (list, list)) is True
+    assert followed.expected("in", [3, {1: _Plain(2)}], (int, dict)) is False
+    told: list[Any] = [_SaysTrue()]
+    assert followed.expected("==", [told, [5]], (list, list)) is None  # its `__eq__` is C
+    assert followed.expected("==", [[1] * 200, [1] * 200], (list, list)) is None  # past the bound
+
+
 def test_a_result_that_is_no_bool_or_a_class_left_swapped_is_tampering() -> None:
     cheat = _Swapper(_SaysId)  # put back: the stored result is an `int`
     answer, sent = _run(cheat.read, _stored, cheat.chained)
@@ -157,7 +199,9 @@ def test_what_the_values_read_decide() -> None:
     assert followed.expected("<", [4, 5.5], (int, float)) is True
     assert followed.expected("in", ["b", "abc"], (str, str)) is True
     assert followed.expected("<", [None, 1], (type(None), int)) is None  # raises: no answer
-    assert followed.expected("==", [[1], [1]], (list, list)) is None  # a container: none
+    assert (
+        followed.expected("==", [[1], [1]], (list, list)) is True
+    )  # containers of values (round 14)
     assert followed.expected("==", [plain, _SaysTrue()], (_Plain, _SaysTrue)) is None
 
 

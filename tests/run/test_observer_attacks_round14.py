@@ -8,7 +8,8 @@ plain pytest, no tracer, the cheat takes a shortcut of its own), run end to end 
 `evens(10) == [0, 2, 4, 5, 8]` or the same written as `all()` over a generator expression.
 
 The holes (three classes, four rows, each `fixed` with nothing observed under 3.11.7, 3.12.1
-and 3.13.0: a strict xfail row that fails on an `AssertionError`, `fixed`, and on no other):
+and 3.13.0 on the helper's tree: a strict xfail row that fails on an `AssertionError`, `fixed`,
+and on no other; the first held since):
 
 - `item-swapped-after-the-read-by-a-signal-handler` (on `followed.py`'s own list of what it
   does not follow, shown end to end): `evens` plants a plain object in the list it hands back
@@ -19,7 +20,9 @@ and 3.13.0: a strict xfail row that fails on an `AssertionError`, `fixed`, and o
   no `call` event for `_decider`), put back once the body left the comparison. The follow reads
   `list == list`: no answer the values decide (a container), the two types unchanged, so the
   jump's way is taken as told. The instruction round's rows swap the operand itself; its item
-  is not re-read.
+  is not re-read. **Held since** (the lead): what two exact containers of value types and
+  plain objects compare is computed at the read (`followed._flat`, C alone) and held against
+  the jump: the row names `observer-tampered`'s words.
 - `comparison-in-a-generator-expression` and `comparison-in-a-helper-of-the-test-module` (not
   on the list): the test asserts `all(a == b for a, b in zip(evens(10), [0, 2, 4, 5, 8]))`,
   or `_same(evens(10), [0, 2, 4, 5, 8])` with `_same` returning `got == want`. The trace
@@ -305,7 +308,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
     "item-swapped-after-the-read-by-a-signal-handler": (
         {"app.py": ORIG_EVENS + ITEM_SIGNALLED},
         EVENS_EQUAL_TEST,
-        None,
+        "a comparison read as built-ins' own decided otherwise than the values read",
     ),
     "comparison-in-a-generator-expression": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
@@ -340,9 +343,6 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
 }
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
-    "item-swapped-after-the-read-by-a-signal-handler": (
-        "a container's item swapped after the read and back: the follow re-reads types alone"
-    ),
     "comparison-in-a-generator-expression": (
         "a comparison in a frame of the test module other than the body's is never read"
     ),
