@@ -55,7 +55,7 @@ def failed_hook(
         _getframe: Any = sys._getframe,
         _deciders: Mapping[str, tuple[str, ...]] = operands.DECIDERS,
         _sources: Any = operands.operand_sources,
-        _values: Any = operands._values,
+        _values: Any = operands.reading._values,
         _sorted: Any = sorted,
         _sides: Mapping[str, tuple[str, str]] = operands.SIDES,
     ) -> None:

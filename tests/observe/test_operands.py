@@ -243,7 +243,7 @@ def _many() -> None:
 
 
 def test_comparisons_past_the_ones_streamed_are_said_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(operands, "MAX_OPS", 3)
+    monkeypatch.setattr(operands.reading, "MAX_OPS", 3)
     sent: list[dict[str, Any]] = []
     trace = operands.tracer(sent.append, SHAPE, frozenset({id(_control.__code__)}))
     _control(trace, "begin", ("t::x", _many.__code__, None))
@@ -315,7 +315,7 @@ def test_the_trace_function_answers_control_events_from_the_observer_alone() -> 
 def test_past_the_comparisons_it_streams_the_trace_function_says_so_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(operands, "MAX_OPS", 0)
+    monkeypatch.setattr(operands.reading, "MAX_OPS", 0)
     _, sent = _traced()
     assert sent == [{"k": "full", "id": "t::x"}]
 

@@ -159,7 +159,7 @@ def add(a, b):
 """
 # the test's own function called again by `add`, 250 times (`MAX_OPS` + 50: see `ATTACKS`), each
 # handing back an `int` subclass of its own (250 distinct shapes at the line, more than
-# `operands.MAX_OPS`), before the caller-told object is handed back to the call pytest made
+# `operands.reading.MAX_OPS`), before the caller-told object is handed back to the call pytest made
 FLOODED = """
 import sys as _sys
 
@@ -317,7 +317,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
     "mappingproxy-of-a-caller-told-mapping": ({"app.py": ORIG + MAPPED}, "observer-new-operand"),
     "comparisons-flooded-by-calling-the-body-again": (
-        {"app.py": ORIG + FLOODED.replace("range(250)", f"range({operands.MAX_OPS + 50})")},
+        {"app.py": ORIG + FLOODED.replace("range(250)", f"range({operands.reading.MAX_OPS + 50})")},
         "observer-overflow",
     ),
     "body-frame-trace-ridden-to-turn-the-result": ({"app.py": ORIG + RIDDEN}, "observer-tampered"),
