@@ -46,6 +46,12 @@ HIGH_FD = 700  # the channel's descriptor is moved at or above this number
 # what a teardown's check reports: pytest's and pluggy's machinery and the observer itself (a
 # process's exits a test may patch until a session-wide fixture's end)
 SESSION_WIDE = ("_pytest.", "pluggy.", "observer:")
+# A number that is an object's own while it lives (no other live object has it): its address
+# as `object.__hash__` computes it for any object, whatever hash its type defines (a dict's,
+# a project class's), in C, raising no audit event. Not `id`, which raises `builtins.id`: each
+# audit event calls every audit hook (`reach`'s is Python), and the self-check takes one per
+# identity, thousands at each teardown.
+_pointer: Callable[[Any], int] = object.__hash__
 
 
 # The hooks a plugin shapes a verdict through: a new implementer is reported.
@@ -111,7 +117,7 @@ def _fingerprint(value: Any) -> tuple[int, int, Any]:
     inside a classmethod, staticmethod or property), its code object, which can be swapped in
     place."""
     inner = getattr(value, "__func__", None) or getattr(value, "fget", None) or value
-    return (id(value), id(getattr(inner, "__code__", None)), value)
+    return (_pointer(value), _pointer(getattr(inner, "__code__", None)), value)
 
 
 def _plugin_name(plugin: Any) -> str:
@@ -143,12 +149,7 @@ def capture() -> dict[tuple[str, str], tuple[int, int, Any, Any]]:
 def changed(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[str]:
     """The names (`module.path`) of the `captured` machinery no longer what it was, looked up
     in the module objects captured with it."""
-    found = []
-    for (module, path), (ident, code, _, owner) in captured.items():
-        now = _lookup(module, path, owner)
-        if now is None or _fingerprint(now)[:2] != (ident, code):
-            found.append(module + "." + path)
-    return found
+    return survey(captured)[0]
 
 
 def fingerprints(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[str]:
@@ -156,16 +157,29 @@ def fingerprints(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> 
     is now at its place in the module object captured with it, of its code object and of that
     module object ("-": not captured, or no longer there). Streamed at load and at each check:
     fixbot compares them, so a `captured` emptied or changed in place is seen outside."""
-    found = []
+    return survey(captured)[1]
+
+
+def survey(
+    captured: dict[tuple[str, str], tuple[int, int, Any, Any]],
+) -> tuple[list[str], list[str]]:
+    """`changed(captured)` and `fingerprints(captured)` in one pass, each piece of the
+    machinery looked up once (a check makes both at every teardown)."""
+    found: list[str] = []
+    prints: list[str] = []
     for module, path in MACHINERY:
         entry = captured.get((module, path))
         now = None if entry is None else _lookup(module, path, entry[3])
         if entry is None or now is None:
-            found.append("-")
-        else:
-            ident, code, _ = _fingerprint(now)
-            found.append(_short((ident, code, id(entry[3]))))
-    return found
+            if entry is not None:
+                found.append(module + "." + path)
+            prints.append("-")
+            continue
+        ident, code, _ = _fingerprint(now)
+        if (ident, code) != entry[:2]:
+            found.append(module + "." + path)
+        prints.append(_short((ident, code, _pointer(entry[3]))))
+    return found, prints
 
 
 def digest(prints: Iterable[str]) -> str:
@@ -209,44 +223,62 @@ def seal(
         for i, cell in enumerate(f.__closure__ or ())
     ]
     code = [(f, f.__code__, f.__defaults__) for f in made]
-    names = [(m.__name__, vars(m), k, id(v)) for m in modules for k, v in vars(m).items()]
+    # each module's global names, and what each held at registration (`_pointer`s)
+    names = [
+        (m.__name__, vars(m), tuple(vars(m)), tuple(map(_pointer, vars(m).values())))
+        for m in modules
+    ]
 
     def check(
         _hooks: list[tuple[str, Any, Any, Any]] = hooks,
         _cells: list[tuple[str, str, Any, int]] = cells,
         _code: list[tuple[Any, Any, Any]] = code,
-        _names: list[tuple[str, dict[str, Any], str, int]] = names,
+        _names: list[tuple[str, dict[str, Any], tuple[str, ...], tuple[int, ...]]] = names,
         _held: Any = _held,
         _short: Any = _short,
         _label: Any = _label,
         _fail: Any = fail,
-        _id: Any = id,
+        _pointer: Any = _pointer,
         _len: Any = len,
         _tuple: Any = tuple,
+        _map: Any = map,
+        _get: Any = dict.get,
+        _zip: Any = zip,
     ) -> tuple[list[str], str]:
         """What differs (`observer: ...` names) and a hash of everything compared as it is
         now, which fixbot compares with the one streamed at registration. A hook
         implementation, a closure cell or a function's code or defaults changed ends the
         process (`_fail`) instead: the report would go through what may be the changed
-        sender. Its inputs and what it calls are positional defaults (see `sender._fail`)."""
+        sender. Its inputs and what it calls are positional defaults (see `sender._fail`).
+        It runs at every teardown, so it raises as few audit events as it can (each one calls
+        every audit hook, `reach`'s among them): each function's `__code__` and
+        `__defaults__` read once, identities by `_pointer` (`id` raises `builtins.id`), a
+        module's globals compared as one tuple in C and named one by one only where it
+        differs."""
         found = []
         now: list[Any] = [_len(_hooks), _len(_cells), _len(_code), _len(_names)]
         for _, impl, function, listed in _hooks:
-            now.append((_id(impl.function), impl in listed()))
-            if impl.function is not function or impl not in listed():
+            registered = impl in listed()
+            now.append((_pointer(impl.function), registered))
+            if impl.function is not function or not registered:
                 _fail()
-        for _, _, cell, held in _cells:
+        for _, _, cell, was in _cells:
             now.append(_held(cell))
-            if now[-1] != held:
+            if now[-1] != was:
                 _fail()
         for function, was, defaults in _code:
-            now.append((_id(function), _id(function.__code__), _id(function.__defaults__)))
-            if function.__code__ is not was or function.__defaults__ is not defaults:
+            code_now, defaults_now = function.__code__, function.__defaults__
+            now.append((_pointer(function), _pointer(code_now), _pointer(defaults_now)))
+            if code_now is not was or defaults_now is not defaults:
                 _fail()
-        for module, namespace, name, held in _names:
-            now.append(_id(namespace.get(name)))
-            if now[-1] != held:
-                found.append(f"observer: {_label(module)}.{name}")
+        for module, namespace, keys, held in _names:
+            # `dict.get` as the type holds it: what is bound to each name now, or None
+            values = _tuple(_map(_pointer, _map(_get, (namespace,) * _len(keys), keys)))
+            now.append(values)
+            if values != held:
+                for name, was, value in _zip(keys, held, values):
+                    if value != was:
+                        found.append(f"observer: {_label(module)}.{name}")
         return found, _short(_tuple(now))
 
     return check
@@ -261,10 +293,12 @@ def _label(module: str) -> str:
     return parts[3] if len(parts) > 3 else "pytest_plugin"
 
 
-def _held(cell: Any, _id: Callable[[Any], int] = id, _valueerror: Any = ValueError) -> int:
-    """The identity of what closure `cell` holds (0: nothing)."""
+def _held(
+    cell: Any, _pointer: Callable[[Any], int] = _pointer, _valueerror: Any = ValueError
+) -> int:
+    """The identity (`_pointer`) of what closure `cell` holds (0: nothing)."""
     try:
-        return _id(cell.cell_contents)
+        return _pointer(cell.cell_contents)
     except _valueerror:
         return 0
 
@@ -328,8 +362,8 @@ def _checker(
         """`everything` False leaves out the process's exits, which a test may patch until a
         session-wide fixture's end (`monkeypatch.setattr(sys, "exit", ...)`)."""
         itself, digest_ = state["seal"]()
-        found = changed(captured) + itself
-        prints = fingerprints(captured)
+        found, prints = survey(captured)
+        found += itself
         record = {"k": "check", "p": token, "at": "end", "m": prints, "s": digest_}
         if not everything:
             found = [n for n in found if n.startswith(SESSION_WIDE)]

@@ -122,7 +122,10 @@ def install(
     outside = _outside()
     own = os.path.join(os.path.realpath(own), "")
     ours = frozenset(codes)
-    watched = {id(f): f for f in guarded}  # the functions held: their identities stay theirs
+    # the functions held, by address (their identities stay theirs while held): `_pointer`,
+    # not `id`, which raises an audit event of its own inside the hook
+    watched = {_pointer(f): f for f in guarded}
+    absent = object()  # what no event names (`None` may be an event's object)
     kind, quick = _classifiers(outside, own)
     guard = _guard(send, ours, kind, root, ours if readers is None else frozenset(readers))
 
@@ -131,10 +134,11 @@ def install(
         args: Any,
         _watched: dict[int, Any] = watched,
         _fail: Any = fail,
-        _id: Any = id,
+        _pointer: Any = _pointer,
         _str: Any = str,
+        _absent: Any = absent,
     ) -> None:
-        if event in GUARDS and _id(args[0]) in _watched and args[0] is _watched[_id(args[0])]:
+        if event in GUARDS and _watched.get(_pointer(args[0]), _absent) is args[0]:
             if event == WRITE:
                 _fail()  # nothing legitimate writes an observer function's code or defaults
             guard(event, args[0].__name__, _str(args[1]))
@@ -256,6 +260,10 @@ def _guard(
 
 
 OURS, THEIRS, OBSERVER = 0, 1, 2
+# An object's address as `object.__hash__` computes it for any object (unique while it lives),
+# in C and raising no audit event: `id` raises `builtins.id`, a second event inside each one
+# the hook answers
+_pointer: Callable[[Any], int] = object.__hash__
 # the events raised when a function's `__code__` is read or written (and a code object's, a
 # frame's restricted attributes): on the observer's own functions, tampering
 GUARDS = frozenset({"object.__getattr__", "object.__setattr__"})
