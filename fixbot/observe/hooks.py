@@ -34,9 +34,9 @@ def call_hooks(
     comparison its body's failing assertion made is streamed by `pytest_assertrepr_compare`
     (`failed.failed_hook`, `fail`), which needs the test being called, and the truth test of
     its failing bare assertion (`assert r`) by `pytest_runtest_makereport`
-    (`truth.failed_truth_hook`). `parts` holds the observer's modules this uses (`calls`,
-    `watch`, `bodies`, `integrity`, `operands`, `failed`, `shapes`, `truth`), read once,
-    here."""
+    (`failedtruth.failed_truth_hook`). `parts` holds the observer's modules this uses
+    (`calls`, `watch`, `bodies`, `integrity`, `operands`, `failed`, `shapes`, `truth`,
+    `failedtruth`), read once, here."""
     calls, profiler, bodies, integrity = parts.calls, parts.watch, parts.bodies, parts.integrity
     operands, shapes = parts.operands, parts.shapes
     setprofile, getprofile = sys.setprofile, sys.getprofile
@@ -51,7 +51,7 @@ def call_hooks(
     trace = operands.tracer(send, shape, frozenset(id(c) for c in hook))
     current: list[Any] = [None, None]  # the test being called, its body's code
     failed = parts.failed.failed_hook(send, shape, current)
-    failed_truth = truth.failed_truth_hook(send, shape, _code_of, calls._innermost)
+    failed_truth = parts.failedtruth.failed_truth_hook(send, shape, _code_of, calls._innermost)
     tampered = integrity._tampered(send)
     report_comparisons = _comparer(send, calls)
     native = object()  # what `watched_function` gives for a test with no Python function

@@ -8,7 +8,9 @@ parts are copied beside it (`<module>_bodies`: a digest of each test's body and 
 around its call; `<module>_hooks`: the hook around a test's call; `<module>_collection`: the
 hooks of a session's start, its collection and its plugins; `<module>_operands`: what a test's
 body compared, each operand's type read by `<module>_shapes` (the standard library's
-Python comparisons by `<module>_library`, a truth test's by `<module>_truth`);
+Python comparisons by `<module>_library`, what those reach held at load by
+`<module>_libreach`, a truth test's by `<module>_truth`, a failing bare
+assertion's by `<module>_failedtruth`);
 `<module>_calls`: what a watched test's call did; `<module>_watch`: the profile function that
 sees it, with `<module>_classes` and `<module>_bracket` (the body's locals around each call it
 makes, 3.13 and later);
@@ -139,6 +141,7 @@ operands = _sibling("operands")  # what a test's body compared
 failed = _sibling("failed")  # what a test's failing assertion compared
 shapes = _sibling("shapes")  # the shape of a compared operand's type
 truth = _sibling("truth")  # a bare assertion's truth test, read as a comparison
+failedtruth = _sibling("failedtruth")  # the truth test a failing bare assertion made
 # the parts the hooks of the observer's other parts use, given to them
 _PARTS = SimpleNamespace(
     calls=calls,
@@ -149,6 +152,7 @@ _PARTS = SimpleNamespace(
     failed=failed,
     shapes=shapes,
     truth=truth,
+    failedtruth=failedtruth,
 )
 
 
@@ -158,9 +162,9 @@ def _parts() -> list[ModuleType]:
     out of `sys.modules` once it is registered."""
     here = sys.modules[__name__]
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
-    later = [sender, shapes, _sibling("library"), _sibling("classes"), _sibling("bracket")]
+    later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
-    return [*found, _sibling("followed"), _sibling("reading")]
+    return [*found, failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("reading")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

@@ -17,7 +17,7 @@ import pytest
 from _pytest.assertion.rewrite import rewrite_asserts
 
 from fixbot.core.observed import Compared, Observation, Operand
-from fixbot.observe import bodies, judge, operands, shapes, truth, turned
+from fixbot.observe import bodies, failedtruth, judge, operands, shapes, truth, turned
 from tests.observe.test_observer import PYTEST, observe
 
 TRUTH = truth.truth_reader(bodies._comparison_digest)
@@ -75,13 +75,13 @@ def test_a_rewritten_bare_assertion_is_a_truth_test_of_its_name_a_comparison_is_
 def test_the_failing_bare_assertion_is_found_from_its_raise() -> None:
     for name, code in _rewritten().items():
         raises = [i.offset for i in dis.get_instructions(code) if i.opname == "RAISE_VARARGS"]
-        failed = [truth.failed_truths(code, at) for at in raises]
+        failed = [failedtruth.failed_truths(code, at) for at in raises]
         expected = list(truth.truth_sources(code).values())
         if name in ("test_compared", "test_identity"):  # `failed.py`'s, or no rule's
             assert failed == [[]], name
         else:
             assert failed == [expected], name
-        assert truth.failed_truths(code, 0) == []  # no jump over it
+        assert failedtruth.failed_truths(code, 0) == []  # no jump over it
 
 
 @dataclasses.dataclass
