@@ -3,23 +3,23 @@ environment that loads it into every pytest of a check, and the reader of its st
 
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`,
 `PARTS`: `bodies.py`, `calls.py`, `hooks.py`, `collection.py`, `operands.py` (with `reading.py`,
-`failed.py`, `followed.py`, `shapes.py`, `library.py`, `truth.py` and `bytecode.py`), `watch.py`
-(with `classes.py` and `bracket.py`), `identities.py`, `integrity.py`, the sender, `sender.py`,
-and the audit hook, `reach.py`) from fixbot's installation into a fresh folder under a module
-name made for this run (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name
-it could not know), readable by the commands' user and writable by fixbot alone (0755/0644;
-where fixbot is root the folder is root's). One channel carries the run's nonce and the ids of
-the tests to watch to the plugin (a line per pytest the check may start, written before the
-check starts), the other carries its records back, read by a thread while the check runs so a
-long stream never blocks it. Each is a Unix socket pair, not a pipe (`_pair`): the kernel opens
-no socket by a path, so neither the code under test nor a process it starts can open
-`/proc/<pid>/fd/N` (or `/dev/fd/N`, or a link to either) to read the records out of the channel,
-as a pipe's path would let them (ENXIO, whoever asks: nothing to recognise). The plugin's sender
-ends its process when the descriptor it writes no longer names its end of the channel
-(`sender._sender`): what the code under test can still do is add lines, not take the observer's
-away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and `PYTEST_ADDOPTS -p <module>` to the
-check's environment; `fds` go to the spawn (`pass_fds`); `close()` ends the channel and returns
-what was streamed as an `Observation`.
+`failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py`, `truth.py` and
+`bytecode.py`), `watch.py` (with `classes.py` and `bracket.py`), `identities.py`,
+`integrity.py`, the sender, `sender.py`, and the audit hook, `reach.py`) from fixbot's
+installation into a fresh folder under a module name made for this run (`fixbot_observer_<hex>`:
+a file the workspace holds cannot shadow a name it could not know), readable by the commands'
+user and writable by fixbot alone (0755/0644; where fixbot is root the folder is root's). One
+channel carries the run's nonce and the ids of the tests to watch to the plugin (a line per
+pytest the check may start, written before the check starts), the other carries its records
+back, read by a thread while the check runs so a long stream never blocks it. Each is a Unix
+socket pair, not a pipe (`_pair`): the kernel opens no socket by a path, so neither the code
+under test nor a process it starts can open `/proc/<pid>/fd/N` (or `/dev/fd/N`, or a link to
+either) to read the records out of the channel, as a pipe's path would let them (ENXIO, whoever
+asks: nothing to recognise). The plugin's sender ends its process when the descriptor it writes
+no longer names its end of the channel (`sender._sender`): what the code under test can still do
+is add lines, not take the observer's away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and
+`PYTEST_ADDOPTS -p <module>` to the check's environment; `fds` go to the spawn (`pass_fds`);
+`close()` ends the channel and returns what was streamed as an `Observation`.
 
 The stream is read into an `Observation` by `fixbot.observe.stream.parse`.
 """
@@ -59,6 +59,7 @@ PARTS = tuple(
         "hooks",
         "identities",
         "integrity",
+        "jumps",
         "library",
         "operands",
         "reading",

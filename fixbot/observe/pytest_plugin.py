@@ -160,7 +160,7 @@ def _parts() -> list[ModuleType]:
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("classes"), _sibling("bracket")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
-    return [*found, _sibling("followed"), _sibling("reading")]
+    return [*found, _sibling("followed"), _sibling("jumps"), _sibling("reading")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
