@@ -139,7 +139,10 @@ class Observation(BaseModel):
     left the name out). `failed_at` holds the comparisons at which a test's body failed (its
     rewritten assertion's, streamed by pytest's `pytest_assertrepr_compare`: every test's),
     `compared` the comparisons each watched test's body made, seen by the observer's trace
-    function (`MAX_COMPARED` at most)."""
+    function (`MAX_COMPARED` at most); `follows` the offsets of each watched test's body's
+    comparisons whose instruction the observer follows (streamed as each call began), and
+    `unfollowed` the `(offset, line)` of each of its comparisons streamed at one of them, read
+    as built-ins' own, whose follow's record never came (`fixbot.observe.comparisons`)."""
 
     sessions: int = 0
     ended: int = 0
@@ -171,6 +174,8 @@ class Observation(BaseModel):
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     failed_at: list[Compared] = Field(default_factory=list)
     compared: list[Compared] = Field(default_factory=list)
+    follows: dict[str, list[int]] = Field(default_factory=dict)
+    unfollowed: dict[str, list[tuple[int, int]]] = Field(default_factory=dict)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

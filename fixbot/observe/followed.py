@@ -239,23 +239,56 @@ def _stored(
     return answer
 
 
+def announcer(
+    send: Callable[[dict[str, Any]], None],
+) -> Callable[[str, Any], Mapping[int, tuple[frozenset[int], str, Any]]]:
+    """`begun(test, code)`, at a watched call's `begin`: the body's comparisons to follow
+    (`jumps.followers`), streamed first as `{"k": "follows", "id": test, "at": [offset, ...]}`
+    (none for the priming, whose test is none), then handed back read-only to be kept
+    (`notes[8]`): what is in the channel cannot be taken back, and fixbot pairs each `op`
+    record at one of these offsets, read as built-ins' own, with its `fol` (`follower`)."""
+
+    def begun(
+        test: str,
+        code: Any,
+        _send: Any = send,
+        _followers: Any = jumps.followers,
+        _sorted: Any = sorted,
+        _proxy: Any = MappingProxyType,
+    ) -> Mapping[int, tuple[frozenset[int], str, Any]]:
+        found = _followers(code)
+        if test:
+            _send({"k": "follows", "id": test, "at": _sorted(found)})
+        kept: Mapping[int, tuple[frozenset[int], str, Any]] = _proxy(found)
+        return kept
+
+    return begun
+
+
 def follower(
     notes: list[Any], send: Callable[[dict[str, Any]], None]
-) -> tuple[Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None], Callable[[Any], None]]:
+) -> tuple[
+    Callable[[Any, bool | None, list[Any], tuple[Any, Any], bool], None], Callable[[Any], None]
+]:
     """`(plan, follow)` over the observer's trace function's `notes` (`operands.tracer`: the
     test, ..., `notes[7]` the comparison being followed, `notes[8]` the body's `followers`).
-    `plan(frame, decided, values, kinds)`, at the read of a comparison whose operands are
+    `plan(frame, decided, values, kinds, owed)`, at the read of a comparison whose operands are
     built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both read
-    before their shapes), notes it to be followed; `follow(frame)`, at each later `opcode` event
-    of the body's frame while one is noted (with the collector held off), reads what the
-    instruction decided and streams `{"k": "tampered", "id": test, "what":
-    TAMPERED}` once per call where it is not what was read."""
+    before their shapes; `owed` where its `op` record goes out at this read), notes it to be
+    followed; `follow(frame)`, at each later `opcode` event of the body's frame while one is
+    noted (with the collector held off), reads what the instruction decided, streams
+    `{"k": "tampered", "id": test, "what": TAMPERED}` once per call where it is not what was
+    read, and, where owed, `{"k": "fol", "id": test, "at": offset, "ok": told}`: the follow's
+    outcome, which fixbot pairs with the `op` record (`comparisons.py`): a note of the
+    comparison cleared or changed by project code run inside the observer (a signal handler
+    reaching its frames' `f_locals`) leaves an `op` with no `fol` (`observer-tampered`)."""
 
     def plan(
         frame: Any,
         decided: bool | None,
         values: list[Any],
         kinds: tuple[Any, Any],
+        owed: bool,
         _notes: list[Any] = notes,
     ) -> None:
         found = _notes[8].get(frame.f_lasti)
@@ -263,7 +296,7 @@ def follower(
             _notes[7] = None
             return
         step, kind, what = found
-        _notes[7] = [step, kind, what, decided, values, kinds, 0]
+        _notes[7] = [step, kind, what, decided, values, kinds, 0, frame.f_lasti if owed else -1]
 
     def follow(
         frame: Any,
@@ -274,15 +307,14 @@ def follower(
         _stored: Any = _stored,
         _tampered: str = TAMPERED,
     ) -> None:
-        step, kind, what, decided, values, kinds, stage = _notes[7]
+        step, kind, what, decided, values, kinds, stage, at = _notes[7]
         if _type(values[0]) is not kinds[0] or _type(values[1]) is not kinds[1]:
             told = False  # a class changed under the comparison
         elif frame.f_lasti in step:  # the instruction after the comparison (or its prefix's)
             _notes[7][6] = 1
             return
         elif stage == 0:  # another's: the comparison raised, nothing to follow
-            _notes[7] = None
-            return
+            told = True
         elif kind == "jump":  # the jump ran: where it went says the result's truth
             jumped = frame.f_lasti not in what[0]
             told = decided is None or decided == (jumped if what[1] else not jumped)
@@ -290,10 +322,13 @@ def follower(
             told = told and (what[2] is None or not _proxy or _stored(frame, what[2], None))
         else:  # the result stored (3.13 and later)
             told = _stored(frame, what, decided)
-        _notes[7] = None
+        # streamed first, then the note let go
         if not told and _notes[0] and "followed" not in _notes[4]:
             _notes[4].add("followed")
             _send({"k": "tampered", "id": _notes[0], "what": _tampered})
+        if at >= 0 and _notes[0]:
+            _send({"k": "fol", "id": _notes[0], "at": at, "ok": told})
+        _notes[7] = None
 
     def held(
         frame: Any,

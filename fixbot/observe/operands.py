@@ -178,6 +178,7 @@ def tracer(
 
     note = _local_tracer(notes, send, shape)
     decided = _decider(send)
+    begun = followed.announcer(send)  # the body's comparisons to follow: streamed, then kept
 
     def trace(
         frame: Any,
@@ -194,7 +195,7 @@ def tracer(
         _decided: Any = decided,
         _bool: Any = bool,
         _set: Any = set,
-        _followers: Any = followed.followers,
+        _followers: Any = begun,
     ) -> Any:
         if frame is None:
             if _id(_getframe(1).f_code) not in _callers:
@@ -202,7 +203,7 @@ def tracer(
             if event == "begin":
                 test, code, chained = arg
                 _notes[:] = [test, code, chained, _sources(code), _set(), None, None, None, {}]
-                _notes[8] = _followers(code)
+                _notes[8] = _followers(test, code)
                 return None
             streamed = _bool(_notes[4] - {"ridden", "decided", "keyed", "followed"})
             _notes[:] = [None, None, None, {}, _set(), None, None, None, {}]

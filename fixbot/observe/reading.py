@@ -1,8 +1,8 @@
 """What the observer's trace function reads at the `opcode` event of a watched body's comparison
 (`fixbot.observe.operands`): the values its operands' sources name in the frame (`_values`,
 every namespace checked for a key no exact `str` before the first lookup: `_keyed`), and
-`_streamer`, which streams their shapes once per distinct (line, operator, shapes), notes the
-comparison last read for `operands._decider` and plans its follow (`fixbot.observe.followed`).
+`_streamer`, which streams their shapes once per distinct (offset, line, operator, shapes), notes
+the comparison last read for `operands._decider` and plans its follow (`fixbot.observe.followed`).
 
 Copied beside the plugin as `<module>_reading` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and the observer's `shapes` and
@@ -30,9 +30,9 @@ def _sibling(name: str) -> Any:
 shapes = _sibling("shapes")  # the op each operand of a containment is read as (`SIDES`)
 followed = _sibling("followed")  # what the values read decide (`expected`)
 SIDES = shapes.SIDES
-# distinct comparisons (line, operator, shapes) streamed per watched call: past it, `full` once
-# (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the start's
-# run did not say it)
+# distinct comparisons (offset, line, operator, shapes) streamed per watched call: past it,
+# `full` once (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the
+# start's run did not say it)
 MAX_OPS = 2000
 
 
@@ -93,12 +93,13 @@ def _streamer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
-    plan: Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None],
+    plan: Callable[[Any, bool | None, list[Any], tuple[Any, Any], bool], None],
 ) -> Callable[[Any], None]:
     """`stream(frame)`: at an `opcode` event of the body's entry pytest called, the operands
     of the comparison its frame is at (`tracer`'s `notes`: the test, the comparisons found by
-    `operand_sources`, those streamed), streamed once per distinct (line, operator, shapes),
-    `MAX_OPS` at most (past it, `full` once), read with the collector held off, and noted as
+    `operand_sources`, those streamed), streamed once per distinct (offset, line, operator,
+    shapes: the offset, `at`, pairs it with its follow's `fol`), `MAX_OPS` at most (past it,
+    `full` once), read with the collector held off, and noted as
     the comparison last read (`notes[6]`, for `_decider`); one read as built-ins' own is
     followed (`plan`, `followed.follower`: its operands' types, and what they decide, read
     before their shapes: a class changed after the shapes were read changes neither)."""
@@ -139,18 +140,21 @@ def _streamer(
             shapes.append(_shape(values[1], sides[1]))
         both = shapes[0]["c"] is True and shapes[-1]["c"] is True
         _notes[6] = (frame.f_lasti, both, "py" in shapes[0] or "py" in shapes[-1])
+        key = (frame.f_lasti, line, op, *(_tuple(s.values()) for s in shapes))
+        # none for the priming (`_prime`); past `MAX_OPS` unseen
+        fresh = not (key in _notes[4] or not _notes[0] or _len(_notes[4]) >= _max)
         if both and not one:  # what the instruction decides is followed (`followed.py`)
-            _plan(frame, decided, values, kinds)
+            _plan(frame, decided, values, kinds, fresh)  # its `fol` owed where `op` goes out
         else:
             _notes[7] = None
-        key = (line, op, *(_tuple(s.values()) for s in shapes))
         if key in _notes[4] or not _notes[0]:  # none for the priming (`_prime`)
             return
         if _len(_notes[4]) >= _max:  # those past it go unseen: said once
             _once(_notes, _send, "full", {"k": "full", "id": _notes[0]})
             return
         _notes[4].add(key)
-        _send({"k": "op", "id": _notes[0], "line": line, "op": op, "s": shapes})
+        at = frame.f_lasti  # fixbot pairs it with its follow's `fol` (`followed.follower`)
+        _send({"k": "op", "id": _notes[0], "at": at, "line": line, "op": op, "s": shapes})
 
     def held(
         frame: Any,
