@@ -29,7 +29,8 @@ def _operands(record: dict[str, object], test: str) -> Compared | None:
         for s in shapes[:2]
         if isinstance(s, dict)
     )
-    return Compared(test=test, line=line, op=op[:6], operands=operands)  # `not in`
+    nested = record.get("n") is True  # a frame of the test module's other code (`op` alone)
+    return Compared(test=test, line=line, op=op[:6], operands=operands, nested=nested)
 
 
 def fail(seen: Observation, record: dict[str, object], test: str, scratch: object) -> None:

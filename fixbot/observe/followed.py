@@ -370,13 +370,15 @@ def _stored(
 
 def follower(
     notes: list[Any], send: Callable[[dict[str, Any]], None]
-) -> tuple[Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None], Callable[[Any], None]]:
+) -> tuple[Callable[..., None], Callable[[Any], None]]:
     """`(plan, follow)` over the observer's trace function's `notes` (`operands.tracer`: the
     test, ..., `notes[7]` the comparison being followed, `notes[8]` the body's `followers`).
-    `plan(frame, decided, values, kinds)`, at the read of a comparison whose operands are
-    built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both read
-    before their shapes), notes it to be followed; `follow(frame)`, at each later `opcode` event
-    of the body's frame while one is noted (with the collector held off), reads what the
+    `plan(frame, decided, values, kinds, follows)`, at the read of a comparison whose operands
+    are built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both
+    read before their shapes; `follows` the `followers` of the frame's code: `notes[8]` for the
+    body's, other code of the test module's its own), notes it to be followed; `follow(frame)`,
+    at each later `opcode` event of the frame that read it while one is noted (with the
+    collector held off, `operands._local_tracer`), reads what the
     instruction decided and streams `{"k": "tampered", "id": test, "what":
     TAMPERED}` once per call where it is not what was read."""
 
@@ -385,9 +387,10 @@ def follower(
         decided: bool | None,
         values: list[Any],
         kinds: tuple[Any, Any],
+        follows: Any,
         _notes: list[Any] = notes,
     ) -> None:
-        found = _notes[8].get(frame.f_lasti)
+        found = follows.get(frame.f_lasti)
         if found is None:
             _notes[7] = None
             return

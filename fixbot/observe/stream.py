@@ -60,7 +60,9 @@ and its parts write them:
                                                     a comparison a watched test's body made,
                                                     seen by the observer's trace function as
                                                     it ran (`operands.tracer`), once per line,
-                                                    operator and types
+                                                    operator and types; `"n": true` where a
+                                                    frame of other code of the test module's
+                                                    made it (`n` the body's line that ran it)
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
                                                     (`integrity.MACHINERY`'s names, a 12-digit
                                                     hash of identities each, "-": absent)
