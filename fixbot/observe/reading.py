@@ -103,7 +103,7 @@ def _line(starts: list[tuple[int, int]], offset: int) -> int:
     return line
 
 
-def _streamed(
+def _record(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     where: tuple[int, str, bool],
@@ -113,27 +113,28 @@ def _streamed(
     _tuple: Any = tuple,
     _once: Any = _once,
     _line: Any = _line,
-) -> None:
-    """Stream the comparison `where` (its code's line, its operator, whether nested: made by a
-    frame of other code of the test module's) with its operands' `shapes`, once per distinct
-    (line, operator, nested, shapes), `most` at most (past it, `full` once; none for the
-    priming, whose test is none). A nested one is streamed at the line the body's entry is at
-    (`notes[5]`, by its line starts `notes[11]`; 0 where it left) with `"n": True`."""
+) -> dict[str, Any] | None:
+    """The record to stream of the comparison `where` (its code's line, its operator, whether
+    nested: made by a frame of other code of the test module's) with its operands' `shapes`:
+    one per distinct (line, operator, nested, shapes), `most` at most (past it, `full` is
+    streamed once; none for the priming, whose test is none); None where none is. A nested one
+    is at the line the body's entry is at (`notes[5]`, by its line starts `notes[11]`; 0 where
+    it left), with `"n": True`."""
     line, op, nested = where
     if nested:  # the body's statement that ran it
         body = notes[5]
         line = _line(notes[11], body.f_lasti) if body is not None else 0
     key = (line, op, nested, *(_tuple(s.values()) for s in shapes))
     if key in notes[4] or not notes[0]:
-        return
+        return None
     if _len(notes[4]) >= most:  # those past it go unseen: said once
         _once(notes, send, "full", {"k": "full", "id": notes[0]})
-        return
+        return None
     notes[4].add(key)
     record = {"k": "op", "id": notes[0], "line": line, "op": op, "s": shapes}
     if nested:
         record["n"] = True
-    send(record)
+    return record
 
 
 def _streamer(
@@ -172,7 +173,7 @@ def _streamer(
         _expected: Any = followed.expected,
         _once: Any = _once,
         _keyed: str = KEYED,
-        _streamed: Any = _streamed,
+        _record: Any = _record,
     ) -> None:
         found = reads.get(frame.f_lasti)
         if found is None:
@@ -198,7 +199,9 @@ def _streamer(
             _plan(frame, decided, values, kinds, follows)
         else:
             _notes[7] = None
-        _streamed(_notes, _send, (line, op, nested), shapes, _max)
+        record = _record(_notes, _send, (line, op, nested), shapes, _max)
+        if record is not None:  # sent from here, the frame holding what was read
+            _send(record)
 
     def held(
         frame: Any,
