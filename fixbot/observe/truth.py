@@ -89,23 +89,6 @@ def _tested(
     return None if source is None or source[0] == "const" else source
 
 
-def _unprefixed(
-    instructions: list[tuple[int, str, Any]],
-) -> list[tuple[tuple[int, str, Any], tuple[int, ...]]]:
-    """Each of `instructions` but `EXTENDED_ARG`, with the offsets it is known by: its own, and
-    its first `EXTENDED_ARG` prefix's where it has one (where its `opcode` event comes before
-    3.12)."""
-    found: list[tuple[tuple[int, str, Any], tuple[int, ...]]] = []
-    prefix: tuple[int, ...] = ()
-    for instruction in instructions:
-        if instruction[1] == "EXTENDED_ARG":
-            prefix = prefix or (instruction[0],)
-            continue
-        found.append((instruction, (instruction[0], *prefix)))
-        prefix = ()
-    return found
-
-
 def truth_sources(
     code: Any,
     every: bool = False,
@@ -116,7 +99,7 @@ def truth_sources(
     _stored_from: Any = _stored_from,
     _dict: Any = dict,
     _len: Any = len,
-    _unprefixed: Any = _unprefixed,
+    _unprefixed: Any = bytecode.unprefixed,
     _fromkeys: Any = dict.fromkeys,
 ) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
     """The truth tests (`TESTS`) of `code` whose operand the instruction right before pushes
@@ -177,18 +160,6 @@ def _target(
     return at + 2 * (1 + _caches.get(name, 0) + arg)
 
 
-def _around(instructions: list[tuple[int, str, Any]], jump: int) -> list[int]:
-    """The indexes a truth test of the jump `instructions[jump]` may be at (none where `jump`
-    is -1): the jump's own, the one right before it (its `EXTENDED_ARG` prefix, or 3.13's
-    `TO_BOOL`), and the one before its prefixes (3.13's `TO_BOOL` before a prefixed jump)."""
-    if jump < 0:
-        return []
-    before = jump - 1
-    while before >= 0 and instructions[before][1] == "EXTENDED_ARG":
-        before -= 1
-    return [k for k in (jump, jump - 1, before) if k >= 0]
-
-
 def _failing_test(
     instructions: list[tuple[int, str, Any]],
     truths: dict[int, Any],
@@ -196,7 +167,7 @@ def _failing_test(
     _target: Any = _target,
     _enumerate: Any = enumerate,
     _conditional: frozenset[str] = CONDITIONAL,
-    _around: Any = _around,
+    _around: Any = bytecode.around,
 ) -> int:
     """The index in `instructions` of the truth test (an offset of `truths`) of the
     conditional jump over the instruction at `lasti` (a failing assertion's `raise`) nearest
