@@ -79,15 +79,18 @@ class Operand(BaseModel, frozen=True):
 
 
 class Compared(BaseModel, frozen=True):
-    """A comparison a test's body made (the frame of its own code, not a helper's): the test,
-    the line of the body it was at, its operator (`==`, `<`..., `in`, `not in`; "bool" for a
-    truth test, `assert r`, `fixbot.observe.truth`) and the two operands (a containment's item,
-    then its container; a truth test's one)."""
+    """A comparison a test's body made: the test, the line of the body it was at, its operator
+    (`==`, `<`..., `in`, `not in`; "bool" for a truth test, `assert r`,
+    `fixbot.observe.truth`) and the two operands (a containment's item, then its container; a
+    truth test's one). `nested` where it was made in a frame of other code of the test
+    module's (a generator expression, a helper) while the body ran: `line` is then the body's
+    line that ran it, not the comparison's own."""
 
     test: str
     line: int
     op: str
     operands: tuple[Operand, ...] = ()
+    nested: bool = False
 
 
 class Reach(BaseModel, frozen=True):

@@ -33,7 +33,8 @@ def _operands(record: dict[str, object], test: str) -> Compared | None:
         for s in shapes[:2]
         if isinstance(s, dict)
     )
-    return Compared(test=test, line=line, op=op[:6], operands=operands)  # `not in`
+    nested = record.get("n") is True  # a frame of the test module's other code (`op` alone)
+    return Compared(test=test, line=line, op=op[:6], operands=operands, nested=nested)
 
 
 def fail(seen: Observation, record: dict[str, object], test: str, scratch: object) -> None:
@@ -56,11 +57,13 @@ def op(seen: Observation, record: dict[str, object], test: str, scratch: object)
 
 
 def _owes(seen: Observation, compared: Compared, at: int) -> bool:
-    """Whether an `op` record owes a `fol`: a comparison at an offset the observer said it
-    follows (`follows`), both operands read as built-ins' own (`followed.follower` plans
-    those alone)."""
+    """Whether an `op` record owes a `fol`: a comparison of the body's own (not `nested`: the
+    offsets streamed in `follows` are the body's code's; a frame of other code of the test
+    module's is followed, but not paired) at an offset the observer said it follows
+    (`follows`), both operands read as built-ins' own (`followed.follower` plans those alone)."""
     both = len(compared.operands) == 2 and all(o.c for o in compared.operands)
-    return both and compared.op != "bool" and at in seen.follows.get(compared.test, ())
+    body = not compared.nested and compared.op != "bool"
+    return both and body and at in seen.follows.get(compared.test, ())
 
 
 def follows(seen: Observation, record: dict[str, object], test: str, scratch: object) -> None:

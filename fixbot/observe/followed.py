@@ -267,19 +267,19 @@ def announcer(
 
 def follower(
     notes: list[Any], send: Callable[[dict[str, Any]], None]
-) -> tuple[
-    Callable[[Any, bool | None, list[Any], tuple[Any, Any], bool], None], Callable[[Any], None]
-]:
+) -> tuple[Callable[..., None], Callable[[Any], None]]:
     """`(plan, follow)` over the observer's trace function's `notes` (`operands.tracer`: the
     test, ..., `notes[7]` the comparison being followed, `notes[8]` the body's `followers`).
-    `plan(frame, decided, values, kinds, owed)`, at the read of a comparison whose operands are
-    built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both read
-    before their shapes; `owed` where its `op` record goes out at this read), notes it to be
-    followed; `follow(frame)`, at each later `opcode` event of the body's frame while one is
-    noted (with the collector held off), reads what the instruction decided, streams
-    `{"k": "tampered", "id": test, "what": TAMPERED}` once per call where it is not what was
-    read, and, where owed, `{"k": "fol", "id": test, "at": offset, "ok": told}`: the follow's
-    outcome, which fixbot pairs with the `op` record (`comparisons.py`): a note of the
+    `plan(frame, decided, values, kinds, follows, owed)`, at the read of a comparison whose
+    operands are built-ins' own (`kinds` their types and `decided` what they decide, `expected`,
+    both read before their shapes; `follows` the `followers` of the frame's code: `notes[8]`
+    for the body's, other code of the test module's its own; `owed` where its `op` record goes
+    out at this read and fixbot pairs it: the body's own), notes it to be followed;
+    `follow(frame)`, at each later `opcode` event of the frame that read it while one is noted
+    (with the collector held off, `operands._local_tracer`), reads what the instruction decided,
+    streams `{"k": "tampered", "id": test, "what": TAMPERED}` once per call where it is not what
+    was read, and, where owed, `{"k": "fol", "id": test, "at": offset, "ok": told}`: the
+    follow's outcome, which fixbot pairs with the `op` record (`comparisons.py`): a note of the
     comparison cleared or changed by project code run inside the observer (a signal handler
     reaching its frames' `f_locals`) leaves an `op` with no `fol` (`observer-tampered`)."""
 
@@ -288,10 +288,11 @@ def follower(
         decided: bool | None,
         values: list[Any],
         kinds: tuple[Any, Any],
+        follows: Any,
         owed: bool,
         _notes: list[Any] = notes,
     ) -> None:
-        found = _notes[8].get(frame.f_lasti)
+        found = follows.get(frame.f_lasti)
         if found is None:
             _notes[7] = None
             return

@@ -60,13 +60,18 @@ and its parts write them:
                                                     a comparison a watched test's body made,
                                                     seen by the observer's trace function as
                                                     it ran (`operands.tracer`), once per
-                                                    offset, line, operator and types
+                                                    offset, line, operator and types;
+                                                    `"n": true` where a frame of other code
+                                                    of the test module's made it (`line` the
+                                                    body's line that ran it, `at` that
+                                                    code's offset)
     {"k": "follows", "id": nodeid, "at": [offset, ...]}   a watched call began: the offsets of
                                                     its body's comparisons whose instruction
                                                     the observer follows (`jumps.followers`)
     {"k": "fol", "id": nodeid, "at": offset, "ok": bool}  a follow's outcome (`followed.py`):
-                                                    each `op` at a followed offset whose
-                                                    operands are built-ins' own owes one
+                                                    each `op` of the body's own (no `n`) at a
+                                                    followed offset whose operands are
+                                                    built-ins' own owes one
                                                     (`comparisons.fol` pairs them)
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
                                                     (`integrity.MACHINERY`'s names, a 12-digit
