@@ -152,3 +152,24 @@ def test_a_nested_comparison_decided_by_python_or_built_ins_is_not_new() -> None
     assert _judged(_nested(9, _Point(1, 2), _Point(1, 2))) == []
     assert _judged(_nested(9, [_Point(1, 2)], [_Point(1, 2)])) == []
     assert _judged(_nested(9, [0, 2], [0, 2])) == []
+
+
+def _branching(got: Any, want: Any) -> bool:
+    """A helper of the test module's whose comparison's result a jump pops (followed)."""
+    if got == want:  # noqa: SIM103 (the jump is the point)
+        return True
+    return False
+
+
+def _branching_body() -> bool:
+    """A body comparing two `int`s in a helper's frame alone."""
+    return _branching(2, 2)
+
+
+def test_a_nested_comparison_is_followed_but_owes_fixbot_no_fol() -> None:
+    """The `follows` offsets fixbot pairs an `op` with are the body's code's: a nested `op` at
+    its own code's offset is not paired (`comparisons._owes`), so its follow streams no `fol`
+    (one would pay, or fail to pay, a body `op` at the same offset)."""
+    sent = _traced(_branching_body)
+    assert [(r["k"], r.get("n")) for r in sent] == [("follows", None), ("op", True)]
+    assert sent[1]["s"] == [{"t": "builtins.int", "c": True}] * 2

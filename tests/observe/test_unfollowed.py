@@ -53,7 +53,10 @@ def test_an_op_owing_a_follow_that_never_came_is_tampered() -> None:
     paid = _parsed([{"k": "follows", "at": [10]}, _op(10, [C, C]), {"k": "fol", "at": 10}])
     assert paid.unfollowed == {ADD: []} and _findings(paid) == []
     # owed nothing: an offset not followed, an operand of Python, a truth test
-    for record in (_op(20, [C, C]), _op(10, [C, PY]), _op(10, [C], "bool")):
+    # a comparison of the test module's other code (`n`: a generator expression's, at its own
+    # code's offset, which the body's `follows` do not name)
+    nested = {**_op(10, [C, C]), "n": True}
+    for record in (_op(20, [C, C]), _op(10, [C, PY]), _op(10, [C], "bool"), nested):
         assert _parsed([{"k": "follows", "at": [10]}, record]).unfollowed == {}
     # a follow told otherwise is tampering, whatever the observer's once-a-call mark said
     told = _parsed(
