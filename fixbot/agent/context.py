@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import leads, locate, paths, rustcalls, testsof
+from fixbot.agent import leads, locate, paths, rustcalls, tables, testsof
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.failure import Location
@@ -187,11 +187,12 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     # values a fix changing what they return must update too (`fixbot.agent.testsof`).
     ranked += testsof.spans(ctx.repo, ranked, failure.failing_tests)
     # A fix often changes a table a function reads, whose lines run under no test: the data
-    # of the best-ranked functions and of every function the spectrum ranked follow them.
+    # of the best-ranked functions and of every function the spectrum ranked follow them, their
+    # own module's and the modules' they import it from (`fixbot.agent.tables`).
     readers = {*ranked[:GLOBALS_OF], *best, *suspects}
     spans = []
     for span in ranked:
-        spans += [span, *(locate.globals_read(ctx.repo, span) if span in readers else ())]
+        spans += [span, *(tables.read_by(ctx.repo, span) if span in readers else ())]
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
 
 

@@ -79,15 +79,18 @@ class Operand(BaseModel, frozen=True):
 
 
 class Compared(BaseModel, frozen=True):
-    """A comparison a test's body made (the frame of its own code, not a helper's): the test,
-    the line of the body it was at, its operator (`==`, `<`..., `in`, `not in`; "bool" for a
-    truth test, `assert r`, `fixbot.observe.truth`) and the two operands (a containment's item,
-    then its container; a truth test's one)."""
+    """A comparison a test's body made: the test, the line of the body it was at, its operator
+    (`==`, `<`..., `in`, `not in`; "bool" for a truth test, `assert r`,
+    `fixbot.observe.truth`) and the two operands (a containment's item, then its container; a
+    truth test's one). `nested` where it was made in a frame of other code of the test
+    module's (a generator expression, a helper) while the body ran: `line` is then the body's
+    line that ran it, not the comparison's own."""
 
     test: str
     line: int
     op: str
     operands: tuple[Operand, ...] = ()
+    nested: bool = False
 
 
 class Reach(BaseModel, frozen=True):
@@ -139,7 +142,10 @@ class Observation(BaseModel):
     left the name out). `failed_at` holds the comparisons at which a test's body failed (its
     rewritten assertion's, streamed by pytest's `pytest_assertrepr_compare`: every test's),
     `compared` the comparisons each watched test's body made, seen by the observer's trace
-    function (`MAX_COMPARED` at most)."""
+    function (`MAX_COMPARED` at most); `follows` the offsets of each watched test's body's
+    comparisons whose instruction the observer follows (streamed as each call began), and
+    `unfollowed` the `(offset, line)` of each of its comparisons streamed at one of them, read
+    as built-ins' own, whose follow's record never came (`fixbot.observe.comparisons`)."""
 
     sessions: int = 0
     ended: int = 0
@@ -171,6 +177,8 @@ class Observation(BaseModel):
     checked: dict[str, dict[str, list[str]]] = Field(default_factory=dict)
     failed_at: list[Compared] = Field(default_factory=list)
     compared: list[Compared] = Field(default_factory=list)
+    follows: dict[str, list[int]] = Field(default_factory=dict)
+    unfollowed: dict[str, list[tuple[int, int]]] = Field(default_factory=dict)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

@@ -238,3 +238,32 @@ def pushed(
     if second[1] in _store_loads:  # it pops the value the one before pushed
         return None
     return _source(first), _source(second)
+
+
+def unprefixed(
+    instructions: list[tuple[int, str, Any]],
+) -> list[tuple[tuple[int, str, Any], tuple[int, ...]]]:
+    """Each of `instructions` but `EXTENDED_ARG`, with the offsets it is known by: its own, and
+    its first `EXTENDED_ARG` prefix's where it has one (where its `opcode` event comes before
+    3.12)."""
+    found: list[tuple[tuple[int, str, Any], tuple[int, ...]]] = []
+    prefix: tuple[int, ...] = ()
+    for instruction in instructions:
+        if instruction[1] == "EXTENDED_ARG":
+            prefix = prefix or (instruction[0],)
+            continue
+        found.append((instruction, (instruction[0], *prefix)))
+        prefix = ()
+    return found
+
+
+def around(instructions: list[tuple[int, str, Any]], jump: int) -> list[int]:
+    """The indexes a truth test of the jump `instructions[jump]` may be at (none where `jump`
+    is -1): the jump's own, the one right before it (its `EXTENDED_ARG` prefix, or 3.13's
+    `TO_BOOL`), and the one before its prefixes (3.13's `TO_BOOL` before a prefixed jump)."""
+    if jump < 0:
+        return []
+    before = jump - 1
+    while before >= 0 and instructions[before][1] == "EXTENDED_ARG":
+        before -= 1
+    return [k for k in (jump, jump - 1, before) if k >= 0]

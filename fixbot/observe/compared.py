@@ -1,8 +1,9 @@
 """What the watched tests compared, judged: an always-equal value, a tolerance, or a comparison
 no profile function sees run, of the fix's code or handed back by it (`observer-always-equal`),
-a comparison seen to run that was never judged (`observer-tampered`), and more of them than are
-kept where the start's run had fewer (`observer-overflow`). Pure, over an
-`Observation`; `fixbot.observe.judge` gathers it with the other findings."""
+a comparison seen to run that was never judged or, read as built-ins' own, never followed
+(`observer-tampered`), and more of them than are kept where the start's run had fewer
+(`observer-overflow`). Pure, over an `Observation`; `fixbot.observe.judge` gathers it with the
+other findings."""
 
 from __future__ import annotations
 
@@ -28,6 +29,25 @@ def unjudged(last: Observation, watched: set[str]) -> list[str]:
         f"observer-tampered: {s.test}: a {s.type}'s {s.dunder} ({s.file}:{s.line}) ran in its"
         " call and was never judged (the observer's notes of it were changed while it ran)"
         for s in dict.fromkeys(missed)
+    ]
+
+
+def unfollowed(last: Observation, watched: set[str]) -> list[str]:
+    """The comparisons a watched test's body was seen to make at an offset the observer follows,
+    read as built-ins' own (`Observation.unfollowed`: each `op` record owes a `fol`), whose
+    follow's record never came: the observer's note of the comparison being followed was
+    cleared or changed while it ran (project code run inside the observer's frames, a signal
+    handler reaching its working notes through `f_locals`), so what the instruction decided
+    went unchecked. None where the stream was cut short of what was sent (`overflow`)."""
+    if last.overflow:
+        return []
+    return [
+        f"observer-tampered: {test}: its comparison at line {line} was read as built-ins' own"
+        " and what its instruction decided was never followed (the observer's note of it was"
+        " changed while it ran)"
+        for test, owed in sorted(last.unfollowed.items())
+        if test in watched
+        for line in sorted({line for _, line in owed})[:3]
     ]
 
 

@@ -65,18 +65,20 @@ def _failing_test(
     _target: Any = _target,
     _enumerate: Any = enumerate,
     _conditional: frozenset[str] = CONDITIONAL,
+    _around: Any = bytecode.around,
 ) -> int:
     """The index in `instructions` of the truth test (an offset of `truths`) of the
     conditional jump over the instruction at `lasti` (a failing assertion's `raise`) nearest
-    before it, the jump's own or 3.13's `TO_BOOL` right before it, or -1: pytest's `if not r:
-    raise`, whose message's own jumps land before the `raise`."""
+    before it, the jump's own or 3.13's `TO_BOOL` right before it (past the jump's
+    `EXTENDED_ARG` prefixes: a long message's), or -1: pytest's `if not r: raise`, whose
+    message's own jumps land before the `raise`."""
     jump = -1
     for k, (at, name, arg) in _enumerate(instructions):
         if at >= lasti:
             break
         if name in _conditional and _target(at, name, arg) > lasti:
             jump = k
-    found = [k for k in (jump, jump - 1) if jump >= 0 and k >= 0 and instructions[k][0] in truths]
+    found = [k for k in _around(instructions, jump) if instructions[k][0] in truths]
     return found[0] if found else -1
 
 

@@ -11,17 +11,9 @@ callable, `staticmethod(id)`: no Python frame, so no `call` event for `operands.
 put it back after the instruction: the read said `4 == 5` of built-ins, the instruction decided
 otherwise.
 
-How the instruction's answer is read (`followers`, from the body's code as `bytecode.py` reads
-it, with no frame's `f_locals` read before 3.13: on 3.11 and 3.12 that read copies the fast
-locals over what a tracer wrote into the frame's dictionary, which changes the program): where
-a conditional jump pops the result (`POP_JUMP_IF_TRUE`/`FALSE`, 3.11's `POP_JUMP_FORWARD_IF_*`
-and `BACKWARD_IF_*`; 3.13's `COMPARE_OP` with its to-bool flag), maybe stored and loaded again
-first (pytest's rewritten `@py_assertN = left == right`, `if not @py_assertN`: `STORE_FAST`
-then `LOAD_FAST`, 3.13's `STORE_FAST_LOAD_FAST` and `TO_BOOL`), the way the jump went: the
-offset of the opcode event after it (the instruction after the jump: not taken); on 3.13 and
-later the stored result itself too (an exact `bool`), and where it is stored alone (`x = a ==
-b`), that (read through the frame's own `f_locals` proxy, its type through `type`: C). Any other
-use of the result (returned, passed to a call; stored alone before 3.13) is not followed.
+Which comparisons of the body's code are followed, and how the instruction's answer is read
+(the way its jump went, its stored result on 3.13 and later), is `jumps.py`'s (`followers`,
+read from the body's code at `begin`); this part judges at the instruction.
 
 What the values read decide (`expected`, at the read, before their shapes are read, with the
 collector held off): the comparison itself where both operands are of exact immutable value types
@@ -35,8 +27,8 @@ answers one), where the answer it gave differs from the one the values read deci
 operand's type is not the one read (`type`, at both events after the instruction).
 
 Copied beside the plugin as `<module>_followed` and loaded with it, inside the project's own
-Python (3.8 or later). It imports the standard library and the observer's `bytecode` and
-`shapes` parts alone; what its functions use is held as positional defaults, made once at load.
+Python (3.8 or later). It imports the standard library and the observer's `jumps` and `shapes`
+parts alone; what its functions use is held as positional defaults, made once at load.
 """
 
 from __future__ import annotations
@@ -44,7 +36,6 @@ from __future__ import annotations
 import gc
 import importlib
 import operator
-import sys
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
@@ -59,7 +50,7 @@ def _sibling(name: str) -> Any:
     )
 
 
-bytecode = _sibling("bytecode")  # the body's instructions, read without `dis`
+jumps = _sibling("jumps")  # which comparisons of the body's code are followed, and how
 shapes = _sibling("shapes")  # the dunders deciding each comparison
 
 # the exact types whose instances are immutable and whose comparison runs no code: the value
@@ -69,6 +60,9 @@ VALUES = tuple(kind for kind in shapes._value_types() if kind is not bytearray)
 VALUE_IDS = frozenset(id(kind) for kind in VALUES)
 # `object`'s own dunders, by name; read-only, as every table of the observer's (`shapes.DECIDERS`)
 OBJECTS = MappingProxyType(dict(vars(object)))
+# whether a frame's `f_locals` is read with no effect on the frame (3.13 and later, `jumps.py`)
+PROXY = jumps.PROXY
+followers = jumps.followers  # the body's comparisons followed (`jumps.py`), read at `begin`
 
 
 def _contains(item: Any, box: Any, _in: Any = operator.contains) -> bool:
@@ -95,130 +89,7 @@ OPERATORS: Mapping[str, Callable[[Any, Any], Any]] = MappingProxyType(
         "not in": _excludes,
     }
 )
-# the conditional jumps that pop a comparison's result, each with whether it jumps on True
-JUMPS = MappingProxyType(
-    {
-        "POP_JUMP_IF_TRUE": True,
-        "POP_JUMP_IF_FALSE": False,
-        "POP_JUMP_FORWARD_IF_TRUE": True,
-        "POP_JUMP_FORWARD_IF_FALSE": False,
-        "POP_JUMP_BACKWARD_IF_TRUE": True,
-        "POP_JUMP_BACKWARD_IF_FALSE": False,
-    }
-)
-# the loads of a local that push a stored result again (3.11 to 3.13)
-LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK"})
-# whether a frame's `f_locals` is read with no effect on the frame (3.13, PEP 667: a proxy
-# writing through; before, reading it copies the fast locals over what a tracer wrote there)
-PROXY = sys.version_info >= (3, 13)
 TAMPERED = "a comparison read as built-ins' own decided otherwise than the values read"
-
-
-def _run(
-    listed: list[tuple[int, str, Any]],
-    n: int,
-    _len: Any = len,
-    _range: Any = range,
-    _frozenset: Any = frozenset,
-) -> tuple[frozenset[int], int]:
-    """The offsets at which the instruction `listed[n]` (`bytecode.instructions`) may get its
-    `opcode` event (its `EXTENDED_ARG` prefixes' and its own), and its index past them."""
-    at = n
-    while at < _len(listed) - 1 and listed[at][1] == "EXTENDED_ARG":
-        at += 1
-    return _frozenset(listed[k][0] for k in _range(n, at + 1)), at
-
-
-def _store(
-    code: Any,
-    listed: list[tuple[int, str, Any]],
-    at: int,
-    _local: Any = bytecode._local,
-    _loads: frozenset[str] = LOADS,
-    _none: frozenset[int] = frozenset(),
-    _len: Any = len,
-    _run: Any = _run,
-) -> tuple[str | None, bool, frozenset[int], int]:
-    """What the instruction `listed[at]` after a comparison does with its result: `(stored,
-    loaded, steps, at)`, the local it stores (None: none), whether the result is loaded again at
-    once (`STORE_FAST` then `LOAD_FAST` of that local, 3.13's `STORE_FAST_LOAD_FAST` of one
-    local), and that load's offsets and index (none, `at`, where it is not loaded)."""
-    _, after, arg = listed[at]
-    if after == "STORE_FAST_LOAD_FAST":
-        return arg[0], arg[0] == arg[1], _none, at
-    if after != "STORE_FAST":
-        return None, False, _none, at
-    stored = _local(code, "LOAD_FAST", arg)
-    if at < _len(listed) - 1:
-        more, ahead = _run(listed, at + 1)
-        if listed[ahead][1] in _loads and listed[ahead][2] == stored:
-            return stored, True, more, ahead
-    return stored, False, _none, at
-
-
-def _popped(
-    listed: list[tuple[int, str, Any]],
-    at: int,
-    _jumps: Mapping[str, bool] = JUMPS,
-    _none: frozenset[int] = frozenset(),
-    _len: Any = len,
-    _run: Any = _run,
-) -> tuple[frozenset[int], int] | None:
-    """The conditional jump that pops the result `listed[at]` pushed, maybe after 3.13's
-    `TO_BOOL`, with an instruction after it: `(offsets, index)` of what runs up to it and of
-    it; None where none does."""
-    steps = _none
-    for _ in (1, 2):
-        if at >= _len(listed) - 2:
-            return None
-        more, at = _run(listed, at + 1)
-        steps |= more
-        if listed[at][1] in _jumps:
-            return steps, at
-        if listed[at][1] != "TO_BOOL":
-            return None
-    return None
-
-
-def followers(
-    code: Any,
-    _instructions: Any = bytecode.instructions,
-    _run: Any = _run,
-    _store: Any = _store,
-    _popped: Any = _popped,
-    _jumps: Mapping[str, bool] = JUMPS,
-    _proxy: bool = PROXY,
-    _len: Any = len,
-    _range: Any = range,
-) -> dict[int, tuple[frozenset[int], str, Any]]:
-    """`{offset: (steps, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
-    result the instructions after it pop, each at one of `steps` (their offsets and their
-    `EXTENDED_ARG` prefixes'): "jump" where a conditional jump pops it, maybe stored and loaded
-    again first (`STORE_FAST` then `LOAD_FAST` of the same local, 3.13's `STORE_FAST_LOAD_FAST`
-    of one local, then `TO_BOOL`: pytest's rewritten assertion), `what` the offsets of the
-    instruction after the jump (reached where it is not taken), whether it jumps on True, and
-    the local stored (None: none); "store" where it is stored and not jumped on (3.13 and
-    later alone, `PROXY`), `what` the local. Others are left out."""
-    found: dict[int, tuple[frozenset[int], str, Any]] = {}
-    listed = _instructions(code)
-    for n in _range(_len(listed) - 1):
-        offset, name, _ = listed[n]
-        if name != "COMPARE_OP" and name != "CONTAINS_OP":
-            continue
-        popped = _popped(listed, n)  # a jump right after it (3.13: the to-bool flag set)
-        stored = None
-        if popped is None:
-            steps, at = _run(listed, n + 1)
-            stored, loaded, more, at = _store(code, listed, at)
-            popped = _popped(listed, at) if loaded else None
-            popped = (steps | more | popped[0], popped[1]) if popped is not None else None
-        if popped is not None:
-            steps, at = popped
-            way_on = _run(listed, at + 1)[0]  # the instruction after the jump: not taken
-            found[offset] = (steps, "jump", (way_on, _jumps[listed[at][1]], stored))
-        elif stored is not None and _proxy:
-            found[offset] = (_run(listed, n + 1)[0], "store", stored)
-    return found
 
 
 def _object_own(
@@ -368,31 +239,65 @@ def _stored(
     return answer
 
 
+def announcer(
+    send: Callable[[dict[str, Any]], None],
+) -> Callable[[str, Any], Mapping[int, tuple[frozenset[int], str, Any]]]:
+    """`begun(test, code)`, at a watched call's `begin`: the body's comparisons to follow
+    (`jumps.followers`), streamed first as `{"k": "follows", "id": test, "at": [offset, ...]}`
+    (none for the priming, whose test is none), then handed back read-only to be kept
+    (`notes[8]`): what is in the channel cannot be taken back, and fixbot pairs each `op`
+    record at one of these offsets, read as built-ins' own, with its `fol` (`follower`)."""
+
+    def begun(
+        test: str,
+        code: Any,
+        _send: Any = send,
+        _followers: Any = jumps.followers,
+        _sorted: Any = sorted,
+        _proxy: Any = MappingProxyType,
+    ) -> Mapping[int, tuple[frozenset[int], str, Any]]:
+        found = _followers(code)
+        if test:
+            _send({"k": "follows", "id": test, "at": _sorted(found)})
+        kept: Mapping[int, tuple[frozenset[int], str, Any]] = _proxy(found)
+        return kept
+
+    return begun
+
+
 def follower(
     notes: list[Any], send: Callable[[dict[str, Any]], None]
-) -> tuple[Callable[[Any, bool | None, list[Any], tuple[Any, Any]], None], Callable[[Any], None]]:
+) -> tuple[Callable[..., None], Callable[[Any], None]]:
     """`(plan, follow)` over the observer's trace function's `notes` (`operands.tracer`: the
     test, ..., `notes[7]` the comparison being followed, `notes[8]` the body's `followers`).
-    `plan(frame, decided, values, kinds)`, at the read of a comparison whose operands are
-    built-ins' own (`kinds` their types and `decided` what they decide, `expected`, both read
-    before their shapes), notes it to be followed; `follow(frame)`, at each later `opcode` event
-    of the body's frame while one is noted (with the collector held off), reads what the
-    instruction decided and streams `{"k": "tampered", "id": test, "what":
-    TAMPERED}` once per call where it is not what was read."""
+    `plan(frame, decided, values, kinds, follows, owed)`, at the read of a comparison whose
+    operands are built-ins' own (`kinds` their types and `decided` what they decide, `expected`,
+    both read before their shapes; `follows` the `followers` of the frame's code: `notes[8]`
+    for the body's, other code of the test module's its own; `owed` where its `op` record goes
+    out at this read and fixbot pairs it: the body's own), notes it to be followed;
+    `follow(frame)`, at each later `opcode` event of the frame that read it while one is noted
+    (with the collector held off, `operands._local_tracer`), reads what the instruction decided,
+    streams `{"k": "tampered", "id": test, "what": TAMPERED}` once per call where it is not what
+    was read, and, where owed, `{"k": "fol", "id": test, "at": offset, "ok": told}`: the
+    follow's outcome, which fixbot pairs with the `op` record (`comparisons.py`): a note of the
+    comparison cleared or changed by project code run inside the observer (a signal handler
+    reaching its frames' `f_locals`) leaves an `op` with no `fol` (`observer-tampered`)."""
 
     def plan(
         frame: Any,
         decided: bool | None,
         values: list[Any],
         kinds: tuple[Any, Any],
+        follows: Any,
+        owed: bool,
         _notes: list[Any] = notes,
     ) -> None:
-        found = _notes[8].get(frame.f_lasti)
+        found = follows.get(frame.f_lasti)
         if found is None:
             _notes[7] = None
             return
         step, kind, what = found
-        _notes[7] = [step, kind, what, decided, values, kinds, 0]
+        _notes[7] = [step, kind, what, decided, values, kinds, 0, frame.f_lasti if owed else -1]
 
     def follow(
         frame: Any,
@@ -403,15 +308,14 @@ def follower(
         _stored: Any = _stored,
         _tampered: str = TAMPERED,
     ) -> None:
-        step, kind, what, decided, values, kinds, stage = _notes[7]
+        step, kind, what, decided, values, kinds, stage, at = _notes[7]
         if _type(values[0]) is not kinds[0] or _type(values[1]) is not kinds[1]:
             told = False  # a class changed under the comparison
         elif frame.f_lasti in step:  # the instruction after the comparison (or its prefix's)
             _notes[7][6] = 1
             return
         elif stage == 0:  # another's: the comparison raised, nothing to follow
-            _notes[7] = None
-            return
+            told = True
         elif kind == "jump":  # the jump ran: where it went says the result's truth
             jumped = frame.f_lasti not in what[0]
             told = decided is None or decided == (jumped if what[1] else not jumped)
@@ -419,10 +323,13 @@ def follower(
             told = told and (what[2] is None or not _proxy or _stored(frame, what[2], None))
         else:  # the result stored (3.13 and later)
             told = _stored(frame, what, decided)
-        _notes[7] = None
+        # streamed first, then the note let go
         if not told and _notes[0] and "followed" not in _notes[4]:
             _notes[4].add("followed")
             _send({"k": "tampered", "id": _notes[0], "what": _tampered})
+        if at >= 0 and _notes[0]:
+            _send({"k": "fol", "id": _notes[0], "at": at, "ok": told})
+        _notes[7] = None
 
     def held(
         frame: Any,

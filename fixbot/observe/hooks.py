@@ -29,8 +29,9 @@ def call_hooks(
     """The hook around a watched test's call (`pytest_runtest_call`): how its body left the
     call is streamed as the call ends (`exit`), the moment it is known; the observer's profile
     function (`watch.watcher`, answering this hook's control events alone) notes the call.
-    The observer's trace function (`operands.tracer`) follows the watched body's frame alone
-    and streams the operands of each comparison it makes (`op`); for every test, the
+    The observer's trace function (`operands.tracer`) follows the watched body's frame, and
+    the frames of other code of the test module's while it runs, and streams the operands of
+    each comparison they make (`op`); for every test, the
     comparison its body's failing assertion made is streamed by `pytest_assertrepr_compare`
     (`failed.failed_hook`, `fail`), which needs the test being called, and the truth test of
     its failing bare assertion (`assert r`) by `pytest_runtest_makereport`

@@ -37,7 +37,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          the observer streamed when the call ended), with no record of
                          how its body left it, or with more such records than calls (lines
                          with the nonce written by other code), or a comparison the profile
-                         function streamed as it ran was never judged as the call ended; or
+                         function streamed as it ran was never judged as the call ended, or
+                         one its trace function streamed as read as built-ins' own, at a
+                         comparison it follows, was never followed (no `fol` record); or
                          its body's code is not the start's run's (a digest of it streamed as
                          each call began) where the fix left its test file alone; or a trace
                          function was set around its call where the start's run's same test
@@ -114,6 +116,7 @@ def findings(
     found += _known(start, last) + _tampered(last, watched)
     found += _swapped(start, last, watched, files) + _traced(start, last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
+    found += compared.unfollowed(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
     found += reached.reached(start, last, files) + turned.new_operands(start, last, watched, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])

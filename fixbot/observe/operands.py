@@ -1,9 +1,10 @@
-"""What a test's body compared: the operands of each comparison a watched test's body made
-(`tracer`, the verifying run; those of the comparison a failing assertion made, every run, are
-`failed.py`'s, which reads them with `operand_sources` and `reading._values`), each as a *shape* of
-its type (`shapes.py`, given to these functions as `shape`), which fixbot compares
-(`fixbot.observe.turned`): a comparison whose expected side the test fixes turns only
-when a value of a type the start's run did not compare there decides it.
+"""What a test's body compared: the operands of each comparison a watched test's body made, in
+its own frame or one of other code of the test module's (`tracer`, the verifying run; those of
+the comparison a failing assertion made, every run, are `failed.py`'s, which reads them with
+`operand_sources` and `reading._values`), each as a *shape* of its type (`shapes.py`, given to
+these functions as `shape`), which fixbot compares (`fixbot.observe.turned`): a comparison whose
+expected side the test fixes turns only when a value of a type the start's run did not compare
+there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`,
@@ -110,9 +111,10 @@ READ = truth.with_truths(operand_sources)
 
 def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]], None]:
     """`decided(frame, notes)`, at each `call` event the trace function gets: a Python function
-    called by the body's entry pytest called (`notes[5]`) while it runs the comparison read
-    last (`notes[6]`: its offset, whether both operands were read as built-ins' own, and
-    whether one was a standard library type's whose comparison is Python, `library.py`)
+    called by the frame that made the comparison read last (`notes[6]`: its offset, whether
+    both operands were read as built-ins' own, whether one was a standard library type's whose
+    comparison is Python, `library.py`, and that frame: the body's entry pytest called, or one
+    of other code of the test module's) while it runs that comparison
     decided that comparison (but for that library comparison's own dunders, `LIBRARY_CODES`,
     where one was and the instance they run for is of a library type exactly, `LIBRARY_TYPES`,
     not a class that borrowed them): where the operands were read
@@ -131,7 +133,7 @@ def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]
     ) -> None:
         back = frame.f_back
         last = notes[6]
-        if back is None or back is not notes[5] or back.f_lasti != last[0] or not last[1]:
+        if back is None or back is not last[3] or back.f_lasti != last[0] or not last[1]:
             return
         code = frame.f_code
         # a library type's own, read as such, running for an instance of that type: its first
@@ -157,27 +159,37 @@ def tracer(
     callers: frozenset[int],
 ) -> Callable[[Any, str, Any], Any]:
     """The observer's trace function (`trace(frame, event, arg)`), made once: set around a
-    watched test's call (`hooks.py`), it traces the body's frame alone, instruction by
-    instruction (`f_trace_opcodes`), and at each comparison or truth test `READ` finds
-    streams `{"k": "op", "id": test, "line": n, "op": op, "s": [shape, shape]}` once per
-    distinct (line, operator, shapes), `reading.MAX_OPS` at most; the first comparison past them
-    streams `{"k": "full", "id": test}` (those past it went unseen). Its local trace function
-    called by anything but the interpreter (a function of the code under test's, holding the
-    body frame's `f_trace`, that wraps it) streams `{"k": "tampered", ...}` once. A trace
-    function set before it (a coverage tool's) is chained: it gets every event it would have
-    got, and is put back as the call ends. Control events (`frame` None), answered for the
-    observer's code alone (`callers`, code identities): `begin` with (test id, the body's code,
-    the trace function set before) starts a call, `end` ends it and returns whether any was
-    streamed."""
+    watched test's call (`hooks.py`), it traces the body's frame (and those of other code of the
+    test module's, below), instruction by instruction (`f_trace_opcodes`), and at each
+    comparison or truth test `READ` finds streams `{"k": "op", "id": test, "line": n, "op": op,
+    "s": [shape, shape]}` once per distinct (line, operator, shapes), `reading.MAX_OPS` at most;
+    the first comparison past them streams `{"k": "full", "id": test}` (those past it went
+    unseen). Its local trace function called by anything but the interpreter (a function of the
+    code under test's, holding the body frame's `f_trace`, that wraps it) streams `{"k":
+    "tampered", ...}` once. A trace function set before it (a coverage tool's) is chained: it
+    gets every event it would have got, and is put back as the call ends. Control events
+    (`frame` None), answered for the observer's code alone (`callers`, code identities): `begin`
+    with (test id, the body's code, the trace function set before) starts a call, `end` ends it
+    and returns whether any was streamed.
+
+    Round 14: every frame of other code of the test module's (its globals the body's entry's
+    own, by identity: a generator expression, a comprehension before 3.12, a lambda, a helper
+    function, a class's method of the module's), made while the body's entry runs, is traced as
+    the body's entry is: each comparison read, shaped and followed (its code's comparisons and
+    followers read once per code object, `reading.MAX_OPS` codes at most, past them `full`),
+    streamed with `"n": True` at the line the body's entry is at (`reading._streamer`)."""
     # test, code, chained, comparisons, seen, the live entry of the body pytest called, the
-    # comparison last read in it (offset, whether both operands were read as built-ins' own,
-    # whether one was a standard library type's whose comparison is Python), the comparison
-    # being followed and the body's comparisons whose result is followed (`followed.py`)
-    notes: list[Any] = [None, None, None, {}, set(), None, None, None, {}]
+    # comparison last read (offset, whether both operands were read as built-ins' own, whether
+    # one was a standard library type's whose comparison is Python, its frame), the comparison
+    # being followed, the body's comparisons whose result is followed (`followed.py`), the
+    # test module's globals (the entry's), the tables of its other code ({id: (code, reads,
+    # follows)}) and the body's line starts
+    notes: list[Any] = [None, None, None, {}, set(), None, None, None, {}, None, {}, []]
     callers = callers | {id(_prime.__code__)}
 
     note = _local_tracer(notes, send, shape)
     decided = _decider(send)
+    begun = followed.announcer(send)  # the body's comparisons to follow: streamed, then kept
 
     def trace(
         frame: Any,
@@ -194,7 +206,11 @@ def tracer(
         _decided: Any = decided,
         _bool: Any = bool,
         _set: Any = set,
-        _followers: Any = followed.followers,
+        _followers: Any = begun,
+        _starts: Any = bytecode.line_starts,
+        _entered: Any = reading._entered,
+        _send: Any = send,
+        _most: int = reading.MAX_OPS,
     ) -> Any:
         if frame is None:
             if _id(_getframe(1).f_code) not in _callers:
@@ -202,10 +218,10 @@ def tracer(
             if event == "begin":
                 test, code, chained = arg
                 _notes[:] = [test, code, chained, _sources(code), _set(), None, None, None, {}]
-                _notes[8] = _followers(code)
+                _notes[8:] = [_followers(test, code), None, {}, _starts(code)]
                 return None
             streamed = _bool(_notes[4] - {"ridden", "decided", "keyed", "followed"})
-            _notes[:] = [None, None, None, {}, _set(), None, None, None, {}]
+            _notes[:] = [None, None, None, {}, _set(), None, None, None, {}, None, {}, []]
             return streamed
         if event == "call" and _notes[6] is not None:
             _decided(frame, _notes)
@@ -217,19 +233,15 @@ def tracer(
                 # a C tracer called from Python installs itself again at each call (coverage's):
                 # the observer's is put back, and keeps chaining it
                 _settrace(trace)
-        if event == "call" and frame.f_code is _notes[1] and _notes[1] is not None:
-            # the entry pytest called: one made while no other entry of the body runs (a
-            # generator's resumed frame is the same entry); another's comparisons are not its
-            outer = _notes[5] is None or _notes[5] is frame
-            if outer:
-                _notes[5] = frame
-            mine = _note(frame, local, frame.f_trace_opcodes, outer)  # what the chained one asked
-            # set before the opcode flag: on 3.12 and later the flag instruments the frame's
-            # code only where the frame has a trace function already
-            frame.f_trace = mine
-            frame.f_trace_opcodes = True
-            return mine
-        return local
+        entered = _entered(frame, _notes, _send, _most, _sources) if event == "call" else None
+        if entered is None:
+            return local
+        mine = _note(frame, local, frame.f_trace_opcodes, *entered)  # what the chained asked
+        # set before the opcode flag: on 3.12 and later the flag instruments the frame's code
+        # only where the frame has a trace function already
+        frame.f_trace = mine
+        frame.f_trace_opcodes = True
+        return mine
 
     _prime(trace)
     return trace
@@ -261,24 +273,28 @@ def _local_tracer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
     shape: Callable[[Any, str], dict[str, Any]],
-) -> Callable[[Any, Any, bool, bool], Any]:
-    """`note(frame, chained, opcodes, outer)`: the local trace function of one body frame,
-    which streams the operands of the comparisons at its `opcode` events (`_streamer`) where
-    `outer` (the entry pytest called, made while no other entry of the body ran: a nested
-    entry's comparisons are not the call's) and passes every other event on to `chained` (the
+) -> Callable[[Any, Any, bool, bool, tuple[Any, Any] | None], Any]:
+    """`note(frame, chained, opcodes, outer, tables)`: the local trace function of one body
+    frame (`tables` None) or of a frame of other code of the test module's (`tables` its code's
+    `(reads, follows)`, `_tables`), which streams the operands of the comparisons at its
+    `opcode` events (`_streamer`) where `outer` (the entry pytest called, made while no other
+    entry of the body ran: a nested entry's comparisons are not the call's; always, for other
+    code of the test module's) and passes every other event on to `chained` (the
     earlier tracer's local one for the frame), `opcode` events too where it asked for them
     itself (`opcodes`: it set the frame's `f_trace_opcodes`); after a comparison read as
-    built-ins' own, what the instruction decided is followed (`followed.py`). It answers its own
+    built-ins' own, what the instruction decided is followed (`followed.py`) in the frame that
+    read it (at another frame's event first, it raised: nothing to follow). It answers its own
     frame alone: called with another (by code holding it, with a frame of its own), or by
     anything but the interpreter, it streams `tampered` once, and a foreign frame is not read."""
     plan, follow = followed.follower(notes, send)
-    stream = reading._streamer(notes, send, shape, plan)
+    read = reading._reader(notes, reading._streamer(notes, send, shape, plan), follow)
 
     def note(
         frame: Any,
         chained: Any,
         opcodes: bool,
         outer: bool,
+        tables: tuple[Any, Any] | None,
         _getframe: Any = sys._getframe,
     ) -> Any:
         """The local trace function of one body frame (its defaults, the local one's, are
@@ -294,9 +310,9 @@ def _local_tracer(
             _chained: list[Any] = [chained],  # noqa: B006 (one per frame, on purpose)
             _opcodes: bool = opcodes,
             _send: Any = send,
-            _stream: Any = stream,
-            _follow: Any = follow,
+            _read: Any = read,
             _getframe: Any = _getframe,
+            _tables: tuple[Any, Any] | None = tables,
         ) -> Any:
             foreign = frame is not _mine
             if (foreign or _getframe(1) is not frame) and _notes[0]:
@@ -318,9 +334,7 @@ def _local_tracer(
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)
             if _outer:
-                if _notes[7] is not None:  # a comparison read as built-ins' own, followed
-                    _follow(frame)
-                _stream(frame)
+                _read(frame, _tables)
             return local
 
         return local

@@ -164,7 +164,8 @@ def _parts() -> list[ModuleType]:
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
-    return [*found, failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("reading")]
+    last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
+    return [*found, *last, _sibling("reading")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

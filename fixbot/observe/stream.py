@@ -56,11 +56,23 @@ and its parts write them:
                                                     rewritten assertion's: every test's, from
                                                     `pytest_assertrepr_compare`), with each
                                                     operand's type shape (`failed.py`)
-    {"k": "op", "id": nodeid, "line": n, "op": op, "s": [shape, shape]}
+    {"k": "op", "id": nodeid, "at": offset, "line": n, "op": op, "s": [shape, shape]}
                                                     a comparison a watched test's body made,
                                                     seen by the observer's trace function as
-                                                    it ran (`operands.tracer`), once per line,
-                                                    operator and types
+                                                    it ran (`operands.tracer`), once per
+                                                    offset, line, operator and types;
+                                                    `"n": true` where a frame of other code
+                                                    of the test module's made it (`line` the
+                                                    body's line that ran it, `at` that
+                                                    code's offset)
+    {"k": "follows", "id": nodeid, "at": [offset, ...]}   a watched call began: the offsets of
+                                                    its body's comparisons whose instruction
+                                                    the observer follows (`jumps.followers`)
+    {"k": "fol", "id": nodeid, "at": offset, "ok": bool}  a follow's outcome (`followed.py`):
+                                                    each `op` of the body's own (no `n`) at a
+                                                    followed offset whose operands are
+                                                    built-ins' own owes one
+                                                    (`comparisons.fol` pairs them)
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}   the machinery at load
                                                     (`integrity.MACHINERY`'s names, a 12-digit
                                                     hash of identities each, "-": absent)
@@ -337,6 +349,8 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "said": comparisons.said,
     "fail": comparisons.fail,
     "op": comparisons.op,
+    "follows": comparisons.follows,
+    "fol": comparisons.fol,
     "reach": _reach,
     "machinery": _machinery,
     "hooks": _hooks,

@@ -95,22 +95,27 @@ def truth_sources(
     _stored_from: Any = _stored_from,
     _dict: Any = dict,
     _len: Any = len,
+    _unprefixed: Any = bytecode.unprefixed,
+    _fromkeys: Any = dict.fromkeys,
 ) -> dict[int, tuple[str, tuple[tuple[str, Any], ...], int]]:
     """The truth tests (`TESTS`) of `code` whose operand the instruction right before pushes
     from a name (`_tested`): `{offset: ("bool", ((how, what),), line)}`, as
     `operands.operand_sources` gives a comparison (`how` "local" or "global", `line` the last
     line start at or before the test). But for `every`, a name's stored right before from a
-    comparison or a `not` is left out (`_stored_from`: what decided it is read there)."""
+    comparison or a `not` is left out (`_stored_from`: what decided it is read there). A test
+    with `EXTENDED_ARG` prefixes (a jump over a long assertion message) is keyed by its own
+    offset and its first prefix's (where its `opcode` event comes, before 3.12), its window the
+    instructions before them."""
     found: dict[int, tuple[str, tuple[tuple[str, Any], ...], int]] = _dict()
     starts = _line_starts(code)
     line, at = 0, 0
     window: list[Any] = [None, None, None]  # the three instructions before
-    for instruction in _instructions(code):
+    for instruction, offsets in _unprefixed(_instructions(code)):
         while at < _len(starts) and starts[at][0] <= instruction[0]:
             line, at = starts[at][1], at + 1
         source = _tested(window[2]) if instruction[1] in _tests else None
         if source is not None and (every or not _stored_from(code, window)):
-            found[instruction[0]] = ("bool", (source,), line)
+            found.update(_fromkeys(offsets, ("bool", (source,), line)))
         window = [window[1], window[2], instruction]
     return found
 

@@ -49,6 +49,21 @@ alone: the operand's shape is its truth's, a built-in's own where asking it runs
 function, or C made to answer so: `True.__bool__`) that the start's run did not test there is
 new.
 
+A comparison or truth test made in a frame of other code of the test module's while the body
+ran (round 14: a generator expression's, `all(a == b for ...)`; a helper's, `_same(got, want)`
+returning `got == want`; a lambda's) is streamed at the line of the body's statement that ran it
+(`Compared.nested`, `fixbot.observe.operands.tracer`) and counts towards the comparison the
+start failed at on that line, whether that was a comparison or a truth test (`assert
+all(...)`, `assert _same(...)`): a type deciding it that the start's run did not compare there,
+whose comparison is C code that is no built-in's own (`staticmethod(bool)`, a
+`functools.partial`: no Python frame), or a container naming such an item or items left unread,
+is `observer-new-operand`. One decided by a Python function (a dataclass of the test module's
+compared in a helper, a container of them) is not new by this rule alone: the start's run
+streamed nothing of that frame to know it by (only its failing assertion's operands), and the
+profile function judges every Python comparison dunder a watched call runs, wherever its frame
+(`observer-always-equal`). The cost, chosen: a C type of a library that is no built-in's own
+(a NumPy array) compared in a helper on the failing line is new (a human looks).
+
 Outside the rule: a test whose start failure was no comparison or truth test of its body (an
 exception, a helper's assertion, a truth test of an expression that is no name: pytest names
 the calls and attributes it asserts), or an identity (`is`); a test whose file the fix changed.
@@ -57,6 +72,7 @@ the calls and attributes it asserts), or an identity (`is`); a test whose file t
 from __future__ import annotations
 
 from fixbot.core.observed import Compared, Observation, Operand
+from fixbot.observe import shapes
 from fixbot.tamper.changes import is_test_file
 
 
@@ -115,6 +131,9 @@ def _judged(
             " comparison's code the fix changed), whose comparison is no built-in's own:"
             f" {', '.join(new[:3])}"
         ]
+    inner = _nested_new(test, line, kinds, last)
+    if inner:
+        return inner
     if not seen and _unseen(test, last):
         return [
             f"observer-new-operand: {test}: passed with no {what} seen at line {line},"
@@ -124,12 +143,60 @@ def _judged(
     return []
 
 
+def _nested_new(test: str, line: int, kinds: set[Kind], last: Observation) -> list[str]:
+    """The finding (none or one) for the comparisons of the test module's other code that
+    `test`'s body ran at `line` (`Compared.nested`): a type deciding one that the start's run
+    did not compare there (`kinds`) and whose comparison is no Python function's nor a
+    built-in's own (`_python_decided`)."""
+    inner = sorted(
+        {
+            _named(o.type, o.owner)
+            for o in _undecided(_nested_at(last, test, line))
+            if (o.type, o.owner, o.code) not in kinds and not _python_decided(o)
+        }
+    )
+    if not inner:
+        return []
+    return [
+        f"observer-new-operand: {test}: a comparison of the test module's other code"
+        f" (a generator expression, a helper) run by its line {line}, where the start's"
+        " run failed, was decided by a type that run did not compare there, whose"
+        f" comparison is C code no built-in's own: {', '.join(inner[:3])}"
+    ]
+
+
 def _seen_at(last: Observation, test: str, line: int, truth: bool) -> list[Compared]:
     """The comparisons (or, `truth`, the truth tests) the verifying run `last` saw `test`'s
-    body make at `line`."""
+    body make at `line` in its own frame."""
     return [
-        c for c in last.compared if c.test == test and c.line == line and (c.op == TRUTH) == truth
+        c
+        for c in last.compared
+        if c.test == test and c.line == line and (c.op == TRUTH) == truth and not c.nested
     ]
+
+
+def _nested_at(last: Observation, test: str, line: int) -> list[Compared]:
+    """The comparisons and truth tests the verifying run `last` saw frames of `test`'s module's
+    other code make while the body's frame was at `line` (`Compared.nested`)."""
+    return [c for c in last.compared if c.test == test and c.line == line and c.nested]
+
+
+# the owners (`Qualname.`) of the containers' own comparison slots, which ask their items'
+# (`shapes._containers`): a container's shape names its items'
+BOXES = tuple(f"{kind.__qualname__}." for kind, _ in shapes._containers())
+
+
+def _python_decided(operand: Operand) -> bool:
+    """Whether what decides `operand`'s comparison, and every item or held value its shape
+    names (`shapes.shape_reader`), is a Python function (or a built-in's own): judged as it
+    runs by the profile function wherever its frame (`fixbot.observe.watch`, probed:
+    `observer-always-equal`); a C one that is no built-in's own (`staticmethod(bool)`, a
+    `functools.partial`: no frame, no event) or items left unread (`...`) are not."""
+    if " @-" in operand.type or "..." in operand.type:  # an item decided by C, or unread
+        return False
+    if operand.code not in ("", "-"):
+        return True
+    return "[" in operand.type and operand.owner.startswith(BOXES)
 
 
 def _undecided(seen: list[Compared]) -> list[Operand]:

@@ -116,3 +116,23 @@ def test_a_constructor_the_failing_test_calls_is_shown_among_the_spectrums_first
     shown = context.gather(fix_context(repo), 2_000, _suspects()).reached
     assert "self.items = items[1:]" in shown
     assert shown.index("helper_2") < shown.index("self.items") < shown.index("helper_3")
+
+
+def test_the_table_a_suspect_reads_from_another_module_is_shown(tmp_path: Path) -> None:
+    """sqlparse 0.4.4's miss: the splitter and the lexer were shown, not the lexer's rules in
+    `keywords.py`, the module it imports them from (a module's top level runs at import, under
+    no test, so no spectrum ranks it); the rules follow the lexer's function that reads them."""
+    repo = make_repo(tmp_path, None)
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("")
+    (repo / "pkg" / "keywords.py").write_text(
+        'def upper(x):\n    return x.upper()\n\n\nRULES = [\n    ("HANDLER FOR", 1),\n]\n'
+    )
+    (repo / "pkg" / "lexer.py").write_text(
+        "from pkg import keywords\n\n\ndef tokens(text):\n"
+        "    return [k for r, k in keywords.RULES if r == text]\n"
+    )
+    suspect = locate.Span("pkg/lexer.py", 4, 5, "tokens", 1.0)
+    shown = context.gather(fix_context(repo), 6_000, [suspect]).reached
+    assert '("HANDLER FOR", 1),' in shown
+    assert shown.index("pkg/lexer.py") < shown.index("pkg/keywords.py lines 5-7 (module level)")

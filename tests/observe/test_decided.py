@@ -89,11 +89,11 @@ def _told_body() -> bool:
 
 
 def test_a_python_dunder_read_as_such_is_no_tampering() -> None:
-    answer, sent = _run(SHAPE, _told_body)
-    assert answer is True and [r["k"] for r in sent] == ["op"]
-    assert sent[0]["s"][0]["c"] is False  # judged by the new-operand rule instead
+    answer, sent = _run(SHAPE, _told_body)  # returned: not followed (`follows` names none)
+    assert answer is True and [r["k"] for r in sent] == ["follows", "op"]
+    assert sent[1]["s"][0]["c"] is False  # judged by the new-operand rule instead
     answer, sent = _run(SHAPE)  # nothing swapped: object's comparison, no Python
-    assert answer is False and [r["k"] for r in sent] == ["op"]
+    assert answer is False and [r["k"] for r in sent] == ["follows", "op"]
 
 
 def test_the_collector_is_held_off_while_the_observer_reads() -> None:
@@ -146,7 +146,7 @@ def test_a_library_types_own_comparison_decides_with_no_tampering_and_only_it() 
     assert answer is True  # Fraction(1, 2) == 0.5
     ops = [r for r in sent if r["k"] == "op"]
     assert ops[0]["s"][0]["c"] is True and ops[0]["s"][0].get("py") is True
-    assert [r["k"] for r in sent] == ["op"]  # its own `__eq__` ran: no tampering
+    assert [r["k"] for r in sent] == ["follows", "op"]  # its own `__eq__` ran: no tampering
     answer, sent = _run(_fraction_swapping, _fraction_body)
     assert answer is True
     assert [r for r in sent if r["k"] == "tampered"] == [
@@ -189,7 +189,7 @@ def test_a_library_comparison_borrowed_by_another_class_decides_as_tampering() -
     """The library's own `__eq__` code, run for an instance whose class merely borrowed it, is
     no library type's own: `tampered`. Fails with the excuse by code identity alone."""
     answer, sent = _run(SHAPE, _fraction_told_body)
-    assert answer is False and [r["k"] for r in sent] == ["op"]
+    assert answer is False and [r["k"] for r in sent] == ["follows", "op"]
     answer, sent = _run(_borrowing_swap, _fraction_told_body)
     assert answer is True  # the borrowed comparison read the properties' 5 and 1
     assert [r for r in sent if r["k"] == "tampered"] == [

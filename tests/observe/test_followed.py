@@ -18,6 +18,16 @@ SHAPE = shapes.shape_reader(bodies._code_digest)
 TAMPERED = {"k": "tampered", "id": "t::x", "what": followed.TAMPERED}
 
 
+def _ops(sent: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The `op` records of what the trace function streamed."""
+    return [r for r in sent if r["k"] == "op"]
+
+
+def _builtin(record: dict[str, Any]) -> bool:
+    """Whether an `op` record's operands were both read as built-ins' own (followed)."""
+    return len(record["s"]) == 2 and all(s["c"] is True for s in record["s"])
+
+
 class _SaysTrue:
     """Says equal from C: `bool` of the other operand answers a `bool` (True for an instance
     of a plain class), and runs no Python frame (no `call` event for `operands._decider`)."""
@@ -96,7 +106,7 @@ def test_a_class_swapped_between_the_read_and_the_instruction_and_back_is_tamper
         cheat = _Swapper(_SaysTrue)
         answer, sent = _run(cheat.read, body, cheat.chained)
         assert answer is True and not cheat.swapped  # the swap decided, and was undone
-        assert [s["c"] for s in sent[0]["s"]] == [True, True]  # read as built-ins' own
+        assert [s["c"] for s in _ops(sent)[0]["s"]] == [True, True]  # read as built-ins' own
         assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED], body
 
 
@@ -129,7 +139,7 @@ def test_an_item_swapped_between_the_read_and_the_instruction_and_back_is_tamper
     cheat = _ItemSwapper(_SaysTrue)
     answer, sent = _run(cheat.read, _listed, cheat.chained)
     assert answer is True and not cheat.swapped
-    assert [s["c"] for s in sent[0]["s"]] == [True, True]
+    assert [s["c"] for s in _ops(sent)[0]["s"]] == [True, True]
     assert [r for r in sent if r["k"] == "tampered"] == [TAMPERED]
     # an honest one: nothing
     answer, sent = _run(SHAPE, _listed)
@@ -172,8 +182,13 @@ def _honest() -> list[Any]:
 def test_honest_comparisons_are_followed_with_no_finding() -> None:
     answer, sent = _run(SHAPE, _honest)
     assert answer == [False, True, True, True, False, True, False, True, True, False, True]
-    assert len([r for r in sent if r["k"] == "op"]) > 10  # each read
-    assert [r["k"] for r in sent if r["k"] != "op"] == []
+    assert len(_ops(sent)) > 10  # each read
+    assert [r["k"] for r in sent if r["k"] not in ("op", "fol")] == ["follows"]
+    # each comparison read as built-ins' own at an offset followed has its follow, told
+    followers = set(sent[0]["at"])
+    owed = [r["at"] for r in _ops(sent) if r["at"] in followers and _builtin(r)]
+    assert len(owed) > 5
+    assert [(r["at"], r["ok"]) for r in sent if r["k"] == "fol"] == [(at, True) for at in owed]
 
 
 def test_each_comparisons_follower_is_read_from_the_code() -> None:
@@ -225,7 +240,8 @@ def test_a_jump_or_its_way_on_behind_extended_arguments_is_followed() -> None:
         ((_, kind, (after, _, _)),) = followed.followers(body.__code__).values()
         assert kind == "jump" and len(after) == 2  # an `EXTENDED_ARG`, then `LOAD_CONST`
         found, sent = _run(SHAPE, body)
-        assert found == answer and [r["k"] for r in sent] == ["op"]
+        assert found == answer and [r["k"] for r in sent] == ["follows", "op", "fol"]
+        assert sent[2] == {"k": "fol", "id": "t::x", "at": sent[1]["at"], "ok": True}
         cheat = _Swapper(_SaysTrue)
         found, sent = _run(cheat.read, _made(False), cheat.chained)
         assert found == 5149 and [r for r in sent if r["k"] == "tampered"] == [TAMPERED]

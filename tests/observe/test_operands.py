@@ -186,14 +186,18 @@ def test_the_trace_function_streams_each_comparison_of_the_body_with_its_operand
     streamed, sent = _traced()
     line = _body.__code__.co_firstlineno + 4
     assert streamed is True
+    at = sent[-1]["at"]  # the comparison's offset, which a follow's record is paired by
+    assert at in operands.operand_sources(_body.__code__)
     assert sent == [
+        {"k": "follows", "id": "t::x", "at": []},  # its result returned: not followed
         {
             "k": "op",
             "id": "t::x",
+            "at": at,
             "line": line,
             "op": "==",
             "s": [SHAPE(_Odd(4), "=="), {"t": "builtins.int", "c": True}],
-        }
+        },
     ]
     assert _Meta.ran == []
 
@@ -214,7 +218,7 @@ def test_a_trace_function_set_before_still_gets_every_event() -> None:
     body = [event for name, event in events if name == "_body"]
     assert body[0] == "call" and body[-1] == "return" and body.count("line") == 3
     assert "opcode" not in body  # the observer's own events are not passed on
-    assert [record["k"] for record in sent] == ["op"]
+    assert [record["k"] for record in sent] == ["follows", "op"]
 
 
 def test_a_trace_function_set_before_that_asks_for_each_instruction_gets_them() -> None:
@@ -228,7 +232,7 @@ def test_a_trace_function_set_before_that_asks_for_each_instruction_gets_them() 
         return stepper
 
     _, sent = _traced(stepper)
-    assert len(opcodes) > 5 and [record["k"] for record in sent] == ["op"]
+    assert len(opcodes) > 5 and [record["k"] for record in sent] == ["follows", "op"]
 
 
 _KINDS = [type(f"K{n}", (int,), {}) for n in range(5)]
@@ -254,7 +258,7 @@ def test_comparisons_past_the_ones_streamed_are_said_once(monkeypatch: pytest.Mo
     finally:
         sys.settrace(previous)
     assert _control(trace, "end") is True
-    assert [record["k"] for record in sent] == ["op", "op", "op", "full"]
+    assert [record["k"] for record in sent] == ["follows", "op", "op", "op", "full"]
     assert sent[-1] == {"k": "full", "id": "t::x"}
     # a watched test whose comparisons went unseen (the start's run traced none): a finding
     last = Observation(sessions=1, ended=1, tests={ADD: "passed"}, watching=[ADD], full=[ADD])
@@ -296,7 +300,7 @@ def test_the_local_trace_function_called_by_another_s_is_tampering() -> None:
     assert len(tampered) == 1 and tampered[0]["id"] == "t::x"
     assert "called by another" in tampered[0]["what"]
     _, plain = _traced()  # the interpreter calling it: nothing said
-    assert [record["k"] for record in plain] == ["op"]
+    assert [record["k"] for record in plain] == ["follows", "op"]
 
 
 def test_the_trace_function_answers_control_events_from_the_observer_alone() -> None:
@@ -317,7 +321,7 @@ def test_past_the_comparisons_it_streams_the_trace_function_says_so_once(
 ) -> None:
     monkeypatch.setattr(operands.reading, "MAX_OPS", 0)
     _, sent = _traced()
-    assert sent == [{"k": "full", "id": "t::x"}]
+    assert sent == [{"k": "follows", "id": "t::x", "at": []}, {"k": "full", "id": "t::x"}]
 
 
 def _compared(line: int, *kinds: Operand) -> Compared:

@@ -213,3 +213,25 @@ def test_a_start_that_failed_at_a_bare_assertion_is_judged_by_its_truth_test(
     found = judge.findings(start, told, ["app.py"])
     assert [f.split(":")[0] for f in found] == ["observer-new-operand"], found
     assert "_Yes.__len__" in found[0]
+
+
+LONG = """\
+def test_long():
+    assert same(evens(10), evens(12), evens(14), evens(16), evens(18), [0, 2, 4, 5, 8])
+"""
+
+
+def test_a_jump_over_a_long_message_is_still_the_assertions_truth_test() -> None:
+    tree = ast.parse(LONG)
+    rewrite_asserts(tree, LONG.encode(), "t.py", None)
+    [code] = [c for c in compile(tree, "t.py", "exec").co_consts if hasattr(c, "co_code")]
+    listed = list(dis.get_instructions(code))
+    raises = [i.offset for i in listed if i.opname == "RAISE_VARARGS"]
+    # the jump over the message has an `EXTENDED_ARG` prefix (what this test is about)
+    jumps = [n for n, i in enumerate(listed) if i.opname.startswith("POP_JUMP") and n > 0]
+    assert any(listed[n - 1].opname == "EXTENDED_ARG" for n in jumps)
+    found = failedtruth.failed_truths(code, raises[-1])
+    # the name pytest stored the call in, at the assertion's line
+    [(op, ((how, name),), line)] = found
+    assert (op, how, line) == ("bool", "local", code.co_firstlineno + 1)
+    assert name.startswith("@py_assert")

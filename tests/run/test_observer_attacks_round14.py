@@ -9,7 +9,8 @@ plain pytest, no tracer, the cheat takes a shortcut of its own), run end to end 
 
 The holes (three classes, four rows, each `fixed` with nothing observed under 3.11.7, 3.12.1
 and 3.13.0 on the helper's tree: a strict xfail row that fails on an `AssertionError`, `fixed`,
-and on no other; the first held since):
+and on no other; all held since: the first by the lead, the genexpr and helper rows by obs20,
+the last by obs21):
 
 - `item-swapped-after-the-read-by-a-signal-handler` (on `followed.py`'s own list of what it
   does not follow, shown end to end): `evens` plants a plain object in the list it hands back
@@ -33,6 +34,10 @@ and on no other; the first held since):
   start, its C `__eq__` puts the plain class back as it is asked (round 13's `_told`), so the
   walk of the values as the call ends finds a plain object. The same item in the body's own
   `==` is held (`observer-new-operand`, the passing row `told-item-in-the-bodys-own-comparison`).
+  **Held since** (obs20): every frame of other code of the test module's (by the identity of
+  its globals) is read as the body's, its comparisons streamed at the body's line that ran
+  them, and one decided by C code no built-in's own there is `observer-new-operand`
+  (`operands.tracer`, `turned`): the rows name its words.
 - `follow-cleared-through-the-observers-frame-locals` (not on the list): the instruction
   round's signal handler (`class-swapped-after-the-read-by-a-signal-handler`, held there by
   the follow) also sets `_notes[7] = None`, the comparison being followed, in the list the
@@ -40,29 +45,33 @@ and on no other; the first held since):
   `__defaults__` read is audited, its frame's `f_locals` is not). Nothing is followed; the class
   is swapped and back as before. Round 13's control made the tables read-only; the working
   notes stay mutable and reachable from any frame of the observer's a handler interrupts.
+  **Held since** (obs21): the followed offsets streamed as the call begins (`follows`), each
+  `op` its offset, each follow its outcome (`fol`); fixbot holds an `op` read as built-ins' own
+  at a followed offset with no `fol` as `observer-tampered` (docs/SECURITY.md says what not).
 
 Why (all): the observer reads the project's values inside the project's interpreter and checks
 what it read at chosen points (the body's frame, the operands themselves, the next event);
 project code still runs between those points (a signal handler, in the observer's own frames)
 and code the test runs outside the body's frame is not read at all.
 
-Class of fix (proposed, not written): (1) the follow re-reads what the values decide, not only
-their types: the shape read again after the instruction (the items of a container by identity
-and type, `shapes`' reading done twice and compared, bounded as it is), or a container's
-comparison computed again from the values read at the read and their items' types pinned
-(their `type` read again); (2) every frame of code the test module defines is traced
+Class of fix (proposed; (3)'s pairing done for the follow): (1) the follow re-reads what the
+values decide, not only their types: the shape read again after the instruction (the items of a
+container by identity and type, `shapes`' reading done twice and compared, bounded as it is), or
+a container's comparison computed again from the values read at the read and their items' types
+pinned (their `type` read again); (2) every frame of code the test module defines is traced
 (`f_code.co_filename` and globals the test module's, by identity of `f_globals`, as the body),
 each comparison read and followed as the body's are, or, at least, a comparison in such a frame
-whose operands hold a class whose comparison is no built-in's own (the walk of the values at
-its `return`) counted; (3) no note that decides a verdict is in a mutable object a local of an
+whose operands hold a class whose comparison is no built-in's own (the walk of the values at its
+`return`) counted; (3) no note that decides a verdict is in a mutable object a local of an
 observer's frame holds while project code can run there (a signal handler is handed the frame it
 interrupted and its `f_back`s, and reads their `f_locals`: no audit event): the plan streamed as
 it is made and paired by fixbot with the follow's record (one planned and never followed is
-`tampered`, as the profile function's `saw` is paired with the judgement), the body's comparisons
-to read and follow read-only (`MappingProxyType`, as round 13's tables). Masking signals while
-the observer reads (`signal.pthread_sigmask`) narrows (1) and (3) but does not close them: a
-handler already pending as the trace function is entered runs at its frame's first instruction
-(CPython's `RESUME` checks for pending calls; read in the source, not tried), inside it.
+`tampered`, as the profile function's `saw` is paired with the judgement), the body's
+comparisons to read and follow read-only (`MappingProxyType`, as round 13's tables). Masking
+signals while the observer reads (`signal.pthread_sigmask`) narrows (1) and (3) but does not
+close them: a handler already pending as the trace function is entered runs at its frame's first
+instruction (CPython's `RESUME` checks for pending calls; read in the source, not tried), inside
+it.
 
 Held (passing rows, the finding named): the same told item in the body's own `==`
 (`observer-new-operand`); an item whose `__eq__` is a Python function holding for anything in
@@ -302,6 +311,8 @@ def add(a, b):
 """
 )
 
+# what stops a comparison of the test module's other code (`operands.tracer`, `turned`)
+NESTED = "a comparison of the test module's other code (a generator expression, a helper)"
 # name -> (files, the repository's test (None: `impossible_repo`), the finding that stops it,
 # None for a hole)
 ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
@@ -313,7 +324,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
     "comparison-in-a-generator-expression": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
         GENEXPR_TEST,
-        None,
+        NESTED,
     ),
     "reads-emptied-through-the-observers-frame-locals": (
         {"app.py": ORIG + READS_EMPTIED},
@@ -323,12 +334,12 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
     "comparison-in-a-helper-of-the-test-module": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
         HELPER_TEST,
-        None,
+        NESTED,
     ),
     "follow-cleared-through-the-observers-frame-locals": (
         {"app.py": ORIG + NOTES_CLEARED},
         None,
-        None,
+        "what its instruction decided was never followed",
     ),
     "python-always-equal-item-in-a-generator-expression": (
         {"app.py": ORIG_EVENS + ALWAYS_ITEM},
@@ -342,17 +353,7 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
     ),
 }
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "comparison-in-a-generator-expression": (
-        "a comparison in a frame of the test module other than the body's is never read"
-    ),
-    "comparison-in-a-helper-of-the-test-module": (
-        "a comparison in a frame of the test module other than the body's is never read"
-    ),
-    "follow-cleared-through-the-observers-frame-locals": (
-        "the followed comparison's note cleared through the observer's frame's f_locals"
-    ),
-}
+WHY: dict[str, str] = {}  # all held since (the lead, obs20, obs21)
 TRIES = 4  # runs of a racing cheat, until one in which it won its race turned the check green
 
 
