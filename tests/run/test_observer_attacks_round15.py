@@ -39,15 +39,15 @@ code the test calls can compare, a C function in no frame at all, and a plain ob
 can be told for the one comparison that counts and put back before any later look.
 
 Class of fix (proposed): read the values where the project hands them over, not the places
-where they are compared. (1) The walk of the values the project's code handed back to the
-body (and their items), which `watch.py` makes as the call ends and which already counts a
-value whose `__eq__` is no Python function the profile function sees run (a
-`functools.partial`, a `staticmethod`), made also at the hand-off itself (the `return` event
-`keep` already sees), on the classes as they are then: the told class is there from the
-hand-off to the comparison, wherever and in whatever C the comparison is made; (2) the class of
-each value handed back (and of its items, bounded as `followed._flat`) pinned by identity at the
-hand-off and read again as the call ends, a `__class__` assigned in between counting as
-tampering (a plain value's class does not change honestly); (3) narrower, no class: the trace
+where they are compared. (1) At the hand-off itself (the `return` event at which `watch.py`'s
+`keep` already reads the comparison dunders of the value's class and of its items' classes,
+`classes.learner`, noting Python ones alone), a dunder that is neither a Python function nor a
+built-in type's own (a `functools.partial`, a `staticmethod`) counted as the walk as the call
+ends counts it: the told class is there from the hand-off to the comparison, wherever and in
+whatever C the comparison is made, and gone only after; (2) the class of each value handed
+back (and of its items, bounded as `followed._flat`) pinned by identity at the hand-off and
+read again as the call ends, a `__class__` assigned in between counting as tampering (a plain
+value's class does not change honestly); (3) narrower, no class: the trace
 function also reads the frames of every module under the tests' folder and `unittest`'s
 assertions, and the body's `CALL` of a known C comparer (`operator.eq`, `list.__eq__`) as a
 comparison; it closes these rows and not the next spelling (`sorted` with a key, `reduce`).
@@ -63,7 +63,8 @@ compares a plain object with an int honestly (`assert add(a, b) == want or a < b
 both shapes are read (the key's generator expression or `plan`'s entry), swaps the class to the
 C-`__eq__` one and adds `"followed"` to `_notes[4]` (the once-a-call mark that keeps the
 follow's `tampered` record from going out again; no `fol` is owed at a deduplicated read):
-that run ended `fixed` with nothing observed once in about twenty under 3.11.7, the window
+one run ended `fixed` with nothing observed in about twenty under 3.11.7 (its handler slowed
+by a debugging counter written to a file at each signal), the window
 between the shapes' read and the instruction being two or three eval-breaker checks; too rare
 for a row in this file's time. The class of fix for it is obs21's, extended: a `fol` owed by
 every follow, deduplicated with its `op` (a count of the follows per offset paired with a
