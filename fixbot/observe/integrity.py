@@ -146,12 +146,6 @@ def capture() -> dict[tuple[str, str], tuple[int, int, Any, Any]]:
     return captured
 
 
-def changed(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[str]:
-    """The names (`module.path`) of the `captured` machinery no longer what it was, looked up
-    in the module objects captured with it."""
-    return survey(captured)[0]
-
-
 def fingerprints(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> list[str]:
     """One short text per piece of `MACHINERY`, in its order: a hash of the identities of what
     is now at its place in the module object captured with it, of its code object and of that
@@ -163,8 +157,10 @@ def fingerprints(captured: dict[tuple[str, str], tuple[int, int, Any, Any]]) -> 
 def survey(
     captured: dict[tuple[str, str], tuple[int, int, Any, Any]],
 ) -> tuple[list[str], list[str]]:
-    """`changed(captured)` and `fingerprints(captured)` in one pass, each piece of the
-    machinery looked up once (a check makes both at every teardown)."""
+    """`(changed, fingerprints(captured))` in one pass, each piece of the machinery looked up
+    once (a check makes both at every teardown): `changed` the names (`module.path`) of the
+    `captured` machinery no longer what it was, looked up in the module objects captured with
+    it."""
     found: list[str] = []
     prints: list[str] = []
     for module, path in MACHINERY:
