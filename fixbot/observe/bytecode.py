@@ -205,6 +205,17 @@ OPERAND_PAIRS = frozenset({"LOAD_FAST_LOAD_FAST", "LOAD_FAST_BORROW_LOAD_FAST_BO
 STORE_LOADS = frozenset({"STORE_FAST_LOAD_FAST"})
 
 
+def line_at(starts: list[tuple[int, int]], offset: int) -> int:
+    """The line the sorted line starts `starts` (`line_starts`: `(offset, line)` pairs) give
+    the instruction at `offset`: the last start at or before it (0 where none is)."""
+    line = 0
+    for at, n in starts:
+        if at > offset:
+            break
+        line = n
+    return line
+
+
 def _source(
     instruction: tuple[int, str, Any], _store_loads: frozenset[str] = STORE_LOADS
 ) -> tuple[str, Any]:

@@ -57,6 +57,7 @@ def _comparison_of(
     starts: list[tuple[int, int]],
     _deciders: Mapping[str, tuple[str, ...]] = DECIDERS,
     _pushed: Any = bytecode.pushed,
+    _line_at: Any = bytecode.line_at,
 ) -> tuple[str, tuple[tuple[str, Any], ...], int] | None:
     """`(operator, sources, line)` of one `COMPARE_OP` or `CONTAINS_OP` `instruction`
     (`operand_sources`), the two instructions before it `last` and the code's sorted line
@@ -68,12 +69,7 @@ def _comparison_of(
     pushed = _pushed(last)
     if op not in _deciders or pushed is None:
         return None
-    line = 0
-    for offset, n in starts:
-        if offset > instruction[0]:
-            break
-        line = n
-    return op, pushed, line
+    return op, pushed, _line_at(starts, instruction[0])
 
 
 def operand_sources(

@@ -9,9 +9,9 @@ globals), their code's tables read once per code object (`_tables`), and what is
 event (`_reader`).
 
 Copied beside the plugin as `<module>_reading` and loaded with it, inside the project's own
-Python (3.8 or later). It imports the standard library and the observer's `shapes` and
-`followed` parts alone; what its functions use is held as positional defaults, made once at
-load (the code under test shares the process and can reach a closure cell).
+Python (3.8 or later). It imports the standard library and the observer's `shapes`,
+`followed` and `bytecode` parts alone; what its functions use is held as positional defaults,
+made once at load (the code under test shares the process and can reach a closure cell).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ def _sibling(name: str) -> Any:
 
 shapes = _sibling("shapes")  # the op each operand of a containment is read as (`SIDES`)
 followed = _sibling("followed")  # what the values read decide (`expected`)
+bytecode = _sibling("bytecode")  # the line an offset is at (`line_at`)
 SIDES = shapes.SIDES
 # distinct comparisons (offset, line, operator, shapes) streamed per watched call: past it,
 # `full` once (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the
@@ -93,16 +94,6 @@ def _once(notes: list[Any], send: Callable[[dict[str, Any]], None], mark: str, r
         send(record)
 
 
-def _line(starts: list[tuple[int, int]], offset: int) -> int:
-    """The line the sorted line starts `starts` (`bytecode.line_starts`) give `offset`."""
-    line = 0
-    for at, n in starts:
-        if at > offset:
-            break
-        line = n
-    return line
-
-
 def _record(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
@@ -112,7 +103,7 @@ def _record(
     _len: Any = len,
     _tuple: Any = tuple,
     _once: Any = _once,
-    _line: Any = _line,
+    _line: Any = bytecode.line_at,
 ) -> dict[str, Any] | None:
     """The record to stream of the comparison `where` (its offset, `at`, which pairs it with its
     follow's `fol`; its code's line; its operator; whether nested: made by a frame of other code
