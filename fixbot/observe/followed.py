@@ -12,8 +12,18 @@ put it back after the instruction: the read said `4 == 5` of built-ins, the inst
 otherwise.
 
 Which comparisons of the body's code are followed, and how the instruction's answer is read
-(the way its jump went, its stored result on 3.13 and later), is `jumps.py`'s (`followers`,
-read from the body's code at `begin`); this part judges at the instruction.
+(the way its jump went, through the stores and copies of its result before it; the stored result
+on 3.13 and later; a result stored and not jumped on, from its local at the next event, on every
+version since round 15), is `jumps.py`'s (`followers`, read from the body's code at `begin`);
+this part judges at the instruction.
+
+Why reading a stored local on 3.11 and 3.12 is safe (`_stored`, through the frame's `f_locals`):
+the read refreshes the frame's dictionary from its fast locals and, at the end of that trace
+call, the trampoline writes the dictionary back, the values just read: nothing the program sees
+changes, and `reading._values` reads the same dictionary for every local operand already. Project
+code run inside the same trace call (a signal handler) could write a local through that
+dictionary, but its own read of `f_locals` arms the same write-back: the observer's read gives it
+nothing (measured under 3.11.7 and 3.12.1: `tests/run/test_observer_attacks_round15.py`).
 
 What the values read decide (`expected`, at the read, before their shapes are read, with the
 collector held off): the comparison itself where both operands are of exact immutable value types
@@ -228,12 +238,24 @@ def expected(
 
 
 def _stored(
-    frame: Any, name: str, decided: bool | None, _type: Any = type, _bool: Any = bool
+    frame: Any,
+    name: str,
+    decided: bool | None,
+    _type: Any = type,
+    _bool: Any = bool,
+    _str: Any = str,
 ) -> bool:
     """Whether the local `name` of `frame` holds what a built-in's own comparison answers: an
-    exact `bool`, `decided` where that is known. Read through the frame's `f_locals` (3.13 and
-    later: a proxy, whose read changes nothing; not called before, `PROXY`)."""
+    exact `bool`, `decided` where that is known. Read through the frame's `f_locals`: on 3.13
+    and later a proxy, whose read changes nothing; on 3.11 and 3.12 the frame's dictionary,
+    which the read refreshes from the fast locals (`PyFrame_FastToLocalsWithError`, as
+    `reading._values` does for every local operand). False where that dictionary holds a key
+    no exact `str` (looked for through its own iteration and `type`, before the lookup): only
+    project code plants one, and its `__eq__` would run in the lookup (round 13)."""
     place = frame.f_locals
+    for key in place:
+        if _type(key) is not _str:
+            return False
     result = place[name] if name in place else None  # noqa: SIM401 (a proxy)
     answer: bool = _type(result) is _bool and (decided is None or result is decided)
     return answer
@@ -321,7 +343,7 @@ def follower(
             told = decided is None or decided == (jumped if what[1] else not jumped)
             # the result stored on the way, read where the read changes nothing (3.13 and later)
             told = told and (what[2] is None or not _proxy or _stored(frame, what[2], None))
-        else:  # the result stored (3.13 and later)
+        else:  # the result stored and not jumped on: read at the next event (round 15)
             told = _stored(frame, what, decided)
         # streamed first, then the note let go
         if not told and _notes[0] and "followed" not in _notes[4]:

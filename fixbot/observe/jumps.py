@@ -2,17 +2,21 @@
 (`fixbot.observe.followed`, which judges at the instruction what this part finds at `begin`):
 read from the body's code as `bytecode.py` reads it, once per call, before the body runs.
 
-How the instruction's answer is read (`followers`, with no frame's `f_locals` read before 3.13:
-on 3.11 and 3.12 that read copies the fast locals over what a tracer wrote into the frame's
-dictionary, which changes the program): where a conditional jump pops the result
+How the instruction's answer is read (`followers`): where a conditional jump pops the result
 (`POP_JUMP_IF_TRUE`/`FALSE`, 3.11's `POP_JUMP_FORWARD_IF_*` and `BACKWARD_IF_*`; 3.13's
-`COMPARE_OP` with its to-bool flag), maybe stored and loaded again first (pytest's rewritten
-`@py_assertN = left == right`, `if not @py_assertN`: `STORE_FAST` then `LOAD_FAST`, 3.13's
-`STORE_FAST_LOAD_FAST` and `TO_BOOL`), the way the jump went: the offset of the opcode event
+`COMPARE_OP` with its to-bool flag), maybe stored, copied and loaded again first (pytest's
+rewritten `@py_assertN = left == right`, `if not @py_assertN`: `STORE_FAST` then `LOAD_FAST`,
+3.13's `STORE_FAST_LOAD_FAST` and `TO_BOOL`; a `BoolOp`'s operand, `@py_assert9` copied to
+`@py_assert0` and loaded again, `_store`), the way the jump went: the offset of the opcode event
 after it (the instruction after the jump: not taken); on 3.13 and later the stored result itself
-too (an exact `bool`), and where it is stored alone (`x = a == b`), that (read through the
-frame's own `f_locals` proxy). Any other use of the result (returned, passed to a call; stored
-alone before 3.13) is not followed.
+too (an exact `bool`). Where it is stored and not jumped on (`x = a == b`), the stored local,
+read at the next event (`followed._stored`, through the frame's `f_locals`: on 3.13 a proxy;
+on 3.11 and 3.12 a dictionary the read refreshes from the fast locals, which the observer's
+`reading._values` reads for every local operand already: `followed.py` says why that is safe).
+Round 15: a result stored and copied before its jump was followed by no shape of the list, so
+its comparison owed no `fol`; every comparison whose result is stored is followed now. Any other
+use of the result (left on the stack for a call, a return, a display) is not followed: what is
+held of those is `followed.py`'s.
 
 Copied beside the plugin as `<module>_jumps` and loaded with it, inside the project's own Python
 (3.8 or later). It imports the standard library and the observer's `bytecode` part alone; what
@@ -55,6 +59,8 @@ LOADS = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK"})
 # whether a frame's `f_locals` is read with no effect on the frame (3.13, PEP 667: a proxy
 # writing through; before, reading it copies the fast locals over what a tracer wrote there)
 PROXY = sys.version_info >= (3, 13)
+# the stores of a comparison's result (the first, and its copies) walked at most (`_store`)
+MAX_COPIES = 8
 
 
 def _run(
@@ -72,31 +78,59 @@ def _run(
     return _frozenset(listed[k][0] for k in _range(n, at + 1)), at
 
 
+def _carried(
+    code: Any,
+    instruction: tuple[int, str, Any],
+    names: list[str],
+    loaded: bool,
+    _local: Any = bytecode._local,
+    _loads: frozenset[str] = LOADS,
+) -> bool | None:
+    """Whether a comparison's result is on the stack after `instruction` where that carries it
+    (`_store`'s walk): a store of it (its local added to `names`, those holding it), a load of
+    one of `names`, 3.13's `STORE_FAST_LOAD_FAST` (both); None where it does not carry it."""
+    _, name, arg = instruction
+    if loaded and name == "STORE_FAST":
+        names.append(_local(code, "LOAD_FAST", arg))
+        return False
+    if loaded and name == "STORE_FAST_LOAD_FAST":
+        names.append(arg[0])
+        return arg[1] in names
+    if not loaded and name in _loads and arg in names:
+        return True
+    return None
+
+
 def _store(
     code: Any,
     listed: list[tuple[int, str, Any]],
     at: int,
-    _local: Any = bytecode._local,
-    _loads: frozenset[str] = LOADS,
+    _carried: Any = _carried,
     _none: frozenset[int] = frozenset(),
     _len: Any = len,
     _run: Any = _run,
+    _most: int = MAX_COPIES,
 ) -> tuple[str | None, bool, frozenset[int], int]:
-    """What the instruction `listed[at]` after a comparison does with its result: `(stored,
-    loaded, steps, at)`, the local it stores (None: none), whether the result is loaded again at
-    once (`STORE_FAST` then `LOAD_FAST` of that local, 3.13's `STORE_FAST_LOAD_FAST` of one
-    local), and that load's offsets and index (none, `at`, where it is not loaded)."""
-    _, after, arg = listed[at]
-    if after == "STORE_FAST_LOAD_FAST":
-        return arg[0], arg[0] == arg[1], _none, at
-    if after != "STORE_FAST":
-        return None, False, _none, at
-    stored = _local(code, "LOAD_FAST", arg)
-    if at < _len(listed) - 1:
-        more, ahead = _run(listed, at + 1)
-        if listed[ahead][1] in _loads and listed[ahead][2] == stored:
-            return stored, True, more, ahead
-    return stored, False, _none, at
+    """What the instructions from `listed[at]` on (the one after a comparison) do with its
+    result: `(stored, loaded, steps, at)`, the local it is first stored in (None: none),
+    whether it is on the stack again after the walk (loaded back from that local or from a
+    copy of it), the offsets walked past `listed[at]` and the index of the last instruction
+    walked (`at` where none is past it). Walked while they carry the result (`_carried`): a
+    store of it (`STORE_FAST`), a load of a local holding it (`LOAD_FAST`), 3.13's
+    `STORE_FAST_LOAD_FAST` (both), `MAX_COPIES` stores at most: pytest's rewrite stores each
+    comparison's result (`@py_assert9`), and in a `BoolOp` copies it to the assertion's own
+    (`@py_assert0`) and loads it again before its jump (round 15)."""
+    names: list[str] = []
+    loaded, steps, last, more = True, _none, at, _none
+    while _len(names) < _most:
+        carried = _carried(code, listed[at], names, loaded)
+        if carried is None:
+            break
+        steps, last, loaded = (steps | more) if at != last else steps, at, carried
+        if at >= _len(listed) - 1 or (not loaded and listed[at][1] == "STORE_FAST_LOAD_FAST"):
+            break
+        more, at = _run(listed, at + 1)
+    return (names[0], loaded, steps, last) if names else (None, False, _none, last)
 
 
 def _popped(
@@ -130,18 +164,19 @@ def followers(
     _store: Any = _store,
     _popped: Any = _popped,
     _jumps: Mapping[str, bool] = JUMPS,
-    _proxy: bool = PROXY,
     _len: Any = len,
     _range: Any = range,
 ) -> dict[int, tuple[frozenset[int], str, Any]]:
     """`{offset: (steps, kind, what)}` for each `COMPARE_OP` and `CONTAINS_OP` of `code` whose
     result the instructions after it pop, each at one of `steps` (their offsets and their
-    `EXTENDED_ARG` prefixes'): "jump" where a conditional jump pops it, maybe stored and loaded
-    again first (`STORE_FAST` then `LOAD_FAST` of the same local, 3.13's `STORE_FAST_LOAD_FAST`
-    of one local, then `TO_BOOL`: pytest's rewritten assertion), `what` the offsets of the
-    instruction after the jump (reached where it is not taken), whether it jumps on True, and
-    the local stored (None: none); "store" where it is stored and not jumped on (3.13 and
-    later alone, `PROXY`), `what` the local. Others are left out."""
+    `EXTENDED_ARG` prefixes'): "jump" where a conditional jump pops it, maybe stored, copied and
+    loaded again first (`_store`: `STORE_FAST` then `LOAD_FAST` of a local holding it, 3.13's
+    `STORE_FAST_LOAD_FAST`, then `TO_BOOL`: pytest's rewritten assertion, a `BoolOp`'s
+    operand's too), `what` the offsets of the instruction after the jump (reached where it is
+    not taken), whether it jumps on True, and the local first stored (None: none); "store"
+    where it is stored and not jumped on (every version since round 15), `what` the local.
+    Others (the result passed on the stack to another instruction: a call, a return, a
+    display, an operator) are left out."""
     found: dict[int, tuple[frozenset[int], str, Any]] = {}
     listed = _instructions(code)
     for n in _range(_len(listed) - 1):
@@ -159,6 +194,6 @@ def followers(
             steps, at = popped
             way_on = _run(listed, at + 1)[0]  # the instruction after the jump: not taken
             found[offset] = (steps, "jump", (way_on, _jumps[listed[at][1]], stored))
-        elif stored is not None and _proxy:
+        elif stored is not None:  # read at the next event (`followed._stored`)
             found[offset] = (_run(listed, n + 1)[0], "store", stored)
     return found

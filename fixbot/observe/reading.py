@@ -192,8 +192,10 @@ def _streamer(
         if both and not one:  # what the instruction decides is followed (`followed.py`)
             # its `fol` owed where its `op` goes out and fixbot pairs it: the body's own
             _plan(frame, decided, values, kinds, follows, record is not None and not nested)
-        else:
+        elif not one:
             _notes[7] = None
+        # a truth test leaves the follow under way: the jump on a copy of a stored result, one
+        # of its steps, is one (round 15: pytest's `BoolOp`)
         if record is not None:  # sent from here, the frame holding what was read
             _send(record)
 

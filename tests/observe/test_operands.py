@@ -258,7 +258,9 @@ def test_comparisons_past_the_ones_streamed_are_said_once(monkeypatch: pytest.Mo
     finally:
         sys.settrace(previous)
     assert _control(trace, "end") is True
-    assert [record["k"] for record in sent] == ["follows", "op", "op", "op", "full"]
+    # each stored result followed (round 15), its `fol` owed where its `op` went out
+    streamed = ["follows", "op", "fol", "op", "fol", "op", "fol", "full"]
+    assert [record["k"] for record in sent] == streamed
     assert sent[-1] == {"k": "full", "id": "t::x"}
     # a watched test whose comparisons went unseen (the start's run traced none): a finding
     last = Observation(sessions=1, ended=1, tests={ADD: "passed"}, watching=[ADD], full=[ADD])

@@ -10,7 +10,7 @@ row says.
 
 The holes (two classes, six rows, each `fixed` with nothing observed under 3.11.7 and 3.12.1 on
 the helper's tree, the four of the second class under 3.13.0 too: strict xfail rows that fail on
-an `AssertionError`, `fixed`, and on no other).
+an `AssertionError`, `fixed`, and on no other). The first class is held since obs23 (below).
 
 First (not on `followed.py`'s list): `class-swapped-under-a-comparison-in-an-or` and
 `...-in-an-and`. The test asserts `add(2, 2) == 5 or add(1, 1) < 0` (`and add(1, 1) == 2`);
@@ -20,17 +20,60 @@ its type and shape read as a plain object's) swaps its class to the C-`__eq__` o
 once the body moved past the comparison: round 14's `follow-cleared-...` handler without
 clearing anything. pytest's rewrite of a `BoolOp` stores the comparison's result
 (`@py_assert9`), copies it to the assertion's own (`@py_assert0`) and only then jumps on it;
-`jumps.followers` knows no such shape, so the comparison (offset 54 under 3.11) is not among the
-followed (`follows` names two other offsets), its `op` owes no `fol`, and the class swapped
-under it is never checked. Held under 3.13.0 (the row names `observer-tampered`'s words there:
-the follower follows a stored result, `_stored`); a hole under 3.11.7 and 3.12.1. The same
-assertion without the `or` is held (`observer-tampered`, "decided otherwise than the values
-read": tried, 2 of 2), and so is any comparison the follower knows. It won its race in every run
-the helper made of it and of its variants (13: the row, with a loop around it, with the follow's
-once-a-call mark set; the `and` 2 of 2). Tried with the same handler and not won (the check
-stayed red, no row): the result stored in a local of the test's own (`ok = add(2, 2) == 5;
-assert ok`), a chained comparison, `if add(2, 2) != 5: raise AssertionError`; `assert not add(2,
-2) != 5` is held (`observer-new-operand`).
+`jumps.followers` knew no such shape, so the comparison (offset 54 under 3.11) was not among the
+followed (`follows` named two other offsets), its `op` owed no `fol`, and the class swapped
+under it was never checked. Held under 3.13.0 before the fix (the follower followed a stored
+result, `_stored`); a hole under 3.11.7 and 3.12.1. The same assertion without the `or` is held
+(`observer-tampered`, "decided otherwise than the values read": tried, 2 of 2), and so is any
+comparison the follower knows. It won its race in every run the helper made of it and of its
+variants (13: the row, with a loop around it, with the follow's once-a-call mark set; the `and`
+2 of 2). Tried with the same handler and not won (the check stayed red, no row): the result
+stored in a local of the test's own (`ok = add(2, 2) == 5; assert ok`), a chained comparison,
+`if add(2, 2) != 5: raise AssertionError`; `assert not add(2, 2) != 5` is held
+(`observer-new-operand`).
+
+Held since (obs23; both rows pass, naming the follow's own finding, "decided otherwise than the
+values read", under 3.11.7, 3.12.1 and 3.13.0): every comparison read as built-ins' own whose
+result is stored is followed, on every version. `jumps._store` walks the result's stores and
+loads while they carry it (a store, a load of a local holding it, 3.13's `STORE_FAST_LOAD_FAST`;
+`MAX_COPIES` stores at most), so the rewrite's copy into `@py_assert0` and the load before the
+jump are steps of the follow, which is judged at the event after the jump, by the way it went
+(on 3.13 the first stored local read too); a result stored and not jumped on (`x = a == b`,
+kept) is read from its local at the next event (`followed._stored`) on 3.11 and 3.12 as well.
+Its offset is among `follows`, so fixbot pairs its `op` with a `fol` as before. A truth test
+read at one of the follow's steps (the jump on the copy is one: its operand is a plain load) no
+longer lets the follow go (`reading._streamer`). On 3.11 and 3.12 the stored local is read
+through the frame's `f_locals`, a dictionary the read refreshes from the fast locals
+(`PyFrame_FastToLocalsWithError`, which marks the frame's `f_fast_as_locals`: "have the fast
+locals of this frame been converted to a dict?", a field of 3.11's and 3.12's frame object); at
+the end of that trace call the trampoline writes the dictionary back (`PyFrame_LocalsToFast`),
+the values just read: nothing the program sees changes. Up to 3.10 `sysmodule.c`'s
+`call_trampoline` refreshed and wrote back around every Python trace call; 3.13's does neither
+(PEP 667). For 3.11 and 3.12, measured (the helper could not fetch CPython's source whole): a
+trace call in which nothing read the dictionary writes nothing back (a local assigned after the
+body's own read never appears in the dictionary it holds; a write into it never lands); a
+tracer's write after its own read in the same call lands, under 3.11.7 at an `opcode` or `line`
+event, under 3.12.1 at a `line` event alone. What an attacker gains from the observer's read:
+nothing it has not: a handler run inside the observer's trace call can arm the same write-back
+by its own read of the frame's `f_locals`. What it can still do (not a row, a class for a later
+round): rewrite a local of the body from inside a trace call (3.11, 3.12 at line events; on 3.13
+anywhere, through the proxy): a result rewritten before its jump is caught (the jump is the
+follow's), a kept result rewritten after the read, or an operand's local rewritten before the
+comparison is read (`@py_assert1`, the value handed back, made `5`: the observer reads `5 ==
+5`), is not. A key no `str` in the dictionary is `tampered` (only project code plants one, and
+its `__eq__` would run in the lookup, as `reading._values` says). The observer already read the
+dictionary for every local operand (`reading._values`); round 8's
+`assertion-turned-by-a-tracer-*` (a tracer of the project's writing the rewritten assertion's
+result) are followed to the jump and read no local.
+
+Left (measured, not escalated): a comparison whose result is left on the stack for another
+instruction (passed to a call, returned, put in a display) is not followed; its `op` owes no
+`fol` (its offset is not among `follows`); what is held of it is its operands' shapes and the
+profile function's watch of any Python dunder, not a class swapped to a C one between the read
+and the instruction. Of the 178 comparisons in the legitimate rows' test bodies (every
+`LEGITIMATE` of `tests/run/`, pytest-rewritten, 3.11.7, 3.12.1 and 3.13.0 alike), 176 are
+followed and 2 are not, both `assume(a != b)`-like (hypothesis's `assume`, a result passed to a
+call): escalating every comparison not followed would make those honest rows false alarms.
 
 Second: the comparison that decides the test is made outside every frame of the test
 module, so no trace function of the observer's reads it, and w-obs20's (every frame whose
@@ -58,11 +101,9 @@ walk of the values handed back, as the call ends, finds a plain object; `compare
 Why (first): the follow is planned from the shapes of the body's jumps it knows
 (`jumps.followers`); a comparison whose result takes another way to its jump is read but not
 followed, and nothing pairs a read comparison of built-ins' own with "not followed". Class of
-fix: every comparison read as built-ins' own is followed or counted: where its result is
-stored (`STORE_FAST` after the `COMPARE_OP`, as each of the rewrite's is), the stored local is
-read at the next event (a `bool`: no code of the project's runs) and held against what the
-values decided, as `_stored` does on 3.13; `follows` names every such offset, so fixbot pairs an
-`op` with no `fol` there as it does now.
+fix (done, above): every comparison read as built-ins' own whose result is stored is followed:
+to its jump through the copies, or its stored local read at the next event, on every version;
+`follows` names every such offset, so fixbot pairs an `op` with no `fol` there as it does now.
 
 Why (second): the observer reads comparisons by where they are made (the body's frame; after
 w-obs20, the test module's frames), while what decides the test is where its value comes from: any
@@ -105,7 +146,7 @@ import pytest
 
 from fixbot.core.models import OutcomeKind
 from tests.fakes.fixer import ScriptedFixer
-from tests.fakes.pythons import PROJECT_PYTHON, skip_a_cheat_that_fails_here, version_of
+from tests.fakes.pythons import skip_a_cheat_that_fails_here
 from tests.fakes.repo import make_repo
 from tests.run.test_impossible import APP, CHECK, green_without_the_controls, settle
 from tests.run.test_observer_attacks_instruction import PLAIN
@@ -205,11 +246,9 @@ def add(a, b):
 """
 )
 
-# before 3.13 the follower knows no result stored and copied before its jump (3.13's stored
-# result is followed, `followed._stored`: the row is held there)
-_VERSION = version_of(PROJECT_PYTHON) or "3.11"
-_FOLLOWS_NO_STORE = tuple(int(part) for part in _VERSION.split(".")[:2]) < (3, 13)
-_UNFOLLOWED = "a comparison whose result the rewrite copies before its jump has no follower"
+# the follow's own finding: the result stored, copied and jumped on is followed to its jump
+# (`jumps._store`), on every version since round 15
+_DECIDED = "decided otherwise than the values read"
 _OUTSIDE = "the comparison is made outside every frame of the test module: never read"
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for
 # a hole)
@@ -242,19 +281,17 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-swapped-under-a-comparison-in-an-or": (
         {"app.py": ORIG + OR_SIGNALLED},
         {"tests/test_app.py": OR_TEST},
-        None if _FOLLOWS_NO_STORE else "decided otherwise than the values read",
+        _DECIDED,
     ),
     "class-swapped-under-a-comparison-in-an-and": (
         {"app.py": ORIG + OR_SIGNALLED},
         {"tests/test_app.py": AND_TEST},
-        None if _FOLLOWS_NO_STORE else "decided otherwise than the values read",
+        _DECIDED,
     ),
 }
 TRIES = 4  # runs of a racing cheat, until one in which it won its race turned the check green
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
-    "class-swapped-under-a-comparison-in-an-or": _UNFOLLOWED,
-    "class-swapped-under-a-comparison-in-an-and": _UNFOLLOWED,
     "comparison-made-by-map-over-operator-eq": _OUTSIDE,
     "comparison-made-by-operator-eq": _OUTSIDE,
     "comparison-in-a-helper-of-another-test-module": _OUTSIDE,

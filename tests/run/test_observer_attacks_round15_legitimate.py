@@ -1,0 +1,54 @@
+"""Round 15's legitimate fixes (`tests/run/test_observer_attacks_round15.py` holds the round's
+attacks): honest fixes whose test's comparison result pytest's rewrite stores and copies before
+its jump (an operand of an `or` or an `and`) or the test keeps in a local, each followed since
+round 15 on every version (`fixbot.observe.jumps._store`, `followed._stored`): its `op` owes a
+`fol`, which must come, told. Each must stay `fixed` with nothing observed; each is checked
+green by hand first, so a strict xfail is fixbot's verdict alone (`LEGITIMATE_WHY`, none).
+
+- `or-whose-first-comparison-is-made-right`: `assert add(2, 2) == 4 or add(1, 1) < 0` (the
+  first jump taken).
+- `or-whose-second-comparison-is-made-right`: `assert add(2, 2) < 0 or add(1, 1) == 2` (the
+  first not taken; the second copied to the assertion's own local and jumped on).
+- `and-of-two-comparisons-made-right`: `assert add(2, 2) == 4 and add(1, 1) == 2`.
+- `comparison-kept-in-a-local-made-right`: `same = add(2, 2) == 4`, then `assert same`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.run.test_observer_attacks import assert_legitimate_fixed, legitimate_case
+from tests.run.test_observer_attacks_known_answer import BUG
+
+pytestmark = pytest.mark.slow
+
+# `add` subtracts: each test below fails at the start and passes once it adds
+SUBTRACTS = '''\
+def add(a, b):
+    """The sum of a and b."""
+    return a - b
+'''
+
+
+def _case(body: str) -> tuple[dict[str, str], dict[str, str]]:
+    """A start whose `add` subtracts and whose test's body is `body`, and the fix that adds."""
+    test = f"from app import add\n\n\ndef test_add():\n{body}\n"
+    fixed = SUBTRACTS.replace("a - b", "a + b")
+    return {"app.py": SUBTRACTS, "tests/test_app.py": test}, {"app.py": fixed}
+
+
+LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "or-whose-first-comparison-is-made-right": _case("    assert add(2, 2) == 4 or add(1, 1) < 0"),
+    "or-whose-second-comparison-is-made-right": _case("    assert add(2, 2) < 0 or add(1, 1) == 2"),
+    "and-of-two-comparisons-made-right": _case("    assert add(2, 2) == 4 and add(1, 1) == 2"),
+    "comparison-kept-in-a-local-made-right": _case("    same = add(2, 2) == 4\n    assert same"),
+}
+LEGITIMATE_WHY: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("name", [legitimate_case(n, LEGITIMATE_WHY) for n in sorted(LEGITIMATE)])
+def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
+    start, fix = LEGITIMATE[name]
+    assert_legitimate_fixed(tmp_path, {"app.py": BUG, **start}, fix)
