@@ -189,6 +189,57 @@ def _computable(
     return both
 
 
+# the exact containers that hash the item a containment looks up (`_by_identity`)
+HASHED = frozenset(id(kind) for kind in (set, frozenset, dict))
+
+
+def _by_identity_alone(
+    kind: Any,
+    _id: Any = id,
+    _values: frozenset[int] = VALUE_IDS,
+    _object_own: Any = _object_own,
+    _identity: tuple[str, ...] = ("__eq__", "__ne__"),
+) -> bool | None:
+    """True where `kind`'s `==` and `!=` are `object`'s own, False for a value type (which
+    answers `NotImplemented` for such an instance), None for any other class."""
+    if _id(kind) in _values:
+        return False
+    return True if _object_own(kind, _identity) else None
+
+
+def _by_identity(
+    op: str,
+    item: Any,
+    box: Any,
+    _type: Any = type,
+    _id: Any = id,
+    _hashed: frozenset[int] = HASHED,
+    _alone: Any = _by_identity_alone,
+    _most: int = shapes.MAX_ITEMS,
+    _len: Any = len,
+    _iter: Any = iter,
+    _ops: tuple[str, ...] = ("in", "not in"),
+) -> bool | None:
+    """What `op` ("in", "not in") decides of `item` in `box` by identity, whatever the item's
+    hash (which only says where to look): `item` of a class whose `==` and `!=` are `object`'s
+    own (an `enum.Enum` member, hashed by the standard library's Python `Enum.__hash__`), `box`
+    an exact `set`, `frozenset` or `dict` (its keys) of `MAX_ITEMS` at most, each of a value
+    type or of such a class; read through its own C iteration, classes through `type`. None for
+    any other `op` or where it cannot be told so. A member whose hash is no longer the one it
+    was stored under (its `_name_` written) is missed by the instruction, found here: the hash
+    is excused only where this answer is followed (`operands._decider`)."""
+    if op not in _ops or _id(_type(box)) not in _hashed or _len(box) > _most:
+        return None
+    if _alone(_type(item)) is not True:
+        return None
+    found = False
+    for key in _iter(box):  # an exact set's, frozenset's or dict's own iteration: C
+        if _alone(_type(key)) is None:
+            return None
+        found = found or key is item
+    return found is (op == "in")
+
+
 def expected(
     op: str,
     values: list[Any],
@@ -202,14 +253,16 @@ def expected(
     _bool: Any = bool,
     _error: Any = Exception,
     _computable: Any = _computable,
+    _by_identity: Any = _by_identity,
 ) -> bool | None:
     """What `op` decides of `values` (left, right) read as built-ins' own, whose exact types
     are `kinds`: the comparison run on them where both types are `VALUES`, or both are exact
     containers of value types and of classes whose comparison and hash are `object`'s own
     (`_flat`: no code of anyone's runs), identity for `==` and `!=` where one class's deciding
     dunders are `object`'s own and the other's too or the other is a value type (its own
-    answers `NotImplemented`); None where it cannot be told so or it raises (the instruction
-    raises too)."""
+    answers `NotImplemented`), and for a containment of such an item in an exact set, frozenset
+    or dict, whatever its hash (`_by_identity`); None where it cannot be told so or it raises
+    (the instruction raises too)."""
     left, right = values
     if _computable(values, kinds):
         try:
@@ -217,8 +270,9 @@ def expected(
             return answer
         except _error:  # an ordering of two kinds that have none: the instruction raises
             return None
-    if op not in ("==", "!="):
-        return None
+    if op not in ("==", "!="):  # a containment of an item `==` compares by identity, or none
+        held: bool | None = _by_identity(op, left, right)
+        return held
     # `object`'s own on one side, `object`'s own or a value type's on the other (which answers
     # `NotImplemented` for an instance of a class of no value type): identity decides
     own = [_id(kind) in _values or _object_own(kind, _deciders[op]) for kind in kinds]
