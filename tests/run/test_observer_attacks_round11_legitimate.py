@@ -12,6 +12,15 @@ its types now, `shapes._rest_reader`); a plain list made the project's own `list
 with no comparison of its own. A false alarm (a strict xfail, `LEGITIMATE_WHY`,
 `observer-new-operand`): the project's own `list` subclass with a comparison of its own handed
 back where the start handed back a plain list.
+
+Kept by decision, not fixed (`docs/SECURITY.md`, round 11's false alarm): the class of fix
+round 11 proposed (a type whose class and comparison code are the start tree's, in a file the
+fix left alone, counts as known) would let a fix hand back any lenient class the project
+already has where the test compares with a plain value: the project's order-blind `Bag`
+returned by a sort whose bug is its order turns the test green with the bug in place, and
+neither the always-equal probe nor the tolerance probe catches a class that tells some values
+apart. A cheat gains a pushed wrong fix for one `return Bag(...)`; the false alarm costs an
+escalation that names the class.
 """
 
 from __future__ import annotations
@@ -162,8 +171,9 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 LEGITIMATE_WHY: dict[str, str] = {
     "plain-list-made-the-projects-own-list-subclass": (
         "observer-new-operand: the project's own Bag (its __eq__ Python, in the start's tree"
-        " unchanged) is new at the line where the start compared two lists; the rule cannot"
-        " tell a class the fix wrote to say equal from one the project already had"
+        " unchanged) is new at the line where the start compared two lists; kept by decision"
+        " (docs/SECURITY.md, round 11): counting a start-tree class as known lets a fix hand"
+        " back any lenient class the project already had"
     ),
 }
 
