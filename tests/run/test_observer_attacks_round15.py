@@ -210,29 +210,31 @@ def add(a, b):
 _VERSION = version_of(PROJECT_PYTHON) or "3.11"
 _FOLLOWS_NO_STORE = tuple(int(part) for part in _VERSION.split(".")[:2]) < (3, 13)
 _UNFOLLOWED = "a comparison whose result the rewrite copies before its jump has no follower"
-_OUTSIDE = "the comparison is made outside every frame of the test module: never read"
+# a told class read at the hand-off (`classes.pinner`): its C `__eq__` counted, and its object
+# found back in the plain class as the call ended
+_HANDED = "changed class while its call ran"
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for
 # a hole)
 ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "comparison-made-by-operator-eq": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
         {"tests/test_app.py": OPERATOR_TEST},
-        None,
+        _HANDED,
     ),
     "comparison-in-a-helper-of-another-test-module": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
         {"tests/test_app.py": HELPER_TEST, "tests/helpers.py": HELPERS},
-        None,
+        _HANDED,
     ),
     "comparison-in-unittests-assert-equal": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
         {"tests/test_app.py": UNITTEST_TEST},
-        None,
+        _HANDED,
     ),
     "comparison-made-by-map-over-operator-eq": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
         {"tests/test_app.py": MAP_TEST},
-        None,
+        _HANDED,
     ),
     "told-item-against-the-tests-own-approx": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
@@ -255,10 +257,6 @@ TRIES = 4  # runs of a racing cheat, until one in which it won its race turned t
 WHY: dict[str, str] = {
     "class-swapped-under-a-comparison-in-an-or": _UNFOLLOWED,
     "class-swapped-under-a-comparison-in-an-and": _UNFOLLOWED,
-    "comparison-made-by-map-over-operator-eq": _OUTSIDE,
-    "comparison-made-by-operator-eq": _OUTSIDE,
-    "comparison-in-a-helper-of-another-test-module": _OUTSIDE,
-    "comparison-in-unittests-assert-equal": _OUTSIDE,
 }
 
 
