@@ -167,6 +167,7 @@ def aliased_reader() -> Callable[[type, str], Any]:
     another name (`int.__le__`), any callable object, whose C runs with no frame; else None
     (also where a class made at run time holds a key no `str`: `slot_reader` says so). Read
     through `type`'s own C accessors, as `calls._aliased` reads the same as the call ends."""
+    names = {id(kind): kind.__dict__["__name__"].__get__ for kind in C_METHODS}  # held alone
 
     def aliased(
         kind: type,
@@ -179,7 +180,7 @@ def aliased_reader() -> Callable[[type, str], Any]:
         _dict: Any = type.__dict__["__dict__"].__get__,
         _flags: Any = type.__dict__["__flags__"].__get__,
         _name: Any = type.__dict__["__name__"].__get__,
-        _c_names: dict[int, Any] = {id(k): k.__dict__["__name__"].__get__ for k in C_METHODS},
+        _c_names: dict[int, Any] = names,
         _bindings: frozenset[str] = BINDINGS,
         _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
     ) -> Any:

@@ -43,8 +43,9 @@ raised; `types`: `{(id(type), dunder): (type, dunder, instance, function)}`, `ag
 body, for `calls.settle`; `pins` and `aliased`: at every hand-off, the objects of classes made
 at run time among the value and its items, pinned with their class, and those classes'
 comparison slots that no frame runs, `classes.pinner`; `swapped`: the pinned objects whose
-class changed by the end, read at `end` before any code of the project's runs again). It answers them for the observer's own code alone (its code objects,
-by identity), as the sender does.
+class changed by the end, read at `end` before any code of the project's runs again). It
+answers them for the observer's own code alone (its code objects, by identity), as the sender
+does.
 """
 
 from __future__ import annotations
