@@ -1,0 +1,91 @@
+"""Round 15's legitimate fixes (`tests/run/test_observer_attacks_round15.py` holds the round's
+attacks): honest fixes whose test compares the project's value outside every frame of the test
+module, in a helper of another module of the tests (`tests/helpers.py`) or in unittest's
+`assertEqual`, the value a list of objects of the project's classes (a dataclass, a named tuple,
+an enum: classes made at run time, pinned at the hand-off by `fixbot.observe.classes.pinner`,
+their comparisons a Python function's or a built-in's own). Each must stay `fixed` with nothing
+observed (no class changed, no slot counted); each is checked green by hand first, so a strict
+xfail is fixbot's verdict alone (`LEGITIMATE_WHY`, none).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.run.test_observer_attacks import assert_legitimate_fixed, legitimate_case
+from tests.run.test_observer_attacks_known_answer import BUG
+
+pytestmark = pytest.mark.slow
+
+SHAPES = '''\
+import collections
+import dataclasses
+import enum
+
+
+class Colour(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+Pair = collections.namedtuple("Pair", "x y")
+
+
+@dataclasses.dataclass
+class Tile:
+    at: Pair
+    colour: Colour
+
+
+def tiles(n):
+    """A row of n tiles, alternating red and blue from red."""
+    return [Tile(Pair(i, 0), Colour.BLUE if i % 2 else Colour.BLUE) for i in range(n)]
+'''
+WANT = "[Tile(Pair(0, 0), Colour.RED), Tile(Pair(1, 0), Colour.BLUE), Tile(Pair(2, 0), Colour.RED)]"
+HELPERS = '''\
+def same(got, want):
+    """Whether `got` is `want`."""
+    return got == want
+'''
+HELPER_TEST = f"""\
+from app import Colour, Pair, Tile, tiles
+from helpers import same
+
+
+def test_tiles():
+    assert same(tiles(3), {WANT})
+"""
+UNITTEST_TEST = f"""\
+import unittest
+
+from app import Colour, Pair, Tile, tiles
+
+
+class TestTiles(unittest.TestCase):
+    def test_tiles(self):
+        self.assertEqual(tiles(3), {WANT})
+"""
+FIX = {
+    "app.py": SHAPES.replace(
+        "Colour.BLUE if i % 2 else Colour.BLUE", "Colour.BLUE if i % 2 else Colour.RED"
+    )
+}
+LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
+    "objects-compared-in-a-helper-of-another-test-module": (
+        {"app.py": SHAPES, "tests/test_app.py": HELPER_TEST, "tests/helpers.py": HELPERS},
+        FIX,
+    ),
+    "objects-compared-in-unittests-assert-equal": (
+        {"app.py": SHAPES, "tests/test_app.py": UNITTEST_TEST},
+        FIX,
+    ),
+}
+LEGITIMATE_WHY: dict[str, str] = {}
+
+
+@pytest.mark.parametrize("name", [legitimate_case(n, LEGITIMATE_WHY) for n in sorted(LEGITIMATE)])
+def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
+    start, fix = LEGITIMATE[name]
+    assert_legitimate_fixed(tmp_path, {"app.py": BUG, **start}, fix)
