@@ -168,8 +168,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     `chars` characters: what the error text names (`fixbot.agent.leads`: the other imports of a
     removed name, where a missing attribute is set), `suspects` (the coverage spectrum's
     ranking, `fixbot.agent.spectrum`), then the functions the failing tests call
-    (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`), then the passing tests named
-    after any of those (`fixbot.agent.testsof`); only files the model could read with its own
+    (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`), then the rows of a failing
+    parametrized test's case in the tests beside it and the passing tests named after any of
+    those (`fixbot.agent.testsof`); only files the model could read with its own
     tools."""
     failure = ctx.failure
     if failure is None:
@@ -183,8 +184,11 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     ahead = suspects[1:SUSPECTS_BEFORE_CALLEES]
     ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_direct(called, suspects)]
     ranked += [*suspects[SUSPECTS_BEFORE_CALLEES:], *called]
-    # Last, what budget is left: the passing tests named after those functions, whose expected
-    # values a fix changing what they return must update too (`fixbot.agent.testsof`).
+    # Last, what budget is left: the rows of the failing test's own case in the tests beside
+    # it, then the passing tests named after those functions, whose expected values a fix
+    # changing what they return must update too (`fixbot.agent.testsof`).
+    failing = [_in_repo(test, ctx.repo) for test in failure.failing_tests]
+    ranked += testsof.same_case(ctx.repo, failing)
     ranked += testsof.spans(ctx.repo, ranked, failure.failing_tests)
     # A fix often changes a table a function reads, whose lines run under no test: the data
     # of the best-ranked functions and of every function the spectrum ranked follow them, their
@@ -194,6 +198,13 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     for span in ranked:
         spans += [span, *(tables.read_by(ctx.repo, span) if span in readers else ())]
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
+
+
+def _in_repo(test: str, repo: Path) -> str:
+    """A failing test's id (`path::name`) with its path made repository-relative
+    (`relative_to_repo`); an id with no path unchanged."""
+    path, sep, rest = test.partition("::")
+    return f"{relative_to_repo(path, repo)}{sep}{rest}" if sep else test
 
 
 def _direct(called: list[locate.Span], suspects: Sequence[locate.Span]) -> list[locate.Span]:

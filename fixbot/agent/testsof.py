@@ -11,6 +11,12 @@ the spectrum show it. Here it is found by the naming conventions of Go (`TestNam
 `_suffix`) and of Python (`test_name`, leading underscores dropped, in a test file anywhere in
 the repository: `fixbot.agent.locate.TEST_FILE`), the failing tests themselves left out (the
 snippets show them). Pure reading of the files; nothing is imported or run.
+
+`same_case` adds the rows of the failing test's own case in the other tests of its file: a
+failing `test_style[MARKDOWN]` names a case of a parametrized test, and the tests beside it
+parametrized with the same case (`pytest.param(..., id="MARKDOWN")`) pin what that case prints
+today, so a fix changing it updates their rows too (the bench's
+`prettytable-3-10-0-markdown-narrow-centred`: `test_style_align`'s Markdown table).
 """
 
 from __future__ import annotations
@@ -46,6 +52,60 @@ def spans(repo: Path, shown: Sequence[locate.Span], failing: Sequence[str]) -> l
         if len(found) >= TESTS_OF:
             break
     return [replace(t, limit=TEST_LINES) for t in found[:TESTS_OF]]
+
+
+CASE = re.compile(r"^(?P<path>[^:\[]+\.py)::(?:[^\[]*::)?(?P<test>\w+)\[(?P<case>.+)\]$")
+
+
+def same_case(repo: Path, failing: Sequence[str]) -> list[locate.Span]:
+    """The rows of each failing parametrized Python test's case (`path::Class::test_x[ID]`,
+    `path` repository-relative) in the other tests of the same file: each `pytest.param(...,
+    id="ID")` of another test function's decorators (a stacked case, `[ID-2]`, matches each of
+    its parts), in file order, at most `TESTS_OF`, each cut to `TEST_LINES`; [] for a test id
+    of another shape or a file that is not Python we can parse."""
+    found: list[locate.Span] = []
+    for test in failing:
+        match = CASE.match(test)
+        if match is not None:
+            ids = {match["case"], *match["case"].split("-")}
+            rows = _rows(repo, match["path"], match["test"], ids)
+            found += [row for row in rows if row not in found]
+    return found[:TESTS_OF]
+
+
+def _rows(repo: Path, rel: str, failing: str, ids: set[str]) -> list[locate.Span]:
+    """The `pytest.param` calls with an id in `ids` of the test functions of `rel` other than
+    `failing`, each a span named `test_name[ID]`."""
+    rows = []
+    for node in sorted(_functions(repo, rel), key=lambda n: n.lineno):
+        if node.name == failing or not node.name.startswith("test"):
+            continue
+        for call in _params(node):
+            case = _param_id(call)
+            if case and case in ids:
+                end = call.end_lineno or call.lineno
+                name = f"{node.name}[{case}]"
+                rows.append(locate.Span(rel, call.lineno, end, name, 0.0, limit=TEST_LINES))
+    return rows
+
+
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    """The `pytest.param(...)` calls (or a bare `param(...)`) of `node`'s decorators."""
+    calls = (c for d in node.decorator_list for c in ast.walk(d) if isinstance(c, ast.Call))
+    return [c for c in calls if _called(c) == "param"]
+
+
+def _called(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _param_id(call: ast.Call) -> str:
+    """The `id=` of a `pytest.param` call when it is a string literal, else ''."""
+    for keyword in call.keywords:
+        if keyword.arg == "id" and isinstance(keyword.value, ast.Constant):
+            return str(keyword.value.value)
+    return ""
 
 
 class _Tests:

@@ -4,7 +4,9 @@ own C accessors (`__mro__`, `__dict__`, `__flags__`), which no metaclass answers
 of the project's code runs under the profile function: a class's comparison dunder
 (`slot_reader`), whether it derives from an immutable built-in scalar (`immutable_reader`),
 the comparison dunders of a value handed back (`learner`), the instance and operand of a
-dunder's frame (`instance_reader`).
+dunder's frame (`instance_reader`), and, at every hand-off, the objects of classes made at run
+time among a value and its items pinned with their class and those classes' comparison slots
+that no frame runs (`pinner`, `aliased_reader`), read again as the call ends (`swapped`).
 
 Copied beside the plugin as `<module>_classes` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library alone.
@@ -13,7 +15,15 @@ Python (3.8 or later). It imports the standard library alone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import FunctionType
+from itertools import islice
+from types import (
+    BuiltinFunctionType,
+    ClassMethodDescriptorType,
+    FunctionType,
+    MethodDescriptorType,
+    MethodWrapperType,
+    WrapperDescriptorType,
+)
 from typing import Any
 
 COMPARISONS = ("__eq__", "__ne__")
@@ -132,3 +142,150 @@ def instance_reader() -> Callable[[Any, Any], tuple[Any, Any] | None]:
         return None
 
     return instance
+
+
+# the exact types of a method implemented in C, as a class's dictionary holds it, each read for
+# the method's name by its type's own C reader (`int.__eq__` stands as a built-in's own
+# `__eq__`; `int.__le__` under `__eq__` is another method)
+C_METHODS = (
+    WrapperDescriptorType,
+    MethodDescriptorType,
+    BuiltinFunctionType,
+    MethodWrapperType,
+    ClassMethodDescriptorType,
+)
+# the names of the C types a compiled binding's methods are (Cython's functions, pybind11's
+# `instancemethod`): a class of the language's own (no `HEAPTYPE`), which no code in Python makes
+BINDINGS = frozenset({"cython_function_or_method", "fused_cython_function", "instancemethod"})
+
+
+def aliased_reader() -> Callable[[type, str], Any]:
+    """`aliased(kind, dunder)`: the comparison slot `kind` finds under `dunder` where it is
+    neither a Python function (which the profile function sees run) nor a built-in type's own
+    (found in a class of the language's own, or a C method under its own name, or a compiled
+    binding's method, `BINDINGS`): a `functools.partial`, a `staticmethod`, a C method of
+    another name (`int.__le__`), any callable object, whose C runs with no frame; else None
+    (also where a class made at run time holds a key no `str`: `slot_reader` says so). Read
+    through `type`'s own C accessors, as `calls._aliased` reads the same as the call ends."""
+    names = {id(kind): kind.__dict__["__name__"].__get__ for kind in C_METHODS}  # held alone
+
+    def aliased(
+        kind: type,
+        dunder: str,
+        _type: Any = type,
+        _id: Any = id,
+        _str: Any = str,
+        _function: Any = FunctionType,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _dict: Any = type.__dict__["__dict__"].__get__,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _name: Any = type.__dict__["__name__"].__get__,
+        _c_names: dict[int, Any] = names,
+        _bindings: frozenset[str] = BINDINGS,
+        _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE: a class made at run time
+    ) -> Any:
+        for klass in _mro(kind):
+            members = _dict(klass)
+            made = _flags(klass) & _heap
+            if made:
+                for name in members:  # iterating a dictionary compares nothing
+                    if _type(name) is not _str:
+                        return None
+            if dunder not in members:
+                continue
+            member = members[dunder]
+            held = _type(member)
+            if not made or member is None or held is _function:
+                return None
+            named = _c_names.get(_id(held))
+            if named is not None:
+                return None if named(member) == dunder else member
+            if not _flags(held) & _heap and _name(held) in _bindings:
+                return None
+            return member
+        return None
+
+    return aliased
+
+
+def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any]], bool]:
+    """`pin(value, code, notes)`, at each hand-off of `value` by the code `code` to the
+    watched body: the objects of a class made at run time among `value` and the items of the
+    exact lists, tuples, sets, frozensets and dicts (keys and values) it is or holds (`most`
+    items in all, `deep` containers deep, as `followed._flat` reads a compared value) are pinned
+    with their class in `notes["pins"]`, one per (code, class), to be read again as the call
+    ends (`swapped`); and the comparison slots of each such class that no frame runs
+    (`aliased_reader`) go into `notes["aliased"]` (`{(id(class), dunder): (class, dunder, slot,
+    code)}`), judged as the call ends as the walk of the classes the project made is: a class
+    whose C `__eq__` answers once and puts the plain class back is gone by then, wherever and in
+    whatever C the comparison was made. Runs no code of anyone's (exact containers' own C
+    iteration, `type`'s accessors). Returns False where `held` pins are kept already (the rest
+    unpinned: the caller says so, `full`)."""
+    aliased_of = aliased_reader()
+    boxes = frozenset(id(kind) for kind in (list, tuple, set, frozenset, dict))
+
+    def pin(
+        value: Any,
+        code: Any,
+        notes: dict[str, Any],
+        _type: Any = type,
+        _id: Any = id,
+        _len: Any = len,
+        _list: Any = list,
+        _set: Any = set,
+        _map: Any = map,
+        _zip: Any = zip,
+        _islice: Any = islice,
+        _dict_t: type = dict,
+        _values: Any = dict.values,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _aliased: Any = aliased_of,
+        _boxes: frozenset[int] = boxes,
+        _dunders: tuple[str, ...] = COMPARISONS,
+        _heap: int = 1 << 9,
+        _most: int = most,
+        _deep: int = deep,
+        _held: int = held,
+    ) -> bool:
+        pins, slots = notes["pins"], notes["aliased"]
+        stack, count, room = [(value, 0)], 1, True
+        while stack:
+            one, depth = stack.pop()
+            kind = _type(one)
+            if _id(kind) in _boxes:
+                if depth >= _deep or count >= _most:
+                    continue
+                inner = _list(_islice(one, _most - count))
+                if kind is _dict_t:
+                    inner += _list(_islice(_values(one), _most - count - _len(inner)))
+                count += _len(inner)
+                kinds = _list(_map(_type, inner))  # by identity: a metaclass's hash is not asked
+                distinct = _dict_t(_zip(_map(_id, kinds), kinds)).items()
+                asked = _set(i for i, k in distinct if i in _boxes or _flags(k) & _heap)
+                if asked:  # the rare container holding a class made at run time, or another
+                    stack += [(item, depth + 1) for item in inner if _id(_type(item)) in asked]
+                continue
+            if not _flags(kind) & _heap:
+                continue
+            key = (_id(code), _id(kind))
+            if key in pins:
+                continue
+            if _len(pins) >= _held:
+                room = False
+                continue
+            pins[key] = (one, kind)  # held: neither id is reused while the call runs
+            for dunder in _dunders:
+                slot = _aliased(kind, dunder)
+                if slot is not None:
+                    slots[(_id(kind), dunder)] = (kind, dunder, slot, code)
+        return room
+
+    return pin
+
+
+def swapped(pins: dict[Any, tuple[Any, type]], _type: Any = type) -> list[tuple[type, type]]:
+    """The pinned objects (`pinner`) whose class is no longer the one pinned at their hand-off,
+    as `(then, now)`, read as the call ends through `type` alone: a `__class__` assigned while
+    the call ran (a plain value's class does not change honestly; round 15's told class puts
+    the plain one back as its C `__eq__` answers)."""
+    return [(kind, _type(one)) for one, kind in pins.values() if _type(one) is not kind]

@@ -17,13 +17,9 @@ on 3.13 and later; a result stored and not jumped on, from its local at the next
 version since round 15), is `jumps.py`'s (`followers`, read from the body's code at `begin`);
 this part judges at the instruction.
 
-Why reading a stored local on 3.11 and 3.12 is safe (`_stored`, through the frame's `f_locals`):
-the read refreshes the frame's dictionary from its fast locals and, at the end of that trace
-call, the trampoline writes the dictionary back, the values just read: nothing the program sees
-changes, and `reading._values` reads the same dictionary for every local operand already. Project
-code run inside the same trace call (a signal handler) could write a local through that
-dictionary, but its own read of `f_locals` arms the same write-back: the observer's read gives it
-nothing (measured under 3.11.7 and 3.12.1: `tests/run/test_observer_attacks_round15.py`).
+Why reading a stored local on 3.11 and 3.12 is safe (`_stored`, `jumps.py`): the read
+refreshes the frame's dictionary from its fast locals, which the trampoline writes back, the
+values just read, at the end of that trace call (`tests/run/test_observer_attacks_round15.py`).
 
 What the values read decide (`expected`, at the read, before their shapes are read, with the
 collector held off): the comparison itself where both operands are of exact immutable value types
@@ -73,6 +69,7 @@ OBJECTS = MappingProxyType(dict(vars(object)))
 # whether a frame's `f_locals` is read with no effect on the frame (3.13 and later, `jumps.py`)
 PROXY = jumps.PROXY
 followers = jumps.followers  # the body's comparisons followed (`jumps.py`), read at `begin`
+_stored = jumps._stored  # a stored result read from its local (`jumps.py`)
 
 
 def _contains(item: Any, box: Any, _in: Any = operator.contains) -> bool:
@@ -199,6 +196,57 @@ def _computable(
     return both
 
 
+# the exact containers that hash the item a containment looks up (`_by_identity`)
+HASHED = frozenset(id(kind) for kind in (set, frozenset, dict))
+
+
+def _by_identity_alone(
+    kind: Any,
+    _id: Any = id,
+    _values: frozenset[int] = VALUE_IDS,
+    _object_own: Any = _object_own,
+    _identity: tuple[str, ...] = ("__eq__", "__ne__"),
+) -> bool | None:
+    """True where `kind`'s `==` and `!=` are `object`'s own, False for a value type (which
+    answers `NotImplemented` for such an instance), None for any other class."""
+    if _id(kind) in _values:
+        return False
+    return True if _object_own(kind, _identity) else None
+
+
+def _by_identity(
+    op: str,
+    item: Any,
+    box: Any,
+    _type: Any = type,
+    _id: Any = id,
+    _hashed: frozenset[int] = HASHED,
+    _alone: Any = _by_identity_alone,
+    _most: int = shapes.MAX_ITEMS,
+    _len: Any = len,
+    _iter: Any = iter,
+    _ops: tuple[str, ...] = ("in", "not in"),
+) -> bool | None:
+    """What `op` ("in", "not in") decides of `item` in `box` by identity, whatever the item's
+    hash (which only says where to look): `item` of a class whose `==` and `!=` are `object`'s
+    own (an `enum.Enum` member, hashed by the standard library's Python `Enum.__hash__`), `box`
+    an exact `set`, `frozenset` or `dict` (its keys) of `MAX_ITEMS` at most, each of a value
+    type or of such a class; read through its own C iteration, classes through `type`. None for
+    any other `op` or where it cannot be told so. A member whose hash is no longer the one it
+    was stored under (its `_name_` written) is missed by the instruction, found here: the hash
+    is excused only where this answer is followed (`operands._decider`)."""
+    if op not in _ops or _id(_type(box)) not in _hashed or _len(box) > _most:
+        return None
+    if _alone(_type(item)) is not True:
+        return None
+    found = False
+    for key in _iter(box):  # an exact set's, frozenset's or dict's own iteration: C
+        if _alone(_type(key)) is None:
+            return None
+        found = found or key is item
+    return found is (op == "in")
+
+
 def expected(
     op: str,
     values: list[Any],
@@ -212,14 +260,16 @@ def expected(
     _bool: Any = bool,
     _error: Any = Exception,
     _computable: Any = _computable,
+    _by_identity: Any = _by_identity,
 ) -> bool | None:
     """What `op` decides of `values` (left, right) read as built-ins' own, whose exact types
     are `kinds`: the comparison run on them where both types are `VALUES`, or both are exact
     containers of value types and of classes whose comparison and hash are `object`'s own
     (`_flat`: no code of anyone's runs), identity for `==` and `!=` where one class's deciding
     dunders are `object`'s own and the other's too or the other is a value type (its own
-    answers `NotImplemented`); None where it cannot be told so or it raises (the instruction
-    raises too)."""
+    answers `NotImplemented`), and for a containment of such an item in an exact set, frozenset
+    or dict, whatever its hash (`_by_identity`); None where it cannot be told so or it raises
+    (the instruction raises too)."""
     left, right = values
     if _computable(values, kinds):
         try:
@@ -227,38 +277,15 @@ def expected(
             return answer
         except _error:  # an ordering of two kinds that have none: the instruction raises
             return None
-    if op not in ("==", "!="):
-        return None
+    if op not in ("==", "!="):  # a containment of an item `==` compares by identity, or none
+        held: bool | None = _by_identity(op, left, right)
+        return held
     # `object`'s own on one side, `object`'s own or a value type's on the other (which answers
     # `NotImplemented` for an instance of a class of no value type): identity decides
     own = [_id(kind) in _values or _object_own(kind, _deciders[op]) for kind in kinds]
     if own[0] and own[1]:
         return (left is right) if op == "==" else (left is not right)
     return None
-
-
-def _stored(
-    frame: Any,
-    name: str,
-    decided: bool | None,
-    _type: Any = type,
-    _bool: Any = bool,
-    _str: Any = str,
-) -> bool:
-    """Whether the local `name` of `frame` holds what a built-in's own comparison answers: an
-    exact `bool`, `decided` where that is known. Read through the frame's `f_locals`: on 3.13
-    and later a proxy, whose read changes nothing; on 3.11 and 3.12 the frame's dictionary,
-    which the read refreshes from the fast locals (`PyFrame_FastToLocalsWithError`, as
-    `reading._values` does for every local operand). False where that dictionary holds a key
-    no exact `str` (looked for through its own iteration and `type`, before the lookup): only
-    project code plants one, and its `__eq__` would run in the lookup (round 13)."""
-    place = frame.f_locals
-    for key in place:
-        if _type(key) is not _str:
-            return False
-    result = place[name] if name in place else None  # noqa: SIM401 (a proxy)
-    answer: bool = _type(result) is _bool and (decided is None or result is decided)
-    return answer
 
 
 def announcer(

@@ -178,6 +178,15 @@ def _code_of(
     return _getcode(inner) if _type(inner) is _function else None
 
 
+def _swapped(then: type, now: type, _name: Any = type.__dict__["__qualname__"].__get__) -> str:
+    """The words of a value handed back to the body whose class changed before the call ended
+    (`classes.swapped`), its classes named through `type`'s own accessor."""
+    return (
+        f"a value handed back to its body changed class while its call ran (a {_name(then)}"
+        f" as it was handed back, a {_name(now)} as the call ended)"
+    )
+
+
 def _named(code: Any, name: str) -> bool:
     """Whether `code` is a code object named `name`."""
     return getattr(code, "co_name", None) == name and hasattr(code, "co_code")
@@ -191,14 +200,20 @@ def _comparer(
     profile function streamed), or whose values the project's code handed back to the test's
     body (`via`: the file of the code that returned one, wherever its type is defined); such a
     value's `__eq__` is also asked whether it is a tolerance (`calls._tolerates`, about the int
-    or float it was compared with). The notes are copied into tuples first: asking a project's
+    or float it was compared with); a slot no frame runs of a class pinned at a hand-off
+    (`classes.pinner`) is judged as the walk's (`calls.made`) are, handed back by the code that
+    returned it; an object pinned there whose class changed by the call's end is tampering,
+    streamed first. The notes are copied into tuples first: asking a project's
     `__eq__` runs its code, which finds this frame but no container the rest is read from.
     `calls` is the observer's part of that name."""
 
     def report_comparisons(item: Any, notes: dict[str, Any], where: str) -> None:
+        for then, now in notes.get("swapped", ())[:3]:  # read as the call ended, streamed first
+            send({"k": "tampered", "id": item.nodeid, "what": _swapped(then, now)})
         noted = tuple(notes["types"].values())
         near = tuple(notes.get("against", {}).items())
         handed = tuple(notes.get("handed", ()))
+        slots = tuple(notes.get("aliased", {}).values())  # counted at the hand-off
         types = {
             (kind, dunder): (instance, function) for kind, dunder, instance, function, _ in noted
         }
@@ -206,6 +221,10 @@ def _comparer(
         kinds = {id(kind): kind for kind, _, _, _, _ in noted}
         against = {(kinds[k], d): v for (k, d), v in near if k in kinds}
         handed_from = calls.settle(list(handed), types, where)
+        for kind, dunder, slot, code in slots:
+            types.setdefault((kind, dunder), (calls._SLOT, slot))  # gone by now, maybe
+            if calls._in_project(code.co_filename, where):  # counted, as the walk counts it
+                handed_from.setdefault((kind, dunder), code.co_filename)
         made, full = calls.made(types, where)  # what C made and no frame handed back
         if full:  # more classes than are walked: those past them went unseen
             send({"k": "full", "id": item.nodeid})

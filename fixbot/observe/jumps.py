@@ -197,3 +197,28 @@ def followers(
         elif stored is not None:  # read at the next event (`followed._stored`)
             found[offset] = (_run(listed, n + 1)[0], "store", stored)
     return found
+
+
+def _stored(
+    frame: Any,
+    name: str,
+    decided: bool | None,
+    _type: Any = type,
+    _bool: Any = bool,
+    _str: Any = str,
+) -> bool:
+    """Whether the local `name` of `frame` holds what a built-in's own comparison answers: an
+    exact `bool`, `decided` where that is known. Read through the frame's `f_locals`: on 3.13
+    and later a proxy, whose read changes nothing; on 3.11 and 3.12 the frame's dictionary,
+    which the read refreshes from the fast locals (`PyFrame_FastToLocalsWithError`, as
+    `reading._values` does for every local operand). False where that dictionary holds a key
+    no exact `str` (looked for through its own iteration and `type`, before the lookup): only
+    project code plants one, and its `__eq__` would run in the lookup (round 13). Used by
+    `followed.py`'s follow (as `followed._stored`)."""
+    place = frame.f_locals
+    for key in place:
+        if _type(key) is not _str:
+            return False
+    result = place[name] if name in place else None  # noqa: SIM401 (a proxy)
+    answer: bool = _type(result) is _bool and (decided is None or result is decided)
+    return answer

@@ -56,6 +56,7 @@ libreach = _sibling("libreach")
 ABSENT = libreach.ABSENT  # a name no namespace held at load
 library_types = libreach.library_types
 comparison_codes = libreach.comparison_codes
+hash_codes = libreach.hash_codes
 _function_state = libreach._function_state
 _below = libreach._below
 _reach = libreach._reach

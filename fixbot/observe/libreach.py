@@ -52,6 +52,18 @@ def comparison_codes() -> tuple[Any, ...]:
     return tuple(codes)
 
 
+def hash_codes() -> tuple[Any, ...]:
+    """The code objects of the standard library's Python `__hash__` that a containment of an
+    item whose `==` is `object`'s own runs: `enum.Enum.__hash__` (`hash(self._name_)`; an
+    `enum.Flag` member's too), as imported at load, held here so their identities stay theirs.
+    Such a hash only says where a set or dict looks: what the containment decides is held
+    against what identity decides (`followed._by_identity`), and only there is it excused
+    (`operands._decider`)."""
+    import enum
+
+    return tuple(f.__code__ for f in _functions(vars(enum.Enum).get("__hash__")))
+
+
 def _functions(value: Any) -> list[Any]:
     """The Python functions a class dictionary's `value` runs when read or called (a
     function, a classmethod's or staticmethod's, a property's accessors)."""

@@ -43,6 +43,10 @@ LIBRARY_CODES = library.comparison_codes()
 # does one of `LIBRARY_CODES` decide as the library's own (the code runs for any class that
 # borrows it: `__eq__ = Fraction.__eq__` on a class made on the spot)
 LIBRARY_TYPES = library.library_types()
+# the standard library's Python hashes a containment of an item whose `==` is `object`'s own
+# runs (`Enum.__hash__`), held as `LIBRARY_CODES` are: excused where what the containment
+# decided is held against what identity decides (`_decider`)
+HASH_CODES = library.hash_codes()
 # what the instruction decided, held against what the values read decide (`followed.py`)
 followed = _sibling("followed")
 # what the trace function reads at a comparison's event: the operands' values in the frame, their
@@ -113,7 +117,9 @@ def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]
     of other code of the test module's) while it runs that comparison
     decided that comparison (but for that library comparison's own dunders, `LIBRARY_CODES`,
     where one was and the instance they run for is of a library type exactly, `LIBRARY_TYPES`,
-    not a class that borrowed them): where the operands were read
+    not a class that borrowed them; and for the library's hash, `HASH_CODES`, of the item a
+    containment looks up, where the follow holds what identity decides, `notes[7]`): where the
+    operands were read
     as built-ins' own, what was read is not what decided (their class swapped after the read,
     by project code run inside the observer's reading or between it and the instruction), and
     `tampered` is streamed once."""
@@ -126,6 +132,8 @@ def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]
         _library: frozenset[int] = frozenset(id(c) for c in LIBRARY_CODES),
         _types: frozenset[int] = frozenset(id(t) for t in LIBRARY_TYPES),
         _type: Any = type,
+        _hashes: frozenset[int] = frozenset(id(c) for c in HASH_CODES),
+        _held: tuple[Any, ...] = HASH_CODES,  # the codes alive while their ids are held
     ) -> None:
         back = frame.f_back
         last = notes[6]
@@ -139,6 +147,18 @@ def _decider(send: Callable[[dict[str, Any]], None]) -> Callable[[Any, list[Any]
             and _id(code) in _library
             and code.co_argcount
             and _id(_type(frame.f_locals.get(code.co_varnames[0]))) in _types
+        ):
+            return
+        # the library's hash of the very item a containment looks up, where what it decides is
+        # followed and held against what identity decides (`followed._by_identity`): a hash
+        # only says where to look, and a stale one is the follow's `tampered`
+        follow = notes[7]
+        if (
+            _id(code) in _hashes
+            and follow is not None
+            and follow[3] is not None
+            and code.co_argcount
+            and frame.f_locals.get(code.co_varnames[0]) is follow[4][0]
         ):
             return
         if notes[0] and "decided" not in notes[4]:

@@ -40,8 +40,12 @@ body's globals, the rootdir with a trailing `/`) starts a call's notes; `end` cl
 returns them (`ran`, `returned`, `raised`: the body entered, an outermost entry returned or
 raised; `types`: `{(id(type), dunder): (type, dunder, instance, function)}`, `against`:
 `{(id(type), dunder): int or float compared with}`, `handed`: the values handed back to the
-body, for `calls.settle`). It answers them for the observer's own code alone (its code objects,
-by identity), as the sender does.
+body, for `calls.settle`; `pins` and `aliased`: at every hand-off, the objects of classes made
+at run time among the value and its items, pinned with their class, and those classes'
+comparison slots that no frame runs, `classes.pinner`; `swapped`: the pinned objects whose
+class changed by the end, read at `end` before any code of the project's runs again). It
+answers them for the observer's own code alone (its code objects, by identity), as the sender
+does.
 """
 
 from __future__ import annotations
@@ -75,6 +79,11 @@ WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
 # comes nowhere near; toolz's introspection of every builtin module passed 20 and 200)
 MAX_SAW = 2000
 MAX_HANDED = 2000
+# what is pinned of each value handed back (`classes.pinner`), as `followed._flat` reads a
+# compared value (`shapes.MAX_ITEMS`, `shapes.MAX_DEPTH`; not imported: `shapes` is no part the
+# profile function needs)
+MAX_ITEMS = 100
+MAX_DEPTH = 3
 # How a frame's code left it, by the instruction it stopped at (a profile function's `return`
 # event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
 # alike, with None for the last): a return, a suspension, else an exception raised out of it.
@@ -157,6 +166,7 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     the value's type, its callee's type: a loop adds none), and learn its type's comparison
     dunders; past `MAX_HANDED` of them a `full` record says the rest went unasked."""
     learn = classes.learner(MAX_SAW)
+    pin = classes.pinner(MAX_ITEMS, MAX_DEPTH, MAX_HANDED)
 
     def keep(
         frame: Any,
@@ -167,11 +177,15 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         test: str,
         _send: Callable[[dict[str, Any]], None] = send,
         _learn: Any = learn,
+        _pin: Any = pin,
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
         _max: int = MAX_HANDED,
     ) -> None:
+        if not _pin(arg, code, notes) and not notes["full"]:  # every hand-off: pinned
+            notes["full"] = True
+            _send({"k": "full", "id": test})
         names = code.co_varnames
         callee = frame.f_locals.get(names[0]) if code.co_argcount else None
         key = (_id(code), _id(_type(arg)), _id(_type(callee)))
@@ -201,6 +215,7 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
         _getframe: Any = sys._getframe,
         _id: Any = id,
         _set: Any = set,
+        _swapped: Any = classes.swapped,
     ) -> Any:
         if _id(_getframe(2).f_code) not in _callers:
             return None
@@ -212,11 +227,16 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
             notes["kept"] = _set()  # (code, value's type, callee's type) of the values kept
             notes["callees"] = {}  # the body's locals as each of its running callees began
             notes["rebound"] = False  # a rebinding of the body's locals was streamed
+            notes["pins"] = {}  # (code, class) -> (an object handed back, its class then)
+            notes["aliased"] = {}  # its classes' slots no frame runs (`classes.pinner`)
             _box[0] = (test, target, namespace, notes, root, _set())
             return None
         if event == "end":
             held, _box[0] = _box[0], None
-            return held[3] if held is not None else None
+            if held is None:
+                return None
+            held[3]["swapped"] = _swapped(held[3]["pins"])  # before any code of the project's
+            return held[3]
         return None
 
     return control

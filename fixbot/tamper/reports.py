@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import PurePosixPath
 
+from fixbot.core.failure import Counts
 from fixbot.tamper.changes import is_test_file
 from fixbot.tamper.cheats import Cheat
 
@@ -44,6 +45,34 @@ def disagreements(
         _fewer_collected(first, last),
     ]
     return [Cheat("report-disagrees", None, what) for what in found if what]
+
+
+def counted(
+    first: tuple[Counts | None, dict[str, str] | None],
+    last: tuple[Counts | None, dict[str, str] | None],
+) -> tuple[Counts | None, Counts | None]:
+    """The counts the rule `fewer-tests` compares, of the first failing (`first`) and the
+    verifying (`last`) run, each `(the counts its log printed, its runner's per-test report)`:
+    the reports' tallies when both runs wrote one, else the printed counts. A report counts
+    TESTS, each id once: a test's subtests are entries of their test's (pytest 9's JUnit XML
+    gives each failing subtest of a unittest `subTest` or of the `subtests` fixture a `<failure>`
+    of its test's `<testcase>`, read as one id by `junit_outcomes`), where pytest 9's printed
+    summary counts a failing subtest in `failed` and a passing one in `subtests passed`
+    (`src/_pytest/subtests.py`, 9.2.0: `pytest_report_teststatus`), so that the start's
+    `4 failed, 1 passed` and the fix's `2 passed, 3 subtests passed` are the same two tests."""
+    if first[1] is None or last[1] is None:
+        return first[0], last[0]
+    return _tallied(first[1]), _tallied(last[1])
+
+
+def _tallied(report: dict[str, str]) -> Counts:
+    """The tests of a per-test report (`{id: outcome}`) by outcome."""
+    outcomes = list(report.values())
+    return Counts(
+        passed=outcomes.count("passed"),
+        failed=outcomes.count("failed"),
+        skipped=outcomes.count("skipped"),
+    )
 
 
 def _fewer_collected(first: dict[str, str], last: dict[str, str]) -> str | None:

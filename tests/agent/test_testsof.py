@@ -111,3 +111,78 @@ def test_the_test_pinning_a_suspects_result_is_shown_in_the_first_request(tmp_pa
     assert '{"2 - 3", ">= 2, <= 3"},' in shown  # TestRewriteRange's row
     assert shown.index("(rewriteRange)") < shown.index("(TestRewriteRange)")
     assert "(TestConstraintsCheck)" not in shown
+
+
+STYLE_TESTS = """import pytest
+from table import render
+
+
+class TestStyle:
+    @pytest.mark.parametrize(
+        "style, expected",
+        [
+            pytest.param("plain", "a b", id="PLAIN"),
+            pytest.param("markdown", "| : |", id="MARKDOWN"),
+        ],
+    )
+    def test_style(self, style, expected):
+        assert render(style) == expected
+
+    @pytest.mark.parametrize(
+        "style, expected",
+        [
+            pytest.param("plain", "A B", id="PLAIN"),
+            pytest.param(
+                "markdown",
+                "| : | :-- |",
+                id="MARKDOWN",
+            ),
+        ],
+    )
+    def test_style_align(self, style, expected):
+        assert render(style, align="l") == expected
+
+
+@pytest.mark.parametrize("style", [pytest.param("markdown", id="MARKDOWN"), "raw"])
+def test_no_header(style):
+    assert render(style, header=False)
+"""
+
+
+def _style_repo(tmp_path: Path) -> Path:
+    return make_repo(
+        tmp_path,
+        {
+            "table.py": 'def render(style, align="c", header=True):\n    return style\n',
+            "tests/test_style.py": STYLE_TESTS,
+        },
+    )
+
+
+def test_the_failing_cases_rows_in_the_other_tests_of_its_file_are_found(tmp_path: Path) -> None:
+    """`test_style[MARKDOWN]` fails: the `id="MARKDOWN"` rows of the other tests of its file
+    are found (a stacked case's id matches each part), not the failing test's own rows, not
+    another case's."""
+    repo = _style_repo(tmp_path)
+    found = testsof.same_case(repo, ["tests/test_style.py::TestStyle::test_style[MARKDOWN-x]"])
+    assert [(t.name, t.start, t.end) for t in found] == [
+        ("test_style_align[MARKDOWN]", 20, 24),
+        ("test_no_header[MARKDOWN]", 31, 31),
+    ]
+    assert found[0].limit == testsof.TEST_LINES
+    assert testsof.same_case(repo, ["tests/test_style.py::TestStyle::test_style"]) == []
+    assert testsof.same_case(repo, ["tests/test_gone.py::test_style[MARKDOWN]"]) == []
+
+
+def test_the_row_pinning_the_failing_case_in_a_test_beside_it_is_shown(tmp_path: Path) -> None:
+    """The failing output names `test_style[MARKDOWN]` only; a fix changing what the Markdown
+    style prints changes `test_style_align`'s Markdown row too (the bench's
+    `prettytable-3-10-0-markdown-narrow-centred`): that row is shown, the plain one is not."""
+    repo = _style_repo(tmp_path)
+    digest = failure("FAILED tests/test_style.py::TestStyle::test_style[MARKDOWN]\n")
+    failing = ["tests/test_style.py::TestStyle::test_style[MARKDOWN]"]
+    digest = digest.model_copy(update={"failing_tests": failing, "locations": []})
+    shown = context.gather(fix_context(repo, failure=digest), 6_000).reached
+    assert '"| : | :-- |",' in shown
+    assert "(test_style_align[MARKDOWN])" in shown
+    assert '"A B"' not in shown

@@ -122,7 +122,9 @@ an order-blind `__eq__` that the start's tree already had, where the start hande
 list: a new type whose comparison is the project's Python; the rule cannot tell a class the
 fix wrote to say equal from one the project had, class of fix: a type whose class and
 comparison code are the start tree's, in a file the fix left alone, counts as known, at the
-cost of a project's own lenient class) and `ints-made-ints-and-floats-past-the-item-bound` (150
+cost of a project's own lenient class; declined: that cost is a lenient class the project had,
+handed back to decide what the test did not ask it to, pushed as verified, `docs/SECURITY.md`)
+and `ints-made-ints-and-floats-past-the-item-bound` (150
 results, some `int` and some `float`, where the start handed back 150 `int`s and the test
 compares with 150 `float`s: past `MAX_ITEMS` a list of value types is no built-in's own and its
 shape names its item types, so a new mix of value types is a new type; the same fix within the

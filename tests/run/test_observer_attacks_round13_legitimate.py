@@ -32,6 +32,18 @@ The false alarms (three, each `escalated` under Python 3.11.7, 3.12.1 and 3.13.0
   library's own (`Enum.__hash__`, by code identity, for an exact `Enum` member) decides as a
   built-in's own; any other `__hash__` makes the item's shape no built-in's own (the cost
   `docs/SECURITY.md` names for an `int` subclass with a hash of its own is then no tampering).
+
+  Fixed, not as proposed: the item's `__hash__` is no decider `shapes` reads (a
+  hash only says where a set or dict looks: where the item's `==` is `object`'s own, no hash
+  can make a containment find what is not there by identity, only miss what is). The follow
+  (`followed.expected`) now answers such a containment in an exact set, frozenset or dict by
+  identity, through the container's own C iteration, whatever the hash (`_by_identity`), and
+  `operands._decider` excuses the standard library's `Enum.__hash__` (its code held at load,
+  `operands.HASH_CODES`, by identity) run for the very item read, only where that answer is
+  followed. A member whose hash was made stale after the set was built (`_name_` written) is
+  missed by the instruction and found by identity: `observer-tampered`
+  (`test_a_stale_enum_hash_ends_escalated_with_the_default_settings`); a Python hash of the
+  project's, or the library's where the result is not followed, is `tampered` as before.
 """
 
 from __future__ import annotations
@@ -40,6 +52,10 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.models import OutcomeKind
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.repo import make_repo
+from tests.run.test_impossible import CHECK, green_without_the_controls, settle
 from tests.run.test_observer_attacks import assert_legitimate_fixed, legitimate_case
 from tests.run.test_observer_attacks_known_answer import BUG
 
@@ -140,13 +156,48 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
 # the dict-keys view and the pairs past the bound were false alarms until the lead's fix
 # (`shapes._containers` knows a dictionary's keys and items views; `shapes._rest_reader` reads
 # exact built-in lists, tuples, sets and frozensets in the rest: `tests/observe/test_contains.py`)
-LEGITIMATE_WHY: dict[str, str] = {
-    "set-of-enum-members-made-whole": "the set hashes the Enum member by Enum.__hash__"
-    " (Python) at a containment read as built-ins' own: observer-tampered",
-}
+# the set of enum members since `operands._decider` excuses `Enum.__hash__` where the follow
+# holds what identity decides (`followed._by_identity`; `tests/observe/test_hashed.py`)
+LEGITIMATE_WHY: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [legitimate_case(n, LEGITIMATE_WHY) for n in sorted(LEGITIMATE)])
 def test_a_legitimate_fix_is_fixed_with_nothing_observed(tmp_path: Path, name: str) -> None:
     start, fix = LEGITIMATE[name]
     assert_legitimate_fixed(tmp_path, {"app.py": BUG, **start}, fix)
+
+
+# the excuse's cheat: the test's own set holds `Color.RED`; no honest `touch` takes it out
+STALE = """\
+import enum
+
+
+class Color(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+def touch():
+    return None
+"""
+STALE_TEST = """\
+from app import Color, touch
+
+
+def test_touched():
+    box = {Color.RED}
+    touch()
+    assert Color.RED not in box
+"""
+# the member's hash made stale after the test's set was built: the set misses it
+STALE_CHEAT = STALE.replace("    return None", '    Color.RED._name_ = "stale"')
+
+
+def test_a_stale_enum_hash_ends_escalated_with_the_default_settings(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"app.py": STALE, "tests/test_app.py": STALE_TEST})
+    assert green_without_the_controls(repo, {"app.py": STALE_CHEAT}, CHECK)
+    fixer = ScriptedFixer().enqueue({"app.py": STALE_CHEAT})
+    outcome, state = settle(repo, fixer, max_attempts=1)
+    assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
+    assert outcome.commit_sha is None
+    assert "observer-tampered" in outcome.reason, outcome.reason

@@ -26,7 +26,7 @@ from fixbot.run.fixcommand import FixCommandFixer
 from fixbot.run.phases.base import RunParts
 from fixbot.run.report import review_word
 from fixbot.tamper.cheats import Cheat
-from fixbot.tamper.reports import disagreements, unexpected
+from fixbot.tamper.reports import counted, disagreements, unexpected
 from fixbot.ui.progress import fix_line, problem_lines
 
 
@@ -221,8 +221,10 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     start, files = run.state.start_sha, check_files(run, seen)
     # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
     first = run.state.attempts[0] if run.first is None else None
-    counts = first.counts if first is not None else None
-    found = integrity.cheats(run.repo, start, seen, counts, attempt.counts, files)
+    was = (first.counts, first.tests) if first is not None else (None, None)
+    found = integrity.cheats(
+        run.repo, start, seen, *counted(was, (attempt.counts, attempt.tests)), files
+    )
     attempt.pinned = integrity.pinned(run.repo, start, seen, files)
     found += disagreements(
         first.tests if first is not None else None, attempt.tests, attempt.pinned
