@@ -65,7 +65,8 @@ observer reads `5 == 5`), was not. `add` arms a 20-microsecond `SIGALRM` whose h
 the body's `f_locals` and writes `5` over each `@py_assert` local holding `4` (by hand, with no
 tracer, `add` returns `5`); under 3.12.1 the write landed and the run ended **`fixed` with
 nothing observed** (obs23: 3 runs of 3); under 3.11.7 it never landed (the check stayed red);
-under 3.13.0 it was not green by hand in that form. The row is
+under 3.13.0 it was not green by hand in that form (through fixbot, the tracer set, its write
+lands there too: `fixed` 2 of 2 with the control off). The row is
 `tests/run/test_observer_attacks_round15_locals.py`, held since obs24 by
 `fixbot/observe/unstored.py`: the locals of every frame the trace function reads, copied at
 each `opcode` and `line` event in one C call and held by identity against the last event's; one

@@ -10,9 +10,11 @@ pytest, by hand) `add` returns `5` outright. On 3.11 and 3.12 a frame's `f_local
 dictionary its read refreshes from the fast locals, and the interpreter writes it back at the
 end of each trace call of that frame where it was read in the call: a handler run inside the
 observer's trace call (as its own instructions run) lands its write. Under 3.12.1 it did, and the
-run ended `fixed` with nothing observed (obs23: 3 runs of 3; this row, before the control: a
-strict xfail); under 3.11.7 it never landed through fixbot (the check stayed red: the row is
-skipped there, saying so); under 3.13.0 it is not green by hand (skipped there).
+run ended `fixed` with nothing observed (obs23: 3 runs of 3; this row with the control off:
+`fixed`, a strict xfail's `AssertionError`); under 3.13.0 too (the control off: 2 runs of 2;
+`f_locals` writes through there, PEP 667), though that form is not green by hand there (the
+by-hand row skips); under 3.11.7 it never landed through fixbot (the check stayed red: the row
+skips there, saying so).
 
 Held since (obs24, `fixbot/observe/unstored.py`): the locals of every frame the trace function
 reads are held by identity from one `opcode` event to the next; between two, one instruction of
@@ -74,7 +76,7 @@ def add(a, b):
     return r
 """
 # the versions (major.minor) under which the write lands through fixbot's observer (above)
-LANDS = ("3.12",)
+LANDS = ("3.12", "3.13")
 TRIES = 4  # runs of the racing cheat, until one in which its write landed
 
 
