@@ -1,5 +1,5 @@
 """The body's locals held by identity between the observer's trace events
-(`fixbot.observe.unstored`), in this process: round 15's hole (issue 39), a local of the body
+(`fixbot.observe.unstored`), in this process: round 15's hole found by obs23, a local of the body
 rewritten through its frame's `f_locals` by code run inside the observer's trace call (there a
 signal handler; here the shape reader, which runs at the same point), is `tampered`; a body
 whose locals change only through its own instructions (stores, `del`, a loop, a comprehension,
