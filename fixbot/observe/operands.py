@@ -338,6 +338,8 @@ def _local_tracer(
             _held: Any = held,
             _kept: list[Any] = [None, -1],  # noqa: B006 (one per frame, on purpose)
         ) -> Any:
+            if _outer and frame is _mine and (event == "opcode" or event == "line"):
+                _held(frame, _kept, _notes, event == "opcode")  # a local changed with no store
             foreign = frame is not _mine
             if (foreign or _getframe(1) is not frame) and _notes[0]:
                 # handed a frame it was not made for, or called by a function of another's that
@@ -350,8 +352,6 @@ def _local_tracer(
                 if foreign:
                     return local
             if event != "opcode":
-                if event == "line" and _outer:  # a local changed since, with no store: tampered
-                    _held(frame, _kept, _notes, False)
                 if _chained[0] is not None:
                     _chained[0] = _chained[0](frame, event, arg)
                 if event == "return" and _notes[5] is frame:  # the entry left (or suspended)
@@ -360,7 +360,6 @@ def _local_tracer(
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)
             if _outer:
-                _held(frame, _kept, _notes, True)  # a local changed with no store: tampered
                 _read(frame, _tables)
             return local
 

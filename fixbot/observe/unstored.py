@@ -154,13 +154,16 @@ def holder(
         _what: str = REWRITTEN,
         _changed: Any = _changed,
     ) -> None:
-        now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
+        if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
+            now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
+        else:  # a key no str: not copied (the copy's lookups would run its `__eq__`)
+            now = {None: None}
         before, last = kept[0], kept[1]
         kept[0], kept[1] = now, frame.f_lasti if ran else -1
         if not notes[0] or "unstored" in notes[4]:
             return
-        if before is None:  # the first event: its keys read (after, by identity with these)
-            before = now if _all(_map(_is, _map(_type, now), _repeat(_str))) else {}
+        if before is None:  # the first event: what it holds is the frame's from here on
+            before = {} if None in now else now
         if (
             _len(now) == _len(before)
             and _all(_map(_is, now, before))
