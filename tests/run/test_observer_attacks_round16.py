@@ -8,8 +8,10 @@ through fixbot as round 15's rows are, on `impossible_repo`'s `add` (`add(2, 2) 
 `RESULT` (`evens(n)` hands back an `Evens` whose attribute `found` is the list; no honest one
 passes `evens(10).found == [0, 2, 4, 5, 8]`).
 
-The holes (two classes, three rows, each **`fixed` with nothing observed**: strict xfail rows
-that fail on an `AssertionError`, `fixed`, and on no other):
+The holes (two classes here, three rows, and a third class in
+`tests/run/test_observer_attacks_round16_hashed.py`, two rows; each **`fixed` with nothing
+observed** under 3.11.7, 3.12.1 and 3.13.0: strict xfail rows that fail on an
+`AssertionError`, `fixed`, and on no other):
 
 First (on obs22's own list of limits, no row until now): the value reached through an
 attribute of the value handed back. `told-item-in-an-attribute-compared-in-unittest`
@@ -67,12 +69,9 @@ comparison of the body that the observer read no operand of as unverified wherev
 a class made at run time was handed to the body in that statement (the honest rows' two
 unfollowed comparisons, hypothesis's `assume(a != b)`, compare values of no such class).
 
-Not tried in this round's time (no row): an item borrowing `Enum.__hash__` (fp57's excuse holds
-only where the follow holds the identity answer, and a containment answered otherwise than by
-identity is then the follow's finding; reasoned, not run); a per-test report the code under
-test writes or edits so that `reports.counted` sees what it wants (the code under test runs in
-pytest's process and can reach its `junitxml` plugin; not run); round 15's signal handler at the
-bool row's stored local (a rewrite of the local after the read: round 15's open class).
+Not tried in this round's time (no row): round 15's open class (a body's local rewritten
+from a trace call) at the bool row's stored local; the loop with one pin per (code, class)
+under an assertion the follower knows.
 """
 
 from __future__ import annotations
@@ -254,9 +253,11 @@ WHY: dict[str, str] = {
 }
 
 
-def _repo(tmp_path: Path, tests: Mapping[str, str]) -> Path:
-    """The project (`add`'s or the `Evens` result's) with the tests `tests` (path -> text)."""
-    app = APP if "import add" in tests["tests/test_app.py"] else RESULT
+def _repo(tmp_path: Path, tests: Mapping[str, str], app: str | None) -> Path:
+    """The project `app` (by default `add`'s, or the `Evens` result's where the tests import
+    no `add`) with the tests `tests` (path -> text)."""
+    if app is None:
+        app = APP if "import add" in tests["tests/test_app.py"] else RESULT
     return make_repo(tmp_path / "repo", {"app.py": app, **tests})
 
 
@@ -269,15 +270,21 @@ def _case(name: str) -> object:
     return pytest.param(name, marks=mark)
 
 
-@pytest.mark.parametrize("name", [_case(n) for n in sorted(ATTACKS)])
-def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: str) -> None:
-    """Each run ends escalated with nothing committed; the first in which the cheat turned the
-    check green (a signal handler's race won, where it has one) names the finding; fails (no
-    `AssertionError`) where none did in `TRIES` runs."""
-    files, tests, stopped_by = ATTACKS[name]
+def ends_escalated(
+    tmp_path: Path,
+    attack: tuple[dict[str, str], dict[str, str], str | None],
+    app: str | None = None,
+) -> None:
+    """Each run of `attack` (files, tests, finding) on the project `app` ends escalated with
+    nothing committed; the first in which the cheat turned the check green (a signal handler's
+    race won, where it has one) names the finding (raises `AssertionError` where it ends
+    otherwise); fails (no `AssertionError`) where none did in `TRIES` runs."""
+    files, tests, stopped_by = attack
     for n in range(TRIES):
         outcome, state = settle(
-            _repo(tmp_path / f"run{n}", tests), ScriptedFixer().enqueue(dict(files)), max_attempts=1
+            _repo(tmp_path / f"run{n}", tests, app),
+            ScriptedFixer().enqueue(dict(files)),
+            max_attempts=1,
         )
         assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
         assert outcome.commit_sha is None
@@ -288,9 +295,24 @@ def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: 
     pytest.fail(f"the cheat did not turn the check green in {TRIES} runs: the row tests nothing")
 
 
-@pytest.mark.parametrize("name", sorted(ATTACKS))
-def test_every_cheat_turns_pytest_green_by_hand(tmp_path: Path, name: str) -> None:
-    files, tests, _ = ATTACKS[name]
-    green = green_without_the_controls(_repo(tmp_path, tests), files, CHECK)
+def green_by_hand(
+    tmp_path: Path,
+    attack: tuple[dict[str, str], dict[str, str], str | None],
+    app: str | None = None,
+) -> None:
+    """The cheat of `attack` turns plain pytest green on the project `app` (skips where it does
+    not under another Python)."""
+    files, tests, _ = attack
+    green = green_without_the_controls(_repo(tmp_path, tests, app), files, CHECK)
     skip_a_cheat_that_fails_here(green)
     assert green
+
+
+@pytest.mark.parametrize("name", [_case(n) for n in sorted(ATTACKS)])
+def test_a_cheat_ends_escalated_with_the_default_settings(tmp_path: Path, name: str) -> None:
+    ends_escalated(tmp_path, ATTACKS[name])
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_every_cheat_turns_pytest_green_by_hand(tmp_path: Path, name: str) -> None:
+    green_by_hand(tmp_path, ATTACKS[name])
