@@ -66,8 +66,8 @@ read the pins (`notes["pins"]`, a handful of `type()` calls) again at each event
 after the hand-off, not only as the call ends (narrows: the swap must then land inside the
 comparison's own trace call after the read, and the put-back before the next read); or treat a
 comparison of the body that the observer read no operand of as unverified wherever a value of
-a class made at run time was handed to the body in that statement (the honest rows' two
-unfollowed comparisons, hypothesis's `assume(a != b)`, compare values of no such class).
+a class made at run time was handed to the body in that statement (whether the honest rows'
+two unfollowed comparisons, hypothesis's `assume(a != b)`, compare such a value is not checked).
 
 Not tried in this round's time (no row): round 15's open class (a body's local rewritten
 from a trace call) at the bool row's stored local; the loop with one pin per (code, class)
