@@ -11,7 +11,7 @@ passes `evens(10).found == [0, 2, 4, 5, 8]`).
 The holes (two classes here, three rows, and a third class in
 `tests/run/test_observer_attacks_round16_hashed.py`, two rows; each **`fixed` with nothing
 observed** under 3.11.7, 3.12.1 and 3.13.0: strict xfail rows that fail on an
-`AssertionError`, `fixed`, and on no other):
+`AssertionError`, `fixed`, and on no other; the first class's two rows held since, below):
 
 First (on obs22's own list of limits, no row until now): the value reached through an
 attribute of the value handed back. `told-item-in-an-attribute-compared-in-unittest`
@@ -24,7 +24,11 @@ itself). The pinner walks exact containers alone, not an object's attributes, so
 object is never pinned; the attribute's load runs no frame (no hand-off); the comparison is made
 in `unittest/case.py` or in C under `operator.eq`, where no trace function of the observer's
 reads; as the call ends the told class has no `__eq__` left and the object is a plain one.
-3.11.7 (4 of 4 and 1 of 1), 3.12.1 and 3.13.0 (2 of 2 each).
+3.11.7 (4 of 4 and 1 of 1), 3.12.1 and 3.13.0 (2 of 2 each). Held since (the lead,
+`classes.attributes_reader`): the pinner opens each object of a class made at run time as it
+opens a container (its instance dictionary's values and its set slots, through exact
+descriptors' C getters), so the told object is pinned as handed back and read plain as the call
+ends: `observer-tampered`, "changed class while its call ran".
 
 Second (the follow's decided limit, now with a race it wins):
 `class-swapped-at-a-comparison-in-a-list-passed-to-all`: `assert all([add(2, 2) == 5])`.
@@ -211,18 +215,20 @@ BOOL_TEST = OR_TEST.replace("add(2, 2) == 5 or add(1, 1) < 0", "bool(add(2, 2) =
 
 # the follow's own finding (round 15)
 _DECIDED = "decided otherwise than the values read"
+# a told object in an attribute of the value handed back, pinned there (`classes.attributes_reader`)
+_PINNED_ATTRIBUTE = "changed class while its call ran"
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for
 # a hole)
 ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "told-item-in-an-attribute-compared-in-unittest": (
         {"app.py": RESULT_TOLD},
         {"tests/test_app.py": RESULT_TEST},
-        None,
+        _PINNED_ATTRIBUTE,
     ),
     "told-item-in-an-attribute-compared-by-operator-eq": (
         {"app.py": RESULT_TOLD},
         {"tests/test_app.py": RESULT_OPERATOR_TEST},
-        None,
+        _PINNED_ATTRIBUTE,
     ),
     "class-swapped-at-a-comparison-in-a-list-passed-to-all": (
         {"app.py": ORIG + AT_COMPARE_SIGNALLED},
@@ -235,16 +241,9 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
         _DECIDED,
     ),
 }
-_ATTRIBUTE = (
-    "the pins are taken of the value handed back and its exact containers' items, not of an"
-    " object's attributes: a told object in `r.found` is never pinned and its C `__eq__` is gone"
-    " as the call ends"
-)
 TRIES = 4  # runs of a racing cheat, until one in which it won its race turned the check green
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
-    "told-item-in-an-attribute-compared-in-unittest": _ATTRIBUTE,
-    "told-item-in-an-attribute-compared-by-operator-eq": _ATTRIBUTE,
     "class-swapped-at-a-comparison-in-a-list-passed-to-all": (
         "a comparison whose operand a call left on the stack is read nowhere (no source) and its"
         " result in a list display is not followed: a class swapped after the hand-off's pin and"
