@@ -79,14 +79,15 @@ under an assertion the follower knows.
 
 The class next door (attack-attr, who wrote none of `classes.attributes_reader`): the same told
 object in `found`, reached through what the walk does not open, each compared in `assertEqual`;
-three holes (**`fixed` with nothing observed** under 3.11.7, strict xfail rows): `found` moved
-into the class's own dictionary (`Evens.found`); `found` a `list` subclass (an object of a class
-made at run time is opened through its attributes alone, not its items); `found` after 100
-honest int attributes (`MAX_ITEMS` reached, the walk cut with nothing said). Class of fix
-(proposed): open a built-in container subclass's items as an exact one's; say `full` (the rest
-unverified) where the walk is cut by `MAX_ITEMS` or `MAX_DEPTH`, as where the pins are; pin the
-values of the classes' own dictionaries the project made (or every object whose `__class__` the
-project assigned during the call). Held: the instance dictionary replaced by a `dict` subclass
+three holes (**`fixed` with nothing observed** under 3.11.7, 3.12.1 and 3.13.0, strict xfail
+rows): `found` moved into the class's own dictionary (`Evens.found`); `found` a `list` subclass
+(an object of a class made at run time is opened through its attributes alone, not its items);
+`found` after 100 honest int attributes (`MAX_ITEMS` reached, the walk cut with nothing said).
+Class of fix (proposed): open a built-in container subclass's items as an exact one's; say
+`full` (the rest unverified) where the walk is cut by `MAX_ITEMS` or `MAX_DEPTH`, as where the
+pins are; pin the values of the classes' own dictionaries the project made (or every object
+whose `__class__` the project assigned during the call). Held: the instance dictionary replaced
+by a `dict` subclass
 (read by `dict.values`' C all the same): `observer-tampered`.
 """
 
