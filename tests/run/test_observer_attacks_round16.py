@@ -76,6 +76,19 @@ two unfollowed comparisons, hypothesis's `assume(a != b)`, compare such a value 
 Not tried in this round's time (no row): round 15's open class (a body's local rewritten
 from a trace call) at the bool row's stored local; the loop with one pin per (code, class)
 under an assertion the follower knows.
+
+The class next door (attack-attr, who wrote none of `classes.attributes_reader`): the same told
+object in `found`, reached through what the walk does not open, each compared in `assertEqual`;
+three holes (**`fixed` with nothing observed** under 3.11.7, 3.12.1 and 3.13.0, strict xfail
+rows): `found` moved into the class's own dictionary (`Evens.found`); `found` a `list` subclass
+(an object of a class made at run time is opened through its attributes alone, not its items);
+`found` after 100 honest int attributes (`MAX_ITEMS` reached, the walk cut with nothing said).
+Class of fix (proposed): open a built-in container subclass's items as an exact one's; say
+`full` (the rest unverified) where the walk is cut by `MAX_ITEMS` or `MAX_DEPTH`, as where the
+pins are; pin the values of the classes' own dictionaries the project made (or every object
+whose `__class__` the project assigned during the call). Held: the instance dictionary replaced
+by a `dict` subclass
+(read by `dict.values`' C all the same): `observer-tampered`.
 """
 
 from __future__ import annotations
@@ -156,6 +169,28 @@ def evens(n):
 """
 )
 
+
+# the class next door: the same told object in `found`, reached through what the walk does
+# not open; `then` is `evens`' body after `got = _planted(n)` (RESULT_TOLD's plant)
+def _told_found(then: str) -> str:
+    """RESULT_TOLD's project, `evens` planting the told object and then running `then`."""
+    planted = RESULT_TOLD.replace("def evens(n):", "def _planted(n):")
+    return planted + "\n\ndef evens(n):\n    got = _planted(n)\n" + then + "    return got\n"
+
+
+# `found` moved into the class's own dictionary (not opened; the load runs no frame)
+CLASS_ATTRIBUTE = _told_found("    Evens.found = vars(got).pop('found')\n")
+# `found` a list subclass (an object: its instance dictionary opened, its items not)
+LIST_SUBCLASS = _told_found("    got.found = type('_Found', (list,), {})(got.found)\n")
+# `found` after 100 honest int attributes in the instance dictionary (`MAX_ITEMS` reached)
+PAST_FILLER = _told_found(
+    "    found = vars(got).pop('found')\n"
+    "    for i in range(100):\n        setattr(got, f'seen{i}', i)\n"
+    "    got.found = found\n"
+)
+# the instance dictionary replaced by a dict subclass (read by `dict.values`' C all the same)
+DICT_SUBCLASS = _told_found("    got.__dict__ = type('_Attributes', (dict,), {})(vars(got))\n")
+
 # the body's own `==`, its result left on the stack for a call (`all` of a list display: pytest's
 # rewrite assigns the display whole, the comparison inside it unrewritten)
 ALL_TEST = OR_TEST.replace("add(2, 2) == 5 or add(1, 1) < 0", "all([add(2, 2) == 5])")
@@ -235,6 +270,26 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
         {"tests/test_app.py": ALL_TEST},
         None,
     ),
+    "told-item-in-a-class-attribute-compared-in-unittest": (
+        {"app.py": CLASS_ATTRIBUTE},
+        {"tests/test_app.py": RESULT_TEST},
+        None,
+    ),
+    "told-item-in-a-list-subclass-attribute-compared-in-unittest": (
+        {"app.py": LIST_SUBCLASS},
+        {"tests/test_app.py": RESULT_TEST},
+        None,
+    ),
+    "told-item-in-an-attribute-past-100-others-compared-in-unittest": (
+        {"app.py": PAST_FILLER},
+        {"tests/test_app.py": RESULT_TEST},
+        None,
+    ),
+    "told-item-in-an-attribute-of-a-dict-subclass-compared-in-unittest": (
+        {"app.py": DICT_SUBCLASS},
+        {"tests/test_app.py": RESULT_TEST},
+        _PINNED_ATTRIBUTE,
+    ),
     "class-swapped-under-a-comparison-passed-to-bool": (
         {"app.py": ORIG + OR_SIGNALLED},
         {"tests/test_app.py": BOOL_TEST},
@@ -248,6 +303,19 @@ WHY: dict[str, str] = {
         "a comparison whose operand a call left on the stack is read nowhere (no source) and its"
         " result in a list display is not followed: a class swapped after the hand-off's pin and"
         " put back past the comparison is seen neither then nor as the call ends"
+    ),
+    "told-item-in-a-class-attribute-compared-in-unittest": (
+        "the pinner opens an object's instance dictionary and slots, not its class's own"
+        " dictionary: a told object the instance reaches through a class attribute is never"
+        " pinned, and the attribute's load runs no frame"
+    ),
+    "told-item-in-a-list-subclass-attribute-compared-in-unittest": (
+        "an object of a class made at run time is opened through its attributes alone: the"
+        " items of a list subclass (a built-in container's storage) are never pinned"
+    ),
+    "told-item-in-an-attribute-past-100-others-compared-in-unittest": (
+        "the walk stops at MAX_ITEMS values silently: a told object after 100 honest attributes"
+        " is never pinned and nothing says the walk was cut"
     ),
 }
 
