@@ -345,7 +345,9 @@ def ends_escalated(
     """Each run of `attack` (files, tests, finding) on the project `app` ends escalated with
     nothing committed; the first in which the cheat turned the check green (a signal handler's
     race won, where it has one) names the finding (raises `AssertionError` where it ends
-    otherwise); fails (no `AssertionError`) where none did in `TRIES` runs."""
+    otherwise); where none did in `TRIES` runs, a hole's row skips (its race lost each time on
+    a loaded machine: `test_every_cheat_turns_pytest_green_by_hand` still holds it green by
+    hand) and a held row fails (no `AssertionError`)."""
     files, tests, stopped_by = attack
     for n in range(TRIES):
         outcome, state = settle(
@@ -358,6 +360,8 @@ def ends_escalated(
         if state.attempts[-1].passed:
             assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
             return
+    if stopped_by is None:  # a hole's race lost each time (a loaded machine): not exercised
+        pytest.skip(f"the cheat lost its race in each of {TRIES} runs: the hole was not exercised")
     skip_a_cheat_that_fails_here(False)
     pytest.fail(f"the cheat did not turn the check green in {TRIES} runs: the row tests nothing")
 
