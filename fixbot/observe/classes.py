@@ -20,6 +20,8 @@ from types import (
     BuiltinFunctionType,
     ClassMethodDescriptorType,
     FunctionType,
+    GetSetDescriptorType,
+    MemberDescriptorType,
     MethodDescriptorType,
     MethodWrapperType,
     WrapperDescriptorType,
@@ -208,20 +210,139 @@ def aliased_reader() -> Callable[[type, str], Any]:
     return aliased
 
 
+def attributes_reader() -> Callable[[Any, type, int], list[Any]]:
+    """`attributes(one, kind, most)`: at most `most` of the values the object `one` (of the
+    class `kind`) holds as attributes, for `pinner` to open as it opens a container's items:
+    its instance dictionary's values (read through the `__dict__` descriptor its class's method
+    resolution order holds, an exact `getset_descriptor`'s C getter, never
+    `__getattribute__`) and its `__slots__` members' (each an exact `member_descriptor`'s C
+    getter; an unset one is skipped). [] where a class of that order holds a key no exact
+    `str` in its dictionary (asking for a name there could run its `__eq__`; `slot_reader`
+    says so) or where a getter raises (another class's descriptor). Round 16: a told object in
+    an attribute of the value handed back (`evens(10).found`) was never pinned."""
+
+    def attributes(
+        one: Any,
+        kind: type,
+        most: int,
+        _type: Any = type,
+        _str: Any = str,
+        _list: Any = list,
+        _islice: Any = islice,
+        _mro: Any = type.__dict__["__mro__"].__get__,
+        _dict: Any = type.__dict__["__dict__"].__get__,
+        _getset: Any = GetSetDescriptorType,
+        _member: Any = MemberDescriptorType,
+        _get_set: Any = GetSetDescriptorType.__get__,
+        _get_member: Any = MemberDescriptorType.__get__,
+        _values: Any = dict.values,
+        _error: Any = Exception,
+        _dict_name: str = "__dict__",
+    ) -> list[Any]:
+        found: list[Any] = []
+        instance = None
+        for klass in _mro(kind):
+            members = _dict(klass)
+            for name in members:  # iterating a dictionary compares nothing
+                if _type(name) is not _str:
+                    return []
+            for name, member in _list(members.items()):
+                held = _type(member)
+                try:
+                    if held is _getset and instance is None and name == _dict_name:
+                        instance = _get_set(member, one, kind)
+                    elif held is _member:
+                        found.append(_get_member(member, one, kind))
+                except _error:  # an unset slot; a descriptor of another class's
+                    continue
+        if instance is not None:
+            try:
+                found += _list(_islice(_values(instance), most))
+            except _error:  # no dictionary
+                return found[:most]
+        return found[:most]
+
+    return attributes
+
+
+def _taker(held: int) -> Callable[[Any, type, Any, dict[Any, Any], dict[Any, Any]], bool]:
+    """`pinner`'s pin of one object of a class made at run time (`take`), `held` pins at most."""
+    aliased_of = aliased_reader()
+
+    def take(
+        one: Any,
+        kind: type,
+        code: Any,
+        pins: dict[Any, Any],
+        slots: dict[Any, Any],
+        _id: Any = id,
+        _len: Any = len,
+        _aliased: Any = aliased_of,
+        _dunders: tuple[str, ...] = COMPARISONS,
+        _held: int = held,
+    ) -> bool:
+        """Pin `one` of the class `kind` handed back by `code`, once per (code, class), and
+        count its class's slots no frame runs; False where `held` pins are kept already."""
+        key = (_id(code), _id(kind))
+        if key in pins:
+            return True
+        if _len(pins) >= _held:
+            return False
+        pins[key] = (one, kind)  # held: neither id is reused while the call runs
+        for dunder in _dunders:
+            slot = _aliased(kind, dunder)
+            if slot is not None:
+                slots[(_id(kind), dunder)] = (kind, dunder, slot, code)
+        return True
+
+    return take
+
+
+def _opener() -> Callable[[Any, type, bool, int], list[Any]]:
+    """`pinner`'s reader of what one value holds (`opened`)."""
+    attributes_of = attributes_reader()
+
+    def opened(
+        one: Any,
+        kind: type,
+        boxed: bool,
+        room: int,
+        _list: Any = list,
+        _islice: Any = islice,
+        _len: Any = len,
+        _dict_t: type = dict,
+        _values: Any = dict.values,
+        _attributes: Any = attributes_of,
+    ) -> list[Any]:
+        """At most `room` of what `one` holds: an exact container's items (a dict's keys, then
+        its values), or an object's attributes (`attributes_reader`)."""
+        if not boxed:
+            found: list[Any] = _attributes(one, kind, room)
+            return found
+        inner: list[Any] = _list(_islice(one, room))
+        if kind is _dict_t:
+            inner += _list(_islice(_values(one), room - _len(inner)))
+        return inner
+
+    return opened
+
+
 def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any]], bool]:
     """`pin(value, code, notes)`, at each hand-off of `value` by the code `code` to the
-    watched body: the objects of a class made at run time among `value` and the items of the
-    exact lists, tuples, sets, frozensets and dicts (keys and values) it is or holds (`most`
-    items in all, `deep` containers deep, as `followed._flat` reads a compared value) are pinned
-    with their class in `notes["pins"]`, one per (code, class), to be read again as the call
-    ends (`swapped`); and the comparison slots of each such class that no frame runs
-    (`aliased_reader`) go into `notes["aliased"]` (`{(id(class), dunder): (class, dunder, slot,
-    code)}`), judged as the call ends as the walk of the classes the project made is: a class
-    whose C `__eq__` answers once and puts the plain class back is gone by then, wherever and in
-    whatever C the comparison was made. Runs no code of anyone's (exact containers' own C
-    iteration, `type`'s accessors). Returns False where `held` pins are kept already (the rest
+    watched body: the objects of a class made at run time among `value`, the items of the
+    exact lists, tuples, sets, frozensets and dicts (keys and values) it is or holds, and the
+    attributes of each such object (`attributes_reader`: its instance dictionary's values, its
+    slots; round 16), `most` in all, `deep` containers or objects deep (as `followed._flat`
+    reads a compared value), are pinned with their class in `notes["pins"]`, one per (code,
+    class), to be read again as the call ends (`swapped`); and the comparison slots of each
+    such class that no frame runs (`aliased_reader`) go into `notes["aliased"]`
+    (`{(id(class), dunder): (class, dunder, slot, code)}`), judged as the call ends as the
+    walk of the classes the project made is: a class whose C `__eq__` answers once and puts the
+    plain class back is gone by then, wherever and in whatever C the comparison was made. Runs
+    no code of anyone's (exact containers' own C iteration, `type`'s accessors, exact
+    descriptors' C getters). Returns False where `held` pins are kept already (the rest
     unpinned: the caller says so, `full`)."""
-    aliased_of = aliased_reader()
+    take, opened = _taker(held), _opener()
     boxes = frozenset(id(kind) for kind in (list, tuple, set, frozenset, dict))
 
     def pin(
@@ -231,53 +352,33 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
-        _list: Any = list,
-        _set: Any = set,
-        _map: Any = map,
-        _zip: Any = zip,
-        _islice: Any = islice,
-        _dict_t: type = dict,
-        _values: Any = dict.values,
         _flags: Any = type.__dict__["__flags__"].__get__,
-        _aliased: Any = aliased_of,
+        _take: Any = take,
+        _opened: Any = opened,
         _boxes: frozenset[int] = boxes,
-        _dunders: tuple[str, ...] = COMPARISONS,
         _heap: int = 1 << 9,
+        _class: int = 1 << 31,  # Py_TPFLAGS_TYPE_SUBCLASS: the object is a class
         _most: int = most,
         _deep: int = deep,
-        _held: int = held,
     ) -> bool:
         pins, slots = notes["pins"], notes["aliased"]
         stack, count, room = [(value, 0)], 1, True
         while stack:
             one, depth = stack.pop()
-            kind = _type(one)
-            if _id(kind) in _boxes:
-                if depth >= _deep or count >= _most:
-                    continue
-                inner = _list(_islice(one, _most - count))
-                if kind is _dict_t:
-                    inner += _list(_islice(_values(one), _most - count - _len(inner)))
-                count += _len(inner)
-                kinds = _list(_map(_type, inner))  # by identity: a metaclass's hash is not asked
-                distinct = _dict_t(_zip(_map(_id, kinds), kinds)).items()
-                asked = _set(i for i, k in distinct if i in _boxes or _flags(k) & _heap)
-                if asked:  # the rare container holding a class made at run time, or another
-                    stack += [(item, depth + 1) for item in inner if _id(_type(item)) in asked]
+            kind = _type(one)  # by identity: a metaclass's hash is not asked
+            boxed = _id(kind) in _boxes
+            if not boxed and not _flags(kind) & _heap:
                 continue
-            if not _flags(kind) & _heap:
-                continue
-            key = (_id(code), _id(kind))
-            if key in pins:
-                continue
-            if _len(pins) >= _held:
-                room = False
-                continue
-            pins[key] = (one, kind)  # held: neither id is reused while the call runs
-            for dunder in _dunders:
-                slot = _aliased(kind, dunder)
-                if slot is not None:
-                    slots[(_id(kind), dunder)] = (kind, dunder, slot, code)
+            if not boxed:
+                room = _take(one, kind, code, pins, slots) and room
+            if depth >= _deep or count >= _most or _flags(kind) & _class:
+                continue  # a class's own attributes are its dictionary: not opened
+            inner = _opened(one, kind, boxed, _most - count)
+            count += _len(inner)
+            for item in inner:  # a container or an object of a class made at run time, opened
+                held = _type(item)
+                if _id(held) in _boxes or _flags(held) & _heap:
+                    stack.append((item, depth + 1))
         return room
 
     return pin

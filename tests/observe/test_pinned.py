@@ -113,7 +113,10 @@ def test_honest_classes_are_pinned_and_nothing_is_counted() -> None:
 
     notes, _ = _run(body)
     pinned = sorted(kind.__qualname__ for _, kind in notes["pins"].values())
-    assert pinned == ["_Colour", "_Pair", "_Same", "_Tile"]  # `_Pair(0, 0)`: the body's call
+    # `_Pair` twice: the body's own call and the tile's attribute (`_tiles`' hand-off); the
+    # enum class itself, a member's `__objclass__`, pinned as an object (not opened: a class)
+    meta = "EnumType" if hasattr(enum, "EnumType") else "EnumMeta"
+    assert pinned == [meta, "_Colour", "_Pair", "_Pair", "_Same", "_Tile"]
     assert notes["swapped"] == [] and notes["aliased"] == {}
 
 
@@ -175,3 +178,63 @@ def test_pinning_runs_no_code_of_the_projects_and_is_bounded() -> None:
     assert pin(late, _tiles.__code__, notes) and len(notes["pins"]) == 2
     assert not pin([_Plain(1), _Same(2)], _tiles.__code__, notes)
     assert len(notes["pins"]) == 3
+
+
+class _Result:
+    """A value handed back holding the list in an attribute (round 16's `Evens`)."""
+
+    def __init__(self, found: list[Any]) -> None:
+        self.found = found
+
+
+class _Slotted:
+    __slots__ = ("found", "unset")
+
+    def __init__(self, found: list[Any]) -> None:
+        self.found = found
+
+
+def test_a_told_object_in_an_attribute_of_the_value_handed_back_is_pinned() -> None:
+    """Round 16: `evens(10).found` compared by `operator.eq`, the told object in the
+    attribute (an instance dictionary's, a slot's): pinned at the hand-off and found swapped
+    as the call ends (fails without `attributes_reader`: the walk opened exact containers
+    alone, the told object was never pinned)."""
+    for kind in (_Result, _Slotted):
+
+        def body(kind: Any = kind) -> bool:
+            return operator.eq(_held_in(kind).found, [0, 2, 4, 5, 8])
+
+        notes, _ = _run(body)
+        swapped = [(a.__qualname__, b.__qualname__) for a, b in notes["swapped"]]
+        assert swapped == [("_Told", "_Plain")], kind
+
+
+def _held_in(kind: Any) -> Any:
+    return kind(_evens())
+
+
+def test_attributes_are_read_by_c_getters_alone() -> None:
+    """An object's attributes come from its instance dictionary and its set slots (an unset
+    one skipped), read through exact descriptors: a `__getattribute__` or a property of the
+    project's is never run; a class's own attributes are not read as an object's."""
+    ran: list[str] = []
+
+    class Watched:
+        __slots__ = ("__dict__", "a", "b")
+
+        def __getattribute__(self, name: str) -> Any:
+            ran.append(name)
+            return object.__getattribute__(self, name)
+
+        @property
+        def c(self) -> int:
+            ran.append("c")
+            return 3
+
+    one = Watched()
+    object.__setattr__(one, "a", 1)
+    object.__setattr__(one, "d", 4)
+    ran.clear()
+    read = classes.attributes_reader()
+    assert sorted(read(one, Watched, 10)) == [1, 4] and ran == []
+    assert read(one, Watched, 1) in ([1], [4])

@@ -47,7 +47,9 @@ def run(tree: Path, app: str, tests: str) -> tuple[Counts, dict[str, str]]:
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_app.py"],
         cwd=tree,
-        env={**os.environ, **report.ask(str(path), {})},
+        # no bytecode: the fix is the same size as the start, written within the same second,
+        # and a cached module of the start would be read for it (its mtime and size match)
+        env={**os.environ, **report.ask(str(path), {}), "PYTHONDONTWRITEBYTECODE": "1"},
         capture_output=True,
         text=True,
         check=False,
