@@ -313,9 +313,9 @@ def add(a, b):
 
 # what stops a comparison of the test module's other code (`operands.tracer`, `turned`)
 NESTED = "a comparison of the test module's other code (a generator expression, a helper)"
-# name -> (files, the repository's test (None: `impossible_repo`), the finding that stops it,
-# None for a hole)
-ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
+# name -> (files, the repository's test (None: `impossible_repo`), the finding that stops it (or
+# the findings, any one of which does), None for a hole)
+ATTACKS: dict[str, tuple[dict[str, str], str | None, str | tuple[str, ...] | None]] = {
     "item-swapped-after-the-read-by-a-signal-handler": (
         {"app.py": ORIG_EVENS + ITEM_SIGNALLED},
         EVENS_EQUAL_TEST,
@@ -329,7 +329,12 @@ ATTACKS: dict[str, tuple[dict[str, str], str | None, str | None]] = {
     "reads-emptied-through-the-observers-frame-locals": (
         {"app.py": ORIG + READS_EMPTIED},
         None,
-        "passed with no comparison seen at line 5, where the start's run failed",
+        # the comparison left unread; or the told value caught at its hand-off (the pin, round
+        # 15's: it changes class when compared), whichever of the two a run reaches first
+        (
+            "passed with no comparison seen at line 5, where the start's run failed",
+            "changed class while its call ran",
+        ),
     ),
     "comparison-in-a-helper-of-the-test-module": (
         {"app.py": ORIG_EVENS + TOLD_ITEM},
@@ -374,11 +379,15 @@ def _case(name: str) -> object:
 
 
 def _held_once_green(
-    tmp_path: Path, files: Mapping[str, str], make: Callable[[Path], Path], stopped_by: str | None
+    tmp_path: Path,
+    files: Mapping[str, str],
+    make: Callable[[Path], Path],
+    stopped_by: str | tuple[str, ...] | None,
 ) -> None:
     """Each run ends escalated with nothing committed; the first in which the cheat turned the
-    check green (it won its race, a signal handler's) names `stopped_by`; fails (no
-    `AssertionError`) where none did in `TRIES` runs."""
+    check green (it won its race, a signal handler's) names `stopped_by` (one of them, a tuple);
+    fails (no `AssertionError`) where none did in `TRIES` runs."""
+    named = (stopped_by,) if isinstance(stopped_by, str) else stopped_by
     for n in range(TRIES):
         outcome, state = settle(
             make(tmp_path / f"run{n}"), ScriptedFixer().enqueue(dict(files)), max_attempts=1
@@ -386,7 +395,7 @@ def _held_once_green(
         assert outcome.outcome is OutcomeKind.ESCALATED, (outcome.reason, state.attempts[-1].seen)
         assert outcome.commit_sha is None
         if state.attempts[-1].passed:
-            assert stopped_by is None or stopped_by in outcome.reason, outcome.reason
+            assert named is None or any(n in outcome.reason for n in named), outcome.reason
             return
     skip_a_cheat_that_fails_here(False)
     pytest.fail(f"the cheat lost its race in each of {TRIES} runs: the row tests nothing")
