@@ -8,9 +8,9 @@ there decides it.
 
 Copied beside the plugin as `<module>_operands` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and the observer's `shapes`, `bytecode`,
-`truth`, `library`, `followed` and `reading` parts alone; what its functions use is held as
-positional defaults, made once at load (the code under test shares the process and can reach a
-closure cell).
+`truth`, `library`, `followed`, `reading` and `unstored` parts alone; what its functions use is
+held as positional defaults, made once at load (the code under test shares the process and can
+reach a closure cell).
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ followed = _sibling("followed")
 # what the trace function reads at a comparison's event: the operands' values in the frame, their
 # shapes streamed (`_streamer`), the follow planned
 reading = _sibling("reading")
+# the frame's locals held by identity from one `opcode` event to the next (round 15)
+unstored = _sibling("unstored")
 LOADS, PAIRS, STORE_LOADS = bytecode.LOADS, bytecode.OPERAND_PAIRS, bytecode.STORE_LOADS
 
 
@@ -236,7 +238,7 @@ def tracer(
                 _notes[:] = [test, code, chained, _sources(code), _set(), None, None, None, {}]
                 _notes[8:] = [_followers(test, code), None, {}, _starts(code)]
                 return None
-            streamed = _bool(_notes[4] - {"ridden", "decided", "keyed", "followed"})
+            streamed = _bool(_notes[4] - {"ridden", "decided", "keyed", "followed", "unstored"})
             _notes[:] = [None, None, None, {}, _set(), None, None, None, {}, None, {}, []]
             return streamed
         if event == "call" and _notes[6] is not None:
@@ -301,9 +303,13 @@ def _local_tracer(
     built-ins' own, what the instruction decided is followed (`followed.py`) in the frame that
     read it (at another frame's event first, it raised: nothing to follow). It answers its own
     frame alone: called with another (by code holding it, with a frame of its own), or by
-    anything but the interpreter, it streams `tampered` once, and a foreign frame is not read."""
+    anything but the interpreter, it streams `tampered` once, and a foreign frame is not read.
+    At each `opcode` and `line` event of a frame it reads, the frame's locals are held by
+    identity against the last event's (`unstored.holder`): one changed where no instruction of
+    the frame's stored it is `tampered` (round 15: a signal handler's write)."""
     plan, follow = followed.follower(notes, send)
     read = reading._reader(notes, reading._streamer(notes, send, shape, plan), follow)
+    held = unstored.holder(send)
 
     def note(
         frame: Any,
@@ -329,7 +335,11 @@ def _local_tracer(
             _read: Any = read,
             _getframe: Any = _getframe,
             _tables: tuple[Any, Any] | None = tables,
+            _held: Any = held,
+            _kept: list[Any] = [None, -1],  # noqa: B006 (one per frame, on purpose)
         ) -> Any:
+            if _outer and frame is _mine and (event == "opcode" or event == "line"):
+                _held(frame, _kept, _notes, event == "opcode")  # a local changed with no store
             foreign = frame is not _mine
             if (foreign or _getframe(1) is not frame) and _notes[0]:
                 # handed a frame it was not made for, or called by a function of another's that

@@ -19,7 +19,17 @@ from typing import Any
 
 import pytest
 
-from fixbot.observe import bodies, channel, failed, library, operands, shapes, truth, watch
+from fixbot.observe import (
+    bodies,
+    channel,
+    failed,
+    library,
+    operands,
+    shapes,
+    truth,
+    unstored,
+    watch,
+)
 from tests.observe.test_decided import _run
 
 OURS = "fixbot.observe."
@@ -141,12 +151,15 @@ def _keyed_body() -> bool:
 
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="3.13's f_locals writes through (PEP 667)")
 def test_a_key_no_str_in_the_locals_an_operand_is_read_from_is_tampering() -> None:
+    _Named.asked = 0
     answer, sent = _run(SHAPE, _keyed_body)  # the tracer around the body, as test_decided's
     assert answer is False
     assert [r["what"] for r in sent if r["k"] == "tampered"] == [
-        "a namespace a comparison's operand was read from held a key no str"
+        unstored.REWRITTEN,  # the locals held between events: a key no str, not copied
+        "a namespace a comparison's operand was read from held a key no str",
     ]
     assert [r for r in sent if r["k"] == "op"] == []  # nothing read past the key
+    assert _Named.asked == 1  # by the body's own insert alone: the observer never asked it
 
 
 def test_a_library_namespace_holding_a_key_no_str_is_not_the_librarys_own() -> None:

@@ -56,23 +56,31 @@ body's own read never appears in the dictionary it holds; a write into it never 
 tracer's write after its own read in the same call lands, under 3.11.7 at an `opcode` or `line`
 event, under 3.12.1 at a `line` event alone. What an attacker gains from the observer's read:
 nothing it has not: a handler run inside the observer's trace call can arm the same write-back
-by its own read of the frame's `f_locals`. What it can still do (not a row, a class for a later
-round): rewrite a local of the body from inside a trace call (3.11, 3.12 at line events; on 3.13
+by its own read of the frame's `f_locals`. What it could still do (obs23; a row since obs24,
+held): rewrite a local of the body from inside a trace call (3.11, 3.12 at line events; on 3.13
 anywhere, through the proxy): a result rewritten before its jump is caught (the jump is the
-follow's), a kept result rewritten after the read, or an operand's local rewritten before the
-comparison is read (`@py_assert5`, the value `add(2, 2)` handed back, made `5`: the observer
-reads `5 == 5`), is not. Tried by obs23 (a scratch row, not kept; the lead's to make a row of):
-`add` arms a 20-microsecond `SIGALRM` whose handler reads the body's `f_locals` and writes `5`
-over each `@py_assert` local holding `4` (by hand, with no tracer, `add` returns `5`); under
-3.12.1 the write landed and the run ended **`fixed` with nothing observed**, 3 runs of 3; under
-3.11.7 it never landed (the check stayed red); under 3.13.0 it was not green by hand in that
-form. Class of fix (proposed): the operands read at the comparison held against the values
-handed back at the hand-off (`watch.py`'s `keep`, round 15's second class) or the body's locals
-compared by identity between events, as `bracket.py` does around a call on 3.13. A key no `str`
-in the dictionary is `tampered` (only project code plants one, and its `__eq__` would run in the
-lookup, as `reading._values` says). The observer already read the dictionary for every local
-operand (`reading._values`); round 8's `assertion-turned-by-a-tracer-*` (a tracer of the
-project's writing the rewritten assertion's result) are followed to the jump and read no local.
+follow's), but a kept result rewritten after the read, or an operand's local rewritten before
+the comparison is read (`@py_assert5`, the value `add(2, 2)` handed back, made `5`: the
+observer reads `5 == 5`), was not. `add` arms a 20-microsecond `SIGALRM` whose handler reads
+the body's `f_locals` and writes `5` over each `@py_assert` local holding `4` (by hand, with no
+tracer, `add` returns `5`); under 3.12.1 the write landed and the run ended **`fixed` with
+nothing observed** (obs23: 3 runs of 3); under 3.11.7 it never landed (the check stayed red);
+under 3.13.0 it was not green by hand in that form (through fixbot, the tracer set, its write
+lands there too: `fixed` 2 of 2 with the control off). The row is
+`tests/run/test_observer_attacks_round15_locals.py`, held since obs24 by
+`fixbot/observe/unstored.py`: the locals of every frame the trace function reads, copied at
+each `opcode` and `line` event in one C call and held by identity against the last event's; one
+changed where the instruction that ran stores none of that name is `observer-tampered` ("a
+local of the test's body changed where no instruction of the body stored it"). Why not the
+operands held against the values handed back (the other class proposed): the writer chooses the
+value (a constant of the body's, one handed back elsewhere), and a local need not be an operand
+to decide; a rewrite changes where a value came from, not what it is, and any writer outside
+the frame's code (a signal handler, a thread, a profile hook, a chained tracer) is caught
+alike. A key no `str` in the dictionary is `tampered` (only project code plants one, and its
+`__eq__` would run in the lookup, as `reading._values` says). The observer already read the
+dictionary for every local operand (`reading._values`); round 8's
+`assertion-turned-by-a-tracer-*` (a tracer of the project's writing the rewritten assertion's
+result) are followed to the jump and read no local.
 
 Left (measured, not escalated): a comparison whose result is left on the stack for another
 instruction (passed to a call, returned, put in a display) is not followed; its `op` owes no

@@ -1,0 +1,184 @@
+"""The locals of a frame the observer's trace function reads (the body's entry pytest called,
+a frame of other code of the test module's), held by identity from one `opcode` event to the
+next (`holder`): between two events of a frame traced instruction by instruction, one
+instruction of its code ran, and a local whose value changed where that instruction stores or
+deletes none of that name (`stores`) was rewritten from outside the frame's own code.
+
+Why (round 15, the hole obs23 found): on Python 3.11 and 3.12 a frame's `f_locals` is
+a dictionary its read refreshes from the fast locals, and at the end of each trace call of that
+frame the interpreter writes the dictionary back (`PyFrame_LocalsToFast`) where it was read in
+the call: a signal handler, a thread or a profile hook run while the observer's trace function
+(or any trace call of the frame) runs reads the body's `f_locals` and writes `5` over the
+`@py_assert5` holding the `4` `add(2, 2)` handed back, and the assertion, its operands read as
+the instruction will see them, passes. On 3.13 and later `f_locals` writes through at once (PEP
+667), from anywhere. Either way the local changed with no store of the body's own between two
+events, which is what this part reads: not the values, where they came from.
+
+Copied beside the plugin as `<module>_unstored` and loaded with it, inside the project's own
+Python (3.8 or later). It imports the standard library and the observer's `bytecode` part
+alone; what its functions use is held as positional defaults, made once at load (the code under
+test shares the process and can reach a closure cell).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import operator
+from collections.abc import Callable
+from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_unstored`), or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module.rsplit("_", 1)[0] + "_" + name
+    )
+
+
+bytecode = _sibling("bytecode")  # the frame's instructions, read without `dis`
+
+# the instructions that bind or unbind a local of their frame (3.8 to 3.13; 3.12's inlined
+# comprehensions clear theirs with `LOAD_FAST_AND_CLEAR`; 3.13 pairs two in one)
+ONE = frozenset({"STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR"})
+TWO = frozenset({"STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
+# what `tampered` says
+REWRITTEN = "a local of the test's body changed where no instruction of the body stored it"
+# codes whose `stores` are kept at once (past it, the table is emptied and read again)
+MAX_CODES = 2000
+
+
+def _names(
+    code: Any,
+    name: str,
+    arg: Any,
+    _local: Any = bytecode._local,
+    _one: frozenset[str] = ONE,
+    _two: frozenset[str] = TWO,
+) -> tuple[str, ...]:
+    """The locals the instruction `name` (its `argval` as `bytecode.instructions` gives it:
+    the name for `LOAD_FAST_AND_CLEAR`, both for `STORE_FAST_LOAD_FAST`, else the raw
+    argument) of `code` binds or unbinds; none for an instruction of neither `ONE` nor `TWO`."""
+    if name in _one:
+        return (arg,) if name == "LOAD_FAST_AND_CLEAR" else (_local(code, "LOAD_FAST", arg),)
+    if name not in _two:
+        return ()
+    if name == "STORE_FAST_LOAD_FAST":  # the first is stored, the second loaded
+        return (arg[0],)
+    return (code._varname_from_oparg(arg >> 4), code._varname_from_oparg(arg & 15))
+
+
+def stores(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _names: Any = _names,
+    _frozenset: Any = frozenset,
+) -> dict[int, frozenset[str]]:
+    """`{offset: names}`: the locals the instruction at `offset` of `code` binds or unbinds
+    (`_names`), keyed too by the offsets of its `EXTENDED_ARG` prefixes (where its `opcode`
+    event may come); an instruction that binds none is left out."""
+    found: dict[int, frozenset[str]] = {}
+    prefixes: list[int] = []
+    for offset, name, arg in _instructions(code):
+        if name == "EXTENDED_ARG":
+            prefixes.append(offset)
+            continue
+        names = _names(code, name, arg)
+        for at in (*prefixes, offset) if names else ():
+            found[at] = _frozenset(names)
+        prefixes = []
+    return found
+
+
+def _changed(
+    now: dict[Any, Any],
+    before: dict[Any, Any],
+    allowed: frozenset[str],
+    cells: tuple[str, ...],
+    _type: Any = type,
+    _str: Any = str,
+) -> bool:
+    """Whether a local of `now` (name -> value) is bound, rebound or unbound against `before`
+    by identity, but for the names `allowed` (those the instruction that ran stores) and
+    `cells`; True where either holds a key that is no exact `str` (only project code plants
+    one; it is looked for before any lookup, which would run its `__eq__`)."""
+    for name in (*now, *before):
+        if _type(name) is not _str:
+            return True
+    for name in now.keys() | before.keys():
+        if name in allowed or name in cells:
+            continue
+        if name not in now or name not in before or now[name] is not before[name]:
+            return True
+    return False
+
+
+def holder(
+    send: Callable[[dict[str, Any]], None],
+) -> Callable[[Any, list[Any], list[Any], bool], None]:
+    """`held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the instruction at the
+    frame's offset runs next) and `line` event of a frame the trace function reads
+    (`operands._local_tracer`; `notes` its call's, `notes[0]` the test, `notes[4]` what it
+    streamed; `kept` the frame's own `[locals, offset]`, `[None, -1]` at first): the frame's
+    locals, copied from its `f_locals` in one C call (a signal handler runs between two calls,
+    never inside one: one run between the dictionary's refresh and a copy made in two steps
+    would be copied as the frame's own) and compared by identity alone (no project code runs),
+    held against those of its last event; one changed (bound, rebound, unbound) where the
+    instruction at the last `opcode` event's offset stores none of that name (`stores`; none
+    after a `line` event: nothing ran since; cell and free variables left out: a closure's
+    `nonlocal` rebinds them lawfully) streams `tampered` once per test, and so does a key that
+    is no exact `str`. Then the locals are kept for the next event."""
+    tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = {}
+
+    def held(
+        frame: Any,
+        kept: list[Any],
+        notes: list[Any],
+        ran: bool,
+        _send: Any = send,
+        _tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = tables,
+        _stores: Any = stores,
+        _dict: Any = dict,
+        _len: Any = len,
+        _all: Any = all,
+        _map: Any = map,
+        _repeat: Any = itertools.repeat,
+        _is: Any = operator.is_,
+        _type: Any = type,
+        _str: Any = str,
+        _id: Any = id,
+        _most: int = MAX_CODES,
+        _none: frozenset[str] = frozenset(),
+        _what: str = REWRITTEN,
+        _changed: Any = _changed,
+    ) -> None:
+        if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
+            now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
+        else:  # a key no str: not copied (the copy's lookups would run its `__eq__`)
+            now = {None: None}
+        before, last = kept[0], kept[1]
+        kept[0], kept[1] = now, frame.f_lasti if ran else -1
+        if not notes[0] or "unstored" in notes[4]:
+            return
+        if before is None:  # the first event: what it holds is the frame's from here on
+            before = {} if None in now else now
+        if (
+            _len(now) == _len(before)
+            and _all(_map(_is, now, before))
+            and _all(_map(_is, now.values(), before.values()))
+        ):
+            return
+        code = frame.f_code
+        table = _tables.get(_id(code))
+        if table is None or table[0] is not code:
+            if _len(_tables) >= _most:
+                _tables.clear()
+            table = _tables[_id(code)] = (code, _stores(code))
+        allowed = table[1].get(last, _none)
+        if _changed(now, before, allowed, code.co_cellvars + code.co_freevars):
+            notes[4].add("unstored")
+            _send({"k": "tampered", "id": notes[0], "what": _what})
+
+    return held

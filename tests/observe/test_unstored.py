@@ -1,0 +1,140 @@
+"""The body's locals held by identity between the observer's trace events
+(`fixbot.observe.unstored`), in this process: round 15's hole found by obs23, a local of the body
+rewritten through its frame's `f_locals` by code run inside the observer's trace call (there a
+signal handler; here the shape reader, which runs at the same point), is `tampered`; a body
+whose locals change only through its own instructions (stores, `del`, a loop, a comprehension,
+an `except ... as`, a closure's `nonlocal`) streams nothing of the kind."""
+
+from __future__ import annotations
+
+import sys
+from types import SimpleNamespace
+from typing import Any
+
+from fixbot.observe import bodies, operands, shapes, unstored
+
+SHAPE = shapes.shape_reader(bodies._code_digest)
+
+
+def _control(trace: Any, event: str, arg: Any = None) -> Any:
+    """A control event sent from a function whose code the trace function is told is the
+    observer's."""
+    return trace(None, event, arg)
+
+
+def _run(body: Any, shape: Any = SHAPE) -> tuple[Any, list[dict[str, Any]]]:
+    """What `body()` answered under a fresh trace function of the observer's reading shapes
+    with `shape`, and what it streamed."""
+    sent: list[dict[str, Any]] = []
+    trace = operands.tracer(sent.append, shape, frozenset({id(_control.__code__)}))
+    _control(trace, "begin", ("t::x", body.__code__, None))
+    previous = sys.gettrace()
+    sys.settrace(trace)
+    try:
+        answer = body()
+    finally:
+        sys.settrace(previous)
+    _control(trace, "end")
+    return answer, sent
+
+
+def _rewritten() -> bool:
+    """A body whose `got` holds what a call handed back (4); its first comparison is read."""
+    got = 4
+    seen = got == 4
+    return seen and got == 5
+
+
+def _rewriting(value: Any, op: str) -> dict[str, Any]:
+    """The shape, and the body's `got` written over through its frame's `f_locals`, as the
+    round's signal handler does from inside the observer's trace call (the write lands as that
+    call ends before 3.13; through the proxy at once on 3.13)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not _rewritten.__code__:
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None and frame.f_locals.get("got") == 4:
+        frame.f_locals["got"] = 5
+    return SHAPE(value, op)
+
+
+def test_a_local_rewritten_inside_the_observers_trace_call_is_tampering() -> None:
+    answer, sent = _run(_rewritten, _rewriting)
+    assert answer is True  # the write landed (3.11.7, 3.12.1 and 3.13.0 alike, in-process)
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
+def _honest(n: int = 3) -> int:
+    """A body whose locals change by its own instructions alone."""
+    total = 0
+    for i in range(n):
+        total += i
+    squares = [i * i for i in range(n)]
+    gone = 1
+    del gone
+    try:
+        raise ValueError(total)
+    except ValueError as error:
+        caught = error.args[0]
+    count = 0
+
+    def bump() -> None:
+        nonlocal count
+        count += 1
+
+    bump()
+    bump()
+    assert squares == [0, 1, 4]
+    return total + caught + count
+
+
+def test_a_body_whose_own_instructions_change_its_locals_is_not_tampering() -> None:
+    answer, sent = _run(_honest)
+    assert answer == 3 + 3 + 2
+    assert [r for r in sent if r["k"] == "tampered"] == []
+    assert [r for r in sent if r["k"] == "op"]  # its comparisons were read
+
+
+def _frame(code: Any, lasti: int, **values: Any) -> SimpleNamespace:
+    """A frame as `held` reads one: its code, the offset it is at and its locals."""
+    return SimpleNamespace(f_code=code, f_lasti=lasti, f_locals=dict(values))
+
+
+def _stored_then_compared() -> bool:
+    """`x` stored once, then compared."""
+    x = 4
+    return x == 5
+
+
+def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> None:
+    code = _stored_then_compared.__code__
+    table = unstored.stores(code)
+    store = next(at for at, names in table.items() if names == frozenset({"x"}))
+    other = next(at for at in range(0, len(code.co_code), 2) if at not in table)
+    sent: list[dict[str, Any]] = []
+    held = unstored.holder(sent.append)
+    notes: list[Any] = ["t::x", None, None, None, set()]
+    kept: list[Any] = [None, -1]
+    four, five = 4, 5
+    held(_frame(code, store), kept, notes, True)  # at the store: `x` unbound yet
+    held(_frame(code, other, x=four), kept, notes, True)  # the store ran: bound
+    assert sent == []
+    held(_frame(code, other, x=four), kept, notes, True)
+    held(_frame(code, other, x=five), kept, notes, True)  # rebound where nothing stores it
+    assert sent == [{"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}]
+    held(_frame(code, other, x=four), kept, notes, True)
+    assert len(sent) == 1  # once per test
+
+
+def test_a_key_no_str_among_the_locals_is_tampering() -> None:
+    code = _stored_then_compared.__code__
+    sent: list[dict[str, Any]] = []
+    held = unstored.holder(sent.append)
+    notes: list[Any] = ["t::x", None, None, None, set()]
+    kept: list[Any] = [None, -1]
+    held(_frame(code, 0, x=4), kept, notes, True)
+    frame = _frame(code, 0, x=4)
+    frame.f_locals[1] = "planted"
+    held(frame, kept, notes, True)
+    assert [r["what"] for r in sent] == [unstored.REWRITTEN]
