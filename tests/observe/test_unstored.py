@@ -11,31 +11,16 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
-from fixbot.observe import bodies, operands, shapes, unstored
+from fixbot.observe import bodies, shapes, unstored
+from tests.observe.test_decided import _run as _traced
 
 SHAPE = shapes.shape_reader(bodies._code_digest)
 
 
-def _control(trace: Any, event: str, arg: Any = None) -> Any:
-    """A control event sent from a function whose code the trace function is told is the
-    observer's."""
-    return trace(None, event, arg)
-
-
 def _run(body: Any, shape: Any = SHAPE) -> tuple[Any, list[dict[str, Any]]]:
     """What `body()` answered under a fresh trace function of the observer's reading shapes
-    with `shape`, and what it streamed."""
-    sent: list[dict[str, Any]] = []
-    trace = operands.tracer(sent.append, shape, frozenset({id(_control.__code__)}))
-    _control(trace, "begin", ("t::x", body.__code__, None))
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
-        answer = body()
-    finally:
-        sys.settrace(previous)
-    _control(trace, "end")
-    return answer, sent
+    with `shape`, and what it streamed (`test_decided._run`)."""
+    return _traced(shape, body)
 
 
 def _rewritten() -> bool:
