@@ -192,7 +192,7 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     ranked += testsof.spans(ctx.repo, ranked, failure.failing_tests)
     # A fix often changes a table a function reads, whose lines run under no test: the data
     # of the best-ranked functions and of every function the spectrum ranked follow them, their
-    # own module's and the modules' they import it from (`fixbot.agent.tables`).
+    # own module's, their class's and the modules' they import it from (`fixbot.agent.tables`).
     readers = {*ranked[:GLOBALS_OF], *best, *suspects}
     spans = []
     for span in ranked:

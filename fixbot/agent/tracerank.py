@@ -8,8 +8,9 @@ Zoeteweij, van Gemund, "On the accuracy of spectrum-based fault localization", T
 
 The reports (`fixbot.agent.linetrace`, one per traced process) follow `MARK` in the log;
 `parse` merges them, `scores` scores each line, and `rank` turns the lines into the enclosing
-functions of the repository's non-test files, best first, as `fixbot.agent.locate.Span`s. The
-run that produces them is `fixbot.agent.spectrum`'s.
+functions of the repository's non-test files, best first, as `fixbot.agent.locate.Span`s, the
+best function of each module a failing test's file is named after among the first
+(`namesakes_first`). The run that produces them is `fixbot.agent.spectrum`'s.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,6 +29,9 @@ from fixbot.core.repofiles import regular_text, resolved
 MARK = "fixbot-spectrum-json-follows"
 MAX_SPANS = 12
 MAX_FOCUS = 6  # the most suspicious lines a long function is shown around
+NAMESAKES_WITHIN = 3  # a namesake module's best function is moved up to rank 2 unless already
+# among these first (`fixbot.agent.context` shows the spectrum's first three before the rest)
+TEST_STEM = re.compile(r"^test_(\w+)$|^(\w+)_test$")
 
 
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
@@ -198,10 +203,41 @@ def rank(
             best[key] = max(best.get(key, 0.0), lines[line])
             inside.setdefault(key, []).append((-lines[line], line))
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0][0], item[0][1]))
-    return [
-        Span(p, s, e, n, v, _focus(inside[(p, s, e, n)], v))
-        for (p, s, e, n), v in ranked[:MAX_SPANS]
-    ]
+    spans = [Span(p, s, e, n, v, _focus(inside[(p, s, e, n)], v)) for (p, s, e, n), v in ranked]
+    return namesakes_first(spans, failing)[:MAX_SPANS]
+
+
+def namesakes_first(ranked: list[Span], failing: Iterable[str]) -> list[Span]:
+    """`ranked` with, for each failing test's file named after a module (`test_x.py` or
+    `x_test.py`: `x.py`, in `failing`'s order), the best-ranked function of a file of that name
+    moved up to just after the first (after any moved before it) when it is not among the first
+    `NAMESAKES_WITHIN` already. Ochiai scores a line against all failing tests: a module only
+    one failing test file runs, which its passing tests run too, ranks below the code every
+    failing test shares (Markdown's `fenced_code.py` under `test_fenced_code.py` beside
+    `attr_list.py`'s failing tests), though the test's name says which module it tests."""
+    moved = 0
+    result = list(ranked)
+    for stem in dict.fromkeys(s for s in map(tested_module, failing) if s):
+        mine = [i for i, span in enumerate(result) if PurePosixPath(span.path).stem == stem]
+        if mine and mine[0] >= NAMESAKES_WITHIN + moved:
+            moved += 1
+            result.insert(moved, result.pop(mine[0]))
+    return result
+
+
+def tested_module(test: str) -> str | None:
+    """The module name a failing test id's file is named after: `x` for pytest's
+    `tests/test_x.py::...` or `x_test.py`, and for unittest's `tests.test_x.Class.test_y` (the
+    component before a capitalized class, else before the test's own name); None when the
+    file's name is neither shape."""
+    if "::" in test:
+        stem = PurePosixPath(test.partition("::")[0]).stem
+    else:
+        parts = test.split(".")
+        parts = parts[:-2] if len(parts) > 2 and parts[-2][:1].isupper() else parts[:-1]
+        stem = parts[-1] if parts else ""
+    found = TEST_STEM.match(stem)
+    return (found.group(1) or found.group(2)) if found else None
 
 
 def _focus(lines: list[tuple[float, int]], best: float) -> tuple[int, ...]:

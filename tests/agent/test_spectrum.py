@@ -422,3 +422,35 @@ def test_a_repositorys_own_pytest_package_is_traced_as_any_code(tmp_path: Path) 
     )
     assert why is None
     assert sorted(s.name for s in found) == ["call", "work"]
+
+
+def test_the_module_a_failing_tests_file_is_named_after_ranks_among_the_first(
+    tmp_path: Path,
+) -> None:
+    """Markdown 3.5.2's shape: two failing tests of `test_attr_list` and one of
+    `test_fenced_code`, whose module's function the passing fenced tests run too; by Ochiai
+    alone it ranks last, below code every failing test shares. Its test's file names it: it
+    moves up to second, the others keep their order. A namesake already among the first three
+    does not move."""
+    for name in ("attr_list", "shared", "core", "fenced_code"):
+        (tmp_path / f"{name}.py").write_text("def run(x):\n    return x\n")
+    bad = ["t.test_attr_list.T.test_a", "t.test_attr_list.T.test_b", "t.test_fenced_code.F.test_c"]
+    good = [f"t.test_fenced_code.F.test_ok{k}" for k in range(8)]
+    spectra = {
+        "attr_list.py": {2: bad},
+        "shared.py": {2: [*bad, "t.test_other.O.test_ok"]},
+        "core.py": {2: [*bad, *good[:2]]},
+        "fenced_code.py": {2: [bad[2], *good]},
+    }
+    spans = tracerank.rank(tmp_path, spectra, bad)
+    assert [s.path for s in spans] == ["attr_list.py", "fenced_code.py", "shared.py", "core.py"]
+    assert spans[1].score < spans[3].score  # moved, its own score kept
+    ranked = [s for s in spans if s.path != "fenced_code.py"]
+    again = tracerank.namesakes_first(ranked, bad)
+    assert again == ranked  # attr_list's is first already; fenced_code has none here
+    assert [tracerank.tested_module(t) for t in [*bad[:1], "tests/x_test.py::T::t[a.b]"]] == [
+        "attr_list",
+        "x",
+    ]
+    assert tracerank.tested_module("tests/conftest.py::t") is None
+    assert tracerank.tested_module("TestGoName") is None

@@ -81,3 +81,40 @@ def test_a_test_files_data_is_never_followed_and_the_count_is_capped(tmp_path: P
         ("pkg/reader.py", 4),
         *(("pkg/consts.py", 1 + k) for k in range(tables.MAX_IMPORTED)),
     ]
+
+
+ATTR_LIST = (
+    "import re\n\n\n"
+    "class AttrList:\n"  # 4
+    "    BASE_RE = r'\\{([^\\}\\n]*)\\}'\n"  # 5
+    "    HEADER_RE = re.compile(r'[ ]+{}$'.format(BASE_RE))\n"  # 6
+    "    UNREAD = 1\n"  # 7
+    "    NAME_RE = re.compile('x')\n\n"  # 8
+    "    def run(self, text):\n"  # 10
+    "        m = self.HEADER_RE.search(text)\n"
+    "        return m and AttrList.NAME_RE.sub('_', m.group(1))\n\n"
+    "    @classmethod\n"
+    "    def other(cls):\n"  # 15
+    "        return cls.UNREAD\n\n\n"
+    "def outside(self):\n"  # 19
+    "    return self.HEADER_RE\n"
+)
+
+
+def test_the_class_level_patterns_a_shown_method_reads_are_shown(tmp_path: Path) -> None:
+    """Markdown 3.5.2's `AttrListTreeprocessor.run` reads `self.HEADER_RE`, built in the class
+    body from `BASE_RE`, whose pattern is the fix's: the two statements (and `NAME_RE`, read
+    through the class's name) are found in the class's order, `UNREAD` is not; a class method
+    reads through `cls`; a function outside the class has no class data."""
+    repo = write(tmp_path, {"pkg/attr_list.py": ATTR_LIST})
+    run = locate.Span("pkg/attr_list.py", 10, 12, "run", 0.8)
+    shown = tables.read_by(repo, run)
+    assert [(s.start, s.end, s.name, s.score) for s in shown] == [
+        (5, 5, "class level", 0.4),
+        (6, 6, "class level", 0.4),
+        (8, 8, "class level", 0.4),
+    ]
+    other = tables.class_data(repo, locate.Span("pkg/attr_list.py", 15, 16, "other", 0.5))
+    assert [s.start for s in other] == [7]
+    assert tables.class_data(repo, locate.Span("pkg/attr_list.py", 19, 20, "outside", 1)) == []
+    assert tables.class_data(repo, locate.Span("pkg/missing.py", 1, 2, "f", 1)) == []
