@@ -296,7 +296,7 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
         kinds: dict[int, tuple[Any, bool, bool]] = {}  # id(type) -> `holds.sorter`'s answer
         layouts: dict[int, Any] = {}  # id(class) -> `holds.layout_reader`'s answer
         listed: set[int] = _set()  # the classes whose own values were listed
-        seen: set[int] = _set()  # what was opened: a shared or cyclic one once
+        seen = {_id(value): False}  # what was stacked (through a class): a shared, cyclic one once
         # (what, depth, whether reached through a class's own value: then its classes' own
         # values are not listed, one hop: a logger's class reaches every logger)
         stack, opened, read, room, cut = [(value, 0, False)], 0, 0, True, False
@@ -309,21 +309,22 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
             base, made, klass = how
             if made:
                 room = _take(one, kind, code, pins, slots) and room
-            if klass or (base is None and not made) or _id(one) in seen:  # a class: its
-                continue  # own attributes are its dictionary; a value holds nothing walked
+            if klass or (base is None and not made):  # a class: its own attributes are its
+                continue  # dictionary; a value holds nothing walked
             exact = base is not None and base is kind  # an exact built-in container
             if depth >= _deep or read >= _read or (not exact and opened >= _most):
                 cut = True  # left unopened: what it holds went unpinned
                 continue
-            seen.add(_id(one))
             opened += 0 if exact else 1  # an exact container's cost is its items, `read`
             inner, owned = _opened(one, kind, base, made, hop, _read - read, layouts, listed)
             read += _len(inner) + _len(owned)
             cut = cut or read >= _read
-            for item in _pick(inner, kinds):  # a container or an object of a class made at run time
-                stack.append((item, depth + 1, hop))
-            for item in _pick(owned, kinds):
-                stack.append((item, depth + 1, True))
+            for items, through in ((inner, hop), (owned, True)):
+                for item in _pick(items, kinds) if items else ():  # a container, an object
+                    was = seen.get(_id(item))  # pushed again where not through a class now
+                    if was is None or (was and not through):
+                        seen[_id(item)] = through
+                        stack.append((item, depth + 1, through))
         return room and not cut
 
     return pin
