@@ -54,6 +54,7 @@ def sorter() -> Callable[[type], tuple[Any, bool, bool]]:
         _heap: int = HEAP,
         _class: int = CLASS,
         _subclasses: int = SUBCLASSES,
+        _bool: Any = bool,
     ) -> tuple[Any, bool, bool]:
         flags = _flags(kind)
         base = _boxes.get(_id(kind))
@@ -62,7 +63,7 @@ def sorter() -> Callable[[type], tuple[Any, bool, bool]]:
                 base = _boxes.get(_id(klass))
                 if base is not None:
                     break
-        return base, bool(flags & _heap), bool(flags & _class)
+        return base, _bool(flags & _heap), _bool(flags & _class)
 
     return sort
 
