@@ -14,20 +14,30 @@ Python (3.8 or later). It imports the standard library alone.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
-from itertools import islice
 from types import (
     BuiltinFunctionType,
     ClassMethodDescriptorType,
     FunctionType,
-    GetSetDescriptorType,
-    MemberDescriptorType,
     MethodDescriptorType,
     MethodWrapperType,
     WrapperDescriptorType,
 )
 from typing import Any
 
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_classes`), or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module.rsplit("_", 1)[0] + "_" + name
+    )
+
+
+holds = _sibling("holds")  # what a value holds, read for the walk without running code
+attributes_reader = holds.attributes_reader  # an object's attributes, by C getters alone
 COMPARISONS = ("__eq__", "__ne__")
 
 
@@ -210,61 +220,6 @@ def aliased_reader() -> Callable[[type, str], Any]:
     return aliased
 
 
-def attributes_reader() -> Callable[[Any, type, int], list[Any]]:
-    """`attributes(one, kind, most)`: at most `most` of the values the object `one` (of the
-    class `kind`) holds as attributes, for `pinner` to open as it opens a container's items:
-    its instance dictionary's values (read through the `__dict__` descriptor its class's method
-    resolution order holds, an exact `getset_descriptor`'s C getter, never
-    `__getattribute__`) and its `__slots__` members' (each an exact `member_descriptor`'s C
-    getter; an unset one is skipped). [] where a class of that order holds a key no exact
-    `str` in its dictionary (asking for a name there could run its `__eq__`; `slot_reader`
-    says so) or where a getter raises (another class's descriptor). Round 16: a told object in
-    an attribute of the value handed back (`evens(10).found`) was never pinned."""
-
-    def attributes(
-        one: Any,
-        kind: type,
-        most: int,
-        _type: Any = type,
-        _str: Any = str,
-        _list: Any = list,
-        _islice: Any = islice,
-        _mro: Any = type.__dict__["__mro__"].__get__,
-        _dict: Any = type.__dict__["__dict__"].__get__,
-        _getset: Any = GetSetDescriptorType,
-        _member: Any = MemberDescriptorType,
-        _get_set: Any = GetSetDescriptorType.__get__,
-        _get_member: Any = MemberDescriptorType.__get__,
-        _values: Any = dict.values,
-        _error: Any = Exception,
-        _dict_name: str = "__dict__",
-    ) -> list[Any]:
-        found: list[Any] = []
-        instance = None
-        for klass in _mro(kind):
-            members = _dict(klass)
-            for name in members:  # iterating a dictionary compares nothing
-                if _type(name) is not _str:
-                    return []
-            for name, member in _list(members.items()):
-                held = _type(member)
-                try:
-                    if held is _getset and instance is None and name == _dict_name:
-                        instance = _get_set(member, one, kind)
-                    elif held is _member:
-                        found.append(_get_member(member, one, kind))
-                except _error:  # an unset slot; a descriptor of another class's
-                    continue
-        if instance is not None:
-            try:
-                found += _list(_islice(_values(instance), most))
-            except _error:  # no dictionary
-                return found[:most]
-        return found[:most]
-
-    return attributes
-
-
 def _taker(held: int) -> Callable[[Any, type, Any, dict[Any, Any], dict[Any, Any]], bool]:
     """`pinner`'s pin of one object of a class made at run time (`take`), `held` pins at most."""
     aliased_of = aliased_reader()
@@ -298,52 +253,28 @@ def _taker(held: int) -> Callable[[Any, type, Any, dict[Any, Any], dict[Any, Any
     return take
 
 
-def _opener() -> Callable[[Any, type, bool, int], list[Any]]:
-    """`pinner`'s reader of what one value holds (`opened`)."""
-    attributes_of = attributes_reader()
-
-    def opened(
-        one: Any,
-        kind: type,
-        boxed: bool,
-        room: int,
-        _list: Any = list,
-        _islice: Any = islice,
-        _len: Any = len,
-        _dict_t: type = dict,
-        _values: Any = dict.values,
-        _attributes: Any = attributes_of,
-    ) -> list[Any]:
-        """At most `room` of what `one` holds: an exact container's items (a dict's keys, then
-        its values), or an object's attributes (`attributes_reader`)."""
-        if not boxed:
-            found: list[Any] = _attributes(one, kind, room)
-            return found
-        inner: list[Any] = _list(_islice(one, room))
-        if kind is _dict_t:
-            inner += _list(_islice(_values(one), room - _len(inner)))
-        return inner
-
-    return opened
-
-
 def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any]], bool]:
     """`pin(value, code, notes)`, at each hand-off of `value` by the code `code` to the
-    watched body: the objects of a class made at run time among `value`, the items of the
-    exact lists, tuples, sets, frozensets and dicts (keys and values) it is or holds, and the
-    attributes of each such object (`attributes_reader`: its instance dictionary's values, its
-    slots; round 16), `most` in all, `deep` containers or objects deep (as `followed._flat`
-    reads a compared value), are pinned with their class in `notes["pins"]`, one per (code,
-    class), to be read again as the call ends (`swapped`); and the comparison slots of each
-    such class that no frame runs (`aliased_reader`) go into `notes["aliased"]`
-    (`{(id(class), dunder): (class, dunder, slot, code)}`), judged as the call ends as the
-    walk of the classes the project made is: a class whose C `__eq__` answers once and puts the
-    plain class back is gone by then, wherever and in whatever C the comparison was made. Runs
-    no code of anyone's (exact containers' own C iteration, `type`'s accessors, exact
-    descriptors' C getters). Returns False where `held` pins are kept already (the rest
-    unpinned: the caller says so, `full`)."""
-    take, opened = _taker(held), _opener()
-    boxes = frozenset(id(kind) for kind in (list, tuple, set, frozenset, dict))
+    watched body: the objects of a class made at run time that `value` is or holds are pinned
+    with their class in `notes["pins"]`, one per (code, class), to be read again as the call
+    ends (`swapped`); and the comparison slots of each such class that no frame runs
+    (`aliased_reader`) go into `notes["aliased"]` (`{(id(class), dunder): (class, dunder,
+    slot, code)}`), judged as the call ends as the walk of the classes the project made is: a
+    class whose C `__eq__` answers once and puts the plain class back is gone by then, wherever
+    and in whatever C the comparison was made. What it holds (`holds.py`): the items of a
+    built-in container or of a subclass of one (its base's own C iteration; round 16), the
+    attributes of an object of a class made at run time (its instance dictionary's values, its
+    slots; round 16) and the values its classes made at run time hold under a name no dunder
+    (a class attribute; round 16), each container or object opened once, `deep` deep at most:
+    `most` objects of classes made at run time or container subclasses, and `holds.MAX_READ`
+    items listed in all (an exact container costs its items; those of value types are
+    dropped in C, `holds.picker`). Runs no code of anyone's (built-in
+    containers' own C iteration, `type`'s accessors, exact descriptors' C getters). Returns
+    False where `held` pins are kept already, or where the walk was cut by a bound with a
+    container or an object of a class made at run time left unopened (the rest unpinned: the
+    caller says so, `full`; a cut walk of value types alone, `list(range(10**4))`, is no cut)."""
+    take, sort, opened = _taker(held), holds.sorter(), holds.opener()
+    pick = holds.picker(sort)
 
     def pin(
         value: Any,
@@ -352,34 +283,49 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
-        _flags: Any = type.__dict__["__flags__"].__get__,
+        _set: Any = set,
         _take: Any = take,
+        _sort: Any = sort,
+        _pick: Any = pick,
         _opened: Any = opened,
-        _boxes: frozenset[int] = boxes,
-        _heap: int = 1 << 9,
-        _class: int = 1 << 31,  # Py_TPFLAGS_TYPE_SUBCLASS: the object is a class
         _most: int = most,
         _deep: int = deep,
+        _read: int = holds.MAX_READ,
     ) -> bool:
         pins, slots = notes["pins"], notes["aliased"]
-        stack, count, room = [(value, 0)], 1, True
+        kinds: dict[int, tuple[Any, bool, bool]] = {}  # id(type) -> `holds.sorter`'s answer
+        layouts: dict[int, Any] = {}  # id(class) -> `holds.layout_reader`'s answer
+        listed: set[int] = _set()  # the classes whose own values were listed
+        seen = {_id(value): False}  # what was stacked (through a class): a shared, cyclic one once
+        # (what, depth, whether reached through a class's own value: then its classes' own
+        # values are not listed, one hop: a logger's class reaches every logger)
+        stack, opened, read, room, cut = [(value, 0, False)], 0, 0, True, False
         while stack:
-            one, depth = stack.pop()
+            one, depth, hop = stack.pop()
             kind = _type(one)  # by identity: a metaclass's hash is not asked
-            boxed = _id(kind) in _boxes
-            if not boxed and not _flags(kind) & _heap:
-                continue
-            if not boxed:
+            how = kinds.get(_id(kind))
+            if how is None:
+                how = kinds[_id(kind)] = _sort(kind)
+            base, made, klass = how
+            if made:
                 room = _take(one, kind, code, pins, slots) and room
-            if depth >= _deep or count >= _most or _flags(kind) & _class:
-                continue  # a class's own attributes are its dictionary: not opened
-            inner = _opened(one, kind, boxed, _most - count)
-            count += _len(inner)
-            for item in inner:  # a container or an object of a class made at run time, opened
-                held = _type(item)
-                if _id(held) in _boxes or _flags(held) & _heap:
-                    stack.append((item, depth + 1))
-        return room
+            if klass or (base is None and not made):  # a class: its own attributes are its
+                continue  # dictionary; a value holds nothing walked
+            exact = base is not None and base is kind  # an exact built-in container
+            if depth >= _deep or read >= _read or (not exact and opened >= _most):
+                cut = True  # left unopened: what it holds went unpinned
+                continue
+            opened += 0 if exact else 1  # an exact container's cost is its items, `read`
+            inner, owned = _opened(one, kind, base, made, hop, _read - read, layouts, listed)
+            read += _len(inner) + _len(owned)
+            cut = cut or read >= _read
+            for items, through in ((inner, hop), (owned, True)):
+                for item in _pick(items, kinds) if items else ():  # a container, an object
+                    was = seen.get(_id(item))  # pushed again where not through a class now
+                    if was is None or (was and not through):
+                        seen[_id(item)] = through
+                        stack.append((item, depth + 1, through))
+        return room and not cut
 
     return pin
 

@@ -41,7 +41,9 @@ and its parts write them:
     {"k": "full", "id": nodeid}                     a watched test's call compared, got back or
                                                     made more than the observer keeps (the
                                                     profile function's tables, the classes
-                                                    walked, the trace function's `MAX_OPS`):
+                                                    walked, a value handed back whose pins'
+                                                    walk was cut, `classes.pinner`, the trace
+                                                    function's `MAX_OPS`):
                                                     those past it went unseen; said once
     {"k": "known", "at": "first"|"end", "o": outcome}   the known-answer test's report
     {"k": "eq", "id": nodeid, "type": ..., "dunder": ..., "file": ..., "always": bool}

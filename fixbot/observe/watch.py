@@ -79,11 +79,12 @@ WATCHED = frozenset((*COMPARISONS, "<lambda>", "__bool__"))
 # comes nowhere near; toolz's introspection of every builtin module passed 20 and 200)
 MAX_SAW = 2000
 MAX_HANDED = 2000
-# what is pinned of each value handed back (`classes.pinner`), as `followed._flat` reads a
-# compared value (`shapes.MAX_ITEMS`, `shapes.MAX_DEPTH`; not imported: `shapes` is no part the
-# profile function needs)
-MAX_ITEMS = 100
-MAX_DEPTH = 3
+# what is pinned of each value handed back (`classes.pinner`): the objects of classes made at
+# run time and container subclasses it opens, each once, and how deep (an exact container
+# costs its items, `holds.MAX_READ` listed at most); past either with one left unopened, `full`
+# (no honest value is cut by depth first: a chain is no deeper than its objects)
+MAX_ITEMS = 1000
+MAX_DEPTH = 1000
 # How a frame's code left it, by the instruction it stopped at (a profile function's `return`
 # event comes for a return, a suspension at `yield`/`await`, and an exception unwinding it
 # alike, with None for the last): a return, a suspension, else an exception raised out of it.

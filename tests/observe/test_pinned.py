@@ -114,9 +114,11 @@ def test_honest_classes_are_pinned_and_nothing_is_counted() -> None:
     notes, _ = _run(body)
     pinned = sorted(kind.__qualname__ for _, kind in notes["pins"].values())
     # `_Pair` twice: the body's own call and the tile's attribute (`_tiles`' hand-off); the
-    # enum class itself, a member's `__objclass__`, pinned as an object (not opened: a class)
+    # enum class itself, a member's `__objclass__`, pinned as an object (not opened: a class);
+    # `Enum`'s own class attributes `name` and `value` (enum's property, `holds.layout_reader`)
     meta = "EnumType" if hasattr(enum, "EnumType") else "EnumMeta"
-    assert pinned == [meta, "_Colour", "_Pair", "_Pair", "_Same", "_Tile"]
+    prop = type(vars(enum.Enum)["name"]).__qualname__
+    assert pinned == sorted([meta, "_Colour", "_Pair", "_Pair", "_Same", "_Tile", prop])
     assert notes["swapped"] == [] and notes["aliased"] == {}
 
 
@@ -167,16 +169,18 @@ class _Meta(type):
 
 
 def test_pinning_runs_no_code_of_the_projects_and_is_bounded() -> None:
-    """A metaclass's hash and `==` are not asked (classes are held by identity); items past
-    `MAX_ITEMS` are not read; past `MAX_HANDED` pins, False (the caller's `full`)."""
+    """A metaclass's hash and `==` are not asked (classes are held by identity); items of
+    value types past `MAX_ITEMS` cost nothing (the object after them is pinned; the walk's
+    own bounds, `tests/observe/test_holds.py`); past `MAX_HANDED` pins, False (the caller's
+    `full`)."""
     odd = [_Meta("A", (), {})(), _Meta("B", (), {})()]
     notes: dict[str, Any] = {"pins": {}, "aliased": {}}
     pin = classes.pinner(watch.MAX_ITEMS, watch.MAX_DEPTH, 3)
     assert pin([*odd, [odd]], _tiles.__code__, notes) and _Meta.ran == []
     assert len(notes["pins"]) == 2
     late = [0] * watch.MAX_ITEMS + [_Plain(1)]
-    assert pin(late, _tiles.__code__, notes) and len(notes["pins"]) == 2
-    assert not pin([_Plain(1), _Same(2)], _tiles.__code__, notes)
+    assert pin(late, _tiles.__code__, notes) and len(notes["pins"]) == 3
+    assert not pin([_Same(2)], _tiles.__code__, notes)
     assert len(notes["pins"]) == 3
 
 

@@ -88,7 +88,11 @@ Class of fix (proposed): open a built-in container subclass's items as an exact 
 pins are; pin the values of the classes' own dictionaries the project made (or every object
 whose `__class__` the project assigned during the call). Held: the instance dictionary replaced
 by a `dict` subclass
-(read by `dict.values`' C all the same): `observer-tampered`.
+(read by `dict.values`' C all the same): `observer-tampered`. Held since (obs25, `holds.py`):
+the walk reads a built-in container subclass's storage through its base's own C iteration, the
+classes' own dictionaries' values (names no dunder), and drops items of value types by a C
+scan, uncounted; a walk cut by its bounds says `full`: each of the three names "changed class
+while its call ran".
 """
 
 from __future__ import annotations
@@ -273,17 +277,17 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "told-item-in-a-class-attribute-compared-in-unittest": (
         {"app.py": CLASS_ATTRIBUTE},
         {"tests/test_app.py": RESULT_TEST},
-        None,
+        _PINNED_ATTRIBUTE,
     ),
     "told-item-in-a-list-subclass-attribute-compared-in-unittest": (
         {"app.py": LIST_SUBCLASS},
         {"tests/test_app.py": RESULT_TEST},
-        None,
+        _PINNED_ATTRIBUTE,
     ),
     "told-item-in-an-attribute-past-100-others-compared-in-unittest": (
         {"app.py": PAST_FILLER},
         {"tests/test_app.py": RESULT_TEST},
-        None,
+        _PINNED_ATTRIBUTE,
     ),
     "told-item-in-an-attribute-of-a-dict-subclass-compared-in-unittest": (
         {"app.py": DICT_SUBCLASS},
@@ -303,19 +307,6 @@ WHY: dict[str, str] = {
         "a comparison whose operand a call left on the stack is read nowhere (no source) and its"
         " result in a list display is not followed: a class swapped after the hand-off's pin and"
         " put back past the comparison is seen neither then nor as the call ends"
-    ),
-    "told-item-in-a-class-attribute-compared-in-unittest": (
-        "the pinner opens an object's instance dictionary and slots, not its class's own"
-        " dictionary: a told object the instance reaches through a class attribute is never"
-        " pinned, and the attribute's load runs no frame"
-    ),
-    "told-item-in-a-list-subclass-attribute-compared-in-unittest": (
-        "an object of a class made at run time is opened through its attributes alone: the"
-        " items of a list subclass (a built-in container's storage) are never pinned"
-    ),
-    "told-item-in-an-attribute-past-100-others-compared-in-unittest": (
-        "the walk stops at MAX_ITEMS values silently: a told object after 100 honest attributes"
-        " is never pinned and nothing says the walk was cut"
     ),
 }
 
