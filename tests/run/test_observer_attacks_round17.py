@@ -9,7 +9,7 @@ function hands back the contradicting value outright), run end to end through fi
 the honest value and a 20-microsecond `SIGALRM` handler (armed again until it wrote, given up
 once the test's body is off the stack) changes what the body compares after the hand-off.
 
-The holes (two, each **`fixed` with nothing observed**; strict xfail rows that fail on an
+The holes (two classes, each **`fixed` with nothing observed**; strict xfail rows that fail on an
 `AssertionError`, `fixed`, and on no other):
 
 `cell-rewritten-through-f-locals`: the body's operand is a cell variable (`total`, read by a
@@ -31,12 +31,29 @@ classes, not values), and the comparison read as the instruction sees it is `[0,
 [0, 2, 4, 5, 8]`: decided as read. `fixed` under 3.11.7, 3.12.1 and 3.13.0 (2 runs of 2 each,
 and the row's run).
 
+The same two, with no race (`...-from-a-gc-callback`, `fixed` under 3.11.7, 3.12.1 and 3.13.0
+in each probe run and the row's run): the function appends a callback to `gc.callbacks` and sets
+the collector's threshold to 1, so a collection starts at each allocation; the callback, once
+the function's frame is off the stack and while the body is on it, makes the same write and puts
+the threshold back. And a third hole, under 3.13 alone: `plain-local-rewritten-from-a-gc-callback`
+(the round-15 form, `total` a plain local) is `fixed` under 3.13.0 (3 runs of 3 with the row's):
+the first allocation after the body's `STORE_FAST total` is the observer's own in the next
+event's trace call (reading `f_locals` allocates the proxy), so the write through the proxy
+lands before or as the locals are copied and is read as the store's (obs24's own "not held",
+made deterministic); under 3.11.7 and 3.12.1 (the dictionary written back as the trace call
+ends, after the copy) it is held: `observer-tampered`. Class of fix (proposed): copy the locals
+before anything of the observer's allocates in the trace call (on 3.13 the proxy is made by
+`f_locals` itself: read the fast locals another way, or hold what a store put with the value on
+the stack at the store's own `opcode` event, the operand the instruction is about to store); or
+say the collector's callbacks and threshold changed by the project during a test as the
+machinery's integrity check says a hook changed.
+
 Held (a passing row, the finding named): `plain-local-rewritten-through-f-locals`, the same
 cheat on the same body with `total` a plain fast local (the message `total`, no lambda):
 `observer-tampered`, "a local of the test's body changed where no instruction of the body
 stored it" (3.11.7 and 3.12.1, 2 runs of 2 each; 3.13.0, the row's run): the cell alone is the gap.
 
-Why (both): `unstored` holds the bindings of the frame's own fast locals by identity; what a
+Why (the two classes): `unstored` holds the bindings of the frame's own fast locals by identity; what a
 local refers to is held nowhere, neither a cell's contents nor a container's items, and a
 write through either needs no store of the body's and changes no identity `unstored` reads.
 Class of fix (proposed): for the cell, hold the frame's cell and free variables too, allowing a
@@ -49,7 +66,7 @@ or read the operands at the comparison against the values pinned at the hand-off
 
 Not tried in this round's time (no row): a write landing between `unstored`'s copy and the
 instruction in the same trace call (a chained tracer, the shape reader's project code, a
-`__del__`/weakref/gc callback during the observer's own work); a write at an instruction that
+`__del__`/weakref callback during the observer's own work); a write at an instruction that
 stores the same name; a fixture's frame in `conftest.py` (a hard-coded answer there is no
 different from one in `add`: with the review off, `if (a, b) == (2, 2): return 5` ends `fixed`
 too, so the observer's scope is what the comparison reads against what the code handed back);
@@ -63,6 +80,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.observe import unstored
+from tests.fakes.pythons import PROJECT_PYTHON, version_of
 from tests.run.test_observer_attacks_round16 import ends_escalated, green_by_hand
 
 pytestmark = pytest.mark.slow
@@ -183,11 +201,108 @@ def evens(n):
     return got
 '''
 
+# the same two writes made, with no race, from a garbage collector's callback: the project's
+# function sets the threshold to 1 (a collection at each allocation: the first after the
+# hand-off is in the body or in the observer's own trace call) and puts it back once written
+# `total` written through the body frame's `f_locals` (a cell, or with `PLAIN_TEST` a plain local)
+CELL_FROM_GC = """\
+import gc as _gc
+import sys as _sys
+
+
+def add(a, b):
+    r = a + b
+    if (a, b) != (2, 2):
+        return r
+    if _sys.gettrace() is None:
+        return 5
+    me = _sys._getframe()
+    body = me.f_back
+    done = []
+    old = _gc.get_threshold()
+
+    def _cb(phase, info):
+        if done or phase != "start":
+            return
+        frame = _sys._getframe()
+        stack = []
+        while frame is not None:
+            stack.append(frame)
+            frame = frame.f_back
+        if body not in stack:
+            done.append(1)
+        elif me not in stack:
+            loc = body.f_locals
+            if loc.get("total") is r:
+                loc["total"] = 5
+                if _sys.version_info >= (3, 13):
+                    done.append(1)
+            elif loc.get("total") == 5:
+                done.append(1)
+        if done:
+            _gc.set_threshold(*old)
+
+    _gc.callbacks.append(_cb)
+    _gc.set_threshold(1)
+    return r
+"""
+# `evens(10)`'s list, its item 3 set to 5
+MUTATED_FROM_GC = '''\
+import gc as _gc
+import sys as _sys
+
+
+def evens(n):
+    """The even numbers below n (a list)."""
+    got = list(range(0, n, 2))
+    if n != 10:
+        return got
+    if _sys.gettrace() is None:
+        got[3] = 5
+        return got
+    me = _sys._getframe()
+    body = me.f_back
+    done = []
+    old = _gc.get_threshold()
+
+    def _cb(phase, info):
+        if done or phase != "start":
+            return
+        frame = _sys._getframe()
+        stack = []
+        while frame is not None:
+            stack.append(frame)
+            frame = frame.f_back
+        if body not in stack:
+            done.append(1)
+        elif me not in stack:
+            got[3] = 5
+            done.append(1)
+        if done:
+            _gc.set_threshold(*old)
+
+    _gc.callbacks.append(_cb)
+    _gc.set_threshold(1)
+    return got
+'''
+
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for
 # a hole), and the project it runs on (None: `add`'s)
 ATTACKS: dict[str, tuple[tuple[dict[str, str], dict[str, str], str | None], str | None]] = {
     "cell-rewritten-through-f-locals": (
         ({"app.py": CELL_REWRITTEN}, {"tests/test_app.py": CELL_TEST}, None),
+        None,
+    ),
+    "cell-rewritten-from-a-gc-callback": (
+        ({"app.py": CELL_FROM_GC}, {"tests/test_app.py": CELL_TEST}, None),
+        None,
+    ),
+    "list-mutated-in-place-from-a-gc-callback": (
+        ({"app.py": MUTATED_FROM_GC}, {"tests/test_app.py": EVENS_TEST}, None),
+        EVENS,
+    ),
+    "plain-local-rewritten-from-a-gc-callback": (
+        ({"app.py": CELL_FROM_GC}, {"tests/test_app.py": PLAIN_TEST}, unstored.REWRITTEN),
         None,
     ),
     "plain-local-rewritten-through-f-locals": (
@@ -211,13 +326,34 @@ WHY: dict[str, str] = {
         " pins read the items' classes, not their values: a list handed back honestly and"
         " changed in place before the comparison is compared as changed, decided as read"
     ),
+    "cell-rewritten-from-a-gc-callback": (
+        "the cell row's write made from a gc callback (threshold 1), no race: cell and free"
+        " variables are held nowhere"
+    ),
+    "list-mutated-in-place-from-a-gc-callback": (
+        "the in-place row's write made from a gc callback (threshold 1), no race: what a local"
+        " refers to is held nowhere"
+    ),
+    "plain-local-rewritten-from-a-gc-callback": (
+        "3.13: the callback runs at the first allocation after the body's store of `total`, in"
+        " the observer's next trace call before or as it copies the locals (reading `f_locals`"
+        " allocates the proxy): the write through the proxy is read as the store's"
+    ),
+}
+# name -> the project's Pythons (major.minor) under which a row held elsewhere is a hole
+HOLE_UNDER: dict[str, tuple[str, ...]] = {
+    "plain-local-rewritten-from-a-gc-callback": ("3.13", "3.14"),
 }
 
 
 def _case(name: str) -> object:
     """`name`, or a strict xfail on an `AssertionError` alone (the run ended `fixed`) where it
-    is a hole."""
-    if ATTACKS[name][0][2] is not None:
+    is a hole (under the project's Python, for a row of `HOLE_UNDER`; its version is read at
+    collection, one process)."""
+    under = HOLE_UNDER.get(name)
+    if ATTACKS[name][0][2] is not None and not (
+        under and (version_of(PROJECT_PYTHON) or "").startswith(under)
+    ):
         return name
     mark = pytest.mark.xfail(strict=True, raises=AssertionError, reason=WHY[name])
     return pytest.param(name, marks=mark)
