@@ -51,18 +51,19 @@ machinery's integrity check says a hook changed.
 Held (a passing row, the finding named): `plain-local-rewritten-through-f-locals`, the same
 cheat on the same body with `total` a plain fast local (the message `total`, no lambda):
 `observer-tampered`, "a local of the test's body changed where no instruction of the body
-stored it" (3.11.7 and 3.12.1, 2 runs of 2 each; 3.13.0, the row's run): the cell alone is the gap.
+stored it" (3.11.7 and 3.12.1, 2 runs of 2 each; 3.13.0, the row's run): the cell alone is
+the gap.
 
-Why (the two classes): `unstored` holds the bindings of the frame's own fast locals by identity; what a
-local refers to is held nowhere, neither a cell's contents nor a container's items, and a
-write through either needs no store of the body's and changes no identity `unstored` reads.
-Class of fix (proposed): for the cell, hold the frame's cell and free variables too, allowing a
-change where the instruction that ran stores the name (`STORE_DEREF`/`DELETE_DEREF`) or where a
-frame of a function closing over that cell ran since the last event (its `nonlocal` rebinding:
-the observer's call events see it); for the mutation, pin at the hand-off the identities of what
-the exact containers of the value handed back hold (the walk that pins their classes now, the
-same bounds), read again at each event of the body up to the comparison and as the call ends,
-or read the operands at the comparison against the values pinned at the hand-off.
+Why (the two classes): `unstored` holds the bindings of the frame's own fast locals by identity;
+what a local refers to is held nowhere, neither a cell's contents nor a container's items, and a
+write through either needs no store of the body's and changes no identity `unstored` reads. Class
+of fix (proposed): for the cell, hold the frame's cell and free variables too, allowing a change
+where the instruction that ran stores the name (`STORE_DEREF`/`DELETE_DEREF`) or where a frame of a
+function closing over that cell ran since the last event (its `nonlocal` rebinding: the observer's
+call events see it); for the mutation, pin at the hand-off the identities of what the exact
+containers of the value handed back hold (the walk that pins their classes now, the same bounds),
+read again at each event of the body up to the comparison and as the call ends, or read the
+operands at the comparison against the values pinned at the hand-off.
 
 Not tried in this round's time (no row): a write landing between `unstored`'s copy and the
 instruction in the same trace call (a chained tracer, the shape reader's project code, a
