@@ -309,7 +309,7 @@ def _local_tracer(
     the frame's stored it is `tampered` (round 15: a signal handler's write)."""
     plan, follow = followed.follower(notes, send)
     read = reading._reader(notes, reading._streamer(notes, send, shape, plan), follow)
-    held = unstored.holder(send)
+    held, entered = unstored.holder(send)
 
     def note(
         frame: Any,
@@ -318,9 +318,11 @@ def _local_tracer(
         outer: bool,
         tables: tuple[Any, Any] | None,
         _getframe: Any = sys._getframe,
+        _entered: Any = entered,
     ) -> Any:
         """The local trace function of one body frame (its defaults, the local one's, are
         read from its own: no name is looked up in a module's globals as a body runs)."""
+        _entered(frame)  # a closure's frame: its maker's cells may be rebound (`unstored`)
 
         def local(
             frame: Any,
@@ -336,7 +338,7 @@ def _local_tracer(
             _getframe: Any = _getframe,
             _tables: tuple[Any, Any] | None = tables,
             _held: Any = held,
-            _kept: list[Any] = [None, -1],  # noqa: B006 (one per frame, on purpose)
+            _kept: list[Any] = [None, -1, 0],  # noqa: B006 (one per frame, on purpose)
         ) -> Any:
             if _outer and frame is _mine and (event == "opcode" or event == "line"):
                 _held(frame, _kept, _notes, event == "opcode")  # a local changed with no store

@@ -41,8 +41,10 @@ def _sibling(name: str) -> Any:
 bytecode = _sibling("bytecode")  # the frame's instructions, read without `dis`
 
 # the instructions that bind or unbind a local of their frame (3.8 to 3.13; 3.12's inlined
-# comprehensions clear theirs with `LOAD_FAST_AND_CLEAR`; 3.13 pairs two in one)
+# comprehensions clear theirs with `LOAD_FAST_AND_CLEAR`; 3.13 pairs two in one), or a cell
+# variable (`MAKE_CELL`, 3.11 and later, makes a local's cell, empty or holding its value)
 ONE = frozenset({"STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR"})
+CELLS = frozenset({"STORE_DEREF", "DELETE_DEREF", "MAKE_CELL"})
 TWO = frozenset({"STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
 # what `tampered` says
 REWRITTEN = "a local of the test's body changed where no instruction of the body stored it"
@@ -56,11 +58,18 @@ def _names(
     arg: Any,
     _local: Any = bytecode._local,
     _one: frozenset[str] = ONE,
+    _cells: frozenset[str] = CELLS,
     _two: frozenset[str] = TWO,
 ) -> tuple[str, ...]:
-    """The locals the instruction `name` (its `argval` as `bytecode.instructions` gives it:
-    the name for `LOAD_FAST_AND_CLEAR`, both for `STORE_FAST_LOAD_FAST`, else the raw
-    argument) of `code` binds or unbinds; none for an instruction of neither `ONE` nor `TWO`."""
+    """The locals or cell variables the instruction `name` (its `argval` as
+    `bytecode.instructions` gives it: the name for `LOAD_FAST_AND_CLEAR`, both for
+    `STORE_FAST_LOAD_FAST`, else the raw argument) of `code` binds or unbinds; every free
+    variable for `COPY_FREE_VARS` (3.11 and later: the closure's cells copied in); none for an
+    instruction of neither `ONE`, `CELLS` nor `TWO`."""
+    if name in _cells:
+        return (_local(code, name, arg),)
+    if name == "COPY_FREE_VARS":
+        return code.co_freevars  # type: ignore[no-any-return]
     if name in _one:
         return (arg,) if name == "LOAD_FAST_AND_CLEAR" else (_local(code, "LOAD_FAST", arg),)
     if name not in _two:
@@ -96,41 +105,104 @@ def _changed(
     now: dict[Any, Any],
     before: dict[Any, Any],
     allowed: frozenset[str],
-    cells: tuple[str, ...],
+    free: tuple[str, ...],
     _type: Any = type,
     _str: Any = str,
-) -> bool:
-    """Whether a local of `now` (name -> value) is bound, rebound or unbound against `before`
-    by identity, but for the names `allowed` (those the instruction that ran stores) and
-    `cells`; True where either holds a key that is no exact `str` (only project code plants
-    one; it is looked for before any lookup, which would run its `__eq__`)."""
+) -> list[Any]:
+    """The names of `now` (name -> value) bound, rebound or unbound against `before` by
+    identity, but for the names `allowed` (those the instruction that ran stores) and `free`
+    (the frame's free variables: its maker's cells, which the maker rebinds lawfully while this
+    frame is suspended); `[None]` where either holds a key that is no exact `str` (only project
+    code plants one; it is looked for before any lookup, which would run its `__eq__`)."""
     for name in (*now, *before):
         if _type(name) is not _str:
-            return True
-    for name in now.keys() | before.keys():
-        if name in allowed or name in cells:
-            continue
-        if name not in now or name not in before or now[name] is not before[name]:
-            return True
-    return False
+            return [None]
+    return [
+        name
+        for name in now.keys() | before.keys()
+        if name not in allowed and name not in free
+        if name not in now or name not in before or now[name] is not before[name]
+    ]
+
+
+def _inner(
+    code: Any, _type: Any = type, _id: Any = id, _set: Any = set, _frozenset: Any = frozenset
+) -> frozenset[int]:
+    """The identities of the code objects made inside `code`, at any depth (its nested
+    functions, lambdas, generator expressions and classes: those that can close over its
+    cells), read from `co_consts`."""
+    found: set[int] = _set()
+    stack = [code]
+    while stack:
+        for one in stack.pop().co_consts:
+            if _type(one) is _type(code) and _id(one) not in found:
+                found.add(_id(one))
+                stack.append(one)
+    return _frozenset(found)  # type: ignore[no-any-return]
+
+
+def _closed(
+    code: Any,
+    names: list[Any],
+    since: int,
+    entries: dict[int, tuple[Any, int]],
+    inner: dict[int, tuple[Any, frozenset[int]]],
+    _inner: Any = _inner,
+    _id: Any = id,
+    _all: Any = all,
+    _any: Any = any,
+) -> bool:
+    """Whether each of `names` is a cell variable of `code` that a frame of code made inside
+    it (`_inner`), closing over that name, was entered since the entry count `since`
+    (`entries`: id(code) -> (code, its last entry's count), `held`'s `entered`): a closure's
+    `nonlocal` rebinding it."""
+    cells = code.co_cellvars
+    if not _all(name in cells for name in names):
+        return False
+    made = inner.get(_id(code))
+    if made is None or made[0] is not code:
+        made = inner[_id(code)] = (code, _inner(code))
+    ran = [one for one, count in entries.values() if count > since and _id(one) in made[1]]
+    return _all(_any(name in one.co_freevars for one in ran) for name in names)  # type: ignore[no-any-return]
 
 
 def holder(
     send: Callable[[dict[str, Any]], None],
-) -> Callable[[Any, list[Any], list[Any], bool], None]:
-    """`held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the instruction at the
-    frame's offset runs next) and `line` event of a frame the trace function reads
-    (`operands._local_tracer`; `notes` its call's, `notes[0]` the test, `notes[4]` what it
-    streamed; `kept` the frame's own `[locals, offset]`, `[None, -1]` at first): the frame's
-    locals, copied from its `f_locals` in one C call (a signal handler runs between two calls,
-    never inside one: one run between the dictionary's refresh and a copy made in two steps
-    would be copied as the frame's own) and compared by identity alone (no project code runs),
-    held against those of its last event; one changed (bound, rebound, unbound) where the
-    instruction at the last `opcode` event's offset stores none of that name (`stores`; none
-    after a `line` event: nothing ran since; cell and free variables left out: a closure's
-    `nonlocal` rebinds them lawfully) streams `tampered` once per test, and so does a key that
-    is no exact `str`. Then the locals are kept for the next event."""
+) -> tuple[Callable[[Any, list[Any], list[Any], bool], None], Callable[[Any], None]]:
+    """`(held, entered)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the
+    instruction at the frame's offset runs next) and `line` event of a frame the trace
+    function reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test,
+    `notes[4]` what it streamed; `kept` the frame's own `[locals, offset, entries]`,
+    `[None, -1, 0]` at first): the frame's locals and cell variables, copied from its
+    `f_locals` in one C call (a signal handler runs between two calls, never inside one: one
+    run between the dictionary's refresh and a copy made in two steps would be copied as the
+    frame's own) and compared by identity alone (no project code runs), held against those of
+    its last event; one changed (bound, rebound, unbound) where the instruction at the last
+    `opcode` event's offset stores none of that name (`stores`; none after a `line` event:
+    nothing ran since) streams `tampered` once per test, and so does a key that is no exact
+    `str`; but a cell variable of the frame's a closure made inside its code rebinds
+    (`nonlocal`: a frame of that closure entered since, `entered`, `_closed`), and the frame's
+    free variables (its maker's cells). Then the locals are kept for the next event.
+    `entered(frame)`, as the trace function reads a new frame (or a generator's resumed): a
+    frame of code closing over cells, counted for `held`."""
     tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = {}
+    # the frames entered of code closing over cells: [count, {id(code): (code, its last count)}]
+    entries: list[Any] = [0, {}]
+    inner: dict[int, tuple[Any, frozenset[int]]] = {}  # id(code) -> the codes made inside it
+
+    def entered(
+        frame: Any,
+        _entries: list[Any] = entries,
+        _id: Any = id,
+        _len: Any = len,
+        _most: int = MAX_CODES,
+    ) -> None:
+        code = frame.f_code
+        if code.co_freevars:
+            if _len(_entries[1]) >= _most:
+                _entries[1].clear()
+            _entries[0] += 1
+            _entries[1][_id(code)] = (code, _entries[0])
 
     def held(
         frame: Any,
@@ -139,6 +211,8 @@ def holder(
         ran: bool,
         _send: Any = send,
         _tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = tables,
+        _entries: list[Any] = entries,
+        _inner: dict[int, tuple[Any, frozenset[int]]] = inner,
         _stores: Any = stores,
         _dict: Any = dict,
         _len: Any = len,
@@ -153,13 +227,14 @@ def holder(
         _none: frozenset[str] = frozenset(),
         _what: str = REWRITTEN,
         _changed: Any = _changed,
+        _closed: Any = _closed,
     ) -> None:
         if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
             now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
         else:  # a key no str: not copied (the copy's lookups would run its `__eq__`)
             now = {None: None}
-        before, last = kept[0], kept[1]
-        kept[0], kept[1] = now, frame.f_lasti if ran else -1
+        before, last, since = kept[0], kept[1], kept[2]
+        kept[0], kept[1], kept[2] = now, frame.f_lasti if ran else -1, _entries[0]
         if not notes[0] or "unstored" in notes[4]:
             return
         if before is None:  # the first event: what it holds is the frame's from here on
@@ -175,10 +250,11 @@ def holder(
         if table is None or table[0] is not code:
             if _len(_tables) >= _most:
                 _tables.clear()
+                _inner.clear()
             table = _tables[_id(code)] = (code, _stores(code))
-        allowed = table[1].get(last, _none)
-        if _changed(now, before, allowed, code.co_cellvars + code.co_freevars):
+        changed = _changed(now, before, table[1].get(last, _none), code.co_freevars)
+        if changed and not _closed(code, changed, since, _entries[1], _inner):
             notes[4].add("unstored")
             _send({"k": "tampered", "id": notes[0], "what": _what})
 
-    return held
+    return held, entered

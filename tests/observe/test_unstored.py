@@ -81,6 +81,66 @@ def test_a_body_whose_own_instructions_change_its_locals_is_not_tampering() -> N
     assert [r for r in sent if r["k"] == "op"]  # its comparisons were read
 
 
+def _cell_rewritten() -> bool:
+    """`_rewritten` with `got` a cell variable (a lambda closes over it, never run while the
+    comparisons pass: round 17's `cell-rewritten-through-f-locals`)."""
+    got = 4
+    seen = got == 4
+    return seen and (got == 5 or (lambda: got)() == 0)
+
+
+def _cell_rewriting(value: Any, op: str) -> dict[str, Any]:
+    """`_rewriting` for `_cell_rewritten`'s cell `got`."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not _cell_rewritten.__code__:
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None and frame.f_locals.get("got") == 4:
+        frame.f_locals["got"] = 5
+    return SHAPE(value, op)
+
+
+def test_a_cell_variable_rewritten_inside_the_observers_trace_call_is_tampering() -> None:
+    answer, sent = _run(_cell_rewritten, _cell_rewriting)
+    assert answer is True  # the write landed in the cell
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
+def _closures(n: int = 3) -> int:
+    """A body whose cell variables change by its own stores and its closures' `nonlocal`
+    rebinding, in a nested function, a generator resumed between the body's stores and a
+    comprehension's lambdas."""
+    count = 0
+    step = 1
+
+    def bump() -> None:
+        nonlocal count
+        count += step
+
+    def counting() -> Any:
+        nonlocal count
+        for _ in range(n):
+            count += 10
+            yield count
+
+    bump()
+    walk = counting()
+    next(walk)
+    step = 2
+    bump()
+    next(walk)
+    late = [lambda: i for i in range(n)]  # noqa: B023 (the cell is the point)
+    assert [f() for f in late] == [n - 1] * n
+    return count
+
+
+def test_cells_changed_by_the_bodys_stores_and_its_closures_are_not_tampering() -> None:
+    answer, sent = _run(_closures)
+    assert answer == 1 + 10 + 2 + 10
+    assert [r for r in sent if r["k"] == "tampered"] == []
+
+
 def _frame(code: Any, lasti: int, **values: Any) -> SimpleNamespace:
     """A frame as `held` reads one: its code, the offset it is at and its locals."""
     return SimpleNamespace(f_code=code, f_lasti=lasti, f_locals=dict(values))
@@ -98,9 +158,9 @@ def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> N
     store = next(at for at, names in table.items() if names == frozenset({"x"}))
     other = next(at for at in range(0, len(code.co_code), 2) if at not in table)
     sent: list[dict[str, Any]] = []
-    held = unstored.holder(sent.append)
+    held, _ = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
-    kept: list[Any] = [None, -1]
+    kept: list[Any] = [None, -1, 0]
     four, five = 4, 5
     held(_frame(code, store), kept, notes, True)  # at the store: `x` unbound yet
     held(_frame(code, other, x=four), kept, notes, True)  # the store ran: bound
@@ -115,9 +175,9 @@ def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> N
 def test_a_key_no_str_among_the_locals_is_tampering() -> None:
     code = _stored_then_compared.__code__
     sent: list[dict[str, Any]] = []
-    held = unstored.holder(sent.append)
+    held, _ = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
-    kept: list[Any] = [None, -1]
+    kept: list[Any] = [None, -1, 0]
     held(_frame(code, 0, x=4), kept, notes, True)
     frame = _frame(code, 0, x=4)
     frame.f_locals[1] = "planted"
