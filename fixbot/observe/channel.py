@@ -4,7 +4,7 @@ environment that loads it into every pytest of a check, and the reader of its st
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`,
 `PARTS`: `bodies.py`, `calls.py`, `hooks.py`, `collection.py`, `operands.py` (with `reading.py`,
 `failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py` and `libreach.py`, `truth.py`,
-`failedtruth.py` and `bytecode.py`), `watch.py` (with `classes.py` and `bracket.py`),
+`failedtruth.py` and `bytecode.py`), `watch.py` (with `classes.py`, `unread.py` and `bracket.py`),
 `identities.py`, `integrity.py`, the sender, `sender.py`, and the audit hook, `reach.py`) from
 fixbot's installation into a fresh folder under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
@@ -70,6 +70,7 @@ PARTS = tuple(
         "sender",
         "shapes",
         "truth",
+        "unread",
         "watch",
     )
 )

@@ -165,7 +165,7 @@ def _parts() -> list[ModuleType]:
     later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
-    return [*found, *last, _sibling("reading")]
+    return [*found, *last, _sibling("reading"), _sibling("unread")]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:
