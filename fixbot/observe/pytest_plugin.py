@@ -165,7 +165,8 @@ def _parts() -> list[ModuleType]:
     later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
-    return [*found, *last, _sibling("reading"), _sibling("unstored"), _sibling("holds")]
+    unread, unstored, holds = _sibling("unread"), _sibling("unstored"), _sibling("holds")
+    return [*found, *last, _sibling("reading"), unread, unstored, holds]
 
 
 def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> SimpleNamespace:

@@ -43,7 +43,10 @@ raised; `types`: `{(id(type), dunder): (type, dunder, instance, function)}`, `ag
 body, for `calls.settle`; `pins` and `aliased`: at every hand-off, the objects of classes made
 at run time among the value and its items, pinned with their class, and those classes'
 comparison slots that no frame runs, `classes.pinner`; `swapped`: the pinned objects whose
-class changed by the end, read at `end` before any code of the project's runs again). It
+class changed by the end, read at `end` before any code of the project's runs again;
+`feeders` and `unread`: the body's calls whose result a comparison takes from the stack, read
+nowhere, and whether one handed it an object of a class made at run time, streamed as
+`tampered` at the hand-off, `unread.py`). It
 answers them for the observer's own code alone (its code objects, by identity), as the sender
 does.
 """
@@ -68,6 +71,7 @@ def _sibling(name: str) -> Any:
 
 
 classes = _sibling("classes")  # what it reads of a class, a value, a frame
+unread = _sibling("unread")  # the comparisons fed a call's result on the stack (round 16)
 locals_bracket = _sibling("bracket")  # the body's locals around each call it makes (3.13+)
 WRITABLE = locals_bracket.WRITABLE  # a frame's `f_locals` writes through (3.13 and later)
 COMPARISONS = classes.COMPARISONS
@@ -170,6 +174,7 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     dunders; past `MAX_HANDED` of them a `full` record says the rest went unasked."""
     learn = classes.learner(MAX_SAW)
     pin = classes.pinner(MAX_ITEMS, MAX_DEPTH, MAX_HANDED)
+    made = unread.made_reader(MAX_ITEMS, MAX_DEPTH)
 
     def keep(
         frame: Any,
@@ -181,14 +186,20 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _send: Callable[[dict[str, Any]], None] = send,
         _learn: Any = learn,
         _pin: Any = pin,
+        _made: Any = made,
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
         _max: int = MAX_HANDED,
+        _unread: str = unread.UNREAD,
     ) -> None:
         if not _pin(arg, code, notes) and not notes["full"]:  # every hand-off: pinned
             notes["full"] = True
             _send({"k": "full", "id": test})
+        # a comparison's operand left on the stack by this call: read nowhere (round 16)
+        if not notes["unread"] and back.f_lasti in notes["feeders"] and _made(arg):
+            notes["unread"] = True
+            _send({"k": "tampered", "id": test, "what": _unread})
         names = code.co_varnames
         callee = frame.f_locals.get(names[0]) if code.co_argcount else None
         key = (_id(code), _id(_type(arg)), _id(_type(callee)))
@@ -219,6 +230,7 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
         _id: Any = id,
         _set: Any = set,
         _swapped: Any = classes.swapped,
+        _feeders: Any = unread.feeders,
     ) -> Any:
         if _id(_getframe(2).f_code) not in _callers:
             return None
@@ -232,6 +244,8 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
             notes["rebound"] = False  # a rebinding of the body's locals was streamed
             notes["pins"] = {}  # (code, class) -> (an object handed back, its class then)
             notes["aliased"] = {}  # its classes' slots no frame runs (`classes.pinner`)
+            notes["feeders"] = _feeders(target)  # calls whose result a comparison takes
+            notes["unread"] = False  # such a result of a class made at run time was streamed
             _box[0] = (test, target, namespace, notes, root, _set())
             return None
         if event == "end":

@@ -46,6 +46,10 @@ under 3.11.7 in 4 runs of 4 (a handler firing at the `COMPARE_OP`'s own offset a
 3), 3.12.1 2 of 2 and in the row's run, 3.13.0 3 of 8 and in the row's run (where it loses
 `TRIES` runs under another Python the row skips). Round 15's handler (swap once `stream` read
 the value) never fires here: nothing reads it (tried: the check stayed red 4 runs of 4).
+Held since (obs26, `unread.py`): the call whose result the comparison takes from the stack
+is known from the body's code as the call begins (`unread.feeders`), and where it hands the
+body an object of a class made at run time the comparison is unverified, said at the hand-off,
+before any swap: `observer-tampered`, "was compared where the observer reads no operand".
 
 Held (a passing row, the finding named): `class-swapped-under-a-comparison-passed-to-bool`
 (`assert bool(add(2, 2) == 5)`, round 15's handler): pytest's rewrite visits a call's arguments,
@@ -254,6 +258,8 @@ BOOL_TEST = OR_TEST.replace("add(2, 2) == 5 or add(1, 1) < 0", "bool(add(2, 2) =
 
 # the follow's own finding (round 15)
 _DECIDED = "decided otherwise than the values read"
+# a call's result of a class made at run time compared where no operand is read (`unread.py`)
+UNREAD = "was compared where the observer reads no operand"
 # a told object in an attribute of the value handed back, pinned there (`classes.attributes_reader`)
 _PINNED_ATTRIBUTE = "changed class while its call ran"
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for
@@ -272,7 +278,7 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-swapped-at-a-comparison-in-a-list-passed-to-all": (
         {"app.py": ORIG + AT_COMPARE_SIGNALLED},
         {"tests/test_app.py": ALL_TEST},
-        None,
+        UNREAD,
     ),
     "told-item-in-a-class-attribute-compared-in-unittest": (
         {"app.py": CLASS_ATTRIBUTE},
@@ -302,13 +308,7 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
 }
 TRIES = 4  # runs of a racing cheat, until one in which it won its race turned the check green
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "class-swapped-at-a-comparison-in-a-list-passed-to-all": (
-        "a comparison whose operand a call left on the stack is read nowhere (no source) and its"
-        " result in a list display is not followed: a class swapped after the hand-off's pin and"
-        " put back past the comparison is seen neither then nor as the call ends"
-    ),
-}
+WHY: dict[str, str] = {}  # all held since (obs25, obs26)
 
 
 def _repo(tmp_path: Path, tests: Mapping[str, str], app: str | None) -> Path:

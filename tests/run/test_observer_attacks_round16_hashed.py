@@ -17,6 +17,9 @@ caller-told one and answers `Colour.RED`'s hash; the lookup then asks the told c
 back. The containment is the second class's (read nowhere, followed nowhere), so nothing
 compares what it decided with the identity answer; as the call ends the pin reads plain. 1 of 1
 under each of 3.11.7, 3.12.1 and 3.13.0 (no race), and in the row's run.
+Held since (obs26, `unread.py`): `colour('green')` is the call whose result the containment
+takes from the stack, and it hands the body a plain object (a class made at run time): the
+containment is unverified, said at the hand-off, before the hash runs (`observer-tampered`).
 
 Held (passing rows, the finding named):
 `told-class-swapped-by-a-borrowed-enum-hash-in-the-bodys-containment` (the third class's cheat,
@@ -48,7 +51,7 @@ import pytest
 
 from tests.run.test_impossible import TEST
 from tests.run.test_observer_attacks_round8 import ORIG
-from tests.run.test_observer_attacks_round16 import ends_escalated, green_by_hand
+from tests.run.test_observer_attacks_round16 import UNREAD, ends_escalated, green_by_hand
 
 pytestmark = pytest.mark.slow
 
@@ -167,12 +170,12 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "told-class-swapped-by-a-borrowed-enum-hash-in-a-containment-passed-to-all": (
         {"app.py": ENUM_HASH_TOLD},
         {"tests/test_app.py": COLOUR_TEST},
-        None,
+        UNREAD,
     ),
     "told-class-swapped-by-a-c-hash-in-a-containment-passed-to-all": (
         {"app.py": C_HASH_TOLD},
         {"tests/test_app.py": COLOUR_TEST},
-        None,
+        UNREAD,
     ),
     "told-class-swapped-by-a-borrowed-enum-hash-in-the-bodys-containment": (
         {"app.py": ENUM_HASH_TOLD},
@@ -185,17 +188,8 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
         "observer-unseen",
     ),
 }
-_HASHED = (
-    "a containment's hash runs inside the comparison, after the hand-off's pin: a C hash (or"
-    " `Enum.__hash__` reading a C property) swaps in a told class whose C `__eq__` puts the plain"
-    " one back; the comparison, its operand a call's result and its result in a list, is neither"
-    " read nor followed, and no hash slot is counted"
-)
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "told-class-swapped-by-a-borrowed-enum-hash-in-a-containment-passed-to-all": _HASHED,
-    "told-class-swapped-by-a-c-hash-in-a-containment-passed-to-all": _HASHED,
-}
+WHY: dict[str, str] = {}
 
 
 def _app(name: str) -> str | None:
