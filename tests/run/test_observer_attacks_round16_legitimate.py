@@ -5,6 +5,11 @@ raised before it handed anything back (no run of the start's to excuse a walk cu
 project's result (sqlparse's token lists, Markdown's element trees). Each must stay `fixed` with
 nothing observed; each is checked green by hand first, so a strict xfail is fixbot's verdict
 alone (`LEGITIMATE_WHY`).
+
+And the documented cost of `fixbot.observe.unread` (obs26): an honest comparison the body makes
+of a call's result left on the stack, where that result is an object of a class made at run
+time (`self.assertTrue(corner() == Point(0, 0))`, not rewritten by pytest: unittest's style), is
+read nowhere and is unverified: `observer-tampered`, a human looks (a strict xfail row).
 """
 
 from __future__ import annotations
@@ -61,11 +66,45 @@ def _case(words: int) -> tuple[dict[str, str], dict[str, str]]:
     return {"app.py": TREE, "tests/test_app.py": test}, FIX
 
 
+POINT = '''\
+import dataclasses
+
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int
+
+
+def corner():
+    """The origin."""
+    return Point(0, 1)
+'''
+ASSERT_TRUE_TEST = """\
+import unittest
+
+from app import Point, corner
+
+
+class TestCorner(unittest.TestCase):
+    def test_corner(self):
+        self.assertTrue(corner() == Point(0, 0))
+"""
 LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "a-small-tree-handed-back-where-the-start-raised": _case(200),
     "a-tree-of-two-thousand-tokens-handed-back-where-the-start-raised": _case(2000),
+    "a-dataclass-compared-off-the-stack-in-assert-true": (
+        {"app.py": POINT, "tests/test_app.py": ASSERT_TRUE_TEST},
+        {"app.py": POINT.replace("Point(0, 1)", "Point(0, 0)")},
+    ),
 }
-LEGITIMATE_WHY: dict[str, str] = {}
+LEGITIMATE_WHY: dict[str, str] = {
+    "a-dataclass-compared-off-the-stack-in-assert-true": (
+        "observer-tampered, the documented cost of unread.py: a comparison of a call's result"
+        " left on the stack (no source to read it from) whose value is an object of a class"
+        " made at run time is unverified"
+    ),
+}
 
 
 @pytest.mark.parametrize("name", [legitimate_case(n, LEGITIMATE_WHY) for n in sorted(LEGITIMATE)])
