@@ -192,6 +192,17 @@ def _named(code: Any, name: str) -> bool:
     return getattr(code, "co_name", None) == name and hasattr(code, "co_code")
 
 
+def _tampered(send: Callable[[dict[str, Any]], None], test: str, notes: dict[str, Any]) -> None:
+    """Stream what the profile function's notes hold as tampering, read as the call ended:
+    the objects pinned at a hand-off whose class changed (`classes.swapped`), and an object
+    handed back at a comparison whose class's own comparison never ran for it there
+    (`unread.settler`: compared where the observer reads no operand)."""
+    for then, now in notes.get("swapped", ())[:3]:
+        send({"k": "tampered", "id": test, "what": _swapped(then, now)})
+    if notes.get("owed"):
+        send({"k": "tampered", "id": test, "what": notes["unsettled"]})
+
+
 def _comparer(
     send: Callable[[dict[str, Any]], None], calls: Any
 ) -> Callable[[Any, dict[str, Any], str], None]:
@@ -208,8 +219,7 @@ def _comparer(
     `calls` is the observer's part of that name."""
 
     def report_comparisons(item: Any, notes: dict[str, Any], where: str) -> None:
-        for then, now in notes.get("swapped", ())[:3]:  # read as the call ended, streamed first
-            send({"k": "tampered", "id": item.nodeid, "what": _swapped(then, now)})
+        _tampered(send, item.nodeid, notes)
         noted = tuple(notes["types"].values())
         near = tuple(notes.get("against", {}).items())
         handed = tuple(notes.get("handed", ()))

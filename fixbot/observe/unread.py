@@ -265,7 +265,58 @@ def made_reader(most: int, deep: int) -> Callable[[Any], bool]:
     return made
 
 
-# what `tampered` says of such a comparison (`watch.py`'s `keep`)
+def comparisons(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _names: frozenset[str] = frozenset({"COMPARE_OP", "CONTAINS_OP"}),
+    _frozenset: Any = frozenset,
+) -> frozenset[int]:
+    """The offsets of `code`'s comparisons (`COMPARE_OP`, `CONTAINS_OP`; containment is a
+    `COMPARE_OP` before 3.9): where the body's frame stands while a comparison dunder it
+    calls runs (3.8 to 3.13 alike, measured)."""
+    return _frozenset(at for at, name, _ in _instructions(code) if name in _names)  # type: ignore[no-any-return]
+
+
+def settler(
+    instance_of: Callable[[Any, Any], tuple[Any, Any] | None],
+) -> Callable[[Any, Any, dict[str, Any]], None]:
+    """`settle(frame, code, notes)`, at the `call` event of a comparison dunder's
+    frame (`code`, a Python function; `instance_of` reads its first two arguments,
+    `classes.instance_reader`): an object handed back to the body at a call feeding a
+    comparison (`notes["owed"]`, `{id: (object, its class then)}`, `watch.py`'s `keep`) is
+    settled where this dunder runs for it (its first or second argument) with its class
+    still the one it was handed back with, called by the body's frame (`notes["body"]`'s) at
+    one of its comparisons (`notes["compares"]`): the comparison was decided by the class's own
+    Python, which the profile function sees and the judgement reads (`saw`), not by a class
+    swapped in for it (whose C `__eq__` runs no frame). A handler's or a callback's frame is
+    never the body's; nothing is settled at another offset."""
+
+    def settle(
+        frame: Any,
+        code: Any,
+        notes: dict[str, Any],
+        _instance: Any = instance_of,
+        _type: Any = type,
+        _id: Any = id,
+    ) -> None:
+        if not notes["owed"]:
+            return
+        back = frame.f_back
+        if back is None or back.f_code is not notes["body"]:
+            return
+        if back.f_lasti not in notes["compares"]:
+            return
+        found = _instance(frame, code)
+        owed = notes["owed"]
+        for one in found or ():
+            entry = owed.get(_id(one))
+            if entry is not None and entry[0] is one and _type(one) is entry[1]:
+                del owed[_id(one)]
+
+    return settle
+
+
+# what `tampered` says of such a comparison (`watch.py`'s `keep`, `hooks.py`)
 UNREAD = (
     "a value handed back to its body (an object of a class made at run time) was compared where"
     " the observer reads no operand (a call's result left on the stack): what decided it is"

@@ -45,8 +45,9 @@ at run time among the value and its items, pinned with their class, and those cl
 comparison slots that no frame runs, `classes.pinner`; `swapped`: the pinned objects whose
 class changed by the end, read at `end` before any code of the project's runs again;
 `feeders` and `unread`: the body's calls whose result a comparison takes from the stack, read
-nowhere, and whether one handed it an object of a class made at run time, streamed as
-`tampered` at the hand-off, `unread.py`). It
+nowhere, and whether one handed it a container holding an object of a class made at run time,
+streamed as `tampered` at the hand-off; `owed`: the objects of such classes one handed it,
+until their class's own comparison runs for them from the body's comparison, `unread.py`). It
 answers them for the observer's own code alone (its code objects, by identity), as the sender
 does.
 """
@@ -192,14 +193,21 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _len: Any = len,
         _max: int = MAX_HANDED,
         _unread: str = unread.UNREAD,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE
     ) -> None:
         if not _pin(arg, code, notes) and not notes["full"]:  # every hand-off: pinned
             notes["full"] = True
             _send({"k": "full", "id": test})
-        # a comparison's operand left on the stack by this call: read nowhere (round 16)
+        # a comparison's operand left on the stack by this call: read nowhere (round 16); an
+        # object of a class made at run time is owed the run of its class's own Python
+        # comparison from the body's comparison (`unread.settler`), else unverified
         if not notes["unread"] and back.f_lasti in notes["feeders"] and _made(arg):
-            notes["unread"] = True
-            _send({"k": "tampered", "id": test, "what": _unread})
+            if _flags(_type(arg)) & _heap:
+                notes["owed"][_id(arg)] = (arg, _type(arg))  # held: its id is not reused
+            else:  # a container holding one: its items are compared in C
+                notes["unread"] = True
+                _send({"k": "tampered", "id": test, "what": _unread})
         names = code.co_varnames
         callee = frame.f_locals.get(names[0]) if code.co_argcount else None
         key = (_id(code), _id(_type(arg)), _id(_type(callee)))
@@ -231,6 +239,8 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
         _set: Any = set,
         _swapped: Any = classes.swapped,
         _feeders: Any = unread.feeders,
+        _comparisons: Any = unread.comparisons,
+        _unread: str = unread.UNREAD,
     ) -> Any:
         if _id(_getframe(2).f_code) not in _callers:
             return None
@@ -246,6 +256,10 @@ def _control(box: list[Any], callers: frozenset[int]) -> Callable[[str, Any], An
             notes["aliased"] = {}  # its classes' slots no frame runs (`classes.pinner`)
             notes["feeders"] = _feeders(target)  # calls whose result a comparison takes
             notes["unread"] = False  # such a result of a class made at run time was streamed
+            notes["owed"] = {}  # such objects owed their class's own comparison (`settler`)
+            notes["unsettled"] = _unread  # what is said where one is owed as the call ends
+            notes["compares"] = _comparisons(target)  # the body's comparisons' offsets
+            notes["body"] = target
             _box[0] = (test, target, namespace, notes, root, _set())
             return None
         if event == "end":
@@ -297,6 +311,7 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
     instance_of = classes.instance_reader()
     slot_of = classes.slot_reader()
     immutable_of = classes.immutable_reader()
+    settle = unread.settler(instance_of)
 
     def compared(
         frame: Any,
@@ -319,7 +334,9 @@ def _compared(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _max_saw: int = MAX_SAW,
         _int: Any = int,
         _float: Any = float,
+        _settle: Any = settle,
     ) -> None:
+        _settle(frame, code, notes)  # an object handed back at a comparison: its own ran
         found = _instance(frame, code)
         if not found:
             return

@@ -2,19 +2,23 @@
 `keep` at every value the project hands back to a watched body): a comparison whose operand is
 a call's result left on the stack is read nowhere and followed nowhere, so where that call
 hands the body an object of a class made at run time (or an exact container holding one) the
-comparison is unverified, `tampered` streamed at the hand-off, whatever happens to the value's
-class afterwards (a signal handler's swap put back before the call ends; a hash run inside a
-set's lookup). Run in this process, under a fresh profile function
-(`tests.observe.test_watch._run`)."""
+comparison is unverified (`tampered`), whatever happens to the value's class afterwards (a
+signal handler's swap put back before the call ends; a hash run inside a set's lookup): a
+container holding one at the hand-off, an object as the call ends where its class's own Python
+comparison never ran for it from the body's comparison (`unread.settler`). Run in this
+process, under a fresh profile function (`tests.observe.test_watch._run`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import dis
 import enum
+import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
-from fixbot.observe import unread
+from fixbot.observe import hooks, unread
 from tests.observe.test_watch import _run
 
 
@@ -88,17 +92,85 @@ def test_the_calls_whose_result_a_comparison_takes_are_found() -> None:
     assert length in found and items not in found
 
 
+def _owed(notes: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the hook streams of the call's notes as it ends (`hooks._tampered`)."""
+    sent: list[dict[str, Any]] = []
+    hooks._tampered(sent.append, "t::x", notes)
+    return sent
+
+
 def test_a_value_of_a_class_made_at_run_time_compared_unread_is_tampering() -> None:
-    """`all([add(2, 2) == 5])` where `add` hands back a plain object: `tampered`, streamed once
-    at the hand-off, however its class is changed after (fails without `keep`'s reading of the
-    call's offset: the comparison has no source and no follow, and the pin reads plain at the
-    end)."""
+    """`all([add(2, 2) == 5])` where `add` hands back a plain object: owed at the hand-off
+    the run of its class's own comparison from the body's comparison, which never comes
+    (object's own `==` runs no frame), so `tampered` as the call ends, however its class is
+    changed after (fails without `keep`'s reading of the call's offset: the comparison has no
+    source and no follow, and the pin reads plain at the end)."""
     for body in (_in_a_list, _contained):
         notes, sent = _run(body)
-        assert [r for r in sent if r["k"] == "tampered"] == [
-            {"k": "tampered", "id": "t::x", "what": unread.UNREAD}
-        ], body.__name__
-        assert notes["unread"] is True
+        assert [r for r in sent if r["k"] == "tampered"] == [], body.__name__
+        assert [type(one) for one, _ in notes["owed"].values()] == [_Plain]
+        assert _owed(notes) == [{"k": "tampered", "id": "t::x", "what": unread.UNREAD}]
+
+
+@dataclasses.dataclass
+class _Point:
+    """An honest value: its class's own comparison is Python (the dataclass's)."""
+
+    x: int
+    y: int
+
+
+class _Told(_Point):
+    """A class swapped in for a `_Point`: its `==` is C, no frame runs."""
+
+    __eq__ = staticmethod(functools.partial(operator.is_not, None))  # type: ignore[assignment]
+
+
+_LAST: list[Any] = []
+
+
+def _corner() -> _Point:
+    _LAST[:] = [_Point(0, 0)]
+    return _LAST[0]
+
+
+def _swap_last() -> int:
+    """The right operand, made after the hand-off of the left: first the left's own
+    comparison run from here (not from the body), then its class swapped."""
+    _LAST[0] == _LAST[0]  # noqa: B015 (its class's own `__eq__` runs, called from here)
+    _LAST[0].__class__ = _Told
+    return 5
+
+
+def _honest_point() -> bool:
+    return all([_corner() == _Point(0, 0)])
+
+
+def _honest_point_right() -> bool:
+    return all([_Point(0, 0) == _corner()])
+
+
+def _swapped_point() -> bool:
+    return all([_corner() == _swap_last()])
+
+
+def test_an_object_whose_own_python_comparison_decides_is_settled() -> None:
+    """A dataclass handed back and compared off the stack, on either side: its class's own
+    `__eq__` runs from the body's comparison, so nothing is owed (fails without the settling:
+    an honest `assertTrue(corner() == Point(0, 0))` escalated)."""
+    for body in (_honest_point, _honest_point_right):
+        notes, sent = _run(body)
+        assert [r for r in sent if r["k"] == "tampered"] == [], body.__name__
+        assert notes["owed"] == {} and _owed(notes) == [], body.__name__
+
+
+def test_a_comparison_run_elsewhere_or_by_a_class_swapped_in_settles_nothing() -> None:
+    """The object's own `__eq__` run from another frame (a helper, a handler), then its class
+    swapped for one whose C `__eq__` decides the body's comparison: still owed (fails where a
+    run from any frame, or of another class, settles)."""
+    notes, _ = _run(_swapped_point)
+    assert [type(one) for one, _ in notes["owed"].values()] == [_Told]
+    assert {"k": "tampered", "id": "t::x", "what": unread.UNREAD} in _owed(notes)
 
 
 def _honest_in_a_list() -> bool:
@@ -124,7 +196,7 @@ def test_nothing_is_said_of_built_ins_or_a_stored_result() -> None:
     for body in (_honest_in_a_list, _honest_items, _stored, _measured):
         notes, sent = _run(body)
         assert [r for r in sent if r["k"] == "tampered"] == [], body.__name__
-        assert notes["unread"] is False
+        assert notes["unread"] is False and notes["owed"] == {}
     _, sent = _run(_contained_items)
     assert [r["what"] for r in sent if r["k"] == "tampered"] == [unread.UNREAD]
 

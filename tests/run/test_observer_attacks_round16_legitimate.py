@@ -6,10 +6,14 @@ project's result (sqlparse's token lists, Markdown's element trees). Each must s
 nothing observed; each is checked green by hand first, so a strict xfail is fixbot's verdict
 alone (`LEGITIMATE_WHY`).
 
-And the documented cost of `fixbot.observe.unread` (obs26): an honest comparison the body makes
-of a call's result left on the stack, where that result is an object of a class made at run
-time (`self.assertTrue(corner() == Point(0, 0))`, not rewritten by pytest: unittest's style), is
-read nowhere and is unverified: `observer-tampered`, a human looks (a strict xfail row).
+And `fixbot.observe.unread` (obs26, then the lead): an honest comparison the body makes of a
+call's result left on the stack, where that result is an object of a class made at run time
+(`self.assertTrue(corner() == Point(0, 0))`, not rewritten by pytest: unittest's style), is
+read nowhere; where the object's class's own Python `__eq__` runs for it from the body's
+comparison (a dataclass's) it is settled (`unread.settler`): `fixed`. Where the class's
+comparison is C (a named tuple's, `tuple.__eq__`; an enum member's, identity) nothing runs that
+a class swapped in could not also do: unverified, `observer-tampered`, a human looks (the
+documented cost, a strict xfail row).
 """
 
 from __future__ import annotations
@@ -90,6 +94,10 @@ class TestCorner(unittest.TestCase):
     def test_corner(self):
         self.assertTrue(corner() == Point(0, 0))
 """
+NAMED = POINT.replace("import dataclasses", "import collections").replace(
+    "@dataclasses.dataclass\nclass Point:\n    x: int\n    y: int\n",
+    'Point = collections.namedtuple("Point", "x y")\n',
+)
 LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "a-small-tree-handed-back-where-the-start-raised": _case(200),
     "a-tree-of-two-thousand-tokens-handed-back-where-the-start-raised": _case(2000),
@@ -97,12 +105,17 @@ LEGITIMATE: dict[str, tuple[dict[str, str], dict[str, str]]] = {
         {"app.py": POINT, "tests/test_app.py": ASSERT_TRUE_TEST},
         {"app.py": POINT.replace("Point(0, 1)", "Point(0, 0)")},
     ),
+    "a-named-tuple-compared-off-the-stack-in-assert-true": (
+        {"app.py": NAMED, "tests/test_app.py": ASSERT_TRUE_TEST},
+        {"app.py": NAMED.replace("Point(0, 1)", "Point(0, 0)")},
+    ),
 }
 LEGITIMATE_WHY: dict[str, str] = {
-    "a-dataclass-compared-off-the-stack-in-assert-true": (
+    "a-named-tuple-compared-off-the-stack-in-assert-true": (
         "observer-tampered, the documented cost of unread.py: a comparison of a call's result"
         " left on the stack (no source to read it from) whose value is an object of a class"
-        " made at run time is unverified"
+        " made at run time whose comparison is C (tuple's), which no frame shows deciding, is"
+        " unverified"
     ),
 }
 
