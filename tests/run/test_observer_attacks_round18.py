@@ -50,16 +50,17 @@ Held (passing rows, the finding named; 3.11.7, 3.12.1, 3.13.0 but where said):
 start too (`evens(300_000)`: 150,000 ints, `holds.MAX_READ` listed, the walk cut) and `evens`
 plants the told object as the last item, past the cut, compared in unittest's
 `assertEqual(evens(300_000)[-1], 299_999)`. The start's run watches no test, so it never says
-`full` and the excuse never applies: `observer-overflow`, "compared or got back more of the
-project's values than the observer keeps (the start's run did not)". No data of the test's can
-make the start's run cut (an honest test this large is a false alarm, `observer-overflow`: a
-human looks). `told-item-behind-a-decoy-of-its-class-compared-in-unittest` (one pin per
-(returning code, class)): an honest object of the told class set as an attribute after `found`
-is taken first by the walk's stack and holds the pin, so the told object of the same class is
-not pinned; but pinning the decoy counts the class's C `__eq__` (`aliased_reader`):
-`observer-always-equal`, "whose `__eq__` ... is a staticmethod, which no profile function sees
-run" (a told class whose slot is set only after the hand-off, behind such a decoy: not
-tried; a swap after the pin is round 16's open class already).
+`full` (`watch.py`'s `MAX_HANDED` note) and the excuse never applies: `observer-overflow`,
+"compared or got back more of the project's values than the observer keeps (the start's run did
+not)". No data of the test's can make the start's run cut (an honest test this large is a false
+alarm, `observer-overflow`: a human looks).
+`told-item-behind-a-decoy-of-its-class-compared-in-unittest` (one pin per (returning code,
+class)): an honest object of the told class set as an attribute after `found` is taken first by
+the walk's stack and holds the pin, so the told object of the same class is not pinned; but
+pinning the decoy counts the class's C `__eq__` (`aliased_reader`): `observer-always-equal`,
+"whose `__eq__` ... is a staticmethod, which no profile function sees run" (a told class whose
+slot is set only after the hand-off, behind such a decoy: not tried; a swap after the pin is
+round 16's open class already).
 
 `cell-rewritten-after-a-closure-of-its-own-made-from-the-bodys-code` (the allowance by code
 identity): on round 17's `CELL_TEST` (the lambda runs only on failure), round 17's gc callback
@@ -67,11 +68,12 @@ first runs a closure of its own made from the body's nested code object
 (`types.FunctionType(code, {...}, None, None, (CellType(0),))`, a cell of its own) and then
 writes `5` through the body frame's `f_locals`: `observer-tampered`, "a local of the test's
 body changed where no instruction of the body stored it" under 3.11.7 and 3.12.1 (2 runs of 2
-and the row's): to count, the closure must be entered between the write's landing (the end of
-one of the body's trace calls) and the body's next event, where no code runs unless an
-instruction of the body allocates (none from the store to the comparison here); the same run
-from inside a trace call is no traced call. Under 3.13.0 it is round 17's cell hole (the write
-lands before the copy; `HOLE_UNDER`, a strict xfail there).
+and the row's). Why it holds (read from the code, not traced): to count, the closure must be
+entered between the write's landing (the end of one of the body's trace calls) and the body's
+next event, where no code runs unless an instruction of the body allocates (none from the store
+to the comparison here), and a call made inside a trace call gets no trace call of its own.
+Under 3.13.0 it is round 17's cell hole (the write lands before the copy; `HOLE_UNDER`, a
+strict xfail there).
 
 Not tried in this round's time (no row): the own-closure cheat on a body with an allocating
 instruction between its store and its comparison (`(total, 0) == (5, 0)` loads `total`
