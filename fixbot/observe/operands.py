@@ -322,7 +322,8 @@ def _local_tracer(
     ) -> Any:
         """The local trace function of one body frame (its defaults, the local one's, are
         read from its own: no name is looked up in a module's globals as a body runs)."""
-        _entered(frame)  # a closure's frame: its maker's cells may be rebound (`unstored`)
+        kept: list[Any] = [None, -1, 0]  # its locals at its last event (`unstored`)
+        _entered(frame, kept)  # a closure's frame: its maker's cells may be rebound
 
         def local(
             frame: Any,
@@ -338,7 +339,7 @@ def _local_tracer(
             _getframe: Any = _getframe,
             _tables: tuple[Any, Any] | None = tables,
             _held: Any = held,
-            _kept: list[Any] = [None, -1, 0],  # noqa: B006 (one per frame, on purpose)
+            _kept: list[Any] = kept,
         ) -> Any:
             if _outer and frame is _mine and (event == "opcode" or event == "line"):
                 _held(frame, _kept, _notes, event == "opcode")  # a local changed with no store
