@@ -48,6 +48,10 @@ CELLS = frozenset({"STORE_DEREF", "DELETE_DEREF", "MAKE_CELL"})
 TWO = frozenset({"STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
 # what `tampered` says
 REWRITTEN = "a local of the test's body changed where no instruction of the body stored it"
+# a code whose locals are fast locals (`CO_OPTIMIZED`): a function's; a class body's (or a
+# module's, an `exec`'s) are its namespace, stored by `STORE_NAME` and readable only through that
+# mapping's own methods (a metaclass's `__prepare__` may make it the project's): not held
+OPTIMIZED = 0x0001
 # what `_closed` reads a name no copy binds as (no value of anyone's is this object)
 GONE = object()
 # codes whose `stores` are kept at once (past it, the table is emptied and read again)
@@ -224,7 +228,10 @@ def _enterer(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
         _is: Any = operator.is_,
         _type: Any = type,
         _str: Any = str,
+        _optimized: int = OPTIMIZED,
     ) -> None:
+        if not frame.f_code.co_flags & _optimized:  # a class body's namespace: not its locals
+            return
         if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
             # what it holds as it is entered (or resumed): a write landing as this trace call
             # ends (a callback run by the observer's own allocations) is seen at its first event
@@ -291,7 +298,10 @@ def holder(
         _what: str = REWRITTEN,
         _changed: Any = _changed,
         _closed: Any = _closed,
+        _optimized: int = OPTIMIZED,
     ) -> None:
+        if not frame.f_code.co_flags & _optimized:  # a class body's namespace: not its locals
+            return
         if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
             now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
         else:  # a key no str: not copied (the copy's lookups would run its `__eq__`)

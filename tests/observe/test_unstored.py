@@ -165,6 +165,25 @@ def _closures(n: int = 3) -> int:
     return count
 
 
+def _class_made() -> bool:
+    """A body defining a class: the class body's frame (code of the test module's, read by the
+    trace function) stores its namespace by `STORE_NAME` (attrs' `TestEvolve::test_dicts`)."""
+
+    class Made:
+        first = 1
+        second = first + 1
+
+    return Made.second == 2
+
+
+def test_a_class_body_made_in_the_body_is_not_tampering() -> None:
+    """A class body's namespace is not held as locals (fails where its `STORE_NAME`s read as
+    rewrites: an honest fix of attrs 21.1.0 escalated)."""
+    answer, sent = _run(_class_made)
+    assert answer is True
+    assert [r for r in sent if r["k"] == "tampered"] == []
+
+
 def test_cells_changed_by_the_bodys_stores_and_its_closures_are_not_tampering() -> None:
     answer, sent = _run(_closures)
     assert answer == 1 + 10 + 2 + 10
