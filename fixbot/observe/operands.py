@@ -322,8 +322,7 @@ def _local_tracer(
     ) -> Any:
         """The local trace function of one body frame (its defaults, the local one's, are
         read from its own: no name is looked up in a module's globals as a body runs)."""
-        kept: list[Any] = [None, -1, 0]  # its locals at its last event (`unstored`)
-        _entered(frame, kept)  # a closure's frame: its maker's cells may be rebound
+        _entered(frame)  # a closure's frame: its maker's cells may be rebound (`unstored`)
 
         def local(
             frame: Any,
@@ -339,9 +338,11 @@ def _local_tracer(
             _getframe: Any = _getframe,
             _tables: tuple[Any, Any] | None = tables,
             _held: Any = held,
-            _kept: list[Any] = kept,
+            _kept: list[Any] = [None, -1, 0],  # noqa: B006 (one per frame, on purpose)
+            _fast: int = frame.f_code.co_flags & 0x0001,  # CO_OPTIMIZED
         ) -> Any:
-            if _outer and frame is _mine and (event == "opcode" or event == "line"):
+            # a class body's frame (no `CO_OPTIMIZED`) stores its namespace: not held
+            if _outer and frame is _mine and (event == "opcode" or event == "line") and _fast:
                 _held(frame, _kept, _notes, event == "opcode")  # a local changed with no store
             foreign = frame is not _mine
             if (foreign or _getframe(1) is not frame) and _notes[0]:

@@ -107,36 +107,6 @@ def test_a_cell_variable_rewritten_inside_the_observers_trace_call_is_tampering(
     ]
 
 
-def _closure_rewritten() -> bool:
-    """`got` a cell of the body's, read by a closure the body runs before its comparison."""
-    got = 4
-    first = sorted((3, 5, 7), key=lambda n: (n != got, n))[0]
-    return first == 5
-
-
-def _closure_rewriting(value: Any, op: str) -> dict[str, Any]:
-    """`_rewriting` for the running closure's frame: `got` (a free variable there) written
-    through its `f_locals` at its comparison's event (round 18's
-    `cell-rewritten-in-the-bodys-closure-as-it-runs`)."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_name != "<lambda>":
-        frame = frame.f_back  # type: ignore[assignment]
-    if frame is not None and frame.f_locals.get("got") == 4:
-        frame.f_locals["got"] = 5
-    return SHAPE(value, op)
-
-
-def test_a_cell_rewritten_through_a_running_closures_frame_is_tampering() -> None:
-    """The closure's free variable is held as its cells are (fails where a closure's frame
-    leaves its free variables out and the body allows any change once a closure over it
-    ran)."""
-    answer, sent = _run(_closure_rewritten, _closure_rewriting)
-    assert answer is True  # the write landed in the body's cell
-    assert [r for r in sent if r["k"] == "tampered"] == [
-        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
-    ]
-
-
 def _closures(n: int = 3) -> int:
     """A body whose cell variables change by its own stores and its closures' `nonlocal`
     rebinding, in a nested function, a generator resumed between the body's stores and a
