@@ -316,9 +316,9 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
                 cut = True  # left unopened: what it holds went unpinned
                 continue
             opened += 0 if exact else 1  # an exact container's cost is its items, `read`
-            inner, owned = _opened(one, kind, base, made, hop, _read - read, layouts, listed)
+            inner, owned, whole = _opened(one, kind, base, made, hop, _read - read, layouts, listed)
             read += _len(inner) + _len(owned)
-            cut = cut or read >= _read
+            cut = cut or read >= _read or not whole
             for items, through in ((inner, hop), (owned, True)):
                 for item in _pick(items, kinds) if items else ():  # a container, an object
                     was = seen.get(_id(item))  # pushed again where not through a class now

@@ -229,14 +229,16 @@ def attributes_reader() -> Callable[[Any, type, int], list[Any]]:
     return attributes
 
 
-def opener() -> Callable[..., tuple[list[Any], list[Any]]]:
-    """`opened(one, kind, base, made, hop, room, layouts, listed)`: what the object `one` (of
-    the class `kind`, `sorter`'s `base` and `made`) holds, `room` items at most, as `(inner,
-    owned)`: its storage where it is a built-in container or a subclass of one
-    (`storage_reader`), its attributes where its class is made at run time
-    (`attributes_reader`, its layout cached by the class's identity in `layouts` for one walk),
-    and, unless `hop` (it was reached through a class's own value), its classes' own values
-    (`class_values_reader`, `listed` as there)."""
+def opener() -> Callable[..., tuple[list[Any], list[Any], bool]]:
+    """`opened(one, kind, base, made, hop, room, layouts, listed)`: what the object `one` (of the
+    class `kind`, `sorter`'s `base` and `made`) holds, `room` items at most, as `(inner, owned,
+    whole)`, `whole` False where a class made at run time of its order holds a key no exact
+    `str` (`layout_reader`: neither its attributes nor its classes' values are read; only code
+    puts such a key there, round 18): the walk is cut there; its storage where it is a built-in
+    container or a subclass of one (`storage_reader`), its attributes where its class is made at
+    run time (`attributes_reader`, its layout cached by the class's identity in `layouts` for
+    one walk), and, unless `hop` (it was reached through a class's own value), its classes' own
+    values (`class_values_reader`, `listed` as there)."""
     storage, layout = storage_reader(), layout_reader()
     attributes, class_values = attributes_reader(), class_values_reader()
 
@@ -254,16 +256,17 @@ def opener() -> Callable[..., tuple[list[Any], list[Any]]]:
         _layout: Any = layout,
         _attributes: Any = attributes,
         _class_values: Any = class_values,
-    ) -> tuple[list[Any], list[Any]]:
+    ) -> tuple[list[Any], list[Any], bool]:
         inner: list[Any] = [] if base is None else _storage(one, base, room)
         if not made:
-            return inner, []
+            return inner, [], True
         shape = layouts.get(_id(kind), False)
         if shape is False:
             shape = layouts[_id(kind)] = _layout(kind)
-        if shape is not None:
-            inner += _attributes(one, kind, room, shape)
-        return inner, ([] if hop else _class_values(kind, listed))
+        if shape is None:  # a key no str in a class's dictionary: nothing of it read
+            return inner, [], False
+        inner += _attributes(one, kind, room, shape)
+        return inner, ([] if hop else _class_values(kind, listed)), True
 
     return opened
 

@@ -287,6 +287,19 @@ def _prime(trace: Callable[[Any, str, Any], Any]) -> None:
         trace(None, "end", None)
 
 
+def _returned(
+    frame: Any, mine: Any, kept: list[Any], notes: list[Any], left: Callable[..., None]
+) -> None:
+    """At a `return` event of `frame` (it returned, raised out or suspended at a `yield`) seen
+    by the local trace function made for `mine`: the body's entry (`notes[5]`) left, and the
+    frame's last copy of its locals cut down to what `unstored._closed` reads of it after
+    (`unstored.leaver`)."""
+    if notes[5] is frame:
+        notes[5] = None
+    if frame is mine:
+        left(frame, kept)
+
+
 def _local_tracer(
     notes: list[Any],
     send: Callable[[dict[str, Any]], None],
@@ -309,7 +322,7 @@ def _local_tracer(
     the frame's stored it is `tampered` (round 15: a signal handler's write)."""
     plan, follow = followed.follower(notes, send)
     read = reading._reader(notes, reading._streamer(notes, send, shape, plan), follow)
-    held, entered = unstored.holder(send)
+    held, entered, left = unstored.holder(send)
 
     def note(
         frame: Any,
@@ -319,10 +332,13 @@ def _local_tracer(
         tables: tuple[Any, Any] | None,
         _getframe: Any = sys._getframe,
         _entered: Any = entered,
+        _left: Any = left,
+        _returned: Any = _returned,
     ) -> Any:
         """The local trace function of one body frame (its defaults, the local one's, are
         read from its own: no name is looked up in a module's globals as a body runs)."""
-        _entered(frame)  # a closure's frame: its maker's cells may be rebound (`unstored`)
+        kept: list[Any] = [None, -1, 0]  # its locals at its last event (`unstored`)
+        _entered(frame, kept)  # a closure's frame: its maker's cells may be rebound
 
         def local(
             frame: Any,
@@ -338,11 +354,11 @@ def _local_tracer(
             _getframe: Any = _getframe,
             _tables: tuple[Any, Any] | None = tables,
             _held: Any = held,
-            _kept: list[Any] = [None, -1, 0],  # noqa: B006 (one per frame, on purpose)
-            _fast: int = frame.f_code.co_flags & 0x0001,  # CO_OPTIMIZED
+            _kept: list[Any] = kept,
+            _left: Any = _left,
+            _returned: Any = _returned,
         ) -> Any:
-            # a class body's frame (no `CO_OPTIMIZED`) stores its namespace: not held
-            if _outer and frame is _mine and (event == "opcode" or event == "line") and _fast:
+            if _outer and frame is _mine and (event == "opcode" or event == "line"):
                 _held(frame, _kept, _notes, event == "opcode")  # a local changed with no store
             foreign = frame is not _mine
             if (foreign or _getframe(1) is not frame) and _notes[0]:
@@ -358,8 +374,8 @@ def _local_tracer(
             if event != "opcode":
                 if _chained[0] is not None:
                     _chained[0] = _chained[0](frame, event, arg)
-                if event == "return" and _notes[5] is frame:  # the entry left (or suspended)
-                    _notes[5] = None
+                if event == "return":
+                    _returned(frame, _mine, _kept, _notes, _left)
                 return local
             if _opcodes and _chained[0] is not None:  # it asked for them itself
                 _chained[0] = _chained[0](frame, event, arg)

@@ -48,6 +48,12 @@ CELLS = frozenset({"STORE_DEREF", "DELETE_DEREF", "MAKE_CELL"})
 TWO = frozenset({"STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
 # what `tampered` says
 REWRITTEN = "a local of the test's body changed where no instruction of the body stored it"
+# a code whose locals are fast locals (`CO_OPTIMIZED`): a function's; a class body's (or a
+# module's, an `exec`'s) are its namespace, stored by `STORE_NAME` and readable only through that
+# mapping's own methods (a metaclass's `__prepare__` may make it the project's): not held
+OPTIMIZED = 0x0001
+# what `_closed` reads a name no copy binds as (no value of anyone's is this object)
+GONE = object()
 # codes whose `stores` are kept at once (past it, the table is emptied and read again)
 MAX_CODES = 2000
 
@@ -105,22 +111,20 @@ def _changed(
     now: dict[Any, Any],
     before: dict[Any, Any],
     allowed: frozenset[str],
-    free: tuple[str, ...],
     _type: Any = type,
     _str: Any = str,
 ) -> list[Any]:
     """The names of `now` (name -> value) bound, rebound or unbound against `before` by
-    identity, but for the names `allowed` (those the instruction that ran stores) and `free`
-    (the frame's free variables: its maker's cells, which the maker rebinds lawfully while this
-    frame is suspended); `[None]` where either holds a key that is no exact `str` (only project
-    code plants one; it is looked for before any lookup, which would run its `__eq__`)."""
+    identity, but for the names `allowed` (those the instruction that ran stores); `[None]`
+    where either holds a key that is no exact `str` (only project code plants one; it is
+    looked for before any lookup, which would run its `__eq__`)."""
     for name in (*now, *before):
         if _type(name) is not _str:
             return [None]
     return [
         name
         for name in now.keys() | before.keys()
-        if name not in allowed and name not in free
+        if name not in allowed
         if name not in now or name not in before or now[name] is not before[name]
     ]
 
@@ -141,35 +145,162 @@ def _inner(
     return _frozenset(found)  # type: ignore[no-any-return]
 
 
+def _bound_alike(
+    name: str,
+    one: Any,
+    copy: dict[str, Any],
+    now: dict[str, Any],
+    made: frozenset[int],
+    cell: bool,
+    _id: Any = id,
+    _gone: Any = GONE,
+) -> bool:
+    """Whether the closure's code `one`, whose frame's last copy of its locals is `copy`,
+    closes over `name` (made inside the frame's code, `made`, where `name` is a cell of it)
+    and binds it there to the very object `now` does (or neither binds it)."""
+    if name not in one.co_freevars or (cell and _id(one) not in made):
+        return False
+    return copy.get(name, _gone) is now.get(name, _gone)  # type: ignore[no-any-return]
+
+
+def _ran(
+    code: Any, since: int, entries: dict[int, tuple[Any, int, list[Any]]]
+) -> list[tuple[Any, dict[str, Any]]]:
+    """The closures entered since the entry count `since` but `code`'s own, each as (its
+    code, its frame's last copy of its locals)."""
+    return [
+        (one, kept[0])
+        for one, count, kept in entries.values()
+        if count > since and kept[0] is not None and one is not code
+    ]
+
+
 def _closed(
     code: Any,
     names: list[Any],
+    now: dict[str, Any],
     since: int,
-    entries: dict[int, tuple[Any, int]],
+    entries: dict[int, tuple[Any, int, list[Any]]],
     inner: dict[int, tuple[Any, frozenset[int]]],
     _inner: Any = _inner,
+    _alike: Any = _bound_alike,
+    _ran: Any = _ran,
     _id: Any = id,
     _all: Any = all,
     _any: Any = any,
 ) -> bool:
-    """Whether each of `names` is a cell variable of `code` that a frame of code made inside
-    it (`_inner`), closing over that name, was entered since the entry count `since`
-    (`entries`: id(code) -> (code, its last entry's count), `held`'s `entered`): a closure's
-    `nonlocal` rebinding it."""
-    cells = code.co_cellvars
-    if not _all(name in cells for name in names):
+    """Whether each of `names` (a cell or a free variable of a frame of `code` whose value
+    `now` holds) was rebound by a closure: a frame of code closing over that name (made
+    inside `code` for its own cell, `_inner`; any, for a free variable: a sibling's), entered
+    since the entry count `since` (`entries`: id(code) -> (code, its last entry's count, its
+    frame's `kept`), `held`'s `entered`), whose own last event's copy of its locals binds the
+    name to the very object `now` does (`_bound_alike`). That frame's own events hold its
+    free variables as this one's are held: a write landing while it ran is its finding; one
+    landing after its last event is in no copy of its."""
+    cells, free = code.co_cellvars, code.co_freevars
+    if not _all(name in cells or name in free for name in names):
         return False
     made = inner.get(_id(code))
     if made is None or made[0] is not code:
         made = inner[_id(code)] = (code, _inner(code))
-    ran = [one for one, count in entries.values() if count > since and _id(one) in made[1]]
-    return _all(_any(name in one.co_freevars for one in ran) for name in names)  # type: ignore[no-any-return]
+    ran = _ran(code, since, entries)
+    return _all(  # type: ignore[no-any-return]
+        _any(_alike(name, one, copy, now, made[1], name in cells) for one, copy in ran)
+        for name in names
+    )
+
+
+def rebound(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _local: Any = bytecode._local,
+    _frozenset: Any = frozenset,
+) -> frozenset[str]:
+    """The free variables of `code` its own `STORE_DEREF`/`DELETE_DEREF` rebind or unbind (a
+    `nonlocal`): the only ones a frame of it changes lawfully in its maker's cells."""
+    free = code.co_freevars
+    return _frozenset(  # type: ignore[no-any-return]
+        _local(code, name, arg)
+        for _, name, arg in _instructions(code)
+        if name in ("STORE_DEREF", "DELETE_DEREF") and _local(code, name, arg) in free
+    )
+
+
+def leaver(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
+    """`holder`'s `left(frame, kept)`, at a frame's `return` event (it returned, raised out or
+    suspended at a `yield`): its last copy `kept[0]` cut down to the free variables its code
+    rebinds (`rebound`, read once a code, `entries[2]`): all `_closed` reads of it after its
+    frame left. The whole copy held past the frame would keep every object its locals held
+    alive for as long as the code's entry stays in `entries` (werkzeug 3.0.1's
+    `test_no_memory_leak_from_Rule_builder` counts the `Rule`s alive: five held by a lambda's
+    last copy of an earlier test failed it)."""
+
+    def left(
+        frame: Any,
+        kept: list[Any],
+        _entries: list[Any] = entries,
+        _rebound: Any = rebound,
+        _id: Any = id,
+        _len: Any = len,
+        _most: int = MAX_CODES,
+    ) -> None:
+        copy, code = kept[0], frame.f_code
+        if copy is None:
+            return
+        names = _entries[2].get(_id(code))
+        if names is None or names[0] is not code:
+            if _len(_entries[2]) >= _most:
+                _entries[2].clear()
+            names = _entries[2][_id(code)] = (code, _rebound(code))
+        kept[0] = {name: copy[name] for name in names[1] if name in copy}
+
+    return left
+
+
+def _enterer(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
+    """`holder`'s `entered`, counting into `entries` (`[count, {id(code): (code, count,
+    kept)}, ...]`)."""
+
+    def entered(
+        frame: Any,
+        kept: list[Any],
+        _entries: list[Any] = entries,
+        _id: Any = id,
+        _len: Any = len,
+        _most: int = MAX_CODES,
+        _dict: Any = dict,
+        _all: Any = all,
+        _map: Any = map,
+        _repeat: Any = itertools.repeat,
+        _is: Any = operator.is_,
+        _type: Any = type,
+        _str: Any = str,
+        _optimized: int = OPTIMIZED,
+    ) -> None:
+        if not frame.f_code.co_flags & _optimized:  # a class body's namespace: not its locals
+            return
+        if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
+            # what it holds as it is entered (or resumed): a write landing as this trace call
+            # ends (a callback run by the observer's own allocations) is seen at its first event
+            kept[0], kept[2] = _dict(frame.f_locals), _entries[0]
+        code = frame.f_code
+        if code.co_freevars:
+            if _len(_entries[1]) >= _most:
+                _entries[1].clear()
+            _entries[0] += 1
+            _entries[1][_id(code)] = (code, _entries[0], kept)
+
+    return entered
 
 
 def holder(
     send: Callable[[dict[str, Any]], None],
-) -> tuple[Callable[[Any, list[Any], list[Any], bool], None], Callable[[Any], None]]:
-    """`(held, entered)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the
+) -> tuple[
+    Callable[[Any, list[Any], list[Any], bool], None],
+    Callable[[Any, list[Any]], None],
+    Callable[[Any, list[Any]], None],
+]:
+    """`(held, entered, left)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the
     instruction at the frame's offset runs next) and `line` event of a frame the trace
     function reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test,
     `notes[4]` what it streamed; `kept` the frame's own `[locals, offset, entries]`,
@@ -183,26 +314,17 @@ def holder(
     `str`; but a cell variable of the frame's a closure made inside its code rebinds
     (`nonlocal`: a frame of that closure entered since, `entered`, `_closed`), and the frame's
     free variables (its maker's cells). Then the locals are kept for the next event.
-    `entered(frame)`, as the trace function reads a new frame (or a generator's resumed): a
-    frame of code closing over cells, counted for `held`."""
+    `entered(frame, kept)`, as the trace function reads a new frame (or a generator's
+    resumed): its locals copied as `kept`'s first (`held`'s first event compares against
+    them), and a frame of code closing over cells counted for `held` (`_closed`).
+    `left(frame, kept)`, at its `return` event: `leaver`."""
     tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = {}
-    # the frames entered of code closing over cells: [count, {id(code): (code, its last count)}]
-    entries: list[Any] = [0, {}]
+    # the frames entered of code closing over cells: [count, {id(code): (code, its last
+    # count, that frame's `kept`)}, {id(code): (code, its `rebound`)}]
+    entries: list[Any] = [0, {}, {}]
     inner: dict[int, tuple[Any, frozenset[int]]] = {}  # id(code) -> the codes made inside it
 
-    def entered(
-        frame: Any,
-        _entries: list[Any] = entries,
-        _id: Any = id,
-        _len: Any = len,
-        _most: int = MAX_CODES,
-    ) -> None:
-        code = frame.f_code
-        if code.co_freevars:
-            if _len(_entries[1]) >= _most:
-                _entries[1].clear()
-            _entries[0] += 1
-            _entries[1][_id(code)] = (code, _entries[0])
+    entered = _enterer(entries)
 
     def held(
         frame: Any,
@@ -228,7 +350,10 @@ def holder(
         _what: str = REWRITTEN,
         _changed: Any = _changed,
         _closed: Any = _closed,
+        _optimized: int = OPTIMIZED,
     ) -> None:
+        if not frame.f_code.co_flags & _optimized:  # a class body's namespace: not its locals
+            return
         if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
             now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
         else:  # a key no str: not copied (the copy's lookups would run its `__eq__`)
@@ -252,9 +377,9 @@ def holder(
                 _tables.clear()
                 _inner.clear()
             table = _tables[_id(code)] = (code, _stores(code))
-        changed = _changed(now, before, table[1].get(last, _none), code.co_freevars)
-        if changed and not _closed(code, changed, since, _entries[1], _inner):
+        changed = _changed(now, before, table[1].get(last, _none))
+        if changed and not _closed(code, changed, now, since, _entries[1], _inner):
             notes[4].add("unstored")
             _send({"k": "tampered", "id": notes[0], "what": _what})
 
-    return held, entered
+    return held, entered, leaver(entries)

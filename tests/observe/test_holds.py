@@ -168,6 +168,18 @@ def test_a_walk_cut_by_its_bounds_says_so() -> None:
     assert notes["full"] and [r for r in sent if r["k"] == "full"] == [{"k": "full", "id": "t::x"}]
 
 
+def test_an_object_of_a_class_keyed_by_no_str_is_a_cut() -> None:
+    """An object whose class's dictionary holds a key no `str` (only code puts one there: a
+    lookup of a name would run its `__eq__`) is read nowhere, so the walk is cut there: `pin`
+    answers False (round 18's `told-item-in-an-attribute-of-a-class-keyed-by-no-str-...`:
+    fails where the walk went on with nothing said)."""
+    keyed = type("_Keyed", (_Plain,), {0: 0})
+    pin = classes.pinner(watch.MAX_ITEMS, watch.MAX_DEPTH, watch.MAX_HANDED)
+    assert not pin(keyed(1), _crowded.__code__, {"pins": {}, "aliased": {}})
+    assert not pin([_Plain(2), keyed(3)], _crowded.__code__, {"pins": {}, "aliased": {}})
+    assert pin(_Plain(4), _crowded.__code__, {"pins": {}, "aliased": {}})
+
+
 _Wide = dataclasses.make_dataclass("_Wide", [(f"f{i}", int) for i in range(20)])
 
 

@@ -7,7 +7,9 @@ an `except ... as`, a closure's `nonlocal`) streams nothing of the kind."""
 
 from __future__ import annotations
 
+import gc
 import sys
+import weakref
 from types import SimpleNamespace
 from typing import Any
 
@@ -107,6 +109,36 @@ def test_a_cell_variable_rewritten_inside_the_observers_trace_call_is_tampering(
     ]
 
 
+def _closure_rewritten() -> bool:
+    """`got` a cell of the body's, read by a closure the body runs before its comparison."""
+    got = 4
+    first = sorted((3, 5, 7), key=lambda n: (n != got, n))[0]
+    return first == 5
+
+
+def _closure_rewriting(value: Any, op: str) -> dict[str, Any]:
+    """`_rewriting` for the running closure's frame: `got` (a free variable there) written
+    through its `f_locals` at its comparison's event (round 18's
+    `cell-rewritten-in-the-bodys-closure-as-it-runs`)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "<lambda>":
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None and frame.f_locals.get("got") == 4:
+        frame.f_locals["got"] = 5
+    return SHAPE(value, op)
+
+
+def test_a_cell_rewritten_through_a_running_closures_frame_is_tampering() -> None:
+    """The closure's free variable is held as its cells are (fails where a closure's frame
+    leaves its free variables out and the body allows any change once a closure over it
+    ran)."""
+    answer, sent = _run(_closure_rewritten, _closure_rewriting)
+    assert answer is True  # the write landed in the body's cell
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
 def _closures(n: int = 3) -> int:
     """A body whose cell variables change by its own stores and its closures' `nonlocal`
     rebinding, in a nested function, a generator resumed between the body's stores and a
@@ -154,6 +186,31 @@ def test_a_class_body_made_in_the_body_is_not_tampering() -> None:
     assert [r for r in sent if r["k"] == "tampered"] == []
 
 
+class _Read:
+    """An object a closure of the body reads."""
+
+
+def _read_then_dropped() -> bool:
+    """A body whose closure reads an object the body then drops: collected once dropped (as
+    werkzeug 3.0.1's `test_no_memory_leak_from_Rule_builder` counts what is alive)."""
+    read = _Read()
+    gone = weakref.ref(read)
+    reader = lambda: read  # noqa: E731 (a closure over `read`)
+    reader()
+    read = None  # type: ignore[assignment]
+    del reader
+    gc.collect()
+    return gone() is None
+
+
+def test_a_closures_last_copy_keeps_nothing_alive_once_its_frame_left() -> None:
+    """The copy a closure's frame left behind holds only what its code rebinds (fails where
+    the whole copy is held: the object outlives every reference of the body's)."""
+    answer, sent = _run(_read_then_dropped)
+    assert answer is True
+    assert [r for r in sent if r["k"] == "tampered"] == []
+
+
 def test_cells_changed_by_the_bodys_stores_and_its_closures_are_not_tampering() -> None:
     answer, sent = _run(_closures)
     assert answer == 1 + 10 + 2 + 10
@@ -177,7 +234,7 @@ def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> N
     store = next(at for at, names in table.items() if names == frozenset({"x"}))
     other = next(at for at in range(0, len(code.co_code), 2) if at not in table)
     sent: list[dict[str, Any]] = []
-    held, _ = unstored.holder(sent.append)
+    held, _, _ = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
     kept: list[Any] = [None, -1, 0]
     four, five = 4, 5
@@ -194,7 +251,7 @@ def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> N
 def test_a_key_no_str_among_the_locals_is_tampering() -> None:
     code = _stored_then_compared.__code__
     sent: list[dict[str, Any]] = []
-    held, _ = unstored.holder(sent.append)
+    held, _, _ = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
     kept: list[Any] = [None, -1, 0]
     held(_frame(code, 0, x=4), kept, notes, True)

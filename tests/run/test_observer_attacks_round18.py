@@ -12,7 +12,13 @@ round 17's `EVENS` (the list itself).
 The holes (two classes, each **`fixed` with nothing observed** under 3.11.7, 3.12.1 and 3.13.0,
 no race; strict xfail rows that fail on an `AssertionError`, `fixed`, and on no other):
 
-`cell-rewritten-in-the-bodys-closure-as-it-runs` (the cell allowance): the body's `total =
+`cell-rewritten-in-the-bodys-closure-as-it-runs` (**held since**, but under 3.13, by the lead
+the same stop: a frame's free variables are held as its cells are, a change allowed where the
+frame's own instruction stores the name or where another closure over it, entered since,
+bound it in its own last copy to the very object now there (`unstored._closed`); a frame's
+locals are copied as the trace function enters it, so a write landing as that trace call ends
+is seen at its first event: `observer-tampered`; under 3.13 the write lands before the copy,
+round 17's 3.13 hole, `HOLE_UNDER`) (the cell allowance): the body's `total =
 add(2, 2)` is a cell variable read by a closure the body runs before its comparison (`assert
 sorted((3, 5, 7), key=lambda n: abs(n - total))[0] == 5`: with 4 the tie puts 3 first). `add`
 hands back 4 and appends a gc callback with the threshold at 1 (a collection at each
@@ -266,7 +272,7 @@ _CUT = "than the observer keeps (the start's run did not)"
 # a hole), and the project it runs on (None: `add`'s)
 ATTACKS: dict[str, tuple[tuple[dict[str, str], dict[str, str], str | None], str | None]] = {
     "cell-rewritten-in-the-bodys-closure-as-it-runs": (
-        ({"app.py": CLOSURE_WRITES}, {"tests/test_app.py": CLOSURE_TEST}, None),
+        ({"app.py": CLOSURE_WRITES}, {"tests/test_app.py": CLOSURE_TEST}, unstored.REWRITTEN),
         None,
     ),
     "told-item-behind-a-decoy-of-its-class-compared-in-unittest": (
@@ -274,7 +280,7 @@ ATTACKS: dict[str, tuple[tuple[dict[str, str], dict[str, str], str | None], str 
         RESULT,
     ),
     "told-item-in-an-attribute-of-a-class-keyed-by-no-str-compared-in-unittest": (
-        ({"app.py": KEYED_CLASS}, {"tests/test_app.py": RESULT_TEST}, None),
+        ({"app.py": KEYED_CLASS}, {"tests/test_app.py": RESULT_TEST}, _CUT),
         RESULT,
     ),
     "cell-rewritten-after-a-closure-of-its-own-made-from-the-bodys-code": (
@@ -288,24 +294,14 @@ ATTACKS: dict[str, tuple[tuple[dict[str, str], dict[str, str], str | None], str 
 }
 
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "cell-rewritten-in-the-bodys-closure-as-it-runs": (
-        "a cell of the body's changed while a closure over it runs is allowed as that closure's"
-        " `nonlocal` whoever wrote it, and the closure's frame leaves its free variables out:"
-        " a write through the closure frame's `f_locals` is seen by neither frame"
-    ),
-    "told-item-in-an-attribute-of-a-class-keyed-by-no-str-compared-in-unittest": (
-        "a class made at run time holding a key no str is not read (its layout and its own"
-        " values skipped) and the walk goes on with nothing said: the told object in the"
-        " attribute of an object of that class is never pinned"
-    ),
-}
+WHY: dict[str, str] = {}  # all held since (the lead, the same stop)
 
 
 # name -> the project's Pythons (major.minor) under which a row held elsewhere is a hole
 # (round 17's: the write lands before the observer's copy)
 HOLE_UNDER: dict[str, tuple[str, ...]] = {
     "cell-rewritten-after-a-closure-of-its-own-made-from-the-bodys-code": LATER,
+    "cell-rewritten-in-the-bodys-closure-as-it-runs": LATER,
 }
 
 
