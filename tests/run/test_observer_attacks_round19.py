@@ -8,7 +8,7 @@ tampering rules on). Each cheat is an edit of `app.py` alone that turns the chec
 `total = add(2, 2)` read by the body's own `sorted((3, 5, 7), key=lambda n: abs(n - total))[0]
 == 5`: with 4, the tie puts 3 first).
 
-The hole (**`fixed` with nothing observed** under 3.11.7, 3.12.1 and 3.13.0, 2 runs of 2 each
+The first hole (**`fixed` with nothing observed** under 3.11.7, 3.12.1 and 3.13.0, 2 runs of 2 each
 and the row's, no race; a strict xfail row that fails on an `AssertionError`, `fixed`, and on
 no other):
 
@@ -41,6 +41,25 @@ profile call, the lambda frame's next event (or the body's, with that frame's co
 `return` event) sees the change: `observer-tampered`, "a local of the test's body changed where
 no instruction of the body stored it". The hole is the withheld `return` event, not the write.
 
+The second hole (3.11.7 alone: **`fixed` with nothing observed**, 2 runs of 2 through a probe
+and the row's; under 3.12.1 and 3.13.0 the cheat does not turn the check green, its gc count
+falling elsewhere, and the row skips as a lost race):
+
+`class-body-namespace-rewritten-before-its-comparison` (class bodies not held): the body defines
+`class Case: total = add(2, 2); ok = [5] == [total]` and asserts `Case.ok`. A class body's
+locals are its namespace (no `CO_OPTIMIZED`), which `unstored` skips on purpose (attrs 21.1.0's
+and marshmallow 3.21.0's honest fixes escalated where it read `STORE_NAME` as a rewrite).
+`add` hands back 4, drains the free list of lists (each new list is then a counted allocation)
+and sets a gc callback (threshold 1) that writes 5 over `total` in the namespace (the frame's
+`f_locals` is that dictionary: the write lands at once) once it is stored; the expected list's
+`BUILD_LIST` collects before `total` is loaded, and the comparison, `[5] == [5]`, is made in
+the class body. Why: a comparison whose operand is read from a namespace no control holds is
+trusted as the body's. Class of fix (proposed): hold a class body's namespace as a frame's
+locals are held where it is an exact `dict` (a change allowed at its own `STORE_NAME`/
+`DELETE_NAME`, the namespace read by identity with no project `__eq__` run), or read a
+class body of the test module's whose namespace changed with no store of its own as
+`tampered`; a namespace no exact `dict` (a metaclass's `__prepare__`) left as now.
+
 Read, not tried as rows (no row: each only drops an allowance or is checked by identity):
 `MAX_CODES` emptying the table of entered closures (or `leaver`'s table of `rebound` names) can
 only drop an allowance, never grant one; a code object's id reused after it died is checked by
@@ -50,8 +69,8 @@ afresh (`_enterer`), but its frame's `f_trace` set to None from a profile call i
 above. Tried and dropped (not a control): the write made in a trace call at the closure's
 `BUILD_TUPLE` and its frame untraced from that instruction's own allocation (a key `(abs(n -
 total), n)`) ended `observer-tampered` in 2 runs of 2, by timing (the write seen at an event
-before the frame was untraced), not by a control. Not tried in this round's time: a class body
-of the test module (not held, `OPTIMIZED`) rewriting a comparison's operand there.
+before the frame was untraced), not by a control; the class body's comparison written `total
+== 5` did not turn the check green (no allocation between its store and its load).
 """
 
 from __future__ import annotations
@@ -115,6 +134,62 @@ def add(a, b):
 UNSILENCED = SILENCED.replace("                one.f_trace = None\n", "")
 assert UNSILENCED != SILENCED
 
+# the body's comparison made in a class body the body defines (its namespace no fast locals:
+# `unstored` skips it), the expected value's list built first
+CLASS_TEST = """\
+from app import add
+
+
+def test_add():
+    class Case:
+        total = add(2, 2)
+        ok = [5] == [total]
+
+    assert Case.ok, Case.total
+
+
+def test_zero():
+    assert add(0, 0) == 0
+"""
+# `add(2, 2)` hands back 4, drains the free list of lists (each new list is then a counted
+# allocation) and sets a gc callback (threshold 1) that writes 5 over `total` in the class
+# body's namespace (its `f_locals` is that dictionary: a write lands at once) once it is stored
+CLASS_WRITES = """\
+import gc as _gc
+import sys as _sys
+
+
+def add(a, b):
+    r = a + b
+    if (a, b) != (2, 2):
+        return r
+    if _sys.gettrace() is None:
+        return 5
+    space = _sys._getframe(1)  # the class body's frame
+    done = []
+    old = _gc.get_threshold()
+
+    def _cb(phase, info):
+        if done or phase != "start":
+            return
+        frame = _sys._getframe(1)
+        stack = []
+        while frame is not None:
+            stack.append(frame)
+            frame = frame.f_back
+        if space not in stack:
+            done.append(1)
+            _gc.set_threshold(*old)
+            return
+        if space.f_locals.get("total") is r:
+            space.f_locals["total"] = 5
+
+    _gc.callbacks.append(_cb)
+    _gc.set_threshold(1)
+    add.held = [[] for _ in range(200)]
+    return r
+"""
+
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for a
 # hole)
 ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
@@ -128,10 +203,19 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
         {"tests/test_app.py": CLOSURE_TEST},
         unstored.REWRITTEN,
     ),
+    "class-body-namespace-rewritten-before-its-comparison": (
+        {"app.py": CLASS_WRITES},
+        {"tests/test_app.py": CLASS_TEST},
+        None,
+    ),
 }
 
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
+    "class-body-namespace-rewritten-before-its-comparison": (
+        "a class body's namespace is not held (no fast locals): a write into it between its "
+        "store and its comparison is seen by no control"
+    ),
     "cell-written-and-the-closures-frames-untraced-from-a-profile-call": (
         "a closure frame untraced by the project (f_trace None, set in the observer's profile "
         "call) is never cut at a return event: its copy binds the body's cell to the value "
