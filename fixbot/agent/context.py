@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import leads, locate, paths, rustcalls, tables, testsof
+from fixbot.agent import jsusers, leads, locate, paths, rustcalls, tables, testsof
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.failure import Location
@@ -197,6 +197,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     spans = []
     for span in ranked:
         spans += [span, *(tables.read_by(ctx.repo, span) if span in readers else ())]
+    # Last, where the best-ranked functions' module bindings are read elsewhere: a fix of how
+    # a module's export is used is made at each place reading it so (`fixbot.agent.jsusers`).
+    spans += jsusers.users(ctx.repo, list(filter(readers.__contains__, ranked)))
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
 
 
