@@ -166,12 +166,14 @@ def _bound_alike(
 def _ran(
     code: Any, since: int, entries: dict[int, tuple[Any, int, list[Any]]]
 ) -> list[tuple[Any, dict[str, Any]]]:
-    """The closures entered since the entry count `since` but `code`'s own, each as (its
-    code, its frame's last copy of its locals)."""
+    """The closures entered since the entry count `since` but `code`'s own whose frame left
+    (its `return` event seen, `leaver`: a frame made untraced by the project's code, its
+    `f_trace` emptied from a profile call, gives no event after and no allowance; round 19),
+    each as (its code, its frame's last copy of its locals)."""
     return [
         (one, kept[0])
         for one, count, kept in entries.values()
-        if count > since and kept[0] is not None and one is not code
+        if count > since and kept[3] and kept[0] is not None and one is not code
     ]
 
 
@@ -230,10 +232,11 @@ def leaver(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
     """`holder`'s `left(frame, kept)`, at a frame's `return` event (it returned, raised out or
     suspended at a `yield`): its last copy `kept[0]` cut down to the free variables its code
     rebinds (`rebound`, read once a code, `entries[2]`): all `_closed` reads of it after its
-    frame left. The whole copy held past the frame would keep every object its locals held
-    alive for as long as the code's entry stays in `entries` (werkzeug 3.0.1's
-    `test_no_memory_leak_from_Rule_builder` counts the `Rule`s alive: five held by a lambda's
-    last copy of an earlier test failed it)."""
+    frame left; and `kept[3]` set, the frame left (`_ran` allows nothing from a frame whose
+    `return` event was never seen). The whole copy held past the frame would keep every
+    object its locals held alive for as long as the code's entry stays in `entries` (werkzeug
+    3.0.1's `test_no_memory_leak_from_Rule_builder` counts the `Rule`s alive: five held by a
+    lambda's last copy of an earlier test failed it)."""
 
     def left(
         frame: Any,
@@ -252,7 +255,7 @@ def leaver(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
             if _len(_entries[2]) >= _most:
                 _entries[2].clear()
             names = _entries[2][_id(code)] = (code, _rebound(code))
-        kept[0] = {name: copy[name] for name in names[1] if name in copy}
+        kept[0], kept[3] = {name: copy[name] for name in names[1] if name in copy}, True
 
     return left
 
@@ -301,22 +304,21 @@ def holder(
     Callable[[Any, list[Any]], None],
 ]:
     """`(held, entered, left)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the
-    instruction at the frame's offset runs next) and `line` event of a frame the trace
-    function reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test,
-    `notes[4]` what it streamed; `kept` the frame's own `[locals, offset, entries]`,
-    `[None, -1, 0]` at first): the frame's locals and cell variables, copied from its
-    `f_locals` in one C call (a signal handler runs between two calls, never inside one: one
-    run between the dictionary's refresh and a copy made in two steps would be copied as the
-    frame's own) and compared by identity alone (no project code runs), held against those of
-    its last event; one changed (bound, rebound, unbound) where the instruction at the last
-    `opcode` event's offset stores none of that name (`stores`; none after a `line` event:
-    nothing ran since) streams `tampered` once per test, and so does a key that is no exact
-    `str`; but a cell variable of the frame's a closure made inside its code rebinds
-    (`nonlocal`: a frame of that closure entered since, `entered`, `_closed`), and the frame's
-    free variables (its maker's cells). Then the locals are kept for the next event.
-    `entered(frame, kept)`, as the trace function reads a new frame (or a generator's
-    resumed): its locals copied as `kept`'s first (`held`'s first event compares against
-    them), and a frame of code closing over cells counted for `held` (`_closed`).
+    instruction at the frame's offset runs next) and `line` event of a frame the trace function
+    reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test, `notes[4]` what it
+    streamed; `kept` the frame's own `[locals, offset, entries, left]`, `[None, -1, 0, False]` at
+    first, `left` set by `leaver`): the frame's locals and cell variables, copied from its
+    `f_locals` in one C call (a signal handler runs between two calls, never inside one: one run
+    between the dictionary's refresh and a copy made in two steps would be copied as the frame's
+    own) and compared by identity alone (no project code runs), held against those of its last
+    event; one changed (bound, rebound, unbound) where the instruction at the last `opcode` event's
+    offset stores none of that name (`stores`; none after a `line` event: nothing ran since) streams
+    `tampered` once per test, and so does a key that is no exact `str`; but a cell variable of the
+    frame's a closure made inside its code rebinds (`nonlocal`: a frame of that closure entered
+    since and left, `_closed`), and the frame's free variables (its maker's cells). Then the
+    locals are kept for the next event. `entered(frame, kept)`, as the trace function reads a new
+    frame (or a generator's resumed): its locals copied as `kept`'s first (`held`'s first event
+    compares against them), and a frame of code closing over cells counted for `held` (`_closed`).
     `left(frame, kept)`, at its `return` event: `leaver`."""
     tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = {}
     # the frames entered of code closing over cells: [count, {id(code): (code, its last

@@ -196,7 +196,7 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "cell-written-and-the-closures-frames-untraced-from-a-profile-call": (
         {"app.py": SILENCED},
         {"tests/test_app.py": CLOSURE_TEST},
-        None,
+        unstored.REWRITTEN,
     ),
     "cell-written-through-the-closures-frame-from-a-profile-call": (
         {"app.py": UNSILENCED},
@@ -215,11 +215,6 @@ WHY: dict[str, str] = {
     "class-body-namespace-rewritten-before-its-comparison": (
         "a class body's namespace is not held (no fast locals): a write into it between its "
         "store and its comparison is seen by no control"
-    ),
-    "cell-written-and-the-closures-frames-untraced-from-a-profile-call": (
-        "a closure frame untraced by the project (f_trace None, set in the observer's profile "
-        "call) is never cut at a return event: its copy binds the body's cell to the value "
-        "written and _closed allows the change"
     ),
 }
 
