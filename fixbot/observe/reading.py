@@ -34,6 +34,7 @@ def _sibling(name: str) -> Any:
 shapes = _sibling("shapes")  # the op each operand of a containment is read as (`SIDES`)
 followed = _sibling("followed")  # what the values read decide (`expected`)
 bytecode = _sibling("bytecode")  # the line an offset is at (`line_at`)
+contents = _sibling("contents")  # the containers handed back, held to the comparison (round 17)
 SIDES = shapes.SIDES
 # distinct comparisons (offset, line, operator, shapes) streamed per watched call: past it,
 # `full` once (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the
@@ -84,6 +85,7 @@ def _values(
 
 # what `tampered` says of a namespace holding a key no exact `str` (`_values`)
 KEYED = "a namespace a comparison's operand was read from held a key no str"
+CHANGED = contents.CHANGED
 
 
 def _once(notes: list[Any], send: Callable[[dict[str, Any]], None], mark: str, record: Any) -> None:
@@ -167,6 +169,8 @@ def _streamer(
         _once: Any = _once,
         _keyed: str = KEYED,
         _record: Any = _record,
+        _changed: Any = contents.CHANGED_SINCE,
+        _moved: str = CHANGED,
     ) -> None:
         found = reads.get(frame.f_lasti)
         if found is None:
@@ -178,6 +182,8 @@ def _streamer(
             return
         if values is None:  # not bound: the comparison raises
             return
+        if _changed(frame, values):  # a container handed back, changed by no instruction's
+            _once(_notes, _send, "contents", {"k": "tampered", "id": _notes[0], "what": _moved})
         one = _len(values) == 1  # a truth test's (op "bool"): not followed
         # what the values decide, and their types, read before their shapes (`followed.py`)
         kinds = (_type(values[0]),) if one else (_type(values[0]), _type(values[1]))
@@ -293,6 +299,7 @@ def _reader(
         _notes: list[Any] = notes,
         _stream: Any = stream,
         _follow: Any = follow,
+        _step: Any = contents.STEP,
     ) -> None:
         if _notes[7] is not None:  # a comparison read as built-ins' own, followed
             if _notes[6] is not None and _notes[6][3] is frame:
@@ -303,5 +310,6 @@ def _reader(
             _stream(frame, _notes[3], _notes[8], False)
         else:
             _stream(frame, tables[0], tables[1], True)
+        _step(frame)  # the instruction about to run could change a container: counted
 
     return read
