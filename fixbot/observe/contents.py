@@ -14,16 +14,19 @@ pins read classes), and the comparison is decided as read. A signal handler and 
 run between any two instructions, an allocation's or an eval-breaker's; no instruction of the
 body's asked for them.
 
-Which instructions could (`writers`): every one but those that run no code of anyone's on an
-object they did not make (`PURE`: loads, stores of the frame's own locals, stack shuffles,
-jumps, a literal's build; `LIST_EXTEND`/`SET_UPDATE` fed by a constant, pytest's `[0, 2, 4,
-5, 8]`). A call (`x.append(1)`, `x.sort()`, a function handed `x`), a subscript or attribute
-store, an in-place operator, a comparison, an iteration: each may change what it reaches, so a
-change across one is allowed. The instructions run are counted (`step`, at each `opcode` event of
-a frame the trace function reads, after its comparison is read); a hand-off is held with the
-count as it came (during the instruction that called), and a change is judged only where the
-count has not moved since: between the hand-off and the comparison the body ran `PURE`
-instructions alone. Honest tests mutate what they were handed through calls and stores
+Which instructions could (`writers`): every one but those that run no code of anyone's on an object
+they did not make (`PURE`: loads, stores of the frame's own locals, stack shuffles, jumps, a
+literal's build; `LIST_EXTEND`/`SET_UPDATE` fed by a constant, pytest's `[0, 2, 4, 5, 8]`). A call
+(`x.append(1)`, `x.sort()`, a function handed `x`), a subscript or attribute store, an in-place
+operator, a comparison, an iteration: each may change what it reaches, so a change across one is
+allowed. The instructions run are counted (`step`, at each `opcode` event of a frame the trace
+function reads, after its comparison is read); a hand-off is held with the count as it came (during
+the instruction that called), and a change is judged only where the count has not moved since, and
+where no writer lies between the offset the body's frame was handed the value at and the
+comparison's in its code (both must say none ran: neither alone can make a change a writer made look
+unmade). The read at the comparison comes after the follow's (`followed.expected`, which decides
+exact containers of value types, `reading.py`): a write landing after it, before the instruction, is
+the follow's `tampered`. Honest tests mutate what they were handed through calls and stores
 (`tests/run/test_observer_attacks_round17_legitimate.py`): those move the count.
 
 What it costs: the walk's own copies (`holds.storage_reader`'s `inner`) are kept, nothing more

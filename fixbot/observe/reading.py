@@ -182,12 +182,15 @@ def _streamer(
             return
         if values is None:  # not bound: the comparison raises
             return
-        if _changed(frame, values):  # a container handed back, changed by no instruction's
-            _once(_notes, _send, "contents", {"k": "tampered", "id": _notes[0], "what": _moved})
         one = _len(values) == 1  # a truth test's (op "bool"): not followed
         # what the values decide, and their types, read before their shapes (`followed.py`)
         kinds = (_type(values[0]),) if one else (_type(values[0]), _type(values[1]))
         decided = None if one else _expected(op, values, kinds)
+        # a container handed back, changed by no instruction's: read after what the values
+        # decide (a write landing after this read is the follow's: what the instruction decided
+        # is held against that answer, `followed.py`)
+        if _changed(frame, values):
+            _once(_notes, _send, "contents", {"k": "tampered", "id": _notes[0], "what": _moved})
         sides = _sides.get(op, (op, op))
         shapes = [_shape(values[0], sides[0])]
         if not one:  # a truth test's (op "bool") has one operand
