@@ -39,6 +39,7 @@ def _sibling(name: str) -> Any:
 holds = _sibling("holds")  # what a value holds, read for the walk without running code
 attributes_reader = holds.attributes_reader  # an object's attributes, by C getters alone
 COMPARISONS = ("__eq__", "__ne__")
+MUTABLE = (list, dict, set)  # the exact containers whose storage `pinner` hands to `stored`
 
 
 def learner(most: int) -> Callable[[Any, set[int]], None]:
@@ -253,8 +254,8 @@ def _taker(held: int) -> Callable[[Any, type, Any, dict[Any, Any], dict[Any, Any
     return take
 
 
-def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any]], bool]:
-    """`pin(value, code, notes)`, at each hand-off of `value` by the code `code` to the
+def pinner(most: int, deep: int, held: int) -> Callable[..., bool]:
+    """`pin(value, code, notes, stored=None)`, at each hand-off of `value` by the code `code` to the
     watched body: the objects of a class made at run time that `value` is or holds are pinned
     with their class in `notes["pins"]`, one per (code, class), to be read again as the call
     ends (`swapped`); and the comparison slots of each such class that no frame runs
@@ -272,7 +273,10 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
     containers' own C iteration, `type`'s accessors, exact descriptors' C getters). Returns
     False where `held` pins are kept already, or where the walk was cut by a bound with a
     container or an object of a class made at run time left unopened (the rest unpinned: the
-    caller says so, `full`; a cut walk of value types alone, `list(range(10**4))`, is no cut)."""
+    caller says so, `full`; a cut walk of value types alone, `list(range(10**4))`, is no cut).
+    Each exact `list`, `dict` and `set` it opens goes into `stored` (where given) as
+    `(container, base, copy, length)`: the storage it read, and its `len` (`contents.py`: what a
+    container handed back holds, held to the comparison; round 17)."""
     take, sort, opened = _taker(held), holds.sorter(), holds.opener()
     pick = holds.picker(sort)
 
@@ -280,6 +284,7 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
         value: Any,
         code: Any,
         notes: dict[str, Any],
+        stored: list[Any] | None = None,
         _type: Any = type,
         _id: Any = id,
         _len: Any = len,
@@ -291,6 +296,8 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
         _most: int = most,
         _deep: int = deep,
         _read: int = holds.MAX_READ,
+        _mutable: frozenset[int] = frozenset(id(box) for box in MUTABLE),
+        _held: tuple[type, ...] = MUTABLE,  # alive while their identities are held
     ) -> bool:
         pins, slots = notes["pins"], notes["aliased"]
         kinds: dict[int, tuple[Any, bool, bool]] = {}  # id(type) -> `holds.sorter`'s answer
@@ -318,6 +325,8 @@ def pinner(most: int, deep: int, held: int) -> Callable[[Any, Any, dict[str, Any
             opened += 0 if exact else 1  # an exact container's cost is its items, `read`
             inner, owned, whole = _opened(one, kind, base, made, hop, _read - read, layouts, listed)
             read += _len(inner) + _len(owned)
+            if stored is not None and exact and _id(base) in _mutable:  # its storage, as read
+                stored.append((one, base, inner, _len(one)))
             cut = cut or read >= _read or not whole
             for items, through in ((inner, hop), (owned, True)):
                 for item in _pick(items, kinds) if items else ():  # a container, an object

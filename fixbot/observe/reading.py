@@ -34,6 +34,7 @@ def _sibling(name: str) -> Any:
 shapes = _sibling("shapes")  # the op each operand of a containment is read as (`SIDES`)
 followed = _sibling("followed")  # what the values read decide (`expected`)
 bytecode = _sibling("bytecode")  # the line an offset is at (`line_at`)
+contents = _sibling("contents")  # the containers handed back, held to the comparison (round 17)
 SIDES = shapes.SIDES
 # distinct comparisons (offset, line, operator, shapes) streamed per watched call: past it,
 # `full` once (as the profile function says past `watch.MAX_SAW`: `observer-overflow` where the
@@ -84,6 +85,7 @@ def _values(
 
 # what `tampered` says of a namespace holding a key no exact `str` (`_values`)
 KEYED = "a namespace a comparison's operand was read from held a key no str"
+CHANGED = contents.CHANGED
 
 
 def _once(notes: list[Any], send: Callable[[dict[str, Any]], None], mark: str, record: Any) -> None:
@@ -167,6 +169,8 @@ def _streamer(
         _once: Any = _once,
         _keyed: str = KEYED,
         _record: Any = _record,
+        _changed: Any = contents.CHANGED_SINCE,
+        _moved: str = CHANGED,
     ) -> None:
         found = reads.get(frame.f_lasti)
         if found is None:
@@ -182,6 +186,11 @@ def _streamer(
         # what the values decide, and their types, read before their shapes (`followed.py`)
         kinds = (_type(values[0]),) if one else (_type(values[0]), _type(values[1]))
         decided = None if one else _expected(op, values, kinds)
+        # a container handed back, changed by no instruction's: read after what the values
+        # decide (a write landing after this read is the follow's: what the instruction decided
+        # is held against that answer, `followed.py`)
+        if _changed(frame, values):
+            _once(_notes, _send, "contents", {"k": "tampered", "id": _notes[0], "what": _moved})
         sides = _sides.get(op, (op, op))
         shapes = [_shape(values[0], sides[0])]
         if not one:  # a truth test's (op "bool") has one operand
@@ -293,6 +302,7 @@ def _reader(
         _notes: list[Any] = notes,
         _stream: Any = stream,
         _follow: Any = follow,
+        _step: Any = contents.STEP,
     ) -> None:
         if _notes[7] is not None:  # a comparison read as built-ins' own, followed
             if _notes[6] is not None and _notes[6][3] is frame:
@@ -303,5 +313,6 @@ def _reader(
             _stream(frame, _notes[3], _notes[8], False)
         else:
             _stream(frame, tables[0], tables[1], True)
+        _step(frame)  # the instruction about to run could change a container: counted
 
     return read

@@ -74,6 +74,7 @@ def _sibling(name: str) -> Any:
 classes = _sibling("classes")  # what it reads of a class, a value, a frame
 unread = _sibling("unread")  # the comparisons fed a call's result on the stack (round 16)
 locals_bracket = _sibling("bracket")  # the body's locals around each call it makes (3.13+)
+contents = _sibling("contents")  # the containers handed back, held to the comparison (round 17)
 WRITABLE = locals_bracket.WRITABLE  # a frame's `f_locals` writes through (3.13 and later)
 COMPARISONS = classes.COMPARISONS
 DUNDERS = (*COMPARISONS, "__bool__")
@@ -187,6 +188,7 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _send: Callable[[dict[str, Any]], None] = send,
         _learn: Any = learn,
         _pin: Any = pin,
+        _hold: Any = contents.HOLD,
         _made: Any = made,
         _type: Any = type,
         _id: Any = id,
@@ -196,9 +198,11 @@ def _keeper(send: Callable[[dict[str, Any]], None]) -> Callable[..., None]:
         _flags: Any = type.__dict__["__flags__"].__get__,
         _heap: int = 1 << 9,  # Py_TPFLAGS_HEAPTYPE
     ) -> None:
-        if not _pin(arg, code, notes) and not notes["full"]:  # every hand-off: pinned
+        stored: list[Any] = []  # its exact containers' storage, as the walk read it
+        if not _pin(arg, code, notes, stored) and not notes["full"]:  # every hand-off: pinned
             notes["full"] = True
             _send({"k": "full", "id": test})
+        _hold(arg, back, stored)  # held to the body's comparison (`contents.py`)
         # a comparison's operand left on the stack by this call: read nowhere (round 16); an
         # object of a class made at run time is owed the run of its class's own Python
         # comparison from the body's comparison (`unread.settler`), else unverified

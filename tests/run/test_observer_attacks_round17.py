@@ -26,14 +26,16 @@ rebinds them lawfully from a nested function's frame), so the rewrite is seen no
 under 3.11.7, 3.12.1 and 3.13.0 (2 runs of 2 each, and the row's run; round 15's plain-local form
 never landed under 3.11.7: this one does).
 
-`list-mutated-in-place-after-the-hand-off`: on `EVENS` (`evens(n)` hands back the list of the
-even numbers below n; no honest one passes `evens(10) == [0, 2, 4, 5, 8]`), `evens(10)` hands
-back the honest list and the handler, once `evens`' frame is off the stack, sets its item 3 to
-`5`: the body's `@py_assert` local holds the same list (identity unchanged, nothing for
-`unstored` to see), its items are exact `int`s before and after (the hand-off's pins read
-classes, not values), and the comparison read as the instruction sees it is `[0, 2, 4, 5, 8] ==
-[0, 2, 4, 5, 8]`: decided as read. `fixed` under 3.11.7, 3.12.1 and 3.13.0 (2 runs of 2 each,
-and the row's run).
+`list-mutated-in-place-after-the-hand-off` (**held since**, with its gc form, by obs27:
+`contents.py` holds the storage of the exact containers handed back, as the hand-off's walk read it,
+to the body's comparison of that value, and a change with no instruction of the body that could make
+it run since is `tampered`, `contents.CHANGED`): on `EVENS` (`evens(n)` hands back the list of the
+even numbers below n; no honest one passes `evens(10) == [0, 2, 4, 5, 8]`), `evens(10)` hands back
+the honest list and the handler, once `evens`' frame is off the stack, sets its item 3 to `5`: the
+body's `@py_assert` local holds the same list (identity unchanged, nothing for `unstored` to see),
+its items are exact `int`s before and after (the hand-off's pins read classes, not values), and the
+comparison read as the instruction sees it is `[0, 2, 4, 5, 8] == [0, 2, 4, 5, 8]`: decided as read.
+`fixed` under 3.11.7, 3.12.1 and 3.13.0 (2 runs of 2 each, and the row's run).
 
 The same two, with no race (`...-from-a-gc-callback`, `fixed` under 3.11.7, 3.12.1 and 3.13.0
 in each probe run and the row's run): the function appends a callback to `gc.callbacks` and sets
@@ -84,7 +86,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.observe import unstored
+from fixbot.observe import contents, unstored
 from tests.fakes.pythons import PROJECT_PYTHON, version_of
 from tests.run.test_observer_attacks_round16 import ends_escalated, green_by_hand
 
@@ -303,7 +305,7 @@ ATTACKS: dict[str, tuple[tuple[dict[str, str], dict[str, str], str | None], str 
         None,
     ),
     "list-mutated-in-place-from-a-gc-callback": (
-        ({"app.py": MUTATED_FROM_GC}, {"tests/test_app.py": EVENS_TEST}, None),
+        ({"app.py": MUTATED_FROM_GC}, {"tests/test_app.py": EVENS_TEST}, contents.CHANGED),
         EVENS,
     ),
     "plain-local-rewritten-from-a-gc-callback": (
@@ -315,21 +317,12 @@ ATTACKS: dict[str, tuple[tuple[dict[str, str], dict[str, str], str | None], str 
         None,
     ),
     "list-mutated-in-place-after-the-hand-off": (
-        ({"app.py": MUTATED_IN_PLACE}, {"tests/test_app.py": EVENS_TEST}, None),
+        ({"app.py": MUTATED_IN_PLACE}, {"tests/test_app.py": EVENS_TEST}, contents.CHANGED),
         EVENS,
     ),
 }
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
-    "list-mutated-in-place-after-the-hand-off": (
-        "unstored holds a local's binding by identity, not what it refers to, and the hand-off's"
-        " pins read the items' classes, not their values: a list handed back honestly and"
-        " changed in place before the comparison is compared as changed, decided as read"
-    ),
-    "list-mutated-in-place-from-a-gc-callback": (
-        "the in-place row's write made from a gc callback (threshold 1), no race: what a local"
-        " refers to is held nowhere"
-    ),
     "plain-local-rewritten-from-a-gc-callback": (
         "3.13: the callback runs at the first allocation after the body's store of `total`, in"
         " the observer's next trace call before or as it copies the locals (reading `f_locals`"
