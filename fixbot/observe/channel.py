@@ -4,9 +4,9 @@ environment that loads it into every pytest of a check, and the reader of its st
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`,
 `PARTS`: `bodies.py`, `calls.py`, `hooks.py`, `collection.py`, `operands.py` (with `reading.py`,
 `failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py` and `libreach.py`, `truth.py`,
-`failedtruth.py`, `unstored.py`, `contents.py` and `bytecode.py`), `watch.py` (with `classes.py`,
-`holds.py`, `unread.py` and `bracket.py`), `identities.py`, `integrity.py`, the sender,
-`sender.py`, and the audit hook, `reach.py`) from fixbot's installation into a fresh folder
+`failedtruth.py`, `unstored.py`, `contents.py` and `bytecode.py`), `watch.py` (with `dunders.py`,
+`classes.py`, `holds.py`, `unread.py` and `bracket.py`), `identities.py`, `integrity.py`, the
+sender, `sender.py`, and the audit hook, `reach.py`) from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
 readable by the commands' user and writable by fixbot alone (0755/0644;
@@ -57,6 +57,7 @@ PARTS = tuple(
         "classes",
         "collection",
         "contents",
+        "dunders",
         "failed",
         "failedtruth",
         "followed",
