@@ -46,6 +46,8 @@ bytecode = _sibling("bytecode")  # the frame's instructions, read without `dis`
 ONE = frozenset({"STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR"})
 CELLS = frozenset({"STORE_DEREF", "DELETE_DEREF", "MAKE_CELL"})
 TWO = frozenset({"STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
+# those of `CELLS` a closure's frame rebinds its maker's cells with (`nonlocal`: `rebound`)
+REBINDING = CELLS - {"MAKE_CELL"}
 # what `tampered` says
 REWRITTEN = "a local of the test's body changed where no instruction of the body stored it"
 # a code whose locals are fast locals (`CO_OPTIMIZED`): a function's; a class body's (or a
@@ -217,15 +219,12 @@ def rebound(
     _instructions: Any = bytecode.instructions,
     _local: Any = bytecode._local,
     _frozenset: Any = frozenset,
+    _rebinding: frozenset[str] = REBINDING,
 ) -> frozenset[str]:
     """The free variables of `code` its own `STORE_DEREF`/`DELETE_DEREF` rebind or unbind (a
     `nonlocal`): the only ones a frame of it changes lawfully in its maker's cells."""
-    free = code.co_freevars
-    return _frozenset(  # type: ignore[no-any-return]
-        _local(code, name, arg)
-        for _, name, arg in _instructions(code)
-        if name in ("STORE_DEREF", "DELETE_DEREF") and _local(code, name, arg) in free
-    )
+    named = (_local(code, op, arg) for _, op, arg in _instructions(code) if op in _rebinding)
+    return _frozenset(name for name in named if name in code.co_freevars)  # type: ignore[no-any-return]
 
 
 def leaver(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
