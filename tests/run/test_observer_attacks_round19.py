@@ -206,17 +206,12 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-body-namespace-rewritten-before-its-comparison": (
         {"app.py": CLASS_WRITES},
         {"tests/test_app.py": CLASS_TEST},
-        None,
+        unstored.REWRITTEN,
     ),
 }
 
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "class-body-namespace-rewritten-before-its-comparison": (
-        "a class body's namespace is not held (no fast locals): a write into it between its "
-        "store and its comparison is seen by no control"
-    ),
-}
+WHY: dict[str, str] = {}
 
 
 def _case(name: str) -> object:
