@@ -26,7 +26,7 @@ later (PEP 667: the mapping itself, no refresh); and only where the mapping is a
 (a metaclass's `__prepare__` may hand back the project's). A change of name N is allowed at the
 body's own `STORE_NAME N`/`DELETE_NAME N`, `SETUP_ANNOTATIONS` (`__annotations__`), any change
 at a `STORE_SUBSCR`/`DELETE_SUBSCR` (`locals()[k] = v`), and at a call only in a body that
-spells `locals`, `vars` or `f_locals` (`locals().update(...)`; `namespace_stores`). A module's
+spells `locals`, `vars` or `f_locals` (`locals().update(...)`; `_spaced`). A module's
 code and an `exec`'s namespace (code of no test module's, or never entered as a class body's
 frame) are not held.
 
@@ -93,7 +93,7 @@ CALLS = frozenset(
 SPELLED = frozenset({"locals", "vars", "f_locals"})
 # what `_closed` reads a name no copy binds as (no value of anyone's is this object)
 GONE = object()
-# what `namespace_stores` allows at an instruction that may bind any key (held by identity)
+# what `_spaced` allows at an instruction that may bind any key (held by identity)
 EVERY: frozenset[Any] = frozenset({GONE})
 # codes whose `stores` are kept at once (past it, the table is emptied and read again)
 MAX_CODES = 2000

@@ -58,7 +58,16 @@ trusted as the body's. Class of fix (proposed): hold a class body's namespace as
 locals are held where it is an exact `dict` (a change allowed at its own `STORE_NAME`/
 `DELETE_NAME`, the namespace read by identity with no project `__eq__` run), or read a
 class body of the test module's whose namespace changed with no store of its own as
-`tampered`; a namespace no exact `dict` (a metaclass's `__prepare__`) left as now.
+`tampered`; a namespace no exact `dict` (a metaclass's `__prepare__`) left as now. **Held
+since** (obs28): `unstored` holds a class body's namespace (an exact `dict`, read once as its
+frame is entered where that runs nothing, `unstored.readable`) as a frame's locals; a change is
+allowed at the body's own `STORE_NAME`/`DELETE_NAME`, annotations, a subscript store, and at a
+call only in a body naming `locals`, `vars` or `f_locals`: the row ends `observer-tampered`.
+Two rows of the call that rule turns on, no race (3.11.7, 3.12.1, 3.13.0):
+`class-body-namespace-rewritten-by-a-call-the-body-makes` (`ok = [5] == [add(0, 0) or total]`,
+`add(0, 0)` writing 5 through its caller's `f_locals`) is held;
+`class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals` (the same body with a
+`locals().update(seen=1)` first) is a strict xfail (`WHY`).
 
 Read, not tried as rows (no row: each only drops an allowance or is checked by identity):
 `MAX_CODES` emptying the table of entered closures (or `leaver`'s table of `rebound` names) can
