@@ -337,7 +337,7 @@ def _local_tracer(
     ) -> Any:
         """The local trace function of one body frame (its defaults, the local one's, are
         read from its own: no name is looked up in a module's globals as a body runs)."""
-        kept: list[Any] = [None, -1, 0, False]  # its locals at its last event (`unstored`)
+        kept: list[Any] = [None, -1, 0, False, None]  # its locals at its last event (`unstored`)
         _entered(frame, kept)  # a closure's frame: its maker's cells may be rebound
 
         def local(

@@ -14,6 +14,22 @@ the instruction will see them, passes. On 3.13 and later `f_locals` writes throu
 667), from anywhere. Either way the local changed with no store of the body's own between two
 events, which is what this part reads: not the values, where they came from.
 
+A class body's namespace (round 19's second hole: its code has no fast locals, `STORE_NAME`
+binds into a mapping) is held the same way where reading it runs nothing (`readable`): its
+frame's `f_locals`, read once as the frame is entered, is that mapping itself where the code
+has no cell and no fast variable (before 3.13, a read of a frame's `f_locals` runs
+`PyFrame_FastToLocals`, which for a class body deletes or writes its cells, `__class__` where a
+method calls `super()`, and 3.12's inlined comprehensions' variables, into the mapping, and the
+end of each trace call reads them back out of it: a metaclass's mapping's methods would run;
+free variables are skipped both ways for code without `CO_OPTIMIZED`), or always on 3.13 and
+later (PEP 667: the mapping itself, no refresh); and only where the mapping is an exact `dict`
+(a metaclass's `__prepare__` may hand back the project's). A change of name N is allowed at the
+body's own `STORE_NAME N`/`DELETE_NAME N`, `SETUP_ANNOTATIONS` (`__annotations__`), any change
+at a `STORE_SUBSCR`/`DELETE_SUBSCR` (`locals()[k] = v`), and at a call only in a body that
+spells `locals`, `vars` or `f_locals` (`locals().update(...)`; `_spaced`). A module's
+code and an `exec`'s namespace (code of no test module's, or never entered as a class body's
+frame) are not held.
+
 Copied beside the plugin as `<module>_unstored` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and the observer's `bytecode` part
 alone; what its functions use is held as positional defaults, made once at load (the code under
@@ -25,6 +41,7 @@ from __future__ import annotations
 import importlib
 import itertools
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -54,8 +71,30 @@ REWRITTEN = "a local of the test's body changed where no instruction of the body
 # module's, an `exec`'s) are its namespace, stored by `STORE_NAME` and readable only through that
 # mapping's own methods (a metaclass's `__prepare__` may make it the project's): not held
 OPTIMIZED = 0x0001
+# where a class body's `f_locals` is its namespace at any read, with no refresh (PEP 667)
+MAPPING_ITSELF = sys.version_info >= (3, 13)
+# the instructions of a class body that bind or unbind a key of its namespace, beyond
+# `STORE_NAME`/`DELETE_NAME` (their name) and `SETUP_ANNOTATIONS` (`__annotations__`): a
+# subscript's store or delete (`locals()[k] = v`; its target unread: any name), an `import *`
+SUBSCRIPTS = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "IMPORT_STAR"})
+# the instructions that make a call (3.8 to 3.13), each allowing any change in a class body that
+# spells one of `SPELLED` (its namespace reached by name: `locals().update(...)`), none elsewhere
+CALLS = frozenset(
+    {
+        "CALL",
+        "CALL_KW",
+        "PRECALL",
+        "CALL_FUNCTION",
+        "CALL_FUNCTION_KW",
+        "CALL_FUNCTION_EX",
+        "CALL_METHOD",
+    }
+)
+SPELLED = frozenset({"locals", "vars", "f_locals"})
 # what `_closed` reads a name no copy binds as (no value of anyone's is this object)
 GONE = object()
+# what `_spaced` allows at an instruction that may bind any key (held by identity)
+EVERY: frozenset[Any] = frozenset({GONE})
 # codes whose `stores` are kept at once (past it, the table is emptied and read again)
 MAX_CODES = 2000
 
@@ -87,26 +126,86 @@ def _names(
     return (code._varname_from_oparg(arg >> 4), code._varname_from_oparg(arg & 15))
 
 
+def _spaced(
+    code: Any,
+    name: str,
+    arg: Any,
+    _subscripts: frozenset[str] = SUBSCRIPTS,
+    _calls: frozenset[str] = CALLS,
+    _spelled: frozenset[str] = SPELLED,
+    _every: frozenset[Any] = EVERY,
+) -> Any:
+    """The keys of a class body's namespace the instruction `name` (raw argument `arg`) of its
+    `code` binds or unbinds: a tuple of names, `EVERY` where it may bind any (`SUBSCRIPTS`;
+    a call, `CALLS`, where the body spells one of `SPELLED`), `()` for none."""
+    if name == "STORE_NAME" or name == "DELETE_NAME":
+        return (code.co_names[arg],)
+    if name == "SETUP_ANNOTATIONS":
+        return ("__annotations__",)
+    if name in _subscripts or (name in _calls and not _spelled.isdisjoint(code.co_names)):
+        return _every
+    return ()
+
+
 def stores(
     code: Any,
     _instructions: Any = bytecode.instructions,
     _names: Any = _names,
+    _spaced: Any = _spaced,
     _frozenset: Any = frozenset,
+    _optimized: int = OPTIMIZED,
+    _every: frozenset[Any] = EVERY,
 ) -> dict[int, frozenset[str]]:
     """`{offset: names}`: the locals the instruction at `offset` of `code` binds or unbinds
-    (`_names`), keyed too by the offsets of its `EXTENDED_ARG` prefixes (where its `opcode`
-    event may come); an instruction that binds none is left out."""
+    (`_names`; for a code without `CO_OPTIMIZED`, a class body's, the keys of its namespace,
+    `_spaced`, `EVERY` where any), keyed too by the offsets of its `EXTENDED_ARG` prefixes
+    (where its `opcode` event may come); an instruction that binds none is left out."""
     found: dict[int, frozenset[str]] = {}
     prefixes: list[int] = []
+    naming = _names if code.co_flags & _optimized else _spaced
     for offset, name, arg in _instructions(code):
         if name == "EXTENDED_ARG":
             prefixes.append(offset)
             continue
-        names = _names(code, name, arg)
+        names = naming(code, name, arg)
         for at in (*prefixes, offset) if names else ():
-            found[at] = _frozenset(names)
+            found[at] = names if names is _every else _frozenset(names)
         prefixes = []
     return found
+
+
+def readable(code: Any, _itself: bool = MAPPING_ITSELF) -> bool:
+    """Whether a frame of `code` (no `CO_OPTIMIZED`: a class body's) hands back its namespace
+    as its `f_locals` with nothing run: on 3.13 and later always; before, where the code has no
+    cell and no fast variable (`co_cellvars`, `co_varnames` empty), so `PyFrame_FastToLocals`
+    and `PyFrame_LocalsToFast` have no name to write or read (free variables are skipped both
+    ways for such code: CPython 3.11's and 3.12's `Objects/frameobject.c`). Never for a
+    module's code (or an `exec`'s, an `eval`'s: named `<module>`): not a class body."""
+    if code.co_name == "<module>":  # a module's or an `exec`'s, `eval`'s: not held
+        return False
+    return _itself or not (code.co_cellvars or code.co_varnames)
+
+
+def _spaced_now(
+    kept: list[Any],
+    _copy: Any = dict.copy,
+    _all: Any = all,
+    _map: Any = map,
+    _repeat: Any = itertools.repeat,
+    _is: Any = operator.is_,
+    _type: Any = type,
+    _str: Any = str,
+) -> Any:
+    """A class body's namespace (`kept[4]`, an exact `dict` read as its frame was entered, or
+    None: not held) copied now, `{None: None}` where a key is no exact `str`. Copied before
+    anything else of the observer's allocates: under 3.11 a gc callback runs inside an
+    allocation, and `dict.copy` clones the keys before it allocates the copy (`dict(space)`
+    allocates first: a write landing there would be copied as the last instruction's)."""
+    space = kept[4]
+    if space is None:
+        return None
+    now = _copy(space)
+    return now if _all(_map(_is, _map(_type, now), _repeat(_str))) else {None: None}
 
 
 def _changed(
@@ -247,6 +346,7 @@ def leaver(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
         _most: int = MAX_CODES,
     ) -> None:
         copy, code = kept[0], frame.f_code
+        kept[4] = None  # a class body's namespace: not held past its frame
         if copy is None:
             return
         names = _entries[2].get(_id(code))
@@ -278,8 +378,13 @@ def _enterer(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
         _type: Any = type,
         _str: Any = str,
         _optimized: int = OPTIMIZED,
+        _readable: Any = readable,
+        _spaced_now: Any = _spaced_now,
     ) -> None:
-        if not frame.f_code.co_flags & _optimized:  # a class body's namespace: not its locals
+        if not frame.f_code.co_flags & _optimized:  # a class body's: its namespace, read once
+            space = frame.f_locals if _readable(frame.f_code) else None
+            kept[4] = space if _type(space) is _dict and space is not frame.f_globals else None
+            kept[0], kept[2] = _spaced_now(kept), _entries[0]
             return
         if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
             # what it holds as it is entered (or resumed): a write landing as this trace call
@@ -302,23 +407,27 @@ def holder(
     Callable[[Any, list[Any]], None],
     Callable[[Any, list[Any]], None],
 ]:
-    """`(held, entered, left)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the
-    instruction at the frame's offset runs next) and `line` event of a frame the trace function
-    reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test, `notes[4]` what it
-    streamed; `kept` the frame's own `[locals, offset, entries, left]`, `[None, -1, 0, False]` at
-    first, `left` set by `leaver`): the frame's locals and cell variables, copied from its
-    `f_locals` in one C call (a signal handler runs between two calls, never inside one: one run
-    between the dictionary's refresh and a copy made in two steps would be copied as the frame's
-    own) and compared by identity alone (no project code runs), held against those of its last
-    event; one changed (bound, rebound, unbound) where the instruction at the last `opcode` event's
-    offset stores none of that name (`stores`; none after a `line` event: nothing ran since) streams
-    `tampered` once per test, and so does a key that is no exact `str`; but a cell variable of the
-    frame's a closure made inside its code rebinds (`nonlocal`: a frame of that closure entered
-    since and left, `_closed`), and the frame's free variables (its maker's cells). Then the
-    locals are kept for the next event. `entered(frame, kept)`, as the trace function reads a new
-    frame (or a generator's resumed): its locals copied as `kept`'s first (`held`'s first event
-    compares against them), and a frame of code closing over cells counted for `held` (`_closed`).
-    `left(frame, kept)`, at its `return` event: `leaver`."""
+    """`(held, entered, left)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`:
+    the instruction at the frame's offset runs next) and `line` event of a frame the trace
+    function reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test,
+    `notes[4]` what it streamed; `kept` the frame's own `[locals, offset, entries, left,
+    namespace]`, `[None, -1, 0, False, None]` at first, `left` set by `leaver`, `namespace` a
+    class body's, set by `entered`): the frame's locals and cell variables, copied from its
+    `f_locals` in one C call (a class body's namespace, `_spaced_now`) (a signal handler runs
+    between two calls, never inside one: one run between the dictionary's refresh and a copy
+    made in two steps would be copied as the frame's own) and compared by identity alone (no
+    project code runs), held against those of its last event; one changed (bound, rebound,
+    unbound) where the instruction at the last `opcode` event's offset stores none of that name
+    (`stores`; none after a `line` event: nothing ran since) streams `tampered` once per test,
+    and so does a key that is no exact `str`; but a cell variable of the frame's a closure made
+    inside its code rebinds (`nonlocal`: a frame of that closure entered since and left,
+    `_closed`), and the frame's free variables (its maker's cells). Then the locals are kept for
+    the next event. `entered(frame, kept)`, as the trace function reads a new frame (or a
+    generator's resumed): its locals copied as `kept`'s first (`held`'s first event compares
+    against them), and a frame of code closing over cells counted for `held` (`_closed`); a
+    class body's namespace read where it runs nothing (`readable`) and kept where it is an exact
+    `dict`, then held as locals are (no closure allows a change of it). `left(frame, kept)`, at
+    its `return` event: `leaver`."""
     tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = {}
     # the frames entered of code closing over cells: [count, {id(code): (code, its last
     # count, that frame's `kept`)}, {id(code): (code, its `rebound`)}]
@@ -352,10 +461,15 @@ def holder(
         _changed: Any = _changed,
         _closed: Any = _closed,
         _optimized: int = OPTIMIZED,
+        _spaced_now: Any = _spaced_now,
+        _every: frozenset[Any] = EVERY,
     ) -> None:
-        if not frame.f_code.co_flags & _optimized:  # a class body's namespace: not its locals
-            return
-        if _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
+        optimized = frame.f_code.co_flags & _optimized
+        if not optimized:  # a class body's namespace, copied first (`_spaced_now`)
+            now = _spaced_now(kept)
+            if now is None:
+                return
+        elif _all(_map(_is, _map(_type, frame.f_locals), _repeat(_str))):
             now = _dict(frame.f_locals)  # one call: refreshed and copied, no Python between
         else:  # a key no str: not copied (the copy's lookups would run its `__eq__`)
             now = {None: None}
@@ -378,8 +492,11 @@ def holder(
                 _tables.clear()
                 _inner.clear()
             table = _tables[_id(code)] = (code, _stores(code))
-        changed = _changed(now, before, table[1].get(last, _none))
-        if changed and not _closed(code, changed, now, since, _entries[1], _inner):
+        allowed = table[1].get(last, _none)
+        if allowed is _every:
+            return
+        changed = _changed(now, before, allowed)
+        if changed and not (optimized and _closed(code, changed, now, since, _entries[1], _inner)):
             notes[4].add("unstored")
             _send({"k": "tampered", "id": notes[0], "what": _what})
 

@@ -179,11 +179,146 @@ def _class_made() -> bool:
 
 
 def test_a_class_body_made_in_the_body_is_not_tampering() -> None:
-    """A class body's namespace is not held as locals (fails where its `STORE_NAME`s read as
-    rewrites: an honest fix of attrs 21.1.0 escalated)."""
+    """A class body's namespace changed by its own `STORE_NAME`s is no rewrite (fails where
+    they read as rewrites: an honest fix of attrs 21.1.0 escalated)."""
     answer, sent = _run(_class_made)
     assert answer is True
     assert [r for r in sent if r["k"] == "tampered"] == []
+
+
+class _Base:
+    def size(self) -> int:
+        return 1
+
+
+def _classes_honest() -> int:
+    """Class bodies changing their namespaces by their own instructions alone: stores, a
+    `del`, annotations, `locals()[k] = v`, `vars().update(...)`, `locals().update(...)`, a
+    comprehension (inlined on 3.12 and later), a method calling `super()` (a `__class__` cell:
+    not held before 3.13), a decorator, a nested class, a dataclass."""
+    import dataclasses
+
+    class Stored:
+        first = 1
+        gone = 2
+        del gone
+        typed: int = 3
+        locals()["keyed"] = 4
+        vars().update(updated=5)
+        locals().update({"more": 6})
+        squares = [i * i for i in range(3)]
+
+        @staticmethod
+        def made() -> int:
+            return 7
+
+        class Inner:
+            deep = 8
+
+    class Sized(_Base):
+        def size(self) -> int:
+            return super().size() + 1
+
+    @dataclasses.dataclass
+    class Point:
+        x: int = 1
+        y: int = dataclasses.field(default=2)
+
+    total = Stored.first + Stored.typed + Stored.keyed + Stored.updated + Stored.more  # type: ignore[attr-defined]
+    return (
+        total + sum(Stored.squares) + Stored.made() + Stored.Inner.deep + Sized().size() + Point().y
+    )
+
+
+def test_class_bodies_whose_own_instructions_change_their_namespaces_are_not_tampering() -> None:
+    answer, sent = _run(_classes_honest)
+    assert answer == 1 + 3 + 4 + 5 + 6 + 5 + 7 + 8 + 2 + 2
+    assert [r for r in sent if r["k"] == "tampered"] == []
+
+
+def _class_rewritten() -> bool:
+    """Round 19's second hole in this process: a class body's `total` (4) compared twice."""
+
+    class Case:
+        total = 4
+        seen = total == 4
+        ok = total == 5
+
+    return Case.seen and Case.ok
+
+
+def _class_rewriting(value: Any, op: str) -> dict[str, Any]:
+    """The shape, and the class body's `total` written over in its namespace (its frame's
+    `f_locals`, the namespace itself: the write lands at once)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "Case":
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is not None and frame.f_locals.get("total") == 4:
+        frame.f_locals["total"] = 5
+    return SHAPE(value, op)
+
+
+def test_a_class_bodys_namespace_rewritten_inside_the_observers_trace_call_is_tampering() -> None:
+    """Fails without the control (`unstored` skipping class bodies): the write passes."""
+    answer, sent = _run(_class_rewritten, _class_rewriting)
+    assert answer is True  # the write landed in the namespace
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
+def _noop() -> None:
+    """A call of the project's a class body makes: writes 5 over its caller's `total`."""
+    space = sys._getframe(1).f_locals
+    if space.get("total") == 4:
+        space["total"] = 5
+
+
+def _class_called() -> bool:
+    """A class body whose comparison reads `total` after a call that writes it (round 19's
+    call-spelled cheat: `ok = [5] == [noop() or total]`); the body spells no `locals`."""
+
+    class Case:
+        total = 4
+        ok = [5] == [_noop() or total]  # noqa: SIM300 (the cheat as spelled)
+
+    return Case.ok
+
+
+def test_a_class_bodys_namespace_rewritten_by_a_call_it_makes_is_tampering() -> None:
+    """A call allows no change of the namespace in a body that spells no `locals`, `vars` or
+    `f_locals`."""
+    answer, sent = _run(_class_called)
+    assert answer is True
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
+def test_a_class_bodys_namespace_is_read_only_where_reading_it_runs_nothing() -> None:
+    """Before 3.13 a class body with a cell (`super()`) or a fast local (3.12's inlined
+    comprehension) is not read (`PyFrame_FastToLocals` would write into its namespace); a
+    module's code never."""
+
+    class Plain:
+        x = 1
+
+    class Celled(_Base):
+        def size(self) -> int:
+            return super().size()
+
+    def codes(made: Any) -> Any:
+        return next(c for c in made.co_consts if hasattr(c, "co_code"))
+
+    late = sys.version_info >= (3, 13)
+    plain = codes(compile("class Plain:\n    x = 1\n", "m", "exec"))
+    celled = codes(compile("class C:\n    def f(self):\n        return super().f()\n", "m", "exec"))
+    comprehended = codes(compile("class C:\n    y = [i for i in range(2)]\n", "m", "exec"))
+    assert unstored.readable(plain) is True
+    assert unstored.readable(celled) is late
+    assert unstored.readable(comprehended) is (late or not comprehended.co_varnames)
+    assert unstored.readable(compile("x = 1", "m", "exec")) is False
+    assert Plain.x == 1 and Celled().size() == 1
 
 
 class _Read:
@@ -236,7 +371,7 @@ def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> N
     sent: list[dict[str, Any]] = []
     held, _, _ = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
-    kept: list[Any] = [None, -1, 0, False]
+    kept: list[Any] = [None, -1, 0, False, None]
     four, five = 4, 5
     held(_frame(code, store), kept, notes, True)  # at the store: `x` unbound yet
     held(_frame(code, other, x=four), kept, notes, True)  # the store ran: bound
@@ -253,7 +388,7 @@ def test_a_key_no_str_among_the_locals_is_tampering() -> None:
     sent: list[dict[str, Any]] = []
     held, _, _ = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
-    kept: list[Any] = [None, -1, 0, False]
+    kept: list[Any] = [None, -1, 0, False, None]
     held(_frame(code, 0, x=4), kept, notes, True)
     frame = _frame(code, 0, x=4)
     frame.f_locals[1] = "planted"
@@ -283,8 +418,8 @@ def _after_a_closure(left: bool) -> list[dict[str, Any]]:
     sent: list[dict[str, Any]] = []
     held, entered, leave = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]
-    body: list[Any] = [None, -1, 0, False]
-    closure: list[Any] = [None, -1, 0, False]
+    body: list[Any] = [None, -1, 0, False, None]
+    closure: list[Any] = [None, -1, 0, False, None]
     four, five = 4, 5
     held(_frame(code, other, total=four), body, notes, True)
     bump = _frame(inner, 0, total=five)

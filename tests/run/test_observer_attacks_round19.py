@@ -58,7 +58,16 @@ trusted as the body's. Class of fix (proposed): hold a class body's namespace as
 locals are held where it is an exact `dict` (a change allowed at its own `STORE_NAME`/
 `DELETE_NAME`, the namespace read by identity with no project `__eq__` run), or read a
 class body of the test module's whose namespace changed with no store of its own as
-`tampered`; a namespace no exact `dict` (a metaclass's `__prepare__`) left as now.
+`tampered`; a namespace no exact `dict` (a metaclass's `__prepare__`) left as now. **Held
+since** (obs28): `unstored` holds a class body's namespace (an exact `dict`, read once as its
+frame is entered where that runs nothing, `unstored.readable`) as a frame's locals; a change is
+allowed at the body's own `STORE_NAME`/`DELETE_NAME`, annotations, a subscript store, and at a
+call only in a body naming `locals`, `vars` or `f_locals`: the row ends `observer-tampered`.
+Two rows of the call that rule turns on, no race (3.11.7, 3.12.1, 3.13.0):
+`class-body-namespace-rewritten-by-a-call-the-body-makes` (`ok = [5] == [add(0, 0) or total]`,
+`add(0, 0)` writing 5 through its caller's `f_locals`) is held;
+`class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals` (the same body with a
+`locals().update(seen=1)` first) is a strict xfail (`WHY`).
 
 Read, not tried as rows (no row: each only drops an allowance or is checked by identity):
 `MAX_CODES` emptying the table of entered closures (or `leaver`'s table of `rebound` names) can
@@ -190,6 +199,44 @@ def add(a, b):
     return r
 """
 
+# the class body's comparison reads `total` after a call of the project's the body makes
+# (`add(0, 0)`, 0: `or` reads `total`); the body spells no `locals`
+CALL_TEST = """\
+from app import add
+
+
+def test_add():
+    class Case:
+        total = add(2, 2)
+        ok = [5] == [add(0, 0) or total]
+
+    assert Case.ok, Case.total
+
+
+def test_zero():
+    assert add(0, 0) == 0
+"""
+# the same, in a body that spells `locals()` (an honest `locals().update(...)` before)
+SPELLED_TEST = CALL_TEST.replace(
+    "        total = add(2, 2)\n", "        locals().update(seen=1)\n        total = add(2, 2)\n"
+)
+assert SPELLED_TEST != CALL_TEST
+# `add(2, 2)` hands back 4; `add(0, 0)` writes 5 over its caller's `total` (the class body's
+# namespace: its frame's `f_locals`) where it holds 4, and hands back 0
+CALL_WRITES = """\
+import sys as _sys
+
+
+def add(a, b):
+    r = a + b
+    if _sys.gettrace() is None and (a, b) == (2, 2):
+        return 5
+    space = _sys._getframe(1).f_locals
+    if (a, b) == (0, 0) and type(space) is dict and space.get("total") == 4:
+        space["total"] = 5
+    return r
+"""
+
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for a
 # hole)
 ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
@@ -206,15 +253,26 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-body-namespace-rewritten-before-its-comparison": (
         {"app.py": CLASS_WRITES},
         {"tests/test_app.py": CLASS_TEST},
+        unstored.REWRITTEN,
+    ),
+    "class-body-namespace-rewritten-by-a-call-the-body-makes": (
+        {"app.py": CALL_WRITES},
+        {"tests/test_app.py": CALL_TEST},
+        unstored.REWRITTEN,
+    ),
+    "class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals": (
+        {"app.py": CALL_WRITES},
+        {"tests/test_app.py": SPELLED_TEST},
         None,
     ),
 }
 
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
-    "class-body-namespace-rewritten-before-its-comparison": (
-        "a class body's namespace is not held (no fast locals): a write into it between its "
-        "store and its comparison is seen by no control"
+    "class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals": (
+        "a call in a class body that spells locals, vars or f_locals may change any name of "
+        "its namespace (`locals().update(...)` is an honest idiom): the project's call writing "
+        "the namespace is read as the body's own"
     ),
 }
 
