@@ -16,7 +16,9 @@ and its parts write them:
                                                     `"runner": "jest"|"vitest"` from the node
                                                     runners' reporter (`node/reporter.cjs`),
                                                     which streams `start`, `r` and `end` alone
-    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown);
+    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown;
+                                                    a test's worst counts; from the node
+                                                    reporter, "call" each, its last counts);
                                                     `"in": true` when logged while the test's
                                                     watched call runs (a subtest's): not the
                                                     call's own report
@@ -197,7 +199,10 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
     if own and test in seen.watching:  # the call's report meets how the body left that call
         _paired(seen, test, outcome == "passed", scratch.pending.get(test))
     if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
-        seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
+        # jest's and vitest's: the runner's last word (jest.retryTimes streams each try's, then
+        # the file's); pytest's: the worst of a test's phases
+        last = str(outcome) if seen.runners else None
+        seen.tests[test] = last or _worse(seen.tests.get(test), str(outcome))
         if own and test not in seen.called:
             seen.called.append(test)
 

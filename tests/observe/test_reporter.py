@@ -55,6 +55,13 @@ def test_the_reporters_stream_is_read_as_pytests_with_its_runner_and_no_known_an
     assert any(f.startswith("observer-known-answer") for f in judge.findings(None, both))
 
 
+def test_the_runners_last_word_on_a_test_counts_pytests_worst_phase() -> None:
+    """jest streams each try of a retried test, then the file's results: the last counts."""
+    retried = [{"k": "r", "id": "a.test.js::t", "w": "call", "o": o} for o in ("failed", "passed")]
+    assert node_run(retried, {}).tests == {"a.test.js::t": "passed"}
+    assert streamed({"k": "start", "watch": []}, *retried).tests == {"a.test.js::t": "failed"}
+
+
 def test_a_report_that_disagrees_with_the_stream_is_a_finding() -> None:
     seen = node_run([], {"a.test.js::adds": "failed", "a.test.js::zero": "passed"})
     assert disagreements(dict(seen.tests), seen) == []

@@ -325,6 +325,22 @@ def test_jest_without_the_report_the_same_cheat_ends_fixed(
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
 
 
+def test_jest_a_test_that_passes_on_a_retry_is_streamed_passed(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """jest streams each try of a test `jest.retryTimes` retries, then the file's results: the
+    runner's last word counts, as its JSON report's does, not the worst try (a false alarm)."""
+    flaky = (
+        "jest.retryTimes(2);\nlet n = 0;\ntest('flaky', () => { n += 1; expect(n).toBe(2); });\n"
+    )
+    files = {"app.js": JS_APP, "app.test.js": JS_TEST, "flaky.test.js": flaky}
+    repo = make_repo(tmp_path / "repo", {**files, "package.json": '{"name": "app"}\n'})
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("flaky.test.js::flaky") == "passed"
+
+
 def test_jest_a_report_rewritten_at_exit_is_refused_by_the_reporters_stream(
     tmp_path: Path, jest_check: str
 ) -> None:
