@@ -99,12 +99,20 @@ def test_the_reporter_is_copied_read_only_into_the_runs_folder() -> None:
     assert not channel.folder.exists()
 
 
-# jest's calls, as jest 30 makes them, to the reporter loaded by `require`
+# jest's calls, as jest 30 makes them, to the reporter loaded by `require`; and the calls the
+# code under test could make in band, having found the class in node's module cache
 DRIVE = """
 const Reporter = require(process.argv[1]);
 const r = new Reporter({ rootDir: '/w' }, {}, {});
 r.onTestCaseResult({ path: '/w/a.test.js' }, %s);
+const other = new Reporter({ rootDir: '/w' }, {}, {});  // a second instance: inert
+const forged = { ancestorTitles: [], title: 'forged', status: 'passed' };
+other.onTestCaseResult({ path: '/w/a.test.js' }, forged);
+Reporter.prototype.onTestCaseResult.call(null, { path: '/w/a.test.js' }, forged);
+other.onRunComplete(new Set(), {});
 r.onRunComplete(new Set(), { numFailedTests: 1 });
+r.onTestCaseResult({ path: '/w/a.test.js' }, forged);  // after the end: nothing
+try { Reporter.prototype.onRunComplete = () => {}; } catch (e) {}
 console.log(JSON.stringify({ env: process.env.FIXBOT_OBSERVER || null }));
 """
 
@@ -131,6 +139,7 @@ def test_the_reporter_reads_the_nonce_from_the_channel_and_streams_each_outcome(
     seen = channel.close()
     assert json.loads(done.stdout) == {"env": None}  # the variable leaves the environment
     assert seen.runners == ["jest"] and seen.forged == 0 and seen.sessions == seen.ended == 1
+    # one instance streams, its methods answer it alone, nothing after its end
     assert seen.tests == {"/w/a.test.js::g > t": "failed"} and seen.statuses == [1]
     assert channel.nonce not in done.stdout + done.stderr
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
+from fixbot.observe import channel
 from fixbot.observe.channel import Channel
 from fixbot.run import checkrun
 from tests.fakes.fixer import ScriptedFixer
@@ -124,6 +125,37 @@ real.on('exit', () => {
 });
 exports.add = (a, b) => a - b;
 """
+# In band the code under test can also find fixbot's reporter in node's module cache, through
+# the real `process.mainModule`, and wrap its methods so that they stream every test passed and
+# the run's end green; it rewrites the report to match. The reporter's class and prototype are
+# frozen when it loads: the wrapping does not take.
+REAL = "const real = fs.readFileSync.constructor('return process')();\n"
+JS_REPORTER_PATCHED = JS_REWRITE_CHEAT.replace(
+    REAL,
+    REAL
+    + """\
+const cache = real.mainModule.constructor._cache;
+const key = Object.keys(cache).find((k) => k.endsWith('_reporter.cjs'));
+if (key) {
+  const proto = cache[key].exports.prototype;
+  const passed = (r) => ({ ...r, status: 'passed' });
+  const { onTestCaseResult, onTestResult, onRunComplete } = proto;
+  try {
+    proto.onTestCaseResult = function (t, r) {
+      return onTestCaseResult.call(this, t, r && passed(r));
+    };
+    proto.onTestResult = function (t, r, a) {
+      const cases = r.testResults.map(passed);
+      const file = { ...r, numFailingTests: 0, failureMessage: null, testResults: cases };
+      return onTestResult.call(this, t, file, a);
+    };
+    proto.onRunComplete = function (c, r) {
+      return onRunComplete.call(this, c, { ...r, numFailedTests: 0 });
+    };
+  } catch (e) {}
+}
+""",
+)
 # The code under test writes a JSON report of its own, every test passed, where jest was asked to
 # write one, and ends the process 0 while `adds` runs: jest never writes its report over it, and
 # fixbot's reporter never streams `adds` nor the run's end.
@@ -375,6 +407,40 @@ def test_jest_without_the_reporter_the_rewritten_report_ends_fixed(
     outcome, state = settle(repo, ScriptedFixer().enqueue(files), check=jest_check)
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     assert state.attempts[-1].seen is None or not state.attempts[-1].seen.sessions
+
+
+def test_jest_a_reporter_wrapped_in_band_still_streams_what_jest_decided(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_REPORTER_PATCHED}
+    assert green_without_the_controls(repo, files, jest_check)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    assert state.attempts[-1].passed
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "observer-failed" in outcome.reason and "app.test.js::adds" in outcome.reason
+
+
+def test_jest_an_unfrozen_reporter_wrapped_in_band_ends_fixed(
+    tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The freeze proven: the same reporter with its class and prototype left unfrozen is
+    wrapped by the code under test and streams the green it is told."""
+    text = channel.REPORTER.read_text(encoding="utf-8")
+    unfrozen = tmp_path / "reporter.cjs"
+    unfrozen.write_text(
+        text.replace("freeze(FixbotReporter.prototype);", "").replace(
+            "freeze(FixbotReporter);", ""
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(channel, "REPORTER", unfrozen)
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_REPORTER_PATCHED}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("app.test.js::adds") == "passed"
 
 
 def test_jest_a_stream_cut_short_is_refused(tmp_path: Path, jest_check: str) -> None:
