@@ -19,7 +19,7 @@ from fixbot.core.failure import CheckResult
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.logs.dialects import Report, report_for
-from fixbot.observe.channel import Channel
+from fixbot.observe.channel import REPORTER, Channel
 from fixbot.observe.reporter import relocated
 from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
@@ -127,15 +127,17 @@ def _reporter(channel: Channel | None) -> str | None:
 
 def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
     """Whether a pytest of the check failed to import the observer's plugin `module` (its name
-    in the log, pytest's `Error importing plugin`) and none streamed: the check's environment
-    did not let the plugin's folder through, and the plugin broke a check it should watch."""
+    in the log, pytest's `Error importing plugin`), or jest or vitest failed to load fixbot's
+    reporter (its file, `<module>_reporter.cjs`, named in the log: jest's `Could not resolve a
+    module for a custom reporter`), and none streamed: the check's environment did not let the
+    observer's folder through, and the observer broke a check it should watch."""
     if seen.sessions or result.passed:
         return False
     try:
         text = result.log_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return f"No module named '{module}'" in text
+    return f"No module named '{module}'" in text or f"{module}_{REPORTER.name}" in text
 
 
 def read_report(

@@ -469,6 +469,21 @@ def test_jest_without_the_reporter_the_cut_stream_cheat_ends_fixed(
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
 
 
+def test_jest_that_cannot_load_the_reporter_runs_again_unobserved_not_broken(
+    tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reporter the check's jest cannot load (its folder out of the check's reach) fails the
+    check: it runs again without it, judged by the JSON report, as pytest's unloadable plugin
+    is."""
+    named = Channel.reporter.fget  # type: ignore[attr-defined]
+    monkeypatch.setattr(Channel, "reporter", property(lambda self: Path(f"{named(self)}.gone")))
+    repo = js_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[0].seen is None and state.attempts[-1].seen is None
+    assert state.attempts[0].tests == {"app.test.js::adds": "failed", "app.test.js::zero": "passed"}
+
+
 def test_jest_through_npm_test_is_verified_by_exit_code_only(
     tmp_path: Path, jest_check: str
 ) -> None:
