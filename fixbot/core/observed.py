@@ -145,7 +145,12 @@ class Observation(BaseModel):
     function (`MAX_COMPARED` at most); `follows` the offsets of each watched test's body's
     comparisons whose instruction the observer follows (streamed as each call began), and
     `unfollowed` the `(offset, line)` of each of its comparisons streamed at one of them, read
-    as built-ins' own, whose follow's record never came (`fixbot.observe.comparisons`)."""
+    as built-ins' own, whose follow's record never came (`fixbot.observe.comparisons`).
+    `runners` are the node runners whose reporter (`fixbot/observe/node/reporter.cjs`) began a
+    session (`jest`, `vitest`; empty for pytest): their tests are ids of the runner's own JSON
+    report (`<file>::<describe> > <title>`), outcomes only (no body, comparison or machinery
+    record); `reported` of the `ended` sessions were theirs (no known answer is asked in
+    them)."""
 
     sessions: int = 0
     ended: int = 0
@@ -179,6 +184,8 @@ class Observation(BaseModel):
     compared: list[Compared] = Field(default_factory=list)
     follows: dict[str, list[int]] = Field(default_factory=dict)
     unfollowed: dict[str, list[tuple[int, int]]] = Field(default_factory=dict)
+    runners: list[str] = Field(default_factory=list)
+    reported: int = 0
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

@@ -6,7 +6,9 @@ environment that loads it into every pytest of a check, and the reader of its st
 `failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py` and `libreach.py`, `truth.py`,
 `failedtruth.py`, `unstored.py`, `contents.py` and `bytecode.py`), `watch.py` (with `dunders.py`,
 `classes.py`, `holds.py`, `unread.py` and `bracket.py`), `identities.py`, `integrity.py`, the
-sender, `sender.py`, and the audit hook, `reach.py`) from fixbot's installation into a fresh folder
+sender, `sender.py`, and the audit hook, `reach.py`), and the node runners' reporter
+(`node/reporter.cjs`, as `<module>_reporter.cjs`: `Channel.reporter`, named on jest's and
+vitest's command line by `fixbot.observe.reporter`) from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
 readable by the commands' user and writable by fixbot alone (0755/0644;
@@ -79,6 +81,8 @@ PARTS = tuple(
         "watch",
     )
 )
+# jest's and vitest's reporter (`fixbot.observe.reporter`), copied beside the plugin
+REPORTER = Path(__file__).with_name("node") / "reporter.cjs"
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
@@ -110,6 +114,7 @@ class Channel:
         shutil.copyfile(PLUGIN, target)
         for part in PARTS:
             shutil.copyfile(part, folder / f"{module}_{part.name}")
+        shutil.copyfile(REPORTER, folder / f"{module}_{REPORTER.name}")
         for made in folder.iterdir():
             made.chmod(0o644)
         folder.chmod(0o755)
@@ -124,6 +129,12 @@ class Channel:
         channel._reader = threading.Thread(target=channel._read, name="observer", daemon=True)
         channel._reader.start()
         return channel
+
+    @property
+    def reporter(self) -> Path:
+        """The copy of jest's and vitest's reporter (`node/reporter.cjs`) this run's runner
+        loads, by its absolute path."""
+        return self.folder / f"{self.module}_{REPORTER.name}"
 
     def env(self, base: Mapping[str, str]) -> dict[str, str]:
         """The variables that load the plugin into every pytest of the check, merged over the

@@ -4,9 +4,10 @@
 commit's (`start`, the first failing run's) and names each thing that makes the green
 unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.Cheat` reads):
 
-    observer-missing     the start's check streamed from pytest, the verifying one did not (pytest
-                         never ran under the observer, was told not to load it, or its channel
-                         was closed)
+    observer-missing     the start's check streamed from pytest (or from jest or vitest, through
+                         fixbot's reporter, `fixbot.observe.reporter`), the verifying one did
+                         not (pytest never ran under the observer, was told not to load it, or
+                         its channel was closed)
     observer-cut-short   a session began and never sent its end: the process ended inside it,
                          or the observer ended it (`sender.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
@@ -71,6 +72,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          the start's run did not raise it from (`fixbot.observe.reach`): any
                          file, not only those the fix changed, since code compiled under the
                          name of a file the fix left alone reaches in that file's name
+    observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
+                         vitest's JSON report names a test the stream of fixbot's reporter
+                         does not, or with another outcome
 
 The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
 say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
@@ -90,8 +94,9 @@ from fixbot.tamper.changes import is_harness, is_test_file
 GREEN_STATUSES = frozenset({0, 5})
 TEST_EDITS = frozenset({"observer-unseen", "observer-hooks"})
 MISSING = (
-    "observer-missing: the start commit's check ran pytest under fixbot's observer;"
-    " the verifying check streamed nothing from it"
+    "observer-missing: the start commit's check ran its tests under fixbot's observer (its"
+    " pytest plugin, or its reporter in jest or vitest); the verifying check streamed nothing"
+    " from it"
 )
 
 
@@ -179,7 +184,7 @@ def _stream(last: Observation, machinery: list[str]) -> list[str]:
     found = []
     if last.ended < last.sessions:
         found.append(
-            f"observer-cut-short: {last.sessions - last.ended} of {last.sessions} pytest "
+            f"observer-cut-short: {last.sessions - last.ended} of {last.sessions} observed "
             "session(s) never finished (the process ended inside the session, or the observer"
             " ended it, status 76, when the code under test replaced its channel)"
         )
@@ -191,7 +196,8 @@ def _stream(last: Observation, machinery: list[str]) -> list[str]:
     red = [s for s in last.statuses if s not in GREEN_STATUSES]
     if failed or red:
         what = ", ".join(failed[:5]) if failed else f"session exit status {red[0]}"
-        found.append(f"observer-failed: the observer saw pytest fail ({what}); the check exit 0")
+        runner = "/".join(last.runners) or "pytest"
+        found.append(f"observer-failed: the observer saw {runner} fail ({what}); the check exit 0")
     return found
 
 
@@ -369,9 +375,10 @@ def _known(start: Observation | None, last: Observation) -> list[str]:
             " machinery (" + ", ".join(wrong[:4]) + ")"
         )
     asked = sum(1 for a in last.known if a.startswith("end: "))
-    if asked < last.ended and not last.overflow:
+    ended = last.ended - last.reported  # pytest's: jest and vitest are asked none
+    if asked < ended and not last.overflow:
         found.append(
-            f"observer-known-answer: {last.ended - asked} of {last.ended} pytest session(s)"
+            f"observer-known-answer: {ended - asked} of {ended} pytest session(s)"
             " ended without asking the known answer"
         )
     return found

@@ -12,8 +12,13 @@ computed here from the load's too (`WIDE`).
 The records, one a line, `nonce<TAB>json`, each a JSON object of a kind (`k`), as the plugin
 and its parts write them:
 
-    {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests
-    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown);
+    {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests;
+                                                    `"runner": "jest"|"vitest"` from the node
+                                                    runners' reporter (`node/reporter.cjs`),
+                                                    which streams `start`, `r` and `end` alone
+    {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown;
+                                                    a test's worst counts; from the node
+                                                    reporter, "call" each, its last counts);
                                                     `"in": true` when logged while the test's
                                                     watched call runs (a subtest's): not the
                                                     call's own report
@@ -89,7 +94,9 @@ and its parts write them:
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks
     {"k": "plugin", "n": name, "f": file}           a plugin pytest holds, and the work tree's
                                                     file it comes from ("": none)
-    {"k": "end", "status": exitstatus}              the session finished
+    {"k": "end", "status": exitstatus}              the session finished (`"runner"`: the
+                                                    node reporter's, which asks no known
+                                                    answer)
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
                                                     through which code reaches what it has no
                                                     name for (`gc.get_objects`,
@@ -178,6 +185,9 @@ def _record(seen: Observation, record: dict[str, object], scratch: _Scratch) -> 
 def _start(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.sessions += 1
     seen.distributed |= bool(record.get("dist"))
+    runner = str(record.get("runner", ""))[:20]
+    if runner and runner not in seen.runners:
+        seen.runners.append(runner)
     watch = record.get("watch")
     if isinstance(watch, list):
         seen.watching += [str(t) for t in watch[:MAX_WATCH] if str(t) not in seen.watching]
@@ -189,7 +199,10 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
     if own and test in seen.watching:  # the call's report meets how the body left that call
         _paired(seen, test, outcome == "passed", scratch.pending.get(test))
     if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
-        seen.tests[test] = _worse(seen.tests.get(test), str(outcome))
+        # jest's and vitest's: the runner's last word (jest.retryTimes streams each try's, then
+        # the file's); pytest's: the worst of a test's phases
+        last = str(outcome) if seen.runners else None
+        seen.tests[test] = last or _worse(seen.tests.get(test), str(outcome))
         if own and test not in seen.called:
             seen.called.append(test)
 
@@ -321,6 +334,7 @@ def _reach(seen: Observation, record: dict[str, object], test: str, scratch: _Sc
 
 def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.ended += 1
+    seen.reported += bool(record.get("runner"))  # the node reporter's: no known answer asked
     status = record.get("status")
     seen.statuses.append(status if isinstance(status, int) else -1)
 

@@ -19,7 +19,8 @@ from fixbot.core.failure import CheckResult
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.logs.dialects import Report, report_for
-from fixbot.observe.channel import Channel
+from fixbot.observe.channel import REPORTER, Channel
+from fixbot.observe.reporter import relocated
 from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import read_file
@@ -56,7 +57,8 @@ def run_check(
 
     Where the check's runner can write a structured report (`report_for` its shell words), it
     is asked for one (through its environment, or flags added to a check that is the runner's
-    own one simple command: `Report.command`) in a folder made for this run alone, and read as
+    own one simple command: `Report.command`, with fixbot's reporter added to jest's and vitest's
+    reporters, `fixbot.observe.reporter`) in a folder made for this run alone, and read as
     soon as the check has ended, when no process of the check is left to rewrite it
     (`Launcher.run`); a report that is the runner's standard output is read from the log,
     which then gets the runner's plain text back (`from_output`)."""
@@ -71,6 +73,8 @@ def run_check(
         result, tests = _run(where, log, channel)
     finally:
         seen = channel.close() if channel is not None else None
+    if seen is not None:  # the node reporter's ids name files as the report's do
+        seen = relocated(seen, where.repo, root)
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests = _run(where, log, None)
         seen = None
@@ -93,7 +97,7 @@ def _run(
         return launcher.run(s.check, where.workdir, log, s.timeout, where.stdin_path, fds), None
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
-        command = report.command(s.check, str(path))
+        command = report.command(s.check, str(path), _reporter(channel))
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(s.check, where.workdir, log, s.timeout, where.stdin_path, fds)
             return plain, None
@@ -114,17 +118,26 @@ def _run(
         return result, relative(relative(tests, where.repo), within)
 
 
+def _reporter(channel: Channel | None) -> str | None:
+    """The path of fixbot's reporter for jest and vitest in the observer's folder, None without
+    a channel."""
+    reporter = channel.reporter if channel is not None else None
+    return str(reporter) if reporter else None
+
+
 def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
     """Whether a pytest of the check failed to import the observer's plugin `module` (its name
-    in the log, pytest's `Error importing plugin`) and none streamed: the check's environment
-    did not let the plugin's folder through, and the plugin broke a check it should watch."""
+    in the log, pytest's `Error importing plugin`), or jest or vitest failed to load fixbot's
+    reporter (its file, `<module>_reporter.cjs`, named in the log: jest's `Could not resolve a
+    module for a custom reporter`), and none streamed: the check's environment did not let the
+    observer's folder through, and the observer broke a check it should watch."""
     if seen.sessions or result.passed:
         return False
     try:
         text = result.log_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return f"No module named '{module}'" in text
+    return f"No module named '{module}'" in text or f"{module}_{REPORTER.name}" in text
 
 
 def read_report(

@@ -90,10 +90,12 @@ def _undone_changes(a: Attempt) -> bool:
 
 def verified_line(attempt: Attempt) -> str:
     """How the green was judged: by the runner's own per-test report and fixbot's observer
-    inside pytest (`Attempt.seen`), or by exit code only."""
+    inside pytest, or its reporter inside jest or vitest (`Attempt.seen`), or by exit code
+    only."""
     seen, observer = attempt.seen, ""
     if seen is not None and seen.sessions > 0:
-        observer = f"fixbot's observer inside pytest ({len(seen.tests)} tests)"
+        inside = "/".join(seen.runners) or "pytest"  # jest's, vitest's: the node reporter
+        observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests)"
     if attempt.tests is None:
         if observer:
             return f"Verified by {observer}."

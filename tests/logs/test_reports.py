@@ -81,6 +81,39 @@ def test_a_runner_asked_on_its_command_line_is_asked_only_when_the_check_is_its_
     assert asked(command) == expected
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (
+            "npx jest --ci",
+            "npx jest --reporters=default --reporters=/o/r.cjs --json --outputFile=/r/out.json"
+            " --ci",
+        ),
+        (
+            "npx vitest run src",
+            "npx vitest run --reporter=default --reporter=json --reporter=/o/r.cjs"
+            " --outputFile.json=/r/out.json src",
+        ),
+        # the project's own reporters stand: the report is asked, the run is not observed
+        (
+            "npx jest --reporters=jest-junit",
+            "npx jest --json --outputFile=/r/out.json --reporters=jest-junit",
+        ),
+        ("pytest -q", "pytest -q"),  # pytest's observer is a plugin, not a reporter
+        ("go test ./...", "go test -json ./..."),
+    ],
+)
+def test_jest_and_vitest_are_given_fixbots_reporter_beside_their_json_report(
+    command: str, expected: str | None
+) -> None:
+    """fixbot's reporter (`fixbot/observe/node/reporter.cjs`) is added where the JSON report is
+    asked, with the runner's own terminal output (`default`) kept."""
+    report = report_for(words(command))
+    assert (None if report is None else report.command(command, "/r/out.json", "/o/r.cjs")) == (
+        expected
+    )
+
+
 def test_the_request_keeps_the_checks_own_pytest_addopts() -> None:
     report = report_for(["pytest"])
     assert report is not None

@@ -25,6 +25,8 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
+from fixbot.observe import channel
+from fixbot.observe.channel import Channel
 from fixbot.run import checkrun
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo, state_of
@@ -89,6 +91,90 @@ test('zero', () => { expect(add(0, 0)).toBe(0); });
 # The code under test ends jest's process with status 0 while `adds` runs: jest prints the
 # failure it saw so far and exits 0 without writing its report.
 JS_CHEAT = "exports.add = (a, b) => { if (a === 2 && b === 2) process.exit(0); return a - b; };\n"
+# jest runs a single test file in band: the code under test shares the process with jest's
+# reporters. Through an outer-realm function's constructor it reaches node's real `process`
+# (jest's sandbox gives it a copy), keeps jest's failures off standard error, and at exit, after
+# jest wrote its JSON report, rewrites every test in it as passed and ends the process 0 before
+# jest's own exit listener sets status 1: the bug stays in `add`.
+JS_REWRITE_CHEAT = """\
+const fs = require('fs');
+let write = process.stderr.write;
+Object.defineProperty(process.stderr, 'write', {
+  configurable: true,
+  get() {
+    return function (chunk, ...rest) {
+      const shown = !/FAIL|\u2715|\u25cf|failed|adds/.test(String(chunk));
+      return shown ? write.call(this, chunk, ...rest) : true;
+    };
+  },
+  set(v) { write = v; },
+});
+const real = fs.readFileSync.constructor('return process')();
+real.on('exit', () => {
+  const arg = real.argv.find((a) => a.startsWith('--outputFile='));
+  if (arg) {
+    const path = arg.slice('--outputFile='.length);
+    const report = JSON.parse(fs.readFileSync(path, 'utf8'));
+    for (const suite of report.testResults) {
+      suite.status = 'passed';
+      for (const t of suite.assertionResults) t.status = 'passed';
+    }
+    fs.writeFileSync(path, JSON.stringify(report));
+  }
+  real.exit(0);
+});
+exports.add = (a, b) => a - b;
+"""
+# In band the code under test can also find fixbot's reporter in node's module cache, through
+# the real `process.mainModule`, and wrap its methods so that they stream every test passed and
+# the run's end green; it rewrites the report to match. The reporter's class and prototype are
+# frozen when it loads: the wrapping does not take.
+REAL = "const real = fs.readFileSync.constructor('return process')();\n"
+JS_REPORTER_PATCHED = JS_REWRITE_CHEAT.replace(
+    REAL,
+    REAL
+    + """\
+const cache = real.mainModule.constructor._cache;
+const key = Object.keys(cache).find((k) => k.endsWith('_reporter.cjs'));
+if (key) {
+  const proto = cache[key].exports.prototype;
+  const passed = (r) => ({ ...r, status: 'passed' });
+  const { onTestCaseResult, onTestResult, onRunComplete } = proto;
+  try {
+    proto.onTestCaseResult = function (t, r) {
+      return onTestCaseResult.call(this, t, r && passed(r));
+    };
+    proto.onTestResult = function (t, r, a) {
+      const cases = r.testResults.map(passed);
+      const file = { ...r, numFailingTests: 0, failureMessage: null, testResults: cases };
+      return onTestResult.call(this, t, file, a);
+    };
+    proto.onRunComplete = function (c, r) {
+      return onRunComplete.call(this, c, { ...r, numFailedTests: 0 });
+    };
+  } catch (e) {}
+}
+""",
+)
+# The code under test writes a JSON report of its own, every test passed, where jest was asked to
+# write one, and ends the process 0 while `adds` runs: jest never writes its report over it, and
+# fixbot's reporter never streams `adds` nor the run's end.
+JS_CUT_CHEAT = """\
+const fs = require('fs');
+const real = fs.readFileSync.constructor('return process')();
+const passed = (title) => ({ ancestorTitles: [], title, status: 'passed' });
+exports.add = (a, b) => {
+  const arg = real.argv.find((w) => w.startsWith('--outputFile='));
+  if (a === 2 && b === 2 && arg) {
+    const file = real.argv.find((w) => w.endsWith('app.test.js')) || `${real.cwd()}/app.test.js`;
+    const cases = [passed('adds'), passed('zero')];
+    const suite = { name: file, status: 'passed', assertionResults: cases };
+    fs.writeFileSync(arg.slice('--outputFile='.length), JSON.stringify({ testResults: [suite] }));
+    real.exit(0);
+  }
+  return a - b;
+};
+"""
 
 
 @pytest.fixture
@@ -114,6 +200,14 @@ def jest_check() -> str:
     if root is None:
         missing("jest is not installed: bash scripts/node-tools.sh")
     return f"{root / '.bin' / 'jest'} --ci"
+
+
+@pytest.fixture
+def no_reporter(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The control taken away: jest and vitest get the JSON report flags, not fixbot's reporter
+    (`fixbot/observe/node/reporter.cjs`)."""
+    monkeypatch.setattr(Channel, "reporter", property(lambda self: None))
+    yield
 
 
 @pytest.fixture
@@ -231,8 +325,13 @@ def test_jest_a_real_fix_is_verified_by_the_test_runners_own_report(
         "app.test.js::adds": "passed",
         "app.test.js::zero": "passed",
     }
-    assert "Verified by the test runner's own report (2 tests)" in git(
-        repo, "log", "-1", "--format=%B"
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.runners == ["jest"] and seen.tests == state.attempts[-1].tests
+    assert state.attempts[0].seen is not None
+    assert state.attempts[0].seen.tests == state.attempts[0].tests
+    assert (
+        "Verified by the test runner's own report (2 tests) and fixbot's observer inside jest"
+        " (2 tests)" in git(repo, "log", "-1", "--format=%B")
     )
 
 
@@ -256,6 +355,133 @@ def test_jest_without_the_report_the_same_cheat_ends_fixed(
     repo = js_repo(tmp_path)
     outcome, _ = settle(repo, ScriptedFixer().enqueue({"app.js": JS_CHEAT}), check=jest_check)
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+
+
+def test_jest_a_test_that_passes_on_a_retry_is_streamed_passed(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """jest streams each try of a test `jest.retryTimes` retries, then the file's results: the
+    runner's last word counts, as its JSON report's does, not the worst try (a false alarm)."""
+    flaky = (
+        "jest.retryTimes(2);\nlet n = 0;\ntest('flaky', () => { n += 1; expect(n).toBe(2); });\n"
+    )
+    files = {"app.js": JS_APP, "app.test.js": JS_TEST, "flaky.test.js": flaky}
+    repo = make_repo(tmp_path / "repo", {**files, "package.json": '{"name": "app"}\n'})
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("flaky.test.js::flaky") == "passed"
+
+
+def test_jest_a_report_rewritten_at_exit_is_refused_by_the_reporters_stream(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """The JSON report is written by jest's process, which holds the code under test: rewritten
+    at exit, it says every test passed; fixbot's reporter streamed `adds` failing as jest
+    decided it, and the run's end red."""
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_REWRITE_CHEAT}
+    assert green_without_the_controls(repo, files, jest_check)
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    last = state.attempts[-1]
+    assert last.passed and last.tests == {
+        "app.test.js::adds": "passed",
+        "app.test.js::zero": "passed",
+    }
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "observer-failed" in outcome.reason and "app.test.js::adds" in outcome.reason
+    assert any(
+        f.startswith("observer-report: ") and "adds (passed in the report, failed" in f
+        for f in last.observed
+    )
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_jest_without_the_reporter_the_rewritten_report_ends_fixed(
+    tmp_path: Path, jest_check: str, no_reporter: None
+) -> None:
+    """The control proven: with jest's JSON report alone, the rewritten report is believed."""
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_REWRITE_CHEAT}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[-1].seen is None or not state.attempts[-1].seen.sessions
+
+
+def test_jest_a_reporter_wrapped_in_band_still_streams_what_jest_decided(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_REPORTER_PATCHED}
+    assert green_without_the_controls(repo, files, jest_check)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    assert state.attempts[-1].passed
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "observer-failed" in outcome.reason and "app.test.js::adds" in outcome.reason
+
+
+def test_jest_an_unfrozen_reporter_wrapped_in_band_ends_fixed(
+    tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The freeze proven: the same reporter with its class and prototype left unfrozen is
+    wrapped by the code under test and streams the green it is told."""
+    text = channel.REPORTER.read_text(encoding="utf-8")
+    unfrozen = tmp_path / "reporter.cjs"
+    unfrozen.write_text(
+        text.replace("freeze(FixbotReporter.prototype);", "").replace(
+            "freeze(FixbotReporter);", ""
+        ),
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(channel, "REPORTER", unfrozen)
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_REPORTER_PATCHED}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("app.test.js::adds") == "passed"
+
+
+def test_jest_a_stream_cut_short_is_refused(tmp_path: Path, jest_check: str) -> None:
+    """The code under test writes the report jest was asked for itself and exits 0 while `adds`
+    runs: the report agrees with the exit code; the reporter's stream has no end, and `adds`
+    was never seen to pass."""
+    repo = js_repo(tmp_path)
+    files = {"app.js": JS_CUT_CHEAT}
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check)
+    last = state.attempts[-1]
+    assert last.passed and last.tests == {
+        "app.test.js::adds": "passed",
+        "app.test.js::zero": "passed",
+    }
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "observer-cut-short" in outcome.reason, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head
+
+
+def test_jest_without_the_reporter_the_cut_stream_cheat_ends_fixed(
+    tmp_path: Path, jest_check: str, no_reporter: None
+) -> None:
+    repo = js_repo(tmp_path)
+    outcome, _ = settle(repo, ScriptedFixer().enqueue({"app.js": JS_CUT_CHEAT}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+
+
+def test_jest_that_cannot_load_the_reporter_runs_again_unobserved_not_broken(
+    tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reporter the check's jest cannot load (its folder out of the check's reach) fails the
+    check: it runs again without it, judged by the JSON report, as pytest's unloadable plugin
+    is."""
+    named = Channel.reporter.fget  # type: ignore[attr-defined]
+    monkeypatch.setattr(Channel, "reporter", property(lambda self: Path(f"{named(self)}.gone")))
+    repo = js_repo(tmp_path)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    assert state.attempts[0].seen is None and state.attempts[-1].seen is None
+    assert state.attempts[0].tests == {"app.test.js::adds": "failed", "app.test.js::zero": "passed"}
 
 
 def test_jest_through_npm_test_is_verified_by_exit_code_only(
@@ -295,8 +521,12 @@ def test_vitest_a_real_fix_is_verified_by_the_test_runners_own_report(tmp_path: 
     outcome, state = settle(repo, ScriptedFixer().enqueue(fixed), check=check)
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     assert state.attempts[0].tests == {"app.test.js::adds": "failed", "app.test.js::zero": "passed"}
-    assert "Verified by the test runner's own report (2 tests)" in git(
-        repo, "log", "-1", "--format=%B"
+    for attempt in (state.attempts[0], state.attempts[-1]):  # streamed by fixbot's reporter
+        assert attempt.seen is not None and attempt.seen.runners == ["vitest"]
+        assert attempt.seen.tests == attempt.tests and attempt.seen.ended == 1
+    assert (
+        "Verified by the test runner's own report (2 tests) and fixbot's observer inside vitest"
+        " (2 tests)" in git(repo, "log", "-1", "--format=%B")
     )
 
 

@@ -52,6 +52,18 @@ def argv(words: list[str], path: str) -> list[str] | None:
     return [*words[: at + 1], "--json", f"--outputFile={path}", *words[at + 1 :]]
 
 
+def observe(words: list[str], reporter: str) -> list[str] | None:
+    """`words` (`argv`'s) with `--reporters=default --reporters=<reporter>` right after `jest`:
+    jest's own terminal output and fixbot's reporter (`fixbot/observe/node/reporter.cjs`), which
+    streams each test's outcome to fixbot's channel; None when the command names reporters
+    itself. A `--reporters` on the command line replaces the configured ones
+    (https://jestjs.io/docs/cli#--reporters): a project's configured reporter does not run."""
+    at = runner_at(words, "jest", frozenset({"npx"}))
+    if at is None or any(w.startswith("--reporters") for w in words):
+        return None
+    return [*words[: at + 1], "--reporters=default", f"--reporters={reporter}", *words[at + 1 :]]
+
+
 DIALECT = Dialect(
     name="jest",
     source="jest 30.5.2",
@@ -63,5 +75,5 @@ DIALECT = Dialect(
     ends=(r"Test Suites: ",),
     errors=("\u25cf ", r"(?:Expected|Received)(?: value)?:"),  # the second: node's assert too
     failing=("^\\s*\u25cf ", r"^Tests:.*failed"),
-    report=Report(file_name="jest.json", runs=runs, read=jest_outcomes, argv=argv),
+    report=Report(file_name="jest.json", runs=runs, read=jest_outcomes, argv=argv, observe=observe),
 )

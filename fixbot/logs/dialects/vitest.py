@@ -63,6 +63,17 @@ def argv(words: list[str], path: str) -> list[str] | None:
     return [*words[: at + 1], *added, *words[at + 1 :]]
 
 
+def observe(words: list[str], reporter: str) -> list[str] | None:
+    """`words` (`argv`'s, which name vitest's `default` and `json` reporters) with
+    `--reporter=<reporter>` added after them: fixbot's reporter
+    (`fixbot/observe/node/reporter.cjs`), which streams each test's outcome to fixbot's channel;
+    None where `argv` added no reporter."""
+    if "--reporter=json" not in words:
+        return None
+    at = words.index("--reporter=json")
+    return [*words[: at + 1], f"--reporter={reporter}", *words[at + 1 :]]
+
+
 DIALECT = Dialect(
     name="vitest",
     source="vitest 4.1.12",
@@ -78,5 +89,7 @@ DIALECT = Dialect(
     errors=(r"FAIL[ \t]+\S+ > ",),
     failing=(r"^[ \t]*Tests[ \t]+\d+ failed",),
     file_of=file_of,
-    report=Report(file_name="vitest.json", runs=runs, read=jest_outcomes, argv=argv),
+    report=Report(
+        file_name="vitest.json", runs=runs, read=jest_outcomes, argv=argv, observe=observe
+    ),
 )

@@ -18,7 +18,7 @@ from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
 from fixbot.core.observed import Observation
 from fixbot.core.repofiles import regular_text
 from fixbot.logs.dialects import go
-from fixbot.observe import judge
+from fixbot.observe import judge, reporter
 from fixbot.policy import breaker
 from fixbot.process import commits, git
 from fixbot.run import integrity, outcome, reflect
@@ -231,7 +231,9 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     )
     # the verdict: what fixbot's observer inside the runner saw, against the start's run
     changed = git.changed_files(run.repo, start, seen)
-    for finding in judge.findings(first.seen if first is not None else None, attempt.seen, changed):
+    findings = judge.findings(first.seen if first is not None else None, attempt.seen, changed)
+    # the node runners' report file against what their reporter streamed as tests were decided
+    for finding in findings + reporter.disagreements(attempt.tests, attempt.seen):
         rule, _, evidence = finding.partition(": ")
         if rule in judge.TEST_EDITS:  # which tests or plugins run: a test edit, when allowed
             found.append(Cheat(rule, None, evidence))

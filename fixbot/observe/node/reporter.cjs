@@ -1,0 +1,214 @@
+'use strict';
+// fixbot's reporter inside jest (30.x) and vitest (4.x): the node runners' side of fixbot's
+// observer channel (fixbot/observe/channel.py, fixbot/observe/reporter.py).
+//
+// fixbot copies this file from its installation into the run's observer folder (readable by
+// the commands' user, writable by fixbot alone) and names it on the runner's command line
+// (jest `--reporters=<path>`, vitest `--reporter=<path>`). At load it finds the channel's two
+// inherited descriptors by `FIXBOT_OBSERVER=<in>:<inode>,<out>:<inode>` (numbers, not
+// secrets), checks each names the socket fixbot made (by inode), reads the settings channel to
+// its end (the run's nonce: never an environment variable, which /proc/<pid>/environ shows;
+// read to the end and closed so no later process of the check reads another copy) and writes
+// one line a record to the other, `nonce<TAB>json`, in fixbot.observe.stream's wire format:
+//
+//   {"k": "start", "watch": [], "runner": "jest"|"vitest"}   the reporter loaded
+//   {"k": "r", "id": "<abs file>::<describe> > <title>", "w": "call", "o": outcome}
+//                                  a test's outcome as the runner decided it (jest
+//                                  `onTestCaseResult`, again in `onTestResult`, with a file
+//                                  that failed to run; vitest `onTestCaseResult`, again in
+//                                  `onTestModuleEnd`)
+//   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
+//                                  vitest `onTestRunEnd`): 0 when the runner's results say
+//                                  it passed
+//
+// Before each write it checks the descriptor still names the channel's socket; where it does
+// not (closed, or another file under its number) it writes nothing more, so the stream lacks
+// its end and fixbot judges it cut short. It loads nothing but node's own `fs`.
+//
+// jest runs a single test file in band: the code under test then shares this process and can
+// reach its realm (`fs.readFileSync.constructor('return process')()`), node's shared modules
+// and this module through `require.cache`. So what the reporter uses is taken when it loads,
+// before any test file runs (`fs.writeSync`, `fs.fstatSync`, `Buffer.from`,
+// `JSON.stringify` on strings alone, which calls no `toJSON`), the class and its prototype are
+// frozen, one instance a process streams (a second `new` is inert) and its methods answer that
+// instance alone, and nothing is sent after the end.
+
+const fs = require('fs');
+
+const writeSync = fs.writeSync;
+const fstatSync = fs.fstatSync;
+const bufferFrom = Buffer.from.bind(Buffer);
+const quote = JSON.stringify; // on a string: no `toJSON` is looked up
+const freeze = Object.freeze;
+
+const VARIABLE = 'FIXBOT_OBSERVER';
+const STATUSES = { passed: 'passed', failed: 'failed' };
+for (const s of ['pending', 'skipped', 'todo', 'disabled', 'focused']) STATUSES[s] = 'skipped';
+
+function openChannel() {
+  const given = String(process.env[VARIABLE] || '');
+  delete process.env[VARIABLE];
+  const ends = given.split(',').map((pair) => pair.split(':').map(Number));
+  if (ends.length !== 2 || ends.some((e) => e.length !== 2 || !e.every(Number.isInteger))) {
+    return null;
+  }
+  const [[inFd, inIno], [outFd, outIno]] = ends;
+  try {
+    if (fs.fstatSync(inFd).ino !== inIno || fs.fstatSync(outFd).ino !== outIno) return null;
+  } catch (e) {
+    return null;
+  }
+  let text = '';
+  const chunk = Buffer.alloc(65536);
+  try {
+    for (;;) {
+      const n = fs.readSync(inFd, chunk, 0, chunk.length, null);
+      if (n <= 0) break;
+      text += chunk.toString('utf8', 0, n);
+    }
+  } catch (e) {
+    // EAGAIN or a closed end: what was read is all there is
+  }
+  try {
+    fs.closeSync(inFd);
+  } catch (e) {
+    // closed already
+  }
+  let nonce = null;
+  try {
+    nonce = JSON.parse(text.split('\n', 1)[0]).nonce;
+  } catch (e) {
+    return null;
+  }
+  if (typeof nonce !== 'string' || !nonce) return null;
+  return { fd: outFd, ino: outIno, nonce, broken: false };
+}
+
+// one channel per process, opened when the module loads (before any test file runs)
+const CHANNEL = openChannel();
+
+// one record, `{"k": ..., ...}`, its keys and values strings or integers, written as one line
+function send(pairs) {
+  const ch = CHANNEL;
+  if (ch === null || ch.broken) return;
+  let body = '';
+  for (let i = 0; i < pairs.length; i += 2) {
+    const value = pairs[i + 1];
+    const text = typeof value === 'number' ? `${value | 0}` : quote(`${value}`);
+    body += `${i ? ',' : ''}"${pairs[i]}":${text}`;
+  }
+  const line = bufferFrom(`${ch.nonce}\t{${body}}\n`, 'utf8');
+  try {
+    if (fstatSync(ch.fd).ino !== ch.ino) throw new Error('not the channel');
+    let done = 0;
+    while (done < line.length) done += writeSync(ch.fd, line, done, line.length - done);
+  } catch (e) {
+    ch.broken = true; // nothing more: the stream lacks its end
+  }
+}
+
+function outcome(status) {
+  return STATUSES[status] || 'failed';
+}
+
+function jestCase(path, result) {
+  const titles = result.ancestorTitles || [];
+  const id = idOf(path, [].concat(titles, [result.title]));
+  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.status)]);
+}
+
+function vitestCase(testCase) {
+  const titles = [];
+  for (let at = testCase; at && at.type !== 'module'; at = at.parent) titles.unshift(at.name);
+  const path = testCase.module ? testCase.module.moduleId : '';
+  const result = typeof testCase.result === 'function' ? testCase.result() : {};
+  send(['k', 'r', 'id', idOf(path, titles), 'w', 'call', 'o', outcome(result.state)]);
+}
+
+// the one instance that streams, and whether its end was sent (module scope: no property of
+// anything the project can reach)
+const STATE = { instance: null, runner: '', ended: false };
+
+// no `watch` list: no test body is followed
+function sendStart(runner) {
+  send(['k', 'start', 'runner', runner]);
+}
+
+// `<file>::<title> > <title> ...`, as jest's and vitest's JSON report name a test (by hand:
+// ``Array.prototype.join` is the project's to replace in band)
+function idOf(path, titles) {
+  let id = `${path}::`;
+  for (let i = 0; i < titles.length; i += 1) id += `${i ? ' > ' : ''}${titles[i]}`;
+  return id;
+}
+
+class FixbotReporter {
+  constructor(globalConfig) {
+    // jest passes its global configuration (with `rootDir`), vitest its options or nothing
+    const runner = globalConfig && 'rootDir' in globalConfig ? 'jest' : 'vitest';
+    if (STATE.instance !== null) return freeze(this); // a second instance streams nothing
+    STATE.instance = this;
+    STATE.runner = runner;
+    freeze(this);
+    sendStart(runner);
+  }
+
+  // jest: (test, testCaseResult); vitest: (testCase)
+  onTestCaseResult(test, result) {
+    if (this !== STATE.instance || STATE.ended) return;
+    if (result !== undefined) jestCase(test.path, result);
+    else vitestCase(test);
+  }
+
+  // jest: a file's results; one that failed to run (a syntax error, a hook that threw) fails
+  // each of its tests, or stands as one failed id, its file, as in jest's JSON report
+  onTestResult(test, testResult) {
+    if (this !== STATE.instance || STATE.ended) return;
+    const cases = testResult.testResults || [];
+    for (const result of cases) jestCase(testResult.testFilePath, result);
+    const broken = testResult.testExecError || (testResult.failureMessage && !testResult.numFailingTests);
+    if (!broken) return;
+    if (!cases.length) send(['k', 'r', 'id', testResult.testFilePath, 'w', 'call', 'o', 'failed']);
+    for (const result of cases) jestCase(testResult.testFilePath, { ...result, status: 'failed' });
+  }
+
+  // jest sets `results.success` after the reporters ran: the same reading, made here
+  onRunComplete(contexts, results) {
+    if (this !== STATE.instance || STATE.ended) return;
+    const r = results || {};
+    const red =
+      r.numFailedTests || r.numRuntimeErrorTestSuites || (r.snapshot && r.snapshot.failure) ||
+      r.runExecError || r.wasInterrupted;
+    STATE.ended = true;
+    send(['k', 'end', 'status', red ? 1 : 0, 'runner', 'jest']);
+  }
+
+  // vitest: a module's tests again as it ends (one whose case result came unsent: a todo), and
+  // a module that failed to run (a syntax error, an import that threw) fails each of its
+  // tests, or stands as one failed id, its file, as in vitest's JSON report
+  onTestModuleEnd(testModule) {
+    if (this !== STATE.instance || STATE.ended) return;
+    const cases = testModule.children ? [...testModule.children.allTests()] : [];
+    for (const testCase of cases) vitestCase(testCase);
+    const state = typeof testModule.state === 'function' ? testModule.state() : '';
+    if (state === 'failed' && !cases.length) {
+      send(['k', 'r', 'id', testModule.moduleId, 'w', 'call', 'o', 'failed']);
+    }
+  }
+
+  // vitest
+  onTestRunEnd(modules, errors, reason) {
+    if (this !== STATE.instance || STATE.ended) return;
+    const red = reason !== 'passed' || (errors && errors.length);
+    STATE.ended = true;
+    send(['k', 'end', 'status', red ? 1 : 0, 'runner', 'vitest']);
+  }
+
+  getLastError() {
+    return undefined;
+  }
+}
+
+freeze(FixbotReporter.prototype);
+freeze(FixbotReporter);
+module.exports = FixbotReporter;

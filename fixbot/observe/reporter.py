@@ -1,0 +1,57 @@
+"""fixbot's side of the node runners' reporter (`node/reporter.cjs`, loaded into jest and vitest
+from the run's observer folder, `fixbot.observe.channel.Channel.reporter`): its stream's ids
+made relative to the work tree as the runner's JSON report's are (`relocated`), and the stream
+compared with that report (`disagreements`).
+
+The reporter streams `start` (with the `runner`), one `r` record a test as the runner decides
+its outcome, and `end` on the channel the pytest plugin uses, in the same wire format
+(`fixbot.observe.stream`); `fixbot.observe.judge` then judges it as it judges pytest's stream
+(missing where the start's streamed, cut short, forged, a test seen to fail, a test that failed
+at the start not seen to pass). What this adds: the runner's report file is written by the
+runner's process, which holds the code under test (jest runs a single test file in band), and
+can be rewritten after it was written; the stream was sent as each test was decided, so a
+report that disagrees with it is not the runner's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot.core.observed import Observation
+
+DISAGREES = "observer-report"  # the finding's rule
+
+
+def relocated(seen: Observation, *roots: Path) -> Observation:
+    """`seen` with each root in `roots` taken off the ids of its tests that start with it (the
+    reporter names a test's file by its absolute path, as the JSON report does:
+    `fixbot.run.checkrun.relative`); unchanged for pytest's stream (no `runners`)."""
+    if not seen.runners:
+        return seen
+    for root in roots:
+        prefix = f"{root}/"
+        seen.tests = {t.removeprefix(prefix): o for t, o in seen.tests.items()}
+        seen.called = [t.removeprefix(prefix) for t in seen.called]
+    return seen
+
+
+def disagreements(report: dict[str, str] | None, seen: Observation | None) -> list[str]:
+    """The finding (`observer-report: ...`) where the runner's JSON report `report` (`{id:
+    outcome}`, None: none written) and what the node reporter streamed (`seen`) disagree: a test
+    one names and the other does not, or with another outcome (the first five named). [] for a
+    stream that is not the node reporter's (pytest's ids are not JUnit's), or where either is
+    missing (`fixbot.tamper.reports.disagreements` and `judge`'s `observer-missing` say so)."""
+    if report is None or seen is None or not seen.runners or not seen.sessions:
+        return []
+    differ = sorted(
+        f"{test} ({report.get(test, 'absent')} in the report, {seen.tests.get(test, 'absent')}"
+        " as streamed)"
+        for test in set(report) | set(seen.tests)
+        if report.get(test) != seen.tests.get(test)
+    )
+    if not differ:
+        return []
+    return [
+        f"{DISAGREES}: the runner's report file disagrees with what fixbot's reporter streamed"
+        f" from {'/'.join(seen.runners)} as each test was decided: " + "; ".join(differ[:5])
+    ]

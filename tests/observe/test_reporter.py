@@ -1,0 +1,153 @@
+"""fixbot's reporter inside jest and vitest (`fixbot/observe/node/reporter.cjs`) and fixbot's side
+of it (`fixbot.observe.reporter`): the reporter is copied into the run's observer folder, reads
+the nonce from the channel, streams each outcome and the run's end in the stream's one wire
+format, and fixbot compares the stream with the runner's JSON report. The real runners are in
+tests/run/test_runner_reports.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.observed import Observation
+from fixbot.observe import judge
+from fixbot.observe.channel import Channel
+from fixbot.observe.reporter import disagreements, relocated
+from fixbot.observe.stream import parse
+
+NONCE = "n" * 32
+JEST_CASE = {"ancestorTitles": ["g"], "title": "t", "status": "failed"}
+
+
+def streamed(*records: dict[str, object], nonce: str = NONCE) -> Observation:
+    return parse("".join(f"{nonce}\t{json.dumps(r)}\n" for r in records), NONCE)
+
+
+def node_run(records: list[dict[str, object]], tests: dict[str, str]) -> Observation:
+    """A node reporter's stream: its start, an `r` record a test, its end (`status`)."""
+    status = 1 if "failed" in tests.values() else 0
+    return streamed(
+        {"k": "start", "watch": [], "runner": "jest"},
+        *records,
+        *({"k": "r", "id": t, "w": "call", "o": o} for t, o in tests.items()),
+        {"k": "end", "status": status, "runner": "jest"},
+    )
+
+
+def test_the_reporters_stream_is_read_as_pytests_with_its_runner_and_no_known_answer() -> None:
+    start = node_run([], {"a.test.js::adds": "failed", "a.test.js::zero": "passed"})
+    assert start.runners == ["jest"] and start.reported == 1 and start.ended == 1
+    assert start.called == ["a.test.js::adds", "a.test.js::zero"]
+    fixed = node_run([], {"a.test.js::adds": "passed", "a.test.js::zero": "passed"})
+    assert judge.findings(start, fixed) == []  # no known answer is owed by jest's session
+    red = node_run([], {"a.test.js::adds": "failed", "a.test.js::zero": "passed"})
+    assert any(f.startswith("observer-failed") for f in judge.findings(start, red))
+    cut = streamed({"k": "start", "watch": [], "runner": "jest"})
+    assert any(f.startswith("observer-cut-short") for f in judge.findings(start, cut))
+    assert judge.findings(start, Observation()) == [judge.MISSING]
+    # a pytest session's end still owes the known answer
+    both = streamed({"k": "start", "watch": []}, {"k": "end", "status": 0})
+    assert any(f.startswith("observer-known-answer") for f in judge.findings(None, both))
+
+
+def test_the_runners_last_word_on_a_test_counts_pytests_worst_phase() -> None:
+    """jest streams each try of a retried test, then the file's results: the last counts."""
+    retried = [{"k": "r", "id": "a.test.js::t", "w": "call", "o": o} for o in ("failed", "passed")]
+    assert node_run(retried, {}).tests == {"a.test.js::t": "passed"}
+    assert streamed({"k": "start", "watch": []}, *retried).tests == {"a.test.js::t": "failed"}
+
+
+def test_a_report_that_disagrees_with_the_stream_is_a_finding() -> None:
+    seen = node_run([], {"a.test.js::adds": "failed", "a.test.js::zero": "passed"})
+    assert disagreements(dict(seen.tests), seen) == []
+    rewritten = {"a.test.js::adds": "passed", "a.test.js::zero": "passed"}
+    (found,) = disagreements(rewritten, seen)
+    assert found.startswith("observer-report: ")
+    assert "a.test.js::adds (passed in the report, failed as streamed)" in found
+    (more,) = disagreements({**seen.tests, "a.test.js::new": "passed"}, seen)
+    assert "a.test.js::new (passed in the report, absent as streamed)" in more
+    # pytest's stream names node ids, JUnit's report dotted modules: never compared
+    pytest_run = streamed({"k": "start", "watch": []}, {"k": "r", "id": "t.py::x", "w": "call"})
+    assert disagreements({"t::x": "passed"}, pytest_run) == []
+    assert disagreements(None, seen) == [] and disagreements(rewritten, None) == []
+
+
+def test_the_reporters_ids_are_made_relative_as_the_reports_are(tmp_path: Path) -> None:
+    seen = node_run([], {f"{tmp_path}/w/a.test.js::adds": "passed"})
+    relocated(seen, tmp_path / "w")
+    assert seen.tests == {"a.test.js::adds": "passed"} and seen.called == ["a.test.js::adds"]
+    pytest_run = streamed({"k": "r", "id": f"{tmp_path}/x", "w": "call", "o": "passed"})
+    assert relocated(pytest_run, tmp_path).tests == {f"{tmp_path}/x": "passed"}
+
+
+def test_the_reporter_is_copied_read_only_into_the_runs_folder() -> None:
+    channel = Channel.open()
+    try:
+        copy = channel.reporter
+        assert copy.parent == channel.folder and copy.name.startswith(channel.module)
+        assert copy.suffix == ".cjs" and copy.stat().st_mode & 0o777 == 0o644
+        assert channel.folder.stat().st_mode & 0o777 == 0o755
+        source = Path(__file__).parents[2] / "fixbot" / "observe" / "node" / "reporter.cjs"
+        assert copy.read_bytes() == source.read_bytes()
+    finally:
+        channel.close()
+    assert not channel.folder.exists()
+
+
+# jest's calls, as jest 30 makes them, to the reporter loaded by `require`; and the calls the
+# code under test could make in band, having found the class in node's module cache
+DRIVE = """
+const Reporter = require(process.argv[1]);
+const r = new Reporter({ rootDir: '/w' }, {}, {});
+r.onTestCaseResult({ path: '/w/a.test.js' }, %s);
+const other = new Reporter({ rootDir: '/w' }, {}, {});  // a second instance: inert
+const forged = { ancestorTitles: [], title: 'forged', status: 'passed' };
+other.onTestCaseResult({ path: '/w/a.test.js' }, forged);
+Reporter.prototype.onTestCaseResult.call(null, { path: '/w/a.test.js' }, forged);
+other.onRunComplete(new Set(), {});
+r.onRunComplete(new Set(), { numFailedTests: 1 });
+r.onTestCaseResult({ path: '/w/a.test.js' }, forged);  // after the end: nothing
+try { Reporter.prototype.onRunComplete = () => {}; } catch (e) {}
+console.log(JSON.stringify({ env: process.env.FIXBOT_OBSERVER || null }));
+"""
+
+
+def drive(channel: Channel, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = DRIVE % json.dumps(JEST_CASE)
+    return subprocess.run(
+        [node, "-e", script, str(channel.reporter)],
+        env={**os.environ, **env},
+        pass_fds=channel.fds,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+
+
+def test_the_reporter_reads_the_nonce_from_the_channel_and_streams_each_outcome() -> None:
+    channel = Channel.open()
+    done = drive(channel, channel.env({}))
+    seen = channel.close()
+    assert json.loads(done.stdout) == {"env": None}  # the variable leaves the environment
+    assert seen.runners == ["jest"] and seen.forged == 0 and seen.sessions == seen.ended == 1
+    # one instance streams, its methods answer it alone, nothing after its end
+    assert seen.tests == {"/w/a.test.js::g > t": "failed"} and seen.statuses == [1]
+    assert channel.nonce not in done.stdout + done.stderr
+
+
+def test_the_reporter_streams_nothing_where_the_descriptors_are_not_the_channels() -> None:
+    channel = Channel.open()
+    variable = channel.env({})["FIXBOT_OBSERVER"]
+    wrong = ",".join(f"{pair.split(':')[0]}:1" for pair in variable.split(","))
+    drive(channel, {**channel.env({}), "FIXBOT_OBSERVER": wrong})
+    seen = channel.close()
+    assert seen.sessions == 0 and seen.forged == 0
