@@ -24,6 +24,18 @@ WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # U+203A, pytest's and others' `::`)
 TEST_PARTS = re.compile(r"\s+[>\u203a]\s+|::")
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".jsx", ".tsx")
+TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")  # a TypeScript importer's own suffixes
+# TypeScript's file extension substitution: the TypeScript sources an import spelled with a
+# JavaScript output's suffix names, in the order tsc tries them (`./core/index.js` names
+# `./core/index.ts`; declaration files left out: they hold no code that runs). The handbook:
+# https://www.typescriptlang.org/docs/handbook/modules/reference.html#file-extension-substitution
+# (tsc's `tryAddingExtensions`, src/compiler/moduleNameResolver.ts)
+TS_SOURCES = {
+    ".js": (".ts", ".tsx"),
+    ".jsx": (".tsx", ".ts"),
+    ".mjs": (".mts",),
+    ".cjs": (".cts",),
+}
 # a test file by its path: in a test folder, named `*.test.js` or `*_spec.ts`, or itself named
 # `test.js` (`tests.js`, `spec.js`: a small package's one test file beside its `index.js`, as
 # mocha and tape projects keep it)
@@ -82,14 +94,16 @@ def resolve(repo: Path, near: str, spec: str) -> str | None:
     """The repository file (relative) the module specifier `spec` names from the file `near`,
     as node resolves it (https://nodejs.org/api/modules.html#all-together): a relative path as
     a file (as spelled, or with a JavaScript suffix) or as a folder (its package.json's `main`
-    as a file or a folder, else its `index`); a bare name only when it is the name of a package
-    of the repository holding `near` (its own name: `tiny` or `tiny/lib/x`, as npm links the
-    package under test), whose `exports` or `main` it names; else None (a dependency, node's
-    own modules)."""
+    as a file or a folder, else its `index`); a file spelled with a JavaScript output's suffix
+    (`../core/index.js`, TypeScript's ESM spelling) also as the TypeScript source compiled to
+    it (`TS_SOURCES`): first when `near` is TypeScript, as tsc resolves it, else only when no
+    file is spelled so; a bare name only when it is the name of a package of the repository
+    holding `near` (its own name: `tiny` or `tiny/lib/x`, as npm links the package under
+    test), whose `exports` or `main` it names; else None (a dependency, node's own modules)."""
     base = _own_package(repo, near, spec) if not spec.startswith(".") else None
     if base is None and spec.startswith("."):
         base = (repo / near).parent / spec
-    path = None if base is None else _as_file(base) or _as_folder(repo, base)
+    path = None if base is None else _ts_first(near, base) or _as_folder(repo, base)
     root = repo.resolve()
     if path is None or not path.resolve().is_relative_to(root):
         return None
@@ -129,6 +143,21 @@ def _manifest(repo: Path, folder: Path) -> dict[str, object]:
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _ts_first(near: str, base: Path) -> Path | None:
+    """`base` as a file (`_as_file`), with TypeScript's substitution (`_ts_source`) before it
+    when `near` is a TypeScript file, after it otherwise."""
+    if near.endswith(TS_SUFFIXES):
+        return _ts_source(base) or _as_file(base)
+    return _as_file(base) or _ts_source(base)
+
+
+def _ts_source(base: Path) -> Path | None:
+    """The TypeScript source of `base` when its name ends with a JavaScript output's suffix
+    (`index.js`: `index.ts`, else `index.tsx`; `TS_SOURCES`), or None."""
+    sources = TS_SOURCES.get(base.suffix, ()) if base.stem not in ("", ".") else ()
+    return next((p for s in sources if (p := base.with_suffix(s)).is_file()), None)
 
 
 def _as_file(base: Path) -> Path | None:

@@ -261,3 +261,57 @@ def test_a_check_naming_a_script_outside_the_repository_names_no_failing_test(
     repo = write(tmp_path / "repo", {"index.js": ""})
     (tmp_path / "outside.js").write_text("")
     assert nodenear.test_files(repo, "node ../outside.js", []) == []
+
+
+# A TypeScript package in ESM spelling (zod 4's): its sources import each other by the `.js`
+# file tsc will emit, which does not exist beside them; a JavaScript output next to its source
+# (`util.js` built from `util.ts`), and a `.mts`/`.cts` pair spelled `.mjs`/`.cjs`.
+TS_ESM = {
+    "package.json": json.dumps({"name": "tiny", "type": "module"}),
+    "src/core/index.ts": "export function clone<T>(x: T): T { return x; }\n",
+    "src/core/util.ts": "export const u = 1;\n",
+    "src/core/util.js": "export const u = 1;\n",
+    "src/core/esm.mts": "export const e = 1;\n",
+    "src/core/cjs.cts": "export const c = 1;\n",
+    "src/core/view.tsx": "export const v = 1;\n",
+    "src/classic/schemas.ts": (
+        'import * as core from "../core/index.js";\n'
+        'import { u } from "../core/util.js";\n'
+        "export const def = core.clone;\n"
+    ),
+    "src/classic/tests/default.test.ts": (
+        'import { def } from "../schemas.js";\nimport { test } from "vitest";\n'
+    ),
+    "test/plain.js": 'import { u } from "../src/core/util.js";\n',
+}
+
+
+def test_a_typescript_import_spelled_js_names_the_typescript_source(tmp_path: Path) -> None:
+    """TypeScript's file extension substitution: `../core/index.js` from a `.ts` file names
+    `../core/index.ts` (`.mjs` a `.mts`, `.cjs` a `.cts`, `.jsx` and `.js` a `.tsx`), the TS
+    source first even where its JavaScript output lies beside it, as tsc resolves it; from a
+    JavaScript file the output spelled is what node loads, the source only when there is
+    none. None of these resolved before (no `index.js` exists), so the V8 spectrum's nearness
+    and the JS/TS module readers (`jsusers`) never followed a zod-style package's imports."""
+    repo = write(tmp_path, TS_ESM)
+    near = "src/classic/schemas.ts"
+    specs = ["../core/index.js", "../core/util.js", "../core/esm.mjs", "../core/cjs.cjs"]
+    specs += ["../core/view.js", "../core/view.jsx", "../core/gone.js", "../core/index.ts"]
+    assert [nodenear.resolve(repo, near, spec) for spec in specs] == [
+        "src/core/index.ts",
+        "src/core/util.ts",
+        "src/core/esm.mts",
+        "src/core/cjs.cts",
+        "src/core/view.tsx",
+        "src/core/view.tsx",
+        None,
+        "src/core/index.ts",
+    ]
+    assert nodenear.resolve(repo, "test/plain.js", "../src/core/util.js") == "src/core/util.js"
+    assert nodenear.resolve(repo, "test/plain.js", "../src/core/index.js") == "src/core/index.ts"
+    tests = ["src/classic/tests/default.test.ts"]
+    assert nodenear.required(repo, tests) == {
+        "src/classic/schemas.ts": 1,
+        "src/core/index.ts": 2,
+        "src/core/util.ts": 2,
+    }
