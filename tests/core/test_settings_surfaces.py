@@ -295,6 +295,8 @@ NOT_OURS = {
     *("mount", "move", "rbind", "propagation"),
     # npm's, a monorepo package's check (`npm test --prefix packages/x`; fixbot/agent/context.py)
     "prefix",
+    # jest's and vitest's, naming fixbot's reporter on their command line (README, the runners)
+    *("reporters", "reporter"),
 }
 
 
