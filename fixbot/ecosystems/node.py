@@ -94,5 +94,8 @@ ECOSYSTEM = Ecosystem(
         r"\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s",
         r"\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s",
         r"\.prettierrc(?:\.\w+)?|prettier\.config\.[cm]?js|\.stylelintrc(?:\.\w+)?",
+        # the package managers' own configuration: `script-shell=/bin/true` in .npmrc runs
+        # no script of `npm test` and exits 0; yarn's and bun's say the same of theirs
+        r"\.npmrc|\.yarnrc(?:\.ya?ml)?|bunfig\.toml",
     ),
 )

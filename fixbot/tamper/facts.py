@@ -26,10 +26,11 @@ CI = re.compile(
     r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
     re.I,
 )
-# The files that say how a test runner, linter or build runs (matched against the file's name):
-# each ecosystem's, and the build tools any of them may use.
+# The files that say how a test runner, linter or build runs (searched in the file's path: its
+# name, or its last parts where the name alone says nothing, `.cargo/config.toml`): each
+# ecosystem's, and the build tools any of them may use.
 RUNNER_CONFIG = re.compile(
-    r"^(?:g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk|"
+    r"(?:^|/)(?:g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk|"
     + registry.runner_config()
     + r")$",
     re.I,

@@ -81,3 +81,38 @@ def test_a_process_left_behind_by_the_check_never_gets_its_edit_committed(tmp_pa
         assert git(repo, "rev-parse", "HEAD") == head
     else:  # the edit came after the last comparison: the commit holds the verified text
         assert committed.strip() == "ok" and state.attempts[-1].drift == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("files", "command"),
+    [
+        ({"Makefile": "test: build\n\tsh ci/test.sh\n"}, "make test"),
+        (
+            {"sub/Makefile": "test:\n\t$(MAKE) -C . unit\nunit:\n\tsh ../ci/test.sh\n"},
+            "make -C sub",
+        ),
+        ({"package.json": '{"scripts": {"test": "sh ci/test.sh"}}'}, "npm test"),
+        ({"package.json": '{"scripts": {"pretest": "sh ci/test.sh", "test": "jest"}}'}, "npm t"),
+        ({"package.json": '{"scripts": {"ci": "bash ci/test.sh"}}'}, "yarn run ci"),
+        (
+            {
+                "check.sh": "set -e\nnpm test\n",
+                "package.json": '{"scripts": {"test": "sh ci/test.sh"}}',
+            },
+            "sh check.sh",
+        ),
+    ],
+)
+def test_the_checks_files_are_followed_through_its_task_files(
+    tmp_path: Path, files: dict[str, str], command: str
+) -> None:
+    """Round 20: `make test` and `npm test` name no file, and the script their recipe or
+    script runs was the fix's to change (`exit 0`): it is the check's own, as the start commit's
+    Makefile and package.json say; the data a recipe names (`build`) is not."""
+    from fixbot.run import integrity
+
+    repo = make_repo(tmp_path / "repo", {"ci/test.sh": "go test ./...\n", "build": "", **files})
+    head = git(repo, "rev-parse", "HEAD")
+    assert "ci/test.sh" in integrity.check_files(repo, command, ".", [head])
+    assert "build" not in integrity.check_files(repo, command, ".", [head])
+    assert integrity.check_files(repo, "npm run other", ".", [head]) == frozenset()
