@@ -79,8 +79,9 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     """The repository-relative files the check `command` runs, followed as far as their words
     can be read: the files its shell words name (`sh check.sh`, `pytest -c ci.ini`) that are
     not program source, the same in each of those files read as shell (`check.sh` running
-    `sh scripts/test.sh`), and the Python files they run that drive a test runner
-    (`python run_tests.py` ending `pytest.main(...)`: `fixbot.tamper.facts.is_test_driver`),
+    `sh scripts/test.sh`, or running `./ci/test` as a program), and the Python files they run
+    that drive a test runner (`python run_tests.py` ending `pytest.main(...)`:
+    `fixbot.tamper.facts.is_test_driver`),
     and the same through the task files a `make` or a package manager among those words reads
     (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does).
     Found in one of the trees `revs` (read in each); `workdir` is the check's folder relative
@@ -95,10 +96,12 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     pending = [(command, workdir, False)]
     while pending and len(found) < MAX_CHECK_FILES:
         text, here, nested = pending.pop()
-        words = _script_words(text)
-        for candidate in _resolved(words, {workdir, here, "."}):
+        words, bases = _script_words(text), {workdir, here, "."}
+        # a script's program word is run, whatever its name (a recipe's `./ci/test`)
+        run = set(_resolved(_program_words(text), bases))
+        for candidate in _resolved(words, bases):
             if candidate not in found and candidate in listed:
-                pending += _followed(repo, revs, candidate, nested, found)
+                pending += _followed(repo, revs, candidate, nested and candidate not in run, found)
         pending += _tasks(repo, revs, words, here, tasks)
     return frozenset(found)
 
@@ -203,6 +206,16 @@ def _script_words(text: str) -> list[str]:
     if found or "\n" not in text.strip():
         return found
     return [word for line in text.splitlines() for word in shellwords.words(line)]
+
+
+def _program_words(text: str) -> list[str]:
+    """The program words of `text`'s simple commands (the first past their assignments: `sh`
+    of `sh ci/test.sh`, `./ci/test`), read line by line where the whole does not parse."""
+    found = [word for word, _, program in shellwords.word_ends(text) if program]
+    if found or "\n" not in text.strip():
+        return found
+    lines = text.splitlines()
+    return [word for line in lines for word, _, program in shellwords.word_ends(line) if program]
 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:

@@ -87,6 +87,7 @@ def test_a_process_left_behind_by_the_check_never_gets_its_edit_committed(tmp_pa
     ("files", "command"),
     [
         ({"Makefile": "test: build\n\tsh ci/test.sh\n"}, "make test"),
+        ({"Makefile": "test: build\n\t./ci/test --all > build\n"}, "make test"),
         (
             {"sub/Makefile": "test:\n\t$(MAKE) -C . unit\nunit:\n\tsh ../ci/test.sh\n"},
             "make -C sub",
@@ -108,11 +109,14 @@ def test_the_checks_files_are_followed_through_its_task_files(
 ) -> None:
     """Round 20: `make test` and `npm test` name no file, and the script their recipe or
     script runs was the fix's to change (`exit 0`): it is the check's own, as the start commit's
-    Makefile and package.json say; the data a recipe names (`build`) is not."""
+    Makefile and package.json say (`./ci/test`, a program word, whatever its name); the data a
+    recipe names (`build`) is not."""
     from fixbot.run import integrity
 
-    repo = make_repo(tmp_path / "repo", {"ci/test.sh": "go test ./...\n", "build": "", **files})
+    seeds = {"ci/test.sh": "go test ./...\n", "ci/test": "go test ./...\n", "build": ""}
+    repo = make_repo(tmp_path / "repo", {**seeds, **files})
     head = git(repo, "rev-parse", "HEAD")
-    assert "ci/test.sh" in integrity.check_files(repo, command, ".", [head])
+    script = "ci/test" if "./ci/test " in str(files) else "ci/test.sh"
+    assert script in integrity.check_files(repo, command, ".", [head])
     assert "build" not in integrity.check_files(repo, command, ".", [head])
     assert integrity.check_files(repo, "npm run other", ".", [head]) == frozenset()
