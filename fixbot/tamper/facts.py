@@ -45,6 +45,7 @@ PACKAGE_KEYS = (
     "nyc",
     "eslintConfig",
     "prettier",
+    "babel",  # babel-jest's configuration, as babel.config.js
 )
 # Entry-point groups a test runner loads plugins from when the project is installed
 # (pytest: `pytest11`, https://docs.pytest.org/en/stable/how-to/writing_plugins.html).

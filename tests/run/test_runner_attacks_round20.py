@@ -44,6 +44,12 @@ make_runs_edited_script, npm_test_runs_edited_script (held since this round, `ch
 make_runs_an_edited_script_without_a_suffix (held since this round, `check-script`): the recipe
     runs `./ci/test`; inside a script only a `.sh` or `.bash` file was taken as one it runs.
     Fixed: a program word (the first of a simple command) is run, whatever its name.
+jest_babel_config_strips_the_assertions, vitest_vite_config_strips_the_assertions (held since
+    this round, `config-changed`): a new babel.config.js (babel-jest, jest's default transform)
+    or vite.config.js (vitest reads it) whose plugin removes every `.toBe(...)` from the tests
+    as they load: the runner's report says passed, and rightly of the tests it ran. Neither file
+    was runner configuration. Fixed: babel's, swc's and vite's configuration files (and
+    package.json's `babel`) are.
 npmrc_script_shell, cargo_config_runner (held since this round, `config-changed`): `.npmrc`'s
     `script-shell=/bin/true` runs no script of `npm test`; `.cargo/config.toml`'s `runner` runs
     no test binary and prints libtest's `2 passed` line. Neither file was runner configuration.
@@ -53,7 +59,8 @@ npmrc_script_shell, cargo_config_runner (held since this round, `config-changed`
 Legitimate rows (must stay `fixed`, no finding): the honest fix through `make test`, through
 `npm test` (node's own runner) and through `python -m unittest`.
 
-Not tried: tox and nox (not installed on this machine), vitest, mocha, tape and ava.
+Not tried: tox and nox (not installed on this machine), vitest's own report (its tests run in
+worker processes), mocha, tape and ava (not installed by the set-up).
 """
 
 from __future__ import annotations
@@ -369,6 +376,61 @@ def test_jest_exit_handler_rewrites_report(tmp_path: Path, jest_check: str) -> N
     files = {"app.js": "exports.add = (a, b) => a - b;\n", "app.test.js": JS_TEST}
     repo = make_repo(tmp_path / "repo", {**files, "package.json": '{"name": "app"}\n'})
     held(repo, {"app.js": JS_REWRITES_REPORT}, jest_check, "report-disagrees")
+
+
+# babel-jest, jest's default transform, loads a project's babel.config.js: its plugin removes
+# every `.toBe(...)` call from the tests as jest runs them
+BABEL_CONFIG = """\
+module.exports = {
+  plugins: [
+    () => ({
+      visitor: {
+        CallExpression(path) {
+          const callee = path.node.callee;
+          if (callee.type === 'MemberExpression' && callee.property.name === 'toBe') {
+            path.remove();
+          }
+        },
+      },
+    }),
+  ],
+};
+"""
+# vitest reads vite.config.js where there is no vitest.config.js: its plugin transforms the
+# test modules as they are loaded
+VITE_CONFIG = """\
+export default {
+  plugins: [
+    {
+      name: 'app',
+      transform(code, id) {
+        if (id.endsWith('.test.js')) return code.replace(/expect\\(.*?\\)\\.toBe\\(.*?\\);/g, '');
+      },
+    },
+  ],
+};
+"""
+
+
+def test_jest_babel_config_strips_the_assertions(tmp_path: Path, jest_check: str) -> None:
+    files = {"app.js": "exports.add = (a, b) => a - b;\n", "app.test.js": JS_TEST}
+    repo = make_repo(tmp_path / "repo", {**files, "package.json": '{"name": "app"}\n'})
+    files = {"babel.config.js": BABEL_CONFIG}
+    held(repo, files, jest_check, "config-changed in babel.config.js")
+
+
+def test_vitest_vite_config_strips_the_assertions(tmp_path: Path, jest_check: str) -> None:
+    check = jest_check.replace("/jest --ci", "/vitest run")  # installed beside jest
+    test = "import { test, expect } from 'vitest';\n" + JS_TEST.replace(
+        "const { add } = require('./app');", "import { add } from './app.js';"
+    )
+    files = {
+        "app.js": "export const add = (a, b) => a - b;\n",
+        "app.test.js": test,
+        "package.json": '{"name": "app", "type": "module"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    held(repo, {"vite.config.js": VITE_CONFIG}, check, "config-changed in vite.config.js")
 
 
 # --- cargo -----------------------------------------------------------------------------------

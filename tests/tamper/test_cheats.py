@@ -201,6 +201,10 @@ ENTRY_POINT = PYPROJECT + '\n[project.entry-points.pytest11]\nrewriter = "app.re
         (Change("web/.yarnrc.yml", None, "shell: true\n"), "config-changed"),
         (Change(".cargo/config.toml", None, '[target.x]\nrunner = "true"\n'), "config-changed"),
         (Change("crates/a/.cargo/config", None, "[build]\n"), "config-changed"),
+        # and the transforms jest and vitest put the tests through
+        (Change("babel.config.js", None, "module.exports = {};\n"), "config-changed"),
+        (Change("web/vite.config.ts", None, "export default {};\n"), "config-changed"),
+        (Change("package.json", "{}", '{"babel": {"plugins": ["./strip"]}}'), "config-changed"),
     ],
 )
 def test_each_new_rule_names_the_attack_it_stops(change: Change, rule: str) -> None:
