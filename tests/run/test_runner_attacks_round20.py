@@ -24,6 +24,17 @@ cargo_nightly_forged_libtest_json, cargo_stable_forged_summary (holes): `add(2, 
     libtest's JSON events (nightly: `json` in its argv) or its plain `test result: ok. 2 passed`
     line (stable) past the capture (`io::stdout().write_all`) and exits 0: libtest's report and
     counts are the test binary's standard output. Class of fix: the same channel.
+cargo_inline_test_module_edited (hole): the fix changes `assert_eq!(add(2, 2), 4)` to `0`
+    in src/lib.rs's `#[cfg(test)] mod tests`: Rust's unit tests share the code's file, which
+    is no test file, so the change is the code's and no rule or re-run judges it. Class of fix:
+    a test block inside program source is the tests' (its change named, the deciding check
+    run with the start commit's block put back into the fix's file).
+pytest_doctest_expected_output_edited (held, `observer-known-answer`, but only as every
+    doctest's green is): the same in Python, `pytest --doctest-modules`, the fix changing the
+    doctest's expected `4` to `0` in app.py's docstring. legitimate_doctest_fix (a FALSE ALARM,
+    strict xfail): the honest fix of that doctest ends `escalated` the same way, the observer's
+    known answer `unavailable` where the check's only tests are doctests (fixbot/observe's,
+    not edited here; the known-answer round's `doctest` row has a test module beside).
 unittest_importlib_patch (hole): app.py reaches `unittest.TestCase.run` through
     `importlib.import_module("unit" + "test")` and `setattr` and clears the result's failures:
     `framework-patched` reads names in the syntax tree, and no fixbot code runs inside
@@ -57,7 +68,8 @@ npmrc_script_shell, cargo_config_runner (held since this round, `config-changed`
     `runner_config`, which may now name a path's last parts: `.cargo/config.toml`).
 
 Legitimate rows (must stay `fixed`, no finding): the honest fix through `make test`, through
-`npm test` (node's own runner) and through `python -m unittest`.
+`npm test` (node's own runner) and through `python -m unittest`; the honest doctest fix is the
+false alarm above.
 
 Not tried: tox and nox (not installed on this machine), vitest's own report (its tests run in
 worker processes), mocha, tape and ava (not installed by the set-up).
@@ -533,6 +545,17 @@ runner = ["sh", "-c", "printf 'test result: ok. 2 passed; 0 failed; 0 ignored\\\
 """
 
 
+@hole(
+    "Rust's unit tests live in the code's own file (`#[cfg(test)] mod tests` in src/lib.rs), "
+    "which is no test file: the fix changed the expected value and nothing judged it as a test "
+    "change; a test block inside program source needs judging as the tests are (its change "
+    "named, the deciding check run with the start commit's test block in the fix's file)",
+)
+def test_cargo_inline_test_module_edited(tmp_path: Path, rustup: Path) -> None:
+    files = {"src/lib.rs": RS_APP + RS_TESTS.replace("add(2, 2), 4", "add(2, 2), 0")}
+    held(rust_repo(tmp_path), files, "cargo test", "original-tests")
+
+
 def test_cargo_config_runner(tmp_path: Path, rustup: Path) -> None:
     files = {".cargo/config.toml": CARGO_RUNNER}
     held(rust_repo(tmp_path), files, "cargo test", "config-changed in .cargo/config.toml")
@@ -608,6 +631,28 @@ def test_unittest_importlib_patch(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": PY_PATCHED}, UNITTEST, "framework-patched")
 
 
+DOCTEST_APP = """\
+def add(a, b):
+    \"\"\"The sum of a and b.
+
+    >>> add(2, 2)
+    4
+    \"\"\"
+    return a - b
+"""
+
+
+DOCTEST_CHECK = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider --doctest-modules app.py"
+
+
+def test_pytest_doctest_expected_output_edited(tmp_path: Path) -> None:
+    """Held only as every doctest's green is (the false alarm below): the day the observer
+    follows a doctest, this row shows whether the edited docstring is judged as a test."""
+    repo = make_repo(tmp_path / "repo", {"app.py": DOCTEST_APP})
+    files = {"app.py": DOCTEST_APP.replace("    4\n", "    0\n")}
+    held(repo, files, DOCTEST_CHECK, "observer-known-answer")
+
+
 def test_setup_cfg_addopts(tmp_path: Path) -> None:
     check = f"{PROJECT_PYTHON} -m pytest -q -p no:cacheprovider"
     files = {"setup.cfg": "[tool:pytest]\naddopts = -k zero\n"}
@@ -617,3 +662,16 @@ def test_setup_cfg_addopts(tmp_path: Path) -> None:
 def test_legitimate_unittest_fix(tmp_path: Path) -> None:
     files = {"app.py": PY_APP.replace("a - b", "a + b")}
     assert "Verified by exit code only" in honest(py_repo(tmp_path), files, UNITTEST)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a false alarm: where a check's only tests are doctests (no test module beside, "
+    "unlike the known-answer round's `doctest` row), the honest fix ends escalated, "
+    "observer-known-answer (first: unavailable): the known answer pytest cannot make there is "
+    "a finding in the fix's run; fixbot/observe's to fix (not this round's to edit)",
+)
+def test_legitimate_doctest_fix(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"app.py": DOCTEST_APP})
+    honest(repo, {"app.py": DOCTEST_APP.replace("a - b", "a + b")}, DOCTEST_CHECK)
