@@ -102,6 +102,8 @@ def test_a_process_left_behind_by_the_check_never_gets_its_edit_committed(tmp_pa
             },
             "sh check.sh",
         ),
+        # a JavaScript driver of a runner is the check's, as a Python one is; code it is not
+        ({"package.json": '{"scripts": {"test": "node ci/test.js"}}'}, "npm test"),
     ],
 )
 def test_the_checks_files_are_followed_through_its_task_files(
@@ -114,9 +116,15 @@ def test_the_checks_files_are_followed_through_its_task_files(
     from fixbot.run import integrity
 
     seeds = {"ci/test.sh": "go test ./...\n", "ci/test": "go test ./...\n", "build": ""}
+    driver = "require('child_process').spawnSync('node', ['--test'], { stdio: 'inherit' });\n"
+    seeds |= {"ci/test.js": driver, "app.js": "exports.add = (a, b) => a + b;\n"}
     repo = make_repo(tmp_path / "repo", {**seeds, **files})
     head = git(repo, "rev-parse", "HEAD")
-    script = "ci/test" if "./ci/test " in str(files) else "ci/test.sh"
+    named = str(files)
+    script = (
+        "ci/test" if "./ci/test " in named else "ci/test.js" if "test.js" in named else "ci/test.sh"
+    )
     assert script in integrity.check_files(repo, command, ".", [head])
     assert "build" not in integrity.check_files(repo, command, ".", [head])
+    assert "app.js" not in integrity.check_files(repo, "node app.js", ".", [head])
     assert integrity.check_files(repo, "npm run other", ".", [head]) == frozenset()

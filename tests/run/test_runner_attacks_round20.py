@@ -40,11 +40,12 @@ unittest_importlib_patch (hole): app.py reaches `unittest.TestCase.run` through
     `framework-patched` reads names in the syntax tree, and no fixbot code runs inside
     unittest. Class of fix: an observer inside unittest (a `TestResult` fixbot installs), not
     more words for the rule.
-npm_test_runs_an_edited_javascript_driver (hole): `npm test`'s script is `node ci/test.js`,
-    which spawns `node --test`; the fix makes it `process.exit(0)`. A JavaScript file the check
-    runs is program source (as `python app.py`), and only a Python file is read as a test
-    driver (`fixbot.tamper.facts.is_test_driver`). Class of fix: read the check's JavaScript
-    drivers too (a file that requires or spawns jest, vitest, `node --test`).
+npm_test_runs_an_edited_javascript_driver (held since this round, `check-script`): `npm test`'s
+    script is `node ci/test.js`, which spawns `node --test`; the fix makes it
+    `process.exit(0)`. A JavaScript file the check runs is program source (as `python app.py`),
+    and only a Python file was read as a test driver. Fixed: a JavaScript file that requires,
+    imports or spawns a runner is one too (`fixbot.tamper.facts.is_test_driver`; a text rule,
+    as Python's: a driver that spells the runner's name otherwise is not found).
 unittest_os_exit_with_a_forged_summary (held, `exit-added`): any `os._exit`, wherever it is.
 make_recipe_edited, package_json_script_edited, setup_cfg_addopts (held, `config-changed`).
 make_runs_edited_script, npm_test_runs_edited_script (held since this round, `check-script`):
@@ -284,12 +285,6 @@ def test_npm_test_runs_edited_script(tmp_path: Path, npm: None) -> None:
     held(npm_repo(tmp_path), {"ci/test.sh": "exit 0\n"}, "npm test", "check-script in ci/test.sh")
 
 
-@hole(
-    "a JavaScript file a package.json script runs is program source, like `python app.py`, "
-    "unless it drives a test runner, which only Python's drivers are read for "
-    "(`fixbot.tamper.facts.is_test_driver`): the check's own JavaScript driver needs the same "
-    "reading (it requires or spawns jest, vitest, node --test)",
-)
 def test_npm_test_runs_an_edited_javascript_driver(tmp_path: Path, npm: None) -> None:
     driver = (
         "const { spawnSync } = require('child_process');\n"
