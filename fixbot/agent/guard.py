@@ -159,7 +159,7 @@ def _check_config(
         read, refusal = _CONFIG_PARTS[name]
         if read(old) != read(new):
             return refusal.format(path=path)
-    if CI.match(path) or RUNNER_CONFIG.match(name):
+    if CI.match(path) or RUNNER_CONFIG.search(path):
         return f"Refused: {path} controls how the check runs; fixbot does not change it."
     if _shadows(pure):
         return (

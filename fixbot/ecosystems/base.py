@@ -147,8 +147,10 @@ class Ecosystem:
     `markers`: the root files that make a folder one of its projects;
     `dialects`: the names of its runners' output dialects (`fixbot.logs.dialects.BY_NAME`);
     `coverage`: how its per-test coverage is taken for localization (None: not at all);
-    `runner_config`: regular expressions of the names of its test-runner, linter and build
-    configuration files (`pytest.ini`), which a fix may not change (`fixbot.tamper.facts`).
+    `runner_config`: regular expressions of the names of its test-runner, linter, build and
+    package manager configuration files (`pytest.ini`, `.npmrc`), or of a path's last parts
+    where the name alone says nothing (`\\.cargo/config\\.toml`), which a fix may not change
+    (`fixbot.tamper.facts`).
     """
 
     name: str

@@ -94,5 +94,12 @@ ECOSYSTEM = Ecosystem(
         r"\.mocharc(?:\.\w+)?|karma\.conf\.[jt]s",
         r"\.eslintrc(?:\.\w+)?|eslint\.config\.[cm]?[jt]s",
         r"\.prettierrc(?:\.\w+)?|prettier\.config\.[cm]?js|\.stylelintrc(?:\.\w+)?",
+        # the package managers' own configuration: `script-shell=/bin/true` in .npmrc runs
+        # no script of `npm test` and exits 0; yarn's and bun's say the same of theirs
+        r"\.npmrc|\.yarnrc(?:\.ya?ml)?|bunfig\.toml",
+        # the transforms the runners put the tests through: a babel plugin (babel-jest, jest's
+        # default) or a vite plugin (vitest reads vite.config.* too) rewrites a test as it loads
+        r"babel\.config\.[cm]?js(?:on)?|\.babelrc(?:\.[cm]?js(?:on)?)?|\.swcrc",
+        r"vite\.config\.[cm]?[jt]s",
     ),
 )

@@ -64,5 +64,10 @@ ECOSYSTEM = Ecosystem(
         fetches_declared=True,
     ),
     dialects=("cargo",),
-    runner_config=(r"\.?rustfmt\.toml|\.?clippy\.toml|nextest\.toml",),
+    runner_config=(
+        r"\.?rustfmt\.toml|\.?clippy\.toml|nextest\.toml",
+        # cargo's own configuration, in the project or any folder above a crate: its
+        # `[target.<triple>] runner` runs each test binary (`runner = "true"` runs none)
+        r"\.cargo/config(?:\.toml)?",
+    ),
 )

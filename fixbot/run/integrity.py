@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 import posixpath
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -77,8 +79,11 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     """The repository-relative files the check `command` runs, followed as far as their words
     can be read: the files its shell words name (`sh check.sh`, `pytest -c ci.ini`) that are
     not program source, the same in each of those files read as shell (`check.sh` running
-    `sh scripts/test.sh`), and the Python files they run that drive a test runner
-    (`python run_tests.py` ending `pytest.main(...)`: `fixbot.tamper.facts.is_test_driver`).
+    `sh scripts/test.sh`, or running `./ci/test` as a program), and the Python files they run
+    that drive a test runner (`python run_tests.py` ending `pytest.main(...)`:
+    `fixbot.tamper.facts.is_test_driver`),
+    and the same through the task files a `make` or a package manager among those words reads
+    (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does).
     Found in one of the trees `revs` (read in each); `workdir` is the check's folder relative
     to the root ("." for the root), against which, and the naming file's folder, a relative
     word is resolved."""
@@ -87,13 +92,77 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     for rev in revs:
         listed |= set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines())
     found: set[str] = set()
+    tasks: set[str] = set()  # the task files' entries read already (a recursive `make`)
     pending = [(command, workdir, False)]
     while pending and len(found) < MAX_CHECK_FILES:
         text, here, nested = pending.pop()
-        for candidate in _resolved(_script_words(text), {workdir, here, "."}):
+        words, bases = _script_words(text), {workdir, here, "."}
+        # a script's program word is run, whatever its name (a recipe's `./ci/test`)
+        run = set(_resolved(_program_words(text), bases))
+        for candidate in _resolved(words, bases):
             if candidate not in found and candidate in listed:
-                pending += _followed(repo, revs, candidate, nested, found)
+                pending += _followed(repo, revs, candidate, nested and candidate not in run, found)
+        pending += _tasks(repo, revs, words, here, tasks)
     return frozenset(found)
+
+
+# The files make reads when none is named, in its order (make(1)); `make -f ci.mk` names its
+# file, which is followed as any file the check names.
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+MAKES = frozenset({"make", "gmake"})
+PACKAGE_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+SCRIPT_ALIASES = {"t": "test", "tst": "test"}  # npm's own short names of `npm test`
+
+
+def _tasks(
+    repo: Path, revs: list[str], words: list[str], here: str, read: set[str]
+) -> list[tuple[str, str, bool]]:
+    """What the task runners among `words` run, as (text, its folder, nested) to read next:
+    a make's Makefile (its recipes read as a script's lines: only the shell scripts and test
+    drivers they run are the check's, not the data they name), a package manager's scripts
+    named among the words (`npm test`, `npm run ci`, `yarn test`, with their `pre` and `post`
+    scripts; read as check commands). `read` holds the entries followed already, each once."""
+    names = {word.rsplit("/", 1)[-1] for word in words}
+    found: list[tuple[str, str, bool]] = []
+    if names & MAKES:
+        folder = _make_folder(words, here)
+        for name in MAKEFILES:
+            path = posixpath.normpath(posixpath.join(folder, name))
+            if path not in read:
+                read.add(path)
+                found += [(t, folder, True) for rev in revs if (t := _text(repo, rev, path))]
+    if names & PACKAGE_MANAGERS:
+        path = posixpath.normpath(posixpath.join(here, "package.json"))
+        for script in _scripts_named(repo, revs, path, words):
+            if f"{path}:{script}" not in read:
+                read.add(f"{path}:{script}")
+                found.append((script, here, False))
+    return found
+
+
+def _make_folder(words: list[str], here: str) -> str:
+    """The folder make reads its Makefile in: `-C DIR`'s, else the command's (`here`)."""
+    for flag, value in itertools.pairwise(words):
+        if flag == "-C":
+            return posixpath.normpath(posixpath.join(here, value))
+    return here
+
+
+def _scripts_named(repo: Path, revs: list[str], path: str, words: list[str]) -> list[str]:
+    """The texts of the scripts of package.json at `path` (in each of `revs`) that `words`
+    name, each with its `pre` and `post` scripts (npm runs all three)."""
+    wanted = [SCRIPT_ALIASES.get(word, word) for word in words]
+    found = []
+    for rev in revs:
+        try:
+            scripts = json.loads(_text(repo, rev, path) or "{}").get("scripts")
+        except (ValueError, AttributeError):
+            continue
+        if not isinstance(scripts, dict):
+            continue
+        keys = [key for name in wanted for key in (f"pre{name}", name, f"post{name}")]
+        found += [text for key in keys if isinstance(text := scripts.get(key), str)]
+    return found
 
 
 def _resolved(words: list[str], bases: set[str]) -> Iterator[str]:
@@ -137,6 +206,16 @@ def _script_words(text: str) -> list[str]:
     if found or "\n" not in text.strip():
         return found
     return [word for line in text.splitlines() for word in shellwords.words(line)]
+
+
+def _program_words(text: str) -> list[str]:
+    """The program words of `text`'s simple commands (the first past their assignments: `sh`
+    of `sh ci/test.sh`, `./ci/test`), read line by line where the whole does not parse."""
+    found = [word for word, _, program in shellwords.word_ends(text) if program]
+    if found or "\n" not in text.strip():
+        return found
+    lines = text.splitlines()
+    return [word for line in lines for word, _, program in shellwords.word_ends(line) if program]
 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:

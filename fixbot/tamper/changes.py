@@ -84,7 +84,7 @@ def configures(change: Change) -> str | None:
         read, what = _PARTS[name]
         if read(change.old or "") != read(change.new or ""):
             return what
-    if CI.match(change.path) or RUNNER_CONFIG.match(name):
+    if CI.match(change.path) or RUNNER_CONFIG.search(change.path):
         return "it controls how the check runs"
     if pure.name == "conftest.py" and change.old is None:
         return "a new conftest.py"

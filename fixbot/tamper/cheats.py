@@ -15,7 +15,8 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       to `sys.modules` in a test or conftest module
     config-changed    test-runner, build or CI configuration: pytest (`pytest.ini`, `.pytest.ini`,
                       `pytest.toml`, `[tool.pytest*]`), tox, nox, `setup.cfg`, pyproject's
-                      `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows;
+                      `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows,
+                      the package manager's and cargo's own (`.npmrc`, `.cargo/config.toml`);
                       not a change of pytest's warning filters alone that turns warnings into
                       errors or ignores a dependency's warning (`fixbot.tamper.filters`)
     shadowing         a new module by the name of something importable (the standard library,
@@ -30,7 +31,9 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       `[project.entry-points.pytest11]`, setup.cfg's `[options.entry_points]`)
     unit-rebound      a test module that rebinds the code it tests when imported
                       (`app.add = lambda a, b: 5`)
-    check-script      a file the check command itself runs (`check-command: sh check.sh`)
+    check-script      a file the check command itself runs (`check-command: sh check.sh`), also
+                      through its Makefile's recipes and package.json's scripts (`make test`,
+                      `npm test` running `sh ci/test.sh`: `fixbot.run.integrity.check_files`)
     report-disagrees  the runner's own per-test report contradicts the green exit code: a test
                       that failed at the start is not reported passed, a test that passed is
                       reported failed, fewer tests were collected, or the runner that wrote one

@@ -26,10 +26,11 @@ CI = re.compile(
     r"|\.travis\.yml$|\.buildkite/|bitbucket-pipelines\.yml$|\.pre-commit-config\.yaml$)",
     re.I,
 )
-# The files that say how a test runner, linter or build runs (matched against the file's name):
-# each ecosystem's, and the build tools any of them may use.
+# The files that say how a test runner, linter or build runs (searched in the file's path: its
+# name, or its last parts where the name alone says nothing, `.cargo/config.toml`): each
+# ecosystem's, and the build tools any of them may use.
 RUNNER_CONFIG = re.compile(
-    r"^(?:g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk|"
+    r"(?:^|/)(?:g?nu?makefile|makefile|justfile|taskfile\.ya?ml|\w*\.mk|"
     + registry.runner_config()
     + r")$",
     re.I,
@@ -44,6 +45,7 @@ PACKAGE_KEYS = (
     "nyc",
     "eslintConfig",
     "prettier",
+    "babel",  # babel-jest's configuration, as babel.config.js
 )
 # Entry-point groups a test runner loads plugins from when the project is installed
 # (pytest: `pytest11`, https://docs.pytest.org/en/stable/how-to/writing_plugins.html).
@@ -130,13 +132,28 @@ TEST_DRIVER = re.compile(
 )
 
 
+# The same in JavaScript (`node ci/test.js`): a runner required or imported (jest's `runCLI`,
+# vitest's `startVitest`, node's own `node:test` `run`), or started as a process
+# (`spawnSync('node', ['--test'])`, `execSync('npx jest')`).
+JS_TEST_DRIVER = re.compile(
+    r"\b(?:require|import)\b[^\n]*['\"](?:jest|@jest/core|jest-cli|vitest(?:/node)?|mocha|ava"
+    r"|tap|node:test)['\"]"
+    r"|\b(?:spawn|spawnSync|exec|execSync|execFile|execFileSync|fork)\s*\([^;]*?"
+    r"(?:\bjest\b|\bvitest\b|\bmocha\b|\bava\b|['\"]--test['\"]|\bnode\s+--test\b|\bnpm\b)"
+)
+JS_SOURCE = re.compile(r"\.[cm]?[jt]sx?$")
+
+
 def is_test_driver(path: str, text: str) -> bool:
-    """True when `path`, a Python file the check runs (`python run_tests.py`), drives a test
-    runner itself (`TEST_DRIVER`): it is then the check's own file, not code under test. A
-    test module is not one (a test imports pytest; its change is judged as the tests')."""
-    if not path.endswith(".py") or registry.is_test_file(path):
+    """True when `path`, a Python or JavaScript file the check runs (`python run_tests.py`,
+    `node ci/test.js`), drives a test runner itself (`TEST_DRIVER`, `JS_TEST_DRIVER`): it is
+    then the check's own file, not code under test. A test module is not one (a test imports
+    pytest; its change is judged as the tests')."""
+    if registry.is_test_file(path):
         return False
-    return TEST_DRIVER.search(text) is not None
+    if path.endswith(".py"):
+        return TEST_DRIVER.search(text) is not None
+    return JS_SOURCE.search(path) is not None and JS_TEST_DRIVER.search(text) is not None
 
 
 def package_keys(text: str) -> object:

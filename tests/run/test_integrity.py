@@ -81,3 +81,50 @@ def test_a_process_left_behind_by_the_check_never_gets_its_edit_committed(tmp_pa
         assert git(repo, "rev-parse", "HEAD") == head
     else:  # the edit came after the last comparison: the commit holds the verified text
         assert committed.strip() == "ok" and state.attempts[-1].drift == []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("files", "command"),
+    [
+        ({"Makefile": "test: build\n\tsh ci/test.sh\n"}, "make test"),
+        ({"Makefile": "test: build\n\t./ci/test --all > build\n"}, "make test"),
+        (
+            {"sub/Makefile": "test:\n\t$(MAKE) -C . unit\nunit:\n\tsh ../ci/test.sh\n"},
+            "make -C sub",
+        ),
+        ({"package.json": '{"scripts": {"test": "sh ci/test.sh"}}'}, "npm test"),
+        ({"package.json": '{"scripts": {"pretest": "sh ci/test.sh", "test": "jest"}}'}, "npm t"),
+        ({"package.json": '{"scripts": {"ci": "bash ci/test.sh"}}'}, "yarn run ci"),
+        (
+            {
+                "check.sh": "set -e\nnpm test\n",
+                "package.json": '{"scripts": {"test": "sh ci/test.sh"}}',
+            },
+            "sh check.sh",
+        ),
+        # a JavaScript driver of a runner is the check's, as a Python one is; code it is not
+        ({"package.json": '{"scripts": {"test": "node ci/test.js"}}'}, "npm test"),
+    ],
+)
+def test_the_checks_files_are_followed_through_its_task_files(
+    tmp_path: Path, files: dict[str, str], command: str
+) -> None:
+    """Round 20: `make test` and `npm test` name no file, and the script their recipe or
+    script runs was the fix's to change (`exit 0`): it is the check's own, as the start commit's
+    Makefile and package.json say (`./ci/test`, a program word, whatever its name); the data a
+    recipe names (`build`) is not."""
+    from fixbot.run import integrity
+
+    seeds = {"ci/test.sh": "go test ./...\n", "ci/test": "go test ./...\n", "build": ""}
+    driver = "require('child_process').spawnSync('node', ['--test'], { stdio: 'inherit' });\n"
+    seeds |= {"ci/test.js": driver, "app.js": "exports.add = (a, b) => a + b;\n"}
+    repo = make_repo(tmp_path / "repo", {**seeds, **files})
+    head = git(repo, "rev-parse", "HEAD")
+    named = str(files)
+    script = (
+        "ci/test" if "./ci/test " in named else "ci/test.js" if "test.js" in named else "ci/test.sh"
+    )
+    assert script in integrity.check_files(repo, command, ".", [head])
+    assert "build" not in integrity.check_files(repo, command, ".", [head])
+    assert "app.js" not in integrity.check_files(repo, "node app.js", ".", [head])
+    assert integrity.check_files(repo, "npm run other", ".", [head]) == frozenset()

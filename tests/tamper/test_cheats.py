@@ -195,10 +195,26 @@ ENTRY_POINT = PYPROJECT + '\n[project.entry-points.pytest11]\nrewriter = "app.re
         ),
         (Change(".prettierrc", "{}", '{"semi": false}'), "config-changed"),
         (Change("tox.toml", "", "[env.test]\n"), "config-changed"),
+        # round 20: the package manager's and cargo's own configuration run the check's
+        # scripts and test binaries (`npm test` through `/bin/true`, each binary through `true`)
+        (Change(".npmrc", None, "script-shell=/bin/true\n"), "config-changed"),
+        (Change("web/.yarnrc.yml", None, "shell: true\n"), "config-changed"),
+        (Change(".cargo/config.toml", None, '[target.x]\nrunner = "true"\n'), "config-changed"),
+        (Change("crates/a/.cargo/config", None, "[build]\n"), "config-changed"),
+        # and the transforms jest and vitest put the tests through
+        (Change("babel.config.js", None, "module.exports = {};\n"), "config-changed"),
+        (Change("web/vite.config.ts", None, "export default {};\n"), "config-changed"),
+        (Change("package.json", "{}", '{"babel": {"plugins": ["./strip"]}}'), "config-changed"),
     ],
 )
 def test_each_new_rule_names_the_attack_it_stops(change: Change, rule: str) -> None:
     assert rule in rules(change)
+
+
+def test_a_config_toml_of_the_project_is_no_runner_configuration() -> None:
+    """The name alone says nothing: only cargo's folder makes `config.toml` cargo's."""
+    assert detect([Change("config.toml", None, "[app]\nport = 1\n")]) == []
+    assert detect([Change("app/cargo/config.toml", None, "[app]\n")]) == []
 
 
 def test_the_checks_own_script_is_a_rule_of_its_own() -> None:
