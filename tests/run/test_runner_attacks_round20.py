@@ -15,11 +15,12 @@ go_init_forges_test2json (hole): an `init()` in app.go, run in the test binary b
     the stream that is fixbot's report is the code under test's to write (go 1.20+ frames its
     own lines with ^V, which the code can print too). Class of fix: a verdict from a channel the
     code under test cannot write (an observer inside the test binary, as pytest's).
-jest_exit_handler_rewrites_report (hole): app.js takes the real `process` past jest's sandbox
+jest_exit_handler_rewrites_report (held since nodeobs's reporter merged, `observer-report`): app.js takes the real `process` past jest's sandbox
     (`require('module')._load('process')`), and at its `exit` rewrites the `--outputFile` report
     named in its argv to all passed, rewrites the summary through stderr's `_write` and ends
     with `exit(0)`. The report is a file jest's own process writes, in band with the code.
-    Class of fix: the same channel (nodeobs's reporter through fixbot's channel).
+    Held by that channel: fixbot's reporter streamed the test's failure as jest decided it, and
+    the rewritten report disagrees with the stream (`observer-failed`, `observer-report`).
 cargo_nightly_forged_libtest_json, cargo_stable_forged_summary (holes): `add(2, 2)` writes
     libtest's JSON events (nightly: `json` in its argv) or its plain `test result: ok. 2 passed`
     line (stable) past the capture (`io::stdout().write_all`) and exits 0: libtest's report and
@@ -374,15 +375,10 @@ def jest_check() -> str:
     return f"{root / '.bin' / 'jest'} --ci"
 
 
-@hole(
-    "jest's JSON report is a file jest's own process writes, and the code under test "
-    "runs in that process (in band) and reaches the real process past the sandbox: its exit "
-    "listener rewrites the report; a verdict needs a channel the code cannot write",
-)
 def test_jest_exit_handler_rewrites_report(tmp_path: Path, jest_check: str) -> None:
     files = {"app.js": "exports.add = (a, b) => a - b;\n", "app.test.js": JS_TEST}
     repo = make_repo(tmp_path / "repo", {**files, "package.json": '{"name": "app"}\n'})
-    held(repo, {"app.js": JS_REWRITES_REPORT}, jest_check, "report-disagrees")
+    held(repo, {"app.js": JS_REWRITES_REPORT}, jest_check, "observer-report")
 
 
 # babel-jest, jest's default transform, loads a project's babel.config.js: its plugin removes
