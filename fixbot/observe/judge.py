@@ -360,13 +360,18 @@ KNOWN_RIGHT = ("failed", "unavailable", "error")
 
 def _known(start: Observation | None, last: Observation) -> list[str]:
     """The findings about the known-answer test: an answer other than `failed` that the start's
-    run did not give too (an installed plugin's habit is no finding of the fix's; `unavailable`
-    and `error` are none where the start's run gave no answer), or a session that ended without
-    asking it."""
-    before = set(start.known) if start is not None else set()
+    run did not give too, where it was asked or at another point (an installed plugin's habit is
+    no finding of the fix's; `unavailable` and `error` are none where the start's run gave no
+    answer), or a session that ended without asking it. The start's run asks it at `end` alone
+    where it watched no test (the fix's run asks it `first` too, before the first watched test):
+    a check whose only tests are doctests, no test module to make it in, answers `unavailable`
+    at both, and no point is an answer of its own."""
+    before = {a.split(": ", 1)[-1] for a in start.known} if start is not None else set()
     right = KNOWN_RIGHT[:1] if before else KNOWN_RIGHT
     wrong = sorted(
-        {a for a in last.known if a.split(": ", 1)[-1].split(":")[0] not in right} - before
+        a
+        for a in set(last.known)
+        if a.split(": ", 1)[-1].split(":")[0] not in right and a.split(": ", 1)[-1] not in before
     )
     found = []
     if wrong:

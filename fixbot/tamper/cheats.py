@@ -31,6 +31,8 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       `[project.entry-points.pytest11]`, setup.cfg's `[options.entry_points]`)
     unit-rebound      a test module that rebinds the code it tests when imported
                       (`app.add = lambda a, b: 5`)
+    doctest-changed   a doctest example (its source or expected output) in a module whose
+                      doctests the start's pytest collected (`fixbot.tamper.doctests`)
     check-script      a file the check command itself runs (`check-command: sh check.sh`), also
                       through its Makefile's recipes and package.json's scripts (`make test`,
                       `npm test` running `sh ci/test.sh`: `fixbot.run.integrity.check_files`)

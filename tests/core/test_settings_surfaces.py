@@ -297,6 +297,8 @@ NOT_OURS = {
     "prefix",
     # jest's and vitest's, naming fixbot's reporter on their command line (README, the runners)
     *("reporters", "reporter"),
+    # pytest's, collecting a module's doctests (fixbot/tamper/doctests.py)
+    "doctest-modules",
 }
 
 

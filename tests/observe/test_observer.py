@@ -265,6 +265,14 @@ def test_the_known_answer_is_no_finding_where_it_could_not_be_asked_or_the_start
         found = judge.findings(asked, _green(known=["first: failed", answer]))
         assert [f.split(":")[0] for f in found] == ["observer-known-answer"], found
     assert judge.findings(asked.model_copy(update={"known": unasked}), _green(known=unasked)) == []
+    # a check of doctests alone: the start's run, watching none, asked at its end only; the
+    # fix's asks before its first watched test too, with the same answer
+    doctests = START.model_copy(update={"known": ["end: unavailable"]})
+    both = ["first: unavailable", "end: unavailable"]
+    assert judge.findings(doctests, _green(known=both)) == []
+    # an answer the start gave nowhere still counts wherever it is given
+    found = judge.findings(doctests, _green(known=["first: passed", "end: unavailable"]))
+    assert [f.split(":")[0] for f in found] == ["observer-known-answer"], found
     # a plugin the project has that reports every failure as skipped did so at the start too
     start = START.model_copy(update={"known": ["end: skipped"]})
     assert judge.findings(start, _green(known=["end: skipped"])) == []

@@ -222,8 +222,9 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
     first = run.state.attempts[0] if run.first is None else None
     was = (first.counts, first.tests) if first is not None else (None, None)
+    collected = [*(first.tests or {}), *(first.seen.tests if first.seen else {})] if first else []
     found = integrity.cheats(
-        run.repo, start, seen, *counted(was, (attempt.counts, attempt.tests)), files
+        run.repo, start, seen, *counted(was, (attempt.counts, attempt.tests)), files, collected
     )
     attempt.pinned = integrity.pinned(run.repo, start, seen, files)
     found += disagreements(
