@@ -358,6 +358,19 @@ def _traced(start: Observation | None, last: Observation, watched: set[str]) -> 
 KNOWN_RIGHT = ("failed", "unavailable", "error")
 
 
+def _wrong_answers(before: list[str], now: list[str]) -> list[str]:
+    """The known answers of `now` (`at: outcome`) that are not right (`KNOWN_RIGHT`; `failed`
+    alone where the start's run, `before`, answered) and that the start's run gave nowhere."""
+    given = {answer.split(": ", 1)[-1] for answer in before}
+    right = KNOWN_RIGHT[:1] if given else KNOWN_RIGHT
+    return sorted(
+        answer
+        for answer in set(now)
+        if answer.split(": ", 1)[-1].split(":")[0] not in right
+        and answer.split(": ", 1)[-1] not in given
+    )
+
+
 def _known(start: Observation | None, last: Observation) -> list[str]:
     """The findings about the known-answer test: an answer other than `failed` that the start's
     run did not give too, where it was asked or at another point (an installed plugin's habit is
@@ -366,13 +379,7 @@ def _known(start: Observation | None, last: Observation) -> list[str]:
     where it watched no test (the fix's run asks it `first` too, before the first watched test):
     a check whose only tests are doctests, no test module to make it in, answers `unavailable`
     at both, and no point is an answer of its own."""
-    before = {a.split(": ", 1)[-1] for a in start.known} if start is not None else set()
-    right = KNOWN_RIGHT[:1] if before else KNOWN_RIGHT
-    wrong = sorted(
-        a
-        for a in set(last.known)
-        if a.split(": ", 1)[-1].split(":")[0] not in right and a.split(": ", 1)[-1] not in before
-    )
+    wrong = _wrong_answers(start.known if start is not None else [], last.known)
     found = []
     if wrong:
         found.append(

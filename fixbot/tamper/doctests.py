@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from fixbot.tamper.changes import Change, is_harness
 from fixbot.tamper.cheats import Cheat
 
-RULE = "doctest-changed"
 _HOLDERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -59,7 +58,9 @@ def changed(change: Change) -> Cheat | None:
         differ = before != after
     if not differ:
         return None
-    return Cheat(RULE, change.path, "a doctest the check runs changed its example or its output")
+    return Cheat(
+        "doctest-changed", change.path, "a doctest the check runs changed its example or its output"
+    )
 
 
 def doctested(tests: Iterable[str]) -> frozenset[str]:

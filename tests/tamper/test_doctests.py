@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fixbot.tamper.changes import Change
-from fixbot.tamper.doctests import RULE, detect, doctested, examples
+from fixbot.tamper.doctests import detect, doctested, examples
 
 APP = '''\
 def add(a, b):
@@ -37,10 +37,12 @@ def test_the_examples_are_read_by_the_parser_not_the_words() -> None:
 def test_an_expected_output_edited_in_a_collected_module_is_a_test_change() -> None:
     cheated = APP.replace("    4\n", "    0\n")
     found = detect([Change("app.py", APP, cheated)], doctested(["app.py::app.add"]))
-    assert [(c.rule, c.path) for c in found] == [(RULE, "app.py")]
+    assert [(c.rule, c.path) for c in found] == [("doctest-changed", "app.py")]
     # an example taken away, or one added, is a change of the tests too
     gone = APP.replace("    >>> Box().size()\n    1\n", "")
-    assert [c.rule for c in detect([Change("app.py", APP, gone)], frozenset({"app.py"}))] == [RULE]
+    assert [c.rule for c in detect([Change("app.py", APP, gone)], frozenset({"app.py"}))] == [
+        "doctest-changed"
+    ]
 
 
 def test_the_fix_of_the_code_alone_or_a_module_not_collected_is_no_finding() -> None:

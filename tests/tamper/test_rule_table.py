@@ -15,6 +15,7 @@ from tests.fakes.paths import ROOT
 SOURCES = (
     "fixbot/tamper/cheats.py",
     "fixbot/tamper/reports.py",
+    "fixbot/tamper/doctests.py",
     "fixbot/run/integrity.py",
     "fixbot/run/phases/fixing.py",
 )
