@@ -72,6 +72,11 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          the start's run did not raise it from (`fixbot.observe.reach`): any
                          file, not only those the fix changed, since code compiled under the
                          name of a file the fix left alone reaches in that file's name
+    observer-retried     a test that failed at the start passed only on a later try of
+                         jest's (`jest.retryTimes`) than the start's run made of it: the code
+                         under test can turn retries on (every module jest loads gets `jest`)
+                         and fail a first try it then passes; a test whose own file retries
+                         it retried at the start as often
     observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
                          vitest's JSON report names a test the stream of fixbot's reporter
                          does not, or with another outcome
@@ -120,6 +125,7 @@ def findings(
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
     found += _swapped(start, last, watched, files) + _traced(start, last, watched)
+    found += _retried(start, last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
@@ -324,6 +330,26 @@ def _edited(last: Observation, test: str, files: list[str]) -> bool:
     class's base in a helper module)."""
     sources = last.sources.get(test, ())
     return _in_changed_test(test, files) or any(_in_changed_test(s, files) for s in sources)
+
+
+def _retried(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
+    """The finding about tests that failed at the start and passed now on a later try of
+    jest's (`Observation.tries`) than any the start's run made of them (1 where it streamed no
+    more): a retry the code under test turned on, its first try failed. A test its own file
+    retries (`jest.retryTimes` in the test file) was tried as often at the start, where it
+    failed each time."""
+    before = start.tries if start is not None else {}
+    retried = sorted(
+        t
+        for t in watched
+        if last.tests.get(t) == "passed" and last.tries.get(t, 1) > before.get(t, 1)
+    )
+    if not retried:
+        return []
+    return [
+        "observer-retried: passed only on a later try of jest's than the start's run made of"
+        " it: " + ", ".join(retried[:5])
+    ]
 
 
 def _traced(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:

@@ -12,11 +12,13 @@
 // one line a record to the other, `nonce<TAB>json`, in fixbot.observe.stream's wire format:
 //
 //   {"k": "start", "watch": [], "runner": "jest"|"vitest"}   the reporter loaded
-//   {"k": "r", "id": "<abs file>::<describe> > <title>", "w": "call", "o": outcome}
+//   {"k": "r", "id": "<abs file>::<describe> > <title>", "w": "call", "o": outcome, "n": tries}
 //                                  a test's outcome as the runner decided it (jest
 //                                  `onTestCaseResult`, again in `onTestResult`, with a file
 //                                  that failed to run; vitest `onTestCaseResult`, again in
-//                                  `onTestModuleEnd`)
+//                                  `onTestModuleEnd`); jest's with `n`, the tries its test case
+//                                  result counts (`invocations`: 2 and more under
+//                                  `jest.retryTimes`), vitest's without
 //   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
 //                                  vitest `onTestRunEnd`): 0 when the runner's results say
 //                                  it passed
@@ -114,7 +116,8 @@ function outcome(status) {
 function jestCase(path, result) {
   const titles = result.ancestorTitles || [];
   const id = idOf(path, [].concat(titles, [result.title]));
-  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.status)]);
+  const tries = typeof result.invocations === 'number' ? result.invocations : 1;
+  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.status), 'n', tries]);
 }
 
 function vitestCase(testCase) {
