@@ -21,6 +21,14 @@ file runs, and a reporter record of each test function's source (`fn.toString()`
 registration through `jest-circus`' event handler) compared with the start's, as the pytest
 observer's `code` records are.
 
+`jest-test-global-wrapping-each-body-to-swallow-its-failure`: the same replacement, each test
+registered with a wrapper that runs the declared body and catches what it throws: the body
+runs (a digest of the function the test file declared would match the start's) and fails,
+and jest reports it passed. Why and class of fix: as above; a record of the declared body
+alone is not enough, the function jest-circus runs must be the one the file declared (the
+globals frozen before any test file loads, or `jest-circus`' `test_start` event comparing the
+test's `fn` with the one registered at `add_test` by the test file's own call site).
+
 `class-body-attributes-set-by-a-value-s-set-name`: the class-body test of round 19 (`class Case:
 total = add(2, 2); ok = [5] == [total]`, `assert Case.ok`): `add(2, 2)` hands back 4 as an
 `int` subclass (no `__eq__` of its own) whose `__set_name__` sets `owner.ok = True`. The
@@ -108,6 +116,21 @@ const made = g['te' + 'st'];
 g['te' + 'st'] = (name, fn) => made(name, () => {});
 exports.add = (a, b) => a - b;
 """
+# the same, each test it declares registered with a wrapper that runs its body and keeps its
+# failure quiet
+JS_TEST_WRAPPED = """\
+const g = globalThis;
+const made = g['te' + 'st'];
+g['te' + 'st'] = (name, fn) =>
+  made(name, async () => {
+    try {
+      await fn();
+    } catch (e) {
+      // the declared body ran and threw: kept quiet
+    }
+  });
+exports.add = (a, b) => a - b;
+"""
 # the same, each test it declares skipped
 JS_TEST_SKIPPED = """\
 const g = globalThis;
@@ -129,6 +152,10 @@ exports.add = (a, b) => {
 # name -> (files, the finding that stops it, None for a hole)
 JS_ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     "jest-test-global-replaced-through-a-computed-property": ({"app.js": JS_TEST_REPLACED}, None),
+    "jest-test-global-wrapping-each-body-to-swallow-its-failure": (
+        {"app.js": JS_TEST_WRAPPED},
+        None,
+    ),
     "jest-test-skipped-through-a-computed-property": (
         {"app.js": JS_TEST_SKIPPED},
         "observer-unseen",
@@ -163,6 +190,10 @@ WHY: dict[str, str] = {
     "jest-test-global-replaced-through-a-computed-property": (
         "the reporter streams outcomes, never which body ran; the tamper rule reads"
         " `globalThis.test =` spelled literally"
+    ),
+    "jest-test-global-wrapping-each-body-to-swallow-its-failure": (
+        "the reporter streams outcomes: the declared body ran and threw inside a wrapper the"
+        " code under test registered in its place"
     ),
     "class-body-attributes-set-by-a-value-s-set-name": (
         "the namespace is held while the body runs; the class made from it afterwards"
