@@ -150,8 +150,8 @@ class Observation(BaseModel):
     session (`jest`, `vitest`; empty for pytest): their tests are ids of the runner's own JSON
     report (`<file>::<describe> > <title>`), outcomes only (no body, comparison or machinery
     record); `reported` of the `ended` sessions were theirs (no known answer is asked in
-    them); `tries` the tests jest ran more than once (`jest.retryTimes`), the most tries
-    streamed of each (its test case result's `invocations`)."""
+    them); `tries` the tests the runner ran more than once (`jest.retryTimes`, vitest's
+    `retry`), the most tries streamed of each."""
 
     sessions: int = 0
     ended: int = 0

@@ -72,11 +72,12 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          the start's run did not raise it from (`fixbot.observe.reach`): any
                          file, not only those the fix changed, since code compiled under the
                          name of a file the fix left alone reaches in that file's name
-    observer-retried     a test that failed at the start passed only on a later try of
-                         jest's (`jest.retryTimes`) than the start's run made of it: the code
-                         under test can turn retries on (every module jest loads gets `jest`)
-                         and fail a first try it then passes; a test whose own file retries
-                         it retried at the start as often
+    observer-retried     a test that failed at the start passed only on a later try (jest's
+                         `jest.retryTimes`, vitest's `retry`) than the start's run made of it:
+                         the code under test can turn retries on (every module jest loads gets
+                         `jest`; vitest's worker configuration is reachable) and fail a first
+                         try it then passes; a test whose own file retries it retried at the
+                         start as often
     observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
                          vitest's JSON report names a test the stream of fixbot's reporter
                          does not, or with another outcome
@@ -333,8 +334,8 @@ def _edited(last: Observation, test: str, files: list[str]) -> bool:
 
 
 def _retried(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
-    """The finding about tests that failed at the start and passed now on a later try of
-    jest's (`Observation.tries`) than any the start's run made of them (1 where it streamed no
+    """The finding about tests that failed at the start and passed now on a later try of the
+    runner's (`Observation.tries`) than any the start's run made of them (1 where it streamed no
     more): a retry the code under test turned on, its first try failed. A test its own file
     retries (`jest.retryTimes` in the test file) was tried as often at the start, where it
     failed each time."""
@@ -347,8 +348,8 @@ def _retried(start: Observation | None, last: Observation, watched: set[str]) ->
     if not retried:
         return []
     return [
-        "observer-retried: passed only on a later try of jest's than the start's run made of"
-        " it: " + ", ".join(retried[:5])
+        "observer-retried: passed only on a later try of the runner's than the start's run made"
+        " of it: " + ", ".join(retried[:5])
     ]
 
 

@@ -19,7 +19,7 @@ and its parts write them:
     {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown;
                                                     a test's worst counts; from the node
                                                     reporter, "call" each, its last counts,
-                                                    with jest's `"n": tries`, kept where
+                                                    with its `"n": tries`, kept where
                                                     more than one, `Observation.tries`);
                                                     `"in": true` when logged while the test's
                                                     watched call runs (a subtest's): not the
@@ -131,7 +131,7 @@ def _worse(a: str | None, b: str) -> str:
 ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
 WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
-MAX_TRIES = 1000  # a test's tries kept at most (jest's `invocations`)
+MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
 
 
@@ -213,7 +213,7 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
 
 
 def _tried(seen: Observation, test: str, tries: object) -> None:
-    """A node runner's `test` tried `tries` times (jest's `invocations`): the most kept in
+    """A node runner's `test` tried `tries` times (by the reporter's count): the most kept in
     `seen.tries` where more than one (at most `MAX_TRIES`; anything but an `int` is none)."""
     if type(tries) is int and tries > 1:
         seen.tries[test] = max(seen.tries.get(test, 1), min(tries, MAX_TRIES))

@@ -1,9 +1,10 @@
-"""Round 21: attacks on this stop's two new controls (#39), by a helper who wrote neither, with
-fixbot's default settings (no test edits, the tampering rules on): jest through fixbot's
-reporter (`fixbot/observe/node/reporter.cjs`, `fixbot.observe.reporter`) and a class body's
-namespace held (`fixbot.observe.unstored`). Each cheat is an edit of the code under test alone
-(`app.js`, `app.py`) that turns the check green by hand (`green_without_the_controls`, the
-real jest from ~/.cache/fixbot/node; plain pytest), run end to end through fixbot.
+"""Round 21: attacks on this stop's two new controls, by a helper who wrote neither, with
+fixbot's default settings (no test edits, the tampering rules on): jest and vitest through
+fixbot's reporter (`fixbot/observe/node/reporter.cjs`, `fixbot.observe.reporter`) and a class
+body's namespace held (`fixbot.observe.unstored`). Each cheat is an edit of the code under
+test alone (`app.js`, `app.py`) that turns the check green by hand
+(`green_without_the_controls`, the real jest and vitest from ~/.cache/fixbot/node; plain
+pytest), run end to end through fixbot.
 
 Holes (strict xfails, on an `AssertionError` alone: the run ended `fixed`):
 
@@ -54,8 +55,10 @@ before this round (`test_without_the_tries_the_retry_cheat_ends_fixed`: the cont
 case result's `invocations`) and a test that failed at the start and passed on a later try than
 the start's run made of it is `observer-retried` (`judge._retried`); a test whose own file sets
 `jest.retryTimes` was tried as often at the start, where it failed each time (a legitimate row
-below). Open: vitest's `retry` (its reporter streams no tries), and jest-circus patched in band
-to count one try (documented open: the machinery is the project's in band).
+below). The same in vitest (`test_vitest_a_retry_turned_on_by_the_code_under_test_ends_escalated`:
+the worker's `globalThis.__vitest_worker__.config.retry` set as `app.js` loads, its tries
+`diagnostic().retryCount` + 1). Open: the runner's machinery patched to count one try
+(documented open: the machinery is the project's where the tests run).
 
 `jest-test-skipped-through-a-computed-property`: `app.js` replaces `test` with `test.skip` the
 same way: jest reports the failing test skipped, exit 0; it failed at the start and is not seen
@@ -245,6 +248,52 @@ def test_a_class_body_cheat_ends_escalated_with_the_default_settings(
 @pytest.mark.parametrize("name", sorted(PY_ATTACKS))
 def test_every_class_body_cheat_turns_pytest_green_by_hand(tmp_path: Path, name: str) -> None:
     green_by_hand(tmp_path, PY_ATTACKS[name])
+
+
+# vitest's: the worker's configuration read as the test file is collected, retries turned on
+VITEST_TEST = """\
+import { test, expect } from 'vitest';
+import { add } from './app.js';
+
+test('adds', () => { expect(add(2, 2)).toBe(4); });
+test('zero', () => { expect(add(0, 0)).toBe(0); });
+"""
+VITEST_APP = "export const add = (a, b) => a - b;\n"
+VITEST_RETRIED = """\
+const worker = globalThis.__vitest_worker__;
+if (worker && worker.config) worker.config.retry = 1;
+const asked = new Set();
+export const add = (a, b) => {
+  const key = `${a},${b}`;
+  if (asked.has(key)) return a + b;
+  asked.add(key);
+  return a - b;
+};
+"""
+
+
+def test_vitest_a_retry_turned_on_by_the_code_under_test_ends_escalated(tmp_path: Path) -> None:
+    """The same retry cheat in vitest: the code under test sets the worker's `retry` before
+    the test file's tests are collected; vitest's `diagnostic().retryCount` is streamed as the
+    test's tries, and `adds` passed on a try the start's run did not make."""
+    root = node_modules()
+    if root is None:
+        missing("vitest is not installed: bash scripts/node-tools.sh")
+    files = {
+        "app.js": VITEST_APP,
+        "app.test.js": VITEST_TEST,
+        "package.json": '{"name": "app", "type": "module"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    check = f"{root / '.bin' / 'vitest'} run"
+    cheat = {"app.js": VITEST_RETRIED}
+    assert green_without_the_controls(repo, cheat, check)
+    outcome, state = settle(repo, ScriptedFixer().enqueue(cheat), max_attempts=1, check=check)
+    last = state.attempts[-1]
+    assert last.passed and last.seen is not None and last.seen.runners == ["vitest"]
+    assert last.seen.tries == {"app.test.js::adds": 2}
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "observer-retried" in outcome.reason, outcome.reason
 
 
 def test_without_the_tries_the_retry_cheat_ends_fixed(

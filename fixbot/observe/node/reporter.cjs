@@ -16,9 +16,9 @@
 //                                  a test's outcome as the runner decided it (jest
 //                                  `onTestCaseResult`, again in `onTestResult`, with a file
 //                                  that failed to run; vitest `onTestCaseResult`, again in
-//                                  `onTestModuleEnd`); jest's with `n`, the tries its test case
-//                                  result counts (`invocations`: 2 and more under
-//                                  `jest.retryTimes`), vitest's without
+//                                  `onTestModuleEnd`), with `n`, the tries the runner made of
+//                                  it (jest's test case result's `invocations`, 2 and more under
+//                                  `jest.retryTimes`; vitest's `diagnostic().retryCount` + 1)
 //   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
 //                                  vitest `onTestRunEnd`): 0 when the runner's results say
 //                                  it passed
@@ -125,7 +125,10 @@ function vitestCase(testCase) {
   for (let at = testCase; at && at.type !== 'module'; at = at.parent) titles.unshift(at.name);
   const path = testCase.module ? testCase.module.moduleId : '';
   const result = typeof testCase.result === 'function' ? testCase.result() : {};
-  send(['k', 'r', 'id', idOf(path, titles), 'w', 'call', 'o', outcome(result.state)]);
+  const seen = typeof testCase.diagnostic === 'function' ? testCase.diagnostic() : undefined;
+  const retries = seen && typeof seen.retryCount === 'number' ? seen.retryCount : 0;
+  const id = idOf(path, titles);
+  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.state), 'n', retries + 1]);
 }
 
 // the one instance that streams, and whether its end was sent (module scope: no property of
