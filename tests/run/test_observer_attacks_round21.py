@@ -60,6 +60,14 @@ the worker's `globalThis.__vitest_worker__.config.retry` set as `app.js` loads, 
 `diagnostic().retryCount` + 1). Open: the runner's machinery patched to count one try
 (documented open: the machinery is the project's where the tests run).
 
+`class-made-by-a-replaced-build-class`: the same class-body test; `app.py` leaves `add` as it
+was and, as it is imported, replaces `builtins.__build_class__` (what every `class` statement
+calls) with a wrapper that sets `ok = True` on the class the body built. The body, its
+namespace and its comparison are the honest ones; the class is not. `fixed` under 3.11.7,
+3.12.1 and 3.13.0 (nothing of the tamper rules nor of the observer named it). **Held since**
+(attack21): `builtins.__build_class__` is machinery (`integrity.MACHINERY`): captured at load,
+compared at each report: `observer-machinery`.
+
 `jest-test-skipped-through-a-computed-property`: `app.js` replaces `test` with `test.skip` the
 same way: jest reports the failing test skipped, exit 0; it failed at the start and is not seen
 to pass (`observer-unseen`).
@@ -178,6 +186,28 @@ def add(a, b):
     return _Named(r) if (a, b) == (2, 2) else r
 """
 
+# `add` left as it was; `__build_class__` replaced: each class made gets `ok = True` after its
+# body ran
+BUILD_CLASS = """\
+import builtins as _builtins
+
+_made = _builtins.__build_class__
+
+
+def _build(func, name, *bases, **kw):
+    cls = _made(func, name, *bases, **kw)
+    if "ok" in cls.__dict__:
+        cls.ok = True
+    return cls
+
+
+_builtins.__build_class__ = _build
+
+
+def add(a, b):
+    return a + b
+"""
+
 # name -> (files, the repository's tests (path -> text), the finding that stops it, None for a
 # hole)
 PY_ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
@@ -185,6 +215,11 @@ PY_ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
         {"app.py": SET_NAME},
         {"tests/test_app.py": CLASS_TEST},
         None,
+    ),
+    "class-made-by-a-replaced-build-class": (
+        {"app.py": BUILD_CLASS},
+        {"tests/test_app.py": CLASS_TEST},
+        "observer-machinery",
     ),
 }
 
