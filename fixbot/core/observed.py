@@ -150,7 +150,8 @@ class Observation(BaseModel):
     session (`jest`, `vitest`; empty for pytest): their tests are ids of the runner's own JSON
     report (`<file>::<describe> > <title>`), outcomes only (no body, comparison or machinery
     record); `reported` of the `ended` sessions were theirs (no known answer is asked in
-    them)."""
+    them); `tries` the tests the runner ran more than once (`jest.retryTimes`, vitest's
+    `retry`), the most tries streamed of each."""
 
     sessions: int = 0
     ended: int = 0
@@ -186,6 +187,7 @@ class Observation(BaseModel):
     unfollowed: dict[str, list[tuple[int, int]]] = Field(default_factory=dict)
     runners: list[str] = Field(default_factory=list)
     reported: int = 0
+    tries: dict[str, int] = Field(default_factory=dict)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

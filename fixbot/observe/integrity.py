@@ -90,6 +90,7 @@ MACHINERY = (
     ("sys", "exit"),
     ("atexit", "register"),
     ("builtins", "exit"),
+    ("builtins", "__build_class__"),  # what a `class` statement calls: the class it makes
 )
 
 

@@ -17,12 +17,13 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          compared or got back more of the project's values than the observer
                          keeps where the start's did not
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
-                         pluggy's hook calls; at the session's end `os._exit`, `sys.exit`,
-                         `atexit.register`) is no longer the objects the observer captured
-                         before any project code ran, where the start's run saw no such change:
-                         as the observer said, or as fixbot finds comparing the fingerprints
-                         streamed at load (and the observer's own hash at registration) with
-                         those of each later check (`moved`), a name left out counting
+                         pluggy's hook calls, `builtins.__build_class__`; at the session's end
+                         `os._exit`, `sys.exit`, `atexit.register`) is no longer the objects
+                         the observer captured before any project code ran, where the
+                         start's run saw no such change: as the observer said, or as fixbot
+                         finds comparing the fingerprints streamed at load (and the
+                         observer's own hash at registration) with those of each later check
+                         (`moved`), a name left out counting
     observer-failed      tests the observer saw fail, or a session that ended red, while the
                          check exited 0
     observer-unseen      a test that failed at the start and was not seen to pass (its test
@@ -72,6 +73,12 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          the start's run did not raise it from (`fixbot.observe.reach`): any
                          file, not only those the fix changed, since code compiled under the
                          name of a file the fix left alone reaches in that file's name
+    observer-retried     a test that failed at the start passed only on a later try (jest's
+                         `jest.retryTimes`, vitest's `retry`) than the start's run made of it:
+                         the code under test can turn retries on (every module jest loads gets
+                         `jest`; vitest's worker configuration is reachable) and fail a first
+                         try it then passes; a test whose own file retries it retried at the
+                         start as often
     observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
                          vitest's JSON report names a test the stream of fixbot's reporter
                          does not, or with another outcome
@@ -120,6 +127,7 @@ def findings(
     found += _tests(last, watched, files)
     found += _known(start, last) + _tampered(last, watched)
     found += _swapped(start, last, watched, files) + _traced(start, last, watched)
+    found += _retried(start, last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
@@ -324,6 +332,26 @@ def _edited(last: Observation, test: str, files: list[str]) -> bool:
     class's base in a helper module)."""
     sources = last.sources.get(test, ())
     return _in_changed_test(test, files) or any(_in_changed_test(s, files) for s in sources)
+
+
+def _retried(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
+    """The finding about tests that failed at the start and passed now on a later try of the
+    runner's (`Observation.tries`) than any the start's run made of them (1 where it streamed no
+    more): a retry the code under test turned on, its first try failed. A test its own file
+    retries (`jest.retryTimes` in the test file) was tried as often at the start, where it
+    failed each time."""
+    before = start.tries if start is not None else {}
+    retried = sorted(
+        t
+        for t in watched
+        if last.tests.get(t) == "passed" and last.tries.get(t, 1) > before.get(t, 1)
+    )
+    if not retried:
+        return []
+    return [
+        "observer-retried: passed only on a later try of the runner's than the start's run made"
+        " of it: " + ", ".join(retried[:5])
+    ]
 
 
 def _traced(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:

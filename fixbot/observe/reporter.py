@@ -32,6 +32,7 @@ def relocated(seen: Observation, *roots: Path) -> Observation:
         prefix = f"{root}/"
         seen.tests = {t.removeprefix(prefix): o for t, o in seen.tests.items()}
         seen.called = [t.removeprefix(prefix) for t in seen.called]
+        seen.tries = {t.removeprefix(prefix): n for t, n in seen.tries.items()}
     return seen
 
 

@@ -18,7 +18,9 @@ and its parts write them:
                                                     which streams `start`, `r` and `end` alone
     {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown;
                                                     a test's worst counts; from the node
-                                                    reporter, "call" each, its last counts);
+                                                    reporter, "call" each, its last counts,
+                                                    with its `"n": tries`, kept where
+                                                    more than one, `Observation.tries`);
                                                     `"in": true` when logged while the test's
                                                     watched call runs (a subtest's): not the
                                                     call's own report
@@ -129,6 +131,7 @@ def _worse(a: str | None, b: str) -> str:
 ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
 WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
+MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
 
 
@@ -203,8 +206,17 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
         # the file's); pytest's: the worst of a test's phases
         last = str(outcome) if seen.runners else None
         seen.tests[test] = last or _worse(seen.tests.get(test), str(outcome))
+        if last:
+            _tried(seen, test, record.get("n"))
         if own and test not in seen.called:
             seen.called.append(test)
+
+
+def _tried(seen: Observation, test: str, tries: object) -> None:
+    """A node runner's `test` tried `tries` times (by the reporter's count): the most kept in
+    `seen.tries` where more than one (at most `MAX_TRIES`; anything but an `int` is none)."""
+    if type(tries) is int and tries > 1:
+        seen.tries[test] = max(seen.tries.get(test, 1), min(tries, MAX_TRIES))
 
 
 def _paired(seen: Observation, test: str, passed: bool, pending: list[str] | None) -> None:

@@ -62,6 +62,40 @@ def test_the_runners_last_word_on_a_test_counts_pytests_worst_phase() -> None:
     assert streamed({"k": "start", "watch": []}, *retried).tests == {"a.test.js::t": "failed"}
 
 
+def test_a_test_passed_on_a_retry_the_start_did_not_make_is_a_finding() -> None:
+    """jest's tries (`n`, its `invocations`): a test that failed at the start and passed now on
+    a second try where the start's run tried it once is `observer-retried` (the code under test
+    turned `jest.retryTimes` on, `test_observer_attacks_round21.py`); tried as often at the
+    start (its own file retries it), or not failed at the start, it is none."""
+
+    def tries(outcome: str, *counts: int) -> list[dict[str, object]]:
+        return [
+            {"k": "r", "id": "a.test.js::adds", "w": "call", "o": "failed", "n": n}
+            for n in counts[:-1]
+        ] + [{"k": "r", "id": "a.test.js::adds", "w": "call", "o": outcome, "n": counts[-1]}]
+
+    start = node_run(tries("failed", 1), {"a.test.js::zero": "passed"})
+    retried = node_run(tries("passed", 1, 2, 2), {"a.test.js::zero": "passed"})
+    assert retried.tries == {"a.test.js::adds": 2} and start.tries == {}
+    (found,) = judge.findings(start, retried)
+    assert found.startswith("observer-retried: ") and "a.test.js::adds" in found
+    own = node_run(tries("failed", 1, 2, 3, 3), {"a.test.js::zero": "passed"})  # its file's
+    assert judge.findings(own, retried) == []
+    flaky = node_run(tries("passed", 1, 2, 2), {"a.test.js::zero": "failed"})
+    assert not [f for f in judge.findings(start_of_zero(), flaky) if "retried" in f]
+    # pytest's stream has no tries; a bogus `n` is no count
+    assert streamed({"k": "r", "id": "t.py::x", "w": "call", "o": "passed", "n": 5}).tries == {}
+    bogus = node_run(
+        [{"k": "r", "id": "a.test.js::adds", "w": "call", "o": "passed", "n": "9"}], {}
+    )
+    assert bogus.tries == {}
+
+
+def start_of_zero() -> Observation:
+    """A start where `zero` failed and `adds` passed."""
+    return node_run([], {"a.test.js::adds": "passed", "a.test.js::zero": "failed"})
+
+
 def test_a_report_that_disagrees_with_the_stream_is_a_finding() -> None:
     seen = node_run([], {"a.test.js::adds": "failed", "a.test.js::zero": "passed"})
     assert disagreements(dict(seen.tests), seen) == []

@@ -12,11 +12,13 @@
 // one line a record to the other, `nonce<TAB>json`, in fixbot.observe.stream's wire format:
 //
 //   {"k": "start", "watch": [], "runner": "jest"|"vitest"}   the reporter loaded
-//   {"k": "r", "id": "<abs file>::<describe> > <title>", "w": "call", "o": outcome}
+//   {"k": "r", "id": "<abs file>::<describe> > <title>", "w": "call", "o": outcome, "n": tries}
 //                                  a test's outcome as the runner decided it (jest
 //                                  `onTestCaseResult`, again in `onTestResult`, with a file
 //                                  that failed to run; vitest `onTestCaseResult`, again in
-//                                  `onTestModuleEnd`)
+//                                  `onTestModuleEnd`), with `n`, the tries the runner made of
+//                                  it (jest's test case result's `invocations`, 2 and more under
+//                                  `jest.retryTimes`; vitest's `diagnostic().retryCount` + 1)
 //   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
 //                                  vitest `onTestRunEnd`): 0 when the runner's results say
 //                                  it passed
@@ -114,7 +116,8 @@ function outcome(status) {
 function jestCase(path, result) {
   const titles = result.ancestorTitles || [];
   const id = idOf(path, [].concat(titles, [result.title]));
-  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.status)]);
+  const tries = typeof result.invocations === 'number' ? result.invocations : 1;
+  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.status), 'n', tries]);
 }
 
 function vitestCase(testCase) {
@@ -122,7 +125,10 @@ function vitestCase(testCase) {
   for (let at = testCase; at && at.type !== 'module'; at = at.parent) titles.unshift(at.name);
   const path = testCase.module ? testCase.module.moduleId : '';
   const result = typeof testCase.result === 'function' ? testCase.result() : {};
-  send(['k', 'r', 'id', idOf(path, titles), 'w', 'call', 'o', outcome(result.state)]);
+  const seen = typeof testCase.diagnostic === 'function' ? testCase.diagnostic() : undefined;
+  const retries = seen && typeof seen.retryCount === 'number' ? seen.retryCount : 0;
+  const id = idOf(path, titles);
+  send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.state), 'n', retries + 1]);
 }
 
 // the one instance that streams, and whether its end was sent (module scope: no property of
