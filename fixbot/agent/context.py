@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import jsusers, leads, locate, paths, rustcalls, tables, testsof
+from fixbot.agent import jsusers, leads, literals, locate, paths, rustcalls, tables, testsof
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.failure import Location
@@ -170,8 +170,8 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     ranking, `fixbot.agent.spectrum`), then the functions the failing tests call
     (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`), then the rows of a failing
     parametrized test's case in the tests beside it and the passing tests named after any of
-    those (`fixbot.agent.testsof`); only files the model could read with its own
-    tools."""
+    those (`fixbot.agent.testsof`), then the source lines holding a message the output quotes
+    (`fixbot.agent.literals`); only files the model could read with its own tools."""
     failure = ctx.failure
     if failure is None:
         return ""
@@ -200,6 +200,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     # Last, where the best-ranked functions' module bindings are read elsewhere: a fix of how
     # a module's export is used is made at each place reading it so (`fixbot.agent.jsusers`).
     spans += jsusers.users(ctx.repo, list(filter(readers.__contains__, ranked)))
+    # Last, with what budget is left, the source lines holding a message the failing output
+    # quotes (a snapshot's received text, an error's message: `fixbot.agent.literals`).
+    spans += literals.spans(ctx.repo, text)
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
 
 

@@ -1,0 +1,139 @@
+"""The source lines holding a message the failing output quotes.
+
+A failing check's output often quotes text the code under test produced: a snapshot's diff
+(`"note": "No matching discriminator"`, `"message": "Invalid input"` in zod's), an assertion's
+received value, an error's message. That text is a string literal of the repository's code
+(`core/schemas.ts`, `locales/en.ts`) at the place that makes it, which no coverage spectrum
+ranks above the small functions every test runs. `spans` takes the phrases of a few words the
+output quotes (`phrases`: quoted text of at least `MIN_WORDS` words, and the words of an
+error's message before the first value it quotes) and gives the lines of the repository's
+source files that hold one inside a string literal, in any ecosystem: test files, generated
+and installed folders left out, each file read through `core.repofiles` (bounded), at most
+`MAX_SPANS` spans. A phrase found on more than `MAX_HOLDERS` lines names no one place and is
+left out. Pure reading of text: nothing is parsed or run.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fixbot.agent.locate import Span
+from fixbot.core.repofiles import regular_text
+from fixbot.ecosystems import registry
+from fixbot.process import git
+
+MIN_WORDS = 2  # a quoted phrase of fewer words ("string", "note") names no place
+MIN_CHARS = 8  # nor one shorter than this many characters
+MAX_CHARS = 120  # a quoted text longer than this is cut to its first words
+MAX_PHRASES = 12  # phrases looked for, in the order the output quotes them
+MAX_HOLDERS = 6  # a phrase on more source lines than this names no place and is left out
+MAX_SPANS = 4  # spans shown at most, in the order of the phrases
+RADIUS = 4  # lines shown either side of a line holding a phrase
+MAX_SCANNED = 3000  # source files read at most, in git's order
+MAX_FILE_BYTES = 256_000  # a source file larger than this is not read (a bundle, a table)
+SOURCES = (
+    *(".py", ".pyi", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"),
+    *(".go", ".rs", ".rb", ".php", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".cs"),
+)
+# a quoted run of text: "...", '...' or `...` on one line, no quote of its kind inside
+QUOTED = re.compile(r""""([^"\n\\]{8,400})"|'([^'\n\\]{8,400})'|`([^`\n\\]{8,400})`""")
+# an error's message: `ValueError: message`, `Error: message`, `error[E0308]: message`
+MESSAGE = re.compile(r"(?:\b\w*(?:Error|Exception)|\berror(?:\[\w+\])?):\s+(.{8,400})$", re.M)
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# where a message's literal part ends: a quote, a digit, a bracket, a colon, an `=`
+VALUE = re.compile(r"""["'`\d(\[{<:=]""")
+
+
+def _phrase(text: str) -> str | None:
+    """`text` as a phrase to look for, its ends stripped and cut to `MAX_CHARS` at a word's
+    end, or None when it is shorter than `MIN_CHARS` or has fewer than `MIN_WORDS` words."""
+    text = text.strip(" .,;")
+    if len(text) > MAX_CHARS:
+        text = text[:MAX_CHARS].rsplit(" ", 1)[0]
+    if len(text) < MIN_CHARS or len(WORD.findall(text)) < MIN_WORDS or " " not in text:
+        return None
+    return text
+
+
+def phrases(output: str) -> list[str]:
+    """The phrases `output` quotes, in order, each once, at most `MAX_PHRASES`: each quoted
+    text of a few words (`_phrase`), and what precedes the first value of each error message
+    (`Unknown option: 'x'` gives `Unknown option`), the part of it a literal holds."""
+    quoted = [match[1] or match[2] or match[3] for match in QUOTED.finditer(output)]
+    found = [_phrase(part) for text in quoted for part in (text, _head(text))]
+    found += [_phrase(_head(match[1])) for match in MESSAGE.finditer(output)]
+    return [p for p in dict.fromkeys(found) if p][:MAX_PHRASES]
+
+
+def _head(text: str) -> str:
+    """`text` up to its first value (`VALUE`): a quote, a digit, a bracket, a colon."""
+    return VALUE.split(text, maxsplit=1)[0]
+
+
+def _sources(repo: Path) -> list[str]:
+    """The source files git tracks in `repo`: no test file of any ecosystem, nothing under an
+    installed or generated folder, at most `MAX_SCANNED`, in git's order."""
+    done = git.completed(repo, "ls-files", "-z")
+    if done.returncode != 0:
+        return []
+    skipped = registry.generated()
+    names = [n for n in done.stdout.split("\0") if n.endswith(SOURCES)]
+    kept = [
+        n
+        for n in names
+        if not registry.is_test_file(n) and not skipped.intersection(n.split("/")[:-1])
+    ]
+    return kept[:MAX_SCANNED]
+
+
+def _in_literal(line: str, phrase: str) -> bool:
+    """True when `phrase` lies inside a string literal of `line`: an opening quote before it
+    on the line with no quote of the same kind between them."""
+    at = line.find(phrase)
+    while at >= 0:
+        before = line[:at]
+        if any(before.count(q) % 2 == 1 for q in "\"'`"):
+            return True
+        at = line.find(phrase, at + 1)
+    return False
+
+
+def holders(repo: Path, wanted: list[str]) -> dict[str, list[tuple[str, int]]]:
+    """Phrase -> the (file, 1-based line) of the source files (`_sources`) holding it inside
+    a string literal (`_in_literal`), in git's order, at most `MAX_HOLDERS + 1` each."""
+    found: dict[str, list[tuple[str, int]]] = {p: [] for p in wanted}
+    if not wanted:
+        return found
+    for rel in _sources(repo):
+        text = regular_text(repo, repo / rel, MAX_FILE_BYTES)
+        if not text or not any(p in text for p in wanted):
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            _hold(found, rel, number, line)
+    return found
+
+
+def _hold(found: dict[str, list[tuple[str, int]]], rel: str, number: int, line: str) -> None:
+    """Add (`rel`, `number`) to the places of each phrase of `found` that `line` holds inside
+    a string literal, while it has at most `MAX_HOLDERS`."""
+    for phrase, places in found.items():
+        if len(places) <= MAX_HOLDERS and phrase in line and _in_literal(line, phrase):
+            places.append((rel, number))
+
+
+def spans(repo: Path, output: str, score: float = 0.0) -> list[Span]:
+    """The lines of the repository's source files holding a phrase `output` quotes (see the
+    module's docstring), each with `RADIUS` lines either side, named after the phrase and
+    scored `score`, at most `MAX_SPANS`, a phrase on more than `MAX_HOLDERS` lines left out."""
+    found: list[Span] = []
+    for phrase, places in holders(repo, phrases(output)).items():
+        if len(places) > MAX_HOLDERS:
+            continue
+        for rel, line in places:
+            span = Span(
+                rel, max(1, line - RADIUS), line + RADIUS, f'holds "{phrase}"', score, (line,)
+            )
+            if all((s.path, s.start) != (span.path, span.start) for s in found):
+                found.append(span)
+    return found[:MAX_SPANS]

@@ -1,0 +1,88 @@
+"""The source lines holding a message the failing output quotes (pure reading)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixbot.agent import context, literals
+from tests.fakes.agent_repo import failure, fix_context, make_repo
+
+# zod 4.3.6's shape: the snapshot's diff quotes the note `core/schemas.ts` pushes and the
+# message `locales/en.ts` holds; the test file quotes them too, and the build is generated
+SCHEMAS = (
+    "export function discriminated(payload, ctx) {\n"  # 1
+    + "".join(f"  const step{k} = ctx.value + {k};\n" for k in range(30))
+    + "  payload.issues.push({\n"  # 32
+    + '    code: "invalid_union",\n'  # 33
+    + '    note: "No matching discriminator",\n'  # 34
+    + "    input: ctx.value,\n"
+    + "  });\n"
+    + "}\n"
+)
+EN = (
+    "export const error = (issue) => {\n"
+    "  switch (issue.code) {\n"
+    '    case "invalid_union":\n'
+    '      return "Invalid input";\n'  # 4
+    "  }\n"
+    "};\n"
+)
+TEST = 'expect(r.error).toMatchInlineSnapshot(`"No matching discriminator"`);\n'
+LOG = (
+    "FAIL src/tests/discriminated-unions.test.ts > invalid discriminator value\n"
+    "Error: Snapshot `invalid discriminator value 1` mismatched\n"
+    '-     "note": "No matching discriminator",\n'
+    '+     "message": "Invalid input",\n'
+    '+     "options": ["a", "b"],\n'
+    "  > src/tests/discriminated-unions.test.ts:12:22\n"
+)
+FILES = {
+    "src/core/schemas.ts": SCHEMAS,
+    "src/locales/en.ts": EN,
+    "src/tests/discriminated-unions.test.ts": TEST,
+    "dist/core/schemas.js": 'const note = "No matching discriminator";\n',
+    "src/mentions.ts": "// No matching discriminator, said in a comment\n",
+}
+
+
+def test_the_phrases_an_output_quotes_are_a_few_words_each() -> None:
+    """Quoted text of two words and more, and an error message's words before its first
+    value; single words ("note", "a") and bare values are no phrase."""
+    assert literals.phrases(LOG) == [
+        "invalid discriminator value 1",
+        "invalid discriminator value",
+        "No matching discriminator",
+        "Invalid input",
+    ]  # not "Snapshot", the error's one word before its first value
+    assert literals.phrases("ValueError: Unknown option: 'fast'\n") == ["Unknown option"]
+    assert literals.phrases('got "x", want "y"; "ab cd"\n') == []
+
+
+def test_the_source_lines_holding_a_quoted_message_are_found(tmp_path: Path) -> None:
+    """Both literals are found where the code holds them; not in the test file, the generated
+    build or a comment."""
+    repo = make_repo(tmp_path, FILES)
+    found = literals.spans(repo, LOG)
+    assert [(s.path, s.focus) for s in found] == [
+        ("src/core/schemas.ts", (34,)),
+        ("src/locales/en.ts", (4,)),
+    ]
+    assert found[0].name == 'holds "No matching discriminator"'
+    assert (found[0].start, found[0].end) == (30, 38)
+
+
+def test_a_phrase_on_many_lines_names_no_place(tmp_path: Path) -> None:
+    many = "".join(f'const m{k} = "Invalid input";\n' for k in range(literals.MAX_HOLDERS + 1))
+    repo = make_repo(tmp_path, {**FILES, "src/locales/en.ts": many})
+    assert [s.path for s in literals.spans(repo, LOG)] == ["src/core/schemas.ts"]
+
+
+def test_the_first_request_shows_the_line_holding_the_quoted_message(tmp_path: Path) -> None:
+    """The first request shows the line the fix changes, which no spectrum ranked: without
+    `literals` neither literal's line is shown."""
+    repo = make_repo(tmp_path, FILES)
+    ctx = fix_context(repo, failure=failure(LOG))
+    shown = context.gather(ctx, 6_000).reached
+    assert 'note: "No matching discriminator",' in shown
+    assert 'return "Invalid input";' in shown
+    assert "const note" not in shown  # the build is not shown
