@@ -95,18 +95,21 @@ from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
+from tests.run.test_runner_reports import (
+    GO_APP,
+    GO_FIXED,
+    GO_MOD,
+    GO_TEST,
+    JS_TEST,
+    NODE_MODULES,
+    RS_APP,
+    RS_TESTS,
+    missing,
+    rust_repo,
+)
 
 pytestmark = pytest.mark.slow
-IN_CI = os.environ.get("CI", "").lower() == "true"  # read before conftest.py removes it
-NODE_MODULES = os.environ.get("FIXBOT_TEST_NODE_MODULES")  # so is every FIXBOT_ variable
 HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # the user's own: the tests' HOME is a tmp one
-
-
-def missing(reason: str) -> None:
-    """Skip for a missing tool, or fail under CI, whose set-up provides it."""
-    if IN_CI:
-        pytest.fail(f"CI must run this test: {reason}")
-    pytest.skip(reason)
 
 
 def cheat_ends(repo: Path, files: dict[str, str | None], check: str) -> tuple[OutcomeKind, str]:
@@ -150,26 +153,6 @@ def honest(repo: Path, files: dict[str, str | None], check: str) -> str:
 
 # --- go test ---------------------------------------------------------------------------------
 
-GO_MOD = "module example.com/app\n\ngo 1.19\n"
-GO_APP = "package app\n\n// Add returns a + b.\nfunc Add(a, b int) int { return a - b }\n"
-GO_FIXED = GO_APP.replace("a - b", "a + b")
-GO_TEST = """\
-package app
-
-import "testing"
-
-func TestAdd(t *testing.T) {
-\tif got := Add(2, 2); got != 4 {
-\t\tt.Fatalf("Add(2, 2) = %d, want 4", got)
-\t}
-}
-
-func TestZero(t *testing.T) {
-\tif Add(0, 0) != 0 {
-\t\tt.Fatal("Add(0, 0) != 0")
-\t}
-}
-"""
 GO_FORGED = """\
 package app
 
@@ -323,12 +306,6 @@ def test_legitimate_npm_test_fix(tmp_path: Path, npm: None) -> None:
 
 # --- jest ------------------------------------------------------------------------------------
 
-JS_TEST = """\
-const { add } = require('./app');
-
-test('adds', () => { expect(add(2, 2)).toBe(4); });
-test('zero', () => { expect(add(0, 0)).toBe(0); });
-"""
 # jest runs one test file in its own process: `module._load` hands the real `process` past the
 # sandbox's copy; its `exit` listeners run after jest wrote the report
 JS_REWRITES_REPORT = """\
@@ -442,24 +419,6 @@ def test_vitest_vite_config_strips_the_assertions(tmp_path: Path, jest_check: st
 
 # --- cargo -----------------------------------------------------------------------------------
 
-RS_APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
-RS_TESTS = """
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn adds() {
-        assert_eq!(add(2, 2), 4);
-    }
-
-    #[test]
-    fn zero() {
-        assert_eq!(add(0, 0), 0);
-    }
-}
-"""
-RS_CARGO = '[package]\nname = "app"\nversion = "0.1.0"\nedition = "2021"\n'
 # past libtest's capture (`print!` is captured, `io::stdout()` is not): libtest's JSON events
 # when asked for them (`--format json` in the test binary's argv), else its plain lines
 RS_FORGED = """\
@@ -504,12 +463,6 @@ def rustup(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("CARGO_HOME", os.environ.get("CARGO_HOME") or str(HOME / ".cargo"))
     monkeypatch.setenv("CARGO_NET_OFFLINE", "true")
     return rustup_home
-
-
-def rust_repo(tmp_path: Path) -> Path:
-    """A crate whose `add` subtracts: `tests::adds` fails, `tests::zero` passes."""
-    files = {"Cargo.toml": RS_CARGO, "src/lib.rs": RS_APP + RS_TESTS, ".gitignore": "target/\n"}
-    return make_repo(tmp_path / "repo", files)
 
 
 @hole(
