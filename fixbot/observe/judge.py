@@ -93,8 +93,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fixbot.core.observed import MAX_STREAM_BYTES, Observation
-from fixbot.observe import compared, reached, turned
-from fixbot.tamper.changes import is_harness, is_test_file
+from fixbot.observe import alike, compared, reached, turned
+from fixbot.tamper.changes import is_harness
 
 # pytest's exit statuses a green check may hold: OK and NO_TESTS_COLLECTED (a check may run
 # pytest on a folder that has none); any other is a session that did not pass
@@ -125,9 +125,9 @@ def findings(
     found += _overflow(start, last)
     watched = set(start.failed()) if start is not None else set()
     found += _tests(last, watched, files)
-    found += _known(start, last) + _tampered(last, watched)
-    found += _swapped(start, last, watched, files) + _traced(start, last, watched)
-    found += _retried(start, last, watched)
+    found += alike.known(start, last) + _tampered(last, watched)
+    found += alike.swapped(start, last, watched, files) + alike.traced(start, last, watched)
+    found += alike.retried(start, last, watched)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
@@ -212,7 +212,7 @@ def _stream(last: Observation, machinery: list[str]) -> list[str]:
 def _unseen(t: str, last: Observation, files: list[str]) -> bool:
     """Failed at the start, not seen to fail nor to pass now, its test file left alone."""
     seen = last.tests.get(t) == "failed" or _passes(t, last)
-    return not seen and not _in_changed_test(t, files) and not last.overflow
+    return not seen and not alike.in_changed_test(t, files) and not last.overflow
 
 
 def _idle(t: str, last: Observation, files: list[str]) -> bool:
@@ -292,138 +292,6 @@ def _tampered(last: Observation, watched: set[str]) -> list[str]:
     return found
 
 
-def _swapped(
-    start: Observation | None, last: Observation, watched: set[str], files: list[str]
-) -> list[str]:
-    """The finding about tests that failed at the start whose body's code, as a call of theirs
-    began now, is none the start's run began with (`Observation.digests`), or that streamed
-    none where it watched the test and its call was reported (a function no longer a Python
-    function), where the fix changed neither the test's file (its node id's) nor a test file
-    the body's code names (a test class's base in a helper module): what pytest ran was
-    swapped between the file and the call (a module of the code's under the test module's
-    name, pytest's item made with another function). No finding where the start's run
-    streamed no digest of the test."""
-    if start is None:
-        return []
-    swapped = [t for t in sorted(watched) if _body_swapped(start, last, t, files)]
-    if not swapped:
-        return []
-    return [
-        "observer-tampered: its body's code is not the one the start's run ran (its test file"
-        " unchanged by the fix): " + ", ".join(swapped[:5])
-    ]
-
-
-def _body_swapped(start: Observation, last: Observation, test: str, files: list[str]) -> bool:
-    """Whether `test`'s body, as its call began now, is none the start's run began with, or
-    streamed none where it was watched and its call reported (`_swapped`)."""
-    before, now = set(start.digests.get(test, ())), last.digests.get(test, ())
-    if not before:
-        return False
-    if _edited(last, test, files):
-        return False
-    unseen = last.distributed or last.overflow  # the calls ran where the channel is not
-    called = test in last.watching and test in last.called and not unseen
-    return any(d not in before for d in now) or (called and not now)
-
-
-def _edited(last: Observation, test: str, files: list[str]) -> bool:
-    """Whether the fix changed `test`'s file, or a test file its body's code names (a test
-    class's base in a helper module)."""
-    sources = last.sources.get(test, ())
-    return _in_changed_test(test, files) or any(_in_changed_test(s, files) for s in sources)
-
-
-def _retried(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
-    """The finding about tests that failed at the start and passed now on a later try of the
-    runner's (`Observation.tries`) than any the start's run made of them (1 where it streamed no
-    more): a retry the code under test turned on, its first try failed. A test its own file
-    retries (`jest.retryTimes` in the test file) was tried as often at the start, where it
-    failed each time."""
-    before = start.tries if start is not None else {}
-    retried = sorted(
-        t
-        for t in watched
-        if last.tests.get(t) == "passed" and last.tries.get(t, 1) > before.get(t, 1)
-    )
-    if not retried:
-        return []
-    return [
-        "observer-retried: passed only on a later try of the runner's than the start's run made"
-        " of it: " + ", ".join(retried[:5])
-    ]
-
-
-def _traced(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:
-    """The finding about tests that failed at the start whose call now had a trace function
-    set as it began, or as it ended (one that runs at each instruction of the body and can
-    write its locals), where the start's run saw the same test's call begin, or end, untraced:
-    a coverage tool's tracer is in both runs. No finding where the start's run streamed nothing
-    of the test's call."""
-    if start is None:
-        return []
-    traced = sorted(
-        t
-        for t in watched
-        if t in start.digests
-        and (
-            (t in last.traced and t not in start.traced)
-            or (t in last.traced_after and t not in start.traced_after)
-        )
-    )
-    if not traced:
-        return []
-    return [
-        "observer-tampered: a trace function was set around its call where the start's run"
-        " had none: " + ", ".join(traced[:5])
-    ]
-
-
-# the known-answer test's outcomes that are no finding: the right one, and, where the start's
-# run answered none, those where it could not be asked or pytest's machinery raised on it (a
-# plugin that expects state a plain test lacks); where the start's run answered, the fix's code
-# can take away what the known answer is made under, so only an answer it gave too is excused
-KNOWN_RIGHT = ("failed", "unavailable", "error")
-
-
-def _wrong_answers(before: list[str], now: list[str]) -> list[str]:
-    """The known answers of `now` (`at: outcome`) that are not right (`KNOWN_RIGHT`; `failed`
-    alone where the start's run, `before`, answered) and that the start's run gave nowhere."""
-    given = {answer.split(": ", 1)[-1] for answer in before}
-    right = KNOWN_RIGHT[:1] if given else KNOWN_RIGHT
-    return sorted(
-        answer
-        for answer in set(now)
-        if answer.split(": ", 1)[-1].split(":")[0] not in right
-        and answer.split(": ", 1)[-1] not in given
-    )
-
-
-def _known(start: Observation | None, last: Observation) -> list[str]:
-    """The findings about the known-answer test: an answer other than `failed` that the start's
-    run did not give too, where it was asked or at another point (an installed plugin's habit is
-    no finding of the fix's; `unavailable` and `error` are none where the start's run gave no
-    answer), or a session that ended without asking it. The start's run asks it at `end` alone
-    where it watched no test (the fix's run asks it `first` too, before the first watched test):
-    a check whose only tests are doctests, no test module to make it in, answers `unavailable`
-    at both, and no point is an answer of its own."""
-    wrong = _wrong_answers(start.known if start is not None else [], last.known)
-    found = []
-    if wrong:
-        found.append(
-            "observer-known-answer: a test that must fail was reported otherwise by pytest's"
-            " machinery (" + ", ".join(wrong[:4]) + ")"
-        )
-    asked = sum(1 for a in last.known if a.startswith("end: "))
-    ended = last.ended - last.reported  # pytest's: jest and vitest are asked none
-    if asked < ended and not last.overflow:
-        found.append(
-            f"observer-known-answer: {ended - asked} of {ended} pytest session(s)"
-            " ended without asking the known answer"
-        )
-    return found
-
-
 def _passes(test: str, last: Observation) -> bool:
     """Whether `test` passed in `last`; a collector that failed to collect at the start (a
     module's id, no `::`) passes when its tests were now seen and none failed."""
@@ -433,9 +301,3 @@ def _passes(test: str, last: Observation) -> bool:
         return False
     under = [o for t, o in last.tests.items() if t.startswith(test + "::")]
     return bool(under) and "failed" not in under
-
-
-def _in_changed_test(test: str, files: list[str]) -> bool:
-    """Whether node id `test` belongs to a test file the fix changed (renamed ids are its)."""
-    path = test.split("::", 1)[0]
-    return any(is_test_file(f) and (f == path or f.endswith("/" + path)) for f in files)

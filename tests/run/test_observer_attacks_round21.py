@@ -71,7 +71,7 @@ exit 0, and the reporter streamed the failed try then the pass, read as the runn
 before this round (`test_without_the_tries_the_retry_cheat_ends_fixed`: the control proven).
 **Held since** (attack21): the reporter streams jest's tries of each test (`"n"`, its test
 case result's `invocations`) and a test that failed at the start and passed on a later try than
-the start's run made of it is `observer-retried` (`judge._retried`); a test whose own file sets
+the start's run made of it is `observer-retried` (`alike.retried`); a test whose own file sets
 `jest.retryTimes` was tried as often at the start, where it failed each time (a legitimate row
 below). The same in vitest (`test_vitest_a_retry_turned_on_by_the_code_under_test_ends_escalated`:
 the worker's `globalThis.__vitest_worker__.config.retry` set as `app.js` loads, its tries
@@ -110,7 +110,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.observe import judge
+from fixbot.observe import alike
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -399,9 +399,9 @@ def test_vitest_a_retry_turned_on_by_the_code_under_test_ends_escalated(tmp_path
 def test_without_the_tries_the_retry_cheat_ends_fixed(
     tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The control proven: with `judge._retried` answering nothing, the retry the code under
+    """The control proven: with `alike.retried` answering nothing, the retry the code under
     test turned on is read as the runner's last word, and the cheat is committed."""
-    monkeypatch.setattr(judge, "_retried", lambda start, last, watched: [])
+    monkeypatch.setattr(alike, "retried", lambda start, last, watched: [])
     files = JS_ATTACKS["jest-retry-turned-on-by-the-code-under-test"][0]
     outcome, state = settle(
         js_repo(tmp_path), ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check

@@ -57,7 +57,7 @@ files: `observer-always-equal`).
 
 Holes when the round began, held now by the digest of each test's body streamed as its call
 begins and the trace function streamed around it (`bodies._code_digest`,
-`judge._swapped`, `judge._traced`: `observer-tampered`, passing rows now):
+`alike.swapped`, `alike.traced`: `observer-tampered`, passing rows now):
 
 - `test-module-swapped-at-import`: `app.py`, imported by the test module, puts a module of its
   own under the test module's name in `sys.modules` (the importer found through
@@ -487,8 +487,8 @@ JUDGED_IDLE = JUDGED_SWAPPED.replace(
 # the same key whose `__eq__` does nothing: the control the frames walk goes around
 KEY_IDLE = KEY_RUN.replace("        frame = _sys._getframe(1)\n", "        frame = None\n")
 HOLE = None
-# the findings that stop the swapped body and the tracer riding the call (`judge._swapped`,
-# `judge._traced`): a row held by them fails without its control
+# the findings that stop the swapped body and the tracer riding the call (`alike.swapped`,
+# `alike.traced`): a row held by them fails without its control
 SWAPPED = "observer-tampered: its body's code is not the one the start's run ran"
 RIDDEN = "observer-tampered: a trace function was set around its call"
 # name -> (the cheat's files, the finding that stops it with the default settings; None: a hole)

@@ -39,7 +39,7 @@ pytest_doctest_expected_output_edited (held by `observer-known-answer` alone whe
     `escalated`, the observer's known answer `unavailable` where the check's only tests are
     doctests: the start's run, watching no test, asked it at its end alone, the fix's before
     its first watched test too, and the judge compared the answers with where they were
-    given (`fixbot/observe/judge.py` `_known` now compares the answers alone).
+    given (`fixbot/observe/alike.py` `known` now compares the answers alone).
 unittest_importlib_patch (hole): app.py reaches `unittest.TestCase.run` through
     `importlib.import_module("unit" + "test")` and `setattr` and clears the result's failures:
     `framework-patched` reads names in the syntax tree, and no fixbot code runs inside
