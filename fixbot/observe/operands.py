@@ -292,8 +292,8 @@ def _returned(
 ) -> None:
     """At a `return` event of `frame` (it returned, raised out or suspended at a `yield`) seen
     by the local trace function made for `mine`: the body's entry (`notes[5]`) left, and the
-    frame's last copy of its locals cut down to what `unstored._closed` reads of it after
-    (`unstored.leaver`)."""
+    frame's last copy of its locals cut down to what `closures.closed` reads of it after
+    (`closures.leaver`)."""
     if notes[5] is frame:
         notes[5] = None
     if frame is mine:

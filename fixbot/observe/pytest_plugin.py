@@ -166,7 +166,8 @@ def _parts() -> list[ModuleType]:
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
     unread, unstored, holds = _sibling("unread"), _sibling("unstored"), _sibling("holds")
-    held = [unread, unstored, holds, _sibling("contents"), _sibling("dunders")]
+    held = [unread, unstored, _sibling("closures"), holds, _sibling("contents")]
+    held.append(_sibling("dunders"))
     return [*found, *last, _sibling("reading"), *held]
 
 

@@ -56,15 +56,14 @@ def _sibling(name: str) -> Any:
 
 
 bytecode = _sibling("bytecode")  # the frame's instructions, read without `dis`
+closures = _sibling("closures")  # what closures made inside a frame's code rebound of its cells
 
 # the instructions that bind or unbind a local of their frame (3.8 to 3.13; 3.12's inlined
 # comprehensions clear theirs with `LOAD_FAST_AND_CLEAR`; 3.13 pairs two in one), or a cell
 # variable (`MAKE_CELL`, 3.11 and later, makes a local's cell, empty or holding its value)
 ONE = frozenset({"STORE_FAST", "DELETE_FAST", "LOAD_FAST_AND_CLEAR"})
-CELLS = frozenset({"STORE_DEREF", "DELETE_DEREF", "MAKE_CELL"})
+CELLS = closures.REBINDING | {"MAKE_CELL"}
 TWO = frozenset({"STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST"})
-# those of `CELLS` a closure's frame rebinds its maker's cells with (`nonlocal`: `rebound`)
-REBINDING = CELLS - {"MAKE_CELL"}
 # what `tampered` says
 REWRITTEN = "a local of the test's body changed where no instruction of the body stored it"
 # a code whose locals are fast locals (`CO_OPTIMIZED`): a function's; a class body's (or a
@@ -91,12 +90,10 @@ CALLS = frozenset(
     }
 )
 SPELLED = frozenset({"locals", "vars", "f_locals"})
-# what `_closed` reads a name no copy binds as (no value of anyone's is this object)
-GONE = object()
 # what `_spaced` allows at an instruction that may bind any key (held by identity)
-EVERY: frozenset[Any] = frozenset({GONE})
+EVERY: frozenset[Any] = frozenset({closures.GONE})
 # codes whose `stores` are kept at once (past it, the table is emptied and read again)
-MAX_CODES = 2000
+MAX_CODES = closures.MAX_CODES
 
 
 def _names(
@@ -230,135 +227,6 @@ def _changed(
     ]
 
 
-def _inner(
-    code: Any, _type: Any = type, _id: Any = id, _set: Any = set, _frozenset: Any = frozenset
-) -> frozenset[int]:
-    """The identities of the code objects made inside `code`, at any depth (its nested
-    functions, lambdas, generator expressions and classes: those that can close over its
-    cells), read from `co_consts`."""
-    found: set[int] = _set()
-    stack = [code]
-    while stack:
-        for one in stack.pop().co_consts:
-            if _type(one) is _type(code) and _id(one) not in found:
-                found.add(_id(one))
-                stack.append(one)
-    return _frozenset(found)  # type: ignore[no-any-return]
-
-
-def _bound_alike(
-    name: str,
-    one: Any,
-    copy: dict[str, Any],
-    now: dict[str, Any],
-    made: frozenset[int],
-    cell: bool,
-    _id: Any = id,
-    _gone: Any = GONE,
-) -> bool:
-    """Whether the closure's code `one`, whose frame's last copy of its locals is `copy`,
-    closes over `name` (made inside the frame's code, `made`, where `name` is a cell of it)
-    and binds it there to the very object `now` does (or neither binds it)."""
-    if name not in one.co_freevars or (cell and _id(one) not in made):
-        return False
-    return copy.get(name, _gone) is now.get(name, _gone)  # type: ignore[no-any-return]
-
-
-def _ran(
-    code: Any, since: int, entries: dict[int, tuple[Any, int, list[Any]]]
-) -> list[tuple[Any, dict[str, Any]]]:
-    """The closures entered since the entry count `since` but `code`'s own whose frame left
-    (its `return` event seen, `leaver`: a frame made untraced by the project's code, its
-    `f_trace` emptied from a profile call, gives no event after and no allowance; round 19),
-    each as (its code, its frame's last copy of its locals)."""
-    return [
-        (one, kept[0])
-        for one, count, kept in entries.values()
-        if count > since and kept[3] and kept[0] is not None and one is not code
-    ]
-
-
-def _closed(
-    code: Any,
-    names: list[Any],
-    now: dict[str, Any],
-    since: int,
-    entries: dict[int, tuple[Any, int, list[Any]]],
-    inner: dict[int, tuple[Any, frozenset[int]]],
-    _inner: Any = _inner,
-    _alike: Any = _bound_alike,
-    _ran: Any = _ran,
-    _id: Any = id,
-    _all: Any = all,
-    _any: Any = any,
-) -> bool:
-    """Whether each of `names` (a cell or a free variable of a frame of `code` whose value
-    `now` holds) was rebound by a closure: a frame of code closing over that name (made
-    inside `code` for its own cell, `_inner`; any, for a free variable: a sibling's), entered
-    since the entry count `since` (`entries`: id(code) -> (code, its last entry's count, its
-    frame's `kept`), `held`'s `entered`), whose own last event's copy of its locals binds the
-    name to the very object `now` does (`_bound_alike`). That frame's own events hold its
-    free variables as this one's are held: a write landing while it ran is its finding; one
-    landing after its last event is in no copy of its."""
-    cells, free = code.co_cellvars, code.co_freevars
-    if not _all(name in cells or name in free for name in names):
-        return False
-    made = inner.get(_id(code))
-    if made is None or made[0] is not code:
-        made = inner[_id(code)] = (code, _inner(code))
-    ran = _ran(code, since, entries)
-    return _all(  # type: ignore[no-any-return]
-        _any(_alike(name, one, copy, now, made[1], name in cells) for one, copy in ran)
-        for name in names
-    )
-
-
-def rebound(
-    code: Any,
-    _instructions: Any = bytecode.instructions,
-    _local: Any = bytecode._local,
-    _frozenset: Any = frozenset,
-    _rebinding: frozenset[str] = REBINDING,
-) -> frozenset[str]:
-    """The free variables of `code` its own `STORE_DEREF`/`DELETE_DEREF` rebind or unbind (a
-    `nonlocal`): the only ones a frame of it changes lawfully in its maker's cells."""
-    named = (_local(code, op, arg) for _, op, arg in _instructions(code) if op in _rebinding)
-    return _frozenset(name for name in named if name in code.co_freevars)  # type: ignore[no-any-return]
-
-
-def leaver(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
-    """`holder`'s `left(frame, kept)`, at a frame's `return` event (it returned, raised out or
-    suspended at a `yield`): its last copy `kept[0]` cut down to the free variables its code
-    rebinds (`rebound`, read once a code, `entries[2]`): all `_closed` reads of it after its
-    frame left; and `kept[3]` set, the frame left (`_ran` allows nothing from a frame whose
-    `return` event was never seen). The whole copy held past the frame would keep every
-    object its locals held alive for as long as the code's entry stays in `entries` (werkzeug
-    3.0.1's `test_no_memory_leak_from_Rule_builder` counts the `Rule`s alive: five held by a
-    lambda's last copy of an earlier test failed it)."""
-
-    def left(
-        frame: Any,
-        kept: list[Any],
-        _entries: list[Any] = entries,
-        _rebound: Any = rebound,
-        _id: Any = id,
-        _len: Any = len,
-        _most: int = MAX_CODES,
-    ) -> None:
-        copy, code = kept[0], frame.f_code
-        kept[4] = None  # a class body's namespace: not held past its frame
-        if copy is None:
-            return
-        names = _entries[2].get(_id(code))
-        if names is None or names[0] is not code:
-            if _len(_entries[2]) >= _most:
-                _entries[2].clear()
-            names = _entries[2][_id(code)] = (code, _rebound(code))
-        kept[0], kept[3] = {name: copy[name] for name in names[1] if name in copy}, True
-
-    return left
-
-
 def _enterer(entries: list[Any]) -> Callable[[Any, list[Any]], None]:
     """`holder`'s `entered`, counting into `entries` (`[count, {id(code): (code, count,
     kept)}, ...]`)."""
@@ -407,30 +275,30 @@ def holder(
     Callable[[Any, list[Any]], None],
     Callable[[Any, list[Any]], None],
 ]:
-    """`(held, entered, left)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`:
-    the instruction at the frame's offset runs next) and `line` event of a frame the trace
-    function reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test,
-    `notes[4]` what it streamed; `kept` the frame's own `[locals, offset, entries, left,
-    namespace]`, `[None, -1, 0, False, None]` at first, `left` set by `leaver`, `namespace` a
-    class body's, set by `entered`): the frame's locals and cell variables, copied from its
-    `f_locals` in one C call (a class body's namespace, `_spaced_now`) (a signal handler runs
-    between two calls, never inside one: one run between the dictionary's refresh and a copy
-    made in two steps would be copied as the frame's own) and compared by identity alone (no
-    project code runs), held against those of its last event; one changed (bound, rebound,
-    unbound) where the instruction at the last `opcode` event's offset stores none of that name
-    (`stores`; none after a `line` event: nothing ran since) streams `tampered` once per test,
-    and so does a key that is no exact `str`; but a cell variable of the frame's a closure made
-    inside its code rebinds (`nonlocal`: a frame of that closure entered since and left,
-    `_closed`), and the frame's free variables (its maker's cells). Then the locals are kept for
-    the next event. `entered(frame, kept)`, as the trace function reads a new frame (or a
-    generator's resumed): its locals copied as `kept`'s first (`held`'s first event compares
-    against them), and a frame of code closing over cells counted for `held` (`_closed`); a
-    class body's namespace read where it runs nothing (`readable`) and kept where it is an exact
-    `dict`, then held as locals are (no closure allows a change of it). `left(frame, kept)`, at
-    its `return` event: `leaver`."""
+    """`(held, entered, left)`. `held(frame, kept, notes, ran)`, at each `opcode` event (`ran`: the
+    instruction at the frame's offset runs next) and `line` event of a frame the trace function
+    reads (`operands._local_tracer`; `notes` its call's, `notes[0]` the test, `notes[4]` what it
+    streamed; `kept` the frame's own `[locals, offset, entries, left, namespace]`, `[None, -1,
+    0, False, None]` at first, `left` set by `closures.leaver`, `namespace` a class body's, set
+    by `entered`): the frame's locals and cell variables, copied from its `f_locals` in one C
+    call (a class body's namespace, `_spaced_now`) (a signal handler runs between two calls,
+    never inside one: one run between the dictionary's refresh and a copy made in two steps
+    would be copied as the frame's own) and compared by identity alone (no project code runs),
+    held against those of its last event; one changed (bound, rebound, unbound) where the
+    instruction at the last `opcode` event's offset stores none of that name (`stores`; none
+    after a `line` event: nothing ran since) streams `tampered` once per test, and so does a key
+    that is no exact `str`; but a cell variable of the frame's a closure made inside its code
+    rebinds (`nonlocal`: a frame of that closure entered since and left, `closures.closed`), and
+    the frame's free variables (its maker's cells). Then the locals are kept for the next event.
+    `entered(frame, kept)`, as the trace function reads a new frame (or a generator's resumed):
+    its locals copied as `kept`'s first (`held`'s first event compares against them), and a
+    frame of code closing over cells counted for `held` (`closures.closed`); a class body's
+    namespace read where it runs nothing (`readable`) and kept where it is an exact `dict`, then
+    held as locals are (no closure allows a change of it). `left(frame, kept)`, at its `return`
+    event: `closures.leaver`."""
     tables: dict[int, tuple[Any, dict[int, frozenset[str]]]] = {}
     # the frames entered of code closing over cells: [count, {id(code): (code, its last
-    # count, that frame's `kept`)}, {id(code): (code, its `rebound`)}]
+    # count, that frame's `kept`)}, {id(code): (code, its `closures.rebound`)}]
     entries: list[Any] = [0, {}, {}]
     inner: dict[int, tuple[Any, frozenset[int]]] = {}  # id(code) -> the codes made inside it
 
@@ -459,7 +327,7 @@ def holder(
         _none: frozenset[str] = frozenset(),
         _what: str = REWRITTEN,
         _changed: Any = _changed,
-        _closed: Any = _closed,
+        _closed: Any = closures.closed,
         _optimized: int = OPTIMIZED,
         _spaced_now: Any = _spaced_now,
         _every: frozenset[Any] = EVERY,
@@ -500,4 +368,4 @@ def holder(
             notes[4].add("unstored")
             _send({"k": "tampered", "id": notes[0], "what": _what})
 
-    return held, entered, leaver(entries)
+    return held, entered, closures.leaver(entries)

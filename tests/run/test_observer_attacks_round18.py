@@ -15,7 +15,7 @@ no race; strict xfail rows that fail on an `AssertionError`, `fixed`, and on no 
 `cell-rewritten-in-the-bodys-closure-as-it-runs` (**held since**, but under 3.13, by the lead
 the same stop: a frame's free variables are held as its cells are, a change allowed where the
 frame's own instruction stores the name or where another closure over it, entered since,
-bound it in its own last copy to the very object now there (`unstored._closed`); a frame's
+bound it in its own last copy to the very object now there (`closures.closed`); a frame's
 locals are copied as the trace function enters it, so a write landing as that trace call ends
 is seen at its first event: `observer-tampered`; under 3.13 the write lands before the copy,
 round 17's 3.13 hole, `HOLE_UNDER`) (the cell allowance): the body's `total =
@@ -28,7 +28,7 @@ frame's `f_locals` (a free variable there: 3.11 and 3.12 write the cell back as 
 frame's trace call ends, 3.13's proxy writes it through). The lambda's frame leaves its free
 variables out of `unstored` on purpose (its maker's cells); the body's frame sees its cell
 changed, but a frame of code made inside the body's, closing over `total`, was entered since
-its last event (`unstored._closed`: read as a `nonlocal`), so the change is allowed; the key
+its last event (`closures.closed`: read as a `nonlocal`), so the change is allowed; the key
 now says 5 is nearest and the comparison, made in the body, passes as read. Why: the allowance
 asks whether a closure over the name ran, not whether it stored the name, and the closure's own
 frame holds its free variables nowhere. Class of fix (proposed): hold a frame's free variables

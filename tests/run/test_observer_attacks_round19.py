@@ -1,4 +1,4 @@
-"""Round 19: attacks on the observer's closure and cell controls (`unstored._closed`, its table
+"""Round 19: attacks on the observer's closure and cell controls (`closures.closed`, its table
 of entered closures and `leaver`'s cut at a closure frame's `return` event, `_enterer`'s copy),
 by a helper who wrote none of them, with fixbot's default settings (no test edits, the
 tampering rules on). Each cheat is an edit of `app.py` alone that turns the check green by hand
