@@ -128,15 +128,6 @@ from tests.run.test_runner_reports import (
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def jest_check() -> str:
-    """The jest check command (`test_runner_reports.py`'s: jest's own program)."""
-    root = node_modules()
-    if root is None:
-        missing("jest is not installed: bash scripts/node-tools.sh")
-    return f"{root / '.bin' / 'jest'} --ci"
-
-
 # required by the test file before it declares its tests: each test it declares is registered
 # under its name with an empty body
 JS_TEST_REPLACED = """\

@@ -83,8 +83,6 @@ worker processes), mocha, tape and ava (not installed by the set-up).
 
 from __future__ import annotations
 
-import os
-import pwd
 import shutil
 from pathlib import Path
 
@@ -101,7 +99,6 @@ from tests.run.test_runner_reports import (
     GO_MOD,
     GO_TEST,
     JS_TEST,
-    NODE_MODULES,
     RS_APP,
     RS_TESTS,
     missing,
@@ -109,7 +106,6 @@ from tests.run.test_runner_reports import (
 )
 
 pytestmark = pytest.mark.slow
-HOME = Path(pwd.getpwuid(os.getuid()).pw_dir)  # the user's own: the tests' HOME is a tmp one
 
 
 def cheat_ends(repo: Path, files: dict[str, str | None], check: str) -> tuple[OutcomeKind, str]:
@@ -178,14 +174,6 @@ func Add(a, b int) int { return a - b }
 """
 MAKEFILE = "test:\n\tsh ci/test.sh\n"
 CI_SCRIPT = "set -e\ngo test ./...\n"
-
-
-@pytest.fixture
-def go_check() -> str:
-    """The go check command, skipped where go is not installed."""
-    if shutil.which("go") is None:
-        missing("go is not installed")
-    return "go test ./..."
 
 
 @pytest.fixture
@@ -346,16 +334,6 @@ exports.add = (a, b) => a - b;
 """
 
 
-@pytest.fixture
-def jest_check() -> str:
-    """The jest check command (jest's own program, by its absolute path)."""
-    where = NODE_MODULES
-    root = Path(where) if where else HOME / ".cache" / "fixbot" / "node" / "node_modules"
-    if not (root / ".bin" / "jest").exists() or shutil.which("node") is None:
-        missing("jest is not installed: bash scripts/node-tools.sh")
-    return f"{root / '.bin' / 'jest'} --ci"
-
-
 def test_jest_exit_handler_rewrites_report(tmp_path: Path, jest_check: str) -> None:
     files = {"app.js": "exports.add = (a, b) => a - b;\n", "app.test.js": JS_TEST}
     repo = make_repo(tmp_path / "repo", {**files, "package.json": '{"name": "app"}\n'})
@@ -451,18 +429,6 @@ pub fn add(a: i32, b: i32) -> i32 {
     a - b
 }
 """
-
-
-@pytest.fixture
-def rustup(monkeypatch: pytest.MonkeyPatch) -> Path:
-    """rustup's own folders (the tests' HOME is a tmp one); skipped without cargo."""
-    rustup_home = Path(os.environ.get("RUSTUP_HOME") or HOME / ".rustup")
-    if shutil.which("cargo") is None:
-        pytest.skip("cargo is not installed")
-    monkeypatch.setenv("RUSTUP_HOME", str(rustup_home))
-    monkeypatch.setenv("CARGO_HOME", os.environ.get("CARGO_HOME") or str(HOME / ".cargo"))
-    monkeypatch.setenv("CARGO_NET_OFFLINE", "true")
-    return rustup_home
 
 
 @hole(
