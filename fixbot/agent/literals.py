@@ -8,9 +8,12 @@ ranks above the small functions every test runs. `spans` takes the phrases of a 
 output quotes (`phrases`: quoted text of at least `MIN_WORDS` words, and the words of an
 error's message before the first value it quotes) and gives the lines of the repository's
 source files that hold one inside a string literal, in any ecosystem: test files, generated
-and installed folders left out, each file read through `core.repofiles` (bounded), at most
-`MAX_SPANS` spans. A phrase found on more than `MAX_HOLDERS` lines names no one place and is
-left out. Pure reading of text: nothing is parsed or run.
+and installed folders left out, and a JavaScript file committed beside the TypeScript source
+it is compiled from (`built`: zod's `v4/core/schemas.cjs` and `.js` beside
+`src/v4/core/schemas.ts`, whose copies of a literal would fill the spans the source's own
+line needs), each file read through `core.repofiles` (bounded), at most `MAX_SPANS` spans.
+A phrase found on more than `MAX_HOLDERS` lines names no one place and is left out.
+Pure reading of text: nothing is parsed or run.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ SOURCES = (
     *(".py", ".pyi", ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"),
     *(".go", ".rs", ".rb", ".php", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".cs"),
 )
+TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")  # a source tsc compiles to JavaScript
+COMPILED = (".js", ".cjs", ".mjs", ".jsx")  # what it compiles to
 # a quoted run of text: "...", '...' or `...` on one line, no quote of its kind inside
 QUOTED = re.compile(r""""([^"\n\\]{8,400})"|'([^'\n\\]{8,400})'|`([^`\n\\]{8,400})`""")
 # an error's message: `ValueError: message`, `Error: message`, `error[E0308]: message`
@@ -79,12 +84,40 @@ def _sources(repo: Path) -> list[str]:
         return []
     skipped = registry.generated()
     names = [n for n in done.stdout.split("\0") if n.endswith(SOURCES)]
+    twins = built(names)
     kept = [
         n
         for n in names
-        if not registry.is_test_file(n) and not skipped.intersection(n.split("/")[:-1])
+        if not registry.is_test_file(n)
+        and not skipped.intersection(n.split("/")[:-1])
+        and n not in twins
     ]
     return kept[:MAX_SCANNED]
+
+
+def _keys(path: str) -> set[str]:
+    """`path` with its suffix dropped, as itself and without its first folder (`src/a/b.ts`
+    gives `src/a/b` and `a/b`; a file at the root only itself)."""
+    stem = path.rsplit(".", 1)[0]
+    _, slash, below = stem.partition("/")
+    return {stem, below} if slash else {stem}
+
+
+def built(names: list[str]) -> set[str]:
+    """The JavaScript files of `names` (`COMPILED`) that are the build of a TypeScript file of
+    `names` (`TYPESCRIPT`, declaration files not counted): the same path with its suffix
+    dropped, once at most the first folder of either is dropped too, as tsc's `outDir` and
+    `rootDir` map them: `x.js` beside `x.ts`, zod's `v4/core/schemas.cjs` of
+    `src/v4/core/schemas.ts` (`rootDir` `src`), `lib/a.js` of `src/a.ts`. A root file
+    (`index.js`) has no folder to drop: it is the build of a root `index.ts` or of
+    `<folder>/index.ts`, not of a deeper file of the same name."""
+    sources = {
+        key
+        for name in names
+        if name.endswith(TYPESCRIPT) and not name.endswith((".d.ts", ".d.mts", ".d.cts"))
+        for key in _keys(name)
+    }
+    return {n for n in names if n.endswith(COMPILED) and not sources.isdisjoint(_keys(n))}
 
 
 def _in_literal(line: str, phrase: str) -> bool:

@@ -86,3 +86,36 @@ def test_the_first_request_shows_the_line_holding_the_quoted_message(tmp_path: P
     assert 'note: "No matching discriminator",' in shown
     assert 'return "Invalid input";' in shown
     assert "const note" not in shown  # the build is not shown
+
+
+def test_a_build_committed_beside_its_typescript_source_is_not_read(tmp_path: Path) -> None:
+    """zod's tarball commits its compiled output beside `src/` (`v4/core/schemas.cjs` and `.js`
+    of `src/v4/core/schemas.ts`), outside any folder `generated` names: its copies of the
+    literal are not shown, and do not take the spans the other phrase's line needs."""
+    build = {
+        "core/schemas.cjs": 'exports.note = "No matching discriminator";\n',
+        "core/schemas.js": 'export const note = "No matching discriminator";\n',
+        "core/extra.js": 'export const note = "No matching discriminator";\n',
+    }
+    repo = make_repo(tmp_path, {**FILES, **build})
+    found = literals.spans(repo, LOG)
+    assert [s.path for s in found] == [
+        "core/extra.js",  # JavaScript with no TypeScript source of its name: read
+        "src/core/schemas.ts",
+        "src/locales/en.ts",
+    ]
+
+
+def test_a_javascript_file_is_a_build_when_a_typescript_file_maps_to_it() -> None:
+    """Beside its source, or under another first folder (tsc's `rootDir`, `outDir`), or a root
+    file of a first folder's source; not a deeper file's namesake, not another package's file,
+    not of a declaration file."""
+    names = [
+        *("a.ts", "a.js", "src/v4/core/schemas.ts", "v4/core/schemas.cjs", "v4/core/schemas.mjs"),
+        *("src/index.ts", "index.js", "lib/util.js", "src/util.tsx"),
+        *("src/v4/mini/parse.ts", "parse.js", "packages/one/main.ts", "packages/two/main.js"),
+        *("types/only.d.ts", "only.js", "types/only.js", "plain.js"),
+    ]
+    assert literals.built(names) == {
+        *("a.js", "v4/core/schemas.cjs", "v4/core/schemas.mjs", "index.js", "lib/util.js"),
+    }
