@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 from fixbot.core.failure import Counts
 from fixbot.process import commits, git, shellwords
 from fixbot.tamper import changes as sides
-from fixbot.tamper import doctests
+from fixbot.tamper import doctests, rusttests
 from fixbot.tamper.changes import Change, of_the_tests
 from fixbot.tamper.cheats import Cheat, detect
 from fixbot.tamper.facts import is_check_script, is_test_driver
@@ -64,10 +64,11 @@ def cheats(
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
     the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
     `files` are the check command's own files (`check_files`), `tests` the ids of the tests the
-    start's run collected (a module's doctests among them: `fixbot.tamper.doctests`)."""
+    start's run collected (a module's doctests among them: `fixbot.tamper.doctests`); a Rust
+    test in the code's own file is a test too (`fixbot.tamper.rusttests`)."""
     found = changes(repo, start, verified)
     named = detect(found, first, last, packages(repo, verified), files, modules(repo, verified))
-    return named + doctests.detect(found, doctests.doctested(tests))
+    return named + doctests.detect(found, doctests.doctested(tests)) + rusttests.detect(found)
 
 
 def modules(repo: Path, verified: str) -> frozenset[str]:
