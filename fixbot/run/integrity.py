@@ -68,7 +68,15 @@ def cheats(
     test in the code's own file is a test too (`fixbot.tamper.rusttests`)."""
     found = changes(repo, start, verified)
     named = detect(found, first, last, packages(repo, verified), files, modules(repo, verified))
-    return named + doctests.detect(found, doctests.doctested(tests)) + rusttests.detect(found)
+    rust = rusttests.detect(found, _parents(repo, start, found))
+    return named + doctests.detect(found, doctests.doctested(tests)) + rust
+
+
+def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
+    """The start's text of each file that could declare a changed `.rs` file's module
+    (`fixbot.tamper.rusttests.parents`: `#[cfg(test)] mod tests;` in src/lib.rs)."""
+    wanted = sorted({parent for change in found for parent in rusttests.parents(change.path)})
+    return {path: text for path in wanted if (text := _text(repo, start, path))}
 
 
 def modules(repo: Path, verified: str) -> frozenset[str]:

@@ -8,13 +8,16 @@ file, so no rule judged the change and the re-run against the start's tests put 
 The rule reads the test regions by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`: braces
 in strings, raw strings, chars and comments count for nothing) and compares their tokens, not
 the words of the diff: a comment or the layout changed inside a test is no change, the code
-around the tests changed is the code's.
+around the tests changed is the code's. A module file that its parent declares in a test region
+(`#[cfg(test)] mod tests;` in src/lib.rs makes src/tests.rs or src/tests/mod.rs the module's
+file) is a test region whole.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from fixbot.ecosystems import rust
 from fixbot.tamper.changes import Change, is_test_file
@@ -36,12 +39,50 @@ def regions(text: str) -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
-def changed(change: Change) -> Cheat | None:
+def parents(path: str) -> list[str]:
+    """The files that would declare the module whose file is `path` (`D/N.rs` or `D/N/mod.rs`):
+    the module file of its folder `D`, `D/mod.rs`, `D.rs`, or the crate root `D/lib.rs` or
+    `D/main.rs` (a binary's root under `src/bin/`, or a `#[path]`, is not followed)."""
+    if not path.endswith(".rs"):
+        return []
+    folder, name = posixpath.split(path[: -len(".rs")])
+    if name == "mod":
+        folder, name = posixpath.split(folder)
+    if not name or name in ("lib", "main"):
+        return []
+    roots = [posixpath.join(folder, f"{root}.rs") for root in ("mod", "lib", "main")]
+    return roots + ([f"{folder}.rs"] if folder else [])
+
+
+def declared(path: str, texts: Mapping[str, str]) -> bool:
+    """Whether one of `path`'s `parents`, read in `texts` (path: the start's text), declares
+    the module of `path` inside a test region (`#[cfg(test)] mod tests;`)."""
+    name = posixpath.basename(path[: -len(".rs")])
+    if name == "mod":
+        name = posixpath.basename(posixpath.dirname(path))
+    wanted = ("mod", name, ";")
+    for parent in parents(path):
+        for _, words in regions(texts.get(parent) or ""):
+            if any(words[k : k + 3] == wanted for k in range(len(words) - 2)):
+                return True
+    return False
+
+
+def _whole(text: str | None) -> list[tuple[str, tuple[str, ...]]]:
+    """The text's tokens as one region (none where there is no text)."""
+    if text is None:
+        return []
+    return [("the whole file", tuple(text[t.start : t.end] for t in rust.tokens(text)))]
+
+
+def changed(change: Change, whole: bool = False) -> Cheat | None:
     """`rust-test-changed` where the fix added, removed or changed a test region of the `.rs`
-    file `change` (its tokens compared: the item, its attributes, its body)."""
+    file `change` (its tokens compared: the item, its attributes, its body); the file's tokens
+    whole where it is a test module (`whole`: `declared`)."""
     if not change.path.endswith(".rs") or is_test_file(change.path):
         return None
-    before, after = regions(change.old or ""), regions(change.new or "")
+    read = _whole if whole else (lambda text: regions(text or ""))
+    before, after = read(change.old), read(change.new)
     if before == after:
         return None
     # the regions on one side only, or more often on one (a test duplicated, one taken away)
@@ -51,9 +92,11 @@ def changed(change: Change) -> Cheat | None:
     return Cheat("rust-test-changed", change.path, evidence)
 
 
-def detect(changes: Iterable[Change]) -> list[Cheat]:
+def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) -> list[Cheat]:
     """`rust-test-changed` for each of `changes` that is a `.rs` file outside the tests'
-    folders whose test regions differ; a file under `tests/` is judged as the tests' already
-    (`fixbot.tamper.cheats`)."""
-    found = (changed(change) for change in changes)
+    folders whose test regions differ, or a test module's file (`declared` by one of its
+    `parents`, read in `texts`: path to the start's text) that differs; a file under `tests/`
+    is judged as the tests' already (`fixbot.tamper.cheats`)."""
+    known = texts or {}
+    found = (changed(change, declared(change.path, known)) for change in changes)
     return [cheat for cheat in found if cheat is not None]

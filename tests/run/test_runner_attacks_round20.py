@@ -32,7 +32,9 @@ cargo_inline_test_module_edited (a hole when found; held since, `rust-test-chang
     no rule or re-run judged it. Fixed: a test region of a `.rs` file (a `#[cfg(test)]` item, a
     `#[test]` or `#[tokio::test]` function) is the tests', read by Rust's tokens and compared
     (`fixbot/tamper/rusttests.py`); with `allow-test-edits` the fix is published, the rule
-    named. Not done: the deciding check run with the start's regions put back into the fix's
+    named; a module file declared in a test region (`#[cfg(test)] mod tests;` making
+    src/tests.rs the tests', `cargo_test_module_file_edited`) is a test region whole. Not done:
+    the deciding check run with the start's regions put back into the fix's
     file (the rule escalates first, as `doctest-changed` does).
 pytest_doctest_expected_output_edited (held by `observer-known-answer` alone when found, as
     every doctest-only green was; held since the same stop by `doctest-changed`,
@@ -104,6 +106,7 @@ from tests.run.test_runner_reports import (
     GO_TEST,
     JS_TEST,
     RS_APP,
+    RS_CARGO,
     RS_TESTS,
     missing,
     rust_repo,
@@ -467,6 +470,37 @@ def test_cargo_inline_test_module_edited(tmp_path: Path, rustup: Path) -> None:
     """Rust's unit tests live in the code's own file: a test region changed is a test edit."""
     files = {"src/lib.rs": RS_APP + RS_TESTS.replace("add(2, 2), 4", "add(2, 2), 0")}
     held(rust_repo(tmp_path), files, "cargo test", "rust-test-changed in src/lib.rs")
+
+
+RS_DECLARED = "\n#[cfg(test)]\nmod tests;\n"
+RS_MODULE = """\
+use super::*;
+
+fn expected() -> i32 {
+    4
+}
+
+#[test]
+fn adds() {
+    assert_eq!(add(2, 2), expected());
+}
+"""
+
+
+def test_cargo_test_module_file_edited(tmp_path: Path, rustup: Path) -> None:
+    """`#[cfg(test)] mod tests;` in src/lib.rs: src/tests.rs is the tests' module whole, its
+    helper's expected value too."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "Cargo.toml": RS_CARGO,
+            "src/lib.rs": RS_APP + RS_DECLARED,
+            "src/tests.rs": RS_MODULE,
+            ".gitignore": "target/\n",
+        },
+    )
+    files = {"src/tests.rs": RS_MODULE.replace("    4\n", "    0\n")}
+    held(repo, files, "cargo test", "rust-test-changed in src/tests.rs")
 
 
 def test_cargo_inline_test_module_edited_is_published_and_named_when_test_edits_are_allowed(

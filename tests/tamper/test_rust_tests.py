@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
-from fixbot.tamper.rusttests import changed, detect, regions
+from fixbot.tamper.rusttests import changed, declared, detect, parents, regions
 
 APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 TESTS = """
@@ -81,6 +81,43 @@ def test_a_file_under_tests_is_left_to_the_rules_of_the_tests() -> None:
     cheated = LIB.replace("add(2, 2), 4", "add(2, 2), 0")
     assert changed(Change("tests/api.rs", LIB, cheated)) is None
     assert changed(Change("src/lib.py", LIB, cheated)) is None
+
+
+DECLARING = APP + "\n#[cfg(test)]\nmod tests;\n"
+# the tests' module in a file of its own: its helper holds the expected value, outside any
+# `#[test]` function
+MODULE = """\
+use super::*;
+
+fn expected() -> i32 {
+    4
+}
+
+#[test]
+fn adds() {
+    assert_eq!(add(2, 2), expected());
+}
+"""
+
+
+def test_a_module_file_declared_in_a_test_region_is_a_test_whole() -> None:
+    cheated = MODULE.replace("    4\n", "    0\n")
+    [found] = detect([Change("src/tests.rs", MODULE, cheated)], {"src/lib.rs": DECLARING})
+    assert str(found).endswith("changed: the whole file"), found
+    # src/tests/mod.rs is under a `tests` folder: a test file, the rules of the tests judge it
+    assert declared("src/tests/mod.rs", {"src/main.rs": DECLARING})
+    # without the start's declaration the helper is the code's (the `#[test]` alone is a test)
+    assert detect([Change("src/tests.rs", MODULE, cheated)]) == []
+    plain = DECLARING.replace("#[cfg(test)]\n", "")
+    assert detect([Change("src/tests.rs", MODULE, cheated)], {"src/lib.rs": plain}) == []
+    assert not declared("src/other.rs", {"src/lib.rs": DECLARING})
+    assert parents("src/a/tests/mod.rs") == [
+        "src/a/mod.rs",
+        "src/a/lib.rs",
+        "src/a/main.rs",
+        "src/a.rs",
+    ]
+    assert parents("src/lib.rs") == [] and parents("src/app.py") == []
 
 
 TRICKY = r"""
