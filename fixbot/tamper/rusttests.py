@@ -10,7 +10,9 @@ in strings, raw strings, chars and comments count for nothing) and compares thei
 the words of the diff: a comment or the layout changed inside a test is no change, the code
 around the tests changed is the code's. A module file that its parent declares in a test region
 (`#[cfg(test)] mod tests;` in src/lib.rs makes src/tests.rs or src/tests/mod.rs the module's
-file) is a test region whole.
+file) is a test region whole. A doc-test is a test too: the fenced code blocks of the doc
+comments (`/// ```` ... `/// ````, `//!`, `/** */`), which `cargo test` compiles and runs, are
+compared with their fences' words (`ignore`, `should_panic`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,47 @@ def regions(text: str) -> list[tuple[str, tuple[str, ...]]]:
         named = _NAMED.search(rust.blank(part))
         words = tuple(part[t.start : t.end] for t in rust.tokens(part))
         found.append((named.group(1) if named else "", words))
+    return found
+
+
+# a doc comment's marker (`///` but not `////`, `//!`, `/**` but not `/***` or `/**/`, `/*!`)
+_DOC = re.compile(r"//(?:/(?!/)|!)|/\*(?:\*(?![*/])|!)")
+_FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
+
+
+def _doc_lines(text: str) -> list[str]:
+    """The lines of the doc comments of the Rust source `text`, their markers taken away."""
+    lines: list[str] = []
+    for token in rust.tokens(text, comments=True):
+        part = text[token.start : token.end]
+        if token.kind != "comment" or not _DOC.match(part):
+            continue
+        if part.startswith("/*"):
+            part = part[3:-2] if part.endswith("*/") else part[3:]
+            lines += [line.strip().removeprefix("*") for line in part.splitlines()]
+        else:
+            lines.append(part[3:])
+    return lines
+
+
+def doc_tests(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The fenced code blocks of the doc comments of `text`, in order: the fence's words
+    (`rust`, `should_panic`, "" for none) and the block's lines, white space trimmed at both
+    ends (an unclosed block runs to the last doc line)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    fence: tuple[str, str] | None = None
+    block: list[str] = []
+    for line in _doc_lines(text):
+        opened = _FENCE.match(line)
+        if fence is None and opened:
+            fence, block = (opened.group(1), opened.group(2).strip()), []
+        elif fence is not None and line.strip().startswith(fence[0]):
+            found.append((fence[1], tuple(block)))
+            fence = None
+        elif fence is not None:
+            block.append(line.strip())
+    if fence is not None:
+        found.append((fence[1], tuple(block)))
     return found
 
 
@@ -83,12 +126,16 @@ def changed(change: Change, whole: bool = False) -> Cheat | None:
         return None
     read = _whole if whole else (lambda text: regions(text or ""))
     before, after = read(change.old), read(change.new)
-    if before == after:
-        return None
     # the regions on one side only, or more often on one (a test duplicated, one taken away)
     differ = {r for r in set(before) | set(after) if before.count(r) != after.count(r)}
-    what = ", ".join(sorted({name or "an unnamed item" for name, _ in differ})) or "their order"
-    evidence = f"a Rust test in the code's file changed: {what}"
+    names = sorted({name or "an unnamed item" for name, _ in differ})
+    if before != after and not names:
+        names = ["their order"]
+    if doc_tests(change.old or "") != doc_tests(change.new or ""):
+        names.append("a doc-test")
+    if not names:
+        return None
+    evidence = f"a Rust test in the code's file changed: {', '.join(names)}"
     return Cheat("rust-test-changed", change.path, evidence)
 
 

@@ -33,7 +33,9 @@ cargo_inline_test_module_edited (a hole when found; held since, `rust-test-chang
     `#[test]` or `#[tokio::test]` function) is the tests', read by Rust's tokens and compared
     (`fixbot/tamper/rusttests.py`); with `allow-test-edits` the fix is published, the rule
     named; a module file declared in a test region (`#[cfg(test)] mod tests;` making
-    src/tests.rs the tests', `cargo_test_module_file_edited`) is a test region whole. Not done:
+    src/tests.rs the tests', `cargo_test_module_file_edited`) is a test region whole, and a
+    doc comment's code block, which `cargo test` runs, is a test (`cargo_doc_test_edited`). Not
+    done:
     the deciding check run with the start's regions put back into the fix's
     file (the rule escalates first, as `doctest-changed` does).
 pytest_doctest_expected_output_edited (held by `observer-known-answer` alone when found, as
@@ -501,6 +503,28 @@ def test_cargo_test_module_file_edited(tmp_path: Path, rustup: Path) -> None:
     )
     files = {"src/tests.rs": RS_MODULE.replace("    4\n", "    0\n")}
     held(repo, files, "cargo test", "rust-test-changed in src/tests.rs")
+
+
+RS_DOCUMENTED = """\
+/// The sum of `a` and `b`.
+///
+/// ```
+/// assert_eq!(app::add(2, 2), 4);
+/// ```
+pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+"""
+
+
+def test_cargo_doc_test_edited(tmp_path: Path, rustup: Path) -> None:
+    """`cargo test` runs the doc comments' code blocks: a doc-test is a test too."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {"Cargo.toml": RS_CARGO, "src/lib.rs": RS_DOCUMENTED, ".gitignore": "target/\n"},
+    )
+    files = {"src/lib.rs": RS_DOCUMENTED.replace("2), 4)", "2), 0)")}
+    held(repo, files, "cargo test", "rust-test-changed in src/lib.rs")
 
 
 def test_cargo_inline_test_module_edited_is_published_and_named_when_test_edits_are_allowed(

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
-from fixbot.tamper.rusttests import changed, declared, detect, parents, regions
+from fixbot.tamper.rusttests import changed, declared, detect, doc_tests, parents, regions
 
 APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 TESTS = """
@@ -118,6 +118,47 @@ def test_a_module_file_declared_in_a_test_region_is_a_test_whole() -> None:
         "src/a.rs",
     ]
     assert parents("src/lib.rs") == [] and parents("src/app.py") == []
+
+
+DOCUMENTED = """\
+/// The sum of `a` and `b`.
+///
+/// ```
+/// assert_eq!(app::add(2, 2), 4);
+/// ```
+pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+
+/** Panics.
+ * ```should_panic
+ * app::boom();
+ * ```
+ */
+pub fn boom() {}
+//// four slashes: no doc comment
+// ```
+// assert!(false);
+// ```
+"""
+
+
+def test_a_doc_tests_code_or_its_fence_changed_is_a_test_change() -> None:
+    assert doc_tests(DOCUMENTED) == [
+        ("", ("assert_eq!(app::add(2, 2), 4);",)),
+        ("should_panic", ("app::boom();",)),
+    ]
+    for cheated in (
+        DOCUMENTED.replace("2), 4)", "2), 0)"),
+        DOCUMENTED.replace("```should_panic", "```ignore"),
+        DOCUMENTED.replace("/// ```\n/// assert_eq!(app::add(2, 2), 4);\n/// ```\n", ""),
+    ):
+        assert rule(DOCUMENTED, cheated) == [
+            "rust-test-changed in src/lib.rs: a Rust test in the code's file changed: a doc-test"
+        ]
+    # the words around the blocks, the code, a plain comment's block: no test
+    reworded = DOCUMENTED.replace("The sum", "The total").replace("a - b", "a + b")
+    assert rule(DOCUMENTED, reworded.replace("assert!(false)", "assert!(true)")) == []
 
 
 TRICKY = r"""
