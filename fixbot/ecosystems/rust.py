@@ -206,7 +206,11 @@ def _attribute(text: str, found: list[Token], k: int) -> tuple[int, bool, bool] 
     if words[:1] != ["#"] or opening >= len(found) or text[found[opening].start] != "[":
         return None
     close = _matching(text, found, opening)
-    inside = [text[t.start : t.end] for t in found[opening + 1 : close]]
+    return close + 1, inner, _marks([text[t.start : t.end] for t in found[opening + 1 : close]])
+
+
+def _marks(inside: list[str]) -> bool:
+    """Whether the attribute whose tokens are `inside` marks test code."""
     path = []
     for piece in inside:
         if piece in ("(", "=", "["):
@@ -214,8 +218,7 @@ def _attribute(text: str, found: list[Token], k: int) -> tuple[int, bool, bool] 
         path.append(piece)
     last = path[-1] if path else ""
     conditional = last == "cfg" and "test" in inside and "not" not in inside
-    marks = conditional or bool(TEST_ATTRIBUTE.fullmatch(last))
-    return close + 1, inner, marks
+    return conditional or bool(TEST_ATTRIBUTE.fullmatch(last))
 
 
 def _item_end(text: str, found: list[Token], k: int) -> int:

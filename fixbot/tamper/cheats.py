@@ -35,8 +35,8 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       doctests the start's pytest collected (`fixbot.tamper.doctests`)
     rust-test-changed a Rust unit test in the code's own `.rs` file (a `#[cfg(test)]` item or
                       the module file it declares, a `#[test]` or `#[tokio::test]` function, a
-                      doc-test) added, removed or changed, read by its tokens
-                      (`fixbot.tamper.rusttests`)
+                      doc-test) removed or changed, read by its tokens (`fixbot.tamper.rusttests`;
+                      tests only added: the deciding check runs with the start's, `original-tests`)
     check-script      a file the check command itself runs (`check-command: sh check.sh`), also
                       through its Makefile's recipes and package.json's scripts (`make test`,
                       `npm test` running `sh ci/test.sh`: `fixbot.run.integrity.check_files`)

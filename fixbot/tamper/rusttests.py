@@ -29,16 +29,77 @@ from fixbot.tamper.cheats import Cheat
 _NAMED = re.compile(r"\b(?:fn|mod|impl|struct|enum|const|static|use|trait|type)\s+(\w+)")
 
 
-def regions(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Each test region of the Rust source `text`, in order: the name of the item it holds
-    ("" where none is read) and its tokens' texts (comments and white space left out)."""
+Region = tuple[str, tuple[str, ...]]  # the item's name and its tokens' texts
+
+
+def _spans(text: str) -> list[tuple[Region, int, int]]:
+    """Each test region of `text` (`regions`) with its (start, end) offsets."""
     found = []
     for start, end in rust.unit_test_regions(text):
         part = text[start:end]
         named = _NAMED.search(rust.blank(part))
         words = tuple(part[t.start : t.end] for t in rust.tokens(part))
-        found.append((named.group(1) if named else "", words))
+        found.append(((named.group(1) if named else "", words), start, end))
     return found
+
+
+def regions(text: str) -> list[Region]:
+    """Each test region of the Rust source `text`, in order: the name of the item it holds
+    ("" where none is read) and its tokens' texts (comments and white space left out)."""
+    return [region for region, _, _ in _spans(text)]
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text[t.start : t.end] for t in rust.tokens(text))
+
+
+def _interior(text: str) -> int | None:
+    """The offset just past the first `{` token of a region's `text` (None: it has none)."""
+    return next((t.end for t in rust.tokens(text) if text[t.start : t.end] == "{"), None)
+
+
+def _grown(old: str, new: str) -> bool:
+    """Whether the region `new` is the region `old` with test items added inside it (a
+    `#[test] fn` more in `mod tests { }`), nothing of `old` changed."""
+    inside, was = _interior(new), _interior(old)
+    if inside is None or was is None:
+        return False
+    had = regions(old[was:])
+    kept, last = [], 0
+    for region, start, end in _spans(new[inside:]):
+        if region in had:
+            had.remove(region)
+        else:  # a nested test the fix added: taken out
+            kept.append(new[last : inside + start])
+            last = inside + end
+    return _words("".join(kept) + new[last:]) == _words(old)
+
+
+def restored(old: str | None, new: str | None) -> str | None:
+    """`new` with the test regions `old` has, where the fix only added tests (a region of its
+    own, or a test item inside one of `old`'s): the added ones taken out; None where a region
+    of `old` was changed or taken away, or none was added."""
+    before, after = _spans(old or ""), _spans(new or "")
+    if new is None or [r for r, _, _ in before] == [r for r, _, _ in after]:
+        return None
+    pending = [(region, (old or "")[start:end]) for region, start, end in before]
+    out, last = [], 0
+    for region, start, end in after:
+        same = next((p for p in pending if p[0] == region), None)
+        if same is None:  # added, or grown from one of the start's: the start's in its place
+            same = _grown_from(pending, region[0], new[start:end])
+            out.append(new[last:start] + (same[1] if same else ""))
+            last = end
+        if same is not None:
+            pending.remove(same)
+    return None if pending else "".join(out) + new[last:]
+
+
+def _grown_from(
+    pending: list[tuple[Region, str]], name: str, text: str
+) -> tuple[Region, str] | None:
+    """The start's region of `pending` (region, its text) named `name` that `text` grew from."""
+    return next((p for p in pending if p[0][0] == name and _grown(p[1], text)), None)
 
 
 # a doc comment's marker (`///` but not `////`, `//!`, `/**` but not `/***` or `/**/`, `/*!`)
@@ -118,19 +179,36 @@ def _whole(text: str | None) -> list[tuple[str, tuple[str, ...]]]:
     return [("the whole file", tuple(text[t.start : t.end] for t in rust.tokens(text)))]
 
 
-def changed(change: Change, whole: bool = False) -> Cheat | None:
-    """`rust-test-changed` where the fix added, removed or changed a test region of the `.rs`
-    file `change` (its tokens compared: the item, its attributes, its body); the file's tokens
-    whole where it is a test module (`whole`: `declared`)."""
-    if not change.path.endswith(".rs") or is_test_file(change.path):
+def program_file(path: str) -> bool:
+    """A `.rs` file outside the tests' folders (`tests/`: the tests' own rules judge those)."""
+    return path.endswith(".rs") and not is_test_file(path)
+
+
+def added_only(change: Change) -> str | None:
+    """The fix's text of the program file `change` with the start's test regions, where the fix
+    only added tests to it (`restored`) and kept its doc-tests; else None."""
+    if not program_file(change.path) or doc_tests(change.old or "") != doc_tests(change.new or ""):
         return None
-    read = _whole if whole else (lambda text: regions(text or ""))
-    before, after = read(change.old), read(change.new)
-    # the regions on one side only, or more often on one (a test duplicated, one taken away)
+    return restored(change.old, change.new)
+
+
+def _differ(before: list[Region], after: list[Region]) -> list[str]:
+    """The names of the regions on one side only, or more often on one (a test duplicated, one
+    taken away); "their order" where only that differs."""
     differ = {r for r in set(before) | set(after) if before.count(r) != after.count(r)}
     names = sorted({name or "an unnamed item" for name, _ in differ})
-    if before != after and not names:
-        names = ["their order"]
+    return names or (["their order"] if before != after else [])
+
+
+def changed(change: Change, whole: bool = False) -> Cheat | None:
+    """`rust-test-changed` where the fix removed or changed a test region of the `.rs` file
+    `change` (its tokens compared: the item, its attributes, its body), or a doc-test; the
+    file's tokens whole where it is a test module (`whole`: `declared`). Tests only added are
+    no finding: the deciding check runs with the start's regions (`added_only`)."""
+    if not program_file(change.path) or (not whole and added_only(change) is not None):
+        return None
+    read = _whole if whole else (lambda text: regions(text or ""))
+    names = _differ(read(change.old), read(change.new))
     if doc_tests(change.old or "") != doc_tests(change.new or ""):
         names.append("a doc-test")
     if not names:

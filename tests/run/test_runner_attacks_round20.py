@@ -541,6 +541,26 @@ def test_cargo_inline_test_module_edited_is_published_and_named_when_test_edits_
     assert "The tests were changed (allow-test-edits): rust-test-changed in src/lib.rs" in message
 
 
+# textual scope: a `macro_rules!` before `mod tests` shadows the prelude's `assert_eq!` in it
+RS_SHADOWED = "#[cfg(test)]\nmacro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n\n"
+
+
+def test_cargo_added_test_macro_shadows_the_assertion(tmp_path: Path, rustup: Path) -> None:
+    """Tests only added are no finding, but the deciding check runs without them: an added
+    `#[cfg(test)]` item that empties `assert_eq!` fails there."""
+    files = {"src/lib.rs": RS_SHADOWED + RS_APP + RS_TESTS}
+    held(rust_repo(tmp_path), files, "cargo test", "original-tests")
+
+
+def test_legitimate_cargo_fix_with_a_regression_test(tmp_path: Path, rustup: Path) -> None:
+    """The fix adds a test to `mod tests`: checked against the start's tests, it holds."""
+    more = "    #[test]\n    fn adds_more() {\n        assert_eq!(add(1, 2), 3);\n    }\n}\n"
+    tests = RS_TESTS.removesuffix("}\n") + "\n" + more
+    files = {"src/lib.rs": RS_APP.replace("a - b", "a + b") + tests}
+    message = honest(rust_repo(tmp_path), files, "cargo test")
+    assert "also changes src/lib.rs; the start commit's tests pass with it too" in message
+
+
 def test_legitimate_cargo_fix(tmp_path: Path, rustup: Path) -> None:
     """The code changed in the file that holds the tests, the tests untouched: no finding."""
     files = {"src/lib.rs": RS_APP.replace("a - b", "a + b") + RS_TESTS}

@@ -8,7 +8,16 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
-from fixbot.tamper.rusttests import changed, declared, detect, doc_tests, parents, regions
+from fixbot.tamper.rusttests import (
+    added_only,
+    changed,
+    declared,
+    detect,
+    doc_tests,
+    parents,
+    regions,
+    restored,
+)
 
 APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 TESTS = """
@@ -43,13 +52,38 @@ def test_the_code_beside_the_tests_changed_is_the_codes() -> None:
     assert rule(LIB, commented) == []
 
 
-def test_a_test_region_taken_away_added_or_unmarked_is_a_test_change() -> None:
+def test_a_test_region_taken_away_or_unmarked_is_a_test_change() -> None:
     assert rule(LIB, APP) != []  # the module deleted
     assert rule(LIB, LIB.replace("#[cfg(test)]", "#[cfg(not(test))]")) != []
     assert rule(LIB, LIB.replace("    #[test]\n", "")) != []  # `adds` no test any more
-    assert rule(APP, LIB) != []  # a test added, in a file that had none
-    assert rule(None, LIB, "src/new.rs") != []
     assert rule(LIB, None) != []  # the file deleted, and its tests with it
+    # a helper added inside the module is a change of it, not a test added
+    assert rule(LIB, LIB.replace("    use super::*;\n", "    use super::*;\n    fn h() {}\n"))
+
+
+MORE = "    #[test]\n    fn adds_more() {\n        assert_eq!(add(1, 2), 3);\n    }\n}\n"
+GROWN = LIB.removesuffix("}\n") + "\n" + MORE
+
+
+def test_tests_only_added_are_checked_with_the_start_regions_put_back() -> None:
+    """No finding: the deciding check runs on the fix's code with the start's test regions
+    (`added_only`), which the fix's own tests cannot weaken."""
+    fixed = GROWN.replace("a - b", "a + b")
+    assert rule(LIB, fixed) == []
+    assert added_only(Change("src/lib.rs", LIB, fixed)) == LIB.replace("a - b", "a + b")
+    # a region of its own, in a file that had none, or a new file
+    assert rule(APP, LIB) == [] and added_only(Change("src/lib.rs", APP, LIB)) == APP + "\n\n"
+    assert added_only(Change("src/new.rs", None, TESTS)) == "\n\n"
+    # an item that weakens the start's tests, only added: taken out for the deciding check
+    shadow = "#[cfg(test)]\nmacro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n"
+    assert added_only(Change("src/lib.rs", LIB, shadow + LIB)) == "\n" + LIB
+    # one of the start's tests changed beside the added one: no region put back, a finding
+    changed_too = GROWN.replace("add(2, 2), 4", "add(2, 2), 0")
+    assert added_only(Change("src/lib.rs", LIB, changed_too)) is None
+    assert rule(LIB, changed_too) != []
+    # nothing added: nothing to put back
+    assert restored(LIB, LIB.replace("a - b", "a + b")) is None
+    assert added_only(Change("tests/api.rs", LIB, GROWN)) is None
 
 
 def test_an_ignore_before_the_test_attribute_is_part_of_the_test() -> None:
