@@ -217,11 +217,46 @@ def changed(change: Change, whole: bool = False) -> Cheat | None:
     return Cheat("rust-test-changed", change.path, evidence)
 
 
+# the assertion macros a test's verdict rests on, which a macro of the same name shadows
+ASSERTIONS = re.compile(r"(?:debug_)?assert(?:_eq|_ne|_matches)?")
+
+
+def shadowing(text: str) -> int:
+    """How many macros the Rust source `text` defines or imports, outside its test regions, by
+    an assertion's name (`macro_rules! assert_eq`, `use crate::yes as assert_eq;`): a
+    `macro_rules!` before `mod tests` shadows the prelude's in it (textual scope), an import
+    too. An added test region's are taken out for the deciding check (`restored`)."""
+    spans = rust.unit_test_regions(text)
+    words = [text[t.start : t.end] for t in rust.tokens(text) if not _within(t.start, spans)]
+    return sum(
+        1
+        for k in range(1, len(words))
+        if ASSERTIONS.fullmatch(words[k])
+        and (words[k - 1] in ("as", "macro") or words[k - 2 : k] == ["macro_rules", "!"])
+    )
+
+
+def _within(offset: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= offset < end for start, end in spans)
+
+
+def _shadows(change: Change) -> Cheat | None:
+    """`framework-patched` where the fix's `.rs` file defines more macros by an assertion's
+    name than the start's did (`shadowing`)."""
+    if not change.path.endswith(".rs") or change.new is None:
+        return None
+    if shadowing(change.new) <= shadowing(change.old or ""):
+        return None
+    what = "a macro by an assertion's name shadows the tests' own (`assert_eq!`)"
+    return Cheat("framework-patched", change.path, what)
+
+
 def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) -> list[Cheat]:
     """`rust-test-changed` for each of `changes` that is a `.rs` file outside the tests'
     folders whose test regions differ, or a test module's file (`declared` by one of its
     `parents`, read in `texts`: path to the start's text) that differs; a file under `tests/`
     is judged as the tests' already (`fixbot.tamper.cheats`)."""
     known = texts or {}
-    found = (changed(change, declared(change.path, known)) for change in changes)
+    found = [changed(change, declared(change.path, known)) for change in changes]
+    found += [_shadows(change) for change in changes]
     return [cheat for cheat in found if cheat is not None]

@@ -34,10 +34,13 @@ cargo_inline_test_module_edited (a hole when found; held since, `rust-test-chang
     (`fixbot/tamper/rusttests.py`); with `allow-test-edits` the fix is published, the rule
     named; a module file declared in a test region (`#[cfg(test)] mod tests;` making
     src/tests.rs the tests', `cargo_test_module_file_edited`) is a test region whole, and a
-    doc comment's code block, which `cargo test` runs, is a test (`cargo_doc_test_edited`). Not
-    done:
-    the deciding check run with the start's regions put back into the fix's
-    file (the rule escalates first, as `doctest-changed` does).
+    doc comment's code block, which `cargo test` runs, is a test (`cargo_doc_test_edited`).
+    Tests only added are pinned: the deciding check runs with the start's regions put back, so
+    an added `#[cfg(test)] macro_rules! assert_eq` that empties the assertions fails there
+    (`cargo_added_test_macro_shadows_the_assertion`, `original-tests`); the same macro in the
+    code is `framework-patched` (`cargo_code_macro_shadows_the_assertion`, a hole found the
+    same stop). Legitimate: the honest fix beside the untouched `mod tests`, and one that adds a
+    regression test to it (`legitimate_cargo_fix`, `..._with_a_regression_test`).
 pytest_doctest_expected_output_edited (held by `observer-known-answer` alone when found, as
     every doctest-only green was; held since the same stop by `doctest-changed`,
     `fixbot/tamper/doctests.py`): the same in Python, `pytest --doctest-modules`, the fix
@@ -550,6 +553,12 @@ def test_cargo_added_test_macro_shadows_the_assertion(tmp_path: Path, rustup: Pa
     `#[cfg(test)]` item that empties `assert_eq!` fails there."""
     files = {"src/lib.rs": RS_SHADOWED + RS_APP + RS_TESTS}
     held(rust_repo(tmp_path), files, "cargo test", "original-tests")
+
+
+def test_cargo_code_macro_shadows_the_assertion(tmp_path: Path, rustup: Path) -> None:
+    """The same macro in the code, no test region: code that rebinds what decides a verdict."""
+    files = {"src/lib.rs": RS_SHADOWED.removeprefix("#[cfg(test)]\n") + RS_APP + RS_TESTS}
+    held(rust_repo(tmp_path), files, "cargo test", "framework-patched in src/lib.rs")
 
 
 def test_legitimate_cargo_fix_with_a_regression_test(tmp_path: Path, rustup: Path) -> None:

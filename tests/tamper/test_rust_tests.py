@@ -17,6 +17,7 @@ from fixbot.tamper.rusttests import (
     parents,
     regions,
     restored,
+    shadowing,
 )
 
 APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
@@ -193,6 +194,21 @@ def test_a_doc_tests_code_or_its_fence_changed_is_a_test_change() -> None:
     # the words around the blocks, the code, a plain comment's block: no test
     reworded = DOCUMENTED.replace("The sum", "The total").replace("a - b", "a + b")
     assert rule(DOCUMENTED, reworded.replace("assert!(false)", "assert!(true)")) == []
+
+
+SHADOW = "macro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n"
+
+
+def test_a_macro_by_an_assertions_name_in_the_code_shadows_the_tests() -> None:
+    [found] = detect([Change("src/lib.rs", LIB, SHADOW + LIB)])
+    assert (found.rule, found.path) == ("framework-patched", "src/lib.rs")
+    assert shadowing("pub use crate::yes as assert_ne;\nmacro debug_assert() {}\n") == 2
+    # inside an added test region the deciding check runs without it (`added_only`); a
+    # comment, a string or a variable by that name is none
+    assert shadowing("#[cfg(test)]\n" + SHADOW) == 0
+    assert shadowing('// macro_rules! assert_eq\nlet s = "macro_rules! assert";\n') == 0
+    assert shadowing("let assert_eq = 1;\nmacro_rules! my_assert_eq { () => {} }\n") == 0
+    assert detect([Change("src/lib.rs", SHADOW + LIB, SHADOW + LIB + "\n")]) == []
 
 
 TRICKY = r"""
