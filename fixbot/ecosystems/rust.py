@@ -2,8 +2,9 @@
 `tests/` folder is an integration test
 (https://doc.rust-lang.org/cargo/guide/project-layout.html), and a unit test lives in the code's
 own file: a `#[cfg(test)]` item (`mod tests { ... }`) or a function marked `#[test]` (or a
-runtime's `#[tokio::test]`), read here as tokens (`tokens`, `unit_test_regions`), so that braces in
-strings, raw strings (`r#"{"#`), chars and comments (nested `/* /* */ */`) count for nothing.
+runtime's `#[tokio::test]`), read here as tokens (`tokens`, `unit_test_regions`), so that
+braces in strings, raw strings (`r#"{"#`), chars and comments (nested `/* /* */ */`) count for
+nothing.
 """
 
 from __future__ import annotations

@@ -5,14 +5,20 @@ folders are that file's tests, though the file is the code under test's.
 Why (round 20, `cargo_inline_test_module_edited`): the fix changed `assert_eq!(add(2, 2), 4)`
 to `0` inside src/lib.rs's `#[cfg(test)] mod tests` and left the bug; src/lib.rs is no test
 file, so no rule judged the change and the re-run against the start's tests put nothing back.
-The rule reads the test regions by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`: braces
-in strings, raw strings, chars and comments count for nothing) and compares their tokens, not
-the words of the diff: a comment or the layout changed inside a test is no change, the code
-around the tests changed is the code's. A module file that its parent declares in a test region
-(`#[cfg(test)] mod tests;` in src/lib.rs makes src/tests.rs or src/tests/mod.rs the module's
-file) is a test region whole. A doc-test is a test too: the fenced code blocks of the doc
-comments (`/// ```` ... `/// ````, `//!`, `/** */`), which `cargo test` compiles and runs, are
-compared with their fences' words (`ignore`, `should_panic`).
+The rule reads the test regions by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`:
+braces in strings, raw strings, chars and comments count for nothing) and compares their
+tokens, not the words of the diff: a comment or the layout changed inside a test is no change,
+the code around the tests changed is the code's. A module file that its parent declares in a
+test region (`#[cfg(test)] mod tests;` in src/lib.rs makes src/tests.rs the module's file) is a
+test region whole. A doc-test is a test too: the fenced code blocks of the doc comments
+(`/// ```` ... `/// ````, `//!`, `/** */`), which `cargo test` compiles and runs, are compared
+with their fences' words (`ignore`, `should_panic`).
+
+Tests only added (a region of its own, a `#[test] fn` more inside the start's `mod tests`) are
+no finding: the file is pinned, and the deciding check runs on the fix's code with the start's
+regions put back (`added_only`, read by `fixbot.run.integrity.original_tree`), so nothing the
+fix added to the tests is there to weaken them. A macro by an assertion's name outside the
+regions (`macro_rules! assert_eq` above `mod tests`) shadows the tests' own: `framework-patched`.
 """
 
 from __future__ import annotations
@@ -253,9 +259,10 @@ def _shadows(change: Change) -> Cheat | None:
 
 def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) -> list[Cheat]:
     """`rust-test-changed` for each of `changes` that is a `.rs` file outside the tests'
-    folders whose test regions differ, or a test module's file (`declared` by one of its
-    `parents`, read in `texts`: path to the start's text) that differs; a file under `tests/`
-    is judged as the tests' already (`fixbot.tamper.cheats`)."""
+    folders whose test regions differ (`changed`), or a test module's file (`declared` by one
+    of its `parents`, read in `texts`: path to the start's text) that differs; a file under
+    `tests/` is judged as the tests' already (`fixbot.tamper.cheats`). `framework-patched` for
+    each `.rs` file that adds a macro by an assertion's name (`shadowing`)."""
     known = texts or {}
     found = [changed(change, declared(change.path, known)) for change in changes]
     found += [_shadows(change) for change in changes]
