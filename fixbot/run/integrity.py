@@ -279,6 +279,8 @@ def _regions_put_back(
     """Write into the index of `env` the text of `path` in `tree` with the start's Rust test
     regions; False (nothing written) where the path is the tests' or the fix did more to its
     tests than add some."""
+    if not rusttests.program_file(path):
+        return False
     change = Change(path, _text(repo, start, path), _text(repo, tree, path))
     text = None if of_the_tests(change, files) else rusttests.added_only(change)
     entry = git.run(repo, "ls-tree", tree, "--", path, env=commits.LITERAL)
