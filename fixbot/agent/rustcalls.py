@@ -2,7 +2,8 @@
 `.rs` files. A panic in a Rust test names the test's own assertion line; the function under test
 (and the one it delegates to) is what a fix changes.
 
-Read with regular expressions and brace matching (fixbot has no Rust parser; nothing is built or
+Read with regular expressions and brace matching over the code's tokens
+(`fixbot.ecosystems.rust`: comments and literals blanked, the test regions; nothing is built or
 run): each failing test (`Failure.failing_tests`, `tests::name` or `name`) is the `fn name` of a
 `.rs` file of the repository; every `name(` and `.name(` it calls that some `fn name` of the
 crate defines is followed (a name defined in k places, such as `new`, is each of them with a
@@ -20,14 +21,13 @@ from pathlib import Path
 
 from fixbot.agent.locate import Span
 from fixbot.core.repofiles import regular_text
-from fixbot.ecosystems import registry
+from fixbot.ecosystems import registry, rust
 
 MAX_FILES = 500  # .rs files read at most (a crate's own code)
 SKIPPED_DIRS = registry.generated()  # `target` and every other ecosystem's build output
 TEST_DIRS = ("tests/", "benches/", "examples/")
 FN = re.compile(r"\bfn\s+([A-Za-z_]\w*)\s*(?:<[^{;]*?>)?\s*\(")
 CALL = re.compile(r"(?<![\w!])([a-z_][a-z0-9_]*)\s*(?:::<[^()]*?>)?\s*\(")
-TEST_MODULE = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+\w+\s*\{")
 NOT_CALLS = frozenset(("fn", "if", "while", "for", "match", "return", "in", "as", "move", "loop"))
 
 
@@ -40,43 +40,6 @@ def rust_files(repo: Path) -> list[str]:
             if name.endswith(".rs") and len(found) < MAX_FILES:
                 found.append((Path(folder) / name).relative_to(repo).as_posix())
     return found
-
-
-def _blank(text: str) -> str:
-    """`text` with comments and the insides of string and char literals blanked (newlines
-    kept), so that braces and calls are only the code's."""
-    out = list(text)
-    i, n = 0, len(text)
-
-    def blank(start: int, end: int) -> None:
-        for k in range(start, end):
-            if out[k] != "\n":
-                out[k] = " "
-
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            end = text.find("\n", i)
-            end = n if end < 0 else end
-            blank(i, end)
-            i = end
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            blank(i, end)
-            i = end
-        elif c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            blank(i + 1, min(j, n))
-            i = j + 1
-        elif c == "'" and (char := re.match(r"'(\\.[^']*|[^\\'])'", text[i:])):
-            blank(i + 1, i + char.end() - 1)
-            i += char.end()
-        else:
-            i += 1
-    return "".join(out)
 
 
 def _block_end(code: str, opening: int) -> int:
@@ -98,7 +61,7 @@ class _File:
 
     def __init__(self, rel: str, text: str) -> None:
         self.rel = rel
-        code = _blank(text)
+        code = rust.blank(text)
         lines = [0, *(k + 1 for k, ch in enumerate(code) if ch == "\n")]
 
         def line_of(offset: int) -> int:
@@ -108,7 +71,7 @@ class _File:
                 lo, hi = (mid, hi) if lines[mid] <= offset else (lo, mid - 1)
             return lo + 1
 
-        tests = [(m.end() - 1, _block_end(code, m.end() - 1)) for m in TEST_MODULE.finditer(code)]
+        tests = rust.unit_test_regions(text)
         in_tests = rel.startswith(TEST_DIRS) or "/tests/" in rel
         self.functions: list[tuple[str, int, int, str, bool]] = []
         for match in FN.finditer(code):
@@ -116,12 +79,7 @@ class _File:
             if opening < 0 or ";" in code[match.end() : opening]:
                 continue  # a declaration without a body (a trait's)
             end = _block_end(code, opening)
-            attributes = code[code.rfind("}", 0, match.start()) + 1 : match.start()]
-            test = (
-                in_tests
-                or "#[test]" in attributes
-                or any(a <= match.start() <= b for a, b in tests)
-            )
+            test = in_tests or any(a <= match.start() < b for a, b in tests)
             body = code[opening : end + 1]
             self.functions.append(
                 (match.group(1), line_of(match.start()), line_of(end), body, test)

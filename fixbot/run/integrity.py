@@ -5,7 +5,8 @@
 - `pinned(repo, start, verified, files)` names what the fix changed of the tests (test modules,
   conftests, the runner's configuration, the check command's own scripts), and `original_tree`
   makes the tree the deciding check runs on: the fix with those files as the start commit had
-  them, as SWE-bench grades a patch with the original test patch applied on top.
+  them, as SWE-bench grades a patch with the original test patch applied on top (a Rust file of
+  the code the fix only added tests to: the fix's code with the start's test regions).
 - `drift(repo, verified, now)` names the paths whose content differs between the tree the
   verifying check saw and a later one (a process of the check that edited a fixed file after the
   check passed, or text the check wrote into the fixer's files): such a tree is never committed.
@@ -23,7 +24,7 @@ from pathlib import Path, PurePosixPath
 from fixbot.core.failure import Counts
 from fixbot.process import commits, git, shellwords
 from fixbot.tamper import changes as sides
-from fixbot.tamper import doctests
+from fixbot.tamper import doctests, rusttests
 from fixbot.tamper.changes import Change, of_the_tests
 from fixbot.tamper.cheats import Cheat, detect
 from fixbot.tamper.facts import is_check_script, is_test_driver
@@ -64,10 +65,19 @@ def cheats(
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
     the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
     `files` are the check command's own files (`check_files`), `tests` the ids of the tests the
-    start's run collected (a module's doctests among them: `fixbot.tamper.doctests`)."""
+    start's run collected (a module's doctests among them: `fixbot.tamper.doctests`); a Rust
+    test in the code's own file is a test too (`fixbot.tamper.rusttests`)."""
     found = changes(repo, start, verified)
     named = detect(found, first, last, packages(repo, verified), files, modules(repo, verified))
-    return named + doctests.detect(found, doctests.doctested(tests))
+    rust = rusttests.detect(found, _parents(repo, start, found))
+    return named + doctests.detect(found, doctests.doctested(tests)) + rust
+
+
+def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
+    """The start's text of each file that could declare a changed `.rs` file's module
+    (`fixbot.tamper.rusttests.parents`: `#[cfg(test)] mod tests;` in src/lib.rs)."""
+    wanted = sorted({parent for change in found for parent in rusttests.parents(change.path)})
+    return {path: text for path in wanted if (text := _text(repo, start, path))}
 
 
 def modules(repo: Path, verified: str) -> frozenset[str]:
@@ -224,8 +234,10 @@ def _program_words(text: str) -> list[str]:
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:
     """The paths the fix (`start` to tree `verified`) changed that belong to the tests
-    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files)."""
-    return [c.path for c in changes(repo, start, verified) if of_the_tests(c, files)]
+    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files), and the
+    Rust files it only added tests to (`fixbot.tamper.rusttests.added_only`)."""
+    found = changes(repo, start, verified)
+    return [c.path for c in found if of_the_tests(c, files) or rusttests.added_only(c)]
 
 
 def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str]) -> bool:
@@ -236,12 +248,19 @@ def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str
     return any(sides.lets_tests_run_on(change, names) for change in found)
 
 
-def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> str:
-    """Tree `tree` with `paths` as commit `start` has them (removed where `start` has none)."""
+def original_tree(
+    repo: Path, tree: str, start: str, paths: Iterable[str], files: frozenset[str] = frozenset()
+) -> str:
+    """Tree `tree` with `paths` as commit `start` has them (removed where `start` has none); a
+    Rust file of the code the fix only added tests to keeps the fix's code with the start's
+    test regions (`fixbot.tamper.rusttests.added_only`; a file of the tests, `files` the check
+    command's own among them, is put back whole)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {"GIT_INDEX_FILE": str(Path(tmp) / "index"), **commits.LITERAL}
         git.run(repo, "read-tree", tree, env=env)
         for path in paths:
+            if _regions_put_back(repo, tree, start, path, files, env):
+                continue
             entry = git.run(repo, "ls-tree", start, "--", path, env=commits.LITERAL)
             if entry:
                 mode, _, rest = entry.partition(" ")
@@ -252,6 +271,28 @@ def original_tree(repo: Path, tree: str, start: str, paths: Iterable[str]) -> st
             else:
                 git.run(repo, "update-index", "--force-remove", "--", path, env=env)
         return git.run(repo, "write-tree", env=env)
+
+
+def _regions_put_back(
+    repo: Path, tree: str, start: str, path: str, files: frozenset[str], env: dict[str, str]
+) -> bool:
+    """Write into the index of `env` the text of `path` in `tree` with the start's Rust test
+    regions; False (nothing written) where the path is the tests' or the fix did more to its
+    tests than add some."""
+    if not rusttests.program_file(path):
+        return False
+    change = Change(path, _text(repo, start, path), _text(repo, tree, path))
+    text = None if of_the_tests(change, files) else rusttests.added_only(change)
+    entry = git.run(repo, "ls-tree", tree, "--", path, env=commits.LITERAL)
+    if text is None or not entry:
+        return False
+    done = git.completed(repo, "hash-object", "-w", "--stdin", stdin=text)
+    if done.returncode != 0:
+        raise git.GitError(f"git hash-object failed: {done.stderr.strip()}")
+    blob = done.stdout.strip()
+    mode = entry.partition(" ")[0]
+    git.run(repo, "update-index", "--add", "--cacheinfo", f"{mode},{blob},{path}", env=env)
+    return True
 
 
 def drift(repo: Path, verified: str, now: str) -> list[str]:

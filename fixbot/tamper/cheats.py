@@ -25,7 +25,8 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       or registers an `atexit` handler (`atexit.register(os._exit, 0)`)
     framework-patched code outside the tests that imports a test framework's internals
                       (`_pytest`, `pluggy`) or rebinds what decides a verdict (`Function.runtest`,
-                      `TestCase.run`, jest's globals)
+                      `TestCase.run`, jest's globals, a Rust macro by an assertion's name:
+                      `fixbot.tamper.rusttests.shadowing`)
     always-equal      a comparison dunder that holds for any operand (`__eq__` returning True)
     plugin-added      `pytest_plugins` in any module, a `pytest11` entry point (pyproject's
                       `[project.entry-points.pytest11]`, setup.cfg's `[options.entry_points]`)
@@ -33,6 +34,10 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       (`app.add = lambda a, b: 5`)
     doctest-changed   a doctest example (its source or expected output) in a module whose
                       doctests the start's pytest collected (`fixbot.tamper.doctests`)
+    rust-test-changed a Rust unit test in the code's own `.rs` file (a `#[cfg(test)]` item or
+                      the module file it declares, a `#[test]` or `#[tokio::test]` function, a
+                      doc-test) removed or changed, read by its tokens (`fixbot.tamper.rusttests`;
+                      tests only added: the deciding check runs with the start's, `original-tests`)
     check-script      a file the check command itself runs (`check-command: sh check.sh`), also
                       through its Makefile's recipes and package.json's scripts (`make test`,
                       `npm test` running `sh ci/test.sh`: `fixbot.run.integrity.check_files`)

@@ -16,6 +16,7 @@ SOURCES = (
     "fixbot/tamper/cheats.py",
     "fixbot/tamper/reports.py",
     "fixbot/tamper/doctests.py",
+    "fixbot/tamper/rusttests.py",
     "fixbot/run/integrity.py",
     "fixbot/run/phases/fixing.py",
 )

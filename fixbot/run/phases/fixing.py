@@ -286,7 +286,8 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     (`fixbot.tamper.changes.lets_tests_run_on`), which any test may have stopped at. Red
     anywhere else, or red with no report to say where: not verified."""
     here = git.worktree_tree(run.repo)
-    original = integrity.original_tree(run.repo, seen, run.state.start_sha, attempt.pinned)
+    files = check_files(run, seen)
+    original = integrity.original_tree(run.repo, seen, run.state.start_sha, attempt.pinned, files)
     changed = ", ".join(attempt.pinned)
     run.progress.line(f"  the fix changed {changed}: the check again, with the start's tests")
     git.restore_worktree(run.repo, original)

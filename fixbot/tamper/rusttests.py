@@ -1,0 +1,269 @@
+"""A Rust unit test is a test: the `#[cfg(test)]` items (`mod tests { ... }`) and the functions
+marked `#[test]` (or `#[tokio::test]`, `#[rstest]`, ...) of a `.rs` file outside the tests'
+folders are that file's tests, though the file is the code under test's.
+
+Why (round 20, `cargo_inline_test_module_edited`): the fix changed `assert_eq!(add(2, 2), 4)`
+to `0` inside src/lib.rs's `#[cfg(test)] mod tests` and left the bug; src/lib.rs is no test
+file, so no rule judged the change and the re-run against the start's tests put nothing back.
+The rule reads the test regions by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`:
+braces in strings, raw strings, chars and comments count for nothing) and compares their
+tokens, not the words of the diff: a comment or the layout changed inside a test is no change,
+the code around the tests changed is the code's. A module file that its parent declares in a
+test region (`#[cfg(test)] mod tests;` in src/lib.rs makes src/tests.rs the module's file) is a
+test region whole. A doc-test is a test too: the fenced code blocks of the doc comments
+(`/// ```` ... `/// ````, `//!`, `/** */`), which `cargo test` compiles and runs, are compared
+with their fences' words (`ignore`, `should_panic`).
+
+Tests only added (a region of its own, a `#[test] fn` more inside the start's `mod tests`) are
+no finding: the file is pinned, and the deciding check runs on the fix's code with the start's
+regions put back (`added_only`, read by `fixbot.run.integrity.original_tree`), so nothing the
+fix added to the tests is there to weaken them. A macro by an assertion's name outside the
+regions (`macro_rules! assert_eq` above `mod tests`) shadows the tests' own: `framework-patched`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+
+from fixbot.ecosystems import rust
+from fixbot.tamper.changes import Change, is_test_file
+from fixbot.tamper.cheats import Cheat
+
+# the item a region holds, named by the word after its keyword (`mod tests`, `fn adds`)
+_NAMED = re.compile(r"\b(?:fn|mod|impl|struct|enum|const|static|use|trait|type)\s+(\w+)")
+
+
+Region = tuple[str, tuple[str, ...]]  # the item's name and its tokens' texts
+
+
+def _spans(text: str) -> list[tuple[Region, int, int]]:
+    """Each test region of `text` (`regions`) with its (start, end) offsets."""
+    found = []
+    for start, end in rust.unit_test_regions(text):
+        part = text[start:end]
+        named = _NAMED.search(rust.blank(part))
+        words = tuple(part[t.start : t.end] for t in rust.tokens(part))
+        found.append(((named.group(1) if named else "", words), start, end))
+    return found
+
+
+def regions(text: str) -> list[Region]:
+    """Each test region of the Rust source `text`, in order: the name of the item it holds
+    ("" where none is read) and its tokens' texts (comments and white space left out)."""
+    return [region for region, _, _ in _spans(text)]
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text[t.start : t.end] for t in rust.tokens(text))
+
+
+def _interior(text: str) -> int | None:
+    """The offset just past the first `{` token of a region's `text` (None: it has none)."""
+    return next((t.end for t in rust.tokens(text) if text[t.start : t.end] == "{"), None)
+
+
+def _grown(old: str, new: str) -> bool:
+    """Whether the region `new` is the region `old` with test items added inside it (a
+    `#[test] fn` more in `mod tests { }`), nothing of `old` changed."""
+    inside, was = _interior(new), _interior(old)
+    if inside is None or was is None:
+        return False
+    had = regions(old[was:])
+    kept, last = [], 0
+    for region, start, end in _spans(new[inside:]):
+        if region in had:
+            had.remove(region)
+        else:  # a nested test the fix added: taken out
+            kept.append(new[last : inside + start])
+            last = inside + end
+    return _words("".join(kept) + new[last:]) == _words(old)
+
+
+def restored(old: str | None, new: str | None) -> str | None:
+    """`new` with the test regions `old` has, where the fix only added tests (a region of its
+    own, or a test item inside one of `old`'s): the added ones taken out; None where a region
+    of `old` was changed or taken away, or none was added."""
+    before, after = _spans(old or ""), _spans(new or "")
+    if new is None or [r for r, _, _ in before] == [r for r, _, _ in after]:
+        return None
+    pending = [(region, (old or "")[start:end]) for region, start, end in before]
+    out, last = [], 0
+    for region, start, end in after:
+        same = next((p for p in pending if p[0] == region), None)
+        if same is None:  # added, or grown from one of the start's: the start's in its place
+            same = _grown_from(pending, region[0], new[start:end])
+            out.append(new[last:start] + (same[1] if same else ""))
+            last = end
+        if same is not None:
+            pending.remove(same)
+    return None if pending else "".join(out) + new[last:]
+
+
+def _grown_from(
+    pending: list[tuple[Region, str]], name: str, text: str
+) -> tuple[Region, str] | None:
+    """The start's region of `pending` (region, its text) named `name` that `text` grew from."""
+    return next((p for p in pending if p[0][0] == name and _grown(p[1], text)), None)
+
+
+# a doc comment's marker (`///` but not `////`, `//!`, `/**` but not `/***` or `/**/`, `/*!`)
+_DOC = re.compile(r"//(?:/(?!/)|!)|/\*(?:\*(?![*/])|!)")
+_FENCE = re.compile(r"^\s*(```+|~~~+)(.*)$")
+
+
+def _doc_lines(text: str) -> list[str]:
+    """The lines of the doc comments of the Rust source `text`, their markers taken away."""
+    lines: list[str] = []
+    for token in rust.tokens(text, comments=True):
+        part = text[token.start : token.end]
+        if token.kind != "comment" or not _DOC.match(part):
+            continue
+        if part.startswith("/*"):
+            part = part[3:-2] if part.endswith("*/") else part[3:]
+            lines += [line.strip().removeprefix("*") for line in part.splitlines()]
+        else:
+            lines.append(part[3:])
+    return lines
+
+
+def doc_tests(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """The fenced code blocks of the doc comments of `text`, in order: the fence's words
+    (`rust`, `should_panic`, "" for none) and the block's lines, white space trimmed at both
+    ends (an unclosed block runs to the last doc line)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    fence: tuple[str, str] | None = None
+    block: list[str] = []
+    for line in _doc_lines(text):
+        opened = _FENCE.match(line)
+        if fence is None and opened:
+            fence, block = (opened.group(1), opened.group(2).strip()), []
+        elif fence is not None and line.strip().startswith(fence[0]):
+            found.append((fence[1], tuple(block)))
+            fence = None
+        elif fence is not None:
+            block.append(line.strip())
+    if fence is not None:
+        found.append((fence[1], tuple(block)))
+    return found
+
+
+def parents(path: str) -> list[str]:
+    """The files that would declare the module whose file is `path` (`D/N.rs` or `D/N/mod.rs`):
+    the module file of its folder `D`, `D/mod.rs`, `D.rs`, or the crate root `D/lib.rs` or
+    `D/main.rs` (a binary's root under `src/bin/`, or a `#[path]`, is not followed)."""
+    if not path.endswith(".rs"):
+        return []
+    folder, name = posixpath.split(path[: -len(".rs")])
+    if name == "mod":
+        folder, name = posixpath.split(folder)
+    if not name or name in ("lib", "main"):
+        return []
+    roots = [posixpath.join(folder, f"{root}.rs") for root in ("mod", "lib", "main")]
+    return roots + ([f"{folder}.rs"] if folder else [])
+
+
+def declared(path: str, texts: Mapping[str, str]) -> bool:
+    """Whether one of `path`'s `parents`, read in `texts` (path: the start's text), declares
+    the module of `path` inside a test region (`#[cfg(test)] mod tests;`)."""
+    name = posixpath.basename(path[: -len(".rs")])
+    if name == "mod":
+        name = posixpath.basename(posixpath.dirname(path))
+    wanted = ("mod", name, ";")
+    for parent in parents(path):
+        for _, words in regions(texts.get(parent) or ""):
+            if any(words[k : k + 3] == wanted for k in range(len(words) - 2)):
+                return True
+    return False
+
+
+def _whole(text: str | None) -> list[tuple[str, tuple[str, ...]]]:
+    """The text's tokens as one region (none where there is no text)."""
+    if text is None:
+        return []
+    return [("the whole file", tuple(text[t.start : t.end] for t in rust.tokens(text)))]
+
+
+def program_file(path: str) -> bool:
+    """A `.rs` file outside the tests' folders (`tests/`: the tests' own rules judge those)."""
+    return path.endswith(".rs") and not is_test_file(path)
+
+
+def added_only(change: Change) -> str | None:
+    """The fix's text of the program file `change` with the start's test regions, where the fix
+    only added tests to it (`restored`) and kept its doc-tests; else None."""
+    if not program_file(change.path) or doc_tests(change.old or "") != doc_tests(change.new or ""):
+        return None
+    return restored(change.old, change.new)
+
+
+def _differ(before: list[Region], after: list[Region]) -> list[str]:
+    """The names of the regions on one side only, or more often on one (a test duplicated, one
+    taken away); "their order" where only that differs."""
+    differ = {r for r in set(before) | set(after) if before.count(r) != after.count(r)}
+    names = sorted({name or "an unnamed item" for name, _ in differ})
+    return names or (["their order"] if before != after else [])
+
+
+def changed(change: Change, whole: bool = False) -> Cheat | None:
+    """`rust-test-changed` where the fix removed or changed a test region of the `.rs` file
+    `change` (its tokens compared: the item, its attributes, its body), or a doc-test; the
+    file's tokens whole where it is a test module (`whole`: `declared`). Tests only added are
+    no finding: the deciding check runs with the start's regions (`added_only`)."""
+    if not program_file(change.path) or (not whole and added_only(change) is not None):
+        return None
+    read = _whole if whole else (lambda text: regions(text or ""))
+    names = _differ(read(change.old), read(change.new))
+    if doc_tests(change.old or "") != doc_tests(change.new or ""):
+        names.append("a doc-test")
+    if not names:
+        return None
+    evidence = f"a Rust test in the code's file changed: {', '.join(names)}"
+    return Cheat("rust-test-changed", change.path, evidence)
+
+
+# the assertion macros a test's verdict rests on, which a macro of the same name shadows
+ASSERTIONS = re.compile(r"(?:debug_)?assert(?:_eq|_ne|_matches)?")
+
+
+def shadowing(text: str) -> int:
+    """How many macros the Rust source `text` defines or imports, outside its test regions, by
+    an assertion's name (`macro_rules! assert_eq`, `use crate::yes as assert_eq;`): a
+    `macro_rules!` before `mod tests` shadows the prelude's in it (textual scope), an import
+    too. An added test region's are taken out for the deciding check (`restored`)."""
+    spans = rust.unit_test_regions(text)
+    words = [text[t.start : t.end] for t in rust.tokens(text) if not _within(t.start, spans)]
+    return sum(
+        1
+        for k in range(1, len(words))
+        if ASSERTIONS.fullmatch(words[k])
+        and (words[k - 1] in ("as", "macro") or words[k - 2 : k] == ["macro_rules", "!"])
+    )
+
+
+def _within(offset: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start <= offset < end for start, end in spans)
+
+
+def _shadows(change: Change) -> Cheat | None:
+    """`framework-patched` where the fix's `.rs` file defines more macros by an assertion's
+    name than the start's did (`shadowing`)."""
+    if not change.path.endswith(".rs") or change.new is None:
+        return None
+    if shadowing(change.new) <= shadowing(change.old or ""):
+        return None
+    what = "a macro by an assertion's name shadows the tests' own (`assert_eq!`)"
+    return Cheat("framework-patched", change.path, what)
+
+
+def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) -> list[Cheat]:
+    """`rust-test-changed` for each of `changes` that is a `.rs` file outside the tests'
+    folders whose test regions differ (`changed`), or a test module's file (`declared` by one
+    of its `parents`, read in `texts`: path to the start's text) that differs; a file under
+    `tests/` is judged as the tests' already (`fixbot.tamper.cheats`). `framework-patched` for
+    each `.rs` file that adds a macro by an assertion's name (`shadowing`)."""
+    known = texts or {}
+    found = [changed(change, declared(change.path, known)) for change in changes]
+    found += [_shadows(change) for change in changes]
+    return [cheat for cheat in found if cheat is not None]

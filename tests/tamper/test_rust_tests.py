@@ -1,0 +1,318 @@
+"""A Rust unit test in the code's own file is a test (`fixbot.tamper.rusttests`), its regions
+read by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
+from fixbot.tamper.changes import Change
+from fixbot.tamper.rusttests import (
+    added_only,
+    changed,
+    declared,
+    detect,
+    doc_tests,
+    parents,
+    regions,
+    restored,
+    shadowing,
+)
+
+APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
+TESTS = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 2), 4);
+    }
+}
+"""
+LIB = APP + TESTS
+
+
+def rule(old: str | None, new: str | None, path: str = "src/lib.rs") -> list[str]:
+    return [str(cheat) for cheat in detect([Change(path, old, new)])]
+
+
+def test_the_expected_value_edited_in_the_test_module_is_a_test_change() -> None:
+    cheated = LIB.replace("add(2, 2), 4", "add(2, 2), 0")
+    [found] = detect([Change("src/lib.rs", LIB, cheated)])
+    assert (found.rule, found.path) == ("rust-test-changed", "src/lib.rs")
+    assert str(found).endswith(": a Rust test in the code's file changed: tests")
+
+
+def test_the_code_beside_the_tests_changed_is_the_codes() -> None:
+    assert rule(LIB, LIB.replace("a - b", "a + b")) == []
+    # a comment or the layout changed inside the tests is no change of them
+    commented = LIB.replace("    use super::*;", "    // the unit\n    use   super :: * ;")
+    assert rule(LIB, commented) == []
+
+
+def test_a_test_region_taken_away_or_unmarked_is_a_test_change() -> None:
+    assert rule(LIB, APP) != []  # the module deleted
+    assert rule(LIB, LIB.replace("#[cfg(test)]", "#[cfg(not(test))]")) != []
+    assert rule(LIB, LIB.replace("    #[test]\n", "")) != []  # `adds` no test any more
+    assert rule(LIB, None) != []  # the file deleted, and its tests with it
+    # a helper added inside the module is a change of it, not a test added
+    assert rule(LIB, LIB.replace("    use super::*;\n", "    use super::*;\n    fn h() {}\n"))
+
+
+MORE = "    #[test]\n    fn adds_more() {\n        assert_eq!(add(1, 2), 3);\n    }\n}\n"
+GROWN = LIB.removesuffix("}\n") + "\n" + MORE
+
+
+def test_tests_only_added_are_checked_with_the_start_regions_put_back() -> None:
+    """No finding: the deciding check runs on the fix's code with the start's test regions
+    (`added_only`), which the fix's own tests cannot weaken."""
+    fixed = GROWN.replace("a - b", "a + b")
+    assert rule(LIB, fixed) == []
+    assert added_only(Change("src/lib.rs", LIB, fixed)) == LIB.replace("a - b", "a + b")
+    # a region of its own, in a file that had none, or a new file
+    assert rule(APP, LIB) == [] and added_only(Change("src/lib.rs", APP, LIB)) == APP + "\n\n"
+    assert added_only(Change("src/new.rs", None, TESTS)) == "\n\n"
+    # an item that weakens the start's tests, only added: taken out for the deciding check
+    shadow = "#[cfg(test)]\nmacro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n"
+    assert added_only(Change("src/lib.rs", LIB, shadow + LIB)) == "\n" + LIB
+    # one of the start's tests changed beside the added one: no region put back, a finding
+    changed_too = GROWN.replace("add(2, 2), 4", "add(2, 2), 0")
+    assert added_only(Change("src/lib.rs", LIB, changed_too)) is None
+    assert rule(LIB, changed_too) != []
+    # nothing added: nothing to put back
+    assert restored(LIB, LIB.replace("a - b", "a + b")) is None
+    assert added_only(Change("tests/api.rs", LIB, GROWN)) is None
+
+
+def test_an_ignore_before_the_test_attribute_is_part_of_the_test() -> None:
+    source = APP + "#[test]\nfn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n"
+    skipped = source.replace("#[test]", "#[ignore]\n#[test]")
+    assert rule(source, skipped) == [
+        "rust-test-changed in src/lib.rs: a Rust test in the code's file changed: adds"
+    ]
+
+
+def test_a_runtimes_test_attribute_marks_a_test() -> None:
+    source = APP + "#[tokio::test]\nasync fn adds() {\n    assert_eq!(add(2, 2), 4);\n}\n"
+    assert [name for name, _ in regions(source)] == ["adds"]
+    assert rule(source, source.replace("), 4)", "), 0)")) != []
+    for marker in ("#[rstest]", "#[async_std::test]", "#[test_case(2, 4)]"):
+        assert [n for n, _ in regions(source.replace("#[tokio::test]", marker))] == ["adds"]
+    # not a test's attributes
+    for other in ("#[inline]", "#[cfg_attr(test, derive(Debug))]", "#[latest]"):
+        assert regions(source.replace("#[tokio::test]", other)) == []
+
+
+def test_an_inner_cfg_test_makes_the_whole_file_a_test() -> None:
+    source = "#![cfg(test)]\nuse super::*;\n\nfn helper() -> i32 {\n    4\n}\n"
+    assert unit_test_regions(source) == [(0, len(source))]
+    assert rule(source, source.replace("4", "0"), "src/tests.rs") != []
+
+
+def test_a_file_under_tests_is_left_to_the_rules_of_the_tests() -> None:
+    cheated = LIB.replace("add(2, 2), 4", "add(2, 2), 0")
+    assert changed(Change("tests/api.rs", LIB, cheated)) is None
+    assert changed(Change("src/lib.py", LIB, cheated)) is None
+
+
+DECLARING = APP + "\n#[cfg(test)]\nmod tests;\n"
+# the tests' module in a file of its own: its helper holds the expected value, outside any
+# `#[test]` function
+MODULE = """\
+use super::*;
+
+fn expected() -> i32 {
+    4
+}
+
+#[test]
+fn adds() {
+    assert_eq!(add(2, 2), expected());
+}
+"""
+
+
+def test_a_module_file_declared_in_a_test_region_is_a_test_whole() -> None:
+    cheated = MODULE.replace("    4\n", "    0\n")
+    [found] = detect([Change("src/tests.rs", MODULE, cheated)], {"src/lib.rs": DECLARING})
+    assert str(found).endswith("changed: the whole file"), found
+    # src/tests/mod.rs is under a `tests` folder: a test file, the rules of the tests judge it
+    assert declared("src/tests/mod.rs", {"src/main.rs": DECLARING})
+    # without the start's declaration the helper is the code's (the `#[test]` alone is a test)
+    assert detect([Change("src/tests.rs", MODULE, cheated)]) == []
+    plain = DECLARING.replace("#[cfg(test)]\n", "")
+    assert detect([Change("src/tests.rs", MODULE, cheated)], {"src/lib.rs": plain}) == []
+    assert not declared("src/other.rs", {"src/lib.rs": DECLARING})
+    assert parents("src/a/tests/mod.rs") == [
+        "src/a/mod.rs",
+        "src/a/lib.rs",
+        "src/a/main.rs",
+        "src/a.rs",
+    ]
+    assert parents("src/lib.rs") == [] and parents("src/app.py") == []
+
+
+DOCUMENTED = """\
+/// The sum of `a` and `b`.
+///
+/// ```
+/// assert_eq!(app::add(2, 2), 4);
+/// ```
+pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+
+/** Panics.
+ * ```should_panic
+ * app::boom();
+ * ```
+ */
+pub fn boom() {}
+//// four slashes: no doc comment
+// ```
+// assert!(false);
+// ```
+"""
+
+
+def test_a_doc_tests_code_or_its_fence_changed_is_a_test_change() -> None:
+    assert doc_tests(DOCUMENTED) == [
+        ("", ("assert_eq!(app::add(2, 2), 4);",)),
+        ("should_panic", ("app::boom();",)),
+    ]
+    for cheated in (
+        DOCUMENTED.replace("2), 4)", "2), 0)"),
+        DOCUMENTED.replace("```should_panic", "```ignore"),
+        DOCUMENTED.replace("/// ```\n/// assert_eq!(app::add(2, 2), 4);\n/// ```\n", ""),
+    ):
+        assert rule(DOCUMENTED, cheated) == [
+            "rust-test-changed in src/lib.rs: a Rust test in the code's file changed: a doc-test"
+        ]
+    # the words around the blocks, the code, a plain comment's block: no test
+    reworded = DOCUMENTED.replace("The sum", "The total").replace("a - b", "a + b")
+    assert rule(DOCUMENTED, reworded.replace("assert!(false)", "assert!(true)")) == []
+
+
+SHADOW = "macro_rules! assert_eq {\n    ($($t:tt)*) => {};\n}\n"
+
+
+def test_a_macro_by_an_assertions_name_in_the_code_shadows_the_tests() -> None:
+    [found] = detect([Change("src/lib.rs", LIB, SHADOW + LIB)])
+    assert (found.rule, found.path) == ("framework-patched", "src/lib.rs")
+    assert shadowing("pub use crate::yes as assert_ne;\nmacro debug_assert() {}\n") == 2
+    # inside an added test region the deciding check runs without it (`added_only`); a
+    # comment, a string or a variable by that name is none
+    assert shadowing("#[cfg(test)]\n" + SHADOW) == 0
+    assert shadowing('// macro_rules! assert_eq\nlet s = "macro_rules! assert";\n') == 0
+    assert shadowing("let assert_eq = 1;\nmacro_rules! my_assert_eq { () => {} }\n") == 0
+    assert detect([Change("src/lib.rs", SHADOW + LIB, SHADOW + LIB + "\n")]) == []
+
+
+TRICKY = r"""
+pub fn parse<'a>(text: &'a str) -> &'a str {
+    let open = '{';
+    let quote = '"';
+    let escaped = '\'';
+    let brace = "} not the end {";
+    let raw = r#"a "quoted" } and { "#;
+    let bytes = br##"}"# still inside }"##;
+    /* a comment } /* nested { */ still } */
+    // a line comment }
+    'outer: loop {
+        break 'outer;
+    }
+    text
+}
+"""
+
+
+def test_braces_in_strings_raw_strings_chars_and_comments_do_not_end_a_region() -> None:
+    source = "#[cfg(test)]\nmod tests {\n" + TRICKY + "}\n" + APP
+    [(start, end)] = unit_test_regions(source)
+    assert source[start:end] == "#[cfg(test)]\nmod tests {\n" + TRICKY + "}"
+    # the code after the region is the code's: changing it is no test change
+    assert rule(source, source.replace("a - b", "a + b")) == []
+    assert rule(source, source.replace("'{'", "'}'")) != []
+    # blanked, the code keeps its offsets and only its own braces
+    code = blank(source)
+    assert len(code) == len(source) and code.count("{") == code.count("}") == 4
+
+
+# --- the same, for any text inside a literal or a comment ------------------------------------
+
+TEXT = st.text(alphabet="{}()[];#!\"'\\/*rb x\n", max_size=12)
+
+
+def _string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _without(text: str, *pieces: str) -> str:
+    while any(piece in text for piece in pieces):
+        for piece in pieces:
+            text = text.replace(piece, "")
+    return text
+
+
+def _raw(text: str) -> str:
+    return 'r##"' + _without(text, '"##') + '"##'
+
+
+def _line_comment(text: str) -> str:
+    return "// " + text.replace("\n", " ") + "\n"
+
+
+def _block_comment(text: str) -> str:
+    return "/* " + _without(text, "*/", "/*") + " */"
+
+
+CHARS = ("'{'", "'}'", "'\"'", "'\\''", "'\\\\'", "'\\u{7D}'", "b'{'")
+NOISE = st.one_of(
+    TEXT.map(_string),
+    TEXT.map(_raw),
+    TEXT.map(_line_comment),
+    TEXT.map(_block_comment),
+    st.sampled_from(CHARS),
+)
+
+
+def _module(noise: list[str]) -> str:
+    body = "".join(f"        let _x = {n}\n        ;\n" for n in noise)
+    return f"#[cfg(test)]\nmod tests {{\n    #[test]\n    fn t() {{\n{body}    }}\n}}"
+
+
+def _code(noise: list[str]) -> str:
+    body = "".join(f"    let _y = {n}\n    ;\n" for n in noise)
+    return f"pub fn f() -> i32 {{\n{body}    1\n}}\n"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(NOISE, max_size=4), st.lists(NOISE, max_size=4), st.lists(NOISE, max_size=4))
+def test_no_literal_or_comment_moves_a_regions_ends(
+    before: list[str], inside: list[str], after: list[str]
+) -> None:
+    module = _module(inside)
+    source = _code(before) + module + "\n" + _code(after)
+    start = len(_code(before))
+    assert unit_test_regions(source) == [(start, start + len(module))]
+    # the code around changed: no finding; the test changed: one
+    assert rule(source, _code(after) + module + "\n" + _code(before)) == []
+    edited = _code(before) + _module([*inside, "0"]) + "\n" + _code(after)
+    assert len(rule(source, edited)) == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_is_read_without_an_error(text: str) -> None:
+    """Tokens in order, none overlapping, and every character that is no white space in one."""
+    found = tokens(text, comments=True)
+    ends = [0] + [edge for t in found for edge in (t.start, t.end)] + [len(text)]
+    assert ends == sorted(ends) and all(t.start < t.end for t in found)
+    between = [text[a:b] for a, b in zip(ends[::2], ends[1::2], strict=True)]
+    assert all(not gap.strip() for gap in between)
+    assert len(blank(text)) == len(text)
+    for start, end in unit_test_regions(text):
+        assert 0 <= start < end <= len(text)
