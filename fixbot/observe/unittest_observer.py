@@ -52,10 +52,13 @@ other than `TestProgram` (a script calling `TextTestRunner().run` itself) stream
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from typing import Any
+
+# nothing more is imported where the process is no unittest run: `typing` for the checker alone
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 VARIABLE = "FIXBOT_OBSERVER"  # the channel's descriptors, as the pytest plugin reads them
 RUNNER = "unittest"
@@ -155,21 +158,23 @@ class _Watched:
         self._real.addUnexpectedSuccess(test)
 
 
-def load(module: str) -> None:
+def load(module: str) -> bool:
     """Load the observer into this process where it is a unittest run (see the module
     docstring); `module` is the observer folder's module name (`fixbot_observer_<hex>`), whose
-    `<module>_sender` it sends through. Nothing where the channel is absent or not a unittest
-    run, and nothing that breaks the process where loading fails."""
-    with contextlib.suppress(Exception):
-        _load(module)
+    `<module>_sender` it sends through. False (nothing done) where the channel is absent or
+    this is no unittest run, or where loading failed: nothing that breaks the process."""
+    try:  # `contextlib` is not imported: silent processes import nothing
+        return _load(module)
+    except Exception:
+        return False
 
 
-def _load(module: str) -> None:
+def _load(module: str) -> bool:
     channel = _channel(os.environ.get(VARIABLE, ""))
     mode = _mode() if channel is not None else None
     nonce = _peek(channel[0]) if channel is not None and mode is not None else None
     if channel is None or mode is None or not nonce:
-        return
+        return False
     import fcntl
     import importlib
     import unittest
@@ -190,6 +195,7 @@ def _load(module: str) -> None:
     case.run = run  # type: ignore[method-assign]
     program.runTests = run_tests  # type: ignore[method-assign]
     state[6] = _prints(places)  # the observer's own in place
+    return True
 
 
 def _channel(value: str) -> tuple[int, int] | None:
@@ -274,16 +280,20 @@ def _take(channel: tuple[int, int]) -> None:
     take the variable out of the environment: the run's children are not observed."""
     given, out = channel
     os.environ.pop(VARIABLE, None)
-    with contextlib.suppress(OSError):
-        line = b""
+    line = b""
+    try:
         while not line.endswith(b"\n"):
             byte = os.read(given, 1)
             if not byte:
                 break
             line += byte
+    except OSError:
+        pass
     for fd in (given, out):
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105
             os.close(fd)
+        except OSError:
+            pass
 
 
 def _places() -> list[tuple[str, str, Any]]:
@@ -292,8 +302,10 @@ def _places() -> list[tuple[str, str, Any]]:
     `sys.modules`."""
     places: list[tuple[str, str, Any]] = []
     for module, path in MACHINERY:
-        with contextlib.suppress(ImportError):
+        try:  # noqa: SIM105
             __import__(module)
+        except ImportError:
+            pass
         places.append((module, path, sys.modules.get(module)))
     this = sys.modules.get(__name__)
     places += [("observer", path, this) for path in (*OWN, *OWN_MORE, *OWN_LAST, *OWN_START)]
