@@ -212,3 +212,25 @@ def test_a_summary_that_counts_other_tests_than_the_observer_saw_is_a_finding(
 @pytest.mark.slow
 def test_this_suites_python_is_among_those_tried() -> None:
     assert PROJECT_PYTHON in pythons() or sys.executable in pythons()
+
+
+FORGER = """\
+import unittest
+
+
+class T(unittest.TestCase):
+    def test_forges(self):
+        run = unittest.TestCase.run
+        send = [d for d in run.__defaults__ if callable(d) and d.__name__ == "send"][0]
+        send({"k": "r", "id": "test_t.T.test_forges", "w": "call", "o": "passed"})
+"""
+
+
+@pytest.mark.slow
+def test_the_sender_answers_the_observer_alone(tmp_path: Path) -> None:
+    """The sender found in the observer's defaults and called by a test ends the process
+    (`sender.FAIL_CLOSED`): the stream is cut short, nothing forged is written."""
+    (tmp_path / "test_t.py").write_text(FORGER)
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
+    assert done.returncode == 76, done.stderr
+    assert seen.sessions == 1 and seen.ended == 0 and seen.tests == {}
