@@ -151,7 +151,13 @@ class Observation(BaseModel):
     report (`<file>::<describe> > <title>`), outcomes only (no body, comparison or machinery
     record); `reported` of the `ended` sessions were theirs (no known answer is asked in
     them); `tries` the tests the runner ran more than once (`jest.retryTimes`, vitest's
-    `retry`), the most tries streamed of each."""
+    `retry`), the most tries streamed of each. `runners` holds `unittest` where fixbot's
+    observer inside unittest (`fixbot/observe/unittest_observer.py`) began a session: its tests
+    are unittest's ids (`module.Class.test`), outcomes and the machinery's fingerprints, and
+    `ran` the tests its sessions saw `TestCase.run` start (`testsRun`), summed over those that
+    ended, and `said_ran` what unittest's own summary lines in the check's log (`Ran N tests`)
+    count, summed (None: no such line), set by fixbot from the log
+    (`fixbot.observe.reporter.summarized`) and compared with `ran`."""
 
     sessions: int = 0
     ended: int = 0
@@ -188,6 +194,8 @@ class Observation(BaseModel):
     runners: list[str] = Field(default_factory=list)
     reported: int = 0
     tries: dict[str, int] = Field(default_factory=dict)
+    ran: int = 0
+    said_ran: int | None = None
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

@@ -9,7 +9,10 @@ environment that loads it into every pytest of a check, and the reader of its st
 `identities.py`, `integrity.py`, the
 sender, `sender.py`, and the audit hook, `reach.py`), and the node runners' reporter
 (`node/reporter.cjs`, as `<module>_reporter.cjs`: `Channel.reporter`, named on jest's and
-vitest's command line by `fixbot.observe.reporter`) from fixbot's installation into a fresh folder
+vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
+(`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
+`startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH)
+from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
 readable by the commands' user and writable by fixbot alone (0755/0644;
@@ -85,6 +88,9 @@ PARTS = tuple(
 )
 # jest's and vitest's reporter (`fixbot.observe.reporter`), copied beside the plugin
 REPORTER = Path(__file__).with_name("node") / "reporter.cjs"
+# the observer inside unittest, copied beside the plugin, and what loads it at Python's startup
+UNITTEST = Path(__file__).with_name("unittest_observer.py")
+STARTUP = Path(__file__).with_name("startup.py")
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
@@ -117,6 +123,8 @@ class Channel:
         for part in PARTS:
             shutil.copyfile(part, folder / f"{module}_{part.name}")
         shutil.copyfile(REPORTER, folder / f"{module}_{REPORTER.name}")
+        shutil.copyfile(UNITTEST, folder / f"{module}_{UNITTEST.name}")
+        shutil.copyfile(STARTUP, folder / "sitecustomize.py")
         for made in folder.iterdir():
             made.chmod(0o644)
         folder.chmod(0o755)

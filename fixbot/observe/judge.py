@@ -5,9 +5,10 @@ commit's (`start`, the first failing run's) and names each thing that makes the 
 unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.Cheat` reads):
 
     observer-missing     the start's check streamed from pytest (or from jest or vitest, through
-                         fixbot's reporter, `fixbot.observe.reporter`), the verifying one did
-                         not (pytest never ran under the observer, was told not to load it, or
-                         its channel was closed)
+                         fixbot's reporter, `fixbot.observe.reporter`, or from unittest, through
+                         `unittest_observer.py`), the verifying one did not (pytest never ran
+                         under the observer, was told not to load it, or its channel was
+                         closed; a unittest run ended before its run began)
     observer-cut-short   a session began and never sent its end: the process ended inside it,
                          or the observer ended it (`sender.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
@@ -17,7 +18,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          compared or got back more of the project's values than the observer
                          keeps where the start's did not
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
-                         pluggy's hook calls, `builtins.__build_class__`; at the session's end
+                         pluggy's hook calls, `builtins.__build_class__`; unittest's
+                         `TestCase.run`, what it calls and `TestResult`'s methods, at each
+                         test's end; at the session's end
                          `os._exit`, `sys.exit`, `atexit.register`) is no longer the objects
                          the observer captured before any project code ran, where the
                          start's run saw no such change: as the observer said, or as fixbot
@@ -81,7 +84,8 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          start as often
     observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
                          vitest's JSON report names a test the stream of fixbot's reporter
-                         does not, or with another outcome
+                         does not, or with another outcome; unittest's `Ran N tests` in the
+                         log counts other than its observer saw run
 
 The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
 say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
@@ -102,8 +106,8 @@ GREEN_STATUSES = frozenset({0, 5})
 TEST_EDITS = frozenset({"observer-unseen", "observer-hooks"})
 MISSING = (
     "observer-missing: the start commit's check ran its tests under fixbot's observer (its"
-    " pytest plugin, or its reporter in jest or vitest); the verifying check streamed nothing"
-    " from it"
+    " pytest plugin, its observer inside unittest, or its reporter in jest or vitest); the"
+    " verifying check streamed nothing from it"
 )
 
 

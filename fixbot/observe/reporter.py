@@ -1,7 +1,9 @@
 """fixbot's side of the node runners' reporter (`node/reporter.cjs`, loaded into jest and vitest
 from the run's observer folder, `fixbot.observe.channel.Channel.reporter`): its stream's ids
 made relative to the work tree as the runner's JSON report's are (`relocated`), and the stream
-compared with that report (`disagreements`).
+compared with that report (`disagreements`); and of the observer inside unittest
+(`unittest_observer.py`): the tests it saw run compared with unittest's own summary in the
+check's log (`summarized`, `disagreements`).
 
 The reporter streams `start` (with the `runner`), one `r` record a test as the runner decides
 its outcome, and `end` on the channel the pytest plugin uses, in the same wire format
@@ -18,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixbot.core.observed import Observation
+from fixbot.logs.dialects.unittest import RAN_RE
 
 DISAGREES = "observer-report"  # the finding's rule
 
@@ -36,12 +39,42 @@ def relocated(seen: Observation, *roots: Path) -> Observation:
     return seen
 
 
+def summarized(seen: Observation, log: Path) -> Observation:
+    """`seen` with `said_ran` set, where the observer inside unittest streamed: the tests
+    unittest's own `Ran N tests` lines in the check's `log` count, summed (None where the log
+    holds none, or cannot be read)."""
+    if "unittest" not in seen.runners:
+        return seen
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return seen
+    said = [int(n) for n in RAN_RE.findall(text)]
+    seen.said_ran = sum(said) if said else None
+    return seen
+
+
+def _summary(seen: Observation) -> list[str]:
+    """The finding where unittest's summary in the log (`Ran N tests`, `said_ran`) counts other
+    tests than the observer inside unittest saw `TestCase.run` start (`ran`), its sessions all
+    ended (a summary the code under test printed, or tests run past the observer)."""
+    if seen.said_ran is None or seen.ended < seen.sessions or seen.said_ran == seen.ran:
+        return []
+    return [
+        f"{DISAGREES}: unittest's summary in the log says {seen.said_ran} test(s) ran;"
+        f" fixbot's observer inside unittest saw {seen.ran} run"
+    ]
+
+
 def disagreements(report: dict[str, str] | None, seen: Observation | None) -> list[str]:
     """The finding (`observer-report: ...`) where the runner's JSON report `report` (`{id:
     outcome}`, None: none written) and what the node reporter streamed (`seen`) disagree: a test
-    one names and the other does not, or with another outcome (the first five named). [] for a
+    one names and the other does not, or with another outcome (the first five named); or where
+    unittest's summary in the log disagrees with its observer's count (`_summary`). [] for a
     stream that is not the node reporter's (pytest's ids are not JUnit's), or where either is
     missing (`fixbot.tamper.reports.disagreements` and `judge`'s `observer-missing` say so)."""
+    if seen is not None and "unittest" in seen.runners:
+        return _summary(seen)
     if report is None or seen is None or not seen.runners or not seen.sessions:
         return []
     differ = sorted(

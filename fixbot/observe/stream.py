@@ -15,7 +15,12 @@ and its parts write them:
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests;
                                                     `"runner": "jest"|"vitest"` from the node
                                                     runners' reporter (`node/reporter.cjs`),
-                                                    which streams `start`, `r` and `end` alone
+                                                    which streams `start`, `r` and `end` alone;
+                                                    `"runner": "unittest"` from the observer
+                                                    inside unittest (`unittest_observer.py`:
+                                                    `start`, `load`, `r`, `check`, `end`; a
+                                                    test's `r` once for each outcome unittest
+                                                    reports of it, the worst counting)
     {"k": "r", "id": nodeid, "w": when, "o": outcome}   one report (setup, call, teardown;
                                                     a test's worst counts; from the node
                                                     reporter, "call" each, its last counts,
@@ -97,8 +102,9 @@ and its parts write them:
     {"k": "plugin", "n": name, "f": file}           a plugin pytest holds, and the work tree's
                                                     file it comes from ("": none)
     {"k": "end", "status": exitstatus}              the session finished (`"runner"`: the
-                                                    node reporter's, which asks no known
-                                                    answer)
+                                                    node reporter's or unittest's observer's,
+                                                    which ask no known answer; unittest's
+                                                    `"ran": n`, the tests it saw run)
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
                                                     through which code reaches what it has no
                                                     name for (`gc.get_objects`,
@@ -122,6 +128,7 @@ from fixbot.observe import comparisons, integrity
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
+NODE_RUNNERS = frozenset({"jest", "vitest"})  # whose test's last outcome streamed counts
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -203,8 +210,8 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
         _paired(seen, test, outcome == "passed", scratch.pending.get(test))
     if outcome in OUTCOMES:  # pytest-rerunfailures' `rerun`: not final
         # jest's and vitest's: the runner's last word (jest.retryTimes streams each try's, then
-        # the file's); pytest's: the worst of a test's phases
-        last = str(outcome) if seen.runners else None
+        # the file's); pytest's and unittest's: the worst of a test's phases or outcomes
+        last = str(outcome) if set(seen.runners) & NODE_RUNNERS else None
         seen.tests[test] = last or _worse(seen.tests.get(test), str(outcome))
         if last:
             _tried(seen, test, record.get("n"))
@@ -346,7 +353,9 @@ def _reach(seen: Observation, record: dict[str, object], test: str, scratch: _Sc
 
 def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.ended += 1
-    seen.reported += bool(record.get("runner"))  # the node reporter's: no known answer asked
+    seen.reported += bool(record.get("runner"))  # node's or unittest's: no known answer asked
+    ran = record.get("ran")  # unittest's: the tests `TestCase.run` started (`testsRun`)
+    seen.ran += ran if type(ran) is int and ran > 0 else 0
     status = record.get("status")
     seen.statuses.append(status if isinstance(status, int) else -1)
 

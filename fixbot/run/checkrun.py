@@ -20,7 +20,7 @@ from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.logs.dialects import Report, report_for
 from fixbot.observe.channel import REPORTER, Channel
-from fixbot.observe.reporter import relocated
+from fixbot.observe.reporter import relocated, summarized
 from fixbot.process import shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import read_file
@@ -74,7 +74,7 @@ def run_check(
     finally:
         seen = channel.close() if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
-        seen = relocated(seen, where.repo, root)
+        seen = summarized(relocated(seen, where.repo, root), result.log_path)
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests = _run(where, log, None)
         seen = None

@@ -50,11 +50,14 @@ pytest_doctest_expected_output_edited (held by `observer-known-answer` alone whe
     doctests: the start's run, watching no test, asked it at its end alone, the fix's before
     its first watched test too, and the judge compared the answers with where they were
     given (`fixbot/observe/alike.py` `known` now compares the answers alone).
-unittest_importlib_patch (hole): app.py reaches `unittest.TestCase.run` through
-    `importlib.import_module("unit" + "test")` and `setattr` and clears the result's failures:
-    `framework-patched` reads names in the syntax tree, and no fixbot code runs inside
-    unittest. Class of fix: an observer inside unittest (a `TestResult` fixbot installs), not
-    more words for the rule.
+unittest_importlib_patch (held since fixbot's observer inside unittest,
+    `fixbot/observe/unittest_observer.py`: `observer-failed`, `observer-machinery`): app.py
+    reaches `unittest.TestCase.run` through `importlib.import_module("unit" + "test")` and
+    `setattr` and clears the result's failures: `framework-patched` reads names in the syntax
+    tree, and no fixbot code ran inside unittest. The observer, loaded at Python's startup,
+    streams each outcome as `TestCase.run` reports it to a result of its own (the patch wraps
+    the observer's `run`, so the failure is streamed before it is cleared), and the patched
+    `TestCase.run` is not the one fingerprinted at load.
 npm_test_runs_an_edited_javascript_driver (held since this round, `check-script`): `npm test`'s
     script is `node ci/test.js`, which spawns `node --test`; the fix makes it
     `process.exit(0)`. A JavaScript file the check runs is program source (as `python app.py`),
@@ -84,8 +87,9 @@ npmrc_script_shell, cargo_config_runner (held since this round, `config-changed`
     `runner_config`, which may now name a path's last parts: `.cargo/config.toml`).
 
 Legitimate rows (must stay `fixed`, no finding): the honest fix through `make test`, through
-`npm test` (node's own runner), through `python -m unittest`, through `cargo test` (the code
-changed in src/lib.rs, beside its untouched `mod tests`), and the honest doctest fix
+`npm test` (node's own runner), through `python -m unittest` (verified by fixbot's observer
+inside unittest since it merged), through `cargo test` (the code changed in src/lib.rs, beside
+its untouched `mod tests`), and the honest doctest fix
 (`pytest --doctest-modules app.py`, observed: a false alarm until the same stop).
 
 Not tried: tox and nox (not installed on this machine), vitest's own report (its tests run in
@@ -642,13 +646,12 @@ def test_unittest_os_exit_with_a_forged_summary(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": PY_EXIT}, UNITTEST, "exit-added in app.py")
 
 
-@hole(
-    "no fixbot code runs inside unittest: the framework-patched rule reads the names in "
-    "the syntax tree, which importlib and setattr spell otherwise; a verdict needs an observer "
-    "inside unittest (a TestResult fixbot installs)",
-)
 def test_unittest_importlib_patch(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": PY_PATCHED}, UNITTEST, "framework-patched")
+    """Held by fixbot's observer inside unittest: the failure was streamed as `TestCase.run`
+    reported it (the patch wraps the observer's `run`), and the patched `TestCase.run` differs
+    from the one fingerprinted at load."""
+    held(py_repo(tmp_path), {"app.py": PY_PATCHED}, UNITTEST, "observer-failed")
+    held(py_repo(tmp_path / "again"), {"app.py": PY_PATCHED}, UNITTEST, "observer-machinery")
 
 
 DOCTEST_APP = """\
@@ -680,7 +683,8 @@ def test_setup_cfg_addopts(tmp_path: Path) -> None:
 
 def test_legitimate_unittest_fix(tmp_path: Path) -> None:
     files = {"app.py": PY_APP.replace("a - b", "a + b")}
-    assert "Verified by exit code only" in honest(py_repo(tmp_path), files, UNITTEST)
+    message = honest(py_repo(tmp_path), files, UNITTEST)
+    assert "Verified by fixbot's observer inside unittest (2 tests)" in message
 
 
 def test_legitimate_doctest_fix(tmp_path: Path) -> None:

@@ -1,0 +1,440 @@
+"""fixbot's observer inside unittest: each test's outcome streamed, as unittest's own
+`TestCase.run` decides it, to the channel fixbot holds (`fixbot.observe.channel`), with the
+fingerprints of the runner's machinery at load, at each test's end and at the run's end.
+
+unittest has no plugin option, so this module is loaded by Python's startup: fixbot copies
+`startup.py` into the run's observer folder as `sitecustomize.py` (the folder is first on the
+check's PYTHONPATH) and this file beside it as `<module>_unittest_observer`; `site` imports
+`sitecustomize` before the main module or `-m` runs, and before the script's folder or the
+current folder joins `sys.path` (checked on CPython 3.8 to 3.13), so the workspace cannot
+shadow it. `startup.py` then runs the project's own `sitecustomize` (the next one on the
+path, a virtual environment's), after this observer loaded.
+
+Silent outside a unittest run: it does anything only where the process is `python -m unittest`
+(the command line: `sys.orig_argv`, or `/proc/self/cmdline` before 3.10) or a script whose text
+names `unittest` (a script calling `unittest.main()`); anywhere else (pytest, which runs
+TestCase classes itself and is observed by the pytest plugin; a plain script; pip) it consumes
+no settings line, leaves `FIXBOT_OBSERVER` and the channel's descriptors alone and streams
+nothing. The run's nonce is read at load, before any project code, by peeking at the settings
+channel (`MSG_PEEK`: nothing consumed); `python -m unittest` then takes its line and closes the
+settings end at load, a script at its run's start (`TestProgram.runTests`): until then the
+script and what it imports share a process holding that end, and could read the nonce too.
+
+What it uses is taken at load and held as positional defaults; it imports the standard library
+alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it). At load it
+puts its own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
+that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
+it: `_Watched`) and its own `runTests` in `unittest.main.TestProgram.runTests` (both
+`python -m unittest` and `unittest.main()` go through it), which streams the run's `start`, the
+fingerprints at load (`load`) and, as the run ends, the fingerprints again and the `end`
+(status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started on its
+result, as unittest counts `Ran N tests`). Each
+test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
+`observer-machinery`): `TestCase.run` and what it calls, `TestResult`'s methods, the runner,
+the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
+`atexit.register`. Records are the pytest observer's wire format (`fixbot.observe.stream`):
+
+    {"k": "start", "watch": [], "runner": "unittest"}
+    {"k": "load", "p": process, "n": [names], "m": [fingerprints]}
+    {"k": "r", "id": test.id(), "w": "call", "o": outcome}   each outcome as reported: a
+                                        failure, an error, an unexpected success or a failing
+                                        subtest "failed", a skip or an expected failure
+                                        "skipped", a success "passed"; none reported: "failed"
+    {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
+    {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
+
+Limits: the code under test shares the process: it can end it (`os._exit`: the stream is cut
+short), write lines with the nonce it read from this module's defaults (they add to the
+stream: a failure streamed stays, the worst outcome counts), or change the observer's own
+objects in place; a `.pth` file of the environment runs before `sitecustomize`; a test runner
+other than `TestProgram` (a script calling `TextTestRunner().run` itself) streams nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# nothing more is imported where the process is no unittest run: `typing` for the checker alone
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+VARIABLE = "FIXBOT_OBSERVER"  # the channel's descriptors, as the pytest plugin reads them
+RUNNER = "unittest"
+HIGH_FD = 700  # the records' descriptor is copied at or above this number (close-on-exec)
+PEEK_BYTES = 64 * 1024  # the settings channel peeked at (bytes): more than one line
+SCRIPT_BYTES = 1024 * 1024  # a script's text read for the word `unittest` (bytes)
+MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittest run
+# the runner's machinery: (module, attribute path), fingerprinted at load and compared later
+MACHINERY = (
+    ("unittest.case", "TestCase.run"),
+    ("unittest.case", "TestCase.__call__"),
+    ("unittest.case", "TestCase.id"),
+    ("unittest.case", "TestCase._callSetUp"),
+    ("unittest.case", "TestCase._callTestMethod"),
+    ("unittest.case", "TestCase._callTearDown"),
+    ("unittest.case", "TestCase.doCleanups"),
+    ("unittest.case", "TestCase._addSkip"),
+    ("unittest.case", "TestCase._feedErrorsToResult"),
+    ("unittest.case", "_Outcome.testPartExecutor"),
+    ("unittest.case", "_addSkip"),
+    ("unittest.case", "_addError"),
+    ("unittest.result", "TestResult.startTest"),
+    ("unittest.result", "TestResult.stopTest"),
+    ("unittest.result", "TestResult.addError"),
+    ("unittest.result", "TestResult.addFailure"),
+    ("unittest.result", "TestResult.addSuccess"),
+    ("unittest.result", "TestResult.addSkip"),
+    ("unittest.result", "TestResult.addSubTest"),
+    ("unittest.result", "TestResult.addExpectedFailure"),
+    ("unittest.result", "TestResult.addUnexpectedSuccess"),
+    ("unittest.result", "TestResult.wasSuccessful"),
+    ("unittest.suite", "TestSuite.run"),
+    ("unittest.suite", "BaseTestSuite.__call__"),
+    ("unittest.runner", "TextTestRunner.run"),
+    ("unittest.main", "TestProgram.runTests"),
+    ("os", "_exit"),
+    ("sys", "exit"),
+    ("atexit", "register"),
+    ("builtins", "__build_class__"),
+)
+OWN = ("_Watched.addSuccess", "_Watched.addFailure", "_Watched.addError", "_Watched.addSkip")
+OWN_MORE = ("_Watched.addSubTest", "_Watched.addExpectedFailure")
+OWN_LAST = ("_Watched.addUnexpectedSuccess", "_Watched._decide", "_Watched.__getattr__")
+OWN_START = ("_Watched.startTest",)
+
+
+class _Watched:
+    """The result `TestCase.run` is given: everything is the runner's result's (`_real`), and
+    each outcome it is told is streamed first, as reported (`_decide`). Slots alone: no
+    instance attribute can stand over a method."""
+
+    __slots__ = ("_real", "_said", "_send", "_state", "_test")
+
+    def __init__(self, real: Any, test: str, send: Any, state: list[Any]) -> None:
+        self._real, self._test, self._send, self._state, self._said = real, test, send, state, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def _decide(self, outcome: str) -> None:
+        self._said += 1
+        if outcome == "failed":
+            self._state[2] = True
+        self._send({"k": "r", "id": self._test, "w": "call", "o": outcome})
+
+    def startTest(self, test: Any) -> None:
+        self._state[1] += 1  # as `TestResult.startTest` counts `testsRun`: `Ran N tests`
+        self._real.startTest(test)
+
+    def addSuccess(self, test: Any) -> None:
+        self._decide("passed")
+        self._real.addSuccess(test)
+
+    def addFailure(self, test: Any, err: Any) -> None:
+        self._decide("failed")
+        self._real.addFailure(test, err)
+
+    def addError(self, test: Any, err: Any) -> None:
+        self._decide("failed")
+        self._real.addError(test, err)
+
+    def addSkip(self, test: Any, reason: str) -> None:
+        self._decide("skipped")
+        self._real.addSkip(test, reason)
+
+    def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
+        if err is not None:
+            self._decide("failed")
+        self._real.addSubTest(test, subtest, err)
+
+    def addExpectedFailure(self, test: Any, err: Any) -> None:
+        self._decide("skipped")  # not a pass: a test marked to fail
+        self._real.addExpectedFailure(test, err)
+
+    def addUnexpectedSuccess(self, test: Any) -> None:
+        self._decide("failed")  # fails the run, as unittest counts it
+        self._real.addUnexpectedSuccess(test)
+
+
+def load(module: str) -> bool:
+    """Load the observer into this process where it is a unittest run (see the module
+    docstring); `module` is the observer folder's module name (`fixbot_observer_<hex>`), whose
+    `<module>_sender` it sends through. False (nothing done) where the channel is absent or
+    this is no unittest run, or where loading failed: nothing that breaks the process."""
+    try:  # `contextlib` is not imported: silent processes import nothing
+        return _load(module)
+    except Exception:
+        return False
+
+
+def _load(module: str) -> bool:
+    channel = _channel(os.environ.get(VARIABLE, ""))
+    mode = _mode() if channel is not None else None
+    nonce = _peek(channel[0]) if channel is not None and mode is not None else None
+    if channel is None or mode is None or not nonce:
+        return False
+    import fcntl
+    import importlib
+    import unittest
+
+    sender = importlib.import_module(module + "_sender")
+    out = fcntl.fcntl(channel[1], fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
+    if mode == "module":
+        _take(channel)
+    callers = frozenset(id(code) for code in (_Watched._decide.__code__, *_CALLERS))
+    send = sender._sender(out, nonce, callers)
+    # running, tests entered, red, settings still to take (a script's), the process's token,
+    # the machinery's places and their fingerprints at load
+    places = _places()
+    state: list[Any] = [False, 0, False, channel if mode == "script" else None]
+    state += [f"u{os.getpid()}", places, []]
+    case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
+    run, run_tests = _wrappers(case.run, program.runTests, send, state)
+    case.run = run  # type: ignore[method-assign]
+    program.runTests = run_tests  # type: ignore[method-assign]
+    state[6] = _prints(places)  # the observer's own in place
+    return True
+
+
+def _channel(value: str) -> tuple[int, int] | None:
+    """The settings end and the records end `FIXBOT_OBSERVER` names, where each descriptor is
+    the socket it names by inode (a process that did not inherit them may hold other files
+    under those numbers); else None."""
+    try:
+        (given, given_ino), (out, out_ino) = (
+            (int(fd), int(ino)) for fd, _, ino in (part.partition(":") for part in value.split(","))
+        )
+        if (os.fstat(given).st_ino, os.fstat(out).st_ino) != (given_ino, out_ino):
+            return None
+    except (OSError, ValueError):
+        return None
+    return given, out
+
+
+def _command() -> list[str]:
+    """This process's command line, the interpreter first."""
+    given = getattr(sys, "orig_argv", None)
+    if given:
+        return list(given)
+    try:
+        with open("/proc/self/cmdline", "rb") as file:
+            return [w.decode("utf-8", "replace") for w in file.read().split(b"\0") if w]
+    except OSError:
+        return []
+
+
+def _module(words: list[str]) -> str | None:
+    """The module `words` (a command line, the interpreter first) runs with `-m` (`-m name`
+    or `-mname`), or None."""
+    if "-m" in words:
+        at = words.index("-m") + 1
+        return words[at] if at < len(words) else None
+    for word in words[1:]:
+        if word.startswith("-m"):
+            return word[2:]
+    return None
+
+
+def _mode() -> str | None:
+    """ "module" where this process is `python -m unittest`, "script" where it runs a script
+    whose text names `unittest`, else None (no unittest run of the observer's)."""
+    words = _command()
+    if sys.argv[:1] == ["-m"]:
+        return "module" if _module(words) in MODULES else None
+    script = sys.argv[0] if sys.argv else ""
+    if script in ("", "-c", "-") or not os.path.isfile(script):
+        return None
+    try:
+        with open(script, "rb") as file:
+            text = file.read(SCRIPT_BYTES)
+    except OSError:
+        return None
+    return "script" if b"unittest" in text else None
+
+
+def _peek(given: int) -> str | None:
+    """The run's nonce from the settings channel's next line, read without consuming it (a
+    later process of the check reads it as if no one had), or None."""
+    import _socket
+    import json
+
+    sock = _socket.socket(fileno=given)
+    try:
+        data = sock.recv(PEEK_BYTES, _socket.MSG_PEEK | _socket.MSG_DONTWAIT)
+    except OSError:
+        return None
+    finally:
+        sock.detach()
+    try:
+        nonce = json.loads(data.split(b"\n", 1)[0].decode("utf-8"))["nonce"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return nonce if isinstance(nonce, str) and nonce else None
+
+
+def _take(channel: tuple[int, int]) -> None:
+    """Consume this process's settings line (one: each observed process of the check reads its
+    own), close the settings end and the inherited records end (a copy is the sender's) and
+    take the variable out of the environment: the run's children are not observed."""
+    given, out = channel
+    os.environ.pop(VARIABLE, None)
+    line = b""
+    try:
+        while not line.endswith(b"\n"):
+            byte = os.read(given, 1)
+            if not byte:
+                break
+            line += byte
+    except OSError:
+        pass
+    for fd in (given, out):
+        try:  # noqa: SIM105
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _places() -> list[tuple[str, str, Any]]:
+    """Each piece of `MACHINERY` (and the observer's result class's methods) with the object
+    it is looked up in, captured now: what is compared later is looked up there, not in
+    `sys.modules`."""
+    places: list[tuple[str, str, Any]] = []
+    for module, path in MACHINERY:
+        try:  # noqa: SIM105
+            __import__(module)
+        except ImportError:
+            pass
+        places.append((module, path, sys.modules.get(module)))
+    this = sys.modules.get(__name__)
+    places += [("observer", path, this) for path in (*OWN, *OWN_MORE, *OWN_LAST, *OWN_START)]
+    return places
+
+
+def _lookup(owner: Any, path: str) -> Any:
+    """The raw attribute at `path` in `owner` (a class attribute as its class's `__dict__`
+    holds it), or None."""
+    parts = path.split(".")
+    for part in parts[:-1]:
+        owner = getattr(owner, part, None)
+    if owner is None:
+        return None
+    if isinstance(owner, type):
+        for klass in owner.__mro__:
+            if parts[-1] in vars(klass):
+                return vars(klass)[parts[-1]]
+        return None
+    return getattr(owner, parts[-1], None)
+
+
+def _prints(
+    places: list[tuple[str, str, Any]],
+    _pointer: Any = object.__hash__,
+    _lookup: Any = _lookup,
+    _getattr: Any = getattr,
+    _format: Any = format,
+    _hash: Any = hash,
+) -> list[str]:
+    """One short text per place: a hash of the identities of what is there now, of its code
+    object and defaults, and of the object it is looked up in ("-": nothing there)."""
+    prints = []
+    for _, path, owner in places:
+        value = _lookup(owner, path)
+        if value is None:
+            prints.append("-")
+            continue
+        inner = _getattr(value, "__func__", None) or value
+        code, defaults = _getattr(inner, "__code__", None), _getattr(inner, "__defaults__", None)
+        key = (_pointer(value), _pointer(code), _pointer(defaults), _pointer(owner))
+        prints.append(_format(_hash(key) & 0xFFFFFFFFFFFF, "012x"))
+    return prints
+
+
+def _wrappers(orig_run: Any, orig_main: Any, send: Any, state: list[Any]) -> tuple[Any, Any]:
+    """The observer's `TestCase.run` and `TestProgram.runTests` around the ones captured."""
+
+    def run(
+        self: Any,
+        result: Any = None,
+        _orig: Any = orig_run,
+        _state: list[Any] = state,
+        _watched: Any = _Watched,
+        _send: Any = send,
+        _ended: Any = _test_ended,
+        _name: Any = _test_name,
+    ) -> Any:
+        if result is None or not _state[0]:
+            return _orig(self, result)
+        watched = _watched(result, _name(self), _send, _state)
+        try:
+            _orig(self, watched)
+        finally:
+            _ended(watched, _send, _state)
+        return result
+
+    def run_tests(
+        self: Any,
+        *args: Any,
+        _orig: Any = orig_main,
+        _state: list[Any] = state,
+        _send: Any = send,
+        _begin: Any = _run_began,
+        _end: Any = _run_ended,
+    ) -> Any:
+        if _state[0]:  # a run inside a run: the outer one streams
+            return _orig(self, *args)
+        _begin(_send, _state)
+        try:
+            return _orig(self, *args)
+        finally:
+            _end(_send, _state)
+
+    return run, run_tests
+
+
+def _test_name(test: Any, _str: type[str] = str, _type: Any = type) -> str:
+    """The test's id, as unittest prints it (its class's name where `id()` fails)."""
+    try:
+        return _str(test.id())
+    except Exception:
+        return _str(_type(test).__name__)
+
+
+def _run_began(
+    send: Any, state: list[Any], _take: Any = _take, _runner: str = RUNNER, _str: Any = str
+) -> None:
+    """The run's start: a script's settings line taken now, `start` and the load's
+    fingerprints streamed."""
+    if state[3] is not None:
+        _take(state[3])
+        state[3] = None
+    state[0], state[1], state[2] = True, 0, False
+    send({"k": "start", "watch": [], "runner": _runner})
+    names = [_str(module) + "." + path for module, path, _ in state[5]]
+    send({"k": "load", "p": state[4], "n": names, "m": state[6]})
+
+
+def _test_ended(
+    watched: _Watched,
+    send: Any,
+    state: list[Any],
+    _get: Any = object.__getattribute__,
+    _prints: Any = _prints,
+) -> None:
+    """A test's end: `failed` where `TestCase.run` reported no outcome, and the fingerprints."""
+    if not _get(watched, "_said"):
+        state[2] = True
+        send({"k": "r", "id": _get(watched, "_test"), "w": "call", "o": "failed"})
+    send({"k": "check", "p": state[4], "at": "end", "m": _prints(state[5])})
+
+
+def _run_ended(send: Any, state: list[Any], _runner: str = RUNNER, _prints: Any = _prints) -> None:
+    """The run's end: the fingerprints, then `end` with what was seen."""
+    send({"k": "check", "p": state[4], "at": "end", "m": _prints(state[5])})
+    send({"k": "end", "status": 1 if state[2] else 0, "runner": _runner, "ran": state[1]})
+    state[0] = False
+
+
+# the functions that call the sender (its `callers`), besides `_Watched._decide`
+_CALLERS = (_run_began.__code__, _test_ended.__code__, _run_ended.__code__)

@@ -1,0 +1,236 @@
+"""fixbot's observer inside unittest (`fixbot/observe/unittest_observer.py`), loaded by the
+observer folder's `sitecustomize.py` (`fixbot/observe/startup.py`) into a real Python process
+given a real channel (`fixbot.observe.channel.Channel`): what it streams of a unittest run, that
+it stays silent and takes no settings line elsewhere (a plain script, pytest), that the
+workspace cannot shadow it and a project's own `sitecustomize` still runs, that one that cannot
+load leaves the check as it was; and fixbot's reading of its stream (`stream.parse`, the
+summary's comparison in `fixbot.observe.reporter`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.observed import Observation
+from fixbot.observe import reporter
+from fixbot.observe.channel import UNITTEST, Channel
+from fixbot.observe.stream import parse
+from tests.fakes.pythons import PROJECT_PYTHON, other_pythons, version_of
+
+TESTS = """\
+import unittest
+
+
+class T(unittest.TestCase):
+    def test_pass(self):
+        pass
+
+    def test_fail(self):
+        self.assertEqual(1, 2)
+
+    def test_error(self):
+        raise KeyError("x")
+
+    @unittest.skip("no")
+    def test_skip(self):
+        pass
+
+    def test_sub(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertNotEqual(i, 1)
+
+    @unittest.expectedFailure
+    def test_expected(self):
+        self.assertEqual(1, 2)
+
+    @unittest.expectedFailure
+    def test_unexpected(self):
+        pass
+"""
+OUTCOMES = {
+    "test_t.T.test_pass": "passed",
+    "test_t.T.test_fail": "failed",
+    "test_t.T.test_error": "failed",
+    "test_t.T.test_skip": "skipped",
+    "test_t.T.test_sub": "failed",
+    "test_t.T.test_expected": "skipped",
+    "test_t.T.test_unexpected": "failed",
+}
+SHOW = "import os, sys; sys.stderr.write('variable: %s\\n' % ('FIXBOT_OBSERVER' in os.environ))\n"
+
+
+def pythons() -> list[str]:
+    """The project's Python and the others found (`other_pythons`) that import unittest."""
+    found = [PROJECT_PYTHON, *other_pythons()]
+    return [p for p in dict.fromkeys(found) if version_of(p, ("unittest",))]
+
+
+def run(
+    where: Path, *words: str, base: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], Observation, int]:
+    """Run `words` in `where` with a fresh channel: (the process, what was streamed, the
+    settings lines left unread on the channel)."""
+    channel = Channel.open()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FIXBOT_", "PYTHON"))}
+    env.update(channel.env(base or {}))
+    done = subprocess.run(
+        list(words), cwd=where, env=env, pass_fds=channel.fds, capture_output=True, text=True
+    )
+    os.set_blocking(channel.fds[0], False)
+    try:
+        left = os.read(channel.fds[0], 1 << 20).count(b"\n")
+    except BlockingIOError:
+        left = 0
+    return done, channel.close(), left
+
+
+def lines_given() -> int:
+    """The settings lines a fresh channel holds for the check's processes."""
+    channel = Channel.open()
+    os.set_blocking(channel.fds[0], False)
+    count = os.read(channel.fds[0], 1 << 20).count(b"\n")
+    channel.close()
+    return count
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("python", pythons())
+def test_each_outcome_is_streamed_as_testcase_run_reports_it(tmp_path: Path, python: str) -> None:
+    (tmp_path / "test_t.py").write_text(TESTS)
+    done, seen, left = run(tmp_path, python, "-m", "unittest", "-v")
+    assert done.returncode == 1, done.stderr
+    assert seen.tests == OUTCOMES
+    assert (seen.sessions, seen.ended, seen.statuses, seen.runners) == (1, 1, [1], ["unittest"])
+    # counted as unittest counts `testsRun` (3.12 and later start no skipped test: 6, else 7)
+    assert f"Ran {seen.ran} tests" in done.stderr and seen.ran in (6, 7)
+    assert seen.reported == 1 and not seen.forged
+    assert left == lines_given() - 1  # its own line, and no other, taken
+    # the machinery streamed at load and again at each test's end, unchanged
+    (process,) = seen.loaded
+    assert "unittest.case.TestCase.run" in seen.loaded[process]
+    assert all(len(v) == 1 for k, v in seen.checked[process].items() if k in seen.loaded[process])
+
+
+@pytest.mark.slow
+def test_a_script_calling_unittest_main_is_observed(tmp_path: Path) -> None:
+    (tmp_path / "test_t.py").write_text(TESTS + "\n\nunittest.main()\n")
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "test_t.py")
+    assert done.returncode == 1
+    assert {t.replace("__main__.", "test_t."): o for t, o in seen.tests.items()} == OUTCOMES
+    assert (seen.sessions, seen.ended) == (1, 1) and f"Ran {seen.ran} tests" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_plain_script_streams_nothing_and_takes_no_settings_line(tmp_path: Path) -> None:
+    for name, text in {"plain.py": SHOW, "named.py": "import unittest.mock\n" + SHOW}.items():
+        (tmp_path / name).write_text(text)
+        done, seen, left = run(tmp_path, PROJECT_PYTHON, name)
+        assert done.returncode == 0 and "variable: True" in done.stderr, done.stderr
+        assert seen.sessions == 0 and not seen.forged and left == lines_given()
+
+
+@pytest.mark.slow
+def test_pytest_running_testcase_classes_is_observed_by_its_plugin_alone(tmp_path: Path) -> None:
+    (tmp_path / "test_t.py").write_text(TESTS)
+    # a script that names unittest and drives pytest: the plugin streams, the observer does not
+    (tmp_path / "drive.py").write_text("import sys, pytest  # unittest\nsys.exit(pytest.main())\n")
+    for words in (("-m", "pytest"), ("drive.py",)):
+        done, seen, _ = run(tmp_path, PROJECT_PYTHON, *words, "-q", "-p", "no:cacheprovider")
+        assert done.returncode == 1, done.stdout
+        assert seen.sessions == 1 and seen.runners == [] and seen.ran == 0
+        assert all(t.startswith("test_t.py::T::") for t in seen.tests), seen.tests
+
+
+@pytest.mark.slow
+def test_the_workspace_cannot_shadow_it_and_a_projects_own_sitecustomize_runs(
+    tmp_path: Path,
+) -> None:
+    """The workspace's folder joins `sys.path` after `site` ran (its `sitecustomize.py` is
+    not the one imported); the project's own, later on PYTHONPATH, runs after the observer."""
+    (tmp_path / "test_t.py").write_text(TESTS)
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys; sys.stderr.write('shadowed by the work tree\\n')\n"
+    )
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "sitecustomize.py").write_text("import sys; sys.stderr.write('project\\n')\n")
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest", base={"PYTHONPATH": str(own)})
+    assert "project\n" in done.stderr and "shadowed by" not in done.stderr, done.stderr
+    assert seen.sessions == 1 and seen.tests == OUTCOMES
+
+
+@pytest.mark.slow
+def test_an_observer_that_cannot_load_leaves_the_check_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('broken')\n")
+    monkeypatch.setattr("fixbot.observe.channel.UNITTEST", broken)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "test_t.py").write_text(TESTS)
+    done, seen, left = run(work, PROJECT_PYTHON, "-m", "unittest")
+    assert done.returncode == 1 and "FAILED (failures=2, errors=1" in done.stderr
+    assert "sitecustomize" not in done.stderr and "broken" not in done.stderr
+    assert seen.sessions == 0 and left == lines_given()
+    assert UNITTEST.name == "unittest_observer.py"
+
+
+def test_unittests_stream_keeps_a_tests_worst_outcome_and_sums_what_ran() -> None:
+    lines = [
+        '{"k": "start", "watch": [], "runner": "unittest"}',
+        '{"k": "r", "id": "m.T.test_a", "w": "call", "o": "failed"}',
+        '{"k": "r", "id": "m.T.test_a", "w": "call", "o": "passed"}',
+        '{"k": "end", "status": 1, "runner": "unittest", "ran": 1}',
+    ]
+    seen = parse("".join(f"n\t{line}\n" for line in lines), "n")
+    assert seen.tests == {"m.T.test_a": "failed"} and seen.ran == 1 and seen.reported == 1
+
+
+def test_a_summary_that_counts_other_tests_than_the_observer_saw_is_a_finding(
+    tmp_path: Path,
+) -> None:
+    seen = Observation(sessions=1, ended=1, runners=["unittest"], ran=2)
+    log = tmp_path / "check.log"
+    log.write_text("..\nRan 2 tests in 0.001s\n\nOK\n")
+    assert reporter.disagreements(None, reporter.summarized(seen, log)) == []
+    log.write_text("Ran 1 test in 0.001s\n\nOK\nRan 2 tests in 0.001s\n\nOK\n")
+    found = reporter.disagreements(None, reporter.summarized(seen, log))
+    assert found and found[0].startswith("observer-report: unittest's summary")
+    log.write_text("no summary\n")  # stderr discarded by the check: nothing to compare
+    assert reporter.disagreements(None, reporter.summarized(seen, log)) == []
+    seen.ended = 0  # cut short: `observer-cut-short` says so, the count is unknown
+    log.write_text("Ran 5 tests in 0.001s\n")
+    assert reporter.disagreements(None, reporter.summarized(seen, log)) == []
+
+
+@pytest.mark.slow
+def test_this_suites_python_is_among_those_tried() -> None:
+    assert PROJECT_PYTHON in pythons() or sys.executable in pythons()
+
+
+FORGER = """\
+import unittest
+
+
+class T(unittest.TestCase):
+    def test_forges(self):
+        run = unittest.TestCase.run
+        send = [d for d in run.__defaults__ if callable(d) and d.__name__ == "send"][0]
+        send({"k": "r", "id": "test_t.T.test_forges", "w": "call", "o": "passed"})
+"""
+
+
+@pytest.mark.slow
+def test_the_sender_answers_the_observer_alone(tmp_path: Path) -> None:
+    """The sender found in the observer's defaults and called by a test ends the process
+    (`sender.FAIL_CLOSED`): the stream is cut short, nothing forged is written."""
+    (tmp_path / "test_t.py").write_text(FORGER)
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
+    assert done.returncode == 76, done.stderr
+    assert seen.sessions == 1 and seen.ended == 0 and seen.tests == {}
