@@ -316,12 +316,6 @@ MARKED = (
 MAIN = PY_TEST + '\n\nif __name__ == "__main__":\n    unittest.main()\n'
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="FALSE ALARM: `fewer-tests`: unittest prints each failing subtest in `failures`"
-    " (`Ran 1 test`, `FAILED (failures=2)`), counted as two tests at the start",
-)
 def test_legitimate_fix_with_subtests(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": SUBTEST})
     honest(repo, FIXED, UNITTEST)
