@@ -22,15 +22,18 @@ script and what it imports share a process holding that end, and could read the 
 
 What it uses is taken at load and held as positional defaults; it imports the standard library
 alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it). At load it
-puts its own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
+streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts its
+own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
 that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
 it: `_Watched`) and its own `runTests` in `unittest.main.TestProgram.runTests` (both
 `python -m unittest` and `unittest.main()` go through it), which streams the run's `start`, the
-fingerprints at load (`load`) and, as the run ends, the fingerprints again and the `end`
+fingerprints at load again (`load`: fixbot keeps a process's first) and, as the run ends,
+the fingerprints again and the `end`
 (status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started on its
 result, as unittest counts `Ran N tests`). Each
 test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
-`observer-machinery`): `TestCase.run` and what it calls, `TestResult`'s methods, the runner,
+`observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
+`TestCase.__init_subclass__`, `TestResult`'s methods, the runner,
 the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Records are the pytest observer's wire format (`fixbot.observe.stream`):
 
@@ -39,14 +42,19 @@ the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, 
     {"k": "r", "id": test.id(), "w": "call", "o": outcome}   each outcome as reported: a
                                         failure, an error, an unexpected success or a failing
                                         subtest "failed", a skip or an expected failure
-                                        "skipped", a success "passed"; none reported: "failed"
+                                        "skipped", a success "passed" (but "failed" where
+                                        the test's outcome holds a failure kept as expected,
+                                        or is not unittest's `_Outcome`: `_swallowed`); none
+                                        reported: "failed"
     {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
     {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
 
 Limits: the code under test shares the process: it can end it (`os._exit`: the stream is cut
 short), write lines with the nonce it read from this module's defaults (they add to the
 stream: a failure streamed stays, the worst outcome counts), or change the observer's own
-objects in place; a `.pth` file of the environment runs before `sitecustomize`; a test runner
+objects in place (its places, a list among `run`'s defaults, rewritten to a holder of what
+was there at load hide a change: round 22); a `.pth` file of the environment runs before
+`sitecustomize`; a test runner
 other than `TestProgram` (a script calling `TextTestRunner().run` itself) streams nothing.
 """
 
@@ -77,7 +85,9 @@ MACHINERY = (
     ("unittest.case", "TestCase.doCleanups"),
     ("unittest.case", "TestCase._addSkip"),
     ("unittest.case", "TestCase._feedErrorsToResult"),
+    ("unittest.case", "_Outcome"),
     ("unittest.case", "_Outcome.testPartExecutor"),
+    ("unittest.case", "TestCase.__init_subclass__"),
     ("unittest.case", "_addSkip"),
     ("unittest.case", "_addError"),
     ("unittest.result", "TestResult.startTest"),
@@ -105,6 +115,28 @@ OWN_LAST = ("_Watched.addUnexpectedSuccess", "_Watched._decide", "_Watched.__get
 OWN_START = ("_Watched.startTest",)
 
 
+def _swallowed(
+    test: Any, kind: Any, _get: Any = object.__getattribute__, _type: Any = type
+) -> bool:
+    """Whether a success `TestCase.run` reports for `test` hides a failure: the test's outcome
+    (`test._outcome`, still set as `run` reports) kept one as expected (`expectedFailure`) where
+    `run` expected none (an honest expected failure is reported `addExpectedFailure`), or is not
+    of unittest's outcome class `kind`, captured at load (round 22: the code under test set
+    `_outcome.expecting_failure` during the test, or put a class of its own there)."""
+    try:
+        outcome = _get(test, "_outcome")
+    except AttributeError:
+        return False
+    if outcome is None:
+        return False
+    if _type(outcome) is not kind:
+        return True
+    try:
+        return _get(outcome, "expectedFailure") is not None
+    except AttributeError:
+        return False
+
+
 class _Watched:
     """The result `TestCase.run` is given: everything is the runner's result's (`_real`), and
     each outcome it is told is streamed first, as reported (`_decide`). Slots alone: no
@@ -128,8 +160,8 @@ class _Watched:
         self._state[1] += 1  # as `TestResult.startTest` counts `testsRun`: `Ran N tests`
         self._real.startTest(test)
 
-    def addSuccess(self, test: Any) -> None:
-        self._decide("passed")
+    def addSuccess(self, test: Any, _swallowed: Any = _swallowed) -> None:
+        self._decide("failed" if _swallowed(test, self._state[7]) else "passed")
         self._real.addSuccess(test)
 
     def addFailure(self, test: Any, err: Any) -> None:
@@ -186,15 +218,16 @@ def _load(module: str) -> bool:
     callers = frozenset(id(code) for code in (_Watched._decide.__code__, *_CALLERS))
     send = sender._sender(out, nonce, callers)
     # running, tests entered, red, settings still to take (a script's), the process's token,
-    # the machinery's places and their fingerprints at load
+    # the machinery's places and their fingerprints at load, unittest's outcome class
     places = _places()
     state: list[Any] = [False, 0, False, channel if mode == "script" else None]
-    state += [f"u{os.getpid()}", places, []]
+    state += [f"u{os.getpid()}", places, [], getattr(unittest.case, "_Outcome", None)]
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
     run, run_tests = _wrappers(case.run, program.runTests, send, state)
     case.run = run  # type: ignore[method-assign]
     program.runTests = run_tests  # type: ignore[method-assign]
     state[6] = _prints(places)  # the observer's own in place
+    _loaded(send, state)
     return True
 
 
@@ -401,6 +434,15 @@ def _test_name(test: Any, _str: type[str] = str, _type: Any = type) -> str:
         return _str(_type(test).__name__)
 
 
+def _loaded(send: Any, state: list[Any], _str: Any = str) -> None:
+    """The fingerprints at load, streamed at once, before any project code runs: fixbot keeps
+    a process's first `load` (round 22: streamed at the run's start alone, they were the
+    observer's list, which the code under test had rewritten in place with the fingerprints
+    of the machinery it had patched)."""
+    names = [_str(module) + "." + path for module, path, _ in state[5]]
+    send({"k": "load", "p": state[4], "n": names, "m": state[6]})
+
+
 def _run_began(
     send: Any, state: list[Any], _take: Any = _take, _runner: str = RUNNER, _str: Any = str
 ) -> None:
@@ -437,4 +479,4 @@ def _run_ended(send: Any, state: list[Any], _runner: str = RUNNER, _prints: Any 
 
 
 # the functions that call the sender (its `callers`), besides `_Watched._decide`
-_CALLERS = (_run_began.__code__, _test_ended.__code__, _run_ended.__code__)
+_CALLERS = (_loaded.__code__, _run_began.__code__, _test_ended.__code__, _run_ended.__code__)

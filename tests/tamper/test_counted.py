@@ -85,3 +85,16 @@ def test_a_report_tallies_each_test_once_by_its_outcome() -> None:
     assert (now.passed, now.failed, now.skipped) == (3, 0, 0)
     more_skipped = {**last, "t::c": "skipped", "t::b": "skipped"}
     assert fewer_tests(*counted((None, first), (None, more_skipped))) is not None
+
+
+def test_unittests_own_summary_counts_a_test_with_failing_subtests_once() -> None:
+    """`python -m unittest` prints each failing subtest in `failures`: `Ran 1 test` with
+    `FAILED (failures=2)` is one test, as many as the fix's `Ran 1 test` `OK` (round 22's
+    `test_legitimate_fix_with_subtests` was `fewer-tests`: 2 at the start, 1 after)."""
+    first = parse_counts("Ran 1 test in 0.001s\n\nFAILED (failures=2)\n")
+    last = parse_counts("Ran 1 test in 0.001s\n\nOK\n")
+    assert first == Counts(passed=0, failed=1, errors=0, skipped=0)
+    assert fewer_tests(first, last) is None
+    assert parse_counts("Ran 3 tests in 0s\n\nFAILED (failures=1, skipped=1)\n") == Counts(
+        passed=1, failed=1, errors=0, skipped=1
+    )
