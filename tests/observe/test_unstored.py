@@ -408,12 +408,20 @@ def _nonlocal_stored() -> int:
     return total
 
 
-def _after_a_closure(left: bool) -> list[dict[str, Any]]:
-    """What `held` streams where the body's cell `total` changed from 4 to 5 after a frame of
-    its closure `bump`, whose copy binds 5, was entered, and either left (its `return` event
-    seen: `left`) or not (made untraced by the project, round 19)."""
-    code = _nonlocal_stored.__code__
-    inner = next(c for c in code.co_consts if getattr(c, "co_name", "") == "bump")
+def _read_by_a_closure() -> bool:
+    """`total`, a cell, read (never rebound) by a closure made inside this code."""
+    total = 4
+    return sorted((3, 5, 7), key=lambda n: abs(n - total))[0] == 5
+
+
+def _after_a_closure(
+    left: bool, body: Any = _nonlocal_stored, closure: str = "bump"
+) -> list[dict[str, Any]]:
+    """What `held` streams where the cell `total` of `body` changed from 4 to 5 after a frame
+    of its closure named `closure`, whose copy binds 5, was entered, and either left (its
+    `return` event seen: `left`) or not (made untraced by the project, round 19)."""
+    code = body.__code__
+    inner = next(c for c in code.co_consts if getattr(c, "co_name", "") == closure)
     other = next(at for at in range(0, len(code.co_code), 2) if at not in unstored.stores(code))
     sent: list[dict[str, Any]] = []
     held, entered, leave = unstored.holder(sent.append)
@@ -436,5 +444,16 @@ def test_a_closure_allows_a_change_only_once_its_frame_left() -> None:
     19's `cell-written-and-the-closures-frames-untraced-from-a-profile-call`)."""
     assert _after_a_closure(left=True) == []
     assert _after_a_closure(left=False) == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
+def test_a_closure_that_rebinds_nothing_allows_no_change_whatever_its_copy_binds() -> None:
+    """A closure that reads the body's cell and stores none of it (a `sorted` key) allows no
+    change of it, even where its own copy binds the new object (3.13's proxy writes through
+    at once: a write landing while the closure runs is in its next copy). Round 18's
+    `cell-rewritten-in-the-bodys-closure-as-it-runs` under 3.13; fails where the copy a
+    closure's frame leaves is not cut to what its code rebinds (`closures.leaver`)."""
+    assert _after_a_closure(left=True, body=_read_by_a_closure, closure="<lambda>") == [
         {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
     ]
