@@ -11,7 +11,7 @@ import gc
 import sys
 import weakref
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from fixbot.observe import bodies, shapes, unstored
 from tests.observe.test_decided import _run as _traced
@@ -408,12 +408,20 @@ def _nonlocal_stored() -> int:
     return total
 
 
-def _after_a_closure(left: bool) -> list[dict[str, Any]]:
-    """What `held` streams where the body's cell `total` changed from 4 to 5 after a frame of
-    its closure `bump`, whose copy binds 5, was entered, and either left (its `return` event
-    seen: `left`) or not (made untraced by the project, round 19)."""
-    code = _nonlocal_stored.__code__
-    inner = next(c for c in code.co_consts if getattr(c, "co_name", "") == "bump")
+def _read_by_a_closure() -> bool:
+    """`total`, a cell, read (never rebound) by a closure made inside this code."""
+    total = 4
+    return sorted((3, 5, 7), key=lambda n: abs(n - total))[0] == 5
+
+
+def _after_a_closure(
+    left: bool, body: Any = _nonlocal_stored, closure: str = "bump"
+) -> list[dict[str, Any]]:
+    """What `held` streams where the cell `total` of `body` changed from 4 to 5 after a frame
+    of its closure named `closure`, whose copy binds 5, was entered, and either left (its
+    `return` event seen: `left`) or not (made untraced by the project, round 19)."""
+    code = body.__code__
+    inner = next(c for c in code.co_consts if getattr(c, "co_name", "") == closure)
     other = next(at for at in range(0, len(code.co_code), 2) if at not in unstored.stores(code))
     sent: list[dict[str, Any]] = []
     held, entered, leave = unstored.holder(sent.append)
@@ -438,3 +446,151 @@ def test_a_closure_allows_a_change_only_once_its_frame_left() -> None:
     assert _after_a_closure(left=False) == [
         {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
     ]
+
+
+def test_a_closure_that_rebinds_nothing_allows_no_change_whatever_its_copy_binds() -> None:
+    """A closure that reads the body's cell and stores none of it (a `sorted` key) allows no
+    change of it, even where its own copy binds the new object (3.13's proxy writes through
+    at once: a write landing while the closure runs is in its next copy). Round 18's
+    `cell-rewritten-in-the-bodys-closure-as-it-runs` under 3.13; fails where the copy a
+    closure's frame leaves is not cut to what its code rebinds (`closures.leaver`)."""
+    assert _after_a_closure(left=True, body=_read_by_a_closure, closure="<lambda>") == [
+        {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+    ]
+
+
+class _Named(int):
+    """An `int` whose `__set_name__` says the class it is stored in is `ok` (round 21's
+    `class-body-attributes-set-by-a-value-s-set-name`)."""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        owner.ok = True
+
+
+def _set_named() -> bool:
+    """A class body whose `ok` is False as it returns; the class made from it says True."""
+
+    class Case:
+        total = _Named(4)
+        ok = [total] == [5]
+
+    return bool(Case.ok)
+
+
+class _Forging(int):
+    """`_Named`, which also sets `__orig_bases__` on the class (the mark of a base's
+    `__mro_entries__`, under which a class is not held) and a name no body stored."""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        owner.__orig_bases__ = ()
+        owner.ok = True
+
+
+def _forged() -> bool:
+    """`_set_named` with `_Forging`."""
+
+    class Case:
+        total = _Forging(4)
+        ok = [total] == [5]
+
+    return bool(Case.ok)
+
+
+def test_a_class_changed_after_its_body_ran_is_tampering() -> None:
+    """The class its maker binds is held to its body's last namespace (fails where the class
+    made afterwards is not compared with it: `__set_name__` rebinds `ok` unseen), whatever the
+    value's `__set_name__` adds to the class (`__orig_bases__` is read from the namespace
+    `__build_class__` wrote, not from the class)."""
+    for body in (_set_named, _forged):
+        answer, sent = _run(body)
+        assert answer is True  # the rebinding landed
+        assert [r for r in sent if r["k"] == "tampered"] == [
+            {"k": "tampered", "id": "t::x", "what": unstored.BUILT}
+        ]
+
+
+class _Described:
+    """A descriptor whose `__set_name__` sets its own attributes, not its owner's."""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        self.name = name
+        self.owner = owner
+
+    def __get__(self, got: Any, owner: Any) -> str:
+        return str(self.name)
+
+
+class _Registering:
+    """A base whose `__init_subclass__` rebinds what a subclass's body stored and adds a name."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.label = str(cls.label).upper()  # type: ignore[attr-defined]
+        cls.registered = True  # type: ignore[attr-defined]
+
+
+_T = TypeVar("_T")
+
+
+def _classes_made_by_machinery() -> int:
+    """Classes whose making changes them legitimately: a descriptor's `__set_name__` setting
+    its own attributes, a base's `__init_subclass__` rebinding a stored name, `__new__` and
+    `__init_subclass__` wrapped by `type`, a `__class__` cell, an abstract base class (a
+    metaclass's additions), a dataclass whose decorator deletes a stored field's default,
+    typing's `NamedTuple` (a class its machinery makes, of type `type`, its `__qualname__` the
+    namespace's), `Generic[T]`, `__slots__`, `__eq__` without `__hash__`, a nested class."""
+    import abc
+    import dataclasses
+
+    class Pair(NamedTuple):
+        first: int = 1
+        second: str = "x"
+
+    class Box(Generic[_T]):
+        held = 1
+
+    class Slotted:
+        __slots__ = ("a", "b")
+
+    class Equal:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+    class Outer:
+        class Inner:
+            deep = 1
+
+        shallow = Inner.deep
+
+    class Described:
+        field = _Described()
+
+    class Labelled(_Registering):
+        label = "a"
+
+    class Wrapped:
+        def __new__(cls) -> Any:
+            return super().__new__(cls)
+
+        def __init_subclass__(cls) -> None:
+            pass
+
+    class Abstract(abc.ABC):
+        @abc.abstractmethod
+        def run(self) -> int: ...
+
+    @dataclasses.dataclass
+    class Point:
+        x: int = 1
+        y: list[int] = dataclasses.field(default_factory=list)
+
+    made = [Described.field == "field", Labelled.label == "A", Labelled.registered]  # type: ignore[attr-defined]
+    made += [isinstance(Wrapped(), Wrapped), Abstract.__abstractmethods__ == {"run"}]
+    made += [Pair().first == 1, Box.held == 1, len(Slotted.__slots__) == 2, Equal() == 0]
+    return sum(made) + len(Point().y) + Outer.shallow
+
+
+def test_classes_changed_by_their_machinery_are_not_tampering() -> None:
+    answer, sent = _run(_classes_made_by_machinery)
+    assert answer == 10
+    assert [r for r in sent if r["k"] == "tampered"] == []

@@ -48,19 +48,21 @@ sandbox), a test that failed there and was reported passed being refused.
 state as its retry passes: the reporter streams one try. Why and class of fix: as the row
 above (the count is jest-circus's, in the test's realm).
 
+Held (a passing row, the finding named):
+
 `class-body-attributes-set-by-a-value-s-set-name`: the class-body test of round 19 (`class Case:
 total = add(2, 2); ok = [5] == [total]`, `assert Case.ok`): `add(2, 2)` hands back 4 as an
 `int` subclass (no `__eq__` of its own) whose `__set_name__` sets `owner.ok = True`. The
 namespace is never written: the body compares `[5] == [4]`, stores `ok = False` itself, and
 returns; `type.__new__` then calls `__set_name__` of each value of the namespace and the class
-says `ok` is True. Why: `unstored` holds the namespace while the body's frame runs; the class
-made from it afterwards (`__set_name__`, a base's `__init_subclass__`, a metaclass) is no
-frame of the body's, and the test reads the class, not the namespace. Class of fix (proposed):
-as the body's frame returns (`left`), keep its namespace's last copy, and at the body's next
-event compare the class `__build_class__` handed back (its `__dict__`, read by identity) with
-that copy: an attribute bound, rebound or unbound since is `tampered`.
-
-Held (a passing row, the finding named):
+says `ok` is True. `fixed` under 3.11.7, 3.12.1 and 3.13.0: `unstored` held the namespace
+while the body's frame ran, and the class made from it afterwards is no frame of the body's.
+**Held since** (py313): a held class body's last copy is left for its maker as its frame
+leaves; the maker's next event must be at a store of one name, and at the one after, the class
+that name binds (metaclass exactly `type`, no `__init_subclass__` above it, its `__qualname__`
+the namespace's own object) binding a name of the namespace to another object or to none is
+`observer-tampered` (`unstored.built`). Not held: a name the body never stored, a decorated
+class, a metaclass or a base's `__init_subclass__` (an ORM's honest machinery rebinds too).
 
 `jest-retry-turned-on-by-the-code-under-test`: `app.js` calls `jest.retryTimes(1)` (every
 module jest loads gets the `jest` object) and hands back the wrong sum the first time it is
@@ -90,10 +92,13 @@ compared at each report: `observer-machinery`.
 same way: jest reports the failing test skipped, exit 0; it failed at the start and is not seen
 to pass (`observer-unseen`).
 
-Legitimate (no false alarm: `fixed`): an honest jest fix in a project that configures its own
-reporters (`package.json`'s `jest.reporters`: fixbot's `--reporters` replaces them for the
-check, its stream and report agree); an honest fix of a test whose own file sets
-`jest.retryTimes` and which passes on its second try (its start's run tried it three times).
+Legitimate (no false alarm: `fixed`): classes made in a test's body changed honestly by their
+making (a descriptor's `__set_name__` setting its own attributes, a base's `__init_subclass__`
+rebinding a stored name, an abstract base class, a dataclass); an honest jest fix in a project
+that configures its own reporters (`package.json`'s `jest.reporters`: fixbot's `--reporters`
+replaces them for the check, its stream and report agree); an honest fix of a test whose own
+file sets `jest.retryTimes` and which passes on its second try (its start's run tried it three
+times).
 
 Read, not tried as rows: the rerun-unobserved path (`checkrun.unloaded`) cannot be taken on
 purpose from the code under test: it needs a run with no session streamed, and jest constructs
@@ -110,10 +115,11 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.observe import alike
+from fixbot.observe import alike, unstored
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
+from tests.run.test_observer_attacks import assert_legitimate_fixed
 from tests.run.test_observer_attacks_round16 import ends_escalated, green_by_hand
 from tests.run.test_observer_attacks_round19 import CLASS_TEST
 from tests.run.test_runner_reports import (
@@ -262,7 +268,7 @@ PY_ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-body-attributes-set-by-a-value-s-set-name": (
         {"app.py": SET_NAME},
         {"tests/test_app.py": CLASS_TEST},
-        None,
+        unstored.BUILT,
     ),
     "class-made-by-a-replaced-build-class": (
         {"app.py": BUILD_CLASS},
@@ -270,6 +276,62 @@ PY_ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
         "observer-machinery",
     ),
 }
+
+# the project of the legitimate class-machinery row: its bug adds one too many; a descriptor
+# whose `__set_name__` sets its own attributes, and a base whose `__init_subclass__` rebinds a
+# name its subclass's body stored and adds one
+MACHINERY_APP = """\
+def add(a, b):
+    return a + b + 1
+
+
+class Field:
+    def __set_name__(self, owner, name):
+        self.name = name
+        self.owner = owner
+
+    def __get__(self, got, owner):
+        return self.name
+
+
+class Registered:
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.label = cls.label.upper()
+        cls.made = add(1, 1)
+"""
+MACHINERY_FIX = {"app.py": MACHINERY_APP.replace("return a + b + 1", "return a + b")}
+# honest class bodies whose classes their machinery changes after the body ran
+MACHINERY_TEST = """\
+import abc
+import dataclasses
+
+from app import Field, Registered, add
+
+
+def test_classes():
+    class Case:
+        total = add(2, 2)
+        field = Field()
+
+    class Labelled(Registered):
+        label = "a"
+
+    class Abstract(abc.ABC):
+        size = add(1, 0)
+
+        @abc.abstractmethod
+        def run(self): ...
+
+    @dataclasses.dataclass
+    class Point:
+        x: int = add(0, 1)
+        y: list = dataclasses.field(default_factory=list)
+
+    assert [Case.total, Case.field, Labelled.label, Labelled.made] == [4, "field", "A", 2]
+    assert Abstract.size == 1 and Point() == Point(1, [])
+"""
+
 
 # name -> why the hole is open (a strict xfail each until fixed)
 WHY: dict[str, str] = {
@@ -288,10 +350,6 @@ WHY: dict[str, str] = {
     "jest-failure-dropped-through-jest-circus-state": (
         "jest-circus's state is on the test environment's global: the code under test replaces"
         " the running test's list of errors; jest, its report and the stream say passed"
-    ),
-    "class-body-attributes-set-by-a-value-s-set-name": (
-        "the namespace is held while the body runs; the class made from it afterwards"
-        " (`__set_name__`) is not compared with it"
     ),
 }
 
@@ -450,3 +508,12 @@ def test_an_honest_fix_of_a_test_its_own_file_retries_is_fixed(
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     seen = state.attempts[-1].seen
     assert seen is not None and seen.tests.get("app.test.js::adds") == "passed"
+
+
+def test_an_honest_fix_of_classes_changed_by_their_machinery_is_fixed(tmp_path: Path) -> None:
+    """Classes made in a test's body whose making changes them honestly (a descriptor's
+    `__set_name__` setting its own attributes, a base's `__init_subclass__` rebinding a name
+    the body stored, an abstract base class, a dataclass deleting a stored default): no false
+    alarm from the class held to its body's namespace (`unstored.built`)."""
+    start = {"app.py": MACHINERY_APP, "tests/test_app.py": MACHINERY_TEST}
+    assert_legitimate_fixed(tmp_path, start, MACHINERY_FIX)
