@@ -115,9 +115,10 @@ import glob, importlib, json, os, pkgutil, shutil, sys
 import fixbot, github, gql, gql.transport.requests
 # the observers (pytest's plugin and its parts, unittest's and its startup) and the line
 # tracer run in the project's Python, never in fixbot's
-from fixbot.observe.channel import PARTS
+from fixbot.observe.channel import PARTS, UNITTEST_PARTS
 copied = {"fixbot.observe.pytest_plugin", "fixbot.agent.linetrace"}
 copied |= {"fixbot.observe.unittest_observer", "fixbot.observe.startup"}  # unittest's
+copied |= {"fixbot.observe." + part.stem for part in UNITTEST_PARTS}
 copied |= {"fixbot.observe." + part.stem for part in PARTS}
 for info in pkgutil.walk_packages(fixbot.__path__, "fixbot."):
     if not info.name.endswith("__main__") and info.name not in copied:

@@ -11,7 +11,8 @@ sender, `sender.py`, and the audit hook, `reach.py`), and the node runners' repo
 (`node/reporter.cjs`, as `<module>_reporter.cjs`: `Channel.reporter`, named on jest's and
 vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
 (`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
-`startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH)
+`startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH; its
+part beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`)
 from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
@@ -90,6 +91,8 @@ PARTS = tuple(
 REPORTER = Path(__file__).with_name("node") / "reporter.cjs"
 # the observer inside unittest, copied beside the plugin, and what loads it at Python's startup
 UNITTEST = Path(__file__).with_name("unittest_observer.py")
+# its part (the machinery it fingerprints), copied beside it as `<module>_<part>`
+UNITTEST_PARTS = (Path(__file__).with_name("unittest_machinery.py"),)
 STARTUP = Path(__file__).with_name("startup.py")
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
@@ -124,6 +127,8 @@ class Channel:
             shutil.copyfile(part, folder / f"{module}_{part.name}")
         shutil.copyfile(REPORTER, folder / f"{module}_{REPORTER.name}")
         shutil.copyfile(UNITTEST, folder / f"{module}_{UNITTEST.name}")
+        for part in UNITTEST_PARTS:
+            shutil.copyfile(part, folder / f"{module}_{part.name}")
         shutil.copyfile(STARTUP, folder / "sitecustomize.py")
         for made in folder.iterdir():
             made.chmod(0o644)

@@ -21,7 +21,10 @@ settings end at load, a script at its run's start (`TestProgram.runTests`): unti
 script and what it imports share a process holding that end, and could read the nonce too.
 
 What it uses is taken at load and held as positional defaults; it imports the standard library
-alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it). At load it
+alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what it
+fingerprints and the records that stream them at each test's and the run's end are its part
+`<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too, imported in a
+unittest run alone and out of `sys.modules` once loaded). At load it
 streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts its
 own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
 that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
@@ -74,45 +77,7 @@ HIGH_FD = 700  # the records' descriptor is copied at or above this number (clos
 PEEK_BYTES = 64 * 1024  # the settings channel peeked at (bytes): more than one line
 SCRIPT_BYTES = 1024 * 1024  # a script's text read for the word `unittest` (bytes)
 MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittest run
-# the runner's machinery: (module, attribute path), fingerprinted at load and compared later
-MACHINERY = (
-    ("unittest.case", "TestCase.run"),
-    ("unittest.case", "TestCase.__call__"),
-    ("unittest.case", "TestCase.id"),
-    ("unittest.case", "TestCase._callSetUp"),
-    ("unittest.case", "TestCase._callTestMethod"),
-    ("unittest.case", "TestCase._callTearDown"),
-    ("unittest.case", "TestCase.doCleanups"),
-    ("unittest.case", "TestCase._addSkip"),
-    ("unittest.case", "TestCase._feedErrorsToResult"),
-    ("unittest.case", "_Outcome"),
-    ("unittest.case", "_Outcome.testPartExecutor"),
-    ("unittest.case", "TestCase.__init_subclass__"),
-    ("unittest.case", "_addSkip"),
-    ("unittest.case", "_addError"),
-    ("unittest.result", "TestResult.startTest"),
-    ("unittest.result", "TestResult.stopTest"),
-    ("unittest.result", "TestResult.addError"),
-    ("unittest.result", "TestResult.addFailure"),
-    ("unittest.result", "TestResult.addSuccess"),
-    ("unittest.result", "TestResult.addSkip"),
-    ("unittest.result", "TestResult.addSubTest"),
-    ("unittest.result", "TestResult.addExpectedFailure"),
-    ("unittest.result", "TestResult.addUnexpectedSuccess"),
-    ("unittest.result", "TestResult.wasSuccessful"),
-    ("unittest.suite", "TestSuite.run"),
-    ("unittest.suite", "BaseTestSuite.__call__"),
-    ("unittest.runner", "TextTestRunner.run"),
-    ("unittest.main", "TestProgram.runTests"),
-    ("os", "_exit"),
-    ("sys", "exit"),
-    ("atexit", "register"),
-    ("builtins", "__build_class__"),
-)
-OWN = ("_Watched.addSuccess", "_Watched.addFailure", "_Watched.addError", "_Watched.addSkip")
-OWN_MORE = ("_Watched.addSubTest", "_Watched.addExpectedFailure")
-OWN_LAST = ("_Watched.addUnexpectedSuccess", "_Watched._decide", "_Watched.__getattr__")
-OWN_START = ("_Watched.startTest",)
+PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<module>` + PART
 
 
 def _swallowed(
@@ -212,21 +177,25 @@ def _load(module: str) -> bool:
     import unittest
 
     sender = importlib.import_module(module + "_sender")
+    try:  # the part leaves `sys.modules`, as the pytest plugin's parts do once it is registered
+        machinery = importlib.import_module(module + PART)
+    finally:
+        sys.modules.pop(module + PART, None)
     out = fcntl.fcntl(channel[1], fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
     if mode == "module":
         _take(channel)
-    callers = frozenset(id(code) for code in (_Watched._decide.__code__, *_CALLERS))
-    send = sender._sender(out, nonce, callers)
+    codes = (_Watched._decide.__code__, *_CALLERS, *machinery.CALLERS)
+    send = sender._sender(out, nonce, frozenset(id(code) for code in codes))
     # running, tests entered, red, settings still to take (a script's), the process's token,
     # the machinery's places and their fingerprints at load, unittest's outcome class
-    places = _places()
+    places = machinery._places(sys.modules.get(__name__))
     state: list[Any] = [False, 0, False, channel if mode == "script" else None]
     state += [f"u{os.getpid()}", places, [], getattr(unittest.case, "_Outcome", None)]
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
-    run, run_tests = _wrappers(case.run, program.runTests, send, state)
+    run, run_tests = _wrappers(case.run, program.runTests, send, state, machinery)
     case.run = run  # type: ignore[method-assign]
     program.runTests = run_tests  # type: ignore[method-assign]
-    state[6] = _prints(places)  # the observer's own in place
+    state[6] = machinery._prints(places)  # the observer's own in place
     _loaded(send, state)
     return True
 
@@ -329,63 +298,11 @@ def _take(channel: tuple[int, int]) -> None:
             pass
 
 
-def _places() -> list[tuple[str, str, Any]]:
-    """Each piece of `MACHINERY` (and the observer's result class's methods) with the object
-    it is looked up in, captured now: what is compared later is looked up there, not in
-    `sys.modules`."""
-    places: list[tuple[str, str, Any]] = []
-    for module, path in MACHINERY:
-        try:  # noqa: SIM105
-            __import__(module)
-        except ImportError:
-            pass
-        places.append((module, path, sys.modules.get(module)))
-    this = sys.modules.get(__name__)
-    places += [("observer", path, this) for path in (*OWN, *OWN_MORE, *OWN_LAST, *OWN_START)]
-    return places
-
-
-def _lookup(owner: Any, path: str) -> Any:
-    """The raw attribute at `path` in `owner` (a class attribute as its class's `__dict__`
-    holds it), or None."""
-    parts = path.split(".")
-    for part in parts[:-1]:
-        owner = getattr(owner, part, None)
-    if owner is None:
-        return None
-    if isinstance(owner, type):
-        for klass in owner.__mro__:
-            if parts[-1] in vars(klass):
-                return vars(klass)[parts[-1]]
-        return None
-    return getattr(owner, parts[-1], None)
-
-
-def _prints(
-    places: list[tuple[str, str, Any]],
-    _pointer: Any = object.__hash__,
-    _lookup: Any = _lookup,
-    _getattr: Any = getattr,
-    _format: Any = format,
-    _hash: Any = hash,
-) -> list[str]:
-    """One short text per place: a hash of the identities of what is there now, of its code
-    object and defaults, and of the object it is looked up in ("-": nothing there)."""
-    prints = []
-    for _, path, owner in places:
-        value = _lookup(owner, path)
-        if value is None:
-            prints.append("-")
-            continue
-        inner = _getattr(value, "__func__", None) or value
-        code, defaults = _getattr(inner, "__code__", None), _getattr(inner, "__defaults__", None)
-        key = (_pointer(value), _pointer(code), _pointer(defaults), _pointer(owner))
-        prints.append(_format(_hash(key) & 0xFFFFFFFFFFFF, "012x"))
-    return prints
-
-
-def _wrappers(orig_run: Any, orig_main: Any, send: Any, state: list[Any]) -> tuple[Any, Any]:
-    """The observer's `TestCase.run` and `TestProgram.runTests` around the ones captured."""
+def _wrappers(
+    orig_run: Any, orig_main: Any, send: Any, state: list[Any], machinery: Any
+) -> tuple[Any, Any]:
+    """The observer's `TestCase.run` and `TestProgram.runTests` around the ones captured, each
+    test's and the run's end streamed by `machinery` (`<module>_unittest_machinery`)."""
 
     def run(
         self: Any,
@@ -394,7 +311,7 @@ def _wrappers(orig_run: Any, orig_main: Any, send: Any, state: list[Any]) -> tup
         _state: list[Any] = state,
         _watched: Any = _Watched,
         _send: Any = send,
-        _ended: Any = _test_ended,
+        _ended: Any = machinery._test_ended,
         _name: Any = _test_name,
     ) -> Any:
         if result is None or not _state[0]:
@@ -413,7 +330,7 @@ def _wrappers(orig_run: Any, orig_main: Any, send: Any, state: list[Any]) -> tup
         _state: list[Any] = state,
         _send: Any = send,
         _begin: Any = _run_began,
-        _end: Any = _run_ended,
+        _end: Any = machinery._run_ended,
     ) -> Any:
         if _state[0]:  # a run inside a run: the outer one streams
             return _orig(self, *args)
@@ -457,26 +374,6 @@ def _run_began(
     send({"k": "load", "p": state[4], "n": names, "m": state[6]})
 
 
-def _test_ended(
-    watched: _Watched,
-    send: Any,
-    state: list[Any],
-    _get: Any = object.__getattribute__,
-    _prints: Any = _prints,
-) -> None:
-    """A test's end: `failed` where `TestCase.run` reported no outcome, and the fingerprints."""
-    if not _get(watched, "_said"):
-        state[2] = True
-        send({"k": "r", "id": _get(watched, "_test"), "w": "call", "o": "failed"})
-    send({"k": "check", "p": state[4], "at": "end", "m": _prints(state[5])})
-
-
-def _run_ended(send: Any, state: list[Any], _runner: str = RUNNER, _prints: Any = _prints) -> None:
-    """The run's end: the fingerprints, then `end` with what was seen."""
-    send({"k": "check", "p": state[4], "at": "end", "m": _prints(state[5])})
-    send({"k": "end", "status": 1 if state[2] else 0, "runner": _runner, "ran": state[1]})
-    state[0] = False
-
-
-# the functions that call the sender (its `callers`), besides `_Watched._decide`
-_CALLERS = (_loaded.__code__, _run_began.__code__, _test_ended.__code__, _run_ended.__code__)
+# the functions that call the sender (its `callers`), besides `_Watched._decide` and the
+# fingerprints' part's (`CALLERS`)
+_CALLERS = (_loaded.__code__, _run_began.__code__)

@@ -3,8 +3,8 @@ observer folder's `sitecustomize.py` (`fixbot/observe/startup.py`) into a real P
 given a real channel (`fixbot.observe.channel.Channel`): what it streams of a unittest run, that
 it stays silent and takes no settings line elsewhere (a plain script, pytest), that the
 workspace cannot shadow it and a project's own `sitecustomize` still runs, that one that cannot
-load leaves the check as it was; and fixbot's reading of its stream (`stream.parse`, the
-summary's comparison in `fixbot.observe.reporter`)."""
+load leaves the check as it was, that its fingerprints' part leaves `sys.modules`; and fixbot's
+reading of its stream (`stream.parse`, the summary's comparison in `fixbot.observe.reporter`)."""
 
 from __future__ import annotations
 
@@ -234,3 +234,28 @@ def test_the_sender_answers_the_observer_alone(tmp_path: Path) -> None:
     done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
     assert done.returncode == 76, done.stderr
     assert seen.sessions == 1 and seen.ended == 0 and seen.tests == {}
+
+
+PART_SEEN = """\
+import sys
+import unittest
+
+
+class T(unittest.TestCase):
+    def test_looks(self):
+        found = [n for n in sys.modules if n.endswith("_unittest_machinery")]
+        sys.stderr.write("part in sys.modules: %r\\n" % found)
+"""
+
+
+@pytest.mark.slow
+def test_its_fingerprints_part_is_loaded_and_left_out_of_sys_modules(tmp_path: Path) -> None:
+    """The part copied beside it (`channel.UNITTEST_PARTS`) streams the machinery's checks at
+    each test's and the run's end, and no module of it is left for the code under test to find
+    by name."""
+    (tmp_path / "test_t.py").write_text(PART_SEEN)
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
+    assert done.returncode == 0 and "part in sys.modules: []" in done.stderr, done.stderr
+    assert seen.tests == {"test_t.T.test_looks": "passed"} and seen.ended == 1
+    (process,) = seen.loaded
+    assert "unittest.case.TestCase.run" in seen.checked[process]
