@@ -12,13 +12,18 @@ and installed folders left out, and a JavaScript file committed beside the TypeS
 it is compiled from (`built`: zod's `v4/core/schemas.cjs` and `.js` beside
 `src/v4/core/schemas.ts`, whose copies of a literal would fill the spans the source's own
 line needs), each file read through `core.repofiles` (bounded), at most `MAX_SPANS` spans.
-A phrase found on more than `MAX_HOLDERS` lines names no one place and is left out.
+A phrase found on more than `MAX_HOLDERS` lines names no one place: it is narrowed to its
+lines in the files the failing run reached (`reached`: the files of the spans the first request
+already ranks, the spectrum's, the failing tests' callees', and the files the output names),
+kept when that leaves 1 to `MAX_HOLDERS` lines (zod's "Invalid input" in `src/v4/locales/en.ts`
+against the old API's `src/v3/locales/en.ts`), else left out.
 Pure reading of text: nothing is parsed or run.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 from fixbot.agent.locate import Span
@@ -30,7 +35,7 @@ MIN_WORDS = 2  # a quoted phrase of fewer words ("string", "note") names no plac
 MIN_CHARS = 8  # nor one shorter than this many characters
 MAX_CHARS = 120  # a quoted text longer than this is cut to its first words
 MAX_PHRASES = 12  # phrases looked for, in the order the output quotes them
-MAX_HOLDERS = 6  # a phrase on more source lines than this names no place and is left out
+MAX_HOLDERS = 6  # a phrase on more source lines than this is narrowed to the reached files
 MAX_SPANS = 4  # spans shown at most, in the order of the phrases
 RADIUS = 4  # lines shown either side of a line holding a phrase
 MAX_SCANNED = 3000  # source files read at most, in git's order
@@ -132,9 +137,12 @@ def _in_literal(line: str, phrase: str) -> bool:
     return False
 
 
-def holders(repo: Path, wanted: list[str]) -> dict[str, list[tuple[str, int]]]:
+def holders(
+    repo: Path, wanted: list[str], reached: Collection[str] = ()
+) -> dict[str, list[tuple[str, int]]]:
     """Phrase -> the (file, 1-based line) of the source files (`_sources`) holding it inside
-    a string literal (`_in_literal`), in git's order, at most `MAX_HOLDERS + 1` each."""
+    a string literal (`_in_literal`), in git's order, at most `MAX_HOLDERS + 1` each besides
+    those of the files `reached` (repository-relative paths), which are all kept."""
     found: dict[str, list[tuple[str, int]]] = {p: [] for p in wanted}
     if not wanted:
         return found
@@ -142,28 +150,40 @@ def holders(repo: Path, wanted: list[str]) -> dict[str, list[tuple[str, int]]]:
         text = regular_text(repo, repo / rel, MAX_FILE_BYTES)
         if not text or not any(p in text for p in wanted):
             continue
+        every = rel in reached
         for number, line in enumerate(text.splitlines(), 1):
-            _hold(found, rel, number, line)
+            _hold(found, rel, number, line, every)
     return found
 
 
-def _hold(found: dict[str, list[tuple[str, int]]], rel: str, number: int, line: str) -> None:
+def _hold(
+    found: dict[str, list[tuple[str, int]]], rel: str, number: int, line: str, every: bool
+) -> None:
     """Add (`rel`, `number`) to the places of each phrase of `found` that `line` holds inside
-    a string literal, while it has at most `MAX_HOLDERS`."""
+    a string literal, while it has at most `MAX_HOLDERS`, or always when `every`."""
     for phrase, places in found.items():
-        if len(places) <= MAX_HOLDERS and phrase in line and _in_literal(line, phrase):
+        if (every or len(places) <= MAX_HOLDERS) and phrase in line and _in_literal(line, phrase):
             places.append((rel, number))
 
 
-def spans(repo: Path, output: str, score: float = 0.0) -> list[Span]:
+def narrowed(places: list[tuple[str, int]], reached: Collection[str]) -> list[tuple[str, int]]:
+    """`places` as they are when at most `MAX_HOLDERS`; else those in the files `reached` when
+    that leaves at most `MAX_HOLDERS`, else none (a phrase of too many places names none)."""
+    if len(places) <= MAX_HOLDERS:
+        return places
+    kept = [place for place in places if place[0] in reached]
+    return kept if len(kept) <= MAX_HOLDERS else []
+
+
+def spans(repo: Path, output: str, score: float = 0.0, reached: Collection[str] = ()) -> list[Span]:
     """The lines of the repository's source files holding a phrase `output` quotes (see the
     module's docstring), each with `RADIUS` lines either side, named after the phrase and
-    scored `score`, at most `MAX_SPANS`, a phrase on more than `MAX_HOLDERS` lines left out."""
+    scored `score`, at most `MAX_SPANS`; a phrase on more than `MAX_HOLDERS` lines narrowed
+    to those of the files `reached` (repository-relative paths, `narrowed`) or left out."""
+    reached = frozenset(reached)
     found: list[Span] = []
-    for phrase, places in holders(repo, phrases(output)).items():
-        if len(places) > MAX_HOLDERS:
-            continue
-        for rel, line in places:
+    for phrase, places in holders(repo, phrases(output), reached).items():
+        for rel, line in narrowed(places, reached):
             span = Span(
                 rel, max(1, line - RADIUS), line + RADIUS, f'holds "{phrase}"', score, (line,)
             )

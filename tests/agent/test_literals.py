@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixbot.agent import context, literals
+from fixbot.agent.locate import Span
 from tests.fakes.agent_repo import failure, fix_context, make_repo
 
 # zod 4.3.6's shape: the snapshot's diff quotes the note `core/schemas.ts` pushes and the
@@ -75,6 +76,63 @@ def test_a_phrase_on_many_lines_names_no_place(tmp_path: Path) -> None:
     many = "".join(f'const m{k} = "Invalid input";\n' for k in range(literals.MAX_HOLDERS + 1))
     repo = make_repo(tmp_path, {**FILES, "src/locales/en.ts": many})
     assert [s.path for s in literals.spans(repo, LOG)] == ["src/core/schemas.ts"]
+
+
+# zod 4.3.6's "Invalid input": the old API's locale (never run by the failing test) holds it on
+# more lines than `MAX_HOLDERS`, ahead in git's order of the locale the fix changes
+OLD_EN = "".join(f'  const m{k} = "Invalid input";\n' for k in range(literals.MAX_HOLDERS + 1))
+NEW_EN = (
+    "export const error = (issue) => {\n"  # 1
+    + "  switch (issue.code) {\n"
+    + "".join(f'    case "code_{k}":\n      return "message {k}";\n' for k in range(20))
+    + '    case "invalid_union":\n'  # 43
+    + '      return "Invalid input";\n'  # 44
+    + "  }\n"
+    + "};\n"
+)
+MANY = {**FILES, "src/locales/en.ts": NEW_EN, "src/a-old/locales/en.ts": OLD_EN}
+
+
+def test_a_phrase_on_many_lines_is_narrowed_to_the_reached_files(tmp_path: Path) -> None:
+    """Too many lines in all, one in a file the failing run reached: that one is shown; not
+    reached, or too many lines in the reached files too, the phrase names no place."""
+    repo = make_repo(tmp_path, MANY)
+    reached = ["src/locales/en.ts", "src/tests/discriminated-unions.test.ts"]
+    found = literals.spans(repo, LOG, reached=reached)
+    assert [(s.path, s.focus) for s in found] == [
+        ("src/core/schemas.ts", (34,)),
+        ("src/locales/en.ts", (44,)),
+    ]
+    assert [s.path for s in literals.spans(repo, LOG)] == ["src/core/schemas.ts"]
+    both = [*reached, "src/a-old/locales/en.ts"]  # 8 lines in the reached files: too many
+    assert [s.path for s in literals.spans(repo, LOG, reached=both)] == ["src/core/schemas.ts"]
+
+
+def test_the_reached_file_is_read_past_the_phrase_s_first_places(tmp_path: Path) -> None:
+    """The reached file's lines are found though the phrase's first `MAX_HOLDERS + 1` places,
+    in git's order, are all in the other file."""
+    repo = make_repo(tmp_path, MANY)
+    found = literals.holders(repo, ["Invalid input"], reached=["src/locales/en.ts"])
+    assert found["Invalid input"][-1] == ("src/locales/en.ts", 44)
+    assert len(found["Invalid input"]) == literals.MAX_HOLDERS + 2
+    assert literals.narrowed(found["Invalid input"], ["src/locales/en.ts"]) == [
+        ("src/locales/en.ts", 44)
+    ]
+
+
+def test_the_first_request_narrows_a_common_phrase_to_the_spectrum_s_files(
+    tmp_path: Path,
+) -> None:
+    """The spectrum ranked the locale's first function (lines 1-2), not its line 44: the first
+    request shows line 44, the one line of the over-common phrase in a reached file; the old
+    API's locale is not shown."""
+    repo = make_repo(tmp_path, MANY)
+    ctx = fix_context(repo, failure=failure(LOG))
+    suspect = Span("src/locales/en.ts", 1, 2, "error", 0.9)
+    shown = context.gather(ctx, 6_000, [suspect]).reached
+    assert '   44|       return "Invalid input";' in shown
+    assert "const m0" not in shown
+    assert "   44|" not in context.gather(ctx, 6_000).reached  # not reached: dropped as before
 
 
 def test_the_first_request_shows_the_line_holding_the_quoted_message(tmp_path: Path) -> None:
