@@ -53,8 +53,12 @@ def run_check(
     wrote none) and what fixbot's observer inside pytest streamed (`fixbot.observe.channel`:
     every pytest the check starts loads it from fixbot's installation; None when the channel
     could not be made, or the check's pytest could not import the plugin: a check that sets
-    its own PYTHONPATH, or a tox that passes PYTEST_ADDOPTS alone, is run again without it,
-    and a fix's run judged unobserved where the start's was observed is not verified).
+    its own PYTHONPATH where `observed` does not put the folder back (in a nested shell's
+    string, quoted before its `=`), or a tox that passes PYTEST_ADDOPTS alone, is run again
+    without it, and a fix's run judged unobserved where the start's was observed is not
+    verified). The check runs as `observed` makes it: the observer's folder first on each
+    PYTHONPATH its words assign, `-p <module>` in each PYTEST_ADDOPTS; the result names the
+    check as written (`shown`).
 
     Where the check's runner can write a structured report (`report_for` its shell words), it
     is asked for one (through its environment, or flags added to a check that is the runner's
