@@ -432,3 +432,11 @@ def test_legitimate_pytest_fix_with_pythonpath_set_by_the_check(tmp_path: Path) 
     repo = make_repo(tmp_path / "repo", {"src/app.py": PY_APP, "test_app.py": PY_TEST})
     message = honest(repo, {"src/app.py": FIXED["app.py"]}, f"PYTHONPATH=src {PYTEST}")
     assert "fixbot's observer inside pytest (2 tests)" in message
+
+
+def test_legitimate_pytest_fix_with_pytest_addopts_set_by_the_check(tmp_path: Path) -> None:
+    """The check's own PYTEST_ADDOPTS (`-p` added to it) and PYTHONPATH, exported."""
+    repo = make_repo(tmp_path / "repo", {"src/app.py": PY_APP, "test_app.py": PY_TEST})
+    check = f"export PYTEST_ADDOPTS='-q -x' PYTHONPATH=src && {PYTEST}"
+    message = honest(repo, {"src/app.py": FIXED["app.py"]}, check)
+    assert "fixbot's observer inside pytest (2 tests)" in message
