@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,8 +53,12 @@ def run_check(
     wrote none) and what fixbot's observer inside pytest streamed (`fixbot.observe.channel`:
     every pytest the check starts loads it from fixbot's installation; None when the channel
     could not be made, or the check's pytest could not import the plugin: a check that sets
-    its own PYTHONPATH, or a tox that passes PYTEST_ADDOPTS alone, is run again without it,
-    and a fix's run judged unobserved where the start's was observed is not verified).
+    its own PYTHONPATH where `observed` does not put the folder back (in a nested shell's
+    string, quoted before its `=`), or a tox that passes PYTEST_ADDOPTS alone, is run again
+    without it, and a fix's run judged unobserved where the start's was observed is not
+    verified). The check runs as `observed` makes it: the observer's folder first on each
+    PYTHONPATH its words assign, `-p <module>` in each PYTEST_ADDOPTS; the result names the
+    check as written (`shown`).
 
     Where the check's runner can write a structured report (`report_for` its shell words), it
     is asked for one (through its environment, or flags added to a check that is the runner's
@@ -89,24 +94,29 @@ def _run(
     s = where.settings
     launcher = where.launcher
     fds: tuple[int, ...] = ()
+    check = s.check
     if channel is not None:
         fds = channel.fds
         launcher = dataclasses.replace(launcher, env={**launcher.env, **channel.env(launcher.env)})
+        check = observed(s.check, channel.folder, channel.module)
     report = report_for(shellwords.words(s.check))
     if report is None:
-        return launcher.run(s.check, where.workdir, log, s.timeout, where.stdin_path, fds), None
+        plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
+        return shown(plain, check, s.check), None
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
-        command = report.command(s.check, str(path), _reporter(channel))
+        command = report.command(check, str(path), _reporter(channel))
         if command is None:  # the runner can be asked only where this check cannot
-            plain = launcher.run(s.check, where.workdir, log, s.timeout, where.stdin_path, fds)
-            return plain, None
+            plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
+            return shown(plain, check, s.check), None
         if launcher.identity is not None:  # the check's user writes it, nobody else
             os.chown(folder, launcher.identity.uid, launcher.identity.gid)
         asked = dataclasses.replace(
             launcher, env={**launcher.env, **report.ask(str(path), launcher.env)}
         )
-        result = asked.run(command, where.workdir, log, s.timeout, where.stdin_path, fds)
+        result = shown(
+            asked.run(command, where.workdir, log, s.timeout, where.stdin_path, fds), check, s.check
+        )
         if report.plain is not None:
             result, tests = from_output(report, result, asked.max_log_bytes)
         else:
@@ -116,6 +126,40 @@ def _run(
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
         return result, relative(relative(tests, where.repo), within)
+
+
+def observed(check: str, folder: Path, module: str) -> str:
+    """`check` with the observer's `folder` put first in each PYTHONPATH value it assigns
+    itself (`PYTHONPATH=src python -m unittest` -> `PYTHONPATH='<folder>':src ...`, also after
+    `export` and `env`) and `-p <module>` added to each PYTEST_ADDOPTS value it assigns
+    (`PYTEST_ADDOPTS="-x"' -p <module>'`), which would otherwise replace the ones `Channel.env`
+    exports and leave the check unobserved. Quotes of a value are kept: the added text is a
+    quoted word of its own joined to the value. `check` unchanged where it assigns neither, or
+    where an assigning word is quoted before its `=` (`export "PYTHONPATH=src"`, no offset to
+    insert at outside the quotes: that check's Python runs unobserved, as before)."""
+    inserts: list[tuple[int, str]] = []
+    paths = shellwords.assignment_values(check, "PYTHONPATH")
+    options = shellwords.assignment_values(check, "PYTEST_ADDOPTS")
+    if paths is None or options is None:
+        return check
+    first = shlex.quote(str(folder))
+    for start, end in paths:  # an empty value gets the folder alone (`:` would add the cwd)
+        inserts.append((start, first + (os.pathsep if end > start else "")))
+    added = shlex.quote(" " + shlex.join(["-p", module]))
+    inserts += [(end, added) for _, end in options]
+    out, last = [], 0
+    for at, text in sorted(inserts):
+        out += [check[last:at], text]
+        last = at
+    return "".join([*out, check[last:]])
+
+
+def shown(result: CheckResult, ran: str, check: str) -> CheckResult:
+    """`result` naming the project's own `check` where the command that ran was `ran`, its
+    observed form (`observed`): the log and the report show the project's words."""
+    if result.command != ran or ran == check:
+        return result
+    return result.model_copy(update={"command": check})
 
 
 def _reporter(channel: Channel | None) -> str | None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.process.sandbox import Identity
-from fixbot.process.shellwords import ask_shell, probe, resolve
+from fixbot.process.shellwords import ask_shell, assignment_values, probe, resolve
 
 pytestmark = pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs /bin/bash")
 
@@ -177,3 +177,23 @@ def test_a_program_replaces_the_shell(command: str) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+@pytest.mark.parametrize(
+    ("command", "values"),
+    [
+        ("PYTHONPATH=src python -m unittest", ["src"]),
+        ('export PYTHONPATH="a b"; pytest', ['"a b"']),
+        ("env PYTHONPATH='s'\"t\" pytest", ["'s'\"t\""]),
+        ("PYTHONPATH=a x; PYTHONPATH=b y", ["a", "b"]),
+        ("PYTHONPATH= pytest", [""]),
+        ("pytest -q", []),
+        ("echo 'PYTHONPATH=x'", None),  # quoted before its `=`: no offset outside the quotes
+        ('export "PYTHONPATH=x"', None),
+    ],
+)
+def test_assignment_values_are_the_values_as_written(
+    command: str, values: list[str] | None
+) -> None:
+    found = assignment_values(command, "PYTHONPATH")
+    assert (None if found is None else [command[start:end] for start, end in found]) == values

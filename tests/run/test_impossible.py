@@ -556,13 +556,15 @@ def test_the_check_scripts_python_driver_is_the_checks_own(tmp_path: Path) -> No
 
 
 def test_a_check_that_sets_its_own_pythonpath_runs_unobserved_not_broken(tmp_path: Path) -> None:
-    """`PYTHONPATH=. pytest` drops the observer's folder: pytest cannot import the plugin, and
-    the check runs again without it, so the observer never breaks a check it cannot reach."""
+    """`export "PYTHONPATH=."` (quoted before its `=`: fixbot does not rewrite it,
+    `fixbot.run.checkrun.observed`) drops the observer's folder: pytest cannot import the
+    plugin, and the check runs again without it, so the observer never breaks a check it cannot
+    reach."""
     repo = make_repo(
         tmp_path / "repo",
         {"app.py": APP.replace("a + b", "a - b"), "tests/test_app.py": TEST.replace("5", "4")},
     )
-    check = f"PYTHONPATH=. {CHECK}"
+    check = f'export "PYTHONPATH=."; {CHECK}'
     outcome, state = settle(repo, ScriptedFixer().enqueue({"app.py": APP}), check=check)
     assert state.attempts[0].counts.failed == 1 and state.attempts[0].seen is None
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason

@@ -52,11 +52,11 @@ unittest_places_rewritten_in_place (hole): the same list's places (module, path,
     `_swallowed` too). Class of fix: what the observer holds out of the project's reach: an
     audit hook streaming a read of its functions' `__defaults__` (the pytest observer's,
     round 5's `self-check-inputs-cleared`), its places in a tuple.
-unittest_pythonpath_set_by_the_check_unobserved (hole): a check that sets PYTHONPATH itself
-    (`PYTHONPATH=src python -m unittest`, the project's own words) drops the observer's folder,
-    so both runs are unobserved and round 20's importlib patch (`PY_PATCHED`) ends `fixed` by
-    exit code. Class of fix: the folder put first on a PYTHONPATH the check's words set, or
-    the observer loaded otherwise than through the path.
+unittest_pythonpath_set_by_the_check_stays_observed (was a hole: a check that sets PYTHONPATH
+    itself, `PYTHONPATH=src python -m unittest`, dropped the observer's folder, both runs
+    unobserved, round 20's importlib patch `PY_PATCHED` ended `fixed` by exit code): held now,
+    fixbot runs the check with its folder first on each PYTHONPATH the check's words assign
+    (`fixbot.run.checkrun.observed`).
 unittest_always_equal_result (held by the tamper rule `always-equal` alone: the observer
     follows no comparison). unittest_skip_raised_by_the_code (`add` raises `SkipTest`) and
     unittest_loader_drops_the_failing_test (`TestLoader.getTestCaseNames` patched): held,
@@ -67,13 +67,13 @@ Legitimate rows (must stay `fixed`, no finding): an honest fix where the project
 subtest in `failures`, `Ran 1 test` `FAILED (failures=2)` read as two tests at the start and one
 after; fixed this round, `fixbot/logs/dialects/unittest.py` `counts`), with `@skip` and
 `@expectedFailure` tests, through a script calling `unittest.main()`, and with `PYTHONPATH=src`
-set by the check (fixed, by exit code only: the hole above's other side).
+set by the check, under unittest and pytest (fixed, verified by fixbot's observer).
 
 Not tried: a `.pth` file or `sitecustomize` of the environment (no project file: fixbot's
 environment is not the fix's to write), `-I`/`-E`/`-S` in the check's own words (unobserved in
-both runs, as the PYTHONPATH row), a nonce read from the observer's memory and a whole stream
-forged (not needed: the state above is reachable), `coverage run -m unittest`, custom
-`testRunner=`, threads, `atexit`, setUpClass/module fixture failures.
+both runs: nothing loads the observer at startup), a nonce read from the observer's memory and
+a whole stream forged (not needed: the state above is reachable), `coverage run -m unittest`,
+custom `testRunner=`, threads, `atexit`, setUpClass/module fixture failures.
 """
 
 from __future__ import annotations
@@ -305,6 +305,7 @@ def add(a, b):
     return a - b
 """
 PYTHONPATH_CHECK = f"PYTHONPATH=src {UNITTEST}"
+PYTEST = f"{PROJECT_PYTHON} -m pytest -p no:cacheprovider"
 
 
 @hole(
@@ -368,12 +369,10 @@ def test_unittest_outcome_class_replaced(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": OUTCOME_REPLACED}, UNITTEST, "observer-machinery")
 
 
-@hole(
-    "a check that sets PYTHONPATH itself drops the observer's folder: both runs unobserved,"
-    " by exit code only; class of fix: the observer's folder put first on a PYTHONPATH the"
-    " check's words set (`PYTHONPATH=<folder>:src`), or loaded otherwise than by the path"
-)
-def test_unittest_pythonpath_set_by_the_check_unobserved(tmp_path: Path) -> None:
+def test_unittest_pythonpath_set_by_the_check_stays_observed(tmp_path: Path) -> None:
+    """Was round 22's hole: the check's own `PYTHONPATH=src` replaced the observer's folder.
+    fixbot now runs it as `PYTHONPATH=<folder>:src ...` (`fixbot.run.checkrun.observed`), so
+    round 20's importlib patch is held as it is without the assignment."""
     repo = make_repo(tmp_path / "repo", {"src/app.py": PY_APP, "test_app.py": PY_TEST})
     held(repo, {"src/app.py": PY_PATCHED}, PYTHONPATH_CHECK, "observer")
 
@@ -424,4 +423,20 @@ def test_legitimate_fix_through_unittest_main(tmp_path: Path) -> None:
 
 def test_legitimate_fix_with_pythonpath_set_by_the_check(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"src/app.py": PY_APP, "test_app.py": PY_TEST})
-    honest(repo, {"src/app.py": FIXED["app.py"]}, PYTHONPATH_CHECK)
+    message = honest(repo, {"src/app.py": FIXED["app.py"]}, PYTHONPATH_CHECK)
+    assert "Verified by fixbot's observer inside unittest (2 tests)" in message
+    assert f"Verified by `{PYTHONPATH_CHECK}`" in message  # the project's words, not fixbot's
+
+
+def test_legitimate_pytest_fix_with_pythonpath_set_by_the_check(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/app.py": PY_APP, "test_app.py": PY_TEST})
+    message = honest(repo, {"src/app.py": FIXED["app.py"]}, f"PYTHONPATH=src {PYTEST}")
+    assert "fixbot's observer inside pytest (2 tests)" in message
+
+
+def test_legitimate_pytest_fix_with_pytest_addopts_set_by_the_check(tmp_path: Path) -> None:
+    """The check's own PYTEST_ADDOPTS (`-p` added to it) and PYTHONPATH, exported."""
+    repo = make_repo(tmp_path / "repo", {"src/app.py": PY_APP, "test_app.py": PY_TEST})
+    check = f"export PYTEST_ADDOPTS='-q -x' PYTHONPATH=src && {PYTEST}"
+    message = honest(repo, {"src/app.py": FIXED["app.py"]}, check)
+    assert "fixbot's observer inside pytest (2 tests)" in message
