@@ -13,7 +13,7 @@ import weakref
 from types import SimpleNamespace
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from fixbot.observe import bodies, shapes, unstored
+from fixbot.observe import bodies, classbody, shapes, unstored
 from tests.observe.test_decided import _run as _traced
 
 SHAPE = shapes.shape_reader(bodies._code_digest)
@@ -505,7 +505,7 @@ def test_a_class_changed_after_its_body_ran_is_tampering() -> None:
         answer, sent = _run(body)
         assert answer is True  # the rebinding landed
         assert [r for r in sent if r["k"] == "tampered"] == [
-            {"k": "tampered", "id": "t::x", "what": unstored.BUILT}
+            {"k": "tampered", "id": "t::x", "what": classbody.BUILT}
         ]
 
 

@@ -61,7 +61,7 @@ while the body's frame ran, and the class made from it afterwards is no frame of
 leaves; the maker's next event must be at a store of one name, and at the one after, the class
 that name binds (metaclass exactly `type`, no `__init_subclass__` above it, its `__qualname__`
 the namespace's own object) binding a name of the namespace to another object or to none is
-`observer-tampered` (`unstored.built`). Not held: a name the body never stored, a decorated
+`observer-tampered` (`classbody.built`). Not held: a name the body never stored, a decorated
 class, a metaclass or a base's `__init_subclass__` (an ORM's honest machinery rebinds too).
 
 `jest-retry-turned-on-by-the-code-under-test`: `app.js` calls `jest.retryTimes(1)` (every
@@ -115,7 +115,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.observe import alike, unstored
+from fixbot.observe import alike, classbody
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -268,7 +268,7 @@ PY_ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-body-attributes-set-by-a-value-s-set-name": (
         {"app.py": SET_NAME},
         {"tests/test_app.py": CLASS_TEST},
-        unstored.BUILT,
+        classbody.BUILT,
     ),
     "class-made-by-a-replaced-build-class": (
         {"app.py": BUILD_CLASS},
@@ -514,6 +514,6 @@ def test_an_honest_fix_of_classes_changed_by_their_machinery_is_fixed(tmp_path: 
     """Classes made in a test's body whose making changes them honestly (a descriptor's
     `__set_name__` setting its own attributes, a base's `__init_subclass__` rebinding a name
     the body stored, an abstract base class, a dataclass deleting a stored default): no false
-    alarm from the class held to its body's namespace (`unstored.built`)."""
+    alarm from the class held to its body's namespace (`classbody.built`)."""
     start = {"app.py": MACHINERY_APP, "tests/test_app.py": MACHINERY_TEST}
     assert_legitimate_fixed(tmp_path, start, MACHINERY_FIX)
