@@ -42,8 +42,8 @@ from fixbot.agent import rustcalls
 from fixbot.agent.locate import LINE_NUMBER, Span
 from fixbot.agent.tracerank import ochiai
 from fixbot.core.repofiles import resolved
+from fixbot.process.assignments import assignment_ends
 from fixbot.process.launcher import Launcher
-from fixbot.process.shellwords import assignment_ends
 
 MARK = "fixbot-rust-coverage-follows"
 TEST_MARK = "fixbot-rust-test"
@@ -199,7 +199,7 @@ def runner_variable(host: str) -> str:
 def instrumented(check: str) -> str:
     """`check` with `-C instrument-coverage` added to every RUSTFLAGS value it assigns itself
     (`RUSTFLAGS=-Dwarnings cargo test`, `export RUSTFLAGS=...`), which would otherwise replace
-    the one `command` exports (`fixbot.process.shellwords.assignment_ends`)."""
+    the one `command` exports (`fixbot.process.assignments.assignment_ends`)."""
     out, last = [], 0
     for end in assignment_ends(check, "RUSTFLAGS"):
         out += [check[last:end], "' -C instrument-coverage'"]

@@ -9,7 +9,7 @@ variable assignment, inside tox or nox) imports it with the project's own interp
 CPython from 3.8, and writes which lines each test ran (the `test_function` contexts of
 coverage.py: https://coverage.readthedocs.io/en/latest/contexts.html); the reports cross back in
 the log, after a marker line. A check that sets PYTHONPATH itself gets the folder added to its
-value (`fixbot.process.shellwords.assignment_ends`); tox, which passes no variable it is not
+value (`fixbot.process.assignments.assignment_ends`); tox, which passes no variable it is not
 told to, is told through `TOX_OVERRIDE`. A node project's check runs under V8's coverage
 instead (`fixbot.agent.nodecov`; a jest or vitest check under the runner's own,
 `fixbot.agent.runnercov`), a Go module's under `go test`'s cover profiles
@@ -32,8 +32,8 @@ from pathlib import Path, PurePosixPath
 from fixbot.agent import gocov, nodecov, nodenear, runnercov, rustcov
 from fixbot.agent.locate import Span
 from fixbot.agent.tracerank import MARK, parse, rank, reports
+from fixbot.process.assignments import assignment_ends
 from fixbot.process.launcher import Launcher
-from fixbot.process.shellwords import assignment_ends
 
 NO_PROVIDER = f"vitest's own coverage needs the {runnercov.VITEST_PROVIDER} package"
 SKIPPED = "coverage spectrum skipped: "  # the note's start in the report (and the bench's)

@@ -22,7 +22,7 @@ from fixbot.core.settings import Settings
 from fixbot.logs.dialects import Report, report_for
 from fixbot.observe.channel import REPORTER, Channel
 from fixbot.observe.reporter import relocated, summarized
-from fixbot.process import shellwords
+from fixbot.process import assignments, shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import read_file
 
@@ -138,8 +138,8 @@ def observed(check: str, folder: Path, module: str) -> str:
     where an assigning word is quoted before its `=` (`export "PYTHONPATH=src"`, no offset to
     insert at outside the quotes: that check's Python runs unobserved, as before)."""
     inserts: list[tuple[int, str]] = []
-    paths = shellwords.assignment_values(check, "PYTHONPATH")
-    options = shellwords.assignment_values(check, "PYTEST_ADDOPTS")
+    paths = assignments.assignment_values(check, "PYTHONPATH")
+    options = assignments.assignment_values(check, "PYTEST_ADDOPTS")
     if paths is None or options is None:
         return check
     first = shlex.quote(str(folder))

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.process.assignments import assignment_values
 from fixbot.process.sandbox import Identity
-from fixbot.process.shellwords import ask_shell, assignment_values, probe, resolve
+from fixbot.process.shellwords import ask_shell, probe, resolve
 
 pytestmark = pytest.mark.skipif(not Path("/bin/bash").exists(), reason="needs /bin/bash")
 
