@@ -105,6 +105,7 @@ def _run(
         return shown(plain, check, s.check), None
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
+        check = _asking(s.check, check, report, str(path), channel)
         command = report.command(check, str(path), _reporter(channel))
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
@@ -128,30 +129,49 @@ def _run(
         return result, relative(relative(tests, where.repo), within)
 
 
-def observed(check: str, folder: Path, module: str) -> str:
+def observed(
+    check: str, folder: Path | None, module: str | None, options: Sequence[str] = ()
+) -> str:
     """`check` with the observer's `folder` put first in each PYTHONPATH value it assigns
     itself (`PYTHONPATH=src python -m unittest` -> `PYTHONPATH='<folder>':src ...`, also after
-    `export` and `env`) and `-p <module>` added to each PYTEST_ADDOPTS value it assigns
+    `export` and `env`) and `-p <module>` and then `options` (the words of the JUnit report
+    fixbot asks pytest for) added to each PYTEST_ADDOPTS value it assigns
     (`PYTEST_ADDOPTS="-x"' -p <module>'`), which would otherwise replace the ones `Channel.env`
-    exports and leave the check unobserved. Quotes of a value are kept: the added text is a
-    quoted word of its own joined to the value. `check` unchanged where it assigns neither, or
-    where an assigning word is quoted before its `=` (`export "PYTHONPATH=src"`, no offset to
-    insert at outside the quotes: that check's Python runs unobserved, as before)."""
+    and the report's `ask` export and leave the check unobserved and its report unwritten.
+    `folder` and `module` None: the check is not observed, `options` alone are added. Quotes of
+    a value are kept: the added text is a quoted word of its own joined to the value. `check`
+    unchanged where it assigns neither, or where an assigning word is quoted before its `=`
+    (`export "PYTHONPATH=src"`, no offset to insert at outside the quotes: that check's Python
+    runs unobserved, as before)."""
     inserts: list[tuple[int, str]] = []
     paths = assignments.assignment_values(check, "PYTHONPATH")
-    options = assignments.assignment_values(check, "PYTEST_ADDOPTS")
-    if paths is None or options is None:
+    values = assignments.assignment_values(check, "PYTEST_ADDOPTS")
+    if paths is None or values is None:
         return check
-    first = shlex.quote(str(folder))
-    for start, end in paths:  # an empty value gets the folder alone (`:` would add the cwd)
-        inserts.append((start, first + (os.pathsep if end > start else "")))
-    added = shlex.quote(" " + shlex.join(["-p", module]))
-    inserts += [(end, added) for _, end in options]
+    if folder is not None:
+        first = shlex.quote(str(folder))
+        for start, end in paths:  # an empty value gets the folder alone (`:` would add the cwd)
+            inserts.append((start, first + (os.pathsep if end > start else "")))
+    words = [*(["-p", module] if module is not None else []), *options]
+    if words:
+        added = shlex.quote(" " + shlex.join(words))
+        inserts += [(end, added) for _, end in values]
     out, last = [], 0
     for at, text in sorted(inserts):
         out += [check[last:at], text]
         last = at
     return "".join([*out, check[last:]])
+
+
+def _asking(check: str, ran: str, report: Report, path: str, channel: Channel | None) -> str:
+    """The command `ran` for the project's `check` with the options that ask for `report` at
+    `path` through PYTEST_ADDOPTS added to each value the check assigns itself (`observed`),
+    which would otherwise replace them: `ran` where the report is asked otherwise."""
+    options = shlex.split(report.ask(path, {}).get("PYTEST_ADDOPTS", ""))
+    if not options:
+        return ran
+    at, module = (channel.folder, channel.module) if channel is not None else (None, None)
+    return observed(check, at, module, options)
 
 
 def shown(result: CheckResult, ran: str, check: str) -> CheckResult:

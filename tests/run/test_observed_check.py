@@ -5,13 +5,19 @@ kept, as the shell that runs the check reads them."""
 
 from __future__ import annotations
 
+import os
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from fixbot.core.budget import Deadline
 from fixbot.core.failure import CheckResult
-from fixbot.run.checkrun import observed, shown
+from fixbot.core.settings import Settings
+from fixbot.process.launcher import Launcher
+from fixbot.run.checkrun import CheckRun, observed, run_check, shown
 
 FOLDER = Path("/tmp/fixbot-observer-x y")  # a space: the folder's quoting is tried too
 MODULE = "fixbot_observer_0123"
@@ -63,3 +69,34 @@ def test_the_result_names_the_projects_command(tmp_path: Path) -> None:
         command=ran_command, exit_code=0, duration_s=0.1, log_path=tmp_path / "log", output_bytes=0
     )
     assert shown(result, ran_command, check).command == check
+
+
+def test_the_report_is_asked_for_too_where_the_check_assigns_pytest_addopts() -> None:
+    """The JUnit report fixbot asks pytest for through PYTEST_ADDOPTS is added to the check's
+    own value too (else the check's assignment replaces it: no report, the run judged by the
+    observer's stream alone); unobserved (no folder, no module), the report's words alone."""
+    report = ["--junitxml", "/tmp/r.xml"]
+    check = f"PYTEST_ADDOPTS=-q sh -c '{SHOW}'"
+    assert ran(observed(check, FOLDER, MODULE, report)) == (
+        f"fixbot|-q -p {MODULE} --junitxml /tmp/r.xml\n"
+    )
+    assert ran(observed(check, None, None, report)) == "fixbot|-q --junitxml /tmp/r.xml\n"
+    assert observed(f"PYTHONPATH=src {SHOW}", None, None, report) == f"PYTHONPATH=src {SHOW}"
+
+
+@pytest.mark.slow
+def test_a_pytest_check_assigning_its_options_is_read_from_its_report_and_observed(
+    tmp_path: Path,
+) -> None:
+    """End to end through `run_check`: `PYTEST_ADDOPTS=-q python -m pytest` gives fixbot's
+    observer's stream and pytest's own JUnit report, each test's outcome in both."""
+    tests_file = "def test_up():\n    pass\n\ndef test_down():\n    assert 0\n"
+    (tmp_path / "test_a.py").write_text(tests_file)
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    launcher = Launcher(tmp_path, env, namespace=False, deadline=Deadline.start(None))
+    check = f"PYTEST_ADDOPTS=-q {shlex.quote(sys.executable)} -m pytest -p no:cacheprovider"
+    where = CheckRun(Settings(check=check), launcher, tmp_path, tmp_path, None, [])
+    result, tests, seen = run_check(where, tmp_path / "check.log")
+    assert result.command == check and not result.passed
+    assert tests == {"test_a::test_up": "passed", "test_a::test_down": "failed"}  # JUnit ids
+    assert seen is not None and seen.sessions
