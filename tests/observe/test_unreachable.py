@@ -15,7 +15,8 @@ import importlib
 import sys
 import types
 from collections.abc import Iterator
-from typing import Any
+from types import CodeType
+from typing import Any, ClassVar
 
 import pytest
 
@@ -125,9 +126,10 @@ def test_no_table_the_observer_reads_is_a_mutable_object_a_module_global_names()
 
 class _Named:
     """A key whose hash is a name's: a lookup of that name in a dictionary holding it asks
-    its `__eq__` (which counts)."""
+    its `__eq__` (which counts, and keeps the code of the frame that asked in `by`)."""
 
     asked = 0
+    by: ClassVar[list[CodeType]] = []
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -137,6 +139,7 @@ class _Named:
 
     def __eq__(self, other: object) -> bool:
         type(self).asked += 1
+        type(self).by.append(sys._getframe(1).f_code)
         return False
 
 
@@ -151,7 +154,7 @@ def _keyed_body() -> bool:
 
 @pytest.mark.skipif(sys.version_info >= (3, 13), reason="3.13's f_locals writes through (PEP 667)")
 def test_a_key_no_str_in_the_locals_an_operand_is_read_from_is_tampering() -> None:
-    _Named.asked = 0
+    _Named.asked, _Named.by = 0, []
     answer, sent = _run(SHAPE, _keyed_body)  # the tracer around the body, as test_decided's
     assert answer is False
     assert [r["what"] for r in sent if r["k"] == "tampered"] == [
@@ -159,7 +162,10 @@ def test_a_key_no_str_in_the_locals_an_operand_is_read_from_is_tampering() -> No
         "a namespace a comparison's operand was read from held a key no str",
     ]
     assert [r for r in sent if r["k"] == "op"] == []  # nothing read past the key
-    assert _Named.asked == 1  # by the body's own insert alone: the observer never asked it
+    # asked by the body's own insert alone, the observer never asked it: once, or twice under
+    # about one hash seed in eight (PYTHONHASHSEED=7: the insert's own lookups ask twice with no
+    # trace function set at all, CPython 3.11), so the frames that asked are counted, not asks
+    assert _Named.by and set(_Named.by) == {_keyed_body.__code__}
 
 
 def test_a_library_namespace_holding_a_key_no_str_is_not_the_librarys_own() -> None:
