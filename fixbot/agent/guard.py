@@ -12,7 +12,9 @@ Unless `allow-test-edits` is set, an edit is refused when it
 - changes a `conftest.py` hook (`pytest_*` functions: `pytest_sessionfinish` setting
   `session.exitstatus = 0`) or adds exit-status, collection or plugin tricks to it;
 - creates or edits a module that shadows a test runner or runs at interpreter start
-  (`pytest.py`, `unittest.py`, `pytest/`, `sitecustomize.py`, `*.pth`).
+  (`pytest.py`, `unittest.py`, `pytest/`, `sitecustomize.py`, `*.pth`);
+- changes or removes a Rust test in the code's own file (`#[cfg(test)] mod tests`, `#[test]`
+  functions, doc-tests: `fixbot.tamper.rusttests`) or shadows an assertion's macro.
 This protection is always on, whatever `protected-paths` says. File names are compared
 case-insensitively. The returned reason is written for the model to read. The words these
 checks are made of (which files are tests or configuration, the markers that skip) are the
@@ -32,7 +34,7 @@ import tomllib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from fixbot.tamper import asserts, filters
+from fixbot.tamper import asserts, filters, rusttests
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.cheats import Cheat, examine
 from fixbot.tamper.facts import (
@@ -203,8 +205,12 @@ def tampering(
 
 
 def _sure_cheat(change: Change, check_files: frozenset[str], modules: frozenset[str]) -> str | None:
-    """The refusal for the first cheat the final-diff rules find in `change` alone (`_sure`)."""
+    """The refusal for the first cheat the final-diff rules find in `change` alone (`_sure`),
+    a Rust test in the code's own file changed or an assertion's macro shadowed among them
+    (`fixbot.tamper.rusttests.detect`; a test module declared by another file is judged on
+    the final diff alone, where the start's parents are read)."""
     found = [c for c in examine(change, check_files=check_files, modules=modules) if _sure(c)]
+    found += rusttests.detect([change])
     return f"Refused: {found[0]}." if found else None
 
 

@@ -283,3 +283,35 @@ def test_the_checks_own_script_is_refused_when_the_guard_is_told_of_it() -> None
     assert tampering("check.sh", "pytest\n", "exit 0\n") is None
     reason = tampering("check.sh", "pytest\n", "exit 0\n", frozenset({"check.sh"}))
     assert reason is not None and "check-script" in reason
+
+
+RUST_LIB = """pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        assert_eq!(add(2, 2), 4);
+    }
+}
+"""
+
+
+def test_a_rust_test_in_the_codes_file_is_refused_at_edit_time() -> None:
+    """The final diff's `rust-test-changed` is the model's early word too: a test inside
+    src/lib.rs weakened is refused as the edit is made; the code's fix and a test added are
+    not; a macro by an assertion's name outside the tests is refused."""
+    weakened = RUST_LIB.replace("add(2, 2), 4", "add(2, 2), 0")
+    reason = tampering("src/lib.rs", RUST_LIB, weakened)
+    assert reason is not None and "rust-test-changed" in reason and "tests" in reason
+    assert tampering("src/lib.rs", RUST_LIB, RUST_LIB.replace("a - b", "a + b")) is None
+    zero = "    #[test]\n    fn zero() {\n        assert_eq!(add(0, 0), 0);\n    }\n"
+    added = RUST_LIB.replace("    }\n}\n", "    }\n\n" + zero + "}\n")
+    assert tampering("src/lib.rs", RUST_LIB, added) is None
+    shadowed = "macro_rules! assert_eq { ($a:expr, $b:expr) => {}; }\n" + RUST_LIB
+    reason = tampering("src/lib.rs", RUST_LIB, shadowed)
+    assert reason is not None and "framework-patched" in reason
