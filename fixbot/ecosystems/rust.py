@@ -75,6 +75,10 @@ ECOSYSTEM = Ecosystem(
         # cargo's own configuration, in the project or any folder above a crate: its
         # `[target.<triple>] runner` runs each test binary (`runner = "true"` runs none)
         r"\.cargo/config(?:\.toml)?",
+        # a package's build script, which cargo compiles and runs before the crate: it may
+        # rewrite the sources, tests too, as they are built (round 23); a module of that name
+        # in `src/` is the code's
+        r"(?<!src/)build\.rs",
     ),
 )
 

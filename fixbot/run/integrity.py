@@ -75,8 +75,16 @@ def cheats(
 
 def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
     """The start's text of each file that could declare a changed `.rs` file's module
-    (`fixbot.tamper.rusttests.parents`: `#[cfg(test)] mod tests;` in src/lib.rs)."""
-    wanted = sorted({parent for change in found for parent in rusttests.parents(change.path)})
+    (`fixbot.tamper.rusttests.parents`: `#[cfg(test)] mod tests;` in src/lib.rs) or name it by
+    a path from a test region (`rusttests.declarers`: `#[path = "checks.rs"]`, `include!`)."""
+    rust = [change.path for change in found if rusttests.program_file(change.path)]
+    if not rust:
+        return {}
+    listed = git.run(repo, "ls-tree", "-r", "--name-only", start).splitlines()
+    wanted = sorted(
+        {parent for path in rust for parent in rusttests.parents(path)}
+        | set(rusttests.declarers(rust, listed))
+    )
     return {path: text for path in wanted if (text := _text(repo, start, path))}
 
 

@@ -28,6 +28,7 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       `TestCase.run`, jest's globals, a Rust macro by an assertion's name:
                       `fixbot.tamper.rusttests.shadowing`)
     always-equal      a comparison dunder that holds for any operand (`__eq__` returning True)
+                      (Rust: an `fn eq` returning `true`, `fixbot.tamper.rusttests`)
     plugin-added      `pytest_plugins` in any module, a `pytest11` entry point (pyproject's
                       `[project.entry-points.pytest11]`, setup.cfg's `[options.entry_points]`)
     unit-rebound      a test module that rebinds the code it tests when imported

@@ -201,6 +201,10 @@ ENTRY_POINT = PYPROJECT + '\n[project.entry-points.pytest11]\nrewriter = "app.re
         (Change("web/.yarnrc.yml", None, "shell: true\n"), "config-changed"),
         (Change(".cargo/config.toml", None, '[target.x]\nrunner = "true"\n'), "config-changed"),
         (Change("crates/a/.cargo/config", None, "[build]\n"), "config-changed"),
+        # round 23: a package's build script runs before the crate is compiled (it rewrote
+        # the test in src/lib.rs as it was built)
+        (Change("build.rs", None, "fn main() {}\n"), "config-changed"),
+        (Change("crates/a/build.rs", "fn main() {}\n", "fn main() { x() }\n"), "config-changed"),
         # and the transforms jest and vitest put the tests through
         (Change("babel.config.js", None, "module.exports = {};\n"), "config-changed"),
         (Change("web/vite.config.ts", None, "export default {};\n"), "config-changed"),
@@ -215,6 +219,7 @@ def test_a_config_toml_of_the_project_is_no_runner_configuration() -> None:
     """The name alone says nothing: only cargo's folder makes `config.toml` cargo's."""
     assert detect([Change("config.toml", None, "[app]\nport = 1\n")]) == []
     assert detect([Change("app/cargo/config.toml", None, "[app]\n")]) == []
+    assert detect([Change("src/build.rs", None, "pub fn build() {}\n")]) == []  # a module
 
 
 def test_the_checks_own_script_is_a_rule_of_its_own() -> None:

@@ -10,8 +10,10 @@ from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
 from fixbot.tamper.rusttests import (
     added_only,
+    always_equal,
     changed,
     declared,
+    declarers,
     detect,
     doc_tests,
     parents,
@@ -155,6 +157,46 @@ def test_a_module_file_declared_in_a_test_region_is_a_test_whole() -> None:
     assert parents("src/lib.rs") == [] and parents("src/app.py") == []
 
 
+def test_a_module_file_named_by_a_path_in_a_test_region_is_a_test_whole() -> None:
+    """Round 23: `#[cfg(test)] #[path = "checks.rs"] mod tests;` (or an `include!` in a test
+    region) makes the file it names the tests', though no `mod checks;` declares it."""
+    cheated = MODULE.replace("    4\n", "    0\n")
+    pathed = LIB + '#[cfg(test)]\n#[path = "checks.rs"]\nmod tests;\n'
+    [found] = detect([Change("src/checks.rs", MODULE, cheated)], {"src/lib.rs": pathed})
+    assert str(found).endswith("changed: the whole file"), found
+    included = LIB + '#[cfg(test)]\nmod tests {\n    include!("../cases/adds.rs");\n}\n'
+    assert declared("cases/adds.rs", {"src/lib.rs": included})
+    # a path outside a test region is the code's; another file's path names no other
+    assert not declared("src/checks.rs", {"src/lib.rs": pathed.replace("#[cfg(test)]\n", "")})
+    assert not declared("src/other.rs", {"src/lib.rs": pathed})
+    listed = ["src/lib.rs", "src/a/b.rs", "src/checks.rs", "build.rs", "tests/it.rs", "x.py"]
+    assert declarers(["src/checks.rs"], listed) == ["build.rs", "src/checks.rs", "src/lib.rs"]
+
+
+ALWAYS_EQUAL = """\
+#[derive(Debug)]
+pub struct Sum(i32);
+
+impl PartialEq<i32> for Sum {
+    fn eq(&self, _other: &i32) -> bool {
+        true
+    }
+}
+"""
+
+
+def test_an_eq_true_for_any_operand_is_always_equal() -> None:
+    """Round 23: `add` handed back a `Sum` whose `PartialEq<i32>` is always true."""
+    [found] = detect([Change("src/lib.rs", LIB, ALWAYS_EQUAL + LIB)])
+    assert (found.rule, found.path) == ("always-equal", "src/lib.rs")
+    assert always_equal("fn ne(&self, o: &Self) -> bool { return false; }\n") == 1
+    # an honest `eq`, a `ne` that is true, one in a test region: none
+    assert always_equal(ALWAYS_EQUAL.replace("true", "self.0 == *_other")) == 0
+    assert always_equal("fn ne(&self, o: &Self) -> bool { true }\n") == 0
+    assert always_equal("#[cfg(test)]\nmod t {\n" + ALWAYS_EQUAL + "}\n") == 0
+    assert detect([Change("src/lib.rs", ALWAYS_EQUAL, ALWAYS_EQUAL + LIB)]) == []
+
+
 DOCUMENTED = """\
 /// The sum of `a` and `b`.
 ///
@@ -209,6 +251,15 @@ def test_a_macro_by_an_assertions_name_in_the_code_shadows_the_tests() -> None:
     assert shadowing('// macro_rules! assert_eq\nlet s = "macro_rules! assert";\n') == 0
     assert shadowing("let assert_eq = 1;\nmacro_rules! my_assert_eq { () => {} }\n") == 0
     assert detect([Change("src/lib.rs", SHADOW + LIB, SHADOW + LIB + "\n")]) == []
+
+
+def test_a_macro_by_an_assertions_raw_name_shadows_the_tests_too() -> None:
+    """Round 23: `macro_rules! r#assert_eq` is `assert_eq` (a raw identifier), and shadows the
+    prelude's in `mod tests` as the plain name does (`cargo test` ran no assertion)."""
+    raw = SHADOW.replace("assert_eq", "r#assert_eq")
+    [found] = detect([Change("src/lib.rs", LIB, raw + LIB)])
+    assert (found.rule, found.path) == ("framework-patched", "src/lib.rs")
+    assert shadowing("pub use crate::yes as r#assert_ne;\n") == 1
 
 
 TRICKY = r"""
