@@ -226,7 +226,7 @@ def _marks(inside: list[str]) -> bool:
     return conditional or bool(TEST_ATTRIBUTE.fullmatch(last))
 
 
-def _item_end(text: str, found: list[Token], k: int) -> int:
+def item_end(text: str, found: list[Token], k: int) -> int:
     """The index of the last token of the item starting at token `k`: the `}` closing its
     first brace at the item's own level, or its `;`."""
     j = k
@@ -259,7 +259,7 @@ def unit_test_regions(text: str) -> list[tuple[int, int]]:
                 return [(0, len(text))]
             marked = marked or (marks and not inner)
         if marked and k < len(found):
-            end = _item_end(text, found, k)
+            end = item_end(text, found, k)
             regions.append((found[first].start, found[end].end))
             k = end + 1
         k = max(k, first + 1)

@@ -16,6 +16,7 @@ from fixbot.tamper.rusttests import (
     declarers,
     detect,
     doc_tests,
+    helpers,
     parents,
     regions,
     restored,
@@ -195,6 +196,46 @@ def test_an_eq_true_for_any_operand_is_always_equal() -> None:
     assert always_equal("fn ne(&self, o: &Self) -> bool { true }\n") == 0
     assert always_equal("#[cfg(test)]\nmod t {\n" + ALWAYS_EQUAL + "}\n") == 0
     assert detect([Change("src/lib.rs", ALWAYS_EQUAL, ALWAYS_EQUAL + LIB)]) == []
+
+
+CHECKED = """\
+macro_rules! check {
+    ($a:expr, $b:expr) => {
+        assert_eq!($a, $b)
+    };
+}
+
+pub fn add(a: i32, b: i32) -> i32 {
+    a - b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adds() {
+        check!(add(2, 2), 4);
+    }
+}
+"""
+
+
+def test_an_assertion_macro_the_tests_call_is_theirs() -> None:
+    """Round 23: `check!`, defined beside the code and asserting, is the tests' assertion:
+    emptied by the fix it is a test changed, though no test region is, and tests added beside
+    do not make it a finding of none (the deciding check would run the fix's macro)."""
+    emptied = CHECKED.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")
+    [found] = detect([Change("src/lib.rs", CHECKED, emptied)])
+    assert str(found).endswith("changed: the assertion macro check!"), found
+    more = "    #[test]\n    fn more() {\n        check!(add(1, 2), 3);\n    }\n}\n"
+    grown = emptied.removesuffix("}\n") + more
+    assert [c.rule for c in detect([Change("src/lib.rs", CHECKED, grown)])] == ["rust-test-changed"]
+    # the honest fix beside it; a macro that asserts nothing or that no test calls is the code's
+    assert detect([Change("src/lib.rs", CHECKED, CHECKED.replace("a - b", "a + b"))]) == []
+    assert [name for name, _ in helpers(CHECKED)] == ["check"]
+    assert helpers(CHECKED.replace("check!(add", "assert_eq!(add")) == []
+    assert helpers(emptied) == []
 
 
 DOCUMENTED = """\
