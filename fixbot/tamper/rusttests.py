@@ -182,12 +182,13 @@ def declarers(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
 
 def named(parent: str, words: tuple[str, ...]) -> set[str]:
     """The files a test region of the file `parent` (its tokens' texts `words`) names: a
-    module's `#[path = "checks.rs"]` and an `include!("cases.rs")`, each relative to `parent`'s
-    folder (round 23: `#[cfg(test)] #[path = "checks.rs"] mod tests;` made src/checks.rs the
-    tests' module, whose edit no rule read)."""
+    module's `#[path = "checks.rs"]` (an attribute's, not `let path = "x.rs";`) and an
+    `include!("cases.rs")`, each relative to `parent`'s folder (round 23: `#[cfg(test)]
+    #[path = "checks.rs"] mod tests;` made src/checks.rs the tests' module, whose edit no rule
+    read)."""
     found = set()
     for k in range(len(words) - 2):
-        if words[k : k + 2] == ("path", "="):
+        if words[k : k + 2] == ("path", "=") and words[k - 1 : k] == ("[",):
             given = words[k + 2]
         elif words[k : k + 3] == ("include", "!", "(") and k + 3 < len(words):
             given = words[k + 3]

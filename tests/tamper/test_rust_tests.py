@@ -170,6 +170,10 @@ def test_a_module_file_named_by_a_path_in_a_test_region_is_a_test_whole() -> Non
     # a path outside a test region is the code's; another file's path names no other
     assert not declared("src/checks.rs", {"src/lib.rs": pathed.replace("#[cfg(test)]\n", "")})
     assert not declared("src/other.rs", {"src/lib.rs": pathed})
+    variable = (
+        LIB + '#[cfg(test)]\nmod tests {\n    fn f() {\n        let path = "data.rs";\n    }\n}\n'
+    )
+    assert not declared("src/data.rs", {"src/lib.rs": variable})
     listed = ["src/lib.rs", "src/a/b.rs", "src/checks.rs", "build.rs", "tests/it.rs", "x.py"]
     assert declarers(["src/checks.rs"], listed) == ["build.rs", "src/checks.rs", "src/lib.rs"]
 
