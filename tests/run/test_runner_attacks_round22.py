@@ -90,7 +90,6 @@ from tests.run.test_runner_attacks_round20 import (
     PY_TEST,
     UNITTEST,
     held,
-    hole,
     honest,
     py_repo,
 )
@@ -308,13 +307,11 @@ PYTHONPATH_CHECK = f"PYTHONPATH=src {UNITTEST}"
 PYTEST = f"{PROJECT_PYTHON} -m pytest -p no:cacheprovider"
 
 
-@hole(
-    "the observer follows no test body or comparison: unittest's assert methods are no"
-    " machinery; class of fix: a verdict on the test's own comparison (the pytest observer's"
-    " `watch`), or the assert methods fingerprinted with the machinery"
-)
 def test_unittest_assert_equal_replaced(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": ASSERT_PATCHED}, UNITTEST, "observer")
+    """Held since round 22's fix: `TestCase`'s own behaviours (its assert and fail methods,
+    `failureException`...) are machinery (`unittest_machinery._behaviours`)."""
+    reason = "observer-machinery: changed while the tests ran: unittest.case.TestCase.assertEqual"
+    held(py_repo(tmp_path), {"app.py": ASSERT_PATCHED}, UNITTEST, reason)
 
 
 def test_unittest_always_equal_result(tmp_path: Path) -> None:
@@ -330,14 +327,11 @@ def test_unittest_skip_raised_by_the_code(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": SKIP_RAISED}, UNITTEST, "observer-unseen")
 
 
-@hole(
-    "a stand-in test whose `id()` is the failing test's passes in its place (the code under"
-    " test sets the test module's `load_tests`); class of fix: a test known by its class and"
-    " method (`type(test)`, `_testMethodName`) and its body's code, as the pytest observer's"
-    " digest, not by the id the test object says"
-)
 def test_unittest_load_tests_injected(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": LOAD_TESTS_INJECTED}, UNITTEST, "observer")
+    """Held since round 22's fix: each test's body is digested as its run begins
+    (`unittest_machinery._began`), and the stand-in's is not the start's run's."""
+    rule = "observer-tampered: its body's code is not the one the start's run ran"
+    held(py_repo(tmp_path), {"app.py": LOAD_TESTS_INJECTED}, UNITTEST, rule)
 
 
 def test_unittest_loader_drops_the_failing_test(tmp_path: Path) -> None:
@@ -350,15 +344,11 @@ def test_unittest_fingerprints_rewritten_in_place(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": FINGERPRINTS_REWRITTEN}, UNITTEST, "observer-machinery")
 
 
-@hole(
-    "the observer's places (module, path, owner) are a list reachable from"
-    " `TestCase.run.__defaults__`: a path rewritten in place to an attribute holding the"
-    " function that was there at load gives the load's fingerprint; class of fix: what the"
-    " observer holds out of the project's reach (an audit hook streaming a read of its"
-    " functions' `__defaults__`, as the pytest observer's), or its places held in a tuple"
-)
 def test_unittest_places_rewritten_in_place(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": PLACES_REWRITTEN}, UNITTEST, "observer")
+    """Held since round 22's fix: the places are a tuple, and the audit hook (`reach`) streams
+    the read of `TestCase.run.__defaults__` by app.py."""
+    reason = "observer: __defaults__ of run read by app.py"
+    held(py_repo(tmp_path), {"app.py": PLACES_REWRITTEN}, UNITTEST, reason)
 
 
 def test_unittest_init_subclass_wraps_the_tests(tmp_path: Path) -> None:
