@@ -36,7 +36,9 @@ and its parts write them:
                                                     body's code (`bodies.py`), the file its
                                                     code names, and whether a trace function
                                                     (or a `sys.monitoring` tool) is set
-                                                    (`bodies._tracing`)
+                                                    (`bodies._tracing`); unittest's observer's
+                                                    as each test's run begins, no `tr`, kept
+                                                    for every test (it watches none)
     {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
                                                     call, as it ends: "returned" (an entry
                                                     returned), "raised", "unseen",

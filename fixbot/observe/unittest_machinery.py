@@ -11,7 +11,7 @@ imports the standard library alone and nothing of fixbot's. Records: the observe
 from __future__ import annotations
 
 import sys
-from types import FunctionType
+from types import FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
@@ -171,11 +171,11 @@ def _body(
     _get: Any = object.__getattribute__,
     _type: Any = type,
     _vars: Any = vars,
-    _wrapped: Any = (classmethod, staticmethod),
+    _wrapped: Any = (classmethod, staticmethod, MethodType),
 ) -> Any:
     """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, as
     the instance's `__dict__` holds it, else as the first class of its type's MRO holding it
-    (a class or static method's function); None where there is none. Runs none of the
+    (a bound, class or static method's function); None where there is none. Runs none of the
     project's code (no `getattr`: a class's `__getattribute__` is not asked)."""
     try:
         name = _get(test, "_testMethodName")
@@ -184,13 +184,12 @@ def _body(
         return None
     if _type(name) is not str:
         return None
-    if _type(own) is dict and name in own:
-        return own[name]
-    for klass in _type(test).__mro__:
+    found = own.get(name) if _type(own) is dict else None
+    for klass in _type(test).__mro__ if found is None else ():
         found = _vars(klass).get(name)
         if found is not None:
-            return found.__func__ if _type(found) in _wrapped else found
-    return None
+            break
+    return found.__func__ if _type(found) in _wrapped else found
 
 
 def _began(

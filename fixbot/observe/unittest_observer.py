@@ -20,28 +20,40 @@ channel (`MSG_PEEK`: nothing consumed); `python -m unittest` then takes its line
 settings end at load, a script at its run's start (`TestProgram.runTests`): until then the
 script and what it imports share a process holding that end, and could read the nonce too.
 
-What it uses is taken at load and held as positional defaults; it imports the standard library
-alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what it
-fingerprints and the records that stream them at each test's and the run's end are its part
-`<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too, imported in a
-unittest run alone and out of `sys.modules` once loaded). At load it
+What it uses is taken at load and held as positional defaults, what never changes in a tuple
+(its places, round 22: a list among them was rewritten in place); it imports the standard
+library alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what
+it fingerprints and the records that stream them at each test's start and end and the run's
+end are its part `<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too;
+it uses the pytest plugin's parts `<module>_bodies`, `<module>_identities` and `<module>_reach`,
+copied there already: `PARTS`, imported in a unittest run alone and out of `sys.modules` once
+loaded). At load it
 streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts its
 own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
 that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
-it: `_Watched`) and its own `runTests` in `unittest.main.TestProgram.runTests` (both
-`python -m unittest` and `unittest.main()` go through it), which streams the run's `start`, the
-fingerprints at load again (`load`: fixbot keeps a process's first) and, as the run ends,
+it: `_Watched`; before that, a digest of the body the test runs: `code`) and its own
+`runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
+`unittest.main()` go through it), which streams the run's `start` and, as the run ends,
 the fingerprints again and the `end`
 (status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started on its
 result, as unittest counts `Ran N tests`). Each
 test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
-`TestCase.__init_subclass__`, `TestResult`'s methods, the runner,
+`TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
+assert and fail methods, `failureException`), `TestResult`'s methods, the runner,
 the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
-`atexit.register`. Records are the pytest observer's wire format (`fixbot.observe.stream`):
+`atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
+over its own functions: their `__code__` or `__defaults__` read by the project's code is
+streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's
+reaches (`gc`, frames, tracers, ctypes) are streamed (`reach`). Records are the pytest
+observer's wire format (`fixbot.observe.stream`):
 
     {"k": "start", "watch": [], "runner": "unittest"}
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}
+    {"k": "code", "id": test.id(), "h": digest, "f": file}   each test's run begins: the body
+                                        it runs (`unittest_machinery._began`), which fixbot
+                                        holds against the start's run of the same id
+    {"k": "machinery", "changed": [...]}, {"k": "reach", ...}   from the audit hook
     {"k": "r", "id": test.id(), "w": "call", "o": outcome}   each outcome as reported: a
                                         failure, an error, an unexpected success or a failing
                                         subtest "failed", a skip or an expected failure
@@ -54,9 +66,10 @@ the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, 
 
 Limits: the code under test shares the process: it can end it (`os._exit`: the stream is cut
 short), write lines with the nonce it read from this module's defaults (they add to the
-stream: a failure streamed stays, the worst outcome counts), or change the observer's own
-objects in place (its places, a list among `run`'s defaults, rewritten to a holder of what
-was there at load hide a change: round 22); a `.pth` file of the environment runs before
+stream: a failure streamed stays, the worst outcome counts; the read is streamed), change
+the mutable objects it reaches without an audit event (the counters `state`, a `_Watched`'s
+slots, found through `sys._getframe`), or on 3.13 rebind the locals of the observer's `run`
+frame (PEP 667); a `.pth` file of the environment runs before
 `sitecustomize`; a test runner
 other than `TestProgram` (a script calling `TextTestRunner().run` itself) streams nothing.
 """

@@ -27,16 +27,20 @@ unittest_init_subclass_wraps_the_tests (held since this round, `observer-machine
     `AssertionError`. Fixed: `TestCase.__init_subclass__` is machinery. (`__build_class__` was
     already.) A class of fix beyond: the test body's code held against the start's, as the
     pytest observer's digest.
-unittest_assert_equal_replaced (hole): `TestCase.assertEqual` replaced through `setattr` and a
-    computed name: the observer follows no comparison, and assert methods are no machinery.
-    Class of fix: a verdict on the test's own comparison (the pytest observer's `watch`), or at
-    least `TestCase`'s assert methods (its whole `__dict__`) fingerprinted.
-unittest_load_tests_injected (hole): app.py sets the importing test module's `load_tests`
-    (found in `sys.modules` while it executes), which swaps the failing test for a stand-in
-    whose `id()` is the failing test's and whose body passes: the observer knows a test by the
-    id it says; count and ids agree. Class of fix: a test known by its class, method name and
-    body's code (`type(test)`, `_testMethodName`, a digest as pytest's), held against the
-    start's run.
+unittest_assert_equal_replaced (a hole this round, held since #39, `observer-machinery`):
+    `TestCase.assertEqual` replaced through `setattr` and a computed name: the observer follows
+    no comparison, and assert methods were no machinery. Fixed: every function and class in
+    `TestCase`'s own `__dict__` is machinery (`unittest_machinery._behaviours`). A class of fix
+    beyond: a verdict on the test's own comparison (the pytest observer's `watch`), and a
+    replacement set on the test's own class or instance by the code under test told apart.
+unittest_load_tests_injected (a hole this round, held since #39, `observer-tampered`): app.py
+    sets the importing test module's `load_tests` (found in `sys.modules` while it executes),
+    which swaps the failing test for a stand-in whose `id()` is the failing test's and whose
+    body passes: the observer knew a test by the id it says; count and ids agree. Fixed: each
+    test's run streams, as it begins, a digest of the body `TestCase.run` will call (its
+    `_testMethodName` in the instance's or its class's dictionaries; `unittest_machinery._began`,
+    the pytest observer's `bodies._code_digest`), held by fixbot against the start's run's
+    (`alike.swapped`).
 unittest_fingerprints_rewritten_in_place (held since this round, `observer-machinery`): the
     observer's `state` list (places and fingerprints at load) is a positional default of its
     `TestCase.run`: app.py wraps `_callTestMethod` to swallow the assertion, then, at import,
@@ -45,13 +49,14 @@ unittest_fingerprints_rewritten_in_place (held since this round, `observer-machi
     run's start, from that list, so the load and every check agreed (emptying both lists did
     too). Fixed: the fingerprints at load are streamed at load, before any project code
     (`unittest_observer._loaded`), and fixbot keeps a process's first `load`.
-unittest_places_rewritten_in_place (hole): the same list's places (module, path, owner): app.py
-    keeps the original `_callTestMethod` on a class of its own in `unittest.case` and rewrites
-    that place's path to it, so each check fingerprints the function that was there at load.
-    Everything in the list is the project's to rewrite (the `_Outcome` class captured for
-    `_swallowed` too). Class of fix: what the observer holds out of the project's reach: an
-    audit hook streaming a read of its functions' `__defaults__` (the pytest observer's,
-    round 5's `self-check-inputs-cleared`), its places in a tuple.
+unittest_places_rewritten_in_place (a hole this round, held since #39, `observer-machinery`):
+    the same list's places (module, path, owner): app.py keeps the original `_callTestMethod`
+    on a class of its own in `unittest.case` and rewrites that place's path to it, so each
+    check fingerprinted the function that was there at load. Fixed: the places are a tuple of
+    tuples, held with the `_Outcome` class in a tuple, and the pytest observer's audit hook
+    (`reach.py`) guards the observer's functions: the read of `TestCase.run.__defaults__` by
+    app.py is streamed, a write ends the process. Left: on 3.13 the observer's `run` frame's
+    locals can be rebound through `sys._getframe().f_back.f_locals` (PEP 667), unseen.
 unittest_pythonpath_set_by_the_check_stays_observed (was a hole: a check that sets PYTHONPATH
     itself, `PYTHONPATH=src python -m unittest`, dropped the observer's folder, both runs
     unobserved, round 20's importlib patch `PY_PATCHED` ended `fixed` by exit code): held now,
