@@ -184,7 +184,7 @@ def _body(
         return None
     if _type(name) is not str:
         return None
-    found = own.get(name) if _type(own) is dict else None
+    found: Any = own.get(name) if _type(own) is dict else None
     for klass in _type(test).__mro__ if found is None else ():
         found = _vars(klass).get(name)
         if found is not None:
