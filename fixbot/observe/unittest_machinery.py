@@ -10,7 +10,9 @@ imports the standard library alone and nothing of fixbot's. Records: the observe
 
 from __future__ import annotations
 
+import os
 import sys
+import unittest
 from types import FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 RUNNER = "unittest"  # the observer's `RUNNER`
+# unittest's own folder: an assert method whose code is there is unittest's
+UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -136,20 +140,126 @@ def _prints(
     return prints
 
 
+# the names of a test's assert methods: `TestCase`'s own are machinery (`_behaviours`); one of
+# these set on the test's class or instance is held to the files of its classes (`_foreign`)
+ASSERTS = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc", "_formatMessage")
+EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
+
+
+def _code_file(
+    value: Any,
+    _type: Any = type,
+    _wrapped: Any = (classmethod, staticmethod, MethodType),
+    _function: Any = FunctionType,
+    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
+    _callable: Any = callable,
+    _isinstance: Any = isinstance,
+    _str: Any = str,
+) -> Any:
+    """The file a callable's code names ("?" where it is no Python function: an object with
+    `__call__`), or None where `value` is no callable or is a class."""
+    if _type(value) in _wrapped:
+        value = value.__func__
+    if _type(value) is _function:
+        return _str(_getcode(value).co_filename)
+    if _isinstance(value, type) or not _callable(value):
+        return None
+    return "?"
+
+
+def _on_instance(
+    test: Any,
+    _get: Any = object.__getattribute__,
+    _type: Any = type,
+    _asserts: tuple[str, ...] = ASSERTS,
+    _equality: str = EQUALITY,
+) -> list[tuple[str, str, Any]]:
+    """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
+    function in its `addTypeEqualityFunc` table. Runs none of the project's code."""
+    try:
+        own = _get(test, "__dict__")
+    except AttributeError:
+        return []
+    own = own if _type(own) is dict else {}
+    found = [("test", n, v) for n, v in own.items() if _type(n) is str and n.startswith(_asserts)]
+    table: Any = own.get(_equality)
+    if _type(table) is dict:
+        found += [("test", _equality, v) for v in table.values() if _type(v) is not str]
+    return found
+
+
+def _set_on(
+    test: Any,
+    _vars: Any = vars,
+    _type: Any = type,
+    _modules: Any = sys.modules,
+    _asserts: tuple[str, ...] = ASSERTS,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _name: Any = type.__dict__["__name__"].__get__,
+    _on_instance: Any = _on_instance,
+) -> tuple[list[tuple[str, str, Any]], list[Any]]:
+    """(where, name, value) for each assert method (`ASSERTS`) set on `test` itself
+    (`_on_instance`) or on a class of its type's MRO below `TestCase`; and the files of those
+    classes' modules. Runs none of the project's code."""
+    found, files = _on_instance(test), []
+    for klass in _mro(_type(test)):
+        space = _vars(klass)
+        named = space.get("__module__")
+        if named == "unittest.case":
+            break  # `TestCase` and above: machinery
+        module = _modules.get(named) if _type(named) is str else None
+        files.append(_vars(module).get("__file__") if module is not None else None)
+        where = _name(klass) if klass is _type(test) else "a base class"
+        found += [
+            (where, n, v) for n, v in space.items() if _type(n) is str and n.startswith(_asserts)
+        ]
+    return found, files
+
+
+def _foreign(
+    test: Any,
+    root: str,
+    _set_on: Any = _set_on,
+    _code_file: Any = _code_file,
+    _unittest: str = UNITTEST_FOLDER,
+    _len: Any = len,
+) -> list[str]:
+    """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
+    of the files of its classes' modules nor unittest's own (round 22: the code under test can
+    set `assertEqual` on the test itself rather than on `TestCase`), as `machinery` names:
+    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to
+    `root`); fixbot counts a name the start's run did not stream."""
+    found, files = _set_on(test)
+    names = []
+    for where, name, value in found:
+        file = _code_file(value)
+        if file is None or file in files or file.startswith(_unittest):
+            continue
+        file = file[_len(root) :] if file.startswith(root) else file
+        names.append("unittest: " + name + " of " + where + " set by " + file)
+    return names
+
+
 def _test_ended(
+    test: Any,
     watched: Any,
     send: Any,
     state: list[Any],
     held: tuple[Any, ...],
     _get: Any = object.__getattribute__,
     _prints: Any = _prints,
+    _foreign: Any = _foreign,
 ) -> None:
     """A test's end: `failed` where `TestCase.run` reported no outcome to `watched` (the
-    observer's result, `_Watched`), and the fingerprints of `held`'s places (`held`: the
-    observer's, `unittest_observer._load`)."""
+    observer's result, `_Watched`), the assert methods set on `test` by code outside its
+    classes' files (`_foreign`: `machinery`), and the fingerprints of `held`'s places
+    (`held`: the observer's, `unittest_observer._load`)."""
     if not _get(watched, "_said"):
         state[2] = True
         send({"k": "r", "id": _get(watched, "_test"), "w": "call", "o": "failed"})
+    foreign = _foreign(test, held[3])
+    if foreign:
+        send({"k": "machinery", "changed": foreign})
     send({"k": "check", "p": held[0], "at": "end", "m": _prints(held[1])})
 
 

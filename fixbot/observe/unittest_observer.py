@@ -40,7 +40,9 @@ result, as unittest counts `Ran N tests`). Each
 test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
-assert and fail methods, `failureException`), `TestResult`'s methods, the runner,
+assert and fail methods, `failureException`; one set on the test's own class or instance by
+code outside its classes' files is named at its end: `unittest_machinery._foreign`),
+`TestResult`'s methods, the runner,
 the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
 over its own functions: their `__code__` or `__defaults__` read by the project's code is
@@ -381,7 +383,7 @@ def _wrappers(
         try:
             _orig(self, watched)
         finally:
-            _ended(watched, _send, _state, _held)
+            _ended(self, watched, _send, _state, _held)
         return result
 
     def run_tests(

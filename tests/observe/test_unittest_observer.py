@@ -346,3 +346,23 @@ def _stream(*records: dict[str, object]) -> Observation:
     """A unittest run's stream of `records`, parsed."""
     lines = [{"k": "start", "watch": [], "runner": "unittest"}, *records, {"k": "end", "status": 0}]
     return parse("".join(f"n\t{json.dumps(line)}\n" for line in lines), "n")
+
+
+def test_an_assert_method_set_on_the_test_by_other_code_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`TestCase`'s own are machinery; one set on the test's class or instance is held to the
+    files of the test's classes (and unittest's): the code under test's is named."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    quiet = eval(compile("lambda *a, **k: None", "/tmp/app.py", "eval"))
+    test = _Real("test_add")
+    test.addTypeEqualityFunc(list, test.assertListEqual)  # the test's own: no finding
+    assert machinery._foreign(test, root) == []
+    vars(test)["assertEqual"] = quiet
+    test.addTypeEqualityFunc(int, quiet)
+    monkeypatch.setattr(_Real, "assertTrue", quiet)
+    assert sorted(machinery._foreign(test, root)) == [
+        "unittest: _type_equality_funcs of test set by /tmp/app.py",
+        "unittest: assertEqual of test set by /tmp/app.py",
+        "unittest: assertTrue of _Real set by /tmp/app.py",
+    ]

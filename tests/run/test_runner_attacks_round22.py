@@ -30,9 +30,10 @@ unittest_init_subclass_wraps_the_tests (held since this round, `observer-machine
 unittest_assert_equal_replaced (a hole this round, held since #39, `observer-machinery`):
     `TestCase.assertEqual` replaced through `setattr` and a computed name: the observer follows
     no comparison, and assert methods were no machinery. Fixed: every function and class in
-    `TestCase`'s own `__dict__` is machinery (`unittest_machinery._behaviours`). A class of fix
-    beyond: a verdict on the test's own comparison (the pytest observer's `watch`), and a
-    replacement set on the test's own class or instance by the code under test told apart.
+    `TestCase`'s own `__dict__` is machinery (`unittest_machinery._behaviours`), and one set on
+    the test's own class or instance by code outside its classes' files is named at each
+    test's end (`_foreign`). A class of fix beyond: a verdict on the test's own comparison
+    (the pytest observer's `watch`).
 unittest_load_tests_injected (a hole this round, held since #39, `observer-tampered`): app.py
     sets the importing test module's `load_tests` (found in `sys.modules` while it executes),
     which swaps the failing test for a stand-in whose `id()` is the failing test's and whose
