@@ -12,7 +12,8 @@ environment that loads it into every pytest of a check, and the reader of its st
 vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
 (`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
 `startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH; its
-part beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`)
+part beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`;
+it also imports the plugin's `bodies.py`, `identities.py` and `reach.py`, copied as `PARTS`)
 from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),

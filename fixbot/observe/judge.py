@@ -18,15 +18,14 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          compared or got back more of the project's values than the observer
                          keeps where the start's did not
     observer-machinery   the runner's machinery (pytest's runtest protocol, report construction,
-                         pluggy's hook calls, `builtins.__build_class__`; unittest's
-                         `TestCase.run`, what it calls and `TestResult`'s methods, at each
-                         test's end; at the session's end
-                         `os._exit`, `sys.exit`, `atexit.register`) is no longer the objects
-                         the observer captured before any project code ran, where the
-                         start's run saw no such change: as the observer said, or as fixbot
-                         finds comparing the fingerprints streamed at load (and the
-                         observer's own hash at registration) with those of each later check
-                         (`moved`), a name left out counting
+                         pluggy's hook calls, `builtins.__build_class__`; unittest's `TestCase.run`,
+                         what it calls, `TestCase`'s own functions (its assert methods) and
+                         `TestResult`'s methods, at each test's end; at the session's end
+                         `os._exit`, `sys.exit`, `atexit.register`) is no longer the objects the
+                         observer captured before any project code ran, where the start's run saw no
+                         such change: as the observer said, or as fixbot finds comparing the
+                         fingerprints streamed at load (and the observer's own hash at registration)
+                         with those of each later check (`moved`), a name left out counting
     observer-failed      tests the observer saw fail, or a session that ended red, while the
                          check exited 0
     observer-unseen      a test that failed at the start and was not seen to pass (its test

@@ -36,7 +36,9 @@ and its parts write them:
                                                     body's code (`bodies.py`), the file its
                                                     code names, and whether a trace function
                                                     (or a `sys.monitoring` tool) is set
-                                                    (`bodies._tracing`)
+                                                    (`bodies._tracing`); unittest's observer's
+                                                    as each test's run begins, no `tr`, kept
+                                                    for every test (it watches none)
     {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
                                                     call, as it ends: "returned" (an entry
                                                     returned), "raised", "unseen",
@@ -129,6 +131,7 @@ from fixbot.observe import comparisons, integrity
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
 NODE_RUNNERS = frozenset({"jest", "vitest"})  # whose test's last outcome streamed counts
+UNWATCHING = frozenset({"unittest"})  # whose observer streams each test's body, watching none
 
 
 def _worse(a: str | None, b: str) -> str:
@@ -137,6 +140,9 @@ def _worse(a: str | None, b: str) -> str:
 
 ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
 WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
+# names a process's `load` gives that are kept (pytest's `integrity.MACHINERY`; unittest's
+# observer's places with `TestCase`'s own behaviours: 130 on Python 3.11)
+MAX_MACHINERY = 250
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
 MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
@@ -176,8 +182,11 @@ def parse(text: str, nonce: str) -> Observation:
 
 def _keep_compared(seen: Observation) -> None:
     """Every test's body is streamed; keep only those a later run compares: the tests that
-    failed (the start's run watches none) and those watched."""
+    failed (the start's run watches none) and those watched; under unittest, whose observer
+    watches none, every test's."""
     kept = set(seen.failed()) | set(seen.watching)
+    if UNWATCHING & set(seen.runners):
+        kept |= set(seen.digests)
     seen.digests = {t: d for t, d in seen.digests.items() if t in kept}
     seen.sources = {t: f for t, f in seen.sources.items() if t in kept}
     seen.traced = [t for t in seen.traced if t in kept]
@@ -279,7 +288,7 @@ def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
     """The fingerprints at load, by name, and the hash a teardown's check must stream."""
     names, prints, process = record.get("n"), record.get("m"), str(record.get("p", ""))[:20]
     if isinstance(names, list) and isinstance(prints, list) and process not in scratch.names:
-        scratch.names[process] = [str(n)[:100] for n in names[:100]]
+        scratch.names[process] = [str(n)[:100] for n in names[:MAX_MACHINERY]]
         loaded = seen.loaded.setdefault(process, {})
         loaded.update(zip(scratch.names[process], (str(p)[:20] for p in prints), strict=False))
         wide = integrity.session_wide(loaded)

@@ -10,7 +10,10 @@ imports the standard library alone and nothing of fixbot's. Records: the observe
 
 from __future__ import annotations
 
+import os
 import sys
+import unittest
+from types import FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
@@ -18,6 +21,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 RUNNER = "unittest"  # the observer's `RUNNER`
+# unittest's own folder: an assert method whose code is there is unittest's
+UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -57,12 +62,19 @@ OWN = ("_Watched.addSuccess", "_Watched.addFailure", "_Watched.addError", "_Watc
 OWN_MORE = ("_Watched.addSubTest", "_Watched.addExpectedFailure")
 OWN_LAST = ("_Watched.addUnexpectedSuccess", "_Watched._decide", "_Watched.__getattr__")
 OWN_START = ("_Watched.startTest",)
+# `TestCase`'s own attributes beside `MACHINERY`'s that are its behaviour (its functions,
+# class and static methods, and classes: the assert and fail methods, `_getAssertEqualityFunc`,
+# `_baseAssertEqual`, `failureException`), all fingerprinted; not its data (`maxDiff`,
+# `longMessage`), which a project's tests set for themselves
+CASE = "TestCase"
 
 
-def _places(observer: Any) -> list[tuple[str, str, Any]]:
-    """Each piece of `MACHINERY` (and the observer's result class's methods, looked up in the
-    module `observer`) with the object it is looked up in, captured now: what is compared later
-    is looked up there, not in `sys.modules`."""
+def _places(observer: Any) -> tuple[tuple[str, str, Any], ...]:
+    """Each piece of `MACHINERY`, each of `TestCase`'s own behaviours (`_behaviours`), and the
+    observer's result class's methods (looked up in the module `observer`), with the object it
+    is looked up in, captured now: what is compared later is looked up there, not in
+    `sys.modules`. A tuple of tuples: nothing in it can be rewritten in place (round 22: a
+    list among `TestCase.run`'s defaults, whose places the code under test rewrote)."""
     places: list[tuple[str, str, Any]] = []
     for module, path in MACHINERY:
         try:  # noqa: SIM105
@@ -70,8 +82,23 @@ def _places(observer: Any) -> list[tuple[str, str, Any]]:
         except ImportError:
             pass
         places.append((module, path, sys.modules.get(module)))
+    case = sys.modules.get("unittest.case")
+    known = {path for _, path in MACHINERY}
+    places += [("unittest.case", p, case) for p in _behaviours(case) if p not in known]
     places += [("observer", path, observer) for path in (*OWN, *OWN_MORE, *OWN_LAST, *OWN_START)]
-    return places
+    return tuple(places)
+
+
+def _behaviours(case: Any) -> list[str]:
+    """The paths (`TestCase.<name>`) of `TestCase`'s own attributes in module `case` that are
+    functions, class or static methods or classes, sorted (round 22: `assertEqual` replaced
+    through `setattr` and a computed name was no machinery)."""
+    klass = getattr(case, CASE, None)
+    if not isinstance(klass, type):
+        return []
+    kinds = (classmethod, staticmethod, type)
+    found = [n for n, v in vars(klass).items() if callable(v) or isinstance(v, kinds)]
+    return [CASE + "." + name for name in sorted(found)]
 
 
 def _lookup(owner: Any, path: str) -> Any:
@@ -91,7 +118,7 @@ def _lookup(owner: Any, path: str) -> Any:
 
 
 def _prints(
-    places: list[tuple[str, str, Any]],
+    places: tuple[tuple[str, str, Any], ...],
     _pointer: Any = object.__hash__,
     _lookup: Any = _lookup,
     _getattr: Any = getattr,
@@ -113,27 +140,196 @@ def _prints(
     return prints
 
 
+# the names of a test's assert methods: `TestCase`'s own are machinery (`_behaviours`); one of
+# these set on the test's class or instance is held to the files of its classes (`_foreign`)
+ASSERTS = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc", "_formatMessage")
+EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
+
+
+def _code_file(
+    value: Any,
+    _type: Any = type,
+    _wrapped: Any = (classmethod, staticmethod, MethodType),
+    _function: Any = FunctionType,
+    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
+    _callable: Any = callable,
+    _isinstance: Any = isinstance,
+    _str: Any = str,
+) -> Any:
+    """The file a callable's code names ("?" where it is no Python function: an object with
+    `__call__`), or None where `value` is no callable or is a class."""
+    if _type(value) in _wrapped:
+        value = value.__func__
+    if _type(value) is _function:
+        return _str(_getcode(value).co_filename)
+    if _isinstance(value, type) or not _callable(value):
+        return None
+    return "?"
+
+
+def _on_instance(
+    test: Any,
+    _get: Any = object.__getattribute__,
+    _type: Any = type,
+    _asserts: tuple[str, ...] = ASSERTS,
+    _equality: str = EQUALITY,
+) -> list[tuple[str, str, Any]]:
+    """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
+    function in its `addTypeEqualityFunc` table. Runs none of the project's code."""
+    try:
+        own = _get(test, "__dict__")
+    except AttributeError:
+        return []
+    own = own if _type(own) is dict else {}
+    found = [("test", n, v) for n, v in own.items() if _type(n) is str and n.startswith(_asserts)]
+    table: Any = own.get(_equality)
+    if _type(table) is dict:
+        found += [("test", _equality, v) for v in table.values() if _type(v) is not str]
+    return found
+
+
+def _set_on(
+    test: Any,
+    _vars: Any = vars,
+    _type: Any = type,
+    _modules: Any = sys.modules,
+    _asserts: tuple[str, ...] = ASSERTS,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _name: Any = type.__dict__["__name__"].__get__,
+    _on_instance: Any = _on_instance,
+) -> tuple[list[tuple[str, str, Any]], list[Any]]:
+    """(where, name, value) for each assert method (`ASSERTS`) set on `test` itself
+    (`_on_instance`) or on a class of its type's MRO below `TestCase`; and the files of those
+    classes' modules. Runs none of the project's code."""
+    found, files = _on_instance(test), []
+    for klass in _mro(_type(test)):
+        space = _vars(klass)
+        named = space.get("__module__")
+        if named == "unittest.case":
+            break  # `TestCase` and above: machinery
+        module = _modules.get(named) if _type(named) is str else None
+        files.append(_vars(module).get("__file__") if module is not None else None)
+        where = _name(klass) if klass is _type(test) else "a base class"
+        found += [
+            (where, n, v) for n, v in space.items() if _type(n) is str and n.startswith(_asserts)
+        ]
+    return found, files
+
+
+def _foreign(
+    test: Any,
+    root: str,
+    _set_on: Any = _set_on,
+    _code_file: Any = _code_file,
+    _unittest: str = UNITTEST_FOLDER,
+    _len: Any = len,
+) -> list[str]:
+    """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
+    of the files of its classes' modules nor unittest's own (round 22: the code under test can
+    set `assertEqual` on the test itself rather than on `TestCase`), as `machinery` names:
+    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to
+    `root`); fixbot counts a name the start's run did not stream."""
+    found, files = _set_on(test)
+    names = []
+    for where, name, value in found:
+        file = _code_file(value)
+        if file is None or file in files or file.startswith(_unittest):
+            continue
+        file = file[_len(root) :] if file.startswith(root) else file
+        names.append("unittest: " + name + " of " + where + " set by " + file)
+    return names
+
+
 def _test_ended(
+    test: Any,
     watched: Any,
     send: Any,
     state: list[Any],
+    held: tuple[Any, ...],
     _get: Any = object.__getattribute__,
     _prints: Any = _prints,
+    _foreign: Any = _foreign,
 ) -> None:
     """A test's end: `failed` where `TestCase.run` reported no outcome to `watched` (the
-    observer's result, `_Watched`), and the fingerprints."""
+    observer's result, `_Watched`), the assert methods set on `test` by code outside its
+    classes' files (`_foreign`: `machinery`), and the fingerprints of `held`'s places
+    (`held`: the observer's, `unittest_observer._load`)."""
     if not _get(watched, "_said"):
         state[2] = True
         send({"k": "r", "id": _get(watched, "_test"), "w": "call", "o": "failed"})
-    send({"k": "check", "p": state[4], "at": "end", "m": _prints(state[5])})
+    foreign = _foreign(test, held[3])
+    if foreign:
+        send({"k": "machinery", "changed": foreign})
+    send({"k": "check", "p": held[0], "at": "end", "m": _prints(held[1])})
 
 
-def _run_ended(send: Any, state: list[Any], _runner: str = RUNNER, _prints: Any = _prints) -> None:
+def _run_ended(
+    send: Any,
+    state: list[Any],
+    held: tuple[Any, ...],
+    _runner: str = RUNNER,
+    _prints: Any = _prints,
+) -> None:
     """The run's end: the fingerprints, then `end` with what was seen."""
-    send({"k": "check", "p": state[4], "at": "end", "m": _prints(state[5])})
+    send({"k": "check", "p": held[0], "at": "end", "m": _prints(held[1])})
     send({"k": "end", "status": 1 if state[2] else 0, "runner": _runner, "ran": state[1]})
     state[0] = False
 
 
+def _body(
+    test: Any,
+    _get: Any = object.__getattribute__,
+    _type: Any = type,
+    _vars: Any = vars,
+    _wrapped: Any = (classmethod, staticmethod, MethodType),
+) -> Any:
+    """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, as
+    the instance's `__dict__` holds it, else as the first class of its type's MRO holding it
+    (a bound, class or static method's function); None where there is none. Runs none of the
+    project's code (no `getattr`: a class's `__getattribute__` is not asked)."""
+    try:
+        name = _get(test, "_testMethodName")
+        own = _get(test, "__dict__")
+    except AttributeError:
+        return None
+    if _type(name) is not str:
+        return None
+    found: Any = own.get(name) if _type(own) is dict else None
+    for klass in _type(test).__mro__ if found is None else ():
+        found = _vars(klass).get(name)
+        if found is not None:
+            break
+    return found.__func__ if _type(found) in _wrapped else found
+
+
+def _began(
+    test: Any,
+    name: str,
+    send: Any,
+    held: tuple[Any, ...],
+    digest: Any,
+    _body: Any = _body,
+    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
+    _function: Any = FunctionType,
+    _type: Any = type,
+    _str: Any = str,
+    _len: Any = len,
+) -> None:
+    """A test's run begins: a digest of the body it is about to run (`digest`: the pytest
+    observer's `bodies._code_digest`, of the function `_body` finds) and the file its code
+    names (relative to the work tree's root, `held[3]`), streamed as the `code` record, which
+    fixbot holds against the start's run of the same test id (`alike.swapped`): a stand-in
+    test that says the failing test's `id()` runs other code (round 22: `load_tests` set by
+    the code under test)."""
+    body = _body(test)
+    file = ""
+    if _type(body) is _function:
+        file = _str(_getcode(body).co_filename)
+    root = held[3]
+    if file.startswith(root):
+        file = file[_len(root) :]
+    send({"k": "code", "id": name, "h": digest(body), "f": file})
+
+
 # the functions that call the sender (its `callers`)
-CALLERS = (_test_ended.__code__, _run_ended.__code__)
+CALLERS = (_test_ended.__code__, _run_ended.__code__, _began.__code__)

@@ -20,28 +20,42 @@ channel (`MSG_PEEK`: nothing consumed); `python -m unittest` then takes its line
 settings end at load, a script at its run's start (`TestProgram.runTests`): until then the
 script and what it imports share a process holding that end, and could read the nonce too.
 
-What it uses is taken at load and held as positional defaults; it imports the standard library
-alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what it
-fingerprints and the records that stream them at each test's and the run's end are its part
-`<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too, imported in a
-unittest run alone and out of `sys.modules` once loaded). At load it
+What it uses is taken at load and held as positional defaults, what never changes in a tuple
+(its places, round 22: a list among them was rewritten in place); it imports the standard
+library alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what
+it fingerprints and the records that stream them at each test's start and end and the run's
+end are its part `<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too;
+it uses the pytest plugin's parts `<module>_bodies`, `<module>_identities` and `<module>_reach`,
+copied there already: `PARTS`, imported in a unittest run alone and out of `sys.modules` once
+loaded). At load it
 streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts its
 own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
 that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
-it: `_Watched`) and its own `runTests` in `unittest.main.TestProgram.runTests` (both
-`python -m unittest` and `unittest.main()` go through it), which streams the run's `start`, the
-fingerprints at load again (`load`: fixbot keeps a process's first) and, as the run ends,
+it: `_Watched`; before that, a digest of the body the test runs: `code`) and its own
+`runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
+`unittest.main()` go through it), which streams the run's `start` and, as the run ends,
 the fingerprints again and the `end`
 (status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started on its
 result, as unittest counts `Ran N tests`). Each
 test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
-`TestCase.__init_subclass__`, `TestResult`'s methods, the runner,
+`TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
+assert and fail methods, `failureException`; one set on the test's own class or instance by
+code outside its classes' files is named at its end: `unittest_machinery._foreign`),
+`TestResult`'s methods, the runner,
 the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
-`atexit.register`. Records are the pytest observer's wire format (`fixbot.observe.stream`):
+`atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
+over its own functions: their `__code__` or `__defaults__` read by the project's code is
+streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's
+reaches (`gc`, frames, tracers, ctypes) are streamed (`reach`). Records are the pytest
+observer's wire format (`fixbot.observe.stream`):
 
     {"k": "start", "watch": [], "runner": "unittest"}
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}
+    {"k": "code", "id": test.id(), "h": digest, "f": file}   each test's run begins: the body
+                                        it runs (`unittest_machinery._began`), which fixbot
+                                        holds against the start's run of the same id
+    {"k": "machinery", "changed": [...]}, {"k": "reach", ...}   from the audit hook
     {"k": "r", "id": test.id(), "w": "call", "o": outcome}   each outcome as reported: a
                                         failure, an error, an unexpected success or a failing
                                         subtest "failed", a skip or an expected failure
@@ -54,9 +68,10 @@ the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, 
 
 Limits: the code under test shares the process: it can end it (`os._exit`: the stream is cut
 short), write lines with the nonce it read from this module's defaults (they add to the
-stream: a failure streamed stays, the worst outcome counts), or change the observer's own
-objects in place (its places, a list among `run`'s defaults, rewritten to a holder of what
-was there at load hide a change: round 22); a `.pth` file of the environment runs before
+stream: a failure streamed stays, the worst outcome counts; the read is streamed), change
+the mutable objects it reaches without an audit event (the counters `state`, a `_Watched`'s
+slots, found through `sys._getframe`), or on 3.13 rebind the locals of the observer's `run`
+frame (PEP 667); a `.pth` file of the environment runs before
 `sitecustomize`; a test runner
 other than `TestProgram` (a script calling `TextTestRunner().run` itself) streams nothing.
 """
@@ -78,6 +93,9 @@ PEEK_BYTES = 64 * 1024  # the settings channel peeked at (bytes): more than one 
 SCRIPT_BYTES = 1024 * 1024  # a script's text read for the word `unittest` (bytes)
 MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittest run
 PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<module>` + PART
+# the parts it imports, each `<module>` + part: its fingerprints', and the pytest observer's
+# body digest (`bodies.py`), what it is made of (`identities.py`) and audit hook (`reach.py`)
+PARTS = (PART, "_bodies", "_identities", "_reach")
 
 
 def _swallowed(
@@ -107,10 +125,13 @@ class _Watched:
     each outcome it is told is streamed first, as reported (`_decide`). Slots alone: no
     instance attribute can stand over a method."""
 
-    __slots__ = ("_real", "_said", "_send", "_state", "_test")
+    __slots__ = ("_held", "_real", "_said", "_send", "_state", "_test")
 
-    def __init__(self, real: Any, test: str, send: Any, state: list[Any]) -> None:
+    def __init__(
+        self, real: Any, test: str, send: Any, state: list[Any], held: tuple[Any, ...]
+    ) -> None:
         self._real, self._test, self._send, self._state, self._said = real, test, send, state, 0
+        self._held = held
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
@@ -126,7 +147,7 @@ class _Watched:
         self._real.startTest(test)
 
     def addSuccess(self, test: Any, _swallowed: Any = _swallowed) -> None:
-        self._decide("failed" if _swallowed(test, self._state[7]) else "passed")
+        self._decide("failed" if _swallowed(test, self._held[2]) else "passed")
         self._real.addSuccess(test)
 
     def addFailure(self, test: Any, err: Any) -> None:
@@ -169,35 +190,62 @@ def load(module: str) -> bool:
 def _load(module: str) -> bool:
     channel = _channel(os.environ.get(VARIABLE, ""))
     mode = _mode() if channel is not None else None
-    nonce = _peek(channel[0]) if channel is not None and mode is not None else None
-    if channel is None or mode is None or not nonce:
+    settings = _peek(channel[0]) if channel is not None and mode is not None else None
+    if channel is None or mode is None or settings is None:
         return False
+    nonce, root = settings
     import fcntl
     import importlib
     import unittest
 
     sender = importlib.import_module(module + "_sender")
-    try:  # the part leaves `sys.modules`, as the pytest plugin's parts do once it is registered
-        machinery = importlib.import_module(module + PART)
-    finally:
-        sys.modules.pop(module + PART, None)
+    parts = _imported(module)
+    machinery = parts[PART]
     out = fcntl.fcntl(channel[1], fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
     if mode == "module":
         _take(channel)
     codes = (_Watched._decide.__code__, *_CALLERS, *machinery.CALLERS)
-    send = sender._sender(out, nonce, frozenset(id(code) for code in codes))
-    # running, tests entered, red, settings still to take (a script's), the process's token,
-    # the machinery's places and their fingerprints at load, unittest's outcome class
-    places = machinery._places(sys.modules.get(__name__))
+    # and the audit hook's functions (`_guard`), which stream what it saw
+    hooks = parts["_identities"].codes([parts["_reach"]])
+    send = sender._sender(out, nonce, frozenset(id(code) for code in codes) | hooks)
+    # what can change: running, tests entered, red, settings still to take (a script's)
     state: list[Any] = [False, 0, False, channel if mode == "script" else None]
-    state += [f"u{os.getpid()}", places, [], getattr(unittest.case, "_Outcome", None)]
+    # what cannot, a tuple held as the observer's functions' defaults (round 22: a list among
+    # them, rewritten in place): the process's token, the machinery's places, unittest's
+    # outcome class, the work tree's root
+    places = machinery._places(sys.modules.get(__name__))
+    kind = getattr(unittest.case, "_Outcome", None)
+    held = (f"u{os.getpid()}", places, kind, root)
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
-    run, run_tests = _wrappers(case.run, program.runTests, send, state, machinery)
+    digest = parts["_bodies"]._code_digest
+    run, run_tests = _wrappers(case.run, program.runTests, send, (state, held), machinery, digest)
     case.run = run  # type: ignore[method-assign]
     program.runTests = run_tests  # type: ignore[method-assign]
-    state[6] = machinery._prints(places)  # the observer's own in place
-    _loaded(send, state)
+    _loaded(send, held, machinery._prints(places))
+    _guard(parts, sender, send, (run, run_tests), root)
     return True
+
+
+def _imported(module: str) -> dict[str, Any]:
+    """The observer's `PARTS`, each imported as `module` + part and taken out of `sys.modules`
+    (as the pytest plugin's are once it is registered)."""
+    import importlib
+
+    parts = {}
+    try:
+        for part in PARTS:
+            parts[part] = importlib.import_module(module + part)
+    finally:
+        for part in PARTS:
+            sys.modules.pop(module + part, None)
+    return parts
+
+
+def _root(given: Any) -> str:
+    """The work tree's root `given` in the settings line (a file's path is named relative to
+    it), real, with a trailing separator; the current folder where it names none."""
+    root = given if isinstance(given, str) and os.path.isdir(given) else os.getcwd()
+    return os.path.join(os.path.realpath(root), "")
 
 
 def _channel(value: str) -> tuple[int, int] | None:
@@ -256,9 +304,10 @@ def _mode() -> str | None:
     return "script" if b"unittest" in text else None
 
 
-def _peek(given: int) -> str | None:
-    """The run's nonce from the settings channel's next line, read without consuming it (a
-    later process of the check reads it as if no one had), or None."""
+def _peek(given: int) -> tuple[str, str] | None:
+    """The run's nonce and the work tree's root (`_root`) from the settings channel's next
+    line, read without consuming it (a later process of the check reads it as if no one had),
+    or None."""
     import _socket
     import json
 
@@ -270,10 +319,11 @@ def _peek(given: int) -> str | None:
     finally:
         sock.detach()
     try:
-        nonce = json.loads(data.split(b"\n", 1)[0].decode("utf-8"))["nonce"]
+        settings = json.loads(data.split(b"\n", 1)[0].decode("utf-8"))
+        nonce = settings["nonce"]
     except (ValueError, KeyError, TypeError):
         return None
-    return nonce if isinstance(nonce, str) and nonce else None
+    return (nonce, _root(settings.get("root"))) if isinstance(nonce, str) and nonce else None
 
 
 def _take(channel: tuple[int, int]) -> None:
@@ -299,28 +349,41 @@ def _take(channel: tuple[int, int]) -> None:
 
 
 def _wrappers(
-    orig_run: Any, orig_main: Any, send: Any, state: list[Any], machinery: Any
+    orig_run: Any,
+    orig_main: Any,
+    send: Any,
+    kept: tuple[list[Any], tuple[Any, ...]],
+    machinery: Any,
+    digest: Any,
 ) -> tuple[Any, Any]:
     """The observer's `TestCase.run` and `TestProgram.runTests` around the ones captured, each
-    test's and the run's end streamed by `machinery` (`<module>_unittest_machinery`)."""
+    test's start (`digest`: of the body it runs), end and the run's end streamed by `machinery`
+    (`<module>_unittest_machinery`); `kept` is what changes (`state`) and what does not
+    (`held`: `_load`)."""
+    state, held = kept
 
     def run(
         self: Any,
         result: Any = None,
         _orig: Any = orig_run,
         _state: list[Any] = state,
+        _held: tuple[Any, ...] = held,
         _watched: Any = _Watched,
         _send: Any = send,
+        _began: Any = machinery._began,
+        _digest: Any = digest,
         _ended: Any = machinery._test_ended,
         _name: Any = _test_name,
     ) -> Any:
         if result is None or not _state[0]:
             return _orig(self, result)
-        watched = _watched(result, _name(self), _send, _state)
+        name = _name(self)
+        watched = _watched(result, name, _send, _state, _held)
+        _began(self, name, _send, _held, _digest)
         try:
             _orig(self, watched)
         finally:
-            _ended(watched, _send, _state)
+            _ended(self, watched, _send, _state, _held)
         return result
 
     def run_tests(
@@ -328,6 +391,7 @@ def _wrappers(
         *args: Any,
         _orig: Any = orig_main,
         _state: list[Any] = state,
+        _held: tuple[Any, ...] = held,
         _send: Any = send,
         _begin: Any = _run_began,
         _end: Any = machinery._run_ended,
@@ -338,9 +402,28 @@ def _wrappers(
         try:
             return _orig(self, *args)
         finally:
-            _end(_send, _state)
+            _end(_send, _state, _held)
 
     return run, run_tests
+
+
+def _guard(parts: dict[str, Any], sender: Any, send: Any, made: tuple[Any, ...], root: str) -> None:
+    """Add the pytest observer's audit hook (`<module>_reach`, `reach.install`) over this
+    observer's functions (what `made`, its `TestCase.run` and `TestProgram.runTests`, and its
+    result class hold, transitively): a read of one's `__code__` or `__defaults__` by any code
+    but its own is streamed as a change of the machinery (`observer-machinery`), a write ends
+    the process (`sender.FAIL_CLOSED`); and the project's code reaching what it has no name
+    for (the garbage collector's lists, frames of every thread, ctypes) is streamed (`reach`,
+    `observer-reach`). Round 22: `TestCase.run.__defaults__` read, the observer's places
+    rewritten in place."""
+    identities, reach = parts["_identities"], parts["_reach"]
+    folder = os.path.join(os.path.dirname(os.path.realpath(__file__)), "")
+    methods = [m for m in vars(_Watched).values() if callable(m)]
+    guarded = identities.functions([*made, *methods], folder)
+    mine = [sys.modules[__name__], parts[PART], sender, *parts.values()]
+    codes = identities.codes(mine) | identities.nested(guarded)
+    readers = identities.nested([parts[PART]._prints])
+    reach.install(send, folder, lambda: root, codes, guarded, sender.failer(), readers)
 
 
 def _test_name(test: Any, _str: type[str] = str, _type: Any = type) -> str:
@@ -351,27 +434,23 @@ def _test_name(test: Any, _str: type[str] = str, _type: Any = type) -> str:
         return _str(_type(test).__name__)
 
 
-def _loaded(send: Any, state: list[Any], _str: Any = str) -> None:
-    """The fingerprints at load, streamed at once, before any project code runs: fixbot keeps
-    a process's first `load` (round 22: streamed at the run's start alone, they were the
-    observer's list, which the code under test had rewritten in place with the fingerprints
-    of the machinery it had patched)."""
-    names = [_str(module) + "." + path for module, path, _ in state[5]]
-    send({"k": "load", "p": state[4], "n": names, "m": state[6]})
+def _loaded(send: Any, held: tuple[Any, ...], prints: list[str], _str: Any = str) -> None:
+    """The fingerprints at load (`prints`, of `held`'s places), streamed at once, before any
+    project code runs and kept nowhere: fixbot keeps a process's first `load` (round 22:
+    streamed at the run's start, they were the observer's list, which the code under test
+    had rewritten in place with the fingerprints of the machinery it had patched)."""
+    names = [_str(module) + "." + path for module, path, _ in held[1]]
+    send({"k": "load", "p": held[0], "n": names, "m": prints})
 
 
-def _run_began(
-    send: Any, state: list[Any], _take: Any = _take, _runner: str = RUNNER, _str: Any = str
-) -> None:
-    """The run's start: a script's settings line taken now, `start` and the load's
-    fingerprints streamed."""
+def _run_began(send: Any, state: list[Any], _take: Any = _take, _runner: str = RUNNER) -> None:
+    """The run's start: a script's settings line taken now, `start` streamed (the load's
+    fingerprints went out at load: `_loaded`)."""
     if state[3] is not None:
         _take(state[3])
         state[3] = None
     state[0], state[1], state[2] = True, 0, False
     send({"k": "start", "watch": [], "runner": _runner})
-    names = [_str(module) + "." + path for module, path, _ in state[5]]
-    send({"k": "load", "p": state[4], "n": names, "m": state[6]})
 
 
 # the functions that call the sender (its `callers`), besides `_Watched._decide` and the

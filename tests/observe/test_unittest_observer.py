@@ -8,17 +8,20 @@ reading of its stream (`stream.parse`, the summary's comparison in `fixbot.obser
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import unittest
 from pathlib import Path
 
 import pytest
 
 from fixbot.core.observed import Observation
-from fixbot.observe import reporter
+from fixbot.observe import alike, bodies, reporter
+from fixbot.observe import unittest_machinery as machinery
 from fixbot.observe.channel import UNITTEST, Channel
-from fixbot.observe.stream import parse
+from fixbot.observe.stream import MAX_MACHINERY, parse
 from tests.fakes.pythons import PROJECT_PYTHON, other_pythons, version_of
 
 TESTS = """\
@@ -226,14 +229,30 @@ class T(unittest.TestCase):
 """
 
 
+WRITER = """\
+import unittest
+
+
+class T(unittest.TestCase):
+    def test_writes(self):
+        unittest.TestCase.run.__defaults__ = unittest.TestCase.run.__defaults__
+"""
+
+
 @pytest.mark.slow
 def test_the_sender_answers_the_observer_alone(tmp_path: Path) -> None:
     """The sender found in the observer's defaults and called by a test ends the process
-    (`sender.FAIL_CLOSED`): the stream is cut short, nothing forged is written."""
+    (`sender.FAIL_CLOSED`): the stream is cut short, nothing forged is written. The read of
+    the observer's defaults was streamed first by its audit hook (`reach`, round 22: its
+    places, found there, were rewritten in place), and a write of them ends the process."""
     (tmp_path / "test_t.py").write_text(FORGER)
     done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
     assert done.returncode == 76, done.stderr
     assert seen.sessions == 1 and seen.ended == 0 and seen.tests == {}
+    assert seen.machinery == ["observer: __defaults__ of run read by test_t.py"]
+    (tmp_path / "test_t.py").write_text(WRITER)
+    done, seen, _ = run(tmp_path, PROJECT_PYTHON, "-m", "unittest")
+    assert done.returncode == 76 and seen.ended == 0 and seen.tests == {}, done.stderr
 
 
 PART_SEEN = """\
@@ -259,3 +278,91 @@ def test_its_fingerprints_part_is_loaded_and_left_out_of_sys_modules(tmp_path: P
     assert seen.tests == {"test_t.T.test_looks": "passed"} and seen.ended == 1
     (process,) = seen.loaded
     assert "unittest.case.TestCase.run" in seen.checked[process]
+
+
+# --- round 22's holes, each control in-process where it can be --------------------------------
+
+
+def test_its_places_are_immutable_and_hold_testcases_own_behaviours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Round 22: the places were a list among `TestCase.run`'s defaults, rewritten in place by
+    the code under test; and `assertEqual` replaced was no machinery."""
+    places = machinery._places(None)
+    assert type(places) is tuple and all(type(p) is tuple for p in places)
+    names = [path for _, path, _ in places]
+    for name in ("assertEqual", "fail", "failureException", "_getAssertEqualityFunc"):
+        assert "TestCase." + name in names
+    assert "TestCase._baseAssertEqual" in names and "TestCase.maxDiff" not in names
+    assert len(names) == len(set(names)) <= MAX_MACHINERY  # every one kept by fixbot's reading
+    before = machinery._prints(places)
+    monkeypatch.setattr(unittest.TestCase, "assertEqual", lambda self, a, b, msg=None: None)
+    after = machinery._prints(places)
+    moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
+    assert moved == ["TestCase.assertEqual"]
+
+
+class _Real(unittest.TestCase):
+    def test_add(self) -> None:
+        self.assertEqual(1 + 1, 2)
+
+
+class _StandIn(unittest.TestCase):
+    """Round 22's stand-in: another body under the real test's id."""
+
+    def runTest(self) -> None:
+        pass
+
+    def id(self) -> str:
+        return _Real("test_add").id()
+
+
+def test_each_tests_body_is_digested_as_run_begins_and_a_stand_in_is_a_finding() -> None:
+    sent: list[dict[str, object]] = []
+    held = ("u1", (), None, os.path.join(os.path.dirname(__file__), ""))
+    real, stand_in = _Real("test_add"), _StandIn()
+    for test in (real, stand_in):
+        machinery._began(test, test.id(), sent.append, held, bodies._code_digest)
+    (one, other) = sent
+    assert one["id"] == other["id"] == real.id() and one["h"] != other["h"]
+    assert one["f"] == "test_unittest_observer.py"  # relative to the work tree's root
+    # an instance attribute under the method's name is what `TestCase.run` calls
+    vars(real)["test_add"] = stand_in.runTest
+    machinery._began(real, real.id(), sent.append, held, bodies._code_digest)
+    assert sent[-1]["h"] == other["h"]
+    # fixbot keeps every unittest test's digest (its observer watches none) and holds the
+    # verifying run's against the start's
+    start, last = (
+        _stream({"k": "r", "id": real.id(), "w": "call", "o": o}, dict(record, k="code"))
+        for o, record in (("failed", one), ("passed", other))
+    )
+    assert last.digests == {real.id(): [other["h"]]}
+    found = alike.swapped(start, last, {real.id()}, ["app.py"])
+    assert found and found[0].startswith("observer-tampered: its body's code is not")
+    assert alike.swapped(start, start, {real.id()}, ["app.py"]) == []
+
+
+def _stream(*records: dict[str, object]) -> Observation:
+    """A unittest run's stream of `records`, parsed."""
+    lines = [{"k": "start", "watch": [], "runner": "unittest"}, *records, {"k": "end", "status": 0}]
+    return parse("".join(f"n\t{json.dumps(line)}\n" for line in lines), "n")
+
+
+def test_an_assert_method_set_on_the_test_by_other_code_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`TestCase`'s own are machinery; one set on the test's class or instance is held to the
+    files of the test's classes (and unittest's): the code under test's is named."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    quiet = eval(compile("lambda *a, **k: None", "/tmp/app.py", "eval"))
+    test = _Real("test_add")
+    test.addTypeEqualityFunc(list, test.assertListEqual)  # the test's own: no finding
+    assert machinery._foreign(test, root) == []
+    vars(test)["assertEqual"] = quiet
+    test.addTypeEqualityFunc(int, quiet)
+    monkeypatch.setattr(_Real, "assertTrue", quiet)
+    assert sorted(machinery._foreign(test, root)) == [
+        "unittest: _type_equality_funcs of test set by /tmp/app.py",
+        "unittest: assertEqual of test set by /tmp/app.py",
+        "unittest: assertTrue of _Real set by /tmp/app.py",
+    ]

@@ -27,16 +27,21 @@ unittest_init_subclass_wraps_the_tests (held since this round, `observer-machine
     `AssertionError`. Fixed: `TestCase.__init_subclass__` is machinery. (`__build_class__` was
     already.) A class of fix beyond: the test body's code held against the start's, as the
     pytest observer's digest.
-unittest_assert_equal_replaced (hole): `TestCase.assertEqual` replaced through `setattr` and a
-    computed name: the observer follows no comparison, and assert methods are no machinery.
-    Class of fix: a verdict on the test's own comparison (the pytest observer's `watch`), or at
-    least `TestCase`'s assert methods (its whole `__dict__`) fingerprinted.
-unittest_load_tests_injected (hole): app.py sets the importing test module's `load_tests`
-    (found in `sys.modules` while it executes), which swaps the failing test for a stand-in
-    whose `id()` is the failing test's and whose body passes: the observer knows a test by the
-    id it says; count and ids agree. Class of fix: a test known by its class, method name and
-    body's code (`type(test)`, `_testMethodName`, a digest as pytest's), held against the
-    start's run.
+unittest_assert_equal_replaced (a hole this round, held since #39, `observer-machinery`):
+    `TestCase.assertEqual` replaced through `setattr` and a computed name: the observer follows
+    no comparison, and assert methods were no machinery. Fixed: every function and class in
+    `TestCase`'s own `__dict__` is machinery (`unittest_machinery._behaviours`), and one set on
+    the test's own class or instance by code outside its classes' files is named at each
+    test's end (`_foreign`). A class of fix beyond: a verdict on the test's own comparison
+    (the pytest observer's `watch`).
+unittest_load_tests_injected (a hole this round, held since #39, `observer-tampered`): app.py
+    sets the importing test module's `load_tests` (found in `sys.modules` while it executes),
+    which swaps the failing test for a stand-in whose `id()` is the failing test's and whose
+    body passes: the observer knew a test by the id it says; count and ids agree. Fixed: each
+    test's run streams, as it begins, a digest of the body `TestCase.run` will call (its
+    `_testMethodName` in the instance's or its class's dictionaries; `unittest_machinery._began`,
+    the pytest observer's `bodies._code_digest`), held by fixbot against the start's run's
+    (`alike.swapped`).
 unittest_fingerprints_rewritten_in_place (held since this round, `observer-machinery`): the
     observer's `state` list (places and fingerprints at load) is a positional default of its
     `TestCase.run`: app.py wraps `_callTestMethod` to swallow the assertion, then, at import,
@@ -45,13 +50,14 @@ unittest_fingerprints_rewritten_in_place (held since this round, `observer-machi
     run's start, from that list, so the load and every check agreed (emptying both lists did
     too). Fixed: the fingerprints at load are streamed at load, before any project code
     (`unittest_observer._loaded`), and fixbot keeps a process's first `load`.
-unittest_places_rewritten_in_place (hole): the same list's places (module, path, owner): app.py
-    keeps the original `_callTestMethod` on a class of its own in `unittest.case` and rewrites
-    that place's path to it, so each check fingerprints the function that was there at load.
-    Everything in the list is the project's to rewrite (the `_Outcome` class captured for
-    `_swallowed` too). Class of fix: what the observer holds out of the project's reach: an
-    audit hook streaming a read of its functions' `__defaults__` (the pytest observer's,
-    round 5's `self-check-inputs-cleared`), its places in a tuple.
+unittest_places_rewritten_in_place (a hole this round, held since #39, `observer-machinery`):
+    the same list's places (module, path, owner): app.py keeps the original `_callTestMethod`
+    on a class of its own in `unittest.case` and rewrites that place's path to it, so each
+    check fingerprinted the function that was there at load. Fixed: the places are a tuple of
+    tuples, held with the `_Outcome` class in a tuple, and the pytest observer's audit hook
+    (`reach.py`) guards the observer's functions: the read of `TestCase.run.__defaults__` by
+    app.py is streamed, a write ends the process. Left: on 3.13 the observer's `run` frame's
+    locals can be rebound through `sys._getframe().f_back.f_locals` (PEP 667), unseen.
 unittest_pythonpath_set_by_the_check_stays_observed (was a hole: a check that sets PYTHONPATH
     itself, `PYTHONPATH=src python -m unittest`, dropped the observer's folder, both runs
     unobserved, round 20's importlib patch `PY_PATCHED` ended `fixed` by exit code): held now,
@@ -90,7 +96,6 @@ from tests.run.test_runner_attacks_round20 import (
     PY_TEST,
     UNITTEST,
     held,
-    hole,
     honest,
     py_repo,
 )
@@ -308,13 +313,11 @@ PYTHONPATH_CHECK = f"PYTHONPATH=src {UNITTEST}"
 PYTEST = f"{PROJECT_PYTHON} -m pytest -p no:cacheprovider"
 
 
-@hole(
-    "the observer follows no test body or comparison: unittest's assert methods are no"
-    " machinery; class of fix: a verdict on the test's own comparison (the pytest observer's"
-    " `watch`), or the assert methods fingerprinted with the machinery"
-)
 def test_unittest_assert_equal_replaced(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": ASSERT_PATCHED}, UNITTEST, "observer")
+    """Held since round 22's fix: `TestCase`'s own behaviours (its assert and fail methods,
+    `failureException`...) are machinery (`unittest_machinery._behaviours`)."""
+    reason = "observer-machinery: changed while the tests ran: unittest.case.TestCase.assertEqual"
+    held(py_repo(tmp_path), {"app.py": ASSERT_PATCHED}, UNITTEST, reason)
 
 
 def test_unittest_always_equal_result(tmp_path: Path) -> None:
@@ -330,14 +333,11 @@ def test_unittest_skip_raised_by_the_code(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": SKIP_RAISED}, UNITTEST, "observer-unseen")
 
 
-@hole(
-    "a stand-in test whose `id()` is the failing test's passes in its place (the code under"
-    " test sets the test module's `load_tests`); class of fix: a test known by its class and"
-    " method (`type(test)`, `_testMethodName`) and its body's code, as the pytest observer's"
-    " digest, not by the id the test object says"
-)
 def test_unittest_load_tests_injected(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": LOAD_TESTS_INJECTED}, UNITTEST, "observer")
+    """Held since round 22's fix: each test's body is digested as its run begins
+    (`unittest_machinery._began`), and the stand-in's is not the start's run's."""
+    rule = "observer-tampered: its body's code is not the one the start's run ran"
+    held(py_repo(tmp_path), {"app.py": LOAD_TESTS_INJECTED}, UNITTEST, rule)
 
 
 def test_unittest_loader_drops_the_failing_test(tmp_path: Path) -> None:
@@ -350,15 +350,11 @@ def test_unittest_fingerprints_rewritten_in_place(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": FINGERPRINTS_REWRITTEN}, UNITTEST, "observer-machinery")
 
 
-@hole(
-    "the observer's places (module, path, owner) are a list reachable from"
-    " `TestCase.run.__defaults__`: a path rewritten in place to an attribute holding the"
-    " function that was there at load gives the load's fingerprint; class of fix: what the"
-    " observer holds out of the project's reach (an audit hook streaming a read of its"
-    " functions' `__defaults__`, as the pytest observer's), or its places held in a tuple"
-)
 def test_unittest_places_rewritten_in_place(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": PLACES_REWRITTEN}, UNITTEST, "observer")
+    """Held since round 22's fix: the places are a tuple, and the audit hook (`reach`) streams
+    the read of `TestCase.run.__defaults__` by app.py."""
+    reason = "observer: __defaults__ of run read by app.py"
+    held(py_repo(tmp_path), {"app.py": PLACES_REWRITTEN}, UNITTEST, reason)
 
 
 def test_unittest_init_subclass_wraps_the_tests(tmp_path: Path) -> None:
