@@ -298,15 +298,29 @@ def executed(
     ran transformed (`mapped`) and those it ran as they read (`coverage`, offsets made lines,
     the top level left out as `_executed` leaves it); a script with none left out."""
     found: dict[str, frozenset[int]] = {}
-    for path in [*(mapped or {}), *coverage]:
+    for path in dict.fromkeys([*(mapped or {}), *coverage]):
         text = regular_text(repo, repo / path) if _ranked_script(repo, path, tests) else None
-        if text is None or path in found:
-            continue
-        if path in (mapped or {}):
-            found[path] = ran_lines((mapped or {})[path], text.count("\n") + 1)
-        elif ran_as_on_disk(text, coverage[path]):
-            found[path] = ran_lines(_as_lines(text, coverage[path]), text.count("\n") + 1)
-    return {path: lines for path, lines in found.items() if lines}
+        lines = (
+            None
+            if text is None
+            else _script_lines(text, coverage.get(path), (mapped or {}).get(path))
+        )
+        if lines:
+            found[path] = lines
+    return found
+
+
+def _script_lines(
+    text: str, functions: list[Function] | None, mapped: Lines | None
+) -> frozenset[int]:
+    """The executed lines of the script reading `text`: by its `mapped` lines when it ran
+    transformed, else by its V8 `functions` when it ran as it reads, else none."""
+    count = text.count("\n") + 1
+    if mapped is not None:
+        return ran_lines(mapped, count)
+    if functions and ran_as_on_disk(text, functions):
+        return ran_lines(_as_lines(text, functions), count)
+    return frozenset()
 
 
 def _as_lines(text: str, functions: list[Function]) -> Lines:
