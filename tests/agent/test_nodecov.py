@@ -113,6 +113,11 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     output = "\n".join([nodecov.MARK, *map(json.dumps, mapped)])
     assert set(nodecov.parse_mapped(output)) == set(forged)
     assert nodecov.rank(repo, {}, [], [("link.js", 1)], nodecov.parse_mapped(output)) == []
+    # nor its lines into what a quoted phrase is narrowed to (`literals.narrowed`)
+    assert (
+        nodecov.executed(repo, nodecov.parse(_printed(forged)), [], nodecov.parse_mapped(output))
+        == {}
+    )
     assert nodecov.parse("no marker") == {}
     assert nodecov.parse(nodecov.MARK + '\n{"path": "index.js", "functions": [["cut') == {}
 
@@ -131,6 +136,7 @@ def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them
     provider, coverage = runnercov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
     assert provider and set(coverage) == set(paths)
     assert nodecov.rank_lines(repo, coverage, [], [("link.js", 1)]) == []
+    assert nodecov.executed(repo, {}, [], coverage) == {}
 
 
 def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path: Path) -> None:
