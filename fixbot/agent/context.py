@@ -202,9 +202,10 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     spans += jsusers.users(ctx.repo, list(filter(readers.__contains__, ranked)))
     # Last, with what budget is left, the source lines holding a message the failing output
     # quotes (a snapshot's received text, an error's message: `fixbot.agent.literals`); a
-    # phrase on too many lines narrowed to the files the spans above and the output name.
+    # phrase on too many lines narrowed to the lines the spectrum's failing run executed, else
+    # to the files the spans above and the output name.
     shown = {span.path for span in spans} | {path for path, _ in located}
-    spans += literals.spans(ctx.repo, text, reached=shown)
+    spans += literals.spans(ctx.repo, text, reached=shown, executed=locate.executed(suspects))
     return locate.render(ctx.repo, _readable(ctx, spans), chars)
 
 

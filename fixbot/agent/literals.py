@@ -13,17 +13,20 @@ it is compiled from (`built`: zod's `v4/core/schemas.cjs` and `.js` beside
 `src/v4/core/schemas.ts`, whose copies of a literal would fill the spans the source's own
 line needs), each file read through `core.repofiles` (bounded), at most `MAX_SPANS` spans.
 A phrase found on more than `MAX_HOLDERS` lines names no one place: it is narrowed to its
-lines in the files the failing run reached (`reached`: the files of the spans the first request
+lines the failing run executed (`executed`: a node spectrum's lines whose innermost block ran,
+`nodecov.ran_lines`: zod's `case "invalid_union": return "Invalid input"` in
+`src/v4/locales/en.ts`, not its `default`'s, the old API's `src/v3/locales/en.ts`, a `throw`
+not reached or a doc comment), kept when that leaves 1 to `MAX_HOLDERS` lines; else to its lines
+in the files the failing run reached (`reached`: the files of the spans the first request
 already ranks, the spectrum's, the failing tests' callees', and the files the output names),
-kept when that leaves 1 to `MAX_HOLDERS` lines (zod's "Invalid input" in `src/v4/locales/en.ts`
-against the old API's `src/v3/locales/en.ts`), else left out.
+kept when that leaves 1 to `MAX_HOLDERS` lines, else left out.
 Pure reading of text: nothing is parsed or run.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from fixbot.agent.locate import Span
@@ -166,24 +169,41 @@ def _hold(
             places.append((rel, number))
 
 
-def narrowed(places: list[tuple[str, int]], reached: Collection[str]) -> list[tuple[str, int]]:
-    """`places` as they are when at most `MAX_HOLDERS`; else those in the files `reached` when
-    that leaves at most `MAX_HOLDERS`, else none (a phrase of too many places names none)."""
+def narrowed(
+    places: list[tuple[str, int]],
+    reached: Collection[str],
+    executed: Mapping[str, Collection[int]] | None = None,
+) -> list[tuple[str, int]]:
+    """`places` as they are when at most `MAX_HOLDERS`; else those on a line the failing run
+    `executed` (path -> lines, the spectrum's) when that leaves 1 to `MAX_HOLDERS`; else those
+    in the files `reached` when that leaves at most `MAX_HOLDERS`, else none (a phrase of too
+    many places names none)."""
     if len(places) <= MAX_HOLDERS:
         return places
+    ran = [place for place in places if place[1] in (executed or {}).get(place[0], ())]
+    if 1 <= len(ran) <= MAX_HOLDERS:
+        return ran
     kept = [place for place in places if place[0] in reached]
     return kept if len(kept) <= MAX_HOLDERS else []
 
 
-def spans(repo: Path, output: str, score: float = 0.0, reached: Collection[str] = ()) -> list[Span]:
+def spans(
+    repo: Path,
+    output: str,
+    score: float = 0.0,
+    reached: Collection[str] = (),
+    executed: Mapping[str, Collection[int]] | None = None,
+) -> list[Span]:
     """The lines of the repository's source files holding a phrase `output` quotes (see the
     module's docstring), each with `RADIUS` lines either side, named after the phrase and
     scored `score`, at most `MAX_SPANS`; a phrase on more than `MAX_HOLDERS` lines narrowed
-    to those of the files `reached` (repository-relative paths, `narrowed`) or left out."""
+    to those the failing run `executed` (path -> lines), else to those of the files `reached`
+    (repository-relative paths, `narrowed`), or left out."""
+    executed = executed or {}
     reached = frozenset(reached)
     found: list[Span] = []
-    for phrase, places in holders(repo, phrases(output), reached).items():
-        for rel, line in narrowed(places, reached):
+    for phrase, places in holders(repo, phrases(output), reached | set(executed)).items():
+        for rel, line in narrowed(places, reached, executed):
             span = Span(
                 rel, max(1, line - RADIUS), line + RADIUS, f'holds "{phrase}"', score, (line,)
             )

@@ -51,6 +51,24 @@ class Span:
     limit: int = 0  # lines shown whole at most (0: `MAX_SPAN_LINES`)
 
 
+class Ranked(list[Span]):
+    """A coverage spectrum's spans, best first, with the lines its failing run `executed`
+    (repository-relative path -> 1-based line numbers, every covered file's, not only the
+    ranked spans'): what `fixbot.agent.literals` narrows an over-common phrase to."""
+
+    def __init__(
+        self, spans: Sequence[Span] = (), executed: dict[str, frozenset[int]] | None = None
+    ) -> None:
+        super().__init__(spans)
+        self.executed: dict[str, frozenset[int]] = executed or {}
+
+
+def executed(spans: Sequence[Span]) -> dict[str, frozenset[int]]:
+    """The lines the failing run executed, by file, that `spans` carry (`Ranked`); {} for
+    any other sequence (no spectrum, or one that records no lines)."""
+    return spans.executed if isinstance(spans, Ranked) else {}
+
+
 def _parse(repo: Path, rel: str) -> ast.Module | None:
     text = regular_text(repo, repo / rel)
     if text is None:

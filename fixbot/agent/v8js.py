@@ -15,7 +15,8 @@ JSON line per script of that folder (not `node_modules`): a script V8 ran as its
 `{"path": ..., "functions": [[name, [[start, end, count], ...]], ...]}` (offsets), and a
 script that ran transformed, mapped through its source map (version 3:
 https://tc39.es/ecma426/), `{"mapped": ..., "functions": [[name, first line, last line,
-count], ...], "blocks": [[first line, last line, count], ...]}`, executed ones only. A
+count], ...], "blocks": [[first line, last line, count], ...]}`, the functions executed ones
+only, the blocks inside them each (a block of count 0 did not run: `nodecov.ran_lines`). A
 function the transform added (no mapped position inside it: vite's export getters) and the
 module's wrapper (holding every mapped line and another function) are left out.
 """
@@ -176,7 +177,7 @@ for (const name of names.filter(n => n.startsWith("coverage-"))) {
       file.functions.push([f.functionName, a[1], Math.max(a[1], b[1]), top.count]);
       for (const r of blocks) {
         const c = at(r.startOffset), d = at(Math.max(r.startOffset, r.endOffset - 1));
-        if (r.count > 0 && c && d && c[0] === a[0]) {
+        if (c && d && c[0] === a[0]) {
           file.blocks.push([c[1], Math.max(c[1], d[1]), r.count]);
         }
       }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixbot.agent import context, literals
+from fixbot.agent import context, literals, locate
 from fixbot.agent.locate import Span
 from tests.fakes.agent_repo import failure, fix_context, make_repo
 
@@ -177,3 +177,54 @@ def test_a_javascript_file_is_a_build_when_a_typescript_file_maps_to_it() -> Non
     assert literals.built(names) == {
         *("a.js", "v4/core/schemas.cjs", "v4/core/schemas.mjs", "index.js", "lib/util.js"),
     }
+
+
+# zod 4.3.6's locale: "Invalid input" on more than `MAX_HOLDERS` lines of the one file the fix
+# changes (its cases' template messages, its `default`), of which the failing run executed one
+RAN_EN = (
+    "export const error = (issue) => {\n"  # 1
+    + "  switch (issue.code) {\n"
+    + "".join(f'    case "code_{k}":\n      return "Invalid input {k}";\n' for k in range(8))
+    + '    case "invalid_union":\n'  # 19
+    + '      return "Invalid input";\n'  # 20
+    + "    default:\n"
+    + '      return "Invalid input";\n'  # 22
+    + "  }\n"
+    + "};\n"
+)
+RAN = {**MANY, "src/locales/en.ts": RAN_EN}
+
+
+def test_a_phrase_on_many_lines_is_narrowed_to_the_lines_the_run_executed(tmp_path: Path) -> None:
+    """Ten lines in the reached locale alone, too many for the reached files' rule: the one the
+    failing run executed (line 20) is shown; with no line executed, the rule before holds."""
+    repo = make_repo(tmp_path, RAN)
+    reached = ["src/locales/en.ts"]
+    ran = {"src/locales/en.ts": frozenset({1, 2, 19, 20}), "src/core/schemas.ts": frozenset({34})}
+    found = literals.spans(repo, LOG, reached=reached, executed=ran)
+    assert [(s.path, s.focus) for s in found] == [
+        ("src/core/schemas.ts", (34,)),
+        ("src/locales/en.ts", (20,)),
+    ]
+    assert [s.path for s in literals.spans(repo, LOG, reached=reached)] == ["src/core/schemas.ts"]
+    none = {"src/locales/en.ts": frozenset({1, 2})}
+    assert [s.path for s in literals.spans(repo, LOG, executed=none)] == ["src/core/schemas.ts"]
+    places = [(f"src/a{k}.ts", 1) for k in range(literals.MAX_HOLDERS + 2)]
+    every = {path: frozenset({1}) for path, _ in places}  # all executed: too many still
+    assert literals.narrowed(places, [], every) == []
+
+
+def test_the_first_request_narrows_a_common_phrase_to_the_lines_the_spectrum_ran(
+    tmp_path: Path,
+) -> None:
+    """The spectrum ranked the locale's function and recorded the lines its run executed
+    (`locate.Ranked`): the first request shows line 20, the `case` that ran, not the `default`
+    beside it; a spectrum with no executed lines shows neither."""
+    repo = make_repo(tmp_path, RAN)
+    ctx = fix_context(repo, failure=failure(LOG))
+    suspect = Span("src/locales/en.ts", 1, 2, "error", 0.9)
+    ran = locate.Ranked([suspect], {"src/locales/en.ts": frozenset({1, 2, 19, 20})})
+    shown = context.gather(ctx, 6_000, ran).reached
+    assert '   20|       return "Invalid input";' in shown
+    assert shown.count('(holds "Invalid input")') == 1  # not the default's line 22, never run
+    assert "   20|" not in context.gather(ctx, 6_000, [suspect]).reached

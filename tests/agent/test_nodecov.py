@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import context, nodecov, nodenear, runnercov, spectrum
+from fixbot.agent import context, locate, nodecov, nodenear, runnercov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
@@ -113,6 +113,11 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     output = "\n".join([nodecov.MARK, *map(json.dumps, mapped)])
     assert set(nodecov.parse_mapped(output)) == set(forged)
     assert nodecov.rank(repo, {}, [], [("link.js", 1)], nodecov.parse_mapped(output)) == []
+    # nor its lines into what a quoted phrase is narrowed to (`literals.narrowed`)
+    assert (
+        nodecov.executed(repo, nodecov.parse(_printed(forged)), [], nodecov.parse_mapped(output))
+        == {}
+    )
     assert nodecov.parse("no marker") == {}
     assert nodecov.parse(nodecov.MARK + '\n{"path": "index.js", "functions": [["cut') == {}
 
@@ -131,6 +136,7 @@ def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them
     provider, coverage = runnercov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
     assert provider and set(coverage) == set(paths)
     assert nodecov.rank_lines(repo, coverage, [], [("link.js", 1)]) == []
+    assert nodecov.executed(repo, {}, [], coverage) == {}
 
 
 def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path: Path) -> None:
@@ -303,6 +309,8 @@ def test_a_jest_checks_spectrum_comes_from_jests_own_coverage_in_the_files_lines
         ("lib/set.js", 1, 7, "setKey"),
     ]
     assert 2 in found[1].focus  # the `if` block only the `__proto__` key enters
+    assert {2, 3, 6} <= locate.executed(found)["lib/set.js"]  # the run's lines handed on
+    assert 12 not in locate.executed(found)["index.js"]  # `unused`'s body never ran
     assert not list(repo.glob("coverage*"))
     # a stack trace through `lib/set.js:3` puts the function holding that line first
     launcher, pointed = _node_launcher(repo), [("lib/set.js", 3)]
@@ -369,6 +377,8 @@ def test_a_vitest_check_without_its_coverage_package_is_ranked_through_v8_and_so
         ("src/set.ts", 3, 9, "setKey"),
     ]
     assert 4 in found[1].focus  # the `if` block only the `__proto__` key enters
+    assert {4, 5, 8} <= locate.executed(found)["src/set.ts"]  # the run's lines handed on
+    assert 13 not in locate.executed(found)["src/parse.ts"]  # `unused`'s body never ran
     assert not list(repo.glob("coverage*"))
     # with the package installed, vitest's own coverage is asked instead (an ESM-only package,
     # no `require` in its exports, counts as installed all the same)
@@ -547,3 +557,38 @@ def test_a_script_opening_with_a_function_at_its_first_byte_ran_as_on_disk() -> 
     ]
     assert nodecov.ran_as_on_disk(text, functions)
     assert not nodecov.ran_as_on_disk(text, [nodecov.Function("", ((0, 32, 1),))])
+
+
+@needs_node
+def test_the_lines_the_run_executed_leave_out_a_block_it_did_not_enter(tmp_path: Path) -> None:
+    """Only the `__proto__` key is set: `setKey`'s `obj[key] = value` (line 6, after the
+    block's `return`) never ran, and V8's block of count 0 (kept in the mapped report) says so;
+    as offsets, `unused` (lines 12-14) and the top level (line 1) are no executed line."""
+    runner = RUNNER.replace("setKey.exports(out, 'a', '1');\n", "")
+    repo = write(tmp_path, {**FILES, "test/run.js": runner})
+    output = _run(repo, "node test/run.js")
+    found = nodecov.executed(repo, nodecov.parse(output), [], nodecov.parse_mapped(output))
+    assert {2, 3, 4} <= found["lib/set.js"]
+    assert 6 not in found["lib/set.js"]
+    coverage = nodecov.parse(_run(repo, "node test/parse.js"))
+    on_disk = nodecov.executed(repo, coverage, ["test/parse.js"])
+    assert {4, 5, 9} <= on_disk["index.js"]
+    assert on_disk["index.js"].isdisjoint({1, 12, 13, 14})
+    assert "test/parse.js" not in on_disk  # the failing test's own lines are not the code's
+
+
+def test_a_line_ran_when_its_innermost_range_ran() -> None:
+    """zod 4.3.6's locale: the error map (lines 61-112) ran 15 times, its `invalid_union` case
+    (105-106) 6, its `default` (109-110) and one `if` (71-72) never; a line in no function (a
+    type, a comment) did not run; a range past the file's end is cut to it."""
+    lines = nodecov.Lines(
+        (("error", 5, 113, 1), ("", 61, 112, 15)),
+        ((63, 68, 5), (70, 72, 4), (71, 72, 0), (105, 106, 6), (109, 110, 0), (7, 9, 0)),
+    )
+    ran = nodecov.ran_lines(lines, 120)
+    assert {5, 6, 10, 61, 67, 70, 106, 111} <= ran
+    assert ran.isdisjoint({1, 4, 7, 8, 9, 71, 72, 109, 110, 114, 119})
+    huge = nodecov.Lines((("f", 1, 10**9, 1),), ((2, 10**9, 0),))
+    assert nodecov.ran_lines(huge, 3) == {1}
+    # of two ranges of as many lines, the one that ran decides
+    assert nodecov.ran_lines(nodecov.Lines((), ((4, 4, 0), (4, 4, 2))), 9) == {4}
