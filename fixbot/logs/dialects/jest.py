@@ -57,11 +57,26 @@ def observe(words: list[str], reporter: str) -> list[str] | None:
     jest's own terminal output and fixbot's reporter (`fixbot/observe/node/reporter.cjs`), which
     streams each test's outcome to fixbot's channel; None when the command names reporters
     itself. A `--reporters` on the command line replaces the configured ones
-    (https://jestjs.io/docs/cli#--reporters): a project's configured reporter does not run."""
+    (https://jestjs.io/docs/cli#--reporters): a project's configured reporter does not run.
+
+    With them `--testEnvironment=<environment>`, fixbot's test environment beside the reporter
+    (`<module>_environment.cjs` for `<module>_reporter.cjs`: `fixbot/observe/node/environment.cjs`,
+    which builds the environment the project configured and streams jest-circus's verdict on
+    each test's function), unless the command names an environment itself (`--env`,
+    `--testEnvironment`: left as it is, the functions unstreamed)."""
     at = runner_at(words, "jest", frozenset({"npx"}))
     if at is None or any(w.startswith("--reporters") for w in words):
         return None
-    return [*words[: at + 1], "--reporters=default", f"--reporters={reporter}", *words[at + 1 :]]
+    added = ["--reporters=default", f"--reporters={reporter}"]
+    environment = reporter.removesuffix(REPORTER_FILE) + ENVIRONMENT_FILE
+    named = any(w.startswith(("--env", "--testEnvironment")) for w in words)
+    if reporter.endswith(REPORTER_FILE) and not named:
+        added.append(f"--testEnvironment={environment}")
+    return [*words[: at + 1], *added, *words[at + 1 :]]
+
+
+REPORTER_FILE = "_reporter.cjs"  # `fixbot.observe.channel`'s copy of the reporter ends so
+ENVIRONMENT_FILE = "_environment.cjs"  # and its copy of the test environment so, beside it
 
 
 DIALECT = Dialect(
