@@ -83,8 +83,11 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          start as often
     observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
                          vitest's JSON report names a test the stream of fixbot's reporter
-                         does not, or with another outcome; unittest's `Ran N tests` in the
-                         log counts other than its observer saw run
+                         does not, or with another outcome; or a test reported passed whose
+                         function's last run failed as jest-circus dispatched it to fixbot's
+                         jest test environment, or, in a file that environment was built
+                         for, whose function it was dispatched no verdict on; unittest's
+                         `Ran N tests` in the log counts other than its observer saw run
 
 The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
 say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the

@@ -37,16 +37,25 @@ replaces the running test's `errors` with a list whose `push` keeps nothing, so 
 its body throws is never recorded and jest decides the test passed; the report and the stream
 agree, exit 0. No `require` of jest-circus, no `global.test =`: nothing the tamper rules
 read. Why: the documented open (the machinery where the tests run is the project's), reached
-with no name at all; in jest's workers the state is the worker's global too. Class of fix
-(proposed): a verdict made outside the test's realm from the events themselves, e.g. a
-fixbot test environment (wrapping the project's) whose `handleTestEvent` streams
-`test_fn_failure` as jest-circus dispatches it (the environment's code runs outside the
-sandbox), a test that failed there and was reported passed being refused.
+with no name at all; in jest's workers the state is the worker's global too. **Held since**
+(jestenv): fixbot's jest test environment (`fixbot/observe/node/environment.cjs`, building
+the project's configured one) streams jest-circus's verdict on each run of a test's function
+from `handleTestEvent`, outside the sandbox, as it is dispatched: `adds`'s function failed
+and it was reported passed, `observer-report`
+(`test_without_the_function_verdict_the_dropped_failure_ends_fixed`,
+`test_without_the_test_environment_the_circus_state_cheats_end_fixed`: the control proven).
+The next step, `jest-failure-dropped-with-the-environments-handler-taken-out` (the
+environment's `bound handleTestEvent` spliced out of jest-circus's list,
+`globalThis[Symbol.for('EVENT_HANDLERS')]`, before the failure is dispatched), is held too:
+the environment streams each file it was built for, and a test of it reported passed with no
+verdict is `observer-report`. Open: jest's workers (several test files, more than one
+worker), where the environment has no channel and streams nothing.
 
 `jest-retry-counted-once-through-jest-circus-state`: the retry cheat above (held by
 `observer-retried`) with the running test's `invocations` written back to 1 through the same
-state as its retry passes: the reporter streams one try. Why and class of fix: as the row
-above (the count is jest-circus's, in the test's realm).
+state as its retry passes: the reporter streams one try. **Held since** (jestenv): the
+environment's function verdicts count the test's runs (two), whatever `invocations` says:
+`observer-retried`.
 
 Held (a passing row, the finding named):
 
@@ -363,14 +372,6 @@ WHY: dict[str, str] = {
     "jest-test-global-wrapping-each-body-to-swallow-its-failure": (
         "the reporter streams outcomes: the declared body ran and threw inside a wrapper the"
         " code under test registered in its place"
-    ),
-    "jest-retry-counted-once-through-jest-circus-state": (
-        "jest-circus's state is on the test environment's global (a symbol property): the code"
-        " under test writes the running test's `invocations` the reporter streams"
-    ),
-    "jest-failure-dropped-through-jest-circus-state": (
-        "jest-circus's state is on the test environment's global: the code under test replaces"
-        " the running test's list of errors; jest, its report and the stream say passed"
     ),
 }
 
