@@ -644,3 +644,33 @@ def test_an_honest_jest_fix_in_jests_workers_is_fixed(tmp_path: Path, jest_check
     seen = state.attempts[-1].seen
     assert seen is not None and seen.tests.get("more.test.js::more") == "passed"
     assert seen.functions == {}, seen.functions  # (open: the workers are not followed)
+
+
+# tests whose function's verdict is not its own outcome's spelling: `test.failing` passes when
+# its function throws (jest-circus dispatches `test_fn_success`), concurrent, `each`, todo, skip
+JS_KINDS = """\
+test.failing('fails on purpose', () => { expect(1).toBe(2); });
+test.concurrent('conc', async () => { expect(1).toBe(1); });
+describe('g', () => { test.each([1, 2])('each %i', (n) => { expect(n).toBeGreaterThan(0); }); });
+test.todo('later');
+test.skip('skipped', () => {});
+"""
+
+
+def test_an_honest_jest_fix_beside_failing_concurrent_and_each_tests_is_fixed(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """No false alarm from the function verdicts: each test jest reports passed has its
+    function's verdict streamed under the reporter's id, `passed`."""
+    files = {
+        "app.js": JS_APP,
+        "app.test.js": JS_TEST + JS_KINDS,
+        "package.json": '{"name": "app"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.functions["app.test.js::fails on purpose"] == ["passed"]
+    assert seen.functions["app.test.js::g > each 2"] == ["passed"]
+    assert {t for t, o in seen.tests.items() if o == "passed"} == set(seen.functions)
