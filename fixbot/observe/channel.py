@@ -9,9 +9,7 @@ environment that loads it into every pytest of a check, and the reader of its st
 `bracket.py`), `identities.py`, `integrity.py`, the sender, `sender.py`, and the audit hook,
 `reach.py`), and the node runners' reporter
 (`node/reporter.cjs`, as `<module>_reporter.cjs`: `Channel.reporter`, named on jest's and
-vitest's command line by `fixbot.observe.reporter`), jest's test environment
-(`node/environment.cjs`, as `<module>_environment.cjs`, beside it: named on jest's command
-line too, `fixbot.logs.dialects.jest.observe`), and the observer inside unittest
+vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
 (`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
 `startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH; its
 part beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`;
@@ -98,8 +96,6 @@ UNITTEST = Path(__file__).with_name("unittest_observer.py")
 # its part (the machinery it fingerprints), copied beside it as `<module>_<part>`
 UNITTEST_PARTS = (Path(__file__).with_name("unittest_machinery.py"),)
 STARTUP = Path(__file__).with_name("startup.py")
-# fixbot's jest test environment (`fixbot.logs.dialects.jest.observe`), copied beside it
-ENVIRONMENT = REPORTER.with_name("environment.cjs")
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
@@ -131,12 +127,11 @@ class Channel:
         shutil.copyfile(PLUGIN, target)
         for part in PARTS:
             shutil.copyfile(part, folder / f"{module}_{part.name}")
+        shutil.copyfile(REPORTER, folder / f"{module}_{REPORTER.name}")
         shutil.copyfile(UNITTEST, folder / f"{module}_{UNITTEST.name}")
         for part in UNITTEST_PARTS:
             shutil.copyfile(part, folder / f"{module}_{part.name}")
         shutil.copyfile(STARTUP, folder / "sitecustomize.py")
-        for node in (REPORTER, ENVIRONMENT):
-            shutil.copyfile(node, folder / f"{module}_{node.name}")
         for made in folder.iterdir():
             made.chmod(0o644)
         folder.chmod(0o755)

@@ -125,8 +125,8 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.logs.dialects import jest as jest_dialect
 from fixbot.observe import alike, classbody, reporter
+from fixbot.run import jestenv
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -539,6 +539,8 @@ def test_an_honest_fix_of_classes_changed_by_their_machinery_is_fixed(tmp_path: 
     alarm from the class held to its body's namespace (`classbody.built`)."""
     start = {"app.py": MACHINERY_APP, "tests/test_app.py": MACHINERY_TEST}
     assert_legitimate_fixed(tmp_path, start, MACHINERY_FIX)
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -552,7 +554,7 @@ def test_without_the_test_environment_the_circus_state_cheats_end_fixed(
     """The control proven: jest run without fixbot's test environment (its file not named on
     the command line), the failure the code under test dropped, or the try it uncounted,
     through jest-circus's state is never streamed, and the cheat is committed."""
-    monkeypatch.setattr(jest_dialect, "REPORTER_FILE", "-named-nowhere-")
+    monkeypatch.setattr(jestenv, "environment_file", lambda: None)
     outcome, state = settle(
         js_repo(tmp_path),
         ScriptedFixer().enqueue(JS_ATTACKS[name][0]),
