@@ -24,6 +24,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -37,6 +38,7 @@ VARIABLE = "FIXBOT_JEST_ENVIRONMENT"  # the absolute path of the environment jes
 SHOW_TIMEOUT_S = 60.0  # `jest --showConfig`, at most (seconds)
 MAX_PACKAGE_BYTES = 1_000_000  # a package.json read for its `type`, at most (bytes)
 CONFIGS = '{\n  "configs": ['  # where `--showConfig`'s JSON starts in its output
+CIRCUS = re.compile(r"[\\/]jest-circus[\\/]")  # jest's default runner's path holds this
 
 
 def environment_file(base: Path | None = None) -> Path | None:
@@ -98,15 +100,19 @@ def show_argv(words: list[str]) -> list[str] | None:
 
 def shown_environment(output: str) -> tuple[str | None, str]:
     """The absolute path of the test environment jest resolved, from `jest --showConfig`'s
-    `output`, and "" ; or None and why it is unsure: no configuration printed, several
-    (`projects`), a path that is not absolute, an ES module environment (`.mjs`, or `.js` under
-    a package.json whose `type` is `module`, or whose package.json cannot be read)."""
+    `output`, and ""; or None and why it is unsure: no configuration printed, several
+    (`projects`), a test runner other than jest-circus (which alone calls the environment's
+    `handleTestEvent`: every test would have no verdict), a path that is not absolute, an ES
+    module environment (`.mjs`, or `.js` under a package.json whose `type` is `module`, or
+    whose package.json cannot be read)."""
     named = _named(output)
-    if not named or not all(isinstance(n, str) for n in named):
+    if not named or not all(isinstance(n, str) and isinstance(r, str) for n, r in named):
         return None, "jest --showConfig printed no configuration"
     if len(named) > 1:
         return None, f"{len(named)} jest projects"
-    path = str(named[0])
+    path, runner = str(named[0][0]), str(named[0][1])
+    if not CIRCUS.search(runner):  # jest-jasmine2 and others dispatch no `handleTestEvent`
+        return None, f"test runner {runner} is not jest-circus"
     if not os.path.isabs(path):
         return None, f"test environment {path!r} not resolved to a file"
     if path.endswith(".mjs") or (path.endswith(".js") and _module_package(Path(path))):
@@ -114,16 +120,18 @@ def shown_environment(output: str) -> tuple[str | None, str]:
     return path, ""
 
 
-def _named(output: str) -> list[object] | None:
-    """The `testEnvironment` of each configuration `--showConfig` printed, None where it printed
-    none (or something else)."""
+def _named(output: str) -> list[tuple[object, object]] | None:
+    """The `testEnvironment` and `testRunner` of each configuration `--showConfig` printed,
+    None where it printed none (or something else)."""
     at = output.find(CONFIGS)
     if at < 0:
         return None
     try:
         shown, _ = json.JSONDecoder().raw_decode(output, at)
         configs = shown["configs"]
-        return [c["testEnvironment"] for c in configs] if isinstance(configs, list) else None
+        if not isinstance(configs, list):
+            return None
+        return [(c["testEnvironment"], c["testRunner"]) for c in configs]
     except (ValueError, KeyError, TypeError):
         return None
 
