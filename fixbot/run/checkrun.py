@@ -107,9 +107,7 @@ def _run(
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
         return shown(plain, check, s.check), None, ""
-    environment, unused = None, ""
-    if channel is not None and report is jest.DIALECT.report:
-        launcher, environment, unused = jestenv.prepare(launcher, s.check, where.workdir, s.timeout)
+    launcher, environment, unused = _environment(where, launcher, report, channel)
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
         check = _asking(s.check, check, report, str(path), channel)
@@ -134,6 +132,21 @@ def _run(
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
         return result, relative(relative(tests, where.repo), within), unused
+
+
+def _environment(
+    where: CheckRun, launcher: Launcher, report: Report, channel: Channel | None
+) -> tuple[Launcher, str | None, str]:
+    """For an observed jest check, `launcher` naming the project's test environment, the path
+    of fixbot's and why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
+    through the check's own launcher, without the channel); else `launcher`, None and ""."""
+    if channel is None or report is not jest.DIALECT.report:
+        return launcher, None, ""
+    s = where.settings
+    named, environment, why = jestenv.prepare(
+        where.launcher.output, s.check, where.workdir, s.timeout
+    )
+    return dataclasses.replace(launcher, env={**launcher.env, **named}), environment, why
 
 
 def observed(

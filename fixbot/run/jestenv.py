@@ -20,18 +20,21 @@ reporter alone, as before, and the report says why (`Observation.environment`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import json
 import os
 import re
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from fixbot.logs.dialects.base import runner_at, simple_words
 from fixbot.logs.dialects.jest import names_environment
-from fixbot.process.launcher import Launcher
+
+# a program's words, the folder it runs in and its timeout (seconds) -> its exit code (None on
+# timeout) and output: `fixbot.process.launcher.Launcher.output`, handed in
+Output = Callable[[list[str], Path, float], tuple[int | None, str]]
 
 ENVIRONMENT = Path(__file__).parent.parent / "observe" / "node" / "environment.cjs"
 VARIABLE = "FIXBOT_JEST_ENVIRONMENT"  # the absolute path of the environment jest resolved
@@ -113,6 +116,11 @@ def shown_environment(output: str) -> tuple[str | None, str]:
     path, runner = str(named[0][0]), str(named[0][1])
     if not CIRCUS.search(runner):  # jest-jasmine2 and others dispatch no `handleTestEvent`
         return None, f"test runner {runner} is not jest-circus"
+    return _loadable(path)
+
+
+def _loadable(path: str) -> tuple[str | None, str]:
+    """`path` and "" where `require` loads it (absolute, CommonJS), else None and why not."""
     if not os.path.isabs(path):
         return None, f"test environment {path!r} not resolved to a file"
     if path.endswith(".mjs") or (path.endswith(".js") and _module_package(Path(path))):
@@ -137,29 +145,28 @@ def _named(output: str) -> list[tuple[object, object]] | None:
 
 
 def prepare(
-    launcher: Launcher, check: str, cwd: Path, timeout: float
-) -> tuple[Launcher, str | None, str]:
-    """For a check that runs jest (`check`, its one simple command): `launcher` with `VARIABLE`
-    naming the environment jest resolved for the project, the path of fixbot's environment to
-    name on jest's command line (`environment_file`), and ""; or `launcher` unchanged, None
-    and why no environment is named (the check names its own, `shown_environment`'s reasons,
-    no file). `jest --showConfig` runs through `launcher` in `cwd` (`timeout` seconds at most,
-    `SHOW_TIMEOUT_S`)."""
+    output: Output, check: str, cwd: Path, timeout: float
+) -> tuple[dict[str, str], str | None, str]:
+    """For a check that runs jest (`check`, its one simple command): the variables that name the
+    environment jest resolved for the project (`VARIABLE`), the path of fixbot's environment to
+    name on jest's command line (`environment_file`), and ""; or no variables, None and why no
+    environment is named (the check names its own, `shown_environment`'s reasons, no file).
+    `jest --showConfig` runs through `output` (the check's launcher's) in `cwd`, `timeout`
+    seconds at most (and `SHOW_TIMEOUT_S`)."""
     words = simple_words(check)
     argv = show_argv(words) if words is not None else None
     if words is None or argv is None:
-        return launcher, None, "the check is not jest's one command"
+        return {}, None, "the check is not jest's one command"
     if names_environment(words):
-        return launcher, None, "the check names its own test environment"
-    code, output = launcher.output(argv, cwd, min(timeout, SHOW_TIMEOUT_S))
-    parent, why = shown_environment(output) if code == 0 else (None, "jest --showConfig failed")
+        return {}, None, "the check names its own test environment"
+    code, said = output(argv, cwd, min(timeout, SHOW_TIMEOUT_S))
+    parent, why = shown_environment(said) if code == 0 else (None, "jest --showConfig failed")
     if parent is None:
-        return launcher, None, why
+        return {}, None, why
     target = environment_file()
     if target is None:
-        return launcher, None, "fixbot's test environment could not be written"
-    env = {**launcher.env, VARIABLE: parent}
-    return dataclasses.replace(launcher, env=env), str(target), ""
+        return {}, None, "fixbot's test environment could not be written"
+    return {VARIABLE: parent}, str(target), ""
 
 
 def _module_package(path: Path) -> bool:

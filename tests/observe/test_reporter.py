@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.observed import Observation
-from fixbot.logs.dialects import jest as jest_dialect
 from fixbot.observe import judge
 from fixbot.observe.channel import Channel
 from fixbot.observe.reporter import disagreements, relocated
@@ -129,9 +128,6 @@ def test_the_reporter_is_copied_read_only_into_the_runs_folder() -> None:
         assert channel.folder.stat().st_mode & 0o777 == 0o755
         source = Path(__file__).parents[2] / "fixbot" / "observe" / "node" / "reporter.cjs"
         assert copy.read_bytes() == source.read_bytes()
-        environment = copy.with_name(f"{channel.module}_environment.cjs")
-        assert environment.stat().st_mode & 0o777 == 0o644
-        assert environment.read_bytes() == source.with_name("environment.cjs").read_bytes()
     finally:
         channel.close()
     assert not channel.folder.exists()
@@ -225,21 +221,6 @@ def test_a_test_whose_function_failed_and_was_reported_passed_is_a_finding() -> 
     skipped = node_run([file, fn("adds", "failed")], {"a.test.js::adds": "skipped"})
     assert disagreements(dict(skipped.tests), skipped) == []
     assert streamed({"k": "fn", "id": "x", "o": "maybe"}).functions == {"x": []}
-
-
-def test_the_environment_is_named_beside_the_reporter_unless_the_command_names_one() -> None:
-    words = ["npx", "jest", "--ci"]
-    added = jest_dialect.observe(words, "/o/m_reporter.cjs")
-    assert added == [
-        "npx",
-        "jest",
-        "--reporters=default",
-        "--reporters=/o/m_reporter.cjs",
-        "--testEnvironment=/o/m_environment.cjs",
-        "--ci",
-    ]
-    own = jest_dialect.observe([*words, "--env=jsdom"], "/o/m_reporter.cjs")
-    assert own is not None and not [w for w in own if "_environment" in w]
 
 
 # the environment's sender taken as jest's environment would take it, then by the code under

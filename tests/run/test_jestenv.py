@@ -104,9 +104,8 @@ def test_jests_words_name_the_environment_unless_the_check_names_its_own() -> No
 
 @dataclasses.dataclass(frozen=True)
 class Shown:
-    """A launcher whose commands print `output` and exit `code` (`Launcher.output`)."""
+    """A launcher's `output` whose commands print `text` and exit `code`."""
 
-    env: dict[str, str]
     code: int | None
     text: str
     ran: list[list[str]] = dataclasses.field(default_factory=list)
@@ -119,16 +118,16 @@ class Shown:
 def test_the_check_runs_with_the_resolved_environment_or_without_one(tmp_path: Path) -> None:
     """`prepare` asks the check's own jest (`--showConfig` after `jest`), then names the
     environment it resolved in `VARIABLE`; a failed `--showConfig` names none."""
-    good = Shown({"PATH": "/bin"}, 0, shown(("/n/jest-environment-node/env.js", CIRCUS)))
-    launcher, target, why = jestenv.prepare(good, "npx jest --ci", tmp_path, 30)  # type: ignore[arg-type]
+    good = Shown(0, shown(("/n/jest-environment-node/env.js", CIRCUS)))
+    named, target, why = jestenv.prepare(good.output, "npx jest --ci", tmp_path, 30)
     assert good.ran == [["npx", "jest", "--showConfig", "--ci"]]
     assert why == "" and target is not None and target.endswith("/environment.cjs")
-    assert launcher.env[jestenv.VARIABLE] == "/n/jest-environment-node/env.js"
-    bad = Shown({"PATH": "/bin"}, 1, "Error")
-    launcher, target, why = jestenv.prepare(bad, "npx jest --ci", tmp_path, 30)  # type: ignore[arg-type]
-    assert target is None and jestenv.VARIABLE not in launcher.env and "failed" in why
-    own = Shown({}, 0, "")
-    assert jestenv.prepare(own, "jest --env=jsdom", tmp_path, 30)[1] is None  # type: ignore[arg-type]
+    assert named == {jestenv.VARIABLE: "/n/jest-environment-node/env.js"}
+    bad = Shown(1, "Error")
+    assert jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30)[:2] == ({}, None)
+    assert "failed" in jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30)[2]
+    own = Shown(0, "")
+    assert jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30)[1] is None
     assert own.ran == []
 
 
