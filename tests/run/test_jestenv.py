@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.models import Attempt
+from fixbot.core.observed import Observation
 from fixbot.logs.dialects import jest
 from fixbot.run import jestenv
+from fixbot.run.outcome import verified_line
 from tests.run.test_runner_reports import node_modules
 
 CIRCUS = "/n/node_modules/jest-circus/build/runner.js"
@@ -156,3 +159,14 @@ def test_jests_transform_cache_stays_warm_across_checks(tmp_path: Path) -> None:
     (tmp_path / "tmp").mkdir()
     first = check()
     assert first > 0 and check() == first
+
+
+def test_the_report_says_why_jests_environment_was_not_observed() -> None:
+    """A jest run without fixbot's test environment says so, and why, in the verified line."""
+    seen = Observation(sessions=1, ended=1, runners=["jest"], tests={"a.test.js::a": "passed"})
+    attempt = Attempt(number=1, tests={"a.test.js::a": "passed"}, seen=seen)
+    assert "environment" not in verified_line(attempt)
+    seen.environment = "2 jest projects"
+    said = verified_line(attempt)
+    assert "fixbot's observer inside jest (1 tests; jest's test environment not observed" in said
+    assert "2 jest projects" in said

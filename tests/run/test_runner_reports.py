@@ -25,10 +25,9 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.logs.dialects import jest as jest_dialect
 from fixbot.observe import channel
 from fixbot.observe.channel import Channel
-from fixbot.run import checkrun
+from fixbot.run import checkrun, jestenv
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo, state_of
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -429,7 +428,7 @@ def test_jest_an_unfrozen_reporter_wrapped_in_band_ends_fixed(
     wrapped by the code under test and streams the green it is told (fixbot's test
     environment left off the command line: it streams the failure of `adds`'s function, a
     control of its own, `test_observer_attacks_round21.py`)."""
-    monkeypatch.setattr(jest_dialect, "REPORTER_FILE", "-named-nowhere-")
+    monkeypatch.setattr(jestenv, "environment_file", lambda: None)
     text = channel.REPORTER.read_text(encoding="utf-8")
     unfrozen = tmp_path / "reporter.cjs"
     unfrozen.write_text(
