@@ -38,7 +38,12 @@
 // runs (`FixbotReporter.events`: a second taker gets an inert one, so the code under test,
 // which can reach that module through `require.cache`, cannot send `fn` records). In jest's
 // workers (several test files) no reporter is loaded in the worker: nothing is streamed there
-// (open: the workers are not observed this way).
+// (open: the workers are not observed this way). What a worker has (measured, jest 30.5,
+// `--maxWorkers=2`): `FIXBOT_JEST_ENVIRONMENT` (so it builds the project's environment), the
+// channel's writing end, inherited open, but not the nonce (`FIXBOT_OBSERVER` deleted and the
+// settings drained by the main process's reporter before any worker starts): to observe the
+// workers the nonce (or a key of each worker's) would have to reach them, where the code under
+// test shares the worker's process and can read it as it can the main process's in band.
 
 const path = require('path');
 
