@@ -646,6 +646,31 @@ def test_an_honest_jest_fix_in_jests_workers_is_fixed(tmp_path: Path, jest_check
     seen = state.attempts[-1].seen
     assert seen is not None and seen.tests.get("more.test.js::more") == "passed"
     assert seen.functions == {}, seen.functions  # (open: the workers are not followed)
+    assert seen.environment == ""  # named: the workers build the project's environment
+
+
+def test_an_honest_jest_fix_with_two_projects_runs_without_the_environment(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """Two jest `projects` (`fixbot.run.jestenv`: unsure which environment to build): no
+    `--testEnvironment` is named, the run is the reporter's alone, as before (no function
+    verdict, no false alarm), and the report says why."""
+    projects = [{"displayName": n, "testMatch": [f"**/{n}.test.js"]} for n in ("app", "more")]
+    files = {
+        "app.js": JS_APP,
+        "app.test.js": JS_TEST,
+        "more.test.js": "test('more', () => { expect(1).toBe(1); });\n",
+        "package.json": json.dumps({"name": "app", "jest": {"projects": projects}}) + "\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    check = f"{jest_check} --runInBand"
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("app.test.js::adds") == "passed"
+    assert seen.functions == {} and seen.environment == "2 jest projects"
+    said = git(repo, "log", "-1", "--format=%B")
+    assert "jest's test environment not observed: 2 jest projects" in said
 
 
 # tests whose function's verdict is not its own outcome's spelling: `test.failing` passes when
