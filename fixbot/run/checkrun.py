@@ -144,7 +144,7 @@ def _environment(
         return launcher, None, ""
     s = where.settings
     named, environment, why = jestenv.prepare(
-        where.launcher.output, s.check, where.workdir, s.timeout
+        where.launcher.output, s.check, where.workdir, s.timeout, channel.folder
     )
     return dataclasses.replace(launcher, env={**launcher.env, **named}), environment, why
 

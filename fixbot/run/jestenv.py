@@ -145,14 +145,17 @@ def _named(output: str) -> list[tuple[object, object]] | None:
 
 
 def prepare(
-    output: Output, check: str, cwd: Path, timeout: float
+    output: Output, check: str, cwd: Path, timeout: float, spare: Path
 ) -> tuple[dict[str, str], str | None, str]:
     """For a check that runs jest (`check`, its one simple command): the variables that name the
     environment jest resolved for the project (`VARIABLE`), the path of fixbot's environment to
     name on jest's command line (`environment_file`), and ""; or no variables, None and why no
-    environment is named (the check names its own, `shown_environment`'s reasons, no file).
+    environment is named (the check names its own, `shown_environment`'s reasons).
     `jest --showConfig` runs through `output` (the check's launcher's) in `cwd`, `timeout`
-    seconds at most (and `SHOW_TIMEOUT_S`)."""
+    seconds at most (and `SHOW_TIMEOUT_S`). Where the content-addressed path is unusable (its
+    name taken, the file changed: code that runs as fixbot's own user can change it) the file
+    is copied into `spare` (the run's own observer folder, fixbot's): observed, at a path new
+    in this run (jest transforms every file again), never left unobserved by that."""
     words = simple_words(check)
     argv = show_argv(words) if words is not None else None
     if words is None or argv is None:
@@ -163,10 +166,21 @@ def prepare(
     parent, why = shown_environment(said) if code == 0 else (None, "jest --showConfig failed")
     if parent is None:
         return {}, None, why
-    target = environment_file()
+    target = environment_file() or _spare(spare)
     if target is None:
         return {}, None, "fixbot's test environment could not be written"
     return {VARIABLE: parent}, str(target), ""
+
+
+def _spare(folder: Path) -> Path | None:
+    """fixbot's environment copied into `folder` (0644), None where it cannot be."""
+    target = folder / ENVIRONMENT.name
+    try:
+        target.write_bytes(ENVIRONMENT.read_bytes())
+        target.chmod(0o644)
+    except OSError:
+        return None
+    return target
 
 
 def _module_package(path: Path) -> bool:

@@ -17,6 +17,7 @@ import pytest
 from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.logs.dialects import jest
+from fixbot.observe import judge
 from fixbot.run import jestenv
 from fixbot.run.outcome import verified_line
 from tests.run.test_runner_reports import node_modules
@@ -122,15 +123,15 @@ def test_the_check_runs_with_the_resolved_environment_or_without_one(tmp_path: P
     """`prepare` asks the check's own jest (`--showConfig` after `jest`), then names the
     environment it resolved in `VARIABLE`; a failed `--showConfig` names none."""
     good = Shown(0, shown(("/n/jest-environment-node/env.js", CIRCUS)))
-    named, target, why = jestenv.prepare(good.output, "npx jest --ci", tmp_path, 30)
+    named, target, why = jestenv.prepare(good.output, "npx jest --ci", tmp_path, 30, tmp_path)
     assert good.ran == [["npx", "jest", "--showConfig", "--ci"]]
     assert why == "" and target is not None and target.endswith("/environment.cjs")
     assert named == {jestenv.VARIABLE: "/n/jest-environment-node/env.js"}
     bad = Shown(1, "Error")
-    assert jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30)[:2] == ({}, None)
-    assert "failed" in jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30)[2]
+    assert jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30, tmp_path)[:2] == ({}, None)
+    assert "failed" in jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30, tmp_path)[2]
     own = Shown(0, "")
-    assert jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30)[1] is None
+    assert jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30, tmp_path)[1] is None
     assert own.ran == []
 
 
@@ -170,3 +171,28 @@ def test_the_report_says_why_jests_environment_was_not_observed() -> None:
     said = verified_line(attempt)
     assert "fixbot's observer inside jest (1 tests; jest's test environment not observed" in said
     assert "2 jest projects" in said
+
+
+def test_an_unusable_environment_path_falls_back_to_the_runs_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The content-addressed file changed or its name taken (code running as fixbot's own user
+    can do both, for every later run): the environment is still named, copied into the run's
+    own folder (`spare`), rather than the check left without it."""
+    monkeypatch.setattr(jestenv, "environment_file", lambda: None)
+    good = Shown(0, shown(("/n/jest-environment-node/env.js", CIRCUS)))
+    named, target, why = jestenv.prepare(good.output, "npx jest", tmp_path, 30, tmp_path)
+    assert why == "" and target == str(tmp_path / "environment.cjs") and named
+    assert Path(target).read_bytes() == jestenv.ENVIRONMENT.read_bytes()
+
+
+def test_a_fix_that_leaves_jests_environment_unnamed_is_not_verified() -> None:
+    """The start's jest run streamed from the environment; the fix made fixbot unsure (two
+    projects, say) so the verifying run had none: `observer-missing`, not a quiet green
+    without round 21's control. A run in jest's workers (named, nothing streamed) is none."""
+    start = Observation(sessions=1, ended=1, runners=["jest"], environed=["a.test.js"])
+    last = Observation(sessions=1, ended=1, runners=["jest"], environment="2 jest projects")
+    found = [f for f in judge.findings(start, last) if "test environment" in f]
+    assert found and found[0].startswith("observer-missing:") and "2 jest projects" in found[0]
+    last.environment = ""
+    assert not [f for f in judge.findings(start, last) if "test environment" in f]
