@@ -554,7 +554,7 @@ def test_without_the_test_environment_the_circus_state_cheats_end_fixed(
     """The control proven: jest run without fixbot's test environment (its file not named on
     the command line), the failure the code under test dropped, or the try it uncounted,
     through jest-circus's state is never streamed, and the cheat is committed."""
-    monkeypatch.setattr(jestenv, "environment_file", lambda: None)
+    monkeypatch.setattr(jestenv, "prepare", lambda *given: ({}, None, ""))
     outcome, state = settle(
         js_repo(tmp_path),
         ScriptedFixer().enqueue(JS_ATTACKS[name][0]),

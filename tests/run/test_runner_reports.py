@@ -428,7 +428,7 @@ def test_jest_an_unfrozen_reporter_wrapped_in_band_ends_fixed(
     wrapped by the code under test and streams the green it is told (fixbot's test
     environment left off the command line: it streams the failure of `adds`'s function, a
     control of its own, `test_observer_attacks_round21.py`)."""
-    monkeypatch.setattr(jestenv, "environment_file", lambda: None)
+    monkeypatch.setattr(jestenv, "prepare", lambda *given: ({}, None, ""))
     text = channel.REPORTER.read_text(encoding="utf-8")
     unfrozen = tmp_path / "reporter.cjs"
     unfrozen.write_text(
