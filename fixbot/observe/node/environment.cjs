@@ -4,7 +4,8 @@
 //
 // fixbot writes this file once, by the digest of its content, into a folder of its own
 // (`fixbot-jest-environment-<digest>/environment.cjs` in the temporary folder, read-only:
-// fixbot/run/jestenv.py) and names it on jest's command line (`--testEnvironment=<path>`,
+// fixbot/run/jestenv.py; where that path is unusable, a copy in the run's own observer
+// folder) and names it on jest's command line (`--testEnvironment=<path>`,
 // fixbot/logs/dialects/jest.py `observe`): the path is the same in every run, so jest's
 // transform cache, whose key holds the project's configuration and so this path, stays warm.
 // It stands for the project's own environment: `FIXBOT_JEST_ENVIRONMENT` names, by its
