@@ -157,7 +157,12 @@ class Observation(BaseModel):
     `ran` the tests its sessions saw `TestCase.run` start (`testsRun`), summed over those that
     ended, and `said_ran` what unittest's own summary lines in the check's log (`Ran N tests`)
     count, summed (None: no such line), set by fixbot from the log
-    (`fixbot.observe.reporter.summarized`) and compared with `ran`."""
+    (`fixbot.observe.reporter.summarized`) and compared with `ran`. `functions` jest-circus's
+    verdict on each run of a test's function ("failed", "passed", in order), streamed by fixbot's
+    jest test environment as it was dispatched (`fixbot/observe/node/environment.cjs`; in band
+    only), `environed` the test files that environment was built for, and `environment` why a jest
+    run had no such environment ("": it had, or the check is not jest's; set by fixbot,
+    `fixbot.run.jestenv.prepare`)."""
 
     sessions: int = 0
     ended: int = 0
@@ -196,6 +201,9 @@ class Observation(BaseModel):
     tries: dict[str, int] = Field(default_factory=dict)
     ran: int = 0
     said_ran: int | None = None
+    functions: dict[str, list[str]] = Field(default_factory=dict)
+    environed: list[str] = Field(default_factory=list)
+    environment: str = ""
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

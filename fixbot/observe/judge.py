@@ -8,7 +8,10 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          fixbot's reporter, `fixbot.observe.reporter`, or from unittest, through
                          `unittest_observer.py`), the verifying one did not (pytest never ran
                          under the observer, was told not to load it, or its channel was
-                         closed; a unittest run ended before its run began)
+                         closed; a unittest run ended before its run began); or the start's
+                         jest run streamed from fixbot's test environment and fixbot named
+                         none for the verifying one (`Observation.environment`: the fix made
+                         it unsure, several projects, another runner, `--showConfig` failing)
     observer-cut-short   a session began and never sent its end: the process ended inside it,
                          or the observer ended it (`sender.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
@@ -83,8 +86,11 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          start as often
     observer-report      (not here: `fixbot.observe.reporter.disagreements`) jest's or
                          vitest's JSON report names a test the stream of fixbot's reporter
-                         does not, or with another outcome; unittest's `Ran N tests` in the
-                         log counts other than its observer saw run
+                         does not, or with another outcome; or a test reported passed whose
+                         function's last run failed as jest-circus dispatched it to fixbot's
+                         jest test environment, or, in a file that environment was built
+                         for, whose function it was dispatched no verdict on; unittest's
+                         `Ran N tests` in the log counts other than its observer saw run
 
 The verdict depends on these, not on the tampering rules' reading of the diff. Two of them
 say which tests or plugins ran rather than that the runner lied (`TEST_EDITS`): a change to the
@@ -130,12 +136,24 @@ def findings(
     found += _tests(last, watched, files)
     found += alike.known(start, last) + _tampered(last, watched)
     found += alike.swapped(start, last, watched, files) + alike.traced(start, last, watched)
-    found += alike.retried(start, last, watched)
+    found += alike.retried(start, last, watched) + _unenvironed(start, last)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)
     found += reached.reached(start, last, files) + turned.new_operands(start, last, watched, files)
     return found + (_new_hooks(start, last) + _new_plugins(start, last) if observed_start else [])
+
+
+def _unenvironed(start: Observation | None, last: Observation) -> list[str]:
+    """`observer-missing` where the start's jest run streamed from fixbot's test environment
+    (`environed`) and fixbot named none for `last` (`environment`, why): the fix would
+    otherwise reopen jest-circus's state (round 21) by making the environment unsure."""
+    if start is None or not start.environed or not last.environment:
+        return []
+    return [
+        "observer-missing: the start's jest run streamed from fixbot's test environment; the"
+        f" verifying run had none ({last.environment})"
+    ]
 
 
 def moved(seen: Observation) -> list[str]:

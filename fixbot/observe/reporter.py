@@ -36,6 +36,8 @@ def relocated(seen: Observation, *roots: Path) -> Observation:
         seen.tests = {t.removeprefix(prefix): o for t, o in seen.tests.items()}
         seen.called = [t.removeprefix(prefix) for t in seen.called]
         seen.tries = {t.removeprefix(prefix): n for t, n in seen.tries.items()}
+        seen.functions = {t.removeprefix(prefix): f for t, f in seen.functions.items()}
+        seen.environed = [t.removeprefix(prefix) for t in seen.environed]
     return seen
 
 
@@ -77,6 +79,11 @@ def disagreements(report: dict[str, str] | None, seen: Observation | None) -> li
         return _summary(seen)
     if report is None or seen is None or not seen.runners or not seen.sessions:
         return []
+    return _differ(report, seen) + _function_failed(report, seen)
+
+
+def _differ(report: dict[str, str], seen: Observation) -> list[str]:
+    """The test-by-test differences of `report` and the stream `seen` as a finding ([]: none)."""
     differ = sorted(
         f"{test} ({report.get(test, 'absent')} in the report, {seen.tests.get(test, 'absent')}"
         " as streamed)"
@@ -89,3 +96,31 @@ def disagreements(report: dict[str, str] | None, seen: Observation | None) -> li
         f"{DISAGREES}: the runner's report file disagrees with what fixbot's reporter streamed"
         f" from {'/'.join(seen.runners)} as each test was decided: " + "; ".join(differ[:5])
     ]
+
+
+def _function_failed(report: dict[str, str], seen: Observation) -> list[str]:
+    """The finding (`observer-report: ...`) where a test whose function's last run failed, as
+    jest-circus dispatched it to fixbot's test environment (`seen.functions`), is passed in the
+    report or the stream: the failure was dropped after it happened (the running test's
+    `errors` emptied through jest-circus's state on the sandbox's global); and where a test
+    of a file that environment was built for (`seen.environed`) is passed with no verdict on
+    its function streamed (the environment's handler taken out of jest-circus's list). []
+    otherwise."""
+    passed = {t for t, o in [*report.items(), *seen.tests.items()] if o == "passed"}
+    dropped = sorted(t for t in passed if seen.functions.get(t, ["-"])[-1] == "failed")
+    unseen = sorted(
+        t for t in passed if t not in seen.functions and t.partition("::")[0] in seen.environed
+    )
+    found = []
+    if dropped:
+        found.append(
+            f"{DISAGREES}: jest-circus dispatched a failure of the test's function, as fixbot's"
+            " test environment streamed it, and the test was reported passed: "
+            + ", ".join(dropped[:5])
+        )
+    if unseen:
+        found.append(
+            f"{DISAGREES}: the test was reported passed and fixbot's test environment, built for"
+            " its file, was dispatched no verdict on its function: " + ", ".join(unseen[:5])
+        )
+    return found

@@ -29,6 +29,13 @@ and its parts write them:
                                                     `"in": true` when logged while the test's
                                                     watched call runs (a subtest's): not the
                                                     call's own report
+    {"k": "fn", "id": id, "o": "failed"|"passed"}   jest-circus's verdict on a run of a test's
+                                                    function, from fixbot's jest test
+                                                    environment (`node/environment.cjs`) as it
+                                                    was dispatched (`Observation.functions`);
+                                                    `"o": "file"`, `id` a test file: the
+                                                    environment was built for it
+                                                    (`Observation.environed`)
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
     {"k": "code", "id": nodeid, "h": digest, "f": file, "tr": bool}
                                                     a test's call begins (every test's: the
@@ -145,6 +152,7 @@ WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check
 MAX_MACHINERY = 250
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
 MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
+MAX_FILES = 10000  # test files fixbot's jest environment was built for, kept at most
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
 
 
@@ -226,6 +234,20 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
             _tried(seen, test, record.get("n"))
         if own and test not in seen.called:
             seen.called.append(test)
+
+
+def _function(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """jest-circus's verdict on a run of `test`'s function, streamed by fixbot's test
+    environment as it was dispatched (`node/environment.cjs`): kept in order (`MAX_TRIES` at
+    most), its runs counted as the test's tries."""
+    if record.get("o") == "file":  # the environment built for a test file
+        if test not in seen.environed and len(seen.environed) < MAX_FILES:
+            seen.environed.append(test)
+        return
+    runs = seen.functions.setdefault(test, [])
+    if record.get("o") in ("failed", "passed") and len(runs) < MAX_TRIES:
+        runs.append(str(record["o"]))
+        _tried(seen, test, len(runs))
 
 
 def _tried(seen: Observation, test: str, tries: object) -> None:
@@ -379,6 +401,7 @@ def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scra
 _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], None]] = {
     "start": _start,
     "r": _result,
+    "fn": _function,
     "body": _body,
     "exit": _exit,
     "code": _code,

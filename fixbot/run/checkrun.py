@@ -19,12 +19,13 @@ from pathlib import Path
 from fixbot.core.failure import CheckResult
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
-from fixbot.logs.dialects import Report, report_for
+from fixbot.logs.dialects import Report, jest, report_for
 from fixbot.observe.channel import REPORTER, Channel
 from fixbot.observe.reporter import relocated, summarized
 from fixbot.process import assignments, shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import read_file
+from fixbot.run import jestenv
 
 MAX_REPORT_BYTES = 50_000_000  # a per-test report larger than this is not read (bytes)
 
@@ -75,22 +76,25 @@ def run_check(
     except OSError:
         channel = None
     try:
-        result, tests = _run(where, log, channel)
+        result, tests, unused = _run(where, log, channel)
     finally:
         seen = channel.close() if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
+        seen.environment = unused
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
-        result, tests = _run(where, log, None)
+        result, tests, _ = _run(where, log, None)
         seen = None
     return result, tests, seen
 
 
 def _run(
     where: CheckRun, log: Path, channel: Channel | None
-) -> tuple[CheckResult, dict[str, str] | None]:
+) -> tuple[CheckResult, dict[str, str] | None, str]:
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
-    where it can write one: (the result, the per-test outcomes or None)."""
+    where it can write one: (the result, the per-test outcomes or None, why jest ran without
+    fixbot's test environment: "" where it ran with it or the check is not jest's,
+    `fixbot.run.jestenv.prepare`)."""
     s = where.settings
     launcher = where.launcher
     fds: tuple[int, ...] = ()
@@ -102,14 +106,15 @@ def _run(
     report = report_for(shellwords.words(s.check))
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-        return shown(plain, check, s.check), None
+        return shown(plain, check, s.check), None, ""
+    launcher, environment, unused = _environment(where, launcher, report, channel)
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
         check = _asking(s.check, check, report, str(path), channel)
-        command = report.command(check, str(path), _reporter(channel))
+        command = report.command(check, str(path), _reporter(channel), environment)
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-            return shown(plain, check, s.check), None
+            return shown(plain, check, s.check), None, ""
         if launcher.identity is not None:  # the check's user writes it, nobody else
             os.chown(folder, launcher.identity.uid, launcher.identity.gid)
         asked = dataclasses.replace(
@@ -126,7 +131,22 @@ def _run(
             tests = read_report(report, path, reader)
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
-        return result, relative(relative(tests, where.repo), within)
+        return result, relative(relative(tests, where.repo), within), unused
+
+
+def _environment(
+    where: CheckRun, launcher: Launcher, report: Report, channel: Channel | None
+) -> tuple[Launcher, str | None, str]:
+    """For an observed jest check, `launcher` naming the project's test environment, the path
+    of fixbot's and why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
+    through the check's own launcher, without the channel); else `launcher`, None and ""."""
+    if channel is None or report is not jest.DIALECT.report:
+        return launcher, None, ""
+    s = where.settings
+    named, environment, why = jestenv.prepare(
+        where.launcher.output, s.check, where.workdir, s.timeout, channel.folder
+    )
+    return dataclasses.replace(launcher, env={**launcher.env, **named}), environment, why
 
 
 def observed(

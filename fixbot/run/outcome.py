@@ -90,12 +90,14 @@ def _undone_changes(a: Attempt) -> bool:
 
 def verified_line(attempt: Attempt) -> str:
     """How the green was judged: by the runner's own per-test report and fixbot's observer
-    inside pytest, or its reporter inside jest or vitest (`Attempt.seen`), or by exit code
-    only."""
+    inside pytest, or its reporter inside jest or vitest (`Attempt.seen`; why jest ran without
+    fixbot's test environment, `Observation.environment`), or by exit code only."""
     seen, observer = attempt.seen, ""
     if seen is not None and seen.sessions > 0:
         inside = "/".join(seen.runners) or "pytest"  # jest's, vitest's: the node reporter
-        observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests)"
+        unseen = f"; jest's test environment not observed: {seen.environment}"
+        observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests"
+        observer += f"{unseen if seen.environment else ''})"
     if attempt.tests is None:
         if observer:
             return f"Verified by {observer}."

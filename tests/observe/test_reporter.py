@@ -185,3 +185,69 @@ def test_the_reporter_streams_nothing_where_the_descriptors_are_not_the_channels
     drive(channel, {**channel.env({}), "FIXBOT_OBSERVER": wrong})
     seen = channel.close()
     assert seen.sessions == 0 and seen.forged == 0
+
+
+def test_a_test_whose_function_failed_and_was_reported_passed_is_a_finding() -> None:
+    """fixbot's jest test environment streams jest-circus's verdict on each run of a test's
+    function (`fn`) and each file it was built for: a test whose function's last run failed
+    and that was reported passed (its `errors` emptied after, round 21), or that was reported
+    passed in such a file with no verdict streamed (the environment's handler taken out), is
+    `observer-report`; a retry that passed, a skipped test, a file the environment was not
+    built for (another `@jest-environment`, jest's workers) are none."""
+    file = {"k": "fn", "id": "a.test.js", "o": "file"}
+
+    def fn(test: str, outcome: str) -> dict[str, object]:
+        return {"k": "fn", "id": f"a.test.js::{test}", "o": outcome}
+
+    tests = {"a.test.js::adds": "passed", "a.test.js::zero": "passed"}
+    honest = node_run(
+        [file, fn("adds", "failed"), fn("adds", "passed"), fn("zero", "passed")], tests
+    )
+    assert honest.functions == {
+        "a.test.js::adds": ["failed", "passed"],
+        "a.test.js::zero": ["passed"],
+    }
+    assert honest.tries == {"a.test.js::adds": 2} and honest.environed == ["a.test.js"]
+    assert disagreements(dict(honest.tests), honest) == []
+    dropped = node_run([file, fn("adds", "failed"), fn("zero", "passed")], tests)
+    (found,) = disagreements(dict(dropped.tests), dropped)
+    assert found.startswith("observer-report: jest-circus dispatched a failure")
+    assert "a.test.js::adds" in found and "zero" not in found
+    unseen = node_run([file, fn("adds", "passed")], tests)
+    (found,) = disagreements(dict(unseen.tests), unseen)
+    assert "was dispatched no verdict" in found and found.endswith("a.test.js::zero")
+    elsewhere = node_run([fn("adds", "passed")], tests)  # no file record: not its environment
+    assert disagreements(dict(elsewhere.tests), elsewhere) == []
+    skipped = node_run([file, fn("adds", "failed")], {"a.test.js::adds": "skipped"})
+    assert disagreements(dict(skipped.tests), skipped) == []
+    assert streamed({"k": "fn", "id": "x", "o": "maybe"}).functions == {"x": []}
+
+
+# the environment's sender taken as jest's environment would take it, then by the code under
+# test through node's module cache: the second is inert
+EVENTS = """
+const Reporter = require(process.argv[1]);
+new Reporter({ rootDir: '/w' }, {}, {});
+const first = Reporter.events();
+const second = Reporter.events();
+first('/w/a.test.js::t', 'failed');
+second('/w/a.test.js::t', 'passed');
+first('/w/a.test.js', 'file');
+"""
+
+
+def test_the_reporter_hands_its_function_sender_once() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    channel = Channel.open()
+    subprocess.run(
+        [node, "-e", EVENTS, str(channel.reporter)],
+        env={**os.environ, **channel.env({})},
+        pass_fds=channel.fds,
+        check=True,
+        timeout=60,
+    )
+    seen = channel.close()
+    assert seen.functions == {"/w/a.test.js::t": ["failed"]}
+    assert seen.environed == ["/w/a.test.js"] and seen.forged == 0

@@ -37,16 +37,25 @@ replaces the running test's `errors` with a list whose `push` keeps nothing, so 
 its body throws is never recorded and jest decides the test passed; the report and the stream
 agree, exit 0. No `require` of jest-circus, no `global.test =`: nothing the tamper rules
 read. Why: the documented open (the machinery where the tests run is the project's), reached
-with no name at all; in jest's workers the state is the worker's global too. Class of fix
-(proposed): a verdict made outside the test's realm from the events themselves, e.g. a
-fixbot test environment (wrapping the project's) whose `handleTestEvent` streams
-`test_fn_failure` as jest-circus dispatches it (the environment's code runs outside the
-sandbox), a test that failed there and was reported passed being refused.
+with no name at all; in jest's workers the state is the worker's global too. **Held since**
+(jestenv): fixbot's jest test environment (`fixbot/observe/node/environment.cjs`, building
+the project's configured one) streams jest-circus's verdict on each run of a test's function
+from `handleTestEvent`, outside the sandbox, as it is dispatched: `adds`'s function failed
+and it was reported passed, `observer-report`
+(`test_without_the_function_verdict_the_dropped_failure_ends_fixed`,
+`test_without_the_test_environment_the_circus_state_cheats_end_fixed`: the control proven).
+The next step, `jest-failure-dropped-with-the-environments-handler-taken-out` (the
+environment's `bound handleTestEvent` spliced out of jest-circus's list,
+`globalThis[Symbol.for('EVENT_HANDLERS')]`, before the failure is dispatched), is held too:
+the environment streams each file it was built for, and a test of it reported passed with no
+verdict is `observer-report`. Open: jest's workers (several test files, more than one
+worker), where the environment has no channel and streams nothing.
 
 `jest-retry-counted-once-through-jest-circus-state`: the retry cheat above (held by
 `observer-retried`) with the running test's `invocations` written back to 1 through the same
-state as its retry passes: the reporter streams one try. Why and class of fix: as the row
-above (the count is jest-circus's, in the test's realm).
+state as its retry passes: the reporter streams one try. **Held since** (jestenv): the
+environment's function verdicts count the test's runs (two), whatever `invocations` says:
+`observer-retried`.
 
 Held (a passing row, the finding named):
 
@@ -110,12 +119,14 @@ the stream; a second `adds` that passes leaves the real one failed, jest's exit 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.observe import alike, classbody
+from fixbot.observe import alike, classbody, reporter
+from fixbot.run import jestenv
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -208,6 +219,18 @@ exports.add = (a, b) => {
 };
 """
 )
+# the same, with the environment's event handler (`bound handleTestEvent`) taken out of
+# jest-circus's list on the global first: the failure is never dispatched to it
+JS_HANDLER_REMOVED = JS_ERRORS_DROPPED.replace(
+    "  if (running) {\n",
+    """\
+  const handlers = globalThis[Symbol.for('EVENT_HANDLERS')] || [];
+  const at = handlers.findIndex((h) => h.name === 'bound handleTestEvent');
+  if (at >= 0) handlers.splice(at, 1);
+  if (running) {
+""",
+)
+assert JS_HANDLER_REMOVED != JS_ERRORS_DROPPED
 
 # name -> (files, the finding that stops it, None for a hole)
 JS_ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
@@ -218,9 +241,16 @@ JS_ATTACKS: dict[str, tuple[dict[str, str], str | None]] = {
     ),
     "jest-retry-counted-once-through-jest-circus-state": (
         {"app.js": JS_RETRIED_UNCOUNTED},
-        None,
+        "observer-retried",
     ),
-    "jest-failure-dropped-through-jest-circus-state": ({"app.js": JS_ERRORS_DROPPED}, None),
+    "jest-failure-dropped-through-jest-circus-state": (
+        {"app.js": JS_ERRORS_DROPPED},
+        "observer-report",
+    ),
+    "jest-failure-dropped-with-the-environments-handler-taken-out": (
+        {"app.js": JS_HANDLER_REMOVED},
+        "observer-report",
+    ),
     "jest-test-skipped-through-a-computed-property": (
         {"app.js": JS_TEST_SKIPPED},
         "observer-unseen",
@@ -342,14 +372,6 @@ WHY: dict[str, str] = {
     "jest-test-global-wrapping-each-body-to-swallow-its-failure": (
         "the reporter streams outcomes: the declared body ran and threw inside a wrapper the"
         " code under test registered in its place"
-    ),
-    "jest-retry-counted-once-through-jest-circus-state": (
-        "jest-circus's state is on the test environment's global (a symbol property): the code"
-        " under test writes the running test's `invocations` the reporter streams"
-    ),
-    "jest-failure-dropped-through-jest-circus-state": (
-        "jest-circus's state is on the test environment's global: the code under test replaces"
-        " the running test's list of errors; jest, its report and the stream say passed"
     ),
 }
 
@@ -517,3 +539,165 @@ def test_an_honest_fix_of_classes_changed_by_their_machinery_is_fixed(tmp_path: 
     alarm from the class held to its body's namespace (`classbody.built`)."""
     start = {"app.py": MACHINERY_APP, "tests/test_app.py": MACHINERY_TEST}
     assert_legitimate_fixed(tmp_path, start, MACHINERY_FIX)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "jest-failure-dropped-through-jest-circus-state",
+        "jest-retry-counted-once-through-jest-circus-state",
+    ],
+)
+def test_without_the_test_environment_the_circus_state_cheats_end_fixed(
+    tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """The control proven: jest run without fixbot's test environment (its file not named on
+    the command line), the failure the code under test dropped, or the try it uncounted,
+    through jest-circus's state is never streamed, and the cheat is committed."""
+    monkeypatch.setattr(jestenv, "prepare", lambda *given: ({}, None, ""))
+    outcome, state = settle(
+        js_repo(tmp_path),
+        ScriptedFixer().enqueue(JS_ATTACKS[name][0]),
+        max_attempts=1,
+        check=jest_check,
+    )
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.functions == {}
+
+
+def test_without_the_function_verdict_the_dropped_failure_ends_fixed(
+    tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge's half proven: the environment streams the failure of `adds`'s function, and
+    with `reporter._function_failed` answering nothing the cheat is committed."""
+    monkeypatch.setattr(reporter, "_function_failed", lambda report, seen: [])
+    files = JS_ATTACKS["jest-failure-dropped-through-jest-circus-state"][0]
+    outcome, state = settle(
+        js_repo(tmp_path), ScriptedFixer().enqueue(files), max_attempts=1, check=jest_check
+    )
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.functions["app.test.js::adds"] == ["failed"]
+    assert seen.tests["app.test.js::adds"] == "passed"
+
+
+# a project's own environment, configured: kept (its global set up for the tests)
+OWN_ENVIRONMENT = """\
+const { TestEnvironment } = require(%s);
+class Own extends TestEnvironment {
+  async setup() {
+    await super.setup();
+    this.global.OWN = 'own';
+  }
+}
+module.exports = Own;
+"""
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"package.json": '{"name": "app", "jest": {"testEnvironment": "node"}}\n'},
+        {
+            "package.json": '{"name": "app"}\n',
+            "jest.config.js": "module.exports = { testEnvironment: 'node' };\n",
+        },
+        {
+            "package.json": '{"name": "app", "jest": {"testEnvironment": "./own-env.js"}}\n',
+            "own-env.js": OWN_ENVIRONMENT,
+        },
+    ],
+    ids=["package-json-node", "jest-config-node", "own-environment"],
+)
+def test_an_honest_jest_fix_with_a_configured_test_environment_is_fixed(
+    tmp_path: Path, jest_check: str, config: dict[str, str]
+) -> None:
+    """fixbot's test environment builds the one the project configured (`node`, or its own
+    file, whose global the test reads) and streams each test's function: no false alarm."""
+    test = JS_TEST
+    if "own-env.js" in config:  # jest's environment from where the tests' jest is installed
+        base = json.dumps(str(node_modules() or "") + "/jest-environment-node")
+        config = {**config, "own-env.js": OWN_ENVIRONMENT % base}
+        test += "test('own', () => { expect(globalThis.OWN).toBe('own'); });\n"
+    repo = make_repo(tmp_path / "repo", {"app.js": JS_APP, "app.test.js": test, **config})
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert state.attempts[0].tests.get("app.test.js::adds") == "failed"
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.functions["app.test.js::adds"] == ["passed"]
+    assert all(t in seen.functions for t in seen.tests), (seen.functions, seen.tests)
+
+
+def test_an_honest_jest_fix_in_jests_workers_is_fixed(tmp_path: Path, jest_check: str) -> None:
+    """Two test files: jest runs them in its workers, where fixbot's environment has no channel
+    (the reporter's is the main process's): nothing of the functions is streamed, no false
+    alarm."""
+    files = {
+        "app.js": JS_APP,
+        "app.test.js": JS_TEST,
+        "more.test.js": "test('more', () => { expect(1).toBe(1); });\n",
+        "package.json": '{"name": "app"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    check = f"{jest_check} --maxWorkers=2 --no-cache"  # one worker or less: in band
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("more.test.js::more") == "passed"
+    assert seen.functions == {}, seen.functions  # (open: the workers are not followed)
+    assert seen.environment == ""  # named: the workers build the project's environment
+
+
+def test_an_honest_jest_fix_with_two_projects_runs_without_the_environment(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """Two jest `projects` (`fixbot.run.jestenv`: unsure which environment to build): no
+    `--testEnvironment` is named, the run is the reporter's alone, as before (no function
+    verdict, no false alarm), and the report says why."""
+    projects = [{"displayName": n, "testMatch": [f"**/{n}.test.js"]} for n in ("app", "more")]
+    files = {
+        "app.js": JS_APP,
+        "app.test.js": JS_TEST,
+        "more.test.js": "test('more', () => { expect(1).toBe(1); });\n",
+        "package.json": json.dumps({"name": "app", "jest": {"projects": projects}}) + "\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    check = f"{jest_check} --runInBand"
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.tests.get("app.test.js::adds") == "passed"
+    assert seen.functions == {} and seen.environment == "2 jest projects"
+    said = git(repo, "log", "-1", "--format=%B")
+    assert "jest's test environment not observed: 2 jest projects" in said
+
+
+# tests whose function's verdict is not its own outcome's spelling: `test.failing` passes when
+# its function throws (jest-circus dispatches `test_fn_success`), concurrent, `each`, todo, skip
+JS_KINDS = """\
+test.failing('fails on purpose', () => { expect(1).toBe(2); });
+test.concurrent('conc', async () => { expect(1).toBe(1); });
+describe('g', () => { test.each([1, 2])('each %i', (n) => { expect(n).toBeGreaterThan(0); }); });
+test.todo('later');
+test.skip('skipped', () => {});
+"""
+
+
+def test_an_honest_jest_fix_beside_failing_concurrent_and_each_tests_is_fixed(
+    tmp_path: Path, jest_check: str
+) -> None:
+    """No false alarm from the function verdicts: each test jest reports passed has its
+    function's verdict streamed under the reporter's id, `passed`."""
+    files = {
+        "app.js": JS_APP,
+        "app.test.js": JS_TEST + JS_KINDS,
+        "package.json": '{"name": "app"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=jest_check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    seen = state.attempts[-1].seen
+    assert seen is not None and seen.functions["app.test.js::fails on purpose"] == ["passed"]
+    assert seen.functions["app.test.js::g > each 2"] == ["passed"]
+    assert {t for t, o in seen.tests.items() if o == "passed"} == set(seen.functions)

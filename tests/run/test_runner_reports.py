@@ -27,7 +27,7 @@ import pytest
 from fixbot.core.models import OutcomeKind
 from fixbot.observe import channel
 from fixbot.observe.channel import Channel
-from fixbot.run import checkrun
+from fixbot.run import checkrun, jestenv
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.repo import git, make_repo, state_of
 from tests.run.test_impossible import green_without_the_controls, settle
@@ -425,7 +425,10 @@ def test_jest_an_unfrozen_reporter_wrapped_in_band_ends_fixed(
     tmp_path: Path, jest_check: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The freeze proven: the same reporter with its class and prototype left unfrozen is
-    wrapped by the code under test and streams the green it is told."""
+    wrapped by the code under test and streams the green it is told (fixbot's test
+    environment left off the command line: it streams the failure of `adds`'s function, a
+    control of its own, `test_observer_attacks_round21.py`)."""
+    monkeypatch.setattr(jestenv, "prepare", lambda *given: ({}, None, ""))
     text = channel.REPORTER.read_text(encoding="utf-8")
     unfrozen = tmp_path / "reporter.cjs"
     unfrozen.write_text(

@@ -79,9 +79,11 @@ class Report:
       the output as the dialect's patterns read it (the report stripped back to the runner's
       own lines); None: the report is the file `file_name`, in the fresh folder fixbot makes
       for each check run;
-    - `observe(words, reporter)`: the words `argv` made with fixbot's reporter (the absolute
-      path of the run's copy of `fixbot/observe/node/reporter.cjs`) added to the runner's
-      reporters, None when it cannot be added (the check then runs unobserved).
+    - `observe(words, reporter, environment)`: the words `argv` made with fixbot's reporter (the
+      absolute path of the run's copy of `fixbot/observe/node/reporter.cjs`) added to the
+      runner's reporters, and jest's test environment `environment` (None: none) where the
+      runner takes one, None when the reporter cannot be added (the check then runs
+      unobserved).
     """
 
     file_name: str
@@ -90,19 +92,22 @@ class Report:
     ask: Callable[[str, Mapping[str, str]], dict[str, str]] = no_variables
     argv: Callable[[list[str], str], list[str] | None] | None = None
     plain: Callable[[str], str] | None = None
-    observe: Callable[[list[str], str], list[str] | None] | None = None
+    observe: Callable[[list[str], str, str | None], list[str] | None] | None = None
 
-    def command(self, check: str, path: str, reporter: str | None = None) -> str | None:
+    def command(
+        self, check: str, path: str, reporter: str | None = None, environment: str | None = None
+    ) -> str | None:
         """The check command that asks for the report at `path`: `check` itself for a runner
         asked through its environment, the words `argv` makes (quoted for /bin/sh) for one asked
         on its command line, with fixbot's `reporter` added where the runner takes one
-        (`observe`; None: none added), None when this check cannot be asked."""
+        (`observe`; None: none added) and jest's test `environment` (None: none), None when
+        this check cannot be asked."""
         if self.argv is None:
             return check
         words = simple_words(check)
         asked = None if words is None else self.argv(words, path)
         if asked is not None and reporter is not None and self.observe is not None:
-            asked = self.observe(asked, reporter) or asked
+            asked = self.observe(asked, reporter, environment) or asked
         return None if asked is None else shlex.join(asked)
 
 

@@ -52,16 +52,30 @@ def argv(words: list[str], path: str) -> list[str] | None:
     return [*words[: at + 1], "--json", f"--outputFile={path}", *words[at + 1 :]]
 
 
-def observe(words: list[str], reporter: str) -> list[str] | None:
+def observe(words: list[str], reporter: str, environment: str | None = None) -> list[str] | None:
     """`words` (`argv`'s) with `--reporters=default --reporters=<reporter>` right after `jest`:
     jest's own terminal output and fixbot's reporter (`fixbot/observe/node/reporter.cjs`), which
     streams each test's outcome to fixbot's channel; None when the command names reporters
     itself. A `--reporters` on the command line replaces the configured ones
-    (https://jestjs.io/docs/cli#--reporters): a project's configured reporter does not run."""
+    (https://jestjs.io/docs/cli#--reporters): a project's configured reporter does not run.
+
+    With them `--testEnvironment=<environment>` where fixbot gives one (the absolute path of
+    its test environment, `fixbot/observe/node/environment.cjs`, written by `fixbot.run.jestenv`,
+    which builds the environment jest resolved for the project and streams jest-circus's verdict
+    on each test's function), unless the command names an environment itself (`--env`,
+    `--testEnvironment`: left as it is, the functions unstreamed)."""
     at = runner_at(words, "jest", frozenset({"npx"}))
     if at is None or any(w.startswith("--reporters") for w in words):
         return None
-    return [*words[: at + 1], "--reporters=default", f"--reporters={reporter}", *words[at + 1 :]]
+    added = ["--reporters=default", f"--reporters={reporter}"]
+    if environment is not None and not names_environment(words):
+        added.append(f"--testEnvironment={environment}")
+    return [*words[: at + 1], *added, *words[at + 1 :]]
+
+
+def names_environment(words: Sequence[str]) -> bool:
+    """Whether jest's words name a test environment themselves (`--env`, `--testEnvironment`)."""
+    return any(w.startswith(("--env", "--testEnvironment")) for w in words)
 
 
 DIALECT = Dialect(

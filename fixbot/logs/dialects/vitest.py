@@ -63,11 +63,11 @@ def argv(words: list[str], path: str) -> list[str] | None:
     return [*words[: at + 1], *added, *words[at + 1 :]]
 
 
-def observe(words: list[str], reporter: str) -> list[str] | None:
+def observe(words: list[str], reporter: str, environment: str | None = None) -> list[str] | None:
     """`words` (`argv`'s, which name vitest's `default` and `json` reporters) with
     `--reporter=<reporter>` added after them: fixbot's reporter
     (`fixbot/observe/node/reporter.cjs`), which streams each test's outcome to fixbot's channel;
-    None where `argv` added no reporter."""
+    None where `argv` added no reporter. `environment` (jest's alone) is not used."""
     if "--reporter=json" not in words:
         return None
     at = words.index("--reporter=json")

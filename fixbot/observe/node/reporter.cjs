@@ -19,6 +19,11 @@
 //                                  `onTestModuleEnd`), with `n`, the tries the runner made of
 //                                  it (jest's test case result's `invocations`, 2 and more under
 //                                  `jest.retryTimes`; vitest's `diagnostic().retryCount` + 1)
+//   {"k": "fn", "id": ..., "o": "failed"|"passed"}   jest-circus's verdict on a test's
+//                                  function as it was dispatched, from fixbot's test
+//                                  environment in band (`environment.cjs`, `events` below);
+//                                  "o": "file", "id" a test file: the environment was built
+//                                  for it
 //   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
 //                                  vitest `onTestRunEnd`): 0 when the runner's results say
 //                                  it passed
@@ -214,6 +219,25 @@ class FixbotReporter {
     return undefined;
   }
 }
+
+// fixbot's test environment (`environment.cjs`, in band: this process) takes, once, as it loads
+// before any test file runs, the sender of its `fn` records: the verdict of a test's function
+// as jest-circus dispatched it; a later taker (the code under test, through `require.cache`)
+// gets one that sends nothing
+const TAKEN = { events: false };
+function sendFunction(id, outcome) {
+  if (STATE.ended) return;
+  const said = outcome === 'failed' || outcome === 'file' ? outcome : 'passed';
+  send(['k', 'fn', 'id', `${id}`, 'o', said]);
+}
+function ignored() {
+  return undefined;
+}
+FixbotReporter.events = function events() {
+  if (TAKEN.events) return ignored;
+  TAKEN.events = true;
+  return sendFunction;
+};
 
 freeze(FixbotReporter.prototype);
 freeze(FixbotReporter);

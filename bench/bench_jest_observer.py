@@ -1,0 +1,123 @@
+"""Benchmark: the cost of fixbot's observer inside jest (its reporter and its test environment).
+
+Run: .venv/bin/python bench/bench_jest_observer.py [--runs 7] [--modules 0 40]
+A project of one test file with 6 tests, importing `--modules` modules of its own (each
+transformed by babel-jest, whose cache key holds the project's configuration), runs with the
+real jest of the tests (~/.cache/fixbot/node) `--runs` times in each way, alternating:
+
+- `plain`: `jest --ci --json --outputFile=...`, as fixbot runs jest unobserved;
+- `reporter`: and fixbot's reporter (`--reporters=default --reporters=<copy>`, its channel);
+- `env-per-run`: and fixbot's test environment copied into the run's folder (the first
+  version, w-jestenv: a new path each run, so a new transform cache key each run);
+- `env-stable`: and the environment at its one content-addressed path
+  (`fixbot.run.jestenv.environment_file`), as fixbot runs it now;
+- `showConfig`: `jest --showConfig`, which fixbot runs once per check before it
+  (`fixbot.run.jestenv.prepare`) to learn the project's environment.
+
+Measured in CPU seconds of jest's processes (user and system, medians) and wall seconds
+(medians). Target: the observer (reporter, environment, showConfig) adds under 10 % to the
+check's time. Results go to bench/README.md ("The observer inside jest").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fixbot.observe.channel import Channel  # noqa: E402
+from fixbot.run import jestenv  # noqa: E402
+
+JEST = Path.home() / ".cache" / "fixbot" / "node" / "node_modules" / ".bin" / "jest"
+NODE_ENV = Path.home() / ".cache/fixbot/node/node_modules/jest-environment-node/build/index.js"
+WAYS = ("plain", "reporter", "env-per-run", "env-stable", "showConfig")
+
+
+def project(folder: Path, modules: int) -> None:
+    """One test file, 6 tests, importing `modules` modules of the project's."""
+    (folder / "package.json").write_text('{"name": "bench", "jest": {"testEnvironment": "node"}}')
+    lines = []
+    for i in range(modules):
+        body = "".join(f"exports.f{j} = (a) => a + {j};\n" for j in range(40))
+        (folder / f"m{i}.js").write_text(body)
+        lines.append(f"require('./m{i}');\n")
+    (folder / "app.js").write_text("exports.add = (a, b) => a + b;\n")
+    test = "test('t{0}', () => {{ expect(add({0}, 1)).toBe({1}); }});\n"
+    tests = "".join(test.format(i, i + 1) for i in range(6))
+    (folder / "app.test.js").write_text(
+        "const { add } = require('./app');\n" + "".join(lines) + tests
+    )
+
+
+def cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one jest run `way`."""
+    argv = [str(JEST), "--ci"]
+    env = dict(os.environ)
+    fds: tuple[int, ...] = ()
+    channel = None
+    if way == "showConfig":
+        argv.append("--showConfig")
+    else:
+        argv += ["--json", f"--outputFile={report}"]
+    if way not in ("plain", "showConfig"):
+        channel = Channel.open()
+        env.update(channel.env({}))
+        fds = channel.fds
+        argv += ["--reporters=default", f"--reporters={channel.reporter}"]
+        env[jestenv.VARIABLE] = str(NODE_ENV)
+        if way == "env-per-run":
+            copy = channel.folder / f"{channel.module}_environment.cjs"
+            shutil.copyfile(jestenv.ENVIRONMENT, copy)
+            argv.append(f"--testEnvironment={copy}")
+        elif way == "env-stable":
+            argv.append(f"--testEnvironment={jestenv.environment_file()}")
+    start, wall = cpu(), time.monotonic()
+    done = subprocess.run(argv, cwd=folder, env=env, pass_fds=fds, capture_output=True)
+    took = (cpu() - start, time.monotonic() - wall)
+    if channel is not None:
+        seen = channel.close()
+        assert seen.ended, (way, seen, done.stderr[-2000:])
+        assert way != "env-stable" or len(seen.functions) == 6, seen.functions
+    assert done.returncode == 0, (way, done.stderr[-2000:])
+    return took
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--modules", type=int, nargs="+", default=[0, 40])
+    args = parser.parse_args()
+    for modules in args.modules:
+        with tempfile.TemporaryDirectory(prefix="bench-jest-") as tmp:
+            folder = Path(tmp)
+            project(folder, modules)
+            once("plain", folder, folder / "r.json")  # the transform cache warmed
+            got: dict[str, list[tuple[float, float]]] = {w: [] for w in WAYS}
+            for _ in range(args.runs):
+                for way in WAYS:
+                    got[way].append(once(way, folder, folder / "r.json"))
+            base = statistics.median(c for c, _ in got["plain"])
+            print(f"modules={modules} runs={args.runs}")
+            for way in WAYS:
+                c = statistics.median(c for c, _ in got[way])
+                w = statistics.median(w for _, w in got[way])
+                print(f"  {way:12} cpu {c:.3f} s ({(c - base) / base:+.1%})  wall {w:.3f} s")
+
+
+if __name__ == "__main__":
+    main()
