@@ -254,6 +254,7 @@ NOT_OURS = {
     "fix",  # `ruff check --fix`
     "no-verify",  # git commit --no-verify, in a docstring
     "test",  # `node --test`
+    *("show", "env", "run"),  # jest's `--showConfig`, `--env`, `--runInBand` (camelCase)
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
     "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/index.py)
