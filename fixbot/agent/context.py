@@ -23,7 +23,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from fixbot.agent import jsusers, leads, literals, locate, paths, rustcalls, tables, testsof
+from fixbot.agent import (
+    jsusers,
+    leads,
+    literals,
+    locate,
+    paths,
+    rustcalls,
+    spantext,
+    tables,
+    testsof,
+)
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
 from fixbot.core.failure import Location
@@ -206,7 +216,7 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     # to the files the spans above and the output name.
     shown = {span.path for span in spans} | {path for path, _ in located}
     spans += literals.spans(ctx.repo, text, reached=shown, executed=locate.executed(suspects))
-    return locate.render(ctx.repo, _readable(ctx, spans), chars)
+    return spantext.render(ctx.repo, _readable(ctx, spans), chars)
 
 
 def _in_repo(test: str, repo: Path) -> str:

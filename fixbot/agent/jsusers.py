@@ -26,7 +26,7 @@ from fixbot.core.repofiles import regular_text
 from fixbot.process import git
 
 MAX_FILES = 3  # other importing files shown per shown function, in the repository's order
-MAX_LINES = 8  # lines of one file that read the name, each shown with `locate.FOCUS_RADIUS`
+MAX_LINES = 8  # lines of one file that read the name, each shown with `spantext.FOCUS_RADIUS`
 RUN_LINES = 7  # lines reading the name that lie within this many are shown as one run
 MAX_SCANNED = 2000  # JS/TS files of the repository read for their imports at most
 # a binding of a module: `var|let|const NAME = require("spec")` (optionally `.member`),
@@ -71,8 +71,8 @@ def _reading(lines: list[str], name: str, skip: range = range(0)) -> list[int]:
 
 def _span(path: str, found: list[int], name: str, score: float) -> Span:
     """One span from the first to the last line of `found`, focused on each: shown whole when
-    they lie within `RUN_LINES`, else as the first and `locate.FOCUS_RADIUS` lines either side
-    of each (`locate.render`)."""
+    they lie within `RUN_LINES`, else as the first and `spantext.FOCUS_RADIUS` lines either side
+    of each (`spantext.render`)."""
     return Span(path, found[0], found[-1], name, score, tuple(found), limit=RUN_LINES)
 
 

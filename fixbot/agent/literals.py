@@ -14,7 +14,7 @@ it is compiled from (`built`: zod's `v4/core/schemas.cjs` and `.js` beside
 line needs), each file read through `core.repofiles` (bounded), at most `MAX_SPANS` spans.
 A phrase found on more than `MAX_HOLDERS` lines names no one place: it is narrowed to its
 lines the failing run executed (`executed`: a node spectrum's lines whose innermost block ran,
-`nodecov.ran_lines`: zod's `case "invalid_union": return "Invalid input"` in
+`nodelines.ran_lines`: zod's `case "invalid_union": return "Invalid input"` in
 `src/v4/locales/en.ts`, not its `default`'s, the old API's `src/v3/locales/en.ts`, a `throw`
 not reached or a doc comment), kept when that leaves 1 to `MAX_HOLDERS` lines; else to its lines
 in the files the failing run reached (`reached`: the files of the spans the first request

@@ -8,9 +8,9 @@ function is found, and every name it calls is followed through the test module's
 `__init__` re-exporting `from .mod import f`) to its definition inside the repository (a class
 to its `__init__`, what calling it runs); the functions those call in their own module follow at the
 next depth. `spans` ranks them: the functions a failing test calls directly first (the more
-failing tests call one, the higher), then their callees, and `render` shows their numbered
-source within a character budget. A test is a function named `test*` in a file under the
-repository; test files themselves are never ranked (the snippets show them).
+failing tests call one, the higher), then their callees, and `fixbot.agent.spantext.render`
+shows their numbered source within a character budget. A test is a function named `test*` in a
+file under the repository; test files themselves are never ranked (the snippets show them).
 
 Dynamic ranking by coverage (spectrum-based fault localization, Ochiai) is in
 `fixbot.agent.spectrum` and merged by `fixbot.agent.context`.
@@ -27,7 +27,6 @@ from pathlib import Path, PurePosixPath
 from fixbot.core.repofiles import regular_text
 
 MAX_SPAN_LINES = 80  # a longer function shows its first lines, or as many around its focus
-FOCUS_RADIUS = 3  # lines shown before and after each focus line of a long function
 REEXPORT_HOPS = 3  # `from .x import f` re-exports followed from an imported module to `f`
 # A line number as a coverage report crossing back from the project's command may spell it:
 # ASCII digits, at most 9 (`int` refuses other Unicode digits, "²", and more than 4300 digits)
@@ -329,75 +328,3 @@ def _module_assignments(tree: ast.Module) -> dict[str, ast.stmt]:
 def _names_in(nodes: Sequence[ast.AST]) -> set[str]:
     """Every bare name used in `nodes`."""
     return {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
-
-
-def _shown_lines(span: Span, total: int, wide: bool = True) -> list[int]:
-    """The line numbers of `span` to show: all of a short one (under its `limit`); of a long
-    one its first line and the lines around its focus lines, else its first `limit`. Around
-    the focus, when `wide`, one run of `limit` lines holding all its focus lines (`_wide`): a
-    fix of a long function often changes the sibling branches of the line a spectrum points
-    at, which ran under the passing tests too and so score lower; otherwise, and when the
-    focus lines lie further apart, `FOCUS_RADIUS` lines either side of each."""
-    end = min(span.end, total)
-    limit = span.limit or MAX_SPAN_LINES
-    if end - span.start < limit or not span.focus:
-        return list(range(span.start, min(end, span.start + limit - 1) + 1))
-    around = _wide(span, end, limit) if wide else None
-    if around is not None:
-        return around
-    shown = {span.start}
-    for line in span.focus:
-        lo, hi = max(span.start, line - FOCUS_RADIUS), min(end, line + FOCUS_RADIUS)
-        shown.update(range(lo, hi + 1))
-    return sorted(shown)
-
-
-def _wide(span: Span, end: int, limit: int) -> list[int] | None:
-    """The first line of `span` and a run of `limit` - 1 lines of it (ending by `end`) centred
-    on its focus lines, or None when those lie further apart than that."""
-    inside = [n for n in span.focus if span.start < n <= end]
-    if not inside:
-        return None
-    low, high = min(inside), max(inside)
-    room = limit - 1
-    if high - low + 1 > room:
-        return None
-    lo = max(span.start + 1, low - (room - (high - low + 1)) // 2)
-    lo = max(span.start + 1, min(lo, end - room + 1))
-    return [span.start, *range(lo, min(end, lo + room - 1) + 1)]
-
-
-def render(repo: Path, found: list[Span], chars: int) -> str:
-    """The numbered source of the spans, best first, within `chars` characters (whole spans;
-    a long function shows its first `MAX_SPAN_LINES` lines, or its limit's worth around its
-    focus lines when that fits, else a few either side of each: `_shown_lines`)."""
-    parts: list[str] = []
-    used = 0
-    shown: set[tuple[str, int]] = set()
-    for span in found:
-        if (span.path, span.start) in shown:
-            continue
-        try:
-            text = (repo / span.path).read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            continue
-        # The wide view of a long function when it fits, else its focus lines' windows.
-        views = [_shown_lines(span, len(text)), _shown_lines(span, len(text), wide=False)]
-        blocks = [_block(span, text, numbers) for numbers in views if numbers]
-        block = next((b for b in blocks if used + len(b) <= chars), "")
-        if not block:  # past the file's end (it names no line of it), or over the budget
-            continue
-        parts.append(block)
-        used += len(block) + 1
-        shown.add((span.path, span.start))
-    return "\n".join(parts)
-
-
-def _block(span: Span, text: list[str], numbers: list[int]) -> str:
-    """The lines `numbers` of `text` (the file of `span`), numbered, under a header naming the
-    span; a gap in the numbers shows as `...`."""
-    body = "\n".join(
-        ("  ...\n" if i and n != numbers[i - 1] + 1 else "") + f"{n:>5}| {text[n - 1]}"
-        for i, n in enumerate(numbers)
-    )
-    return f"--- {span.path} lines {span.start}-{numbers[-1]} ({span.name})\n{body}"

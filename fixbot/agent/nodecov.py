@@ -174,12 +174,12 @@ def _line_spans(repo: Path, coverage: dict[str, Lines], tests: list[str]) -> lis
     return [
         span
         for path, lines in coverage.items()
-        if _ranked_script(repo, path, tests)
+        if ranked_script(repo, path, tests)
         for span in _report_spans(path, lines, nearness(path, tests, imported))
     ]
 
 
-def _ranked_script(repo: Path, path: str, tests: Sequence[str]) -> bool:
+def ranked_script(repo: Path, path: str, tests: Sequence[str]) -> bool:
     """Whether the report's `path` is one `rank` and `rank_lines` rank: a file inside `repo`
     (the report crosses back from the project's command) that is neither a test file by its
     path (`JS_TEST`) nor one of the failing `tests` (whatever its name: the check names it),
@@ -250,7 +250,8 @@ def _best(spans: list[Span]) -> list[Span]:
     return [*spans[:MAX_SPANS], *near][:MAX_NEAR_SPANS]
 
 
-def _line_of(starts: list[int], offset: int) -> int:
+def line_of(starts: list[int], offset: int) -> int:
+    """The 1-based line holding the character `offset`, `starts` the offsets lines start at."""
     low, high = 0, len(starts)
     while low < high:  # the last line starting at or before `offset` (1-based)
         mid = (low + high) // 2
@@ -280,80 +281,12 @@ def rank(
     imported = required(repo, tests)
     found = _line_spans(repo, mapped or {}, tests)
     for path, functions in coverage.items():
-        if not _ranked_script(repo, path, tests) or path in (mapped or {}):
+        if not ranked_script(repo, path, tests) or path in (mapped or {}):
             continue
         text = regular_text(repo, repo / path)
         if text is not None and ran_as_on_disk(text, functions):
             found += _executed(path, text, functions, nearness(path, tests, imported))
     return _best(_pointed_first(named(found, failing), pointed))
-
-
-def executed(
-    repo: Path,
-    coverage: dict[str, list[Function]],
-    tests: list[str],
-    mapped: dict[str, Lines] | None = None,
-) -> dict[str, frozenset[int]]:
-    """path -> the lines the run executed (`ran_lines`) of each script `rank` ranks, those V8
-    ran transformed (`mapped`) and those it ran as they read (`coverage`, offsets made lines,
-    the top level left out as `_executed` leaves it); a script with none left out."""
-    found: dict[str, frozenset[int]] = {}
-    for path in dict.fromkeys([*(mapped or {}), *coverage]):
-        text = regular_text(repo, repo / path) if _ranked_script(repo, path, tests) else None
-        lines = (
-            None
-            if text is None
-            else _script_lines(text, coverage.get(path), (mapped or {}).get(path))
-        )
-        if lines:
-            found[path] = lines
-    return found
-
-
-def _script_lines(
-    text: str, functions: list[Function] | None, mapped: Lines | None
-) -> frozenset[int]:
-    """The executed lines of the script reading `text`: by its `mapped` lines when it ran
-    transformed, else by its V8 `functions` when it ran as it reads, else none."""
-    count = text.count("\n") + 1
-    if mapped is not None:
-        return ran_lines(mapped, count)
-    if functions and ran_as_on_disk(text, functions):
-        return ran_lines(_as_lines(text, functions), count)
-    return frozenset()
-
-
-def _as_lines(text: str, functions: list[Function]) -> Lines:
-    """The V8 `functions` of a script that ran as `text` reads, as `Lines` (offsets made
-    lines), the top level (a function covering the whole text) left out."""
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
-
-    def lines(a: int, b: int, c: int) -> tuple[int, int, int]:
-        return _line_of(starts, a), _line_of(starts, max(a, b - 1)), c
-
-    inner = [
-        fn for fn in functions if not (fn.ranges[0][0] == 0 and fn.ranges[0][1] >= len(text) - 1)
-    ]
-    return Lines(
-        tuple((fn.name, *lines(*fn.ranges[0])) for fn in inner),
-        tuple(lines(*r) for fn in inner for r in fn.ranges[1:]),
-    )
-
-
-def ran_lines(lines: Lines, count: int) -> frozenset[int]:
-    """The lines 1 to `count` (the file's) of `lines` (a script's functions and blocks) the run
-    executed: those whose innermost range (the fewest lines; of several as few, the most run)
-    has a count above 0. A line in a block of count 0 (a branch not taken, a `throw` not
-    reached) did not run, nor a line in no function (a top level's comment, a type): a
-    locale's `return "Invalid input"` in the `case` that ran, not the same text in the
-    `default` beside it. Ranges are cut to the file's lines (the report crossed back from the
-    project's command)."""
-    innermost: dict[int, tuple[int, int]] = {}  # line -> (lines in its range, -count)
-    ranges = [(first, last, runs) for _, first, last, runs in lines.functions]
-    for first, last, runs in [*ranges, *lines.blocks]:
-        for line in range(max(1, first), min(last, count) + 1):
-            innermost[line] = min(innermost.get(line, (last - first, -runs)), (last - first, -runs))
-    return frozenset(line for line, (_, runs) in innermost.items() if runs < 0)
 
 
 def transformed(repo: Path, coverage: dict[str, list[Function]]) -> list[str]:
@@ -394,7 +327,7 @@ def _executed(path: str, text: str, functions: list[Function], near: float) -> l
         start, end, count = fn.ranges[0]
         if count == 0 or (start == 0 and end >= len(text) - 1):
             continue
-        first, last = _line_of(starts, start), _line_of(starts, max(start, end - 1))
+        first, last = line_of(starts, start), line_of(starts, max(start, end - 1))
         found.append(Span(path, first, last, fn.name or "(anonymous)", near, _focus(fn, starts)))
     return found
 
@@ -402,7 +335,7 @@ def _executed(path: str, text: str, functions: list[Function], near: float) -> l
 def _focus(fn: Function, starts: list[int]) -> tuple[int, ...]:
     """The focus lines (`_focus_lines`) of the V8 function `fn`, its offsets made lines."""
     return _focus_lines(
-        [(c, _line_of(starts, a), _line_of(starts, max(a, b - 1))) for a, b, c in fn.ranges[1:]]
+        [(c, line_of(starts, a), line_of(starts, max(a, b - 1))) for a, b, c in fn.ranges[1:]]
     )
 
 

@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from fixbot.agent import gocov, nodecov, nodenear, runnercov, rustcov
+from fixbot.agent import gocov, nodecov, nodelines, nodenear, runnercov, rustcov
 from fixbot.agent.locate import Ranked, Span
 from fixbot.agent.tracerank import MARK, parse, rank, reports
 from fixbot.process.assignments import assignment_ends
@@ -217,7 +217,7 @@ def _node(
         )
     if not found:
         return [], f"no function of the repository ran under node (exit {done.exit_code})"
-    return Ranked(found, nodecov.executed(repo, coverage, tests, mapped)), None
+    return Ranked(found, nodelines.executed(repo, coverage, tests, mapped)), None
 
 
 def _node_runner(
@@ -243,7 +243,7 @@ def _node_runner(
     found = nodecov.rank_lines(repo, coverage, tests, pointed, failing)
     if not found:
         return [], f"{runner[0]} reported no function of the repository run (exit {done.exit_code})"
-    return Ranked(found, nodecov.executed(repo, {}, tests, coverage)), None
+    return Ranked(found, nodelines.executed(repo, {}, tests, coverage)), None
 
 
 def _go(

@@ -16,7 +16,7 @@ JSON line per script of that folder (not `node_modules`): a script V8 ran as its
 script that ran transformed, mapped through its source map (version 3:
 https://tc39.es/ecma426/), `{"mapped": ..., "functions": [[name, first line, last line,
 count], ...], "blocks": [[first line, last line, count], ...]}`, the functions executed ones
-only, the blocks inside them each (a block of count 0 did not run: `nodecov.ran_lines`). A
+only, the blocks inside them each (a block of count 0 did not run: `nodelines.ran_lines`). A
 function the transform added (no mapped position inside it: vite's export getters) and the
 module's wrapper (holding every mapped line and another function) are left out.
 """

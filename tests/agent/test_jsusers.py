@@ -103,4 +103,4 @@ def test_the_first_request_shows_the_other_readers_of_the_shown_functions_module
     assert "async.core = core;" in shown
     assert "core[1]" not in shown and "core['toString']" not in shown
     assert "x + '10'" not in shown  # the lines far from a reading line are left out
-    assert "x + '19'" in shown  # `locate.FOCUS_RADIUS` lines around one
+    assert "x + '19'" in shown  # `spantext.FOCUS_RADIUS` lines around one

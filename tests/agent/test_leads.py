@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import leads, locate
+from fixbot.agent import leads, spantext
 from tests.agent.test_locate import write
 from tests.fakes.gomodule import go_module, go_test
 
@@ -38,7 +38,7 @@ def test_a_missing_attribute_leads_to_where_it_is_set_even_in_a_test_file(tmp_pa
     assert [(s.path, s.start, s.end, s.name, s.focus) for s in spans] == [
         ("tests/test_graph.py", 5, 6, "setup", (6,))
     ]
-    shown = locate.render(repo, spans, 2_000)
+    shown = spantext.render(repo, spans, 2_000)
     assert "def setup(self):" in shown and 'self.graph = {"a": ["b"]}' in shown
 
 

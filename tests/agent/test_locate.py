@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from fixbot.agent import locate
+from fixbot.agent import locate, spantext
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -39,7 +39,7 @@ def test_a_failing_test_reaches_the_function_it_calls_and_that_functions_callees
         ("src/pkg/core.py", "mean", 5, 6),  # called by the test: first
         ("src/pkg/core.py", "total", 1, 2),  # called by mean, the next depth
     ]
-    text = locate.render(repo, found, 1_000)
+    text = spantext.render(repo, found, 1_000)
     assert "    6|     return total(xs) / (len(xs) + 1)" in text
     assert "unused" not in text  # only what the failing test reaches
 
@@ -63,7 +63,7 @@ def test_relative_imports_and_the_budget(tmp_path: Path) -> None:
     )
     found = locate.spans(repo, ["pkg/tests/test_x.py::test_x"], [])
     assert [s.name for s in found] == ["mean", "total"]
-    assert locate.render(repo, found, 120).count("---") == 1  # the second span does not fit
+    assert spantext.render(repo, found, 120).count("---") == 1  # the second span does not fit
 
 
 def test_a_span_past_the_end_of_its_file_is_left_out_of_the_render(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_a_span_past_the_end_of_its_file_is_left_out_of_the_render(tmp_path: Pat
         locate.Span("pkg/core.py", lines + 40, lines + 60, "gone", 1.0),
         locate.Span("pkg/core.py", 1, 2, "total", 0.5),
     ]
-    text = locate.render(repo, found, 1_000)
+    text = spantext.render(repo, found, 1_000)
     assert "gone" not in text
     assert text.startswith("--- pkg/core.py lines 1-2 (total)")
 
@@ -107,17 +107,17 @@ def test_a_long_function_shows_a_run_of_its_limit_around_its_focus(tmp_path: Pat
     budget, or the focus lines lie further apart, `FOCUS_RADIUS` lines either side of each."""
     repo = write(tmp_path, {"rules.py": _branches(100)})  # 205 lines: rule k on line 6 + 2k
     best = locate.Span("rules.py", 1, 205, "translate", 1.0, focus=(6 + 2 * 60,), limit=160)
-    wide = locate.render(repo, [best], 100_000)
+    wide = spantext.render(repo, [best], 100_000)
     assert "out.append('rule 25')" in wide and "out.append('rule 95')" in wide  # siblings
     assert len(wide.splitlines()) == 1 + 160 + 1  # the header, the limit, one gap's `...`
     assert "def translate(kind, out):" in wide
-    other = locate.render(repo, [replace(best, limit=0)], 100_000)  # `MAX_SPAN_LINES`
+    other = spantext.render(repo, [replace(best, limit=0)], 100_000)  # `MAX_SPAN_LINES`
     assert "rule 41'" in other and "rule 79'" in other and "rule 30'" not in other
-    narrow = locate.render(repo, [best], len(other) - 1)
+    narrow = spantext.render(repo, [best], len(other) - 1)
     assert "rule 60'" in narrow and "rule 57'" not in narrow  # the wide view does not fit
     apart = replace(best, focus=(8, 204))  # further apart than the limit: both windows
-    assert "rule 1'" in locate.render(repo, [apart], 100_000)
-    assert "rule 50'" not in locate.render(repo, [apart], 100_000)
+    assert "rule 1'" in spantext.render(repo, [apart], 100_000)
+    assert "rule 50'" not in spantext.render(repo, [apart], 100_000)
 
 
 def test_a_class_re_exported_by_its_package_is_followed_to_its_init(tmp_path: Path) -> None:
@@ -143,5 +143,5 @@ def test_a_class_re_exported_by_its_package_is_followed_to_its_init(tmp_path: Pa
     )
     found = locate.spans(repo, ["tests/test_map.py::test_merge"], [])
     assert [(s.path, s.name) for s in found] == [("src/pkg/routing/map.py", "Map")]
-    text = locate.render(repo, found, 2_000)
+    text = spantext.render(repo, found, 2_000)
     assert "self.merge = merge" in text  # the constructor's lines, not the docstring's

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import context, locate, nodecov, nodenear, runnercov, spectrum
+from fixbot.agent import context, locate, nodecov, nodelines, nodenear, runnercov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.agent.test_locate import write
@@ -115,7 +115,7 @@ def test_a_report_naming_files_outside_the_repository_ranks_none_of_them(tmp_pat
     assert nodecov.rank(repo, {}, [], [("link.js", 1)], nodecov.parse_mapped(output)) == []
     # nor its lines into what a quoted phrase is narrowed to (`literals.narrowed`)
     assert (
-        nodecov.executed(repo, nodecov.parse(_printed(forged)), [], nodecov.parse_mapped(output))
+        nodelines.executed(repo, nodecov.parse(_printed(forged)), [], nodecov.parse_mapped(output))
         == {}
     )
     assert nodecov.parse("no marker") == {}
@@ -136,7 +136,7 @@ def test_a_runners_report_naming_files_outside_the_repository_ranks_none_of_them
     provider, coverage = runnercov.parse_report(nodecov.MARK + "\n" + json.dumps(forged))
     assert provider and set(coverage) == set(paths)
     assert nodecov.rank_lines(repo, coverage, [], [("link.js", 1)]) == []
-    assert nodecov.executed(repo, {}, [], coverage) == {}
+    assert nodelines.executed(repo, {}, [], coverage) == {}
 
 
 def test_a_script_the_runner_transformed_before_running_it_is_left_out(tmp_path: Path) -> None:
@@ -567,11 +567,11 @@ def test_the_lines_the_run_executed_leave_out_a_block_it_did_not_enter(tmp_path:
     runner = RUNNER.replace("setKey.exports(out, 'a', '1');\n", "")
     repo = write(tmp_path, {**FILES, "test/run.js": runner})
     output = _run(repo, "node test/run.js")
-    found = nodecov.executed(repo, nodecov.parse(output), [], nodecov.parse_mapped(output))
+    found = nodelines.executed(repo, nodecov.parse(output), [], nodecov.parse_mapped(output))
     assert {2, 3, 4} <= found["lib/set.js"]
     assert 6 not in found["lib/set.js"]
     coverage = nodecov.parse(_run(repo, "node test/parse.js"))
-    on_disk = nodecov.executed(repo, coverage, ["test/parse.js"])
+    on_disk = nodelines.executed(repo, coverage, ["test/parse.js"])
     assert {4, 5, 9} <= on_disk["index.js"]
     assert on_disk["index.js"].isdisjoint({1, 12, 13, 14})
     assert "test/parse.js" not in on_disk  # the failing test's own lines are not the code's
@@ -585,10 +585,10 @@ def test_a_line_ran_when_its_innermost_range_ran() -> None:
         (("error", 5, 113, 1), ("", 61, 112, 15)),
         ((63, 68, 5), (70, 72, 4), (71, 72, 0), (105, 106, 6), (109, 110, 0), (7, 9, 0)),
     )
-    ran = nodecov.ran_lines(lines, 120)
+    ran = nodelines.ran_lines(lines, 120)
     assert {5, 6, 10, 61, 67, 70, 106, 111} <= ran
     assert ran.isdisjoint({1, 4, 7, 8, 9, 71, 72, 109, 110, 114, 119})
     huge = nodecov.Lines((("f", 1, 10**9, 1),), ((2, 10**9, 0),))
-    assert nodecov.ran_lines(huge, 3) == {1}
+    assert nodelines.ran_lines(huge, 3) == {1}
     # of two ranges of as many lines, the one that ran decides
-    assert nodecov.ran_lines(nodecov.Lines((), ((4, 4, 0), (4, 4, 2))), 9) == {4}
+    assert nodelines.ran_lines(nodecov.Lines((), ((4, 4, 0), (4, 4, 2))), 9) == {4}

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import locate, nodecov, nodenear
+from fixbot.agent import nodecov, nodenear, spantext
 from tests.agent.test_locate import write
 
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
@@ -174,7 +174,7 @@ def test_every_function_a_bundle_ran_is_ranked_when_its_file_ties_them_all(
     spans = nodecov.rank(repo, nodecov.parse(_run(repo, "node test/get.js")), ["test/get.js"])
     assert {s.name for s in spans} >= {"getPath", *(f"h{n}" for n in range(30))}
     assert all(s.score == 0.8 for s in spans)  # the main the test requires, suffix left off
-    shown = locate.render(repo, spans, 12_000)
+    shown = spantext.render(repo, spans, 12_000)
     assert "function getPath(obj, path)" in shown
 
 
