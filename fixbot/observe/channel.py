@@ -12,7 +12,8 @@ environment that loads it into every pytest of a check, and the reader of its st
 vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
 (`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
 `startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH; its
-part beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`;
+parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`,
+and `unittest_result.py`, as `<module>_unittest_result`;
 it also imports the plugin's `bodies.py`, `identities.py` and `reach.py`, copied as `PARTS`)
 from fixbot's installation into a fresh folder
 under a module name made for this run
@@ -93,8 +94,11 @@ PARTS = tuple(
 REPORTER = Path(__file__).with_name("node") / "reporter.cjs"
 # the observer inside unittest, copied beside the plugin, and what loads it at Python's startup
 UNITTEST = Path(__file__).with_name("unittest_observer.py")
-# its part (the machinery it fingerprints), copied beside it as `<module>_<part>`
-UNITTEST_PARTS = (Path(__file__).with_name("unittest_machinery.py"),)
+# its parts (the machinery it fingerprints, the result it hands `TestCase.run`), copied beside
+# it as `<module>_<part>`
+UNITTEST_PARTS = tuple(
+    Path(__file__).with_name(f"{part}.py") for part in ("unittest_machinery", "unittest_result")
+)
 STARTUP = Path(__file__).with_name("startup.py")
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)

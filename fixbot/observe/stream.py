@@ -7,7 +7,7 @@ is none; a report logged inside the call, a subtest's, takes none), and each pro
 `check` fingerprints are kept by the names its `load` record gave, beside those of load and
 registration (`Observation.loaded`, `checked`), for `judge.moved` to compare; a teardown's
 check streams one hash of the session-wide fingerprints (`integrity.digest`), which is
-computed here from the load's too (`WIDE`).
+computed from the load's too (`fingerprints.WIDE`: the fingerprint records are read there).
 
 The records, one a line, `nonce<TAB>json`, each a JSON object of a kind (`k`), as the plugin
 and its parts write them:
@@ -133,7 +133,7 @@ from fixbot.core.observed import (
     Observation,
     Reach,
 )
-from fixbot.observe import comparisons, integrity
+from fixbot.observe import comparisons, fingerprints
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
@@ -145,11 +145,6 @@ def _worse(a: str | None, b: str) -> str:
     return b if a is None else min(a, b, key=OUTCOMES.index)
 
 
-ITSELF = "observer: itself"  # the observer's own hash among a process's fingerprints
-WIDE = "the session-wide machinery at a teardown"  # the hash a teardown's check streams
-# names a process's `load` gives that are kept (pytest's `integrity.MACHINERY`; unittest's
-# observer's places with `TestCase`'s own behaviours: 130 on Python 3.11)
-MAX_MACHINERY = 250
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
 MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
 MAX_FILES = 10000  # test files fixbot's jest environment was built for, kept at most
@@ -306,46 +301,6 @@ def _traced(seen: Observation, record: dict[str, object], test: str, scratch: _S
         seen.traced_after.append(test)
 
 
-def _load(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """The fingerprints at load, by name, and the hash a teardown's check must stream."""
-    names, prints, process = record.get("n"), record.get("m"), str(record.get("p", ""))[:20]
-    if isinstance(names, list) and isinstance(prints, list) and process not in scratch.names:
-        scratch.names[process] = [str(n)[:100] for n in names[:MAX_MACHINERY]]
-        loaded = seen.loaded.setdefault(process, {})
-        loaded.update(zip(scratch.names[process], (str(p)[:20] for p in prints), strict=False))
-        wide = integrity.session_wide(loaded)
-        loaded[WIDE] = integrity.digest(p for p, w in zip(loaded.values(), wide, strict=True) if w)
-
-
-def _sealed(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    process = str(record.get("p", ""))[:20]
-    if process in scratch.names:
-        seen.loaded[process].setdefault(ITSELF, str(record.get("s", ""))[:20])
-
-
-def _check(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A check's fingerprints, by the names its process streamed at load (at a teardown, `at`
-    "t", one hash of the session-wide ones); at the session's end a name left out is
-    `missing`."""
-    process = str(record.get("p", ""))[:20]
-    prints = record.get("m")
-    if process not in scratch.names:
-        return
-    checked = seen.checked.setdefault(process, {})
-    if record.get("at") == "end":
-        names = scratch.names[process]
-        given = prints[: len(names)] if isinstance(prints, list) else []
-        values = [*given, *[None] * (len(names) - len(given))]
-        pairs = [*zip(names, values, strict=True)]
-    else:
-        pairs = [(WIDE, record.get("h"))]
-    for name, value in [*pairs, (ITSELF, record.get("s"))]:
-        now = checked.setdefault(name, [])
-        text = "missing" if value is None else str(value)[:20]
-        if text not in now and len(now) < MAX_EXITS:
-            now.append(text)
-
-
 def _tampered(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     what = str(record.get("what", ""))[:200]
     if what not in seen.tampered.setdefault(test, []):
@@ -358,12 +313,6 @@ def _known(seen: Observation, record: dict[str, object], test: str, scratch: _Sc
 
 def _body(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
     seen.bodies[test] = bool(record.get("ran"))
-
-
-def _machinery(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    changed = record.get("changed")
-    if isinstance(changed, list):
-        seen.machinery += [str(n) for n in changed if str(n) not in seen.machinery]
 
 
 def _hooks(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
@@ -407,9 +356,9 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "code": _code,
     "traced": _traced,
     "plugin": _plugin,
-    "load": _load,
-    "sealed": _sealed,
-    "check": _check,
+    "load": fingerprints.load,
+    "sealed": fingerprints.sealed,
+    "check": fingerprints.check,
     "tampered": _tampered,
     "known": _known,
     "eq": comparisons.eq,
@@ -421,7 +370,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "follows": comparisons.follows,
     "fol": comparisons.fol,
     "reach": _reach,
-    "machinery": _machinery,
+    "machinery": fingerprints.machinery,
     "hooks": _hooks,
     "end": _end,
 }

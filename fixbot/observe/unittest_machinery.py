@@ -71,7 +71,8 @@ CASE = "TestCase"
 
 def _places(observer: Any) -> tuple[tuple[str, str, Any], ...]:
     """Each piece of `MACHINERY`, each of `TestCase`'s own behaviours (`_behaviours`), and the
-    observer's result class's methods (looked up in the module `observer`), with the object it
+    observer's result class's methods (looked up in the module `observer`, the observer's part
+    `<module>_unittest_result`; named `observer.` + path), with the object it
     is looked up in, captured now: what is compared later is looked up there, not in
     `sys.modules`. A tuple of tuples: nothing in it can be rewritten in place (round 22: a
     list among `TestCase.run`'s defaults, whose places the code under test rewrote)."""

@@ -24,15 +24,16 @@ What it uses is taken at load and held as positional defaults, what never change
 (its places, round 22: a list among them was rewritten in place); it imports the standard
 library alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what
 it fingerprints and the records that stream them at each test's start and end and the run's
-end are its part `<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too;
+end are its part `<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too,
+as is the result it hands `TestCase.run`, `<module>_unittest_result`, `unittest_result.py`;
 it uses the pytest plugin's parts `<module>_bodies`, `<module>_identities` and `<module>_reach`,
 copied there already: `PARTS`, imported in a unittest run alone and out of `sys.modules` once
 loaded). At load it
 streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts its
 own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
 that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
-it: `_Watched`; before that, a digest of the body the test runs: `code`) and its own
-`runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
+it: `unittest_result._Watched`; before that, a digest of the body the test runs: `code`) and
+its own `runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
 `unittest.main()` go through it), which streams the run's `start` and, as the run ends,
 the fingerprints again and the `end`
 (status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started on its
@@ -61,7 +62,8 @@ observer's wire format (`fixbot.observe.stream`):
                                         subtest "failed", a skip or an expected failure
                                         "skipped", a success "passed" (but "failed" where
                                         the test's outcome holds a failure kept as expected,
-                                        or is not unittest's `_Outcome`: `_swallowed`); none
+                                        or is not unittest's `_Outcome`:
+                                        `unittest_result._swallowed`); none
                                         reported: "failed"
     {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
     {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
@@ -93,87 +95,11 @@ PEEK_BYTES = 64 * 1024  # the settings channel peeked at (bytes): more than one 
 SCRIPT_BYTES = 1024 * 1024  # a script's text read for the word `unittest` (bytes)
 MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittest run
 PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<module>` + PART
-# the parts it imports, each `<module>` + part: its fingerprints', and the pytest observer's
-# body digest (`bodies.py`), what it is made of (`identities.py`) and audit hook (`reach.py`)
-PARTS = (PART, "_bodies", "_identities", "_reach")
-
-
-def _swallowed(
-    test: Any, kind: Any, _get: Any = object.__getattribute__, _type: Any = type
-) -> bool:
-    """Whether a success `TestCase.run` reports for `test` hides a failure: the test's outcome
-    (`test._outcome`, still set as `run` reports) kept one as expected (`expectedFailure`) where
-    `run` expected none (an honest expected failure is reported `addExpectedFailure`), or is not
-    of unittest's outcome class `kind`, captured at load (round 22: the code under test set
-    `_outcome.expecting_failure` during the test, or put a class of its own there)."""
-    try:
-        outcome = _get(test, "_outcome")
-    except AttributeError:
-        return False
-    if outcome is None:
-        return False
-    if _type(outcome) is not kind:
-        return True
-    try:
-        return _get(outcome, "expectedFailure") is not None
-    except AttributeError:
-        return False
-
-
-class _Watched:
-    """The result `TestCase.run` is given: everything is the runner's result's (`_real`), and
-    each outcome it is told is streamed first, as reported (`_decide`). Slots alone: no
-    instance attribute can stand over a method."""
-
-    __slots__ = ("_held", "_real", "_said", "_send", "_state", "_test")
-
-    def __init__(
-        self, real: Any, test: str, send: Any, state: list[Any], held: tuple[Any, ...]
-    ) -> None:
-        self._real, self._test, self._send, self._state, self._said = real, test, send, state, 0
-        self._held = held
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def _decide(self, outcome: str) -> None:
-        self._said += 1
-        if outcome == "failed":
-            self._state[2] = True
-        self._send({"k": "r", "id": self._test, "w": "call", "o": outcome})
-
-    def startTest(self, test: Any) -> None:
-        self._state[1] += 1  # as `TestResult.startTest` counts `testsRun`: `Ran N tests`
-        self._real.startTest(test)
-
-    def addSuccess(self, test: Any, _swallowed: Any = _swallowed) -> None:
-        self._decide("failed" if _swallowed(test, self._held[2]) else "passed")
-        self._real.addSuccess(test)
-
-    def addFailure(self, test: Any, err: Any) -> None:
-        self._decide("failed")
-        self._real.addFailure(test, err)
-
-    def addError(self, test: Any, err: Any) -> None:
-        self._decide("failed")
-        self._real.addError(test, err)
-
-    def addSkip(self, test: Any, reason: str) -> None:
-        self._decide("skipped")
-        self._real.addSkip(test, reason)
-
-    def addSubTest(self, test: Any, subtest: Any, err: Any) -> None:
-        if err is not None:
-            self._decide("failed")
-        self._real.addSubTest(test, subtest, err)
-
-    def addExpectedFailure(self, test: Any, err: Any) -> None:
-        self._decide("skipped")  # not a pass: a test marked to fail
-        self._real.addExpectedFailure(test, err)
-
-    def addUnexpectedSuccess(self, test: Any) -> None:
-        self._decide("failed")  # fails the run, as unittest counts it
-        self._real.addUnexpectedSuccess(test)
+RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied beside it likewise
+# the parts it imports, each `<module>` + part: its fingerprints', its result's, and the pytest
+# observer's body digest (`bodies.py`), what it is made of (`identities.py`) and audit hook
+# (`reach.py`)
+PARTS = (PART, RESULT, "_bodies", "_identities", "_reach")
 
 
 def load(module: str) -> bool:
@@ -200,11 +126,11 @@ def _load(module: str) -> bool:
 
     sender = importlib.import_module(module + "_sender")
     parts = _imported(module)
-    machinery = parts[PART]
+    machinery, watched = parts[PART], parts[RESULT]._Watched
     out = fcntl.fcntl(channel[1], fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
     if mode == "module":
         _take(channel)
-    codes = (_Watched._decide.__code__, *_CALLERS, *machinery.CALLERS)
+    codes = (watched._decide.__code__, *_CALLERS, *machinery.CALLERS)
     # and the audit hook's functions (`_guard`), which stream what it saw
     hooks = parts["_identities"].codes([parts["_reach"]])
     send = sender._sender(out, nonce, frozenset(id(code) for code in codes) | hooks)
@@ -213,12 +139,13 @@ def _load(module: str) -> bool:
     # what cannot, a tuple held as the observer's functions' defaults (round 22: a list among
     # them, rewritten in place): the process's token, the machinery's places, unittest's
     # outcome class, the work tree's root
-    places = machinery._places(sys.modules.get(__name__))
+    places = machinery._places(parts[RESULT])
     kind = getattr(unittest.case, "_Outcome", None)
     held = (f"u{os.getpid()}", places, kind, root)
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
     digest = parts["_bodies"]._code_digest
-    run, run_tests = _wrappers(case.run, program.runTests, send, (state, held), machinery, digest)
+    parts_used = (machinery, watched, digest)
+    run, run_tests = _wrappers(case.run, program.runTests, send, (state, held), parts_used)
     case.run = run  # type: ignore[method-assign]
     program.runTests = run_tests  # type: ignore[method-assign]
     _loaded(send, held, machinery._prints(places))
@@ -353,14 +280,15 @@ def _wrappers(
     orig_main: Any,
     send: Any,
     kept: tuple[list[Any], tuple[Any, ...]],
-    machinery: Any,
-    digest: Any,
+    used: tuple[Any, Any, Any],
 ) -> tuple[Any, Any]:
     """The observer's `TestCase.run` and `TestProgram.runTests` around the ones captured, each
     test's start (`digest`: of the body it runs), end and the run's end streamed by `machinery`
-    (`<module>_unittest_machinery`); `kept` is what changes (`state`) and what does not
-    (`held`: `_load`)."""
+    (`<module>_unittest_machinery`), each test's outcomes by the result class `watched`
+    (`<module>_unittest_result`'s `_Watched`), `used` being (`machinery`, `watched`, `digest`);
+    `kept` is what changes (`state`) and what does not (`held`: `_load`)."""
     state, held = kept
+    machinery, watched, digest = used
 
     def run(
         self: Any,
@@ -368,7 +296,7 @@ def _wrappers(
         _orig: Any = orig_run,
         _state: list[Any] = state,
         _held: tuple[Any, ...] = held,
-        _watched: Any = _Watched,
+        _watched: Any = watched,
         _send: Any = send,
         _began: Any = machinery._began,
         _digest: Any = digest,
@@ -410,15 +338,15 @@ def _wrappers(
 def _guard(parts: dict[str, Any], sender: Any, send: Any, made: tuple[Any, ...], root: str) -> None:
     """Add the pytest observer's audit hook (`<module>_reach`, `reach.install`) over this
     observer's functions (what `made`, its `TestCase.run` and `TestProgram.runTests`, and its
-    result class hold, transitively): a read of one's `__code__` or `__defaults__` by any code
-    but its own is streamed as a change of the machinery (`observer-machinery`), a write ends
-    the process (`sender.FAIL_CLOSED`); and the project's code reaching what it has no name
-    for (the garbage collector's lists, frames of every thread, ctypes) is streamed (`reach`,
-    `observer-reach`). Round 22: `TestCase.run.__defaults__` read, the observer's places
-    rewritten in place."""
+    result class, `<module>_unittest_result`'s `_Watched`, hold, transitively): a read of
+    one's `__code__` or `__defaults__` by any code but its own is streamed as a change of the
+    machinery (`observer-machinery`), a write ends the process (`sender.FAIL_CLOSED`); and the
+    project's code reaching what it has no name for (the garbage collector's lists, frames of
+    every thread, ctypes) is streamed (`reach`, `observer-reach`). Round 22:
+    `TestCase.run.__defaults__` read, the observer's places rewritten in place."""
     identities, reach = parts["_identities"], parts["_reach"]
     folder = os.path.join(os.path.dirname(os.path.realpath(__file__)), "")
-    methods = [m for m in vars(_Watched).values() if callable(m)]
+    methods = [m for m in vars(parts[RESULT]._Watched).values() if callable(m)]
     guarded = identities.functions([*made, *methods], folder)
     mine = [sys.modules[__name__], parts[PART], sender, *parts.values()]
     codes = identities.codes(mine) | identities.nested(guarded)
@@ -453,6 +381,6 @@ def _run_began(send: Any, state: list[Any], _take: Any = _take, _runner: str = R
     send({"k": "start", "watch": [], "runner": _runner})
 
 
-# the functions that call the sender (its `callers`), besides `_Watched._decide` and the
-# fingerprints' part's (`CALLERS`)
+# the functions that call the sender (its `callers`), besides the result part's
+# `_Watched._decide` and the fingerprints' part's (`CALLERS`)
 _CALLERS = (_loaded.__code__, _run_began.__code__)

@@ -12,7 +12,8 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import integrity, judge
-from fixbot.observe.stream import ITSELF, WIDE, parse
+from fixbot.observe.fingerprints import ITSELF, WIDE
+from fixbot.observe.stream import parse
 from tests.observe.test_observer import ADD, PYTEST, TEST, ZERO, observe
 
 START = Observation(sessions=1, ended=1, tests={ADD: "failed", ZERO: "passed"}, statuses=[1])

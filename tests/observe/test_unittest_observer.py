@@ -21,7 +21,8 @@ from fixbot.core.observed import Observation
 from fixbot.observe import alike, bodies, reporter
 from fixbot.observe import unittest_machinery as machinery
 from fixbot.observe.channel import UNITTEST, Channel
-from fixbot.observe.stream import MAX_MACHINERY, parse
+from fixbot.observe.fingerprints import MAX_MACHINERY
+from fixbot.observe.stream import parse
 from tests.fakes.pythons import PROJECT_PYTHON, other_pythons, version_of
 
 TESTS = """\

@@ -16,7 +16,7 @@ unittest_expecting_failure_set_at_run_time (held since this round, `observer-fai
     no machinery changed. Fixed: a success is taken as a failure where the test's outcome,
     still set as `run` reports, holds an expected failure (an honest one is reported
     `addExpectedFailure`) or is not unittest's `_Outcome` captured at load
-    (`unittest_observer._swallowed`).
+    (`unittest_result._swallowed`).
 unittest_outcome_class_replaced (held since this round, `observer-machinery`): app.py puts a
     subclass of `unittest.case._Outcome` whose `expecting_failure` is always true in the module;
     the fingerprints were of its methods, inherited, the same functions. Fixed: `_Outcome`
