@@ -36,6 +36,10 @@ MACHINERY = (
     ("unittest.case", "TestCase._feedErrorsToResult"),
     ("unittest.case", "_Outcome"),
     ("unittest.case", "_Outcome.testPartExecutor"),
+    # the class that runs `testPartExecutor` (a `@contextmanager`): round 24, its `__exit__`
+    # replaced so that an `AssertionError` resumed the generator as if none was raised
+    ("contextlib", "_GeneratorContextManager.__enter__"),
+    ("contextlib", "_GeneratorContextManager.__exit__"),
     ("unittest.case", "TestCase.__init_subclass__"),
     ("unittest.case", "_addSkip"),
     ("unittest.case", "_addError"),
@@ -154,15 +158,19 @@ def _code_file(
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _callable: Any = callable,
     _isinstance: Any = isinstance,
+    _issubclass: Any = issubclass,
+    _exception: Any = BaseException,
     _str: Any = str,
 ) -> Any:
     """The file a callable's code names ("?" where it is no Python function: an object with
-    `__call__`), or None where `value` is no callable or is a class."""
+    `__call__`, or a class: calling one runs code of no file, round 24's class whose
+    `__init__` takes `(first, second, msg=None)` in the equality table), or None where `value`
+    is no callable or is an exception class (raised, not called: `failureException`)."""
     if _type(value) in _wrapped:
         value = value.__func__
     if _type(value) is _function:
         return _str(_getcode(value).co_filename)
-    if _isinstance(value, type) or not _callable(value):
+    if not _callable(value) or (_isinstance(value, type) and _issubclass(value, _exception)):
         return None
     return "?"
 
