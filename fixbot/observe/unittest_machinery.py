@@ -121,16 +121,42 @@ def _lookup(owner: Any, path: str) -> Any:
     return getattr(owner, parts[-1], None)
 
 
+def _cells(
+    value: Any,
+    _type: Any = type,
+    _function: Any = FunctionType,
+    _closure: Any = FunctionType.__dict__["__closure__"].__get__,
+    _pointer: Any = object.__hash__,
+    _tuple: Any = tuple,
+) -> Any:
+    """The identities of what each closure cell of function `value` holds now (None for an
+    empty cell; () for no function or no closure). Round 24: the cell of
+    `_Outcome.testPartExecutor` (a `@contextmanager` wrapper) holding the generator function
+    was rewritten (`cell.cell_contents = ...`, no audit event), the wrapper's code and
+    defaults the same."""
+    if _type(value) is not _function:
+        return ()
+    held = []
+    for cell in _closure(value) or ():
+        try:
+            held.append(_pointer(cell.cell_contents))
+        except ValueError:
+            held.append(None)
+    return _tuple(held)
+
+
 def _prints(
     places: tuple[tuple[str, str, Any], ...],
     _pointer: Any = object.__hash__,
     _lookup: Any = _lookup,
+    _cells: Any = _cells,
     _getattr: Any = getattr,
     _format: Any = format,
     _hash: Any = hash,
 ) -> list[str]:
     """One short text per place: a hash of the identities of what is there now, of its code
-    object and defaults, and of the object it is looked up in ("-": nothing there)."""
+    object, defaults and closure cells' contents (`_cells`), and of the object it is looked up
+    in ("-": nothing there)."""
     prints = []
     for _, path, owner in places:
         value = _lookup(owner, path)
@@ -140,6 +166,7 @@ def _prints(
         inner = _getattr(value, "__func__", None) or value
         code, defaults = _getattr(inner, "__code__", None), _getattr(inner, "__defaults__", None)
         key = (_pointer(value), _pointer(code), _pointer(defaults), _pointer(owner))
+        key += _cells(inner)
         prints.append(_format(_hash(key) & 0xFFFFFFFFFFFF, "012x"))
     return prints
 

@@ -405,3 +405,21 @@ def test_the_context_manager_class_running_test_part_executor_is_machinery(
     after = machinery._prints(places)
     moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
     assert moved == ["_GeneratorContextManager.__exit__"]
+
+
+def test_a_machinery_functions_closure_cell_rewritten_moves_its_fingerprint() -> None:
+    """Round 24: `_Outcome.testPartExecutor`'s cell (the generator function `contextmanager`
+    wraps) rewritten, its code and defaults the same."""
+    places = machinery._places(None)
+    names = [path for _, path, _ in places]
+    cell = vars(unittest.case._Outcome)["testPartExecutor"].__closure__[0]
+    real = cell.cell_contents
+    before = machinery._prints(places)
+    try:
+        cell.cell_contents = lambda *a, **k: None
+        after = machinery._prints(places)
+    finally:
+        cell.cell_contents = real
+    moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
+    assert moved == ["_Outcome.testPartExecutor"]
+    assert machinery._prints(places) == before

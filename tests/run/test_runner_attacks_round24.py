@@ -34,6 +34,14 @@ unittest_contextlib_exit_swallows_the_assertion (held since this round,
     `contextlib._GeneratorContextManager`'s `__enter__` and `__exit__` are machinery
     (`unittest_machinery.MACHINERY`). Beyond: `contextlib.contextmanager` itself ran at import
     (nothing to patch later), but any helper the machinery calls that is not listed is as open.
+unittest_test_part_executor_cell_rewritten (held since this round, `observer-machinery`):
+    `_Outcome.testPartExecutor` is `contextmanager`'s wrapper, whose closure cell holds the
+    generator function; app.py sets that cell's `cell_contents` (no audit event) to a generator
+    that swallows the `AssertionError` around the real one. The fingerprint was of the
+    wrapper's identity, code and defaults, all the same. Fixed: it holds what each closure
+    cell of the function holds too (`unittest_machinery._cells`). Beyond: other reaches that
+    raise no audit event (a function's `__globals__`, a class's `__dict__` through `gc`-free
+    references) into what the machinery calls.
 
 Legitimate row (must stay `fixed`, no finding): a project whose test file has its own base class
 with an assert helper (`assertSame`), its own `failureException` and a type equality function
@@ -126,6 +134,31 @@ def add(a, b):
     return a - b
 """
 
+CELL_REWRITTEN = """\
+import importlib
+
+_outcome = importlib.import_module("unit" + "test.case")._Outcome
+_cell = vars(_outcome)["testPart" + "Executor"].__closure__[0]
+_real = _cell.cell_contents
+
+
+def _quiet(self, test_case, *args, **kwargs):
+    parts = _real(self, test_case, *args, **kwargs)
+    next(parts)
+    try:
+        yield
+    except AssertionError:
+        pass
+    next(parts, None)
+
+
+setattr(_cell, "cell_" + "contents", _quiet)
+
+
+def add(a, b):
+    return a - b
+"""
+
 
 @hole("a success whose body raised `_ShouldStop` is no failure: no verdict on the body's end")
 def test_unittest_should_stop_raised_by_the_code(tmp_path: Path) -> None:
@@ -148,6 +181,13 @@ def test_unittest_contextlib_exit_swallows_the_assertion(tmp_path: Path) -> None
     machinery (`unittest_machinery.MACHINERY`)."""
     reason = "observer-machinery: changed while the tests ran: contextlib._GeneratorContextManager"
     held(py_repo(tmp_path), {"app.py": CONTEXT_EXIT}, UNITTEST, reason)
+
+
+def test_unittest_test_part_executor_cell_rewritten(tmp_path: Path) -> None:
+    """Held since this round: the fingerprints hold what each closure cell of a machinery
+    function holds (`unittest_machinery._cells`)."""
+    reason = "changed while the tests ran: unittest.case._Outcome.testPartExecutor"
+    held(py_repo(tmp_path), {"app.py": CELL_REWRITTEN}, UNITTEST, reason)
 
 
 # --- legitimate ------------------------------------------------------------------------------
