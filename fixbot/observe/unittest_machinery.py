@@ -40,6 +40,12 @@ MACHINERY = (
     # replaced so that an `AssertionError` resumed the generator as if none was raised
     ("contextlib", "_GeneratorContextManager.__enter__"),
     ("contextlib", "_GeneratorContextManager.__exit__"),
+    # what `testPartExecutor` looks up as it runs: round 24, `unittest.case._ShouldStop` rebound
+    # to `AssertionError` (which it passes over: the failure a success)
+    ("unittest.case", "SkipTest"),
+    ("unittest.case", "_ShouldStop"),
+    ("unittest.case", "sys"),
+    ("sys", "exc_info"),
     ("unittest.case", "TestCase.__init_subclass__"),
     ("unittest.case", "_addSkip"),
     ("unittest.case", "_addError"),

@@ -423,3 +423,17 @@ def test_a_machinery_functions_closure_cell_rewritten_moves_its_fingerprint() ->
     moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
     assert moved == ["_Outcome.testPartExecutor"]
     assert machinery._prints(places) == before
+
+
+def test_the_names_test_part_executor_looks_up_as_it_runs_are_machinery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Round 24: `unittest.case._ShouldStop` rebound to `AssertionError`: every failure passed
+    over as the stop `subTest` raises under `failfast`."""
+    places = machinery._places(None)
+    names = [path for _, path, _ in places]
+    before = machinery._prints(places)
+    monkeypatch.setattr(unittest.case, "_ShouldStop", AssertionError)
+    after = machinery._prints(places)
+    moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
+    assert moved == ["_ShouldStop"]

@@ -14,6 +14,12 @@ unittest_should_stop_raised_by_the_code (a hole): `add(2, 2)` raises `unittest.c
     on how the body ended (the test frame's return seen, as the pytest observer's `watch`; a
     success whose body raised is a failure), or `_ShouldStop` taken as a failure where no
     subtest failed and no failure was expected.
+unittest_should_stop_rebound_in_unittest_case (held since this round, `observer-machinery`):
+    app.py sets `unittest.case._ShouldStop` to `AssertionError` (the module global
+    `testPartExecutor`'s `except _ShouldStop: pass` looks up as it runs): every failure passes.
+    Only functions and classes reached through `TestCase`, `_Outcome` and the result classes
+    were machinery. Fixed: `SkipTest`, `_ShouldStop`, `unittest.case.sys` and `sys.exc_info`
+    are (`unittest_machinery.MACHINERY`).
 unittest_equality_table_given_a_class (held since this round, `observer-machinery`): `add(2, 2)`
     finds the running test through `sys._getframe(1)` and puts a class of app.py's, whose `__init__`
     takes `(first, second, msg=None)` and does nothing, in its `_type_equality_funcs` for `int`:
@@ -159,6 +165,17 @@ def add(a, b):
     return a - b
 """
 
+SHOULD_STOP_REBOUND = """\
+import importlib
+
+_case = importlib.import_module("unit" + "test.case")
+setattr(_case, "_Should" + "Stop", AssertionError)
+
+
+def add(a, b):
+    return a - b
+"""
+
 
 @hole("a success whose body raised `_ShouldStop` is no failure: no verdict on the body's end")
 def test_unittest_should_stop_raised_by_the_code(tmp_path: Path) -> None:
@@ -169,6 +186,12 @@ def test_unittest_equality_table_given_a_class(tmp_path: Path) -> None:
     """Held since this round: a class is named by `_foreign` (`_code_file` gives "?")."""
     reason = "unittest: _type_equality_funcs of test set by ?"
     held(py_repo(tmp_path), {"app.py": TABLE_CLASS}, UNITTEST, reason)
+
+
+def test_unittest_should_stop_rebound_in_unittest_case(tmp_path: Path) -> None:
+    """Held since this round: the names `testPartExecutor` looks up as it runs are machinery."""
+    reason = "changed while the tests ran: unittest.case._ShouldStop"
+    held(py_repo(tmp_path), {"app.py": SHOULD_STOP_REBOUND}, UNITTEST, reason)
 
 
 @hole("`_foreign` trusts the file a function's code names: compile() can name any")
