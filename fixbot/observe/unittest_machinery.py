@@ -36,6 +36,16 @@ MACHINERY = (
     ("unittest.case", "TestCase._feedErrorsToResult"),
     ("unittest.case", "_Outcome"),
     ("unittest.case", "_Outcome.testPartExecutor"),
+    # the class that runs `testPartExecutor` (a `@contextmanager`): round 24, its `__exit__`
+    # replaced so that an `AssertionError` resumed the generator as if none was raised
+    ("contextlib", "_GeneratorContextManager.__enter__"),
+    ("contextlib", "_GeneratorContextManager.__exit__"),
+    # what `testPartExecutor` looks up as it runs: round 24, `unittest.case._ShouldStop` rebound
+    # to `AssertionError` (which it passes over: the failure a success)
+    ("unittest.case", "SkipTest"),
+    ("unittest.case", "_ShouldStop"),
+    ("unittest.case", "sys"),
+    ("sys", "exc_info"),
     ("unittest.case", "TestCase.__init_subclass__"),
     ("unittest.case", "_addSkip"),
     ("unittest.case", "_addError"),
@@ -118,16 +128,42 @@ def _lookup(owner: Any, path: str) -> Any:
     return getattr(owner, parts[-1], None)
 
 
+def _cells(
+    value: Any,
+    _type: Any = type,
+    _function: Any = FunctionType,
+    _closure: Any = FunctionType.__dict__["__closure__"].__get__,
+    _pointer: Any = object.__hash__,
+    _tuple: Any = tuple,
+) -> Any:
+    """The identities of what each closure cell of function `value` holds now (None for an
+    empty cell; () for no function or no closure). Round 24: the cell of
+    `_Outcome.testPartExecutor` (a `@contextmanager` wrapper) holding the generator function
+    was rewritten (`cell.cell_contents = ...`, no audit event), the wrapper's code and
+    defaults the same."""
+    if _type(value) is not _function:
+        return ()
+    held = []
+    for cell in _closure(value) or ():
+        try:
+            held.append(_pointer(cell.cell_contents))
+        except ValueError:
+            held.append(None)
+    return _tuple(held)
+
+
 def _prints(
     places: tuple[tuple[str, str, Any], ...],
     _pointer: Any = object.__hash__,
     _lookup: Any = _lookup,
+    _cells: Any = _cells,
     _getattr: Any = getattr,
     _format: Any = format,
     _hash: Any = hash,
 ) -> list[str]:
     """One short text per place: a hash of the identities of what is there now, of its code
-    object and defaults, and of the object it is looked up in ("-": nothing there)."""
+    object, defaults and closure cells' contents (`_cells`), and of the object it is looked up
+    in ("-": nothing there)."""
     prints = []
     for _, path, owner in places:
         value = _lookup(owner, path)
@@ -137,6 +173,7 @@ def _prints(
         inner = _getattr(value, "__func__", None) or value
         code, defaults = _getattr(inner, "__code__", None), _getattr(inner, "__defaults__", None)
         key = (_pointer(value), _pointer(code), _pointer(defaults), _pointer(owner))
+        key += _cells(inner)
         prints.append(_format(_hash(key) & 0xFFFFFFFFFFFF, "012x"))
     return prints
 
@@ -155,15 +192,19 @@ def _code_file(
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _callable: Any = callable,
     _isinstance: Any = isinstance,
+    _issubclass: Any = issubclass,
+    _exception: Any = BaseException,
     _str: Any = str,
 ) -> Any:
     """The file a callable's code names ("?" where it is no Python function: an object with
-    `__call__`), or None where `value` is no callable or is a class."""
+    `__call__`, or a class: calling one runs code of no file, round 24's class whose
+    `__init__` takes `(first, second, msg=None)` in the equality table), or None where `value`
+    is no callable or is an exception class (raised, not called: `failureException`)."""
     if _type(value) in _wrapped:
         value = value.__func__
     if _type(value) is _function:
         return _str(_getcode(value).co_filename)
-    if _isinstance(value, type) or not _callable(value):
+    if not _callable(value) or (_isinstance(value, type) and _issubclass(value, _exception)):
         return None
     return "?"
 
