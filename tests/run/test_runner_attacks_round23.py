@@ -88,6 +88,7 @@ from tests.run.test_runner_attacks_round20 import (
     PY_APP,
     PY_PATCHED,
     PY_TEST,
+    RS_MODULE,
     UNITTEST,
     held,
     hole,
@@ -96,6 +97,7 @@ from tests.run.test_runner_attacks_round20 import (
 )
 from tests.run.test_runner_attacks_round22 import PYTEST
 from tests.run.test_runner_reports import RS_APP, RS_CARGO, RS_TESTS, rust_repo
+from tests.tamper.test_rust_tests import CHECKED
 
 pytestmark = pytest.mark.slow
 
@@ -180,47 +182,29 @@ def test_code_re_executes_its_python_isolated(tmp_path: Path) -> None:
 # --- Rust tests in the code's files -----------------------------------------------------------
 
 RS_PATHED = '\n#[cfg(test)]\n#[path = "checks.rs"]\nmod tests;\n'
-RS_MODULE = """\
-use super::*;
 
-fn expected() -> i32 {
-    4
-}
 
-#[test]
-fn adds() {
-    assert_eq!(add(2, 2), expected());
-}
-"""
+def pathed_repo(tmp_path: Path) -> Path:
+    """Round 20's crate whose tests' module is src/checks.rs, named by `#[path]` in src/lib.rs."""
+    files = {
+        "Cargo.toml": RS_CARGO,
+        "src/lib.rs": RS_APP + RS_PATHED,
+        "src/checks.rs": RS_MODULE,
+        ".gitignore": "target/\n",
+    }
+    return make_repo(tmp_path / "repo", files)
 
 
 def test_cargo_test_module_named_by_a_path_attribute_edited(tmp_path: Path, rustup: Path) -> None:
-    repo = make_repo(
-        tmp_path / "repo",
-        {
-            "Cargo.toml": RS_CARGO,
-            "src/lib.rs": RS_APP + RS_PATHED,
-            "src/checks.rs": RS_MODULE,
-            ".gitignore": "target/\n",
-        },
-    )
     files = {"src/checks.rs": RS_MODULE.replace("    4\n", "    0\n")}
-    held(repo, files, "cargo test", "rust-test-changed in src/checks.rs")
+    held(pathed_repo(tmp_path), files, "cargo test", "rust-test-changed in src/checks.rs")
 
 
 def test_legitimate_cargo_fix_with_a_test_module_named_by_a_path(
     tmp_path: Path, rustup: Path
 ) -> None:
-    repo = make_repo(
-        tmp_path / "repo",
-        {
-            "Cargo.toml": RS_CARGO,
-            "src/lib.rs": RS_APP + RS_PATHED,
-            "src/checks.rs": RS_MODULE,
-            ".gitignore": "target/\n",
-        },
-    )
-    honest(repo, {"src/lib.rs": RS_APP.replace("a - b", "a + b") + RS_PATHED}, "cargo test")
+    fixed = {"src/lib.rs": RS_APP.replace("a - b", "a + b") + RS_PATHED}
+    honest(pathed_repo(tmp_path), fixed, "cargo test")
 
 
 RS_RAW_SHADOW = "macro_rules! r#assert_eq {\n    ($($t:tt)*) => {};\n}\n\n"
@@ -268,40 +252,12 @@ def test_cargo_build_script_rewrites_the_tests(tmp_path: Path, rustup: Path) -> 
     held(rust_repo(tmp_path), {"build.rs": BUILD_RS}, "cargo test", "config-changed in build.rs")
 
 
-RS_CHECKED = """\
-macro_rules! check {
-    ($a:expr, $b:expr) => {
-        assert_eq!($a, $b)
-    };
-}
-
-pub fn add(a: i32, b: i32) -> i32 {
-    a - b
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn adds() {
-        check!(add(2, 2), 4);
-    }
-
-    #[test]
-    fn zero() {
-        check!(add(0, 0), 0);
-    }
-}
-"""
-
-
 def test_cargo_assertion_macro_in_the_code_emptied(tmp_path: Path, rustup: Path) -> None:
     repo = make_repo(
         tmp_path / "repo",
-        {"Cargo.toml": RS_CARGO, "src/lib.rs": RS_CHECKED, ".gitignore": "target/\n"},
+        {"Cargo.toml": RS_CARGO, "src/lib.rs": CHECKED, ".gitignore": "target/\n"},
     )
-    files = {"src/lib.rs": RS_CHECKED.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")}
+    files = {"src/lib.rs": CHECKED.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")}
     held(repo, files, "cargo test", "rust-test-changed in src/lib.rs")
 
 
