@@ -31,6 +31,7 @@ from pathlib import Path
 
 from fixbot.logs.dialects.base import runner_at, simple_words
 from fixbot.logs.dialects.jest import names_environment
+from fixbot.process.nofollow import read_file
 
 # a program's words, the folder it runs in and its timeout (seconds) -> its exit code (None on
 # timeout) and output: `fixbot.process.launcher.Launcher.output`, handed in
@@ -185,14 +186,13 @@ def _spare(folder: Path) -> Path | None:
 
 def _module_package(path: Path) -> bool:
     """Whether the nearest package.json above `path` says `"type": "module"` (or cannot be
-    read: unsure counts as a module)."""
+    read: a link, a fifo, over `MAX_PACKAGE_BYTES`; unsure counts as a module)."""
     for folder in path.parents:
         package = folder / "package.json"
         if not os.path.lexists(package):
             continue
-        try:
-            with package.open("rb") as f:
-                found = json.loads(f.read(MAX_PACKAGE_BYTES))
+        try:  # the project's file: no link followed, no fifo waited on (`nofollow.read_file`)
+            found = json.loads(read_file(package, MAX_PACKAGE_BYTES, None))
         except (OSError, ValueError):
             return True
         return not isinstance(found, dict) or found.get("type") == "module"

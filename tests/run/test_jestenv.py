@@ -10,6 +10,7 @@ import json
 import os
 import stat
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,28 @@ def test_an_environment_in_an_es_module_package_is_unsure(tmp_path: Path) -> Non
     assert path is None and "ES module" in why
     (tmp_path / "package.json").write_text('{"type": "commonjs"}')
     assert jestenv.shown_environment(shown((str(tmp_path / "env.js"), CIRCUS)))[0] is not None
+
+
+def test_a_package_json_that_is_a_fifo_or_a_link_is_unsure_not_waited_on(tmp_path: Path) -> None:
+    """The project's package.json is read as every file its commands could write is: a fifo
+    is not waited on (opened, it would block fixbot until a writer came), a link not followed;
+    either is unsure, so no environment is named."""
+    (tmp_path / "env.js").write_text("module.exports = class {}")
+    os.mkfifo(tmp_path / "package.json")
+    done: list[tuple[str | None, str]] = []
+    reading = threading.Thread(
+        target=lambda: done.append(
+            jestenv.shown_environment(shown((str(tmp_path / "env.js"), CIRCUS)))
+        ),
+        daemon=True,
+    )
+    reading.start()
+    reading.join(10)
+    assert done and done[0][0] is None and "ES module" in done[0][1]
+    (tmp_path / "package.json").unlink()
+    (tmp_path / "real.json").write_text('{"type": "commonjs"}')
+    (tmp_path / "package.json").symlink_to(tmp_path / "real.json")
+    assert jestenv.shown_environment(shown((str(tmp_path / "env.js"), CIRCUS)))[0] is None
 
 
 def test_jests_words_name_the_environment_unless_the_check_names_its_own() -> None:
