@@ -324,11 +324,13 @@ def _body(
     _type: Any = type,
     _vars: Any = vars,
     _wrapped: Any = (classmethod, staticmethod, MethodType),
+    _mro: Any = type.__dict__["__mro__"].__get__,
 ) -> Any:
     """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, as
     the instance's `__dict__` holds it, else as the first class of its type's MRO holding it
     (a bound, class or static method's function); None where there is none. Runs none of the
-    project's code (no `getattr`: a class's `__getattribute__` is not asked)."""
+    project's code (no `getattr`: a class's `__getattribute__` is not asked; the MRO read as
+    `_set_on` reads it, past a metaclass's own `__mro__`)."""
     try:
         name = _get(test, "_testMethodName")
         own = _get(test, "__dict__")
@@ -337,7 +339,7 @@ def _body(
     if _type(name) is not str:
         return None
     found: Any = own.get(name) if _type(own) is dict else None
-    for klass in _type(test).__mro__ if found is None else ():
+    for klass in _mro(_type(test)) if found is None else ():
         found = _vars(klass).get(name)
         if found is not None:
             break

@@ -438,3 +438,22 @@ def test_the_names_test_part_executor_looks_up_as_it_runs_are_machinery(
     after = machinery._prints(places)
     moved = [n for n, b, a in zip(names, before, after, strict=True) if b != a]
     assert moved == ["_ShouldStop"]
+
+
+def test_the_body_is_found_without_asking_a_metaclass_s_own_mro() -> None:
+    """`_body` reads the test class's MRO as `type` holds it: a metaclass of the project's
+    whose `__mro__` is a property (code that would run inside the observer) is never asked."""
+    asked: list[str] = []
+
+    class Meta(type):
+        @property
+        def __mro__(cls) -> tuple[type, ...]:  # type: ignore[override]
+            asked.append("mro")
+            return (cls,)
+
+    class Case(unittest.TestCase, metaclass=Meta):
+        def test_it(self) -> None:
+            pass
+
+    body = machinery._body(Case("test_it"))
+    assert body is vars(Case)["test_it"] and asked == []
