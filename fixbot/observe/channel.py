@@ -131,11 +131,14 @@ class Channel:
     _reader: threading.Thread | None = None
 
     @classmethod
-    def open(cls, watch: Iterable[str] = (), root: str | None = None) -> Channel:
+    def open(
+        cls, watch: Iterable[str] = (), root: str | None = None, path: str | None = None
+    ) -> Channel:
         """A fresh channel watching the bodies of the tests `watch` (node ids), naming the files
         that reach relative to `root` (the work tree's root as the check sees it: the fix's
-        files are named relative to it; None: pytest's rootdir). Raises OSError when the folder
-        or the channels cannot be made."""
+        files are named relative to it; None: pytest's rootdir), with a shim for each program
+        of `SHIMS` found on the check's PATH `path` (None: fixbot's own). Raises OSError when
+        the folder or the channels cannot be made."""
         folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
@@ -149,7 +152,7 @@ class Channel:
         shutil.copyfile(STARTUP, folder / "sitecustomize.py")
         for made in folder.iterdir():
             made.chmod(0o644)
-        _shims(folder, module)
+        _shims(folder, module, os.environ.get("PATH", os.defpath) if path is None else path)
         folder.chmod(0o755)
         nonce = secrets.token_hex(16)
         given_r, given_w = _pair()
@@ -217,16 +220,18 @@ class Channel:
         return seen
 
 
-def _shims(folder: Path, module: str) -> None:
-    """Write fixbot's shims (`SHIMS`, each `_shim`) into `folder`'s `SHIM_FOLDER` (0755, as the
-    files: fixbot's, run by the commands' user), with the marker by which each knows its own
-    folder on PATH (`<module>_shims`, whatever spelling of the folder PATH holds). Raises
-    OSError."""
+def _shims(folder: Path, module: str, path: str) -> None:
+    """Write fixbot's shims (`_shim`) into `folder`'s `SHIM_FOLDER` (0755, as the files:
+    fixbot's, run by the commands' user), one for each program of `SHIMS` found on `path` (the
+    check's PATH: a check asking `command -v pytest || pip install pytest`, or picking the first
+    `python3.N` there is, finds what it would without fixbot), with the marker by which each
+    knows its own folder on PATH (`<module>_shims`, whatever spelling of the folder PATH
+    holds). Raises OSError."""
     shims = folder / SHIM_FOLDER
     shims.mkdir()
     (shims / f"{module}_shims").write_text("")
     (shims / f"{module}_shims").chmod(0o644)
-    for name in SHIMS:
+    for name in (n for n in SHIMS if shutil.which(n, path=path)):
         made = shims / name
         made.write_text(_shim(name, folder, module))
         made.chmod(0o755)

@@ -73,7 +73,8 @@ def run_check(
     pair = where.launcher.pair
     root = pair.workspace if pair is not None else where.repo
     try:
-        channel = Channel.open(where.watch, str(root))
+        path = where.launcher.env.get("PATH", os.defpath)  # the check's: its shims' programs
+        channel = Channel.open(where.watch, str(root), path)
     except OSError:
         channel = None
     try:

@@ -187,7 +187,7 @@ def scripted(tmp_path: Path, script: str, path: str) -> tuple[int, str, Observat
     for rel, text in {"src/app.py": APP, "test_app.py": UNITTESTS, "check.sh": script}.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
-    opened = Channel.open(["test_app.py::T::test_add"])
+    opened = Channel.open(["test_app.py::T::test_add"], path=path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FIXBOT_", "PYTEST_"))}
     env["PATH"] = path
     try:
@@ -255,9 +255,11 @@ def test_a_shim_runs_the_next_program_of_its_name_never_one_of_its_own_folder(
     for name in ("python3", "pytest"):
         (real / name).write_text(SHOW_ENV)
         (real / name).chmod(0o755)
-    opened = Channel.open()
+    opened = Channel.open(path=str(real))
     try:
         shims, folder, module = opened.shims, str(opened.folder), opened.module
+        # a shim for each program the check's PATH holds, none for one it does not
+        assert sorted(p.name for p in shims.iterdir()) == [f"{module}_shims", "pytest", "python3"]
         spelled = [f"{shims}/", f"{opened.folder}//bin", str(shims)]
         env = {
             "PATH": os.pathsep.join([*spelled, str(real), "/usr/bin", "/bin"]),
@@ -280,10 +282,11 @@ def test_a_shim_runs_the_next_program_of_its_name_never_one_of_its_own_folder(
             ["sh", str(shims / "python3")], env=empty, capture_output=True, text=True
         )
         assert shown.stdout == f"{real}/python3|{folder}|-p {module}|<>"
+        (real / "pytest").unlink()  # gone since: as the shell says it
         missing = subprocess.run(
-            ["sh", str(shims / "python3.8")], env=env, capture_output=True, text=True
+            ["sh", str(shims / "pytest")], env=env, capture_output=True, text=True
         )
-        assert missing.returncode == 127 and "python3.8: not found" in missing.stderr
+        assert missing.returncode == 127 and "pytest: not found" in missing.stderr
         # fixbot's files: the commands run them, nobody but fixbot writes them
         assert {(p.stat().st_mode & 0o777) for p in shims.iterdir()} == {0o755, 0o644}
         assert shims.stat().st_mode & 0o777 == 0o755
