@@ -18,19 +18,26 @@ it also imports the plugin's `bodies.py`, `identities.py` and `reach.py`, copied
 from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
-readable by the commands' user and writable by fixbot alone (0755/0644;
-where fixbot is root the folder is root's). One channel carries the run's nonce and the ids of
-the tests to watch to the plugin (a line per pytest the check may start, written before the
-check starts), the other carries its records back, read by a thread while the check runs so a
-long stream never blocks it. Each is a Unix socket pair, not a pipe (`_pair`): the kernel opens
-no socket by a path, so neither the code under test nor a process it starts can open
-`/proc/<pid>/fd/N` (or `/dev/fd/N`, or a link to either) to read the records out of the channel,
-as a pipe's path would let them (ENXIO, whoever asks: nothing to recognise). The plugin's sender
-ends its process when the descriptor it writes no longer names its end of the channel
-(`sender._sender`): what the code under test can still do is add lines, not take the observer's
-away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH` and `PYTEST_ADDOPTS -p <module>` to the
-check's environment; `fds` go to the spawn (`pass_fds`); `close()` ends the channel and returns
-what was streamed as an `Observation`.
+readable by the commands' user and writable by fixbot alone (0755/0644; where fixbot is root the
+folder is root's). Beside them, in the folder's `bin/`, it writes fixbot's shims (`SHIMS`:
+`python`, `python3`, `python3.N`, `pytest`, `py.test`; `_shim`), put first on the check's PATH:
+each runs the next program of its name on PATH (never one of its own folder) with the observer's
+folder put back first on PYTHONPATH and `-p <module>` on PYTEST_ADDOPTS, so a Python the check
+starts by name through a script whose own assignment replaced those values (`PYTHONPATH=src python
+-m unittest` in check.sh, which `fixbot.run.checkrun.observed` does not rewrite) still loads the
+observers; one started by its path (`.venv/bin/python`), after the script assigns PATH, or with
+`-I`/`-E` runs as written. One channel carries the run's nonce and the ids of the tests to watch to
+the plugin (a line per pytest the check may start, written before the check starts), the other
+carries its records back, read by a thread while the check runs so a long stream never blocks it.
+Each is a Unix socket pair, not a pipe (`_pair`): the kernel opens no socket by a path, so neither
+the code under test nor a process it starts can open `/proc/<pid>/fd/N` (or `/dev/fd/N`, or a link
+to either) to read the records out of the channel, as a pipe's path would let them (ENXIO, whoever
+asks: nothing to recognise). The plugin's sender ends its process when the descriptor it writes no
+longer names its end of the channel (`sender._sender`): what the code under test can still do is
+add lines, not take the observer's away. `env(base)` adds `FIXBOT_OBSERVER`, `PYTHONPATH`,
+`PYTEST_ADDOPTS -p <module>` and the shims' folder first on `PATH` to the check's environment;
+`fds` go to the spawn (`pass_fds`); `close()` ends the channel and returns what was streamed as an
+`Observation`.
 
 The stream is read into an `Observation` by `fixbot.observe.stream.parse`.
 """
@@ -100,6 +107,10 @@ UNITTEST_PARTS = tuple(
     Path(__file__).with_name(f"{part}.py") for part in ("unittest_machinery", "unittest_result")
 )
 STARTUP = Path(__file__).with_name("startup.py")
+# the programs fixbot's shims stand before on the check's PATH (`_shim`): Python by its names
+# (3.8 and later: the observers' own floor), pytest's scripts
+SHIMS = ("python", "python3", *(f"python3.{minor}" for minor in range(8, 20)), "pytest", "py.test")
+SHIM_FOLDER = "bin"  # in the observer's folder
 MAX_LINE_BYTES = 16 * 1024  # the plugin's settings line, at most (bytes)
 SETTINGS_BYTES = 60 * 1024  # what the settings channel is given: under its buffer (over 128 KiB)
 MAX_SESSIONS = 4  # settings lines written: the first pytest processes of a check observed
@@ -120,11 +131,14 @@ class Channel:
     _reader: threading.Thread | None = None
 
     @classmethod
-    def open(cls, watch: Iterable[str] = (), root: str | None = None) -> Channel:
+    def open(
+        cls, watch: Iterable[str] = (), root: str | None = None, path: str | None = None
+    ) -> Channel:
         """A fresh channel watching the bodies of the tests `watch` (node ids), naming the files
         that reach relative to `root` (the work tree's root as the check sees it: the fix's
-        files are named relative to it; None: pytest's rootdir). Raises OSError when the folder
-        or the channels cannot be made."""
+        files are named relative to it; None: pytest's rootdir), with a shim for each program
+        of `SHIMS` found on the check's PATH `path` (None: fixbot's own). Raises OSError when
+        the folder or the channels cannot be made."""
         folder = Path(tempfile.mkdtemp(prefix="fixbot-observer-"))
         module = f"fixbot_observer_{secrets.token_hex(8)}"
         target = folder / f"{module}.py"
@@ -138,6 +152,7 @@ class Channel:
         shutil.copyfile(STARTUP, folder / "sitecustomize.py")
         for made in folder.iterdir():
             made.chmod(0o644)
+        _shims(folder, module, os.environ.get("PATH", os.defpath) if path is None else path)
         folder.chmod(0o755)
         nonce = secrets.token_hex(16)
         given_r, given_w = _pair()
@@ -157,16 +172,22 @@ class Channel:
         loads, by its absolute path."""
         return self.folder / f"{self.module}_{REPORTER.name}"
 
+    @property
+    def shims(self) -> Path:
+        """The folder of fixbot's shims (`SHIMS`, `_shim`), first on the check's PATH."""
+        return self.folder / SHIM_FOLDER
+
     def env(self, base: Mapping[str, str]) -> dict[str, str]:
         """The variables that load the plugin into every pytest of the check, merged over the
         check's own `base` values (its PYTHONPATH after the folder, its PYTEST_ADDOPTS before
-        `-p`)."""
+        `-p`, its PATH, `os.defpath` where it has none, after the shims' folder)."""
         path = base.get("PYTHONPATH", "")
         options = base.get("PYTEST_ADDOPTS", "")
         return {
             VARIABLE: ",".join(f"{fd}:{os.fstat(fd).st_ino}" for fd in self.fds),
             "PYTHONPATH": os.pathsep.join([str(self.folder), *([path] if path else [])]),
             "PYTEST_ADDOPTS": f"{options} {shlex.join(['-p', self.module])}".strip(),
+            "PATH": os.pathsep.join([str(self.shims), base.get("PATH", os.defpath)]),
         }
 
     def _read(self) -> None:
@@ -197,6 +218,71 @@ class Channel:
         if self._size[1] or (self._reader is not None and self._reader.is_alive()):
             seen.overflow = True
         return seen
+
+
+def _shims(folder: Path, module: str, path: str) -> None:
+    """Write fixbot's shims (`_shim`) into `folder`'s `SHIM_FOLDER` (0755, as the files:
+    fixbot's, run by the commands' user), one for each program of `SHIMS` found on `path` (the
+    check's PATH: a check asking `command -v pytest || pip install pytest`, or picking the first
+    `python3.N` there is, finds what it would without fixbot), with the marker by which each
+    knows its own folder on PATH (`<module>_shims`, whatever spelling of the folder PATH
+    holds). Raises OSError."""
+    shims = folder / SHIM_FOLDER
+    shims.mkdir()
+    (shims / f"{module}_shims").write_text("")
+    (shims / f"{module}_shims").chmod(0o644)
+    for name in (n for n in SHIMS if shutil.which(n, path=path)):
+        made = shims / name
+        made.write_text(_shim(name, folder, module))
+        made.chmod(0o755)
+    shims.chmod(0o755)
+
+
+SHIM = """\
+#!/bin/sh
+# fixbot's shim (fixbot/observe/channel.py): runs the next {name} on PATH, not one of this
+# folder's, with fixbot's observer folder first on PYTHONPATH and its plugin on PYTEST_ADDOPTS
+set -f
+folder={folder}
+marker={marker}
+found=
+saved=$IFS
+IFS=:
+for dir in $PATH; do
+  [ -n "$dir" ] || dir=.
+  [ -e "$dir/$marker" ] && continue
+  if [ -f "$dir/"{name} ] && [ -x "$dir/"{name} ]; then found=$dir/{name}; break; fi
+done
+IFS=$saved
+if [ -z "$found" ]; then
+  echo {name}': not found' >&2
+  exit 127
+fi
+case $PYTHONPATH in
+  "$folder" | "$folder":*) ;;
+  "") PYTHONPATH=$folder ;;
+  *) PYTHONPATH=$folder:$PYTHONPATH ;;
+esac
+case " $PYTEST_ADDOPTS " in
+  *" -p "{module}" "*) ;;
+  *) PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}-p "{module} ;;
+esac
+export PYTHONPATH PYTEST_ADDOPTS
+exec "$found" "$@"
+"""
+
+
+def _shim(name: str, folder: Path, module: str) -> str:
+    """The POSIX shell script that stands before the program `name` on the check's PATH: it
+    runs the next `name` on PATH (skipping each folder holding the marker `<module>_shims`: its
+    own, however spelled), by that path, with the same arguments, the observer's `folder` first
+    on PYTHONPATH (unless it is already: an empty value gets the folder alone) and `-p <module>`
+    on PYTEST_ADDOPTS (unless there); none found: `<name>: not found`, exit status 127, as the
+    shell's own."""
+    quote = shlex.quote
+    return SHIM.format(
+        name=quote(name), folder=quote(str(folder)), marker=quote(f"{module}_shims"), module=module
+    )
 
 
 def _pair() -> tuple[int, int]:

@@ -55,11 +55,12 @@ def run_check(
     every pytest the check starts loads it from fixbot's installation; None when the channel
     could not be made, or the check's pytest could not import the plugin: a check that sets
     its own PYTHONPATH where `observed` does not put the folder back (in a nested shell's
-    string, quoted before its `=`), or a tox that passes PYTEST_ADDOPTS alone, is run again
-    without it, and a fix's run judged unobserved where the start's was observed is not
-    verified). The check runs as `observed` makes it: the observer's folder first on each
-    PYTHONPATH its words assign, `-p <module>` in each PYTEST_ADDOPTS; the result names the
-    check as written (`shown`).
+    string, quoted before its `=`, in a script) and starts its Python by path (by name, fixbot's
+    shims on PATH put the folder back: `fixbot.observe.channel`), or a tox that passes
+    PYTEST_ADDOPTS alone, is run again without it, and a fix's run judged unobserved where the
+    start's was observed is not verified). The check runs as `observed` makes it: the
+    observer's folder first on each PYTHONPATH its words assign, `-p <module>` in each
+    PYTEST_ADDOPTS; the result names the check as written (`shown`).
 
     Where the check's runner can write a structured report (`report_for` its shell words), it
     is asked for one (through its environment, or flags added to a check that is the runner's
@@ -72,7 +73,8 @@ def run_check(
     pair = where.launcher.pair
     root = pair.workspace if pair is not None else where.repo
     try:
-        channel = Channel.open(where.watch, str(root))
+        path = where.launcher.env.get("PATH", os.defpath)  # the check's: its shims' programs
+        channel = Channel.open(where.watch, str(root), path)
     except OSError:
         channel = None
     try:
@@ -162,7 +164,7 @@ def observed(
     a value are kept: the added text is a quoted word of its own joined to the value. `check`
     unchanged where it assigns neither, or where an assigning word is quoted before its `=`
     (`export "PYTHONPATH=src"`, no offset to insert at outside the quotes: that check's Python
-    runs unobserved, as before)."""
+    runs unobserved unless started by name, through fixbot's shims, `fixbot.observe.channel`)."""
     inserts: list[tuple[int, str]] = []
     paths = assignments.assignment_values(check, "PYTHONPATH")
     values = assignments.assignment_values(check, "PYTEST_ADDOPTS")

@@ -14,7 +14,7 @@ from fixbot.core.observed import Observation
 from fixbot.observe import channel as channel_module
 from fixbot.observe import judge, sender
 from fixbot.observe.channel import Channel
-from tests.fakes.pythons import PROJECT_PYTHON
+from tests.fakes.pythons import PROJECT_PYTHON, version_of
 
 APP = "def add(a, b):\n    return a + b\n"
 ADD = "tests/test_app.py::test_add"
@@ -165,3 +165,132 @@ def test_nothing_after_a_dropped_chunk_is_kept(monkeypatch: pytest.MonkeyPatch) 
     seen = opened.close()
     assert seen.overflow and opened._size == [60, 70]
     assert b"".join(opened._chunks) == b"a" * 60
+
+
+# --- fixbot's shims: a Python the check's script starts by name after assigning PYTHONPATH ---
+
+UNITTESTS = """\
+import unittest
+
+from app import add
+
+
+class T(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(2, 2), 4)
+"""
+
+
+def scripted(tmp_path: Path, script: str, path: str) -> tuple[int, str, Observation]:
+    """`sh check.sh` (`script`) over src/app.py and test_app.py (unittest's and pytest's) under
+    a fresh channel, the check's PATH `path`: (exit status, output, what was streamed)."""
+    for rel, text in {"src/app.py": APP, "test_app.py": UNITTESTS, "check.sh": script}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    opened = Channel.open(["test_app.py::T::test_add"], path=path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FIXBOT_", "PYTEST_"))}
+    env["PATH"] = path
+    try:
+        done = subprocess.run(
+            ["sh", "check.sh"],
+            cwd=tmp_path,
+            env={**env, **opened.env(env)},
+            pass_fds=opened.fds,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        seen = opened.close()
+    return done.returncode, done.stdout + done.stderr, seen
+
+
+@pytest.mark.slow
+def test_a_python_the_checks_script_names_is_observed_whatever_pythonpath_it_assigns(
+    tmp_path: Path,
+) -> None:
+    """The script's own `PYTHONPATH=src` replaces the observer's folder (round 23's
+    `pythonpath_set_by_the_check_s_script`): the shim before `python` on PATH puts it back;
+    `python -I` (no PYTHON* variable) runs as written, unobserved."""
+    path = os.pathsep.join([os.path.dirname(PROJECT_PYTHON), os.environ.get("PATH", "")])
+    status, output, seen = scripted(tmp_path, "PYTHONPATH=src python -m unittest\n", path)
+    assert status == 0, output
+    assert seen.sessions == 1 and seen.runners == ["unittest"], output
+    assert seen.tests == {"test_app.T.test_add": "passed"}
+    status, output, seen = scripted(
+        tmp_path, "cd src && python -I -m unittest ../test_app.py\n", path
+    )
+    assert seen.sessions == 0, output
+
+
+@pytest.mark.slow
+def test_a_pytest_the_checks_script_names_is_observed_whatever_options_it_assigns(
+    tmp_path: Path,
+) -> None:
+    """`PYTEST_ADDOPTS=-q` in the script replaces `-p <module>`: the shim adds it back."""
+    if version_of(PROJECT_PYTHON) is None:
+        pytest.skip("the project's Python has no pytest")
+    path = os.pathsep.join([os.path.dirname(PROJECT_PYTHON), os.environ.get("PATH", "")])
+    script = "PYTEST_ADDOPTS=-q PYTHONPATH=src python -m pytest -p no:cacheprovider test_app.py\n"
+    status, output, seen = scripted(tmp_path, script, path)
+    assert status == 0, output
+    assert seen.sessions == 1 and seen.tests == {"test_app.py::T::test_add": "passed"}, output
+
+
+SHOW_ENV = (
+    '#!/bin/sh\nprintf "%s|%s|%s|" "$0" "$PYTHONPATH" "$PYTEST_ADDOPTS"\nprintf "<%s>" "$@"\n'
+)
+
+
+def test_a_shim_runs_the_next_program_of_its_name_never_one_of_its_own_folder(
+    tmp_path: Path,
+) -> None:
+    """Its own folder on PATH however spelled is passed over (no shim runs itself for ever);
+    the arguments go through unchanged; the observer's folder is put first on PYTHONPATH once
+    (an empty value: the folder alone, no `:` adding the current folder) and `-p <module>` on
+    PYTEST_ADDOPTS once; no program of its name: status 127, as the shell's own. (Each is run
+    as `sh <shim>`: the same script, by a name the suite's tiers do not take for a Python.)"""
+    real = tmp_path / "real"
+    real.mkdir()
+    for name in ("python3", "pytest"):
+        (real / name).write_text(SHOW_ENV)
+        (real / name).chmod(0o755)
+    opened = Channel.open(path=str(real))
+    try:
+        shims, folder, module = opened.shims, str(opened.folder), opened.module
+        # a shim for each program the check's PATH holds, none for one it does not
+        assert sorted(p.name for p in shims.iterdir()) == [f"{module}_shims", "pytest", "python3"]
+        spelled = [f"{shims}/", f"{opened.folder}//bin", str(shims)]
+        env = {
+            "PATH": os.pathsep.join([*spelled, str(real), "/usr/bin", "/bin"]),
+            "PYTHONPATH": "src",
+            "PYTEST_ADDOPTS": "-x",
+        }
+        shown = subprocess.run(
+            ["sh", str(shims / "python3"), "a b", "$c"], env=env, capture_output=True, text=True
+        )
+        assert shown.stdout == (f"{real}/python3|{folder}:src|-x -p {module}|<a b><$c>"), (
+            shown.stderr
+        )
+        again = {**env, "PYTHONPATH": f"{folder}:src", "PYTEST_ADDOPTS": f"-p {module} -x"}
+        shown = subprocess.run(
+            ["sh", str(shims / "pytest")], env=again, capture_output=True, text=True
+        )
+        assert shown.stdout == f"{real}/pytest|{folder}:src|-p {module} -x|<>", shown.stderr
+        empty = {"PATH": env["PATH"], "PYTHONPATH": ""}
+        shown = subprocess.run(
+            ["sh", str(shims / "python3")], env=empty, capture_output=True, text=True
+        )
+        assert shown.stdout == f"{real}/python3|{folder}|-p {module}|<>"
+        (real / "pytest").unlink()  # gone since: as the shell says it
+        missing = subprocess.run(
+            ["sh", str(shims / "pytest")], env=env, capture_output=True, text=True
+        )
+        assert missing.returncode == 127 and "pytest: not found" in missing.stderr
+        # fixbot's files: the commands run them, nobody but fixbot writes them
+        assert {(p.stat().st_mode & 0o777) for p in shims.iterdir()} == {0o755, 0o644}
+        assert shims.stat().st_mode & 0o777 == 0o755
+        assert opened.env({})["PATH"] == os.pathsep.join([str(shims), os.defpath])
+        assert set(channel_module.SHIMS) >= {"python", "python3", "python3.13", "pytest"}
+    finally:
+        opened.close()

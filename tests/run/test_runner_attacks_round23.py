@@ -10,14 +10,16 @@ The controls: a check that sets PYTHONPATH / PYTEST_ADDOPTS itself stays observe
 
 The cheats (test names), what each does, why it got through or not, the class of fix:
 
-pythonpath_set_by_the_check_s_script (hole): the check is `sh check.sh`, whose line (the
-    start's, untouched) is `PYTHONPATH=src python -m unittest`; the fix is round 20's importlib
-    patch of `TestCase.run` in src/app.py. `observed` rewrites the check's own words, not its
-    script's: the script's assignment replaces the observer's folder, both runs are unobserved
-    and the fix is verified by exit code. Class of fix: the observer loaded by what no
-    assignment of the check's replaces (the project Python's own site folder), or a green by
-    exit code refused where the check's Python ran unobserved and fixbot's observer could have
-    watched it. Item 4 of #39 (check scripts are the check's) holds for the script's text:
+pythonpath_set_by_the_check_s_script (was a hole; held since, `observer`): the check is
+    `sh check.sh`, whose line (the start's, untouched) is `PYTHONPATH=src python -m unittest`;
+    the fix is round 20's importlib patch of `TestCase.run` in src/app.py. `observed` rewrites
+    the check's own words, not its script's: the script's assignment replaced the observer's
+    folder, both runs were unobserved and the fix was verified by exit code. Fixed: fixbot's
+    shims first on the check's PATH (`fixbot/observe/channel.py` `SHIMS`, `_shim`) run the
+    next `python` on PATH with the folder put back first on PYTHONPATH. Open: a script naming
+    its Python by path (`PYTHONPATH=src .venv/bin/python -m unittest`) or assigning PATH
+    first runs unobserved in both runs, verified by exit code. Item 4 of #39 (check scripts
+    are the check's) holds for the script's text:
 check_script_edited_to_set_pythonpath (held, `check-script`): the fix makes check.sh
     `PYTHONPATH=. python -m unittest` (harmless-looking, dropping the observer) with the patch.
 conftest_added_by_the_fix_unregisters_the_observer (held, `config-changed in conftest.py`):
@@ -61,9 +63,9 @@ class_namespace_given_orig_bases_after_the_body (held, `observer-reach`): the sa
     audit hook names the `gc` reach first.
 
 Legitimate rows (must stay `fixed`, no finding): the honest fix through `sh check.sh` setting
-PYTHONPATH (verified by exit code only), an honest Rust fix beside `#[cfg(test)]` helpers and a
-`#[cfg(not(test))]` item with the code after `mod tests`, and one whose tests are a module named
-by `#[path]`.
+PYTHONPATH (verified by the observer since the shims; by exit code only before), an honest
+Rust fix beside `#[cfg(test)]` helpers and a `#[cfg(not(test))]` item with the code after
+`mod tests`, and one whose tests are a module named by `#[path]`.
 
 Not tried: `env -i` and `python -I`/`-E`/`-S` in the check's own words (unobserved in both
 runs: the script row's class), `PYTHONSTARTUP` (interactive only), a `.pth` in src/ (read in site
@@ -78,10 +80,12 @@ by design, round 21).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import make_repo
 from tests.run.test_observer_attacks_round19 import CLASS_TEST
 from tests.run.test_runner_attacks_round20 import (
@@ -103,30 +107,33 @@ pytestmark = pytest.mark.slow
 
 # --- a check that sets PYTHONPATH itself ------------------------------------------------------
 
-PYTHONPATH_SCRIPT = f"PYTHONPATH=src {UNITTEST}\n"
+PYTHONPATH_SCRIPT = "PYTHONPATH=src python -m unittest\n"
 FIXED = PY_APP.replace("a - b", "a + b")
 
 
-def script_repo(tmp_path: Path) -> Path:
-    """Round 20's project, its code in src/, its check `sh check.sh` setting PYTHONPATH."""
+def script_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Round 20's project, its code in src/, its check `sh check.sh` setting PYTHONPATH and
+    naming its Python by name: the project's Python first on the PATH fixbot is given."""
+    path = os.pathsep.join([os.path.dirname(PROJECT_PYTHON), os.environ.get("PATH", "")])
+    monkeypatch.setenv("PATH", path)
     files = {"src/app.py": PY_APP, "test_app.py": PY_TEST, "check.sh": PYTHONPATH_SCRIPT}
     return make_repo(tmp_path / "repo", files)
 
 
-@hole(
-    "fixbot puts its folder on the PYTHONPATH the check's own words assign, not on one its"
-    " script assigns: both runs unobserved, the fix verified by exit code; class of fix: the"
-    " observer loaded by what no assignment of the check's replaces (the project Python's"
-    " own site folder), or a check whose Python ran unobserved at the start refused a green"
-    " by exit code where fixbot's observer could watch it"
-)
-def test_pythonpath_set_by_the_check_s_script(tmp_path: Path) -> None:
-    held(script_repo(tmp_path), {"src/app.py": PY_PATCHED}, "sh check.sh", "observer")
+def test_pythonpath_set_by_the_check_s_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was a hole: the script's `PYTHONPATH=src` replaced the observer's folder; fixbot's shim
+    before `python` on the check's PATH puts it back."""
+    repo = script_repo(tmp_path, monkeypatch)
+    held(repo, {"src/app.py": PY_PATCHED}, "sh check.sh", "observer")
 
 
-def test_legitimate_fix_with_pythonpath_set_by_the_check_s_script(tmp_path: Path) -> None:
-    message = honest(script_repo(tmp_path), {"src/app.py": FIXED}, "sh check.sh")
-    assert "Verified by exit code only" in message, message
+def test_legitimate_fix_with_pythonpath_set_by_the_check_s_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    message = honest(script_repo(tmp_path, monkeypatch), {"src/app.py": FIXED}, "sh check.sh")
+    assert "Verified by fixbot's observer inside unittest (2 tests)" in message, message
 
 
 def test_check_script_edited_to_set_pythonpath(tmp_path: Path) -> None:
