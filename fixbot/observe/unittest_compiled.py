@@ -19,10 +19,12 @@ in the file). What it uses is held as positional defaults; it imports the standa
 alone and nothing of fixbot's.
 
 Limits: a file no module code was recorded for (a script run as `__main__`, whose code runs
-through no `exec`; a file outside the work tree) is taken at its code's word, as before; a
-test module imported after the code under test ran (a second test module) can be preceded by
-module code the code under test compiled under its name and ran first; a test module reloaded
-(`importlib.reload`) keeps its first code.
+through no `exec`; a file outside the work tree) is taken at its code's word, as before, and a
+script is held to module code other code compiled under its name and ran first, as is a test
+module imported after the code under test ran (a second test module): the code under test's
+functions nested there pass. A file imported twice (under two module names, or reloaded)
+keeps its first code: an assert method of the second import's classes is named, a false
+alarm on the safe side.
 """
 
 from __future__ import annotations

@@ -518,6 +518,12 @@ def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.Mo
     }
     # a run no record is held for (outside `runTests`) counts nothing
     assert unittest.TestCase.run(_Stops("test_returns"), unittest.TestResult()).wasSuccessful()
+    # one that would count nothing, set on the test's class by other code, is named
+    root = os.path.join(os.path.dirname(__file__), "")
+    uncounted = eval(compile("lambda self, method: method()", "/tmp/app.py", "eval"))
+    monkeypatch.setattr(_Stops, "_callTestMethod", uncounted, raising=False)
+    named = ["unittest: _callTestMethod of _Stops set by /tmp/app.py"]
+    assert machinery._foreign(_Stops("test_returns"), root) == named
 
 
 FORGED_MODULE = """import unittest
