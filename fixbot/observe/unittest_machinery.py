@@ -179,8 +179,10 @@ def _prints(
 
 
 # the names of a test's assert methods: `TestCase`'s own are machinery (`_behaviours`); one of
-# these set on the test's class or instance is held to the files of its classes (`_foreign`)
-ASSERTS = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc", "_formatMessage")
+# these set on the test's class or instance is held to the files of its classes (`_foreign`);
+# and `_callTestMethod`, the observer's own counting the body's entries and returns (round 24)
+ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc")
+ASSERTS += ("_formatMessage", "_callTestMethod")
 EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
 
 
@@ -258,9 +260,16 @@ def _set_on(
     return found, files
 
 
+def _word(value: Any, file: str) -> bool:
+    """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
+    the observer recorded no file's code, as in a unit test)."""
+    return True
+
+
 def _foreign(
     test: Any,
     root: str,
+    ours: Any = _word,
     _set_on: Any = _set_on,
     _code_file: Any = _code_file,
     _unittest: str = UNITTEST_FOLDER,
@@ -268,16 +277,23 @@ def _foreign(
 ) -> list[str]:
     """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
     of the files of its classes' modules nor unittest's own (round 22: the code under test can
-    set `assertEqual` on the test itself rather than on `TestCase`), as `machinery` names:
-    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to
-    `root`); fixbot counts a name the start's run did not stream."""
+    set `assertEqual` on the test itself rather than on `TestCase`), or names one of those
+    files and is not code that file was compiled to as it was imported (`ours(value, file)`:
+    `unittest_compiled._recorder`'s; round 24: a function the code under test compiled under
+    the test file's name), as `machinery` names: `unittest: <name> of <class, "a base class"
+    or "test"> set by <file>` (relative to `root`; `, not compiled from it` after a file of
+    theirs); fixbot counts a name the start's run did not stream."""
     found, files = _set_on(test)
     names = []
     for where, name, value in found:
         file = _code_file(value)
-        if file is None or file in files or file.startswith(_unittest):
+        if file is None or file.startswith(_unittest):
+            continue
+        forged = file in files and not ours(value, file)
+        if file in files and not forged:
             continue
         file = file[_len(root) :] if file.startswith(root) else file
+        file += ", not compiled from it" if forged else ""
         names.append("unittest: " + name + " of " + where + " set by " + file)
     return names
 
@@ -299,7 +315,7 @@ def _test_ended(
     if not _get(watched, "_said"):
         state[2] = True
         send({"k": "r", "id": _get(watched, "_test"), "w": "call", "o": "failed"})
-    foreign = _foreign(test, held[3])
+    foreign = _foreign(test, held[3], held[4])
     if foreign:
         send({"k": "machinery", "changed": foreign})
     send({"k": "check", "p": held[0], "at": "end", "m": _prints(held[1])})

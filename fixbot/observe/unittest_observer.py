@@ -25,25 +25,26 @@ What it uses is taken at load and held as positional defaults, what never change
 library alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what
 it fingerprints and the records that stream them at each test's start and end and the run's
 end are its part `<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too,
-as is the result it hands `TestCase.run`, `<module>_unittest_result`, `unittest_result.py`;
-it uses the pytest plugin's parts `<module>_bodies`, `<module>_identities` and `<module>_reach`,
-copied there already: `PARTS`, imported in a unittest run alone and out of `sys.modules` once
-loaded). At load it
-streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts its
-own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result
-that forwards everything to the runner's and streams each outcome as `TestCase.run` reports
-it: `unittest_result._Watched`; before that, a digest of the body the test runs: `code`) and
-its own `runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
-`unittest.main()` go through it), which streams the run's `start` and, as the run ends,
-the fingerprints again and the `end`
-(status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started on its
-result, as unittest counts `Ran N tests`). Each
-test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
+as are the result it hands `TestCase.run`, `<module>_unittest_result`, `unittest_result.py`,
+and the code each file was compiled to as imported, `<module>_unittest_compiled`; it uses the
+pytest plugin's parts `<module>_bodies`, `<module>_identities` and `<module>_reach`, copied
+there already: `PARTS`, imported in a unittest run alone and out of `sys.modules` once
+loaded). At load it streams the machinery's fingerprints (`load`, before any project code:
+`_loaded`), puts its own `run` in `unittest.TestCase.run` (the one it captured called inside,
+with a result that forwards everything to the runner's and streams each outcome as
+`TestCase.run` reports it: `unittest_result._Watched`; before that, a digest of the body the
+test runs: `code`), its own `_callTestMethod` (counting the body's entries and returns: a
+success whose body did not return is "failed", `unittest_result._caller`) and its own
+`runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
+`unittest.main()` go through it), which streams the run's `start` and, as the run ends, the
+fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the tests
+`TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's end
+streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
 assert and fail methods, `failureException`; one set on the test's own class or instance by
-code outside its classes' files is named at its end: `unittest_machinery._foreign`),
-`TestResult`'s methods, the runner,
+code outside its classes' files, or not compiled from them as imported, is named at its end:
+`unittest_machinery._foreign`), `TestResult`'s methods, the runner,
 the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
 over its own functions: their `__code__` or `__defaults__` read by the project's code is
@@ -61,9 +62,9 @@ observer's wire format (`fixbot.observe.stream`):
                                         failure, an error, an unexpected success or a failing
                                         subtest "failed", a skip or an expected failure
                                         "skipped", a success "passed" (but "failed" where
-                                        the test's outcome holds a failure kept as expected,
-                                        or is not unittest's `_Outcome`:
-                                        `unittest_result._swallowed`); none
+                                        the outcome holds a failure kept as expected, or is
+                                        no `_Outcome`, `_swallowed`, or the body did not
+                                        return, `_unreturned`: `unittest_result`'s); none
                                         reported: "failed"
     {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
     {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
@@ -96,10 +97,11 @@ SCRIPT_BYTES = 1024 * 1024  # a script's text read for the word `unittest` (byte
 MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittest run
 PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<module>` + PART
 RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied beside it likewise
-# the parts it imports, each `<module>` + part: its fingerprints', its result's, and the pytest
-# observer's body digest (`bodies.py`), what it is made of (`identities.py`) and audit hook
-# (`reach.py`)
-PARTS = (PART, RESULT, "_bodies", "_identities", "_reach")
+COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
+# the parts it imports, each `<module>` + part: its fingerprints', its result's, its compiled
+# code's, and the pytest observer's body digest (`bodies.py`), what it is made of
+# (`identities.py`) and audit hook (`reach.py`)
+PARTS = (PART, RESULT, COMPILED, "_bodies", "_identities", "_reach")
 
 
 def load(module: str) -> bool:
@@ -138,18 +140,24 @@ def _load(module: str) -> bool:
     state: list[Any] = [False, 0, False, channel if mode == "script" else None]
     # what cannot, a tuple held as the observer's functions' defaults (round 22: a list among
     # them, rewritten in place): the process's token, the machinery's places, unittest's
-    # outcome class, the work tree's root
+    # outcome class, the work tree's root, whether a function is the code its file was
+    # compiled to (`unittest_compiled`: its audit hook added now, before any project code)
     places = machinery._places(parts[RESULT])
     kind = getattr(unittest.case, "_Outcome", None)
-    held = (f"u{os.getpid()}", places, kind, root)
+    hook, ours = parts[COMPILED]._recorder(root)
+    sys.addaudithook(hook)
+    held = (f"u{os.getpid()}", places, kind, root, ours)
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
     digest = parts["_bodies"]._code_digest
     parts_used = (machinery, watched, digest)
-    run, run_tests = _wrappers(case.run, program.runTests, send, (state, held), parts_used)
-    case.run = run  # type: ignore[method-assign]
+    bodies: list[list[Any]] = []  # each running test's body record (`unittest_result._caller`)
+    kept = (state, held, bodies)
+    run, run_tests = _wrappers(case.run, program.runTests, send, kept, parts_used)
+    caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies)
+    case.run, case._callTestMethod = run, caller  # type: ignore[method-assign,attr-defined]
     program.runTests = run_tests  # type: ignore[method-assign]
     _loaded(send, held, machinery._prints(places))
-    _guard(parts, sender, send, (run, run_tests), root)
+    _guard(parts, sender, send, (run, run_tests, caller, hook, ours), root)
     return True
 
 
@@ -279,15 +287,16 @@ def _wrappers(
     orig_run: Any,
     orig_main: Any,
     send: Any,
-    kept: tuple[list[Any], tuple[Any, ...]],
+    kept: tuple[list[Any], tuple[Any, ...], list[list[Any]]],
     used: tuple[Any, Any, Any],
 ) -> tuple[Any, Any]:
     """The observer's `TestCase.run` and `TestProgram.runTests` around the ones captured, each
     test's start (`digest`: of the body it runs), end and the run's end streamed by `machinery`
     (`<module>_unittest_machinery`), each test's outcomes by the result class `watched`
     (`<module>_unittest_result`'s `_Watched`), `used` being (`machinery`, `watched`, `digest`);
-    `kept` is what changes (`state`) and what does not (`held`: `_load`)."""
-    state, held = kept
+    `kept` is what changes (`state`), what does not (`held`: `_load`) and the running tests'
+    body records (`bodies`: `unittest_result._caller`), one pushed as each test's run begins."""
+    state, held, bodies = kept
     machinery, watched, digest = used
 
     def run(
@@ -302,15 +311,19 @@ def _wrappers(
         _digest: Any = digest,
         _ended: Any = machinery._test_ended,
         _name: Any = _test_name,
+        _bodies: list[list[Any]] = bodies,
     ) -> Any:
         if result is None or not _state[0]:
             return _orig(self, result)
-        name = _name(self)
-        watched = _watched(result, name, _send, _state, _held)
+        name, body = _name(self), [self, 0, 0]
+        watched = _watched(result, name, _send, _state, _held, body)
         _began(self, name, _send, _held, _digest)
+        _bodies.append(body)
         try:
             _orig(self, watched)
         finally:
+            if _bodies and _bodies[-1] is body:  # runs nest: a test's run inside another's
+                _bodies.pop()
             _ended(self, watched, _send, _state, _held)
         return result
 

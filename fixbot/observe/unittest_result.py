@@ -3,9 +3,12 @@ copied beside it as `<module>_unittest_result`, imported by it only in a unittes
 out of `sys.modules` once it is loaded): `_Watched` forwards everything to the runner's result
 and streams each outcome `TestCase.run` reports, as reported (`{"k": "r", ...}`: the observer's
 docstring); a success is streamed "failed" where the test's outcome hides a failure
-(`_swallowed`). Its methods are machinery the observer fingerprints
-(`unittest_machinery.OWN`, looked up in this module). What it uses is held as positional
-defaults or slots; it imports the standard library alone and nothing of fixbot's.
+(`_swallowed`) or where the test's body was entered and did not return (`_unreturned`: the
+observer's `TestCase._callTestMethod`, `_caller`, counts each entry of a body and each return).
+Its methods are machinery the observer fingerprints (`unittest_machinery.OWN`, looked up in
+this module). What it uses is held as positional defaults or slots; it imports the standard
+library alone and nothing of fixbot's. `__unittest` marks its frames as unittest's own, as
+unittest's modules are: a failure's traceback starts at the test's code, not at `_caller`'s.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+__unittest = True  # unittest leaves this module's frames out of a failure's traceback
 
 
 def _swallowed(
@@ -38,18 +43,68 @@ def _swallowed(
         return False
 
 
+def _unreturned(body: list[Any]) -> bool:
+    """Whether the test whose body record is `body` (`[test, entries, returns]`, counted by
+    `_caller`'s `TestCase._callTestMethod`) entered its body more often than the body returned:
+    an exception left it, which `_Outcome.testPartExecutor` then passed over. Round 24: the
+    code under test raised `unittest.case._ShouldStop`, which `testPartExecutor` takes for the
+    stop `subTest` raises under `failfast` or after an expected failure, and `TestCase.run`
+    reported a success; unittest itself reports none where its own stop left the body (the
+    subtest's failure, or the expected failure, is reported instead). No entry counted (a class
+    with its own `_callTestMethod` that never calls `TestCase`'s, as `IsolatedAsyncioTestCase`):
+    no verdict, False."""
+    unreturned: bool = body[1] != body[2]
+    return unreturned
+
+
+def _caller(orig: Any, bodies: list[list[Any]]) -> Any:
+    """The observer's `TestCase._callTestMethod` around `orig` (the one captured at load): it
+    counts, in the record of the innermost run of the same test on `bodies` (`[test, entries,
+    returns]`, pushed by the observer's `TestCase.run` as it begins and taken off as it ends),
+    each entry of the body and each return from it (`_unreturned`). A call for a test no run of
+    the observer's holds (a run outside `runTests`) counts nothing."""
+
+    def _callTestMethod(  # unittest's own name
+        self: Any,
+        method: Any,
+        _orig: Any = orig,
+        _bodies: list[list[Any]] = bodies,
+        _len: Any = len,
+        _range: Any = range,
+    ) -> Any:
+        body = None
+        for at in _range(_len(_bodies) - 1, -1, -1):
+            if _bodies[at][0] is self:
+                body = _bodies[at]
+                break
+        if body is None:
+            return _orig(self, method)
+        body[1] += 1
+        done = _orig(self, method)
+        body[2] += 1
+        return done
+
+    return _callTestMethod
+
+
 class _Watched:
     """The result `TestCase.run` is given: everything is the runner's result's (`_real`), and
     each outcome it is told is streamed first, as reported (`_decide`). Slots alone: no
     instance attribute can stand over a method."""
 
-    __slots__ = ("_held", "_real", "_said", "_send", "_state", "_test")
+    __slots__ = ("_body", "_held", "_real", "_said", "_send", "_state", "_test")
 
     def __init__(
-        self, real: Any, test: str, send: Any, state: list[Any], held: tuple[Any, ...]
+        self,
+        real: Any,
+        test: str,
+        send: Any,
+        state: list[Any],
+        held: tuple[Any, ...],
+        body: list[Any],
     ) -> None:
         self._real, self._test, self._send, self._state, self._said = real, test, send, state, 0
-        self._held = held
+        self._held, self._body = held, body
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
@@ -64,8 +119,11 @@ class _Watched:
         self._state[1] += 1  # as `TestResult.startTest` counts `testsRun`: `Ran N tests`
         self._real.startTest(test)
 
-    def addSuccess(self, test: Any, _swallowed: Any = _swallowed) -> None:
-        self._decide("failed" if _swallowed(test, self._held[2]) else "passed")
+    def addSuccess(
+        self, test: Any, _swallowed: Any = _swallowed, _unreturned: Any = _unreturned
+    ) -> None:
+        hidden = _swallowed(test, self._held[2]) or _unreturned(self._body)
+        self._decide("failed" if hidden else "passed")
         self._real.addSuccess(test)
 
     def addFailure(self, test: Any, err: Any) -> None:

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 import unittest
 from pathlib import Path
 
@@ -20,7 +21,9 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import alike, bodies, reporter
+from fixbot.observe import unittest_compiled as compiled
 from fixbot.observe import unittest_machinery as machinery
+from fixbot.observe import unittest_result as result_part
 from fixbot.observe.channel import UNITTEST, Channel
 from fixbot.observe.fingerprints import MAX_MACHINERY
 from fixbot.observe.stream import parse
@@ -457,3 +460,112 @@ def test_the_body_is_found_without_asking_a_metaclass_s_own_mro() -> None:
 
     body = machinery._body(Case("test_it"))
     assert body is vars(Case)["test_it"] and asked == []
+
+
+class _Stops(unittest.TestCase):
+    """Round 24: a body that raises unittest's own stop, as the code under test did; and the
+    stop's legitimate uses, which end in no success. Run by its test below, not by pytest."""
+
+    __test__ = False
+
+    def test_stopped(self) -> None:
+        raise unittest.case._ShouldStop  # type: ignore[attr-defined]
+
+    def test_returns(self) -> None:
+        pass
+
+    def test_subtest_under_failfast(self) -> None:
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertNotEqual(i, 1)
+
+    @unittest.expectedFailure
+    def test_expected_in_a_subtest(self) -> None:
+        with self.subTest(i=0):
+            self.assertEqual(1, 2)
+        self.fail("not reached: the expected failure stops the body")
+
+    def test_skipped(self) -> None:
+        self.skipTest("no")
+
+
+def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 24: `unittest.case._ShouldStop` raised by the code under test is passed over by
+    `_Outcome.testPartExecutor` and `TestCase.run` reports a success; the observer's
+    `TestCase._callTestMethod` (`unittest_result._caller`) counts the body's entries and
+    returns, and such a success is streamed "failed". Unittest's own stops are not successes."""
+    bodies: list[list[object]] = []
+    caller = result_part._caller(vars(unittest.TestCase)["_callTestMethod"], bodies)
+    monkeypatch.setattr(unittest.TestCase, "_callTestMethod", caller)
+    sent: list[dict[str, object]] = []
+    held = ("u1", (), unittest.case._Outcome, "/")  # type: ignore[attr-defined]
+    outcomes = {}
+    for name in sorted(n for n in vars(_Stops) if n.startswith("test_")):
+        test, real = _Stops(name), unittest.TestResult()
+        real.failfast = name == "test_subtest_under_failfast"
+        body: list[object] = [test, 0, 0]
+        watched = result_part._Watched(real, name, sent.append, [True, 0, False], held, body)
+        bodies.append(body)
+        unittest.TestCase.run(test, watched)
+        bodies.pop()
+        outcomes[name] = [r["o"] for r in sent if r["id"] == name]
+    assert outcomes == {
+        "test_stopped": ["failed"],  # unittest reported a success
+        "test_returns": ["passed"],
+        "test_subtest_under_failfast": ["failed"],
+        "test_expected_in_a_subtest": ["skipped"],
+        "test_skipped": ["skipped"],
+    }
+    # a run no record is held for (outside `runTests`) counts nothing
+    assert unittest.TestCase.run(_Stops("test_returns"), unittest.TestResult()).wasSuccessful()
+    # one that would count nothing, set on the test's class by other code, is named
+    root = os.path.join(os.path.dirname(__file__), "")
+    uncounted = eval(compile("lambda self, method: method()", "/tmp/app.py", "eval"))
+    monkeypatch.setattr(_Stops, "_callTestMethod", uncounted, raising=False)
+    named = ["unittest: _callTestMethod of _Stops set by /tmp/app.py"]
+    assert machinery._foreign(_Stops("test_returns"), root) == named
+
+
+FORGED_MODULE = """import unittest
+
+
+def ints_alike(first, second, msg=None):
+    if first != second:
+        raise AssertionError(msg)
+
+
+class Case(unittest.TestCase):
+    def test_it(self):
+        pass
+"""
+
+
+def test_an_assert_function_forged_under_the_test_files_name_is_named(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Round 24: a function the code under test compiled under the test file's name, put in
+    the test's `addTypeEqualityFunc` table, names one of its classes' files; it is held to the
+    code that file was compiled to as it was imported (`unittest_compiled._recorder`: the
+    first module code `exec` ran under that name, as its audit hook saw it)."""
+    root = os.path.join(str(tmp_path), "")
+    file = root + "test_forged.py"
+    hook, ours = compiled._recorder(root)
+    module = types.ModuleType("test_forged")
+    module.__file__ = file
+    monkeypatch.setitem(sys.modules, "test_forged", module)
+    code = compile(FORGED_MODULE, file, "exec")
+    hook("exec", (code,))  # as importing it raises
+    exec(code, vars(module))
+    space: dict[str, object] = {}
+    forged = compile("def alike(first, second, msg=None): pass", file, "exec")
+    hook("exec", (forged,))  # the code under test's, later: not the file's
+    exec(forged, space)
+    test = module.Case("test_it")
+    test.addTypeEqualityFunc(int, module.ints_alike)  # the file's own: no finding
+    assert machinery._foreign(test, root, ours) == []
+    test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
+    named = ["unittest: _type_equality_funcs of test set by test_forged.py, not compiled from it"]
+    assert machinery._foreign(test, root, ours) == named
+    assert machinery._foreign(test, root) == []  # taken at its code's word, it passed
+    # a file no module code was recorded for (a script run as `__main__`) is taken at its word
+    assert compiled._recorder(root)[1](space["alike"], file) is True
