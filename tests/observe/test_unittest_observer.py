@@ -457,3 +457,24 @@ def test_the_body_is_found_without_asking_a_metaclass_s_own_mro() -> None:
 
     body = machinery._body(Case("test_it"))
     assert body is vars(Case)["test_it"] and asked == []
+
+
+def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it() -> None:
+    """Round 25: `TestCase.assertNotEqual` in the equality table for `int` (as a method, or
+    by its name, which `_getAssertEqualityFunc` looks up) passes every failing `assertEqual`,
+    and was passed over as unittest's own. A method unittest's table names (`assertListEqual`)
+    there, or one of unittest's set under its own name, is no finding."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    test = _Real("test_add")
+    test.addTypeEqualityFunc(list, test.assertListEqual)
+    test.addTypeEqualityFunc(tuple, "assertTupleEqual")  # type: ignore[arg-type]
+    vars(test)["assertEqual"] = test.assertEqual
+    assert machinery._foreign(test, root) == []
+    for turned in (test.assertNotEqual, "assertNotEqual", type("S", (str,), {})("assertListEqual")):
+        test.addTypeEqualityFunc(int, turned)  # type: ignore[arg-type]
+        found = machinery._foreign(test, root)
+        assert len(found) == 1 and found[0].startswith("unittest: _type_equality_funcs of test")
+    del test._type_equality_funcs[int]
+    vars(test)["assertEqual"] = test.assertNotEqual
+    [found] = machinery._foreign(test, root)
+    assert found.startswith("unittest: assertEqual of test set by ") and "case.py" in found
