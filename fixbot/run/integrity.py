@@ -131,8 +131,10 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
 
 
 # a runner's configuration that is a program of the project's (`jest.config.js`), which can
-# require other files of it; a relative specifier it requires, imports or names as its preset
-REQUIRING = re.compile(r"(?:jest|vitest|vite)\.config\.[cm]?[jt]s")
+# require other files of it (vite.config.*, a build's configuration too, may import the app's
+# own modules, which a fix may change: not followed unless a vitest.config.* imports it); a
+# relative specifier it requires, imports or names as its preset
+REQUIRING = re.compile(r"(?:jest|vitest)\.config\.[cm]?[jt]s")
 SPECIFIER = re.compile(
     r"""(?:\brequire\s*\(|\bimport\s*\(|\bfrom|\bimport|\bpreset['"]?\s*:)\s*['"](\.\.?/[^'"]+)['"]"""
 )
