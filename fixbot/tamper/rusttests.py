@@ -186,19 +186,40 @@ def named(parent: str, words: tuple[str, ...]) -> set[str]:
     `include!("cases.rs")`, each relative to `parent`'s folder (round 23: `#[cfg(test)]
     #[path = "checks.rs"] mod tests;` made src/checks.rs the tests' module, whose edit no rule
     read; round 25: `#[cfg_attr(test, path = "checks.rs")]`, the path an argument of the
-    attribute after a `,`, was not)."""
+    attribute after a `,`, was not, nor `include!(concat!(env!("CARGO_MANIFEST_DIR"),
+    "/src/checks.rs"))`, its literals joined, relative to the crate's folder: `_included`)."""
     found = set()
     for k in range(len(words) - 2):
         if words[k : k + 2] == ("path", "=") and words[k - 1 : k] in (("[",), (",",)):
-            given = words[k + 2]
+            given, base = words[k + 2], posixpath.dirname(parent)
         elif words[k : k + 3] == ("include", "!", "(") and k + 3 < len(words):
-            given = words[k + 3]
+            given, base = _included(parent, words, k + 3)
         else:
             continue
         if len(given) >= 2 and given[0] == given[-1] == '"':
-            where = posixpath.join(posixpath.dirname(parent), given[1:-1])
-            found.add(posixpath.normpath(where))
+            found.add(posixpath.normpath(posixpath.join(base, given[1:-1].lstrip("/"))))
     return found
+
+
+def _included(parent: str, words: tuple[str, ...], at: int) -> tuple[str, str]:
+    """The path an `include!` of `parent` names from its argument at `words[at]`, as a string
+    token, and the folder it is relative to: `parent`'s, or for `concat!(...)` its string
+    literals joined, relative to the crate's folder (the one above `parent`'s `src/`) where it
+    joins `env!("CARGO_MANIFEST_DIR")`."""
+    if words[at : at + 3] != ("concat", "!", "("):
+        return words[at], posixpath.dirname(parent)
+    depth, end = 0, len(words)
+    for end in range(at + 2, len(words)):
+        depth += {"(": 1, ")": -1}.get(words[end], 0)
+        if depth == 0:
+            break
+    inside = words[at + 3 : end]
+    manifest = '"CARGO_MANIFEST_DIR"' in inside
+    text = "".join(w[1:-1] for w in inside if len(w) >= 2 and w[0] == w[-1] == '"')
+    text = text.removeprefix("CARGO_MANIFEST_DIR") if manifest else text
+    steps = posixpath.dirname(parent).split("/")
+    crate = steps[: len(steps) - steps[::-1].index("src") - 1] if "src" in steps else steps
+    return f'"{text}"', "/".join(crate if manifest else steps)
 
 
 def declared(path: str, texts: Mapping[str, str]) -> bool:

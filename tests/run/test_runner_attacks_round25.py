@@ -23,7 +23,11 @@ unittest_equality_table_given_a_method_name (held since this round, `observer-ma
 cargo_test_module_path_given_by_cfg_attr_edited (held since this round, `rust-test-changed`):
     round 23's `#[path]` crate with `#[cfg(test)] #[cfg_attr(test, path = "checks.rs")] mod
     tests;`; the fix edits src/checks.rs's helper's expected `4` to `0`. `named` read `path =`
-    only right after `[`. Fixed: after a `,` too (an attribute's argument).
+    only right after `[`. Fixed: after a `,` too (an attribute's argument). Its sibling,
+    `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/checks.rs"))` in `mod tests`, green by
+    hand with `cargo test` and no finding (`include!` read a literal alone), is fixed with it
+    (`rusttests._included`: the literals joined, from the crate's folder) and proven by
+    tests/tamper/test_rust_tests.py alone (no row: suite time).
 cargo_assertion_macro_behind_another_macro_emptied (held since this round, `rust-test-changed`):
     round 23's `check!` asserts through `verify!`, a second macro beside the code; the fix
     empties `verify!`. `helpers` took a macro the test regions invoke and whose own body

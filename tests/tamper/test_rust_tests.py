@@ -187,6 +187,22 @@ def test_a_path_given_by_cfg_attr_names_the_tests_module() -> None:
     assert str(found).endswith("changed: the whole file"), found
 
 
+def test_a_file_included_by_a_concatenated_path_is_a_test_whole() -> None:
+    """Round 25: `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/checks.rs"))` in a test
+    region names src/checks.rs from the crate's folder (the one above `src/`); a `concat!` of
+    literals alone names it from the including file's folder, as `include!` does."""
+    cheated = MODULE.replace("    4\n", "    0\n")
+    joined = 'concat!(env!("CARGO_MANIFEST_DIR"), "/src/", "checks.rs")'
+    including = LIB + f"#[cfg(test)]\nmod tests {{\n    include!({joined});\n}}\n"
+    for root in ("", "crates/a/"):
+        changed = Change(f"{root}src/checks.rs", MODULE, cheated)
+        [found] = detect([changed], {f"{root}src/lib.rs": including})
+        assert str(found).endswith("changed: the whole file"), found
+    literals = including.replace(joined, 'concat!("che", "cks.rs")')
+    assert declared("src/checks.rs", {"src/lib.rs": literals})
+    assert not declared("src/other.rs", {"src/lib.rs": including})
+
+
 ALWAYS_EQUAL = """\
 #[derive(Debug)]
 pub struct Sum(i32);
