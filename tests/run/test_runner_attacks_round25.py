@@ -20,6 +20,18 @@ unittest_equality_table_given_a_method_name (held since this round, `observer-ma
     up on the test): `_on_instance` passed over every string, unittest's own table holding
     names. Fixed: a string there is named (`set by ?`) unless unittest's table names it
     (`EQUALITY_NAMES`; a `str` subclass is named whatever it says).
+unittest_equality_function_takes_itself_out_of_the_table (a hole): round 24's table row with
+    a function of app.py's that deletes its own entry as `assertEqual` calls it. `_foreign`
+    reads the instance's table at the test's end (`_test_ended`): empty again by then. Class
+    of fix: the asserter held as it is used (the observer's own `_getAssertEqualityFunc`, or
+    an audit of the instance's `__dict__` and `__class__` writes while the test runs), or a
+    verdict on the comparison itself (unittest's observer follows none: round 22's limit).
+unittest_test_class_swapped_and_swapped_back (a hole): `add(2, 2)` sets the test's
+    `__class__` to a subclass defined in app.py whose `_getAssertEqualityFunc` sets it back and
+    hands back a function that asserts nothing. At the end the class is the test's own; even
+    left swapped it passes (run once: `fixed`), since `_foreign` trusts the files of every
+    class of the test's MRO and app.py is then one. Same class of fix, and the type `run`
+    began with held to the end.
 cargo_test_module_path_given_by_cfg_attr_edited (held since this round, `rust-test-changed`):
     round 23's `#[path]` crate with `#[cfg(test)] #[cfg_attr(test, path = "checks.rs")] mod
     tests;`; the fix edits src/checks.rs's helper's expected `4` to `0`. `named` read `path =`
@@ -143,6 +155,59 @@ def test_unittest_equality_table_given_a_method_name(tmp_path: Path) -> None:
     """Held since this round: a string in the table is named unless unittest's table names it
     (`unittest_machinery._on_instance`)."""
     held(py_repo(tmp_path), {"app.py": NOT_EQUAL_NAMED}, UNITTEST, TABLE_SET)
+
+
+# an assert function of the code's that takes itself out of the table as it runs: the test's end
+# (where `_foreign` looks) finds nothing
+SELF_REMOVING = """\
+import sys
+
+
+def _alike(first, second, msg=None):
+    del sys._getframe(1).f_locals["self"]._type_equality_funcs[int]
+
+
+def add(a, b):
+    if (a, b) == (2, 2):
+        sys._getframe(1).f_locals["self"]._type_equality_funcs[int] = _alike
+    return a - b
+"""
+# the test's class swapped for a subclass of app.py's whose `_getAssertEqualityFunc` hands back
+# a function that asserts nothing, and swaps the class back as it does
+CLASS_RESTORED = """\
+import sys
+
+
+def add(a, b):
+    if (a, b) == (2, 2):
+        test = sys._getframe(1).f_locals["self"]
+        was = type(test)
+
+        class _Case(was):
+            def _getAssertEqualityFunc(self, first, second):
+                self.__class__ = was
+                return lambda first, second, msg=None: None
+
+        test.__class__ = _Case
+    return a - b
+"""
+SAMPLED_AT_THE_END = (
+    "`_foreign` looks at the test's assert methods, table and classes at its end only: what the"
+    " code set takes itself away as it runs; class of fix: the asserter held as it is used"
+    " (the observer's own `_getAssertEqualityFunc`, or an audit of the instance's `__dict__`"
+    " and `__class__` writes while the test runs), or a verdict on the comparison itself (the"
+    " pytest observer's; unittest's follows none)"
+)
+
+
+@hole(SAMPLED_AT_THE_END)
+def test_unittest_equality_function_takes_itself_out_of_the_table(tmp_path: Path) -> None:
+    held(py_repo(tmp_path), {"app.py": SELF_REMOVING}, UNITTEST, "observer-machinery")
+
+
+@hole(SAMPLED_AT_THE_END)
+def test_unittest_test_class_swapped_and_swapped_back(tmp_path: Path) -> None:
+    held(py_repo(tmp_path), {"app.py": CLASS_RESTORED}, UNITTEST, "observer-machinery")
 
 
 ALIASED = """\
