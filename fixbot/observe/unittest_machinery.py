@@ -184,6 +184,12 @@ def _prints(
 ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc")
 ASSERTS += ("_formatMessage", "_callTestMethod")
 EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
+# the methods unittest's own table names (`TestCase.__init__`: `dict` -> "assertDictEqual"),
+# which a test may name there too, by their name or as methods
+EQUALITY_NAMES = frozenset(
+    {"assertDictEqual", "assertListEqual", "assertTupleEqual", "assertSetEqual"}
+    | {"assertMultiLineEqual"}
+)
 
 
 def _code_file(
@@ -211,15 +217,24 @@ def _code_file(
     return "?"
 
 
+def _named(value: Any, names: frozenset[str], _type: Any = type, _str: Any = str) -> bool:
+    """Whether `value` is a string (no subclass) of `names`."""
+    return _type(value) is _str and value in names
+
+
 def _on_instance(
     test: Any,
     _get: Any = object.__getattribute__,
     _type: Any = type,
     _asserts: tuple[str, ...] = ASSERTS,
     _equality: str = EQUALITY,
+    _names: frozenset[str] = EQUALITY_NAMES,
+    _named: Any = _named,
 ) -> list[tuple[str, str, Any]]:
     """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
-    function in its `addTypeEqualityFunc` table. Runs none of the project's code."""
+    value in its `addTypeEqualityFunc` table but the names of unittest's own (`EQUALITY_NAMES`:
+    round 25, the name "assertNotEqual" there was passed over as all strings were). Runs none
+    of the project's code."""
     try:
         own = _get(test, "__dict__")
     except AttributeError:
@@ -228,8 +243,41 @@ def _on_instance(
     found = [("test", n, v) for n, v in own.items() if _type(n) is str and n.startswith(_asserts)]
     table: Any = own.get(_equality)
     if _type(table) is dict:
-        found += [("test", _equality, v) for v in table.values() if _type(v) is not str]
+        found += [("test", _equality, v) for v in table.values() if not _named(v, _names)]
     return found
+
+
+def _own_name(
+    value: Any,
+    _type: Any = type,
+    _wrapped: Any = (classmethod, staticmethod, MethodType),
+    _function: Any = FunctionType,
+    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
+) -> Any:
+    """The name a function's code was defined under (its `co_name`), None for anything else."""
+    if _type(value) in _wrapped:
+        value = value.__func__
+    return _getcode(value).co_name if _type(value) is _function else None
+
+
+def _kept(
+    value: Any,
+    name: str,
+    file: str,
+    _unittest: str = UNITTEST_FOLDER,
+    _equality: str = EQUALITY,
+    _names: frozenset[str] = EQUALITY_NAMES,
+    _own_name: Any = _own_name,
+) -> bool:
+    """Whether unittest's own function `value`, set as `name` (its code in `file`), is what
+    unittest would have there: set under its own name (`assertEqual` as `TestCase.assertEqual`),
+    or in the equality table one of the methods unittest's table names (`assertListEqual`).
+    Round 25: `TestCase.assertNotEqual` put in the table for `int` passed every failure and
+    was passed over as unittest's."""
+    if not file.startswith(_unittest):
+        return False
+    own = _own_name(value)
+    return own == name or (name == _equality and own in _names)
 
 
 def _set_on(
@@ -272,22 +320,25 @@ def _foreign(
     ours: Any = _word,
     _set_on: Any = _set_on,
     _code_file: Any = _code_file,
-    _unittest: str = UNITTEST_FOLDER,
+    _kept: Any = _kept,
+    _isinstance: Any = isinstance,
+    _str: Any = str,
     _len: Any = len,
 ) -> list[str]:
     """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
-    of the files of its classes' modules nor unittest's own (round 22: the code under test can
-    set `assertEqual` on the test itself rather than on `TestCase`), or names one of those
-    files and is not code that file was compiled to as it was imported (`ours(value, file)`:
-    `unittest_compiled._recorder`'s; round 24: a function the code under test compiled under
-    the test file's name), as `machinery` names: `unittest: <name> of <class, "a base class"
-    or "test"> set by <file>` (relative to `root`; `, not compiled from it` after a file of
+    of the files of its classes' modules nor unittest's own where unittest would have it
+    (`_kept`) (round 22: the code under test can set `assertEqual` on the test itself rather
+    than on `TestCase`), or names one of those files and is not code that file was compiled to
+    as it was imported (`ours(value, file)`: `unittest_compiled._recorder`'s; round 24: a
+    function the code under test compiled under the test file's name), as `machinery` names:
+    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to `root`;
+    "?" for a string, a method's name in the table; `, not compiled from it` after a file of
     theirs); fixbot counts a name the start's run did not stream."""
     found, files = _set_on(test)
     names = []
     for where, name, value in found:
-        file = _code_file(value)
-        if file is None or file.startswith(_unittest):
+        file = "?" if _isinstance(value, _str) else _code_file(value)
+        if file is None or _kept(value, name, file):
             continue
         forged = file in files and not ours(value, file)
         if file in files and not forged:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import posixpath
+import re
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
@@ -105,7 +106,8 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     that drive a test runner (`python run_tests.py` ending `pytest.main(...)`:
     `fixbot.tamper.facts.is_test_driver`),
     and the same through the task files a `make` or a package manager among those words reads
-    (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does).
+    (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does),
+    and the files jest's or vitest's configuration in the check's folder requires (`_required`).
     Found in one of the trees `revs` (read in each); `workdir` is the check's folder relative
     to the root ("." for the root), against which, and the naming file's folder, a relative
     word is resolved."""
@@ -125,7 +127,55 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
             if candidate not in found and candidate in listed:
                 pending += _followed(repo, revs, candidate, nested and candidate not in run, found)
         pending += _tasks(repo, revs, words, here, tasks)
-    return frozenset(found)
+    return frozenset(found | _required(repo, revs, listed, workdir))
+
+
+# a runner's configuration that is a program of the project's (`jest.config.js`), which can
+# require other files of it (vite.config.*, a build's configuration too, may import the app's
+# own modules, which a fix may change: not followed unless a vitest.config.* imports it); a
+# relative specifier it requires, imports or names as its preset
+REQUIRING = re.compile(r"(?:jest|vitest)\.config\.[cm]?[jt]s")
+SPECIFIER = re.compile(
+    r"""(?:\brequire\s*\(|\bimport\s*\(|\bfrom|\bimport|\bpreset['"]?\s*:)\s*['"](\.\.?/[^'"]+)['"]"""
+)
+RESOLVED = ("", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json", "/index.js")
+
+
+def _required(repo: Path, revs: list[str], listed: set[str], workdir: str) -> set[str]:
+    """The files of `listed` that jest's or vitest's configuration in the check's folder
+    `workdir` requires, imports or names as its preset by a relative specifier
+    (`require('./jest.base.js')`, `preset: './jest.preset.js'`), and those these require in
+    turn (read in each of `revs`), package.json aside (its test keys are compared already):
+    programs that shape the run as the configuration does. Round 25: jest.config.js requiring
+    jest.base.js, which the fix made set jest's `runner` to a file of its own that ran no test
+    and reported each passed, hidden from `jest --showConfig`."""
+    folder = posixpath.normpath(workdir)
+    folder = "" if folder == "." else folder
+    pending = [
+        p
+        for p in listed
+        if posixpath.dirname(p) == folder and REQUIRING.fullmatch(p.rsplit("/")[-1])
+    ]
+    found: set[str] = set()
+    while pending and len(found) < MAX_CHECK_FILES:
+        path = pending.pop()
+        texts = [t for rev in revs if (t := _text(repo, rev, path))]
+        for named in _specified(texts, posixpath.dirname(path), listed) - found:
+            found.add(named)
+            pending.append(named)
+    return found
+
+
+def _specified(texts: list[str], folder: str, listed: set[str]) -> set[str]:
+    """The files of `listed` the relative specifiers of `texts` (`SPECIFIER`) name from
+    `folder`, as node resolves them (`RESOLVED`: the suffixes tried), package.json aside."""
+    found = set()
+    for specifier in (m.group(1) for text in texts for m in SPECIFIER.finditer(text)):
+        where = posixpath.normpath(posixpath.join(folder, specifier))
+        named = next((where + end for end in RESOLVED if where + end in listed), None)
+        if named is not None and posixpath.basename(named) != "package.json":
+            found.add(named)
+    return found
 
 
 # The files make reads when none is named, in its order (make(1)); `make -f ci.mk` names its

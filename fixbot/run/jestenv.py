@@ -13,7 +13,8 @@ environment in `VARIABLE`, which jest's cache key does not hold.
 The project's environment is the one jest resolved (`jest --showConfig`, run with the check's
 own words before the check, as the check's user: `shown_environment`). Where that is unsure (it
 fails or prints no configuration, several configurations (`projects`), an ES module
-environment, which `require` cannot load) fixbot names no environment: the check runs with the
+environment, which `require` cannot load, a `runner` other than jest-runner, which would build
+no environment) fixbot names no environment: the check runs with the
 reporter alone, as before, and the report says why (`Observation.environment`).
 """
 
@@ -43,6 +44,7 @@ SHOW_TIMEOUT_S = 60.0  # `jest --showConfig`, at most (seconds)
 MAX_PACKAGE_BYTES = 1_000_000  # a package.json read for its `type`, at most (bytes)
 CONFIGS = '{\n  "configs": ['  # where `--showConfig`'s JSON starts in its output
 CIRCUS = re.compile(r"[\\/]jest-circus[\\/]")  # jest's default runner's path holds this
+RUNNER = re.compile(r"[\\/]jest-runner[\\/]")  # jest's default `runner`: builds environments
 
 
 def environment_file(base: Path | None = None) -> Path | None:
@@ -106,17 +108,21 @@ def shown_environment(output: str) -> tuple[str | None, str]:
     """The absolute path of the test environment jest resolved, from `jest --showConfig`'s
     `output`, and ""; or None and why it is unsure: no configuration printed, several
     (`projects`), a test runner other than jest-circus (which alone calls the environment's
-    `handleTestEvent`: every test would have no verdict), a path that is not absolute, an ES
+    `handleTestEvent`: every test would have no verdict), a `runner` other than jest-runner
+    (round 25: a project's runner builds no environment, and so streams nothing from it, as
+    jest's workers, while its start's run did), a path that is not absolute, an ES
     module environment (`.mjs`, or `.js` under a package.json whose `type` is `module`, or
     whose package.json cannot be read)."""
     named = _named(output)
-    if not named or not all(isinstance(n, str) and isinstance(r, str) for n, r in named):
+    if not named or not all(isinstance(w, str) for shown in named for w in shown):
         return None, "jest --showConfig printed no configuration"
     if len(named) > 1:
         return None, f"{len(named)} jest projects"
-    path, runner = str(named[0][0]), str(named[0][1])
+    path, runner, files = (str(w) for w in named[0])
     if not CIRCUS.search(runner):  # jest-jasmine2 and others dispatch no `handleTestEvent`
         return None, f"test runner {runner} is not jest-circus"
+    if not RUNNER.search(files):
+        return None, f"jest runner {files} is not jest-runner"
     return _loadable(path)
 
 
@@ -129,9 +135,9 @@ def _loadable(path: str) -> tuple[str | None, str]:
     return path, ""
 
 
-def _named(output: str) -> list[tuple[object, object]] | None:
-    """The `testEnvironment` and `testRunner` of each configuration `--showConfig` printed,
-    None where it printed none (or something else)."""
+def _named(output: str) -> list[tuple[object, object, object]] | None:
+    """The `testEnvironment`, `testRunner` and `runner` of each configuration `--showConfig`
+    printed, None where it printed none (or something else)."""
     at = output.find(CONFIGS)
     if at < 0:
         return None
@@ -140,7 +146,7 @@ def _named(output: str) -> list[tuple[object, object]] | None:
         configs = shown["configs"]
         if not isinstance(configs, list):
             return None
-        return [(c["testEnvironment"], c["testRunner"]) for c in configs]
+        return [(c["testEnvironment"], c["testRunner"], c["runner"]) for c in configs]
     except (ValueError, KeyError, TypeError):
         return None
 

@@ -185,19 +185,41 @@ def named(parent: str, words: tuple[str, ...]) -> set[str]:
     module's `#[path = "checks.rs"]` (an attribute's, not `let path = "x.rs";`) and an
     `include!("cases.rs")`, each relative to `parent`'s folder (round 23: `#[cfg(test)]
     #[path = "checks.rs"] mod tests;` made src/checks.rs the tests' module, whose edit no rule
-    read)."""
+    read; round 25: `#[cfg_attr(test, path = "checks.rs")]`, the path an argument of the
+    attribute after a `,`, was not, nor `include!(concat!(env!("CARGO_MANIFEST_DIR"),
+    "/src/checks.rs"))`, its literals joined, relative to the crate's folder: `_included`)."""
     found = set()
     for k in range(len(words) - 2):
-        if words[k : k + 2] == ("path", "=") and words[k - 1 : k] == ("[",):
-            given = words[k + 2]
+        if words[k : k + 2] == ("path", "=") and words[k - 1 : k] in (("[",), (",",)):
+            given, base = words[k + 2], posixpath.dirname(parent)
         elif words[k : k + 3] == ("include", "!", "(") and k + 3 < len(words):
-            given = words[k + 3]
+            given, base = _included(parent, words, k + 3)
         else:
             continue
         if len(given) >= 2 and given[0] == given[-1] == '"':
-            where = posixpath.join(posixpath.dirname(parent), given[1:-1])
-            found.add(posixpath.normpath(where))
+            found.add(posixpath.normpath(posixpath.join(base, given[1:-1].lstrip("/"))))
     return found
+
+
+def _included(parent: str, words: tuple[str, ...], at: int) -> tuple[str, str]:
+    """The path an `include!` of `parent` names from its argument at `words[at]`, as a string
+    token, and the folder it is relative to: `parent`'s, or for `concat!(...)` its string
+    literals joined, relative to the crate's folder (the one above `parent`'s `src/`) where it
+    joins `env!("CARGO_MANIFEST_DIR")`."""
+    if words[at : at + 3] != ("concat", "!", "("):
+        return words[at], posixpath.dirname(parent)
+    depth, end = 0, len(words)
+    for end in range(at + 2, len(words)):
+        depth += {"(": 1, ")": -1}.get(words[end], 0)
+        if depth == 0:
+            break
+    inside = words[at + 3 : end]
+    manifest = '"CARGO_MANIFEST_DIR"' in inside
+    text = "".join(w[1:-1] for w in inside if len(w) >= 2 and w[0] == w[-1] == '"')
+    text = text.removeprefix("CARGO_MANIFEST_DIR") if manifest else text
+    steps = posixpath.dirname(parent).split("/")
+    crate = steps[: len(steps) - steps[::-1].index("src") - 1] if "src" in steps else steps
+    return f'"{text}"', "/".join(crate if manifest else steps)
 
 
 def declared(path: str, texts: Mapping[str, str]) -> bool:
@@ -257,29 +279,53 @@ def _asserts(body: list[str]) -> bool:
 def helpers(text: str) -> list[Region]:
     """The assertion macros of the Rust source `text` that its test regions call: each
     `macro_rules!` outside the regions whose body asserts (`assert_eq!`, `assert!`) and whose
-    name a test region invokes (`check!(add(2, 2), 4)`), as (its name, its tokens' texts).
-    Round 23: the tests' own assertion, defined beside the code, emptied by the fix, changed no
-    test region. A macro of another file (`#[macro_use] mod macros;`) is not read."""
+    name a test region invokes (`check!(add(2, 2), 4)`), or that such a macro invokes in turn
+    (`check!` expanding to `verify!`, which asserts: round 25), as (its name, its tokens'
+    texts). Round 23: the tests' own assertion, defined beside the code, emptied by the fix,
+    changed no test region. A macro of another file (`#[macro_use] mod macros;`) is not read."""
     spans = rust.unit_test_regions(text)
     found = rust.tokens(text)
     words = [text[t.start : t.end] for t in found]
     inside = [_within(token.start, spans) for token in found]
-    bodies = [
-        (words[k + 2], words[k : rust.item_end(text, found, k) + 1])
-        for k in _defined(words, inside)
-    ]
-    return [(name, tuple(body)) for name, body in bodies if _asserts(body)]
-
-
-def _defined(words: list[str], inside: list[bool]) -> list[int]:
-    """The indexes of the `macro_rules` tokens, outside the test regions (`inside`: each
-    token's), that define a macro a test region invokes (`name!`)."""
-    called = {words[k] for k in range(len(words) - 1) if words[k + 1] == "!" and inside[k]}
+    bodies = _macros(text, found, words, inside)
+    called = {w for k, w in enumerate(words[:-1]) if inside[k] and _bang(words, k)}
+    reached = _reached(bodies, called)
     return [
-        k
-        for k in range(len(words) - 2)
-        if words[k : k + 2] == ["macro_rules", "!"] and words[k + 2] in called and not inside[k]
+        (name, tuple(body)) for name, body in bodies.items() if name in reached and _asserts(body)
     ]
+
+
+def _macros(
+    text: str, found: list[rust.Token], words: list[str], inside: list[bool]
+) -> dict[str, list[str]]:
+    """Each `macro_rules!` of `text` (its tokens `found`, their texts `words`) outside the test
+    regions (`inside`: each token's) by its name: its tokens' texts (a name defined twice: the
+    last definition)."""
+    return {
+        words[k + 2]: words[k : rust.item_end(text, found, k) + 1]
+        for k in range(len(words) - 2)
+        if words[k : k + 2] == ["macro_rules", "!"] and not inside[k]
+    }
+
+
+def _bang(words: list[str], k: int) -> bool:
+    """Whether the word at `k` is invoked as a macro (`name!`)."""
+    return words[k + 1 : k + 2] == ["!"]
+
+
+def _reached(bodies: dict[str, list[str]], called: set[str]) -> set[str]:
+    """The names of the macros of `bodies` (name: its tokens' texts) that the test regions
+    invoke (`called`) or that one of those invokes, however deep."""
+    reached: set[str] = set()
+    pending = [name for name in called if name in bodies]
+    while pending:
+        name = pending.pop()
+        if name in reached:
+            continue
+        reached.add(name)
+        body = bodies[name]
+        pending += [w for k, w in enumerate(body[:-1]) if _bang(body, k) and w in bodies]
+    return reached
 
 
 def _helped(change: Change) -> list[str]:

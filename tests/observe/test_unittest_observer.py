@@ -569,3 +569,24 @@ def test_an_assert_function_forged_under_the_test_files_name_is_named(
     assert machinery._foreign(test, root) == []  # taken at its code's word, it passed
     # a file no module code was recorded for (a script run as `__main__`) is taken at its word
     assert compiled._recorder(root)[1](space["alike"], file) is True
+
+
+def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it() -> None:
+    """Round 25: `TestCase.assertNotEqual` in the equality table for `int` (as a method, or
+    by its name, which `_getAssertEqualityFunc` looks up) passes every failing `assertEqual`,
+    and was passed over as unittest's own. A method unittest's table names (`assertListEqual`)
+    there, or one of unittest's set under its own name, is no finding."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    test = _Real("test_add")
+    test.addTypeEqualityFunc(list, test.assertListEqual)
+    test.addTypeEqualityFunc(tuple, "assertTupleEqual")  # type: ignore[arg-type]
+    vars(test)["assertEqual"] = test.assertEqual
+    assert machinery._foreign(test, root) == []
+    for turned in (test.assertNotEqual, "assertNotEqual", type("S", (str,), {})("assertListEqual")):
+        test.addTypeEqualityFunc(int, turned)  # type: ignore[arg-type]
+        found = machinery._foreign(test, root)
+        assert len(found) == 1 and found[0].startswith("unittest: _type_equality_funcs of test")
+    del test._type_equality_funcs[int]
+    vars(test)["assertEqual"] = test.assertNotEqual
+    [found] = machinery._foreign(test, root)
+    assert found.startswith("unittest: assertEqual of test set by ") and "case.py" in found

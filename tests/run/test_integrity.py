@@ -128,3 +128,27 @@ def test_the_checks_files_are_followed_through_its_task_files(
     assert "build" not in integrity.check_files(repo, command, ".", [head])
     assert "app.js" not in integrity.check_files(repo, "node app.js", ".", [head])
     assert integrity.check_files(repo, "npm run other", ".", [head]) == frozenset()
+
+
+def test_the_files_jests_configuration_requires_are_the_checks(tmp_path: Path) -> None:
+    """Round 25: jest.config.js requiring jest.base.js (a monorepo's base), which requires a
+    preset in turn: both shape the run as the configuration does (the fix set jest's `runner`
+    there), so both are the check's; package.json, a file of another folder's configuration,
+    and the code the tests import are not."""
+    from fixbot.run import integrity
+
+    files = {
+        "jest.config.js": "const base = require('./jest.base');\nmodule.exports = { ...base };\n",
+        "jest.base.js": "module.exports = { preset: './config/preset.js' };\n"
+        + "const { name } = require('./package.json');\n",
+        "config/preset.js": "module.exports = {};\n",
+        "package.json": '{"name": "app"}\n',
+        "app.js": "exports.add = (a, b) => a + b;\n",
+        "web/jest.config.js": "module.exports = require('./local.js');\n",
+        "web/local.js": "module.exports = {};\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    head = git(repo, "rev-parse", "HEAD")
+    found = integrity.check_files(repo, "npx jest", ".", [head])
+    assert found == {"jest.base.js", "config/preset.js"}
+    assert integrity.check_files(repo, "npx jest", "web", [head]) == {"web/local.js"}

@@ -24,12 +24,16 @@ from fixbot.run.outcome import verified_line
 from tests.run.test_runner_reports import node_modules
 
 CIRCUS = "/n/node_modules/jest-circus/build/runner.js"
+RUNNER = "/n/node_modules/jest-runner/build/index.js"
 
 
-def shown(*configs: tuple[str, str]) -> str:
-    """`jest --showConfig`'s output for configurations of (testEnvironment, testRunner), after
-    a line the project's configuration printed."""
-    listed = [{"testEnvironment": e, "testRunner": r, "rootDir": "/p"} for e, r in configs]
+def shown(*configs: tuple[str, str], runner: str = RUNNER) -> str:
+    """`jest --showConfig`'s output for configurations of (testEnvironment, testRunner), run by
+    `runner`, after a line the project's configuration printed."""
+    listed = [
+        {"testEnvironment": e, "testRunner": r, "runner": runner, "rootDir": "/p"}
+        for e, r in configs
+    ]
     return "configured!\n" + json.dumps({"configs": listed, "globalConfig": {}}, indent=2)
 
 
@@ -71,12 +75,13 @@ def test_a_squatted_environment_path_is_never_named(tmp_path: Path, squat: str) 
         (shown(("/n/jest-environment-node/build/index.js", CIRCUS)), ""),
         (shown(("/a/env.js", CIRCUS), ("/b/env.js", CIRCUS)), "2 jest projects"),
         (shown(("/n/env.js", "/n/jest-jasmine2/build/index.js")), "not jest-circus"),
+        (shown(("/n/env.js", CIRCUS), runner="/p/runner.js"), "not jest-runner"),
         (shown(("/n/env.mjs", CIRCUS)), "ES module"),
         (shown(("node", CIRCUS)), "not resolved"),
         ("Error: Cannot find module './jest.config.js'", "no configuration"),
         ('{\n  "configs": [', "no configuration"),
     ],
-    ids=["one", "projects", "jasmine", "mjs", "unresolved", "failed", "cut"],
+    ids=["one", "projects", "jasmine", "runner", "mjs", "unresolved", "failed", "cut"],
 )
 def test_the_projects_environment_is_the_one_jest_resolved_or_none(output: str, why: str) -> None:
     """One configuration run by jest-circus with a CommonJS environment: its path; anything

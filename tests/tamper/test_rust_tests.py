@@ -178,6 +178,31 @@ def test_a_module_file_named_by_a_path_in_a_test_region_is_a_test_whole() -> Non
     assert declarers(["src/checks.rs"], listed) == ["build.rs", "src/checks.rs", "src/lib.rs"]
 
 
+def test_a_path_given_by_cfg_attr_names_the_tests_module() -> None:
+    """Round 25: `#[cfg_attr(test, path = "checks.rs")]` names the tests' module as `#[path]`
+    does (the path an argument after a `,`, not the attribute's first word)."""
+    cheated = MODULE.replace("    4\n", "    0\n")
+    given = LIB + '#[cfg(test)]\n#[cfg_attr(all(test, unix), path = "checks.rs")]\nmod tests;\n'
+    [found] = detect([Change("src/checks.rs", MODULE, cheated)], {"src/lib.rs": given})
+    assert str(found).endswith("changed: the whole file"), found
+
+
+def test_a_file_included_by_a_concatenated_path_is_a_test_whole() -> None:
+    """Round 25: `include!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/checks.rs"))` in a test
+    region names src/checks.rs from the crate's folder (the one above `src/`); a `concat!` of
+    literals alone names it from the including file's folder, as `include!` does."""
+    cheated = MODULE.replace("    4\n", "    0\n")
+    joined = 'concat!(env!("CARGO_MANIFEST_DIR"), "/src/", "checks.rs")'
+    including = LIB + f"#[cfg(test)]\nmod tests {{\n    include!({joined});\n}}\n"
+    for root in ("", "crates/a/"):
+        changed = Change(f"{root}src/checks.rs", MODULE, cheated)
+        [found] = detect([changed], {f"{root}src/lib.rs": including})
+        assert str(found).endswith("changed: the whole file"), found
+    literals = including.replace(joined, 'concat!("che", "cks.rs")')
+    assert declared("src/checks.rs", {"src/lib.rs": literals})
+    assert not declared("src/other.rs", {"src/lib.rs": including})
+
+
 ALWAYS_EQUAL = """\
 #[derive(Debug)]
 pub struct Sum(i32);
@@ -240,6 +265,24 @@ def test_an_assertion_macro_the_tests_call_is_theirs() -> None:
     assert [name for name, _ in helpers(CHECKED)] == ["check"]
     assert helpers(CHECKED.replace("check!(add", "assert_eq!(add")) == []
     assert helpers(emptied) == []
+
+
+def test_an_assertion_macro_behind_another_macro_is_the_tests() -> None:
+    """Round 25: the tests call `check!`, which asserts through `verify!`, a second macro of
+    the code's: emptying `verify!` (or `check!`'s call of it) is a test changed."""
+    chained = CHECKED.replace("macro_rules! check", "macro_rules! verify").replace(
+        "pub fn add",
+        "macro_rules! check {\n    ($a:expr, $b:expr) => {\n        verify!($a, $b)\n"
+        "    };\n}\n\npub fn add",
+    )
+    assert [name for name, _ in helpers(chained)] == ["verify"]
+    for cheated in (
+        chained.replace("assert_eq!($a, $b)", "let _ = ($a, $b);"),
+        chained.replace("verify!($a, $b)", "let _ = ($a, $b);"),
+    ):
+        [found] = detect([Change("src/lib.rs", chained, cheated)])
+        assert str(found).endswith("changed: the assertion macro verify!"), found
+    assert detect([Change("src/lib.rs", chained, chained.replace("a - b", "a + b"))]) == []
 
 
 DOCUMENTED = """\
