@@ -4,15 +4,15 @@ of `sys.modules` once it is loaded): the places (`MACHINERY`, and the observer's
 class's methods), captured at load with the object each is looked up in (`_places`), a
 fingerprint of what is at each (`_prints`), and what streams them after load: each test's end
 (`_test_ended`: `check`, and `failed` where `TestCase.run` reported no outcome) and the run's
-end (`_run_ended`: `check`, then `end`). What each uses is held as positional defaults; it
+end (`_run_ended`: `check`, then `end`); the assert methods set on the test are its part
+`unittest_compiled`'s (`_foreign`). What each uses is held as positional defaults; it
 imports the standard library alone and nothing of fixbot's. Records: the observer's docstring.
 """
 
 from __future__ import annotations
 
-import os
+import importlib
 import sys
-import unittest
 from types import FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
@@ -21,8 +21,19 @@ if TYPE_CHECKING:
     from typing import Any
 
 RUNNER = "unittest"  # the observer's `RUNNER`
-# unittest's own folder: an assert method whose code is there is unittest's
-UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_unittest_machinery`), or `fixbot.observe.<name>` where imported from fixbot's
+    package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module[: -len("unittest_machinery")] + name
+    )
+
+
+compiled = _sibling("unittest_compiled")  # `_foreign`: the assert methods set on a test
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -178,177 +189,6 @@ def _prints(
     return prints
 
 
-# the names of a test's assert methods: `TestCase`'s own are machinery (`_behaviours`); one of
-# these set on the test's class or instance is held to the files of its classes (`_foreign`);
-# and `_callTestMethod`, the observer's own counting the body's entries and returns (round 24)
-ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc")
-ASSERTS += ("_formatMessage", "_callTestMethod")
-EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
-# the methods unittest's own table names (`TestCase.__init__`: `dict` -> "assertDictEqual"),
-# which a test may name there too, by their name or as methods
-EQUALITY_NAMES = frozenset(
-    {"assertDictEqual", "assertListEqual", "assertTupleEqual", "assertSetEqual"}
-    | {"assertMultiLineEqual"}
-)
-
-
-def _code_file(
-    value: Any,
-    _type: Any = type,
-    _wrapped: Any = (classmethod, staticmethod, MethodType),
-    _function: Any = FunctionType,
-    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-    _callable: Any = callable,
-    _isinstance: Any = isinstance,
-    _issubclass: Any = issubclass,
-    _exception: Any = BaseException,
-    _str: Any = str,
-) -> Any:
-    """The file a callable's code names ("?" where it is no Python function: an object with
-    `__call__`, or a class: calling one runs code of no file, round 24's class whose
-    `__init__` takes `(first, second, msg=None)` in the equality table), or None where `value`
-    is no callable or is an exception class (raised, not called: `failureException`)."""
-    if _type(value) in _wrapped:
-        value = value.__func__
-    if _type(value) is _function:
-        return _str(_getcode(value).co_filename)
-    if not _callable(value) or (_isinstance(value, type) and _issubclass(value, _exception)):
-        return None
-    return "?"
-
-
-def _named(value: Any, names: frozenset[str], _type: Any = type, _str: Any = str) -> bool:
-    """Whether `value` is a string (no subclass) of `names`."""
-    return _type(value) is _str and value in names
-
-
-def _on_instance(
-    test: Any,
-    _get: Any = object.__getattribute__,
-    _type: Any = type,
-    _asserts: tuple[str, ...] = ASSERTS,
-    _equality: str = EQUALITY,
-    _names: frozenset[str] = EQUALITY_NAMES,
-    _named: Any = _named,
-) -> list[tuple[str, str, Any]]:
-    """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
-    value in its `addTypeEqualityFunc` table but the names of unittest's own (`EQUALITY_NAMES`:
-    round 25, the name "assertNotEqual" there was passed over as all strings were). Runs none
-    of the project's code."""
-    try:
-        own = _get(test, "__dict__")
-    except AttributeError:
-        return []
-    own = own if _type(own) is dict else {}
-    found = [("test", n, v) for n, v in own.items() if _type(n) is str and n.startswith(_asserts)]
-    table: Any = own.get(_equality)
-    if _type(table) is dict:
-        found += [("test", _equality, v) for v in table.values() if not _named(v, _names)]
-    return found
-
-
-def _own_name(
-    value: Any,
-    _type: Any = type,
-    _wrapped: Any = (classmethod, staticmethod, MethodType),
-    _function: Any = FunctionType,
-    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-) -> Any:
-    """The name a function's code was defined under (its `co_name`), None for anything else."""
-    if _type(value) in _wrapped:
-        value = value.__func__
-    return _getcode(value).co_name if _type(value) is _function else None
-
-
-def _kept(
-    value: Any,
-    name: str,
-    file: str,
-    _unittest: str = UNITTEST_FOLDER,
-    _equality: str = EQUALITY,
-    _names: frozenset[str] = EQUALITY_NAMES,
-    _own_name: Any = _own_name,
-) -> bool:
-    """Whether unittest's own function `value`, set as `name` (its code in `file`), is what
-    unittest would have there: set under its own name (`assertEqual` as `TestCase.assertEqual`),
-    or in the equality table one of the methods unittest's table names (`assertListEqual`).
-    Round 25: `TestCase.assertNotEqual` put in the table for `int` passed every failure and
-    was passed over as unittest's."""
-    if not file.startswith(_unittest):
-        return False
-    own = _own_name(value)
-    return own == name or (name == _equality and own in _names)
-
-
-def _set_on(
-    test: Any,
-    _vars: Any = vars,
-    _type: Any = type,
-    _modules: Any = sys.modules,
-    _asserts: tuple[str, ...] = ASSERTS,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-    _name: Any = type.__dict__["__name__"].__get__,
-    _on_instance: Any = _on_instance,
-) -> tuple[list[tuple[str, str, Any]], list[Any]]:
-    """(where, name, value) for each assert method (`ASSERTS`) set on `test` itself
-    (`_on_instance`) or on a class of its type's MRO below `TestCase`; and the files of those
-    classes' modules. Runs none of the project's code."""
-    found, files = _on_instance(test), []
-    for klass in _mro(_type(test)):
-        space = _vars(klass)
-        named = space.get("__module__")
-        if named == "unittest.case":
-            break  # `TestCase` and above: machinery
-        module = _modules.get(named) if _type(named) is str else None
-        files.append(_vars(module).get("__file__") if module is not None else None)
-        where = _name(klass) if klass is _type(test) else "a base class"
-        found += [
-            (where, n, v) for n, v in space.items() if _type(n) is str and n.startswith(_asserts)
-        ]
-    return found, files
-
-
-def _word(value: Any, file: str) -> bool:
-    """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
-    the observer recorded no file's code, as in a unit test)."""
-    return True
-
-
-def _foreign(
-    test: Any,
-    root: str,
-    ours: Any = _word,
-    _set_on: Any = _set_on,
-    _code_file: Any = _code_file,
-    _kept: Any = _kept,
-    _isinstance: Any = isinstance,
-    _str: Any = str,
-    _len: Any = len,
-) -> list[str]:
-    """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
-    of the files of its classes' modules nor unittest's own where unittest would have it
-    (`_kept`) (round 22: the code under test can set `assertEqual` on the test itself rather
-    than on `TestCase`), or names one of those files and is not code that file was compiled to
-    as it was imported (`ours(value, file)`: `unittest_compiled._recorder`'s; round 24: a
-    function the code under test compiled under the test file's name), as `machinery` names:
-    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to `root`;
-    "?" for a string, a method's name in the table; `, not compiled from it` after a file of
-    theirs); fixbot counts a name the start's run did not stream."""
-    found, files = _set_on(test)
-    names = []
-    for where, name, value in found:
-        file = "?" if _isinstance(value, _str) else _code_file(value)
-        if file is None or _kept(value, name, file):
-            continue
-        forged = file in files and not ours(value, file)
-        if file in files and not forged:
-            continue
-        file = file[_len(root) :] if file.startswith(root) else file
-        file += ", not compiled from it" if forged else ""
-        names.append("unittest: " + name + " of " + where + " set by " + file)
-    return names
-
-
 def _test_ended(
     test: Any,
     watched: Any,
@@ -357,7 +197,7 @@ def _test_ended(
     held: tuple[Any, ...],
     _get: Any = object.__getattribute__,
     _prints: Any = _prints,
-    _foreign: Any = _foreign,
+    _foreign: Any = compiled._foreign,
 ) -> None:
     """A test's end: `failed` where `TestCase.run` reported no outcome to `watched` (the
     observer's result, `_Watched`), the assert methods set on `test` by code outside its

@@ -44,7 +44,7 @@ streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
 assert and fail methods, `failureException`; one set on the test's own class or instance by
 code outside its classes' files, or not compiled from them as imported, is named at its end:
-`unittest_machinery._foreign`), `TestResult`'s methods, the runner,
+`unittest_compiled._foreign`), `TestResult`'s methods, the runner,
 the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
 over its own functions: their `__code__` or `__defaults__` read by the project's code is

@@ -362,11 +362,11 @@ def test_an_assert_method_set_on_the_test_by_other_code_is_named(
     quiet = eval(compile("lambda *a, **k: None", "/tmp/app.py", "eval"))
     test = _Real("test_add")
     test.addTypeEqualityFunc(list, test.assertListEqual)  # the test's own: no finding
-    assert machinery._foreign(test, root) == []
+    assert compiled._foreign(test, root) == []
     vars(test)["assertEqual"] = quiet
     test.addTypeEqualityFunc(int, quiet)
     monkeypatch.setattr(_Real, "assertTrue", quiet)
-    assert sorted(machinery._foreign(test, root)) == [
+    assert sorted(compiled._foreign(test, root)) == [
         "unittest: _type_equality_funcs of test set by /tmp/app.py",
         "unittest: assertEqual of test set by /tmp/app.py",
         "unittest: assertTrue of _Real set by /tmp/app.py",
@@ -391,9 +391,9 @@ def test_a_class_set_as_an_assert_method_is_named_an_exception_class_is_not() ->
     root = os.path.join(os.path.dirname(__file__), "")
     test = _Real("test_add")
     vars(test)["failureException"] = _Mismatch  # raised, not called: the test's own habit
-    assert machinery._foreign(test, root) == []
+    assert compiled._foreign(test, root) == []
     test.addTypeEqualityFunc(int, _Alike)  # type: ignore[arg-type]  # a class: runs no file
-    assert machinery._foreign(test, root) == ["unittest: _type_equality_funcs of test set by ?"]
+    assert compiled._foreign(test, root) == ["unittest: _type_equality_funcs of test set by ?"]
 
 
 def test_the_context_manager_class_running_test_part_executor_is_machinery(
@@ -523,7 +523,7 @@ def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.Mo
     uncounted = eval(compile("lambda self, method: method()", "/tmp/app.py", "eval"))
     monkeypatch.setattr(_Stops, "_callTestMethod", uncounted, raising=False)
     named = ["unittest: _callTestMethod of _Stops set by /tmp/app.py"]
-    assert machinery._foreign(_Stops("test_returns"), root) == named
+    assert compiled._foreign(_Stops("test_returns"), root) == named
 
 
 FORGED_MODULE = """import unittest
@@ -562,11 +562,11 @@ def test_an_assert_function_forged_under_the_test_files_name_is_named(
     exec(forged, space)
     test = module.Case("test_it")
     test.addTypeEqualityFunc(int, module.ints_alike)  # the file's own: no finding
-    assert machinery._foreign(test, root, ours) == []
+    assert compiled._foreign(test, root, ours) == []
     test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
     named = ["unittest: _type_equality_funcs of test set by test_forged.py, not compiled from it"]
-    assert machinery._foreign(test, root, ours) == named
-    assert machinery._foreign(test, root) == []  # taken at its code's word, it passed
+    assert compiled._foreign(test, root, ours) == named
+    assert compiled._foreign(test, root) == []  # taken at its code's word, it passed
     # a file no module code was recorded for (a script run as `__main__`) is taken at its word
     assert compiled._recorder(root)[1](space["alike"], file) is True
 
@@ -581,12 +581,12 @@ def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it()
     test.addTypeEqualityFunc(list, test.assertListEqual)
     test.addTypeEqualityFunc(tuple, "assertTupleEqual")  # type: ignore[arg-type]
     vars(test)["assertEqual"] = test.assertEqual
-    assert machinery._foreign(test, root) == []
+    assert compiled._foreign(test, root) == []
     for turned in (test.assertNotEqual, "assertNotEqual", type("S", (str,), {})("assertListEqual")):
         test.addTypeEqualityFunc(int, turned)  # type: ignore[arg-type]
-        found = machinery._foreign(test, root)
+        found = compiled._foreign(test, root)
         assert len(found) == 1 and found[0].startswith("unittest: _type_equality_funcs of test")
     del test._type_equality_funcs[int]
     vars(test)["assertEqual"] = test.assertNotEqual
-    [found] = machinery._foreign(test, root)
+    [found] = compiled._foreign(test, root)
     assert found.startswith("unittest: assertEqual of test set by ") and "case.py" in found
