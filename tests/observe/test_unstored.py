@@ -509,6 +509,93 @@ def test_a_class_changed_after_its_body_ran_is_tampering() -> None:
         ]
 
 
+class _Requalified(int):
+    """`_Named`, which also rebinds the class's `__qualname__` (round 23's
+    `class_qualname_rebound_with_the_verdict`): to an equal new string, or to another."""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        owner.ok = True
+        owner.__qualname__ = "".join(list(owner.__qualname__)) if self == 4 else "Other"
+
+
+def _requalified() -> bool:
+    """`_set_named` with `_Requalified`, both ways."""
+
+    class Case:
+        total = _Requalified(4)
+        ok = [total] == [5]
+
+    class Renamed:
+        total = _Requalified(3)
+        ok = [total] == [5]
+
+    return bool(Case.ok and Renamed.ok)
+
+
+def test_a_class_whose_qualified_name_was_rebound_is_tampering() -> None:
+    """A class made from a held namespace is known by its class statement's call, not by its
+    qualified name's identity; a `__qualname__` not the namespace's is a rebinding (fails where
+    a class whose `__qualname__` a `__set_name__` rebound is taken for another class and not
+    judged: round 23's hole). Once per test: the second class's finding is not streamed."""
+    answer, sent = _run(_requalified)
+    assert answer is True  # the rebinding landed
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": classbody.BUILT}
+    ]
+    renamed = [r for r in _run(_renamed)[1] if r["k"] == "tampered"]
+    assert renamed == [{"k": "tampered", "id": "t::x", "what": classbody.BUILT}]
+
+
+def _renamed() -> bool:
+    """`_requalified`'s second class alone: a `__qualname__` rebound to another string."""
+
+    class Renamed:
+        total = _Requalified(3)
+        ok = [total] == [5]
+
+    return bool(Renamed.ok)
+
+
+def _another(name: str, bases: tuple[type, ...], space: dict[str, Any]) -> type:
+    """A `metaclass=` callable handing back a class made before, not one of `space`."""
+    return _Base
+
+
+class _Renaming:
+    """A base whose `__init_subclass__` names its subclasses itself."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.__qualname__ = f"renamed.{cls.__name__}"
+
+
+def _classes_named_by_machinery() -> int:
+    """Classes whose qualified name is not their namespace's, legitimately: a `metaclass=`
+    callable's (another class, binding none of the body's names), a base's
+    `__init_subclass__`'s, and a body that deletes its own `__qualname__`."""
+
+    class Other(metaclass=_another):  # type: ignore[misc]
+        size = 2
+
+    class Named(_Renaming):
+        size = 3
+
+    class Unnamed:
+        size = 4
+        del __qualname__  # noqa: F821
+
+    return int(Other().size() + Named.size + Unnamed.size)
+
+
+def test_classes_named_by_their_machinery_are_not_tampering() -> None:
+    """No finding where a class statement's keywords may hand back another class, or its
+    bases' machinery renames it (fails where any `__qualname__` not the namespace's is a
+    finding)."""
+    answer, sent = _run(_classes_named_by_machinery)
+    assert answer == 8
+    assert [r for r in sent if r["k"] == "tampered"] == []
+
+
 class _Described:
     """A descriptor whose `__set_name__` sets its own attributes, not its owner's."""
 
