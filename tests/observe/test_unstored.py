@@ -556,6 +556,43 @@ def _renamed() -> bool:
     return bool(Renamed.ok)
 
 
+def _statements(meta: Any, base: type) -> None:
+    """Class statements of each call's shape: no bases, a base, `metaclass=`, `*bases`,
+    `**kw`."""
+
+    class Bare:
+        pass
+
+    class Based(base):  # type: ignore[valid-type,misc]
+        pass
+
+    class Meta(metaclass=meta):
+        pass
+
+    class Starred(*[base]):
+        pass
+
+    class Keyed(base, **{}):  # type: ignore[valid-type,misc]
+        pass
+
+
+def test_a_class_statements_call_is_plain_with_positional_arguments_alone() -> None:
+    """`classbody._plain` reads the call before each statement's store: positional arguments
+    alone (the metaclass the bases') for `Bare` and `Based`, not for the others (fails where a
+    keyword or a starred call reads as plain: a `metaclass=` callable's class judged)."""
+    from fixbot.observe import bytecode
+
+    code = _statements.__code__
+    found = {
+        arg: classbody._plain(code, offset)
+        for offset, name, arg in bytecode.instructions(code)
+        if name == "STORE_FAST"
+    }
+    names = ("Bare", "Based", "Meta", "Starred", "Keyed")
+    plain = {name: found[code.co_varnames.index(name)] for name in names}
+    assert plain == {"Bare": True, "Based": True, "Meta": False, "Starred": False, "Keyed": False}
+
+
 def _another(name: str, bases: tuple[type, ...], space: dict[str, Any]) -> type:
     """A `metaclass=` callable handing back a class made before, not one of `space`."""
     return _Base
