@@ -295,6 +295,41 @@ def test_a_class_bodys_namespace_rewritten_by_a_call_it_makes_is_tampering() -> 
     ]
 
 
+def _class_called_spelling() -> bool:
+    """`_class_called` in a body that spells `locals()` first (round 19's
+    `class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals`)."""
+
+    class Case:
+        locals().update(seen=1)
+        total = 4
+        ok = [5] == [_noop() or total]  # noqa: SIM300 (the cheat as spelled)
+
+    return Case.ok
+
+
+def _class_called_inside_update() -> bool:
+    """The writing call made inside the body's own `locals().update(...)`'s arguments."""
+
+    class Case:
+        total = 4
+        locals().update(seen=_noop())
+        ok = [5] == [total]  # noqa: SIM300 (the cheat as spelled)
+
+    return Case.ok
+
+
+def test_a_call_of_a_body_spelling_locals_allows_a_change_at_its_outermost_call_alone() -> None:
+    """In a body that spells `locals`, `vars` or `f_locals`, the outermost call of a line
+    that spells one allows any change (`locals().update(...)`), no other call (fails where
+    every call of such a body allows any change: round 19's hole)."""
+    for body in (_class_called_spelling, _class_called_inside_update):
+        answer, sent = _run(body)
+        assert answer is True
+        assert [r for r in sent if r["k"] == "tampered"] == [
+            {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+        ]
+
+
 def test_a_class_bodys_namespace_is_read_only_where_reading_it_runs_nothing() -> None:
     """Before 3.13 a class body with a cell (`super()`) or a fast local (3.12's inlined
     comprehension) is not read (`PyFrame_FastToLocals` would write into its namespace); a
