@@ -26,7 +26,8 @@ later (PEP 667: the mapping itself, no refresh); and only where the mapping is a
 (a metaclass's `__prepare__` may hand back the project's). A change of name N is allowed at the
 body's own `STORE_NAME N`/`DELETE_NAME N`, `SETUP_ANNOTATIONS` (`__annotations__`), any change
 at a `STORE_SUBSCR`/`DELETE_SUBSCR` (`locals()[k] = v`), and at a call only in a body that
-spells `locals`, `vars` or `f_locals` (`locals().update(...)`; `_spaced`). The class made from
+spells `locals`, `vars` or `f_locals`, the outermost call of a line reading one
+(`locals().update(...)`; `_spaced`, `_spelling_calls`). The class made from
 a held namespace is held to its last copy where its maker stores it (round 21's hole: a value's
 `__set_name__` rebinding `owner.ok` after the body ran; `classbody.built`). A module's code and
 an `exec`'s namespace (code of no test module's, or never entered as a class body's frame) are
@@ -80,7 +81,8 @@ MAPPING_ITSELF = sys.version_info >= (3, 13)
 # subscript's store or delete (`locals()[k] = v`; its target unread: any name), an `import *`
 SUBSCRIPTS = frozenset({"STORE_SUBSCR", "DELETE_SUBSCR", "IMPORT_STAR"})
 # the instructions that make a call (3.8 to 3.13), each allowing any change in a class body that
-# spells one of `SPELLED` (its namespace reached by name: `locals().update(...)`), none elsewhere
+# spells one of `SPELLED` (its namespace reached by name: `locals().update(...)`) where it is the
+# outermost of a line reading one (`_spelling_calls`), none elsewhere
 CALLS = frozenset(
     {
         "CALL",
@@ -147,6 +149,70 @@ def _spaced(
     return ()
 
 
+ATTR_SHIFT = 1 if sys.version_info >= (3, 12) else 0
+# the instructions that read a name a body may spell (`locals`, `vars`; `f_locals`, an attribute)
+READS = frozenset({"LOAD_NAME", "LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"})
+
+
+def _read_name(code: Any, name: str, arg: Any, _shift: int = ATTR_SHIFT) -> Any:
+    """The name the instruction `name` of `READS` (its argument `arg` as
+    `bytecode.instructions` gives it: resolved for the loads of a name, raw for an attribute)
+    reads."""
+    if name == "LOAD_NAME" or name == "LOAD_GLOBAL":
+        return arg
+    return code.co_names[arg >> _shift if name == "LOAD_ATTR" else arg]
+
+
+def _lined(
+    code: Any,
+    _instructions: Any = bytecode.instructions,
+    _starts: Any = bytecode.line_starts,
+    _iter: Any = iter,
+    _next: Any = next,
+) -> list[tuple[int, int, str, Any]]:
+    """`[(line, offset, opname, argval)]`: `bytecode.instructions(code)`, each with its line."""
+    starts = _iter(_starts(code))
+    upcoming = _next(starts, None)
+    line = 0
+    found: list[tuple[int, int, str, Any]] = []
+    for offset, name, arg in _instructions(code):
+        while upcoming is not None and upcoming[0] <= offset:
+            line, upcoming = upcoming[1], _next(starts, None)
+        found.append((line, offset, name, arg))
+    return found
+
+
+def _called(mine: list[int], offset: int, name: str) -> None:
+    """A line's last call so far (`mine`, its offsets, -1 after a `PRECALL`'s) made the call
+    `name` at `offset` (3.11's `CALL` after its `PRECALL` joins it)."""
+    if not (mine and name == "CALL" and mine[-1] == -1):
+        mine.clear()
+    mine += [offset, -1] if name == "PRECALL" else [offset]
+
+
+def _spelling_calls(
+    code: Any,
+    _lined: Any = _lined,
+    _calls: frozenset[str] = CALLS,
+    _reads: frozenset[str] = READS,
+    _spelled: frozenset[str] = SPELLED,
+    _read_name: Any = _read_name,
+    _called: Any = _called,
+    _frozenset: Any = frozenset,
+) -> frozenset[int]:
+    """The offsets of the last call (and 3.11's `PRECALL` before it) of each line of `code`
+    that reads `locals`, `vars` or `f_locals`: the outermost call of `locals().update(...)`,
+    after the calls its arguments make."""
+    last: dict[int, list[int]] = {}  # line -> the offsets of its last call (-1: a `PRECALL`'s)
+    spelling: list[int] = []
+    for line, offset, name, arg in _lined(code):
+        if name in _calls:
+            _called(last.setdefault(line, []), offset, name)
+        elif name in _reads and _read_name(code, name, arg) in _spelled:
+            spelling.append(line)
+    return _frozenset(at for one in spelling for at in last.get(one, ()) if at >= 0)  # type: ignore[no-any-return]
+
+
 def stores(
     code: Any,
     _instructions: Any = bytecode.instructions,
@@ -155,6 +221,8 @@ def stores(
     _frozenset: Any = frozenset,
     _optimized: int = OPTIMIZED,
     _every: frozenset[Any] = EVERY,
+    _spelling: Any = _spelling_calls,
+    _calls: frozenset[str] = CALLS,
 ) -> dict[int, frozenset[str]]:
     """`{offset: names}`: the locals the instruction at `offset` of `code` binds or unbinds
     (`_names`; for a code without `CO_OPTIMIZED`, a class body's, the keys of its namespace,
@@ -163,11 +231,14 @@ def stores(
     found: dict[int, frozenset[str]] = {}
     prefixes: list[int] = []
     naming = _names if code.co_flags & _optimized else _spaced
+    outer = _spelling(code) if naming is _spaced else _frozenset()
     for offset, name, arg in _instructions(code):
         if name == "EXTENDED_ARG":
             prefixes.append(offset)
             continue
         names = naming(code, name, arg)
+        if name in _calls and offset not in outer:  # a call: the outermost of a spelling line
+            names = ()
         for at in (*prefixes, offset) if names else ():
             found[at] = names if names is _every else _frozenset(names)
         prefixes = []

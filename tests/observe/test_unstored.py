@@ -295,6 +295,41 @@ def test_a_class_bodys_namespace_rewritten_by_a_call_it_makes_is_tampering() -> 
     ]
 
 
+def _class_called_spelling() -> bool:
+    """`_class_called` in a body that spells `locals()` first (round 19's
+    `class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals`)."""
+
+    class Case:
+        locals().update(seen=1)
+        total = 4
+        ok = [5] == [_noop() or total]  # noqa: SIM300 (the cheat as spelled)
+
+    return Case.ok
+
+
+def _class_called_inside_update() -> bool:
+    """The writing call made inside the body's own `locals().update(...)`'s arguments."""
+
+    class Case:
+        total = 4
+        locals().update(seen=_noop())
+        ok = [5] == [total]  # noqa: SIM300 (the cheat as spelled)
+
+    return Case.ok
+
+
+def test_a_call_of_a_body_spelling_locals_allows_a_change_at_its_outermost_call_alone() -> None:
+    """In a body that spells `locals`, `vars` or `f_locals`, the outermost call of a line
+    that spells one allows any change (`locals().update(...)`), no other call (fails where
+    every call of such a body allows any change: round 19's hole)."""
+    for body in (_class_called_spelling, _class_called_inside_update):
+        answer, sent = _run(body)
+        assert answer is True
+        assert [r for r in sent if r["k"] == "tampered"] == [
+            {"k": "tampered", "id": "t::x", "what": unstored.REWRITTEN}
+        ]
+
+
 def test_a_class_bodys_namespace_is_read_only_where_reading_it_runs_nothing() -> None:
     """Before 3.13 a class body with a cell (`super()`) or a fast local (3.12's inlined
     comprehension) is not read (`PyFrame_FastToLocals` would write into its namespace); a
@@ -507,6 +542,130 @@ def test_a_class_changed_after_its_body_ran_is_tampering() -> None:
         assert [r for r in sent if r["k"] == "tampered"] == [
             {"k": "tampered", "id": "t::x", "what": classbody.BUILT}
         ]
+
+
+class _Requalified(int):
+    """`_Named`, which also rebinds the class's `__qualname__` (round 23's
+    `class_qualname_rebound_with_the_verdict`): to an equal new string, or to another."""
+
+    def __set_name__(self, owner: Any, name: str) -> None:
+        owner.ok = True
+        owner.__qualname__ = "".join(list(owner.__qualname__)) if self == 4 else "Other"
+
+
+def _requalified() -> bool:
+    """`_set_named` with `_Requalified`, both ways."""
+
+    class Case:
+        total = _Requalified(4)
+        ok = [total] == [5]
+
+    class Renamed:
+        total = _Requalified(3)
+        ok = [total] == [5]
+
+    return bool(Case.ok and Renamed.ok)
+
+
+def test_a_class_whose_qualified_name_was_rebound_is_tampering() -> None:
+    """A class made from a held namespace is known by its class statement's call, not by its
+    qualified name's identity; a `__qualname__` not the namespace's is a rebinding (fails where
+    a class whose `__qualname__` a `__set_name__` rebound is taken for another class and not
+    judged: round 23's hole). Once per test: the second class's finding is not streamed."""
+    answer, sent = _run(_requalified)
+    assert answer is True  # the rebinding landed
+    assert [r for r in sent if r["k"] == "tampered"] == [
+        {"k": "tampered", "id": "t::x", "what": classbody.BUILT}
+    ]
+    renamed = [r for r in _run(_renamed)[1] if r["k"] == "tampered"]
+    assert renamed == [{"k": "tampered", "id": "t::x", "what": classbody.BUILT}]
+
+
+def _renamed() -> bool:
+    """`_requalified`'s second class alone: a `__qualname__` rebound to another string."""
+
+    class Renamed:
+        total = _Requalified(3)
+        ok = [total] == [5]
+
+    return bool(Renamed.ok)
+
+
+def _statements(meta: Any, base: type) -> None:
+    """Class statements of each call's shape: no bases, a base, `metaclass=`, `*bases`,
+    `**kw`."""
+
+    class Bare:
+        pass
+
+    class Based(base):  # type: ignore[valid-type,misc]
+        pass
+
+    class Meta(metaclass=meta):
+        pass
+
+    class Starred(*[base]):
+        pass
+
+    class Keyed(base, **{}):  # type: ignore[valid-type,misc]
+        pass
+
+
+def test_a_class_statements_call_is_plain_with_positional_arguments_alone() -> None:
+    """`classbody._plain` reads the call before each statement's store: positional arguments
+    alone (the metaclass the bases') for `Bare` and `Based`, not for the others (fails where a
+    keyword or a starred call reads as plain: a `metaclass=` callable's class judged)."""
+    from fixbot.observe import bytecode
+
+    code = _statements.__code__
+    found = {
+        arg: classbody._plain(code, offset)
+        for offset, name, arg in bytecode.instructions(code)
+        if name == "STORE_FAST"
+    }
+    names = ("Bare", "Based", "Meta", "Starred", "Keyed")
+    plain = {name: found[code.co_varnames.index(name)] for name in names}
+    assert plain == {"Bare": True, "Based": True, "Meta": False, "Starred": False, "Keyed": False}
+
+
+def _another(name: str, bases: tuple[type, ...], space: dict[str, Any]) -> type:
+    """A `metaclass=` callable handing back a class made before, not one of `space`."""
+    return _Base
+
+
+class _Renaming:
+    """A base whose `__init_subclass__` names its subclasses itself."""
+
+    def __init_subclass__(cls, **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.__qualname__ = f"renamed.{cls.__name__}"
+
+
+def _classes_named_by_machinery() -> int:
+    """Classes whose qualified name is not their namespace's, legitimately: a `metaclass=`
+    callable's (another class, binding none of the body's names), a base's
+    `__init_subclass__`'s, and a body that deletes its own `__qualname__`."""
+
+    class Other(metaclass=_another):  # type: ignore[misc]
+        size = 2
+
+    class Named(_Renaming):
+        size = 3
+
+    class Unnamed:
+        size = 4
+        del __qualname__  # noqa: F821
+
+    return int(Other().size() + Named.size + Unnamed.size)
+
+
+def test_classes_named_by_their_machinery_are_not_tampering() -> None:
+    """No finding where a class statement's keywords may hand back another class, or its
+    bases' machinery renames it (fails where any `__qualname__` not the namespace's is a
+    finding)."""
+    answer, sent = _run(_classes_named_by_machinery)
+    assert answer == 8
+    assert [r for r in sent if r["k"] == "tampered"] == []
 
 
 class _Described:

@@ -67,7 +67,9 @@ Two rows of the call that rule turns on, no race (3.11.7, 3.12.1, 3.13.0):
 `class-body-namespace-rewritten-by-a-call-the-body-makes` (`ok = [5] == [add(0, 0) or total]`,
 `add(0, 0)` writing 5 through its caller's `f_locals`) is held;
 `class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals` (the same body with a
-`locals().update(seen=1)` first) is a strict xfail (`WHY`).
+`locals().update(seen=1)` first) was a strict xfail, held since #39 (`observer-tampered`): a
+call allows a change only where it is the outermost of a line reading `locals`, `vars` or
+`f_locals` (`unstored._spelling_calls`).
 
 Read, not tried as rows (no row: each only drops an allowance or is checked by identity):
 `MAX_CODES` emptying the table of entered closures (or `leaver`'s table of `rebound` names) can
@@ -263,18 +265,12 @@ ATTACKS: dict[str, tuple[dict[str, str], dict[str, str], str | None]] = {
     "class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals": (
         {"app.py": CALL_WRITES},
         {"tests/test_app.py": SPELLED_TEST},
-        None,
+        unstored.REWRITTEN,
     ),
 }
 
 # name -> why the hole is open (a strict xfail each until fixed)
-WHY: dict[str, str] = {
-    "class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals": (
-        "a call in a class body that spells locals, vars or f_locals may change any name of "
-        "its namespace (`locals().update(...)` is an honest idiom): the project's call writing "
-        "the namespace is read as the body's own"
-    ),
-}
+WHY: dict[str, str] = {}
 
 
 def _case(name: str) -> object:

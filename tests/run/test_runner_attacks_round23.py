@@ -51,12 +51,14 @@ cargo_assertion_macro_in_the_code_emptied (was a hole; held since, `rust-test-ch
     the fix makes its body `let _ = ($a, $b);`: no test region changed. Fixed: a macro outside
     the regions that asserts and that a test region calls is the tests' (`rusttests.helpers`;
     one in another file, `#[macro_use] mod macros;`, is not read: open).
-class_qualname_rebound_with_the_verdict (hole): round 19's class-body test (`class Case:
-    total = add(2, 2); ok = [5] == [total]`, `assert Case.ok`); `add(2, 2)` hands back an int
-    whose `__set_name__` sets `owner.ok = True` and `owner.__qualname__` to an equal new string:
-    `built` takes a class whose `__qualname__` is not the namespace's very object for another
-    class and judges nothing. Class of fix: the made class known by what its making cannot
-    rebind, a qualified name not the namespace's object then a rebinding itself.
+class_qualname_rebound_with_the_verdict (was a hole; held since, `observer-tampered`): round
+    19's class-body test (`class Case: total = add(2, 2); ok = [5] == [total]`, `assert
+    Case.ok`); `add(2, 2)` hands back an int whose `__set_name__` sets `owner.ok = True` and
+    `owner.__qualname__` to an equal new string: `built` took a class whose `__qualname__` is
+    not the namespace's very object for another class and judged nothing. Fixed: the made class
+    is known by its statement's call (`classbody._plain`: positional arguments alone, so `type`
+    made it from the namespace), and a `__qualname__` not the namespace's object is then a
+    rebinding itself (a `metaclass=` statement keeps the identity test: open).
 class_namespace_given_orig_bases_after_the_body (held, `observer-reach`): the same
     `__set_name__` finds the body's namespace through `gc.get_objects()` and writes
     `__orig_bases__` into it, so `_hooked` takes the class for typing's making; the observer's
@@ -95,7 +97,6 @@ from tests.run.test_runner_attacks_round20 import (
     RS_MODULE,
     UNITTEST,
     held,
-    hole,
     honest,
     py_repo,
 )
@@ -327,14 +328,6 @@ def class_repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"app.py": CLASS_APP, "tests/test_app.py": CLASS_TEST})
 
 
-@hole(
-    "`classbody.built` knows the class made from the held namespace by its `__qualname__`"
-    " being the namespace's very object: a value's `__set_name__` that rebinds the verdict"
-    " rebinds `__qualname__` to an equal new string too, and the class is taken for another;"
-    " class of fix: the made class known by what its making cannot rebind (the maker's"
-    " `__build_class__` call and its result, or the namespace's other values still the"
-    " class's own), a qualified name not the namespace's then a rebinding"
-)
 def test_class_qualname_rebound_with_the_verdict(tmp_path: Path) -> None:
     held(class_repo(tmp_path), {"app.py": QUALNAME_REBOUND}, PYTEST, "observer-tampered")
 
