@@ -53,7 +53,8 @@ class Span:
 class Ranked(list[Span]):
     """A coverage spectrum's spans, best first, with the lines its failing run `executed`
     (repository-relative path -> 1-based line numbers, every covered file's, not only the
-    ranked spans'): what `fixbot.agent.literals` narrows an over-common phrase to."""
+    ranked spans'; every spectrum's: Python's, Go's, Rust's and node's): what
+    `fixbot.agent.literals` narrows an over-common phrase to."""
 
     def __init__(
         self, spans: Sequence[Span] = (), executed: dict[str, frozenset[int]] | None = None
