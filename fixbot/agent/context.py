@@ -5,9 +5,11 @@ counts of the whole log, the failing tests grouped by file, the distinct failure
 condensed log), snippets around the `file:line`s that recur most across failures, the code most
 likely to need the change (`reached`: what the error text names, the coverage spectrum's
 ranking, the functions a failing test calls through its imports; where a traceback ends in the
-test itself, the only pointer to that code; those a failing test calls itself, a constructor
-building the object under test, come second, after the spectrum's first three, since every
-passing test runs them too and the spectrum ranks them low), the diff since the start sha,
+test itself, the only pointer to that code; right after the spectrum's first three, the
+functions of their own module their lines the failing run executed call and that it executed
+too (`locate.ran_callees`: a predicate deciding the branch taken), then those a failing test
+calls itself, a constructor building the object under test, since every passing test runs
+them too and the spectrum ranks them low), the diff since the start sha,
 what earlier attempts tried, and (from attempt 2) recent commits touching the failing files.
 Each section is cut to its share of the budget, and what they leave unused goes to the code
 shown (a formatter check's own diff, `fixbot.agent.formatdiff`, first): a first attempt has no
@@ -192,7 +194,8 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
     ahead = suspects[1:SUSPECTS_BEFORE_CALLEES]
-    ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_direct(called, suspects)]
+    ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_ran_callees(ctx.repo, suspects)]
+    ranked += _direct(called, suspects)
     ranked += [*suspects[SUSPECTS_BEFORE_CALLEES:], *called]
     # Last, what budget is left: the rows of the failing test's own case in the tests beside
     # it, then the passing tests named after those functions, whose expected values a fix
@@ -224,6 +227,17 @@ def _in_repo(test: str, repo: Path) -> str:
     (`relative_to_repo`); an id with no path unchanged."""
     path, sep, rest = test.partition("::")
     return f"{relative_to_repo(path, repo)}{sep}{rest}" if sep else test
+
+
+def _ran_callees(repo: Path, suspects: Sequence[locate.Span]) -> list[locate.Span]:
+    """The functions the spectrum's first `SUSPECTS_BEFORE_CALLEES` call on their lines the
+    failing run executed, that it executed too and ranks nowhere (`locate.ran_callees`): the
+    small predicate an executed branch's condition called, which every test runs."""
+    ran, ranked = locate.executed(suspects), {(s.path, s.start) for s in suspects}
+    found = []
+    for span in suspects[:SUSPECTS_BEFORE_CALLEES]:
+        found += [c for c in locate.ran_callees(repo, span, ran) if (c.path, c.start) not in ranked]
+    return found
 
 
 def _direct(called: list[locate.Span], suspects: Sequence[locate.Span]) -> list[locate.Span]:

@@ -56,6 +56,7 @@ DECL_RE = re.compile(r"^\s*(?:var\s+|const\s+)?([A-Za-z_]\w*)\b[^=]*=[^=]")
 CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 MAX_DISTANCE = 4
 UNREACHED = MAX_DISTANCE + 1
+LINE_CAP = 100_000  # a block longer crossing back from the check's run is forged: no lines
 MAX_TEST_FILES = 2000  # the test files searched for a failing test's function
 
 Blocks = dict[tuple[str, int, int], int]  # (file, start line, end line) -> count
@@ -189,6 +190,19 @@ def _scored_blocks(
         passed = whole.get((name, start, end), count) - count > 0
         by_file.setdefault(rel, []).append((1.0 / math.sqrt(1 + int(passed)), start, end))
     return by_file
+
+
+def executed(repo: Path, failing: Blocks) -> dict[str, frozenset[int]]:
+    """Repository-relative path -> the lines of the blocks the failing tests' run executed
+    (count above 0) in each non-test file of the module (`_source_file`): a line ran when a
+    block holding it did (`fixbot.agent.locate.Ranked`'s `executed`)."""
+    prefix, root = (module_path(repo) or "") + "/", repo.resolve()
+    found: dict[str, set[int]] = {}
+    for (name, start, end), count in failing.items():
+        rel = _source_file(root, prefix, name) if count and end - start < LINE_CAP else None
+        if rel is not None:
+            found.setdefault(rel, set()).update(range(start, end + 1))
+    return {rel: frozenset(lines) for rel, lines in found.items()}
 
 
 def _lines(path: Path) -> list[str]:

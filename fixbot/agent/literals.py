@@ -12,14 +12,16 @@ and installed folders left out, and a JavaScript file committed beside the TypeS
 it is compiled from (`built`: zod's `v4/core/schemas.cjs` and `.js` beside
 `src/v4/core/schemas.ts`, whose copies of a literal would fill the spans the source's own
 line needs), each file read through `core.repofiles` (bounded), at most `MAX_SPANS` spans.
-A phrase found on more than `MAX_HOLDERS` lines names no one place: it is narrowed to its
-lines the failing run executed (`executed`: a node spectrum's lines whose innermost block ran,
-`nodelines.ran_lines`: zod's `case "invalid_union": return "Invalid input"` in
-`src/v4/locales/en.ts`, not its `default`'s, the old API's `src/v3/locales/en.ts`, a `throw`
-not reached or a doc comment), kept when that leaves 1 to `MAX_HOLDERS` lines; else to its lines
-in the files the failing run reached (`reached`: the files of the spans the first request
-already ranks, the spectrum's, the failing tests' callees', and the files the output names),
-kept when that leaves 1 to `MAX_HOLDERS` lines, else left out.
+A phrase found on more than `MAX_HOLDERS` lines names no one place: it is narrowed to its lines
+the failing run executed (`executed`, every spectrum's: a Python file's lines a failing test
+ran, `tracerank.executed`; a Go file's lines in a block of the failing run's profile,
+`gocov.executed`; a crate's lines a failing test run alone reached, `rustcov.executed`; a node
+script's lines whose innermost block ran, `nodelines.ran_lines`: zod's `case "invalid_union":
+return "Invalid input"` in `src/v4/locales/en.ts`, not its `default`'s, the old API's
+`src/v3/locales/en.ts`, a `throw` not reached or a doc comment), kept when that leaves 1 to
+`MAX_HOLDERS` lines; else to its lines in the files the failing run reached (`reached`: the
+files of the spans the first request already ranks, the spectrum's, the failing tests' callees',
+and the files the output names), kept when that leaves 1 to `MAX_HOLDERS` lines, else left out.
 Pure reading of text: nothing is parsed or run.
 """
 

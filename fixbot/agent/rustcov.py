@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fixbot.agent import rustcalls
-from fixbot.agent.locate import LINE_NUMBER, Span
+from fixbot.agent.locate import LINE_NUMBER, Ranked, Span
 from fixbot.agent.tracerank import ochiai
 from fixbot.core.repofiles import resolved
 from fixbot.process.assignments import assignment_ends
@@ -300,6 +300,16 @@ def rank(repo: Path, root: str, runs: list[Run], failing: Sequence[str] = ()) ->
     return spans[:MAX_SPANS]
 
 
+def executed(repo: Path, root: str, runs: list[Run]) -> dict[str, frozenset[int]]:
+    """Repository-relative path -> the lines the failing runs executed (`_in_repository`;
+    `fixbot.agent.locate.Ranked`'s `executed`), test code inside a source file included."""
+    found: dict[str, set[int]] = {}
+    for run in _in_repository(repo, root, [run for run in runs if run.failed]):
+        for rel, lines in run.lines.items():
+            found.setdefault(rel, set()).update(lines)
+    return {rel: frozenset(lines) for rel, lines in found.items()}
+
+
 def _in_repository(repo: Path, root: str, runs: list[Run]) -> list[Run]:
     """`runs` with their source paths made relative to the repository (`_relative`: one file
     under two spellings is one), files outside it left out."""
@@ -371,4 +381,4 @@ def suspects(
     found = rank(repo, root, runs, failing)
     if not found:
         return [], f"no function of the crate ran under a failing test (exit {done.exit_code})"
-    return found, None
+    return Ranked(found, executed(repo, root, runs)), None

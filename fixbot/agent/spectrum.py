@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.agent import gocov, nodecov, nodelines, nodenear, runnercov, rustcov
 from fixbot.agent.locate import Ranked, Span
-from fixbot.agent.tracerank import MARK, parse, rank, reports
+from fixbot.agent.tracerank import MARK, executed, parse, rank, reports
 from fixbot.process.assignments import assignment_ends
 from fixbot.process.launcher import Launcher
 
@@ -178,10 +178,11 @@ def _python(
             "it runs Python with -I, -E or -S, or sets PYTHONPATH where fixbot cannot add to it "
             "(a tox set_env, a script)"
         )
-    found = rank(repo, parse(output), failing, parse(output, "raised"))
+    spectra = parse(output)
+    found = rank(repo, spectra, failing, parse(output, "raised"))
     if not found:
         return [], f"no line of the repository ran under a failing test (exit {done.exit_code})"
-    return found, None
+    return Ranked(found, executed(repo, spectra, failing)), None
 
 
 def _node(
@@ -263,4 +264,4 @@ def _go(
     found = gocov.rank(repo, failed, whole, failing, evidence)
     if not found:
         return [], f"no function of the module ran under a failing test (exit {done.exit_code})"
-    return found, None
+    return Ranked(found, gocov.executed(repo, failed)), None

@@ -163,6 +163,22 @@ def _line_scores(lines: dict[int, list[str]], bad: set[str]) -> dict[int, float]
     return found
 
 
+def executed(
+    repo: Path, spectra: dict[str, dict[int, list[str]]], failing: list[str]
+) -> dict[str, frozenset[int]]:
+    """Repository-relative path -> the lines a failing test ran (a context `_failing` names) of
+    each non-test file inside `repo` (`fixbot.agent.locate.Ranked`'s `executed`: what
+    `fixbot.agent.literals` narrows an over-common phrase to); files outside it left out."""
+    root, found = repo.resolve(), dict[str, frozenset[int]]()
+    for path, lines in spectra.items():
+        ran = {n for n, ctx in lines.items() if any(_failing(c, failing) for c in ctx)}
+        full = resolved(root / path) if ran and not TEST_FILE.search(path) else None
+        if full is not None and full.is_relative_to(root):
+            rel = full.relative_to(root).as_posix()
+            found[rel] = frozenset(ran) | found.get(rel, frozenset())
+    return found
+
+
 def _enclosing(repo: Path, path: str, lines: list[int]) -> dict[int, tuple[int, int, str]]:
     try:
         tree = ast.parse(regular_text(repo, repo / path) or "")

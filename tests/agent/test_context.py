@@ -136,3 +136,69 @@ def test_the_table_a_suspect_reads_from_another_module_is_shown(tmp_path: Path) 
     shown = context.gather(fix_context(repo), 6_000, [suspect]).reached
     assert '("HANDLER FOR", 1),' in shown
     assert shown.index("pkg/lexer.py") < shown.index("pkg/keywords.py lines 5-7 (module level)")
+
+
+COMPLETE = (
+    "def starts_option(value):\n"  # 1: every test runs it; the bug: "/" is no option
+    "    return bool(value) and not value[0].isalnum()\n"
+    "\n\n"
+    "def unused(value):\n"  # 5: called on a line the failing run did not execute
+    "    return value\n"
+    "\n\n"
+    "def resolve(args, incomplete):\n"  # 9
+    "    if starts_option(incomplete):\n"
+    "        return 'option'\n"
+    "    if args:\n"
+    "        return unused(args)\n"
+    "    return 'value'\n"
+)
+
+
+def test_the_predicate_a_suspects_executed_branch_called_is_shown_among_the_spectrums_first(
+    tmp_path: Path,
+) -> None:
+    """click's shape: the spectrum ranks `resolve` (its `return 'option'` ran under the failing
+    test alone) but not `starts_option`, which every test runs, though its answer decided the
+    branch; the function a suspect's executed line calls, that the run executed, is shown
+    right after the spectrum's first three, before its tail. `unused`, called on a line the
+    run did not execute, is not; without the lines the run executed none is."""
+    repo = make_repo(tmp_path, None)
+    (repo / "complete.py").write_text(COMPLETE)
+    (repo / "helpers.py").write_text(HELPERS)
+    resolve = locate.Span("complete.py", 9, 14, "resolve", 1.0, focus=(11,))
+    ran = {"complete.py": frozenset({2, 10, 11})}
+    suspects = locate.Ranked([resolve, *_suspects()[:12]], ran)
+    shown = context.gather(fix_context(repo), 2_000, suspects).reached
+    assert "return bool(value) and not value[0].isalnum()" in shown
+    assert shown.index("helper_1") < shown.index("starts_option(value)") < shown.index("helper_2")
+    assert "complete.py lines 5-6" not in shown
+    assert context._ran_callees(repo, [resolve]) == []  # a plain list carries no executed lines
+
+
+def test_the_callees_of_a_suspects_executed_lines_are_those_of_its_own_module(
+    tmp_path: Path,
+) -> None:
+    """`locate.ran_callees`: `f()`, `self.f()` and `cls.f()` on an executed line, resolved in
+    the suspect's own Python module, each once, itself and a non-Python file left out."""
+    code = (
+        "class Box:\n"
+        "    def check(self, x):\n"  # 2
+        "        return self.size(x) + helper(x) + other.size(x) + self.check(x - 1)\n"
+        "\n"
+        "    def size(self, x):\n"  # 5
+        "        return x\n"
+        "\n\n"
+        "def helper(x):\n"  # 9
+        "    return helper2(x)\n"
+    )
+    (tmp_path / "box.py").write_text(code)
+    (tmp_path / "box.js").write_text(code)
+    ran = {"box.py": frozenset({3, 6, 10}), "box.js": frozenset({3, 6, 10})}
+    check = locate.Span("box.py", 2, 3, "check", 1.0)
+    found = locate.ran_callees(tmp_path, check, ran)
+    assert [(s.name, s.start, s.end, s.focus) for s in found] == [
+        ("size", 5, 6, (6,)),
+        ("helper", 9, 10, (10,)),
+    ]
+    assert locate.ran_callees(tmp_path, locate.Span("box.js", 2, 3, "check", 1.0), ran) == []
+    assert locate.ran_callees(tmp_path, check, {"box.py": frozenset({6, 10})}) == []

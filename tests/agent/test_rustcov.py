@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import rustcov, spectrum
+from fixbot.agent import locate, rustcov, spectrum
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 
@@ -110,6 +110,7 @@ def test_the_function_only_the_failing_test_takes_ranks_first(tmp_path: Path, ch
     assert found[0].score == 1.0  # its `else` branch ran under the failing test alone
     assert found[0].focus == (11,)
     assert {s.name for s in found} == {"sign", "describe", "double"}  # no test function
+    assert 11 in locate.executed(found)["src/lib.rs"]  # the failing run's lines handed on
     assert not (repo / "target").exists()  # the project's own build folder untouched
     assert not list(repo.glob("*.profraw"))  # no stray profile in the repository
 
@@ -186,10 +187,14 @@ def test_lcov_naming_files_outside_the_repository_ranks_none_of_them(tmp_path: P
     assert [run.failed for run in runs] == [True] * 4
     assert rustcov.rank(repo, root, runs) == []
     assert rustcov.rank(repo, str(tmp_path), runs) == []  # a forged root maps into the repo only
-    own = output + f"{rustcov.TEST_MARK} 0 tests::doubles\nSF:{repo}/src/lib.rs\nDA:6,1\n"
+    assert rustcov.executed(repo, root, runs) == {}  # nor are its lines handed on
+    own = output + f"{rustcov.TEST_MARK} 0 tests::doubles\nSF:{repo}/src/lib.rs\nDA:2,1\nDA:6,1\n"
     own += f"{rustcov.TEST_MARK} 101 tests::zero\nSF:src/lib.rs\n{lines}"
     found = rustcov.rank(repo, *rustcov.parse(own)[:2])
     assert [(s.path, s.name, s.focus) for s in found] == [("src/lib.rs", "sign", (11,))]
+    # the lines the failing runs executed, not line 2 (`double`'s), which only a passing run did
+    ran = rustcov.executed(repo, *rustcov.parse(own)[:2])
+    assert ran == {"src/lib.rs": frozenset({6, 11})}
 
 
 def test_a_check_setting_rustflags_itself_keeps_its_flags_and_gains_coverage() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.agent import spectrum, tracerank
+from fixbot.agent import locate, spectrum, tracerank
 from fixbot.core.budget import Deadline
 from fixbot.process.launcher import Launcher
 from tests.bench.cases import stats_case
@@ -63,6 +63,32 @@ def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_the_lines_a_failing_test_ran_are_handed_on_with_the_ranking(tmp_path: Path) -> None:
+    """`executed` (what `fixbot.agent.literals` narrows a common phrase to): the lines of the
+    repository's non-test files a failing test ran, not those only passing tests ran, and no
+    file outside the repository however the report spells it."""
+    (tmp_path / "repo").mkdir()
+    repo = tmp_path / "repo"
+    (repo / "pkg.py").write_text("def good(x):\n    return x\n\n\ndef bad(x):\n    return x + 1\n")
+    (tmp_path / "secret.py").write_text("TOKEN = 'hunter2'\n")
+    (repo / "link.py").symlink_to(tmp_path / "secret.py")
+    ran = {"2": ["t.test_a", "t.test_b"], "5": ["t.test_a"], "6": ["t.test_b"]}
+    report = {
+        "files": {
+            "pkg.py": {"contexts": ran},
+            str(repo / "pkg.py"): {"contexts": {"1": ["t.test_b"]}},  # the same file, absolute
+            "tests/t.py": {"contexts": {"1": ["t.test_b"]}},  # a test file's lines are not
+            **{p: {"contexts": {"1": ["t.test_b"]}} for p in ("link.py", "../secret.py")},
+        }
+    }
+    spectra = tracerank.parse(tracerank.MARK + json.dumps(report))
+    assert tracerank.executed(repo, spectra, ["tests/t.py::test_b"]) == {
+        "pkg.py": frozenset({1, 2, 6})
+    }
+    assert tracerank.executed(repo, spectra, ["tests/t.py::test_c"]) == {}
+
+
+@pytest.mark.slow
 def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
     tmp_path: Path,
 ) -> None:
@@ -86,6 +112,8 @@ def test_the_check_under_coverage_through_the_launcher_ranks_the_buggy_function(
         ("stats/core.py", "mean", 1.0),
         ("stats/core.py", "total", 1.0),
     ]
+    ran = locate.executed(found)["stats/core.py"]  # the failing run's lines handed on
+    assert {s.start + 1 for s in found} <= ran  # each ranked function's first body line
     assert not (job.repo / ".coverage").exists()  # its data stayed out of the work tree
     assert not list(job.repo.rglob("*.json"))
 
@@ -194,6 +222,8 @@ def test_a_go_check_is_ranked_from_go_tests_own_cover_profiles(tmp_path: Path) -
     assert [(s.path, s.name, s.score, s.focus) for s in found] == [
         ("calc/calc.go", "Add", 1.0, (3, 7))
     ]
+    # the failing run's lines handed on: Add's, not its `if` body (lines 5-6: not taken)
+    assert locate.executed(found) == {"calc/calc.go": frozenset({3, 4, 7})}
 
 
 def test_a_go_profile_naming_files_outside_the_module_ranks_none_of_them(tmp_path: Path) -> None:
@@ -212,6 +242,24 @@ def test_a_go_profile_naming_files_outside_the_module_ranks_none_of_them(tmp_pat
     output = f"{gocov.MARK}\n{gocov.FAILING}\n{profile}{gocov.MARK}\n{profile}"
     failed, whole = gocov.parse(output)
     assert len(failed) == 3 and gocov.rank(repo, failed, whole) == []
+    assert gocov.executed(repo, failed) == {}
+
+
+def test_the_go_blocks_the_failing_run_executed_give_its_lines(tmp_path: Path) -> None:
+    """A line ran when a block of the failing run's profile holding it has a count above 0; a
+    test file's blocks and a forged block of 10^9 lines give none."""
+    from fixbot.agent import gocov
+
+    repo = tmp_path / "repo"
+    (repo / "calc").mkdir(parents=True)
+    (repo / "go.mod").write_text("module example.com/mod\n")
+    (repo / "calc" / "calc.go").write_text(GO_CODE)
+    (repo / "calc" / "calc_test.go").write_text(GO_TEST)
+    blocks = ["calc.go:3.24,4.12 1 2", "calc.go:4.12,6.3 1 0", "calc.go:7.2,7.18 1 2"]
+    blocks += ["calc_test.go:5.29,6.20 1 1", "calc.go:10.24,999999999.2 1 1"]
+    profile = "".join(f"example.com/mod/calc/{b}\n" for b in blocks)
+    failed, _ = gocov.parse(f"{gocov.MARK}\n{gocov.FAILING}\n{profile}{gocov.MARK}\n")
+    assert gocov.executed(repo, failed) == {"calc/calc.go": frozenset({3, 4, 7})}
 
 
 @pytest.mark.slow
