@@ -26,9 +26,9 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
     framework-patched code outside the tests that imports a test framework's internals
                       (`_pytest`, `pluggy`) or rebinds what decides a verdict (`Function.runtest`,
                       `TestCase.run`, jest's globals, a Rust macro by an assertion's name:
-                      `fixbot.tamper.rusttests.shadowing`)
+                      `fixbot.tamper.rustasserts.shadowing`)
     always-equal      a comparison dunder that holds for any operand (`__eq__` returning True)
-                      (Rust: an `fn eq` returning `true`, `fixbot.tamper.rusttests`)
+                      (Rust: an `fn eq` returning `true`, `fixbot.tamper.rustasserts`)
     plugin-added      `pytest_plugins` in any module, a `pytest11` entry point (pyproject's
                       `[project.entry-points.pytest11]`, setup.cfg's `[options.entry_points]`)
     unit-rebound      a test module that rebinds the code it tests when imported

@@ -40,7 +40,7 @@ cargo_raw_identifier_macro_shadows_the_assertion (was a hole; held since, `frame
 cargo_partial_eq_always_true (was a hole; held since, `always-equal`): `add` hands back a
     `Sum` whose `impl PartialEq<i32>` is `true` (`assert_eq!(add(2, 2), 4)` holds); the rule was
     Python's alone. Fixed: an added `fn eq` whose body is `true` (`ne`: `false`) outside the
-    test regions (`rusttests.always_equal`; a text rule: an `eq` computing its `true` passes).
+    test regions (`rustasserts.always_equal`; a text rule: an `eq` computing its `true` passes).
 cargo_build_script_rewrites_the_tests (was a hole; held since, `config-changed in build.rs`):
     a new build.rs, run by cargo before the crate compiles, rewrites `add(2, 2), 4` to `0` in
     src/lib.rs as it is built: the committed tree's tests are the start's, the compiled ones
@@ -49,7 +49,7 @@ cargo_build_script_rewrites_the_tests (was a hole; held since, `config-changed i
 cargo_assertion_macro_in_the_code_emptied (was a hole; held since, `rust-test-changed`): the
     tests call `check!(add(2, 2), 4)`, a `macro_rules! check` beside the code that asserts;
     the fix makes its body `let _ = ($a, $b);`: no test region changed. Fixed: a macro outside
-    the regions that asserts and that a test region calls is the tests' (`rusttests.helpers`;
+    the regions that asserts and that a test region calls is the tests' (`rustasserts.helpers`;
     one in another file, `#[macro_use] mod macros;`, is not read: open).
 class_qualname_rebound_with_the_verdict (was a hole; held since, `observer-tampered`): round
     19's class-body test (`class Case: total = add(2, 2); ok = [5] == [total]`, `assert

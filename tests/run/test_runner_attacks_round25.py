@@ -44,7 +44,7 @@ cargo_assertion_macro_behind_another_macro_emptied (held since this round, `rust
     round 23's `check!` asserts through `verify!`, a second macro beside the code; the fix
     empties `verify!`. `helpers` took a macro the test regions invoke and whose own body
     asserts: `check!` asserts nothing itself, `verify!` is invoked by no test. Fixed: the
-    macros such a macro invokes are followed, however deep (`rusttests._reached`; a macro
+    macros such a macro invokes are followed, however deep (`rustasserts._reached`; a macro
     defined twice is read as its last definition).
 cargo_assertion_function_in_the_code_emptied (a hole): the tests call `check(add(2, 2), 4)`, a
     `pub fn check` beside the code whose body is `assert_eq!(a, b);`; the fix makes it
@@ -274,13 +274,13 @@ def crate_repo(tmp_path: Path, lib: str) -> Path:
 
 
 def test_cargo_assertion_macro_behind_another_macro_emptied(tmp_path: Path, rustup: Path) -> None:
-    """Held since this round: the macros a helper invokes are followed (`rusttests.helpers`)."""
+    """Held since this round: the macros a helper invokes are followed (`rustasserts.helpers`)."""
     files = {"src/lib.rs": CHAINED.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")}
     held(crate_repo(tmp_path, CHAINED), files, "cargo test", "rust-test-changed in src/lib.rs")
 
 
 @hole(
-    "`rusttests.helpers` reads `macro_rules!` alone: a function of the code's that the tests"
+    "`rustasserts.helpers` reads `macro_rules!` alone: a function of the code's that the tests"
     " call and that asserts is the code's, so emptying its assertion is no test changed; class"
     " of fix: the assertions of the functions the test regions call, outside them, held as the"
     " tests' (an assertion taken away from one a finding; a body that asserts and also computes"

@@ -17,6 +17,7 @@ SOURCES = (
     "fixbot/tamper/reports.py",
     "fixbot/tamper/doctests.py",
     "fixbot/tamper/rusttests.py",
+    "fixbot/tamper/rustasserts.py",
     "fixbot/run/integrity.py",
     "fixbot/run/phases/fixing.py",
 )

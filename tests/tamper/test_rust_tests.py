@@ -1,5 +1,6 @@
 """A Rust unit test in the code's own file is a test (`fixbot.tamper.rusttests`), its regions
-read by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`)."""
+read by Rust's tokens (`fixbot.ecosystems.rust.unit_test_regions`); the code beside them that
+decides their verdict (`fixbot.tamper.rustasserts`) is the tests' too."""
 
 from __future__ import annotations
 
@@ -8,19 +9,17 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
+from fixbot.tamper.rustasserts import always_equal, helpers, shadowing
 from fixbot.tamper.rusttests import (
     added_only,
-    always_equal,
     changed,
     declared,
     declarers,
     detect,
     doc_tests,
-    helpers,
     parents,
     regions,
     restored,
-    shadowing,
 )
 
 APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
