@@ -4,10 +4,10 @@ environment that loads it into every pytest of a check, and the reader of its st
 `Channel.open(watch)` copies `pytest_plugin.py` (and its parts beside it, `<module>_<part>`,
 `PARTS`: `bodies.py`, `calls.py`, `hooks.py`, `collection.py`, `operands.py` (with `reading.py`,
 `failed.py`, `followed.py`, `jumps.py`, `shapes.py`, `library.py` and `libreach.py`, `truth.py`,
-`failedtruth.py`, `unstored.py` and its `closures.py` and `classbody.py`, `contents.py` and
-`bytecode.py`), `watch.py` (with `dunders.py`, `classes.py`, `holds.py`, `unread.py` and
-`bracket.py`), `identities.py`, `integrity.py`, the sender, `sender.py`, and the audit hook,
-`reach.py`), and the node runners' reporter
+`failedtruth.py`, `unstored.py` and its `closures.py`, `classbody.py` and `storing.py`,
+`contents.py` and `bytecode.py`), `watch.py` (with `dunders.py`, `classes.py`, `holds.py`,
+`unread.py` and `bracket.py`), `identities.py`, `integrity.py`, the sender, `sender.py`, and the
+audit hook, `reach.py`), and the node runners' reporter
 (`node/reporter.cjs`, as `<module>_reporter.cjs`: `Channel.reporter`, named on jest's and
 vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
 (`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
@@ -92,6 +92,7 @@ PARTS = tuple(
         "reach",
         "sender",
         "shapes",
+        "storing",
         "truth",
         "unread",
         "unstored",

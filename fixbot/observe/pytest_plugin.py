@@ -167,7 +167,7 @@ def _parts() -> list[ModuleType]:
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
     unread, unstored, holds = _sibling("unread"), _sibling("unstored"), _sibling("holds")
     held = [unread, unstored, _sibling("closures"), holds, _sibling("contents")]
-    held += [_sibling("classbody"), _sibling("dunders")]
+    held += [_sibling("classbody"), _sibling("storing"), _sibling("dunders")]
     return [*found, *last, _sibling("reading"), *held]
 
 

@@ -13,7 +13,7 @@ import weakref
 from types import SimpleNamespace
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from fixbot.observe import bodies, classbody, shapes, unstored
+from fixbot.observe import bodies, classbody, shapes, storing, unstored
 from tests.observe.test_decided import _run as _traced
 
 SHAPE = shapes.shape_reader(bodies._code_digest)
@@ -349,10 +349,10 @@ def test_a_class_bodys_namespace_is_read_only_where_reading_it_runs_nothing() ->
     plain = codes(compile("class Plain:\n    x = 1\n", "m", "exec"))
     celled = codes(compile("class C:\n    def f(self):\n        return super().f()\n", "m", "exec"))
     comprehended = codes(compile("class C:\n    y = [i for i in range(2)]\n", "m", "exec"))
-    assert unstored.readable(plain) is True
-    assert unstored.readable(celled) is late
-    assert unstored.readable(comprehended) is (late or not comprehended.co_varnames)
-    assert unstored.readable(compile("x = 1", "m", "exec")) is False
+    assert storing.readable(plain) is True
+    assert storing.readable(celled) is late
+    assert storing.readable(comprehended) is (late or not comprehended.co_varnames)
+    assert storing.readable(compile("x = 1", "m", "exec")) is False
     assert Plain.x == 1 and Celled().size() == 1
 
 
@@ -400,7 +400,7 @@ def _stored_then_compared() -> bool:
 
 def test_a_change_is_allowed_only_at_an_instruction_that_stores_that_name() -> None:
     code = _stored_then_compared.__code__
-    table = unstored.stores(code)
+    table = storing.stores(code)
     store = next(at for at, names in table.items() if names == frozenset({"x"}))
     other = next(at for at in range(0, len(code.co_code), 2) if at not in table)
     sent: list[dict[str, Any]] = []
@@ -457,7 +457,7 @@ def _after_a_closure(
     `return` event seen: `left`) or not (made untraced by the project, round 19)."""
     code = body.__code__
     inner = next(c for c in code.co_consts if getattr(c, "co_name", "") == closure)
-    other = next(at for at in range(0, len(code.co_code), 2) if at not in unstored.stores(code))
+    other = next(at for at in range(0, len(code.co_code), 2) if at not in storing.stores(code))
     sent: list[dict[str, Any]] = []
     held, entered, leave = unstored.holder(sent.append)
     notes: list[Any] = ["t::x", None, None, None, set()]

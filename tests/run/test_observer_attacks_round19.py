@@ -60,7 +60,7 @@ locals are held where it is an exact `dict` (a change allowed at its own `STORE_
 class body of the test module's whose namespace changed with no store of its own as
 `tampered`; a namespace no exact `dict` (a metaclass's `__prepare__`) left as now. **Held
 since** (obs28): `unstored` holds a class body's namespace (an exact `dict`, read once as its
-frame is entered where that runs nothing, `unstored.readable`) as a frame's locals; a change is
+frame is entered where that runs nothing, `storing.readable`) as a frame's locals; a change is
 allowed at the body's own `STORE_NAME`/`DELETE_NAME`, annotations, a subscript store, and at a
 call only in a body naming `locals`, `vars` or `f_locals`: the row ends `observer-tampered`.
 Two rows of the call that rule turns on, no race (3.11.7, 3.12.1, 3.13.0):
@@ -69,7 +69,7 @@ Two rows of the call that rule turns on, no race (3.11.7, 3.12.1, 3.13.0):
 `class-body-namespace-rewritten-by-a-call-in-a-body-spelling-locals` (the same body with a
 `locals().update(seen=1)` first) was a strict xfail, held since #39 (`observer-tampered`): a
 call allows a change only where it is the outermost of a line reading `locals`, `vars` or
-`f_locals` (`unstored._spelling_calls`).
+`f_locals` (`storing._spelling_calls`).
 
 Read, not tried as rows (no row: each only drops an allowance or is checked by identity):
 `MAX_CODES` emptying the table of entered closures (or `leaver`'s table of `rebound` names) can
