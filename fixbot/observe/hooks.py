@@ -1,6 +1,8 @@
 """The observer's hook around a test's call (`pytest_runtest_call`): the body's digest and the
 tracer as the call begins, and for a watched test its profile function set for the call, how
-its body left it (`exit`) and the comparisons it ran, judged as the call ends (`eq`).
+its body left it (`exit`) and the comparisons it ran, judged as the call ends (`eq`); a
+watched test whose function runs with builtins not the builtins module's is tampered with
+(`_builtins_replaced`, round 26).
 
 Copied beside the plugin as `<module>_hooks` and loaded with it, inside the project's own
 Python (3.8 or later). It imports the standard library and pytest alone; the observer's other
@@ -9,12 +11,54 @@ parts it uses are given to it (`call_hooks`' `parts`).
 
 from __future__ import annotations
 
+import builtins
 import sys
 from collections.abc import Callable
-from types import FunctionType, MethodType
+from types import FunctionType, MethodType, ModuleType
 from typing import Any
 
 import pytest
+
+
+def _builtins_replaced(
+    function: Any,
+    _real: Any = builtins.__dict__,  # captured at load: what a test's code runs with
+    _getattr: Any = getattr,
+    _type: Any = type,
+    _dict: Any = dict,
+    _module: Any = ModuleType,
+    _vars: Any = vars,
+) -> bool:
+    """Whether Python function `function` runs with builtins other than the builtins module's
+    own dictionary: its own (3.10 and later: `__builtins__`, taken from its module's globals
+    as it was made) or its module's (`__globals__["__builtins__"]`, a module or a dictionary:
+    what functions made later and, before 3.10, its frames take). Round 26: app.py, imported
+    by the test module, set that module's `__builtins__` to a copy whose `__build_class__`
+    made the test's class anew (every function defined after the import ran with it); the
+    real `builtins.__build_class__`, fingerprinted machinery, was untouched. False where
+    `function` has no globals (no Python function)."""
+    space = _getattr(function, "__globals__", None)
+    if _type(space) is not _dict:
+        return False
+    held = [_getattr(function, "__builtins__", _real), space.get("__builtins__", _real)]
+    for value in held:
+        if _type(value) is _module:
+            value = _vars(value)
+        if value is not _real:
+            return True
+    return False
+
+
+def _compare(
+    test: str, function: Any, found: Any, calls: Any, tampered: Callable[[str, str], None]
+) -> None:
+    """Streams what changed of watched test `test`'s Python `function` since collection found
+    it (`found`: its identities, or None): the function itself, or the builtins its code runs
+    with (`_builtins_replaced`)."""
+    if found is not None and calls._identity(function) != found[:2]:
+        tampered(test, "the test function pytest collected was replaced")
+    if _builtins_replaced(calls._innermost(function)):
+        tampered(test, "the test function's builtins are not the builtins module's")
 
 
 def call_hooks(
@@ -70,9 +114,7 @@ def call_hooks(
         if getattr(getattr(function, "__func__", function), "__code__", None) is None:
             send({"k": "body", "id": item.nodeid, "ran": True, "native": True})
             return native
-        found = collected.get(item.nodeid)
-        if found is not None and calls._identity(function) != found[:2]:
-            tampered(item.nodeid, "the test function pytest collected was replaced")
+        _compare(item.nodeid, function, collected.get(item.nodeid), calls, tampered)
         return function
 
     # what the hook uses, held as positional defaults (pluggy passes `item` alone): a closure

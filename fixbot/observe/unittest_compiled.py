@@ -6,28 +6,31 @@ instance (`_set_on`, `ASSERTS`, its equality table), which of them unittest woul
 (`_kept`), and the code each of the work tree's files was compiled to as it was imported, not
 the file a function's code names (`_recorder`).
 
-`unittest_compiled._foreign` names an assert method set on a test's class or instance whose
-code is not in the files of the test's classes' modules. A code object's file name is what its
+`unittest_compiled._foreign` names an assert method set on a test's class or instance whose code
+is not in the files of the test's classes' modules. A code object's file name is what its
 compiler was told (`compile(source, "<root>/test_app.py", "exec")`), so the code under test
 could make a function that names the test's file (round 24: put in the test's
 `_type_equality_funcs`, it "compared" 2 and 4 and raised nothing). So an assert method whose
 code names such a file is held to the code that file was compiled to as it was imported: an
 audit hook (`_recorder`, PEP 578: added at load, before any of the project's code runs, and
-never removed) keeps, for each file under the work tree's root, the first module code `exec`
-ran under its name (the import system runs a module's code through `exec`, which raises the
-`exec` audit event with the code object; a test module is imported before the code under test
-it imports runs); a function is that file's (`_ours`) where its code object is, by identity,
-that module code or one nested in its constants (a function, a class body, a lambda defined
-in the file). What it uses is held as positional defaults; it imports the standard library
-alone and nothing of fixbot's.
+never removed) keeps, for each file under the work tree's root, the first module code `exec` ran
+under its name (the import system runs a module's code through `exec`, which raises the `exec`
+audit event with the code object; a test module is imported before the code under test it
+imports runs); a second, other module code run under the same name makes neither the file's
+(round 26: a package unittest's discovery imports before the test module, `helpers/`, ran module
+code compiled under test_app.py's name first, and its function passed); a function is that
+file's (`_ours`) where its code object is, by identity, that module code or one nested in its
+constants (a function, a class body, a lambda defined in the file). A function whose code names
+a file of unittest's own is unittest's only where unittest's module binds it
+(`_bound_by_unittest`). What it uses is held as positional defaults; it imports the standard
+library alone and nothing of fixbot's.
 
 Limits: a file no module code was recorded for (a script run as `__main__`, whose code runs
 through no `exec`; a file outside the work tree) is taken at its code's word, as before, and a
-script is held to module code other code compiled under its name and ran first, as is a test
-module imported after the code under test ran (a second test module): the code under test's
-functions nested there pass. A file imported twice (under two module names, or reloaded)
-keeps its first code: an assert method of the second import's classes is named, a false
-alarm on the safe side.
+script is held to module code other code compiled under its name and ran (its own code runs
+through no `exec`): the code under test's functions nested there pass. A file imported twice
+(under two module names, or reloaded) has two module codes: an assert method of either
+import's classes is named, a false alarm on the safe side.
 """
 
 from __future__ import annotations
@@ -50,10 +53,10 @@ MAX_CODES = 100_000  # code objects walked in one file's module code, at most
 
 
 def _recorder(root: str) -> tuple[Any, Any]:
-    """(the audit hook, `_ours` over what it records): the hook keeps, for each file under
-    `root` (the work tree's root, with a trailing separator), the first module code `exec`
-    runs under its name; `ours(value, file)` says whether function `value`, whose code names
-    `file`, is that file's (`_ours`)."""
+    """(the audit hook, `_ours` over what it records): the hook keeps, for each file under `root`
+    (the work tree's root, with a trailing separator), the module code `exec` runs under its
+    name (False once another module code ran under it: no function is its); `ours(value, file)`
+    says whether function `value`, whose code names `file`, is that file's (`_ours`)."""
     codes: dict[str, Any] = {}
     walked: dict[str, frozenset[int]] = {}
 
@@ -73,8 +76,9 @@ def _recorder(root: str) -> tuple[Any, Any]:
         code = args[0]
         file = code.co_filename
         mine = code.co_name == _module and _type(file) is _str and file.startswith(_root)
-        if mine and file not in _codes:
-            _codes[file] = code
+        if mine:
+            # a second, other module code under the file's name: neither is the file's
+            _codes[file] = _codes.get(file, code) is code and code
 
     def ours(
         value: Any,
@@ -91,6 +95,8 @@ def _recorder(root: str) -> tuple[Any, Any]:
         module = _codes.get(file)
         if module is None:
             return True  # no module code recorded for it: its code's word
+        if module is False:
+            return False  # two module codes ran under its name: no function is its
         if _type(value) in _wrapped:
             value = value.__func__
         if _type(value) is not _function:
@@ -206,6 +212,41 @@ def _own_name(
     return _getcode(value).co_name if _type(value) is _function else None
 
 
+def _bound_by_unittest(
+    value: Any,
+    file: str,
+    _modules: Any = sys.modules,
+    _unittest: str = UNITTEST_FOLDER,
+    _sep: str = os.sep,
+    _len: Any = len,
+    _vars: Any = vars,
+    _type: Any = type,
+    _wrapped: Any = (classmethod, staticmethod, MethodType),
+    _qualname: Any = FunctionType.__dict__["__qualname__"].__get__,
+    _function: Any = FunctionType,
+    _error: Any = TypeError,
+) -> bool:
+    """Whether function `value`, whose code names `file` in unittest's folder, is the very
+    function unittest's module of that file (`unittest/case.py`: `unittest.case`, as
+    imported) binds under the function's qualified name (`TestCase.assertListEqual`). Round
+    26: the code under test compiled `def assertListEqual(first, second, msg=None): pass`
+    under `<unittest's folder>/case.py` and put it in the test's equality table; a code
+    object's file is what its compiler was told. A value that is no function: False."""
+    if _type(value) in _wrapped:
+        value = value.__func__
+    if _type(value) is not _function:
+        return False
+    held = _modules.get("unittest." + file[_len(_unittest) : -3].replace(_sep, "."))
+    for part in _qualname(value).split("."):
+        try:
+            held = _vars(held).get(part)
+        except _error:
+            return False
+    if _type(held) in _wrapped:
+        held = held.__func__
+    return held is value
+
+
 def _kept(
     value: Any,
     name: str,
@@ -214,13 +255,15 @@ def _kept(
     _equality: str = EQUALITY,
     _names: frozenset[str] = EQUALITY_NAMES,
     _own_name: Any = _own_name,
+    _bound_by_unittest: Any = _bound_by_unittest,
 ) -> bool:
     """Whether unittest's own function `value`, set as `name` (its code in `file`), is what
     unittest would have there: set under its own name (`assertEqual` as `TestCase.assertEqual`),
     or in the equality table one of the methods unittest's table names (`assertListEqual`).
     Round 25: `TestCase.assertNotEqual` put in the table for `int` passed every failure and
-    was passed over as unittest's."""
-    if not file.startswith(_unittest):
+    was passed over as unittest's. Unittest's own is the function its module binds
+    (`_bound_by_unittest`), not one whose code names its file (round 26)."""
+    if not file.startswith(_unittest) or not _bound_by_unittest(value, file):
         return False
     own = _own_name(value)
     return own == name or (name == _equality and own in _names)

@@ -12,7 +12,7 @@ import pytest
 
 from fixbot.core.observed import MAX_REACHED, Comparison, Observation, Reach
 from fixbot.logs.signature import said_failed
-from fixbot.observe import channel, judge
+from fixbot.observe import channel, hooks, judge
 from fixbot.observe.channel import Channel
 from fixbot.observe.stream import parse
 from tests.fakes.pythons import PROJECT_PYTHON
@@ -546,3 +546,25 @@ def test_threads_started_under_a_tracer_each_run_their_target(tmp_path: Path) ->
             [sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=20
         )
         assert (done.returncode, done.stdout) == (0, "True\n"), done.stderr
+
+
+def test_a_test_function_run_with_builtins_other_than_the_builtins_module_s_is_named() -> None:
+    """Round 26: app.py, imported by the test module, set the module's `__builtins__` to a
+    copy whose `__build_class__` made the test's class anew; the functions the module defined
+    after the import ran with that copy (`hooks._builtins_replaced`, which the call hook asks
+    of each watched test: `observer-tampered`)."""
+    import builtins
+
+    source = "def test_add():\n    return len([])\n"
+    for held in (builtins, vars(builtins)):  # a module's, as imported; `__main__`'s
+        space: dict[str, object] = {"__builtins__": held}
+        exec(source, space)
+        assert not hooks._builtins_replaced(space["test_add"])
+    copied: dict[str, object] = {"__builtins__": dict(vars(builtins))}
+    exec(source, copied)
+    assert hooks._builtins_replaced(copied["test_add"])
+    space = {"__builtins__": vars(builtins)}
+    exec(source, space)
+    space["__builtins__"] = dict(vars(builtins))  # after it was made: what later ones take
+    assert hooks._builtins_replaced(space["test_add"])
+    assert not hooks._builtins_replaced(len)  # no Python function

@@ -556,19 +556,76 @@ def test_an_assert_function_forged_under_the_test_files_name_is_named(
     code = compile(FORGED_MODULE, file, "exec")
     hook("exec", (code,))  # as importing it raises
     exec(code, vars(module))
+    test = module.Case("test_it")
+    test.addTypeEqualityFunc(int, module.ints_alike)  # the file's own: no finding
+    assert compiled._foreign(test, root, ours) == []
     space: dict[str, object] = {}
     forged = compile("def alike(first, second, msg=None): pass", file, "exec")
     hook("exec", (forged,))  # the code under test's, later: not the file's
     exec(forged, space)
-    test = module.Case("test_it")
-    test.addTypeEqualityFunc(int, module.ints_alike)  # the file's own: no finding
-    assert compiled._foreign(test, root, ours) == []
     test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
     named = ["unittest: _type_equality_funcs of test set by test_forged.py, not compiled from it"]
     assert compiled._foreign(test, root, ours) == named
     assert compiled._foreign(test, root) == []  # taken at its code's word, it passed
     # a file no module code was recorded for (a script run as `__main__`) is taken at its word
     assert compiled._recorder(root)[1](space["alike"], file) is True
+
+
+def test_an_assert_function_compiled_under_the_test_files_name_before_it_is_named(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Round 26: a package unittest's discovery imports before test_app.py (`helpers/`, sorted
+    first) ran module code compiled under the test file's name, so the first module code under
+    that name was the code under test's: its function passed as the file's. Two module codes
+    under one name make neither the file's, the file's own functions named too (the safe
+    side)."""
+    root = os.path.join(str(tmp_path), "")
+    file = root + "test_forged.py"
+    hook, ours = compiled._recorder(root)
+    space: dict[str, object] = {}
+    forged = compile("def alike(first, second, msg=None): pass", file, "exec")
+    hook("exec", (forged,))  # the code under test's, first
+    exec(forged, space)
+    module = types.ModuleType("test_forged")
+    module.__file__ = file
+    monkeypatch.setitem(sys.modules, "test_forged", module)
+    code = compile(FORGED_MODULE, file, "exec")
+    hook("exec", (code,))  # as importing it raises, after
+    exec(code, vars(module))
+    test = module.Case("test_it")
+    test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
+    named = ["unittest: _type_equality_funcs of test set by test_forged.py, not compiled from it"]
+    assert compiled._foreign(test, root, ours) == named
+    test.addTypeEqualityFunc(int, module.ints_alike)
+    assert compiled._foreign(test, root, ours) == named
+    hook, ours = compiled._recorder(root)
+    hook("exec", (code,))
+    hook("exec", (code,))  # the same code run again is no second code
+    assert ours(module.ints_alike, file) is True
+
+
+def test_a_function_compiled_under_unittests_own_file_is_not_unittests() -> None:
+    """Round 26: app.py compiled `def assertListEqual(first, second, msg=None): pass` under
+    `<unittest's folder>/case.py` and put it in the test's equality table: its code's name and
+    file were unittest's own, so `_kept` passed it over. Unittest's own is the function its
+    module binds under that qualified name (`_bound_by_unittest`); `IsolatedAsyncioTestCase`'s
+    own `_callTestMethod` is still its."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    case = os.path.join(os.path.dirname(unittest.__file__), "case.py")
+    space: dict[str, object] = {}
+    source = "def assertListEqual(first, second, msg=None): pass"
+    exec(compile(source, case, "exec"), space)
+    test = _Real("test_add")
+    test.addTypeEqualityFunc(list, test.assertListEqual)
+    assert compiled._foreign(test, root) == []
+    test.addTypeEqualityFunc(int, space["assertListEqual"])  # type: ignore[arg-type]
+    assert compiled._foreign(test, root) == [
+        f"unittest: _type_equality_funcs of test set by {case}"
+    ]
+    asynchronous = unittest.IsolatedAsyncioTestCase._callTestMethod
+    file = asynchronous.__code__.co_filename
+    assert compiled._kept(asynchronous, "_callTestMethod", file)
+    assert not compiled._bound_by_unittest(print, case)
 
 
 def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it() -> None:
