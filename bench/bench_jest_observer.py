@@ -11,8 +11,12 @@ real jest of the tests (~/.cache/fixbot/node) `--runs` times in each way, altern
   version, w-jestenv: a new path each run, so a new transform cache key each run);
 - `env-stable`: and the environment at its one content-addressed path
   (`fixbot.run.jestenv.environment_file`), as fixbot runs it now;
-- `showConfig`: `jest --showConfig`, which fixbot runs once per check before it
-  (`fixbot.run.jestenv.prepare`) to learn the project's environment.
+- `showConfig`: `jest --showConfig`, which fixbot ran once per check before it
+  (`fixbot.run.jestenv.prepare`) to learn the project's environment;
+- `showConfig-loaded`: the same with fixbot's preload (`fixbot.run.jestenv.loading`:
+  `NODE_OPTIONS=--require loaded.cjs` and its socket), as fixbot runs it now, to learn also
+  the files jest's configuration loads (the project has a jest.config.js requiring
+  jest.base.js by a computed path: both must be handed over).
 
 Measured in CPU seconds of jest's processes (user and system, medians) and wall seconds
 (medians). Target: the observer (reporter, environment, showConfig) adds under 10 % to the
@@ -40,12 +44,16 @@ from fixbot.run import jestenv  # noqa: E402
 
 JEST = Path.home() / ".cache" / "fixbot" / "node" / "node_modules" / ".bin" / "jest"
 NODE_ENV = Path.home() / ".cache/fixbot/node/node_modules/jest-environment-node/build/index.js"
-WAYS = ("plain", "reporter", "env-per-run", "env-stable", "showConfig")
+WAYS = ("plain", "reporter", "env-per-run", "env-stable", "showConfig", "showConfig-loaded")
+SHOWN = ("showConfig", "showConfig-loaded")
 
 
 def project(folder: Path, modules: int) -> None:
     """One test file, 6 tests, importing `modules` modules of the project's."""
-    (folder / "package.json").write_text('{"name": "bench", "jest": {"testEnvironment": "node"}}')
+    (folder / "package.json").write_text('{"name": "bench"}')
+    config = "module.exports = require(require('path').join(__dirname, 'jest' + '.base.js'));\n"
+    (folder / "jest.config.js").write_text(config)
+    (folder / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
     lines = []
     for i in range(modules):
         body = "".join(f"exports.f{j} = (a) => a + {j};\n" for j in range(40))
@@ -70,11 +78,13 @@ def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
     env = dict(os.environ)
     fds: tuple[int, ...] = ()
     channel = None
+    if way == "showConfig-loaded":
+        return loaded(argv, folder)
     if way == "showConfig":
         argv.append("--showConfig")
     else:
         argv += ["--json", f"--outputFile={report}"]
-    if way not in ("plain", "showConfig"):
+    if way not in ("plain", *SHOWN):
         channel = Channel.open()
         env.update(channel.env({}))
         fds = channel.fds
@@ -97,6 +107,29 @@ def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
     return took
 
 
+def loaded(argv: list[str], folder: Path) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of `jest --showConfig` with fixbot's preload, as
+    `fixbot.run.jestenv.loading` runs it (the copy, the socket, the read included)."""
+    found: list[str] = []
+    took: list[tuple[float, float]] = []
+
+    def run(
+        words: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        start, wall = cpu(), time.monotonic()
+        env = {**os.environ, **added}
+        done = subprocess.run(words, cwd=cwd, env=env, pass_fds=fds, capture_output=True)
+        took.append((cpu() - start, time.monotonic() - wall))
+        return done.returncode, done.stdout.decode()
+
+    with tempfile.TemporaryDirectory(prefix="bench-preload-") as spare:
+        wall = time.monotonic()
+        code, _ = jestenv.loading(run, Path(spare), found)([*argv, "--showConfig"], folder, 60)
+        whole = time.monotonic() - wall
+    assert code == 0 and jestenv.configured(found, folder) == ["jest.config.js", "jest.base.js"]
+    return took[0][0], whole
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
@@ -116,7 +149,7 @@ def main() -> None:
             for way in WAYS:
                 c = statistics.median(c for c, _ in got[way])
                 w = statistics.median(w for _, w in got[way])
-                print(f"  {way:12} cpu {c:.3f} s ({(c - base) / base:+.1%})  wall {w:.3f} s")
+                print(f"  {way:17} cpu {c:.3f} s ({(c - base) / base:+.1%})  wall {w:.3f} s")
 
 
 if __name__ == "__main__":

@@ -162,7 +162,10 @@ class Observation(BaseModel):
     jest test environment as it was dispatched (`fixbot/observe/node/environment.cjs`; in band
     only), `environed` the test files that environment was built for, and `environment` why a jest
     run had no such environment ("": it had, or the check is not jest's; set by fixbot,
-    `fixbot.run.jestenv.prepare`)."""
+    `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root,
+    outside node_modules) node's module cache held as `jest --showConfig` exited, run before
+    the check with fixbot's preload (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`):
+    jest.config.js and the files it required, by any path."""
 
     sessions: int = 0
     ended: int = 0
@@ -204,6 +207,7 @@ class Observation(BaseModel):
     functions: dict[str, list[str]] = Field(default_factory=dict)
     environed: list[str] = Field(default_factory=list)
     environment: str = ""
+    configured: list[str] = Field(default_factory=list)
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

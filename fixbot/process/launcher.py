@@ -122,13 +122,16 @@ class Launcher:
         result = self.run(command, cwd, log_path, timeout)
         return result, self.pair.read_back(before, stirred)
 
-    def output(self, argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+    def output(
+        self, argv: Sequence[str], cwd: Path, timeout: float, pass_fds: Sequence[int] = ()
+    ) -> tuple[int | None, str]:
         """Run the program `argv` like a project command (same user, namespace, environment)
-        and return (exit code or None on timeout, its merged output, bounded and redacted).
-        For the research tool's interpreter: the check's Python is the project's code."""
+        and return (exit code or None on timeout, its merged output, bounded and redacted);
+        `pass_fds` as `run`'s. For the research tool's interpreter: the check's Python is the
+        project's code."""
         with tempfile.TemporaryDirectory(prefix="fixbot-out-") as tmp:
             log = Path(tmp) / "output.log"
-            done = self.run(shlex.join(argv), cwd, log, timeout)
+            done = self.run(shlex.join(argv), cwd, log, timeout, pass_fds=pass_fds)
             return done.exit_code, log.read_text(encoding="utf-8", errors="replace")
 
 

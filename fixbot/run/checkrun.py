@@ -78,25 +78,25 @@ def run_check(
     except OSError:
         channel = None
     try:
-        result, tests, unused = _run(where, log, channel)
+        result, tests, unused, configured = _run(where, log, channel)
     finally:
         seen = channel.close() if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
-        seen.environment = unused
+        seen.environment, seen.configured = unused, configured
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
-        result, tests, _ = _run(where, log, None)
+        result, tests, _, _ = _run(where, log, None)
         seen = None
     return result, tests, seen
 
 
 def _run(
     where: CheckRun, log: Path, channel: Channel | None
-) -> tuple[CheckResult, dict[str, str] | None, str]:
+) -> tuple[CheckResult, dict[str, str] | None, str, list[str]]:
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
     where it can write one: (the result, the per-test outcomes or None, why jest ran without
     fixbot's test environment: "" where it ran with it or the check is not jest's,
-    `fixbot.run.jestenv.prepare`)."""
+    `fixbot.run.jestenv.prepare`, the files jest's configuration loaded, `_environment`)."""
     s = where.settings
     launcher = where.launcher
     fds: tuple[int, ...] = ()
@@ -108,15 +108,15 @@ def _run(
     report = report_for(shellwords.words(s.check))
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-        return shown(plain, check, s.check), None, ""
-    launcher, environment, unused = _environment(where, launcher, report, channel)
+        return shown(plain, check, s.check), None, "", []
+    launcher, environment, unused, configured = _environment(where, launcher, report, channel)
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
         check = _asking(s.check, check, report, str(path), channel)
         command = report.command(check, str(path), _reporter(channel), environment)
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-            return shown(plain, check, s.check), None, ""
+            return shown(plain, check, s.check), None, "", []
         if launcher.identity is not None:  # the check's user writes it, nobody else
             os.chown(folder, launcher.identity.uid, launcher.identity.gid)
         asked = dataclasses.replace(
@@ -133,22 +133,44 @@ def _run(
             tests = read_report(report, path, reader)
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
-        return result, relative(relative(tests, where.repo), within), unused
+        return result, relative(relative(tests, where.repo), within), unused, configured
 
 
 def _environment(
     where: CheckRun, launcher: Launcher, report: Report, channel: Channel | None
-) -> tuple[Launcher, str | None, str]:
+) -> tuple[Launcher, str | None, str, list[str]]:
     """For an observed jest check, `launcher` naming the project's test environment, the path
-    of fixbot's and why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
-    through the check's own launcher, without the channel); else `launcher`, None and ""."""
+    of fixbot's, why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
+    through the check's own launcher, without the channel) and the work tree's files jest's
+    configuration loaded then (`jestenv.loading`, `jestenv.configured`); else `launcher`,
+    None, "" and []."""
     if channel is None or report is not jest.DIALECT.report:
-        return launcher, None, ""
+        return launcher, None, "", []
     s = where.settings
+    found: list[str] = []
+    output = jestenv.loading(_passing(where.launcher), channel.folder, found)
     named, environment, why = jestenv.prepare(
-        where.launcher.output, s.check, where.workdir, s.timeout, channel.folder
+        output, s.check, where.workdir, s.timeout, channel.folder
     )
-    return dataclasses.replace(launcher, env={**launcher.env, **named}), environment, why
+    pair = where.launcher.pair
+    root = pair.workspace if pair is not None else where.repo
+    launcher = dataclasses.replace(launcher, env={**launcher.env, **named})
+    return launcher, environment, why, jestenv.configured(found, root)
+
+
+def _passing(launcher: Launcher) -> jestenv.Passing:
+    """`launcher.output` with variables added to its environment (`NODE_OPTIONS` after its
+    own) and descriptors handed to the program (`jestenv.loading`)."""
+
+    def run(
+        argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        env = {**launcher.env, **added}
+        if "NODE_OPTIONS" in added and launcher.env.get("NODE_OPTIONS"):
+            env["NODE_OPTIONS"] = f"{launcher.env['NODE_OPTIONS']} {added['NODE_OPTIONS']}"
+        return dataclasses.replace(launcher, env=env).output(argv, cwd, timeout, fds)
+
+    return run
 
 
 def observed(

@@ -98,7 +98,9 @@ def modules(repo: Path, verified: str) -> frozenset[str]:
 MAX_CHECK_FILES = 50  # the check's own files followed at most
 
 
-def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> frozenset[str]:
+def check_files(
+    repo: Path, command: str, workdir: str, revs: Iterable[str], loaded: Iterable[str] = ()
+) -> frozenset[str]:
     """The repository-relative files the check `command` runs, followed as far as their words
     can be read: the files its shell words name (`sh check.sh`, `pytest -c ci.ini`) that are
     not program source, the same in each of those files read as shell (`check.sh` running
@@ -107,7 +109,10 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
     `fixbot.tamper.facts.is_test_driver`),
     and the same through the task files a `make` or a package manager among those words reads
     (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does),
-    and the files jest's or vitest's configuration in the check's folder requires (`_required`).
+    and the files jest's or vitest's configuration in the check's folder requires (`_required`),
+    and `loaded`: the files (relative to the root) jest's configuration loaded in the start
+    commit's run, as fixbot observed them (`Observation.configured`: a file required by a path
+    it computes, which no word names), package.json aside (its test keys are compared already).
     Found in one of the trees `revs` (read in each); `workdir` is the check's folder relative
     to the root ("." for the root), against which, and the naming file's folder, a relative
     word is resolved."""
@@ -127,7 +132,13 @@ def check_files(repo: Path, command: str, workdir: str, revs: Iterable[str]) -> 
             if candidate not in found and candidate in listed:
                 pending += _followed(repo, revs, candidate, nested and candidate not in run, found)
         pending += _tasks(repo, revs, words, here, tasks)
-    return frozenset(found | _required(repo, revs, listed, workdir))
+    return frozenset(found | _required(repo, revs, listed, workdir) | _observed(loaded, listed))
+
+
+def _observed(loaded: Iterable[str], listed: set[str]) -> set[str]:
+    """The files of `loaded` (relative to the root) the trees hold (`listed`), package.json
+    aside."""
+    return {p for p in loaded if p in listed and posixpath.basename(p) != "package.json"}
 
 
 # a runner's configuration that is a program of the project's (`jest.config.js`), which can

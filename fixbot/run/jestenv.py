@@ -16,6 +16,14 @@ fails or prints no configuration, several configurations (`projects`), an ES mod
 environment, which `require` cannot load, a `runner` other than jest-runner, which would build
 no environment) fixbot names no environment: the check runs with the
 reporter alone, as before, and the report says why (`Observation.environment`).
+
+`jest --showConfig` also tells fixbot which of the work tree's files jest's configuration
+loads (`loading`, `loaded`): it runs with fixbot's preload (`fixbot/observe/node/loaded.cjs`,
+`NODE_OPTIONS=--require <copy in the run's observer folder>`), which writes node's module
+cache at exit into a Unix socket pair handed to that one command (`FIXBOT_JEST_LOADED`). Read
+on the start commit's run, those files are the check's own (`Observation.configured`,
+`fixbot.run.integrity.check_files`): round 25's jest.config.js requiring jest.base.js by a path
+it computes, which no word of it names.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import stat
 import tempfile
 from collections.abc import Callable
@@ -39,6 +48,10 @@ from fixbot.process.nofollow import read_file
 Output = Callable[[list[str], Path, float], tuple[int | None, str]]
 
 ENVIRONMENT = Path(__file__).parent.parent / "observe" / "node" / "environment.cjs"
+PRELOAD = ENVIRONMENT.with_name("loaded.cjs")  # node's module cache at exit, handed to fixbot
+LOADED = "FIXBOT_JEST_LOADED"  # `<fd>:<inode>` of the socket's writing end the preload writes
+MAX_LOADED = 200  # files of jest's configuration kept, at most
+MAX_LOADED_BYTES = 256 * 1024  # read from the preload's socket, at most (bytes)
 VARIABLE = "FIXBOT_JEST_ENVIRONMENT"  # the absolute path of the environment jest resolved
 SHOW_TIMEOUT_S = 60.0  # `jest --showConfig`, at most (seconds)
 MAX_PACKAGE_BYTES = 1_000_000  # a package.json read for its `type`, at most (bytes)
@@ -203,3 +216,69 @@ def _module_package(path: Path) -> bool:
             return True
         return not isinstance(found, dict) or found.get("type") == "module"
     return False
+
+
+# a program's words, its folder, its timeout (seconds), the variables added to its environment
+# and the descriptors it inherits -> its exit code (None on timeout) and output: the check's
+# launcher's `output` with those (`fixbot.run.checkrun._environment`)
+Passing = Callable[
+    [list[str], Path, float, dict[str, str], tuple[int, ...]], tuple[int | None, str]
+]
+
+
+def loading(run: Passing, folder: Path, found: list[str]) -> Output:
+    """An `Output` that runs its program through `run` with fixbot's preload (`PRELOAD`, copied
+    into `folder`, fixbot's observer folder, 0644) on `NODE_OPTIONS` (after the check's own,
+    `run`'s base) and the writing end of a fresh Unix socket pair (`LOADED`), and appends to
+    `found` the absolute paths node processes of it wrote at exit (`loaded`). Without the copy
+    or the pair it runs the program as `run` would, nothing found."""
+
+    def output(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+        target = folder / PRELOAD.name
+        try:
+            target.write_bytes(PRELOAD.read_bytes())
+            target.chmod(0o644)
+            reading, writing = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError:
+            return run(argv, cwd, timeout, {}, ())
+        with reading, writing:
+            reading.shutdown(socket.SHUT_WR)
+            writing.shutdown(socket.SHUT_RD)
+            fd = writing.fileno()
+            added = {"NODE_OPTIONS": f'--require "{target}"', LOADED: f"{fd}:{os.fstat(fd).st_ino}"}
+            done = run(argv, cwd, timeout, added, (fd,))
+            writing.close()
+            found.extend(loaded(reading))
+        return done
+
+    return output
+
+
+def loaded(reading: socket.socket) -> list[str]:
+    """The absolute paths the preload wrote (a line each) on `reading`, read without waiting
+    (every writer has exited: a process of the check left holding the end is not waited for),
+    `MAX_LOADED_BYTES` at most, a relative or unreadable line skipped."""
+    reading.setblocking(False)
+    data = b""
+    with contextlib.suppress(OSError):  # BlockingIOError: nothing more now
+        while len(data) < MAX_LOADED_BYTES and (chunk := reading.recv(65536)):
+            data += chunk
+    lines = data[:MAX_LOADED_BYTES].decode("utf-8", "replace").splitlines()
+    return [line for line in lines if os.path.isabs(line) and "\ufffd" not in line]
+
+
+def configured(paths: list[str], root: Path) -> list[str]:
+    """The files of `paths` (absolute) under `root` (the work tree as the check saw it), as
+    paths relative to it (`/`-separated, links resolved), outside node_modules, each once, in
+    order, `MAX_LOADED` at most."""
+    base = os.path.realpath(root)
+    found: list[str] = []
+    for path in paths:
+        relative = os.path.relpath(os.path.realpath(path), base)
+        parts = Path(relative).parts
+        if relative.startswith("..") or "node_modules" in parts or relative in found:
+            continue
+        found.append(Path(relative).as_posix())
+        if len(found) >= MAX_LOADED:
+            break
+    return found

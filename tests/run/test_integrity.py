@@ -152,3 +152,48 @@ def test_the_files_jests_configuration_requires_are_the_checks(tmp_path: Path) -
     found = integrity.check_files(repo, "npx jest", ".", [head])
     assert found == {"jest.base.js", "config/preset.js"}
     assert integrity.check_files(repo, "npx jest", "web", [head]) == {"web/local.js"}
+
+
+# round 25's transform variant: jest.base.js, required by a path jest.config.js computes, made to
+# set a `transform` of the project's that rewrites `toBe(4)` to `toBe(0)` as jest loads the test
+TRANSFORMED = """\
+module.exports = { testEnvironment: 'node', transform: { '\\\\.js$': '<rootDir>/rewrite.js' } };
+"""
+REWRITE = "module.exports = { process: (src) => ({ code: src.replace('toBe(4)', 'toBe(0)') }) };\n"
+
+
+def test_the_files_jests_configuration_loaded_at_the_start_are_the_checks(tmp_path: Path) -> None:
+    """The files jest's configuration loaded in the start's run (`Observation.configured`,
+    observed, not read: jest.base.js required by a computed path) are the check's: the fix's
+    `transform` set there is `check-script`, and the deciding check's tree has the start's
+    jest.base.js. A loaded file the trees do not hold, and package.json, are not; without the
+    observed files jest.base.js is no check file and the fix is no cheat."""
+    from fixbot.run import integrity
+
+    files = {
+        "jest.config.js": "module.exports = require(require('path').join(__dirname, 'jest'"
+        + " + '.base.js'));\n",
+        "jest.base.js": "module.exports = { testEnvironment: 'node' };\n",
+        "package.json": '{"name": "app"}\n',
+        "app.js": "exports.add = (a, b) => a - b;\n",
+        "app.test.js": "test('adds', () => { expect(add(2, 2)).toBe(4); });\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    (repo / "jest.base.js").write_text(TRANSFORMED)
+    (repo / "rewrite.js").write_text(REWRITE)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "fix")
+    fixed = git(repo, "rev-parse", "HEAD^{tree}")
+    loaded = ["jest.config.js", "jest.base.js", "package.json", "gone.js"]
+    files_seen = integrity.check_files(repo, "npx jest", ".", [start, fixed], loaded)
+    assert files_seen == {"jest.config.js", "jest.base.js"}
+    found = [str(c) for c in integrity.cheats(repo, start, fixed, None, None, files_seen)]
+    assert any(c.startswith("check-script in jest.base.js") for c in found), found
+    pinned = integrity.pinned(repo, start, fixed, files_seen)
+    assert "jest.base.js" in pinned
+    tree = integrity.original_tree(repo, fixed, start, pinned, files_seen)
+    assert git(repo, "show", f"{tree}:jest.base.js") == files["jest.base.js"].rstrip("\n")
+    unseen = integrity.check_files(repo, "npx jest", ".", [start, fixed])
+    assert "jest.base.js" not in unseen
+    assert not integrity.cheats(repo, start, fixed, None, None, unseen)

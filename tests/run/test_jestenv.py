@@ -224,3 +224,89 @@ def test_a_fix_that_leaves_jests_environment_unnamed_is_not_verified() -> None:
     assert found and found[0].startswith("observer-missing:") and "2 jest projects" in found[0]
     last.environment = ""
     assert not [f for f in judge.findings(start, last) if "test environment" in f]
+
+
+# round 25: jest.config.js requiring its configuration by a path it computes (no word to read)
+COMPUTED = "module.exports = require(require('path').join(__dirname, 'jest' + '.base.js'));\n"
+
+
+def _node_run(
+    argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+) -> tuple[int | None, str]:
+    """`jestenv.Passing` for the tests: the program run here, with `added` and `fds`."""
+    env = {**os.environ, **added}
+    done = subprocess.run(
+        argv, cwd=cwd, env=env, pass_fds=fds, capture_output=True, text=True, timeout=timeout
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path: Path) -> None:
+    """Real jest's `--showConfig` with fixbot's preload: jest.config.js and the file it requires
+    by a computed path are handed over, jest's own files (node_modules) are not. Without the
+    descriptor handed to the command nothing is (the channel is the socket, not a path)."""
+    root = node_modules()
+    if root is None:
+        pytest.skip("jest is not installed: bash scripts/node-tools.sh")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "package.json").write_text('{"name": "p"}')
+    (project / "jest.config.js").write_text(COMPUTED)
+    (project / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
+    (project / "a.test.js").write_text("test('a', () => { expect(1).toBe(1); });\n")
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
+    assert why == "" and named
+    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js"]
+    assert not any("node_modules" in path for path in found)
+
+    def without_the_socket(
+        argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        return _node_run(argv, cwd, timeout, added, ())
+
+    unhanded: list[str] = []
+    jestenv.loading(without_the_socket, tmp_path, unhanded)(["node", "jest.config.js"], project, 30)
+    assert unhanded == []
+
+
+def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_path: Path) -> None:
+    """`configured` keeps the files under the work tree, relative to it, each once, links
+    resolved, node_modules and files outside the tree left out."""
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "tree")
+    paths = [
+        str(tmp_path / "tree" / "jest.config.js"),
+        str(tmp_path / "link" / "jest.config.js"),
+        str(tmp_path / "tree" / "conf" / "base.js"),
+        str(tmp_path / "tree" / "node_modules" / "preset" / "index.js"),
+        str(tmp_path / "elsewhere.js"),
+    ]
+    assert jestenv.configured(paths, tmp_path / "link") == ["jest.config.js", "conf/base.js"]
+
+
+def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
+    tmp_path: Path,
+) -> None:
+    """The command gets fixbot's preload on NODE_OPTIONS and a socket's writing end by number
+    and inode; what it writes there, a line a path, is read once it ended, relative lines
+    dropped; nothing is waited for beyond what was written."""
+    seen: dict[str, object] = {}
+
+    def run(
+        argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        seen.update(added=added, fds=fds)
+        fd, ino = (int(n) for n in added[jestenv.LOADED].split(":"))
+        assert fds == (fd,) and os.fstat(fd).st_ino == ino
+        os.write(fd, b"/w/jest.config.js\nrelative.js\n/w/jest.base.js\n")
+        return 0, "shown"
+
+    found: list[str] = []
+    assert jestenv.loading(run, tmp_path, found)(["jest"], tmp_path, 5) == (0, "shown")
+    assert found == ["/w/jest.config.js", "/w/jest.base.js"]
+    added = seen["added"]
+    assert isinstance(added, dict)
+    assert added["NODE_OPTIONS"] == f'--require "{tmp_path / "loaded.cjs"}"'
+    assert (tmp_path / "loaded.cjs").read_bytes() == jestenv.PRELOAD.read_bytes()

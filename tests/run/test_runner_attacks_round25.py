@@ -71,16 +71,16 @@ jest_runner_set_in_a_configuration_required_by_a_computed_path (held since this 
     shows it. `jestenv` held `testRunner` to jest-circus, not `runner`. Fixed: a `runner`
     other than jest-runner makes the environment unsure (`jestenv.shown_environment`), and a
     start's run that streamed from it `observer-missing` (`judge._unenvironed`).
-jest_runner_hidden_in_a_configuration_required_by_a_computed_path (a hole): both, the runner
-    hidden from `--showConfig` in the file required by a computed path. Class of fix: jest's
-    `runner` named on its command line as the environment is (the jest-runner it resolved);
-    or a start's run that streamed from the environment refusing a verifying run that named it
-    and streamed no file from it (a fix that adds a test file runs in jest's workers: that
-    false alarm to weigh); or every file jest's configuration loads taken as the check's.
-    The last alone closes its sibling, run once through fixbot (no row: suite time) and ended
-    `fixed`: the same computed require's jest.base.js setting a `transform` of the project's
-    that rewrites `toBe(4)` to `toBe(0)` as jest loads the test (the environment sees a
-    passing function; the runner on jest's command line would not stop it).
+jest_runner_hidden_in_a_configuration_required_by_a_computed_path (held since w-jestload,
+    `check-script`): both, the runner hidden from `--showConfig` in the file required by a
+    computed path. Fixed: every file jest's configuration loads is the check's, observed rather
+    than read: `jest --showConfig` runs with fixbot's preload (`fixbot/observe/node/loaded.cjs`),
+    which hands node's module cache at exit to fixbot through a socket given to that command
+    alone (`jestenv.loading`); the start's run's files are the check's (`integrity.check_files`
+    `loaded`). Its sibling, the same computed require's jest.base.js setting a `transform` of
+    the project's that rewrites `toBe(4)` to `toBe(0)` as jest loads the test (ended `fixed`,
+    run once), is held by the same control, proven by tests/run/test_integrity.py alone (no
+    row: suite time).
 
 Legitimate rows (must stay `fixed`, no finding): the honest fix of round 20's unittest project
 whose test class aliases unittest's own method (`assertItemsEqual = TestCase.assertCountEqual`,
@@ -384,20 +384,10 @@ def test_jest_runner_set_in_a_configuration_required_by_a_computed_path(
     held(based_repo(tmp_path, JOINED), files, jest_check, "observer-missing: the start's jest run")
 
 
-@hole(
-    "`jest --showConfig` runs the project's configuration, which can tell it is asked"
-    " (`process.argv`) and answer jest-runner while the run replaces it, in a file it requires"
-    " by a path it computes (`path.join(__dirname, ...)`: no specifier `_required` reads): the"
-    " environment named, never built, nothing streamed from it, as a run in jest's workers;"
-    " class of fix: jest's `runner` named on its command line as the environment is (the"
-    " resolved jest-runner), or a start's run that streamed from the environment refusing a"
-    " verifying run that named it and streamed no file from it (a fix that adds a test file"
-    " runs in jest's workers: that false alarm to weigh), or every file jest's configuration"
-    " loads (as node's module cache holds them after `--showConfig`) the check's own, which"
-    " alone also stops the same file setting a `transform` that rewrites the test"
-)
 def test_jest_runner_hidden_in_a_configuration_required_by_a_computed_path(
     tmp_path: Path, jest_check: str
 ) -> None:
+    """Held since this round: the files jest's configuration loaded in the start's run
+    (`jest --showConfig` with fixbot's preload, `jestenv.loading`) are the check's own."""
     files = {"jest.base.js": RUNNER_HIDDEN, "runner.js": JEST_RUNNER}
-    held(based_repo(tmp_path, JOINED), files, jest_check, "observer")
+    held(based_repo(tmp_path, JOINED), files, jest_check, "check-script in jest.base.js")

@@ -272,9 +272,14 @@ def _commit(run: RunParts, attempt: Attempt, seen: str) -> None:
 
 
 def check_files(run: RunParts, seen: str) -> frozenset[str]:
-    """The files the check command names, in the start commit or the verified tree."""
+    """The files the check command names, in the start commit or the verified tree, and those
+    jest's configuration loaded in the start commit's run (`Observation.configured`: the
+    first attempt's, when it ran here; never a fix's run, whose configuration is the fix's)."""
     folder = run.checker.workdir.relative_to(run.repo).as_posix()
-    return integrity.check_files(run.repo, run.settings.check, folder, (run.state.start_sha, seen))
+    first = run.state.attempts[0] if run.first is None and run.state.attempts else None
+    loaded = first.seen.configured if first is not None and first.seen is not None else []
+    revs = (run.state.start_sha, seen)
+    return integrity.check_files(run.repo, run.settings.check, folder, revs, loaded)
 
 
 def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
