@@ -4,13 +4,17 @@ A repository may commit a link under any name (`go.mod`, `package.json`, `zero.p
 `/dev/zero`, whose size says 0 and whose read never ends; to a fifo, whose open blocks; to a file
 outside the repository (`/proc/self/environ`, a key), whose text would reach the model or the
 report. `regular_text` is the one reader for such a file: a regular file inside the repository
-(links followed inside it only), at most `limit` bytes ever read, else None.
+(links followed inside it only), at most `limit` bytes ever read, else None. And the
+modification times of the files a fix changed, set past the second the check last compiled them
+in (`past_the_second`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import time
 from pathlib import Path
 
 # a source or configuration file larger than this is not read (generated code, vendored bundles)
@@ -50,3 +54,26 @@ def regular_text(repo: Path, path: Path, limit: int = MAX_TEXT_BYTES) -> str | N
     if len(data) > limit:
         return None
     return data.decode("utf-8", errors="replace")
+
+
+_LAST_SECOND = [0]  # the second `past_the_second` gave out last, in this process
+
+
+def past_the_second(repo: Path, paths: list[str]) -> None:
+    """Give each file a fix changed a modification time in a later whole second than now.
+
+    Bytecode caches key a source file on its size and its mtime in whole seconds (Python's
+    default, PEP 552): an edit that keeps the size within the second the check compiled the old
+    file would run the old code, and a right fix would look wrong. Each call gives a later
+    second than the call before, so two fixes within one second (an oscillation back to an
+    earlier file of the same size) never share a modification time. Files that are gone or are
+    links are left alone (seconds, since the epoch)."""
+    second = max(int(time.time()) + 1, _LAST_SECOND[0] + 1)
+    _LAST_SECOND[0] = second
+    later = second * 1_000_000_000
+    for rel in paths:
+        path = repo / rel
+        with contextlib.suppress(OSError):
+            info = path.lstat()
+            if stat.S_ISREG(info.st_mode) and info.st_mtime_ns < later:
+                os.utime(path, ns=(info.st_atime_ns, later), follow_symlinks=False)

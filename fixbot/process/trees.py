@@ -21,7 +21,7 @@ MAX_READ_BACK_FILES = 2000  # files one fix command may bring back
 MAX_READ_BACK_BYTES = 64 * 1024 * 1024  # bytes one fix command may bring back
 
 # (size, mtime_ns, ctime_ns, inode, mode) of an lstat: the ctime because a file's mtime can be
-# set back (utime(2), as fixbot's own `past_the_second` sets it), its ctime cannot
+# set back (utime(2), as fixbot's own `repofiles.past_the_second` sets it), its ctime cannot
 Key = tuple[int, int, int, int, int]
 
 

@@ -7,16 +7,12 @@ agents, `fixbot.run.verify.Checker`, `fixbot.process.git`, `fixbot.run.integrity
 
 from __future__ import annotations
 
-import contextlib
-import os
-import stat
 import time
-from pathlib import Path
 from typing import Any
 
 from fixbot.core.models import Attempt, FixContext, Phase, ReviewRound
 from fixbot.core.observed import Observation
-from fixbot.core.repofiles import regular_text
+from fixbot.core.repofiles import past_the_second, regular_text
 from fixbot.logs.dialects import go
 from fixbot.observe import judge, reporter
 from fixbot.policy import breaker
@@ -82,29 +78,6 @@ def _note_once(run: RunParts, number: int, notes: list[str]) -> None:
     for note in (run.redactor.redact(n) for n in notes):
         if not any(known.endswith(note) for known in run.state.notes):
             run.state.notes.append(f"attempt {number}: {note}")
-
-
-_LAST_SECOND = [0]  # the second `past_the_second` gave out last, in this process
-
-
-def past_the_second(repo: Path, paths: list[str]) -> None:
-    """Give each file a fix changed a modification time in a later whole second than now.
-
-    Bytecode caches key a source file on its size and its mtime in whole seconds (Python's
-    default, PEP 552): an edit that keeps the size within the second the check compiled the old
-    file would run the old code, and a right fix would look wrong. Each call gives a later
-    second than the call before, so two fixes within one second (an oscillation back to an
-    earlier file of the same size) never share a modification time. Files that are gone or are
-    links are left alone (seconds, since the epoch)."""
-    second = max(int(time.time()) + 1, _LAST_SECOND[0] + 1)
-    _LAST_SECOND[0] = second
-    later = second * 1_000_000_000
-    for rel in paths:
-        path = repo / rel
-        with contextlib.suppress(OSError):
-            info = path.lstat()
-            if stat.S_ISREG(info.st_mode) and info.st_mtime_ns < later:
-                os.utime(path, ns=(info.st_atime_ns, later), follow_symlinks=False)
 
 
 def verify(run: RunParts, attempt: Attempt, rerun: bool) -> None:
