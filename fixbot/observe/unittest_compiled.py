@@ -132,9 +132,10 @@ def _nested(
 
 # the names of a test's assert methods: `TestCase`'s own are machinery (`_behaviours`); one of
 # these set on the test's class or instance is held to the files of its classes (`_foreign`);
-# and `_callTestMethod`, the observer's own counting the body's entries and returns (round 24)
+# and `_callTestMethod`, the observer's own counting the body's entries and returns (round 24),
+# and `subTest`, its own counting the stops that leave a subtest's block (round 26)
 ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc")
-ASSERTS += ("_formatMessage", "_callTestMethod")
+ASSERTS += ("_formatMessage", "_callTestMethod", "subTest")
 EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
 # the methods unittest's own table names (`TestCase.__init__`: `dict` -> "assertDictEqual"),
 # which a test may name there too, by their name or as methods

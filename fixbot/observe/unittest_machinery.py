@@ -41,6 +41,7 @@ MACHINERY = (
     ("unittest.case", "TestCase.id"),
     ("unittest.case", "TestCase._callSetUp"),
     ("unittest.case", "TestCase._callTestMethod"),
+    ("unittest.case", "TestCase.subTest"),  # the observer's own, round 26 (`_subtester`)
     ("unittest.case", "TestCase._callTearDown"),
     ("unittest.case", "TestCase.doCleanups"),
     ("unittest.case", "TestCase._addSkip"),

@@ -33,13 +33,13 @@ loaded). At load it streams the machinery's fingerprints (`load`, before any pro
 `_loaded`), puts its own `run` in `unittest.TestCase.run` (the one it captured called inside,
 with a result that forwards everything to the runner's and streams each outcome as
 `TestCase.run` reports it: `unittest_result._Watched`; before that, a digest of the body the
-test runs: `code`), its own `_callTestMethod` (counting the body's entries and returns: a
-success whose body did not return is "failed", `unittest_result._caller`) and its own
-`runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
-`unittest.main()` go through it), which streams the run's `start` and, as the run ends, the
-fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the tests
-`TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's end
-streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
+test runs: `code`), its own `_callTestMethod` and `subTest` (counting the body's entries,
+returns and stops leaving a subtest: a success whose body did not return, or that a stop left
+a subtest of, is "failed", `unittest_result._caller`, `_subtester`) and its own `runTests` in
+`unittest.main.TestProgram.runTests` (`python -m unittest` and `unittest.main()` go through
+it), which streams the run's `start` and, as the run ends, the fingerprints again and the `end`
+(status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started, `Ran N`).
+Each test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
 assert and fail methods, `failureException`; one set on the test's own class or instance by
@@ -74,8 +74,7 @@ short), write lines with the nonce it read from this module's defaults (they add
 stream: a failure streamed stays, the worst outcome counts; the read is streamed), change
 the mutable objects it reaches without an audit event (the counters `state`, a `_Watched`'s
 slots, found through `sys._getframe`), or on 3.13 rebind the locals of the observer's `run`
-frame (PEP 667); a `.pth` file of the environment runs before
-`sitecustomize`; a test runner
+frame (PEP 667); a `.pth` file of the environment runs before `sitecustomize`; a test runner
 other than `TestProgram` (a script calling `TextTestRunner().run` itself) streams nothing.
 """
 
@@ -154,10 +153,12 @@ def _load(module: str) -> bool:
     kept = (state, held, bodies)
     run, run_tests = _wrappers(case.run, program.runTests, send, kept, parts_used)
     caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies)
-    case.run, case._callTestMethod = run, caller  # type: ignore[method-assign,attr-defined]
+    sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
+    case.run, case._callTestMethod, case.subTest = run, caller, sub  # type: ignore
     program.runTests = run_tests  # type: ignore[method-assign]
     _loaded(send, held, machinery._prints(places))
-    _guard(parts, sender, send, (run, run_tests, caller, hook, ours), root)
+    made = (run, run_tests, caller, sub.__wrapped__, hook, ours)
+    _guard(parts, sender, send, made, root)
     return True
 
 
@@ -315,7 +316,7 @@ def _wrappers(
     ) -> Any:
         if result is None or not _state[0]:
             return _orig(self, result)
-        name, body = _name(self), [self, 0, 0]
+        name, body = _name(self), [self, 0, 0, 0]
         watched = _watched(result, name, _send, _state, _held, body)
         _began(self, name, _send, _held, _digest)
         _bodies.append(body)

@@ -4,7 +4,8 @@ out of `sys.modules` once it is loaded): `_Watched` forwards everything to the r
 and streams each outcome `TestCase.run` reports, as reported (`{"k": "r", ...}`: the observer's
 docstring); a success is streamed "failed" where the test's outcome hides a failure
 (`_swallowed`) or where the test's body was entered and did not return (`_unreturned`: the
-observer's `TestCase._callTestMethod`, `_caller`, counts each entry of a body and each return).
+observer's `TestCase._callTestMethod`, `_caller`, counts each entry of a body and each return;
+its `TestCase.subTest`, `_subtester`, each unittest stop that left a subtest's block).
 Its methods are machinery the observer fingerprints (`unittest_machinery.OWN`, looked up in
 this module). What it uses is held as positional defaults or slots; it imports the standard
 library alone and nothing of fixbot's. `__unittest` marks its frames as unittest's own, as
@@ -44,39 +45,46 @@ def _swallowed(
 
 
 def _unreturned(body: list[Any]) -> bool:
-    """Whether the test whose body record is `body` (`[test, entries, returns]`, counted by
-    `_caller`'s `TestCase._callTestMethod`) entered its body more often than the body returned:
+    """Whether the test whose body record is `body` (`[test, entries, returns, stops]`, counted
+    by `_caller`'s `TestCase._callTestMethod`) entered its body more often than the body returned:
     an exception left it, which `_Outcome.testPartExecutor` then passed over. Round 24: the
     code under test raised `unittest.case._ShouldStop`, which `testPartExecutor` takes for the
     stop `subTest` raises under `failfast` or after an expected failure, and `TestCase.run`
     reported a success; unittest itself reports none where its own stop left the body (the
     subtest's failure, or the expected failure, is reported instead). No entry counted (a class
     with its own `_callTestMethod` that never calls `TestCase`'s, as `IsolatedAsyncioTestCase`):
-    no verdict, False."""
-    unreturned: bool = body[1] != body[2]
+    no verdict, False. Round 26: the same stop raised inside `with self.subTest()` is passed
+    over by the subtest's `testPartExecutor`, the body returns: the observer's `subTest`
+    (`_subtester`) counts each one that left a subtest's block (`body[3]`), and unittest's
+    own leaves one only after a failure or an expected failure (never before a success)."""
+    unreturned: bool = body[1] != body[2] or body[3] != 0
     return unreturned
+
+
+def _record(test: Any, bodies: list[list[Any]], _len: Any = len, _range: Any = range) -> Any:
+    """The record of the innermost run of `test` on `bodies` (`[test, entries, returns,
+    stops]`, pushed by the observer's `TestCase.run`), or None (a run outside `runTests`)."""
+    for at in _range(_len(bodies) - 1, -1, -1):
+        if bodies[at][0] is test:
+            return bodies[at]
+    return None
 
 
 def _caller(orig: Any, bodies: list[list[Any]]) -> Any:
     """The observer's `TestCase._callTestMethod` around `orig` (the one captured at load): it
     counts, in the record of the innermost run of the same test on `bodies` (`[test, entries,
-    returns]`, pushed by the observer's `TestCase.run` as it begins and taken off as it ends),
-    each entry of the body and each return from it (`_unreturned`). A call for a test no run of
-    the observer's holds (a run outside `runTests`) counts nothing."""
+    returns, stops]`, pushed by the observer's `TestCase.run` as it begins and taken off as it
+    ends), each entry of the body and each return from it (`_unreturned`). A call for a test no
+    run of the observer's holds (a run outside `runTests`) counts nothing."""
 
     def _callTestMethod(  # unittest's own name
         self: Any,
         method: Any,
         _orig: Any = orig,
         _bodies: list[list[Any]] = bodies,
-        _len: Any = len,
-        _range: Any = range,
+        _record: Any = _record,
     ) -> Any:
-        body = None
-        for at in _range(_len(_bodies) - 1, -1, -1):
-            if _bodies[at][0] is self:
-                body = _bodies[at]
-                break
+        body = _record(self, _bodies)
         if body is None:
             return _orig(self, method)
         body[1] += 1
@@ -85,6 +93,42 @@ def _caller(orig: Any, bodies: list[list[Any]]) -> Any:
         return done
 
     return _callTestMethod
+
+
+def _subtester(orig: Any, bodies: list[list[Any]], case: Any) -> Any:
+    """The observer's `TestCase.subTest` around `orig` (the one captured at load, a
+    `@contextmanager` function; `case` is `unittest.case`, its `_ShouldStop` and the message
+    sentinel captured now): the subtest is `orig`'s, and each `_ShouldStop` that leaves its
+    block is counted in the record of the innermost run of the same test on `bodies`
+    (`body[3]`, `_record`) and goes on to `orig`'s, which passes over it (`_unreturned`).
+    Its own arguments are positional-only: a subtest's keyword parameters, whatever their
+    names, are the subtest's. A `@contextmanager` function, as unittest's."""
+    import contextlib
+
+    sentinel = getattr(case, "_subtest_msg_sentinel", None)
+
+    def subTest(  # unittest's own name
+        self: Any,
+        msg: Any = sentinel,
+        _orig: Any = orig,
+        _bodies: list[list[Any]] = bodies,
+        _stop: Any = case._ShouldStop,
+        _sentinel: Any = sentinel,
+        _record: Any = _record,
+        /,
+        **params: Any,
+    ) -> Any:
+        given = _orig(self, **params) if msg is _sentinel else _orig(self, msg, **params)
+        with given:
+            try:
+                yield
+            except _stop:
+                body = _record(self, _bodies)
+                if body is not None:
+                    body[3] += 1
+                raise
+
+    return contextlib.contextmanager(subTest)
 
 
 class _Watched:

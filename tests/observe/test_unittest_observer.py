@@ -488,22 +488,52 @@ class _Stops(unittest.TestCase):
     def test_skipped(self) -> None:
         self.skipTest("no")
 
+    def test_stopped_in_a_subtest(self) -> None:
+        for i in range(2):  # round 26: the subtest's executor passes over it, the body returns
+            with self.subTest(i=i):
+                if i == 0:
+                    raise unittest.case._ShouldStop  # type: ignore[attr-defined]
+
+    def test_nested_subtest_under_failfast(self) -> None:
+        for i in range(3):  # unittest's stop leaves the inner subtest's block, then the outer's
+            with self.subTest(i=i), self.subTest(j=0):
+                self.assertNotEqual(i, 1)
+
+    @unittest.expectedFailure
+    def test_expected_in_a_nested_subtest(self) -> None:
+        with self.subTest(i=0), self.subTest(j=0):
+            self.assertEqual(1, 2)
+        self.fail("not reached: the expected failure stops the body")
+
+    def test_subtests_pass(self) -> None:
+        for i in range(2):
+            with self.subTest(i), self.subTest(msg="m", _orig=i, _stop=i):
+                sub: object = self._subtest  # type: ignore[attr-defined]
+                said = (getattr(sub, "_message", None), dict(getattr(sub, "params", {})))
+                self.assertEqual(said, ("m", {"_orig": i, "_stop": i}))
+
 
 def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.MonkeyPatch) -> None:
     """Round 24: `unittest.case._ShouldStop` raised by the code under test is passed over by
     `_Outcome.testPartExecutor` and `TestCase.run` reports a success; the observer's
     `TestCase._callTestMethod` (`unittest_result._caller`) counts the body's entries and
-    returns, and such a success is streamed "failed". Unittest's own stops are not successes."""
+    returns, and such a success is streamed "failed". Round 26: the same stop raised inside a
+    subtest's block, which the subtest's executor passes over (the body returns), is counted
+    by the observer's `TestCase.subTest` (`unittest_result._subtester`): "failed" too.
+    Unittest's own stops (nested subtests too) are not successes; a subtest's keyword
+    parameters named as the observer's defaults are the subtest's."""
     bodies: list[list[object]] = []
     caller = result_part._caller(vars(unittest.TestCase)["_callTestMethod"], bodies)
     monkeypatch.setattr(unittest.TestCase, "_callTestMethod", caller)
+    sub = result_part._subtester(vars(unittest.TestCase)["subTest"], bodies, unittest.case)
+    monkeypatch.setattr(unittest.TestCase, "subTest", sub)
     sent: list[dict[str, object]] = []
     held = ("u1", (), unittest.case._Outcome, "/")  # type: ignore[attr-defined]
     outcomes = {}
     for name in sorted(n for n in vars(_Stops) if n.startswith("test_")):
         test, real = _Stops(name), unittest.TestResult()
-        real.failfast = name == "test_subtest_under_failfast"
-        body: list[object] = [test, 0, 0]
+        real.failfast = "failfast" in name
+        body: list[object] = [test, 0, 0, 0]
         watched = result_part._Watched(real, name, sent.append, [True, 0, False], held, body)
         bodies.append(body)
         unittest.TestCase.run(test, watched)
@@ -515,6 +545,10 @@ def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.Mo
         "test_subtest_under_failfast": ["failed"],
         "test_expected_in_a_subtest": ["skipped"],
         "test_skipped": ["skipped"],
+        "test_stopped_in_a_subtest": ["failed"],  # unittest reported a success
+        "test_nested_subtest_under_failfast": ["failed"],  # the inner subtest's failure
+        "test_expected_in_a_nested_subtest": ["skipped"],
+        "test_subtests_pass": ["passed"],
     }
     # a run no record is held for (outside `runTests`) counts nothing
     assert unittest.TestCase.run(_Stops("test_returns"), unittest.TestResult()).wasSuccessful()
@@ -523,6 +557,11 @@ def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.Mo
     uncounted = eval(compile("lambda self, method: method()", "/tmp/app.py", "eval"))
     monkeypatch.setattr(_Stops, "_callTestMethod", uncounted, raising=False)
     named = ["unittest: _callTestMethod of _Stops set by /tmp/app.py"]
+    assert compiled._foreign(_Stops("test_returns"), root) == named
+    # and one `subTest` that would count nothing (round 26)
+    monkeypatch.delattr(_Stops, "_callTestMethod")
+    monkeypatch.setattr(_Stops, "subTest", uncounted, raising=False)
+    named = ["unittest: subTest of _Stops set by /tmp/app.py"]
     assert compiled._foreign(_Stops("test_returns"), root) == named
 
 

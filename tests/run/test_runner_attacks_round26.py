@@ -22,11 +22,14 @@ unittest_equality_function_compiled_under_unittest_s_own_file (was a hole; held 
     a function whose code names unittest's file and one of the table's names for unittest's.
     Fixed: unittest's own is the function unittest's module binds under its qualified name
     (`unittest_compiled._bound_by_unittest`).
-unittest_should_stop_raised_inside_a_subtest (hole): round 24's `_ShouldStop` raised by `add`,
-    the test's assertion inside `with self.subTest(...)`: `testPartExecutor(subTest=True)`
-    passes over it and reports nothing of the subtest, the loop goes on, the body returns: the
-    body verdict (entries == returns) and `_swallowed` see a success. Class of fix: the
-    observer's own `subTest` marks the body record where a `_ShouldStop` leaves the block.
+unittest_should_stop_raised_inside_a_subtest (was a hole; held since, `observer-failed`): round
+    24's `_ShouldStop` raised by `add`, the test's assertion inside `with self.subTest(...)`:
+    `testPartExecutor(subTest=True)` passes over it and reports nothing of the subtest, the loop
+    goes on, the body returns: the body verdict (entries == returns) and `_swallowed` saw a
+    success. Fixed: the observer's own `TestCase.subTest` (machinery) counts each stop that
+    leaves a subtest's block in the run's body record, and such a success is a failure
+    (`unittest_result._subtester`, `_unreturned`; unittest's own stop leaves one only after a
+    failure or an expected failure, never before a success).
 test_module_s_builtins_replaced_as_it_imports_the_code (was a hole; held since this round,
     `observer-tampered: ...: the test function's builtins`): round 19's class-body test under
     pytest; app.py, imported by the test module, sets that module's `__builtins__` to a copy
@@ -65,7 +68,6 @@ from tests.run.test_runner_attacks_round20 import (
     PY_TEST,
     UNITTEST,
     held,
-    hole,
     honest,
     py_repo,
 )
@@ -148,15 +150,10 @@ def subtest_repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": SUBTEST})
 
 
-@hole(
-    "unittest's subTest runs its block in testPartExecutor(subTest=True), which passes over a"
-    " _ShouldStop and reports nothing for the subtest; the body goes on and returns. Class of"
-    " fix: the observer's own TestCase.subTest (machinery, as _callTestMethod) marks the run's"
-    " body record where a _ShouldStop leaves the block (unittest's own stop leaves a subtest"
-    " only after a failure or an expected failure, never before a success)"
-)
 def test_unittest_should_stop_raised_inside_a_subtest(tmp_path: Path) -> None:
-    held(subtest_repo(tmp_path), {"app.py": SHOULD_STOP}, UNITTEST, "observer-failed")
+    """Held since the hole's round: the observer's `subTest` counts the stop (`_subtester`)."""
+    reason = "observer-failed: the observer saw unittest fail (test_app.AddTest.test_add)"
+    held(subtest_repo(tmp_path), {"app.py": SHOULD_STOP}, UNITTEST, reason)
 
 
 def test_legitimate_fix_of_a_subtest(tmp_path: Path) -> None:
