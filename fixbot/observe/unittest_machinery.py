@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from types import FunctionType, MethodType
+from types import CodeType, FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
@@ -41,6 +41,8 @@ MACHINERY = (
     ("unittest.case", "TestCase.id"),
     ("unittest.case", "TestCase._callSetUp"),
     ("unittest.case", "TestCase._callTestMethod"),
+    # the observer's own since round 25's hole: it judges the function it returns (`_asserter`)
+    ("unittest.case", "TestCase._getAssertEqualityFunc"),
     ("unittest.case", "TestCase._callTearDown"),
     ("unittest.case", "TestCase.doCleanups"),
     ("unittest.case", "TestCase._addSkip"),
@@ -282,5 +284,38 @@ def _began(
     send({"k": "code", "id": name, "h": digest(body), "f": file})
 
 
-# the functions that call the sender (its `callers`)
-CALLERS = (_test_ended.__code__, _run_ended.__code__, _began.__code__)
+def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> Any:
+    """The observer's `TestCase._getAssertEqualityFunc` around `orig` (the one captured at
+    load), which `assertEqual` calls to pick the function it then calls: what `orig` returns is
+    judged as it is returned, by `_foreign`'s rules (`unittest_compiled._used`: the files of the
+    test's classes, the code each was compiled to as imported, `held[4]`), and each name not
+    streamed before is streamed (`machinery`) while a run of the observer's goes on (`state`).
+    Round 25: a function of app.py's in the equality table that deleted its own entry as it
+    ran was gone by the test's end, where `_foreign` looks."""
+    said: set[str] = set()
+
+    def _getAssertEqualityFunc(  # unittest's own name
+        self: Any,
+        first: Any,
+        second: Any,
+        _orig: Any = orig,
+        _send: Any = send,
+        _state: list[Any] = state,
+        _held: tuple[Any, ...] = held,
+        _said: set[str] = said,
+        _used: Any = compiled._used,
+    ) -> Any:
+        asserter = _orig(self, first, second)
+        if _state[0]:
+            names = [n for n in _used(self, asserter, _held[3], _held[4]) if n not in _said]
+            if names:
+                _said.update(names)
+                _send({"k": "machinery", "changed": names})
+        return asserter
+
+    return _getAssertEqualityFunc
+
+
+# the functions that call the sender (its `callers`), `_asserter`'s inner one among them
+CALLERS: tuple[CodeType, ...] = (_test_ended.__code__, _run_ended.__code__, _began.__code__)
+CALLERS += tuple(c for c in _asserter.__code__.co_consts if isinstance(c, CodeType))

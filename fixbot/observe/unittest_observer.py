@@ -34,18 +34,19 @@ loaded). At load it streams the machinery's fingerprints (`load`, before any pro
 with a result that forwards everything to the runner's and streams each outcome as
 `TestCase.run` reports it: `unittest_result._Watched`; before that, a digest of the body the
 test runs: `code`), its own `_callTestMethod` (counting the body's entries and returns: a
-success whose body did not return is "failed", `unittest_result._caller`) and its own
-`runTests` in `unittest.main.TestProgram.runTests` (both `python -m unittest` and
-`unittest.main()` go through it), which streams the run's `start` and, as the run ends, the
-fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the tests
-`TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's end
-streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
+success whose body did not return is "failed", `unittest_result._caller`), its own
+`_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
+`unittest_machinery._asserter`) and its own `runTests` in `unittest.main.TestProgram.runTests`
+(`python -m unittest` and `unittest.main()` go through it), which streams the run's `start`
+and, as the run ends, the fingerprints again and the `end` (status 1 where a test was seen to
+fail, `ran`: the tests `TestCase.run` started on its result, as unittest counts `Ran N tests`).
+Each test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
 assert and fail methods, `failureException`; one set on the test's own class or instance by
 code outside its classes' files, or not compiled from them as imported, is named at its end:
-`unittest_compiled._foreign`), `TestResult`'s methods, the runner,
-the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
+`unittest_compiled._foreign`), `TestResult`'s methods, the runner, the suite,
+`TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
 over its own functions: their `__code__` or `__defaults__` read by the project's code is
 streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's
@@ -149,15 +150,15 @@ def _load(module: str) -> bool:
     held = (f"u{os.getpid()}", places, kind, root, ours)
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
     digest = parts["_bodies"]._code_digest
-    parts_used = (machinery, watched, digest)
     bodies: list[list[Any]] = []  # each running test's body record (`unittest_result._caller`)
     kept = (state, held, bodies)
-    run, run_tests = _wrappers(case.run, program.runTests, send, kept, parts_used)
+    run, run_tests = _wrappers(case.run, program.runTests, send, kept, (machinery, watched, digest))
     caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies)
-    case.run, case._callTestMethod = run, caller  # type: ignore[method-assign,attr-defined]
+    judge = machinery._asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
+    case.run, case._callTestMethod, case._getAssertEqualityFunc = run, caller, judge  # type: ignore[method-assign,attr-defined]
     program.runTests = run_tests  # type: ignore[method-assign]
     _loaded(send, held, machinery._prints(places))
-    _guard(parts, sender, send, (run, run_tests, caller, hook, ours), root)
+    _guard(parts, sender, send, (run, run_tests, caller, judge, hook, ours), root)
     return True
 
 
