@@ -3,8 +3,14 @@ files (`unittest_observer.py`: copied beside it as `<module>_unittest_compiled`,
 and by `unittest_machinery`, whose test ends call `_foreign`, only in a unittest run and taken
 out of `sys.modules` once it is loaded): which assert methods are set on a test's class or
 instance (`_set_on`, `ASSERTS`, its equality table), which of them unittest would have there
-(`_kept`), and the code each of the work tree's files was compiled to as it was imported, not
-the file a function's code names (`_recorder`).
+(`_kept`), the function `assertEqual` picks from that table held to the same rules as it is
+picked (`_used`, called by the observer's own `_getAssertEqualityFunc`,
+`unittest_machinery._asserter`: round 25, one that took itself out of the table as it ran was
+gone by the test's end), the code each of the work tree's files was compiled to as it was
+imported, not the file a function's code names (`_recorder`), and each write of a test's
+`__class__` or a test class's `__bases__` (`_retyped`: round 25, the class swapped to one of
+app.py's and back before the end; CPython audits these two writes, `object.__setattr__`, and
+no other write of a class's attributes or an instance's `__dict__`).
 
 `unittest_compiled._foreign` names an assert method set on a test's class or instance whose code
 is not in the files of the test's classes' modules. A code object's file name is what its
