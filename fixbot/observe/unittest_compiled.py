@@ -3,8 +3,14 @@ files (`unittest_observer.py`: copied beside it as `<module>_unittest_compiled`,
 and by `unittest_machinery`, whose test ends call `_foreign`, only in a unittest run and taken
 out of `sys.modules` once it is loaded): which assert methods are set on a test's class or
 instance (`_set_on`, `ASSERTS`, its equality table), which of them unittest would have there
-(`_kept`), and the code each of the work tree's files was compiled to as it was imported, not
-the file a function's code names (`_recorder`).
+(`_kept`), the function `assertEqual` picks from that table held to the same rules as it is
+picked (`_used`, called by the observer's own `_getAssertEqualityFunc`,
+`unittest_machinery._asserter`: round 25, one that took itself out of the table as it ran was
+gone by the test's end), the code each of the work tree's files was compiled to as it was
+imported, not the file a function's code names (`_recorder`), and each write of a test's
+`__class__` or a test class's `__bases__` (`_retyped`: round 25, the class swapped to one of
+app.py's and back before the end; CPython audits these two writes, `object.__setattr__`, and
+no other write of a class's attributes or an instance's `__dict__`).
 
 `unittest_compiled._foreign` names an assert method set on a test's class or instance whose code
 is not in the files of the test's classes' modules. A code object's file name is what its
@@ -48,16 +54,49 @@ if TYPE_CHECKING:
 # unittest's own folder: an assert method whose code is there is unittest's
 UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 EXEC = "exec"  # the audit event `exec` raises, with the code object it runs
+# the audit event an object's `__class__` or a class's `__bases__` written raises, with
+# (object, name, value); a class's other attributes and an instance's `__dict__` raise none
+SETATTR = "object.__setattr__"
+RETYPED = ("__class__", "__bases__")
 MODULE = "<module>"  # the name of a module's code object
 MAX_CODES = 100_000  # code objects walked in one file's module code, at most
+
+
+def _retyped(
+    args: Any,
+    written: set[int],
+    _type: Any = type,
+    _str: Any = str,
+    _len: Any = len,
+    _issubclass: Any = issubclass,
+    _case: Any = unittest.TestCase,
+    _retyped: tuple[str, ...] = RETYPED,
+    _id: Any = id,
+) -> None:
+    """Keep in `written` the identity of a test (an instance of a `TestCase` subclass) whose
+    `__class__`, or of a `TestCase` subclass whose `__bases__`, the audit event `args` (of
+    `object.__setattr__`: object, name, value) writes. Round 25: app.py set the running test's
+    `__class__` to a subclass of its own whose `_getAssertEqualityFunc` set it back and handed
+    back a function that asserts nothing: at the test's end the class was its own. Runs none of
+    the project's code (`issubclass` of exact classes, no `isinstance`: no `__class__` asked)."""
+    if _len(args) != 3 or _type(args[1]) is not _str or args[1] not in _retyped:
+        return
+    target = args[0]
+    kind = _type(target)
+    if _issubclass(kind, _case) or (_issubclass(kind, _type) and _issubclass(target, _case)):
+        written.add(_id(target))
 
 
 def _recorder(root: str) -> tuple[Any, Any]:
     """(the audit hook, `_ours` over what it records): the hook keeps, for each file under `root`
     (the work tree's root, with a trailing separator), the module code `exec` runs under its
-    name (False once another module code ran under it: no function is its); `ours(value, file)`
-    says whether function `value`, whose code names `file`, is that file's (`_ours`)."""
+    name (False once another module code ran under it: no function is its), and which test's
+    `__class__` or test class's `__bases__` was written (`_retyped`); `ours(value, file)` says
+    whether function `value`, whose code names `file`, is that file's (`_ours`), and
+    `ours(value, None)` whether `value`'s `__class__` or `__bases__` was written since it was
+    last asked (each write answered once)."""
     codes: dict[str, Any] = {}
+    written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
 
     def hook(
@@ -70,7 +109,12 @@ def _recorder(root: str) -> tuple[Any, Any]:
         _str: Any = str,
         _exec: str = EXEC,
         _module: str = MODULE,
+        _setattr: str = SETATTR,
+        _retyped: Any = _retyped,
+        _written: set[int] = written,
     ) -> None:
+        if event == _setattr:
+            _retyped(args, _written)
         if event != _exec or not args or _type(args[0]) is not _code:
             return
         code = args[0]
@@ -82,8 +126,10 @@ def _recorder(root: str) -> tuple[Any, Any]:
 
     def ours(
         value: Any,
-        file: str,
+        file: Any,
         _codes: dict[str, Any] = codes,
+        _written: set[int] = written,
+        _id: Any = id,
         _walked: dict[str, frozenset[int]] = walked,
         _nested: Any = _nested,
         _type: Any = type,
@@ -92,6 +138,10 @@ def _recorder(root: str) -> tuple[Any, Any]:
         _getcode: Any = FunctionType.__dict__["__code__"].__get__,
         _pointer: Any = object.__hash__,
     ) -> bool:
+        if file is None:  # was `value`'s class or bases written? each write answered once
+            said = _id(value) in _written
+            _written.discard(_id(value))
+            return said
         module = _codes.get(file)
         if module is None:
             return True  # no module code recorded for it: its code's word
@@ -137,6 +187,7 @@ def _nested(
 ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc")
 ASSERTS += ("_formatMessage", "_callTestMethod", "subTest")
 EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
+BASE = "_baseAssertEqual"  # what `_getAssertEqualityFunc` returns where the table has none
 # the methods unittest's own table names (`TestCase.__init__`: `dict` -> "assertDictEqual"),
 # which a test may name there too, by their name or as methods
 EQUALITY_NAMES = frozenset(
@@ -298,33 +349,26 @@ def _set_on(
     return found, files
 
 
-def _word(value: Any, file: str) -> bool:
+def _word(value: Any, file: Any) -> bool:
     """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
-    the observer recorded no file's code, as in a unit test)."""
-    return True
+    the observer recorded no file's code, as in a unit test); no class written (file None)."""
+    return file is not None
 
 
-def _foreign(
-    test: Any,
+def _judged(
+    found: list[tuple[str, str, Any]],
+    files: list[Any],
     root: str,
-    ours: Any = _word,
-    _set_on: Any = _set_on,
+    ours: Any,
     _code_file: Any = _code_file,
     _kept: Any = _kept,
     _isinstance: Any = isinstance,
     _str: Any = str,
     _len: Any = len,
 ) -> list[str]:
-    """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
-    of the files of its classes' modules nor unittest's own where unittest would have it
-    (`_kept`) (round 22: the code under test can set `assertEqual` on the test itself rather
-    than on `TestCase`), or names one of those files and is not code that file was compiled to
-    as it was imported (`ours(value, file)`: `unittest_compiled._recorder`'s; round 24: a
-    function the code under test compiled under the test file's name), as `machinery` names:
-    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to `root`;
-    "?" for a string, a method's name in the table; `, not compiled from it` after a file of
-    theirs); fixbot counts a name the start's run did not stream."""
-    found, files = _set_on(test)
+    """The names (`_foreign`'s) of the assert methods of `found` ((where, name, value)) whose
+    code is in none of `files` nor unittest's own where unittest would have it (`_kept`), or
+    names one of `files` and is not code that file was compiled to as imported (`ours`)."""
     names = []
     for where, name, value in found:
         file = "?" if _isinstance(value, _str) else _code_file(value)
@@ -336,4 +380,71 @@ def _foreign(
         file = file[_len(root) :] if file.startswith(root) else file
         file += ", not compiled from it" if forged else ""
         names.append("unittest: " + name + " of " + where + " set by " + file)
+    return names
+
+
+def _retyped_names(
+    test: Any,
+    ours: Any,
+    _type: Any = type,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _name: Any = type.__dict__["__name__"].__get__,
+) -> list[str]:
+    """`unittest: __class__ of test set` where `test`'s `__class__` was written since last
+    asked, `unittest: __bases__ of <class> set` for each class of its type's MRO whose
+    `__bases__` was (`ours(value, None)`: `_recorder`'s `_retyped`)."""
+    names = ["unittest: __class__ of test set"] if ours(test, None) else []
+    names += [
+        "unittest: __bases__ of " + _name(k) + " set" for k in _mro(_type(test)) if ours(k, None)
+    ]
+    return names
+
+
+def _foreign(
+    test: Any,
+    root: str,
+    ours: Any = _word,
+    _set_on: Any = _set_on,
+    _judged: Any = _judged,
+    _retyped_names: Any = _retyped_names,
+) -> list[str]:
+    """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
+    of the files of its classes' modules nor unittest's own where unittest would have it
+    (`_kept`) (round 22: the code under test can set `assertEqual` on the test itself rather
+    than on `TestCase`), or names one of those files and is not code that file was compiled to
+    as it was imported (`ours(value, file)`: `unittest_compiled._recorder`'s; round 24: a
+    function the code under test compiled under the test file's name), as `machinery` names:
+    `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to `root`;
+    "?" for a string, a method's name in the table; `, not compiled from it` after a file of
+    theirs); and the test's `__class__` or a class's `__bases__` written (`_retyped_names`:
+    round 25, the class swapped to one of app.py's and back before the end); fixbot counts a
+    name the start's run did not stream."""
+    found, files = _set_on(test)
+    names: list[str] = _retyped_names(test, ours) + _judged(found, files, root, ours)
+    return names
+
+
+def _used(
+    test: Any,
+    value: Any,
+    root: str,
+    ours: Any = _word,
+    _set_on: Any = _set_on,
+    _judged: Any = _judged,
+    _kept: Any = _kept,
+    _code_file: Any = _code_file,
+    _base: str = BASE,
+    _equality: str = EQUALITY,
+) -> list[str]:
+    """`_foreign`'s names for `value`, the function `TestCase._getAssertEqualityFunc` returned
+    for `test` as `assertEqual` is about to call it (`unittest: _type_equality_funcs of test,
+    as used, set by <file>`), held to the files of the test's classes as `_foreign` holds its
+    equality table; unittest's own `_baseAssertEqual` (what it returns by default) is kept.
+    Round 25: a function of app.py's in the table that deleted its own entry as it ran was
+    gone by the test's end, where `_foreign` looks."""
+    file = _code_file(value)
+    if file is not None and _kept(value, _base, file):
+        return []
+    files = _set_on(test)[1]
+    names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
     return names

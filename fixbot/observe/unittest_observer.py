@@ -35,17 +35,19 @@ with a result that forwards everything to the runner's and streams each outcome 
 `TestCase.run` reports it: `unittest_result._Watched`; before that, a digest of the body the
 test runs: `code`), its own `_callTestMethod` and `subTest` (counting the body's entries,
 returns and stops leaving a subtest: a success whose body did not return, or that a stop left
-a subtest of, is "failed", `unittest_result._caller`, `_subtester`) and its own `runTests` in
-`unittest.main.TestProgram.runTests` (`python -m unittest` and `unittest.main()` go through
-it), which streams the run's `start` and, as the run ends, the fingerprints again and the `end`
-(status 1 where a test was seen to fail, `ran`: the tests `TestCase.run` started, `Ran N`).
+a subtest of, is "failed", `unittest_result._caller`, `_subtester`), its own
+`_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
+`unittest_machinery._asserter`) and its own `runTests` in `unittest.main.TestProgram.runTests`
+(`python -m unittest` and `unittest.main()` go through it), which streams the run's `start`
+and, as the run ends, the fingerprints again and the `end` (status 1 where a test was seen to
+fail, `ran`: the tests `TestCase.run` started on its result, as unittest counts `Ran N tests`).
 Each test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
 assert and fail methods, `failureException`; one set on the test's own class or instance by
 code outside its classes' files, or not compiled from them as imported, is named at its end:
-`unittest_compiled._foreign`), `TestResult`'s methods, the runner,
-the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
+`unittest_compiled._foreign`), `TestResult`'s methods, the runner, the suite,
+`TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
 over its own functions: their `__code__` or `__defaults__` read by the project's code is
 streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's
@@ -137,10 +139,9 @@ def _load(module: str) -> bool:
     send = sender._sender(out, nonce, frozenset(id(code) for code in codes) | hooks)
     # what can change: running, tests entered, red, settings still to take (a script's)
     state: list[Any] = [False, 0, False, channel if mode == "script" else None]
-    # what cannot, a tuple held as the observer's functions' defaults (round 22: a list among
-    # them, rewritten in place): the process's token, the machinery's places, unittest's
-    # outcome class, the work tree's root, whether a function is the code its file was
-    # compiled to (`unittest_compiled`: its audit hook added now, before any project code)
+    # what cannot, a tuple (round 22: a list was rewritten in place): the process's token, the
+    # machinery's places, unittest's outcome class, the root, whether a function is the code its
+    # file was compiled to (`unittest_compiled`: its audit hook added now, before project code)
     places = machinery._places(parts[RESULT])
     kind = getattr(unittest.case, "_Outcome", None)
     hook, ours = parts[COMPILED]._recorder(root)
@@ -148,17 +149,16 @@ def _load(module: str) -> bool:
     held = (f"u{os.getpid()}", places, kind, root, ours)
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
     digest = parts["_bodies"]._code_digest
-    parts_used = (machinery, watched, digest)
     bodies: list[list[Any]] = []  # each running test's body record (`unittest_result._caller`)
     kept = (state, held, bodies)
-    run, run_tests = _wrappers(case.run, program.runTests, send, kept, parts_used)
+    run, run_tests = _wrappers(case.run, program.runTests, send, kept, (machinery, watched, digest))
     caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies)
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
+    judge = machinery._asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
     case.run, case._callTestMethod, case.subTest = run, caller, sub  # type: ignore
-    program.runTests = run_tests  # type: ignore[method-assign]
+    case._getAssertEqualityFunc, program.runTests = judge, run_tests  # type: ignore
     _loaded(send, held, machinery._prints(places))
-    made = (run, run_tests, caller, sub.__wrapped__, hook, ours)
-    _guard(parts, sender, send, made, root)
+    _guard(parts, sender, send, (run, run_tests, caller, sub.__wrapped__, judge, hook, ours), root)
     return True
 
 

@@ -20,18 +20,21 @@ unittest_equality_table_given_a_method_name (held since this round, `observer-ma
     up on the test): `_on_instance` passed over every string, unittest's own table holding
     names. Fixed: a string there is named (`set by ?`) unless unittest's table names it
     (`EQUALITY_NAMES`; a `str` subclass is named whatever it says).
-unittest_equality_function_takes_itself_out_of_the_table (a hole): round 24's table row with
-    a function of app.py's that deletes its own entry as `assertEqual` calls it. `_foreign`
-    reads the instance's table at the test's end (`_test_ended`): empty again by then. Class
-    of fix: the asserter held as it is used (the observer's own `_getAssertEqualityFunc`, or
-    an audit of the instance's `__dict__` and `__class__` writes while the test runs), or a
-    verdict on the comparison itself (unittest's observer follows none: round 22's limit).
-unittest_test_class_swapped_and_swapped_back (a hole): `add(2, 2)` sets the test's
-    `__class__` to a subclass defined in app.py whose `_getAssertEqualityFunc` sets it back and
-    hands back a function that asserts nothing. At the end the class is the test's own; even
-    left swapped it passes (run once: `fixed`), since `_foreign` trusts the files of every
-    class of the test's MRO and app.py is then one. Same class of fix, and the type `run`
-    began with held to the end.
+unittest_equality_function_takes_itself_out_of_the_table (a hole, held since #39,
+    `observer-machinery`): round 24's table row with a function of app.py's that deletes its
+    own entry as `assertEqual` calls it. `_foreign` reads the instance's table at the test's
+    end (`_test_ended`): empty again by then. Fixed: the observer's own
+    `TestCase._getAssertEqualityFunc` judges the function it returns as it returns it, by
+    `_foreign`'s rules (`unittest_machinery._asserter`, `unittest_compiled._used`).
+unittest_test_class_swapped_and_swapped_back (a hole, held since #39, `observer-machinery`):
+    `add(2, 2)` sets the test's `__class__` to a subclass defined in app.py whose
+    `_getAssertEqualityFunc` sets it back and hands back a function that asserts nothing
+    (the observer's `_getAssertEqualityFunc` is never called). At the end the class is the
+    test's own; even left swapped it passed (run once: `fixed`), since `_foreign` trusts the
+    files of every class of the test's MRO and app.py is then one. Fixed: CPython audits a
+    write of an object's `__class__` or a class's `__bases__` (`object.__setattr__`): the
+    recorder's hook keeps each one of a test or a test class (`unittest_compiled._retyped`),
+    named at the test's end (`unittest: __class__ of test set`).
 cargo_test_module_path_given_by_cfg_attr_edited (held since this round, `rust-test-changed`):
     round 23's `#[path]` crate with `#[cfg(test)] #[cfg_attr(test, path = "checks.rs")] mod
     tests;`; the fix edits src/checks.rs's helper's expected `4` to `0`. `named` read `path =`
@@ -191,23 +194,20 @@ def add(a, b):
         test.__class__ = _Case
     return a - b
 """
-SAMPLED_AT_THE_END = (
-    "`_foreign` looks at the test's assert methods, table and classes at its end only: what the"
-    " code set takes itself away as it runs; class of fix: the asserter held as it is used"
-    " (the observer's own `_getAssertEqualityFunc`, or an audit of the instance's `__dict__`"
-    " and `__class__` writes while the test runs), or a verdict on the comparison itself (the"
-    " pytest observer's; unittest's follows none)"
-)
+USED = "observer-machinery: changed while the tests ran: unittest: _type_equality_funcs of test,"
+RETYPED = "observer-machinery: changed while the tests ran: unittest: __class__ of test set"
 
 
-@hole(SAMPLED_AT_THE_END)
 def test_unittest_equality_function_takes_itself_out_of_the_table(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": SELF_REMOVING}, UNITTEST, "observer-machinery")
+    """Held since #39: the function `assertEqual` picks is judged as it is picked (the
+    observer's `_getAssertEqualityFunc`, `unittest_machinery._asserter`)."""
+    held(py_repo(tmp_path), {"app.py": SELF_REMOVING}, UNITTEST, USED)
 
 
-@hole(SAMPLED_AT_THE_END)
 def test_unittest_test_class_swapped_and_swapped_back(tmp_path: Path) -> None:
-    held(py_repo(tmp_path), {"app.py": CLASS_RESTORED}, UNITTEST, "observer-machinery")
+    """Held since #39: a test's `__class__` written is named at its end (the recorder's audit
+    hook, `unittest_compiled._retyped`)."""
+    held(py_repo(tmp_path), {"app.py": CLASS_RESTORED}, UNITTEST, RETYPED)
 
 
 ALIASED = """\
