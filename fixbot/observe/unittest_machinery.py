@@ -5,9 +5,9 @@ class's methods), captured at load with the object each is looked up in (`_place
 fingerprint of what is at each (`_prints`), and what streams them after load: each test's end
 (`_test_ended`: `check`, and `failed` where `TestCase.run` reported no outcome) and the run's
 end (`_run_ended`: `check`, then `end`); the assert methods set on the test are its part
-`unittest_compiled`'s (`_foreign`); and the observer's own `TestCase._getAssertEqualityFunc`
+`unittest_asserts`'s (`_foreign`); and the observer's own `TestCase._getAssertEqualityFunc`
 (`_asserter`), which streams the function it returns where `_foreign`'s rules name it
-(`unittest_compiled._used`). What each uses is held as positional defaults; it
+(`unittest_asserts._used`). What each uses is held as positional defaults; it
 imports the standard library alone and nothing of fixbot's. Records: the observer's docstring.
 """
 
@@ -35,7 +35,7 @@ def _sibling(name: str) -> Any:
     )
 
 
-compiled = _sibling("unittest_compiled")  # `_foreign`: the assert methods set on a test
+asserts = _sibling("unittest_asserts")  # `_foreign`, `_used`: the assert methods set on a test
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -202,7 +202,7 @@ def _test_ended(
     held: tuple[Any, ...],
     _get: Any = object.__getattribute__,
     _prints: Any = _prints,
-    _foreign: Any = compiled._foreign,
+    _foreign: Any = asserts._foreign,
 ) -> None:
     """A test's end: `failed` where `TestCase.run` reported no outcome to `watched` (the
     observer's result, `_Watched`), the assert methods set on `test` by code outside its
@@ -301,7 +301,7 @@ def _key(
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _mro: Any = type.__dict__["__mro__"].__get__,
 ) -> Any:
-    """What `unittest_compiled._used`'s verdict on `value` for `test` rests on: the identities
+    """What `unittest_asserts._used`'s verdict on `value` for `test` rests on: the identities
     of the test's type, its MRO, the function `value` is (or is bound to) and its code, and
     those objects (kept alive with the verdict: no identity reused); None where `value` is no
     function or bound method (judged each time)."""
@@ -316,7 +316,7 @@ def _key(
 def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> Any:
     """The observer's `TestCase._getAssertEqualityFunc` around `orig` (the one captured at
     load), which `assertEqual` calls to pick the function it then calls: what `orig` returns is
-    judged as it is returned, by `_foreign`'s rules (`unittest_compiled._used`: the files of the
+    judged as it is returned, by `_foreign`'s rules (`unittest_asserts._used`: the files of the
     test's classes, the code each was compiled to as imported, `held[4]`; a verdict kept by
     `_key`, `MAX_KNOWN` at most: 200,000 `assertEqual` calls took 0.25 s more, 1.6 s judged
     each time), and each name not streamed before is streamed (`machinery`) while a run
@@ -337,7 +337,7 @@ def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> 
         _said: set[str] = said,
         _known: dict[Any, Any] = known,
         _key: Any = _key,
-        _used: Any = compiled._used,
+        _used: Any = asserts._used,
         _len: Any = len,
         _most: int = MAX_KNOWN,
     ) -> Any:

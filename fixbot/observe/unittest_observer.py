@@ -46,7 +46,7 @@ Each test's end streams the fingerprints too (`check`), so fixbot compares (`jud
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
 assert and fail methods, `failureException`; one set on the test's own class or instance by
 code outside its classes' files, or not compiled from them as imported, is named at its end:
-`unittest_compiled._foreign`), `TestResult`'s methods, the runner, the suite,
+`unittest_asserts._foreign`), `TestResult`'s methods, the runner, the suite,
 `TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
 `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
 over its own functions: their `__code__` or `__defaults__` read by the project's code is
@@ -100,9 +100,9 @@ PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<
 RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied beside it likewise
 COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
 # the parts it imports, each `<module>` + part: its fingerprints', its result's, its compiled
-# code's, and the pytest observer's body digest (`bodies.py`), what it is made of
+# code's, its assert methods', the pytest observer's body digest (`bodies.py`), what it is made of
 # (`identities.py`) and audit hook (`reach.py`)
-PARTS = (PART, RESULT, COMPILED, "_bodies", "_identities", "_reach")
+PARTS = (PART, RESULT, COMPILED, "_unittest_asserts", "_bodies", "_identities", "_reach")
 
 
 def load(module: str) -> bool:

@@ -21,6 +21,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import alike, bodies, reporter
+from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_compiled as compiled
 from fixbot.observe import unittest_machinery as machinery
 from fixbot.observe import unittest_result as result_part
@@ -362,11 +363,11 @@ def test_an_assert_method_set_on_the_test_by_other_code_is_named(
     quiet = eval(compile("lambda *a, **k: None", "/tmp/app.py", "eval"))
     test = _Real("test_add")
     test.addTypeEqualityFunc(list, test.assertListEqual)  # the test's own: no finding
-    assert compiled._foreign(test, root) == []
+    assert asserts._foreign(test, root) == []
     vars(test)["assertEqual"] = quiet
     test.addTypeEqualityFunc(int, quiet)
     monkeypatch.setattr(_Real, "assertTrue", quiet)
-    assert sorted(compiled._foreign(test, root)) == [
+    assert sorted(asserts._foreign(test, root)) == [
         "unittest: _type_equality_funcs of test set by /tmp/app.py",
         "unittest: assertEqual of test set by /tmp/app.py",
         "unittest: assertTrue of _Real set by /tmp/app.py",
@@ -391,9 +392,9 @@ def test_a_class_set_as_an_assert_method_is_named_an_exception_class_is_not() ->
     root = os.path.join(os.path.dirname(__file__), "")
     test = _Real("test_add")
     vars(test)["failureException"] = _Mismatch  # raised, not called: the test's own habit
-    assert compiled._foreign(test, root) == []
+    assert asserts._foreign(test, root) == []
     test.addTypeEqualityFunc(int, _Alike)  # type: ignore[arg-type]  # a class: runs no file
-    assert compiled._foreign(test, root) == ["unittest: _type_equality_funcs of test set by ?"]
+    assert asserts._foreign(test, root) == ["unittest: _type_equality_funcs of test set by ?"]
 
 
 def test_the_context_manager_class_running_test_part_executor_is_machinery(
@@ -557,12 +558,12 @@ def test_a_success_whose_body_did_not_return_is_a_failure(monkeypatch: pytest.Mo
     uncounted = eval(compile("lambda self, method: method()", "/tmp/app.py", "eval"))
     monkeypatch.setattr(_Stops, "_callTestMethod", uncounted, raising=False)
     named = ["unittest: _callTestMethod of _Stops set by /tmp/app.py"]
-    assert compiled._foreign(_Stops("test_returns"), root) == named
+    assert asserts._foreign(_Stops("test_returns"), root) == named
     # and one `subTest` that would count nothing (round 26)
     monkeypatch.delattr(_Stops, "_callTestMethod")
     monkeypatch.setattr(_Stops, "subTest", uncounted, raising=False)
     named = ["unittest: subTest of _Stops set by /tmp/app.py"]
-    assert compiled._foreign(_Stops("test_returns"), root) == named
+    assert asserts._foreign(_Stops("test_returns"), root) == named
 
 
 FORGED_MODULE = """import unittest
@@ -597,15 +598,15 @@ def test_an_assert_function_forged_under_the_test_files_name_is_named(
     exec(code, vars(module))
     test = module.Case("test_it")
     test.addTypeEqualityFunc(int, module.ints_alike)  # the file's own: no finding
-    assert compiled._foreign(test, root, ours) == []
+    assert asserts._foreign(test, root, ours) == []
     space: dict[str, object] = {}
     forged = compile("def alike(first, second, msg=None): pass", file, "exec")
     hook("exec", (forged,))  # the code under test's, later: not the file's
     exec(forged, space)
     test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
     named = ["unittest: _type_equality_funcs of test set by test_forged.py, not compiled from it"]
-    assert compiled._foreign(test, root, ours) == named
-    assert compiled._foreign(test, root) == []  # taken at its code's word, it passed
+    assert asserts._foreign(test, root, ours) == named
+    assert asserts._foreign(test, root) == []  # taken at its code's word, it passed
     # a file no module code was recorded for (a script run as `__main__`) is taken at its word
     assert compiled._recorder(root)[1](space["alike"], file) is True
 
@@ -634,9 +635,9 @@ def test_an_assert_function_compiled_under_the_test_files_name_before_it_is_name
     test = module.Case("test_it")
     test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
     named = ["unittest: _type_equality_funcs of test set by test_forged.py, not compiled from it"]
-    assert compiled._foreign(test, root, ours) == named
+    assert asserts._foreign(test, root, ours) == named
     test.addTypeEqualityFunc(int, module.ints_alike)
-    assert compiled._foreign(test, root, ours) == named
+    assert asserts._foreign(test, root, ours) == named
     hook, ours = compiled._recorder(root)
     hook("exec", (code,))
     hook("exec", (code,))  # the same code run again is no second code
@@ -656,15 +657,13 @@ def test_a_function_compiled_under_unittests_own_file_is_not_unittests() -> None
     exec(compile(source, case, "exec"), space)
     test = _Real("test_add")
     test.addTypeEqualityFunc(list, test.assertListEqual)
-    assert compiled._foreign(test, root) == []
+    assert asserts._foreign(test, root) == []
     test.addTypeEqualityFunc(int, space["assertListEqual"])  # type: ignore[arg-type]
-    assert compiled._foreign(test, root) == [
-        f"unittest: _type_equality_funcs of test set by {case}"
-    ]
+    assert asserts._foreign(test, root) == [f"unittest: _type_equality_funcs of test set by {case}"]
     asynchronous = unittest.IsolatedAsyncioTestCase._callTestMethod
     file = asynchronous.__code__.co_filename
-    assert compiled._kept(asynchronous, "_callTestMethod", file)
-    assert not compiled._bound_by_unittest(print, case)
+    assert asserts._kept(asynchronous, "_callTestMethod", file)
+    assert not asserts._bound_by_unittest(print, case)
 
 
 def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it() -> None:
@@ -677,14 +676,14 @@ def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it()
     test.addTypeEqualityFunc(list, test.assertListEqual)
     test.addTypeEqualityFunc(tuple, "assertTupleEqual")  # type: ignore[arg-type]
     vars(test)["assertEqual"] = test.assertEqual
-    assert compiled._foreign(test, root) == []
+    assert asserts._foreign(test, root) == []
     for turned in (test.assertNotEqual, "assertNotEqual", type("S", (str,), {})("assertListEqual")):
         test.addTypeEqualityFunc(int, turned)  # type: ignore[arg-type]
-        found = compiled._foreign(test, root)
+        found = asserts._foreign(test, root)
         assert len(found) == 1 and found[0].startswith("unittest: _type_equality_funcs of test")
     del test._type_equality_funcs[int]
     vars(test)["assertEqual"] = test.assertNotEqual
-    [found] = compiled._foreign(test, root)
+    [found] = asserts._foreign(test, root)
     assert found.startswith("unittest: assertEqual of test set by ") and "case.py" in found
 
 
@@ -697,13 +696,13 @@ def test_the_function_assert_equal_picks_is_judged_as_it_is_picked(
     """Round 25: a function of app.py's in the test's equality table that deletes its own
     entry as `assertEqual` calls it is gone by the test's end (`_foreign` finds nothing). The
     observer's `TestCase._getAssertEqualityFunc` (`unittest_machinery._asserter`) judges what
-    it returns as it returns it (`unittest_compiled._used`), each name streamed once, while a
+    it returns as it returns it (`unittest_asserts._used`), each name streamed once, while a
     run goes on; unittest's `_baseAssertEqual` and a method its table names, or the test's
     own, are no finding."""
     root = os.path.join(os.path.dirname(__file__), "")
     sent: list[dict[str, object]] = []
     state: list[object] = [True, 0, False, None]
-    held = ("u1", (), None, root, compiled._word)
+    held = ("u1", (), None, root, asserts._word)
     orig = vars(unittest.TestCase)["_getAssertEqualityFunc"]
     judge = machinery._asserter(orig, sent.append, state, held)
     monkeypatch.setattr(unittest.TestCase, "_getAssertEqualityFunc", judge)
@@ -718,7 +717,7 @@ def test_the_function_assert_equal_picks_is_judged_as_it_is_picked(
     for _ in range(2):
         test.addTypeEqualityFunc(int, space["alike"])  # type: ignore[arg-type]
         test.assertEqual(0, 4)  # passes: the function asserted nothing and took itself out
-    assert compiled._foreign(test, root) == []  # the end sees nothing
+    assert asserts._foreign(test, root) == []  # the end sees nothing
     named = ["unittest: _type_equality_funcs of test, as used, set by /tmp/app.py"]
     assert sent == [{"k": "machinery", "changed": named}]  # once
     state[0] = False  # no run of the observer's: nothing streamed
@@ -742,24 +741,30 @@ def test_a_tests_class_or_bases_written_is_named() -> None:
     root = os.path.join(os.path.dirname(__file__), "")
     hook, ours = compiled._recorder(root)
     test = _Real("test_add")
-    assert compiled._foreign(test, root, ours) == []
+    assert asserts._foreign(test, root, ours) == []
     hook("object.__setattr__", (test, "__class__", _Swapped))
     hook("object.__setattr__", (_Swapped, "__bases__", (_Real,)))
     hook("object.__setattr__", (object(), "__class__", _Swapped))  # no test: not kept
     hook("object.__setattr__", (_Swapped, "__name__", "S"))  # no write of its class
-    assert compiled._foreign(test, root, ours) == ["unittest: __class__ of test set"]
-    assert compiled._foreign(test, root, ours) == []  # each write named once
+    assert asserts._foreign(test, root, ours) == ["unittest: __class__ of test set"]
+    assert asserts._foreign(test, root, ours) == []  # each write named once
     test.__class__ = _Swapped
-    assert compiled._foreign(test, root, ours) == ["unittest: __bases__ of _Swapped set"]
+    assert asserts._foreign(test, root, ours) == ["unittest: __bases__ of _Swapped set"]
     test.__class__ = _Real
 
 
 RETYPED = """\
 import importlib.util, sys, unittest
 
-spec = importlib.util.spec_from_file_location("compiled", sys.argv[1])
-compiled = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(compiled)
+
+def part(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+compiled, asserts = part("compiled", sys.argv[1]), part("asserts", sys.argv[2])
 
 hook, ours = compiled._recorder("/nowhere/")
 sys.addaudithook(hook)
@@ -777,7 +782,7 @@ class B(A):
 test = A("test_it")
 test.__class__ = B
 test.__class__ = A
-print(compiled._foreign(test, "/nowhere/", ours))
+print(asserts._foreign(test, "/nowhere/", ours))
 """
 
 
@@ -786,6 +791,6 @@ def test_the_interpreter_audits_a_tests_class_written(tmp_path: Path) -> None:
     """CPython raises `object.__setattr__` as an object's `__class__` is written (3.8 on): the
     class swapped and swapped back, as round 25's app.py did, is named (the project's
     Python)."""
-    command = [PROJECT_PYTHON, "-c", RETYPED, compiled.__file__]
+    command = [PROJECT_PYTHON, "-c", RETYPED, compiled.__file__, asserts.__file__]
     done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
     assert done.stdout.strip() == "['unittest: __class__ of test set']", done.stderr

@@ -14,7 +14,7 @@ unittest_equality_table_given_unittest_s_assert_not_equal (held since this round
     `assertEqual(0, 4)` asks `assertNotEqual`, which passes. `_foreign` passed over any function
     whose code is in unittest's folder. Fixed: unittest's own function is kept only where
     unittest would have it, under its own name or, in the table, as one of the methods
-    unittest's table names (`assertListEqual`) (`unittest_compiled._kept`).
+    unittest's table names (`assertListEqual`) (`unittest_asserts._kept`).
 unittest_equality_table_given_a_method_name (held since this round, `observer-machinery`):
     the same table given the string "assertNotEqual" (`_getAssertEqualityFunc` looks a string
     up on the test): `_on_instance` passed over every string, unittest's own table holding
@@ -25,7 +25,7 @@ unittest_equality_function_takes_itself_out_of_the_table (a hole, held since #39
     own entry as `assertEqual` calls it. `_foreign` reads the instance's table at the test's
     end (`_test_ended`): empty again by then. Fixed: the observer's own
     `TestCase._getAssertEqualityFunc` judges the function it returns as it returns it, by
-    `_foreign`'s rules (`unittest_machinery._asserter`, `unittest_compiled._used`).
+    `_foreign`'s rules (`unittest_machinery._asserter`, `unittest_asserts._used`).
 unittest_test_class_swapped_and_swapped_back (a hole, held since #39, `observer-machinery`):
     `add(2, 2)` sets the test's `__class__` to a subclass defined in app.py whose
     `_getAssertEqualityFunc` sets it back and hands back a function that asserts nothing
@@ -150,13 +150,13 @@ TABLE_SET = "observer-machinery: changed while the tests ran: unittest: _type_eq
 
 def test_unittest_equality_table_given_unittest_s_assert_not_equal(tmp_path: Path) -> None:
     """Held since this round: unittest's own method is kept where unittest would have it alone
-    (`unittest_compiled._kept`)."""
+    (`unittest_asserts._kept`)."""
     held(py_repo(tmp_path), {"app.py": NOT_EQUAL_BOUND}, UNITTEST, TABLE_SET)
 
 
 def test_unittest_equality_table_given_a_method_name(tmp_path: Path) -> None:
     """Held since this round: a string in the table is named unless unittest's table names it
-    (`unittest_compiled._on_instance`)."""
+    (`unittest_asserts._on_instance`)."""
     held(py_repo(tmp_path), {"app.py": NOT_EQUAL_NAMED}, UNITTEST, TABLE_SET)
 
 

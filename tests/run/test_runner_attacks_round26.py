@@ -21,7 +21,7 @@ unittest_equality_function_compiled_under_unittest_s_own_file (was a hole; held 
     msg=None): pass` under `<unittest's folder>/case.py` and puts it in the table; `_kept` took
     a function whose code names unittest's file and one of the table's names for unittest's.
     Fixed: unittest's own is the function unittest's module binds under its qualified name
-    (`unittest_compiled._bound_by_unittest`).
+    (`unittest_asserts._bound_by_unittest`).
 unittest_should_stop_raised_inside_a_subtest (was a hole; held since, `observer-failed`): round
     24's `_ShouldStop` raised by `add`, the test's assertion inside `with self.subTest(...)`:
     `testPartExecutor(subTest=True)` passes over it and reports nothing of the subtest, the loop
