@@ -192,11 +192,12 @@ def test_code_re_executes_its_python_isolated(tmp_path: Path) -> None:
 RS_PATHED = '\n#[cfg(test)]\n#[path = "checks.rs"]\nmod tests;\n'
 
 
-def pathed_repo(tmp_path: Path) -> Path:
-    """Round 20's crate whose tests' module is src/checks.rs, named by `#[path]` in src/lib.rs."""
+def pathed_repo(tmp_path: Path, declared: str = RS_PATHED) -> Path:
+    """Round 20's crate whose tests' module is src/checks.rs, named in src/lib.rs by `declared`
+    (`#[path]` here; round 25 gives `#[cfg_attr(test, path = ...)]`)."""
     files = {
         "Cargo.toml": RS_CARGO,
-        "src/lib.rs": RS_APP + RS_PATHED,
+        "src/lib.rs": RS_APP + declared,
         "src/checks.rs": RS_MODULE,
         ".gitignore": "target/\n",
     }

@@ -117,7 +117,8 @@ from tests.run.test_runner_attacks_round20 import (
     honest,
     py_repo,
 )
-from tests.run.test_runner_reports import JS_APP, JS_TEST, RS_APP, RS_CARGO
+from tests.run.test_runner_attacks_round23 import pathed_repo
+from tests.run.test_runner_reports import JS_APP, JS_TEST, RS_CARGO
 from tests.tamper.test_rust_tests import CHECKED
 
 pytestmark = pytest.mark.slow
@@ -238,21 +239,15 @@ def test_legitimate_fix_with_an_alias_of_unittest_s_assert_method(tmp_path: Path
 RS_CFG_ATTR = '\n#[cfg(test)]\n#[cfg_attr(test, path = "checks.rs")]\nmod tests;\n'
 
 
-def cfg_attr_repo(tmp_path: Path) -> Path:
-    """Round 23's crate whose tests' module is src/checks.rs, its path given by `cfg_attr`."""
-    files = {
-        "Cargo.toml": RS_CARGO,
-        "src/lib.rs": RS_APP + RS_CFG_ATTR,
-        "src/checks.rs": RS_MODULE,
-        ".gitignore": "target/\n",
-    }
-    return make_repo(tmp_path / "repo", files)
-
-
 def test_cargo_test_module_path_given_by_cfg_attr_edited(tmp_path: Path, rustup: Path) -> None:
     """Held since this round: `path =` after a `,` is read (`rusttests.named`)."""
     files = {"src/checks.rs": RS_MODULE.replace("    4\n", "    0\n")}
-    held(cfg_attr_repo(tmp_path), files, "cargo test", "rust-test-changed in src/checks.rs")
+    held(
+        pathed_repo(tmp_path, RS_CFG_ATTR),
+        files,
+        "cargo test",
+        "rust-test-changed in src/checks.rs",
+    )
 
 
 # round 23's `check!`, asserting through a second macro of the code's
