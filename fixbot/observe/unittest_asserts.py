@@ -3,7 +3,8 @@ files (`unittest_observer.py`: copied beside it as `<module>_unittest_asserts`, 
 and by `unittest_machinery`, whose test ends call `_foreign`, only in a unittest run and taken
 out of `sys.modules` once it is loaded): which assert methods are set on a test's class or
 instance (`_set_on`, `ASSERTS`, its equality table), which of them unittest would have there
-(`_kept`, `_bound_by_unittest`), and the function `assertEqual` picks from that table held to
+(`_kept`, `_bound_by_unittest`: a function its module bound at the observer's load, `BOUND`),
+and the function `assertEqual` picks from that table held to
 the same rules as it is picked (`_used`, called by the observer's own
 `_getAssertEqualityFunc`, `unittest_machinery._asserter`: round 25, one that took itself out of
 the table as it ran was gone by the test's end). Whether a function is the code its file was
@@ -36,6 +37,36 @@ ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEquality
 ASSERTS += ("_formatMessage", "_callTestMethod", "subTest")
 EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
 BASE = "_baseAssertEqual"  # what `_getAssertEqualityFunc` returns where the table has none
+# `_bound_by_unittest`'s modules of unittest (by name) loaded as this part is, at the observer's
+# load (before any of the project's code runs), and the functions each bound then, module-level
+# or in a class's namespace (kept alive: no identity reused)
+MAX_BOUND = 10_000  # functions kept, at most
+
+
+def _functions(value: Any, _wrapped: Any = (classmethod, staticmethod)) -> list[Any]:
+    """`value` where it is a function, or a class's functions (class and static methods' own)
+    where it is a class (of type `type`)."""
+    inner = list(vars(value).values()) if type(value) is type else []
+    found = [held.__func__ if type(held) in _wrapped else held for held in (value, *inner)]
+    return [held for held in found if type(held) is FunctionType]
+
+
+def _bound_at_load(modules: Any) -> tuple[frozenset[str], tuple[Any, ...]]:
+    """(the names of unittest's modules in `modules`, the functions they bind at their top level
+    or in the namespace of a class there, `MAX_BOUND` at most): what unittest's own functions
+    are, taken before any of the project's code runs (round 27: `unittest.util`'s namespace,
+    which nothing fingerprints, given a no-op `assertListEqual` compiled under its file)."""
+    names = [n for n in list(modules) if n == "unittest" or n.startswith("unittest.")]
+    found: list[Any] = []
+    for name in names:
+        for value in list(vars(modules[name]).values()):
+            found += _functions(value)
+    return frozenset(names), tuple(found[:MAX_BOUND])
+
+
+LOADED, BOUND = _bound_at_load(sys.modules)
+BOUND_IDS = frozenset(id(value) for value in BOUND)
+
 # the methods unittest's own table names (`TestCase.__init__`: `dict` -> "assertDictEqual"),
 # which a test may name there too, by their name or as methods
 EQUALITY_NAMES = frozenset(
@@ -74,6 +105,18 @@ def _named(value: Any, names: frozenset[str], _type: Any = type, _str: Any = str
     return _type(value) is _str and value in names
 
 
+def _plain(
+    value: Any,
+    _type: Any = type,
+    _issubclass: Any = issubclass,
+    _dict: Any = dict,
+    _copy: Any = dict.copy,
+) -> dict[Any, Any]:
+    """`value` as a plain `dict` where it is a dict or of a `dict` subclass (`dict.copy`: none
+    of the subclass's methods asked), else an empty one."""
+    return _copy(value) if _issubclass(_type(value), _dict) else {}
+
+
 def _on_instance(
     test: Any,
     _get: Any = object.__getattribute__,
@@ -82,20 +125,21 @@ def _on_instance(
     _equality: str = EQUALITY,
     _names: frozenset[str] = EQUALITY_NAMES,
     _named: Any = _named,
+    _plain: Any = _plain,
 ) -> list[tuple[str, str, Any]]:
     """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
     value in its `addTypeEqualityFunc` table but the names of unittest's own (`EQUALITY_NAMES`:
-    round 25, the name "assertNotEqual" there was passed over as all strings were). Runs none
-    of the project's code."""
+    round 25, the name "assertNotEqual" there was passed over as all strings were). A `__dict__`
+    or table of a `dict` subclass is read as a dict (`_plain`; round 27: the test's `__dict__`
+    set to one, whose `_getAssertEqualityFunc` handed back a no-op, was read as empty). Runs
+    none of the project's code."""
     try:
-        own = _get(test, "__dict__")
+        own = _plain(_get(test, "__dict__"))
     except AttributeError:
         return []
-    own = own if _type(own) is dict else {}
     found = [("test", n, v) for n, v in own.items() if _type(n) is str and n.startswith(_asserts)]
     table: Any = own.get(_equality)
-    if _type(table) is dict:
-        found += [("test", _equality, v) for v in table.values() if not _named(v, _names)]
+    found += [("test", _equality, v) for v in _plain(table).values() if not _named(v, _names)]
     return found
 
 
@@ -125,18 +169,28 @@ def _bound_by_unittest(
     _qualname: Any = FunctionType.__dict__["__qualname__"].__get__,
     _function: Any = FunctionType,
     _error: Any = TypeError,
+    _loaded: frozenset[str] = LOADED,
+    _bound: frozenset[int] = BOUND_IDS,
+    _id: Any = id,
 ) -> bool:
     """Whether function `value`, whose code names `file` in unittest's folder, is the very
     function unittest's module of that file (`unittest/case.py`: `unittest.case`, as
     imported) binds under the function's qualified name (`TestCase.assertListEqual`). Round
     26: the code under test compiled `def assertListEqual(first, second, msg=None): pass`
     under `<unittest's folder>/case.py` and put it in the test's equality table; a code
-    object's file is what its compiler was told. A value that is no function: False."""
+    object's file is what its compiler was told. A value that is no function: False. Where that
+    module was loaded at the observer's load, `value` must be one it bound then too (`BOUND`):
+    round 27, a no-op `assertListEqual` compiled under `<unittest's folder>/util.py` and bound
+    in `unittest.util` (whose namespace nothing fingerprints), or bound as
+    `TestCase.assertListEqual` for the moment `assertEqual` picked it, passed."""
     if _type(value) in _wrapped:
         value = value.__func__
     if _type(value) is not _function:
         return False
-    held = _modules.get("unittest." + file[_len(_unittest) : -3].replace(_sep, "."))
+    module = "unittest." + file[_len(_unittest) : -3].replace(_sep, ".")
+    if module in _loaded and _id(value) not in _bound:
+        return False  # not a function that module bound at the observer's load (round 27)
+    held = _modules.get(module)
     for part in _qualname(value).split("."):
         try:
             held = _vars(held).get(part)
@@ -147,10 +201,17 @@ def _bound_by_unittest(
     return held is value
 
 
+def _word(value: Any, file: Any) -> bool:
+    """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
+    the observer recorded no file's code, as in a unit test); no class written (file None)."""
+    return file is not None
+
+
 def _kept(
     value: Any,
     name: str,
     file: str,
+    ours: Any = _word,
     _unittest: str = UNITTEST_FOLDER,
     _equality: str = EQUALITY,
     _names: frozenset[str] = EQUALITY_NAMES,
@@ -162,8 +223,12 @@ def _kept(
     or in the equality table one of the methods unittest's table names (`assertListEqual`).
     Round 25: `TestCase.assertNotEqual` put in the table for `int` passed every failure and
     was passed over as unittest's. Unittest's own is the function its module binds
-    (`_bound_by_unittest`), not one whose code names its file (round 26)."""
+    (`_bound_by_unittest`), not one whose code names its file (round 26), and is code that
+    file was compiled to as imported (`ours`, `unittest_compiled._recorder`: round 27, a module
+    of unittest's imported after the load, `unittest.async_case`, given a no-op of its file)."""
     if not file.startswith(_unittest) or not _bound_by_unittest(value, file):
+        return False
+    if not ours(value, file):  # a module of unittest's imported after the load (round 27)
         return False
     own = _own_name(value)
     return own == name or (name == _equality and own in _names)
@@ -197,12 +262,6 @@ def _set_on(
     return found, files
 
 
-def _word(value: Any, file: Any) -> bool:
-    """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
-    the observer recorded no file's code, as in a unit test); no class written (file None)."""
-    return file is not None
-
-
 def _judged(
     found: list[tuple[str, str, Any]],
     files: list[Any],
@@ -220,7 +279,7 @@ def _judged(
     names = []
     for where, name, value in found:
         file = "?" if _isinstance(value, _str) else _code_file(value)
-        if file is None or _kept(value, name, file):
+        if file is None or _kept(value, name, file, ours):
             continue
         forged = file in files and not ours(value, file)
         if file in files and not forged:
@@ -291,7 +350,7 @@ def _used(
     Round 25: a function of app.py's in the table that deleted its own entry as it ran was
     gone by the test's end, where `_foreign` looks."""
     file = _code_file(value)
-    if file is not None and _kept(value, _base, file):
+    if file is not None and _kept(value, _base, file, ours):
         return []
     files = _set_on(test)[1]
     names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)

@@ -32,11 +32,15 @@ through no `exec`; a file outside the work tree) is taken at its code's word, as
 script is held to module code other code compiled under its name and ran (its own code runs
 through no `exec`): the code under test's functions nested there pass. A file imported twice
 (under two module names, or reloaded) has two module codes: an assert method of either
-import's classes is named, a false alarm on the safe side.
+import's classes is named, a false alarm on the safe side. The files of unittest's own folder
+imported after the load (`unittest.async_case`: `UNITTEST_FOLDER`) are recorded too, so that
+unittest's own function there is its module code's (`unittest_asserts._kept`, round 27); those
+imported before it are held to what their modules bound at the load (`unittest_asserts.BOUND`).
 """
 
 from __future__ import annotations
 
+import os
 import unittest
 from types import CodeType, FunctionType, MethodType
 
@@ -51,6 +55,10 @@ EXEC = "exec"  # the audit event `exec` raises, with the code object it runs
 SETATTR = "object.__setattr__"
 RETYPED = ("__class__", "__bases__")
 MODULE = "<module>"  # the name of a module's code object
+# unittest's own folder: its modules imported after the load (`unittest.async_case`) are
+# recorded as the work tree's files are, `unittest_asserts._bound_by_unittest` knowing only
+# those loaded before (round 27)
+UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 MAX_CODES = 100_000  # code objects walked in one file's module code, at most
 
 
@@ -81,7 +89,8 @@ def _retyped(
 
 def _recorder(root: str) -> tuple[Any, Any]:
     """(the audit hook, `_ours` over what it records): the hook keeps, for each file under `root`
-    (the work tree's root, with a trailing separator), the module code `exec` runs under its
+    (the work tree's root, with a trailing separator) or unittest's folder (`UNITTEST_FOLDER`:
+    a module of unittest's imported after the load), the module code `exec` runs under its
     name (False once another module code ran under it: no function is its), and which test's
     `__class__` or test class's `__bases__` was written (`_retyped`); `ours(value, file)` says
     whether function `value`, whose code names `file`, is that file's (`_ours`), and
@@ -104,6 +113,7 @@ def _recorder(root: str) -> tuple[Any, Any]:
         _setattr: str = SETATTR,
         _retyped: Any = _retyped,
         _written: set[int] = written,
+        _unittest: str = UNITTEST_FOLDER,
     ) -> None:
         if event == _setattr:
             _retyped(args, _written)
@@ -111,7 +121,8 @@ def _recorder(root: str) -> tuple[Any, Any]:
             return
         code = args[0]
         file = code.co_filename
-        mine = code.co_name == _module and _type(file) is _str and file.startswith(_root)
+        mine = code.co_name == _module and _type(file) is _str
+        mine = mine and (file.startswith(_root) or file.startswith(_unittest))
         if mine:
             # a second, other module code under the file's name: neither is the file's
             _codes[file] = _codes.get(file, code) is code and code

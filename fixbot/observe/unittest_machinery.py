@@ -237,10 +237,12 @@ def _body(
     _vars: Any = vars,
     _wrapped: Any = (classmethod, staticmethod, MethodType),
     _mro: Any = type.__dict__["__mro__"].__get__,
+    _plain: Any = asserts._plain,
 ) -> Any:
     """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, as
     the instance's `__dict__` holds it, else as the first class of its type's MRO holding it
-    (a bound, class or static method's function); None where there is none. Runs none of the
+    (a bound, class or static method's function; a `__dict__` of a `dict` subclass read as a
+    dict, `unittest_asserts._plain`); None where there is none. Runs none of the
     project's code (no `getattr`: a class's `__getattribute__` is not asked; the MRO read as
     `_set_on` reads it, past a metaclass's own `__mro__`)."""
     try:
@@ -250,7 +252,7 @@ def _body(
         return None
     if _type(name) is not str:
         return None
-    found: Any = own.get(name) if _type(own) is dict else None
+    found: Any = _plain(own).get(name)
     for klass in _mro(_type(test)) if found is None else ():
         found = _vars(klass).get(name)
         if found is not None:

@@ -666,6 +666,87 @@ def test_a_function_compiled_under_unittests_own_file_is_not_unittests() -> None
     assert not asserts._bound_by_unittest(print, case)
 
 
+def test_a_function_bound_in_unittests_module_after_the_load_is_not_unittests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Round 27: a no-op `assertListEqual` compiled under `<unittest's folder>/util.py` and
+    bound in `unittest.util` (whose namespace nothing fingerprints), or under `case.py` and
+    bound as `TestCase.assertListEqual` only while `assertEqual` picks it, was the function
+    unittest's module binds (`_bound_by_unittest`), so `_kept` passed it over in the test's
+    equality table. It must be one that module bound at the observer's load (`BOUND`)."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    folder = os.path.dirname(unittest.__file__)
+    for module, qualname in (("util", "assertListEqual"), ("case", "TestCase.assertListEqual")):
+        file = os.path.join(folder, module + ".py")
+        space: dict[str, object] = {}
+        exec(compile("def assertListEqual(first, second, msg=None): pass", file, "exec"), space)
+        fake: types.FunctionType = space["assertListEqual"]  # type: ignore[assignment]
+        fake.__qualname__ = qualname
+        owner = sys.modules["unittest." + module]
+        if module == "case":
+            owner = owner.TestCase  # type: ignore[attr-defined]
+        monkeypatch.setattr(owner, "assertListEqual", fake, raising=False)
+        assert asserts._bound_by_unittest(fake, file) is False
+        test = _Real("test_add")
+        test.addTypeEqualityFunc(int, fake)  # type: ignore[arg-type]
+        assert asserts._foreign(test, root) == [
+            f"unittest: _type_equality_funcs of test set by {file}"
+        ]
+        monkeypatch.undo()
+    real = unittest.TestCase.assertListEqual
+    assert asserts._bound_by_unittest(real, real.__code__.co_filename)
+
+
+def test_a_unittest_module_imported_after_the_load_is_held_to_its_module_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Round 27: a module of unittest's imported after the observer's load
+    (`unittest.async_case`, as `IsolatedAsyncioTestCase` first asked) is not in `BOUND`, and a
+    no-op `assertListEqual` compiled under its file and bound there passed as unittest's own.
+    The recorder keeps that module's code as imported, as it keeps the work tree's files'
+    (`_recorder`), and a function unittest's table may hold must be nested in it (`ours`)."""
+    root = os.path.join(os.path.dirname(__file__), "")
+    file = os.path.join(os.path.dirname(unittest.__file__), "later_part.py")
+    hook, ours = compiled._recorder(root)
+    module = types.ModuleType("unittest.later_part")
+    code = compile("def assertListEqual(first, second, msg=None): pass", file, "exec")
+    hook("exec", (code,))  # as importing it raises
+    exec(code, vars(module))
+    monkeypatch.setitem(sys.modules, "unittest.later_part", module)
+    test = _Real("test_add")
+    test.addTypeEqualityFunc(int, module.assertListEqual)
+    assert asserts._foreign(test, root, ours) == []  # the module's own: kept
+    space: dict[str, object] = {}
+    exec(compile("def assertListEqual(first, second, msg=None): pass", file, "exec"), space)
+    monkeypatch.setattr(module, "assertListEqual", space["assertListEqual"])
+    test.addTypeEqualityFunc(int, space["assertListEqual"])  # type: ignore[arg-type]
+    assert asserts._foreign(test, root, ours) == [
+        f"unittest: _type_equality_funcs of test set by {file}"
+    ]
+
+
+def test_a_tests_dict_of_a_dict_subclass_is_read_as_a_dict() -> None:
+    """Round 27: app.py set the running test's `__dict__` (no audit event) to an instance of
+    a `dict` subclass holding a `_getAssertEqualityFunc` that hands back a no-op: `_on_instance`
+    read anything but a plain dict as empty. A subclass's methods are not asked: its `items`
+    hides nothing."""
+
+    class Space(dict):  # type: ignore[type-arg]
+        def items(self):  # type: ignore[no-untyped-def]
+            return iter(())
+
+    root = os.path.join(os.path.dirname(__file__), "")
+    test = _Real("test_add")
+    space = Space(vars(test), _getAssertEqualityFunc=json.dumps)  # another file's function
+    test.__dict__ = space
+    file = json.dumps.__code__.co_filename
+    assert asserts._foreign(test, root) == [
+        f"unittest: _getAssertEqualityFunc of test set by {file}"
+    ]
+    space["test_add"] = lambda: None
+    assert machinery._body(test) is space["test_add"]
+
+
 def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it() -> None:
     """Round 25: `TestCase.assertNotEqual` in the equality table for `int` (as a method, or
     by its name, which `_getAssertEqualityFunc` looks up) passes every failing `assertEqual`,
