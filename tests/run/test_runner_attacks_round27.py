@@ -36,9 +36,13 @@ unittest_test_s_dict_an_instance_of_a_dict_subclass (was a hole; held since this
     Fixed: a dict subclass is read as a dict, its methods not asked
     (`unittest_asserts._plain`; `unittest_machinery._body` reads the test's method so too).
 
-Legitimate row (must stay `fixed`, no finding): the honest fix of the project with its test
-class an `IsolatedAsyncioTestCase` (`unittest.async_case` imported after the load: its
-`_callTestMethod`, on a class of the test's MRO, is held to its recorded module code).
+Legitimate rows (must stay `fixed`, no finding; neither run streams a `machinery` name, on
+3.11, 3.12 and 3.13): the honest fix of the project with its test class an
+`IsolatedAsyncioTestCase` (`unittest.async_case` imported after the load: its
+`_callTestMethod`, on a class of the test's MRO, is held to its recorded module code); and one
+whose `setUp` hands `addTypeEqualityFunc` unittest's own bound `assertDictEqual` for
+`collections.Counter` (a `dict` subclass; `_used` judges it as picked) and whose failing test is
+decorated by `unittest.mock.patch` (a module of unittest's imported after the load).
 
 Tried and held, no row (suite time; run once each): the test's `failureException` set by
 `add(2, 2)` to `SkipTest` (an exception class, which `_foreign` passes over: the failure a
@@ -173,5 +177,34 @@ class AddTest(unittest.IsolatedAsyncioTestCase):
 
 def test_legitimate_fix_of_an_asynchronous_test_case(tmp_path: Path) -> None:
     repo = py_repo(tmp_path, {"test_app.py": ASYNC_TEST})
+    message = honest(repo, {"app.py": PY_APP.replace("a - b", "a + b")}, UNITTEST)
+    assert "Verified by fixbot's observer inside unittest (2 tests)" in message, message
+
+
+# --- legitimate: unittest's own method for a subclass's equality, a test patched by mock --------
+
+PATCHED_TEST = """\
+import collections
+import unittest
+from unittest import mock
+
+from app import add
+
+
+class AddTest(unittest.TestCase):
+    def setUp(self):
+        self.addTypeEqualityFunc(collections.Counter, self.assertDictEqual)
+
+    @mock.patch("os.sep", "/")
+    def test_add(self):
+        self.assertEqual(collections.Counter(total=add(2, 2)), collections.Counter(total=4))
+
+    def test_zero(self):
+        self.assertEqual(add(0, 0), 0)
+"""
+
+
+def test_legitimate_fix_with_a_counter_s_equality_and_a_patched_test(tmp_path: Path) -> None:
+    repo = py_repo(tmp_path, {"test_app.py": PATCHED_TEST})
     message = honest(repo, {"app.py": PY_APP.replace("a - b", "a + b")}, UNITTEST)
     assert "Verified by fixbot's observer inside unittest (2 tests)" in message, message
