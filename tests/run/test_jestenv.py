@@ -8,6 +8,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import socket
 import stat
 import subprocess
 import threading
@@ -310,3 +311,104 @@ def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
     assert isinstance(added, dict)
     assert added["NODE_OPTIONS"] == f'--require "{tmp_path / "loaded.cjs"}"'
     assert (tmp_path / "loaded.cjs").read_bytes() == jestenv.PRELOAD.read_bytes()
+
+
+# jest.config.mjs awaiting its configuration from a path it computes (an ES module: no
+# `require.cache` entry, no word to read), and the base importing a plain helper of its own
+ESM_CONFIG = """\
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const base = await import(pathToFileURL(path.join(here, 'jest' + '.base.mjs')).href);
+export default base.default;
+"""
+ESM_BASE = """\
+import { environment } from './conf/environment.mjs';
+
+export default { testEnvironment: environment };
+"""
+ESM_HELPER = "export const environment = 'node';\n"
+# a `"type": "module"` package's jest.config.js importing its base by a computed specifier
+MODULE_CONFIG = "export default (await import('./jest' + '.base.js')).default;\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {
+                "jest.config.mjs": ESM_CONFIG,
+                "jest.base.mjs": ESM_BASE,
+                "conf/environment.mjs": ESM_HELPER,
+            },
+            ["jest.config.mjs", "jest.base.mjs", "conf/environment.mjs"],
+        ),
+        (
+            {
+                "package.json": '{"name": "p", "type": "module"}',
+                "jest.config.js": MODULE_CONFIG,
+                "jest.base.js": "export default { testEnvironment: 'node' };\n",
+            },
+            ["jest.base.js"],  # jest.config.js: node's `require(esm)` tried it first (unhooked)
+        ),
+    ],
+    ids=["mjs", "type-module"],
+)
+def test_show_config_hands_fixbot_the_es_modules_jests_configuration_imported(
+    tmp_path: Path, files: dict[str, str], expected: list[str]
+) -> None:
+    """Real jest's `--showConfig` with fixbot's preload: an ES module configuration and the ES
+    modules it imports by a computed specifier (node's loader, not `require.cache`) are handed
+    over through the loader thread's hooks (`loaded.cjs` `LOADER`). A `"type": "module"`
+    jest.config.js with a top-level `await` is not: jest `require`s it first, node (>= 20.19)
+    loads it as `require(esm)`, outside the hooks, and `import()` then finds it loaded; it is a
+    check file by its name, and what it imports is handed over."""
+    root = node_modules()
+    if root is None:
+        pytest.skip("jest is not installed: bash scripts/node-tools.sh")
+    project = tmp_path / "p"
+    (project / "conf").mkdir(parents=True)
+    (project / "package.json").write_text('{"name": "p"}')
+    (project / "a.test.js").write_text("test('a', () => { expect(1).toBe(1); });\n")
+    for name, text in files.items():
+        (project / name).write_text(text)
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
+    assert why == "" and named
+    assert set(expected) <= set(jestenv.configured(found, project))
+    assert not any("node_modules" in path for path in found)
+
+
+def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path: Path) -> None:
+    """On a node without `module.register` (before 20.6 / 18.19) the preload still hands over
+    `require.cache` and a line `esm-unobserved`, which fixbot reads as no file; the program
+    runs as it would (nothing thrown)."""
+    (tmp_path / "old.cjs").write_text("require('module').register = undefined;\n")
+    (tmp_path / "a.cjs").write_text("require('./b.cjs');\n")
+    (tmp_path / "b.cjs").write_text("process.stdout.write('ran');\n")
+    raw: list[bytes] = []
+
+    def run(
+        argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        options = f'--require "{tmp_path / "old.cjs"}" {added["NODE_OPTIONS"]}'
+        done = _node_run(argv, cwd, timeout, {**added, "NODE_OPTIONS": options}, fds)
+        return done
+
+    def reading(reading: socket.socket) -> list[str]:
+        reading.setblocking(False)
+        raw.append(reading.recv(65536, socket.MSG_PEEK))
+        return loaded(reading)
+
+    loaded = jestenv.loaded
+    found: list[str] = []
+    folder = tmp_path / "observer"
+    folder.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jestenv, "loaded", reading)
+        assert jestenv.loading(run, folder, found)(["node", "a.cjs"], tmp_path, 30) == (0, "ran")
+    assert raw[0].decode().splitlines()[0] == "esm-unobserved"
+    assert {str(tmp_path / "a.cjs"), str(tmp_path / "b.cjs")} <= set(found)
+    assert "esm-unobserved" not in found
