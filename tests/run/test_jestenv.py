@@ -8,7 +8,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import socket
 import stat
 import subprocess
 import threading
@@ -383,32 +382,25 @@ def test_show_config_hands_fixbot_the_es_modules_jests_configuration_imported(
 
 def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path: Path) -> None:
     """On a node without `module.register` (before 20.6 / 18.19) the preload still hands over
-    `require.cache` and a line `esm-unobserved`, which fixbot reads as no file; the program
-    runs as it would (nothing thrown)."""
+    `require.cache`, and `UNHOOKED` (what `Observation.unhooked` notes), never a file of the
+    tree; the program runs as it would (nothing thrown)."""
     (tmp_path / "old.cjs").write_text("require('module').register = undefined;\n")
     (tmp_path / "a.cjs").write_text("require('./b.cjs');\n")
     (tmp_path / "b.cjs").write_text("process.stdout.write('ran');\n")
-    raw: list[bytes] = []
+    (tmp_path / jestenv.UNHOOKED).write_text("")  # a file of that name is not the note
 
     def run(
         argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
     ) -> tuple[int | None, str]:
         options = f'--require "{tmp_path / "old.cjs"}" {added["NODE_OPTIONS"]}'
-        done = _node_run(argv, cwd, timeout, {**added, "NODE_OPTIONS": options}, fds)
-        return done
+        return _node_run(argv, cwd, timeout, {**added, "NODE_OPTIONS": options}, fds)
 
-    def reading(reading: socket.socket) -> list[str]:
-        reading.setblocking(False)
-        raw.append(reading.recv(65536, socket.MSG_PEEK))
-        return loaded(reading)
-
-    loaded = jestenv.loaded
-    found: list[str] = []
     folder = tmp_path / "observer"
     folder.mkdir()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jestenv, "loaded", reading)
-        assert jestenv.loading(run, folder, found)(["node", "a.cjs"], tmp_path, 30) == (0, "ran")
-    assert raw[0].decode().splitlines()[0] == "esm-unobserved"
-    assert {str(tmp_path / "a.cjs"), str(tmp_path / "b.cjs")} <= set(found)
-    assert "esm-unobserved" not in found
+    for hooked in (False, True):
+        found: list[str] = []
+        argv = ["node", "a.cjs"]
+        output = jestenv.loading(run if not hooked else _node_run, folder, found)
+        assert output(argv, tmp_path, 30) == (0, "ran")
+        assert (jestenv.UNHOOKED in found) is not hooked
+        assert jestenv.configured(found, tmp_path)[-2:] == ["a.cjs", "b.cjs"]
