@@ -19,7 +19,7 @@ real jest of the tests (~/.cache/fixbot/node) `--runs` times in each way, altern
   learn also the files jest's configuration loads (the project has a jest.config.js
   requiring jest.base.js by a computed path: both must be handed over);
 - `showConfig-loaded`: and the preload's module hooks on node's ES module loader thread
-  (`loaded.cjs` `LOADER`), as fixbot runs it now (#39: ES module configurations observed).
+  (`loaded.cjs` `LOADER`), as fixbot runs it now (ES module configurations observed).
 
 Measured in CPU seconds of jest's processes (user and system, medians) and wall seconds
 (medians). Target: the observer (reporter, environment, showConfig) adds under 10 % to the

@@ -1,4 +1,4 @@
-"""Round 27 (#39): jest's ES module configuration, observed too. Rows as round 20's (`held`,
+"""Round 27: jest's ES module configuration, observed too. Rows as round 20's (`held`,
 `honest`); the project is round 25's jest project (`add` subtracts) with its configuration in
 ES modules: jest.config.mjs awaits its base, jest.base.mjs, from a path it computes (no
 specifier `integrity._required` reads), and the base imports a helper of its own.
