@@ -176,7 +176,9 @@ def prepare(
     name on jest's command line (`environment_file`), and ""; or no variables, None and why no
     environment is named (the check names its own, `shown_environment`'s reasons).
     `jest --showConfig` runs through `output` (the check's launcher's) in `cwd`, `timeout`
-    seconds at most (and `SHOW_TIMEOUT_S`). Where the content-addressed path is unusable (its
+    seconds at most (and `SHOW_TIMEOUT_S`), a check naming its own environment too: its
+    environment is left as it names it, but `output` (`loading`) learns the files its
+    configuration loads. Where the content-addressed path is unusable (its
     name taken, the file changed: code that runs as fixbot's own user can change it) the file
     is copied into `spare` (the run's own observer folder, fixbot's): observed, at a path new
     in this run (jest transforms every file again), never left unobserved by that."""
@@ -184,9 +186,9 @@ def prepare(
     argv = show_argv(words) if words is not None else None
     if words is None or argv is None:
         return {}, None, "the check is not jest's one command"
+    code, said = output(argv, cwd, min(timeout, SHOW_TIMEOUT_S))
     if names_environment(words):
         return {}, None, "the check names its own test environment"
-    code, said = output(argv, cwd, min(timeout, SHOW_TIMEOUT_S))
     parent, why = shown_environment(said) if code == 0 else (None, "jest --showConfig failed")
     if parent is None:
         return {}, None, why

@@ -158,9 +158,10 @@ def test_the_check_runs_with_the_resolved_environment_or_without_one(tmp_path: P
     bad = Shown(1, "Error")
     assert jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30, tmp_path)[:2] == ({}, None)
     assert "failed" in jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30, tmp_path)[2]
-    own = Shown(0, "")
-    assert jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30, tmp_path)[1] is None
-    assert own.ran == []
+    own = Shown(0, shown(("/n/jest-environment-node/env.js", CIRCUS)))
+    named, target, why = jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30, tmp_path)
+    assert (named, target, why) == ({}, None, "the check names its own test environment")
+    assert own.ran == [["jest", "--showConfig", "--env=jsdom"]]  # for the files it loads
 
 
 def test_jests_transform_cache_stays_warm_across_checks(tmp_path: Path) -> None:
@@ -269,6 +270,29 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path:
     unhanded: list[str] = []
     jestenv.loading(without_the_socket, tmp_path, unhanded)(["node", "jest.config.js"], project, 30)
     assert unhanded == []
+
+
+@pytest.mark.parametrize("own", ["--env=node", "--testEnvironment"])
+def test_a_check_naming_its_own_environment_hands_fixbot_the_files_loaded(
+    tmp_path: Path, own: str
+) -> None:
+    """A check naming its own test environment (`--env`, `--testEnvironment`) runs with it, no
+    environment of fixbot's named, but its `--showConfig` still runs with fixbot's preload: the
+    files its configuration loaded by a computed path are handed over."""
+    root = node_modules()
+    if root is None:
+        pytest.skip("jest is not installed: bash scripts/node-tools.sh")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "package.json").write_text('{"name": "p"}')
+    (project / "jest.config.js").write_text(COMPUTED)
+    (project / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    check = f"{root / '.bin' / 'jest'} --ci {own}" + (" node" if own == "--testEnvironment" else "")
+    named, target, why = jestenv.prepare(output, check, project, 60, tmp_path)
+    assert (named, target, why) == ({}, None, "the check names its own test environment")
+    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js"]
 
 
 def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_path: Path) -> None:
