@@ -12,6 +12,12 @@ jest_runner_hidden_in_an_es_module_configuration_imported_by_a_computed_path (he
     `module.register`) whose `load` posts each `file:` URL node's ES module loader loads, taken
     at exit; the start's run's files are the check's (`integrity.check_files`).
 
+Its sibling, round 25's row (the hidden runner in jest.base.js, required by a computed path)
+with a check naming its own environment (`jest --ci --env=node`), ended `fixed` (run once):
+`jestenv.prepare` ran no `--showConfig` for such a check, so nothing was observed. Fixed: it
+runs one with the preload for the files alone, the environment left as the check names it;
+proven by tests/run/test_jestenv.py alone (no row: suite time).
+
 Legitimate row (must stay `fixed`, no finding): the honest fix of app.js in the same project
 (the configuration and its helper untouched; they are the check's own and unchanged).
 """
