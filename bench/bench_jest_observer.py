@@ -13,10 +13,13 @@ real jest of the tests (~/.cache/fixbot/node) `--runs` times in each way, altern
   (`fixbot.run.jestenv.environment_file`), as fixbot runs it now;
 - `showConfig`: `jest --showConfig`, which fixbot ran once per check before it
   (`fixbot.run.jestenv.prepare`) to learn the project's environment;
-- `showConfig-loaded`: the same with fixbot's preload (`fixbot.run.jestenv.loading`:
-  `NODE_OPTIONS=--require loaded.cjs` and its socket), as fixbot runs it now, to learn also
-  the files jest's configuration loads (the project has a jest.config.js requiring
-  jest.base.js by a computed path: both must be handed over).
+- `showConfig-cjs`: the same with fixbot's preload (`fixbot.run.jestenv.loading`:
+  `NODE_OPTIONS=--require loaded.cjs` and its socket) handing over `require.cache` alone (its
+  module hooks off: `module.register` taken away before it, as on a node before 20.6), to
+  learn also the files jest's configuration loads (the project has a jest.config.js
+  requiring jest.base.js by a computed path: both must be handed over);
+- `showConfig-loaded`: and the preload's module hooks on node's ES module loader thread
+  (`loaded.cjs` `LOADER`), as fixbot runs it now (ES module configurations observed).
 
 Measured in CPU seconds of jest's processes (user and system, medians) and wall seconds
 (medians). Target: the observer (reporter, environment, showConfig) adds under 10 % to the
@@ -44,8 +47,19 @@ from fixbot.run import jestenv  # noqa: E402
 
 JEST = Path.home() / ".cache" / "fixbot" / "node" / "node_modules" / ".bin" / "jest"
 NODE_ENV = Path.home() / ".cache/fixbot/node/node_modules/jest-environment-node/build/index.js"
-WAYS = ("plain", "reporter", "env-per-run", "env-stable", "showConfig", "showConfig-loaded")
-SHOWN = ("showConfig", "showConfig-loaded")
+WAYS = (
+    "plain",
+    "reporter",
+    "env-per-run",
+    "env-stable",
+    "showConfig",
+    "showConfig-cjs",
+    "showConfig-loaded",
+)
+SHOWN = ("showConfig", "showConfig-cjs", "showConfig-loaded")
+# run before the preload: node's `module.register` taken away, so the preload hooks no ES module
+# loader (its first version, `require.cache` alone, as on a node before 20.6)
+UNHOOKED = "require('module').register = undefined;\n"
 
 
 def project(folder: Path, modules: int) -> None:
@@ -78,8 +92,8 @@ def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
     env = dict(os.environ)
     fds: tuple[int, ...] = ()
     channel = None
-    if way == "showConfig-loaded":
-        return loaded(argv, folder)
+    if way in ("showConfig-cjs", "showConfig-loaded"):
+        return loaded(argv, folder, hooked=way == "showConfig-loaded")
     if way == "showConfig":
         argv.append("--showConfig")
     else:
@@ -107,9 +121,10 @@ def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
     return took
 
 
-def loaded(argv: list[str], folder: Path) -> tuple[float, float]:
+def loaded(argv: list[str], folder: Path, hooked: bool) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of `jest --showConfig` with fixbot's preload, as
-    `fixbot.run.jestenv.loading` runs it (the copy, the socket, the read included)."""
+    `fixbot.run.jestenv.loading` runs it (the copy, the socket, the read included), its module
+    hooks on (`hooked`) or off."""
     found: list[str] = []
     took: list[tuple[float, float]] = []
 
@@ -118,11 +133,15 @@ def loaded(argv: list[str], folder: Path) -> tuple[float, float]:
     ) -> tuple[int | None, str]:
         start, wall = cpu(), time.monotonic()
         env = {**os.environ, **added}
+        if not hooked:
+            env["NODE_OPTIONS"] = f'--require "{unhooked}" {added["NODE_OPTIONS"]}'
         done = subprocess.run(words, cwd=cwd, env=env, pass_fds=fds, capture_output=True)
         took.append((cpu() - start, time.monotonic() - wall))
         return done.returncode, done.stdout.decode()
 
     with tempfile.TemporaryDirectory(prefix="bench-preload-") as spare:
+        unhooked = Path(spare) / "unhooked.cjs"  # outside the project: never one of its files
+        unhooked.write_text(UNHOOKED)
         wall = time.monotonic()
         code, _ = jestenv.loading(run, Path(spare), found)([*argv, "--showConfig"], folder, 60)
         whole = time.monotonic() - wall

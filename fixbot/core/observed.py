@@ -165,7 +165,10 @@ class Observation(BaseModel):
     `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root,
     outside node_modules) node's module cache held as `jest --showConfig` exited, run before
     the check with fixbot's preload (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`):
-    jest.config.js and the files it required, by any path."""
+    jest.config.js and the files it required, by any path, and the ES modules node's loader
+    loaded (jest.config.mjs and what it imports, by any specifier: the preload's module hooks);
+    `unhooked` that a node process of that run had no module hooks (`module.register`, node
+    before 20.6 / 18.19): its ES modules are not in `configured`."""
 
     sessions: int = 0
     ended: int = 0
@@ -208,6 +211,7 @@ class Observation(BaseModel):
     environed: list[str] = Field(default_factory=list)
     environment: str = ""
     configured: list[str] = Field(default_factory=list)
+    unhooked: bool = False
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

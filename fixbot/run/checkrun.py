@@ -83,7 +83,7 @@ def run_check(
         seen = channel.close() if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
-        seen.environment, seen.configured = unused, configured
+        seen.environment, (seen.configured, seen.unhooked) = unused, configured
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests, _, _ = _run(where, log, None)
         seen = None
@@ -92,7 +92,7 @@ def run_check(
 
 def _run(
     where: CheckRun, log: Path, channel: Channel | None
-) -> tuple[CheckResult, dict[str, str] | None, str, list[str]]:
+) -> tuple[CheckResult, dict[str, str] | None, str, jestenv.Loaded]:
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
     where it can write one: (the result, the per-test outcomes or None, why jest ran without
     fixbot's test environment: "" where it ran with it or the check is not jest's,
@@ -108,7 +108,7 @@ def _run(
     report = report_for(shellwords.words(s.check))
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-        return shown(plain, check, s.check), None, "", []
+        return shown(plain, check, s.check), None, "", jestenv.Loaded([], False)
     launcher, environment, unused, configured = _environment(where, launcher, report, channel)
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
@@ -116,7 +116,7 @@ def _run(
         command = report.command(check, str(path), _reporter(channel), environment)
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-            return shown(plain, check, s.check), None, "", []
+            return shown(plain, check, s.check), None, "", jestenv.Loaded([], False)
         if launcher.identity is not None:  # the check's user writes it, nobody else
             os.chown(folder, launcher.identity.uid, launcher.identity.gid)
         asked = dataclasses.replace(
@@ -138,14 +138,14 @@ def _run(
 
 def _environment(
     where: CheckRun, launcher: Launcher, report: Report, channel: Channel | None
-) -> tuple[Launcher, str | None, str, list[str]]:
+) -> tuple[Launcher, str | None, str, jestenv.Loaded]:
     """For an observed jest check, `launcher` naming the project's test environment, the path
     of fixbot's, why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
     through the check's own launcher, without the channel) and the work tree's files jest's
-    configuration loaded then (`jestenv.loading`, `jestenv.configured`); else `launcher`,
-    None, "" and []."""
+    configuration loaded then and whether ES modules went unseen (`jestenv.loading`,
+    `jestenv.Loaded`); else `launcher`, None, "" and none loaded."""
     if channel is None or report is not jest.DIALECT.report:
-        return launcher, None, "", []
+        return launcher, None, "", jestenv.Loaded([], False)
     s = where.settings
     found: list[str] = []
     output = jestenv.loading(_passing(where.launcher), channel.folder, found)
@@ -155,7 +155,8 @@ def _environment(
     pair = where.launcher.pair
     root = pair.workspace if pair is not None else where.repo
     launcher = dataclasses.replace(launcher, env={**launcher.env, **named})
-    return launcher, environment, why, jestenv.configured(found, root)
+    files = jestenv.configured(found, root)
+    return launcher, environment, why, jestenv.Loaded(files, jestenv.UNHOOKED in found)
 
 
 def _passing(launcher: Launcher) -> jestenv.Passing:

@@ -20,10 +20,12 @@ reporter alone, as before, and the report says why (`Observation.environment`).
 `jest --showConfig` also tells fixbot which of the work tree's files jest's configuration
 loads (`loading`, `loaded`): it runs with fixbot's preload (`fixbot/observe/node/loaded.cjs`,
 `NODE_OPTIONS=--require <copy in the run's observer folder>`), which writes node's module
-cache at exit into a Unix socket pair handed to that one command (`FIXBOT_JEST_LOADED`). Read
-on the start commit's run, those files are the check's own (`Observation.configured`,
-`fixbot.run.integrity.check_files`): round 25's jest.config.js requiring jest.base.js by a path
-it computes, which no word of it names.
+cache at exit into a Unix socket pair handed to that one command (`FIXBOT_JEST_LOADED`), and
+the ES modules node's loader loaded (module hooks it registers, `module.register`; `UNHOOKED`
+where that node has none: `Observation.unhooked`). Read on the start commit's run, those files
+are the check's own (`Observation.configured`, `fixbot.run.integrity.check_files`): round 25's
+jest.config.js requiring jest.base.js by a path it computes, which no word of it names, and
+round 27's jest.config.mjs awaiting jest.base.mjs the same way.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from fixbot.logs.dialects.base import runner_at, simple_words
 from fixbot.logs.dialects.jest import names_environment
@@ -52,6 +55,7 @@ PRELOAD = ENVIRONMENT.with_name("loaded.cjs")  # node's module cache at exit, ha
 LOADED = "FIXBOT_JEST_LOADED"  # `<fd>:<inode>` of the socket's writing end the preload writes
 MAX_LOADED = 200  # files of jest's configuration kept, at most
 MAX_LOADED_BYTES = 256 * 1024  # read from the preload's socket, at most (bytes)
+UNHOOKED = "esm-unobserved"  # the preload's line: its node has no module hooks (`register`)
 VARIABLE = "FIXBOT_JEST_ENVIRONMENT"  # the absolute path of the environment jest resolved
 SHOW_TIMEOUT_S = 60.0  # `jest --showConfig`, at most (seconds)
 MAX_PACKAGE_BYTES = 1_000_000  # a package.json read for its `type`, at most (bytes)
@@ -172,7 +176,9 @@ def prepare(
     name on jest's command line (`environment_file`), and ""; or no variables, None and why no
     environment is named (the check names its own, `shown_environment`'s reasons).
     `jest --showConfig` runs through `output` (the check's launcher's) in `cwd`, `timeout`
-    seconds at most (and `SHOW_TIMEOUT_S`). Where the content-addressed path is unusable (its
+    seconds at most (and `SHOW_TIMEOUT_S`), a check naming its own environment too: its
+    environment is left as it names it, but `output` (`loading`) learns the files its
+    configuration loads. Where the content-addressed path is unusable (its
     name taken, the file changed: code that runs as fixbot's own user can change it) the file
     is copied into `spare` (the run's own observer folder, fixbot's): observed, at a path new
     in this run (jest transforms every file again), never left unobserved by that."""
@@ -180,9 +186,9 @@ def prepare(
     argv = show_argv(words) if words is not None else None
     if words is None or argv is None:
         return {}, None, "the check is not jest's one command"
+    code, said = output(argv, cwd, min(timeout, SHOW_TIMEOUT_S))
     if names_environment(words):
         return {}, None, "the check names its own test environment"
-    code, said = output(argv, cwd, min(timeout, SHOW_TIMEOUT_S))
     parent, why = shown_environment(said) if code == 0 else (None, "jest --showConfig failed")
     if parent is None:
         return {}, None, why
@@ -257,23 +263,36 @@ def loading(run: Passing, folder: Path, found: list[str]) -> Output:
 def loaded(reading: socket.socket) -> list[str]:
     """The absolute paths the preload wrote (a line each) on `reading`, read without waiting
     (every writer has exited: a process of the check left holding the end is not waited for),
-    `MAX_LOADED_BYTES` at most, a relative or unreadable line skipped."""
+    `MAX_LOADED_BYTES` at most, and `UNHOOKED` where a process wrote it; any other relative or
+    unreadable line skipped."""
     reading.setblocking(False)
     data = b""
     with contextlib.suppress(OSError):  # BlockingIOError: nothing more now
         while len(data) < MAX_LOADED_BYTES and (chunk := reading.recv(65536)):
             data += chunk
     lines = data[:MAX_LOADED_BYTES].decode("utf-8", "replace").splitlines()
-    return [line for line in lines if os.path.isabs(line) and "\ufffd" not in line]
+    kept = [line for line in lines if line == UNHOOKED or os.path.isabs(line)]
+    return [line for line in kept if "\ufffd" not in line]
+
+
+class Loaded(NamedTuple):
+    """What `jest --showConfig` with fixbot's preload loaded: the work tree's files
+    (`configured`) and whether a node process of it had no module hooks (`UNHOOKED`: a node
+    before 20.6 / 18.19, whose ES modules, jest.config.mjs and what it imports, went unseen)."""
+
+    files: list[str]
+    unhooked: bool
 
 
 def configured(paths: list[str], root: Path) -> list[str]:
-    """The files of `paths` (absolute) under `root` (the work tree as the check saw it), as
-    paths relative to it (`/`-separated, links resolved), outside node_modules, each once, in
-    order, `MAX_LOADED` at most."""
+    """The files of `paths` (absolute; anything else, `UNHOOKED`, skipped) under `root` (the
+    work tree as the check saw it), as paths relative to it (`/`-separated, links resolved),
+    outside node_modules, each once, in order, `MAX_LOADED` at most."""
     base = os.path.realpath(root)
     found: list[str] = []
     for path in paths:
+        if not os.path.isabs(path):
+            continue
         relative = os.path.relpath(os.path.realpath(path), base)
         parts = Path(relative).parts
         if relative.startswith("..") or "node_modules" in parts or relative in found:

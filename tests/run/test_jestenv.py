@@ -158,9 +158,10 @@ def test_the_check_runs_with_the_resolved_environment_or_without_one(tmp_path: P
     bad = Shown(1, "Error")
     assert jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30, tmp_path)[:2] == ({}, None)
     assert "failed" in jestenv.prepare(bad.output, "npx jest --ci", tmp_path, 30, tmp_path)[2]
-    own = Shown(0, "")
-    assert jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30, tmp_path)[1] is None
-    assert own.ran == []
+    own = Shown(0, shown(("/n/jest-environment-node/env.js", CIRCUS)))
+    named, target, why = jestenv.prepare(own.output, "jest --env=jsdom", tmp_path, 30, tmp_path)
+    assert (named, target, why) == ({}, None, "the check names its own test environment")
+    assert own.ran == [["jest", "--showConfig", "--env=jsdom"]]  # for the files it loads
 
 
 def test_jests_transform_cache_stays_warm_across_checks(tmp_path: Path) -> None:
@@ -271,6 +272,29 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path:
     assert unhanded == []
 
 
+@pytest.mark.parametrize("own", ["--env=node", "--testEnvironment"])
+def test_a_check_naming_its_own_environment_hands_fixbot_the_files_loaded(
+    tmp_path: Path, own: str
+) -> None:
+    """A check naming its own test environment (`--env`, `--testEnvironment`) runs with it, no
+    environment of fixbot's named, but its `--showConfig` still runs with fixbot's preload: the
+    files its configuration loaded by a computed path are handed over."""
+    root = node_modules()
+    if root is None:
+        pytest.skip("jest is not installed: bash scripts/node-tools.sh")
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "package.json").write_text('{"name": "p"}')
+    (project / "jest.config.js").write_text(COMPUTED)
+    (project / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    check = f"{root / '.bin' / 'jest'} --ci {own}" + (" node" if own == "--testEnvironment" else "")
+    named, target, why = jestenv.prepare(output, check, project, 60, tmp_path)
+    assert (named, target, why) == ({}, None, "the check names its own test environment")
+    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js"]
+
+
 def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_path: Path) -> None:
     """`configured` keeps the files under the work tree, relative to it, each once, links
     resolved, node_modules and files outside the tree left out."""
@@ -310,3 +334,97 @@ def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
     assert isinstance(added, dict)
     assert added["NODE_OPTIONS"] == f'--require "{tmp_path / "loaded.cjs"}"'
     assert (tmp_path / "loaded.cjs").read_bytes() == jestenv.PRELOAD.read_bytes()
+
+
+# jest.config.mjs awaiting its configuration from a path it computes (an ES module: no
+# `require.cache` entry, no word to read), and the base importing a plain helper of its own
+ESM_CONFIG = """\
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const base = await import(pathToFileURL(path.join(here, 'jest' + '.base.mjs')).href);
+export default base.default;
+"""
+ESM_BASE = """\
+import { environment } from './conf/environment.mjs';
+
+export default { testEnvironment: environment };
+"""
+ESM_HELPER = "export const environment = 'node';\n"
+# a `"type": "module"` package's jest.config.js importing its base by a computed specifier
+MODULE_CONFIG = "export default (await import('./jest' + '.base.js')).default;\n"
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {
+                "jest.config.mjs": ESM_CONFIG,
+                "jest.base.mjs": ESM_BASE,
+                "conf/environment.mjs": ESM_HELPER,
+            },
+            ["jest.config.mjs", "jest.base.mjs", "conf/environment.mjs"],
+        ),
+        (
+            {
+                "package.json": '{"name": "p", "type": "module"}',
+                "jest.config.js": MODULE_CONFIG,
+                "jest.base.js": "export default { testEnvironment: 'node' };\n",
+            },
+            ["jest.base.js"],  # jest.config.js: node's `require(esm)` tried it first (unhooked)
+        ),
+    ],
+    ids=["mjs", "type-module"],
+)
+def test_show_config_hands_fixbot_the_es_modules_jests_configuration_imported(
+    tmp_path: Path, files: dict[str, str], expected: list[str]
+) -> None:
+    """Real jest's `--showConfig` with fixbot's preload: an ES module configuration and the ES
+    modules it imports by a computed specifier (node's loader, not `require.cache`) are handed
+    over through the loader thread's hooks (`loaded.cjs` `LOADER`). A `"type": "module"`
+    jest.config.js with a top-level `await` is not: jest `require`s it first, node (>= 20.19)
+    loads it as `require(esm)`, outside the hooks, and `import()` then finds it loaded; it is a
+    check file by its name, and what it imports is handed over."""
+    root = node_modules()
+    if root is None:
+        pytest.skip("jest is not installed: bash scripts/node-tools.sh")
+    project = tmp_path / "p"
+    (project / "conf").mkdir(parents=True)
+    (project / "package.json").write_text('{"name": "p"}')
+    (project / "a.test.js").write_text("test('a', () => { expect(1).toBe(1); });\n")
+    for name, text in files.items():
+        (project / name).write_text(text)
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
+    assert why == "" and named
+    assert set(expected) <= set(jestenv.configured(found, project))
+    assert not any("node_modules" in path for path in found)
+
+
+def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path: Path) -> None:
+    """On a node without `module.register` (before 20.6 / 18.19) the preload still hands over
+    `require.cache`, and `UNHOOKED` (what `Observation.unhooked` notes), never a file of the
+    tree; the program runs as it would (nothing thrown)."""
+    (tmp_path / "old.cjs").write_text("require('module').register = undefined;\n")
+    (tmp_path / "a.cjs").write_text("require('./b.cjs');\n")
+    (tmp_path / "b.cjs").write_text("process.stdout.write('ran');\n")
+    (tmp_path / jestenv.UNHOOKED).write_text("")  # a file of that name is not the note
+
+    def run(
+        argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        options = f'--require "{tmp_path / "old.cjs"}" {added["NODE_OPTIONS"]}'
+        return _node_run(argv, cwd, timeout, {**added, "NODE_OPTIONS": options}, fds)
+
+    folder = tmp_path / "observer"
+    folder.mkdir()
+    for hooked in (False, True):
+        found: list[str] = []
+        argv = ["node", "a.cjs"]
+        output = jestenv.loading(run if not hooked else _node_run, folder, found)
+        assert output(argv, tmp_path, 30) == (0, "ran")
+        assert (jestenv.UNHOOKED in found) is not hooked
+        assert jestenv.configured(found, tmp_path)[-2:] == ["a.cjs", "b.cjs"]

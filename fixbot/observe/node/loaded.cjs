@@ -6,19 +6,46 @@
 // user) and runs the check's jest words with `--showConfig`, `NODE_OPTIONS=--require <copy>`
 // and `FIXBOT_JEST_LOADED=<fd>:<inode>`: the writing end of a Unix socket pair handed to that
 // one command alone (never to the check's run), checked by inode before each write. Each node
-// process of the command (`npx`, then jest) writes, at its `exit`, one line a file of its
-// module cache (`require.cache`: every CommonJS file `require` loaded, jest.config.js and what
-// it requires by any path, computed or not), outside node_modules, as absolute paths; fixbot
-// keeps those under the work tree. ES modules (`import`) are not in that cache: not seen.
+// process of the command (`npx`, then jest) writes, at its `exit`, one line a file it loaded,
+// outside node_modules, as absolute paths; fixbot keeps those under the work tree:
+// - its CommonJS module cache (`require.cache`: every file `require` loaded, jest.config.js and
+//   what it requires by any path, computed or not);
+// - the ES modules node's loader loaded (jest.config.mjs, a `"type": "module"` package's
+//   jest.config.js, what they `import` or `await import()` by any specifier): module hooks
+//   (`LOADER`, `require('module').register`, node >= 20.6 / 18.19) run on node's loader thread,
+//   whose `load` posts each `file:` URL on a MessagePort; the main thread takes them from the
+//   port synchronously at exit (`receiveMessageOnPort`), so none still in flight is lost. On a
+//   node without `register` ES modules are not seen: a line `esm-unobserved` (relative, which
+//   fixbot reads as that note, never as a file) says so.
+// The preload runs in node's main thread alone (NODE_OPTIONS reaches the loader's thread too).
 //
 // Only the start commit's run is read (fixbot/run/phases/fixing.py `check_files`): the
 // configuration then is the project's own, not a fix's, which could take itself out of the
 // cache or write lines of its own.
 
 const fs = require('fs');
+const threads = require('worker_threads');
+const { fileURLToPath } = require('url');
 
 const VARIABLE = 'FIXBOT_JEST_LOADED';
 const MAX_BYTES = 60 * 1024; // written at most: under the socket's buffer, never blocking exit
+const UNOBSERVED = 'esm-unobserved'; // this node cannot hook its ES module loader
+// node's module hooks, run on its loader thread: each `file:` URL loaded, outside node_modules,
+// posted on the port fixbot's preload hands over (4000 at most)
+const LOADER = `
+let port = null;
+let left = 4000;
+export function initialize(data) {
+  port = data && data.port ? data.port : null;
+}
+export async function load(url, context, next) {
+  if (port !== null && left > 0 && url.startsWith('file:') && !/[\\\\/]node_modules[\\\\/]/.test(url)) {
+    left -= 1;
+    port.postMessage(url);
+  }
+  return next(url, context);
+}
+`;
 
 function channel() {
   const given = String(process.env[VARIABLE] || '').split(':').map(Number);
@@ -26,18 +53,50 @@ function channel() {
   return { fd: given[0], ino: given[1] };
 }
 
-const CHANNEL = channel();
+// the port the loader thread posts on, null where nothing is observed or `register` is missing
+function hooked(register, MessageChannel) {
+  if (typeof register !== 'function' || typeof MessageChannel !== 'function') return null;
+  const { port1, port2 } = new MessageChannel();
+  port1.unref();
+  try {
+    const source = `data:text/javascript,${encodeURIComponent(LOADER)}`;
+    register(source, { data: { port: port2 }, transferList: [port2] });
+  } catch (e) {
+    return null;
+  }
+  return port1;
+}
+
+const CHANNEL = threads.isMainThread ? channel() : null;
+const PORT = CHANNEL === null ? null : hooked(require('module').register, threads.MessageChannel);
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
 const keys = Object.keys;
+const receive = threads.receiveMessageOnPort;
 const cache = require.cache;
+
+// the files the ES module loader loaded, as paths, taken off the port now
+function imported(port = PORT) {
+  const found = [];
+  if (port === null) return found;
+  for (let got = receive(port); got !== undefined; got = receive(port)) {
+    try {
+      found.push(fileURLToPath(String(got.message)));
+    } catch (e) {
+      // not a file URL: left out
+    }
+  }
+  return found;
+}
 
 function loaded() {
   if (CHANNEL === null) return;
-  let text = '';
-  for (const name of keys(cache)) {
-    if (/[\\/]node_modules[\\/]/.test(name) || name.includes('\n')) continue;
+  let text = PORT === null ? `${UNOBSERVED}\n` : '';
+  const seen = new Set();
+  for (const name of [...keys(cache), ...imported()]) {
+    if (/[\\/]node_modules[\\/]/.test(name) || name.includes('\n') || seen.has(name)) continue;
     if (text.length + name.length + 1 > MAX_BYTES) break;
+    seen.add(name);
     text += `${name}\n`;
   }
   try {
