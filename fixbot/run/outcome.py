@@ -91,13 +91,16 @@ def _undone_changes(a: Attempt) -> bool:
 def verified_line(attempt: Attempt) -> str:
     """How the green was judged: by the runner's own per-test report and fixbot's observer
     inside pytest, or its reporter inside jest or vitest (`Attempt.seen`; why jest ran without
-    fixbot's test environment, `Observation.environment`), or by exit code only."""
+    fixbot's test environment, `Observation.environment`; that its node had no module hooks, so
+    the ES modules jest's configuration imported were not observed, `Observation.unhooked`), or
+    by exit code only."""
     seen, observer = attempt.seen, ""
     if seen is not None and seen.sessions > 0:
         inside = "/".join(seen.runners) or "pytest"  # jest's, vitest's: the node reporter
         unseen = f"; jest's test environment not observed: {seen.environment}"
+        unhooked = "; ES modules of jest's configuration not observed: node has no module hooks"
         observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests"
-        observer += f"{unseen if seen.environment else ''})"
+        observer += f"{unseen if seen.environment else ''}{unhooked if seen.unhooked else ''})"
     if attempt.tests is None:
         if observer:
             return f"Verified by {observer}."

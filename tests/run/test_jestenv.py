@@ -192,7 +192,8 @@ def test_jests_transform_cache_stays_warm_across_checks(tmp_path: Path) -> None:
 
 
 def test_the_report_says_why_jests_environment_was_not_observed() -> None:
-    """A jest run without fixbot's test environment says so, and why, in the verified line."""
+    """A jest run without fixbot's test environment says so, and why, in the verified line; so
+    does one whose node could not observe the ES modules jest's configuration imported."""
     seen = Observation(sessions=1, ended=1, runners=["jest"], tests={"a.test.js::a": "passed"})
     attempt = Attempt(number=1, tests={"a.test.js::a": "passed"}, seen=seen)
     assert "environment" not in verified_line(attempt)
@@ -200,6 +201,11 @@ def test_the_report_says_why_jests_environment_was_not_observed() -> None:
     said = verified_line(attempt)
     assert "fixbot's observer inside jest (1 tests; jest's test environment not observed" in said
     assert "2 jest projects" in said
+    assert "ES modules" not in said
+    seen.unhooked = True  # node before 20.6 / 18.19: the preload had no `module.register`
+    assert "ES modules of jest's configuration not observed: node has no module hooks" in (
+        verified_line(attempt)
+    )
 
 
 def test_an_unusable_environment_path_falls_back_to_the_runs_own_folder(
