@@ -34,7 +34,6 @@ from tests.run.test_runner_attacks_round20 import (
     PY_APP,
     UNITTEST,
     held,
-    hole,
     honest,
     py_repo,
 )
@@ -59,7 +58,6 @@ def add(a, b):
 """
 
 
-@hole("capture a test class's file as it is made, not from its `__module__`")
 def test_unittest_test_class_module_renamed_to_the_code_s(tmp_path: Path) -> None:
     reason = "unittest: _type_equality_funcs of test, as used, set by app.py"
     held(py_repo(tmp_path), {"app.py": MODULE_RENAMED}, UNITTEST, reason)
