@@ -8,8 +8,9 @@ and the function `assertEqual` picks from that table held to
 the same rules as it is picked (`_used`, called by the observer's own
 `_getAssertEqualityFunc`, `unittest_machinery._asserter`: round 25, one that took itself out of
 the table as it ran was gone by the test's end). Whether a function is the code its file was
-compiled to, and whether a test's class was written, is its sibling part's
-(`unittest_compiled._recorder`, handed in as `ours`). What it uses is held as positional
+compiled to, whether a test's class was written, and the file a class was made in (round 27:
+not its `__module__`'s, `_module_file`) is its sibling part's (`unittest_compiled._recorder`,
+handed in as `ours`). What it uses is held as positional
 defaults; it imports the standard library alone and nothing of fixbot's.
 """
 
@@ -203,7 +204,8 @@ def _bound_by_unittest(
 
 def _word(value: Any, file: Any) -> bool:
     """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
-    the observer recorded no file's code, as in a unit test); no class written (file None)."""
+    the observer recorded no file's code, as in a unit test); no class written (file None); a
+    class's file its `__module__`'s (file True: `_module_file`)."""
     return file is not None
 
 
@@ -234,27 +236,49 @@ def _kept(
     return own == name or (name == _equality and own in _names)
 
 
-def _set_on(
-    test: Any,
+def _module_file(
+    klass: Any,
+    ours: Any,
     _vars: Any = vars,
     _type: Any = type,
     _modules: Any = sys.modules,
+) -> Any:
+    """The file class `klass` was made in, as `ours(klass, True)` (`unittest_compiled`'s
+    recorder) captured it as the class was made; where `ours` takes its word (`_word`: no
+    recorder, a unit test), the file of the module its `__module__` names. Round 27: the code
+    under test set a test class's `__module__` (a plain class attribute) to "app", or the test
+    module's `__file__` (a plain global) to app.py's, and its no-op assert method was the
+    class's file's."""
+    made = ours(klass, True)
+    if made is not True:
+        return made
+    named = _vars(klass).get("__module__")
+    module = _modules.get(named) if _type(named) is str else None
+    return _vars(module).get("__file__") if module is not None else None
+
+
+def _set_on(
+    test: Any,
+    ours: Any,
+    _vars: Any = vars,
+    _type: Any = type,
+    _case: Any = unittest.TestCase,
     _asserts: tuple[str, ...] = ASSERTS,
     _mro: Any = type.__dict__["__mro__"].__get__,
     _name: Any = type.__dict__["__name__"].__get__,
     _on_instance: Any = _on_instance,
+    _module_file: Any = _module_file,
 ) -> tuple[list[tuple[str, str, Any]], list[Any]]:
     """(where, name, value) for each assert method (`ASSERTS`) set on `test` itself
-    (`_on_instance`) or on a class of its type's MRO below `TestCase`; and the files of those
-    classes' modules. Runs none of the project's code."""
+    (`_on_instance`) or on a class of its type's MRO below `TestCase` (`_case`, by identity:
+    round 27, a class's `__module__` is the project's to write); and the files those classes
+    were made in (`_module_file`, `ours`' capture). Runs none of the project's code."""
     found, files = _on_instance(test), []
     for klass in _mro(_type(test)):
-        space = _vars(klass)
-        named = space.get("__module__")
-        if named == "unittest.case":
+        if klass is _case:
             break  # `TestCase` and above: machinery
-        module = _modules.get(named) if _type(named) is str else None
-        files.append(_vars(module).get("__file__") if module is not None else None)
+        files.append(_module_file(klass, ours))
+        space = _vars(klass)
         where = _name(klass) if klass is _type(test) else "a base class"
         found += [
             (where, n, v) for n, v in space.items() if _type(n) is str and n.startswith(_asserts)
@@ -316,17 +340,18 @@ def _foreign(
     _retyped_names: Any = _retyped_names,
 ) -> list[str]:
     """The assert methods set on `test`'s class or instance (`_set_on`) whose code is in none
-    of the files of its classes' modules nor unittest's own where unittest would have it
-    (`_kept`) (round 22: the code under test can set `assertEqual` on the test itself rather
-    than on `TestCase`), or names one of those files and is not code that file was compiled to
-    as it was imported (`ours(value, file)`: `unittest_compiled._recorder`'s; round 24: a
-    function the code under test compiled under the test file's name), as `machinery` names:
+    of the files its classes were made in (`_module_file`) nor unittest's own where unittest
+    would have it (`_kept`) (round 22: the code under test can set `assertEqual` on the test
+    itself rather than on `TestCase`), or names one of those files and is not code that file
+    was compiled to as it was imported (`ours(value, file)`: `unittest_compiled._recorder`'s;
+    round 24: a function the code under test compiled under the test file's name), as
+    `machinery` names:
     `unittest: <name> of <class, "a base class" or "test"> set by <file>` (relative to `root`;
     "?" for a string, a method's name in the table; `, not compiled from it` after a file of
     theirs); and the test's `__class__` or a class's `__bases__` written (`_retyped_names`:
     round 25, the class swapped to one of app.py's and back before the end); fixbot counts a
     name the start's run did not stream."""
-    found, files = _set_on(test)
+    found, files = _set_on(test, ours)
     names: list[str] = _retyped_names(test, ours) + _judged(found, files, root, ours)
     return names
 
@@ -352,6 +377,6 @@ def _used(
     file = _code_file(value)
     if file is not None and _kept(value, _base, file, ours):
         return []
-    files = _set_on(test)[1]
+    files = _set_on(test, ours)[1]
     names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
     return names

@@ -5,8 +5,10 @@ tree's files was compiled to as it was imported, not the file a function's code 
 (`_recorder`), and each write of a test's `__class__` or a test class's `__bases__`
 (`_retyped`: round 25, the class swapped to one of app.py's and back before the end; CPython
 audits these two writes, `object.__setattr__`, and no other write of a class's attributes or
-an instance's `__dict__`). The assert methods themselves are its sibling part's,
-`unittest_asserts.py`.
+an instance's `__dict__`), and the file each test class was made in, captured as it is made
+(`_maker`, the observer's `TestCase.__init_subclass__`: round 27, a class's `__module__` and
+its module's `__file__` are the project's to rewrite, with no audit event). The assert methods
+themselves are its sibling part's, `unittest_asserts.py`.
 
 `unittest_asserts._foreign` names an assert method set on a test's class or instance whose code
 is not in the files of the test's classes' modules. A code object's file name is what its
@@ -41,6 +43,7 @@ imported before it are held to what their modules bound at the load (`unittest_a
 from __future__ import annotations
 
 import os
+import sys
 import unittest
 from types import CodeType, FunctionType, MethodType
 
@@ -60,6 +63,9 @@ MODULE = "<module>"  # the name of a module's code object
 # those loaded before (round 27)
 UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 MAX_CODES = 100_000  # code objects walked in one file's module code, at most
+MADE = "__init_subclass__"  # what `type.__new__` calls on a class's next base as it is made
+NEW = "__new__"  # a metaclass's own (`ABCMeta`'s), between a class statement and `type.__new__`
+MAX_NEW = 8  # metaclass `__new__` frames passed, at most
 
 
 def _retyped(
@@ -87,18 +93,195 @@ def _retyped(
         written.add(_id(target))
 
 
-def _recorder(root: str) -> tuple[Any, Any]:
-    """(the audit hook, `_ours` over what it records): the hook keeps, for each file under `root`
-    (the work tree's root, with a trailing separator) or unittest's folder (`UNITTEST_FOLDER`:
-    a module of unittest's imported after the load), the module code `exec` runs under its
-    name (False once another module code ran under it: no function is its), and which test's
-    `__class__` or test class's `__bases__` was written (`_retyped`); `ours(value, file)` says
-    whether function `value`, whose code names `file`, is that file's (`_ours`), and
+def _nested(
+    module: Any,
+    _type: Any = type,
+    _code: Any = CodeType,
+    _pointer: Any = object.__hash__,
+    _len: Any = len,
+    _frozenset: Any = frozenset,
+    _most: int = MAX_CODES,
+) -> frozenset[int]:
+    """The identities of code object `module` and of every code object nested in its constants
+    (`MAX_CODES` at most), which it keeps alive: the code of every function, class body and
+    lambda its source defines."""
+    found = [module]
+    at = 0
+    while at < _len(found) and _len(found) < _most:
+        found += [value for value in found[at].co_consts if _type(value) is _code]
+        at += 1
+    known: frozenset[int] = _frozenset(_pointer(code) for code in found)
+    return known
+
+
+def _compiled(
+    code: Any,
+    file: str,
+    codes: dict[str, Any],
+    walked: dict[str, frozenset[int]],
+    _nested: Any = _nested,
+    _pointer: Any = object.__hash__,
+) -> bool:
+    """Whether code object `code`, which names `file`, is the module code `exec` ran under that
+    name (`codes`: the recorder's) or nested in it (`walked`: each file's, kept as first
+    asked); True where none was recorded (its code's word), False where two were."""
+    module = codes.get(file)
+    if module is None:
+        return True  # no module code recorded for it: its code's word
+    if module is False:
+        return False  # two module codes ran under its name: no function is its
+    known = walked.get(file)
+    if known is None:
+        known = walked[file] = _nested(module)
+    return _pointer(code) in known
+
+
+def _class_file(
+    klass: Any,
+    made: dict[int, tuple[Any, Any]],
+    codes: dict[str, Any],
+    walked: dict[str, frozenset[int]],
+    _id: Any = id,
+    _type: Any = type,
+    _str: Any = str,
+    _compiled: Any = _compiled,
+) -> Any:
+    """The file class `klass` was made in: the file its class statement's code names
+    (`made`: `_maker`'s), where that code is what the file was compiled to as imported
+    (`_compiled`), or where two module codes ran under its name (no function is that file's
+    then: each naming it is named `not compiled from it`); None where no statement was seen
+    make it (a class made before the observer loaded, by `type(...)`, made twice over, or by
+    code compiled under another file's name). A class of no `TestCase` (a mixin): the file
+    its module had as the first test class made with it was (`_mixins`), None where none was."""
+    kept = made.get(_id(klass))
+    if kept is None or kept[0] is not klass or kept[1] is None:
+        return None
+    if _type(kept[1]) is _str:
+        return kept[1]  # a mixin's, as the first test class made with it read it (`_mixins`)
+    file = kept[1].co_filename
+    known = codes.get(file) is False or _compiled(kept[1], file, codes, walked)
+    return file if known else None
+
+
+def _own(
+    klass: Any,
+    own: list[Any],
+    case: Any,
+    _vars: Any = vars,
+    _type: Any = type,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _classmethod: Any = classmethod,
+    _made: str = MADE,
+) -> bool:
+    """Whether the `__init_subclass__` `type.__new__` called as `klass` was made is `case`'s, a
+    classmethod of the function `own` holds (`_maker`'s, by identity: its `__code__` is not
+    read), not one the code under test set on `case` or a base between: called by that,
+    `_maker`'s caller is not the class statement."""
+    for base in _mro(klass)[1:]:
+        held = _vars(base).get(_made)
+        if held is None:
+            continue
+        return base is case and _type(held) is _classmethod and held.__func__ is own[0]
+    return False
+
+
+def _mixins(
+    cls: Any,
+    made: dict[int, tuple[Any, Any]],
+    case: Any,
+    _vars: Any = vars,
+    _type: Any = type,
+    _str: Any = str,
+    _id: Any = id,
+    _issubclass: Any = issubclass,
+    _modules: Any = sys.modules,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+) -> None:
+    """Keep in `made` for each class of `cls`'s MRO that is no `case` subclass nor `object` (a
+    mixin: no `__init_subclass__` of the observer's runs as it is made), not kept before, the
+    file of the module its `__module__` names now, as the test class `cls` is made (None where
+    there is none): the code under test can rewrite both later with no audit event."""
+    for klass in _mro(cls)[1:-1]:
+        if _issubclass(klass, case) or _id(klass) in made:
+            continue
+        named = _vars(klass).get("__module__")
+        module = _modules.get(named) if _type(named) is _str else None
+        file = _vars(module).get("__file__") if module is not None else None
+        made[_id(klass)] = (klass, file if _type(file) is _str else None)
+
+
+def _statement(frame: Any, _range: Any = range, _new: str = NEW, _most: int = MAX_NEW) -> Any:
+    """The code of the frame a class is made in, from `frame`, the caller of its
+    `__init_subclass__`: past each metaclass's `__new__` calling `type.__new__`
+    (`abc.ABCMeta`'s, `MAX_NEW` at most)."""
+    for _ in _range(_most):
+        if frame.f_code.co_name != _new or frame.f_back is None:
+            break
+        frame = frame.f_back
+    return frame.f_code
+
+
+def _above(case: Any) -> Any:
+    """The `__init_subclass__` `case` inherits, as a function of the class made: Python 3.8 and
+    3.9's `TestCase` defines none of its own (3.10 added one)."""
+
+    def inherited(cls: Any, _case: Any = case, _super: Any = super, **kwargs: Any) -> None:
+        _super(_case, cls).__init_subclass__(**kwargs)
+
+    return inherited
+
+
+def _maker(made: dict[int, tuple[Any, Any]], case: Any) -> Any:
+    """The function of the observer's `TestCase.__init_subclass__` (`case`'s own called
+    inside): it keeps in `made`, by each subclass's identity, (the class, the code of the class
+    statement's frame, its caller's past a metaclass's `__new__`: the module, function or class
+    body that made it, `_statement`) as
+    `type.__new__` calls it, before any of the class's code can run, and its mixins' files
+    (`_mixins`). Kept as None: a class it
+    is called for twice (the code under test calling it on a made class), or where it is not
+    the `__init_subclass__` `type.__new__` calls for it (`_own`: the code under test's set on
+    `TestCase`, or a base's own). Runs none of the project's code but `case`'s own."""
+    original = vars(case)[MADE].__func__ if MADE in vars(case) else _above(case)
+    itself: list[Any] = []
+
+    def init_subclass(
+        cls: Any,
+        _made: dict[int, tuple[Any, Any]] = made,
+        _case: Any = case,
+        _original: Any = original,
+        _itself: list[Any] = itself,
+        _frame: Any = sys._getframe,
+        _id: Any = id,
+        _own: Any = _own,
+        _mixins: Any = _mixins,
+        _statement: Any = _statement,
+        **kwargs: Any,
+    ) -> None:
+        known = _id(cls) not in _made and _own(cls, _itself, _case)
+        _made[_id(cls)] = (cls, _statement(_frame(1)) if known else None)
+        _mixins(cls, _made, _case)
+        _original(cls, **kwargs)
+
+    itself.append(init_subclass)
+    return init_subclass
+
+
+def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]:
+    """(the audit hook, `_ours` over what it records, the observer's `TestCase.__init_subclass__`):
+    the hook keeps, for each file under `root` (the work tree's root, with a trailing
+    separator) or unittest's folder (`UNITTEST_FOLDER`: a module of unittest's imported after
+    the load), the module code `exec` runs under its name (False once another module code ran
+    under it: no function is its), and which test's `__class__` or test class's `__bases__` was
+    written (`_retyped`); the classmethod, installed in `_case` by the observer, keeps the code
+    of each subclass's class statement as it is made (`_maker`). `ours(value, file)` says
+    whether function `value`, whose code names `file`, is that file's (`_ours`),
     `ours(value, None)` whether `value`'s `__class__` or `__bases__` was written since it was
-    last asked (each write answered once)."""
+    last asked (each write answered once), and `ours(klass, True)` the file class `klass` was
+    made in, None where unknown (`_class_file`)."""
     codes: dict[str, Any] = {}
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
+    made: dict[int, tuple[Any, Any]] = {}
 
     def hook(
         event: str,
@@ -134,50 +317,24 @@ def _recorder(root: str) -> tuple[Any, Any]:
         _written: set[int] = written,
         _id: Any = id,
         _walked: dict[str, frozenset[int]] = walked,
-        _nested: Any = _nested,
+        _made: dict[int, tuple[Any, Any]] = made,
+        _compiled: Any = _compiled,
+        _class_file: Any = _class_file,
         _type: Any = type,
         _wrapped: Any = (classmethod, staticmethod, MethodType),
         _function: Any = FunctionType,
         _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-        _pointer: Any = object.__hash__,
-    ) -> bool:
+    ) -> Any:
         if file is None:  # was `value`'s class or bases written? each write answered once
             said = _id(value) in _written
             _written.discard(_id(value))
             return said
-        module = _codes.get(file)
-        if module is None:
-            return True  # no module code recorded for it: its code's word
-        if module is False:
-            return False  # two module codes ran under its name: no function is its
+        if file is True:  # the file the class was made in
+            return _class_file(value, _made, _codes, _walked)
         if _type(value) in _wrapped:
             value = value.__func__
         if _type(value) is not _function:
             return True  # no Python function: `_code_file` names it "?"
-        known = _walked.get(file)
-        if known is None:
-            known = _walked[file] = _nested(module)
-        return _pointer(_getcode(value)) in known
+        return _compiled(_getcode(value), file, _codes, _walked)
 
-    return hook, ours
-
-
-def _nested(
-    module: Any,
-    _type: Any = type,
-    _code: Any = CodeType,
-    _pointer: Any = object.__hash__,
-    _len: Any = len,
-    _frozenset: Any = frozenset,
-    _most: int = MAX_CODES,
-) -> frozenset[int]:
-    """The identities of code object `module` and of every code object nested in its constants
-    (`MAX_CODES` at most), which it keeps alive: the code of every function, class body and
-    lambda its source defines."""
-    found = [module]
-    at = 0
-    while at < _len(found) and _len(found) < _most:
-        found += [value for value in found[at].co_consts if _type(value) is _code]
-        at += 1
-    known: frozenset[int] = _frozenset(_pointer(code) for code in found)
-    return known
+    return hook, ours, classmethod(_maker(made, _case))

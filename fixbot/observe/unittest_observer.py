@@ -37,10 +37,10 @@ test runs: `code`), its own `_callTestMethod` and `subTest` (counting the body's
 returns and stops leaving a subtest: a success whose body did not return, or that a stop left
 a subtest of, is "failed", `unittest_result._caller`, `_subtester`), its own
 `_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
-`unittest_machinery._asserter`) and its own `runTests` in `unittest.main.TestProgram.runTests`
-(`python -m unittest` and `unittest.main()` go through it), which streams the run's `start`
-and, as the run ends, the fingerprints again and the `end` (status 1 where a test was seen to
-fail, `ran`: the tests `TestCase.run` started on its result, as unittest counts `Ran N tests`).
+`unittest_machinery._asserter`), `__init_subclass__` (the file each test class is made in:
+`unittest_compiled._maker`) and `TestProgram.runTests` (`python -m unittest` and
+`unittest.main()` go through it: the run's `start`, and as it ends the fingerprints and the
+`end`: status 1 where a test was seen to fail, `ran` the tests `TestCase.run` started).
 Each test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
 `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
 `TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
@@ -134,17 +134,15 @@ def _load(module: str) -> bool:
     if mode == "module":
         _take(channel)
     codes = (watched._decide.__code__, *_CALLERS, *machinery.CALLERS)
-    # and the audit hook's functions (`_guard`), which stream what it saw
-    hooks = parts["_identities"].codes([parts["_reach"]])
+    hooks = parts["_identities"].codes([parts["_reach"]])  # and the audit hook's (`_guard`)
     send = sender._sender(out, nonce, frozenset(id(code) for code in codes) | hooks)
     # what can change: running, tests entered, red, settings still to take (a script's)
     state: list[Any] = [False, 0, False, channel if mode == "script" else None]
-    # what cannot, a tuple (round 22: a list was rewritten in place): the process's token, the
-    # machinery's places, unittest's outcome class, the root, whether a function is the code its
-    # file was compiled to (`unittest_compiled`: its audit hook added now, before project code)
+    # what cannot, a tuple (round 22): the process's token, the machinery's places, unittest's
+    # outcome class, the root, each file's compiled code and class's file (`unittest_compiled`)
     places = machinery._places(parts[RESULT])
     kind = getattr(unittest.case, "_Outcome", None)
-    hook, ours = parts[COMPILED]._recorder(root)
+    hook, ours, made = parts[COMPILED]._recorder(root)
     sys.addaudithook(hook)
     held = (f"u{os.getpid()}", places, kind, root, ours)
     case, program = unittest.TestCase, unittest.TestProgram  # `unittest.main` is the class
@@ -156,9 +154,11 @@ def _load(module: str) -> bool:
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
     judge = machinery._asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
     case.run, case._callTestMethod, case.subTest = run, caller, sub  # type: ignore
-    case._getAssertEqualityFunc, program.runTests = judge, run_tests  # type: ignore
+    case._getAssertEqualityFunc, case.__init_subclass__ = judge, made  # type: ignore
+    program.runTests = run_tests  # type: ignore
     _loaded(send, held, machinery._prints(places))
-    _guard(parts, sender, send, (run, run_tests, caller, sub.__wrapped__, judge, hook, ours), root)
+    mine = (run, run_tests, caller, sub.__wrapped__, judge, hook, ours, made.__func__)
+    _guard(parts, sender, send, mine, root)
     return True
 
 

@@ -589,10 +589,11 @@ def test_an_assert_function_forged_under_the_test_files_name_is_named(
     first module code `exec` ran under that name, as its audit hook saw it)."""
     root = os.path.join(str(tmp_path), "")
     file = root + "test_forged.py"
-    hook, ours = compiled._recorder(root)
+    hook, ours, made = compiled._recorder(root)
     module = types.ModuleType("test_forged")
     module.__file__ = file
     monkeypatch.setitem(sys.modules, "test_forged", module)
+    monkeypatch.setattr(unittest.TestCase, "__init_subclass__", made)  # as the observer does
     code = compile(FORGED_MODULE, file, "exec")
     hook("exec", (code,))  # as importing it raises
     exec(code, vars(module))
@@ -621,7 +622,7 @@ def test_an_assert_function_compiled_under_the_test_files_name_before_it_is_name
     side)."""
     root = os.path.join(str(tmp_path), "")
     file = root + "test_forged.py"
-    hook, ours = compiled._recorder(root)
+    hook, ours, made = compiled._recorder(root)
     space: dict[str, object] = {}
     forged = compile("def alike(first, second, msg=None): pass", file, "exec")
     hook("exec", (forged,))  # the code under test's, first
@@ -629,6 +630,7 @@ def test_an_assert_function_compiled_under_the_test_files_name_before_it_is_name
     module = types.ModuleType("test_forged")
     module.__file__ = file
     monkeypatch.setitem(sys.modules, "test_forged", module)
+    monkeypatch.setattr(unittest.TestCase, "__init_subclass__", made)
     code = compile(FORGED_MODULE, file, "exec")
     hook("exec", (code,))  # as importing it raises, after
     exec(code, vars(module))
@@ -638,7 +640,7 @@ def test_an_assert_function_compiled_under_the_test_files_name_before_it_is_name
     assert asserts._foreign(test, root, ours) == named
     test.addTypeEqualityFunc(int, module.ints_alike)
     assert asserts._foreign(test, root, ours) == named
-    hook, ours = compiled._recorder(root)
+    hook, ours, _ = compiled._recorder(root)
     hook("exec", (code,))
     hook("exec", (code,))  # the same code run again is no second code
     assert ours(module.ints_alike, file) is True
@@ -707,7 +709,7 @@ def test_a_unittest_module_imported_after_the_load_is_held_to_its_module_code(
     (`_recorder`), and a function unittest's table may hold must be nested in it (`ours`)."""
     root = os.path.join(os.path.dirname(__file__), "")
     file = os.path.join(os.path.dirname(unittest.__file__), "later_part.py")
-    hook, ours = compiled._recorder(root)
+    hook, ours, _ = compiled._recorder(root)
     module = types.ModuleType("unittest.later_part")
     code = compile("def assertListEqual(first, second, msg=None): pass", file, "exec")
     hook("exec", (code,))  # as importing it raises
@@ -820,7 +822,7 @@ def test_a_tests_class_or_bases_written_is_named() -> None:
     write of a test's `__class__` or a test class's `__bases__`, and `_foreign` names it at the
     test's end, once; writes to other objects are not kept."""
     root = os.path.join(os.path.dirname(__file__), "")
-    hook, ours = compiled._recorder(root)
+    hook, ours, _ = compiled._recorder(root)
     test = _Real("test_add")
     assert asserts._foreign(test, root, ours) == []
     hook("object.__setattr__", (test, "__class__", _Swapped))
@@ -847,7 +849,7 @@ def part(name, path):
 
 compiled, asserts = part("compiled", sys.argv[1]), part("asserts", sys.argv[2])
 
-hook, ours = compiled._recorder("/nowhere/")
+hook, ours, made = compiled._recorder("/nowhere/")
 sys.addaudithook(hook)
 
 

@@ -1,0 +1,193 @@
+"""The file each test class is judged by, in fixbot's observer inside unittest: captured as the
+class is made, by the observer's own `TestCase.__init_subclass__` (`unittest_compiled._maker`),
+not read from the class's `__module__` or its module's `__file__`, which the code under test
+can rewrite with no audit event (round 27). In this process: module code compiled under a
+work-tree file's name and run as importing it runs it (the recorder's audit hook told)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+import unittest
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixbot.observe import unittest_asserts as asserts
+from fixbot.observe import unittest_compiled as compiled
+
+TEST_MODULE = """\
+import unittest
+
+from helped import Alike, Base
+
+
+class Case(Alike, Base):
+    def test_it(self):
+        pass
+"""
+HELPED = """\
+import unittest
+
+
+class Alike:
+    def assertAlike(self, first, second):
+        self.assertEqual(first, second)
+
+
+class Base(unittest.TestCase):
+    def assertSum(self, total, *terms):
+        self.assertEqual(sum(terms), total)
+"""
+APP = "def alike(first, second, msg=None):\n    pass\n"
+
+
+class _Project:
+    """A work tree under `root` whose modules (`imported`) are run as importing them runs
+    them: the recorder's hook told of each module code, the observer's `__init_subclass__` on
+    `TestCase`."""
+
+    def __init__(self, root: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.root, self.monkeypatch = root, monkeypatch
+        self.hook, self.ours, made = compiled._recorder(root)
+        monkeypatch.setattr(unittest.TestCase, "__init_subclass__", made)
+
+    def imported(self, name: str, source: str) -> Any:
+        module = types.ModuleType(name)
+        module.__file__ = self.root + name + ".py"
+        self.monkeypatch.setitem(sys.modules, name, module)
+        code = compile(source, module.__file__, "exec")
+        self.hook("exec", (code,))
+        exec(code, vars(module))
+        return module
+
+
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[_Project, Any, Any]:
+    project = _Project(os.path.join(str(tmp_path), ""), monkeypatch)
+    project.imported("helped", HELPED)
+    app = project.imported("app", APP)
+    return project, project.imported("test_forged", TEST_MODULE), app
+
+
+def test_a_class_made_in_a_helper_module_and_its_mixin_are_the_tests_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test class subclassing a base made in a helper module, beside a mixin with its own
+    assert helper: each class's file is the one its statement ran in; no finding. A mixin is
+    no `TestCase` (no statement seen): its module's file as the first test class made with it
+    was, its `__module__` rewritten later or not."""
+    project, module, app = _project(tmp_path, monkeypatch)
+    test = module.Case("test_it")
+    files = asserts._set_on(test, project.ours)[1]
+    assert files == [project.root + n for n in ("test_forged.py", "helped.py", "helped.py")]
+    assert asserts._foreign(test, project.root, project.ours) == []
+    source = "import abc\nfrom helped import Base\nclass A(Base, metaclass=abc.ABCMeta): pass\n"
+    abstract = project.imported("abstract", source)  # past `ABCMeta.__new__`: its statement's
+    assert project.ours(abstract.A, True) == project.root + "abstract.py"
+    monkeypatch.setattr(module.Alike, "__module__", "app")
+    monkeypatch.setattr(module.Alike, "assertEqual", app.alike, raising=False)
+    named = ["unittest: assertEqual of a base class set by app.py"]
+    assert asserts._foreign(test, project.root, project.ours) == named
+    assert asserts._foreign(test, project.root) == []  # at `__module__`'s word: passed
+    assert test._classSetupFailed is False and test._class_cleanups == []  # `TestCase`'s own ran
+
+
+def test_a_test_classs_module_or_file_rewritten_leaves_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 27: app.py set the test class's `__module__` to "app", or the test module's
+    `__file__` to app.py's, and put a no-op of its own in the test's equality table: the class's
+    file was read from them, app.py's, and the no-op was app.py's code. The file captured as the
+    class was made is the test's: the no-op is named (taken at `__module__`'s word it is not)."""
+    project, module, app = _project(tmp_path, monkeypatch)
+    test = module.Case("test_it")
+    test.addTypeEqualityFunc(int, app.alike)
+    named = ["unittest: _type_equality_funcs of test set by app.py"]
+    assert asserts._foreign(test, project.root, project.ours) == named
+    monkeypatch.setattr(module.Case, "__module__", "app")
+    assert asserts._foreign(test, project.root, project.ours) == named
+    assert asserts._foreign(test, project.root) == []  # at `__module__`'s word: passed
+    monkeypatch.setattr(module.Case, "__module__", "test_forged")
+    monkeypatch.setattr(module, "__file__", app.__file__)
+    assert asserts._foreign(test, project.root, project.ours) == named
+    assert asserts._foreign(test, project.root) == []
+
+
+def test_a_test_class_named_unittests_own_is_still_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`_set_on` stopped at the first class whose `__module__` was "unittest.case": a test class
+    renamed so had its own assert methods passed over (`_getAssertEqualityFunc` of app.py's
+    set on it, `_used` never asked). It stops at `TestCase` itself."""
+    project, module, app = _project(tmp_path, monkeypatch)
+    monkeypatch.setattr(module.Case, "_getAssertEqualityFunc", app.alike, raising=False)
+    monkeypatch.setattr(module.Case, "__module__", "unittest.case")
+    named = ["unittest: _getAssertEqualityFunc of Case set by app.py"]
+    assert asserts._foreign(module.Case("test_it"), project.root, project.ours) == named
+
+
+def test_a_class_the_observer_did_not_see_made_by_a_statement_has_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class one `TestCase.__init_subclass__` was replaced for (the code under test's own
+    calling the observer's: its caller is no class statement), one the observer's was called
+    for again (by the code under test, from its own file), or one made before the observer's
+    was set has no file: its assert methods are named (the safe side). One made by `type(...)`
+    is its caller's, as a class statement there would be."""
+    project, module, app = _project(tmp_path, monkeypatch)
+    made = vars(unittest.TestCase)["__init_subclass__"]
+    ours = project.ours
+    made_here = type("Made", (module.Case,), {})  # `type(...)`: the file of its caller's code
+    assert ours(made_here, True) == __file__  # outside the work tree: its code's word
+    kind = project.imported("other", "from test_forged import Case\nclass Made(Case): pass\n")
+    assert ours(kind.Made, True) == project.root + "other.py"
+    made.__func__(kind.Made)  # called again, from here
+    assert ours(kind.Made, True) is None
+
+    def wrapper(cls: Any, **kwargs: Any) -> None:
+        made.__func__(cls, **kwargs)
+
+    monkeypatch.setattr(unittest.TestCase, "__init_subclass__", classmethod(wrapper))
+    wrapped = project.imported("wrapped", "from test_forged import Case\nclass W(Case): pass\n")
+    assert ours(wrapped.W, True) is None
+    assert ours(type("Late", (unittest.TestCase,), {}), True) is None
+    test = wrapped.W("test_it")
+    test.addTypeEqualityFunc(int, app.alike)
+    assert asserts._foreign(test, project.root, ours) == [
+        "unittest: _type_equality_funcs of test set by app.py"
+    ]
+    with pytest.raises(TypeError):  # a class keyword unknown to `object` is refused, as before
+        monkeypatch.setattr(unittest.TestCase, "__init_subclass__", made)
+        project.imported("keyed", "import unittest\nclass K(unittest.TestCase, x=1): pass\n")
+
+
+class _Early(unittest.TestCase):
+    """Made as this module was imported: no observer's `__init_subclass__` saw it."""
+
+    def test_it(self) -> None:
+        pass
+
+
+def test_a_class_made_before_the_observer_has_no_file(tmp_path: Path) -> None:
+    ours = compiled._recorder(os.path.join(str(tmp_path), ""))[1]
+    assert ours(_Early, True) is None
+    assert asserts._set_on(_Early("test_it"), ours)[1] == [None]
+
+
+def test_a_testcase_without_its_own_init_subclass_still_keeps_each_class_statements_code() -> None:
+    """Python 3.8 and 3.9's `TestCase` defines no `__init_subclass__` (3.10 added one): the
+    observer's calls the one it inherits (`_above`) instead of failing to load, and still keeps
+    each class statement's code."""
+
+    class Case:  # no `__init_subclass__` of its own, as 3.8's `TestCase`
+        pass
+
+    made: dict[int, tuple[Any, Any]] = {}
+    Case.__init_subclass__ = classmethod(compiled._maker(made, Case))  # type: ignore[assignment]
+
+    class Made(Case):
+        pass
+
+    assert made[id(Made)] == (Made, sys._getframe().f_code)
