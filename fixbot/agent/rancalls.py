@@ -22,6 +22,7 @@ from fixbot.agent.locate import RAN_CALLEE_FOCUS, RAN_CALLEE_LINES, RAN_CALLEES,
 from fixbot.core.repofiles import regular_text
 
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")
+JS_MAX_LINES = 2_000  # a JS/TS function's braces matched over at most so many lines
 GO_PACKAGE_FILES = 50  # a Go package's files read at most for its functions
 # a word called: `f(`, `x.f(`, `Self::f(`, `f::<T>(`, `f<T>(` (TypeScript's and Go's type arguments)
 CALL = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*(?:(?:::)?<[^<>()]*>)?\s*\(")
@@ -55,8 +56,9 @@ NOT_CALLS = frozenset(
 QUOTED = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`]*`|//.*|/\*.*?\*/')
 JS_DEF = re.compile(
     r"^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)"
-    r"|^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(?:async\s+)?"
-    r"(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)"
+    r"|^\s*(?:export\s+)?(?:(?:const|let|var)\s+|[\w$]+(?:\.[\w$]+)*\.)([A-Za-z_$][\w$]*)\s*"
+    r"(?::[^=]+)?=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)"
+    r"|^\s*([A-Za-z_$][\w$]*)\s*:\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>)"
     r"|^\s*(?:(?:public|private|protected|static|async|get|set|override|readonly)\s+)*"
     r"\*?\s*([A-Za-z_$][\w$]*)\s*(?:<[^>]*>)?\s*\([^;]*\)\s*(?::\s*[^{;=]+)?\{\s*$"
 )
@@ -79,31 +81,34 @@ def ran_callees(repo: Path, span: Span, ran: dict[str, frozenset[int]]) -> list[
     text = regular_text(repo, repo / span.path) if lines else None
     if text is None:
         return []
-    defined = _defined(repo, span.path, text)
-    if not defined:
-        return []
-    source = text.splitlines()
+    called = _called_on(text.splitlines(), span, lines)
+    defined = _defined(repo, span.path, text, frozenset(called))
     found: list[Span] = []
-    for name in _called_on(source, span, lines):
+    for name in called:
         for path, start, end in defined.get(name, []):
             found += _ran_span(path, name, start, end, span, ran.get(path, frozenset()))
     return list(dict.fromkeys(found))[:RAN_CALLEES]
 
 
-def _defined(repo: Path, rel: str, text: str) -> dict[str, list[tuple[str, int, int]]]:
-    """Name -> (path, first line, last line) of each function `rel`'s calls may name."""
+def _defined(
+    repo: Path, rel: str, text: str, called: frozenset[str]
+) -> dict[str, list[tuple[str, int, int]]]:
+    """Name -> (path, first line, last line) of each function of `rel`'s file (package) named
+    among `called`."""
     found: dict[str, list[tuple[str, int, int]]] = {}
-    for path, name, start, end in _functions(repo, rel, text):
+    for path, name, start, end in _functions(repo, rel, text, called):
         found.setdefault(name, []).append((path, start, end))
     return found
 
 
-def _functions(repo: Path, rel: str, text: str) -> list[tuple[str, str, int, int]]:
+def _functions(
+    repo: Path, rel: str, text: str, called: frozenset[str]
+) -> list[tuple[str, str, int, int]]:
     """(path, name, first line, last line) of the functions of `rel`'s file or Go package."""
     if rel.endswith(".rs"):
         return [(rel, n, a, b) for n, a, b, test in rustcalls.functions(repo, rel) if not test]
     if rel.endswith(JS_SUFFIXES):
-        return [(rel, n, a, b) for n, a, b in js_functions(text)]
+        return [(rel, n, a, b) for n, a, b in js_functions(text, called)]
     if not rel.endswith(".go"):
         return []
     return [
@@ -122,17 +127,18 @@ def _package(repo: Path, rel: str) -> list[str]:
     return [rel, *(p for p in others if p != rel)][:GO_PACKAGE_FILES]
 
 
-def js_functions(text: str) -> list[Function]:
+def js_functions(text: str, names: frozenset[str] | None = None) -> list[Function]:
     """(name, first line, last line) of each function of a JS/TS file's text: a line defining
     one (`JS_DEF`) and, when it holds a `{`, the line of the `}` closing its last one (strings,
     template literals and comments skipped); a definition with no brace on its line (an arrow
-    returning an expression) is its line alone."""
+    returning an expression) is its line alone, one whose braces do not close within
+    `JS_MAX_LINES` its first that many; only those named among `names` when given."""
     found = []
     lines = text.splitlines()
     for number, line in enumerate(lines, start=1):
         match = JS_DEF.match(line)
         name = match and next(g for g in match.groups() if g)
-        if not name or name in JS_NOT_METHODS:
+        if not name or name in JS_NOT_METHODS or (names is not None and name not in names):
             continue
         opening = _blank(line).rfind("{")
         end = _closing(lines, number, opening) if opening >= 0 else number
@@ -147,15 +153,16 @@ def _blank(line: str) -> str:
 
 def _closing(lines: list[str], number: int, opening: int) -> int:
     """The line of the `}` closing the `{` at column `opening` of line `number` (1-based), the
-    last line when unbalanced; each line's strings and comments left out."""
+    last line when unbalanced (at most `JS_MAX_LINES` on); each line's strings and comments
+    left out."""
     depth = 0
-    for k in range(number - 1, len(lines)):
+    for k in range(number - 1, min(len(lines), number - 1 + JS_MAX_LINES)):
         code = _blank(lines[k])[opening if k == number - 1 else 0 :]
         for ch in code:
             depth += {"{": 1, "}": -1}.get(ch, 0)
             if depth == 0:
                 return k + 1
-    return len(lines)
+    return min(len(lines), number - 1 + JS_MAX_LINES)
 
 
 def _called_on(source: list[str], span: Span, lines: frozenset[int]) -> list[str]:

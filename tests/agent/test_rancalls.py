@@ -147,3 +147,40 @@ def test_a_go_suspects_ran_callee_is_shown_among_the_spectrums_first(tmp_path: P
     hex_ranked = locate.Span("parser.go", 14, 16, "hex", 0.5)
     found = context._ran_callees(tmp_path, locate.Ranked([parse_int, hex_ranked], ran))
     assert [(s.name, s.start) for s in found] == [("isHex", 10)]
+
+
+def test_a_js_files_assigned_and_object_literal_functions_are_read_and_an_unclosed_one_is_cut(
+    tmp_path: Path,
+) -> None:
+    """CommonJS's shapes: `exports.f = function`, `Foo.prototype.g = function`, an object
+    literal's `h: function (` and `k: (x) =>`; `names` keeps those called; a function whose
+    braces never close ends `JS_MAX_LINES` on, not at the file's end."""
+    js = (
+        "exports.parse = function (s) {\n"  # 1
+        "  return helpers.split(s) + Box.prototype.size(s)\n"
+        "};\n"
+        "Box.prototype.size = function size(s) {\n"  # 4
+        "  return 1\n"
+        "};\n"
+        "var helpers = {\n"
+        "  split: function (s) {\n"  # 8
+        "    return [s]\n"
+        "  },\n"
+        "  join: (xs) => {\n"  # 11
+        "    return xs\n"
+        "  },\n"
+        "};\n"
+    )
+    assert rancalls.js_functions(js) == [
+        ("parse", 1, 3),
+        ("size", 4, 6),
+        ("split", 8, 10),
+        ("join", 11, 13),
+    ]
+    assert rancalls.js_functions(js, frozenset({"split"})) == [("split", 8, 10)]
+    (tmp_path / "index.js").write_text(js)
+    ran = {"index.js": frozenset({2, 5, 9})}
+    found = _found(tmp_path, locate.Span("index.js", 1, 3, "parse", 1.0), ran)
+    assert [f[1] for f in found] == ["split", "size"]
+    unclosed = "function open() {\n" + "  x()\n" * (rancalls.JS_MAX_LINES + 50)
+    assert rancalls.js_functions(unclosed) == [("open", 1, rancalls.JS_MAX_LINES)]
