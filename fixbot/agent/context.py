@@ -7,7 +7,8 @@ likely to need the change (`reached`: what the error text names, the coverage sp
 ranking, the functions a failing test calls through its imports; where a traceback ends in the
 test itself, the only pointer to that code; right after the spectrum's first three, the
 functions of their own module their lines the failing run executed call and that it executed
-too (`locate.ran_callees`: a predicate deciding the branch taken), then those a failing test
+too (`locate.ran_callees`: a predicate deciding the branch taken; a Go, Rust or JS/TS span's
+read by `fixbot.agent.rancalls`), then those a failing test
 calls itself, a constructor building the object under test, since every passing test runs
 them too and the spectrum ranks them low), the diff since the start sha,
 what earlier attempts tried, and (from attempt 2) recent commits touching the failing files.
@@ -31,6 +32,7 @@ from fixbot.agent import (
     literals,
     locate,
     paths,
+    rancalls,
     rustcalls,
     spantext,
     tables,
@@ -236,7 +238,8 @@ def _ran_callees(repo: Path, suspects: Sequence[locate.Span]) -> list[locate.Spa
     ran, ranked = locate.executed(suspects), {(s.path, s.start) for s in suspects}
     found = []
     for span in suspects[:SUSPECTS_BEFORE_CALLEES]:
-        found += [c for c in locate.ran_callees(repo, span, ran) if (c.path, c.start) not in ranked]
+        reader = locate.ran_callees if span.path.endswith(".py") else rancalls.ran_callees
+        found += [c for c in reader(repo, span, ran) if (c.path, c.start) not in ranked]
     return found
 
 
