@@ -178,9 +178,10 @@ def _ran_span(
     path: str, name: str, start: int, end: int, span: Span, lines: frozenset[int]
 ) -> list[Span]:
     """The function `name` at `path`'s `start`..`end` as a span focused on its lines among
-    `lines`, [] when none after its first ran or when it is `span`'s own function."""
+    `lines`, [] when none after its first ran or when it is `span`'s own function or one
+    nested in it (a Rust `fn` inside the suspect's: the request shows it already)."""
     inside = sorted(n for n in lines if start < n <= end)
-    if not inside or (path, start) == (span.path, span.start):
+    if not inside or (path == span.path and span.start <= start and end <= span.end):
         return []
     focus = tuple(inside[:RAN_CALLEE_FOCUS])
     return [Span(path, start, end, name, 0.0, focus, RAN_CALLEE_LINES)]

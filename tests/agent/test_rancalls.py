@@ -118,6 +118,21 @@ def test_a_rust_suspects_executed_calls_resolve_to_the_files_functions_that_ran(
     assert _found(tmp_path, span, {"lib.rs": frozenset({6, 10, 14})}) == []  # line 2 did not run
 
 
+def test_a_function_nested_in_the_suspect_is_not_shown_again_as_its_callee(tmp_path: Path) -> None:
+    """A Rust `fn` defined inside the suspect's body and called there is in the span the
+    request already shows: it is no callee of its own."""
+    nested = RUST.replace(
+        "pub fn width(s: &str) -> usize {\n",
+        "pub fn width(s: &str) -> usize {\n"
+        "    fn inner(s: &str) -> usize {\n        3\n    }\n    let _ = inner(s);\n",
+        1,
+    )
+    (tmp_path / "lib.rs").write_text(nested)
+    span = locate.Span("lib.rs", 1, 7, "width", 1.0)  # lines 2-4 `inner`, 5 its call, 6 line 2's
+    ran = {"lib.rs": frozenset({3, 5, 6, 10, 14, 18})}
+    assert [f[1] for f in _found(tmp_path, span, ran)] == ["is_wide", "double", "narrow"]
+
+
 def test_a_ts_suspects_executed_calls_resolve_to_its_functions_arrows_and_methods(
     tmp_path: Path,
 ) -> None:
