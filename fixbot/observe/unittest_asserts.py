@@ -296,3 +296,99 @@ def _used(
     files = _set_on(test)[1]
     names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
     return names
+
+
+def _case_changed(
+    kept: tuple[tuple[str, Any], ...],
+    root: str,
+    _modules: Any = sys.modules,
+    _vars: Any = vars,
+    _code_file: Any = _code_file,
+    _len: Any = len,
+) -> list[str]:
+    """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?" where it is no
+    Python function or is gone) for each of `kept` ((name, value): `TestCase`'s own assert
+    and fail methods as the observer loaded) that `unittest.case.TestCase` holds no longer.
+    Round 27: app.py set `TestCase.assertEqual` as it was imported to one that set the real one
+    back as it was called, before the test's end, where the fingerprints are compared."""
+    case = _vars(_vars(_modules.get("unittest.case")).get("TestCase"))
+    names = []
+    for name, value in kept:
+        now = case.get(name)
+        if now is not value:
+            file = _code_file(now) or "?"
+            file = file[_len(root) :] if file.startswith(root) else file
+            names.append("unittest: " + name + " of TestCase set by " + file)
+    return names
+
+
+def _present(
+    test: Any,
+    root: str,
+    ours: Any = _word,
+    kept: tuple[tuple[str, Any], ...] = (),
+    _set_on: Any = _set_on,
+    _judged: Any = _judged,
+    _case_changed: Any = _case_changed,
+) -> list[str]:
+    """`_foreign`'s names for the assert methods set on `test` now (its `__class__` and
+    `__bases__` writes aside: the recorder answers each once, at the test's end), and
+    `_case_changed`'s for `TestCase`'s own (`kept`), asked by the observer's profile function
+    (`unittest_machinery._watcher`) as the test's code calls or is returned to. Round 27: an
+    assert method set on the test (or its class) by `add` that took itself away as it was
+    called was gone by the test's end, where `_foreign` looks."""
+    found, files = _set_on(test)
+    names: list[str] = _judged(found, files, root, ours) + _case_changed(kept, root)
+    return names
+
+
+CALLED = ("call", "return")  # profile events of a Python frame entered or left: `f_back` called
+KEPT = ("assert", "fail")  # `TestCase`'s own methods held as loaded (`asserts._case_changed`)
+
+
+def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, list[Any], Any]:
+    """(the observer's profile function, `now`: [the test whose body runs, the files of its
+    classes' modules], `_set_on`), set by `unittest_result._caller` around each body: each call
+    the code of those files makes, and each return to it, of anything but `TestCase`'s own
+    functions (a C function's call too), asks `unittest_asserts._present` which assert methods
+    are set on the test or its class, or changed on `TestCase` (`KEPT`, as loaded), now, and
+    streams each name not streamed before (`machinery`) while a run goes on (`state`). Round
+    27: one set by `add` that took itself away as it was called was gone by the test's end,
+    where `_foreign` looks (the call itself is seen, or the return from what set it)."""
+    said: set[str] = set()
+    now: list[Any] = [None, frozenset()]
+    case = unittest.TestCase
+    codes = tuple(v.__code__ for v in vars(case).values() if isinstance(v, FunctionType))
+    kept = tuple((n, v) for n, v in vars(case).items() if n.startswith(KEPT))
+
+    def profile(
+        frame: Any,
+        event: str,
+        arg: Any,
+        _now: list[Any] = now,
+        _send: Any = send,
+        _state: list[Any] = state,
+        _held: tuple[Any, ...] = held,
+        _said: set[str] = said,
+        _own: frozenset[int] = frozenset(id(c) for c in codes),
+        _codes: tuple[Any, ...] = codes,  # kept alive: no identity of `_own` reused
+        _kept: tuple[tuple[str, Any], ...] = kept,
+        _present: Any = _present,
+        _called: tuple[str, ...] = CALLED,
+        _id: Any = id,
+    ) -> None:
+        if event in _called:
+            caller, code = frame.f_back, frame.f_code
+        elif event == "c_call":
+            caller, code = frame, None
+        else:
+            return
+        if caller is None or _id(code) in _own or caller.f_code.co_filename not in _now[1]:
+            return
+        names = _present(_now[0], _held[3], _held[4], _kept) if _state[0] else []
+        names = [n for n in names if n not in _said]
+        if names:
+            _said.update(names)
+            _send({"k": "machinery", "changed": names})
+
+    return profile, now, _set_on

@@ -358,6 +358,7 @@ def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> 
     return _getAssertEqualityFunc
 
 
-# the functions that call the sender (its `callers`), `_asserter`'s inner one among them
+# the functions that call the sender (its `callers`), `_asserter`'s and `_watcher`'s inner ones
 CALLERS: tuple[CodeType, ...] = (_test_ended.__code__, _run_ended.__code__, _began.__code__)
 CALLERS += tuple(c for c in _asserter.__code__.co_consts if isinstance(c, CodeType))
+CALLERS += tuple(c for c in asserts._watcher.__code__.co_consts if isinstance(c, CodeType))
