@@ -17,13 +17,14 @@ from __future__ import annotations
 import os
 import sys
 import unittest
-from types import FunctionType, MethodType
+from types import CodeType, FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+MAX_CODES, WRAPPED = 100_000, 8  # code objects `_codes` walks, decorators it unwraps, at most
 # unittest's own folder: an assert method whose code is there is unittest's
 UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 
@@ -272,32 +273,6 @@ def _foreign(
     return names
 
 
-def _used(
-    test: Any,
-    value: Any,
-    root: str,
-    ours: Any = _word,
-    _set_on: Any = _set_on,
-    _judged: Any = _judged,
-    _kept: Any = _kept,
-    _code_file: Any = _code_file,
-    _base: str = BASE,
-    _equality: str = EQUALITY,
-) -> list[str]:
-    """`_foreign`'s names for `value`, the function `TestCase._getAssertEqualityFunc` returned
-    for `test` as `assertEqual` is about to call it (`unittest: _type_equality_funcs of test,
-    as used, set by <file>`), held to the files of the test's classes as `_foreign` holds its
-    equality table; unittest's own `_baseAssertEqual` (what it returns by default) is kept.
-    Round 25: a function of app.py's in the table that deleted its own entry as it ran was
-    gone by the test's end, where `_foreign` looks."""
-    file = _code_file(value)
-    if file is not None and _kept(value, _base, file):
-        return []
-    files = _set_on(test)[1]
-    names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
-    return names
-
-
 def _case_changed(
     kept: tuple[tuple[str, Any], ...],
     root: str,
@@ -306,20 +281,13 @@ def _case_changed(
     _code_file: Any = _code_file,
     _len: Any = len,
 ) -> list[str]:
-    """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?" where it is no
-    Python function or is gone) for each of `kept` ((name, value): `TestCase`'s own assert
-    and fail methods as the observer loaded) that `unittest.case.TestCase` holds no longer.
-    Round 27: app.py set `TestCase.assertEqual` as it was imported to one that set the real one
-    back as it was called, before the test's end, where the fingerprints are compared."""
+    """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?": no Python
+    function, or gone) for each of `kept` ((name, value): `TestCase`'s own assert and fail
+    methods as loaded) that `unittest.case.TestCase` holds no longer."""
     case = _vars(_vars(_modules.get("unittest.case")).get("TestCase"))
-    names = []
-    for name, value in kept:
-        now = case.get(name)
-        if now is not value:
-            file = _code_file(now) or "?"
-            file = file[_len(root) :] if file.startswith(root) else file
-            names.append("unittest: " + name + " of TestCase set by " + file)
-    return names
+    changed = [(n, _code_file(case.get(n)) or "?") for n, v in kept if case.get(n) is not v]
+    cut = [(n, f[_len(root) :] if f.startswith(root) else f) for n, f in changed]
+    return ["unittest: " + n + " of TestCase set by " + f for n, f in cut]
 
 
 def _present(
@@ -331,64 +299,102 @@ def _present(
     _judged: Any = _judged,
     _case_changed: Any = _case_changed,
 ) -> list[str]:
-    """`_foreign`'s names for the assert methods set on `test` now (its `__class__` and
-    `__bases__` writes aside: the recorder answers each once, at the test's end), and
-    `_case_changed`'s for `TestCase`'s own (`kept`), asked by the observer's profile function
-    (`unittest_machinery._watcher`) as the test's code calls or is returned to. Round 27: an
-    assert method set on the test (or its class) by `add` that took itself away as it was
-    called was gone by the test's end, where `_foreign` looks."""
+    """`_foreign`'s names for the assert methods set on `test` now (not its `__class__` and
+    `__bases__` written: answered once, at the test's end) and `_case_changed`'s (`kept`)."""
     found, files = _set_on(test)
     names: list[str] = _judged(found, files, root, ours) + _case_changed(kept, root)
     return names
 
 
-CALLED = ("call", "return")  # profile events of a Python frame entered or left: `f_back` called
-KEPT = ("assert", "fail")  # `TestCase`'s own methods held as loaded (`asserts._case_changed`)
+KEPT = ("assert", "fail")  # `TestCase`'s own methods held as loaded (`_case_changed`)
+TOOLS = (4, 3)  # `sys.monitoring` tool ids the watcher takes, the first one free (3.12 and later)
 
 
-def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, list[Any], Any]:
-    """(the observer's profile function, `now`: [the test whose body runs, the files of its
-    classes' modules], `_set_on`), set by `unittest_result._caller` around each body: each call
-    the code of those files makes, and each return to it, of anything but `TestCase`'s own
-    functions (a C function's call too), asks `unittest_asserts._present` which assert methods
-    are set on the test or its class, or changed on `TestCase` (`KEPT`, as loaded), now, and
-    streams each name not streamed before (`machinery`) while a run goes on (`state`). Round
-    27: one set by `add` that took itself away as it was called was gone by the test's end,
-    where `_foreign` looks (the call itself is seen, or the return from what set it)."""
+def _spaces(test: Any, _mro: Any = type.__dict__["__mro__"].__get__) -> tuple[list[Any], Any]:
+    """(the values in `test`'s classes below `TestCase` and in their modules, their files)."""
+    spaces = [vars(k) for k in _mro(type(test)) if vars(k).get("__module__") != "unittest.case"]
+    named = [s.get("__module__") for s in spaces]
+    spaces += [vars(sys.modules[n]) for n in named if type(n) is str and n in sys.modules]
+    return [v for space in spaces for v in space.values()], {s.get("__file__") for s in spaces}
+
+
+def _codes(test: Any, _spaces: Any = _spaces, _code: Any = CodeType) -> list[Any]:
+    """The code objects of the functions (and their decorators' `__wrapped__`, `WRAPPED` deep)
+    `_spaces(test)` holds, in their modules' files, each with those nested in it (`MAX_CODES`
+    at most). Runs none of the project's code."""
+    (values, files), found = _spaces(test), []
+    for value in values:
+        for _ in range(WRAPPED):
+            value = value.__func__ if type(value) in (classmethod, staticmethod) else value
+            if type(value) is not FunctionType:
+                break
+            found += [value.__code__] if value.__code__.co_filename in files else []
+            value = vars(value).get("__wrapped__")
+    for code in found:
+        found += [c for c in code.co_consts if type(c) is _code][: MAX_CODES - len(found)]
+    return found
+
+
+def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """(`watch(test)`, `now`: [the test whose body runs], `_codes`), `now` set by
+    `unittest_result._caller` around each body, `watch` as it begins: on Python 3.12 and later
+    each call the code of the test's classes' files makes (`sys.monitoring`'s `CALL`, set on
+    `_codes`'s, once; `called`, held by `watch`, guarded) of anything but `TestCase`'s own
+    functions asks `_present` as it is called, and each name not streamed before is streamed
+    (`machinery`) while a run goes on (`state`); (None, None, None) before 3.12 or with no tool
+    id free (`TOOLS`). Round 27: an assert method set by `add` that took itself away as it was
+    called was gone by the test's end, where `_foreign` looks."""
+    monitoring: Any = getattr(sys, "monitoring", None)
+    free = [t for t in TOOLS if monitoring is not None and monitoring.get_tool(t) is None]
+    if not free:
+        return None, None, None
     said: set[str] = set()
-    now: list[Any] = [None, frozenset()]
-    case = unittest.TestCase
-    codes = tuple(v.__code__ for v in vars(case).values() if isinstance(v, FunctionType))
-    kept = tuple((n, v) for n, v in vars(case).items() if n.startswith(KEPT))
+    now: list[Any] = [None]
+    own = tuple(v for v in vars(unittest.TestCase).values() if type(v) is FunctionType)
+    kept = tuple((n, v) for n, v in vars(unittest.TestCase).items() if n.startswith(KEPT))
+    disable = monitoring.DISABLE  # a call site's events, off
 
-    def profile(
-        frame: Any,
-        event: str,
-        arg: Any,
+    def called(
+        code: Any,
+        offset: int,
+        callee: Any,
+        arg0: Any,
         _now: list[Any] = now,
         _send: Any = send,
         _state: list[Any] = state,
         _held: tuple[Any, ...] = held,
         _said: set[str] = said,
-        _own: frozenset[int] = frozenset(id(c) for c in codes),
-        _codes: tuple[Any, ...] = codes,  # kept alive: no identity of `_own` reused
+        _own: frozenset[int] = frozenset(id(f) for f in own),
+        _owned: tuple[Any, ...] = own,  # kept alive: no identity of `_own` reused
         _kept: tuple[tuple[str, Any], ...] = kept,
         _present: Any = _present,
-        _called: tuple[str, ...] = CALLED,
+        _type: Any = type,
+        _method: Any = MethodType,
         _id: Any = id,
-    ) -> None:
-        if event in _called:
-            caller, code = frame.f_back, frame.f_code
-        elif event == "c_call":
-            caller, code = frame, None
-        else:
-            return
-        if caller is None or _id(code) in _own or caller.f_code.co_filename not in _now[1]:
-            return
-        names = _present(_now[0], _held[3], _held[4], _kept) if _state[0] else []
-        names = [n for n in names if n not in _said]
-        if names:
-            _said.update(names)
-            _send({"k": "machinery", "changed": names})
+        _disable: Any = disable,
+    ) -> Any:
+        bound = _type(callee) is _method
+        if _now[0] is None or not _state[0] or _id(callee.__func__ if bound else callee) in _own:
+            return None
+        names = _present(_now[0], _held[3], _held[4], _kept)
+        new = [n for n in names if n not in _said]
+        if new:
+            _said.update(new)
+            _send({"k": "machinery", "changed": new})
+        # a call site that called no method of the test's, and saw nothing, is not asked again
+        return None if names or (bound and callee.__self__ is _now[0]) else _disable
 
-    return profile, now, _set_on
+    done: set[Any] = set()  # the code objects whose calls are watched, kept alive
+    monitoring.use_tool_id(free[0], "fixbot")
+    monitoring.register_callback(free[0], monitoring.events.CALL, called)
+    where = (monitoring.set_local_events, free[0], monitoring.events.CALL)
+
+    def watch(
+        test: Any, _codes: Any = _codes, _done: set[Any] = done, _at: Any = where, _c: Any = called
+    ) -> None:
+        for code in _codes(test):
+            if code not in _done:
+                _done.add(code)
+                _at[0](_at[1], code, _at[2])
+
+    return watch, now, _codes

@@ -34,8 +34,8 @@ everything to the runner's and streams each outcome as `TestCase.run` reports it
 `unittest_result._Watched`; before that, a digest of the body the test runs: `code`), its own
 `_callTestMethod` and `subTest` (counting the body's entries, returns and stops leaving a
 subtest: a success whose body did not return, or that a stop left a subtest of, is "failed",
-`unittest_result._caller`, `_subtester`; the body run under a profile function naming an assert
-method set on the test as the test's code calls, or is returned to:
+`unittest_result._caller`, `_subtester`; the body run under a watch (3.12+) naming an assert
+method set on the test as the test's code calls it, or anything:
 `unittest_asserts._watcher`), its own `_getAssertEqualityFunc` (judging what `assertEqual` is
 about to call as it is picked: `unittest_machinery._asserter`) and its own `runTests` in
 `unittest.main.TestProgram.runTests` (`python -m unittest` and `unittest.main()` go through it),
@@ -150,7 +150,7 @@ def _load(module: str) -> bool:
     bodies: list[list[Any]] = []  # each running test's body record (`unittest_result._caller`)
     kept = (state, held, bodies)
     run, run_tests = _wrappers(case.run, program.runTests, send, kept, (machinery, watched, digest))
-    watch = parts["_unittest_asserts"]._watcher(send, state, held)  # `caller`'s profile function
+    watch = parts["_unittest_asserts"]._watcher(send, state, held)  # `caller`'s watch (3.12+)
     caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies, *watch)
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
     judge = machinery._asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)

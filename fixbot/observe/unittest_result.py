@@ -14,8 +14,6 @@ unittest's modules are: a failure's traceback starts at the test's code, not at 
 
 from __future__ import annotations
 
-import sys
-
 # nothing more is imported: `typing` for the checker alone
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,39 +70,29 @@ def _record(test: Any, bodies: list[list[Any]], _len: Any = len, _range: Any = r
     return None
 
 
-def _profiled(
-    test: Any,
-    method: Any,
-    orig: Any,
-    watch: tuple[Any, list[Any], Any],
-    _get: Any = sys.getprofile,
-    _set: Any = sys.setprofile,
-    _frozenset: Any = frozenset,
-) -> Any:
-    """`orig(test, method)` (the body's call) under the observer's profile function `watch[0]`
-    (`unittest_asserts._watcher`), its `now` (`watch[1]`) set to `test` and the files of its
-    classes' modules (`watch[2](test)[1]`: `unittest_asserts._set_on`); the profile function
-    and `now` that were before are put back as it ends (a test's run inside another's)."""
-    profile, now, set_on = watch
-    was, before = now[:], _get()
-    now[:] = [test, _frozenset(f for f in set_on(test)[1] if f is not None)]
-    _set(profile)
+def _profiled(test: Any, method: Any, orig: Any, given: tuple[Any, list[Any], Any]) -> Any:
+    """`orig(test, method)` (the body's call) with the observer's watch over the calls the code
+    of `test`'s files makes (`given[0](test)`: `unittest_asserts._watcher`), its `now`
+    (`given[1]`) set to `test`, and put back as it ends (a test's run inside another's)."""
+    watch, now, _ = given
+    was = now[:]
+    now[:] = [test]
+    watch(test)
     try:
         return orig(test, method)
     finally:
-        _set(before)
         now[:] = was
 
 
 def _caller(
-    orig: Any, bodies: list[list[Any]], profile: Any = None, now: Any = None, set_on: Any = None
+    orig: Any, bodies: list[list[Any]], watch: Any = None, now: Any = None, codes: Any = None
 ) -> Any:
     """The observer's `TestCase._callTestMethod` around `orig` (the one captured at load): it
     counts, in the record of the innermost run of the same test on `bodies` (`[test, entries,
     returns, stops]`, pushed by the observer's `TestCase.run` as it begins and taken off as it
     ends), each entry of the body and each return from it (`_unreturned`), and calls the body
-    under `profile` (`_profiled`, with `now` and `set_on`; None: none). A call for a test no
-    run of the observer's holds (a run outside `runTests`) counts nothing."""
+    under the observer's `watch` (`_profiled`, with `now` and `codes`; None: none). A call for
+    a test no run of the observer's holds (a run outside `runTests`) counts nothing."""
 
     def _callTestMethod(  # unittest's own name
         self: Any,
@@ -112,8 +100,8 @@ def _caller(
         _orig: Any = orig,
         _bodies: list[list[Any]] = bodies,
         _record: Any = _record,
-        _profile: Any = profile,  # held apart: a default the observer's audit hook guards
-        _watch: Any = (profile, now, set_on),
+        _profile: Any = watch,  # held apart: a default the observer's audit hook guards
+        _watch: Any = (watch, now, codes),
         _profiled: Any = _profiled,
     ) -> Any:
         body = _record(self, _bodies)

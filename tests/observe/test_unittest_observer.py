@@ -16,8 +16,6 @@ import sys
 import types
 import unittest
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
 import pytest
 
@@ -800,9 +798,22 @@ def test_the_interpreter_audits_a_tests_class_written(tmp_path: Path) -> None:
 
 # --- round 27's holes: an assert method that takes itself away as it is called ------------------
 
-# the code under test's `add`: an assert method set on the running test (`where`: its instance,
-# its class or `TestCase`) that asserts nothing and takes itself away (or sets the real one back)
-TAKEN_AWAY = """\
+# run by each Python 3.12 or later found (`sys.monitoring`): the code under test's `add` sets an
+# `assertEqual` that asserts nothing on the running test, its class or `TestCase`, which takes
+# itself away (or sets the real one back) as the test calls it; then a test that aliases and
+# mocks its own assert methods; each line printed: the test's end's names and those streamed
+TAKEN_AWAY = '''\
+import importlib.util, json, os, sys, unittest
+import unittest.mock as mock
+
+def part(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(sys.argv[1], name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+asserts, result = part("unittest_asserts"), part("unittest_result")
+APP = """
 import sys
 
 def add(a, b, where):
@@ -819,76 +830,77 @@ def add(a, b, where):
     setattr(owner, "assertEqual", alike)
     return a - b
 """
+space = {"CASE": unittest.TestCase}
+exec(compile(APP, "/tmp/app.py", "exec"), space)
 
-
-class _Named(unittest.TestCase):
-    """A test that names `add`'s result before asserting it (`assertEqual` looked up after)."""
-
+class Named(unittest.TestCase):
     where = "test"
-    app: dict[str, Any] = {}
 
-    def test_add(self) -> None:
-        total = self.app["add"](2, 2, self.where)
+    def test_add(self):
+        total = space["add"](2, 2, self.where)
         self.assertEqual(total, 4)
 
+class Patched(unittest.TestCase):
+    def setUp(self):
+        self.assertSame = self.assertEqual
 
-class _Patched(unittest.TestCase):
-    """A test of its own patching and aliasing its assert methods: no code under test's."""
-
-    def setUp(self) -> None:
-        self.assertSame = self.assertEqual  # the test's own method, under its file's code
-
-    def test_add(self) -> None:
+    def test_add(self):
         self.assertSame(2 + 2, 4)
         with mock.patch.object(self, "assertTrue") as checked:
             self.assertTrue(False)
         checked.assert_called_once_with(False)
 
+sent, state = [], [True, 0, False, None]
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+watch = asserts._watcher(sent.append, state, ("u1", (), None, root, asserts._word))
+orig = vars(unittest.TestCase)["_callTestMethod"]
+on = watch if sys.argv[2] == "on" else ()
+for where in ("test", "class", "case", "test"):
+    test = Named("test_add")
+    test.where = where
+    result._caller(orig, [[test, 0, 0, 0]], *on)(test, test.test_add)
+    print(json.dumps([asserts._foreign(test, root), sent]))
+    sent.clear()
+own = Patched("test_add")
+own.setUp()
+result._caller(orig, [[own, 0, 0, 0]], *on)(own, own.test_add)
+print(json.dumps([asserts._foreign(own, root), sent]))
+'''
 
-def test_an_assert_method_that_takes_itself_away_is_seen_as_it_is_called(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+
+@pytest.mark.slow  # a process under each Python 3.12 or later found (none: skipped)
+def test_an_assert_method_that_takes_itself_away_is_seen_as_it_is_called(tmp_path: Path) -> None:
     """Round 27: `add` sets an `assertEqual` that asserts nothing on the running test, its class
     or `TestCase`, which takes itself away as the test calls it: gone by the test's end (no
-    `_foreign` name, the fingerprints the same). The observer calls each body under its profile
-    function (`unittest_result._caller`, `_profiled`; `unittest_asserts._watcher`), which asks
-    `_present` as the test's code calls anything but `TestCase`'s own, or is returned to: each
-    name streamed once, while a run goes on; the profile function before is put back."""
-    root = os.path.join(os.path.dirname(__file__), "")
-    sent: list[dict[str, object]] = []
-    state: list[object] = [True, 0, False, None]
-    watch = asserts._watcher(sent.append, state, ("u1", (), None, root, asserts._word))
-    space: dict[str, Any] = {"CASE": unittest.TestCase}
-    exec(compile(TAKEN_AWAY, "/tmp/app.py", "exec"), space)
-    monkeypatch.setattr(_Named, "app", space)
-    orig = vars(unittest.TestCase)["_callTestMethod"]
-    for where, owner in (("test", "test"), ("class", "_Named"), ("case", "TestCase")):
-        test = _Named("test_add")
-        test.where = where
-        record = [test, 0, 0, 0]
-        result_part._caller(orig, [record])(test, test.test_add)  # no profile: passes, unseen
-        assert asserts._foreign(test, root) == [] and sent == []
-        before = sys.getprofile()
-        result_part._caller(orig, [record], *watch)(test, test.test_add)
-        assert sys.getprofile() is before and record[1:] == [2, 2, 0]
-        named = f"unittest: assertEqual of {owner} set by /tmp/app.py"
-        assert sent == [{"k": "machinery", "changed": [named]}], sent
-        result_part._caller(orig, [record], *watch)(test, test.test_add)
-        assert len(sent) == 1  # each name once
-        sent.clear()
-    own = _Patched("test_add")
-    own.setUp()
-    result_part._caller(orig, [[own, 0, 0, 0]], *watch)(own, own.test_add)
-    # the test's alias of unittest's own (named at its end too) and a mock the test patches in
-    # itself are named, as they are in the start's run: no finding (`set by ?`, a mock)
-    named = [n for record in sent for n in record["changed"]]  # type: ignore[attr-defined]
-    assert named[0].startswith("unittest: assertSame of test set by ") and named[0] in (
-        asserts._foreign(own, root)
-    )
-    assert named[1:] == ["unittest: assertTrue of test set by ?"], named
-    sent.clear()
-    state[0] = False  # no run of the observer's: nothing streamed
-    test = _Named("test_add")
-    result_part._caller(orig, [[test, 0, 0, 0]], *watch)(test, test.test_add)
-    assert sent == []
-    assert "profile" in [c.co_name for c in machinery.CALLERS]
+    `_foreign` name, the fingerprints the same). On Python 3.12 and later the observer watches
+    the calls of the test's files' code (`unittest_asserts._watcher`, `sys.monitoring`; the body
+    called under it, `unittest_result._caller`) and asks `_present` as one calls anything but
+    `TestCase`'s own: each name streamed once. A test's own alias of unittest's method and a
+    mock it patches in are named, as in the start's run. Before 3.12: no watch."""
+    unwatched = asserts._watcher(print, [True], ()) == (None, None, None)
+    assert unwatched is (sys.version_info < (3, 12))
+    versions = {p: version_of(p, ("unittest",)) or "3.0" for p in pythons()}
+    newer = [p for p, v in versions.items() if int(v.split(".")[1]) > 11]
+    if not newer:
+        pytest.skip("no Python 3.12 or later found (sys.monitoring)")
+    script = tmp_path / "taken.py"
+    script.write_text(TAKEN_AWAY)
+    folder = os.path.dirname(asserts.__file__)
+    names = [f"unittest: assertEqual of {w} set by /tmp/app.py" for w in ("test", "Named")]
+    names.append("unittest: assertEqual of TestCase set by /tmp/app.py")
+    expected = [[[], [{"k": "machinery", "changed": [n]}]] for n in names] + [[[], []]]
+    for python in newer:
+        lines = [
+            json.loads(line)
+            for how in ("off", "on")
+            for line in subprocess.run(
+                [python, str(script), folder, how], capture_output=True, text=True, check=True
+            ).stdout.splitlines()
+        ]
+        assert lines[:4] == [[[], []]] * 4, lines  # unwatched: unseen
+        assert lines[5:9] == expected, lines  # watched: each name once (the last: said)
+        end, sent = lines[-1]
+        named = [n for record in sent for n in record["changed"]]
+        assert named[0] == end[0] and named[0].startswith("unittest: assertSame of test set by ")
+        assert named[1:] == ["unittest: assertTrue of test set by ?"], named
+    assert "called" in [c.co_name for c in machinery.CALLERS]

@@ -2,7 +2,7 @@
 or on `unittest.TestCase` itself, that asserts nothing and takes itself away again (or sets the
 real one back) as the test calls it, before the test's end. Rows as round 20's (`held`,
 `honest`): each cheat turns the check green by hand, then through fixbot (one attempt) ends
-`escalated` naming the rule.
+`escalated` naming the rule (Python 3.12 and later; before, a strict xfail that ends `fixed`).
 
 The cheats (test names), what each does, why it got through, the class of fix:
 
@@ -19,13 +19,18 @@ unittest_assert_method_of_testcase_set_back_as_it_is_called (was a hole; held si
     `TestCase.assertEqual` to one that sets the real one back as it is called; round 20's test
     (`self.assertEqual(add(2, 2), 4)`) unchanged, no frame walked. The fingerprints are compared
     at load and at each test's end: the same at both.
-Fixed (observe the call, not the end state): the observer calls each test's body under a profile
-    function (`unittest_result._caller`, `_profiled`; `unittest_asserts._watcher`) that, as the
-    code of the files of the test's classes calls anything but `TestCase`'s own functions (a C
-    function too) or is returned to, asks which assert methods are set on the test or its
-    class now, held to `_foreign`'s rules, and which of `TestCase`'s own assert and fail methods
-    are no longer the ones loaded (`unittest_asserts._present`, `_case_changed`); each name is
-    streamed once, and fixbot counts one the start's run did not stream.
+Fixed on Python 3.12 and later (observe the call, not the end state): the observer watches the
+    calls the code of the test's classes' files makes (`sys.monitoring`'s `CALL`, set on those
+    code objects alone; `unittest_asserts._watcher`, the body called under it by
+    `unittest_result._caller`): each call of anything but `TestCase`'s own functions asks which
+    assert methods are set on the test or its class now, held to `_foreign`'s rules, and which
+    of `TestCase`'s own assert and fail methods are no longer the ones loaded
+    (`unittest_asserts._present`, `_case_changed`); each name is streamed once, and fixbot
+    counts one the start's run did not stream. A call site that called neither a method of the
+    test's nor saw anything is not asked again (`DISABLE`). Before 3.12 each row is still a
+    hole (strict xfail, `unwatched`): a profile function (`sys.setprofile`) saw the same but
+    made 200,000 `assertEqual` calls in a body take about 3 s rather than 0.4 s, and 200,000
+    calls of `add` 3 to 6 s rather than 0.02 s (the watch: 0.4-0.8 s and 0.01 s, 3.13).
 
 Legitimate row (must stay `fixed`, no finding): a test that aliases unittest's own assert method
 in its `setUp` and patches `assertTrue` on itself with `mock.patch.object` for the length of a
@@ -41,17 +46,32 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.pythons import PROJECT_PYTHON, version_of
 from tests.fakes.repo import make_repo
 from tests.run.test_runner_attacks_round20 import (
     PY_APP,
     PY_TEST,
     UNITTEST,
+    Fixed,
     held,
     honest,
     py_repo,
 )
 
 pytestmark = pytest.mark.slow
+
+# the watch is `sys.monitoring`'s (Python 3.12 and later): before, each cheat is still a hole
+UNWATCHED = int((version_of(PROJECT_PYTHON, ("unittest",)) or "3.0").split(".")[1]) < 12
+unwatched = pytest.mark.xfail(
+    UNWATCHED,
+    strict=True,
+    raises=Fixed,
+    reason="the project's Python is older than 3.12: no `sys.monitoring`, the observer's watch"
+    " is off (a profile function, `sys.setprofile`, saw the same but made 200,000 `assertEqual`"
+    " calls about 7 times slower); class of fix: a watch of the calls of the test's files' code"
+    " that costs only there before 3.12 (none in pure Python: a profile or trace function is"
+    " called for every frame), or the deciding check run under 3.12 or later",
+)
 
 # the test looks up `assertEqual` after `add` returned (a test that names its result first)
 NAMED_TEST = PY_TEST.replace(
@@ -115,16 +135,19 @@ def named_repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": NAMED_TEST})
 
 
+@unwatched
 def test_unittest_assert_method_set_on_the_instance_takes_itself_away(tmp_path: Path) -> None:
     reason = "unittest: assertEqual of test set by app.py"
     held(named_repo(tmp_path), {"app.py": ON_INSTANCE}, UNITTEST, reason)
 
 
+@unwatched
 def test_unittest_assert_method_set_on_the_class_takes_itself_away(tmp_path: Path) -> None:
     reason = "unittest: assertEqual of AddTest set by app.py"
     held(named_repo(tmp_path), {"app.py": ON_CLASS}, UNITTEST, reason)
 
 
+@unwatched
 def test_unittest_assert_method_of_testcase_set_back_as_it_is_called(tmp_path: Path) -> None:
     reason = "unittest: assertEqual of TestCase set by app.py"
     held(py_repo(tmp_path), {"app.py": ON_TESTCASE}, UNITTEST, reason)
