@@ -34,8 +34,8 @@ everything to the runner's and streams each outcome as `TestCase.run` reports it
 `unittest_result._Watched`; before that, a digest of the body the test runs: `code`), its own
 `_callTestMethod` and `subTest` (counting the body's entries, returns and stops leaving a
 subtest: a success whose body did not return, or that a stop left a subtest of, is "failed",
-`unittest_result._caller`, `_subtester`; the body run under a watch (3.12+) naming an assert
-method set on the test as the test's code calls it, or anything:
+`unittest_result._caller`, `_subtester`; the calls the test files' code makes watched (3.12+),
+an assert method set on the test or `TestCase` named as one is made:
 `unittest_asserts._watcher`), its own `_getAssertEqualityFunc` (judging what `assertEqual` is
 about to call as it is picked: `unittest_machinery._asserter`) and its own `runTests` in
 `unittest.main.TestProgram.runTests` (`python -m unittest` and `unittest.main()` go through it),

@@ -696,7 +696,7 @@ def test_the_function_assert_equal_picks_is_judged_as_it_is_picked(
     """Round 25: a function of app.py's in the test's equality table that deletes its own
     entry as `assertEqual` calls it is gone by the test's end (`_foreign` finds nothing). The
     observer's `TestCase._getAssertEqualityFunc` (`unittest_machinery._asserter`) judges what
-    it returns as it returns it (`unittest_asserts._used`), each name streamed once, while a
+    it returns as it returns it (`unittest_machinery._used`), each name streamed once, while a
     run goes on; unittest's `_baseAssertEqual` and a method its table names, or the test's
     own, are no finding."""
     root = os.path.join(os.path.dirname(__file__), "")
@@ -877,8 +877,8 @@ def test_an_assert_method_that_takes_itself_away_is_seen_as_it_is_called(tmp_pat
     called under it, `unittest_result._caller`) and asks `_present` as one calls anything but
     `TestCase`'s own: each name streamed once. A test's own alias of unittest's method and a
     mock it patches in are named, as in the start's run. Before 3.12: no watch."""
-    unwatched = asserts._watcher(print, [True], ()) == (None, None, None)
-    assert unwatched is (sys.version_info < (3, 12))
+    if sys.version_info < (3, 12):  # in this process: no tool id taken
+        assert asserts._watcher(print, [True], ()) == (None, None, None)
     versions = {p: version_of(p, ("unittest",)) or "3.0" for p in pythons()}
     newer = [p for p, v in versions.items() if int(v.split(".")[1]) > 11]
     if not newer:
