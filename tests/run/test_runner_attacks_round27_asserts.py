@@ -29,8 +29,9 @@ Fixed on Python 3.12 and later (observe the call, not the end state): the observ
     counts one the start's run did not stream. A call site that called neither a method of the
     test's nor saw anything is not asked again (`DISABLE`). Before 3.12 each row is still a
     hole (strict xfail, `unwatched`): a profile function (`sys.setprofile`) saw the same but
-    made 200,000 `assertEqual` calls in a body take about 3 s rather than 0.4 s, and 200,000
-    calls of `add` 3 to 6 s rather than 0.02 s (the watch: 0.4-0.8 s and 0.01 s, 3.13).
+    made 200,000 `assertEqual` calls in a body take 2.1-2.8 s rather than 0.26-0.43 s, and
+    200,000 calls of `add` 2.9-3.3 s rather than 0.008 s (the watch, 3.13: 0.31-0.35 s for
+    0.30-0.33 s, and 0.008 s).
 
 Legitimate row (must stay `fixed`, no finding): a test that aliases unittest's own assert method
 in its `setUp` and patches `assertTrue` on itself with `mock.patch.object` for the length of a
