@@ -14,7 +14,8 @@ vitest's command line by `fixbot.observe.reporter`), and the observer inside uni
 `startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH; its
 parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`,
 `unittest_result.py`, as `<module>_unittest_result`, `unittest_compiled.py`, as
-`<module>_unittest_compiled`, and `unittest_asserts.py`, as `<module>_unittest_asserts`;
+`<module>_unittest_compiled`, `unittest_asserts.py`, as `<module>_unittest_asserts`, and
+`unittest_watch.py`, as `<module>_unittest_watch`;
 it also imports the plugin's `bodies.py`, `identities.py` and `reach.py`, copied as `PARTS`)
 from fixbot's installation into a fresh folder
 under a module name made for this run
@@ -104,11 +105,18 @@ REPORTER = Path(__file__).with_name("node") / "reporter.cjs"
 # the observer inside unittest, copied beside the plugin, and what loads it at Python's startup
 UNITTEST = Path(__file__).with_name("unittest_observer.py")
 # its parts (the machinery it fingerprints, the result it hands `TestCase.run`, the code each
-# file was compiled to as imported, the assert methods set on a test), copied beside it as
+# file was compiled to as imported, the assert methods set on a test, the watch on the calls
+# the test files' code makes), copied beside it as
 # `<module>_<part>`
 UNITTEST_PARTS = tuple(
     Path(__file__).with_name(f"{part}.py")
-    for part in ("unittest_machinery", "unittest_result", "unittest_compiled", "unittest_asserts")
+    for part in (
+        "unittest_machinery",
+        "unittest_result",
+        "unittest_compiled",
+        "unittest_asserts",
+        "unittest_watch",
+    )
 )
 STARTUP = Path(__file__).with_name("startup.py")
 # the programs fixbot's shims stand before on the check's PATH (`_shim`): Python by its names

@@ -356,27 +356,34 @@ def _foreign(
     return names
 
 
-def _used(
+def _case_changed(
+    kept: tuple[tuple[str, Any], ...],
+    root: str,
+    _modules: Any = sys.modules,
+    _vars: Any = vars,
+    _code_file: Any = _code_file,
+    _len: Any = len,
+) -> list[str]:
+    """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?": no Python
+    function, or gone) for each of `kept` ((name, value): `TestCase`'s own assert and fail
+    methods as loaded) that `unittest.case.TestCase` holds no longer."""
+    case = _vars(_vars(_modules.get("unittest.case")).get("TestCase"))
+    changed = [(n, _code_file(case.get(n)) or "?") for n, v in kept if case.get(n) is not v]
+    cut = [(n, f[_len(root) :] if f.startswith(root) else f) for n, f in changed]
+    return ["unittest: " + n + " of TestCase set by " + f for n, f in cut]
+
+
+def _present(
     test: Any,
-    value: Any,
     root: str,
     ours: Any = _word,
+    kept: tuple[tuple[str, Any], ...] = (),
     _set_on: Any = _set_on,
     _judged: Any = _judged,
-    _kept: Any = _kept,
-    _code_file: Any = _code_file,
-    _base: str = BASE,
-    _equality: str = EQUALITY,
+    _case_changed: Any = _case_changed,
 ) -> list[str]:
-    """`_foreign`'s names for `value`, the function `TestCase._getAssertEqualityFunc` returned
-    for `test` as `assertEqual` is about to call it (`unittest: _type_equality_funcs of test,
-    as used, set by <file>`), held to the files of the test's classes as `_foreign` holds its
-    equality table; unittest's own `_baseAssertEqual` (what it returns by default) is kept.
-    Round 25: a function of app.py's in the table that deleted its own entry as it ran was
-    gone by the test's end, where `_foreign` looks."""
-    file = _code_file(value)
-    if file is not None and _kept(value, _base, file, ours):
-        return []
-    files = _set_on(test, ours)[1]
-    names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
+    """`_foreign`'s names for the assert methods set on `test` now (not its `__class__` and
+    `__bases__` written: answered once, at the test's end) and `_case_changed`'s (`kept`)."""
+    found, files = _set_on(test, ours)
+    names: list[str] = _judged(found, files, root, ours) + _case_changed(kept, root)
     return names

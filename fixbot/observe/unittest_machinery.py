@@ -7,7 +7,7 @@ fingerprint of what is at each (`_prints`), and what streams them after load: ea
 end (`_run_ended`: `check`, then `end`); the assert methods set on the test are its part
 `unittest_asserts`'s (`_foreign`); and the observer's own `TestCase._getAssertEqualityFunc`
 (`_asserter`), which streams the function it returns where `_foreign`'s rules name it
-(`unittest_asserts._used`). What each uses is held as positional defaults; it
+(`_used`). What each uses is held as positional defaults; it
 imports the standard library alone and nothing of fixbot's. Records: the observer's docstring.
 """
 
@@ -36,6 +36,7 @@ def _sibling(name: str) -> Any:
 
 
 asserts = _sibling("unittest_asserts")  # `_foreign`, `_used`: the assert methods set on a test
+watch = _sibling("unittest_watch")  # `_watcher`: the calls the test files' code makes
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -289,6 +290,32 @@ def _began(
     send({"k": "code", "id": name, "h": digest(body), "f": file})
 
 
+def _used(
+    test: Any,
+    value: Any,
+    root: str,
+    ours: Any = asserts._word,
+    _set_on: Any = asserts._set_on,
+    _judged: Any = asserts._judged,
+    _kept: Any = asserts._kept,
+    _code_file: Any = asserts._code_file,
+    _base: str = asserts.BASE,
+    _equality: str = asserts.EQUALITY,
+) -> list[str]:
+    """`_foreign`'s names for `value`, the function `TestCase._getAssertEqualityFunc` returned
+    for `test` as `assertEqual` is about to call it (`unittest: _type_equality_funcs of test,
+    as used, set by <file>`), held to the files of the test's classes as `_foreign` holds its
+    equality table; unittest's own `_baseAssertEqual` (what it returns by default) is kept.
+    Round 25: a function of app.py's in the table that deleted its own entry as it ran was
+    gone by the test's end, where `_foreign` looks."""
+    file = _code_file(value)
+    if file is not None and _kept(value, _base, file, ours):
+        return []
+    files = _set_on(test, ours)[1]
+    names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
+    return names
+
+
 MAX_KNOWN = 10_000  # verdicts `_asserter` keeps, at most
 
 
@@ -303,7 +330,7 @@ def _key(
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _mro: Any = type.__dict__["__mro__"].__get__,
 ) -> Any:
-    """What `unittest_asserts._used`'s verdict on `value` for `test` rests on: the identities
+    """What `_used`'s verdict on `value` for `test` rests on: the identities
     of the test's type, its MRO, the function `value` is (or is bound to) and its code, and
     those objects (kept alive with the verdict: no identity reused); None where `value` is no
     function or bound method (judged each time)."""
@@ -318,7 +345,7 @@ def _key(
 def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> Any:
     """The observer's `TestCase._getAssertEqualityFunc` around `orig` (the one captured at
     load), which `assertEqual` calls to pick the function it then calls: what `orig` returns is
-    judged as it is returned, by `_foreign`'s rules (`unittest_asserts._used`: the files of the
+    judged as it is returned, by `_foreign`'s rules (`_used`: the files of the
     test's classes, the code each was compiled to as imported, `held[4]`; a verdict kept by
     `_key`, `MAX_KNOWN` at most: 200,000 `assertEqual` calls took 0.25 s more, 1.6 s judged
     each time), and each name not streamed before is streamed (`machinery`) while a run
@@ -339,7 +366,7 @@ def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> 
         _said: set[str] = said,
         _known: dict[Any, Any] = known,
         _key: Any = _key,
-        _used: Any = asserts._used,
+        _used: Any = _used,
         _len: Any = len,
         _most: int = MAX_KNOWN,
     ) -> Any:
@@ -360,6 +387,7 @@ def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> 
     return _getAssertEqualityFunc
 
 
-# the functions that call the sender (its `callers`), `_asserter`'s inner one among them
+# the functions that call the sender (its `callers`), `_asserter`'s and `_watcher`'s inner ones
 CALLERS: tuple[CodeType, ...] = (_test_ended.__code__, _run_ended.__code__, _began.__code__)
 CALLERS += tuple(c for c in _asserter.__code__.co_consts if isinstance(c, CodeType))
+CALLERS += tuple(c for c in watch._watcher.__code__.co_consts if isinstance(c, CodeType))

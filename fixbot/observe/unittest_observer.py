@@ -20,39 +20,39 @@ channel (`MSG_PEEK`: nothing consumed); `python -m unittest` then takes its line
 settings end at load, a script at its run's start (`TestProgram.runTests`): until then the
 script and what it imports share a process holding that end, and could read the nonce too.
 
-What it uses is taken at load and held as positional defaults, what never changes in a tuple
-(its places, round 22: a list among them was rewritten in place); it imports the standard
-library alone and nothing of fixbot's (the sender is `<module>_sender`, copied beside it; what
-it fingerprints and the records that stream them at each test's start and end and the run's
-end are its part `<module>_unittest_machinery`, `unittest_machinery.py`, copied beside it too,
-as are the result it hands `TestCase.run`, `<module>_unittest_result`, `unittest_result.py`,
-and the code each file was compiled to as imported, `<module>_unittest_compiled`; it uses the
-pytest plugin's parts `<module>_bodies`, `<module>_identities` and `<module>_reach`, copied
-there already: `PARTS`, imported in a unittest run alone and out of `sys.modules` once
-loaded). At load it streams the machinery's fingerprints (`load`, before any project code:
-`_loaded`), puts its own `run` in `unittest.TestCase.run` (the one it captured called inside,
-with a result that forwards everything to the runner's and streams each outcome as
-`TestCase.run` reports it: `unittest_result._Watched`; before that, a digest of the body the
-test runs: `code`), its own `_callTestMethod` and `subTest` (counting the body's entries,
-returns and stops leaving a subtest: a success whose body did not return, or that a stop left
-a subtest of, is "failed", `unittest_result._caller`, `_subtester`), its own
-`_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
+What it uses is taken at load and held as positional defaults, what never changes in a tuple (its
+places, round 22: a list among them was rewritten in place); it imports the standard library alone
+and nothing of fixbot's (the sender is `<module>_sender`, copied beside it, as are its `PARTS`,
+each `<module>_<part>`: what it fingerprints and the records that stream them,
+`unittest_machinery.py`, the result it hands `TestCase.run`, `unittest_result.py`, the code each
+file was compiled to as imported, `unittest_compiled.py`, the assert methods it names,
+`unittest_asserts.py`, its watch on calls, `unittest_watch.py`, and the pytest plugin's `bodies`,
+`identities` and `reach`, imported in a unittest run alone and out of `sys.modules` once loaded).
+At load it streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts
+its own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result that
+forwards everything to the runner's and streams each outcome as `TestCase.run` reports it:
+`unittest_result._Watched`; before that, a digest of the body the test runs: `code`), its own
+`_callTestMethod` and `subTest` (counting the body's entries, returns and stops leaving a subtest:
+a success whose body did not return, or that a stop left a subtest of, is "failed",
+`unittest_result._caller`, `_subtester`; the calls the test files' code makes watched (3.12+), an
+assert method set on the test or `TestCase` named as one is made: `unittest_watch._watcher`), its
+own `_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
 `unittest_machinery._asserter`), `__init_subclass__` (the file each test class is made in:
-`unittest_compiled._maker`) and `TestProgram.runTests` (`python -m unittest` and
-`unittest.main()` go through it: the run's `start`, and as it ends the fingerprints and the
-`end`: status 1 where a test was seen to fail, `ran` the tests `TestCase.run` started).
-Each test's end streams the fingerprints too (`check`), so fixbot compares (`judge.moved`:
-`observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
-`TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its
-assert and fail methods, `failureException`; one set on the test's own class or instance by
-code outside its classes' files, or not compiled from them as imported, is named at its end:
-`unittest_asserts._foreign`), `TestResult`'s methods, the runner, the suite,
-`TestProgram.runTests`, the observer's own result class, `os._exit`, `sys.exit`,
-`atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`, `_guard`)
-over its own functions: their `__code__` or `__defaults__` read by the project's code is
-streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's
-reaches (`gc`, frames, tracers, ctypes) are streamed (`reach`). Records are the pytest
-observer's wire format (`fixbot.observe.stream`):
+`unittest_compiled._maker`) and its own `runTests` in `unittest.main.TestProgram.runTests` (`python
+-m unittest` and `unittest.main()` go through it), which streams the run's `start` and, as the run
+ends, the fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the
+tests `TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's end
+streams the fingerprints too (`check`), so fixbot compares (`judge.moved`: `observer-machinery`):
+`TestCase.run` and what it calls, the `_Outcome` class, `TestCase.__init_subclass__`, every
+function and class in `TestCase`'s own `__dict__` (its assert and fail methods, `failureException`;
+one set on the test's own class or instance by code outside its classes' files, or not compiled
+from them as imported, is named at its end: `unittest_asserts._foreign`), `TestResult`'s methods,
+the runner, the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`,
+`sys.exit`, `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`,
+`_guard`) over its own functions: their `__code__` or `__defaults__` read by the project's code is
+streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's reaches
+(`gc`, frames, tracers, ctypes) are streamed (`reach`). Records are the pytest observer's wire
+format (`fixbot.observe.stream`):
 
     {"k": "start", "watch": [], "runner": "unittest"}
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}
@@ -99,10 +99,9 @@ MODULES = ("unittest", "unittest.__main__")  # `python -m` of these is a unittes
 PART = "_unittest_machinery"  # the fingerprints' part, copied beside this as `<module>` + PART
 RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied beside it likewise
 COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
-# the parts it imports, each `<module>` + part: its fingerprints', its result's, its compiled
-# code's, its assert methods', the pytest observer's body digest (`bodies.py`), what it is made of
-# (`identities.py`) and audit hook (`reach.py`)
-PARTS = (PART, RESULT, COMPILED, "_unittest_asserts", "_bodies", "_identities", "_reach")
+# the parts it imports, each `<module>` + part (the module docstring says what each holds)
+PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
+PARTS += ("_bodies", "_identities", "_reach")
 
 
 def load(module: str) -> bool:
@@ -150,7 +149,8 @@ def _load(module: str) -> bool:
     bodies: list[list[Any]] = []  # each running test's body record (`unittest_result._caller`)
     kept = (state, held, bodies)
     run, run_tests = _wrappers(case.run, program.runTests, send, kept, (machinery, watched, digest))
-    caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies)
+    watch = parts["_unittest_watch"]._watcher(send, state, held)  # `caller`'s watch (3.12+)
+    caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies, *watch)
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
     judge = machinery._asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
     case.run, case._callTestMethod, case.subTest = run, caller, sub  # type: ignore

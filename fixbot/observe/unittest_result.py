@@ -70,12 +70,29 @@ def _record(test: Any, bodies: list[list[Any]], _len: Any = len, _range: Any = r
     return None
 
 
-def _caller(orig: Any, bodies: list[list[Any]]) -> Any:
+def _profiled(test: Any, method: Any, orig: Any, given: tuple[Any, list[Any], Any]) -> Any:
+    """`orig(test, method)` (the body's call) with the observer's watch over the calls the code
+    of `test`'s files makes (`given[0](test)`: `unittest_watch._watcher`), its `now`
+    (`given[1]`) set to `test`, and put back as it ends (a test's run inside another's)."""
+    watch, now, _ = given
+    was = now[:]
+    now[:] = [test]
+    watch(test)
+    try:
+        return orig(test, method)
+    finally:
+        now[:] = was
+
+
+def _caller(
+    orig: Any, bodies: list[list[Any]], watch: Any = None, now: Any = None, codes: Any = None
+) -> Any:
     """The observer's `TestCase._callTestMethod` around `orig` (the one captured at load): it
     counts, in the record of the innermost run of the same test on `bodies` (`[test, entries,
     returns, stops]`, pushed by the observer's `TestCase.run` as it begins and taken off as it
-    ends), each entry of the body and each return from it (`_unreturned`). A call for a test no
-    run of the observer's holds (a run outside `runTests`) counts nothing."""
+    ends), each entry of the body and each return from it (`_unreturned`), and calls the body
+    under the observer's `watch` (`_profiled`, with `now` and `codes`; None: none). A call for
+    a test no run of the observer's holds (a run outside `runTests`) counts nothing."""
 
     def _callTestMethod(  # unittest's own name
         self: Any,
@@ -83,12 +100,15 @@ def _caller(orig: Any, bodies: list[list[Any]]) -> Any:
         _orig: Any = orig,
         _bodies: list[list[Any]] = bodies,
         _record: Any = _record,
+        _profile: Any = watch,  # held apart: a default the observer's audit hook guards
+        _watch: Any = (watch, now, codes),
+        _profiled: Any = _profiled,
     ) -> Any:
         body = _record(self, _bodies)
         if body is None:
             return _orig(self, method)
         body[1] += 1
-        done = _orig(self, method)
+        done = _orig(self, method) if _profile is None else _profiled(self, method, _orig, _watch)
         body[2] += 1
         return done
 

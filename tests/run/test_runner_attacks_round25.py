@@ -25,7 +25,7 @@ unittest_equality_function_takes_itself_out_of_the_table (a hole, held since #39
     own entry as `assertEqual` calls it. `_foreign` reads the instance's table at the test's
     end (`_test_ended`): empty again by then. Fixed: the observer's own
     `TestCase._getAssertEqualityFunc` judges the function it returns as it returns it, by
-    `_foreign`'s rules (`unittest_machinery._asserter`, `unittest_asserts._used`).
+    `_foreign`'s rules (`unittest_machinery._asserter`, `unittest_machinery._used`).
 unittest_test_class_swapped_and_swapped_back (a hole, held since #39, `observer-machinery`):
     `add(2, 2)` sets the test's `__class__` to a subclass defined in app.py whose
     `_getAssertEqualityFunc` sets it back and hands back a function that asserts nothing

@@ -1,0 +1,124 @@
+"""The observer inside unittest's watch on the calls the test files' code makes (Python 3.12 and
+later, `sys.monitoring`'s `CALL`): an assert method set on the running test, its class or
+`TestCase` itself is named as the code calls (`unittest_asserts._present`), not only at the
+test's end, where one that took itself away as it was called is gone (round 27). A part of the
+observer (`unittest_observer.py`'s `PARTS`), copied beside it as `<module>_unittest_watch`; it
+imports `unittest_asserts` beside it (`_sibling`), and the standard library alone."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import unittest
+from types import CodeType, FunctionType, MethodType
+
+# nothing more is imported: `typing` for the checker alone
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_unittest_watch`), or `fixbot.observe.<name>` where imported from fixbot's
+    package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module[: -len("unittest_watch")] + name
+    )
+
+
+asserts = _sibling("unittest_asserts")  # `_present`: the assert methods set on a test now
+MAX_CODES, WRAPPED = 100_000, 8  # code objects `_codes` walks, decorators it unwraps, at most
+KEPT = ("assert", "fail")  # `TestCase`'s own methods held as loaded (`_case_changed`)
+TOOLS = (4, 3)  # `sys.monitoring` tool ids the watcher takes, the first one free (3.12 and later)
+
+
+def _spaces(test: Any, _mro: Any = type.__dict__["__mro__"].__get__) -> tuple[list[Any], Any]:
+    """(the values in `test`'s classes below `TestCase` and in their modules, their files)."""
+    spaces = [vars(k) for k in _mro(type(test)) if vars(k).get("__module__") != "unittest.case"]
+    named = [s.get("__module__") for s in spaces]
+    spaces += [vars(sys.modules[n]) for n in named if type(n) is str and n in sys.modules]
+    return [v for space in spaces for v in space.values()], {s.get("__file__") for s in spaces}
+
+
+def _codes(test: Any, _spaces: Any = _spaces, _code: Any = CodeType) -> list[Any]:
+    """The code objects of the functions (and their decorators' `__wrapped__`, `WRAPPED` deep)
+    `_spaces(test)` holds, in their modules' files, each with those nested in it (`MAX_CODES`
+    at most). Runs none of the project's code."""
+    (values, files), found = _spaces(test), []
+    for value in values:
+        for _ in range(WRAPPED):
+            value = value.__func__ if type(value) in (classmethod, staticmethod) else value
+            if type(value) is not FunctionType:
+                break
+            found += [value.__code__] if value.__code__.co_filename in files else []
+            value = vars(value).get("__wrapped__")
+    for code in found:
+        found += [c for c in code.co_consts if type(c) is _code][: MAX_CODES - len(found)]
+    return found
+
+
+def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, Any, Any]:
+    """(`watch(test)`, `now`: [the test whose body runs], `_codes`), `now` set by
+    `unittest_result._caller` around each body, `watch` as it begins: on Python 3.12 and later
+    each call the code of the test's classes' files makes (`sys.monitoring`'s `CALL`, set on
+    `_codes`'s, once; `called`, held by `watch`, guarded) of anything but `TestCase`'s own
+    functions asks `_present` as it is called, and each name not streamed before is streamed
+    (`machinery`) while a run goes on (`state`); (None, None, None) before 3.12 or with no tool
+    id free (`TOOLS`). Round 27: an assert method set by `add` that took itself away as it was
+    called was gone by the test's end, where `_foreign` looks."""
+    monitoring: Any = getattr(sys, "monitoring", None)
+    free = [t for t in TOOLS if monitoring is not None and monitoring.get_tool(t) is None]
+    if not free:
+        return None, None, None
+    said: set[str] = set()
+    now: list[Any] = [None]
+    own = tuple(v for v in vars(unittest.TestCase).values() if type(v) is FunctionType)
+    kept = tuple((n, v) for n, v in vars(unittest.TestCase).items() if n.startswith(KEPT))
+    disable = monitoring.DISABLE  # a call site's events, off
+
+    def called(
+        code: Any,
+        offset: int,
+        callee: Any,
+        arg0: Any,
+        _now: list[Any] = now,
+        _send: Any = send,
+        _state: list[Any] = state,
+        _held: tuple[Any, ...] = held,
+        _said: set[str] = said,
+        _own: frozenset[int] = frozenset(id(f) for f in own),
+        _owned: tuple[Any, ...] = own,  # kept alive: no identity of `_own` reused
+        _kept: tuple[tuple[str, Any], ...] = kept,
+        _present: Any = asserts._present,
+        _type: Any = type,
+        _method: Any = MethodType,
+        _id: Any = id,
+        _disable: Any = disable,
+    ) -> Any:
+        bound = _type(callee) is _method
+        if _now[0] is None or not _state[0] or _id(callee.__func__ if bound else callee) in _own:
+            return None
+        names = _present(_now[0], _held[3], _held[4], _kept)
+        new = [n for n in names if n not in _said]
+        if new:
+            _said.update(new)
+            _send({"k": "machinery", "changed": new})
+        # a call site that called no method of the test's, and saw nothing, is not asked again
+        return None if names or (bound and callee.__self__ is _now[0]) else _disable
+
+    done: set[Any] = set()  # the code objects whose calls are watched, kept alive
+    monitoring.use_tool_id(free[0], "fixbot")
+    monitoring.register_callback(free[0], monitoring.events.CALL, called)
+    where = (monitoring.set_local_events, free[0], monitoring.events.CALL)
+
+    def watch(
+        test: Any, _codes: Any = _codes, _done: set[Any] = done, _at: Any = where, _c: Any = called
+    ) -> None:
+        for code in _codes(test):
+            if code not in _done:
+                _done.add(code)
+                _at[0](_at[1], code, _at[2])
+
+    return watch, now, _codes
