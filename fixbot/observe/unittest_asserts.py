@@ -101,6 +101,27 @@ def _code_file(
     return "?"
 
 
+def _assert_items(
+    space: dict[Any, Any],
+    _issubclass: Any = issubclass,
+    _type: Any = type,
+    _str: Any = str,
+    _plain: Any = str.__str__,
+    _asserts: tuple[str, ...] = ASSERTS,
+    _starts: Any = str.startswith,
+) -> list[tuple[str, Any]]:
+    """(name, value) for each entry of plain dict `space` whose key is a string of an assert
+    method's name (`ASSERTS`), the key as a plain `str` (`str.__str__`: none of a subclass's
+    methods asked). Round 28: app.py set `_getAssertEqualityFunc` on the running test under a
+    key of a `str` subclass (attribute lookup finds it, equal and of the same hash), passed
+    over while only keys of type `str` were read."""
+    return [
+        (_plain(n), v)
+        for n, v in space.items()
+        if _issubclass(_type(n), _str) and _starts(n, _asserts)
+    ]
+
+
 def _named(value: Any, names: frozenset[str], _type: Any = type, _str: Any = str) -> bool:
     """Whether `value` is a string (no subclass) of `names`."""
     return _type(value) is _str and value in names
@@ -122,11 +143,11 @@ def _on_instance(
     test: Any,
     _get: Any = object.__getattribute__,
     _type: Any = type,
-    _asserts: tuple[str, ...] = ASSERTS,
     _equality: str = EQUALITY,
     _names: frozenset[str] = EQUALITY_NAMES,
     _named: Any = _named,
     _plain: Any = _plain,
+    _assert_items: Any = _assert_items,
 ) -> list[tuple[str, str, Any]]:
     """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
     value in its `addTypeEqualityFunc` table but the names of unittest's own (`EQUALITY_NAMES`:
@@ -138,7 +159,7 @@ def _on_instance(
         own = _plain(_get(test, "__dict__"))
     except AttributeError:
         return []
-    found = [("test", n, v) for n, v in own.items() if _type(n) is str and n.startswith(_asserts)]
+    found = [("test", n, v) for n, v in _assert_items(own)]
     table: Any = own.get(_equality)
     found += [("test", _equality, v) for v in _plain(table).values() if not _named(v, _names)]
     return found
@@ -263,11 +284,11 @@ def _set_on(
     _vars: Any = vars,
     _type: Any = type,
     _case: Any = unittest.TestCase,
-    _asserts: tuple[str, ...] = ASSERTS,
     _mro: Any = type.__dict__["__mro__"].__get__,
     _name: Any = type.__dict__["__name__"].__get__,
     _on_instance: Any = _on_instance,
     _module_file: Any = _module_file,
+    _assert_items: Any = _assert_items,
 ) -> tuple[list[tuple[str, str, Any]], list[Any]]:
     """(where, name, value) for each assert method (`ASSERTS`) set on `test` itself
     (`_on_instance`) or on a class of its type's MRO below `TestCase` (`_case`, by identity:
@@ -278,11 +299,8 @@ def _set_on(
         if klass is _case:
             break  # `TestCase` and above: machinery
         files.append(_module_file(klass, ours))
-        space = _vars(klass)
         where = _name(klass) if klass is _type(test) else "a base class"
-        found += [
-            (where, n, v) for n, v in space.items() if _type(n) is str and n.startswith(_asserts)
-        ]
+        found += [(where, n, v) for n, v in _assert_items(_vars(klass))]
     return found, files
 
 
@@ -353,37 +371,4 @@ def _foreign(
     name the start's run did not stream."""
     found, files = _set_on(test, ours)
     names: list[str] = _retyped_names(test, ours) + _judged(found, files, root, ours)
-    return names
-
-
-def _case_changed(
-    kept: tuple[tuple[str, Any], ...],
-    root: str,
-    _modules: Any = sys.modules,
-    _vars: Any = vars,
-    _code_file: Any = _code_file,
-    _len: Any = len,
-) -> list[str]:
-    """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?": no Python
-    function, or gone) for each of `kept` ((name, value): `TestCase`'s own assert and fail
-    methods as loaded) that `unittest.case.TestCase` holds no longer."""
-    case = _vars(_vars(_modules.get("unittest.case")).get("TestCase"))
-    changed = [(n, _code_file(case.get(n)) or "?") for n, v in kept if case.get(n) is not v]
-    cut = [(n, f[_len(root) :] if f.startswith(root) else f) for n, f in changed]
-    return ["unittest: " + n + " of TestCase set by " + f for n, f in cut]
-
-
-def _present(
-    test: Any,
-    root: str,
-    ours: Any = _word,
-    kept: tuple[tuple[str, Any], ...] = (),
-    _set_on: Any = _set_on,
-    _judged: Any = _judged,
-    _case_changed: Any = _case_changed,
-) -> list[str]:
-    """`_foreign`'s names for the assert methods set on `test` now (not its `__class__` and
-    `__bases__` written: answered once, at the test's end) and `_case_changed`'s (`kept`)."""
-    found, files = _set_on(test, ours)
-    names: list[str] = _judged(found, files, root, ours) + _case_changed(kept, root)
     return names

@@ -1,6 +1,6 @@
 """The observer inside unittest's watch on the calls the test files' code makes (Python 3.12 and
 later, `sys.monitoring`'s `CALL`): an assert method set on the running test, its class or
-`TestCase` itself is named as the code calls (`unittest_asserts._present`), not only at the
+`TestCase` itself is named as the code calls (`_present`), not only at the
 test's end, where one that took itself away as it was called is gone (round 27). A part of the
 observer (`unittest_observer.py`'s `PARTS`), copied beside it as `<module>_unittest_watch`; it
 imports `unittest_asserts` beside it (`_sibling`), and the standard library alone."""
@@ -28,8 +28,44 @@ def _sibling(name: str) -> Any:
     )
 
 
-asserts = _sibling("unittest_asserts")  # `_present`: the assert methods set on a test now
+asserts = _sibling("unittest_asserts")  # `_set_on`, `_judged`: the assert methods set on a test
 MAX_CODES, WRAPPED = 100_000, 8  # code objects `_codes` walks, decorators it unwraps, at most
+
+
+def _case_changed(
+    kept: tuple[tuple[str, Any], ...],
+    root: str,
+    _modules: Any = sys.modules,
+    _vars: Any = vars,
+    _code_file: Any = asserts._code_file,
+    _len: Any = len,
+) -> list[str]:
+    """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?": no Python
+    function, or gone) for each of `kept` ((name, value): `TestCase`'s own assert and fail
+    methods as loaded) that `unittest.case.TestCase` holds no longer."""
+    case = _vars(_vars(_modules.get("unittest.case")).get("TestCase"))
+    changed = [(n, _code_file(case.get(n)) or "?") for n, v in kept if case.get(n) is not v]
+    cut = [(n, f[_len(root) :] if f.startswith(root) else f) for n, f in changed]
+    return ["unittest: " + n + " of TestCase set by " + f for n, f in cut]
+
+
+def _present(
+    test: Any,
+    root: str,
+    ours: Any = asserts._word,
+    kept: tuple[tuple[str, Any], ...] = (),
+    _set_on: Any = asserts._set_on,
+    _judged: Any = asserts._judged,
+    _case_changed: Any = _case_changed,
+) -> list[str]:
+    """`unittest_asserts._foreign`'s names for the assert methods set on `test` now (not its
+    `__class__` and `__bases__` written: answered once, at the test's end) and
+    `_case_changed`'s (`kept`)."""
+    found, files = _set_on(test, ours)
+    names: list[str] = _judged(found, files, root, ours) + _case_changed(kept, root)
+    return names
+
+
 KEPT = ("assert", "fail")  # `TestCase`'s own methods held as loaded (`_case_changed`)
 TOOLS = (4, 3)  # `sys.monitoring` tool ids the watcher takes, the first one free (3.12 and later)
 
@@ -91,7 +127,7 @@ def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, A
         _own: frozenset[int] = frozenset(id(f) for f in own),
         _owned: tuple[Any, ...] = own,  # kept alive: no identity of `_own` reused
         _kept: tuple[tuple[str, Any], ...] = kept,
-        _present: Any = asserts._present,
+        _present: Any = _present,
         _type: Any = type,
         _method: Any = MethodType,
         _id: Any = id,

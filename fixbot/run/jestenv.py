@@ -25,7 +25,9 @@ the ES modules node's loader loaded (module hooks it registers, `module.register
 where that node has none: `Observation.unhooked`). Read on the start commit's run, those files
 are the check's own (`Observation.configured`, `fixbot.run.integrity.check_files`): round 25's
 jest.config.js requiring jest.base.js by a path it computes, which no word of it names, and
-round 27's jest.config.mjs awaiting jest.base.mjs the same way.
+round 27's jest.config.mjs awaiting jest.base.mjs the same way. The programs the printed
+configuration names but jest loads only to run the tests (`globalSetup`, `setupFiles`, ...:
+`programs`, round 28) are handed over with them.
 """
 
 from __future__ import annotations
@@ -62,6 +64,16 @@ MAX_PACKAGE_BYTES = 1_000_000  # a package.json read for its `type`, at most (by
 CONFIGS = '{\n  "configs": ['  # where `--showConfig`'s JSON starts in its output
 CIRCUS = re.compile(r"[\\/]jest-circus[\\/]")  # jest's default runner's path holds this
 RUNNER = re.compile(r"[\\/]jest-runner[\\/]")  # jest's default `runner`: builds environments
+# the keys of `--showConfig`'s configurations (and its `globalConfig`) that name programs jest
+# loads as it runs the tests, not as it prints its configuration: their files are the check's
+# (`programs`; round 28, a `globalSetup` file patching node's `vm.compileFunction`)
+PROGRAMS = frozenset(
+    {"globalSetup", "globalTeardown", "setupFiles", "setupFilesAfterEnv", "transform"}
+    | {"snapshotResolver", "snapshotSerializers", "testResultsProcessor", "testSequencer"}
+    | {"reporters", "resolver", "moduleLoader", "dependencyExtractor", "watchPlugins"}
+    | {"testEnvironment", "testRunner", "runner"}
+)
+MAX_PROGRAM_DEPTH = 4  # lists walked in a program key's value (`transform`: [[regex, path, {}]])
 
 
 def environment_file(base: Path | None = None) -> Path | None:
@@ -236,8 +248,9 @@ def loading(run: Passing, folder: Path, found: list[str]) -> Output:
     """An `Output` that runs its program through `run` with fixbot's preload (`PRELOAD`, copied
     into `folder`, fixbot's observer folder, 0644) on `NODE_OPTIONS` (after the check's own,
     `run`'s base) and the writing end of a fresh Unix socket pair (`LOADED`), and appends to
-    `found` the absolute paths node processes of it wrote at exit (`loaded`). Without the copy
-    or the pair it runs the program as `run` would, nothing found."""
+    `found` the absolute paths node processes of it wrote at exit (`loaded`) and the programs
+    the configuration it printed names (`programs`). Without the copy or the pair it runs the
+    program as `run` would, only those programs found."""
 
     def output(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
         target = folder / PRELOAD.name
@@ -246,7 +259,9 @@ def loading(run: Passing, folder: Path, found: list[str]) -> Output:
             target.chmod(0o644)
             reading, writing = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         except OSError:
-            return run(argv, cwd, timeout, {}, ())
+            done = run(argv, cwd, timeout, {}, ())
+            found.extend(programs(done[1]))
+            return done
         with reading, writing:
             reading.shutdown(socket.SHUT_WR)
             writing.shutdown(socket.SHUT_RD)
@@ -255,9 +270,45 @@ def loading(run: Passing, folder: Path, found: list[str]) -> Output:
             done = run(argv, cwd, timeout, added, (fd,))
             writing.close()
             found.extend(loaded(reading))
+        found.extend(programs(done[1]))
         return done
 
     return output
+
+
+def _paths(value: object, depth: int = 0) -> list[str]:
+    """The absolute paths among `value`'s strings outside node_modules (jest's own, a
+    preset's), walking its lists (`MAX_PROGRAM_DEPTH`)."""
+    if isinstance(value, str):
+        return [value] if os.path.isabs(value) and "node_modules" not in Path(value).parts else []
+    if isinstance(value, list) and depth < MAX_PROGRAM_DEPTH:
+        return [path for item in value for path in _paths(item, depth + 1)]
+    return []
+
+
+def programs(output: str) -> list[str]:
+    """The absolute paths `jest --showConfig`'s `output` names under a key of `PROGRAMS` in
+    each configuration and in `globalConfig` (none where it printed no configuration): files
+    jest loads only as it runs the tests, which the preload never sees loaded. Round 28: the
+    fix rewrote the project's `globalSetup` file, which runs in jest's own process (the one
+    running a single test file), to strip each `expect(...).toBe(...)` from the test's code as
+    jest-runtime compiles it (`vm.compileFunction`): ended `fixed`."""
+    at = output.find(CONFIGS)
+    if at < 0:
+        return []
+    try:
+        shown, _ = json.JSONDecoder().raw_decode(output, at)
+    except ValueError:
+        return []
+    configs = shown.get("configs") if isinstance(shown, dict) else None
+    spaces = [*(configs if isinstance(configs, list) else []), shown.get("globalConfig")]
+    return [
+        path
+        for space in spaces
+        if isinstance(space, dict)
+        for key in sorted(PROGRAMS)
+        for path in _paths(space.get(key))
+    ]
 
 
 def loaded(reading: socket.socket) -> list[str]:

@@ -750,6 +750,38 @@ def test_a_tests_dict_of_a_dict_subclass_is_read_as_a_dict() -> None:
     assert machinery._body(test) is space["test_add"]
 
 
+def test_an_assert_method_set_under_a_name_of_a_str_subclass_is_named() -> None:
+    """Round 28: app.py set `_getAssertEqualityFunc` on the running test under a key of a
+    `str` subclass (equal to the name and of its hash: attribute lookup finds it), and on a
+    test class through its namespace: `_set_on` read only keys of type `str`. A subclass's
+    methods are not asked (its `startswith` says nothing; the name is its plain string)."""
+
+    class Name(str):
+        def startswith(self, *args):  # type: ignore[no-untyped-def,override]
+            return False
+
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    root = os.path.join(os.path.dirname(__file__), "")
+    test = _Real("test_add")
+    vars(test)[Name("_getAssertEqualityFunc")] = json.dumps  # another file's function
+    assert test._getAssertEqualityFunc is json.dumps
+    file = json.dumps.__code__.co_filename
+    assert asserts._foreign(test, root) == [
+        f"unittest: _getAssertEqualityFunc of test set by {file}"
+    ]
+    [(name, _)] = asserts._assert_items({Name("assertTrue"): 1, "setUp": 2})
+    assert type(name) is str and name == "assertTrue"
+    # unittest's own, under another name: the plain name is compared, not the subclass's `__eq__`
+    test = _Real("test_add")
+    vars(test)[Name("assertEqual")] = unittest.TestCase.assertIsNotNone
+    [found] = asserts._foreign(test, root)
+    assert found.startswith("unittest: assertEqual of test set by ") and "case.py" in found
+
+
 def test_unittests_own_assert_method_is_kept_only_where_unittest_would_have_it() -> None:
     """Round 25: `TestCase.assertNotEqual` in the equality table for `int` (as a method, or
     by its name, which `_getAssertEqualityFunc` looks up) passes every failing `assertEqual`,

@@ -434,3 +434,46 @@ def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path
         assert output(argv, tmp_path, 30) == (0, "ran")
         assert (jestenv.UNHOOKED in found) is not hooked
         assert jestenv.configured(found, tmp_path)[-2:] == ["a.cjs", "b.cjs"]
+
+
+def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loaded() -> None:
+    """Round 28: the project's `globalSetup` file, which jest loads only as it runs the tests
+    (never during `--showConfig`, so the preload never saw it), rewritten by the fix to strip
+    each `expect(...).toBe(...)` as jest-runtime compiled the test (`vm.compileFunction`),
+    ended `fixed`. The paths `--showConfig` prints under a key of `PROGRAMS`, in each
+    configuration and `globalConfig` (lists walked: `transform`'s `[regex, path, options]`),
+    are the configuration's files too; anything else (`rootDir`, a pattern, jest's own in
+    node_modules) is not."""
+    shown = {
+        "configs": [
+            {
+                "rootDir": "/w",
+                "testEnvironment": "/w/node_modules/jest-environment-node/build/index.js",
+                "globalSetup": "/w/setup.js",
+                "setupFilesAfterEnv": ["/w/jest.setup.js"],
+                "transform": [["\\.[jt]sx?$", "/w/transform.js", {}]],
+                "testMatch": ["**/?(*.)+(spec|test).js"],
+            }
+        ],
+        "globalConfig": {"globalTeardown": "/w/teardown.js", "reporters": [["default", {}]]},
+        "version": "29.7.0",
+    }
+    output = "jest says\n" + json.dumps(shown, indent=2)
+    assert sorted(jestenv.programs(output)) == [
+        "/w/jest.setup.js",
+        "/w/setup.js",
+        "/w/teardown.js",
+        "/w/transform.js",
+    ]
+    assert jestenv.programs("no configuration") == []
+    assert jestenv.programs(output.replace('"version"', '"version" "broken"')) == []
+
+    found: list[str] = []
+
+    def run(
+        argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
+    ) -> tuple[int | None, str]:
+        return 0, output
+
+    jestenv.loading(run, Path("/nonexistent-folder"), found)(["jest"], Path("/w"), 5)
+    assert "/w/setup.js" in found  # without the preload's copy too

@@ -25,7 +25,7 @@ Fixed on Python 3.12 and later (observe the call, not the end state): the observ
     `unittest_result._caller`): each call of anything but `TestCase`'s own functions asks which
     assert methods are set on the test or its class now, held to `_foreign`'s rules, and which
     of `TestCase`'s own assert and fail methods are no longer the ones loaded
-    (`unittest_asserts._present`, `_case_changed`); each name is streamed once, and fixbot
+    (`unittest_watch._present`, `_case_changed`); each name is streamed once, and fixbot
     counts one the start's run did not stream. A call site that called neither a method of the
     test's nor saw anything is not asked again (`DISABLE`). Before 3.12 each row is still a
     hole (strict xfail, `unwatched`): a profile function (`sys.setprofile`) saw the same but
