@@ -7,7 +7,10 @@ tree's files was compiled to as it was imported, not the file a function's code 
 audits these two writes, `object.__setattr__`, and no other write of a class's attributes or
 an instance's `__dict__`), and the file each test class was made in, captured as it is made
 (`_maker`, the observer's `TestCase.__init_subclass__`: round 27, a class's `__module__` and
-its module's `__file__` are the project's to rewrite, with no audit event). The assert methods
+its module's `__file__` are the project's to rewrite, with no audit event), where the frame
+that made it is running a class statement's call (`_building`, read from its bytecode: app.py's
+own `__init_subclass__` put the observer's back and called it, its frame was kept). The assert
+methods
 themselves are its sibling part's, `unittest_asserts.py`.
 
 `unittest_asserts._foreign` names an assert method set on a test's class or instance whose code
@@ -27,7 +30,8 @@ file's (`_ours`) where its code object is, by identity, that module code or one 
 constants (a function, a class body, a lambda defined in the file). A function whose code names
 a file of unittest's own is unittest's only where unittest's module binds it
 (`_bound_by_unittest`). What it uses is held as positional defaults; it imports the standard
-library alone and nothing of fixbot's.
+library and the observer's `bytecode` part alone (`<module>_bytecode`, taken out of
+`sys.modules` once loaded).
 
 Limits: a file no module code was recorded for (a script run as `__main__`, whose code runs
 through no `exec`; a file outside the work tree) is taken at its code's word, as before, and a
@@ -42,6 +46,8 @@ imported before it are held to what their modules bound at the load (`unittest_a
 
 from __future__ import annotations
 
+import dis
+import importlib
 import os
 import sys
 import unittest
@@ -66,6 +72,68 @@ MAX_CODES = 100_000  # code objects walked in one file's module code, at most
 MADE = "__init_subclass__"  # what `type.__new__` calls on a class's next base as it is made
 NEW = "__new__"  # a metaclass's own (`ABCMeta`'s), between a class statement and `type.__new__`
 MAX_NEW = 8  # metaclass `__new__` frames passed, at most
+
+
+def _part(name: str, _name: str = __name__) -> Any:
+    """The observer's part `name` (`bytecode`), copied beside this one (`<module>_<name>`, this
+    being `<module>_unittest_compiled`) and taken out of `sys.modules` as the observer's parts
+    are, or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = _name.rpartition(".")
+    if package:
+        return importlib.import_module(f"{package}.{name}")
+    named = module[: -len("unittest_compiled")] + name
+    try:
+        return importlib.import_module(named)
+    finally:
+        sys.modules.pop(named, None)
+
+
+# a class statement's call (`_building`), by version: 3.8 to 3.10's, 3.11 and later's
+CALLS = frozenset({"CALL_FUNCTION", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL", "CALL_KW"})
+UNSEEN = frozenset({"EXTENDED_ARG", "PRECALL"})  # passed over: a prefix, 3.11's call's first half
+BUILD = "LOAD_BUILD_CLASS"  # what loads `__build_class__`, a class statement's callable
+JUMPS = frozenset(
+    dis.opname[op] for op in {*dis.hasjrel, *dis.hasjabs, *getattr(dis, "hasjump", ())}
+)
+OPMAP = dict(dis.opmap)
+BYTECODE = _part("bytecode")  # the instructions of a frame's code, read without `dis` at run time
+STATIC = staticmethod.__dict__["__func__"].__get__  # a staticmethod's function
+CODE = FunctionType.__dict__["__code__"].__get__  # a function's code
+
+
+def _raw(code: Any, name: str, arg: Any) -> Any:
+    """An instruction's argument as it is (`bytecode.instructions`' `_argval`)."""
+    return arg
+
+
+def _building(
+    code: Any,
+    at: int,
+    _instructions: Any = BYTECODE.instructions,
+    _raw: Any = _raw,
+    _effect: Any = dis.stack_effect,
+    _opmap: dict[str, int] = OPMAP,
+    _calls: frozenset[str] = CALLS,
+    _unseen: frozenset[str] = UNSEEN,
+    _jumps: frozenset[str] = JUMPS,
+    _build: str = BUILD,
+) -> bool:
+    """Whether the instruction of `code` at offset `at` (a frame's `f_lasti`) is a class
+    statement's call: the call (`CALLS`) that takes the callable `LOAD_BUILD_CLASS` loaded off
+    the stack, the stack's depth (`dis.stack_effect`'s, read forward from that load) under it
+    after that call and at no instruction between. Fail closed: an instruction between that
+    jumps (a conditional expression among the bases) makes it no statement's (False)."""
+    depth = -1  # the stack's depth above the one `LOAD_BUILD_CLASS` ran at, -1 in none
+    for offset, name, arg in _instructions(code, _argval=_raw):
+        if name == _build:
+            depth = 1
+        elif depth >= 0:
+            depth = -1 if name in _jumps else depth + _effect(_opmap[name], arg, jump=False)
+            if offset == at:
+                return name in _calls and 0 <= depth <= 1
+            if depth <= 1 and name not in _unseen:
+                depth = -1  # the statement's callable taken: out of it
+    return False
 
 
 def _retyped(
@@ -210,15 +278,56 @@ def _mixins(
         made[_id(klass)] = (klass, file if _type(file) is _str else None)
 
 
-def _statement(frame: Any, _range: Any = range, _new: str = NEW, _most: int = MAX_NEW) -> Any:
-    """The code of the frame a class is made in, from `frame`, the caller of its
-    `__init_subclass__`: past each metaclass's `__new__` calling `type.__new__`
-    (`abc.ABCMeta`'s, `MAX_NEW` at most)."""
-    for _ in _range(_most):
-        if frame.f_code.co_name != _new or frame.f_back is None:
-            break
-        frame = frame.f_back
-    return frame.f_code
+def _news(
+    kind: Any,
+    _vars: Any = vars,
+    _type: Any = type,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _static: Any = staticmethod,
+    _function: Any = FunctionType,
+    _func: Any = STATIC,
+    _code: Any = CODE,
+    _id: Any = id,
+    _new: str = NEW,
+) -> list[int]:
+    """The identity of the code of each `__new__` a class of metaclass `kind`'s MRO defines
+    itself as a Python function (`abc.ABCMeta`'s): the frames between a class statement and
+    `type.__new__`."""
+    found = []
+    for klass in _mro(kind):
+        held = _vars(klass).get(_new)
+        held = _func(held) if _type(held) is _static else None
+        if _type(held) is _function:
+            found.append(_id(_code(held)))
+    return found
+
+
+def _statement(
+    frame: Any,
+    cls: Any,
+    _range: Any = range,
+    _type: Any = type,
+    _most: int = MAX_NEW,
+    _news: Any = _news,
+    _building: Any = _building,
+    _id: Any = id,
+    _error: Any = Exception,
+) -> Any:
+    """The code of the frame class `cls` is made in, from `frame`, the caller of its
+    `__init_subclass__`: past each frame of a `__new__` of its metaclass's MRO (`_news`:
+    `abc.ABCMeta`'s, calling `type.__new__`; `MAX_NEW` at most), where that frame is running a
+    class statement's call (`_building`); else None (`type(...)`, `types.new_class`, a
+    function of the code under test's calling the observer's, as its own
+    `TestCase.__init_subclass__` put it back, from a class statement's metaclass or not)."""
+    try:  # an instruction `dis` has no stack effect for: no statement's
+        news = _news(_type(cls))
+        for _ in _range(_most):
+            if _id(frame.f_code) not in news or frame.f_back is None:
+                break
+            frame = frame.f_back
+        return frame.f_code if _building(frame.f_code, frame.f_lasti) else None
+    except _error:
+        return None
 
 
 def _above(case: Any) -> Any:
@@ -258,7 +367,7 @@ def _maker(made: dict[int, tuple[Any, Any]], case: Any) -> Any:
         **kwargs: Any,
     ) -> None:
         known = _id(cls) not in _made and _own(cls, _itself, _case)
-        _made[_id(cls)] = (cls, _statement(_frame(1)) if known else None)
+        _made[_id(cls)] = (cls, _statement(_frame(1), cls) if known else None)
         _mixins(cls, _made, _case)
         _original(cls, **kwargs)
 

@@ -847,7 +847,8 @@ def part(name, path):
     return module
 
 
-compiled, asserts = part("compiled", sys.argv[1]), part("asserts", sys.argv[2])
+sys.modules["x_bytecode"] = part("x_bytecode", sys.argv[3])  # its part, as copied beside it
+compiled, asserts = part("x_unittest_compiled", sys.argv[1]), part("asserts", sys.argv[2])
 
 hook, ours, made = compiled._recorder("/nowhere/")
 sys.addaudithook(hook)
@@ -874,6 +875,8 @@ def test_the_interpreter_audits_a_tests_class_written(tmp_path: Path) -> None:
     """CPython raises `object.__setattr__` as an object's `__class__` is written (3.8 on): the
     class swapped and swapped back, as round 25's app.py did, is named (the project's
     Python)."""
-    command = [PROJECT_PYTHON, "-c", RETYPED, compiled.__file__, asserts.__file__]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    parts = [compiled.__file__, asserts.__file__, compiled.BYTECODE.__file__]
+    done = subprocess.run(
+        [PROJECT_PYTHON, "-c", RETYPED, *parts], capture_output=True, text=True, cwd=tmp_path
+    )
     assert done.stdout.strip() == "['unittest: __class__ of test set']", done.stderr
