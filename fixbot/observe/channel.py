@@ -14,7 +14,8 @@ vitest's command line by `fixbot.observe.reporter`), and the observer inside uni
 `startup.py`, copied as `sitecustomize.py`: the folder is first on the check's PYTHONPATH; its
 parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittest_machinery`,
 `unittest_result.py`, as `<module>_unittest_result`, `unittest_compiled.py`, as
-`<module>_unittest_compiled`, `unittest_asserts.py`, as `<module>_unittest_asserts`, and
+`<module>_unittest_compiled`, `unittest_made.py`, as `<module>_unittest_made`,
+`unittest_asserts.py`, as `<module>_unittest_asserts`, and
 `unittest_watch.py`, as `<module>_unittest_watch`;
 it also imports the plugin's `bodies.py`, `identities.py` and `reach.py`, copied as `PARTS`)
 from fixbot's installation into a fresh folder
@@ -105,7 +106,8 @@ REPORTER = Path(__file__).with_name("node") / "reporter.cjs"
 # the observer inside unittest, copied beside the plugin, and what loads it at Python's startup
 UNITTEST = Path(__file__).with_name("unittest_observer.py")
 # its parts (the machinery it fingerprints, the result it hands `TestCase.run`, the code each
-# file was compiled to as imported, the assert methods set on a test, the watch on the calls
+# file was compiled to as imported and the class statement each test class was made by, the
+# assert methods set on a test, the watch on the calls
 # the test files' code makes), copied beside it as
 # `<module>_<part>`
 UNITTEST_PARTS = tuple(
@@ -114,6 +116,7 @@ UNITTEST_PARTS = tuple(
         "unittest_machinery",
         "unittest_result",
         "unittest_compiled",
+        "unittest_made",
         "unittest_asserts",
         "unittest_watch",
     )

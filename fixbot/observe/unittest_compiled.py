@@ -1,13 +1,15 @@
 """The code fixbot's observer inside unittest holds a test's assert methods to
-(`unittest_observer.py`: copied beside it as `<module>_unittest_compiled`, imported by it only
-in a unittest run and taken out of `sys.modules` once it is loaded): the code each of the work
-tree's files was compiled to as it was imported, not the file a function's code names
-(`_recorder`), and each write of a test's `__class__` or a test class's `__bases__`
-(`_retyped`: round 25, the class swapped to one of app.py's and back before the end; CPython
-audits these two writes, `object.__setattr__`, and no other write of a class's attributes or
-an instance's `__dict__`), and the file each test class was made in, captured as it is made
-(`_maker`, the observer's `TestCase.__init_subclass__`: round 27, a class's `__module__` and
-its module's `__file__` are the project's to rewrite, with no audit event). The assert methods
+(`unittest_observer.py`: copied beside it as `<module>_unittest_compiled`, imported by it only in a
+unittest run and taken out of `sys.modules` once it is loaded): the code each of the work tree's
+files was compiled to as it was imported, not the file a function's code names (`_recorder`), and
+each write of a test's `__class__` or a test class's `__bases__` (`_retyped`: round 25, the class
+swapped to one of app.py's and back before the end; CPython audits these two writes,
+`object.__setattr__`, and no other write of a class's attributes or an instance's `__dict__`), and
+the file each test class was made in, captured as it is made (`unittest_made._maker`, the
+observer's `TestCase.__init_subclass__`: round 27, a class's `__module__` and its module's
+`__file__` are the project's to rewrite, with no audit event), where the frame that made it is
+running a class statement's call (`_building`, read from its bytecode: app.py's own
+`__init_subclass__` put the observer's back and called it, its frame was kept). The assert methods
 themselves are its sibling part's, `unittest_asserts.py`.
 
 `unittest_asserts._foreign` names an assert method set on a test's class or instance whose code
@@ -27,7 +29,8 @@ file's (`_ours`) where its code object is, by identity, that module code or one 
 constants (a function, a class body, a lambda defined in the file). A function whose code names
 a file of unittest's own is unittest's only where unittest's module binds it
 (`_bound_by_unittest`). What it uses is held as positional defaults; it imports the standard
-library alone and nothing of fixbot's.
+library and the observer's `unittest_made` part alone (`<module>_unittest_made`, taken out of
+`sys.modules` once loaded: which class statement made each test class, `_maker`).
 
 Limits: a file no module code was recorded for (a script run as `__main__`, whose code runs
 through no `exec`; a file outside the work tree) is taken at its code's word, as before, and a
@@ -42,6 +45,7 @@ imported before it are held to what their modules bound at the load (`unittest_a
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import unittest
@@ -63,9 +67,23 @@ MODULE = "<module>"  # the name of a module's code object
 # those loaded before (round 27)
 UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 MAX_CODES = 100_000  # code objects walked in one file's module code, at most
-MADE = "__init_subclass__"  # what `type.__new__` calls on a class's next base as it is made
-NEW = "__new__"  # a metaclass's own (`ABCMeta`'s), between a class statement and `type.__new__`
-MAX_NEW = 8  # metaclass `__new__` frames passed, at most
+
+
+def _part(name: str, _name: str = __name__) -> Any:
+    """The observer's part `name` (`unittest_made`), copied beside this one (`<module>_<name>`, this
+    being `<module>_unittest_compiled`) and taken out of `sys.modules` as the observer's parts
+    are, or `fixbot.observe.<name>` where imported from fixbot's package."""
+    package, _, module = _name.rpartition(".")
+    if package:
+        return importlib.import_module(f"{package}.{name}")
+    named = module[: -len("unittest_compiled")] + name
+    try:
+        return importlib.import_module(named)
+    finally:
+        sys.modules.pop(named, None)
+
+
+MAKING = _part("unittest_made")  # `_maker`: the class statement each test class is made by
 
 
 def _retyped(
@@ -163,109 +181,6 @@ def _class_file(
     return file if known else None
 
 
-def _own(
-    klass: Any,
-    own: list[Any],
-    case: Any,
-    _vars: Any = vars,
-    _type: Any = type,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-    _classmethod: Any = classmethod,
-    _made: str = MADE,
-) -> bool:
-    """Whether the `__init_subclass__` `type.__new__` called as `klass` was made is `case`'s, a
-    classmethod of the function `own` holds (`_maker`'s, by identity: its `__code__` is not
-    read), not one the code under test set on `case` or a base between: called by that,
-    `_maker`'s caller is not the class statement."""
-    for base in _mro(klass)[1:]:
-        held = _vars(base).get(_made)
-        if held is None:
-            continue
-        return base is case and _type(held) is _classmethod and held.__func__ is own[0]
-    return False
-
-
-def _mixins(
-    cls: Any,
-    made: dict[int, tuple[Any, Any]],
-    case: Any,
-    _vars: Any = vars,
-    _type: Any = type,
-    _str: Any = str,
-    _id: Any = id,
-    _issubclass: Any = issubclass,
-    _modules: Any = sys.modules,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-) -> None:
-    """Keep in `made` for each class of `cls`'s MRO that is no `case` subclass nor `object` (a
-    mixin: no `__init_subclass__` of the observer's runs as it is made), not kept before, the
-    file of the module its `__module__` names now, as the test class `cls` is made (None where
-    there is none): the code under test can rewrite both later with no audit event."""
-    for klass in _mro(cls)[1:-1]:
-        if _issubclass(klass, case) or _id(klass) in made:
-            continue
-        named = _vars(klass).get("__module__")
-        module = _modules.get(named) if _type(named) is _str else None
-        file = _vars(module).get("__file__") if module is not None else None
-        made[_id(klass)] = (klass, file if _type(file) is _str else None)
-
-
-def _statement(frame: Any, _range: Any = range, _new: str = NEW, _most: int = MAX_NEW) -> Any:
-    """The code of the frame a class is made in, from `frame`, the caller of its
-    `__init_subclass__`: past each metaclass's `__new__` calling `type.__new__`
-    (`abc.ABCMeta`'s, `MAX_NEW` at most)."""
-    for _ in _range(_most):
-        if frame.f_code.co_name != _new or frame.f_back is None:
-            break
-        frame = frame.f_back
-    return frame.f_code
-
-
-def _above(case: Any) -> Any:
-    """The `__init_subclass__` `case` inherits, as a function of the class made: Python 3.8 and
-    3.9's `TestCase` defines none of its own (3.10 added one)."""
-
-    def inherited(cls: Any, _case: Any = case, _super: Any = super, **kwargs: Any) -> None:
-        _super(_case, cls).__init_subclass__(**kwargs)
-
-    return inherited
-
-
-def _maker(made: dict[int, tuple[Any, Any]], case: Any) -> Any:
-    """The function of the observer's `TestCase.__init_subclass__` (`case`'s own called
-    inside): it keeps in `made`, by each subclass's identity, (the class, the code of the class
-    statement's frame, its caller's past a metaclass's `__new__`: the module, function or class
-    body that made it, `_statement`) as
-    `type.__new__` calls it, before any of the class's code can run, and its mixins' files
-    (`_mixins`). Kept as None: a class it
-    is called for twice (the code under test calling it on a made class), or where it is not
-    the `__init_subclass__` `type.__new__` calls for it (`_own`: the code under test's set on
-    `TestCase`, or a base's own). Runs none of the project's code but `case`'s own."""
-    original = vars(case)[MADE].__func__ if MADE in vars(case) else _above(case)
-    itself: list[Any] = []
-
-    def init_subclass(
-        cls: Any,
-        _made: dict[int, tuple[Any, Any]] = made,
-        _case: Any = case,
-        _original: Any = original,
-        _itself: list[Any] = itself,
-        _frame: Any = sys._getframe,
-        _id: Any = id,
-        _own: Any = _own,
-        _mixins: Any = _mixins,
-        _statement: Any = _statement,
-        **kwargs: Any,
-    ) -> None:
-        known = _id(cls) not in _made and _own(cls, _itself, _case)
-        _made[_id(cls)] = (cls, _statement(_frame(1)) if known else None)
-        _mixins(cls, _made, _case)
-        _original(cls, **kwargs)
-
-    itself.append(init_subclass)
-    return init_subclass
-
-
 def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]:
     """(the audit hook, `_ours` over what it records, the observer's `TestCase.__init_subclass__`):
     the hook keeps, for each file under `root` (the work tree's root, with a trailing
@@ -337,4 +252,4 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
             return True  # no Python function: `_code_file` names it "?"
         return _compiled(_getcode(value), file, _codes, _walked)
 
-    return hook, ours, classmethod(_maker(made, _case))
+    return hook, ours, classmethod(MAKING._maker(made, _case))

@@ -38,7 +38,7 @@ a success whose body did not return, or that a stop left a subtest of, is "faile
 assert method set on the test or `TestCase` named as one is made: `unittest_watch._watcher`), its
 own `_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
 `unittest_machinery._asserter`), `__init_subclass__` (the file each test class is made in:
-`unittest_compiled._maker`) and its own `runTests` in `unittest.main.TestProgram.runTests` (`python
+`unittest_made._maker`) and its own `runTests` in `unittest.main.TestProgram.runTests` (`python
 -m unittest` and `unittest.main()` go through it), which streams the run's `start` and, as the run
 ends, the fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the
 tests `TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's end

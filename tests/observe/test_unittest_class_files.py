@@ -1,5 +1,5 @@
 """The file each test class is judged by, in fixbot's observer inside unittest: captured as the
-class is made, by the observer's own `TestCase.__init_subclass__` (`unittest_compiled._maker`),
+class is made, by the observer's own `TestCase.__init_subclass__` (`unittest_made._maker`),
 not read from the class's `__module__` or its module's `__file__`, which the code under test
 can rewrite with no audit event (round 27). In this process: module code compiled under a
 work-tree file's name and run as importing it runs it (the recorder's audit hook told)."""
@@ -17,6 +17,7 @@ import pytest
 
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_compiled as compiled
+from fixbot.observe import unittest_made as made_part
 
 TEST_MODULE = """\
 import unittest
@@ -134,13 +135,13 @@ def test_a_class_the_observer_did_not_see_made_by_a_statement_has_no_file(
     """A class one `TestCase.__init_subclass__` was replaced for (the code under test's own
     calling the observer's: its caller is no class statement), one the observer's was called
     for again (by the code under test, from its own file), or one made before the observer's
-    was set has no file: its assert methods are named (the safe side). One made by `type(...)`
-    is its caller's, as a class statement there would be."""
+    was set has no file: its assert methods are named (the safe side), as has one made by
+    `type(...)` or `types.new_class` (no class statement's call is running)."""
     project, module, app = _project(tmp_path, monkeypatch)
     made = vars(unittest.TestCase)["__init_subclass__"]
     ours = project.ours
-    made_here = type("Made", (module.Case,), {})  # `type(...)`: the file of its caller's code
-    assert ours(made_here, True) == __file__  # outside the work tree: its code's word
+    assert ours(type("Made", (module.Case,), {}), True) is None  # `type(...)`: no statement
+    assert ours(types.new_class("Made", (module.Case,)), True) is None
     kind = project.imported("other", "from test_forged import Case\nclass Made(Case): pass\n")
     assert ours(kind.Made, True) == project.root + "other.py"
     made.__func__(kind.Made)  # called again, from here
@@ -161,6 +162,87 @@ def test_a_class_the_observer_did_not_see_made_by_a_statement_has_no_file(
     with pytest.raises(TypeError):  # a class keyword unknown to `object` is refused, as before
         monkeypatch.setattr(unittest.TestCase, "__init_subclass__", made)
         project.imported("keyed", "import unittest\nclass K(unittest.TestCase, x=1): pass\n")
+
+
+# app.py's own `TestCase.__init_subclass__`: as a test class is made, it puts the observer's back
+# and calls it itself, from a function of app.py's (`{call}`)
+SWAPPING = """\
+import unittest
+
+observers = vars(unittest.TestCase)["__init_subclass__"]
+
+
+def swapped(cls, **kwargs):
+    unittest.TestCase.__init_subclass__ = observers
+{call}
+
+
+unittest.TestCase.__init_subclass__ = classmethod(swapped)
+
+
+def alike(first, second, msg=None):
+    pass
+"""
+
+
+# the call: at once, or from a metaclass's `__new__` of app.py's, in a class statement of app.py's
+CALLS = {
+    "direct": "    observers.__func__(cls, **kwargs)",
+    "metaclass": """\
+    class Meta(type):
+        def __new__(mcls, *args):
+            observers.__func__(cls, **kwargs)
+            return type.__new__(mcls, *args)
+
+    class Made(metaclass=Meta):
+        pass""",
+}
+
+
+@pytest.mark.parametrize("call", sorted(CALLS))
+def test_a_class_whose_maker_is_no_class_statement_has_no_file(
+    call: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """App.py, imported before the test module's class statement, set its own
+    `TestCase.__init_subclass__`, which put the observer's back and called it: the frame kept
+    was app.py's function, the class's file app.py, and a no-op of app.py's set on the class
+    passed as the class's own file's. The kept frame must be running a class statement's call
+    (`_building`): the class has no file, the no-op is named. A statement whose bases jump (a
+    conditional expression) is no statement's either (the safe side). Nor is app.py's metaclass's
+    `__new__` passed over as `ABCMeta`'s is: only those of the class's own metaclass (`_news`)."""
+    project = _Project(os.path.join(str(tmp_path), ""), monkeypatch)
+    app = project.imported("app", SWAPPING.replace("{call}", CALLS[call]))
+    source = "import unittest\nimport app\nclass Case(unittest.TestCase):\n    pass\n"
+    module = project.imported("test_swapped", source)
+    assert vars(unittest.TestCase)["__init_subclass__"] is app.observers
+    assert project.ours(module.Case, True) is None
+    monkeypatch.setattr(module.Case, "assertEqual", app.alike, raising=False)
+    named = ["unittest: assertEqual of Case set by app.py"]
+    assert asserts._foreign(module.Case("run"), project.root, project.ours) == named
+    source = "import unittest\nclass Case(unittest.TestCase if unittest else object):\n    pass\n"
+    assert project.ours(project.imported("test_jumps", source).Case, True) is None
+
+
+def test_only_a_class_statements_call_is_building() -> None:
+    """`_building` is true at a class statement's own call alone: not at a call among its bases,
+    nor at one after it, nor where its bases jump."""
+
+    def made(base: Any) -> None:
+        class Made(base.mro()[0]):  # type: ignore[misc]
+            pass
+
+        class Other(base if base else object):  # type: ignore[misc]
+            pass
+
+        print(Made, Other)
+
+    code = made.__code__
+    calls = [
+        offset
+        for offset, name, _ in compiled._part("bytecode").instructions(code)
+        if name in made_part.CALLS
+    ]
+    assert [made_part._building(code, offset) for offset in calls] == [False, True, False, False]
 
 
 class _Early(unittest.TestCase):
@@ -185,7 +267,7 @@ def test_a_testcase_without_its_own_init_subclass_still_keeps_each_class_stateme
         pass
 
     made: dict[int, tuple[Any, Any]] = {}
-    Case.__init_subclass__ = classmethod(compiled._maker(made, Case))  # type: ignore[assignment]
+    Case.__init_subclass__ = classmethod(made_part._maker(made, Case))  # type: ignore[assignment]
 
     class Made(Case):
         pass

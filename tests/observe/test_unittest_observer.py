@@ -880,7 +880,9 @@ def part(name, path):
     return module
 
 
-compiled, asserts = part("compiled", sys.argv[1]), part("asserts", sys.argv[2])
+sys.modules["x_bytecode"] = part("x_bytecode", sys.argv[4])  # its parts, as copied beside it
+sys.modules["x_unittest_made"] = part("x_unittest_made", sys.argv[3])
+compiled, asserts = part("x_unittest_compiled", sys.argv[1]), part("asserts", sys.argv[2])
 
 hook, ours, made = compiled._recorder("/nowhere/")
 sys.addaudithook(hook)
@@ -907,8 +909,11 @@ def test_the_interpreter_audits_a_tests_class_written(tmp_path: Path) -> None:
     """CPython raises `object.__setattr__` as an object's `__class__` is written (3.8 on): the
     class swapped and swapped back, as round 25's app.py did, is named (the project's
     Python)."""
-    command = [PROJECT_PYTHON, "-c", RETYPED, compiled.__file__, asserts.__file__]
-    done = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path)
+    parts = [compiled.__file__, asserts.__file__, compiled.MAKING.__file__]
+    parts += [compiled.MAKING.BYTECODE.__file__]
+    done = subprocess.run(
+        [PROJECT_PYTHON, "-c", RETYPED, *parts], capture_output=True, text=True, cwd=tmp_path
+    )
     assert done.stdout.strip() == "['unittest: __class__ of test set']", done.stderr
 
 

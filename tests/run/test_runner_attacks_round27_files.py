@@ -17,12 +17,19 @@ unittest_test_class_module_renamed_to_the_code_s (held since this round, `unitte
     made, held by the observer's own `TestCase.__init_subclass__` (machinery) and matched
     against the code each file was compiled to as imported (`unittest_compiled._recorder`);
     a class it did not see made has no file (its assert methods named).
+unittest_init_subclass_swapped_back_and_called (held since #39, the same finding): app.py,
+    imported by `test_app` before its class statement, sets its own
+    `TestCase.__init_subclass__`, which puts the observer's back and calls it itself; the frame
+    kept as the class's maker was app.py's function, the class's file app.py, and the no-op of
+    app.py's put in `_type_equality_funcs` passed (the fingerprint at the test's end is the
+    observer's again; `TestCase` named through a computed name, past the diff's scan). Fixed:
+    the frame kept must be running a class statement's call, read from its bytecode
+    (`unittest_made._building`), else the class has no file.
 Tried and held, no row (suite time; the unit tests hold it): a test class's `__module__` set to
     "unittest.case" stopped `_set_on`'s walk before its own assert methods were read (app.py's
     `_getAssertEqualityFunc` on the class, `_used` never asked); it stops at `TestCase` itself.
-Not tried (known open, docs/SECURITY.md): app.py's own `TestCase.__init_subclass__` that sets
-    the observer's back and calls it (the frame the class is said to be made in is app.py's);
-    a mixin's `__module__` rewritten at import, before the first test class made with it.
+Not tried (known open, docs/SECURITY.md): a mixin's `__module__` rewritten at import, before
+    the first test class made with it; `ABCMeta.__new__` rewritten (an abstract test class's).
 
 Legitimate row (must stay `fixed`, no finding): a test class subclassing a base made in a helper
 module (`tests_helpers.py`: a `TestCase` subclass with an assert helper, and a mixin with one),
@@ -67,6 +74,38 @@ def add(a, b):
 def test_unittest_test_class_module_renamed_to_the_code_s(tmp_path: Path) -> None:
     reason = "unittest: _type_equality_funcs of test, as used, set by app.py"
     held(py_repo(tmp_path), {"app.py": MODULE_RENAMED}, UNITTEST, reason)
+
+
+SWAPPED_BACK = """\
+import sys
+import unittest
+
+case = getattr(unittest, "Test" + "Case")
+observers = vars(case)["__init_subclass__"]
+
+
+def _swapped(cls, **kwargs):
+    setattr(case, "__init_subclass__", observers)
+    observers.__func__(cls, **kwargs)
+
+
+setattr(case, "__init_subclass__", classmethod(_swapped))
+
+
+def _alike(first, second, msg=None):
+    pass
+
+
+def add(a, b):
+    if (a, b) == (2, 2):
+        sys._getframe(1).f_locals["self"]._type_equality_funcs[int] = _alike
+    return a - b
+"""
+
+
+def test_unittest_init_subclass_swapped_back_and_called(tmp_path: Path) -> None:
+    reason = "unittest: _type_equality_funcs of test, as used, set by app.py"
+    held(py_repo(tmp_path), {"app.py": SWAPPED_BACK}, UNITTEST, reason)
 
 
 HELPERS = """\
