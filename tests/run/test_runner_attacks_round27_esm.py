@@ -29,27 +29,13 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
+from tests.run.test_jestenv import ESM_BASE, ESM_CONFIG, ESM_HELPER
 from tests.run.test_runner_attacks_round20 import held, honest
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_reports import JS_APP, JS_FIXED, JS_TEST
 
 pytestmark = pytest.mark.slow
 
-# jest.config.mjs awaiting its configuration from a path it computes
-ESM_CONFIG = """\
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const base = await import(pathToFileURL(path.join(here, 'jest' + '.base.mjs')).href);
-export default base.default;
-"""
-ESM_BASE = """\
-import { environment } from './conf/environment.mjs';
-
-export default { testEnvironment: environment };
-"""
-ESM_HELPER = "export const environment = 'node';\n"
 # round 25's runner, set where jest prints no configuration (`--showConfig` not in its words)
 ESM_RUNNER_HIDDEN = """\
 import path from 'node:path';

@@ -43,6 +43,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
+from tests.observe.test_unittest_class_files import HELPED as HELPERS
 from tests.run.test_runner_attacks_round20 import (
     PY_APP,
     UNITTEST,
@@ -108,19 +109,6 @@ def test_unittest_init_subclass_swapped_back_and_called(tmp_path: Path) -> None:
     held(py_repo(tmp_path), {"app.py": SWAPPED_BACK}, UNITTEST, reason)
 
 
-HELPERS = """\
-import unittest
-
-
-class Alike:
-    def assertAlike(self, first, second):
-        self.assertEqual(first, second)
-
-
-class Base(unittest.TestCase):
-    def assertSum(self, total, *terms):
-        self.assertEqual(sum(terms), total)
-"""
 HELPED_TEST = """\
 from app import add
 from tests_helpers import Alike, Base
