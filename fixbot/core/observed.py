@@ -134,13 +134,16 @@ class Observation(BaseModel):
     from ("" for an installed one). `digests` holds, per test that failed or was watched, the
     digests of the body's code its calls began with (`bodies._code_digest`; 16 hex
     digits, distinct values), `sources` the files that code names, relative to pytest's
-    rootdir ("/" outside it), `traced` the tests whose call had a trace function set as it
-    began, `traced_after` those with one set as it ended. `loaded` holds, per observed
-    process, the fingerprint of each piece of the runner's machinery streamed at load (and the
-    observer's own, `observer: itself`, at registration); `checked` the fingerprints the same
-    process streamed at its later checks, distinct values by name ("missing": a check that
-    left the name out). `failed_at` holds the comparisons at which a test's body failed (its
-    rewritten assertion's, streamed by pytest's `pytest_assertrepr_compare`: every test's),
+    rootdir ("/" outside it), `classes` the files a unittest test's classes were made in
+    (its type's MRO below `TestCase`, relative to the work tree's root, "?" unknown: its
+    observer's, `unittest_asserts._class_files`; `alike.rebased`), `traced` the tests whose
+    call had a trace function set as it began, `traced_after` those with one set as it ended.
+    `loaded` holds, per observed process, the fingerprint of each piece of the runner's
+    machinery streamed at load (and the observer's own, `observer: itself`, at registration);
+    `checked` the fingerprints the same process streamed at its later checks, distinct values
+    by name ("missing": a check that left the name out). `failed_at` holds the comparisons at
+    which a test's body failed (its rewritten assertion's, streamed by pytest's
+    `pytest_assertrepr_compare`: every test's),
     `compared` the comparisons each watched test's body made, seen by the observer's trace
     function (`MAX_COMPARED` at most); `follows` the offsets of each watched test's body's
     comparisons whose instruction the observer follows (streamed as each call began), and
@@ -194,6 +197,7 @@ class Observation(BaseModel):
     plugins: dict[str, str] = Field(default_factory=dict)
     digests: dict[str, list[str]] = Field(default_factory=dict)
     sources: dict[str, list[str]] = Field(default_factory=dict)
+    classes: dict[str, list[str]] = Field(default_factory=dict)
     traced: list[str] = Field(default_factory=list)
     traced_after: list[str] = Field(default_factory=list)
     loaded: dict[str, dict[str, str]] = Field(default_factory=dict)

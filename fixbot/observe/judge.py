@@ -137,6 +137,7 @@ def findings(
     found += alike.known(start, last) + _tampered(last, watched)
     found += alike.swapped(start, last, watched, files) + alike.traced(start, last, watched)
     found += alike.retried(start, last, watched) + _unenvironed(start, last)
+    found += alike.rebased(start, last, watched, files)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
     found += compared.crowded(start, last, watched) + compared.told(last, watched, files)

@@ -45,7 +45,8 @@ and its parts write them:
                                                     (or a `sys.monitoring` tool) is set
                                                     (`bodies._tracing`); unittest's observer's
                                                     as each test's run begins, no `tr`, kept
-                                                    for every test (it watches none)
+                                                    for every test (it watches none), with
+                                                    `"c": [file, ...]`, its classes' files
     {"k": "exit", "id": nodeid, "how": how, "tr": bool}   how a watched test's body left this
                                                     call, as it ends: "returned" (an entry
                                                     returned), "raised", "unseen",
@@ -146,6 +147,7 @@ def _worse(a: str | None, b: str) -> str:
 
 
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
+MAX_CLASSES = 64  # files of a unittest test's classes kept at most (`Observation.classes`)
 MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
 MAX_FILES = 10000  # test files fixbot's jest environment was built for, kept at most
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
@@ -289,6 +291,11 @@ def _code(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
         kept = values.setdefault(test, [])
         if value not in kept and len(kept) < MAX_EXITS:
             kept.append(value)
+    classes = record.get("c")
+    for file in classes[:MAX_CLASSES] if isinstance(classes, list) else ():
+        kept = seen.classes.setdefault(test, [])
+        if str(file)[:400] not in kept and len(kept) < MAX_CLASSES:
+            kept.append(str(file)[:400])
     if record.get("tr") is True and test not in seen.traced:
         seen.traced.append(test)
 

@@ -278,6 +278,31 @@ def _module_file(
     return _vars(module).get("__file__") if module is not None else None
 
 
+def _class_files(
+    test: Any,
+    root: str,
+    ours: Any = _word,
+    _type: Any = type,
+    _str: Any = str,
+    _len: Any = len,
+    _case: Any = unittest.TestCase,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _module_file: Any = _module_file,
+) -> list[str]:
+    """The files `test`'s classes (MRO below `TestCase`) were made in (`_module_file`), each once,
+    relative to `root` ("?": unknown); fixbot holds them to the start's (`alike.rebased`)."""
+    files: list[str] = []
+    for klass in _mro(_type(test)):
+        if klass is _case:
+            break
+        file = _module_file(klass, ours)
+        file = file if _type(file) is _str else "?"
+        file = file[_len(root) :] if file.startswith(root) else file
+        if file not in files:
+            files.append(file)
+    return files
+
+
 def _set_on(
     test: Any,
     ours: Any,

@@ -268,6 +268,7 @@ def _began(
     held: tuple[Any, ...],
     digest: Any,
     _body: Any = _body,
+    _classes: Any = asserts._class_files,
     _getcode: Any = FunctionType.__dict__["__code__"].__get__,
     _function: Any = FunctionType,
     _type: Any = type,
@@ -276,10 +277,10 @@ def _began(
 ) -> None:
     """A test's run begins: a digest of the body it is about to run (`digest`: the pytest
     observer's `bodies._code_digest`, of the function `_body` finds) and the file its code
-    names (relative to the work tree's root, `held[3]`), streamed as the `code` record, which
-    fixbot holds against the start's run of the same test id (`alike.swapped`): a stand-in
-    test that says the failing test's `id()` runs other code (round 22: `load_tests` set by
-    the code under test)."""
+    names (relative to the work tree's root, `held[3]`), and its classes' files (`c`:
+    `_class_files`), streamed as the `code` record, which fixbot holds against the start's run
+    of the same test id (`alike.swapped`, `alike.rebased`): a stand-in test that says the
+    failing test's `id()` runs other code (round 22: `load_tests` set by the code under test)."""
     body = _body(test)
     file = ""
     if _type(body) is _function:
@@ -287,7 +288,8 @@ def _began(
     root = held[3]
     if file.startswith(root):
         file = file[_len(root) :]
-    send({"k": "code", "id": name, "h": digest(body), "f": file})
+    classes = _classes(test, root, held[4])
+    send({"k": "code", "id": name, "h": digest(body), "f": file, "c": classes})
 
 
 def _used(

@@ -56,9 +56,9 @@ format (`fixbot.observe.stream`):
 
     {"k": "start", "watch": [], "runner": "unittest"}
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}
-    {"k": "code", "id": test.id(), "h": digest, "f": file}   each test's run begins: the body
-                                        it runs (`unittest_machinery._began`), which fixbot
-                                        holds against the start's run of the same id
+    {"k": "code", "id": test.id(), "h": digest, "f": file, "c": files}   each test's run: the
+                                        body it runs and its classes' files (`_began`), which
+                                        fixbot holds against the start's run of the same id
     {"k": "machinery", "changed": [...]}, {"k": "reach", ...}   from the audit hook
     {"k": "r", "id": test.id(), "w": "call", "o": outcome}   each outcome as reported: a
                                         failure, an error, an unexpected success or a failing

@@ -6,6 +6,7 @@ work-tree file's name and run as importing it runs it (the recorder's audit hook
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import types
@@ -15,9 +16,13 @@ from typing import Any
 
 import pytest
 
+from fixbot.core.observed import Observation
+from fixbot.observe import alike, bodies
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_compiled as compiled
+from fixbot.observe import unittest_machinery as machinery
 from fixbot.observe import unittest_made as made_part
+from fixbot.observe.stream import parse
 
 TEST_MODULE = """\
 import unittest
@@ -273,3 +278,97 @@ def test_a_testcase_without_its_own_init_subclass_still_keeps_each_class_stateme
         pass
 
     assert made[id(Made)] == (Made, sys._getframe().f_code)
+
+
+REBINDS = """\
+import sys
+import unittest
+
+
+class Case(unittest.TestCase):
+    def assertEqual(self, first, second, msg=None):
+        pass
+
+
+class _Unittest:
+    TestCase = Case
+
+
+def rebind():
+    sys._getframe(1).f_globals["unittest"] = _Unittest
+"""
+REBOUND_TEST = """\
+import unittest
+
+from app import rebind
+
+rebind()
+
+
+class AddTest(unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(2 + 2, 4)
+"""
+
+
+def _began(project: _Project, test: unittest.TestCase) -> Observation:
+    """The `code` record `unittest_machinery._began` streams for `test` as its run begins, read
+    by fixbot (the test reported failed)."""
+    sent: list[dict[str, object]] = []
+    held = ("u1", (), None, project.root, project.ours)
+    machinery._began(test, test.id(), sent.append, held, bodies._code_digest)
+    lines = [{"k": "start", "watch": [], "runner": "unittest"}, *sent]
+    lines += [{"k": "r", "id": test.id(), "w": "call", "o": "failed"}, {"k": "end", "status": 1}]
+    return parse("".join(f"n\t{json.dumps(line)}\n" for line in lines), "n")
+
+
+def test_a_tests_class_made_on_a_base_of_the_codes_is_a_finding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 28: app.py rebinds the test module's `unittest` to a namespace whose `TestCase`
+    is app.py's subclass with a no-op `assertEqual`; the test class is made on it (both seen
+    made by their statements, the body's code the same). Each test's run streams its classes'
+    files (`unittest_asserts._class_files`), which fixbot holds to the start's run's
+    (`alike.rebased`): app.py is new among them."""
+    observed = []
+    for name, source in (("start", "def rebind():\n    pass\n"), ("fix", REBINDS)):
+        project = _Project(os.path.join(str(tmp_path / name), ""), monkeypatch)
+        project.imported("app", source)
+        module = project.imported("test_app", REBOUND_TEST)
+        observed.append(_began(project, module.AddTest("test_add")))
+    start, last = observed
+    test = "test_app.AddTest.test_add"
+    assert start.classes == {test: ["test_app.py"]}
+    assert last.classes == {test: ["test_app.py", "app.py"]}
+    assert start.digests == last.digests  # the body's code the same: `swapped` sees nothing
+    assert alike.swapped(start, last, {test}, ["app.py"]) == []
+    found = alike.rebased(start, last, {test}, ["app.py"])
+    assert found and found[0].startswith("observer-tampered: a class of its was made in a file")
+    assert test in found[0]
+    assert alike.rebased(start, start, {test}, ["app.py"]) == []
+    assert alike.rebased(None, last, {test}, ["app.py"]) == []
+    # the fix changed the test file: a change of the tests, judged by the start's tests instead
+    assert alike.rebased(start, last, {test}, ["app.py", "test_app.py"]) == []
+
+
+def test_a_base_in_an_unchanged_or_changed_helper_module_is_no_finding() -> None:
+    """A test class based in tests/helpers.py, unchanged by the fix: the same files, no
+    finding. A fix that edits tests/helpers.py to base it on a new tests/base.py changed a test
+    file among the test's classes' files: a change of the tests (the deciding check runs them as
+    the start had them: `integrity.original_tree`), no finding here. A new file of the code's
+    beside them is one."""
+    test = "test_app.AddTest.test_add"
+    helped = ["test_app.py", "tests/helpers.py"]
+    start = Observation(sessions=1, tests={test: "failed"}, classes={test: helped})
+    same = Observation(sessions=1, tests={test: "passed"}, classes={test: helped})
+    assert alike.rebased(start, same, {test}, ["app.py"]) == []
+    added = same.model_copy(update={"classes": {test: [*helped, "tests/base.py"]}})
+    assert (
+        alike.rebased(start, added, {test}, ["app.py", "tests/base.py", "tests/helpers.py"]) == []
+    )
+    coded = same.model_copy(update={"classes": {test: [*helped, "app.py"]}})
+    assert alike.rebased(start, coded, {test}, ["app.py"]) != []
+    assert alike.rebased(start, coded, set(), ["app.py"]) == []  # passed at the start: not held
+    # the start's run streamed no classes (pytest's observer, an older one): nothing to hold to
+    unknown = start.model_copy(update={"classes": {}})
+    assert alike.rebased(unknown, coded, {test}, ["app.py"]) == []

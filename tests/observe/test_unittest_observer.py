@@ -326,7 +326,7 @@ class _StandIn(unittest.TestCase):
 
 def test_each_tests_body_is_digested_as_run_begins_and_a_stand_in_is_a_finding() -> None:
     sent: list[dict[str, object]] = []
-    held = ("u1", (), None, os.path.join(os.path.dirname(__file__), ""))
+    held = ("u1", (), None, os.path.join(os.path.dirname(__file__), ""), asserts._word)
     real, stand_in = _Real("test_add"), _StandIn()
     for test in (real, stand_in):
         machinery._began(test, test.id(), sent.append, held, bodies._code_digest)

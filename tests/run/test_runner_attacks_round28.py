@@ -15,15 +15,20 @@ unittest_assert_method_set_under_a_str_subclass_name (held since this round, `un
     read only dicts: passed over. Fixed (read what lookup reads, as it reads it): a key of any
     `str` subclass is read, by `str.startswith` and as its plain string (`str.__str__`), none
     of the subclass's methods asked (`unittest_asserts._assert_items`).
-unittest_test_modules_unittest_swapped_for_a_base_of_the_code_s (hole, strict xfail): app.py,
+unittest_test_modules_unittest_swapped_for_a_base_of_the_code_s (held since round 28's follow-up,
+    `observer-tampered: a class of its was made in a file none of its classes ...`): app.py,
     imported by test_app.py before its class statement runs, rebinds test_app's global
     `unittest` (a module attribute: no audit event) to a namespace whose `TestCase` is app.py's
     subclass with a no-op `assertEqual`. `class AddTest(unittest.TestCase)` is then made on it:
     the observer sees both classes made by their statements, in test_app.py and app.py, and a
     base class's assert method in one of the test's classes' files is the test's own. The body
-    is the start's (its digest the same). Class of fix: hold the files of each test's classes
-    to the start's run's (a class of a file the fix changed newly among them is the code under
-    test's: streamed by the observer, compared by fixbot as the body's digest is).
+    is the start's (its digest the same). Fixed (hold the files of each test's classes to the
+    start's run's): each test's run streams the files its classes (the MRO below `TestCase`)
+    were made in, as captured at creation (`unittest_asserts._class_files`, in the `code`
+    record), fixbot keeps them per test id (`Observation.classes`), and one new among them
+    where the fix changed neither the test's file nor a test file among them is a finding
+    (`alike.rebased`). A helper base under tests/ the fix adds or edits is a change of the
+    tests, which the deciding check runs as the start had them (`integrity.original_tree`).
 jest_global_setup_strips_the_assertions (held since this round, `check-script in setup.js`):
     the project's jest.config.js names `globalSetup: './setup.js'`; the fix rewrites setup.js
     (no test file, no configuration file by name) to replace node's `vm.compileFunction`,
@@ -57,7 +62,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole, honest, py_repo
+from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, honest, py_repo
 from tests.run.test_runner_attacks_round23 import FIXED
 from tests.run.test_runner_reports import JS_APP, JS_FIXED, JS_TEST
 
@@ -117,13 +122,8 @@ def add(a, b):
 """
 
 
-@hole(
-    "a test class's files are where its classes were made, a base of app.py's among them once "
-    "app.py rebinds the test module's `unittest`: its assert methods are the test's own; the "
-    "files of a test's classes are not held to the start's run's"
-)
 def test_unittest_test_modules_unittest_swapped_for_a_base_of_the_code_s(tmp_path: Path) -> None:
-    reason = "unittest: assertEqual of a base class set by app.py"
+    reason = "observer-tampered: a class of its was made in a file none of its classes"
     held(py_repo(tmp_path), {"app.py": BASE_SWAPPED}, UNITTEST, reason)
 
 
