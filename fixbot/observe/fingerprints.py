@@ -1,12 +1,12 @@
-"""fixbot's reading of the observer's fingerprint records (`stream.parse` hands each to its
-function by kind): the machinery at load (`load`: its names, kept for the process's later
-checks, and the hash of its session-wide ones a teardown's check must stream, `WIDE`), the
-observer itself at registration (`sealed`, `ITSELF`), each check's (`check`: at a teardown one
-hash, at the session's end every fingerprint, by the names its process's load gave) and the
-machinery the observer itself found changed (`machinery`). Each adds to an `Observation`
-(`loaded`, `checked`, `machinery`), for `judge.moved` to compare; `scratch` is what reading
-keeps between records: its `names`, each process's machinery names in the order its
-fingerprints come."""
+"""fixbot's reading of the observer's fingerprint records (`stream.parse` hands each to its function
+by kind): the machinery at load (`load`: its names, kept for the process's later checks, and the
+hash of its session-wide ones a teardown's check must stream, `WIDE`), the observer itself at
+registration (`sealed`, `ITSELF`), each check's (`check`: at a teardown one hash, at a unittest
+test's start one hash of all, `BEGUN`, at the session's end and a unittest test's end every
+fingerprint, by the names its process's load gave) and the machinery the observer itself found
+changed (`machinery`). Each adds to an `Observation` (`loaded`, `checked`, `machinery`), for
+`judge.moved` to compare; `scratch` is what reading keeps between records: its `names`, each
+process's machinery names in the order its fingerprints come."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ MAX_MACHINERY = 250
 # distinct values of a name's fingerprint across its process's checks, kept at most (as
 # `stream.MAX_EXITS`)
 MAX_CHECKED = 8
+# the hash a unittest test's start streams (`at` "begin"): of every fingerprint, in the order of
+# its process's load (round 28: machinery swapped after load and put back before the test's end)
+BEGUN = "the machinery at a unittest test's start"
 
 
 class Named(Protocol):
@@ -50,8 +53,9 @@ def sealed(seen: Observation, record: dict[str, object], test: str, scratch: Nam
 
 def check(seen: Observation, record: dict[str, object], test: str, scratch: Named) -> None:
     """A check's fingerprints, by the names its process streamed at load (at a teardown, `at`
-    "t", one hash of the session-wide ones); at the session's end a name left out is
-    `missing`."""
+    "t", one hash of the session-wide ones; at a unittest test's start, "begin", one hash of
+    all, `BEGUN`, held against the same hash of the load's, computed at the first); at the
+    session's end a name left out is `missing`."""
     process = str(record.get("p", ""))[:20]
     prints = record.get("m")
     if process not in scratch.names:
@@ -63,12 +67,23 @@ def check(seen: Observation, record: dict[str, object], test: str, scratch: Name
         values = [*given, *[None] * (len(names) - len(given))]
         pairs = [*zip(names, values, strict=True)]
     else:
-        pairs = [(WIDE, record.get("h"))]
+        pairs = [(_hashed(seen.loaded[process], scratch.names[process], record), record.get("h"))]
     for name, value in [*pairs, (ITSELF, record.get("s"))]:
         now = checked.setdefault(name, [])
         text = "missing" if value is None else str(value)[:20]
         if text not in now and len(now) < MAX_CHECKED:
             now.append(text)
+
+
+def _hashed(loaded: dict[str, str], names: list[str], record: dict[str, object]) -> str:
+    """The name a check's one hash is held under: `BEGUN` at a unittest test's start (`at`
+    "begin"; its value, the hash of the load's fingerprints `loaded` in the order of `names`,
+    kept at the first), else `WIDE` (a teardown's)."""
+    if record.get("at") != "begin":
+        return WIDE
+    if BEGUN not in loaded:
+        loaded[BEGUN] = integrity.digest(loaded.get(name, "") for name in names)
+    return BEGUN
 
 
 def machinery(seen: Observation, record: dict[str, object], test: str, scratch: Named) -> None:

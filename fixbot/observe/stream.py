@@ -106,6 +106,8 @@ and its parts write them:
                                                     (`integrity.digest`), the observer's own
     {"k": "check", "p": process, "at": "end", "m": [...], "s": hash}   at the session's end:
                                                     every fingerprint, the observer's own
+    {"k": "check", "p": process, "at": "begin", "h": hash}   at each unittest test's start:
+                                                    one hash of every fingerprint
     {"k": "machinery", "changed": [names]}          runner machinery no longer what it was, as
                                                     the observer itself found
     {"k": "hooks", "hooks": [[hook, plugin], ...]}  who implements the verdict's hooks

@@ -41,8 +41,8 @@ own `_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it 
 `unittest_made._maker`) and its own `runTests` in `unittest.main.TestProgram.runTests` (`python
 -m unittest` and `unittest.main()` go through it), which streams the run's `start` and, as the run
 ends, the fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the
-tests `TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's end
-streams the fingerprints too (`check`), so fixbot compares (`judge.moved`: `observer-machinery`):
+tests `TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's start
+and end stream them too (`check`), so fixbot compares (`judge.moved`: `observer-machinery`):
 `TestCase.run` and what it calls, the `_Outcome` class, `TestCase.__init_subclass__`, every
 function and class in `TestCase`'s own `__dict__` (its assert and fail methods, `failureException`;
 one set on the test's own class or instance by code outside its classes' files, or not compiled
@@ -66,18 +66,18 @@ format (`fixbot.observe.stream`):
                                         "skipped", a success "passed" (but "failed" where
                                         the outcome holds a failure kept as expected, or is
                                         no `_Outcome`, `_swallowed`, or the body did not
-                                        return, `_unreturned`: `unittest_result`'s); none
-                                        reported: "failed"
+                                        return, `_unreturned`: `unittest_result`'s); none: "failed"
+    {"k": "check", "p": process, "at": "begin", "h": hash}   each test's start: all, one hash
     {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
     {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
 
-Limits: the code under test shares the process: it can end it (`os._exit`: the stream is cut
-short), write lines with the nonce it read from this module's defaults (they add to the
-stream: a failure streamed stays, the worst outcome counts; the read is streamed), change
-the mutable objects it reaches without an audit event (the counters `state`, a `_Watched`'s
-slots, found through `sys._getframe`), or on 3.13 rebind the locals of the observer's `run`
-frame (PEP 667); a `.pth` file of the environment runs before `sitecustomize`; a test runner
-other than `TestProgram` (a script calling `TextTestRunner().run` itself) streams nothing.
+Limits: the code under test shares the process: it can end it (`os._exit`: the stream is cut short),
+write lines with the nonce it read from this module's defaults (they add to the stream: a failure
+streamed stays, the worst outcome counts; the read is streamed), change the mutable objects it
+reaches without an audit event (the counters `state`, a `_Watched`'s slots, found through
+`sys._getframe`), or on 3.13 rebind the locals of the observer's `run` frame (PEP 667); an
+environment's `.pth` file runs before `sitecustomize`; a runner other than `TestProgram` (a script
+calling `TextTestRunner().run` itself) streams nothing.
 """
 
 from __future__ import annotations

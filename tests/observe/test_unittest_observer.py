@@ -20,14 +20,15 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.observed import Observation
-from fixbot.observe import alike, bodies, reporter
+from fixbot.observe import alike, bodies, judge, reporter
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_compiled as compiled
 from fixbot.observe import unittest_machinery as machinery
+from fixbot.observe import unittest_observer as observer
 from fixbot.observe import unittest_result as result_part
 from fixbot.observe import unittest_watch as watch_part
 from fixbot.observe.channel import UNITTEST, Channel
-from fixbot.observe.fingerprints import MAX_MACHINERY
+from fixbot.observe.fingerprints import BEGUN, MAX_MACHINERY
 from fixbot.observe.stream import parse
 from tests.fakes.pythons import PROJECT_PYTHON, other_pythons, version_of
 
@@ -330,13 +331,13 @@ def test_each_tests_body_is_digested_as_run_begins_and_a_stand_in_is_a_finding()
     real, stand_in = _Real("test_add"), _StandIn()
     for test in (real, stand_in):
         machinery._began(test, test.id(), sent.append, held, bodies._code_digest)
-    (one, other) = sent
+    (one, other) = (record for record in sent if record["k"] == "code")
     assert one["id"] == other["id"] == real.id() and one["h"] != other["h"]
     assert one["f"] == "test_unittest_observer.py"  # relative to the work tree's root
     # an instance attribute under the method's name is what `TestCase.run` calls
     vars(real)["test_add"] = stand_in.runTest
     machinery._began(real, real.id(), sent.append, held, bodies._code_digest)
-    assert sent[-1]["h"] == other["h"]
+    assert sent[-2]["h"] == other["h"]
     # fixbot keeps every unittest test's digest (its observer watches none) and holds the
     # verifying run's against the start's
     start, last = (
@@ -353,6 +354,29 @@ def _stream(*records: dict[str, object]) -> Observation:
     """A unittest run's stream of `records`, parsed."""
     lines = [{"k": "start", "watch": [], "runner": "unittest"}, *records, {"k": "end", "status": 0}]
     return parse("".join(f"n\t{json.dumps(line)}\n" for line in lines), "n")
+
+
+def test_machinery_swapped_after_load_and_put_back_before_the_end_is_seen_at_the_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Round 28: `TestCase._callTestMethod` swapped as app.py is imported (after load) and put
+    back as the first test calls it (before its end): one hash of the fingerprints streamed as
+    each test's run begins (`check`, `at` "begin") is held against the same of the load's."""
+    sent: list[dict[str, object]] = []
+    places = machinery._places(result_part)
+    held = ("u1", places, None, os.path.join(os.path.dirname(__file__), ""), asserts._word)
+    observer._loaded(sent.append, held, machinery._prints(places))
+    test = _Real("test_add")
+    monkeypatch.setattr(unittest.TestCase, "_callTestMethod", lambda self, method: None)
+    machinery._began(test, test.id(), sent.append, held, bodies._code_digest)
+    monkeypatch.undo()  # put back before the end
+    sent.append({"k": "check", "p": "u1", "at": "end", "m": machinery._prints(places)})
+    machinery._began(test, test.id(), sent.append, held, bodies._code_digest)  # as loaded
+    assert [record["k"] for record in sent] == ["load", "code", "check", "check", "code", "check"]
+    assert sent[2]["at"] == "begin" and sent[2]["h"] != sent[5]["h"]
+    assert judge.moved(_stream(*sent)) == [BEGUN]
+    # the end's and an unchanged start's alone: the same as load's
+    assert judge.moved(_stream(sent[0], *sent[3:])) == []
 
 
 def test_an_assert_method_set_on_the_test_by_other_code_is_named(

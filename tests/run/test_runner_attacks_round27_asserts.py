@@ -17,8 +17,10 @@ unittest_assert_method_set_on_the_class_takes_itself_away (were holes; held sinc
 unittest_assert_method_of_testcase_set_back_as_it_is_called (was a hole; held since this round,
     `unittest: assertEqual of TestCase set by app.py`): app.py, as it is imported, sets
     `TestCase.assertEqual` to one that sets the real one back as it is called; round 20's test
-    (`self.assertEqual(add(2, 2), 4)`) unchanged, no frame walked. The fingerprints are compared
-    at load and at each test's end: the same at both.
+    (`self.assertEqual(add(2, 2), 4)`) unchanged, no frame walked. The fingerprints were
+    compared at load and at each test's end: the same at both. Since round 28 they are compared
+    at each test's start too (`test_runner_attacks_round28_start.py`): held on every Python
+    (`observer-machinery: ... the machinery at a unittest test's start`).
 Fixed on Python 3.12 and later (observe the call, not the end state): the observer watches the
     calls the code of the test's classes' files makes (`sys.monitoring`'s `CALL`, set on those
     code objects alone; `unittest_watch._watcher`, the body called under it by
@@ -27,8 +29,8 @@ Fixed on Python 3.12 and later (observe the call, not the end state): the observ
     of `TestCase`'s own assert and fail methods are no longer the ones loaded
     (`unittest_watch._present`, `_case_changed`); each name is streamed once, and fixbot
     counts one the start's run did not stream. A call site that called neither a method of the
-    test's nor saw anything is not asked again (`DISABLE`). Before 3.12 each row is still a
-    hole (strict xfail, `unwatched`): a profile function (`sys.setprofile`) saw the same but
+    test's nor saw anything is not asked again (`DISABLE`). Before 3.12 the first two rows are
+    still holes (strict xfail, `unwatched`): a profile function (`sys.setprofile`) saw the same but
     made 200,000 `assertEqual` calls in a body take 2.1-2.8 s rather than 0.26-0.43 s, and
     200,000 calls of `add` 2.9-3.3 s rather than 0.008 s (the watch, 3.13: 0.31-0.35 s for
     0.30-0.33 s, and 0.008 s).
@@ -148,9 +150,11 @@ def test_unittest_assert_method_set_on_the_class_takes_itself_away(tmp_path: Pat
     held(named_repo(tmp_path), {"app.py": ON_CLASS}, UNITTEST, reason)
 
 
-@unwatched
 def test_unittest_assert_method_of_testcase_set_back_as_it_is_called(tmp_path: Path) -> None:
-    reason = "unittest: assertEqual of TestCase set by app.py"
+    """Held on every Python since round 28 by the fingerprints at each test's start
+    (`fingerprints.BEGUN`; 3.12 and later name `assertEqual of TestCase set by app.py` before
+    it, as the watch saw it)."""
+    reason = "observer-machinery: changed while the tests ran: "
     held(py_repo(tmp_path), {"app.py": ON_TESTCASE}, UNITTEST, reason)
 
 

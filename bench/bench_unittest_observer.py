@@ -1,0 +1,100 @@
+"""Benchmark: the cost of fixbot's observer inside unittest on a generated suite.
+
+Run: .venv/bin/python bench/bench_unittest_observer.py [--runs 7] [--tests 2000] [--python PY]
+A project of `--tests` passing tests (`self.assertEqual(i, i)`, 100 to a class) is written to a
+temporary folder and `python -m unittest` runs it `--runs` times plain and `--runs` times under
+the observer (`fixbot.observe.channel`: `sitecustomize` loads `unittest_observer.py`, each test's
+outcome and fingerprints streamed), alternating. Printed: wall seconds and CPU seconds of the
+unittest process (user and system), medians, and the stream's bytes. The observer's cost is per
+test (a test's start and end each fingerprint about 130 places), so a suite of many fast tests is
+its worst case. Results go to bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fixbot.observe.channel import Channel  # noqa: E402
+
+PER_CLASS = 100  # tests to a class
+
+
+def project(where: Path, tests: int) -> None:
+    """`tests` passing tests in test_many.py under `where`, `PER_CLASS` to a class."""
+    lines = ["import unittest", ""]
+    for first in range(0, tests, PER_CLASS):
+        lines += ["", f"class Many{first}(unittest.TestCase):"]
+        for i in range(first, min(first + PER_CLASS, tests)):
+            lines += [f"    def test_{i}(self):", f"        self.assertEqual({i}, {i})", ""]
+    (where / "test_many.py").write_text("\n".join(lines), encoding="utf-8")
+
+
+def cpu() -> float:
+    """The CPU seconds (user and system) of the children waited for so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def once(where: Path, python: str, env: dict[str, str], watched: bool) -> tuple[float, float, int]:
+    """One run of the suite: (wall seconds, CPU seconds, bytes streamed; 0 unobserved)."""
+    channel = Channel.open() if watched else None
+    given = {**env, **channel.env(env)} if channel is not None else env
+    start, started = time.perf_counter(), cpu()
+    done = subprocess.run(
+        [python, "-m", "unittest", "-q"],
+        cwd=where,
+        env=given,
+        pass_fds=channel.fds if channel is not None else (),
+        capture_output=True,
+        check=False,
+    )
+    wall, used = time.perf_counter() - start, cpu() - started
+    assert done.returncode == 0, done.stderr[-2000:]
+    if channel is None:
+        return wall, used, 0
+    seen = channel.close()
+    assert seen.ended == 1 and not seen.forged, seen
+    return wall, used, sum(channel._size)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--tests", type=int, default=2000)
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FIXBOT_", "PYTHON"))}
+    with tempfile.TemporaryDirectory() as folder:
+        where = Path(folder)
+        project(where, args.tests)
+        plain, seen = [], []
+        for _ in range(args.runs):
+            plain.append(once(where, args.python, env, False))
+            seen.append(once(where, args.python, env, True))
+    median = statistics.median
+    result = {
+        "tests": args.tests,
+        "runs": args.runs,
+        "plain_wall_s": round(median(w for w, _, _ in plain), 2),
+        "observed_wall_s": round(median(w for w, _, _ in seen), 2),
+        "plain_cpu_s": round(median(c for _, c, _ in plain), 2),
+        "observed_cpu_s": round(median(c for _, c, _ in seen), 2),
+        "stream_bytes": int(median(b for _, _, b in seen)),
+    }
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
