@@ -167,17 +167,29 @@ def _loadable(path: str) -> tuple[str | None, str]:
 def _named(output: str) -> list[tuple[object, object, object]] | None:
     """The `testEnvironment`, `testRunner` and `runner` of each configuration `--showConfig`
     printed, None where it printed none (or something else)."""
+    shown = _shown(output)
+    if shown is None:
+        return None
+    try:
+        configs = shown["configs"]  # type: ignore[index]
+        if not isinstance(configs, list):
+            return None
+        return [(c["testEnvironment"], c["testRunner"], c["runner"]) for c in configs]
+    except (KeyError, TypeError):
+        return None
+
+
+def _shown(output: str) -> object | None:
+    """The JSON `jest --showConfig` printed in `output` (from `CONFIGS` on), None where it
+    printed none or it does not decode."""
     at = output.find(CONFIGS)
     if at < 0:
         return None
     try:
-        shown, _ = json.JSONDecoder().raw_decode(output, at)
-        configs = shown["configs"]
-        if not isinstance(configs, list):
-            return None
-        return [(c["testEnvironment"], c["testRunner"], c["runner"]) for c in configs]
-    except (ValueError, KeyError, TypeError):
+        shown: object = json.JSONDecoder().raw_decode(output, at)[0]
+    except ValueError:
         return None
+    return shown
 
 
 def prepare(
@@ -293,14 +305,10 @@ def programs(output: str) -> list[str]:
     fix rewrote the project's `globalSetup` file, which runs in jest's own process (the one
     running a single test file), to strip each `expect(...).toBe(...)` from the test's code as
     jest-runtime compiles it (`vm.compileFunction`): ended `fixed`."""
-    at = output.find(CONFIGS)
-    if at < 0:
+    shown = _shown(output)
+    if not isinstance(shown, dict):
         return []
-    try:
-        shown, _ = json.JSONDecoder().raw_decode(output, at)
-    except ValueError:
-        return []
-    configs = shown.get("configs") if isinstance(shown, dict) else None
+    configs = shown.get("configs")
     spaces = [*(configs if isinstance(configs, list) else []), shown.get("globalConfig")]
     return [
         path
