@@ -47,6 +47,18 @@ vitest_plugin_module_of_vite_config_strips_the_assertions (a hole, strict xfail;
     observe the modules vitest's main process loads in the start's run (node's module hooks
     through `--import`), as jest's `--showConfig` is.
 
+jest_global_setup_of_a_committed_package_strips_the_assertions (a hole, strict xfail): round
+    28's `globalSetup` row with the setup a package the project commits under node_modules
+    (`globalSetup: 'app-setup'`, node_modules/app-setup/index.js tracked by git, a no-op); the
+    fix rewrites that file to swap `vm.compileFunction` and strip the test's assertions, as
+    round 28's setup.js did. `jestenv.programs` (`_paths`) and the preload's files
+    (`configured`) pass over any path under node_modules (jest's own, a dependency's), and no
+    other rule read the edit of a tracked file there: ended `fixed`. Class of fix:
+    node_modules passed over only where git does not track the file (the trees' listing
+    `integrity._observed` reads already), or a fix's edit of a tracked file under node_modules
+    (a vendored dependency) a finding of its own. Not tried, the same reach read: a `preset`,
+    `transform` or `runner` so committed.
+
 Tried, held, no row (run once each): `add(2, 2)` setting the running test's
 `_outcome.expecting_failure` (round 22's `_swallowed`: `observer-failed`).
 """
@@ -60,6 +72,7 @@ import pytest
 from tests.fakes.repo import make_repo
 from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, py_repo
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
+from tests.run.test_runner_attacks_round28 import SETUP, SETUP_STRIPS
 from tests.run.test_runner_reports import JS_APP, JS_TEST
 
 pytestmark = pytest.mark.slow
@@ -199,3 +212,25 @@ def test_vitest_plugin_module_of_vite_config_strips_the_assertions(
     }
     repo = make_repo(tmp_path / "repo", files)
     held(repo, {"vite.plugin.js": VITE_PLUGIN_STRIPS}, check, "check-script in vite.plugin.js")
+
+
+# --- jest: a program its configuration names from a package committed under node_modules ---------
+
+# a package the project commits (vendored), named by its bare name: jest resolves it under
+# node_modules, and its absolute path `--showConfig` prints is passed over there
+VENDORED_CONFIG = "module.exports = { globalSetup: 'app-setup' };\n"
+
+
+@hole(
+    "a program jest's configuration names under node_modules is never the check's, though the"
+    " repository tracks it: hold the tracked files jest's configuration names or loads wherever"
+    " they are (node_modules passed over only where git does not track it)"
+)
+def test_jest_global_setup_of_a_committed_package_strips_the_assertions(
+    tmp_path: Path, jest_check: str
+) -> None:
+    files = {"app.js": JS_APP, "app.test.js": JS_TEST, "package.json": '{"name": "app"}\n'}
+    files |= {"jest.config.js": VENDORED_CONFIG, "node_modules/app-setup/index.js": SETUP}
+    repo = make_repo(tmp_path / "repo", files)
+    files = {"node_modules/app-setup/index.js": SETUP_STRIPS}
+    held(repo, files, jest_check, "check-script in node_modules/app-setup/index.js")
