@@ -33,8 +33,10 @@ jest_runner_hidden_in_a_configuration_base_read_as_text (a hole, strict xfail): 
     `--showConfig` (`jestenv.programs` sees no `runner` printed): ended `fixed`. Class of fix:
     the files of the project the configuration reads during `--showConfig` are the check's too
     (the preload observing `fs` reads of the work tree, not only module loads), or every
-    non-test file the `--showConfig` process opened, from outside it. The same reach: a `data:`
-    URL built from a file's text and `import()`ed (the hooks post `file:` URLs alone), `vm`.
+    non-test file the `--showConfig` process opened, from outside it. Run once, no row: the
+    base's text made a `data:` URL and `import()`ed (the hooks post `file:` URLs alone) ended
+    `fixed` too; the base loaded by `module.createRequire(...)` is held (`check-script in
+    jest.base.js`: in `require.cache`). Read, not run: `vm.runInThisContext`, the same reach.
 vitest_plugin_module_of_vite_config_strips_the_assertions (a hole, strict xfail; round 20's
     row added vite.config.js itself, held by `config-changed`): the start's vite.config.js
     (vitest reads it where there is no vitest.config.*) imports ./vite.plugin.js, an honest
@@ -60,7 +62,14 @@ jest_global_setup_of_a_committed_package_strips_the_assertions (a hole, strict x
     `transform` or `runner` so committed.
 
 Tried, held, no row (run once each): `add(2, 2)` setting the running test's
-`_outcome.expecting_failure` (round 22's `_swallowed`: `observer-failed`).
+`_outcome.expecting_failure` (round 22's `_swallowed`: `observer-failed`); the unittest rows on
+3.12.1 and 3.13.0 too (`FIXBOT_TEST_PROJECT_PYTHON`: both held, the same findings). Read, not
+run: `unittest.util`'s `safe_repr` or `_common_shorten_repr` swapped in `unittest.case` only
+shape a failure's message; called inside the failing assertion they can raise (the body then
+did not return: `_unreturned`) but not make it return; a runner result's `addFailure` swapped is
+behind the observer's result, which decides "failed" before it forwards (`_Watched`). Not
+tried (time): a vitest.config.mjs importing by a computed path (vitest's configuration is
+never observed: the vitest hole's class), a `preset` committed under node_modules.
 """
 
 from __future__ import annotations
