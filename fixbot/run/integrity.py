@@ -109,7 +109,8 @@ def check_files(
     `fixbot.tamper.facts.is_test_driver`),
     and the same through the task files a `make` or a package manager among those words reads
     (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does),
-    and the files jest's or vitest's configuration in the check's folder requires (`_required`),
+    and the files jest's or vitest's configuration in the check's folder requires (`_required`:
+    vite.config.*'s too, where no vitest.config.* is beside it),
     and `loaded`: the files (relative to the root) jest's configuration loaded in the start
     commit's run, as fixbot observed them (`Observation.configured`: a file required by a path
     it computes, which no word names), package.json aside (its test keys are compared already).
@@ -117,9 +118,8 @@ def check_files(
     to the root ("." for the root), against which, and the naming file's folder, a relative
     word is resolved."""
     revs = list(revs)
-    listed: set[str] = set()
-    for rev in revs:
-        listed |= set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines())
+    trees = [set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines()) for rev in revs]
+    listed: set[str] = set().union(*trees)
     found: set[str] = set()
     tasks: set[str] = set()  # the task files' entries read already (a recursive `make`)
     pending = [(command, workdir, False)]
@@ -132,7 +132,8 @@ def check_files(
             if candidate not in found and candidate in listed:
                 pending += _followed(repo, revs, candidate, nested and candidate not in run, found)
         pending += _tasks(repo, revs, words, here, tasks)
-    return frozenset(found | _required(repo, revs, listed, workdir) | _observed(loaded, listed))
+    required = _required(repo, revs, trees, workdir)
+    return frozenset(found | required | _observed(loaded, listed))
 
 
 def _observed(loaded: Iterable[str], listed: set[str]) -> set[str]:
@@ -142,31 +143,32 @@ def _observed(loaded: Iterable[str], listed: set[str]) -> set[str]:
 
 
 # a runner's configuration that is a program of the project's (`jest.config.js`), which can
-# require other files of it (vite.config.*, a build's configuration too, may import the app's
-# own modules, which a fix may change: not followed unless a vitest.config.* imports it); a
+# require other files of it; vite.config.* is vitest's where no vitest.config.* is beside it
+# (vitest looks for vitest.config.* first, then vite.config.*, in its root: `VITE_CONFIG`); a
 # relative specifier it requires, imports or names as its preset
 REQUIRING = re.compile(r"(?:jest|vitest)\.config\.[cm]?[jt]s")
+VITEST_CONFIG = re.compile(r"vitest\.config\.[cm]?[jt]s")
+VITE_CONFIG = re.compile(r"vite\.config\.[cm]?[jt]s")
 SPECIFIER = re.compile(
     r"""(?:\brequire\s*\(|\bimport\s*\(|\bfrom|\bimport|\bpreset['"]?\s*:)\s*['"](\.\.?/[^'"]+)['"]"""
 )
 RESOLVED = ("", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json", "/index.js")
 
 
-def _required(repo: Path, revs: list[str], listed: set[str], workdir: str) -> set[str]:
-    """The files of `listed` that jest's or vitest's configuration in the check's folder
-    `workdir` requires, imports or names as its preset by a relative specifier
-    (`require('./jest.base.js')`, `preset: './jest.preset.js'`), and those these require in
-    turn (read in each of `revs`), package.json aside (its test keys are compared already):
-    programs that shape the run as the configuration does. Round 25: jest.config.js requiring
-    jest.base.js, which the fix made set jest's `runner` to a file of its own that ran no test
-    and reported each passed, hidden from `jest --showConfig`."""
+def _required(repo: Path, revs: list[str], trees: list[set[str]], workdir: str) -> set[str]:
+    """The files of `trees` (the files of each of `revs`, in order) that jest's or vitest's
+    configuration in the check's folder `workdir` requires, imports or names as its preset by
+    a relative specifier (`require('./jest.base.js')`, `preset: './jest.preset.js'`), and those
+    these require in turn (read in each of `revs`), package.json aside (its test keys are
+    compared already): programs that shape the run as the configuration does. Round 25:
+    jest.config.js requiring jest.base.js, which the fix made set jest's `runner` to a file of
+    its own that ran no test and reported each passed, hidden from `jest --showConfig`. The
+    configuration is `_configurations`' (vite.config.* where no vitest.config.* is beside it:
+    round 30, the plugin module vite.config.js imports rewritten to strip the assertions)."""
     folder = posixpath.normpath(workdir)
     folder = "" if folder == "." else folder
-    pending = [
-        p
-        for p in listed
-        if posixpath.dirname(p) == folder and REQUIRING.fullmatch(p.rsplit("/")[-1])
-    ]
+    listed: set[str] = set().union(*trees)
+    pending = sorted(set().union(*(_configurations(tree, folder) for tree in trees)))
     found: set[str] = set()
     while pending and len(found) < MAX_CHECK_FILES:
         path = pending.pop()
@@ -174,6 +176,18 @@ def _required(repo: Path, revs: list[str], listed: set[str], workdir: str) -> se
         for named in _specified(texts, posixpath.dirname(path), listed) - found:
             found.add(named)
             pending.append(named)
+    return found
+
+
+def _configurations(tree: set[str], folder: str) -> set[str]:
+    """The runner configurations of `tree` (a commit's files) in `folder` ("" for the root):
+    jest.config.* and vitest.config.* (`REQUIRING`), and vite.config.* where no vitest.config.*
+    is beside it (vitest reads it then: its plugins transform the tests as they load)."""
+    here = {p for p in tree if posixpath.dirname(p) == folder}
+    names = {p: p.rsplit("/", 1)[-1] for p in here}
+    found = {p for p, name in names.items() if REQUIRING.fullmatch(name)}
+    if not any(VITEST_CONFIG.fullmatch(name) for name in names.values()):
+        found |= {p for p, name in names.items() if VITE_CONFIG.fullmatch(name)}
     return found
 
 

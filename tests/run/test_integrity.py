@@ -154,6 +154,46 @@ def test_the_files_jests_configuration_requires_are_the_checks(tmp_path: Path) -
     assert integrity.check_files(repo, "npx jest", "web", [head]) == {"web/local.js"}
 
 
+def test_what_vite_config_imports_is_the_checks_where_no_vitest_config_is_beside_it(
+    tmp_path: Path,
+) -> None:
+    """Round 30: vitest reads vite.config.* where no vitest.config.* is beside it (vitest's
+    docs: vitest.config.* first, then vite.config.*), and the fix rewrote the plugin module
+    vite.config.js imports to strip the assertions as vitest transformed the tests (ended
+    `fixed`): what vite.config.* imports is the check's, as vitest.config.*'s is. Where a
+    vitest.config.* is beside it in every tree, vitest ignores vite.config.* (unless that
+    imports it: then followed through it); a vite.config.* in another folder is not the check's
+    folder's."""
+    from fixbot.run import integrity
+
+    vite = "import app from './vite.plugin.js';\nexport default { plugins: [app()] };\n"
+    files = {
+        "vite.config.js": vite,
+        "vite.plugin.js": "export default () => ({ name: 'app' });\n",
+        "app.js": "export const add = (a, b) => a + b;\n",
+        "web/vite.config.ts": "import './local.js';\nexport default {};\n",
+        "web/local.js": "export {};\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    assert integrity.check_files(repo, "npx vitest run", ".", [start]) == {"vite.plugin.js"}
+    assert integrity.check_files(repo, "npx vitest run", "web", [start]) == {"web/local.js"}
+    (repo / "vitest.config.js").write_text("export default {};\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "vitest's own configuration")
+    own = git(repo, "rev-parse", "HEAD")
+    assert integrity.check_files(repo, "npx vitest run", ".", [own]) == frozenset()
+    # the start's tree has no vitest.config.*: its vite.config.js is vitest's there
+    assert integrity.check_files(repo, "npx vitest run", ".", [start, own]) == {"vite.plugin.js"}
+    (repo / "vitest.config.js").write_text(
+        "import base from './vite.config.js';\nexport default base;\n"
+    )
+    git(repo, "commit", "-qam", "vitest's configuration extends vite's")
+    merged = git(repo, "rev-parse", "HEAD")
+    found = integrity.check_files(repo, "npx vitest run", ".", [merged])
+    assert found == {"vite.config.js", "vite.plugin.js"}
+
+
 # round 25's transform variant: jest.base.js, required by a path jest.config.js computes, made to
 # set a `transform` of the project's that rewrites `toBe(4)` to `toBe(0)` as jest loads the test
 TRANSFORMED = """\
