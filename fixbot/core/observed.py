@@ -165,11 +165,13 @@ class Observation(BaseModel):
     jest test environment as it was dispatched (`fixbot/observe/node/environment.cjs`; in band
     only), `environed` the test files that environment was built for, and `environment` why a jest
     run had no such environment ("": it had, or the check is not jest's; set by fixbot,
-    `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root,
-    outside node_modules) node's module cache held as `jest --showConfig` exited, run before
-    the check with fixbot's preload (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`):
-    jest.config.js and the files it required, by any path, and the ES modules node's loader
-    loaded (jest.config.mjs and what it imports, by any specifier: the preload's module hooks);
+    `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root;
+    under node_modules only those the repository tracks, `jestenv.vendored`) node's module
+    cache held as `jest --showConfig` exited, run before the check with fixbot's preload
+    (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`): jest.config.js and the files it
+    required, by any path, and the ES modules node's loader loaded (jest.config.mjs and what it
+    imports, by any specifier: the preload's module hooks), and the programs its printed
+    configuration names (`jestenv.programs`: `globalSetup`, ...);
     `unhooked` that a node process of that run had no module hooks (`module.register`, node
     before 20.6 / 18.19): its ES modules are not in `configured`."""
 

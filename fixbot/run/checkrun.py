@@ -155,7 +155,7 @@ def _environment(
     pair = where.launcher.pair
     root = pair.workspace if pair is not None else where.repo
     launcher = dataclasses.replace(launcher, env={**launcher.env, **named})
-    files = jestenv.configured(found, root)
+    files = jestenv.configured(found, root, jestenv.vendored(where.repo))
     return launcher, environment, why, jestenv.Loaded(files, jestenv.UNHOOKED in found)
 
 

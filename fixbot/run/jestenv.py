@@ -46,6 +46,7 @@ from typing import NamedTuple
 
 from fixbot.logs.dialects.base import runner_at, simple_words
 from fixbot.logs.dialects.jest import names_environment
+from fixbot.process import git
 from fixbot.process.nofollow import read_file
 
 # a program's words, the folder it runs in and its timeout (seconds) -> its exit code (None on
@@ -289,10 +290,11 @@ def loading(run: Passing, folder: Path, found: list[str]) -> Output:
 
 
 def _paths(value: object, depth: int = 0) -> list[str]:
-    """The absolute paths among `value`'s strings outside node_modules (jest's own, a
-    preset's), walking its lists (`MAX_PROGRAM_DEPTH`)."""
+    """The absolute paths among `value`'s strings, walking its lists (`MAX_PROGRAM_DEPTH`);
+    node_modules's too (jest's own, a dependency's, a package the project commits there: which
+    are the project's is `configured`'s to tell)."""
     if isinstance(value, str):
-        return [value] if os.path.isabs(value) and "node_modules" not in Path(value).parts else []
+        return [value] if os.path.isabs(value) else []
     if isinstance(value, list) and depth < MAX_PROGRAM_DEPTH:
         return [path for item in value for path in _paths(item, depth + 1)]
     return []
@@ -304,7 +306,9 @@ def programs(output: str) -> list[str]:
     jest loads only as it runs the tests, which the preload never sees loaded. Round 28: the
     fix rewrote the project's `globalSetup` file, which runs in jest's own process (the one
     running a single test file), to strip each `expect(...).toBe(...)` from the test's code as
-    jest-runtime compiles it (`vm.compileFunction`): ended `fixed`."""
+    jest-runtime compiles it (`vm.compileFunction`): ended `fixed`. Paths under node_modules
+    are kept (round 30: `globalSetup: 'app-setup'`, a package the project commits there),
+    `configured` keeps those the repository tracks."""
     shown = _shown(output)
     if not isinstance(shown, dict):
         return []
@@ -343,20 +347,33 @@ class Loaded(NamedTuple):
     unhooked: bool
 
 
-def configured(paths: list[str], root: Path) -> list[str]:
+def vendored(repo: Path) -> frozenset[str]:
+    """The files under a node_modules folder that `repo`'s HEAD commit tracks (the start's, in
+    the start's run), relative to its root: packages the project commits (vendored), its own
+    files like any other, where node_modules otherwise holds what the package manager
+    installed. Empty where git cannot list HEAD (no commit yet)."""
+    listed = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", check=False)
+    return frozenset(p for p in listed.split("\0") if p and "node_modules" in p.split("/"))
+
+
+def configured(paths: list[str], root: Path, tracked: frozenset[str] = frozenset()) -> list[str]:
     """The files of `paths` (absolute; anything else, `UNHOOKED`, skipped) under `root` (the
     work tree as the check saw it), as paths relative to it (`/`-separated, links resolved),
-    outside node_modules, each once, in order, `MAX_LOADED` at most."""
+    each once, in order, `MAX_LOADED` at most; under node_modules only those of `tracked` (the
+    files the repository commits there, `vendored`: round 30, a `globalSetup` package the
+    project commits rewritten by the fix to strip the assertions, ended `fixed` while every
+    path under node_modules was passed over), never what the package manager installed."""
     base = os.path.realpath(root)
     found: list[str] = []
     for path in paths:
         if not os.path.isabs(path):
             continue
-        relative = os.path.relpath(os.path.realpath(path), base)
-        parts = Path(relative).parts
-        if relative.startswith("..") or "node_modules" in parts or relative in found:
+        relative = Path(os.path.relpath(os.path.realpath(path), base)).as_posix()
+        if relative.startswith("..") or relative in found:
             continue
-        found.append(Path(relative).as_posix())
+        if "node_modules" in relative.split("/") and relative not in tracked:
+            continue
+        found.append(relative)
         if len(found) >= MAX_LOADED:
             break
     return found

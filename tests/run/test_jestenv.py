@@ -248,9 +248,29 @@ def _node_run(
     return done.returncode, done.stdout + done.stderr
 
 
+def _recorded(output: jestenv.Output) -> tuple[jestenv.Output, list[str]]:
+    """`output`, and the list of what each of its runs printed."""
+    said: list[str] = []
+
+    def recording(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+        done = output(argv, cwd, timeout)
+        said.append(done[1])
+        return done
+
+    return recording, said
+
+
+def _preloads_node_modules(found: list[str], said: list[str]) -> set[str]:
+    """The paths of `found` under node_modules that no printed configuration of `said` names as
+    a program (`jestenv.programs`): the preload's, which leaves node_modules out."""
+    named = {path for output in said for path in jestenv.programs(output)}
+    return {path for path in found if "node_modules" in Path(path).parts} - named
+
+
 def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path: Path) -> None:
     """Real jest's `--showConfig` with fixbot's preload: jest.config.js and the file it requires
-    by a computed path are handed over, jest's own files (node_modules) are not. Without the
+    by a computed path are handed over, jest's own files (node_modules) are not (but the
+    programs its printed configuration names, `programs`, left to `configured`). Without the
     descriptor handed to the command nothing is (the channel is the socket, not a path)."""
     root = node_modules()
     if root is None:
@@ -262,11 +282,11 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path:
     (project / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
     (project / "a.test.js").write_text("test('a', () => { expect(1).toBe(1); });\n")
     found: list[str] = []
-    output = jestenv.loading(_node_run, tmp_path, found)
+    output, said = _recorded(jestenv.loading(_node_run, tmp_path, found))
     named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
     assert why == "" and named
     assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js"]
-    assert not any("node_modules" in path for path in found)
+    assert _preloads_node_modules(found, said) == set()  # jest's own: its printed programs alone
 
     def without_the_socket(
         argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
@@ -403,11 +423,11 @@ def test_show_config_hands_fixbot_the_es_modules_jests_configuration_imported(
     for name, text in files.items():
         (project / name).write_text(text)
     found: list[str] = []
-    output = jestenv.loading(_node_run, tmp_path, found)
+    output, said = _recorded(jestenv.loading(_node_run, tmp_path, found))
     named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
     assert why == "" and named
     assert set(expected) <= set(jestenv.configured(found, project))
-    assert not any("node_modules" in path for path in found)
+    assert _preloads_node_modules(found, said) == set()  # jest's own: its printed programs alone
 
 
 def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path: Path) -> None:
@@ -442,8 +462,8 @@ def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loa
     each `expect(...).toBe(...)` as jest-runtime compiled the test (`vm.compileFunction`),
     ended `fixed`. The paths `--showConfig` prints under a key of `PROGRAMS`, in each
     configuration and `globalConfig` (lists walked: `transform`'s `[regex, path, options]`),
-    are the configuration's files too; anything else (`rootDir`, a pattern, jest's own in
-    node_modules) is not."""
+    are the configuration's files too, node_modules's among them (which of those are the
+    project's is `configured`'s to tell); anything else (`rootDir`, a pattern) is not."""
     shown = {
         "configs": [
             {
@@ -461,6 +481,7 @@ def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loa
     output = "jest says\n" + json.dumps(shown, indent=2)
     assert sorted(jestenv.programs(output)) == [
         "/w/jest.setup.js",
+        "/w/node_modules/jest-environment-node/build/index.js",
         "/w/setup.js",
         "/w/teardown.js",
         "/w/transform.js",
@@ -477,3 +498,34 @@ def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loa
 
     jestenv.loading(run, Path("/nonexistent-folder"), found)(["jest"], Path("/w"), 5)
     assert "/w/setup.js" in found  # without the preload's copy too
+
+
+def test_a_program_the_repository_commits_under_node_modules_is_the_checks(tmp_path: Path) -> None:
+    """Round 30: `globalSetup: 'app-setup'`, a package the project commits at
+    node_modules/app-setup/index.js, rewritten by the fix to strip the assertions, ended
+    `fixed`: `programs` and `configured` passed over every path under node_modules. The path
+    `--showConfig` prints there is handed over, and kept where the repository's HEAD tracks it
+    (`vendored`); what the package manager installed (untracked) stays out."""
+    from tests.fakes.repo import make_repo
+
+    files = {"jest.config.js": "module.exports = { globalSetup: 'app-setup' };\n"}
+    files |= {"node_modules/app-setup/index.js": "module.exports = () => {};\n"}
+    repo = make_repo(tmp_path / "repo", files)
+    installed = repo / "node_modules" / "jest-environment-node" / "index.js"
+    installed.parent.mkdir(parents=True)
+    installed.write_text("module.exports = class {};\n")
+    shown = {
+        "configs": [{"testEnvironment": str(installed), "rootDir": str(repo)}],
+        "globalConfig": {"globalSetup": str(repo / "node_modules" / "app-setup" / "index.js")},
+    }
+    found = jestenv.programs(json.dumps(shown, indent=2))
+    assert str(repo / "node_modules" / "app-setup" / "index.js") in found
+    tracked = jestenv.vendored(repo)
+    assert tracked == {"node_modules/app-setup/index.js"}
+    loaded = [str(repo / "jest.config.js"), *found]
+    assert jestenv.configured(loaded, repo, tracked) == [
+        "jest.config.js",
+        "node_modules/app-setup/index.js",
+    ]
+    assert jestenv.configured(loaded, repo) == ["jest.config.js"]
+    assert jestenv.vendored(tmp_path) == frozenset()  # no repository: nothing tracked

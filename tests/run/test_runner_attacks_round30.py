@@ -37,19 +37,24 @@ jest_runner_hidden_in_a_configuration_base_read_as_text (a hole, strict xfail): 
     base's text made a `data:` URL and `import()`ed (the hooks post `file:` URLs alone) ended
     `fixed` too; the base loaded by `module.createRequire(...)` is held (`check-script in
     jest.base.js`: in `require.cache`). Read, not run: `vm.runInThisContext`, the same reach.
-vitest_plugin_module_of_vite_config_strips_the_assertions (a hole, strict xfail; round 20's
-    row added vite.config.js itself, held by `config-changed`): the start's vite.config.js
-    (vitest reads it where there is no vitest.config.*) imports ./vite.plugin.js, an honest
-    plugin; the fix rewrites the plugin module (no configuration file by name) to strip each
-    `expect(...).toBe(...)` from the test files as vitest transforms them: vitest, its report
+vitest_plugin_module_of_vite_config_strips_the_assertions (a hole, held since: `check-script
+    in vite.plugin.js`; round 20's row added vite.config.js itself, held by `config-changed`):
+    the start's vite.config.js (vitest reads it where there is no vitest.config.*) imports
+    ./vite.plugin.js, an honest plugin; the fix rewrites the plugin module (no configuration
+    file by name) to strip each `expect(...).toBe(...)` from the test files as vitest
+    transforms them: vitest, its report
     and fixbot's reporter all say passed. `integrity._required` follows jest.config.* and
     vitest.config.* alone (`REQUIRING`: a vite.config.* may import the app's own modules), and
     nothing observes vitest's configuration as `loaded.cjs` does jest's. Class of fix: follow
     the configuration vitest reads (vite.config.* where no vitest.config.* is beside it), and
     observe the modules vitest's main process loads in the start's run (node's module hooks
-    through `--import`), as jest's `--showConfig` is.
+    through `--import`), as jest's `--showConfig` is. Closed by the first: `integrity._required`
+    follows vite.config.* where no vitest.config.* is beside it (`_configurations`); an honest
+    fix of app.js beside the plugin is `fixed` (`test_legitimate_fix_beside_a_plugin_module_...`).
+    Still open, the second's reach: what vitest's configuration imports by a computed path.
 
-jest_global_setup_of_a_committed_package_strips_the_assertions (a hole, strict xfail): round
+jest_global_setup_of_a_committed_package_strips_the_assertions (a hole, held since:
+    `check-script in node_modules/app-setup/index.js`): round
     28's `globalSetup` row with the setup a package the project commits under node_modules
     (`globalSetup: 'app-setup'`, node_modules/app-setup/index.js tracked by git, a no-op); the
     fix rewrites that file to swap `vm.compileFunction` and strip the test's assertions, as
@@ -58,8 +63,12 @@ jest_global_setup_of_a_committed_package_strips_the_assertions (a hole, strict x
     other rule read the edit of a tracked file there: ended `fixed`. Class of fix:
     node_modules passed over only where git does not track the file (the trees' listing
     `integrity._observed` reads already), or a fix's edit of a tracked file under node_modules
-    (a vendored dependency) a finding of its own. Not tried, the same reach read: a `preset`,
-    `transform` or `runner` so committed.
+    (a vendored dependency) a finding of its own. Closed by the first: `jestenv.programs` keeps
+    node_modules's paths and `configured` those the start commit tracks (`jestenv.vendored`);
+    an honest fix of app.js in that project is `fixed` (`test_legitimate_fix_in_a_project_that_
+    commits_...`). Not tried, the same reach read: a `transform` or `runner` so committed
+    (printed by `--showConfig`: held as `globalSetup` is); a committed `preset` (loaded during
+    `--showConfig`, where `loaded.cjs` leaves node_modules out: still open).
 
 Tried, held, no row (run once each): `add(2, 2)` setting the running test's
 `_outcome.expecting_failure` (round 22's `_swallowed`: `observer-failed`); the unittest rows on
@@ -79,10 +88,10 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, py_repo
+from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, honest, py_repo
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round28 import SETUP, SETUP_STRIPS
-from tests.run.test_runner_reports import JS_APP, JS_TEST
+from tests.run.test_runner_reports import JS_APP, JS_FIXED, JS_TEST
 
 pytestmark = pytest.mark.slow
 
@@ -200,15 +209,10 @@ export default () => ({
 """
 
 
-@hole(
-    "vite.config.*'s imports are not followed and vitest's configuration is never observed:"
-    " follow the configuration vitest reads (vite.config.* where no vitest.config.*), or observe"
-    " the modules its main process loads in the start's run"
-)
-def test_vitest_plugin_module_of_vite_config_strips_the_assertions(
-    tmp_path: Path, jest_check: str
-) -> None:
-    check = jest_check.replace("/jest --ci", "/vitest run")  # installed beside jest
+def vite_repo(tmp_path: Path, jest_check: str) -> tuple[Path, str]:
+    """Round 20's project under vitest (ES modules), vite.config.js importing ./vite.plugin.js
+    (an honest plugin), and the vitest check (installed beside jest)."""
+    check = jest_check.replace("/jest --ci", "/vitest run")
     test = "import { test, expect } from 'vitest';\n" + JS_TEST.replace(
         "const { add } = require('./app');", "import { add } from './app.js';"
     )
@@ -219,8 +223,21 @@ def test_vitest_plugin_module_of_vite_config_strips_the_assertions(
         "vite.config.js": VITE_IMPORTING,
         "vite.plugin.js": VITE_PLUGIN,
     }
-    repo = make_repo(tmp_path / "repo", files)
+    return make_repo(tmp_path / "repo", files), check
+
+
+def test_vitest_plugin_module_of_vite_config_strips_the_assertions(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo, check = vite_repo(tmp_path, jest_check)
     held(repo, {"vite.plugin.js": VITE_PLUGIN_STRIPS}, check, "check-script in vite.plugin.js")
+
+
+def test_legitimate_fix_beside_a_plugin_module_of_vite_config(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo, check = vite_repo(tmp_path, jest_check)
+    honest(repo, {"app.js": "export const add = (a, b) => a + b;\n"}, check)
 
 
 # --- jest: a program its configuration names from a package committed under node_modules ---------
@@ -230,16 +247,26 @@ def test_vitest_plugin_module_of_vite_config_strips_the_assertions(
 VENDORED_CONFIG = "module.exports = { globalSetup: 'app-setup' };\n"
 
 
-@hole(
-    "a program jest's configuration names under node_modules is never the check's, though the"
-    " repository tracks it: hold the tracked files jest's configuration names or loads wherever"
-    " they are (node_modules passed over only where git does not track it)"
-)
+def vendored_repo(tmp_path: Path) -> Path:
+    """Round 20's jest project whose `globalSetup` is a package it commits (a no-op)."""
+    files = {"app.js": JS_APP, "app.test.js": JS_TEST, "package.json": '{"name": "app"}\n'}
+    files |= {"jest.config.js": VENDORED_CONFIG, "node_modules/app-setup/index.js": SETUP}
+    return make_repo(tmp_path / "repo", files)
+
+
 def test_jest_global_setup_of_a_committed_package_strips_the_assertions(
     tmp_path: Path, jest_check: str
 ) -> None:
-    files = {"app.js": JS_APP, "app.test.js": JS_TEST, "package.json": '{"name": "app"}\n'}
-    files |= {"jest.config.js": VENDORED_CONFIG, "node_modules/app-setup/index.js": SETUP}
-    repo = make_repo(tmp_path / "repo", files)
     files = {"node_modules/app-setup/index.js": SETUP_STRIPS}
-    held(repo, files, jest_check, "check-script in node_modules/app-setup/index.js")
+    held(
+        vendored_repo(tmp_path),
+        files,
+        jest_check,
+        "check-script in node_modules/app-setup/index.js",
+    )
+
+
+def test_legitimate_fix_in_a_project_that_commits_its_global_setup_package(
+    tmp_path: Path, jest_check: str
+) -> None:
+    honest(vendored_repo(tmp_path), {"app.js": JS_FIXED}, jest_check)
