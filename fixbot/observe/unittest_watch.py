@@ -101,12 +101,13 @@ OFF = "unittest: the watch on calls switched off"  # the name `_off` streams (ro
 
 
 def _off(tool: int, called: Any, codes: list[Any], api: tuple[Any, ...]) -> bool:
-    """Whether the watch was off (round 30: the code under test switched it off, no audit
-    event): `tool` no longer fixbot's (freed, or taken by another name: left), a callback other
-    than `called` registered for `CALL` (`register_callback` hands back the one it replaces),
-    or one of `codes` whose local events lack `CALL`; each put back. `api`: `sys.monitoring`'s
-    `get_tool`, `register_callback`, `get_local_events`, `set_local_events`, `use_tool_id`,
-    `events.CALL`, captured at load (not looked up in the namespace the project can write)."""
+    """Whether the watch was off (round 30: the code under test switched it off; no audit
+    event for `set_local_events`): `tool` no longer fixbot's (freed, or taken by another name:
+    left), a callback other than `called` registered for `CALL` (`register_callback` hands back
+    the one it replaces), or one of `codes` whose local events lack `CALL`; each put back.
+    `api`: `sys.monitoring`'s `get_tool`, `register_callback`, `get_local_events`,
+    `set_local_events`, `use_tool_id`, `events.CALL`, captured at load (not looked up in the
+    namespace the project can write)."""
     get_tool, register, get_local, set_local, use, call = api
     name = get_tool(tool)
     if name is None:
