@@ -73,15 +73,17 @@ def _record(test: Any, bodies: list[list[Any]], _len: Any = len, _range: Any = r
 def _profiled(test: Any, method: Any, orig: Any, given: tuple[Any, list[Any], Any]) -> Any:
     """`orig(test, method)` (the body's call) with the observer's watch over the calls the code
     of `test`'s files makes (`given[0](test)`: `unittest_watch._watcher`), its `now`
-    (`given[1]`) set to `test`, and put back as it ends (a test's run inside another's)."""
+    (`given[1]`) set to `test`, and put back as it ends (a test's run inside another's); the
+    watch proves itself still on over the same codes as the body ends (round 30)."""
     watch, now, _ = given
     was = now[:]
     now[:] = [test]
-    watch(test)
+    codes = watch(test)
     try:
         return orig(test, method)
     finally:
         now[:] = was
+        watch(test, codes)
 
 
 def _caller(

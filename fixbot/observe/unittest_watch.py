@@ -1,9 +1,11 @@
 """The observer inside unittest's watch on the calls the test files' code makes (Python 3.12 and
 later, `sys.monitoring`'s `CALL`): an assert method set on the running test, its class or
 `TestCase` itself is named as the code calls (`_present`), not only at the
-test's end, where one that took itself away as it was called is gone (round 27). A part of the
-observer (`unittest_observer.py`'s `PARTS`), copied beside it as `<module>_unittest_watch`; it
-imports `unittest_asserts` beside it (`_sibling`), and the standard library alone."""
+test's end, where one that took itself away as it was called is gone (round 27); the watch
+switched off by the code under test, found at a test's start or end, is named (round 30). A
+part of the observer (`unittest_observer.py`'s `PARTS`), copied beside it as
+`<module>_unittest_watch`; it imports `unittest_asserts` beside it (`_sibling`), and the
+standard library alone."""
 
 from __future__ import annotations
 
@@ -95,6 +97,32 @@ def _codes(test: Any, _spaces: Any = _spaces, _code: Any = CodeType) -> list[Any
     return found
 
 
+OFF = "unittest: the watch on calls switched off"  # the name `_off` streams (round 30)
+
+
+def _off(tool: int, called: Any, codes: list[Any], api: tuple[Any, ...]) -> bool:
+    """Whether the watch was off (round 30: the code under test switched it off; no audit
+    event for `set_local_events`): `tool` no longer fixbot's (freed, or taken by another name:
+    left), a callback other than `called` registered for `CALL` (`register_callback` hands back
+    the one it replaces), or one of `codes` whose local events lack `CALL`; each put back.
+    `api`: `sys.monitoring`'s `get_tool`, `register_callback`, `get_local_events`,
+    `set_local_events`, `use_tool_id`, `events.CALL`, captured at load (not looked up in the
+    namespace the project can write)."""
+    get_tool, register, get_local, set_local, use, call = api
+    name = get_tool(tool)
+    if name is None:
+        use(tool, "fixbot")
+    elif name != "fixbot":
+        return True
+    off = register(tool, call, called) is not called or name is None
+    for code in codes:
+        events = get_local(tool, code)
+        if not events & call:
+            off = True
+            set_local(tool, code, events | call)
+    return off
+
+
 def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, Any, Any]:
     """(`watch(test)`, `now`: [the test whose body runs], `_codes`), `now` set by
     `unittest_result._caller` around each body, `watch` as it begins: on Python 3.12 and later
@@ -103,7 +131,9 @@ def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, A
     functions asks `_present` as it is called, and each name not streamed before is streamed
     (`machinery`) while a run goes on (`state`); (None, None, None) before 3.12 or with no tool
     id free (`TOOLS`). Round 27: an assert method set by `add` that took itself away as it was
-    called was gone by the test's end, where `_foreign` looks."""
+    called was gone by the test's end, where `_foreign` looks. `watch(test, codes=None)` returns
+    the code objects it watches for `test` (`_codes`'s, or `codes` as given: the body's end,
+    `_profiled`) and proves the watch on over them (`_off`: `OFF` streamed once; round 30)."""
     monitoring: Any = getattr(sys, "monitoring", None)
     free = [t for t in TOOLS if monitoring is not None and monitoring.get_tool(t) is None]
     if not free:
@@ -149,12 +179,32 @@ def _watcher(send: Any, state: list[Any], held: tuple[Any, ...]) -> tuple[Any, A
     monitoring.register_callback(free[0], monitoring.events.CALL, called)
     where = (monitoring.set_local_events, free[0], monitoring.events.CALL)
 
+    api: tuple[Any, ...] = (monitoring.get_tool, monitoring.register_callback)
+    api += (monitoring.get_local_events, monitoring.set_local_events, monitoring.use_tool_id)
+    api += (monitoring.events.CALL,)
+
     def watch(
-        test: Any, _codes: Any = _codes, _done: set[Any] = done, _at: Any = where, _c: Any = called
-    ) -> None:
-        for code in _codes(test):
+        test: Any,
+        given: Any = None,
+        _codes: Any = _codes,
+        _done: set[Any] = done,
+        _at: Any = where,
+        _c: Any = called,
+        _off: Any = _off,
+        _api: tuple[Any, ...] = api,
+        _send: Any = send,
+        _state: list[Any] = state,
+        _said: set[str] = said,
+        _name: str = OFF,
+    ) -> Any:
+        codes = _codes(test) if given is None else given
+        for code in codes:
             if code not in _done:
                 _done.add(code)
                 _at[0](_at[1], code, _at[2])
+        if _off(_at[1], _c, codes, _api) and _state[0] and _name not in _said:
+            _said.add(_name)
+            _send({"k": "machinery", "changed": [_name]})
+        return codes
 
     return watch, now, _codes

@@ -33,7 +33,8 @@ Fixed on Python 3.12 and later (observe the call, not the end state): the observ
     still holes (strict xfail, `unwatched`): a profile function (`sys.setprofile`) saw the same but
     made 200,000 `assertEqual` calls in a body take 2.1-2.8 s rather than 0.26-0.43 s, and
     200,000 calls of `add` 2.9-3.3 s rather than 0.008 s (the watch, 3.13: 0.31-0.35 s for
-    0.30-0.33 s, and 0.008 s).
+    0.30-0.33 s, and 0.008 s). The watch switched off by the code under test first: round 30
+    (`test_runner_attacks_round30_watch.py`).
 
 Legitimate row (must stay `fixed`, no finding): a test that aliases unittest's own assert method
 in its `setUp` and patches `assertTrue` on itself with `mock.patch.object` for the length of a
