@@ -160,22 +160,22 @@ def _class_file(
     codes: dict[str, Any],
     walked: dict[str, frozenset[int]],
     _id: Any = id,
-    _type: Any = type,
-    _str: Any = str,
     _compiled: Any = _compiled,
+    _mixin: Any = MAKING.MIXIN,
+    _mixin_file: Any = MAKING._mixin_file,
 ) -> Any:
     """The file class `klass` was made in: the file its class statement's code names
     (`made`: `_maker`'s), where that code is what the file was compiled to as imported
     (`_compiled`), or where two module codes ran under its name (no function is that file's
     then: each naming it is named `not compiled from it`); None where no statement was seen
     make it (a class made before the observer loaded, by `type(...)`, made twice over, or by
-    code compiled under another file's name). A class of no `TestCase` (a mixin): the file
-    its module had as the first test class made with it was (`_mixins`), None where none was."""
+    code compiled under another file's name). A class of no `TestCase` (a mixin, kept as
+    `MIXIN`): the one file its own functions were compiled from, read now (`_mixin_file`)."""
     kept = made.get(_id(klass))
     if kept is None or kept[0] is not klass or kept[1] is None:
         return None
-    if _type(kept[1]) is _str:
-        return kept[1]  # a mixin's, as the first test class made with it read it (`_mixins`)
+    if kept[1] is _mixin:
+        return _mixin_file(klass, codes, walked, _compiled)
     file = kept[1].co_filename
     known = codes.get(file) is False or _compiled(kept[1], file, codes, walked)
     return file if known else None

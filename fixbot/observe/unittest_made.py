@@ -7,8 +7,11 @@ code runs, the code of the frame that made it (`_statement`: past its metaclass 
 from its bytecode with the observer's `bytecode` part: round 27, app.py's own
 `__init_subclass__` put the observer's back and called it, and its frame was kept); a class made
 by `type(...)`, made twice, or by an `__init_subclass__` not the observer's (`_own`) gets none.
-`unittest_compiled._class_file` turns that code into the class's file. What it uses is held as
-positional defaults; it imports the standard library and the `bytecode` part alone."""
+`unittest_compiled._class_file` turns that code into the class's file. A mixin (a class of a test's
+MRO that is no `TestCase`: none of the observer's runs as it is made) is kept as one (`_mixins`),
+its file read as asked from its own functions' code (`_mixin_file`), not from its `__module__`
+(round 30: app.py named its mixin the test module's). What it uses is held as positional
+defaults; it imports the standard library and the `bytecode` part alone."""
 
 from __future__ import annotations
 
@@ -51,6 +54,17 @@ OPMAP = dict(dis.opmap)
 BYTECODE = _part("bytecode")  # the instructions of a frame's code, read without `dis` at run time
 STATIC = staticmethod.__dict__["__func__"].__get__  # a staticmethod's function
 CODE = FunctionType.__dict__["__code__"].__get__  # a function's code
+MIXIN = ("mixin",)  # kept for a mixin (`_mixins`): its file read from its functions as asked
+# what runs code as a value of a class's namespace is used on its instances (`_descriptor`)
+HOOKS = ("__get__", "__set__", "__delete__", "__call__")
+# the functions a class or static method or a property holds, read by their own descriptors
+INNER: dict[Any, tuple[Any, ...]] = {
+    classmethod: (classmethod.__dict__["__func__"].__get__,),
+    staticmethod: (STATIC,),
+    property: tuple(property.__dict__[name].__get__ for name in ("fget", "fset", "fdel")),
+}
+# data whose C descriptors run no code of the project's: a `__dict__`, a slot
+QUIET = frozenset({type(type.__dict__["__dict__"]), type(FunctionType.__dict__["__globals__"])})
 
 
 def _raw(code: Any, name: str, arg: Any) -> Any:
@@ -114,25 +128,100 @@ def _mixins(
     cls: Any,
     made: dict[int, tuple[Any, Any]],
     case: Any,
+    _issubclass: Any = issubclass,
+    _id: Any = id,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _mixin: tuple[str] = MIXIN,
+) -> None:
+    """Keep in `made` each class of `cls`'s MRO that is no `case` subclass nor `object` (a
+    mixin: no `__init_subclass__` of the observer's runs as it is made), not kept before, as
+    `MIXIN`: its file is read from its own functions as asked (`_mixin_file`), not from its
+    `__module__` (round 30: set to "test_app" by app.py before the test's class statement)."""
+    for klass in _mro(cls)[1:-1]:
+        if not _issubclass(klass, case) and _id(klass) not in made:
+            made[_id(klass)] = (klass, _mixin)
+
+
+def _descriptor(
+    kind: Any,
     _vars: Any = vars,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _hooks: tuple[str, ...] = HOOKS,
+) -> bool:
+    """Whether a class of type `kind`'s MRO defines one of `HOOKS` (`__get__`, `__set__`,
+    `__delete__`, `__call__`): a value of that type in a class's namespace runs code as the
+    class's instances are used."""
+    for klass in _mro(kind):
+        space = _vars(klass)
+        for name in _hooks:
+            if name in space:
+                return True
+    return False
+
+
+def _own_functions(
+    value: Any,
+    _type: Any = type,
+    _function: Any = FunctionType,
+    _inner: dict[Any, tuple[Any, ...]] = INNER,
+    _quiet: frozenset[Any] = QUIET,
+    _descriptor: Any = _descriptor,
+) -> Any:
+    """The Python functions value `value` of a class's namespace runs as the class's instances
+    are used: itself (a function), a class or static method's, a property's getter, setter and
+    deleter; [] for data (no code of its own run: `None`, a string, a number, a container, the
+    slots' and `__dict__`'s C descriptors, `QUIET`); None for anything else that runs code as
+    it is used (`_descriptor`: a descriptor or callable of another kind, a class, a wrapper
+    holding no Python function), whose code is not read."""
+    kind = _type(value)
+    if kind is _function:
+        return [value]
+    if kind in _quiet:
+        return []
+    if kind not in _inner:
+        return None if _descriptor(kind) else []
+    held = []
+    for get in _inner[kind]:
+        function = get(value)
+        if function is not None and _type(function) is not _function:
+            return None
+        held += [] if function is None else [function]
+    return held
+
+
+def _mixin_file(
+    klass: Any,
+    codes: dict[str, Any],
+    walked: dict[str, frozenset[int]],
+    compiled: Any,
+    _vars: Any = vars,
+    _list: Any = list,
     _type: Any = type,
     _str: Any = str,
-    _id: Any = id,
-    _issubclass: Any = issubclass,
-    _modules: Any = sys.modules,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-) -> None:
-    """Keep in `made` for each class of `cls`'s MRO that is no `case` subclass nor `object` (a
-    mixin: no `__init_subclass__` of the observer's runs as it is made), not kept before, the
-    file of the module its `__module__` names now, as the test class `cls` is made (None where
-    there is none): the code under test can rewrite both later with no audit event."""
-    for klass in _mro(cls)[1:-1]:
-        if _issubclass(klass, case) or _id(klass) in made:
-            continue
-        named = _vars(klass).get("__module__")
-        module = _modules.get(named) if _type(named) is _str else None
-        file = _vars(module).get("__file__") if module is not None else None
-        made[_id(klass)] = (klass, file if _type(file) is _str else None)
+    _len: Any = len,
+    _code: Any = CODE,
+    _own_functions: Any = _own_functions,
+) -> Any:
+    """The file mixin `klass` (kept as `MIXIN`) is judged by, read now from the functions of
+    its own namespace (`_own_functions`): the one file each one's code names, where each is
+    code that file was compiled to as imported (`compiled`: `unittest_compiled._compiled`, with
+    the recorder's `codes` and `walked`). None ("?") where it has no function of its own, where
+    they name two files, where one is not its file's, or where a value of its namespace runs
+    code that is no Python function (`_own_functions` None). Round 30: app.py's mixin, its
+    `__module__` set to "test_app", read as test_app.py's; its `__getattribute__` handed the
+    test's body back wrapped, the failure swallowed."""
+    files = []
+    for value in _list(_vars(klass).values()):
+        functions = _own_functions(value)
+        if functions is None:
+            return None
+        for function in functions:
+            code = _code(function)
+            file = code.co_filename
+            if _type(file) is not _str or not compiled(code, file, codes, walked):
+                return None
+            files += [] if file in files else [file]
+    return files[0] if _len(files) == 1 else None
 
 
 def _news(

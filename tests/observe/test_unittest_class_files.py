@@ -82,8 +82,8 @@ def test_a_class_made_in_a_helper_module_and_its_mixin_are_the_tests_files(
 ) -> None:
     """A test class subclassing a base made in a helper module, beside a mixin with its own
     assert helper: each class's file is the one its statement ran in; no finding. A mixin is
-    no `TestCase` (no statement seen): its module's file as the first test class made with it
-    was, its `__module__` rewritten later or not."""
+    no `TestCase` (no statement seen): the file of its own functions' code, its `__module__`
+    not read; given a function of app.py's beside its own it has none (round 30)."""
     project, module, app = _project(tmp_path, monkeypatch)
     test = module.Case("test_it")
     files = asserts._set_on(test, project.ours)[1]
