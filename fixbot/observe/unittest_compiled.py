@@ -37,10 +37,12 @@ through no `exec`; a file outside the work tree) is taken at its code's word, as
 script is held to module code other code compiled under its name and ran (its own code runs
 through no `exec`): the code under test's functions nested there pass. A file imported twice
 (under two module names, or reloaded) has two module codes: an assert method of either
-import's classes is named, a false alarm on the safe side. The files of unittest's own folder
-imported after the load (`unittest.async_case`: `UNITTEST_FOLDER`) are recorded too, so that
-unittest's own function there is its module code's (`unittest_asserts._kept`, round 27); those
-imported before it are held to what their modules bound at the load (`unittest_asserts.BOUND`).
+import's classes is named, a false alarm on the safe side, and the file of each class made
+there is "?" in each test's `code` record (`_Twice`), in the start's run and the fix's alike.
+The files of unittest's own folder imported after the load (`unittest.async_case`:
+`UNITTEST_FOLDER`) are recorded too, so that unittest's own function there is its module code's
+(`unittest_asserts._kept`, round 27); those imported before it are held to what their modules
+bound at the load (`unittest_asserts.BOUND`).
 """
 
 from __future__ import annotations
@@ -154,6 +156,15 @@ def _compiled(
     return _pointer(code) in known
 
 
+class _Twice(str):
+    """A file two module codes ran under, as the file of a class made there (`_class_file`):
+    equal to the file, so the assert methods naming it are judged `not compiled from it`
+    (`unittest_asserts._judged`), but no `str` itself, so the test's classes' files in its `code`
+    record name it "?" (`unittest_asserts._class_files`): round 30, a base class of app.py's made
+    by module code compiled under test_app.py's name, its `__getattribute__` wrapping the test's
+    body, was test_app.py's there, nothing new for `alike.rebased`."""
+
+
 def _class_file(
     klass: Any,
     made: dict[int, tuple[Any, Any]],
@@ -163,11 +174,13 @@ def _class_file(
     _compiled: Any = _compiled,
     _mixin: Any = MAKING.MIXIN,
     _mixin_file: Any = MAKING._mixin_file,
+    _twice: Any = _Twice,
 ) -> Any:
     """The file class `klass` was made in: the file its class statement's code names
     (`made`: `_maker`'s), where that code is what the file was compiled to as imported
-    (`_compiled`), or where two module codes ran under its name (no function is that file's
-    then: each naming it is named `not compiled from it`); None where no statement was seen
+    (`_compiled`), or, as a `_Twice`, where two module codes ran under its name (no function is
+    that file's then: each naming it is named `not compiled from it`; the class's file "?" in
+    the `code` record); None where no statement was seen
     make it (a class made before the observer loaded, by `type(...)`, made twice over, or by
     code compiled under another file's name). A class of no `TestCase` (a mixin, kept as
     `MIXIN`): the one file its own functions were compiled from, read now (`_mixin_file`)."""
@@ -177,8 +190,9 @@ def _class_file(
     if kept[1] is _mixin:
         return _mixin_file(klass, codes, walked, _compiled)
     file = kept[1].co_filename
-    known = codes.get(file) is False or _compiled(kept[1], file, codes, walked)
-    return file if known else None
+    if codes.get(file) is False:  # two module codes: which one made it is unknown
+        return _twice(file)
+    return file if _compiled(kept[1], file, codes, walked) else None
 
 
 def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]:

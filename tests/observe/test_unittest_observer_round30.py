@@ -1,4 +1,4 @@
-"""fixbot's observer inside unittest, round 30's hole (#39): a mixin (a class of a test's MRO
+"""fixbot's observer inside unittest, round 30's hole: a mixin (a class of a test's MRO
 that is no `TestCase`) judged by the file of its own functions' code, read as asked
 (`unittest_made._mixin_file`), not by the module its `__module__` names, which app.py set to
 the test module's before the test's class statement ran. In this process, on the round-27
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import unittest
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,34 @@ def test_what_a_namespace_value_runs() -> None:
         assert own(data) == [], data
     for running in (functools.partial(helper), Hooked, Hooked(), staticmethod(len), len):
         assert own(running) is None, running
+
+
+def test_a_class_of_a_file_two_module_codes_ran_under_is_unknown_in_the_code_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 30: app.py ran a class statement (a `TestCase` subclass whose `__getattribute__`
+    wraps the test's body) compiled under test_app.py's name as module code: with two module
+    codes under its name the class was test_app.py's, nothing new among the test's classes.
+    Its file is a `_Twice`: equal to test_app.py for judging assert methods (`not compiled
+    from it`, as before), "?" in the `code` record, for the honest class of that file too."""
+    project, module, app = _project(tmp_path, monkeypatch)
+    source = """\
+class Forged(Base):
+    def __getattribute__(self, name):
+        return object.__getattribute__(self, name)
+"""
+    forged = compile(source, project.root + "test_app.py", "exec")
+    project.hook("exec", (forged,))
+    space = {"Base": unittest.TestCase, "__name__": "test_app"}
+    exec(forged, space)
+    kind = space["Forged"]
+    assert project.ours(kind, True) == project.root + "test_app.py"
+    assert type(project.ours(kind, True)) is not str
+    assert asserts._class_files(kind(), project.root, project.ours) == ["?"]
+    test = module.Case("test_it")
+    assert asserts._class_files(test, project.root, project.ours) == ["?", "helped.py"]
+    monkeypatch.setattr(module.Case, "assertEqual", app.alike, raising=False)
+    named = ["unittest: assertEqual of Case set by app.py"]
+    # the test file's own helper, as before: no function is a file's two module codes ran under
+    named += ["unittest: assertSorted of a base class set by test_app.py, not compiled from it"]
+    assert asserts._foreign(test, project.root, project.ours) == named

@@ -1,4 +1,4 @@
-"""Round 30 (#39): a mixin's file from where its code was compiled, not from its `__module__`.
+"""Round 30: a mixin's file from where its code was compiled, not from its `__module__`.
 A mixin (a class of a test's MRO that is no `TestCase`) triggers no `__init_subclass__` of the
 observer's; its file was the module's its `__module__` named as the first test class was made
 with it (`unittest_made._mixins`), a name app.py can set. Round 29's row
@@ -21,6 +21,17 @@ unittest_mixin_named_the_test_module_s_wraps_the_test_method (held since this ro
     file is the one file its own functions' code was compiled from, held to the code that file
     was compiled to as imported (`unittest_made._mixin_file`, read as each test begins): app.py
     here, new among the test's classes (`alike.rebased`).
+unittest_base_class_exec_under_the_test_file_s_name_wraps_the_test_method (held since this
+    round, the same finding): round 29's first row (app.py `exec`s a `TestCase` subclass's
+    class statement compiled under test_app.py's name and rebinds test_app's `unittest` to a
+    namespace whose `TestCase` it is) with that class's no-op `assertEqual` made the same
+    `__getattribute__` (no assert method's name), every name of the framework computed (no
+    `framework-patched`): with two module codes under test_app.py's name, a class made there
+    was read as test_app.py's (`unittest_compiled._class_file`, so that assert methods naming
+    it are judged `not compiled from it`), nothing new for `rebased` (`fixed` on 3.11).
+    Fixed: such a class's file is a `_Twice`, equal to the file for judging assert methods,
+    "?" in the `code` record (the honest class of a file imported twice too, alike in the
+    start's run and the fix's).
 
 Legitimate row (must stay `fixed`, no finding): a test file with its own `Helpers` mixin and a
 mixin imported from a tests helper module (round 27's `tests_helpers.py`), fixed honestly.
@@ -87,6 +98,54 @@ def add(a, b):
 def test_unittest_mixin_named_the_test_module_s_wraps_the_test_method(tmp_path: Path) -> None:
     reason = "observer-tampered: a class of its was made in a file none of its classes"
     held(py_repo(tmp_path), {"app.py": WRAPS}, UNITTEST, reason)
+
+
+# round 29's first row's base class, its no-op `assertEqual` now a `__getattribute__` wrapping
+# the test's body (no assert method's name), every name of the framework computed
+TWICE = """\
+import importlib
+import sys
+
+_u = importlib.import_module("unit" + "test")
+CASE = \"\"\"\\
+class _Case(Base):
+    def __getattribute__(self, name):
+        found = object.__getattribute__(self, name)
+        if not name.startswith("test_"):
+            return found
+
+        def body():
+            try:
+                found()
+            except AssertionError:
+                pass
+
+        return body
+\"\"\"
+
+
+class _Space:
+    main = staticmethod(_u.main)
+
+
+_test = sys.modules.get("test_app")
+if _test is not None:
+    _space = {"Base": getattr(_u, "Test" + "Case"), "__name__": "test_app"}
+    exec(compile(CASE, _test.__file__, "exec"), _space)
+    setattr(_Space, "Test" + "Case", _space["_Case"])
+    setattr(_test, "unit" + "test", _Space)
+
+
+def add(a, b):
+    return a - b
+"""
+
+
+def test_unittest_base_class_exec_under_the_test_file_s_name_wraps_the_test_method(
+    tmp_path: Path,
+) -> None:
+    reason = "observer-tampered: a class of its was made in a file none of its classes"
+    held(py_repo(tmp_path), {"app.py": TWICE}, UNITTEST, reason)
 
 
 MIXED_TEST = """\
