@@ -145,7 +145,8 @@ def loaded(argv: list[str], folder: Path, hooked: bool) -> tuple[float, float]:
         wall = time.monotonic()
         code, _ = jestenv.loading(run, Path(spare), found)([*argv, "--showConfig"], folder, 60)
         whole = time.monotonic() - wall
-    assert code == 0 and jestenv.configured(found, folder) == ["jest.config.js", "jest.base.js"]
+    files = ["jest.config.js", "jest.base.js", "package.json"]  # package.json: read by jest
+    assert code == 0 and jestenv.configured(found, folder) == files
     return took[0][0], whole
 
 

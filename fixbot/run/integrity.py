@@ -26,7 +26,7 @@ from fixbot.core.failure import Counts
 from fixbot.process import commits, git, shellwords
 from fixbot.tamper import changes as sides
 from fixbot.tamper import doctests, rusttests
-from fixbot.tamper.changes import Change, of_the_tests
+from fixbot.tamper.changes import Change, is_test_file, of_the_tests
 from fixbot.tamper.cheats import Cheat, detect
 from fixbot.tamper.facts import is_check_script, is_test_driver
 from fixbot.tamper.filters import module_names
@@ -111,9 +111,10 @@ def check_files(
     (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does),
     and the files jest's or vitest's configuration in the check's folder requires (`_required`:
     vite.config.*'s too, where no vitest.config.* is beside it),
-    and `loaded`: the files (relative to the root) jest's configuration loaded in the start
-    commit's run, as fixbot observed them (`Observation.configured`: a file required by a path
-    it computes, which no word names), package.json aside (its test keys are compared already).
+    and `loaded`: the files (relative to the root) jest's configuration loaded or read in the
+    start commit's run, as fixbot observed them (`Observation.configured`: a file required by a
+    path it computes, which no word names, or read with `fs` and run as text), package.json and
+    test files aside (`_observed`).
     Found in one of the trees `revs` (read in each); `workdir` is the check's folder relative
     to the root ("." for the root), against which, and the naming file's folder, a relative
     word is resolved."""
@@ -138,8 +139,15 @@ def check_files(
 
 def _observed(loaded: Iterable[str], listed: set[str]) -> set[str]:
     """The files of `loaded` (relative to the root) the trees hold (`listed`), package.json
-    aside."""
-    return {p for p in loaded if p in listed and posixpath.basename(p) != "package.json"}
+    (its test keys are compared already) and test files aside: those the test rules hold (a
+    fix's edit of one is a test edit, put back as the start had it for the deciding check,
+    `pinned`), which a check-script finding would turn into a cheat where test edits are
+    allowed (a configuration reading a test file as text, `loaded.cjs`)."""
+    return {
+        p
+        for p in loaded
+        if p in listed and posixpath.basename(p) != "package.json" and not is_test_file(p)
+    }
 
 
 # a runner's configuration that is a program of the project's (`jest.config.js`), which can

@@ -237,3 +237,41 @@ def test_the_files_jests_configuration_loaded_at_the_start_are_the_checks(tmp_pa
     unseen = integrity.check_files(repo, "npx jest", ".", [start, fixed])
     assert "jest.base.js" not in unseen
     assert not integrity.cheats(repo, start, fixed, None, None, unseen)
+
+
+def test_a_file_jests_configuration_read_is_the_checks_a_test_file_is_not(tmp_path: Path) -> None:
+    """A file jest's configuration read in the start's run (jest.paths.json, `loaded.cjs`'s
+    `fs` reads) is the check's: a fix editing it is `check-script`, an honest fix of the code
+    beside it is no cheat. A test file read then (and package.json) is not: the test rules hold
+    a fix's edit of it (pinned, put back for the deciding check), never a check-script."""
+    from fixbot.run import integrity
+
+    files = {
+        "jest.config.js": "module.exports = JSON.parse(require('fs').readFileSync('./jest.paths."
+        + "json'));\n",
+        "jest.paths.json": '{"roots": ["<rootDir>"]}\n',
+        "package.json": '{"name": "app"}\n',
+        "app.js": "exports.add = (a, b) => a - b;\n",
+        "app.test.js": "test('adds', () => { expect(add(2, 2)).toBe(4); });\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    read = ["jest.config.js", "package.json", "jest.paths.json", "app.test.js"]
+
+    def fixed(changed: dict[str, str]) -> tuple[str, frozenset[str]]:
+        git(repo, "reset", "-q", "--hard", start)
+        for name, text in changed.items():
+            (repo / name).write_text(text)
+        git(repo, "commit", "-qam", "fix")
+        tree = git(repo, "rev-parse", "HEAD^{tree}")
+        return tree, integrity.check_files(repo, "npx jest", ".", [start, tree], read)
+
+    tree, seen = fixed({"app.js": "exports.add = (a, b) => a + b;\n"})
+    assert seen == {"jest.config.js", "jest.paths.json"}
+    assert not integrity.cheats(repo, start, tree, None, None, seen)
+    tree, seen = fixed({"jest.paths.json": '{"roots": ["<rootDir>/none"]}\n'})
+    found = [str(c) for c in integrity.cheats(repo, start, tree, None, None, seen)]
+    assert any(c.startswith("check-script in jest.paths.json") for c in found), found
+    tree, seen = fixed({"app.test.js": "test('adds', () => { expect(add(2, 2)).toBe(0); });\n"})
+    found = [str(c) for c in integrity.cheats(repo, start, tree, None, None, seen)]
+    assert not any(c.startswith("check-script") for c in found), found

@@ -269,7 +269,8 @@ def _preloads_node_modules(found: list[str], said: list[str]) -> set[str]:
 
 def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path: Path) -> None:
     """Real jest's `--showConfig` with fixbot's preload: jest.config.js and the file it requires
-    by a computed path are handed over, jest's own files (node_modules) are not (but the
+    by a computed path are handed over (and package.json, which jest reads: set apart by the
+    rules, `integrity._observed`), jest's own files (node_modules) are not (but the
     programs its printed configuration names, `programs`, left to `configured`). Without the
     descriptor handed to the command nothing is (the channel is the socket, not a path)."""
     root = node_modules()
@@ -285,7 +286,7 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path:
     output, said = _recorded(jestenv.loading(_node_run, tmp_path, found))
     named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
     assert why == "" and named
-    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js"]
+    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js", "package.json"]
     assert _preloads_node_modules(found, said) == set()  # jest's own: its printed programs alone
 
     def without_the_socket(
@@ -318,7 +319,7 @@ def test_a_check_naming_its_own_environment_hands_fixbot_the_files_loaded(
     check = f"{root / '.bin' / 'jest'} --ci {own}" + (" node" if own == "--testEnvironment" else "")
     named, target, why = jestenv.prepare(output, check, project, 60, tmp_path)
     assert (named, target, why) == ({}, None, "the check names its own test environment")
-    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js"]
+    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js", "package.json"]
 
 
 def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_path: Path) -> None:
@@ -529,3 +530,82 @@ def test_a_program_the_repository_commits_under_node_modules_is_the_checks(tmp_p
     ]
     assert jestenv.configured(loaded, repo) == ["jest.config.js"]
     assert jestenv.vendored(tmp_path) == frozenset()  # no repository: nothing tracked
+
+
+# a script reading the work tree's files with each of `fs`'s readers (relative, absolute,
+# Buffer and `file:` URL names), writing one (not read) and reading one under node_modules
+READS = """\
+const fs = require('fs');
+const path = require('path');
+const { pathToFileURL } = require('url');
+
+fs.readFileSync('a.txt');
+fs.readSync(fs.openSync(pathToFileURL(path.resolve('b.txt'))), Buffer.alloc(1));
+fs.closeSync(fs.openSync('written.txt', 'w'));
+fs.writeFileSync('written.txt', 'x');
+fs.readFileSync('node_modules/dep/index.js');
+fs.readFile(Buffer.from('c.txt'), () => {
+  fs.createReadStream(path.join(__dirname, 'd.txt')).on('close', async () => {
+    await fs.promises.readFile('e.txt');
+    await (await require('fs/promises').open('f.txt', 'r+')).close();
+    fs.open('g.txt', async (e, fd) => fs.closeSync(fd));
+    process.stdout.write('read');
+  }).resume();
+});
+"""
+
+
+def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
+    """Round 30: the files a node process of the command reads through `fs` (`readFileSync`,
+    `openSync` and `open` for reading, `readFile`, `createReadStream`, `promises.readFile`;
+    `loaded.cjs` `READERS`), by a relative path, a Buffer or a `file:` URL, are handed over
+    with those it loaded: a configuration running a base it read as text. A file opened for
+    writing alone is not, nor one under node_modules; the program runs as it would."""
+    project = tmp_path / "p"
+    (project / "node_modules" / "dep").mkdir(parents=True)
+    (project / "node_modules" / "dep" / "index.js").write_text("")
+    for name in ("a", "b", "c", "d", "e", "f", "g"):
+        (project / f"{name}.txt").write_text(name)
+    (project / "reads.cjs").write_text(READS)
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    assert output(["node", "reads.cjs"], project, 30) == (0, "read")
+    files = jestenv.configured(found, project)
+    assert files[0] == "reads.cjs"
+    assert sorted(files[1:]) == [f"{name}.txt" for name in "abcdefg"]
+
+
+# an honest configuration reading its roots from a JSON file (a legitimate pattern)
+PATHS_CONFIG = """\
+const fs = require('fs');
+
+module.exports = { testEnvironment: 'node', ...JSON.parse(fs.readFileSync('./jest.paths.json')) };
+"""
+
+
+def test_show_config_hands_fixbot_the_files_jests_configuration_read(tmp_path: Path) -> None:
+    """Real jest's `--showConfig` with fixbot's preload: the JSON file jest.config.js reads with
+    `fs.readFileSync` is handed over with it; of the work tree jest itself reads package.json
+    (which the rules set apart, `integrity._observed`) and the configuration file, no test
+    file, no .babelrc or tsconfig.json beside them."""
+    root = node_modules()
+    if root is None:
+        pytest.skip("jest is not installed: bash scripts/node-tools.sh")
+    project = tmp_path / "p"
+    project.mkdir()
+    files = {
+        "package.json": '{"name": "p"}',
+        "jest.config.js": PATHS_CONFIG,
+        "jest.paths.json": '{"roots": ["<rootDir>"]}',
+        "a.test.js": "test('a', () => { expect(1).toBe(1); });\n",
+        ".babelrc": "{}",
+        "tsconfig.json": "{}",
+    }
+    for name, text in files.items():
+        (project / name).write_text(text)
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
+    assert why == "" and named
+    configured = jestenv.configured(found, project)
+    assert sorted(configured) == ["jest.config.js", "jest.paths.json", "package.json"]

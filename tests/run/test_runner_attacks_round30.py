@@ -25,18 +25,21 @@ unittest_failing_test_marked_expected_to_fail_by_a_property_of_test_case (held, 
     reads it before the body, the failure is expected, unittest says `OK (expected failures=1)`.
     The observer's result streams an expected failure as skipped (`_Watched.addExpectedFailure`):
     one test fewer ran, and the one that failed at the start was not seen to pass.
-jest_runner_hidden_in_a_configuration_base_read_as_text (a hole, strict xfail): the start's
-    jest.config.js reads jest.base.js with `fs.readFileSync` (a computed name) and runs it as a
-    `new Function` body: neither required nor imported, so it is in no module cache and no
-    loader hook's `load` (`loaded.cjs`), and no specifier `integrity._required` reads names it.
-    The fix makes jest.base.js set round 25's reporting-only `runner` where `process.argv` lacks
-    `--showConfig` (`jestenv.programs` sees no `runner` printed): ended `fixed`. Class of fix:
-    the files of the project the configuration reads during `--showConfig` are the check's too
-    (the preload observing `fs` reads of the work tree, not only module loads), or every
-    non-test file the `--showConfig` process opened, from outside it. Run once, no row: the
-    base's text made a `data:` URL and `import()`ed (the hooks post `file:` URLs alone) ended
-    `fixed` too; the base loaded by `module.createRequire(...)` is held (`check-script in
-    jest.base.js`: in `require.cache`). Read, not run: `vm.runInThisContext`, the same reach.
+jest_runner_hidden_in_a_configuration_base_read_as_text (held since jestread, `check-script in
+    jest.base.js`; a strict xfail before): the start's jest.config.js reads jest.base.js with
+    `fs.readFileSync` (a computed name) and runs it as a `new Function` body: neither required
+    nor imported, so it was in no module cache and no loader hook's `load` (`loaded.cjs`), and
+    no specifier `integrity._required` reads names it. The fix makes jest.base.js set round
+    25's reporting-only `runner` where `process.argv` lacks `--showConfig` (`jestenv.programs`
+    sees no `runner` printed): ended `fixed`. Held by the preload observing the files the
+    `--showConfig` process reads through `fs` (`loaded.cjs` `READERS`, wrapped before jest
+    runs), read on the start's run as the check's. Run once, no row: the base's text made a
+    `data:` URL and `import()`ed (the hooks post `file:` URLs alone) ended `fixed` too before
+    (the read is seen now, whatever runs the text); the base loaded by
+    `module.createRequire(...)` is held (`check-script in jest.base.js`: in `require.cache`).
+    Read, not run: `vm.runInThisContext`, the same reach. An honest fix of app.js in that
+    project is `fixed` (`test_legitimate_fix_beside_a_configuration_base_read_as_text`: the
+    files jest itself reads, package.json and jest.config.js, no false alarm).
 vitest_plugin_module_of_vite_config_strips_the_assertions (a hole, held since: `check-script
     in vite.plugin.js`; round 20's row added vite.config.js itself, held by `config-changed`):
     the start's vite.config.js (vitest reads it where there is no vitest.config.*) imports
@@ -88,7 +91,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, honest, py_repo
+from tests.run.test_runner_attacks_round20 import UNITTEST, held, honest, py_repo
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round28 import SETUP, SETUP_STRIPS
 from tests.run.test_runner_reports import JS_APP, JS_FIXED, JS_TEST
@@ -180,15 +183,17 @@ def read_repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", files)
 
 
-@hole(
-    "the files jest's configuration reads (fs) are not observed, only those node's module loaders"
-    " load: observe the configuration's reads of the project's files during --showConfig too"
-)
 def test_jest_runner_hidden_in_a_configuration_base_read_as_text(
     tmp_path: Path, jest_check: str
 ) -> None:
     files = {"jest.base.js": READ_BASE_HIDDEN, "runner.js": JEST_RUNNER}
     held(read_repo(tmp_path), files, jest_check, "check-script in jest.base.js")
+
+
+def test_legitimate_fix_beside_a_configuration_base_read_as_text(
+    tmp_path: Path, jest_check: str
+) -> None:
+    honest(read_repo(tmp_path), {"app.js": JS_FIXED}, jest_check)
 
 
 # --- vitest: a plugin module vite.config.js imports ---------------------------------------------

@@ -1,6 +1,7 @@
 'use strict';
 // fixbot's preload for `jest --showConfig` (fixbot/run/jestenv.py `prepare`): the files node
-// loaded as jest read the project's configuration, handed to fixbot as the process exits.
+// loaded, and those read as text, as jest read the project's configuration, handed to fixbot as
+// the process exits.
 //
 // fixbot copies this file into the run's observer folder (fixbot's, readable by the commands'
 // user) and runs the check's jest words with `--showConfig`, `NODE_OPTIONS=--require <copy>`
@@ -16,7 +17,17 @@
 //   whose `load` posts each `file:` URL on a MessagePort; the main thread takes them from the
 //   port synchronously at exit (`receiveMessageOnPort`), so none still in flight is lost. On a
 //   node without `register` ES modules are not seen: a line `esm-unobserved` (relative, which
-//   fixbot reads as that note, never as a file) says so.
+//   fixbot reads as that note, never as a file) says so;
+// - the files it read through `fs` (`readFileSync`, `readFile`, `promises.readFile`, `openSync`,
+//   `open` and `promises.open` for reading, `createReadStream`: `READERS`, wrapped here, before
+//   jest or the configuration runs, so every later taker of `fs`, graceful-fs's copy among
+//   them, gets the wrappers), relative paths resolved against the folder of that moment: round
+//   30's jest.config.js reading jest.base.js with `fs.readFileSync` and running its text
+//   (`new Function`, a `data:` URL `import()`ed), which no module cache or hook sees. What a
+//   file's content shaped, the configuration, it is the check's. jest's own reads there are
+//   package.json and the configuration file (loaded anyway); npx reads .npmrc, which sets how
+//   the check's node runs. Reads outside node_modules alone, after what was loaded (`MAX_BYTES`
+//   keeps the loaded first), 4000 at most.
 // The preload runs in node's main thread alone (NODE_OPTIONS reaches the loader's thread too).
 //
 // Only the start commit's run is read (fixbot/run/phases/fixing.py `check_files`): the
@@ -67,7 +78,79 @@ function hooked(register, MessageChannel) {
   return port1;
 }
 
+// the files read through `fs` (absolute paths, outside node_modules), in order
+const read = new Set();
+const MAX_READ = 4000;
+const { resolve } = require('path');
+const apply = Reflect.apply;
+const describe = Object.getOwnPropertyDescriptors;
+const define = Object.defineProperty;
+const isBuffer = Buffer.isBuffer;
+const { O_WRONLY } = fs.constants;
+
+// `file` (a path, a Buffer or a `file:` URL; a descriptor or FileHandle is not one) noted as read
+function note(file) {
+  try {
+    let name = file;
+    if (isBuffer(name)) name = name.toString('utf8');
+    else if (name instanceof URL) name = fileURLToPath(name);
+    if (typeof name !== 'string' || read.size >= MAX_READ) return;
+    if (!/[\\/]node_modules[\\/]/.test(name)) read.add(resolve(name));
+  } catch (e) {
+    // not a file's path: not noted
+  }
+}
+
+// whether `open`'s `flags` let the file be read ('w', 'a' and O_WRONLY alone do not; none given,
+// or a callback in their place: 'r')
+function reading(flags) {
+  if (typeof flags === 'number') return (flags & 3) !== O_WRONLY;
+  if (typeof flags !== 'string') return true;
+  return flags.includes('+') || !/^[wa]/.test(flags);
+}
+
+// each reader wrapped (its first argument the file) and the index of its `flags` argument (null:
+// it only reads)
+const READERS = {
+  readFileSync: null,
+  readFile: null,
+  openSync: 1,
+  open: 1,
+  createReadStream: null,
+};
+
+// `owner[name]` replaced by a function noting the file its first argument names as read (where
+// the flags, argument `flagsAt`, let it be read), then calling the original as it was called;
+// the original's own properties (`realpathSync.native`-like) kept
+function wrap(owner, name, flagsAt) {
+  const original = owner[name];
+  if (typeof original !== 'function') return;
+  const wrapper = function (file, ...rest) {
+    if (flagsAt === null || reading(rest[flagsAt - 1])) note(file);
+    return apply(original, this, [file, ...rest]);
+  };
+  for (const [key, descriptor] of Object.entries(describe(original))) {
+    try {
+      define(wrapper, key, descriptor);
+    } catch (e) {
+      // a property the wrapper cannot take (none of fs's readers has one)
+    }
+  }
+  try {
+    owner[name] = wrapper;
+  } catch (e) {
+    // not writable: left as it is
+  }
+}
+
+function watchReads() {
+  for (const [name, flagsAt] of Object.entries(READERS)) wrap(fs, name, flagsAt);
+  wrap(fs.promises, 'readFile', null);
+  wrap(fs.promises, 'open', 1);
+}
+
 const CHANNEL = threads.isMainThread ? channel() : null;
+if (CHANNEL !== null) watchReads();
 const PORT = CHANNEL === null ? null : hooked(require('module').register, threads.MessageChannel);
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
@@ -93,7 +176,7 @@ function loaded() {
   if (CHANNEL === null) return;
   let text = PORT === null ? `${UNOBSERVED}\n` : '';
   const seen = new Set();
-  for (const name of [...keys(cache), ...imported()]) {
+  for (const name of [...keys(cache), ...imported(), ...read]) {
     if (/[\\/]node_modules[\\/]/.test(name) || name.includes('\n') || seen.has(name)) continue;
     if (text.length + name.length + 1 > MAX_BYTES) break;
     seen.add(name);
