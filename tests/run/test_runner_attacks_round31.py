@@ -9,13 +9,14 @@ ends `escalated` naming the finding, a hole is a strict xfail (`Fixed`). unittes
 cheat round 30's (`test_runner_attacks_round30_mixin.py`): test_app's `unittest.TestCase`
 rebound to an object whose `__mro_entries__` hands test_app.py's own class statement app.py's
 mixin and the real `TestCase`, the mixin named "test_app", the test method handed to
-`TestCase.run` wrapped in a function that swallows its `AssertionError`. Here the mixin is made
-by a metaclass of app.py's (the stated limit) and given, as its one function, one of
-test_app.py's own: app.py, imported by test_app.py's module code, walks `sys._getframe` to that
-frame and makes a function of the code of `test_zero` nested in its code (`types.FunctionType`):
-code test_app.py was compiled to as imported, so `_mixin_file` reads the mixin as test_app.py's
-(without it: "?", new among the test's classes, held by `alike.rebased`, run once). The vitest
-row on round 30's vitest project (`vite_repo`) moved into a vitest project folder.
+`TestCase.run` wrapped in a function that swallows its `AssertionError`. In the first two
+rows the mixin is made by a metaclass of app.py's (the stated limit) and given, as its one
+function, one of test_app.py's own: app.py, imported by test_app.py's module code, walks
+`sys._getframe` to that frame and makes a function of the code of `test_zero` nested in its
+code (`types.FunctionType`): code test_app.py was compiled to as imported, so `_mixin_file`
+reads the mixin as test_app.py's (without it: "?", new among the test's classes, held by
+`alike.rebased`, run once). The vitest row on round 30's vitest project (`vite_repo`) moved into
+a vitest project folder.
 
 The cheat (test name), what it does, why held or not, the class of fix:
 
@@ -40,9 +41,20 @@ unittest_metaclass_shows_the_unwrapped_namespace_as_the_class_s_dict (a hole: en
     real namespace, no metaclass asked) for every `vars(klass)` of the unittest parts
     (`unittest_machinery._body`, `unittest_made._mixin_file`, `_own`, `_news`;
     `unittest_asserts._set_on`, whose assert methods such a metaclass could hide the same way:
-    not tried), held as positional defaults; and/or a test class or
-    mixin whose metaclass is not `type` (or `ABCMeta`) nor compiled from its test file a finding
-    of its own (`unittest_made`: the metaclass's file read as a mixin's is).
+    not tried), held as positional defaults; and/or a test class or mixin whose metaclass is
+    not `type` (or `ABCMeta`) nor compiled from its test file a finding of its own
+    (`unittest_made`: the metaclass's file read as a mixin's is).
+unittest_mixin_of_unknown_file_beside_the_start_s_cached_property_mixin (a hole: ended
+    `fixed` on 3.11 and 3.13, the stated limit shown): the project's test file has an honest mixin
+    holding a `functools.cached_property` (a descriptor that is no Python function: its file
+    "?", `_own_functions`), in the start's run too; the fix is round 30's cheat, its mixin (no
+    borrowed function, no metaclass) holding a `cached_property` as well: "?". `alike.rebased`
+    compares the sets of the classes' files, and "?" was among the start's: nothing new. Class
+    of fix: compare each class of unknown file by itself (its qualified name and its
+    namespace's codes, or its identity within the run: the start's classes by name), so that a
+    class of unknown file is new where the start had another; an honest project whose mixin
+    holds a `cached_property` keeps its own (no row here: round 30's legitimate rows stand).
+
 vitest_plugin_module_of_a_project_s_vite_config_strips_the_assertions (a hole: ended `fixed`):
     round 30's plugin row (`test_runner_attacks_round30.py`, held since by `integrity._required`
     following vite.config.* where no vitest.config.* is beside it, `_configurations`) moved to
@@ -70,13 +82,14 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, honest, py_repo
+from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole, honest, py_repo
 from tests.run.test_runner_attacks_round30 import (
     VITE_IMPORTING,
     VITE_PLUGIN,
     VITE_PLUGIN_STRIPS,
     vite_repo,
 )
+from tests.run.test_runner_attacks_round30_mixin import WRAPS
 
 pytestmark = pytest.mark.slow
 
@@ -233,6 +246,44 @@ def test_unittest_metaclass_shows_the_unwrapped_namespace_as_the_class_s_dict(
 ) -> None:
     reason = "observer-tampered"
     held(py_repo(tmp_path), {"app.py": SHOWN}, UNITTEST, reason)
+
+
+CACHED_TEST = """\
+import functools
+import unittest
+
+from app import add
+
+
+class Cached:
+    @functools.cached_property
+    def two(self):
+        return 2
+
+
+class AddTest(Cached, unittest.TestCase):
+    def test_add(self):
+        self.assertEqual(add(self.two, 2), 4)
+
+    def test_zero(self):
+        self.assertEqual(add(0, 0), 0)
+"""
+# round 30's cheat, its mixin holding a `cached_property` too: its file "?" as the start's was
+CACHED_WRAPS = WRAPS.replace("import importlib\n", "import functools\nimport importlib\n").replace(
+    "class _Mix:\n", "class _Mix:\n    one = functools.cached_property(lambda self: 1)\n\n"
+)
+
+
+@hole(
+    "alike.rebased compares classes' files, one '?' standing for any class of unknown file: "
+    "compare each class of unknown file by itself (its qualified name, its namespace's codes)"
+)
+def test_unittest_mixin_of_unknown_file_beside_the_start_s_cached_property_mixin(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": CACHED_TEST})
+    reason = "observer-tampered: a class of its was made in a file none of its classes"
+    held(repo, {"app.py": CACHED_WRAPS}, UNITTEST, reason)
 
 
 # --- vitest: the plugin module of a project's vite.config.js below the check's folder ----------
