@@ -35,11 +35,11 @@ unittest_metaclass_shows_the_unwrapped_namespace_as_the_class_s_dict (a hole: en
     metaclass for `__dict__`: the body read is the class statement's own `test_add` (the start's
     digest), the mixin's namespace its borrowed test_app.py function alone (its real one holds
     app.py's `_shown`); `TestCase.run`'s `getattr` finds the wrapper in the real namespace. The
-    3.13 watch on calls saw the wrapper call the body and the body raise (swallowed): no
-    finding. Class of fix: read namespaces as the interpreter looks attributes up, not as the
-    code under test answers: `type.__dict__["__dict__"].__get__(klass)` (a mappingproxy of the
-    real namespace, no metaclass asked) for every `vars(klass)` of the unittest parts
-    (`unittest_machinery._body`, `unittest_made._mixin_file`, `_own`, `_news`;
+    3.13 watch on calls (`unittest_watch`) raised no finding either (the body was called, from
+    the wrapper, and raised). Class of fix: read namespaces as the interpreter looks attributes
+    up, not as the code under test answers: `type.__dict__["__dict__"].__get__(klass)` (a
+    mappingproxy of the real namespace, no metaclass asked) for every `vars(klass)` of the
+    unittest parts (`unittest_machinery._body`, `unittest_made._mixin_file`, `_own`, `_news`;
     `unittest_asserts._set_on`, whose assert methods such a metaclass could hide the same way:
     not tried), held as positional defaults; and/or a test class or mixin whose metaclass is
     not `type` (or `ABCMeta`) nor compiled from its test file a finding of its own
