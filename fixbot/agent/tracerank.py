@@ -235,7 +235,7 @@ def _order(
     work in is where it went its own way (click's `get_help_record`, 8 lines, ahead of five
     one-to-three-line help getters at the same score), where path order put it last."""
     (path, start, _, _), score = item
-    return -score, item[0][2] - start, path, start
+    return -score, -len(inside[item[0]]), path, start
 
 
 def namesakes_first(ranked: list[Span], failing: Iterable[str]) -> list[Span]:
