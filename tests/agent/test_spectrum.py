@@ -62,30 +62,6 @@ def test_the_lines_only_failing_tests_run_rank_first(tmp_path: Path) -> None:
     assert tracerank.parse(tracerank.MARK + '\n{"files": {"cut') == {}  # a cut report: no ranking
 
 
-def test_among_equal_scores_the_function_the_failing_run_did_most_in_ranks_first(
-    tmp_path: Path,
-) -> None:
-    """Ochiai ties every function only the failing test ran (1.0 each); the one with more of
-    its own lines run comes first, a nested function's lines counted for it alone, where path
-    and line order put `first` (one line of its own) ahead."""
-    (tmp_path / "pkg.py").write_text(
-        "def first(x):\n"
-        "    def inner(y):\n"
-        "        y += 1\n"
-        "        y += 2\n"
-        "        return y\n"
-        "    return inner(x)\n"
-        "\n\n"
-        "def second(x):\n"
-        "    x += 1\n"
-        "    return x\n"
-    )
-    ran = {str(n): ["t.test_b"] for n in (3, 4, 5, 6, 10, 11)}
-    output = tracerank.MARK + "\n" + json.dumps({"files": {"pkg.py": {"contexts": ran}}})
-    spans = tracerank.rank(tmp_path, tracerank.parse(output), ["tests/t.py::test_b"])
-    assert [(s.name, s.score) for s in spans] == [("inner", 1.0), ("second", 1.0), ("first", 1.0)]
-
-
 @pytest.mark.slow
 def test_the_lines_a_failing_test_ran_are_handed_on_with_the_ranking(tmp_path: Path) -> None:
     """`executed` (what `fixbot.agent.literals` narrows a common phrase to): the lines of the
