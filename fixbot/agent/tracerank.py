@@ -203,8 +203,7 @@ def rank(
     raised: dict[str, dict[int, list[str]]] | None = None,
 ) -> list[Span]:
     """The functions holding the most suspicious lines (`scores`), best first (a function
-    scores its best line; among equal scores, the one with more lines the failing tests ran
-    first: `_order`), at most `MAX_SPANS`; paths made relative to `repo`, files outside it
+    scores its best line), at most `MAX_SPANS`; paths made relative to `repo`, files outside it
     left out."""
     by_file: dict[str, dict[int, float]] = {}
     root = repo.resolve()
@@ -219,23 +218,9 @@ def rank(
             key = (rel, start, end, name)
             best[key] = max(best.get(key, 0.0), lines[line])
             inside.setdefault(key, []).append((-lines[line], line))
-    ranked = sorted(best.items(), key=lambda item: _order(item, inside))
+    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0][0], item[0][1]))
     spans = [Span(p, s, e, n, v, _focus(inside[(p, s, e, n)], v)) for (p, s, e, n), v in ranked]
     return namesakes_first(spans, failing)[:MAX_SPANS]
-
-
-def _order(
-    item: tuple[tuple[str, int, int, str], float],
-    inside: dict[tuple[str, int, int, str], list[tuple[float, int]]],
-) -> tuple[float, int, str, int]:
-    """The sort key of one function in `rank`: its score, best first; among equal scores, the
-    function with more lines the failing tests ran (its own, a nested function's not counted:
-    `_enclosing` gives a line its innermost function) first, then path and line. Ochiai ties
-    the functions whose best lines the same tests ran; the one the failing run did the most
-    work in is where it went its own way (click's `get_help_record`, 8 lines, ahead of five
-    one-to-three-line help getters at the same score), where path order put it last."""
-    (path, start, _, _), score = item
-    return -score, -len(inside[item[0]]), path, start
 
 
 def namesakes_first(ranked: list[Span], failing: Iterable[str]) -> list[Span]:
