@@ -96,3 +96,26 @@ def test_npx_jest_an_honest_fix_is_verified_with_the_reporters_stream(tmp_path: 
         "Verified by the test runner's own report (2 tests) and fixbot's observer inside jest"
         " (2 tests)" in git(repo, "log", "-1", "--format=%B")
     )
+
+
+def test_npx_vitest_an_honest_fix_is_verified_with_the_reporters_stream(tmp_path: Path) -> None:
+    root = node_modules()
+    if root is None:
+        missing("vitest is not installed: bash scripts/node-tools.sh")
+    test = "import { test, expect } from 'vitest';\n" + JS_TEST.replace(
+        "const { add } = require('./app');", "import { add } from './app.js';"
+    )
+    files = {
+        "app.js": JS_APP.replace("exports.add =", "export const add ="),
+        "app.test.js": test,
+        "package.json": '{"name": "app", "type": "module"}\n',
+        ".gitignore": "node_modules\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    (repo / "node_modules").symlink_to(root)
+    fixed = {"app.js": JS_FIXED.replace("exports.add =", "export const add =")}
+    outcome, state = settle(repo, ScriptedFixer().enqueue(fixed), check="npx vitest run")
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    for attempt in (state.attempts[0], state.attempts[-1]):
+        assert attempt.seen is not None and attempt.seen.runners == ["vitest"]
+        assert attempt.seen.tests == attempt.tests and attempt.seen.ended == 1
