@@ -110,8 +110,7 @@ def _run(
         fds = channel.fds
         launcher = dataclasses.replace(launcher, env={**launcher.env, **channel.env(launcher.env)})
         check = observed(s.check, channel.folder, channel.module)
-        if npx is not None and npx.bins:
-            launcher, where, check = _pathed(launcher, npx), _directly(where, npx), npx.check
+        launcher, where, check = _through(launcher, where, check, npx)
     report = report_for(shellwords.words(s.check))
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
@@ -141,6 +140,16 @@ def _run(
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
         return result, relative(relative(tests, where.repo), within), unused, configured
+
+
+def _through(
+    launcher: Launcher, where: CheckRun, check: str, npx: npxbin.Direct | None
+) -> tuple[Launcher, CheckRun, str]:
+    """`launcher`, `where` and `check` made to run the runner's bin where `npx` names one
+    (`_pathed`, `_directly`), else unchanged."""
+    if npx is None or not npx.bins:
+        return launcher, where, check
+    return _pathed(launcher, npx), _directly(where, npx), npx.check
 
 
 def _directly(where: CheckRun, npx: npxbin.Direct) -> CheckRun:

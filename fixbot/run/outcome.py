@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
+from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.policy import breaker
 from fixbot.policy.state import RunState
@@ -102,9 +103,7 @@ def verified_line(attempt: Attempt) -> str:
         unhooked = "; ES modules of jest's configuration not observed: node has no module hooks"
         observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests"
         observer += f"{unseen if seen.environment else ''}{unhooked if seen.unhooked else ''})"
-    unreached = ""
-    if seen is not None and seen.sessions == 0 and seen.unreached:
-        unreached = f" (the test runner was not observed: {seen.unreached})"
+    unreached = _unreached(seen)
     if attempt.tests is None:
         if observer:
             return f"Verified by {observer}."
@@ -112,6 +111,14 @@ def verified_line(attempt: Attempt) -> str:
     also = f" and {observer}" if observer else ""
     count = len(attempt.tests)
     return f"Verified by the test runner's own report ({count} tests){also}{unreached}."
+
+
+def _unreached(seen: Observation | None) -> str:
+    """The verified line's words on why the runner ran where fixbot's reporter could not reach
+    the channel (`Observation.unreached`), "" where it streamed or nothing says why."""
+    if seen is None or seen.sessions > 0 or not seen.unreached:
+        return ""
+    return f" (the test runner was not observed: {seen.unreached})"
 
 
 def test_change_note(attempt: Attempt) -> str:

@@ -73,6 +73,16 @@ def test_an_npx_runner_npx_may_run_otherwise_stays_and_says_why(
     assert found.why.startswith(why) and "inherits no channel" in found.why
 
 
+def test_a_project_whose_own_package_names_the_runners_bin_stays(tmp_path: Path) -> None:
+    """npx installs the local package and runs its own bin of that name, not node_modules's."""
+    app = project(tmp_path)
+    (app / "package.json").write_text('{"name": "app", "bin": {"jest": "cli.js"}}\n')
+    found = direct("npx jest --ci", app / "src")
+    assert found.check == "npx jest --ci" and "package.json names a jest bin" in found.why
+    (app / "package.json").write_text('{"name": "app", "bin": {"app": "cli.js"}}\n')
+    assert direct("npx jest --ci", app / "src").bins
+
+
 @pytest.mark.parametrize(
     "check", ["jest --ci", "npx eslint .", "npm test", "npx jest --ci && npx jest", "yarn jest"]
 )
