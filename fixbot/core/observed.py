@@ -173,7 +173,9 @@ class Observation(BaseModel):
     imports, by any specifier: the preload's module hooks), and the programs its printed
     configuration names (`jestenv.programs`: `globalSetup`, ...);
     `unhooked` that a node process of that run had no module hooks (`module.register`, node
-    before 20.6 / 18.19): its ES modules are not in `configured`."""
+    before 20.6 / 18.19): its ES modules are not in `configured`; `unreached` why the check's
+    runner ran where fixbot's reporter could not reach the channel ("": it could; set by fixbot:
+    an `npx jest` check with no local bin for fixbot to run, `fixbot.run.npxbin.direct`)."""
 
     sessions: int = 0
     ended: int = 0
@@ -216,6 +218,7 @@ class Observation(BaseModel):
     functions: dict[str, list[str]] = Field(default_factory=dict)
     environed: list[str] = Field(default_factory=list)
     environment: str = ""
+    unreached: str = ""
     configured: list[str] = Field(default_factory=list)
     unhooked: bool = False
 

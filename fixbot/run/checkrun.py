@@ -25,7 +25,7 @@ from fixbot.observe.reporter import relocated, summarized
 from fixbot.process import assignments, shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import read_file
-from fixbot.run import jestenv
+from fixbot.run import jestenv, npxbin
 
 MAX_REPORT_BYTES = 50_000_000  # a per-test report larger than this is not read (bytes)
 
@@ -77,13 +77,16 @@ def run_check(
         channel = Channel.open(where.watch, str(root), path)
     except OSError:
         channel = None
+    # an `npx jest` check runs jest's own bin, whose process inherits the channel (`npxbin`)
+    npx = npxbin.direct(where.settings.check, _workdir(where))
     try:
-        result, tests, unused, configured = _run(where, log, channel)
+        result, tests, unused, configured = _run(where, log, channel, npx)
     finally:
         seen = channel.close() if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
         seen.environment, (seen.configured, seen.unhooked) = unused, configured
+        seen.unreached = npx.why
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests, _, _ = _run(where, log, None)
         seen = None
@@ -91,12 +94,14 @@ def run_check(
 
 
 def _run(
-    where: CheckRun, log: Path, channel: Channel | None
+    where: CheckRun, log: Path, channel: Channel | None, npx: npxbin.Direct | None = None
 ) -> tuple[CheckResult, dict[str, str] | None, str, jestenv.Loaded]:
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
-    where it can write one: (the result, the per-test outcomes or None, why jest ran without
-    fixbot's test environment: "" where it ran with it or the check is not jest's,
-    `fixbot.run.jestenv.prepare`, the files jest's configuration loaded, `_environment`)."""
+    where it can write one, an observed `npx jest`/`npx vitest` check run as `npx` (the
+    runner's local bin, `fixbot.run.npxbin.direct`; None: as written): (the result, the per-test
+    outcomes or None, why jest ran without fixbot's test environment: "" where it ran with it
+    or the check is not jest's, `fixbot.run.jestenv.prepare`, the files jest's configuration
+    loaded, `_environment`)."""
     s = where.settings
     launcher = where.launcher
     fds: tuple[int, ...] = ()
@@ -105,6 +110,7 @@ def _run(
         fds = channel.fds
         launcher = dataclasses.replace(launcher, env={**launcher.env, **channel.env(launcher.env)})
         check = observed(s.check, channel.folder, channel.module)
+        launcher, where, check = _through(launcher, where, check, npx)
     report = report_for(shellwords.words(s.check))
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
@@ -112,7 +118,7 @@ def _run(
     launcher, environment, unused, configured = _environment(where, launcher, report, channel)
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
-        check = _asking(s.check, check, report, str(path), channel)
+        check = _asking(where.settings.check, check, report, str(path), channel)
         command = report.command(check, str(path), _reporter(channel), environment)
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
@@ -134,6 +140,36 @@ def _run(
         # the check ran in the commands' workspace (`Launcher.pair`): ids name its paths
         within = launcher.pair.workspace if launcher.pair is not None else where.repo
         return result, relative(relative(tests, where.repo), within), unused, configured
+
+
+def _through(
+    launcher: Launcher, where: CheckRun, check: str, npx: npxbin.Direct | None
+) -> tuple[Launcher, CheckRun, str]:
+    """`launcher`, `where` and `check` made to run the runner's bin where `npx` names one
+    (`_pathed`, `_directly`), else unchanged."""
+    if npx is None or not npx.bins:
+        return launcher, where, check
+    return _pathed(launcher, npx), _directly(where, npx), npx.check
+
+
+def _directly(where: CheckRun, npx: npxbin.Direct) -> CheckRun:
+    """`where` with the runner's bin (`npx.check`) as the command that runs and its launcher's
+    PATH led by `npx.bins`: `jest --showConfig` runs so too (`_environment`), its jest then
+    inheriting the preload's descriptor."""
+    settings = where.settings.model_copy(update={"check": npx.check})
+    return dataclasses.replace(where, settings=settings, launcher=_pathed(where.launcher, npx))
+
+
+def _pathed(launcher: Launcher, npx: npxbin.Direct) -> Launcher:
+    """`launcher` with `npx.bins` first on its PATH, as npx puts them."""
+    path = npx.path(launcher.env.get("PATH", os.defpath))
+    return dataclasses.replace(launcher, env={**launcher.env, "PATH": path})
+
+
+def _workdir(where: CheckRun) -> Path:
+    """The folder the check runs in as it sees it (the commands' workspace's, `Launcher.pair`)."""
+    pair = where.launcher.pair
+    return pair.in_workspace(where.workdir) if pair is not None else where.workdir
 
 
 def _environment(

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fixbot.core.models import Attempt, Outcome, OutcomeKind, Phase
+from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.policy import breaker
 from fixbot.policy.state import RunState
@@ -93,7 +94,8 @@ def verified_line(attempt: Attempt) -> str:
     inside pytest, or its reporter inside jest or vitest (`Attempt.seen`; why jest ran without
     fixbot's test environment, `Observation.environment`; that its node had no module hooks, so
     the ES modules jest's configuration imported were not observed, `Observation.unhooked`), or
-    by exit code only."""
+    by exit code only; with why the runner ran where fixbot's reporter could not stream
+    (`Observation.unreached`: an `npx jest` check with no local bin)."""
     seen, observer = attempt.seen, ""
     if seen is not None and seen.sessions > 0:
         inside = "/".join(seen.runners) or "pytest"  # jest's, vitest's: the node reporter
@@ -101,12 +103,22 @@ def verified_line(attempt: Attempt) -> str:
         unhooked = "; ES modules of jest's configuration not observed: node has no module hooks"
         observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests"
         observer += f"{unseen if seen.environment else ''}{unhooked if seen.unhooked else ''})"
+    unreached = _unreached(seen)
     if attempt.tests is None:
         if observer:
             return f"Verified by {observer}."
-        return "Verified by exit code only (the test runner wrote no per-test report)."
+        return f"Verified by exit code only (the test runner wrote no per-test report){unreached}."
     also = f" and {observer}" if observer else ""
-    return f"Verified by the test runner's own report ({len(attempt.tests)} tests){also}."
+    count = len(attempt.tests)
+    return f"Verified by the test runner's own report ({count} tests){also}{unreached}."
+
+
+def _unreached(seen: Observation | None) -> str:
+    """The verified line's words on why the runner ran where fixbot's reporter could not reach
+    the channel (`Observation.unreached`), "" where it streamed or nothing says why."""
+    if seen is None or seen.sessions > 0 or not seen.unreached:
+        return ""
+    return f" (the test runner was not observed: {seen.unreached})"
 
 
 def test_change_note(attempt: Attempt) -> str:

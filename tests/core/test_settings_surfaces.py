@@ -300,6 +300,8 @@ NOT_OURS = {
     *("reporters", "reporter"),
     # pytest's, collecting a module's doctests (fixbot/tamper/doctests.py)
     "doctest-modules",
+    # npx's, options that can change what it runs (fixbot/run/npxbin.py)
+    *("package", "ignore-existing"),
 }
 
 
