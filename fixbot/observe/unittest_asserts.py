@@ -4,15 +4,15 @@ and by `unittest_machinery`, whose test ends call `_foreign`, only in a unittest
 out of `sys.modules` once it is loaded): which assert methods are set on a test's class or
 instance (`_set_on`, `ASSERTS`, its equality table), which of them unittest would have there
 (`_kept`, `_bound_by_unittest`: a function its module bound at the observer's load, `BOUND`),
-and the function `assertEqual` picks from that table held to
-the same rules as it is picked (`_used`, called by the observer's own
-`_getAssertEqualityFunc`, `unittest_machinery._asserter`: round 25, one that took itself out of
-the table as it ran was gone by the test's end). Whether a function is the code its file was
-compiled to, whether a test's class was written, and the file a class was made in (round 27:
-not its `__module__`'s, `_module_file`) is its sibling part's (`unittest_compiled._recorder`,
-handed in as `ours`). What it uses is held as positional
-defaults; it imports the standard library alone and nothing of fixbot's.
-"""
+and the function `assertEqual` picks from that table held to the same rules as it is picked
+(`_used`, called by the observer's own `_getAssertEqualityFunc`, `unittest_machinery._asserter`:
+round 25, one that took itself out of the table as it ran was gone by the test's end). Whether
+a function is the code its file was compiled to, whether a test's class was written, and the
+file a class was made in (round 27: not its `__module__`'s, `_module_file`) is its sibling
+part's (`unittest_compiled._recorder`, handed in as `ours`). A class's namespace is read as
+`type`'s own `__dict__` descriptor holds it (`_ns`: round 31, a metaclass's `__getattribute__`
+answered `vars()` with the namespace as first given). What it uses is held as positional
+defaults; it imports the standard library alone and nothing of fixbot's."""
 
 from __future__ import annotations
 
@@ -261,19 +261,19 @@ def _module_file(
     klass: Any,
     ours: Any,
     _vars: Any = vars,
+    _ns: Any = type.__dict__["__dict__"].__get__,
     _type: Any = type,
     _modules: Any = sys.modules,
 ) -> Any:
     """The file class `klass` was made in, as `ours(klass, True)` (`unittest_compiled`'s
     recorder) captured it as the class was made; where `ours` takes its word (`_word`: no
-    recorder, a unit test), the file of the module its `__module__` names. Round 27: the code
-    under test set a test class's `__module__` (a plain class attribute) to "app", or the test
-    module's `__file__` (a plain global) to app.py's, and its no-op assert method was the
-    class's file's."""
+    recorder, a unit test), the file of the module its `__module__` (its namespace's, `_ns`)
+    names. Round 27: the code under test set a test class's `__module__` to "app", or the test
+    module's `__file__` (a plain global) to app.py's: its no-op assert method was the class's."""
     made = ours(klass, True)
     if made is not True:
         return made
-    named = _vars(klass).get("__module__")
+    named = _ns(klass).get("__module__")
     module = _modules.get(named) if _type(named) is str else None
     return _vars(module).get("__file__") if module is not None else None
 
@@ -306,7 +306,7 @@ def _class_files(
 def _set_on(
     test: Any,
     ours: Any,
-    _vars: Any = vars,
+    _ns: Any = type.__dict__["__dict__"].__get__,
     _type: Any = type,
     _case: Any = unittest.TestCase,
     _mro: Any = type.__dict__["__mro__"].__get__,
@@ -325,7 +325,7 @@ def _set_on(
             break  # `TestCase` and above: machinery
         files.append(_module_file(klass, ours))
         where = _name(klass) if klass is _type(test) else "a base class"
-        found += [(where, n, v) for n, v in _assert_items(_vars(klass))]
+        found += [(where, n, v) for n, v in _assert_items(_ns(klass))]
     return found, files
 
 

@@ -131,17 +131,17 @@ def _behaviours(case: Any) -> list[str]:
 
 
 def _lookup(owner: Any, path: str) -> Any:
-    """The raw attribute at `path` in `owner` (a class attribute as its class's `__dict__`
-    holds it), or None."""
+    """The raw attribute at `path` in `owner` (a class attribute as its class's namespace holds
+    it, read past a metaclass as `_body` reads it), or None."""
     parts = path.split(".")
     for part in parts[:-1]:
         owner = getattr(owner, part, None)
     if owner is None:
         return None
     if isinstance(owner, type):
-        for klass in owner.__mro__:
-            if parts[-1] in vars(klass):
-                return vars(klass)[parts[-1]]
+        for klass in type.__dict__["__mro__"].__get__(owner):
+            if parts[-1] in type.__dict__["__dict__"].__get__(klass):
+                return type.__dict__["__dict__"].__get__(klass)[parts[-1]]
         return None
     return getattr(owner, parts[-1], None)
 
@@ -236,7 +236,7 @@ def _body(
     test: Any,
     _get: Any = object.__getattribute__,
     _type: Any = type,
-    _vars: Any = vars,
+    _ns: Any = type.__dict__["__dict__"].__get__,
     _wrapped: Any = (classmethod, staticmethod, MethodType),
     _mro: Any = type.__dict__["__mro__"].__get__,
     _plain: Any = asserts._plain,
@@ -244,9 +244,9 @@ def _body(
     """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, as
     the instance's `__dict__` holds it, else as the first class of its type's MRO holding it
     (a bound, class or static method's function; a `__dict__` of a `dict` subclass read as a
-    dict, `unittest_asserts._plain`); None where there is none. Runs none of the
-    project's code (no `getattr`: a class's `__getattribute__` is not asked; the MRO read as
-    `_set_on` reads it, past a metaclass's own `__mro__`)."""
+    dict, `unittest_asserts._plain`); None where there is none. Runs none of the project's code
+    (no `getattr`), read as `_set_on` reads: the MRO past a metaclass's own `__mro__`, each
+    class's namespace past its `__getattribute__` (`_ns`; round 31: it answered `__dict__`)."""
     try:
         name = _get(test, "_testMethodName")
         own = _get(test, "__dict__")
@@ -256,7 +256,7 @@ def _body(
         return None
     found: Any = _plain(own).get(name)
     for klass in _mro(_type(test)) if found is None else ():
-        found = _vars(klass).get(name)
+        found = _ns(klass).get(name)
         if found is not None:
             break
     return found.__func__ if _type(found) in _wrapped else found

@@ -10,8 +10,10 @@ by `type(...)`, made twice, or by an `__init_subclass__` not the observer's (`_o
 `unittest_compiled._class_file` turns that code into the class's file. A mixin (a class of a test's
 MRO that is no `TestCase`: none of the observer's runs as it is made) is kept as one (`_mixins`),
 its file read as asked from its own functions' code (`_mixin_file`), not from its `__module__`
-(round 30: app.py named its mixin the test module's). What it uses is held as positional
-defaults; it imports the standard library and the `bytecode` part alone."""
+(round 30: app.py named its mixin the test module's). A class's namespace is read as `type`'s
+own `__dict__` descriptor holds it (`NS`: round 31, a metaclass's `__getattribute__` answered
+`vars()` with the namespace as first given, the test method since wrapped). What it uses is
+held as positional defaults; it imports the standard library and the `bytecode` part alone."""
 
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ OPMAP = dict(dis.opmap)
 BYTECODE = _part("bytecode")  # the instructions of a frame's code, read without `dis` at run time
 STATIC = staticmethod.__dict__["__func__"].__get__  # a staticmethod's function
 CODE = FunctionType.__dict__["__code__"].__get__  # a function's code
+NS = type.__dict__["__dict__"].__get__  # a class's own namespace, no metaclass asked
 MIXIN = ("mixin",)  # kept for a mixin (`_mixins`): its file read from its functions as asked
 # what runs code as a value of a class's namespace is used on its instances (`_descriptor`)
 HOOKS = ("__get__", "__set__", "__delete__", "__call__")
@@ -106,7 +109,7 @@ def _own(
     klass: Any,
     own: list[Any],
     case: Any,
-    _vars: Any = vars,
+    _ns: Any = NS,
     _type: Any = type,
     _mro: Any = type.__dict__["__mro__"].__get__,
     _classmethod: Any = classmethod,
@@ -117,7 +120,7 @@ def _own(
     read), not one the code under test set on `case` or a base between: called by that,
     `_maker`'s caller is not the class statement."""
     for base in _mro(klass)[1:]:
-        held = _vars(base).get(_made)
+        held = _ns(base).get(_made)
         if held is None:
             continue
         return base is case and _type(held) is _classmethod and held.__func__ is own[0]
@@ -144,7 +147,7 @@ def _mixins(
 
 def _descriptor(
     kind: Any,
-    _vars: Any = vars,
+    _ns: Any = NS,
     _mro: Any = type.__dict__["__mro__"].__get__,
     _hooks: tuple[str, ...] = HOOKS,
 ) -> bool:
@@ -152,7 +155,7 @@ def _descriptor(
     `__delete__`, `__call__`): a value of that type in a class's namespace runs code as the
     class's instances are used."""
     for klass in _mro(kind):
-        space = _vars(klass)
+        space = _ns(klass)
         for name in _hooks:
             if name in space:
                 return True
@@ -194,7 +197,7 @@ def _mixin_file(
     codes: dict[str, Any],
     walked: dict[str, frozenset[int]],
     compiled: Any,
-    _vars: Any = vars,
+    _ns: Any = NS,
     _list: Any = list,
     _type: Any = type,
     _str: Any = str,
@@ -211,7 +214,7 @@ def _mixin_file(
     `__module__` set to "test_app", read as test_app.py's; its `__getattribute__` handed the
     test's body back wrapped, the failure swallowed."""
     files = []
-    for value in _list(_vars(klass).values()):
+    for value in _list(_ns(klass).values()):
         functions = _own_functions(value)
         if functions is None:
             return None
@@ -226,7 +229,7 @@ def _mixin_file(
 
 def _news(
     kind: Any,
-    _vars: Any = vars,
+    _ns: Any = NS,
     _type: Any = type,
     _mro: Any = type.__dict__["__mro__"].__get__,
     _static: Any = staticmethod,
@@ -241,7 +244,7 @@ def _news(
     `type.__new__`."""
     found = []
     for klass in _mro(kind):
-        held = _vars(klass).get(_new)
+        held = _ns(klass).get(_new)
         held = _func(held) if _type(held) is _static else None
         if _type(held) is _function:
             found.append(_id(_code(held)))

@@ -39,13 +39,18 @@ def _case_changed(
     root: str,
     _modules: Any = sys.modules,
     _vars: Any = vars,
+    _ns: Any = type.__dict__["__dict__"].__get__,
+    _isinstance: Any = isinstance,
+    _type: Any = type,
     _code_file: Any = asserts._code_file,
     _len: Any = len,
 ) -> list[str]:
     """`unittest: <name> of TestCase set by <file>` (relative to `root`; "?": no Python
     function, or gone) for each of `kept` ((name, value): `TestCase`'s own assert and fail
-    methods as loaded) that `unittest.case.TestCase` holds no longer."""
-    case = _vars(_vars(_modules.get("unittest.case")).get("TestCase"))
+    methods as loaded) that `unittest.case.TestCase` holds no longer (its namespace read past a
+    metaclass, `_ns`; every one where it is no class)."""
+    case = _vars(_modules.get("unittest.case")).get("TestCase")
+    case = _ns(case) if _isinstance(case, _type) else {}
     changed = [(n, _code_file(case.get(n)) or "?") for n, v in kept if case.get(n) is not v]
     cut = [(n, f[_len(root) :] if f.startswith(root) else f) for n, f in changed]
     return ["unittest: " + n + " of TestCase set by " + f for n, f in cut]
@@ -72,9 +77,14 @@ KEPT = ("assert", "fail")  # `TestCase`'s own methods held as loaded (`_case_cha
 TOOLS = (4, 3)  # `sys.monitoring` tool ids the watcher takes, the first one free (3.12 and later)
 
 
-def _spaces(test: Any, _mro: Any = type.__dict__["__mro__"].__get__) -> tuple[list[Any], Any]:
-    """(the values in `test`'s classes below `TestCase` and in their modules, their files)."""
-    spaces = [vars(k) for k in _mro(type(test)) if vars(k).get("__module__") != "unittest.case"]
+def _spaces(
+    test: Any,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _ns: Any = type.__dict__["__dict__"].__get__,
+) -> tuple[list[Any], Any]:
+    """(the values in `test`'s classes below `TestCase` (each one's namespace read past a
+    metaclass, `_ns`) and in their modules, their files)."""
+    spaces = [_ns(k) for k in _mro(type(test)) if _ns(k).get("__module__") != "unittest.case"]
     named = [s.get("__module__") for s in spaces]
     spaces += [vars(sys.modules[n]) for n in named if type(n) is str and n in sys.modules]
     return [v for space in spaces for v in space.values()], {s.get("__file__") for s in spaces}
