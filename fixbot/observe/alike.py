@@ -9,6 +9,8 @@ by the start's tests instead (`fixbot.run.integrity`).
 
 from __future__ import annotations
 
+from collections import Counter
+
 from fixbot.core.observed import Observation
 from fixbot.tamper.changes import is_test_file
 
@@ -78,13 +80,16 @@ def rebased(
 
 
 def _new_classes(start: Observation, last: Observation, test: str, files: list[str]) -> bool:
-    """Whether `test`'s classes now were made in a file the start's run's were not (`rebased`)."""
-    before, now = set(start.classes.get(test, ())), last.classes.get(test, ())
+    """Whether `test`'s classes now were made in a file the start's run's were not, or more of
+    them in one file than at the start (`rebased`): counted, not a set, so that a class of
+    unknown file ("?") is new where the start's run had fewer (round 31: the start's honest
+    mixin holding a `cached_property`, "?", let app.py's own "?" mixin through)."""
+    before, now = Counter(start.classes.get(test, ())), Counter(last.classes.get(test, ()))
     if not before or _edited(last, test, files):
         return False
     if any(in_changed_test(file, files) for file in now):
         return False
-    return any(file not in before for file in now)
+    return any(count > before[file] for file, count in now.items())
 
 
 def retried(start: Observation | None, last: Observation, watched: set[str]) -> list[str]:

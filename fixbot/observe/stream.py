@@ -128,6 +128,7 @@ and its parts write them:
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -294,10 +295,11 @@ def _code(seen: Observation, record: dict[str, object], test: str, scratch: _Scr
         if value not in kept and len(kept) < MAX_EXITS:
             kept.append(value)
     classes = record.get("c")
-    for file in classes[:MAX_CLASSES] if isinstance(classes, list) else ():
+    listed = classes[:MAX_CLASSES] if isinstance(classes, list) else []
+    made = Counter(str(f)[:400] for f in listed)
+    for file, count in made.items():  # each file as often as one record named it, at most
         kept = seen.classes.setdefault(test, [])
-        if str(file)[:400] not in kept and len(kept) < MAX_CLASSES:
-            kept.append(str(file)[:400])
+        kept += [file] * min(count - kept.count(file), MAX_CLASSES - len(kept))
     if record.get("tr") is True and test not in seen.traced:
         seen.traced.append(test)
 

@@ -289,17 +289,16 @@ def _class_files(
     _mro: Any = type.__dict__["__mro__"].__get__,
     _module_file: Any = _module_file,
 ) -> list[str]:
-    """The files `test`'s classes (MRO below `TestCase`) were made in (`_module_file`), each once,
-    relative to `root` ("?": unknown); fixbot holds them to the start's (`alike.rebased`)."""
+    """The files `test`'s classes (MRO below `TestCase`) were made in (`_module_file`), one per
+    class, relative to `root` ("?": unknown); fixbot holds them to the start's, counted
+    (`alike.rebased`)."""
     files: list[str] = []
     for klass in _mro(_type(test)):
         if klass is _case:
             break
         file = _module_file(klass, ours)
         file = file if _type(file) is _str else "?"
-        file = file[_len(root) :] if file.startswith(root) else file
-        if file not in files:
-            files.append(file)
+        files.append(file[_len(root) :] if file.startswith(root) else file)
     return files
 
 

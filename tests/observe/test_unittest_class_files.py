@@ -372,3 +372,23 @@ def test_a_base_in_an_unchanged_or_changed_helper_module_is_no_finding() -> None
     # the start's run streamed no classes (pytest's observer, an older one): nothing to hold to
     unknown = start.model_copy(update={"classes": {}})
     assert alike.rebased(unknown, coded, {test}, ["app.py"]) == []
+
+
+def test_a_class_of_unknown_file_more_than_the_start_had_is_a_finding() -> None:
+    """Round 31: the start's honest mixin holds a `cached_property` (its file "?"), and the
+    fix's run has a second class of unknown file, app.py's mixin: the files are counted, one
+    per class, so a "?" the start had does not stand for any number of them. Kept counted
+    from the stream too (`stream._code`: each file as often as one record names it)."""
+    test = "test_app.AddTest.test_add"
+    start = Observation(sessions=1, tests={test: "failed"}, classes={test: ["test_app.py", "?"]})
+    more = start.model_copy(update={"classes": {test: ["test_app.py", "?", "?"]}})
+    assert alike.rebased(start, start, {test}, ["app.py"]) == []
+    assert alike.rebased(start, more, {test}, ["app.py"]) != []
+    fewer = start.model_copy(update={"classes": {test: ["test_app.py"]}})
+    assert alike.rebased(start, fewer, {test}, ["app.py"]) == []
+    line = json.dumps(
+        {"k": "code", "id": test, "h": "0" * 16, "f": "test_app.py", "c": ["test_app.py", "?", "?"]}
+    )
+    # a second call of the test names the same classes: not added again
+    seen = parse(f"n\t{line}\nn\t{line}\n", "n")
+    assert seen.classes == {test: ["test_app.py", "?", "?"]}

@@ -100,7 +100,9 @@ def test_an_honest_mixin_in_the_test_file_or_a_helper_module_is_its_file(
     assert project.ours(module.Helpers, True) == project.root + "test_app.py"
     assert project.ours(module.Alike, True) == project.root + "helped.py"
     assert project.ours(module.Data, True) is None
+    # one per class: Case and Helpers the test file's, Alike the helper's, Data none
     assert asserts._class_files(test, project.root, project.ours) == [
+        "test_app.py",
         "test_app.py",
         "helped.py",
         "?",
@@ -130,7 +132,8 @@ def test_a_mixin_given_code_of_another_file_or_not_its_file_s_has_none(
     monkeypatch.setattr(helpers, "run", classmethod(functools.partial(app.alike)), raising=False)
     assert project.ours(helpers, True) is None
     monkeypatch.delattr(helpers, "run")
-    assert asserts._class_files(module.Case("test_it"), project.root, project.ours)[0:2] == [
+    assert asserts._class_files(module.Case("test_it"), project.root, project.ours)[0:3] == [
+        "test_app.py",
         "test_app.py",
         "helped.py",
     ]
@@ -181,7 +184,7 @@ class Forged(Base):
     assert type(project.ours(kind, True)) is not str
     assert asserts._class_files(kind(), project.root, project.ours) == ["?"]
     test = module.Case("test_it")
-    assert asserts._class_files(test, project.root, project.ours) == ["?", "helped.py"]
+    assert asserts._class_files(test, project.root, project.ours) == ["?", "?", "helped.py", "?"]
     monkeypatch.setattr(module.Case, "assertEqual", app.alike, raising=False)
     named = ["unittest: assertEqual of Case set by app.py"]
     # the test file's own helper, as before: no function is a file's two module codes ran under
