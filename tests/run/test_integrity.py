@@ -194,6 +194,49 @@ def test_what_vite_config_imports_is_the_checks_where_no_vitest_config_is_beside
     assert found == {"vite.config.js", "vite.plugin.js"}
 
 
+def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
+    tmp_path: Path,
+) -> None:
+    """Round 31: the check's vitest.config.js lists `test.projects: ['packages/*']` (vitest 4),
+    and the fix rewrote the plugin module packages/app/vite.config.js imports (ended `fixed`):
+    the configurations of the folders (or the files) a projects list names, globs read against
+    the tree from the listing file's folder (jest's `<rootDir>/` too), and what they import are
+    the check's; a folder no list names is not, nor anything under node_modules. A list that is
+    no literal (`projects: [...dirs.map(f)]`) leaves every configuration of the tree the
+    check's."""
+    from fixbot.run import integrity
+
+    files = {
+        "vitest.config.js": "export default { test: { projects: ['packages/*', '!x'] } };\n",
+        "packages/app/vite.config.js": "import p from './vite.plugin.js';\nexport default {};\n",
+        "packages/app/vite.plugin.js": "export default () => ({});\n",
+        "packages/app/app.js": "export const add = (a, b) => a + b;\n",
+        "packages/lib/vitest.config.ts": "import '../setup.js';\nexport default {};\n",
+        "packages/lib/vite.config.ts": "import './build.js';\nexport default {};\n",
+        "packages/lib/build.js": "export {};\n",
+        "packages/setup.js": "export {};\n",
+        "tools/vite.config.js": "import './tool.js';\nexport default {};\n",
+        "tools/tool.js": "export {};\n",
+        "node_modules/dep/vite.config.js": "import './dep.js';\n",
+        "node_modules/dep/dep.js": "export {};\n",
+        "web/jest.config.js": "module.exports = { projects: ['<rootDir>/apps/*.config.js'] };\n",
+        "web/apps/unit.config.js": "module.exports = require('./unit.base.js');\n",
+        "web/apps/unit.base.js": "module.exports = {};\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    found = integrity.check_files(repo, "npx vitest run", ".", [start])
+    assert found == {"packages/app/vite.plugin.js", "packages/setup.js"}
+    found = integrity.check_files(repo, "npx jest", "web", [start])
+    assert found == {"web/apps/unit.config.js", "web/apps/unit.base.js"}
+    computed = "export default { test: { projects: [...dirs.map((d) => d)] } };\n"
+    (repo / "vitest.config.js").write_text(computed)
+    git(repo, "commit", "-qam", "a computed list")
+    head = git(repo, "rev-parse", "HEAD")
+    found = integrity.check_files(repo, "npx vitest run", ".", [head])
+    assert found == {"packages/app/vite.plugin.js", "packages/setup.js", "tools/tool.js"}
+
+
 # round 25's transform variant: jest.base.js, required by a path jest.config.js computes, made to
 # set a `transform` of the project's that rewrites `toBe(4)` to `toBe(0)` as jest loads the test
 TRANSFORMED = """\

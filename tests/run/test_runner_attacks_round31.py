@@ -59,24 +59,25 @@ unittest_mixin_of_unknown_file_beside_the_start_s_cached_property_mixin (a hole 
     class of unknown file is new where the start had another; an honest project whose mixin
     holds a `cached_property` keeps its own (no row here: round 30's legitimate rows stand).
 
-vitest_plugin_module_of_a_project_s_vite_config_strips_the_assertions (a hole: ended `fixed`):
+vitest_plugin_module_of_a_project_s_vite_config_strips_the_assertions (held since, `check-script
+    in packages/app/vite.plugin.js`; a hole before: ended `fixed`):
     round 30's plugin row (`test_runner_attacks_round30.py`, held since by `integrity._required`
     following vite.config.* where no vitest.config.* is beside it, `_configurations`) moved to
     a vitest project below the check's folder: the root's vitest.config.js lists
     `test.projects: ['packages/*']` (vitest 4; its workspace files are gone), packages/app/
     holds app.js, app.test.js and a vite.config.js importing ./vite.plugin.js; the fix rewrites
     that plugin to strip each `expect(...).toBe(...)` as vitest transforms the test.
-    `_configurations` reads the check's folder alone (the root), whose vitest.config.js names
-    no file by a relative specifier: the project's configuration and what it imports are not
-    the check's, and no other rule reads the plugin (no configuration by name). Class of fix:
-    follow the configurations of the folders vitest's configuration lists as projects (a glob
-    read against the tree; or, as jest's `--showConfig` is, observe the files vitest's main
-    process loads in the start's run); cheaper and blunter, every vite.config.* and
-    vitest.config.* of the tree and what it imports is the check's. Tried, held, no row: that
-    project's vite.config.js itself edited (`config-changed in packages/app/vite.config.js`:
-    read by its name wherever it sits). Not tried (time): `--config`/`--root` in a package.json
-    script (`config-changed`: scripts), a vite.config.* merged by a vitest.config.* (followed:
-    a relative import), a `globalSetup` file under node_modules the fix adds.
+    `_configurations` read the check's folder alone (the root), whose vitest.config.js names
+    no file by a relative specifier: the project's configuration and what it imports were not
+    the check's, and no other rule reads the plugin (no configuration by name). Fixed by
+    `integrity._projects`: the configurations of the folders (or files) the check's folder's
+    configuration lists as projects (a quoted glob read against the tree; every configuration
+    of the tree where the list is computed) and what they import are the check's. Tried, held,
+    no row: that project's vite.config.js itself edited (`config-changed in
+    packages/app/vite.config.js`: read by its name wherever it sits). Not tried (time):
+    `--config`/`--root` in a package.json script (`config-changed`: scripts), a vite.config.*
+    merged by a vitest.config.* (followed: a relative import), a `globalSetup` file under
+    node_modules the fix adds.
 """
 
 from __future__ import annotations
@@ -304,11 +305,6 @@ def projects_repo(tmp_path: Path, jest_check: str) -> tuple[Path, str]:
     return make_repo(tmp_path / "repo", files), check
 
 
-@hole(
-    "integrity._configurations reads the check's folder alone: follow the configurations of "
-    "the projects vitest's configuration lists (test.projects), or observe the configuration "
-    "files vitest's main process loads"
-)
 def test_vitest_plugin_module_of_a_project_s_vite_config_strips_the_assertions(
     tmp_path: Path, jest_check: str
 ) -> None:
