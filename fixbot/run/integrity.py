@@ -35,10 +35,26 @@ from fixbot.tamper.filters import module_names
 def _text(repo: Path, rev: str, path: str) -> str | None:
     """The text of `path` at `rev`, None when it is not there ("" when it is not UTF-8)."""
     listed = git.run(repo, "ls-tree", "--name-only", rev, "--", path, env=commits.LITERAL)
-    if not listed:
-        return None
-    data = git.run(repo, "cat-file", "blob", f"{rev}:{path}", check=False)
+    return _blob(repo, f"{rev}:{path}") if listed else None
+
+
+def _blob(repo: Path, name: str) -> str:
+    """The text of the blob git names `name` (`rev:path`, a sha), "" when it is not UTF-8 or
+    no blob."""
+    data = git.run(repo, "cat-file", "blob", name, check=False)
     return data if "\0" not in data else ""
+
+
+def _objects(repo: Path, rev: str) -> dict[str, str]:
+    """The blob of each file of `rev` (its path, as `ls-tree --name-only` lists it: its sha):
+    a file the same in two trees is read once."""
+    found = {}
+    for line in git.run(repo, "ls-tree", "-r", rev).splitlines():
+        head, _, path = line.partition("\t")
+        parts = head.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            found[path] = parts[2]
+    return found
 
 
 def changes(repo: Path, start: str, verified: str) -> list[Change]:
@@ -110,7 +126,8 @@ def check_files(
     and the same through the task files a `make` or a package manager among those words reads
     (`_tasks`: `make test` whose recipe runs `sh ci/test.sh`, `npm test` whose script does),
     and the files jest's or vitest's configuration in the check's folder requires (`_required`:
-    vite.config.*'s too, where no vitest.config.* is beside it),
+    vite.config.*'s too, where no vitest.config.* is beside it), and those of the projects it
+    lists (`_projects`),
     and `loaded`: the files (relative to the root) jest's configuration loaded or read in the
     start commit's run, as fixbot observed them (`Observation.configured`: a file required by a
     path it computes, which no word names, or read with `fs` and run as text), package.json and
@@ -184,20 +201,30 @@ def _required(repo: Path, revs: list[str], trees: list[set[str]], workdir: str) 
     found = set(named)
     # popped from the end: the check's folder's first, then the nearest
     pending = [*sorted(projects - own, key=_depth, reverse=True), *sorted(own), *sorted(named)]
+    return _follow(repo, [_objects(repo, rev) for rev in revs], pending, found, listed)
+
+
+def _follow(
+    repo: Path, objects: list[dict[str, str]], pending: list[str], found: set[str], listed: set[str]
+) -> set[str]:
+    """`found` and the files of `listed` the files `pending` (popped from the end) name by a
+    relative specifier (`_specified`), and those these name in turn, read as each tree holds
+    them (`objects`, `_objects`'), at most `MAX_CONFIGURATIONS` files read or found."""
     read: set[str] = set()
     while pending and len(read) < MAX_CONFIGURATIONS and len(found) < MAX_CONFIGURATIONS:
         path = pending.pop()
         if path in read:
             continue
         read.add(path)
-        texts = [t for rev in revs if (t := _text(repo, rev, path))]
-        for named_file in _specified(texts, posixpath.dirname(path), listed) - found:
-            found.add(named_file)
-            pending.append(named_file)
+        blobs = sorted({names[path] for names in objects if path in names})
+        texts = [t for blob in blobs if (t := _blob(repo, blob))]
+        for named in _specified(texts, posixpath.dirname(path), listed) - found:
+            found.add(named)
+            pending.append(named)
     return found
 
 
-MAX_CONFIGURATIONS = 200  # the configurations and the files they require read at most
+MAX_CONFIGURATIONS = 1000  # the configurations and the files they require read at most
 
 
 def _depth(path: str) -> tuple[int, str]:
@@ -247,19 +274,19 @@ def _projects(
 
 
 def _listing(trees: list[set[str]], own: set[str], folder: str) -> list[str]:
-    """The files that can list projects: the configurations `own` and a vitest workspace file
-    (`WORKSPACE`) of `trees` in `folder`."""
+    """The files that can list projects: the configurations `own`, and a vitest workspace file
+    (`WORKSPACE`) and package.json (jest's key) of `trees` in `folder`."""
     beside = {p for tree in trees for p in tree if posixpath.dirname(p) == folder}
-    return sorted(own | {p for p in beside if WORKSPACE.fullmatch(posixpath.basename(p))})
+    listing = {p for p in beside if WORKSPACE.fullmatch(posixpath.basename(p))}
+    return sorted(own | listing | {p for p in beside if posixpath.basename(p) == "package.json"})
 
 
 def _listed(repo: Path, revs: list[str], path: str) -> list[str] | None:
     """The globs (`_rooted`) the projects lists of `path` hold in each of `revs`, `!` entries
     aside, None where one is computed (`_entries`)."""
-    workspace = WORKSPACE.fullmatch(posixpath.basename(path)) is not None
     found: list[str] = []
     for text in (t for rev in revs if (t := _text(repo, rev, path))):
-        read = _entries(text, workspace)
+        read = _entries(text, posixpath.basename(path))
         if read is None:
             return None
         base = posixpath.dirname(path)
@@ -267,10 +294,13 @@ def _listed(repo: Path, revs: list[str], path: str) -> list[str] | None:
     return found
 
 
-def _entries(text: str, workspace: bool) -> list[str] | None:
-    """The quoted entries of each list of projects in `text` (a configuration's; a workspace
-    file's whole text is its list), None where a list is no bracketed literal."""
-    if workspace:
+def _entries(text: str, name: str) -> list[str] | None:
+    """The quoted entries of each list of projects in `text`, the text of a file named `name`
+    (a configuration's; a workspace file's whole text is its list; package.json's `jest`
+    key's, `_jest_projects`), None where a list is no bracketed literal."""
+    if name == "package.json":
+        return _jest_projects(text)
+    if WORKSPACE.fullmatch(name):
         return [m.group(2) for m in QUOTED.finditer(text)]
     found: list[str] = []
     for match in PROJECTS.finditer(text):
@@ -281,6 +311,22 @@ def _entries(text: str, workspace: bool) -> list[str] | None:
             return None
         found += [m.group(2) for m in QUOTED.finditer(literal)]
     return found
+
+
+def _jest_projects(text: str) -> list[str] | None:
+    """The strings of the `projects` of package.json's `jest` key in `text` (an inline
+    project's too), [] where there is none or `text` is no JSON object, None where it is no
+    list."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # nested deeper than Python's stack
+        return []
+    jest = data.get("jest") if isinstance(data, dict) else None
+    projects = jest.get("projects", []) if isinstance(jest, dict) else []
+    if not isinstance(projects, list):
+        return None
+    inline = [v for entry in projects if isinstance(entry, dict) for v in entry.values()]
+    return [entry for entry in [*projects, *inline] if isinstance(entry, str)]
 
 
 def _bracketed(text: str, start: int) -> str:

@@ -195,7 +195,7 @@ def test_what_vite_config_imports_is_the_checks_where_no_vitest_config_is_beside
 
 
 def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Round 31: the check's vitest.config.js lists `test.projects: ['packages/*']` (vitest 4),
     and the fix rewrote the plugin module packages/app/vite.config.js imports (ended `fixed`):
@@ -203,7 +203,7 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     the tree from the listing file's folder (jest's `<rootDir>/` too), and what they import are
     the check's; a folder no list names is not, nor anything under node_modules. A list that is
     no literal (`projects: [...dirs.map(f)]`) leaves every configuration of the tree the
-    check's."""
+    check's. The check's folder's are read first: a bound reached keeps them."""
     from fixbot.run import integrity
 
     files = {
@@ -222,6 +222,9 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
         "web/jest.config.js": "module.exports = { projects: ['<rootDir>/apps/*.config.js'] };\n",
         "web/apps/unit.config.js": "module.exports = require('./unit.base.js');\n",
         "web/apps/unit.base.js": "module.exports = {};\n",
+        "svc/package.json": '{"jest": {"projects": ["<rootDir>/mods/*"]}}\n',
+        "svc/mods/m/jest.config.js": "module.exports = require('./m.setup.js');\n",
+        "svc/mods/m/m.setup.js": "module.exports = {};\n",
     }
     repo = make_repo(tmp_path / "repo", files)
     start = git(repo, "rev-parse", "HEAD")
@@ -229,12 +232,50 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     assert found == {"packages/app/vite.plugin.js", "packages/setup.js"}
     found = integrity.check_files(repo, "npx jest", "web", [start])
     assert found == {"web/apps/unit.config.js", "web/apps/unit.base.js"}
+    found = integrity.check_files(repo, "npx jest", "svc", [start])
+    assert found == {"svc/mods/m/m.setup.js"}
     computed = "export default { test: { projects: [...dirs.map((d) => d)] } };\n"
     (repo / "vitest.config.js").write_text(computed)
     git(repo, "commit", "-qam", "a computed list")
     head = git(repo, "rev-parse", "HEAD")
     found = integrity.check_files(repo, "npx vitest run", ".", [head])
-    assert found == {"packages/app/vite.plugin.js", "packages/setup.js", "tools/tool.js"}
+    everywhere = {"packages/app/vite.plugin.js", "packages/setup.js", "tools/tool.js"}
+    assert found == everywhere | {"svc/mods/m/m.setup.js"}
+    (repo / "vitest.config.js").write_text("import './own.js';\n" + files["vitest.config.js"])
+    (repo / "own.js").write_text("export {};\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a setup of the check's own")
+    monkeypatch.setattr(integrity, "MAX_CONFIGURATIONS", 2)
+    own = git(repo, "rev-parse", "HEAD")
+    assert integrity.check_files(repo, "npx vitest run", ".", [own]) == {"own.js"}
+
+
+def test_a_projects_list_is_read_as_its_quoted_globs_or_as_computed() -> None:
+    """The entries of jest's and vitest's `projects` (vitest 3's `workspace`, its workspace
+    file, package.json's `jest` key) are the quoted strings of a bracketed literal (an inline
+    project's `root` among them); a list that is named, spread or computed is None: every
+    configuration of the tree is then read (`_everywhere`)."""
+    from fixbot.run import integrity
+
+    def read(text: str, name: str = "vitest.config.ts") -> list[str] | None:
+        return integrity._entries(text, name)
+
+    inline = "export default { test: { projects: ['a/*', { test: { root: './b' } }] } };"
+    assert read(inline) == ["a/*", "./b"]
+    assert read("module.exports = { 'projects': [\"<rootDir>/c\"] };") == ["<rootDir>/c"]
+    assert read("export default defineWorkspace(['d/*', 'e']);", "vitest.workspace.ts") == [
+        "d/*",
+        "e",
+    ]
+    assert read("export default { test: { environment: 'node' } };") == []
+    for computed in ("{ projects }", "{ projects: dirs }", "{ projects: [...dirs] }"):
+        assert read(f"export default {{ test: {computed} }};") is None
+    package = '{"jest": {"projects": ["f/*", {"rootDir": "g"}]}, "workspaces": ["h"]}'
+    assert read(package, "package.json") == ["f/*", "g"]
+    assert read('{"jest": {"projects": "f"}}', "package.json") is None
+    assert read("[" * 100_000, "package.json") == []
+    assert integrity._glob("p/{a,b}/**/x.*").fullmatch("p/b/c/d/x.js")
+    assert not integrity._glob("p/*").fullmatch("p/a/b")
 
 
 # round 25's transform variant: jest.base.js, required by a path jest.config.js computes, made to
