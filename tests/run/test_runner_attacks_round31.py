@@ -87,7 +87,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole, honest, py_repo
+from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, honest, py_repo
 from tests.run.test_runner_attacks_round30 import (
     VITE_IMPORTING,
     VITE_PLUGIN,
