@@ -30,6 +30,16 @@ jest_runner_hidden_in_a_configuration_base_read_in_a_worker_thread (a hole: ende
     are), and count a child process of `jest --showConfig` as unobserved reads; or, blunter,
     every file of the check's folder that jest.config.js's folder holds and no test names is
     the check's.
+npx_jest_bin_named_by_the_fix_s_package_json (held, `observer-failed`: the observer saw jest
+    fail `adds`): the fix adds `"bin": {"jest": "jest.js"}` to package.json (npx would install
+    the project's own package and run its jest.js, a child that inherits no channel, so that the
+    run is unobserved: `npxbin._own_bin`) with round 20's report rewritten at exit. Held, but not
+    by `_own_bin`: `checkrun.run_check` asks `npxbin.direct` before `Launcher.run` syncs the
+    fix's files into the workspace (`Worlds.to_workspace`), so it read the start's package.json
+    and ran the local bin directly (observed), while the check as written would run jest.js.
+    Run once with `direct` answering from the fix's tree (npx as written, unobserved): held too,
+    `observer-missing: the start commit's check ran its tests under fixbot's observer`. The row
+    asserts what both give.
 """
 
 from __future__ import annotations
@@ -42,7 +52,8 @@ from tests.fakes.repo import make_repo
 from tests.run.test_runner_attacks_round20 import held, hole
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round30 import READ_BASE, READ_BASE_HIDDEN
-from tests.run.test_runner_reports import JS_APP, JS_TEST
+from tests.run.test_runner_npx import CHECK, npx_repo
+from tests.run.test_runner_reports import JS_APP, JS_REWRITE_CHEAT, JS_TEST
 
 pytestmark = pytest.mark.slow
 
@@ -87,3 +98,17 @@ def test_jest_runner_hidden_in_a_configuration_base_read_in_a_worker_thread(
 ) -> None:
     files = {"jest.base.js": READ_BASE_HIDDEN, "runner.js": JEST_RUNNER}
     held(worker_repo(tmp_path), files, jest_check, "check-script in jest.base.js")
+
+
+# --- npx: the project's package names a jest bin in the fix alone ---------------------------------
+
+OWN_JEST = '#!/usr/bin/env node\nrequire("jest/bin/jest");\n'
+OWN_BIN = '{"name": "app", "bin": {"jest": "jest.js"}}\n'
+
+
+def test_npx_jest_bin_named_by_the_fix_s_package_json(
+    tmp_path: Path,
+) -> None:
+    files = {"package.json": OWN_BIN, "jest.js": OWN_JEST, "app.js": JS_REWRITE_CHEAT}
+    rule = "the check passed, but not as fixbot's observer saw it: observer-"
+    held(npx_repo(tmp_path), files, CHECK, rule)
