@@ -40,6 +40,15 @@ npx_jest_bin_named_by_the_fix_s_package_json (held, `observer-failed`: the obser
     Run once with `direct` answering from the fix's tree (npx as written, unobserved): held too,
     `observer-missing: the start commit's check ran its tests under fixbot's observer`. The row
     asserts what both give.
+unittest_mixin_s_dict_property_hides_the_method_set_on_the_instance (held, `observer-tampered:
+    a class of its was made in a file none of its classes at the start's run was`): round 31's
+    `BORROWED`, its mixin given also a `__dict__` property whose getter is the borrowed
+    `test_zero` (it returns None). `object.__getattribute__(test, "__dict__")` finds the
+    property before `TestCase`'s `__dict__` descriptor: `_body` read {} and then the class
+    statement's own `test_add` (the start's digest: round 31's body finding gone), while
+    `TestCase.run`'s `getattr` finds the wrapper in the real instance dict. Held by the count
+    alone: the mixin (read as test_app.py's) is a class more of that file than the start had
+    (`alike._new_classes`). Held on 3.11, 3.12 and 3.13.
 """
 
 from __future__ import annotations
@@ -49,9 +58,10 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import held, hole
+from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, py_repo
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round30 import READ_BASE, READ_BASE_HIDDEN
+from tests.run.test_runner_attacks_round31 import BORROWED
 from tests.run.test_runner_npx import CHECK, npx_repo
 from tests.run.test_runner_reports import JS_APP, JS_REWRITE_CHEAT, JS_TEST
 
@@ -112,3 +122,23 @@ def test_npx_jest_bin_named_by_the_fix_s_package_json(
     files = {"package.json": OWN_BIN, "jest.js": OWN_JEST, "app.js": JS_REWRITE_CHEAT}
     rule = "the check passed, but not as fixbot's observer saw it: observer-"
     held(npx_repo(tmp_path), files, CHECK, rule)
+
+
+# --- unittest: a `__dict__` property of the mixin's hiding the instance's namespace ------------
+
+# round 31's borrowed-function mixin and metaclass wrapping the method in the instance's
+# `__dict__`, the mixin given a `__dict__` property whose getter is test_app.py's `test_zero`
+# code too (it returns None)
+FAKED = BORROWED.replace(
+    '    return {"_zero": types.FunctionType(code, frame.f_globals)}\n',
+    "    zero = types.FunctionType(code, frame.f_globals)\n"
+    '    return {"_zero": zero, "__dict__": property(zero)}\n',
+)
+
+
+def test_unittest_mixin_s_dict_property_hides_the_method_set_on_the_instance(
+    tmp_path: Path,
+) -> None:
+    assert FAKED != BORROWED
+    reason = "observer-tampered: a class of its was made in a file none of its classes"
+    held(py_repo(tmp_path), {"app.py": FAKED}, UNITTEST, reason)
