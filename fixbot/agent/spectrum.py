@@ -146,8 +146,9 @@ def suspects(
     the output's repository-relative paths `located`, the functions holding a line the output
     points at, `pointed` (path, line), first; a check with no failing test file, a linter's or
     a compiler's, is not re-run). A Go module's ties are ordered by the failure's text
-    `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`); a crate's needs an
-    llvm-profdata of its rustc's LLVM (`fixbot.agent.rustcov.choose`)."""
+    `evidence` and the failing tests' calls (`fixbot.agent.gocov.rank`), a Python project's by
+    the names of the test code `evidence` quotes (`fixbot.agent.tracerank.quoted_hits`); a
+    crate's needs an llvm-profdata of its rustc's LLVM (`fixbot.agent.rustcov.choose`)."""
     python = python_project(repo, failing)
     if node_project(repo, located) and not (python and failing):
         return _node(launcher, repo, check, list(located), timeout, pointed, failing)
@@ -159,11 +160,16 @@ def suspects(
         return [], "neither a Python, node nor Go project (no .py file, package.json or go.mod)"
     if not failing:
         return [], "no failing test id in the check's output (a linter's or a compiler's)"
-    return _python(launcher, repo, check, failing, timeout)
+    return _python(launcher, repo, check, failing, timeout, evidence)
 
 
 def _python(
-    launcher: Launcher, repo: Path, check: str, failing: list[str], timeout: float
+    launcher: Launcher,
+    repo: Path,
+    check: str,
+    failing: list[str],
+    timeout: float,
+    evidence: str = "",
 ) -> tuple[list[Span], str | None]:
     with tempfile.TemporaryDirectory(prefix="fixbot-spectrum-") as tmp:
         shim = make_shim(Path(tmp))
@@ -179,7 +185,7 @@ def _python(
             "(a tox set_env, a script)"
         )
     spectra = parse(output)
-    found = rank(repo, spectra, failing, parse(output, "raised"))
+    found = rank(repo, spectra, failing, parse(output, "raised"), evidence)
     if not found:
         return [], f"no line of the repository ran under a failing test (exit {done.exit_code})"
     return Ranked(found, executed(repo, spectra, failing)), None

@@ -8,15 +8,19 @@ Zoeteweij, van Gemund, "On the accuracy of spectrum-based fault localization", T
 
 The reports (`fixbot.agent.linetrace`, one per traced process) follow `MARK` in the log;
 `parse` merges them, `scores` scores each line, and `rank` turns the lines into the enclosing
-functions of the repository's non-test files, best first, as `fixbot.agent.locate.Span`s, the
-best function of each module a failing test's file is named after among the first
-(`namesakes_first`). The run that produces them is `fixbot.agent.spectrum`'s.
+functions of the repository's non-test files, best first, as `fixbot.agent.locate.Span`s,
+functions of one score ordered by the rare names of the failing test's code the output quotes
+before its failing statement (`quoted_hits`), the best function of each module a failing
+test's file is named after among the first (`namesakes_first`). The run that produces them is
+`fixbot.agent.spectrum`'s.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import json
+import keyword
 import math
 import re
 from collections.abc import Iterable
@@ -32,6 +36,12 @@ MAX_FOCUS = 6  # the most suspicious lines a long function is shown around
 NAMESAKES_WITHIN = 3  # a namesake module's best function is moved up to rank 2 unless already
 # among these first (`fixbot.agent.context` shows the spectrum's first three before the rest)
 TEST_STEM = re.compile(r"^test_(\w+)$|^(\w+)_test$")
+# the code a traceback quotes: pytest's source lines and unittest's (indented); pytest's `>`
+# marks the failing statement, its `E` lines the values printed
+QUOTED_CODE = re.compile(r"^(?:\t| {4,})(.*)$")
+NAME = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]{3,}\b")  # a name of at least 4 characters
+COMMON = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+RARE_SHARE = 4  # a quoted name held by more than 1 / RARE_SHARE of the ranked functions names none
 
 
 def ochiai(failed: int, passed: int, total_failed: int) -> float:
@@ -201,10 +211,12 @@ def rank(
     spectra: dict[str, dict[int, list[str]]],
     failing: list[str],
     raised: dict[str, dict[int, list[str]]] | None = None,
+    evidence: str = "",
 ) -> list[Span]:
     """The functions holding the most suspicious lines (`scores`), best first (a function
-    scores its best line), at most `MAX_SPANS`; paths made relative to `repo`, files outside it
-    left out."""
+    scores its best line; among equal scores, the one holding more of the rare names of the code
+    the failing output quotes, `evidence`, first: `quoted_hits`), at most `MAX_SPANS`; paths
+    made relative to `repo`, files outside it left out."""
     by_file: dict[str, dict[int, float]] = {}
     root = repo.resolve()
     for (path, line), value in scores(spectra, failing, raised).items():
@@ -218,9 +230,52 @@ def rank(
             key = (rel, start, end, name)
             best[key] = max(best.get(key, 0.0), lines[line])
             inside.setdefault(key, []).append((-lines[line], line))
-    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0][0], item[0][1]))
+    hits = quoted_hits(repo, list(best), evidence)
+    ranked = sorted(
+        best.items(), key=lambda item: (-item[1], -hits.get(item[0], 0), item[0][0], item[0][1])
+    )
     spans = [Span(p, s, e, n, v, _focus(inside[(p, s, e, n)], v)) for (p, s, e, n), v in ranked]
     return namesakes_first(spans, failing)[:MAX_SPANS]
+
+
+def quoted_names(evidence: str) -> set[str]:
+    """The names (identifiers of at least 4 characters, Python's keywords and builtins left out)
+    of the code lines the failing output `evidence` quotes (`QUOTED_CODE`: a traceback's source
+    lines), but not of pytest's failing statement (its `>` line and the lines continuing it, up
+    to the next line that is not code) nor of the values printed (`E` lines): what the test set
+    up and drove, not the assertion reading the result back (tomlkit's `doc.as_string()`)."""
+    code, failing = [], False
+    for line in evidence.splitlines():
+        found = QUOTED_CODE.match(line)
+        failing = line.startswith(">") or (failing and found is not None)
+        if found and not failing:
+            code.append(found[1])
+    return set(NAME.findall("\n".join(code))) - COMMON
+
+
+def quoted_hits(
+    repo: Path, functions: list[tuple[str, int, int, str]], evidence: str
+) -> dict[tuple[str, int, int, str], int]:
+    """(path, first line, last line, name) of each of `functions` -> how many of the names of
+    the code `evidence` quotes (`quoted_names`) its text holds, counting only those at most one
+    in `RARE_SHARE` of `functions` hold (at least one): the API the failing test drives
+    (click's `show_default` in `get_help_record`, not `self` or `result`). `rank` puts, among
+    functions of one score, the one holding more first: the spectrum ties the functions the
+    same tests ran, the test's own code says which of them it is about."""
+    names = quoted_names(evidence)
+    texts: dict[str, list[str]] = {}
+    held = {}
+    for key in functions:
+        path, start, end, _ = key
+        if path not in texts:
+            texts[path] = (regular_text(repo, repo / path) or "").splitlines()
+        held[key] = names & set(NAME.findall("\n".join(texts[path][start - 1 : end])))
+    counts: dict[str, int] = {}
+    for found in held.values():
+        for name in found:
+            counts[name] = counts.get(name, 0) + 1
+    most = max(1, len(functions) // RARE_SHARE)
+    return {key: sum(1 for n in found if counts[n] <= most) for key, found in held.items()}
 
 
 def namesakes_first(ranked: list[Span], failing: Iterable[str]) -> list[Span]:

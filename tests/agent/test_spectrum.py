@@ -502,3 +502,53 @@ def test_the_module_a_failing_tests_file_is_named_after_ranks_among_the_first(
     ]
     assert tracerank.tested_module("tests/conftest.py::t") is None
     assert tracerank.tested_module("TestGoName") is None
+
+
+def test_among_equal_scores_the_function_holding_the_tests_quoted_names_ranks_first(
+    tmp_path: Path,
+) -> None:
+    """Click 8.0.0's shape: five help functions only the failing test runs tie at 1.0, the
+    fix's (`get_help_record`, the file's last) placed last by path and line. The failing test's
+    code in the traceback names `show_default`, which it alone holds: it comes first. The
+    failing statement (`>` and its continuation: `exit_code`, `usage_text`) and the printed
+    values (`E` lines) are what the test reads back, not what it drives; a line that is not
+    code (`the_header`) is none, and a name more than a quarter of the ranked functions hold
+    (`options`, `params`) names none of them."""
+    bodies = {
+        "get_help": "ctx.exit_code",
+        "format_help": "self.options; self.params; usage_text",
+        "show_help": "print(self)",
+        "format_options": "self.options; self.params",
+        "get_help_record": "self.show_default",
+    }
+    (tmp_path / "core.py").write_text(
+        "".join(f"def {name}(self, ctx):\n    {body}\n\n\n" for name, body in bodies.items())
+    )
+    spectra = {"core.py": {2 + 4 * k: ["t.test_help"] for k in range(len(bodies))}}
+    evidence = (
+        "_____ test_help: the_header _____\n"
+        "    def test_help(runner):\n"
+        "        cli = click.Command('cli', params=[click.Option(['-a'], show_default=True)])\n"
+        "        options = cli.params\n"
+        ">       assert runner.invoke(cli).exit_code == (\n"
+        "            cli.usage_text\n"
+        "        )\n"
+        "E       assert 2 == 0\n"
+        "E        +  where 2 = <Result>.width_value\n"
+        "\n"
+        "tests/t.py:4: AssertionError\n"
+    )
+    names = tracerank.quoted_names(evidence)
+    assert names >= {"show_default", "options", "params", "runner", "click"}
+    assert not names & {"the_header", "exit_code", "usage_text", "width_value", "invoke"}
+    spans = tracerank.rank(tmp_path, spectra, ["tests/t.py::test_help"], None, evidence)
+    assert {s.score for s in spans} == {1.0}
+    assert [s.name for s in spans] == [
+        "get_help_record",
+        "get_help",
+        "format_help",
+        "show_help",
+        "format_options",
+    ]
+    plain = tracerank.rank(tmp_path, spectra, ["tests/t.py::test_help"])
+    assert [s.name for s in plain][-1] == "get_help_record"  # without the evidence: by line
