@@ -110,6 +110,15 @@ def run(
     return done.stdout.rstrip("\n")
 
 
+def names(repo: Path, command: str, *args: str) -> list[str]:
+    """The paths `git <command> -z <args>` lists (`ls-tree --name-only`, `diff --name-only`,
+    `ls-files`), each as the repository spells it: `-z` lists them unquoted, split on NUL,
+    where a line-based listing quotes a name with a byte outside printable ASCII, a quote or a
+    backslash (`core.quotePath`: `tëst.sh` listed as `"t\\303\\253st.sh"`, matching no path a
+    check names). Raises `GitError` as `run`."""
+    return [name for name in run(repo, command, "-z", *args).split("\0") if name]
+
+
 def completed(
     repo: Path,
     *args: str,
@@ -309,7 +318,7 @@ def restore_paths(repo: Path, tree: str, paths: Sequence[str]) -> None:
 
 def changed_files(repo: Path, base: str, target: str) -> list[str]:
     """Repository-relative paths changed from `base` to `target` (renames as delete + add)."""
-    return run(repo, "diff", "--name-only", "--no-renames", base, target).splitlines()
+    return names(repo, "diff", "--name-only", "--no-renames", base, target)
 
 
 def is_shallow(repo: Path) -> bool:
@@ -341,6 +350,4 @@ def commits_with_trailer(repo: Path, since: str, key: str) -> list[tuple[str, st
 def changed_on_branch(repo: Path, base: str) -> list[str]:
     """The paths HEAD changed since it left `base` (`base...HEAD`, as a pull request's diff).
     Raises GitError."""
-    return [
-        name for name in run(repo, "diff", "--name-only", f"{base}...HEAD").splitlines() if name
-    ]
+    return names(repo, "diff", "--name-only", f"{base}...HEAD")

@@ -49,7 +49,7 @@ def _objects(repo: Path, rev: str) -> dict[str, str]:
     """The blob of each file of `rev` (its path, as `ls-tree --name-only` lists it: its sha):
     a file the same in two trees is read once."""
     found = {}
-    for line in git.run(repo, "ls-tree", "-r", rev).splitlines():
+    for line in git.names(repo, "ls-tree", "-r", rev):
         head, _, path = line.partition("\t")
         parts = head.split()
         if len(parts) == 3 and parts[1] == "blob":
@@ -66,7 +66,7 @@ def changes(repo: Path, start: str, verified: str) -> list[Change]:
 
 def packages(repo: Path, verified: str) -> list[str]:
     """The folders of `verified` that hold an `__init__.py` ("." for the root)."""
-    listed = git.run(repo, "ls-tree", "-r", "--name-only", verified).splitlines()
+    listed = git.names(repo, "ls-tree", "-r", "--name-only", verified)
     return [str(PurePosixPath(p).parent) for p in listed if PurePosixPath(p).name == "__init__.py"]
 
 
@@ -97,7 +97,7 @@ def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
     rust = [change.path for change in found if rusttests.program_file(change.path)]
     if not rust:
         return {}
-    listed = git.run(repo, "ls-tree", "-r", "--name-only", start).splitlines()
+    listed = git.names(repo, "ls-tree", "-r", "--name-only", start)
     wanted = sorted(
         {parent for path in rust for parent in rusttests.parents(path)}
         | set(rusttests.declarers(rust, listed))
@@ -108,7 +108,7 @@ def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
 def modules(repo: Path, verified: str) -> frozenset[str]:
     """The dotted names the Python files of tree `verified` are importable by
     (`fixbot.tamper.filters.module_names`)."""
-    return module_names(git.run(repo, "ls-tree", "-r", "--name-only", verified).splitlines())
+    return module_names(git.names(repo, "ls-tree", "-r", "--name-only", verified))
 
 
 MAX_CHECK_FILES = 50  # the check's own files followed at most
@@ -136,7 +136,7 @@ def check_files(
     to the root ("." for the root), against which, and the naming file's folder, a relative
     word is resolved."""
     revs = list(revs)
-    trees = [set(git.run(repo, "ls-tree", "-r", "--name-only", rev).splitlines()) for rev in revs]
+    trees = [set(git.names(repo, "ls-tree", "-r", "--name-only", rev)) for rev in revs]
     listed: set[str] = set().union(*trees)
     found: set[str] = set()
     tasks: set[str] = set()  # the task files' entries read already (a recursive `make`)

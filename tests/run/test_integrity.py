@@ -359,3 +359,25 @@ def test_a_file_jests_configuration_read_is_the_checks_a_test_file_is_not(tmp_pa
     tree, seen = fixed({"app.test.js": "test('adds', () => { expect(add(2, 2)).toBe(0); });\n"})
     found = [str(c) for c in integrity.cheats(repo, start, tree, None, None, seen)]
     assert not any(c.startswith("check-script") for c in found), found
+
+
+def test_a_file_whose_name_git_would_quote_is_the_checks_and_its_change_is_read(
+    tmp_path: Path,
+) -> None:
+    """A check script or a test file named with a byte outside printable ASCII (`ci/tëst.sh`,
+    `tests/test_café.py`): git's line listings quote such a name (`"ci/t\\303\\253st.sh"`), which
+    matched no word of the check, so the script was no file of the check's and the fix's edit
+    of the test file had no text on either side. Listed with `-z` (`git.names`), each is the
+    path the repository holds."""
+    from fixbot.run import integrity
+
+    seeds = {"ci/tëst.sh": "python -m pytest\n", "tests/test_café.py": "def test_a():\n    pass\n"}
+    repo = make_repo(tmp_path / "repo", {**seeds, "app.py": "X = 1\n"})
+    start = git(repo, "rev-parse", "HEAD")
+    assert "ci/tëst.sh" in integrity.check_files(repo, "sh ci/tëst.sh", ".", [start])
+    (repo / "tests" / "test_café.py").write_text("def test_a():\n    assert 1\n", encoding="utf-8")
+    git(repo, "commit", "-qam", "edit the test")
+    found = integrity.changes(repo, start, git(repo, "rev-parse", "HEAD"))
+    assert [(c.path, c.old is not None, c.new is not None) for c in found] == [
+        ("tests/test_café.py", True, True)
+    ]

@@ -202,7 +202,7 @@ def replay(repo: Path, branch: str, start: str, env: dict[str, str]) -> Replayed
     try:
         git.run(repo, "rebase", "--quiet", "--onto", tip, start)
     except git.GitError as exc:
-        conflicts = tuple(git.run(repo, "diff", "--name-only", "--diff-filter=U").splitlines())
+        conflicts = tuple(git.names(repo, "diff", "--name-only", "--diff-filter=U"))
         if _rebasing(repo):
             git.run(repo, "rebase", "--abort")
         git.run(repo, "checkout", "--quiet", back)
@@ -284,4 +284,4 @@ def refuse_messages(
 
 def tracked_files(repo: Path) -> list[str]:
     """Repository-relative paths of tracked files."""
-    return git.run(repo, "ls-files").splitlines()
+    return git.names(repo, "ls-files")
