@@ -46,7 +46,7 @@ def _blob(repo: Path, name: str) -> str:
 
 
 def _objects(repo: Path, rev: str) -> dict[str, str]:
-    """The blob of each file of `rev` (its path, as `ls-tree --name-only` lists it: its sha):
+    """The blob of each file of `rev` (its path, as `git.names` lists it: its sha):
     a file the same in two trees is read once."""
     found = {}
     for line in git.names(repo, "ls-tree", "-r", rev):
