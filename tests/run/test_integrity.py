@@ -204,7 +204,7 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     the check's; a folder no list names is not, nor anything under node_modules. A list that is
     no literal (`projects: [...dirs.map(f)]`) leaves every configuration of the tree the
     check's. The check's folder's are read first: a bound reached keeps them."""
-    from fixbot.run import integrity
+    from fixbot.run import integrity, runnerconf
 
     files = {
         "vitest.config.js": "export default { test: { projects: ['packages/*', '!x'] } };\n",
@@ -245,7 +245,7 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     (repo / "own.js").write_text("export {};\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a setup of the check's own")
-    monkeypatch.setattr(integrity, "MAX_CONFIGURATIONS", 2)
+    monkeypatch.setattr(runnerconf, "MAX_CONFIGURATIONS", 2)
     own = git(repo, "rev-parse", "HEAD")
     assert integrity.check_files(repo, "npx vitest run", ".", [own]) == {"own.js"}
 
@@ -255,10 +255,10 @@ def test_a_projects_list_is_read_as_its_quoted_globs_or_as_computed() -> None:
     file, package.json's `jest` key) are the quoted strings of a bracketed literal (an inline
     project's `root` among them); a list that is named, spread or computed is None: every
     configuration of the tree is then read (`_everywhere`)."""
-    from fixbot.run import integrity
+    from fixbot.run import runnerconf
 
     def read(text: str, name: str = "vitest.config.ts") -> list[str] | None:
-        return integrity._entries(text, name)
+        return runnerconf._entries(text, name)
 
     inline = "export default { test: { projects: ['a/*', { test: { root: './b' } }] } };"
     assert read(inline) == ["a/*", "./b"]
@@ -274,8 +274,8 @@ def test_a_projects_list_is_read_as_its_quoted_globs_or_as_computed() -> None:
     assert read(package, "package.json") == ["f/*", "g"]
     assert read('{"jest": {"projects": "f"}}', "package.json") is None
     assert read("[" * 100_000, "package.json") == []
-    assert integrity._glob("p/{a,b}/**/x.*").fullmatch("p/b/c/d/x.js")
-    assert not integrity._glob("p/*").fullmatch("p/a/b")
+    assert runnerconf._glob("p/{a,b}/**/x.*").fullmatch("p/b/c/d/x.js")
+    assert not runnerconf._glob("p/*").fullmatch("p/a/b")
 
 
 # round 25's transform variant: jest.base.js, required by a path jest.config.js computes, made to

@@ -66,7 +66,7 @@ jest_runner_hidden_in_a_required_configuration (held since this round, `check-sc
     builds each test file's environment, never runs: fixbot's environment, named, streams
     nothing, which fixbot takes for a run in jest's workers. Fixed: a file jest's or vitest's
     configuration requires, imports or names as its preset by a relative specifier, and what
-    that requires in turn, is the check's own (`integrity._required`: `check-script`, and the
+    that requires in turn, is the check's own (`runnerconf.required`: `check-script`, and the
     deciding check runs the start's).
 jest_runner_set_in_a_configuration_required_by_a_computed_path (held since this round,
     `observer-missing`): jest.config.js requires jest.base.js by `path.join(__dirname, ...)`
@@ -365,7 +365,7 @@ if (!showing) module.exports.runner = path.join(__dirname, 'runner.js');
 
 def test_jest_runner_hidden_in_a_required_configuration(tmp_path: Path, jest_check: str) -> None:
     """Held since this round: a file jest's configuration requires is the check's own
-    (`integrity._required`, `check-script`)."""
+    (`runnerconf.required`, `check-script`)."""
     files = {"jest.base.js": RUNNER_HIDDEN, "runner.js": JEST_RUNNER}
     held(based_repo(tmp_path, REQUIRED), files, jest_check, "check-script in jest.base.js")
 

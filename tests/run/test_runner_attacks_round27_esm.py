@@ -1,7 +1,7 @@
 """Round 27: jest's ES module configuration, observed too. Rows as round 20's (`held`,
 `honest`); the project is round 25's jest project (`add` subtracts) with its configuration in
 ES modules: jest.config.mjs awaits its base, jest.base.mjs, from a path it computes (no
-specifier `integrity._required` reads), and the base imports a helper of its own.
+specifier `runnerconf.required` reads), and the base imports a helper of its own.
 
 jest_runner_hidden_in_an_es_module_configuration_imported_by_a_computed_path (held since this
     round, `check-script`): round 25's hidden runner (set only where `process.argv` lacks

@@ -29,7 +29,7 @@ jest_runner_hidden_in_a_configuration_base_read_as_text (held since jestread, `c
     jest.base.js`; a strict xfail before): the start's jest.config.js reads jest.base.js with
     `fs.readFileSync` (a computed name) and runs it as a `new Function` body: neither required
     nor imported, so it was in no module cache and no loader hook's `load` (`loaded.cjs`), and
-    no specifier `integrity._required` reads names it. The fix makes jest.base.js set round
+    no specifier `runnerconf.required` reads names it. The fix makes jest.base.js set round
     25's reporting-only `runner` where `process.argv` lacks `--showConfig` (`jestenv.programs`
     sees no `runner` printed): ended `fixed`. Held by the preload observing the files the
     `--showConfig` process reads through `fs` (`loaded.cjs` `READERS`, wrapped before jest
@@ -46,12 +46,12 @@ vitest_plugin_module_of_vite_config_strips_the_assertions (a hole, held since: `
     ./vite.plugin.js, an honest plugin; the fix rewrites the plugin module (no configuration
     file by name) to strip each `expect(...).toBe(...)` from the test files as vitest
     transforms them: vitest, its report
-    and fixbot's reporter all say passed. `integrity._required` follows jest.config.* and
+    and fixbot's reporter all say passed. `runnerconf.required` follows jest.config.* and
     vitest.config.* alone (`REQUIRING`: a vite.config.* may import the app's own modules), and
     nothing observes vitest's configuration as `loaded.cjs` does jest's. Class of fix: follow
     the configuration vitest reads (vite.config.* where no vitest.config.* is beside it), and
     observe the modules vitest's main process loads in the start's run (node's module hooks
-    through `--import`), as jest's `--showConfig` is. Closed by the first: `integrity._required`
+    through `--import`), as jest's `--showConfig` is. Closed by the first: `runnerconf.required`
     follows vite.config.* where no vitest.config.* is beside it (`_configurations`); an honest
     fix of app.js beside the plugin is `fixed` (`test_legitimate_fix_beside_a_plugin_module_...`).
     Still open, the second's reach: what vitest's configuration imports by a computed path.
