@@ -577,8 +577,8 @@ def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
 
 # a script reading files in worker threads, as round 32's jest.config.js read its base: two the
 # main thread waits for (`Atomics.wait`) and takes the text of synchronously (the second just
-# before `process.exit`), one given `execArgv: []`, one read asynchronously, one under
-# node_modules
+# before `process.exit`), one given `execArgv: []`, one given `env: {}`, one read asynchronously,
+# one under node_modules
 THREAD_READS = """\
 const { Worker, MessageChannel, receiveMessageOnPort } = require('worker_threads');
 
@@ -599,6 +599,7 @@ const text = waited('a.txt');
 const absolute = "require('fs').readFileSync(require('path').resolve('b.txt'))";
 const later = `require('fs').promises.readFile('c.txt')
   .then(() => require('fs').readFileSync('node_modules/dep/index.js'))`;
+new Worker("require('fs').readFileSync('e.txt')", { eval: true, env: {} });
 new Worker(absolute, { eval: true, execArgv: [] }).on('exit', () => {
   new Worker(later, { eval: true }).on('exit', () => {
     process.stdout.write(text + waited('d.txt'));
@@ -612,12 +613,14 @@ def test_the_preload_hands_over_the_files_read_in_worker_threads(tmp_path: Path)
     """Round 32: the files a node process's worker threads read through `fs` (the preload runs
     in each and posts them to the main thread, `loaded.cjs` `THREADS`) are handed over with
     those the main thread loaded: read by a worker the main thread waits for synchronously
-    (taken as the main thread's event loop turns, or at exit where it exits at once) and by one
-    given `execArgv: []`, relative or absolute; not one under node_modules."""
+    (taken as the main thread's event loop turns, or at exit where it exits at once), by one
+    given `execArgv: []` and by one given an environment without NODE_OPTIONS (`env: {}`: the
+    preload added to its `execArgv`, `observeWorkers`), relative or absolute; not one under
+    node_modules."""
     project = tmp_path / "p"
     (project / "node_modules" / "dep").mkdir(parents=True)
     (project / "node_modules" / "dep" / "index.js").write_text("")
-    for name in ("a", "b", "c", "d"):
+    for name in ("a", "b", "c", "d", "e"):
         (project / f"{name}.txt").write_text(name)
     (project / "threads.cjs").write_text(THREAD_READS)
     found: list[str] = []
@@ -625,7 +628,7 @@ def test_the_preload_hands_over_the_files_read_in_worker_threads(tmp_path: Path)
     assert output(["node", "threads.cjs"], project, 30) == (0, "ad")
     files = jestenv.configured(found, project)
     assert files[0] == "threads.cjs"
-    assert sorted(files[1:]) == ["a.txt", "b.txt", "c.txt", "d.txt"]
+    assert sorted(files[1:]) == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
 
 
 # an honest configuration reading its roots from a JSON file (a legitimate pattern)

@@ -26,11 +26,11 @@ jest_runner_hidden_in_a_configuration_base_read_in_a_worker_thread (held, `check
     configured files, and the fix's base (the hidden runner) was judged no check file. Held
     since: the preload runs in each worker thread too (NODE_OPTIONS reaches them), wraps its
     `fs` and posts each file read on a BroadcastChannel the main thread drains at exit
-    (`loaded.cjs` `THREADS`). Run once, no row: the base read by `cat`
-    (`child_process.execFileSync`) ended `fixed` (a stated limit of the row); not run: a Worker
-    given `env: {}` starts without NODE_OPTIONS, so without the preload (seen by hand on node
-    20.20.2: its reads are not posted); class of fix for those: count a child
-    process, or a worker started without the preload, of `jest --showConfig` as unobserved
+    (`loaded.cjs` `THREADS`). Run once, no row: the same Worker given `env: {}` (node starts it
+    without NODE_OPTIONS, so without the preload) ended `fixed` with that alone; held since the
+    preload's `worker_threads.Worker` adds it to such a worker's `execArgv` (`observeWorkers`).
+    The base read by `cat` (`child_process.execFileSync`) ended `fixed` (a stated limit of the
+    row); class of fix for that: count a child process of `jest --showConfig` as unobserved
     reads; or, blunter, every file of the check's folder that jest.config.js's folder holds and
     no test names is the check's.
 npx_jest_bin_named_by_the_fix_s_package_json (held, `observer-failed`: the observer saw jest

@@ -33,8 +33,10 @@
 //   starts (NODE_OPTIONS is the process's, `execArgv: []` given or not), wraps the worker's own
 //   `fs` and posts each file as it is read on a BroadcastChannel (`THREADS`, `THREAD_READS`);
 //   the main thread takes them as they come and, at exit, synchronously what is left
-//   (`receiveMessageOnPort`). A Worker given an `env` without NODE_OPTIONS (`env: {}`) starts
-//   without the preload: its reads are not seen.
+//   (`receiveMessageOnPort`). A Worker given an environment of its own (`env: {}`, which node
+//   would start without NODE_OPTIONS, so without the preload) is started with the preload on its
+//   `execArgv` (`observeWorkers`: `worker_threads.Worker` replaced by a subclass); one made by
+//   the original constructor (`Object.getPrototypeOf(Worker)`) is not.
 // The main thread alone writes (NODE_OPTIONS reaches the loader's thread too: it does nothing).
 //
 // Only the start commit's run is read (fixbot/run/phases/fixing.py `check_files`): the
@@ -187,9 +189,46 @@ function threadChannel(BroadcastChannel, observed, isMain = threads.isMainThread
   }
 }
 
+// whether `options` (a Worker's) give the worker an environment of its own (an object, not
+// `SHARE_ENV`): node takes the worker's NODE_OPTIONS, and so this preload, from it alone
+function ownEnv(options) {
+  return options !== null && typeof options === 'object' && options.env !== null &&
+    typeof options.env === 'object';
+}
+
+// `threads.Worker` replaced by a subclass that starts a worker given an environment of its own
+// (`env: {}` would start it without this preload) with this preload on its `execArgv`, as node
+// would run it from NODE_OPTIONS; every other Worker as it was made
+function observeWorkers(Worker = threads.Worker, preload = __filename) {
+  if (typeof Worker !== 'function') return;
+  class Observed extends Worker {
+    constructor(file, options) {
+      if (!ownEnv(options)) super(file, options);
+      else {
+        const given = Array.isArray(options.execArgv) ? options.execArgv : process.execArgv;
+        super(file, { ...options, execArgv: [...given, '--require', preload] });
+      }
+    }
+  }
+  try {
+    define(Observed, 'name', { value: Worker.name });
+    threads.Worker = Observed;
+    require('module').syncBuiltinESMExports();
+  } catch (e) {
+    // not replaceable: a worker given its own environment is not observed
+  }
+}
+
 const CHANNEL = threads.isMainThread ? channel() : null;
 const THREADS = threadChannel(threads.BroadcastChannel, CHANNEL !== null);
-if (CHANNEL !== null || !threads.isMainThread) watchReads();
+// this preload run once in a thread (a worker given it by NODE_OPTIONS and `execArgv` both)
+const RUNS = Symbol.for('fixbot.jest.loaded');
+const FIRST = !globalThis[RUNS];
+globalThis[RUNS] = true;
+if (FIRST && (CHANNEL !== null || !threads.isMainThread)) {
+  watchReads();
+  observeWorkers();
+}
 const PORT = CHANNEL === null ? null : hooked(require('module').register, threads.MessageChannel);
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
