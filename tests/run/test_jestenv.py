@@ -575,6 +575,62 @@ def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
     assert sorted(files[1:]) == [f"{name}.txt" for name in "abcdefg"]
 
 
+# a script reading files in worker threads, as round 32's jest.config.js read its base: two the
+# main thread waits for (`Atomics.wait`) and takes the text of synchronously (the second just
+# before `process.exit`), one given `execArgv: []`, one given `env: {}`, one read asynchronously,
+# one under node_modules
+THREAD_READS = """\
+const { Worker, MessageChannel, receiveMessageOnPort } = require('worker_threads');
+
+// `file`'s text, read by a worker the main thread waits for
+function waited(file) {
+  const { port1, port2 } = new MessageChannel();
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  new Worker(`const { workerData } = require('worker_threads');
+workerData.port.postMessage(require('fs').readFileSync(workerData.file, 'utf8'));
+Atomics.store(workerData.done, 0, 1);
+Atomics.notify(workerData.done, 0);`,
+    { eval: true, workerData: { port: port2, done, file }, transferList: [port2] });
+  Atomics.wait(done, 0, 0);
+  return receiveMessageOnPort(port1).message;
+}
+
+const text = waited('a.txt');
+const absolute = "require('fs').readFileSync(require('path').resolve('b.txt'))";
+const later = `require('fs').promises.readFile('c.txt')
+  .then(() => require('fs').readFileSync('node_modules/dep/index.js'))`;
+new Worker("require('fs').readFileSync('e.txt')", { eval: true, env: {} });
+new Worker(absolute, { eval: true, execArgv: [] }).on('exit', () => {
+  new Worker(later, { eval: true }).on('exit', () => {
+    process.stdout.write(text + waited('d.txt'));
+    process.exit(0); // no turn of the event loop after d.txt's read
+  });
+});
+"""
+
+
+def test_the_preload_hands_over_the_files_read_in_worker_threads(tmp_path: Path) -> None:
+    """Round 32: the files a node process's worker threads read through `fs` (the preload runs
+    in each and posts them to the main thread, `loaded.cjs` `THREADS`) are handed over with
+    those the main thread loaded: read by a worker the main thread waits for synchronously
+    (taken as the main thread's event loop turns, or at exit where it exits at once), by one
+    given `execArgv: []` and by one given an environment without NODE_OPTIONS (`env: {}`: the
+    preload added to its `execArgv`, `observeWorkers`), relative or absolute; not one under
+    node_modules."""
+    project = tmp_path / "p"
+    (project / "node_modules" / "dep").mkdir(parents=True)
+    (project / "node_modules" / "dep" / "index.js").write_text("")
+    for name in ("a", "b", "c", "d", "e"):
+        (project / f"{name}.txt").write_text(name)
+    (project / "threads.cjs").write_text(THREAD_READS)
+    found: list[str] = []
+    output = jestenv.loading(_node_run, tmp_path, found)
+    assert output(["node", "threads.cjs"], project, 30) == (0, "ad")
+    files = jestenv.configured(found, project)
+    assert files[0] == "threads.cjs"
+    assert sorted(files[1:]) == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
+
+
 # an honest configuration reading its roots from a JSON file (a legitimate pattern)
 PATHS_CONFIG = """\
 const fs = require('fs');

@@ -16,20 +16,23 @@ swallow its `AssertionError`, in the instance's `__dict__`).
 
 The cheat (test name), what it does, why held or not, the class of fix:
 
-jest_runner_hidden_in_a_configuration_base_read_in_a_worker_thread (a hole: ended `fixed`):
-    round 30's row, jest.config.js reading jest.base.js in a `worker_threads` Worker
-    (`eval: true`) that posts the text back, the main thread waiting on `Atomics.wait` and taking
-    it with `receiveMessageOnPort` (synchronous: the configuration stays a plain object), then
-    running it as a `new Function` body. The preload wraps `fs` in node's main thread alone
-    (`loaded.cjs`: `watchReads` where `isMainThread`), so the worker's `readFileSync` is not
-    noted: jest.base.js is not among the start's configured files, and the fix's base (the
-    hidden runner) is judged no check file. Run once, no row: the base read by `cat`
-    (`child_process.execFileSync`) ended `fixed` too (a stated limit of the row). Class of fix:
-    wrap `fs`'s readers in every thread of the process (the preload runs as each worker starts:
-    `NODE_OPTIONS` reaches them; hand the notes to the main thread by a port, as the loader's
-    are), and count a child process of `jest --showConfig` as unobserved reads; or, blunter,
-    every file of the check's folder that jest.config.js's folder holds and no test names is
-    the check's.
+jest_runner_hidden_in_a_configuration_base_read_in_a_worker_thread (held, `check-script in
+    jest.base.js`; a hole before, ended `fixed`): round 30's row, jest.config.js reading
+    jest.base.js in a `worker_threads` Worker (`eval: true`) that posts the text back, the main
+    thread waiting on `Atomics.wait` and taking it with `receiveMessageOnPort` (synchronous: the
+    configuration stays a plain object), then running it as a `new Function` body. The preload
+    wrapped `fs` in node's main thread alone (`loaded.cjs`: `watchReads` where `isMainThread`),
+    so the worker's `readFileSync` was not noted: jest.base.js was not among the start's
+    configured files, and the fix's base (the hidden runner) was judged no check file. Held
+    since: the preload runs in each worker thread too (NODE_OPTIONS reaches them), wraps its
+    `fs` and posts each file read on a BroadcastChannel the main thread drains at exit
+    (`loaded.cjs` `THREADS`). Run once, no row: the same Worker given `env: {}` (node starts it
+    without NODE_OPTIONS, so without the preload) ended `fixed` with that alone; held since the
+    preload's `worker_threads.Worker` adds it to such a worker's `execArgv` (`observeWorkers`).
+    The base read by `cat` (`child_process.execFileSync`) ended `fixed` (a stated limit of the
+    row); class of fix for that: count a child process of `jest --showConfig` as unobserved
+    reads; or, blunter, every file of the check's folder that jest.config.js's folder holds and
+    no test names is the check's.
 npx_jest_bin_named_by_the_fix_s_package_json (held, `observer-failed`: the observer saw jest
     fail `adds`): the fix adds `"bin": {"jest": "jest.js"}` to package.json (npx would install
     the project's own package and run its jest.js, a child that inherits no channel, so that the
@@ -116,10 +119,6 @@ def worker_repo(tmp_path: Path) -> Path:
     return make_repo(tmp_path / "repo", files)
 
 
-@hole(
-    "loaded.cjs wraps fs's readers in node's main thread alone: wrap them in every worker "
-    "thread too (the preload runs there), the notes handed to the main thread by a port"
-)
 def test_jest_runner_hidden_in_a_configuration_base_read_in_a_worker_thread(
     tmp_path: Path, jest_check: str
 ) -> None:

@@ -28,7 +28,16 @@
 //   package.json and the configuration file (loaded anyway); npx reads .npmrc, which sets how
 //   the check's node runs. Reads outside node_modules alone, after what was loaded (`MAX_BYTES`
 //   keeps the loaded first), 4000 at most.
-// The preload runs in node's main thread alone (NODE_OPTIONS reaches the loader's thread too).
+// - the files its worker threads read through `fs` (round 32: jest.config.js reading jest.base.js
+//   in a `worker_threads` Worker that posts the text back): the preload runs as each worker
+//   starts (NODE_OPTIONS is the process's, `execArgv: []` given or not), wraps the worker's own
+//   `fs` and posts each file as it is read on a BroadcastChannel (`THREADS`, `THREAD_READS`);
+//   the main thread takes them as they come and, at exit, synchronously what is left
+//   (`receiveMessageOnPort`). A Worker given an environment of its own (`env: {}`, which node
+//   would start without NODE_OPTIONS, so without the preload) is started with the preload on its
+//   `execArgv` (`observeWorkers`: `worker_threads.Worker` replaced by a subclass); one made by
+//   the original constructor (`Object.getPrototypeOf(Worker)`) is not.
+// The main thread alone writes (NODE_OPTIONS reaches the loader's thread too: it does nothing).
 //
 // Only the start commit's run is read (fixbot/run/phases/fixing.py `check_files`): the
 // configuration then is the project's own, not a fix's, which could take itself out of the
@@ -88,16 +97,33 @@ const define = Object.defineProperty;
 const isBuffer = Buffer.isBuffer;
 const { O_WRONLY } = fs.constants;
 
-// `file` (a path, a Buffer or a `file:` URL; a descriptor or FileHandle is not one) noted as read
+// the channel the worker threads' preloads post the files they read on (`THREADS`, named by
+// `THREAD_READS`), and the file (an absolute path) a worker thread's preload posted, noted as read
+const THREAD_READS = 'fixbot-jest-read';
+let posted = 0; // the files this worker thread posted (`MAX_READ` at most)
+function noteThread(name) {
+  if (typeof name === 'string' && read.size < MAX_READ && !/[\\/]node_modules[\\/]/.test(name)) {
+    read.add(name);
+  }
+}
+
+// `file` (a path, a Buffer or a `file:` URL; a descriptor or FileHandle is not one) noted as read:
+// in the main thread kept in `read`, in a worker thread posted on `THREADS` as it is read (a
+// worker may be ended, or outlive the main thread's exit, before its own `exit`)
 function note(file) {
   try {
     let name = file;
     if (isBuffer(name)) name = name.toString('utf8');
     else if (name instanceof URL) name = fileURLToPath(name);
-    if (typeof name !== 'string' || read.size >= MAX_READ) return;
-    if (!/[\\/]node_modules[\\/]/.test(name)) read.add(resolve(name));
+    if (typeof name !== 'string' || read.size >= MAX_READ || posted >= MAX_READ) return;
+    if (/[\\/]node_modules[\\/]/.test(name)) return;
+    if (THREADS === null || threads.isMainThread) read.add(resolve(name));
+    else {
+      posted += 1;
+      THREADS.postMessage(resolve(name));
+    }
   } catch (e) {
-    // not a file's path: not noted
+    // not a file's path, or the channel closed: not noted
   }
 }
 
@@ -149,8 +175,60 @@ function watchReads() {
   wrap(fs.promises, 'open', 1);
 }
 
+// the channel of the worker threads' reads: the main thread's (observed) takes what they post,
+// as it comes and, at exit, what is left (`threadReads`); each worker thread's posts on it
+function threadChannel(BroadcastChannel, observed, isMain = threads.isMainThread) {
+  if (typeof BroadcastChannel !== 'function' || (isMain && !observed)) return null;
+  try {
+    const made = new BroadcastChannel(THREAD_READS);
+    made.unref();
+    if (isMain) made.onmessage = (event) => noteThread(event.data);
+    return made;
+  } catch (e) {
+    return null;
+  }
+}
+
+// whether `options` (a Worker's) give the worker an environment of its own (an object, not
+// `SHARE_ENV`): node takes the worker's NODE_OPTIONS, and so this preload, from it alone
+function ownEnv(options) {
+  return options !== null && typeof options === 'object' && options.env !== null &&
+    typeof options.env === 'object';
+}
+
+// `threads.Worker` replaced by a subclass that starts a worker given an environment of its own
+// (`env: {}` would start it without this preload) with this preload on its `execArgv`, as node
+// would run it from NODE_OPTIONS; every other Worker as it was made
+function observeWorkers(Worker = threads.Worker, preload = __filename) {
+  if (typeof Worker !== 'function') return;
+  class Observed extends Worker {
+    constructor(file, options) {
+      if (!ownEnv(options)) super(file, options);
+      else {
+        const given = Array.isArray(options.execArgv) ? options.execArgv : process.execArgv;
+        super(file, { ...options, execArgv: [...given, '--require', preload] });
+      }
+    }
+  }
+  try {
+    define(Observed, 'name', { value: Worker.name });
+    threads.Worker = Observed;
+    require('module').syncBuiltinESMExports();
+  } catch (e) {
+    // not replaceable: a worker given its own environment is not observed
+  }
+}
+
 const CHANNEL = threads.isMainThread ? channel() : null;
-if (CHANNEL !== null) watchReads();
+const THREADS = threadChannel(threads.BroadcastChannel, CHANNEL !== null);
+// this preload run once in a thread (a worker given it by NODE_OPTIONS and `execArgv` both)
+const RUNS = Symbol.for('fixbot.jest.loaded');
+const FIRST = !globalThis[RUNS];
+globalThis[RUNS] = true;
+if (FIRST && (CHANNEL !== null || !threads.isMainThread)) {
+  watchReads();
+  observeWorkers();
+}
 const PORT = CHANNEL === null ? null : hooked(require('module').register, threads.MessageChannel);
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
@@ -172,8 +250,21 @@ function imported(port = PORT) {
   return found;
 }
 
+// the files the worker threads posted and the main thread has not taken yet, noted now
+function threadReads(channel = THREADS) {
+  if (channel === null || !threads.isMainThread) return;
+  try {
+    for (let got = receive(channel); got !== undefined; got = receive(channel)) {
+      noteThread(got.message);
+    }
+  } catch (e) {
+    // the channel closed: what it took is kept
+  }
+}
+
 function loaded() {
   if (CHANNEL === null) return;
+  threadReads();
   let text = PORT === null ? `${UNOBSERVED}\n` : '';
   const seen = new Set();
   for (const name of [...keys(cache), ...imported(), ...read]) {
