@@ -37,6 +37,7 @@ UNITTEST_FOLDER = os.path.join(os.path.dirname(unittest.__file__), "")
 ASSERTS: tuple[str, ...] = ("assert", "fail", "_baseAssert", "_getAssertEqualityFunc")
 ASSERTS += ("_formatMessage", "_callTestMethod", "subTest")
 EQUALITY = "_type_equality_funcs"  # an instance's `addTypeEqualityFunc` table
+OWN = unittest.TestCase.__dict__["__dict__"].__get__  # a test's real `__dict__`, no class asked
 BASE = "_baseAssertEqual"  # what `_getAssertEqualityFunc` returns where the table has none
 # `_bound_by_unittest`'s modules of unittest (by name) loaded as this part is, at the observer's
 # load (before any of the project's code runs), and the functions each bound then, module-level
@@ -141,7 +142,7 @@ def _plain(
 
 def _on_instance(
     test: Any,
-    _get: Any = object.__getattribute__,
+    _own: Any = OWN,
     _type: Any = type,
     _equality: str = EQUALITY,
     _names: frozenset[str] = EQUALITY_NAMES,
@@ -150,14 +151,13 @@ def _on_instance(
     _assert_items: Any = _assert_items,
 ) -> list[tuple[str, str, Any]]:
     """("test", name, value) for each assert method (`ASSERTS`) set on `test` itself and each
-    value in its `addTypeEqualityFunc` table but the names of unittest's own (`EQUALITY_NAMES`:
-    round 25, the name "assertNotEqual" there was passed over as all strings were). A `__dict__`
-    or table of a `dict` subclass is read as a dict (`_plain`; round 27: the test's `__dict__`
-    set to one, whose `_getAssertEqualityFunc` handed back a no-op, was read as empty). Runs
-    none of the project's code."""
+    value in its `addTypeEqualityFunc` table but unittest's own (`EQUALITY_NAMES`, round 25). Its
+    real `__dict__` (`OWN`; round 32: a class's `__dict__` property answered `__getattribute__`)
+    or table of a `dict` subclass is read as a dict (`_plain`; round 27: one whose
+    `_getAssertEqualityFunc` handed back a no-op was read as empty). Runs none of its code."""
     try:
-        own = _plain(_get(test, "__dict__"))
-    except AttributeError:
+        own = _plain(_own(test))
+    except (AttributeError, TypeError):
         return []
     found = [("test", n, v) for n, v in _assert_items(own)]
     table: Any = own.get(_equality)

@@ -240,17 +240,17 @@ def _body(
     _wrapped: Any = (classmethod, staticmethod, MethodType),
     _mro: Any = type.__dict__["__mro__"].__get__,
     _plain: Any = asserts._plain,
+    _own: Any = asserts.OWN,
 ) -> Any:
-    """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, as
-    the instance's `__dict__` holds it, else as the first class of its type's MRO holding it
-    (a bound, class or static method's function; a `__dict__` of a `dict` subclass read as a
-    dict, `unittest_asserts._plain`); None where there is none. Runs none of the project's code
-    (no `getattr`), read as `_set_on` reads: the MRO past a metaclass's own `__mro__`, each
-    class's namespace past its `__getattribute__` (`_ns`; round 31: it answered `__dict__`)."""
+    """What `TestCase.run` will call for `test`: the attribute its `_testMethodName` names, in
+    its real `__dict__` (`_own`: round 32, a class's `__dict__` property answered `_get`; one of
+    a `dict` subclass read as a dict, `_plain`), else in the first class of its type's MRO
+    holding it (a bound, class or static method's function); None where there is none. No
+    `getattr`: the MRO past a metaclass's `__mro__`, each namespace past it (`_ns`, round 31)."""
     try:
         name = _get(test, "_testMethodName")
-        own = _get(test, "__dict__")
-    except AttributeError:
+        own = _own(test)
+    except (AttributeError, TypeError):
         return None
     if _type(name) is not str:
         return None
