@@ -12,7 +12,10 @@ MRO that is no `TestCase`: none of the observer's runs as it is made) is kept as
 its file read as asked from its own functions' code (`_mixin_file`), not from its `__module__`
 (round 30: app.py named its mixin the test module's). A class's namespace is read as `type`'s
 own `__dict__` descriptor holds it (`NS`: round 31, a metaclass's `__getattribute__` answered
-`vars()` with the namespace as first given, the test method since wrapped). What it uses is
+`vars()` with the namespace as first given, the test method since wrapped). A class made while
+`builtins.__build_class__` is not the one loaded gets no statement (`LOADED`), and a `__dict__` a
+test's class or mixin holds that is no getset of its own is named at the test's end (`_dict_names`:
+round 32, a `__dict__` property hid the instance's real dict). What it uses is
 held as positional defaults; it imports the standard library and the `bytecode` part alone."""
 
 from __future__ import annotations
