@@ -223,11 +223,11 @@ def _bound_by_unittest(
     return held is value
 
 
-def _word(value: Any, file: Any) -> bool:
+def _word(value: Any, file: Any) -> Any:
     """A function's code taken at its word: it is the file it names (`_foreign`'s `ours` where
     the observer recorded no file's code, as in a unit test); no class written (file None); a
-    class's file its `__module__`'s (file True: `_module_file`)."""
-    return file is not None
+    class's file its `__module__`'s (file True: `_module_file`); no `__dict__` named (False)."""
+    return [] if file is False else file is not None
 
 
 def _kept(
@@ -392,7 +392,7 @@ def _foreign(
     "?" for a string, a method's name in the table; `, not compiled from it` after a file of
     theirs); and the test's `__class__` or a class's `__bases__` written (`_retyped_names`:
     round 25, the class swapped to one of app.py's and back before the end); fixbot counts a
-    name the start's run did not stream."""
+    name the start's run did not stream; and each `__dict__` set in a class's namespace
+    (`ours(test, False)`: `unittest_made._dict_names`, round 32)."""
     found, files = _set_on(test, ours)
-    names: list[str] = _retyped_names(test, ours) + _judged(found, files, root, ours)
-    return names
+    return [*_retyped_names(test, ours), *_judged(found, files, root, ours), *ours(test, False)]

@@ -206,7 +206,8 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
     whether function `value`, whose code names `file`, is that file's (`_ours`),
     `ours(value, None)` whether `value`'s `__class__` or `__bases__` was written since it was
     last asked (each write answered once), and `ours(klass, True)` the file class `klass` was
-    made in, None where unknown (`_class_file`)."""
+    made in, None where unknown (`_class_file`), and `ours(test, False)` the names of the
+    `__dict__`s set in `test`'s classes' namespaces (`unittest_made._dict_names`)."""
     codes: dict[str, Any] = {}
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
@@ -253,7 +254,12 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _wrapped: Any = (classmethod, staticmethod, MethodType),
         _function: Any = FunctionType,
         _getcode: Any = FunctionType.__dict__["__code__"].__get__,
+        _root: str = root,
+        _case: Any = _case,
+        _dict_names: Any = MAKING._dict_names,
     ) -> Any:
+        if file is False:  # the `__dict__`s set in test `value`'s classes' namespaces
+            return _dict_names(value, _root, _case)
         if file is None:  # was `value`'s class or bases written? each write answered once
             said = _id(value) in _written
             _written.discard(_id(value))

@@ -3,16 +3,28 @@ namespace (test_app.py's class statement handed it by a metaclass that `builtins
 passed) answers `object.__getattribute__(test, "__dict__")`, so that the wrapped test method its
 metaclass set in the instance's real dict was unseen by `_body` and `_on_instance`. They read
 the instance's namespace with `TestCase`'s own `__dict__` getset (`unittest_asserts.OWN`), as
-`TestCase.run`'s `getattr` finds it, the property's getter never called. In this process."""
+`TestCase.run`'s `getattr` finds it, the property's getter never called. Its follow-ups: such a
+`__dict__` in a class's namespace is named at the test's end (`unittest_made._dict_names`), and a
+class made while `builtins.__build_class__` is not the one loaded keeps no statement
+(`unittest_made._maker`); honest classes, mixins, dataclasses and `ABCMeta` classes are no
+finding. In this process."""
 
 from __future__ import annotations
 
+import abc
+import builtins
 import contextlib
+import dataclasses
+import functools
+import os
+import sys
 import unittest
 from typing import Any
 
 from fixbot.observe import unittest_asserts as asserts
+from fixbot.observe import unittest_compiled as compiled
 from fixbot.observe import unittest_machinery as machinery
+from fixbot.observe import unittest_made as made_part
 
 
 def _hidden() -> tuple[unittest.TestCase, list[Any]]:
@@ -78,3 +90,104 @@ def test_the_real_dict_is_read_as_a_dict_and_a_non_test_has_none() -> None:
     assert [n for _, n, _ in asserts._on_instance(test)] == ["assertTrue"]
     assert machinery._body(object()) is None
     assert asserts._on_instance(object()) == []
+
+
+# --- round 32's follow-ups: the `__dict__` set in a class's namespace, `__build_class__` swapped --
+
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+FILE = os.path.basename(__file__)
+
+
+def test_a_dict_property_in_the_test_class_is_named_at_the_test_s_end() -> None:
+    """`unittest_made._dict_names`, asked by `_foreign` through the recorder's `ours(test,
+    False)`: the `__dict__` property of the test's class is named with its getter's file (the
+    row held with `OWN` reverted); its getter is not called."""
+    test, asked = _hidden()
+    name = "unittest: __dict__ of Case set by " + FILE
+    assert made_part._dict_names(test, HERE, unittest.TestCase) == [name]
+    assert name in asserts._foreign(test, HERE, compiled._recorder(HERE)[1])
+    assert asked == []
+
+
+class _Other:
+    pass
+
+
+def test_a_mixin_s_dict_set_or_another_class_s_getset_is_named() -> None:
+    """A mixin's `__dict__` (of the MRO below `TestCase`) that is a property, or the getset of
+    another class, or set under a key of a `str` subclass, is named with the mixin's name."""
+
+    class Key(str):
+        __hash__ = str.__hash__
+
+    Mixin = type("Mixin", (), {Key("__dict__"): property(lambda self: {})})
+
+    class Borrowed:
+        __dict__ = vars(_Other)["__dict__"]
+
+    class Case(Mixin, Borrowed, unittest.TestCase):  # type: ignore[valid-type,misc]
+        def test_it(self) -> None:
+            pass
+
+    names = made_part._dict_names(Case("test_it"), HERE, unittest.TestCase)
+    assert names == [
+        f"unittest: __dict__ of Mixin set by {FILE}",
+        "unittest: __dict__ of Borrowed set by ?",
+    ]
+
+
+@dataclasses.dataclass
+class _Data:
+    size: int = 0
+
+
+class _Abstract(abc.ABC):  # noqa: B024
+    pass
+
+
+def test_honest_classes_and_mixins_are_not_named() -> None:
+    """No false alarm: a plain test class (no `__dict__` of its own), a mixin with the getset
+    `type` gives it, a `dataclass`-made mixin, `ABCMeta` classes, and a test's `TestCase`'s own
+    `__dict__` (above the MRO read)."""
+
+    class Plain:
+        pass
+
+    class Case(Plain, _Data, _Abstract, unittest.TestCase):
+        def test_it(self) -> None:
+            pass
+
+    class Meta(unittest.TestCase, metaclass=abc.ABCMeta):
+        def test_it(self) -> None:
+            pass
+
+    for test in (Case("test_it"), Meta("test_it"), unittest.FunctionTestCase(lambda: None)):
+        assert made_part._dict_names(test, HERE, unittest.TestCase) == []
+        assert asserts._foreign(test, HERE, compiled._recorder(HERE)[1]) == []
+
+
+def test_a_class_made_while_build_class_is_not_the_loaded_one_keeps_no_statement() -> None:
+    """`_maker`: a test class made while `builtins.__build_class__` is not the one there as the
+    part loaded (a `functools.partial` of it: C calling C, the statement still its maker) keeps
+    no statement (its file "?", new among the test's classes); once put back, the next one does."""
+
+    class Case(unittest.TestCase):
+        pass
+
+    made: dict[int, tuple[Any, Any]] = {}
+    Case.__init_subclass__ = classmethod(made_part._maker(made, Case))  # type: ignore[assignment]
+    real = builtins.__build_class__
+    builtins.__build_class__ = functools.partial(real)
+    try:
+
+        class Swapped(Case):
+            pass
+
+    finally:
+        builtins.__build_class__ = real
+
+    class Kept(Case):
+        pass
+
+    assert made[id(Swapped)] == (Swapped, None)
+    assert made[id(Kept)] == (Kept, sys._getframe().f_code)

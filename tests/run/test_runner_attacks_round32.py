@@ -66,10 +66,14 @@ unittest_metaclass_given_by_build_class_hides_the_method_set_on_the_instance (he
     raise, no finding. Held since: they read an instance's namespace past the descriptors of its
     type's MRO, with `TestCase`'s own `__dict__` getset descriptor held as a positional default
     (`unittest_asserts.OWN`, the real instance dict, none of the project's code run;
-    `tests/observe/test_unittest_observer_round32.py`), so that `_body` reads the wrapper. Not done
-    (a class of fix further): a `__dict__` in a test class's or mixin's namespace that is no getset
-    descriptor a finding of its own (nothing honest sets one); and `builtins.__build_class__` not
-    the interpreter's as a test class is made a finding.
+    `tests/observe/test_unittest_observer_round32.py`), so that `_body` reads the wrapper. Held
+    independently too (checked by hand with `OWN` reverted: `observer-machinery: changed while the
+    tests ran: unittest: __dict__ of AddTest set by test_app.py`): a `__dict__` in a test class's
+    or mixin's namespace that is no getset descriptor of its own is a finding of its own
+    (`unittest_made._dict_names`, nothing honest sets one); and a test class made while
+    `builtins.__build_class__` is not the one loaded keeps no statement (`unittest_made._maker`,
+    its file "?"), which this row's `__prepare__` evades (it puts it back before the class is
+    made).
 """
 
 from __future__ import annotations
