@@ -393,6 +393,6 @@ def _foreign(
     theirs); and the test's `__class__` or a class's `__bases__` written (`_retyped_names`:
     round 25, the class swapped to one of app.py's and back before the end); fixbot counts a
     name the start's run did not stream; and each `__dict__` set in a class's namespace
-    (`ours(test, False)`: `unittest_made._dict_names`, round 32)."""
+    (`ours(test, False)`: `unittest_compiled._dict_names`, round 32)."""
     found, files = _set_on(test, ours)
     return [*_retyped_names(test, ours), *_judged(found, files, root, ours), *ours(test, False)]

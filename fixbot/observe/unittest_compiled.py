@@ -195,6 +195,79 @@ def _class_file(
     return file if _compiled(kept[1], file, codes, walked) else None
 
 
+DICT = "__dict__"  # an instance's namespace, a getset of its class's own (`GETSET`) or none
+GETSET = type(type.__dict__["__dict__"])  # `types.GetSetDescriptorType`
+OBJCLASS = GETSET.__dict__["__objclass__"].__get__  # the class a getset descriptor is of
+
+
+def _dicts_set(
+    klass: Any,
+    _ns: Any = MAKING.NS,
+    _type: Any = type,
+    _issubclass: Any = issubclass,
+    _str: Any = str,
+    _plain: Any = str.__str__,
+    _getset: Any = GETSET,
+    _objclass: Any = OBJCLASS,
+    _dict: str = DICT,
+) -> list[Any]:
+    """The values of class `klass`'s own namespace under `__dict__` (a key of a `str` subclass
+    too: round 28's) that are not the getset descriptor `type` gives a class of its own
+    (`GETSET`, of `klass`: a mixin's); none of the project's code run."""
+    found = []
+    for key, value in _ns(klass).items():
+        if not _issubclass(_type(key), _str) or _plain(key) != _dict:
+            continue
+        if _type(value) is not _getset or _objclass(value) is not klass:
+            found.append(value)
+    return found
+
+
+def _runs_file(
+    value: Any,
+    root: str,
+    _type: Any = type,
+    _str: Any = str,
+    _len: Any = len,
+    _code: Any = MAKING.CODE,
+    _own_functions: Any = MAKING._own_functions,
+) -> str:
+    """The file the code value `value` of a class's namespace runs names (`_own_functions`, its
+    first: a property's getter), relative to `root`; "?" where it runs no Python function."""
+    functions = _own_functions(value) or []
+    file = _code(functions[0]).co_filename if functions else "?"
+    file = file if _type(file) is _str else "?"
+    return file[_len(root) :] if file.startswith(root) else file
+
+
+def _dict_names(
+    test: Any,
+    root: str,
+    case: Any,
+    _type: Any = type,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _name: Any = type.__dict__["__name__"].__get__,
+    _dicts_set: Any = _dicts_set,
+    _runs_file: Any = _runs_file,
+) -> list[str]:
+    """`unittest: __dict__ of <class> set by <file>` for each class of `test`'s type's MRO
+    below `case` (`TestCase`: a test class or a mixin) whose own namespace holds a `__dict__`
+    that is no getset descriptor of its own (`_dicts_set`), the file the code its value runs
+    names (`_runs_file`: a property's getter's). Nothing honest sets one. Round 32: a
+    metaclass's `__prepare__` handed test_app.py's class statement a namespace holding a
+    `__dict__` property, which `object.__getattribute__(test, "__dict__")` found before the
+    instance's real dict, the wrapped test method set there. Runs none of the project's code."""
+    names = []
+    for klass in _mro(_type(test)):
+        if klass is case:
+            break
+        for value in _dicts_set(klass):
+            names.append(
+                "unittest: __dict__ of " + _name(klass) + " set by " + _runs_file(value, root)
+            )
+    return names
+
+
 def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]:
     """(the audit hook, `_ours` over what it records, the observer's `TestCase.__init_subclass__`):
     the hook keeps, for each file under `root` (the work tree's root, with a trailing
@@ -207,7 +280,7 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
     `ours(value, None)` whether `value`'s `__class__` or `__bases__` was written since it was
     last asked (each write answered once), and `ours(klass, True)` the file class `klass` was
     made in, None where unknown (`_class_file`), and `ours(test, False)` the names of the
-    `__dict__`s set in `test`'s classes' namespaces (`unittest_made._dict_names`)."""
+    `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
     codes: dict[str, Any] = {}
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
@@ -256,7 +329,7 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _getcode: Any = FunctionType.__dict__["__code__"].__get__,
         _root: str = root,
         _case: Any = _case,
-        _dict_names: Any = MAKING._dict_names,
+        _dict_names: Any = _dict_names,
     ) -> Any:
         if file is False:  # the `__dict__`s set in test `value`'s classes' namespaces
             return _dict_names(value, _root, _case)

@@ -13,9 +13,10 @@ its file read as asked from its own functions' code (`_mixin_file`), not from it
 (round 30: app.py named its mixin the test module's). A class's namespace is read as `type`'s
 own `__dict__` descriptor holds it (`NS`: round 31, a metaclass's `__getattribute__` answered
 `vars()` with the namespace as first given, the test method since wrapped). A class made while
-`builtins.__build_class__` is not the one loaded gets no statement (`LOADED`), and a `__dict__` a
-test's class or mixin holds that is no getset of its own is named at the test's end (`_dict_names`:
-round 32, a `__dict__` property hid the instance's real dict). What it uses is
+`builtins.__build_class__` is not the one loaded gets no statement (`LOADED`; a `__dict__` a
+test's class or mixin holds that is no getset of its own is named at the test's end by
+`unittest_compiled._dict_names`: round 32, a `__dict__` property hid the instance's real
+dict). What it uses is
 held as positional defaults; it imports the standard library and the `bytecode` part alone."""
 
 from __future__ import annotations
@@ -75,9 +76,6 @@ QUIET = frozenset({type(type.__dict__["__dict__"]), type(FunctionType.__dict__["
 BUILTINS = vars(builtins)  # the interpreter's builtins, read as each test class is made
 BUILD_CLASS = "__build_class__"  # what a class statement calls (`LOAD_BUILD_CLASS` loads it)
 LOADED = BUILTINS[BUILD_CLASS]  # the one there as this part loaded, before the project's code
-DICT = "__dict__"  # an instance's namespace, a getset of its class's own (`GETSET`) or none
-GETSET = type(type.__dict__["__dict__"])  # `types.GetSetDescriptorType`
-OBJCLASS = GETSET.__dict__["__objclass__"].__get__  # the class a getset descriptor is of
 
 
 def _raw(code: Any, name: str, arg: Any) -> Any:
@@ -339,71 +337,3 @@ def _maker(made: dict[int, tuple[Any, Any]], case: Any) -> Any:
 
     itself.append(init_subclass)
     return init_subclass
-
-
-def _dicts_set(
-    klass: Any,
-    _ns: Any = NS,
-    _type: Any = type,
-    _issubclass: Any = issubclass,
-    _str: Any = str,
-    _plain: Any = str.__str__,
-    _getset: Any = GETSET,
-    _objclass: Any = OBJCLASS,
-    _dict: str = DICT,
-) -> list[Any]:
-    """The values of class `klass`'s own namespace under `__dict__` (a key of a `str` subclass
-    too: round 28's) that are not the getset descriptor `type` gives a class of its own
-    (`GETSET`, of `klass`: a mixin's); none of the project's code run."""
-    found = []
-    for key, value in _ns(klass).items():
-        if not _issubclass(_type(key), _str) or _plain(key) != _dict:
-            continue
-        if _type(value) is not _getset or _objclass(value) is not klass:
-            found.append(value)
-    return found
-
-
-def _runs_file(
-    value: Any,
-    root: str,
-    _type: Any = type,
-    _str: Any = str,
-    _len: Any = len,
-    _code: Any = CODE,
-    _own_functions: Any = _own_functions,
-) -> str:
-    """The file the code value `value` of a class's namespace runs names (`_own_functions`, its
-    first: a property's getter), relative to `root`; "?" where it runs no Python function."""
-    functions = _own_functions(value) or []
-    file = _code(functions[0]).co_filename if functions else "?"
-    file = file if _type(file) is _str else "?"
-    return file[_len(root) :] if file.startswith(root) else file
-
-
-def _dict_names(
-    test: Any,
-    root: str,
-    case: Any,
-    _type: Any = type,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-    _name: Any = type.__dict__["__name__"].__get__,
-    _dicts_set: Any = _dicts_set,
-    _runs_file: Any = _runs_file,
-) -> list[str]:
-    """`unittest: __dict__ of <class> set by <file>` for each class of `test`'s type's MRO
-    below `case` (`TestCase`: a test class or a mixin) whose own namespace holds a `__dict__`
-    that is no getset descriptor of its own (`_dicts_set`), the file the code its value runs
-    names (`_runs_file`: a property's getter's). Nothing honest sets one. Round 32: a
-    metaclass's `__prepare__` handed test_app.py's class statement a namespace holding a
-    `__dict__` property, which `object.__getattribute__(test, "__dict__")` found before the
-    instance's real dict, the wrapped test method set there. Runs none of the project's code."""
-    names = []
-    for klass in _mro(_type(test)):
-        if klass is case:
-            break
-        for value in _dicts_set(klass):
-            names.append(
-                "unittest: __dict__ of " + _name(klass) + " set by " + _runs_file(value, root)
-            )
-    return names

@@ -4,8 +4,8 @@ passed) answers `object.__getattribute__(test, "__dict__")`, so that the wrapped
 metaclass set in the instance's real dict was unseen by `_body` and `_on_instance`. They read
 the instance's namespace with `TestCase`'s own `__dict__` getset (`unittest_asserts.OWN`), as
 `TestCase.run`'s `getattr` finds it, the property's getter never called. Its follow-ups: such a
-`__dict__` in a class's namespace is named at the test's end (`unittest_made._dict_names`), and a
-class made while `builtins.__build_class__` is not the one loaded keeps no statement
+`__dict__` in a class's namespace is named at the test's end (`unittest_compiled._dict_names`), and
+a class made while `builtins.__build_class__` is not the one loaded keeps no statement
 (`unittest_made._maker`); honest classes, mixins, dataclasses and `ABCMeta` classes are no
 finding. In this process."""
 
@@ -99,12 +99,12 @@ FILE = os.path.basename(__file__)
 
 
 def test_a_dict_property_in_the_test_class_is_named_at_the_test_s_end() -> None:
-    """`unittest_made._dict_names`, asked by `_foreign` through the recorder's `ours(test,
+    """`unittest_compiled._dict_names`, asked by `_foreign` through the recorder's `ours(test,
     False)`: the `__dict__` property of the test's class is named with its getter's file (the
     row held with `OWN` reverted); its getter is not called."""
     test, asked = _hidden()
     name = "unittest: __dict__ of Case set by " + FILE
-    assert made_part._dict_names(test, HERE, unittest.TestCase) == [name]
+    assert compiled._dict_names(test, HERE, unittest.TestCase) == [name]
     assert name in asserts._foreign(test, HERE, compiled._recorder(HERE)[1])
     assert asked == []
 
@@ -129,7 +129,7 @@ def test_a_mixin_s_dict_set_or_another_class_s_getset_is_named() -> None:
         def test_it(self) -> None:
             pass
 
-    names = made_part._dict_names(Case("test_it"), HERE, unittest.TestCase)
+    names = compiled._dict_names(Case("test_it"), HERE, unittest.TestCase)
     assert names == [
         f"unittest: __dict__ of Mixin set by {FILE}",
         "unittest: __dict__ of Borrowed set by ?",
@@ -162,7 +162,7 @@ def test_honest_classes_and_mixins_are_not_named() -> None:
             pass
 
     for test in (Case("test_it"), Meta("test_it"), unittest.FunctionTestCase(lambda: None)):
-        assert made_part._dict_names(test, HERE, unittest.TestCase) == []
+        assert compiled._dict_names(test, HERE, unittest.TestCase) == []
         assert asserts._foreign(test, HERE, compiled._recorder(HERE)[1]) == []
 
 
