@@ -79,7 +79,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import UNITTEST, held, hole, py_repo
+from tests.run.test_runner_attacks_round20 import UNITTEST, held, py_repo
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round30 import READ_BASE, READ_BASE_HIDDEN
 from tests.run.test_runner_attacks_round31 import BORROWED
