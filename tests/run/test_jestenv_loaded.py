@@ -330,6 +330,13 @@ fs.readFile(Buffer.from('c.txt'), () => {
     await fs.promises.readFile('e.txt');
     await (await require('fs/promises').open('f.txt', 'r+')).close();
     fs.open('g.txt', async (e, fd) => fs.closeSync(fd));
+    const away = fs.mkdtempSync(path.join(require('os').tmpdir(), 'away-'));
+    fs.copyFileSync('h.txt', path.join(away, 'h'));
+    fs.linkSync('i.txt', path.join(away, 'i'));
+    await fs.promises.copyFile('j.txt', path.join(away, 'j'));
+    fs.symlinkSync(path.resolve('k.txt'), path.join(away, 'k'));
+    fs.readFileSync(path.join(away, 'k'));
+    fs.rmSync(away, { recursive: true });
     process.stdout.write('read');
   }).resume();
 });
@@ -340,12 +347,15 @@ def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
     """Round 30: the files a node process of the command reads through `fs` (`readFileSync`,
     `openSync` and `open` for reading, `readFile`, `createReadStream`, `promises.readFile`;
     `loaded.cjs` `READERS`), by a relative path, a Buffer or a `file:` URL, are handed over
-    with those it loaded: a configuration running a base it read as text. A file opened for
+    with those it loaded: a configuration running a base it read as text. Round 33: a file
+    copied or hard-linked out of the work tree (`copyFileSync`, `linkSync`,
+    `promises.copyFile`), where the copy is read, is noted by its source, and a file read
+    through a symbolic link from outside the tree by where the link leads. A file opened for
     writing alone is not, nor one under node_modules; the program runs as it would."""
     project = tmp_path / "p"
     (project / "node_modules" / "dep").mkdir(parents=True)
     (project / "node_modules" / "dep" / "index.js").write_text("")
-    for name in ("a", "b", "c", "d", "e", "f", "g"):
+    for name in "abcdefghijk":
         (project / f"{name}.txt").write_text(name)
     (project / "reads.cjs").write_text(READS)
     found: list[str] = []
@@ -353,7 +363,7 @@ def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
     assert output(["node", "reads.cjs"], project, 30) == (0, "read")
     files = jestenv.configured(found, project)
     assert files[0] == "reads.cjs"
-    assert sorted(files[1:]) == [f"{name}.txt" for name in "abcdefg"]
+    assert sorted(files[1:]) == [f"{name}.txt" for name in "abcdefghijk"]
 
 
 # a script reading files in worker threads, as round 32's jest.config.js read its base: two the

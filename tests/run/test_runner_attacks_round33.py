@@ -11,7 +11,11 @@ configuration changed (`CONFIG`'s `{READ}`).
 
 The cheat (test name), what it does, why held or not, the class of fix:
 
-jest_runner_hidden_in_a_configuration_base_copied_out_of_the_tree (hole, ends `fixed`):
+jest_runner_hidden_in_a_configuration_base_copied_out_of_the_tree (a hole when found, ended
+    `fixed`; held since the same stop, `check-script in jest.base.js`: the preload notes the
+    source of `copyFileSync`, `copyFile`, `cp`, `cpSync`, `linkSync`, `link`, `renameSync`,
+    `rename` and their `fs.promises` twins as read, and a file read through a symbolic link by
+    where it leads too, `loaded.cjs` `READERS`, `PROMISED`, `led`):
     jest.config.js copies jest.base.js into a fresh folder of `os.tmpdir()` with
     `fs.copyFileSync` (not among `READERS`: libuv copies, no wrapped reader is called) and reads
     the copy with `readFileSync` (wrapped, noted, but outside the work tree, so dropped). The
@@ -86,10 +90,6 @@ COPIED = """(() => {
 })()"""
 
 
-@hole(
-    "copyFileSync is no wrapped reader and the copy is outside the work tree: count copy, link"
-    " and rename sources as reads, or every file of the configuration's folder as the check's"
-)
 def test_jest_runner_hidden_in_a_configuration_base_copied_out_of_the_tree(
     tmp_path: Path, jest_check: str
 ) -> None:

@@ -117,13 +117,27 @@ function note(file) {
     else if (name instanceof URL) name = fileURLToPath(name);
     if (typeof name !== 'string' || read.size >= MAX_READ || posted >= MAX_READ) return;
     if (/[\\/]node_modules[\\/]/.test(name)) return;
-    if (THREADS === null || threads.isMainThread) read.add(resolve(name));
-    else {
-      posted += 1;
-      THREADS.postMessage(resolve(name));
+    for (const path of [resolve(name), ...led(name)]) {
+      if (THREADS === null || threads.isMainThread) read.add(path);
+      else {
+        posted += 1;
+        THREADS.postMessage(path);
+      }
     }
   } catch (e) {
     // not a file's path, or the channel closed: not noted
+  }
+}
+
+// where `name` leads through symbolic links, where that is another path ([] where it is the same,
+// or none: a file not there yet)
+const realpath = fs.realpathSync;
+function led(name) {
+  try {
+    const real = realpath(name);
+    return real === resolve(name) ? [] : [real];
+  } catch (e) {
+    return [];
   }
 }
 
@@ -143,7 +157,21 @@ const READERS = {
   openSync: 1,
   open: 1,
   createReadStream: null,
+  // a file copied, hard-linked or moved elsewhere is read there (round 33: jest.config.js
+  // copying jest.base.js out of the work tree with `copyFileSync`, libuv copying it, and reading
+  // the copy): its source noted as read (a folder given to `cp` names no file: not followed); a
+  // file read through a symbolic link is noted by where the link leads too (`note`)
+  copyFileSync: null,
+  copyFile: null,
+  cpSync: null,
+  cp: null,
+  linkSync: null,
+  link: null,
+  renameSync: null,
+  rename: null,
 };
+// the same of `fs.promises`
+const PROMISED = { readFile: null, open: 1, copyFile: null, cp: null, link: null, rename: null };
 
 // `owner[name]` replaced by a function noting the file its first argument names as read (where
 // the flags, argument `flagsAt`, let it be read), then calling the original as it was called;
@@ -171,8 +199,7 @@ function wrap(owner, name, flagsAt) {
 
 function watchReads() {
   for (const [name, flagsAt] of Object.entries(READERS)) wrap(fs, name, flagsAt);
-  wrap(fs.promises, 'readFile', null);
-  wrap(fs.promises, 'open', 1);
+  for (const [name, flagsAt] of Object.entries(PROMISED)) wrap(fs.promises, name, flagsAt);
 }
 
 // the channel of the worker threads' reads: the main thread's (observed) takes what they post,
