@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_jestenv import ESM_BASE, ESM_CONFIG, ESM_HELPER
+from tests.run.test_jestenv_loaded import ESM_BASE, ESM_CONFIG, ESM_HELPER
 from tests.run.test_runner_attacks_round20 import held, honest
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_reports import JS_APP, JS_FIXED, JS_TEST
