@@ -1,4 +1,4 @@
-"""Round 33 (#39): the last hour's jest `--showConfig` preload controls (`loaded.cjs`: `fs`
+"""Round 33: the last hour's jest `--showConfig` preload controls (`loaded.cjs`: `fs`
 readers wrapped in every thread, `THREADS`; `worker_threads.Worker` replaced so that a worker given
 its own `env` still gets the preload, `observeWorkers`) attacked by a helper who wrote none of
 them, as a prompt-injected model would: edits to non-test files only, default settings. Rows as
