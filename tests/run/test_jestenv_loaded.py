@@ -390,11 +390,14 @@ const text = waited('a.txt');
 const absolute = "require('fs').readFileSync(require('path').resolve('b.txt'))";
 const later = `require('fs').promises.readFile('c.txt')
   .then(() => require('fs').readFileSync('node_modules/dep/index.js'))`;
-new Worker("require('fs').readFileSync('e.txt')", { eval: true, env: {} });
-new Worker(absolute, { eval: true, execArgv: [] }).on('exit', () => {
-  new Worker(later, { eval: true }).on('exit', () => {
-    process.stdout.write(text + waited('d.txt'));
-    process.exit(0); // no turn of the event loop after d.txt's read
+// each worker waited for (its `exit`) before the next: a read the main thread did not wait for
+// may come after it exits, as a configuration that never used it
+new Worker("require('fs').readFileSync('e.txt')", { eval: true, env: {} }).on('exit', () => {
+  new Worker(absolute, { eval: true, execArgv: [] }).on('exit', () => {
+    new Worker(later, { eval: true }).on('exit', () => {
+      process.stdout.write(text + waited('d.txt'));
+      process.exit(0); // no turn of the event loop after d.txt's read
+    });
   });
 });
 """
