@@ -352,8 +352,11 @@ def vendored(repo: Path) -> frozenset[str]:
     the start's run), relative to its root: packages the project commits (vendored), its own
     files like any other, where node_modules otherwise holds what the package manager
     installed. Empty where git cannot list HEAD (no commit yet)."""
-    listed = git.run(repo, "ls-tree", "-r", "-z", "--name-only", "HEAD", check=False)
-    return frozenset(p for p in listed.split("\0") if p and "node_modules" in p.split("/"))
+    try:
+        listed = git.names(repo, "ls-tree", "-r", "--name-only", "HEAD")
+    except git.GitError:
+        return frozenset()
+    return frozenset(p for p in listed if "node_modules" in p.split("/"))
 
 
 def configured(paths: list[str], root: Path, tracked: frozenset[str] = frozenset()) -> list[str]:
