@@ -1,10 +1,12 @@
 """The code beside a Rust file's tests that decides their verdict, read outside the test regions
 (`fixbot.ecosystems.rust.unit_test_regions`) by Rust's tokens: the assertion macros the tests
 call (`helpers`: a `macro_rules!` of the code's that asserts, `check!`, is the tests', compared
-by `fixbot.tamper.rusttests.changed`), a macro by an assertion's name that shadows the tests'
-own (`shadowing`: `framework-patched`), and an `eq` that holds for any operand (`always_equal`:
-`always-equal`). `fixbot.tamper.rusttests` holds the test regions, the doc-tests and the
-module files declared in a test region themselves.
+by `fixbot.tamper.rusttests.changed`), the assertion functions they call (`functions`: a
+function of the code's whose body is assertions alone, `fn check(a, b) { assert_eq!(a, b); }`),
+a macro by an assertion's name that shadows the tests' own (`shadowing`: `framework-patched`),
+and an `eq` that holds for any operand (`always_equal`: `always-equal`).
+`fixbot.tamper.rusttests` holds the test regions, the doc-tests and the module files declared
+in a test region themselves.
 """
 
 from __future__ import annotations
@@ -47,6 +49,80 @@ def helpers(text: str) -> list[Macro]:
     return [
         (name, tuple(body)) for name, body in bodies.items() if name in reached and _asserts(body)
     ]
+
+
+def functions(text: str) -> list[Macro]:
+    """The assertion functions of the Rust source `text` that its test regions call: each `fn`
+    outside the regions whose body is assertion macros alone (`{ assert_eq!(a, b); }`, one or
+    more, nothing else) and whose name a test region, or an assertion macro it invokes
+    (`helpers`), calls (`check(add(2, 2), 4)`, `super::check(...)`), as (its name, its tokens'
+    texts). Round 25: the tests' `check`, beside the code, emptied by the fix, changed no test
+    region. A function that asserts and does anything else (`div`'s `assert!(b != 0)` before
+    its division) is the code's: its precondition is the code's to change (the policy chosen:
+    an honest fix of a function that only asserts and that the tests call is a test change,
+    published with `allow-test-edits`). Read at each side of the fix: a helper the fix makes
+    do anything else is gone from the fix's list, a change."""
+    spans = rust.unit_test_regions(text)
+    found = rust.tokens(text)
+    words = [text[t.start : t.end] for t in found]
+    inside = [_within(token.start, spans) for token in found]
+    calls = _called(words, inside, _macros(text, found, words, inside))
+    items = (
+        (words[k + 1], words[k : rust.item_end(text, found, k) + 1])
+        for k in range(len(words) - 2)
+        if words[k] == "fn" and not inside[k] and words[k + 1] in calls
+    )
+    return [
+        (name, tuple(item))
+        for name, item in items
+        if "{" in item and _only_asserts(item[item.index("{") + 1 : -1])
+    ]
+
+
+def _called(words: list[str], inside: list[bool], bodies: dict[str, list[str]]) -> set[str]:
+    """The names the test regions (`inside`: each word's) call as functions, or the macros
+    of `bodies` they invoke (`_reached`) do."""
+    called = {w for k, w in enumerate(words[:-1]) if inside[k] and _bang(words, k)}
+    calls = {w for k, w in enumerate(words[:-1]) if inside[k] and _call(words, k)}
+    for name in _reached(bodies, called):
+        body = bodies[name]
+        calls |= {w for k, w in enumerate(body[:-1]) if _call(body, k)}
+    return calls
+
+
+def _call(words: list[str], k: int) -> bool:
+    """Whether the word at `k` is called as a function (`name(`, not `fn name(`)."""
+    return words[k + 1 : k + 2] == ["("] and (k == 0 or words[k - 1] != "fn")
+
+
+def _only_asserts(body: list[str]) -> bool:
+    """Whether the tokens' texts `body` (a function's, inside its braces) are one or more
+    assertion macro invocations and nothing else (`assert_eq!(a, b); assert!(c)`)."""
+    j = 0
+    while j < len(body):
+        word = body[j].removeprefix("r#")
+        if not ASSERTIONS.fullmatch(word) or body[j + 1 : j + 2] != ["!"]:
+            return False
+        if body[j + 2 : j + 3] not in (["("], ["["], ["{"]):
+            return False
+        j = _closing(body, j + 2) + 1
+        if body[j : j + 1] == [";"]:
+            j += 1
+    return bool(body)
+
+
+def _closing(words: list[str], k: int) -> int:
+    """The index of the bracket closing the one at `k` among `words` (the last when
+    unbalanced). A string's text is one word, so a bracket in it is none."""
+    depth = 0
+    for j in range(k, len(words)):
+        if words[j] in ("(", "[", "{"):
+            depth += 1
+        elif words[j] in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(words) - 1
 
 
 def _macros(

@@ -18,8 +18,9 @@ Tests only added (a region of its own, a `#[test] fn` more inside the start's `m
 no finding: the file is pinned, and the deciding check runs on the fix's code with the start's
 regions put back (`added_only`, read by `fixbot.run.integrity.original_tree`), so nothing the
 fix added to the tests is there to weaken them. An assertion macro of the code's that the tests
-call (`check!`) is the tests' too (`fixbot.tamper.rustasserts.helpers`). The code outside the
-regions that decides their verdict is read in `fixbot.tamper.rustasserts`: a macro by an
+call (`check!`) is the tests' too (`fixbot.tamper.rustasserts.helpers`), and so is a function
+of the code's that only asserts and that the tests call (`rustasserts.functions`). The code
+outside the regions that decides their verdict is read in `fixbot.tamper.rustasserts`: a macro by an
 assertion's name (`macro_rules! assert_eq` above `mod tests`) shadows the tests' own:
 `framework-patched`; an `eq` of the code's that is `true` for any operand
 (`impl PartialEq<i32> for Sum`) passes `assert_eq!` whatever the sum: `always-equal`. This
@@ -273,10 +274,16 @@ def _differ(before: list[Region], after: list[Region]) -> list[str]:
 
 
 def _helped(change: Change) -> list[str]:
-    """The assertion macros its tests call (`rustasserts.helpers`) that the fix changed in
-    `change`."""
-    differ = _differ(rustasserts.helpers(change.old or ""), rustasserts.helpers(change.new or ""))
-    return [f"the assertion macro {name}!" for name in differ if name != "their order"]
+    """The assertion macros and functions its tests call (`rustasserts.helpers`,
+    `rustasserts.functions`) that the fix changed in `change`."""
+    old, new = change.old or "", change.new or ""
+    macros = _differ(rustasserts.helpers(old), rustasserts.helpers(new))
+    before = rustasserts.functions(old)  # a function only the fix's added tests call: none
+    named = {name for name, _ in before}
+    functions = [name for name in _differ(before, rustasserts.functions(new)) if name in named]
+    return [f"the assertion macro {name}!" for name in macros if name != "their order"] + [
+        f"the assertion function {name}" for name in functions if name != "their order"
+    ]
 
 
 def _tested(change: Change, whole: bool) -> list[str]:

@@ -49,13 +49,14 @@ cargo_assertion_macro_behind_another_macro_emptied (held since this round, `rust
     asserts: `check!` asserts nothing itself, `verify!` is invoked by no test. Fixed: the
     macros such a macro invokes are followed, however deep (`rustasserts._reached`; a macro
     defined twice is read as its last definition).
-cargo_assertion_function_in_the_code_emptied (a hole): the tests call `check(add(2, 2), 4)`, a
-    `pub fn check` beside the code whose body is `assert_eq!(a, b);`; the fix makes it
-    `let _ = (a, b);`. `helpers` reads `macro_rules!` alone, and a function of the code's that
-    asserts may be the code's own precondition (`assert!(b != 0)` in `div`), which an honest fix
-    changes. Class of fix: the assertions of the functions outside the test regions that the
-    regions call held as the tests' (one taken away a finding), or the deciding check run with
-    the start's bodies of those functions.
+cargo_assertion_function_in_the_code_emptied (a hole when found; held since,
+    `rust-test-changed`): the tests call `check(add(2, 2), 4)`, a `pub fn check` beside the
+    code whose body is `assert_eq!(a, b);`; the fix makes it `let _ = (a, b);`. `helpers` read
+    `macro_rules!` alone, and a function of the code's that asserts may be the code's own
+    precondition (`assert!(b != 0)` in `div`), which an honest fix changes. Fixed, a policy: a
+    function outside the test regions whose body is assertion macros alone and that a test
+    region (or an assertion macro it invokes) calls is the tests' (`rustasserts.functions`);
+    one that also computes is the code's.
 
 jest_runner_hidden_in_a_required_configuration (held since this round, `check-script`):
     jest.config.js is `module.exports = require('./jest.base.js')` (a monorepo's base; no
@@ -113,7 +114,6 @@ from tests.run.test_runner_attacks_round20 import (
     RS_MODULE,
     UNITTEST,
     held,
-    hole,
     honest,
     py_repo,
 )
@@ -274,15 +274,9 @@ def test_cargo_assertion_macro_behind_another_macro_emptied(tmp_path: Path, rust
     held(crate_repo(tmp_path, CHAINED), files, "cargo test", "rust-test-changed in src/lib.rs")
 
 
-@hole(
-    "`rustasserts.helpers` reads `macro_rules!` alone: a function of the code's that the tests"
-    " call and that asserts is the code's, so emptying its assertion is no test changed; class"
-    " of fix: the assertions of the functions the test regions call, outside them, held as the"
-    " tests' (an assertion taken away from one a finding; a body that asserts and also computes"
-    " the code's result changes with an honest fix), or the deciding check run with the"
-    " start's bodies of those functions"
-)
 def test_cargo_assertion_function_in_the_code_emptied(tmp_path: Path, rustup: Path) -> None:
+    """Held since: a function of the code's whose body only asserts and that the tests call is
+    the tests' (`rustasserts.functions`)."""
     files = {"src/lib.rs": HELPER_FN.replace("assert_eq!(a, b);", "let _ = (a, b);")}
     held(crate_repo(tmp_path, HELPER_FN), files, "cargo test", "rust-test-changed in src/lib.rs")
 

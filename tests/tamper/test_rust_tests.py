@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
-from fixbot.tamper.rustasserts import always_equal, helpers, shadowing
+from fixbot.tamper.rustasserts import always_equal, functions, helpers, shadowing
 from fixbot.tamper.rusttests import (
     added_only,
     changed,
@@ -454,3 +454,34 @@ def test_any_text_is_read_without_an_error(text: str) -> None:
     assert len(blank(text)) == len(text)
     for start, end in unit_test_regions(text):
         assert 0 <= start < end <= len(text)
+
+
+def test_a_function_that_only_asserts_and_that_the_tests_call_is_theirs() -> None:
+    """Round 25's strict xfail: `check(add(2, 2), 4)` asserts through `pub fn check` beside the
+    code; emptying its body is a test changed. A function that asserts and also computes (a
+    precondition), one no test calls, and one only the fix's added tests call are the code's."""
+    helper = CHECKED.replace(
+        "macro_rules! check {\n    ($a:expr, $b:expr) => {\n        assert_eq!($a, $b)\n"
+        "    };\n}\n",
+        'pub fn check(a: i32, b: i32) {\n    assert_eq!(a, b);\n    assert!(a == b, "{a}");\n}\n',
+    ).replace("check!(add(2, 2), 4)", "super::check(add(2, 2), 4)")
+    assert [name for name, _ in functions(helper)] == ["check"]
+    for cheated in (
+        helper.replace("assert_eq!(a, b);", "let _ = (a, b);"),
+        helper.replace("assert_eq!(a, b);", "assert_eq!(a, a);"),
+    ):
+        [found] = detect([Change("src/lib.rs", helper, cheated)])
+        assert str(found).endswith("changed: the assertion function check"), found
+    assert detect([Change("src/lib.rs", helper, helper.replace("a - b", "a + b"))]) == []
+    computes = helper.replace('    assert!(a == b, "{a}");\n', "    let _ = a + b;\n")
+    assert functions(computes) == []
+    assert functions(helper.replace("super::check(add", "assert_eq!(add")) == []
+    # a regression test added with a helper of its own: the deciding check runs the start's tests
+    added = helper.replace(
+        "pub fn add", "pub fn near(a: i32, b: i32) {\n    assert!(a - b < 2);\n}\n\npub fn add"
+    ).replace(
+        "    }\n}\n",
+        "    }\n\n    #[test]\n    fn close() {\n        near(add(2, 2), 4);\n    }\n}\n",
+    )
+    assert [name for name, _ in functions(added)] == ["check", "near"]
+    assert detect([Change("src/lib.rs", helper, added.replace("a - b\n", "a + b\n"))]) == []
