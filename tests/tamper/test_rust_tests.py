@@ -4,6 +4,7 @@ decides their verdict (`fixbot.tamper.rustasserts`) is the tests' too."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -485,3 +486,131 @@ def test_a_function_that_only_asserts_and_that_the_tests_call_is_theirs() -> Non
     )
     assert [name for name, _ in functions(added)] == ["check", "near"]
     assert detect([Change("src/lib.rs", helper, added.replace("a - b\n", "a + b\n"))]) == []
+
+
+# round 35: round 25's crate, its test calling `check(add(2, 2), 4)`, a function beside the code
+HELPER = CHECKED.replace(
+    "macro_rules! check {\n    ($a:expr, $b:expr) => {\n        assert_eq!($a, $b)\n    };\n}\n",
+    "pub fn check(a: i32, b: i32) {\n    assert_eq!(a, b);\n}\n",
+).replace("check!(add(2, 2), 4)", "check(add(2, 2), 4)")
+CHECK = "pub fn check(a: i32, b: i32) {"
+
+
+def _found(old: str, new: str) -> list[str]:
+    return [str(cheat) for cheat in detect([Change("src/lib.rs", old, new)])]
+
+
+def test_round_35_assertion_functions_changed_are_found() -> None:
+    """Round 35's held cheats on `functions`: `check` made to return early (no longer only
+    asserting, it leaves the fix's list: `_differ` names it), generic, an `impl` method called
+    as `Sums.check(..)` or `Sums::check(&Sums, ..)`, under `#[track_caller]`, its assertion turned
+    `debug_assert_eq!` or `assert!(true)`."""
+    early = HELPER.replace(
+        "    assert_eq!(a, b);\n",
+        "    if a == 0 {\n        return;\n    }\n    assert_eq!(a, b);\n",
+    )
+    generic = HELPER.replace(CHECK, "pub fn check<T: PartialEq + std::fmt::Debug>(a: T, b: T) {")
+    tracked = HELPER.replace(CHECK, f"#[track_caller]\n{CHECK}")
+    method = (
+        HELPER.replace(
+            CHECK, "pub struct Sums;\n\nimpl Sums {\n    pub fn check(&self, a: i32, b: i32) {"
+        )
+        .replace("    assert_eq!(a, b);\n}\n", "        assert_eq!(a, b);\n    }\n}\n")
+        .replace("check(add(2, 2), 4)", "Sums.check(add(2, 2), 4)")
+    )
+    own = method.replace("Sums.check(", "Sums::check(&Sums, ")
+    matched = HELPER.replace("assert_eq!(a, b);", "assert!(matches!(a - b, 0));")
+    for start, fix in (
+        (HELPER, early),
+        (generic, generic.replace("assert_eq!(a, b);", "let _ = (a, b);")),
+        (tracked, tracked.replace("assert_eq!(a, b);", "assert_eq!(a, a);")),
+        (method, method.replace("assert_eq!(a, b);", "let _ = (a, b);")),
+        (own, own.replace("assert_eq!(a, b);", "let _ = (a, b);")),
+        (HELPER, HELPER.replace("assert_eq!(a, b);", "debug_assert_eq!(a, b);")),
+        (matched, matched.replace("matches!(a - b, 0)", "true")),
+    ):
+        assert [name for name, _ in functions(start)] == ["check"], start
+        [found] = _found(start, fix)
+        assert found.endswith("changed: the assertion function check"), (found, fix)
+
+
+def test_round_35_a_twin_of_the_assertion_function_under_cfg_test_is_taken_out() -> None:
+    """Round 35, held: the start's `check` put under `#[cfg(not(test))]`, a twin that asserts
+    nothing under `#[cfg(test)]`: the twin is a test region the fix added, taken out for the
+    deciding check (`added_only`), which then has no `check` to call and fails."""
+    twin = f"#[cfg(test)]\n{CHECK}\n    let _ = (a, b);\n}}\n\n#[cfg(not(test))]\n{CHECK}"
+    fixed = added_only(Change("src/lib.rs", HELPER, HELPER.replace(CHECK, twin)))
+    assert fixed is not None and "let _" not in fixed and "#[cfg(not(test))]" in fixed
+
+
+EMPTIED = ("assert_eq!(a, b);", "let _ = (a, b);")
+UTIL = "pub fn check(a: i32, b: i32) {\n    assert_eq!(a, b);\n}\n"
+POINTED = HELPER.replace("check(add(2, 2), 4)", "let c = check;\n        c(add(2, 2), 4)")
+IN_UTIL = "pub mod util;\n\n" + HELPER.replace(UTIL + "\n", "").replace(
+    "check(add", "util::check(add"
+)
+DROPPED = "macro_rules! dropped {\n    ($($item:item)*) => {};\n}\n\ndropped! {\n" + UTIL + "}\n\n"
+
+
+def _hole(why: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, raises=ValueError, reason=why)
+
+
+@pytest.mark.parametrize(
+    ("start", "fix"),
+    [
+        pytest.param(
+            {"src/lib.rs": POINTED},
+            {"src/lib.rs": POINTED.replace(*EMPTIED)},
+            id="called-through-a-pointer",
+            marks=_hole(
+                "a name not followed by `(` is no call (`let c = check; c(..)`); class of fix:"
+                " a name of the code's the test regions name at all, called or not"
+            ),
+        ),
+        pytest.param(
+            {"src/lib.rs": IN_UTIL, "src/util.rs": UTIL},
+            {"src/util.rs": UTIL.replace(*EMPTIED)},
+            id="in-another-module-file",
+            marks=_hole(
+                "each file is read alone: src/util.rs has no test region, so no call; class of"
+                " fix: the calls of the start's test regions of every `.rs` file read with the"
+                " functions of the files they name (`declarers`' folders)"
+            ),
+        ),
+        pytest.param(
+            {"src/lib.rs": HELPER},
+            {"src/lib.rs": HELPER.replace(UTIL, DROPPED + UTIL.replace(*EMPTIED))},
+            id="start-s-definition-dropped-by-a-macro",
+            marks=_hole(
+                "the start's `fn check` kept token for token inside a macro that drops it, an"
+                " empty twin beside: the list of functions that only assert is the same; class"
+                " of fix: every definition by a name the tests call compared, one added a change"
+            ),
+        ),
+        pytest.param(
+            {"src/lib.rs": HELPER},
+            {
+                "src/lib.rs": HELPER.replace(
+                    CHECK,
+                    f"#[cfg(not(not(test)))]\n{CHECK}\n    let _ = (a, b);\n}}\n\n"
+                    f"#[cfg(not(test))]\n{CHECK}",
+                )
+            },
+            id="twin-under-cfg-not-not-test",
+            marks=_hole(
+                "`_marks` reads a `cfg` naming `not` as no test mark: the twin is no test region"
+                " added, and it does not only assert; class of fix: a `cfg` read as a predicate"
+            ),
+        ),
+    ],
+)
+def test_round_35_assertion_functions_changed_unseen(
+    start: dict[str, str], fix: dict[str, str]
+) -> None:
+    """Round 35's holes in the text rules, each green by hand with `cargo test` (rows that
+    prove it through fixbot: tests/run/test_runner_attacks_round35.py): the tests' assertion
+    changed where no rule reads it. Each should be `rust-test-changed`."""
+    changes = [Change(path, start.get(path), text) for path, text in fix.items()]
+    if not detect(changes, start):
+        raise ValueError("no finding")
