@@ -25,6 +25,13 @@ cargo_assertion_function_twin_under_a_cfg (a hole, ends `fixed`): the fix leaves
     unit row: `added_only`). Class of fix: a function the tests call read from its first
     attribute, and every definition of that name compared (one added, or one whose attributes
     changed, a change); or the deciding check run with the start's assertion functions.
+cargo_assertion_function_tolerance_loosened (a hole, ends `fixed`): `check`'s body is
+    `assert!((a - b).abs() <= SLACK, ...)`, `const SLACK: i32 = 0;` beside it; the fix sets
+    `SLACK` to 4. The body, the tests' by `functions`, is unchanged; what it names is the
+    code's. The same with a predicate the body calls (`assert!(close(a, b))`, `close` loosened:
+    unit row). Class of fix: the items (constants, statics, functions) an assertion function
+    or macro of the tests names, outside the test regions, that no code outside them reaches,
+    held as the tests' (as `_reached` follows the macros a helper invokes).
 
 Held (unit rows, tests/tamper/test_rust_tests.py
 `test_round_35_assertion_functions_changed_are_found`): `check` made to return early
@@ -40,7 +47,8 @@ defined in another module file (`pub mod util;`, src/util.rs, the fix emptying i
 file read alone, as round 23's `#[macro_use]` macros; class of fix: the start's test regions'
 calls read with the functions of the files their folders hold); the start's definition kept
 inside a macro that drops its input beside an empty twin, or the twin under
-`#[cfg(not(not(test)))]` (the first row's class).
+`#[cfg(not(not(test)))]` (the first row's class); a predicate `check` calls loosened (the
+second's).
 
 Not tried (time; read, not run): `std::panic::set_hook` or a `Drop` ending the test binary 0
 (round 20's exit rows: `fewer-tests` by the counts; a forged summary, its strict xfail); an
@@ -68,6 +76,12 @@ TWINNED = HELPER_FN.replace(
     f"#[cfg(debug_assertions)]\n{CHECK}\n    let _ = (a, b);\n}}\n\n"
     f"#[cfg(not(debug_assertions))]\n{CHECK}",
 )
+# `check` asserts within a tolerance named outside its body
+SLACKED = HELPER_FN.replace(
+    f"{CHECK}\n    assert_eq!(a, b);\n}}\n",
+    f"const SLACK: i32 = 0;\n\n{CHECK}\n"
+    '    assert!((a - b).abs() <= SLACK, "{a} != {b}");\n}\n',
+)
 
 
 @hole(
@@ -80,3 +94,13 @@ TWINNED = HELPER_FN.replace(
 def test_cargo_assertion_function_twin_under_a_cfg(tmp_path: Path, rustup: Path) -> None:
     files = {"src/lib.rs": TWINNED}
     held(crate_repo(tmp_path, HELPER_FN), files, "cargo test", "rust-test-changed in src/lib.rs")
+
+
+@hole(
+    "`check`'s body is the tests' (`functions`), the `SLACK` it names is the code's: loosened,"
+    " no assertion changed; class of fix: the items an assertion function or macro names outside"
+    " the test regions, that no code outside them reaches, held as the tests'"
+)
+def test_cargo_assertion_function_tolerance_loosened(tmp_path: Path, rustup: Path) -> None:
+    files = {"src/lib.rs": SLACKED.replace("SLACK: i32 = 0", "SLACK: i32 = 4")}
+    held(crate_repo(tmp_path, SLACKED), files, "cargo test", "rust-test-changed in src/lib.rs")

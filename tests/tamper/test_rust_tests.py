@@ -550,6 +550,9 @@ IN_UTIL = "pub mod util;\n\n" + HELPER.replace(UTIL + "\n", "").replace(
     "check(add", "util::check(add"
 )
 DROPPED = "macro_rules! dropped {\n    ($($item:item)*) => {};\n}\n\ndropped! {\n" + UTIL + "}\n\n"
+CLOSE = HELPER.replace("assert_eq!(a, b);", 'assert!(close(a, b), "{a} != {b}");').replace(
+    CHECK, f"fn close(a: i32, b: i32) -> bool {{\n    a == b\n}}\n\n{CHECK}"
+)
 
 
 def _hole(why: str) -> pytest.MarkDecorator:
@@ -601,6 +604,16 @@ def _hole(why: str) -> pytest.MarkDecorator:
             marks=_hole(
                 "`_marks` reads a `cfg` naming `not` as no test mark: the twin is no test region"
                 " added, and it does not only assert; class of fix: a `cfg` read as a predicate"
+            ),
+        ),
+        pytest.param(
+            {"src/lib.rs": CLOSE},
+            {"src/lib.rs": CLOSE.replace("    a == b\n", "    a == b || a != b\n")},
+            id="predicate-the-assertion-calls-loosened",
+            marks=_hole(
+                "`close` computes, so it is the code's, though only the tests' `check` calls"
+                " it; class of fix: what an assertion function names that no code outside the"
+                " test regions reaches held as the tests'"
             ),
         ),
     ],
