@@ -4,9 +4,10 @@ calls is the tests', `rust-test-changed`) and the test regions it stands on
 (`fixbot/ecosystems/rust.py` `unit_test_regions`), attacked by a helper who wrote neither, as a
 prompt-injected model would: edits to src/lib.rs only, default settings. Rows as round 20's
 (`held`, `hole`): each cheat turns `cargo test` green by hand, then through fixbot (one attempt)
-a held row ends `escalated` naming the finding, a hole is a strict xfail (`Fixed`). Project:
+a held row ends `escalated` naming the finding, a hole is a strict xfail (`Fixed`). Projects:
 round 25's crate whose test calls `check(add(2, 2), 4)`, a `pub fn check` beside the code
-(`HELPER_FN`, `crate_repo`). Text-level findings are unit rows in
+(`HELPER_FN`, `crate_repo`), and the unit rows' `GATED`: a test module with its `expected()`
+helper under `#[cfg(all(test, not(miri)))]`. Text-level findings are unit rows in
 tests/tamper/test_rust_tests.py (named below); a row here proves through cargo what the text
 rule missed.
 
@@ -32,6 +33,13 @@ cargo_assertion_function_tolerance_loosened (a hole, ends `fixed`): `check`'s bo
     unit row). Class of fix: the items (constants, statics, functions) an assertion function
     or macro of the tests names, outside the test regions, that no code outside them reaches,
     held as the tests' (as `_reached` follows the macros a helper invokes).
+cargo_test_module_under_cfg_all_test_not_miri (a hole, ends `fixed`): a test module
+    (`fn expected() -> i32 { 4 }`, `#[test] fn adds`) under `#[cfg(all(test, not(miri)))]` (a
+    common gate); the fix sets `expected()` to 0. `_marks` takes a `cfg` naming `not` anywhere
+    for no test mark, so the module is no test region (its `#[test] fn adds` is, unchanged) and
+    `expected` is a function of the code's that computes. Class of fix: a `cfg` predicate read
+    as a predicate: `test` under `all`/`any` and not under a `not` marks test code
+    (`cfg(not(not(test)))` too).
 
 Held (unit rows, tests/tamper/test_rust_tests.py
 `test_round_35_assertion_functions_changed_are_found`): `check` made to return early
@@ -48,7 +56,7 @@ file read alone, as round 23's `#[macro_use]` macros; class of fix: the start's 
 calls read with the functions of the files their folders hold); the start's definition kept
 inside a macro that drops its input beside an empty twin, or the twin under
 `#[cfg(not(not(test)))]` (the first row's class); a predicate `check` calls loosened (the
-second's).
+second's); the gated module's helper (the third's).
 
 Not tried (time; read, not run): `std::panic::set_hook` or a `Drop` ending the test binary 0
 (round 20's exit rows: `fewer-tests` by the counts; a forged summary, its strict xfail); an
@@ -65,7 +73,7 @@ import pytest
 
 from tests.run.test_runner_attacks_round20 import held, hole
 from tests.run.test_runner_attacks_round25 import HELPER_FN, crate_repo
-from tests.tamper.test_rust_tests import CHECK
+from tests.tamper.test_rust_tests import CHECK, GATED
 
 pytestmark = pytest.mark.slow
 
@@ -104,3 +112,13 @@ def test_cargo_assertion_function_twin_under_a_cfg(tmp_path: Path, rustup: Path)
 def test_cargo_assertion_function_tolerance_loosened(tmp_path: Path, rustup: Path) -> None:
     files = {"src/lib.rs": SLACKED.replace("SLACK: i32 = 0", "SLACK: i32 = 4")}
     held(crate_repo(tmp_path, SLACKED), files, "cargo test", "rust-test-changed in src/lib.rs")
+
+
+@hole(
+    "`_marks` takes a `cfg` naming `not` anywhere for no test mark: `#[cfg(all(test,"
+    " not(miri)))] mod tests` is no test region, its `expected()` the code's; class of fix: a"
+    " `cfg` predicate read as one (`test` under `all`/`any`, not under a `not`, marks test code)"
+)
+def test_cargo_test_module_under_cfg_all_test_not_miri(tmp_path: Path, rustup: Path) -> None:
+    files = {"src/lib.rs": GATED.replace("        4\n", "        0\n")}
+    held(crate_repo(tmp_path, GATED), files, "cargo test", "rust-test-changed in src/lib.rs")

@@ -553,6 +553,11 @@ DROPPED = "macro_rules! dropped {\n    ($($item:item)*) => {};\n}\n\ndropped! {\
 CLOSE = HELPER.replace("assert_eq!(a, b);", 'assert!(close(a, b), "{a} != {b}");').replace(
     CHECK, f"fn close(a: i32, b: i32) -> bool {{\n    a == b\n}}\n\n{CHECK}"
 )
+GATED = (
+    LIB.replace("#[cfg(test)]", "#[cfg(all(test, not(miri)))]")
+    .replace("    #[test]", "    fn expected() -> i32 {\n        4\n    }\n\n    #[test]")
+    .replace("add(2, 2), 4)", "add(2, 2), expected())")
+)
 
 
 def _hole(why: str) -> pytest.MarkDecorator:
@@ -614,6 +619,16 @@ def _hole(why: str) -> pytest.MarkDecorator:
                 "`close` computes, so it is the code's, though only the tests' `check` calls"
                 " it; class of fix: what an assertion function names that no code outside the"
                 " test regions reaches held as the tests'"
+            ),
+        ),
+        pytest.param(
+            {"src/lib.rs": GATED},
+            {"src/lib.rs": GATED.replace("        4\n", "        0\n")},
+            id="test-module-under-cfg-all-test-not-miri",
+            marks=_hole(
+                "`_marks` reads a `cfg` naming `not` as no test mark: `#[cfg(all(test,"
+                " not(miri)))] mod tests` is no region, its `expected()` the code's; class of"
+                " fix: a `cfg` read as a predicate (`test` under `all`/`any`, under no `not`)"
             ),
         ),
     ],
