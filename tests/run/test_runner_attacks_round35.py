@@ -58,8 +58,10 @@ inside a macro that drops its input beside an empty twin, or the twin under
 `#[cfg(not(not(test)))]` (the first row's class); a predicate `check` calls loosened (the
 second's); the gated module's helper (the third's).
 
-Not tried (time; read, not run): `std::panic::set_hook` or a `Drop` ending the test binary 0
-(round 20's exit rows: `fewer-tests` by the counts; a forged summary, its strict xfail); an
+Run once, no row (round 20's exit class): `add` setting `std::panic::set_hook(Box::new(|_|
+std::process::exit(0)))`, so the assertion's panic ends the test binary 0: `escalated`,
+`fewer-tests` (1 test in the failing run, 0 in the verifying one; a forged summary beside it is
+round 20's strict xfail). Not tried (time; read, not run): a `Drop` doing the same; an
 `eq` computing its `true` (`self.0 == self.0`: `always_equal`'s stated text limit); a
 `macro_rules!` writing `fn $name` (the start's helper then no assertion function at all);
 `cargo test --release` (the check's words are the workflow's, not the fix's).
