@@ -222,8 +222,29 @@ def _marks(inside: list[str]) -> bool:
             break
         path.append(piece)
     last = path[-1] if path else ""
-    conditional = last == "cfg" and "test" in inside and "not" not in inside
+    conditional = last == "cfg" and _positive_test(inside)
     return conditional or bool(TEST_ATTRIBUTE.fullmatch(last))
+
+
+def _positive_test(inside: list[str]) -> bool:
+    """Whether the `cfg` predicate whose tokens are `inside` (`cfg(...)`'s, `cfg` first) names
+    `test` under an even number of `not`s (`test`, `all(test, not(miri))`, `any(test, doc)`,
+    `not(not(test))`), read as a predicate: round 35, `#[cfg(all(test, not(miri)))] mod tests`
+    was no test region while any `not` made a `cfg` no test mark. `not(test)` and
+    `all(not(test), x)` are none; `test = "x"` is a key, no `test`."""
+    negated = [False]  # per open bracket: whether an odd number of `not`s holds it
+    flip = False
+    for k, piece in enumerate(inside):
+        if piece == "(":
+            negated.append(negated[-1] ^ flip)
+            flip = False
+        elif piece == ")" and len(negated) > 1:
+            negated.pop()
+        elif piece == "not":
+            flip = inside[k + 1 : k + 2] == ["("]
+        elif piece == "test" and inside[k + 1 : k + 2] != ["="] and not negated[-1]:
+            return True
+    return False
 
 
 def item_end(text: str, found: list[Token], k: int) -> int:

@@ -52,47 +52,148 @@ def helpers(text: str) -> list[Macro]:
 
 
 def functions(text: str) -> list[Macro]:
-    """The assertion functions of the Rust source `text` that its test regions call: each `fn`
+    """The assertion functions of the Rust source `text` that its test regions name: each `fn`
     outside the regions whose body is assertion macros alone (`{ assert_eq!(a, b); }`, one or
     more, nothing else) and whose name a test region, or an assertion macro it invokes
-    (`helpers`), calls (`check(add(2, 2), 4)`, `super::check(...)`), as (its name, its tokens'
-    texts). Round 25: the tests' `check`, beside the code, emptied by the fix, changed no test
-    region. A function that asserts and does anything else (`div`'s `assert!(b != 0)` before
-    its division) is the code's: its precondition is the code's to change (the policy chosen:
-    an honest fix of a function that only asserts and that the tests call is a test change,
-    published with `allow-test-edits`). Read at each side of the fix: a helper the fix makes
-    do anything else is gone from the fix's list, a change."""
-    spans = rust.unit_test_regions(text)
-    found = rust.tokens(text)
-    words = [text[t.start : t.end] for t in found]
-    inside = [_within(token.start, spans) for token in found]
-    calls = _called(words, inside, _macros(text, found, words, inside))
-    items = (
-        (words[k + 1], words[k : rust.item_end(text, found, k) + 1])
-        for k in range(len(words) - 2)
-        if words[k] == "fn" and not inside[k] and words[k + 1] in calls
-    )
+    (`helpers`), names, called or not (`check(add(2, 2), 4)`, `super::check(...)`,
+    `let c = check;`), as (its name, its tokens' texts from `fn`). Round 25: the tests' `check`,
+    beside the code, emptied by the fix, changed no test region. A function that asserts and
+    does anything else (`div`'s `assert!(b != 0)` before its division) is the code's: its
+    precondition is the code's to change (the policy chosen: an honest fix of a function that
+    only asserts and that the tests name is a test change, published with `allow-test-edits`).
+    What the fix may not change is read by `guarded` and `definitions`."""
+    read = _Read(text)
+    return [(name, tuple(read.words[k:end])) for name, k, end in read.asserting()]
+
+
+def guarded(text: str) -> dict[str, str]:
+    """What the tests' assertions rest on outside the test regions of the Rust source `text`,
+    by name: each assertion function (`functions`), and each `const` or `static` that an
+    assertion function or a macro of `helpers` names and that no other code outside the test
+    regions names (round 35: `const SLACK`, a tolerance `check` compares within), each with the
+    words a finding names it by. A function such an assertion calls is the code's (`close(a,
+    b)` in `assert!(close(a, b))`, `add` in `assert_eq!(add(a, b), c)`: the code under test
+    may be that function)."""
+    read = _Read(text)
+    asserting = read.asserting()
+    spans = [(k, end) for _, k, end in asserting] + read.macro_spans()
+    used = {w for k, end in spans for w in read.words[k:end]}
+    found = {name: f"the assertion function {name}" for name, _, _ in asserting}
+    for name, k, end in read.items(used - set(found)):
+        if read.words[k] != "fn" and not read.named_elsewhere(name, [*spans, (k, end)]):
+            found[name] = f"{name}, which the tests' assertions use"
+    return found
+
+
+def definitions(text: str, names: Iterable[str]) -> list[Macro]:
+    """Every item outside the test regions of the Rust source `text` that defines one of
+    `names` (`fn`, `const`, `static`, wherever it is: in an `impl`, inside a macro's input), as
+    (its name, its tokens' texts from its first attribute): round 35, the start's `check` kept
+    token for token under `#[cfg(not(debug_assertions))]` beside an empty twin the tests build
+    with is two definitions where the start had one, and a definition whose attributes changed
+    is another."""
+    read = _Read(text)
     return [
-        (name, tuple(item))
-        for name, item in items
-        if "{" in item and _only_asserts(item[item.index("{") + 1 : -1])
+        (name, tuple(read.words[_first(read.words, k) : end]))
+        for name, k, end in read.items(set(names))
     ]
 
 
-def _called(words: list[str], inside: list[bool], bodies: dict[str, list[str]]) -> set[str]:
-    """The names the test regions (`inside`: each word's) call as functions, or the macros
-    of `bodies` they invoke (`_reached`) do."""
-    called = {w for k, w in enumerate(words[:-1]) if inside[k] and _bang(words, k)}
-    calls = {w for k, w in enumerate(words[:-1]) if inside[k] and _call(words, k)}
-    for name in _reached(bodies, called):
-        body = bodies[name]
-        calls |= {w for k, w in enumerate(body[:-1]) if _call(body, k)}
-    return calls
+class _Read:
+    """The Rust source `text` read once: its tokens (`found`), their texts (`words`), whether
+    each is inside a test region (`inside`), its `macro_rules!` bodies outside them (`bodies`),
+    those the test regions invoke, however deep (`reached`), and the names the test regions and
+    those macros name (`named`)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        spans = rust.unit_test_regions(text)
+        self.found = rust.tokens(text)
+        self.words = words = [text[t.start : t.end] for t in self.found]
+        self.inside = inside = [_within(token.start, spans) for token in self.found]
+        self.bodies = _macros(text, self.found, words, inside)
+        called = {w for k, w in enumerate(words[:-1]) if inside[k] and _bang(words, k)}
+        self.reached = _reached(self.bodies, called)
+        self.named = {w for k, w in enumerate(words) if inside[k]}
+        for name in self.reached:
+            self.named.update(self.bodies[name])
+
+    def items(self, names: set[str]) -> list[tuple[str, int, int]]:
+        """Each item outside the test regions defining one of `names` (`fn`, `const`, `static`,
+        `static mut`): (its name, the index of its keyword, the index past its last token)."""
+        words, kept = self.words, []
+        for k in range(len(words) - 2):
+            name = words[k + 2] if words[k + 1] == "mut" else words[k + 1]
+            if words[k] in ITEMS and not self.inside[k] and name in names:
+                kept.append((name, k, rust.item_end(self.text, self.found, k) + 1))
+        return kept
+
+    def asserting(self) -> list[tuple[str, int, int]]:
+        """The `fn` items of `items` over `named` whose body only asserts."""
+        words = self.words
+        return [
+            (name, k, end)
+            for name, k, end in self.items(self.named)
+            if words[k] == "fn"
+            and "{" in words[k:end]
+            and _only_asserts(words[words.index("{", k) + 1 : end - 1])
+        ]
+
+    def macro_spans(self) -> list[tuple[int, int]]:
+        """The token spans of the `macro_rules!` of `reached` that assert (`helpers`')."""
+        words = self.words
+        return [
+            (k, rust.item_end(self.text, self.found, k) + 1)
+            for k in range(len(words) - 2)
+            if words[k : k + 2] == ["macro_rules", "!"]
+            and not self.inside[k]
+            and words[k + 2] in self.reached
+            and _asserts(self.bodies[words[k + 2]])
+        ]
+
+    def named_elsewhere(self, name: str, spans: list[tuple[int, int]]) -> bool:
+        """Whether code outside the test regions and outside `spans` names `name`."""
+        return any(
+            w == name and not self.inside[k] and not any(a <= k < b for a, b in spans)
+            for k, w in enumerate(self.words)
+        )
 
 
-def _call(words: list[str], k: int) -> bool:
-    """Whether the word at `k` is called as a function (`name(`, not `fn name(`)."""
-    return words[k + 1 : k + 2] == ["("] and (k == 0 or words[k - 1] != "fn")
+# the keywords of the items an assertion rests on, and the words that may stand before one
+ITEMS = ("fn", "const", "static")
+QUALIFIERS = ("pub", "const", "async", "unsafe", "extern", "default")
+
+
+def _first(words: list[str], k: int) -> int:
+    """The index of the first token of the item whose keyword is at `k`: its attributes
+    (`#[cfg(...)]`, `#[track_caller]`), visibility (`pub`, `pub(crate)`) and qualifiers."""
+    j = k
+    while j > 0:
+        before = words[j - 1]
+        if before in QUALIFIERS or (before.startswith('"') and words[j - 2 : j - 1] == ["extern"]):
+            j -= 1
+            continue
+        if before not in (")", "]"):
+            break
+        opened = _opening(words, j - 1)
+        if words[opened - 1 : opened] != (["pub"] if before == ")" else ["#"]):
+            break
+        j = opened - 1
+    return j
+
+
+def _opening(words: list[str], k: int) -> int:
+    """The index of the bracket opening the one closing at `k` among `words` (0 when
+    unbalanced)."""
+    depth = 0
+    for j in range(k, -1, -1):
+        if words[j] in (")", "]", "}"):
+            depth += 1
+        elif words[j] in ("(", "[", "{"):
+            depth -= 1
+            if depth == 0:
+                return j
+    return 0
 
 
 def _only_asserts(body: list[str]) -> bool:

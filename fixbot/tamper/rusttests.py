@@ -275,14 +275,14 @@ def _differ(before: list[Region], after: list[Region]) -> list[str]:
 
 def _helped(change: Change) -> list[str]:
     """The assertion macros and functions its tests call (`rustasserts.helpers`,
-    `rustasserts.functions`) that the fix changed in `change`."""
+    `rustasserts.guarded`) that the fix changed in `change`: every definition of a name the
+    start's assertions rest on compared, from its first attribute (`rustasserts.definitions`)."""
     old, new = change.old or "", change.new or ""
     macros = _differ(rustasserts.helpers(old), rustasserts.helpers(new))
-    before = rustasserts.functions(old)  # a function only the fix's added tests call: none
-    named = {name for name, _ in before}
-    functions = [name for name in _differ(before, rustasserts.functions(new)) if name in named]
+    guarded = rustasserts.guarded(old)  # a function only the fix's added tests name: none
+    items = _differ(rustasserts.definitions(old, guarded), rustasserts.definitions(new, guarded))
     return [f"the assertion macro {name}!" for name in macros if name != "their order"] + [
-        f"the assertion function {name}" for name in functions if name != "their order"
+        guarded[name] for name in items if name in guarded
     ]
 
 

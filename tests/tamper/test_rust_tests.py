@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
-from fixbot.tamper.rustasserts import always_equal, functions, helpers, shadowing
+from fixbot.tamper.rustasserts import always_equal, functions, guarded, helpers, shadowing
 from fixbot.tamper.rusttests import (
     added_only,
     changed,
@@ -571,10 +571,6 @@ def _hole(why: str) -> pytest.MarkDecorator:
             {"src/lib.rs": POINTED},
             {"src/lib.rs": POINTED.replace(*EMPTIED)},
             id="called-through-a-pointer",
-            marks=_hole(
-                "a name not followed by `(` is no call (`let c = check; c(..)`); class of fix:"
-                " a name of the code's the test regions name at all, called or not"
-            ),
         ),
         pytest.param(
             {"src/lib.rs": IN_UTIL, "src/util.rs": UTIL},
@@ -590,11 +586,6 @@ def _hole(why: str) -> pytest.MarkDecorator:
             {"src/lib.rs": HELPER},
             {"src/lib.rs": HELPER.replace(UTIL, DROPPED + UTIL.replace(*EMPTIED))},
             id="start-s-definition-dropped-by-a-macro",
-            marks=_hole(
-                "the start's `fn check` kept token for token inside a macro that drops it, an"
-                " empty twin beside: the list of functions that only assert is the same; class"
-                " of fix: every definition by a name the tests call compared, one added a change"
-            ),
         ),
         pytest.param(
             {"src/lib.rs": HELPER},
@@ -606,10 +597,6 @@ def _hole(why: str) -> pytest.MarkDecorator:
                 )
             },
             id="twin-under-cfg-not-not-test",
-            marks=_hole(
-                "`_marks` reads a `cfg` naming `not` as no test mark: the twin is no test region"
-                " added, and it does not only assert; class of fix: a `cfg` read as a predicate"
-            ),
         ),
         pytest.param(
             {"src/lib.rs": CLOSE},
@@ -617,28 +604,70 @@ def _hole(why: str) -> pytest.MarkDecorator:
             id="predicate-the-assertion-calls-loosened",
             marks=_hole(
                 "`close` computes, so it is the code's, though only the tests' `check` calls"
-                " it; class of fix: what an assertion function names that no code outside the"
-                " test regions reaches held as the tests'"
+                " it: a policy, the function an assertion calls may be the code under test"
+                " (`assert_eq!(add(a, b), c)`); class of fix: the deciding check run with the"
+                " start's assertion functions and what they call"
             ),
         ),
         pytest.param(
             {"src/lib.rs": GATED},
             {"src/lib.rs": GATED.replace("        4\n", "        0\n")},
             id="test-module-under-cfg-all-test-not-miri",
-            marks=_hole(
-                "`_marks` reads a `cfg` naming `not` as no test mark: `#[cfg(all(test,"
-                " not(miri)))] mod tests` is no region, its `expected()` the code's; class of"
-                " fix: a `cfg` read as a predicate (`test` under `all`/`any`, under no `not`)"
-            ),
         ),
     ],
 )
-def test_round_35_assertion_functions_changed_unseen(
-    start: dict[str, str], fix: dict[str, str]
-) -> None:
-    """Round 35's holes in the text rules, each green by hand with `cargo test` (rows that
+def test_round_35_assertion_helpers_changed(start: dict[str, str], fix: dict[str, str]) -> None:
+    """Round 35's cheats on the text rules, each green by hand with `cargo test` (rows that
     prove it through fixbot: tests/run/test_runner_attacks_round35.py): the tests' assertion
-    changed where no rule reads it. Each should be `rust-test-changed`."""
+    changed where no rule read it, each `rust-test-changed` since (`rustasserts.functions`
+    reads every name the tests name, `definitions` every definition from its first attribute,
+    `rust._positive_test` a `cfg` as a predicate); the two strict xfails are still holes."""
     changes = [Change(path, start.get(path), text) for path, text in fix.items()]
     if not detect(changes, start):
         raise ValueError("no finding")
+
+
+def test_what_the_tests_assertions_rest_on_is_theirs_and_what_the_code_uses_is_not() -> None:
+    """Round 35: a `const` only an assertion function names (`SLACK`, a tolerance) is the
+    tests': loosened, a test changed. A `const` the code names too, and the function under test
+    an assertion function calls (`assert_eq!(add(a, b), c)`), are the code's: an honest fix of
+    either is no finding."""
+    slacked = HELPER.replace(
+        "    assert_eq!(a, b);\n", '    assert!((a - b).abs() <= SLACK, "{a} != {b}");\n'
+    ).replace(CHECK, f"const SLACK: i32 = 0;\n\n{CHECK}")
+    assert guarded(slacked) == {
+        "check": "the assertion function check",
+        "SLACK": "SLACK, which the tests' assertions use",
+    }
+    [found] = _found(slacked, slacked.replace("SLACK: i32 = 0", "SLACK: i32 = 4"))
+    assert found.endswith("changed: SLACK, which the tests' assertions use"), found
+    shared = slacked.replace("    a - b\n", "    a - b + SLACK\n")
+    assert "SLACK" not in guarded(shared)
+    assert _found(shared, shared.replace("SLACK: i32 = 0", "SLACK: i32 = 4")) == []
+    summed = (
+        HELPER.replace(CHECK, "pub fn check_sum(a: i32, b: i32, c: i32) {")
+        .replace("assert_eq!(a, b);", "assert_eq!(add(a, b), c);")
+        .replace("check(add(2, 2), 4)", "check_sum(2, 2, 4)")
+    )
+    assert set(guarded(summed)) == {"check_sum"}
+    assert _found(summed, summed.replace("    a - b\n", "    a + b\n")) == []
+
+
+@pytest.mark.parametrize(
+    ("attribute", "marks"),
+    [
+        ("#[cfg(test)]", True),
+        ("#[cfg(all(test, not(miri)))]", True),
+        ("#[cfg(not(not(test)))]", True),
+        ('#[cfg(any(test, feature = "x"))]', True),
+        ("#[cfg(not(test))]", False),
+        ("#[cfg(all(not(test), unix))]", False),
+        ('#[cfg(feature = "test")]', False),
+        ("#[cfg(not(any(test, miri)))]", False),
+    ],
+)
+def test_a_cfg_is_read_as_a_predicate(attribute: str, marks: bool) -> None:
+    """Round 35: `test` under an even number of `not`s marks test code; any `not` made a `cfg`
+    no test mark, so `#[cfg(all(test, not(miri)))] mod tests` was the code's."""
+    text = f"pub fn add() {{}}\n\n{attribute}\nmod tests {{\n    fn expected() {{}}\n}}\n"
+    assert bool(unit_test_regions(text)) is marks
