@@ -173,9 +173,13 @@ class Observation(BaseModel):
     imports, by any specifier: the preload's module hooks), and the programs its printed
     configuration names (`jestenv.programs`: `globalSetup`, ...);
     `unhooked` that a node process of that run had no module hooks (`module.register`, node
-    before 20.6 / 18.19): its ES modules are not in `configured`; `unreached` why the check's
-    runner ran where fixbot's reporter could not reach the channel ("": it could; set by fixbot:
-    an `npx jest` check with no local bin for fixbot to run, `fixbot.run.npxbin.direct`)."""
+    before 20.6 / 18.19): its ES modules are not in `configured`; `unthreaded` that a node
+    process of that run started a worker thread without fixbot's preload (round 33: a Worker
+    of node's own constructor given `env: {}`): what it read is not in `configured`, and a fix
+    of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `unreached`
+    why the check's runner ran where fixbot's reporter could not reach the channel ("": it
+    could; set by fixbot: an `npx jest` check with no local bin for fixbot to run,
+    `fixbot.run.npxbin.direct`)."""
 
     sessions: int = 0
     ended: int = 0
@@ -221,6 +225,7 @@ class Observation(BaseModel):
     unreached: str = ""
     configured: list[str] = Field(default_factory=list)
     unhooked: bool = False
+    unthreaded: bool = False
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

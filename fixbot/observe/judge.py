@@ -11,7 +11,10 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          closed; a unittest run ended before its run began); or the start's
                          jest run streamed from fixbot's test environment and fixbot named
                          none for the verifying one (`Observation.environment`: the fix made
-                         it unsure, several projects, another runner, `--showConfig` failing)
+                         it unsure, several projects, another runner, `--showConfig` failing);
+                         or the start's `jest --showConfig` started a thread without fixbot's
+                         preload (`Observation.unthreaded`): the files its configuration read,
+                         the check's, are unknown
     observer-cut-short   a session began and never sent its end: the process ended inside it,
                          or the observer ended it (`sender.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
@@ -124,8 +127,9 @@ def findings(
     `changed` are the repository-relative files the fix changed. [] when nothing is wrong or
     neither run streamed anything."""
     observed_start = start is not None and start.sessions > 0
+    unsure = _unthreaded(start)
     if last is None or last.sessions == 0:
-        return [MISSING] if observed_start else []
+        return ([MISSING] if observed_start else []) + unsure
     files = list(changed)
     # what an installed plugin changes in every run is no finding of the fix's
     before = set(start.machinery + moved(start)) if start is not None else set()
@@ -136,7 +140,7 @@ def findings(
     found += _tests(last, watched, files)
     found += alike.known(start, last) + _tampered(last, watched)
     found += alike.swapped(start, last, watched, files) + alike.traced(start, last, watched)
-    found += alike.retried(start, last, watched) + _unenvironed(start, last)
+    found += alike.retried(start, last, watched) + _unenvironed(start, last) + unsure
     found += alike.rebased(start, last, watched, files)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
@@ -154,6 +158,20 @@ def _unenvironed(start: Observation | None, last: Observation) -> list[str]:
     return [
         "observer-missing: the start's jest run streamed from fixbot's test environment; the"
         f" verifying run had none ({last.environment})"
+    ]
+
+
+def _unthreaded(start: Observation | None) -> list[str]:
+    """`observer-missing` where the start's `jest --showConfig` started a thread without
+    fixbot's preload (`Observation.unthreaded`, `fixbot/observe/node/loaded.cjs`): what it read
+    is not among the check's files (`Observation.configured`), so no fix of that start is
+    verified by them (round 33: a Worker of node's own constructor given `env: {}` read the
+    configuration's base, which the fix then rewrote)."""
+    if start is None or not start.unthreaded:
+        return []
+    return [
+        "observer-missing: the start's jest --showConfig started a thread without fixbot's"
+        " preload: the files jest's configuration read are unknown"
     ]
 
 

@@ -85,7 +85,8 @@ def run_check(
         seen = channel.close() if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
-        seen.environment, (seen.configured, seen.unhooked) = unused, configured
+        seen.environment, seen.configured = unused, configured.files
+        seen.unhooked, seen.unthreaded = configured.unhooked, configured.unthreaded
         seen.unreached = npx.why
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests, _, _ = _run(where, log, None)
@@ -178,8 +179,8 @@ def _environment(
     """For an observed jest check, `launcher` naming the project's test environment, the path
     of fixbot's, why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
     through the check's own launcher, without the channel) and the work tree's files jest's
-    configuration loaded then and whether ES modules went unseen (`jestenv.loading`,
-    `jestenv.Loaded`); else `launcher`, None, "" and none loaded."""
+    configuration loaded then, whether ES modules went unseen and whether a thread ran without
+    the preload (`jestenv.loading`, `jestenv.Loaded`); else `launcher`, None, "" and none loaded."""
     if channel is None or report is not jest.DIALECT.report:
         return launcher, None, "", jestenv.Loaded([], False)
     s = where.settings
@@ -192,7 +193,8 @@ def _environment(
     root = pair.workspace if pair is not None else where.repo
     launcher = dataclasses.replace(launcher, env={**launcher.env, **named})
     files = jestenv.configured(found, root, jestenv.vendored(where.repo))
-    return launcher, environment, why, jestenv.Loaded(files, jestenv.UNHOOKED in found)
+    unhooked, unthreaded = jestenv.UNHOOKED in found, jestenv.UNTHREADED in found
+    return launcher, environment, why, jestenv.Loaded(files, unhooked, unthreaded)
 
 
 def _passing(launcher: Launcher) -> jestenv.Passing:

@@ -22,9 +22,11 @@ loads (`loading`, `loaded`): it runs with fixbot's preload (`fixbot/observe/node
 `NODE_OPTIONS=--require <copy in the run's observer folder>`), which writes node's module
 cache at exit into a Unix socket pair handed to that one command (`FIXBOT_JEST_LOADED`), and
 the ES modules node's loader loaded (module hooks it registers, `module.register`; `UNHOOKED`
-where that node has none: `Observation.unhooked`). Read on the start commit's run, those files
-are the check's own (`Observation.configured`, `fixbot.run.integrity.check_files`): round 25's
-jest.config.js requiring jest.base.js by a path it computes, which no word of it names, and
+where that node has none: `Observation.unhooked`), and the files read with `fs` in any thread
+(`UNTHREADED` where a thread ran without the preload, its reads unknown:
+`Observation.unthreaded`, no fix of that start verified). Read on the start commit's run, those
+files are the check's own (`Observation.configured`, `fixbot.run.integrity.check_files`): round
+25's jest.config.js requiring jest.base.js by a path it computes, which no word of it names, and
 round 27's jest.config.mjs awaiting jest.base.mjs the same way. The programs the printed
 configuration names but jest loads only to run the tests (`globalSetup`, `setupFiles`, ...:
 `programs`, round 28) are handed over with them.
@@ -59,6 +61,7 @@ LOADED = "FIXBOT_JEST_LOADED"  # `<fd>:<inode>` of the socket's writing end the 
 MAX_LOADED = 200  # files of jest's configuration kept, at most
 MAX_LOADED_BYTES = 256 * 1024  # read from the preload's socket, at most (bytes)
 UNHOOKED = "esm-unobserved"  # the preload's line: its node has no module hooks (`register`)
+UNTHREADED = "thread-unobserved"  # the preload's line: a thread was started without it
 VARIABLE = "FIXBOT_JEST_ENVIRONMENT"  # the absolute path of the environment jest resolved
 SHOW_TIMEOUT_S = 60.0  # `jest --showConfig`, at most (seconds)
 MAX_PACKAGE_BYTES = 1_000_000  # a package.json read for its `type`, at most (bytes)
@@ -326,25 +329,28 @@ def programs(output: str) -> list[str]:
 def loaded(reading: socket.socket) -> list[str]:
     """The absolute paths the preload wrote (a line each) on `reading`, read without waiting
     (every writer has exited: a process of the check left holding the end is not waited for),
-    `MAX_LOADED_BYTES` at most, and `UNHOOKED` where a process wrote it; any other relative or
-    unreadable line skipped."""
+    `MAX_LOADED_BYTES` at most, and `UNHOOKED` and `UNTHREADED` where a process wrote them; any
+    other relative or unreadable line skipped."""
     reading.setblocking(False)
     data = b""
     with contextlib.suppress(OSError):  # BlockingIOError: nothing more now
         while len(data) < MAX_LOADED_BYTES and (chunk := reading.recv(65536)):
             data += chunk
     lines = data[:MAX_LOADED_BYTES].decode("utf-8", "replace").splitlines()
-    kept = [line for line in lines if line == UNHOOKED or os.path.isabs(line)]
+    kept = [line for line in lines if line in (UNHOOKED, UNTHREADED) or os.path.isabs(line)]
     return [line for line in kept if "\ufffd" not in line]
 
 
 class Loaded(NamedTuple):
     """What `jest --showConfig` with fixbot's preload loaded: the work tree's files
-    (`configured`) and whether a node process of it had no module hooks (`UNHOOKED`: a node
-    before 20.6 / 18.19, whose ES modules, jest.config.mjs and what it imports, went unseen)."""
+    (`configured`), whether a node process of it had no module hooks (`UNHOOKED`: a node
+    before 20.6 / 18.19, whose ES modules, jest.config.mjs and what it imports, went unseen),
+    and whether one started a thread without the preload (`UNTHREADED`: round 33, a Worker of
+    node's own constructor given `env: {}`; what that thread read is unknown, the files unsure)."""
 
     files: list[str]
     unhooked: bool
+    unthreaded: bool = False
 
 
 def vendored(repo: Path) -> frozenset[str]:
@@ -360,7 +366,7 @@ def vendored(repo: Path) -> frozenset[str]:
 
 
 def configured(paths: list[str], root: Path, tracked: frozenset[str] = frozenset()) -> list[str]:
-    """The files of `paths` (absolute; anything else, `UNHOOKED`, skipped) under `root` (the
+    """The files of `paths` (absolute; anything else, a note, `UNHOOKED`, skipped) under `root` (the
     work tree as the check saw it), as paths relative to it (`/`-separated, links resolved),
     each once, in order, `MAX_LOADED` at most; under node_modules only those of `tracked` (the
     files the repository commits there, `vendored`: round 30, a `globalSetup` package the

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.observed import Observation
+from fixbot.observe import judge
 from fixbot.run import jestenv
 from tests.run.test_runner_reports import node_modules
 
@@ -210,6 +212,7 @@ def test_show_config_hands_fixbot_the_es_modules_jests_configuration_imported(
     assert why == "" and named
     assert set(expected) <= set(jestenv.configured(found, project))
     assert _preloads_node_modules(found, said) == set()  # jest's own: its printed programs alone
+    assert jestenv.UNTHREADED not in found  # node's module-hooks thread says hello
 
 
 def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path: Path) -> None:
@@ -423,6 +426,61 @@ def test_the_preload_hands_over_the_files_read_in_worker_threads(tmp_path: Path)
     files = jestenv.configured(found, project)
     assert files[0] == "threads.cjs"
     assert sorted(files[1:]) == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
+    assert jestenv.UNTHREADED not in found  # each worker ran the preload and said so
+
+
+# node's own Worker constructor (the one `observeWorkers`'s subclass extends)
+ORIGINAL = """const threads = require('worker_threads');
+let Made = threads.Worker;
+while (Object.getPrototypeOf(Made).name === 'Worker') Made = Object.getPrototypeOf(Made);
+"""
+# the ways a thread starts without the preload: given `env: {}` by node's own constructor, in
+# the main thread or in a worker (which runs the preload), the process ending in the same tick
+# (node's `worker` event never comes: jest exits so after `--showConfig` printed), and a
+# thread's `worker` listener taken out
+UNPRELOADED = {
+    "original": "new Made(\"require('fs').readFileSync('e.txt')\", { eval: true, env: {} });",
+    "nested": """new threads.Worker(`const threads = require('worker_threads');
+const Made = Object.getPrototypeOf(threads.Worker);
+new Made('1', { eval: true, env: {} });`, { eval: true });""",
+    "exit-at-once": "new Made('1', { eval: true, env: {} }); process.exit(0);",
+    "listener": "process.removeAllListeners('worker');",
+    "in-worker": "new threads.Worker(`process.removeAllListeners('worker')`, { eval: true });",
+}
+
+
+@pytest.mark.parametrize("started", list(UNPRELOADED.values()), ids=list(UNPRELOADED))
+def test_a_thread_started_without_the_preload_is_noted(tmp_path: Path, started: str) -> None:
+    """Round 33: a Worker made by node's own constructor with `env: {}` runs without the preload
+    (no NODE_OPTIONS), so its reads are unseen: every thread started is seen (its native handle
+    as it is made, `loaded.cjs` `making`, an async hook; node's `worker` event, `started`, a
+    tick later), and one that never said hello over `THREADS` by the main thread's exit, or a
+    thread's `worker` listener taken out, makes the preload write `UNTHREADED` (what
+    `Observation.unthreaded` notes), never a file of the tree; the reads it saw are still handed
+    over."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "run.cjs").write_text(f"{ORIGINAL}require('fs').readFileSync('a.txt');\n{started}\n")
+    for name in ("a", "e"):
+        (project / f"{name}.txt").write_text(name)
+    found: list[str] = []
+    assert jestenv.loading(_node_run, tmp_path, found)(["node", "run.cjs"], project, 30)[0] == 0
+    assert jestenv.UNTHREADED in found
+    assert jestenv.configured(found, project) == ["run.cjs", "a.txt"]
+
+
+def test_a_fix_of_a_start_whose_configuration_ran_a_thread_unobserved_is_not_verified() -> None:
+    """The start's `jest --showConfig` started a thread without the preload
+    (`Observation.unthreaded`): the files its configuration read, the check's, are unknown, so
+    the fix is `observer-missing` (`judge._unthreaded`), whether its run streamed or not; a
+    fix's run that did so is no finding (its configuration is the fix's, never read)."""
+    start = Observation(sessions=1, ended=1, runners=["jest"], unthreaded=True)
+    last = Observation(sessions=1, ended=1, runners=["jest"])
+    for verifying in (last, None):
+        found = [f for f in judge.findings(start, verifying) if "preload" in f]
+        assert found and found[0].startswith("observer-missing:"), found
+    start.unthreaded, last.unthreaded = False, True
+    assert not [f for f in judge.findings(start, last) if "preload" in f]
 
 
 # an honest configuration reading its roots from a JSON file (a legitimate pattern)

@@ -36,8 +36,17 @@
 //   (`receiveMessageOnPort`). A Worker given an environment of its own (`env: {}`, which node
 //   would start without NODE_OPTIONS, so without the preload) is started with the preload on its
 //   `execArgv` (`observeWorkers`: `worker_threads.Worker` replaced by a subclass); one made by
-//   the original constructor (`Object.getPrototypeOf(Worker)`) is not.
-// The main thread alone writes (NODE_OPTIONS reaches the loader's thread too: it does nothing).
+//   the original constructor (`Object.getPrototypeOf(Worker)`) is not itself: every thread
+//   started, whatever constructor made it, is seen in each observed thread (its native handle as
+//   it is made, an async hook: `making`; node's `worker` event, 16.2+, a tick later: `started`;
+//   a worker thread tells the main thread) and its preload says hello as it starts
+//   (`{ hello: threadId }` on `THREADS`; node's module-hooks thread from `LOADER`'s
+//   `initialize`, on the port); a thread started that never said hello by the main thread's exit
+//   ran without the preload (round 33: a Worker of the original constructor given `env: {}`),
+//   and so did any where a thread's `worker` listener was taken out (checked at its exit,
+//   `listening`): the main thread then writes a line `thread-unobserved` (`UNTHREADED`: the
+//   files read unknown, which fixbot reads as that note, never as a file).
+// The main thread alone writes (NODE_OPTIONS reaches the loader's thread too: it writes nothing).
 //
 // Only the start commit's run is read (fixbot/run/phases/fixing.py `check_files`): the
 // configuration then is the project's own, not a fix's, which could take itself out of the
@@ -50,13 +59,18 @@ const { fileURLToPath } = require('url');
 const VARIABLE = 'FIXBOT_JEST_LOADED';
 const MAX_BYTES = 60 * 1024; // written at most: under the socket's buffer, never blocking exit
 const UNOBSERVED = 'esm-unobserved'; // this node cannot hook its ES module loader
+const UNTHREADED = 'thread-unobserved'; // a thread started without this preload (`unthreaded`)
 // node's module hooks, run on its loader thread: each `file:` URL loaded, outside node_modules,
-// posted on the port fixbot's preload hands over (4000 at most)
+// posted on the port fixbot's preload hands over (4000 at most); the thread says hello on it
+// first (its `threadId`: started by node itself, with the preload on a node that runs it there
+// or not, it is seen)
 const LOADER = `
+import { threadId } from 'node:worker_threads';
 let port = null;
 let left = 4000;
 export function initialize(data) {
   port = data && data.port ? data.port : null;
+  if (port !== null) port.postMessage({ hello: threadId });
 }
 export async function load(url, context, next) {
   if (port !== null && left > 0 && url.startsWith('file:') && !/[\\\\/]node_modules[\\\\/]/.test(url)) {
@@ -105,6 +119,28 @@ function noteThread(name) {
   if (typeof name === 'string' && read.size < MAX_READ && !/[\\/]node_modules[\\/]/.test(name)) {
     read.add(name);
   }
+}
+
+// the worker threads started in any observed thread (`process.on('worker')`: `started` in this
+// one, `{ made: threadId }` posted by the others) and those whose preload said hello
+// (`{ hello: threadId }`), by threadId, and whether a thread's `worker` listener was taken out
+// (`{ lost: true }`): the main thread's, which writes `UNTHREADED` where one was started unseen
+const made = new Set();
+const greeted = new Set();
+let lost = false;
+
+// a message on `THREADS` (or the loader's port) that is no file: noted; whether it was one
+function heard(message) {
+  if (message === null || typeof message !== 'object') return false;
+  if (typeof message.hello === 'number') greeted.add(message.hello);
+  if (typeof message.made === 'number') made.add(message.made);
+  if (message.lost === true) lost = true;
+  return true;
+}
+
+// what a worker thread's preload posted: a file read, or a thread's news (`heard`)
+function threadMessage(data) {
+  if (!heard(data)) noteThread(data);
 }
 
 // `file` (a path, a Buffer or a `file:` URL; a descriptor or FileHandle is not one) noted as read:
@@ -207,10 +243,10 @@ function watchReads() {
 function threadChannel(BroadcastChannel, observed, isMain = threads.isMainThread) {
   if (typeof BroadcastChannel !== 'function' || (isMain && !observed)) return null;
   try {
-    const made = new BroadcastChannel(THREAD_READS);
-    made.unref();
-    if (isMain) made.onmessage = (event) => noteThread(event.data);
-    return made;
+    const opened = new BroadcastChannel(THREAD_READS);
+    opened.unref();
+    if (isMain) opened.onmessage = (event) => threadMessage(event.data);
+    return opened;
   } catch (e) {
     return null;
   }
@@ -246,6 +282,84 @@ function observeWorkers(Worker = threads.Worker, preload = __filename) {
   }
 }
 
+// the native handles of the Workers this thread started (`MAX_READ` at most), seen as each is
+// made: node's `worker` event comes a tick later, which a process that exits at once (jest
+// after `--showConfig` printed) never reaches; each handle's `threadId` is read when it is told
+const handles = new Set();
+function making(asyncId, type, trigger, resource) {
+  if (type === 'WORKER' && handles.size < MAX_READ) handles.add(resource);
+}
+
+// `ids` (threadIds of Workers this thread started) noted as made, in the main thread, or
+// posted to it
+function madeHere(ids) {
+  for (const id of ids) {
+    if (typeof id !== 'number') continue;
+    if (threads.isMainThread) made.add(id);
+    else if (THREADS !== null) THREADS.postMessage({ made: id });
+  }
+}
+
+// the threadIds of the Workers this thread started (its handles', `making`)
+function handled() {
+  const ids = [];
+  for (const handle of handles) {
+    try {
+      ids.push(handle.threadId);
+    } catch (e) {
+      // a handle without one: none
+    }
+  }
+  return ids;
+}
+
+// `worker` (a Worker this thread started, by any constructor: node emits `worker` for each)
+// noted as made
+function started(worker) {
+  try {
+    madeHere([worker.threadId]);
+  } catch (e) {
+    // the channel closed: this thread's own hello is then missing too, or was taken already
+  }
+}
+
+// whether this thread's `worker` listener (`started`) is still on `process` (code that takes
+// it out may start a worker its `making` alone sees)
+const listeners = process.listeners;
+function listening(owner = process) {
+  try {
+    return apply(listeners, owner, ['worker']).includes(started);
+  } catch (e) {
+    return false;
+  }
+}
+
+// this thread's own news at its start: the preload runs here (its hello) and sees the threads
+// it starts (`making`, and `started` a tick later)
+function watchThreads(hooks = require('async_hooks')) {
+  try {
+    hooks.createHook({ init: making }).enable();
+  } catch (e) {
+    // no async hooks: the `worker` event alone
+  }
+  process.on('worker', started);
+  if (threads.isMainThread) return;
+  try {
+    THREADS.postMessage({ hello: threads.threadId });
+  } catch (e) {
+    // no channel: no hello, the thread counts as unobserved
+  }
+}
+
+// whether a thread was started without the preload, as the main thread exits: one started
+// (seen made, or told made) that never said hello, or a thread's `worker` listener taken out
+function unthreaded() {
+  madeHere(handled());
+  if (lost || !listening()) return true;
+  for (const id of made) if (!greeted.has(id)) return true;
+  return false;
+}
+
 const CHANNEL = threads.isMainThread ? channel() : null;
 const THREADS = threadChannel(threads.BroadcastChannel, CHANNEL !== null);
 // this preload run once in a thread (a worker given it by NODE_OPTIONS and `execArgv` both)
@@ -255,6 +369,7 @@ globalThis[RUNS] = true;
 if (FIRST && (CHANNEL !== null || !threads.isMainThread)) {
   watchReads();
   observeWorkers();
+  watchThreads();
 }
 const PORT = CHANNEL === null ? null : hooked(require('module').register, threads.MessageChannel);
 const writeSync = fs.writeSync;
@@ -268,6 +383,7 @@ function imported(port = PORT) {
   const found = [];
   if (port === null) return found;
   for (let got = receive(port); got !== undefined; got = receive(port)) {
+    if (heard(got.message)) continue; // the loader thread's hello
     try {
       found.push(fileURLToPath(String(got.message)));
     } catch (e) {
@@ -282,7 +398,7 @@ function threadReads(channel = THREADS) {
   if (channel === null || !threads.isMainThread) return;
   try {
     for (let got = receive(channel); got !== undefined; got = receive(channel)) {
-      noteThread(got.message);
+      threadMessage(got.message);
     }
   } catch (e) {
     // the channel closed: what it took is kept
@@ -292,9 +408,11 @@ function threadReads(channel = THREADS) {
 function loaded() {
   if (CHANNEL === null) return;
   threadReads();
+  const files = [...keys(cache), ...imported(), ...read];
   let text = PORT === null ? `${UNOBSERVED}\n` : '';
+  if (unthreaded()) text += `${UNTHREADED}\n`;
   const seen = new Set();
-  for (const name of [...keys(cache), ...imported(), ...read]) {
+  for (const name of files) {
     if (/[\\/]node_modules[\\/]/.test(name) || name.includes('\n') || seen.has(name)) continue;
     if (text.length + name.length + 1 > MAX_BYTES) break;
     seen.add(name);
@@ -310,4 +428,16 @@ function loaded() {
   }
 }
 
-process.on('exit', loaded);
+// as a worker thread exits, the main thread told the Workers it started (`made`) and that its
+// `worker` listener was taken out (`lost`)
+function leaving() {
+  try {
+    madeHere(handled());
+    if (!listening() && THREADS !== null) THREADS.postMessage({ lost: true });
+  } catch (e) {
+    // the channel closed
+  }
+}
+
+if (threads.isMainThread) process.on('exit', loaded);
+else if (FIRST) process.on('exit', leaving);
