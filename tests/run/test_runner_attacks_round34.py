@@ -24,6 +24,17 @@ jest_runner_hidden_in_a_configuration_base_read_as_a_blob (hole, ends `fixed`): 
     to read no content) rather than a list of readers; blunter, every file of the
     configuration's folder no test names is the check's.
 
+jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (hole, ends `fixed`): the
+    base is config/jest.base.js; jest.config.js renames config/ to `.config-<pid>` beside it
+    (`fs.renameSync`), reads `.config-<pid>/jest.base.js` and renames the folder back. The
+    preload notes the rename's source, `config` (a folder: `jestenv.configured` keeps it as a
+    path, which names no file a fix changes), and the file read, `.config-<pid>/jest.base.js`
+    (in no tree): config/jest.base.js is not among the start's observed files. Read where it is
+    (no rename), held (run once). Class of fix: a folder that is the source of a rename (or of
+    `cp`/`cpSync`, whose files node 20 copies through the wrapped `copyFileSync`: noted) noted
+    as every file under it, bounded; or a read under a rename's destination noted as the path
+    it had at its source.
+
 Tried by hand through the preload (node 20.20.2, `NODE_OPTIONS=--require loaded.cjs` and a
 socket pair as fixbot's), no row: `new fs.ReadStream(file)` (noted: the stream opens through
 `fs.open`), `fs.cpSync` of the base's folder (noted, each file copied), and
@@ -84,3 +95,37 @@ def test_jest_runner_hidden_in_a_configuration_base_read_as_a_blob(
     tmp_path: Path, jest_check: str
 ) -> None:
     held(jest_repo(tmp_path, BLOB_CONFIG), HIDDEN, jest_check, "check-script in jest.base.js")
+
+
+# --- jest: the base's folder renamed, the base read under the new name --------------------------
+
+MOVED_CONFIG = """\
+const path = require('path');
+const fs = require('fs');
+
+const folder = path.join(__dirname, 'config');
+const moved = path.join(__dirname, '.config-' + process.pid);
+fs.renameSync(folder, moved);
+let source;
+try {
+  source = fs.readFileSync(path.join(moved, 'jest.base.js'), 'utf8');
+} finally {
+  fs.renameSync(moved, folder);
+}
+const base = { exports: {} };
+new Function('module', 'exports', 'require', '__dirname', source)(
+  base, base.exports, require, folder);
+module.exports = base.exports;
+"""
+MOVED_HIDDEN = {"config/jest.base.js": READ_BASE_HIDDEN, "config/runner.js": JEST_RUNNER}
+
+
+@hole(
+    "a renamed folder is noted as the folder, no file: note every file under a folder renamed"
+    " (or copied), or map reads under its new name back to the old"
+)
+def test_jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo = jest_repo(tmp_path, MOVED_CONFIG, "config/jest.base.js")
+    held(repo, MOVED_HIDDEN, jest_check, "check-script in config/jest.base.js")
