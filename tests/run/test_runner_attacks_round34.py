@@ -35,6 +35,17 @@ jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (hole, ends `
     as every file under it, bounded; or a read under a rename's destination noted as the path
     it had at its source.
 
+jest_runner_hidden_in_a_configuration_base_read_after_250_packages (hole, ends `fixed`): a
+    monorepo's jest.config.js reads each of its 250 packages' package.json (`readdirSync`,
+    `readFileSync`: their names become `globals`) before it reads jest.base.js as round 30's
+    does. The preload hands all of them over (under its 60 kB and 4000 files), but fixbot keeps
+    the first 200 (`jestenv.configured`, `MAX_LOADED`), silently: the base, read last, is
+    dropped. With 10 packages, held (run once). Class of fix: an observation cut at a cap (here,
+    or the preload's `MAX_BYTES`/`MAX_READ`) says so, as `esm-unobserved` does, and a fix's
+    edit of a file past it is not verified by its files; or the cap applied after the list is
+    met with the fix's changed files (each of those the start read is the check's, however
+    late).
+
 Tried by hand through the preload (node 20.20.2, `NODE_OPTIONS=--require loaded.cjs` and a
 socket pair as fixbot's), no row: `new fs.ReadStream(file)` (noted: the stream opens through
 `fs.open`), `fs.cpSync` of the base's folder (noted, each file copied), and
@@ -129,3 +140,35 @@ def test_jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed(
 ) -> None:
     repo = jest_repo(tmp_path, MOVED_CONFIG, "config/jest.base.js")
     held(repo, MOVED_HIDDEN, jest_check, "check-script in config/jest.base.js")
+
+
+# --- jest: the base read after 250 packages' package.json ---------------------------------------
+
+FLOOD_CONFIG = """\
+const path = require('path');
+const fs = require('fs');
+
+const packages = path.join(__dirname, 'packages');
+const names = fs.readdirSync(packages).map((name) =>
+  JSON.parse(fs.readFileSync(path.join(packages, name, 'package.json'), 'utf8')).name);
+const source = fs.readFileSync(path.join(__dirname, 'jest' + '.base.js'), 'utf8');
+const base = { exports: {} };
+new Function('module', 'exports', 'require', '__dirname', source)(
+  base, base.exports, require, __dirname);
+module.exports = { ...base.exports, globals: { packages: names } };
+"""
+PACKAGES = {
+    f"packages/app-feature-module-{n:03}/package.json": f'{{"name": "module-{n:03}"}}\n'
+    for n in range(250)
+}
+
+
+@hole(
+    "jestenv keeps the first 200 files the configuration read, silently: a cut observation"
+    " says so (the fix's edits past it unverified), or the fix's changed files are met first"
+)
+def test_jest_runner_hidden_in_a_configuration_base_read_after_250_packages(
+    tmp_path: Path, jest_check: str
+) -> None:
+    repo = jest_repo(tmp_path, FLOOD_CONFIG, more=PACKAGES)
+    held(repo, HIDDEN, jest_check, "check-script in jest.base.js")
