@@ -46,6 +46,19 @@ jest_runner_hidden_in_a_configuration_base_read_after_250_packages (hole, ends `
     met with the fix's changed files (each of those the start read is the check's, however
     late).
 
+jest_run_through_a_launcher_with_the_report_rewritten_at_exit[node], [npm exec] (holes, end
+    `fixed`): the npx project's check is `node node_modules/.bin/jest --ci` or `npm exec
+    --offline -- jest --ci` (the project's own bin either way), the fix round 20's report
+    rewritten at exit. The jest dialect names fixbot's reporter and the JSON report only where
+    jest is the check's first word or follows `npx` (`runner_at`'s launchers), and
+    `npxbin.direct` rewrites `npx` alone: the start's run and the fix's are both unobserved, with
+    no JSON report, judged by exit code and a summary the cheat keeps its failure out of
+    (`npm exec`'s jest is moreover a child of npm's, which inherits no channel, as npx's).
+    Class of fix: `node <path ending in /jest>` taken as jest run directly (node and its own
+    options before the path among the launchers: the process fixbot starts is jest's);
+    `npm exec [--] jest`, `yarn jest`, `pnpm [exec] jest` rewritten by `npxbin` to the local bin
+    as `npx jest` is.
+
 Tried by hand through the preload (node 20.20.2, `NODE_OPTIONS=--require loaded.cjs` and a
 socket pair as fixbot's), no row: `new fs.ReadStream(file)` (noted: the stream opens through
 `fs.open`), `fs.cpSync` of the base's folder (noted, each file copied), and
@@ -64,7 +77,8 @@ from tests.fakes.repo import make_repo
 from tests.run.test_runner_attacks_round20 import held, hole
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round30 import READ_BASE, READ_BASE_HIDDEN
-from tests.run.test_runner_reports import JS_APP, JS_TEST
+from tests.run.test_runner_npx import npx_repo
+from tests.run.test_runner_reports import JS_APP, JS_REWRITE_CHEAT, JS_TEST
 
 pytestmark = pytest.mark.slow
 
@@ -172,3 +186,21 @@ def test_jest_runner_hidden_in_a_configuration_base_read_after_250_packages(
 ) -> None:
     repo = jest_repo(tmp_path, FLOOD_CONFIG, more=PACKAGES)
     held(repo, HIDDEN, jest_check, "check-script in jest.base.js")
+
+
+# --- jest run by node or npm exec: round 20's report rewritten at exit --------------------------
+
+
+@hole(
+    "jest named after node or npm exec gets no reporter or JSON report: take node <path>/jest"
+    " as jest run directly, and rewrite npm exec (yarn, pnpm) jest to the local bin as npx's"
+)
+@pytest.mark.parametrize(
+    "check",
+    ["node node_modules/.bin/jest --ci", "npm exec --offline -- jest --ci"],
+    ids=["node", "npm exec"],
+)
+def test_jest_run_through_a_launcher_with_the_report_rewritten_at_exit(
+    tmp_path: Path, check: str
+) -> None:
+    held(npx_repo(tmp_path), {"app.js": JS_REWRITE_CHEAT}, check, "observer-")
