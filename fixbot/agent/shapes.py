@@ -15,11 +15,11 @@ generated and installed files, and a build's declaration files, left out) with t
 names each declares at its first level. A block is scored (`score`) first by its tags: the
 siblings whose string value it declares as their literal type (`"code": "invalid_union"` and
 `readonly code: "invalid_union";`, a discriminated union's member), then by the siblings it
-declares, each weighted by how few blocks declare it (1 / their count: `code` declared by
-sixty blocks says little, `discriminator` by six says more); a block already declaring the new
-key is left out (nothing to add there), and one declaring fewer than `MIN_SHARED` siblings too.
-The best-scored blocks (ties kept, at most `MAX_SPANS`) are shown, focused on their last line
-(where a new field goes). Pure reading of text: nothing is parsed or run.
+declares, each weighted by how few blocks declare it (1 / their count: `code`, declared by 22
+of zod's 308 blocks, says little, `discriminator`, by 2, says more); a block already
+declaring the new key is left out (nothing to add there), and one declaring fewer than
+`MIN_SHARED` siblings too. The best-scored blocks (ties kept, at most `MAX_SPANS`) are shown,
+focused on their last line (where a new field goes). Pure reading of text: nothing is parsed or run.
 """
 
 from __future__ import annotations
