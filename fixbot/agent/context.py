@@ -34,6 +34,7 @@ from fixbot.agent import (
     paths,
     rancalls,
     rustcalls,
+    shapes,
     spantext,
     tables,
     testsof,
@@ -185,7 +186,8 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     (`fixbot.agent.locate`, in a crate `fixbot.agent.rustcalls`), then the rows of a failing
     parametrized test's case in the tests beside it and the passing tests named after any of
     those (`fixbot.agent.testsof`), then the source lines holding a message the output quotes
-    (`fixbot.agent.literals`); only files the model could read with its own tools."""
+    (`fixbot.agent.literals`), then the TypeScript declarations a key the failing diff expects
+    joins (`fixbot.agent.shapes`); only files the model could read with its own tools."""
     failure = ctx.failure
     if failure is None:
         return ""
@@ -221,6 +223,9 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     # to the files the spans above and the output name.
     shown = {span.path for span in spans} | {path for path, _ in located}
     spans += literals.spans(ctx.repo, text, reached=shown, executed=locate.executed(suspects))
+    # Last, the TypeScript interface a key the failing diff expects joins, which no run
+    # executes (`fixbot.agent.shapes`: zod's issue type gaining `options`).
+    spans += shapes.spans(ctx.repo, text)
     return spantext.render(ctx.repo, _readable(ctx, spans), chars)
 
 

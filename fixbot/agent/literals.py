@@ -50,6 +50,7 @@ SOURCES = (
     *(".go", ".rs", ".rb", ".php", ".java", ".kt", ".c", ".h", ".cc", ".cpp", ".cs"),
 )
 TYPESCRIPT = (".ts", ".tsx", ".mts", ".cts")  # a source tsc compiles to JavaScript
+DECLARATIONS = (".d.ts", ".d.mts", ".d.cts")  # what it declares its types in
 COMPILED = (".js", ".cjs", ".mjs", ".jsx")  # what it compiles to
 # a quoted run of text: "...", '...' or `...` on one line, no quote of its kind inside
 QUOTED = re.compile(r""""([^"\n\\]{8,400})"|'([^'\n\\]{8,400})'|`([^`\n\\]{8,400})`""")
@@ -105,6 +106,27 @@ def _sources(repo: Path) -> list[str]:
     return kept[:MAX_SCANNED]
 
 
+def typescript(repo: Path) -> list[str]:
+    """The TypeScript files (`TYPESCRIPT`) of `_sources`, a declaration file (`x.d.ts`) left
+    out when it is the build of one of them (`built`: zod's `v4/core/errors.d.ts` of
+    `src/v4/core/errors.ts`); a hand-written one kept."""
+    names = [name for name in _sources(repo) if name.endswith(TYPESCRIPT)]
+    sources = {key for n in names if not n.endswith(DECLARATIONS) for key in _keys(n)}
+    return [
+        n
+        for n in names
+        if not n.endswith(DECLARATIONS) or sources.isdisjoint(_keys(_undeclared(n)))
+    ]
+
+
+def _undeclared(path: str) -> str:
+    """A declaration file's path as its source's (`a/x.d.ts` -> `a/x.ts`)."""
+    for suffix in DECLARATIONS:
+        if path.endswith(suffix):
+            return path.removesuffix(suffix) + ".ts"
+    return path
+
+
 def _keys(path: str) -> set[str]:
     """`path` with its suffix dropped, as itself and without its first folder (`src/a/b.ts`
     gives `src/a/b` and `a/b`; a file at the root only itself)."""
@@ -124,7 +146,7 @@ def built(names: list[str]) -> set[str]:
     sources = {
         key
         for name in names
-        if name.endswith(TYPESCRIPT) and not name.endswith((".d.ts", ".d.mts", ".d.cts"))
+        if name.endswith(TYPESCRIPT) and not name.endswith(DECLARATIONS)
         for key in _keys(name)
     }
     return {n for n in names if n.endswith(COMPILED) and not sources.isdisjoint(_keys(n))}
