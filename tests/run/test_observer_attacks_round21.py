@@ -645,7 +645,8 @@ def test_an_honest_jest_fix_in_jests_workers_is_fixed(tmp_path: Path, jest_check
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     seen = state.attempts[-1].seen
     assert seen is not None and seen.tests.get("more.test.js::more") == "passed"
-    assert seen.functions == {}, seen.functions  # (open: the workers are not followed)
+    assert seen.functions == {t: ["passed"] for t in seen.tests}, seen.functions
+    assert sorted(seen.environed) == ["app.test.js", "more.test.js"] and seen.forged == 0
     assert seen.environment == ""  # named: the workers build the project's environment
 
 
