@@ -15,7 +15,7 @@ and its parts write them:
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests;
                                                     `"runner": "jest"|"vitest"` from the node
                                                     runners' reporter (`node/reporter.cjs`),
-                                                    which streams `start`, `r` and `end` alone;
+                                                    which streams `start`, `r`, `fn`, `key`, `end`;
                                                     `"runner": "unittest"` from the observer
                                                     inside unittest (`unittest_observer.py`:
                                                     `start`, `load`, `r`, `check`, `end`; a
