@@ -36,9 +36,8 @@
 // its end and fixbot judges it cut short. It loads nothing but node's own `fs` and `crypto`.
 //
 // jest's workers (several test files) are processes forked by the main process, which
-// inherit its environment as it is at the fork, but neither the nonce nor the channel (node's
-// `fork` passes no descriptor but the standard streams and jest-worker's IPC).
-// So in jest, as the run starts (`onRunStart`: jest 30 forks its workers after every
+// inherit its environment as it is at the fork, but neither the nonce nor the channel. So in
+// jest, as the run starts (`onRunStart`: jest 30 forks its workers after every
 // reporter's `onRunStart` resolved, in the runner's constructor of its worker farm, and
 // dispatches the first `onTestFileStart` after that), the reporter makes a fresh worker key
 // (16 random bytes, hex), streams it signed with the nonce (`key`) and puts it in
