@@ -49,10 +49,10 @@
 // measured, jest 30.5, node 20), so it sends each line to this process through jest-worker's
 // `messageParent` as a `test-case-start` message, which jest hands to `onTestCaseStart`, and
 // the reporter writes it to the channel as it came (`relay`: one line of a key and a JSON
-// object, 8192 characters at most; anything else is dropped); fixbot takes nothing but `fn`
-// records with a key the nonce announced (`fixbot.observe.stream`). A worker jest starts again
-// later (a crash, `workerIdleMemoryLimit`) forks without the variable: its environment streams
-// nothing.
+// object, a MiB at most, written by this process alone; anything else is dropped); fixbot
+// takes nothing but `fn` records with a key the nonce announced (`fixbot.observe.stream`). A
+// worker jest starts again later (a crash, `workerIdleMemoryLimit`) forks without the
+// variable: its environment streams nothing.
 //
 // jest runs a single test file in band: the code under test then shares this process and can
 // reach its realm (`fs.readFileSync.constructor('return process')()`), node's shared modules
@@ -184,10 +184,10 @@ function giveWorkerKey() {
 }
 
 // a record of fixbot's environment in a worker, `<key><TAB>{json}` (one line, `MAX_RELAYED`
-// characters at most), written to the channel as it came: fixbot takes it where the key is one
+// characters at most: a test's id is as long as its titles), written to the channel as it came: fixbot takes it where the key is one
 // this run announced, and counts it forged otherwise
 const RELAYED = /^[0-9a-f]{32}\t\{[^\n\r]*\}$/;
-const MAX_RELAYED = 8192;
+const MAX_RELAYED = 1 << 20;
 function relay(info) {
   const line = info !== null && typeof info === 'object' ? info.fixbot : undefined;
   if (typeof line !== 'string' || line.length > MAX_RELAYED || !RELAYED.test(line)) return;
