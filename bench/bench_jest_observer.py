@@ -1,9 +1,14 @@
 """Benchmark: the cost of fixbot's observer inside jest (its reporter and its test environment).
 
-Run: .venv/bin/python bench/bench_jest_observer.py [--runs 7] [--modules 0 40]
+Run: .venv/bin/python bench/bench_jest_observer.py [--runs 7] [--modules 0 40] [--files 1]
+    [--ways plain reporter env-stable]
 A project of one test file with 6 tests, importing `--modules` modules of its own (each
 transformed by babel-jest, whose cache key holds the project's configuration), runs with the
-real jest of the tests (~/.cache/fixbot/node) `--runs` times in each way, alternating:
+real jest of the tests (~/.cache/fixbot/node) `--runs` times in each way (`--ways`: all of
+them unless named), alternating. With `--files` N above 1 the project has N such test files
+and jest runs them in its workers (`--maxWorkers=2`; above 20 files: jest's cached timings of
+fast tests would run 20 or fewer in band), where fixbot's environment streams through the
+reporter with the run's worker key:
 
 - `plain`: `jest --ci --json --outputFile=...`, as fixbot runs jest unobserved;
 - `reporter`: and fixbot's reporter (`--reporters=default --reporters=<copy>`, its channel);
@@ -62,8 +67,9 @@ SHOWN = ("showConfig", "showConfig-cjs", "showConfig-loaded")
 UNHOOKED = "require('module').register = undefined;\n"
 
 
-def project(folder: Path, modules: int) -> None:
-    """One test file, 6 tests, importing `modules` modules of the project's."""
+def project(folder: Path, modules: int, files: int = 1) -> None:
+    """`files` test files (`app.test.js`, `app1.test.js`...), 6 tests each, importing `modules`
+    modules of the project's."""
     (folder / "package.json").write_text('{"name": "bench"}')
     config = "module.exports = require(require('path').join(__dirname, 'jest' + '.base.js'));\n"
     (folder / "jest.config.js").write_text(config)
@@ -76,9 +82,10 @@ def project(folder: Path, modules: int) -> None:
     (folder / "app.js").write_text("exports.add = (a, b) => a + b;\n")
     test = "test('t{0}', () => {{ expect(add({0}, 1)).toBe({1}); }});\n"
     tests = "".join(test.format(i, i + 1) for i in range(6))
-    (folder / "app.test.js").write_text(
-        "const { add } = require('./app');\n" + "".join(lines) + tests
-    )
+    for k in range(files):
+        (folder / f"app{k or ''}.test.js").write_text(
+            "const { add } = require('./app');\n" + "".join(lines) + tests
+        )
 
 
 def cpu() -> float:
@@ -86,9 +93,10 @@ def cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one jest run `way`."""
-    argv = [str(JEST), "--ci"]
+def once(way: str, folder: Path, report: Path, files: int = 1) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one jest run `way` of a project of `files` test files
+    (more than one: in jest's workers)."""
+    argv = [str(JEST), "--ci"] + (["--maxWorkers=2"] if files > 1 else [])
     env = dict(os.environ)
     fds: tuple[int, ...] = ()
     channel = None
@@ -116,7 +124,7 @@ def once(way: str, folder: Path, report: Path) -> tuple[float, float]:
     if channel is not None:
         seen = channel.close()
         assert seen.ended, (way, seen, done.stderr[-2000:])
-        assert way != "env-stable" or len(seen.functions) == 6, seen.functions
+        assert way != "env-stable" or len(seen.functions) == 6 * files, seen.functions
     assert done.returncode == 0, (way, done.stderr[-2000:])
     return took
 
@@ -154,19 +162,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--modules", type=int, nargs="+", default=[0, 40])
+    parser.add_argument("--files", type=int, default=1)
+    parser.add_argument("--ways", nargs="+", choices=WAYS, default=list(WAYS))
     args = parser.parse_args()
+    ways = ["plain", *(w for w in args.ways if w != "plain")]
     for modules in args.modules:
         with tempfile.TemporaryDirectory(prefix="bench-jest-") as tmp:
             folder = Path(tmp)
-            project(folder, modules)
-            once("plain", folder, folder / "r.json")  # the transform cache warmed
-            got: dict[str, list[tuple[float, float]]] = {w: [] for w in WAYS}
+            project(folder, modules, args.files)
+            once("plain", folder, folder / "r.json", args.files)  # the transform cache warmed
+            got: dict[str, list[tuple[float, float]]] = {w: [] for w in ways}
             for _ in range(args.runs):
-                for way in WAYS:
-                    got[way].append(once(way, folder, folder / "r.json"))
+                for way in ways:
+                    got[way].append(once(way, folder, folder / "r.json", args.files))
             base = statistics.median(c for c, _ in got["plain"])
-            print(f"modules={modules} runs={args.runs}")
-            for way in WAYS:
+            print(f"modules={modules} files={args.files} runs={args.runs}")
+            for way in ways:
                 c = statistics.median(c for c, _ in got[way])
                 w = statistics.median(w for _, w in got[way])
                 print(f"  {way:17} cpu {c:.3f} s ({(c - base) / base:+.1%})  wall {w:.3f} s")

@@ -15,7 +15,7 @@ and its parts write them:
     {"k": "start", "watch": [nodeid, ...]}          a session began, watching these tests;
                                                     `"runner": "jest"|"vitest"` from the node
                                                     runners' reporter (`node/reporter.cjs`),
-                                                    which streams `start`, `r` and `end` alone;
+                                                    which streams `start`, `r`, `fn`, `key`, `end`;
                                                     `"runner": "unittest"` from the observer
                                                     inside unittest (`unittest_observer.py`:
                                                     `start`, `load`, `r`, `check`, `end`; a
@@ -35,7 +35,13 @@ and its parts write them:
                                                     was dispatched (`Observation.functions`);
                                                     `"o": "file"`, `id` a test file: the
                                                     environment was built for it
-                                                    (`Observation.environed`)
+                                                    (`Observation.environed`); in jest's
+                                                    workers signed `key<TAB>json` with a
+                                                    worker key the nonce announced, the
+                                                    one record a key signs
+    {"k": "key", "key": hex}                        jest's reporter, as the run starts: the
+                                                    run's worker key (32 hex digits), handed
+                                                    to jest's workers (`node/reporter.cjs`)
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
     {"k": "code", "id": nodeid, "h": digest, "f": file, "tr": bool}
                                                     a test's call begins (every test's: the
@@ -165,20 +171,23 @@ class _Scratch:
     hooks: set[str] = field(default_factory=set)
     pending: dict[str, list[str]] = field(default_factory=dict)
     names: dict[str, list[str]] = field(default_factory=dict)
+    keys: set[str] = field(default_factory=set)
+
+
+MAX_KEYS = 16  # worker keys announced in one stream, kept at most (one a jest run)
+KEY_DIGITS = frozenset("0123456789abcdef")
 
 
 def parse(text: str, nonce: str) -> Observation:
     """The `Observation` of a stream of `nonce<TAB>json` lines (the plugin's records); a line
-    with another nonce, or that is not a record, counts as `forged`."""
+    with another nonce, or that is not a record, counts as `forged`; a line signed with a worker
+    key an earlier `key` record announced (`_signed`) is taken where it is an `fn` record."""
     seen = Observation()
     scratch = _Scratch()
     for line in text.splitlines():
         given, _, body = line.partition("\t")
-        try:
-            record = json.loads(body) if given == nonce else None
-        except ValueError:
-            record = None
-        if not isinstance(record, dict):
+        record = _signed(given, body, nonce, scratch)
+        if record is None:
             seen.forged += bool(line.strip())
             continue
         _record(seen, record, scratch)
@@ -186,6 +195,31 @@ def parse(text: str, nonce: str) -> Observation:
     seen.doubled += [t for t, left in scratch.pending.items() if left and t not in seen.doubled]
     _keep_compared(seen)
     return seen
+
+
+def _signed(given: str, body: str, nonce: str, scratch: _Scratch) -> dict[str, object] | None:
+    """The record `body` holds where `given` signs it: the nonce, any record (a `key` record's
+    worker key kept in `scratch`, `MAX_KEYS` at most); a worker key announced before it (jest's
+    workers: `node/environment.cjs`), an `fn` record alone. None otherwise."""
+    if given != nonce and (not given or given not in scratch.keys):
+        return None
+    try:
+        record = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or (given != nonce and record.get("k") != "fn"):
+        return None
+    if record.get("k") == "key":
+        _announced(record.get("key"), nonce, scratch)
+    return record
+
+
+def _announced(key: object, nonce: str, scratch: _Scratch) -> None:
+    """A worker key the nonce announced (32 hex digits, not the nonce) kept in `scratch`
+    (`MAX_KEYS` at most)."""
+    hexed = isinstance(key, str) and len(key) == 32 and set(key) <= KEY_DIGITS
+    if hexed and key != nonce and len(scratch.keys) < MAX_KEYS:
+        scratch.keys.add(str(key))
 
 
 def _keep_compared(seen: Observation) -> None:

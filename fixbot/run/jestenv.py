@@ -143,7 +143,8 @@ def shown_environment(output: str) -> tuple[str | None, str]:
     (`projects`), a test runner other than jest-circus (which alone calls the environment's
     `handleTestEvent`: every test would have no verdict), a `runner` other than jest-runner
     (round 25: a project's runner builds no environment, and so streams nothing from it, as
-    jest's workers, while its start's run did), a path that is not absolute, an ES
+    jest's workers did before their worker key, while its start's run did), a path that is
+    not absolute, an ES
     module environment (`.mjs`, or `.js` under a package.json whose `type` is `module`, or
     whose package.json cannot be read)."""
     named = _named(output)

@@ -251,3 +251,116 @@ def test_the_reporter_hands_its_function_sender_once() -> None:
     seen = channel.close()
     assert seen.functions == {"/w/a.test.js::t": ["failed"]}
     assert seen.environed == ["/w/a.test.js"] and seen.forged == 0
+
+
+KEY = "0123456789abcdef" * 2
+
+
+def test_an_fn_record_signed_by_a_worker_key_counts_only_where_the_nonce_announced_it() -> None:
+    """jest's workers sign fixbot's environment's records with the run's worker key, which the
+    reporter announced signed with the nonce (`key`): an `fn` record with that key counts; one
+    with a key no `key` record announced, or announced only after it, or any other record with
+    a key (a start, a result, an end, another key), is forged and counts for nothing."""
+    fn = {"k": "fn", "id": "/w/a.test.js::t", "o": "failed"}
+    announce = f"{NONCE}\t{json.dumps({'k': 'key', 'key': KEY})}\n"
+    signed = f"{KEY}\t{json.dumps(fn)}\n"
+    file = {**fn, "id": "/w/a.test.js", "o": "file"}
+    taken = parse(announce + signed + f"{KEY}\t{json.dumps(file)}\n", NONCE)
+    assert taken.functions == {"/w/a.test.js::t": ["failed"]} and taken.forged == 0
+    assert taken.environed == ["/w/a.test.js"]
+    for stream in (
+        signed,  # no key announced
+        signed + announce,  # announced after the record
+        announce.replace(KEY, "a" * 32) + signed,  # another key announced
+        f"{KEY}\t{json.dumps({'k': 'key', 'key': KEY})}\n" + signed,  # a key announcing itself
+    ):
+        seen = parse(stream, NONCE)
+        assert seen.functions == {} and seen.forged >= 1, stream
+    others = [
+        {"k": "start", "watch": [], "runner": "jest"},
+        {"k": "r", "id": "/w/a.test.js::t", "w": "call", "o": "passed"},
+        {"k": "end", "status": 0, "runner": "jest"},
+        {"k": "key", "key": "b" * 32},
+    ]
+    seen = parse(announce + "".join(f"{KEY}\t{json.dumps(r)}\n" for r in others), NONCE)
+    assert seen.forged == len(others) and seen.sessions == seen.ended == 0 and seen.tests == {}
+    for bad in ("abc", "G" * 32):  # not 32 hex digits: no key
+        announced = f"{NONCE}\t{json.dumps({'k': 'key', 'key': bad})}\n"
+        seen = parse(f"{announced}{bad}\t{json.dumps(fn)}\n", NONCE)
+        assert seen.functions == {} and seen.forged == 1, bad
+
+
+# jest's worker as jest 30 forks it: the reporter (the main process) gives the worker key as the
+# run starts, forks the worker with its environment, takes the key out at the first test file's
+# start, and hands each `test-case-start` message to `onTestCaseStart`; in the worker, fixbot's
+# environment loads beside jest-worker's `messageParent` (a stand-in sending to the parent),
+# builds a stand-in project environment and is dispatched a failure; the code under test then
+# sends a record of its own signed with a key it made up, and one that is no record
+WORKER_MAIN = """
+const { fork } = require('child_process');
+const Reporter = require(process.argv[2]);
+const r = new Reporter({ rootDir: '/w' }, {}, {});
+(async () => {
+  await r.onRunStart({}, {});
+  const given = process.env.FIXBOT_JEST_WORKER || null;
+  const child = fork(process.argv[3], [process.argv[4]], { stdio: 'inherit' });
+  r.onTestFileStart({ path: '/w/a.test.js' });
+  const left = process.env.FIXBOT_JEST_WORKER || null;
+  child.on('message', (m) => r.onTestCaseStart({ path: '' }, m[1][1]));
+  child.on('exit', () => {
+    r.onRunComplete(new Set(), {});
+    console.log(JSON.stringify({ given: given !== null && given.length, left }));
+  });
+})();
+"""
+WORKER_CHILD = """
+const path = require('path');
+const made = path.join(process.argv[2], 'node_modules', 'jest-worker', 'build', 'index.js');
+require(made);
+const Env = require(process.env.FIXBOT_TEST_ENVIRONMENT);
+const left = process.env.FIXBOT_JEST_WORKER || null;
+const env = new Env({}, { testPath: '/w/a.test.js' });
+env.handleTestEvent({ name: 'test_fn_failure', test: { name: 't', parent: { parent: null } } });
+const forged = '{"k":"fn","id":"/w/a.test.js::t","o":"passed"}';
+for (const line of ['f'.repeat(32) + '\\t' + forged, 'no record']) {
+  require(made).messageParent(['test-case-start', ['', { fixbot: line }]]);
+}
+if (left !== null) throw new Error('the worker key stayed in the environment');
+"""
+
+
+def test_the_environment_in_a_worker_streams_through_the_reporter_with_the_worker_key(
+    tmp_path: Path,
+) -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    messenger = tmp_path / "node_modules" / "jest-worker" / "build" / "index.js"
+    messenger.parent.mkdir(parents=True)
+    messenger.write_text("exports.messageParent = (m) => process.send(m);\n")
+    (tmp_path / "project-environment.js").write_text("module.exports = class {};\n")
+    main, child = tmp_path / "main.js", tmp_path / "child.js"
+    main.write_text(WORKER_MAIN)
+    child.write_text(WORKER_CHILD)
+    source = Path(__file__).parents[2] / "fixbot" / "observe" / "node" / "environment.cjs"
+    channel = Channel.open()
+    env = {
+        **os.environ,
+        **channel.env({}),
+        "FIXBOT_JEST_ENVIRONMENT": str(tmp_path / "project-environment.js"),
+        "FIXBOT_TEST_ENVIRONMENT": str(source),
+    }
+    done = subprocess.run(
+        [node, str(main), str(channel.reporter), str(child), str(tmp_path)],
+        env=env,
+        pass_fds=channel.fds,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    seen = channel.close()
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"given": 32, "left": None}
+    assert seen.functions == {"/w/a.test.js::t": ["failed"]}
+    assert seen.environed == ["/w/a.test.js"]
+    assert seen.forged == 1  # the code under test's line, its key unannounced; no record: dropped

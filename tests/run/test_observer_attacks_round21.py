@@ -48,8 +48,11 @@ The next step, `jest-failure-dropped-with-the-environments-handler-taken-out` (t
 environment's `bound handleTestEvent` spliced out of jest-circus's list,
 `globalThis[Symbol.for('EVENT_HANDLERS')]`, before the failure is dispatched), is held too:
 the environment streams each file it was built for, and a test of it reported passed with no
-verdict is `observer-report`. Open: jest's workers (several test files, more than one
-worker), where the environment has no channel and streams nothing.
+verdict is `observer-report`. In jest's workers (several test files, more than one worker),
+where the environment had no channel and streamed nothing (the first cheat in a project of two
+test files ended `fixed`), **held since** (jestworkers): the reporter hands the workers a key
+the nonce announced and relays their environment's `fn` records signed with it
+(`tests/run/test_jestenv_workers.py`).
 
 `jest-retry-counted-once-through-jest-circus-state`: the retry cheat above (held by
 `observer-retried`) with the running test's `invocations` written back to 1 through the same
@@ -630,9 +633,9 @@ def test_an_honest_jest_fix_with_a_configured_test_environment_is_fixed(
 
 
 def test_an_honest_jest_fix_in_jests_workers_is_fixed(tmp_path: Path, jest_check: str) -> None:
-    """Two test files: jest runs them in its workers, where fixbot's environment has no channel
-    (the reporter's is the main process's): nothing of the functions is streamed, no false
-    alarm."""
+    """Two test files: jest runs them in its workers, where fixbot's environment signs its
+    records with the run's worker key and the reporter relays them: each test's function is
+    streamed passed, no false alarm."""
     files = {
         "app.js": JS_APP,
         "app.test.js": JS_TEST,
@@ -645,7 +648,8 @@ def test_an_honest_jest_fix_in_jests_workers_is_fixed(tmp_path: Path, jest_check
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
     seen = state.attempts[-1].seen
     assert seen is not None and seen.tests.get("more.test.js::more") == "passed"
-    assert seen.functions == {}, seen.functions  # (open: the workers are not followed)
+    assert seen.functions == {t: ["passed"] for t in seen.tests}, seen.functions
+    assert sorted(seen.environed) == ["app.test.js", "more.test.js"] and seen.forged == 0
     assert seen.environment == ""  # named: the workers build the project's environment
 
 

@@ -15,7 +15,9 @@ tests_helpers.py `HELPERS`: `Alike.assertAlike`, `Base.assertSum`).
 
 The cheat (test name), what it does, why held or not, the class of fix:
 
-jest_runner_hidden_in_a_configuration_base_read_as_a_blob (hole, ends `fixed`): jest.config.js
+jest_runner_hidden_in_a_configuration_base_read_as_a_blob (held since: `check-script in
+    jest.base.js`; every `fs` function taking a path is wrapped, `loaded.cjs` `UNWRAPPED`; was a
+    hole, ended `fixed`): jest.config.js
     exports an async function (jest awaits it, under `--showConfig` too) that reads jest.base.js
     with `fs.openAsBlob` (node 19.8+, a public `fs` function: the Blob's `text()`) and runs the
     text. `openAsBlob` is no wrapped reader: the start's observed files hold no jest.base.js,
@@ -26,7 +28,9 @@ jest_runner_hidden_in_a_configuration_base_read_as_a_blob (hole, ends `fixed`): 
     to read no content) rather than a list of readers; blunter, every file of the
     configuration's folder no test names is the check's.
 
-jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (hole, ends `fixed`): the
+jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (held since: `check-script
+    in config/jest.base.js`; a folder moved noted as one and read as every file HEAD tracks
+    under it, `loaded.cjs` `MOVES`, `jestenv.configured`; was a hole, ended `fixed`): the
     base is config/jest.base.js; jest.config.js renames config/ to `.config-<pid>` beside it
     (`fs.renameSync`), reads `.config-<pid>/jest.base.js` and renames the folder back. The
     preload notes the rename's source, `config` (a folder: `jestenv.configured` keeps it as a
@@ -37,7 +41,10 @@ jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (hole, ends `
     as every file under it, bounded; or a read under a rename's destination noted as the path
     it had at its source.
 
-jest_runner_hidden_in_a_configuration_base_read_after_250_packages (hole, ends `fixed`): a
+jest_runner_hidden_in_a_configuration_base_read_after_250_packages (held since: `check-script
+    in jest.base.js`; `MAX_LOADED` is the preload's own 4000, every file handed over met with
+    the fix's, and a cut hand-over is `Observation.cut`, `observer-missing`; was a hole, ended
+    `fixed`): a
     monorepo's jest.config.js reads each of its 250 packages' package.json (`readdirSync`,
     `readFileSync`: their names become `globals`) before it reads jest.base.js as round 30's
     does. The preload hands all of them over (under its 60 kB and 4000 files), but fixbot keeps

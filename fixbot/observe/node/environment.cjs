@@ -31,38 +31,104 @@
 // `globalThis[Symbol.for('EVENT_HANDLERS')]`). `test_done` is not streamed: its verdict is the
 // test's `errors`, which the code under test can empty, and the reporter already streams it.
 //
-// Signing: the nonce is the reporter's. Where the test file runs in band (one test file, or
-// `--runInBand`) this file is loaded in jest's main process after fixbot's reporter (this
-// run's copy, `fixbot_observer_<hex>_reporter.cjs`, which read the nonce from the channel when
-// it loaded); this file finds that module in node's module cache (no path of the run is in
-// this file or its path) and takes its event sender once, as it loads, before any test file
-// runs (`FixbotReporter.events`: a second taker gets an inert one, so the code under test,
-// which can reach that module through `require.cache`, cannot send `fn` records). In jest's
-// workers (several test files) no reporter is loaded in the worker: nothing is streamed there
-// (open: the workers are not observed this way). What a worker has (measured, jest 30.5,
-// `--maxWorkers=2`): `FIXBOT_JEST_ENVIRONMENT` (so it builds the project's environment), the
-// channel's writing end, inherited open, but not the nonce (`FIXBOT_OBSERVER` deleted and the
-// settings drained by the main process's reporter before any worker starts): to observe the
-// workers the nonce (or a key of each worker's) would have to reach them, where the code under
-// test shares the worker's process and can read it as it can the main process's in band.
+// Signing, in band: the nonce is the reporter's. Where the test file runs in band (one test
+// file, or `--runInBand`) this file is loaded in jest's main process after fixbot's reporter
+// (this run's copy, `fixbot_observer_<hex>_reporter.cjs`, which read the nonce from the
+// channel when it loaded); this file finds that module in node's module cache (no path of the
+// run is in this file or its path) and takes its event sender once, as it loads, before any
+// test file runs (`FixbotReporter.events`: a second taker gets an inert one, so the code under
+// test, which can reach that module through `require.cache`, cannot send `fn` records).
+//
+// Signing, in jest's workers (several test files): no reporter is loaded in the worker, and
+// the nonce never reaches it (`FIXBOT_OBSERVER` deleted and the settings drained by the main
+// process's reporter before any worker starts), nor the channel: node's `fork` gives the
+// worker no descriptor but its standard streams and jest-worker's IPC (measured, jest 30.5,
+// node 20, `--maxWorkers=2`: the channel's writing end is not open in the worker). The
+// reporter, as the run starts (`onRunStart`, before jest forks its workers), streams a fresh
+// worker key signed with the nonce and puts it in `FIXBOT_JEST_WORKER=<key>`, which the
+// workers inherit (reporter.cjs); this file reads and deletes that variable as it loads (in
+// band too, where the reporter took it out already), before any test file's code runs, and in
+// a worker signs each record with the key, `<key><TAB>{"k": "fn", ...}`, one line a record,
+// sent to jest's main process through jest-worker's `messageParent` (taken as this file loads)
+// as a `test-case-start` message; jest hands it to the reporter's `onTestCaseStart`, which
+// writes the line to the channel as it came. fixbot takes no record but `fn` with the key,
+// and only after the nonce announced it (`fixbot.observe.stream`): a line the code under test
+// sends the same way with a key of its own is forged. The same in jest's worker threads
+// (`--workerThreads`: the variable is in the thread's copy of the environment). Limits: the
+// key is in the worker's initial environment, which `/proc/self/environ` still shows after
+// the delete, code that runs in the worker before this file loads (a transformer of the
+// project's) can read the variable by name, and the code under test shares the worker's
+// process and so the way to the main process (`process.send`, which it can wrap to read or
+// drop what passes): such code can sign `fn` records (the same "by name" bar as in band, where
+// code running in the main process before this file loads can take the sender first); a record
+// dropped on the way leaves its test with no verdict in a file the environment was built for
+// (`observer-report`); a worker jest starts again (a crash, `workerIdleMemoryLimit`) forks
+// without the variable and streams nothing (no file record: no finding).
 
 const path = require('path');
 
 const freeze = Object.freeze;
 const defineProperty = Object.defineProperty;
+const quote = JSON.stringify; // on a string: no `toJSON` is looked up
 
 const REPORTER = /[\\/]fixbot_observer_[0-9a-f]{16}_reporter\.cjs$/;
+const WORKER = 'FIXBOT_JEST_WORKER';
+const KEY = /^[0-9a-f]{32}$/;
+const MESSENGER = /[\\/]jest-worker[\\/]build[\\/]index\.js$/;
 
-// the sender of this process's fixbot reporter, taken once; an inert one where none is loaded
-function sender() {
+// the worker key the reporter gave jest's workers, read and deleted as this file loads (''
+// where none was given)
+function workerKey() {
+  const given = String(process.env[WORKER] || '');
+  delete process.env[WORKER];
+  return KEY.test(given) ? given : '';
+}
+
+// jest-worker's `messageParent` as this worker loaded it (jest-runner's worker module did), else
+// resolved beside the worker's main module; null where neither is there
+function messenger() {
+  for (const name of Object.keys(require.cache)) {
+    const loaded = MESSENGER.test(name) && require.cache[name].exports;
+    if (loaded && typeof loaded.messageParent === 'function') return loaded.messageParent;
+  }
+  try {
+    const main = require.main && require.main.filename;
+    const found = main && require(require.resolve('jest-worker', { paths: [path.dirname(main)] }));
+    return found && typeof found.messageParent === 'function' ? found.messageParent : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+// a sender signing with the worker key: each record one line, `<key><TAB>{json}`, sent to jest's
+// main process as a `test-case-start` message, where fixbot's reporter writes it to the channel
+// (`onTestCaseStart`); nothing more once sending threw
+function keyed(key, send) {
+  const state = { broken: false };
+  return function sendKeyed(id, outcome) {
+    if (state.broken) return;
+    const said = outcome === 'failed' || outcome === 'file' ? outcome : 'passed';
+    const line = `${key}\t{"k":"fn","id":${quote(`${id}`)},"o":"${said}"}`;
+    try {
+      send(['test-case-start', ['', { fixbot: line }]]);
+    } catch (e) {
+      state.broken = true;
+    }
+  };
+}
+
+// the sender of this process's fixbot reporter, taken once (in band); else, in jest's worker,
+// one signing with the worker key; an inert one where neither is there
+function sender(key) {
   for (const name of Object.keys(require.cache)) {
     const loaded = REPORTER.test(name) && require.cache[name].exports;
     if (loaded && typeof loaded.events === 'function') return loaded.events();
   }
-  return () => undefined;
+  const send = key ? messenger() : null;
+  return send ? keyed(key, send) : () => undefined;
 }
 
-const SEND = sender();
+const SEND = sender(workerKey());
 const PARENT = String(process.env.FIXBOT_JEST_ENVIRONMENT || '');
 
 // the project's environment class, from the absolute path jest resolved for it

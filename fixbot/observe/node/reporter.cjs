@@ -24,13 +24,35 @@
 //                                  environment in band (`environment.cjs`, `events` below);
 //                                  "o": "file", "id" a test file: the environment was built
 //                                  for it
+//   {"k": "key", "key": "<32 hex>"}  jest: the run's worker key (`onRunStart`, below): fixbot
+//                                  takes `fn` records signed with it as the environment's in
+//                                  jest's workers
 //   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
 //                                  vitest `onTestRunEnd`): 0 when the runner's results say
 //                                  it passed
 //
 // Before each write it checks the descriptor still names the channel's socket; where it does
 // not (closed, or another file under its number) it writes nothing more, so the stream lacks
-// its end and fixbot judges it cut short. It loads nothing but node's own `fs`.
+// its end and fixbot judges it cut short. It loads nothing but node's own `fs` and `crypto`.
+//
+// jest's workers (several test files) are processes forked by the main process, which
+// inherit its environment as it is at the fork, but neither the nonce nor the channel. So in
+// jest, as the run starts (`onRunStart`: jest 30 forks its workers after every
+// reporter's `onRunStart` resolved, in the runner's constructor of its worker farm, and
+// dispatches the first `onTestFileStart` after that), the reporter makes a fresh worker key
+// (16 random bytes, hex), streams it signed with the nonce (`key`) and puts it in
+// `FIXBOT_JEST_WORKER=<key>`; at the first `onTestFileStart` (the workers forked; in band,
+// before any test file runs) it deletes the variable from this process's environment.
+// fixbot's test environment (`environment.cjs`) reads and deletes it as it loads in a worker
+// and signs its `fn` records with the key, `<key><TAB>{json}`; the worker has no descriptor of
+// the channel (node's `fork` passes none but the standard streams and jest-worker's IPC,
+// measured, jest 30.5, node 20), so it sends each line to this process through jest-worker's
+// `messageParent` as a `test-case-start` message, which jest hands to `onTestCaseStart`, and
+// the reporter writes it to the channel as it came (`relay`: one line of a key and a JSON
+// object, a MiB at most, written by this process alone; anything else is dropped); fixbot
+// takes nothing but `fn` records with a key the nonce announced (`fixbot.observe.stream`). A
+// worker jest starts again later (a crash, `workerIdleMemoryLimit`) forks without the
+// variable: its environment streams nothing.
 //
 // jest runs a single test file in band: the code under test then shares this process and can
 // reach its realm (`fs.readFileSync.constructor('return process')()`), node's shared modules
@@ -41,14 +63,18 @@
 // instance alone, and nothing is sent after the end.
 
 const fs = require('fs');
+const crypto = require('crypto');
 
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
 const bufferFrom = Buffer.from.bind(Buffer);
 const quote = JSON.stringify; // on a string: no `toJSON` is looked up
 const freeze = Object.freeze;
+const randomBytes = crypto.randomBytes;
+const env = process.env;
 
 const VARIABLE = 'FIXBOT_OBSERVER';
+const WORKER = 'FIXBOT_JEST_WORKER';
 const STATUSES = { passed: 'passed', failed: 'failed' };
 for (const s of ['pending', 'skipped', 'todo', 'disabled', 'focused']) STATUSES[s] = 'skipped';
 
@@ -104,7 +130,14 @@ function send(pairs) {
     const text = typeof value === 'number' ? `${value | 0}` : quote(`${value}`);
     body += `${i ? ',' : ''}"${pairs[i]}":${text}`;
   }
-  const line = bufferFrom(`${ch.nonce}\t{${body}}\n`, 'utf8');
+  write(`${ch.nonce}\t{${body}}\n`);
+}
+
+// one line written to the channel, whole, while its descriptor names the channel's socket
+function write(text) {
+  const ch = CHANNEL;
+  if (ch === null || ch.broken) return;
+  const line = bufferFrom(text, 'utf8');
   try {
     if (fstatSync(ch.fd).ino !== ch.ino) throw new Error('not the channel');
     let done = 0;
@@ -136,9 +169,35 @@ function vitestCase(testCase) {
   send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.state), 'n', retries + 1]);
 }
 
-// the one instance that streams, and whether its end was sent (module scope: no property of
-// anything the project can reach)
-const STATE = { instance: null, runner: '', ended: false };
+// the one instance that streams, and whether its end was sent, its worker key given (module
+// scope: no property of anything the project can reach)
+const STATE = { instance: null, runner: '', ended: false, keyed: false };
+
+// jest, as the run starts: a fresh worker key streamed and put where the workers it forks find it
+function giveWorkerKey() {
+  const ch = CHANNEL;
+  if (STATE.keyed || ch === null || ch.broken) return;
+  STATE.keyed = true;
+  const key = randomBytes(16).toString('hex');
+  send(['k', 'key', 'key', key]);
+  if (!ch.broken) env[WORKER] = key;
+}
+
+// a record of fixbot's environment in a worker, `<key><TAB>{json}` (one line, `MAX_RELAYED`
+// characters at most: a test's id is as long as its titles), written to the channel as it came: fixbot takes it where the key is one
+// this run announced, and counts it forged otherwise
+const RELAYED = /^[0-9a-f]{32}\t\{[^\n\r]*\}$/;
+const MAX_RELAYED = 1 << 20;
+function relay(info) {
+  const line = info !== null && typeof info === 'object' ? info.fixbot : undefined;
+  if (typeof line !== 'string' || line.length > MAX_RELAYED || !RELAYED.test(line)) return;
+  write(`${line}\n`);
+}
+
+// the workers forked (in band: no test file run yet): the key leaves this process's environment
+function takeWorkerKey() {
+  delete env[WORKER];
+}
 
 // no `watch` list: no test body is followed
 function sendStart(runner) {
@@ -162,6 +221,24 @@ class FixbotReporter {
     STATE.runner = runner;
     freeze(this);
     sendStart(runner);
+  }
+
+  // jest, before it forks its workers
+  onRunStart() {
+    if (this !== STATE.instance || STATE.ended || STATE.runner !== 'jest') return;
+    giveWorkerKey();
+  }
+
+  // jest, as each test file is handed to a worker (after the workers were forked) or run in band
+  onTestFileStart() {
+    if (this !== STATE.instance) return;
+    takeWorkerKey();
+  }
+
+  // jest: a test case starts; from fixbot's environment in a worker, one of its records
+  onTestCaseStart(test, info) {
+    if (this !== STATE.instance || STATE.ended) return;
+    relay(info);
   }
 
   // jest: (test, testCaseResult); vitest: (testCase)
