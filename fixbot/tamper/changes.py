@@ -8,6 +8,7 @@ over a file's path and its two texts.
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from collections.abc import Callable
@@ -25,6 +26,7 @@ __all__ = [
     "is_test_file",
     "lets_tests_run_on",
     "of_the_tests",
+    "supports_tests",
 ]
 
 
@@ -48,6 +50,33 @@ def is_test_file(path: str) -> bool:
 def is_harness(path: str) -> bool:
     """Test modules, conftests and anything else under a tests folder (`tests/__init__.py`)."""
     return is_test_file(path) or PurePosixPath(path).name == "conftest.py"
+
+
+# a function of a class's own namespace by which the class is test support: unittest's assert
+# methods (`assertEqual`, `assert_called`), `fail`/`failUnless`, its fixtures (`setUpClass`, ...)
+SUPPORT = re.compile(r"(?:assert|fail)(?:[A-Z_]|$)|setUp|tearDown|asyncSetUp|asyncTearDown")
+
+
+def supports_tests(text: str) -> bool:
+    """Whether the Python source `text` defines a class of test support: one based on a name
+    ending in `TestCase` (`unittest.TestCase`, `IsolatedAsyncioTestCase`), or whose own body
+    defines a function named as unittest's assert methods and fixtures are (`SUPPORT`:
+    `assertAlike`, `fail`, `setUp`, `tearDownClass`). False where `text` does not parse. An app
+    module's mixin that defines neither (`class T(AppMixin, TestCase)`) is no test support."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(_supports(node) for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+
+
+def _supports(klass: ast.ClassDef) -> bool:
+    """Whether `klass` is based on a `*TestCase` name or defines a `SUPPORT` function."""
+    bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in klass.bases]
+    if any(base.endswith("TestCase") for base in bases):
+        return True
+    defined = (n for n in klass.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    return any(SUPPORT.match(function.name) for function in defined)
 
 
 def _toml_tables(text: str) -> object:
