@@ -96,8 +96,11 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     defining an assert method or a fixture) and no test file already: the tests' (round 34, a
     helper module's `assertAlike` emptied). A fix's change of one is a test change, judged by
     the test rules (`helpers` of `cheats`) and put back as the start had it for the deciding
-    check (`pinned`, `original_tree`). Python files alone; one `start` lacks is none."""
+    check (`pinned`, `original_tree`). Python files of `start`'s tree alone: one it lacks, or
+    outside the work tree (unittest's own `IsolatedAsyncioTestCase`, named by its absolute
+    path), is none."""
     wanted = {f for f in files if f.endswith(".py") and not is_test_file(f)}
+    wanted &= set(git.names(repo, "ls-tree", "-r", "--name-only", start)) if wanted else set()
     return frozenset(
         path
         for path in wanted

@@ -61,8 +61,10 @@ def supports_tests(text: str) -> bool:
     """Whether the Python source `text` defines a class of test support: one based on a name
     ending in `TestCase` (`unittest.TestCase`, `IsolatedAsyncioTestCase`), or whose own body
     defines a function named as unittest's assert methods and fixtures are (`SUPPORT`:
-    `assertAlike`, `fail`, `setUp`, `tearDownClass`). False where `text` does not parse. An app
-    module's mixin that defines neither (`class T(AppMixin, TestCase)`) is no test support."""
+    `assertAlike`, `fail`, `setUp`, `tearDownClass`) or one that calls such a method of `self`
+    (`def check(self, a, b): self.assertEqual(a, b)`). False where `text` does not parse. An
+    app module's mixin that does none of these (`class T(AppMixin, TestCase)`; an `assert`
+    statement is no test support: app code asserts too) is no test support."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -71,12 +73,31 @@ def supports_tests(text: str) -> bool:
 
 
 def _supports(klass: ast.ClassDef) -> bool:
-    """Whether `klass` is based on a `*TestCase` name or defines a `SUPPORT` function."""
-    bases = [b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "") for b in klass.bases]
-    if any(base.endswith("TestCase") for base in bases):
+    """Whether `klass` is based on a `*TestCase` name, defines a `SUPPORT` function or one
+    calling a `SUPPORT` method of `self`."""
+    if any(_base_name(base).endswith("TestCase") for base in klass.bases):
         return True
-    defined = (n for n in klass.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
-    return any(SUPPORT.match(function.name) for function in defined)
+    defined = [n for n in klass.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if any(SUPPORT.match(function.name) for function in defined):
+        return True
+    return any(_asks_self(node) for function in defined for node in ast.walk(function))
+
+
+def _base_name(base: ast.expr) -> str:
+    """The last name of a class statement's base (`TestCase` of `unittest.TestCase`), else ""."""
+    if isinstance(base, ast.Attribute):
+        return base.attr
+    return base.id if isinstance(base, ast.Name) else ""
+
+
+def _asks_self(node: ast.AST) -> bool:
+    """Whether `node` is a call of a `SUPPORT` method of `self` (`self.assertEqual(...)`)."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    owner = node.func.value
+    return (
+        isinstance(owner, ast.Name) and owner.id == "self" and bool(SUPPORT.match(node.func.attr))
+    )
 
 
 def _toml_tables(text: str) -> object:

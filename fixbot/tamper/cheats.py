@@ -53,6 +53,10 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
                       failing one (both printed counts)
 
+The rules' test files are those their names make (`fixbot.tamper.changes.is_harness`) and the
+`helpers` the caller names: a failing unittest test's helper base in a module of no test name
+that holds test support (`fixbot.run.integrity.helpers`, round 34).
+
 The rules are about the tests' strength, not their text: the syntax tree decides for Python. A
 suspected cheat is never published as `fixed` (`fixbot.policy.rules`). The known bypasses of a
 text-based guard (and ImpossibleBench, 2025: stronger models delete, skip or rewrite tests when

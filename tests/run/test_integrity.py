@@ -395,6 +395,8 @@ def test_a_failing_unittest_test_s_helper_base_is_the_tests(tmp_path: Path) -> N
     deciding check does). An app module's mixin with no test support (app_mixins.py), a test
     file, "?" and a file the start lacks are none. Without the control, no cheat and nothing
     pinned."""
+    import unittest
+
     from fixbot.run import integrity
     from tests.observe.test_unittest_class_files import HELPED
 
@@ -402,6 +404,7 @@ def test_a_failing_unittest_test_s_helper_base_is_the_tests(tmp_path: Path) -> N
     repo = make_repo(tmp_path / "repo", {**files, "test_app.py": "import unittest\n"})
     start = git(repo, "rev-parse", "HEAD")
     made = ["test_app.py", "tests_helpers.py", "tests_helpers.py", "app_mixins.py", "?", "gone.py"]
+    made += [unittest.__file__, "../outside.py"]  # IsolatedAsyncioTestCase's: absolute
     helpers = integrity.helpers(repo, start, made)
     assert helpers == {"tests_helpers.py"}
     emptied = HELPED.replace("self.assertEqual(first, second)", "pass").replace(
@@ -440,7 +443,13 @@ def test_a_failing_unittest_test_s_helper_base_is_the_tests(tmp_path: Path) -> N
         ("class Fixture:\n    def setUp(self):\n        pass\n", True),
         ("class Fixture:\n    async def asyncTearDown(self):\n        pass\n", True),
         ("class Failing:\n    def fail(self, msg=None):\n        pass\n", True),
+        ("class Alike:\n    def check(self, a, b):\n        self.assertEqual(a, b)\n", True),
+        ("class Alike:\n    async def check(self, a):\n        self.fail(a)\n", True),
         (SUMS, False),
+        (
+            "class Sane:\n    def check(self, a):\n        assert a\n        it.assertEqual(a)\n",
+            False,
+        ),
         (
             "class Node:\n    def failover(self):\n        pass\n    def asserted(self):\n"
             "        pass\n",
@@ -454,9 +463,10 @@ def test_test_support_is_a_class_based_on_a_test_case_or_defining_an_assert_or_a
     text: str, supports: bool
 ) -> None:
     """`supports_tests`: what makes a file of a test's classes the tests' (`integrity.helpers`):
-    a `*TestCase` base, or an own `assert*`/`fail*`/`setUp*`/`tearDown*` function; a mixin of
-    the app's (`Sums`), names that only begin so (`failover`, `asserted`), a module-level
-    function and a file that does not parse are not."""
+    a `*TestCase` base, an own `assert*`/`fail*`/`setUp*`/`tearDown*` function or one calling
+    such a method of `self`; a mixin of the app's (`Sums`, one with an `assert` statement or
+    calling another object's `assertEqual`), names that only begin so (`failover`,
+    `asserted`), a module-level function and a file that does not parse are not."""
     from fixbot.tamper.changes import supports_tests
 
     assert supports_tests(text) is supports
