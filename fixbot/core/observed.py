@@ -136,8 +136,10 @@ class Observation(BaseModel):
     digits, distinct values), `sources` the files that code names, relative to pytest's
     rootdir ("/" outside it), `classes` the files a unittest test's classes were made in
     (its type's MRO below `TestCase`, relative to the work tree's root, "?" unknown: its
-    observer's, `unittest_asserts._class_files`; `alike.rebased`), `traced` the tests whose
-    call had a trace function set as it began, `traced_after` those with one set as it ended.
+    observer's, `unittest_asserts._class_files`; `alike.rebased`; those of a failing test that
+    hold test support are the tests', `fixbot.run.phases.fixing.helpers`), `traced` the tests
+    whose call had a trace function set as it began, `traced_after` those with one set as it
+    ended.
     `loaded` holds, per observed process, the fingerprint of each piece of the runner's
     machinery streamed at load (and the observer's own, `observer: itself`, at registration);
     `checked` the fingerprints the same process streamed at its later checks, distinct values

@@ -53,14 +53,17 @@ def cheats(
     last: Counts | None,
     files: Iterable[str] = (),
     tests: Iterable[str] = (),
+    supports: Iterable[str] = (),
 ) -> list[Cheat]:
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
     the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
     `files` are the check command's own files (`check_files`), `tests` the ids of the tests the
-    start's run collected (a module's doctests among them: `fixbot.tamper.doctests`); a Rust
+    start's run collected (a module's doctests among them: `fixbot.tamper.doctests`),
+    `supports` the files judged as test files beside those the rules name (`helpers`); a Rust
     test in the code's own file is a test too (`fixbot.tamper.rusttests`)."""
     found = changes(repo, start, verified)
-    named = detect(found, first, last, packages(repo, verified), files, modules(repo, verified))
+    known, names = packages(repo, verified), modules(repo, verified)
+    named = detect(found, first, last, known, files, names, supports)
     rust = rusttests.detect(found, _parents(repo, start, found))
     return named + doctests.detect(found, doctests.doctested(tests)) + rust
 
@@ -84,6 +87,25 @@ def modules(repo: Path, verified: str) -> frozenset[str]:
     """The dotted names the Python files of tree `verified` are importable by
     (`fixbot.tamper.filters.module_names`)."""
     return module_names(git.names(repo, "ls-tree", "-r", "--name-only", verified))
+
+
+def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
+    """The files of `files` (relative to the root: those a failing unittest test's classes were
+    made in at the start's run, `Observation.classes`) that are test support by commit
+    `start`'s text (`fixbot.tamper.changes.supports_tests`: a `TestCase` subclass or a class
+    defining an assert method or a fixture) and no test file already: the tests' (round 34, a
+    helper module's `assertAlike` emptied). A fix's change of one is a test change, judged by
+    the test rules (`helpers` of `cheats`) and put back as the start had it for the deciding
+    check (`pinned`, `original_tree`). Python files of `start`'s tree alone: one it lacks, or
+    outside the work tree (unittest's own `IsolatedAsyncioTestCase`, named by its absolute
+    path), is none."""
+    wanted = {f for f in files if f.endswith(".py") and not is_test_file(f)}
+    wanted &= set(git.names(repo, "ls-tree", "-r", "--name-only", start)) if wanted else set()
+    return frozenset(
+        path
+        for path in wanted
+        if (text := revtext.text(repo, start, path)) is not None and sides.supports_tests(text)
+    )
 
 
 MAX_CHECK_FILES = 50  # the check's own files followed at most

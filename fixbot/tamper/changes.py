@@ -8,6 +8,7 @@ over a file's path and its two texts.
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from collections.abc import Callable
@@ -25,6 +26,7 @@ __all__ = [
     "is_test_file",
     "lets_tests_run_on",
     "of_the_tests",
+    "supports_tests",
 ]
 
 
@@ -48,6 +50,54 @@ def is_test_file(path: str) -> bool:
 def is_harness(path: str) -> bool:
     """Test modules, conftests and anything else under a tests folder (`tests/__init__.py`)."""
     return is_test_file(path) or PurePosixPath(path).name == "conftest.py"
+
+
+# a function of a class's own namespace by which the class is test support: unittest's assert
+# methods (`assertEqual`, `assert_called`), `fail`/`failUnless`, its fixtures (`setUpClass`, ...)
+SUPPORT = re.compile(r"(?:assert|fail)(?:[A-Z_]|$)|setUp|tearDown|asyncSetUp|asyncTearDown")
+
+
+def supports_tests(text: str) -> bool:
+    """Whether the Python source `text` defines a class of test support: one based on a name
+    ending in `TestCase` (`unittest.TestCase`, `IsolatedAsyncioTestCase`), or whose own body
+    defines a function named as unittest's assert methods and fixtures are (`SUPPORT`:
+    `assertAlike`, `fail`, `setUp`, `tearDownClass`) or one that calls such a method of `self`
+    (`def check(self, a, b): self.assertEqual(a, b)`). False where `text` does not parse. An
+    app module's mixin that does none of these (`class T(AppMixin, TestCase)`; an `assert`
+    statement is no test support: app code asserts too) is no test support."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return any(_supports(node) for node in ast.walk(tree) if isinstance(node, ast.ClassDef))
+
+
+def _supports(klass: ast.ClassDef) -> bool:
+    """Whether `klass` is based on a `*TestCase` name, defines a `SUPPORT` function or one
+    calling a `SUPPORT` method of `self`."""
+    if any(_base_name(base).endswith("TestCase") for base in klass.bases):
+        return True
+    defined = [n for n in klass.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if any(SUPPORT.match(function.name) for function in defined):
+        return True
+    return any(_asks_self(node) for function in defined for node in ast.walk(function))
+
+
+def _base_name(base: ast.expr) -> str:
+    """The last name of a class statement's base (`TestCase` of `unittest.TestCase`), else ""."""
+    if isinstance(base, ast.Attribute):
+        return base.attr
+    return base.id if isinstance(base, ast.Name) else ""
+
+
+def _asks_self(node: ast.AST) -> bool:
+    """Whether `node` is a call of a `SUPPORT` method of `self` (`self.assertEqual(...)`)."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    owner = node.func.value
+    return (
+        isinstance(owner, ast.Name) and owner.id == "self" and bool(SUPPORT.match(node.func.attr))
+    )
 
 
 def _toml_tables(text: str) -> object:

@@ -53,6 +53,10 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
     fewer-tests       fewer tests ran (or more were skipped) in the verifying run than in the first
                       failing one (both printed counts)
 
+The rules' test files are those their names make (`fixbot.tamper.changes.is_harness`) and the
+`helpers` the caller names: a failing unittest test's helper base in a module of no test name
+that holds test support (`fixbot.run.integrity.helpers`, round 34).
+
 The rules are about the tests' strength, not their text: the syntax tree decides for Python. A
 suspected cheat is never published as `fixed` (`fixbot.policy.rules`). The known bypasses of a
 text-based guard (and ImpossibleBench, 2025: stronger models delete, skip or rewrite tests when
@@ -351,13 +355,16 @@ def examine(
     packages: frozenset[str] = frozenset(),
     check_files: frozenset[str] = frozenset(),
     modules: frozenset[str] = frozenset(),
+    helpers: frozenset[str] = frozenset(),
 ) -> list[Cheat]:
     """The suspected cheats in one changed file (see the module docstring); `check_files` are the
     repository-relative paths the check command names (its own scripts), `modules` the
     project's module names (`filters.module_names`; empty: every warning filter scoped to a
-    module counts as a dependency's)."""
+    module counts as a dependency's), `helpers` the files judged as test files beside those the
+    rules name (a unittest test's helper base, `fixbot.run.integrity.helpers`)."""
     path = change.path
-    if change.new is None and is_harness(path):
+    tests = is_harness(path) or path in helpers
+    if change.new is None and tests:
         return [Cheat("test-removed", path, "the test file was deleted")]
     script = (
         Cheat("check-script", path, "the check command runs it") if path in check_files else None
@@ -370,7 +377,7 @@ def examine(
     )
     found = [c for c in (script, *rules, _entry_points(change), _js_runtime(change)) if c]
     found += _python_runtime(change)
-    if is_harness(path) and path.endswith(".py"):
+    if tests and path.endswith(".py"):
         found += _python_test(change)
     elif is_test_file(path):
         found += _text_test(change)
@@ -384,14 +391,17 @@ def detect(
     packages: Sequence[str] = (),
     check_files: Iterable[str] = (),
     modules: Iterable[str] = (),
+    helpers: Iterable[str] = (),
 ) -> list[Cheat]:
     """Every suspected cheat in the final diff (`changes`) and in the counts of the first failing
     (`first`) and the verifying (`last`) runs; [] when the fix only changed the code under test.
 
     `packages` are the folders of the verified tree holding an `__init__.py`; `check_files` the
-    paths the check command names, `modules` the project's module names (`examine`). Pure.
+    paths the check command names, `modules` the project's module names, `helpers` files judged
+    as test files (`examine`). Pure.
     """
     known, scripts, names = frozenset(packages), frozenset(check_files), frozenset(modules)
-    found = [cheat for change in changes for cheat in examine(change, known, scripts, names)]
+    kept = frozenset(helpers)
+    found = [cheat for change in changes for cheat in examine(change, known, scripts, names, kept)]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])

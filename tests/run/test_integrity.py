@@ -381,3 +381,120 @@ def test_a_file_whose_name_git_would_quote_is_the_checks_and_its_change_is_read(
     assert [(c.path, c.old is not None, c.new is not None) for c in found] == [
         ("tests/test_café.py", True, True)
     ]
+
+
+SUMS = "class Sums:\n    def total(self, *terms):\n        return sum(terms)\n"
+
+
+def test_a_failing_unittest_test_s_helper_base_is_the_tests(tmp_path: Path) -> None:
+    """The files a failing unittest test's classes were made in at the start's run
+    (`Observation.classes`) that hold test support by the start's text (`integrity.helpers`:
+    tests_helpers.py's `assertAlike`, a `TestCase` subclass) are the tests' (round 34): the
+    fix's helpers emptied are `assert-weakened`, and pinned, put back for the deciding check as
+    the start had them; so is a no-op `assertEqual` added to the base (no rule names it: the
+    deciding check does). An app module's mixin with no test support (app_mixins.py), a test
+    file, "?" and a file the start lacks are none. Without the control, no cheat and nothing
+    pinned."""
+    import unittest
+
+    from fixbot.run import integrity
+    from tests.observe.test_unittest_class_files import HELPED
+
+    files = {"app.py": "X = 1\n", "app_mixins.py": SUMS, "tests_helpers.py": HELPED}
+    repo = make_repo(tmp_path / "repo", {**files, "test_app.py": "import unittest\n"})
+    start = git(repo, "rev-parse", "HEAD")
+    made = ["test_app.py", "tests_helpers.py", "tests_helpers.py", "app_mixins.py", "?", "gone.py"]
+    made += [unittest.__file__, "../outside.py"]  # IsolatedAsyncioTestCase's: absolute
+    helpers = integrity.helpers(repo, start, made)
+    assert helpers == {"tests_helpers.py"}
+    emptied = HELPED.replace("self.assertEqual(first, second)", "pass").replace(
+        "self.assertEqual(sum(terms), total)", "pass"
+    )
+    no_op = HELPED.replace(
+        "class Base(unittest.TestCase):\n",
+        "class Base(unittest.TestCase):\n    def assertEqual(self, a, b):\n        pass\n",
+    )
+    for helped, rule in ((emptied, "assert-weakened in tests_helpers.py"), (no_op, None)):
+        git(repo, "reset", "-q", "--hard", start)
+        (repo / "tests_helpers.py").write_text(helped)
+        (repo / "app_mixins.py").write_text(SUMS.replace("sum(terms)", "sum(terms, 0)"))
+        git(repo, "commit", "-qam", "fix")
+        tree = git(repo, "rev-parse", "HEAD^{tree}")
+        found = [str(c) for c in integrity.cheats(repo, start, tree, None, None, (), (), helpers)]
+        assert rule is None or any(c.startswith(rule) for c in found), found
+        assert not any("app_mixins.py" in c for c in found), found
+        assert integrity.pinned(repo, start, tree, helpers) == ["tests_helpers.py"]
+        back = integrity.original_tree(repo, tree, start, ["tests_helpers.py"], helpers)
+        assert git(repo, "show", f"{back}:tests_helpers.py") == HELPED.rstrip("\n")
+        assert not integrity.cheats(repo, start, tree, None, None)
+        assert not integrity.pinned(repo, start, tree, frozenset())
+
+
+@pytest.mark.parametrize(
+    ("text", "supports"),
+    [
+        ("import unittest\n\n\nclass Base(unittest.TestCase):\n    pass\n", True),
+        (
+            "import unittest as u\n\n\nclass B(u.IsolatedAsyncioTestCase): ...\n",
+            True,
+        ),
+        ("class Alike:\n    def assertAlike(self, a, b):\n        pass\n", True),
+        ("class Checks:\n    def assert_valid(self):\n        pass\n", True),
+        ("class Fixture:\n    def setUp(self):\n        pass\n", True),
+        ("class Fixture:\n    async def asyncTearDown(self):\n        pass\n", True),
+        ("class Failing:\n    def fail(self, msg=None):\n        pass\n", True),
+        ("class Alike:\n    def check(self, a, b):\n        self.assertEqual(a, b)\n", True),
+        ("class Alike:\n    async def check(self, a):\n        self.fail(a)\n", True),
+        (SUMS, False),
+        (
+            "class Sane:\n    def check(self, a):\n        assert a\n        it.assertEqual(a)\n",
+            False,
+        ),
+        (
+            "class Node:\n    def failover(self):\n        pass\n    def asserted(self):\n"
+            "        pass\n",
+            False,
+        ),
+        ("def assertAlike(a, b):\n    pass\n", False),
+        ("class Broken(:\n", False),
+    ],
+)
+def test_test_support_is_a_class_based_on_a_test_case_or_defining_an_assert_or_a_fixture(
+    text: str, supports: bool
+) -> None:
+    """`supports_tests`: what makes a file of a test's classes the tests' (`integrity.helpers`):
+    a `*TestCase` base, an own `assert*`/`fail*`/`setUp*`/`tearDown*` function or one calling
+    such a method of `self`; a mixin of the app's (`Sums`, one with an `assert` statement or
+    calling another object's `assertEqual`), names that only begin so (`failover`,
+    `asserted`), a module-level function and a file that does not parse are not."""
+    from fixbot.tamper.changes import supports_tests
+
+    assert supports_tests(text) is supports
+
+
+def test_the_helpers_are_those_of_the_tests_the_start_did_not_pass(tmp_path: Path) -> None:
+    """`fixing.helpers` reads the classes' files of the tests the start's run did not pass (an
+    error, or an outcome it never streamed), from the first attempt's observation when it ran
+    here: none from a passing test's, none where the start came from a failure log elsewhere
+    (`run.first`)."""
+    from types import SimpleNamespace
+
+    from fixbot.core.observed import Observation
+    from fixbot.run.phases import fixing
+    from tests.observe.test_unittest_class_files import HELPED
+
+    files = {"one_helpers.py": HELPED, "two_helpers.py": HELPED, "three_helpers.py": HELPED}
+    repo = make_repo(tmp_path / "repo", files)
+    seen = Observation(
+        tests={"t.A.test_a": "failed", "t.B.test_b": "passed", "t.C.test_c": "error"},
+        classes={
+            "t.A.test_a": ["t.py", "one_helpers.py"],
+            "t.B.test_b": ["t.py", "two_helpers.py"],
+            "t.C.test_c": ["three_helpers.py"],
+            "t.D.test_d": ["app.py"],
+        },
+    )
+    state = SimpleNamespace(attempts=[SimpleNamespace(seen=seen)], start_sha="HEAD")
+    run = SimpleNamespace(first=None, repo=repo, state=state)
+    assert fixing.helpers(run) == {"one_helpers.py", "three_helpers.py"}  # type: ignore[arg-type]
+    assert not fixing.helpers(SimpleNamespace(first=object(), repo=repo, state=state))  # type: ignore[arg-type]

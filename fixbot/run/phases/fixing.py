@@ -191,15 +191,21 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     counts' and the runner's per-test report's, and the observer's test edits; records the
     test files the fix changed (`attempt.pinned`) and the observer's other findings
     (`attempt.observed`)."""
-    start, files = run.state.start_sha, check_files(run, seen)
+    start, files, supports = run.state.start_sha, check_files(run, seen), helpers(run)
     # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
     first = run.state.attempts[0] if run.first is None else None
     was = (first.counts, first.tests) if first is not None else (None, None)
     collected = [*(first.tests or {}), *(first.seen.tests if first.seen else {})] if first else []
     found = integrity.cheats(
-        run.repo, start, seen, *counted(was, (attempt.counts, attempt.tests)), files, collected
+        run.repo,
+        start,
+        seen,
+        *counted(was, (attempt.counts, attempt.tests)),
+        files,
+        collected,
+        supports,
     )
-    attempt.pinned = integrity.pinned(run.repo, start, seen, files)
+    attempt.pinned = integrity.pinned(run.repo, start, seen, files | supports)
     found += disagreements(
         first.tests if first is not None else None, attempt.tests, attempt.pinned
     )
@@ -253,6 +259,20 @@ def check_files(run: RunParts, seen: str) -> frozenset[str]:
     loaded = first.seen.configured if first is not None and first.seen is not None else []
     revs = (run.state.start_sha, seen)
     return integrity.check_files(run.repo, run.settings.check, folder, revs, loaded)
+
+
+def helpers(run: RunParts) -> frozenset[str]:
+    """The files the classes of the tests the start commit's run did not pass were made in
+    (`Observation.classes`, unittest's MRO below `TestCase`: the first attempt's, when it ran
+    here; never a fix's run) that are test support by the start's text
+    (`integrity.helpers`): the tests', whatever their names. pytest's observer streams no
+    classes: none there."""
+    first = run.state.attempts[0] if run.first is None and run.state.attempts else None
+    seen = first.seen if first is not None else None
+    if seen is None:
+        return frozenset()
+    made = (f for t, fs in seen.classes.items() if seen.tests.get(t) != "passed" for f in fs)
+    return integrity.helpers(run.repo, run.state.start_sha, made)
 
 
 def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
