@@ -114,6 +114,50 @@ def test_jest_and_vitest_are_given_fixbots_reporter_beside_their_json_report(
     )
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        # node running the runner's script: the process fixbot starts is the runner's (round 34)
+        (
+            "node node_modules/.bin/jest --ci",
+            "node node_modules/.bin/jest --reporters=default --reporters=/o/r.cjs --json"
+            " --outputFile=/r/out.json --ci",
+        ),
+        (
+            "node --experimental-vm-modules --max-old-space-size=4096"
+            " node_modules/jest/bin/jest.js",
+            "node --experimental-vm-modules --max-old-space-size=4096"
+            " node_modules/jest/bin/jest.js --reporters=default --reporters=/o/r.cjs --json"
+            " --outputFile=/r/out.json",
+        ),
+        (
+            "node ./node_modules/vitest/vitest.mjs run",
+            "node ./node_modules/vitest/vitest.mjs run --reporter=default --reporter=json"
+            " --reporter=/o/r.cjs --outputFile.json=/r/out.json",
+        ),
+        # node options that run other code first or instead, or a value in its own word: not
+        # the runner run directly
+        ("node -r ./setup.js node_modules/.bin/jest", None),
+        ("node --require=./setup.js node_modules/.bin/jest", None),
+        ("node -e -1 node_modules/.bin/jest", None),
+        ("node --inspect node_modules/.bin/jest", None),
+        ("node --max-old-space-size 4096 node_modules/.bin/jest", None),
+        ("node scripts/run.js node_modules/.bin/jest", None),
+        ("nodejs node_modules/.bin/jest", None),
+        # the entry script's name alone is no runner's
+        ("node node_modules/other/bin/jest.js", None),
+    ],
+)
+def test_the_runner_run_by_node_is_asked_and_observed_as_the_runner_itself(
+    command: str, expected: str | None
+) -> None:
+    """`node [kept options] <path naming jest or vitest>` (`runner_at`, `NODE_KEPT`,
+    `names_runner`): the JSON report and fixbot's reporter named after the path."""
+    report = report_for(words(command))
+    found = None if report is None else report.command(command, "/r/out.json", "/o/r.cjs")
+    assert found == expected
+
+
 def test_the_request_keeps_the_checks_own_pytest_addopts() -> None:
     report = report_for(["pytest"])
     assert report is not None

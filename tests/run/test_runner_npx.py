@@ -98,6 +98,25 @@ def test_npx_jest_an_honest_fix_is_verified_with_the_reporters_stream(tmp_path: 
     )
 
 
+def test_jest_run_by_node_an_honest_fix_is_verified_with_the_reporters_stream(
+    tmp_path: Path,
+) -> None:
+    """`node node_modules/.bin/jest` is jest run directly (`runner_at`): both runs streamed,
+    asked for the JSON report, and `--showConfig` ran through node too (round 34's row held
+    through the same launcher)."""
+    config = {"jest.config.js": "module.exports = { testEnvironment: 'node' };\n"}
+    repo = npx_repo(tmp_path, **config)
+    check = "node node_modules/.bin/jest --ci"
+    outcome, state = settle(repo, ScriptedFixer().enqueue({"app.js": JS_FIXED}), check=check)
+    assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
+    for attempt in (state.attempts[0], state.attempts[-1]):
+        seen = attempt.seen
+        assert seen is not None and seen.runners == ["jest"] and seen.tests == attempt.tests
+        assert seen.ended == 1 and seen.environment == "" and seen.unreached == ""
+    assert state.attempts[0].seen is not None
+    assert "jest.config.js" in state.attempts[0].seen.configured
+
+
 def test_npx_vitest_an_honest_fix_is_verified_with_the_reporters_stream(tmp_path: Path) -> None:
     root = node_modules()
     if root is None:

@@ -134,17 +134,50 @@ def simple_words(command: str) -> list[str] | None:
     return None if any(UNQUOTABLE & set(word) for word in found) else found
 
 
+# Each runner's own entry script (its package's `bin`, `node_modules/<runner>/...`): a path
+# ending so names the runner as a path ending in `/<runner>` does.
+ENTRIES = {"jest": "jest/bin/jest.js", "vitest": "vitest/vitest.mjs"}
+NODE = "node"
+# node's options that leave which program runs, and in which process, to the script named after
+# them (`--name` or `--name=value`, one word): no code loaded before it (`-r`, `--import`,
+# `--loader`), evaluated instead (`-e`, `-p`, `--test`, `--run`), environment read from a file
+# (`--env-file`) or a debugger let in (`--inspect`): any other keeps the command from being taken
+# as the runner run directly
+NODE_KEPT = frozenset(
+    {"--experimental-vm-modules", "--no-warnings", "--no-deprecation", "--enable-source-maps"}
+    | {"--trace-warnings", "--trace-deprecation", "--trace-uncaught", "--expose-gc"}
+    | {"--max-old-space-size", "--max-semi-space-size", "--stack-size", "--stack-trace-limit"}
+    | {"--unhandled-rejections", "--throw-deprecation", "--pending-deprecation"}
+)
+
+
+def names_runner(word: str, name: str) -> bool:
+    """Whether `word` names the program `name`: `jest`, a path ending in `/jest`, or one ending
+    in its entry script (`ENTRIES`: `node_modules/jest/bin/jest.js`)."""
+    entry = ENTRIES.get(name)
+    ends = entry is not None and (word == entry or word.endswith("/" + entry))
+    return word.rsplit("/", 1)[-1] == name or ends
+
+
 def runner_at(words: Sequence[str], name: str, launchers: frozenset[str]) -> int | None:
-    """Where the program `name` (`jest`, or a path ending in `/jest`) stands in `words`, when it
-    is run directly or by one of `launchers` (`npx`, with its options): its index, else None."""
-    found = [i for i, word in enumerate(words) if word.rsplit("/", 1)[-1] == name]
+    """Where the program `name` (`jest`, or a path naming it, `names_runner`) stands in `words`,
+    when it is run directly, by one of `launchers` (`npx`, with its options), or by `node` with
+    options of `NODE_KEPT` alone (`node node_modules/.bin/jest`: the process is the runner's):
+    its index, else None."""
+    found = [i for i, word in enumerate(words) if names_runner(word, name)]
     if len(found) != 1:
         return None
-    at = found[0]
-    before = words[:at]
-    if before and (before[0] not in launchers or any(not w.startswith("-") for w in before[1:])):
-        return None
-    return at
+    return found[0] if _launches(words[: found[0]], launchers) else None
+
+
+def _launches(before: Sequence[str], launchers: frozenset[str]) -> bool:
+    """Whether the words `before` a runner leave it the program that runs: none, one of
+    `launchers` with options, or `node` with options of `NODE_KEPT`."""
+    if not before:
+        return True
+    if before[0] == NODE:
+        return all(w.split("=", 1)[0] in NODE_KEPT for w in before[1:])
+    return before[0] in launchers and all(w.startswith("-") for w in before[1:])
 
 
 def worse(a: str | None, b: str) -> str:

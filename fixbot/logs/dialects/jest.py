@@ -19,6 +19,7 @@ from fixbot.logs.dialects.base import (
     Report,
     counts_after_units,
     jest_outcomes,
+    names_runner,
     runner_at,
 )
 
@@ -32,8 +33,9 @@ def counts(text: str) -> list[Counts]:
 
 
 def runs(words: Sequence[str]) -> bool:
-    """The command runs jest once (`jest`, `npx jest`, `node_modules/.bin/jest`)."""
-    return sum(word.rsplit("/", 1)[-1] == "jest" for word in words) == 1
+    """The command runs jest once (`jest`, `npx jest`, `node_modules/.bin/jest`,
+    `node_modules/jest/bin/jest.js`)."""
+    return sum(names_runner(word, "jest") for word in words) == 1
 
 
 def argv(words: list[str], path: str) -> list[str] | None:

@@ -18,6 +18,7 @@ from fixbot.logs.dialects.base import (
     Report,
     counts_after_units,
     jest_outcomes,
+    names_runner,
     runner_at,
 )
 
@@ -40,8 +41,9 @@ def file_of(test: str) -> str | None:
 
 
 def runs(words: Sequence[str]) -> bool:
-    """The command runs vitest once (`vitest run`, `npx vitest`, `node_modules/.bin/vitest`)."""
-    return sum(word.rsplit("/", 1)[-1] == "vitest" for word in words) == 1
+    """The command runs vitest once (`vitest run`, `npx vitest`, `node_modules/.bin/vitest`,
+    `node node_modules/vitest/vitest.mjs`)."""
+    return sum(names_runner(word, "vitest") for word in words) == 1
 
 
 def argv(words: list[str], path: str) -> list[str] | None:
