@@ -180,8 +180,8 @@ class Observation(BaseModel):
     of node's own constructor given `env: {}`): what it read is not in `configured`, and a fix
     of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `unreached`
     why the check's runner ran where fixbot's reporter could not reach the channel ("": it
-    could; set by fixbot: an `npx jest` check with no local bin for fixbot to run,
-    `fixbot.run.npxbin.direct`)."""
+    could; set by fixbot: an `npx jest` check, or one of another launcher's, `npm exec`, yarn,
+    pnpm, bunx, with no local bin for fixbot to run, `fixbot.run.npxbin.direct`)."""
 
     sessions: int = 0
     ended: int = 0

@@ -77,7 +77,8 @@ def run_check(
         channel = Channel.open(where.watch, str(root), path)
     except OSError:
         channel = None
-    # an `npx jest` check runs jest's own bin, whose process inherits the channel (`npxbin`)
+    # an `npx jest` check (`npm exec`, yarn, pnpm, bunx alike) runs jest's own bin, whose process
+    # inherits the channel (`npxbin`)
     npx = npxbin.direct(where.settings.check, _workdir(where))
     try:
         result, tests, unused, configured = _run(where, log, channel, npx)

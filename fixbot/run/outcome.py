@@ -95,7 +95,8 @@ def verified_line(attempt: Attempt) -> str:
     fixbot's test environment, `Observation.environment`; that its node had no module hooks, so
     the ES modules jest's configuration imported were not observed, `Observation.unhooked`), or
     by exit code only; with why the runner ran where fixbot's reporter could not stream
-    (`Observation.unreached`: an `npx jest` check with no local bin)."""
+    (`Observation.unreached`: an `npx jest` or `npm exec`/yarn/pnpm jest check with no local
+    bin)."""
     seen, observer = attempt.seen, ""
     if seen is not None and seen.sessions > 0:
         inside = "/".join(seen.runners) or "pytest"  # jest's, vitest's: the node reporter

@@ -55,18 +55,19 @@ jest_runner_hidden_in_a_configuration_base_read_after_250_packages (held since: 
     met with the fix's changed files (each of those the start read is the check's, however
     late).
 
-jest_run_through_a_launcher_with_the_report_rewritten_at_exit[node], [npm exec] (holes, end
-    `fixed`): the npx project's check is `node node_modules/.bin/jest --ci` or `npm exec
-    --offline -- jest --ci` (the project's own bin either way), the fix round 20's report
-    rewritten at exit. The jest dialect names fixbot's reporter and the JSON report only where
-    jest is the check's first word or follows `npx` (`runner_at`'s launchers), and
-    `npxbin.direct` rewrites `npx` alone: the start's run and the fix's are both unobserved, with
-    no JSON report, judged by exit code and a summary the cheat keeps its failure out of
-    (`npm exec`'s jest is moreover a child of npm's, which inherits no channel, as npx's).
-    Class of fix: `node <path ending in /jest>` taken as jest run directly (node and its own
-    options before the path among the launchers: the process fixbot starts is jest's);
-    `npm exec [--] jest`, `yarn jest`, `pnpm [exec] jest` rewritten by `npxbin` to the local bin
-    as `npx jest` is.
+jest_run_through_a_launcher_with_the_report_rewritten_at_exit[node], [npm exec] (holes, ended
+    `fixed`; held since, `observer-failed`): the npx project's check is `node node_modules/.bin/jest
+    --ci` or `npm exec --offline -- jest --ci` (the project's own bin either way), the fix round
+    20's report rewritten at exit. The jest dialect named fixbot's reporter and the JSON report only
+    where jest is the check's first word or follows `npx` (`runner_at`'s launchers), and
+    `npxbin.direct` rewrote `npx` alone: the start's run and the fix's are both unobserved, with no
+    JSON report, judged by exit code and a summary the cheat keeps its failure out of (`npm exec`'s
+    jest is moreover a child of npm's, which inherits no channel, as npx's). Class of fix: `node
+    <path ending in /jest>` taken as jest run directly (node and its own options before the path
+    among the launchers: the process fixbot starts is jest's); `npm exec [--] jest`, `yarn jest`,
+    `pnpm [exec] jest` rewritten by `npxbin` to the local bin as `npx jest` is. Done so
+    (`base.names_runner`, `runner_at`'s `node` with `NODE_KEPT` options, `npxbin.FORMS`); yarn, pnpm
+    and bunx unit-tested by their words alone (tests/run/test_npxbin.py).
 
 unittest_assert_helpers_of_a_base_in_a_helper_module_emptied[emptied], [no-op assertEqual]
     (held since #39, `assert-weakened in tests_helpers.py`, `original-tests`; ended `fixed` on
@@ -93,8 +94,8 @@ socket pair as fixbot's), no row: `new fs.ReadStream(file)` (noted: the stream o
 `process.binding('fs').readFileUtf8` (not noted: a stated limit). Read, no row: git's `-z`
 listings (`git.names`): `changed_files`, integrity's trees and `jestenv.vendored` list with
 `--no-renames` (a rename is a delete and an add); `changed_on_branch` (rename detection on)
-only names files a CI log mentions. Not tried: `yarn jest` and `pnpm jest` (neither is installed
-here).
+only names files a CI log mentions. Not tried end to end: `yarn jest` and `pnpm jest` (neither is
+installed here).
 """
 
 from __future__ import annotations
