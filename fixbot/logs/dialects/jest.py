@@ -40,8 +40,10 @@ def runs(words: Sequence[str]) -> bool:
 
 def argv(words: list[str], path: str) -> list[str] | None:
     """`words` with `--json --outputFile=<path>` right after `jest`, when the command runs jest
-    itself (`jest ...`, `npx jest ...`); None when it runs jest some other way (`npm test`,
-    `yarn jest`: the words that reach jest are not the command's) or asks for JSON already.
+    itself (`jest ...`, `npx jest ...`, `node node_modules/.bin/jest ...`: `runner_at`); None
+    when it runs jest some other way (`npm test`: the words that reach jest are not the
+    command's; `yarn jest`, `npm exec -- jest` reach here as the local bin,
+    `fixbot.run.npxbin`) or asks for JSON already.
 
     jest has no environment variable for its reporters or output file: only its command line
     and its configuration (the project's) can ask (https://jestjs.io/docs/cli#--json,
