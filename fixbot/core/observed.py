@@ -176,7 +176,10 @@ class Observation(BaseModel):
     before 20.6 / 18.19): its ES modules are not in `configured`; `unthreaded` that a node
     process of that run started a worker thread without fixbot's preload (round 33: a Worker
     of node's own constructor given `env: {}`): what it read is not in `configured`, and a fix
-    of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `unreached`
+    of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `cut` that
+    what that run handed over was cut at a bound (`jestenv.CUT`, `MAX_LOADED`: round 34, a
+    configuration reading 250 packages' package.json before its base): the files past it are
+    not in `configured`, and a fix of that start is not verified the same way; `unreached`
     why the check's runner ran where fixbot's reporter could not reach the channel ("": it
     could; set by fixbot: an `npx jest` check with no local bin for fixbot to run,
     `fixbot.run.npxbin.direct`)."""
@@ -226,6 +229,7 @@ class Observation(BaseModel):
     configured: list[str] = Field(default_factory=list)
     unhooked: bool = False
     unthreaded: bool = False
+    cut: bool = False
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""
