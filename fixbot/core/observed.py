@@ -166,7 +166,7 @@ class Observation(BaseModel):
     only), `environed` the test files that environment was built for, and `environment` why a jest
     run had no such environment ("": it had, or the check is not jest's; set by fixbot,
     `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root;
-    under node_modules only those the repository tracks, `jestenv.vendored`) node's module
+    under node_modules only those the repository tracks, `jestenv.tracked`) node's module
     cache held as `jest --showConfig` exited, run before the check with fixbot's preload
     (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`): jest.config.js and the files it
     required, by any path, and the ES modules node's loader loaded (jest.config.mjs and what it

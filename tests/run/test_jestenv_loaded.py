@@ -358,9 +358,10 @@ fs.readFile(Buffer.from('c.txt'), () => {
 def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
     """Round 30: the files a node process of the command reads through `fs` (`readFileSync`,
     `openSync` and `open` for reading, `readFile`, `createReadStream`, `promises.readFile`;
-    `loaded.cjs` `READERS`), by a relative path, a Buffer or a `file:` URL, are handed over
-    with those it loaded: a configuration running a base it read as text. Round 33: a file
-    copied or hard-linked out of the work tree (`copyFileSync`, `linkSync`,
+    every function of `fs` but `loaded.cjs` `UNWRAPPED`), by a relative path, a Buffer or a
+    `file:` URL, are handed over with those it loaded: a configuration running a base it read
+    as text. Round 33: a file copied or hard-linked out of the work tree (`copyFileSync`,
+    `linkSync`,
     `promises.copyFile`), where the copy is read, is noted by its source, and a file read
     through a symbolic link from outside the tree by where the link leads. A file opened for
     writing alone is not, nor one under node_modules; the program runs as it would."""
