@@ -549,6 +549,8 @@ fs.appendFileSync('written.txt', 'x');
 (async () => {
   await fs.promises.stat('d.txt');
   await (await fs.openAsBlob('a.txt')).text();
+  if (!(await require('util').promisify(fs.exists)('a.txt'))) throw new Error('promisify');
+  if (fs.realpathSync.native === undefined) throw new Error('native');
   process.stdout.write(JSON.stringify([...new Set(left)].sort()));
 })();
 """
@@ -565,7 +567,8 @@ def test_the_preload_notes_the_path_given_to_any_function_of_fs(tmp_path: Path) 
     named (ended `fixed`). Every function of `fs` and `fs.promises` is wrapped, whatever its
     name, but those known to take a descriptor first or only to write (`loaded.cjs`
     `UNWRAPPED`): a Blob's file, a file stat'ed or looked for is handed over (it steered the
-    configuration), one written is not."""
+    configuration), one written is not; a wrapper keeps its original's own properties
+    (`realpathSync.native`, `exists`'s `util.promisify.custom`, a symbol)."""
     project = tmp_path / "p"
     project.mkdir()
     for name in "abcd":

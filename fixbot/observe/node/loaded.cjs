@@ -116,6 +116,7 @@ const read = new Set();
 const MAX_READ = 4000;
 const { resolve } = require('path');
 const apply = Reflect.apply;
+const ownKeys = Reflect.ownKeys; // a symbol's too: `fs.exists`'s `util.promisify.custom`
 const describe = Object.getOwnPropertyDescriptors;
 const define = Object.defineProperty;
 const isBuffer = Buffer.isBuffer;
@@ -241,7 +242,7 @@ function isFolder(file) {
 // `owner[name]` replaced by a function noting the file its first argument names as read (where
 // the flags, argument `flagsAt`, let it be read; a folder moved noted as one where `moves`),
 // then calling the original as it was called; the original's own properties
-// (`realpathSync.native`-like) kept
+// (`realpathSync.native`, `exists`'s `util.promisify.custom`) kept
 function wrap(owner, name, flagsAt, moves) {
   const original = owner[name];
   if (typeof original !== 'function') return;
@@ -249,9 +250,10 @@ function wrap(owner, name, flagsAt, moves) {
     if (flagsAt === undefined || reading(rest[flagsAt - 1])) note(file, moves && isFolder(file));
     return apply(original, this, [file, ...rest]);
   };
-  for (const [key, descriptor] of Object.entries(describe(original))) {
+  const descriptors = describe(original);
+  for (const key of ownKeys(descriptors)) {
     try {
-      define(wrapper, key, descriptor);
+      define(wrapper, key, descriptors[key]);
     } catch (e) {
       // a property the wrapper cannot take (`length`, `name` are configurable: none)
     }
