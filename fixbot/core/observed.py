@@ -168,7 +168,7 @@ class Observation(BaseModel):
     only), `environed` the test files that environment was built for, and `environment` why a jest
     run had no such environment ("": it had, or the check is not jest's; set by fixbot,
     `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root;
-    under node_modules only those the repository tracks, `jestenv.vendored`) node's module
+    under node_modules only those the repository tracks, `jestenv.tracked`) node's module
     cache held as `jest --showConfig` exited, run before the check with fixbot's preload
     (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`): jest.config.js and the files it
     required, by any path, and the ES modules node's loader loaded (jest.config.mjs and what it
@@ -178,7 +178,10 @@ class Observation(BaseModel):
     before 20.6 / 18.19): its ES modules are not in `configured`; `unthreaded` that a node
     process of that run started a worker thread without fixbot's preload (round 33: a Worker
     of node's own constructor given `env: {}`): what it read is not in `configured`, and a fix
-    of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `unreached`
+    of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `cut` that
+    what that run handed over was cut at a bound (`jestenv.CUT`, `MAX_LOADED`: round 34, a
+    configuration reading 250 packages' package.json before its base): the files past it are
+    not in `configured`, and a fix of that start is not verified the same way; `unreached`
     why the check's runner ran where fixbot's reporter could not reach the channel ("": it
     could; set by fixbot: an `npx jest` check, or one of another launcher's, `npm exec`, yarn,
     pnpm, bunx, with no local bin for fixbot to run, `fixbot.run.npxbin.direct`)."""
@@ -228,6 +231,7 @@ class Observation(BaseModel):
     configured: list[str] = Field(default_factory=list)
     unhooked: bool = False
     unthreaded: bool = False
+    cut: bool = False
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

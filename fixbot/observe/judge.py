@@ -13,8 +13,9 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          none for the verifying one (`Observation.environment`: the fix made
                          it unsure, several projects, another runner, `--showConfig` failing);
                          or the start's `jest --showConfig` started a thread without fixbot's
-                         preload (`Observation.unthreaded`): the files its configuration read,
-                         the check's, are unknown
+                         preload (`Observation.unthreaded`), or what it handed over was cut at
+                         a bound (`Observation.cut`): the files its configuration read, the
+                         check's, are unknown
     observer-cut-short   a session began and never sent its end: the process ended inside it,
                          or the observer ended it (`sender.FAIL_CLOSED`) when its channel's
                          descriptor no longer named the channel
@@ -166,12 +167,18 @@ def _unthreaded(start: Observation | None) -> list[str]:
     fixbot's preload (`Observation.unthreaded`, `fixbot/observe/node/loaded.cjs`): what it read
     is not among the check's files (`Observation.configured`), so no fix of that start is
     verified by them (round 33: a Worker of node's own constructor given `env: {}` read the
-    configuration's base, which the fix then rewrote)."""
-    if start is None or not start.unthreaded:
+    configuration's base, which the fix then rewrote), or what it handed over was cut at a
+    bound (`Observation.cut`, `fixbot.run.jestenv.CUT`: round 34, a configuration reading 250
+    packages' package.json before its base, which the cap dropped)."""
+    if start is None:
         return []
+    unknown = ": the files jest's configuration read are unknown"
+    thread = "started a thread without fixbot's preload" if start.unthreaded else ""
+    cut = "was observed past fixbot's bounds (the files handed over cut)" if start.cut else ""
     return [
-        "observer-missing: the start's jest --showConfig started a thread without fixbot's"
-        " preload: the files jest's configuration read are unknown"
+        f"observer-missing: the start's jest --showConfig {why}{unknown}"
+        for why in (thread, cut)
+        if why
     ]
 
 

@@ -88,6 +88,7 @@ def run_check(
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
         seen.environment, seen.configured = unused, configured.files
         seen.unhooked, seen.unthreaded = configured.unhooked, configured.unthreaded
+        seen.cut = configured.cut
         seen.unreached = npx.why
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests, _, _ = _run(where, log, None)
@@ -193,9 +194,7 @@ def _environment(
     pair = where.launcher.pair
     root = pair.workspace if pair is not None else where.repo
     launcher = dataclasses.replace(launcher, env={**launcher.env, **named})
-    files = jestenv.configured(found, root, jestenv.vendored(where.repo))
-    unhooked, unthreaded = jestenv.UNHOOKED in found, jestenv.UNTHREADED in found
-    return launcher, environment, why, jestenv.Loaded(files, unhooked, unthreaded)
+    return launcher, environment, why, jestenv.observed(found, root, jestenv.tracked(where.repo))
 
 
 def _passing(launcher: Launcher) -> jestenv.Passing:

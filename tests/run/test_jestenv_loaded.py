@@ -107,17 +107,26 @@ def test_a_check_naming_its_own_environment_hands_fixbot_the_files_loaded(
 
 def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_path: Path) -> None:
     """`configured` keeps the files under the work tree, relative to it, each once, links
-    resolved, node_modules and files outside the tree left out."""
-    (tmp_path / "tree").mkdir()
+    resolved, node_modules and files outside the tree left out; a folder the configuration
+    stat'ed or listed (the preload notes every path `fs` is given) and a file it looked for that
+    is not there name no file (one HEAD tracks is kept: the configuration may have moved it)."""
+    (tmp_path / "tree" / "conf").mkdir(parents=True)
     (tmp_path / "link").symlink_to(tmp_path / "tree")
+    for name in ("tree/jest.config.js", "tree/conf/base.js", "elsewhere.js"):
+        (tmp_path / name).write_text("")
     paths = [
         str(tmp_path / "tree" / "jest.config.js"),
         str(tmp_path / "link" / "jest.config.js"),
+        str(tmp_path / "tree" / "conf"),
+        str(tmp_path / "tree" / "jest.config.ts"),
         str(tmp_path / "tree" / "conf" / "base.js"),
         str(tmp_path / "tree" / "node_modules" / "preset" / "index.js"),
         str(tmp_path / "elsewhere.js"),
+        str(tmp_path / "tree" / "moved.js"),
     ]
     assert jestenv.configured(paths, tmp_path / "link") == ["jest.config.js", "conf/base.js"]
+    tracked = frozenset({"moved.js"})
+    assert jestenv.configured(paths, tmp_path / "link", tracked)[-1] == "moved.js"
 
 
 def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
@@ -290,7 +299,7 @@ def test_a_program_the_repository_commits_under_node_modules_is_the_checks(tmp_p
     node_modules/app-setup/index.js, rewritten by the fix to strip the assertions, ended
     `fixed`: `programs` and `configured` passed over every path under node_modules. The path
     `--showConfig` prints there is handed over, and kept where the repository's HEAD tracks it
-    (`vendored`); what the package manager installed (untracked) stays out."""
+    (`tracked`); what the package manager installed (untracked) stays out."""
     from tests.fakes.repo import make_repo
 
     files = {"jest.config.js": "module.exports = { globalSetup: 'app-setup' };\n"}
@@ -305,15 +314,15 @@ def test_a_program_the_repository_commits_under_node_modules_is_the_checks(tmp_p
     }
     found = jestenv.programs(json.dumps(shown, indent=2))
     assert str(repo / "node_modules" / "app-setup" / "index.js") in found
-    tracked = jestenv.vendored(repo)
-    assert tracked == {"node_modules/app-setup/index.js"}
+    tracked = jestenv.tracked(repo)
+    assert "node_modules/app-setup/index.js" in tracked
     loaded = [str(repo / "jest.config.js"), *found]
     assert jestenv.configured(loaded, repo, tracked) == [
         "jest.config.js",
         "node_modules/app-setup/index.js",
     ]
     assert jestenv.configured(loaded, repo) == ["jest.config.js"]
-    assert jestenv.vendored(tmp_path) == frozenset()  # no repository: nothing tracked
+    assert jestenv.tracked(tmp_path) == frozenset()  # no repository: nothing tracked
 
 
 # a script reading the work tree's files with each of `fs`'s readers (relative, absolute,
@@ -349,9 +358,10 @@ fs.readFile(Buffer.from('c.txt'), () => {
 def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
     """Round 30: the files a node process of the command reads through `fs` (`readFileSync`,
     `openSync` and `open` for reading, `readFile`, `createReadStream`, `promises.readFile`;
-    `loaded.cjs` `READERS`), by a relative path, a Buffer or a `file:` URL, are handed over
-    with those it loaded: a configuration running a base it read as text. Round 33: a file
-    copied or hard-linked out of the work tree (`copyFileSync`, `linkSync`,
+    every function of `fs` but `loaded.cjs` `UNWRAPPED`), by a relative path, a Buffer or a
+    `file:` URL, are handed over with those it loaded: a configuration running a base it read
+    as text. Round 33: a file copied or hard-linked out of the work tree (`copyFileSync`,
+    `linkSync`,
     `promises.copyFile`), where the copy is read, is noted by its source, and a file read
     through a symbolic link from outside the tree by where the link leads. A file opened for
     writing alone is not, nor one under node_modules; the program runs as it would."""
@@ -517,3 +527,159 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_read(tmp_path: P
     assert why == "" and named
     configured = jestenv.configured(found, project)
     assert sorted(configured) == ["jest.config.js", "jest.paths.json", "package.json"]
+
+
+# a script reading files with `fs` functions no list of readers named: `openAsBlob` (node 19.8),
+# `statSync`, `existsSync`, `promises.stat`; writing one (not read); and listing which of `fs`'s
+# and `fs.promises`'s functions the preload left as they were
+EVERY_READER = """\
+const fs = require('fs');
+
+const wrapped = (f) => String(f).includes('apply(original');
+const left = [];
+for (const owner of [fs, fs.promises]) {
+  for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(owner))) {
+    if (typeof d.value === 'function' && !/^[A-Z]/.test(name) && !wrapped(d.value)) left.push(name);
+  }
+}
+fs.statSync('b.txt');
+fs.existsSync('c.txt');
+fs.writeFileSync('written.txt', 'x');
+fs.appendFileSync('written.txt', 'x');
+(async () => {
+  await fs.promises.stat('d.txt');
+  await (await fs.openAsBlob('a.txt')).text();
+  if (!(await require('util').promisify(fs.exists)('a.txt'))) throw new Error('promisify');
+  if (fs.realpathSync.native === undefined) throw new Error('native');
+  process.stdout.write(JSON.stringify([...new Set(left)].sort()));
+})();
+"""
+# the functions taking a descriptor first, or only writing (`loaded.cjs` `UNWRAPPED`), of node 20
+LEFT = sorted(
+    {"appendFile", "close", "fchmod", "fchown", "fdatasync", "fstat", "fsync", "ftruncate"}
+    | {"futimes", "read", "readv", "write", "writev", "writeFile", "createWriteStream"}
+    | {"_toUnixTimestamp"}
+)
+
+
+def test_the_preload_notes_the_path_given_to_any_function_of_fs(tmp_path: Path) -> None:
+    """Round 34: jest.config.js read its base with `fs.openAsBlob`, which no list of readers
+    named (ended `fixed`). Every function of `fs` and `fs.promises` is wrapped, whatever its
+    name, but those known to take a descriptor first or only to write (`loaded.cjs`
+    `UNWRAPPED`): a Blob's file, a file stat'ed or looked for is handed over (it steered the
+    configuration), one written is not; a wrapper keeps its original's own properties
+    (`realpathSync.native`, `exists`'s `util.promisify.custom`, a symbol)."""
+    project = tmp_path / "p"
+    project.mkdir()
+    for name in "abcd":
+        (project / f"{name}.txt").write_text(name)
+    (project / "every.cjs").write_text(EVERY_READER)
+    found: list[str] = []
+    code, said = jestenv.loading(_node_run, tmp_path, found)(["node", "every.cjs"], project, 30)
+    assert code == 0
+    left = set(json.loads(said))
+    assert left <= {*LEFT, *(f"{name}Sync" for name in LEFT)}, left
+    assert {"openAsBlob", "statSync", "stat", "readFileSync", "open"}.isdisjoint(left)
+    assert sorted(jestenv.configured(found, project)) == [
+        "a.txt",
+        "b.txt",
+        "c.txt",
+        "d.txt",
+        "every.cjs",
+    ]
+
+
+# a script renaming a folder, reading a file under its new name and renaming it back, as round
+# 34's jest.config.js did with config/, and copying another folder out of the tree
+MOVED = """\
+const fs = require('fs');
+const path = require('path');
+
+fs.renameSync('config', '.moved');
+fs.readFileSync(path.join('.moved', 'base.js'));
+fs.renameSync('.moved', 'config');
+const away = fs.mkdtempSync(path.join(require('os').tmpdir(), 'away-'));
+fs.cpSync('kept', away, { recursive: true });
+fs.rmSync(away, { recursive: true });
+"""
+
+
+def test_a_folder_moved_or_copied_is_noted_as_every_file_the_start_holds_under_it(
+    tmp_path: Path,
+) -> None:
+    """Round 34: config/ renamed, its base read under the new name and renamed back handed over
+    the folder's path alone (no file) and a path in no tree (ended `fixed`). The source of a
+    rename (a copy, a link) that is a folder is noted as one (`<path>/`), which `configured`
+    reads as every file HEAD tracks under it (`tracked`), none untracked."""
+    from tests.fakes.repo import make_repo
+
+    files = {"move.cjs": MOVED, "config/base.js": "", "config/deep/runner.js": ""}
+    repo = make_repo(tmp_path / "repo", {**files, "kept/a.js": "", "other.js": ""})
+    (repo / "config" / "untracked.js").write_text("")
+    found: list[str] = []
+    assert jestenv.loading(_node_run, tmp_path, found)(["node", "move.cjs"], repo, 30)[0] == 0
+    assert f"{repo / 'config'}/" in found
+    files = jestenv.configured(found, repo, jestenv.tracked(repo))
+    assert sorted(files) == ["config/base.js", "config/deep/runner.js", "kept/a.js", "move.cjs"]
+
+
+def test_an_observation_cut_at_a_bound_says_so(tmp_path: Path) -> None:
+    """Round 34: jestenv kept the first 200 files the configuration read, silently, and the
+    base read after 250 packages' package.json was dropped. Past `MAX_LOADED` files, or where
+    the preload (`CUT`: its `MAX_BYTES` here) or `loaded` (undecodable lines) cut what it
+    handed over, the observation is cut (`observed`, `Loaded.cut`); under them it is not."""
+    names = [str(tmp_path / f"{n:04}.js") for n in range(jestenv.MAX_LOADED + 1)]
+    for name in names:
+        Path(name).write_text("")
+    assert jestenv.observed(names[:-1], tmp_path).cut is False
+    over = jestenv.observed(names, tmp_path)
+    assert over.cut and len(over.files) == jestenv.MAX_LOADED
+    assert jestenv.observed([*names[:3], jestenv.CUT], tmp_path).cut
+    # the preload past its 60 kB: 700 paths of ~100 characters read
+    long = "x" * 90
+    (tmp_path / "many.cjs").write_text(
+        "const fs = require('fs');\n"
+        f"for (let n = 0; n < 700; n += 1) fs.existsSync(`{long}${{n}}`);\n"
+    )
+    found: list[str] = []
+    assert jestenv.loading(_node_run, tmp_path, found)(["node", "many.cjs"], tmp_path, 30)[0] == 0
+    assert found[0] == jestenv.CUT and jestenv.observed(found, tmp_path).cut
+    few: list[str] = []
+    (tmp_path / "few.cjs").write_text("require('fs').existsSync('a.js');\n")
+    assert jestenv.loading(_node_run, tmp_path, few)(["node", "few.cjs"], tmp_path, 30)[0] == 0
+    assert jestenv.CUT not in few
+
+
+def test_undecodable_or_too_many_bytes_from_the_preload_are_a_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`loaded` adds `CUT` where a line is no UTF-8 (a path it cannot name) or it read
+    `MAX_LOADED_BYTES` (64 here); an ordinary hand-over is not cut."""
+    import socket
+
+    monkeypatch.setattr(jestenv, "MAX_LOADED_BYTES", 64)
+    for data, cut in (
+        (b"/a/b.js\n", False),
+        (b"/a/\xff.js\n/a/b.js\n", True),
+        (b"/a/b.js\n" * 9, True),
+    ):
+        reading, writing = socket.socketpair()
+        with reading, writing:
+            writing.sendall(data)
+            writing.close()
+            lines = jestenv.loaded(reading)
+        assert (jestenv.CUT in lines) is cut, data
+        assert "/a/b.js" in lines
+
+
+def test_a_fix_of_a_start_whose_observation_was_cut_is_not_verified() -> None:
+    """The start's `jest --showConfig` handed over a cut list (`Observation.cut`): the files
+    past the bound, the check's, are unknown, so the fix is `observer-missing`
+    (`judge._unthreaded`); a fix's run that was cut is no finding."""
+    start = Observation(sessions=1, ended=1, runners=["jest"], cut=True)
+    last = Observation(sessions=1, ended=1, runners=["jest"])
+    for verifying in (last, None):
+        found = [f for f in judge.findings(start, verifying) if "bounds" in f]
+        assert found and found[0].startswith("observer-missing:"), found
+    start.cut, last.cut = False, True
+    assert not [f for f in judge.findings(start, last) if "bounds" in f]

@@ -144,10 +144,6 @@ module.exports = async () => {
 """
 
 
-@hole(
-    "fs.openAsBlob is no wrapped reader: wrap it (or every fs function taking a path), or take"
-    " every file of the configuration's folder as the check's"
-)
 def test_jest_runner_hidden_in_a_configuration_base_read_as_a_blob(
     tmp_path: Path, jest_check: str
 ) -> None:
@@ -177,10 +173,6 @@ module.exports = base.exports;
 MOVED_HIDDEN = {"config/jest.base.js": READ_BASE_HIDDEN, "config/runner.js": JEST_RUNNER}
 
 
-@hole(
-    "a renamed folder is noted as the folder, no file: note every file under a folder renamed"
-    " (or copied), or map reads under its new name back to the old"
-)
 def test_jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed(
     tmp_path: Path, jest_check: str
 ) -> None:
@@ -209,10 +201,6 @@ PACKAGES = {
 }
 
 
-@hole(
-    "jestenv keeps the first 200 files the configuration read, silently: a cut observation"
-    " says so (the fix's edits past it unverified), or the fix's changed files are met first"
-)
 def test_jest_runner_hidden_in_a_configuration_base_read_after_250_packages(
     tmp_path: Path, jest_check: str
 ) -> None:

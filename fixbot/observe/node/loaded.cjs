@@ -18,16 +18,25 @@
 //   port synchronously at exit (`receiveMessageOnPort`), so none still in flight is lost. On a
 //   node without `register` ES modules are not seen: a line `esm-unobserved` (relative, which
 //   fixbot reads as that note, never as a file) says so;
-// - the files it read through `fs` (`readFileSync`, `readFile`, `promises.readFile`, `openSync`,
-//   `open` and `promises.open` for reading, `createReadStream`: `READERS`, wrapped here, before
-//   jest or the configuration runs, so every later taker of `fs`, graceful-fs's copy among
-//   them, gets the wrappers), relative paths resolved against the folder of that moment: round
-//   30's jest.config.js reading jest.base.js with `fs.readFileSync` and running its text
-//   (`new Function`, a `data:` URL `import()`ed), which no module cache or hook sees. What a
-//   file's content shaped, the configuration, it is the check's. jest's own reads there are
-//   package.json and the configuration file (loaded anyway); npx reads .npmrc, which sets how
-//   the check's node runs. Reads outside node_modules alone, after what was loaded (`MAX_BYTES`
-//   keeps the loaded first), 4000 at most.
+// - the paths it gave `fs` (every function of `fs` and `fs.promises` but those known to take a
+//   descriptor first or only to write, `UNWRAPPED`: `readFileSync`, `openAsBlob`, `open` for
+//   reading, `statSync`, `existsSync`, a reader a later node adds, whatever its name; wrapped
+//   here, before jest or the configuration runs, so every later taker of `fs`, graceful-fs's
+//   copy among them, gets the wrappers), relative paths resolved against the folder of that
+//   moment: round 30's jest.config.js reading jest.base.js with `fs.readFileSync` and running
+//   its text (`new Function`, a `data:` URL `import()`ed), which no module cache or hook sees;
+//   round 34's read with `fs.openAsBlob`, which no list of readers named. What a file's content
+//   (or presence: a file stat'ed, looked for) shaped, the configuration, it is the check's; a
+//   folder given names no file (`jestenv.configured`), but the source of a rename, copy or link
+//   that is a folder is noted as one (`<path>/`, `MOVES`), which fixbot reads as every file its
+//   start's tree holds under it (round 34: config/ renamed, its base read under the new name).
+//   jest's own reads there are package.json and the configuration file (loaded anyway); npx
+//   reads .npmrc, which sets how the check's node runs. Reads outside node_modules alone, after
+//   what was loaded (`MAX_BYTES` keeps the loaded first), 4000 at most.
+// - a line `observation-cut` (`CUT`) where a bound cut what it hands over (`MAX_READ` paths of
+//   a thread, the loader's 4000, `MAX_BYTES` written, a path holding a newline): the files past
+//   it unknown, which fixbot reads as that note (`Observation.cut`, no fix of that start
+//   verified), never as a file;
 // - the files its worker threads read through `fs` (round 32: jest.config.js reading jest.base.js
 //   in a `worker_threads` Worker that posts the text back): the preload runs as each worker
 //   starts (NODE_OPTIONS is the process's, `execArgv: []` given or not), wraps the worker's own
@@ -60,6 +69,7 @@ const VARIABLE = 'FIXBOT_JEST_LOADED';
 const MAX_BYTES = 60 * 1024; // written at most: under the socket's buffer, never blocking exit
 const UNOBSERVED = 'esm-unobserved'; // this node cannot hook its ES module loader
 const UNTHREADED = 'thread-unobserved'; // a thread started without this preload (`unthreaded`)
+const CUT = 'observation-cut'; // a bound of this preload's was reached: what it hands over is cut
 // node's module hooks, run on its loader thread: each `file:` URL loaded, outside node_modules,
 // posted on the port fixbot's preload hands over (4000 at most); the thread says hello on it
 // first (its `threadId`: started by node itself, with the preload on a node that runs it there
@@ -73,9 +83,9 @@ export function initialize(data) {
   if (port !== null) port.postMessage({ hello: threadId });
 }
 export async function load(url, context, next) {
-  if (port !== null && left > 0 && url.startsWith('file:') && !/[\\\\/]node_modules[\\\\/]/.test(url)) {
+  if (port !== null && url.startsWith('file:') && !/[\\\\/]node_modules[\\\\/]/.test(url)) {
     left -= 1;
-    port.postMessage(url);
+    if (left >= 0) port.postMessage(left > 0 ? url : { cut: true });
   }
   return next(url, context);
 }
@@ -106,6 +116,7 @@ const read = new Set();
 const MAX_READ = 4000;
 const { resolve } = require('path');
 const apply = Reflect.apply;
+const ownKeys = Reflect.ownKeys; // a symbol's too: `fs.exists`'s `util.promisify.custom`
 const describe = Object.getOwnPropertyDescriptors;
 const define = Object.defineProperty;
 const isBuffer = Buffer.isBuffer;
@@ -115,10 +126,9 @@ const { O_WRONLY } = fs.constants;
 // `THREAD_READS`), and the file (an absolute path) a worker thread's preload posted, noted as read
 const THREAD_READS = 'fixbot-jest-read';
 let posted = 0; // the files this worker thread posted (`MAX_READ` at most)
+let cut = false; // a bound reached (`MAX_READ`, the loader's, `MAX_BYTES`): `CUT` written
 function noteThread(name) {
-  if (typeof name === 'string' && read.size < MAX_READ && !/[\\/]node_modules[\\/]/.test(name)) {
-    read.add(name);
-  }
+  if (typeof name === 'string' && !/[\\/]node_modules[\\/]/.test(name)) keep(name);
 }
 
 // the worker threads started in any observed thread (`process.on('worker')`: `started` in this
@@ -135,6 +145,7 @@ function heard(message) {
   if (typeof message.hello === 'number') greeted.add(message.hello);
   if (typeof message.made === 'number') made.add(message.made);
   if (message.lost === true) lost = true;
+  if (message.cut === true) cut = true;
   return true;
 }
 
@@ -143,25 +154,36 @@ function threadMessage(data) {
   if (!heard(data)) noteThread(data);
 }
 
-// `file` (a path, a Buffer or a `file:` URL; a descriptor or FileHandle is not one) noted as read:
-// in the main thread kept in `read`, in a worker thread posted on `THREADS` as it is read (a
-// worker may be ended, or outlive the main thread's exit, before its own `exit`)
-function note(file) {
+// `file` (a path, a Buffer or a `file:` URL; a descriptor or FileHandle is not one) noted as read
+// (a folder, `<path>/`, where `folder`): in the main thread kept in `read`, in a worker thread
+// posted on `THREADS` as it is read (a worker may be ended, or outlive the main thread's exit,
+// before its own `exit`); past `MAX_READ` the observation is cut
+function note(file, folder = false) {
   try {
     let name = file;
     if (isBuffer(name)) name = name.toString('utf8');
     else if (name instanceof URL) name = fileURLToPath(name);
-    if (typeof name !== 'string' || read.size >= MAX_READ || posted >= MAX_READ) return;
-    if (/[\\/]node_modules[\\/]/.test(name)) return;
-    for (const path of [resolve(name), ...led(name)]) {
-      if (THREADS === null || threads.isMainThread) read.add(path);
-      else {
-        posted += 1;
-        THREADS.postMessage(path);
-      }
-    }
+    if (typeof name !== 'string' || /[\\/]node_modules[\\/]/.test(name)) return;
+    const tail = folder ? '/' : '';
+    for (const path of [resolve(name), ...led(name)]) keep(path + tail);
   } catch (e) {
     // not a file's path, or the channel closed: not noted
+  }
+}
+
+// `path` noted: kept in the main thread, posted on `THREADS` in a worker thread, or the
+// observation cut (`MAX_READ` reached)
+function keep(path) {
+  if (THREADS === null || threads.isMainThread) {
+    if (read.has(path)) return;
+    if (read.size < MAX_READ) read.add(path);
+    else cut = true;
+  } else if (posted < MAX_READ) {
+    posted += 1;
+    THREADS.postMessage(path);
+  } else if (posted === MAX_READ) {
+    posted += 1;
+    THREADS.postMessage({ cut: true });
   }
 }
 
@@ -185,45 +207,55 @@ function reading(flags) {
   return flags.includes('+') || !/^[wa]/.test(flags);
 }
 
-// each reader wrapped (its first argument the file) and the index of its `flags` argument (null:
-// it only reads)
-const READERS = {
-  readFileSync: null,
-  readFile: null,
-  openSync: 1,
-  open: 1,
-  createReadStream: null,
-  // a file copied, hard-linked or moved elsewhere is read there (round 33: jest.config.js
-  // copying jest.base.js out of the work tree with `copyFileSync`, libuv copying it, and reading
-  // the copy): its source noted as read (a folder given to `cp` names no file: not followed); a
-  // file read through a symbolic link is noted by where the link leads too (`note`)
-  copyFileSync: null,
-  copyFile: null,
-  cpSync: null,
-  cp: null,
-  linkSync: null,
-  link: null,
-  renameSync: null,
-  rename: null,
-};
-// the same of `fs.promises`
-const PROMISED = { readFile: null, open: 1, copyFile: null, cp: null, link: null, rename: null };
+// the functions of `fs` (and `fs.promises`) that take a descriptor first (or no path at all:
+// `_toUnixTimestamp`) and those that only write a file, never reading what is there: every other
+// function of theirs (a class aside) takes a path first and is wrapped (`watchReads`), whatever
+// its name: a reader a later node adds (round 34: `openAsBlob`, node 19.8) noted as the others
+// are. `stat`, `exists`, `readdir` and the like note their path too: a folder names no file
+// (`jestenv.configured` keeps the work tree's files), and a file whose presence or metadata
+// steered the configuration is the check's (the cost chosen)
+const UNWRAPPED = new Set([
+  'close', 'fchmod', 'fchown', 'fdatasync', 'fstat', 'fsync', 'ftruncate', 'futimes',
+  'read', 'readv', 'write', 'writev', '_toUnixTimestamp',
+  'writeFile', 'appendFile', 'createWriteStream',
+].flatMap((name) => [name, `${name}Sync`]));
+// the functions whose `flags` argument (its index) tells whether the file is read
+const FLAGGED = { open: 1, openSync: 1 };
+// a file copied, hard-linked or moved elsewhere is read there (round 33: jest.config.js copying
+// jest.base.js out of the work tree with `copyFileSync` and reading the copy): its source noted
+// (a file read through a symbolic link is noted by where the link leads too, `note`); a folder
+// there (round 34: config/ renamed, its base read under the new name, renamed back) is noted as
+// a folder (`<path>/`), which fixbot reads as every file its start's tree holds under it
+const MOVES = new Set(['copyFile', 'cp', 'link', 'rename'].flatMap((n) => [n, `${n}Sync`]));
+const statSync = fs.statSync;
+
+// whether `file` (a path, Buffer or `file:` URL) names a folder now
+function isFolder(file) {
+  try {
+    const found = statSync(file, { throwIfNoEntry: false });
+    return found !== undefined && found.isDirectory();
+  } catch (e) {
+    return false;
+  }
+}
 
 // `owner[name]` replaced by a function noting the file its first argument names as read (where
-// the flags, argument `flagsAt`, let it be read), then calling the original as it was called;
-// the original's own properties (`realpathSync.native`-like) kept
-function wrap(owner, name, flagsAt) {
+// the flags, argument `flagsAt`, let it be read; a folder moved noted as one where `moves`),
+// then calling the original as it was called; the original's own properties
+// (`realpathSync.native`, `exists`'s `util.promisify.custom`) kept
+function wrap(owner, name, flagsAt, moves) {
   const original = owner[name];
   if (typeof original !== 'function') return;
   const wrapper = function (file, ...rest) {
-    if (flagsAt === null || reading(rest[flagsAt - 1])) note(file);
+    if (flagsAt === undefined || reading(rest[flagsAt - 1])) note(file, moves && isFolder(file));
     return apply(original, this, [file, ...rest]);
   };
-  for (const [key, descriptor] of Object.entries(describe(original))) {
+  const descriptors = describe(original);
+  for (const key of ownKeys(descriptors)) {
     try {
-      define(wrapper, key, descriptor);
+      define(wrapper, key, descriptors[key]);
     } catch (e) {
-      // a property the wrapper cannot take (none of fs's readers has one)
+      // a property the wrapper cannot take (`length`, `name` are configurable: none)
     }
   }
   try {
@@ -233,9 +265,19 @@ function wrap(owner, name, flagsAt) {
   }
 }
 
+// whether `owner[name]` is a function to wrap: one of `fs`'s taking a path first (not a class,
+// `ReadStream`, `Stats`: noted as they open through `fs.open`, or construct nothing of a path)
+// (its own data property read: no getter run, a deprecated constant's warning never printed)
+function pathTaking(descriptor, name) {
+  return typeof descriptor.value === 'function' && !UNWRAPPED.has(name) && !/^[A-Z]/.test(name);
+}
+
 function watchReads() {
-  for (const [name, flagsAt] of Object.entries(READERS)) wrap(fs, name, flagsAt);
-  for (const [name, flagsAt] of Object.entries(PROMISED)) wrap(fs.promises, name, flagsAt);
+  for (const owner of [fs, fs.promises]) {
+    for (const [name, descriptor] of Object.entries(describe(owner))) {
+      if (pathTaking(descriptor, name)) wrap(owner, name, FLAGGED[name], MOVES.has(name));
+    }
+  }
 }
 
 // the channel of the worker threads' reads: the main thread's (observed) takes what they post,
@@ -287,7 +329,9 @@ function observeWorkers(Worker = threads.Worker, preload = __filename) {
 // after `--showConfig` printed) never reaches; each handle's `threadId` is read when it is told
 const handles = new Set();
 function making(asyncId, type, trigger, resource) {
-  if (type === 'WORKER' && handles.size < MAX_READ) handles.add(resource);
+  if (type !== 'WORKER') return;
+  if (handles.size < MAX_READ) handles.add(resource);
+  else cut = true;
 }
 
 // `ids` (threadIds of Workers this thread started) noted as made, in the main thread, or
@@ -412,12 +456,17 @@ function loaded() {
   let text = PORT === null ? `${UNOBSERVED}\n` : '';
   if (unthreaded()) text += `${UNTHREADED}\n`;
   const seen = new Set();
+  const room = MAX_BYTES - CUT.length - 1; // `CUT`'s line always fits
   for (const name of files) {
-    if (/[\\/]node_modules[\\/]/.test(name) || name.includes('\n') || seen.has(name)) continue;
-    if (text.length + name.length + 1 > MAX_BYTES) break;
+    if (/[\\/]node_modules[\\/]/.test(name) || seen.has(name)) continue;
+    if (name.includes('\n') || text.length + name.length + 1 > room) {
+      cut = true; // a path no line holds, or past the bound: not handed over
+      continue;
+    }
     seen.add(name);
     text += `${name}\n`;
   }
+  if (cut) text = `${CUT}\n${text}`;
   try {
     if (!text || fstatSync(CHANNEL.fd).ino !== CHANNEL.ino) return;
     const data = Buffer.from(text, 'utf8');
