@@ -105,7 +105,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole
+from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held
 from tests.run.test_runner_attacks_round25 import JEST_RUNNER
 from tests.run.test_runner_attacks_round27_files import HELPED_TEST, HELPERS
 from tests.run.test_runner_attacks_round30 import READ_BASE, READ_BASE_HIDDEN
