@@ -175,7 +175,13 @@ class Observation(BaseModel):
     `unhooked` that a node process of that run had no module hooks (`module.register`, node
     before 20.6 / 18.19): its ES modules are not in `configured`; `unreached` why the check's
     runner ran where fixbot's reporter could not reach the channel ("": it could; set by fixbot:
-    an `npx jest` check with no local bin for fixbot to run, `fixbot.run.npxbin.direct`)."""
+    an `npx jest` check with no local bin for fixbot to run, `fixbot.run.npxbin.direct`; a go
+    check whose GOFLAGS name an `-overlay` of their own, `fixbot.observe.golang`). `runners`
+    holds `go` where fixbot's observer inside a go test binary (`fixbot/observe/go/observer.go`)
+    began a session: one a test binary, its tests `<package>::<Test>` as go test -json names
+    them (top-level tests alone), outcomes only; `own_main` the work tree's folders whose test
+    files define their own `TestMain`, which the observer is not added to: their tests run
+    unobserved (set by fixbot)."""
 
     sessions: int = 0
     ended: int = 0
@@ -219,6 +225,7 @@ class Observation(BaseModel):
     environed: list[str] = Field(default_factory=list)
     environment: str = ""
     unreached: str = ""
+    own_main: list[str] = Field(default_factory=list)
     configured: list[str] = Field(default_factory=list)
     unhooked: bool = False
 
