@@ -30,6 +30,7 @@ forged. The limit, as for the other observers: code that reads the variable by n
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -77,21 +78,36 @@ def test_folders(tree: Path) -> tuple[dict[str, str], list[str]]:
     found: dict[str, str] = {}
     own: list[str] = []
     module = False
-    for count, (top, dirs, files) in enumerate(os.walk(tree)):
-        if count >= MAX_FOLDERS:
-            break
+    walked = itertools.islice(os.walk(tree), MAX_FOLDERS)
+    for top, dirs, files in walked:
         dirs[:] = sorted(d for d in dirs if d[:1] not in "._" and d not in SKIPPED)
         module = module or "go.mod" in files
-        tests = sorted(f for f in files if f.endswith("_test.go"))
-        if not tests:
-            continue
-        name, has_main = _package(Path(top), sorted(f for f in files if f.endswith(".go")))
-        rel = os.path.relpath(top, tree)
-        if has_main:
-            own.append(rel)
-        elif name:
-            found[rel] = name
+        _sort(Path(top), os.path.relpath(top, tree), files, found, own)
     return (found, own) if module else ({}, [])
+
+
+def _sort(folder: Path, rel: str, files: list[str], found: dict[str, str], own: list[str]) -> None:
+    """The folder `folder` (`rel` in the work tree) holding `files` added to `found` with its
+    package's name where it holds a `_test.go` file, or to `own` where one defines `TestMain`."""
+    if not any(f.endswith("_test.go") for f in files):
+        return
+    name, has_main = _package(folder, sorted(f for f in files if f.endswith(".go")))
+    if has_main:
+        own.append(rel)
+    elif name:
+        found[rel] = name
+
+
+def _head(path: Path) -> str | None:
+    """The first `HEAD_BYTES` of the Go file `path` as text, None for a link, anything but a
+    regular file, or a file that cannot be read."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            return handle.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _package(folder: Path, files: list[str]) -> tuple[str, bool]:
@@ -101,16 +117,9 @@ def _package(folder: Path, files: list[str]) -> tuple[str, bool]:
     tested: list[str] = []
     has_main = False
     for name in files:
-        path = folder / name
-        if path.is_symlink() or not path.is_file():
-            continue
-        try:
-            with path.open("rb") as handle:
-                head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
-        except OSError:
-            continue
-        clause = PACKAGE_RE.search(head)
-        if name.endswith("_test.go"):
+        head = _head(folder / name)
+        clause = PACKAGE_RE.search(head) if head is not None else None
+        if head is not None and name.endswith("_test.go"):
             has_main = has_main or bool(MAIN_RE.search(head))
             tested += [clause.group(1).removesuffix("_test")] if clause else []
         elif clause:
