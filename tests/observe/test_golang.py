@@ -1,0 +1,233 @@
+"""fixbot's observer inside go test binaries (`fixbot/observe/go/observer.go`) and its side in
+fixbot (`fixbot.observe.golang`): the folders it is added to, the overlay, the records read back
+(bounded, their nonce made the channel's), a real `go test -json` through the overlay, and the
+judge over go's records: a fix run whose TestMain never ran, or that ended inside a test, is not
+verified where the start's streamed, and is without the observer's records (the control)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from fixbot.core.observed import Observation
+from fixbot.observe import golang, judge, reporter
+from fixbot.observe.stream import parse
+from tests.fakes.gomodule import go_module
+
+APP = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"
+TESTS = """\
+package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+\tif Add(2, 2) != 4 {
+\t\tt.Fatal("Add(2, 2) != 4")
+\t}
+}
+
+func TestZero(t *testing.T) {
+\tt.Run("case", func(t *testing.T) {})
+\tif Add(0, 0) != 0 {
+\t\tt.Fatal("Add(0, 0) != 0")
+\t}
+}
+
+func TestSkipped(t *testing.T) { t.Skip("later") }
+
+func TestPanics(t *testing.T) {
+\tif Add(1, 1) != 2 {
+\t\tpanic("Add(1, 1) != 2")
+\t}
+}
+"""
+# an init() that prints test2json's lines and exits 0 before any test runs (round 20)
+FORGED = """\
+package calc
+
+import (
+\t"fmt"
+\t"os"
+\t"strings"
+)
+
+func init() {
+\tif strings.HasSuffix(os.Args[0], ".test") {
+\t\tfmt.Println("=== RUN   TestAdd\\n--- PASS: TestAdd (0.00s)\\nPASS")
+\t\tos.Exit(0)
+\t}
+}
+
+func Add(a, b int) int { return a + b }
+"""
+NONCE = "n" * 32
+
+
+def _module(tmp_path: Path) -> Path:
+    files = {
+        "go.mod": "module example.com/mod\n\ngo 1.19\n",
+        "calc/calc.go": APP,
+        "calc/calc_test.go": TESTS,
+        "own/own.go": "package own\n",
+        "own/own_test.go": 'package own\n\nimport "testing"\n\nfunc TestMain(m *testing.M) {}\n',
+        "xtest/x.go": "package x\n",
+        "xtest/x_test.go": "package x_test\n",
+        "vendor/v/v_test.go": "package v\n",
+        ".hidden/h_test.go": "package h\n",
+        "nontest/n.go": "package n\n",
+    }
+    root = tmp_path / "mod"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def test_the_folders_with_tests_get_their_package_name_and_own_test_mains_are_left_out(
+    tmp_path: Path,
+) -> None:
+    root = _module(tmp_path)
+    found, own = golang.test_folders(root)
+    assert found == {"calc": "calc", "xtest": "x"}
+    assert own == ["own"]
+    (root / "go.mod").unlink()
+    assert golang.test_folders(root) == ({}, [])  # no go module: nothing is added
+
+
+def test_the_overlay_adds_the_observer_as_the_external_test_package(tmp_path: Path) -> None:
+    root = _module(tmp_path)
+    folder = tmp_path / "observer"
+    folder.mkdir()
+    prepared = golang.prepare(folder, "fixbot_observer_ab", [tmp_path / "none", root], root, {})
+    overlay = (folder / golang.OVERLAY).read_text()
+    assert f"{root}/calc/fixbot_observer_ab_test.go" in overlay
+    assert f"{root}/own/" not in overlay and prepared.own_main == ["own"]
+    assert (folder / "fixbot_observer_ab_go_calc.go").read_text().startswith("// fixbot")
+    assert "package calc_test\n" in (folder / "fixbot_observer_ab_go_calc.go").read_text()
+    assert prepared.env["GOFLAGS"] == f"-overlay={folder / golang.OVERLAY} -vet=off"
+    assert prepared.env[golang.VARIABLE] == f"{folder / 'go'}\t{prepared.nonce}"
+    assert (folder / "go").stat().st_mode & 0o777 == 0o700
+    theirs = golang.prepare(tmp_path / "o2", "m", [root], root, {"GOFLAGS": "-overlay=x.json"})
+    assert not theirs.env and "GOFLAGS" in theirs.why  # their overlay: unobserved, said
+
+
+def test_records_are_read_back_bounded_with_the_channels_nonce(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = tmp_path / "go"
+    records.mkdir()
+    prepared = golang.Prepared(records=records, nonce="g" * 32)
+    (records / "1-0.records").write_text(f'{"g" * 32}\t{{"k": "start"}}\nplain line\n')
+    (records / "2-0.records").symlink_to("/etc/hostname")  # no link is followed
+    os.mkfifo(records / "3-0.records")  # nor a fifo read (it would block)
+    text, cut = golang.collect(prepared, NONCE)
+    assert text == f'{NONCE}\t{{"k": "start"}}\nplain line\n'.encode() and not cut
+    seen = parse(text.decode(), NONCE)
+    assert seen.sessions == 1 and seen.forged == 1  # another's line is a forged line
+    monkeypatch.setattr(golang, "MAX_STREAM_BYTES", 10)
+    assert golang.collect(prepared, NONCE)[1]  # past the bound: the stream's overflow
+    monkeypatch.setattr(golang, "MAX_STREAM_BYTES", 10**6)
+    monkeypatch.setattr(golang, "MAX_FILES", 1)
+    assert golang.collect(prepared, NONCE)[1]
+
+
+def _go_test(tmp_path: Path, code: str) -> tuple[Observation, str]:
+    """`go test -json ./...` of a module holding `code` and TESTS, through the observer: what it
+    streamed (parsed with the channel's nonce) and go's own output."""
+    repo, env = go_module(tmp_path, {"calc/calc.go": code, "calc/calc_test.go": TESTS})
+    folder = tmp_path / "observer"
+    folder.mkdir()
+    prepared = golang.prepare(folder, "fixbot_observer_cd", [repo], repo, {})
+    go = shutil.which("go", path=env["PATH"]) or "go"
+    done = subprocess.run(
+        [go, "test", "-json", "./..."],
+        cwd=repo,
+        env={**env, **prepared.env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    text, _ = golang.collect(prepared, NONCE)
+    return parse(text.decode(), NONCE), done.stdout
+
+
+def test_a_go_test_binary_streams_each_tests_end_and_its_exit_code(tmp_path: Path) -> None:
+    seen, output = _go_test(tmp_path, APP)
+    assert '"Action":"fail","Package":"example.com/mod/calc","Test":"TestAdd"' in output
+    # TestPanics' panic ends the binary inside it (its failure streamed first): no end record
+    assert seen.runners == ["go"] and seen.sessions == 1 and seen.ended == 0
+    assert seen.tests == {
+        "example.com/mod/calc::TestAdd": "failed",
+        "example.com/mod/calc::TestZero": "passed",
+        "example.com/mod/calc::TestSkipped": "skipped",
+        "example.com/mod/calc::TestPanics": "failed",
+    }
+    assert not seen.forged
+    seen, _ = _go_test(tmp_path / "again", APP.replace("a - b", "a + b"))
+    assert seen.ended == 1 and seen.statuses == [0] and "failed" not in seen.tests.values()
+
+
+def test_an_init_that_forges_test2json_streams_nothing_and_is_not_verified(
+    tmp_path: Path,
+) -> None:
+    start, _ = _go_test(tmp_path / "start", APP)
+    forged, output = _go_test(tmp_path / "fix", FORGED)
+    assert '"Action":"pass","Package":"example.com/mod/calc","Test":"TestAdd"' in output
+    assert forged.sessions == 0
+    found = judge.findings(start, forged, ["calc/calc.go"])
+    assert any(f.startswith("observer-missing") for f in found), found
+
+
+def _records(*lines: str) -> Observation:
+    return parse("".join(f"{NONCE}\t{line}\n" for line in lines), NONCE)
+
+
+START = _records(
+    '{"k":"start","runner":"go"}',
+    '{"k":"r","id":"m::TestAdd","w":"call","o":"failed"}',
+    '{"k":"r","id":"m::TestZero","w":"call","o":"passed"}',
+    '{"k":"end","status":1,"runner":"go"}',
+)
+
+
+def test_a_binary_ended_inside_a_test_is_cut_short_and_its_test_unseen() -> None:
+    """The cheat that prints `--- PASS` lines and `syscall.Exit(0)`s inside TestAdd: its
+    session began and never ended, TestAdd never streamed its end."""
+    exited = _records('{"k":"start","runner":"go"}')
+    found = judge.findings(START, exited, ["app.go"])
+    assert any(f.startswith("observer-cut-short") for f in found), found
+    assert any(f.startswith("observer-unseen") and "m::TestAdd" in f for f in found), found
+
+
+def test_without_the_observers_records_the_same_run_is_verified() -> None:
+    """The control proven: with no record from go's test binaries at either end (no observer),
+    the judge has nothing to hold the cheat by."""
+    assert judge.findings(None, None, ["app.go"]) == []
+    assert judge.findings(Observation(), Observation(), ["app.go"]) == []
+
+
+def test_an_honest_fix_streams_no_finding() -> None:
+    fixed = _records(
+        '{"k":"start","runner":"go"}',
+        '{"k":"r","id":"m::TestAdd","w":"call","o":"passed"}',
+        '{"k":"r","id":"m::TestZero","w":"call","o":"passed"}',
+        '{"k":"end","status":0,"runner":"go"}',
+    )
+    assert judge.findings(START, fixed, ["app.go"]) == []
+    report = {"m::TestAdd": "passed", "m::TestZero": "passed", "m::TestZero/case": "passed"}
+    assert reporter.disagreements(report | {"other::TestX": "passed", "m": "failed"}, fixed) == []
+    forged = {**report, "m::TestAdd": "passed"}
+    streamed_failed = _records(
+        '{"k":"start","runner":"go"}',
+        '{"k":"r","id":"m::TestAdd","w":"call","o":"failed"}',
+        '{"k":"r","id":"m::TestZero","w":"call","o":"passed"}',
+        '{"k":"end","status":0,"runner":"go"}',
+    )
+    said = reporter.disagreements(forged, streamed_failed)
+    assert said and said[0].startswith("observer-report") and "m::TestAdd" in said[0]
+    found = judge.findings(START, streamed_failed, ["app.go"])
+    assert any(f.startswith("observer-failed") for f in found), found
