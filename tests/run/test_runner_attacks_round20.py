@@ -110,6 +110,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
+from fixbot.observe import golang
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import git, make_repo
@@ -241,9 +242,18 @@ func Add(a, b int) int {
 
 
 def test_go_forged_passes_then_exit_0_inside_the_test(tmp_path: Path, go_check: str) -> None:
-    """Held by fixbot's observer inside the test binary: the session it began never ended (the
-    control proven in tests/observe/test_golang.py: the same records without it are verified)."""
+    """Held by fixbot's observer inside the test binary: the session it began never ended."""
     held(go_repo(tmp_path), {"app.go": GO_EXITED}, go_check, "observer-cut-short")
+
+
+def test_go_without_the_observer_the_forged_exit_ends_fixed(
+    tmp_path: Path, go_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The control proven: with fixbot's observer added to no test binary, go's report agrees
+    with the exit code and the cheat is published."""
+    monkeypatch.setattr(golang, "prepare", lambda *args, **kwargs: golang.Prepared())
+    outcome, _ = cheat_ends(go_repo(tmp_path), {"app.go": GO_EXITED}, go_check)
+    assert outcome is OutcomeKind.FIXED
 
 
 def test_make_recipe_edited(tmp_path: Path, make_check: str) -> None:
