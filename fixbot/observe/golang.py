@@ -52,6 +52,8 @@ MAX_FILES = 4096  # record files read at most (one a test binary)
 SKIPPED = frozenset({"vendor", "testdata", "node_modules"})  # go's `./...` skips these too
 PACKAGE_RE = re.compile(r"^package[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 MAIN_RE = re.compile(r"^func[ \t]+TestMain[ \t]*\(", re.MULTILINE)
+# a file no build takes (`//go:build ignore`, a generator's `package main` beside the package)
+IGNORED_RE = re.compile(r"^//[ \t]*(?:go:build|\+build)[ \t]+ignore[ \t]*$", re.MULTILINE)
 HEAD_BYTES = 64 * 1024  # a Go file's first bytes read for its package clause
 
 
@@ -100,19 +102,20 @@ def _sort(folder: Path, rel: str, files: list[str], found: dict[str, str], own: 
 
 def _head(path: Path) -> str | None:
     """The first `HEAD_BYTES` of the Go file `path` as text, None for a link, anything but a
-    regular file, or a file that cannot be read."""
+    regular file, a file that cannot be read, or one no build takes (`//go:build ignore`)."""
     if path.is_symlink() or not path.is_file():
         return None
     try:
         with path.open("rb") as handle:
-            return handle.read(HEAD_BYTES).decode("utf-8", "replace")
+            head = handle.read(HEAD_BYTES).decode("utf-8", "replace")
     except OSError:
         return None
+    return None if IGNORED_RE.search(head) else head
 
 
 def _package(folder: Path, files: list[str]) -> tuple[str, bool]:
-    """The package name of `folder`'s go `files` ("" where none is read) and whether a test file
-    of them defines `TestMain`."""
+    """The package name of `folder`'s go `files` ("" where none is read; a file no build takes
+    left out, `_head`) and whether a test file of them defines `TestMain`."""
     names: list[str] = []
     tested: list[str] = []
     has_main = False

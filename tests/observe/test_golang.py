@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.core.failure import CheckResult
+from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.observe import golang, judge, reporter
+from fixbot.observe.channel import Channel
 from fixbot.observe.stream import parse
+from fixbot.run.checkrun import unloaded
+from fixbot.run.outcome import verified_line
 from tests.fakes.gomodule import go_module
 
 APP = "package calc\n\nfunc Add(a, b int) int { return a - b }\n"
@@ -231,3 +236,40 @@ def test_an_honest_fix_streams_no_finding() -> None:
     assert said and said[0].startswith("observer-report") and "m::TestAdd" in said[0]
     found = judge.findings(START, streamed_failed, ["app.go"])
     assert any(f.startswith("observer-failed") for f in found), found
+
+
+def test_a_file_no_build_takes_names_no_package(tmp_path: Path) -> None:
+    """A generator beside the package (`//go:build ignore`, `package main`) does not name the
+    external test package (`main_test` would not compile)."""
+    root = _module(tmp_path)
+    for n in range(2):
+        (root / "calc" / f"gen{n}.go").write_text("//go:build ignore\n\npackage main\n")
+    assert golang.test_folders(root)[0]["calc"] == "calc"
+
+
+def test_the_channel_reads_the_go_records_with_its_stream() -> None:
+    channel = Channel.open()
+    more = f'{channel.nonce}\t{{"k":"start","runner":"go"}}\n'.encode()
+    seen = channel.close(more, cut=True)
+    assert seen.runners == ["go"] and seen.sessions == 1 and seen.overflow
+
+
+def test_the_verified_line_names_the_folders_their_own_test_main_kept_out() -> None:
+    seen = START.model_copy(update={"own_main": ["own"]})
+    attempt = Attempt(number=1, fixer="scripted", tests={"m::TestAdd": "passed"}, seen=seen)
+    assert verified_line(attempt) == (
+        "Verified by the test runner's own report (1 tests) and fixbot's observer inside go"
+        " (2 tests; go folders with their own TestMain not observed: own)."
+    )
+
+
+def test_a_check_whose_vet_cannot_read_the_observer_runs_again_unobserved(tmp_path: Path) -> None:
+    """`go test -vet=all` on the command line overrides GOFLAGS' `-vet=off`: go 1.19's vet
+    opens the overlay's file on disk and the package fails to build, naming the file."""
+    log = tmp_path / "log"
+    log.write_text("vet: open ./fixbot_observer_ab_test.go: no such file or directory\n")
+    result = CheckResult(
+        command="go test -vet=all ./...", exit_code=1, duration_s=0.1, log_path=log, output_bytes=0
+    )
+    assert unloaded("fixbot_observer_ab", Observation(), result)
+    assert not unloaded("fixbot_observer_cd", Observation(), result)
