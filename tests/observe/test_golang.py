@@ -224,7 +224,13 @@ def test_an_honest_fix_streams_no_finding() -> None:
     )
     assert judge.findings(START, fixed, ["app.go"]) == []
     report = {"m::TestAdd": "passed", "m::TestZero": "passed", "m::TestZero/case": "passed"}
-    assert reporter.disagreements(report | {"other::TestX": "passed", "m": "failed"}, fixed) == []
+    others = {
+        "other::TestX": "passed",
+        "m": "failed",
+        "m::ExampleAdd": "failed",
+        "m::FuzzA": "passed",
+    }
+    assert reporter.disagreements(report | others, fixed) == []
     forged = {**report, "m::TestAdd": "passed"}
     streamed_failed = _records(
         '{"k":"start","runner":"go"}',
