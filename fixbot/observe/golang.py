@@ -9,10 +9,14 @@ readable by the commands' user, writable by fixbot alone), one copy of `go/obser
 package name, its clause made `<name>_test` (the external test package of a folder whose files
 say `package <name>`), and an overlay file (`go help build`, `-overlay`) that adds it, as
 `<module>_test.go`, to every folder of the work tree holding a `_test.go` file; the check's
-environment gets `GOFLAGS=-overlay=<file>` (after the check's own GOFLAGS), so a `go test` that
-a Makefile or a script runs builds it too. A folder whose test files define `TestMain` is left
-out (two would not compile): its tests run unobserved, said (`Prepared.own_main`). A check
-whose GOFLAGS already name an `-overlay` runs unobserved, said (`Prepared.why`).
+environment gets `GOFLAGS=-overlay=<file> -vet=off` (after the check's own GOFLAGS; go 1.19's
+vet reads files from disk, not the overlay's), so a `go test` that a Makefile or a script runs
+builds it too. A folder whose test files define their own `TestMain` gets theirs folded in: the
+file defining it is overlaid by a copy with `TestMain` renamed `fixbotMain` (`folded`), and the
+observer's copy there, in that file's package, defines no `fixbotMain` of its own and runs
+theirs; one that cannot be read so is left out, its tests unobserved, said
+(`Prepared.own_main`). A check whose GOFLAGS already name an `-overlay` runs unobserved, said
+(`Prepared.why`).
 
 `go test` starts each test binary with its standard streams alone (os/exec), so the channel's
 socket pair never reaches it, and a socket pair has no path to open (by design). The records go
@@ -30,6 +34,7 @@ forged. The limit, as for the other observers: code that reads the variable by n
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -38,6 +43,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from fixbot.core.observed import MAX_STREAM_BYTES
 from fixbot.process.nofollow import TooLarge, read_at
@@ -54,15 +60,17 @@ PACKAGE_RE = re.compile(r"^package[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 MAIN_RE = re.compile(r"^func[ \t]+TestMain[ \t]*\(", re.MULTILINE)
 # a file no build takes (`//go:build ignore`, a generator's `package main` beside the package)
 IGNORED_RE = re.compile(r"^//[ \t]*(?:go:build|\+build)[ \t]+ignore[ \t]*$", re.MULTILINE)
-HEAD_BYTES = 64 * 1024  # a Go file's first bytes read for its package clause
+HEAD_BYTES = 1024 * 1024  # a Go file's first bytes read for its package clause and TestMain
+MAX_SOURCE_BYTES = 4 * 1024 * 1024  # a test file defining TestMain folded in, at most (bytes)
+OWN_MAIN = "// FIXBOT_OWN_MAIN"  # the observer's own `fixbotMain` follows, dropped when folded
 
 
 @dataclass
 class Prepared:
     """The go observer for one check run: the variables added to its environment (`env`: none
     where it runs unobserved), the records folder, the go nonce, the folders (relative to the
-    work tree) left unobserved for their own `TestMain` (`own_main`), and why the check runs
-    unobserved ("": it does not)."""
+    work tree) left unobserved, their own `TestMain` not folded in (`own_main`), and why the
+    check runs unobserved ("": it does not)."""
 
     env: dict[str, str] = field(default_factory=dict)
     records: Path | None = None
@@ -71,13 +79,23 @@ class Prepared:
     why: str = ""
 
 
-def test_folders(tree: Path) -> tuple[dict[str, str], list[str]]:
+class Folder(NamedTuple):
+    """A folder of the work tree with tests: the package clause of the observer's copy there
+    (`<name>_test`, the external test package; where the folder's tests define their own
+    `TestMain`, the package of the file defining it) and that file's name ("": none)."""
+
+    package: str
+    main: str = ""
+
+
+def test_folders(tree: Path) -> tuple[dict[str, Folder], list[str]]:
     """The folders of the go work tree `tree` (relative, "." its root) holding a `_test.go` file,
-    each with its package's name (the non-test files' package clause, else the test files'
-    without `_test`), and those whose test files define `TestMain` (left out). ({}, []) where the
-    tree holds no go.mod. Walks `MAX_FOLDERS` at most, following no link, skipping hidden and
-    `_` folders, vendor, testdata and node_modules, as go's `./...` does."""
-    found: dict[str, str] = {}
+    each with its `Folder` (its package's name read from the non-test files' package clause,
+    else the test files' without `_test`), and those whose test file defining `TestMain` has
+    no package clause read (left out). ({}, []) where the tree holds no go.mod. Walks
+    `MAX_FOLDERS` at most, following no link, skipping hidden and `_` folders, vendor, testdata
+    and node_modules, as go's `./...` does."""
+    found: dict[str, Folder] = {}
     own: list[str] = []
     module = False
     walked = itertools.islice(os.walk(tree), MAX_FOLDERS)
@@ -88,16 +106,20 @@ def test_folders(tree: Path) -> tuple[dict[str, str], list[str]]:
     return (found, own) if module else ({}, [])
 
 
-def _sort(folder: Path, rel: str, files: list[str], found: dict[str, str], own: list[str]) -> None:
-    """The folder `folder` (`rel` in the work tree) holding `files` added to `found` with its
-    package's name where it holds a `_test.go` file, or to `own` where one defines `TestMain`."""
+def _sort(
+    folder: Path, rel: str, files: list[str], found: dict[str, Folder], own: list[str]
+) -> None:
+    """The folder `folder` (`rel` in the work tree) holding `files` added to `found` where it
+    holds a `_test.go` file, or to `own` where its `TestMain` cannot be folded in."""
     if not any(f.endswith("_test.go") for f in files):
         return
-    name, has_main = _package(folder, sorted(f for f in files if f.endswith(".go")))
-    if has_main:
+    name, main, clause = _package(folder, sorted(f for f in files if f.endswith(".go")))
+    if main and clause:
+        found[rel] = Folder(clause, main)
+    elif main:
         own.append(rel)
     elif name:
-        found[rel] = name
+        found[rel] = Folder(f"{name}_test")
 
 
 def _head(path: Path) -> str | None:
@@ -113,39 +135,107 @@ def _head(path: Path) -> str | None:
     return None if IGNORED_RE.search(head) else head
 
 
-def _package(folder: Path, files: list[str]) -> tuple[str, bool]:
+def _clause(path: Path) -> tuple[str, bool] | None:
+    """The package clause's name of the Go file `path` ("": none) and whether it defines
+    `TestMain`; None where it is not read (`_head`)."""
+    head = _head(path)
+    if head is None:
+        return None
+    found = PACKAGE_RE.search(head)
+    return (found.group(1) if found else ""), bool(MAIN_RE.search(head))
+
+
+def _package(folder: Path, files: list[str]) -> tuple[str, str, str]:
     """The package name of `folder`'s go `files` ("" where none is read; a file no build takes
-    left out, `_head`) and whether a test file of them defines `TestMain`."""
+    left out, `_head`), the test file that defines `TestMain` ("": none) and its package
+    clause."""
     names: list[str] = []
     tested: list[str] = []
-    has_main = False
+    mains: list[tuple[str, str]] = []
     for name in files:
-        head = _head(folder / name)
-        clause = PACKAGE_RE.search(head) if head is not None else None
-        if head is not None and name.endswith("_test.go"):
-            has_main = has_main or bool(MAIN_RE.search(head))
-            tested += [clause.group(1).removesuffix("_test")] if clause else []
-        elif clause:
-            names.append(clause.group(1))
+        read = _clause(folder / name)
+        clause, has_main = read if read is not None else ("", False)
+        if not name.endswith("_test.go"):
+            names += [clause] if clause else []
+            continue
+        mains += [(name, clause)] if has_main else []
+        tested += [clause.removesuffix("_test")] if clause else []
     chosen = names or tested
-    return (max(sorted(set(chosen)), key=chosen.count) if chosen else ""), has_main
+    main, clause_of_main = mains[0] if mains else ("", "")
+    return (max(sorted(set(chosen)), key=chosen.count) if chosen else ""), main, clause_of_main
 
 
-def source(package: str) -> str:
-    """The observer's Go source as the external test package of `package` (`<package>_test`)."""
-    text = SOURCE.read_text(encoding="utf-8")
-    return text.replace(PLACEHOLDER, f"package {package}_test", 1)
+def source(package: str, folded: bool = False) -> str:
+    """The observer's Go source in the package `package` (a package clause's name), running the
+    folder's own `TestMain` (renamed `fixbotMain`, `folded`) or its own."""
+    text = SOURCE.read_text(encoding="utf-8").replace(PLACEHOLDER, f"package {package}", 1)
+    text = text.replace("FIXBOT_FOLDED", "true" if folded else "false")
+    return text.split(OWN_MAIN, 1)[0] if folded else text
 
 
-def overlay(folders: dict[str, str], seen_as: Path, folder: Path, module: str) -> dict[str, object]:
+def copy_name(module: str, found: Folder) -> str:
+    """The file name of the observer's copy for `found`'s package in the observer's folder."""
+    return f"{module}_go_{found.package}{'_folded' if found.main else ''}.go"
+
+
+def overlay(
+    folders: dict[str, Folder], seen_as: Path, folder: Path, module: str
+) -> dict[str, object]:
     """The `-overlay` JSON for `folders` (`test_folders`'s) under the work tree as the check sees
     it (`seen_as`): each gets `<module>_test.go`, the copy of the observer written into the
-    observer's `folder` for its package's name (`<module>_go_<name>.go`)."""
+    observer's `folder` for its package (`copy_name`), and a folder whose tests define their
+    own `TestMain` gets that file replaced by its copy with `TestMain` renamed (`main_name`,
+    `folded`)."""
     replace = {}
-    for rel, name in sorted(folders.items()):
+    for rel, found in sorted(folders.items()):
         target = Path(os.path.normpath(seen_as / rel))
-        replace[str(target / f"{module}_test.go")] = str(folder / f"{module}_go_{name}.go")
+        replace[str(target / f"{module}_test.go")] = str(folder / copy_name(module, found))
+        if found.main:
+            replace[str(target / found.main)] = str(folder / main_name(module, rel))
     return {"Replace": replace}
+
+
+def main_name(module: str, rel: str) -> str:
+    """The file name of the folder `rel`'s own `TestMain` file, folded, in the observer's folder."""
+    return f"{module}_main_{hashlib.sha256(rel.encode()).hexdigest()[:16]}.go"
+
+
+def folded(path: Path) -> str | None:
+    """The Go file `path` (a test file defining `TestMain`) with `TestMain` renamed `fixbotMain`,
+    the observer's own `TestMain` then running it; None where it cannot be read (a link,
+    anything but a regular file, larger than `MAX_SOURCE_BYTES`)."""
+    if path.is_symlink() or not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_SOURCE_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_SOURCE_BYTES:
+        return None
+    text = data.decode("utf-8", "surrogateescape")
+    renamed = MAIN_RE.sub("func fixbotMain(", text, count=1)
+    return renamed if renamed != text else None
+
+
+def _fold(
+    folders: dict[str, Folder], tree: Path, folder: Path, module: str, own: list[str]
+) -> dict[str, Folder]:
+    """`folders` with each own `TestMain`'s file copied renamed into the observer's `folder`
+    (`folded`, named `main_name`); one that cannot be is dropped and added to `own`. Raises
+    OSError."""
+    kept: dict[str, Folder] = {}
+    for rel, found in sorted(folders.items()):
+        text = folded(tree / rel / found.main) if found.main else ""
+        if text is None:
+            own.append(rel)
+            continue
+        if found.main:
+            copy = folder / main_name(module, rel)
+            copy.write_bytes(text.encode("utf-8", "surrogateescape"))
+            copy.chmod(0o644)
+        kept[rel] = found
+    return kept
 
 
 def prepare(
@@ -159,23 +249,24 @@ def prepare(
     """The go observer for a check run in the work tree read at the first of `trees` holding a go
     module with tests (fixbot's clone, then the workspace; `seen_as` the check's view), written
     into the observer's `folder` (`module` its run's name) with the check's environment `base`:
-    the copies, the overlay file, the records folder (0700; owned by
-    `owner`, (uid, gid), where the commands run as another user) and the environment. Nothing
-    (an empty `Prepared`) where the tree is no go module with tests. Raises OSError."""
-    folders: dict[str, str] = {}
+    the copies, the folded `TestMain` files, the overlay file, the records folder (0700; owned
+    by `owner`, (uid, gid), where the commands run as another user) and the environment.
+    Nothing (an empty `Prepared`) where the tree is no go module with tests. Raises OSError."""
+    folders: dict[str, Folder] = {}
     own: list[str] = []
     for tree in trees:
         folders, own = test_folders(tree)
         if folders or own:
             break
+    flags = base.get("GOFLAGS", "")
+    if folders and "-overlay" in flags:
+        return Prepared(own_main=own, why="the check's GOFLAGS name an -overlay of their own")
+    folders = _fold(folders, tree, folder, module, own) if folders else {}
     if not folders:
         return Prepared(own_main=own)
-    flags = base.get("GOFLAGS", "")
-    if "-overlay" in flags:
-        return Prepared(own_main=own, why="the check's GOFLAGS name an -overlay of their own")
-    for name in sorted(set(folders.values())):
-        copy = folder / f"{module}_go_{name}.go"
-        copy.write_text(source(name), encoding="utf-8")
+    for found in set(folders.values()):
+        copy = folder / copy_name(module, found)
+        copy.write_text(source(found.package, bool(found.main)), encoding="utf-8")
         copy.chmod(0o644)
     path = folder / OVERLAY
     path.write_text(json.dumps(overlay(folders, seen_as, folder, module)), encoding="utf-8")
@@ -189,7 +280,7 @@ def prepare(
         VARIABLE: f"{records}\t{nonce}",
         "GOFLAGS": f"{flags} -overlay={path} -vet=off".strip(),
     }
-    return Prepared(env, records, nonce, own)
+    return Prepared(env, records, nonce, sorted(own))
 
 
 def collect(

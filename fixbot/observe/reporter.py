@@ -86,7 +86,7 @@ def _streamable(report: dict[str, str], seen: Observation) -> dict[str, str]:
     """The ids of `report` the stream `seen` can name: all of them, but for go's observer, which
     streams top-level tests alone (`<package>::TestX`: no subtest `TestX/case`, no example
     `ExampleX` or fuzz target `FuzzX`, which `testing.M` keeps apart, no package's own failed
-    id) from the packages it streamed from (not those whose own `TestMain` kept it out:
+    id) from the packages it streamed from (not those whose own `TestMain` was not folded in:
     `Observation.own_main`)."""
     if "go" not in seen.runners:
         return report

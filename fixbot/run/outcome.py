@@ -116,11 +116,11 @@ def verified_line(attempt: Attempt) -> str:
 
 
 def _own_main(seen: Observation) -> str:
-    """The verified line's words on the go folders whose own `TestMain` kept fixbot's observer
-    out (`Observation.own_main`), "" where none did."""
+    """The verified line's words on the go folders whose own `TestMain` could not be folded into
+    fixbot's observer, their tests unobserved (`Observation.own_main`), "" where none."""
     if not seen.own_main:
         return ""
-    return "; go folders with their own TestMain not observed: " + ", ".join(seen.own_main[:5])
+    return "; go folders whose own TestMain was not folded in: " + ", ".join(seen.own_main[:5])
 
 
 def _unreached(seen: Observation | None) -> str:

@@ -92,13 +92,17 @@ def _module(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_folders_with_tests_get_their_package_name_and_own_test_mains_are_left_out(
+def test_the_folders_with_tests_get_their_package_name_and_own_test_mains_are_folded(
     tmp_path: Path,
 ) -> None:
     root = _module(tmp_path)
     found, own = golang.test_folders(root)
-    assert found == {"calc": "calc", "xtest": "x"}
-    assert own == ["own"]
+    assert found == {
+        "calc": golang.Folder("calc_test"),
+        "xtest": golang.Folder("x_test"),
+        "own": golang.Folder("own", "own_test.go"),  # the observer in their TestMain's package
+    }
+    assert own == []
     (root / "go.mod").unlink()
     assert golang.test_folders(root) == ({}, [])  # no go module: nothing is added
 
@@ -110,9 +114,14 @@ def test_the_overlay_adds_the_observer_as_the_external_test_package(tmp_path: Pa
     prepared = golang.prepare(folder, "fixbot_observer_ab", [tmp_path / "none", root], root, {})
     overlay = (folder / golang.OVERLAY).read_text()
     assert f"{root}/calc/fixbot_observer_ab_test.go" in overlay
-    assert f"{root}/own/" not in overlay and prepared.own_main == ["own"]
-    assert (folder / "fixbot_observer_ab_go_calc.go").read_text().startswith("// fixbot")
-    assert "package calc_test\n" in (folder / "fixbot_observer_ab_go_calc.go").read_text()
+    assert (folder / "fixbot_observer_ab_go_calc_test.go").read_text().startswith("// fixbot")
+    assert "package calc_test\n" in (folder / "fixbot_observer_ab_go_calc_test.go").read_text()
+    # their TestMain's file overlaid by a copy with it renamed, which the observer's runs
+    main = folder / golang.main_name("fixbot_observer_ab", "own")
+    assert f'"{root}/own/own_test.go": "{main}"' in overlay and not prepared.own_main
+    assert "func fixbotMain(m *testing.M) {}" in main.read_text()
+    ours = (folder / "fixbot_observer_ab_go_own_folded.go").read_text()
+    assert "package own\n" in ours and "func fixbotMain" not in ours
     assert prepared.env["GOFLAGS"] == f"-overlay={folder / golang.OVERLAY} -vet=off"
     assert prepared.env[golang.VARIABLE] == f"{folder / 'go'}\t{prepared.nonce}"
     assert (folder / "go").stat().st_mode & 0o777 == 0o700
@@ -250,7 +259,7 @@ def test_a_file_no_build_takes_names_no_package(tmp_path: Path) -> None:
     root = _module(tmp_path)
     for n in range(2):
         (root / "calc" / f"gen{n}.go").write_text("//go:build ignore\n\npackage main\n")
-    assert golang.test_folders(root)[0]["calc"] == "calc"
+    assert golang.test_folders(root)[0]["calc"] == golang.Folder("calc_test")
 
 
 def test_the_channel_reads_the_go_records_with_its_stream() -> None:
@@ -265,7 +274,7 @@ def test_the_verified_line_names_the_folders_their_own_test_main_kept_out() -> N
     attempt = Attempt(number=1, fixer="scripted", tests={"m::TestAdd": "passed"}, seen=seen)
     assert verified_line(attempt) == (
         "Verified by the test runner's own report (1 tests) and fixbot's observer inside go"
-        " (2 tests; go folders with their own TestMain not observed: own)."
+        " (2 tests; go folders whose own TestMain was not folded in: own)."
     )
 
 
@@ -279,3 +288,65 @@ def test_a_check_whose_vet_cannot_read_the_observer_runs_again_unobserved(tmp_pa
     )
     assert unloaded("fixbot_observer_ab", Observation(), result)
     assert not unloaded("fixbot_observer_cd", Observation(), result)
+
+
+# a TestMain of the project's own, in either style: `os.Exit(m.Run())` or returning (go 1.15+)
+THEIR_MAIN = """\
+package calc_test
+
+import (
+\t"os"
+\t"testing"
+)
+
+func TestMain(m *testing.M) {
+\tos.Setenv("CALC_READY", "1")
+\tos.Exit(m.Run())
+}
+"""
+
+
+READY = """\
+package calc
+
+import (
+\t"os"
+\t"testing"
+)
+
+func TestReady(t *testing.T) {
+\tif os.Getenv("CALC_READY") != "1" {
+\t\tt.Fatal("their TestMain did not run")
+\t}
+}
+"""
+
+
+@pytest.mark.parametrize("style", ["exits", "returns"])
+def test_a_folders_own_test_main_is_folded_in_and_observed(tmp_path: Path, style: str) -> None:
+    main = THEIR_MAIN if style == "exits" else THEIR_MAIN.replace("os.Exit(m.Run())", "m.Run()")
+    files = {
+        "calc/calc.go": APP.replace("a - b", "a + b"),
+        "calc/calc_test.go": TESTS,
+        "calc/ready_test.go": READY,
+        "calc/main_test.go": main,
+    }
+    repo, env = go_module(tmp_path, files)
+    folder = tmp_path / "observer"
+    folder.mkdir()
+    prepared = golang.prepare(folder, "fixbot_observer_ef", [repo], repo, {})
+    go = shutil.which("go", path=env["PATH"]) or "go"
+    done = subprocess.run(
+        [go, "test", "-json", "./..."],
+        cwd=repo,
+        env={**env, **prepared.env},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    text, _ = golang.collect(prepared, NONCE)
+    seen = parse(text.decode(), NONCE)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert seen.sessions == seen.ended == 1 and seen.statuses == [0]
+    assert seen.tests["example.com/mod/calc::TestReady"] == "passed"
+    assert seen.tests["example.com/mod/calc::TestAdd"] == "passed"
