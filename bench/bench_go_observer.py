@@ -16,7 +16,8 @@ in each way, alternating:
 - `observed-stable`: the observer in one folder for every run (the cost of the TestMain and
   the records alone, the build cache warm), `-count=1`.
 
-Measured in wall seconds (medians) of the whole `go test`. Results go to bench/README.md ("The
+Measured in wall seconds and CPU seconds (user and system of go and its children, medians) of
+the whole `go test`. Results go to bench/README.md ("The
 observer inside go test").
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -55,8 +57,8 @@ def module(root: Path, packages: int, tests: int) -> None:
         (folder / "p_test.go").write_text(f'package p{p}\n\nimport "testing"\n{body}')
 
 
-def run(root: Path, env: dict[str, str], way: str, stable: Path) -> float:
-    """One `go test` of `root` in `way`: its wall seconds."""
+def run(root: Path, env: dict[str, str], way: str, stable: Path) -> tuple[float, float]:
+    """One `go test` of `root` in `way`: its wall seconds and its processes' CPU seconds."""
     added: dict[str, str] = {}
     folder = None
     if way.startswith("observed"):
@@ -68,14 +70,17 @@ def run(root: Path, env: dict[str, str], way: str, stable: Path) -> float:
         *(["-vet=off"] if way == "plain-novet" else []),
     ]
     argv = ["go", "test", "-json", *flags, "./..."]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, cwd=root, env={**env, **added}, capture_output=True, check=False)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     if done.returncode != 0:
         raise SystemExit(done.stdout.decode()[-2000:] + done.stderr.decode()[-2000:])
     if folder is not None and folder != stable:
         shutil.rmtree(folder, ignore_errors=True)
-    return took
+    return took, cpu
 
 
 def main() -> None:
@@ -93,15 +98,16 @@ def main() -> None:
         env = {**os.environ, "GOCACHE": str(Path(tmp) / "gocache"), "GOFLAGS": ""}
         for way in WAYS:  # warm the build cache (and go's result cache) each way
             run(root, env, way, stable)
-        times: dict[str, list[float]] = {way: [] for way in WAYS}
+        times: dict[str, list[tuple[float, float]]] = {way: [] for way in WAYS}
         for _ in range(args.runs):
             for way in WAYS:
                 times[way].append(run(root, env, way, stable))
-    base = statistics.median(times["plain"])
+    base = statistics.median(t[0] for t in times["plain"])
     print(f"{args.packages} packages x {args.tests} tests, {args.runs} runs, medians:")
     for way in WAYS:
-        median = statistics.median(times[way])
-        print(f"  {way:18} {median:6.3f} s  ({median / base - 1:+.0%} vs plain)")
+        wall = statistics.median(t[0] for t in times[way])
+        cpu = statistics.median(t[1] for t in times[way])
+        print(f"  {way:18} wall {wall:6.3f} s ({wall / base - 1:+.0%} vs plain)  CPU {cpu:6.3f} s")
 
 
 if __name__ == "__main__":
