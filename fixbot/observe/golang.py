@@ -9,14 +9,15 @@ readable by the commands' user, writable by fixbot alone), one copy of `go/obser
 package name, its clause made `<name>_test` (the external test package of a folder whose files
 say `package <name>`), and an overlay file (`go help build`, `-overlay`) that adds it, as
 `<module>_test.go`, to every folder of the work tree holding a `_test.go` file; the check's
-environment gets `GOFLAGS=-overlay=<file> -vet=off` (after the check's own GOFLAGS; go 1.19's
-vet reads files from disk, not the overlay's), so a `go test` that a Makefile or a script runs
-builds it too. A folder whose test files define their own `TestMain` gets theirs folded in: the
-file defining it is overlaid by a copy with `TestMain` renamed `fixbotMain` (`folded`), and the
-observer's copy there, in that file's package, defines no `fixbotMain` of its own and runs
-theirs; one that cannot be read so is left out, its tests unobserved, said
-(`Prepared.own_main`). A check whose GOFLAGS already name an `-overlay` runs unobserved, said
-(`Prepared.why`).
+environment gets `GOFLAGS=-overlay=<file> -vet=off -count=1` (after the check's own GOFLAGS;
+go 1.19's vet reads files from disk, not the overlay's; `-count=1`: go's test result cache
+would answer an unchanged package's run from an earlier one, the binary never run, nothing
+streamed), so a `go test` that a Makefile or a script runs builds it too. A folder whose test
+files define their own `TestMain` gets theirs folded in: the file defining it is overlaid by a
+copy with `TestMain` renamed `fixbotMain` (`folded`), and the observer's copy there, in that
+file's package, defines no `fixbotMain` of its own and runs theirs; one that cannot be read so
+is left out, its tests unobserved, said (`Prepared.own_main`). A check whose GOFLAGS already
+name an `-overlay` runs unobserved, said (`Prepared.why`).
 
 `go test` starts each test binary with its standard streams alone (os/exec), so the channel's
 socket pair never reaches it, and a socket pair has no path to open (by design). The records go
@@ -278,7 +279,7 @@ def prepare(
     nonce = secrets.token_hex(16)
     env = {
         VARIABLE: f"{records}\t{nonce}",
-        "GOFLAGS": f"{flags} -overlay={path} -vet=off".strip(),
+        "GOFLAGS": f"{flags} -overlay={path} -vet=off -count=1".strip(),
     }
     return Prepared(env, records, nonce, sorted(own))
 

@@ -122,7 +122,7 @@ def test_the_overlay_adds_the_observer_as_the_external_test_package(tmp_path: Pa
     assert "func fixbotMain(m *testing.M) {}" in main.read_text()
     ours = (folder / "fixbot_observer_ab_go_own_folded.go").read_text()
     assert "package own\n" in ours and "func fixbotMain" not in ours
-    assert prepared.env["GOFLAGS"] == f"-overlay={folder / golang.OVERLAY} -vet=off"
+    assert prepared.env["GOFLAGS"] == f"-overlay={folder / golang.OVERLAY} -vet=off -count=1"
     assert prepared.env[golang.VARIABLE] == f"{folder / 'go'}\t{prepared.nonce}"
     assert (folder / "go").stat().st_mode & 0o777 == 0o700
     theirs = golang.prepare(tmp_path / "o2", "m", [root], root, {"GOFLAGS": "-overlay=x.json"})
@@ -350,3 +350,21 @@ def test_a_folders_own_test_main_is_folded_in_and_observed(tmp_path: Path, style
     assert seen.sessions == seen.ended == 1 and seen.statuses == [0]
     assert seen.tests["example.com/mod/calc::TestReady"] == "passed"
     assert seen.tests["example.com/mod/calc::TestAdd"] == "passed"
+
+
+def test_a_second_run_of_the_same_tree_runs_the_binary_again_and_streams(tmp_path: Path) -> None:
+    """go's test result cache would answer an unchanged package from the first run (the overlay's
+    copy is the same bytes, the records' variable read before the test log starts): nothing
+    streamed, an honest green unverified. The observed runs ask `-count=1`."""
+    first, _ = _go_test(tmp_path, APP.replace("a - b", "a + b"))  # green: go caches it
+    repo = tmp_path / "mod"
+    folder = tmp_path / "again"
+    folder.mkdir()
+    prepared = golang.prepare(folder, "fixbot_observer_cd", [repo], repo, {})
+    go = shutil.which("go") or "go"
+    env = {"PATH": f"{Path(go).parent}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    env["GOCACHE"] = str(tmp_path / "gocache")
+    argv = [go, "test", "-json", "./..."]
+    subprocess.run(argv, cwd=repo, env={**env, **prepared.env}, capture_output=True, check=False)
+    again = parse(golang.collect(prepared, NONCE)[0].decode(), NONCE)
+    assert first.sessions == again.sessions == 1 and again.tests == first.tests
