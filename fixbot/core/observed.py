@@ -180,7 +180,8 @@ class Observation(BaseModel):
     holds `go` where fixbot's observer inside a go test binary (`fixbot/observe/go/observer.go`)
     began a session: one a test binary, its tests `<package>::<Test>` as go test -json names
     them (top-level tests alone), outcomes only; `own_main` the work tree's folders whose own
-    `TestMain` could not be folded into the observer's (its file not read: a link, too large),
+    `TestMain` could not be folded into the observer's (its file a link, too large, or under a
+    build constraint),
     which the observer is not added to: their tests run unobserved (set by fixbot)."""
 
     sessions: int = 0

@@ -59,6 +59,8 @@ MAX_FILES = 4096  # record files read at most (one a test binary)
 SKIPPED = frozenset({"vendor", "testdata", "node_modules"})  # go's `./...` skips these too
 PACKAGE_RE = re.compile(r"^package[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 MAIN_RE = re.compile(r"^func[ \t]+TestMain[ \t]*\(", re.MULTILINE)
+# a build constraint (a file some builds leave out)
+CONSTRAINED_RE = re.compile(r"^//[ \t]*(?:go:build|\+build)[ \t]", re.MULTILINE)
 # a file no build takes (`//go:build ignore`, a generator's `package main` beside the package)
 IGNORED_RE = re.compile(r"^//[ \t]*(?:go:build|\+build)[ \t]+ignore[ \t]*$", re.MULTILINE)
 HEAD_BYTES = 1024 * 1024  # a Go file's first bytes read for its package clause and TestMain
@@ -137,13 +139,17 @@ def _head(path: Path) -> str | None:
 
 
 def _clause(path: Path) -> tuple[str, bool] | None:
-    """The package clause's name of the Go file `path` ("": none) and whether it defines
-    `TestMain`; None where it is not read (`_head`)."""
+    """The package clause's name of the Go file `path` ("": none, or a file defining `TestMain`
+    under a build constraint, which a build may leave out: its folder is left out, `_sort`) and
+    whether it defines `TestMain`; None where it is not read (`_head`)."""
     head = _head(path)
     if head is None:
         return None
     found = PACKAGE_RE.search(head)
-    return (found.group(1) if found else ""), bool(MAIN_RE.search(head))
+    has_main = bool(MAIN_RE.search(head))
+    if has_main and CONSTRAINED_RE.search(head):  # built only under its tags: not folded
+        return "", True
+    return (found.group(1) if found else ""), has_main
 
 
 def _package(folder: Path, files: list[str]) -> tuple[str, str, str]:

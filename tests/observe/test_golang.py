@@ -79,6 +79,8 @@ def _module(tmp_path: Path) -> Path:
         "calc/calc_test.go": TESTS,
         "own/own.go": "package own\n",
         "own/own_test.go": 'package own\n\nimport "testing"\n\nfunc TestMain(m *testing.M) {}\n',
+        "tagged/t.go": "package t\n",
+        "tagged/t_test.go": "//go:build it\n\npackage t\n\nfunc TestMain(m *testing.M) {}\n",
         "xtest/x.go": "package x\n",
         "xtest/x_test.go": "package x_test\n",
         "vendor/v/v_test.go": "package v\n",
@@ -102,7 +104,7 @@ def test_the_folders_with_tests_get_their_package_name_and_own_test_mains_are_fo
         "xtest": golang.Folder("x_test"),
         "own": golang.Folder("own", "own_test.go"),  # the observer in their TestMain's package
     }
-    assert own == []
+    assert own == ["tagged"]  # its TestMain under a build constraint: left out, said
     (root / "go.mod").unlink()
     assert golang.test_folders(root) == ({}, [])  # no go module: nothing is added
 
@@ -118,7 +120,7 @@ def test_the_overlay_adds_the_observer_as_the_external_test_package(tmp_path: Pa
     assert "package calc_test\n" in (folder / "fixbot_observer_ab_go_calc_test.go").read_text()
     # their TestMain's file overlaid by a copy with it renamed, which the observer's runs
     main = folder / golang.main_name("fixbot_observer_ab", "own")
-    assert f'"{root}/own/own_test.go": "{main}"' in overlay and not prepared.own_main
+    assert f'"{root}/own/own_test.go": "{main}"' in overlay and prepared.own_main == ["tagged"]
     assert "func fixbotMain(m *testing.M) {}" in main.read_text()
     ours = (folder / "fixbot_observer_ab_go_own_folded.go").read_text()
     assert "package own\n" in ours and "func fixbotMain" not in ours

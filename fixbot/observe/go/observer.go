@@ -1,8 +1,9 @@
 // fixbot's observer inside a go test binary (go 1.19): the go side of fixbot's observer channel
 // (fixbot/observe/golang.py). fixbot writes this file per run, its package clause made the
-// external test package of each folder it is added to, and adds it to every package of the
-// check through `go test -overlay` (`GOFLAGS=-overlay=<file>`), so the test binary go builds
-// holds it: TestMain below runs the tests.
+// external test package of each folder it is added to (or the package of the folder's own
+// TestMain, folded in below), and adds it to every package of the check through `go test
+// -overlay` (`GOFLAGS=-overlay=<file> -vet=off -count=1`), so the test binary go builds holds
+// it: TestMain below runs the tests.
 //
 // TestMain reads the records folder and the run's nonce from FIXBOT_GO_OBSERVER
 // (`<folder>\t<nonce>`), unsets it, opens a file of its own in the folder (O_EXCL, 0600), wraps
