@@ -181,8 +181,8 @@ class Observation(BaseModel):
     began a session: one a test binary, its tests `<package>::<Test>` as go test -json names
     them (top-level tests alone), outcomes only; `own_main` the work tree's folders whose own
     `TestMain` could not be folded into the observer's (its file a link, too large, or under a
-    build constraint),
-    which the observer is not added to: their tests run unobserved (set by fixbot)."""
+    build constraint), which the observer is not added to: their tests run unobserved (set by
+    fixbot)."""
 
     sessions: int = 0
     ended: int = 0
