@@ -19,7 +19,8 @@ go_init_forges_test2json (a hole when found; held since fixbot's observer inside
     each test's end to a records file of its own; the start's run streamed, the forged run's
     TestMain never ran. go_forged_passes_then_exit_0_inside_the_test (held the same way,
     `observer-cut-short`): the same lines printed from inside TestAdd, then `syscall.Exit(0)`:
-    the report has both tests passed; the observer's session never ended.
+    the report has both tests passed; the observer's session never ended (without the observer,
+    `go_without_the_observer_the_forged_exit_ends_fixed`, it is published).
 jest_exit_handler_rewrites_report (held since nodeobs's reporter merged, `observer-report`):
     app.js takes the real `process` past jest's sandbox (`require('module')._load('process')`),
     and at its `exit` rewrites the `--outputFile` report named in its argv to all passed,
