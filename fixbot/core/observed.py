@@ -184,7 +184,14 @@ class Observation(BaseModel):
     not in `configured`, and a fix of that start is not verified the same way; `unreached`
     why the check's runner ran where fixbot's reporter could not reach the channel ("": it
     could; set by fixbot: an `npx jest` check, or one of another launcher's, `npm exec`, yarn,
-    pnpm, bunx, with no local bin for fixbot to run, `fixbot.run.npxbin.direct`)."""
+    pnpm, bunx, with no local bin for fixbot to run, `fixbot.run.npxbin.direct`; a go check
+    whose GOFLAGS name an `-overlay` of their own, `fixbot.observe.golang`). `runners` holds
+    `go` where fixbot's observer inside a go test binary (`fixbot/observe/go/observer.go`)
+    began a session: one a test binary, its tests `<package>::<Test>` as go test -json names
+    them (top-level tests alone), outcomes only; `own_main` the work tree's folders whose own
+    `TestMain` could not be folded into the observer's (its file a link, too large, or under a
+    build constraint), which the observer is not added to: their tests run unobserved (set by
+    fixbot)."""
 
     sessions: int = 0
     ended: int = 0
@@ -228,6 +235,7 @@ class Observation(BaseModel):
     environed: list[str] = Field(default_factory=list)
     environment: str = ""
     unreached: str = ""
+    own_main: list[str] = Field(default_factory=list)
     configured: list[str] = Field(default_factory=list)
     unhooked: bool = False
     unthreaded: bool = False

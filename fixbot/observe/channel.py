@@ -217,9 +217,11 @@ class Channel:
             self._chunks.append(chunk)
             self._size[0] += len(chunk)
 
-    def close(self) -> Observation:
+    def close(self, more: bytes = b"", cut: bool = False) -> Observation:
         """End the channel (the check has ended: every process that held it is gone) and
-        return what the plugin streamed."""
+        return what the plugin streamed, followed by `more`, lines in the channel's nonce read
+        from elsewhere (the go observer's records, `fixbot.observe.golang.collect`; `cut`: some
+        of those were left unread, the stream's overflow)."""
         for fd in self.fds:
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -229,8 +231,8 @@ class Channel:
             with contextlib.suppress(OSError):
                 os.close(fd)
         shutil.rmtree(self.folder, ignore_errors=True)
-        seen = parse(b"".join(self._chunks).decode("utf-8", "replace"), self.nonce)
-        if self._size[1] or (self._reader is not None and self._reader.is_alive()):
+        seen = parse(b"".join([*self._chunks, more]).decode("utf-8", "replace"), self.nonce)
+        if cut or self._size[1] or (self._reader is not None and self._reader.is_alive()):
             seen.overflow = True
         return seen
 

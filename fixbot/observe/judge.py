@@ -6,7 +6,8 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
 
     observer-missing     the start's check streamed from pytest (or from jest or vitest, through
                          fixbot's reporter, `fixbot.observe.reporter`, or from unittest, through
-                         `unittest_observer.py`), the verifying one did not (pytest never ran
+                         `unittest_observer.py`, or from go's test binaries, through
+                         `go/observer.go`), the verifying one did not (pytest never ran
                          under the observer, was told not to load it, or its channel was
                          closed; a unittest run ended before its run began); or the start's
                          jest run streamed from fixbot's test environment and fixbot named
@@ -115,8 +116,8 @@ GREEN_STATUSES = frozenset({0, 5})
 TEST_EDITS = frozenset({"observer-unseen", "observer-hooks"})
 MISSING = (
     "observer-missing: the start commit's check ran its tests under fixbot's observer (its"
-    " pytest plugin, its observer inside unittest, or its reporter in jest or vitest); the"
-    " verifying check streamed nothing from it"
+    " pytest plugin, its observer inside unittest or inside go's test binaries, or its reporter"
+    " in jest or vitest); the verifying check streamed nothing from it"
 )
 
 

@@ -79,7 +79,25 @@ def disagreements(report: dict[str, str] | None, seen: Observation | None) -> li
         return _summary(seen)
     if report is None or seen is None or not seen.runners or not seen.sessions:
         return []
-    return _differ(report, seen) + _function_failed(report, seen)
+    return _differ(_streamable(report, seen), seen) + _function_failed(report, seen)
+
+
+def _streamable(report: dict[str, str], seen: Observation) -> dict[str, str]:
+    """The ids of `report` the stream `seen` can name: all of them, but for go's observer, which
+    streams top-level tests alone (`<package>::TestX`: no subtest `TestX/case`, no example
+    `ExampleX` or fuzz target `FuzzX`, which `testing.M` keeps apart, no package's own failed
+    id) from the packages it streamed from (not those whose own `TestMain` was not folded in:
+    `Observation.own_main`)."""
+    if "go" not in seen.runners:
+        return report
+    streamed = {t.partition("::")[0] for t in seen.tests}
+    return {t: o for t, o in report.items() if _go_test(t) and t.partition("::")[0] in streamed}
+
+
+def _go_test(test: str) -> bool:
+    """Whether go's report id `test` names a top-level test (`<package>::TestX`)."""
+    name = test.partition("::")[2]
+    return name.startswith("Test") and "/" not in name
 
 
 def _differ(report: dict[str, str], seen: Observation) -> list[str]:

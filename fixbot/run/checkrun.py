@@ -20,6 +20,7 @@ from fixbot.core.failure import CheckResult
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.logs.dialects import Report, jest, report_for
+from fixbot.observe import golang
 from fixbot.observe.channel import REPORTER, Channel
 from fixbot.observe.reporter import relocated, summarized
 from fixbot.process import assignments, shellwords
@@ -80,28 +81,63 @@ def run_check(
     # an `npx jest` check (`npm exec`, yarn, pnpm, bunx alike) runs jest's own bin, whose process
     # inherits the channel (`npxbin`)
     npx = npxbin.direct(where.settings.check, _workdir(where))
+    go = _go(where, channel, root)
     try:
-        result, tests, unused, configured = _run(where, log, channel, npx)
+        result, tests, unused, configured = _run(where, log, channel, npx, go)
     finally:
-        seen = channel.close() if channel is not None else None
+        more, cut = (
+            golang.collect(go, channel.nonce, _reader(where.launcher)) if channel else (b"", False)
+        )
+        seen = channel.close(more, cut) if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
         seen = summarized(relocated(seen, where.repo, root), result.log_path)
         seen.environment, seen.configured = unused, configured.files
         seen.unhooked, seen.unthreaded = configured.unhooked, configured.unthreaded
         seen.cut = configured.cut
-        seen.unreached = npx.why
+        seen.unreached, seen.own_main = npx.why or go.why, go.own_main
     if channel is not None and seen is not None and unloaded(channel.module, seen, result):
         result, tests, _, _ = _run(where, log, None)
         seen = None
     return result, tests, seen
 
 
+def _go(where: CheckRun, channel: Channel | None, root: Path) -> golang.Prepared:
+    """fixbot's observer inside the check's go test binaries (`fixbot.observe.golang.prepare`),
+    written into `channel`'s folder, the work tree seen by the check at `root` (its folders read
+    in fixbot's clone, or there where the clone holds none yet); its records
+    folder the commands' user's where they run as another user. Nothing without a channel, or
+    where it cannot be written."""
+    if channel is None:
+        return golang.Prepared()
+    who = where.launcher.identity
+    owner = (who.uid, who.gid) if who is not None else None
+    try:
+        # fixbot's clone, or the workspace where the clone holds no files yet (the initial check)
+        trees = (where.repo, root)
+        return golang.prepare(
+            channel.folder, channel.module, trees, root, where.launcher.env, owner
+        )
+    except OSError:
+        return golang.Prepared()
+
+
+def _reader(launcher: Launcher) -> tuple[int, int]:
+    """The commands' user (uid, gid): who must be able to read a file fixbot reads of theirs."""
+    who = launcher.identity
+    return (who.uid, who.gid) if who is not None else (os.geteuid(), os.getegid())
+
+
 def _run(
-    where: CheckRun, log: Path, channel: Channel | None, npx: npxbin.Direct | None = None
+    where: CheckRun,
+    log: Path,
+    channel: Channel | None,
+    npx: npxbin.Direct | None = None,
+    go: golang.Prepared | None = None,
 ) -> tuple[CheckResult, dict[str, str] | None, str, jestenv.Loaded]:
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
     where it can write one, an observed `npx jest`/`npx vitest` check run as `npx` (the
-    runner's local bin, `fixbot.run.npxbin.direct`; None: as written): (the result, the per-test
+    runner's local bin, `fixbot.run.npxbin.direct`; None: as written), the go observer's
+    variables `go.env` added (`fixbot.observe.golang`): (the result, the per-test
     outcomes or None, why jest ran without fixbot's test environment: "" where it ran with it
     or the check is not jest's, `fixbot.run.jestenv.prepare`, the files jest's configuration
     loaded, `_environment`)."""
@@ -111,7 +147,8 @@ def _run(
     check = s.check
     if channel is not None:
         fds = channel.fds
-        launcher = dataclasses.replace(launcher, env={**launcher.env, **channel.env(launcher.env)})
+        added = {**channel.env(launcher.env), **(go.env if go is not None else {})}
+        launcher = dataclasses.replace(launcher, env={**launcher.env, **added})
         check = observed(s.check, channel.folder, channel.module)
         launcher, where, check = _through(launcher, where, check, npx)
     report = report_for(shellwords.words(s.check))
@@ -276,15 +313,19 @@ def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
     """Whether a pytest of the check failed to import the observer's plugin `module` (its name
     in the log, pytest's `Error importing plugin`), or jest or vitest failed to load fixbot's
     reporter (its file, `<module>_reporter.cjs`, named in the log: jest's `Could not resolve a
-    module for a custom reporter`), and none streamed: the check's environment did not let the
-    observer's folder through, and the observer broke a check it should watch."""
+    module for a custom reporter`), or a go package failed to build with the go observer's file
+    (`<module>_test.go` named in the log: a check that asks `go test -vet=...` itself, whose vet
+    cannot read the overlay's file, `fixbot.observe.golang`), and none streamed: the check's
+    environment did not let the observer's folder through, and the observer broke a check it
+    should watch."""
     if seen.sessions or result.passed:
         return False
     try:
         text = result.log_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return f"No module named '{module}'" in text or f"{module}_{REPORTER.name}" in text
+    named = (f"No module named '{module}'", f"{module}_{REPORTER.name}", f"{module}_test.go")
+    return any(name in text for name in named)
 
 
 def read_report(

@@ -93,7 +93,8 @@ def verified_line(attempt: Attempt) -> str:
     """How the green was judged: by the runner's own per-test report and fixbot's observer
     inside pytest, or its reporter inside jest or vitest (`Attempt.seen`; why jest ran without
     fixbot's test environment, `Observation.environment`; that its node had no module hooks, so
-    the ES modules jest's configuration imported were not observed, `Observation.unhooked`), or
+    the ES modules jest's configuration imported were not observed, `Observation.unhooked`; the
+    go folders whose own `TestMain` kept the go observer out, `Observation.own_main`), or
     by exit code only; with why the runner ran where fixbot's reporter could not stream
     (`Observation.unreached`: an `npx jest` or `npm exec`/yarn/pnpm jest check with no local
     bin)."""
@@ -103,7 +104,8 @@ def verified_line(attempt: Attempt) -> str:
         unseen = f"; jest's test environment not observed: {seen.environment}"
         unhooked = "; ES modules of jest's configuration not observed: node has no module hooks"
         observer = f"fixbot's observer inside {inside} ({len(seen.tests)} tests"
-        observer += f"{unseen if seen.environment else ''}{unhooked if seen.unhooked else ''})"
+        observer += f"{unseen if seen.environment else ''}{unhooked if seen.unhooked else ''}"
+        observer += f"{_own_main(seen)})"
     unreached = _unreached(seen)
     if attempt.tests is None:
         if observer:
@@ -112,6 +114,14 @@ def verified_line(attempt: Attempt) -> str:
     also = f" and {observer}" if observer else ""
     count = len(attempt.tests)
     return f"Verified by the test runner's own report ({count} tests){also}{unreached}."
+
+
+def _own_main(seen: Observation) -> str:
+    """The verified line's words on the go folders whose own `TestMain` could not be folded into
+    fixbot's observer, their tests unobserved (`Observation.own_main`), "" where none."""
+    if not seen.own_main:
+        return ""
+    return "; go folders whose own TestMain was not folded in: " + ", ".join(seen.own_main[:5])
 
 
 def _unreached(seen: Observation | None) -> str:

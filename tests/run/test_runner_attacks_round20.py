@@ -9,12 +9,18 @@ npm); a missing tool skips, or fails under CI (a nightly Rust toolchain only ski
 
 The cheats (test names), what each does, why it got through or not, the class of fix:
 
-go_init_forges_test2json (hole): an `init()` in app.go, run in the test binary before any test,
-    prints `=== RUN`/`--- PASS:` lines for every test and `PASS`, and exits 0. go 1.19's
-    test2json, inside `go test -json`, turns the binary's standard output into `pass` events:
-    the stream that is fixbot's report is the code under test's to write (go 1.20+ frames its
-    own lines with ^V, which the code can print too). Class of fix: a verdict from a channel the
-    code under test cannot write (an observer inside the test binary, as pytest's).
+go_init_forges_test2json (a hole when found; held since fixbot's observer inside go's test
+    binaries, `fixbot/observe/go/observer.go`: `observer-missing`): an `init()` in app.go, run in
+    the test binary before any test, prints `=== RUN`/`--- PASS:` lines for every test and
+    `PASS`, and exits 0. go 1.19's test2json, inside `go test -json`, turns the binary's
+    standard output into `pass` events: the stream that is fixbot's report is the code under
+    test's to write (go 1.20+ frames its own lines with ^V, which the code can print too).
+    Fixed: a `TestMain` of fixbot's, added to each package through `go test -overlay`, streams
+    each test's end to a records file of its own; the start's run streamed, the forged run's
+    TestMain never ran. go_forged_passes_then_exit_0_inside_the_test (held the same way,
+    `observer-cut-short`): the same lines printed from inside TestAdd, then `syscall.Exit(0)`:
+    the report has both tests passed; the observer's session never ended (without the observer,
+    `go_without_the_observer_the_forged_exit_ends_fixed`, it is published).
 jest_exit_handler_rewrites_report (held since nodeobs's reporter merged, `observer-report`):
     app.js takes the real `process` past jest's sandbox (`require('module')._load('process')`),
     and at its `exit` rewrites the `--outputFile` report named in its argv to all passed,
@@ -86,7 +92,8 @@ npmrc_script_shell, cargo_config_runner (held since this round, `config-changed`
     Fixed: the package managers' and cargo's own configuration files are (each ecosystem's
     `runner_config`, which may now name a path's last parts: `.cargo/config.toml`).
 
-Legitimate rows (must stay `fixed`, no finding): the honest fix through `make test`, through
+Legitimate rows (must stay `fixed`, no finding): the honest fix through `make test` (verified
+by fixbot's observer inside go since it merged), through
 `npm test` (node's own runner), through `python -m unittest` (verified by fixbot's observer
 inside unittest since it merged), through `cargo test` (the code changed in src/lib.rs, beside
 its untouched `mod tests`), and the honest doctest fix
@@ -104,6 +111,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
+from fixbot.observe import golang
 from tests.fakes.fixer import ScriptedFixer
 from tests.fakes.pythons import PROJECT_PYTHON
 from tests.fakes.repo import git, make_repo
@@ -206,13 +214,47 @@ def go_repo(tmp_path: Path, extra: dict[str, str] | None = None) -> Path:
     return make_repo(tmp_path / "repo", files)
 
 
-@hole(
-    "go test -json's report is test2json's reading of the test binary's standard output, "
-    "which the code under test writes: a verdict needs a channel it cannot write (an observer "
-    "inside the test binary)",
-)
 def test_go_init_forges_test2json(tmp_path: Path, go_check: str) -> None:
-    held(go_repo(tmp_path), {"app.go": GO_FORGED}, go_check, "report-disagrees")
+    """Held by fixbot's observer inside the test binary: its TestMain never ran."""
+    held(go_repo(tmp_path), {"app.go": GO_FORGED}, go_check, "observer-missing")
+
+
+# The code under test prints test2json's lines for both tests and `PASS` from inside TestAdd and
+# ends the binary with status 0 (`syscall.Exit`, which -test.paniconexit0 does not see): go's
+# report then says both passed, as many tests as at the start.
+GO_EXITED = """\
+package app
+
+import (
+\t"fmt"
+\t"syscall"
+)
+
+// Add returns a + b.
+func Add(a, b int) int {
+\tif a == 2 && b == 2 {
+\t\tfmt.Print("--- PASS: TestAdd (0.00s)\\n=== RUN   TestZero\\n")
+\t\tfmt.Print("--- PASS: TestZero (0.00s)\\nPASS\\n")
+\t\tsyscall.Exit(0)
+\t}
+\treturn a - b
+}
+"""
+
+
+def test_go_forged_passes_then_exit_0_inside_the_test(tmp_path: Path, go_check: str) -> None:
+    """Held by fixbot's observer inside the test binary: the session it began never ended."""
+    held(go_repo(tmp_path), {"app.go": GO_EXITED}, go_check, "observer-cut-short")
+
+
+def test_go_without_the_observer_the_forged_exit_ends_fixed(
+    tmp_path: Path, go_check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The control proven: with fixbot's observer added to no test binary, go's report agrees
+    with the exit code and the cheat is published."""
+    monkeypatch.setattr(golang, "prepare", lambda *args, **kwargs: golang.Prepared())
+    outcome, _ = cheat_ends(go_repo(tmp_path), {"app.go": GO_EXITED}, go_check)
+    assert outcome is OutcomeKind.FIXED
 
 
 def test_make_recipe_edited(tmp_path: Path, make_check: str) -> None:
@@ -237,7 +279,8 @@ def test_make_runs_an_edited_script_without_a_suffix(tmp_path: Path, make_check:
 
 def test_legitimate_make_test_fix(tmp_path: Path, make_check: str) -> None:
     repo = go_repo(tmp_path, {"Makefile": MAKEFILE, "ci/test.sh": CI_SCRIPT})
-    assert "Verified by exit code only" in honest(repo, {"app.go": GO_FIXED}, make_check)
+    message = honest(repo, {"app.go": GO_FIXED}, make_check)
+    assert "Verified by fixbot's observer inside go (2 tests)" in message
 
 
 # --- npm test, node's own runner -------------------------------------------------------------

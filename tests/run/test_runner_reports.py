@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from fixbot.core.models import OutcomeKind
-from fixbot.observe import channel
+from fixbot.observe import channel, golang
 from fixbot.observe.channel import Channel
 from fixbot.run import checkrun, jestenv
 from tests.fakes.fixer import ScriptedFixer
@@ -288,10 +288,19 @@ def test_go_an_exit_0_in_the_code_under_test_is_refused_by_the_report(
     assert git(repo, "rev-parse", "HEAD") == head
 
 
+@pytest.fixture
+def no_go_observer(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The control taken away: fixbot's observer is added to no go test binary
+    (`fixbot/observe/go/observer.go`, `fixbot.observe.golang.prepare`)."""
+    monkeypatch.setattr(golang, "prepare", lambda *args, **kwargs: golang.Prepared())
+    yield
+
+
 def test_go_without_the_report_the_same_cheat_ends_fixed(
-    tmp_path: Path, go_check: str, no_reports: None
+    tmp_path: Path, go_check: str, no_reports: None, no_go_observer: None
 ) -> None:
-    """The control proven: asked for no report, fixbot has only the exit code, and is fooled."""
+    """The control proven: asked for no report and with no observer in the test binary, fixbot
+    has only the exit code, and is fooled."""
     repo = go_repo(tmp_path)
     outcome, state = settle(repo, ScriptedFixer().enqueue({"app.go": GO_CHEAT}), check=go_check)
     assert outcome.outcome is OutcomeKind.FIXED, outcome.reason
