@@ -274,6 +274,7 @@ NOT_OURS = {
     "preserve-env",  # `sudo --preserve-env`
     "fixbot-reexec",  # argv of fixbot's own re-execution, never the user's (fixbot.cli)
     "yes",  # `apt-get install --yes`
+    *("filter", "offline"),  # `pnpm --filter`, `npm --offline exec` (run/npxbin.py)
     "no-install-recommends",  # `apt-get install --no-install-recommends`
     "save-dev",  # `npm install --save-dev`, the recovery plan for a missing npm package
     "dev",  # `cargo add --dev`, the recovery plan for an undeclared crate
