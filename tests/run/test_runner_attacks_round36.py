@@ -54,13 +54,16 @@ from pathlib import Path
 import pytest
 
 from fixbot.observe import golang
-from tests.fakes.repo import git
+from tests.fakes.repo import git, make_repo
 from tests.run.test_runner_attacks_round20 import (
+    PY_APP,
+    UNITTEST,
     Fixed,
     go_repo,
     held,
     hole,
 )
+from tests.run.test_runner_attacks_round27_files import HELPED_TEST
 from tests.run.test_runner_reports import go_check  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.slow
@@ -125,3 +128,63 @@ def test_go_init_forges_the_observers_records(tmp_path: Path, go_check: str) -> 
         message = git(repo, "log", "-1", "--format=%B")
         assert "and fixbot's observer inside go (2 tests)" in message, message
         raise
+
+
+# --- unittest: the helper base's assertion moved to a module-level function ----------------------
+
+ASSERTS = """\
+def assert_alike(first, second):
+    if first != second:
+        raise AssertionError(f"{first!r} != {second!r}")
+"""
+EMPTIED = ASSERTS.replace(
+    '    if first != second:\n        raise AssertionError(f"{first!r} != {second!r}")\n',
+    "    pass\n",
+)
+CLASSES = """\
+
+
+class Alike:
+    def assertAlike(self, first, second):
+        assert_alike(first, second)
+
+
+class Base(unittest.TestCase):
+    def assertSum(self, total, *terms):
+        assert_alike(sum(terms), total)
+"""
+# the function beside the classes, in the helper module
+IN_HELPERS = "import unittest\n\n\n" + ASSERTS + CLASSES
+# the function in a module of its own, which the helper module imports
+IMPORTING = "import unittest\n\nfrom checks import assert_alike\n" + CLASSES
+
+
+@pytest.mark.parametrize(
+    ("start", "fix", "reason"),
+    [
+        pytest.param(
+            {"tests_helpers.py": IN_HELPERS},
+            {"tests_helpers.py": IN_HELPERS.replace(ASSERTS, EMPTIED)},
+            "original-tests",
+            id="helper module",
+        ),
+        pytest.param(
+            {"tests_helpers.py": IMPORTING, "checks.py": ASSERTS},
+            {"checks.py": EMPTIED},
+            "",
+            id="checks module",
+            marks=hole(
+                "checks.py defines no class of test support: the assertion function the helper "
+                "classes call is the code's, its file not pinned. Class of fix: a module-level "
+                "function a test-support class calls whose body only asserts is the tests' "
+                "(as rustasserts.functions), its file pinned for the deciding check"
+            ),
+        ),
+    ],
+)
+def test_unittest_assertion_function_of_the_helper_module_emptied(
+    tmp_path: Path, start: dict[str, str], fix: dict[str, str], reason: str
+) -> None:
+    assert EMPTIED != ASSERTS and EMPTIED.count("pass\n") == 1
+    files = {"app.py": PY_APP, "test_app.py": HELPED_TEST, **start}
+    held(make_repo(tmp_path / "repo", files), fix, UNITTEST, reason or "escalated")
