@@ -23,6 +23,19 @@ go_init_forges_the_observers_records (a hole): app.go's `init()`, run in the tes
     written by a process other than the test binary), or an `init()` of the code that exits
     before any TestMain began named by the binary's own start (a mark the go toolchain's
     test main writes before any package init runs).
+go_a_test_completes_the_observers_records_and_exits_0 (a hole): no variable read at all:
+    `Add(2, 2)`, inside TestAdd, finds the records file the observer's TestMain opened among
+    the binary's own descriptors (`/proc/self/fd/N` naming a `.records` file), reads the go
+    nonce from its first line (the `start` record the observer wrote), writes through that
+    descriptor both tests `passed` and `end` 0, prints test2json's lines and `PASS` and ends
+    the binary with `syscall.Exit(0)`: round 20's `GO_EXITED`, held by `observer-cut-short`,
+    with the cut stream completed. The file is 0600 and the commands' user's, opened by the
+    binary itself: what is in it is the binary's to read and add to, so unsetting the
+    variable in TestMain does not keep the nonce from the code. Class of fix: records the
+    code cannot read back or add to: a nonce never written where the binary can read it (a
+    per-record MAC keyed from memory alone raises the bar to reflect/unsafe, the stated
+    limit), or the records handed to a reader fixbot holds (a FIFO or socket fixbot reads as
+    it is written, each record tied to the test that was running when it was written).
 unittest_assertion_function_of_the_helper_module_emptied[helper module] (held,
     `original-tests`): tests_helpers.py's `Alike.assertAlike` and `Base.assertSum` call
     `assert_alike(first, second)`, a module-level function of the same file, which the fix
@@ -124,6 +137,79 @@ def test_go_init_forges_the_observers_records(tmp_path: Path, go_check: str) -> 
     repo = go_repo(tmp_path)
     try:
         held(repo, {"app.go": GO_RECORDS_FORGED}, go_check, "observer-")
+    except Fixed:
+        message = git(repo, "log", "-1", "--format=%B")
+        assert "and fixbot's observer inside go (2 tests)" in message, message
+        raise
+
+
+# The code under test, called by TestAdd, finds the records file the observer's TestMain opened
+# (a descriptor of the binary's own, `/proc/self/fd`), reads the go nonce from its first line
+# (the `start` record), writes through that descriptor the rest of a run of two passed tests
+# and its `end` 0, prints test2json's lines and ends the binary 0 (round 20's `GO_EXITED`).
+GO_RECORDS_COMPLETED = """\
+package app
+
+import (
+\t"bufio"
+\t"fmt"
+\t"os"
+\t"strconv"
+\t"strings"
+\t"syscall"
+)
+
+// Add returns a + b.
+func Add(a, b int) int {
+\tif a == 2 && b == 2 {
+\t\tcomplete()
+\t\tfmt.Print("--- PASS: TestAdd (0.00s)\\n=== RUN   TestZero\\n")
+\t\tfmt.Print("--- PASS: TestZero (0.00s)\\nPASS\\n")
+\t\tsyscall.Exit(0)
+\t}
+\treturn a - b
+}
+
+// complete ends each records file the binary has open as a run of two passed tests
+func complete() {
+\tfor fd := 3; fd < 64; fd++ {
+\t\tpath, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+\t\tif err != nil || !strings.HasSuffix(path, ".records") {
+\t\t\tcontinue
+\t\t}
+\t\tin, err := os.Open(path)
+\t\tif err != nil {
+\t\t\tcontinue
+\t\t}
+\t\tnonce, _ := bufio.NewReader(in).ReadString('\\t')
+\t\tin.Close()
+\t\tout := ""
+\t\tfor _, name := range []string{"TestAdd", "TestZero"} {
+\t\t\tid := `"id":"example.com/app::` + name + `"`
+\t\t\tout += nonce + `{"k":"r",` + id + `,"w":"call","o":"passed"}` + "\\n"
+\t\t}
+\t\tout += nonce + `{"k":"end","status":0,"runner":"go"}` + "\\n"
+\t\tos.NewFile(uintptr(fd), path).Write([]byte(out))
+\t}
+}
+"""
+
+
+@hole(
+    "the records file is the test binary's own: code inside a test finds it through "
+    "/proc/self/fd, reads the nonce from its start record and writes the rest of the run. "
+    "Class of fix: records the code cannot read back nor add to (a nonce or key kept out of "
+    "the binary's files, a channel fixbot holds the far end of)"
+)
+def test_go_a_test_completes_the_observers_records_and_exits_0(
+    tmp_path: Path,
+    go_check: str,  # noqa: F811
+) -> None:
+    """Ends `fixed`, verified by the records the code completed."""
+    assert golang.VARIABLE not in GO_RECORDS_COMPLETED
+    repo = go_repo(tmp_path)
+    try:
+        held(repo, {"app.go": GO_RECORDS_COMPLETED}, go_check, "observer-cut-short")
     except Fixed:
         message = git(repo, "log", "-1", "--format=%B")
         assert "and fixbot's observer inside go (2 tests)" in message, message
