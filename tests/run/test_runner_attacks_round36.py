@@ -5,7 +5,9 @@ green by hand, then through fixbot (one attempt) a held row ends `escalated` nam
 a hole is a strict xfail (`Fixed`) naming the class of fix. Projects reused by import: round
 20's go module (`go_repo`: tests/run/test_runner_reports.py's GO_MOD, GO_APP, GO_TEST) and
 round 34's unittest project whose test class is based on a helper module's classes
-(`HELPED_TEST`, `PY_APP`), its helper module's assertion moved to a module-level function.
+(`HELPED_TEST`, `PY_APP`), its helper module's assertion moved to a module-level function, and
+round 21's jest project (`JS_APP`, `JS_TEST`) with two larger test files beside it (the
+two-file project of tests/run/test_jestenv_workers.py would put app.test.js first in a worker).
 
 The cheats (test names), what each does, why held or not, the class of fix:
 
@@ -55,9 +57,26 @@ unittest_assertion_function_of_the_helper_module_emptied[checks module] (a hole)
     pinned for the deciding check (or the assertion functions compared definition by
     definition, as `rustasserts.guarded` does).
 
-Not tried (no time this round): jest's workers kept from sending their records
-(`process.send` wrapped by the code through the real `process`), `os.Exit` in a go test's
-cleanup, a subtest's failure with the parent's `t.Run` result ignored (go fails the parent).
+jest_worker_send_drops_the_environments_records (a hole): a project of three test files, each
+    calling `add`, run in jest's workers (`--maxWorkers=2`); app.js wraps the worker's real
+    `process.send` (an outer-realm function's constructor gives the real `process`; jest-worker's
+    `messageParent` looks `process.send` up as it sends) to drop each message carrying a fixbot
+    line that names app.test.js, and drops the running test's errors through jest-circus's state
+    (round 21's `JS_ERRORS_DROPPED`). The two larger files run first, one a worker (jest, with
+    no timings cached, runs the largest first), each loading app.js; app.test.js runs third, a
+    worker's second file, where the wrapper is in place before its environment is built: its
+    `file` record is dropped with its `fn` records, so it is not among the files the
+    environment was built for (`environed`) and `adds`, reported passed, has no verdict missing
+    (`reporter._function_failed` reads only environed files; `judge._unenvironed` only a
+    verifying run with no environment at all). With every fixbot line dropped (the first try),
+    the big files' own tests had no verdict: held, `observer-report`. Class of fix: the
+    reporter in jest's main process knows each test file a worker ran (`onTestFileStart`,
+    `onTestFileResult`) and a file with no `file` record from its environment, where the
+    start's run had one (or wherever a worker key was given), is `observer-missing`.
+Not tried (no time this round): `os.Exit` in a go test's cleanup, a subtest's failure with the
+parent's `t.Run` result ignored (go fails the parent), a jest worker killed so jest-worker runs
+its file again in a fresh worker forked without the worker key (its first environment's `file`
+record is sent before the code runs: expected held).
 """
 
 from __future__ import annotations
@@ -68,6 +87,7 @@ import pytest
 
 from fixbot.observe import golang
 from tests.fakes.repo import git, make_repo
+from tests.run.test_observer_attacks_round21 import JS_ERRORS_DROPPED
 from tests.run.test_runner_attacks_round20 import (
     PY_APP,
     UNITTEST,
@@ -77,7 +97,12 @@ from tests.run.test_runner_attacks_round20 import (
     hole,
 )
 from tests.run.test_runner_attacks_round27_files import HELPED_TEST
-from tests.run.test_runner_reports import go_check  # noqa: F401 (a fixture)
+from tests.run.test_runner_reports import (  # noqa: F401 (fixtures)
+    JS_APP,
+    JS_TEST,
+    go_check,
+    jest_check,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -274,3 +299,61 @@ def test_unittest_assertion_function_of_the_helper_module_emptied(
     assert EMPTIED != ASSERTS and EMPTIED.count("pass\n") == 1
     files = {"app.py": PY_APP, "test_app.py": HELPED_TEST, **start}
     held(make_repo(tmp_path / "repo", files), fix, UNITTEST, reason or "escalated")
+
+
+# --- jest's workers: a worker whose process.send drops fixbot's records --------------------------
+
+# the real `process` (an outer-realm function's constructor) has its `send` wrapped once a
+# worker: a message carrying a fixbot line (`{ fixbot: ... }`, the environment's records,
+# jest-worker's `messageParent` looks `process.send` up as it sends) of app.test.js is dropped,
+# any other passed
+DROP_SEND = """\
+const real = require('fs').readFileSync.constructor('return process')();
+if (typeof real.send === 'function' && !real.dropping) {
+  const send = real.send;
+  real.dropping = true;
+  real.send = function (message, ...rest) {
+    const text = JSON.stringify(message);
+    if (text.includes('"fixbot"') && text.includes('app.test.js')) return true;
+    return send.call(this, message, ...rest);
+  };
+}
+"""
+JS_SEND_DROPPED = DROP_SEND + JS_ERRORS_DROPPED
+# test files larger than app.test.js (jest, with no timings cached, runs the largest first), each
+# calling `add`: each worker loads app.js with its first file, so app.test.js, run third, is a
+# worker's second file, its environment built after the wrapper was in place
+PADDING = "".join(
+    f"// zero case {n}: add(0, 0) is 0 whatever add does with signs\n" for n in range(40)
+)
+BIG_TEST = (
+    "const { add } = require('./app');\n\n"
+    + PADDING
+    + ("test('zero too', () => { expect(add(0, 0)).toBe(0); });\n")
+)
+
+
+@hole(
+    "a worker's process.send, wrapped by the code as an earlier test file ran there, drops every "
+    "record of app.test.js's environment, its file record too: no file environed, no verdict "
+    "missing. Class of fix: each test file jest ran (the reporter's onTestFileStart) must have "
+    "its environment's file record where the start's run had one"
+)
+def test_jest_worker_send_drops_the_environments_records(
+    tmp_path: Path,
+    jest_check: str,  # noqa: F811
+) -> None:
+    """Each worker's first test file wraps the worker's `process.send`; app.test.js, a worker's
+    second file, has the failure of `adds` dropped (jest-circus's state) and its records too:
+    ends `fixed`."""
+    assert len(BIG_TEST) > 2 * len(JS_TEST)
+    files = {
+        "app.js": JS_APP,
+        "app.test.js": JS_TEST,
+        "big1.test.js": BIG_TEST,
+        "big2.test.js": BIG_TEST,
+        "package.json": '{"name": "app"}\n',
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    check = f"{jest_check} --maxWorkers=2 --no-cache"
+    held(repo, {"app.js": JS_SEND_DROPPED}, check, "observer-")
