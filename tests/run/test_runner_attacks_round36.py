@@ -62,8 +62,10 @@ jest_worker_send_drops_the_environments_records (a hole): a project of three tes
     `process.send` (an outer-realm function's constructor gives the real `process`; jest-worker's
     `messageParent` looks `process.send` up as it sends) to drop each message carrying a fixbot
     line that names app.test.js, and drops the running test's errors through jest-circus's state
-    (round 21's `JS_ERRORS_DROPPED`). The two larger files run first, one a worker (jest, with
-    no timings cached, runs the largest first), each loading app.js; app.test.js runs third, a
+    (round 21's `JS_ERRORS_DROPPED`). The two larger files run first, one a worker (the
+    check's `--no-cache`: jest's sequencer reads no timings nor failures and runs the largest
+    first; with its cache, the start's failed app.test.js would run first in a worker: held),
+    each loading app.js; app.test.js runs third, a
     worker's second file, where the wrapper is in place before its environment is built: its
     `file` record is dropped with its `fn` records, so it is not among the files the
     environment was built for (`environed`) and `adds`, reported passed, has no verdict missing
