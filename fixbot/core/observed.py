@@ -165,7 +165,10 @@ class Observation(BaseModel):
     (`fixbot.observe.reporter.summarized`) and compared with `ran`. `functions` jest-circus's
     verdict on each run of a test's function ("failed", "passed", in order), streamed by fixbot's
     jest test environment as it was dispatched (`fixbot/observe/node/environment.cjs`; in band
-    only), `environed` the test files that environment was built for, and `environment` why a jest
+    only), `environed` the test files that environment was built for, `jested` the test files
+    jest's reporter saw jest start to run (in its main process, signed with the nonce: each
+    one's environment streams its file record there, in band or from a worker), and
+    `environment` why a jest
     run had no such environment ("": it had, or the check is not jest's; set by fixbot,
     `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root;
     under node_modules only those the repository tracks, `jestenv.tracked`) node's module
@@ -233,6 +236,7 @@ class Observation(BaseModel):
     said_ran: int | None = None
     functions: dict[str, list[str]] = Field(default_factory=dict)
     environed: list[str] = Field(default_factory=list)
+    jested: list[str] = Field(default_factory=list)
     environment: str = ""
     unreached: str = ""
     own_main: list[str] = Field(default_factory=list)

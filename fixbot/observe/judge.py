@@ -12,8 +12,10 @@ unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.
                          closed; a unittest run ended before its run began); or the start's
                          jest run streamed from fixbot's test environment and fixbot named
                          none for the verifying one (`Observation.environment`: the fix made
-                         it unsure, several projects, another runner, `--showConfig` failing);
-                         or the start's `jest --showConfig` started a thread without fixbot's
+                         it unsure, several projects, another runner, `--showConfig` failing),
+                         or a test file jest's reporter saw run (`Observation.jested`) had no
+                         record of that environment where the start's run had one; or the
+                         start's `jest --showConfig` started a thread without fixbot's
                          preload (`Observation.unthreaded`), or what it handed over was cut at
                          a bound (`Observation.cut`): the files its configuration read, the
                          check's, are unknown
@@ -143,6 +145,7 @@ def findings(
     found += alike.known(start, last) + _tampered(last, watched)
     found += alike.swapped(start, last, watched, files) + alike.traced(start, last, watched)
     found += alike.retried(start, last, watched) + _unenvironed(start, last) + unsure
+    found += _unenvironed_files(start, last)
     found += alike.rebased(start, last, watched, files)
     found += compared.comparisons(last, watched, files) + compared.unjudged(last, watched)
     found += compared.unfollowed(last, watched)
@@ -160,6 +163,28 @@ def _unenvironed(start: Observation | None, last: Observation) -> list[str]:
     return [
         "observer-missing: the start's jest run streamed from fixbot's test environment; the"
         f" verifying run had none ({last.environment})"
+    ]
+
+
+def _unenvironed_files(start: Observation | None, last: Observation) -> list[str]:
+    """`observer-missing` where jest's reporter saw the verifying run `last` start a test file
+    (`jested`, streamed by the main process, signed with the nonce) that fixbot's test
+    environment streamed no file record for (`environed`) and the start's run did: the
+    environment's records of that file were kept from the channel (round 36: the code under
+    test, in a jest worker, wraps the worker's `process.send` to drop every line naming the
+    file, its file record too, so that no test of it counts as having no verdict). Nothing
+    where the start's run had no environment's record of the file (another
+    `@jest-environment`, no environment named: unsure) or fixbot named none for `last`
+    (`_unenvironed` says so)."""
+    if start is None or last.environment:
+        return []
+    had, has = set(start.environed), set(last.environed)
+    unseen = sorted(f for f in last.jested if f in had and f not in has)
+    if not unseen:
+        return []
+    return [
+        "observer-missing: jest ran the test file and fixbot's test environment, built for it at"
+        " the start, streamed no record of it in the verifying run: " + ", ".join(unseen[:5])
     ]
 
 

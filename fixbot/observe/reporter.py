@@ -38,6 +38,7 @@ def relocated(seen: Observation, *roots: Path) -> Observation:
         seen.tries = {t.removeprefix(prefix): n for t, n in seen.tries.items()}
         seen.functions = {t.removeprefix(prefix): f for t, f in seen.functions.items()}
         seen.environed = [t.removeprefix(prefix) for t in seen.environed]
+        seen.jested = [t.removeprefix(prefix) for t in seen.jested]
     return seen
 
 

@@ -42,6 +42,10 @@ and its parts write them:
     {"k": "key", "key": hex}                        jest's reporter, as the run starts: the
                                                     run's worker key (32 hex digits), handed
                                                     to jest's workers (`node/reporter.cjs`)
+    {"k": "ran", "id": file}                        jest's reporter, in the main process: a
+                                                    test file jest started to run
+                                                    (`onTestFileStart`; `Observation.jested`),
+                                                    signed with the nonce alone
     {"k": "body", "id": nodeid, "ran": bool}        a watched test's body entered or not
     {"k": "code", "id": nodeid, "h": digest, "f": file, "tr": bool}
                                                     a test's call begins (every test's: the
@@ -284,6 +288,13 @@ def _function(seen: Observation, record: dict[str, object], test: str, scratch: 
         _tried(seen, test, len(runs))
 
 
+def _ran(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
+    """A test file jest started to run, as its reporter in the main process saw it
+    (`node/reporter.cjs`'s `onTestFileStart`): kept in `seen.jested` (`MAX_FILES` at most)."""
+    if test and test not in seen.jested and len(seen.jested) < MAX_FILES:
+        seen.jested.append(test)
+
+
 def _tried(seen: Observation, test: str, tries: object) -> None:
     """A node runner's `test` tried `tries` times (by the reporter's count): the most kept in
     `seen.tries` where more than one (at most `MAX_TRIES`; anything but an `int` is none)."""
@@ -396,6 +407,7 @@ _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], No
     "start": _start,
     "r": _result,
     "fn": _function,
+    "ran": _ran,
     "body": _body,
     "exit": _exit,
     "code": _code,

@@ -236,6 +236,39 @@ first('/w/a.test.js', 'file');
 """
 
 
+def test_a_test_file_jest_ran_without_its_environments_file_record_is_a_finding() -> None:
+    """jest's reporter streams each test file jest starts (`ran`, from the main process): a
+    verifying run where a file it saw run has no file record from fixbot's test environment,
+    which the start's run had (its records dropped on the way from a worker, round 36), is
+    `observer-missing`; a file the environment was not built for at the start (another
+    `@jest-environment`), or a run where fixbot named no environment (unsure: `_unenvironed`'s
+    finding alone), is none, and the honest two-file run is none."""
+
+    def run(environed: list[str], tests: dict[str, str]) -> Observation:
+        ran = [{"k": "ran", "id": f} for f in ("a.test.js", "b.test.js")]
+        files = [{"k": "fn", "id": f, "o": "file"} for f in environed]
+        return node_run([*ran, *files], tests)
+
+    red = {"a.test.js::adds": "failed", "b.test.js::more": "passed"}
+    green = {**red, "a.test.js::adds": "passed"}
+    start = run(["a.test.js", "b.test.js"], red)
+    assert start.jested == ["a.test.js", "b.test.js"]
+    assert start.environed == ["a.test.js", "b.test.js"]
+    missing = "observer-missing: jest ran the test file"
+    honest = run(["b.test.js", "a.test.js"], green)
+    assert not [f for f in judge.findings(start, honest) if f.startswith("observer-")]
+    dropped = run(["b.test.js"], green)
+    (found,) = [f for f in judge.findings(start, dropped) if f.startswith(missing)]
+    assert found.endswith(": a.test.js")
+    elsewhere = run(["b.test.js"], red)  # a.test.js: another environment at the start
+    assert not [f for f in judge.findings(elsewhere, dropped) if f.startswith(missing)]
+    dropped.environment = "several projects"
+    assert not [f for f in judge.findings(start, dropped) if f.startswith(missing)]
+    assert [f for f in judge.findings(start, dropped) if f.startswith("observer-missing")]
+    absolute = node_run([{"k": "ran", "id": "/w/a.test.js"}], {})
+    assert relocated(absolute, Path("/w")).jested == ["a.test.js"]
+
+
 def test_the_reporter_hands_its_function_sender_once() -> None:
     node = shutil.which("node")
     if node is None:
@@ -281,9 +314,11 @@ def test_an_fn_record_signed_by_a_worker_key_counts_only_where_the_nonce_announc
         {"k": "r", "id": "/w/a.test.js::t", "w": "call", "o": "passed"},
         {"k": "end", "status": 0, "runner": "jest"},
         {"k": "key", "key": "b" * 32},
+        {"k": "ran", "id": "/w/a.test.js"},
     ]
     seen = parse(announce + "".join(f"{KEY}\t{json.dumps(r)}\n" for r in others), NONCE)
     assert seen.forged == len(others) and seen.sessions == seen.ended == 0 and seen.tests == {}
+    assert seen.jested == []
     for bad in ("abc", "G" * 32):  # not 32 hex digits: no key
         announced = f"{NONCE}\t{json.dumps({'k': 'key', 'key': bad})}\n"
         seen = parse(f"{announced}{bad}\t{json.dumps(fn)}\n", NONCE)
@@ -362,5 +397,5 @@ def test_the_environment_in_a_worker_streams_through_the_reporter_with_the_worke
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"given": 32, "left": None}
     assert seen.functions == {"/w/a.test.js::t": ["failed"]}
-    assert seen.environed == ["/w/a.test.js"]
+    assert seen.environed == seen.jested == ["/w/a.test.js"]
     assert seen.forged == 1  # the code under test's line, its key unannounced; no record: dropped

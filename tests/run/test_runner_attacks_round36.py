@@ -57,7 +57,8 @@ unittest_assertion_function_of_the_helper_module_emptied[checks module] (a hole)
     pinned for the deciding check (or the assertion functions compared definition by
     definition, as `rustasserts.guarded` does).
 
-jest_worker_send_drops_the_environments_records (a hole): a project of three test files, each
+jest_worker_send_drops_the_environments_records (held, `observer-missing`; a hole until
+    the fix below): a project of three test files, each
     calling `add`, run in jest's workers (`--maxWorkers=2`); app.js wraps the worker's real
     `process.send` (an outer-realm function's constructor gives the real `process`; jest-worker's
     `messageParent` looks `process.send` up as it sends) to drop each message carrying a fixbot
@@ -71,10 +72,12 @@ jest_worker_send_drops_the_environments_records (a hole): a project of three tes
     environment was built for (`environed`) and `adds`, reported passed, has no verdict missing
     (`reporter._function_failed` reads only environed files; `judge._unenvironed` only a
     verifying run with no environment at all). With every fixbot line dropped (the first try),
-    the big files' own tests had no verdict: held, `observer-report`. Class of fix: the
-    reporter in jest's main process knows each test file a worker ran (`onTestFileStart`,
-    `onTestFileResult`) and a file with no `file` record from its environment, where the
-    start's run had one (or wherever a worker key was given), is `observer-missing`.
+    the big files' own tests had no verdict: held, `observer-report`. The fix: the reporter
+    in jest's main process streams each test file jest starts (`onTestFileStart`, a `ran`
+    record signed with the nonce, which no worker's line can drop or forge:
+    `Observation.jested`), and a file it saw run with no `file` record from its environment,
+    where the start's run had one for it and fixbot named an environment (not unsure), is
+    `observer-missing` (`judge._unenvironed_files`): held.
 Not tried (no time this round): `os.Exit` in a go test's cleanup, a subtest's failure with the
 parent's `t.Run` result ignored (go fails the parent), a jest worker killed so jest-worker runs
 its file again in a fresh worker forked without the worker key (its first environment's `file`
@@ -335,19 +338,14 @@ BIG_TEST = (
 )
 
 
-@hole(
-    "a worker's process.send, wrapped by the code as an earlier test file ran there, drops every "
-    "record of app.test.js's environment, its file record too: no file environed, no verdict "
-    "missing. Class of fix: each test file jest ran (the reporter's onTestFileStart) must have "
-    "its environment's file record where the start's run had one"
-)
 def test_jest_worker_send_drops_the_environments_records(
     tmp_path: Path,
     jest_check: str,  # noqa: F811
 ) -> None:
     """Each worker's first test file wraps the worker's `process.send`; app.test.js, a worker's
     second file, has the failure of `adds` dropped (jest-circus's state) and its records too:
-    ends `fixed`."""
+    jest's reporter saw app.test.js run, the start's run had its environment's file record:
+    `observer-missing` (ended `fixed` without `judge._unenvironed_files`)."""
     assert len(BIG_TEST) > 2 * len(JS_TEST)
     files = {
         "app.js": JS_APP,
@@ -358,4 +356,4 @@ def test_jest_worker_send_drops_the_environments_records(
     }
     repo = make_repo(tmp_path / "repo", files)
     check = f"{jest_check} --maxWorkers=2 --no-cache"
-    held(repo, {"app.js": JS_SEND_DROPPED}, check, "observer-")
+    held(repo, {"app.js": JS_SEND_DROPPED}, check, "observer-missing: jest ran the test file")

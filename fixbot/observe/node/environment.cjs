@@ -62,8 +62,11 @@
 // drop what passes): such code can sign `fn` records (the same "by name" bar as in band, where
 // code running in the main process before this file loads can take the sender first); a record
 // dropped on the way leaves its test with no verdict in a file the environment was built for
-// (`observer-report`); a worker jest starts again (a crash, `workerIdleMemoryLimit`) forks
-// without the variable and streams nothing (no file record: no finding).
+// (`observer-report`), and a file record dropped leaves a file jest's reporter saw start
+// (`{"k": "ran"}`, from the main process) with no record of this environment (where the
+// start's run had one: `observer-missing`, fixbot/observe/judge.py `_unenvironed_files`); a
+// worker jest starts again (a crash, `workerIdleMemoryLimit`) forks without the variable and
+// streams nothing (its files the same finding).
 
 const path = require('path');
 

@@ -27,6 +27,11 @@
 //   {"k": "key", "key": "<32 hex>"}  jest: the run's worker key (`onRunStart`, below): fixbot
 //                                  takes `fn` records signed with it as the environment's in
 //                                  jest's workers
+//   {"k": "ran", "id": "<abs file>"}   jest: a test file jest starts to run (`onTestFileStart`,
+//                                  in a worker or in band): fixbot expects its environment's
+//                                  "file" record where the start's run had one (a worker's
+//                                  records, relayed through the code under test's process,
+//                                  can be dropped on the way; this one cannot)
 //   {"k": "end", "status": 0|1, "runner": ...}   the run finished (jest `onRunComplete`,
 //                                  vitest `onTestRunEnd`): 0 when the runner's results say
 //                                  it passed
@@ -229,10 +234,14 @@ class FixbotReporter {
     giveWorkerKey();
   }
 
-  // jest, as each test file is handed to a worker (after the workers were forked) or run in band
-  onTestFileStart() {
+  // jest, as each test file is handed to a worker (after the workers were forked) or run in
+  // band: the file streamed (`ran`), from this process, before the file's environment is built
+  onTestFileStart(test) {
     if (this !== STATE.instance) return;
     takeWorkerKey();
+    if (STATE.ended || STATE.runner !== 'jest') return;
+    const file = test !== null && typeof test === 'object' ? test.path : undefined;
+    if (typeof file === 'string' && file) send(['k', 'ran', 'id', file]);
   }
 
   // jest: a test case starts; from fixbot's environment in a worker, one of its records
