@@ -98,14 +98,63 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     the test rules (`helpers` of `cheats`) and put back as the start had it for the deciding
     check (`pinned`, `original_tree`). Python files of `start`'s tree alone: one it lacks, or
     outside the work tree (unittest's own `IsolatedAsyncioTestCase`, named by its absolute
-    path), is none."""
-    wanted = {f for f in files if f.endswith(".py") and not is_test_file(f)}
-    wanted &= set(git.names(repo, "ls-tree", "-r", "--name-only", start)) if wanted else set()
-    return frozenset(
+    path), is none. With them, the files of the work tree holding a function that only asserts
+    which those helpers or the failing tests' own files call by an imported name
+    (`_asserting_files`, round 36: checks.py's `assert_alike`): the tests' whole, as a helper
+    base's file is."""
+    texts, tree = _start_texts(repo, start, files)
+    support = {p for p, text in texts.items() if not is_test_file(p) and sides.supports_tests(text)}
+    callers = {p: texts[p] for p in support | {p for p in texts if is_test_file(p)}}
+    return frozenset(support | _asserting_files(repo, start, callers, tree))
+
+
+def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str, str], set[str]]:
+    """The text at commit `start` of each Python file of `files` its tree holds (not empty),
+    and that tree's paths (empty where `files` names no Python file: the tree not read)."""
+    python = {f for f in files if f.endswith(".py")}
+    tree = set(git.names(repo, "ls-tree", "-r", "--name-only", start)) if python else set()
+    texts = {path: text for path in python & tree if (text := revtext.text(repo, start, path))}
+    return texts, tree
+
+
+def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[str]) -> set[str]:
+    """The files of commit `start` (`tree`: its paths) defining a module-level function that
+    only asserts (`fixbot.tamper.changes.asserting`) which one of `callers` (path to its text:
+    the failing tests' files and their helper bases) calls by a name it imported from the work
+    tree (`changes.imported_calls`, `_module_file`): the tests' assertions, wherever they are
+    written (round 36, #39: checks.py's `assert_alike`, which tests_helpers.py's classes call,
+    emptied). Test files aside (already the tests')."""
+    wanted: dict[str, set[str]] = {}
+    for path, caller in callers.items():
+        for level, module, name in sides.imported_calls(caller):
+            found = _module_file(path, level, module, tree)
+            if found is not None and not is_test_file(found) and found not in callers:
+                wanted.setdefault(found, set()).add(name)
+    return {
         path
-        for path in wanted
-        if (text := revtext.text(repo, start, path)) is not None and sides.supports_tests(text)
-    )
+        for path, names in wanted.items()
+        if (text := revtext.text(repo, start, path)) and names & sides.asserting(text)
+    }
+
+
+def _module_file(importer: str, level: int, module: str, tree: set[str]) -> str | None:
+    """The file of `tree` (root-relative paths) a module imported by file `importer` names:
+    `level` leading dots relative to its folder; none, the module from the root or from the
+    importer's own folder (where unittest's discovery or a script puts it on `sys.path`).
+    None where no such file is in `tree` (a module of the standard library, a dependency's)."""
+    folder = posixpath.dirname(importer)
+    if level:
+        bases = [posixpath.normpath(posixpath.join(folder, *[".."] * (level - 1)))]
+    else:
+        bases = ["", folder]
+    relative = module.replace(".", "/")
+    for base in bases:
+        stem = posixpath.normpath(posixpath.join(base, relative)) if relative else base
+        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+            found = candidate.removeprefix("./")
+            if found in tree:
+                return found
+    return None
 
 
 MAX_CHECK_FILES = 50  # the check's own files followed at most

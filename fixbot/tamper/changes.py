@@ -21,7 +21,9 @@ from fixbot.tamper.facts import CI, RUNNER_CONFIG, package_keys
 
 __all__ = [
     "Change",
+    "asserting",
     "configures",
+    "imported_calls",
     "is_harness",
     "is_test_file",
     "lets_tests_run_on",
@@ -98,6 +100,119 @@ def _asks_self(node: ast.AST) -> bool:
     return (
         isinstance(owner, ast.Name) and owner.id == "self" and bool(SUPPORT.match(node.func.attr))
     )
+
+
+def _parsed(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def asserting(text: str) -> frozenset[str]:
+    """The names of the module-level functions of the Python source `text` whose body only
+    asserts (round 36, #39: `def assert_alike(a, b): if a != b: raise AssertionError(...)`):
+    statements that are `assert`, `raise AssertionError`/`raise AssertionError(...)` or a call
+    of a `fail`-named function as a statement (`fail(...)`, `pytest.fail(...)`), possibly
+    under an `if` or its `else` (any condition), beside a docstring, `pass` or a bare
+    `return`, and at least one of them: no value returned, no assignment, no other call. A
+    function that asserts and also computes (`total = ...`, `return total`) is none: the
+    code's. Empty where `text` does not parse."""
+    tree = _parsed(text)
+    if tree is None:
+        return frozenset()
+    functions = (n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    return frozenset(f.name for f in functions if _assertions(f.body) > 0)
+
+
+def _assertions(body: list[ast.stmt]) -> int:
+    """How many assertions `body` holds, where it holds nothing else (`asserting`), else -1."""
+    total = 0
+    for statement in body:
+        counted = _assertion(statement)
+        if counted < 0:
+            return -1
+        total += counted
+    return total
+
+
+def _assertion(statement: ast.stmt) -> int:
+    """1 for an assertion statement, 0 for a neutral one, the count of an `if` of assertions
+    alone, -1 for anything else (`_assertions`)."""
+    if isinstance(statement, ast.Assert):
+        return 1
+    if isinstance(statement, ast.If):
+        inside, other = _assertions(statement.body), _assertions(statement.orelse)
+        return -1 if min(inside, other) < 0 else inside + other
+    if isinstance(statement, ast.Raise):
+        return _raised(statement.exc)
+    if isinstance(statement, ast.Expr):
+        return _stated(statement.value)
+    bare = isinstance(statement, ast.Return) and statement.value is None
+    return 0 if bare or isinstance(statement, ast.Pass) else -1
+
+
+def _raised(exc: ast.expr | None) -> int:
+    """1 for `raise AssertionError` or `raise AssertionError(...)`, else -1 (a bare `raise`)."""
+    raised = exc.func if isinstance(exc, ast.Call) else exc
+    return 1 if raised is not None and _base_name(raised) == "AssertionError" else -1
+
+
+def _stated(value: ast.expr) -> int:
+    """1 for a `fail(...)` call made a statement, 0 for a constant (a docstring), else -1."""
+    if isinstance(value, ast.Call):
+        return 1 if _base_name(value.func) == "fail" else -1
+    return 0 if isinstance(value, ast.Constant) else -1
+
+
+# a function imported by `from <module> import <name>` (`level` dots), or named through a module
+# imported (`import checks`, `from pkg import checks`: `checks.assert_alike(...)`)
+Imported = tuple[int, str, str]
+
+
+def imported_calls(text: str) -> frozenset[Imported]:
+    """What the Python source `text` calls by a name it imported: `(level, module, name)` of
+    each call of a name bound by `from <module> import <name> [as ...]` (`level` the import's
+    leading dots) or of `<name>` of a module bound by `import <module> [as ...]` or
+    `from <package> import <module>` (its module `<package>.<module>`). Empty where `text`
+    does not parse. Read from the text, not run: a name rebound later is read as imported."""
+    tree = _parsed(text)
+    if tree is None:
+        return frozenset()
+    names: dict[str, Imported] = {}
+    modules: dict[str, tuple[int, str]] = {}
+    for node in ast.walk(tree):
+        _bind(node, names, modules)
+    return frozenset(
+        found
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and (found := _callee(node.func, names, modules))
+    )
+
+
+def _bind(node: ast.AST, names: dict[str, Imported], modules: dict[str, tuple[int, str]]) -> None:
+    """Note the names an import statement `node` binds (`imported_calls`)."""
+    if isinstance(node, ast.ImportFrom):
+        for alias in node.names:
+            bound, module = alias.asname or alias.name, node.module or ""
+            names[bound] = (node.level, module, alias.name)
+            modules[bound] = (node.level, f"{module}.{alias.name}".lstrip("."))
+    elif isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname or "." not in alias.name:
+                modules[alias.asname or alias.name] = (0, alias.name)
+
+
+def _callee(
+    func: ast.expr, names: dict[str, Imported], modules: dict[str, tuple[int, str]]
+) -> Imported | None:
+    """The imported function a call's `func` names (`imported_calls`), else None."""
+    if isinstance(func, ast.Name):
+        return names.get(func.id)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        owner = modules.get(func.value.id)
+        return (owner[0], owner[1], func.attr) if owner else None
+    return None
 
 
 def _toml_tables(text: str) -> object:

@@ -55,7 +55,8 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
 
 The rules' test files are those their names make (`fixbot.tamper.changes.is_harness`) and the
 `helpers` the caller names: a failing unittest test's helper base in a module of no test name
-that holds test support (`fixbot.run.integrity.helpers`, round 34).
+that holds test support (`fixbot.run.integrity.helpers`, round 34), and a module holding a
+function that only asserts which those tests call (round 36).
 
 The rules are about the tests' strength, not their text: the syntax tree decides for Python. A
 suspected cheat is never published as `fixed` (`fixbot.policy.rules`). The known bypasses of a

@@ -472,6 +472,119 @@ def test_test_support_is_a_class_based_on_a_test_case_or_defining_an_assert_or_a
     assert supports_tests(text) is supports
 
 
+# round 36's assertion function (tests/run/test_runner_attacks_round36.py, not imported: its
+# module's fixtures start Pythons), the module importing it and the function emptied
+ASSERTS = (
+    "def assert_alike(first, second):\n    if first != second:\n"
+    '        raise AssertionError(f"{first!r} != {second!r}")\n'
+)
+EMPTIED = "def assert_alike(first, second):\n    pass\n"
+IMPORTING = (
+    "import unittest\n\nfrom checks import assert_alike\n\n\nclass Alike:\n"
+    "    def assertAlike(self, first, second):\n        assert_alike(first, second)\n\n\n"
+    "class Base(unittest.TestCase):\n    def assertSum(self, total, *terms):\n"
+    "        assert_alike(sum(terms), total)\n"
+)
+
+
+def test_an_assertion_function_the_tests_call_is_the_tests(tmp_path: Path) -> None:
+    """A module-level function of the work tree whose body only asserts, called by an imported
+    name from a failing test's helper base or its own test file, makes its file the tests'
+    (round 36, #39: checks.py's `assert_alike` emptied): pinned, put back as the start had it
+    for the deciding check. Followed through `from checks import ...`, `import checks` and a
+    module of a package (`from pkg import far`); a function that asserts and also computes
+    (app.py's `checked`, which the test calls: an honest fix of it stays the code's), one
+    no test calls (app.py's `sane`) and a module of no file of the tree (`unittest`) are none.
+    Without the control, checks.py is nothing and the emptied function is the deciding
+    check's."""
+    from fixbot.run import integrity
+
+    app = (
+        "def add(a, b):\n    return a + b\n\n\ndef checked(total):\n    assert total >= 0\n"
+        "    return total\n\n\ndef sane(x):\n    assert x\n"
+    )
+    test = (
+        "import unittest\n\nimport pkg.more\nfrom app import add, checked, sane as _\n"
+        "from pkg import far\nimport tests_helpers\n\n\n"
+        "class T(tests_helpers.Base):\n    def test_add(self):\n"
+        "        unittest.expectedFailure\n        far.agree(checked(add(2, 2)), 4)\n"
+    )
+    files = {
+        "app.py": app,
+        "checks.py": ASSERTS,
+        "tests_helpers.py": IMPORTING,
+        "pkg/__init__.py": "",
+        "pkg/far.py": "def agree(a, b):\n    if a == b:\n        pass\n    else:\n"
+        "        assert 0\n",
+        "test_app.py": test,
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    helpers = integrity.helpers(repo, start, ["test_app.py", "tests_helpers.py"])
+    assert helpers == {"tests_helpers.py", "checks.py", "pkg/far.py"}
+    (repo / "checks.py").write_text(EMPTIED)
+    (repo / "app.py").write_text(app.replace("a + b", "b + a"))
+    git(repo, "commit", "-qam", "fix")
+    tree = git(repo, "rev-parse", "HEAD^{tree}")
+    assert integrity.pinned(repo, start, tree, helpers) == ["checks.py"]
+    assert not integrity.pinned(repo, start, tree, integrity.helpers(repo, start, ["app.py"]))
+    back = integrity.original_tree(repo, tree, start, ["checks.py"], helpers)
+    assert git(repo, "show", f"{back}:checks.py") == ASSERTS.rstrip("\n")
+    assert git(repo, "show", f"{back}:app.py") == app.replace("a + b", "b + a").rstrip("\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        (
+            "def alike(a, b):\n    '''Equal.'''\n    if a != b:\n"
+            "        raise AssertionError(a)\n    return\n",
+            {"alike"},
+        ),
+        ("def positive(x):\n    assert x > 0, x\n", {"positive"}),
+        ("def bare(x):\n    if not x:\n        raise AssertionError\n", {"bare"}),
+        ("import pytest\n\n\ndef no(x):\n    if x:\n        pytest.fail('no')\n", {"no"}),
+        ("async def eventually(x):\n    assert x\n", {"eventually"}),
+        ("def empty(x):\n    pass\n", set()),
+        ("def value(x):\n    assert x\n    return x\n", set()),
+        ("def bound(x):\n    assert x\n    y = x\n", set()),
+        ("def other(x):\n    if x:\n        raise ValueError(x)\n", set()),
+        ("def called(x):\n    assert x\n    print(x)\n", set()),
+        ("def loop(xs):\n    for x in xs:\n        assert x\n", set()),
+        ("def reraise(x):\n    raise\n", set()),
+        ("class C:\n    def assert_x(self, x):\n        assert x\n", set()),
+        ("def broken(:\n", set()),
+    ],
+)
+def test_a_function_that_only_asserts(text: str, names: set[str]) -> None:
+    """`changes.asserting`: a module-level function whose statements are assertions (`assert`,
+    `raise AssertionError`, a `fail(...)` call), under an `if` or not, beside a docstring and a
+    bare `return`; none that only passes, returns a value, assigns, calls anything else, loops
+    or re-raises, a method (a class's: `supports_tests`), a file that does not parse."""
+    from fixbot.tamper.changes import asserting
+
+    assert asserting(text) == names
+
+
+def test_what_a_file_calls_by_an_imported_name() -> None:
+    """`changes.imported_calls`: calls of names imported from a module, of a module's function
+    through the module (`import m as n`, `from pkg import m`), with the import's dots; a dotted
+    `import a.b` with no alias, a local name and a method of an object are not followed."""
+    from fixbot.tamper.changes import imported_calls
+
+    text = (
+        "import checks as c\nimport a.b\nfrom x.y import f as g\nfrom . import near\n"
+        "from ..up import h\n\n\ndef t(self, obj):\n    g(1)\n    c.alike(1, 1)\n"
+        "    near.agree(1)\n    h()\n    a.b.k()\n    local()\n    obj.m()\n"
+    )
+    assert imported_calls(text) == {
+        (0, "x.y", "f"),
+        (0, "checks", "alike"),
+        (1, "near", "agree"),
+        (2, "up", "h"),
+    }
+
+
 def test_the_helpers_are_those_of_the_tests_the_start_did_not_pass(tmp_path: Path) -> None:
     """`fixing.helpers` reads the classes' files of the tests the start's run did not pass (an
     error, or an outcome it never streamed), from the first attempt's observation when it ran

@@ -45,17 +45,17 @@ unittest_assertion_function_of_the_helper_module_emptied[helper module] (held,
     whole file is the tests' (`integrity.helpers`) and is put back as the start had it for the
     deciding check, where test_add fails. (No assertion fewer is counted: the function raises
     `AssertionError` itself, no `self.assert*` call was taken out.)
-unittest_assertion_function_of_the_helper_module_emptied[checks module] (a hole): the same
-    `assert_alike` in checks.py, which tests_helpers.py imports; the fix empties it there.
-    checks.py defines no class, so it is no test support by `supports_tests`, and the files
-    judged are those the failing test's classes were made in (test_app.py, tests_helpers.py):
-    the assertion's body is the code's, no rule reads it, and the deciding check, with the
-    start's test files and helpers put back, calls the emptied function. Class of fix: what
-    the tests' classes call is followed as Rust's `rustasserts.functions` follows it: a
-    module-level function of the project's that a test-support class calls and whose body
-    only asserts (an `assert`, a `raise AssertionError`, `self.fail`) is the tests', its file
-    pinned for the deciding check (or the assertion functions compared definition by
-    definition, as `rustasserts.guarded` does).
+unittest_assertion_function_of_the_helper_module_emptied[checks module] (a hole, held since,
+    `original-tests`): the same `assert_alike` in checks.py, which tests_helpers.py imports;
+    the fix empties it there. checks.py defines no class, so it was no test support by
+    `supports_tests`, and the files judged were those the failing test's classes were made in
+    (test_app.py, tests_helpers.py): the assertion's body was the code's, no rule read it, and
+    the deciding check, with the start's test files and helpers put back, called the emptied
+    function (ended `fixed`). Held: what the tests' classes call is followed as Rust's
+    `rustasserts.functions` follows it: a module-level function of the work tree that a helper
+    base or a failing test's file calls by an imported name and whose body only asserts
+    (`changes.asserting`) makes its file the tests' (`integrity._asserting_files`), pinned
+    and put back for the deciding check, where test_add fails.
 
 jest_worker_send_drops_the_environments_records (held, `observer-missing`; a hole until
     the fix below): a project of three test files, each
@@ -287,14 +287,8 @@ IMPORTING = "import unittest\n\nfrom checks import assert_alike\n" + CLASSES
         pytest.param(
             {"tests_helpers.py": IMPORTING, "checks.py": ASSERTS},
             {"checks.py": EMPTIED},
-            "",
+            "original-tests",
             id="checks module",
-            marks=hole(
-                "checks.py defines no class of test support: the assertion function the helper "
-                "classes call is the code's, its file not pinned. Class of fix: a module-level "
-                "function a test-support class calls whose body only asserts is the tests' "
-                "(as rustasserts.functions), its file pinned for the deciding check"
-            ),
         ),
     ],
 )

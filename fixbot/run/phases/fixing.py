@@ -265,8 +265,9 @@ def helpers(run: RunParts) -> frozenset[str]:
     """The files the classes of the tests the start commit's run did not pass were made in
     (`Observation.classes`, unittest's MRO below `TestCase`: the first attempt's, when it ran
     here; never a fix's run) that are test support by the start's text
-    (`integrity.helpers`): the tests', whatever their names. pytest's observer streams no
-    classes: none there."""
+    (`integrity.helpers`), and the files of the functions that only assert which those and
+    the failing tests' files call by an imported name (round 36's checks.py): the tests',
+    whatever their names. pytest's observer streams no classes: none there."""
     first = run.state.attempts[0] if run.first is None and run.state.attempts else None
     seen = first.seen if first is not None else None
     if seen is None:
