@@ -123,7 +123,9 @@ def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[
     the failing tests' files and their helper bases) calls by a name it imported from the work
     tree (`changes.imported_calls`, `_module_file`): the tests' assertions, wherever they are
     written (round 36, #39: checks.py's `assert_alike`, which tests_helpers.py's classes call,
-    emptied). Test files aside (already the tests')."""
+    emptied). Test files aside (already the tests'), and a file that also holds other code
+    (`changes.assertions_only`: app.py's `validate(x)`, which only asserts, beside the code
+    under test; pinned whole, the honest fix would be undone for the deciding check)."""
     wanted: dict[str, set[str]] = {}
     for path, caller in callers.items():
         for level, module, name in sides.imported_calls(caller):
@@ -133,7 +135,9 @@ def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[
     return {
         path
         for path, names in wanted.items()
-        if (text := revtext.text(repo, start, path)) and names & sides.asserting(text)
+        if (text := revtext.text(repo, start, path))
+        and names & sides.asserting(text)
+        and sides.assertions_only(text)
     }
 
 

@@ -125,6 +125,28 @@ def asserting(text: str) -> frozenset[str]:
     return frozenset(f.name for f in functions if _assertions(f.body) > 0)
 
 
+def assertions_only(text: str) -> bool:
+    """Whether the Python source `text` is a module of assertions alone: each module-level
+    function only asserts (`asserting`, at least one), beside imports, a docstring and plain
+    assignments (constants), and no class or other statement. A module that also holds the
+    code's functions (app.py with `validate(x)`, which only asserts, beside `add`) is not one:
+    pinned whole, an honest fix of its other code would be undone for the deciding check."""
+    tree = _parsed(text)
+    if tree is None:
+        return False
+    named = asserting(text)
+    allowed = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Expr)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            if node.name not in named:
+                return False
+        elif not isinstance(node, allowed) or (
+            isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant)
+        ):
+            return False
+    return bool(named)
+
+
 def _assertions(body: list[ast.stmt]) -> int:
     """How many assertions `body` holds, where it holds nothing else (`asserting`), else -1."""
     total = 0

@@ -494,7 +494,9 @@ def test_an_assertion_function_the_tests_call_is_the_tests(tmp_path: Path) -> No
     for the deciding check. Followed through `from checks import ...`, `import checks` and a
     module of a package (`from pkg import far`); a function that asserts and also computes
     (app.py's `checked`, which the test calls: an honest fix of it stays the code's), one
-    no test calls (app.py's `sane`) and a module of no file of the tree (`unittest`) are none.
+    that only asserts in a module that also holds the code (app.py's `sane`, which the test
+    calls: pinned whole, app.py's honest fix would be undone; `changes.assertions_only`) and a
+    module of no file of the tree (`unittest`) are none.
     Without the control, checks.py is nothing and the emptied function is the deciding
     check's."""
     from fixbot.run import integrity
@@ -504,10 +506,11 @@ def test_an_assertion_function_the_tests_call_is_the_tests(tmp_path: Path) -> No
         "    return total\n\n\ndef sane(x):\n    assert x\n"
     )
     test = (
-        "import unittest\n\nimport pkg.more\nfrom app import add, checked, sane as _\n"
+        "import unittest\n\nimport pkg.more\nfrom app import add, checked, sane\n"
         "from pkg import far\nimport tests_helpers\n\n\n"
         "class T(tests_helpers.Base):\n    def test_add(self):\n"
-        "        unittest.expectedFailure\n        far.agree(checked(add(2, 2)), 4)\n"
+        "        unittest.expectedFailure\n        sane(add(1, 1))\n"
+        "        far.agree(checked(add(2, 2)), 4)\n"
     )
     files = {
         "app.py": app,
