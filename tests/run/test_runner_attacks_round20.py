@@ -283,6 +283,31 @@ def test_legitimate_make_test_fix(tmp_path: Path, make_check: str) -> None:
     assert "Verified by fixbot's observer inside go (2 tests)" in message
 
 
+# the fix makes TestAdd pass and adds a printf verb go vet refuses: `go test` as the project's CI
+# runs it fails in its built-in vet step, which the observed run turns off (`-vet=off`)
+GO_VET_ERROR = (
+    GO_FIXED.replace("package app\n", 'package app\n\nimport "fmt"\n', 1)
+    + '\n// Label names a sum.\nfunc Label() string { return fmt.Sprintf("%d", "x") }\n'
+)
+
+
+def test_go_fix_that_adds_a_vet_error_is_not_published(tmp_path: Path, go_check: str) -> None:
+    """`go test` by hand fails on the fix (vet: `%d` given a string), though its tests pass
+    with vet off; through fixbot the observed run is green, and the check run once more as
+    written (vet on, no observer) before the fix is committed is red: not published."""
+    repo = go_repo(tmp_path)
+    files = {"app.go": GO_VET_ERROR}
+    assert not green_without_the_controls(repo, files, go_check)
+    assert green_without_the_controls(repo, files, go_check.replace("go test", "go test -vet=off"))
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=go_check)
+    assert state.attempts[0].passed is False and state.attempts[-1].passed
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "check-as-written" in outcome.reason, outcome.reason
+    assert 'fmt.Sprintf format %d has arg "x" of wrong type string' in outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+
+
 # --- npm test, node's own runner -------------------------------------------------------------
 
 NODE_APP = "exports.add = (a, b) => a - b;\n"
