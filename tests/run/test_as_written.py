@@ -65,8 +65,14 @@ def fake_run(exit_code: int) -> Any:
     """The parts of a run `as_written` uses."""
     progress = SimpleNamespace(lines=[])
     progress.line = progress.lines.append
+    events = SimpleNamespace(emitted=[])
+    events.emit = lambda event, number, **fields: events.emitted.append((event, number, fields))
     return SimpleNamespace(
-        checker=FakeChecker(exit_code), progress=progress, redactor=Redactor.from_env({})
+        checker=FakeChecker(exit_code),
+        progress=progress,
+        redactor=Redactor.from_env({}),
+        events=events,
+        repo=Path("/nowhere"),
     )
 
 
@@ -79,6 +85,9 @@ def test_only_a_go_observed_fix_runs_again_and_a_red_run_is_a_finding() -> None:
     run, attempt = fake_run(2), Attempt(number=1, seen=Observation(runners=["go"]))
     assert not fixing.as_written(run, attempt) and run.checker.runs == 1
     [finding] = attempt.observed
+    [(event, number, fields)] = run.events.emitted
+    assert (event, number) == ("check-as-written", 1)
+    assert fields["exit_code"] == 2 and fields["log"] == "check-as-written.log"
     assert finding.startswith("check-as-written: ") and "vet step on" in finding
     assert '(exit 2: ./app.go:9:30: fmt.Sprintf format %d has arg "x" of wrong type' in finding
     assert "FAIL" not in finding and "# example.com" not in finding

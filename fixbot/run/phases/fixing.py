@@ -15,7 +15,7 @@ from fixbot.core.observed import Observation
 from fixbot.core.repofiles import past_the_second, regular_text
 from fixbot.logs.dialects import go
 from fixbot.observe import judge, reporter
-from fixbot.policy import breaker
+from fixbot.policy import breaker, rules
 from fixbot.process import commits, git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.fixcommand import FixCommandFixer
@@ -199,13 +199,22 @@ def as_written(run: RunParts, attempt: Attempt) -> bool:
     if attempt.seen is None or "go" not in attempt.seen.runners:
         return True
     result = run.checker.run_as_written(attempt)
+    log = result.log_path
+    run.events.emit(
+        "check-as-written",
+        attempt.number,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        duration_ms=round(result.duration_s * 1000),
+        log=str(log.relative_to(run.repo) if log.is_relative_to(run.repo) else log),
+    )
     if result.passed:
         run.progress.line(f"  the check as written (vet on) passed ({result.duration_s:.1f} s)")
         return True
     how = "timed out" if result.timed_out else f"exit {result.exit_code}"
     said = "; ".join(_why_failed(result.tail))
     attempt.observed.append(
-        "check-as-written: the check run again as written, go test's vet step on (the observed "
+        f"{rules.AS_WRITTEN}the check run again as written, go test's vet step on (the observed "
         f"run turns it off), failed ({how}{': ' if said else ''}{run.redactor.redact(said)})"
     )
     run.progress.line(f"  the check as written (vet on) failed ({how})")
