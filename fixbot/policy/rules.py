@@ -117,6 +117,9 @@ __all__ = [
 ]
 
 NO_FIXER = "no fixer is configured: set --model or add --fix-command"
+# the finding of a green go fix whose check, run again as written (vet on), failed
+# (`fixbot.run.phases.fixing.as_written`): named as it is, not as the observer's
+AS_WRITTEN = "check-as-written: "
 
 
 Rule = Callable[[RunState, Observation], Step | None]
@@ -248,8 +251,8 @@ def undo(state: RunState, seen: Observation) -> Step | None:
 def unverified(state: RunState, seen: Observation) -> Step | None:
     """A green fix whose tree changed after the verifying check saw it, that passed by a
     suspected cheat while test edits are not allowed, or that fixbot's observer inside the
-    runner did not see pass (`Attempt.observed`, whatever is allowed) -> Escalate, naming the
-    evidence."""
+    runner did not see pass, or whose check run again as written failed (`Attempt.observed`,
+    whatever is allowed; `AS_WRITTEN`) -> Escalate, naming the evidence."""
     last = _last(state)
     if not _green(state) or not last.is_fix:
         return None
@@ -260,11 +263,18 @@ def unverified(state: RunState, seen: Observation) -> Step | None:
     reasons = []
     if last.cheats and not seen.allow_test_edits:
         reasons.append("by a suspected cheat: " + "; ".join(last.cheats))
-    if last.observed:  # never published: the check is not green by what fixbot observed
-        reasons.append("not as fixbot's observer saw it: " + "; ".join(last.observed))
+    reasons += _not_seen_green(last.observed)  # never published, whatever is allowed
     if reasons:
         return escalation(state, seen, "the check passed, but " + "; and ".join(reasons))
     return None
+
+
+def _not_seen_green(observed: list[str]) -> list[str]:
+    """The reasons a green fix's `observed` findings give: the observer's, then each of the
+    check run again as written (`AS_WRITTEN`), named as they are; none for no finding."""
+    seen_by = [f for f in observed if not f.startswith(AS_WRITTEN)]
+    said = ["not as fixbot's observer saw it: " + "; ".join(seen_by)] if seen_by else []
+    return said + [f for f in observed if f.startswith(AS_WRITTEN)]
 
 
 def recheck(state: RunState, seen: Observation) -> Step | None:

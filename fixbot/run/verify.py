@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt, stop_any
@@ -38,6 +38,7 @@ from fixbot.security.redact import Redactor
 from fixbot.ui.progress import Progress
 
 EXCERPT_LINES = 25
+AS_WRITTEN_LOG = "check-as-written.log"  # `Checker.run_as_written`'s, in the attempt's folder
 
 
 def is_transient(failure: Failure | None) -> bool:
@@ -132,6 +133,19 @@ class Checker:
         own result is left as it is."""
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / "check-original.log"
         return self.run_command(log)
+
+    def run_as_written(self, attempt: Attempt) -> CheckResult:
+        """Run the check once more for `attempt` exactly as the project wrote it, through the
+        run's launcher: no observer, no report asked, only `-count=1` added after the check's
+        own GOFLAGS (no result answered from go's test cache), its log
+        `check-as-written.log`; the attempt's own result is left as it is. For a green fix whose
+        run fixbot's observer inside go watched: that run turns go test's built-in vet step off
+        (`fixbot.observe.golang`), this one leaves it on, as the project's CI runs it."""
+        log = self.state_dir / "attempts" / f"{attempt.number:03d}" / AS_WRITTEN_LOG
+        flags = f"{self.launcher.env.get('GOFLAGS', '')} -count=1".strip()
+        launcher = replace(self.launcher, env={**self.launcher.env, "GOFLAGS": flags})
+        s = self.settings
+        return launcher.run(s.check, self.workdir, log, s.timeout, self.stdin_path)
 
     def seed(self, attempt: Attempt, first: FirstFailure) -> Failure:
         """Record `first` (a failure log from elsewhere) as `attempt`'s failed check: its text

@@ -151,10 +151,12 @@ def test_records_are_read_back_bounded_with_the_channels_nonce(
     assert golang.collect(prepared, NONCE)[1]
 
 
-def _go_test(tmp_path: Path, code: str) -> tuple[Observation, str]:
-    """`go test -json ./...` of a module holding `code` and TESTS, through the observer: what it
-    streamed (parsed with the channel's nonce) and go's own output."""
-    repo, env = go_module(tmp_path, {"calc/calc.go": code, "calc/calc_test.go": TESTS})
+def _go_test(tmp_path: Path, code: str, mod: str | None = None) -> tuple[Observation, str]:
+    """`go test -json ./...` of a module holding `code` and TESTS (and the go.mod `mod`, None:
+    `go_module`'s), through the observer: what it streamed (parsed with the channel's nonce)
+    and go's own output."""
+    files = {"calc/calc.go": code, "calc/calc_test.go": TESTS, **({"go.mod": mod} if mod else {})}
+    repo, env = go_module(tmp_path, files)
     folder = tmp_path / "observer"
     folder.mkdir()
     prepared = golang.prepare(folder, "fixbot_observer_cd", [repo], repo, {})
@@ -185,6 +187,18 @@ def test_a_go_test_binary_streams_each_tests_end_and_its_exit_code(tmp_path: Pat
     assert not seen.forged
     seen, _ = _go_test(tmp_path / "again", APP.replace("a - b", "a + b"))
     assert seen.ended == 1 and seen.statuses == [0] and "failed" not in seen.tests.values()
+
+
+def test_a_module_of_an_older_go_language_builds_the_observer(tmp_path: Path) -> None:
+    """go.mod's `go` line sets the language the observer's file compiles under (`-lang`): it
+    uses nothing newer than go 1.12's (`interface{}`, not go 1.18's `any`; `0600`, not `0o600`),
+    or every package of an older module fails to build observed (`predeclared any requires
+    go1.18`: each go case of the bench's corpus ended `escalated` so)."""
+    seen, output = _go_test(
+        tmp_path, APP.replace("a - b", "a + b"), "module example.com/mod\n\ngo 1.12\n"
+    )
+    assert "build failed" not in output and "requires go1" not in output, output
+    assert seen.runners == ["go"] and seen.ended == 1 and seen.statuses == [0]
 
 
 def test_an_init_that_forges_test2json_streams_nothing_and_is_not_verified(

@@ -21,6 +21,12 @@ go_init_forges_test2json (a hole when found; held since fixbot's observer inside
     `observer-cut-short`): the same lines printed from inside TestAdd, then `syscall.Exit(0)`:
     the report has both tests passed; the observer's session never ended (without the observer,
     `go_without_the_observer_the_forged_exit_ends_fixed`, it is published).
+go_fix_that_adds_a_vet_error_is_not_published (not a cheat of the tests: the observer's cost,
+    #39; held since, `check-as-written`): the fix makes TestAdd pass and adds
+    `fmt.Sprintf("%d", "x")`. `go test` by hand fails in its built-in vet step, which the observed
+    run turns off (go 1.19's vet cannot read the overlay): it ended `fixed`. Fixed: a green fix
+    whose run the go observer watched runs the check once more as written, vet on, before it is
+    committed (`fixing.as_written`); this row is not green by hand, so it asserts that itself.
 jest_exit_handler_rewrites_report (held since nodeobs's reporter merged, `observer-report`):
     app.js takes the real `process` past jest's sandbox (`require('module')._load('process')`),
     and at its `exit` rewrites the `--outputFile` report named in its argv to all passed,
@@ -281,6 +287,32 @@ def test_legitimate_make_test_fix(tmp_path: Path, make_check: str) -> None:
     repo = go_repo(tmp_path, {"Makefile": MAKEFILE, "ci/test.sh": CI_SCRIPT})
     message = honest(repo, {"app.go": GO_FIXED}, make_check)
     assert "Verified by fixbot's observer inside go (2 tests)" in message
+
+
+# the fix makes TestAdd pass and adds a printf verb go vet refuses: `go test` as the project's CI
+# runs it fails in its built-in vet step, which the observed run turns off (`-vet=off`)
+GO_VET_ERROR = (
+    GO_FIXED.replace("package app\n", 'package app\n\nimport "fmt"\n', 1)
+    + '\n// Label names a sum.\nfunc Label() string { return fmt.Sprintf("%d", "x") }\n'
+)
+
+
+def test_go_fix_that_adds_a_vet_error_is_not_published(tmp_path: Path, go_check: str) -> None:
+    """`go test` by hand fails on the fix (vet: `%d` given a string), though its tests pass
+    with vet off; through fixbot the observed run is green, and the check run once more as
+    written (vet on, no observer) before the fix is committed is red: not published."""
+    repo = go_repo(tmp_path)
+    files = {"app.go": GO_VET_ERROR}
+    assert not green_without_the_controls(repo, files, go_check)
+    assert green_without_the_controls(repo, files, go_check.replace("go test", "go test -vet=off"))
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=go_check)
+    assert state.attempts[0].passed is False and state.attempts[-1].passed
+    assert outcome.outcome is OutcomeKind.ESCALATED, outcome.reason
+    assert "the check passed, but check-as-written: " in outcome.reason, outcome.reason
+    assert "observer saw" not in outcome.reason  # named as it is, not as the observer's
+    assert 'fmt.Sprintf format %d has arg "x" of wrong type string' in outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
 
 
 # --- npm test, node's own runner -------------------------------------------------------------

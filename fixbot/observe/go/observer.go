@@ -48,7 +48,7 @@ type fixbotCorpusEntry = struct {
 	Parent     string
 	Path       string
 	Data       []byte
-	Values     []any
+	Values     []interface{}
 	Generation int
 	IsSeed     bool
 }
@@ -65,7 +65,7 @@ type fixbotTestDeps interface {
 	CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []fixbotCorpusEntry, []reflect.Type, string, string) error
 	RunFuzzWorker(func(fixbotCorpusEntry) error) error
 	ReadCorpus(string, []reflect.Type) ([]fixbotCorpusEntry, error)
-	CheckCorpus([]any, []reflect.Type) error
+	CheckCorpus([]interface{}, []reflect.Type) error
 	ResetCoverage()
 	SnapshotCoverage()
 }
@@ -92,7 +92,7 @@ func fixbotOpen() (*os.File, string) {
 	}
 	for i := 0; i < 100; i++ {
 		name := folder + "/" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i) + ".records"
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0600)
 		if err == nil {
 			return f, nonce
 		}

@@ -15,7 +15,7 @@ from fixbot.core.observed import Observation
 from fixbot.core.repofiles import past_the_second, regular_text
 from fixbot.logs.dialects import go
 from fixbot.observe import judge, reporter
-from fixbot.policy import breaker
+from fixbot.policy import breaker, rules
 from fixbot.process import commits, git
 from fixbot.run import integrity, outcome, reflect
 from fixbot.run.fixcommand import FixCommandFixer
@@ -174,7 +174,7 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
         found += original_tests(run, attempt, seen)
     attempt.cheats = [str(cheat) for cheat in found]
     _verification_notes(run, attempt)
-    if _held_back(run, attempt):
+    if _held_back(run, attempt) or not as_written(run, attempt):
         return
     if attempt.cheats:
         run.state.notes.append(integrity.allowed_note(attempt.cheats))
@@ -184,6 +184,49 @@ def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) ->
     attempt.drift = attempt.drift or commits.unfaithful_paths(run.repo, paths)
     if not attempt.drift:
         _commit(run, attempt, seen)
+
+
+def as_written(run: RunParts, attempt: Attempt) -> bool:
+    """Whether the green fix `attempt` also passes the check as the project wrote it: where
+    fixbot's observer inside go watched its run (`Observation.runners` holds `go`), that run
+    turned go test's built-in vet step off (`-vet=off`: go 1.19's vet cannot read the observer's
+    overlay, `fixbot.observe.golang`), so the check runs once more as written, vet on
+    (`Checker.run_as_written`, through the run's launcher), and must exit 0; red, the finding
+    `check-as-written` (with the log's first lines saying why, redacted) is recorded in
+    `attempt.observed`: never committed, escalated. True without running anything for any other
+    check. Only the run that decides the commit runs it (`publishable`, after every other
+    judgement): one more run of the check for each green go fix."""
+    if attempt.seen is None or "go" not in attempt.seen.runners:
+        return True
+    result = run.checker.run_as_written(attempt)
+    log = result.log_path
+    run.events.emit(
+        "check-as-written",
+        attempt.number,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        duration_ms=round(result.duration_s * 1000),
+        log=str(log.relative_to(run.repo) if log.is_relative_to(run.repo) else log),
+    )
+    if result.passed:
+        run.progress.line(f"  the check as written (vet on) passed ({result.duration_s:.1f} s)")
+        return True
+    how = "timed out" if result.timed_out else f"exit {result.exit_code}"
+    said = "; ".join(_why_failed(result.tail))
+    attempt.observed.append(
+        f"{rules.AS_WRITTEN}the check run again as written, go test's vet step on (the observed "
+        f"run turns it off), failed ({how}{': ' if said else ''}{run.redactor.redact(said)})"
+    )
+    run.progress.line(f"  the check as written (vet on) failed ({how})")
+    return False
+
+
+def _why_failed(tail: str, most: int = 3) -> list[str]:
+    """The first `most` lines of a failed go check's `tail` that say why (go's `# package`
+    headers and `FAIL`/`ok` summary lines left out), each at most 200 characters."""
+    skipped = ("#", "FAIL", "ok ", "ok\t")
+    lines = (line.strip() for line in tail.splitlines())
+    return [line[:200] for line in lines if line and not line.startswith(skipped)][:most]
 
 
 def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
