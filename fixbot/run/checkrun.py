@@ -315,7 +315,9 @@ def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
     reporter (its file, `<module>_reporter.cjs`, named in the log: jest's `Could not resolve a
     module for a custom reporter`), or a go package failed to build with the go observer's file
     (`<module>_test.go` named in the log: a check that asks `go test -vet=...` itself, whose vet
-    cannot read the overlay's file, `fixbot.observe.golang`), and none streamed: the check's
+    cannot read the overlay's file, `fixbot.observe.golang`; or the copy the overlay maps it to,
+    `<module>_go_<package>.go`, `<module>_main_<digest>.go`, which go names when the observer's
+    file does not compile: a module's older go language), and none streamed: the check's
     environment did not let the observer's folder through, and the observer broke a check it
     should watch."""
     if seen.sessions or result.passed:
@@ -325,6 +327,7 @@ def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
     except OSError:
         return False
     named = (f"No module named '{module}'", f"{module}_{REPORTER.name}", f"{module}_test.go")
+    named += (f"{module}_go_", f"{module}_main_")  # the observer's copies, as go names them
     return any(name in text for name in named)
 
 

@@ -304,6 +304,11 @@ def test_a_check_whose_vet_cannot_read_the_observer_runs_again_unobserved(tmp_pa
     )
     assert unloaded("fixbot_observer_ab", Observation(), result)
     assert not unloaded("fixbot_observer_cd", Observation(), result)
+    # the observer's copy failing to compile names the file the overlay maps to
+    log.write_text(
+        "# m [m.test]\n/tmp/obs/fixbot_observer_ab_go_m.go:12:5: predeclared any requires go1.18\n"
+    )
+    assert unloaded("fixbot_observer_ab", Observation(), result)
 
 
 # a TestMain of the project's own, in either style: `os.Exit(m.Run())` or returning (go 1.15+)
