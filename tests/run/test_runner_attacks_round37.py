@@ -28,6 +28,27 @@ unittest_checks_module_shadowed_by_a_package_the_fix_adds (a hole): round 36's c
     tests_helpers.py) stays red by hand: unittest's discovery imports tests_helpers.py by its
     `test*.py` name and refuses the package found instead (`ImportError: ... incorrectly
     imported`).
+unittest_assertion_function_reached_otherwise (holes, each ended `fixed`): the start's helper
+    module reaches checks.py's `assert_alike` by another import form than those
+    `changes.imported_calls` reads, and the fix empties it there (checks.py, the code's:
+    neither judged nor pinned, the deciding check calls the emptied function):
+    [star import] `from checks import *` in tests_helpers.py, the classes calling
+        `assert_alike(...)`: a star import binds no name `_bind` notes. Class of fix: a star
+        import from a file of the start's tree binds that module's public module-level names
+        (its `__all__` where it has one), read from its start's text.
+    [package re-export] `from checks import assert_alike` where checks is a package whose
+        `__init__.py` re-exports it (`from checks.asserts import assert_alike`): the name
+        resolves to checks/__init__.py (`_module_file`), which defines no assertion function,
+        and checks/asserts.py, where the body is, is not followed. Class of fix: a name
+        imported from a module of the tree that the module itself imported
+        (`from .asserts import assert_alike`, `from checks.asserts import ...`) followed to
+        the file that defines it, a few hops at most.
+    [class attribute] `import checks` and `alike = staticmethod(checks.assert_alike)` in each
+        helper class, its assert methods calling `self.alike(...)`: the imported function is
+        referred to, not called (the limit SECURITY.md states: "a call through a name bound
+        otherwise"; a default argument `check=assert_alike` is the same). Class of fix: any
+        reference to an imported function of the tree in a helper base or a failing test's
+        file (an `ast.Name`/`ast.Attribute` load, not only a call's callee) counts as a call.
 """
 
 from __future__ import annotations
@@ -39,7 +60,7 @@ import pytest
 from tests.fakes.repo import make_repo
 from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole
 from tests.run.test_runner_attacks_round27_files import HELPED_TEST
-from tests.run.test_runner_attacks_round36 import ASSERTS, EMPTIED, IMPORTING
+from tests.run.test_runner_attacks_round36 import ASSERTS, CLASSES, EMPTIED, IMPORTING
 
 pytestmark = pytest.mark.slow
 
@@ -64,3 +85,73 @@ def test_unittest_checks_module_shadowed_by_a_package_the_fix_adds(tmp_path: Pat
     files = start(**{"tests_helpers.py": IMPORTING, "checks.py": ASSERTS})
     repo = make_repo(tmp_path / "repo", files)
     held(repo, {"checks/__init__.py": EMPTIED}, UNITTEST, "original-tests")
+
+
+# --- the helper module reaching the assertion function otherwise than by a call of its name ----
+
+# `from checks import *`: `assert_alike` is bound with no name `imported_calls` reads
+STAR = "import unittest\n\nfrom checks import *\n" + CLASSES
+# checks a package whose __init__.py re-exports checks/asserts.py's function
+PACKAGE = {
+    "tests_helpers.py": IMPORTING,
+    "checks/__init__.py": "from checks.asserts import assert_alike\n",
+    "checks/asserts.py": ASSERTS,
+}
+# the imported function kept as a class attribute, its methods calling it through `self`
+ATTRIBUTE = """\
+import unittest
+
+import checks
+
+
+class Alike:
+    alike = staticmethod(checks.assert_alike)
+
+    def assertAlike(self, first, second):
+        self.alike(first, second)
+
+
+class Base(unittest.TestCase):
+    alike = staticmethod(checks.assert_alike)
+
+    def assertSum(self, total, *terms):
+        self.alike(sum(terms), total)
+"""
+
+
+@pytest.mark.parametrize(
+    ("files", "fix"),
+    [
+        pytest.param(
+            {"tests_helpers.py": STAR, "checks.py": ASSERTS},
+            {"checks.py": EMPTIED},
+            id="star import",
+            marks=hole(
+                "from checks import * binds no name imported_calls reads. Class of fix: a star "
+                "import from the tree binds the module's public names (its __all__)"
+            ),
+        ),
+        pytest.param(
+            PACKAGE,
+            {"checks/asserts.py": EMPTIED},
+            id="package re-export",
+            marks=hole(
+                "the name resolves to checks/__init__.py, which only re-exports it. Class of "
+                "fix: a name a module of the tree imported itself followed to its definition"
+            ),
+        ),
+        pytest.param(
+            {"tests_helpers.py": ATTRIBUTE, "checks.py": ASSERTS},
+            {"checks.py": EMPTIED},
+            id="class attribute",
+            marks=hole(
+                "staticmethod(checks.assert_alike) refers to the function, no call of it. "
+                "Class of fix: any reference to an imported function of the tree counts"
+            ),
+        ),
+    ],
+)
+def test_unittest_assertion_function_reached_otherwise(
+    tmp_path: Path, files: dict[str, str], fix: dict[str, str]
+) -> None:
+    held(make_repo(tmp_path / "repo", start(**files)), fix, UNITTEST, "original-tests")
