@@ -49,6 +49,23 @@ unittest_assertion_function_reached_otherwise (holes, each ended `fixed`): the s
         otherwise"; a default argument `check=assert_alike` is the same). Class of fix: any
         reference to an imported function of the tree in a helper base or a failing test's
         file (an `ast.Name`/`ast.Attribute` load, not only a call's callee) counts as a call.
+unittest_checks_module_of_another_shape (one hole, one held): checks.py, imported and called
+    as round 36's, holds more than a bare `assert_alike`:
+    [message helper] (a hole, ended `fixed`): `assert_alike` raises
+        `AssertionError(message(first, second))`, `message` a module-level function of
+        checks.py that formats the two values (returns a string). checks.py is no module of
+        assertions alone (`changes.assertions_only`: `message` returns a value), so it is
+        neither judged nor pinned, the fix empties `assert_alike`: the policy's stated cost
+        ("an assertion-only function in a module that also holds other code is not held"),
+        met by the most ordinary shape of an assertion module. Class of fix: the assertion
+        function pinned alone (the deciding check runs the start's body of each assertion
+        function the tests call, its module's other functions the fix's), or a module whose
+        other functions are only those its assertion functions call counted assertions alone.
+    [constant by a call] (held, `original-tests`): `TOLERANCE = math.ldexp(0.0, 0)`, a
+        constant computed by a call, and `assert_alike` raising where `abs(first - second)`
+        exceeds it; the fix sets `TOLERANCE = math.inf`. An assignment of any value is
+        allowed beside assertion functions (`assertions_only` reads no assigned value), so
+        checks.py is the tests' and put back for the deciding check, where test_add fails.
 """
 
 from __future__ import annotations
@@ -155,3 +172,57 @@ def test_unittest_assertion_function_reached_otherwise(
     tmp_path: Path, files: dict[str, str], fix: dict[str, str]
 ) -> None:
     held(make_repo(tmp_path / "repo", start(**files)), fix, UNITTEST, "original-tests")
+
+
+# --- the checks module of another shape: a message helper beside it, a constant -----------------
+
+# `assert_alike`'s message made by a function of its own: checks.py no module of assertions alone
+MESSAGE = """\
+def assert_alike(first, second):
+    if first != second:
+        raise AssertionError(message(first, second))
+
+
+def message(first, second):
+    return f"{first!r} != {second!r}"
+"""
+MESSAGE_EMPTIED = MESSAGE.replace(
+    "    if first != second:\n        raise AssertionError(message(first, second))\n", "    pass\n"
+)
+# a constant computed by a call, which the fix sets so nothing exceeds it
+TOLERATING = """\
+import math
+
+TOLERANCE = math.ldexp(0.0, 0)
+
+
+def assert_alike(first, second):
+    if abs(first - second) > TOLERANCE:
+        raise AssertionError(f"{first!r} != {second!r}")
+"""
+
+
+@pytest.mark.parametrize(
+    ("checks", "fix"),
+    [
+        pytest.param(
+            MESSAGE,
+            MESSAGE_EMPTIED,
+            id="message helper",
+            marks=hole(
+                "checks.py also defines message(), a function returning a string: no module "
+                "of assertions alone, not pinned. Class of fix: the assertion function pinned "
+                "alone, or functions only the assertion functions call allowed beside them"
+            ),
+        ),
+        pytest.param(
+            TOLERATING,
+            TOLERATING.replace("math.ldexp(0.0, 0)", "math.inf"),
+            id="constant by a call",
+        ),
+    ],
+)
+def test_unittest_checks_module_of_another_shape(tmp_path: Path, checks: str, fix: str) -> None:
+    assert fix != checks
+    files = start(**{"tests_helpers.py": IMPORTING, "checks.py": checks})
+    held(make_repo(tmp_path / "repo", files), {"checks.py": fix}, UNITTEST, "original-tests")
