@@ -80,6 +80,8 @@ unittest_always_equal_computed (holes, each ended `fixed`): `add` hands back an 
     [assertion function] round 36's checks module (`assert_alike`'s `first != second`,
         pinned: it is not edited): `__ne__` returns `int(self) != int(self)`; the assertion
         function and its module are the start's, the value compared is the code's.
+    The same test_app.py run by pytest (round 22's `PYTEST`, `EQUAL`): held, run once,
+    `observer-always-equal` (pytest's observer probes the `__eq__` the test's call ran).
     Class of fix: unittest's observer follows the watched tests' comparisons as pytest's does
     (`fixbot/observe/compared.py`: a comparison dunder of a type of the fix's code run in a
     failing test's call, probed for an answer that holds for any operand, wherever the
