@@ -418,7 +418,8 @@ def test_a_folders_own_test_main_is_folded_in_and_observed(tmp_path: Path, style
 def test_a_second_run_of_the_same_tree_runs_the_binary_again_and_streams(tmp_path: Path) -> None:
     """go's test result cache would answer an unchanged package from the first run (the overlay's
     copy is the same bytes, the records' variable read before the test log starts): nothing
-    streamed, an honest green unverified. The observed runs ask `-count=1`."""
+    streamed, an honest green unverified. The observed runs ask `-count=1` (each run's copy now
+    holds its own key too, so its binary differs from the last run's: kept all the same)."""
     first, _ = _go_test(tmp_path, APP.replace("a - b", "a + b"))  # green: go caches it
     repo = tmp_path / "mod"
     folder = tmp_path / "again"
