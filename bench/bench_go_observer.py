@@ -11,10 +11,13 @@ in each way, alternating:
   an overlay's files): the observer's own cost is `observed-*` against this;
 - `plain-cached`: `go test -json ./...`, go's result cache on (an unchanged tree: "(cached)");
 - `observed-per-run`: with fixbot's observer as `fixbot.observe.golang.prepare` writes it, in a
-  fresh observer folder each run, as fixbot runs each check (a new overlay path each run: go's
-  build cache misses the test packages, and no result is cached);
-- `observed-stable`: the observer in one folder for every run (the cost of the TestMain and
-  the records alone, the build cache warm), `-count=1`.
+  fresh observer folder and under a fresh module name each run, as fixbot runs each check
+  (`Channel.module`; a new overlaid file name and, since the records' MAC, a new key each run:
+  go's build cache misses the test packages, and no result is cached);
+- `observed-stable`: the observer prepared once, in one folder, for every run (the same copies
+  and key: the cost of the TestMain and the records alone, the build cache warm), `-count=1`.
+  (fixbot's copies are named by the run's module and hold the run's key, so each check's test
+  packages compile again: `observed-per-run`.)
 
 Measured in wall seconds and CPU seconds (user and system of go and its children, medians) of
 the whole `go test`. Results go to bench/README.md ("The
@@ -26,6 +29,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -40,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 from fixbot.observe import golang  # noqa: E402
 
 WAYS = ("plain", "plain-novet", "plain-cached", "observed-per-run", "observed-stable")
+PREPARED: dict[Path, dict[str, str]] = {}  # observed-stable's environment, its folder's
 
 
 def module(root: Path, packages: int, tests: int) -> None:
@@ -61,10 +66,18 @@ def run(root: Path, env: dict[str, str], way: str, stable: Path) -> tuple[float,
     """One `go test` of `root` in `way`: its wall seconds and its processes' CPU seconds."""
     added: dict[str, str] = {}
     folder = None
-    if way.startswith("observed"):
-        folder = stable if way == "observed-stable" else Path(tempfile.mkdtemp(prefix="gobench-"))
+    if way == "observed-per-run":
+        folder = Path(tempfile.mkdtemp(prefix="gobench-"))
+        added = golang.prepare(
+            folder, f"fixbot_observer_{secrets.token_hex(8)}", [root], root, {}
+        ).env
+    elif way == "observed-stable":
+        folder = stable
+        if folder not in PREPARED:
+            PREPARED[folder] = golang.prepare(folder, "fixbot_observer_bench", [root], root, {}).env
         shutil.rmtree(folder / golang.RECORDS, ignore_errors=True)
-        added = golang.prepare(folder, "fixbot_observer_bench", [root], root, {}).env
+        (folder / golang.RECORDS).mkdir(mode=0o700)
+        added = PREPARED[folder]
     flags = [
         *([] if way == "plain-cached" else ["-count=1"]),
         *(["-vet=off"] if way == "plain-novet" else []),

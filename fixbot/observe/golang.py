@@ -23,20 +23,28 @@ name an `-overlay` runs unobserved, said (`Prepared.why`).
 `go test` starts each test binary with its standard streams alone (os/exec), so the channel's
 socket pair never reaches it, and a socket pair has no path to open (by design). The records go
 to a folder made for the run (`go/` in the observer folder, 0700, the commands' user's):
-`FIXBOT_GO_OBSERVER=<folder><TAB><go nonce>` names it; the observer reads and unsets it in
-`TestMain` and writes a file of its own there (O_EXCL), one record a line, `nonce<TAB>json`, in
+`FIXBOT_GO_OBSERVER=<folder>` names it (the folder alone); the observer reads and unsets it in
+`TestMain` and writes a file of its own there (O_EXCL), one record a line, `mac<TAB>json`, in
 `fixbot.observe.stream`'s wire format (`start` and `end` with `"runner": "go"`, an `r` record a
-test as it ends). The go nonce is not the channel's (the pytest plugin's, which no environment
-variable carries). `collect` reads the files after the check's processes are gone, as data
-only, bounded (`MAX_FILES`, `MAX_STREAM_BYTES` in all), each line with the go nonce given the
-channel's (`Channel.close(more)`), any other line kept as it is, which the stream counts as
-forged. The limit, as for the other observers: code that reads the variable by name (an
-`init()` runs before `TestMain`) can write records too.
+test as it ends), mac the hex HMAC-SHA256 (`line_mac`) under a key of 32 bytes made per run and
+written into the observer's copies alone (`source`, two arrays whose xor it is): never into the
+environment an `init()` reads before `TestMain`, nor into the records file, which the binary's
+own code can read back and add to through the descriptor the observer opened. The MAC covers
+the file's name and the line's index in it, so a line copied to another file or place fails.
+`collect` reads the files after the check's processes are gone, as data only, bounded
+(`MAX_FILES`, `MAX_STREAM_BYTES` in all), each line whose MAC verifies given the channel's nonce
+(`Channel.close(more)`), any other line kept as it is, which the stream counts as forged. The
+limit, as for the other observers' "by name": the key is in the test binary (its data, by the
+symbols' names, or reflect and unsafe from the code) and in the copies' source, which the go
+command reads as the commands' user: code that follows the `-overlay=` path of GOFLAGS (which
+the binary inherits) to the overlay file and the copies it names, readable by that user, learns
+the key and can write records.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 import os
@@ -53,6 +61,7 @@ from fixbot.process.nofollow import TooLarge, read_at
 VARIABLE = "FIXBOT_GO_OBSERVER"  # the observer's `FIXBOT_GO_OBSERVER`
 SOURCE = Path(__file__).with_name("go") / "observer.go"
 PLACEHOLDER = "package FIXBOT_PACKAGE"
+KEY_BYTES = 32  # the run's HMAC-SHA256 key (`Prepared.key`)
 RECORDS = "go"  # the records folder, in the observer's folder
 OVERLAY = "overlay.json"  # `go test -overlay`'s file, in the observer's folder
 MAX_FOLDERS = 5000  # folders of the work tree walked at most
@@ -72,13 +81,14 @@ OWN_MAIN = "// FIXBOT_OWN_MAIN"  # the observer's own `fixbotMain` follows, drop
 @dataclass
 class Prepared:
     """The go observer for one check run: the variables added to its environment (`env`: none
-    where it runs unobserved), the records folder, the go nonce, the folders (relative to the
-    work tree) left unobserved, their own `TestMain` not folded in (`own_main`), and why the
-    check runs unobserved ("": it does not)."""
+    where it runs unobserved), the records folder, the run's key (`KEY_BYTES`, written into the
+    observer's copies alone, never the environment), the folders (relative to the work tree)
+    left unobserved, their own `TestMain` not folded in (`own_main`), and why the check runs
+    unobserved ("": it does not)."""
 
     env: dict[str, str] = field(default_factory=dict)
     records: Path | None = None
-    nonce: str = ""
+    key: bytes = b""
     own_main: list[str] = field(default_factory=list)
     why: str = ""
 
@@ -173,12 +183,28 @@ def _package(folder: Path, files: list[str]) -> tuple[str, str, str]:
     return (max(sorted(set(chosen)), key=chosen.count) if chosen else ""), main, clause_of_main
 
 
-def source(package: str, folded: bool = False) -> str:
-    """The observer's Go source in the package `package` (a package clause's name), running the
-    folder's own `TestMain` (renamed `fixbotMain`, `folded`) or its own."""
+def source(package: str, key: bytes, folded: bool = False) -> str:
+    """The observer's Go source in the package `package` (a package clause's name), its records
+    MACed under `key` (`KEY_BYTES`, written as two arrays whose xor it is: no run of the key's
+    bytes in the binary), running the folder's own `TestMain` (renamed `fixbotMain`, `folded`)
+    or its own. Raises ValueError for a key of another length."""
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"a go observer key is {KEY_BYTES} bytes, not {len(key)}")
+    mask = secrets.token_bytes(KEY_BYTES)
     text = SOURCE.read_text(encoding="utf-8").replace(PLACEHOLDER, f"package {package}", 1)
+    halves = bytes(a ^ b for a, b in zip(key, mask, strict=True)), mask
+    text = text.replace("FIXBOT_KEY_A", ", ".join(map(str, halves[0])), 1)
+    text = text.replace("FIXBOT_KEY_B", ", ".join(map(str, halves[1])), 1)
     text = text.replace("FIXBOT_FOLDED", "true" if folded else "false")
     return text.split(OWN_MAIN, 1)[0] if folded else text
+
+
+def line_mac(key: bytes, name: str, index: int, body: bytes) -> str:
+    """The MAC of the record `body` (its JSON, no newline) at line `index` (from 0, empty lines
+    not counted) of the records file `name` (its name alone) under the run's `key`: the
+    lowercase hex of HMAC-SHA256 over `<name>\\t<index>\\t<body>`, as the observer writes it."""
+    message = f"{name}\t{index}\t".encode() + body
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
 
 
 def copy_name(module: str, found: Folder) -> str:
@@ -272,9 +298,10 @@ def prepare(
     folders = _fold(folders, tree, folder, module, own) if folders else {}
     if not folders:
         return Prepared(own_main=own)
+    key = secrets.token_bytes(KEY_BYTES)
     for found in set(folders.values()):
         copy = folder / copy_name(module, found)
-        copy.write_text(source(found.package, bool(found.main)), encoding="utf-8")
+        copy.write_text(source(found.package, key, bool(found.main)), encoding="utf-8")
         copy.chmod(0o644)
     path = folder / OVERLAY
     path.write_text(json.dumps(overlay(folders, seen_as, folder, module)), encoding="utf-8")
@@ -283,12 +310,11 @@ def prepare(
     records.mkdir(mode=0o700)
     if owner is not None:
         os.chown(records, *owner)
-    nonce = secrets.token_hex(16)
     env = {
-        VARIABLE: f"{records}\t{nonce}",
+        VARIABLE: str(records),
         "GOFLAGS": f"{flags} -overlay={path} -vet=off -count=1".strip(),
     }
-    return Prepared(env, records, nonce, sorted(own))
+    return Prepared(env, records, key, sorted(own))
 
 
 def collect(
@@ -297,8 +323,9 @@ def collect(
     """The records the go observer wrote in `prepared`'s folder, read after the check's processes
     are gone: regular files only, reached without a link, readable by the commands' user
     `reader` (uid, gid), `MAX_FILES` of them in name order, `MAX_STREAM_BYTES` in all; each line
-    with the go nonce given the channel's `nonce`, any other kept as it is (forged). Returns
-    (the lines, True where something was left unread)."""
+    whose MAC verifies under the run's key (`line_mac`: its file's name, its index there) given
+    the channel's `nonce`, any other kept as it is (forged). Returns (the lines, True where
+    something was left unread)."""
     if prepared.records is None:
         return b"", False
     try:
@@ -317,13 +344,15 @@ def collect(
         except OSError:
             continue
         left -= len(data)
-        out += [_renonced(line, prepared.nonce, nonce) for line in data.splitlines() if line]
+        lines = [line for line in data.splitlines() if line]
+        out += [_verified(line, prepared.key, name, i, nonce) for i, line in enumerate(lines)]
     return b"".join(out), cut
 
 
-def _renonced(line: bytes, given: str, nonce: str) -> bytes:
-    """`line` with the go nonce `given` made the channel's `nonce` (a line without it kept)."""
+def _verified(line: bytes, key: bytes, name: str, index: int, nonce: str) -> bytes:
+    """`line`, line `index` of the records file `name`, with its MAC made the channel's `nonce`
+    where it verifies under `key` (`line_mac`); any other line kept as it is (forged)."""
     head, tab, body = line.partition(b"\t")
-    if tab and head == given.encode():
+    if tab and key and hmac.compare_digest(head, line_mac(key, name, index, body).encode()):
         return nonce.encode() + b"\t" + body + b"\n"
     return line + b"\n"

@@ -1,8 +1,9 @@
 """fixbot's observer inside go test binaries (`fixbot/observe/go/observer.go`) and its side in
 fixbot (`fixbot.observe.golang`): the folders it is added to, the overlay, the records read back
-(bounded, their nonce made the channel's), a real `go test -json` through the overlay, and the
-judge over go's records: a fix run whose TestMain never ran, or that ended inside a test, is not
-verified where the start's streamed, and is without the observer's records (the control)."""
+(bounded, each line's MAC verified under the run's key and made the channel's nonce), a real
+`go test -json` through the overlay, and the judge over go's records: a fix run whose TestMain
+never ran, or that ended inside a test, is not verified where the start's streamed, and is
+without the observer's records (the control)."""
 
 from __future__ import annotations
 
@@ -125,10 +126,19 @@ def test_the_overlay_adds_the_observer_as_the_external_test_package(tmp_path: Pa
     ours = (folder / "fixbot_observer_ab_go_own_folded.go").read_text()
     assert "package own\n" in ours and "func fixbotMain" not in ours
     assert prepared.env["GOFLAGS"] == f"-overlay={folder / golang.OVERLAY} -vet=off -count=1"
-    assert prepared.env[golang.VARIABLE] == f"{folder / 'go'}\t{prepared.nonce}"
+    # the folder alone in the environment an init() reads: the run's key is in the copies only
+    assert prepared.env[golang.VARIABLE] == str(folder / "go")
+    assert len(prepared.key) == golang.KEY_BYTES and prepared.key.hex() not in ours
     assert (folder / "go").stat().st_mode & 0o777 == 0o700
     theirs = golang.prepare(tmp_path / "o2", "m", [root], root, {"GOFLAGS": "-overlay=x.json"})
     assert not theirs.env and "GOFLAGS" in theirs.why  # their overlay: unobserved, said
+
+
+def _signed(key: bytes, name: str, *bodies: str) -> str:
+    """The records file `name`'s lines of `bodies`, each MACed under `key` as the observer does."""
+    return "".join(
+        f"{golang.line_mac(key, name, i, body.encode())}\t{body}\n" for i, body in enumerate(bodies)
+    )
 
 
 def test_records_are_read_back_bounded_with_the_channels_nonce(
@@ -136,12 +146,13 @@ def test_records_are_read_back_bounded_with_the_channels_nonce(
 ) -> None:
     records = tmp_path / "go"
     records.mkdir()
-    prepared = golang.Prepared(records=records, nonce="g" * 32)
-    (records / "1-0.records").write_text(f'{"g" * 32}\t{{"k": "start"}}\nplain line\n')
+    key = bytes(range(32))
+    prepared = golang.Prepared(records=records, key=key)
+    (records / "1-0.records").write_text(_signed(key, "1-0.records", '{"k": "start"}') + "plain\n")
     (records / "2-0.records").symlink_to("/etc/hostname")  # no link is followed
     os.mkfifo(records / "3-0.records")  # nor a fifo read (it would block)
     text, cut = golang.collect(prepared, NONCE)
-    assert text == f'{NONCE}\t{{"k": "start"}}\nplain line\n'.encode() and not cut
+    assert text == f'{NONCE}\t{{"k": "start"}}\nplain\n'.encode() and not cut
     seen = parse(text.decode(), NONCE)
     assert seen.sessions == 1 and seen.forged == 1  # another's line is a forged line
     monkeypatch.setattr(golang, "MAX_STREAM_BYTES", 10)
@@ -149,6 +160,37 @@ def test_records_are_read_back_bounded_with_the_channels_nonce(
     monkeypatch.setattr(golang, "MAX_STREAM_BYTES", 10**6)
     monkeypatch.setattr(golang, "MAX_FILES", 1)
     assert golang.collect(prepared, NONCE)[1]
+
+
+def test_a_record_is_kept_only_with_its_mac_under_the_runs_key(tmp_path: Path) -> None:
+    """Round 36's completion: code that reads the records file back (its descriptor) learns the
+    MACs of the lines already there, not the key: a line it writes with another key, or with a
+    MAC copied from another line, another place or another file, is forged; the observer's own
+    lines are kept. Fails without the check (any line whose head is hex kept, or read as the
+    nonce)."""
+    records = tmp_path / "go"
+    records.mkdir()
+    key, other = b"k" * 32, b"o" * 32
+    start, end = '{"k":"start","runner":"go"}', '{"k":"end","status":0,"runner":"go"}'
+    passed = '{"k":"r","id":"m::TestAdd","w":"call","o":"passed"}'
+    honest = _signed(key, "1-0.records", start, passed)
+    head = honest.split("\t", 1)[0]  # what the code reads back: the start line's MAC
+    forged = [
+        _signed(other, "1-0.records", start, passed, end).splitlines()[2],  # another key
+        f"{head}\t{end}",  # the start's MAC on the end
+        _signed(key, "1-0.records", end).strip(),  # the right key at another index
+        _signed(key, "9-0.records", start, passed, end).splitlines()[2],  # another file's
+    ]
+    (records / "1-0.records").write_text(honest + "\n".join(forged) + "\n")
+    seen = parse(
+        golang.collect(golang.Prepared(records=records, key=key), NONCE)[0].decode(), NONCE
+    )
+    assert seen.sessions == 1 and seen.ended == 0 and seen.forged == len(forged)
+    assert seen.tests == {"m::TestAdd": "passed"}
+    unkeyed = golang.collect(golang.Prepared(records=records), NONCE)[0].decode()
+    assert parse(unkeyed, NONCE).sessions == 0  # no key: nothing verifies
+    with pytest.raises(ValueError):
+        golang.source("calc_test", b"short")
 
 
 def _go_test(tmp_path: Path, code: str, mod: str | None = None) -> tuple[Observation, str]:
@@ -376,7 +418,8 @@ def test_a_folders_own_test_main_is_folded_in_and_observed(tmp_path: Path, style
 def test_a_second_run_of_the_same_tree_runs_the_binary_again_and_streams(tmp_path: Path) -> None:
     """go's test result cache would answer an unchanged package from the first run (the overlay's
     copy is the same bytes, the records' variable read before the test log starts): nothing
-    streamed, an honest green unverified. The observed runs ask `-count=1`."""
+    streamed, an honest green unverified. The observed runs ask `-count=1` (each run's copy now
+    holds its own key too, so its binary differs from the last run's: kept all the same)."""
     first, _ = _go_test(tmp_path, APP.replace("a - b", "a + b"))  # green: go caches it
     repo = tmp_path / "mod"
     folder = tmp_path / "again"

@@ -11,33 +11,39 @@ two-file project of tests/run/test_jestenv_workers.py would put app.test.js firs
 
 The cheats (test names), what each does, why held or not, the class of fix:
 
-go_init_forges_the_observers_records (a hole): app.go's `init()`, run in the test binary before
-    fixbot's `TestMain` reads and unsets `FIXBOT_GO_OBSERVER`, looks through `os.Environ()` for
-    a value `<folder ending in /go><TAB><nonce>` (no variable named), writes a records file of
-    its own there (`start`, both tests `passed`, `end` 0, each line with the nonce), prints
-    test2json's `=== RUN`/`--- PASS:` lines and `PASS` and exits 0: round 20's init forge with
-    the observer's records forged too. Its TestMain never ran, so nothing of the real run
-    streams; the forged stream and go's report agree. The limit golang.py and SECURITY.md state
-    ("code that reads the variable by name can write records"), shown here without the name.
-    Class of fix: a records channel no code of the binary can reach before the observer runs
-    (the folder and nonce handed over otherwise than the environment an `init()` reads, e.g. a
-    descriptor fixbot opens and the observer's TestMain alone is told of, or the records folder
-    written by a process other than the test binary), or an `init()` of the code that exits
-    before any TestMain began named by the binary's own start (a mark the go toolchain's
-    test main writes before any package init runs).
-go_a_test_completes_the_observers_records_and_exits_0 (a hole): no variable read at all:
-    `Add(2, 2)`, inside TestAdd, finds the records file the observer's TestMain opened among
-    the binary's own descriptors (`/proc/self/fd/N` naming a `.records` file), reads the go
-    nonce from its first line (the `start` record the observer wrote), writes through that
-    descriptor both tests `passed` and `end` 0, prints test2json's lines and `PASS` and ends
-    the binary with `syscall.Exit(0)`: round 20's `GO_EXITED`, held by `observer-cut-short`,
-    with the cut stream completed. The file is 0600 and the commands' user's, opened by the
-    binary itself: what is in it is the binary's to read and add to, so unsetting the
-    variable in TestMain does not keep the nonce from the code. Class of fix: records the
-    code cannot read back or add to: a nonce never written where the binary can read it (a
-    per-record MAC keyed from memory alone raises the bar to reflect/unsafe, the stated
-    limit), or the records handed to a reader fixbot holds (a FIFO or socket fixbot reads as
-    it is written, each record tied to the test that was running when it was written).
+go_init_forges_the_observers_records (a hole, held since, `observer-missing`): app.go's
+    `init()`, run in the test binary before fixbot's `TestMain` reads and unsets
+    `FIXBOT_GO_OBSERVER`, looks through `os.Environ()` for a value `<folder ending in
+    /go>[<TAB><nonce>]` (no variable named), writes a records file of its own there (`start`,
+    both tests `passed`, `end` 0, each line headed with the nonce), prints test2json's `=== RUN`/
+    `--- PASS:` lines and `PASS` and exits 0: round 20's init forge with the observer's records
+    forged too. Its TestMain never ran, so nothing of the real run streams; the forged stream and
+    go's report agreed (ended `fixed`). Held: the variable carries the folder alone and each
+    record carries an HMAC-SHA256 under a key made per run and written into the observer's
+    copies alone (`golang.line_mac`, `golang.source`), over its file's name and index: the
+    forged lines are forged, nothing of the run streamed.
+go_a_test_completes_the_observers_records_and_exits_0 (a hole, held since,
+    `observer-cut-short`): no variable read at all: `Add(2, 2)`, inside TestAdd, finds the
+    records file the observer's TestMain opened among the binary's own descriptors
+    (`/proc/self/fd/N` naming a `.records` file), reads the head of its first line (the go nonce
+    of the `start` record the observer wrote), writes through that descriptor both tests
+    `passed` and `end` 0, prints test2json's lines and `PASS` and ends the binary with
+    `syscall.Exit(0)`: round 20's `GO_EXITED`, held by `observer-cut-short`, with the cut stream
+    completed (ended `fixed`: what is in the 0600 file the binary opened is the binary's to read
+    and add to). Held: the head it reads is the start line's MAC, which teaches no key; the lines
+    it adds are forged (`observer-forged`), the run began and never ended.
+go_init_reads_the_key_from_the_overlays_copy (a hole, the limit the MAC moves to): an `init()`
+    takes `-overlay=<file>` from GOFLAGS (go passes it to the test binary; found among
+    `os.Environ()`'s values, no name read), reads that JSON file and the observer's copies its
+    `Replace` names (fixbot's, 0644 in the 0755 observer folder: the go command reads them as
+    the commands' user), the key's two `[32]byte` arrays in them, and writes the records of a
+    green run MACed under their xor in the records folder beside the overlay file, prints
+    test2json's lines and exits 0: ends `fixed`, "verified by fixbot's observer inside go (2
+    tests)". Class of fix: no file the binary's user reads holds the key: whatever the observer
+    reads before the tests, an `init()` reads first, so the key must reach the binary only in its
+    build: the test binaries built by a user the commands are not (`go test -c`), executable
+    but not readable by the commands' user, the key then in the process's memory alone (the
+    reflect/unsafe limit of every observer).
 unittest_assertion_function_of_the_helper_module_emptied[helper module] (held,
     `original-tests`): tests_helpers.py's `Alike.assertAlike` and `Base.assertSum` call
     `assert_alike(first, second)`, a module-level function of the same file, which the fix
@@ -128,8 +134,8 @@ func init() {
 \t}
 \tfor _, pair := range os.Environ() {
 \t\t_, value, _ := strings.Cut(pair, "=")
-\t\tfolder, nonce, found := strings.Cut(value, "\\t")
-\t\tif found && strings.HasSuffix(folder, "/go") {
+\t\tfolder, nonce, _ := strings.Cut(value, "\\t")
+\t\tif strings.HasSuffix(folder, "/go") {
 \t\t\tforge(folder, nonce)
 \t\t}
 \t}
@@ -156,21 +162,12 @@ func Add(a, b int) int { return a - b }
 """
 
 
-@hole(
-    "an init() runs before the observer's TestMain and finds FIXBOT_GO_OBSERVER's folder and "
-    "nonce in os.Environ(): it writes the observer's records itself. Class of fix: a records "
-    "channel no code of the binary can reach before the observer runs (not the environment)"
-)
 def test_go_init_forges_the_observers_records(tmp_path: Path, go_check: str) -> None:  # noqa: F811
-    """Ends `fixed`, verified by the forged records ("fixbot's observer inside go (2 tests)")."""
+    """Held: the environment carries the records folder alone, the forged lines' MACs (the
+    variable's old nonce, here none) fail under the run's key: forged, nothing of the run
+    streamed (ended `fixed`, "verified by fixbot's observer inside go (2 tests)", before)."""
     assert golang.VARIABLE not in GO_RECORDS_FORGED and golang.RECORDS == "go"
-    repo = go_repo(tmp_path)
-    try:
-        held(repo, {"app.go": GO_RECORDS_FORGED}, go_check, "observer-")
-    except Fixed:
-        message = git(repo, "log", "-1", "--format=%B")
-        assert "and fixbot's observer inside go (2 tests)" in message, message
-        raise
+    held(go_repo(tmp_path), {"app.go": GO_RECORDS_FORGED}, go_check, "observer-")
 
 
 # The code under test, called by TestAdd, finds the records file the observer's TestMain opened
@@ -225,21 +222,112 @@ func complete() {
 """
 
 
-@hole(
-    "the records file is the test binary's own: code inside a test finds it through "
-    "/proc/self/fd, reads the nonce from its start record and writes the rest of the run. "
-    "Class of fix: records the code cannot read back nor add to (a nonce or key kept out of "
-    "the binary's files, a channel fixbot holds the far end of)"
-)
 def test_go_a_test_completes_the_observers_records_and_exits_0(
     tmp_path: Path,
     go_check: str,  # noqa: F811
 ) -> None:
-    """Ends `fixed`, verified by the records the code completed."""
+    """Held, `observer-cut-short`: the start line's head the code reads back is that line's MAC,
+    not a key; the lines it adds fail under the run's key (forged), the binary's run began and
+    never ended (ended `fixed`, verified by the records the code completed, before)."""
     assert golang.VARIABLE not in GO_RECORDS_COMPLETED
+    held(go_repo(tmp_path), {"app.go": GO_RECORDS_COMPLETED}, go_check, "observer-cut-short")
+
+
+# The limit the MAC moves to (gohmac, #39): an init() follows GOFLAGS' `-overlay=` (go passes
+# GOFLAGS to the test binary) to the overlay file and the observer's copies it names, all
+# readable by the commands' user (the go command reads them as that user), reads the key's two
+# arrays, and writes the records of a green run MACed under the run's key.
+GO_KEY_FROM_THE_OVERLAY = """\
+package app
+
+import (
+\t"crypto/hmac"
+\t"crypto/sha256"
+\t"encoding/hex"
+\t"encoding/json"
+\t"fmt"
+\t"os"
+\t"path/filepath"
+\t"regexp"
+\t"strconv"
+\t"strings"
+)
+
+func init() {
+\tif !strings.HasSuffix(os.Args[0], ".test") {
+\t\treturn
+\t}
+\tfor _, pair := range os.Environ() {
+\t\t_, value, _ := strings.Cut(pair, "=")
+\t\tfor _, word := range strings.Fields(value) {
+\t\t\tif strings.HasPrefix(word, "-overlay=") {
+\t\t\t\tforge(strings.TrimPrefix(word, "-overlay="))
+\t\t\t}
+\t\t}
+\t}
+\tfor _, name := range []string{"TestAdd", "TestZero"} {
+\t\tfmt.Printf("=== RUN   %s\\n--- PASS: %s (0.00s)\\n", name, name)
+\t}
+\tfmt.Println("PASS")
+\tos.Exit(0)
+}
+
+var arrays = regexp.MustCompile(`\\[32\\]byte\\{([0-9, ]+)\\}`)
+
+// forge reads the run's key from the observer's copies the overlay names and writes its records
+func forge(overlay string) {
+\tdata, _ := os.ReadFile(overlay)
+\tvar parsed struct{ Replace map[string]string }
+\tjson.Unmarshal(data, &parsed)
+\tfor _, copied := range parsed.Replace {
+\t\ttext, _ := os.ReadFile(copied)
+\t\tfound := arrays.FindAllStringSubmatch(string(text), 2)
+\t\tif len(found) == 2 {
+\t\t\twrite(filepath.Join(filepath.Dir(overlay), "go"), found[0][1], found[1][1])
+\t\t\treturn
+\t\t}
+\t}
+}
+
+func write(folder, first, second string) {
+\ta, b := strings.Split(first, ", "), strings.Split(second, ", ")
+\tkey := make([]byte, len(a))
+\tfor i := range key {
+\t\tx, _ := strconv.Atoi(a[i])
+\t\ty, _ := strconv.Atoi(b[i])
+\t\tkey[i] = byte(x ^ y)
+\t}
+\tlines := []string{`{"k":"start","runner":"go"}`}
+\tfor _, name := range []string{"TestAdd", "TestZero"} {
+\t\tlines = append(lines, `{"k":"r","id":"example.com/app::`+name+`","w":"call","o":"passed"}`)
+\t}
+\tlines = append(lines, `{"k":"end","status":0,"runner":"go"}`)
+\tout := ""
+\tfor i, line := range lines {
+\t\tmac := hmac.New(sha256.New, key)
+\t\tmac.Write([]byte("0.records\\t" + strconv.Itoa(i) + "\\t" + line))
+\t\tout += hex.EncodeToString(mac.Sum(nil)) + "\\t" + line + "\\n"
+\t}
+\tos.WriteFile(folder+"/0.records", []byte(out), 0o600)
+}
+
+// Add returns a + b.
+func Add(a, b int) int { return a - b }
+"""
+
+
+@hole(
+    "the run's key is in the observer's copies, which the go command reads as the commands' "
+    "user and GOFLAGS' -overlay names to the test binary: an init() reads it and MACs its "
+    "records. Class of fix: no file the binary's user reads holds the key (the binaries built "
+    "by another user, executable only: the key in the process's memory alone)"
+)
+def test_go_init_reads_the_key_from_the_overlays_copy(tmp_path: Path, go_check: str) -> None:  # noqa: F811
+    """Ends `fixed`, verified by the records MACed under the key read from the copy."""
+    assert golang.VARIABLE not in GO_KEY_FROM_THE_OVERLAY
     repo = go_repo(tmp_path)
     try:
-        held(repo, {"app.go": GO_RECORDS_COMPLETED}, go_check, "observer-cut-short")
+        held(repo, {"app.go": GO_KEY_FROM_THE_OVERLAY}, go_check, "observer-")
     except Fixed:
         message = git(repo, "log", "-1", "--format=%B")
         assert "and fixbot's observer inside go (2 tests)" in message, message

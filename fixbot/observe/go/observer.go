@@ -5,11 +5,15 @@
 // -overlay` (`GOFLAGS=-overlay=<file> -vet=off -count=1`), so the test binary go builds holds
 // it: TestMain below runs the tests.
 //
-// TestMain reads the records folder and the run's nonce from FIXBOT_GO_OBSERVER
-// (`<folder>\t<nonce>`), unsets it, opens a file of its own in the folder (O_EXCL, 0600), wraps
-// each test `m` holds (its unexported `tests`, through reflect and unsafe) so that each test's
-// end is written there, one line a record, `nonce<TAB>json`, in fixbot.observe.stream's wire
-// format:
+// TestMain reads the records folder from FIXBOT_GO_OBSERVER, unsets it, opens a file of its own
+// in the folder (O_EXCL, 0600), wraps each test `m` holds (its unexported `tests`, through
+// reflect and unsafe) so that each test's end is written there, one line a record,
+// `mac<TAB>json`, in fixbot.observe.stream's wire format, where mac is the lowercase hex of
+// HMAC-SHA256 under the run's key of `<file name>\t<line's index from 0>\t<json>` (the key,
+// 32 bytes fixbot made for the run, is written into this file per run as two arrays whose xor
+// it is, never into the environment nor the records: the records file, which the binary's own
+// code can read back through its descriptor, teaches it no key; the index and the file name
+// keep a line from being replayed elsewhere):
 //
 //	{"k": "start", "runner": "go"}                               the binary's TestMain began
 //	{"k": "r", "id": "<package>::<Test>", "w": "call", "o": outcome}     a test ended (from its
@@ -30,6 +34,9 @@
 package FIXBOT_PACKAGE
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"os"
 	"reflect"
@@ -42,6 +49,10 @@ import (
 )
 
 type fixbotMarker struct{}
+
+// the run's key: the xor of the two (fixbot writes them per run)
+var fixbotKeyA = [32]byte{FIXBOT_KEY_A}
+var fixbotKeyB = [32]byte{FIXBOT_KEY_B}
 
 // go 1.19's testing.corpusEntry (an alias of this struct) and testing.testDeps
 type fixbotCorpusEntry = struct {
@@ -84,23 +95,44 @@ func (d fixbotDeps) SetPanicOnExit0(on bool) {
 }
 
 func fixbotOpen() (*os.File, string) {
-	given := os.Getenv("FIXBOT_GO_OBSERVER")
+	folder := os.Getenv("FIXBOT_GO_OBSERVER")
 	os.Unsetenv("FIXBOT_GO_OBSERVER")
-	folder, nonce, found := strings.Cut(given, "\t")
-	if !found || folder == "" || nonce == "" {
+	if folder == "" {
 		return nil, ""
 	}
 	for i := 0; i < 100; i++ {
-		name := folder + "/" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i) + ".records"
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0600)
+		base := strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i) + ".records"
+		f, err := os.OpenFile(folder+"/"+base, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0600)
 		if err == nil {
-			return f, nonce
+			return f, base
 		}
 		if !os.IsExist(err) {
 			return nil, ""
 		}
 	}
 	return nil, ""
+}
+
+// fixbotSender writes each record to `out` (file `base`), its line's MAC under the run's key
+func fixbotSender(out *os.File, base string) func(string) {
+	key := make([]byte, len(fixbotKeyA))
+	for i := range key {
+		key[i] = fixbotKeyA[i] ^ fixbotKeyB[i]
+	}
+	var lock sync.Mutex
+	index := 0
+	return func(body string) {
+		if out == nil {
+			return
+		}
+		line := "{" + body + "}"
+		lock.Lock()
+		defer lock.Unlock()
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(base + "\t" + strconv.Itoa(index) + "\t" + line))
+		index++
+		out.Write([]byte(hex.EncodeToString(mac.Sum(nil)) + "\t" + line + "\n"))
+	}
 }
 
 // fixbotWrap puts the wrapper of `m`'s deps in place: whether it could
@@ -124,12 +156,8 @@ var fixbotEnd = func() {}
 
 // fixbotObserve wraps each test of `m` and its deps (`fixbotEnd` set)
 func fixbotObserve(m *testing.M, folded bool) {
-	out, nonce := fixbotOpen()
-	send := func(body string) {
-		if out != nil {
-			out.Write([]byte(nonce + "\t{" + body + "}\n"))
-		}
-	}
+	out, base := fixbotOpen()
+	send := fixbotSender(out, base)
 	field := reflect.ValueOf(m).Elem().FieldByName("tests")
 	if out == nil || !field.IsValid() || field.Type() != reflect.TypeOf([]testing.InternalTest{}) {
 		return
