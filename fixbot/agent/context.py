@@ -239,10 +239,13 @@ def _in_repo(test: str, repo: Path) -> str:
 def _ran_callees(repo: Path, suspects: Sequence[locate.Span]) -> list[locate.Span]:
     """The functions the spectrum's first `SUSPECTS_BEFORE_CALLEES` call on their lines the
     failing run executed, that it executed too and ranks nowhere (`locate.ran_callees`): the
-    small predicate an executed branch's condition called, which every test runs."""
+    small predicate an executed branch's condition called, which every test runs. A suspect
+    whose `except` body the run executed (`locate.caught_there`: Jinja's `compile` handing the
+    parser's error on) is passed over for the next: its callees are the handling."""
     ran, ranked = locate.executed(suspects), {(s.path, s.start) for s in suspects}
     found = []
-    for span in suspects[:SUSPECTS_BEFORE_CALLEES]:
+    deciding = [s for s in suspects if not locate.caught_there(repo, s, ran)]
+    for span in deciding[:SUSPECTS_BEFORE_CALLEES]:
         reader = locate.ran_callees if span.path.endswith(".py") else rancalls.ran_callees
         found += [c for c in reader(repo, span, ran) if (c.path, c.start) not in ranked]
     return found

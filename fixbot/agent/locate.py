@@ -356,6 +356,25 @@ def ran_callees(repo: Path, span: Span, ran: dict[str, frozenset[int]]) -> list[
     return list(dict.fromkeys(found))[:RAN_CALLEES]
 
 
+def caught_there(repo: Path, span: Span, ran: dict[str, frozenset[int]]) -> bool:
+    """Whether the failing run executed a line of an `except` clause's body inside `span`'s
+    Python function (`ran`: path -> lines): the function caught what a callee raised and
+    handled or re-raised it (Jinja's `compile` handing a `TemplateSyntaxError` to
+    `handle_exception`), so what it called was the handling, not what decided the failure.
+    False for a file that is not Python or has no executed line."""
+    lines = ran.get(span.path, frozenset())
+    tree = _parse(repo, span.path) if span.path.endswith(".py") and lines else None
+    if tree is None:
+        return False
+    handlers = (n for n in ast.walk(tree) if isinstance(n, ast.ExceptHandler))
+    return any(_handler_lines(h) & lines for h in handlers if span.start <= h.lineno <= span.end)
+
+
+def _handler_lines(handler: ast.ExceptHandler) -> set[int]:
+    """The lines of the statements and expressions of `handler`'s body."""
+    return {n.lineno for b in handler.body for n in ast.walk(b) if hasattr(n, "lineno")}
+
+
 def _called_on(tree: ast.Module, span: Span, lines: frozenset[int]) -> list[str]:
     """The names called (`f()`, `self.f()`, `cls.f()`) on the lines `lines` inside `span`, in
     the order they are written."""

@@ -202,3 +202,55 @@ def test_the_callees_of_a_suspects_executed_lines_are_those_of_its_own_module(
     ]
     assert locate.ran_callees(tmp_path, locate.Span("box.js", 2, 3, "check", 1.0), ran) == []
     assert locate.ran_callees(tmp_path, check, {"box.py": frozenset({6, 10})}) == []
+
+
+CAUGHT = (
+    "def compile(src):\n"  # 1: catches the parser's error and hands it on
+    "    try:\n"
+    "        return parse(src)\n"
+    "    except ValueError:\n"
+    "        handle(src)\n"  # 5
+    "\n\n"
+    "def handle(src):\n"  # 8
+    "    raise rewrite(src)\n"
+    "\n\n"
+    "def rewrite(src):\n"  # 12
+    "    return ValueError(src)\n"
+    "\n\n"
+    "def expect(tok):\n"  # 16
+    "    raise ValueError(tok)\n"
+    "\n\n"
+    "def parse(src):\n"  # 20
+    "    target = parse_target(src)\n"
+    "    expect(target)\n"
+    "\n\n"
+    "def parse_target(src):\n"  # 25: returned what `expect` then refused; the fix's function
+    "    return src\n"
+)
+
+
+def test_a_suspect_that_caught_the_failing_runs_error_gives_its_callee_slot_to_the_next(
+    tmp_path: Path,
+) -> None:
+    """Jinja's shape (`{% set ns.a, ns.b = ... %}`): the spectrum's first function is
+    `compile`, whose `except` body ran and handed the parser's error to `handle_exception`; its
+    callees are the handling, not what decided the failure. It is passed over for the callees
+    (still ranked), so the next suspects' are read: `parse`'s executed `parse_target`, which
+    returned the target `expect` refused, comes in, and `handle` does not."""
+    (tmp_path / "tpl.py").write_text(CAUGHT)
+    ran = {"tpl.py": frozenset({2, 3, 5, 9, 13, 17, 21, 22, 26})}
+    spans = {
+        name: locate.Span("tpl.py", start, end, name, 2.0)
+        for name, start, end in [
+            ("compile", 1, 5),
+            ("rewrite", 12, 13),
+            ("expect", 16, 17),
+            ("parse", 20, 22),
+        ]
+    }
+    suspects = locate.Ranked(list(spans.values()), ran)
+    assert [s.name for s in context._ran_callees(tmp_path, suspects)] == ["parse_target"]
+    assert locate.caught_there(tmp_path, spans["compile"], ran)
+    assert not locate.caught_there(tmp_path, spans["compile"], {"tpl.py": frozenset({2, 3})})
+    assert not locate.caught_there(tmp_path, spans["parse"], ran)
+    assert not locate.caught_there(tmp_path, locate.Span("tpl.js", 1, 5, "compile", 2.0), ran)
