@@ -14,9 +14,10 @@ machinery (`unittest_machinery._asserter`, whose `_getAssertEqualityFunc` is wha
 calls with both operands first); the probe is the pytest plugin's `calls.py`, copied beside it
 as `<module>_calls` (the standard library alone). Types are read through `type`'s own C
 accessors (`__mro__`, `__dict__`, `__flags__`); only the dunder found, a Python function, is
-run, as the pytest observer's probe runs it. Every test's `assertEqual` is probed (the unittest
-observer watches none: fixbot keeps the watched tests' records), once per test, type and
-function, `MAX_PROBED` at most a process.
+run, as the pytest observer's probe runs it, and only where its code's file is under the work
+tree's root or built at run time (as `watch.py`'s: a library's `mock.ANY` is no finding). Every
+test's `assertEqual` is probed (the unittest observer watches none: fixbot keeps the watched
+tests' records), once per test, type and function, `MAX_PROBED` at most a process.
 
 Limits: `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
 own `assertEqual` kin (`assertListEqual`'s items) and `==` written elsewhere (a helper's
@@ -26,6 +27,7 @@ own `assertEqual` kin (`assertListEqual`'s items) and `==` written elsewhere (a 
 from __future__ import annotations
 
 import importlib
+import os
 from types import FunctionType
 
 # nothing more is imported: `typing` for the checker alone
@@ -97,6 +99,9 @@ def _comparer(root: str) -> Any:
         _str: Any = str,
         _len: Any = len,
         _most: int = MAX_PROBED,
+        _code: Any = FunctionType.__dict__["__code__"].__get__,
+        _isfile: Any = os.path.isfile,
+        _real: Any = os.path.realpath,
     ) -> list[Any]:
         records: list[Any] = []
         name = None
@@ -105,6 +110,11 @@ def _comparer(root: str) -> Any:
                 function = _deciding(value, dunder)
                 if function is None or _len(_probed) >= _most:
                     continue
+                file = _code(function).co_filename
+                if _type(file) is not _str or not (
+                    _real(file).startswith(_root) or not _isfile(file)
+                ):
+                    continue  # a library's (`mock.ANY`): the pytest observer's rule, `watch.py`
                 if name is None:
                     try:
                         name = _str(test.id())
