@@ -1,4 +1,4 @@
-"""fixbot's observer inside unittest, round 37's hole (#39): the `__eq__` `assertEqual` is about
+"""fixbot's observer inside unittest, round 37's hole: the `__eq__` `assertEqual` is about
 to ask of its operands, probed as the pytest observer probes a comparison dunder
 (`fixbot/observe/unittest_equal.py`, through `unittest_machinery._asserter`), and judged by
 `fixbot.observe.compared` as pytest's records are."""
