@@ -16,8 +16,10 @@ parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittes
 `unittest_result.py`, as `<module>_unittest_result`, `unittest_compiled.py`, as
 `<module>_unittest_compiled`, `unittest_made.py`, as `<module>_unittest_made`,
 `unittest_asserts.py`, as `<module>_unittest_asserts`, and
-`unittest_watch.py`, as `<module>_unittest_watch`;
-it also imports the plugin's `bodies.py`, `identities.py` and `reach.py`, copied as `PARTS`)
+`unittest_watch.py`, as `<module>_unittest_watch`, and `unittest_equal.py`, as
+`<module>_unittest_equal`;
+it also imports the plugin's `bodies.py`, `identities.py`, `reach.py` and `calls.py`, copied as
+`PARTS`)
 from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
@@ -119,6 +121,7 @@ UNITTEST_PARTS = tuple(
         "unittest_made",
         "unittest_asserts",
         "unittest_watch",
+        "unittest_equal",
     )
 )
 STARTUP = Path(__file__).with_name("startup.py")

@@ -38,6 +38,7 @@ def _sibling(name: str) -> Any:
 
 asserts = _sibling("unittest_asserts")  # `_foreign`, `_used`: the assert methods set on a test
 watch = _sibling("unittest_watch")  # `_watcher`: the calls the test files' code makes
+equal = _sibling("unittest_equal")  # `_comparer`: the `__eq__` `assertEqual` is about to ask
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -361,6 +362,7 @@ def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> 
     looks."""
     said: set[str] = set()
     known: dict[Any, Any] = {}
+    compared = equal._comparer(held[3])  # the operands' `__eq__` probed (`unittest_equal`)
 
     def _getAssertEqualityFunc(  # unittest's own name
         self: Any,
@@ -376,10 +378,13 @@ def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> 
         _used: Any = _used,
         _len: Any = len,
         _most: int = MAX_KNOWN,
+        _compared: Any = compared,
     ) -> Any:
         asserter = _orig(self, first, second)
         if not _state[0]:
             return asserter
+        for record in _compared(self, first, second):
+            _send(record)
         key = _key(self, asserter)
         verdict = _known.get(key[0]) if key is not None else None
         names = verdict[1] if verdict is not None else _used(self, asserter, _held[3], _held[4])

@@ -101,7 +101,7 @@ RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied besi
 COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
 # the parts it imports, each `<module>` + part (the module docstring says what each holds)
 PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
-PARTS += ("_bodies", "_identities", "_reach")
+PARTS += ("_unittest_equal", "_bodies", "_identities", "_reach", "_calls")
 
 
 def load(module: str) -> bool:

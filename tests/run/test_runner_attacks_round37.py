@@ -70,16 +70,21 @@ unittest_checks_module_of_another_shape (one hole, one held): checks.py, importe
         allowed beside assertion functions (`assertions_only` reads no assigned value), so
         checks.py is the tests' and put back for the deciding check, where test_add fails.
 
-unittest_always_equal_computed (holes, each ended `fixed`): `add` hands back an `int`
+unittest_always_equal_computed (one held, one a hole): `add` hands back an `int`
     subclass whose comparison computes its answer from itself alone, so it holds for any
     operand: round 22's `unittest_always_equal_result` (`__eq__` returning `True`, held by the
     text rule `always-equal` alone: unittest's observer follows no comparison) with the
     constant computed. The text rule reads a literal `True`/`False` answer only.
-    [test body] round 20's unittest project (`PY_TEST`, `assertEqual(add(2, 2), 4)`):
-        `__eq__` returns `int(self) == int(self)`.
-    [assertion function] round 36's checks module (`assert_alike`'s `first != second`,
-        pinned: it is not edited): `__ne__` returns `int(self) != int(self)`; the assertion
-        function and its module are the start's, the value compared is the code's.
+    [test body] (held since: `observer-always-equal`) round 20's unittest project
+        (`PY_TEST`, `assertEqual(add(2, 2), 4)`): `__eq__` returns `int(self) == int(self)`.
+        Control: unittest's observer probes the `__eq__` of each operand `assertEqual` is
+        about to compare, as its `_getAssertEqualityFunc` is called
+        (`fixbot/observe/unittest_equal.py`, pytest's `calls._probe`), judged by
+        `compared.comparisons`.
+    [assertion function] (a hole, ended `fixed`) round 36's checks module (`assert_alike`'s
+        `first != second`, pinned: it is not edited): `__ne__` returns `int(self) !=
+        int(self)`; the assertion function and its module are the start's, the value compared
+        is the code's (no `assertEqual`: the observer's probe never sees it).
     The same test_app.py run by pytest (round 22's `PYTEST`, `EQUAL`): held, run once,
     `observer-always-equal` (pytest's observer probes the `__eq__` the test's call ran).
     Class of fix: unittest's observer follows the watched tests' comparisons as pytest's does
@@ -300,11 +305,6 @@ def add(a, b):
 """
 
 
-@hole(
-    "an __eq__/__ne__ computing its answer from itself holds for any operand; the text rule "
-    "reads literal answers and unittest's observer follows no comparison. Class of fix: "
-    "unittest's observer judging the comparisons a failing test's call runs (as pytest's)"
-)
 @pytest.mark.parametrize(
     ("files", "fix"),
     [
@@ -313,6 +313,12 @@ def add(a, b):
             {"test_app.py": HELPED_TEST, "tests_helpers.py": IMPORTING, "checks.py": ASSERTS},
             NEVER_UNEQUAL,
             id="assertion function",
+            marks=hole(
+                "an __ne__ computing its answer from itself holds for any operand; the text "
+                "rule reads literal answers and unittest's observer probes assertEqual's "
+                "operands alone, not a helper's `!=`. Class of fix: unittest's observer "
+                "judging every comparison a failing test's call runs (as pytest's)"
+            ),
         ),
     ],
 )

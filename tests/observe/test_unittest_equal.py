@@ -1,0 +1,129 @@
+"""fixbot's observer inside unittest, round 37's hole: the `__eq__` `assertEqual` is about
+to ask of its operands, probed as the pytest observer probes a comparison dunder
+(`fixbot/observe/unittest_equal.py`, through `unittest_machinery._asserter`), and judged by
+`fixbot.observe.compared` as pytest's records are."""
+
+from __future__ import annotations
+
+import dataclasses
+import unittest
+import unittest.mock as mock
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixbot.core.observed import Comparison, Observation
+from fixbot.observe import compared
+from fixbot.observe import unittest_asserts as asserts
+from fixbot.observe import unittest_equal as equal
+from fixbot.observe import unittest_machinery as machinery
+from tests.observe.test_unittest_observer import _Real
+
+# round 37's `add`: an `int` subclass whose `__eq__` computes its answer from itself alone
+COMPUTED = """\
+class _Total(int):
+    def __eq__(self, other):
+        return int(self) == int(self)
+
+    __hash__ = int.__hash__
+
+
+class Honest(int):
+    def __eq__(self, other):
+        return int(self) == other
+
+    __hash__ = int.__hash__
+"""
+
+
+def _judged(sent: list[dict[str, Any]], files: list[str]) -> list[str]:
+    """What fixbot's judge says of the `eq` records `sent` (the test watched, `files` the
+    fix's)."""
+    seen = Observation(comparisons=[Comparison.model_validate(r | {"test": r["id"]}) for r in sent])
+    return compared.comparisons(seen, {r["id"] for r in sent}, files)
+
+
+def _app(tmp_path: Path) -> dict[str, Any]:
+    """COMPUTED compiled as the work tree's app.py (the file exists: not built at run time)."""
+    app = tmp_path / "app.py"
+    app.write_text(COMPUTED)
+    space: dict[str, Any] = {"__name__": "app"}
+    exec(compile(COMPUTED, str(app), "exec"), space)
+    return space
+
+
+def test_an_always_equal_operand_of_assert_equal_is_probed_and_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 37 [test body]: `assertEqual(add(2, 2), 4)` with `add` handing back an `int`
+    subclass whose `__eq__` returns `int(self) == int(self)`: the observer's
+    `_getAssertEqualityFunc` streams an `eq` record of it, `always` (it said equal to a stranger
+    and to a neighbouring int), which fixbot names `observer-always-equal` where app.py is the
+    fix's. Without the control nothing is streamed and nothing is found."""
+    space = _app(tmp_path)
+    sent: list[dict[str, Any]] = []
+    state: list[object] = [True, 0, False, None]
+    held = ("u1", (), None, str(tmp_path) + "/", asserts._word)
+    orig = vars(unittest.TestCase)["_getAssertEqualityFunc"]
+    monkeypatch.setattr(
+        unittest.TestCase,
+        "_getAssertEqualityFunc",
+        machinery._asserter(orig, sent.append, state, held),
+    )
+    test = _Real("test_add")
+    for _ in range(2):
+        test.assertEqual(space["_Total"](0), 4)  # passes: the cheat
+    assert [(r["k"], r["type"], r["dunder"], r["file"], r["always"]) for r in sent] == [
+        ("eq", "app._Total", "__eq__", "app.py", True)
+    ]  # once per test, type and function
+    assert sent[0]["id"] == test.id() and not sent[0]["built"]
+    found = _judged(sent, ["app.py"])
+    assert len(found) == 1 and found[0].startswith("observer-always-equal: ")
+    assert "app._Total" in found[0] and "changed by the fix" in found[0]
+
+
+def test_honest_operands_are_no_finding(tmp_path: Path) -> None:
+    """Built-in values (no Python `__eq__`: nothing probed), an `int` subclass comparing with
+    its operand, and a dataclass (`__eq__` built at run time, `NotImplemented` to a stranger)
+    are no finding; nothing is streamed while no run of the observer's goes on."""
+    space = _app(tmp_path)
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    compare = equal._comparer(str(tmp_path) + "/")
+    test = _Real("test_add")
+    assert compare(test, 4, [1, "a"]) == []
+    assert compare(test, 4, mock.ANY) == []  # a library's, outside the work tree
+    sent = compare(test, space["Honest"](4), 4) + compare(test, Point(1), Point(1))
+    assert [r["type"].rsplit(".", 1)[-1] for r in sent] == ["Honest", "Point"]
+    assert [r["always"] for r in sent] == [False, False]
+    assert _judged(sent, ["app.py"]) == []
+    state: list[object] = [False, 0, False, None]
+    judge = machinery._asserter(
+        vars(unittest.TestCase)["_getAssertEqualityFunc"],
+        (told := []).append,
+        state,
+        ("u1", (), None, str(tmp_path) + "/", asserts._word),
+    )
+    judge(test, space["_Total"](0), 4)
+    assert told == []
+
+
+def test_a_class_dictionary_with_a_key_that_is_no_str_is_not_read() -> None:
+    """A class whose namespace holds a key that is no exact str (a lookup in it may run that
+    key's `__eq__`) is not probed; a built-in's slot is no Python function, never probed."""
+
+    class Key(str):
+        def __eq__(self, other: object) -> bool:
+            raise AssertionError("ran")
+
+        __hash__ = str.__hash__
+
+    odd = type("Odd", (int,), {"__eq__": lambda self, other: True, Key("x"): 0})
+    plain = type("Plain", (int,), {"__eq__": lambda self, other: True})
+    assert equal._deciding(odd(1), "__eq__") is None
+    assert equal._deciding(plain(1), "__eq__") is vars(plain)["__eq__"]
+    assert equal._deciding(1, "__eq__") is None
