@@ -11,6 +11,7 @@ in a test region themselves.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -62,7 +63,7 @@ def functions(text: str) -> list[Macro]:
     precondition is the code's to change (the policy chosen: an honest fix of a function that
     only asserts and that the tests name is a test change, published with `allow-test-edits`).
     What the fix may not change is read by `guarded` and `definitions`."""
-    read = _Read(text)
+    read = _read(text)
     return [(name, tuple(read.words[k:end])) for name, k, end in read.asserting()]
 
 
@@ -74,7 +75,7 @@ def guarded(text: str) -> dict[str, str]:
     words a finding names it by. A function such an assertion calls is the code's (`close(a,
     b)` in `assert!(close(a, b))`, `add` in `assert_eq!(add(a, b), c)`: the code under test
     may be that function)."""
-    read = _Read(text)
+    read = _read(text)
     asserting = read.asserting()
     spans = [(k, end) for _, k, end in asserting] + read.macro_spans()
     used = {w for k, end in spans for w in read.words[k:end]}
@@ -92,7 +93,7 @@ def definitions(text: str, names: Iterable[str]) -> list[Macro]:
     token for token under `#[cfg(not(debug_assertions))]` beside an empty twin the tests build
     with is two definitions where the start had one, and a definition whose attributes changed
     is another."""
-    read = _Read(text)
+    read = _read(text)
     return [
         (name, tuple(read.words[_first(read.words, k) : end]))
         for name, k, end in read.items(set(names))
@@ -157,6 +158,14 @@ class _Read:
             w == name and not self.inside[k] and not any(a <= k < b for a, b in spans)
             for k, w in enumerate(self.words)
         )
+
+
+@functools.lru_cache(maxsize=8)
+def _read(text: str) -> _Read:
+    """`_Read(text)`, kept for the few texts one judgement reads again: `rusttests` asks
+    `guarded` and `definitions` of the start's text and `definitions` of the fix's, each
+    tokenizing the whole file otherwise. A `_Read` is never changed once made."""
+    return _Read(text)
 
 
 # the keywords of the items an assertion rests on, and the words that may stand before one
