@@ -7,7 +7,7 @@ likely to need the change (`reached`: what the error text names, the coverage sp
 ranking, the functions a failing test calls through its imports; where a traceback ends in the
 test itself, the only pointer to that code; right after the spectrum's first three, the
 functions of their own module their lines the failing run executed call and that it executed
-too (`locate.ran_callees`: a predicate deciding the branch taken; a Go, Rust or JS/TS span's
+too (`pyrancalls.ran_callees`: a predicate deciding the branch taken; a Go, Rust or JS/TS span's
 read by `fixbot.agent.rancalls`), then those a failing test
 calls itself, a constructor building the object under test, since every passing test runs
 them too and the spectrum ranks them low), the diff since the start sha,
@@ -32,6 +32,7 @@ from fixbot.agent import (
     literals,
     locate,
     paths,
+    pyrancalls,
     rancalls,
     rustcalls,
     shapes,
@@ -238,15 +239,15 @@ def _in_repo(test: str, repo: Path) -> str:
 
 def _ran_callees(repo: Path, suspects: Sequence[locate.Span]) -> list[locate.Span]:
     """The functions the spectrum's first `SUSPECTS_BEFORE_CALLEES` call on their lines the
-    failing run executed, that it executed too and ranks nowhere (`locate.ran_callees`): the
+    failing run executed, that it executed too and ranks nowhere (`pyrancalls.ran_callees`): the
     small predicate an executed branch's condition called, which every test runs. A suspect
-    whose `except` body the run executed (`locate.caught_there`: Jinja's `compile` handing the
+    whose `except` body the run executed (`pyrancalls.caught_there`: Jinja's `compile` handing the
     parser's error on) is passed over for the next: its callees are the handling."""
     ran, ranked = locate.executed(suspects), {(s.path, s.start) for s in suspects}
     found = []
-    deciding = [s for s in suspects if not locate.caught_there(repo, s, ran)]
+    deciding = [s for s in suspects if not pyrancalls.caught_there(repo, s, ran)]
     for span in deciding[:SUSPECTS_BEFORE_CALLEES]:
-        reader = locate.ran_callees if span.path.endswith(".py") else rancalls.ran_callees
+        reader = pyrancalls.ran_callees if span.path.endswith(".py") else rancalls.ran_callees
         found += [c for c in reader(repo, span, ran) if (c.path, c.start) not in ranked]
     return found
 

@@ -1,6 +1,6 @@
 """The functions a ranked Go, Rust or JavaScript/TypeScript function's executed lines call, that
-the failing run executed too: `fixbot.agent.locate.ran_callees`' reading for the ecosystems
-whose source `ast` cannot parse (a Python span is `locate`'s).
+the failing run executed too: `fixbot.agent.pyrancalls.ran_callees`' reading for the ecosystems
+whose source `ast` cannot parse (a Python span is `pyrancalls`').
 
 Pure reading of the span's own file (a Go span's whole package: the non-test `.go` files of its
 folder), with no parser: a function is what the ecosystem's own readers find (`gocov.functions`,
@@ -18,7 +18,8 @@ import re
 from pathlib import Path, PurePosixPath
 
 from fixbot.agent import gocov, rustcalls
-from fixbot.agent.locate import RAN_CALLEE_FOCUS, RAN_CALLEE_LINES, RAN_CALLEES, Span
+from fixbot.agent.locate import Span
+from fixbot.agent.pyrancalls import RAN_CALLEE_FOCUS, RAN_CALLEE_LINES, RAN_CALLEES
 from fixbot.core.repofiles import regular_text
 
 JS_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")

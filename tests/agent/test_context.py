@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from fixbot.agent import context, locate
+from fixbot.agent import context, locate, pyrancalls
 from fixbot.core.models import Attempt
 from tests.fakes.agent_repo import CALC, LOG, failure, fix_context, make_repo
 
@@ -178,7 +178,7 @@ def test_the_predicate_a_suspects_executed_branch_called_is_shown_among_the_spec
 def test_the_callees_of_a_suspects_executed_lines_are_those_of_its_own_module(
     tmp_path: Path,
 ) -> None:
-    """`locate.ran_callees`: `f()`, `self.f()` and `cls.f()` on an executed line, resolved in
+    """`pyrancalls.ran_callees`: `f()`, `self.f()` and `cls.f()` on an executed line, resolved in
     the suspect's own Python module, each once, itself and a non-Python file left out."""
     code = (
         "class Box:\n"
@@ -195,13 +195,13 @@ def test_the_callees_of_a_suspects_executed_lines_are_those_of_its_own_module(
     (tmp_path / "box.js").write_text(code)
     ran = {"box.py": frozenset({3, 6, 10}), "box.js": frozenset({3, 6, 10})}
     check = locate.Span("box.py", 2, 3, "check", 1.0)
-    found = locate.ran_callees(tmp_path, check, ran)
+    found = pyrancalls.ran_callees(tmp_path, check, ran)
     assert [(s.name, s.start, s.end, s.focus) for s in found] == [
         ("size", 5, 6, (6,)),
         ("helper", 9, 10, (10,)),
     ]
-    assert locate.ran_callees(tmp_path, locate.Span("box.js", 2, 3, "check", 1.0), ran) == []
-    assert locate.ran_callees(tmp_path, check, {"box.py": frozenset({6, 10})}) == []
+    assert pyrancalls.ran_callees(tmp_path, locate.Span("box.js", 2, 3, "check", 1.0), ran) == []
+    assert pyrancalls.ran_callees(tmp_path, check, {"box.py": frozenset({6, 10})}) == []
 
 
 CAUGHT = (
@@ -250,7 +250,7 @@ def test_a_suspect_that_caught_the_failing_runs_error_gives_its_callee_slot_to_t
     }
     suspects = locate.Ranked(list(spans.values()), ran)
     assert [s.name for s in context._ran_callees(tmp_path, suspects)] == ["parse_target"]
-    assert locate.caught_there(tmp_path, spans["compile"], ran)
-    assert not locate.caught_there(tmp_path, spans["compile"], {"tpl.py": frozenset({2, 3})})
-    assert not locate.caught_there(tmp_path, spans["parse"], ran)
-    assert not locate.caught_there(tmp_path, locate.Span("tpl.js", 1, 5, "compile", 2.0), ran)
+    assert pyrancalls.caught_there(tmp_path, spans["compile"], ran)
+    assert not pyrancalls.caught_there(tmp_path, spans["compile"], {"tpl.py": frozenset({2, 3})})
+    assert not pyrancalls.caught_there(tmp_path, spans["parse"], ran)
+    assert not pyrancalls.caught_there(tmp_path, locate.Span("tpl.js", 1, 5, "compile", 2.0), ran)
