@@ -326,10 +326,9 @@ def unloaded(module: str, seen: Observation, result: CheckResult) -> bool:
         text = result.log_path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    named: tuple[str, ...] = (f"No module named '{module}'", f"{module}_{REPORTER.name}")
-    named += (f"{module}_test.go",)
-    named += (f"{module}_go_", f"{module}_main_")  # the observer's copies, as go names them
-    return any(name in text for name in named)
+    named = (f"No module named '{module}'", f"{module}_{REPORTER.name}", f"{module}_test.go")
+    copies = (f"{module}_go_", f"{module}_main_")  # the observer's copies, as go names them
+    return any(name in text for name in named + copies)
 
 
 def read_report(
