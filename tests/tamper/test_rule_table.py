@@ -19,7 +19,7 @@ SOURCES = (
     "fixbot/tamper/rusttests.py",
     "fixbot/tamper/rustasserts.py",
     "fixbot/run/integrity.py",
-    "fixbot/run/phases/fixing.py",
+    "fixbot/run/phases/judging.py",
 )
 
 
