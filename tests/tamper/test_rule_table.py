@@ -14,6 +14,7 @@ from tests.fakes.paths import ROOT
 # verification against the start commit's tests.
 SOURCES = (
     "fixbot/tamper/cheats.py",
+    "fixbot/tamper/runtime.py",
     "fixbot/tamper/reports.py",
     "fixbot/tamper/doctests.py",
     "fixbot/tamper/rusttests.py",

@@ -17,7 +17,7 @@ from fixbot.policy import rules
 from fixbot.process import commits, git
 from fixbot.run import integrity, outcome
 from fixbot.run.phases.base import RunParts
-from fixbot.tamper.cheats import Cheat
+from fixbot.tamper.record import Cheat
 from fixbot.tamper.reports import counted, disagreements, unexpected
 
 
