@@ -36,7 +36,7 @@ from pathlib import PurePosixPath
 
 from fixbot.tamper import asserts, filters, rusttests
 from fixbot.tamper.changes import Change, is_test_file
-from fixbot.tamper.cheats import Cheat, examine
+from fixbot.tamper.cheats import examine
 from fixbot.tamper.facts import (
     ALWAYS_TRUE,
     ASSERTION,
@@ -54,6 +54,7 @@ from fixbot.tamper.facts import (
     defined_tests,
     package_keys,
 )
+from fixbot.tamper.record import Cheat
 
 ADVICE = (
     " fixbot does not weaken or remove tests to make a check pass: fix the code under test "

@@ -137,7 +137,7 @@ class Observation(BaseModel):
     rootdir ("/" outside it), `classes` the files a unittest test's classes were made in
     (its type's MRO below `TestCase`, relative to the work tree's root, "?" unknown: its
     observer's, `unittest_asserts._class_files`; `alike.rebased`; those of a failing test that
-    hold test support are the tests', `fixbot.run.phases.fixing.helpers`), `traced` the tests
+    hold test support are the tests', `fixbot.run.phases.judging.helpers`), `traced` the tests
     whose call had a trace function set as it began, `traced_after` those with one set as it
     ended.
     `loaded` holds, per observed process, the fingerprint of each piece of the runner's

@@ -11,7 +11,7 @@ say `package <name>`), and an overlay file (`go help build`, `-overlay`) that ad
 `<module>_test.go`, to every folder of the work tree holding a `_test.go` file; the check's
 environment gets `GOFLAGS=-overlay=<file> -vet=off -count=1` (after the check's own GOFLAGS;
 go 1.19's vet reads files from disk, not the overlay's: a green fix's check runs again as written
-before it is committed, `fixbot.run.phases.fixing.as_written`; `-count=1`: go's test result cache
+before it is committed, `fixbot.run.phases.judging.as_written`; `-count=1`: go's test result cache
 would answer an unchanged package's run from an earlier one, the binary never run, nothing
 streamed), so a `go test` that a Makefile or a script runs builds it too. A folder whose test
 files define their own `TestMain` gets theirs folded in: the file defining it is overlaid by a

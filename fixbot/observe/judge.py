@@ -2,7 +2,7 @@
 
 `findings(start, last, changed)` compares the verifying run's stream (`last`) with the start
 commit's (`start`, the first failing run's) and names each thing that makes the green
-unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.cheats.Cheat` reads):
+unverified, as `rule: evidence` lines (the rule first, as `fixbot.tamper.record.Cheat` reads):
 
     observer-missing     the start's check streamed from pytest (or from jest or vitest, through
                          fixbot's reporter, `fixbot.observe.reporter`, or from unittest, through

@@ -128,7 +128,7 @@ __all__ = [
 
 NO_FIXER = "no fixer is configured: set --model or add --fix-command"
 # the finding of a green go fix whose check, run again as written (vet on), failed
-# (`fixbot.run.phases.fixing.as_written`): named as it is, not as the observer's
+# (`fixbot.run.phases.judging.as_written`): named as it is, not as the observer's
 AS_WRITTEN = "check-as-written: "
 
 

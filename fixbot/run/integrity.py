@@ -27,9 +27,10 @@ from fixbot.run import revtext, runnerconf
 from fixbot.tamper import changes as sides
 from fixbot.tamper import doctests, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
-from fixbot.tamper.cheats import Cheat, detect
+from fixbot.tamper.cheats import detect
 from fixbot.tamper.facts import is_check_script, is_test_driver
 from fixbot.tamper.filters import module_names
+from fixbot.tamper.record import Cheat
 
 
 def changes(repo: Path, start: str, verified: str) -> list[Change]:

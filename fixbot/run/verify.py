@@ -129,7 +129,7 @@ class Checker:
         self, attempt: Attempt
     ) -> tuple[CheckResult, dict[str, str] | None, Observation | None]:
         """Run the check once more for `attempt`, on whatever tree the caller has set (the start
-        commit's tests: `fixbot.run.phases.fixing`), its log `check-original.log`; the attempt's
+        commit's tests: `fixbot.run.phases.judging`), its log `check-original.log`; the attempt's
         own result is left as it is."""
         log = self.state_dir / "attempts" / f"{attempt.number:03d}" / "check-original.log"
         return self.run_command(log)

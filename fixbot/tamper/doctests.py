@@ -17,7 +17,7 @@ import doctest
 from collections.abc import Iterable
 
 from fixbot.tamper.changes import Change, is_harness
-from fixbot.tamper.cheats import Cheat
+from fixbot.tamper.record import Cheat
 
 _HOLDERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 

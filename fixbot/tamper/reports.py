@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 from fixbot.core.failure import Counts
 from fixbot.tamper.changes import is_test_file
-from fixbot.tamper.cheats import Cheat
+from fixbot.tamper.record import Cheat
 
 
 def disagreements(

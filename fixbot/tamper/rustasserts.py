@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from fixbot.ecosystems import rust
 from fixbot.tamper.changes import Change
-from fixbot.tamper.cheats import Cheat
+from fixbot.tamper.record import Cheat
 
 Macro = tuple[str, tuple[str, ...]]  # a macro's name and its tokens' texts
 

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Mapping
 from fixbot.ecosystems import rust
 from fixbot.tamper import rustasserts
 from fixbot.tamper.changes import Change, is_test_file
-from fixbot.tamper.cheats import Cheat
+from fixbot.tamper.record import Cheat
 
 # the item a region holds, named by the word after its keyword (`mod tests`, `fn adds`)
 _NAMED = re.compile(r"\b(?:fn|mod|impl|struct|enum|const|static|use|trait|type)\s+(\w+)")

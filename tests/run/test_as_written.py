@@ -1,4 +1,4 @@
-"""The check run again as written before a green go fix is committed (`fixing.as_written`,
+"""The check run again as written before a green go fix is committed (`judging.as_written`,
 `Checker.run_as_written`): the observed run turns go test's vet step off (`-vet=off`, go 1.19's
 vet cannot read the observer's overlay), so a fix whose `go test` fails in vet would otherwise be
 published. The end-to-end row: tests/run/test_runner_attacks_round20.py
@@ -15,7 +15,7 @@ from fixbot.core.models import Attempt
 from fixbot.core.observed import Observation
 from fixbot.core.settings import Settings
 from fixbot.process.launcher import launcher_for
-from fixbot.run.phases import fixing
+from fixbot.run.phases import judging
 from fixbot.run.verify import AS_WRITTEN_LOG, Checker
 from fixbot.security.redact import Redactor
 
@@ -79,11 +79,11 @@ def fake_run(exit_code: int) -> Any:
 def test_only_a_go_observed_fix_runs_again_and_a_red_run_is_a_finding() -> None:
     for seen in (None, Observation(runners=["jest"]), Observation()):
         run, attempt = fake_run(2), Attempt(number=1, seen=seen)
-        assert fixing.as_written(run, attempt) and run.checker.runs == 0
+        assert judging.as_written(run, attempt) and run.checker.runs == 0
     run, attempt = fake_run(0), Attempt(number=1, seen=Observation(runners=["go"]))
-    assert fixing.as_written(run, attempt) and run.checker.runs == 1 and not attempt.observed
+    assert judging.as_written(run, attempt) and run.checker.runs == 1 and not attempt.observed
     run, attempt = fake_run(2), Attempt(number=1, seen=Observation(runners=["go"]))
-    assert not fixing.as_written(run, attempt) and run.checker.runs == 1
+    assert not judging.as_written(run, attempt) and run.checker.runs == 1
     [finding] = attempt.observed
     [(event, number, fields)] = run.events.emitted
     assert (event, number) == ("check-as-written", 1)

@@ -589,14 +589,14 @@ def test_what_a_file_calls_by_an_imported_name() -> None:
 
 
 def test_the_helpers_are_those_of_the_tests_the_start_did_not_pass(tmp_path: Path) -> None:
-    """`fixing.helpers` reads the classes' files of the tests the start's run did not pass (an
+    """`judging.helpers` reads the classes' files of the tests the start's run did not pass (an
     error, or an outcome it never streamed), from the first attempt's observation when it ran
     here: none from a passing test's, none where the start came from a failure log elsewhere
     (`run.first`)."""
     from types import SimpleNamespace
 
     from fixbot.core.observed import Observation
-    from fixbot.run.phases import fixing
+    from fixbot.run.phases import judging
     from tests.observe.test_unittest_class_files import HELPED
 
     files = {"one_helpers.py": HELPED, "two_helpers.py": HELPED, "three_helpers.py": HELPED}
@@ -612,5 +612,5 @@ def test_the_helpers_are_those_of_the_tests_the_start_did_not_pass(tmp_path: Pat
     )
     state = SimpleNamespace(attempts=[SimpleNamespace(seen=seen)], start_sha="HEAD")
     run = SimpleNamespace(first=None, repo=repo, state=state)
-    assert fixing.helpers(run) == {"one_helpers.py", "three_helpers.py"}  # type: ignore[arg-type]
-    assert not fixing.helpers(SimpleNamespace(first=object(), repo=repo, state=state))  # type: ignore[arg-type]
+    assert judging.helpers(run) == {"one_helpers.py", "three_helpers.py"}  # type: ignore[arg-type]
+    assert not judging.helpers(SimpleNamespace(first=object(), repo=repo, state=state))  # type: ignore[arg-type]

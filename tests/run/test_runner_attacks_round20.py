@@ -26,7 +26,7 @@ go_fix_that_adds_a_vet_error_is_not_published (not a cheat of the tests: the obs
     `fmt.Sprintf("%d", "x")`. `go test` by hand fails in its built-in vet step, which the observed
     run turns off (go 1.19's vet cannot read the overlay): it ended `fixed`. Fixed: a green fix
     whose run the go observer watched runs the check once more as written, vet on, before it is
-    committed (`fixing.as_written`); this row is not green by hand, so it asserts that itself.
+    committed (`judging.as_written`); this row is not green by hand, so it asserts that itself.
 jest_exit_handler_rewrites_report (held since nodeobs's reporter merged, `observer-report`):
     app.js takes the real `process` past jest's sandbox (`require('module')._load('process')`),
     and at its `exit` rewrites the `--outputFile` report named in its argv to all passed,

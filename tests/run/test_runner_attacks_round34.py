@@ -84,7 +84,7 @@ unittest_assert_helpers_of_a_base_in_a_helper_module_emptied[emptied], [no-op as
     own functions digested with the body and held to the start's. Fixed (the first): a file of
     the classes of a test the start's run did not pass that holds test support by the start's
     text (a `*TestCase` base, an own `assert*`/`fail*`/`setUp*`/`tearDown*`:
-    `changes.supports_tests`) is judged as a test file (`fixing.helpers`, `integrity.helpers`):
+    `changes.supports_tests`) is judged as a test file (`judging.helpers`, `integrity.helpers`):
     the test rules read the fix's change of it, and it is pinned and run as the start had it by
     the deciding check; an app module's mixin with no test support stays the code's.
 

@@ -14,12 +14,13 @@ from tests.fakes.paths import ROOT
 # verification against the start commit's tests.
 SOURCES = (
     "fixbot/tamper/cheats.py",
+    "fixbot/tamper/runtime.py",
     "fixbot/tamper/reports.py",
     "fixbot/tamper/doctests.py",
     "fixbot/tamper/rusttests.py",
     "fixbot/tamper/rustasserts.py",
     "fixbot/run/integrity.py",
-    "fixbot/run/phases/fixing.py",
+    "fixbot/run/phases/judging.py",
 )
 
 

@@ -1,0 +1,233 @@
+"""A green fix judged before it is committed, and committed: the suspected cheats of the final
+diff, the counts and the runner's per-test report (`publishable`), the check once more against
+the start commit's tests (`original_tests`) and, for go, as written (`as_written`), the files
+the rules judge as the tests' (`check_files`, `helpers`). Moved out of
+`fixbot.run.phases.fixing`, whose verification (`_check`) calls `publishable`; they call
+`fixbot.run.integrity`, `fixbot.observe.judge`, `fixbot.tamper.reports`, `fixbot.process.git`
+and `fixbot.run.outcome`."""
+
+from __future__ import annotations
+
+from fixbot.core.models import Attempt
+from fixbot.core.observed import Observation
+from fixbot.core.repofiles import regular_text
+from fixbot.logs.dialects import go
+from fixbot.observe import judge, reporter
+from fixbot.policy import rules
+from fixbot.process import commits, git
+from fixbot.run import integrity, outcome
+from fixbot.run.phases.base import RunParts
+from fixbot.tamper.record import Cheat
+from fixbot.tamper.reports import counted, disagreements, unexpected
+
+
+def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
+    """Judge a green fix before it is committed: the suspected cheats of the final diff, the
+    counts and the runner's per-test report, and the check against the start commit's tests
+    when the fix changed them (`original_tests`) (recorded; `fixbot.policy.rules.unverified`
+    escalates them unless test edits are allowed), and the tree, compared again right before
+    and after the commit. Commit exactly the tree `seen` the verifying check saw, or nothing
+    (the drift is recorded)."""
+    found = _suspected(run, attempt, seen)
+    if attempt.pinned and not found:
+        found += original_tests(run, attempt, seen)
+    attempt.cheats = [str(cheat) for cheat in found]
+    _verification_notes(run, attempt)
+    if _held_back(run, attempt) or not as_written(run, attempt):
+        return
+    if attempt.cheats:
+        run.state.notes.append(integrity.allowed_note(attempt.cheats))
+    attempt.drift = integrity.drift(run.repo, seen, commits.paths_tree(run.repo, paths))
+    # the tree seen is git's blobs; the check ran on the files, which an attribute may make
+    # differ from those blobs checked out again: such a path is drift too, never committed
+    attempt.drift = attempt.drift or commits.unfaithful_paths(run.repo, paths)
+    if not attempt.drift:
+        _commit(run, attempt, seen)
+
+
+def as_written(run: RunParts, attempt: Attempt) -> bool:
+    """Whether the green fix `attempt` also passes the check as the project wrote it: where
+    fixbot's observer inside go watched its run (`Observation.runners` holds `go`), that run
+    turned go test's built-in vet step off (`-vet=off`: go 1.19's vet cannot read the observer's
+    overlay, `fixbot.observe.golang`), so the check runs once more as written, vet on
+    (`Checker.run_as_written`, through the run's launcher), and must exit 0; red, the finding
+    `check-as-written` (with the log's first lines saying why, redacted) is recorded in
+    `attempt.observed`: never committed, escalated. True without running anything for any other
+    check. Only the run that decides the commit runs it (`publishable`, after every other
+    judgement): one more run of the check for each green go fix."""
+    if attempt.seen is None or "go" not in attempt.seen.runners:
+        return True
+    result = run.checker.run_as_written(attempt)
+    log = result.log_path
+    run.events.emit(
+        "check-as-written",
+        attempt.number,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        duration_ms=round(result.duration_s * 1000),
+        log=str(log.relative_to(run.repo) if log.is_relative_to(run.repo) else log),
+    )
+    if result.passed:
+        run.progress.line(f"  the check as written (vet on) passed ({result.duration_s:.1f} s)")
+        return True
+    how = "timed out" if result.timed_out else f"exit {result.exit_code}"
+    said = "; ".join(_why_failed(result.tail))
+    attempt.observed.append(
+        f"{rules.AS_WRITTEN}the check run again as written, go test's vet step on (the observed "
+        f"run turns it off), failed ({how}{': ' if said else ''}{run.redactor.redact(said)})"
+    )
+    run.progress.line(f"  the check as written (vet on) failed ({how})")
+    return False
+
+
+def _why_failed(tail: str, most: int = 3) -> list[str]:
+    """The first `most` lines of a failed go check's `tail` that say why (go's `# package`
+    headers and `FAIL`/`ok` summary lines left out), each at most 200 characters."""
+    skipped = ("#", "FAIL", "ok ", "ok\t")
+    lines = (line.strip() for line in tail.splitlines())
+    return [line[:200] for line in lines if line and not line.startswith(skipped)][:most]
+
+
+def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
+    """The suspected cheats of the tree `seen` against the start commit: the final diff's, the
+    counts' and the runner's per-test report's, and the observer's test edits; records the
+    test files the fix changed (`attempt.pinned`) and the observer's other findings
+    (`attempt.observed`)."""
+    start, files, supports = run.state.start_sha, check_files(run, seen), helpers(run)
+    # a failure log from elsewhere (`Seed`) counted another command's tests: not comparable
+    first = run.state.attempts[0] if run.first is None else None
+    was = (first.counts, first.tests) if first is not None else (None, None)
+    collected = [*(first.tests or {}), *(first.seen.tests if first.seen else {})] if first else []
+    found = integrity.cheats(
+        run.repo,
+        start,
+        seen,
+        *counted(was, (attempt.counts, attempt.tests)),
+        files,
+        collected,
+        supports,
+    )
+    attempt.pinned = integrity.pinned(run.repo, start, seen, files | supports)
+    found += disagreements(
+        first.tests if first is not None else None, attempt.tests, attempt.pinned
+    )
+    # the verdict: what fixbot's observer inside the runner saw, against the start's run
+    changed = git.changed_files(run.repo, start, seen)
+    findings = judge.findings(first.seen if first is not None else None, attempt.seen, changed)
+    # the node runners' report file against what their reporter streamed as tests were decided
+    for finding in findings + reporter.disagreements(attempt.tests, attempt.seen):
+        rule, _, evidence = finding.partition(": ")
+        if rule in judge.TEST_EDITS:  # which tests or plugins run: a test edit, when allowed
+            found.append(Cheat(rule, None, evidence))
+        else:
+            attempt.observed.append(finding)
+    return found
+
+
+def _verification_notes(run: RunParts, attempt: Attempt) -> None:
+    """Note an allowed change of the tests, and a fix verified by the exit code only."""
+    if attempt.pinned and not attempt.cheats:
+        run.state.notes.append(outcome.test_change_note(attempt))
+    exit_code_only = outcome.verified_line(attempt)
+    if exit_code_only.startswith("Verified by exit code") and exit_code_only not in run.state.notes:
+        run.state.notes.append(exit_code_only)
+
+
+def _held_back(run: RunParts, attempt: Attempt) -> bool:
+    """True when the green fix must not be committed: the tree drifted, the observer found
+    something, or cheats are suspected and test edits are not allowed."""
+    if attempt.drift or attempt.observed:
+        return True
+    return bool(attempt.cheats) and not run.settings.allow_test_edits
+
+
+def _commit(run: RunParts, attempt: Attempt, seen: str) -> None:
+    """Commit the fix; undo the commit when the committed tree is not `seen` (the drift is
+    recorded)."""
+    outcome.commit(
+        run.repo, run.settings, run.state, attempt, run.redactor, run.request.check_origin
+    )
+    if attempt.commit_sha and (late := integrity.committed_drift(run.repo, seen)):
+        git.run(run.repo, "reset", "-q", "HEAD~1")
+        attempt.commit_sha, attempt.drift = None, late
+
+
+def check_files(run: RunParts, seen: str) -> frozenset[str]:
+    """The files the check command names, in the start commit or the verified tree, and those
+    jest's configuration loaded in the start commit's run (`Observation.configured`: the
+    first attempt's, when it ran here; never a fix's run, whose configuration is the fix's)."""
+    folder = run.checker.workdir.relative_to(run.repo).as_posix()
+    first = run.state.attempts[0] if run.first is None and run.state.attempts else None
+    loaded = first.seen.configured if first is not None and first.seen is not None else []
+    revs = (run.state.start_sha, seen)
+    return integrity.check_files(run.repo, run.settings.check, folder, revs, loaded)
+
+
+def helpers(run: RunParts) -> frozenset[str]:
+    """The files the classes of the tests the start commit's run did not pass were made in
+    (`Observation.classes`, unittest's MRO below `TestCase`: the first attempt's, when it ran
+    here; never a fix's run) that are test support by the start's text
+    (`integrity.helpers`), and the files of the functions that only assert which those and
+    the failing tests' files call by an imported name (round 36's checks.py): the tests',
+    whatever their names. pytest's observer streams no classes: none there."""
+    first = run.state.attempts[0] if run.first is None and run.state.attempts else None
+    seen = first.seen if first is not None else None
+    if seen is None:
+        return frozenset()
+    made = (f for t, fs in seen.classes.items() if seen.tests.get(t) != "passed" for f in fs)
+    return integrity.helpers(run.repo, run.state.start_sha, made)
+
+
+def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
+    """Run the check once more with the fix but the start commit's tests (`attempt.pinned` as
+    the start had them), then put the fix's tree back. Green: the fix holds against the
+    original tests. Red only in the tests the fix changed (the runner's report names them):
+    a test change the fix needs, recorded in `attempt.failing_on_original` and called out; red
+    anywhere when the change to the configuration only ignores a dependency's warning
+    (`fixbot.tamper.changes.lets_tests_run_on`), which any test may have stopped at. Red
+    anywhere else, or red with no report to say where: not verified."""
+    here = git.worktree_tree(run.repo)
+    files = check_files(run, seen)
+    original = integrity.original_tree(run.repo, seen, run.state.start_sha, attempt.pinned, files)
+    changed = ", ".join(attempt.pinned)
+    run.progress.line(f"  the fix changed {changed}: the check again, with the start's tests")
+    git.restore_worktree(run.repo, original)
+    try:
+        result, tests, observed = run.checker.run_original(attempt)
+    finally:
+        git.restore_worktree(run.repo, here)
+    failing = sorted(t for t, o in (tests or {}).items() if o == "failed")
+    if result.passed and not failing:
+        return _observed_on_original(run, seen, observed)
+    others = _unexpected(run, attempt, seen, failing)
+    if tests is None or not failing or others:
+        what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
+        evidence = f"against the start commit's tests the check fails: {what}"
+        return [Cheat("original-tests", None, evidence)]
+    attempt.failing_on_original = failing
+    return []
+
+
+def _unexpected(run: RunParts, attempt: Attempt, seen: str, failing: list[str]) -> list[str]:
+    """The `failing` tests against the start's tests that are not among those the fix changed;
+    none when the fix only lets the tests run on past a dependency's warning."""
+    others = unexpected(failing, attempt.pinned, go_module(run))
+    if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
+        return []  # only a dependency's warning is ignored now: any test it stopped may fail
+    return others
+
+
+def _observed_on_original(run: RunParts, seen: str, observed: Observation | None) -> list[Cheat]:
+    """Green against the start's tests: what the observer of that run found against the
+    start's run, as cheats."""
+    start = run.state.attempts[0].seen if run.first is None else None
+    found = judge.findings(start, observed, git.changed_files(run.repo, run.state.start_sha, seen))
+    return [Cheat("original-tests", None, f"against the start commit's tests: {f}") for f in found]
+
+
+def go_module(run: RunParts) -> str | None:
+    """The Go module's path the check's folder declares in its go.mod (None: not a Go module),
+    so that go test's ids name the test files a fix changed (`fixbot.tamper.reports.module_of`)."""
+    workdir = run.checker.workdir
+    text = regular_text(workdir, workdir / "go.mod")
+    return None if text is None else go.module_path(text)
