@@ -27,7 +27,7 @@ where that node has none: `Observation.unhooked`), and the paths given to `fs` i
 `Observation.unthreaded`, no fix of that start verified; a folder moved as every file HEAD
 tracks under it; `CUT` where a bound cut the list, `observed`: `Observation.cut`, the same).
 Read on the start commit's run, those files are the check's own (`Observation.configured`,
-`fixbot.run.integrity.check_files`): round 25's jest.config.js requiring jest.base.js by a path
+`fixbot.run.checkfiles.check_files`): round 25's jest.config.js requiring jest.base.js by a path
 it computes, which no word of it names, and round 27's jest.config.mjs awaiting jest.base.mjs
 the same way. The programs the printed configuration names but jest loads only to run the
 tests (`globalSetup`, `setupFiles`, ...: `programs`, round 28) are handed over with them.
@@ -60,7 +60,7 @@ ENVIRONMENT = Path(__file__).parent.parent / "observe" / "node" / "environment.c
 PRELOAD = ENVIRONMENT.with_name("loaded.cjs")  # node's module cache at exit, handed to fixbot
 LOADED = "FIXBOT_JEST_LOADED"  # `<fd>:<inode>` of the socket's writing end the preload writes
 # files of jest's configuration kept, at most: the preload's own bound (`MAX_READ`), so that
-# every file it hands over is met with a fix's changed files (`integrity._observed`); past it
+# every file it hands over is met with a fix's changed files (`checkfiles._observed`); past it
 # the observation is cut (`CUT`)
 MAX_LOADED = 4000
 MAX_LOADED_BYTES = 256 * 1024  # read from the preload's socket, at most (bytes)

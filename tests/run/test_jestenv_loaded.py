@@ -53,7 +53,7 @@ def _preloads_node_modules(found: list[str], said: list[str]) -> set[str]:
 def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path: Path) -> None:
     """Real jest's `--showConfig` with fixbot's preload: jest.config.js and the file it requires
     by a computed path are handed over (and package.json, which jest reads: set apart by the
-    rules, `integrity._observed`), jest's own files (node_modules) are not (but the
+    rules, `checkfiles._observed`), jest's own files (node_modules) are not (but the
     programs its printed configuration names, `programs`, left to `configured`). Without the
     descriptor handed to the command nothing is (the channel is the socket, not a path)."""
     root = node_modules()
@@ -504,7 +504,7 @@ module.exports = { testEnvironment: 'node', ...JSON.parse(fs.readFileSync('./jes
 def test_show_config_hands_fixbot_the_files_jests_configuration_read(tmp_path: Path) -> None:
     """Real jest's `--showConfig` with fixbot's preload: the JSON file jest.config.js reads with
     `fs.readFileSync` is handed over with it; of the work tree jest itself reads package.json
-    (which the rules set apart, `integrity._observed`) and the configuration file, no test
+    (which the rules set apart, `checkfiles._observed`) and the configuration file, no test
     file, no .babelrc or tsconfig.json beside them."""
     root = node_modules()
     if root is None:

@@ -65,7 +65,7 @@ jest_global_setup_of_a_committed_package_strips_the_assertions (a hole, held sin
     (`configured`) pass over any path under node_modules (jest's own, a dependency's), and no
     other rule read the edit of a tracked file there: ended `fixed`. Class of fix:
     node_modules passed over only where git does not track the file (the trees' listing
-    `integrity._observed` reads already), or a fix's edit of a tracked file under node_modules
+    `checkfiles._observed` reads already), or a fix's edit of a tracked file under node_modules
     (a vendored dependency) a finding of its own. Closed by the first: `jestenv.programs` keeps
     node_modules's paths and `configured` those the start commit tracks (`jestenv.vendored`);
     an honest fix of app.js in that project is `fixed` (`test_legitimate_fix_in_a_project_that_
