@@ -18,7 +18,7 @@ reporter with the run's worker key:
   (`fixbot.run.jestenv.environment_file`), as fixbot runs it now;
 - `showConfig`: `jest --showConfig`, which fixbot ran once per check before it
   (`fixbot.run.jestenv.prepare`) to learn the project's environment;
-- `showConfig-cjs`: the same with fixbot's preload (`fixbot.run.jestenv.loading`:
+- `showConfig-cjs`: the same with fixbot's preload (`fixbot.run.jestloaded.loading`:
   `NODE_OPTIONS=--require loaded.cjs` and its socket) handing over `require.cache` alone (its
   module hooks off: `module.register` taken away before it, as on a node before 20.6), to
   learn also the files jest's configuration loads (the project has a jest.config.js
@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fixbot.observe.channel import Channel  # noqa: E402
-from fixbot.run import jestenv  # noqa: E402
+from fixbot.run import jestenv, jestloaded  # noqa: E402
 
 JEST = Path.home() / ".cache" / "fixbot" / "node" / "node_modules" / ".bin" / "jest"
 NODE_ENV = Path.home() / ".cache/fixbot/node/node_modules/jest-environment-node/build/index.js"
@@ -131,7 +131,7 @@ def once(way: str, folder: Path, report: Path, files: int = 1) -> tuple[float, f
 
 def loaded(argv: list[str], folder: Path, hooked: bool) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of `jest --showConfig` with fixbot's preload, as
-    `fixbot.run.jestenv.loading` runs it (the copy, the socket, the read included), its module
+    `fixbot.run.jestloaded.loading` runs it (the copy, the socket, the read included), its module
     hooks on (`hooked`) or off."""
     found: list[str] = []
     took: list[tuple[float, float]] = []
@@ -151,10 +151,10 @@ def loaded(argv: list[str], folder: Path, hooked: bool) -> tuple[float, float]:
         unhooked = Path(spare) / "unhooked.cjs"  # outside the project: never one of its files
         unhooked.write_text(UNHOOKED)
         wall = time.monotonic()
-        code, _ = jestenv.loading(run, Path(spare), found)([*argv, "--showConfig"], folder, 60)
+        code, _ = jestloaded.loading(run, Path(spare), found)([*argv, "--showConfig"], folder, 60)
         whole = time.monotonic() - wall
     files = ["jest.config.js", "jest.base.js", "package.json"]  # package.json: read by jest
-    assert code == 0 and jestenv.configured(found, folder) == files
+    assert code == 0 and jestloaded.configured(found, folder) == files
     return took[0][0], whole
 
 

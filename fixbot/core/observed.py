@@ -171,18 +171,18 @@ class Observation(BaseModel):
     `environment` why a jest
     run had no such environment ("": it had, or the check is not jest's; set by fixbot,
     `fixbot.run.jestenv.prepare`); `configured` the work tree's files (relative to its root;
-    under node_modules only those the repository tracks, `jestenv.tracked`) node's module
+    under node_modules only those the repository tracks, `jestloaded.tracked`) node's module
     cache held as `jest --showConfig` exited, run before the check with fixbot's preload
-    (`fixbot/observe/node/loaded.cjs`, `jestenv.loaded`): jest.config.js and the files it
+    (`fixbot/observe/node/loaded.cjs`, `jestloaded.loaded`): jest.config.js and the files it
     required, by any path, and the ES modules node's loader loaded (jest.config.mjs and what it
     imports, by any specifier: the preload's module hooks), and the programs its printed
-    configuration names (`jestenv.programs`: `globalSetup`, ...);
+    configuration names (`jestloaded.programs`: `globalSetup`, ...);
     `unhooked` that a node process of that run had no module hooks (`module.register`, node
     before 20.6 / 18.19): its ES modules are not in `configured`; `unthreaded` that a node
     process of that run started a worker thread without fixbot's preload (round 33: a Worker
     of node's own constructor given `env: {}`): what it read is not in `configured`, and a fix
     of that start is not verified (`fixbot.observe.judge`'s `observer-missing`); `cut` that
-    what that run handed over was cut at a bound (`jestenv.CUT`, `MAX_LOADED`: round 34, a
+    what that run handed over was cut at a bound (`jestloaded.CUT`, `MAX_LOADED`: round 34, a
     configuration reading 250 packages' package.json before its base): the files past it are
     not in `configured`, and a fix of that start is not verified the same way; `unreached`
     why the check's runner ran where fixbot's reporter could not reach the channel ("": it

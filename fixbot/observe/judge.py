@@ -194,7 +194,7 @@ def _unthreaded(start: Observation | None) -> list[str]:
     is not among the check's files (`Observation.configured`), so no fix of that start is
     verified by them (round 33: a Worker of node's own constructor given `env: {}` read the
     configuration's base, which the fix then rewrote), or what it handed over was cut at a
-    bound (`Observation.cut`, `fixbot.run.jestenv.CUT`: round 34, a configuration reading 250
+    bound (`Observation.cut`, `fixbot.run.jestloaded.CUT`: round 34, a configuration reading 250
     packages' package.json before its base, which the cap dropped)."""
     if start is None:
         return []

@@ -26,7 +26,7 @@ from fixbot.observe.reporter import relocated, summarized
 from fixbot.process import assignments, shellwords
 from fixbot.process.launcher import Launcher
 from fixbot.process.nofollow import read_file
-from fixbot.run import jestenv, npxbin
+from fixbot.run import jestenv, jestloaded, npxbin
 
 MAX_REPORT_BYTES = 50_000_000  # a per-test report larger than this is not read (bytes)
 
@@ -133,7 +133,7 @@ def _run(
     channel: Channel | None,
     npx: npxbin.Direct | None = None,
     go: golang.Prepared | None = None,
-) -> tuple[CheckResult, dict[str, str] | None, str, jestenv.Loaded]:
+) -> tuple[CheckResult, dict[str, str] | None, str, jestloaded.Loaded]:
     """One run of the check with `channel` (None: unobserved), asking its runner for a report
     where it can write one, an observed `npx jest`/`npx vitest` check run as `npx` (the
     runner's local bin, `fixbot.run.npxbin.direct`; None: as written), the go observer's
@@ -154,7 +154,7 @@ def _run(
     report = report_for(shellwords.words(s.check))
     if report is None:
         plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-        return shown(plain, check, s.check), None, "", jestenv.Loaded([], False)
+        return shown(plain, check, s.check), None, "", jestloaded.Loaded([], False)
     launcher, environment, unused, configured = _environment(where, launcher, report, channel)
     with tempfile.TemporaryDirectory(prefix="fixbot-report-") as folder:
         path = Path(folder) / (report.file_name or "output")
@@ -162,7 +162,7 @@ def _run(
         command = report.command(check, str(path), _reporter(channel), environment)
         if command is None:  # the runner can be asked only where this check cannot
             plain = launcher.run(check, where.workdir, log, s.timeout, where.stdin_path, fds)
-            return shown(plain, check, s.check), None, "", jestenv.Loaded([], False)
+            return shown(plain, check, s.check), None, "", jestloaded.Loaded([], False)
         if launcher.identity is not None:  # the check's user writes it, nobody else
             os.chown(folder, launcher.identity.uid, launcher.identity.gid)
         asked = dataclasses.replace(
@@ -214,29 +214,35 @@ def _workdir(where: CheckRun) -> Path:
 
 def _environment(
     where: CheckRun, launcher: Launcher, report: Report, channel: Channel | None
-) -> tuple[Launcher, str | None, str, jestenv.Loaded]:
+) -> tuple[Launcher, str | None, str, jestloaded.Loaded]:
     """For an observed jest check, `launcher` naming the project's test environment, the path
     of fixbot's, why none is named (`fixbot.run.jestenv.prepare`: `jest --showConfig` run
     through the check's own launcher, without the channel) and the work tree's files jest's
     configuration loaded then, whether ES modules went unseen and whether a thread ran without
-    the preload (`jestenv.loading`, `jestenv.Loaded`); else `launcher`, None, "" and none loaded."""
+    the preload (`jestloaded.loading`, `jestloaded.Loaded`); else `launcher`, None, "" and none
+    loaded."""
     if channel is None or report is not jest.DIALECT.report:
-        return launcher, None, "", jestenv.Loaded([], False)
+        return launcher, None, "", jestloaded.Loaded([], False)
     s = where.settings
     found: list[str] = []
-    output = jestenv.loading(_passing(where.launcher), channel.folder, found)
+    output = jestloaded.loading(_passing(where.launcher), channel.folder, found)
     named, environment, why = jestenv.prepare(
         output, s.check, where.workdir, s.timeout, channel.folder
     )
     pair = where.launcher.pair
     root = pair.workspace if pair is not None else where.repo
     launcher = dataclasses.replace(launcher, env={**launcher.env, **named})
-    return launcher, environment, why, jestenv.observed(found, root, jestenv.tracked(where.repo))
+    return (
+        launcher,
+        environment,
+        why,
+        jestloaded.observed(found, root, jestloaded.tracked(where.repo)),
+    )
 
 
-def _passing(launcher: Launcher) -> jestenv.Passing:
+def _passing(launcher: Launcher) -> jestloaded.Passing:
     """`launcher.output` with variables added to its environment (`NODE_OPTIONS` after its
-    own) and descriptors handed to the program (`jestenv.loading`)."""
+    own) and descriptors handed to the program (`jestloaded.loading`)."""
 
     def run(
         argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]

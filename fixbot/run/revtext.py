@@ -1,7 +1,7 @@
 """The text of a file at a commit, read from git's objects (never the work tree, which the
 check's processes could have changed): `text(repo, rev, path)`, `blob(repo, name)`, and
 `objects(repo, rev)` (each file's blob sha, so that a file the same in two trees is read
-once). Shared by `fixbot.run.integrity` and `fixbot.run.runnerconf`."""
+once). Shared by `fixbot.run.integrity`, `fixbot.run.checkfiles` and `fixbot.run.runnerconf`."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ configuration files (jest.config.*, vitest.config.*, vite.config.* where no vite
 beside it), in the check's folder and in the project folders their `projects`/`workspace`
 lists name, and what each requires, imports or names as its preset by a relative specifier,
 read from the start commit's and the fix's trees (`required`). A part of
-`fixbot.run.integrity.check_files`: programs that shape the run as the configuration does,
+`fixbot.run.checkfiles.check_files`: programs that shape the run as the configuration does,
 whose edit by a fix is `check-script` (round 25: jest.config.js requiring jest.base.js, which
 the fix made set a `runner` that ran no test; rounds 30 and 31: vite.config.js's plugin module
 rewritten to strip the assertions, in the check's folder and in a listed project's)."""

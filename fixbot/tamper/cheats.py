@@ -41,7 +41,7 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
                       tests only added: the deciding check runs with the start's, `original-tests`)
     check-script      a file the check command itself runs (`check-command: sh check.sh`), also
                       through its Makefile's recipes and package.json's scripts (`make test`,
-                      `npm test` running `sh ci/test.sh`: `fixbot.run.integrity.check_files`),
+                      `npm test` running `sh ci/test.sh`: `fixbot.run.checkfiles.check_files`),
                       and a file jest's or vitest's configuration requires (`jest.base.js`)
     report-disagrees  the runner's own per-test report contradicts the green exit code: a test
                       that failed at the start is not reported passed, a test that passed is

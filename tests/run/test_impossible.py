@@ -539,11 +539,11 @@ def test_the_check_scripts_python_driver_is_the_checks_own(tmp_path: Path) -> No
     """`sh check.sh` runs `python run_tests.py`, which drives pytest: both are the check's own
     files, followed from the command: a fix that changes the driver is the check's change
     (`check-script`), and the deciding check would run the start commit's version."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles
 
     repo = observed_repo(tmp_path)
     head = git(repo, "rev-parse", "HEAD")
-    found = integrity.check_files(repo, "sh check.sh", ".", [head])
+    found = checkfiles.check_files(repo, "sh check.sh", ".", [head])
     assert found == {"check.sh", "run_tests.py"}
     files = {"run_tests.py": DROPPED_EXIT["exit-dropped"]}
     outcome, state = settle(

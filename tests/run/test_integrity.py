@@ -113,7 +113,7 @@ def test_the_checks_files_are_followed_through_its_task_files(
     script runs was the fix's to change (`exit 0`): it is the check's own, as the start commit's
     Makefile and package.json say (`./ci/test`, a program word, whatever its name); the data a
     recipe names (`build`) is not."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles
 
     seeds = {"ci/test.sh": "go test ./...\n", "ci/test": "go test ./...\n", "build": ""}
     driver = "require('child_process').spawnSync('node', ['--test'], { stdio: 'inherit' });\n"
@@ -124,10 +124,10 @@ def test_the_checks_files_are_followed_through_its_task_files(
     script = (
         "ci/test" if "./ci/test " in named else "ci/test.js" if "test.js" in named else "ci/test.sh"
     )
-    assert script in integrity.check_files(repo, command, ".", [head])
-    assert "build" not in integrity.check_files(repo, command, ".", [head])
-    assert "app.js" not in integrity.check_files(repo, "node app.js", ".", [head])
-    assert integrity.check_files(repo, "npm run other", ".", [head]) == frozenset()
+    assert script in checkfiles.check_files(repo, command, ".", [head])
+    assert "build" not in checkfiles.check_files(repo, command, ".", [head])
+    assert "app.js" not in checkfiles.check_files(repo, "node app.js", ".", [head])
+    assert checkfiles.check_files(repo, "npm run other", ".", [head]) == frozenset()
 
 
 def test_the_files_jests_configuration_requires_are_the_checks(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_the_files_jests_configuration_requires_are_the_checks(tmp_path: Path) -
     preset in turn: both shape the run as the configuration does (the fix set jest's `runner`
     there), so both are the check's; package.json, a file of another folder's configuration,
     and the code the tests import are not."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles
 
     files = {
         "jest.config.js": "const base = require('./jest.base');\nmodule.exports = { ...base };\n",
@@ -149,9 +149,9 @@ def test_the_files_jests_configuration_requires_are_the_checks(tmp_path: Path) -
     }
     repo = make_repo(tmp_path / "repo", files)
     head = git(repo, "rev-parse", "HEAD")
-    found = integrity.check_files(repo, "npx jest", ".", [head])
+    found = checkfiles.check_files(repo, "npx jest", ".", [head])
     assert found == {"jest.base.js", "config/preset.js"}
-    assert integrity.check_files(repo, "npx jest", "web", [head]) == {"web/local.js"}
+    assert checkfiles.check_files(repo, "npx jest", "web", [head]) == {"web/local.js"}
 
 
 def test_what_vite_config_imports_is_the_checks_where_no_vitest_config_is_beside_it(
@@ -164,7 +164,7 @@ def test_what_vite_config_imports_is_the_checks_where_no_vitest_config_is_beside
     vitest.config.* is beside it in every tree, vitest ignores vite.config.* (unless that
     imports it: then followed through it); a vite.config.* in another folder is not the check's
     folder's."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles
 
     vite = "import app from './vite.plugin.js';\nexport default { plugins: [app()] };\n"
     files = {
@@ -176,21 +176,21 @@ def test_what_vite_config_imports_is_the_checks_where_no_vitest_config_is_beside
     }
     repo = make_repo(tmp_path / "repo", files)
     start = git(repo, "rev-parse", "HEAD")
-    assert integrity.check_files(repo, "npx vitest run", ".", [start]) == {"vite.plugin.js"}
-    assert integrity.check_files(repo, "npx vitest run", "web", [start]) == {"web/local.js"}
+    assert checkfiles.check_files(repo, "npx vitest run", ".", [start]) == {"vite.plugin.js"}
+    assert checkfiles.check_files(repo, "npx vitest run", "web", [start]) == {"web/local.js"}
     (repo / "vitest.config.js").write_text("export default {};\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "vitest's own configuration")
     own = git(repo, "rev-parse", "HEAD")
-    assert integrity.check_files(repo, "npx vitest run", ".", [own]) == frozenset()
+    assert checkfiles.check_files(repo, "npx vitest run", ".", [own]) == frozenset()
     # the start's tree has no vitest.config.*: its vite.config.js is vitest's there
-    assert integrity.check_files(repo, "npx vitest run", ".", [start, own]) == {"vite.plugin.js"}
+    assert checkfiles.check_files(repo, "npx vitest run", ".", [start, own]) == {"vite.plugin.js"}
     (repo / "vitest.config.js").write_text(
         "import base from './vite.config.js';\nexport default base;\n"
     )
     git(repo, "commit", "-qam", "vitest's configuration extends vite's")
     merged = git(repo, "rev-parse", "HEAD")
-    found = integrity.check_files(repo, "npx vitest run", ".", [merged])
+    found = checkfiles.check_files(repo, "npx vitest run", ".", [merged])
     assert found == {"vite.config.js", "vite.plugin.js"}
 
 
@@ -204,7 +204,7 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     the check's; a folder no list names is not, nor anything under node_modules. A list that is
     no literal (`projects: [...dirs.map(f)]`) leaves every configuration of the tree the
     check's. The check's folder's are read first: a bound reached keeps them."""
-    from fixbot.run import integrity, runnerconf
+    from fixbot.run import checkfiles, runnerconf
 
     files = {
         "vitest.config.js": "export default { test: { projects: ['packages/*', '!x'] } };\n",
@@ -228,17 +228,17 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     }
     repo = make_repo(tmp_path / "repo", files)
     start = git(repo, "rev-parse", "HEAD")
-    found = integrity.check_files(repo, "npx vitest run", ".", [start])
+    found = checkfiles.check_files(repo, "npx vitest run", ".", [start])
     assert found == {"packages/app/vite.plugin.js", "packages/setup.js"}
-    found = integrity.check_files(repo, "npx jest", "web", [start])
+    found = checkfiles.check_files(repo, "npx jest", "web", [start])
     assert found == {"web/apps/unit.config.js", "web/apps/unit.base.js"}
-    found = integrity.check_files(repo, "npx jest", "svc", [start])
+    found = checkfiles.check_files(repo, "npx jest", "svc", [start])
     assert found == {"svc/mods/m/m.setup.js"}
     computed = "export default { test: { projects: [...dirs.map((d) => d)] } };\n"
     (repo / "vitest.config.js").write_text(computed)
     git(repo, "commit", "-qam", "a computed list")
     head = git(repo, "rev-parse", "HEAD")
-    found = integrity.check_files(repo, "npx vitest run", ".", [head])
+    found = checkfiles.check_files(repo, "npx vitest run", ".", [head])
     everywhere = {"packages/app/vite.plugin.js", "packages/setup.js", "tools/tool.js"}
     assert found == everywhere | {"svc/mods/m/m.setup.js"}
     (repo / "vitest.config.js").write_text("import './own.js';\n" + files["vitest.config.js"])
@@ -247,7 +247,7 @@ def test_what_the_configurations_of_the_listed_projects_import_is_the_checks(
     git(repo, "commit", "-qm", "a setup of the check's own")
     monkeypatch.setattr(runnerconf, "MAX_CONFIGURATIONS", 2)
     own = git(repo, "rev-parse", "HEAD")
-    assert integrity.check_files(repo, "npx vitest run", ".", [own]) == {"own.js"}
+    assert checkfiles.check_files(repo, "npx vitest run", ".", [own]) == {"own.js"}
 
 
 def test_a_projects_list_is_read_as_its_quoted_globs_or_as_computed() -> None:
@@ -292,7 +292,7 @@ def test_the_files_jests_configuration_loaded_at_the_start_are_the_checks(tmp_pa
     `transform` set there is `check-script`, and the deciding check's tree has the start's
     jest.base.js. A loaded file the trees do not hold, and package.json, are not; without the
     observed files jest.base.js is no check file and the fix is no cheat."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles, integrity
 
     files = {
         "jest.config.js": "module.exports = require(require('path').join(__dirname, 'jest'"
@@ -310,7 +310,7 @@ def test_the_files_jests_configuration_loaded_at_the_start_are_the_checks(tmp_pa
     git(repo, "commit", "-qm", "fix")
     fixed = git(repo, "rev-parse", "HEAD^{tree}")
     loaded = ["jest.config.js", "jest.base.js", "package.json", "gone.js"]
-    files_seen = integrity.check_files(repo, "npx jest", ".", [start, fixed], loaded)
+    files_seen = checkfiles.check_files(repo, "npx jest", ".", [start, fixed], loaded)
     assert files_seen == {"jest.config.js", "jest.base.js"}
     found = [str(c) for c in integrity.cheats(repo, start, fixed, None, None, files_seen)]
     assert any(c.startswith("check-script in jest.base.js") for c in found), found
@@ -318,7 +318,7 @@ def test_the_files_jests_configuration_loaded_at_the_start_are_the_checks(tmp_pa
     assert "jest.base.js" in pinned
     tree = integrity.original_tree(repo, fixed, start, pinned, files_seen)
     assert git(repo, "show", f"{tree}:jest.base.js") == files["jest.base.js"].rstrip("\n")
-    unseen = integrity.check_files(repo, "npx jest", ".", [start, fixed])
+    unseen = checkfiles.check_files(repo, "npx jest", ".", [start, fixed])
     assert "jest.base.js" not in unseen
     assert not integrity.cheats(repo, start, fixed, None, None, unseen)
 
@@ -328,7 +328,7 @@ def test_a_file_jests_configuration_read_is_the_checks_a_test_file_is_not(tmp_pa
     `fs` reads) is the check's: a fix editing it is `check-script`, an honest fix of the code
     beside it is no cheat. A test file read then (and package.json) is not: the test rules hold
     a fix's edit of it (pinned, put back for the deciding check), never a check-script."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles, integrity
 
     files = {
         "jest.config.js": "module.exports = JSON.parse(require('fs').readFileSync('./jest.paths."
@@ -348,7 +348,7 @@ def test_a_file_jests_configuration_read_is_the_checks_a_test_file_is_not(tmp_pa
             (repo / name).write_text(text)
         git(repo, "commit", "-qam", "fix")
         tree = git(repo, "rev-parse", "HEAD^{tree}")
-        return tree, integrity.check_files(repo, "npx jest", ".", [start, tree], read)
+        return tree, checkfiles.check_files(repo, "npx jest", ".", [start, tree], read)
 
     tree, seen = fixed({"app.js": "exports.add = (a, b) => a + b;\n"})
     assert seen == {"jest.config.js", "jest.paths.json"}
@@ -369,12 +369,12 @@ def test_a_file_whose_name_git_would_quote_is_the_checks_and_its_change_is_read(
     matched no word of the check, so the script was no file of the check's and the fix's edit
     of the test file had no text on either side. Listed with `-z` (`git.names`), each is the
     path the repository holds."""
-    from fixbot.run import integrity
+    from fixbot.run import checkfiles, integrity
 
     seeds = {"ci/tëst.sh": "python -m pytest\n", "tests/test_café.py": "def test_a():\n    pass\n"}
     repo = make_repo(tmp_path / "repo", {**seeds, "app.py": "X = 1\n"})
     start = git(repo, "rev-parse", "HEAD")
-    assert "ci/tëst.sh" in integrity.check_files(repo, "sh ci/tëst.sh", ".", [start])
+    assert "ci/tëst.sh" in checkfiles.check_files(repo, "sh ci/tëst.sh", ".", [start])
     (repo / "tests" / "test_café.py").write_text("def test_a():\n    assert 1\n", encoding="utf-8")
     git(repo, "commit", "-qam", "edit the test")
     found = integrity.changes(repo, start, git(repo, "rev-parse", "HEAD"))

@@ -1,4 +1,4 @@
-"""fixbot's preload in `jest --showConfig` (`fixbot/observe/node/loaded.cjs`, `jestenv.loading`,
+"""fixbot's preload in `jest --showConfig` (`fixbot/observe/node/loaded.cjs`, `jestloaded.loading`,
 `configured`, `programs`): the work tree's files jest's configuration loads, imports or reads
 (in any thread) are handed over to fixbot, and the programs its printed configuration names.
 Split from tests/run/test_jestenv.py (its environment's tests stay there)."""
@@ -14,7 +14,7 @@ import pytest
 
 from fixbot.core.observed import Observation
 from fixbot.observe import judge
-from fixbot.run import jestenv
+from fixbot.run import jestenv, jestloaded
 from tests.run.test_runner_reports import node_modules
 
 COMPUTED = "module.exports = require(require('path').join(__dirname, 'jest' + '.base.js'));\n"
@@ -23,7 +23,7 @@ COMPUTED = "module.exports = require(require('path').join(__dirname, 'jest' + '.
 def _node_run(
     argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
 ) -> tuple[int | None, str]:
-    """`jestenv.Passing` for the tests: the program run here, with `added` and `fds`."""
+    """`jestloaded.Passing` for the tests: the program run here, with `added` and `fds`."""
     env = {**os.environ, **added}
     done = subprocess.run(
         argv, cwd=cwd, env=env, pass_fds=fds, capture_output=True, text=True, timeout=timeout
@@ -45,15 +45,15 @@ def _recorded(output: jestenv.Output) -> tuple[jestenv.Output, list[str]]:
 
 def _preloads_node_modules(found: list[str], said: list[str]) -> set[str]:
     """The paths of `found` under node_modules that no printed configuration of `said` names as
-    a program (`jestenv.programs`): the preload's, which leaves node_modules out."""
-    named = {path for output in said for path in jestenv.programs(output)}
+    a program (`jestloaded.programs`): the preload's, which leaves node_modules out."""
+    named = {path for output in said for path in jestloaded.programs(output)}
     return {path for path in found if "node_modules" in Path(path).parts} - named
 
 
 def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path: Path) -> None:
     """Real jest's `--showConfig` with fixbot's preload: jest.config.js and the file it requires
     by a computed path are handed over (and package.json, which jest reads: set apart by the
-    rules, `integrity._observed`), jest's own files (node_modules) are not (but the
+    rules, `checkfiles._observed`), jest's own files (node_modules) are not (but the
     programs its printed configuration names, `programs`, left to `configured`). Without the
     descriptor handed to the command nothing is (the channel is the socket, not a path)."""
     root = node_modules()
@@ -66,10 +66,14 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path:
     (project / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
     (project / "a.test.js").write_text("test('a', () => { expect(1).toBe(1); });\n")
     found: list[str] = []
-    output, said = _recorded(jestenv.loading(_node_run, tmp_path, found))
+    output, said = _recorded(jestloaded.loading(_node_run, tmp_path, found))
     named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
     assert why == "" and named
-    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js", "package.json"]
+    assert jestloaded.configured(found, project) == [
+        "jest.config.js",
+        "jest.base.js",
+        "package.json",
+    ]
     assert _preloads_node_modules(found, said) == set()  # jest's own: its printed programs alone
 
     def without_the_socket(
@@ -78,7 +82,9 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_loaded(tmp_path:
         return _node_run(argv, cwd, timeout, added, ())
 
     unhanded: list[str] = []
-    jestenv.loading(without_the_socket, tmp_path, unhanded)(["node", "jest.config.js"], project, 30)
+    jestloaded.loading(without_the_socket, tmp_path, unhanded)(
+        ["node", "jest.config.js"], project, 30
+    )
     assert unhanded == []
 
 
@@ -98,11 +104,15 @@ def test_a_check_naming_its_own_environment_hands_fixbot_the_files_loaded(
     (project / "jest.config.js").write_text(COMPUTED)
     (project / "jest.base.js").write_text("module.exports = { testEnvironment: 'node' };\n")
     found: list[str] = []
-    output = jestenv.loading(_node_run, tmp_path, found)
+    output = jestloaded.loading(_node_run, tmp_path, found)
     check = f"{root / '.bin' / 'jest'} --ci {own}" + (" node" if own == "--testEnvironment" else "")
     named, target, why = jestenv.prepare(output, check, project, 60, tmp_path)
     assert (named, target, why) == ({}, None, "the check names its own test environment")
-    assert jestenv.configured(found, project) == ["jest.config.js", "jest.base.js", "package.json"]
+    assert jestloaded.configured(found, project) == [
+        "jest.config.js",
+        "jest.base.js",
+        "package.json",
+    ]
 
 
 def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_path: Path) -> None:
@@ -124,9 +134,9 @@ def test_the_loaded_files_are_the_work_trees_own_once_outside_node_modules(tmp_p
         str(tmp_path / "elsewhere.js"),
         str(tmp_path / "tree" / "moved.js"),
     ]
-    assert jestenv.configured(paths, tmp_path / "link") == ["jest.config.js", "conf/base.js"]
+    assert jestloaded.configured(paths, tmp_path / "link") == ["jest.config.js", "conf/base.js"]
     tracked = frozenset({"moved.js"})
-    assert jestenv.configured(paths, tmp_path / "link", tracked)[-1] == "moved.js"
+    assert jestloaded.configured(paths, tmp_path / "link", tracked)[-1] == "moved.js"
 
 
 def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
@@ -141,18 +151,18 @@ def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
         argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
     ) -> tuple[int | None, str]:
         seen.update(added=added, fds=fds)
-        fd, ino = (int(n) for n in added[jestenv.LOADED].split(":"))
+        fd, ino = (int(n) for n in added[jestloaded.LOADED].split(":"))
         assert fds == (fd,) and os.fstat(fd).st_ino == ino
         os.write(fd, b"/w/jest.config.js\nrelative.js\n/w/jest.base.js\n")
         return 0, "shown"
 
     found: list[str] = []
-    assert jestenv.loading(run, tmp_path, found)(["jest"], tmp_path, 5) == (0, "shown")
+    assert jestloaded.loading(run, tmp_path, found)(["jest"], tmp_path, 5) == (0, "shown")
     assert found == ["/w/jest.config.js", "/w/jest.base.js"]
     added = seen["added"]
     assert isinstance(added, dict)
     assert added["NODE_OPTIONS"] == f'--require "{tmp_path / "loaded.cjs"}"'
-    assert (tmp_path / "loaded.cjs").read_bytes() == jestenv.PRELOAD.read_bytes()
+    assert (tmp_path / "loaded.cjs").read_bytes() == jestloaded.PRELOAD.read_bytes()
 
 
 # jest.config.mjs awaiting its configuration from a path it computes (an ES module: no
@@ -216,12 +226,12 @@ def test_show_config_hands_fixbot_the_es_modules_jests_configuration_imported(
     for name, text in files.items():
         (project / name).write_text(text)
     found: list[str] = []
-    output, said = _recorded(jestenv.loading(_node_run, tmp_path, found))
+    output, said = _recorded(jestloaded.loading(_node_run, tmp_path, found))
     named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
     assert why == "" and named
-    assert set(expected) <= set(jestenv.configured(found, project))
+    assert set(expected) <= set(jestloaded.configured(found, project))
     assert _preloads_node_modules(found, said) == set()  # jest's own: its printed programs alone
-    assert jestenv.UNTHREADED not in found  # node's module-hooks thread says hello
+    assert jestloaded.UNTHREADED not in found  # node's module-hooks thread says hello
 
 
 def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path: Path) -> None:
@@ -231,7 +241,7 @@ def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path
     (tmp_path / "old.cjs").write_text("require('module').register = undefined;\n")
     (tmp_path / "a.cjs").write_text("require('./b.cjs');\n")
     (tmp_path / "b.cjs").write_text("process.stdout.write('ran');\n")
-    (tmp_path / jestenv.UNHOOKED).write_text("")  # a file of that name is not the note
+    (tmp_path / jestloaded.UNHOOKED).write_text("")  # a file of that name is not the note
 
     def run(
         argv: list[str], cwd: Path, timeout: float, added: dict[str, str], fds: tuple[int, ...]
@@ -244,10 +254,10 @@ def test_a_node_without_module_hooks_says_its_es_modules_are_unobserved(tmp_path
     for hooked in (False, True):
         found: list[str] = []
         argv = ["node", "a.cjs"]
-        output = jestenv.loading(run if not hooked else _node_run, folder, found)
+        output = jestloaded.loading(run if not hooked else _node_run, folder, found)
         assert output(argv, tmp_path, 30) == (0, "ran")
-        assert (jestenv.UNHOOKED in found) is not hooked
-        assert jestenv.configured(found, tmp_path)[-2:] == ["a.cjs", "b.cjs"]
+        assert (jestloaded.UNHOOKED in found) is not hooked
+        assert jestloaded.configured(found, tmp_path)[-2:] == ["a.cjs", "b.cjs"]
 
 
 def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loaded() -> None:
@@ -273,15 +283,15 @@ def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loa
         "version": "29.7.0",
     }
     output = "jest says\n" + json.dumps(shown, indent=2)
-    assert sorted(jestenv.programs(output)) == [
+    assert sorted(jestloaded.programs(output)) == [
         "/w/jest.setup.js",
         "/w/node_modules/jest-environment-node/build/index.js",
         "/w/setup.js",
         "/w/teardown.js",
         "/w/transform.js",
     ]
-    assert jestenv.programs("no configuration") == []
-    assert jestenv.programs(output.replace('"version"', '"version" "broken"')) == []
+    assert jestloaded.programs("no configuration") == []
+    assert jestloaded.programs(output.replace('"version"', '"version" "broken"')) == []
 
     found: list[str] = []
 
@@ -290,7 +300,7 @@ def test_the_programs_jests_configuration_names_are_handed_over_with_what_it_loa
     ) -> tuple[int | None, str]:
         return 0, output
 
-    jestenv.loading(run, Path("/nonexistent-folder"), found)(["jest"], Path("/w"), 5)
+    jestloaded.loading(run, Path("/nonexistent-folder"), found)(["jest"], Path("/w"), 5)
     assert "/w/setup.js" in found  # without the preload's copy too
 
 
@@ -312,17 +322,17 @@ def test_a_program_the_repository_commits_under_node_modules_is_the_checks(tmp_p
         "configs": [{"testEnvironment": str(installed), "rootDir": str(repo)}],
         "globalConfig": {"globalSetup": str(repo / "node_modules" / "app-setup" / "index.js")},
     }
-    found = jestenv.programs(json.dumps(shown, indent=2))
+    found = jestloaded.programs(json.dumps(shown, indent=2))
     assert str(repo / "node_modules" / "app-setup" / "index.js") in found
-    tracked = jestenv.tracked(repo)
+    tracked = jestloaded.tracked(repo)
     assert "node_modules/app-setup/index.js" in tracked
     loaded = [str(repo / "jest.config.js"), *found]
-    assert jestenv.configured(loaded, repo, tracked) == [
+    assert jestloaded.configured(loaded, repo, tracked) == [
         "jest.config.js",
         "node_modules/app-setup/index.js",
     ]
-    assert jestenv.configured(loaded, repo) == ["jest.config.js"]
-    assert jestenv.tracked(tmp_path) == frozenset()  # no repository: nothing tracked
+    assert jestloaded.configured(loaded, repo) == ["jest.config.js"]
+    assert jestloaded.tracked(tmp_path) == frozenset()  # no repository: nothing tracked
 
 
 # a script reading the work tree's files with each of `fs`'s readers (relative, absolute,
@@ -372,9 +382,9 @@ def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
         (project / f"{name}.txt").write_text(name)
     (project / "reads.cjs").write_text(READS)
     found: list[str] = []
-    output = jestenv.loading(_node_run, tmp_path, found)
+    output = jestloaded.loading(_node_run, tmp_path, found)
     assert output(["node", "reads.cjs"], project, 30) == (0, "read")
-    files = jestenv.configured(found, project)
+    files = jestloaded.configured(found, project)
     assert files[0] == "reads.cjs"
     assert sorted(files[1:]) == [f"{name}.txt" for name in "abcdefghijk"]
 
@@ -431,12 +441,12 @@ def test_the_preload_hands_over_the_files_read_in_worker_threads(tmp_path: Path)
         (project / f"{name}.txt").write_text(name)
     (project / "threads.cjs").write_text(THREAD_READS)
     found: list[str] = []
-    output = jestenv.loading(_node_run, tmp_path, found)
+    output = jestloaded.loading(_node_run, tmp_path, found)
     assert output(["node", "threads.cjs"], project, 30) == (0, "ad")
-    files = jestenv.configured(found, project)
+    files = jestloaded.configured(found, project)
     assert files[0] == "threads.cjs"
     assert sorted(files[1:]) == ["a.txt", "b.txt", "c.txt", "d.txt", "e.txt"]
-    assert jestenv.UNTHREADED not in found  # each worker ran the preload and said so
+    assert jestloaded.UNTHREADED not in found  # each worker ran the preload and said so
 
 
 # node's own Worker constructor (the one `observeWorkers`'s subclass extends)
@@ -474,9 +484,9 @@ def test_a_thread_started_without_the_preload_is_noted(tmp_path: Path, started: 
     for name in ("a", "e"):
         (project / f"{name}.txt").write_text(name)
     found: list[str] = []
-    assert jestenv.loading(_node_run, tmp_path, found)(["node", "run.cjs"], project, 30)[0] == 0
-    assert jestenv.UNTHREADED in found
-    assert jestenv.configured(found, project) == ["run.cjs", "a.txt"]
+    assert jestloaded.loading(_node_run, tmp_path, found)(["node", "run.cjs"], project, 30)[0] == 0
+    assert jestloaded.UNTHREADED in found
+    assert jestloaded.configured(found, project) == ["run.cjs", "a.txt"]
 
 
 def test_a_fix_of_a_start_whose_configuration_ran_a_thread_unobserved_is_not_verified() -> None:
@@ -504,7 +514,7 @@ module.exports = { testEnvironment: 'node', ...JSON.parse(fs.readFileSync('./jes
 def test_show_config_hands_fixbot_the_files_jests_configuration_read(tmp_path: Path) -> None:
     """Real jest's `--showConfig` with fixbot's preload: the JSON file jest.config.js reads with
     `fs.readFileSync` is handed over with it; of the work tree jest itself reads package.json
-    (which the rules set apart, `integrity._observed`) and the configuration file, no test
+    (which the rules set apart, `checkfiles._observed`) and the configuration file, no test
     file, no .babelrc or tsconfig.json beside them."""
     root = node_modules()
     if root is None:
@@ -522,10 +532,10 @@ def test_show_config_hands_fixbot_the_files_jests_configuration_read(tmp_path: P
     for name, text in files.items():
         (project / name).write_text(text)
     found: list[str] = []
-    output = jestenv.loading(_node_run, tmp_path, found)
+    output = jestloaded.loading(_node_run, tmp_path, found)
     named, _, why = jestenv.prepare(output, f"{root / '.bin' / 'jest'} --ci", project, 60, tmp_path)
     assert why == "" and named
-    configured = jestenv.configured(found, project)
+    configured = jestloaded.configured(found, project)
     assert sorted(configured) == ["jest.config.js", "jest.paths.json", "package.json"]
 
 
@@ -575,12 +585,12 @@ def test_the_preload_notes_the_path_given_to_any_function_of_fs(tmp_path: Path) 
         (project / f"{name}.txt").write_text(name)
     (project / "every.cjs").write_text(EVERY_READER)
     found: list[str] = []
-    code, said = jestenv.loading(_node_run, tmp_path, found)(["node", "every.cjs"], project, 30)
+    code, said = jestloaded.loading(_node_run, tmp_path, found)(["node", "every.cjs"], project, 30)
     assert code == 0
     left = set(json.loads(said))
     assert left <= {*LEFT, *(f"{name}Sync" for name in LEFT)}, left
     assert {"openAsBlob", "statSync", "stat", "readFileSync", "open"}.isdisjoint(left)
-    assert sorted(jestenv.configured(found, project)) == [
+    assert sorted(jestloaded.configured(found, project)) == [
         "a.txt",
         "b.txt",
         "c.txt",
@@ -617,9 +627,9 @@ def test_a_folder_moved_or_copied_is_noted_as_every_file_the_start_holds_under_i
     repo = make_repo(tmp_path / "repo", {**files, "kept/a.js": "", "other.js": ""})
     (repo / "config" / "untracked.js").write_text("")
     found: list[str] = []
-    assert jestenv.loading(_node_run, tmp_path, found)(["node", "move.cjs"], repo, 30)[0] == 0
+    assert jestloaded.loading(_node_run, tmp_path, found)(["node", "move.cjs"], repo, 30)[0] == 0
     assert f"{repo / 'config'}/" in found
-    files = jestenv.configured(found, repo, jestenv.tracked(repo))
+    files = jestloaded.configured(found, repo, jestloaded.tracked(repo))
     assert sorted(files) == ["config/base.js", "config/deep/runner.js", "kept/a.js", "move.cjs"]
 
 
@@ -628,13 +638,13 @@ def test_an_observation_cut_at_a_bound_says_so(tmp_path: Path) -> None:
     base read after 250 packages' package.json was dropped. Past `MAX_LOADED` files, or where
     the preload (`CUT`: its `MAX_BYTES` here) or `loaded` (undecodable lines) cut what it
     handed over, the observation is cut (`observed`, `Loaded.cut`); under them it is not."""
-    names = [str(tmp_path / f"{n:04}.js") for n in range(jestenv.MAX_LOADED + 1)]
+    names = [str(tmp_path / f"{n:04}.js") for n in range(jestloaded.MAX_LOADED + 1)]
     for name in names:
         Path(name).write_text("")
-    assert jestenv.observed(names[:-1], tmp_path).cut is False
-    over = jestenv.observed(names, tmp_path)
-    assert over.cut and len(over.files) == jestenv.MAX_LOADED
-    assert jestenv.observed([*names[:3], jestenv.CUT], tmp_path).cut
+    assert jestloaded.observed(names[:-1], tmp_path).cut is False
+    over = jestloaded.observed(names, tmp_path)
+    assert over.cut and len(over.files) == jestloaded.MAX_LOADED
+    assert jestloaded.observed([*names[:3], jestloaded.CUT], tmp_path).cut
     # the preload past its 60 kB: 700 paths of ~100 characters read
     long = "x" * 90
     (tmp_path / "many.cjs").write_text(
@@ -642,12 +652,14 @@ def test_an_observation_cut_at_a_bound_says_so(tmp_path: Path) -> None:
         f"for (let n = 0; n < 700; n += 1) fs.existsSync(`{long}${{n}}`);\n"
     )
     found: list[str] = []
-    assert jestenv.loading(_node_run, tmp_path, found)(["node", "many.cjs"], tmp_path, 30)[0] == 0
-    assert found[0] == jestenv.CUT and jestenv.observed(found, tmp_path).cut
+    assert (
+        jestloaded.loading(_node_run, tmp_path, found)(["node", "many.cjs"], tmp_path, 30)[0] == 0
+    )
+    assert found[0] == jestloaded.CUT and jestloaded.observed(found, tmp_path).cut
     few: list[str] = []
     (tmp_path / "few.cjs").write_text("require('fs').existsSync('a.js');\n")
-    assert jestenv.loading(_node_run, tmp_path, few)(["node", "few.cjs"], tmp_path, 30)[0] == 0
-    assert jestenv.CUT not in few
+    assert jestloaded.loading(_node_run, tmp_path, few)(["node", "few.cjs"], tmp_path, 30)[0] == 0
+    assert jestloaded.CUT not in few
 
 
 def test_undecodable_or_too_many_bytes_from_the_preload_are_a_cut(
@@ -657,7 +669,7 @@ def test_undecodable_or_too_many_bytes_from_the_preload_are_a_cut(
     `MAX_LOADED_BYTES` (64 here); an ordinary hand-over is not cut."""
     import socket
 
-    monkeypatch.setattr(jestenv, "MAX_LOADED_BYTES", 64)
+    monkeypatch.setattr(jestloaded, "MAX_LOADED_BYTES", 64)
     for data, cut in (
         (b"/a/b.js\n", False),
         (b"/a/\xff.js\n/a/b.js\n", True),
@@ -667,8 +679,8 @@ def test_undecodable_or_too_many_bytes_from_the_preload_are_a_cut(
         with reading, writing:
             writing.sendall(data)
             writing.close()
-            lines = jestenv.loaded(reading)
-        assert (jestenv.CUT in lines) is cut, data
+            lines = jestloaded.loaded(reading)
+        assert (jestloaded.CUT in lines) is cut, data
         assert "/a/b.js" in lines
 
 

@@ -82,7 +82,7 @@ make_runs_edited_script, npm_test_runs_edited_script (held since this round, `ch
     `make test`'s recipe and `npm test`'s script run `sh ci/test.sh`, which the fix makes
     `exit 0`. The check's own files were followed from the check command's words only, and
     `make test` names no file. Fixed: the start commit's Makefile recipes and package.json
-    scripts are followed as the check's words are (`fixbot.run.integrity._tasks`).
+    scripts are followed as the check's words are (`fixbot.run.checkfiles._tasks`).
 make_runs_an_edited_script_without_a_suffix (held since this round, `check-script`): the recipe
     runs `./ci/test`; inside a script only a `.sh` or `.bash` file was taken as one it runs.
     Fixed: a program word (the first of a simple command) is run, whatever its name.

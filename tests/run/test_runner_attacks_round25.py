@@ -80,7 +80,7 @@ jest_runner_hidden_in_a_configuration_required_by_a_computed_path (held since w-
     computed path. Fixed: every file jest's configuration loads is the check's, observed rather
     than read: `jest --showConfig` runs with fixbot's preload (`fixbot/observe/node/loaded.cjs`),
     which hands node's module cache at exit to fixbot through a socket given to that command
-    alone (`jestenv.loading`); the start's run's files are the check's (`integrity.check_files`
+    alone (`jestloaded.loading`); the start's run's files are the check's (`checkfiles.check_files`
     `loaded`). Its sibling, the same computed require's jest.base.js setting a `transform` of
     the project's that rewrites `toBe(4)` to `toBe(0)` as jest loads the test (ended `fixed`,
     run once), is held by the same control, proven by tests/run/test_integrity.py alone (no
@@ -377,6 +377,6 @@ def test_jest_runner_hidden_in_a_configuration_required_by_a_computed_path(
     tmp_path: Path, jest_check: str
 ) -> None:
     """Held since this round: the files jest's configuration loaded in the start's run
-    (`jest --showConfig` with fixbot's preload, `jestenv.loading`) are the check's own."""
+    (`jest --showConfig` with fixbot's preload, `jestloaded.loading`) are the check's own."""
     files = {"jest.base.js": RUNNER_HIDDEN, "runner.js": JEST_RUNNER}
     held(based_repo(tmp_path, JOINED), files, jest_check, "check-script in jest.base.js")

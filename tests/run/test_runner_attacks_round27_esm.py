@@ -10,7 +10,7 @@ jest_runner_hidden_in_an_es_module_configuration_imported_by_a_computed_path (he
     base was no check file and the fix ended `fixed` (run without the control). Fixed: the
     preload registers module hooks (`fixbot/observe/node/loaded.cjs` `LOADER`, node's
     `module.register`) whose `load` posts each `file:` URL node's ES module loader loads, taken
-    at exit; the start's run's files are the check's (`integrity.check_files`).
+    at exit; the start's run's files are the check's (`checkfiles.check_files`).
 
 Its sibling, round 25's row (the hidden runner in jest.base.js, required by a computed path)
 with a check naming its own environment (`jest --ci --env=node`), ended `fixed` (run once):

@@ -38,8 +38,8 @@ jest_global_setup_strips_the_assertions (held since this round, `check-script in
     `--showConfig`, so the preload handed nothing over and setup.js was not the check's: ended
     `fixed`. Fixed (a configured program is the configuration's, loaded or not): the absolute
     paths `--showConfig` prints under a key naming a program (`globalSetup`, `setupFiles`,
-    `setupFilesAfterEnv`, `transform`, `reporters`, ...: `jestenv.PROGRAMS`) outside
-    node_modules are handed over with what the preload saw (`jestenv.programs`).
+    `setupFilesAfterEnv`, `transform`, `reporters`, ...: `jestloaded.PROGRAMS`) outside
+    node_modules are handed over with what the preload saw (`jestloaded.programs`).
 
 Legitimate rows (must stay `fixed`, no finding): a test class based on a class made inside a
 function of the test module (a factory: the class statement's frame is that function's code,

@@ -30,10 +30,10 @@ jest_runner_hidden_in_a_configuration_base_read_as_a_blob (held since: `check-sc
 
 jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (held since: `check-script
     in config/jest.base.js`; a folder moved noted as one and read as every file HEAD tracks
-    under it, `loaded.cjs` `MOVES`, `jestenv.configured`; was a hole, ended `fixed`): the
+    under it, `loaded.cjs` `MOVES`, `jestloaded.configured`; was a hole, ended `fixed`): the
     base is config/jest.base.js; jest.config.js renames config/ to `.config-<pid>` beside it
     (`fs.renameSync`), reads `.config-<pid>/jest.base.js` and renames the folder back. The
-    preload notes the rename's source, `config` (a folder: `jestenv.configured` keeps it as a
+    preload notes the rename's source, `config` (a folder: `jestloaded.configured` keeps it as a
     path, which names no file a fix changes), and the file read, `.config-<pid>/jest.base.js`
     (in no tree): config/jest.base.js is not among the start's observed files. Read where it is
     (no rename), held (run once). Class of fix: a folder that is the source of a rename (or of
@@ -48,7 +48,7 @@ jest_runner_hidden_in_a_configuration_base_read_after_250_packages (held since: 
     monorepo's jest.config.js reads each of its 250 packages' package.json (`readdirSync`,
     `readFileSync`: their names become `globals`) before it reads jest.base.js as round 30's
     does. The preload hands all of them over (under its 60 kB and 4000 files), but fixbot keeps
-    the first 200 (`jestenv.configured`, `MAX_LOADED`), silently: the base, read last, is
+    the first 200 (`jestloaded.configured`, `MAX_LOADED`), silently: the base, read last, is
     dropped. With 10 packages, held (run once). Class of fix: an observation cut at a cap (here,
     or the preload's `MAX_BYTES`/`MAX_READ`) says so, as `esm-unobserved` does, and a fix's
     edit of a file past it is not verified by its files; or the cap applied after the list is
@@ -92,7 +92,7 @@ Tried by hand through the preload (node 20.20.2, `NODE_OPTIONS=--require loaded.
 socket pair as fixbot's), no row: `new fs.ReadStream(file)` (noted: the stream opens through
 `fs.open`), `fs.cpSync` of the base's folder (noted, each file copied), and
 `process.binding('fs').readFileUtf8` (not noted: a stated limit). Read, no row: git's `-z`
-listings (`git.names`): `changed_files`, integrity's trees and `jestenv.vendored` list with
+listings (`git.names`): `changed_files`, integrity's trees and `jestloaded.tracked` list with
 `--no-renames` (a rename is a delete and an add); `changed_on_branch` (rename detection on)
 only names files a CI log mentions. Not tried end to end: `yarn jest` and `pnpm jest` (neither is
 installed here).

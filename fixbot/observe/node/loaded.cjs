@@ -27,7 +27,7 @@
 //   its text (`new Function`, a `data:` URL `import()`ed), which no module cache or hook sees;
 //   round 34's read with `fs.openAsBlob`, which no list of readers named. What a file's content
 //   (or presence: a file stat'ed, looked for) shaped, the configuration, it is the check's; a
-//   folder given names no file (`jestenv.configured`), but the source of a rename, copy or link
+//   folder given names no file (`jestloaded.configured`), but the source of a rename, copy or link
 //   that is a folder is noted as one (`<path>/`, `MOVES`), which fixbot reads as every file its
 //   start's tree holds under it (round 34: config/ renamed, its base read under the new name).
 //   jest's own reads there are package.json and the configuration file (loaded anyway); npx
@@ -212,7 +212,7 @@ function reading(flags) {
 // function of theirs (a class aside) takes a path first and is wrapped (`watchReads`), whatever
 // its name: a reader a later node adds (round 34: `openAsBlob`, node 19.8) noted as the others
 // are. `stat`, `exists`, `readdir` and the like note their path too: a folder names no file
-// (`jestenv.configured` keeps the work tree's files), and a file whose presence or metadata
+// (`jestloaded.configured` keeps the work tree's files), and a file whose presence or metadata
 // steered the configuration is the check's (the cost chosen)
 const UNWRAPPED = new Set([
   'close', 'fchmod', 'fchown', 'fdatasync', 'fstat', 'fsync', 'ftruncate', 'futimes',

@@ -15,7 +15,7 @@ from fixbot.logs.dialects import go
 from fixbot.observe import judge, reporter
 from fixbot.policy import rules
 from fixbot.process import commits, git
-from fixbot.run import integrity, outcome
+from fixbot.run import checkfiles, integrity, outcome
 from fixbot.run.phases.base import RunParts
 from fixbot.tamper.record import Cheat
 from fixbot.tamper.reports import counted, disagreements, unexpected
@@ -160,7 +160,7 @@ def check_files(run: RunParts, seen: str) -> frozenset[str]:
     first = run.state.attempts[0] if run.first is None and run.state.attempts else None
     loaded = first.seen.configured if first is not None and first.seen is not None else []
     revs = (run.state.start_sha, seen)
-    return integrity.check_files(run.repo, run.settings.check, folder, revs, loaded)
+    return checkfiles.check_files(run.repo, run.settings.check, folder, revs, loaded)
 
 
 def helpers(run: RunParts) -> frozenset[str]:
