@@ -16,8 +16,8 @@ parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittes
 `unittest_result.py`, as `<module>_unittest_result`, `unittest_compiled.py`, as
 `<module>_unittest_compiled`, `unittest_made.py`, as `<module>_unittest_made`,
 `unittest_asserts.py`, as `<module>_unittest_asserts`, and
-`unittest_watch.py`, as `<module>_unittest_watch`, and `unittest_equal.py`, as
-`<module>_unittest_equal`;
+`unittest_watch.py`, as `<module>_unittest_watch`, `unittest_equal.py`, as
+`<module>_unittest_equal`, and `unittest_asserter.py`, as `<module>_unittest_asserter`;
 it also imports the plugin's `bodies.py`, `identities.py`, `reach.py` and `calls.py`, copied as
 `PARTS`)
 from fixbot's installation into a fresh folder
@@ -110,7 +110,7 @@ UNITTEST = Path(__file__).with_name("unittest_observer.py")
 # its parts (the machinery it fingerprints, the result it hands `TestCase.run`, the code each
 # file was compiled to as imported and the class statement each test class was made by, the
 # assert methods set on a test, the watch on the calls
-# the test files' code makes), copied beside it as
+# the test files' code makes, the observer's own `_getAssertEqualityFunc`), copied beside it as
 # `<module>_<part>`
 UNITTEST_PARTS = tuple(
     Path(__file__).with_name(f"{part}.py")
@@ -122,6 +122,7 @@ UNITTEST_PARTS = tuple(
         "unittest_asserts",
         "unittest_watch",
         "unittest_equal",
+        "unittest_asserter",
     )
 )
 STARTUP = Path(__file__).with_name("startup.py")

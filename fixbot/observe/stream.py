@@ -7,7 +7,9 @@ is none; a report logged inside the call, a subtest's, takes none), and each pro
 `check` fingerprints are kept by the names its `load` record gave, beside those of load and
 registration (`Observation.loaded`, `checked`), for `judge.moved` to compare; a teardown's
 check streams one hash of the session-wide fingerprints (`integrity.digest`), which is
-computed from the load's too (`fingerprints.WIDE`: the fingerprint records are read there).
+computed from the load's too (`fingerprints.WIDE`: the fingerprint records are read there;
+the node runners' own records, the worker keys that sign a jest worker's lines, the verdicts
+on a test's function, the files jest ran and a test's tries, in `jestrecords`).
 
 The records, one a line, `nonce<TAB>json`, each a JSON object of a kind (`k`), as the plugin
 and its parts write them:
@@ -137,7 +139,6 @@ and its parts write them:
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -147,7 +148,7 @@ from fixbot.core.observed import (
     Observation,
     Reach,
 )
-from fixbot.observe import comparisons, fingerprints
+from fixbot.observe import comparisons, fingerprints, jestrecords
 
 MAX_WATCH = 500  # test ids watched at most (the plugin is told no more: `channel`)
 OUTCOMES = ("failed", "skipped", "passed")  # worst first
@@ -161,8 +162,6 @@ def _worse(a: str | None, b: str) -> str:
 
 MAX_EXITS = 8  # distinct ways a test's body left its passed calls, kept at most
 MAX_CLASSES = 64  # files of a unittest test's classes kept at most (`Observation.classes`)
-MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
-MAX_FILES = 10000  # test files fixbot's jest environment was built for, kept at most
 MAX_PENDING = 64  # a test's exit records waiting for their call's report, kept at most
 
 
@@ -178,19 +177,16 @@ class _Scratch:
     keys: set[str] = field(default_factory=set)
 
 
-MAX_KEYS = 16  # worker keys announced in one stream, kept at most (one a jest run)
-KEY_DIGITS = frozenset("0123456789abcdef")
-
-
 def parse(text: str, nonce: str) -> Observation:
     """The `Observation` of a stream of `nonce<TAB>json` lines (the plugin's records); a line
     with another nonce, or that is not a record, counts as `forged`; a line signed with a worker
-    key an earlier `key` record announced (`_signed`) is taken where it is an `fn` record."""
+    key an earlier `key` record announced (`jestrecords.signed`) is taken where it is an `fn`
+    record."""
     seen = Observation()
     scratch = _Scratch()
     for line in text.splitlines():
         given, _, body = line.partition("\t")
-        record = _signed(given, body, nonce, scratch)
+        record = jestrecords.signed(given, body, nonce, scratch)
         if record is None:
             seen.forged += bool(line.strip())
             continue
@@ -199,31 +195,6 @@ def parse(text: str, nonce: str) -> Observation:
     seen.doubled += [t for t, left in scratch.pending.items() if left and t not in seen.doubled]
     _keep_compared(seen)
     return seen
-
-
-def _signed(given: str, body: str, nonce: str, scratch: _Scratch) -> dict[str, object] | None:
-    """The record `body` holds where `given` signs it: the nonce, any record (a `key` record's
-    worker key kept in `scratch`, `MAX_KEYS` at most); a worker key announced before it (jest's
-    workers: `node/environment.cjs`), an `fn` record alone. None otherwise."""
-    if given != nonce and (not given or given not in scratch.keys):
-        return None
-    try:
-        record = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(record, dict) or (given != nonce and record.get("k") != "fn"):
-        return None
-    if record.get("k") == "key":
-        _announced(record.get("key"), nonce, scratch)
-    return record
-
-
-def _announced(key: object, nonce: str, scratch: _Scratch) -> None:
-    """A worker key the nonce announced (32 hex digits, not the nonce) kept in `scratch`
-    (`MAX_KEYS` at most)."""
-    hexed = isinstance(key, str) and len(key) == 32 and set(key) <= KEY_DIGITS
-    if hexed and key != nonce and len(scratch.keys) < MAX_KEYS:
-        scratch.keys.add(str(key))
 
 
 def _keep_compared(seen: Observation) -> None:
@@ -269,37 +240,9 @@ def _result(seen: Observation, record: dict[str, object], test: str, scratch: _S
         last = str(outcome) if set(seen.runners) & NODE_RUNNERS else None
         seen.tests[test] = last or _worse(seen.tests.get(test), str(outcome))
         if last:
-            _tried(seen, test, record.get("n"))
+            jestrecords.tried(seen, test, record.get("n"))
         if own and test not in seen.called:
             seen.called.append(test)
-
-
-def _function(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """jest-circus's verdict on a run of `test`'s function, streamed by fixbot's test
-    environment as it was dispatched (`node/environment.cjs`): kept in order (`MAX_TRIES` at
-    most), its runs counted as the test's tries."""
-    if record.get("o") == "file":  # the environment built for a test file
-        if test not in seen.environed and len(seen.environed) < MAX_FILES:
-            seen.environed.append(test)
-        return
-    runs = seen.functions.setdefault(test, [])
-    if record.get("o") in ("failed", "passed") and len(runs) < MAX_TRIES:
-        runs.append(str(record["o"]))
-        _tried(seen, test, len(runs))
-
-
-def _ran(seen: Observation, record: dict[str, object], test: str, scratch: _Scratch) -> None:
-    """A test file jest started to run, as its reporter in the main process saw it
-    (`node/reporter.cjs`'s `onTestFileStart`): kept in `seen.jested` (`MAX_FILES` at most)."""
-    if test and test not in seen.jested and len(seen.jested) < MAX_FILES:
-        seen.jested.append(test)
-
-
-def _tried(seen: Observation, test: str, tries: object) -> None:
-    """A node runner's `test` tried `tries` times (by the reporter's count): the most kept in
-    `seen.tries` where more than one (at most `MAX_TRIES`; anything but an `int` is none)."""
-    if type(tries) is int and tries > 1:
-        seen.tries[test] = max(seen.tries.get(test, 1), min(tries, MAX_TRIES))
 
 
 def _paired(seen: Observation, test: str, passed: bool, pending: list[str] | None) -> None:
@@ -406,8 +349,8 @@ def _end(seen: Observation, record: dict[str, object], test: str, scratch: _Scra
 _RECORDS: dict[str, Callable[[Observation, dict[str, object], str, _Scratch], None]] = {
     "start": _start,
     "r": _result,
-    "fn": _function,
-    "ran": _ran,
+    "fn": jestrecords.function,
+    "ran": jestrecords.ran,
     "body": _body,
     "exit": _exit,
     "code": _code,

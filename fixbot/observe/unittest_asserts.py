@@ -5,7 +5,7 @@ out of `sys.modules` once it is loaded): which assert methods are set on a test'
 instance (`_set_on`, `ASSERTS`, its equality table), which of them unittest would have there
 (`_kept`, `_bound_by_unittest`: a function its module bound at the observer's load, `BOUND`),
 and the function `assertEqual` picks from that table held to the same rules as it is picked
-(`_used`, called by the observer's own `_getAssertEqualityFunc`, `unittest_machinery._asserter`:
+(`_used`, called by the observer's own `_getAssertEqualityFunc`, `unittest_asserter._asserter`:
 round 25, one that took itself out of the table as it ran was gone by the test's end). Whether
 a function is the code its file was compiled to, whether a test's class was written, and the
 file a class was made in (round 27: not its `__module__`'s, `_module_file`) is its sibling

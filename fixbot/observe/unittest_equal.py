@@ -10,7 +10,7 @@ base type's own `==` tells apart from it, and streamed as an `eq` record
 round 20's `assertEqual(add(2, 2), 4)` (the text rule reads a literal `True` alone).
 
 Copied beside the unittest observer as `<module>_unittest_equal` and imported by its
-machinery (`unittest_machinery._asserter`, whose `_getAssertEqualityFunc` is what `assertEqual`
+machinery (`unittest_asserter._asserter`, whose `_getAssertEqualityFunc` is what `assertEqual`
 calls with both operands first); the probe is the pytest plugin's `calls.py`, copied beside it
 as `<module>_calls` (the standard library alone). Types are read through `type`'s own C
 accessors (`__mro__`, `__dict__`, `__flags__`); only the dunder found, a Python function, is

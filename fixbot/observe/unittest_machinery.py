@@ -5,10 +5,11 @@ class's methods), captured at load with the object each is looked up in (`_place
 fingerprint of what is at each (`_prints`), and what streams them after load: each test's start
 (`_began`), its end (`_test_ended`: `check`, and `failed` where `TestCase.run` reported no
 outcome) and the run's end (`_run_ended`: `check`, then `end`); the assert methods set on the
-test are its part `unittest_asserts`'s (`_foreign`); and the observer's own
-`TestCase._getAssertEqualityFunc` (`_asserter`), which streams the function it returns where
-`_foreign`'s rules name it (`_used`). What each uses is held as positional defaults; it imports
-the standard library alone and nothing of fixbot's. Records: the observer's docstring.
+test are its part `unittest_asserts`'s (`_foreign`); the observer's own
+`TestCase._getAssertEqualityFunc` (`_asserter`, which streams the function it returns where
+`_foreign`'s rules name it) is its own part, `unittest_asserter.py`. What each uses is held as
+positional defaults; it imports the standard library alone and nothing of fixbot's. Records:
+the observer's docstring.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ def _sibling(name: str) -> Any:
 
 asserts = _sibling("unittest_asserts")  # `_foreign`, `_used`: the assert methods set on a test
 watch = _sibling("unittest_watch")  # `_watcher`: the calls the test files' code makes
-equal = _sibling("unittest_equal")  # `_comparer`: the `__eq__` `assertEqual` is about to ask
+# `_asserter`: the observer's own `TestCase._getAssertEqualityFunc`
+asserter = _sibling("unittest_asserter")
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -298,108 +300,7 @@ def _began(
     send({"k": "check", "p": held[0], "at": "begin", "h": prints.hexdigest()})
 
 
-def _used(
-    test: Any,
-    value: Any,
-    root: str,
-    ours: Any = asserts._word,
-    _set_on: Any = asserts._set_on,
-    _judged: Any = asserts._judged,
-    _kept: Any = asserts._kept,
-    _code_file: Any = asserts._code_file,
-    _base: str = asserts.BASE,
-    _equality: str = asserts.EQUALITY,
-) -> list[str]:
-    """`_foreign`'s names for `value`, the function `TestCase._getAssertEqualityFunc` returned
-    for `test` as `assertEqual` is about to call it (`unittest: _type_equality_funcs of test,
-    as used, set by <file>`), held to the files of the test's classes as `_foreign` holds its
-    equality table; unittest's own `_baseAssertEqual` (what it returns by default) is kept.
-    Round 25: a function of app.py's in the table that deleted its own entry as it ran was
-    gone by the test's end, where `_foreign` looks."""
-    file = _code_file(value)
-    if file is not None and _kept(value, _base, file, ours):
-        return []
-    files = _set_on(test, ours)[1]
-    names: list[str] = _judged([("test, as used,", _equality, value)], files, root, ours)
-    return names
-
-
-MAX_KNOWN = 10_000  # verdicts `_asserter` keeps, at most
-
-
-def _key(
-    test: Any,
-    value: Any,
-    _type: Any = type,
-    _id: Any = id,
-    _method: Any = MethodType,
-    _function: Any = FunctionType,
-    _getfunc: Any = MethodType.__dict__["__func__"].__get__,
-    _getcode: Any = FunctionType.__dict__["__code__"].__get__,
-    _mro: Any = type.__dict__["__mro__"].__get__,
-) -> Any:
-    """What `_used`'s verdict on `value` for `test` rests on: the identities
-    of the test's type, its MRO, the function `value` is (or is bound to) and its code, and
-    those objects (kept alive with the verdict: no identity reused); None where `value` is no
-    function or bound method (judged each time)."""
-    func = _getfunc(value) if _type(value) is _method else value
-    if _type(func) is not _function:
-        return None
-    kind = _type(test)
-    held = (kind, _mro(kind), func, _getcode(func))
-    return tuple(_id(part) for part in held), held
-
-
-def _asserter(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> Any:
-    """The observer's `TestCase._getAssertEqualityFunc` around `orig` (the one captured at
-    load), which `assertEqual` calls to pick the function it then calls: what `orig` returns is
-    judged as it is returned, by `_foreign`'s rules (`_used`: the files of the
-    test's classes, the code each was compiled to as imported, `held[4]`; a verdict kept by
-    `_key`, `MAX_KNOWN` at most: 200,000 `assertEqual` calls took 0.25 s more, 1.6 s judged
-    each time), and each name not streamed before is streamed (`machinery`) while a run
-    of the observer's goes on (`state`). Round 25: a function of app.py's in the equality
-    table that deleted its own entry as it ran was gone by the test's end, where `_foreign`
-    looks."""
-    said: set[str] = set()
-    known: dict[Any, Any] = {}
-    compared = equal._comparer(held[3])  # the operands' `__eq__` probed (`unittest_equal`)
-
-    def _getAssertEqualityFunc(  # unittest's own name
-        self: Any,
-        first: Any,
-        second: Any,
-        _orig: Any = orig,
-        _send: Any = send,
-        _state: list[Any] = state,
-        _held: tuple[Any, ...] = held,
-        _said: set[str] = said,
-        _known: dict[Any, Any] = known,
-        _key: Any = _key,
-        _used: Any = _used,
-        _len: Any = len,
-        _most: int = MAX_KNOWN,
-        _compared: Any = compared,
-    ) -> Any:
-        asserter = _orig(self, first, second)
-        if not _state[0]:
-            return asserter
-        for record in _compared(self, first, second):
-            _send(record)
-        key = _key(self, asserter)
-        verdict = _known.get(key[0]) if key is not None else None
-        names = verdict[1] if verdict is not None else _used(self, asserter, _held[3], _held[4])
-        if key is not None and verdict is None and _len(_known) < _most:
-            _known[key[0]] = (key[1], names)
-        names = [n for n in names if n not in _said]
-        if names:
-            _said.update(names)
-            _send({"k": "machinery", "changed": names})
-        return asserter
-
-    return _getAssertEqualityFunc
-
-
 # the functions that call the sender (its `callers`), `_asserter`'s and `_watcher`'s inner ones
 CALLERS: tuple[CodeType, ...] = (_test_ended.__code__, _run_ended.__code__, _began.__code__)
-CALLERS += tuple(c for c in _asserter.__code__.co_consts if isinstance(c, CodeType))
+CALLERS += tuple(c for c in asserter._asserter.__code__.co_consts if isinstance(c, CodeType))
 CALLERS += tuple(c for c in watch._watcher.__code__.co_consts if isinstance(c, CodeType))

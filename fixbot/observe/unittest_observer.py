@@ -26,7 +26,8 @@ and nothing of fixbot's (the sender is `<module>_sender`, copied beside it, as a
 each `<module>_<part>`: what it fingerprints and the records that stream them,
 `unittest_machinery.py`, the result it hands `TestCase.run`, `unittest_result.py`, the code each
 file was compiled to as imported, `unittest_compiled.py`, the assert methods it names,
-`unittest_asserts.py`, its watch on calls, `unittest_watch.py`, and the pytest plugin's `bodies`,
+`unittest_asserts.py`, its watch on calls, `unittest_watch.py`, its own
+`_getAssertEqualityFunc`, `unittest_asserter.py`, and the pytest plugin's `bodies`,
 `identities` and `reach`, imported in a unittest run alone and out of `sys.modules` once loaded).
 At load it streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts
 its own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result that
@@ -37,7 +38,7 @@ a success whose body did not return, or that a stop left a subtest of, is "faile
 `unittest_result._caller`, `_subtester`; the calls the test files' code makes watched (3.12+), an
 assert method set on the test or `TestCase` named as one is made: `unittest_watch._watcher`), its
 own `_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
-`unittest_machinery._asserter`), `__init_subclass__` (the file each test class is made in:
+`unittest_asserter._asserter`), `__init_subclass__` (the file each test class is made in:
 `unittest_made._maker`) and its own `runTests` in `unittest.main.TestProgram.runTests` (`python
 -m unittest` and `unittest.main()` go through it), which streams the run's `start` and, as the run
 ends, the fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the
@@ -101,7 +102,7 @@ RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied besi
 COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
 # the parts it imports, each `<module>` + part (the module docstring says what each holds)
 PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
-PARTS += ("_unittest_equal", "_bodies", "_identities", "_reach", "_calls")
+PARTS += ("_unittest_equal", "_unittest_asserter", "_bodies", "_identities", "_reach", "_calls")
 
 
 def load(module: str) -> bool:
@@ -152,7 +153,8 @@ def _load(module: str) -> bool:
     watch = parts["_unittest_watch"]._watcher(send, state, held)  # `caller`'s watch (3.12+)
     caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies, *watch)
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
-    judge = machinery._asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
+    asserter = parts["_unittest_asserter"]._asserter
+    judge = asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
     case.run, case._callTestMethod, case.subTest = run, caller, sub  # type: ignore
     case._getAssertEqualityFunc, case.__init_subclass__ = judge, made  # type: ignore
     program.runTests = run_tests  # type: ignore

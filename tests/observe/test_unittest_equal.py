@@ -1,6 +1,6 @@
 """fixbot's observer inside unittest, round 37's hole: the `__eq__` `assertEqual` is about
 to ask of its operands, probed as the pytest observer probes a comparison dunder
-(`fixbot/observe/unittest_equal.py`, through `unittest_machinery._asserter`), and judged by
+(`fixbot/observe/unittest_equal.py`, through `unittest_asserter._asserter`), and judged by
 `fixbot.observe.compared` as pytest's records are."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 
 from fixbot.core.observed import Comparison, Observation
 from fixbot.observe import compared
+from fixbot.observe import unittest_asserter as asserter
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_equal as equal
-from fixbot.observe import unittest_machinery as machinery
 from tests.observe.test_unittest_observer import _Real
 
 # round 37's `add`: an `int` subclass whose `__eq__` computes its answer from itself alone
@@ -69,7 +69,7 @@ def test_an_always_equal_operand_of_assert_equal_is_probed_and_judged(
     monkeypatch.setattr(
         unittest.TestCase,
         "_getAssertEqualityFunc",
-        machinery._asserter(orig, sent.append, state, held),
+        asserter._asserter(orig, sent.append, state, held),
     )
     test = _Real("test_add")
     for _ in range(2):
@@ -102,7 +102,7 @@ def test_honest_operands_are_no_finding(tmp_path: Path) -> None:
     assert [r["always"] for r in sent] == [False, False]
     assert _judged(sent, ["app.py"]) == []
     state: list[object] = [False, 0, False, None]
-    judge = machinery._asserter(
+    judge = asserter._asserter(
         vars(unittest.TestCase)["_getAssertEqualityFunc"],
         (told := []).append,
         state,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from fixbot.observe import unittest_asserter as asserter
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_compiled as compiled
 from fixbot.observe import unittest_machinery as machinery
@@ -29,8 +30,8 @@ def test_the_function_assert_equal_picks_is_judged_as_it_is_picked(
 ) -> None:
     """Round 25: a function of app.py's in the test's equality table that deletes its own
     entry as `assertEqual` calls it is gone by the test's end (`_foreign` finds nothing). The
-    observer's `TestCase._getAssertEqualityFunc` (`unittest_machinery._asserter`) judges what
-    it returns as it returns it (`unittest_machinery._used`), each name streamed once, while a
+    observer's `TestCase._getAssertEqualityFunc` (`unittest_asserter._asserter`) judges what
+    it returns as it returns it (`unittest_asserter._used`), each name streamed once, while a
     run goes on; unittest's `_baseAssertEqual` and a method its table names, or the test's
     own, are no finding."""
     root = os.path.join(os.path.dirname(__file__), "")
@@ -38,7 +39,7 @@ def test_the_function_assert_equal_picks_is_judged_as_it_is_picked(
     state: list[object] = [True, 0, False, None]
     held = ("u1", (), None, root, asserts._word)
     orig = vars(unittest.TestCase)["_getAssertEqualityFunc"]
-    judge = machinery._asserter(orig, sent.append, state, held)
+    judge = asserter._asserter(orig, sent.append, state, held)
     monkeypatch.setattr(unittest.TestCase, "_getAssertEqualityFunc", judge)
     test = _Real("test_add")
     test.assertEqual(2, 2)  # `_baseAssertEqual`

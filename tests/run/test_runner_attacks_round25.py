@@ -25,7 +25,7 @@ unittest_equality_function_takes_itself_out_of_the_table (a hole, held since #39
     own entry as `assertEqual` calls it. `_foreign` reads the instance's table at the test's
     end (`_test_ended`): empty again by then. Fixed: the observer's own
     `TestCase._getAssertEqualityFunc` judges the function it returns as it returns it, by
-    `_foreign`'s rules (`unittest_machinery._asserter`, `unittest_machinery._used`).
+    `_foreign`'s rules (`unittest_asserter._asserter`, `unittest_asserter._used`).
 unittest_test_class_swapped_and_swapped_back (a hole, held since #39, `observer-machinery`):
     `add(2, 2)` sets the test's `__class__` to a subclass defined in app.py whose
     `_getAssertEqualityFunc` sets it back and hands back a function that asserts nothing
@@ -201,7 +201,7 @@ RETYPED = "observer-machinery: changed while the tests ran: unittest: __class__ 
 
 def test_unittest_equality_function_takes_itself_out_of_the_table(tmp_path: Path) -> None:
     """Held since #39: the function `assertEqual` picks is judged as it is picked (the
-    observer's `_getAssertEqualityFunc`, `unittest_machinery._asserter`)."""
+    observer's `_getAssertEqualityFunc`, `unittest_asserter._asserter`)."""
     held(py_repo(tmp_path), {"app.py": SELF_REMOVING}, UNITTEST, USED)
 
 

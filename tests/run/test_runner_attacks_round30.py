@@ -18,7 +18,7 @@ unittest_base_assert_equal_swapped_for_one_call (held, `observer-machinery: ... 
     method by name, to a no-op that puts unittest's own back as it is called. The start's hash
     (`BEGUN`) was taken before the swap, the end's fingerprints after it was undone, and on 3.11
     no watch sees the test's calls; held by the equality function judged as `assertEqual` picks
-    it (`unittest_machinery._used`: unittest's default must be its own `_baseAssertEqual`).
+    it (`unittest_asserter._used`: unittest's default must be its own `_baseAssertEqual`).
 unittest_failing_test_marked_expected_to_fail_by_a_property_of_test_case (held, `fewer-tests`,
     `observer-unseen`): app.py, as it is imported, sets `TestCase.__unittest_expecting_failure__`
     (names computed: no `framework-patched`) to a property true for `test_add` alone: `TestCase.run`
