@@ -339,3 +339,23 @@ def test_every_subprocess_starts_in_process() -> None:
         and starters.search(path.read_text(encoding="utf-8"))
     ]
     assert outside == []
+
+
+# the stages of a run (`fixbot/run/phases/`): each imports `base.py`, none another stage's module;
+# a part split out of a stage (`judging.py`, fixing's verify) is imported by that stage alone
+PHASE_PARTS = {"fixbot.run.phases.judging": "fixbot.run.phases.fixing"}
+
+
+def test_no_stage_of_a_run_imports_another() -> None:
+    """docs/ARCHITECTURE.md's `phases/` row: a stage imports `base` and its own parts only."""
+    edges = graph()
+    phases = {name for name in edges if name.startswith("fixbot.run.phases.")}
+    crossing = sorted(
+        (name, other)
+        for name in phases
+        for other in edges[name] & phases
+        if other != "fixbot.run.phases.base" and PHASE_PARTS.get(other) != name
+    )
+    assert crossing == []
+    # the rule sees a part imported by a stage other than its own
+    assert PHASE_PARTS.get("fixbot.run.phases.judging") != "fixbot.run.phases.ending"
