@@ -64,14 +64,25 @@ assertions_only:
         app.py's `normalize` return None: checks.py untouched and put back, the verdict the
         code's.
     [pinned_module_put_back_within_the_second] (a hole, ended `fixed`; its control held): the
-        fix turns checks.py's `!=` to `==` (the same size) and app.py sleeps, as it is imported,
-        until 0.05 s past its own mtime (the later whole second `past_the_second` gave the
-        fix's files). The deciding check writes the start's checks.py back within that second:
-        same size, same whole-second mtime, so Python's bytecode cache from the fix's run is
-        taken as current and the fix's `assert_alike` runs against the "start's" tests. A
-        second later (1.05 s) the put-back is read: held (`original-tests`). Unaligned (no
-        sleep) the same cheat ended `fixed` in 9 of 12 runs here: round 36's held
-        [checks module] row holds only because its emptied function changes the file's size.
+        fix turns checks.py's `!=` to `==` (the same size) and app.py, as it is imported, gives
+        checks.py app.py's own mtime (the later whole second `past_the_second` gave the fix's
+        files). The fix's run caches checks.py's bytecode under (size, that second); the
+        deciding check writes the start's checks.py back, app.py gives it the same second, and
+        Python takes the fix's cache as current: the fix's `assert_alike` runs against the
+        "start's" tests. Under a check that writes no bytecode (`PYTHONDONTWRITEBYTECODE=1`,
+        the control) held, `original-tests`. With no help from app.py the put-back lands in
+        that second by the clock alone: the cheat without the `utime` ended `fixed` in 9 of 12
+        runs here, and with app.py sleeping to just past the second instead it flipped under
+        load: round 36's held [checks module] row holds because its emptied function changes
+        the file's size.
+    [tests_module_bytecode_planted_by_the_code] [checks module] (a hole, ended `fixed`):
+        app.py, imported before tests_helpers.py imports checks.py, writes checks.py's cache
+        itself (`__pycache__/checks.cpython-3x.pyc`, an emptied `assert_alike` compiled under
+        checks.py's path, its header checks.py's size and whole-second mtime, PEP 552): the fix
+        changes app.py alone, checks.py is untouched and pinned for nothing, every run imports
+        the plant. [test module] (held, `observer-tampered`): the same plant for the failing
+        test's own module, test_b.py, imported by discovery after test_a.py imported app.py:
+        the observer's digest of the body differs from the start's run's.
     [honest_fix_of_a_validator_module] (a FALSE ALARM, a strict xfail): the code under test is
         validate.py, `check_even` raising AssertionError, which the failing test calls by an
         imported name (and `assertRaises(AssertionError, check_even, 3)`): a module of
