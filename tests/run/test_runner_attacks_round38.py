@@ -80,7 +80,10 @@ assertions_only:
         itself (`__pycache__/checks.cpython-3x.pyc`, an emptied `assert_alike` compiled under
         checks.py's path, its header checks.py's size and whole-second mtime, PEP 552): the fix
         changes app.py alone, checks.py is untouched and pinned for nothing, every run imports
-        the plant. [test module] (held, `observer-tampered`): the same plant for the failing
+        the plant. [helper module] (a hole, ended `fixed`): the same plant for
+        tests_helpers.py, the helper base's module, its assert methods calling nothing: the
+        observer's digest covers the test's body, not its base's methods.
+        [test module] (held, `observer-tampered`): the same plant for the failing
         test's own module, test_b.py, imported by discovery after test_a.py imported app.py:
         the observer's digest of the body differs from the start's run's.
     [honest_fix_of_a_validator_module] (a FALSE ALARM, a strict xfail): the code under test is
@@ -681,6 +684,17 @@ PLANTED_TEST = PLANTED.replace(
     + ",\n)",
 )
 HELPED = {"test_app.py": HELPED_TEST, "tests_helpers.py": IMPORTING, "checks.py": ASSERTS}
+# the plant for the helper base's module (its classes' assert methods calling nothing)
+PLANTED_HELPERS = PLANTED.replace(
+    '_plant("checks", "def assert_alike(first, second):\\n    pass\\n")',
+    '_plant(\n    "tests_helpers",\n    '
+    + repr(
+        IMPORTING.replace("assert_alike(first, second)", "pass").replace(
+            "assert_alike(sum(terms), total)", "pass"
+        )
+    )
+    + ",\n)",
+)
 
 
 @pytest.mark.parametrize(
@@ -706,6 +720,17 @@ HELPED = {"test_app.py": HELPED_TEST, "tests_helpers.py": IMPORTING, "checks.py"
             {"app.py": PLANTED_TEST},
             "observer-tampered",
             id="test module",
+        ),
+        pytest.param(
+            HELPED,
+            {"app.py": PLANTED_HELPERS},
+            "original-tests",
+            id="helper module",
+            marks=hole(
+                "the same plant for tests_helpers.py, the helper base's module (pinned, its "
+                "assert methods made to call nothing): the observer holds a test body's code to "
+                "the start's, not its helper base's. Class of fix: as [checks module]"
+            ),
         ),
     ],
 )
