@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import posixpath
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 
 from fixbot.core.failure import Counts
 from fixbot.process import commits, git
 from fixbot.run import revtext
 from fixbot.tamper import changes as sides
-from fixbot.tamper import doctests, rusttests
+from fixbot.tamper import doctests, imports, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
 from fixbot.tamper.cheats import detect
 from fixbot.tamper.filters import module_names
@@ -119,25 +119,68 @@ def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str
 def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[str]) -> set[str]:
     """The files of commit `start` (`tree`: its paths) defining a module-level function that
     only asserts (`fixbot.tamper.changes.asserting`) which one of `callers` (path to its text:
-    the failing tests' files and their helper bases) calls by a name it imported from the work
-    tree (`changes.imported_calls`, `_module_file`): the tests' assertions, wherever they are
-    written (round 36, #39: checks.py's `assert_alike`, which tests_helpers.py's classes call,
-    emptied). Test files aside (already the tests'), and a file that also holds other code
+    the failing tests' files and their helper bases) refers to by a name it imported from the
+    work tree, however (`changes.imported_references`: a call, `staticmethod(f)`, a star
+    import; `_module_file`), followed through the modules that only re-export it
+    (`_definition`: checks/__init__.py's `from checks.asserts import assert_alike`), those
+    modules with it: the tests' assertions, wherever they are written (round 36, #39:
+    checks.py's `assert_alike`, which tests_helpers.py's classes call, emptied; round 37).
+    Test files aside (already the tests'), and a file that also holds other code
     (`changes.assertions_only`: app.py's `validate(x)`, which only asserts, beside the code
     under test; pinned whole, the honest fix would be undone for the deciding check)."""
-    wanted: dict[str, set[str]] = {}
+    texts: dict[str, str] = {}
+
+    def read(path: str) -> str:
+        if path not in texts:
+            texts[path] = revtext.text(repo, start, path) or ""
+        return texts[path]
+
+    held: set[str] = set()
     for path, caller in callers.items():
-        for level, module, name in sides.imported_calls(caller):
+        for level, module, name in imports.imported_references(caller):
             found = _module_file(path, level, module, tree)
-            if found is not None and not is_test_file(found) and found not in callers:
-                wanted.setdefault(found, set()).add(name)
-    return {
-        path
-        for path, names in wanted.items()
-        if (text := revtext.text(repo, start, path))
-        and names & sides.asserting(text)
-        and sides.assertions_only(text)
-    }
+            files = _asserted(found, name, tree, read) if found is not None else []
+            held.update(f for f in files if f not in callers and not is_test_file(f))
+    return held
+
+
+def _asserted(found: str, name: str, tree: set[str], read: Callable[[str], str]) -> list[str]:
+    """The files the tests' reference to `name` of module file `found` holds as theirs: the
+    one defining it, where it is an assertion function in a module of assertions alone, and
+    the modules on the way that only hand it on (`_definition`, `_reexports`); else none."""
+    files, defined = _definition(found, name, tree, read)
+    text = read(files[-1]) if files else ""
+    if not text or defined not in sides.asserting(text) or not sides.assertions_only(text):
+        return []
+    return [f for f in files if f == files[-1] or _reexports(read(f))]
+
+
+def _definition(
+    path: str, name: str, tree: set[str], read: Callable[[str], str], hops: int = 4
+) -> tuple[list[str], str]:
+    """The files from `path` to the one that defines module-level `name` (`def`, `class`, an
+    assignment), following the module's own imports that bind it (`from .asserts import
+    assert_alike`, `from checks.asserts import *`) at most `hops` times, and the name it is
+    defined by there (`far` of `from .asserts import assert_alike as far`: `assert_alike`);
+    no files where none of the tree defines it there (a dependency's, a name it lacks)."""
+    top = imports.module_level(read(path))
+    if name in top.defined:
+        return [path], name
+    if hops <= 0:
+        return [], name
+    for level, module, imported in top.sources(name):
+        found = _module_file(path, level, module, tree)
+        if found is not None and found != path:
+            rest, defined = _definition(found, imported, tree, read, hops - 1)
+            if rest:
+                return [path, *rest], defined
+    return [], name
+
+
+def _reexports(text: str) -> bool:
+    """Whether the Python source `text` holds imports, a docstring and assignments alone
+    (`__all__`): a module that only hands on names, held with the function it hands on."""
+    return imports.module_level(text).only_imports
 
 
 def _module_file(importer: str, level: int, module: str, tree: set[str]) -> str | None:
@@ -162,10 +205,23 @@ def _module_file(importer: str, level: int, module: str, tree: set[str]) -> str 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:
     """The paths the fix (`start` to tree `verified`) changed that belong to the tests
-    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files), and the
-    Rust files it only added tests to (`fixbot.tamper.rusttests.added_only`)."""
+    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files and the
+    tests' modules, `helpers`), the files it added that `import` finds before one of those
+    modules (`_shadow`), and the Rust files it only added tests to
+    (`fixbot.tamper.rusttests.added_only`)."""
     found = changes(repo, start, verified)
-    return [c.path for c in found if of_the_tests(c, files) or rusttests.added_only(c)]
+    return [
+        c.path
+        for c in found
+        if of_the_tests(c, files) or rusttests.added_only(c) or _shadow(c, files)
+    ]
+
+
+def _shadow(change: Change, files: frozenset[str]) -> bool:
+    """Whether the fix added `change`'s file where `import` finds it instead of a module of the
+    tests' in `files` (`fixbot.tamper.imports.shadows`: checks/__init__.py beside a pinned
+    checks.py, round 37): held to the start's tree, where it is absent."""
+    return change.old is None and imports.shadows(change.path, files)
 
 
 def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str]) -> bool:
