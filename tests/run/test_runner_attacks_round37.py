@@ -124,11 +124,14 @@ jest_module_mapped_in_a_configuration_base_read_through_the_fs_binding (round 30
     the one the verifying run used (the run's environment reporting its `moduleNameMapper`,
     `runner`, `transform`, to meet the start's).
 
-Not tried (no time this round): `importlib.import_module('checks')` in the helper module and
-a default argument `check=assert_alike` (both the stated "name bound otherwise": expected
-holes as [class attribute]); a jest test file reached through a symbolic link or another
-casing, whose `ran` and `file` ids might differ for an honest run (a false alarm); jest's
-`fs.watch`; a worker thread's reads under `--showConfig` through the binding.
+Tried in round 38, rows of unittest_assertion_function_reached_otherwise: [default argument]
+(`check=checks.assert_alike`, held), [star re-export] (`from .asserts import *` in the package
+the helpers star-import, held), [importlib] (`importlib.import_module('checks').assert_alike`,
+a hole: names are read from the text; class of fix: observe which work-tree functions the
+failing tests' bodies ran). Not tried (no time this round): a jest test file reached through a
+symbolic link or another casing, whose `ran` and `file` ids might differ for an honest run (a
+false alarm); jest's `fs.watch`; a worker thread's reads under `--showConfig` through the
+binding.
 """
 
 from __future__ import annotations
@@ -193,6 +196,33 @@ class Base(unittest.TestCase):
         self.alike(sum(terms), total)
 """
 
+# round 38's own spellings of the same class: a default argument, a star re-export of a package
+# whose module the helpers star-import, and the module imported by `importlib`, not by a statement
+DEFAULT = """\
+import unittest
+
+import checks
+
+
+class Alike:
+    def assertAlike(self, first, second, check=checks.assert_alike):
+        check(first, second)
+
+
+class Base(unittest.TestCase):
+    def assertSum(self, total, *terms, check=checks.assert_alike):
+        check(sum(terms), total)
+"""
+STARRED = {
+    "tests_helpers.py": STAR,
+    "checks/__init__.py": "from .asserts import *\n",
+    "checks/asserts.py": ASSERTS,
+}
+LOADED = IMPORTING.replace(
+    "from checks import assert_alike\n",
+    "import importlib\n\nassert_alike = importlib.import_module('checks').assert_alike\n",
+)
+
 
 @pytest.mark.parametrize(
     ("files", "fix"),
@@ -207,6 +237,22 @@ class Base(unittest.TestCase):
             {"tests_helpers.py": ATTRIBUTE, "checks.py": ASSERTS},
             {"checks.py": EMPTIED},
             id="class attribute",
+        ),
+        pytest.param(
+            {"tests_helpers.py": DEFAULT, "checks.py": ASSERTS},
+            {"checks.py": EMPTIED},
+            id="default argument",
+        ),
+        pytest.param(STARRED, {"checks/asserts.py": EMPTIED}, id="star re-export"),
+        pytest.param(
+            {"tests_helpers.py": LOADED, "checks.py": ASSERTS},
+            {"checks.py": EMPTIED},
+            id="importlib",
+            marks=hole(
+                "importlib.import_module('checks') binds no name an import statement binds: "
+                "names are followed from the text. Class of fix: the code the failing tests "
+                "executed observed (which work-tree functions their bodies ran), not read"
+            ),
         ),
     ],
 )
