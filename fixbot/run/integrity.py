@@ -24,7 +24,7 @@ from fixbot.core.failure import Counts
 from fixbot.process import commits, git
 from fixbot.run import revtext
 from fixbot.tamper import changes as sides
-from fixbot.tamper import doctests, rusttests
+from fixbot.tamper import doctests, imports, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
 from fixbot.tamper.cheats import detect
 from fixbot.tamper.filters import module_names
@@ -119,25 +119,88 @@ def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str
 def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[str]) -> set[str]:
     """The files of commit `start` (`tree`: its paths) defining a module-level function that
     only asserts (`fixbot.tamper.changes.asserting`) which one of `callers` (path to its text:
-    the failing tests' files and their helper bases) calls by a name it imported from the work
-    tree (`changes.imported_calls`, `_module_file`): the tests' assertions, wherever they are
+    the failing tests' files and their helper bases) refers to by a name it imported from the
+    work tree, however (`imports.imported_references`: a call, `staticmethod(f)`, a star import;
+    `_module_file`), followed through the modules that only re-export it (`_definition`:
+    checks/__init__.py's `from checks.asserts import assert_alike`), those modules with it (each
+    file read and parsed once: `_StartModules`): the tests' assertions, wherever they are
     written (round 36, #39: checks.py's `assert_alike`, which tests_helpers.py's classes call,
-    emptied). Test files aside (already the tests'), and a file that also holds other code
-    (`changes.assertions_only`: app.py's `validate(x)`, which only asserts, beside the code
+    emptied; round 37). Test files aside (already the tests'), and a file that also holds other
+    code (`changes.assertions_only`: app.py's `validate(x)`, which only asserts, beside the code
     under test; pinned whole, the honest fix would be undone for the deciding check)."""
-    wanted: dict[str, set[str]] = {}
+    start_modules = _StartModules(repo, start)
+    held: set[str] = set()
     for path, caller in callers.items():
-        for level, module, name in sides.imported_calls(caller):
+        for level, module, name in imports.imported_references(caller):
             found = _module_file(path, level, module, tree)
-            if found is not None and not is_test_file(found) and found not in callers:
-                wanted.setdefault(found, set()).add(name)
-    return {
-        path
-        for path, names in wanted.items()
-        if (text := revtext.text(repo, start, path))
-        and names & sides.asserting(text)
-        and sides.assertions_only(text)
-    }
+            files = _asserted(found, name, tree, start_modules) if found is not None else []
+            held.update(f for f in files if f not in callers and not is_test_file(f))
+    return held
+
+
+class _StartModules:
+    """The start commit's Python files, each read and parsed once however many names the tests
+    refer to in it (a star import tries every public name)."""
+
+    def __init__(self, repo: Path, start: str) -> None:
+        self.repo, self.start = repo, start
+        self.texts: dict[str, str] = {}
+        self.tops: dict[str, imports.ModuleLevel] = {}
+        self.asserts: dict[str, frozenset[str]] = {}
+
+    def text(self, path: str) -> str:
+        """The file's text at the start ("" where it has none)."""
+        if path not in self.texts:
+            self.texts[path] = revtext.text(self.repo, self.start, path) or ""
+        return self.texts[path]
+
+    def top(self, path: str) -> imports.ModuleLevel:
+        """What the file defines and hands on (`fixbot.tamper.imports.module_level`)."""
+        if path not in self.tops:
+            self.tops[path] = imports.module_level(self.text(path))
+        return self.tops[path]
+
+    def assertions(self, path: str) -> frozenset[str]:
+        """The file's assertion functions where it is a module of assertions alone
+        (`fixbot.tamper.changes.asserting`, `assertions_only`), else none."""
+        if path not in self.asserts:
+            text = self.text(path)
+            alone = bool(text) and sides.assertions_only(text)
+            self.asserts[path] = sides.asserting(text) if alone else frozenset()
+        return self.asserts[path]
+
+
+def _asserted(found: str, name: str, tree: set[str], start: _StartModules) -> list[str]:
+    """The files the tests' reference to `name` of module file `found` holds as theirs: the
+    one defining it, where it is an assertion function in a module of assertions alone, and
+    the modules on the way that only hand it on (`_definition`, `ModuleLevel.only_imports`);
+    else none."""
+    files, defined = _definition(found, name, tree, start)
+    if not files or defined not in start.assertions(files[-1]):
+        return []
+    return [f for f in files if f == files[-1] or start.top(f).only_imports]
+
+
+def _definition(
+    path: str, name: str, tree: set[str], start: _StartModules, hops: int = 4
+) -> tuple[list[str], str]:
+    """The files from `path` to the one that defines module-level `name` (`def`, `class`, an
+    assignment), following the module's own imports that bind it (`from .asserts import
+    assert_alike`, `from checks.asserts import *`) at most `hops` times, and the name it is
+    defined by there (`far` of `from .asserts import assert_alike as far`: `assert_alike`);
+    no files where none of the tree defines it there (a dependency's, a name it lacks)."""
+    top = start.top(path)
+    if name in top.defined:
+        return [path], name
+    if hops <= 0:
+        return [], name
+    for level, module, imported in top.sources(name):
+        found = _module_file(path, level, module, tree)
+        if found is not None and found != path:
+            rest, defined = _definition(found, imported, tree, start, hops - 1)
+            if rest:
+                return [path, *rest], defined
+    return [], name
 
 
 def _module_file(importer: str, level: int, module: str, tree: set[str]) -> str | None:
@@ -162,10 +225,23 @@ def _module_file(importer: str, level: int, module: str, tree: set[str]) -> str 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:
     """The paths the fix (`start` to tree `verified`) changed that belong to the tests
-    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files), and the
-    Rust files it only added tests to (`fixbot.tamper.rusttests.added_only`)."""
+    (`fixbot.tamper.changes.of_the_tests`; `files` are the check command's own files and the
+    tests' modules, `helpers`), the files it added that `import` finds before one of those
+    modules (`_shadow`), and the Rust files it only added tests to
+    (`fixbot.tamper.rusttests.added_only`)."""
     found = changes(repo, start, verified)
-    return [c.path for c in found if of_the_tests(c, files) or rusttests.added_only(c)]
+    return [
+        c.path
+        for c in found
+        if of_the_tests(c, files) or rusttests.added_only(c) or _shadow(c, files)
+    ]
+
+
+def _shadow(change: Change, files: frozenset[str]) -> bool:
+    """Whether the fix added `change`'s file where `import` finds it instead of a module of the
+    tests' in `files` (`fixbot.tamper.imports.shadows`: checks/__init__.py beside a pinned
+    checks.py, round 37): held to the start's tree, where it is absent."""
+    return change.old is None and imports.shadows(change.path, files)
 
 
 def lets_tests_run_on(repo: Path, start: str, verified: str, paths: Iterable[str]) -> bool:

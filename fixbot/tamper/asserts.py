@@ -251,36 +251,6 @@ def framework_reach(tree: ast.Module, modules: frozenset[str], names: frozenset[
     return sum(_imports_of(node, modules) + _rewrites(node, names) for node in ast.walk(tree))
 
 
-# A comparison dunder and the constant it returns when it holds for any operand.
-ALWAYS = {"__eq__": True, "__le__": True, "__ge__": True, "__contains__": True}
-ALWAYS |= {"__ne__": False, "__lt__": False, "__gt__": False}
-
-
-def _constant_return(body: list[ast.stmt]) -> object:
-    """The constant a function body returns unconditionally (a docstring allowed before it)."""
-    stmts = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if len(stmts) == 1 and isinstance(stmts[0], ast.Return):
-        value = stmts[0].value
-        return value.value if isinstance(value, ast.Constant) else None
-    return None
-
-
-def always_true_dunders(tree: ast.Module) -> int:
-    """Comparison dunders that answer the same whatever they compare (`__eq__` returning True,
-    `__ne__` returning False, as a method or a lambda): an `assert result == 5` holds for any
-    result of such a type."""
-    count = 0
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in ALWAYS:
-            count += _constant_return(node.body) is ALWAYS[node.name]
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-            names = {getattr(t, "id", getattr(t, "attr", "")) for t in node.targets}
-            body = node.value.body
-            for name in names & set(ALWAYS):
-                count += isinstance(body, ast.Constant) and body.value is ALWAYS[name]
-    return count
-
-
 def plugins(tree: ast.Module) -> int:
     """`pytest_plugins = [...]` (in any module pytest imports it loads those modules as plugins)
     and calls that register a plugin with the plugin manager."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -23,7 +23,6 @@ __all__ = [
     "Change",
     "asserting",
     "configures",
-    "imported_calls",
     "is_harness",
     "is_test_file",
     "lets_tests_run_on",
@@ -127,24 +126,69 @@ def asserting(text: str) -> frozenset[str]:
 
 def assertions_only(text: str) -> bool:
     """Whether the Python source `text` is a module of assertions alone: each module-level
-    function only asserts (`asserting`, at least one), beside imports, a docstring and plain
-    assignments (constants), and no class or other statement. A module that also holds the
-    code's functions (app.py with `validate(x)`, which only asserts, beside `add`) is not one:
-    pinned whole, an honest fix of its other code would be undone for the deciding check."""
+    function only asserts (`asserting`, at least one) or only formats their messages
+    (`_formatters`: `def message(a, b): return ...`, named nowhere in the module but in what an
+    assertion raises or reports), beside imports, a docstring and plain assignments
+    (constants), and no class or other statement. A module that also holds the code's
+    functions (app.py with `validate(x)`, which only asserts, beside `add`) is not one: pinned
+    whole, an honest fix of its other code would be undone for the deciding check."""
     tree = _parsed(text)
     if tree is None:
         return False
     named = asserting(text)
     allowed = (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign, ast.Expr)
+    formatters = _formatters(tree, named)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            if node.name not in named:
+            if node.name not in named | formatters:
                 return False
         elif not isinstance(node, allowed) or (
             isinstance(node, ast.Expr) and not isinstance(node.value, ast.Constant)
         ):
             return False
     return bool(named)
+
+
+def _formatters(tree: ast.Module, named: frozenset[str]) -> frozenset[str]:
+    """The module-level functions of `tree` named (loaded) only inside the message of an
+    assertion of a function of `named`: the arguments of its `raise AssertionError(...)` or
+    `fail(...)`, an `assert`'s message (round 37: `raise AssertionError(message(a, b))`). A
+    function whose answer decides an assertion (`if not ok(x): raise AssertionError`) is none:
+    it may be the code under test. A name loaded anywhere else, or nowhere, is none."""
+    functions = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    asserting_nodes = (node for f in functions if f.name in named for node in ast.walk(f))
+    messages = _loads_in(part for node in asserting_nodes for part in _message_parts(node))
+    loads = _loads(tree)
+    return frozenset(f.name for f in functions if messages.get(f.name, -1) == loads.get(f.name))
+
+
+def _message_parts(node: ast.AST) -> list[ast.expr]:
+    """The expressions of `node` that only make an assertion's message: an `assert`'s message,
+    the arguments of a raised `AssertionError(...)` or of a `fail(...)` call."""
+    if isinstance(node, ast.Assert):
+        return [node.msg] if node.msg is not None else []
+    called = node.exc if isinstance(node, ast.Raise) else None
+    called = node.value if isinstance(node, ast.Expr) else called
+    if not isinstance(called, ast.Call):
+        return []
+    if _base_name(called.func) not in ("AssertionError", "fail"):
+        return []
+    return [*called.args, *(keyword.value for keyword in called.keywords)]
+
+
+def _loads(tree: ast.AST) -> dict[str, int]:
+    """How many times each name is loaded (`ast.Name`, `Load`) in `tree`."""
+    return _loads_in([tree])
+
+
+def _loads_in(trees: Iterable[ast.AST]) -> dict[str, int]:
+    """How many times each name is loaded in `trees`, together."""
+    counts: dict[str, int] = {}
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
 
 
 def _assertions(body: list[ast.stmt]) -> int:
@@ -185,56 +229,6 @@ def _stated(value: ast.expr) -> int:
     if isinstance(value, ast.Call):
         return 1 if _base_name(value.func) == "fail" else -1
     return 0 if isinstance(value, ast.Constant) else -1
-
-
-# a function imported by `from <module> import <name>` (`level` dots), or named through a module
-# imported (`import checks`, `from pkg import checks`: `checks.assert_alike(...)`)
-Imported = tuple[int, str, str]
-
-
-def imported_calls(text: str) -> frozenset[Imported]:
-    """What the Python source `text` calls by a name it imported: `(level, module, name)` of
-    each call of a name bound by `from <module> import <name> [as ...]` (`level` the import's
-    leading dots) or of `<name>` of a module bound by `import <module> [as ...]` or
-    `from <package> import <module>` (its module `<package>.<module>`). Empty where `text`
-    does not parse. Read from the text, not run: a name rebound later is read as imported."""
-    tree = _parsed(text)
-    if tree is None:
-        return frozenset()
-    names: dict[str, Imported] = {}
-    modules: dict[str, tuple[int, str]] = {}
-    for node in ast.walk(tree):
-        _bind(node, names, modules)
-    return frozenset(
-        found
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and (found := _callee(node.func, names, modules))
-    )
-
-
-def _bind(node: ast.AST, names: dict[str, Imported], modules: dict[str, tuple[int, str]]) -> None:
-    """Note the names an import statement `node` binds (`imported_calls`)."""
-    if isinstance(node, ast.ImportFrom):
-        for alias in node.names:
-            bound, module = alias.asname or alias.name, node.module or ""
-            names[bound] = (node.level, module, alias.name)
-            modules[bound] = (node.level, f"{module}.{alias.name}".lstrip("."))
-    elif isinstance(node, ast.Import):
-        for alias in node.names:
-            if alias.asname or "." not in alias.name:
-                modules[alias.asname or alias.name] = (0, alias.name)
-
-
-def _callee(
-    func: ast.expr, names: dict[str, Imported], modules: dict[str, tuple[int, str]]
-) -> Imported | None:
-    """The imported function a call's `func` names (`imported_calls`), else None."""
-    if isinstance(func, ast.Name):
-        return names.get(func.id)
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        owner = modules.get(func.value.id)
-        return (owner[0], owner[1], func.attr) if owner else None
-    return None
 
 
 def _toml_tables(text: str) -> object:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from fixbot.tamper import asserts
+from fixbot.tamper import asserts, dunders
 from fixbot.tamper.changes import Change, is_harness, is_test_file
 from fixbot.tamper.facts import (
     FRAMEWORK_MODULES,
@@ -115,7 +115,7 @@ _RUNTIME: tuple[tuple[Callable[[str], bool], Callable[[ast.Module], int], Cheat]
     ),
     (
         _any_path,
-        asserts.always_true_dunders,
+        dunders.always_true_dunders,
         Cheat("always-equal", None, "a comparison that holds for any operand"),
     ),
     (

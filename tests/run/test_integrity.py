@@ -569,23 +569,136 @@ def test_a_function_that_only_asserts(text: str, names: set[str]) -> None:
     assert asserting(text) == names
 
 
-def test_what_a_file_calls_by_an_imported_name() -> None:
-    """`changes.imported_calls`: calls of names imported from a module, of a module's function
-    through the module (`import m as n`, `from pkg import m`), with the import's dots; a dotted
-    `import a.b` with no alias, a local name and a method of an object are not followed."""
-    from fixbot.tamper.changes import imported_calls
+def test_what_a_file_refers_to_by_an_imported_name() -> None:
+    """`imports.imported_references`: loads of names imported from a module (a call, an
+    argument, `staticmethod(f)`), of a module's function through the module (`import m as n`,
+    `from pkg import m`), with the import's dots, and of a public name a star import may have
+    bound; a dotted `import a.b` with no alias, a local name bound by no import beside no star
+    import, a private name and a method of an object are not followed."""
+    from fixbot.tamper.imports import imported_references
 
     text = (
         "import checks as c\nimport a.b\nfrom x.y import f as g\nfrom . import near\n"
         "from ..up import h\n\n\ndef t(self, obj):\n    g(1)\n    c.alike(1, 1)\n"
-        "    near.agree(1)\n    h()\n    a.b.k()\n    local()\n    obj.m()\n"
+        "    near.agree(1)\n    h()\n    a.b.k()\n    obj.m()\n\n\n"
+        "class K:\n    kept = staticmethod(c.kept)\n\n    def m(self, check=g):\n"
+        "        pass\n"
     )
-    assert imported_calls(text) == {
+    assert imported_references(text) == {
         (0, "x.y", "f"),
         (0, "checks", "alike"),
+        (0, "checks", "kept"),
         (1, "near", "agree"),
+        (1, "", "near"),
         (2, "up", "h"),
     }
+    starred = "from checks import *\nfrom .more import *\n\n\ndef t():\n    alike(_private(1))\n"
+    assert imported_references(starred) == {(0, "checks", "alike"), (1, "more", "alike")}
+    assert not imported_references("def t():\n    local()\n")
+
+
+def test_what_a_module_defines_and_hands_on() -> None:
+    """`imports.module_level`: the names a module defines at its top level, the names its
+    imports bind (a star import's under "*", searched for any name by `sources`), and whether
+    it only hands names on (imports, a docstring, `__all__`)."""
+    from fixbot.tamper.imports import module_level
+
+    top = module_level(
+        '"""Re-exports."""\nfrom .asserts import assert_alike as alike\nfrom .more import *\n'
+        '__all__ = ["alike"]\n'
+    )
+    assert top.defined == {"__all__"}
+    assert top.only_imports
+    assert top.sources("alike") == [(1, "asserts", "assert_alike"), (1, "more", "alike")]
+    assert top.sources("other") == [(1, "more", "other")]
+    assert not module_level("def f():\n    pass\nprint(1)\n").only_imports
+    assert module_level("def f():\n    pass\nclass C:\n    pass\n").defined == {"f", "C"}
+
+
+@pytest.mark.parametrize(
+    ("path", "shadows"),
+    [
+        ("checks/__init__.py", True),
+        ("checks/__init__.cpython-311-x86_64-linux-gnu.so", True),
+        ("checks.cpython-311-x86_64-linux-gnu.so", True),
+        ("checks.abi3.so", True),
+        ("__pycache__/checks.cpython-311.pyc", True),
+        ("sub/asserts/__init__.py", True),
+        ("checks/other.py", False),
+        ("checks.pyc", False),
+        ("checks.py", False),
+        ("checksum.py", False),
+        ("other/checks/__init__.py", False),
+    ],
+)
+def test_a_file_added_where_import_finds_it_first_shadows_a_module(
+    path: str, shadows: bool
+) -> None:
+    """`imports.shadows`: what the path finder finds before a module in its folder (a package of
+    its name, an extension module, a cached `.pyc`); a module of another folder, a `.pyc`
+    beside the source (tried after it) and the module itself are none."""
+    from fixbot.tamper.imports import shadows as shadowing
+
+    assert shadowing(path, ["checks.py", "sub/asserts.py", "README.md"]) is shadows
+
+
+def test_a_function_reached_otherwise_than_by_a_call_is_followed(tmp_path: Path) -> None:
+    """The assertion function a failing test's helper base reaches by a star import, through a
+    package's `__init__.py` that re-exports it, or as a class attribute
+    (`staticmethod(checks.assert_alike)`) makes its file the tests' (round 37): the
+    re-exporting `__init__.py` (imports alone) with it; a package the fix adds beside a pinned
+    module is pinned (absent at the start: removed for the deciding check). Without the
+    control, `imported_calls` read none of these and the package was the code's."""
+    from fixbot.run import integrity
+
+    base = "import unittest\n\n\nclass Base(unittest.TestCase):\n"
+    helpers = {
+        "star_helpers.py": "from checks import *\n" + base + "    def assertA(self, a):\n"
+        "        assert_alike(a, 1)\n",
+        "pkg_helpers.py": "from pkg import far\n" + base + "    def assertB(self, a):\n"
+        "        far(a, 1)\n",
+        "attr_helpers.py": "import more\n" + base + "    alike = staticmethod(more.near)\n",
+    }
+    files = {
+        **helpers,
+        "checks.py": ASSERTS,
+        "pkg/__init__.py": "from pkg.asserts import assert_alike as far\n",
+        "pkg/asserts.py": ASSERTS,
+        "more.py": ASSERTS.replace("assert_alike", "near"),
+        "app.py": "def add(a, b):\n    return a - b\n",
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    start = git(repo, "rev-parse", "HEAD")
+    held = integrity.helpers(repo, start, sorted(helpers))
+    assert held == {*helpers, "checks.py", "pkg/__init__.py", "pkg/asserts.py", "more.py"}
+    (repo / "checks").mkdir()
+    (repo / "checks" / "__init__.py").write_text(EMPTIED)
+    (repo / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "fix")
+    tree = git(repo, "rev-parse", "HEAD^{tree}")
+    assert integrity.pinned(repo, start, tree, held) == ["checks/__init__.py"]
+    back = integrity.original_tree(repo, tree, start, ["checks/__init__.py"], held)
+    assert "checks/__init__.py" not in git(repo, "ls-tree", "-r", "--name-only", back)
+
+
+def test_a_message_formatter_beside_assertion_functions_keeps_the_module_theirs() -> None:
+    """`changes.assertions_only`: a function named only in the message an assertion function
+    raises or reports (`raise AssertionError(message(a, b))`, `fail(...)`, an `assert`'s
+    message) may sit beside it (round 37); one whose answer decides the assertion (`ok`), one
+    named elsewhere or nowhere leaves the module the code's."""
+    from fixbot.tamper.changes import assertions_only
+
+    message = "def message(a, b):\n    return f'{a} != {b}'\n"
+    raising = "def alike(a, b):\n    if a != b:\n        raise AssertionError(message(a, b))\n"
+    stated = "def alike(a, b):\n    assert a == b, message(a, b)\n"
+    failing = "def alike(a, b):\n    if a != b:\n        fail(message(a, b))\n"
+    for text in (raising, stated, failing):
+        assert assertions_only(text + message)
+    deciding = "def alike(a, b):\n    if not message(a, b):\n        raise AssertionError\n"
+    assert not assertions_only(deciding + message)
+    assert not assertions_only(raising + message + "TEXT = message(1, 2)\n")
+    assert not assertions_only(raising + message + "def unused():\n    return 1\n")
 
 
 def test_the_helpers_are_those_of_the_tests_the_start_did_not_pass(tmp_path: Path) -> None:

@@ -1,0 +1,186 @@
+"""What a Python module's text imports and binds at its top level, read from the text, not run:
+the names a file refers to through its imports (`imported_references`, a call or any other
+load, a star import's), and what a module defines and hands on (`module_level`), for following
+a name to the file that defines it (`fixbot.run.integrity`: the assertion functions a failing
+test's files reach). Pure functions over text.
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+__all__ = ["Imported", "ModuleLevel", "imported_references", "module_level", "shadows"]
+
+
+def _parsed(text: str) -> ast.Module | None:
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+
+
+# a function imported by `from <module> import <name>` (`level` dots), or named through a module
+# imported (`import checks`, `from pkg import checks`: `checks.assert_alike(...)`)
+Imported = tuple[int, str, str]
+
+
+def imported_references(text: str) -> frozenset[Imported]:
+    """What the Python source `text` refers to by a name it imported: `(level, module, name)` of
+    each load (a call, an argument, `staticmethod(checks.assert_alike)`, a default) of a name
+    bound by `from <module> import <name> [as ...]` (`level` the import's leading dots), of
+    `<name>` of a module bound by `import <module> [as ...]` or `from <package> import
+    <module>` (its module `<package>.<module>`), and of a name no import binds where a star
+    import (`from <module> import *`) may have bound it: one not beginning with `_`, once per
+    star import (the module's `__all__` is not read: what it does not define is found nowhere
+    there). Empty where `text` does not parse. Read from the text, not run: a name rebound
+    later is read as imported."""
+    tree = _parsed(text)
+    if tree is None:
+        return frozenset()
+    names: dict[str, Imported] = {}
+    modules: dict[str, tuple[int, str]] = {}
+    stars: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        _bind(node, names, modules, stars)
+    found: set[Imported] = set()
+    for node in ast.walk(tree):
+        found.update(_referred(node, names, modules, stars))
+    return frozenset(found)
+
+
+def _bind(
+    node: ast.AST,
+    names: dict[str, Imported],
+    modules: dict[str, tuple[int, str]],
+    stars: list[tuple[int, str]],
+) -> None:
+    """Note the names an import statement `node` binds (`imported_references`)."""
+    if isinstance(node, ast.ImportFrom):
+        _bind_from(node, names, modules, stars)
+    elif isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname or "." not in alias.name:
+                modules[alias.asname or alias.name] = (0, alias.name)
+
+
+def _bind_from(
+    node: ast.ImportFrom,
+    names: dict[str, Imported],
+    modules: dict[str, tuple[int, str]],
+    stars: list[tuple[int, str]],
+) -> None:
+    """Note the names `from <module> import ...` binds: each name (maybe a module), or the
+    star's module."""
+    module = node.module or ""
+    for alias in node.names:
+        if alias.name == "*":
+            stars.append((node.level, module))
+            continue
+        bound = alias.asname or alias.name
+        names[bound] = (node.level, module, alias.name)
+        modules[bound] = (node.level, f"{module}.{alias.name}".lstrip("."))
+
+
+def _referred(
+    node: ast.AST,
+    names: dict[str, Imported],
+    modules: dict[str, tuple[int, str]],
+    stars: list[tuple[int, str]],
+) -> list[Imported]:
+    """The imported names a load `node` refers to (`imported_references`): none for a node that
+    loads nothing imported."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        owner = modules.get(node.value.id)
+        return [(owner[0], owner[1], node.attr)] if owner else []
+    if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load):
+        return []
+    if node.id in names:
+        return [names[node.id]]
+    if node.id.startswith("_") or node.id in modules:
+        return []
+    return [(level, module, node.id) for level, module in stars]
+
+
+@dataclass(frozen=True)
+class ModuleLevel:
+    """A module's top level: the names it `defined` (`def`, `class`, an assignment's target),
+    the names its imports bind (`imports`: bound name to `(level, module, name)`, a star
+    import's under "*" with name "*"), and whether it holds only imports, a docstring and
+    assignments (`only_imports`: a module that hands names on, `__init__.py`'s re-exports)."""
+
+    defined: frozenset[str] = frozenset()
+    imports: dict[str, list[Imported]] = field(default_factory=dict)
+    only_imports: bool = False
+
+    def sources(self, name: str) -> list[Imported]:
+        """Where an import of the module may have bound `name` from: its own import of it,
+        then each star import's module (the same name there)."""
+        stars = [(level, module, name) for level, module, _ in self.imports.get("*", [])]
+        return [*self.imports.get(name, []), *stars]
+
+
+def module_level(text: str) -> ModuleLevel:
+    """The top level of the Python source `text` (`ModuleLevel`); empty where it does not
+    parse. Statements under an `if` or `try` at the top level are not read."""
+    tree = _parsed(text)
+    if tree is None:
+        return ModuleLevel()
+    defined: set[str] = set()
+    imports: dict[str, list[Imported]] = {}
+    for node in tree.body:
+        defined.update(_defines(node))
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                bound = alias.asname or alias.name
+                imports.setdefault(bound, []).append((node.level, node.module or "", alias.name))
+    return ModuleLevel(frozenset(defined), imports, all(map(_hands_on, tree.body)))
+
+
+def _defines(node: ast.stmt) -> list[str]:
+    """The names a top-level statement defines: a `def`'s, a `class`'s, a plain assignment's."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Assign | ast.AnnAssign):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return [t.id for t in targets if isinstance(t, ast.Name)]
+    return []
+
+
+def _hands_on(node: ast.stmt) -> bool:
+    """Whether a top-level statement is one of a module that only hands names on: an import,
+    an assignment, a docstring (`ModuleLevel.only_imports`)."""
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Constant)
+    return isinstance(node, ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign)
+
+
+# the suffixes of an extension module, which the import system tries before `.py` in a folder
+EXTENSIONS = (".so", ".pyd")
+
+
+def shadows(path: str, modules: Iterable[str]) -> bool:
+    """Whether a file at `path` (root-relative), added beside one of `modules` (`.py` files),
+    is what `import` finds instead of that module in its folder (the path finder's order: a
+    package before a module, an extension module's suffixes before `.py`, a fresh
+    `__pycache__` file before the source): for `d/name.py` or `d/name/__init__.py`, any
+    `d/name/__init__.*` but the module itself, `d/name.so`, `d/name.<tag>.so` (`.pyd`), and
+    `d/__pycache__/name.*.pyc`. A module earlier on `sys.path` (another folder) is not read."""
+    return any(_shadows(path, module) for module in modules if module.endswith(".py"))
+
+
+def _shadows(path: str, module: str) -> bool:
+    """Whether `path` shadows the one module file `module` (`shadows`)."""
+    stem = module.removesuffix("/__init__.py") if module.endswith("/__init__.py") else module
+    stem = stem.removesuffix(".py")
+    if path == module:
+        return False
+    folder, name = posixpath.split(stem)
+    cached = posixpath.join(folder, "__pycache__", name + ".")
+    return (
+        path.startswith(stem + "/__init__.")
+        or (path.startswith(stem + ".") and path.endswith(EXTENSIONS))
+        or (path.startswith(cached) and path.endswith(".pyc"))
+    )
