@@ -278,6 +278,51 @@ function watchReads() {
       if (pathTaking(descriptor, name)) wrap(owner, name, FLAGGED[name], MOVES.has(name));
     }
   }
+  watchBindings();
+}
+
+// `process.binding` (node's native bindings, under `fs`'s functions: round 37's jest.config.js
+// reading jest.base.js with `process.binding('fs').readFileUtf8`) replaced by one handing out a
+// copy of each binding, made once per name, whose every function (a class aside) notes the
+// file its first argument names (a descriptor, a number, names none: `note` leaves it) before
+// calling the binding's own; its other properties (constants, classes, shared arrays) as they
+// are. A copy, not a binding whose prototype is the original: nothing of it leads back to the
+// binding itself (node keeps that for its own `fs`, whose functions are wrapped above)
+const BOUND = new Map();
+function watchBindings(owner = process) {
+  const original = owner.binding;
+  if (typeof original !== 'function') return;
+  const binding = function binding(name) {
+    const key = String(name);
+    if (!BOUND.has(key)) BOUND.set(key, watchedBinding(apply(original, owner, [key])));
+    return BOUND.get(key);
+  };
+  try {
+    define(owner, 'binding', { value: binding, writable: true, configurable: true });
+  } catch (e) {
+    // not replaceable: a read through the binding is not seen
+  }
+}
+
+// a copy of `bound` (a native binding) whose functions note their first argument as read
+function watchedBinding(bound) {
+  if (bound === null || typeof bound !== 'object') return bound;
+  const copy = {};
+  for (const [name, descriptor] of Object.entries(describe(bound))) {
+    if (!pathTaking(descriptor, name)) {
+      define(copy, name, descriptor);
+      continue;
+    }
+    const original = descriptor.value;
+    define(copy, name, {
+      ...descriptor,
+      value: function (file, ...rest) {
+        note(file);
+        return apply(original, this === copy ? bound : this, [file, ...rest]);
+      },
+    });
+  }
+  return copy;
 }
 
 // the channel of the worker threads' reads: the main thread's (observed) takes what they post,
