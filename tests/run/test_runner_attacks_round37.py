@@ -106,7 +106,7 @@ jest_module_mapped_in_a_configuration_base_read_through_the_fs_binding (round 30
     node 20's binding under `fs`, which the preload's wrappers of `fs`'s functions never saw,
     a hole (ended `fixed`), held now: the preload replaces `process.binding` by one handing
     out a copy of each binding whose functions note the path they are given
-    (`loaded.cjs` `watchBindings`), so the start's observed files hold jest.base.js and the
+    (`loaded_reads.cjs` `watchBindings`), so the start's observed files hold jest.base.js and the
     fix's base is `check-script`. Left: `internalBinding` (unreachable without
     `--expose-internals`), a native addon, a child process.
 
