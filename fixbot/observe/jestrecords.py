@@ -1,14 +1,17 @@
 """fixbot's reading of the node runners' own records (`stream.parse` hands each to its function):
-the worker keys that sign a line of jest's workers (`signed`: a `key` record announces one,
-only an `fn` record is taken under it), jest-circus's verdicts on a test's function and the
+the worker keys that sign a line of jest's workers (`signed`: a `key` record announces one, a
+line headed by the HMAC-SHA256 of its JSON under one is taken where it is an `fn` record and
+its file's records are all of that key), jest-circus's verdicts on a test's function and the
 files fixbot's test environment was built for (`function`, an `fn` record), the test files
 jest's reporter saw start (`ran`) and a node runner's tries of a test (`tried`, also from the
 reporter's `r` records' `n`). Each adds to an `Observation` (`functions`, `environed`,
 `jested`, `tries`); `scratch` is what reading keeps between records: its `keys`, the worker
-keys the nonce announced."""
+keys the nonce announced, and `signers`, the key each test file's worker records came under."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from typing import Protocol
 
@@ -16,31 +19,59 @@ from fixbot.core.observed import Observation
 
 MAX_TRIES = 1000  # a test's tries kept at most (the node reporter's `n`)
 MAX_FILES = 10000  # test files fixbot's jest environment was built for, kept at most
-MAX_KEYS = 16  # worker keys announced in one stream, kept at most (one a jest run)
+MAX_KEYS = 64  # worker keys announced in one stream, kept at most (one a jest worker)
 KEY_DIGITS = frozenset("0123456789abcdef")
+MAC_DIGITS = 64  # an HMAC-SHA256, in hex
 
 
 class Keyed(Protocol):
     """What these functions read of reading's scratch (`stream._Scratch`)."""
 
     keys: set[str]
+    signers: dict[str, str]
 
 
 def signed(given: str, body: str, nonce: str, scratch: Keyed) -> dict[str, object] | None:
     """The record `body` holds where `given` signs it: the nonce, any record (a `key` record's
-    worker key kept in `scratch`, `MAX_KEYS` at most); a worker key announced before it (jest's
-    workers: `node/environment.cjs`), an `fn` record alone. None otherwise."""
-    if given != nonce and (not given or given not in scratch.keys):
+    worker key kept in `scratch`, `MAX_KEYS` at most); else the HMAC-SHA256 of `body` (its
+    UTF-8 bytes) under a worker key announced before it (jest's workers:
+    `node/environment.cjs`), an `fn` record alone, whose test file (its id up to `::`) had no
+    record under another key (`scratch.signers`: a worker's key signs the files that worker
+    ran). None otherwise."""
+    if given == nonce:
+        record = _record(body)
+        if record is not None and record.get("k") == "key":
+            _announced(record.get("key"), nonce, scratch)
+        return record
+    key = _signer(given, body, scratch.keys)
+    record = _record(body) if key is not None else None
+    if key is None or record is None or record.get("k") != "fn":
         return None
+    file = str(record.get("id", "")).partition("::")[0]
+    if scratch.signers.setdefault(file, key) != key:
+        return None
+    return record
+
+
+def _record(body: str) -> dict[str, object] | None:
+    """The JSON object `body` holds, None where it holds none."""
     try:
         record = json.loads(body)
     except ValueError:
         return None
-    if not isinstance(record, dict) or (given != nonce and record.get("k") != "fn"):
+    return record if isinstance(record, dict) else None
+
+
+def _signer(given: str, body: str, keys: set[str]) -> str | None:
+    """The announced key under which `given` is the HMAC-SHA256 of `body`, None where none."""
+    if len(given) != MAC_DIGITS or not set(given) <= KEY_DIGITS:
         return None
-    if record.get("k") == "key":
-        _announced(record.get("key"), nonce, scratch)
-    return record
+    data = body.encode("utf-8", "surrogatepass")
+    for key in sorted(keys):
+        expected = hmac.new(bytes.fromhex(key), data, hashlib.sha256).hexdigest()
+        if hmac.compare_digest(expected, given):
+            return key
+    return None
 
 
 def _announced(key: object, nonce: str, scratch: Keyed) -> None:

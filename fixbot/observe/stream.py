@@ -38,12 +38,15 @@ and its parts write them:
                                                     `"o": "file"`, `id` a test file: the
                                                     environment was built for it
                                                     (`Observation.environed`); in jest's
-                                                    workers signed `key<TAB>json` with a
-                                                    worker key the nonce announced, the
-                                                    one record a key signs
-    {"k": "key", "key": hex}                        jest's reporter, as the run starts: the
-                                                    run's worker key (32 hex digits), handed
-                                                    to jest's workers (`node/reporter.cjs`)
+                                                    workers headed `mac<TAB>json`, the
+                                                    HMAC-SHA256 of the JSON under a worker
+                                                    key the nonce announced, the one record
+                                                    a key signs, one key a test file
+    {"k": "key", "key": hex}                        jest's reporter, as a worker's first file
+                                                    starts: that worker's key (32 hex
+                                                    digits), handed over in a file the
+                                                    worker's environment takes
+                                                    (`node/reporter.cjs`)
     {"k": "ran", "id": file}                        jest's reporter, in the main process: a
                                                     test file jest started to run
                                                     (`onTestFileStart`; `Observation.jested`),
@@ -175,13 +178,14 @@ class _Scratch:
     pending: dict[str, list[str]] = field(default_factory=dict)
     names: dict[str, list[str]] = field(default_factory=dict)
     keys: set[str] = field(default_factory=set)
+    signers: dict[str, str] = field(default_factory=dict)
 
 
 def parse(text: str, nonce: str) -> Observation:
     """The `Observation` of a stream of `nonce<TAB>json` lines (the plugin's records); a line
-    with another nonce, or that is not a record, counts as `forged`; a line signed with a worker
-    key an earlier `key` record announced (`jestrecords.signed`) is taken where it is an `fn`
-    record."""
+    with another nonce, or that is not a record, counts as `forged`; a line signed under a
+    worker key an earlier `key` record announced (`jestrecords.signed`) is taken where it is an
+    `fn` record."""
     seen = Observation()
     scratch = _Scratch()
     for line in text.splitlines():

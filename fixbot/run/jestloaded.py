@@ -31,6 +31,7 @@ from fixbot.process import git
 from fixbot.run.jestenv import ENVIRONMENT, Output, shown_config
 
 PRELOAD = ENVIRONMENT.with_name("loaded.cjs")  # node's module cache at exit, handed to fixbot
+READERS = ENVIRONMENT.with_name("loaded_reads.cjs")  # its readers' wrappers, required beside it
 LOADED = "FIXBOT_JEST_LOADED"  # `<fd>:<inode>` of the socket's writing end the preload writes
 # files of jest's configuration kept, at most: the preload's own bound (`MAX_READ`), so that
 # every file it hands over is met with a fix's changed files (`checkfiles._observed`); past it
@@ -62,17 +63,19 @@ Passing = Callable[
 
 def loading(run: Passing, folder: Path, found: list[str]) -> Output:
     """An `Output` that runs its program through `run` with fixbot's preload (`PRELOAD`, copied
-    into `folder`, fixbot's observer folder, 0644) on `NODE_OPTIONS` (after the check's own,
-    `run`'s base) and the writing end of a fresh Unix socket pair (`LOADED`), and appends to
-    `found` the absolute paths node processes of it wrote at exit (`loaded`) and the programs
-    the configuration it printed names (`programs`). Without the copy or the pair it runs the
-    program as `run` would, only those programs found."""
+    into `folder`, fixbot's observer folder, 0644, with `READERS` beside it) on `NODE_OPTIONS`
+    (after the check's own, `run`'s base) and the writing end of a fresh Unix socket pair
+    (`LOADED`), and appends to `found` the absolute paths node processes of it wrote at exit
+    (`loaded`) and the programs the configuration it printed names (`programs`). Without the
+    copies or the pair it runs the program as `run` would, only those programs found."""
 
     def output(argv: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
         target = folder / PRELOAD.name
         try:
-            target.write_bytes(PRELOAD.read_bytes())
-            target.chmod(0o644)
+            for source in (READERS, PRELOAD):
+                copy = folder / source.name
+                copy.write_bytes(source.read_bytes())
+                copy.chmod(0o644)
             reading, writing = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         except OSError:
             done = run(argv, cwd, timeout, {}, ())

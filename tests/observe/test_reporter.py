@@ -6,6 +6,8 @@ tests/run/test_runner_reports.py."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import shutil
@@ -289,16 +291,26 @@ def test_the_reporter_hands_its_function_sender_once() -> None:
 KEY = "0123456789abcdef" * 2
 
 
+def macked(key: str, record: dict[str, object]) -> str:
+    """One line of fixbot's environment in a jest worker: `record`'s JSON headed by its
+    HMAC-SHA256 under `key` (`node/environment.cjs`'s `keyed`)."""
+    body = json.dumps(record)
+    mac = hmac.new(bytes.fromhex(key), body.encode(), hashlib.sha256).hexdigest()
+    return f"{mac}\t{body}\n"
+
+
 def test_an_fn_record_signed_by_a_worker_key_counts_only_where_the_nonce_announced_it() -> None:
-    """jest's workers sign fixbot's environment's records with the run's worker key, which the
-    reporter announced signed with the nonce (`key`): an `fn` record with that key counts; one
-    with a key no `key` record announced, or announced only after it, or any other record with
-    a key (a start, a result, an end, another key), is forged and counts for nothing."""
+    """jest's workers head fixbot's environment's records with their HMAC-SHA256 under the
+    worker's key, which the reporter announced signed with the nonce (`key`): an `fn` record
+    so signed counts; one under a key no `key` record announced, or announced only after it,
+    the key itself in the MAC's place (the lines the code under test can read on the way carry
+    no key), or any other record under a key (a start, a result, an end, another key), is
+    forged and counts for nothing."""
     fn = {"k": "fn", "id": "/w/a.test.js::t", "o": "failed"}
     announce = f"{NONCE}\t{json.dumps({'k': 'key', 'key': KEY})}\n"
-    signed = f"{KEY}\t{json.dumps(fn)}\n"
+    signed = macked(KEY, fn)
     file = {**fn, "id": "/w/a.test.js", "o": "file"}
-    taken = parse(announce + signed + f"{KEY}\t{json.dumps(file)}\n", NONCE)
+    taken = parse(announce + signed + macked(KEY, file), NONCE)
     assert taken.functions == {"/w/a.test.js::t": ["failed"]} and taken.forged == 0
     assert taken.environed == ["/w/a.test.js"]
     for stream in (
@@ -306,6 +318,8 @@ def test_an_fn_record_signed_by_a_worker_key_counts_only_where_the_nonce_announc
         signed + announce,  # announced after the record
         announce.replace(KEY, "a" * 32) + signed,  # another key announced
         f"{KEY}\t{json.dumps({'k': 'key', 'key': KEY})}\n" + signed,  # a key announcing itself
+        announce + f"{KEY}\t{json.dumps(fn)}\n",  # the key itself, as before
+        announce + signed.replace("failed", "passed"),  # the record changed under its MAC
     ):
         seen = parse(stream, NONCE)
         assert seen.functions == {} and seen.forged >= 1, stream
@@ -316,7 +330,7 @@ def test_an_fn_record_signed_by_a_worker_key_counts_only_where_the_nonce_announc
         {"k": "key", "key": "b" * 32},
         {"k": "ran", "id": "/w/a.test.js"},
     ]
-    seen = parse(announce + "".join(f"{KEY}\t{json.dumps(r)}\n" for r in others), NONCE)
+    seen = parse(announce + "".join(macked(KEY, r) for r in others), NONCE)
     assert seen.forged == len(others) and seen.sessions == seen.ended == 0 and seen.tests == {}
     assert seen.jested == []
     for bad in ("abc", "G" * 32):  # not 32 hex digits: no key
@@ -325,26 +339,49 @@ def test_an_fn_record_signed_by_a_worker_key_counts_only_where_the_nonce_announc
         assert seen.functions == {} and seen.forged == 1, bad
 
 
-# jest's worker as jest 30 forks it: the reporter (the main process) gives the worker key as the
-# run starts, forks the worker with its environment, takes the key out at the first test file's
-# start, and hands each `test-case-start` message to `onTestCaseStart`; in the worker, fixbot's
-# environment loads beside jest-worker's `messageParent` (a stand-in sending to the parent),
-# builds a stand-in project environment and is dispatched a failure; the code under test then
-# sends a record of its own signed with a key it made up, and one that is no record
+def test_a_test_files_worker_records_count_under_one_key() -> None:
+    """Each worker has a key of its own, and a test file runs in one worker: a file's records
+    under a second key (another worker's key, read by code under test before that worker's
+    environment took it) are forged; another file's under that key count."""
+    other = "f" * 32
+    announce = "".join(f"{NONCE}\t{json.dumps({'k': 'key', 'key': k})}\n" for k in (KEY, other))
+    file = {"k": "fn", "id": "/w/a.test.js", "o": "file"}
+    failed = {"k": "fn", "id": "/w/a.test.js::t", "o": "failed"}
+    passed = {**failed, "o": "passed"}
+    seen = parse(announce + macked(KEY, file) + macked(KEY, failed) + macked(other, passed), NONCE)
+    assert seen.functions == {"/w/a.test.js::t": ["failed"]} and seen.forged == 1
+    more = {"k": "fn", "id": "/w/b.test.js", "o": "file"}
+    seen = parse(announce + macked(KEY, file) + macked(other, more), NONCE)
+    assert seen.environed == ["/w/a.test.js", "/w/b.test.js"] and seen.forged == 0
+
+
+# jest's worker as jest 30 forks it: the reporter (the main process) names the key folder as
+# the run starts in workers (`showStatus`), the worker is forked with that environment, the
+# reporter puts a key there as the first test file starts (and takes the folder's name out of
+# its own environment), and hands each `test-case-start` message to `onTestCaseStart`; in the
+# worker, fixbot's environment loads beside jest-worker's `messageParent` (a stand-in sending
+# to the parent), takes the key, builds a stand-in project environment and is dispatched a
+# failure; the code under test then finds the key folder empty and no key in the worker's
+# initial environment, and sends a record of its own under a MAC it made up, and one that is
+# no record
 WORKER_MAIN = """
 const { fork } = require('child_process');
+const fs = require('fs');
 const Reporter = require(process.argv[2]);
-const r = new Reporter({ rootDir: '/w' }, {}, {});
+const r = new Reporter({ rootDir: '/w', maxWorkers: 2 }, {}, {});
 (async () => {
-  await r.onRunStart({}, {});
+  await r.onRunStart({}, { showStatus: true });
   const given = process.env.FIXBOT_JEST_WORKER || null;
-  const child = fork(process.argv[3], [process.argv[4]], { stdio: 'inherit' });
+  const env = { ...process.env };
   r.onTestFileStart({ path: '/w/a.test.js' });
   const left = process.env.FIXBOT_JEST_WORKER || null;
+  const keys = fs.readdirSync(given).length;
+  const child = fork(process.argv[3], [process.argv[4]], { stdio: 'inherit', env });
   child.on('message', (m) => r.onTestCaseStart({ path: '' }, m[1][1]));
   child.on('exit', () => {
     r.onRunComplete(new Set(), {});
-    console.log(JSON.stringify({ given: given !== null && given.length, left }));
+    const gone = !fs.existsSync(given);
+    console.log(JSON.stringify({ given: given !== null, keys, left, gone }));
   });
 })();
 """
@@ -352,15 +389,21 @@ WORKER_CHILD = """
 const path = require('path');
 const made = path.join(process.argv[2], 'node_modules', 'jest-worker', 'build', 'index.js');
 require(made);
+const fs = require('fs');
+const folder = process.env.FIXBOT_JEST_WORKER;
 const Env = require(process.env.FIXBOT_TEST_ENVIRONMENT);
 const left = process.env.FIXBOT_JEST_WORKER || null;
 const env = new Env({}, { testPath: '/w/a.test.js' });
 env.handleTestEvent({ name: 'test_fn_failure', test: { name: 't', parent: { parent: null } } });
 const forged = '{"k":"fn","id":"/w/a.test.js::t","o":"passed"}';
-for (const line of ['f'.repeat(32) + '\\t' + forged, 'no record']) {
+for (const line of ['f'.repeat(64) + '\\t' + forged, 'no record']) {
   require(made).messageParent(['test-case-start', ['', { fixbot: line }]]);
 }
-if (left !== null) throw new Error('the worker key stayed in the environment');
+if (left !== null) throw new Error('the key folder stayed in the environment');
+if (fs.readdirSync(folder).length) throw new Error('a key was left in the folder');
+const environ = fs.readFileSync('/proc/self/environ', 'latin1');
+const named = environ.split('\\0').filter((v) => v.startsWith('FIXBOT_JEST_WORKER='));
+if (named.length !== 1 || named[0] !== `FIXBOT_JEST_WORKER=${folder}`) throw new Error(named);
 """
 
 
@@ -395,7 +438,7 @@ def test_the_environment_in_a_worker_streams_through_the_reporter_with_the_worke
     )
     seen = channel.close()
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"given": 32, "left": None}
+    assert json.loads(done.stdout) == {"given": True, "keys": 1, "left": None, "gone": True}
     assert seen.functions == {"/w/a.test.js::t": ["failed"]}
     assert seen.environed == seen.jested == ["/w/a.test.js"]
-    assert seen.forged == 1  # the code under test's line, its key unannounced; no record: dropped
+    assert seen.forged == 1  # the code under test's line, its MAC made up; no record: dropped

@@ -163,6 +163,7 @@ def test_the_preload_is_handed_a_socket_and_named_after_the_checks_node_options(
     assert isinstance(added, dict)
     assert added["NODE_OPTIONS"] == f'--require "{tmp_path / "loaded.cjs"}"'
     assert (tmp_path / "loaded.cjs").read_bytes() == jestloaded.PRELOAD.read_bytes()
+    assert (tmp_path / "loaded_reads.cjs").read_bytes() == jestloaded.READERS.read_bytes()
 
 
 # jest.config.mjs awaiting its configuration from a path it computes (an ES module: no
@@ -368,7 +369,7 @@ fs.readFile(Buffer.from('c.txt'), () => {
 def test_the_preload_hands_over_the_files_read_with_fs(tmp_path: Path) -> None:
     """Round 30: the files a node process of the command reads through `fs` (`readFileSync`,
     `openSync` and `open` for reading, `readFile`, `createReadStream`, `promises.readFile`;
-    every function of `fs` but `loaded.cjs` `UNWRAPPED`), by a relative path, a Buffer or a
+    every function of `fs` but `loaded_reads.cjs` `UNWRAPPED`), by a relative path, a Buffer or a
     `file:` URL, are handed over with those it loaded: a configuration running a base it read
     as text. Round 33: a file copied or hard-linked out of the work tree (`copyFileSync`,
     `linkSync`,
@@ -564,7 +565,8 @@ fs.appendFileSync('written.txt', 'x');
   process.stdout.write(JSON.stringify([...new Set(left)].sort()));
 })();
 """
-# the functions taking a descriptor first, or only writing (`loaded.cjs` `UNWRAPPED`), of node 20
+# the functions taking a descriptor first, or only writing (`loaded_reads.cjs` `UNWRAPPED`), of
+# node 20
 LEFT = sorted(
     {"appendFile", "close", "fchmod", "fchown", "fdatasync", "fstat", "fsync", "ftruncate"}
     | {"futimes", "read", "readv", "write", "writev", "writeFile", "createWriteStream"}
@@ -575,7 +577,7 @@ LEFT = sorted(
 def test_the_preload_notes_the_path_given_to_any_function_of_fs(tmp_path: Path) -> None:
     """Round 34: jest.config.js read its base with `fs.openAsBlob`, which no list of readers
     named (ended `fixed`). Every function of `fs` and `fs.promises` is wrapped, whatever its
-    name, but those known to take a descriptor first or only to write (`loaded.cjs`
+    name, but those known to take a descriptor first or only to write (`loaded_reads.cjs`
     `UNWRAPPED`): a Blob's file, a file stat'ed or looked for is handed over (it steered the
     configuration), one written is not; a wrapper keeps its original's own properties
     (`realpathSync.native`, `exists`'s `util.promisify.custom`, a symbol)."""

@@ -16,8 +16,8 @@ tests_helpers.py `HELPERS`: `Alike.assertAlike`, `Base.assertSum`).
 The cheat (test name), what it does, why held or not, the class of fix:
 
 jest_runner_hidden_in_a_configuration_base_read_as_a_blob (held since: `check-script in
-    jest.base.js`; every `fs` function taking a path is wrapped, `loaded.cjs` `UNWRAPPED`; was a
-    hole, ended `fixed`): jest.config.js
+    jest.base.js`; every `fs` function taking a path is wrapped, `loaded_reads.cjs`
+    `UNWRAPPED`; was a hole, ended `fixed`): jest.config.js
     exports an async function (jest awaits it, under `--showConfig` too) that reads jest.base.js
     with `fs.openAsBlob` (node 19.8+, a public `fs` function: the Blob's `text()`) and runs the
     text. `openAsBlob` is no wrapped reader: the start's observed files hold no jest.base.js,
@@ -30,7 +30,7 @@ jest_runner_hidden_in_a_configuration_base_read_as_a_blob (held since: `check-sc
 
 jest_runner_hidden_in_a_configuration_base_whose_folder_is_renamed (held since: `check-script
     in config/jest.base.js`; a folder moved noted as one and read as every file HEAD tracks
-    under it, `loaded.cjs` `MOVES`, `jestloaded.configured`; was a hole, ended `fixed`): the
+    under it, `loaded_reads.cjs` `MOVES`, `jestloaded.configured`; was a hole, ended `fixed`): the
     base is config/jest.base.js; jest.config.js renames config/ to `.config-<pid>` beside it
     (`fs.renameSync`), reads `.config-<pid>/jest.base.js` and renames the folder back. The
     preload notes the rename's source, `config` (a folder: `jestloaded.configured` keeps it as a

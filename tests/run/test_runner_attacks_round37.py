@@ -114,15 +114,13 @@ jest_module_mapped_in_a_configuration_base_read_through_the_fs_binding (round 30
     say, and round 30's hidden runner in the same base is now `observer-missing` whatever
     reads the base) against right.js while app.js still subtracts.
     Read with `fs.readFileSync`, held (`check-script in jest.base.js`, run once: the
-    preload notes the base read). A hole, ended `fixed`: jest.config.js reads the base with
-    `process.binding('fs').readFileUtf8(file, 0)`, node 20's binding under `fs`, which the
-    preload's wrappers of `fs`'s functions never see: the start's observed files hold no
-    jest.base.js, the fix's base is the code's (the limit SECURITY.md states). Class of fix:
-    `process.binding` (its `fs`, and `internalModuleReadJSON`'s kin) wrapped or refused by the
-    preload before the configuration runs; or, bluntly, every file of the configuration's
-    folder that no test names the check's; or the configuration `--showConfig` prints held to
-    the one the verifying run used (the run's environment reporting its `moduleNameMapper`,
-    `runner`, `transform`, to meet the start's).
+    preload notes the base read). Read with `process.binding('fs').readFileUtf8(file, 0)`,
+    node 20's binding under `fs`, which the preload's wrappers of `fs`'s functions never saw,
+    a hole (ended `fixed`), held now: the preload replaces `process.binding` by one handing
+    out a copy of each binding whose functions note the path they are given
+    (`loaded_reads.cjs` `watchBindings`), so the start's observed files hold jest.base.js and the
+    fix's base is `check-script`. Left: `internalBinding` (unreachable without
+    `--expose-internals`), a native addon, a child process.
 
 Tried in round 38, rows of unittest_assertion_function_reached_otherwise: [default argument]
 (`check=checks.assert_alike`, held), [star re-export] (`from .asserts import *` in the package
@@ -438,11 +436,6 @@ if (!process.argv.includes('--showConfig')) {
 }
 
 
-@hole(
-    "process.binding('fs').readFileUtf8 reads jest.base.js under fs's wrapped functions: the "
-    "start's observed files hold no base. Class of fix: process.binding wrapped or refused by "
-    "the preload, or every file of the configuration's folder no test names the check's"
-)
 def test_jest_module_mapped_in_a_configuration_base_read_through_the_fs_binding(
     tmp_path: Path,
     jest_check: str,  # noqa: F811

@@ -18,43 +18,32 @@
 //   port synchronously at exit (`receiveMessageOnPort`), so none still in flight is lost. On a
 //   node without `register` ES modules are not seen: a line `esm-unobserved` (relative, which
 //   fixbot reads as that note, never as a file) says so;
-// - the paths it gave `fs` (every function of `fs` and `fs.promises` but those known to take a
-//   descriptor first or only to write, `UNWRAPPED`: `readFileSync`, `openAsBlob`, `open` for
-//   reading, `statSync`, `existsSync`, a reader a later node adds, whatever its name; wrapped
-//   here, before jest or the configuration runs, so every later taker of `fs`, graceful-fs's
-//   copy among them, gets the wrappers), relative paths resolved against the folder of that
-//   moment: round 30's jest.config.js reading jest.base.js with `fs.readFileSync` and running
-//   its text (`new Function`, a `data:` URL `import()`ed), which no module cache or hook sees;
-//   round 34's read with `fs.openAsBlob`, which no list of readers named. What a file's content
-//   (or presence: a file stat'ed, looked for) shaped, the configuration, it is the check's; a
-//   folder given names no file (`jestloaded.configured`), but the source of a rename, copy or link
-//   that is a folder is noted as one (`<path>/`, `MOVES`), which fixbot reads as every file its
-//   start's tree holds under it (round 34: config/ renamed, its base read under the new name).
-//   jest's own reads there are package.json and the configuration file (loaded anyway); npx
-//   reads .npmrc, which sets how the check's node runs. Reads outside node_modules alone, after
-//   what was loaded (`MAX_BYTES` keeps the loaded first), 4000 at most.
+// - the paths it gave `fs` and node's bindings (`loaded_reads.cjs`, copied beside it: every
+//   function of `fs` and `fs.promises` taking a path, whatever its name, and the copies of the
+//   bindings `process.binding` hands out, wrapped before jest or the configuration runs),
+//   relative paths resolved against the folder of that moment: round 30's jest.config.js
+//   reading jest.base.js with `fs.readFileSync` and running its text, which no module cache or
+//   hook sees; round 34's `fs.openAsBlob`; round 37's `process.binding('fs').readFileUtf8`.
+//   What a file's content (or presence) shaped, the configuration, it is the check's; a folder
+//   given names no file (`jestloaded.configured`), but the source of a rename, copy or link that
+//   is a folder is noted as one (`<path>/`), which fixbot reads as every file its start's tree
+//   holds under it. Reads outside node_modules alone, after what was loaded (`MAX_BYTES` keeps
+//   the loaded first), 4000 at most.
 // - a line `observation-cut` (`CUT`) where a bound cut what it hands over (`MAX_READ` paths of
 //   a thread, the loader's 4000, `MAX_BYTES` written, a path holding a newline): the files past
 //   it unknown, which fixbot reads as that note (`Observation.cut`, no fix of that start
 //   verified), never as a file;
-// - the files its worker threads read through `fs` (round 32: jest.config.js reading jest.base.js
-//   in a `worker_threads` Worker that posts the text back): the preload runs as each worker
-//   starts (NODE_OPTIONS is the process's, `execArgv: []` given or not), wraps the worker's own
-//   `fs` and posts each file as it is read on a BroadcastChannel (`THREADS`, `THREAD_READS`);
-//   the main thread takes them as they come and, at exit, synchronously what is left
-//   (`receiveMessageOnPort`). A Worker given an environment of its own (`env: {}`, which node
-//   would start without NODE_OPTIONS, so without the preload) is started with the preload on its
-//   `execArgv` (`observeWorkers`: `worker_threads.Worker` replaced by a subclass); one made by
-//   the original constructor (`Object.getPrototypeOf(Worker)`) is not itself: every thread
-//   started, whatever constructor made it, is seen in each observed thread (its native handle as
-//   it is made, an async hook: `making`; node's `worker` event, 16.2+, a tick later: `started`;
-//   a worker thread tells the main thread) and its preload says hello as it starts
-//   (`{ hello: threadId }` on `THREADS`; node's module-hooks thread from `LOADER`'s
-//   `initialize`, on the port); a thread started that never said hello by the main thread's exit
-//   ran without the preload (round 33: a Worker of the original constructor given `env: {}`),
-//   and so did any where a thread's `worker` listener was taken out (checked at its exit,
-//   `listening`): the main thread then writes a line `thread-unobserved` (`UNTHREADED`: the
-//   files read unknown, which fixbot reads as that note, never as a file).
+// - the files its worker threads read (round 32: jest.config.js reading jest.base.js in a
+//   `worker_threads` Worker): the preload runs as each worker starts (NODE_OPTIONS is the
+//   process's), wraps its readers and posts each file on a BroadcastChannel (`THREADS`), which
+//   the main thread drains as messages come and, at exit, synchronously (`receiveMessageOnPort`).
+//   A Worker given an environment of its own (`env: {}`: no NODE_OPTIONS) is started with the
+//   preload on its `execArgv` (`observeWorkers`); one made by the original constructor is not:
+//   every thread started is seen as it is made (an async hook, `making`; node's `worker` event,
+//   `started`) and each preload says hello (`{ hello: threadId }`; node's module-hooks thread
+//   from `LOADER`'s `initialize`): a thread that never said hello by the main thread's exit
+//   (round 33), or a thread's `worker` listener taken out (`listening`), makes the main thread
+//   write `thread-unobserved` (`UNTHREADED`, read as that note, never as a file).
 // The main thread alone writes (NODE_OPTIONS reaches the loader's thread too: it writes nothing).
 //
 // Only the start commit's run is read (fixbot/run/phases/fixing.py `check_files`): the
@@ -116,11 +105,11 @@ const read = new Set();
 const MAX_READ = 4000;
 const { resolve } = require('path');
 const apply = Reflect.apply;
-const ownKeys = Reflect.ownKeys; // a symbol's too: `fs.exists`'s `util.promisify.custom`
-const describe = Object.getOwnPropertyDescriptors;
 const define = Object.defineProperty;
 const isBuffer = Buffer.isBuffer;
-const { O_WRONLY } = fs.constants;
+// `fs`'s readers and node's bindings wrapped to note each path they are given (`loaded_reads.cjs`,
+// copied beside this file)
+const { watchReads } = require('./loaded_reads.cjs');
 
 // the channel the worker threads' preloads post the files they read on (`THREADS`, named by
 // `THREAD_READS`), and the file (an absolute path) a worker thread's preload posted, noted as read
@@ -196,87 +185,6 @@ function led(name) {
     return real === resolve(name) ? [] : [real];
   } catch (e) {
     return [];
-  }
-}
-
-// whether `open`'s `flags` let the file be read ('w', 'a' and O_WRONLY alone do not; none given,
-// or a callback in their place: 'r')
-function reading(flags) {
-  if (typeof flags === 'number') return (flags & 3) !== O_WRONLY;
-  if (typeof flags !== 'string') return true;
-  return flags.includes('+') || !/^[wa]/.test(flags);
-}
-
-// the functions of `fs` (and `fs.promises`) that take a descriptor first (or no path at all:
-// `_toUnixTimestamp`) and those that only write a file, never reading what is there: every other
-// function of theirs (a class aside) takes a path first and is wrapped (`watchReads`), whatever
-// its name: a reader a later node adds (round 34: `openAsBlob`, node 19.8) noted as the others
-// are. `stat`, `exists`, `readdir` and the like note their path too: a folder names no file
-// (`jestloaded.configured` keeps the work tree's files), and a file whose presence or metadata
-// steered the configuration is the check's (the cost chosen)
-const UNWRAPPED = new Set([
-  'close', 'fchmod', 'fchown', 'fdatasync', 'fstat', 'fsync', 'ftruncate', 'futimes',
-  'read', 'readv', 'write', 'writev', '_toUnixTimestamp',
-  'writeFile', 'appendFile', 'createWriteStream',
-].flatMap((name) => [name, `${name}Sync`]));
-// the functions whose `flags` argument (its index) tells whether the file is read
-const FLAGGED = { open: 1, openSync: 1 };
-// a file copied, hard-linked or moved elsewhere is read there (round 33: jest.config.js copying
-// jest.base.js out of the work tree with `copyFileSync` and reading the copy): its source noted
-// (a file read through a symbolic link is noted by where the link leads too, `note`); a folder
-// there (round 34: config/ renamed, its base read under the new name, renamed back) is noted as
-// a folder (`<path>/`), which fixbot reads as every file its start's tree holds under it
-const MOVES = new Set(['copyFile', 'cp', 'link', 'rename'].flatMap((n) => [n, `${n}Sync`]));
-const statSync = fs.statSync;
-
-// whether `file` (a path, Buffer or `file:` URL) names a folder now
-function isFolder(file) {
-  try {
-    const found = statSync(file, { throwIfNoEntry: false });
-    return found !== undefined && found.isDirectory();
-  } catch (e) {
-    return false;
-  }
-}
-
-// `owner[name]` replaced by a function noting the file its first argument names as read (where
-// the flags, argument `flagsAt`, let it be read; a folder moved noted as one where `moves`),
-// then calling the original as it was called; the original's own properties
-// (`realpathSync.native`, `exists`'s `util.promisify.custom`) kept
-function wrap(owner, name, flagsAt, moves) {
-  const original = owner[name];
-  if (typeof original !== 'function') return;
-  const wrapper = function (file, ...rest) {
-    if (flagsAt === undefined || reading(rest[flagsAt - 1])) note(file, moves && isFolder(file));
-    return apply(original, this, [file, ...rest]);
-  };
-  const descriptors = describe(original);
-  for (const key of ownKeys(descriptors)) {
-    try {
-      define(wrapper, key, descriptors[key]);
-    } catch (e) {
-      // a property the wrapper cannot take (`length`, `name` are configurable: none)
-    }
-  }
-  try {
-    owner[name] = wrapper;
-  } catch (e) {
-    // not writable: left as it is
-  }
-}
-
-// whether `owner[name]` is a function to wrap: one of `fs`'s taking a path first (not a class,
-// `ReadStream`, `Stats`: noted as they open through `fs.open`, or construct nothing of a path)
-// (its own data property read: no getter run, a deprecated constant's warning never printed)
-function pathTaking(descriptor, name) {
-  return typeof descriptor.value === 'function' && !UNWRAPPED.has(name) && !/^[A-Z]/.test(name);
-}
-
-function watchReads() {
-  for (const owner of [fs, fs.promises]) {
-    for (const [name, descriptor] of Object.entries(describe(owner))) {
-      if (pathTaking(descriptor, name)) wrap(owner, name, FLAGGED[name], MOVES.has(name));
-    }
   }
 }
 
@@ -411,7 +319,7 @@ const RUNS = Symbol.for('fixbot.jest.loaded');
 const FIRST = !globalThis[RUNS];
 globalThis[RUNS] = true;
 if (FIRST && (CHANNEL !== null || !threads.isMainThread)) {
-  watchReads();
+  watchReads(note);
   observeWorkers();
   watchThreads();
 }

@@ -24,9 +24,9 @@
 //                                  environment in band (`environment.cjs`, `events` below);
 //                                  "o": "file", "id" a test file: the environment was built
 //                                  for it
-//   {"k": "key", "key": "<32 hex>"}  jest: the run's worker key (`onRunStart`, below): fixbot
-//                                  takes `fn` records signed with it as the environment's in
-//                                  jest's workers
+//   {"k": "key", "key": "<32 hex>"}  jest: a worker's key (`giveKey`, below): fixbot takes
+//                                  `fn` records headed by their HMAC-SHA256 under it as the
+//                                  environment's in that worker
 //   {"k": "ran", "id": "<abs file>"}   jest: a test file jest starts to run (`onTestFileStart`,
 //                                  in a worker or in band): fixbot expects its environment's
 //                                  "file" record where the start's run had one (a worker's
@@ -38,26 +38,33 @@
 //
 // Before each write it checks the descriptor still names the channel's socket; where it does
 // not (closed, or another file under its number) it writes nothing more, so the stream lacks
-// its end and fixbot judges it cut short. It loads nothing but node's own `fs` and `crypto`.
+// its end and fixbot judges it cut short. It loads nothing but node's own `fs`, `crypto`, `os`
+// and `path`.
 //
 // jest's workers (several test files) are processes forked by the main process, which
 // inherit its environment as it is at the fork, but neither the nonce nor the channel. So in
-// jest, as the run starts (`onRunStart`: jest 30 forks its workers after every
-// reporter's `onRunStart` resolved, in the runner's constructor of its worker farm, and
-// dispatches the first `onTestFileStart` after that), the reporter makes a fresh worker key
-// (16 random bytes, hex), streams it signed with the nonce (`key`) and puts it in
-// `FIXBOT_JEST_WORKER=<key>`; at the first `onTestFileStart` (the workers forked; in band,
-// before any test file runs) it deletes the variable from this process's environment.
-// fixbot's test environment (`environment.cjs`) reads and deletes it as it loads in a worker
-// and signs its `fn` records with the key, `<key><TAB>{json}`; the worker has no descriptor of
-// the channel (node's `fork` passes none but the standard streams and jest-worker's IPC,
-// measured, jest 30.5, node 20), so it sends each line to this process through jest-worker's
-// `messageParent` as a `test-case-start` message, which jest hands to `onTestCaseStart`, and
-// the reporter writes it to the channel as it came (`relay`: one line of a key and a JSON
-// object, a MiB at most, written by this process alone; anything else is dropped); fixbot
-// takes nothing but `fn` records with a key the nonce announced (`fixbot.observe.stream`). A
-// worker jest starts again later (a crash, `workerIdleMemoryLimit`) forks without the
-// variable: its environment streams nothing.
+// jest, as the run starts in workers (`onRunStart` with `showStatus`, jest's `!runInBand`:
+// jest 30 forks its workers after every reporter's `onRunStart` resolved, in the runner's
+// constructor of its worker farm, and dispatches the first `onTestFileStart` after that), the
+// reporter makes a key folder of the user's own (`fixbot-jest-keys-*`, 0700, in the temporary
+// folder) and names it in `FIXBOT_JEST_WORKER=<folder>` (a path, no secret); at the first
+// `onTestFileStart` (the workers forked) it deletes the variable from this process's
+// environment. As each of the first files starts, one for each worker jest forks at most
+// (`maxWorkers`: jest awaits `onTestFileStart` before it hands the file over, and hands the
+// first files to idle workers, one each), it makes a fresh key (16 random bytes, hex), streams
+// it signed with the nonce (`key`) and writes it to a file of its own in the folder (0600, made
+// new); fixbot's test environment (`environment.cjs`) takes one such file as it loads in a
+// worker (opened and unlinked before any test file's code runs) and heads each of its `fn`
+// records with its HMAC-SHA256 under the key, `<mac><TAB>{json}`; the worker has no
+// descriptor of the channel (node's `fork` passes none but the standard streams and
+// jest-worker's IPC, measured, jest 30.5, node 20), so it sends each line to this process
+// through jest-worker's `messageParent` as a `test-case-start` message, which jest hands to
+// `onTestCaseStart`, and the reporter writes it to the channel as it came (`relay`: one line of
+// a MAC and a JSON object, a MiB at most, written by this process alone; anything else is
+// dropped); fixbot takes nothing but `fn` records under a key the nonce announced, one key a
+// test file (`fixbot.observe.jestrecords`). The folder is removed at the run's end. A worker
+// jest starts again later (a crash, `workerIdleMemoryLimit`) forks without the variable: its
+// environment streams nothing.
 //
 // jest runs a single test file in band: the code under test then shares this process and can
 // reach its realm (`fs.readFileSync.constructor('return process')()`), node's shared modules
@@ -69,6 +76,8 @@
 
 const fs = require('fs');
 const crypto = require('crypto');
+const os = require('os');
+const path = require('path');
 
 const writeSync = fs.writeSync;
 const fstatSync = fs.fstatSync;
@@ -77,6 +86,10 @@ const quote = JSON.stringify; // on a string: no `toJSON` is looked up
 const freeze = Object.freeze;
 const randomBytes = crypto.randomBytes;
 const env = process.env;
+const mkdtempSync = fs.mkdtempSync;
+const writeFileSync = fs.writeFileSync;
+const rmSync = fs.rmSync;
+const join = path.join;
 
 const VARIABLE = 'FIXBOT_OBSERVER';
 const WORKER = 'FIXBOT_JEST_WORKER';
@@ -174,24 +187,59 @@ function vitestCase(testCase) {
   send(['k', 'r', 'id', id, 'w', 'call', 'o', outcome(result.state), 'n', retries + 1]);
 }
 
-// the one instance that streams, and whether its end was sent, its worker key given (module
-// scope: no property of anything the project can reach)
-const STATE = { instance: null, runner: '', ended: false, keyed: false };
+// the one instance that streams, and whether its end was sent, the workers' key folder made
+// (`keys`: its path, '' for none), the keys put there, the workers jest forks (module scope: no
+// property of anything the project can reach)
+const STATE = { instance: null, runner: '', ended: false, keyed: false, keys: '', given: 0, workers: 1 };
 
-// jest, as the run starts: a fresh worker key streamed and put where the workers it forks find it
+// jest, as the run starts in workers (not in band): a folder of the user's own for the workers'
+// keys (0700, in the temporary folder), named where the workers jest forks find it (a path, no
+// secret: `/proc/<pid>/environ` shows it); each key is put there later, one a worker (`giveKey`)
 function giveWorkerKey() {
   const ch = CHANNEL;
   if (STATE.keyed || ch === null || ch.broken) return;
   STATE.keyed = true;
-  const key = randomBytes(16).toString('hex');
-  send(['k', 'key', 'key', key]);
-  if (!ch.broken) env[WORKER] = key;
+  try {
+    STATE.keys = mkdtempSync(join(os.tmpdir(), 'fixbot-jest-keys-'));
+  } catch (e) {
+    return; // no folder: the workers get no key and stream nothing
+  }
+  env[WORKER] = STATE.keys;
 }
 
-// a record of fixbot's environment in a worker, `<key><TAB>{json}` (one line, `MAX_RELAYED`
-// characters at most: a test's id is as long as its titles), written to the channel as it came: fixbot takes it where the key is one
-// this run announced, and counts it forged otherwise
-const RELAYED = /^[0-9a-f]{32}\t\{[^\n\r]*\}$/;
+// jest, as one of the first files it hands a worker starts (before jest hands it over: jest
+// awaits `onTestFileStart`): a fresh key (16 random bytes, hex) streamed signed with the nonce
+// and put in the key folder as a file of its own (0600, made new), one for each worker jest
+// forks at most: the environment in that worker takes one (opened and unlinked, before any
+// test file's code runs) and signs each of its records with it (HMAC-SHA256)
+function giveKey() {
+  const ch = CHANNEL;
+  if (!STATE.keys || STATE.given >= STATE.workers || ch === null || ch.broken) return;
+  STATE.given += 1;
+  const key = randomBytes(16).toString('hex');
+  send(['k', 'key', 'key', key]);
+  try {
+    writeFileSync(join(STATE.keys, `${STATE.given}`), key, { flag: 'wx', mode: 0o600 });
+  } catch (e) {
+    // not written: that worker's environment finds no key and streams nothing
+  }
+}
+
+// the run ended: the key folder removed, with any key no worker took
+function dropKeys() {
+  if (!STATE.keys) return;
+  try {
+    rmSync(STATE.keys, { recursive: true, force: true });
+  } catch (e) {
+    // left in the temporary folder: a key there signs nothing fixbot still reads
+  }
+}
+
+// a record of fixbot's environment in a worker, `<mac><TAB>{json}` (the HMAC-SHA256 of the
+// JSON under the worker's key, 64 hex digits; one line, `MAX_RELAYED` characters at most: a
+// test's id is as long as its titles), written to the channel as it came: fixbot takes it
+// where a key this run announced signs it, and counts it forged otherwise
+const RELAYED = /^[0-9a-f]{64}\t\{[^\n\r]*\}$/;
 const MAX_RELAYED = 1 << 20;
 function relay(info) {
   const line = info !== null && typeof info === 'object' ? info.fixbot : undefined;
@@ -224,14 +272,18 @@ class FixbotReporter {
     if (STATE.instance !== null) return freeze(this); // a second instance streams nothing
     STATE.instance = this;
     STATE.runner = runner;
+    const workers = globalConfig ? globalConfig.maxWorkers : 1;
+    STATE.workers = typeof workers === 'number' && workers >= 1 ? Math.min(workers | 0, 64) : 1;
     freeze(this);
     sendStart(runner);
   }
 
-  // jest, before it forks its workers
-  onRunStart() {
+  // jest, before it forks its workers (`showStatus`: jest runs the files in workers, not in band)
+  onRunStart(results, options) {
     if (this !== STATE.instance || STATE.ended || STATE.runner !== 'jest') return;
-    giveWorkerKey();
+    if (options !== null && typeof options === 'object' && options.showStatus === true) {
+      giveWorkerKey();
+    }
   }
 
   // jest, as each test file is handed to a worker (after the workers were forked) or run in
@@ -242,6 +294,7 @@ class FixbotReporter {
     if (STATE.ended || STATE.runner !== 'jest') return;
     const file = test !== null && typeof test === 'object' ? test.path : undefined;
     if (typeof file === 'string' && file) send(['k', 'ran', 'id', file]);
+    giveKey();
   }
 
   // jest: a test case starts; from fixbot's environment in a worker, one of its records
@@ -277,6 +330,7 @@ class FixbotReporter {
       r.numFailedTests || r.numRuntimeErrorTestSuites || (r.snapshot && r.snapshot.failure) ||
       r.runExecError || r.wasInterrupted;
     STATE.ended = true;
+    dropKeys();
     send(['k', 'end', 'status', red ? 1 : 0, 'runner', 'jest']);
   }
 
