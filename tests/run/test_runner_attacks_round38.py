@@ -12,7 +12,8 @@ Projects reused by import: round 20's unittest project (`PY_APP`, `PY_TEST`) and
 (`go_repo`), round 34's helper-based unittest project (`HELPED_TEST`) with round 36's checks
 module (`ASSERTS`, `IMPORTING`).
 
-utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`): `add` hands
+utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`; five held since
+    by the text rule `fixbot/tamper/dunders.py` `_blind`, one more hole added): `add` hands
     back an `int` subclass whose `__eq__` says equal where int's would not.
     [reversed] (held, `observer-always-equal`): round 37's computed `__eq__` with the operands
         in the other order, `assertEqual(4, add(2, 2))`: both operands are probed.
@@ -35,6 +36,11 @@ utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`
         `assertIn(add(2, 2), (4,))`: the comparison is not the one `_getAssertEqualityFunc`
         picks for two ints (a list's items, the body's `==`, another assert method's): the
         control's stated limit, met by ordinary assertions.
+    Since (the lead, merging w-ut38): [dict key], [listed], [true], [almost] and [member] end
+        `escalated`, `always-equal`: the round-37 `__eq__` never reads its operand, which the text
+        rule `_blind` (a comparison dunder computing its answer without its operand) names. The
+        observer still probes none of them; [true, operand read] (a hole) is the same `__eq__`
+        reading its operand to no purpose, which the text rule does not see.
     Honest rows (each `fixed`): `add` fixed under `assertEqual`, the listed and the almost
     spellings.
 
@@ -233,6 +239,10 @@ LISTED = spelled("self.assertEqual([add(2, 2)], [4])", "self.assertEqual([add(0,
 TRUE = spelled("self.assertTrue(add(2, 2) == 4)", "self.assertTrue(add(0, 0) == 0)")
 ALMOST = spelled("self.assertAlmostEqual(add(2, 2), 4)", "self.assertAlmostEqual(add(0, 0), 0)")
 MEMBER = spelled("self.assertIn(add(2, 2), (4,))", "self.assertIn(add(0, 0), (0,))")
+# round 37's `__eq__` reading its operand to no purpose: no blind dunder for the text rule
+READ = EQUAL.replace(
+    "return int(self) == int(self)", "return int(self) == int(self) or other is self"
+)
 
 
 @pytest.mark.parametrize(
@@ -242,12 +252,6 @@ MEMBER = spelled("self.assertIn(add(2, 2), (4,))", "self.assertIn(add(0, 0), (0,
             PY_TEST,
             KEYED,
             id="dict key",
-            marks=hole(
-                "a key of the class's dict that is a str subclass makes _deciding give up (a "
-                "lookup would run code) and nothing is probed. Class of fix: such a class is "
-                "itself a finding (streamed unprobed, judged as always-equal where its code is the"
-                " fix's), never a reason to skip"
-            ),
         ),
         pytest.param(
             PY_TEST,
@@ -287,40 +291,31 @@ MEMBER = spelled("self.assertIn(add(2, 2), (4,))", "self.assertIn(add(0, 0), (0,
             LISTED,
             EQUAL,
             id="listed",
-            marks=hole(
-                "assertEqual([add(2, 2)], [4]): list's == calls the items' __eq__, the operands "
-                "are lists (a built-in slot). Class of fix: a container operand's items probed "
-                "(pinner's walk), or every comparison a failing test's call runs followed (as "
-                "pytest's observer)"
-            ),
         ),
         pytest.param(
             TRUE,
             EQUAL,
             id="true",
-            marks=hole(
-                "assertTrue(add(2, 2) == 4): the == is the test body's, not assertEqual's. Class "
-                "of fix: unittest's observer follows the watched tests' comparisons as pytest's "
-                "does"
-            ),
         ),
         pytest.param(
             ALMOST,
             EQUAL,
             id="almost",
-            marks=hole(
-                "assertAlmostEqual's own `if first == second: return` shortcut is no "
-                "_getAssertEqualityFunc call. Class of fix: every assert method's comparisons "
-                "probed, or followed as pytest's"
-            ),
         ),
         pytest.param(
             MEMBER,
             EQUAL,
             id="member",
+        ),
+        pytest.param(
+            TRUE,
+            READ,
+            id="true, operand read",
             marks=hole(
-                "assertIn(add(2, 2), (4,)): the tuple's `in` calls the item's __eq__ unprobed. "
-                "Class of fix: as [almost]"
+                "assertTrue(add(2, 2) == 4) with an __eq__ that reads its operand to no purpose "
+                "(`or other is self`): the text rule's blind dunder (`dunders._blind`) does not "
+                "see it, and the == is the test body's, not assertEqual's. Class of fix: "
+                "unittest's observer follows the watched tests' comparisons as pytest's does"
             ),
         ),
     ],
