@@ -32,14 +32,19 @@ def spans(repo: Path, built_by: Sequence[Span], ran: dict[str, frozenset[int]]) 
     `VISITORS`, each shown from its start, at most `VISITOR_LINES` lines. [] without executed
     lines or a Python span. A class is a called name starting with a capital letter (`X(...)`,
     `mod.X(...)`): Python's naming convention, not a type check."""
-    found: list[Span] = []
+    wanted: list[tuple[str, str]] = []  # (the builder's path, the visitor's name), in order
     for span in built_by:
         lines = ran.get(span.path, frozenset())
         tree = _parse(repo, span.path) if span.path.endswith(".py") and lines else None
-        if tree is None:
-            continue
-        for name in _built_on(tree, span, lines):
-            found += _visitors(repo, span.path, f"visit_{name}", ran)
+        if tree is not None:
+            wanted += [(span.path, f"visit_{name}") for name in _built_on(tree, span, lines)]
+    defined: dict[Path, dict[str, list[Span]]] = {}  # each folder's files parsed once
+    found: list[Span] = []
+    for near, method in wanted:
+        folder = (repo / near).parent
+        if folder not in defined:
+            defined[folder] = _visitors(repo, folder, ran)
+        found += defined[folder].get(method, [])
     return list(dict.fromkeys(found))[:VISITORS]
 
 
@@ -58,11 +63,10 @@ def _built_on(tree: ast.Module, span: Span, lines: frozenset[int]) -> list[str]:
     return list(dict.fromkeys(name for _, _, name in sorted(calls)))
 
 
-def _visitors(repo: Path, near: str, method: str, ran: dict[str, frozenset[int]]) -> list[Span]:
-    """The functions named `method` in the `.py` files of `near`'s folder that the run executed
-    no line of, each a span from its start."""
-    folder = (repo / near).parent
-    found = []
+def _visitors(repo: Path, folder: Path, ran: dict[str, frozenset[int]]) -> dict[str, list[Span]]:
+    """The functions named `visit_*` in the `.py` files of `folder` that the run executed no
+    line of, by name, each a span from its start."""
+    found: dict[str, list[Span]] = {}
     for path in sorted(folder.glob("*.py"))[:FOLDER_FILES]:
         rel = path.relative_to(repo).as_posix()
         tree = _parse(repo, rel)
@@ -71,6 +75,9 @@ def _visitors(repo: Path, near: str, method: str, ran: dict[str, frozenset[int]]
         executed = ran.get(rel, frozenset())
         for node in _functions(tree):
             end = node.end_lineno or node.lineno
-            if node.name == method and not any(node.lineno <= n <= end for n in executed):
-                found.append(Span(rel, node.lineno, end, node.name, 0.0, (), VISITOR_LINES))
+            if node.name.startswith("visit_") and not any(
+                node.lineno <= n <= end for n in executed
+            ):
+                span = Span(rel, node.lineno, end, node.name, 0.0, (), VISITOR_LINES)
+                found.setdefault(node.name, []).append(span)
     return found
