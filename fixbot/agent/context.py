@@ -39,6 +39,7 @@ from fixbot.agent import (
     spantext,
     tables,
     testsof,
+    visitors,
 )
 from fixbot.agent.editblocks import EditError
 from fixbot.agent.tools import Toolbox, read_text
@@ -199,7 +200,12 @@ def reached(ctx: FixContext, chars: int, suspects: Sequence[locate.Span] = ()) -
     text = "\n".join([failure.condensed, *(g.text for g in failure.groups)])
     best = [replace(s, limit=WHOLE_LINES) for s in suspects[:1]]
     ahead = suspects[1:SUSPECTS_BEFORE_CALLEES]
-    ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *_ran_callees(ctx.repo, suspects)]
+    ran_callees = _ran_callees(ctx.repo, suspects)
+    ranked = [*leads.spans(ctx.repo, text), *best, *ahead, *ran_callees]
+    # The visitor methods of the node classes those functions built, which a run stopped before
+    # the walk never reaches (`fixbot.agent.visitors`: a parser's node, a compiler's visit_).
+    builders = [*_deciding(ctx.repo, suspects)[:SUSPECTS_BEFORE_CALLEES], *ran_callees]
+    ranked += visitors.spans(ctx.repo, builders, locate.executed(suspects))
     ranked += _direct(called, suspects)
     ranked += [*suspects[SUSPECTS_BEFORE_CALLEES:], *called]
     # Last, what budget is left: the rows of the failing test's own case in the tests beside
@@ -245,11 +251,17 @@ def _ran_callees(repo: Path, suspects: Sequence[locate.Span]) -> list[locate.Spa
     parser's error on) is passed over for the next: its callees are the handling."""
     ran, ranked = locate.executed(suspects), {(s.path, s.start) for s in suspects}
     found = []
-    deciding = [s for s in suspects if not pyrancalls.caught_there(repo, s, ran)]
-    for span in deciding[:SUSPECTS_BEFORE_CALLEES]:
+    for span in _deciding(repo, suspects)[:SUSPECTS_BEFORE_CALLEES]:
         reader = pyrancalls.ran_callees if span.path.endswith(".py") else rancalls.ran_callees
         found += [c for c in reader(repo, span, ran) if (c.path, c.start) not in ranked]
     return found
+
+
+def _deciding(repo: Path, suspects: Sequence[locate.Span]) -> list[locate.Span]:
+    """The spectrum's functions in its order, those whose `except` body the failing run
+    executed left out (`pyrancalls.caught_there`: what they called was the handling)."""
+    ran = locate.executed(suspects)
+    return [s for s in suspects if not pyrancalls.caught_there(repo, s, ran)]
 
 
 def _direct(called: list[locate.Span], suspects: Sequence[locate.Span]) -> list[locate.Span]:
