@@ -19,5 +19,5 @@ if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
 fi
 echo "image-tools: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq buildah debootstrap debian-archive-keyring sudo gcc libc6-dev golang-go >&2
+apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq buildah debootstrap debian-archive-keyring sudo gcc libc6-dev golang-go >&2

@@ -27,8 +27,8 @@ cargo_tools() {
   fi
   echo "rust-tools: installing cargo" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  apt-get install -y -qq cargo >&2
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq cargo >&2
 }
 
 llvm_tools() {
@@ -49,8 +49,8 @@ llvm_tools() {
   fi
   echo "rust-tools: installing llvm-$major (llvm-profdata and llvm-cov of rustc's LLVM)" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -qq "llvm-$major" >&2 ||
-    { apt-get update -qq >&2 && apt-get install -y -qq "llvm-$major" >&2; } ||
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "llvm-$major" >&2 ||
+    { apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 && apt-get -o DPkg::Lock::Timeout=600 install -y -qq "llvm-$major" >&2; } ||
     echo "rust-tools: Debian's archive has no llvm-$major: the Rust spectrum is skipped" >&2
 }
 
