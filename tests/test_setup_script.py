@@ -16,6 +16,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRAS = ("realmodel.sh", "image-tools.sh", "rust-tools.sh", "node-tools.sh")
+# apt-get waits for the dpkg lock another apt holds (a fresh machine's unattended-upgrades)
+LOCK = "-o DPkg::Lock::Timeout=600"
 
 
 def tree(tmp_path: Path, failing: tuple[str, ...], pip_fails: bool = False) -> Path:
@@ -144,7 +146,7 @@ def test_rust_tools_installs_debians_cargo_only_when_no_shared_cargo_is_on_path(
         done, log = rust_tools(tmp_path / name, ("apt-get",), in_home)
         assert done.returncode == 0, done.stderr
         if os.geteuid() == 0:
-            installed = ["apt-get update -qq", "apt-get install -y -qq cargo"]
+            installed = [f"apt-get {LOCK} update -qq", f"apt-get {LOCK} install -y -qq cargo"]
             assert log.read_text().splitlines() == installed
         elif in_home:
             assert not log.exists() and done.stderr == ""
@@ -185,6 +187,6 @@ def test_rust_tools_installs_the_llvm_of_a_rustc_with_the_profiler_runtime(
         if not profiler:
             assert calls == []
         elif os.geteuid() == 0:
-            assert calls == ["apt-get install -y -qq llvm-22"]
+            assert calls == [f"apt-get {LOCK} install -y -qq llvm-22"]
         else:
             assert calls == [] and "llvm-profdata-22 missing" in done.stderr
