@@ -127,11 +127,15 @@ def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[
     written (round 36, #39: checks.py's `assert_alike`, which tests_helpers.py's classes call,
     emptied; round 37). Test files aside (already the tests'), and a file that also holds other
     code (`changes.assertions_only`: app.py's `validate(x)`, which only asserts, beside the code
-    under test; pinned whole, the honest fix would be undone for the deciding check)."""
+    under test; pinned whole, the honest fix would be undone for the deciding check), and a
+    name a caller expects to raise (`imports.expected_to_raise`: `assertRaises(AssertionError,
+    check_even, 3)`, round 38's false alarm: the function the tests test, not one they assert
+    with; emptied, that expectation fails the start's tests itself)."""
     start_modules = _StartModules(repo, start)
     held: set[str] = set()
     for path, caller in callers.items():
-        for level, module, name in imports.imported_references(caller):
+        tested = imports.expected_to_raise(caller)
+        for level, module, name in imports.imported_references(caller) - tested:
             found = _module_file(path, level, module, tree)
             files = _asserted(found, name, tree, start_modules) if found is not None else []
             held.update(f for f in files if f not in callers and not is_test_file(f))

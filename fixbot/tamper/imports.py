@@ -12,7 +12,14 @@ import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["Imported", "ModuleLevel", "imported_references", "module_level", "shadows"]
+__all__ = [
+    "Imported",
+    "ModuleLevel",
+    "expected_to_raise",
+    "imported_references",
+    "module_level",
+    "shadows",
+]
 
 
 def _parsed(text: str) -> ast.Module | None:
@@ -49,6 +56,46 @@ def imported_references(text: str) -> frozenset[Imported]:
     for node in ast.walk(tree):
         found.update(_referred(node, names, modules, stars))
     return frozenset(found)
+
+
+# the assertions of an expected exception: unittest's `assertRaises(E, f, ...)` and its context
+# manager (`assertRaisesRegex` alike), pytest's `raises(E, f, ...)` and `with raises(E):`
+RAISES = frozenset({"assertRaises", "assertRaisesRegex", "raises"})
+
+
+def expected_to_raise(text: str) -> frozenset[Imported]:
+    """The imported names (as `imported_references` gives them) that the Python source `text`
+    expects to raise: a callable handed to `assertRaises(E, f, ...)`/`raises(E, f, ...)`, or
+    called in the body of `with self.assertRaises(E):`/`with pytest.raises(E):`. A function the
+    tests assert raises is what they test (validate.py's `check_even`, round 38's false alarm),
+    not an assertion they make. Empty where `text` does not parse."""
+    tree = _parsed(text)
+    if tree is None:
+        return frozenset()
+    names: dict[str, Imported] = {}
+    modules: dict[str, tuple[int, str]] = {}
+    stars: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        _bind(node, names, modules, stars)
+    subjects: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _raises(node.func) and len(node.args) > 1:
+            subjects.append(node.args[1])
+        elif isinstance(node, ast.With | ast.AsyncWith) and any(
+            isinstance(item.context_expr, ast.Call) and _raises(item.context_expr.func)
+            for item in node.items
+        ):
+            calls = (c for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call))
+            subjects.extend(call.func for call in calls)
+    return frozenset(
+        found for subject in subjects for found in _referred(subject, names, modules, stars)
+    )
+
+
+def _raises(func: ast.expr) -> bool:
+    """Whether a call of `func` asserts an expected exception (`RAISES`, by its last name)."""
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in RAISES
 
 
 def _bind(

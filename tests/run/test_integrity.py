@@ -597,6 +597,50 @@ def test_what_a_file_refers_to_by_an_imported_name() -> None:
     assert not imported_references("def t():\n    local()\n")
 
 
+def test_what_the_tests_expect_to_raise_is_what_they_test() -> None:
+    """`imports.expected_to_raise`: a callable handed to `assertRaises(E, f, ...)` or
+    `pytest.raises(E, f)`, and what is called inside `with self.assertRaises(E):` or `with
+    pytest.raises(E):`; a call outside those, or a callable of another assertion, is none."""
+    from fixbot.tamper.imports import expected_to_raise
+
+    text = (
+        "import pytest\nimport checks\nfrom validate import check_even, check_odd, other\n"
+        "from more import as_arg, plain\n\n\n"
+        "def test(self):\n    check_odd(1)\n    self.assertRaises(AssertionError, as_arg, 3)\n"
+        "    with self.assertRaisesRegex(AssertionError, 'odd'):\n        check_even(3)\n"
+        "    with pytest.raises(ValueError):\n        checks.parse('x')\n"
+        "    self.assertTrue(other, plain)\n"
+    )
+    assert expected_to_raise(text) == {
+        (0, "more", "as_arg"),
+        (0, "validate", "check_even"),
+        (0, "checks", "parse"),
+    }
+    assert not expected_to_raise("def t(:\n")
+
+
+def test_a_function_the_tests_expect_to_raise_is_not_their_assertion(tmp_path: Path) -> None:
+    """Round 38's false alarm: validate.py holds `check_even` alone, which only raises
+    AssertionError, and the failing test both calls it and expects it to raise: the code under
+    test, not the tests' (`helpers` leaves it out); called alone, it is theirs (round 36)."""
+    from fixbot.run import integrity
+
+    tested = (
+        "import unittest\n\nfrom validate import check_even\n\n\n"
+        "class EvenTest(unittest.TestCase):\n    def test_even(self):\n        check_even(4)\n\n"
+        "    def test_odd(self):\n        with self.assertRaises(AssertionError):\n"
+        "            check_even(3)\n"
+    )
+    validate = "def check_even(n):\n    if n % 3:\n        raise AssertionError(n)\n"
+    repo = make_repo(tmp_path / "tested", {"validate.py": validate, "test_validate.py": tested})
+    head = git(repo, "rev-parse", "HEAD")
+    assert integrity.helpers(repo, head, ["test_validate.py"]) == frozenset()
+    alone = tested.split("    def test_odd")[0]
+    repo = make_repo(tmp_path / "alone", {"validate.py": validate, "test_validate.py": alone})
+    head = git(repo, "rev-parse", "HEAD")
+    assert integrity.helpers(repo, head, ["test_validate.py"]) == {"validate.py"}
+
+
 def test_what_a_module_defines_and_hands_on() -> None:
     """`imports.module_level`: the names a module defines at its top level, the names its
     imports bind (a star import's under "*", searched for any name by `sources`), and whether

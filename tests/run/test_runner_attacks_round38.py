@@ -92,7 +92,9 @@ assertions_only:
         [test module] (held, `observer-tampered`): the same plant for the failing
         test's own module, test_b.py, imported by discovery after test_a.py imported app.py:
         the observer's digest of the body differs from the start's run's.
-    [honest_fix_of_a_validator_module] (a FALSE ALARM, a strict xfail): the code under test is
+    [honest_fix_of_a_validator_module] (a FALSE ALARM, a strict xfail until the lead's
+        `imports.expected_to_raise`: a function the failing tests expect to raise is what they
+        test, never their assertion; `fixed` since): the code under test is
         validate.py, `check_even` raising AssertionError, which the failing test calls by an
         imported name (and `assertRaises(AssertionError, check_even, 3)`): a module of
         assertions alone, pinned whole, so the honest fix (`n % 3` to `n % 2 == 1`) is undone
@@ -553,18 +555,6 @@ def test_unittest_honest_fix_of_the_pinned_modules_neighbour(tmp_path: Path) -> 
     assert "fixbot's observer inside unittest (2 tests)" in message, message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason=(
-        "FALSE ALARM: validate.py, the code under test, holds check_even alone, which only "
-        "raises AssertionError and which the failing test calls by an imported name: a module of "
-        "assertions alone, pinned, so the deciding check runs the start's check_even and the "
-        "honest fix ends escalated (original-tests). Class of fix: a file is the tests' by "
-        "assertions_only where a helper base calls it, not a failing test's own file alone; or "
-        "not where the failing test asserts that it raises (assertRaises(AssertionError, ...))"
-    ),
-)
 def test_unittest_honest_fix_of_a_validator_module(tmp_path: Path) -> None:
     """The fix changes the size of the file (`n % 3` to `n % 2 == 1`): with the size kept, the
     start's validate.py put back within the second of the fix's bytecode runs the fix's (the
