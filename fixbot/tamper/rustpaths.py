@@ -1,0 +1,198 @@
+"""What a Rust crate's test code reaches by name through its module tree
+(`fixbot.tamper.rustmods.Crates`): each path the test code names (`util::check`, `check` imported
+by `use crate::util::check;`, `crate::`, `super::`, `self::`, a re-export `pub use`, a glob's)
+resolved from its module as rustc resolves it, and the macros visible where it invokes one (a
+`#[macro_use]` module's, an exported one's): `reached`, per file, read by
+`fixbot.tamper.rusttests` with `fixbot.tamper.rustasserts`, which says which of them assert.
+
+Limits: a method called on a value (`x.check(..)`) or through a type (`Sums::check`) resolves
+only as far as the module of its path (each later segment looked up there); a macro is reached
+by its name wherever a `#[macro_use]` declaration above the test code, or a `#[macro_export]`,
+makes one visible (textual order left out: generous); the paths of an assertion function's own
+body are not followed to another file (a `const` it names in its own file is read by
+`rustasserts.guarded`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fixbot.tamper.rustasserts import Reached
+from fixbot.tamper.rustmods import Crates, FileRead
+
+MAX_HOPS = 512  # lookups at most for one path: `use` chains, globs, re-exports
+
+
+class _Resolver:
+    """Paths resolved in `crates` as rustc resolves them, with a budget of `MAX_HOPS` steps
+    per query (an import cycle, `use super::*` both ways, ends)."""
+
+    def __init__(self, crates: Crates) -> None:
+        self.crates = crates
+        self.modules = crates.modules
+        self.budget = MAX_HOPS
+        self.active: set[tuple[str, int, str]] = set()  # the lookups under way: a cycle ends
+
+    def targets(self, mid: int, segments: list[str]) -> set[tuple[int, str]]:
+        """The (module, name) pairs the path `segments` named in module `mid` may reach: its
+        last segment in the module its prefix resolves to; where the prefix resolves only in
+        part (`util::Sums::check`: a type), each remaining segment in the deepest module."""
+        self.budget, self.active = MAX_HOPS, set()
+        last = segments[-1]
+        for cut in range(len(segments) - 1, 0, -1):
+            if found := self.resolve(mid, segments[:cut]):
+                rest = segments[cut:]
+                return {(m, n) for base in found for n in rest for m in self.items(base, n)}
+        return {(m, last) for m in self.items(mid, last)}
+
+    def _spend(self) -> bool:
+        self.budget -= 1
+        return self.budget >= 0
+
+    def items(self, mid: int, name: str) -> set[int]:
+        """The modules whose scope may define the item `name` seen from module `mid`: `mid`
+        itself, and those its `use` declarations bind `name` from (by name, `as`, a glob)."""
+        found = {mid}
+        key = ("items", mid, name)
+        if key in self.active or not self._spend():
+            return found
+        self.active.add(key)
+        for alias, path in self.modules[mid].uses:
+            if alias == name and path:
+                for base in self.resolve(mid, path[:-1]):
+                    found |= self.items(base, path[-1])
+            elif alias == "*":
+                for base in self.resolve(mid, path):
+                    found |= self.items(base, name)
+        self.active.discard(key)
+        return found
+
+    def resolve(self, mid: int, path: list[str] | tuple[str, ...]) -> set[int]:
+        """The modules the module path `path` names from module `mid` (`crate`, `self`,
+        `super`, a child, an imported module; a first segment not found there is read from the
+        crate root, as Rust 2015's paths are)."""
+        root = self.crates.root(mid)
+        if not path:
+            return {root}
+        if not self._spend():
+            return set()
+        current = self._first(mid, path[0], root)
+        for segment in path[1:]:
+            if segment == "super":
+                current = {p for m in current for p in self._parent(m)}
+            elif segment != "self":
+                current = {c for m in current for c in self.module(m, segment)}
+        return current
+
+    def _first(self, mid: int, first: str, root: int) -> set[int]:
+        """The modules a path's first segment `first` names from module `mid` (`root`: its
+        crate's root)."""
+        named = {"crate": {root}, "$crate": {root}, "self": {mid}, "super": self._parent(mid)}
+        if first in named:
+            return named[first]
+        return self.module(mid, first) or self.module(root, first)
+
+    def _parent(self, mid: int) -> set[int]:
+        parent = self.modules[mid].parent
+        return set() if parent is None else {parent}
+
+    def module(self, mid: int, name: str) -> set[int]:
+        """The modules `name` names inside module `mid`: its children by that name, and the
+        modules its `use` declarations bind to it (a re-export `pub use inner::util;`, a
+        glob's)."""
+        module = self.modules[mid]
+        found = set(module.children.get(name, []))
+        if not self._spend():
+            return found
+        key = ("module", mid, name)
+        if key in self.active:
+            return found
+        self.active.add(key)
+        for alias, path in module.uses:
+            found |= self._imported(mid, name, alias, path)
+        self.active.discard(key)
+        return found
+
+    def _imported(self, mid: int, name: str, alias: str, path: tuple[str, ...]) -> set[int]:
+        """The modules the `use` of module `mid` binding `alias` to `path` makes `name` name."""
+        if alias == "*":
+            return {m for base in self.resolve(mid, path) for m in self.module(base, name)}
+        if alias != name or not path:
+            return set()
+        if len(path) > 1:
+            return self.resolve(mid, path)
+        root = self.crates.root(mid)  # `use util;`: Rust 2015's, from the root
+        return self.module(root, path[0]) if mid != root else set()
+
+
+# words that start no path to an item
+_KEYWORDS = (
+    "as async await break const continue dyn else enum extern false fn for if impl in let loop "
+    "match mod move mut pub ref return static struct trait true type unsafe use where while Self"
+)
+KEYWORDS = frozenset(_KEYWORDS.split())
+
+
+def _path(words: list[str], kinds: list[str], k: int) -> tuple[list[str], int]:
+    """The path starting at token `k` (`a::b::c`, a turbofish or anything else ending it) and
+    the index past it."""
+    segments, j = [words[k]], k + 1
+    while words[j : j + 2] == [":", ":"] and j + 2 < len(words) and kinds[j + 2] == "ident":
+        segments.append(words[j + 2])
+        j += 3
+    return segments, j
+
+
+def _starts(read: FileRead, k: int) -> bool:
+    """Whether test code's token `k` of `read` starts a path that may name an item."""
+    if not read.inside[k] or read.kinds[k] != "ident" or read.words[k] in KEYWORDS:
+        return False
+    before = read.words[max(k - 2, 0) : k]
+    return before != [":", ":"] and before[-1:] != ["."]
+
+
+def reached(texts: Mapping[str, str]) -> dict[str, Reached]:
+    """What the test code of the crates whose files are `texts` (path: the start's text; the
+    crate roots among them: `roots`) reaches in each file by name (`Reached`: the items its
+    paths resolve to, the macros visible where it invokes them), by file path. Never raises:
+    an unresolved path reaches nothing but what its module's own scope may define."""
+    crates = Crates(texts)
+    resolver = _Resolver(crates)
+    names: dict[str, set[str]] = {}
+    macros: dict[str, set[str]] = {}
+    anchors = _macro_anchors(crates)
+    for read in crates.files:
+        for k in (k for k in range(len(read.words)) if _starts(read, k)):
+            segments, after = _path(read.words, read.kinds, k)
+            bang = read.words[after : after + 1] == ["!"]
+            into = macros if bang else names
+            for mid, name in resolver.targets(read.owner[k], segments):
+                into.setdefault(crates.modules[mid].path, set()).add(name)
+            if bang:
+                for path in _visible(crates, anchors, read.owner[k]):
+                    macros.setdefault(path, set()).add(segments[-1])
+    return {
+        path: Reached(frozenset(names.get(path, ())), frozenset(macros.get(path, ())))
+        for path in names.keys() | macros.keys()
+    }
+
+
+def _visible(crates: Crates, anchors: list[tuple[str, int]], mid: int) -> set[str]:
+    """The files whose macros a bare `name!` in module `mid` may invoke: a `#[macro_use]`
+    module's above it (`anchors`), an exporting file's (`#[macro_export]`)."""
+    return {path for path, anchor in anchors if crates.within(mid, anchor)} | crates.exported
+
+
+def _macro_anchors(crates: Crates) -> list[tuple[str, int]]:
+    """Each file whose module is declared `#[macro_use]` with the module its macros are visible
+    in: the parent of the highest of the unbroken `#[macro_use]` declarations above it."""
+    found = []
+    for module in crates.modules:
+        if module.inline or not module.macro_use or module.parent is None:
+            continue
+        anchor = module
+        while anchor.macro_use and anchor.parent is not None:
+            parent = anchor.parent
+            anchor = crates.modules[parent]
+        found.append((module.path, parent))
+    return found
