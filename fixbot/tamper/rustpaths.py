@@ -15,8 +15,10 @@ body are not followed to another file (a `const` it names in its own file is rea
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
+from fixbot.tamper import rustasserts
 from fixbot.tamper.rustasserts import Reached
 from fixbot.tamper.rustmods import Crates, FileRead
 
@@ -36,14 +38,16 @@ class _Resolver:
     def targets(self, mid: int, segments: list[str]) -> set[tuple[int, str]]:
         """The (module, name) pairs the path `segments` named in module `mid` may reach: its
         last segment in the module its prefix resolves to; where the prefix resolves only in
-        part (`util::Sums::check`: a type), each remaining segment in the deepest module."""
+        part (`util::Sums::check`: a type), each remaining segment in the deepest module; where
+        none of it does (`Sums::check`, `Sums` imported), each segment in the modules its first
+        names an item of."""
         self.budget, self.active = MAX_HOPS, set()
-        last = segments[-1]
         for cut in range(len(segments) - 1, 0, -1):
             if found := self.resolve(mid, segments[:cut]):
                 rest = segments[cut:]
                 return {(m, n) for base in found for n in rest for m in self.items(base, n)}
-        return {(m, last) for m in self.items(mid, last)}
+        bases = self.items(mid, segments[0]) if len(segments) > 1 else {mid}
+        return {(m, n) for base in bases for n in segments for m in self.items(base, n)}
 
     def _spend(self) -> bool:
         self.budget -= 1
@@ -151,30 +155,56 @@ def _starts(read: FileRead, k: int) -> bool:
     return before != [":", ":"] and before[-1:] != ["."]
 
 
+def _methods(read: FileRead) -> set[str]:
+    """The names test code of `read` calls as methods (`.check(`)."""
+    return {
+        read.words[k]
+        for k in range(1, len(read.words))
+        if read.inside[k] and read.kinds[k] == "ident" and read.words[k - 1] == "."
+    }
+
+
 def reached(texts: Mapping[str, str]) -> dict[str, Reached]:
     """What the test code of the crates whose files are `texts` (path: the start's text; the
     crate roots among them: `roots`) reaches in each file by name (`Reached`: the items its
-    paths resolve to, the macros visible where it invokes them), by file path. Never raises:
-    an unresolved path reaches nothing but what its module's own scope may define."""
+    paths resolve to, the macros visible where it invokes them), by file path; a method the
+    test code of a file calls (`Checker.check(..)`, its receiver's type unknown) is reached
+    in each file that code reaches an item in. Never raises: an unresolved path reaches
+    nothing but what its module's own scope may define."""
     crates = Crates(texts)
     resolver = _Resolver(crates)
     names: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}
     anchors = _macro_anchors(crates)
     for read in crates.files:
-        for k in (k for k in range(len(read.words)) if _starts(read, k)):
-            segments, after = _path(read.words, read.kinds, k)
-            bang = read.words[after : after + 1] == ["!"]
-            into = macros if bang else names
-            for mid, name in resolver.targets(read.owner[k], segments):
-                into.setdefault(crates.modules[mid].path, set()).add(name)
-            if bang:
-                for path in _visible(crates, anchors, read.owner[k]):
-                    macros.setdefault(path, set()).add(segments[-1])
+        files = _read_paths(read, resolver, anchors, (names, macros))
+        for path in files:
+            names.setdefault(path, set()).update(_methods(read))
     return {
         path: Reached(frozenset(names.get(path, ())), frozenset(macros.get(path, ())))
         for path in names.keys() | macros.keys()
     }
+
+
+def _read_paths(
+    read: FileRead,
+    resolver: _Resolver,
+    anchors: list[tuple[str, int]],
+    into: tuple[dict[str, set[str]], dict[str, set[str]]],
+) -> set[str]:
+    """Add to `into` (items, macros: by file, the names reached there) what each path of the
+    test code of `read` reaches; the files its items were reached in."""
+    crates, files = resolver.crates, set()
+    for k in (k for k in range(len(read.words)) if _starts(read, k)):
+        segments, after = _path(read.words, read.kinds, k)
+        bang = read.words[after : after + 1] == ["!"]
+        for mid, name in resolver.targets(read.owner[k], segments):
+            into[bang].setdefault(crates.modules[mid].path, set()).add(name)
+            files.add(crates.modules[mid].path)
+        if bang:
+            for path in _visible(crates, anchors, read.owner[k]):
+                into[1].setdefault(path, set()).add(segments[-1])
+    return files
 
 
 def _visible(crates: Crates, anchors: list[tuple[str, int]], mid: int) -> set[str]:
@@ -195,4 +225,29 @@ def _macro_anchors(crates: Crates) -> list[tuple[str, int]]:
             parent = anchor.parent
             anchor = crates.modules[parent]
         found.append((module.path, parent))
+    return found
+
+
+Rest = tuple[str, str, tuple[str, ...]]  # a file, a name (`check!` for a macro), its tokens
+
+
+def rests(texts: Mapping[str, str], names: frozenset[str] | None = None) -> Counter[Rest]:
+    """What the assertions of the crate's test code (its files `texts`: path to text) rest on,
+    wherever it reaches them: each definition, from its first attribute, of an item
+    `rustasserts.guarded` holds in a file (`rustasserts.definitions`), and each assertion
+    macro reached (`rustasserts.helpers`, named `name!`); with `names` (the start's), the
+    definitions of those names alone, in the files where the test code reaches them or the
+    assertions rest on them. Read on the start's tree and the fix's, the two differ where the
+    fix changed the module tree or an import under the tests' assertion functions (a
+    `#[path]` pointed at an emptied copy, a `pub use` re-pointed)."""
+    found: Counter[Rest] = Counter()
+    for path, outside in reached(texts).items():
+        text = texts.get(path) or ""
+        held = set(rustasserts.guarded(text, outside))
+        wanted = held if names is None else (held | outside.names) & names
+        for name, words in rustasserts.definitions(text, wanted, outside):
+            found[(path, name, words)] += 1
+        for name, body in rustasserts.helpers(text, outside):
+            if names is None or f"{name}!" in names:
+                found[(path, f"{name}!", body)] += 1
     return found

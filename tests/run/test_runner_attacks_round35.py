@@ -87,6 +87,7 @@ from tests.fakes.repo import make_repo
 from tests.run.test_runner_attacks_round20 import held, honest
 from tests.run.test_runner_attacks_round25 import HELPER_FN, crate_repo
 from tests.run.test_runner_reports import RS_CARGO
+from tests.tamper.test_rust_modules import MACRO, MACRO_EMPTIED, POINTED, lib
 from tests.tamper.test_rust_tests import CHECK, EMPTIED, GATED, IN_UTIL, UTIL
 
 pytestmark = pytest.mark.slow
@@ -121,11 +122,13 @@ def test_cargo_test_module_under_cfg_all_test_not_miri(tmp_path: Path, rustup: P
     held(crate_repo(tmp_path, GATED), files, "cargo test", "rust-test-changed in src/lib.rs")
 
 
-def util_repo(tmp_path: Path) -> Path:
+def util_repo(tmp_path: Path, files: dict[str, str] | None = None) -> Path:
     """Round 39's crate: src/lib.rs's test calls `util::check(add(2, 2), 4)`, `check` in
-    src/util.rs (`pub mod util;`)."""
-    files = {"Cargo.toml": RS_CARGO, "src/lib.rs": IN_UTIL, "src/util.rs": UTIL}
-    return make_repo(tmp_path / "repo", {**files, ".gitignore": "target/\n"})
+    src/util.rs (`pub mod util;`); or the crate's `files`."""
+    files = files or {"src/lib.rs": IN_UTIL, "src/util.rs": UTIL}
+    return make_repo(
+        tmp_path / "repo", {**files, "Cargo.toml": RS_CARGO, ".gitignore": "target/\n"}
+    )
 
 
 def test_cargo_assertion_function_in_another_module_file(tmp_path: Path, rustup: Path) -> None:
@@ -139,3 +142,23 @@ def test_cargo_honest_fix_beside_an_assertion_module_is_fixed(tmp_path: Path, ru
     """The code under test fixed, the tests' `check` in src/util.rs untouched: `fixed`."""
     files = {"src/lib.rs": IN_UTIL.replace("a - b", "a + b")}
     honest(util_repo(tmp_path), files, "cargo test")
+
+
+def test_cargo_module_path_pointed_at_an_empty_copy(tmp_path: Path, rustup: Path) -> None:
+    """Round 39, found by its own author: src/util.rs left as it was, `mod util;` given
+    `#[path = "other.rs"]` and src/other.rs an empty `check`: held by the crate's comparison
+    (`rusttests._repointed`, `rustpaths.rests`)."""
+    repo = util_repo(tmp_path, {"src/lib.rs": POINTED, "src/util.rs": UTIL})
+    pointed = POINTED.replace("mod util;", '#[path = "other.rs"]\nmod util;')
+    files = {"src/lib.rs": pointed, "src/other.rs": UTIL.replace(*EMPTIED)}
+    held(repo, files, "cargo test", "rust-test-changed in src/lib.rs")
+
+
+def test_cargo_assertion_macro_in_a_macro_use_module_emptied(tmp_path: Path, rustup: Path) -> None:
+    """Round 39: `check!` in src/macros.rs (`#[macro_use] mod macros;`), emptied there."""
+    start = {
+        "src/lib.rs": lib("#[macro_use]\nmod macros;", "check!(add(2, 2), 4)"),
+        "src/macros.rs": MACRO,
+    }
+    files = {"src/macros.rs": MACRO.replace(*MACRO_EMPTIED)}
+    held(util_repo(tmp_path, start), files, "cargo test", "rust-test-changed in src/macros.rs")

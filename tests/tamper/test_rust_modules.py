@@ -227,3 +227,72 @@ def test_the_module_tree_is_read_as_rustc_reads_it() -> None:
     looped = Crates({"src/lib.rs": '#[path = "lib.rs"]\nmod again;\n'})
     assert [m.path for m in looped.modules] == ["src/lib.rs"]
     assert reached({"src/lib.rs": "use self::a::*;\nmod a {\n    pub use super::*;\n}\n"}) == {}
+
+
+def changed(start: dict[str, str], fix: dict[str, str | None]) -> list[str]:
+    """The findings for the fix writing each of `fix` (path: text, None deletes) into `start`."""
+    changes = [Change(path, start.get(path), text) for path, text in fix.items()]
+    return [str(cheat) for cheat in detect(changes, start)]
+
+
+POINTED = lib("mod util;", uses="    use crate::util::check;")
+RE_EXPORTED = lib("mod util;\nmod other;\npub use util::check;")
+GLOBBED = lib("mod util;\npub use util::*;")
+EMPTY = UTIL.replace(*EMPTIED)
+
+
+@pytest.mark.parametrize(
+    ("start", "fix"),
+    [
+        pytest.param(
+            {"src/lib.rs": POINTED, "src/util.rs": UTIL},
+            {
+                "src/lib.rs": POINTED.replace("mod util;", '#[path = "other.rs"]\nmod util;'),
+                "src/other.rs": EMPTY,
+            },
+            id="path-attribute-pointed-at-an-empty-copy",
+        ),
+        pytest.param(
+            {"src/lib.rs": RE_EXPORTED, "src/util.rs": UTIL, "src/other.rs": EMPTY},
+            {"src/lib.rs": RE_EXPORTED.replace("use util::check", "use other::check")},
+            id="re-export-re-pointed",
+        ),
+        pytest.param(
+            {"src/lib.rs": GLOBBED, "src/util.rs": UTIL},
+            {"src/lib.rs": GLOBBED.replace("pub use util::*;", f"pub use util::*;\n\n{EMPTY}")},
+            id="glob-import-shadowed-by-an-empty-item",
+        ),
+    ],
+)
+def test_the_module_tree_changed_under_the_tests_assertions_is_a_test_change(
+    start: dict[str, str], fix: dict[str, str | None]
+) -> None:
+    """The fix leaves src/util.rs's `check` as it was and points the tests' path at an empty
+    one: no file's own reading changes, the crate's (`_repointed`) does."""
+    [cheat] = changed(start, fix)
+    assert "what the tests' assertions rest on changed: check" in cheat, cheat
+
+
+def test_an_assertion_method_reached_through_its_type_is_the_tests() -> None:
+    """`Checker.check(..)` and `Checker::check(&Checker, ..)`, `Checker` imported from
+    src/util.rs: its `check` emptied there is a test changed."""
+    util = (
+        "pub struct Checker;\n\nimpl Checker {\n    pub fn check(&self, a: i32, b: i32) {\n"
+        "        assert_eq!(a, b);\n    }\n}\n"
+    )
+    for call in ("Checker.check(add(2, 2), 4)", "Checker::check(&Checker, add(2, 2), 4)"):
+        start = {"src/lib.rs": lib("mod util;", call, "    use crate::util::Checker;")}
+        start["src/util.rs"] = util
+        [cheat] = changed(start, {"src/util.rs": util.replace(*EMPTIED)})
+        assert cheat.endswith("the assertion function check"), cheat
+
+
+def test_a_module_moved_whole_or_a_file_added_beside_is_the_codes() -> None:
+    """`check` copied whole into another file the tests then reach (its first file kept: one
+    deleted is a test change, as `check` deleted from src/lib.rs is), and an unrelated module
+    added beside the fix of `add`: no finding."""
+    start = {"src/lib.rs": POINTED, "src/util.rs": UTIL}
+    moved = POINTED.replace("mod util;", '#[path = "checks.rs"]\nmod util;')
+    assert changed(start, {"src/lib.rs": moved, "src/checks.rs": UTIL}) == []
+    fixed = POINTED.replace("mod util;", "mod util;\nmod more;").replace("a - b", "a + b")
+    assert changed(start, {"src/lib.rs": fixed, "src/more.rs": EMPTY}) == []
