@@ -26,14 +26,44 @@ MAX_HOPS = 512  # lookups at most for one path: `use` chains, globs, re-exports
 
 
 class _Resolver:
-    """Paths resolved in `crates` as rustc resolves them, with a budget of `MAX_HOPS` steps
-    per query (an import cycle, `use super::*` both ways, ends)."""
+    """Paths resolved in `crates` as rustc resolves them. A glob import (`use super::*`) is
+    read once for the whole crate: each module's glob closure (`globs`: the modules whose
+    names its globs bring, however deep), so that globs both ways (`pub use m::*` in the root,
+    `use crate::*` in `m`) cost one walk, not one per name; a named import is followed with a
+    budget of `MAX_HOPS` steps per query (an import cycle ends)."""
 
     def __init__(self, crates: Crates) -> None:
         self.crates = crates
         self.modules = crates.modules
         self.budget = MAX_HOPS
         self.active: set[tuple[str, int, str]] = set()  # the lookups under way: a cycle ends
+        self.memo: dict[tuple[int, tuple[str, ...]], set[tuple[int, str]]] = {}  # by query
+        self.closure: dict[int, set[int]] = {}
+        self.edges: dict[int, set[int]] = {}
+        self.named: list[dict[str, list[tuple[str, ...]]]] = []  # by module: name, its paths
+        for module in self.modules:
+            self.named.append({})
+            for alias, path in module.uses:
+                if alias != "*" and path:
+                    self.named[-1].setdefault(alias, []).append(path)
+        for mid, module in enumerate(self.modules):  # globs' own paths read without globs
+            paths = [path for alias, path in module.uses if alias == "*"]
+            self.budget = MAX_HOPS
+            self.edges[mid] = {base for path in paths for base in self.resolve(mid, path)}
+
+    def globs(self, mid: int) -> set[int]:
+        """Module `mid` and the modules its glob imports bring names from, however deep
+        (while the closures are being made: `mid` alone)."""
+        if len(self.edges) < len(self.modules):
+            return {mid}
+        if mid not in self.closure:
+            seen, pending = {mid}, [mid]
+            while pending:
+                for base in self.edges[pending.pop()] - seen:
+                    seen.add(base)
+                    pending.append(base)
+            self.closure[mid] = seen
+        return self.closure[mid]
 
     def targets(self, mid: int, segments: list[str]) -> set[tuple[int, str]]:
         """The (module, name) pairs the path `segments` named in module `mid` may reach: its
@@ -41,6 +71,13 @@ class _Resolver:
         part (`util::Sums::check`: a type), each remaining segment in the deepest module; where
         none of it does (`Sums::check`, `Sums` imported), each segment in the modules its first
         names an item of."""
+        key = (mid, tuple(segments))
+        if key not in self.memo:
+            self.memo[key] = self._targets(mid, segments)
+        return self.memo[key]
+
+    def _targets(self, mid: int, segments: list[str]) -> set[tuple[int, str]]:
+        """`targets`, not kept."""
         self.budget, self.active = MAX_HOPS, set()
         for cut in range(len(segments) - 1, 0, -1):
             if found := self.resolve(mid, segments[:cut]):
@@ -55,19 +92,18 @@ class _Resolver:
 
     def items(self, mid: int, name: str) -> set[int]:
         """The modules whose scope may define the item `name` seen from module `mid`: `mid`
-        itself, and those its `use` declarations bind `name` from (by name, `as`, a glob)."""
-        found = {mid}
+        and its glob closure (`globs`), and those their `use` declarations bind `name` from
+        (by name, `as`)."""
+        scope = self.globs(mid)
+        found = set(scope)
         key = ("items", mid, name)
         if key in self.active or not self._spend():
             return found
         self.active.add(key)
-        for alias, path in self.modules[mid].uses:
-            if alias == name and path:
-                for base in self.resolve(mid, path[:-1]):
+        for at in scope:
+            for path in self.named[at].get(name, ()):
+                for base in self.resolve(at, path[:-1]):
                     found |= self.items(base, path[-1])
-            elif alias == "*":
-                for base in self.resolve(mid, path):
-                    found |= self.items(base, name)
         self.active.discard(key)
         return found
 
@@ -101,28 +137,23 @@ class _Resolver:
         return set() if parent is None else {parent}
 
     def module(self, mid: int, name: str) -> set[int]:
-        """The modules `name` names inside module `mid`: its children by that name, and the
-        modules its `use` declarations bind to it (a re-export `pub use inner::util;`, a
-        glob's)."""
-        module = self.modules[mid]
-        found = set(module.children.get(name, []))
-        if not self._spend():
-            return found
+        """The modules `name` names inside module `mid`: the children by that name of `mid`
+        and of its glob closure, and the modules their `use` declarations bind to it (a
+        re-export `pub use inner::util;`)."""
+        scope = self.globs(mid)
+        found = {c for at in scope for c in self.modules[at].children.get(name, [])}
         key = ("module", mid, name)
-        if key in self.active:
+        if key in self.active or not self._spend():
             return found
         self.active.add(key)
-        for alias, path in module.uses:
-            found |= self._imported(mid, name, alias, path)
+        for at in scope:
+            for path in self.named[at].get(name, ()):
+                found |= self._imported(at, name, path)
         self.active.discard(key)
         return found
 
-    def _imported(self, mid: int, name: str, alias: str, path: tuple[str, ...]) -> set[int]:
-        """The modules the `use` of module `mid` binding `alias` to `path` makes `name` name."""
-        if alias == "*":
-            return {m for base in self.resolve(mid, path) for m in self.module(base, name)}
-        if alias != name or not path:
-            return set()
+    def _imported(self, mid: int, name: str, path: tuple[str, ...]) -> set[int]:
+        """The modules the `use` of module `mid` binding `name` to `path` makes it name."""
         if len(path) > 1:
             return self.resolve(mid, path)
         root = self.crates.root(mid)  # `use util;`: Rust 2015's, from the root
