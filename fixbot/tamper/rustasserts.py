@@ -25,11 +25,14 @@ Macro = tuple[str, tuple[str, ...]]  # a macro's name and its tokens' texts
 
 class Reached(NamedTuple):
     """What test code outside a file reaches in it by name (`fixbot.tamper.rustmods.reached`):
-    the items (`fn`, `const`, `static`) its paths and imports resolve to there (`names`), and
-    the macros it invokes that are visible there (`macros`)."""
+    the items (`fn`, `const`, `static`) its paths and imports resolve to there (`names`), the
+    macros it invokes that are visible there (`macros`), and the items the paths of the
+    assertion functions and macros of other files resolve to there (`rested`: a `const SLACK`
+    of src/limits.rs that src/util.rs's `check` imports)."""
 
     names: frozenset[str] = frozenset()
     macros: frozenset[str] = frozenset()
+    rested: frozenset[str] = frozenset()  # what assertion functions elsewhere name here
 
 
 NOTHING = Reached()
@@ -86,16 +89,24 @@ def guarded(text: str, outside: Reached | None = None) -> dict[str, str]:
     regions names (round 35: `const SLACK`, a tolerance `check` compares within), each with the
     words a finding names it by. A function such an assertion calls is the code's (`close(a,
     b)` in `assert!(close(a, b))`, `add` in `assert_eq!(add(a, b), c)`: the code under test
-    may be that function). `outside` as for `functions`."""
+    may be that function). `outside` as for `functions`; a `const` or `static` its `rested`
+    names is named by an assertion function of another file (round 39)."""
     read = _read(text, outside or NOTHING)
     asserting = read.asserting()
-    spans = [(k, end) for _, k, end in asserting] + read.macro_spans()
-    used = {w for k, end in spans for w in read.words[k:end]}
+    spans = assertion_spans(text, outside)
+    used = {w for k, end in spans for w in read.words[k:end]} | (outside or NOTHING).rested
     found = {name: f"the assertion function {name}" for name, _, _ in asserting}
     for name, k, end in read.items(used - set(found)):
         if read.words[k] != "fn" and not read.named_elsewhere(name, [*spans, (k, end)]):
             found[name] = f"{name}, which the tests' assertions use"
     return found
+
+
+def assertion_spans(text: str, outside: Reached | None = None) -> list[tuple[int, int]]:
+    """The token spans (`rust.tokens(text)`'s indexes, the end exclusive) of the assertion
+    functions (`functions`) and macros (`helpers`) of the Rust source `text`."""
+    read = _read(text, outside or NOTHING)
+    return [(k, end) for _, k, end in read.asserting()] + read.macro_spans()
 
 
 def definitions(text: str, names: Iterable[str], outside: Reached | None = None) -> list[Macro]:

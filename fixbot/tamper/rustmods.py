@@ -56,6 +56,7 @@ class FileRead:
     kinds: list[str]
     owner: list[int]
     inside: list[bool]
+    imports: list[bool] = field(default_factory=list)  # each token: in a `use` declaration
 
 
 def roots(paths: Iterable[str]) -> list[str]:
@@ -195,7 +196,7 @@ class Crates:
         if parent is not None:
             self.modules[parent].children.setdefault(name, []).append(mid)
         inside = [testing or any(a <= at < b for a, b in spans) for at in starts]
-        read = FileRead(words, kinds, [mid] * len(words), inside)
+        read = FileRead(words, kinds, [mid] * len(words), inside, [False] * len(words))
         self.files.append(read)
         self._scope(read, 0, len(words), mid, (mod_rs, (path, *chain[2:])))
 
@@ -213,7 +214,7 @@ class Crates:
                 found, after = use_tree(words, k + 1)
                 self.modules[mid].uses += found
                 for j in range(k, min(after, end)):
-                    read.owner[j] = mid
+                    read.owner[j], read.imports[j] = mid, True
                 k = max(after, k + 1)
                 continue
             if word != "mod" or k + 2 >= end or read.kinds[k + 1] != "ident":

@@ -5,12 +5,14 @@ resolved from its module as rustc resolves it, and the macros visible where it i
 `#[macro_use]` module's, an exported one's): `reached`, per file, read by
 `fixbot.tamper.rusttests` with `fixbot.tamper.rustasserts`, which says which of them assert.
 
-Limits: a method called on a value (`x.check(..)`) or through a type (`Sums::check`) resolves
-only as far as the module of its path (each later segment looked up there); a macro is reached
-by its name wherever a `#[macro_use]` declaration above the test code, or a `#[macro_export]`,
-makes one visible (textual order left out: generous); the paths of an assertion function's own
-body are not followed to another file (a `const` it names in its own file is read by
-`rustasserts.guarded`).
+The paths of the assertion functions and macros so reached are resolved the same way
+(`Reached.rested`: a `const` `check` imports from a third file), less the names the crate's
+code uses (`_coded`: such a `const` named by `add` is the code's).
+
+Limits: a method called on a value (`x.check(..)`) is reached in each file the same test code
+reaches an item in (its receiver's type is not read); a macro is reached by its name wherever a
+`#[macro_use]` declaration above the test code, or a `#[macro_export]`, makes one visible
+(textual order left out: generous); a glob import's own path is resolved without globs.
 """
 
 from __future__ import annotations
@@ -178,9 +180,10 @@ def _path(words: list[str], kinds: list[str], k: int) -> tuple[list[str], int]:
     return segments, j
 
 
-def _starts(read: FileRead, k: int) -> bool:
-    """Whether test code's token `k` of `read` starts a path that may name an item."""
-    if not read.inside[k] or read.kinds[k] != "ident" or read.words[k] in KEYWORDS:
+def _starts(read: FileRead, k: int, mask: list[bool]) -> bool:
+    """Whether token `k` of `read`, read where `mask` holds, starts a path that may name an
+    item."""
+    if not mask[k] or read.kinds[k] != "ident" or read.words[k] in KEYWORDS:
         return False
     before = read.words[max(k - 2, 0) : k]
     return before != [":", ":"] and before[-1:] != ["."]
@@ -200,20 +203,36 @@ def reached(texts: Mapping[str, str]) -> dict[str, Reached]:
     crate roots among them: `roots`) reaches in each file by name (`Reached`: the items its
     paths resolve to, the macros visible where it invokes them), by file path; a method the
     test code of a file calls (`Checker.check(..)`, its receiver's type unknown) is reached
-    in each file that code reaches an item in. Never raises: an unresolved path reaches
-    nothing but what its module's own scope may define."""
+    in each file that code reaches an item in; and what the paths of the assertion functions
+    and macros (`rustasserts.assertion_spans`) reach, as `rested`, less the names the crate's
+    code uses (`_coded`). Never raises: an unresolved path reaches nothing but what its
+    module's own scope may define."""
     crates = Crates(texts)
     resolver = _Resolver(crates)
     names: dict[str, set[str]] = {}
     macros: dict[str, set[str]] = {}
     anchors = _macro_anchors(crates)
     for read in crates.files:
-        files = _read_paths(read, resolver, anchors, (names, macros))
+        files = _read_paths(read, resolver, anchors, (names, macros), read.inside)
         for path in files:
             names.setdefault(path, set()).update(_methods(read))
-    return {
+    first = {
         path: Reached(frozenset(names.get(path, ())), frozenset(macros.get(path, ())))
         for path in names.keys() | macros.keys()
+    }
+    rested: dict[str, set[str]] = {}
+    coded: set[str] = set()
+    for read in (read for read in crates.files if read.words):
+        path = crates.modules[read.owner[0]].path
+        mask = [False] * len(read.words)
+        for k, end in rustasserts.assertion_spans(texts[path], first.get(path)):
+            mask[k:end] = [True] * (end - k)
+        _read_paths(read, resolver, anchors, (rested, rested), mask)
+        coded |= _coded(read, mask)
+    rested = {path: found - coded for path, found in rested.items()}
+    return {
+        path: first.get(path, Reached())._replace(rested=frozenset(rested.get(path, ())))
+        for path in first.keys() | rested.keys()
     }
 
 
@@ -222,11 +241,13 @@ def _read_paths(
     resolver: _Resolver,
     anchors: list[tuple[str, int]],
     into: tuple[dict[str, set[str]], dict[str, set[str]]],
+    mask: list[bool],
 ) -> set[str]:
-    """Add to `into` (items, macros: by file, the names reached there) what each path of the
-    test code of `read` reaches; the files its items were reached in."""
+    """Add to `into` (items, macros: by file, the names reached there) what each path of
+    `read` where `mask` holds (its test code, or its assertion functions) reaches; the files
+    its items were reached in."""
     crates, files = resolver.crates, set()
-    for k in (k for k in range(len(read.words)) if _starts(read, k)):
+    for k in (k for k in range(len(read.words)) if _starts(read, k, mask)):
         segments, after = _path(read.words, read.kinds, k)
         bang = read.words[after : after + 1] == ["!"]
         for mid, name in resolver.targets(read.owner[k], segments):
@@ -236,6 +257,18 @@ def _read_paths(
             for path in _visible(crates, anchors, read.owner[k]):
                 into[1].setdefault(path, set()).add(segments[-1])
     return files
+
+
+def _coded(read: FileRead, mask: list[bool]) -> set[str]:
+    """The names the code of `read` uses: its tokens outside the test regions, the assertion
+    spans (`mask`) and its `use` declarations, but an item's own name where it is defined."""
+    return {
+        word
+        for k, word in enumerate(read.words)
+        if not (read.inside[k] or mask[k] or read.imports[k])
+        and read.kinds[k] == "ident"
+        and read.words[k - 1 : k] not in (["const"], ["static"], ["mut"], ["fn"])
+    }
 
 
 def _visible(crates: Crates, anchors: list[tuple[str, int]], mid: int) -> set[str]:

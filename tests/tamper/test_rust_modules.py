@@ -296,3 +296,24 @@ def test_a_module_moved_whole_or_a_file_added_beside_is_the_codes() -> None:
     assert changed(start, {"src/lib.rs": moved, "src/checks.rs": UTIL}) == []
     fixed = POINTED.replace("mod util;", "mod util;\nmod more;").replace("a - b", "a + b")
     assert changed(start, {"src/lib.rs": fixed, "src/more.rs": EMPTY}) == []
+
+
+LIMITED = "use crate::limits::SLACK;\n\n" + UTIL.replace(
+    "assert_eq!(a, b);", 'assert!((a - b).abs() <= SLACK, "{a} != {b}");'
+)
+
+
+def test_a_constant_an_assertion_function_imports_from_a_third_file_is_the_tests() -> None:
+    """`check` in src/util.rs imports `SLACK` from src/limits.rs: loosened there, a test
+    changed (the paths of the assertion functions are resolved as the tests' are); named by
+    the code too (`add` in src/lib.rs), the code's: its honest change is no finding."""
+    start = {
+        "src/lib.rs": lib("mod util;\nmod limits;", f"util::{CALL}"),
+        "src/util.rs": LIMITED,
+        "src/limits.rs": "pub const SLACK: i32 = 0;\n",
+    }
+    [cheat] = found(start, "src/limits.rs", "pub const SLACK: i32 = 4;\n")
+    assert cheat.startswith("rust-test-changed in src/limits.rs"), cheat
+    assert cheat.endswith("changed: SLACK, which the tests' assertions use"), cheat
+    shared = {**start, "src/lib.rs": start["src/lib.rs"].replace("a - b", "a - b + limits::SLACK")}
+    assert found(shared, "src/limits.rs", "pub const SLACK: i32 = 4;\n") == []
