@@ -225,7 +225,8 @@ def reached(texts: Mapping[str, str]) -> dict[str, Reached]:
     for read in (read for read in crates.files if read.words):
         path = crates.modules[read.owner[0]].path
         mask = [False] * len(read.words)
-        for k, end in rustasserts.assertion_spans(texts[path], first.get(path)):
+        spans = rustasserts.assertion_spans(texts[path], first[path]) if path in first else []
+        for k, end in spans:
             mask[k:end] = [True] * (end - k)
         _read_paths(read, resolver, anchors, (rested, rested), mask)
         coded |= _coded(read, mask)
