@@ -220,17 +220,7 @@ def reached(texts: Mapping[str, str]) -> dict[str, Reached]:
         path: Reached(frozenset(names.get(path, ())), frozenset(macros.get(path, ())))
         for path in names.keys() | macros.keys()
     }
-    rested: dict[str, set[str]] = {}
-    coded: set[str] = set()
-    for read in (read for read in crates.files if read.words):
-        path = crates.modules[read.owner[0]].path
-        mask = [False] * len(read.words)
-        spans = rustasserts.assertion_spans(texts[path], first[path]) if path in first else []
-        for k, end in spans:
-            mask[k:end] = [True] * (end - k)
-        _read_paths(read, resolver, anchors, (rested, rested), mask)
-        coded |= _coded(read, mask)
-    rested = {path: found - coded for path, found in rested.items()}
+    rested = _rested(resolver, anchors, first, texts)
     return {
         path: first.get(path, Reached())._replace(rested=frozenset(rested.get(path, ())))
         for path in first.keys() | rested.keys()
@@ -258,6 +248,27 @@ def _read_paths(
             for path in _visible(crates, anchors, read.owner[k]):
                 into[1].setdefault(path, set()).add(segments[-1])
     return files
+
+
+def _rested(
+    resolver: _Resolver,
+    anchors: list[tuple[str, int]],
+    first: dict[str, Reached],
+    texts: Mapping[str, str],
+) -> dict[str, set[str]]:
+    """By file, what the paths of the assertion functions and macros of the files the test
+    code reaches (`first`) reach there, less the names the crate's code uses (`_coded`)."""
+    rested: dict[str, set[str]] = {}
+    coded: set[str] = set()
+    for read in (read for read in resolver.crates.files if read.words):
+        path = resolver.crates.modules[read.owner[0]].path
+        mask = [False] * len(read.words)
+        spans = rustasserts.assertion_spans(texts[path], first[path]) if path in first else []
+        for k, end in spans:
+            mask[k:end] = [True] * (end - k)
+        _read_paths(read, resolver, anchors, (rested, rested), mask)
+        coded |= _coded(read, mask)
+    return {path: found - coded for path, found in rested.items()}
 
 
 def _coded(read: FileRead, mask: list[bool]) -> set[str]:
