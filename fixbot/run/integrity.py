@@ -24,7 +24,7 @@ from fixbot.core.failure import Counts
 from fixbot.process import commits, git
 from fixbot.run import revtext
 from fixbot.tamper import changes as sides
-from fixbot.tamper import doctests, imports, rusttests
+from fixbot.tamper import doctests, imports, rustmods, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
 from fixbot.tamper.cheats import detect
 from fixbot.tamper.filters import module_names
@@ -70,16 +70,21 @@ def cheats(
 def _parents(repo: Path, start: str, found: list[Change]) -> dict[str, str]:
     """The start's text of each file that could declare a changed `.rs` file's module
     (`fixbot.tamper.rusttests.parents`: `#[cfg(test)] mod tests;` in src/lib.rs) or name it by
-    a path from a test region (`rusttests.declarers`: `#[path = "checks.rs"]`, `include!`)."""
+    a path from a test region (`rusttests.declarers`: `#[path = "checks.rs"]`, `include!`),
+    and of the crate's files around it (`fixbot.tamper.rustmods.crate_files`: the module tree
+    whose tests may reach an assertion function in it, round 39)."""
     rust = [change.path for change in found if rusttests.program_file(change.path)]
     if not rust:
         return {}
-    listed = git.names(repo, "ls-tree", "-r", "--name-only", start)
+    blobs = revtext.objects(repo, start)  # each file then read by one `git cat-file`
     wanted = sorted(
         {parent for path in rust for parent in rusttests.parents(path)}
-        | set(rusttests.declarers(rust, listed))
+        | set(rusttests.declarers(rust, blobs))
+        | set(rustmods.crate_files(rust, blobs))
     )
-    return {path: text for path in wanted if (text := revtext.text(repo, start, path))}
+    return {
+        path: text for path in wanted if path in blobs and (text := revtext.blob(repo, blobs[path]))
+    }
 
 
 def modules(repo: Path, verified: str) -> frozenset[str]:

@@ -77,23 +77,29 @@ def expected_to_raise(text: str) -> frozenset[Imported]:
     stars: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         _bind(node, names, modules, stars)
-    subjects: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _raises(node.func) and len(node.args) > 1:
-            subjects.append(node.args[1])
-        elif isinstance(node, ast.With | ast.AsyncWith) and any(
-            isinstance(item.context_expr, ast.Call) and _raises(item.context_expr.func)
-            for item in node.items
-        ):
-            calls = (c for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call))
-            subjects.extend(call.func for call in calls)
+    subjects = (subject for node in ast.walk(tree) for subject in _subjects(node))
     return frozenset(
         found for subject in subjects for found in _referred(subject, names, modules, stars)
     )
 
 
-def _raises(func: ast.expr) -> bool:
-    """Whether a call of `func` asserts an expected exception (`RAISES`, by its last name)."""
+def _subjects(node: ast.AST) -> list[ast.expr]:
+    """What `node` expects to raise (`expected_to_raise`): the callable an `assertRaises(E, f,
+    ...)` call hands on, or the functions called in the body of a `with` of one."""
+    if isinstance(node, ast.Call) and _raises(node) and len(node.args) > 1:
+        return [node.args[1]]
+    if not isinstance(node, ast.With | ast.AsyncWith):
+        return []
+    if not any(_raises(item.context_expr) for item in node.items):
+        return []
+    return [c.func for s in node.body for c in ast.walk(s) if isinstance(c, ast.Call)]
+
+
+def _raises(node: ast.expr) -> bool:
+    """Whether `node` is a call asserting an expected exception (`RAISES`, by its last name)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
     return name in RAISES
 

@@ -14,12 +14,28 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from fixbot.ecosystems import rust
 from fixbot.tamper.changes import Change
 from fixbot.tamper.record import Cheat
 
 Macro = tuple[str, tuple[str, ...]]  # a macro's name and its tokens' texts
+
+
+class Reached(NamedTuple):
+    """What test code outside a file reaches in it by name (`fixbot.tamper.rustmods.reached`):
+    the items (`fn`, `const`, `static`) its paths and imports resolve to there (`names`), the
+    macros it invokes that are visible there (`macros`), and the items the paths of the
+    assertion functions and macros of other files resolve to there (`rested`: a `const SLACK`
+    of src/limits.rs that src/util.rs's `check` imports)."""
+
+    names: frozenset[str] = frozenset()
+    macros: frozenset[str] = frozenset()
+    rested: frozenset[str] = frozenset()  # what assertion functions elsewhere name here
+
+
+NOTHING = Reached()
 
 # the assertion macros a test's verdict rests on, which a macro of the same name shadows
 ASSERTIONS = re.compile(r"(?:debug_)?assert(?:_eq|_ne|_matches)?")
@@ -33,26 +49,23 @@ def _asserts(body: list[str]) -> bool:
     )
 
 
-def helpers(text: str) -> list[Macro]:
+def helpers(text: str, outside: Reached | None = None) -> list[Macro]:
     """The assertion macros of the Rust source `text` that its test regions call: each
     `macro_rules!` outside the regions whose body asserts (`assert_eq!`, `assert!`) and whose
     name a test region invokes (`check!(add(2, 2), 4)`), or that such a macro invokes in turn
     (`check!` expanding to `verify!`, which asserts: round 25), as (its name, its tokens'
     texts). Round 23: the tests' own assertion, defined beside the code, emptied by the fix,
-    changed no test region. A macro of another file (`#[macro_use] mod macros;`) is not read."""
-    spans = rust.unit_test_regions(text)
-    found = rust.tokens(text)
-    words = [text[t.start : t.end] for t in found]
-    inside = [_within(token.start, spans) for token in found]
-    bodies = _macros(text, found, words, inside)
-    called = {w for k, w in enumerate(words[:-1]) if inside[k] and _bang(words, k)}
-    reached = _reached(bodies, called)
+    changed no test region. `outside`: what the tests of the crate's other files reach in this
+    one (`fixbot.tamper.rustmods.reached`: a `#[macro_use] mod macros;`'s macros, round 39)."""
+    read = _read(text, outside or NOTHING)
     return [
-        (name, tuple(body)) for name, body in bodies.items() if name in reached and _asserts(body)
+        (name, tuple(body))
+        for name, body in read.bodies.items()
+        if name in read.reached and _asserts(body)
     ]
 
 
-def functions(text: str) -> list[Macro]:
+def functions(text: str, outside: Reached | None = None) -> list[Macro]:
     """The assertion functions of the Rust source `text` that its test regions name: each `fn`
     outside the regions whose body is assertion macros alone (`{ assert_eq!(a, b); }`, one or
     more, nothing else) and whose name a test region, or an assertion macro it invokes
@@ -62,23 +75,26 @@ def functions(text: str) -> list[Macro]:
     does anything else (`div`'s `assert!(b != 0)` before its division) is the code's: its
     precondition is the code's to change (the policy chosen: an honest fix of a function that
     only asserts and that the tests name is a test change, published with `allow-test-edits`).
-    What the fix may not change is read by `guarded` and `definitions`."""
-    read = _read(text)
+    What the fix may not change is read by `guarded` and `definitions`. `outside`: the names
+    the tests of the crate's other files reach in this one (`fixbot.tamper.rustmods.reached`:
+    `util::check(..)` from src/lib.rs's tests, round 39), named as a test region names them."""
+    read = _read(text, outside or NOTHING)
     return [(name, tuple(read.words[k:end])) for name, k, end in read.asserting()]
 
 
-def guarded(text: str) -> dict[str, str]:
+def guarded(text: str, outside: Reached | None = None) -> dict[str, str]:
     """What the tests' assertions rest on outside the test regions of the Rust source `text`,
     by name: each assertion function (`functions`), and each `const` or `static` that an
     assertion function or a macro of `helpers` names and that no other code outside the test
     regions names (round 35: `const SLACK`, a tolerance `check` compares within), each with the
     words a finding names it by. A function such an assertion calls is the code's (`close(a,
     b)` in `assert!(close(a, b))`, `add` in `assert_eq!(add(a, b), c)`: the code under test
-    may be that function)."""
-    read = _read(text)
+    may be that function). `outside` as for `functions`; a `const` or `static` its `rested`
+    names is named by an assertion function of another file (round 39)."""
+    read = _read(text, outside or NOTHING)
     asserting = read.asserting()
-    spans = [(k, end) for _, k, end in asserting] + read.macro_spans()
-    used = {w for k, end in spans for w in read.words[k:end]}
+    spans = assertion_spans(text, outside)
+    used = {w for k, end in spans for w in read.words[k:end]} | (outside or NOTHING).rested
     found = {name: f"the assertion function {name}" for name, _, _ in asserting}
     for name, k, end in read.items(used - set(found)):
         if read.words[k] != "fn" and not read.named_elsewhere(name, [*spans, (k, end)]):
@@ -86,16 +102,23 @@ def guarded(text: str) -> dict[str, str]:
     return found
 
 
-def definitions(text: str, names: Iterable[str]) -> list[Macro]:
+def assertion_spans(text: str, outside: Reached | None = None) -> list[tuple[int, int]]:
+    """The token spans (`rust.tokens(text)`'s indexes, the end exclusive) of the assertion
+    functions (`functions`) and macros (`helpers`) of the Rust source `text`."""
+    read = _read(text, outside or NOTHING)
+    return [(k, end) for _, k, end in read.asserting()] + read.macro_spans()
+
+
+def definitions(text: str, names: Iterable[str], outside: Reached | None = None) -> list[Macro]:
     """Every item outside the test regions of the Rust source `text` that defines one of
     `names` (`fn`, `const`, `static`, wherever it is: in an `impl`, inside a macro's input), as
     (its name, its tokens' texts from its first attribute): round 35, the start's `check` kept
     token for token under `#[cfg(not(debug_assertions))]` beside an empty twin the tests build
     with is two definitions where the start had one, and a definition whose attributes changed
-    is another."""
-    read = _read(text)
+    is another. `outside` as for `functions` (the items read are the same whatever it is)."""
+    read = _read(text, outside or NOTHING)
     return [
-        (name, tuple(read.words[_first(read.words, k) : end]))
+        (name, tuple(read.words[item_start(read.words, k) : end]))
         for name, k, end in read.items(set(names))
     ]
 
@@ -103,10 +126,10 @@ def definitions(text: str, names: Iterable[str]) -> list[Macro]:
 class _Read:
     """The Rust source `text` read once: its tokens (`found`), their texts (`words`), whether
     each is inside a test region (`inside`), its `macro_rules!` bodies outside them (`bodies`),
-    those the test regions invoke, however deep (`reached`), and the names the test regions and
-    those macros name (`named`)."""
+    those the test regions (or the crate's other files' tests: `outside`) invoke, however deep
+    (`reached`), and the names the test regions, those macros and `outside` name (`named`)."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, outside: Reached = NOTHING) -> None:
         self.text = text
         spans = rust.unit_test_regions(text)
         self.found = rust.tokens(text)
@@ -114,8 +137,8 @@ class _Read:
         self.inside = inside = [_within(token.start, spans) for token in self.found]
         self.bodies = _macros(text, self.found, words, inside)
         called = {w for k, w in enumerate(words[:-1]) if inside[k] and _bang(words, k)}
-        self.reached = _reached(self.bodies, called)
-        self.named = {w for k, w in enumerate(words) if inside[k]}
+        self.reached = _reached(self.bodies, called | outside.macros)
+        self.named = {w for k, w in enumerate(words) if inside[k]} | outside.names
         for name in self.reached:
             self.named.update(self.bodies[name])
 
@@ -161,11 +184,11 @@ class _Read:
 
 
 @functools.lru_cache(maxsize=8)
-def _read(text: str) -> _Read:
+def _read(text: str, outside: Reached = NOTHING) -> _Read:
     """`_Read(text)`, kept for the few texts one judgement reads again: `rusttests` asks
     `guarded` and `definitions` of the start's text and `definitions` of the fix's, each
     tokenizing the whole file otherwise. A `_Read` is never changed once made."""
-    return _Read(text)
+    return _Read(text, outside)
 
 
 # the keywords of the items an assertion rests on, and the words that may stand before one
@@ -173,7 +196,7 @@ ITEMS = ("fn", "const", "static")
 QUALIFIERS = ("pub", "const", "async", "unsafe", "extern", "default")
 
 
-def _first(words: list[str], k: int) -> int:
+def item_start(words: list[str], k: int) -> int:
     """The index of the first token of the item whose keyword is at `k`: its attributes
     (`#[cfg(...)]`, `#[track_caller]`), visibility (`pub`, `pub(crate)`) and qualifiers."""
     j = k
@@ -215,13 +238,13 @@ def _only_asserts(body: list[str]) -> bool:
             return False
         if body[j + 2 : j + 3] not in (["("], ["["], ["{"]):
             return False
-        j = _closing(body, j + 2) + 1
+        j = closing(body, j + 2) + 1
         if body[j : j + 1] == [";"]:
             j += 1
     return bool(body)
 
 
-def _closing(words: list[str], k: int) -> int:
+def closing(words: list[str], k: int) -> int:
     """The index of the bracket closing the one at `k` among `words` (the last when
     unbalanced). A string's text is one word, so a bracket in it is none."""
     depth = 0

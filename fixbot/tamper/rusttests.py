@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fixbot.ecosystems import rust
-from fixbot.tamper import rustasserts
+from fixbot.tamper import rustasserts, rustpaths
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.record import Cheat
 
@@ -273,14 +274,17 @@ def _differ(before: list[Region], after: list[Region]) -> list[str]:
     return names or (["their order"] if before != after else [])
 
 
-def _helped(change: Change) -> list[str]:
+def _helped(change: Change, outside: rustasserts.Reached | None = None) -> list[str]:
     """The assertion macros and functions its tests call (`rustasserts.helpers`,
     `rustasserts.guarded`) that the fix changed in `change`: every definition of a name the
-    start's assertions rest on compared, from its first attribute (`rustasserts.definitions`)."""
+    start's assertions rest on compared, from its first attribute (`rustasserts.definitions`).
+    `outside`: what the start's tests in the crate's other files reach in this one
+    (`fixbot.tamper.rustpaths.reached`), the same for both sides."""
     old, new = change.old or "", change.new or ""
-    macros = _differ(rustasserts.helpers(old), rustasserts.helpers(new))
-    guarded = rustasserts.guarded(old)  # a function only the fix's added tests name: none
-    items = _differ(rustasserts.definitions(old, guarded), rustasserts.definitions(new, guarded))
+    macros = _differ(rustasserts.helpers(old, outside), rustasserts.helpers(new, outside))
+    guarded = rustasserts.guarded(old, outside)  # a function only the fix's added tests name: none
+    before = rustasserts.definitions(old, guarded, outside)
+    items = _differ(before, rustasserts.definitions(new, guarded, outside))
     return [f"the assertion macro {name}!" for name in macros if name != "their order"] + [
         guarded[name] for name in items if name in guarded
     ]
@@ -295,15 +299,18 @@ def _tested(change: Change, whole: bool) -> list[str]:
     return names
 
 
-def changed(change: Change, whole: bool = False) -> Cheat | None:
+def changed(
+    change: Change, whole: bool = False, outside: rustasserts.Reached | None = None
+) -> Cheat | None:
     """`rust-test-changed` where the fix removed or changed a test region of the `.rs` file
     `change` (its tokens compared: the item, its attributes, its body), an assertion macro its
     tests call (`rustasserts.helpers`), or a doc-test; the file's tokens whole where it is a
     test module (`whole`: `declared`). Tests only added are no finding: the deciding check runs
-    with the start's regions (`added_only`), but not with the start's assertion macros."""
+    with the start's regions (`added_only`), but not with the start's assertion macros.
+    `outside`: what the crate's tests in other files reach in this one (`_helped`)."""
     if not program_file(change.path):
         return None
-    helped = _helped(change)
+    helped = _helped(change, outside)
     if not whole and not helped and added_only(change) is not None:
         return None
     names = _tested(change, whole) + helped
@@ -313,13 +320,59 @@ def changed(change: Change, whole: bool = False) -> Cheat | None:
     return Cheat("rust-test-changed", change.path, evidence)
 
 
+def _repointed(changes: list[Change], texts: Mapping[str, str]) -> Cheat | None:
+    """`rust-test-changed` where what the start's assertions rest on across the crate
+    (`fixbot.tamper.rustpaths.rests`: its assertion functions, constants and macros, wherever
+    the tests reach them) differs in the fix's tree, though no file's own reading found it:
+    round 39, `mod util;` given `#[path = "other.rs"]`, or `pub use util::check;` turned
+    `pub use other::check;`, where other.rs's `check` asserts nothing."""
+    start = rustpaths.rests(texts)
+    if not start:
+        return None
+    names = frozenset(name for _, name, _ in start)
+    before, now = rustpaths.rests(texts, names), rustpaths.rests(_after(changes, texts), names)
+    if _kept(before) == _kept(now):
+        return None
+    moved = sorted({name for _, name, _ in (before - now) + (now - before)})
+    rust = sorted(c.path for c in changes if program_file(c.path)) or [""]
+    evidence = f"what the tests' assertions rest on changed: {', '.join(moved)}"
+    return Cheat("rust-test-changed", rust[0], evidence)
+
+
+def _after(changes: list[Change], texts: Mapping[str, str]) -> dict[str, str]:
+    """The start's `texts` with the fix's `changes` to its `.rs` program files made."""
+    after = dict(texts)
+    for change in changes:
+        after.pop(change.path, None)
+        if change.new is not None and program_file(change.path):
+            after[change.path] = change.new
+    return after
+
+
+def _kept(rests: Counter[rustpaths.Rest]) -> Counter[tuple[str, tuple[str, ...]]]:
+    """`rests` by name and tokens, wherever they are (a definition moved whole is kept)."""
+    kept: Counter[tuple[str, tuple[str, ...]]] = Counter()
+    for (_, name, words), count in rests.items():
+        kept[(name, words)] += count
+    return kept
+
+
 def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) -> list[Cheat]:
     """`rust-test-changed` for each of `changes` that is a `.rs` file outside the tests'
     folders whose test regions differ (`changed`), or a test module's file (`declared` by one
     of its `parents`, read in `texts`: path to the start's text) that differs; a file under
-    `tests/` is judged as the tests' already (`fixbot.tamper.cheats`). Then `framework-patched`
+    `tests/` is judged as the tests' already (`fixbot.tamper.cheats`). The assertion functions
+    and macros a file's tests reach in another file of the crate (`texts` read as its module
+    tree: `fixbot.tamper.rustpaths.reached`, round 39: `util::check` in src/util.rs) are
+    judged with that file, and where no file's reading finds a change, the crate's whole
+    (`_repointed`: the module tree or an import changed under them). Then `framework-patched`
     and `always-equal` (`fixbot.tamper.rustasserts.detect`: the code outside the regions)."""
     known = texts or {}
-    found = [changed(change, declared(change.path, known)) for change in changes]
+    reach = rustpaths.reached(known) if known else {}
+    found = [
+        changed(change, declared(change.path, known), reach.get(change.path)) for change in changes
+    ]
+    if known and not any(found):
+        found.append(_repointed(list(changes), known))
     found += rustasserts.detect(changes)
     return [cheat for cheat in found if cheat is not None]

@@ -576,11 +576,6 @@ def _hole(why: str) -> pytest.MarkDecorator:
             {"src/lib.rs": IN_UTIL, "src/util.rs": UTIL},
             {"src/util.rs": UTIL.replace(*EMPTIED)},
             id="in-another-module-file",
-            marks=_hole(
-                "each file is read alone: src/util.rs has no test region, so no call; class of"
-                " fix: the calls of the start's test regions of every `.rs` file read with the"
-                " functions of the files they name (`declarers`' folders)"
-            ),
         ),
         pytest.param(
             {"src/lib.rs": HELPER},
@@ -621,7 +616,9 @@ def test_round_35_assertion_helpers_changed(start: dict[str, str], fix: dict[str
     prove it through fixbot: tests/run/test_runner_attacks_round35.py): the tests' assertion
     changed where no rule read it, each `rust-test-changed` since (`rustasserts.functions`
     reads every name the tests name, `definitions` every definition from its first attribute,
-    `rust._positive_test` a `cfg` as a predicate); the two strict xfails are still holes."""
+    `rust._positive_test` a `cfg` as a predicate; round 39: `util::check` in src/util.rs found
+    through the crate's module tree, `fixbot.tamper.rustpaths.reached`, its variants in
+    tests/tamper/test_rust_modules.py); the strict xfail is still a hole."""
     changes = [Change(path, start.get(path), text) for path, text in fix.items()]
     if not detect(changes, start):
         raise ValueError("no finding")

@@ -1,0 +1,294 @@
+"""A Rust crate's module tree, read from the start's files: round 39, an assertion function the
+tests call (`util::check(add(2, 2), 4)`, `use crate::util::check;`) defined in another module file
+(`pub mod util;` in src/lib.rs, src/util.rs) and emptied there was no finding, each file read
+alone (`fixbot.tamper.rustasserts` reads a file's own test regions). Here the crate's module
+files are found as rustc finds them (https://doc.rust-lang.org/reference/items/modules.html:
+`mod x;` is `x.rs` or `x/mod.rs` beside a `mod.rs`, `lib.rs` or `main.rs` or a file a `#[path]`
+named, under a folder of its own name beside any other file; a `#[path]` relative to the
+declaring file's folder; inline `mod a { mod b; }` folders), and the `use` declarations of each
+module read (`{}` groups, `as`, `*`, `self`, `pub use` re-exports): `Crates`, which
+`fixbot.tamper.rustpaths` resolves the test code's paths in, and `crate_files`, the files
+`fixbot.run.integrity` reads for it.
+
+Limits: `cfg`s are not evaluated (every declaration is read, a generous reading), nor a macro
+writing `mod` or `use`; a crate root by `[lib] path` is found only under the name `lib.rs` or
+`main.rs`; another crate's tests (`tests/*.rs` naming the library by its crate name) are not
+read.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from fixbot.ecosystems import rust
+from fixbot.tamper.changes import is_test_file
+from fixbot.tamper.rustasserts import closing, item_start
+
+MAX_MODULES = 2000  # module records made at most for one crate set: a bound, not a limit met
+
+Use = tuple[str, tuple[str, ...]]  # the name a `use` binds ("*" for a glob) and its path
+
+
+@dataclass
+class Module:
+    """One module of a crate: the file it is written in (`path`), its inline modules' names
+    inside that file (`inline`), its parent's index (None for a crate root), its children by
+    name (indexes), the `use` declarations of its own scope, and whether its declaration
+    carries `#[macro_use]`."""
+
+    path: str
+    inline: tuple[str, ...]
+    parent: int | None
+    children: dict[str, list[int]] = field(default_factory=dict)
+    uses: list[Use] = field(default_factory=list)
+    macro_use: bool = False
+
+
+@dataclass
+class FileRead:
+    """One reading of a file as a module: its tokens' texts and kinds, the module owning each
+    token (an inline module's its own), and whether each is test code (in a test region, or
+    the file whole where a test region declares it: `#[cfg(test)] mod tests;`)."""
+
+    words: list[str]
+    kinds: list[str]
+    owner: list[int]
+    inside: list[bool]
+    imports: list[bool] = field(default_factory=list)  # each token: in a `use` declaration
+
+
+def roots(paths: Iterable[str]) -> list[str]:
+    """The crate roots among `paths` (repository-relative): each `lib.rs` and `main.rs`, and
+    each binary under a `src/bin/` folder (`src/bin/x.rs`, `src/bin/x/main.rs`), sorted."""
+    found = set()
+    for path in paths:
+        name, folder = posixpath.basename(path), posixpath.dirname(path)
+        if name in ("lib.rs", "main.rs") or (
+            name.endswith(".rs") and posixpath.basename(folder) == "bin"
+        ):
+            found.add(path)
+    return sorted(found)
+
+
+def module_files(path: str, inline: tuple[str, ...], name: str, mod_rs: bool) -> list[str]:
+    """The files rustc reads for `mod name;` in the file `path` inside its inline modules
+    `inline`: `name.rs` and `name/mod.rs` in the folder of `path` where it is a mod-rs file
+    (`mod_rs`: a crate root, a `mod.rs`, a file a `#[path]` named), else in a folder named as
+    its file (`src/util.rs`'s `mod inner;` is `src/util/inner.rs`)."""
+    folder = posixpath.dirname(path)
+    if not mod_rs:
+        folder = posixpath.join(folder, posixpath.basename(path).removesuffix(".rs"))
+    base = posixpath.join(folder, *inline, name)
+    return [f"{base}.rs", f"{base}/mod.rs"]
+
+
+def attributed(path: str, inline: tuple[str, ...], mod_rs: bool, given: str) -> str:
+    """The file a `#[path = "given"]` names on a `mod` of the file `path` inside `inline`:
+    relative to the file's folder, and inside inline modules to their folders as
+    `module_files` reads them."""
+    folder = posixpath.dirname(path)
+    if inline and not mod_rs:
+        folder = posixpath.join(folder, posixpath.basename(path).removesuffix(".rs"))
+    return posixpath.normpath(posixpath.join(folder, *inline, given))
+
+
+def _kind_words(text: str) -> tuple[list[str], list[str], list[int]]:
+    found = rust.tokens(text)
+    return [text[t.start : t.end] for t in found], [t.kind for t in found], [t.start for t in found]
+
+
+def _attributes(words: list[str], k: int) -> list[str]:
+    """The tokens' texts of the attributes and visibility before the item whose keyword is at
+    `k`."""
+    return words[item_start(words, k) : k]
+
+
+def _path_attribute(attributes: list[str]) -> str | None:
+    """The path a `#[path = "x.rs"]` (or `cfg_attr(.., path = "x.rs")`) among `attributes`
+    names, its quotes taken off (None where none does)."""
+    for j in range(1, len(attributes) - 2):
+        if attributes[j : j + 2] == ["path", "="] and attributes[j - 1] in ("[", ","):
+            given = attributes[j + 2]
+            if len(given) >= 2 and given[0] == given[-1] == '"':
+                return given[1:-1]
+    return None
+
+
+def use_tree(words: list[str], k: int, prefix: tuple[str, ...] = ()) -> tuple[list[Use], int]:
+    """The bindings of the use tree starting at token `k` of `words` (after `use`, or inside a
+    group), each (the name it binds, or "*" for a glob; its path from `prefix`), and the index
+    past the tree: `a::{b, c::d as e, f::*, self}` is (b, a::b), (e, a::c::d), (*, a::f),
+    (a, a)."""
+    path = list(prefix)
+    if words[k : k + 2] == [":", ":"]:
+        k += 2
+    while k < len(words):
+        word = words[k]
+        if word == "{":
+            return _group(words, k + 1, tuple(path))
+        if word == "*":
+            return [("*", tuple(path))], k + 1
+        path.append(word)
+        k += 1
+        if words[k : k + 2] != [":", ":"]:
+            return _leaf(words, k, path)
+        k += 2
+    return [], k
+
+
+def _group(words: list[str], k: int, path: tuple[str, ...]) -> tuple[list[Use], int]:
+    """The bindings of the use trees of a `{ }` group whose first tree starts at `k`, each
+    from `path`, and the index past its `}`."""
+    found: list[Use] = []
+    while k < len(words) and words[k] != "}":
+        inner, k = use_tree(words, k, path)
+        found += inner
+        k += words[k : k + 1] == [","]
+    return found, k + 1
+
+
+def _leaf(words: list[str], k: int, path: list[str]) -> tuple[list[Use], int]:
+    """The binding of the use tree whose path `path` ended at `k` (an `as` there renames it;
+    `self` binds the module above it, `_` nothing), and the index past it."""
+    alias = path[-1]
+    if words[k : k + 1] == ["as"] and k + 1 < len(words):
+        alias, k = words[k + 1], k + 2
+    if path[-1] == "self":
+        path.pop()
+        alias = path[-1] if alias == "self" and path else alias
+    return ([(alias, tuple(path))] if path and alias != "_" else []), k
+
+
+class Crates:
+    """The module trees of the crates whose roots are among `texts` (path: the start's text),
+    built once: `modules` (index: `Module`), the readings of their files (`files`: one per
+    module a file is, with the module owning each token), and the files that export a macro
+    (`exported`). A file declared twice is read twice; one that declares itself (`#[path]`
+    round) is read once per chain; at most `MAX_MODULES` modules are made."""
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self.texts = texts
+        self.modules: list[Module] = []
+        self.files: list[FileRead] = []
+        self.exported = {p for p, text in texts.items() if "macro_export" in text}
+        for root in roots(texts):
+            self._file(root, None, "", [], ("mod-rs", ""))
+
+    def _add(self, module: Module) -> int:
+        self.modules.append(module)
+        return len(self.modules) - 1
+
+    def _file(
+        self, path: str, parent: int | None, name: str, attrs: list[str], chain: tuple[str, ...]
+    ) -> None:
+        """Read the file `path` as the module `name` of `parent` (None: a crate root), declared
+        with the attributes `attrs` (`#[macro_use]`); `chain`: the files above it, mod-rs flags
+        and test flags as `_declared` found them."""
+        text = self.texts.get(path)
+        if text is None or path in chain[2:] or len(self.modules) >= MAX_MODULES:
+            return
+        mod_rs, testing = chain[0] == "mod-rs", chain[1] == "test"
+        words, kinds, starts = _kind_words(text)
+        spans = rust.unit_test_regions(text)
+        mid = self._add(Module(path, (), parent, macro_use="macro_use" in attrs))
+        if parent is not None:
+            self.modules[parent].children.setdefault(name, []).append(mid)
+        inside = [testing or any(a <= at < b for a, b in spans) for at in starts]
+        read = FileRead(words, kinds, [mid] * len(words), inside, [False] * len(words))
+        self.files.append(read)
+        self._scope(read, 0, len(words), mid, (mod_rs, (path, *chain[2:])))
+
+    def _scope(
+        self, read: FileRead, start: int, end: int, mid: int, where: tuple[bool, tuple[str, ...]]
+    ) -> None:
+        """Read the tokens `start` to `end` of `read` as the scope of module `mid`: its `use`
+        declarations, its `mod` declarations (files read) and inline modules (scopes of their
+        own); `where`: whether the file is a mod-rs file, and the chain of files read."""
+        words, k = read.words, start
+        while k < end:
+            read.owner[k] = mid
+            word = words[k]
+            if word == "use" and read.kinds[k] == "ident":
+                found, after = use_tree(words, k + 1)
+                self.modules[mid].uses += found
+                for j in range(k, min(after, end)):
+                    read.owner[j], read.imports[j] = mid, True
+                k = max(after, k + 1)
+                continue
+            if word != "mod" or k + 2 >= end or read.kinds[k + 1] != "ident":
+                k += 1
+                continue
+            name, attrs = words[k + 1], _attributes(words, k)
+            if words[k + 2] == ";":
+                self._declared(mid, name, attrs, where, read.inside[k])
+            elif words[k + 2] == "{":
+                close = closing(words, k + 2)
+                module = self.modules[mid]
+                inline = Module(
+                    module.path, (*module.inline, name), mid, macro_use="macro_use" in attrs
+                )
+                child = self._add(inline)
+                module.children.setdefault(name, []).append(child)
+                self._scope(read, k + 3, min(close, end), child, where)
+                k = close
+            k += 1
+
+    def _declared(
+        self, mid: int, name: str, attrs: list[str], where: tuple[bool, tuple[str, ...]], test: bool
+    ) -> None:
+        """Read the files of `mod name;` declared in module `mid` with `attrs` (`where` as for
+        `_scope`; `test`: the declaration is test code, so the file is test code whole)."""
+        module, (mod_rs, chain) = self.modules[mid], where
+        given = _path_attribute(attrs)
+        if given is not None:
+            files = [(attributed(module.path, module.inline, mod_rs, given), True)]
+        else:
+            plain, folder = module_files(module.path, module.inline, name, mod_rs)
+            files = [(plain, False), (folder, True)]
+        flag = "test" if test else ""
+        for path, rs in files:
+            self._file(path, mid, name, attrs, ("mod-rs" if rs else "", flag, *chain))
+
+    def root(self, mid: int) -> int:
+        """The crate root above module `mid`."""
+        while (parent := self.modules[mid].parent) is not None:
+            mid = parent
+        return mid
+
+    def within(self, mid: int, anchor: int) -> bool:
+        """Whether module `mid` is `anchor` or inside it."""
+        at: int | None = mid
+        while at is not None and at != anchor:
+            at = self.modules[at].parent
+        return at == anchor
+
+
+MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
+
+
+def crate_files(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
+    """The `.rs` files of `listed` (the start's paths) in the crate of one of the `changed`
+    `.rs` files (the folder above its `src/`, or the repository's root where none is) outside
+    the tests' folders (`tests/`), the shallowest first, at most `MAX_CRATE_FILES`: what
+    `Crates` reads to find the module tree of the changed files."""
+    crates = {_crate(path) for path in changed if path.endswith(".rs")}
+    found = [
+        path
+        for path in listed
+        if path.endswith(".rs")
+        and not is_test_file(path)
+        and any(path.startswith(crate) for crate in crates)
+    ]
+    return sorted(found, key=lambda path: (path.count("/"), path))[:MAX_CRATE_FILES]
+
+
+def _crate(path: str) -> str:
+    """The folder prefix of the crate of `path` (`crates/a/` for `crates/a/src/x.rs`; "" for a
+    file under no `src/`)."""
+    steps = path.split("/")[:-1]
+    if "src" not in steps:
+        return ""
+    cut = len(steps) - steps[::-1].index("src") - 1
+    return "".join(f"{step}/" for step in steps[:cut])
