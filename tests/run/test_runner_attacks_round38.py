@@ -117,12 +117,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.repo import make_repo
+from fixbot.core.models import OutcomeKind
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
+from tests.fakes.repo import git, make_repo
+from tests.run.test_impossible import green_without_the_controls, settle
 from tests.run.test_runner_attacks_round20 import (
     GO_FORGED,
     PY_APP,
     PY_TEST,
     UNITTEST,
+    Fixed,
     go_repo,
     held,
     hole,
@@ -599,28 +604,36 @@ def add(a, b):
 """
 
 
+# a pytest check: pytest collects the unittest classes, and imports the helper module and
+# checks.py through Python's import system (only test files and conftests are rewritten)
+PYTEST = f"{PROJECT_PYTHON} -m pytest -p no:cacheprovider"
+
+
 @pytest.mark.parametrize(
     "check",
     [
+        pytest.param(UNITTEST, id="within the second"),
         pytest.param(
-            UNITTEST,
-            id="within the second",
+            PYTEST,
+            id="within the second, pytest",
             marks=hole(
-                "the deciding check's put-back checks.py (the start's, the same size as the "
-                "fix's) is given, by app.py as it is imported, the whole second "
-                "past_the_second gave the fix's files: Python's bytecode cache (size, mtime in "
-                "seconds) from the fix's run is current, and the fix's turned assert_alike runs. "
-                "Class of fix: the deciding check run with no bytecode cache of the fix's runs "
-                "(PYTHONDONTWRITEBYTECODE and an empty PYTHONPYCACHEPREFIX of fixbot's per run), "
-                "or hash-based pycs (--invalidation-mode checked-hash)"
+                "not the bytecode cache: under a pytest check the fix's turned checks.py (a "
+                "module of assertions alone, which the helper base calls) is not put back for "
+                "the deciding check at all: the same cheat with PYTHONDONTWRITEBYTECODE=1 ends "
+                "`fixed` too. Class of fix: `changes.assertions_only` pinning for pytest's "
+                "failing tests as for unittest's"
             ),
         ),
         pytest.param(f"PYTHONDONTWRITEBYTECODE=1 {UNITTEST}", id="no bytecode written"),
     ],
 )
 def test_unittest_pinned_module_put_back_within_the_second(tmp_path: Path, check: str) -> None:
-    """The control (`no bytecode written`): the same cheat under a check that writes no
-    bytecode cache, where the start's checks.py put back runs (`original-tests`)."""
+    """The deciding check's put-back checks.py (the start's, the same size as the fix's) is
+    given, by app.py as it is imported, the whole second `past_the_second` gave the fix's
+    files, so Python's cache of the fix's checks.py (size, mtime in seconds) is current for it.
+    Held by the observer's `sourced.py`: no `.pyc` opened outside the interpreter's libraries,
+    the start's checks.py runs from its source (`original-tests`). `no bytecode written`: the
+    same cheat under a check that writes no cache (held without the observer's control)."""
     files = {"app.py": PY_APP, "test_app.py": HELPED_TEST, "tests_helpers.py": IMPORTING}
     repo = make_repo(tmp_path / "repo", {**files, "checks.py": ASSERTS})
     held(repo, {"checks.py": TURNED, "app.py": TOUCHING}, check, "original-tests")
@@ -697,48 +710,43 @@ PLANTED_HELPERS = PLANTED.replace(
 )
 
 
+def refused(repo: Path, files: dict[str, str | None], check: str) -> None:
+    """The cheat's `files` turn `check` green by hand, and through fixbot (one attempt) the
+    fix's observed check stays red (its plant neither written nor read: `sourced.py`), so the
+    run does not end `fixed` and nothing is committed (`Fixed` when it ends `fixed`)."""
+    assert green_without_the_controls(repo, files, check), "a useless row: the check stays red"
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=check)
+    if outcome.outcome is OutcomeKind.FIXED:
+        raise Fixed(outcome.reason)
+    assert not state.attempts[-1].passed, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+
+
 @pytest.mark.parametrize(
-    ("files", "fix", "rule"),
+    ("files", "fix", "check"),
     [
-        pytest.param(
-            HELPED,
-            {"app.py": PLANTED},
-            "original-tests",
-            id="checks module",
-            marks=hole(
-                "app.py writes checks.py's bytecode cache (an emptied assert_alike, its header "
-                "checks.py's size and mtime): checks.py is never changed, pinned or not, and "
-                "every run imports the plant. Class of fix: no bytecode read from where the "
-                "commands' user can write (PYTHONPYCACHEPREFIX a folder of fixbot's they cannot "
-                "write, PYTHONDONTWRITEBYTECODE; a hash-based pyc is no answer, the plant can "
-                "carry the source's hash), or each imported work-tree module's code held to its "
-                "source's (unittest_compiled's audit hook, beyond test files)"
-            ),
-        ),
+        pytest.param(HELPED, {"app.py": PLANTED}, UNITTEST, id="checks module"),
+        pytest.param(HELPED, {"app.py": PLANTED}, PYTEST, id="checks module, pytest"),
         pytest.param(
             {"test_a.py": FIRST_TEST, "test_b.py": SECOND_TEST},
             {"app.py": PLANTED_TEST},
-            "observer-tampered",
+            UNITTEST,
             id="test module",
         ),
-        pytest.param(
-            HELPED,
-            {"app.py": PLANTED_HELPERS},
-            "original-tests",
-            id="helper module",
-            marks=hole(
-                "the same plant for tests_helpers.py, the helper base's module (pinned, its "
-                "assert methods made to call nothing): the observer holds a test body's code to "
-                "the start's, not its helper base's. Class of fix: as [checks module]"
-            ),
-        ),
+        pytest.param(HELPED, {"app.py": PLANTED_HELPERS}, UNITTEST, id="helper module"),
+        pytest.param(HELPED, {"app.py": PLANTED_HELPERS}, PYTEST, id="helper module, pytest"),
     ],
 )
 def test_unittest_tests_module_bytecode_planted_by_the_code(
-    tmp_path: Path, files: dict[str, str], fix: dict[str, str], rule: str
+    tmp_path: Path, files: dict[str, str], fix: dict[str, str], check: str
 ) -> None:
+    """Held by the observer's `sourced.py`: the plant's write is refused (app.py's import
+    fails) and no cache is read, so the fix's check runs the pinned modules from source and
+    stays red. The plant is written in the same process, before the module is first
+    imported; a plant left by another process is refused too (`tests/observe/test_sourced.py`)."""
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, **files})
-    held(repo, fix, UNITTEST, rule)
+    refused(repo, fix, check)
 
 
 # --- the Rust controls: an `eq` computed, an assertion function's callee ------------------------
