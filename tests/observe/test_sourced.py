@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from fixbot.observe import sourced
+from fixbot.observe import sender, sourced
+from tests.observe.test_bound import FIND, run
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = "def verdict():\n    return 'source'\n"
@@ -88,3 +89,21 @@ def test_a_cache_reached_through_a_link_is_refused(tmp_path: Path) -> None:
     stdlib = Path(sysconfig.get_paths()["stdlib"]) / "__pycache__" / "json.pyc"
     assert sourced.allowed(str(stdlib), folders)
     assert not sourced.allowed(str(tree / "checks.pyc"), folders)
+
+
+# the code under test finds the hook through the garbage collector and widens what it allows
+WIDEN = (
+    "import gc; h = [f for f in gc.get_objects() if type(f).__name__ == 'function'"
+    " and f.__name__ == 'hook' and f.__code__.co_filename.endswith('_sourced.py')][0];"
+    " h.__defaults__ = (('/',),) + h.__defaults__[1:]"
+)
+
+
+@pytest.mark.slow
+def test_the_hooks_defaults_written_end_the_process(tmp_path: Path) -> None:
+    """The hook is among the observer's guarded functions (`reach.install`): a write of its
+    defaults ends the process (the observer's fail-closed end)."""
+    done, seen = run(tmp_path, FIND.replace("TAMPER", WIDEN))
+    assert done.returncode == sender.FAIL_CLOSED, done
+    assert seen.sessions == 1 and seen.ended == 0, seen
+    assert not (tmp_path / "after").exists()
