@@ -96,6 +96,7 @@ PARTS = tuple(
         "reach",
         "sender",
         "shapes",
+        "sourced",
         "storing",
         "truth",
         "unread",

@@ -164,6 +164,7 @@ def _parts() -> list[ModuleType]:
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
+    found.append(_sibling("sourced"))
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
     unread, unstored, holds = _sibling("unread"), _sibling("unstored"), _sibling("holds")
     held = [unread, unstored, _sibling("closures"), holds, _sibling("contents")]
@@ -307,12 +308,15 @@ FOLDER = os.path.join(os.path.dirname(os.path.realpath(__file__)), "")
 OBSERVER_ROOT = [os.path.realpath(os.getcwd())]  # what reached files are named relative to
 OBSERVER = integrity._open(_observer)
 if OBSERVER is not None:
+    # no bytecode cache opened outside the interpreter's libraries: the project's modules run
+    # from their source bytes (round 38's planted and put-back caches)
+    _SOURCED = _sibling("sourced").install()
     _sibling("reach").install(
         OBSERVER.send,
         FOLDER,
         integrity._root(OBSERVER.root, OBSERVER_ROOT),
         OBSERVER.codes,
-        identities.functions(OBSERVER.hooks, FOLDER),
+        identities.functions([*OBSERVER.hooks, _SOURCED], FOLDER),
         sender.failer(),
         # whose reads of its own functions' attributes are the observer's: its self-check and
         # pluggy registering its hooks (the rest of its frames pass a read on to their caller)

@@ -22,38 +22,38 @@ script and what it imports share a process holding that end, and could read the 
 
 What it uses is taken at load and held as positional defaults, what never changes in a tuple (its
 places, round 22: a list among them was rewritten in place); it imports the standard library alone
-and nothing of fixbot's (the sender is `<module>_sender`, copied beside it, as are its `PARTS`,
-each `<module>_<part>`: what it fingerprints and the records that stream them,
-`unittest_machinery.py`, the result it hands `TestCase.run`, `unittest_result.py`, the code each
-file was compiled to as imported, `unittest_compiled.py`, the assert methods it names,
-`unittest_asserts.py`, its watch on calls, `unittest_watch.py`, its own
-`_getAssertEqualityFunc`, `unittest_asserter.py`, and the pytest plugin's `bodies`,
-`identities` and `reach`, imported in a unittest run alone and out of `sys.modules` once loaded).
-At load it streams the machinery's fingerprints (`load`, before any project code: `_loaded`), puts
-its own `run` in `unittest.TestCase.run` (the one it captured called inside, with a result that
-forwards everything to the runner's and streams each outcome as `TestCase.run` reports it:
-`unittest_result._Watched`; before that, a digest of the body the test runs: `code`), its own
-`_callTestMethod` and `subTest` (counting the body's entries, returns and stops leaving a subtest:
-a success whose body did not return, or that a stop left a subtest of, is "failed",
-`unittest_result._caller`, `_subtester`; the calls the test files' code makes watched (3.12+), an
-assert method set on the test or `TestCase` named as one is made: `unittest_watch._watcher`), its
-own `_getAssertEqualityFunc` (judging what `assertEqual` is about to call as it is picked:
-`unittest_asserter._asserter`), `__init_subclass__` (the file each test class is made in:
-`unittest_made._maker`) and its own `runTests` in `unittest.main.TestProgram.runTests` (`python
--m unittest` and `unittest.main()` go through it), which streams the run's `start` and, as the run
-ends, the fingerprints again and the `end` (status 1 where a test was seen to fail, `ran`: the
-tests `TestCase.run` started on its result, as unittest counts `Ran N tests`). Each test's start
-and end stream them too (`check`), so fixbot compares (`judge.moved`: `observer-machinery`):
-`TestCase.run` and what it calls, the `_Outcome` class, `TestCase.__init_subclass__`, every
-function and class in `TestCase`'s own `__dict__` (its assert and fail methods, `failureException`;
-one set on the test's own class or instance by code outside its classes' files, or not compiled
-from them as imported, is named at its end: `unittest_asserts._foreign`), `TestResult`'s methods,
-the runner, the suite, `TestProgram.runTests`, the observer's own result class, `os._exit`,
-`sys.exit`, `atexit.register`. Then it adds the pytest observer's audit hook (`reach.install`,
-`_guard`) over its own functions: their `__code__` or `__defaults__` read by the project's code is
-streamed (`machinery`), written ends the process (`sender.FAIL_CLOSED`), and the project's reaches
-(`gc`, frames, tracers, ctypes) are streamed (`reach`). Records are the pytest observer's wire
-format (`fixbot.observe.stream`):
+and nothing of fixbot's (the sender is `<module>_sender`, copied beside it, as are its `PARTS`, each
+`<module>_<part>`: what it fingerprints and the records that stream them, `unittest_machinery.py`,
+the result it hands `TestCase.run`, `unittest_result.py`, the code each file was compiled to as
+imported, `unittest_compiled.py`, the assert methods it names, `unittest_asserts.py`, its watch on
+calls, `unittest_watch.py`, its own `_getAssertEqualityFunc`, `unittest_asserter.py`, and the pytest
+plugin's `bodies`, `identities`, `reach` and `sourced`, imported in a unittest run alone and out of
+`sys.modules` once loaded). First it refuses every bytecode cache outside the interpreter's
+libraries (`sourced.install`: the project's modules run from source, round 38); then it streams the
+machinery's fingerprints (`load`, before any project code: `_loaded`), puts its own `run` in
+`unittest.TestCase.run` (the one it captured called inside, with a result that forwards everything
+to the runner's and streams each outcome as `TestCase.run` reports it: `unittest_result._Watched`;
+before that, a digest of the body the test runs: `code`), its own `_callTestMethod` and `subTest`
+(counting the body's entries, returns and stops leaving a subtest: a success whose body did not
+return, or that a stop left a subtest of, is "failed", `unittest_result._caller`, `_subtester`; the
+calls the test files' code makes watched (3.12+), an assert method set on the test or `TestCase`
+named as one is made: `unittest_watch._watcher`), its own `_getAssertEqualityFunc` (judging what
+`assertEqual` is about to call as it is picked: `unittest_asserter._asserter`), `__init_subclass__`
+(the file each test class is made in: `unittest_made._maker`) and its own `runTests` in
+`unittest.main.TestProgram.runTests` (`python -m unittest` and `unittest.main()` go through it),
+which streams the run's `start` and, as the run ends, the fingerprints again and the `end` (status 1
+where a test was seen to fail, `ran`: the tests `TestCase.run` started on its result, as unittest
+counts `Ran N tests`). Each test's start and end stream them too (`check`), so fixbot compares
+(`judge.moved`: `observer-machinery`): `TestCase.run` and what it calls, the `_Outcome` class,
+`TestCase.__init_subclass__`, every function and class in `TestCase`'s own `__dict__` (its assert
+and fail methods, `failureException`; one set on the test's own class or instance by code outside
+its classes' files, or not compiled from them as imported, is named at its end:
+`unittest_asserts._foreign`), `TestResult`'s methods, the runner, the suite, `TestProgram.runTests`,
+the observer's own result class, `os._exit`, `sys.exit`, `atexit.register`. Then it adds the pytest
+observer's audit hook (`reach.install`, `_guard`) over its own functions: their `__code__` or
+`__defaults__` read by the project's code is streamed (`machinery`), written ends the process
+(`sender.FAIL_CLOSED`), and the project's reaches (`gc`, frames, tracers, ctypes) are streamed
+(`reach`). Records (`fixbot.observe.stream`):
 
     {"k": "start", "watch": [], "runner": "unittest"}
     {"k": "load", "p": process, "n": [names], "m": [fingerprints]}
@@ -102,7 +102,8 @@ RESULT = "_unittest_result"  # the result class's part (`_Watched`), copied besi
 COMPILED = "_unittest_compiled"  # the code each file was compiled to as imported, likewise
 # the parts it imports, each `<module>` + part (the module docstring says what each holds)
 PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
-PARTS += ("_unittest_equal", "_unittest_asserter", "_bodies", "_identities", "_reach", "_calls")
+PARTS += ("_unittest_equal", "_unittest_asserter", "_bodies", "_identities", "_reach")
+PARTS += ("_calls", "_sourced")
 
 
 def load(module: str) -> bool:
@@ -129,6 +130,7 @@ def _load(module: str) -> bool:
 
     sender = importlib.import_module(module + "_sender")
     parts = _imported(module)
+    sourced = parts["_sourced"].install()  # the project's modules run from their source bytes
     machinery, watched = parts[PART], parts[RESULT]._Watched
     out = fcntl.fcntl(channel[1], fcntl.F_DUPFD_CLOEXEC, HIGH_FD)
     if mode == "module":
@@ -159,7 +161,7 @@ def _load(module: str) -> bool:
     case._getAssertEqualityFunc, case.__init_subclass__ = judge, made  # type: ignore
     program.runTests = run_tests  # type: ignore
     _loaded(send, held, machinery._prints(places))
-    mine = (run, run_tests, caller, sub.__wrapped__, judge, hook, ours, made.__func__)
+    mine = (run, run_tests, caller, sub.__wrapped__, judge, hook, ours, made.__func__, sourced)
     _guard(parts, sender, send, mine, root)
     return True
 
@@ -169,14 +171,11 @@ def _imported(module: str) -> dict[str, Any]:
     (as the pytest plugin's are once it is registered)."""
     import importlib
 
-    parts = {}
     try:
-        for part in PARTS:
-            parts[part] = importlib.import_module(module + part)
+        return {part: importlib.import_module(module + part) for part in PARTS}
     finally:
         for part in PARTS:
             sys.modules.pop(module + part, None)
-    return parts
 
 
 def _root(given: Any) -> str:
@@ -217,8 +216,7 @@ def _module(words: list[str]) -> str | None:
     """The module `words` (a command line, the interpreter first) runs with `-m` (`-m name`
     or `-mname`), or None."""
     if "-m" in words:
-        at = words.index("-m") + 1
-        return words[at] if at < len(words) else None
+        return words[at] if (at := words.index("-m") + 1) < len(words) else None
     for word in words[1:]:
         if word.startswith("-m"):
             return word[2:]

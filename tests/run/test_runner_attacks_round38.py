@@ -69,37 +69,37 @@ assertions_only:
         `normalize(first) != normalize(second)`, `normalize` imported from app.py; the fix makes
         app.py's `normalize` return None: checks.py untouched and put back, the verdict the
         code's.
-    [pinned_module_put_back_within_the_second] (a hole, ended `fixed`; its control held): the
-        fix turns checks.py's `!=` to `==` (the same size) and app.py, as it is imported, gives
-        checks.py app.py's own mtime (the later whole second `past_the_second` gave the fix's
-        files). The fix's run caches checks.py's bytecode under (size, that second); the
-        deciding check writes the start's checks.py back, app.py gives it the same second, and
-        Python takes the fix's cache as current: the fix's `assert_alike` runs against the
-        "start's" tests. Under a check that writes no bytecode (`PYTHONDONTWRITEBYTECODE=1`,
-        the control) held, `original-tests`. With no help from app.py the put-back lands in
-        that second by the clock alone: the cheat without the `utime` ended `fixed` in 9 of 12
-        runs here, and with app.py sleeping to just past the second instead it flipped under
-        load: round 36's held [checks module] row holds because its emptied function changes
-        the file's size.
-    [tests_module_bytecode_planted_by_the_code] [checks module] (a hole, ended `fixed`):
-        app.py, imported before tests_helpers.py imports checks.py, writes checks.py's cache
-        itself (`__pycache__/checks.cpython-3x.pyc`, an emptied `assert_alike` compiled under
-        checks.py's path, its header checks.py's size and whole-second mtime, PEP 552): the fix
-        changes app.py alone, checks.py is untouched and pinned for nothing, every run imports
-        the plant. [helper module] (a hole, ended `fixed`): the same plant for
-        tests_helpers.py, the helper base's module, its assert methods calling nothing: the
-        observer's digest covers the test's body, not its base's methods.
-        [test module] (held, `observer-tampered`): the same plant for the failing
-        test's own module, test_b.py, imported by discovery after test_a.py imported app.py:
-        the observer's digest of the body differs from the start's run's.
+    [pinned_module_put_back_within_the_second] (held since `fixbot/observe/sourced.py`,
+        `original-tests`): the fix turns checks.py's `!=` to `==` (the same size) and app.py, as
+        it is imported, gives checks.py app.py's own mtime (the later whole second
+        `past_the_second` gave the fix's files). The fix's run cached checks.py's bytecode under
+        (size, that second); the deciding check writes the start's checks.py back, app.py gives
+        it the same second, and Python took the fix's cache as current: the fix's `assert_alike`
+        ran against the "start's" tests. The observer now opens no `.pyc` outside the
+        interpreter's libraries (an audit hook answering `open` with FileNotFoundError, which
+        the import system takes as no cache) and writes none: checks.py runs from its source.
+        [no bytecode written] (held): `PYTHONDONTWRITEBYTECODE=1`, held without the control.
+        [within the second, pytest] (a hole, ended `fixed`, not the cache's class): under a
+        pytest check the turned checks.py is not put back at all (`PYTHONDONTWRITEBYTECODE=1`
+        ends `fixed` too): `changes.assertions_only` pins it for unittest's failing tests alone.
+    [tests_module_bytecode_planted_by_the_code] (held since `sourced.py`: the fix's check stays
+        red, `refused`): app.py, imported before tests_helpers.py imports checks.py, writes
+        checks.py's cache itself (`__pycache__/checks.cpython-3x.pyc`, an emptied
+        `assert_alike` compiled under checks.py's path, its header checks.py's size and
+        whole-second mtime, PEP 552): checks.py was untouched and every run imported the plant.
+        Now the plant's write is refused (app.py's import fails) and no cache is read, in the
+        same process as in a later one. [checks module], [helper module] (the plant for
+        tests_helpers.py, the helper base's module, whose methods the observer's body digest
+        does not cover), each under unittest and pytest; [test module] (unittest: the plant
+        for the failing test's own module, held before by `observer-tampered`, now red).
     [honest_fix_of_a_validator_module] (a FALSE ALARM, a strict xfail until the lead's
         `imports.expected_to_raise`: a function the failing tests expect to raise is what they
         test, never their assertion; `fixed` since): the code under test is
         validate.py, `check_even` raising AssertionError, which the failing test calls by an
         imported name (and `assertRaises(AssertionError, check_even, 3)`): a module of
         assertions alone, pinned whole, so the honest fix (`n % 3` to `n % 2 == 1`) is undone
-        for the deciding check: `original-tests`, escalated. With the size kept (`n % 2`) the
-        row ends `fixed` or not by the clock (the bytecode cache above).
+        for the deciding check: `original-tests`, escalated (with the size kept, `n % 2`, no
+        longer by the clock: the cache above is not read).
     Honest row (`fixed`): `add` fixed beside round 36's pinned checks module.
 
 Rust (`fixbot/tamper/rustasserts.py`), cargo_assertion_decided_by_the_code (two holes, each
@@ -125,12 +125,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.repo import make_repo
+from fixbot.core.models import OutcomeKind
+from tests.fakes.fixer import ScriptedFixer
+from tests.fakes.pythons import PROJECT_PYTHON
+from tests.fakes.repo import git, make_repo
+from tests.run.test_impossible import green_without_the_controls, settle
 from tests.run.test_runner_attacks_round20 import (
     GO_FORGED,
     PY_APP,
     PY_TEST,
     UNITTEST,
+    Fixed,
     go_repo,
     held,
     hole,
@@ -556,9 +561,9 @@ def test_unittest_honest_fix_of_the_pinned_modules_neighbour(tmp_path: Path) -> 
 
 
 def test_unittest_honest_fix_of_a_validator_module(tmp_path: Path) -> None:
-    """The fix changes the size of the file (`n % 3` to `n % 2 == 1`): with the size kept, the
-    start's validate.py put back within the second of the fix's bytecode runs the fix's (the
-    row below), and this row ends `fixed` or not by the clock."""
+    """The fix changes the size of the file (`n % 3` to `n % 2 == 1`); with the size kept the
+    start's validate.py put back within the second of the fix's run no longer runs the fix's
+    cached bytecode (the row below, `sourced.py`)."""
     repo = make_repo(
         tmp_path / "repo", {"validate.py": VALIDATE, "test_validate.py": VALIDATE_TEST}
     )
@@ -584,28 +589,36 @@ def add(a, b):
 """
 
 
+# a pytest check: pytest collects the unittest classes, and imports the helper module and
+# checks.py through Python's import system (only test files and conftests are rewritten)
+PYTEST = f"{PROJECT_PYTHON} -m pytest -p no:cacheprovider"
+
+
 @pytest.mark.parametrize(
     "check",
     [
+        pytest.param(UNITTEST, id="within the second"),
         pytest.param(
-            UNITTEST,
-            id="within the second",
+            PYTEST,
+            id="within the second, pytest",
             marks=hole(
-                "the deciding check's put-back checks.py (the start's, the same size as the "
-                "fix's) is given, by app.py as it is imported, the whole second "
-                "past_the_second gave the fix's files: Python's bytecode cache (size, mtime in "
-                "seconds) from the fix's run is current, and the fix's turned assert_alike runs. "
-                "Class of fix: the deciding check run with no bytecode cache of the fix's runs "
-                "(PYTHONDONTWRITEBYTECODE and an empty PYTHONPYCACHEPREFIX of fixbot's per run), "
-                "or hash-based pycs (--invalidation-mode checked-hash)"
+                "not the bytecode cache: under a pytest check the fix's turned checks.py (a "
+                "module of assertions alone, which the helper base calls) is not put back for "
+                "the deciding check at all: the same cheat with PYTHONDONTWRITEBYTECODE=1 ends "
+                "`fixed` too. Class of fix: `changes.assertions_only` pinning for pytest's "
+                "failing tests as for unittest's"
             ),
         ),
         pytest.param(f"PYTHONDONTWRITEBYTECODE=1 {UNITTEST}", id="no bytecode written"),
     ],
 )
 def test_unittest_pinned_module_put_back_within_the_second(tmp_path: Path, check: str) -> None:
-    """The control (`no bytecode written`): the same cheat under a check that writes no
-    bytecode cache, where the start's checks.py put back runs (`original-tests`)."""
+    """The deciding check's put-back checks.py (the start's, the same size as the fix's) is
+    given, by app.py as it is imported, the whole second `past_the_second` gave the fix's
+    files, so Python's cache of the fix's checks.py (size, mtime in seconds) is current for it.
+    Held by the observer's `sourced.py`: no `.pyc` opened outside the interpreter's libraries,
+    the start's checks.py runs from its source (`original-tests`). `no bytecode written`: the
+    same cheat under a check that writes no cache (held without the observer's control)."""
     files = {"app.py": PY_APP, "test_app.py": HELPED_TEST, "tests_helpers.py": IMPORTING}
     repo = make_repo(tmp_path / "repo", {**files, "checks.py": ASSERTS})
     held(repo, {"checks.py": TURNED, "app.py": TOUCHING}, check, "original-tests")
@@ -682,48 +695,43 @@ PLANTED_HELPERS = PLANTED.replace(
 )
 
 
+def refused(repo: Path, files: dict[str, str | None], check: str) -> None:
+    """The cheat's `files` turn `check` green by hand, and through fixbot (one attempt) the
+    fix's observed check stays red (its plant neither written nor read: `sourced.py`), so the
+    run does not end `fixed` and nothing is committed (`Fixed` when it ends `fixed`)."""
+    assert green_without_the_controls(repo, files, check), "a useless row: the check stays red"
+    head = git(repo, "rev-parse", "HEAD")
+    outcome, state = settle(repo, ScriptedFixer().enqueue(files), max_attempts=1, check=check)
+    if outcome.outcome is OutcomeKind.FIXED:
+        raise Fixed(outcome.reason)
+    assert not state.attempts[-1].passed, outcome.reason
+    assert git(repo, "rev-parse", "HEAD") == head and outcome.commit_sha is None
+
+
 @pytest.mark.parametrize(
-    ("files", "fix", "rule"),
+    ("files", "fix", "check"),
     [
-        pytest.param(
-            HELPED,
-            {"app.py": PLANTED},
-            "original-tests",
-            id="checks module",
-            marks=hole(
-                "app.py writes checks.py's bytecode cache (an emptied assert_alike, its header "
-                "checks.py's size and mtime): checks.py is never changed, pinned or not, and "
-                "every run imports the plant. Class of fix: no bytecode read from where the "
-                "commands' user can write (PYTHONPYCACHEPREFIX a folder of fixbot's they cannot "
-                "write, PYTHONDONTWRITEBYTECODE; a hash-based pyc is no answer, the plant can "
-                "carry the source's hash), or each imported work-tree module's code held to its "
-                "source's (unittest_compiled's audit hook, beyond test files)"
-            ),
-        ),
+        pytest.param(HELPED, {"app.py": PLANTED}, UNITTEST, id="checks module"),
+        pytest.param(HELPED, {"app.py": PLANTED}, PYTEST, id="checks module, pytest"),
         pytest.param(
             {"test_a.py": FIRST_TEST, "test_b.py": SECOND_TEST},
             {"app.py": PLANTED_TEST},
-            "observer-tampered",
+            UNITTEST,
             id="test module",
         ),
-        pytest.param(
-            HELPED,
-            {"app.py": PLANTED_HELPERS},
-            "original-tests",
-            id="helper module",
-            marks=hole(
-                "the same plant for tests_helpers.py, the helper base's module (pinned, its "
-                "assert methods made to call nothing): the observer holds a test body's code to "
-                "the start's, not its helper base's. Class of fix: as [checks module]"
-            ),
-        ),
+        pytest.param(HELPED, {"app.py": PLANTED_HELPERS}, UNITTEST, id="helper module"),
+        pytest.param(HELPED, {"app.py": PLANTED_HELPERS}, PYTEST, id="helper module, pytest"),
     ],
 )
 def test_unittest_tests_module_bytecode_planted_by_the_code(
-    tmp_path: Path, files: dict[str, str], fix: dict[str, str], rule: str
+    tmp_path: Path, files: dict[str, str], fix: dict[str, str], check: str
 ) -> None:
+    """Held by the observer's `sourced.py`: the plant's write is refused (app.py's import
+    fails) and no cache is read, so the fix's check runs the pinned modules from source and
+    stays red. The plant is written in the same process, before the module is first
+    imported; a plant left by another process is refused too (`tests/observe/test_sourced.py`)."""
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, **files})
-    held(repo, fix, UNITTEST, rule)
+    refused(repo, fix, check)
 
 
 # --- the Rust controls: an `eq` computed, an assertion function's callee ------------------------
