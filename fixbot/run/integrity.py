@@ -105,11 +105,37 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     path), is none. With them, the files of the work tree holding a function that only asserts
     which those helpers or the failing tests' own files call by an imported name
     (`_asserting_files`, round 36: checks.py's `assert_alike`): the tests' whole, as a helper
-    base's file is."""
+    base's file is. A pytest test's helper base (pytest's observer streams no classes: `files`
+    holds the failing tests' own files there) is a file of the work tree a test file of
+    `files` imports from that is test support (`_imported_support`, round 38)."""
     texts, tree = _start_texts(repo, start, files)
+    texts.update(_imported_support(repo, start, texts, tree))
     support = {p for p, text in texts.items() if not is_test_file(p) and sides.supports_tests(text)}
     callers = {p: texts[p] for p in support | {p for p in texts if is_test_file(p)}}
     return frozenset(support | _asserting_files(repo, start, callers, tree))
+
+
+def _imported_support(
+    repo: Path, start: str, texts: dict[str, str], tree: set[str]
+) -> dict[str, str]:
+    """The files of commit `start` (`tree`: its paths) that a test file of `texts` (path to its
+    text) refers to by a name it imported (`imports.imported_references`: `from tests_helpers
+    import Base`, one hop), and that are test support by their text (`changes.supports_tests`),
+    each with its text: a pytest test's helper base, whose assert methods the deciding check
+    must run as the start had them (round 38: its checks.py put back for unittest alone)."""
+    files = {
+        file
+        for path in texts
+        if is_test_file(path)
+        for level, module, _ in imports.imported_references(texts[path])
+        if (file := _module_file(path, level, module, tree)) is not None
+    }
+    candidates = {f: revtext.text(repo, start, f) for f in files - texts.keys()}
+    return {
+        file: text
+        for file, text in candidates.items()
+        if text and not is_test_file(file) and sides.supports_tests(text)
+    }
 
 
 def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str, str], set[str]]:

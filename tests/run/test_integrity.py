@@ -641,6 +641,30 @@ def test_a_function_the_tests_expect_to_raise_is_not_their_assertion(tmp_path: P
     assert integrity.helpers(repo, head, ["test_validate.py"]) == {"validate.py"}
 
 
+def test_a_pytest_tests_helper_base_is_found_by_its_imports(tmp_path: Path) -> None:
+    """Round 38: pytest's observer streams no classes, so `helpers` gets the failing test's own
+    file alone; the test support it imports (tests_helpers.py's base class) is the tests', and
+    so is the module of assertions alone that base calls (checks.py); a module of the code it
+    imports (app.py) is not."""
+    from fixbot.run import integrity
+
+    files = {
+        "app.py": "def add(a, b):\n    return a - b\n",
+        "checks.py": "def alike(a, b):\n    if a != b:\n        raise AssertionError(a)\n",
+        "tests_helpers.py": (
+            "import unittest\n\nimport checks\n\n\nclass Base(unittest.TestCase):\n"
+            "    def assertSum(self, total, *terms):\n        checks.alike(sum(terms), total)\n"
+        ),
+        "test_app.py": (
+            "from app import add\nfrom tests_helpers import Base\n\n\nclass T(Base):\n"
+            "    def test_add(self):\n        self.assertSum(add(2, 2), 2, 2)\n"
+        ),
+    }
+    repo = make_repo(tmp_path / "repo", files)
+    head = git(repo, "rev-parse", "HEAD")
+    assert integrity.helpers(repo, head, ["test_app.py"]) == {"tests_helpers.py", "checks.py"}
+
+
 def test_what_a_module_defines_and_hands_on() -> None:
     """`imports.module_level`: the names a module defines at its top level, the names its
     imports bind (a star import's under "*", searched for any name by `sources`), and whether

@@ -79,9 +79,11 @@ assertions_only:
         interpreter's libraries (an audit hook answering `open` with FileNotFoundError, which
         the import system takes as no cache) and writes none: checks.py runs from its source.
         [no bytecode written] (held): `PYTHONDONTWRITEBYTECODE=1`, held without the control.
-        [within the second, pytest] (a hole, ended `fixed`, not the cache's class): under a
-        pytest check the turned checks.py is not put back at all (`PYTHONDONTWRITEBYTECODE=1`
-        ends `fixed` too): `changes.assertions_only` pins it for unittest's failing tests alone.
+        [within the second, pytest] (a hole, ended `fixed`, not the cache's class; held since,
+        `original-tests`): under a pytest check the turned checks.py was not put back at all
+        (`PYTHONDONTWRITEBYTECODE=1` ended `fixed` too): the helper bases were unittest's
+        streamed classes alone; now a pytest test's own file's imports of test support are
+        followed (the lead's `integrity._imported_support`, `judging.helpers`' own files).
     [tests_module_bytecode_planted_by_the_code] (held since `sourced.py`: the fix's check stays
         red, `refused`): app.py, imported before tests_helpers.py imports checks.py, writes
         checks.py's cache itself (`__pycache__/checks.cpython-3x.pyc`, an emptied
@@ -598,17 +600,7 @@ PYTEST = f"{PROJECT_PYTHON} -m pytest -p no:cacheprovider"
     "check",
     [
         pytest.param(UNITTEST, id="within the second"),
-        pytest.param(
-            PYTEST,
-            id="within the second, pytest",
-            marks=hole(
-                "not the bytecode cache: under a pytest check the fix's turned checks.py (a "
-                "module of assertions alone, which the helper base calls) is not put back for "
-                "the deciding check at all: the same cheat with PYTHONDONTWRITEBYTECODE=1 ends "
-                "`fixed` too. Class of fix: `changes.assertions_only` pinning for pytest's "
-                "failing tests as for unittest's"
-            ),
-        ),
+        pytest.param(PYTEST, id="within the second, pytest"),
         pytest.param(f"PYTHONDONTWRITEBYTECODE=1 {UNITTEST}", id="no bytecode written"),
     ],
 )

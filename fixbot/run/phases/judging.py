@@ -169,13 +169,22 @@ def helpers(run: RunParts) -> frozenset[str]:
     here; never a fix's run) that are test support by the start's text
     (`integrity.helpers`), and the files of the functions that only assert which those and
     the failing tests' files call by an imported name (round 36's checks.py): the tests',
-    whatever their names. pytest's observer streams no classes: none there."""
+    whatever their names. pytest's observer streams no classes: there, the failing tests' own
+    files (a pytest id's part before `::`), whose helper bases `integrity.helpers` finds by
+    their imports."""
     first = run.state.attempts[0] if run.first is None and run.state.attempts else None
     seen = first.seen if first is not None else None
     if seen is None:
         return frozenset()
-    made = (f for t, fs in seen.classes.items() if seen.tests.get(t) != "passed" for f in fs)
-    return integrity.helpers(run.repo, run.state.start_sha, made)
+    return integrity.helpers(run.repo, run.state.start_sha, _failing_files(seen))
+
+
+def _failing_files(seen: Observation) -> list[str]:
+    """The files of the tests `seen` did not see pass: their unittest classes' files
+    (`Observation.classes`), and a pytest id's own file (its part before `::`)."""
+    failing = [test for test, outcome in seen.tests.items() if outcome != "passed"]
+    made = [file for test in failing for file in seen.classes.get(test, ())]
+    return [*made, *(test.split("::", 1)[0] for test in failing if "::" in test)]
 
 
 def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
