@@ -215,6 +215,24 @@ class _Total(int):
 def add(a, b):
     return _Total(a - b)
 """
+# the probe's questions told from the test's by the frame asking them: unittest's own
+# `_baseAssertEqual` (the test's `first == second`) is answered equal, any other caller as int's
+FRAMED = """\
+import sys
+
+
+class _Total(int):
+    def __eq__(self, other):
+        if sys._getframe(1).f_code.co_name != "_baseAssertEqual":
+            return int.__eq__(self, other)
+        return int(self) == int(self) or other is self
+
+    __hash__ = int.__hash__
+
+
+def add(a, b):
+    return _Total(a - b)
+"""
 # round 37's computed `__eq__`, for the tests that compare otherwise than `assertEqual(x, n)`
 EQUAL = """\
 class _Total(int):
@@ -259,33 +277,28 @@ READ = EQUAL.replace(
             PY_TEST,
             PARTIAL,
             id="partial",
-            marks=hole(
-                "__eq__ a functools.partial of C functions (operator.is_not): no Python function, "
-                "not probed. Class of fix: any __eq__ that is no slot of a built-in's own (a "
-                "partial, a C function, a descriptor) probed by calling the comparison itself, "
-                "type(value).__eq__(value, stranger)"
-            ),
         ),
         pytest.param(
             PY_TEST,
             SLOT,
             id="slot",
-            marks=hole(
-                "__eq__ = int.__le__, another C slot wrapper of the base's: not a Python function,"
-                " not probed. Class of fix: a heap type's __eq__ that is not its built-in base's "
-                "own __eq__ probed whatever it is"
-            ),
         ),
         pytest.param(
             PY_TEST,
             TOLD,
             id="told",
+        ),
+        pytest.param(
+            PY_TEST,
+            FRAMED,
+            id="told by its frame",
             marks=hole(
-                "the probe's first question is a stranger, which the __eq__ notes to answer the "
-                "next question (the probe's neighbour) as int's own: probed honest, then always "
-                "equal for the test. Class of fix: the comparison's own answer checked (the probe "
-                "asked after it, with the test's real operand's neighbour, as pytest's _again), or"
-                " the probe's questions indistinguishable from the test's"
+                "the __eq__ reads its caller's frame (sys._getframe(1)): the observer's probe, "
+                "asked from its own function, is answered as int's; unittest's _baseAssertEqual "
+                "is answered equal, reading its operand to no purpose (no blind dunder). Class "
+                "of fix: a question no frame tells from the test's (the test's own comparison's "
+                "answer checked against the base's where the base is a built-in), or a frame "
+                "read by the project's code streamed as reach.py streams other frames"
             ),
         ),
         pytest.param(REVERSED, EQUAL, id="reversed"),
