@@ -15,7 +15,7 @@ where the type's code is the fix's or built at run time). Round 37: an `int` sub
 `__eq__` returns `int(self) == int(self)`, handed back by `add`, passed round 20's
 `assertEqual(add(2, 2), 4)` (the text rule reads a literal `True` alone); round 38: a
 partial, a slot wrapper, a key that is no str, an `__eq__` answering the probe's stranger and
-its next question honestly, each unprobed.
+its next question honestly, one reading its caller's frame, each unprobed.
 
 Copied beside the unittest observer as `<module>_unittest_equal` and imported by its
 machinery (`unittest_asserter._asserter`, whose `_getAssertEqualityFunc` is what `assertEqual`
@@ -28,10 +28,16 @@ file is under the work tree's root or built at run time (as `watch.py`'s: a libr
 none: fixbot keeps the watched tests' records), once per test, type and what stands as `__eq__`,
 `MAX_PROBED` at most a process.
 
+Where both operands share a scalar built-in base (`SCALARS`: int, float, str, bytes) whose own
+`==` says they differ, which `assertEqual` is about to hold equal, the record is `always` with
+no question asked (`_bent`, `aliased`: `BENT`): an `__eq__` that reads its caller's frame
+(`sys._getframe(1)`, unaudited) to answer the observer's questions honestly is still named
+(round 38 [told by its frame]).
+
 Limits: the questions are asked before the test's comparison, from the observer's own
-function: an `__eq__` that reads its caller's frame (`sys._getframe(1)`, unaudited) or counts
-its questions past the probe's answers them as int's (round 38 [told by its frame], a strict
-xfail); `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
+function: where the operands share no scalar base (a plain class, a list subclass), an
+`__eq__` that reads its caller's frame or counts its questions past the probe's answers them
+as its base's; `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
 own `assertEqual` kin (`assertListEqual`'s items), `assertTrue(x == y)`, `assertIn`,
 `assertAlmostEqual`'s own `==` and `==` written elsewhere (a helper's `first != second`) are
 not probed (the text rule `dunders._blind` holds those whose `__eq__` never reads its operand).
@@ -68,6 +74,8 @@ HEAP = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
 UNSURE = "not judged: a class whose dictionary holds a key that is no str"  # `aliased`'s words
 # a value of a built-in base its own `==` tells apart from `v` (`calls._BASES`'s, int and float
 # first: the test's other operand's neighbours are asked of them, `_questions`)
+SCALARS = (int, float, str, bytes)  # built-in bases whose own `==` runs no code of an item's
+BENT = "asked of values its built-in base's own == tells apart (%s's)"  # `aliased`'s words
 NEIGHBOURS: tuple[tuple[Any, Any], ...] = ((int, lambda v: (int.__sub__(v, 1), int.__add__(v, 1))),)
 NEIGHBOURS += ((float, lambda v: (float.__sub__(v, 1.0), float.__add__(v, 1.0))),)
 
@@ -174,6 +182,27 @@ def _questions(
     return [*asked, _stranger()]
 
 
+def _bent(
+    value: Any,
+    other: Any,
+    _type: Any = type,
+    _mro: Any = type.__dict__["__mro__"].__get__,
+    _bases: tuple[Any, ...] = SCALARS,
+) -> str | None:
+    """The name of the built-in base (`SCALARS`: compared in C, no item's code run) both
+    `value`'s and `other`'s types hold whose own `==` says they differ, or None: the test is
+    about to assert them equal, and only `value`'s own `__eq__` can make it pass. Runs none of
+    the project's code (no frame of the project's sees it asked)."""
+    for base in _bases:
+        if base in _mro(_type(value)) and base in _mro(_type(other)):
+            return (
+                _type.__getattribute__(base, "__name__")
+                if base.__eq__(value, other) is False
+                else None
+            )
+    return None
+
+
 def _asked(
     value: Any, other: Any, _eq: Any = operator.eq, _bool: Any = bool, _questions: Any = _questions
 ) -> bool:
@@ -207,6 +236,8 @@ def _comparer(root: str) -> Any:
         _deciding: Any = _deciding,
         _where: Any = _where,
         _asked: Any = _asked,
+        _bent: Any = _bent,
+        _bent_words: str = BENT,
         _record: Any = calls._eq_record,
         _dunders: tuple[str, ...] = DUNDERS,
         _unsure: str = UNSURE,
@@ -235,13 +266,16 @@ def _comparer(root: str) -> Any:
                         name = _str(test.id())
                     except Exception:
                         name = _str(_type(test).__name__)
-                key = (name, _id(kind), _id(found))  # ids: a metaclass's `__hash__` unrun
+                bent = _bent(value, other) if owner is not None else None
+                key = (name, _id(kind), _id(found), bent is None)  # ids: no `__hash__` run
                 if key in _probed:
                     continue
                 _probed[key] = (kind, found)
                 record = _record(name, kind, dunder, file, line, None, _root)
                 if owner is None:
                     record["aliased"] = _unsure
+                elif bent is not None:
+                    record["aliased"], record["always"] = _bent_words % bent, True
                 else:
                     record["always"] = _asked(value, other)
                 records.append(record)

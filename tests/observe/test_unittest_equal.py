@@ -119,6 +119,7 @@ def test_honest_operands_are_no_finding(tmp_path: Path) -> None:
 ATTACKS = """\
 import functools
 import operator
+import sys
 
 
 class _Note(str):
@@ -164,6 +165,15 @@ class Told(int):
     __hash__ = int.__hash__
 
 
+class Framed(int):
+    def __eq__(self, other):
+        if sys._getframe(1).f_code.co_name != "_baseAssertEqual":
+            return int.__eq__(self, other)
+        return int(self) == int(self) or other is self
+
+    __hash__ = int.__hash__
+
+
 class Ordered(int):
     __lt__ = int.__gt__
 """
@@ -180,7 +190,7 @@ def _attacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     return vars(module)
 
 
-@pytest.mark.parametrize("name", ["Keyed", "KeyedOnly", "Partial", "Slot", "Told"])
+@pytest.mark.parametrize("name", ["Keyed", "KeyedOnly", "Partial", "Slot", "Told", "Framed"])
 def test_any_eq_of_a_class_of_the_work_tree_is_asked_through_the_comparison_itself(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
@@ -188,7 +198,10 @@ def test_any_eq_of_a_class_of_the_work_tree_is_asked_through_the_comparison_itse
     handing back an `int` subclass that says equal where int's would not, through an `__eq__`
     that is a partial of C functions, another slot's wrapper (`int.__le__`), a Python function
     in a class whose dictionary holds a key that is no str, or one that answers the probe's
-    stranger and its next question honestly: each is asked through the comparison itself
+    stranger and its next question honestly, or any question asked from another frame than
+    unittest's `_baseAssertEqual` (`Framed`, round 38 [told by its frame]): int's own `==`
+    says 0 and 4 differ, which `assertEqual` is about to hold equal (`_bent`, asked in C, no
+    frame of the project's sees it); the rest are asked through the comparison itself
     (`value == question`), the test's other operand's neighbour first, and streamed `always`;
     a class whose `__eq__` is int's own but whose dictionary holds a key that is no str cannot
     be read and is streamed `aliased` (not judged). Each is `observer-always-equal` where app.py
