@@ -102,6 +102,15 @@ def _member(
     return found, value, odd
 
 
+def _read(members: Any, dunder: str, heap: int, _member: Any = _member) -> tuple[bool, Any, bool]:
+    """`_member`'s `(found, value, odd)` for a class's dictionary `members`; a built-in's
+    (`heap` 0: exact str keys alone) is read by its key, as it is."""
+    if heap:
+        found: tuple[bool, Any, bool] = _member(members, dunder)
+        return found
+    return (True, members[dunder], False) if dunder in members else (False, None, False)
+
+
 def _deciding(
     value: Any,
     dunder: str,
@@ -110,7 +119,7 @@ def _deciding(
     _mro: Any = type.__dict__["__mro__"].__get__,
     _dict: Any = type.__dict__["__dict__"].__get__,
     _heap: int = HEAP,
-    _member: Any = _member,
+    _read: Any = _read,
 ) -> tuple[Any, Any] | None:
     """`(owner, found)` for `dunder` of `value`'s type, where a class made at run time (a
     heap type) stands it first in the MRO, whatever it is (a Python function, a partial, a C
@@ -122,9 +131,12 @@ def _deciding(
     where a built-in's own stands and nothing can stand before it (nothing to ask). Types are
     read through `type`'s own C accessors; nothing of the value's is run."""
     odd = False
-    for klass in _mro(_type(value)):
+    kind = _type(value)
+    if not _flags(kind) & _heap:
+        return None  # a built-in's value: no class made at run time in its MRO
+    for klass in _mro(kind):
         heap = _flags(klass) & _heap
-        found, held, strange = _member(_dict(klass), dunder)
+        found, held, strange = _read(_dict(klass), dunder, heap)
         odd = odd or (strange and bool(heap))
         if found:
             return (klass, held) if heap else ((None, None) if odd else None)
