@@ -28,14 +28,14 @@ file is under the work tree's root or built at run time (as `watch.py`'s: a libr
 none: fixbot keeps the watched tests' records), once per test, type and what stands as `__eq__`,
 `MAX_PROBED` at most a process.
 
-Where both operands share a scalar built-in base (`SCALARS`: int, float, str, bytes) whose own
+Where both operands share a numeric built-in base (`SCALARS`: int, float) whose own
 `==` says they differ, which `assertEqual` is about to hold equal, the record is `always` with
 no question asked (`_bent`, `aliased`: `BENT`): an `__eq__` that reads its caller's frame
 (`sys._getframe(1)`, unaudited) to answer the observer's questions honestly is still named
 (round 38 [told by its frame]).
 
 Limits: the questions are asked before the test's comparison, from the observer's own
-function: where the operands share no scalar base (a plain class, a list subclass), an
+function: where the operands share no numeric base (a plain class, a str subclass), an
 `__eq__` that reads its caller's frame or counts its questions past the probe's answers them
 as its base's; `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
 own `assertEqual` kin (`assertListEqual`'s items), `assertTrue(x == y)`, `assertIn`,
@@ -74,7 +74,9 @@ HEAP = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time
 UNSURE = "not judged: a class whose dictionary holds a key that is no str"  # `aliased`'s words
 # a value of a built-in base its own `==` tells apart from `v` (`calls._BASES`'s, int and float
 # first: the test's other operand's neighbours are asked of them, `_questions`)
-SCALARS = (int, float, str, bytes)  # built-in bases whose own `==` runs no code of an item's
+# numeric built-in bases whose own `==` runs no code of an item's (str and bytes left out: a
+# project's case-insensitive str is an honest class its own `==` tells apart)
+SCALARS = (int, float)
 BENT = "asked of values its built-in base's own == tells apart (%s's)"  # `aliased`'s words
 NEIGHBOURS: tuple[tuple[Any, Any], ...] = ((int, lambda v: (int.__sub__(v, 1), int.__add__(v, 1))),)
 NEIGHBOURS += ((float, lambda v: (float.__sub__(v, 1.0), float.__add__(v, 1.0))),)

@@ -176,6 +176,13 @@ class Framed(int):
 
 class Ordered(int):
     __lt__ = int.__gt__
+
+
+class Folded(str):
+    def __eq__(self, other):
+        return isinstance(other, str) and self.casefold() == other.casefold()
+
+    __hash__ = str.__hash__
 """
 
 
@@ -221,7 +228,8 @@ def test_a_class_dictionary_with_a_key_that_is_no_str_runs_none_of_its_code(
 ) -> None:
     """A class dictionary is read with its C `items` (a key's `__eq__` never run); a
     built-in's slot standing first, with no odd key before it, is nothing to ask; a class of
-    the work tree whose own comparisons leave `__eq__` int's (`Ordered`) is no finding."""
+    the work tree whose own comparisons leave `__eq__` int's (`Ordered`), or a str subclass
+    folding case (equal to what str's own `==` tells apart, honestly), is no finding."""
 
     class Key(str):
         def __eq__(self, other: object) -> bool:
@@ -236,4 +244,7 @@ def test_a_class_dictionary_with_a_key_that_is_no_str_runs_none_of_its_code(
     assert equal._deciding(1, "__eq__") is None
     space = _attacks(tmp_path, monkeypatch)
     assert equal._deciding(space["Ordered"](1), "__eq__") is None
-    assert equal._comparer(str(tmp_path) + "/")(_Real("test_add"), space["Ordered"](5), 5) == []
+    compare = equal._comparer(str(tmp_path) + "/")
+    assert compare(_Real("test_add"), space["Ordered"](5), 5) == []
+    folded = compare(_Real("test_add"), space["Folded"]("A"), "a")  # honest: case folded
+    assert [(r["always"], r.get("aliased")) for r in folded] == [(False, None)]
