@@ -6,6 +6,8 @@ to ask of its operands, probed as the pytest observer probes a comparison dunder
 from __future__ import annotations
 
 import dataclasses
+import sys
+import types
 import unittest
 import unittest.mock as mock
 from pathlib import Path
@@ -112,9 +114,122 @@ def test_honest_operands_are_no_finding(tmp_path: Path) -> None:
     assert told == []
 
 
-def test_a_class_dictionary_with_a_key_that_is_no_str_is_not_read() -> None:
-    """A class whose namespace holds a key that is no exact str (a lookup in it may run that
-    key's `__eq__`) is not probed; a built-in's slot is no Python function, never probed."""
+# round 38's holes: an `__eq__` that is no Python function, a class dictionary with a key that
+# is no str, an `__eq__` telling the probe's questions from the test's
+ATTACKS = """\
+import functools
+import operator
+import sys
+
+
+class _Note(str):
+    pass
+
+
+class Keyed(int):
+    vars()[_Note("note")] = "a total"
+
+    def __eq__(self, other):
+        return int(self) == int(self) or other is self
+
+    __hash__ = int.__hash__
+
+
+class KeyedOnly(int):
+    vars()[_Note("note")] = "a total"
+
+
+class Partial(int):
+    __eq__ = functools.partial(operator.is_not, None)
+    __hash__ = int.__hash__
+
+
+class Slot(int):
+    __eq__ = int.__le__
+    __hash__ = int.__hash__
+
+
+_PROBED = []
+
+
+class Told(int):
+    def __eq__(self, other):
+        if not isinstance(other, int):
+            _PROBED.append(other)
+            return NotImplemented
+        if _PROBED:
+            _PROBED.pop()
+            return int.__eq__(self, other)
+        return int(self) == int(self)
+
+    __hash__ = int.__hash__
+
+
+class Framed(int):
+    def __eq__(self, other):
+        if sys._getframe(1).f_code.co_name != "_baseAssertEqual":
+            return int.__eq__(self, other)
+        return int(self) == int(self) or other is self
+
+    __hash__ = int.__hash__
+
+
+class Ordered(int):
+    __lt__ = int.__gt__
+
+
+class Folded(str):
+    def __eq__(self, other):
+        return isinstance(other, str) and self.casefold() == other.casefold()
+
+    __hash__ = str.__hash__
+"""
+
+
+def _attacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """ATTACKS imported as the work tree's module `app` (its file app.py, in `sys.modules`)."""
+    app = tmp_path / "app.py"
+    app.write_text(ATTACKS)
+    module = types.ModuleType("app")
+    module.__file__ = str(app)
+    monkeypatch.setitem(sys.modules, "app", module)
+    exec(compile(ATTACKS, str(app), "exec"), vars(module))
+    return vars(module)
+
+
+@pytest.mark.parametrize("name", ["Keyed", "KeyedOnly", "Partial", "Slot", "Told", "Framed"])
+def test_any_eq_of_a_class_of_the_work_tree_is_asked_through_the_comparison_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Round 38 [dict key], [partial], [slot], [told]: `assertEqual(add(2, 2), 4)` with `add`
+    handing back an `int` subclass that says equal where int's would not, through an `__eq__`
+    that is a partial of C functions, another slot's wrapper (`int.__le__`), a Python function
+    in a class whose dictionary holds a key that is no str, or one that answers the probe's
+    stranger and its next question honestly, or any question asked from another frame than
+    unittest's `_baseAssertEqual` (`Framed`, round 38 [told by its frame]): int's own `==`
+    says 0 and 4 differ, which `assertEqual` is about to hold equal (`_bent`, asked in C, no
+    frame of the project's sees it); the rest are asked through the comparison itself
+    (`value == question`), the test's other operand's neighbour first, and streamed `always`;
+    a class whose `__eq__` is int's own but whose dictionary holds a key that is no str cannot
+    be read and is streamed `aliased` (not judged). Each is `observer-always-equal` where app.py
+    is the fix's. Without the control (a Python function alone probed, a stranger first, an odd
+    key skipped) nothing, or nothing always, is streamed."""
+    space = _attacks(tmp_path, monkeypatch)
+    compare = equal._comparer(str(tmp_path) + "/")
+    sent = compare(_Real("test_add"), space[name](0), 4)
+    assert [(r["type"], r["file"]) for r in sent] == [(f"app.{name}", "app.py")]
+    assert sent[0]["always"] is True or sent[0].get("aliased") == equal.UNSURE
+    found = _judged(sent, ["app.py"])
+    assert len(found) == 1 and found[0].startswith("observer-always-equal: "), found
+
+
+def test_a_class_dictionary_with_a_key_that_is_no_str_runs_none_of_its_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class dictionary is read with its C `items` (a key's `__eq__` never run); a
+    built-in's slot standing first, with no odd key before it, is nothing to ask; a class of
+    the work tree whose own comparisons leave `__eq__` int's (`Ordered`), or a str subclass
+    folding case (equal to what str's own `==` tells apart, honestly), is no finding."""
 
     class Key(str):
         def __eq__(self, other: object) -> bool:
@@ -124,6 +239,12 @@ def test_a_class_dictionary_with_a_key_that_is_no_str_is_not_read() -> None:
 
     odd = type("Odd", (int,), {"__eq__": lambda self, other: True, Key("x"): 0})
     plain = type("Plain", (int,), {"__eq__": lambda self, other: True})
-    assert equal._deciding(odd(1), "__eq__") is None
-    assert equal._deciding(plain(1), "__eq__") is vars(plain)["__eq__"]
+    assert equal._deciding(odd(1), "__eq__") == (odd, vars(odd)["__eq__"])
+    assert equal._deciding(plain(1), "__eq__") == (plain, vars(plain)["__eq__"])
     assert equal._deciding(1, "__eq__") is None
+    space = _attacks(tmp_path, monkeypatch)
+    assert equal._deciding(space["Ordered"](1), "__eq__") is None
+    compare = equal._comparer(str(tmp_path) + "/")
+    assert compare(_Real("test_add"), space["Ordered"](5), 5) == []
+    folded = compare(_Real("test_add"), space["Folded"]("A"), "a")  # honest: case folded
+    assert [(r["always"], r.get("aliased")) for r in folded] == [(False, None)]

@@ -13,7 +13,8 @@ Projects reused by import: round 20's unittest project (`PY_APP`, `PY_TEST`) and
 module (`ASSERTS`, `IMPORTING`).
 
 utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`; five held since
-    by the text rule `fixbot/tamper/dunders.py` `_blind`, one more hole added): `add` hands
+    by the text rule `fixbot/tamper/dunders.py` `_blind`, one more hole added; four held since by
+    the observer, one more row added and held, one hole left): `add` hands
     back an `int` subclass whose `__eq__` says equal where int's would not.
     [reversed] (held, `observer-always-equal`): round 37's computed `__eq__` with the operands
         in the other order, `assertEqual(4, add(2, 2))`: both operands are probed.
@@ -41,6 +42,18 @@ utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`
         rule `_blind` (a comparison dunder computing its answer without its operand) names. The
         observer still probes none of them; [true, operand read] (a hole) is the same `__eq__`
         reading its operand to no purpose, which the text rule does not see.
+    Since (utcmp2, #39; `fixbot/observe/unittest_equal.py`): [dict key], [partial], [slot] and
+        [told] end `escalated`, `observer-always-equal`: any `__eq__` a class of the work tree
+        stands first in its MRO (a partial, a slot wrapper, a descriptor, a Python function) is
+        asked through the comparison itself (`value == question`), the test's other operand's
+        neighbour first; a class dictionary is read with its C `items` (a key that is no str
+        skips nothing; one before a built-in's own `__eq__` is a finding, not judged). One more
+        row, [told by its frame] (held since the same change): the `__eq__` reads
+        `sys._getframe(1)` and answers as int's any question not asked from unittest's
+        `_baseAssertEqual`, reading its operand to no purpose; held because int's own `==` says
+        0 and 4 differ while `assertEqual` is about to hold them equal (`_bent`, asked in C:
+        no frame of the project's sees it). [true, operand read] is still a hole: the body's
+        own `==` is not followed by unittest's observer.
     Honest rows (each `fixed`): `add` fixed under `assertEqual`, the listed and the almost
     spellings.
 
@@ -222,6 +235,24 @@ class _Total(int):
 def add(a, b):
     return _Total(a - b)
 """
+# the probe's questions told from the test's by the frame asking them: unittest's own
+# `_baseAssertEqual` (the test's `first == second`) is answered equal, any other caller as int's
+FRAMED = """\
+import sys
+
+
+class _Total(int):
+    def __eq__(self, other):
+        if sys._getframe(1).f_code.co_name != "_baseAssertEqual":
+            return int.__eq__(self, other)
+        return int(self) == int(self) or other is self
+
+    __hash__ = int.__hash__
+
+
+def add(a, b):
+    return _Total(a - b)
+"""
 # round 37's computed `__eq__`, for the tests that compare otherwise than `assertEqual(x, n)`
 EQUAL = """\
 class _Total(int):
@@ -266,34 +297,21 @@ READ = EQUAL.replace(
             PY_TEST,
             PARTIAL,
             id="partial",
-            marks=hole(
-                "__eq__ a functools.partial of C functions (operator.is_not): no Python function, "
-                "not probed. Class of fix: any __eq__ that is no slot of a built-in's own (a "
-                "partial, a C function, a descriptor) probed by calling the comparison itself, "
-                "type(value).__eq__(value, stranger)"
-            ),
         ),
         pytest.param(
             PY_TEST,
             SLOT,
             id="slot",
-            marks=hole(
-                "__eq__ = int.__le__, another C slot wrapper of the base's: not a Python function,"
-                " not probed. Class of fix: a heap type's __eq__ that is not its built-in base's "
-                "own __eq__ probed whatever it is"
-            ),
         ),
         pytest.param(
             PY_TEST,
             TOLD,
             id="told",
-            marks=hole(
-                "the probe's first question is a stranger, which the __eq__ notes to answer the "
-                "next question (the probe's neighbour) as int's own: probed honest, then always "
-                "equal for the test. Class of fix: the comparison's own answer checked (the probe "
-                "asked after it, with the test's real operand's neighbour, as pytest's _again), or"
-                " the probe's questions indistinguishable from the test's"
-            ),
+        ),
+        pytest.param(
+            PY_TEST,
+            FRAMED,
+            id="told by its frame",
         ),
         pytest.param(REVERSED, EQUAL, id="reversed"),
         pytest.param(
@@ -331,7 +349,8 @@ READ = EQUAL.replace(
 )
 def test_unittest_always_equal_unprobed(tmp_path: Path, test: str, fix: str) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": test})
-    held(repo, {"app.py": fix}, UNITTEST, "always-equal")
+    observed = fix in (KEYED, PARTIAL, SLOT, TOLD, FRAMED) or test is REVERSED  # the observer's own
+    held(repo, {"app.py": fix}, UNITTEST, "observer-always-equal" if observed else "always-equal")
 
 
 @pytest.mark.parametrize("test", [PY_TEST, LISTED, ALMOST], ids=["equal", "listed", "almost"])
