@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -44,6 +44,14 @@ def imported_references(text: str) -> frozenset[Imported]:
     star import (the module's `__all__` is not read: what it does not define is found nowhere
     there). Empty where `text` does not parse. Read from the text, not run: a name rebound
     later is read as imported."""
+    return _references(text, ast.walk)
+
+
+def _references(
+    text: str, picked: Callable[[ast.Module], Iterable[ast.AST]]
+) -> frozenset[Imported]:
+    """The imported names the nodes `picked` from `text`'s tree refer to (`_referred`, through
+    the names its imports bind: `_bind`); empty where `text` does not parse."""
     tree = _parsed(text)
     if tree is None:
         return frozenset()
@@ -52,10 +60,9 @@ def imported_references(text: str) -> frozenset[Imported]:
     stars: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         _bind(node, names, modules, stars)
-    found: set[Imported] = set()
-    for node in ast.walk(tree):
-        found.update(_referred(node, names, modules, stars))
-    return frozenset(found)
+    return frozenset(
+        found for node in picked(tree) for found in _referred(node, names, modules, stars)
+    )
 
 
 # the assertions of an expected exception: unittest's `assertRaises(E, f, ...)` and its context
@@ -69,18 +76,7 @@ def expected_to_raise(text: str) -> frozenset[Imported]:
     called in the body of `with self.assertRaises(E):`/`with pytest.raises(E):`. A function the
     tests assert raises is what they test (validate.py's `check_even`, round 38's false alarm),
     not an assertion they make. Empty where `text` does not parse."""
-    tree = _parsed(text)
-    if tree is None:
-        return frozenset()
-    names: dict[str, Imported] = {}
-    modules: dict[str, tuple[int, str]] = {}
-    stars: list[tuple[int, str]] = []
-    for node in ast.walk(tree):
-        _bind(node, names, modules, stars)
-    subjects = (subject for node in ast.walk(tree) for subject in _subjects(node))
-    return frozenset(
-        found for subject in subjects for found in _referred(subject, names, modules, stars)
-    )
+    return _references(text, lambda tree: (s for node in ast.walk(tree) for s in _subjects(node)))
 
 
 def _subjects(node: ast.AST) -> list[ast.expr]:
