@@ -109,20 +109,22 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     holds the failing tests' own files there) is a file of the work tree a test file of
     `files` imports from that is test support (`_imported_support`, round 38)."""
     texts, tree = _start_texts(repo, start, files)
-    texts.update(_imported_support(repo, start, texts, tree))
+    modules = _StartModules(repo, start, texts)  # each start file read from git once
+    texts.update(_imported_support(modules, texts, tree))
     support = {p for p, text in texts.items() if not is_test_file(p) and sides.supports_tests(text)}
     callers = {p: texts[p] for p in support | {p for p in texts if is_test_file(p)}}
-    return frozenset(support | _asserting_files(repo, start, callers, tree))
+    return frozenset(support | _asserting_files(modules, callers, tree))
 
 
 def _imported_support(
-    repo: Path, start: str, texts: dict[str, str], tree: set[str]
+    start: _StartModules, texts: dict[str, str], tree: set[str]
 ) -> dict[str, str]:
-    """The files of commit `start` (`tree`: its paths) that a test file of `texts` (path to its
-    text) refers to by a name it imported (`imports.imported_references`: `from tests_helpers
-    import Base`, one hop), and that are test support by their text (`changes.supports_tests`),
-    each with its text: a pytest test's helper base, whose assert methods the deciding check
-    must run as the start had them (round 38: its checks.py put back for unittest alone)."""
+    """The files of the start commit (`start`'s, `tree`: its paths) that a test file of `texts`
+    (path to its text) refers to by a name it imported (`imports.imported_references`: `from
+    tests_helpers import Base`, one hop), and that are test support by their text
+    (`changes.supports_tests`), each with its text: a pytest test's helper base, whose assert
+    methods the deciding check must run as the start had them (round 38: its checks.py put back
+    for unittest alone)."""
     files = {
         file
         for path in texts
@@ -130,7 +132,7 @@ def _imported_support(
         for level, module, _ in imports.imported_references(texts[path])
         if (file := _module_file(path, level, module, tree)) is not None
     }
-    candidates = {f: revtext.text(repo, start, f) for f in files - texts.keys()}
+    candidates = {f: start.text(f) for f in files - texts.keys()}
     return {
         file: text
         for file, text in candidates.items()
@@ -147,39 +149,40 @@ def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str
     return texts, tree
 
 
-def _asserting_files(repo: Path, start: str, callers: dict[str, str], tree: set[str]) -> set[str]:
-    """The files of commit `start` (`tree`: its paths) defining a module-level function that
-    only asserts (`fixbot.tamper.changes.asserting`) which one of `callers` (path to its text:
-    the failing tests' files and their helper bases) refers to by a name it imported from the
-    work tree, however (`imports.imported_references`: a call, `staticmethod(f)`, a star import;
-    `_module_file`), followed through the modules that only re-export it (`_definition`:
-    checks/__init__.py's `from checks.asserts import assert_alike`), those modules with it (each
-    file read and parsed once: `_StartModules`): the tests' assertions, wherever they are
-    written (round 36, #39: checks.py's `assert_alike`, which tests_helpers.py's classes call,
-    emptied; round 37). Test files aside (already the tests'), and a file that also holds other
-    code (`changes.assertions_only`: app.py's `validate(x)`, which only asserts, beside the code
-    under test; pinned whole, the honest fix would be undone for the deciding check), and a
-    name a caller expects to raise (`imports.expected_to_raise`: `assertRaises(AssertionError,
-    check_even, 3)`, round 38's false alarm: the function the tests test, not one they assert
-    with; emptied, that expectation fails the start's tests itself)."""
-    start_modules = _StartModules(repo, start)
+def _asserting_files(start: _StartModules, callers: dict[str, str], tree: set[str]) -> set[str]:
+    """The files of the start commit (`start`'s, `tree`: its paths) defining a module-level
+    function that only asserts (`fixbot.tamper.changes.asserting`) which one of `callers` (path
+    to its text: the failing tests' files and their helper bases) refers to by a name it
+    imported from the work tree, however (`imports.imported_references`: a call,
+    `staticmethod(f)`, a star import; `_module_file`), followed through the modules that only
+    re-export it (`_definition`: checks/__init__.py's `from checks.asserts import
+    assert_alike`), those modules with it (each file read and parsed once: `_StartModules`): the
+    tests' assertions, wherever they are written (round 36, #39: checks.py's `assert_alike`,
+    which tests_helpers.py's classes call, emptied; round 37). Test files aside (already the
+    tests'), and a file that also holds other code (`changes.assertions_only`: app.py's
+    `validate(x)`, which only asserts, beside the code under test; pinned whole, the honest fix
+    would be undone for the deciding check), and a name a caller expects to raise
+    (`imports.expected_to_raise`: `assertRaises(AssertionError, check_even, 3)`, round 38's
+    false alarm: the function the tests test, not one they assert with; emptied, that
+    expectation fails the start's tests itself)."""
     held: set[str] = set()
     for path, caller in callers.items():
         tested = imports.expected_to_raise(caller)
         for level, module, name in imports.imported_references(caller) - tested:
             found = _module_file(path, level, module, tree)
-            files = _asserted(found, name, tree, start_modules) if found is not None else []
+            files = _asserted(found, name, tree, start) if found is not None else []
             held.update(f for f in files if f not in callers and not is_test_file(f))
     return held
 
 
 class _StartModules:
     """The start commit's Python files, each read and parsed once however many names the tests
-    refer to in it (a star import tries every public name)."""
+    refer to in it (a star import tries every public name); `texts` (path to text) those
+    already read."""
 
-    def __init__(self, repo: Path, start: str) -> None:
+    def __init__(self, repo: Path, start: str, texts: dict[str, str] | None = None) -> None:
         self.repo, self.start = repo, start
-        self.texts: dict[str, str] = {}
+        self.texts: dict[str, str] = dict(texts or {})
         self.tops: dict[str, imports.ModuleLevel] = {}
         self.asserts: dict[str, frozenset[str]] = {}
 
