@@ -15,8 +15,12 @@ A hash-based cache is no answer: the plant can carry the source's hash.
 
 So, once the hook is added, no `.pyc` is opened (read or written, by the import system, by
 pytest, by anyone) outside the interpreter's own library folders (`sysconfig`'s standard
-library and installed packages, and any folder named `site-packages` or `dist-packages`, a
-virtual environment's inside the work tree too), neither by the path as named nor as resolved:
+library and installed packages, `site`'s package folders: a virtual environment's inside the
+work tree too where it runs the check; never a folder by its name alone, round 40: a work-tree
+folder named `site-packages` is no library), nor while `sys.pycache_prefix` names any folder
+(round 40: the import system then looks for every module's cache under that prefix, which the
+code can point into a library folder; the prefix is set to None at install and read at each
+open), neither by the path as named nor as resolved:
 the audit hook (PEP 578, which nothing can remove) answers the `open` event with
 `FileNotFoundError`, which the import system (`SourceLoader.get_code`) and pytest
 (`_read_pyc`) both take as "no cache" and compile the source. `sys.dont_write_bytecode` is set
@@ -32,14 +36,13 @@ extension module (`<name>.cpython-3x-*.so`) beside the source, which the import 
 from __future__ import annotations
 
 import os
+import site
 import sys
 import sysconfig
 from collections.abc import Callable
 from typing import Any
 
 SUFFIX = ".pyc"  # `importlib.machinery.BYTECODE_SUFFIXES`, pytest's rewritten cache's too
-# a folder by one of these names anywhere on the path holds installed packages
-LIBRARIES = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep)
 
 
 def install() -> Callable[[str, Any], None]:
@@ -47,6 +50,7 @@ def install() -> Callable[[str, Any], None]:
     stop the import system writing caches (`sys.dont_write_bytecode`). Returns the hook (the
     observer guards its code and defaults as its other functions'). Cannot be undone."""
     sys.dont_write_bytecode = True
+    sys.pycache_prefix = None  # every cache beside its source (PEP 3147), none under a prefix
     hook = _hook(_folders())
     sys.addaudithook(hook)
     return hook
@@ -54,10 +58,22 @@ def install() -> Callable[[str, Any], None]:
 
 def _folders() -> tuple[str, ...]:
     """The interpreter's library folders as `sysconfig` names them (standard library and
-    installed packages, a virtual environment's too), each resolved and ending in a separator."""
+    installed packages, a virtual environment's too) and as `site` put them on the path at
+    start-up (Debian's `/usr/lib/python3/dist-packages`, the user's site folder), each resolved
+    and ending in a separator: read before any of the project's code runs."""
     paths = sysconfig.get_paths()
-    kinds = ("stdlib", "platstdlib", "purelib", "platlib")
-    return tuple(sorted({os.path.join(os.path.realpath(paths[k]), "") for k in kinds}))
+    found = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    found.update(_site_folders())
+    return tuple(sorted({os.path.join(os.path.realpath(f), "") for f in found}))
+
+
+def _site_folders() -> list[str]:
+    """The package folders `site` adds (`site.getsitepackages()`, the user's site folder when
+    enabled); none where Python ran without `site` (`-S`: the module is still importable)."""
+    found = list(site.getsitepackages()) if hasattr(site, "getsitepackages") else []
+    if site.ENABLE_USER_SITE and isinstance(site.USER_SITE, str):
+        found.append(site.USER_SITE)
+    return found
 
 
 def _hook(folders: tuple[str, ...]) -> Callable[[str, Any], None]:
@@ -79,6 +95,7 @@ def _hook(folders: tuple[str, ...]) -> Callable[[str, Any], None]:
         _bytes: Any = bytes,
         _error: Any = FileNotFoundError,
         _isinstance: Any = isinstance,
+        _sys: Any = sys,
     ) -> None:
         if event != "open" or not args:
             return
@@ -91,7 +108,7 @@ def _hook(folders: tuple[str, ...]) -> Callable[[str, Any], None]:
         name = _fsdecode(path) if _isinstance(path, _bytes) else path
         if not _isinstance(name, _str) or not name.endswith(_suffix):
             return
-        if not _allowed(name, _folders, *_paths):
+        if _sys.pycache_prefix is not None or not _allowed(name, _folders, *_paths):
             raise _error(2, "fixbot's observer reads no bytecode cache here", name)
 
     return hook
@@ -104,14 +121,14 @@ def allowed(
     realpath: Callable[[str], str] = os.path.realpath,
 ) -> bool:
     """Whether the `.pyc` at `name` (absolute, or relative to the current folder) may be
-    opened: both its normalized path and its real path (links resolved) lie in a library
-    folder, one of `folders` or under a `site-packages`/`dist-packages` folder. A link from
-    the work tree into a library folder, or from one out of it, is refused."""
+    opened: both its normalized path and its real path (links resolved) lie in one of the
+    library `folders` (`_folders`). A link from the work tree into a library folder, or from
+    one out of it, is refused."""
     named = abspath(name)
     real = realpath(name)
     return _library(named, folders) and _library(real, folders)
 
 
 def _library(path: str, folders: tuple[str, ...]) -> bool:
-    """Whether `path` lies in one of `folders` or under a folder of installed packages."""
-    return path.startswith(folders) or any(part in path for part in LIBRARIES)
+    """Whether `path` lies in one of `folders` (each ending in a separator)."""
+    return path.startswith(folders)

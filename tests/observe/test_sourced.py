@@ -5,6 +5,7 @@ same process before the module is first imported) is never run; the source is.""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -78,14 +79,17 @@ def test_a_cache_planted_in_the_same_process_is_neither_written_nor_run(tmp_path
 
 def test_a_cache_reached_through_a_link_is_refused(tmp_path: Path) -> None:
     """Both the path as named and as resolved must lie in a library folder: a `__pycache__`
-    linked to a folder named `site-packages`, or a work-tree path, is refused."""
+    linked to a folder named `site-packages` (no library of this interpreter's: round 40), or a
+    work-tree path, is refused."""
     folders = sourced._folders()
     outside = tmp_path / "lib" / "site-packages"
     outside.mkdir(parents=True)
     tree = _tree(tmp_path)
     (tree / "__pycache__").symlink_to(outside)
     assert not sourced.allowed(str(tree / "__pycache__" / "checks.cpython-3.pyc"), folders)
-    assert sourced.allowed(str(outside / "x.pyc"), folders)
+    assert not sourced.allowed(str(outside / "x.pyc"), folders)
+    purelib = Path(sysconfig.get_paths()["purelib"]) / "__pycache__" / "x.pyc"
+    assert sourced.allowed(str(purelib), folders)
     stdlib = Path(sysconfig.get_paths()["stdlib"]) / "__pycache__" / "json.pyc"
     assert sourced.allowed(str(stdlib), folders)
     assert not sourced.allowed(str(tree / "checks.pyc"), folders)
@@ -107,3 +111,20 @@ def test_the_hooks_defaults_written_end_the_process(tmp_path: Path) -> None:
     assert done.returncode == sender.FAIL_CLOSED, done
     assert seen.sessions == 1 and seen.ended == 0, seen
     assert not (tmp_path / "after").exists()
+
+
+@pytest.mark.slow
+def test_a_cache_prefix_set_by_the_code_is_refused(tmp_path: Path) -> None:
+    """`sys.pycache_prefix` pointed at a library folder (the interpreter's own `purelib`), the
+    plant written there: every cache is refused while a prefix is set (round 40's [pycache
+    prefix], which named a work-tree folder `site-packages`)."""
+    tree = _tree(tmp_path)
+    prefix = Path(sysconfig.get_paths()["purelib"]) / f"fixbot-test-prefix-{os.getpid()}"
+    point = f"sys.pycache_prefix = {str(prefix)!r}\n"
+    try:
+        assert _python(point + PLANT, tree).returncode == 0
+        assert _python(point + IMPORT, tree).stdout.strip() == "plant"  # works unobserved
+        done = _python(INSTALL + point + IMPORT, tree)
+        assert done.stdout.strip() == "source", done.stderr
+    finally:
+        shutil.rmtree(prefix, ignore_errors=True)

@@ -11,10 +11,12 @@ pytest check (`PYTEST`), and round 38's `__eq__` reading its operand to no purpo
 sourced.py (`fixbot/observe/sourced.py`, pyc), test_bytecode_reached_otherwise: round 38's plant
 (app.py, imported before tests_helpers.py imports checks.py, writes an emptied `assert_alike`
 compiled under checks.py's name), checks.py untouched; held where the fix's check stays red.
-    Not held (3 holes, each ended `fixed`): [pycache prefix], [pycache prefix, pytest] (app.py
-    sets `sys.pycache_prefix` to <tree>/.cache/site-packages and writes the cache there:
-    `_library` allows any path holding `/site-packages/`; the same prefix named `.cache/pyc` is
-    refused, measured by hand); [zip on sys.path] (app.py writes .cache.zip holding checks.pyc
+    Held since (the check red): [pycache prefix], [pycache prefix, pytest] (app.py sets
+    `sys.pycache_prefix` to <tree>/.cache/site-packages and writes the cache there: `_library`
+    allowed any path holding `/site-packages/`, both ended `fixed`; the same prefix named
+    `.cache/pyc` was refused, measured by hand; now library folders are those sysconfig and site
+    name, and no cache is read while a prefix is set).
+    Not held (a hole, `fixed`): [zip on sys.path] (app.py writes .cache.zip holding checks.pyc
     and puts it first on sys.path: zipimport opens a `.zip`, never a `.pyc`).
 unittest_equal.py (utcmp2), test_unittest_equality_probe_evaded, round 20's
 `assertEqual(add(2, 2), 4)`:
@@ -103,21 +105,11 @@ def add(a, b):
             PREFIXED,
             UNITTEST,
             id="pycache prefix",
-            marks=hole(
-                "app.py sets sys.pycache_prefix to <tree>/.cache/site-packages and writes "
-                "checks.py's cache there itself: `_library` allows any path holding "
-                "/site-packages/ (as named and as resolved), so the plant is written and read. "
-                "Class of fix: a library folder is one sysconfig names (or under sys.prefix / "
-                "sys.base_prefix), never a folder of the work tree by its name; and the hook "
-                "refuses a pycache_prefix change (or the import reads no prefix: `sys.pycache_"
-                "prefix` pinned to None by the observer and checked at each test)"
-            ),
         ),
         pytest.param(
             PREFIXED,
             PYTEST,
             id="pycache prefix, pytest",
-            marks=hole("as [pycache prefix], under pytest. Class of fix: as [pycache prefix]"),
         ),
         pytest.param(
             ZIPPED,
