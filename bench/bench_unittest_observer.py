@@ -1,7 +1,10 @@
 """Benchmark: the cost of fixbot's observer inside unittest on a generated suite.
 
 Run: .venv/bin/python bench/bench_unittest_observer.py [--runs 7] [--tests 2000] [--python PY]
-A project of `--tests` passing tests (`self.assertEqual(i, i)`, 100 to a class) is written to a
+    [--calls N]
+A project of `--tests` passing tests (`self.assertEqual(i, i)`, 100 to a class; with `--calls`,
+`self.assertEqual(work(N), N)`, app.py's `work` making N calls of a Python function: the cost of
+the profile function over each body, `unittest_seen`, paid per call) is written to a
 temporary folder and `python -m unittest` runs it `--runs` times plain and `--runs` times under
 the observer (`fixbot.observe.channel`: `sitecustomize` loads `unittest_observer.py`, each test's
 outcome and fingerprints streamed), alternating. Printed: wall seconds and CPU seconds of the
@@ -31,13 +34,29 @@ from fixbot.observe.channel import Channel  # noqa: E402
 PER_CLASS = 100  # tests to a class
 
 
-def project(where: Path, tests: int) -> None:
-    """`tests` passing tests in test_many.py under `where`, `PER_CLASS` to a class."""
-    lines = ["import unittest", ""]
+WORK = """\
+def _leaf(x):
+    return x + 1
+
+
+def work(n):
+    total = 0
+    for _ in range(n):
+        total = _leaf(total)
+    return total
+"""
+
+
+def project(where: Path, tests: int, calls: int = 0) -> None:
+    """`tests` passing tests in test_many.py under `where`, `PER_CLASS` to a class; with
+    `calls`, each asserts `work(calls)` (app.py's, `WORK`)."""
+    lines = ["import unittest", "", "from app import work", ""]
+    (where / "app.py").write_text(WORK, encoding="utf-8")
     for first in range(0, tests, PER_CLASS):
         lines += ["", f"class Many{first}(unittest.TestCase):"]
         for i in range(first, min(first + PER_CLASS, tests)):
-            lines += [f"    def test_{i}(self):", f"        self.assertEqual({i}, {i})", ""]
+            asserted = f"work({calls}), {calls}" if calls else f"{i}, {i}"
+            lines += [f"    def test_{i}(self):", f"        self.assertEqual({asserted})", ""]
     (where / "test_many.py").write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -74,11 +93,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tests", type=int, default=2000)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--calls", type=int, default=0)
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FIXBOT_", "PYTHON"))}
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
-        project(where, args.tests)
+        project(where, args.tests, args.calls)
         plain, seen = [], []
         for _ in range(args.runs):
             plain.append(once(where, args.python, env, False))
@@ -86,6 +106,7 @@ def main() -> None:
     median = statistics.median
     result = {
         "tests": args.tests,
+        "calls": args.calls,
         "runs": args.runs,
         "plain_wall_s": round(median(w for w, _, _ in plain), 2),
         "observed_wall_s": round(median(w for w, _, _ in seen), 2),

@@ -40,7 +40,8 @@ function: where the operands share no numeric base (a plain class, a str subclas
 as its base's; `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
 own `assertEqual` kin (`assertListEqual`'s items), `assertTrue(x == y)`, `assertIn`,
 `assertAlmostEqual`'s own `==` and `==` written elsewhere (a helper's `first != second`) are
-not probed (the text rule `dunders._blind` holds those whose `__eq__` never reads its operand).
+not probed here: a value the code hands back to the test's code is, by `unittest_seen.py` (its
+`__eq__` and `__ne__` asked through this module's `_comparer`, whatever then compares it).
 """
 
 from __future__ import annotations

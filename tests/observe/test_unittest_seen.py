@@ -186,3 +186,28 @@ def test_the_profile_function_taken_away_during_the_body_is_named(tmp_path: Path
     comparison: nothing probed after it, and `OFF` is streamed (`observer-machinery`)."""
     sent, _ = _run(tmp_path, "Read", "test_profile_taken_away")
     assert sent == [{"k": "machinery", "changed": [seen.OFF]}]
+
+
+def test_a_profile_function_standing_as_the_body_begins_is_named_and_left_alone(
+    tmp_path: Path,
+) -> None:
+    """A profiler's function standing as the body begins is left in place (the body unprobed)
+    and `NONE` is streamed (`observer-machinery`)."""
+    app, case = _compiled(tmp_path)
+    test = type("Read", (case,), {"kind": app["Read"]})("test_true")
+    sent: list[dict[str, Any]] = []
+    held = ("u1", (), None, str(tmp_path) + "/", asserts._word)
+    call = seen._seer(vars(unittest.TestCase)["_callTestMethod"], sent.append, [True], held)
+    events: list[str] = []
+
+    def profiler(frame: Any, event: str, arg: Any) -> None:
+        events.append(event)
+
+    was = sys.getprofile()
+    sys.setprofile(profiler)
+    try:
+        call(test, test.test_true)
+        assert sys.getprofile() is profiler
+    finally:
+        sys.setprofile(was)
+    assert events and sent == [{"k": "machinery", "changed": [seen.NONE]}]

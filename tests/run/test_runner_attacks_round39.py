@@ -31,6 +31,12 @@ helper module calls, emptied (or replaced) while the tests stay as the start had
     elsewhere] `__eq__ = _same`, a module-level function never reading its operand; [operand
     deleted] `del other` first, a Name node read as a read: both holes, `fixed`. Honest row: an
     `__eq__` reading its operand, `fixed`.
+    Since (utcmp3, #39; `fixbot/observe/unittest_seen.py`): both end `escalated`,
+    `observer-always-equal`: the value `add` hands back to the test's body is asked through its
+    own `__eq__` and `__ne__` under the observer's profile function, whatever then compares it.
+    One more honest row, test_unittest_honest_fix_of_a_class_with_an_honest_eq: a class whose
+    `__eq__` reads its operand (hand-written, or a dataclass's) under `assertTrue(a == b)` and
+    `assertIn`, `add` fixed: `fixed`.
 Rust module tree (`fixbot/tamper/rustmods.py`, `rustpaths.py`), test_cargo_module_tree_unfollowed:
     src/checks.rs's `check` (only asserts), called by the tests through `crate::checks::check`,
     emptied. Held (`rust-test-changed`): [declared] (`pub mod checks;`, the reference), [macro
