@@ -122,7 +122,7 @@ def _load(module: str) -> bool:
     settings = _peek(channel[0]) if channel is not None and mode is not None else None
     if channel is None or mode is None or settings is None:
         return False
-    nonce, root = settings
+    nonce, root, failed = settings  # `failed`: the ids of the tests that failed at the start
     import fcntl
     import importlib
     import unittest
@@ -152,7 +152,7 @@ def _load(module: str) -> bool:
     kept = (state, held, bodies)
     run, run_tests = _wrappers(case.run, program.runTests, send, kept, (machinery, watched, digest))
     watch = parts["_unittest_watch"]._watcher(send, state, held)  # `caller`'s watch (3.12+)
-    seen = parts["_unittest_seen"]._seer(vars(case)["_callTestMethod"], send, state, held)
+    seen = parts["_unittest_seen"]._seer(vars(case)["_callTestMethod"], send, state, held, failed)
     caller = parts[RESULT]._caller(seen, bodies, *watch)  # the body's values probed, `seen`
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
     asserter = parts["_unittest_asserter"]._asserter
@@ -240,10 +240,9 @@ def _mode() -> str | None:
     return "script" if b"unittest" in text else None
 
 
-def _peek(given: int) -> tuple[str, str] | None:
-    """The run's nonce and the work tree's root (`_root`) from the settings channel's next
-    line, read without consuming it (a later process of the check reads it as if no one had),
-    or None."""
+def _peek(given: int) -> tuple[str, str, Any] | None:
+    """The run's nonce, the work tree's root (`_root`) and the watched tests' ids, as given, from
+    the settings channel's next line, read without consuming it (for a later process), or None."""
     import _socket
     import json
 
@@ -259,7 +258,8 @@ def _peek(given: int) -> tuple[str, str] | None:
         nonce = settings["nonce"]
     except (ValueError, KeyError, TypeError):
         return None
-    return (nonce, _root(settings.get("root"))) if isinstance(nonce, str) and nonce else None
+    found = (nonce, _root(settings.get("root")), settings.get("watch"))
+    return found if isinstance(nonce, str) and nonce else None
 
 
 def _take(channel: tuple[int, int]) -> None:

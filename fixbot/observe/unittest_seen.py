@@ -21,7 +21,9 @@ operand first, under `assertTrue(add(2, 2) == 4)`; round 38 [true, operand read]
 reads its operand to no purpose (`or other is self`): each ended `fixed`, the text rule
 (`tamper/dunders._blind`) spelled around.
 
-The profile function is set as the body begins, only where no other stands (a profiler's is
+Only the bodies of the tests that failed at the start are profiled (the settings' `watch`,
+the ids fixbot judges the records of: the other tests' bodies run at full speed). The profile
+function is set as the body begins, only where no other stands (a profiler's is
 left alone, and named: the test's body unprobed, `NONE`), and put back as it ends; one the code
 under test put in its place, or took away, during the body is named (`OFF`: `observer-machinery`
 where the start's run did not name it; setting it is also an audit event, `reach.py`'s). Limits:
@@ -114,15 +116,28 @@ def _handed(
     return [value]
 
 
-def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> Any:
-    """`_callTestMethod(test, method)`: `orig` (the one captured at load) with the body under
-    the observer's profile function (`sys.setprofile`, set as the body begins where none
-    stands, put back as it ends): each value a frame of other code hands back to a frame of the
-    test module's (`_globals`) is probed (`_handed`, `unittest_equal._comparer` with
-    `DUNDERS`: `eq` records streamed while a run of the observer's goes on, `state`); `OFF`
-    streamed once where the body ended under another profile function, `NONE` where one stood
-    as it began (the body unprobed)."""
+def _named(test: Any, _str: Any = str) -> Any:
+    """`test.id()` as a str, or None where it raises."""
+    try:
+        return _str(test.id())
+    except Exception:
+        return None
+
+
+def _seer(
+    orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: Any = None
+) -> Any:
+    """`_callTestMethod(test, method)`: `orig` (the one captured at load) with the body of each
+    test `watch` names (the settings' list of the ids of the tests that failed at the start,
+    whose records fixbot judges; None: every test) under the observer's profile function
+    (`sys.setprofile`, set as the body begins where none stands, put back as it ends): each
+    value a frame of other code hands back to a frame of the test module's (`_globals`) is
+    probed (`_handed`, `unittest_equal._comparer` with `DUNDERS`: `eq` records streamed while a
+    run of the observer's goes on, `state`); `OFF` streamed once where the body ended under
+    another profile function, `NONE` where one stood as it began (the body unprobed)."""
     compared = equal._comparer(held[3], DUNDERS)
+    listed = watch if type(watch) is list else []
+    watched = None if watch is None else frozenset(w for w in listed if type(w) is str)
     now: list[Any] = [None, None]  # the test whose body runs, its module's globals
     said: set[str] = set()
 
@@ -165,7 +180,11 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...]) -> Any:
         _state: list[Any] = state,
         _said: set[str] = said,
         _names: tuple[str, str] = (OFF, NONE),
+        _watched: Any = watched,
+        _named: Any = _named,
     ) -> Any:
+        if _watched is not None and _named(self) not in _watched:
+            return _orig(self, method)  # a test that passed at the start: its records unjudged
         was, before = _now[:], _get()
         mine = before is None or before is _profile
         if mine:

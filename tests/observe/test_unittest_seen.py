@@ -211,3 +211,16 @@ def test_a_profile_function_standing_as_the_body_begins_is_named_and_left_alone(
     finally:
         sys.setprofile(was)
     assert events and sent == [{"k": "machinery", "changed": [seen.NONE]}]
+
+
+def test_only_the_tests_that_failed_at_the_start_are_profiled(tmp_path: Path) -> None:
+    """The settings' `watch` (the ids of the tests that failed at the start, whose records
+    fixbot judges): a test it names is probed, one it does not runs unprofiled (no cost)."""
+    app, case = _compiled(tmp_path)
+    test = type("Read", (case,), {"kind": app["Read"]})("test_true")
+    held = ("u1", (), None, str(tmp_path) + "/", asserts._word)
+    orig = vars(unittest.TestCase)["_callTestMethod"]
+    for watch, probed in (([], False), (["other.Test.test_x", 3], False), ([test.id()], True)):
+        sent: list[dict[str, Any]] = []
+        seen._seer(orig, sent.append, [True], held, watch)(test, test.test_true)
+        assert bool(sent) is probed and all(r["always"] for r in sent)
