@@ -1,4 +1,4 @@
-"""fixbot's observer inside unittest, utcmp3 (#39): each value the code hands back to a test's
+"""fixbot's observer inside unittest, utcmp3: each value the code hands back to a test's
 own code probed through its own comparison (`fixbot/observe/unittest_seen.py`, the observer's
 `TestCase._callTestMethod`), whatever spelling then compares it: `assertTrue(x == 4)`,
 `assertFalse(x != 4)`, `assertIn`, `assertAlmostEqual`, `assertNotEqual`, `[x] == [4]`; judged
