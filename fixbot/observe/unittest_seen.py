@@ -23,10 +23,12 @@ reads its operand to no purpose (`or other is self`): each ended `fixed`, the te
 
 Only the bodies of the tests that failed at the start are profiled (the settings' `watch`,
 the ids fixbot judges the records of: the other tests' bodies run at full speed). The profile
-function is set as the body begins, only where no other stands (a profiler's is
-left alone, and named: the test's body unprobed, `NONE`), and put back as it ends; one the code
-under test put in its place, or took away, during the body is named (`OFF`: `observer-machinery`
-where the start's run did not name it; setting it is also an audit event, `reach.py`'s). Limits:
+function is set as the body begins, only where no other stands (a profiler's is left alone:
+the body unprobed), and put back as it ends. The code under test taking it away, or setting one
+before the body, is an audit event (`sys.setprofile`), which the observer's audit hook streams
+with the file that did it (`reach.py`: `observer-reach` where the start's run did not raise it
+from that file); it is not named here as well, where a watched test of an honest profiling
+helper (cProfile's) would be named at every fix, the start's run profiling no body. Limits:
 a value of the code's reached without a Python frame's return to the test's code (a module
 global read, an attribute of a value handed back, a C function's result, a class called whose
 `__new__` is C's) is not probed, nor one handed back in another thread; the questions are asked
@@ -68,8 +70,6 @@ DUNDERS = ("__eq__", "__ne__")  # what the body's `==`, `!=`, `in` and the asser
 HANDED = 32  # the items of a container handed back that are probed, at most
 CONTAINERS = (list, tuple, set, frozenset)  # exact types whose items are read in C
 WRAPPED = 8  # decorators `_globals` unwraps, at most
-OFF = "unittest: the profile function on the test's body replaced"  # `_seer`'s names
-NONE = "unittest: a profile function stood before the observer's on the test's body"
 
 
 def _globals(
@@ -133,13 +133,12 @@ def _seer(
     (`sys.setprofile`, set as the body begins where none stands, put back as it ends): each
     value a frame of other code hands back to a frame of the test module's (`_globals`) is
     probed (`_handed`, `unittest_equal._comparer` with `DUNDERS`: `eq` records streamed while a
-    run of the observer's goes on, `state`); `OFF` streamed once where the body ended under
-    another profile function, `NONE` where one stood as it began (the body unprobed)."""
+    run of the observer's goes on, `state`); where another profile function stands as the body
+    begins, it is left alone and the body unprobed."""
     compared = equal._comparer(held[3], DUNDERS)
     listed = watch if type(watch) is list else []
     watched = None if watch is None else frozenset(w for w in listed if type(w) is str)
     now: list[Any] = [None, None]  # the test whose body runs, its module's globals
-    said: set[str] = set()
 
     def profile(
         frame: FrameType,
@@ -176,10 +175,6 @@ def _seer(
         _globals: Any = _globals,
         _get: Any = sys.getprofile,
         _set: Any = sys.setprofile,
-        _send: Any = send,
-        _state: list[Any] = state,
-        _said: set[str] = said,
-        _names: tuple[str, str] = (OFF, NONE),
         _watched: Any = watched,
         _named: Any = _named,
     ) -> Any:
@@ -193,13 +188,8 @@ def _seer(
         try:
             return _orig(self, method)
         finally:
-            after = _get()
             _now[:] = was
             if mine:
                 _set(before)
-            name = _names[0] if mine and after is not _profile else None if mine else _names[1]
-            if name is not None and _state[0] and name not in _said:
-                _said.add(name)
-                _send({"k": "machinery", "changed": [name]})
 
     return _callTestMethod
