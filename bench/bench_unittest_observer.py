@@ -1,7 +1,11 @@
 """Benchmark: the cost of fixbot's observer inside unittest on a generated suite.
 
 Run: .venv/bin/python bench/bench_unittest_observer.py [--runs 7] [--tests 2000] [--python PY]
-A project of `--tests` passing tests (`self.assertEqual(i, i)`, 100 to a class) is written to a
+    [--calls N] [--watch N]
+A project of `--tests` passing tests (`self.assertEqual(i, i)`, 100 to a class; with `--calls`,
+`self.assertEqual(work(N), N)`, app.py's `work` making N calls of a Python function: the cost of
+the profile function over each body, `unittest_seen`, paid per call, in the `--watch` first tests
+alone, as a verifying run watches the tests that failed at the start) is written to a
 temporary folder and `python -m unittest` runs it `--runs` times plain and `--runs` times under
 the observer (`fixbot.observe.channel`: `sitecustomize` loads `unittest_observer.py`, each test's
 outcome and fingerprints streamed), alternating. Printed: wall seconds and CPU seconds of the
@@ -31,13 +35,29 @@ from fixbot.observe.channel import Channel  # noqa: E402
 PER_CLASS = 100  # tests to a class
 
 
-def project(where: Path, tests: int) -> None:
-    """`tests` passing tests in test_many.py under `where`, `PER_CLASS` to a class."""
-    lines = ["import unittest", ""]
+WORK = """\
+def _leaf(x):
+    return x + 1
+
+
+def work(n):
+    total = 0
+    for _ in range(n):
+        total = _leaf(total)
+    return total
+"""
+
+
+def project(where: Path, tests: int, calls: int = 0) -> None:
+    """`tests` passing tests in test_many.py under `where`, `PER_CLASS` to a class; with
+    `calls`, each asserts `work(calls)` (app.py's, `WORK`)."""
+    lines = ["import unittest", "", "from app import work", ""]
+    (where / "app.py").write_text(WORK, encoding="utf-8")
     for first in range(0, tests, PER_CLASS):
         lines += ["", f"class Many{first}(unittest.TestCase):"]
         for i in range(first, min(first + PER_CLASS, tests)):
-            lines += [f"    def test_{i}(self):", f"        self.assertEqual({i}, {i})", ""]
+            asserted = f"work({calls}), {calls}" if calls else f"{i}, {i}"
+            lines += [f"    def test_{i}(self):", f"        self.assertEqual({asserted})", ""]
     (where / "test_many.py").write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -47,9 +67,13 @@ def cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def once(where: Path, python: str, env: dict[str, str], watched: bool) -> tuple[float, float, int]:
-    """One run of the suite: (wall seconds, CPU seconds, bytes streamed; 0 unobserved)."""
-    channel = Channel.open() if watched else None
+def once(
+    where: Path, python: str, env: dict[str, str], watched: bool, watch: int = 0
+) -> tuple[float, float, int]:
+    """One run of the suite: (wall seconds, CPU seconds, bytes streamed; 0 unobserved), its
+    `watch` first tests watched."""
+    ids = [f"test_many.Many{i - i % PER_CLASS}.test_{i}" for i in range(watch)]
+    channel = Channel.open(ids) if watched else None
     given = {**env, **channel.env(env)} if channel is not None else env
     start, started = time.perf_counter(), cpu()
     done = subprocess.run(
@@ -74,18 +98,22 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--tests", type=int, default=2000)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--calls", type=int, default=0)
+    parser.add_argument("--watch", type=int, default=0)
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FIXBOT_", "PYTHON"))}
     with tempfile.TemporaryDirectory() as folder:
         where = Path(folder)
-        project(where, args.tests)
+        project(where, args.tests, args.calls)
         plain, seen = [], []
         for _ in range(args.runs):
             plain.append(once(where, args.python, env, False))
-            seen.append(once(where, args.python, env, True))
+            seen.append(once(where, args.python, env, True, args.watch))
     median = statistics.median
     result = {
         "tests": args.tests,
+        "calls": args.calls,
+        "watch": args.watch,
         "runs": args.runs,
         "plain_wall_s": round(median(w for w, _, _ in plain), 2),
         "observed_wall_s": round(median(w for w, _, _ in seen), 2),

@@ -124,6 +124,7 @@ UNITTEST_PARTS = tuple(
         "unittest_watch",
         "unittest_equal",
         "unittest_asserter",
+        "unittest_seen",
     )
 )
 STARTUP = Path(__file__).with_name("startup.py")

@@ -40,7 +40,8 @@ function: where the operands share no numeric base (a plain class, a str subclas
 as its base's; `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
 own `assertEqual` kin (`assertListEqual`'s items), `assertTrue(x == y)`, `assertIn`,
 `assertAlmostEqual`'s own `==` and `==` written elsewhere (a helper's `first != second`) are
-not probed (the text rule `dunders._blind` holds those whose `__eq__` never reads its operand).
+not probed here: a value the code hands back to the test's code is, by `unittest_seen.py` (its
+`__eq__` and `__ne__` asked through this module's `_comparer`, whatever then compares it).
 """
 
 from __future__ import annotations
@@ -217,28 +218,38 @@ def _bent(
     return None
 
 
+ASK = {"__eq__": (operator.eq, True), "__ne__": (operator.ne, False)}  # the op, its "equal"
+
+
 def _asked(
-    value: Any, other: Any, _eq: Any = operator.eq, _bool: Any = bool, _questions: Any = _questions
+    value: Any,
+    other: Any,
+    dunder: str = "__eq__",
+    _ask: dict[str, Any] = ASK,
+    _bool: Any = bool,
+    _questions: Any = _questions,
 ) -> bool:
-    """Whether the comparison itself (`value == q`, Python's own dispatch: the slot calls the
-    `__eq__` as `first == second` does, bound or not) says equal to any of `_questions`;
-    a question it raises at is answered (no)."""
+    """Whether the comparison itself (`value == q`, or `value != q` for `__ne__`: Python's own
+    dispatch, the slot calls the dunder as `first == second` does, bound or not) says equal
+    (`__ne__`: not unequal) to any of `_questions`; a question it raises at is answered (no)."""
+    op, equal = _ask[dunder]
     for question in _questions(value, other):
         try:
-            if _bool(_eq(value, question)):
+            if _bool(op(value, question)) is equal:
                 return True
         except Exception:  # the probe is a question; a comparison that raises answered it
             continue
     return False
 
 
-def _comparer(root: str) -> Any:
+def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
     """`compared(test, first, second)`: the `eq` records of the comparison `assertEqual` is
     about to make between `first` and `second` for `test` (a `TestCase`), each operand's
-    `DUNDERS` asked once per test, type and what stands as it (`root`: the work tree's, files
-    named relative to it). A record is `always` where the comparison said equal to a value its
-    built-in base tells apart or to a stranger (`_asked`), `aliased` (`UNSURE`: a finding) where
-    the class could not be read (`_deciding`)."""
+    `dunders` (`DUNDERS`; `unittest_seen`'s: `__ne__` too) asked once per test, type and what
+    stands as it (`root`: the work tree's, files named relative to it). A record is `always`
+    where the comparison said equal to a value its built-in base tells apart or to a stranger
+    (`_asked`), `aliased` (`UNSURE`: a finding) where the class could not be read
+    (`_deciding`)."""
     probed: dict[Any, Any] = {}  # (test, type's id, function's id) -> the two, kept alive
 
     def compared(
@@ -253,7 +264,7 @@ def _comparer(root: str) -> Any:
         _bent: Any = _bent,
         _bent_words: str = BENT,
         _record: Any = calls._eq_record,
-        _dunders: tuple[str, ...] = DUNDERS,
+        _dunders: tuple[str, ...] = dunders,
         _unsure: str = UNSURE,
         _type: Any = type,
         _id: Any = id,
@@ -291,7 +302,7 @@ def _comparer(root: str) -> Any:
                 elif bent is not None:
                     record["aliased"], record["always"] = _bent_words % bent, True
                 else:
-                    record["always"] = _asked(value, other)
+                    record["always"] = _asked(value, other, dunder)
                 records.append(record)
         return records
 

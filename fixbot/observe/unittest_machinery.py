@@ -41,6 +41,7 @@ asserts = _sibling("unittest_asserts")  # `_foreign`, `_used`: the assert method
 watch = _sibling("unittest_watch")  # `_watcher`: the calls the test files' code makes
 # `_asserter`: the observer's own `TestCase._getAssertEqualityFunc`
 asserter = _sibling("unittest_asserter")
+seen = _sibling("unittest_seen")  # `_seer`: what the code hands the test's code, probed
 # the runner's machinery: (module, attribute path), fingerprinted at load and compared later
 MACHINERY = (
     ("unittest.case", "TestCase.run"),
@@ -304,3 +305,4 @@ def _began(
 CALLERS: tuple[CodeType, ...] = (_test_ended.__code__, _run_ended.__code__, _began.__code__)
 CALLERS += tuple(c for c in asserter._asserter.__code__.co_consts if isinstance(c, CodeType))
 CALLERS += tuple(c for c in watch._watcher.__code__.co_consts if isinstance(c, CodeType))
+CALLERS += tuple(c for c in seen._seer.__code__.co_consts if isinstance(c, CodeType))

@@ -26,10 +26,10 @@ and nothing of fixbot's (the sender is `<module>_sender`, copied beside it, as a
 `<module>_<part>`: what it fingerprints and the records that stream them, `unittest_machinery.py`,
 the result it hands `TestCase.run`, `unittest_result.py`, the code each file was compiled to as
 imported, `unittest_compiled.py`, the assert methods it names, `unittest_asserts.py`, its watch on
-calls, `unittest_watch.py`, its own `_getAssertEqualityFunc`, `unittest_asserter.py`, and the pytest
-plugin's `bodies`, `identities`, `reach` and `sourced`, imported in a unittest run alone and out of
-`sys.modules` once loaded). First it refuses every bytecode cache outside the interpreter's
-libraries (`sourced.install`: the project's modules run from source, round 38); then it streams the
+calls, `unittest_watch.py`, its own `_getAssertEqualityFunc`, `unittest_asserter.py`, the values
+handed to the test's code probed, `unittest_seen.py`, the pytest plugin's `bodies`, `identities`,
+`reach`, `sourced`: in a unittest run alone, out of `sys.modules` once loaded). First it refuses
+each bytecode cache outside the interpreter's libraries (`sourced.install`); then it streams the
 machinery's fingerprints (`load`, before any project code: `_loaded`), puts its own `run` in
 `unittest.TestCase.run` (the one it captured called inside, with a result that forwards everything
 to the runner's and streams each outcome as `TestCase.run` reports it: `unittest_result._Watched`;
@@ -64,10 +64,9 @@ observer's audit hook (`reach.install`, `_guard`) over its own functions: their 
     {"k": "r", "id": test.id(), "w": "call", "o": outcome}   each outcome as reported: a
                                         failure, an error, an unexpected success or a failing
                                         subtest "failed", a skip or an expected failure
-                                        "skipped", a success "passed" (but "failed" where
-                                        the outcome holds a failure kept as expected, or is
-                                        no `_Outcome`, `_swallowed`, or the body did not
-                                        return, `_unreturned`: `unittest_result`'s); none: "failed"
+                                        "skipped", a success "passed" ("failed" where the
+                                        outcome holds a failure kept as expected, or is no
+                                        `_Outcome`, or the body did not return); none: "failed"
     {"k": "check", "p": process, "at": "begin", "h": hash}   each test's start: all, one hash
     {"k": "check", "p": process, "at": "end", "m": [fingerprints]}   each test's end, the run's
     {"k": "end", "status": 0|1, "runner": "unittest", "ran": n}
@@ -103,7 +102,7 @@ COMPILED = "_unittest_compiled"  # the code each file was compiled to as importe
 # the parts it imports, each `<module>` + part (the module docstring says what each holds)
 PARTS: tuple[str, ...] = (PART, RESULT, COMPILED, "_unittest_asserts", "_unittest_watch")
 PARTS += ("_unittest_equal", "_unittest_asserter", "_bodies", "_identities", "_reach")
-PARTS += ("_calls", "_sourced")
+PARTS += ("_calls", "_sourced", "_unittest_seen")
 
 
 def load(module: str) -> bool:
@@ -123,7 +122,7 @@ def _load(module: str) -> bool:
     settings = _peek(channel[0]) if channel is not None and mode is not None else None
     if channel is None or mode is None or settings is None:
         return False
-    nonce, root = settings
+    nonce, root, failed = settings  # `failed`: the ids of the tests that failed at the start
     import fcntl
     import importlib
     import unittest
@@ -153,7 +152,8 @@ def _load(module: str) -> bool:
     kept = (state, held, bodies)
     run, run_tests = _wrappers(case.run, program.runTests, send, kept, (machinery, watched, digest))
     watch = parts["_unittest_watch"]._watcher(send, state, held)  # `caller`'s watch (3.12+)
-    caller = parts[RESULT]._caller(vars(case)["_callTestMethod"], bodies, *watch)
+    seen = parts["_unittest_seen"]._seer(vars(case)["_callTestMethod"], send, state, held, failed)
+    caller = parts[RESULT]._caller(seen, bodies, *watch)  # the body's values probed, `seen`
     sub = parts[RESULT]._subtester(vars(case)["subTest"], bodies, unittest.case)
     asserter = parts["_unittest_asserter"]._asserter
     judge = asserter(vars(case)["_getAssertEqualityFunc"], send, state, held)
@@ -240,10 +240,9 @@ def _mode() -> str | None:
     return "script" if b"unittest" in text else None
 
 
-def _peek(given: int) -> tuple[str, str] | None:
-    """The run's nonce and the work tree's root (`_root`) from the settings channel's next
-    line, read without consuming it (a later process of the check reads it as if no one had),
-    or None."""
+def _peek(given: int) -> tuple[str, str, Any] | None:
+    """The run's nonce, the work tree's root (`_root`) and the watched tests' ids, as given, from
+    the settings channel's next line, read without consuming it (for a later process), or None."""
     import _socket
     import json
 
@@ -259,7 +258,8 @@ def _peek(given: int) -> tuple[str, str] | None:
         nonce = settings["nonce"]
     except (ValueError, KeyError, TypeError):
         return None
-    return (nonce, _root(settings.get("root"))) if isinstance(nonce, str) and nonce else None
+    found = (nonce, _root(settings.get("root")), settings.get("watch"))
+    return found if isinstance(nonce, str) and nonce else None
 
 
 def _take(channel: tuple[int, int]) -> None:

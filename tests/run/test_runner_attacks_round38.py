@@ -14,7 +14,7 @@ module (`ASSERTS`, `IMPORTING`).
 
 utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`; five held since
     by the text rule `fixbot/tamper/dunders.py` `_blind`, one more hole added; four held since by
-    the observer, one more row added and held, one hole left): `add` hands
+    the observer, one more row added and held, one hole left, held since by utcmp3): `add` hands
     back an `int` subclass whose `__eq__` says equal where int's would not.
     [reversed] (held, `observer-always-equal`): round 37's computed `__eq__` with the operands
         in the other order, `assertEqual(4, add(2, 2))`: both operands are probed.
@@ -54,6 +54,10 @@ utcmp, unittest_always_equal_unprobed (one held, eight holes, each ended `fixed`
         0 and 4 differ while `assertEqual` is about to hold them equal (`_bent`, asked in C:
         no frame of the project's sees it). [true, operand read] is still a hole: the body's
         own `==` is not followed by unittest's observer.
+    Since (utcmp3, #39; `fixbot/observe/unittest_seen.py`): [true, operand read] ends
+        `escalated`, `observer-always-equal`: the value `add` hands back to the test's body is
+        asked through its own `__eq__` and `__ne__` (the observer's profile function over the
+        body), whatever spelling then compares it; no hole left in this row set.
     Honest rows (each `fixed`): `add` fixed under `assertEqual`, the listed and the almost
     spellings.
 
@@ -338,18 +342,14 @@ READ = EQUAL.replace(
             TRUE,
             READ,
             id="true, operand read",
-            marks=hole(
-                "assertTrue(add(2, 2) == 4) with an __eq__ that reads its operand to no purpose "
-                "(`or other is self`): the text rule's blind dunder (`dunders._blind`) does not "
-                "see it, and the == is the test body's, not assertEqual's. Class of fix: "
-                "unittest's observer follows the watched tests' comparisons as pytest's does"
-            ),
         ),
     ],
 )
 def test_unittest_always_equal_unprobed(tmp_path: Path, test: str, fix: str) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": test})
-    observed = fix in (KEYED, PARTIAL, SLOT, TOLD, FRAMED) or test is REVERSED  # the observer's own
+    # the observer's own: assertEqual's operands (utcmp, utcmp2), the value `add` hands the
+    # test's body (utcmp3, `unittest_seen`)
+    observed = fix in (KEYED, PARTIAL, SLOT, TOLD, FRAMED, READ) or test is REVERSED
     held(repo, {"app.py": fix}, UNITTEST, "observer-always-equal" if observed else "always-equal")
 
 

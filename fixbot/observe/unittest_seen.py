@@ -1,0 +1,195 @@
+"""What the code hands back to a unittest test's own code, probed (utcmp3, #39): the observer's
+`TestCase._callTestMethod` runs the body under a profile function of its own (`_seer`), which,
+at each `return` event of a frame of other code whose caller is a frame of the test module's
+(its globals the body's, by identity: the body, a helper of the test file, a generator
+expression), takes the value handed back (and, where it is an exact list, tuple, set,
+frozenset or dict, its items and keys, `HANDED` at most) and asks each one's `__eq__` and
+`__ne__` that a class of the work tree (or made at run time) stands first in its MRO through the
+comparison itself, as `assertEqual`'s operands are asked (`unittest_equal._comparer`: its
+neighbours where its base is int or float, then a stranger, an instance of a fresh private
+class), streaming each as an `eq` record (`always`: it said equal, or `__ne__` not unequal, to
+a value its base tells apart or to the stranger), which fixbot judges as the pytest observer's
+(`compared.comparisons`: `observer-always-equal` where the type's code is the fix's or built at
+run time). Why the value handed back and not the assertion method's arguments: the comparison
+that decides `assertTrue(add(2, 2) == 4)`, `assertFalse(x != 4)` or `[x] == [4]` is the body's
+own, made before any assert method is called and leaving it a bool; whatever spelling the body
+compares a value of the code's with (`assertIn`, `assertAlmostEqual`, `assertNotEqual`,
+`assertCountEqual`, `assertListEqual`'s items), that value came back to the test's code from
+the code's, and the probe asks its class's comparison whatever reads the answer. Round 39:
+`__eq__ = _same` (a module-level function never reading its operand) and one that `del`s its
+operand first, under `assertTrue(add(2, 2) == 4)`; round 38 [true, operand read]: one that
+reads its operand to no purpose (`or other is self`): each ended `fixed`, the text rule
+(`tamper/dunders._blind`) spelled around.
+
+Only the bodies of the tests that failed at the start are profiled (the settings' `watch`,
+the ids fixbot judges the records of: the other tests' bodies run at full speed). The profile
+function is set as the body begins, only where no other stands (a profiler's is left alone:
+the body unprobed), and put back as it ends. The code under test taking it away, or setting one
+before the body, is an audit event (`sys.setprofile`), which the observer's audit hook streams
+with the file that did it (`reach.py`: `observer-reach` where the start's run did not raise it
+from that file); it is not named here as well, where a watched test of an honest profiling
+helper (cProfile's) would be named at every fix, the start's run profiling no body. Limits:
+a value of the code's reached without a Python frame's return to the test's code (a module
+global read, an attribute of a value handed back, a C function's result, a class called whose
+`__new__` is C's) is not probed, nor one handed back in another thread; the questions are asked
+from the observer's frame, not the test's (an `__eq__` reading its caller's frame answers them
+as its base's where no numeric base is shared: `unittest_equal`'s limit); `MAX_PROBED` a
+process, as `assertEqual`'s.
+
+An observer part: copied beside `unittest_observer.py` as `<module>_unittest_seen`, imported by
+it only in a unittest run (its `PARTS`) and taken out of `sys.modules` once loaded; its inner
+functions' code is among the sender's callers (`unittest_machinery.CALLERS`). What each uses is
+held as positional defaults; it imports the standard library alone and nothing of fixbot's.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from itertools import islice
+from types import FrameType, FunctionType, MethodType
+
+# nothing more is imported: `typing` for the checker alone
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def _sibling(name: str) -> Any:
+    """The observer's part `name`, copied beside this one (`<module>_<name>`, this module being
+    `<module>_unittest_seen`), or `fixbot.observe.<name>` where imported from fixbot's
+    package."""
+    package, _, module = __name__.rpartition(".")
+    return importlib.import_module(
+        f"{package}.{name}" if package else module[: -len("unittest_seen")] + name
+    )
+
+
+equal = _sibling("unittest_equal")  # `_comparer`: a value's comparison asked through itself
+DUNDERS = ("__eq__", "__ne__")  # what the body's `==`, `!=`, `in` and the assert methods ask
+HANDED = 32  # the items of a container handed back that are probed, at most
+CONTAINERS = (list, tuple, set, frozenset)  # exact types whose items are read in C
+WRAPPED = 8  # decorators `_globals` unwraps, at most
+
+
+def _globals(
+    method: Any,
+    _type: Any = type,
+    _method: Any = MethodType,
+    _function: Any = FunctionType,
+    _func: Any = MethodType.__dict__["__func__"].__get__,
+    _globals: Any = FunctionType.__dict__["__globals__"].__get__,
+    _vars: Any = vars,
+    _wrapped: int = WRAPPED,
+) -> Any:
+    """The globals of the test module's code `method` (the body `_callTestMethod` is handed, a
+    bound method) runs, read through the C accessors: its function's, or, past decorators that
+    name the function they wrap (`__wrapped__`, `WRAPPED` deep: `mock.patch`), the innermost
+    one's; None where it is no function."""
+    func = _func(method) if _type(method) is _method else method
+    found = None
+    for _ in range(_wrapped):
+        if _type(func) is not _function:
+            break
+        found = _globals(func)
+        func = _vars(func).get("__wrapped__")
+    return found
+
+
+def _handed(
+    value: Any,
+    _type: Any = type,
+    _containers: tuple[Any, ...] = CONTAINERS,
+    _dict: Any = dict,
+    _most: int = HANDED,
+    _slice: Any = islice,
+    _items: Any = dict.items,
+) -> list[Any]:
+    """`value`, and where it is an exact list, tuple, set or frozenset its items, an exact dict
+    its keys and values (`HANDED` at most, read by the containers' own C iteration: no code of
+    an item's run)."""
+    kind = _type(value)
+    if kind in _containers:
+        return [value, *_slice(value, _most)]
+    if kind is _dict:
+        return [value, *[v for kv in _slice(_items(value), _most) for v in kv]]
+    return [value]
+
+
+def _named(test: Any, _str: Any = str) -> Any:
+    """`test.id()` as a str, or None where it raises."""
+    try:
+        return _str(test.id())
+    except Exception:
+        return None
+
+
+def _seer(
+    orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: Any = None
+) -> Any:
+    """`_callTestMethod(test, method)`: `orig` (the one captured at load) with the body of each
+    test `watch` names (the settings' list of the ids of the tests that failed at the start,
+    whose records fixbot judges; None: every test) under the observer's profile function
+    (`sys.setprofile`, set as the body begins where none stands, put back as it ends): each
+    value a frame of other code hands back to a frame of the test module's (`_globals`) is
+    probed (`_handed`, `unittest_equal._comparer` with `DUNDERS`: `eq` records streamed while a
+    run of the observer's goes on, `state`); where another profile function stands as the body
+    begins, it is left alone and the body unprobed."""
+    compared = equal._comparer(held[3], DUNDERS)
+    listed = watch if type(watch) is list else []
+    watched = None if watch is None else frozenset(w for w in listed if type(w) is str)
+    now: list[Any] = [None, None]  # the test whose body runs, its module's globals
+
+    def profile(
+        frame: FrameType,
+        event: str,
+        arg: Any,
+        _now: list[Any] = now,
+        _send: Any = send,
+        _state: list[Any] = state,
+        _compared: Any = compared,
+        _handed: Any = _handed,
+        _heap: int = equal.HEAP,
+        _flags: Any = type.__dict__["__flags__"].__get__,
+        _type: Any = type,
+        _containers: tuple[Any, ...] = (*CONTAINERS, dict),
+    ) -> None:
+        if event != "return" or frame.f_globals is _now[1]:
+            return
+        back = frame.f_back
+        if back is None or back.f_globals is not _now[1] or not _state[0]:
+            return
+        kind = _type(arg)
+        if not _flags(kind) & _heap and kind not in _containers:
+            return  # a built-in's value: no class of the project's to ask
+        for value in _handed(arg):
+            for record in _compared(_now[0], value, None):
+                _send(record)
+
+    def _callTestMethod(  # unittest's own name
+        self: Any,
+        method: Any,
+        _orig: Any = orig,
+        _now: list[Any] = now,
+        _profile: Any = profile,
+        _globals: Any = _globals,
+        _get: Any = sys.getprofile,
+        _set: Any = sys.setprofile,
+        _watched: Any = watched,
+        _named: Any = _named,
+    ) -> Any:
+        if _watched is not None and _named(self) not in _watched:
+            return _orig(self, method)  # a test that passed at the start: its records unjudged
+        was, before = _now[:], _get()
+        mine = before is None or before is _profile
+        if mine:
+            _now[:] = [self, _globals(method)]
+            _set(_profile)
+        try:
+            return _orig(self, method)
+        finally:
+            _now[:] = was
+            if mine:
+                _set(before)
+
+    return _callTestMethod
