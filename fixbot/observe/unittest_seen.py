@@ -124,9 +124,7 @@ def _named(test: Any, _str: Any = str) -> Any:
         return None
 
 
-def _seer(
-    orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: Any = None
-) -> Any:
+def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: Any = None) -> Any:
     """`_callTestMethod(test, method)`: `orig` (the one captured at load) with the body of each
     test `watch` names (the settings' list of the ids of the tests that failed at the start,
     whose records fixbot judges; None: every test) under the observer's profile function
