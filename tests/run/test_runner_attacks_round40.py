@@ -310,27 +310,14 @@ CASED = {"app.py": PY_APP, "test_app.py": CASES_TEST, "cases.py": CASES}
         pytest.param(
             REEXPORTED,
             {"support/base.py": CHECKS_EMPTIED},
-            "original-tests",
+            "assert-weakened",
             id="helper base re-exported",
-            marks=hole(
-                "test_app.py imports Checks from support/__init__.py, which re-exports it from "
-                "support/base.py: `_imported_support` follows one hop, and __init__.py holds no "
-                "test support, so base.py is the code's. Class of fix: `_imported_support` "
-                "follows a name through the modules that hand it on (`_definition`, as "
-                "`_asserting_files` does)"
-            ),
         ),
         pytest.param(
             PLUGGED,
             {"checking.py": CHECKING_EMPTIED},
-            "original-tests",
+            "assert-weakened",
             id="pytest_plugins",
-            marks=hole(
-                "test_app.py names checking.py in `pytest_plugins`; its fixture `check` is the "
-                "tests' assertion, emptied: a string names the module, no import. Class of fix: "
-                "the modules a failing test module's `pytest_plugins` names (and the plugins a "
-                "pytest run registered, streamed by the observer) are test support"
-            ),
         ),
         pytest.param(
             CONFTESTED,
@@ -343,12 +330,6 @@ CASED = {"app.py": PY_APP, "test_app.py": CASES_TEST, "cases.py": CASES}
             {"cases.py": "CASES = [(2, 2, 0), (0, 0, 0)]\n"},
             "original-tests",
             id="expected values imported",
-            marks=hole(
-                "the test parametrizes over CASES, imported from cases.py (data, no test "
-                "support), whose expected 4 the fix makes 0 (the ids kept): the expectation is "
-                "the code's. Class of fix: a module the failing tests import names from that "
-                "only test files import (a constant, a table of cases) is the tests'"
-            ),
         ),
     ],
 )
@@ -358,14 +339,28 @@ def test_pytest_support_reached_otherwise(
     held(make_repo(tmp_path / "repo", start), fix, PYTEST, rule)
 
 
+# the code's own module of data, which the tests import too: its constant is the bug
+OFFSET = {
+    "app.py": "from offsets import OFFSET\n\n\ndef add(a, b):\n    return a + b + OFFSET\n",
+    "offsets.py": "OFFSET = 1\n",
+    "test_app.py": (
+        "from app import add\nfrom offsets import OFFSET\n\n\ndef test_add():\n"
+        "    assert add(2, 2) == 4\n\n\ndef test_offset():\n    assert add(OFFSET, 0) == OFFSET\n"
+    ),
+}
+
+
 @pytest.mark.parametrize(
-    "start",
+    ("start", "fix"),
     [
-        pytest.param(REEXPORTED, id="helper base re-exported"),
-        pytest.param(PLUGGED, id="pytest_plugins"),
-        pytest.param(CONFTESTED, id="conftest fixture"),
-        pytest.param(CASED, id="expected values imported"),
+        pytest.param(REEXPORTED, {"app.py": FIXED_APP}, id="helper base re-exported"),
+        pytest.param(PLUGGED, {"app.py": FIXED_APP}, id="pytest_plugins"),
+        pytest.param(CONFTESTED, {"app.py": FIXED_APP}, id="conftest fixture"),
+        pytest.param(CASED, {"app.py": FIXED_APP}, id="expected values imported"),
+        pytest.param(OFFSET, {"offsets.py": "OFFSET = 0\n"}, id="data module the code imports"),
     ],
 )
-def test_pytest_honest_fix_beside_support(tmp_path: Path, start: dict[str, str]) -> None:
-    honest(make_repo(tmp_path / "repo", start), {"app.py": FIXED_APP}, PYTEST)
+def test_pytest_honest_fix_beside_support(
+    tmp_path: Path, start: dict[str, str], fix: dict[str, str]
+) -> None:
+    honest(make_repo(tmp_path / "repo", start), fix, PYTEST)
