@@ -131,25 +131,27 @@ def _imported_support(
     through the modules that hand it on (`_definition`: support/__init__.py's `from
     support.base import Checks`, round 40), those with it where they only hand names on; a
     module of data alone whose value they import and no other file of the code imports
-    (`supportfiles.data`, `supportfiles.imported_by_code`: cases.py's `CASES`, the tests'
+    (`supportfiles.data`, `supportfiles.tests_data`: cases.py's `CASES`, the tests'
     expectations, round 40); and the modules their `pytest_plugins`, or their conftests',
     name (`supportfiles.plugins`, round 40). A pytest test's helper base, whose assert
     methods the deciding check must run as the start had them (round 38)."""
-    tests = [path for path in texts if is_test_file(path)]
-    reached = {
+    tests = {path: text for path, text in texts.items() if is_test_file(path)}
+    files, data = _followed(start, _reached(tests, tree), tree)
+    files |= supportfiles.tests_data(start.repo, start.start, data, tree, start.text, _module_file)
+    files |= supportfiles.plugins(tests, tree, start.text, _module_file)
+    kept = (f for f in files - texts.keys() if not is_test_file(f))
+    return {file: text for file in kept if (text := start.text(file))}
+
+
+def _reached(tests: dict[str, str], tree: set[str]) -> set[tuple[str, str]]:
+    """The (module file of `tree`, name) of each name the files `tests` (path to text) refer
+    to by an import (`imports.imported_references`)."""
+    return {
         (found, name)
-        for path in tests
-        for level, module, name in imports.imported_references(texts[path])
+        for path, text in tests.items()
+        for level, module, name in imports.imported_references(text)
         if (found := _module_file(path, level, module, tree)) is not None
     }
-    files, data = _followed(start, reached, tree)
-    used = supportfiles.imported_by_code(
-        start.repo, start.start, data, tree, start.text, _module_file
-    )
-    files.update(f for found, way in data.items() if found not in used for f in (found, *way))
-    files |= supportfiles.plugins(tests, tree, start.text, _module_file)
-    candidates = {f: start.text(f) for f in files - texts.keys() if not is_test_file(f)}
-    return {file: text for file, text in candidates.items() if text}
 
 
 def _followed(

@@ -1,5 +1,5 @@
 """The pytest test support a failing test's files reach by no helper base and no assertion
-function (round 40, #39), for `fixbot.run.integrity._imported_support`:
+function (round 40), for `fixbot.run.integrity._imported_support`:
 
 - `plugins`: the modules a `pytest_plugins` of the failing tests' files or of their conftests
   names (a string, no import): their fixtures are the tests' assertions (checking.py's `check`);
@@ -69,6 +69,21 @@ def data(path: str, name: str, top: imports.ModuleLevel) -> bool:
     if is_harness(path) or posixpath.basename(path) == "__init__.py":
         return False
     return top.only_imports and name in top.defined
+
+
+def tests_data(
+    repo: Path,
+    start: str,
+    data: dict[str, list[str]],
+    tree: set[str],
+    read: Callable[[str], str],
+    locate: Locate,
+) -> set[str]:
+    """The modules of data alone of `data` (each with the modules on the tests' way to it that
+    only hand its name on) that no file of the code imports (`imported_by_code`), with those
+    modules on the way: the tests' expectations."""
+    used = imported_by_code(repo, start, data, tree, read, locate)
+    return {file for found, way in data.items() if found not in used for file in (found, *way)}
 
 
 def imported_by_code(

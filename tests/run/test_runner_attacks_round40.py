@@ -30,12 +30,18 @@ test_pytest_support_reached_otherwise, pytest-style tests under `python -m pytes
     Held (`assert-weakened`): [helper base imported] (`from support.base import Checks`, its
     `assert_sum` emptied: the reference), [conftest fixture] (conftest.py's `check` fixture
     emptied: the test rules read conftest.py).
-    Not held (3 holes, each ended `fixed`): [helper base re-exported] (support/__init__.py
-    re-exports Checks: one hop, __init__.py no test support); [pytest_plugins] (the test module's
-    `pytest_plugins = ["checking"]`, checking.py's fixture `check` emptied: a string, no import);
+    Held since (round 40's holes, each ended `fixed` before; `fixbot/run/supportfiles.py`):
+    [helper base re-exported] (support/__init__.py re-exports Checks: the name followed through
+    the modules that hand it on, `_definition`; `assert-weakened`); [pytest_plugins] (the test
+    module's `pytest_plugins = ["checking"]`, checking.py's fixture `check` emptied: a module a
+    failing test's file or its conftests' `pytest_plugins` names is the tests'; `assert-weakened`);
     [expected values imported] (`parametrize` over cases.py's CASES, the expected 4 made 0, the
-    ids kept: the expectation is data of the code's).
-    Honest rows (each `fixed`): `add` fixed beside each of the four project shapes.
+    ids kept: a module of data alone whose value the failing tests import and that no other
+    Python file of the start imports is the tests', put back for the deciding check;
+    `original-tests`).
+    Honest rows (each `fixed`): `add` fixed beside each of the four project shapes; and
+    offsets.py's `OFFSET`, a module of data alone the tests import and app.py imports too,
+    fixed there (the code's: `supportfiles.imported_by_code`; `original-tests` without it).
 
 Not tried (no time): a `.pth` (site folders alone), a meta path finder or path hook planted by
 app.py (round 39's [sys.modules planted by the code], expected a hole), `SourcelessFileLoader`

@@ -1,4 +1,4 @@
-"""Round 40's pytest test support reached otherwise (#39): `fixbot.run.integrity.helpers` given
+"""Round 40's pytest test support reached otherwise: `fixbot.run.integrity.helpers` given
 a failing pytest test's own file finds the helper base a package re-exports, the modules a
 `pytest_plugins` names, and a module of data only the tests import; a module of the code, or
 one the code imports too, stays the code's. Real git repositories; no runner."""
