@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from fixbot.core.failure import Counts
 from fixbot.process import commits, git
-from fixbot.run import revtext
+from fixbot.run import revtext, supportfiles
 from fixbot.tamper import changes as sides
 from fixbot.tamper import doctests, imports, rustmods, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
@@ -110,8 +110,13 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     `files` imports from that is test support (`_imported_support`, round 38)."""
     texts, tree = _start_texts(repo, start, files)
     modules = _StartModules(repo, start, texts)  # each start file read from git once
-    texts.update(_imported_support(modules, texts, tree))
-    support = {p for p, text in texts.items() if not is_test_file(p) and sides.supports_tests(text)}
+    reached = _imported_support(modules, texts, tree)
+    texts.update(reached)
+    support = {
+        p
+        for p, text in texts.items()
+        if not is_test_file(p) and (p in reached or sides.supports_tests(text))
+    }
     callers = {p: texts[p] for p in support | {p for p in texts if is_test_file(p)}}
     return frozenset(support | _asserting_files(modules, callers, tree))
 
@@ -119,25 +124,54 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
 def _imported_support(
     start: _StartModules, texts: dict[str, str], tree: set[str]
 ) -> dict[str, str]:
-    """The files of the start commit (`start`'s, `tree`: its paths) that a test file of `texts`
-    (path to its text) refers to by a name it imported (`imports.imported_references`: `from
-    tests_helpers import Base`, one hop), and that are test support by their text
-    (`changes.supports_tests`), each with its text: a pytest test's helper base, whose assert
-    methods the deciding check must run as the start had them (round 38: its checks.py put back
-    for unittest alone)."""
-    files = {
-        file
-        for path in texts
-        if is_test_file(path)
-        for level, module, _ in imports.imported_references(texts[path])
-        if (file := _module_file(path, level, module, tree)) is not None
-    }
-    candidates = {f: start.text(f) for f in files - texts.keys()}
+    """The files of the start commit (`start`'s, `tree`: its paths) that the test files of
+    `texts` (path to its text) lean on, each with its text: a file they refer to by a name
+    they imported (`imports.imported_references`: `from tests_helpers import Base`) that is
+    test support by its text (`changes.supports_tests`), or that defines the name, followed
+    through the modules that hand it on (`_definition`: support/__init__.py's `from
+    support.base import Checks`, round 40), those with it where they only hand names on; a
+    module of data alone whose value they import and no other file of the code imports
+    (`supportfiles.data`, `supportfiles.tests_data`: cases.py's `CASES`, the tests'
+    expectations, round 40); and the modules their `pytest_plugins`, or their conftests',
+    name (`supportfiles.plugins`, round 40). A pytest test's helper base, whose assert
+    methods the deciding check must run as the start had them (round 38)."""
+    tests = {path: text for path, text in texts.items() if is_test_file(path)}
+    files, data = _followed(start, _reached(tests, tree), tree)
+    files |= supportfiles.tests_data(start.repo, start.start, data, tree, start.text, _module_file)
+    files |= supportfiles.plugins(tests, tree, start.text, _module_file)
+    kept = (f for f in files - texts.keys() if not is_test_file(f))
+    return {file: text for file in kept if (text := start.text(file))}
+
+
+def _reached(tests: dict[str, str], tree: set[str]) -> set[tuple[str, str]]:
+    """The (module file of `tree`, name) of each name the files `tests` (path to text) refer
+    to by an import (`imports.imported_references`)."""
     return {
-        file: text
-        for file, text in candidates.items()
-        if text and not is_test_file(file) and sides.supports_tests(text)
+        (found, name)
+        for path, text in tests.items()
+        for level, module, name in imports.imported_references(text)
+        if (found := _module_file(path, level, module, tree)) is not None
     }
+
+
+def _followed(
+    start: _StartModules, reached: set[tuple[str, str]], tree: set[str]
+) -> tuple[set[str], dict[str, list[str]]]:
+    """The files of test support the tests' references `reached` (module file, name) lead to
+    (`_imported_support`), and the modules of data alone they lead to, each with the modules
+    on the way that only hand the name on."""
+    files = {found for found, _ in reached if sides.supports_tests(start.text(found))}
+    data: dict[str, list[str]] = {}
+    for found, name in reached:
+        chain, defined = _definition(found, name, tree, start)
+        if not chain:
+            continue
+        way = [f for f in chain[:-1] if start.top(f).only_imports]
+        if sides.supports_tests(start.text(chain[-1])):
+            files.update([chain[-1], *way])
+        elif supportfiles.data(chain[-1], defined, start.top(chain[-1])):
+            data.setdefault(chain[-1], []).extend(way)
+    return files, data
 
 
 def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str, str], set[str]]:

@@ -16,8 +16,10 @@ __all__ = [
     "Imported",
     "ModuleLevel",
     "expected_to_raise",
+    "imported_modules",
     "imported_references",
     "module_level",
+    "plugins_named",
     "shadows",
 ]
 
@@ -204,6 +206,49 @@ def _hands_on(node: ast.stmt) -> bool:
     if isinstance(node, ast.Expr):
         return isinstance(node.value, ast.Constant)
     return isinstance(node, ast.Import | ast.ImportFrom | ast.Assign | ast.AnnAssign)
+
+
+def imported_modules(text: str) -> frozenset[tuple[int, str]]:
+    """The modules the import statements of the Python source `text` name, anywhere in it (a
+    function's too): `(level, module)`, `level` the leading dots; `from <package> import
+    <name>` names both `<package>` and `<package>.<name>` (a name there may be a submodule).
+    Empty where `text` does not parse. `importlib.import_module` and `__import__` are not
+    read."""
+    tree = _parsed(text)
+    if tree is None:
+        return frozenset()
+    found: set[tuple[int, str]] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update((0, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            found.add((node.level, module))
+            found.update((node.level, f"{module}.{a.name}".lstrip(".")) for a in node.names)
+    return frozenset(found)
+
+
+def plugins_named(text: str) -> list[str]:
+    """The dotted module names a top-level `pytest_plugins = "x"` (or a list or tuple of
+    strings, annotated or not) of the Python source `text` names: pytest imports each as a
+    plugin of the session (its fixtures and hooks). Empty where `text` does not parse; a value
+    that is no literal (`pytest_plugins = names()`) names none."""
+    tree = _parsed(text)
+    if tree is None:
+        return []
+    found: list[str] = []
+    for node in tree.body:
+        if not isinstance(node, ast.Assign | ast.AnnAssign) or node.value is None:
+            continue
+        if "pytest_plugins" in _defines(node):
+            found.extend(_strings(node.value))
+    return found
+
+
+def _strings(value: ast.expr) -> list[str]:
+    """The strings a literal `value` holds: itself, or a list's or tuple's string items."""
+    items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
+    return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
 
 
 # the suffixes of an extension module, which the import system tries before `.py` in a folder
