@@ -73,8 +73,17 @@ def python_project(repo: Path, failing: Sequence[str] = ()) -> bool:
     folders = [repo, *(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))]
     if any((folder / name).is_file() for folder in folders for name in PYTHON_MARKERS):
         return True
-    native = any((repo / name).is_file() for name in NATIVE_MARKERS)
-    return not native and any(next(folder.glob("*.py"), None) for folder in folders)
+    return not _native(repo) and _scripts(folders)
+
+
+def _native(repo: Path) -> bool:
+    """Whether `repo`'s root is a crate's or a Go module's (`NATIVE_MARKERS`)."""
+    return any((repo / name).is_file() for name in NATIVE_MARKERS)
+
+
+def _scripts(folders: list[Path]) -> bool:
+    """Whether one of `folders` holds a `.py` file."""
+    return any(next(folder.glob("*.py"), None) for folder in folders)
 
 
 def node_project(repo: Path, located: Sequence[str] = ()) -> bool:
