@@ -40,6 +40,8 @@ SKIPPED = "coverage spectrum skipped: "  # the note's start in the report (and t
 TRACER = Path(__file__).with_name("linetrace.py")
 # What marks a Python project in its repository's root (or one folder down: `cd sub && ...`).
 PYTHON_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "noxfile.py")
+# a crate's and a Go module's root: their own spectrum, whatever helper scripts lie beside them
+NATIVE_MARKERS = ("Cargo.toml", "go.mod")
 # tox passes on only the variables it is told to (https://tox.wiki/en/latest/config.html#pass_env);
 # `TOX_OVERRIDE` adds to its configuration (tox 4.?+; an older tox ignores it).
 TOX_OVERRIDE = "testenv.pass_env+=PYTHONPATH,PYTEST_PLUGINS,FIXBOT_TRACE_OUT,FIXBOT_TRACE_ROOT"
@@ -62,13 +64,26 @@ def pytest_runtest_call(item):
 
 def python_project(repo: Path, failing: Sequence[str] = ()) -> bool:
     """Whether `repo` is a Python project: a marker file (`PYTHON_MARKERS`) or a `.py` file in
-    its root or a folder just below, or a failing test id naming a `.py` file (pytest's)."""
+    its root or a folder just below, or a failing test id naming a `.py` file (pytest's). In a
+    crate's or a Go module's root (`Cargo.toml`, `go.mod`) a `.py` file alone is a helper
+    script (a benchmark comparer, a table generator), not a Python project: a marker or a
+    failing `.py` test id is needed there."""
     if any(t.partition("::")[0].endswith(".py") for t in failing):
         return True
     folders = [repo, *(p for p in repo.iterdir() if p.is_dir() and not p.name.startswith("."))]
-    return any((folder / name).is_file() for folder in folders for name in PYTHON_MARKERS) or any(
-        next(folder.glob("*.py"), None) for folder in folders
-    )
+    if any((folder / name).is_file() for folder in folders for name in PYTHON_MARKERS):
+        return True
+    return not _native(repo) and _scripts(folders)
+
+
+def _native(repo: Path) -> bool:
+    """Whether `repo`'s root is a crate's or a Go module's (`NATIVE_MARKERS`)."""
+    return any((repo / name).is_file() for name in NATIVE_MARKERS)
+
+
+def _scripts(folders: list[Path]) -> bool:
+    """Whether one of `folders` holds a `.py` file."""
+    return any(next(folder.glob("*.py"), None) for folder in folders)
 
 
 def node_project(repo: Path, located: Sequence[str] = ()) -> bool:

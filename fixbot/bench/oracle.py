@@ -170,7 +170,9 @@ def _handler(server: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 def fixed_files(repo: Path, patch: str) -> dict[str, str]:
     """The new text of every file `patch` (a unified diff) changes in the git repository `repo`,
     path (relative, posix) -> text; deleted files are left out. The patch is applied with
-    `git apply` in a throwaway copy; raises `ValueError` naming the patch when it does not apply."""
+    `git apply` in a throwaway copy, its line ends as the file has them (a CRLF file's text is
+    not turned to LF, which would change every line of it); raises `ValueError` naming the patch
+    when it does not apply."""
     with tempfile.TemporaryDirectory(prefix="fixbot-oracle-") as tmp:
         copy = Path(tmp) / "repo"
         shutil.copytree(repo, copy, symlinks=True, ignore=shutil.ignore_patterns("node_modules"))
@@ -179,7 +181,13 @@ def fixed_files(repo: Path, patch: str) -> dict[str, str]:
             raise ValueError(f"the reference fix does not apply: {problem}")
         names = git.run(copy, "status", "--porcelain", "-z", "--untracked-files=all")
         paths = [entry[3:] for entry in names.split("\0") if entry]
-        return {p: (copy / p).read_text(encoding="utf-8") for p in paths if (copy / p).is_file()}
+        return {p: _text(copy / p) for p in paths if (copy / p).is_file()}
+
+
+def _text(path: Path) -> str:
+    """The UTF-8 text of `path` with its line ends unchanged (`read_text` makes CRLF LF)."""
+    with path.open(encoding="utf-8", newline="") as handle:
+        return handle.read()
 
 
 def _tools(body: dict[str, Any]) -> set[str]:

@@ -204,3 +204,31 @@ def test_a_check_setting_rustflags_itself_keeps_its_flags_and_gains_coverage() -
         "export RUSTFLAGS=x' -C instrument-coverage'; cargo test"
     )
     assert rustcov.instrumented("cargo test") == "cargo test"
+
+
+def test_a_crate_with_a_helper_script_is_no_python_project(tmp_path: Path) -> None:
+    """A `.py` script beside Cargo.toml (tinyvec's compare_benchmarks.py) or in a folder below
+    (a table generator) does not make the crate a Python project, so the Rust spectrum runs;
+    a Python marker file or a failing `.py` test id still does."""
+    repo = _crate(tmp_path)
+    (repo / "compare_benchmarks.py").write_text("print('compare')\n")
+    (repo / "scripts").mkdir()
+    (repo / "scripts" / "gen.py").write_text("print('tables')\n")
+    assert not spectrum.python_project(repo, ["tests::zero"])
+    assert spectrum.python_project(repo, ["tests/test_x.py::test_a"])
+    (repo / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert spectrum.python_project(repo, ["tests::zero"])
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "tool.py").write_text("print(1)\n")
+    assert spectrum.python_project(flat)
+
+
+@pytest.mark.slow
+def test_a_crate_with_a_helper_script_gets_the_rust_spectrum(tmp_path: Path) -> None:
+    repo = _crate(tmp_path)
+    (repo / "compare_benchmarks.py").write_text("print('compare')\n")
+    launcher = _launcher(repo, tmp_path)
+    found, why = spectrum.suspects(launcher, repo, "cargo test", ["tests::zero"], 600)
+    assert why is None
+    assert (found[0].path, found[0].name) == ("src/lib.rs", "sign")

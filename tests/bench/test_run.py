@@ -120,3 +120,21 @@ def test_the_localize_runner_measures_the_first_request_and_grades_nothing(tmp_p
     first = (requests / "stats-mean.txt").read_text()
     assert result.localization.request_chars == len(first) and "stats/core.py" in first
     assert (job.repo / "stats" / "core.py").read_text() == STATS_BROKEN  # nothing changed
+
+
+def test_the_oracle_answers_a_crlf_file_with_its_line_ends(tmp_path: Path) -> None:
+    import subprocess
+
+    from fixbot.bench.oracle import fixed_files
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "lib.rs").write_bytes(b"fn a() -> u8 {\r\n    1\r\n}\r\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    _commit(repo)
+    patch = (
+        "diff --git a/lib.rs b/lib.rs\n--- a/lib.rs\n+++ b/lib.rs\n"
+        "@@ -1,3 +1,3 @@\n fn a() -> u8 {\r\n-    1\r\n+    2\r\n }\r\n"
+    )
+    assert fixed_files(repo, patch) == {"lib.rs": "fn a() -> u8 {\r\n    2\r\n}\r\n"}
