@@ -10,10 +10,19 @@ module read (`{}` groups, `as`, `*`, `self`, `pub use` re-exports): `Crates`, wh
 `fixbot.tamper.rustpaths` resolves the test code's paths in, and `crate_files`, the files
 `fixbot.run.integrity` reads for it.
 
+The crates' roots are the package's targets as its manifest names them
+(`fixbot.tamper.rusttargets`: `[lib] path`, the integration tests `tests/*.rs`, read as test code
+whole, which name the library by its crate name, `Crates.libraries`), an `include!("x.rs")`
+outside the test regions is read as its module's text (round 39: `pub mod checks {
+include!("checks_body.rs"); }`), and a file of the crate no declaration the reader follows
+reaches is grafted where rustc would find it if declared (`_graft`: `src/checks.rs` as `checks`
+of src/lib.rs's module, round 39's `modules!(checks)` writing `pub mod $name;`).
+
 Limits: `cfg`s are not evaluated (every declaration is read, a generous reading), nor a macro
-writing `mod` or `use`; a crate root by `[lib] path` is found only under the name `lib.rs` or
-`main.rs`; another crate's tests (`tests/*.rs` naming the library by its crate name) are not
-read.
+expanded (a `mod` it writes is found by its file alone, a `use` not at all); an `include!` is
+followed by a plain string literal; `cargo rustc -- --emit=dep-info` would name every file rustc
+read (macros and `include!` expanded) but builds the dependencies and runs build scripts and
+procedural macros: the project's code, which this layer never runs.
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from fixbot.ecosystems import rust
+from fixbot.tamper import rusttargets
 from fixbot.tamper.changes import is_test_file
 from fixbot.tamper.rustasserts import closing, item_start
 
@@ -44,6 +54,7 @@ class Module:
     children: dict[str, list[int]] = field(default_factory=dict)
     uses: list[Use] = field(default_factory=list)
     macro_use: bool = False
+    folder: str = ""  # where its file's `mod x;` children are found (a file's module alone)
 
 
 @dataclass
@@ -169,12 +180,44 @@ class Crates:
     round) is read once per chain; at most `MAX_MODULES` modules are made."""
 
     def __init__(self, texts: Mapping[str, str]) -> None:
-        self.texts = texts
+        self.texts = {path: text for path, text in texts.items() if path.endswith(".rs")}
         self.modules: list[Module] = []
         self.files: list[FileRead] = []
-        self.exported = {p for p, text in texts.items() if "macro_export" in text}
-        for root in roots(texts):
-            self._file(root, None, "", [], ("mod-rs", ""))
+        self.libraries: dict[str, int] = {}  # a library's crate name: its root module
+        self.exported = {p for p, text in self.texts.items() if "macro_export" in text}
+        found = rusttargets.targets(texts)
+        kinds = {target.root: target for target in found}
+        for root in sorted(kinds.keys() | set(roots(self.texts))):
+            target = kinds.get(root)
+            testing = "test" if target is not None and target.kind == "test" else ""
+            mid = len(self.modules)
+            self._file(root, None, "", [], ("mod-rs", testing))
+            if target is not None and target.kind == "lib" and len(self.modules) > mid:
+                self.libraries.setdefault(target.library, mid)
+        self._graft()
+
+    def _graft(self) -> None:
+        """Read each file of the crates no declaration the reader follows reached as the module
+        rustc would find it for if declared (`D/N.rs` or `D/N/mod.rs` as `N` of the file module
+        whose children's folder is `D`), where that module has no child `N` yet, the
+        shallowest first: a `mod` a macro writes from its argument (`modules!(checks)`)."""
+        read = {module.path for module in self.modules}
+        for path in sorted(self.texts, key=lambda p: (p.count("/"), p)):
+            if path in read or is_test_file(path) or len(self.modules) >= MAX_MODULES:
+                continue
+            stem = path.removesuffix(".rs")
+            folder, name = posixpath.split(stem)
+            if name == "mod":
+                folder, name = posixpath.split(folder)
+            parents = [
+                mid
+                for mid, module in enumerate(self.modules)
+                if not module.inline and module.folder == folder and name not in module.children
+            ]
+            if parents and name not in ("lib", "main"):
+                rs = "mod-rs" if posixpath.basename(path) == "mod.rs" else ""
+                self._file(path, parents[0], name, [], (rs, ""))
+                read.update(module.path for module in self.modules)
 
     def _add(self, module: Module) -> int:
         self.modules.append(module)
@@ -192,7 +235,8 @@ class Crates:
         mod_rs, testing = chain[0] == "mod-rs", chain[1] == "test"
         words, kinds, starts = _kind_words(text)
         spans = rust.unit_test_regions(text)
-        mid = self._add(Module(path, (), parent, macro_use="macro_use" in attrs))
+        folder = posixpath.dirname(path) if mod_rs else path.removesuffix(".rs")
+        mid = self._add(Module(path, (), parent, macro_use="macro_use" in attrs, folder=folder))
         if parent is not None:
             self.modules[parent].children.setdefault(name, []).append(mid)
         inside = [testing or any(a <= at < b for a, b in spans) for at in starts]
@@ -217,6 +261,8 @@ class Crates:
                     read.owner[j], read.imports[j] = mid, True
                 k = max(after, k + 1)
                 continue
+            if words[k : k + 3] == ["include", "!", "("] and k + 3 < end:
+                self._included(mid, words[k + 3], where, read.inside[k])
             if word != "mod" or k + 2 >= end or read.kinds[k + 1] != "ident":
                 k += 1
                 continue
@@ -234,6 +280,25 @@ class Crates:
                 self._scope(read, k + 3, min(close, end), child, where)
                 k = close
             k += 1
+
+    def _included(
+        self, mid: int, given: str, where: tuple[bool, tuple[str, ...]], test: bool
+    ) -> None:
+        """Read the file an `include!(given)` in module `mid` names (a string literal, relative
+        to the including file's folder) as that module's text: a module of its own whose items
+        `mid` sees through a glob (`use self::<include!path>::*`), its `super` one too high (a
+        generous reading)."""
+        if len(given) < 2 or given[0] != '"' or given[-1] != '"':
+            return
+        module, (mod_rs, chain) = self.modules[mid], where
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(module.path), given[1:-1]))
+        name = f"include!{path}"
+        if name in module.children:
+            return
+        flags = ("mod-rs" if mod_rs else "", "test" if test else "")
+        self._file(path, mid, name, [], (*flags, *chain))
+        if name in module.children:
+            module.uses.append(("*", ("self", name)))
 
     def _declared(
         self, mid: int, name: str, attrs: list[str], where: tuple[bool, tuple[str, ...]], test: bool
@@ -269,16 +334,16 @@ MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' mo
 
 
 def crate_files(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
-    """The `.rs` files of `listed` (the start's paths) in the crate of one of the `changed`
-    `.rs` files (the folder above its `src/`, or the repository's root where none is) outside
-    the tests' folders (`tests/`), the shallowest first, at most `MAX_CRATE_FILES`: what
-    `Crates` reads to find the module tree of the changed files."""
+    """The `.rs` files and manifests (`Cargo.toml`) of `listed` (the start's paths) in the
+    crate of one of the `changed` `.rs` files (the folder above its `src/`, or the repository's
+    root where none is), the integration tests' under `tests/` among them, the shallowest
+    first, at most `MAX_CRATE_FILES`: what `Crates` reads to find the module tree of the
+    changed files and the test code that reaches them."""
     crates = {_crate(path) for path in changed if path.endswith(".rs")}
     found = [
         path
         for path in listed
-        if path.endswith(".rs")
-        and not is_test_file(path)
+        if (path.endswith(".rs") or posixpath.basename(path) == rusttargets.MANIFEST)
         and any(path.startswith(crate) for crate in crates)
     ]
     return sorted(found, key=lambda path: (path.count("/"), path))[:MAX_CRATE_FILES]

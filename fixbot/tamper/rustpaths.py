@@ -112,7 +112,8 @@ class _Resolver:
     def resolve(self, mid: int, path: list[str] | tuple[str, ...]) -> set[int]:
         """The modules the module path `path` names from module `mid` (`crate`, `self`,
         `super`, a child, an imported module; a first segment not found there is read from the
-        crate root, as Rust 2015's paths are)."""
+        crate root, as Rust 2015's paths are; then a library's crate name, as an integration test
+        names it: `app::checks`)."""
         root = self.crates.root(mid)
         if not path:
             return {root}
@@ -132,7 +133,9 @@ class _Resolver:
         named = {"crate": {root}, "$crate": {root}, "self": {mid}, "super": self._parent(mid)}
         if first in named:
             return named[first]
-        return self.module(mid, first) or self.module(root, first)
+        found = self.module(mid, first) or self.module(root, first)
+        library = self.crates.libraries.get(first)
+        return found or ({library} if library is not None and library != root else set())
 
     def _parent(self, mid: int) -> set[int]:
         parent = self.modules[mid].parent
