@@ -801,12 +801,6 @@ mod tests {
             RS_EQUAL + RS_TESTS,
             "always-equal",
             id="computed eq",
-            marks=hole(
-                "an `eq` whose `true` is computed (`self.0 == self.0`) holds for any operand; "
-                "the text rule reads a literal `true` alone (its stated limit) and no observer "
-                "runs inside Rust's tests. Class of fix: the text rule reading an `eq` that "
-                "never names its other operand, or an observer probing the operands' PartialEq"
-            ),
         ),
         pytest.param(
             RS_SAME,
