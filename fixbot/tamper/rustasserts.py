@@ -111,6 +111,12 @@ def assertion_spans(text: str, outside: Reached | None = None) -> list[tuple[int
     return [(k, end) for _, k, end in read.asserting()] + read.macro_spans()
 
 
+def expectation_spans(text: str, outside: Reached | None = None) -> list[tuple[int, int]]:
+    """The token spans of the assertions of the test regions of the Rust source `text`
+    (`_Read.expectations`: what their expected values are read from)."""
+    return _read(text, outside or NOTHING).expectations()
+
+
 def definitions(text: str, names: Iterable[str], outside: Reached | None = None) -> list[Macro]:
     """Every item outside the test regions of the Rust source `text` that defines one of
     `names` (`fn`, `const`, `static`, wherever it is: in an `impl`, inside a macro's input), as

@@ -145,6 +145,17 @@ def test_a_constant_the_tests_assert_against_is_theirs() -> None:
     assert found({"src/lib.rs": shared}, {"src/lib.rs": shared.replace("= 4", "= 0")}) == []
 
 
+def test_a_constant_an_integration_test_asserts_against_is_theirs() -> None:
+    """tests/adds.rs's `assert_eq!(add(2, 2), FOUR)`, `FOUR` imported from the library: made
+    0 in src/lib.rs, a test changed; the fix of `add`: none."""
+    lib = "pub const FOUR: i32 = 4;\n\n" + ADD
+    test = "use my_app::{add, FOUR};\n\n#[test]\nfn adds() {\n    assert_eq!(add(2, 2), FOUR);\n}\n"
+    start = {"Cargo.toml": CARGO, "src/lib.rs": lib, "tests/adds.rs": test}
+    [cheat] = found(start, {"src/lib.rs": lib.replace("= 4", "= 0")})
+    assert cheat.endswith("FOUR, which the tests' assertions use"), cheat
+    assert found(start, {"src/lib.rs": lib.replace("a - b", "a + b")}) == []
+
+
 COMPUTED = """\
 impl PartialEq<i32> for Total {
     fn eq(&self, _: &i32) -> bool {
