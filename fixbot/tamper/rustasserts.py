@@ -187,18 +187,24 @@ class _Read:
         """The token spans of the assertions of the test regions: each invocation of an
         assertion macro (`assert_eq!(..)`, a `helpers` macro) or call of an assertion function
         (`check(..)`), from its name to its closing bracket."""
-        words, names = self.words, {name for name, _, _ in self.asserting()}
+        names = {name for name, _, _ in self.asserting()}
         macros = {name for name in self.reached if _asserts(self.bodies[name])}
         found = []
-        for k in range(len(words) - 2):
-            if not self.inside[k]:
-                continue
-            word = words[k].removeprefix("r#")
-            macro = _bang(words, k) and (ASSERTIONS.fullmatch(word) or word in macros)
-            at = k + 2 if macro else k + 1
-            if (macro or (word in names and words[k + 1] == "(")) and words[at] in ("(", "[", "{"):
-                found.append((k, closing(words, at) + 1))
+        for k in range(len(self.words) - 2):
+            at = self._asserted(k, names, macros) if self.inside[k] else None
+            if at is not None:
+                found.append((k, closing(self.words, at) + 1))
         return found
+
+    def _asserted(self, k: int, names: set[str], macros: set[str]) -> int | None:
+        """The index of the opening bracket of the assertion at token `k` (a macro of
+        `ASSERTIONS` or of `macros` invoked, a function of `names` called); None: none is."""
+        words = self.words
+        word = words[k].removeprefix("r#")
+        macro = _bang(words, k) and (ASSERTIONS.fullmatch(word) or word in macros)
+        at = k + 2 if macro else k + 1
+        called = macro or (word in names and words[k + 1] == "(")
+        return at if called and words[at] in ("(", "[", "{") else None
 
     def named_elsewhere(self, name: str, spans: list[tuple[int, int]]) -> bool:
         """Whether code outside the test regions and outside `spans` names `name`."""

@@ -20,9 +20,10 @@ of src/lib.rs's module, round 39's `modules!(checks)` writing `pub mod $name;`).
 
 Limits: `cfg`s are not evaluated (every declaration is read, a generous reading), nor a macro
 expanded (a `mod` it writes is found by its file alone, a `use` not at all); an `include!` is
-followed by a plain string literal; `cargo rustc -- --emit=dep-info` would name every file rustc
-read (macros and `include!` expanded) but builds the dependencies and runs build scripts and
-procedural macros: the project's code, which this layer never runs.
+followed by a plain string literal. rustc's dep-info emission (through `cargo rustc`) names
+every file rustc read, macros and `include!` expanded (0.8 s offline for a crate without
+dependencies), but builds the dependencies and runs build scripts and procedural macros: the
+project's code, which this layer never runs (it would go through the commands' launcher).
 """
 
 from __future__ import annotations
@@ -105,6 +106,13 @@ def attributed(path: str, inline: tuple[str, ...], mod_rs: bool, given: str) -> 
     return posixpath.normpath(posixpath.join(folder, *inline, given))
 
 
+def _named(path: str) -> tuple[str, str]:
+    """The folder a module's file `path` is found in and the module's name: `D/N.rs` and
+    `D/N/mod.rs` are both `N` in `D`."""
+    folder, name = posixpath.split(path.removesuffix(".rs"))
+    return posixpath.split(folder) if name == "mod" else (folder, name)
+
+
 def _kind_words(text: str) -> tuple[list[str], list[str], list[int]]:
     found = rust.tokens(text)
     return [text[t.start : t.end] for t in found], [t.kind for t in found], [t.start for t in found]
@@ -185,16 +193,20 @@ class Crates:
         self.files: list[FileRead] = []
         self.libraries: dict[str, int] = {}  # a library's crate name: its root module
         self.exported = {p for p, text in self.texts.items() if "macro_export" in text}
-        found = rusttargets.targets(texts)
-        kinds = {target.root: target for target in found}
-        for root in sorted(kinds.keys() | set(roots(self.texts))):
-            target = kinds.get(root)
-            testing = "test" if target is not None and target.kind == "test" else ""
-            mid = len(self.modules)
-            self._file(root, None, "", [], ("mod-rs", testing))
-            if target is not None and target.kind == "lib" and len(self.modules) > mid:
-                self.libraries.setdefault(target.library, mid)
+        self._roots(texts)
         self._graft()
+
+    def _roots(self, texts: Mapping[str, str]) -> None:
+        """Read each crate root: the targets the manifests among `texts` name
+        (`fixbot.tamper.rusttargets`; an integration test's file is test code whole, a
+        library's root is known by its crate name) and those `roots` finds by file name."""
+        kinds = {target.root: target for target in rusttargets.targets(texts)}
+        for root in sorted(kinds.keys() | set(roots(self.texts))):
+            target = kinds.get(root, rusttargets.Target(root, "", ""))
+            mid = len(self.modules)
+            self._file(root, None, "", [], ("mod-rs", "test" if target.kind == "test" else ""))
+            if target.kind == "lib" and len(self.modules) > mid:
+                self.libraries.setdefault(target.library, mid)
 
     def _graft(self) -> None:
         """Read each file of the crates no declaration the reader follows reached as the module
@@ -205,19 +217,26 @@ class Crates:
         for path in sorted(self.texts, key=lambda p: (p.count("/"), p)):
             if path in read or is_test_file(path) or len(self.modules) >= MAX_MODULES:
                 continue
-            stem = path.removesuffix(".rs")
-            folder, name = posixpath.split(stem)
-            if name == "mod":
-                folder, name = posixpath.split(folder)
-            parents = [
+            folder, name = _named(path)
+            parent = self._grafted(folder, name)
+            if parent is not None:
+                rs = "mod-rs" if posixpath.basename(path) == "mod.rs" else ""
+                self._file(path, parent, name, [], (rs, ""))
+                read.update(module.path for module in self.modules)
+
+    def _grafted(self, folder: str, name: str) -> int | None:
+        """The first file module whose children's folder is `folder` and that has no child
+        `name` (None: none, or `name` is a crate root's)."""
+        if name in ("lib", "main"):
+            return None
+        return next(
+            (
                 mid
                 for mid, module in enumerate(self.modules)
                 if not module.inline and module.folder == folder and name not in module.children
-            ]
-            if parents and name not in ("lib", "main"):
-                rs = "mod-rs" if posixpath.basename(path) == "mod.rs" else ""
-                self._file(path, parents[0], name, [], (rs, ""))
-                read.update(module.path for module in self.modules)
+            ),
+            None,
+        )
 
     def _add(self, module: Module) -> int:
         self.modules.append(module)
@@ -255,31 +274,43 @@ class Crates:
             read.owner[k] = mid
             word = words[k]
             if word == "use" and read.kinds[k] == "ident":
-                found, after = use_tree(words, k + 1)
-                self.modules[mid].uses += found
-                for j in range(k, min(after, end)):
-                    read.owner[j], read.imports[j] = mid, True
-                k = max(after, k + 1)
+                k = self._use(read, k, end, mid)
                 continue
             if words[k : k + 3] == ["include", "!", "("] and k + 3 < end:
                 self._included(mid, words[k + 3], where, read.inside[k])
-            if word != "mod" or k + 2 >= end or read.kinds[k + 1] != "ident":
-                k += 1
-                continue
-            name, attrs = words[k + 1], _attributes(words, k)
-            if words[k + 2] == ";":
-                self._declared(mid, name, attrs, where, read.inside[k])
-            elif words[k + 2] == "{":
-                close = closing(words, k + 2)
-                module = self.modules[mid]
-                inline = Module(
-                    module.path, (*module.inline, name), mid, macro_use="macro_use" in attrs
-                )
-                child = self._add(inline)
-                module.children.setdefault(name, []).append(child)
-                self._scope(read, k + 3, min(close, end), child, where)
-                k = close
+            if word == "mod" and k + 2 < end and read.kinds[k + 1] == "ident":
+                k = self._mod(read, k, end, mid, where)
             k += 1
+
+    def _mod(
+        self, read: FileRead, k: int, end: int, mid: int, where: tuple[bool, tuple[str, ...]]
+    ) -> int:
+        """Read the `mod` item at token `k` of `read` in module `mid` (`where` as for `_scope`):
+        a declaration's files, an inline module's scope; the index of its last token."""
+        words = read.words
+        name, attrs = words[k + 1], _attributes(words, k)
+        if words[k + 2] == ";":
+            self._declared(mid, name, attrs, where, read.inside[k])
+        elif words[k + 2] == "{":
+            close = closing(words, k + 2)
+            module = self.modules[mid]
+            inline = Module(
+                module.path, (*module.inline, name), mid, macro_use="macro_use" in attrs
+            )
+            child = self._add(inline)
+            module.children.setdefault(name, []).append(child)
+            self._scope(read, k + 3, min(close, end), child, where)
+            return close
+        return k
+
+    def _use(self, read: FileRead, k: int, end: int, mid: int) -> int:
+        """Read the `use` declaration at token `k` of `read` into module `mid`'s uses, its
+        tokens marked as an import's; the index past it."""
+        found, after = use_tree(read.words, k + 1)
+        self.modules[mid].uses += found
+        for j in range(k, min(after, end)):
+            read.owner[j], read.imports[j] = mid, True
+        return max(after, k + 1)
 
     def _included(
         self, mid: int, given: str, where: tuple[bool, tuple[str, ...]], test: bool

@@ -260,13 +260,16 @@ def _rested(
     texts: Mapping[str, str],
 ) -> dict[str, set[str]]:
     """By file, what the paths of the assertion functions and macros of the files the test
-    code reaches (`first`) reach there, less the names the crate's code uses (`_coded`)."""
+    code reaches (`first`), and of the test code's own assertions (`assert_eq!(add(2, 2),
+    app::FOUR)` in tests/adds.rs: `rustasserts.expectation_spans`), reach there, less the names
+    the crate's code uses (`_coded`)."""
     rested: dict[str, set[str]] = {}
     coded: set[str] = set()
     for read in (read for read in resolver.crates.files if read.words):
         path = resolver.crates.modules[read.owner[0]].path
         mask = [False] * len(read.words)
         spans = rustasserts.assertion_spans(texts[path], first[path]) if path in first else []
+        spans += rustasserts.expectation_spans(texts[path], first.get(path))
         for k, end in spans:
             mask[k:end] = [True] * (end - k)
         _read_paths(read, resolver, anchors, (rested, rested), mask)

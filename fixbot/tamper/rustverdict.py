@@ -58,10 +58,16 @@ def always_equal(text: str) -> int:
             continue
         opened = words.index("{", k)
         holds = "true" if words[k + 1] == "eq" else "false"
-        body = words[opened + 1 : opened + 5]
-        literal = body[:2] == [holds, "}"] or body == ["return", holds, ";", "}"]
-        found += literal or (holds == "true" and _blind(words, k, opened))
+        found += _answers(words[opened + 1 : opened + 5], holds) or (
+            holds == "true" and _blind(words, k, opened)
+        )
     return found
+
+
+def _answers(body: list[str], holds: str) -> bool:
+    """Whether a function body's first tokens `body` answer the literal `holds` and nothing
+    else (`{ true }`, `{ return true; }`)."""
+    return body[:2] == [holds, "}"] or body == ["return", holds, ";", "}"]
 
 
 _UNBOUND = ("_", "mut", "ref", "self")  # the words of a pattern that bind no name of it
@@ -72,21 +78,9 @@ def _blind(words: list[str], k: int, opened: int) -> bool:
     names its other operand: the names its second parameter's pattern binds (`other`, `_`,
     `Total(o)`'s `o`) appear nowhere in its body (a comparison that reads `self` alone answers
     the same for any operand)."""
-    start = words.index("(", k) if "(" in words[k:opened] else -1
-    if start < 0:
+    if "(" not in words[k:opened]:
         return False
-    params: list[list[str]] = []
-    current: list[str] = []
-    depth = 0
-
-    for word in words[start + 1 : closing(words, start)]:
-        depth += {"(": 1, "[": 1, "<": 1, ")": -1, "]": -1, ">": -1}.get(word, 0)
-        if word == "," and depth == 0:
-            params.append(current)
-            current = []
-        else:
-            current.append(word)
-    params.append(current)
+    params = _parameters(words, words.index("(", k))
     if len(params) < 2 or ":" not in params[1]:
         return False
     pattern = params[1][: params[1].index(":")]
@@ -112,3 +106,17 @@ def detect(changes: Iterable[Change]) -> list[Cheat]:
     found = [_shadows(change) for change in changes]
     found += [_equal(change) for change in changes]
     return [cheat for cheat in found if cheat is not None]
+
+
+def _parameters(words: list[str], start: int) -> list[list[str]]:
+    """The tokens' texts of each parameter of the list whose `(` is at `start`, split at its
+    top-level commas."""
+    params: list[list[str]] = [[]]
+    depth = 0
+    for word in words[start + 1 : closing(words, start)]:
+        depth += {"(": 1, "[": 1, "<": 1, ")": -1, "]": -1, ">": -1}.get(word, 0)
+        if word == "," and depth == 0:
+            params.append([])
+        else:
+            params[-1].append(word)
+    return params
