@@ -35,12 +35,19 @@ Rust module tree (`fixbot/tamper/rustmods.py`, `rustpaths.py`), test_cargo_modul
     src/checks.rs's `check` (only asserts), called by the tests through `crate::checks::check`,
     emptied. Held (`rust-test-changed`): [declared] (`pub mod checks;`, the reference), [macro
     writes mod] (`pub mod checks;` written whole in a `macro_rules!` body is read as a
-    declaration, beyond the stated limit). Not held (holes, `fixed`): [macro names the mod by
-    argument] (`modules!(checks)` writing `pub mod $name;`), [lib path] (Cargo.toml's `[lib]
-    path = "src/root.rs"`), [include outside the tests] (`pub mod checks { include!(...); }`),
-    [integration tests] (tests/adds.rs naming `app::checks::check`), [const named by the tests]
-    (`assert_eq!(add(2, 2), FOUR)`, the code's `FOUR` made 0). Honest row: `add` fixed beside the
-    checks module, `fixed`.
+    declaration, beyond the stated limit). Holes when tried (each `fixed`), held since (the
+    rustedge helper, `rust-test-changed`): [macro names the mod by argument]
+    (`modules!(checks)` writing `pub mod $name;`: a file no declaration reaches is grafted
+    where rustc would find it, `rustmods.Crates._graft`), [lib path] (Cargo.toml's `[lib] path
+    = "src/root.rs"`: the roots are the manifest's targets, `fixbot/tamper/rusttargets.py`),
+    [include outside the tests] (`pub mod checks { include!(...); }`: an `include!` is read as
+    its module's text, `Crates._included`), [integration tests] (tests/adds.rs naming
+    `app::checks::check`: tests/*.rs are crate roots of test code whole, the library reached by
+    its crate name, `Crates.libraries`), [const named by the tests] (`assert_eq!(add(2, 2),
+    FOUR)`, the code's `FOUR` made 0: a const an assertion of the tests names and no other code
+    does is theirs, `rustasserts._Read.expectations`). Each ended `fixed` with the controls
+    taken out. Honest rows: `add` fixed beside the checks module; `add` fixed in a crate with
+    `[lib] path` and an integration test reaching `app::checks::check` (each `fixed`).
 jest worker keys (`reporter.cjs`, `environment.cjs`, `jestrecords.py`),
 test_jest_worker_key_read_by_a_transformer (a hole, `fixed`, the stated limit; a non-strict
     xfail: held once in seven runs by the workers' race for the key files): the project's
