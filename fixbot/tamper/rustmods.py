@@ -28,6 +28,7 @@ project's code, which this layer never runs (it would go through the commands' l
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from fixbot.tamper import rusttargets
 from fixbot.tamper.changes import is_test_file
 from fixbot.tamper.rustasserts import closing, item_start
 
+MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
 MAX_MODULES = 2000  # module records made at most for one crate set: a bound, not a limit met
 
 Use = tuple[str, tuple[str, ...]]  # the name a `use` binds ("*" for a glob) and its path
@@ -113,9 +115,15 @@ def _named(path: str) -> tuple[str, str]:
     return posixpath.split(folder) if name == "mod" else (folder, name)
 
 
-def _kind_words(text: str) -> tuple[list[str], list[str], list[int]]:
+@functools.lru_cache(maxsize=2 * MAX_CRATE_FILES)
+def _kind_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[bool, ...]]:
+    """The tokens' texts and kinds of the Rust source `text`, and whether each is in a test
+    region (`rust.unit_test_regions`): kept, since one judgement builds the crates' trees up to
+    four times over the same texts (the start's, the names', the fix's)."""
     found = rust.tokens(text)
-    return [text[t.start : t.end] for t in found], [t.kind for t in found], [t.start for t in found]
+    spans = rust.unit_test_regions(text)
+    inside = tuple(any(a <= t.start < b for a, b in spans) for t in found)
+    return tuple(text[t.start : t.end] for t in found), tuple(t.kind for t in found), inside
 
 
 def _attributes(words: list[str], k: int) -> list[str]:
@@ -252,14 +260,13 @@ class Crates:
         if text is None or path in chain[2:] or len(self.modules) >= MAX_MODULES:
             return
         mod_rs, testing = chain[0] == "mod-rs", chain[1] == "test"
-        words, kinds, starts = _kind_words(text)
-        spans = rust.unit_test_regions(text)
+        words, kinds, regions = _kind_words(text)
         folder = posixpath.dirname(path) if mod_rs else path.removesuffix(".rs")
         mid = self._add(Module(path, (), parent, macro_use="macro_use" in attrs, folder=folder))
         if parent is not None:
             self.modules[parent].children.setdefault(name, []).append(mid)
-        inside = [testing or any(a <= at < b for a, b in spans) for at in starts]
-        read = FileRead(words, kinds, [mid] * len(words), inside, [False] * len(words))
+        inside = [testing or region for region in regions]
+        read = FileRead(list(words), list(kinds), [mid] * len(words), inside, [False] * len(words))
         self.files.append(read)
         self._scope(read, 0, len(words), mid, (mod_rs, (path, *chain[2:])))
 
@@ -359,9 +366,6 @@ class Crates:
         while at is not None and at != anchor:
             at = self.modules[at].parent
         return at == anchor
-
-
-MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
 
 
 def crate_files(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
