@@ -180,3 +180,18 @@ def test_an_eq_that_never_names_its_operand_is_always_equal() -> None:
     lib = "pub struct Total(pub i32);\n"
     [cheat] = detect([Change("src/lib.rs", lib, lib + COMPUTED)])
     assert cheat.rule == "always-equal"
+
+
+def test_a_lib_path_re_pointed_by_the_fix_is_the_tree_changed() -> None:
+    """The fix leaves src/root.rs and src/checks.rs as they were and points `[lib] path` at a
+    copy of the root whose `checks` is an emptied file: the crate's tree changed under the
+    tests' assertions (`_repointed`, reading the fix's manifest)."""
+    crate = EDGES["lib-path"]
+    copy = crate["src/root.rs"].replace("pub mod checks;", '#[path = "empty.rs"]\npub mod checks;')
+    fix = {
+        "Cargo.toml": crate["Cargo.toml"].replace("src/root.rs", "src/copy.rs"),
+        "src/copy.rs": copy,
+        "src/empty.rs": EMPTY,
+    }
+    [cheat] = found(crate, fix)
+    assert "what the tests' assertions rest on changed: check" in cheat, cheat
