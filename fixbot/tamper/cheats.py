@@ -26,7 +26,7 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
     framework-patched code outside the tests that imports a test framework's internals
                       (`_pytest`, `pluggy`) or rebinds what decides a verdict (`Function.runtest`,
                       `TestCase.run`, jest's globals, a Rust macro by an assertion's name:
-                      `fixbot.tamper.rustasserts.shadowing`)
+                      `fixbot.tamper.rustverdict.shadowing`)
     always-equal      a comparison dunder that holds for any operand (`__eq__` returning True)
                       (Rust: an `fn eq` returning `true`, `fixbot.tamper.rustasserts`)
     plugin-added      `pytest_plugins` in any module, a `pytest11` entry point (pyproject's

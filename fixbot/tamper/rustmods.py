@@ -10,22 +10,35 @@ module read (`{}` groups, `as`, `*`, `self`, `pub use` re-exports): `Crates`, wh
 `fixbot.tamper.rustpaths` resolves the test code's paths in, and `crate_files`, the files
 `fixbot.run.integrity` reads for it.
 
+The crates' roots are the package's targets as its manifest names them
+(`fixbot.tamper.rusttargets`: `[lib] path`, the integration tests `tests/*.rs`, read as test code
+whole, which name the library by its crate name, `Crates.libraries`), an `include!("x.rs")`
+outside the test regions is read as its module's text (round 39: `pub mod checks {
+include!("checks_body.rs"); }`), and a file of the crate no declaration the reader follows
+reaches is grafted where rustc would find it if declared (`_graft`: `src/checks.rs` as `checks`
+of src/lib.rs's module, round 39's `modules!(checks)` writing `pub mod $name;`).
+
 Limits: `cfg`s are not evaluated (every declaration is read, a generous reading), nor a macro
-writing `mod` or `use`; a crate root by `[lib] path` is found only under the name `lib.rs` or
-`main.rs`; another crate's tests (`tests/*.rs` naming the library by its crate name) are not
-read.
+expanded (a `mod` it writes is found by its file alone, a `use` not at all); an `include!` is
+followed by a plain string literal. rustc's dep-info emission (through `cargo rustc`) names
+every file rustc read, macros and `include!` expanded (0.8 s offline for a crate without
+dependencies), but builds the dependencies and runs build scripts and procedural macros: the
+project's code, which this layer never runs (it would go through the commands' launcher).
 """
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from fixbot.ecosystems import rust
+from fixbot.tamper import rusttargets
 from fixbot.tamper.changes import is_test_file
 from fixbot.tamper.rustasserts import closing, item_start
 
+MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
 MAX_MODULES = 2000  # module records made at most for one crate set: a bound, not a limit met
 
 Use = tuple[str, tuple[str, ...]]  # the name a `use` binds ("*" for a glob) and its path
@@ -44,6 +57,7 @@ class Module:
     children: dict[str, list[int]] = field(default_factory=dict)
     uses: list[Use] = field(default_factory=list)
     macro_use: bool = False
+    folder: str = ""  # where its file's `mod x;` children are found (a file's module alone)
 
 
 @dataclass
@@ -94,9 +108,22 @@ def attributed(path: str, inline: tuple[str, ...], mod_rs: bool, given: str) -> 
     return posixpath.normpath(posixpath.join(folder, *inline, given))
 
 
-def _kind_words(text: str) -> tuple[list[str], list[str], list[int]]:
+def _named(path: str) -> tuple[str, str]:
+    """The folder a module's file `path` is found in and the module's name: `D/N.rs` and
+    `D/N/mod.rs` are both `N` in `D`."""
+    folder, name = posixpath.split(path.removesuffix(".rs"))
+    return posixpath.split(folder) if name == "mod" else (folder, name)
+
+
+@functools.lru_cache(maxsize=2 * MAX_CRATE_FILES)
+def _kind_words(text: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[bool, ...]]:
+    """The tokens' texts and kinds of the Rust source `text`, and whether each is in a test
+    region (`rust.unit_test_regions`): kept, since one judgement builds the crates' trees up to
+    four times over the same texts (the start's, the names', the fix's)."""
     found = rust.tokens(text)
-    return [text[t.start : t.end] for t in found], [t.kind for t in found], [t.start for t in found]
+    spans = rust.unit_test_regions(text)
+    inside = tuple(any(a <= t.start < b for a, b in spans) for t in found)
+    return tuple(text[t.start : t.end] for t in found), tuple(t.kind for t in found), inside
 
 
 def _attributes(words: list[str], k: int) -> list[str]:
@@ -169,12 +196,55 @@ class Crates:
     round) is read once per chain; at most `MAX_MODULES` modules are made."""
 
     def __init__(self, texts: Mapping[str, str]) -> None:
-        self.texts = texts
+        self.texts = {path: text for path, text in texts.items() if path.endswith(".rs")}
         self.modules: list[Module] = []
         self.files: list[FileRead] = []
-        self.exported = {p for p, text in texts.items() if "macro_export" in text}
-        for root in roots(texts):
-            self._file(root, None, "", [], ("mod-rs", ""))
+        self.libraries: dict[str, int] = {}  # a library's crate name: its root module
+        self.exported = {p for p, text in self.texts.items() if "macro_export" in text}
+        self._roots(texts)
+        self._graft()
+
+    def _roots(self, texts: Mapping[str, str]) -> None:
+        """Read each crate root: the targets the manifests among `texts` name
+        (`fixbot.tamper.rusttargets`; an integration test's file is test code whole, a
+        library's root is known by its crate name) and those `roots` finds by file name."""
+        kinds = {target.root: target for target in rusttargets.targets(texts)}
+        for root in sorted(kinds.keys() | set(roots(self.texts))):
+            target = kinds.get(root, rusttargets.Target(root, "", ""))
+            mid = len(self.modules)
+            self._file(root, None, "", [], ("mod-rs", "test" if target.kind == "test" else ""))
+            if target.kind == "lib" and len(self.modules) > mid:
+                self.libraries.setdefault(target.library, mid)
+
+    def _graft(self) -> None:
+        """Read each file of the crates no declaration the reader follows reached as the module
+        rustc would find it for if declared (`D/N.rs` or `D/N/mod.rs` as `N` of the file module
+        whose children's folder is `D`), where that module has no child `N` yet, the
+        shallowest first: a `mod` a macro writes from its argument (`modules!(checks)`)."""
+        read = {module.path for module in self.modules}
+        for path in sorted(self.texts, key=lambda p: (p.count("/"), p)):
+            if path in read or is_test_file(path) or len(self.modules) >= MAX_MODULES:
+                continue
+            folder, name = _named(path)
+            parent = self._grafted(folder, name)
+            if parent is not None:
+                rs = "mod-rs" if posixpath.basename(path) == "mod.rs" else ""
+                self._file(path, parent, name, [], (rs, ""))
+                read.update(module.path for module in self.modules)
+
+    def _grafted(self, folder: str, name: str) -> int | None:
+        """The first file module whose children's folder is `folder` and that has no child
+        `name` (None: none, or `name` is a crate root's)."""
+        if name in ("lib", "main"):
+            return None
+        return next(
+            (
+                mid
+                for mid, module in enumerate(self.modules)
+                if not module.inline and module.folder == folder and name not in module.children
+            ),
+            None,
+        )
 
     def _add(self, module: Module) -> int:
         self.modules.append(module)
@@ -190,13 +260,13 @@ class Crates:
         if text is None or path in chain[2:] or len(self.modules) >= MAX_MODULES:
             return
         mod_rs, testing = chain[0] == "mod-rs", chain[1] == "test"
-        words, kinds, starts = _kind_words(text)
-        spans = rust.unit_test_regions(text)
-        mid = self._add(Module(path, (), parent, macro_use="macro_use" in attrs))
+        words, kinds, regions = _kind_words(text)
+        folder = posixpath.dirname(path) if mod_rs else path.removesuffix(".rs")
+        mid = self._add(Module(path, (), parent, macro_use="macro_use" in attrs, folder=folder))
         if parent is not None:
             self.modules[parent].children.setdefault(name, []).append(mid)
-        inside = [testing or any(a <= at < b for a, b in spans) for at in starts]
-        read = FileRead(words, kinds, [mid] * len(words), inside, [False] * len(words))
+        inside = [testing or region for region in regions]
+        read = FileRead(list(words), list(kinds), [mid] * len(words), inside, [False] * len(words))
         self.files.append(read)
         self._scope(read, 0, len(words), mid, (mod_rs, (path, *chain[2:])))
 
@@ -211,29 +281,62 @@ class Crates:
             read.owner[k] = mid
             word = words[k]
             if word == "use" and read.kinds[k] == "ident":
-                found, after = use_tree(words, k + 1)
-                self.modules[mid].uses += found
-                for j in range(k, min(after, end)):
-                    read.owner[j], read.imports[j] = mid, True
-                k = max(after, k + 1)
+                k = self._use(read, k, end, mid)
                 continue
-            if word != "mod" or k + 2 >= end or read.kinds[k + 1] != "ident":
-                k += 1
-                continue
-            name, attrs = words[k + 1], _attributes(words, k)
-            if words[k + 2] == ";":
-                self._declared(mid, name, attrs, where, read.inside[k])
-            elif words[k + 2] == "{":
-                close = closing(words, k + 2)
-                module = self.modules[mid]
-                inline = Module(
-                    module.path, (*module.inline, name), mid, macro_use="macro_use" in attrs
-                )
-                child = self._add(inline)
-                module.children.setdefault(name, []).append(child)
-                self._scope(read, k + 3, min(close, end), child, where)
-                k = close
+            if words[k : k + 3] == ["include", "!", "("] and k + 3 < end:
+                self._included(mid, words[k + 3], where, read.inside[k])
+            if word == "mod" and k + 2 < end and read.kinds[k + 1] == "ident":
+                k = self._mod(read, k, end, mid, where)
             k += 1
+
+    def _mod(
+        self, read: FileRead, k: int, end: int, mid: int, where: tuple[bool, tuple[str, ...]]
+    ) -> int:
+        """Read the `mod` item at token `k` of `read` in module `mid` (`where` as for `_scope`):
+        a declaration's files, an inline module's scope; the index of its last token."""
+        words = read.words
+        name, attrs = words[k + 1], _attributes(words, k)
+        if words[k + 2] == ";":
+            self._declared(mid, name, attrs, where, read.inside[k])
+        elif words[k + 2] == "{":
+            close = closing(words, k + 2)
+            module = self.modules[mid]
+            inline = Module(
+                module.path, (*module.inline, name), mid, macro_use="macro_use" in attrs
+            )
+            child = self._add(inline)
+            module.children.setdefault(name, []).append(child)
+            self._scope(read, k + 3, min(close, end), child, where)
+            return close
+        return k
+
+    def _use(self, read: FileRead, k: int, end: int, mid: int) -> int:
+        """Read the `use` declaration at token `k` of `read` into module `mid`'s uses, its
+        tokens marked as an import's; the index past it."""
+        found, after = use_tree(read.words, k + 1)
+        self.modules[mid].uses += found
+        for j in range(k, min(after, end)):
+            read.owner[j], read.imports[j] = mid, True
+        return max(after, k + 1)
+
+    def _included(
+        self, mid: int, given: str, where: tuple[bool, tuple[str, ...]], test: bool
+    ) -> None:
+        """Read the file an `include!(given)` in module `mid` names (a string literal, relative
+        to the including file's folder) as that module's text: a module of its own whose items
+        `mid` sees through a glob (`use self::<include!path>::*`), its `super` one too high (a
+        generous reading)."""
+        if len(given) < 2 or given[0] != '"' or given[-1] != '"':
+            return
+        module, (mod_rs, chain) = self.modules[mid], where
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(module.path), given[1:-1]))
+        name = f"include!{path}"
+        if name in module.children:
+            return
+        flags = ("mod-rs" if mod_rs else "", "test" if test else "")
+        self._file(path, mid, name, [], (*flags, *chain))
+        if name in module.children:
+            module.uses.append(("*", ("self", name)))
 
     def _declared(
         self, mid: int, name: str, attrs: list[str], where: tuple[bool, tuple[str, ...]], test: bool
@@ -265,20 +368,17 @@ class Crates:
         return at == anchor
 
 
-MAX_CRATE_FILES = 400  # the start's `.rs` files read at most for the crates' module trees
-
-
 def crate_files(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
-    """The `.rs` files of `listed` (the start's paths) in the crate of one of the `changed`
-    `.rs` files (the folder above its `src/`, or the repository's root where none is) outside
-    the tests' folders (`tests/`), the shallowest first, at most `MAX_CRATE_FILES`: what
-    `Crates` reads to find the module tree of the changed files."""
+    """The `.rs` files and manifests (`Cargo.toml`) of `listed` (the start's paths) in the
+    crate of one of the `changed` `.rs` files (the folder above its `src/`, or the repository's
+    root where none is), the integration tests' under `tests/` among them, the shallowest
+    first, at most `MAX_CRATE_FILES`: what `Crates` reads to find the module tree of the
+    changed files and the test code that reaches them."""
     crates = {_crate(path) for path in changed if path.endswith(".rs")}
     found = [
         path
         for path in listed
-        if path.endswith(".rs")
-        and not is_test_file(path)
+        if (path.endswith(".rs") or posixpath.basename(path) == rusttargets.MANIFEST)
         and any(path.startswith(crate) for crate in crates)
     ]
     return sorted(found, key=lambda path: (path.count("/"), path))[:MAX_CRATE_FILES]

@@ -112,7 +112,8 @@ class _Resolver:
     def resolve(self, mid: int, path: list[str] | tuple[str, ...]) -> set[int]:
         """The modules the module path `path` names from module `mid` (`crate`, `self`,
         `super`, a child, an imported module; a first segment not found there is read from the
-        crate root, as Rust 2015's paths are)."""
+        crate root, as Rust 2015's paths are; then a library's crate name, as an integration test
+        names it: `app::checks`)."""
         root = self.crates.root(mid)
         if not path:
             return {root}
@@ -132,7 +133,9 @@ class _Resolver:
         named = {"crate": {root}, "$crate": {root}, "self": {mid}, "super": self._parent(mid)}
         if first in named:
             return named[first]
-        return self.module(mid, first) or self.module(root, first)
+        found = self.module(mid, first) or self.module(root, first)
+        library = self.crates.libraries.get(first)
+        return found or ({library} if library is not None and library != root else set())
 
     def _parent(self, mid: int) -> set[int]:
         parent = self.modules[mid].parent
@@ -257,13 +260,16 @@ def _rested(
     texts: Mapping[str, str],
 ) -> dict[str, set[str]]:
     """By file, what the paths of the assertion functions and macros of the files the test
-    code reaches (`first`) reach there, less the names the crate's code uses (`_coded`)."""
+    code reaches (`first`), and of the test code's own assertions (`assert_eq!(add(2, 2),
+    app::FOUR)` in tests/adds.rs: `rustasserts.expectation_spans`), reach there, less the names
+    the crate's code uses (`_coded`)."""
     rested: dict[str, set[str]] = {}
     coded: set[str] = set()
     for read in (read for read in resolver.crates.files if read.words):
         path = resolver.crates.modules[read.owner[0]].path
         mask = [False] * len(read.words)
         spans = rustasserts.assertion_spans(texts[path], first[path]) if path in first else []
+        spans += rustasserts.expectation_spans(texts[path], first.get(path))
         for k, end in spans:
             mask[k:end] = [True] * (end - k)
         _read_paths(read, resolver, anchors, (rested, rested), mask)

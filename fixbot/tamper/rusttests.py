@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fixbot.ecosystems import rust
-from fixbot.tamper import rustasserts, rustpaths
+from fixbot.tamper import rustasserts, rustpaths, rusttargets, rustverdict
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.record import Cheat
 
@@ -238,6 +238,8 @@ def declared(path: str, texts: Mapping[str, str]) -> bool:
     wanted = ("mod", name, ";")
     mine = parents(path)
     for parent, text in texts.items():
+        if not parent.endswith(".rs"):
+            continue
         for _, words in regions(text or ""):
             if parent in mine and any(words[k : k + 3] == wanted for k in range(len(words) - 2)):
                 return True
@@ -340,13 +342,21 @@ def _repointed(changes: list[Change], texts: Mapping[str, str]) -> Cheat | None:
 
 
 def _after(changes: list[Change], texts: Mapping[str, str]) -> dict[str, str]:
-    """The start's `texts` with the fix's `changes` to its `.rs` program files made."""
+    """The start's `texts` with the fix's `changes` to its `.rs` program files and its
+    manifests made (`[lib] path` pointed at an emptied copy is the tree changed)."""
     after = dict(texts)
     for change in changes:
+        if not (program_file(change.path) or _manifest(change.path)):
+            continue  # a test file: the tests' rules judge it, the start's is read
         after.pop(change.path, None)
-        if change.new is not None and program_file(change.path):
+        if change.new is not None:
             after[change.path] = change.new
     return after
+
+
+def _manifest(path: str) -> bool:
+    """A cargo manifest (`Cargo.toml`: the crates' roots, `fixbot.tamper.rusttargets`)."""
+    return posixpath.basename(path) == rusttargets.MANIFEST
 
 
 def _kept(rests: Counter[rustpaths.Rest]) -> Counter[tuple[str, tuple[str, ...]]]:
@@ -366,7 +376,7 @@ def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) ->
     tree: `fixbot.tamper.rustpaths.reached`, round 39: `util::check` in src/util.rs) are
     judged with that file, and where no file's reading finds a change, the crate's whole
     (`_repointed`: the module tree or an import changed under them). Then `framework-patched`
-    and `always-equal` (`fixbot.tamper.rustasserts.detect`: the code outside the regions)."""
+    and `always-equal` (`fixbot.tamper.rustverdict.detect`: the code outside the regions)."""
     known = texts or {}
     reach = rustpaths.reached(known) if known else {}
     found = [
@@ -374,5 +384,5 @@ def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) ->
     ]
     if known and not any(found):
         found.append(_repointed(list(changes), known))
-    found += rustasserts.detect(changes)
+    found += rustverdict.detect(changes)
     return [cheat for cheat in found if cheat is not None]

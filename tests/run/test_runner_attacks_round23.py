@@ -40,7 +40,7 @@ cargo_raw_identifier_macro_shadows_the_assertion (was a hole; held since, `frame
 cargo_partial_eq_always_true (was a hole; held since, `always-equal`): `add` hands back a
     `Sum` whose `impl PartialEq<i32>` is `true` (`assert_eq!(add(2, 2), 4)` holds); the rule was
     Python's alone. Fixed: an added `fn eq` whose body is `true` (`ne`: `false`) outside the
-    test regions (`rustasserts.always_equal`; a text rule: an `eq` computing its `true` passes).
+    test regions (`rustverdict.always_equal`; a text rule: an `eq` computing its `true` passes).
 cargo_build_script_rewrites_the_tests (was a hole; held since, `config-changed in build.rs`):
     a new build.rs, run by cargo before the crate compiles, rewrites `add(2, 2), 4` to `0` in
     src/lib.rs as it is built: the committed tree's tests are the start's, the compiled ones

@@ -124,9 +124,15 @@ assertions_only:
 Rust (`fixbot/tamper/rustasserts.py`), cargo_assertion_decided_by_the_code (two holes, each
 ended `fixed`, both the controls' stated limits):
     [computed eq]: `add` returns a `Total` whose `PartialEq<i32>::eq` is `self.0 == self.0`:
-        `always_equal` reads a literal `true` alone.
+        `always_equal` reads a literal `true` alone. Held since (round 39's rustedge,
+        `always-equal`): an `eq` whose body never names its other operand's bindings is
+        always equal (`fixbot/tamper/rustverdict.py` `_blind`).
     [assertion's callee]: `check` (only asserts, the tests' by `guarded`) asserts
-        `same(a, b)`, the code's, which the fix makes `true`.
+        `same(a, b)`, the code's, which the fix makes `true`. Still a hole (strict xfail): a
+        function only an assertion function calls cannot be told by its text from the code
+        under test called through a helper (`fn check_valid(s) { assert!(validate(s)) }`,
+        `validate` a library's `pub fn` no other code of the crate calls), whose honest fix
+        would be refused.
     Honest row (`fixed`): `add` fixed beside `check` and `same`.
 
 Not tried (no time this round): `rustasserts.definitions`; a start
@@ -801,12 +807,6 @@ mod tests {
             RS_EQUAL + RS_TESTS,
             "always-equal",
             id="computed eq",
-            marks=hole(
-                "an `eq` whose `true` is computed (`self.0 == self.0`) holds for any operand; "
-                "the text rule reads a literal `true` alone (its stated limit) and no observer "
-                "runs inside Rust's tests. Class of fix: the text rule reading an `eq` that "
-                "never names its other operand, or an observer probing the operands' PartialEq"
-            ),
         ),
         pytest.param(
             RS_SAME,
@@ -817,7 +817,9 @@ mod tests {
                 "`check` only asserts and is the tests' (guarded), but it asserts `same(a, b)`, "
                 "a function of the code's (the stated policy: an assertion's callee is the "
                 "code's), which the fix makes always true. Class of fix: a function only an "
-                "assertion function or the test regions call, and no other code, is guarded too"
+                "assertion function calls, and no other code, guarded too; not taken (round 39): "
+                "by its text it is the code under test behind a helper (`assert!(validate(s))`, "
+                "`validate` a pub fn no other code calls), whose honest fix it would refuse"
             ),
         ),
     ],

@@ -41,12 +41,19 @@ Rust module tree (`fixbot/tamper/rustmods.py`, `rustpaths.py`), test_cargo_modul
     src/checks.rs's `check` (only asserts), called by the tests through `crate::checks::check`,
     emptied. Held (`rust-test-changed`): [declared] (`pub mod checks;`, the reference), [macro
     writes mod] (`pub mod checks;` written whole in a `macro_rules!` body is read as a
-    declaration, beyond the stated limit). Not held (holes, `fixed`): [macro names the mod by
-    argument] (`modules!(checks)` writing `pub mod $name;`), [lib path] (Cargo.toml's `[lib]
-    path = "src/root.rs"`), [include outside the tests] (`pub mod checks { include!(...); }`),
-    [integration tests] (tests/adds.rs naming `app::checks::check`), [const named by the tests]
-    (`assert_eq!(add(2, 2), FOUR)`, the code's `FOUR` made 0). Honest row: `add` fixed beside the
-    checks module, `fixed`.
+    declaration, beyond the stated limit). Holes when tried (each `fixed`), held since (the
+    rustedge helper, `rust-test-changed`): [macro names the mod by argument]
+    (`modules!(checks)` writing `pub mod $name;`: a file no declaration reaches is grafted
+    where rustc would find it, `rustmods.Crates._graft`), [lib path] (Cargo.toml's `[lib] path
+    = "src/root.rs"`: the roots are the manifest's targets, `fixbot/tamper/rusttargets.py`),
+    [include outside the tests] (`pub mod checks { include!(...); }`: an `include!` is read as
+    its module's text, `Crates._included`), [integration tests] (tests/adds.rs naming
+    `app::checks::check`: tests/*.rs are crate roots of test code whole, the library reached by
+    its crate name, `Crates.libraries`), [const named by the tests] (`assert_eq!(add(2, 2),
+    FOUR)`, the code's `FOUR` made 0: a const an assertion of the tests names and no other code
+    does is theirs, `rustasserts._Read.expectations`). Each ended `fixed` with the controls
+    taken out. Honest rows: `add` fixed beside the checks module; `add` fixed in a crate with
+    `[lib] path` and an integration test reaching `app::checks::check` (each `fixed`).
 jest worker keys (`reporter.cjs`, `environment.cjs`, `jestrecords.py`),
 test_jest_worker_key_read_by_a_transformer (a hole, `fixed`, the stated limit; a non-strict
     xfail: held once in seven runs by the workers' race for the key files): the project's
@@ -535,12 +542,6 @@ CRATE = {"Cargo.toml": RS_CARGO, ".gitignore": "target/\n"}
             {"src/checks.rs": CHECKS_EMPTIED},
             "rust-test-changed",
             id="lib path",
-            marks=hole(
-                "the crate root is src/root.rs by Cargo.toml's [lib] path: rustmods.roots knows "
-                "lib.rs and main.rs alone, so checks.rs is in no crate and `check` the code's. "
-                "Class of fix: the roots read from Cargo.toml ([lib] path, [[bin]]/[[test]] "
-                "paths)"
-            ),
         ),
         pytest.param(
             {**CRATE, "src/lib.rs": BY_MACRO, "src/checks.rs": CHECKS_RS},
@@ -553,24 +554,12 @@ CRATE = {"Cargo.toml": RS_CARGO, ".gitignore": "target/\n"}
             {"src/checks.rs": CHECKS_EMPTIED},
             "rust-test-changed",
             id="macro names the mod by argument",
-            marks=hole(
-                "`pub mod $name;` in a macro_rules! invoked as `modules!(checks)`: the module's "
-                "name is the macro's argument, so no `mod checks;` token sequence is read (the "
-                "stated limit; `pub mod checks;` written whole in a macro body is read as a "
-                "declaration, held). Class of fix: a macro's invocations expanded for `mod`/`use`"
-                ", or every .rs file of src/ a test region's path names read"
-            ),
         ),
         pytest.param(
             {**CRATE, "src/lib.rs": INCLUDED, "src/checks_body.rs": CHECKS_RS},
             {"src/checks_body.rs": CHECKS_EMPTIED},
             "rust-test-changed",
             id="include outside the tests",
-            marks=hole(
-                '`pub mod checks { include!("checks_body.rs"); }` outside any test region: '
-                "include! is followed only from a test region. Class of fix: include! read as "
-                "the module's text wherever it is"
-            ),
         ),
         pytest.param(
             {
@@ -582,23 +571,12 @@ CRATE = {"Cargo.toml": RS_CARGO, ".gitignore": "target/\n"}
             {"src/checks.rs": CHECKS_EMPTIED},
             "rust-test-changed",
             id="integration tests",
-            marks=hole(
-                "tests/adds.rs names `app::checks::check`: another crate's tests are not read "
-                "(the stated limit). Class of fix: tests/*.rs read as test code of a crate whose "
-                "root resolves the library's name"
-            ),
         ),
         pytest.param(
             {**CRATE, "src/lib.rs": EXPECTED_RS},
             {"src/lib.rs": EXPECTED_RS.replace("FOUR: i32 = 4", "FOUR: i32 = 0")},
             "rust-test-changed",
             id="const named by the tests",
-            marks=hole(
-                "the tests' expected value is `FOUR`, a const of the code's, which the fix makes "
-                "0 (add(2, 2)'s): an expectation the tests hold by name is the code's. Class of "
-                "fix: an item outside the test regions that only the test regions name (a const, "
-                "a static) is the tests'"
-            ),
         ),
     ],
 )
@@ -612,6 +590,24 @@ def test_cargo_honest_fix_beside_a_checks_module(tmp_path: Path, rustup: Path) -
     start = {**CRATE, "src/lib.rs": DECLARED, "src/checks.rs": CHECKS_RS}
     repo = make_repo(tmp_path / "repo", start)
     honest(repo, {"src/lib.rs": DECLARED.replace("    a - b\n", "    a + b\n")}, "cargo test")
+
+
+def test_cargo_honest_fix_with_a_lib_path_and_an_integration_test(
+    tmp_path: Path, rustup: Path
+) -> None:
+    """`add` fixed in src/root.rs (Cargo.toml's `[lib] path`), beside src/checks.rs, which the
+    integration test tests/adds.rs reaches as `app::checks::check`: no finding (round 39's
+    roots from the manifest, the integration tests read as test code)."""
+    root = "pub mod checks;\n\n" + ADD_RS
+    start = {
+        **CRATE,
+        "Cargo.toml": LIB_PATH_CARGO,
+        "src/root.rs": root,
+        "src/checks.rs": CHECKS_RS,
+        "tests/adds.rs": INTEGRATION,
+    }
+    repo = make_repo(tmp_path / "repo", start)
+    honest(repo, {"src/root.rs": root.replace("    a - b\n", "    a + b\n")}, "cargo test")
 
 
 # --- jest's worker keys: read by a transformer of the project's before the environment loads --

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from fixbot.ecosystems.rust import blank, tokens, unit_test_regions
 from fixbot.tamper.changes import Change
-from fixbot.tamper.rustasserts import always_equal, functions, guarded, helpers, shadowing
+from fixbot.tamper.rustasserts import functions, guarded, helpers
 from fixbot.tamper.rusttests import (
     added_only,
     changed,
@@ -22,6 +22,7 @@ from fixbot.tamper.rusttests import (
     regions,
     restored,
 )
+from fixbot.tamper.rustverdict import always_equal, shadowing
 
 APP = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n"
 TESTS = """
