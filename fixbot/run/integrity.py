@@ -93,7 +93,9 @@ def modules(repo: Path, verified: str) -> frozenset[str]:
     return module_names(git.names(repo, "ls-tree", "-r", "--name-only", verified))
 
 
-def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
+def helpers(
+    repo: Path, start: str, files: Iterable[str], imported: Iterable[str] = ()
+) -> frozenset[str]:
     """The files of `files` (relative to the root: those a failing unittest test's classes were
     made in at the start's run, `Observation.classes`) that are test support by commit
     `start`'s text (`fixbot.tamper.changes.supports_tests`: a `TestCase` subclass or a class
@@ -107,13 +109,42 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     (`_asserting_files`, round 36: checks.py's `assert_alike`): the tests' whole, as a helper
     base's file is. A pytest test's helper base (pytest's observer streams no classes: `files`
     holds the failing tests' own files there) is a file of the work tree a test file of
-    `files` imports from that is test support (`_imported_support`, round 38)."""
+    `files` imports from that is test support (`_imported_support`, round 38). And the files
+    the start's run imported (`imported`, `Observation.imported`, however the import was
+    spelled) that are modules of assertions alone naming an assertion function those callers
+    name (`_observed_assertions`, round 39)."""
     texts, tree = _start_texts(repo, start, files)
     modules = _StartModules(repo, start, texts)  # each start file read from git once
     texts.update(_imported_support(modules, texts, tree))
     support = {p for p, text in texts.items() if not is_test_file(p) and sides.supports_tests(text)}
     callers = {p: texts[p] for p in support | {p for p in texts if is_test_file(p)}}
-    return frozenset(support | _asserting_files(modules, callers, tree))
+    seen = _observed_assertions(modules, callers, set(imported) & tree)
+    return frozenset(support | _asserting_files(modules, callers, tree) | seen)
+
+
+def _observed_assertions(
+    start: _StartModules, callers: dict[str, str], imported: set[str]
+) -> set[str]:
+    """The files of `imported` (the work tree's files the start's run imported, in its tree)
+    that are modules of assertions alone (`_StartModules.assertions`) one of whose assertion
+    functions, or a module-level name bound to one (`assert_alike = _alike`), one of `callers`
+    (path to text) names (`imports.names`: a name, an attribute, a string), but a name they
+    expect to raise (`imports.expected_to_raise`: round 38's validator, the code under test):
+    the tests' assertions, reached however the import was spelled (round 39: `__import__("checks")`,
+    `importlib`, `sys.modules[...]`, a re-export under `if`). Test files and the callers
+    aside. What was imported was observed; which function the tests call is read from the
+    callers' text, not run."""
+    named = frozenset().union(*(imports.names(text) for text in callers.values()))
+    named -= {name for text in callers.values() for _, _, name in imports.expected_to_raise(text)}
+    files = {p for p in imported if p.endswith(".py") and p not in callers and not is_test_file(p)}
+    return {path for path in files if _names_assertion(start, path, named)}
+
+
+def _names_assertion(start: _StartModules, path: str, named: frozenset[str]) -> bool:
+    """Whether `path` is a module of assertions alone one of whose assertion functions, or a
+    module-level name bound to one (`imports.aliases`), is among `named`."""
+    asserting = start.assertions(path)
+    return bool(asserting) and bool(named & imports.aliases(start.text(path), asserting))
 
 
 def _imported_support(
