@@ -137,7 +137,35 @@ def _observed_assertions(
     named = frozenset().union(*(imports.names(text) for text in callers.values()))
     named -= {name for text in callers.values() for _, _, name in imports.expected_to_raise(text)}
     files = {p for p in imported if p.endswith(".py") and p not in callers and not is_test_file(p)}
-    return {path for path in files if _names_assertion(start, path, named)}
+    return {path for path in _defining(start, files, named) if _names_assertion(start, path, named)}
+
+
+def _defining(start: _StartModules, files: set[str], named: frozenset[str]) -> set[str]:
+    """The files of `files` whose text at the start may bind one of `named` at its top level
+    (`def assert_alike(`, `assert_alike = _alike`), asked of one `git grep` over the start
+    commit, so that only those are read (a project's thousand imported modules are not each
+    read from git); all of `files` where git fails."""
+    words = "|".join(sorted(n for n in named if n.isidentifier()))
+    if not files or not words:
+        return set()
+    done = git.completed(
+        start.repo,
+        "grep",
+        "-l",
+        "-z",
+        "-E",
+        "-e",
+        rf"^(async +)?def +({words}) *\(",
+        "-e",
+        rf"^({words}) *[:=]",
+        start.start,
+        "--",
+        *(f":(literal){f}" for f in sorted(files)),
+    )
+    if done.returncode > 1:
+        return files
+    prefix = f"{start.start}:"
+    return {name.removeprefix(prefix) for name in done.stdout.split("\0") if name} & files
 
 
 def _names_assertion(start: _StartModules, path: str, named: frozenset[str]) -> bool:
