@@ -194,7 +194,9 @@ class Observation(BaseModel):
     them (top-level tests alone), outcomes only; `own_main` the work tree's folders whose own
     `TestMain` could not be folded into the observer's (its file a link, too large, or under a
     build constraint), which the observer is not added to: their tests run unobserved (set by
-    fixbot)."""
+    fixbot). `imported` the work tree's files (relative to its root) the processes of fixbot's
+    observer inside unittest imported, as each run ended (`unittest_compiled._imported`); None
+    where no such record came (another runner's check)."""
 
     sessions: int = 0
     ended: int = 0
@@ -244,6 +246,7 @@ class Observation(BaseModel):
     unhooked: bool = False
     unthreaded: bool = False
     cut: bool = False
+    imported: list[str] | None = None
 
     def failed(self) -> list[str]:
         """The node ids the observer saw fail."""

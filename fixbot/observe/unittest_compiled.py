@@ -268,6 +268,19 @@ def _dict_names(
     return names
 
 
+MAX_IMPORTED = 2000  # files named in one process's `imported` record, at most
+
+
+def _imported(
+    codes: dict[str, Any], root: str, _len: Any = len, _most: int = MAX_IMPORTED
+) -> list[str]:
+    """The files of `codes` (the recorder's: each file's module code) under `root`, relative to
+    it, sorted, `MAX_IMPORTED` at most: the work tree's files this process imported (a module
+    code `exec` ran under the file's name; the import system runs each module's so)."""
+    found = sorted(file[_len(root) :] for file in codes if file.startswith(root))
+    return found[:_most]
+
+
 def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]:
     """(the audit hook, `_ours` over what it records, the observer's `TestCase.__init_subclass__`):
     the hook keeps, for each file under `root` (the work tree's root, with a trailing
@@ -278,9 +291,10 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
     of each subclass's class statement as it is made (`_maker`). `ours(value, file)` says
     whether function `value`, whose code names `file`, is that file's (`_ours`),
     `ours(value, None)` whether `value`'s `__class__` or `__bases__` was written since it was
-    last asked (each write answered once), and `ours(klass, True)` the file class `klass` was
-    made in, None where unknown (`_class_file`), and `ours(test, False)` the names of the
-    `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
+    last asked (each write answered once), `ours(None, ...)` the files under `root` module
+    code ran under so far, relative to it (`_imported`), `ours(klass, True)` the file class
+    `klass` was made in, None where unknown (`_class_file`), and `ours(test, False)` the names
+    of the `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
     codes: dict[str, Any] = {}
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
@@ -330,7 +344,10 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _root: str = root,
         _case: Any = _case,
         _dict_names: Any = _dict_names,
+        _imported: Any = _imported,
     ) -> Any:
+        if file is ...:  # the work tree's files module code ran under: those imported
+            return _imported(_codes, _root)
         if file is False:  # the `__dict__`s set in test `value`'s classes' namespaces
             return _dict_names(value, _root, _case)
         if file is None:  # was `value`'s class or bases written? each write answered once

@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import posixpath
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
@@ -23,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from fixbot.core.failure import Counts
 from fixbot.process import commits, git
 from fixbot.run import revtext, supportfiles
+from fixbot.run.startmodules import StartModules, asserted, definition, module_file
 from fixbot.tamper import changes as sides
 from fixbot.tamper import doctests, imports, rustmods, rusttests
 from fixbot.tamper.changes import Change, is_test_file, of_the_tests
@@ -93,7 +93,9 @@ def modules(repo: Path, verified: str) -> frozenset[str]:
     return module_names(git.names(repo, "ls-tree", "-r", "--name-only", verified))
 
 
-def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
+def helpers(
+    repo: Path, start: str, files: Iterable[str], imported: Iterable[str] = ()
+) -> frozenset[str]:
     """The files of `files` (relative to the root: those a failing unittest test's classes were
     made in at the start's run, `Observation.classes`) that are test support by commit
     `start`'s text (`fixbot.tamper.changes.supports_tests`: a `TestCase` subclass or a class
@@ -107,9 +109,12 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
     (`_asserting_files`, round 36: checks.py's `assert_alike`): the tests' whole, as a helper
     base's file is. A pytest test's helper base (pytest's observer streams no classes: `files`
     holds the failing tests' own files there) is a file of the work tree a test file of
-    `files` imports from that is test support (`_imported_support`, round 38)."""
+    `files` imports from that is test support (`_imported_support`, round 38). And the files
+    the start's run imported (`imported`, `Observation.imported`, however the import was
+    spelled) that are modules of assertions alone naming an assertion function those callers
+    name (`_observed_assertions`, round 39)."""
     texts, tree = _start_texts(repo, start, files)
-    modules = _StartModules(repo, start, texts)  # each start file read from git once
+    modules = StartModules(repo, start, texts)  # each start file read from git once
     reached = _imported_support(modules, texts, tree)
     texts.update(reached)
     support = {
@@ -118,17 +123,69 @@ def helpers(repo: Path, start: str, files: Iterable[str]) -> frozenset[str]:
         if not is_test_file(p) and (p in reached or sides.supports_tests(text))
     }
     callers = {p: texts[p] for p in support | {p for p in texts if is_test_file(p)}}
-    return frozenset(support | _asserting_files(modules, callers, tree))
+    seen = _observed_assertions(modules, callers, set(imported) & tree)
+    return frozenset(support | _asserting_files(modules, callers, tree) | seen)
 
 
-def _imported_support(
-    start: _StartModules, texts: dict[str, str], tree: set[str]
-) -> dict[str, str]:
+def _observed_assertions(
+    start: StartModules, callers: dict[str, str], imported: set[str]
+) -> set[str]:
+    """The files of `imported` (the work tree's files the start's run imported, in its tree)
+    that are modules of assertions alone (`StartModules.assertions`) one of whose assertion
+    functions, or a module-level name bound to one (`assert_alike = _alike`), one of `callers`
+    (path to text) names (`imports.names`: a name, an attribute, a string), but a name they
+    expect to raise (`imports.expected_to_raise`: round 38's validator, the code under test):
+    the tests' assertions, reached however the import was spelled (round 39: `__import__("checks")`,
+    `importlib`, `sys.modules[...]`, a re-export under `if`). Test files and the callers
+    aside. What was imported was observed; which function the tests call is read from the
+    callers' text, not run."""
+    named = frozenset().union(*(imports.names(text) for text in callers.values()))
+    named -= {name for text in callers.values() for _, _, name in imports.expected_to_raise(text)}
+    files = {p for p in imported if p.endswith(".py") and p not in callers and not is_test_file(p)}
+    return {path for path in _defining(start, files, named) if _names_assertion(start, path, named)}
+
+
+def _defining(start: StartModules, files: set[str], named: frozenset[str]) -> set[str]:
+    """The files of `files` whose text at the start may bind one of `named` at its top level
+    (`def assert_alike(`, `assert_alike = _alike`), asked of one `git grep` over the start
+    commit, so that only those are read (a project's thousand imported modules are not each
+    read from git); all of `files` where git fails."""
+    words = "|".join(sorted(n for n in named if n.isidentifier()))
+    if not files or not words:
+        return set()
+    done = git.completed(
+        start.repo,
+        "grep",
+        "-l",
+        "-z",
+        "-E",
+        "-e",
+        rf"^(async +)?def +({words}) *\(",
+        "-e",
+        rf"^({words}) *[:=]",
+        start.start,
+        "--",
+        *(f":(literal){f}" for f in sorted(files)),
+    )
+    if done.returncode > 1:
+        return files
+    prefix = f"{start.start}:"
+    return {name.removeprefix(prefix) for name in done.stdout.split("\0") if name} & files
+
+
+def _names_assertion(start: StartModules, path: str, named: frozenset[str]) -> bool:
+    """Whether `path` is a module of assertions alone one of whose assertion functions, or a
+    module-level name bound to one (`imports.aliases`), is among `named`."""
+    asserting = start.assertions(path)
+    return bool(asserting) and bool(named & imports.aliases(start.text(path), asserting))
+
+
+def _imported_support(start: StartModules, texts: dict[str, str], tree: set[str]) -> dict[str, str]:
     """The files of the start commit (`start`'s, `tree`: its paths) that the test files of
     `texts` (path to its text) lean on, each with its text: a file they refer to by a name
     they imported (`imports.imported_references`: `from tests_helpers import Base`) that is
     test support by its text (`changes.supports_tests`), or that defines the name, followed
-    through the modules that hand it on (`_definition`: support/__init__.py's `from
+    through the modules that hand it on (`definition`: support/__init__.py's `from
     support.base import Checks`, round 40), those with it where they only hand names on; a
     module of data alone whose value they import and no other file of the code imports
     (`supportfiles.data`, `supportfiles.tests_data`: cases.py's `CASES`, the tests'
@@ -137,8 +194,8 @@ def _imported_support(
     methods the deciding check must run as the start had them (round 38)."""
     tests = {path: text for path, text in texts.items() if is_test_file(path)}
     files, data = _followed(start, _reached(tests, tree), tree)
-    files |= supportfiles.tests_data(start.repo, start.start, data, tree, start.text, _module_file)
-    files |= supportfiles.plugins(tests, tree, start.text, _module_file)
+    files |= supportfiles.tests_data(start.repo, start.start, data, tree, start.text, module_file)
+    files |= supportfiles.plugins(tests, tree, start.text, module_file)
     kept = (f for f in files - texts.keys() if not is_test_file(f))
     return {file: text for file in kept if (text := start.text(file))}
 
@@ -150,12 +207,12 @@ def _reached(tests: dict[str, str], tree: set[str]) -> set[tuple[str, str]]:
         (found, name)
         for path, text in tests.items()
         for level, module, name in imports.imported_references(text)
-        if (found := _module_file(path, level, module, tree)) is not None
+        if (found := module_file(path, level, module, tree)) is not None
     }
 
 
 def _followed(
-    start: _StartModules, reached: set[tuple[str, str]], tree: set[str]
+    start: StartModules, reached: set[tuple[str, str]], tree: set[str]
 ) -> tuple[set[str], dict[str, list[str]]]:
     """The files of test support the tests' references `reached` (module file, name) lead to
     (`_imported_support`), and the modules of data alone they lead to, each with the modules
@@ -163,7 +220,7 @@ def _followed(
     files = {found for found, _ in reached if sides.supports_tests(start.text(found))}
     data: dict[str, list[str]] = {}
     for found, name in reached:
-        chain, defined = _definition(found, name, tree, start)
+        chain, defined = definition(found, name, tree, start)
         if not chain:
             continue
         way = [f for f in chain[:-1] if start.top(f).only_imports]
@@ -183,14 +240,14 @@ def _start_texts(repo: Path, start: str, files: Iterable[str]) -> tuple[dict[str
     return texts, tree
 
 
-def _asserting_files(start: _StartModules, callers: dict[str, str], tree: set[str]) -> set[str]:
+def _asserting_files(start: StartModules, callers: dict[str, str], tree: set[str]) -> set[str]:
     """The files of the start commit (`start`'s, `tree`: its paths) defining a module-level
     function that only asserts (`fixbot.tamper.changes.asserting`) which one of `callers` (path
     to its text: the failing tests' files and their helper bases) refers to by a name it
     imported from the work tree, however (`imports.imported_references`: a call,
-    `staticmethod(f)`, a star import; `_module_file`), followed through the modules that only
-    re-export it (`_definition`: checks/__init__.py's `from checks.asserts import
-    assert_alike`), those modules with it (each file read and parsed once: `_StartModules`): the
+    `staticmethod(f)`, a star import; `module_file`), followed through the modules that only
+    re-export it (`definition`: checks/__init__.py's `from checks.asserts import
+    assert_alike`), those modules with it (each file read and parsed once: `StartModules`): the
     tests' assertions, wherever they are written (round 36, #39: checks.py's `assert_alike`,
     which tests_helpers.py's classes call, emptied; round 37). Test files aside (already the
     tests'), and a file that also holds other code (`changes.assertions_only`: app.py's
@@ -203,96 +260,10 @@ def _asserting_files(start: _StartModules, callers: dict[str, str], tree: set[st
     for path, caller in callers.items():
         tested = imports.expected_to_raise(caller)
         for level, module, name in imports.imported_references(caller) - tested:
-            found = _module_file(path, level, module, tree)
-            files = _asserted(found, name, tree, start) if found is not None else []
+            found = module_file(path, level, module, tree)
+            files = asserted(found, name, tree, start) if found is not None else []
             held.update(f for f in files if f not in callers and not is_test_file(f))
     return held
-
-
-class _StartModules:
-    """The start commit's Python files, each read and parsed once however many names the tests
-    refer to in it (a star import tries every public name); `texts` (path to text) those
-    already read."""
-
-    def __init__(self, repo: Path, start: str, texts: dict[str, str] | None = None) -> None:
-        self.repo, self.start = repo, start
-        self.texts: dict[str, str] = dict(texts or {})
-        self.tops: dict[str, imports.ModuleLevel] = {}
-        self.asserts: dict[str, frozenset[str]] = {}
-
-    def text(self, path: str) -> str:
-        """The file's text at the start ("" where it has none)."""
-        if path not in self.texts:
-            self.texts[path] = revtext.text(self.repo, self.start, path) or ""
-        return self.texts[path]
-
-    def top(self, path: str) -> imports.ModuleLevel:
-        """What the file defines and hands on (`fixbot.tamper.imports.module_level`)."""
-        if path not in self.tops:
-            self.tops[path] = imports.module_level(self.text(path))
-        return self.tops[path]
-
-    def assertions(self, path: str) -> frozenset[str]:
-        """The file's assertion functions where it is a module of assertions alone
-        (`fixbot.tamper.changes.asserting`, `assertions_only`), else none."""
-        if path not in self.asserts:
-            text = self.text(path)
-            alone = bool(text) and sides.assertions_only(text)
-            self.asserts[path] = sides.asserting(text) if alone else frozenset()
-        return self.asserts[path]
-
-
-def _asserted(found: str, name: str, tree: set[str], start: _StartModules) -> list[str]:
-    """The files the tests' reference to `name` of module file `found` holds as theirs: the
-    one defining it, where it is an assertion function in a module of assertions alone, and
-    the modules on the way that only hand it on (`_definition`, `ModuleLevel.only_imports`);
-    else none."""
-    files, defined = _definition(found, name, tree, start)
-    if not files or defined not in start.assertions(files[-1]):
-        return []
-    return [f for f in files if f == files[-1] or start.top(f).only_imports]
-
-
-def _definition(
-    path: str, name: str, tree: set[str], start: _StartModules, hops: int = 4
-) -> tuple[list[str], str]:
-    """The files from `path` to the one that defines module-level `name` (`def`, `class`, an
-    assignment), following the module's own imports that bind it (`from .asserts import
-    assert_alike`, `from checks.asserts import *`) at most `hops` times, and the name it is
-    defined by there (`far` of `from .asserts import assert_alike as far`: `assert_alike`);
-    no files where none of the tree defines it there (a dependency's, a name it lacks)."""
-    top = start.top(path)
-    if name in top.defined:
-        return [path], name
-    if hops <= 0:
-        return [], name
-    for level, module, imported in top.sources(name):
-        found = _module_file(path, level, module, tree)
-        if found is not None and found != path:
-            rest, defined = _definition(found, imported, tree, start, hops - 1)
-            if rest:
-                return [path, *rest], defined
-    return [], name
-
-
-def _module_file(importer: str, level: int, module: str, tree: set[str]) -> str | None:
-    """The file of `tree` (root-relative paths) a module imported by file `importer` names:
-    `level` leading dots relative to its folder; none, the module from the root or from the
-    importer's own folder (where unittest's discovery or a script puts it on `sys.path`).
-    None where no such file is in `tree` (a module of the standard library, a dependency's)."""
-    folder = posixpath.dirname(importer)
-    if level:
-        bases = [posixpath.normpath(posixpath.join(folder, *[".."] * (level - 1)))]
-    else:
-        bases = ["", folder]
-    relative = module.replace(".", "/")
-    for base in bases:
-        stem = posixpath.normpath(posixpath.join(base, relative)) if relative else base
-        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
-            found = candidate.removeprefix("./")
-            if found in tree:
-                return found
-    return None
 
 
 def pinned(repo: Path, start: str, verified: str, files: frozenset[str]) -> list[str]:

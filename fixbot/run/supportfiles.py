@@ -9,7 +9,7 @@ function (round 40), for `fixbot.run.integrity._imported_support`:
 
 Each file is the start commit's, read through the caller's reader (`read`: path to its text,
 "" where none); a module name becomes a file of the tree through the caller's `locate`
-(`integrity._module_file`); the whole tree's importers of a module are asked of `git grep`
+(`startmodules.module_file`); the whole tree's importers of a module are asked of `git grep`
 once, at the start commit (never the work tree, which the check's processes could write).
 """
 

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 __all__ = [
     "Imported",
     "ModuleLevel",
+    "aliases",
     "expected_to_raise",
     "imported_modules",
     "imported_references",
     "module_level",
+    "names",
     "plugins_named",
     "shadows",
 ]
@@ -75,10 +77,34 @@ RAISES = frozenset({"assertRaises", "assertRaisesRegex", "raises"})
 def expected_to_raise(text: str) -> frozenset[Imported]:
     """The imported names (as `imported_references` gives them) that the Python source `text`
     expects to raise: a callable handed to `assertRaises(E, f, ...)`/`raises(E, f, ...)`, or
-    called in the body of `with self.assertRaises(E):`/`with pytest.raises(E):`. A function the
-    tests assert raises is what they test (validate.py's `check_even`, round 38's false alarm),
-    not an assertion they make. Empty where `text` does not parse."""
-    return _references(text, lambda tree: (s for node in ast.walk(tree) for s in _subjects(node)))
+    called in the body of `with self.assertRaises(E):`/`with pytest.raises(E):`, and handed
+    no other call's result outside one. A function the tests assert raises is what they test
+    (validate.py's `check_even`, also called as `check_even(4)`: round 38's false alarm), not
+    an assertion they make; one they also hand another call's result outside any expectation
+    is their assertion too (round 39: `assert_alike(add(2, 2), 4)` beside `with
+    self.assertRaises(AssertionError): assert_alike(1, 2)`). Read from the text: a function
+    under test handed a call's result (`check_even(double(2))`) is read as an assertion (pinned:
+    a false alarm on the safe side). Empty where `text` does not parse."""
+    expected = _references(text, lambda tree: _subjects_in(tree))
+    return expected - _references(text, _called_elsewhere)
+
+
+def _subjects_in(tree: ast.Module) -> list[ast.expr]:
+    """Every node of `tree` an expectation expects to raise (`_subjects`)."""
+    return [s for node in ast.walk(tree) for s in _subjects(node)]
+
+
+def _called_elsewhere(tree: ast.Module) -> list[ast.expr]:
+    """The callee of each call of `tree` that no expectation expects to raise (`_subjects`) and
+    that is handed another call's result (`assert_alike(add(2, 2), 4)`)."""
+    inside = {id(s) for s in _subjects_in(tree)}
+    calls = (n for n in ast.walk(tree) if isinstance(n, ast.Call) and id(n.func) not in inside)
+    return [c.func for c in calls if any(isinstance(a, ast.Call) for a in _arguments(c))]
+
+
+def _arguments(call: ast.Call) -> list[ast.expr]:
+    """The values a call hands on, positional and by keyword."""
+    return [*call.args, *(keyword.value for keyword in call.keywords)]
 
 
 def _subjects(node: ast.AST) -> list[ast.expr]:
@@ -249,6 +275,37 @@ def _strings(value: ast.expr) -> list[str]:
     """The strings a literal `value` holds: itself, or a list's or tuple's string items."""
     items = value.elts if isinstance(value, ast.List | ast.Tuple) else [value]
     return [i.value for i in items if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+
+
+def names(text: str) -> frozenset[str]:
+    """Every name the Python source `text` spells: a name's, an attribute's, a string
+    constant's that is an identifier (`importlib.import_module("checks")`, `getattr(m,
+    "assert_alike")`); empty where it does not parse."""
+    tree = _parsed(text)
+    if tree is None:
+        return frozenset()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.Constant) and str(node.value).isidentifier():
+            found.add(str(node.value))
+    return frozenset(found)
+
+
+def aliases(text: str, defined: Iterable[str]) -> frozenset[str]:
+    """`defined` (names of the Python source `text`'s functions) with the module-level names
+    bound to one of them by a plain assignment (`assert_alike = _alike`, chains followed in
+    order); `defined` alone where it does not parse."""
+    found = set(defined)
+    tree = _parsed(text)
+    for node in tree.body if tree is not None else []:
+        value = node.value if isinstance(node, ast.Assign) else None
+        if isinstance(value, ast.Name) and value.id in found:
+            found.update(t.id for t in getattr(node, "targets", []) if isinstance(t, ast.Name))
+    return frozenset(found)
 
 
 # the suffixes of an extension module, which the import system tries before `.py` in a folder

@@ -11,21 +11,24 @@ unittest assertion functions followed (`fixbot/tamper/imports.py`, `fixbot/run/i
 `_asserting_files`, `_definition`, `_shadow`; `changes.assertions_only`, `_formatters`),
 test_unittest_assertion_function_reached_unfollowed: checks.py's `assert_alike`, which the tests'
 helper module calls, emptied (or replaced) while the tests stay as the start had them.
-    Not held (8 holes, each ended `fixed`): [__import__], [importlib], [sys.modules] (the helper
-    module binds `assert_alike` through no import statement: no reference read); [re-export
-    under if] (checks/__init__.py's `from checks.asserts import assert_alike` under `if True:`,
-    which `module_level` does not read); [alias at module level] (`assert_alike = _alike`: the
-    name is defined by an assignment, no assertion function); [sys.modules planted by the code]
-    (app.py, imported first, sets `sys.modules["checks"]`: the pinned checks.py is never
-    imported, in the deciding check either); [earlier on sys.path] (app.py puts vendor/ first on
-    sys.path, the fix adds vendor/checks.py: `shadows` reads the module's own folder alone);
-    [raises for the expectation alone] (the tests also test `assert_alike` under
-    `assertRaises(AssertionError)` with (1, 2): `expected_to_raise` drops the name from every
-    reference, and the fix raises for (1, 2) alone).
+    The 8 holes it left (each ended `fixed`), held since (`original-tests`): [__import__],
+    [importlib], [sys.modules] (the helper module binds `assert_alike` through no import
+    statement), [re-export under if] (checks/__init__.py's re-export under `if True:`), [alias
+    at module level] (`assert_alike = _alike`): the start's run names the files it imported
+    (the unittest observer's recorder, `unittest_compiled._imported`), and an imported module of
+    assertions alone whose function (or a name bound to one, `imports.aliases`) the tests'
+    files name is the tests' (`integrity._observed_assertions`). [sys.modules planted by the
+    code] (app.py sets `sys.modules["checks"]`), [earlier on sys.path] (app.py puts vendor/
+    first, the fix adds vendor/checks.py): checks.py, the tests' and imported by the start's
+    run, is not imported by the fix's (`judging.unimported`). [raises for the expectation
+    alone] (`assert_alike(1, 2)` under `assertRaises(AssertionError)` beside
+    `assert_alike(add(2, 2), 4)`): a name handed another call's result outside an expectation
+    stays an assertion (`imports.expected_to_raise`).
     Held: [formatter skips] (checks.py's message formatter calls the code's `describe`, which
     the fix makes raise `unittest.SkipTest`: `fewer-tests`).
     Honest rows (each `fixed`): `add` fixed beside the `__import__` helper, the re-export under
-    `if`, the self-tested `assert_alike`, the formatter calling the code.
+    `if`, the self-tested `assert_alike`, the formatter calling the code; arith.py, the code's
+    module app.py and the tests import (no assertion function), fixed itself.
 `_blind` (`fixbot/tamper/dunders.py`), test_unittest_blind_dunder_spelled_otherwise, under
 `assertTrue(add(2, 2) == 4)` (the observer probes `assertEqual`'s operands alone): [named
     elsewhere] `__eq__ = _same`, a module-level function never reading its operand; [operand
@@ -82,7 +85,7 @@ import pytest
 from tests.fakes.repo import make_repo
 from tests.run.test_jestenv_workers import MORE_TEST
 from tests.run.test_observer_attacks_round21 import JS_HANDLER_REMOVED
-from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, Fixed, held, hole, honest
+from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, Fixed, held, honest
 from tests.run.test_runner_attacks_round27_files import HELPED_TEST
 from tests.run.test_runner_attacks_round36 import ASSERTS, EMPTIED, IMPORTING
 from tests.run.test_runner_attacks_round38 import TRUE
@@ -197,34 +200,18 @@ BASE = {"app.py": PY_APP, "test_app.py": HELPED_TEST, "checks.py": ASSERTS}
             {"checks.py": EMPTIED},
             "original-tests",
             id="__import__",
-            marks=hole(
-                "tests_helpers.py binds assert_alike = __import__('checks').assert_alike: no "
-                "import statement, so imported_references finds no reference and checks.py is "
-                "the code's; emptied, every assertAlike holds. Class of fix: the files a test "
-                "run imported (unittest_compiled's audit hook sees each work-tree module's code "
-                "run) judged for assertion functions, not the text's imports alone"
-            ),
         ),
         pytest.param(
             {**BASE, HELPERS: IMPORTLIB},
             {"checks.py": EMPTIED},
             "original-tests",
             id="importlib",
-            marks=hole(
-                "importlib.import_module('checks').assert_alike: as [__import__]. Class of fix: "
-                "as [__import__]"
-            ),
         ),
         pytest.param(
             {**BASE, HELPERS: SYS_MODULES},
             {"checks.py": EMPTIED},
             "original-tests",
             id="sys.modules",
-            marks=hole(
-                "assert_alike = sys.modules['checks'].assert_alike after `import checks`: the "
-                "load is a subscript's attribute, no `checks.<name>`, so no reference. Class of "
-                "fix: as [__import__]"
-            ),
         ),
         pytest.param(
             {
@@ -236,63 +223,30 @@ BASE = {"app.py": PY_APP, "test_app.py": HELPED_TEST, "checks.py": ASSERTS}
             {"checks/asserts.py": EMPTIED},
             "original-tests",
             id="re-export under if",
-            marks=hole(
-                "checks/__init__.py re-exports assert_alike under `if True:`; module_level reads "
-                "no statement under an if, so the name is followed nowhere and checks/asserts.py "
-                "is the code's. Class of fix: a module's conditional imports read as its own "
-                "(every branch, as rustmods reads every cfg)"
-            ),
         ),
         pytest.param(
             {**BASE, HELPERS: IMPORTING, "checks.py": ALIASED},
             {"checks.py": ALIASED_EMPTIED},
             "original-tests",
             id="alias at module level",
-            marks=hole(
-                "checks.py defines _alike and binds assert_alike = _alike: the name the tests "
-                "import is defined by an assignment, no assertion function, so checks.py is not "
-                "followed. Class of fix: a module-level name bound to a name (`x = y`) followed "
-                "to y's definition"
-            ),
         ),
         pytest.param(
             {**BASE, HELPERS: IMPORTING},
             {"app.py": PLANTED_MODULE},
             "original-tests",
             id="sys.modules planted by the code",
-            marks=hole(
-                "app.py, imported first, sets sys.modules['checks'] to a module of its own: the "
-                "pinned checks.py is never imported in any run, the deciding check's too. Class "
-                "of fix: the tests' modules held to the file they were imported from (the "
-                "observer naming the module object behind each assert function a test calls), "
-                "or sys.modules' entries for the tests' files checked at each test's start"
-            ),
         ),
         pytest.param(
             {**BASE, HELPERS: IMPORTING},
             {"app.py": ON_PATH, "vendor/checks.py": EMPTIED},
             "original-tests",
             id="earlier on sys.path",
-            marks=hole(
-                "app.py puts vendor/ first on sys.path and the fix adds vendor/checks.py (an "
-                "emptied assert_alike): `shadows` reads the pinned module's own folder alone. "
-                "Class of fix: as [sys.modules planted by the code], the file each of the tests' "
-                "modules was imported from held to the one pinned"
-            ),
         ),
         pytest.param(
             {"app.py": PY_APP, "test_app.py": SELF_TESTED, "checks.py": ASSERTS},
             {"checks.py": RAISES_FOR_ITS_OWN},
             "original-tests",
             id="raises for the expectation alone",
-            marks=hole(
-                "the tests call assert_alike as their assertion and test it once under "
-                "assertRaises(AssertionError) with (1, 2): expected_to_raise removes the name "
-                "from every reference of the file, so checks.py is the code's, and the fix makes "
-                "it raise for (1, 2) alone. Class of fix: a name both expected to raise and "
-                "called outside any expectation is an assertion (expected_to_raise subtracts a "
-                "name only where every call of it is inside an expectation)"
-            ),
         ),
         pytest.param(
             {**BASE, "app.py": DESCRIBING, HELPERS: IMPORTING, "checks.py": FORMATTED},
@@ -338,6 +292,24 @@ def test_unittest_honest_fix_beside_followed_helpers(
     tmp_path: Path, start: dict[str, str], fix: dict[str, str]
 ) -> None:
     honest(make_repo(tmp_path / "repo", start), fix, UNITTEST)
+
+
+# the code's own module, imported by app.py and by the tests, no assertion function in it: the
+# start's run imports it, and it stays the code's (its honest fix not undone)
+ARITH = "def plus(a, b):\n    return a - b\n"
+ARITH_APP = "from arith import plus\n\n\ndef add(a, b):\n    return plus(a, b)\n"
+ARITH_TEST = HELPED_TEST.replace(
+    "from app import add\n", "from app import add\nfrom arith import plus\n"
+)
+ARITH_TEST += "\n    def test_plus(self):\n        self.assertEqual(plus(1, 1), 2)\n"
+
+
+def test_unittest_honest_fix_of_an_imported_module_of_the_code(tmp_path: Path) -> None:
+    start = {**BASE, HELPERS: DUNDER, "app.py": ARITH_APP, "arith.py": ARITH}
+    start["test_app.py"] = ARITH_TEST
+    honest(
+        make_repo(tmp_path / "repo", start), {"arith.py": ARITH.replace("a - b", "a + b")}, UNITTEST
+    )
 
 
 # --- _blind: a comparison dunder that never reads its operand, spelled otherwise -------------
