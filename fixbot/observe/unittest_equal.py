@@ -96,7 +96,7 @@ UNPLACED = "<unplaced %s>"  # a class no loaded module holds: what its code or m
 
 
 def _next(v: str, _len: Any = str.__len__, _item: Any = str.__getitem__) -> str:
-    """`v` with its last character the next one (`"x"` -> `"y"`), `"\\1"` for `""`."""
+    """`v`, its last character the next one (`"x"` -> `"y"`), `"\\1"` for `""`."""
     if not _len(v):
         return "\1"
     return str.__add__(_item(v, slice(0, -1)), chr((ord(_item(v, -1)) + 1) % 0x110000))
@@ -232,11 +232,9 @@ def _made(
     _str: Any = str,
     _vars: Any = vars,
 ) -> str | None:
-    """The file of the loaded module that holds `klass` itself (by identity) under its
-    qualified name (`__module__` read from its dictionary, `__qualname__` from `type`'s C
-    accessor, each level's dictionary through `_member`), or None: where the class was made, as
-    far as the modules show; its code's file and its `__module__` are the project's to
-    rewrite (round 40)."""
+    """The file of the loaded module holding `klass` itself (by identity) under its qualified
+    name (`__module__` from its dictionary, `__qualname__` through `type`'s C accessor, each
+    level through `_member`), or None: where the class was made, as the modules show."""
     module = _member(_dict(klass), "__module__")[1]
     loaded = _modules.get(module) if _type(module) is _str else None
     if _type(loaded) is not _module:
@@ -252,35 +250,39 @@ def _made(
     return file if held is klass and _type(file) is _str else None
 
 
-def _library(file: Any, root: str, folders: tuple[str, ...], _real: Any = os.path.realpath) -> bool:
-    """Whether `file` (a str) resolves under one of the interpreter's library `folders` and
-    outside the work tree's `root`."""
-    real = _real(file)
-    return not real.startswith(root) and any(real.startswith(f) for f in folders)
+LIBRARY, OURS, ELSEWHERE = "library", "ours", "elsewhere"  # `_kind`'s answers
+
+
+def _kind(file: Any, root: str, folders: tuple[str, ...], known: dict[str, str]) -> str:
+    """`LIBRARY` where `file` (a str) resolves under a library folder of `folders` outside
+    the work tree's `root`, `OURS` under `root` or where no such file exists (built at run
+    time), else `ELSEWHERE`; kept in `known` for an exact str (no subclass's `__hash__` run)."""
+    exact = type(file) is str
+    if exact and file in known:
+        return known[file]
+    real = os.path.realpath(file)
+    kind = OURS if real.startswith(root) or not os.path.isfile(real) else ELSEWHERE
+    kind = LIBRARY if kind == ELSEWHERE and any(real.startswith(f) for f in folders) else kind
+    if exact:
+        known[file] = kind
+    return kind
 
 
 def _place(
-    kind: Any, owner: Any, found: Any, root: str, folders: tuple[str, ...]
+    kind: Any, owner: Any, found: Any, root: str, folders: tuple[str, ...], known: dict[str, str]
 ) -> tuple[str, int, bool]:
     """`(file, line, library)` of the `__eq__` `found` in `owner` (`kind`'s where None): a
-    library's only where the class a loaded module of a library folder holds (`_made`) and
-    what its code or module names (`_where`) are both the library's; else the file named where
-    it is the work tree's or no file, the class's module's file where that holds it, else
-    `UNPLACED` (no file: built at run time to fixbot's judge)."""
+    library's where the file of the module holding the class (`_made`) and the one its code or
+    module names (`_where`) are both a library's; else that named one where it is `OURS`, else
+    the holder's, else `UNPLACED` (built to fixbot's judge). `known`: `_kind`'s answers."""
     made = _made(owner if owner is not None else kind)
     said, line = _where(kind, owner, found)
-    if made is not None and _library(made, root, folders) and _library(said, root, folders):
+    where = _kind(said, root, folders, known)
+    if made is not None and where == LIBRARY == _kind(made, root, folders, known):
         return said, line, True
-    if os.path.realpath(said).startswith(root) or not os.path.isfile(said):
+    if where == OURS:
         return said, line, False
     return (made, 0, False) if made is not None else (UNPLACED % said, 0, False)
-
-
-def _folders(root: str, _paths: Any = sysconfig.get_paths) -> tuple[str, ...]:
-    """The interpreter's library folders (`LIBRARY_PATHS` of `sysconfig.get_paths()`),
-    resolved, each with a trailing separator."""
-    paths = _paths()
-    return tuple(os.path.join(os.path.realpath(paths[k]), "") for k in LIBRARY_PATHS if k in paths)
 
 
 def _bent(
@@ -337,7 +339,9 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
     (`_asked`), `aliased` (`UNSURE`: a finding) where the class could not be read
     (`_deciding`)."""
     probed: dict[Any, Any] = {}  # (test, type's id, function's id) -> the two, kept alive
-    folders = _folders(root)
+    paths = sysconfig.get_paths()  # the interpreter's library folders, resolved
+    folders = tuple(os.path.join(os.path.realpath(paths[k]), "") for k in LIBRARY_PATHS)
+    known: dict[str, str] = {}  # `_kind`'s answers, by file: each resolved once
 
     def compared(
         test: Any,
@@ -348,6 +352,7 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
         _deciding: Any = _deciding,
         _place: Any = _place,
         _folders: tuple[str, ...] = folders,
+        _known: dict[str, str] = known,
         _asked: Any = _asked,
         _bent: Any = _bent,
         _bent_words: str = BENT,
@@ -369,7 +374,7 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
                     continue
                 owner, found = standing
                 kind = _type(value)
-                file, line, library = _place(kind, owner, found, _root, _folders)
+                file, line, library = _place(kind, owner, found, _root, _folders, _known)
                 bent = _bent(value, other) if owner is not None else None
                 if library and bent is None:
                     continue  # a library's (`mock.ANY`), by where its class was made

@@ -175,3 +175,17 @@ def test_a_class_planted_in_a_library_module_is_probed(
     planted = _plant(_app(tmp_path, monkeypatch), "Told", monkeypatch)
     sent = equal._comparer(str(tmp_path) + "/")(_Real("test_add"), planted(0), 4)
     assert len(_judged(sent, ["app.py"])) == 1
+
+
+def test_a_file_is_placed_once_by_where_it_resolves(tmp_path: Path) -> None:
+    """`_kind`: a library folder's file (os.py), the work tree's or no file (built), another
+    file; each exact str's answer kept, so a path is resolved once a comparer."""
+    root, other = tmp_path / "root", tmp_path / "elsewhere.py"
+    root.mkdir()
+    other.write_text("")
+    folders = tuple(os.path.join(os.path.realpath(p), "") for p in (os.path.dirname(os.__file__),))
+    known: dict[str, str] = {}
+    said = [os.__file__, str(root / "app.py"), "<string>", str(other)]
+    kinds = [equal._kind(f, str(root) + "/", folders, known) for f in said]
+    assert kinds == [equal.LIBRARY, equal.OURS, equal.OURS, equal.ELSEWHERE]
+    assert known == dict(zip(said, kinds, strict=True))
