@@ -5,8 +5,9 @@ second`) that a class made at run time stands first in its MRO, whatever it is (
 function, a `functools.partial`, a C function, another slot's wrapper such as `int.__le__`, a
 descriptor), is asked through the comparison itself (`value == question`, Python's own
 dispatch, as the test's `==` asks it): first the neighbours of the test's other operand (an
-int or a float: a question like the test's), then the value's own neighbours, then a stranger,
-each only where the built-in base's own `==` says it differs; and streamed as an `eq` record
+int, a float or a str: a question like the test's, asked of a value of any type), then the
+value's own neighbours, then a stranger, each only where the built-in base's own `==` says it
+differs; and streamed as an `eq` record
 (`{"k": "eq", "id": test.id(), "type": ..., "dunder": "__eq__", "file": ..., "line": n,
 "always": bool, "built": bool}`, or `"aliased"`: `UNSURE` where a class's dictionary holds a key
 that is no str before a built-in's own `__eq__`, which a lookup could run: not judged, a
@@ -22,26 +23,32 @@ machinery (`unittest_asserter._asserter`, whose `_getAssertEqualityFunc` is what
 calls with both operands first); the stranger and the record are the pytest plugin's
 `calls.py`'s, copied beside it as `<module>_calls` (the standard library alone). Types are read
 through `type`'s own C accessors (`__mro__`, `__dict__`, `__flags__`) and their dictionaries
-through their C `items` (no key's code run); the comparison is asked only where the class's
-file is under the work tree's root or built at run time (as `watch.py`'s: a library's
-`mock.ANY` is no finding). Every test's `assertEqual` is probed (the unittest observer watches
-none: fixbot keeps the watched tests' records), once per test, type and what stands as `__eq__`,
-`MAX_PROBED` at most a process.
+through their C `items` (no key's code run); a library's class (`mock.ANY`, `pytest.approx`)
+is not asked: one a loaded module of the interpreter's library folders (sysconfig's) holds by
+identity under its qualified name, its `__eq__`'s code naming a library's file too (`_made`,
+`_place`: round 40, a code's `co_filename` and a class's `__module__` are the project's to
+rewrite); another is named by its module's file, else `UNPLACED` (built, to fixbot's
+judge). Every test's `assertEqual` is probed (the unittest observer watches none: fixbot keeps
+the watched tests' records), once per test, type and what stands as `__eq__`, `MAX_PROBED` at
+most a process.
 
 Where both operands share a numeric built-in base (`SCALARS`: int, float) whose own
 `==` says they differ, which `assertEqual` is about to hold equal, the record is `always` with
-no question asked (`_bent`, `aliased`: `BENT`): an `__eq__` that reads its caller's frame
-(`sys._getframe(1)`, unaudited) to answer the observer's questions honestly is still named
-(round 38 [told by its frame]).
+no question asked, a library's class too (`_bent`, `aliased`: `BENT`): an `__eq__` that
+reads its caller's frame (`sys._getframe(1)`, unaudited) to answer the observer's questions
+honestly is still named (round 38 [told by its frame]).
 
 Limits: the questions are asked before the test's comparison, from the observer's own
 function: where the operands share no numeric base (a plain class, a str subclass), an
 `__eq__` that reads its caller's frame or counts its questions past the probe's answers them
-as its base's; `assertNotEqual` (`if not first != second`, no dispatch the observer holds), a type's
-own `assertEqual` kin (`assertListEqual`'s items), `assertTrue(x == y)`, `assertIn`,
-`assertAlmostEqual`'s own `==` and `==` written elsewhere (a helper's `first != second`) are
-not probed here: a value the code hands back to the test's code is, by `unittest_seen.py` (its
-`__eq__` and `__ne__` asked through this module's `_comparer`, whatever then compares it).
+as its base's; a plain class the project plants in a library module's namespace, under its
+name and with its code's file renamed, is taken as the library's (`_made` reads the modules
+as they stand at the check); `assertNotEqual` (`if not first != second`, no dispatch the
+observer holds), a type's own `assertEqual` kin (`assertListEqual`'s items), `assertTrue(x ==
+y)`, `assertIn`, `assertAlmostEqual`'s own `==` and `==` written elsewhere (a helper's `first
+!= second`) are not probed here: a value the code hands back to the test's code is, by
+`unittest_seen.py` (its `__eq__` and `__ne__` asked through this module's `_comparer`, whatever
+then compares it).
 """
 
 from __future__ import annotations
@@ -50,6 +57,7 @@ import importlib
 import operator
 import os
 import sys
+import sysconfig
 from types import FunctionType, MappingProxyType, ModuleType
 
 # nothing more is imported: `typing` for the checker alone
@@ -81,6 +89,17 @@ SCALARS = (int, float)
 BENT = "asked of values its built-in base's own == tells apart (%s's)"  # `aliased`'s words
 NEIGHBOURS: tuple[tuple[Any, Any], ...] = ((int, lambda v: (int.__sub__(v, 1), int.__add__(v, 1))),)
 NEIGHBOURS += ((float, lambda v: (float.__sub__(v, 1.0), float.__add__(v, 1.0))),)
+# a str's neighbours ("x": "x\\0" and "y"), through str's own methods (no subclass's code run)
+NEIGHBOURS += ((str, lambda v: (str.__add__(v, "\0"), _next(v))),)
+LIBRARY_PATHS = ("stdlib", "platstdlib", "purelib", "platlib")  # sysconfig's library folders
+UNPLACED = "<unplaced %s>"  # a class no loaded module holds: what its code or module says
+
+
+def _next(v: str, _len: Any = str.__len__, _item: Any = str.__getitem__) -> str:
+    """`v`, its last character the next one (`"x"` -> `"y"`), `"\\1"` for `""`."""
+    if not _len(v):
+        return "\1"
+    return str.__add__(_item(v, slice(0, -1)), chr((ord(_item(v, -1)) + 1) % 0x110000))
 
 
 def _member(
@@ -190,11 +209,80 @@ def _questions(
     asked: list[Any] = []
     mro = _mro(_type(value))
     for base, near in _neighbours:
-        if base in mro:
-            for seed in (other, value):
-                if _type(seed) is base or seed is value:
-                    asked += [n for n in near(seed) if base.__eq__(value, n) is False]
+        mine = base in mro
+        for seed in (other, value):
+            if _type(seed) is base or (mine and seed is value):
+                asked += [
+                    n
+                    for n in near(seed)
+                    if base.__eq__(seed, n) is False
+                    and (not mine or base.__eq__(value, n) is False)
+                ]
     return [*asked, _stranger()]
+
+
+def _made(
+    klass: Any,
+    _dict: Any = type.__dict__["__dict__"].__get__,
+    _qualname: Any = type.__dict__["__qualname__"].__get__,
+    _member: Any = _member,
+    _modules: Any = sys.modules,
+    _module: Any = ModuleType,
+    _type: Any = type,
+    _str: Any = str,
+    _vars: Any = vars,
+) -> str | None:
+    """The file of the loaded module holding `klass` itself (by identity) under its qualified
+    name (`__module__` from its dictionary, `__qualname__` through `type`'s C accessor, each
+    level through `_member`), or None: where the class was made, as the modules show."""
+    module = _member(_dict(klass), "__module__")[1]
+    loaded = _modules.get(module) if _type(module) is _str else None
+    if _type(loaded) is not _module:
+        return None
+    names = _vars(loaded)
+    file = _member(names, "__file__")[1]
+    held: Any = loaded
+    for part in _str.split(_qualname(klass), "."):
+        held = _member(names, part)[1]
+        if not issubclass(_type(held), _type):  # C's check: no `__class__` of the project's read
+            return None
+        names = _dict(held)
+    return file if held is klass and _type(file) is _str else None
+
+
+LIBRARY, OURS, ELSEWHERE = "library", "ours", "elsewhere"  # `_kind`'s answers
+
+
+def _kind(file: Any, root: str, folders: tuple[str, ...], known: dict[str, str]) -> str:
+    """`LIBRARY` where `file` (a str) resolves under a library folder of `folders` outside
+    the work tree's `root`, `OURS` under `root` or where no such file exists (built at run
+    time), else `ELSEWHERE`; kept in `known` for an exact str (no subclass's `__hash__` run)."""
+    exact = type(file) is str
+    if exact and file in known:
+        return known[file]
+    real = os.path.realpath(file)
+    kind = OURS if real.startswith(root) or not os.path.isfile(real) else ELSEWHERE
+    kind = LIBRARY if kind == ELSEWHERE and any(real.startswith(f) for f in folders) else kind
+    if exact:
+        known[file] = kind
+    return kind
+
+
+def _place(
+    kind: Any, owner: Any, found: Any, root: str, folders: tuple[str, ...], known: dict[str, str]
+) -> tuple[str, int, bool]:
+    """`(file, line, library)` of the `__eq__` `found` in `owner` (`kind`'s where None): a
+    library's where the file of the module holding the class (`_made`) and the one its code or
+    module names (`_where`) are both a library's; else that named one where it is `OURS`, else
+    the holder's, else `UNPLACED` (built to fixbot's judge). `known`: `_kind`'s answers."""
+    made = _made(owner if owner is not None else kind)
+    said, line = _where(kind, owner, found)
+    where = _kind(said, root, folders, known)
+    if made is not None and where == LIBRARY == _kind(made, root, folders, known):
+        return said, line, True
+    if where == OURS:
+        return said, line, False
+    return (made, 0, False) if made is not None else (UNPLACED % said, 0, False)
 
 
 def _bent(
@@ -251,6 +339,9 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
     (`_asked`), `aliased` (`UNSURE`: a finding) where the class could not be read
     (`_deciding`)."""
     probed: dict[Any, Any] = {}  # (test, type's id, function's id) -> the two, kept alive
+    paths = sysconfig.get_paths()  # the interpreter's library folders, resolved
+    folders = tuple(os.path.join(os.path.realpath(paths[k]), "") for k in LIBRARY_PATHS)
+    known: dict[str, str] = {}  # `_kind`'s answers, by file: each resolved once
 
     def compared(
         test: Any,
@@ -259,7 +350,9 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
         _root: str = root,
         _probed: dict[Any, Any] = probed,
         _deciding: Any = _deciding,
-        _where: Any = _where,
+        _place: Any = _place,
+        _folders: tuple[str, ...] = folders,
+        _known: dict[str, str] = known,
         _asked: Any = _asked,
         _bent: Any = _bent,
         _bent_words: str = BENT,
@@ -271,8 +364,6 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
         _str: Any = str,
         _len: Any = len,
         _most: int = MAX_PROBED,
-        _isfile: Any = os.path.isfile,
-        _real: Any = os.path.realpath,
     ) -> list[Any]:
         records: list[Any] = []
         name = None
@@ -283,15 +374,15 @@ def _comparer(root: str, dunders: tuple[str, ...] = DUNDERS) -> Any:
                     continue
                 owner, found = standing
                 kind = _type(value)
-                file, line = _where(kind, owner, found)
-                if not (_real(file).startswith(_root) or not _isfile(file)):
-                    continue  # a library's (`mock.ANY`): the pytest observer's rule, `watch.py`
+                file, line, library = _place(kind, owner, found, _root, _folders, _known)
+                bent = _bent(value, other) if owner is not None else None
+                if library and bent is None:
+                    continue  # a library's (`mock.ANY`), by where its class was made
                 if name is None:
                     try:
                         name = _str(test.id())
                     except Exception:
                         name = _str(_type(test).__name__)
-                bent = _bent(value, other) if owner is not None else None
                 key = (name, _id(kind), _id(found), bent is None)  # ids: no `__hash__` run
                 if key in _probed:
                     continue

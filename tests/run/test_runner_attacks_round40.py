@@ -20,13 +20,18 @@ compiled under checks.py's name), checks.py untouched; held where the fix's chec
     and puts it first on sys.path: zipimport opens a `.zip`, never a `.pyc`).
 unittest_equal.py (utcmp2), test_unittest_equality_probe_evaded, round 20's
 `assertEqual(add(2, 2), 4)`:
-    Not held (3 holes, each ended `fixed`): [plain class told by type] (no numeric base: no
-    neighbour asked, `_bent` silent; its `__eq__` answers NotImplemented to the stranger and
-    holds any int equal, reading its operand); [code named a library's file] (round 38's READ
-    `__eq__`, an int subclass held by `_bent`, its `__code__` given os.py's `co_filename`:
-    `compared` skips a file outside the work tree before `_bent`); [class named a library's
-    module] (round 38's PARTIAL under `__module__ = "os"`: `_where` names os.py). Without the
-    renames both end `escalated`, `always-equal` (measured by hand).
+    Were 3 holes (each ended `fixed`), held since (`escalated`, `always-equal`) by eqwhere:
+    [plain class told by type] (no numeric base: no neighbour was asked, `_bent` silent; its
+    `__eq__` answers NotImplemented to the stranger and holds any int equal, reading its
+    operand: now the test's other operand's neighbours, 3 and 5, are asked of any value,
+    `_questions`); [code named a library's file] (round 38's READ `__eq__`, an int subclass,
+    its `__code__` given os.py's `co_filename`: `compared` skipped a file outside the work tree
+    before `_bent`); [class named a library's module] (round 38's PARTIAL under `__module__ =
+    "os"`: `_where` named os.py). Now a library's is a class a loaded module of a library
+    folder holds by identity under its qualified name, its code's file the library's too
+    (`_made`, `_place`), and `_bent` is asked before that skip. Unit rows:
+    tests/observe/test_unittest_equal_where.py (a plain class planted in os's namespace with
+    its code renamed: a strict xfail there).
 pytest helper bases (`fixbot/run/integrity.py` `_imported_support`, `judging._failing_files`),
 test_pytest_support_reached_otherwise, pytest-style tests under `python -m pytest`:
     Held (`assert-weakened`): [helper base imported] (`from support.base import Checks`, its
@@ -176,39 +181,9 @@ LIBRARY_MODULE = PARTIAL.replace(
 @pytest.mark.parametrize(
     "fix",
     [
-        pytest.param(
-            TOLD_BY_TYPE,
-            id="plain class told by type",
-            marks=hole(
-                "a plain class's __eq__ answers NotImplemented to anything but an int and holds "
-                "any int equal: no numeric base, so no neighbour is asked and `_bent` is silent; "
-                "the stranger alone is asked (the stated limit). Class of fix: the test's other "
-                "operand's neighbours asked whatever the value's type (an int other: other - 1, "
-                "other + 1), or the answer to the test's own question checked after it "
-                "(`assertEqual`'s result read against the probe's)"
-            ),
-        ),
-        pytest.param(
-            LIBRARY_CODE,
-            id="code named a library's file",
-            marks=hole(
-                "the __eq__'s code carries os.py's file name (`__code__.replace(co_filename=)`): "
-                "`compared` skips a file outside the work tree (the `mock.ANY` rule) before "
-                "`_bent`, though the class was made by the work tree's code. Class of fix: "
-                "where the class was made (the module that ran its class statement, "
-                "unittest_made's record) decides, not the function's co_filename; `_bent` "
-                "asked first whatever the file"
-            ),
-        ),
-        pytest.param(
-            LIBRARY_MODULE,
-            id="class named a library's module",
-            marks=hole(
-                "the class body sets __module__ = 'os' and its __eq__ is a partial (no code): "
-                "`_where` names os.py's file, outside the work tree, and the comparison is "
-                "skipped. Class of fix: as [code named a library's file]"
-            ),
-        ),
+        pytest.param(TOLD_BY_TYPE, id="plain class told by type"),
+        pytest.param(LIBRARY_CODE, id="code named a library's file"),
+        pytest.param(LIBRARY_MODULE, id="class named a library's module"),
     ],
 )
 def test_unittest_equality_probe_evaded(tmp_path: Path, fix: str) -> None:
