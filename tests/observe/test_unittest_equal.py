@@ -186,14 +186,17 @@ class Folded(str):
 """
 
 
-def _attacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """ATTACKS imported as the work tree's module `app` (its file app.py, in `sys.modules`)."""
+def _attacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str = ATTACKS
+) -> dict[str, Any]:
+    """`text` (ATTACKS) imported as the work tree's module `app` (its file app.py, in
+    `sys.modules`): its namespace."""
     app = tmp_path / "app.py"
-    app.write_text(ATTACKS)
+    app.write_text(text)
     module = types.ModuleType("app")
     module.__file__ = str(app)
     monkeypatch.setitem(sys.modules, "app", module)
-    exec(compile(ATTACKS, str(app), "exec"), vars(module))
+    exec(compile(text, str(app), "exec"), vars(module))
     return vars(module)
 
 

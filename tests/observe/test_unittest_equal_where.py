@@ -9,8 +9,6 @@ import decimal
 import enum
 import fractions
 import os
-import sys
-import types
 import unittest.mock as mock
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,7 @@ from typing import Any
 import pytest
 
 from fixbot.observe import unittest_equal as equal
-from tests.observe.test_unittest_equal import _judged
+from tests.observe.test_unittest_equal import _attacks, _judged
 from tests.observe.test_unittest_observer import _Real
 
 # round 40's three: a plain class told by type, an int subclass's `__eq__` whose code names
@@ -70,13 +68,7 @@ class Field:
 
 def _app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     """ATTACKS imported as the work tree's module `app` (app.py, in `sys.modules`)."""
-    app = tmp_path / "app.py"
-    app.write_text(ATTACKS)
-    module = types.ModuleType("app")
-    module.__file__ = str(app)
-    monkeypatch.setitem(sys.modules, "app", module)
-    exec(compile(ATTACKS, str(app), "exec"), vars(module))
-    return vars(module)
+    return _attacks(tmp_path, monkeypatch, ATTACKS)
 
 
 @pytest.mark.parametrize(
