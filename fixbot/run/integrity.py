@@ -215,8 +215,10 @@ def _followed(
     start: StartModules, reached: set[tuple[str, str]], tree: set[str]
 ) -> tuple[set[str], dict[str, list[str]]]:
     """The files of test support the tests' references `reached` (module file, name) lead to
-    (`_imported_support`), and the modules of data alone they lead to, each with the modules
-    on the way that only hand the name on."""
+    (`_imported_support`: the file that defines the name, where the name is a class of test
+    support, `changes.defines_support`, not where another class of its file is one), and the
+    modules of data alone they lead to, each with the modules on the way that only hand the
+    name on."""
     files = {found for found, _ in reached if sides.supports_tests(start.text(found))}
     data: dict[str, list[str]] = {}
     for found, name in reached:
@@ -224,7 +226,7 @@ def _followed(
         if not chain:
             continue
         way = [f for f in chain[:-1] if start.top(f).only_imports]
-        if sides.supports_tests(start.text(chain[-1])):
+        if sides.defines_support(start.text(chain[-1]), defined):
             files.update([chain[-1], *way])
         elif supportfiles.data(chain[-1], defined, start.top(chain[-1])):
             data.setdefault(chain[-1], []).extend(way)

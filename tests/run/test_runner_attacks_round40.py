@@ -16,8 +16,9 @@ compiled under checks.py's name), checks.py untouched; held where the fix's chec
     allowed any path holding `/site-packages/`, both ended `fixed`; the same prefix named
     `.cache/pyc` was refused, measured by hand; now library folders are those sysconfig and site
     name, and no cache is read while a prefix is set).
-    Not held (a hole, `fixed`): [zip on sys.path] (app.py writes .cache.zip holding checks.pyc
-    and puts it first on sys.path: zipimport opens a `.zip`, never a `.pyc`).
+    test_bytecode_zipped_on_the_path, held since (`original-tests`): app.py writes .cache.zip
+    holding checks.pyc and puts it first on sys.path: zipimport opens a `.zip`, never a `.pyc`
+    (ended `fixed`); the unittest observer's `imported` record shows checks.py unimported.
 unittest_equal.py (utcmp2), test_unittest_equality_probe_evaded, round 20's
 `assertEqual(add(2, 2), 4)`:
     Were 3 holes (each ended `fixed`), held since (`escalated`, `always-equal`) by eqwhere:
@@ -64,7 +65,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.repo import make_repo
-from tests.run.test_runner_attacks_round20 import PY_APP, PY_TEST, UNITTEST, held, hole, honest
+from tests.run.test_runner_attacks_round20 import PY_APP, PY_TEST, UNITTEST, held, honest
 from tests.run.test_runner_attacks_round27_files import HELPED_TEST
 from tests.run.test_runner_attacks_round36 import ASSERTS, IMPORTING
 from tests.run.test_runner_attacks_round38 import PARTIAL, PLANTED, PYTEST, READ, refused
@@ -122,24 +123,20 @@ def add(a, b):
             PYTEST,
             id="pycache prefix, pytest",
         ),
-        pytest.param(
-            ZIPPED,
-            UNITTEST,
-            id="zip on sys.path",
-            marks=hole(
-                "app.py writes .cache.zip holding checks.pyc (compiled, emptied) and puts it "
-                "first on sys.path: zipimport opens a .zip, no .pyc, so sourced.py never sees "
-                "the bytecode, and the pinned checks.py is never imported. Class of fix: round "
-                "39's [earlier on sys.path]: the file each of the tests' modules was imported "
-                "from (`__spec__.origin`, the loader) held to the pinned one; the hook refusing "
-                "an archive of the work tree on sys.path (zipimport's `zipimport.zipimporter` "
-                "audit event)"
-            ),
-        ),
     ],
 )
 def test_bytecode_reached_otherwise(tmp_path: Path, fix: str, check: str) -> None:
     refused(make_repo(tmp_path / "repo", {"app.py": PY_APP, **HELPED}), {"app.py": fix}, check)
+
+
+def test_bytecode_zipped_on_the_path(tmp_path: Path) -> None:
+    """app.py writes .cache.zip holding checks.pyc (compiled, emptied) and puts it first on
+    sys.path: zipimport opens a .zip, no .pyc, so sourced.py never sees the bytecode and the
+    pinned checks.py is never imported (ended `fixed`); held since the unittest observer
+    streams the files a run imported: checks.py, imported by the start's run, is not by the
+    fix's (`original-tests`, `judging.unimported`)."""
+    repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, **HELPED})
+    held(repo, {"app.py": ZIPPED}, UNITTEST, "original-tests")
 
 
 # --- unittest_equal.py: the probe of assertEqual's operands ------------------------------------

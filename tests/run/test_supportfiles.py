@@ -37,6 +37,33 @@ def test_a_helper_base_a_package_re_exports_is_the_tests(tmp_path: Path) -> None
     assert _helpers(tmp_path, files) == {"support/base.py", "support/__init__.py"}
 
 
+def test_a_code_class_a_package_re_exports_beside_test_like_classes_stays_the_codes(
+    tmp_path: Path,
+) -> None:
+    """pyparsing 3.0.0's shape (a false alarm of the bench's held-out oracle): the tests import
+    `Element` and `Word` through the package, and `Element` (the code under test) calls a method
+    of `self` whose `fail*` name reads as unittest's (its `failAction`) and another class of
+    the module defines it: the module stays the code's; the helper base re-exported beside it is
+    still followed."""
+    core = (
+        "class Element:\n    def parse(self, text):\n        return self.failAction(text)\n\n"
+        "    def failAction(self, text):\n        return text\n\n\n"
+        "class Word(Element):\n    def __init__(self, chars):\n        self.chars = chars\n"
+    )
+    files = {
+        "pkg/__init__.py": "from pkg.core import Word  # noqa: F401\n",
+        "pkg/core.py": core,
+        "support/__init__.py": "from support.base import Checks  # noqa: F401\n",
+        "support/base.py": BASE,
+        "test_app.py": (
+            "from pkg import Element, Word\nfrom support import Checks\n\n\n"
+            "class TestWord(Checks):\n"
+            "    def test_word(self):\n        self.assert_sum(len(Word('ab').chars), 2)\n"
+        ),
+    }
+    assert _helpers(tmp_path, files) == {"support/base.py", "support/__init__.py"}
+
+
 def test_the_modules_pytest_plugins_names_are_the_tests(tmp_path: Path) -> None:
     """The failing test module's `pytest_plugins` (a string: no import), its folder's
     conftest.py's, and what a module so named names in turn; the code's app.py is none."""
