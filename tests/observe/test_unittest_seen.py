@@ -6,6 +6,7 @@ by `fixbot.observe.compared` as `assertEqual`'s operands are."""
 
 from __future__ import annotations
 
+import io
 import sys
 import unittest
 from pathlib import Path
@@ -225,3 +226,21 @@ def test_only_the_tests_that_failed_at_the_start_are_profiled(tmp_path: Path) ->
         sent: list[dict[str, Any]] = []
         seen._seer(orig, sent.append, [True], held, watch)(test, test.test_true)
         assert bool(sent) is probed and all(r["always"] for r in sent)
+
+
+def test_a_failures_traceback_keeps_the_tests_frames(tmp_path: Path) -> None:
+    """The observer's `_callTestMethod` frame is unittest's own (`__unittest`): the traceback
+    unittest prints for a failure still shows the test's frames. Without it unittest cut the
+    traceback to the observer's frame alone (`_count_relevant_tb_levels` stops at the next frame
+    of unittest's), and the log fixbot reads lost the test's and the code's lines."""
+    held = ("u1", (), None, str(tmp_path) + "/", asserts._word)
+    call = seen._seer(vars(unittest.TestCase)["_callTestMethod"], [].append, [True], held)
+
+    class Case(unittest.TestCase):
+        def test_fails(self) -> None:
+            self.assertEqual(1, 2)
+
+    Case._callTestMethod = call  # type: ignore[method-assign]
+    stream = io.StringIO()
+    unittest.TextTestRunner(stream=stream).run(Case("test_fails"))
+    assert "in test_fails" in stream.getvalue(), stream.getvalue()
