@@ -54,8 +54,12 @@ def is_harness(path: str) -> bool:
 
 
 # a function of a class's own namespace by which the class is test support: unittest's assert
-# methods (`assertEqual`, `assert_called`), `fail`/`failUnless`, its fixtures (`setUpClass`, ...)
-SUPPORT = re.compile(r"(?:assert|fail)(?:[A-Z_]|$)|setUp|tearDown|asyncSetUp|asyncTearDown")
+# methods (`assertEqual`, `assert_called`), `fail` and its old aliases (`failIf`, `failUnless*`:
+# those of `unittest.TestCase`, Python 3.8 to 3.11; not any `fail*` name: pyparsing's
+# `failAction` is a parse action), its fixtures (`setUpClass`, ...)
+SUPPORT = re.compile(
+    r"assert(?:[A-Z_]|$)|fail(?:If|Unless|$)|setUp|tearDown|asyncSetUp|asyncTearDown"
+)
 
 
 def supports_tests(text: str) -> bool:

@@ -443,6 +443,9 @@ def test_a_failing_unittest_test_s_helper_base_is_the_tests(tmp_path: Path) -> N
         ("class Fixture:\n    def setUp(self):\n        pass\n", True),
         ("class Fixture:\n    async def asyncTearDown(self):\n        pass\n", True),
         ("class Failing:\n    def fail(self, msg=None):\n        pass\n", True),
+        ("class Failing:\n    def failUnlessEqual(self, a, b):\n        pass\n", True),
+        ("class Parser:\n    def parse(self, t):\n        return self.failAction(t)\n", False),
+        ("class Parser:\n    def failAction(self, t):\n        pass\n", False),
         ("class Alike:\n    def check(self, a, b):\n        self.assertEqual(a, b)\n", True),
         ("class Alike:\n    async def check(self, a):\n        self.fail(a)\n", True),
         (SUMS, False),
@@ -466,7 +469,8 @@ def test_test_support_is_a_class_based_on_a_test_case_or_defining_an_assert_or_a
     a `*TestCase` base, an own `assert*`/`fail*`/`setUp*`/`tearDown*` function or one calling
     such a method of `self`; a mixin of the app's (`Sums`, one with an `assert` statement or
     calling another object's `assertEqual`), names that only begin so (`failover`,
-    `asserted`), a module-level function and a file that does not parse are not."""
+    `asserted`, pyparsing's parse action `failAction`), a module-level function and a file
+    that does not parse are not."""
     from fixbot.tamper.changes import supports_tests
 
     assert supports_tests(text) is supports
