@@ -34,6 +34,10 @@ test_unittest_seen_probe_evaded, round 38's `assertTrue(add(2, 2) == 4)`. Three 
     questions honestly; [eq counts its calls] a plain class honest at its first question under a
     profile function (the probe's, before the body compares) and equal after (or with no
     profile function: green by hand).
+    Held (`observer-reach`), test_unittest_seen_profile_taken_away_by_the_code: `add` calls
+    `sys.setprofile(None)` before its own return (round 39's `__eq__ = _same`): the audit hook
+    streams it. Held by hand too, not kept: the same set at app.py's import
+    (`sys.setprofile(lambda *a: None)`: the body left unprobed, `observer-reach`).
 Rust (`fixbot/tamper/rusttargets.py`, `rustmods.py`, `rustverdict.py`; cargo 1.95 here),
 test_cargo_helper_reached_otherwise. Two holes (each `fixed`): [build script by another name]
     Cargo.toml's `build = "gen/make.rs"` writes the tests' `check` into OUT_DIR, src/lib.rs
@@ -54,9 +58,10 @@ build script's crate and the workspace's macro crate.
 
 Not tried (no time): `importlib.reload` under another loader (expected as [import record forged
 by exec]: a second module code makes the file's functions nobody's but the record keeps it),
-a `pytest11` entry point (needs an installed distribution), `request.getfixturevalue` (a
-stated limit), a parent folder's conftest.py (a test file by its name: expected held), a value
-handed back in another thread, `threading.setprofile`.
+a `pytest11` entry point (needs an installed distribution), a parent folder's conftest.py (a
+test file by its name: expected held), a value handed back in another thread,
+`threading.setprofile`. Held by hand, not kept: `request.getfixturevalue("check")` of
+checking.py's fixture, named by conftest.py's `pytest_plugins` (`assert-weakened`).
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole, 
 from tests.run.test_runner_attacks_round27_files import HELPED_TEST
 from tests.run.test_runner_attacks_round36 import ASSERTS, IMPORTING
 from tests.run.test_runner_attacks_round38 import PYTEST, TRUE
-from tests.run.test_runner_attacks_round39 import ADD_RS, CRATE
+from tests.run.test_runner_attacks_round39 import ADD_RS, CRATE, NAMED_ELSEWHERE
 from tests.run.test_runner_attacks_round40 import (
     CASES_TEST,
     CHECKING,
@@ -306,6 +311,19 @@ def add(a, b):
 def test_unittest_seen_probe_evaded(tmp_path: Path, fix: str) -> None:
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": TRUE})
     held(repo, {"app.py": fix}, UNITTEST, "always-equal")
+
+
+# round 39's NAMED_ELSEWHERE (`__eq__ = _same`), `add` taking the observer's profile function
+# away as it runs, before its own `return` event: the value comes back unprobed
+UNPROFILED = "import sys\n\n" + NAMED_ELSEWHERE.replace(
+    "def add(a, b):\n", "def add(a, b):\n    sys.setprofile(None)\n"
+)
+
+
+def test_unittest_seen_profile_taken_away_by_the_code(tmp_path: Path) -> None:
+    """Held (`observer-reach`): the audit hook streams the `sys.setprofile` app.py made."""
+    repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": TRUE})
+    held(repo, {"app.py": UNPROFILED}, UNITTEST, "observer-reach")
 
 
 # --- Rust: a build script by another name, a macro of another crate ---------------------------
