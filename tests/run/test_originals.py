@@ -100,3 +100,14 @@ def test_the_log_is_read_bounded_or_not_at_all(tmp_path: Path) -> None:
     log.write_bytes(b"Ran 1 test\xff")
     assert log_text(log) == "Ran 1 test\ufffd"
     assert log_text(tmp_path / "missing.log") == ""
+
+
+def test_a_test_on_a_base_of_a_changed_helper_is_judged_by_its_own_file() -> None:
+    """test_double's class, made in tests/test_double.py (unchanged), is based on a class of
+    tests/base.py, which the fix changed: its failure against the start's tests is unexplained."""
+    tests = {"test_double.DoubleTest.test_double": "failed"}
+    classes = {"test_double.DoubleTest.test_double": ["tests/test_double.py", "tests/base.py"]}
+    log = LOG.replace("test_diff (test_app.AddTest.test_diff)", "test_double (test_double.D)")
+    found, made = failing(None, seen(tests=tests, classes=classes, ran=3), log)
+    assert found == ["test_double.D.test_double", "test_double.DoubleTest.test_double"]
+    assert unexplained(found, made, ["tests/base.py"]) == found
