@@ -69,6 +69,14 @@ def unexplained(
     return sorted([test for test in known if made[test] not in changed] + others)
 
 
+def unnamed(observed: Observation | None) -> str:
+    """Why nothing names which tests fail against the start's tests (`failing` named none, or
+    an empty list): the words of the `original-tests` finding's evidence."""
+    if observed is not None and "unittest" in observed.runners and not _whole(observed):
+        return "fixbot's observer inside unittest did not see that run whole"
+    return "no per-test report names which tests fail"
+
+
 def _whole(seen: Observation) -> bool:
     """Whether the observer inside unittest saw the run whole: every session it began ended,
     the stream not cut, and unittest's own `Ran N tests` lines count the tests it saw run."""

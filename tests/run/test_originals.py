@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fixbot.core.observed import Observation
-from fixbot.run.originals import failing, log_text, unexplained
+from fixbot.run.originals import failing, log_text, unexplained, unnamed
 
 LOG = """\
 ..F
@@ -111,3 +111,10 @@ def test_a_test_on_a_base_of_a_changed_helper_is_judged_by_its_own_file() -> Non
     found, made = failing(None, seen(tests=tests, classes=classes, ran=3), log)
     assert found == ["test_double.D.test_double", "test_double.DoubleTest.test_double"]
     assert unexplained(found, made, ["tests/base.py"]) == found
+
+
+def test_why_no_failure_is_named() -> None:
+    assert unnamed(seen(overflow=True)) == (
+        "fixbot's observer inside unittest did not see that run whole"
+    )
+    assert unnamed(seen()) == unnamed(None) == "no per-test report names which tests fail"

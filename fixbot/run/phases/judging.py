@@ -244,7 +244,7 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
         attempt.failing_outside, others = True, []  # only a dependency's warning is ignored now
     if failing is None or not failing or others:
-        what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
+        what = ", ".join(others[:5]) if others else originals.unnamed(observed)
         evidence = f"against the start commit's tests the check fails: {what}"
         return [Cheat("original-tests", None, evidence)]
     attempt.failing_on_original = failing
