@@ -227,9 +227,11 @@ class Attempt(BaseModel):
     observed: list[str] = Field(default_factory=list)
     # the verification against the start commit's tests (`fixbot.run.integrity.pinned`): the
     # test files, configuration and check scripts the fix changed and that were put back for
-    # it, and the tests that fail there (expected when the fix changes those tests)
+    # it, and the tests that fail there (expected when the fix changes those tests, or, with
+    # `failing_outside`, when its change to the configuration only lets them run on)
     pinned: list[str] = Field(default_factory=list)
     failing_on_original: list[str] = Field(default_factory=list)
+    failing_outside: bool = False
 
     @model_validator(mode="before")
     @classmethod

@@ -18,7 +18,6 @@ from fixbot.policy.state import RunState
 from fixbot.process import commits, git
 from fixbot.run.report import write_report
 from fixbot.security.redact import Redactor
-from fixbot.tamper.reports import unexpected
 
 # Characters of the summary in the title after "fixbot: ", so the whole title stays within the
 # 72 columns git's tools (and GitHub's commit list) show before cutting it.
@@ -139,8 +138,7 @@ def test_change_note(attempt: Attempt) -> str:
     if attempt.failing_on_original:
         failing = ", ".join(attempt.failing_on_original)
         # a test module the fix changed, or tests a changed warning filter stopped at the start
-        outside = unexpected(attempt.failing_on_original, attempt.pinned)
-        why = "the fix changes how they run" if outside else "the fix changes them"
+        why = "the fix changes how they run" if attempt.failing_outside else "the fix changes them"
         return (
             f"Test change: this fix changes {changed}. Against the start commit's tests "
             f"{failing} fail (expected: {why}); with the change the check "

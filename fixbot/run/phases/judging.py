@@ -15,10 +15,10 @@ from fixbot.logs.dialects import go
 from fixbot.observe import judge, reporter
 from fixbot.policy import rules
 from fixbot.process import commits, git
-from fixbot.run import checkfiles, integrity, outcome
+from fixbot.run import checkfiles, integrity, originals, outcome
 from fixbot.run.phases.base import RunParts
 from fixbot.tamper.record import Cheat
-from fixbot.tamper.reports import counted, disagreements, unexpected
+from fixbot.tamper.reports import counted, disagreements
 
 
 def publishable(run: RunParts, attempt: Attempt, seen: str, paths: list[str]) -> None:
@@ -221,7 +221,9 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     """Run the check once more with the fix but the start commit's tests (`attempt.pinned` as
     the start had them), then put the fix's tree back. Green: the fix holds against the
     original tests. Red only in the tests the fix changed (the runner's report names them):
-    a test change the fix needs, recorded in `attempt.failing_on_original` and called out; red
+    a test change the fix needs, recorded in `attempt.failing_on_original` and called out
+    (unittest writes no report: the failing tests are those fixbot's observer inside unittest
+    streamed, each by the file its class was made in, `fixbot.run.originals`); red
     anywhere when the change to the configuration only ignores a dependency's warning
     (`fixbot.tamper.changes.lets_tests_run_on`), which any test may have stopped at. Red
     anywhere else, or red with no report to say where: not verified."""
@@ -235,25 +237,18 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
         result, tests, observed = run.checker.run_original(attempt)
     finally:
         git.restore_worktree(run.repo, here)
-    failing = sorted(t for t, o in (tests or {}).items() if o == "failed")
+    failing, made = originals.failing(tests, observed, originals.log_text(result.log_path))
     if result.passed and not failing:
         return _observed_on_original(run, seen, observed)
-    others = _unexpected(run, attempt, seen, failing)
-    if tests is None or not failing or others:
-        what = ", ".join(others[:5]) if others else "no per-test report names which tests fail"
+    others = originals.unexplained(failing or [], made, attempt.pinned, go_module(run))
+    if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
+        attempt.failing_outside, others = True, []  # only a dependency's warning is ignored now
+    if failing is None or not failing or others:
+        what = ", ".join(others[:5]) if others else originals.unnamed(observed)
         evidence = f"against the start commit's tests the check fails: {what}"
         return [Cheat("original-tests", None, evidence)]
     attempt.failing_on_original = failing
     return []
-
-
-def _unexpected(run: RunParts, attempt: Attempt, seen: str, failing: list[str]) -> list[str]:
-    """The `failing` tests against the start's tests that are not among those the fix changed;
-    none when the fix only lets the tests run on past a dependency's warning."""
-    others = unexpected(failing, attempt.pinned, go_module(run))
-    if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
-        return []  # only a dependency's warning is ignored now: any test it stopped may fail
-    return others
 
 
 def _observed_on_original(run: RunParts, seen: str, observed: Observation | None) -> list[Cheat]:
