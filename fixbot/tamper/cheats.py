@@ -16,7 +16,8 @@ names what it saw (a `Cheat`), so an escalation or a commit message can state th
     config-changed    test-runner, build or CI configuration: pytest (`pytest.ini`, `.pytest.ini`,
                       `pytest.toml`, `[tool.pytest*]`), tox, nox, `setup.cfg`, pyproject's
                       `[tool.*]` and `[build-system]`, `package.json` scripts, Makefile, workflows,
-                      the package manager's and cargo's own (`.npmrc`, `.cargo/config.toml`);
+                      the package manager's and cargo's own (`.npmrc`, `.cargo/config.toml`,
+                      a build script whatever its name: `fixbot.tamper.rustbuild`);
                       not a change of pytest's warning filters alone that turns warnings into
                       errors or ignores a dependency's warning (`fixbot.tamper.filters`)
     shadowing         a new module by the name of something importable (the standard library,

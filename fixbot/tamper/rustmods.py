@@ -215,6 +215,10 @@ class Crates:
             self._file(root, None, "", [], ("mod-rs", "test" if target.kind == "test" else ""))
             if target.kind == "lib" and len(self.modules) > mid:
                 self.libraries.setdefault(target.library, mid)
+        mids = {m.path: mid for mid, m in enumerate(self.modules) if m.parent is None}
+        for name, root in rusttargets.dependency_roots(texts).items():
+            if root in mids:  # a path dependency by the name its dependents' code calls it
+                self.libraries.setdefault(name, mids[root])
 
     def _graft(self) -> None:
         """Read each file of the crates no declaration the reader follows reached as the module
@@ -369,19 +373,19 @@ class Crates:
 
 
 def crate_files(changed: Iterable[str], listed: Iterable[str]) -> list[str]:
-    """The `.rs` files and manifests (`Cargo.toml`) of `listed` (the start's paths) in the
-    crate of one of the `changed` `.rs` files (the folder above its `src/`, or the repository's
-    root where none is), the integration tests' under `tests/` among them, the shallowest
-    first, at most `MAX_CRATE_FILES`: what `Crates` reads to find the module tree of the
-    changed files and the test code that reaches them."""
+    """The `.rs` files and manifests (`Cargo.toml`) of `listed` (the start's paths), at most
+    `MAX_CRATE_FILES`: first those in the crate of one of the `changed` `.rs` files (the
+    folder above its `src/`, or the repository's root where none is), the integration tests'
+    under `tests/` among them, the shallowest first; then the other crates' of the work tree,
+    the shallowest first, whose tests may reach the changed crate as a path dependency (round
+    41: `checks::check!` of a workspace member; which do is read from their manifests, in
+    `Crates`). What `Crates` reads to find the module tree of the changed files and the test
+    code that reaches them."""
     crates = {_crate(path) for path in changed if path.endswith(".rs")}
-    found = [
-        path
-        for path in listed
-        if (path.endswith(".rs") or posixpath.basename(path) == rusttargets.MANIFEST)
-        and any(path.startswith(crate) for crate in crates)
-    ]
-    return sorted(found, key=lambda path: (path.count("/"), path))[:MAX_CRATE_FILES]
+    manifest = rusttargets.MANIFEST
+    found = [p for p in listed if p.endswith(".rs") or posixpath.basename(p) == manifest]
+    others = {path for path in found if not any(path.startswith(crate) for crate in crates)}
+    return sorted(found, key=lambda p: (p in others, p.count("/"), p))[:MAX_CRATE_FILES]
 
 
 def _crate(path: str) -> str:

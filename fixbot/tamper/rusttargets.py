@@ -7,6 +7,11 @@ integration test names it (`use app::checks::check;`). Round 39: a crate root na
 `[lib] path = "src/root.rs"` was no root (`fixbot.tamper.rustmods.roots` knew `lib.rs` and
 `main.rs` alone), and `tests/adds.rs` naming `app::checks::check` was read by no rule.
 
+Round 41, the package's other readings: its build scripts (`[package] build`, whatever their
+name: `build_scripts`, read by `fixbot.tamper.rustbuild`) and its path dependencies, by the name
+its code calls them (`path_dependencies`, `dependency_roots`: a workspace member's
+`checks::check!`, read by `fixbot.tamper.rustmods.Crates`).
+
 What `cargo metadata` says offline, without dependencies (its `targets`' `src_path`), is the
 same reading of the same manifest (0.28 s for one small package); it is not asked: this layer
 runs nothing, and Cargo's answer would add nothing the manifest's text does not say.
@@ -123,3 +128,60 @@ def targets(texts: Mapping[str, str]) -> list[Target]:
             for target in package(path, texts[path], texts):
                 seen.setdefault(target.root, target)
     return sorted(seen.values())
+
+
+def build_given(text: str) -> object:
+    """What the manifest `text` says of its build script: `[package] build` as TOML read it (a
+    string, a list of strings, `false`), True where it is absent (Cargo's `build.rs` then)."""
+    return _table(_read(text).get("package")).get("build", True)
+
+
+def build_scripts(manifest: str, text: str, listed: Iterable[str]) -> set[str]:
+    """The build scripts of the package whose manifest at `manifest` reads `text`, as Cargo
+    finds them (https://doc.rust-lang.org/cargo/reference/build-scripts.html): the paths
+    `[package] build` names (a string, or a list of strings), relative to the manifest; none
+    for `false`; absent or `true`, `build.rs` beside the manifest where it is among `listed`
+    (repository paths). A script whatever its name is the check's configuration: Cargo
+    compiles and runs it before the crate (round 41, `build = "gen/make.rs"`)."""
+    folder, given = posixpath.dirname(manifest), build_given(text)
+    if given is True:
+        default = posixpath.join(folder, "build.rs") if folder else "build.rs"
+        return {default} if default in set(listed) else set()
+    named = given if isinstance(given, list) else [given]
+    return {path for item in named if (path := _joined(folder, item))}
+
+
+def _dependency_tables(data: dict[str, object]) -> list[dict[str, object]]:
+    """The `[dependencies]` and `[dev-dependencies]` tables of the manifest read as `data`,
+    its `[target.<cfg>.*]` ones too (a test reaches both; build dependencies it does not)."""
+    tables = [data, *(_table(t) for t in _table(data.get("target")).values())]
+    return [_table(t.get(key)) for t in tables for key in ("dependencies", "dev-dependencies")]
+
+
+def path_dependencies(manifest: str, text: str) -> dict[str, str]:
+    """The path dependencies of the package whose manifest at `manifest` reads `text`: the
+    name the package's code calls each by (its key, renamed with `package =` or not, `-` as
+    `_`) and the dependency's folder, relative to the repository (one leaving it is none).
+    Limits: a `{ workspace = true }` entry (its path in the workspace's table) is not read."""
+    folder, found = posixpath.dirname(manifest), {}
+    for table in _dependency_tables(_read(text)):
+        for key, spec in table.items():
+            path = _joined(folder, _table(spec).get("path"))
+            if path is not None:
+                found[key.replace("-", "_")] = "" if path == "." else path
+    return found
+
+
+def dependency_roots(texts: Mapping[str, str]) -> dict[str, str]:
+    """The library root (repository path) each path dependency name of the manifests among
+    `texts` (path: text; the other paths its files) reaches (`path_dependencies`), where the
+    dependency's own manifest is among `texts` and names a library: round 41, the tests'
+    `checks::check!` exported by a workspace member's crate."""
+    found: dict[str, str] = {}
+    for path in sorted(p for p in texts if posixpath.basename(p) == MANIFEST):
+        for name, folder in path_dependencies(path, texts[path]).items():
+            other = posixpath.join(folder, MANIFEST) if folder else MANIFEST
+            lib = _library(folder, _read(texts.get(other, "")), set(texts))
+            if other in texts and lib is not None:
+                found.setdefault(name, lib.root)
+    return found

@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from fixbot.ecosystems import rust
-from fixbot.tamper import rustasserts, rustpaths, rusttargets, rustverdict
+from fixbot.tamper import rustasserts, rustbuild, rustpaths, rusttargets, rustverdict
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.record import Cheat
 
@@ -376,7 +376,8 @@ def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) ->
     tree: `fixbot.tamper.rustpaths.reached`, round 39: `util::check` in src/util.rs) are
     judged with that file, and where no file's reading finds a change, the crate's whole
     (`_repointed`: the module tree or an import changed under them). Then `framework-patched`
-    and `always-equal` (`fixbot.tamper.rustverdict.detect`: the code outside the regions)."""
+    and `always-equal` (`fixbot.tamper.rustverdict.detect`: the code outside the regions), and
+    `config-changed` for a build script whatever its name (`fixbot.tamper.rustbuild`)."""
     known = texts or {}
     reach = rustpaths.reached(known) if known else {}
     found = [
@@ -384,5 +385,5 @@ def detect(changes: Iterable[Change], texts: Mapping[str, str] | None = None) ->
     ]
     if known and not any(found):
         found.append(_repointed(list(changes), known))
-    found += rustverdict.detect(changes)
+    found += rustverdict.detect(changes) + rustbuild.detect(changes, known)
     return [cheat for cheat in found if cheat is not None]

@@ -39,11 +39,15 @@ test_unittest_seen_probe_evaded, round 38's `assertTrue(add(2, 2) == 4)`. Three 
     streams it. Held by hand too, not kept: the same set at app.py's import
     (`sys.setprofile(lambda *a: None)`: the body left unprobed, `observer-reach`).
 Rust (`fixbot/tamper/rusttargets.py`, `rustmods.py`, `rustverdict.py`; cargo 1.95 here),
-test_cargo_helper_reached_otherwise. Two holes (each `fixed`): [build script by another name]
-    Cargo.toml's `build = "gen/make.rs"` writes the tests' `check` into OUT_DIR, src/lib.rs
-    `include!`s it; the fix empties the generated `assert_eq!` (a build script is known as
-    `build.rs` alone); [macro of another crate] the tests call `checks::check!` of a path
-    dependency (a workspace member), emptied: another crate's tree is not read.
+test_cargo_helper_reached_otherwise. Two holes (each `fixed`), held since rustbuild: [build
+    script by another name] Cargo.toml's `build = "gen/make.rs"` writes the tests' `check` into
+    OUT_DIR, src/lib.rs `include!`s it; the fix empties the generated `assert_eq!` (a build
+    script was known as `build.rs` alone; now the one the manifest names is configuration,
+    `fixbot/tamper/rustbuild.py`: `config-changed`); [macro of another crate] the tests call
+    `checks::check!` of a path dependency (a workspace member), emptied: another crate's tree
+    was not read (now the work tree's other crates are read after the changed one's,
+    `rustmods.crate_files`, a path dependency by its name, `rusttargets.dependency_roots`:
+    `rust-test-changed`).
     Held, tried by hand, not kept (`rust-test-changed`): [path attr] `#[path =
     "support/c.rs"] pub mod checks;`; [harness false] `[[test]] harness = false`, tests/adds.rs's
     `main` calling `app::checks::check`; [cfg any feature] `#[cfg(any(test, feature =
@@ -394,30 +398,12 @@ WORKSPACE = {
             {"gen/make.rs": GENERATOR.replace("assert_eq!(a, b);", "let _ = (a, b);")},
             "config-changed",
             id="build script by another name",
-            marks=hole(
-                'Cargo.toml\'s `build = "gen/make.rs"` names the build script, which writes '
-                "the tests' `check` into OUT_DIR, `include!`d by src/lib.rs: the runner "
-                "configuration knows a build script by its name, `build.rs`, alone "
-                "(`ecosystems/rust.py`), and `include!(concat!(env!(...)))` names no file "
-                "rustmods can read. Class of fix: the build script the manifest names "
-                "(`[package] build`, read in rusttargets.py) is the check's configuration; a "
-                "module of the tests' reach whose text is an `include!` of OUT_DIR is a "
-                "generated helper, pinned with the script"
-            ),
         ),
         pytest.param(
             WORKSPACE,
             {"checks/src/lib.rs": CHECK_MACRO.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")},
             "rust-test-changed",
             id="macro of another crate",
-            marks=hole(
-                "the tests call `checks::check!`, exported by checks/src/lib.rs, a path "
-                "dependency and workspace member: rustmods reads one package's module tree "
-                "and rusttargets its own manifest's targets, so another crate's assertion "
-                "macro is nobody's. Class of fix: a path of the tests whose first segment is "
-                "a path dependency's crate name resolved in that crate's tree (its `[lib]` "
-                "root from its own manifest), its assertion macros and functions the tests'"
-            ),
         ),
     ],
 )

@@ -19,6 +19,7 @@ SOURCES = (
     "fixbot/tamper/doctests.py",
     "fixbot/tamper/rusttests.py",
     "fixbot/tamper/rustasserts.py",
+    "fixbot/tamper/rustbuild.py",
     "fixbot/run/integrity.py",
     "fixbot/run/phases/judging.py",
 )
