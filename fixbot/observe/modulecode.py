@@ -69,26 +69,24 @@ def imported(
 
 
 def recorder(root: str) -> tuple[Any, Any]:
-    """(the audit hook, `files()`): the hook keeps the module code of each file under `root`
-    (the work tree's root, real, with a trailing separator) that `exec` runs (`kept`);
-    `files()` names those files relative to `root` (`imported`). The pytest plugin's, added
-    at its load and never removed (an audit hook cannot be)."""
+    """(`record(args)`, `files()`): `record` keeps, from an `exec` audit event's `args`, the
+    module code of each file under `root` (the work tree's root, real, with a trailing
+    separator) that `exec` runs (`kept`); `files()` names those files relative to `root`
+    (`imported`). The pytest plugin's, handed to its audit hook (`reach.install`'s
+    `executed`), added at its load and never removed (an audit hook cannot be)."""
     codes: dict[str, Any] = {}
 
-    def hook(
-        event: str,
+    def record(
         args: tuple[Any, ...],
         _codes: dict[str, Any] = codes,
         _roots: tuple[str, ...] = (root,),
-        _exec: str = EXEC,
         _kept: Any = kept,
     ) -> None:
-        if event == _exec:
-            _kept(args, _codes, _roots)
+        _kept(args, _codes, _roots)
 
     def files(
         _codes: dict[str, Any] = codes, _root: str = root, _imported: Any = imported
     ) -> list[str]:
         return _imported(_codes, _root)  # type: ignore[no-any-return]
 
-    return hook, files
+    return record, files

@@ -201,10 +201,10 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     # until pluggy has taken them
     plugin = ModuleType("fixbot-observer")
     captured = integrity.capture()
-    # the work tree's files the process imports, from now on (before any conftest or test
-    # module): streamed once, as the session ends (`imported`)
+    # the work tree's files the process imports, from the audit hook's install on (before any
+    # conftest or test module: `reach.install` hands it each `exec` event), streamed once, as
+    # the session ends (`imported`)
     recorded, imported = modulecode.recorder(os.path.join(root or OBSERVER_ROOT[0], ""))
-    sys.addaudithook(recorded)
     # the machinery as captured, streamed now: fixbot compares each check's with it
     names = [module + "." + path for module, path in integrity.MACHINERY]
     send({"k": "load", "p": token, "n": names, "m": integrity.fingerprints(captured)})
@@ -346,4 +346,5 @@ if OBSERVER is not None:
                 _observer,
             ]
         ),
+        OBSERVER.recorded,
     )

@@ -35,10 +35,10 @@ def test_the_module_code_of_each_file_under_the_roots_is_kept_once() -> None:
 
 
 def test_the_recorder_names_the_files_exec_ran_relative_to_the_root() -> None:
-    hook, files = modulecode.recorder(ROOT)
+    record, files = modulecode.recorder(ROOT)
     for file in ("pkg/checks.py", "app.py"):
-        hook("exec", (compile("", ROOT + file, "exec"),))
-    hook("open", (ROOT + "other.py", "r", 0))
+        record((compile("", ROOT + file, "exec"),))
+    record((ROOT + "other.py", "r", 0))
     assert files() == ["app.py", "pkg/checks.py"]
 
 
