@@ -195,8 +195,8 @@ class Observation(BaseModel):
     `TestMain` could not be folded into the observer's (its file a link, too large, or under a
     build constraint), which the observer is not added to: their tests run unobserved (set by
     fixbot). `imported` the work tree's files (relative to its root) the processes of fixbot's
-    observer inside unittest imported, as each run ended (`unittest_compiled._imported`); None
-    where no such record came (another runner's check)."""
+    observers inside pytest and unittest imported, as each run ended (`modulecode.imported`);
+    None where no such record came (another runner's check)."""
 
     sessions: int = 0
     ended: int = 0

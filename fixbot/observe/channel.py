@@ -7,7 +7,8 @@ environment that loads it into every pytest of a check, and the reader of its st
 `failedtruth.py`, `unstored.py` and its `closures.py`, `classbody.py` and `storing.py`,
 `contents.py` and `bytecode.py`), `watch.py` (with `dunders.py`, `classes.py`, `holds.py`,
 `unread.py` and `bracket.py`), `identities.py`, `integrity.py`, the sender, `sender.py`, and the
-audit hook, `reach.py`), and the node runners' reporter
+audit hook, `reach.py`; `modulecode.py`, the module code each work-tree file ran, its
+`imported` record), and the node runners' reporter
 (`node/reporter.cjs`, as `<module>_reporter.cjs`: `Channel.reporter`, named on jest's and
 vitest's command line by `fixbot.observe.reporter`), and the observer inside unittest
 (`unittest_observer.py`, as `<module>_unittest_observer`, loaded at Python's startup by
@@ -18,8 +19,8 @@ parts beside it, `UNITTEST_PARTS`: `unittest_machinery.py`, as `<module>_unittes
 `unittest_asserts.py`, as `<module>_unittest_asserts`, and
 `unittest_watch.py`, as `<module>_unittest_watch`, `unittest_equal.py`, as
 `<module>_unittest_equal`, and `unittest_asserter.py`, as `<module>_unittest_asserter`;
-it also imports the plugin's `bodies.py`, `identities.py`, `reach.py` and `calls.py`, copied as
-`PARTS`)
+it also imports the plugin's `bodies.py`, `identities.py`, `reach.py`, `calls.py` and
+`modulecode.py`, copied as `PARTS`)
 from fixbot's installation into a fresh folder
 under a module name made for this run
 (`fixbot_observer_<hex>`: a file the workspace holds cannot shadow a name it could not know),
@@ -91,6 +92,7 @@ PARTS = tuple(
         "jumps",
         "library",
         "libreach",
+        "modulecode",
         "operands",
         "reading",
         "reach",

@@ -14,9 +14,10 @@ assertion's by `<module>_failedtruth`);
 `<module>_calls`: what a watched test's call did; `<module>_watch`: the profile function that
 sees it, with `<module>_classes` and `<module>_bracket` (the body's locals around each call it
 makes, 3.13 and later);
-`<module>_integrity`: what it captures at load and compares later; `<module>_identities`: what
-it is made of; `<module>_sender`: the writing end of its channel; `<module>_reach`: its audit
-hook).
+`<module>_integrity`: what it captures at load and compares later; `<module>_modulecode`: the
+work tree's files the process imported, streamed once as the session ends (`imported`);
+`<module>_identities`: what it is made of; `<module>_sender`: the writing end of its
+channel; `<module>_reach`: its audit hook).
 
 The rule: a fact is streamed when it is known; fixbot, not the process, compares. The observer
 shares its process with the code under test, which can reach its memory (the running `Config`
@@ -142,6 +143,7 @@ failed = _sibling("failed")  # what a test's failing assertion compared
 shapes = _sibling("shapes")  # the shape of a compared operand's type
 truth = _sibling("truth")  # a bare assertion's truth test, read as a comparison
 failedtruth = _sibling("failedtruth")  # the truth test a failing bare assertion made
+modulecode = _sibling("modulecode")  # the module code each work-tree file ran: those imported
 # the parts the hooks of the observer's other parts use, given to them
 _PARTS = SimpleNamespace(
     calls=calls,
@@ -164,7 +166,7 @@ def _parts() -> list[ModuleType]:
     parts = [around, bodies, calls, collection, identities, operands, integrity, profiler]
     later = [sender, shapes, _sibling("library"), _sibling("libreach"), _sibling("classes")]
     found = [here, *parts, *later, _sibling("reach"), _sibling("bytecode"), failed, truth]
-    found.append(_sibling("sourced"))
+    found += [_sibling("sourced"), modulecode]
     last = [failedtruth, _sibling("bracket"), _sibling("followed"), _sibling("jumps")]
     unread, unstored, holds = _sibling("unread"), _sibling("unstored"), _sibling("holds")
     held = [unread, unstored, _sibling("closures"), holds, _sibling("contents")]
@@ -199,6 +201,10 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
     # until pluggy has taken them
     plugin = ModuleType("fixbot-observer")
     captured = integrity.capture()
+    # the work tree's files the process imports, from the audit hook's install on (before any
+    # conftest or test module: `reach.install` hands it each `exec` event), streamed once, as
+    # the session ends (`imported`)
+    recorded, imported = modulecode.recorder(os.path.join(root or OBSERVER_ROOT[0], ""))
     # the machinery as captured, streamed now: fixbot compares each check's with it
     names = [module + "." + path for module, path in integrity.MACHINERY]
     send({"k": "load", "p": token, "n": names, "m": integrity.fingerprints(captured)})
@@ -209,7 +215,7 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
             send, watched, collected, state, plugin, integrity._root(root, OBSERVER_ROOT), _PARTS
         ),
         *around.call_hooks(send, watched, collected, calling, state, known, _PARTS),
-        *_report_hooks(send, calling, known, check),
+        *_report_hooks(send, calling, known, check, imported),
     ]
     vars(plugin).update({h.__name__: h for h in hooks})
 
@@ -221,7 +227,13 @@ def _observer(out: int, nonce: str, watch: Iterable[str], root: str | None) -> S
         send({"k": "sealed", "p": token, "s": state["seal"]()[1]})
 
     return SimpleNamespace(
-        plugin=plugin, send=send, sealed=sealed, hooks=hooks, root=root, codes=codes
+        plugin=plugin,
+        send=send,
+        sealed=sealed,
+        hooks=hooks,
+        root=root,
+        codes=codes,
+        recorded=recorded,
     )
 
 
@@ -259,8 +271,11 @@ def _report_hooks(
     calling: set[str],
     known_answer: Callable[[str], None],
     check_machinery: Callable[[bool], None],
+    imported: Callable[[], list[str]],
 ) -> list[Callable[..., Any]]:
-    """The hooks of each report and of the session's end."""
+    """The hooks of each report and of the session's end; at the end, the work tree's files
+    the process imported (`imported`: `modulecode.recorder`'s), streamed before the `end`: a
+    process ended earlier (`os._exit`) streams neither, and is cut short."""
 
     def pytest_runtest_logreport(report: Any) -> None:
         """Each report, as pytest logs it; one logged while a watched test's call is running
@@ -277,6 +292,7 @@ def _report_hooks(
     def pytest_sessionfinish(session: Any) -> None:
         known_answer("end")
         check_machinery(True)
+        send({"k": "imported", "f": imported()})
         send({"k": "end", "status": int(session.exitstatus)})
 
     return [pytest_runtest_logreport, pytest_sessionfinish]
@@ -316,7 +332,7 @@ if OBSERVER is not None:
         FOLDER,
         integrity._root(OBSERVER.root, OBSERVER_ROOT),
         OBSERVER.codes,
-        identities.functions([*OBSERVER.hooks, _SOURCED], FOLDER),
+        identities.functions([*OBSERVER.hooks, _SOURCED, OBSERVER.recorded], FOLDER),
         sender.failer(),
         # whose reads of its own functions' attributes are the observer's: its self-check and
         # pluggy registering its hooks (the rest of its frames pass a read on to their caller)
@@ -330,4 +346,5 @@ if OBSERVER is not None:
                 _observer,
             ]
         ),
+        OBSERVER.recorded,
     )

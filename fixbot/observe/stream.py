@@ -132,9 +132,10 @@ and its parts write them:
                                                     node reporter's or unittest's observer's,
                                                     which ask no known answer; unittest's
                                                     `"ran": n`, the tests it saw run)
-    {"k": "imported", "f": [file, ...]}             unittest's observer, at a run's end: the
-                                                    work tree's files its process imported
-                                                    (`unittest_compiled._imported`)
+    {"k": "imported", "f": [file, ...]}             pytest's and unittest's observers, at a
+                                                    run's end, before its `end`: the work
+                                                    tree's files its process imported
+                                                    (`modulecode.imported`)
     {"k": "reach", "ev": event, "file": f, "by": g} the project's file `f` raised an audit event
                                                     through which code reaches what it has no
                                                     name for (`gc.get_objects`,

@@ -29,8 +29,9 @@ file's (`_ours`) where its code object is, by identity, that module code or one 
 constants (a function, a class body, a lambda defined in the file). A function whose code names
 a file of unittest's own is unittest's only where unittest's module binds it
 (`_bound_by_unittest`). What it uses is held as positional defaults; it imports the standard
-library and the observer's `unittest_made` part alone (`<module>_unittest_made`, taken out of
-`sys.modules` once loaded: which class statement made each test class, `_maker`).
+library and the observer's `unittest_made` and `modulecode` parts alone (`<module>_<part>`, taken
+out of `sys.modules` once loaded: which class statement made each test class, `_maker`; the
+module code each file ran, `modulecode.kept`, shared with the pytest plugin).
 
 Limits: a file no module code was recorded for (a script run as `__main__`, whose code runs
 through no `exec`; a file outside the work tree) is taken at its code's word, as before, and a
@@ -58,12 +59,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-EXEC = "exec"  # the audit event `exec` raises, with the code object it runs
 # the audit event an object's `__class__` or a class's `__bases__` written raises, with
 # (object, name, value); a class's other attributes and an instance's `__dict__` raise none
 SETATTR = "object.__setattr__"
 RETYPED = ("__class__", "__bases__")
-MODULE = "<module>"  # the name of a module's code object
 # unittest's own folder: its modules imported after the load (`unittest.async_case`) are
 # recorded as the work tree's files are, `unittest_asserts._bound_by_unittest` knowing only
 # those loaded before (round 27)
@@ -86,6 +85,9 @@ def _part(name: str, _name: str = __name__) -> Any:
 
 
 MAKING = _part("unittest_made")  # `_maker`: the class statement each test class is made by
+# `kept`, `imported`: the module code each file ran, shared with the pytest plugin
+MODULECODE = _part("modulecode")
+EXEC = MODULECODE.EXEC  # the audit event `exec` raises, with the code object it runs
 
 
 def _retyped(
@@ -268,33 +270,21 @@ def _dict_names(
     return names
 
 
-MAX_IMPORTED = 2000  # files named in one process's `imported` record, at most
-
-
-def _imported(
-    codes: dict[str, Any], root: str, _len: Any = len, _most: int = MAX_IMPORTED
-) -> list[str]:
-    """The files of `codes` (the recorder's: each file's module code) under `root`, relative to
-    it, sorted, `MAX_IMPORTED` at most: the work tree's files this process imported (a module
-    code `exec` ran under the file's name; the import system runs each module's so)."""
-    found = sorted(file[_len(root) :] for file in codes if file.startswith(root))
-    return found[:_most]
-
-
 def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]:
     """(the audit hook, `_ours` over what it records, the observer's `TestCase.__init_subclass__`):
     the hook keeps, for each file under `root` (the work tree's root, with a trailing
     separator) or unittest's folder (`UNITTEST_FOLDER`: a module of unittest's imported after
     the load), the module code `exec` runs under its name (False once another module code ran
-    under it: no function is its), and which test's `__class__` or test class's `__bases__` was
-    written (`_retyped`); the classmethod, installed in `_case` by the observer, keeps the code
-    of each subclass's class statement as it is made (`_maker`). `ours(value, file)` says
-    whether function `value`, whose code names `file`, is that file's (`_ours`),
-    `ours(value, None)` whether `value`'s `__class__` or `__bases__` was written since it was
-    last asked (each write answered once), `ours(None, ...)` the files under `root` module
-    code ran under so far, relative to it (`_imported`), `ours(klass, True)` the file class
-    `klass` was made in, None where unknown (`_class_file`), and `ours(test, False)` the names
-    of the `__dict__`s set in `test`'s classes' namespaces (`_dict_names`)."""
+    under it: no function is its; `modulecode.kept`, the pytest plugin's too), and which
+    test's `__class__` or test class's `__bases__` was written (`_retyped`); the classmethod,
+    installed in `_case` by the observer, keeps the code of each subclass's class statement as
+    it is made (`_maker`). `ours(value, file)` says whether function `value`, whose code names
+    `file`, is that file's (`_ours`), `ours(value, None)` whether `value`'s `__class__` or
+    `__bases__` was written since it was last asked (each write answered once),
+    `ours(None, ...)` the files under `root` module code ran under so far, relative to it
+    (`modulecode.imported`), `ours(klass, True)` the file class `klass` was made in, None
+    where unknown (`_class_file`), and `ours(test, False)` the names of the `__dict__`s set in
+    `test`'s classes' namespaces (`_dict_names`)."""
     codes: dict[str, Any] = {}
     written: set[int] = set()
     walked: dict[str, frozenset[int]] = {}
@@ -304,28 +294,17 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         event: str,
         args: tuple[Any, ...],
         _codes: dict[str, Any] = codes,
-        _root: str = root,
-        _type: Any = type,
-        _code: Any = CodeType,
-        _str: Any = str,
         _exec: str = EXEC,
-        _module: str = MODULE,
         _setattr: str = SETATTR,
         _retyped: Any = _retyped,
         _written: set[int] = written,
-        _unittest: str = UNITTEST_FOLDER,
+        _roots: tuple[str, ...] = (root, UNITTEST_FOLDER),
+        _kept: Any = MODULECODE.kept,
     ) -> None:
         if event == _setattr:
             _retyped(args, _written)
-        if event != _exec or not args or _type(args[0]) is not _code:
-            return
-        code = args[0]
-        file = code.co_filename
-        mine = code.co_name == _module and _type(file) is _str
-        mine = mine and (file.startswith(_root) or file.startswith(_unittest))
-        if mine:
-            # a second, other module code under the file's name: neither is the file's
-            _codes[file] = _codes.get(file, code) is code and code
+        if event == _exec:
+            _kept(args, _codes, _roots)
 
     def ours(
         value: Any,
@@ -344,7 +323,7 @@ def _recorder(root: str, _case: Any = unittest.TestCase) -> tuple[Any, Any, Any]
         _root: str = root,
         _case: Any = _case,
         _dict_names: Any = _dict_names,
-        _imported: Any = _imported,
+        _imported: Any = MODULECODE.imported,
     ) -> Any:
         if file is ...:  # the work tree's files module code ran under: those imported
             return _imported(_codes, _root)

@@ -230,7 +230,7 @@ def _run_ended(
     _runner: str = RUNNER,
     _prints: Any = _prints,
 ) -> None:
-    """The run's end: the work tree's files imported (`unittest_compiled._imported`, asked of
+    """The run's end: the work tree's files imported (`modulecode.imported`, asked of
     `held`'s recorder), the fingerprints, then `end` with what was seen."""
     send({"k": "imported", "f": held[4](None, ...)})
     send({"k": "check", "p": held[0], "at": "end", "m": _prints(held[1])})
