@@ -241,20 +241,26 @@ def named_by_p(options: Iterable[str]) -> list[str]:
 
 def _config_files(workdir: str, words: list[str], tree: set[str]) -> list[str]:
     """The configuration files of `tree` pytest may read for a check run in `workdir`: those
-    of `CONFIG_FILES` in it and each folder above, and the file a `-c` or `--config-file`
-    word names (relative to `workdir`)."""
-    folder, found = posixpath.normpath(workdir), []
-    while True:
-        base = "" if folder == "." else folder
-        found += [p for name in CONFIG_FILES if (p := posixpath.join(base, name)) in tree]
-        if not base:
-            break
-        folder = posixpath.dirname(base) or "."
+    of `CONFIG_FILES` in it and each folder above, and the file a `-c` word (or its long
+    form) names (relative to `workdir`)."""
+    found = [
+        p for base in _folders_up(workdir) for n in CONFIG_FILES if (p := f"{base}{n}") in tree
+    ]
     pairs = [*itertools.pairwise(words), *(w.split("=", 1) for w in words if "=" in w)]
-    for flag, value in pairs:
-        if flag in ("-c", "--config-file"):
-            named = posixpath.normpath(posixpath.join(workdir, value))
-            found += [named] if named in tree else []
+    named = [posixpath.normpath(posixpath.join(workdir, v)) for f, v in pairs if f in CONFIG_FLAGS]
+    return found + [path for path in named if path in tree]
+
+
+CONFIG_FLAGS = ("-c", "--config-file")  # pytest's option naming its configuration file
+
+
+def _folders_up(workdir: str) -> list[str]:
+    """`workdir` and each folder above it to the root, each as a prefix ("" the root's, else
+    ending in "/")."""
+    folder, found = posixpath.normpath(workdir), [""]
+    while folder not in (".", "", "/"):
+        found.append(f"{folder}/")
+        folder = posixpath.dirname(folder)
     return found
 
 
