@@ -187,19 +187,19 @@ CONFIG_FILES = (*INI_SECTIONS, "pytest.toml", ".pytest.toml", "pyproject.toml")
 
 
 def loaded(check: Check, tree: set[str], read: Callable[[str], str], locate: Locate) -> set[str]:
-    """The files of `tree` pytest loads as plugins by name before collecting (round 41: pytest.ini's
-    `addopts = -p checking`): the modules `-p NAME` or `-pNAME` names (`named_by_p`; `-p
-    no:NAME` turns one off) in the `addopts` of each configuration file of the check's folder
-    and the folders above (`CONFIG_FILES`, and a `-c FILE` of the check's words), in
-    PYTEST_ADDOPTS (the check's environment, or the value its command assigns) and in the
-    command's own words, and the modules PYTEST_PLUGINS names (comma-separated); a dotted name
-    resolved to `a/b.py` or `a/b/__init__.py` from the root, the check's folder, each
-    configuration file's folder and its `pythonpath` entries (`locate`). Read from the start's
-    text (`read`); a name of no work-tree file (an installed plugin's, an entry point's) is
-    none."""
+    """The files of `tree` pytest loads as plugins by name before collecting (round 41:
+    pytest.ini's `addopts = -p checking`): the modules `-p NAME` or `-pNAME` names
+    (`named_by_p`; `-p no:NAME` turns one off) in the `addopts` of each configuration file of
+    the check's folder and the folders above (`CONFIG_FILES`, and a `-c FILE` of the check's
+    words), in PYTEST_ADDOPTS (the check's environment, or the value its command assigns) and
+    in the command's own words (where one runs pytest: `_pytest_words`), and the modules
+    PYTEST_PLUGINS names (comma-separated); a dotted name resolved to `a/b.py` or
+    `a/b/__init__.py` from the root, the check's folder, each configuration file's folder and
+    its `pythonpath` entries (`locate`). Read from the start's text (`read`); a name of no
+    work-tree file (an installed plugin's, an entry point's) is none."""
     words = shellwords.words(check.command)
     configs = _config_files(check.workdir, words, tree)
-    bases, options = {"", check.workdir}, [*words]
+    bases, options = {"", check.workdir}, _pytest_words(words)
     for path in configs:
         addopts, pythonpath = _config(path, read(path))
         folder = posixpath.dirname(path)
@@ -216,6 +216,13 @@ def loaded(check: Check, tree: set[str], read: Callable[[str], str], locate: Loc
         for base in sorted(bases)
         if (file := locate(posixpath.join(base, "_"), 0, name, tree)) is not None
     }
+
+
+def _pytest_words(words: list[str]) -> list[str]:
+    """The check's words where one of them runs pytest (`pytest`, `py.test`, `-m pytest`),
+    none where none does (unittest's `-p` is a file pattern)."""
+    runs = any(posixpath.basename(word) in ("pytest", "py.test") for word in words)
+    return words if runs else []
 
 
 def named_by_p(options: Iterable[str]) -> list[str]:

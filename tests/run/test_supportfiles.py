@@ -216,6 +216,7 @@ FIXTURE_TEST = "from app import add\n\n\ndef test_add(check):\n    check(add(2, 
             set(),
             id="an installed plugin",
         ),
+        pytest.param({}, "python -m unittest discover -p checking", set(), id="unittest's -p"),
     ],
 )
 def test_the_plugins_pytest_loads_by_p_are_the_tests(
