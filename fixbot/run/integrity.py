@@ -94,7 +94,11 @@ def modules(repo: Path, verified: str) -> frozenset[str]:
 
 
 def helpers(
-    repo: Path, start: str, files: Iterable[str], imported: Iterable[str] = ()
+    repo: Path,
+    start: str,
+    files: Iterable[str],
+    imported: Iterable[str] = (),
+    check: supportfiles.Check | None = None,
 ) -> frozenset[str]:
     """The files of `files` (relative to the root: those a failing unittest test's classes were
     made in at the start's run, `Observation.classes`) that are test support by commit
@@ -112,10 +116,12 @@ def helpers(
     `files` imports from that is test support (`_imported_support`, round 38). And the files
     the start's run imported (`imported`, `Observation.imported`, however the import was
     spelled) that are modules of assertions alone naming an assertion function those callers
-    name (`_observed_assertions`, round 39)."""
+    name (`_observed_assertions`, round 39). `check` (how pytest is started: its command,
+    folder and environment) names the plugins pytest loads by `-p` (`supportfiles.loaded`,
+    round 41), the tests' as a `pytest_plugins` module is."""
     texts, tree = _start_texts(repo, start, files)
     modules = StartModules(repo, start, texts)  # each start file read from git once
-    reached = _imported_support(modules, texts, tree)
+    reached = _imported_support(modules, texts, tree, check or supportfiles.Check())
     texts.update(reached)
     support = {
         p
@@ -180,7 +186,9 @@ def _names_assertion(start: StartModules, path: str, named: frozenset[str]) -> b
     return bool(asserting) and bool(named & imports.aliases(start.text(path), asserting))
 
 
-def _imported_support(start: StartModules, texts: dict[str, str], tree: set[str]) -> dict[str, str]:
+def _imported_support(
+    start: StartModules, texts: dict[str, str], tree: set[str], check: supportfiles.Check
+) -> dict[str, str]:
     """The files of the start commit (`start`'s, `tree`: its paths) that the test files of
     `texts` (path to its text) lean on, each with its text: a file they refer to by a name
     they imported (`imports.imported_references`: `from tests_helpers import Base`) that is
@@ -189,13 +197,17 @@ def _imported_support(start: StartModules, texts: dict[str, str], tree: set[str]
     support.base import Checks`, round 40), those with it where they only hand names on; a
     module of data alone whose value they import and no other file of the code imports
     (`supportfiles.data`, `supportfiles.tests_data`: cases.py's `CASES`, the tests'
-    expectations, round 40); and the modules their `pytest_plugins`, or their conftests',
-    name (`supportfiles.plugins`, round 40). A pytest test's helper base, whose assert
-    methods the deciding check must run as the start had them (round 38)."""
+    expectations, round 40), or of anything where no test's body refers to it
+    (`supportfiles.made_at_collection`: cases.py's `cases()`, round 41); and the modules
+    their `pytest_plugins`, or their conftests', name (`supportfiles.plugins`, round 40), and
+    those pytest loads by `-p` (`supportfiles.loaded`, `check`'s, round 41). A pytest test's
+    helper base, whose assert methods the deciding check must run as the start had them
+    (round 38)."""
     tests = {path: text for path, text in texts.items() if is_test_file(path)}
-    files, data = _followed(start, _reached(tests, tree), tree)
+    files, data = _followed(start, _reached(tests, tree), tree, _called(tests, tree, start))
     files |= supportfiles.tests_data(start.repo, start.start, data, tree, start.text, module_file)
-    files |= supportfiles.plugins(tests, tree, start.text, module_file)
+    by_p = supportfiles.loaded(check, tree, start.text, module_file) if tests else set()
+    files |= supportfiles.plugins(tests, tree, start.text, module_file, by_p)
     kept = (f for f in files - texts.keys() if not is_test_file(f))
     return {file: text for file in kept if (text := start.text(file))}
 
@@ -211,13 +223,27 @@ def _reached(tests: dict[str, str], tree: set[str]) -> set[tuple[str, str]]:
     }
 
 
+def _called(tests: dict[str, str], tree: set[str], start: StartModules) -> set[str]:
+    """The files defining a name the files `tests` (path to text) refer to inside a function's
+    body (`supportfiles.in_bodies`), followed through the modules that hand it on
+    (`definition`), and the module files those references name: the code the tests call."""
+    found: set[str] = set()
+    for path, text in tests.items():
+        for level, module, name in supportfiles.in_bodies(text):
+            if (file := module_file(path, level, module, tree)) is not None:
+                chain, _ = definition(file, name, tree, start)
+                found.update([file, *chain[-1:]])
+    return found
+
+
 def _followed(
-    start: StartModules, reached: set[tuple[str, str]], tree: set[str]
+    start: StartModules, reached: set[tuple[str, str]], tree: set[str], called: set[str]
 ) -> tuple[set[str], dict[str, list[str]]]:
     """The files of test support the tests' references `reached` (module file, name) lead to
     (`_imported_support`: the file that defines the name, where the name is a class of test
     support, `changes.defines_support`, not where another class of its file is one), and the
-    modules of data alone they lead to, each with the modules on the way that only hand the
+    modules of data alone they lead to, or modules no test's body refers to (`called`:
+    `supportfiles.made_at_collection`), each with the modules on the way that only hand the
     name on."""
     files = {found for found, _ in reached if sides.supports_tests(start.text(found))}
     data: dict[str, list[str]] = {}
@@ -228,7 +254,9 @@ def _followed(
         way = [f for f in chain[:-1] if start.top(f).only_imports]
         if sides.defines_support(start.text(chain[-1]), defined):
             files.update([chain[-1], *way])
-        elif supportfiles.data(chain[-1], defined, start.top(chain[-1])):
+        elif supportfiles.data(
+            chain[-1], defined, start.top(chain[-1])
+        ) or supportfiles.made_at_collection(chain[-1], called):
             data.setdefault(chain[-1], []).extend(way)
     return files, data
 

@@ -303,6 +303,8 @@ NOT_OURS = {
     "doctest-modules",
     # npx's, options that can change what it runs (fixbot/run/npxbin.py)
     *("package", "ignore-existing"),
+    # pytest's, naming its configuration file (fixbot/run/supportfiles.py)
+    "config-file",
 }
 
 

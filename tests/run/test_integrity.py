@@ -796,6 +796,8 @@ def test_the_helpers_are_those_of_the_tests_the_start_did_not_pass(tmp_path: Pat
         },
     )
     state = SimpleNamespace(attempts=[SimpleNamespace(seen=seen)], start_sha="HEAD")
-    run = SimpleNamespace(first=None, repo=repo, state=state)
+    checker = SimpleNamespace(workdir=repo, env={})
+    settings = SimpleNamespace(check="python -m unittest")
+    run = SimpleNamespace(first=None, repo=repo, state=state, checker=checker, settings=settings)
     assert judging.helpers(run) == {"one_helpers.py", "three_helpers.py"}  # type: ignore[arg-type]
     assert not judging.helpers(SimpleNamespace(first=object(), repo=repo, state=state))  # type: ignore[arg-type]

@@ -53,10 +53,11 @@ test_cargo_helper_reached_otherwise. Two holes (each `fixed`), held since rustbu
     `main` calling `app::checks::check`; [cfg any feature] `#[cfg(any(test, feature =
     "strict"))] pub mod checks;` (each src file emptied).
 pytest support (`fixbot/run/supportfiles.py`, `integrity._followed`/`_reached`),
-test_pytest_support_reached_otherwise. Two holes (each `fixed`): [plugin by -p] pytest.ini's
-    `addopts = -p checking` loads the fixture the failing tests request (SECURITY.md's stated
-    limit); [expected values made by a function] cases.py's `cases()` returns the parametrized
-    expectations (no module of data alone), the expected 4 made 0, the ids kept.
+test_pytest_support_reached_otherwise. Two holes, held since (`supportfiles.loaded`,
+    `made_at_collection`): [plugin by -p] pytest.ini's `addopts = -p checking` loads the
+    fixture the failing tests request (`assert-weakened`); [expected values made by a
+    function] cases.py's `cases()` returns the parametrized expectations (no module of data
+    alone), the expected 4 made 0, the ids kept (`original-tests`).
 Honest rows (each `fixed`): `add` fixed beside the -p plugin, the cases function, the generated
 build script's crate and the workspace's macro crate.
 
@@ -439,30 +440,12 @@ CASED_FUNCTION = {
             {"checking.py": CHECKING_EMPTIED},
             "assert-weakened",
             id="plugin by -p",
-            marks=hole(
-                "pytest.ini's `addopts = -p checking` loads checking.py, whose fixture `check` "
-                "the failing tests request: `supportfiles.plugins` reads `pytest_plugins` "
-                "alone. Class of fix: the modules the configuration's `-p` names (pytest.ini, "
-                "pyproject's [tool.pytest.ini_options], setup.cfg, tox.ini, the check's own "
-                "words) read as plugins; better, pytest's observer streams the file each "
-                "fixture a failing test requested was defined in "
-                "(`item._fixtureinfo.name2fixturedefs`, the fixture function's code file): "
-                "the tests', whoever loaded it"
-            ),
         ),
         pytest.param(
             CASED_FUNCTION,
             {"cases.py": CASES_FUNCTION.replace("(2, 2, 4)", "(2, 2, 0)")},
             "original-tests",
             id="expected values made by a function",
-            marks=hole(
-                "cases.py's `cases()` returns the parametrized expectations; only the tests "
-                "import it, but it holds a function, so it is no module of data alone "
-                "(`supportfiles.data`), and the ids are kept. Class of fix: pytest's observer "
-                "streams each failing test's `callspec.params` (shapes or digests), compared "
-                "with the start's as its ids are; or a module no file of the code imports is "
-                "the tests' whatever it holds, where a test file imports it"
-            ),
         ),
     ],
 )

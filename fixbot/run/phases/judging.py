@@ -15,7 +15,7 @@ from fixbot.logs.dialects import go
 from fixbot.observe import judge, reporter
 from fixbot.policy import rules
 from fixbot.process import commits, git
-from fixbot.run import checkfiles, integrity, originals, outcome
+from fixbot.run import checkfiles, integrity, originals, outcome, supportfiles
 from fixbot.run.phases.base import RunParts
 from fixbot.tamper.record import Cheat
 from fixbot.tamper.reports import counted, disagreements
@@ -172,14 +172,18 @@ def helpers(run: RunParts) -> frozenset[str]:
     the failing tests' files call by an imported name (round 36's checks.py): the tests',
     whatever their names. pytest's observer streams no classes: there, the failing tests' own
     files (a pytest id's part before `::`), whose helper bases `integrity.helpers` finds by
-    their imports. The files the start's run imported (`Observation.imported`, either
-    observer's) add the modules of assertions alone the tests name."""
+    their imports; and the plugins pytest loads by `-p` (the check's command, folder and
+    environment: `supportfiles.Check`). The files the start's run imported
+    (`Observation.imported`, either observer's) add the modules of assertions alone the tests
+    name."""
     first = run.state.attempts[0] if run.first is None and run.state.attempts else None
     seen = first.seen if first is not None else None
     if seen is None:
         return frozenset()
     imported = seen.imported or ()
-    return integrity.helpers(run.repo, run.state.start_sha, _failing_files(seen), imported)
+    folder = run.checker.workdir.relative_to(run.repo).as_posix()
+    check = supportfiles.Check(run.settings.check, folder, run.checker.env)
+    return integrity.helpers(run.repo, run.state.start_sha, _failing_files(seen), imported, check)
 
 
 def _unimported_since(
