@@ -36,25 +36,27 @@ def _run(prepared: Prepared, command: str, log: Path) -> tuple[int | None, str]:
     return result.exit_code, result.tail
 
 
-def verify_case(case: Case, cache: Path) -> Verdict:
+def verify_case(case: Case, cache: Path, into: Path | None = None) -> Verdict:
     """Prepare `case` afresh and check its three claims; stop at the first that fails.
 
-    Never raises for a broken case: a download, install or patch failure is a problem of the
-    verdict.
+    The repository is prepared at `into` (default `cache/work/<id>`, `prepare`'s), the logs
+    written beside it (`<into>.logs/`; default `cache/logs/<id>/`): a caller that runs cases
+    in parallel gives each its own `into`, so that no two share a tree. Never raises for a
+    broken case: a download, install or patch failure is a problem of the verdict.
     """
     start = time.monotonic()
     verdict = Verdict(case)
     try:
-        _check(case, cache, verdict.problems)
+        _check(case, cache, verdict.problems, into)
     except PrepareError as error:
         verdict.problems.append(str(error))
     verdict.seconds = time.monotonic() - start
     return verdict
 
 
-def _check(case: Case, cache: Path, problems: list[str]) -> None:
-    prepared = prepare(case, cache)
-    logs = cache / "logs" / case.id
+def _check(case: Case, cache: Path, problems: list[str], into: Path | None) -> None:
+    prepared = prepare(case, cache, into)
+    logs = into.with_name(f"{into.name}.logs") if into else cache / "logs" / case.id
     code, tail = _run(prepared, prepared.check, logs / "broken.log")
     if code == 0:
         problems.append(f"the check passes on the broken repository: {tail[-SHOWN_TAIL:]}")

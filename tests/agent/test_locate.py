@@ -145,3 +145,17 @@ def test_a_class_re_exported_by_its_package_is_followed_to_its_init(tmp_path: Pa
     assert [(s.path, s.name) for s in found] == [("src/pkg/routing/map.py", "Map")]
     text = spantext.render(repo, found, 2_000)
     assert "self.merge = merge" in text  # the constructor's lines, not the docstring's
+
+
+def test_a_file_read_again_is_parsed_once_and_a_changed_file_anew(tmp_path: Path) -> None:
+    """`_parse` keeps one tree per text (a request's readers parse the same module tens of
+    times); the file is read each time, so an edit between two reads is seen."""
+    repo = write(tmp_path, FILES)
+    first = locate._parse(repo, "src/pkg/core.py")
+    assert first is not None and locate._parse(repo, "src/pkg/core.py") is first
+    write(repo, {"src/pkg/core.py": LIB + "\n\ndef median(xs):\n    return xs[0]\n"})
+    changed = locate._parse(repo, "src/pkg/core.py")
+    assert changed is not first and changed is not None
+    assert [f.name for f in locate._functions(changed)] == ["total", "mean", "median"]
+    write(repo, {"src/pkg/core.py": "def broken(:\n"})
+    assert locate._parse(repo, "src/pkg/core.py") is None

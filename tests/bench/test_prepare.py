@@ -132,6 +132,19 @@ def test_verify_holds_for_a_sound_case_and_names_the_broken_claim(tmp_path: Path
 
 
 @pytest.mark.slow
+def test_verify_in_a_folder_of_its_own_leaves_the_caches_work_alone(tmp_path: Path) -> None:
+    """Two verifications of one case at once (two suites on one machine) each in their own
+    tree: `into` holds the repository, its logs beside it, nothing under the cache's `work/`."""
+    cache = tmp_path / "cache"
+    fake_release(cache)
+    case = make_case(broken={"patch": BROKEN_RUN})
+    assert verify_case(case, cache, tmp_path / "mine" / case.id).problems == []
+    assert (tmp_path / "mine" / case.id / ".git").is_dir()
+    assert (tmp_path / "mine" / f"{case.id}.logs" / "hidden.log").is_file()
+    assert not (cache / "work").exists() and not (cache / "logs").exists()
+
+
+@pytest.mark.slow
 def test_a_patch_that_does_not_apply_is_a_prepare_error(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     fake_release(cache)
