@@ -30,6 +30,10 @@ from tests.run.test_runner_attacks_round20 import PY_APP, held, honest
 from tests.run.test_runner_attacks_round22 import PYTEST
 from tests.run.test_runner_attacks_round36 import ASSERTS, EMPTIED
 
+# round 39's app.py planting a module in `sys.modules["checks"]`, and putting vendor/ first on
+# `sys.path`
+from tests.run.test_runner_attacks_round39 import ON_PATH, PLANTED_MODULE
+
 pytestmark = pytest.mark.slow
 
 IMPORTING_TEST = """\
@@ -49,31 +53,6 @@ IMPORTLIB_TEST = IMPORTING_TEST.replace(
     "from checks import assert_alike\n",
     '\nassert_alike = __import__("importlib").import_module("checks").assert_alike\n',
 )
-# app.py, imported by test_app.py before it imports checks, puts a module of its own in
-# `sys.modules["checks"]`: checks.py (unchanged) is never imported
-PLANTED_MODULE = """\
-import sys
-import types
-
-_checks = types.ModuleType("checks")
-_checks.assert_alike = lambda first, second: None
-sys.modules["checks"] = _checks
-
-
-def add(a, b):
-    return a - b
-"""
-# app.py puts a folder of the fix's first on sys.path, where its checks.py is found first
-ON_PATH = """\
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "vendor"))
-
-
-def add(a, b):
-    return a - b
-"""
 BASE = {"app.py": PY_APP, "checks.py": ASSERTS, "test_app.py": IMPORTING_TEST}
 
 
