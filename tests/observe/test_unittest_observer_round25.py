@@ -101,6 +101,7 @@ def part(name, path):
 
 sys.modules["x_bytecode"] = part("x_bytecode", sys.argv[4])  # its parts, as copied beside it
 sys.modules["x_unittest_made"] = part("x_unittest_made", sys.argv[3])
+sys.modules["x_modulecode"] = part("x_modulecode", sys.argv[5])
 compiled, asserts = part("x_unittest_compiled", sys.argv[1]), part("asserts", sys.argv[2])
 
 hook, ours, made = compiled._recorder("/nowhere/")
@@ -129,7 +130,7 @@ def test_the_interpreter_audits_a_tests_class_written(tmp_path: Path) -> None:
     class swapped and swapped back, as round 25's app.py did, is named (the project's
     Python)."""
     parts = [compiled.__file__, asserts.__file__, compiled.MAKING.__file__]
-    parts += [compiled.MAKING.BYTECODE.__file__]
+    parts += [compiled.MAKING.BYTECODE.__file__, compiled.MODULECODE.__file__]
     done = subprocess.run(
         [PROJECT_PYTHON, "-c", RETYPED, *parts], capture_output=True, text=True, cwd=tmp_path
     )
