@@ -249,7 +249,7 @@ def original_tests(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     others = originals.unexplained(failing or [], made, attempt.pinned, go_module(run))
     if others and integrity.lets_tests_run_on(run.repo, run.state.start_sha, seen, attempt.pinned):
         attempt.failing_outside, others = True, []  # only a dependency's warning is ignored now
-    if failing is None or not failing or others:
+    if not failing or others:
         what = ", ".join(others[:5]) if others else originals.unnamed(observed)
         evidence = f"against the start commit's tests the check fails: {what}"
         return [Cheat("original-tests", None, evidence)]
