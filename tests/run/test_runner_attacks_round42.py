@@ -18,7 +18,9 @@ test_unittest_original_tests_log_cut_in_the_middle: the test-change cheat (`doub
     keeps its first and last 8 MB (`spawn.DEFAULT_MAX_LOG_BYTES`, `BoundedLog`): the `ERROR:
     setUpClass` line and unittest's own `Ran` line are in the middle dropped, so `_unseen`
     names nothing and the forged line makes `said_ran` equal the observer's count (the 20 MB
-    read, `MAX_LOG_BYTES`, never binds: the log is shorter).
+    read, `MAX_LOG_BYTES`, never binds: the log is shorter). Each part is needed, tried by
+    hand: without the forged line the run is not seen whole; without the 9 MB after the
+    summary the log says 6 tests ran (`observer-report`, not seen whole): both held.
     Held, tried by hand, not kept (CI time; each `original-tests`, test_double named): the
     failing test's class's `__module__` set to "tests.test_app" by `double` as it runs (its id
     in unittest's `FAIL:` line then names the changed file, but the observer streamed it under
