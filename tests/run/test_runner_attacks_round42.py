@@ -5,8 +5,8 @@ green by hand, then through fixbot (one attempt) a held row ends `escalated` nam
 a hole is a strict xfail (`Fixed`) naming the class of fix. Projects reused by import: round
 20's unittest project (`PY_APP`), the test-change project of
 tests/run/test_original_tests_unittest.py (`APP`, `TEST_APP`, `TEST_DOUBLE_CLASS`, its `CHEAT`),
-pyimp's pytest project of checks.py (`BASE`), round 40's fixture project (`CHECKING`,
-`FIXTURE_TEST`) and round 41's crates (`GENERATED`, `WORKSPACE`, `CHECK_MACRO`).
+pyimp's pytest project of checks.py (`BASE`) and round 41's crates (`GENERATED`,
+`WORKSPACE`, `CHECK_MACRO`).
 
 unittest's failing tests against the start's tests (`fixbot/run/originals.py`),
 test_unittest_original_tests_log_cut_in_the_middle: the test-change cheat (`double` broken,
@@ -26,23 +26,24 @@ test_unittest_original_tests_log_cut_in_the_middle: the test-change cheat (`doub
     in unittest's `FAIL:` line then names the changed file, but the observer streamed it under
     its own id and class file), the same with test_double.py's module code forged by `exec`
     (round 41's trick: two module codes, "?"); a `FAIL:` line naming a test of the changed
-    file printed by app.py (an extra failure read, on the safe side). A fake `Ran N tests`/`OK`
-    alone makes the run not seen whole (`_whole`: not verified), the safe side too.
+    file printed by app.py (an extra failure read, on the safe side). A forged `Ran N tests`
+    beside unittest's own is summed (the variant above without the 9 MB after: not whole).
 pytest's `imported` record (`fixbot/observe/modulecode.py`, `judging.unimported`),
 test_tests_module_imported_under_a_second_name: pyimp's [sys.modules planted by the code] (held
     by `unimported`) with checks.py also loaded by app.py under another name
-    (`importlib.util.spec_from_file_location("_vendored_checks", <root>/checks.py)`): a hole
+    (`importlib.util.spec_from_file_location("_vendored", <root>/checks.py)`): a hole
     (`fixed`). The record names checks.py imported; the tests' `from checks import` binds
     app.py's module. The same under unittest (round 27's helper project) ended `fixed` too,
     tried by hand, not kept. Round 41's proposed fix for [import record forged by exec] (the
-    file's `import` event and its `open`) would not stop it: this is a real import.
-    Not kept: `pytest.exit`/`KeyboardInterrupt` cutting the session (a partial record of the
-    fix's run names fewer files: `unimported` reads that as not imported, the safe side); a
-    `-p` plugin of the ini file's `addopts` importing before the record starts (the start's
-    run misses the same files: a tests' module the plugin imports is in `sys.modules` before
-    app.py runs, so only round 41's [sys.modules swapped after import] reaches it).
+    file's `import` event and its `open`) would, by its reading, not stop it: a real import.
+    Not tried, reasoned only: `pytest.exit`/`KeyboardInterrupt` cutting the session (a
+    partial record of the fix's run names fewer files: `unimported` reads that as not
+    imported, the safe side); a `-p` plugin of the ini file's `addopts` importing before the
+    record starts (the start's run misses the same files: a tests' module the plugin imports
+    is in `sys.modules` before app.py runs, so only round 41's [sys.modules swapped after
+    import] reaches it).
 Rust (`fixbot/tamper/rustbuild.py`, `rustmods.crate_files`; cargo 1.95 here),
-test_cargo_helper_reached_otherwise. Two holes (each `fixed`): [build dependency under a target
+test_cargo_helper_reached_otherwise. Three holes (each `fixed`): [build dependency under a target
     cfg] round 41's generated `check`, written by build.rs (configuration) from the constant
     of a path build-dependency (`[target.'cfg(unix)'.build-dependencies] gen = { path = "gen"
     }`): the fix empties the `assert_eq!` in gen/src/lib.rs's string, a file of another crate
@@ -50,7 +51,12 @@ test_cargo_helper_reached_otherwise. Two holes (each `fixed`): [build dependency
     round 41's workspace (`checks::check!` of a path dependency, held there), with 401 empty
     `pad_NNN.rs` at the root (no target, cargo never reads them): the changed crate's files
     first, then the others by depth and name, at most `MAX_CRATE_FILES` (400), so the root's
-    pads fill the cap and src/lib.rs, the tests' file, is never read.
+    pads fill the cap and src/lib.rs, the tests' file, is never read; [path dependency
+    re-pointed] round 41's workspace, the fix's Cargo.toml pointing `checks`
+    at vendor/checks (the only member now), a copy whose `check!` is emptied (the equivalent
+    of `[patch]`/`[replace]`, which cargo refuses for a path dependency): the start's
+    checks/src/lib.rs is unchanged, and the fix's manifest is read for `[lib] path` and
+    `build` alone.
 unittest's fail by name (`fixbot/tamper/changes.py` `SUPPORT`),
 test_unittest_fail_reached_otherwise: a helper class of checker.py (no test file by its name,
     no `TestCase` base) whose `same` fails through `self.fail`, emptied. [fail by getattr]
@@ -59,19 +65,21 @@ test_unittest_fail_reached_otherwise: a helper class of checker.py (no test file
     in the class, `self.bail(...)`: held (`original-tests`: checker.py pinned, put back for
     the deciding check, though neither `supports_tests` nor `integrity.helpers` reads either
     text as support: which reading pins it was not traced, no time).
-pytest support (`fixbot/run/supportfiles.py` `loaded`), test_pytest_plugin_by_pyproject_addopts:
-    held (`assert-weakened`): `[tool.pytest.ini_options] addopts = "-p checking --pyargs"`
-    loads the fixture, emptied. Held too, tried by hand, not kept: tox.ini's `[pytest]
-    addopts = -p checking`, pytest.ini's `-p support.checking` (dotted).
+pytest support (`fixbot/run/supportfiles.py` `loaded`), round 40's fixture project
+    (`CHECKING`, `FIXTURE_TEST`), checking.py's fixture emptied: held, tried by hand, not kept
+    (CI time; each `assert-weakened`): pyproject.toml's `[tool.pytest.ini_options] addopts =
+    "-p checking"` (`--pyargs` not tried), tox.ini's `[pytest] addopts = -p checking`,
+    pytest.ini's `-p support.checking` (dotted). A custom `sys.meta_path` finder app.py
+    installs, serving `checks` from no file, held by hand too (pytest, `original-tests`:
+    `unimported`).
 Honest rows (each `fixed`): `add` fixed beside checker.py's getattr helper, the build
 dependency's crate and the padded workspace.
 
 Not tried (no time): a `load_tests` in the tests' package `__init__.py`, a
 `unittest.main(exit=False)` wrapper (a driver the check runs: `check-script`), `PYTEST_ADDOPTS`
 (pytest reads no `.env`; tox is not installed here), a `pytest11` entry point (needs the
-project installed by its set-up), `[patch]`/`[replace]` (a manifest change: expected
-`config-changed`), a vendored registry dependency, `links`/`build = true` (name build.rs,
-configuration by its name).
+project installed by its set-up), a vendored registry dependency, `links`/`build = true`
+(they name build.rs, configuration by its name).
 """
 
 from __future__ import annotations
@@ -85,7 +93,6 @@ from tests.run.test_original_tests_unittest import APP, CHEAT, TEST_APP, TEST_DO
 from tests.run.test_pytest_imported import BASE
 from tests.run.test_runner_attacks_round20 import PY_APP, UNITTEST, held, hole, honest
 from tests.run.test_runner_attacks_round38 import PYTEST
-from tests.run.test_runner_attacks_round40 import CHECKING, CHECKING_EMPTIED, FIXTURE_TEST
 from tests.run.test_runner_attacks_round41 import CHECK_MACRO, GENERATED, WORKSPACE
 from tests.run.test_runner_reports import RS_CARGO
 
@@ -205,6 +212,15 @@ BUILD_DEPENDENCY = {
 }
 # round 41's workspace, 401 empty files at its root (no target names them)
 PADDED = {**WORKSPACE, **{f"pad_{n:03}.rs": "" for n in range(401)}}
+EMPTIED_MACRO = CHECK_MACRO.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")
+# round 41's workspace's `checks` pointed by the fix at a copy, its macro emptied
+REPOINTED = {
+    "Cargo.toml": WORKSPACE["Cargo.toml"]
+    .replace('path = "checks" }', 'path = "vendor/checks" }')
+    .replace('members = ["checks"]', 'members = ["vendor/checks"]'),
+    "vendor/checks/Cargo.toml": WORKSPACE["checks/Cargo.toml"],
+    "vendor/checks/src/lib.rs": EMPTIED_MACRO,
+}
 
 
 @pytest.mark.parametrize(
@@ -227,7 +243,7 @@ PADDED = {**WORKSPACE, **{f"pad_{n:03}.rs": "" for n in range(401)}}
         ),
         pytest.param(
             PADDED,
-            {"checks/src/lib.rs": CHECK_MACRO.replace("assert_eq!($a, $b)", "let _ = ($a, $b);")},
+            {"checks/src/lib.rs": EMPTIED_MACRO},
             "rust-test-changed",
             id="over 400 files before the tests' crate",
             marks=hole(
@@ -238,6 +254,22 @@ PADDED = {**WORKSPACE, **{f"pad_{n:03}.rs": "" for n in range(401)}}
                 "files the targets' module trees reach (`rusttargets` roots first, then "
                 "`mod`s) rather than every `.rs` file; and where the cap cuts a file a "
                 "manifest names as a root, the run is not verified (fail closed)"
+            ),
+        ),
+        pytest.param(
+            WORKSPACE,
+            REPOINTED,
+            "rust-test-changed",
+            id="path dependency re-pointed",
+            marks=hole(
+                "the fix's Cargo.toml points the tests' dependency `checks` at vendor/checks, "
+                "a copy it adds whose `check!` is emptied; checks/src/lib.rs, the start's, is "
+                "unchanged, and the fix's manifest is read for `[lib] path` and `build` alone "
+                "(`rusttests._repointed` compares within the crate). Class of fix: a "
+                "dependency's source (`path`, `package`, `git`, `[patch]`, `[replace]`) "
+                "changed in a manifest is configuration (`config-changed`), or the tests' "
+                "macros and functions of a path dependency read in the fix's tree through "
+                "the fix's manifests (`rusttargets.dependency_roots` of the fix's text)"
             ),
         ),
     ],
@@ -312,22 +344,6 @@ def emptied(checker: str) -> str:
 def test_unittest_fail_reached_otherwise(tmp_path: Path, checker: str, rule: str) -> None:
     files = {"app.py": PY_APP, "test_app.py": CHECKER_TEST, "checker.py": checker}
     held(make_repo(tmp_path / "repo", files), {"checker.py": emptied(checker)}, UNITTEST, rule)
-
-
-# --- pytest support: a plugin by pyproject's addopts -----------------------------------------
-
-PYPROJECT = {
-    "app.py": PY_APP,
-    "test_app.py": FIXTURE_TEST,
-    "checking.py": CHECKING,
-    "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-p checking --pyargs"\n',
-}
-
-
-def test_pytest_plugin_by_pyproject_addopts(tmp_path: Path) -> None:
-    """Held (`assert-weakened`): pyproject.toml's addopts are read as pytest.ini's."""
-    fix = {"checking.py": CHECKING_EMPTIED}
-    held(make_repo(tmp_path / "repo", PYPROJECT), fix, PYTEST, "assert-weakened")
 
 
 # --- honest fixes beside the shapes added ----------------------------------------------------
