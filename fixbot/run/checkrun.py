@@ -90,7 +90,8 @@ def run_check(
         )
         seen = channel.close(more, cut) if channel is not None else None
     if seen is not None:  # the node reporter's ids name files as the report's do
-        seen = summarized(relocated(seen, where.repo, root), result.log_path)
+        cut = result.output_bytes > where.launcher.max_log_bytes  # the log's middle dropped
+        seen = summarized(relocated(seen, where.repo, root), result.log_path, cut)
         seen.environment, seen.configured = unused, configured.files
         seen.unhooked, seen.unthreaded = configured.unhooked, configured.unthreaded
         seen.cut = configured.cut
