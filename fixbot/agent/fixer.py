@@ -89,6 +89,7 @@ class ModelFixer:
         box = Toolbox(ctx.repo, tuple(s.protected_paths), s.allow_test_edits, s.state_dir)
         box.check_files = check_files(s.check, ctx.repo)
         box.modules = module_names(git.run(ctx.repo, "ls-files", "-z").split("\0"))
+        box.start = start_report(ctx)
         protocol = registry.for_model(self.runtime, models_for(s, ctx.attempt)[0])
         session = Session(box)
         llm = self.runtime.llm(ctx.attempt, protocol.output_tokens)
@@ -190,3 +191,11 @@ def check_files(command: str, repo: Path) -> frozenset[str]:
         if path.is_file() and path.is_relative_to(root) and is_check_script(path.name):
             found.add(path.relative_to(root).as_posix())
     return frozenset(found)
+
+
+def start_report(ctx: FixContext) -> dict[str, str] | None:
+    """The runner's per-test report of the run's initial check (attempt 0, phase CHECK: the
+    start commit's tests and code), None when the run has none (a failure log from elsewhere,
+    or a runner that writes no report); never a fix attempt's, whose tests are the model's."""
+    first = next((a for a in ctx.history if a.number == 0 and a.phase is Phase.CHECK), None)
+    return first.tests if first is not None else None

@@ -34,7 +34,7 @@ import tomllib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from fixbot.tamper import asserts, filters, rusttests
+from fixbot.tamper import asserts, filters, rusttests, xfailed
 from fixbot.tamper.changes import Change, is_test_file
 from fixbot.tamper.cheats import examine
 from fixbot.tamper.facts import (
@@ -70,13 +70,26 @@ def _test_defs(text: str) -> set[str]:
     return defined_tests(text)
 
 
-def _check_test_file(path: str, old: str, new: str) -> str | None:
-    removed = sorted(_test_defs(old) - _test_defs(new))
+def _excused(path: str, old: str, new: str, start: dict[str, str] | None) -> frozenset[str]:
+    """The test functions of `path` this edit removes whose every item the start's run reported
+    xfailed (`start`, its runner's per-test report: `fixbot.tamper.xfailed.whole`)."""
+    if start is None:
+        return frozenset()
+    gone = _test_defs(old) - _test_defs(new)
+    return frozenset(name for name in gone if xfailed.whole(path, name, start))
+
+
+def _check_test_file(
+    path: str, old: str, new: str, excused: frozenset[str] = frozenset()
+) -> str | None:
+    removed = sorted(_test_defs(old) - _test_defs(new) - excused)
     if removed:
         return f"Refused: this edit removes test function(s) {', '.join(removed)} from {path}."
     if _count(SKIP, new) > _count(SKIP, old):
         return f"Refused: this edit adds a skip/xfail marker to {path}."
-    before, after = _count(ASSERTION, old), _count(ASSERTION, new)
+    gone = sum(_count(ASSERTION, text) for text in xfailed.sources(old, excused))
+    before = _count(ASSERTION, old) - gone
+    after = _count(ASSERTION, new)
     if after < before:
         return f"Refused: this edit removes assertions from {path} ({before} -> {after})."
     return None
@@ -184,13 +197,17 @@ def tampering(
     new: str | None,
     check_files: frozenset[str] = frozenset(),
     modules: frozenset[str] = frozenset(),
+    start: dict[str, str] | None = None,
 ) -> str | None:
     """Why the edit of `path` from `old` to `new` tampers with the tests, or None when it does not.
 
     `old` is None for a new file, `new` is None for a deletion; `path` is repository-relative;
     `check_files` are the paths the check command names (its own scripts); `modules` the
     project's module names (`fixbot.tamper.filters.module_names`; empty: a warning filter scoped
-    to any module counts as a dependency's, and the final-diff detector judges it again).
+    to any module counts as a dependency's, and the final-diff detector judges it again);
+    `start` the start's run's per-test report (`{id: outcome}`, None: none), by which a test
+    function every item of which it reported xfailed may be removed (`fixbot.tamper.xfailed`;
+    the final rules judge the removal again against the verifying run's report).
     """
     if new is None:
         if is_test_file(path) or PurePosixPath(path).name.lower() == "conftest.py":
@@ -198,19 +215,26 @@ def tampering(
         new = ""
     before = old or ""
     reason = _check_config(path, before, new, modules) or _vacuous(path, before, new)
+    excused = _excused(path, before, new, start) if is_test_file(path) else frozenset()
     if reason is None and is_test_file(path):
-        reason = _check_test_file(path, before, new)
+        reason = _check_test_file(path, before, new, excused)
     if reason is None:
-        reason = _sure_cheat(Change(path, old, new), check_files, modules)
+        reason = _sure_cheat(Change(path, old, new), check_files, modules, excused)
     return None if reason is None else reason + ADVICE
 
 
-def _sure_cheat(change: Change, check_files: frozenset[str], modules: frozenset[str]) -> str | None:
+def _sure_cheat(
+    change: Change,
+    check_files: frozenset[str],
+    modules: frozenset[str],
+    excused: frozenset[str] = frozenset(),
+) -> str | None:
     """The refusal for the first cheat the final-diff rules find in `change` alone (`_sure`),
     a Rust test in the code's own file changed or an assertion's macro shadowed among them
     (`fixbot.tamper.rusttests.detect`; a test module declared by another file is judged on
     the final diff alone, where the start's parents are read)."""
-    found = [c for c in examine(change, check_files=check_files, modules=modules) if _sure(c)]
+    found = examine(change, check_files=check_files, modules=modules, excused=excused)
+    found = [c for c in found if _sure(c)]
     found += rusttests.detect([change])
     return f"Refused: {found[0]}." if found else None
 

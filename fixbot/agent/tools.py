@@ -104,7 +104,9 @@ class Toolbox:
     `state_dir` is the configured state folder (repository-relative), private like `.git/`;
     `check_files` the repository-relative files the check command names (`check.sh`), which
     the tampering guard keeps as they are; `modules` the project's module names, against which
-    the guard judges a warning filter (`fixbot.tamper.filters`).
+    the guard judges a warning filter (`fixbot.tamper.filters`); `start` the start's run's
+    per-test report (`{id: outcome}`), by which the guard lets a test every item of which it
+    reported xfailed be removed (`fixbot.tamper.xfailed`).
     """
 
     repo: Path
@@ -113,6 +115,7 @@ class Toolbox:
     state_dir: str | None = None
     check_files: frozenset[str] = frozenset()
     modules: frozenset[str] = frozenset()
+    start: dict[str, str] | None = None
     changed: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
     finished: Finish | None = None
@@ -268,7 +271,7 @@ class Toolbox:
         reason = (
             None
             if self.allow_test_edits
-            else tampering(rel, old, new, self.check_files, self.modules)
+            else tampering(rel, old, new, self.check_files, self.modules, self.start)
         )
         if reason:
             return self.refuse(reason)

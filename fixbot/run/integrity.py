@@ -53,16 +53,18 @@ def cheats(
     files: Iterable[str] = (),
     tests: Iterable[str] = (),
     supports: Iterable[str] = (),
+    excused: Iterable[tuple[str, str]] = (),
 ) -> list[Cheat]:
     """The suspected cheats of the diff from `start` to the `verified` tree and of the counts of
     the first failing (`first`) and verifying (`last`) runs (`fixbot.tamper.cheats.detect`);
     `files` are the check command's own files (`check_files`), `tests` the ids of the tests the
     start's run collected (a module's doctests among them: `fixbot.tamper.doctests`),
     `supports` the files judged as test files beside those the rules name (`helpers`); a Rust
-    test in the code's own file is a test too (`fixbot.tamper.rusttests`)."""
+    test in the code's own file is a test too (`fixbot.tamper.rusttests`); `excused` the test
+    functions the start's run reported xfailed that the fix may remove (`fixbot.tamper.xfailed`)."""
     found = changes(repo, start, verified)
     known, names = packages(repo, verified), modules(repo, verified)
-    named = detect(found, first, last, known, files, names, supports)
+    named = detect(found, first, last, known, files, names, supports, excused)
     rust = rusttests.detect(found, _parents(repo, start, found))
     return named + doctests.detect(found, doctests.doctested(tests)) + rust
 

@@ -77,7 +77,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from fixbot.core.failure import Counts
-from fixbot.tamper import asserts, filters
+from fixbot.tamper import asserts, filters, xfailed
 from fixbot.tamper.changes import Change, configures, is_harness, is_test_file
 from fixbot.tamper.facts import (
     ASSERTION,
@@ -105,12 +105,15 @@ _GROWN = (
 )
 
 
-def _python_test(change: Change) -> list[Cheat]:
+def _python_test(change: Change, excused: frozenset[str] = frozenset()) -> list[Cheat]:
     old, new = asserts.shape(change.old or ""), asserts.shape(change.new or "")
     if old is None or new is None:
         # a side that does not parse is judged by its text
         return _text_test(change)
     path = change.path
+    if excused:  # the excused tests' assertions go with them (`fixbot.tamper.xfailed`)
+        kept = old.asserts - xfailed.assertions(change.old or "", excused)
+        old = replace(old, tests=old.tests - excused, asserts=kept)
     return _weaker(old, new, path) + _hooks_changed(old, new, path)
 
 
@@ -228,12 +231,15 @@ def examine(
     check_files: frozenset[str] = frozenset(),
     modules: frozenset[str] = frozenset(),
     helpers: frozenset[str] = frozenset(),
+    excused: frozenset[str] = frozenset(),
 ) -> list[Cheat]:
     """The suspected cheats in one changed file (see the module docstring); `check_files` are the
     repository-relative paths the check command names (its own scripts), `modules` the
     project's module names (`filters.module_names`; empty: every warning filter scoped to a
     module counts as a dependency's), `helpers` the files judged as test files beside those the
-    rules name (a unittest test's helper base, `fixbot.run.integrity.helpers`)."""
+    rules name (a unittest test's helper base, `fixbot.run.integrity.helpers`), `excused` the
+    names of this file's test functions whose removal is no `test-removed`: every item of
+    them the start's run reported xfailed (`fixbot.tamper.xfailed.excuse`)."""
     path = change.path
     tests = is_harness(path) or path in helpers
     if change.new is None and tests:
@@ -250,7 +256,7 @@ def examine(
     found = [c for c in (script, *rules, entry_points(change), js_runtime(change)) if c]
     found += python_runtime(change)
     if tests and path.endswith(".py"):
-        found += _python_test(change)
+        found += _python_test(change, excused)
     elif is_test_file(path):
         found += _text_test(change)
     return found
@@ -264,16 +270,29 @@ def detect(
     check_files: Iterable[str] = (),
     modules: Iterable[str] = (),
     helpers: Iterable[str] = (),
+    excused: Iterable[tuple[str, str]] = (),
 ) -> list[Cheat]:
     """Every suspected cheat in the final diff (`changes`) and in the counts of the first failing
     (`first`) and the verifying (`last`) runs; [] when the fix only changed the code under test.
 
     `packages` are the folders of the verified tree holding an `__init__.py`; `check_files` the
     paths the check command names, `modules` the project's module names, `helpers` files judged
-    as test files (`examine`). Pure.
+    as test files (`examine`); `excused` the `(path, name)` test functions the start's run
+    reported xfailed whose removal is no cheat (`fixbot.tamper.xfailed.Excuse.functions`). Pure.
     """
     known, scripts, names = frozenset(packages), frozenset(check_files), frozenset(modules)
-    kept = frozenset(helpers)
-    found = [cheat for change in changes for cheat in examine(change, known, scripts, names, kept)]
+    kept, pardoned = frozenset(helpers), frozenset(excused)
+    found = [
+        cheat
+        for change in changes
+        for cheat in examine(
+            change,
+            known,
+            scripts,
+            names,
+            kept,
+            frozenset(name for path, name in pardoned if path == change.path),
+        )
+    ]
     counted = fewer_tests(first, last)
     return found + ([counted] if counted else [])

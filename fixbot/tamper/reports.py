@@ -17,7 +17,10 @@ from fixbot.tamper.record import Cheat
 
 
 def disagreements(
-    first: dict[str, str] | None, last: dict[str, str] | None, changed: Iterable[str] = ()
+    first: dict[str, str] | None,
+    last: dict[str, str] | None,
+    changed: Iterable[str] = (),
+    excused: Iterable[str] = (),
 ) -> list[Cheat]:
     """Where the runner's per-test report of the verifying run (`last`, `{id: outcome}`) does
     not say the check is fixed, against that of the first failing run (`first`): a test that
@@ -30,9 +33,13 @@ def disagreements(
     `changed` are the test files the fix changed: there a failing test's id may be gone because
     the change renamed it (pytest numbers parametrized cases by position, so a case inserted
     before it renames it), which is no disagreement while that module's tests in `last` are no
-    fewer and none failed (a test function removed is `test-removed`'s)."""
+    fewer and none failed (a test function removed is `test-removed`'s).
+
+    `excused` are the ids of `first` a removal of tests the start's run reported xfailed took
+    away (`fixbot.tamper.xfailed.Excuse.ids`): left out of `first` before it is compared."""
     if first is None:
         return []
+    first = _without(first, excused)
     if last is None:
         what = "the runner wrote its report at the start and none in the verifying run"
         return [Cheat("report-disagrees", None, what)]
@@ -50,6 +57,7 @@ def disagreements(
 def counted(
     first: tuple[Counts | None, dict[str, str] | None],
     last: tuple[Counts | None, dict[str, str] | None],
+    excused: Iterable[str] = (),
 ) -> tuple[Counts | None, Counts | None]:
     """The counts the rule `fewer-tests` compares, of the first failing (`first`) and the
     verifying (`last`) run, each `(the counts its log printed, its runner's per-test report)`:
@@ -59,19 +67,28 @@ def counted(
     of its test's `<testcase>`, read as one id by `junit_outcomes`), where pytest 9's printed
     summary counts a failing subtest in `failed` and a passing one in `subtests passed`
     (`src/_pytest/subtests.py`, 9.2.0: `pytest_report_teststatus`), so that the start's
-    `4 failed, 1 passed` and the fix's `2 passed, 3 subtests passed` are the same two tests."""
+    `4 failed, 1 passed` and the fix's `2 passed, 3 subtests passed` are the same two tests.
+    `excused` are ids of the first run's report left out of its tally (`disagreements`); the
+    printed counts have no ids to leave out, and are compared whole."""
     if first[1] is None or last[1] is None:
         return first[0], last[0]
-    return _tallied(first[1]), _tallied(last[1])
+    return _tallied(_without(first[1], excused)), _tallied(last[1])
+
+
+def _without(report: dict[str, str], excused: Iterable[str]) -> dict[str, str]:
+    """`report` without the ids in `excused`."""
+    gone = set(excused)
+    return {test: outcome for test, outcome in report.items() if test not in gone}
 
 
 def _tallied(report: dict[str, str]) -> Counts:
-    """The tests of a per-test report (`{id: outcome}`) by outcome."""
+    """The tests of a per-test report (`{id: outcome}`) by outcome; an xfailed test is a skipped
+    one, as pytest's printed summary counts it (`fixbot.logs.dialects.pytest.FIELDS`)."""
     outcomes = list(report.values())
     return Counts(
         passed=outcomes.count("passed"),
         failed=outcomes.count("failed"),
-        skipped=outcomes.count("skipped"),
+        skipped=outcomes.count("skipped") + outcomes.count("xfailed"),
     )
 
 

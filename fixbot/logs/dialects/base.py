@@ -54,7 +54,7 @@ def no_file(test: str) -> str | None:
 
 # A test's outcome in a structured report, worst first: an id reported twice (a test that
 # passed and then failed its teardown) takes the worse one.
-OUTCOMES = ("failed", "skipped", "passed")
+OUTCOMES = ("failed", "skipped", "xfailed", "passed")
 
 
 def no_variables(path: str, env: Mapping[str, str]) -> dict[str, str]:
@@ -68,7 +68,8 @@ class Report:
 
     - `runs(words)`: whether the check command (its shell words, `fixbot.process.shellwords`)
       runs this runner exactly once, so the one report speaks for the whole check;
-    - `read(text)`: the report's text into `{test id: "passed" | "failed" | "skipped"}`;
+    - `read(text)`: the report's text into `{test id: "passed" | "failed" | "skipped"}`
+      (pytest's also "xfailed": `junit_outcomes`);
       raises ValueError when it is not a report;
     - `ask(path, env)`: the environment variables that make it write the report to `path`
       (merged over the check's environment `env`, whose own value of a variable is kept);
@@ -188,8 +189,10 @@ def worse(a: str | None, b: str) -> str:
 def junit_outcomes(text: str) -> dict[str, str]:
     """The per-test outcomes of a JUnit XML report (pytest's `--junitxml`, the schema its
     `junit_family=xunit2` writes: `<testcase classname name>` with a `<failure>`, `<error>` or
-    `<skipped>` child), ids `classname::name`. The text comes from the project's process:
-    expat (Python >= 3.7.1) refuses entity expansion attacks, and the caller bounds its size.
+    `<skipped>` child), ids `classname::name`; a `<skipped type="pytest.xfail">` is "xfailed"
+    (pytest's `junitxml.py`, `append_skipped`, 8.3.3: an xfailed test), not "skipped". The
+    text comes from the project's process: expat (Python >= 3.7.1) refuses entity expansion
+    attacks, and the caller bounds its size.
     Raises ValueError when it is not JUnit XML."""
     try:
         root = ElementTree.fromstring(text)
@@ -202,9 +205,17 @@ def junit_outcomes(text: str) -> dict[str, str]:
         test = f"{case.get('classname', '')}::{case.get('name', '')}"
         tags = {child.tag for child in case}
         outcome = "failed" if tags & {"failure", "error"} else "passed"
-        outcome = "skipped" if outcome == "passed" and "skipped" in tags else outcome
+        if outcome == "passed" and "skipped" in tags:
+            outcome = _skipped(case)
         found[test] = worse(found.get(test), outcome)
     return found
+
+
+def _skipped(case: ElementTree.Element) -> str:
+    """A JUnit `<testcase>` with a `<skipped>` child: "xfailed" when each says pytest's xfail
+    (`type="pytest.xfail"`), else "skipped"."""
+    kinds = {child.get("type") for child in case if child.tag == "skipped"}
+    return "xfailed" if kinds == {"pytest.xfail"} else "skipped"
 
 
 # jest's per-test statuses (`@jest/test-result`'s `Status`); vitest's JSON reporter writes

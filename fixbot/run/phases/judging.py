@@ -17,6 +17,7 @@ from fixbot.policy import rules
 from fixbot.process import commits, git
 from fixbot.run import checkfiles, integrity, originals, outcome, supportfiles
 from fixbot.run.phases.base import RunParts
+from fixbot.tamper import xfailed
 from fixbot.tamper.record import Cheat
 from fixbot.tamper.reports import counted, disagreements
 
@@ -98,20 +99,21 @@ def _suspected(run: RunParts, attempt: Attempt, seen: str) -> list[Cheat]:
     first = run.state.attempts[0] if run.first is None else None
     was = (first.counts, first.tests) if first is not None else (None, None)
     collected = [*(first.tests or {}), *(first.seen.tests if first.seen else {})] if first else []
+    # tests the start's run reported xfailed, every item, that the fix removed: no cheat
+    pardon = xfailed.excuse(integrity.changes(run.repo, start, seen), was[1], attempt.tests)
     found = integrity.cheats(
         run.repo,
         start,
         seen,
-        *counted(was, (attempt.counts, attempt.tests)),
+        *counted(was, (attempt.counts, attempt.tests), pardon.ids),
         files,
         collected,
         supports,
+        pardon.functions,
     )
     attempt.pinned = integrity.pinned(run.repo, start, seen, files | supports)
     found += _unimported_since(first, attempt, supports)
-    found += disagreements(
-        first.tests if first is not None else None, attempt.tests, attempt.pinned
-    )
+    found += disagreements(was[1], attempt.tests, attempt.pinned, pardon.ids)
     # the verdict: what fixbot's observer inside the runner saw, against the start's run
     changed = git.changed_files(run.repo, start, seen)
     findings = judge.findings(first.seen if first is not None else None, attempt.seen, changed)
