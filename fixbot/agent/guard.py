@@ -71,9 +71,9 @@ def _test_defs(text: str) -> set[str]:
 
 
 def _excused(path: str, old: str, new: str, start: dict[str, str] | None) -> frozenset[str]:
-    """The test functions of `path` this edit removes whose every item the start's run reported
-    xfailed (`start`, its runner's per-test report: `fixbot.tamper.xfailed.whole`)."""
-    if start is None:
+    """The test functions of the test file `path` this edit removes whose every item the start's
+    run reported xfailed (`start`, its runner's per-test report: `fixbot.tamper.xfailed.whole`)."""
+    if start is None or not is_test_file(path):
         return frozenset()
     gone = _test_defs(old) - _test_defs(new)
     return frozenset(name for name in gone if xfailed.whole(path, name, start))
@@ -215,7 +215,7 @@ def tampering(
         new = ""
     before = old or ""
     reason = _check_config(path, before, new, modules) or _vacuous(path, before, new)
-    excused = _excused(path, before, new, start) if is_test_file(path) else frozenset()
+    excused = _excused(path, before, new, start)
     if reason is None and is_test_file(path):
         reason = _check_test_file(path, before, new, excused)
     if reason is None:

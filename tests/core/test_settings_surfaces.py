@@ -257,6 +257,7 @@ NOT_OURS = {
     *("show", "env", "run"),  # jest's `--showConfig`, `--env`, `--runInBand` (camelCase)
     "force",  # "never --force", in docs
     "stat",  # `git diff --stat`
+    "runxfail",  # pytest's `--runxfail` (fixbot/tamper/xfailed.py)
     "stage",  # `git ls-files --stage` (the clone's index, fixbot/process/index.py)
     "no-local",  # `git clone --no-local` (fixbot's clone)
     # git's, in the hand-over the commands' shell runs (fixbot/process/handover.py)
