@@ -216,8 +216,9 @@ class Attempt(BaseModel):
     cheats: list[str] = Field(default_factory=list)
     drift: list[str] = Field(default_factory=list)
     # the runner's own per-test report of this check run, `{test id: "passed" | "failed" |
-    # "skipped"}` (`fixbot.logs.dialects.Report`); None: the runner wrote none, the check was
-    # judged by its exit code and printed counts only
+    # "skipped" | "xfailed"}` (pytest's JUnit alone tells "xfailed": `fixbot.logs.dialects.
+    # base.junit_outcomes`; `fixbot.logs.dialects.Report`); None: the runner wrote none, the
+    # check was judged by its exit code and printed counts only
     tests: dict[str, str] | None = None
     # what fixbot's observer inside pytest streamed during this check run
     # (`fixbot.observe.channel`; None: no channel), and why it does not verify a green one
