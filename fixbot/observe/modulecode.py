@@ -133,6 +133,23 @@ def _by_rewriter(frame: Any, held: tuple[Any, Any, Any], _type: Any = type) -> A
     return module, getattr(spec, "name", None)
 
 
+def _module_file(
+    args: Any,
+    root: str,
+    _type: Any = type,
+    _code: Any = CodeType,
+    _str: Any = str,
+    _module: str = MODULE,
+) -> Any:
+    """The file under `root` whose module code the `exec` event's `args` runs; else None."""
+    if not args or _type(args[0]) is not _code or args[0].co_name != _module:
+        return None
+    file = args[0].co_filename
+    if _type(file) is not _str or not file.startswith(root):
+        return None
+    return file
+
+
 def loaded(
     args: Any,
     found: dict[str, tuple[Any, Any, str]],
@@ -141,9 +158,8 @@ def loaded(
     held: tuple[Any, Any, Any],
     _getframe: Any = sys._getframe,
     _type: Any = type,
-    _code: Any = CodeType,
     _str: Any = str,
-    _module: str = MODULE,
+    _module_file: Any = _module_file,
     _calls: Any = CALLS,
     _by_loader: Any = _by_loader,
     _by_rewriter: Any = _by_rewriter,
@@ -157,10 +173,8 @@ def loaded(
     which calls `exec` itself; None outside pytest; `_by_rewriter`), with `held[1]`
     (`machinery`'s) unchanged since load. An `exec` of code compiled under a file's name
     (`exec(compile(src, path, "exec"))`) is none of these: not kept."""
-    if not args or _type(args[0]) is not _code or args[0].co_name != _module:
-        return
-    file = args[0].co_filename
-    if _type(file) is not _str or not file.startswith(root):
+    file = _module_file(args, root)
+    if file is None:
         return
     frame = _getframe(depth)
     if frame is None:

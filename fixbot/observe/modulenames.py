@@ -1,6 +1,6 @@
 """What a work-tree module's names are bound to at the run's end, held to the module code the
 import system ran for its file (`modulecode.loaded`): read by `modulecode.held`, which names a
-file imported only where its names still hold (issue #39, pyname).
+file imported only where its names still hold (round 41's holes).
 
 A module's file holds where (1) `sys.modules` (the dict captured at load: the import system's
 own) still maps the module's name to the module object the import system ran the file's code
@@ -67,60 +67,73 @@ def _names(code: Any, arg: Any, _type: Any = type, _int: Any = int) -> Any:
     return code.co_names[arg] if _type(arg) is _int else None
 
 
+def _made(state: dict[str, Any], code: Any, value: Any, _type: Any = type) -> Any:
+    """At a MAKE_FUNCTION: ("def", the code object of the function it makes), from the last
+    constants loaded (3.8 to 3.10 load its qualified name after it)."""
+    made = None
+    for const in state["consts"]:
+        if _type(const) is CodeType:
+            made = const
+    return ("def", made) if made is not None else None
+
+
+def _import_name(
+    state: dict[str, Any], code: Any, value: Any, _len: Any = len, _type: Any = type
+) -> Any:
+    """At an IMPORT_NAME (its level the first of the two constants before it): what `import m`
+    binds, ("from", (m's first part, level, None)); the module kept for its IMPORT_FROMs."""
+    consts = state["consts"]
+    level = consts[0] if _len(consts) == 2 and _type(consts[0]) is int else 0
+    module = _names(code, value)
+    state["importing"] = (module, level)
+    return ("from", (module.partition(".")[0], level, None))
+
+
+def _import_from(state: dict[str, Any], code: Any, value: Any) -> Any:
+    """At an IMPORT_FROM: ("from", (m, level, n)) of the IMPORT_NAME before it."""
+    importing = state["importing"]
+    if importing is None:
+        return None
+    return ("from", (importing[0], importing[1], _names(code, value)))
+
+
+# what the next store binds, by the instruction before it (any other: nothing read)
+STEPS = {"MAKE_FUNCTION": _made, "IMPORT_NAME": _import_name, "IMPORT_FROM": _import_from}
+
+
+def _once(found: dict[str, Any], counts: dict[str, int]) -> dict[str, Any]:
+    """The entries of `found` whose name `counts` says is bound exactly once."""
+    return {name: value for name, value in found.items() if counts.get(name) == 1}
+
+
 def bindings(
     code: Any,
     _instructions: Any = BYTECODE.instructions,
     _names: Any = _names,
-    _type: Any = type,
-    _code: Any = CodeType,
     _stores: frozenset[str] = STORES,
     _unbinds: frozenset[str] = UNBINDS,
     _passed: frozenset[str] = PASSED,
-    _len: Any = len,
-    _next: Any = next,
-    _reversed: Any = reversed,
-    _int: Any = int,
+    _steps: dict[str, Any] = STEPS,
 ) -> tuple[dict[str, Any], dict[str, tuple[str, int, Any]]]:
     """(defs, imports) of module code `code`, for the names it binds exactly once: `defs` the
     name of an undecorated `def` to its function's code object; `imports` a name bound by
     `from m import n` to `(m, level, n)`, by `import m` to `(m's first part, level, None)`."""
-    defs: dict[str, Any] = {}
-    imports: dict[str, tuple[str, int, Any]] = {}
+    found: dict[str, dict[str, Any]] = {"def": {}, "from": {}}
     counts: dict[str, int] = {}
-    found = [(name, value) for _, name, value in _instructions(code)]
-    consts: list[Any] = []  # the last two constants loaded: an import's level, a def's code
-    made: Any = None  # the code a MAKE_FUNCTION just made a function of, until stored
-    importing: Any = None  # (module, level) an IMPORT_NAME loaded, until its names are stored
-    pending: Any = None  # what the next store binds: ("def", code) or ("from", ...)
-    for name, value in found:
+    state: dict[str, Any] = {"consts": [], "importing": None}
+    pending: Any = None  # what the next store binds: ("def", code) or ("from", (m, level, n))
+    for _, name, value in _instructions(code):
         if name in _stores or name in _unbinds:
             bound = _names(code, value)
             counts[bound] = counts.get(bound, 0) + 1
             if name in _stores and pending is not None:
-                (defs if pending[0] == "def" else imports)[bound] = pending[1]
-            pending = made = None
-            continue
-        if name in _passed:
-            continue
-        pending = None
-        if name == "LOAD_CONST":
-            consts = [*consts[-1:], value]
-        elif name == "MAKE_FUNCTION":
-            made = _next((c for c in _reversed(consts) if _type(c) is _code), None)
-            pending = ("def", made) if made is not None else None
-        elif name == "IMPORT_NAME":
-            level = consts[0] if _len(consts) == 2 and _type(consts[0]) is _int else 0
-            importing = (_names(code, value), level)
-            pending = ("from", (importing[0].partition(".")[0], level, None))
-        elif name == "IMPORT_FROM" and importing is not None:
-            pending = ("from", (importing[0], importing[1], _names(code, value)))
-        if name != "LOAD_CONST" and name != "IMPORT_FROM" and name != "IMPORT_NAME":
-            consts = []
-    once = {name for name, count in counts.items() if count == 1}
-    return (
-        {n: c for n, c in defs.items() if n in once},
-        {n: i for n, i in imports.items() if n in once},
-    )
+                found[pending[0]][bound] = pending[1]
+            pending = None
+        elif name not in _passed:
+            step = _steps.get(name)
+            pending = step(state, code, value) if step is not None else None
+            state["consts"] = [*state["consts"][-1:], value] if name == "LOAD_CONST" else []
+    return _once(found["def"], counts), _once(found["from"], counts)
 
 
 def _absolute(name: str, package: bool, module: str, level: int) -> str:

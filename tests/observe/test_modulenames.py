@@ -1,7 +1,7 @@
 """What a work-tree module's names are bound to at the run's end (`fixbot/observe/modulenames.py`)
 and the import system's own runs of a file's code (`fixbot/observe/modulecode.py` `loaded`):
 the `imported` record names a file only where the import system ran it and its names still
-hold (issue #39, pyname). Real processes: a Python that adds the recorder's audit hook, then
+hold (round 41's holes). Real processes: a Python that adds the recorder's audit hook, then
 imports a temp folder's modules; pytest with fixbot's plugin."""
 
 from __future__ import annotations
