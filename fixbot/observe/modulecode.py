@@ -229,10 +229,11 @@ def held(
     whose names still hold (`modulenames.unheld`, against `modules`: the import system's
     `sys.modules`): the work tree's files this process imported as they were written."""
     by_name = {record[2]: record for record in found.values()}
+    read: dict[int, Any] = {}  # each module code's `bindings`, read once (the codes kept alive)
     kept = [
         file[_len(root) :]
         for file, record in found.items()
-        if not _unheld(file[_len(root) :], record, by_name, modules)
+        if not _unheld(file[_len(root) :], record, by_name, modules, read)
     ]
     return sorted(kept)[:_most]
 

@@ -157,33 +157,42 @@ def unheld(
     record: tuple[Any, Any, str],
     by_name: dict[str, tuple[Any, Any, str]],
     modules: dict[str, Any],
+    read: dict[int, Any],
     _bindings: Any = bindings,
+    _id: Any = id,
 ) -> str:
     """Why `file`'s names no longer hold ("" where they do): `record` is (module code, module
     object, module name) as the import system loaded it, `by_name` every loaded file's record
-    by module name, `modules` the import system's `sys.modules`."""
+    by module name, `modules` the import system's `sys.modules`, `read` each module code's
+    `bindings` read so far (by its identity: each read once per record)."""
     code, module, name = record
     if modules.get(name, ABSENT) is not module:
         return f"sys.modules[{name!r}] is not the module imported from {file}"
     space = NAMESPACE(module)
-    defs, imports = _bindings(code)
+    defs, imports = read[_id(code)] = read.get(_id(code)) or _bindings(code)
     for bound, made in defs.items():
         if not _function_of(space.get(bound, ABSENT), made):
             return f"{name}.{bound} is not the function its def made"
     package = file.endswith("__init__.py")
     for bound, (target, level, attr) in imports.items():
         absolute = _absolute(name, package, target, level)
-        why = _bound_to(space.get(bound, ABSENT), absolute, attr, by_name)
+        why = _bound_to(space.get(bound, ABSENT), absolute, attr, by_name, read)
         if why:
             return f"{name}.{bound}: {why}"
     return ""
 
 
 def _bound_to(
-    value: Any, absolute: str, attr: Any, by_name: dict[str, tuple[Any, Any, str]]
+    value: Any,
+    absolute: str,
+    attr: Any,
+    by_name: dict[str, tuple[Any, Any, str]],
+    read: dict[int, Any],
+    _id: Any = id,
 ) -> str:
     """Why `value` is not what `from absolute import attr` (`import absolute`: `attr` None)
-    binds from the loaded work-tree modules ("" where it is, or where they do not say)."""
+    binds from the loaded work-tree modules ("" where it is, or where they do not say);
+    `read` as `unheld`'s."""
     if attr is not None and f"{absolute}.{attr}" in by_name:
         absolute, attr = f"{absolute}.{attr}", None
     target = by_name.get(absolute)
@@ -191,7 +200,9 @@ def _bound_to(
         return ""  # no work-tree module the import system loaded: not held here
     if attr is None:
         return "" if value is target[1] else f"not the module {absolute} imported"
-    made = bindings(target[0])[0].get(attr)
+    code = target[0]
+    read[_id(code)] = read.get(_id(code)) or bindings(code)
+    made = read[_id(code)][0].get(attr)
     if made is None or _function_of(value, made):
         return ""
     return f"not {absolute}.{attr} as its def made it"
