@@ -176,8 +176,9 @@ def loaded(
     file = _module_file(args, root)
     if file is None:
         return
-    frame = _getframe(depth)
-    if frame is None:
+    try:
+        frame = _getframe(depth)
+    except ValueError:  # no Python caller that deep: a script's code run from C, no loader's
         return
     made = _by_loader(frame.f_back) if frame.f_code is _calls else _by_rewriter(frame, held)
     if made is not None and _type(made[1]) is _str and _unchanged(held[1]):
