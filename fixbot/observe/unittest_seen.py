@@ -45,8 +45,10 @@ held as positional defaults; it imports the standard library alone and nothing o
 from __future__ import annotations
 
 import importlib
+import operator
 import sys
 from itertools import islice
+from opcode import opmap
 from types import FrameType, FunctionType, MethodType
 
 # nothing more is imported: `typing` for the checker alone
@@ -130,6 +132,163 @@ def _named(test: Any, _str: Any = str) -> Any:
         return None
 
 
+# the instructions of a body's own comparison whose dunders a Python frame of other code runs
+# (`IS_OP` runs none), by number: `dis.opmap`'s, read once at load
+SITES = frozenset(opmap[name] for name in ("COMPARE_OP", "CONTAINS_OP") if name in opmap)
+CODES = 4_096  # code objects whose bytecode `_at_comparison` keeps, at most
+ASKED = {"__eq__": operator.eq, "__ne__": operator.ne}  # the question a body's dunder answered
+
+
+def _at_comparison(
+    back: FrameType,
+    codes: dict[int, Any],
+    _sites: frozenset[int] = SITES,
+    _id: Any = id,
+    _len: Any = len,
+    _most: int = CODES,
+) -> bool:
+    """Whether the frame `back` (the test's code) stands at one of its own comparisons
+    (`COMPARE_OP`, `CONTAINS_OP`: `f_lasti`, a byte offset on 3.8 and later, into its code's
+    `co_code`, kept in `codes` by the code's id with the code itself, `CODES` at most: 3.11
+    and later build `co_code` at each read)."""
+    code = back.f_code
+    kept = codes.get(_id(code))
+    if kept is None or kept[0] is not code:
+        kept = (code, code.co_code)
+        if _len(codes) < _most:
+            codes[_id(code)] = kept
+    at = back.f_lasti
+    return 0 <= at < _len(kept[1]) and kept[1][at] in _sites
+
+
+def _operands(frame: FrameType, _type: Any = type, _tuple: Any = tuple) -> list[Any] | None:
+    """The first two positional arguments a Python function's frame was called with, at its
+    `call` event (its `f_locals`, built in C: its names are the code's exact str), a `*args`
+    tuple's after the named ones; None where there are fewer."""
+    code = frame.f_code
+    names, count, local = code.co_varnames, code.co_argcount, frame.f_locals
+    found = [local.get(name) for name in names[:count]]
+    if code.co_flags & 0x04:  # CO_VARARGS: its tuple is named after the keyword-only ones
+        rest = local.get(names[count + code.co_kwonlyargcount])
+        found += [*rest] if isinstance(rest, tuple) and _type(rest) is _tuple else []
+    return found[:2] if len(found) >= 2 else None
+
+
+def _answered(
+    frame: FrameType,
+    value: Any,
+    _deciding: Any = equal._deciding,
+    _type: Any = type,
+    _function: Any = FunctionType,
+    _code: Any = FunctionType.__dict__["__code__"].__get__,
+) -> str | None:
+    """Which of `value`'s `__eq__` and `__ne__` (a Python function a class of the work tree or
+    made at run time stands first) the frame's code is, or None (another dunder, a partial's
+    function, a reflected operand's)."""
+    for dunder in DUNDERS:
+        standing = _deciding(value, dunder)
+        if standing and _type(standing[1]) is _function and _code(standing[1]) is frame.f_code:
+            return dunder
+    return None
+
+
+def _retold(
+    test: Any,
+    held: list[Any],
+    answer: Any,
+    root: str,
+    _asked: dict[str, Any] = ASKED,
+    _bool: Any = bool,
+    _type: Any = type,
+    _deciding: Any = equal._deciding,
+    _place: Any = equal._place,
+    _record: Any = equal.calls._eq_record,
+) -> list[Any]:
+    """The `eq` record (`always`) of a body's own comparison whose dunder (`held`: the frame,
+    its two operands, which dunder it is) answered the test `answer`, an exact bool, where the
+    same question asked again from the observer's frame is answered otherwise (an `__eq__`
+    that tells the test's caller from the observer's); [] where it answers the same, raises or
+    answers no bool."""
+    _, value, other, dunder = held
+    if dunder is None or _type(answer) is not bool:
+        return []
+    try:
+        again = _asked[dunder](value, other)
+    except Exception:
+        return []
+    if _type(again) is not bool or again is answer:
+        return []
+    owner, found = _deciding(value, dunder)
+    where = _place(_type(value), owner, found, root, (), {})
+    record = _record(_named(test) or "?", _type(value), dunder, where[0], where[1], True, root)
+    return [record]
+
+
+def _follow(
+    frame: FrameType,
+    back: FrameType,
+    event: str,
+    arg: Any,
+    test: Any,
+    pending: list[Any],
+    codes: dict[int, Any],
+    after: Any,
+    root: str,
+    _at: Any = _at_comparison,
+    _operands: Any = _operands,
+    _answered: Any = _answered,
+    _retold: Any = _retold,
+) -> list[Any] | None:
+    """At a profile event of `frame`, a frame of other code called by the test's code `back`:
+    its `call` where `back` stands at its own comparison (`_at_comparison`) notes the frame,
+    its operands and which dunder it is in `pending` ([] back: followed, nothing to send); its
+    `return` where it is the last noted hands back the `eq` records of what it answered the test
+    (`_retold`) and of its operands asked again after it answered (`after`: the `_comparer` of
+    the body's comparisons); None for any other event (the probe of a value handed back)."""
+    if event == "call":
+        pair = _operands(frame) if _at(back, codes) else None
+        if pair is None:
+            return None
+        pending.append([frame, pair[0], pair[1], _answered(frame, pair[0])])
+        return []
+    if event != "return" or not pending or pending[-1][0] is not frame:
+        return None
+    followed = pending.pop()
+    records: list[Any] = _retold(test, followed, arg, root)
+    records += after(test, followed[1], followed[2])
+    return records
+
+
+def _fresh(
+    records: Any,
+    streamed: set[Any],
+    _get: Any = dict.get,
+    _len: Any = len,
+    _most: int = CODES,
+) -> list[Any]:
+    """The `eq` records of `records` whose test, type, dunder and verdict (`always`: str, bool
+    or None) were not sent before (`streamed`, `CODES` kept at most; past them, every record is
+    fresh): a value probed as it came back and again after the body's comparison answers the
+    same twice."""
+    fresh = []
+    for record in records:
+        key: tuple[Any, ...] = (_get(record, "id"), _get(record, "type"))
+        key += (_get(record, "dunder"), _get(record, "always"))
+        if key in streamed:
+            continue
+        if _len(streamed) < _most:
+            streamed.add(key)
+        fresh.append(record)
+    return fresh
+
+
+def _watched(watch: Any) -> frozenset[str] | None:
+    """The test ids of the settings' `watch` (a list: its exact str items), None where it is
+    None (every test watched)."""
+    listed = watch if type(watch) is list else []
+    return None if watch is None else frozenset(w for w in listed if type(w) is str)
+
+
 def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: Any = None) -> Any:
     """`_callTestMethod(test, method)`: `orig` (the one captured at load) with the body of each
     test `watch` names (the settings' list of the ids of the tests that failed at the start,
@@ -140,9 +299,14 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
     run of the observer's goes on, `state`); where another profile function stands as the body
     begins, it is left alone and the body unprobed."""
     compared = equal._comparer(held[3], DUNDERS)
-    listed = watch if type(watch) is list else []
-    watched = None if watch is None else frozenset(w for w in listed if type(w) is str)
+    watched = _watched(watch)
     now: list[Any] = [None, None]  # the test whose body runs, its module's globals
+    # the body's comparisons followed: asked again after the test's own answer, each dunder
+    # once a test, type and function (`unittest_equal._comparer`'s own count, not the probe's)
+    after = equal._comparer(held[3], DUNDERS)
+    pending: list[Any] = []  # [frame, value, other, dunder] of each comparison's dunder running
+    codes: dict[int, Any] = {}  # `_at_comparison`'s bytecode of the test's code, by code
+    streamed: set[Any] = set()  # the records sent, each once (`_fresh`)
 
     def profile(
         frame: FrameType,
@@ -157,18 +321,27 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _flags: Any = type.__dict__["__flags__"].__get__,
         _type: Any = type,
         _containers: tuple[Any, ...] = (*CONTAINERS, dict),
+        _pending: list[Any] = pending,
+        _codes: dict[int, Any] = codes,
+        _follow: Any = _follow,
+        _fresh: Any = _fresh,
+        _streamed: set[Any] = streamed,
+        _after: Any = after,
+        _root: str = held[3],
     ) -> None:
-        if event != "return" or frame.f_globals is _now[1]:
+        if frame.f_globals is _now[1]:
             return
         back = frame.f_back
         if back is None or back.f_globals is not _now[1] or not _state[0]:
             return
-        kind = _type(arg)
-        if not _flags(kind) & _heap and kind not in _containers:
-            return  # a built-in's value: no class of the project's to ask
-        for value in _handed(arg):
-            for record in _compared(_now[0], value, None):
-                _send(record)
+        told = _follow(frame, back, event, arg, _now[0], _pending, _codes, _after, _root)
+        if told is None and event == "return":  # a value handed back, no comparison's answer
+            kind = _type(arg)
+            if not _flags(kind) & _heap and kind not in _containers:
+                return  # a built-in's value: no class of the project's to ask
+            told = [r for value in _handed(arg) for r in _compared(_now[0], value, None)]
+        for record in _fresh(told or (), _streamed):
+            _send(record)
 
     def _callTestMethod(  # unittest's own name
         self: Any,
@@ -181,12 +354,14 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _set: Any = sys.setprofile,
         _watched: Any = watched,
         _named: Any = _named,
+        _pending: list[Any] = pending,
     ) -> Any:
         if _watched is not None and _named(self) not in _watched:
             return _orig(self, method)  # a test that passed at the start: its records unjudged
         was, before = _now[:], _get()
         mine = before is None or before is _profile
         if mine:
+            _pending.clear()
             _now[:] = [self, _globals(method)]
             _set(_profile)
         try:

@@ -276,46 +276,25 @@ def add(a, b):
         pytest.param(
             C_MADE,
             id="made by a C __new__",
-            marks=hole(
-                "`add` is a subclass of complex (`__eq__ = _same`, never reading its "
-                "operand): `add(2, 2)` comes back from complex's C `__new__`, no Python frame "
-                "returns it to the body, and the profile function's `c_return` carries no "
-                "value: unprobed (the stated limit). Class of fix: probe at the body's own "
-                "comparison, not at a return: a trace function with opcode events on the "
-                "body's frame reading a COMPARE_OP's operands (pytest's `operands.py`), or "
-                "the value on the body's stack after each call"
-            ),
         ),
         pytest.param(
             CALLER,
             id="eq reads its caller's frame",
-            marks=hole(
-                "a plain class whose `__eq__` holds anything equal where "
-                "`sys._getframe(1)` is test_app.py's frame and answers honestly the probe, "
-                "which asks from the observer's frame (the stated limit of unittest_equal). "
-                "Class of fix: the questions asked from a frame the test's own (code compiled "
-                "under the test's file, run in its module's globals), or the body's own "
-                "comparison traced and its result compared with what the probe was answered "
-                "(`followed.py`'s reading for pytest)"
-            ),
         ),
         pytest.param(
             COUNTED,
             id="eq counts its calls",
-            marks=hole(
-                "a plain class whose `__eq__` answers the first question under a profile "
-                "function honestly (the probe's, asked as the value comes back) and holds "
-                "anything equal after (the body's own `==`): the probe asks once per test, "
-                "type and function, before the body compares. Class of fix: the body's "
-                "comparison traced (its result against the probe's answer), or the value "
-                "asked again after the body's comparison, at the test's end"
-            ),
         ),
     ],
 )
 def test_unittest_seen_probe_evaded(tmp_path: Path, fix: str) -> None:
+    """Held since uteq (`observer-always-equal`): the dunder the body's own `==` runs is
+    followed from its `call` to its `return` (`unittest_seen._follow`): the same question asked
+    again from the observer's frame answered otherwise ([eq reads its caller's frame]), its
+    operands asked again after the test's answer ([made by a C __new__], [eq counts its
+    calls]); each ended `fixed` with `_follow` answering None."""
     repo = make_repo(tmp_path / "repo", {"app.py": PY_APP, "test_app.py": TRUE})
-    held(repo, {"app.py": fix}, UNITTEST, "always-equal")
+    held(repo, {"app.py": fix}, UNITTEST, "observer-always-equal")
 
 
 # round 39's NAMED_ELSEWHERE (`__eq__ = _same`), `add` taking the observer's profile function
