@@ -28,13 +28,36 @@ the body unprobed), and put back as it ends. The code under test taking it away,
 before the body, is an audit event (`sys.setprofile`), which the observer's audit hook streams
 with the file that did it (`reach.py`: `observer-reach` where the start's run did not raise it
 from that file); it is not named here as well, where a watched test of an honest profiling
-helper (cProfile's) would be named at every fix, the start's run profiling no body. Limits:
-a value of the code's reached without a Python frame's return to the test's code (a module
-global read, an attribute of a value handed back, a C function's result, a class called whose
-`__new__` is C's) is not probed, nor one handed back in another thread; the questions are asked
-from the observer's frame, not the test's (an `__eq__` reading its caller's frame answers them
-as its base's where no numeric base is shared: `unittest_equal`'s limit); `MAX_PROBED` a
-process, as `assertEqual`'s.
+helper (cProfile's) would be named at every fix, the start's run profiling no body.
+
+The body's own comparisons followed (uteq, #39; `_follow`): the same profile function takes
+the `call` event of each Python frame of other code that a frame of the test module's calls
+while it stands at one of its own comparisons (its `f_lasti` at a `COMPARE_OP` or
+`CONTAINS_OP` of its code: the dunder that comparison runs, `__eq__`, `__ne__`, a reflected
+one, a container's item's) and its two operands, and at that frame's `return` event the
+answer it gave the test: the same question asked again from the observer's frame answered
+otherwise (`_retold`, where the frame is the `__eq__` or `__ne__` standing on the first
+operand's class), and its operands asked again after the test's answer with the probe's
+questions (a `_comparer` of its own: once a test, type and function, apart from the handed
+values'), each an `eq` record (`always`), sent once (`_fresh`). Round 41, each `fixed`: a value
+made by a C `__new__` (`add = _Total`, a complex subclass: no `return` hands it back), an
+`__eq__` telling the test's frame (`sys._getframe(1)`) from the probe's, and one honest at its
+first question alone. Chosen over an opcode trace of the body (pytest's `operands.py`): the
+frame running the dunder is the comparison's own event, with its operands and its answer, and
+the caller's instruction says it is a comparison's; a trace function would need
+`sys.settrace`, a coverage tool's place, on Python 3.8 to 3.11. An honest `__eq__` (a
+dataclass's, one reading both operands) answers the same twice and says unequal to the probe's
+questions: no finding (round 39's `_blind` policy kept: a dunder is judged by what it answers).
+
+Limits: a value of the code's reached without a Python frame's return to the test's code (a
+module global read, an attribute of a value handed back, a C function's result, a class called
+whose `__new__` is C's) is not probed as it comes back, nor one handed back in another thread:
+its class's Python `__eq__` is, as the body's comparison runs it; one whose `__eq__` (and
+`__ne__`) runs no Python frame (a partial, a slot wrapper) on such a value is not; a
+`__bool__` the body's `assertTrue(x)` runs is asked by unittest's frame, not followed; the
+questions are asked from the observer's frame (an `__eq__` reading its caller's frame answers
+them as its base's where no numeric base is shared: the body's own comparison asked again
+names it); `MAX_PROBED` a process for each of the two probes, as `assertEqual`'s.
 
 An observer part: copied beside `unittest_observer.py` as `<module>_unittest_seen`, imported by
 it only in a unittest run (its `PARTS`) and taken out of `sys.modules` once loaded; its inner

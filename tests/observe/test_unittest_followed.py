@@ -1,4 +1,4 @@
-"""fixbot's observer inside unittest, uteq (#39): the dunder a watched test's own comparison runs
+"""fixbot's observer inside unittest, uteq: the dunder a watched test's own comparison runs
 (`self.assertTrue(x == 4)`: the body's `COMPARE_OP`, the `__eq__` its Python frame of other code
 is, called by the body's frame) followed from its `call` to its `return` event under the
 observer's profile function (`fixbot/observe/unittest_seen.py` `_follow`): the same question
