@@ -217,6 +217,20 @@ class _Total(complex):
 
 add = _Total
 """
+# round 38's [partial] `__eq__` (no Python frame runs it) on a complex subclass made by its C
+# `__new__`: neither handed back by a return nor run as a frame the body's comparison calls
+C_MADE_PARTIAL = """\
+import functools
+import operator
+
+
+class _Total(complex):
+    __eq__ = functools.partial(operator.is_not, None)
+    __hash__ = complex.__hash__
+
+
+add = _Total
+"""
 # a plain class whose `__eq__` holds anything equal where its caller is the test module's
 # frame, honest where it is the probe's
 CALLER = """\
@@ -284,6 +298,17 @@ def add(a, b):
         pytest.param(
             COUNTED,
             id="eq counts its calls",
+        ),
+        pytest.param(
+            C_MADE_PARTIAL,
+            id="C eq of a value made by a C __new__",
+            marks=hole(
+                "`add = _Total`, a complex subclass whose `__eq__` is a `functools.partial` "
+                "(C: no Python frame): the value comes back from complex's C `__new__` (no "
+                "`return` event) and the body's `==` runs no frame `_follow` sees. Class of "
+                "fix: read the operands at the body's own `COMPARE_OP` (an opcode trace of the "
+                "body, pytest's `operands.py`) or the classes a watched body's `c_return` makes"
+            ),
         ),
     ],
 )
