@@ -15,11 +15,8 @@ that decides `assertTrue(add(2, 2) == 4)`, `assertFalse(x != 4)` or `[x] == [4]`
 own, made before any assert method is called and leaving it a bool; whatever spelling the body
 compares a value of the code's with (`assertIn`, `assertAlmostEqual`, `assertNotEqual`,
 `assertCountEqual`, `assertListEqual`'s items), that value came back to the test's code from
-the code's, and the probe asks its class's comparison whatever reads the answer. Round 39:
-`__eq__ = _same` (a module-level function never reading its operand) and one that `del`s its
-operand first, under `assertTrue(add(2, 2) == 4)`; round 38 [true, operand read]: one that
-reads its operand to no purpose (`or other is self`): each ended `fixed`, the text rule
-(`tamper/dunders._blind`) spelled around.
+the code's, and the probe asks its class's comparison whatever reads the answer (rounds 38
+and 39: `__eq__ = _same`, one that `del`s its operand, one reading it to no purpose).
 
 Only the bodies of the tests that failed at the start are profiled (the settings' `watch`,
 the ids fixbot judges the records of: the other tests' bodies run at full speed). The profile
@@ -36,28 +33,19 @@ while it stands at one of its own comparisons (its `f_lasti` at a `COMPARE_OP` o
 `CONTAINS_OP` of its code: the dunder that comparison runs, `__eq__`, `__ne__`, a reflected
 one, a container's item's) and its two operands, and at that frame's `return` event the
 answer it gave the test: the same question asked again from the observer's frame answered
-otherwise (`_retold`, where the frame is the `__eq__` or `__ne__` standing on the first
-operand's class), and its operands asked again after the test's answer with the probe's
-questions (a `_comparer` of its own: once a test, type and function, apart from the handed
-values'), each an `eq` record (`always`), sent once (`_fresh`). Round 41, each `fixed`: a value
-made by a C `__new__` (`add = _Total`, a complex subclass: no `return` hands it back), an
-`__eq__` telling the test's frame (`sys._getframe(1)`) from the probe's, and one honest at its
-first question alone. Chosen over an opcode trace of the body (pytest's `operands.py`): the
-frame running the dunder is the comparison's own event, with its operands and its answer, and
-the caller's instruction says it is a comparison's; a trace function would need
-`sys.settrace`, a coverage tool's place, on Python 3.8 to 3.11. An honest `__eq__` (a
-dataclass's, one reading both operands) answers the same twice and says unequal to the probe's
-questions: no finding (round 39's `_blind` policy kept: a dunder is judged by what it answers).
+otherwise (`_retold`), or its operands asked the probe's questions again after the test's answer
+(a `_comparer` of its own, once a test and pair of types), is an `eq` record (`always`), sent
+once (`_fresh`). Round 41, each `fixed`: a value made by a C `__new__` (no `return` hands it
+back), an `__eq__` telling the test's frame from the probe's, and one honest at its first
+question alone. Chosen over an opcode trace of the body (pytest's `operands.py`, which needs
+`sys.settrace`, a coverage tool's place, on 3.8 to 3.11): the dunder's own frame carries its
+operands and its answer. An honest `__eq__` answers the same twice and no to the questions.
 
 Limits: a value of the code's reached without a Python frame's return to the test's code (a
-module global read, an attribute of a value handed back, a C function's result, a class called
-whose `__new__` is C's) is not probed as it comes back, nor one handed back in another thread:
-its class's Python `__eq__` is, as the body's comparison runs it; one whose `__eq__` (and
-`__ne__`) runs no Python frame (a partial, a slot wrapper) on such a value is not; a
-`__bool__` the body's `assertTrue(x)` runs is asked by unittest's frame, not followed; the
-questions are asked from the observer's frame (an `__eq__` reading its caller's frame answers
-them as its base's where no numeric base is shared: the body's own comparison asked again
-names it); `MAX_PROBED` a process for each of the two probes, as `assertEqual`'s.
+global, an attribute, a C function's result or `__new__`) is not probed as it comes back, nor
+one in another thread: its Python `__eq__` is followed as the body's comparison runs it, a C one
+(a partial, a slot wrapper) is not; a `__bool__` `assertTrue(x)` runs is unittest's frame's;
+`MAX_PROBED` a process for each of the two probes, as `assertEqual`'s.
 
 An observer part: copied beside `unittest_observer.py` as `<module>_unittest_seen`, imported by
 it only in a unittest run (its `PARTS`) and taken out of `sys.modules` once loaded; its inner
@@ -164,7 +152,7 @@ ASKED = {"__eq__": operator.eq, "__ne__": operator.ne}  # the question a body's 
 
 def _at_comparison(
     back: FrameType,
-    codes: dict[int, Any],
+    codes: dict[Any, Any],
     _sites: frozenset[int] = SITES,
     _id: Any = id,
     _len: Any = len,
@@ -200,19 +188,29 @@ def _operands(frame: FrameType, _type: Any = type, _tuple: Any = tuple) -> list[
 def _answered(
     frame: FrameType,
     value: Any,
+    memo: dict[Any, Any],
     _deciding: Any = equal._deciding,
     _type: Any = type,
+    _id: Any = id,
     _function: Any = FunctionType,
     _code: Any = FunctionType.__dict__["__code__"].__get__,
 ) -> str | None:
     """Which of `value`'s `__eq__` and `__ne__` (a Python function a class of the work tree or
     made at run time stands first) the frame's code is, or None (another dunder, a partial's
-    function, a reflected operand's)."""
+    function, a reflected operand's); kept in `memo` by the type and the code, both held."""
+    kind, code = _type(value), frame.f_code
+    kept = memo.get(("a", _id(kind), _id(code)))
+    if kept is not None and kept[0] is kind and kept[1] is code:
+        told: str | None = kept[2]
+        return told
+    found = None
     for dunder in DUNDERS:
         standing = _deciding(value, dunder)
-        if standing and _type(standing[1]) is _function and _code(standing[1]) is frame.f_code:
-            return dunder
-    return None
+        if standing and _type(standing[1]) is _function and _code(standing[1]) is code:
+            found = dunder
+    if len(memo) < CODES:
+        memo[("a", _id(kind), _id(code))] = (kind, code, found)
+    return found
 
 
 def _retold(
@@ -254,7 +252,7 @@ def _follow(
     arg: Any,
     test: Any,
     pending: list[Any],
-    codes: dict[int, Any],
+    codes: dict[Any, Any],
     after: Any,
     root: str,
     _at: Any = _at_comparison,
@@ -272,13 +270,18 @@ def _follow(
         pair = _operands(frame) if _at(back, codes) else None
         if pair is None:
             return None
-        pending.append([frame, pair[0], pair[1], _answered(frame, pair[0])])
+        pending.append([frame, pair[0], pair[1], _answered(frame, pair[0], codes)])
         return []
     if event != "return" or not pending or pending[-1][0] is not frame:
         return None
-    followed = pending.pop()
-    records: list[Any] = _retold(test, followed, arg, root)
-    records += after(test, followed[1], followed[2])
+    _, value, other, _ = held = pending.pop()
+    records: list[Any] = _retold(test, held, arg, root)
+    kinds = (test, type(value), type(other))  # asked again once a test and pair of types
+    kept = codes.get(("q", *map(id, kinds)))
+    if kept is None or any(kept[i] is not kinds[i] for i in range(3)):
+        if len(codes) < CODES:  # past it, asked again at each comparison
+            codes[("q", *map(id, kinds))] = kinds
+        records += after(test, value, other)
     return records
 
 
@@ -328,7 +331,7 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
     # once a test, type and function (`unittest_equal._comparer`'s own count, not the probe's)
     after = equal._comparer(held[3], DUNDERS)
     pending: list[Any] = []  # [frame, value, other, dunder] of each comparison's dunder running
-    codes: dict[int, Any] = {}  # `_at_comparison`'s bytecode of the test's code, by code
+    codes: dict[Any, Any] = {}  # `_at_comparison`'s bytecode of the test's code, by code
     streamed: set[Any] = set()  # the records sent, each once (`_fresh`)
 
     def profile(
@@ -345,7 +348,7 @@ def _seer(orig: Any, send: Any, state: list[Any], held: tuple[Any, ...], watch: 
         _type: Any = type,
         _containers: tuple[Any, ...] = (*CONTAINERS, dict),
         _pending: list[Any] = pending,
-        _codes: dict[int, Any] = codes,
+        _codes: dict[Any, Any] = codes,
         _follow: Any = _follow,
         _fresh: Any = _fresh,
         _streamed: set[Any] = streamed,
