@@ -20,75 +20,24 @@ from fixbot.core.observed import Comparison, Observation
 from fixbot.observe import compared
 from fixbot.observe import unittest_asserts as asserts
 from fixbot.observe import unittest_seen as seen
+from tests.observe import test_unittest_seen as seen_tests
+from tests.run.test_runner_attacks_round41 import C_MADE, CALLER, COUNTED
 
-# the code's: round 41's three evasions of the probe, and honest classes the tests compare
-APP = """\
-import dataclasses
-import sys
-
-
-def _same(self, other):
-    return complex(self) == complex(self)
-
-
-class Made(complex):
-    __eq__ = _same
-    __hash__ = complex.__hash__
-
-
-class Caller:
-    def __init__(self, value):
-        self.value = value
-
-    def __eq__(self, other):
-        if sys._getframe(1).f_code.co_filename.endswith("test_app.py"):
-            return other in (self.value, other)
-        return self.value == other
-
-    __hash__ = object.__hash__
-
-
-class Counted:
-    def __init__(self, value):
-        self.value = value
-        self.asked = 0
-
-    def __eq__(self, other):
-        self.asked += 1
-        if self.asked > 1:
-            return other in (self.value, other)
-        return self.value == other
-
-    __hash__ = object.__hash__
-
-
-class Money:
-    def __init__(self, cents):
-        self.cents = cents
-
-    def __eq__(self, other):
-        if not isinstance(other, Money):
-            return NotImplemented
-        return self.cents == other.cents
-
-    __hash__ = None
-
+# the code's: round 41's three evasions of the probe, each `_Total` in its own app.py, and
+# honest classes the tests compare (test_unittest_seen's `Money`, reading its operand, and
+# `Point`, a dataclass; an int subclass reflected from `4 == x`)
+ATTACKS = {"Made": C_MADE, "Caller": CALLER, "Counted": COUNTED}
+APP = (
+    seen_tests.APP
+    + """
 
 class Cents(int):
     def __eq__(self, other):
         return int(self) == int(other)
 
     __hash__ = int.__hash__
-
-
-@dataclasses.dataclass(frozen=True)
-class Point:
-    x: int
-
-
-def made(kind, value):
-    return kind(value)
 """
+)
 # the test's own code, compiled under test_app.py
 TESTS = """\
 class Tests:
@@ -112,10 +61,14 @@ class Tests:
 def _run(tmp_path: Path, kind: str, name: str) -> tuple[list[dict[str, Any]], list[str]]:
     """(the records the observer's `_callTestMethod` streamed as `name`'s body ran with
     `self.kind` APP's `kind`, fixbot's findings from them: app.py the fix's)."""
-    (tmp_path / "app.py").write_text(APP)
+    source = ATTACKS.get(kind, APP)
+    (tmp_path / "app.py").write_text(source)
     (tmp_path / "test_app.py").write_text(TESTS)
     app: dict[str, Any] = {"__name__": "app"}
     exec(compile(APP, str(tmp_path / "app.py"), "exec", dont_inherit=True), app)
+    if kind in ATTACKS:  # the attack's app.py, its `_Total` the kind
+        exec(compile(source, str(tmp_path / "app.py"), "exec", dont_inherit=True), app)
+        app[kind] = app["_Total"]
     space: dict[str, Any] = {"__name__": "test_app", "made": app["made"]}
     exec(compile(TESTS, str(tmp_path / "test_app.py"), "exec", dont_inherit=True), space)
     case = type(kind, (space["Tests"], unittest.TestCase), {"kind": app[kind]})
@@ -146,10 +99,10 @@ def _run(tmp_path: Path, kind: str, name: str) -> tuple[list[dict[str, Any]], li
 def test_the_bodys_own_comparison_is_followed_and_its_dunder_judged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, name: str, follow: bool
 ) -> None:
-    """Each `__eq__` the body's `==` ran is judged `always` (`observer-always-equal`): `Made`,
-    never reading its operand, comes back from complex's C `__new__` (no `return` event);
-    `Caller` answers the observer's same question `value == 4` otherwise than the body's;
-    `Counted` says equal to the stranger asked after the body's answer. With `_follow`
+    """Each `__eq__` the body's `==` ran is judged `always` (`observer-always-equal`): round
+    41's `C_MADE`, never reading its operand, comes back from complex's C `__new__` (no
+    `return` event); `CALLER` answers the observer's same question `value == 4` otherwise than
+    the body's; `COUNTED` says equal to the stranger asked after the body's answer. With `_follow`
     answering None (the control reverted), none is named: the three holes of round 41."""
     if not follow:
         monkeypatch.setattr(seen, "_follow", lambda *args: None)
@@ -158,9 +111,9 @@ def test_the_bodys_own_comparison_is_followed_and_its_dunder_judged(
     if not follow:
         assert named == [] and found == []
         return
-    assert {(r["type"], r["dunder"]) for r in named} == {(f"app.{kind}", "__eq__")}
+    assert {(r["type"], r["dunder"]) for r in named} == {("app._Total", "__eq__")}
     assert found and all(f.startswith("observer-always-equal: ") for f in found)
-    assert all(f"app.{kind}" in f and "changed by the fix" in f for f in found)
+    assert all("app._Total" in f and "changed by the fix" in f for f in found)
 
 
 @pytest.mark.parametrize(
