@@ -158,10 +158,9 @@ def _at_comparison(
     _len: Any = len,
     _most: int = CODES,
 ) -> bool:
-    """Whether the frame `back` (the test's code) stands at one of its own comparisons
-    (`COMPARE_OP`, `CONTAINS_OP`: `f_lasti`, a byte offset on 3.8 and later, into its code's
-    `co_code`, kept in `codes` by the code's id with the code itself, `CODES` at most: 3.11
-    and later build `co_code` at each read)."""
+    """Whether the frame `back` stands at one of its own comparisons (`f_lasti`, a byte offset,
+    at a `COMPARE_OP` or `CONTAINS_OP` of its `co_code`, kept in `codes` by code: 3.11 builds
+    it at each read; `CODES` at most)."""
     code = back.f_code
     kept = codes.get(_id(code))
     if kept is None or kept[0] is not code:
@@ -173,9 +172,8 @@ def _at_comparison(
 
 
 def _operands(frame: FrameType, _type: Any = type, _tuple: Any = tuple) -> list[Any] | None:
-    """The first two positional arguments a Python function's frame was called with, at its
-    `call` event (its `f_locals`, built in C: its names are the code's exact str), a `*args`
-    tuple's after the named ones; None where there are fewer."""
+    """The first two positional arguments a frame was called with, at its `call` event (its
+    `f_locals`, built in C), a `*args` tuple's after the named ones; None where fewer."""
     code = frame.f_code
     names, count, local = code.co_varnames, code.co_argcount, frame.f_locals
     found = [local.get(name) for name in names[:count]]
@@ -225,11 +223,9 @@ def _retold(
     _place: Any = equal._place,
     _record: Any = equal.calls._eq_record,
 ) -> list[Any]:
-    """The `eq` record (`always`) of a body's own comparison whose dunder (`held`: the frame,
-    its two operands, which dunder it is) answered the test `answer`, an exact bool, where the
-    same question asked again from the observer's frame is answered otherwise (an `__eq__`
-    that tells the test's caller from the observer's); [] where it answers the same, raises or
-    answers no bool."""
+    """The `eq` record (`always`) of a body's comparison whose dunder (`held`: frame, operands,
+    dunder) answered the test `answer`, a bool, where the same question asked from the
+    observer's frame is answered otherwise; [] where it answers the same, raises or no bool."""
     _, value, other, dunder = held
     if dunder is None or _type(answer) is not bool:
         return []
@@ -260,12 +256,10 @@ def _follow(
     _answered: Any = _answered,
     _retold: Any = _retold,
 ) -> list[Any] | None:
-    """At a profile event of `frame`, a frame of other code called by the test's code `back`:
-    its `call` where `back` stands at its own comparison (`_at_comparison`) notes the frame,
-    its operands and which dunder it is in `pending` ([] back: followed, nothing to send); its
-    `return` where it is the last noted hands back the `eq` records of what it answered the test
-    (`_retold`) and of its operands asked again after it answered (`after`: the `_comparer` of
-    the body's comparisons); None for any other event (the probe of a value handed back)."""
+    """At a profile event of `frame`, called by the test's code `back`: its `call` where `back`
+    stands at its own comparison notes it, its operands and dunder in `pending` ([]); its
+    `return`, the last noted, the `eq` records of its answer (`_retold`) and of its operands
+    asked again (`after`); None for any other event (the probe of a value handed back)."""
     if event == "call":
         pair = _operands(frame) if _at(back, codes) else None
         if pair is None:
@@ -276,13 +270,21 @@ def _follow(
         return None
     _, value, other, _ = held = pending.pop()
     records: list[Any] = _retold(test, held, arg, root)
-    kinds = (test, type(value), type(other))  # asked again once a test and pair of types
-    kept = codes.get(("q", *map(id, kinds)))
-    if kept is None or any(kept[i] is not kinds[i] for i in range(3)):
-        if len(codes) < CODES:  # past it, asked again at each comparison
-            codes[("q", *map(id, kinds))] = kinds
+    if _first(codes, (test, type(value), type(other))):  # once a test and pair of types
         records += after(test, value, other)
     return records
+
+
+def _first(memo: dict[Any, Any], held: tuple[Any, ...], _id: Any = id, _len: Any = len) -> bool:
+    """Whether the objects `held` are new to `memo` (by their ids, each kept alive there,
+    `CODES` at most: past it, always new), noted."""
+    key = ("q", *[_id(one) for one in held])
+    kept = memo.get(key)
+    if kept is not None and all(kept[i] is held[i] for i in range(_len(held))):
+        return False
+    if _len(memo) < CODES:
+        memo[key] = held
+    return True
 
 
 def _fresh(
@@ -292,10 +294,8 @@ def _fresh(
     _len: Any = len,
     _most: int = CODES,
 ) -> list[Any]:
-    """The `eq` records of `records` whose test, type, dunder and verdict (`always`: str, bool
-    or None) were not sent before (`streamed`, `CODES` kept at most; past them, every record is
-    fresh): a value probed as it came back and again after the body's comparison answers the
-    same twice."""
+    """The `eq` records of `records` whose test, type, dunder and verdict (`always`) were not
+    sent before (`streamed`, `CODES` kept at most; past them, every record is fresh)."""
     fresh = []
     for record in records:
         key: tuple[Any, ...] = (_get(record, "id"), _get(record, "type"))
